@@ -1,0 +1,2 @@
+//! Small shared REST runtime of the cpps clients.
+#![forbid(unsafe_code)]
