@@ -1,6 +1,10 @@
 //! The typed model of the CPPS infrastructure, its ADR rule catalogue and reports.
 //!
-//! This crate will hold: the model and its YAML loader, the embedded default topology, the rules
-//! and the report formats. Without features it does no I/O beyond reading a file. Nothing is
-//! implemented yet.
+//! Without features this crate does no I/O beyond reading a topology file: model, loader, rules
+//! and report formats. Feature `live` (later) observes the real systems through the client crates.
 #![forbid(unsafe_code)]
+
+pub mod load;
+pub mod model;
+pub mod report;
+pub mod rules;
