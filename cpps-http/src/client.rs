@@ -1,0 +1,501 @@
+//! The client: one connection pool, a base URL, timeouts, retries, a size cap and auth.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use http::header::{HeaderValue, RETRY_AFTER, USER_AGENT};
+use http::{Method, StatusCode};
+use serde::de::DeserializeOwned;
+use tokio::time::Instant;
+use url::Url;
+
+use crate::auth::Auth;
+use crate::error::sanitize_url;
+use crate::request::{Request, Response};
+use crate::retry::RetryPolicy;
+use crate::tls::{ClientIdentity, TlsMode};
+use crate::{Delivery, Error};
+
+/// The default cap on response bodies: 8 MiB.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
+
+/// Configures and builds an [`HttpClient`].
+///
+/// ```
+/// use std::time::Duration;
+/// use cpps_http::{HttpClient, TlsMode};
+///
+/// let client = HttpClient::builder("https://pve.example:8006/api2/json".parse()?)
+///     .tls(TlsMode::pinned(
+///         "AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99",
+///     )?)
+///     .request_timeout(Duration::from_secs(10))
+///     .build()?;
+/// assert_eq!(client.base_url().as_str(), "https://pve.example:8006/api2/json/");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct ClientBuilder {
+    base_url: Url,
+    user_agent: String,
+    connect_timeout: Duration,
+    request_timeout: Duration,
+    deadline: Duration,
+    max_response_bytes: usize,
+    tls: TlsMode,
+    identity: Option<ClientIdentity>,
+    retry: RetryPolicy,
+    pool_idle_timeout: Duration,
+    pool_max_idle_per_host: usize,
+}
+
+impl ClientBuilder {
+    fn new(base_url: Url) -> Self {
+        ClientBuilder {
+            base_url,
+            user_agent: concat!("cpps/", env!("CARGO_PKG_VERSION")).to_owned(),
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(30),
+            deadline: Duration::from_secs(60),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            tls: TlsMode::SystemRoots,
+            identity: None,
+            retry: RetryPolicy::default(),
+            pool_idle_timeout: Duration::from_secs(90),
+            pool_max_idle_per_host: 32,
+        }
+    }
+
+    /// Sets the `User-Agent` header (default `cpps/<version>`).
+    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
+        self.user_agent = user_agent.into();
+        self
+    }
+
+    /// Time allowed to establish a connection, TLS included (default 5 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Time allowed for one attempt, from sending to the end of the body (default 30 s).
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Time allowed for one call, all attempts and back-off included (default 60 s).
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// Largest response body accepted, in bytes (default [`DEFAULT_MAX_RESPONSE_BYTES`]).
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.max_response_bytes = bytes;
+        self
+    }
+
+    /// How the server's certificate is verified (default: system roots).
+    pub fn tls(mut self, tls: TlsMode) -> Self {
+        self.tls = tls;
+        self
+    }
+
+    /// A client certificate to present.
+    pub fn client_identity(mut self, identity: ClientIdentity) -> Self {
+        self.identity = Some(identity);
+        self
+    }
+
+    /// The retry policy for requests that are safe to repeat.
+    pub fn retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// How long an idle pooled connection is kept (default 90 s).
+    pub fn pool_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.pool_idle_timeout = timeout;
+        self
+    }
+
+    /// How many idle connections per host the pool keeps (default 32).
+    pub fn pool_max_idle_per_host(mut self, count: usize) -> Self {
+        self.pool_max_idle_per_host = count;
+        self
+    }
+
+    /// Builds the client. Fails on an unusable base URL or TLS configuration.
+    pub fn build(self) -> Result<HttpClient, Error> {
+        let mut base_url = self.base_url;
+        if base_url.cannot_be_a_base() || !matches!(base_url.scheme(), "http" | "https") {
+            return Err(Error::Config {
+                reason: format!("base URL `{base_url}` must be an http or https URL"),
+            });
+        }
+        if !base_url.username().is_empty() || base_url.password().is_some() {
+            return Err(Error::Config {
+                reason: "base URL must not carry a user name or password; use the client's auth"
+                    .to_owned(),
+            });
+        }
+        if !base_url.path().ends_with('/') {
+            let path = format!("{}/", base_url.path());
+            base_url.set_path(&path);
+        }
+        base_url.set_query(None);
+        base_url.set_fragment(None);
+        HeaderValue::from_str(&self.user_agent).map_err(|_| Error::Config {
+            reason: "user agent is not a valid header value".to_owned(),
+        })?;
+
+        let tls = crate::tls::client_config(&self.tls, self.identity.as_ref())?;
+        let http = reqwest::Client::builder()
+            .use_preconfigured_tls(tls)
+            .connect_timeout(self.connect_timeout)
+            .pool_idle_timeout(self.pool_idle_timeout)
+            .pool_max_idle_per_host(self.pool_max_idle_per_host)
+            // Redirects are never followed: a redirect can drop a query string, turn a POST into a
+            // GET, or move credentials to another host. Service crates see the 3xx and explain it.
+            .redirect(reqwest::redirect::Policy::none())
+            .tcp_nodelay(true)
+            .build()
+            .map_err(|e| Error::Config {
+                reason: format!("cannot build the HTTP client: {e}"),
+            })?;
+        Ok(HttpClient {
+            inner: Arc::new(Inner {
+                http,
+                base_url,
+                user_agent: self.user_agent,
+                request_timeout: self.request_timeout,
+                deadline: self.deadline,
+                max_response_bytes: self.max_response_bytes,
+                retry: self.retry,
+                tls_mode: self.tls,
+            }),
+            auth: None,
+        })
+    }
+}
+
+struct Inner {
+    http: reqwest::Client,
+    base_url: Url,
+    user_agent: String,
+    request_timeout: Duration,
+    deadline: Duration,
+    max_response_bytes: usize,
+    retry: RetryPolicy,
+    tls_mode: TlsMode,
+}
+
+/// A cheap-to-clone REST client: clones share one connection pool.
+///
+/// It sends [`Request`]s relative to its base URL and returns complete [`Response`]s of any
+/// status; service crates decode success and error bodies themselves (see
+/// [`Envelope`](crate::Envelope)).
+#[derive(Clone)]
+pub struct HttpClient {
+    inner: Arc<Inner>,
+    auth: Option<Arc<dyn Auth>>,
+}
+
+impl fmt::Debug for HttpClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpClient")
+            .field("base_url", &self.inner.base_url.as_str())
+            .field("user_agent", &self.inner.user_agent)
+            .field("tls", &self.inner.tls_mode)
+            .field("request_timeout", &self.inner.request_timeout)
+            .field("deadline", &self.inner.deadline)
+            .field("max_response_bytes", &self.inner.max_response_bytes)
+            .field("retry", &self.inner.retry)
+            .field("auth", &self.auth)
+            .finish()
+    }
+}
+
+impl HttpClient {
+    /// Starts configuring a client for a base URL such as `https://host:8006/api2/json`.
+    pub fn builder(base_url: Url) -> ClientBuilder {
+        ClientBuilder::new(base_url)
+    }
+
+    /// The base URL (always ending in `/`).
+    pub fn base_url(&self) -> &Url {
+        &self.inner.base_url
+    }
+
+    /// The configured overall deadline per call.
+    pub fn deadline(&self) -> Duration {
+        self.inner.deadline
+    }
+
+    /// A clone that attaches credentials through `auth`, sharing the connection pool.
+    pub fn with_auth(&self, auth: Arc<dyn Auth>) -> HttpClient {
+        HttpClient {
+            inner: self.inner.clone(),
+            auth: Some(auth),
+        }
+    }
+
+    /// A clone without credentials, sharing the connection pool (for login requests).
+    pub fn without_auth(&self) -> HttpClient {
+        HttpClient {
+            inner: self.inner.clone(),
+            auth: None,
+        }
+    }
+
+    /// The absolute URL of a path relative to the base URL.
+    pub fn url_for(&self, path: &str) -> Result<Url, Error> {
+        self.inner
+            .base_url
+            .join(path.trim_start_matches('/'))
+            .map_err(|e| Error::Config {
+                reason: format!("path `{path}` does not form a URL: {e}"),
+            })
+    }
+
+    /// Sends a request and decodes a successful JSON answer; any other status is
+    /// [`Error::Status`].
+    pub async fn send_json<T: DeserializeOwned>(&self, request: Request) -> Result<T, Error> {
+        self.execute(request).await?.error_for_status()?.json()
+    }
+
+    /// Sends a request and returns the complete answer, whatever its status.
+    ///
+    /// Applies auth (once more after a refresh when the server answers 401), retries requests
+    /// that are safe to repeat on connection failures and 429/502/503/504 with jittered
+    /// exponential back-off, and stops at the overall deadline.
+    pub async fn execute(&self, request: Request) -> Result<Response, Error> {
+        let mut url = self.url_for(&request.path)?;
+        if !request.query.is_empty() {
+            url.query_pairs_mut()
+                .extend_pairs(request.query.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        }
+        let deadline = self.inner.deadline;
+        let started = Instant::now();
+        let mut may_have_sent = false;
+        let outcome = tokio::time::timeout(
+            deadline,
+            self.execute_attempts(&request, &url, started, &mut may_have_sent),
+        )
+        .await;
+        match outcome {
+            Ok(result) => result,
+            Err(_) => Err(Error::Deadline {
+                method: request.method.clone(),
+                url: sanitize_url(&url),
+                deadline,
+                delivery: if may_have_sent {
+                    Delivery::MaybeSent
+                } else {
+                    Delivery::NotSent
+                },
+            }),
+        }
+    }
+
+    async fn execute_attempts(
+        &self,
+        request: &Request,
+        url: &Url,
+        started: Instant,
+        may_have_sent: &mut bool,
+    ) -> Result<Response, Error> {
+        let retry = &self.inner.retry;
+        let mut attempt: u32 = 0;
+        let mut refreshed = false;
+        loop {
+            attempt += 1;
+            // While an attempt is in flight nobody can tell whether its bytes reached the server,
+            // so a deadline that fires now reports "maybe sent"; an attempt that ends as
+            // "not sent" restores what was known before it.
+            let sent_before = *may_have_sent;
+            *may_have_sent = true;
+            let result = self.attempt(request, url).await;
+            if let Err(e) = &result
+                && e.delivery() == Delivery::NotSent
+            {
+                *may_have_sent = sent_before;
+            }
+            if let Ok(response) = &result
+                && response.status == StatusCode::UNAUTHORIZED
+                && !refreshed
+                && let Some(auth) = &self.auth
+            {
+                refreshed = true;
+                // A 401 means the server refused the request before acting on it, so sending
+                // it once more with fresh credentials is safe for any method.
+                if auth.refresh(self).await? {
+                    tracing::debug!(method = %request.method, path = %request.path, "credentials refreshed after 401; repeating once");
+                    continue;
+                }
+            }
+            let wait = match &result {
+                Ok(response) => retryable_status(response.status).then(|| retry_after(response)),
+                Err(e) => retryable_error(e).then_some(None),
+            };
+            let Some(server_hint) = wait else {
+                return result;
+            };
+            if !request.idempotent || attempt >= retry.max_attempts {
+                return result;
+            }
+            let backoff = server_hint
+                .map(|hint| hint.min(retry.max_backoff))
+                .unwrap_or_else(|| retry.backoff(attempt));
+            if started.elapsed() + backoff >= self.inner.deadline {
+                return result;
+            }
+            tracing::debug!(
+                method = %request.method,
+                path = %request.path,
+                attempt,
+                backoff_ms = backoff.as_millis() as u64,
+                "retrying a request that is safe to repeat"
+            );
+            tokio::time::sleep(backoff).await;
+        }
+    }
+
+    async fn attempt(&self, request: &Request, url: &Url) -> Result<Response, Error> {
+        let mut request = request.clone();
+        if let Some(auth) = &self.auth {
+            auth.authorize(&mut request).await?;
+        }
+        let clean_url = sanitize_url(url);
+        let mut builder = self
+            .inner
+            .http
+            .request(request.method.clone(), url.clone())
+            .timeout(self.inner.request_timeout)
+            .headers(request.headers.clone())
+            .header(USER_AGENT, &self.inner.user_agent);
+        if let Some(body) = &request.body {
+            builder = builder.body(body.clone());
+        }
+        let started = Instant::now();
+        let response = builder
+            .send()
+            .await
+            .map_err(|e| self.transport_error(e, &request.method, &clean_url, false))?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = self
+            .read_body(response, &request.method, &clean_url)
+            .await?;
+        tracing::debug!(
+            method = %request.method,
+            path = %request.path,
+            status = status.as_u16(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            bytes = body.len(),
+            "http call"
+        );
+        Ok(Response {
+            method: request.method,
+            url: clean_url,
+            status,
+            headers,
+            body,
+        })
+    }
+
+    async fn read_body(
+        &self,
+        mut response: reqwest::Response,
+        method: &Method,
+        url: &Url,
+    ) -> Result<Bytes, Error> {
+        let limit = self.inner.max_response_bytes;
+        let too_large = || Error::BodyTooLarge {
+            method: method.clone(),
+            url: url.clone(),
+            limit,
+        };
+        if response
+            .content_length()
+            .is_some_and(|length| length > limit as u64)
+        {
+            return Err(too_large());
+        }
+        let mut body = BytesMut::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| self.transport_error(e, method, url, true))?
+        {
+            if body.len() + chunk.len() > limit {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body.freeze())
+    }
+
+    fn transport_error(
+        &self,
+        error: reqwest::Error,
+        method: &Method,
+        url: &Url,
+        reading_body: bool,
+    ) -> Error {
+        let connect = error.is_connect() && !reading_body;
+        if error.is_timeout() {
+            return Error::Timeout {
+                method: method.clone(),
+                url: url.clone(),
+                timeout: self.inner.request_timeout,
+                delivery: if connect {
+                    Delivery::NotSent
+                } else {
+                    Delivery::MaybeSent
+                },
+            };
+        }
+        let source: crate::BoxError = Box::new(error.without_url());
+        if connect {
+            Error::Connect {
+                url: url.clone(),
+                source,
+            }
+        } else {
+            Error::Transport {
+                method: method.clone(),
+                url: url.clone(),
+                source,
+            }
+        }
+    }
+}
+
+fn retryable_status(status: StatusCode) -> bool {
+    matches!(status.as_u16(), 429 | 502 | 503 | 504)
+}
+
+fn retryable_error(error: &Error) -> bool {
+    matches!(
+        error,
+        Error::Connect { .. } | Error::Transport { .. } | Error::Timeout { .. }
+    )
+}
+
+/// The server's `Retry-After` in seconds, when it gave one.
+fn retry_after(response: &Response) -> Option<Duration> {
+    response
+        .headers
+        .get(RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .map(Duration::from_secs)
+}

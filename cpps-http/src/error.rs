@@ -1,0 +1,265 @@
+//! The one error type of the runtime, and what it says about delivery.
+
+use std::time::Duration;
+
+use http::{Method, StatusCode};
+use url::Url;
+
+/// A boxed error source: foreign error types never appear in public variants.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Whether a failed request may have reached the server.
+///
+/// Callers decide about repeating a write with this: a request that was [`Delivery::NotSent`] can
+/// be repeated without risk; one that [`Delivery::MaybeSent`] may already have changed the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Delivery {
+    /// The request never left this process, or the connection failed before it was written
+    /// (DNS, TCP connect, TLS handshake, invalid configuration).
+    NotSent,
+    /// The request may have reached the server, but no usable answer came back
+    /// (reset after sending, timeout while waiting, truncated or oversized body).
+    MaybeSent,
+    /// The server answered; the answer was an error status or could not be decoded.
+    Answered,
+}
+
+/// An error of the shared REST runtime.
+///
+/// Every variant says whether the request may have reached the server ([`Error::delivery`]).
+/// No variant holds a secret: URLs have their user-info removed, bodies are shortened and their
+/// secret-looking values redacted before they are kept.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The client configuration is invalid (for example an unusable base URL or header value).
+    #[error("invalid client configuration: {reason}")]
+    Config {
+        /// What is wrong, naming the setting.
+        reason: String,
+    },
+    /// The TLS configuration could not be built (unreadable CA file, bad fingerprint, no roots).
+    #[error("invalid TLS configuration: {reason}")]
+    Tls {
+        /// What is wrong, naming the file or value.
+        reason: String,
+    },
+    /// The connection could not be established: the request was not sent.
+    #[error("could not connect to {url}")]
+    Connect {
+        /// The URL that was being requested (without user-info).
+        url: Url,
+        /// The underlying transport error.
+        #[source]
+        source: BoxError,
+    },
+    /// The connection failed after the request may have been written.
+    #[error("{method} {url} failed after the request may have been sent")]
+    Transport {
+        /// The request method.
+        method: Method,
+        /// The URL that was being requested (without user-info).
+        url: Url,
+        /// The underlying transport error.
+        #[source]
+        source: BoxError,
+    },
+    /// One attempt exceeded the request timeout.
+    #[error("{method} {url} timed out after {timeout:?}")]
+    Timeout {
+        /// The request method.
+        method: Method,
+        /// The URL that was being requested.
+        url: Url,
+        /// The per-request timeout that elapsed.
+        timeout: Duration,
+        /// Whether the request may have reached the server.
+        delivery: Delivery,
+    },
+    /// The overall deadline of the call (all attempts and back-off) elapsed.
+    #[error("{method} {url} exceeded its deadline of {deadline:?}")]
+    Deadline {
+        /// The request method.
+        method: Method,
+        /// The URL that was being requested.
+        url: Url,
+        /// The deadline that elapsed.
+        deadline: Duration,
+        /// Whether any attempt may have reached the server.
+        delivery: Delivery,
+    },
+    /// The response body is larger than the configured cap.
+    #[error("response of {method} {url} is larger than the {limit}-byte limit")]
+    BodyTooLarge {
+        /// The request method.
+        method: Method,
+        /// The URL that was requested.
+        url: Url,
+        /// The configured cap in bytes.
+        limit: usize,
+    },
+    /// The server answered with an error status that the service crate did not map further.
+    #[error("{method} {url} answered {status}")]
+    Status {
+        /// The request method.
+        method: Method,
+        /// The URL that was requested.
+        url: Url,
+        /// The HTTP status.
+        status: StatusCode,
+        /// A short, redacted excerpt of the body.
+        excerpt: String,
+    },
+    /// The response body could not be decoded into the expected type.
+    #[error("could not decode the response of {method} {url} at `{path}`: {message}")]
+    Decode {
+        /// The request method.
+        method: Method,
+        /// The URL that was requested.
+        url: Url,
+        /// The HTTP status of the answer.
+        status: StatusCode,
+        /// The JSON path where decoding failed (`.` for the root).
+        path: String,
+        /// What the decoder said.
+        message: String,
+        /// A short, redacted excerpt of the body.
+        excerpt: String,
+    },
+    /// Authentication failed or the credentials could not be refreshed.
+    #[error("authentication failed: {reason}")]
+    Auth {
+        /// What went wrong (never the credential itself).
+        reason: String,
+    },
+}
+
+impl Error {
+    /// Whether the request may have reached the server.
+    pub fn delivery(&self) -> Delivery {
+        match self {
+            Error::Config { .. } | Error::Tls { .. } | Error::Connect { .. } => Delivery::NotSent,
+            Error::Transport { .. } | Error::BodyTooLarge { .. } => Delivery::MaybeSent,
+            Error::Timeout { delivery, .. } | Error::Deadline { delivery, .. } => *delivery,
+            Error::Status { .. } | Error::Decode { .. } => Delivery::Answered,
+            Error::Auth { .. } => Delivery::Answered,
+        }
+    }
+
+    /// The HTTP status of the answer, when the server answered.
+    pub fn status(&self) -> Option<StatusCode> {
+        match self {
+            Error::Status { status, .. } | Error::Decode { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// Whether this error means the server could not be reached at all (connection refused,
+    /// DNS, TLS handshake). Service crates use it to fail over to another endpoint.
+    pub fn is_connect(&self) -> bool {
+        matches!(self, Error::Connect { .. })
+    }
+
+    /// The JSON path of a decode failure.
+    pub fn decode_path(&self) -> Option<&str> {
+        match self {
+            Error::Decode { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+}
+
+/// A short, redacted excerpt of a response body, for errors and logs.
+///
+/// JSON bodies have the values of secret-looking keys (`password`, `ticket`, `token`, `secret`,
+/// `key`, `csrf`, `cookie`, `authorization`) replaced by `"[redacted]"`; the result is cut to
+/// `max_chars` characters.
+pub fn redacted_excerpt(body: &[u8], max_chars: usize) -> String {
+    let text = match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(mut value) => {
+            redact_json(&mut value);
+            value.to_string()
+        }
+        Err(_) => String::from_utf8_lossy(body).into_owned(),
+    };
+    let mut out: String = text.chars().take(max_chars).collect();
+    if text.chars().nth(max_chars).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// Whether a JSON object key names a secret.
+pub fn is_secret_key(key: &str) -> bool {
+    const NEEDLES: [&str; 9] = [
+        "password",
+        "passwd",
+        "ticket",
+        "token",
+        "secret",
+        "key",
+        "csrf",
+        "cookie",
+        "authorization",
+    ];
+    let lower = key.to_ascii_lowercase();
+    NEEDLES.iter().any(|needle| lower.contains(needle))
+}
+
+/// Replaces the values of secret-looking keys in a JSON value, recursively.
+pub fn redact_json(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, inner) in map.iter_mut() {
+                if is_secret_key(key) && !inner.is_null() {
+                    *inner = serde_json::Value::String("[redacted]".to_owned());
+                } else {
+                    redact_json(inner);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_json),
+        _ => {}
+    }
+}
+
+/// Removes user-info (a user name and password) from a URL before it is kept in an error.
+pub(crate) fn sanitize_url(url: &Url) -> Url {
+    let mut clean = url.clone();
+    // Both setters fail only for URLs that cannot have user-info, which then have none.
+    let _ = clean.set_username("");
+    let _ = clean.set_password(None);
+    clean
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpt_redacts_secret_keys_recursively() {
+        let body = br#"{"data":{"ticket":"PVE:root@pam:ABC","CSRFPreventionToken":"xyz","username":"root@pam"}}"#;
+        let excerpt = redacted_excerpt(body, 500);
+        assert!(!excerpt.contains("ABC"), "{excerpt}");
+        assert!(!excerpt.contains("xyz"), "{excerpt}");
+        assert!(excerpt.contains("root@pam"), "{excerpt}");
+        assert!(excerpt.contains("[redacted]"), "{excerpt}");
+    }
+
+    #[test]
+    fn excerpt_is_cut_with_an_ellipsis() {
+        let body = "x".repeat(1000);
+        let excerpt = redacted_excerpt(body.as_bytes(), 10);
+        assert_eq!(excerpt, format!("{}…", "x".repeat(10)));
+    }
+
+    #[test]
+    fn sanitize_removes_user_info() {
+        let url = Url::parse("https://user:hunter2@pve.example:8006/api2/json/").unwrap();
+        assert_eq!(
+            sanitize_url(&url).as_str(),
+            "https://pve.example:8006/api2/json/"
+        );
+    }
+}

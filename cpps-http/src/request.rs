@@ -1,0 +1,390 @@
+//! Requests and responses, independent of the HTTP library underneath.
+
+use std::fmt;
+
+use bytes::Bytes;
+use http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
+use http::{HeaderMap, Method, StatusCode};
+use secrecy::{ExposeSecret, SecretString};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use url::Url;
+
+use crate::Error;
+use crate::error::redacted_excerpt;
+
+/// How many characters of a body an error keeps.
+pub(crate) const EXCERPT_CHARS: usize = 240;
+
+/// One HTTP request, relative to the client's base URL.
+///
+/// Build it with [`Request::get`], [`Request::post`] (and friends), then send it with
+/// [`HttpClient::execute`](crate::HttpClient::execute). Its `Debug` never shows sensitive
+/// headers nor the body.
+#[derive(Clone)]
+#[must_use]
+pub struct Request {
+    pub(crate) method: Method,
+    pub(crate) path: String,
+    pub(crate) query: Vec<(String, String)>,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Option<Bytes>,
+    pub(crate) idempotent: bool,
+}
+
+impl Request {
+    /// A request with any method. `path` is relative to the base URL (a leading `/` is ignored).
+    /// GET, HEAD, PUT, DELETE and OPTIONS are treated as safe to repeat; see
+    /// [`Request::idempotent`].
+    pub fn new(method: Method, path: impl Into<String>) -> Self {
+        let idempotent = matches!(
+            method,
+            Method::GET | Method::HEAD | Method::OPTIONS | Method::PUT | Method::DELETE
+        );
+        // PUT and DELETE are idempotent in HTTP's sense, but a retried DELETE may answer "not
+        // found" and a PUT may race another writer; retries are for GET/HEAD/OPTIONS only unless
+        // the caller says otherwise.
+        let idempotent = idempotent && !matches!(method, Method::PUT | Method::DELETE);
+        Request {
+            method,
+            path: path.into(),
+            query: Vec::new(),
+            headers: HeaderMap::new(),
+            body: None,
+            idempotent,
+        }
+    }
+
+    /// A `GET` request.
+    pub fn get(path: impl Into<String>) -> Self {
+        Self::new(Method::GET, path)
+    }
+
+    /// A `POST` request.
+    pub fn post(path: impl Into<String>) -> Self {
+        Self::new(Method::POST, path)
+    }
+
+    /// A `PUT` request.
+    pub fn put(path: impl Into<String>) -> Self {
+        Self::new(Method::PUT, path)
+    }
+
+    /// A `DELETE` request.
+    pub fn delete(path: impl Into<String>) -> Self {
+        Self::new(Method::DELETE, path)
+    }
+
+    /// The method.
+    pub fn method(&self) -> &Method {
+        &self.method
+    }
+
+    /// The path relative to the base URL.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Adds a query parameter.
+    pub fn query(mut self, key: impl Into<String>, value: impl ToString) -> Self {
+        self.query.push((key.into(), value.to_string()));
+        self
+    }
+
+    /// Adds a header from typed parts.
+    pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.headers.append(name, value);
+        self
+    }
+
+    /// Adds a header, failing on an invalid name or value.
+    pub fn try_header(mut self, name: &str, value: &str) -> Result<Self, Error> {
+        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| Error::Config {
+            reason: format!("invalid header name `{name}`"),
+        })?;
+        let value = HeaderValue::from_str(value).map_err(|_| Error::Config {
+            reason: format!("invalid value for header `{name}`"),
+        })?;
+        self.headers.append(name, value);
+        Ok(self)
+    }
+
+    /// Adds a header whose value is a secret: it is marked sensitive (HTTP/2 never indexes it)
+    /// and `Debug` shows it as redacted.
+    pub fn sensitive_header(
+        mut self,
+        name: HeaderName,
+        value: &SecretString,
+    ) -> Result<Self, Error> {
+        let mut value =
+            HeaderValue::from_str(value.expose_secret()).map_err(|_| Error::Config {
+                reason: format!("the secret for header `{name}` is not a valid header value"),
+            })?;
+        value.set_sensitive(true);
+        self.headers.append(name, value);
+        Ok(self)
+    }
+
+    /// Sets a JSON body (and `Content-Type: application/json`).
+    pub fn json<T: Serialize + ?Sized>(mut self, body: &T) -> Result<Self, Error> {
+        let bytes = serde_json::to_vec(body).map_err(|e| Error::Config {
+            reason: format!("request body cannot be encoded as JSON: {e}"),
+        })?;
+        self.headers
+            .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        self.body = Some(Bytes::from(bytes));
+        Ok(self)
+    }
+
+    /// Sets an `application/x-www-form-urlencoded` body from key/value pairs.
+    pub fn form<K: AsRef<str>, V: AsRef<str>>(mut self, pairs: &[(K, V)]) -> Self {
+        let mut encoder = url::form_urlencoded::Serializer::new(String::new());
+        for (key, value) in pairs {
+            encoder.append_pair(key.as_ref(), value.as_ref());
+        }
+        self.headers.insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("application/x-www-form-urlencoded"),
+        );
+        self.body = Some(Bytes::from(encoder.finish()));
+        self
+    }
+
+    /// Sets a raw body with a content type.
+    pub fn body(mut self, content_type: &'static str, body: impl Into<Bytes>) -> Self {
+        self.headers
+            .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+        self.body = Some(body.into());
+        self
+    }
+
+    /// Marks the request as safe (or not) to repeat after a failure. Writes are not, unless the
+    /// caller knows the server treats them idempotently.
+    pub fn idempotent(mut self, idempotent: bool) -> Self {
+        self.idempotent = idempotent;
+        self
+    }
+
+    /// Whether the request may be repeated after a failure.
+    pub fn is_idempotent(&self) -> bool {
+        self.idempotent
+    }
+
+    /// The headers set so far (sensitive values stay marked as such).
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// Mutable access to the headers, for [`Auth`](crate::Auth) implementations.
+    pub fn headers_mut(&mut self) -> &mut HeaderMap {
+        &mut self.headers
+    }
+}
+
+impl fmt::Debug for Request {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Request")
+            .field("method", &self.method)
+            .field("path", &self.path)
+            .field("query", &self.query)
+            .field("headers", &RedactedHeaders(&self.headers))
+            .field(
+                "body",
+                &format_args!("{} bytes", self.body.as_ref().map_or(0, Bytes::len)),
+            )
+            .field("idempotent", &self.idempotent)
+            .finish()
+    }
+}
+
+/// Shows header names, and values only for headers that are not sensitive.
+pub(crate) struct RedactedHeaders<'a>(pub(crate) &'a HeaderMap);
+
+impl fmt::Debug for RedactedHeaders<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut map = f.debug_map();
+        for (name, value) in self.0 {
+            let secret_name = matches!(
+                name.as_str(),
+                "authorization" | "cookie" | "set-cookie" | "proxy-authorization"
+            ) || crate::error::is_secret_key(name.as_str());
+            if value.is_sensitive() || secret_name {
+                map.entry(&name.as_str(), &"[redacted]");
+            } else {
+                map.entry(&name.as_str(), &value.to_str().unwrap_or("[binary]"));
+            }
+        }
+        map.finish()
+    }
+}
+
+/// A complete answer: status, headers and the body, read within the size cap.
+#[derive(Clone)]
+pub struct Response {
+    pub(crate) method: Method,
+    pub(crate) url: Url,
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Bytes,
+}
+
+impl Response {
+    /// Builds a response by hand, for service-crate decoders' unit tests.
+    pub fn from_parts(
+        method: Method,
+        url: Url,
+        status: StatusCode,
+        headers: HeaderMap,
+        body: impl Into<Bytes>,
+    ) -> Self {
+        Response {
+            method,
+            url,
+            status,
+            headers,
+            body: body.into(),
+        }
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The headers (sensitive ones such as `Set-Cookie` are not redacted here: do not log them).
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// The body.
+    pub fn bytes(&self) -> &Bytes {
+        &self.body
+    }
+
+    /// The method of the request that got this answer.
+    pub fn method(&self) -> &Method {
+        &self.method
+    }
+
+    /// The URL that was requested (without user-info).
+    pub fn url(&self) -> &Url {
+        &self.url
+    }
+
+    /// The body as UTF-8 text (invalid sequences replaced).
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// A short, redacted excerpt of the body, for errors.
+    pub fn excerpt(&self) -> String {
+        redacted_excerpt(&self.body, EXCERPT_CHARS)
+    }
+
+    /// Decodes the body as JSON, whatever the `Content-Type` says. A failure names the JSON path
+    /// (`data[3].vmid`) and keeps a redacted excerpt.
+    pub fn json<T: DeserializeOwned>(&self) -> Result<T, Error> {
+        decode_json(&self.body).map_err(|(path, message)| Error::Decode {
+            method: self.method.clone(),
+            url: self.url.clone(),
+            status: self.status,
+            path,
+            message,
+            excerpt: self.excerpt(),
+        })
+    }
+
+    /// Returns the response if its status is a success, otherwise [`Error::Status`].
+    pub fn error_for_status(self) -> Result<Self, Error> {
+        if self.status.is_success() {
+            Ok(self)
+        } else {
+            Err(self.into_status_error())
+        }
+    }
+
+    /// The [`Error::Status`] describing this answer.
+    pub fn into_status_error(self) -> Error {
+        Error::Status {
+            excerpt: self.excerpt(),
+            method: self.method,
+            url: self.url,
+            status: self.status,
+        }
+    }
+}
+
+impl fmt::Debug for Response {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Response")
+            .field("method", &self.method)
+            .field("url", &self.url.as_str())
+            .field("status", &self.status)
+            .field("headers", &RedactedHeaders(&self.headers))
+            .field("body", &format_args!("{} bytes", self.body.len()))
+            .finish()
+    }
+}
+
+/// Decodes JSON, returning the path and message of a failure.
+pub fn decode_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, (String, String)> {
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    let value: T = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        (path, e.into_inner().to_string())
+    })?;
+    deserializer
+        .end()
+        .map_err(|e| (".".to_owned(), e.to_string()))?;
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Guest {
+        vmid: u32,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct List {
+        data: Vec<Guest>,
+    }
+
+    #[test]
+    fn decode_error_names_the_json_path() {
+        let body = br#"{"data":[{"vmid":100},{"vmid":"x"}]}"#;
+        let (path, message) = decode_json::<List>(body).unwrap_err();
+        assert_eq!(path, "data[1].vmid");
+        assert!(message.contains("invalid type"), "{message}");
+    }
+
+    #[test]
+    fn debug_redacts_sensitive_headers_and_body() {
+        let secret = SecretString::from("PVEAPIToken=root@pam!ci=hunter2");
+        let request = Request::post("nodes")
+            .sensitive_header(http::header::AUTHORIZATION, &secret)
+            .unwrap()
+            .try_header("x-visible", "shown")
+            .unwrap()
+            .json(&serde_json::json!({"password": "hunter2"}))
+            .unwrap();
+        let debug = format!("{request:?}");
+        assert!(!debug.contains("hunter2"), "{debug}");
+        assert!(debug.contains("[redacted]"), "{debug}");
+        assert!(debug.contains("shown"), "{debug}");
+    }
+
+    #[test]
+    fn only_reads_are_retryable_by_default() {
+        assert!(Request::get("x").is_idempotent());
+        assert!(!Request::post("x").is_idempotent());
+        assert!(!Request::put("x").is_idempotent());
+        assert!(!Request::delete("x").is_idempotent());
+        assert!(Request::post("x").idempotent(true).is_idempotent());
+    }
+}

@@ -1,0 +1,143 @@
+//! A wiremock harness shared by every crate's tests (feature `test-util`).
+//!
+//! [`MockApi::start`] starts a wiremock server whose lowest-priority mock answers every request
+//! that no other mock matched with `500` and the body `unexpected METHOD PATH?QUERY`, so a test
+//! that calls a wrong URL fails with a readable message instead of a bare 404.
+//! [`MockApi::unexpected_requests`] lists them for assertions.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use wiremock::matchers::any;
+use wiremock::{Mock, MockServer, Request as WireRequest, Respond, ResponseTemplate};
+
+use crate::{ClientBuilder, HttpClient, RetryPolicy, TlsMode, Url};
+
+/// The status the catch-all answers with.
+pub const UNEXPECTED_STATUS: u16 = 500;
+
+/// A running wiremock server with the catch-all responder mounted.
+#[derive(Debug)]
+pub struct MockApi {
+    server: MockServer,
+    base_path: String,
+    unexpected: Arc<Mutex<Vec<String>>>,
+}
+
+struct CatchAll(Arc<Mutex<Vec<String>>>);
+
+impl Respond for CatchAll {
+    fn respond(&self, request: &WireRequest) -> ResponseTemplate {
+        if let Ok(mut seen) = self.0.lock() {
+            seen.push(describe(request));
+        }
+        ResponseTemplate::new(UNEXPECTED_STATUS)
+            .insert_header("content-type", "text/plain")
+            .set_body_string(describe(request))
+    }
+}
+
+fn describe(request: &WireRequest) -> String {
+    match request.url.query() {
+        Some(query) => format!(
+            "unexpected {} {}?{query}",
+            request.method,
+            request.url.path()
+        ),
+        None => format!("unexpected {} {}", request.method, request.url.path()),
+    }
+}
+
+impl MockApi {
+    /// Starts a server; clients made by [`MockApi::client_builder`] use `base_path` (for example
+    /// `/api2/json`) as their base.
+    pub async fn start(base_path: &str) -> Self {
+        let server = MockServer::start().await;
+        let unexpected = Arc::new(Mutex::new(Vec::new()));
+        Mock::given(any())
+            .respond_with(CatchAll(unexpected.clone()))
+            .with_priority(u8::MAX)
+            .named("catch-all: unexpected request")
+            .mount(&server)
+            .await;
+        MockApi {
+            server,
+            base_path: base_path.trim_end_matches('/').to_owned(),
+            unexpected,
+        }
+    }
+
+    /// The wiremock server, for mounting mocks.
+    pub fn server(&self) -> &MockServer {
+        &self.server
+    }
+
+    /// The base URL clients should use (`http://127.0.0.1:PORT/base_path/`).
+    pub fn base_url(&self) -> Url {
+        let mut url: Url = self
+            .server
+            .uri()
+            .parse()
+            .expect("wiremock serves a valid URL");
+        url.set_path(&format!("{}/", self.base_path));
+        url
+    }
+
+    /// A builder for a client of this server: plain HTTP, short back-off so retry tests are fast.
+    pub fn client_builder(&self) -> ClientBuilder {
+        HttpClient::builder(self.base_url())
+            .tls(TlsMode::SystemRoots)
+            .retry(RetryPolicy {
+                max_attempts: 4,
+                initial_backoff: Duration::from_millis(5),
+                max_backoff: Duration::from_millis(20),
+            })
+            .deadline(Duration::from_secs(10))
+    }
+
+    /// A client of this server with the test defaults.
+    pub fn client(&self) -> HttpClient {
+        self.client_builder()
+            .build()
+            .expect("a client for a local wiremock server builds")
+    }
+
+    /// Every request that reached the catch-all, described as `METHOD PATH?QUERY`.
+    pub fn unexpected_requests(&self) -> Vec<String> {
+        self.unexpected
+            .lock()
+            .map(|seen| seen.clone())
+            .unwrap_or_default()
+    }
+
+    /// Verifies the expectations of every mounted mock (`.expect(n)`), panicking with wiremock's
+    /// report when one is not met.
+    pub async fn verify(&self) {
+        self.server.verify().await;
+    }
+}
+
+/// Reads a JSON fixture from the calling crate's `tests/fixtures/` folder.
+///
+/// ```no_run
+/// let body: serde_json::Value = cpps_http::fixture!("cluster_resources.json");
+/// ```
+#[macro_export]
+macro_rules! fixture {
+    ($name:expr) => {
+        $crate::test_util::load_fixture(env!("CARGO_MANIFEST_DIR"), $name)
+    };
+}
+
+/// Reads `CRATE_DIR/tests/fixtures/NAME` as JSON, panicking with the path when it is missing or
+/// invalid (a broken fixture is a bug in the test).
+pub fn load_fixture(crate_dir: &str, name: &str) -> serde_json::Value {
+    let path = std::path::Path::new(crate_dir)
+        .join("tests")
+        .join("fixtures")
+        .join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read fixture {}: {e}", path.display()));
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("fixture {} is not valid JSON: {e}", path.display()))
+}
