@@ -221,7 +221,9 @@ impl fmt::Display for Location {
 ///
 /// Ordered by maturity: `Desired < Declared < Validated`, so "a state at least as mature as"
 /// is `a >= b`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum State {
     /// Roadmap: an architectural decision with neither code nor validation (❌, 🚫 deferred).
@@ -497,7 +499,7 @@ pub struct Gpu {
 }
 
 /// A LINSTOR role of a host.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum LinstorRole {
@@ -570,7 +572,7 @@ impl Host {
 }
 
 /// VM or LXC.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum GuestKind {
@@ -674,7 +676,7 @@ impl LinstorPool {
 }
 
 /// A Kubernetes CNI.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum CniKind {
@@ -696,7 +698,7 @@ pub struct Cni {
 }
 
 /// What a K3s cluster is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ClusterPurpose {
@@ -707,7 +709,7 @@ pub enum ClusterPurpose {
 }
 
 /// How a cluster's nodes are (or will be) placed, for clusters whose node guests are not listed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum NodePlacement {
@@ -874,7 +876,7 @@ pub struct Traefik {
 }
 
 /// Kind of a cross-site link.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum LinkKind {
@@ -907,7 +909,7 @@ impl Link {
 }
 
 /// Kind of a multi-cluster pattern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum PatternKind {
@@ -939,7 +941,7 @@ pub struct Pattern {
 }
 
 /// Kind of a cross-cutting capability.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum CapabilityKind {
@@ -958,7 +960,7 @@ pub enum CapabilityKind {
 }
 
 /// The five basic alerts ("Pelo menos 5 alertas básicos").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum AlertKind {

@@ -1,0 +1,412 @@
+//! Loading a topology file: YAML → [`Topology`], with errors that point at the line and column.
+//!
+//! The loader rejects, each with its location and a rustc-like diagnostic ([`miette`]):
+//! YAML syntax errors, unknown keys and values (with a "did you mean" suggestion), a component
+//! without a `state` or with two (STATE-001 is structural and enforced here), duplicate ids
+//! (ids are unique across all component kinds), references to components that do not exist
+//! (the error is at the reference), invalid ids, versions, durations, addresses and dates, a VM
+//! marked privileged, a link that does not join two distinct sites, a suppression without a
+//! reason or naming an unknown component. It never panics, whatever the input.
+//!
+//! ```
+//! let yaml = "version: 1\nsites:\n  - id: sp\n    state: validated\n";
+//! let topology = cpps_topology::load::load_str("example.yaml", yaml).unwrap();
+//! assert_eq!(topology.sites[0].id.as_str(), "sp");
+//! ```
+
+mod convert;
+pub(crate) mod file;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
+
+use crate::model::{Location, Source, Topology};
+
+/// The only file format version this crate reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Why a topology could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("cannot read topology file `{}`", path.display())]
+    Read {
+        /// The path given.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file was read but is not a valid topology.
+    #[error("{0}")]
+    Invalid(Box<FileError>),
+}
+
+impl LoadError {
+    /// The first file error, if the file was read.
+    pub fn file_error(&self) -> Option<&FileError> {
+        match self {
+            LoadError::Invalid(e) => Some(e),
+            LoadError::Read { .. } => None,
+        }
+    }
+
+    /// Every file error (the first one and the related ones), empty for [`LoadError::Read`].
+    pub fn file_errors(&self) -> Vec<&FileError> {
+        match self {
+            LoadError::Invalid(e) => std::iter::once(&**e).chain(e.related.iter()).collect(),
+            LoadError::Read { .. } => Vec::new(),
+        }
+    }
+
+    /// The location of the first error in the file, if any.
+    pub fn location(&self) -> Option<Location> {
+        self.file_error().map(|e| e.location)
+    }
+
+    /// The diagnostic as rustc-like text without colours, with the source line and a caret.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let handler = miette::GraphicalReportHandler::new_themed(
+            miette::GraphicalTheme::unicode_nocolor(),
+        )
+        .with_width(100);
+        if handler.render_report(&mut out, self).is_err() {
+            out = self.to_string();
+        }
+        out
+    }
+}
+
+impl Diagnostic for LoadError {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        match self {
+            LoadError::Invalid(e) => e.code(),
+            LoadError::Read { .. } => Some(Box::new("topology::read")),
+        }
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.file_error().and_then(|e| e.help())
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.file_error().and_then(|e| e.source_code())
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.file_error().and_then(|e| e.labels())
+    }
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
+        self.file_error().and_then(|e| e.related())
+    }
+}
+
+/// One error in a topology file, at a location.
+#[derive(Debug)]
+pub struct FileError {
+    /// What is wrong.
+    pub kind: FileErrorKind,
+    /// Where (line and column are 1-based; [`Location::UNKNOWN`] when the parser gave none).
+    pub location: Location,
+    /// Further errors found in the same file (the loader reports them all).
+    pub related: Vec<FileError>,
+    source: Option<NamedSource<Arc<str>>>,
+}
+
+impl FileError {
+    fn new(kind: FileErrorKind, location: Location, source: Option<&Source>) -> Self {
+        FileError {
+            kind,
+            location,
+            related: Vec::new(),
+            source: source.map(|s| NamedSource::new(s.name.clone(), s.text.clone())),
+        }
+    }
+
+    /// The message, the label and the help as one line, for tests and logs:
+    /// `3:5: unknown key `stat`: did you mean `state`?`.
+    pub fn summary(&self) -> String {
+        let mut s = format!("{}: {}", self.location, self.kind);
+        if let Some(help) = self.kind.help() {
+            s.push_str(": ");
+            s.push_str(&help);
+        }
+        s
+    }
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.kind, f)
+    }
+}
+
+impl std::error::Error for FileError {}
+
+impl Diagnostic for FileError {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.kind.code()))
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.kind
+            .help()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        if !self.location.is_known() || self.source.is_none() {
+            return None;
+        }
+        let span = LabeledSpan::new(
+            Some(self.kind.label()),
+            self.location.offset,
+            self.location.len.max(1),
+        );
+        let mut labels = vec![span];
+        if let FileErrorKind::DuplicateId { first, .. } = &self.kind {
+            if first.is_known() {
+                labels.push(LabeledSpan::new(
+                    Some("first defined here".to_owned()),
+                    first.offset,
+                    first.len.max(1),
+                ));
+            }
+        }
+        Some(Box::new(labels.into_iter()))
+    }
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
+        if self.related.is_empty() {
+            None
+        } else {
+            Some(Box::new(self.related.iter().map(|e| e as &dyn Diagnostic)))
+        }
+    }
+}
+
+/// What is wrong in a topology file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FileErrorKind {
+    /// Not YAML, or a value of the wrong type.
+    Syntax {
+        /// The parser's message.
+        message: String,
+    },
+    /// A key that the format does not have.
+    UnknownKey {
+        /// The key as written.
+        key: String,
+        /// The keys allowed there.
+        expected: Vec<String>,
+        /// The closest allowed key, if close enough.
+        suggestion: Option<String>,
+    },
+    /// A value outside a fixed set (`kind: vn`).
+    UnknownValue {
+        /// The value as written.
+        value: String,
+        /// The values allowed.
+        expected: Vec<String>,
+        /// The closest allowed value, if close enough.
+        suggestion: Option<String>,
+    },
+    /// A required key is missing.
+    MissingKey {
+        /// The key.
+        key: String,
+    },
+    /// A key appears twice in one mapping (a doubled `state` breaks STATE-001).
+    DuplicateKey {
+        /// The key.
+        key: String,
+    },
+    /// A component has no `state` (STATE-001).
+    MissingState {
+        /// Its kind.
+        kind: String,
+        /// Its id.
+        id: String,
+    },
+    /// A value that parses but is not acceptable (bad id, version, duration, address, date…).
+    InvalidValue {
+        /// The key.
+        field: String,
+        /// Why.
+        message: String,
+    },
+    /// Two components share an id.
+    DuplicateId {
+        /// The id.
+        id: String,
+        /// Where it was first defined.
+        first: Location,
+    },
+    /// A reference to a component that does not exist.
+    UnknownReference {
+        /// The kind expected (`host`, `hardware tier`).
+        kind: String,
+        /// The id referenced.
+        id: String,
+        /// The closest id of that kind, if close enough.
+        suggestion: Option<String>,
+        /// The kind of the component that has this id, when it exists with another kind.
+        found_kind: Option<String>,
+    },
+    /// The `version:` is not one this crate reads.
+    UnsupportedVersion {
+        /// The version written.
+        version: u32,
+    },
+}
+
+impl FileErrorKind {
+    /// A stable code (`topology::unknown_key`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            FileErrorKind::Syntax { .. } => "topology::syntax",
+            FileErrorKind::UnknownKey { .. } => "topology::unknown_key",
+            FileErrorKind::UnknownValue { .. } => "topology::unknown_value",
+            FileErrorKind::MissingKey { .. } => "topology::missing_key",
+            FileErrorKind::DuplicateKey { .. } => "topology::duplicate_key",
+            FileErrorKind::MissingState { .. } => "topology::missing_state",
+            FileErrorKind::InvalidValue { .. } => "topology::invalid_value",
+            FileErrorKind::DuplicateId { .. } => "topology::duplicate_id",
+            FileErrorKind::UnknownReference { .. } => "topology::unknown_reference",
+            FileErrorKind::UnsupportedVersion { .. } => "topology::unsupported_version",
+        }
+    }
+
+    /// The text under the caret.
+    pub fn label(&self) -> String {
+        match self {
+            FileErrorKind::Syntax { .. } => "here".to_owned(),
+            FileErrorKind::UnknownKey { .. } => "unknown key".to_owned(),
+            FileErrorKind::UnknownValue { .. } => "unknown value".to_owned(),
+            FileErrorKind::MissingKey { key } => format!("`{key}` missing in this mapping"),
+            FileErrorKind::DuplicateKey { .. } => "given again here".to_owned(),
+            FileErrorKind::MissingState { .. } => "this component has no state".to_owned(),
+            FileErrorKind::InvalidValue { .. } => "invalid value".to_owned(),
+            FileErrorKind::DuplicateId { .. } => "defined again here".to_owned(),
+            FileErrorKind::UnknownReference { kind, .. } => format!("no {kind} has this id"),
+            FileErrorKind::UnsupportedVersion { .. } => "unsupported".to_owned(),
+        }
+    }
+
+    /// A hint for fixing it.
+    pub fn help(&self) -> Option<String> {
+        match self {
+            FileErrorKind::UnknownKey {
+                suggestion,
+                expected,
+                ..
+            }
+            | FileErrorKind::UnknownValue {
+                suggestion,
+                expected,
+                ..
+            } => match suggestion {
+                Some(s) => Some(format!("did you mean `{s}`?")),
+                None if !expected.is_empty() => Some(format!(
+                    "expected one of {}",
+                    expected
+                        .iter()
+                        .map(|e| format!("`{e}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                None => None,
+            },
+            FileErrorKind::DuplicateKey { key } if key == "state" => Some(
+                "a component has exactly one state: `validated`, `declared` or `desired`".to_owned(),
+            ),
+            FileErrorKind::DuplicateKey { .. } => Some("remove one of the two".to_owned()),
+            FileErrorKind::MissingState { .. } => Some(
+                "add `state: validated`, `declared` or `desired`: every component has exactly one state"
+                    .to_owned(),
+            ),
+            FileErrorKind::DuplicateId { first, .. } if first.is_known() => Some(format!(
+                "ids are unique across all components; first defined at line {}",
+                first.line
+            )),
+            FileErrorKind::DuplicateId { .. } => {
+                Some("ids are unique across all components".to_owned())
+            }
+            FileErrorKind::UnknownReference {
+                suggestion,
+                found_kind,
+                id,
+                kind,
+            } => match (found_kind, suggestion) {
+                (Some(other), _) => Some(format!("`{id}` is a {other}, not a {kind}")),
+                (None, Some(s)) => Some(format!("did you mean `{s}`?")),
+                (None, None) => Some(format!("declare the {kind} or fix the id")),
+            },
+            FileErrorKind::UnsupportedVersion { .. } => {
+                Some(format!("this crate reads `version: {FORMAT_VERSION}`"))
+            }
+            FileErrorKind::Syntax { .. }
+            | FileErrorKind::MissingKey { .. }
+            | FileErrorKind::InvalidValue { .. } => None,
+        }
+    }
+}
+
+impl fmt::Display for FileErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FileErrorKind::Syntax { message } => f.write_str(message),
+            FileErrorKind::UnknownKey { key, .. } => write!(f, "unknown key `{key}`"),
+            FileErrorKind::UnknownValue { value, .. } => write!(f, "unknown value `{value}`"),
+            FileErrorKind::MissingKey { key } => write!(f, "missing key `{key}`"),
+            FileErrorKind::DuplicateKey { key } => write!(f, "key `{key}` given twice"),
+            FileErrorKind::MissingState { kind, id } => write!(f, "{kind} `{id}` has no state"),
+            FileErrorKind::InvalidValue { field, message } => {
+                write!(f, "invalid `{field}`: {message}")
+            }
+            FileErrorKind::DuplicateId { id, .. } => write!(f, "duplicate id `{id}`"),
+            FileErrorKind::UnknownReference { kind, id, .. } => write!(f, "unknown {kind} `{id}`"),
+            FileErrorKind::UnsupportedVersion { version } => {
+                write!(f, "unsupported format version {version}")
+            }
+        }
+    }
+}
+
+/// Loads a topology from YAML text. `name` is the file name shown in diagnostics.
+pub fn load_str(name: &str, text: &str) -> Result<Topology, LoadError> {
+    let source = Source {
+        name: name.to_owned(),
+        text: Arc::from(text),
+    };
+    convert::load(source).map_err(|e| LoadError::Invalid(Box::new(e)))
+}
+
+/// Reads and loads a topology file.
+pub fn load_file(path: impl AsRef<Path>) -> Result<Topology, LoadError> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    load_str(&path.display().to_string(), &text)
+}
+
+/// Closest candidate to `word`, if close enough to be a likely typo.
+pub(crate) fn suggest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
+    let mut best: Option<(f64, &str)> = None;
+    for c in candidates {
+        let score = strsim::jaro_winkler(word, c);
+        let better = best.is_none_or(|(b, bc)| score > b || (score == b && c < bc));
+        if score >= 0.8 && better {
+            best = Some((score, c));
+        }
+    }
+    best.map(|(_, c)| c.to_owned())
+}
