@@ -1,6 +1,12 @@
-//! VyOS: HTTPS API client and configuration model.
+//! VyOS: an HTTPS API client and a configuration model.
 //!
-//! This crate will hold: the `/retrieve`, `/configure`, `/config-file` (and other) API calls with a
-//! per-router write lock, and a parser, serializer and diff for `config.boot` and `set` commands.
-//! Nothing is implemented yet.
+//! - [`config`]: a parser for `config.boot` and for `set` commands into one typed tree
+//!   ([`ConfigTree`]), rendering back to both forms as VyOS does, a diff of two trees as the
+//!   `set`/`delete` batch that turns one into the other, typed views and redaction of secrets.
 #![forbid(unsafe_code)]
+
+pub mod config;
+mod error;
+
+pub use config::{Command, ConfigTree, Op};
+pub use error::{Error, ParseError, ParseErrorKind};

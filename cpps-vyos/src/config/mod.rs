@@ -1,0 +1,48 @@
+//! The configuration model: one typed tree read from either `config.boot` or `set` commands, written
+//! back in either form, compared as a `set`/`delete` batch, viewed through typed views and redacted.
+
+mod boot;
+mod diff;
+pub mod hints;
+mod lex;
+pub mod redact;
+mod set;
+mod tree;
+pub mod views;
+
+pub use diff::diff;
+pub use set::{Command, Op};
+pub use tree::{Branch, ConfigTree, Leaf, Node, NodeRef, StepKind, Tag};
+
+use crate::error::ParseError;
+
+impl ConfigTree {
+    /// Reads a `config.boot` file (curly-brace form).
+    ///
+    /// # Errors
+    /// A [`ParseError`] with the line and column of the first problem.
+    pub fn parse_boot(src: &str) -> Result<Self, ParseError> {
+        boot::parse(src)
+    }
+
+    /// Reads `set` commands (VyOS's `show configuration commands` form) into a tree.
+    ///
+    /// # Errors
+    /// A [`ParseError`] with the line and column of the first problem.
+    pub fn parse_set(src: &str) -> Result<Self, ParseError> {
+        set::parse_tree(src)
+    }
+
+    /// The tree in VyOS's `config.boot` form, footer included.
+    pub fn to_boot_string(&self) -> String {
+        boot::render(self)
+    }
+}
+
+/// Reads `set`, `delete` and `comment` lines into commands.
+///
+/// # Errors
+/// A [`ParseError`] with the line and column of the first problem.
+pub fn parse_commands(src: &str) -> Result<Vec<Command>, ParseError> {
+    set::parse_commands(src)
+}

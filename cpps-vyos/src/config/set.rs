@@ -1,0 +1,312 @@
+//! The `set` command form: VyOS's `show configuration commands` rendering, and reading it back.
+//!
+//! Rendering follows VyOS's `Config_tree.Renderer.render_commands`: one `set` line per value, the value
+//! in single quotes, a valueless leaf or an empty node as a bare path, `comment PATH 'text'` after a
+//! commented node. Reading accepts `set`, `delete` and `comment` lines; a quoted last word is the value.
+//! The text form does not say which words are tag nodes: see [`crate::config::hints`].
+
+use std::fmt;
+
+use indexmap::IndexMap;
+
+use crate::config::hints;
+use crate::config::lex::{Tok, Token, escape, tokenize, word};
+use crate::config::tree::{ConfigTree, Node, StepKind};
+use crate::error::{Error, ParseError, ParseErrorKind};
+
+/// What a [`Command`] does.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Op {
+    /// `set PATH ['VALUE']`.
+    Set,
+    /// `delete PATH ['VALUE']`.
+    Delete,
+    /// `comment PATH 'TEXT'` (an empty text removes the comment).
+    Comment,
+}
+
+impl Op {
+    /// The command word (`set`, `delete`, `comment`), also the `op` of VyOS's `/configure` API.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Set => "set",
+            Op::Delete => "delete",
+            Op::Comment => "comment",
+        }
+    }
+}
+
+/// One configuration command.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Command {
+    /// set, delete or comment.
+    pub op: Op,
+    /// The path words, as VyOS's API takes them (`["interfaces", "ethernet", "eth0", "address"]`).
+    pub path: Vec<String>,
+    /// The value of a `set`/`delete` (none for a valueless leaf or a whole node), or a comment's text.
+    pub value: Option<String>,
+    /// What each path word names (same length as `path`); used when a `set` creates nodes.
+    kinds: Vec<StepKind>,
+}
+
+impl Command {
+    /// A `set`; what the path words name is guessed with [`hints::infer_kinds`].
+    pub fn set<I, S>(path: I, value: Option<&str>) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let path: Vec<String> = path.into_iter().map(Into::into).collect();
+        let kinds = hints::infer_kinds(&path, value.is_some());
+        Self {
+            op: Op::Set,
+            path,
+            value: value.map(str::to_owned),
+            kinds,
+        }
+    }
+
+    /// A `set` whose path words are described by `kinds` (one per word).
+    pub fn set_with_kinds(path: Vec<String>, kinds: Vec<StepKind>, value: Option<String>) -> Self {
+        Self {
+            op: Op::Set,
+            path,
+            value,
+            kinds,
+        }
+    }
+
+    /// A `delete` of a node, or of one value of a leaf.
+    pub fn delete<I, S>(path: I, value: Option<&str>) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let path: Vec<String> = path.into_iter().map(Into::into).collect();
+        let kinds = vec![StepKind::Node; path.len()];
+        Self {
+            op: Op::Delete,
+            path,
+            value: value.map(str::to_owned),
+            kinds,
+        }
+    }
+
+    /// A `comment` (an empty text removes the comment).
+    pub fn comment<I, S>(path: I, text: &str) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let path: Vec<String> = path.into_iter().map(Into::into).collect();
+        let kinds = vec![StepKind::Node; path.len()];
+        Self {
+            op: Op::Comment,
+            path,
+            value: Some(text.to_owned()),
+            kinds,
+        }
+    }
+
+    /// What each path word names.
+    pub fn kinds(&self) -> &[StepKind] {
+        &self.kinds
+    }
+}
+
+impl fmt::Display for Command {
+    /// VyOS's text form: `set interfaces ethernet eth0 address '192.0.2.1/24'`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.op.as_str())?;
+        for w in &self.path {
+            write!(f, " {}", word(w, '\''))?;
+        }
+        if let Some(v) = &self.value {
+            write!(f, " {}", escape(v, '\''))?;
+        }
+        Ok(())
+    }
+}
+
+impl ConfigTree {
+    /// Applies one command, as VyOS's configuration session would (without its schema).
+    ///
+    /// # Errors
+    /// [`Error::NoSuchNode`] for a `delete`/`comment` of something absent; [`Error::BelowLeaf`],
+    /// [`Error::NotALeaf`] or [`Error::TagComment`] for a path that does not fit the tree.
+    pub fn apply(&mut self, cmd: &Command) -> Result<(), Error> {
+        match cmd.op {
+            Op::Set => self.set_path(&cmd.path, &cmd.kinds, cmd.value.as_deref()),
+            Op::Delete => self.delete_path(&cmd.path, cmd.value.as_deref()),
+            Op::Comment => self.comment_path(&cmd.path, cmd.value.as_deref().unwrap_or("")),
+        }
+    }
+
+    /// Applies commands in order; stops at the first that fails.
+    ///
+    /// # Errors
+    /// As [`ConfigTree::apply`].
+    pub fn apply_all<'a, I: IntoIterator<Item = &'a Command>>(
+        &mut self,
+        cmds: I,
+    ) -> Result<(), Error> {
+        cmds.into_iter().try_for_each(|c| self.apply(c))
+    }
+
+    /// The tree as `set` commands (and `comment` commands), one per line.
+    pub fn to_commands(&self) -> Vec<Command> {
+        let mut out = Vec::new();
+        let mut path = Vec::new();
+        let mut kinds = Vec::new();
+        commands_of(&self.root.children, &mut path, &mut kinds, &mut out);
+        out
+    }
+
+    /// The tree in VyOS's `show configuration commands` form, one command per line, ending in a newline.
+    pub fn to_set_string(&self) -> String {
+        let mut s = String::new();
+        for c in self.to_commands() {
+            s.push_str(&c.to_string());
+            s.push('\n');
+        }
+        s
+    }
+}
+
+fn commands_of(
+    children: &IndexMap<String, Node>,
+    path: &mut Vec<String>,
+    kinds: &mut Vec<StepKind>,
+    out: &mut Vec<Command>,
+) {
+    for (name, node) in children {
+        path.push(name.clone());
+        match node {
+            Node::Leaf(leaf) => {
+                kinds.push(StepKind::Leaf);
+                if leaf.values.is_empty() {
+                    out.push(Command::set_with_kinds(path.clone(), kinds.clone(), None));
+                }
+                for v in &leaf.values {
+                    out.push(Command::set_with_kinds(
+                        path.clone(),
+                        kinds.clone(),
+                        Some(v.clone()),
+                    ));
+                }
+                if let Some(c) = &leaf.comment {
+                    out.push(Command::comment(path.clone(), c));
+                }
+            }
+            Node::Branch(b) => {
+                kinds.push(StepKind::Node);
+                if b.children.is_empty() {
+                    out.push(Command::set_with_kinds(path.clone(), kinds.clone(), None));
+                }
+                commands_of(&b.children, path, kinds, out);
+                if let Some(c) = &b.comment {
+                    out.push(Command::comment(path.clone(), c));
+                }
+            }
+            Node::Tag(t) => {
+                kinds.push(StepKind::Tag);
+                for (entry, b) in &t.entries {
+                    path.push(entry.clone());
+                    kinds.push(StepKind::Entry);
+                    if b.children.is_empty() {
+                        out.push(Command::set_with_kinds(path.clone(), kinds.clone(), None));
+                    }
+                    commands_of(&b.children, path, kinds, out);
+                    if let Some(c) = &b.comment {
+                        out.push(Command::comment(path.clone(), c));
+                    }
+                    path.pop();
+                    kinds.pop();
+                }
+            }
+        }
+        path.pop();
+        kinds.pop();
+    }
+}
+
+/// Reads `set`/`delete`/`comment` lines; blank lines and lines starting with `#` are skipped.
+pub(crate) fn parse_commands(src: &str) -> Result<Vec<Command>, ParseError> {
+    let mut out = Vec::new();
+    for (idx, line) in src.lines().enumerate() {
+        let line_no = idx + 1;
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let tokens = tokenize(line, false).map_err(|e| ParseError { line: line_no, ..e })?;
+        let words: Vec<_> = tokens
+            .into_iter()
+            .filter(|t| !matches!(t.kind, Tok::Newline | Tok::Eof))
+            .collect();
+        let Some((first, rest)) = words.split_first() else {
+            continue;
+        };
+        let err = |t: &Token, kind| ParseError {
+            line: line_no,
+            column: t.column,
+            kind,
+        };
+        let op = match &first.kind {
+            Tok::Ident(w) if w == "set" => Op::Set,
+            Tok::Ident(w) if w == "delete" => Op::Delete,
+            Tok::Ident(w) if w == "comment" => Op::Comment,
+            Tok::Ident(w) | Tok::Str(w) => {
+                return Err(err(
+                    first,
+                    ParseErrorKind::UnknownCommand { word: w.clone() },
+                ));
+            }
+            _ => continue,
+        };
+        let (value, path_tokens) = match rest.split_last() {
+            Some((
+                Token {
+                    kind: Tok::Str(v), ..
+                },
+                before,
+            )) => (Some(v.clone()), before),
+            _ => (None, rest),
+        };
+        if op == Op::Comment && value.is_none() {
+            return Err(err(first, ParseErrorKind::MissingCommentText));
+        }
+        let path: Vec<String> = path_tokens
+            .iter()
+            .map(|t| match &t.kind {
+                Tok::Ident(w) | Tok::Str(w) => w.clone(),
+                _ => String::new(),
+            })
+            .collect();
+        if path.is_empty() {
+            return Err(err(first, ParseErrorKind::EmptyPath));
+        }
+        out.push(match op {
+            Op::Set => Command::set(path, value.as_deref()),
+            Op::Delete => Command::delete(path, value.as_deref()),
+            Op::Comment => Command::comment(path, value.as_deref().unwrap_or("")),
+        });
+    }
+    Ok(out)
+}
+
+/// Reads `set` commands into a tree: each command is applied in turn to an empty tree.
+pub(crate) fn parse_tree(src: &str) -> Result<ConfigTree, ParseError> {
+    let mut tree = ConfigTree::new();
+    for (idx, line) in src.lines().enumerate() {
+        let cmds = parse_commands(line).map_err(|e| ParseError { line: idx + 1, ..e })?;
+        for c in &cmds {
+            tree.apply(c).map_err(|e| ParseError {
+                line: idx + 1,
+                column: line.len() - line.trim_start().len() + 1,
+                kind: ParseErrorKind::Apply(e.to_string()),
+            })?;
+        }
+    }
+    Ok(tree)
+}
