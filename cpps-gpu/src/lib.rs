@@ -1,5 +1,20 @@
 //! NVIDIA GPU health through NVML and the GPU clusters' state through Kubernetes.
 //!
-//! This crate will hold: an NVML reader behind a small trait, XID classification, health
-//! verdicts, and the Kubernetes view of GPU nodes, Kueue, Argo CD and cert-manager. It does not
-//! depend on `cpps-http`. Nothing is implemented yet.
+//! - [`nvml`]: a small [`GpuSource`](nvml::GpuSource) trait with an NVML implementation
+//!   (through `nvml-wrapper`) and a fake for callers' tests.
+//! - [`xid`]: the XID table (critical / warning / application).
+//! - [`health`]: per-GPU and per-host verdicts and the pinned-driver check.
+//! - [`kube`](crate::k8s): GPU nodes, the NVIDIA device plugin and HAMi, Kueue (`v1beta2`), Argo CD
+//!   Applications, cert-manager Certificates and the CNI, with the cross-checks between them.
+//!
+//! This crate does not depend on `cpps-http`: Kubernetes is reached through `kube`.
+
+pub mod error;
+pub mod health;
+pub mod k8s;
+pub mod nvml;
+#[cfg(feature = "test-util")]
+pub mod test_util;
+pub mod xid;
+
+pub use error::{Error, NvmlUnavailable};

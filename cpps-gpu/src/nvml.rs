@@ -1,0 +1,654 @@
+//! Reading GPUs: the [`GpuSource`] trait, its NVML implementation [`NvmlSource`], and
+//! [`FakeGpuSource`] for callers' tests.
+//!
+//! Every per-GPU value is a [`Reading`]: a value, "not supported" (the GPU or the library does
+//! not offer it, e.g. MIG on an RTX A5000, or a function missing from an older library), or the
+//! error of that one call. One missing value never fails the whole read.
+
+use std::ffi::OsStr;
+use std::time::{Duration, Instant};
+
+use nvml_wrapper::Nvml;
+use nvml_wrapper::bitmasks::event::EventTypes;
+use nvml_wrapper::enum_wrappers::device::{EccCounter, MemoryError, TemperatureSensor};
+use nvml_wrapper::enums::device::UsedGpuMemory;
+use nvml_wrapper::enums::event::XidError;
+use nvml_wrapper::error::NvmlError;
+use serde::Serialize;
+
+use crate::error::{Error, NvmlUnavailable};
+
+/// The library name NVML is loaded from by default (what the NVIDIA driver installs).
+pub const DEFAULT_LIBRARY: &str = "libnvidia-ml.so.1";
+
+/// One value read from NVML.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Reading<T> {
+    /// The value.
+    Value(T),
+    /// This GPU, driver or library does not offer it.
+    NotSupported,
+    /// The call failed.
+    Failed {
+        /// The error, as a short phrase.
+        error: String,
+    },
+}
+
+impl<T> Reading<T> {
+    /// The value, if there is one.
+    pub fn value(&self) -> Option<&T> {
+        match self {
+            Self::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Maps the value.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Reading<U> {
+        match self {
+            Self::Value(v) => Reading::Value(f(v)),
+            Self::NotSupported => Reading::NotSupported,
+            Self::Failed { error } => Reading::Failed { error },
+        }
+    }
+
+    fn failed(error: &str) -> Self {
+        Self::Failed {
+            error: error.to_owned(),
+        }
+    }
+
+    fn from_nvml(r: Result<T, NvmlError>, lost: &mut bool) -> Self {
+        match r {
+            Ok(v) => Self::Value(v),
+            // A symbol the loaded library does not export: an older driver, or a fake.
+            Err(NvmlError::NotSupported | NvmlError::FailedToLoadSymbol(_)) => Self::NotSupported,
+            Err(NvmlError::FunctionNotFound) => Self::NotSupported,
+            Err(e) => {
+                if matches!(e, NvmlError::GpuLost) {
+                    *lost = true;
+                }
+                Self::Failed {
+                    error: e.to_string(),
+                }
+            }
+        }
+    }
+}
+
+/// A CUDA driver API version (`12040` → 12.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct CudaVersion {
+    /// Major version.
+    pub major: i32,
+    /// Minor version.
+    pub minor: i32,
+}
+
+impl CudaVersion {
+    /// Decodes NVML's integer form (`1000 * major + 10 * minor`).
+    pub fn from_nvml(v: i32) -> Self {
+        Self {
+            major: v / 1000,
+            minor: (v % 1000) / 10,
+        }
+    }
+}
+
+impl std::fmt::Display for CudaVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// Host-wide NVML facts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HostInfo {
+    /// The NVIDIA driver version, e.g. `550.54.15`.
+    pub driver_version: Reading<String>,
+    /// The CUDA driver API version the driver supports.
+    pub cuda_driver_version: Reading<CudaVersion>,
+    /// The NVML library version.
+    pub nvml_version: Reading<String>,
+}
+
+/// Frame-buffer memory, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Memory {
+    /// Installed.
+    pub total: u64,
+    /// Allocated.
+    pub used: u64,
+    /// Unallocated.
+    pub free: u64,
+}
+
+/// Utilization over the driver's last sample period, in percent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Utilization {
+    /// Time one or more kernels ran.
+    pub gpu_percent: u32,
+    /// Time device memory was read or written.
+    pub memory_percent: u32,
+}
+
+/// ECC error counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct EccCounts {
+    /// Corrected errors since the last driver load.
+    pub volatile_corrected: u64,
+    /// Uncorrected errors since the last driver load.
+    pub volatile_uncorrected: u64,
+    /// Corrected errors over the board's life.
+    pub aggregate_corrected: u64,
+    /// Uncorrected errors over the board's life.
+    pub aggregate_uncorrected: u64,
+}
+
+/// Retired memory pages (pre-Ampere boards; Ampere and newer remap rows instead).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RetiredPages {
+    /// Pages retired for multiple single-bit errors.
+    pub single_bit: u32,
+    /// Pages retired for a double-bit error.
+    pub double_bit: u32,
+    /// Pages waiting for a reboot to be retired.
+    pub pending: bool,
+}
+
+/// Row remapping (Ampere and newer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RemappedRows {
+    /// Rows remapped for correctable errors.
+    pub correctable: u32,
+    /// Rows remapped for uncorrectable errors.
+    pub uncorrectable: u32,
+    /// A remapping waits for a GPU reset.
+    pub pending: bool,
+    /// A remapping failed: the board has run out of spare rows.
+    pub failure: bool,
+}
+
+/// MIG mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MigMode {
+    /// MIG is on now.
+    pub current: bool,
+    /// MIG will be on after the next reset.
+    pub pending: bool,
+}
+
+/// A process holding a compute context on a GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct GpuProcess {
+    /// Host process id.
+    pub pid: u32,
+    /// GPU memory the process uses, when the driver can tell.
+    pub used_memory: Option<u64>,
+}
+
+/// Everything read about one GPU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GpuSnapshot {
+    /// NVML index.
+    pub index: u32,
+    /// UUID, e.g. `GPU-3f8a2c1e-…`.
+    pub uuid: Reading<String>,
+    /// Product name, e.g. `NVIDIA RTX A5000`.
+    pub name: Reading<String>,
+    /// PCI bus id, e.g. `00000000:01:00.0`.
+    pub pci_bus_id: Reading<String>,
+    /// Frame-buffer memory.
+    pub memory: Reading<Memory>,
+    /// Utilization.
+    pub utilization: Reading<Utilization>,
+    /// Core temperature in °C.
+    pub temperature_c: Reading<u32>,
+    /// Power draw in milliwatts.
+    pub power_mw: Reading<u32>,
+    /// Enforced power limit in milliwatts.
+    pub power_limit_mw: Reading<u32>,
+    /// ECC counters.
+    pub ecc: Reading<EccCounts>,
+    /// Retired pages.
+    pub retired_pages: Reading<RetiredPages>,
+    /// Remapped rows.
+    pub remapped_rows: Reading<RemappedRows>,
+    /// MIG mode.
+    pub mig_mode: Reading<MigMode>,
+    /// Compute processes.
+    pub processes: Reading<Vec<GpuProcess>>,
+    /// Some call answered `NVML_ERROR_GPU_IS_LOST`.
+    pub lost: bool,
+}
+
+impl GpuSnapshot {
+    /// A label for messages: the UUID, or `GPU <index>`.
+    pub fn label(&self) -> String {
+        match self.uuid.value() {
+            Some(u) => format!("GPU {} ({u})", self.index),
+            None => format!("GPU {}", self.index),
+        }
+    }
+}
+
+/// An XID event seen on a GPU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct XidEvent {
+    /// NVML index of the GPU, when it could be read.
+    pub gpu_index: Option<u32>,
+    /// UUID of the GPU, when it could be read.
+    pub gpu_uuid: Option<String>,
+    /// The XID code (999 when the driver reports an unknown XID).
+    pub xid: u64,
+}
+
+/// The whole host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HostSnapshot {
+    /// Host-wide facts.
+    pub host: HostInfo,
+    /// The GPUs, by index.
+    pub gpus: Vec<GpuSnapshot>,
+    /// XID events seen while listening.
+    pub xids: Vec<XidEvent>,
+}
+
+/// Where GPU readings come from: NVML, or a fake in tests.
+pub trait GpuSource {
+    /// Driver, CUDA and NVML versions.
+    fn host(&self) -> Result<HostInfo, Error>;
+    /// Every GPU, by index.
+    fn gpus(&self) -> Result<Vec<GpuSnapshot>, Error>;
+    /// Critical XID events that arrive within `wait` (at most `max` of them).
+    fn xid_events(&self, wait: Duration, max: usize) -> Result<Vec<XidEvent>, Error>;
+}
+
+/// Reads everything from a source: host facts, GPUs, then XIDs for up to `xid_wait`.
+pub fn snapshot(source: &dyn GpuSource, xid_wait: Duration) -> Result<HostSnapshot, Error> {
+    Ok(HostSnapshot {
+        host: source.host()?,
+        gpus: source.gpus()?,
+        xids: source.xid_events(xid_wait, 256)?,
+    })
+}
+
+/// GPUs read through NVML (`nvml-wrapper`).
+pub struct NvmlSource {
+    nvml: Nvml,
+    count: u32,
+}
+
+impl std::fmt::Debug for NvmlSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NvmlSource")
+            .field("count", &self.count)
+            .finish_non_exhaustive()
+    }
+}
+
+fn unavailable(library: &str, e: NvmlError) -> Error {
+    let reason = match e {
+        NvmlError::LibloadingError(l) => NvmlUnavailable::LibraryMissing {
+            library: library.to_owned(),
+            detail: l.to_string(),
+        },
+        NvmlError::FailedToLoadSymbol(s) => NvmlUnavailable::LibraryMissing {
+            library: library.to_owned(),
+            detail: s,
+        },
+        NvmlError::DriverNotLoaded => NvmlUnavailable::DriverNotLoaded,
+        NvmlError::LibRmVersionMismatch => NvmlUnavailable::DriverMismatch,
+        NvmlError::NoPermission => NvmlUnavailable::NoPermission,
+        NvmlError::NotFound | NvmlError::LibraryNotFound => NvmlUnavailable::LibraryMissing {
+            library: library.to_owned(),
+            detail: e.to_string(),
+        },
+        other => {
+            return Error::Nvml {
+                call: "nvmlInit_v2",
+                source: other,
+            };
+        }
+    };
+    Error::NvmlUnavailable(reason)
+}
+
+impl NvmlSource {
+    /// Loads NVML from `library` (default [`DEFAULT_LIBRARY`]) and initializes it.
+    ///
+    /// # Errors
+    /// [`Error::NvmlUnavailable`] when the library is missing, the driver is not loaded or does
+    /// not match the library, or there is no GPU; [`Error::Nvml`] for other init failures.
+    pub fn open(library: Option<&OsStr>) -> Result<Self, Error> {
+        let name = library.unwrap_or(OsStr::new(DEFAULT_LIBRARY));
+        let label = name.to_string_lossy().into_owned();
+        let nvml = Nvml::builder()
+            .lib_path(name)
+            .init()
+            .map_err(|e| unavailable(&label, e))?;
+        let count = nvml.device_count().map_err(|e| match e {
+            NvmlError::DriverNotLoaded
+            | NvmlError::LibRmVersionMismatch
+            | NvmlError::NoPermission => unavailable(&label, e),
+            other => Error::Nvml {
+                call: "nvmlDeviceGetCount_v2",
+                source: other,
+            },
+        })?;
+        if count == 0 {
+            return Err(NvmlUnavailable::NoDevice.into());
+        }
+        Ok(Self { nvml, count })
+    }
+
+    /// The number of GPUs NVML sees.
+    pub fn device_count(&self) -> u32 {
+        self.count
+    }
+
+    fn read_gpu(&self, index: u32) -> GpuSnapshot {
+        let mut lost = false;
+        let device = match self.nvml.device_by_index(index) {
+            Ok(d) => d,
+            Err(e) => {
+                let lost = matches!(e, NvmlError::GpuLost);
+                let msg = e.to_string();
+                macro_rules! failed {
+                    () => {
+                        Reading::failed(&msg)
+                    };
+                }
+                return GpuSnapshot {
+                    index,
+                    uuid: failed!(),
+                    name: failed!(),
+                    pci_bus_id: failed!(),
+                    memory: failed!(),
+                    utilization: failed!(),
+                    temperature_c: failed!(),
+                    power_mw: failed!(),
+                    power_limit_mw: failed!(),
+                    ecc: failed!(),
+                    retired_pages: failed!(),
+                    remapped_rows: failed!(),
+                    mig_mode: failed!(),
+                    processes: failed!(),
+                    lost,
+                };
+            }
+        };
+        let l = &mut lost;
+        let uuid = Reading::from_nvml(device.uuid(), l);
+        let name = Reading::from_nvml(device.name(), l);
+        let pci_bus_id = Reading::from_nvml(device.pci_info().map(|p| p.bus_id), l);
+        let memory = Reading::from_nvml(
+            device.memory_info().map(|m| Memory {
+                total: m.total,
+                used: m.used,
+                free: m.free,
+            }),
+            l,
+        );
+        let utilization = Reading::from_nvml(
+            device.utilization_rates().map(|u| Utilization {
+                gpu_percent: u.gpu,
+                memory_percent: u.memory,
+            }),
+            l,
+        );
+        let temperature_c = Reading::from_nvml(device.temperature(TemperatureSensor::Gpu), l);
+        let power_mw = Reading::from_nvml(device.power_usage(), l);
+        let power_limit_mw = Reading::from_nvml(device.enforced_power_limit(), l);
+        let ecc = Reading::from_nvml(
+            (|| {
+                Ok(EccCounts {
+                    volatile_corrected: device
+                        .total_ecc_errors(MemoryError::Corrected, EccCounter::Volatile)?,
+                    volatile_uncorrected: device
+                        .total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile)?,
+                    aggregate_corrected: device
+                        .total_ecc_errors(MemoryError::Corrected, EccCounter::Aggregate)?,
+                    aggregate_uncorrected: device
+                        .total_ecc_errors(MemoryError::Uncorrected, EccCounter::Aggregate)?,
+                })
+            })(),
+            l,
+        );
+        let retired_pages = Reading::from_nvml(
+            (|| {
+                use nvml_wrapper::enum_wrappers::device::RetirementCause;
+                Ok(RetiredPages {
+                    single_bit: device
+                        .retired_pages(RetirementCause::MultipleSingleBitEccErrors)?
+                        .len() as u32,
+                    double_bit: device
+                        .retired_pages(RetirementCause::DoubleBitEccError)?
+                        .len() as u32,
+                    pending: device.are_pages_pending_retired()?,
+                })
+            })(),
+            l,
+        );
+        let remapped_rows = Reading::from_nvml(remapped_rows(&self.nvml, &device), l);
+        let mig_mode = Reading::from_nvml(
+            device.mig_mode().map(|m| MigMode {
+                current: m.current == 1,
+                pending: m.pending == 1,
+            }),
+            l,
+        );
+        let processes = Reading::from_nvml(
+            device.running_compute_processes().map(|ps| {
+                ps.into_iter()
+                    .map(|p| GpuProcess {
+                        pid: p.pid,
+                        used_memory: match p.used_gpu_memory {
+                            UsedGpuMemory::Used(b) => Some(b),
+                            UsedGpuMemory::Unavailable => None,
+                        },
+                    })
+                    .collect()
+            }),
+            l,
+        );
+        GpuSnapshot {
+            index,
+            uuid,
+            name,
+            pci_bus_id,
+            memory,
+            utilization,
+            temperature_c,
+            power_mw,
+            power_limit_mw,
+            ecc,
+            retired_pages,
+            remapped_rows,
+            mig_mode,
+            processes,
+            lost,
+        }
+    }
+}
+
+/// `nvmlDeviceGetRemappedRows`, which nvml-wrapper 0.13 does not wrap: called through the
+/// library's own symbol table.
+// SAFETY: the symbol comes from the `NvmlLib` that nvml-wrapper loaded and keeps alive as long
+// as `nvml` (borrowed here); `device.handle()` is a live handle from that same library (the
+// `Device` borrows `nvml`); the four out-pointers are to local `c_uint`s, matching the nvml.h
+// signature `nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t, unsigned int *corrRows,
+// unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)`.
+#[allow(unsafe_code)]
+fn remapped_rows(
+    nvml: &Nvml,
+    device: &nvml_wrapper::Device<'_>,
+) -> Result<RemappedRows, NvmlError> {
+    let sym = nvml_wrapper::error::nvml_sym(nvml.lib().nvmlDeviceGetRemappedRows.as_ref())?;
+    let (mut corr, mut unc, mut pending, mut failure) = (0, 0, 0, 0);
+    let rc = unsafe {
+        sym(
+            device.handle(),
+            &mut corr,
+            &mut unc,
+            &mut pending,
+            &mut failure,
+        )
+    };
+    nvml_wrapper::error::nvml_try(rc)?;
+    Ok(RemappedRows {
+        correctable: corr,
+        uncorrectable: unc,
+        pending: pending != 0,
+        failure: failure != 0,
+    })
+}
+
+impl GpuSource for NvmlSource {
+    fn host(&self) -> Result<HostInfo, Error> {
+        let mut lost = false;
+        Ok(HostInfo {
+            driver_version: Reading::from_nvml(self.nvml.sys_driver_version(), &mut lost),
+            cuda_driver_version: Reading::from_nvml(
+                self.nvml
+                    .sys_cuda_driver_version()
+                    .map(CudaVersion::from_nvml),
+                &mut lost,
+            ),
+            nvml_version: Reading::from_nvml(self.nvml.sys_nvml_version(), &mut lost),
+        })
+    }
+
+    fn gpus(&self) -> Result<Vec<GpuSnapshot>, Error> {
+        Ok((0..self.count).map(|i| self.read_gpu(i)).collect())
+    }
+
+    fn xid_events(&self, wait: Duration, max: usize) -> Result<Vec<XidEvent>, Error> {
+        let mut set = match self.nvml.create_event_set() {
+            Ok(s) => s,
+            Err(NvmlError::NotSupported | NvmlError::FailedToLoadSymbol(_)) => return Ok(vec![]),
+            Err(source) => {
+                return Err(Error::Nvml {
+                    call: "nvmlEventSetCreate",
+                    source,
+                });
+            }
+        };
+        let mut registered = 0;
+        for i in 0..self.count {
+            let Ok(device) = self.nvml.device_by_index(i) else {
+                continue;
+            };
+            match device.register_events(EventTypes::CRITICAL_XID_ERROR, set) {
+                Ok(s) => {
+                    set = s;
+                    registered += 1;
+                }
+                // On failure nvml-wrapper releases the set; start a new one for the others.
+                Err(e) => {
+                    tracing::debug!(gpu = i, error = %e.error, "XID events not available");
+                    set = self.nvml.create_event_set().map_err(|source| Error::Nvml {
+                        call: "nvmlEventSetCreate",
+                        source,
+                    })?;
+                }
+            }
+        }
+        if registered == 0 {
+            return Ok(vec![]);
+        }
+        let deadline = Instant::now() + wait;
+        let mut events = Vec::new();
+        while events.len() < max {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let ms = u32::try_from(left.as_millis()).unwrap_or(u32::MAX);
+            match set.wait(ms) {
+                Ok(data) => {
+                    let Some(xid) = data.event_data else { continue };
+                    events.push(XidEvent {
+                        gpu_index: data.device.index().ok(),
+                        gpu_uuid: data.device.uuid().ok(),
+                        xid: match xid {
+                            XidError::Value(v) => v,
+                            XidError::Unknown => 999,
+                        },
+                    });
+                }
+                Err(NvmlError::Timeout) => break,
+                Err(source) => {
+                    return Err(Error::Nvml {
+                        call: "nvmlEventSetWait_v2",
+                        source,
+                    });
+                }
+            }
+            if left.is_zero() {
+                break;
+            }
+        }
+        Ok(events)
+    }
+}
+
+/// A [`GpuSource`] that returns what it was given: for callers' tests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FakeGpuSource {
+    /// What [`GpuSource::host`] returns.
+    pub host: HostInfo,
+    /// What [`GpuSource::gpus`] returns.
+    pub gpus: Vec<GpuSnapshot>,
+    /// What [`GpuSource::xid_events`] returns (cut to `max`).
+    pub xids: Vec<XidEvent>,
+}
+
+impl FakeGpuSource {
+    /// A healthy GPU with the given index and UUID, for building fakes.
+    pub fn healthy_gpu(index: u32, uuid: &str) -> GpuSnapshot {
+        GpuSnapshot {
+            index,
+            uuid: Reading::Value(uuid.to_owned()),
+            name: Reading::Value("NVIDIA RTX A5000".to_owned()),
+            pci_bus_id: Reading::Value(format!("00000000:{:02x}:00.0", index + 1)),
+            memory: Reading::Value(Memory {
+                total: 24_564 << 20,
+                used: 0,
+                free: 24_564 << 20,
+            }),
+            utilization: Reading::Value(Utilization {
+                gpu_percent: 0,
+                memory_percent: 0,
+            }),
+            temperature_c: Reading::Value(40),
+            power_mw: Reading::Value(60_000),
+            power_limit_mw: Reading::Value(230_000),
+            ecc: Reading::Value(EccCounts::default()),
+            retired_pages: Reading::NotSupported,
+            remapped_rows: Reading::Value(RemappedRows {
+                correctable: 0,
+                uncorrectable: 0,
+                pending: false,
+                failure: false,
+            }),
+            mig_mode: Reading::NotSupported,
+            processes: Reading::Value(vec![]),
+            lost: false,
+        }
+    }
+}
+
+impl GpuSource for FakeGpuSource {
+    fn host(&self) -> Result<HostInfo, Error> {
+        Ok(self.host.clone())
+    }
+
+    fn gpus(&self) -> Result<Vec<GpuSnapshot>, Error> {
+        Ok(self.gpus.clone())
+    }
+
+    fn xid_events(&self, _wait: Duration, max: usize) -> Result<Vec<XidEvent>, Error> {
+        Ok(self.xids.iter().take(max).cloned().collect())
+    }
+}

@@ -1,0 +1,296 @@
+/*
+ * A fake libnvidia-ml.so.1 for the cpps-gpu tests: two "NVIDIA RTX A5000" boards, the second with a
+ * pending row remapping after an uncorrectable ECC error. Loaded by the real nvml-wrapper through
+ * `Nvml::builder().lib_path(...)`, so the crate's real NVML code path runs with no GPU.
+ *
+ * Signatures and constants follow NVIDIA's nvml.h (as mirrored by the nvml-wrapper-sys bindings).
+ * Functions the crate may call but that are deliberately NOT exported here (page retirement, which
+ * Ampere boards replace with row remapping) make nvml-wrapper answer `FailedToLoadSymbol`.
+ *
+ * Build-time knobs (gcc -D...), one shared object per variant:
+ *   FAKE_INIT_RESULT  return code of nvmlInit_v2 (default 0; 18 = NVML_ERROR_LIB_RM_VERSION_MISMATCH)
+ *   FAKE_DEVICE_COUNT number of boards reported (default 2)
+ *   FAKE_XIDS         comma-separated XID codes delivered on board 1 by nvmlEventSetWait_v2
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef FAKE_INIT_RESULT
+#define FAKE_INIT_RESULT 0
+#endif
+#ifndef FAKE_DEVICE_COUNT
+#define FAKE_DEVICE_COUNT 2
+#endif
+
+typedef int nvmlReturn_t;
+#define NVML_SUCCESS 0
+#define NVML_ERROR_UNINITIALIZED 1
+#define NVML_ERROR_INVALID_ARGUMENT 2
+#define NVML_ERROR_NOT_SUPPORTED 3
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
+#define NVML_ERROR_TIMEOUT 10
+
+#define NVML_EVENT_TYPE_XID_CRITICAL_ERROR 0x0000000000000008ULL
+
+typedef struct fake_device {
+    unsigned index;
+    const char *name;
+    const char *uuid;
+    const char *bus_id;
+    unsigned domain, bus, dev, pci_device_id, pci_subsystem_id;
+    unsigned long long total, reserved, used;
+    unsigned temperature_c;
+    unsigned power_mw, power_limit_mw;
+    unsigned util_gpu, util_mem;
+    /* [error type: 0 corrected, 1 uncorrected][counter: 0 volatile, 1 aggregate] */
+    unsigned long long ecc[2][2];
+    unsigned remap_corr, remap_unc, remap_pending, remap_failure;
+    unsigned nprocs;
+    unsigned pids[2];
+    unsigned long long proc_mem[2];
+} *nvmlDevice_t;
+
+typedef struct {
+    char busIdLegacy[16];
+    unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+    char busId[32];
+} nvmlPciInfo_t;
+
+typedef struct { unsigned version; unsigned long long total, reserved, free, used; } nvmlMemory_v2_t;
+typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+typedef struct { unsigned gpu, memory; } nvmlUtilization_t;
+typedef struct { unsigned pid; unsigned long long usedGpuMemory; unsigned gpuInstanceId, computeInstanceId; } nvmlProcessInfo_t;
+typedef struct { nvmlDevice_t device; unsigned long long eventType, eventData; unsigned gpuInstanceId, computeInstanceId; } nvmlEventData_t;
+
+typedef struct fake_event_set {
+    unsigned long long registered[FAKE_DEVICE_COUNT + 1];
+    unsigned next;
+} *nvmlEventSet_t;
+
+#define GIB (1024ULL * 1024ULL * 1024ULL)
+#define A5000_TOTAL (24564ULL * 1024ULL * 1024ULL)
+
+static struct fake_device devices[2] = {
+    {
+        .index = 0, .name = "NVIDIA RTX A5000",
+        .uuid = "GPU-3f8a2c1e-7b4d-4e9a-9c21-5d6e7f801a01",
+        .bus_id = "00000000:01:00.0", .domain = 0, .bus = 1, .dev = 0,
+        .pci_device_id = 0x223110DE, .pci_subsystem_id = 0x147E10DE,
+        .total = A5000_TOTAL, .reserved = 300ULL * 1024 * 1024, .used = 2 * GIB,
+        .temperature_c = 41, .power_mw = 61000, .power_limit_mw = 230000,
+        .util_gpu = 12, .util_mem = 5,
+        .ecc = {{0, 3}, {0, 0}},
+        .remap_corr = 0, .remap_unc = 0, .remap_pending = 0, .remap_failure = 0,
+        .nprocs = 1, .pids = {4242, 0}, .proc_mem = {2 * GIB - 512ULL * 1024 * 1024, 0},
+    },
+    {
+        .index = 1, .name = "NVIDIA RTX A5000",
+        .uuid = "GPU-9b1d4f70-2e3c-4a5b-8d6e-0f1a2b3c4d02",
+        .bus_id = "00000000:41:00.0", .domain = 0, .bus = 0x41, .dev = 0,
+        .pci_device_id = 0x223110DE, .pci_subsystem_id = 0x147E10DE,
+        .total = A5000_TOTAL, .reserved = 300ULL * 1024 * 1024, .used = 512ULL * 1024 * 1024,
+        .temperature_c = 67, .power_mw = 88000, .power_limit_mw = 230000,
+        .util_gpu = 0, .util_mem = 0,
+        .ecc = {{0, 17}, {0, 1}},
+        .remap_corr = 0, .remap_unc = 1, .remap_pending = 1, .remap_failure = 0,
+        .nprocs = 0,
+    },
+};
+
+#ifdef FAKE_XIDS
+static const unsigned long long fake_xids[] = {FAKE_XIDS};
+#define FAKE_XID_COUNT (sizeof(fake_xids) / sizeof(fake_xids[0]))
+#else
+#define FAKE_XID_COUNT 0
+#endif
+
+static int initialized = 0;
+
+static int valid(nvmlDevice_t d) {
+    return initialized > 0 && FAKE_DEVICE_COUNT > 0 && (d == &devices[0] || (FAKE_DEVICE_COUNT > 1 && d == &devices[1]));
+}
+
+static nvmlReturn_t copy_str(const char *s, char *buf, unsigned len) {
+    if (buf == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    if (strlen(s) + 1 > len) return NVML_ERROR_INSUFFICIENT_SIZE;
+    strcpy(buf, s);
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlInit_v2(void) {
+    if (FAKE_INIT_RESULT != 0) return FAKE_INIT_RESULT;
+    initialized++;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlInitWithFlags(unsigned flags) { (void)flags; return nvmlInit_v2(); }
+nvmlReturn_t nvmlShutdown(void) {
+    if (initialized == 0) return NVML_ERROR_UNINITIALIZED;
+    initialized--;
+    return NVML_SUCCESS;
+}
+const char *nvmlErrorString(nvmlReturn_t r) { (void)r; return "fake NVML error"; }
+
+nvmlReturn_t nvmlSystemGetDriverVersion(char *buf, unsigned len) {
+    if (!initialized) return NVML_ERROR_UNINITIALIZED;
+    return copy_str("550.54.15", buf, len);
+}
+nvmlReturn_t nvmlSystemGetNVMLVersion(char *buf, unsigned len) {
+    if (!initialized) return NVML_ERROR_UNINITIALIZED;
+    return copy_str("12.550.54.15", buf, len);
+}
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v) {
+    if (v == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    *v = 12040;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *v) { return nvmlSystemGetCudaDriverVersion_v2(v); }
+
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *count) {
+    if (!initialized) return NVML_ERROR_UNINITIALIZED;
+    if (count == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    *count = FAKE_DEVICE_COUNT;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_t *device) {
+    if (!initialized) return NVML_ERROR_UNINITIALIZED;
+    if (device == NULL || index >= FAKE_DEVICE_COUNT) return NVML_ERROR_INVALID_ARGUMENT;
+    *device = &devices[index];
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t d, unsigned *index) {
+    if (!valid(d) || index == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    *index = d->index;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *buf, unsigned len) {
+    if (!valid(d)) return NVML_ERROR_INVALID_ARGUMENT;
+    return copy_str(d->name, buf, len);
+}
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *buf, unsigned len) {
+    if (!valid(d)) return NVML_ERROR_INVALID_ARGUMENT;
+    return copy_str(d->uuid, buf, len);
+}
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *pci) {
+    if (!valid(d) || pci == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    memset(pci, 0, sizeof(*pci));
+    strncpy(pci->busIdLegacy, d->bus_id + 4, sizeof(pci->busIdLegacy) - 1);
+    strncpy(pci->busId, d->bus_id, sizeof(pci->busId) - 1);
+    pci->domain = d->domain;
+    pci->bus = d->bus;
+    pci->device = d->dev;
+    pci->pciDeviceId = d->pci_device_id;
+    pci->pciSubSystemId = d->pci_subsystem_id;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m) {
+    if (!valid(d) || m == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    m->total = d->total;
+    m->reserved = d->reserved;
+    m->used = d->used;
+    m->free = d->total - d->reserved - d->used;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m) {
+    if (!valid(d) || m == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    m->total = d->total;
+    m->used = d->used + d->reserved;
+    m->free = d->total - m->used;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u) {
+    if (!valid(d) || u == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    u->gpu = d->util_gpu;
+    u->memory = d->util_mem;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned *t) {
+    if (!valid(d) || t == NULL || sensor != 0) return NVML_ERROR_INVALID_ARGUMENT;
+    *t = d->temperature_c;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned *mw) {
+    if (!valid(d) || mw == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    *mw = d->power_mw;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned *mw) {
+    if (!valid(d) || mw == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    *mw = d->power_limit_mw;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t d, int *current, int *pending) {
+    if (!valid(d) || current == NULL || pending == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    *current = 1;
+    *pending = 1;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int error_type, int counter_type, unsigned long long *count) {
+    if (!valid(d) || count == NULL || error_type < 0 || error_type > 1 || counter_type < 0 || counter_type > 1)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *count = d->ecc[error_type][counter_type];
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned *corr, unsigned *unc, unsigned *pending, unsigned *failure) {
+    if (!valid(d) || corr == NULL || unc == NULL || pending == NULL || failure == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    *corr = d->remap_corr;
+    *unc = d->remap_unc;
+    *pending = d->remap_pending;
+    *failure = d->remap_failure;
+    return NVML_SUCCESS;
+}
+/* The RTX A5000 has no MIG: real NVML answers NOT_SUPPORTED. */
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned *current, unsigned *pending) {
+    (void)current; (void)pending;
+    if (!valid(d)) return NVML_ERROR_INVALID_ARGUMENT;
+    return NVML_ERROR_NOT_SUPPORTED;
+}
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned *count, nvmlProcessInfo_t *infos) {
+    if (!valid(d) || count == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    if (d->nprocs == 0) { *count = 0; return NVML_SUCCESS; }
+    if (infos == NULL || *count < d->nprocs) { *count = d->nprocs; return NVML_ERROR_INSUFFICIENT_SIZE; }
+    for (unsigned i = 0; i < d->nprocs; i++) {
+        infos[i].pid = d->pids[i];
+        infos[i].usedGpuMemory = d->proc_mem[i];
+        infos[i].gpuInstanceId = 0xFFFFFFFFu;
+        infos[i].computeInstanceId = 0xFFFFFFFFu;
+    }
+    *count = d->nprocs;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t d, unsigned long long *types) {
+    if (!valid(d) || types == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    *types = NVML_EVENT_TYPE_XID_CRITICAL_ERROR;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set) {
+    if (!initialized) return NVML_ERROR_UNINITIALIZED;
+    if (set == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    *set = calloc(1, sizeof(struct fake_event_set));
+    return *set == NULL ? 20 : NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t d, unsigned long long types, nvmlEventSet_t set) {
+    if (!valid(d) || set == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    if ((types & ~NVML_EVENT_TYPE_XID_CRITICAL_ERROR) != 0) return NVML_ERROR_NOT_SUPPORTED;
+    set->registered[d->index] |= types;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned timeout_ms) {
+    (void)timeout_ms;
+    if (set == NULL || data == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+#ifdef FAKE_XIDS
+    if (FAKE_DEVICE_COUNT > 1 && set->next < FAKE_XID_COUNT &&
+        (set->registered[1] & NVML_EVENT_TYPE_XID_CRITICAL_ERROR)) {
+        memset(data, 0, sizeof(*data));
+        data->device = &devices[1];
+        data->eventType = NVML_EVENT_TYPE_XID_CRITICAL_ERROR;
+        data->eventData = fake_xids[set->next++];
+        return NVML_SUCCESS;
+    }
+#endif
+    return NVML_ERROR_TIMEOUT;
+}
+nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
+    free(set);
+    return NVML_SUCCESS;
+}
