@@ -4,6 +4,7 @@
 //! and report formats. Feature `live` (later) observes the real systems through the client crates.
 #![forbid(unsafe_code)]
 
+pub mod check;
 pub mod load;
 pub mod model;
 pub mod report;

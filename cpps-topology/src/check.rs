@@ -1,0 +1,139 @@
+//! `check(&Topology) -> Report`: runs every static rule and applies the file's suppressions.
+//!
+//! Checking never fails: whatever the topology holds, the answer is a [`Report`] (a topology that
+//! could not be loaded never reaches this point; the loader reports that).
+//!
+//! # Suppressions
+//!
+//! A suppression of the topology file names a rule, a subject (a component id, or `*` for every
+//! subject) and a reason, and may give an expiry date. A finding covered by a suppression in force
+//! stays in the report, marked suppressed with the reason; it no longer fails CI. After the expiry
+//! date the finding counts again and the report carries a note saying the suppression expired.
+//! A suppression naming an unknown rule, or matching no finding, also yields a note, so stale
+//! suppressions do not pile up unseen.
+
+use std::collections::HashMap;
+
+use crate::model::{Suppression, Topology};
+use crate::report::{Location, Note, Report, Suppressed};
+use crate::rules::RuleId;
+use crate::rules::checks::{Ctx, STATIC_CHECKS, Sink};
+
+/// The file name shown in locations when the topology was built in code rather than loaded.
+pub const BUILT_IN_CODE: &str = "<topology built in code>";
+
+/// Checks a topology against every static rule of the catalogue, as of today (UTC).
+///
+/// # Examples
+///
+/// ```
+/// let report = cpps_topology::check::check(&cpps_topology::model::Topology::new());
+/// assert_eq!(report.summary.errors, 0);
+/// ```
+pub fn check(topology: &Topology) -> Report {
+    check_on(
+        topology,
+        jiff::Timestamp::now()
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .date(),
+    )
+}
+
+/// Checks a topology as of `today`: suppressions whose expiry date is before `today` no longer
+/// apply.
+pub fn check_on(topology: &Topology, today: jiff::civil::Date) -> Report {
+    let file = topology
+        .source
+        .as_ref()
+        .map_or(BUILT_IN_CODE, |s| s.name.as_str());
+    let ctx = Ctx::new(topology);
+    let mut sink = Sink::new(topology, file);
+    for (rule, run) in STATIC_CHECKS {
+        sink.set_rule(*rule);
+        run(&ctx, &mut sink);
+    }
+    let mut findings = sink.into_findings();
+    let mut notes = Vec::new();
+    apply_suppressions(topology, file, today, &mut findings, &mut notes);
+    Report::new(
+        file,
+        findings,
+        notes,
+        topology.state_counts(),
+        STATIC_CHECKS.len(),
+    )
+}
+
+fn apply_suppressions(
+    topology: &Topology,
+    file: &str,
+    today: jiff::civil::Date,
+    findings: &mut [crate::report::Finding],
+    notes: &mut Vec<Note>,
+) {
+    let location = |s: &Suppression| {
+        s.location
+            .is_known()
+            .then(|| Location::new(file, s.location.line, s.location.column))
+    };
+    // (rule, subject) -> suppressions; `*` subjects under (rule, "*").
+    let mut by_key: HashMap<(RuleId, &str), Vec<usize>> = HashMap::new();
+    for (i, s) in topology.suppressions.iter().enumerate() {
+        match s.rule.parse::<RuleId>() {
+            Ok(rule) => by_key
+                .entry((rule, s.subject.as_str()))
+                .or_default()
+                .push(i),
+            Err(unknown) => notes.push(Note {
+                message: format!("suppression of `{}` for `{}`: {unknown}", s.rule, s.subject),
+                location: location(s),
+            }),
+        }
+    }
+    let mut used = vec![false; topology.suppressions.len()];
+    let mut expired_seen = vec![false; topology.suppressions.len()];
+    for finding in findings.iter_mut() {
+        let candidates = [
+            by_key.get(&(finding.rule, finding.subject.id())),
+            by_key.get(&(finding.rule, "*")),
+        ];
+        let mut in_force = None;
+        for &i in candidates.into_iter().flatten().flatten() {
+            let s = &topology.suppressions[i];
+            used[i] = true;
+            if s.expires.is_none_or(|e| today <= e) {
+                in_force = Some(i);
+                break;
+            }
+            expired_seen[i] = true;
+        }
+        if let Some(i) = in_force {
+            let s = &topology.suppressions[i];
+            finding.suppressed = Some(Suppressed {
+                justification: s.reason.clone(),
+                expires: s.expires,
+                location: location(s),
+            });
+        }
+    }
+    for (i, s) in topology.suppressions.iter().enumerate() {
+        if expired_seen[i] {
+            let expires = s.expires.map(|d| d.to_string()).unwrap_or_default();
+            notes.push(Note {
+                message: format!(
+                    "suppression of {} for {} expired on {expires}; its findings count again ({})",
+                    s.rule, s.subject, s.reason
+                ),
+                location: location(s),
+            });
+        } else if !used[i] && s.rule.parse::<RuleId>().is_ok() {
+            notes.push(Note {
+                message: format!(
+                    "suppression of {} for {} matches no finding; remove it",
+                    s.rule, s.subject
+                ),
+                location: location(s),
+            });
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! SITE-001 and the Proxmox rules PVE-001, PVE-002, PVE-003 (static part).
+
+use super::{Ctx, Sink, scaled};
+use crate::model::{ComponentRef, SiteId, State};
+use crate::report::Severity;
+
+/// SITE-001: nothing essential of a site runs on, or stores on, a component of another site.
+pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    let guest_site = |id| topo.guest(id).and_then(|g| topo.site_of_guest(g));
+    let emit = |sink: &mut Sink<'_>,
+                c: ComponentRef<'_>,
+                field: &str,
+                own: &SiteId,
+                what: String,
+                other: &SiteId| {
+        let state = c.meta().state;
+        sink.emit_at(
+            scaled(Severity::Error, state),
+            c,
+            field,
+            format!(
+                "{} {} belongs to site {own} but {what} is in site {other}: a partition of the cross-site link would take it down",
+                c.id().kind(),
+                c.id_str()
+            ),
+        );
+    };
+    for g in &topo.guests {
+        let (Some(site), Some(pool)) = (
+            topo.site_of_guest(g),
+            g.storage.as_ref().and_then(|p| topo.linstor_pool(p)),
+        ) else {
+            continue;
+        };
+        if &pool.site != site {
+            emit(
+                sink,
+                ComponentRef::Guest(g),
+                "storage",
+                site,
+                format!("its storage pool {}", pool.id),
+                &pool.site,
+            );
+        }
+    }
+    for k in &topo.k3s_clusters {
+        for (i, node) in k.nodes.iter().enumerate() {
+            if let Some(site) = guest_site(node)
+                && site != &k.site
+            {
+                emit(
+                    sink,
+                    ComponentRef::K3sCluster(k),
+                    &format!("nodes[{i}]"),
+                    &k.site,
+                    format!("its node {node}"),
+                    site,
+                );
+            }
+        }
+    }
+    for a in &topo.argocd {
+        if let Some(k) = a.runs_in.as_ref().and_then(|id| topo.k3s_cluster(id))
+            && k.site != a.site
+        {
+            emit(
+                sink,
+                ComponentRef::ArgoCd(a),
+                "runs_in",
+                &a.site,
+                format!("the cluster it runs in ({})", k.id),
+                &k.site,
+            );
+        }
+    }
+    for p in &topo.pbs {
+        if let Some(site) = p.guest.as_ref().and_then(guest_site)
+            && site != &p.site
+        {
+            emit(
+                sink,
+                ComponentRef::Pbs(p),
+                "guest",
+                &p.site,
+                "the guest it runs in".to_owned(),
+                site,
+            );
+        }
+    }
+    for t in &topo.traefik {
+        if let Some(site) = t.guest.as_ref().and_then(guest_site)
+            && site != &t.site
+        {
+            emit(
+                sink,
+                ComponentRef::Traefik(t),
+                "guest",
+                &t.site,
+                "the guest it runs in".to_owned(),
+                site,
+            );
+        }
+    }
+    for pool in &topo.linstor_pools {
+        let Some(controller) = &pool.controller else {
+            continue;
+        };
+        let primary = controller
+            .primary
+            .iter()
+            .map(|h| (h, "controller.primary".to_owned()));
+        let standby = controller
+            .standby
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h, format!("controller.standby[{i}]")));
+        for (host, field) in primary.chain(standby) {
+            if let Some(h) = topo.host(host)
+                && h.site != pool.site
+            {
+                emit(
+                    sink,
+                    ComponentRef::LinstorPool(pool),
+                    &field,
+                    &pool.site,
+                    format!("its controller host {host}"),
+                    &h.site,
+                );
+            }
+        }
+    }
+}
+
+/// PVE-001: a Proxmox cluster's hosts are all in the cluster's site.
+pub(super) fn pve_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    for h in &topo.hosts {
+        if let Some(cluster) = h
+            .proxmox_cluster
+            .as_ref()
+            .and_then(|c| topo.proxmox_cluster(c))
+            && cluster.site != h.site
+        {
+            sink.emit_at(
+                scaled(Severity::Error, h.meta.state.min(cluster.meta.state)),
+                ComponentRef::Host(h),
+                "proxmox_cluster",
+                format!(
+                    "host {} is in site {} but joins Proxmox cluster {} of site {}: pmxcfs does not tolerate cross-site latency",
+                    h.id, h.site, cluster.id, cluster.site
+                ),
+            );
+        }
+    }
+}
+
+/// PVE-002: the hosts of one Proxmox cluster run the same major PVE version.
+pub(super) fn pve_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    for cluster in &topo.proxmox_clusters {
+        let newest = topo
+            .hosts_of_cluster(&cluster.id)
+            .filter_map(|h| h.pve_version.as_ref())
+            .max_by_key(|v| v.major());
+        let Some(newest) = newest else {
+            continue;
+        };
+        for h in topo.hosts_of_cluster(&cluster.id) {
+            if let Some(v) = &h.pve_version
+                && v.major() < newest.major()
+            {
+                sink.emit_at(
+                    scaled(Severity::Warning, h.meta.state),
+                    ComponentRef::Host(h),
+                    "pve_version",
+                    format!(
+                        "host {} runs PVE {v} while Proxmox cluster {} already has hosts on PVE {newest}",
+                        h.id, cluster.id
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// PVE-003 (static part): a running guest or Traefik whose `ha: true` is only declared is not a
+/// Proxmox HA resource yet. The live part compares with the HA resources Proxmox reports.
+pub(super) fn pve_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    let lagging = |ha: bool, ha_state: Option<State>, state: State| {
+        ha.then(|| ha_state.unwrap_or(state))
+            .filter(|ha_state| state == State::Validated && *ha_state < State::Validated)
+    };
+    for g in &topo.guests {
+        if let Some(ha_state) = lagging(g.ha, g.ha_state, g.meta.state) {
+            let boot = if g.on_boot {
+                " (it only starts on boot)"
+            } else {
+                ""
+            };
+            sink.emit_at(
+                Severity::Warning,
+                ComponentRef::Guest(g),
+                "ha",
+                format!(
+                    "guest {} runs in production with `ha: true`, but its HA is only {ha_state}: no Proxmox HA resource exists{boot}",
+                    g.id
+                ),
+            );
+        }
+    }
+    for t in &topo.traefik {
+        if let Some(ha_state) = lagging(t.ha, t.ha_state, t.meta.state) {
+            let boot = if t.on_boot {
+                " (a normal VM with on_boot)"
+            } else {
+                ""
+            };
+            sink.emit_at(
+                Severity::Warning,
+                ComponentRef::Traefik(t),
+                "ha",
+                format!(
+                    "traefik {} runs in production with `ha: true`, but its HA is only {ha_state}: Pulumi creates no Proxmox HA resource{boot}",
+                    t.id
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! The static checks: one function per rule with a static part, over indexes built once.
+//!
+//! Every check receives the [`Ctx`] (the topology plus the few extra indexes the rules share,
+//! all built in one pass) and a [`Sink`] that only emits findings of the check's own rule. No
+//! check compares every component with every other: each iterates one list and looks references
+//! up in a `HashMap`, so a check costs O(n) and the whole run O(n log n) with the final sort.
+//!
+//! This table is the extension point for live rules: the `live` feature adds a second table of
+//! `(RuleId, fn(&Ctx, &LiveFacts, &mut Sink))` for the rules whose [`RuleKind`] has a live part.
+//!
+//! [`RuleKind`]: super::RuleKind
+
+use std::collections::HashMap;
+
+use super::RuleId;
+use crate::model::{
+    ArgoCd, ComponentRef, Host, K3sCluster, LinstorPool, Location as ModelLocation, Pbs, Router,
+    SiteId, State, Topology, Traefik,
+};
+use crate::report::{Finding, Location, Severity, Subject};
+
+mod compute;
+mod network;
+mod platform;
+mod state;
+mod storage;
+
+/// A static check: reads the topology through `Ctx`, emits findings of one rule into `Sink`.
+pub(crate) type StaticCheck = fn(&Ctx<'_>, &mut Sink<'_>);
+
+/// Every rule with a static part and its check, in catalogue order.
+pub(crate) static STATIC_CHECKS: &[(RuleId, StaticCheck)] = &[
+    (RuleId("STATE-001"), state::state_001),
+    (RuleId("SITE-001"), compute::site_001),
+    (RuleId("PVE-001"), compute::pve_001),
+    (RuleId("PVE-002"), compute::pve_002),
+    (RuleId("PVE-003"), compute::pve_003),
+    (RuleId("LINSTOR-001"), storage::linstor_001),
+    (RuleId("LINSTOR-002"), storage::linstor_002),
+    (RuleId("LINSTOR-003"), storage::linstor_003),
+    (RuleId("LINSTOR-004"), storage::linstor_004),
+    (RuleId("LINSTOR-005"), storage::linstor_005),
+    (RuleId("LINSTOR-006"), storage::linstor_006),
+    (RuleId("BACKUP-001"), storage::backup_001),
+    (RuleId("BACKUP-002"), storage::backup_002),
+    (RuleId("BACKUP-004"), storage::backup_004),
+    (RuleId("HADR-001"), storage::hadr_001),
+    (RuleId("NET-001"), network::net_001),
+    (RuleId("NET-002"), network::net_002),
+    (RuleId("NET-003"), network::net_003),
+    (RuleId("INGRESS-001"), network::ingress_001),
+    (RuleId("INGRESS-002"), network::ingress_002),
+    (RuleId("CNI-001"), platform::cni_001),
+    (RuleId("CNI-002"), platform::cni_002),
+    (RuleId("CNI-003"), platform::cni_003),
+    (RuleId("GPU-001"), platform::gpu_001),
+    (RuleId("GPU-002"), platform::gpu_002),
+    (RuleId("GPU-003"), platform::gpu_003),
+    (RuleId("GPU-004"), platform::gpu_004),
+    (RuleId("GPU-006"), platform::gpu_006),
+    (RuleId("MESH-001"), platform::mesh_001),
+    (RuleId("MESH-002"), platform::mesh_002),
+    (RuleId("MESH-003"), platform::mesh_003),
+    (RuleId("GITOPS-001"), platform::gitops_001),
+    (RuleId("SEC-001"), state::sec_001),
+    (RuleId("OBS-001"), state::obs_001),
+    (RuleId("FRUGAL-001"), state::frugal_001),
+];
+
+/// The severity of a finding on a component in `state`: a `desired` component is a roadmap fact,
+/// so at most `info`; `declared` and `validated` components keep the rule's severity (the IaC or
+/// the production system breaks the decision).
+pub(crate) fn scaled(base: Severity, state: State) -> Severity {
+    match state {
+        State::Desired => Severity::Info,
+        State::Declared | State::Validated => base,
+    }
+}
+
+/// The topology and the shared indexes, built once per check.
+pub(crate) struct Ctx<'t> {
+    pub(crate) topo: &'t Topology,
+    pub(crate) pbs_by_site: HashMap<&'t SiteId, Vec<&'t Pbs>>,
+    pub(crate) routers_by_site: HashMap<&'t SiteId, Vec<&'t Router>>,
+    pub(crate) traefik_by_site: HashMap<&'t SiteId, Vec<&'t Traefik>>,
+    pub(crate) argocd_by_site: HashMap<&'t SiteId, Vec<&'t ArgoCd>>,
+    /// The ArgoCD instances that list a cluster in `manages`.
+    pub(crate) managers: HashMap<&'t str, Vec<&'t ArgoCd>>,
+    /// The most mature WireGuard link between two sites (key: the two site ids, sorted).
+    pub(crate) best_link: HashMap<(&'t str, &'t str), State>,
+    /// The pools a host is a node of.
+    pub(crate) pools_of_host: HashMap<&'t str, Vec<&'t LinstorPool>>,
+    /// Hosts whose LINSTOR replication interface is written empty, per site.
+    pub(crate) empty_interface_by_site: HashMap<&'t SiteId, Vec<&'t Host>>,
+}
+
+impl<'t> Ctx<'t> {
+    pub(crate) fn new(topo: &'t Topology) -> Self {
+        let mut ctx = Ctx {
+            topo,
+            pbs_by_site: HashMap::new(),
+            routers_by_site: HashMap::new(),
+            traefik_by_site: HashMap::new(),
+            argocd_by_site: HashMap::new(),
+            managers: HashMap::new(),
+            best_link: HashMap::new(),
+            pools_of_host: HashMap::new(),
+            empty_interface_by_site: HashMap::new(),
+        };
+        for pbs in &topo.pbs {
+            ctx.pbs_by_site.entry(&pbs.site).or_default().push(pbs);
+        }
+        for router in &topo.routers {
+            ctx.routers_by_site
+                .entry(&router.site)
+                .or_default()
+                .push(router);
+        }
+        for traefik in &topo.traefik {
+            ctx.traefik_by_site
+                .entry(&traefik.site)
+                .or_default()
+                .push(traefik);
+        }
+        for argocd in &topo.argocd {
+            ctx.argocd_by_site
+                .entry(&argocd.site)
+                .or_default()
+                .push(argocd);
+            for cluster in &argocd.manages {
+                ctx.managers
+                    .entry(cluster.as_str())
+                    .or_default()
+                    .push(argocd);
+            }
+        }
+        for link in &topo.links {
+            let key = site_pair(&link.sites[0], &link.sites[1]);
+            let best = ctx.best_link.entry(key).or_insert(link.meta.state);
+            *best = (*best).max(link.meta.state);
+        }
+        for pool in &topo.linstor_pools {
+            for node in &pool.nodes {
+                ctx.pools_of_host
+                    .entry(node.host.as_str())
+                    .or_default()
+                    .push(pool);
+            }
+        }
+        for host in &topo.hosts {
+            if host_interface_is_empty(host) {
+                ctx.empty_interface_by_site
+                    .entry(&host.site)
+                    .or_default()
+                    .push(host);
+            }
+        }
+        ctx
+    }
+
+    /// The most mature WireGuard link between sites `a` and `b`.
+    pub(crate) fn link_state(&self, a: &SiteId, b: &SiteId) -> Option<State> {
+        self.best_link.get(&site_pair(a, b)).copied()
+    }
+
+    /// The K3s clusters that list this cluster's id among the ArgoCD `manages`.
+    pub(crate) fn managers_of(&self, cluster: &K3sCluster) -> &[&'t ArgoCd] {
+        self.managers
+            .get(cluster.id.as_str())
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+}
+
+/// Whether a host's LINSTOR replication interface is written but empty (or blank).
+pub(crate) fn host_interface_is_empty(host: &Host) -> bool {
+    host.linstor
+        .as_ref()
+        .and_then(|l| l.interface.as_deref())
+        .is_some_and(|i| i.trim().is_empty())
+}
+
+fn site_pair<'a>(a: &'a SiteId, b: &'a SiteId) -> (&'a str, &'a str) {
+    if a.as_str() <= b.as_str() {
+        (a.as_str(), b.as_str())
+    } else {
+        (b.as_str(), a.as_str())
+    }
+}
+
+/// Collects the findings of one rule.
+pub(crate) struct Sink<'t> {
+    topo: &'t Topology,
+    file: &'t str,
+    rule: RuleId,
+    findings: Vec<Finding>,
+}
+
+impl<'t> Sink<'t> {
+    pub(crate) fn new(topo: &'t Topology, file: &'t str) -> Self {
+        Sink {
+            topo,
+            file,
+            rule: STATIC_CHECKS[0].0,
+            findings: Vec::new(),
+        }
+    }
+
+    pub(crate) fn set_rule(&mut self, rule: RuleId) {
+        self.rule = rule;
+    }
+
+    pub(crate) fn into_findings(self) -> Vec<Finding> {
+        self.findings
+    }
+
+    /// A report location for a model location (unknown locations point at the file's start).
+    pub(crate) fn location(&self, at: ModelLocation) -> Location {
+        Location::new(self.file, at.line, at.column)
+    }
+
+    /// Emits a finding on component `c`, at `at` in the file.
+    pub(crate) fn emit(
+        &mut self,
+        severity: Severity,
+        c: ComponentRef<'_>,
+        at: ModelLocation,
+        message: String,
+    ) {
+        let site = self.topo.site_of(c).map(|s| s.as_str().to_owned());
+        let location = self.location(at);
+        self.findings.push(Finding {
+            rule: self.rule,
+            severity,
+            subject: Subject::Component(c.id()),
+            site,
+            message,
+            location,
+            suppressed: None,
+        });
+    }
+
+    /// Emits a finding on component `c` at the location of its field `field`.
+    pub(crate) fn emit_at(
+        &mut self,
+        severity: Severity,
+        c: ComponentRef<'_>,
+        field: &str,
+        message: String,
+    ) {
+        let at = c.meta().at(field);
+        self.emit(severity, c, at, message);
+    }
+
+    /// Emits a finding about the topology as a whole.
+    pub(crate) fn emit_topology(&mut self, severity: Severity, at: ModelLocation, message: String) {
+        let location = self.location(at);
+        self.findings.push(Finding {
+            rule: self.rule,
+            severity,
+            subject: Subject::Topology,
+            site: None,
+            message,
+            location,
+            suppressed: None,
+        });
+    }
+}

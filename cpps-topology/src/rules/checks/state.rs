@@ -1,0 +1,411 @@
+//! STATE-001, SEC-001, OBS-001 and FRUGAL-001: rules about states, secrets and capabilities.
+
+use super::{Ctx, Sink, scaled};
+use crate::model::{AlertKind, CapabilityKind, ComponentRef, Location, State};
+use crate::report::Severity;
+
+/// STATE-001: a component is no more mature than what it stands on, and a property's state is no
+/// more mature than its component's ("Misturar os três é o erro mais comum").
+pub(super) fn state_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    // (the dependency's description, its state, the field of the component that names it)
+    let mut deps: Vec<(String, State, String)> = Vec::new();
+    for c in topo.components() {
+        deps.clear();
+        let site_dep = |site: &crate::model::SiteId, deps: &mut Vec<(String, State, String)>| {
+            if let Some(s) = topo.site(site) {
+                deps.push((format!("site {}", s.id), s.meta.state, "site".to_owned()));
+            }
+        };
+        match c {
+            ComponentRef::Site(_) => {}
+            ComponentRef::Host(h) => site_dep(&h.site, &mut deps),
+            ComponentRef::Guest(g) => {
+                if let Some(h) = topo.host(&g.host) {
+                    deps.push((format!("host {}", h.id), h.meta.state, "host".to_owned()));
+                }
+            }
+            ComponentRef::ProxmoxCluster(p) => site_dep(&p.site, &mut deps),
+            ComponentRef::LinstorPool(p) => {
+                site_dep(&p.site, &mut deps);
+                for (i, node) in p.nodes.iter().enumerate() {
+                    if let Some(h) = topo.host(&node.host) {
+                        deps.push((
+                            format!("host {}", h.id),
+                            h.meta.state,
+                            format!("nodes[{i}]"),
+                        ));
+                    }
+                }
+            }
+            ComponentRef::K3sCluster(k) => {
+                site_dep(&k.site, &mut deps);
+                for (i, node) in k.nodes.iter().enumerate() {
+                    if let Some(g) = topo.guest(node) {
+                        deps.push((
+                            format!("node guest {}", g.id),
+                            g.meta.state,
+                            format!("nodes[{i}]"),
+                        ));
+                    }
+                }
+            }
+            ComponentRef::ArgoCd(a) => {
+                site_dep(&a.site, &mut deps);
+                if let Some(k) = a.runs_in.as_ref().and_then(|id| topo.k3s_cluster(id)) {
+                    deps.push((
+                        format!("cluster {}", k.id),
+                        k.meta.state,
+                        "runs_in".to_owned(),
+                    ));
+                }
+            }
+            ComponentRef::Pbs(p) => {
+                site_dep(&p.site, &mut deps);
+                if let Some(g) = p.guest.as_ref().and_then(|id| topo.guest(id)) {
+                    deps.push((format!("guest {}", g.id), g.meta.state, "guest".to_owned()));
+                }
+            }
+            ComponentRef::Router(r) => site_dep(&r.site, &mut deps),
+            ComponentRef::Traefik(t) => {
+                site_dep(&t.site, &mut deps);
+                if let Some(g) = t.guest.as_ref().and_then(|id| topo.guest(id)) {
+                    deps.push((format!("guest {}", g.id), g.meta.state, "guest".to_owned()));
+                }
+            }
+            ComponentRef::Link(l) => {
+                for (i, r) in l.endpoints.iter().enumerate() {
+                    if let Some(r) = topo.router(r) {
+                        deps.push((
+                            format!("router {}", r.id),
+                            r.meta.state,
+                            format!("endpoints[{i}]"),
+                        ));
+                    }
+                }
+            }
+            ComponentRef::Pattern(p) => {
+                for (i, m) in p.members.iter().enumerate() {
+                    if let Some(k) = topo.k3s_cluster(m) {
+                        deps.push((
+                            format!("cluster {}", k.id),
+                            k.meta.state,
+                            format!("members[{i}]"),
+                        ));
+                    }
+                }
+            }
+            ComponentRef::Capability(cap) => {
+                if let Some(site) = &cap.site {
+                    site_dep(site, &mut deps);
+                }
+            }
+            ComponentRef::Item(item) => {
+                if let Some(site) = &item.site {
+                    site_dep(site, &mut deps);
+                }
+                if let Some(k) = item.cluster.as_ref().and_then(|id| topo.k3s_cluster(id)) {
+                    deps.push((
+                        format!("cluster {}", k.id),
+                        k.meta.state,
+                        "cluster".to_owned(),
+                    ));
+                }
+            }
+        }
+        let state = c.meta().state;
+        let kind = c.id().kind();
+        if let Some((what, dep_state, field)) =
+            deps.iter().filter(|d| d.1 < state).min_by_key(|d| d.1)
+        {
+            let others = deps.iter().filter(|d| d.1 < state).count() - 1;
+            let more = if others > 0 {
+                format!(" (and {others} more it depends on)")
+            } else {
+                String::new()
+            };
+            sink.emit_at(
+                Severity::Error,
+                c,
+                field,
+                format!(
+                    "{kind} {} is {state} but {what}, which it depends on, is only {dep_state}{more}",
+                    c.id_str()
+                ),
+            );
+        }
+    }
+    // Properties more mature than their component are the inverse mix.
+    for g in &topo.guests {
+        if let Some(ha) = g.ha_state.filter(|_| g.ha)
+            && ha > g.meta.state
+        {
+            sink.emit_at(
+                Severity::Error,
+                ComponentRef::Guest(g),
+                "ha",
+                format!(
+                    "guest {}: its `ha` is marked {ha}, more mature than the guest itself ({})",
+                    g.id, g.meta.state
+                ),
+            );
+        }
+    }
+    for k in &topo.k3s_clusters {
+        if let Some(cm) = &k.cert_manager
+            && cm.state > k.meta.state
+        {
+            sink.emit_at(
+                Severity::Error,
+                ComponentRef::K3sCluster(k),
+                "cert_manager",
+                format!(
+                    "cert-manager of k3s cluster {} is marked {}, more mature than the cluster itself ({})",
+                    k.id, cm.state, k.meta.state
+                ),
+            );
+        }
+    }
+    for t in &topo.traefik {
+        if let Some(ha) = t.ha_state.filter(|_| t.ha)
+            && ha > t.meta.state
+        {
+            sink.emit_at(
+                Severity::Error,
+                ComponentRef::Traefik(t),
+                "ha",
+                format!(
+                    "traefik {}: its `ha` is marked {ha}, more mature than the instance itself ({})",
+                    t.id, t.meta.state
+                ),
+            );
+        }
+    }
+    for cap in &topo.capabilities {
+        for alert in &cap.alerts {
+            if alert.state > cap.meta.state {
+                sink.emit(
+                    Severity::Error,
+                    ComponentRef::Capability(cap),
+                    alert.location,
+                    format!(
+                        "alert {:?} of capability {} is marked {}, more mature than the capability itself ({})",
+                        alert.kind, cap.id, alert.state, cap.meta.state
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Markers of credentials that must never be written in the topology file.
+const SECRET_MARKERS: &[(&str, &str)] = &[
+    ("PVEAPIToken=", "a Proxmox API token header"),
+    ("PBSAPIToken=", "a PBS API token header"),
+    ("PRIVATE KEY-----", "a private key"),
+    ("AGE-SECRET-KEY-1", "an age secret key"),
+    ("ghp_", "a GitHub token"),
+    ("github_pat_", "a GitHub token"),
+    ("xoxb-", "a Slack token"),
+    ("Bearer ", "a bearer token"),
+];
+
+/// Key-like words that, followed by `:` or `=` and a value, write a credential.
+const SECRET_KEYS: &[&str] = &[
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "api_key",
+    "apikey",
+    "private_key",
+];
+
+/// What kind of secret `line` seems to hold, if any.
+pub(crate) fn secret_in(line: &str) -> Option<&'static str> {
+    for (marker, what) in SECRET_MARKERS {
+        if line.contains(marker) {
+            return Some(what);
+        }
+    }
+    if has_pve_token_value(line) {
+        return Some("a Proxmox API token (user@realm!name=uuid)");
+    }
+    let lower = line.to_ascii_lowercase();
+    for key in SECRET_KEYS {
+        let mut from = 0;
+        while let Some(pos) = lower[from..].find(key) {
+            let end = from + pos + key.len();
+            let rest = lower[end..].trim_start();
+            if let Some(value) = rest.strip_prefix(':').or_else(|| rest.strip_prefix('=')) {
+                let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
+                // `token: ""`, `secret: ${ENV}` or a reference to the environment are not secrets.
+                let is_reference = value.is_empty()
+                    || value.starts_with('$')
+                    || value.starts_with("env:")
+                    || value.starts_with("sops:")
+                    || value.starts_with('#');
+                if !is_reference && value.len() >= 6 {
+                    return Some("a credential value");
+                }
+            }
+            from = end;
+        }
+    }
+    None
+}
+
+/// `…=xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (the secret half of a PVE API token).
+fn has_pve_token_value(line: &str) -> bool {
+    line.match_indices('=').any(|(i, _)| {
+        let tail = &line.as_bytes()[i + 1..];
+        tail.len() >= 36
+            && tail[..36].iter().enumerate().all(|(j, b)| match j {
+                8 | 13 | 18 | 23 => *b == b'-',
+                _ => b.is_ascii_hexdigit(),
+            })
+    })
+}
+
+/// SEC-001: the topology file holds no secrets.
+pub(super) fn sec_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    match &topo.source {
+        Some(source) => {
+            // Map each offending line to the component written above it (components sorted by
+            // their offset once, then a binary search per hit).
+            let mut starts: Vec<(usize, ComponentRef<'_>)> = topo
+                .components()
+                .filter(|c| c.meta().location.is_known())
+                .map(|c| (c.meta().location.offset, c))
+                .collect();
+            starts.sort_by_key(|(offset, _)| *offset);
+            let mut offset = 0usize;
+            for (index, line) in source.text.split_inclusive('\n').enumerate() {
+                let line_start = offset;
+                offset += line.len();
+                let Some(what) = secret_in(line) else {
+                    continue;
+                };
+                let column = line.len() - line.trim_start().len() + 1;
+                let at = Location {
+                    line: index as u32 + 1,
+                    column: column as u32,
+                    offset: line_start,
+                    len: line.trim_end().len(),
+                };
+                let owner = starts.partition_point(|(o, _)| *o <= line_start);
+                let message = format!(
+                    "line {} holds what looks like {what}; the topology file is kept in git",
+                    index + 1
+                );
+                match owner.checked_sub(1).map(|i| starts[i].1) {
+                    Some(c) => sink.emit(Severity::Error, c, at, message),
+                    None => sink.emit_topology(Severity::Error, at, message),
+                }
+            }
+        }
+        None => {
+            for c in topo.components() {
+                let meta = c.meta();
+                for text in [&meta.note, &meta.use_case].into_iter().flatten() {
+                    if let Some(what) = secret_in(text) {
+                        sink.emit(
+                            Severity::Error,
+                            c,
+                            meta.location,
+                            format!("the note of {} holds what looks like {what}", c.id_str()),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// OBS-001 (static part): the five basic alerts are declared, and validated.
+pub(super) fn obs_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    let observability: Vec<_> = topo
+        .capabilities
+        .iter()
+        .filter(|c| c.kind == CapabilityKind::Observability)
+        .collect();
+    let mut best: [Option<State>; 5] = [None; 5];
+    for cap in &observability {
+        for alert in &cap.alerts {
+            if let Some(i) = AlertKind::BASIC.iter().position(|k| *k == alert.kind) {
+                let state = alert.state.min(cap.meta.state);
+                best[i] = Some(best[i].map_or(state, |b| b.max(state)));
+            }
+        }
+    }
+    let name = |k: AlertKind| match k {
+        AlertKind::NodeDown => "node down",
+        AlertKind::LinstorDegraded => "LINSTOR degraded",
+        AlertKind::DrbdDesync => "DRBD desync",
+        AlertKind::ArgocdOutOfSync => "ArgoCD out-of-sync",
+        AlertKind::CertExpiring => "cert expiring",
+    };
+    let missing: Vec<&str> = AlertKind::BASIC
+        .iter()
+        .zip(best)
+        .filter(|(_, b)| b.is_none())
+        .map(|(k, _)| name(*k))
+        .collect();
+    let not_live: Vec<String> = AlertKind::BASIC
+        .iter()
+        .zip(best)
+        .filter_map(|(k, b)| match b {
+            Some(s) if s < State::Validated => Some(format!("{} ({s})", name(*k))),
+            _ => None,
+        })
+        .collect();
+    if missing.is_empty() && not_live.is_empty() {
+        return;
+    }
+    let mut parts = Vec::new();
+    if !missing.is_empty() {
+        parts.push(format!("not declared: {}", missing.join(", ")));
+    }
+    if !not_live.is_empty() {
+        parts.push(format!("not in production: {}", not_live.join(", ")));
+    }
+    let severity = if missing.is_empty() {
+        Severity::Info
+    } else {
+        Severity::Warning
+    };
+    let message = format!("of the five basic alerts, {}", parts.join("; "));
+    match observability.first() {
+        Some(cap) => sink.emit_at(severity, ComponentRef::Capability(cap), "alerts", message),
+        None => sink.emit_topology(
+            severity,
+            Location::UNKNOWN,
+            format!("no observability capability is declared; {message}"),
+        ),
+    }
+}
+
+/// FRUGAL-001: a `desired` component names its use case (deferred ones are exempt: they are
+/// on hold on purpose).
+pub(super) fn frugal_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    for c in ctx.topo.components() {
+        let meta = c.meta();
+        if meta.state == State::Desired
+            && !meta.deferred
+            && meta.use_case.as_deref().is_none_or(|u| u.trim().is_empty())
+        {
+            sink.emit_at(
+                scaled(Severity::Info, meta.state),
+                c,
+                "state",
+                format!(
+                    "{} {} is on the roadmap without a use case",
+                    c.id().kind(),
+                    c.id_str()
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! LINSTOR and backup rules: LINSTOR-001…006, BACKUP-001, BACKUP-002, BACKUP-004, HADR-001.
+
+use super::{Ctx, Sink, host_interface_is_empty, scaled};
+use crate::model::{ComponentRef, State};
+use crate::report::Severity;
+
+/// LINSTOR-001 (static part): every satellite, and every node of a pool, has a non-empty
+/// replication interface.
+pub(super) fn linstor_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    for h in &ctx.topo.hosts {
+        let pools = ctx
+            .pools_of_host
+            .get(h.id.as_str())
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let satellite = h.linstor.as_ref().is_some_and(|l| l.is_satellite());
+        if !satellite && pools.is_empty() {
+            continue;
+        }
+        if !host_interface_is_empty(h) {
+            continue;
+        }
+        // The most mature pool using the host decides how bad it is.
+        let state = pools
+            .iter()
+            .map(|p| p.meta.state)
+            .max()
+            .unwrap_or(h.meta.state)
+            .min(h.meta.state);
+        let names: Vec<&str> = pools.iter().map(|p| p.id.as_str()).collect();
+        let used_by = if names.is_empty() {
+            String::new()
+        } else {
+            format!(" (node of pool {})", names.join(", "))
+        };
+        sink.emit_at(
+            scaled(Severity::Error, state),
+            ComponentRef::Host(h),
+            "linstor.interface",
+            format!(
+                "host {}{used_by} has an empty LINSTOR replication interface (linstor_interface: \"\"): DRBD cannot replicate to it",
+                h.id
+            ),
+        );
+    }
+}
+
+/// LINSTOR-002: production pools keep 3 replicas; raising place_count waits for LINSTOR-001.
+pub(super) fn linstor_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    for pool in &ctx.topo.linstor_pools {
+        if pool.meta.state != State::Validated || pool.place_count >= 3 {
+            continue;
+        }
+        let blockers: Vec<&str> = ctx
+            .empty_interface_by_site
+            .get(&pool.site)
+            .map(|hosts| hosts.iter().map(|h| h.id.as_str()).collect())
+            .unwrap_or_default();
+        let blocked = if blockers.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; raise it only after fixing the replication interface of {} (LINSTOR-001)",
+                blockers.join(", ")
+            )
+        };
+        sink.emit_at(
+            Severity::Warning,
+            ComponentRef::LinstorPool(pool),
+            "place_count",
+            format!(
+                "production pool {} keeps place_count {} (losing one node degrades it){blocked}",
+                pool.id, pool.place_count
+            ),
+        );
+    }
+}
+
+/// LINSTOR-003: place_count is at most the number of diskful nodes.
+pub(super) fn linstor_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    for pool in &ctx.topo.linstor_pools {
+        let diskful = pool.diskful_count();
+        if pool.place_count as usize > diskful {
+            sink.emit_at(
+                scaled(Severity::Error, pool.meta.state),
+                ComponentRef::LinstorPool(pool),
+                "place_count",
+                format!(
+                    "pool {} asks for place_count {} but has only {diskful} diskful node(s)",
+                    pool.id, pool.place_count
+                ),
+            );
+        }
+    }
+}
+
+/// LINSTOR-004: a pool's nodes are all in the pool's site.
+pub(super) fn linstor_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    for pool in &topo.linstor_pools {
+        for (i, node) in pool.nodes.iter().enumerate() {
+            if let Some(h) = topo.host(&node.host)
+                && h.site != pool.site
+            {
+                sink.emit_at(
+                    scaled(Severity::Error, pool.meta.state),
+                    ComponentRef::LinstorPool(pool),
+                    &format!("nodes[{i}]"),
+                    format!(
+                        "pool {} of site {} replicates to host {} in site {}: DRBD replication is intra-site",
+                        pool.id, pool.site, h.id, h.site
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// LINSTOR-005: a pool has a controller, with HA (VIP/VRRP or a standby).
+pub(super) fn linstor_005(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    for pool in &ctx.topo.linstor_pools {
+        let severity = scaled(Severity::Warning, pool.meta.state);
+        let c = ComponentRef::LinstorPool(pool);
+        match &pool.controller {
+            None => sink.emit_at(
+                severity,
+                c,
+                "state",
+                format!("pool {} names no LINSTOR controller", pool.id),
+            ),
+            Some(controller) => {
+                let ha =
+                    controller.ha || controller.vip.is_some() || !controller.standby.is_empty();
+                if !ha {
+                    let primary = controller
+                        .primary
+                        .as_ref()
+                        .map(|p| format!(" on {p}"))
+                        .unwrap_or_default();
+                    sink.emit_at(
+                        severity,
+                        c,
+                        "controller",
+                        format!(
+                            "the LINSTOR controller of pool {}{primary} has no HA (no VIP/VRRP, no standby)",
+                            pool.id
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// LINSTOR-006: a pool with 2 replicas and no third node has no tie-breaker.
+pub(super) fn linstor_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    for pool in &ctx.topo.linstor_pools {
+        if pool.place_count == 2 && pool.nodes.len() < 3 {
+            sink.emit_at(
+                scaled(Severity::Warning, pool.meta.state),
+                ComponentRef::LinstorPool(pool),
+                "nodes",
+                format!(
+                    "pool {} keeps 2 replicas on {} node(s) and no tie-breaker: a split leaves no quorum",
+                    pool.id,
+                    pool.nodes.len()
+                ),
+            );
+        }
+    }
+}
+
+/// BACKUP-001: every site has a local PBS (in production).
+pub(super) fn backup_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    for site in &ctx.topo.sites {
+        let local = ctx
+            .pbs_by_site
+            .get(&site.id)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let best = local.iter().map(|p| p.meta.state).max();
+        if best == Some(State::Validated) {
+            continue;
+        }
+        let detail = match best {
+            None => "declares no PBS at all".to_owned(),
+            Some(state) => {
+                let names: Vec<&str> = local.iter().map(|p| p.id.as_str()).collect();
+                format!(
+                    "has no PBS in production ({} only {state})",
+                    names.join(", ")
+                )
+            }
+        };
+        sink.emit_at(
+            scaled(Severity::Warning, site.meta.state),
+            ComponentRef::Site(site),
+            "state",
+            format!(
+                "site {} {detail}: its guests have no backup against deletion or corruption",
+                site.id
+            ),
+        );
+    }
+}
+
+/// BACKUP-002: each PBS syncs to a PBS of another site.
+pub(super) fn backup_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    for pbs in &topo.pbs {
+        let remote = pbs.sync_to.iter().any(|s| {
+            topo.pbs_server(&s.target)
+                .is_some_and(|target| target.site != pbs.site)
+        });
+        if !remote {
+            sink.emit_at(
+                scaled(Severity::Warning, pbs.meta.state),
+                ComponentRef::Pbs(pbs),
+                "sync_to",
+                format!(
+                    "PBS {} of site {} syncs to no PBS of another site: losing the site loses its backups",
+                    pbs.id, pbs.site
+                ),
+            );
+        }
+    }
+}
+
+/// BACKUP-004: PBS datastores declare encryption at rest.
+pub(super) fn backup_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    for pbs in &ctx.topo.pbs {
+        let plain: Vec<&str> = pbs
+            .datastores
+            .iter()
+            .filter(|d| !d.encrypted)
+            .map(|d| d.name.as_str())
+            .collect();
+        if pbs.datastores.is_empty() || !plain.is_empty() {
+            let what = if pbs.datastores.is_empty() {
+                "declares no datastore, so no encryption at rest".to_owned()
+            } else {
+                format!(
+                    "has datastores without encryption at rest: {}",
+                    plain.join(", ")
+                )
+            };
+            sink.emit_at(
+                Severity::Info,
+                ComponentRef::Pbs(pbs),
+                "datastores",
+                format!("PBS {} {what}", pbs.id),
+            );
+        }
+    }
+}
+
+/// HADR-001: a guest protected by replication or HA has a backup as mature as itself.
+pub(super) fn hadr_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    for g in &topo.guests {
+        if g.meta.state == State::Desired || !(g.ha || g.storage.is_some()) {
+            continue;
+        }
+        let backup = g.backup.as_ref().and_then(|b| topo.pbs_server(b));
+        let covered = backup.is_some_and(|b| b.meta.state >= g.meta.state);
+        if covered {
+            continue;
+        }
+        let protection = match (&g.storage, g.ha) {
+            (Some(pool), true) => format!("HA and replicated storage ({pool})"),
+            (Some(pool), false) => format!("replicated storage ({pool})"),
+            (None, _) => "HA".to_owned(),
+        };
+        let backup = match backup {
+            None => "no backup".to_owned(),
+            Some(b) => format!("a backup on PBS {} that is only {}", b.id, b.meta.state),
+        };
+        sink.emit_at(
+            Severity::Warning,
+            ComponentRef::Guest(g),
+            "backup",
+            format!(
+                "guest {} ({}) has {protection} but {backup}: replication does not protect against deletion or corruption",
+                g.id, g.meta.state
+            ),
+        );
+    }
+}
