@@ -438,13 +438,13 @@ impl FromStr for Rpo {
 impl fmt::Display for Rpo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = self.seconds;
-        if s % 604_800 == 0 {
+        if s.is_multiple_of(604_800) {
             write!(f, "{}w", s / 604_800)
-        } else if s % 86_400 == 0 {
+        } else if s.is_multiple_of(86_400) {
             write!(f, "{}d", s / 86_400)
-        } else if s % 3_600 == 0 {
+        } else if s.is_multiple_of(3_600) {
             write!(f, "{}h", s / 3_600)
-        } else if s % 60 == 0 {
+        } else if s.is_multiple_of(60) {
             write!(f, "{}m", s / 60)
         } else {
             write!(f, "{s}s")

@@ -167,14 +167,14 @@ impl Diagnostic for FileError {
             self.location.len.max(1),
         );
         let mut labels = vec![span];
-        if let FileErrorKind::DuplicateId { first, .. } = &self.kind {
-            if first.is_known() {
-                labels.push(LabeledSpan::new(
-                    Some("first defined here".to_owned()),
-                    first.offset,
-                    first.len.max(1),
-                ));
-            }
+        if let FileErrorKind::DuplicateId { first, .. } = &self.kind
+            && first.is_known()
+        {
+            labels.push(LabeledSpan::new(
+                Some("first defined here".to_owned()),
+                first.offset,
+                first.len.max(1),
+            ));
         }
         Some(Box::new(labels.into_iter()))
     }

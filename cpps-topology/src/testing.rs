@@ -1,0 +1,596 @@
+//! Generators of topologies for tests and benchmarks.
+//!
+//! * [`synthetic`] — a deterministic topology of `n` guests (benchmarks: 10k, 100k).
+//! * [`generate`] — a valid topology from a [`Shape`] and a seed.
+//! * [`valid_topology`] (feature `proptest`) — a proptest strategy over [`generate`].
+//! * [`rename_all`] — the same topology with every id replaced by [`renamed`]`(id)`.
+//!
+//! # What "valid" means
+//!
+//! Generated topologies are built so that no rule of the catalogue whose severity is `error`
+//! can fire, by construction:
+//! every component has a state; sites are `validated`, links are `validated` (at least as
+//! mature as anything depending on them), other components get a state drawn from the seed
+//! (all `validated` when [`Shape::random_states`] is false); exactly one router, one Traefik,
+//! one ArgoCD and one Proxmox cluster per site; every Proxmox cluster, LINSTOR pool, K3s
+//! cluster, ArgoCD, PBS and Traefik only involves components of its own site; every LINSTOR
+//! satellite has a non-empty replication interface; `1 <= place_count <=` diskful nodes;
+//! general clusters have only VM nodes (Cilium ≥ 1.16 with default-deny, or flannel) and no
+//! GPU guest; GPU clusters are flannel, `purpose: gpu`, `node_placement: lxc_privileged`, made of
+//! privileged LXCs that use the A5000 of their Tier 3 host; each cluster is managed by exactly
+//! the ArgoCD of its site; ClusterMesh joins only Cilium clusters; cross-site dependencies
+//! (PBS sync, ClusterMesh, MultiKueue) only join sites that a validated WireGuard link joins
+//! (with 2 or 3 sites, every pair is linked); no note holds anything secret-looking; no
+//! placement claims. Warnings and infos may fire (e.g. no VRRP peer).
+//!
+//! Ids follow `s{site}`, `s{site}-h{host}`, `s{site}-h{host}-g{guest}`, `s{site}-k{n}`,
+//! `s{site}-gpu`, `s{site}-pool{n}`, `s{site}-argocd`, `s{site}-pbs`, `s{site}-vyos`,
+//! `s{site}-traefik`, `s{site}-pve`, `wg-s{a}-s{b}`, `mesh`, `multikueue`, `obs`.
+
+use crate::model::{
+    Alert, AlertKind, ArgoCd, Capability, CapabilityKind, CertManager, Cni, CniKind,
+    ClusterPurpose, Datastore, Gpu, Guest, GuestKind, HardwareTier, Host, HostLinstor, K3sCluster,
+    Link, LinkKind, LinstorController, LinstorPool, LinstorRole, Location, Meta, NodePlacement,
+    Pattern, PatternKind, Pbs, PbsSync, PoolNode, ProxmoxCluster, Router, Site, State,
+    TierCapabilities, Topology, Traefik, Version,
+};
+
+/// The size and randomness of a generated topology.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Number of sites (at least 1).
+    pub sites: usize,
+    /// Hosts per site (at least 1).
+    pub hosts_per_site: usize,
+    /// Total guests, spread round-robin over all hosts.
+    pub guests: usize,
+    /// Draw component states from the seed; `false`: every component is `validated`.
+    pub random_states: bool,
+}
+
+/// SplitMix64: a tiny deterministic generator, so a seed always gives the same topology.
+#[derive(Clone, Debug)]
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 { 0 } else { self.next() % n }
+    }
+
+    fn bool(&mut self) -> bool {
+        self.next() & 1 == 1
+    }
+}
+
+/// Generated ids only use `[a-z0-9-]` and stay short, so they always parse.
+fn id<T: std::str::FromStr>(s: String) -> T
+where
+    T::Err: std::fmt::Debug,
+{
+    s.parse().expect("generated ids are valid")
+}
+
+struct Gen {
+    rng: Rng,
+    random_states: bool,
+}
+
+impl Gen {
+    fn state(&mut self) -> State {
+        if self.random_states {
+            State::ALL[self.rng.below(3) as usize]
+        } else {
+            State::Validated
+        }
+    }
+
+    fn meta(&mut self) -> Meta {
+        Meta::new(self.state())
+    }
+}
+
+/// A deterministic, valid topology with exactly `guests` guests: 2 sites, about one host per
+/// 25 guests (at least one per site), every component `validated`. For benchmarks.
+pub fn synthetic(guests: usize) -> Topology {
+    let hosts = (guests / 25).max(2);
+    generate(
+        Shape {
+            sites: 2,
+            hosts_per_site: hosts.div_ceil(2),
+            guests,
+            random_states: false,
+        },
+        0x00C0_FFEE,
+    )
+}
+
+/// A valid topology of the given shape (see the module docs for what "valid" guarantees).
+#[allow(clippy::too_many_lines)]
+pub fn generate(shape: Shape, seed: u64) -> Topology {
+    let mut g = Gen {
+        rng: Rng(seed),
+        random_states: shape.random_states,
+    };
+    let n_sites = shape.sites.max(1);
+    let hps = shape.hosts_per_site.max(1);
+    let mut t = Topology::new();
+    t.name = Some(format!("generated {n_sites}x{hps} seed {seed}"));
+    t.tiers.push(HardwareTier {
+        id: id("tier-2a".to_owned()),
+        description: None,
+        capabilities: TierCapabilities {
+            gpu_passthrough_vm: true,
+            igpu: true,
+            ..TierCapabilities::default()
+        },
+        location: Location::UNKNOWN,
+    });
+    t.tiers.push(HardwareTier {
+        id: id("tier-3".to_owned()),
+        description: None,
+        capabilities: TierCapabilities {
+            gpu_lxc_only: true,
+            gpu_shared_with_display: true,
+            ..TierCapabilities::default()
+        },
+        location: Location::UNKNOWN,
+    });
+
+    for s in 0..n_sites {
+        t.sites.push(Site {
+            id: id(format!("s{s}")),
+            name: None,
+            meta: Meta::new(State::Validated),
+        });
+        t.proxmox_clusters.push(ProxmoxCluster {
+            id: id(format!("s{s}-pve")),
+            site: id(format!("s{s}")),
+            meta: g.meta(),
+        });
+        t.routers.push(Router {
+            id: id(format!("s{s}-vyos")),
+            site: id(format!("s{s}")),
+            vrrp_peer: None,
+            wireguard_peers: Vec::new(),
+            subnets: vec![format!("10.{s}.0.0/16")],
+            meta: g.meta(),
+        });
+        t.traefik.push(Traefik {
+            id: id(format!("s{s}-traefik")),
+            site: id(format!("s{s}")),
+            guest: None,
+            address: None,
+            ha: false,
+            ha_state: None,
+            on_boot: true,
+            meta: g.meta(),
+        });
+        for h in 0..hps {
+            // Every fourth host is Tier 3 with an A5000, every other one Tier 2A with an A5500
+            // that no guest uses.
+            let (tier, gpus) = match h % 4 {
+                3 => (Some(id("tier-3".to_owned())), vec![gpu("A5000")]),
+                1 => (Some(id("tier-2a".to_owned())), vec![gpu("A5500")]),
+                _ => (None, Vec::new()),
+            };
+            let mut roles = vec![LinstorRole::Satellite];
+            if h % 3 == 0 {
+                roles.push(LinstorRole::Controller);
+            }
+            t.hosts.push(Host {
+                id: id(format!("s{s}-h{h}")),
+                site: id(format!("s{s}")),
+                proxmox_cluster: Some(id(format!("s{s}-pve"))),
+                tier,
+                gpus,
+                pve_version: Version::new("9.0").ok(),
+                linstor: Some(HostLinstor {
+                    roles,
+                    interface: Some(format!("eth{}", 1 + g.rng.below(3))),
+                }),
+                nvidia_driver: None,
+                placeholder: false,
+                meta: g.meta(),
+            });
+        }
+        // Pools of up to 3 consecutive hosts.
+        for (p, chunk) in (0..hps).collect::<Vec<_>>().chunks(3).enumerate() {
+            let nodes: Vec<PoolNode> = chunk
+                .iter()
+                .map(|h| PoolNode {
+                    host: id(format!("s{s}-h{h}")),
+                    diskful: true,
+                })
+                .collect();
+            let place_count = 1 + g.rng.below(nodes.len() as u64) as u32;
+            t.linstor_pools.push(LinstorPool {
+                id: id(format!("s{s}-pool{p}")),
+                site: id(format!("s{s}")),
+                provider: "lvm-thin".to_owned(),
+                storage_pool: Some("linstor_ssd".to_owned()),
+                controller: Some(LinstorController {
+                    primary: Some(nodes[0].host.clone()),
+                    standby: nodes[1..].iter().map(|n| n.host.clone()).collect(),
+                    vip: None,
+                    ha: nodes.len() > 1,
+                }),
+                nodes,
+                place_count,
+                meta: g.meta(),
+            });
+        }
+        t.pbs.push(Pbs {
+            id: id(format!("s{s}-pbs")),
+            site: id(format!("s{s}")),
+            guest: None,
+            datastores: vec![Datastore {
+                name: "main".to_owned(),
+                encrypted: true,
+            }],
+            sync_to: Vec::new(),
+            rpo: None,
+            meta: g.meta(),
+        });
+    }
+
+    // Guests round-robin over every host of every site.
+    let total_hosts = n_sites * hps;
+    let mut general: Vec<Vec<usize>> = vec![Vec::new(); n_sites];
+    let mut gpu_nodes: Vec<Vec<usize>> = vec![Vec::new(); n_sites];
+    let mut per_host = vec![0usize; total_hosts];
+    t.guests.reserve(shape.guests);
+    for k in 0..shape.guests {
+        let hi = k % total_hosts;
+        let (s, h) = (hi / hps, hi % hps);
+        let n = per_host[hi];
+        per_host[hi] += 1;
+        let tier3 = h % 4 == 3;
+        let (kind, privileged, gpu_use) = if tier3 && n == 0 {
+            (GuestKind::Lxc, true, Some(gpu("A5000")))
+        } else if n % 5 == 4 {
+            (GuestKind::Lxc, false, None)
+        } else {
+            (GuestKind::Vm, false, None)
+        };
+        let idx = t.guests.len();
+        if gpu_use.is_some() {
+            gpu_nodes[s].push(idx);
+        } else if kind == GuestKind::Vm {
+            general[s].push(idx);
+        }
+        t.guests.push(Guest {
+            id: id(format!("s{s}-h{h}-g{n}")),
+            host: id(format!("s{s}-h{h}")),
+            kind,
+            privileged,
+            ha: g.rng.bool(),
+            ha_state: None,
+            on_boot: true,
+            role: None,
+            gpu: gpu_use,
+            storage: Some(id(format!("s{s}-pool{}", h / 3))),
+            backup: Some(id(format!("s{s}-pbs"))),
+            rpo: None,
+            meta: g.meta(),
+        });
+    }
+
+    // Clusters: general VM clusters of up to 10 nodes, one GPU cluster per site.
+    let mut cilium = Vec::new();
+    let mut gpu_clusters = Vec::new();
+    for s in 0..n_sites {
+        let mut managed = Vec::new();
+        for (c, chunk) in general[s].chunks(10).enumerate() {
+            let is_cilium = g.rng.bool();
+            let cid = format!("s{s}-k{c}");
+            if is_cilium {
+                cilium.push(cid.clone());
+            }
+            managed.push(cid.clone());
+            t.k3s_clusters.push(K3sCluster {
+                id: id(cid),
+                site: id(format!("s{s}")),
+                nodes: chunk.iter().map(|&i| t.guests[i].id.clone()).collect(),
+                node_placement: Some(NodePlacement::Vm),
+                candidate_hosts: Vec::new(),
+                cni: if is_cilium {
+                    Cni {
+                        kind: CniKind::Cilium,
+                        version: Version::new("1.16.3").ok(),
+                    }
+                } else {
+                    Cni {
+                        kind: CniKind::Flannel,
+                        version: None,
+                    }
+                },
+                purpose: ClusterPurpose::General,
+                default_deny: true,
+                hubble: is_cilium,
+                cert_manager: Some(CertManager {
+                    dns01_cluster_issuer: true,
+                    dns01_provider: Some("cloudflare".to_owned()),
+                    state: State::Validated,
+                    note: None,
+                }),
+                nvidia_driver: None,
+                cilium_lxc_exception: None,
+                placement_claims: Vec::new(),
+                meta: g.meta(),
+            });
+        }
+        if !gpu_nodes[s].is_empty() {
+            let cid = format!("s{s}-gpu");
+            managed.push(cid.clone());
+            gpu_clusters.push(cid.clone());
+            t.k3s_clusters.push(K3sCluster {
+                id: id(cid),
+                site: id(format!("s{s}")),
+                nodes: gpu_nodes[s].iter().map(|&i| t.guests[i].id.clone()).collect(),
+                node_placement: Some(NodePlacement::LxcPrivileged),
+                candidate_hosts: Vec::new(),
+                cni: Cni {
+                    kind: CniKind::Flannel,
+                    version: None,
+                },
+                purpose: ClusterPurpose::Gpu,
+                default_deny: true,
+                hubble: false,
+                cert_manager: Some(CertManager {
+                    dns01_cluster_issuer: true,
+                    dns01_provider: Some("cloudflare".to_owned()),
+                    state: State::Validated,
+                    note: None,
+                }),
+                nvidia_driver: Version::new("550.54.15").ok(),
+                cilium_lxc_exception: None,
+                placement_claims: Vec::new(),
+                meta: g.meta(),
+            });
+        }
+        t.argocd.push(ArgoCd {
+            id: id(format!("s{s}-argocd")),
+            site: id(format!("s{s}")),
+            runs_in: managed
+                .first()
+                .filter(|c| !c.ends_with("-gpu"))
+                .map(|c| id(c.clone())),
+            manages: managed.into_iter().map(id).collect(),
+            meta: g.meta(),
+        });
+    }
+
+    // Links: a ring over the sites (with 2 or 3 sites, every pair); PBS syncs along it.
+    if n_sites > 1 {
+        let pairs: Vec<(usize, usize)> = if n_sites == 2 {
+            vec![(0, 1)]
+        } else {
+            (0..n_sites).map(|a| (a, (a + 1) % n_sites)).collect()
+        };
+        for &(a, b) in &pairs {
+            let lid = format!("wg-s{a}-s{b}");
+            t.links.push(Link {
+                id: id(lid.clone()),
+                kind: LinkKind::Wireguard,
+                sites: [id(format!("s{a}")), id(format!("s{b}"))],
+                endpoints: vec![id(format!("s{a}-vyos")), id(format!("s{b}-vyos"))],
+                over: None,
+                meta: Meta::new(State::Validated),
+            });
+            t.routers[a].wireguard_peers.push(id(format!("s{b}-vyos")));
+            t.routers[b].wireguard_peers.push(id(format!("s{a}-vyos")));
+            t.pbs[a].sync_to.push(PbsSync {
+                target: id(format!("s{b}-pbs")),
+                link: Some(id(lid)),
+            });
+        }
+    }
+    // Cross-site patterns only when every pair of sites is linked (n <= 3).
+    if n_sites <= 3 {
+        if cilium.len() >= 2 {
+            t.patterns.push(Pattern {
+                id: id("mesh".to_owned()),
+                kind: PatternKind::ClusterMesh,
+                members: cilium.into_iter().map(id).collect(),
+                manager: None,
+                argocd: None,
+                meta: g.meta(),
+            });
+        }
+        if gpu_clusters.len() >= 2 {
+            t.patterns.push(Pattern {
+                id: id("multikueue".to_owned()),
+                kind: PatternKind::MultiKueue,
+                manager: Some(id(gpu_clusters[0].clone())),
+                members: gpu_clusters.into_iter().map(id).collect(),
+                argocd: None,
+                meta: g.meta(),
+            });
+        }
+    }
+    t.capabilities.push(Capability {
+        id: id("obs".to_owned()),
+        kind: CapabilityKind::Observability,
+        tool: Some("OpenObserve".to_owned()),
+        site: None,
+        alerts: AlertKind::BASIC
+            .iter()
+            .map(|&kind| Alert {
+                kind,
+                state: State::Validated,
+                note: None,
+                location: Location::UNKNOWN,
+            })
+            .collect(),
+        meta: g.meta(),
+    });
+    t.reindex();
+    t
+}
+
+fn gpu(model: &str) -> Gpu {
+    Gpu {
+        model: model.to_owned(),
+        count: 1,
+    }
+}
+
+/// The new name [`rename_all`] gives to `id`: `r-` followed by the id reversed
+/// (`s0-h1` → `r-1h-0s`). Injective, and keeps ids valid.
+pub fn renamed(id: &str) -> String {
+    let mut s = String::with_capacity(id.len() + 2);
+    s.push_str("r-");
+    s.extend(id.chars().rev());
+    s
+}
+
+/// The same topology with every id — components, tiers, every reference and suppression
+/// subject — replaced by [`renamed`]`(id)`. Locations, states and all other fields are kept;
+/// lookups are rebuilt. A rule that depends on names rather than structure will see a change.
+pub fn rename_all(topology: &Topology) -> Topology {
+    fn r<T: std::str::FromStr + AsRef<str> + Clone>(x: &T) -> T {
+        // `renamed` of a valid id is a valid id (same characters, starts with `r`), unless it
+        // grows past the length limit: then the id is kept.
+        renamed(x.as_ref()).parse().unwrap_or_else(|_| x.clone())
+    }
+    let mut t = topology.clone();
+    for x in &mut t.tiers {
+        x.id = r(&x.id);
+    }
+    for x in &mut t.sites {
+        x.id = r(&x.id);
+    }
+    for x in &mut t.proxmox_clusters {
+        x.id = r(&x.id);
+        x.site = r(&x.site);
+    }
+    for x in &mut t.hosts {
+        x.id = r(&x.id);
+        x.site = r(&x.site);
+        x.proxmox_cluster = x.proxmox_cluster.as_ref().map(r);
+        x.tier = x.tier.as_ref().map(r);
+    }
+    for x in &mut t.guests {
+        x.id = r(&x.id);
+        x.host = r(&x.host);
+        x.storage = x.storage.as_ref().map(r);
+        x.backup = x.backup.as_ref().map(r);
+    }
+    for x in &mut t.linstor_pools {
+        x.id = r(&x.id);
+        x.site = r(&x.site);
+        for n in &mut x.nodes {
+            n.host = r(&n.host);
+        }
+        if let Some(c) = &mut x.controller {
+            c.primary = c.primary.as_ref().map(r);
+            c.standby = c.standby.iter().map(r).collect();
+        }
+    }
+    for x in &mut t.k3s_clusters {
+        x.id = r(&x.id);
+        x.site = r(&x.site);
+        x.nodes = x.nodes.iter().map(r).collect();
+        x.candidate_hosts = x.candidate_hosts.iter().map(r).collect();
+    }
+    for x in &mut t.argocd {
+        x.id = r(&x.id);
+        x.site = r(&x.site);
+        x.runs_in = x.runs_in.as_ref().map(r);
+        x.manages = x.manages.iter().map(r).collect();
+    }
+    for x in &mut t.pbs {
+        x.id = r(&x.id);
+        x.site = r(&x.site);
+        x.guest = x.guest.as_ref().map(r);
+        for s in &mut x.sync_to {
+            s.target = r(&s.target);
+            s.link = s.link.as_ref().map(r);
+        }
+    }
+    for x in &mut t.routers {
+        x.id = r(&x.id);
+        x.site = r(&x.site);
+        x.vrrp_peer = x.vrrp_peer.as_ref().map(r);
+        x.wireguard_peers = x.wireguard_peers.iter().map(r).collect();
+    }
+    for x in &mut t.traefik {
+        x.id = r(&x.id);
+        x.site = r(&x.site);
+        x.guest = x.guest.as_ref().map(r);
+    }
+    for x in &mut t.links {
+        x.id = r(&x.id);
+        x.sites = [r(&x.sites[0]), r(&x.sites[1])];
+        x.endpoints = x.endpoints.iter().map(r).collect();
+    }
+    for x in &mut t.patterns {
+        x.id = r(&x.id);
+        x.members = x.members.iter().map(r).collect();
+        x.manager = x.manager.as_ref().map(r);
+        x.argocd = x.argocd.as_ref().map(r);
+    }
+    for x in &mut t.capabilities {
+        x.id = r(&x.id);
+        x.site = x.site.as_ref().map(r);
+    }
+    for x in &mut t.items {
+        x.id = r(&x.id);
+        x.site = x.site.as_ref().map(r);
+        x.cluster = x.cluster.as_ref().map(r);
+    }
+    for x in &mut t.suppressions {
+        if x.subject != "*" {
+            x.subject = renamed(&x.subject);
+        }
+    }
+    t.reindex();
+    t
+}
+
+/// Proptest strategy: a valid topology (see the module docs) of 1–3 sites, 1–8 hosts per site,
+/// 0–60 guests, random states. Shrinks towards fewer sites, hosts and guests.
+#[cfg(feature = "proptest")]
+pub fn valid_topology() -> impl proptest::strategy::Strategy<Value = Topology> {
+    use proptest::prelude::*;
+    (1usize..=3, 1usize..=8, 0usize..=60, any::<u64>(), any::<bool>()).prop_map(
+        |(sites, hosts_per_site, guests, seed, random_states)| {
+            generate(
+                Shape {
+                    sites,
+                    hosts_per_site,
+                    guests,
+                    random_states,
+                },
+                seed,
+            )
+        },
+    )
+}
+
+/// Proptest strategy: a [`Shape`] and seed, for tests that want to build and then mutate.
+#[cfg(feature = "proptest")]
+pub fn shape_and_seed() -> impl proptest::strategy::Strategy<Value = (Shape, u64)> {
+    use proptest::prelude::*;
+    (1usize..=3, 1usize..=8, 0usize..=60, any::<u64>(), any::<bool>()).prop_map(
+        |(sites, hosts_per_site, guests, seed, random_states)| {
+            (
+                Shape {
+                    sites,
+                    hosts_per_site,
+                    guests,
+                    random_states,
+                },
+                seed,
+            )
+        },
+    )
+}
