@@ -72,10 +72,10 @@ pub(super) fn render(report: &Report) -> String {
         for note in &report.notes {
             match &note.location {
                 Some(location) => {
-                    let _ = writeln!(out, "note: {location}: {}", note.message);
+                    let _ = writeln!(out, "note: {location}: {}", clean(&note.message));
                 }
                 None => {
-                    let _ = writeln!(out, "note: {}", note.message);
+                    let _ = writeln!(out, "note: {}", clean(&note.message));
                 }
             }
         }
@@ -136,14 +136,14 @@ impl Widths {
         );
         let pad = INDENT + SEVERITY_WIDTH + 2;
         let info = finding.rule_info();
-        let _ = writeln!(out, "{:pad$}{}", "", finding.message);
+        let _ = writeln!(out, "{:pad$}{}", "", clean(&finding.message));
         let _ = writeln!(out, "{:pad$}rule: {}", "", info.title);
         for citation in info.citations {
             let _ = writeln!(out, "{:pad$}cite: {citation}", "");
         }
         match suppressed_because {
             Some(why) => {
-                let _ = writeln!(out, "{:pad$}suppressed: {why}", "");
+                let _ = writeln!(out, "{:pad$}suppressed: {}", "", clean(why));
             }
             None => {
                 let _ = writeln!(out, "{:pad$}fix:  {}", "", info.remediation);
@@ -154,4 +154,12 @@ impl Widths {
 
 fn subject_cell(finding: &Finding) -> String {
     format!("{} ({})", finding.subject.id(), finding.subject.kind())
+}
+
+/// Text from the topology file, made safe for a terminal: control characters (escape sequences
+/// included) become U+FFFD.
+fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
+        .collect()
 }

@@ -1,0 +1,630 @@
+//! Every static rule against a passing and a failing fixture.
+//!
+//! Each fixture is `tests/fixtures/rules/base.yaml` (a two-site topology that keeps every
+//! decision, so `check` reports nothing on it) with a few textual edits. Every edit must match
+//! the base exactly once, so a change to the base cannot silently turn a case into a no-op. A
+//! passing fixture must yield no finding at all; a failing one exactly the listed
+//! `(rule, subject, severity)` triples, no more, no less.
+
+use std::collections::BTreeSet;
+
+use cpps_topology::check::check_on;
+use cpps_topology::load::load_str;
+use cpps_topology::report::{Report, Severity};
+use cpps_topology::rules;
+
+const BASE: &str = include_str!("fixtures/rules/base.yaml");
+
+type Edit = (&'static str, &'static str);
+
+struct Case {
+    rule: &'static str,
+    /// Edits that stay within the rule (often a boundary case); `&[]` is the base itself.
+    pass: &'static [Edit],
+    /// Edits that break the rule.
+    fail: &'static [Edit],
+    /// Every finding the failing fixture yields.
+    expect: &'static [(&'static str, &'static str, Severity)],
+}
+
+use Severity::{Error, Info, Warning};
+
+const CASES: &[Case] = &[
+    Case {
+        rule: "STATE-001",
+        pass: &[(
+            "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }",
+            "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: declared, use_case: tutoring }",
+        )],
+        fail: &[(
+            "  - { id: k3s-b-1, host: b2, kind: vm, ha: true, on_boot: true, storage: ssd-beta, backup: pbs-beta, state: validated }",
+            "  - { id: k3s-b-1, host: b2, kind: vm, ha: true, on_boot: true, storage: ssd-beta, backup: pbs-beta, state: declared }",
+        )],
+        // The cluster is validated on a node that is only declared (and the pattern of it too:
+        // only the cluster stands directly on the guest).
+        expect: &[("STATE-001", "k3s-beta", Error)],
+    },
+    Case {
+        rule: "SITE-001",
+        pass: &[],
+        fail: &[(
+            "  - { id: pbs-a-vm, host: a3,",
+            "  - { id: pbs-a-vm, host: b3,",
+        )],
+        expect: &[("SITE-001", "pbs-alpha", Error)],
+    },
+    Case {
+        rule: "PVE-001",
+        pass: &[],
+        fail: &[(
+            "  - id: b3\n    site: beta\n    proxmox_cluster: pve-beta",
+            "  - id: b3\n    site: beta\n    proxmox_cluster: pve-alpha",
+        )],
+        expect: &[("PVE-001", "b3", Error)],
+    },
+    Case {
+        rule: "PVE-002",
+        pass: &[(
+            "    tier: tier-2a\n    pve_version: \"9.0\"\n    linstor: { roles: [satellite], interface: ens19 }\n    state: validated\n  - id: a3",
+            "    tier: tier-2a\n    pve_version: \"9.4\"\n    linstor: { roles: [satellite], interface: ens19 }\n    state: validated\n  - id: a3",
+        )],
+        fail: &[(
+            "    tier: tier-2a\n    pve_version: \"9.0\"\n    linstor: { roles: [satellite], interface: ens19 }\n    state: validated\n  - id: a3",
+            "    tier: tier-2a\n    pve_version: \"8.4\"\n    linstor: { roles: [satellite], interface: ens19 }\n    state: validated\n  - id: a3",
+        )],
+        expect: &[("PVE-002", "a2", Warning)],
+    },
+    Case {
+        rule: "PVE-003",
+        pass: &[(
+            "ha: true, on_boot: true, state: validated }",
+            "ha: true, ha_state: validated, on_boot: true, state: validated }",
+        )],
+        fail: &[(
+            "ha: true, on_boot: true, state: validated }",
+            "ha: true, ha_state: declared, on_boot: true, state: validated }",
+        )],
+        expect: &[("PVE-003", "traefik-alpha", Warning)],
+    },
+    Case {
+        rule: "LINSTOR-001",
+        pass: &[],
+        fail: &[(
+            "  - id: b3\n    site: beta\n    proxmox_cluster: pve-beta\n    tier: tier-2a\n    pve_version: \"9.0\"\n    linstor: { roles: [satellite], interface: ens19 }",
+            "  - id: b3\n    site: beta\n    proxmox_cluster: pve-beta\n    tier: tier-2a\n    pve_version: \"9.0\"\n    linstor: { roles: [satellite], interface: \"\" }",
+        )],
+        expect: &[("LINSTOR-001", "b3", Error)],
+    },
+    Case {
+        rule: "LINSTOR-002",
+        // A declared pool may still run 2 replicas: only production pools need 3.
+        pass: &[(
+            "    place_count: 3\n    controller: { primary: b1, standby: [b2] }\n    state: validated",
+            "    place_count: 2\n    controller: { primary: b1, standby: [b2] }\n    state: declared",
+        )],
+        fail: &[(
+            "    place_count: 3\n    controller: { primary: b1, standby: [b2] }",
+            "    place_count: 2\n    controller: { primary: b1, standby: [b2] }",
+        )],
+        expect: &[("LINSTOR-002", "ssd-beta", Warning)],
+    },
+    Case {
+        rule: "LINSTOR-003",
+        // The base is the boundary: place_count 3 on exactly 3 diskful nodes.
+        pass: &[],
+        fail: &[(
+            "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
+            "nodes: [{ host: b1 }, { host: b2 }, { host: b3, diskful: false }]",
+        )],
+        expect: &[("LINSTOR-003", "ssd-beta", Error)],
+    },
+    Case {
+        rule: "LINSTOR-004",
+        pass: &[],
+        fail: &[(
+            "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
+            "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3, diskful: false }]",
+        )],
+        expect: &[("LINSTOR-004", "ssd-beta", Error)],
+    },
+    Case {
+        rule: "LINSTOR-005",
+        pass: &[(
+            "controller: { primary: b1, standby: [b2] }",
+            "controller: { primary: b1, vip: 10.0.0.2 }",
+        )],
+        fail: &[(
+            "controller: { primary: b1, standby: [b2] }",
+            "controller: { primary: b1 }",
+        )],
+        expect: &[("LINSTOR-005", "ssd-beta", Warning)],
+    },
+    Case {
+        rule: "LINSTOR-006",
+        // A declared pool: LINSTOR-002 stays silent, LINSTOR-006 still applies.
+        pass: &[(
+            "    nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]\n    place_count: 3\n    controller: { primary: b1, standby: [b2] }\n    state: validated",
+            "    nodes: [{ host: b1 }, { host: b2 }, { host: b3, diskful: false }]\n    place_count: 2\n    controller: { primary: b1, standby: [b2] }\n    state: declared",
+        )],
+        fail: &[(
+            "    nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]\n    place_count: 3\n    controller: { primary: b1, standby: [b2] }\n    state: validated",
+            "    nodes: [{ host: b1 }, { host: b2 }]\n    place_count: 2\n    controller: { primary: b1, standby: [b2] }\n    state: declared",
+        )],
+        expect: &[("LINSTOR-006", "ssd-beta", Warning)],
+    },
+    Case {
+        rule: "BACKUP-001",
+        pass: &[],
+        fail: &[(
+            "    sync_to: [{ target: pbs-alpha, link: wg-alpha-beta }]\n    rpo: 24h\n    state: validated",
+            "    sync_to: [{ target: pbs-alpha, link: wg-alpha-beta }]\n    rpo: 24h\n    state: declared",
+        )],
+        // pbs-beta is no longer in production: its site has no PBS, and the replicated guest
+        // backed up to it is no longer covered (HADR-001); pbs-b-vm has no replicated storage.
+        expect: &[
+            ("BACKUP-001", "beta", Warning),
+            ("HADR-001", "k3s-b-1", Warning),
+        ],
+    },
+    Case {
+        rule: "BACKUP-002",
+        pass: &[],
+        fail: &[(
+            "    sync_to: [{ target: pbs-alpha, link: wg-alpha-beta }]\n",
+            "",
+        )],
+        expect: &[("BACKUP-002", "pbs-beta", Warning)],
+    },
+    Case {
+        rule: "BACKUP-004",
+        pass: &[],
+        fail: &[(
+            "    guest: pbs-b-vm\n    datastores: [{ name: main, encrypted: true }]",
+            "    guest: pbs-b-vm\n    datastores: [{ name: main, encrypted: false }]",
+        )],
+        expect: &[("BACKUP-004", "pbs-beta", Info)],
+    },
+    Case {
+        rule: "HADR-001",
+        // A guest with neither HA nor replicated storage needs no backup for this rule.
+        pass: &[(
+            "  - { id: pbs-b-vm, host: b3, kind: vm, role: pbs, backup: pbs-beta, state: validated }",
+            "  - { id: pbs-b-vm, host: b3, kind: vm, role: pbs, state: validated }",
+        )],
+        fail: &[(
+            "storage: ssd-beta, backup: pbs-beta, state: validated }",
+            "storage: ssd-beta, state: validated }",
+        )],
+        expect: &[("HADR-001", "k3s-b-1", Warning)],
+    },
+    Case {
+        rule: "NET-001",
+        pass: &[(
+            "  - { id: vyos-b2, site: beta, vrrp_peer: vyos-b1, state: validated }",
+            "  - { id: vyos-b2, site: beta, vrrp_peer: vyos-b1, state: validated }\n  - { id: vyos-b3, site: beta, state: desired, use_case: failover lab }",
+        )],
+        fail: &[(
+            "  - { id: vyos-b2, site: beta, vrrp_peer: vyos-b1, state: validated }",
+            "  - { id: vyos-b2, site: beta, vrrp_peer: vyos-b1, state: validated }\n  - { id: vyos-b3, site: beta, vrrp_peer: vyos-b4, state: validated }\n  - { id: vyos-b4, site: beta, vrrp_peer: vyos-b3, state: validated }",
+        )],
+        expect: &[("NET-001", "beta", Error)],
+    },
+    Case {
+        rule: "NET-002",
+        pass: &[],
+        fail: &[
+            (
+                "  - { id: vyos-b1, site: beta, vrrp_peer: vyos-b2, ",
+                "  - { id: vyos-b1, site: beta, ",
+            ),
+            (
+                "  - { id: vyos-b2, site: beta, vrrp_peer: vyos-b1, state: validated }\n",
+                "",
+            ),
+        ],
+        expect: &[("NET-002", "vyos-b1", Warning)],
+    },
+    Case {
+        rule: "NET-003",
+        // A sync that names no link is fine while a link as mature joins the two sites.
+        pass: &[
+            (
+                "    sync_to: [{ target: pbs-beta, link: wg-alpha-beta }]",
+                "    sync_to: [{ target: pbs-beta }]",
+            ),
+        ],
+        fail: &[(
+            "over: campus, state: validated }",
+            "over: campus, state: declared }",
+        )],
+        expect: &[
+            ("NET-003", "appset", Error),
+            ("NET-003", "kueue", Error),
+            ("NET-003", "mesh", Error),
+            ("NET-003", "pbs-alpha", Error),
+            ("NET-003", "pbs-beta", Error),
+            // The link is declared while the routers at its ends are validated: fine; but the
+            // validated dependencies now stand on a declared link.
+        ],
+    },
+    Case {
+        rule: "INGRESS-001",
+        pass: &[(
+            "  - { id: traefik-beta, site: beta, address: 10.2.0.6, state: validated }",
+            "  - { id: traefik-beta, site: beta, address: 10.2.0.6, state: validated }\n  - { id: traefik-beta-2, site: beta, state: desired, use_case: failover }",
+        )],
+        fail: &[(
+            "  - { id: traefik-beta, site: beta, address: 10.2.0.6, state: validated }",
+            "  - { id: traefik-beta, site: beta, address: 10.2.0.6, state: validated }\n  - { id: traefik-beta-2, site: beta, state: declared }",
+        )],
+        expect: &[("INGRESS-001", "traefik-beta-2", Warning)],
+    },
+    Case {
+        rule: "INGRESS-002",
+        pass: &[],
+        fail: &[(
+            "    purpose: general\n    default_deny: true\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: gpu-alpha",
+            "    purpose: general\n    default_deny: true\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: desired }\n    state: validated\n  - id: gpu-alpha",
+        )],
+        expect: &[("INGRESS-002", "k3s-beta", Warning)],
+    },
+    Case {
+        rule: "CNI-001",
+        // A privileged LXC on a Tier 3 host with an explicit exception is allowed.
+        pass: &[
+            (
+                "  - { id: k3s-a-1, host: a2, kind: vm,",
+                "  - { id: k3s-a-1, host: a1, kind: lxc, privileged: true,",
+            ),
+            (
+                "    nodes: [k3s-a-1]\n    cni: { kind: cilium, version: \"1.16.3\" }",
+                "    nodes: [k3s-a-1]\n    cilium_lxc_exception: Tier 3 host, ADR-002\n    cni: { kind: cilium, version: \"1.16.3\" }",
+            ),
+        ],
+        fail: &[(
+            "  - { id: k3s-a-1, host: a2, kind: vm,",
+            "  - { id: k3s-a-1, host: a2, kind: lxc, privileged: true,",
+        )],
+        expect: &[("CNI-001", "k3s-alpha", Error)],
+    },
+    Case {
+        rule: "CNI-002",
+        pass: &[],
+        fail: &[("version: \"1.17.0\"", "version: \"1.15.7\"")],
+        expect: &[("CNI-002", "k3s-beta", Warning)],
+    },
+    Case {
+        rule: "CNI-003",
+        // default-deny is required of Cilium clusters only.
+        pass: &[],
+        fail: &[(
+            "    cni: { kind: cilium, version: \"1.17.0\" }\n    purpose: general\n    default_deny: true",
+            "    cni: { kind: cilium, version: \"1.17.0\" }\n    purpose: general\n    default_deny: false",
+        )],
+        expect: &[("CNI-003", "k3s-beta", Warning)],
+    },
+    Case {
+        rule: "GPU-001",
+        pass: &[],
+        fail: &[("    nodes: [k3s-a-1]\n", "    nodes: [k3s-a-1, gpu-a-1]\n")],
+        // gpu-a-1 now also sits in a Cilium cluster as a privileged LXC without exception.
+        expect: &[
+            ("CNI-001", "k3s-alpha", Error),
+            ("GPU-001", "k3s-alpha", Error),
+        ],
+    },
+    Case {
+        rule: "GPU-002",
+        // On a Tier 2A host a GPU VM with passthrough is fine.
+        pass: &[
+            (
+                "  - id: a2\n    site: alpha\n    proxmox_cluster: pve-alpha\n    tier: tier-2a\n",
+                "  - id: a2\n    site: alpha\n    proxmox_cluster: pve-alpha\n    tier: tier-2a\n    gpus: [{ model: A5000 }]\n",
+            ),
+            (
+                "  - id: gpu-a-1\n    host: a1\n    kind: lxc\n    privileged: true\n",
+                "  - id: gpu-a-1\n    host: a2\n    kind: vm\n",
+            ),
+        ],
+        fail: &[(
+            "  - id: gpu-a-1\n    host: a1\n    kind: lxc\n    privileged: true",
+            "  - id: gpu-a-1\n    host: a1\n    kind: vm",
+        )],
+        expect: &[("GPU-002", "gpu-alpha", Error)],
+    },
+    Case {
+        rule: "GPU-003",
+        pass: &[],
+        fail: &[(
+            "    kind: lxc\n    privileged: true\n    gpu: { model: A5000, count: 1 }",
+            "    kind: lxc\n    privileged: true\n    gpu: { model: A5000, count: 2 }",
+        )],
+        expect: &[("GPU-003", "gpu-a-1", Error)],
+    },
+    Case {
+        rule: "GPU-004",
+        pass: &[],
+        fail: &[(
+            "manages: [k3s-alpha, gpu-alpha]",
+            "manages: [k3s-alpha]",
+        )],
+        // Unregistered, the GPU cluster is also managed by no ArgoCD at all, and MultiKueue has
+        // no kubeconfig for it.
+        expect: &[
+            ("GITOPS-001", "gpu-alpha", Error),
+            ("GPU-004", "gpu-alpha", Warning),
+            ("MESH-002", "kueue", Info),
+        ],
+    },
+    Case {
+        rule: "GPU-006",
+        pass: &[(
+            "  - id: gpu-alpha",
+            "  - { id: gpu-beta, site: beta, purpose: gpu, cni: { kind: flannel }, state: desired, use_case: OCR batch }\n  - id: gpu-alpha",
+        )],
+        fail: &[
+            (
+                "  - { id: pbs-b-vm,",
+                "  - { id: gpu-b-1, host: b2, kind: vm, gpu: { model: A5500 }, backup: pbs-beta, state: validated }\n  - { id: pbs-b-vm,",
+            ),
+            (
+                "  - id: b2\n    site: beta\n    proxmox_cluster: pve-beta\n    tier: tier-2a",
+                "  - id: b2\n    site: beta\n    proxmox_cluster: pve-beta\n    tier: tier-2a\n    gpus: [{ model: A5500 }]",
+            ),
+            (
+                "  - id: gpu-alpha",
+                "  - id: gpu-beta\n    site: beta\n    nodes: [gpu-b-1]\n    purpose: gpu\n    cni: { kind: flannel }\n    cert_manager: { dns01_cluster_issuer: true, state: validated }\n    state: validated\n  - id: gpu-alpha",
+            ),
+            ("manages: [k3s-beta]", "manages: [k3s-beta, gpu-beta]"),
+        ],
+        expect: &[("GPU-006", "gpu-alpha", Info), ("GPU-006", "gpu-beta", Info)],
+    },
+    Case {
+        rule: "MESH-001",
+        pass: &[],
+        fail: &[(
+            "    cni: { kind: cilium, version: \"1.17.0\" }",
+            "    cni: { kind: flannel }",
+        )],
+        expect: &[("MESH-001", "mesh", Error)],
+    },
+    Case {
+        rule: "MESH-002",
+        pass: &[],
+        fail: &[("manages: [k3s-beta]", "manages: []")],
+        expect: &[
+            ("GITOPS-001", "k3s-beta", Error),
+            ("MESH-002", "kueue", Info),
+        ],
+    },
+    Case {
+        rule: "MESH-003",
+        pass: &[],
+        fail: &[(
+            "members: [k3s-alpha, k3s-beta], state: desired, deferred: true }",
+            "members: [k3s-alpha, k3s-beta], state: declared }",
+        )],
+        expect: &[("MESH-003", "karmada", Warning)],
+    },
+    Case {
+        rule: "GITOPS-001",
+        pass: &[],
+        fail: &[(
+            "manages: [k3s-beta]",
+            "manages: [k3s-beta, k3s-alpha]",
+        )],
+        expect: &[
+            ("GITOPS-001", "argocd-beta", Error),
+            ("GITOPS-001", "k3s-alpha", Error),
+        ],
+    },
+    Case {
+        rule: "SEC-001",
+        pass: &[(
+            "    tool: SOPS + age\n",
+            "    tool: SOPS + age\n    note: \"the Proxmox token is read from PVE_TOKEN; token: ${PVE_TOKEN}\"\n",
+        )],
+        fail: &[(
+            "    tool: SOPS + age\n",
+            "    tool: SOPS + age\n    note: \"PVEAPIToken=ci@pve!check=4f1c1a6e-2b1d-4c55-9a7e-0a3c5b7d9e11\"\n",
+        )],
+        expect: &[("SEC-001", "secrets", Error)],
+    },
+    Case {
+        rule: "OBS-001",
+        pass: &[],
+        fail: &[("      - { kind: cert_expiring, state: validated }\n", "")],
+        expect: &[("OBS-001", "observability", Warning)],
+    },
+    Case {
+        rule: "FRUGAL-001",
+        pass: &[(
+            "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }",
+            "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }\n  - { id: vllm, layer: 8b, site: alpha, state: desired, use_case: thesis OCR }",
+        )],
+        fail: &[(
+            "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }",
+            "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }\n  - { id: vllm, layer: 8b, site: alpha, state: desired }",
+        )],
+        expect: &[("FRUGAL-001", "vllm", Info)],
+    },
+];
+
+fn today() -> jiff::civil::Date {
+    jiff::civil::date(2026, 5, 2)
+}
+
+fn apply(edits: &[Edit], rule: &str, which: &str) -> String {
+    let mut text = BASE.to_owned();
+    for (find, replace) in edits {
+        let n = text.matches(find).count();
+        assert_eq!(
+            n, 1,
+            "{rule} {which}: edit target must occur exactly once, found {n} times: {find:?}"
+        );
+        text = text.replacen(find, replace, 1);
+    }
+    text
+}
+
+fn run(text: &str, name: &str) -> Report {
+    let topology = load_str(name, text)
+        .unwrap_or_else(|e| panic!("{name} does not load:\n{}", e.render()));
+    check_on(&topology, today())
+}
+
+fn found(report: &Report) -> BTreeSet<(String, String, Severity)> {
+    report
+        .findings
+        .iter()
+        .map(|f| (f.rule.to_string(), f.subject.id().to_owned(), f.severity))
+        .collect()
+}
+
+#[test]
+fn the_base_fixture_has_no_finding() {
+    let report = run(BASE, "base.yaml");
+    assert!(
+        report.findings.is_empty(),
+        "base.yaml must be clean, got:\n{}",
+        report.render(cpps_topology::report::Format::Text)
+    );
+    assert!(report.notes.is_empty(), "notes: {:?}", report.notes);
+    assert_eq!(report.summary.components.desired, 1, "only karmada is desired");
+}
+
+#[test]
+fn every_rule_passes_its_passing_fixture_and_fires_on_its_failing_one() {
+    let mut failures = Vec::new();
+    for case in CASES {
+        let pass = run(&apply(case.pass, case.rule, "pass"), &format!("{}-pass.yaml", case.rule));
+        let got = found(&pass);
+        if !got.is_empty() {
+            failures.push(format!("{} pass: expected no finding, got {got:?}", case.rule));
+        }
+        let fail = run(&apply(case.fail, case.rule, "fail"), &format!("{}-fail.yaml", case.rule));
+        let got = found(&fail);
+        let want: BTreeSet<_> = case
+            .expect
+            .iter()
+            .map(|(r, s, sev)| ((*r).to_owned(), (*s).to_owned(), *sev))
+            .collect();
+        if got != want {
+            failures.push(format!("{} fail: expected {want:?}, got {got:?}", case.rule));
+        }
+        if !case.expect.iter().any(|(r, _, _)| *r == case.rule) {
+            failures.push(format!("{}: its failing fixture must fire the rule itself", case.rule));
+        }
+        // Every finding points into the fixture file.
+        for f in &fail.findings {
+            if f.location.line < 1 || f.location.file != format!("{}-fail.yaml", case.rule) {
+                failures.push(format!("{}: bad location {}", case.rule, f.location));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_static_rule_has_a_case_and_no_live_only_rule_has_one() {
+    let cased: BTreeSet<&str> = CASES.iter().map(|c| c.rule).collect();
+    assert_eq!(cased.len(), CASES.len(), "one case per rule");
+    let static_rules: BTreeSet<&str> = rules::catalogue()
+        .iter()
+        .filter(|r| r.kind.has_static_part())
+        .map(|r| r.id.as_str())
+        .collect();
+    assert_eq!(cased, static_rules);
+}
+
+#[test]
+fn a_finding_points_at_the_field_that_breaks_the_rule() {
+    let case = CASES.iter().find(|c| c.rule == "LINSTOR-001").unwrap();
+    let text = apply(case.fail, case.rule, "fail");
+    let report = run(&text, "l1.yaml");
+    let finding = &report.findings[0];
+    let line = text.lines().nth(finding.location.line as usize - 1).unwrap();
+    assert!(line.contains("interface: \"\""), "line {}: {line}", finding.location.line);
+    let col = finding.location.column as usize;
+    assert!(line[col - 1..].starts_with("interface") || line[col - 1..].starts_with('"'), "column {col} in {line}");
+}
+
+#[test]
+fn suppressions_mark_findings_and_expired_ones_bring_them_back() {
+    let case = CASES.iter().find(|c| c.rule == "CNI-002").unwrap();
+    let base = apply(case.fail, case.rule, "fail");
+    let with = |expires: &str| {
+        format!(
+            "{base}\nsuppressions:\n  - {{ rule: CNI-002, subject: k3s-beta, reason: upgrade planned in the May window{expires} }}\n  - {{ rule: NET-002, subject: '*', reason: no spare router }}\n"
+        )
+    };
+    // In force: the finding stays, suppressed, and no longer counts.
+    let report = run(&with(", expires: 2026-05-31"), "s.yaml");
+    let f = &report.findings[0];
+    let s = f.suppressed.as_ref().expect("suppressed");
+    assert_eq!(s.justification, "upgrade planned in the May window");
+    assert_eq!(s.expires, Some(jiff::civil::date(2026, 5, 31)));
+    assert_eq!(report.summary.warnings, 0);
+    assert_eq!(report.summary.suppressed, 1);
+    assert!(!report.fails(true));
+    // The NET-002 wildcard matches nothing here: a note says so.
+    assert_eq!(report.notes.len(), 1, "{:?}", report.notes);
+    assert!(report.notes[0].message.contains("matches no finding"));
+
+    // Expired: the finding counts again, with a note.
+    let report = run(&with(", expires: 2026-05-01"), "s.yaml");
+    assert!(report.findings[0].suppressed.is_none());
+    assert_eq!(report.summary.warnings, 1);
+    assert!(report.fails(true));
+    assert!(!report.fails(false));
+    assert!(
+        report.notes.iter().any(|n| n.message.contains("expired on 2026-05-01")),
+        "{:?}",
+        report.notes
+    );
+    // The last day still counts as in force.
+    let report = run(&with(", expires: 2026-05-02"), "s.yaml");
+    assert!(report.findings[0].is_suppressed());
+}
+
+#[test]
+fn a_suppression_of_an_unknown_rule_is_a_note_with_a_suggestion() {
+    let text = format!(
+        "{BASE}\nsuppressions:\n  - {{ rule: LINSTR-001, subject: b3, reason: typo }}\n"
+    );
+    match load_str("u.yaml", &text) {
+        // The loader may reject it itself; then its diagnostic must name the rule.
+        Err(e) => assert!(e.render().contains("LINSTR-001"), "{}", e.render()),
+        Ok(topology) => {
+            let report = check_on(&topology, today());
+            assert_eq!(report.notes.len(), 1);
+            assert!(
+                report.notes[0].message.contains("did you mean `LINSTOR-001`"),
+                "{}",
+                report.notes[0].message
+            );
+        }
+    }
+}
+
+#[test]
+fn state_awareness_lowers_desired_components_to_info() {
+    // The same broken pool, validated then desired.
+    let case = CASES.iter().find(|c| c.rule == "LINSTOR-003").unwrap();
+    let text = apply(case.fail, case.rule, "fail");
+    let report = run(&text, "v.yaml");
+    assert_eq!(found(&report).into_iter().next().unwrap().2, Error);
+    let desired = text.replacen(
+        "    controller: { primary: b1, standby: [b2] }\n    state: validated",
+        "    controller: { primary: b1, standby: [b2] }\n    state: desired\n    use_case: more disks",
+        1,
+    );
+    assert_ne!(desired, text);
+    let report = run(&desired, "d.yaml");
+    let got = found(&report);
+    assert!(
+        got.iter().all(|(_, _, sev)| *sev == Info),
+        "a desired component yields info at most: {got:?}"
+    );
+    assert!(got.iter().any(|(r, _, _)| r == "LINSTOR-003"), "{got:?}");
+}
