@@ -1,7 +1,10 @@
 //! Typed async client for the Proxmox VE API (PVE 8/9).
 //!
-//! This crate will hold: API-token and ticket authentication, the `{"data": …}` envelope decoder,
-//! typed reads (cluster status and resources, nodes, guests and their configs, HA, storage, tasks,
-//! snapshots), property-string parsing, UPIDs and task waiting, and the writes the runbooks need.
-//! It builds on `cpps-http`. Nothing is implemented yet.
+//! It builds on `cpps-http`. [`family`] holds the pieces shared with Proxmox Backup Server
+//! (envelope, auth, UPIDs, task waiting).
 #![forbid(unsafe_code)]
+
+mod error;
+pub mod family;
+
+pub use error::Error;

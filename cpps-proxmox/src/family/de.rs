@@ -1,0 +1,264 @@
+//! `deserialize_with` helpers for the loose typing of Proxmox answers.
+//!
+//! PVE is written in Perl: its JSON writes booleans as `0`/`1` (sometimes as strings), and
+//! numbers sometimes as strings (`"maxmem": "2147483648"`, `"vmid": "100"`). PBS writes JSON
+//! booleans, but the same helpers accept both. Use them on fields:
+//!
+//! ```
+//! #[derive(serde::Deserialize)]
+//! struct Node {
+//!     #[serde(default, deserialize_with = "cpps_proxmox::family::de::opt_bool")]
+//!     online: Option<bool>,
+//!     #[serde(deserialize_with = "cpps_proxmox::family::de::u64")]
+//!     maxmem: u64,
+//! }
+//! let node: Node = serde_json::from_str(r#"{"online": 1, "maxmem": "2048"}"#).unwrap();
+//! assert_eq!(node.online, Some(true));
+//! assert_eq!(node.maxmem, 2048);
+//! ```
+//!
+//! Optional variants (`opt_*`) also accept `null`; put `#[serde(default)]` beside them so a
+//! missing field is `None`.
+
+use std::fmt;
+
+use serde::Deserializer;
+use serde::de::{self, Visitor};
+
+/// A loosely typed scalar as Proxmox writes it.
+enum Loose {
+    Bool(bool),
+    U(u64),
+    I(i64),
+    F(f64),
+    S(String),
+    Null,
+}
+
+struct LooseVisitor;
+
+impl<'de> Visitor<'de> for LooseVisitor {
+    type Value = Loose;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a boolean, a number or a string")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Loose, E> {
+        Ok(Loose::Bool(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Loose, E> {
+        Ok(Loose::U(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Loose, E> {
+        Ok(Loose::I(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Loose, E> {
+        Ok(Loose::F(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Loose, E> {
+        Ok(Loose::S(v.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Loose, E> {
+        Ok(Loose::S(v))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Loose, E> {
+        Ok(Loose::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Loose, E> {
+        Ok(Loose::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Loose, D::Error> {
+        d.deserialize_any(LooseVisitor)
+    }
+}
+
+fn loose<'de, D: Deserializer<'de>>(d: D) -> Result<Loose, D::Error> {
+    d.deserialize_any(LooseVisitor)
+}
+
+/// Parses a Perl-style boolean: `true`/`false`, `0`/`1`, or the strings `0`, `1`, `true`,
+/// `false`, `yes`, `no`, `on`, `off` (as PVE's property strings accept them).
+pub fn parse_bool(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+fn to_bool<E: de::Error>(value: Loose) -> Result<Option<bool>, E> {
+    match value {
+        Loose::Null => Ok(None),
+        Loose::Bool(b) => Ok(Some(b)),
+        Loose::U(0) | Loose::I(0) => Ok(Some(false)),
+        Loose::U(1) | Loose::I(1) => Ok(Some(true)),
+        Loose::F(0.0) => Ok(Some(false)),
+        Loose::F(1.0) => Ok(Some(true)),
+        Loose::S(s) => parse_bool(&s)
+            .map(Some)
+            .ok_or_else(|| E::custom(format!("expected a boolean (0/1), got `{s}`"))),
+        Loose::U(_) | Loose::I(_) | Loose::F(_) => Err(E::custom("expected a boolean (0 or 1)")),
+    }
+}
+
+/// A boolean written as `true`/`false`, `0`/`1` or a string of those.
+pub fn bool<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    to_bool(loose(d)?)?.ok_or_else(|| de::Error::custom("expected a boolean, got null"))
+}
+
+/// Like [`bool()`], also accepting `null` (→ `None`).
+pub fn opt_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    to_bool(loose(d)?)
+}
+
+fn to_u64<E: de::Error>(value: Loose) -> Result<Option<u64>, E> {
+    match value {
+        Loose::Null => Ok(None),
+        Loose::U(u) => Ok(Some(u)),
+        Loose::I(i) => u64::try_from(i)
+            .map(Some)
+            .map_err(|_| E::custom(format!("expected a non-negative integer, got {i}"))),
+        Loose::F(f) if f >= 0.0 && f.fract() == 0.0 && f < 1.8e19 => Ok(Some(f as u64)),
+        Loose::F(f) => Err(E::custom(format!("expected an integer, got {f}"))),
+        Loose::Bool(b) => Ok(Some(u64::from(b))),
+        Loose::S(s) => s
+            .trim()
+            .parse::<u64>()
+            .map(Some)
+            .map_err(|_| E::custom(format!("expected an integer, got `{s}`"))),
+    }
+}
+
+fn to_i64<E: de::Error>(value: Loose) -> Result<Option<i64>, E> {
+    match value {
+        Loose::Null => Ok(None),
+        Loose::I(i) => Ok(Some(i)),
+        Loose::U(u) => i64::try_from(u)
+            .map(Some)
+            .map_err(|_| E::custom(format!("integer {u} is too large"))),
+        Loose::F(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Ok(Some(f as i64)),
+        Loose::F(f) => Err(E::custom(format!("expected an integer, got {f}"))),
+        Loose::Bool(b) => Ok(Some(i64::from(b))),
+        Loose::S(s) => s
+            .trim()
+            .parse::<i64>()
+            .map(Some)
+            .map_err(|_| E::custom(format!("expected an integer, got `{s}`"))),
+    }
+}
+
+fn to_f64<E: de::Error>(value: Loose) -> Result<Option<f64>, E> {
+    match value {
+        Loose::Null => Ok(None),
+        Loose::F(f) => Ok(Some(f)),
+        Loose::U(u) => Ok(Some(u as f64)),
+        Loose::I(i) => Ok(Some(i as f64)),
+        Loose::Bool(b) => Ok(Some(f64::from(u8::from(b)))),
+        Loose::S(s) => s
+            .trim()
+            .parse::<f64>()
+            .map(Some)
+            .map_err(|_| E::custom(format!("expected a number, got `{s}`"))),
+    }
+}
+
+/// An unsigned integer written as a number or a string.
+pub fn u64<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    to_u64(loose(d)?)?.ok_or_else(|| de::Error::custom("expected an integer, got null"))
+}
+
+/// Like [`u64()`], also accepting `null`.
+pub fn opt_u64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    to_u64(loose(d)?)
+}
+
+/// A 32-bit unsigned integer written as a number or a string (VM ids, counts).
+pub fn u32<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let value = u64(d)?;
+    u32::try_from(value).map_err(|_| de::Error::custom(format!("integer {value} is too large")))
+}
+
+/// Like [`u32()`], also accepting `null`.
+pub fn opt_u32<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    match opt_u64(d)? {
+        None => Ok(None),
+        Some(v) => u32::try_from(v)
+            .map(Some)
+            .map_err(|_| de::Error::custom(format!("integer {v} is too large"))),
+    }
+}
+
+/// A signed integer written as a number or a string.
+pub fn i64<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+    to_i64(loose(d)?)?.ok_or_else(|| de::Error::custom("expected an integer, got null"))
+}
+
+/// Like [`i64()`], also accepting `null`.
+pub fn opt_i64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    to_i64(loose(d)?)
+}
+
+/// A floating-point number written as a number or a string.
+pub fn f64<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    to_f64(loose(d)?)?.ok_or_else(|| de::Error::custom("expected a number, got null"))
+}
+
+/// Like [`f64()`], also accepting `null`.
+pub fn opt_f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    to_f64(loose(d)?)
+}
+
+/// A string, also accepting a number or boolean (written as text) and `null` (→ `None`).
+/// For fields such as `name` that PVE sometimes emits as a bare number.
+pub fn opt_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match loose(d)? {
+        Loose::Null => None,
+        Loose::S(s) => Some(s),
+        Loose::U(u) => Some(u.to_string()),
+        Loose::I(i) => Some(i.to_string()),
+        Loose::F(f) => Some(f.to_string()),
+        Loose::Bool(b) => Some(u8::from(b).to_string()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    #[derive(Deserialize, Debug)]
+    struct S {
+        #[serde(deserialize_with = "super::bool")]
+        b: bool,
+        #[serde(default, deserialize_with = "super::opt_bool")]
+        ob: Option<bool>,
+        #[serde(deserialize_with = "super::u64")]
+        n: u64,
+        #[serde(default, deserialize_with = "super::opt_f64")]
+        f: Option<f64>,
+        #[serde(default, deserialize_with = "super::opt_string")]
+        name: Option<String>,
+    }
+
+    #[test]
+    fn perl_style_values_decode() {
+        let s: S =
+            serde_json::from_str(r#"{"b":1,"ob":"0","n":"42","f":"0.5","name":123}"#).unwrap();
+        assert!(s.b);
+        assert_eq!(s.ob, Some(false));
+        assert_eq!(s.n, 42);
+        assert_eq!(s.f, Some(0.5));
+        assert_eq!(s.name.as_deref(), Some("123"));
+        let s: S = serde_json::from_str(r#"{"b":true,"n":7}"#).unwrap();
+        assert!(s.b);
+        assert_eq!(s.ob, None);
+        assert_eq!(s.f, None);
+    }
+
+    #[test]
+    fn bad_values_are_errors_naming_the_value() {
+        let err = serde_json::from_str::<S>(r#"{"b":2,"n":1}"#).unwrap_err();
+        assert!(err.to_string().contains("boolean"), "{err}");
+        let err = serde_json::from_str::<S>(r#"{"b":0,"n":"x1"}"#).unwrap_err();
+        assert!(err.to_string().contains("`x1`"), "{err}");
+    }
+}

@@ -1,0 +1,73 @@
+//! The pieces every Proxmox product shares (PVE and PBS), for reuse by `cpps-pbs`.
+//!
+//! Both products run the same REST framework family (`pve-http-server` for PVE,
+//! `proxmox-rest-server` for PBS) and differ only in names:
+//!
+//! | piece | PVE | PBS |
+//! | --- | --- | --- |
+//! | answer envelope | `{"data": …}`, errors `{"data": null, "message", "errors"}` | same |
+//! | booleans | Perl `0`/`1` (sometimes strings) | JSON booleans |
+//! | ticket cookie | `PVEAuthCookie` | `PBSAuthCookie` |
+//! | token header | `PVEAPIToken=USER@REALM!ID=SECRET` | `PBSAPIToken=USER@REALM!ID:SECRET` |
+//! | UPID | `UPID:node:pid:pstart:starttime:type:id:user:` | `UPID:node:pid:pstart:task_id:starttime:type:id:authid:` |
+//! | task status/log | `GET /nodes/{node}/tasks/{upid}/status`, `…/log` | same |
+//!
+//! What is here:
+//!
+//! - [`decode_envelope`] / [`DataEnvelope`]: the one decoder of `{"data": …}` answers and of
+//!   error bodies into [`Error::Api`](crate::Error::Api) (with the per-field `errors` map of a
+//!   400) or [`Error::NotFound`](crate::Error::NotFound) (404, or a 500 saying "does not
+//!   exist"); [`decode_page`] keeps `total` too.
+//! - [`de`]: `deserialize_with` helpers for `0`/`1` booleans and numbers sent as strings.
+//! - [`TokenAuth`] and [`TicketAuth`], parameterized by [`Product`]: the API-token header, and
+//!   the ticket flow (`POST /access/ticket`, cookie, `CSRFPreventionToken` on writes, renewal
+//!   by posting the ticket as the password, one re-login on a 401, optional TOTP).
+//! - [`Upid`]: parse and print both UPID layouts, keeping the text as sent.
+//! - [`wait_task`], [`task_status`], [`task_log_tail`]: poll a task with back-off until it
+//!   stops; a failure carries the log tail.
+//! - [`UserId`], [`TokenId`], [`AuthId`]: validated ids.
+//!
+//! Errors are this crate's [`Error`](crate::Error) (`#[non_exhaustive]`); a PBS crate wraps it.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use cpps_http::{HttpClient, SecretString, TlsMode};
+//! use cpps_proxmox::family::{self, Product, TicketAuth, TokenAuth, Upid, WaitOptions};
+//!
+//! # async fn run() -> Result<(), cpps_proxmox::Error> {
+//! let http = HttpClient::builder("https://pbs.example:8007/api2/json".parse().unwrap())
+//!     .tls(TlsMode::pinned("AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99")?)
+//!     .build()?;
+//! // Either a token …
+//! let (id, secret) = family::split_token("backup@pbs!sync:0b7a…")?;
+//! let api = http.with_auth(Arc::new(TokenAuth::new(Product::Pbs, id, &secret)));
+//! // … or a ticket.
+//! let ticket = TicketAuth::new(Product::Pbs, &http, "root@pam".parse()?, SecretString::from("…"));
+//! let _api2 = http.with_auth(Arc::new(ticket));
+//!
+//! let version: serde_json::Value =
+//!     family::decode_envelope(api.execute(cpps_http::Request::get("version")).await?)?;
+//! let upid: Upid = "UPID:pbs1:00004F37:0039E469:00000000:5CA78B83:garbage_collection:store1:root@pam:".parse()?;
+//! let outcome = family::wait_task(&api, &upid, &upid.task_path(), &WaitOptions::default()).await?;
+//! println!("{version} {}", outcome.exit_status);
+//! # Ok(())
+//! # }
+//! ```
+
+mod auth;
+pub mod de;
+mod envelope;
+mod ids;
+mod task;
+mod upid;
+
+pub use auth::{DEFAULT_RENEW_AFTER, TICKET_PATH, TicketAuth, TokenAuth, TotpSource, split_token};
+pub use envelope::{
+    DataEnvelope, Page, decode_envelope, decode_page, error_from_response, is_not_found,
+};
+pub use ids::{AuthId, Product, TokenId, UserId};
+pub use task::{
+    ExitStatus, LogLine, TaskOutcome, TaskState, TaskStatus, WaitOptions, task_log_tail,
+    task_status, wait_task,
+};
+pub use upid::{Upid, UpidParts};

@@ -1,0 +1,324 @@
+//! Task status, task logs and waiting for a task, shared by PVE and PBS.
+
+use std::fmt;
+use std::time::Duration;
+
+use cpps_http::{HttpClient, Request};
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+
+use crate::Error;
+use crate::family::{Upid, de, decode_envelope, decode_page};
+
+/// Whether a task runs.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+#[non_exhaustive]
+pub enum TaskState {
+    /// `running`.
+    Running,
+    /// `stopped`: `exitstatus` says how it ended.
+    Stopped,
+    /// A value this client does not know, kept as sent.
+    Unknown(String),
+}
+
+impl From<String> for TaskState {
+    fn from(s: String) -> Self {
+        match s.as_str() {
+            "running" => TaskState::Running,
+            "stopped" => TaskState::Stopped,
+            _ => TaskState::Unknown(s),
+        }
+    }
+}
+
+impl From<TaskState> for String {
+    fn from(s: TaskState) -> String {
+        match s {
+            TaskState::Running => "running".to_owned(),
+            TaskState::Stopped => "stopped".to_owned(),
+            TaskState::Unknown(s) => s,
+        }
+    }
+}
+
+/// How a stopped task ended.
+///
+/// PVE (`PVE::Tools::upid_status_is_error`) and PBS write `OK`, `WARNINGS: N`, or an error:
+/// PBS as `Error: message` (or `unknown` when the state was lost), PVE as the bare message.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ExitStatus {
+    /// `OK`.
+    Ok,
+    /// `WARNINGS: N`: finished, with N warnings in the log.
+    Warnings(u64),
+    /// Anything else: the task failed; the text as written.
+    Failed(String),
+}
+
+impl ExitStatus {
+    /// Reads an `exitstatus` value.
+    pub fn parse(text: &str) -> Self {
+        let trimmed = text.trim();
+        if trimmed == "OK" {
+            return ExitStatus::Ok;
+        }
+        if let Some(count) = trimmed.strip_prefix("WARNINGS: ")
+            && let Ok(count) = count.trim().parse()
+        {
+            return ExitStatus::Warnings(count);
+        }
+        ExitStatus::Failed(trimmed.to_owned())
+    }
+
+    /// Whether the task succeeded (with or without warnings).
+    pub fn is_success(&self) -> bool {
+        !matches!(self, ExitStatus::Failed(_))
+    }
+}
+
+impl fmt::Display for ExitStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExitStatus::Ok => f.write_str("OK"),
+            ExitStatus::Warnings(n) => write!(f, "WARNINGS: {n}"),
+            ExitStatus::Failed(text) => f.write_str(text),
+        }
+    }
+}
+
+/// `GET /nodes/{node}/tasks/{upid}/status` (same shape in PVE and PBS).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TaskStatus {
+    /// The task.
+    pub upid: Upid,
+    /// `running` or `stopped`.
+    pub status: TaskState,
+    /// How it ended, once stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exitstatus: Option<String>,
+    /// The node.
+    pub node: String,
+    /// Worker type.
+    #[serde(rename = "type")]
+    pub worker_type: String,
+    /// Worker id.
+    #[serde(default, deserialize_with = "de::opt_string")]
+    pub id: Option<String>,
+    /// Who started it.
+    pub user: String,
+    /// The token name, when started with an API token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokenid: Option<String>,
+    /// Start time (Unix epoch seconds).
+    #[serde(deserialize_with = "de::u64")]
+    pub starttime: u64,
+    /// The worker's pid.
+    #[serde(deserialize_with = "de::u64")]
+    pub pid: u64,
+    /// The worker's process start time.
+    #[serde(deserialize_with = "de::u64")]
+    pub pstart: u64,
+}
+
+impl TaskStatus {
+    /// The exit status, once stopped.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        match self.status {
+            TaskState::Stopped => Some(ExitStatus::parse(self.exitstatus.as_deref().unwrap_or(""))),
+            _ => None,
+        }
+    }
+}
+
+/// One line of `GET /nodes/{node}/tasks/{upid}/log`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct LogLine {
+    /// Line number (1-based).
+    #[serde(deserialize_with = "de::u64")]
+    pub n: u64,
+    /// The text.
+    pub t: String,
+}
+
+/// How [`wait_task`] polls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WaitOptions {
+    /// Give up after this long ([`Error::TaskTimeout`]); `None` waits for ever.
+    pub timeout: Option<Duration>,
+    /// Pause after the first poll that finds the task running.
+    pub initial_interval: Duration,
+    /// Longest pause between polls (the pause doubles up to it).
+    pub max_interval: Duration,
+    /// How many log lines a [`Error::TaskFailed`] carries.
+    pub log_tail_lines: u32,
+}
+
+impl Default for WaitOptions {
+    fn default() -> Self {
+        WaitOptions {
+            timeout: Some(Duration::from_secs(600)),
+            initial_interval: Duration::from_millis(200),
+            max_interval: Duration::from_secs(5),
+            log_tail_lines: 20,
+        }
+    }
+}
+
+impl WaitOptions {
+    /// Sets the overall timeout.
+    pub fn timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets the first and longest pause between polls.
+    pub fn intervals(mut self, initial: Duration, max: Duration) -> Self {
+        self.initial_interval = initial;
+        self.max_interval = max.max(initial);
+        self
+    }
+
+    /// Sets how many log lines a failure carries.
+    pub fn log_tail_lines(mut self, lines: u32) -> Self {
+        self.log_tail_lines = lines;
+        self
+    }
+}
+
+/// What a finished task left.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct TaskOutcome {
+    /// `OK` or `WARNINGS: N` (failures are [`Error::TaskFailed`]).
+    pub exit_status: ExitStatus,
+    /// The final status.
+    pub status: TaskStatus,
+    /// How many status polls it took.
+    pub polls: u32,
+}
+
+/// `GET {task_path}/status`, where `task_path` is `nodes/{node}/tasks/{upid}`
+/// ([`Upid::task_path`]).
+pub async fn task_status(client: &HttpClient, task_path: &str) -> Result<TaskStatus, Error> {
+    let response = client
+        .execute(Request::get(format!("{task_path}/status")))
+        .await?;
+    decode_envelope(response)
+}
+
+/// The last `lines` lines of a task log: `GET {task_path}/log?start=…&limit=…` (one request,
+/// or two when the log is longer than `lines`: the first learns the `total`).
+pub async fn task_log_tail(
+    client: &HttpClient,
+    task_path: &str,
+    lines: u32,
+) -> Result<Vec<String>, Error> {
+    if lines == 0 {
+        return Ok(Vec::new());
+    }
+    let path = format!("{task_path}/log");
+    let first = decode_page::<Vec<LogLine>>(
+        client
+            .execute(Request::get(&path).query("start", 0).query("limit", lines))
+            .await?,
+    )?;
+    let total = first.total.unwrap_or(first.data.len() as u64);
+    let page = if total > u64::from(lines) {
+        decode_page::<Vec<LogLine>>(
+            client
+                .execute(
+                    Request::get(&path)
+                        .query("start", total - u64::from(lines))
+                        .query("limit", lines),
+                )
+                .await?,
+        )?
+        .data
+    } else {
+        first.data
+    };
+    Ok(page.into_iter().map(|l| l.t).collect())
+}
+
+/// Polls `GET {task_path}/status` until the task stops, with a pause that doubles from
+/// `initial_interval` to `max_interval`, and returns its exit status.
+///
+/// The first poll is immediate and the loop returns as soon as a poll sees `stopped`, so no
+/// time is spent sleeping after the task ended. A failed task yields [`Error::TaskFailed`]
+/// with the last lines of its log (`GET {task_path}/log`); a task still running after
+/// `timeout` yields [`Error::TaskTimeout`] (the task itself goes on).
+pub async fn wait_task(
+    client: &HttpClient,
+    upid: &Upid,
+    task_path: &str,
+    options: &WaitOptions,
+) -> Result<TaskOutcome, Error> {
+    let started = Instant::now();
+    let mut interval = options.initial_interval;
+    let mut polls = 0u32;
+    loop {
+        let status = task_status(client, task_path).await?;
+        polls += 1;
+        if let Some(exit) = status.exit_status() {
+            if exit.is_success() {
+                return Ok(TaskOutcome {
+                    exit_status: exit,
+                    status,
+                    polls,
+                });
+            }
+            let log_tail = task_log_tail(client, task_path, options.log_tail_lines).await?;
+            return Err(Error::TaskFailed {
+                upid: Box::new(upid.clone()),
+                exit_status: exit.to_string(),
+                log_tail,
+            });
+        }
+        let mut pause = interval;
+        if let Some(timeout) = options.timeout {
+            let elapsed = started.elapsed();
+            if elapsed >= timeout {
+                return Err(Error::TaskTimeout {
+                    upid: Box::new(upid.clone()),
+                    waited: elapsed,
+                });
+            }
+            pause = pause.min(timeout - elapsed);
+        }
+        tokio::time::sleep(pause).await;
+        interval = (interval * 2).min(options.max_interval.max(options.initial_interval));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_status_reads_all_forms() {
+        assert_eq!(ExitStatus::parse("OK"), ExitStatus::Ok);
+        assert_eq!(ExitStatus::parse("WARNINGS: 3"), ExitStatus::Warnings(3));
+        assert!(ExitStatus::parse("WARNINGS: 3").is_success());
+        let failed = ExitStatus::parse("command 'qm start 100' failed: exit code 1");
+        assert!(!failed.is_success());
+        assert_eq!(
+            failed.to_string(),
+            "command 'qm start 100' failed: exit code 1"
+        );
+        assert!(!ExitStatus::parse("unknown").is_success());
+        assert!(!ExitStatus::parse("Error: datastore full").is_success());
+    }
+
+    #[test]
+    fn task_state_keeps_unknown_values() {
+        let s: TaskState = serde_json::from_str("\"paused\"").unwrap();
+        assert_eq!(s, TaskState::Unknown("paused".to_owned()));
+        assert_eq!(serde_json::to_string(&s).unwrap(), "\"paused\"");
+    }
+}
