@@ -30,8 +30,16 @@ fn report() -> Report {
         "    linstor: { roles: [satellite], interface: ens19 }\n    state: validated\n\nguests:",
         "    linstor: { roles: [satellite], interface: \"\" }\n    state: validated\n\nguests:",
     );
-    text = edit(&text, "  - { id: vyos-b1, site: beta, vrrp_peer: vyos-b2, ", "  - { id: vyos-b1, site: beta, ");
-    text = edit(&text, "  - { id: vyos-b2, site: beta, vrrp_peer: vyos-b1, state: validated }\n", "");
+    text = edit(
+        &text,
+        "  - { id: vyos-b1, site: beta, vrrp_peer: vyos-b2, ",
+        "  - { id: vyos-b1, site: beta, ",
+    );
+    text = edit(
+        &text,
+        "  - { id: vyos-b2, site: beta, vrrp_peer: vyos-b1, state: validated }\n",
+        "",
+    );
     text = edit(
         &text,
         "    guest: pbs-b-vm\n    datastores: [{ name: main, encrypted: true }]",
@@ -40,8 +48,8 @@ fn report() -> Report {
     text.push_str(
         "\nsuppressions:\n  - rule: NET-002\n    subject: vyos-b1\n    reason: \"spare router <arrives> in June & \\\"then\\\" we pair it \\u0001\"\n    expires: 2026-06-30\n  - { rule: GPU-004, subject: gpu-alpha, reason: stale }\n",
     );
-    let topology = load_str("infra/topology.yaml", &text)
-        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let topology =
+        load_str("infra/topology.yaml", &text).unwrap_or_else(|e| panic!("{}", e.render()));
     check_on(&topology, jiff::civil::date(2026, 5, 2))
 }
 
@@ -51,7 +59,14 @@ fn the_report_counts_and_orders_findings() {
     let got: Vec<(&str, &str, Severity, bool)> = r
         .findings
         .iter()
-        .map(|f| (f.rule.as_str(), f.subject.id(), f.severity, f.is_suppressed()))
+        .map(|f| {
+            (
+                f.rule.as_str(),
+                f.subject.id(),
+                f.severity,
+                f.is_suppressed(),
+            )
+        })
         .collect();
     // Sorted by site, then severity (errors first), then rule.
     assert_eq!(
@@ -66,14 +81,23 @@ fn the_report_counts_and_orders_findings() {
     assert_eq!(r.summary.warnings, 0);
     assert_eq!(r.summary.infos, 1);
     assert_eq!(r.summary.suppressed, 1);
-    assert_eq!(r.summary.components.validated + 1, r.summary.components.total());
+    assert_eq!(
+        r.summary.components.validated + 1,
+        r.summary.components.total()
+    );
     assert_eq!(
         r.summary.rules_checked,
-        rules::catalogue().iter().filter(|x| x.kind.has_static_part()).count()
+        rules::catalogue()
+            .iter()
+            .filter(|x| x.kind.has_static_part())
+            .count()
     );
     assert_eq!(r.notes.len(), 1);
     assert!(r.fails(false));
-    assert_eq!(r.findings[1].suppressed.as_ref().unwrap().justification, REASON);
+    assert_eq!(
+        r.findings[1].suppressed.as_ref().unwrap().justification,
+        REASON
+    );
 }
 
 #[test]
@@ -94,7 +118,12 @@ fn json_has_the_documented_shape() {
     assert!(f["location"]["column"].as_u64().unwrap() >= 1);
     assert!(f["message"].as_str().unwrap().contains("b3"));
     assert_eq!(f["citation"]["document"], "004_29bfc39840ca04c0.txt");
-    assert!(f["citation"]["quote"].as_str().unwrap().contains("pve-ippri-34"));
+    assert!(
+        f["citation"]["quote"]
+            .as_str()
+            .unwrap()
+            .contains("pve-ippri-34")
+    );
     let s = &findings[1];
     assert_eq!(s["suppressed"], true);
     assert_eq!(s["suppression"]["justification"], REASON);
@@ -111,7 +140,12 @@ fn json_has_the_documented_shape() {
             + summary["components"]["declared"].as_u64().unwrap()
             + summary["components"]["desired"].as_u64().unwrap()
     );
-    assert!(v["notes"][0]["message"].as_str().unwrap().contains("GPU-004"));
+    assert!(
+        v["notes"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("GPU-004")
+    );
 }
 
 fn sarif_validator() -> jsonschema::Validator {
@@ -126,7 +160,11 @@ fn assert_valid_sarif(doc: &Value) {
         .iter_errors(doc)
         .map(|e| format!("{} at {}", e, e.instance_path))
         .collect();
-    assert!(errors.is_empty(), "SARIF schema violations:\n{}", errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "SARIF schema violations:\n{}",
+        errors.join("\n")
+    );
 }
 
 #[test]
@@ -142,8 +180,18 @@ fn sarif_is_valid_and_carries_what_code_scanning_needs() {
     assert_eq!(rules_json.len(), rules::catalogue().len());
     for rule in rules_json {
         assert!(rule["shortDescription"]["text"].as_str().unwrap().len() > 5);
-        assert!(rule["help"]["text"].as_str().unwrap().contains("Remediation:"));
-        assert!(rule["help"]["markdown"].as_str().unwrap().contains("**Remediation:**"));
+        assert!(
+            rule["help"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("Remediation:")
+        );
+        assert!(
+            rule["help"]["markdown"]
+                .as_str()
+                .unwrap()
+                .contains("**Remediation:**")
+        );
     }
     let results = run["results"].as_array().unwrap();
     assert_eq!(results.len(), 3);
@@ -152,7 +200,10 @@ fn sarif_is_valid_and_carries_what_code_scanning_needs() {
     assert_eq!(first["level"], "error");
     let index = first["ruleIndex"].as_u64().unwrap() as usize;
     assert_eq!(rules_json[index]["id"], "LINSTOR-001");
-    assert_eq!(first["partialFingerprints"]["cppsRuleSubject/v1"], "LINSTOR-001/b3");
+    assert_eq!(
+        first["partialFingerprints"]["cppsRuleSubject/v1"],
+        "LINSTOR-001/b3"
+    );
     let physical = &first["locations"][0]["physicalLocation"];
     assert_eq!(physical["artifactLocation"]["uri"], "infra/topology.yaml");
     assert_eq!(
@@ -194,12 +245,20 @@ fn junit_is_well_formed_with_one_case_per_rule_and_subject() {
     let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "testsuites");
-    let cases: Vec<roxmltree::Node<'_, '_>> =
-        root.descendants().filter(|n| n.has_tag_name("testcase")).collect();
-    let static_rules = rules::catalogue().iter().filter(|x| x.kind.has_static_part()).count();
+    let cases: Vec<roxmltree::Node<'_, '_>> = root
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    let static_rules = rules::catalogue()
+        .iter()
+        .filter(|x| x.kind.has_static_part())
+        .count();
     // Three rules have one subject each; every other static rule has one passing case.
     assert_eq!(cases.len(), static_rules);
-    assert_eq!(root.attribute("tests"), Some(static_rules.to_string().as_str()));
+    assert_eq!(
+        root.attribute("tests"),
+        Some(static_rules.to_string().as_str())
+    );
     assert_eq!(root.attribute("failures"), Some("1"));
     assert_eq!(root.attribute("skipped"), Some("1"));
 
@@ -212,12 +271,18 @@ fn junit_is_well_formed_with_one_case_per_rule_and_subject() {
     };
     let failed = case("LINSTOR-001");
     assert_eq!(failed.attribute("name"), Some("b3"));
-    let failure = failed.children().find(|n| n.has_tag_name("failure")).unwrap();
+    let failure = failed
+        .children()
+        .find(|n| n.has_tag_name("failure"))
+        .unwrap();
     assert_eq!(failure.attribute("type"), Some("error"));
     assert!(failure.text().unwrap().contains("004_29bfc39840ca04c0.txt"));
 
     let skipped = case("NET-002");
-    let skip = skipped.children().find(|n| n.has_tag_name("skipped")).unwrap();
+    let skip = skipped
+        .children()
+        .find(|n| n.has_tag_name("skipped"))
+        .unwrap();
     // Markup and quotes survive escaping; the control character XML cannot carry is replaced.
     assert_eq!(
         skip.attribute("message"),
@@ -226,7 +291,10 @@ fn junit_is_well_formed_with_one_case_per_rule_and_subject() {
 
     let info = case("BACKUP-004");
     assert!(info.children().all(|n| !n.has_tag_name("failure")));
-    let out = info.children().find(|n| n.has_tag_name("system-out")).unwrap();
+    let out = info
+        .children()
+        .find(|n| n.has_tag_name("system-out"))
+        .unwrap();
     assert!(out.text().unwrap().contains("pbs-beta"));
 
     let quiet = case("PVE-001");
@@ -234,7 +302,10 @@ fn junit_is_well_formed_with_one_case_per_rule_and_subject() {
     assert_eq!(quiet.children().filter(|n| n.is_element()).count(), 0);
 
     // No live-only rule appears.
-    let classes: BTreeSet<&str> = cases.iter().filter_map(|c| c.attribute("classname")).collect();
+    let classes: BTreeSet<&str> = cases
+        .iter()
+        .filter_map(|c| c.attribute("classname"))
+        .collect();
     assert!(!classes.contains("LINSTOR-007"));
 }
 
@@ -242,8 +313,13 @@ fn junit_is_well_formed_with_one_case_per_rule_and_subject() {
 fn text_groups_by_site_and_severity_with_citations() {
     let r = report();
     let text = r.render(Format::Text);
-    assert!(text.starts_with("cpps-topology check: infra/topology.yaml\n"), "{text}");
-    let beta = text.find("== site beta: 1 errors, 0 warnings, 1 infos ==").expect(&text);
+    assert!(
+        text.starts_with("cpps-topology check: infra/topology.yaml\n"),
+        "{text}"
+    );
+    let beta = text
+        .find("== site beta: 1 errors, 0 warnings, 1 infos ==")
+        .expect(&text);
     let error = text.find("error     LINSTOR-001").expect(&text);
     let info = text.find("info      BACKUP-004").expect(&text);
     assert!(beta < error && error < info, "{text}");
@@ -253,7 +329,10 @@ fn text_groups_by_site_and_severity_with_citations() {
     assert!(text[suppressed..].contains("NET-002"));
     assert!(text[suppressed..].contains("suppressed: spare router"));
     assert!(text.contains("note: infra/topology.yaml:"), "{text}");
-    assert!(text.contains("\nsummary: 1 error, 0 warnings, 1 info, 1 suppressed ("), "{text}");
+    assert!(
+        text.contains("\nsummary: 1 error, 0 warnings, 1 info, 1 suppressed ("),
+        "{text}"
+    );
     // Plain text for CI logs: no terminal escape sequences.
     assert!(!text.contains('\u{1b}'));
 }

@@ -227,12 +227,10 @@ const CASES: &[Case] = &[
     Case {
         rule: "NET-003",
         // A sync that names no link is fine while a link as mature joins the two sites.
-        pass: &[
-            (
-                "    sync_to: [{ target: pbs-beta, link: wg-alpha-beta }]",
-                "    sync_to: [{ target: pbs-beta }]",
-            ),
-        ],
+        pass: &[(
+            "    sync_to: [{ target: pbs-beta, link: wg-alpha-beta }]",
+            "    sync_to: [{ target: pbs-beta }]",
+        )],
         fail: &[(
             "over: campus, state: validated }",
             "over: campus, state: declared }",
@@ -344,10 +342,7 @@ const CASES: &[Case] = &[
     Case {
         rule: "GPU-004",
         pass: &[],
-        fail: &[(
-            "manages: [k3s-alpha, gpu-alpha]",
-            "manages: [k3s-alpha]",
-        )],
+        fail: &[("manages: [k3s-alpha, gpu-alpha]", "manages: [k3s-alpha]")],
         // Unregistered, the GPU cluster is also managed by no ArgoCD at all, and MultiKueue has
         // no kubeconfig for it.
         expect: &[
@@ -377,7 +372,10 @@ const CASES: &[Case] = &[
             ),
             ("manages: [k3s-beta]", "manages: [k3s-beta, gpu-beta]"),
         ],
-        expect: &[("GPU-006", "gpu-alpha", Info), ("GPU-006", "gpu-beta", Info)],
+        expect: &[
+            ("GPU-006", "gpu-alpha", Info),
+            ("GPU-006", "gpu-beta", Info),
+        ],
     },
     Case {
         rule: "MESH-001",
@@ -409,10 +407,7 @@ const CASES: &[Case] = &[
     Case {
         rule: "GITOPS-001",
         pass: &[],
-        fail: &[(
-            "manages: [k3s-beta]",
-            "manages: [k3s-beta, k3s-alpha]",
-        )],
+        fail: &[("manages: [k3s-beta]", "manages: [k3s-beta, k3s-alpha]")],
         expect: &[
             ("GITOPS-001", "argocd-beta", Error),
             ("GITOPS-001", "k3s-alpha", Error),
@@ -468,8 +463,8 @@ fn apply(edits: &[Edit], rule: &str, which: &str) -> String {
 }
 
 fn run(text: &str, name: &str) -> Report {
-    let topology = load_str(name, text)
-        .unwrap_or_else(|e| panic!("{name} does not load:\n{}", e.render()));
+    let topology =
+        load_str(name, text).unwrap_or_else(|e| panic!("{name} does not load:\n{}", e.render()));
     check_on(&topology, today())
 }
 
@@ -490,19 +485,31 @@ fn the_base_fixture_has_no_finding() {
         report.render(cpps_topology::report::Format::Text)
     );
     assert!(report.notes.is_empty(), "notes: {:?}", report.notes);
-    assert_eq!(report.summary.components.desired, 1, "only karmada is desired");
+    assert_eq!(
+        report.summary.components.desired, 1,
+        "only karmada is desired"
+    );
 }
 
 #[test]
 fn every_rule_passes_its_passing_fixture_and_fires_on_its_failing_one() {
     let mut failures = Vec::new();
     for case in CASES {
-        let pass = run(&apply(case.pass, case.rule, "pass"), &format!("{}-pass.yaml", case.rule));
+        let pass = run(
+            &apply(case.pass, case.rule, "pass"),
+            &format!("{}-pass.yaml", case.rule),
+        );
         let got = found(&pass);
         if !got.is_empty() {
-            failures.push(format!("{} pass: expected no finding, got {got:?}", case.rule));
+            failures.push(format!(
+                "{} pass: expected no finding, got {got:?}",
+                case.rule
+            ));
         }
-        let fail = run(&apply(case.fail, case.rule, "fail"), &format!("{}-fail.yaml", case.rule));
+        let fail = run(
+            &apply(case.fail, case.rule, "fail"),
+            &format!("{}-fail.yaml", case.rule),
+        );
         let got = found(&fail);
         let want: BTreeSet<_> = case
             .expect
@@ -510,10 +517,16 @@ fn every_rule_passes_its_passing_fixture_and_fires_on_its_failing_one() {
             .map(|(r, s, sev)| ((*r).to_owned(), (*s).to_owned(), *sev))
             .collect();
         if got != want {
-            failures.push(format!("{} fail: expected {want:?}, got {got:?}", case.rule));
+            failures.push(format!(
+                "{} fail: expected {want:?}, got {got:?}",
+                case.rule
+            ));
         }
         if !case.expect.iter().any(|(r, _, _)| *r == case.rule) {
-            failures.push(format!("{}: its failing fixture must fire the rule itself", case.rule));
+            failures.push(format!(
+                "{}: its failing fixture must fire the rule itself",
+                case.rule
+            ));
         }
         // Every finding points into the fixture file.
         for f in &fail.findings {
@@ -543,10 +556,20 @@ fn a_finding_points_at_the_field_that_breaks_the_rule() {
     let text = apply(case.fail, case.rule, "fail");
     let report = run(&text, "l1.yaml");
     let finding = &report.findings[0];
-    let line = text.lines().nth(finding.location.line as usize - 1).unwrap();
-    assert!(line.contains("interface: \"\""), "line {}: {line}", finding.location.line);
+    let line = text
+        .lines()
+        .nth(finding.location.line as usize - 1)
+        .unwrap();
+    assert!(
+        line.contains("interface: \"\""),
+        "line {}: {line}",
+        finding.location.line
+    );
     let col = finding.location.column as usize;
-    assert!(line[col - 1..].starts_with("interface") || line[col - 1..].starts_with('"'), "column {col} in {line}");
+    assert!(
+        line[col - 1..].starts_with("interface") || line[col - 1..].starts_with('"'),
+        "column {col} in {line}"
+    );
 }
 
 #[test]
@@ -578,7 +601,10 @@ fn suppressions_mark_findings_and_expired_ones_bring_them_back() {
     assert!(report.fails(true));
     assert!(!report.fails(false));
     assert!(
-        report.notes.iter().any(|n| n.message.contains("expired on 2026-05-01")),
+        report
+            .notes
+            .iter()
+            .any(|n| n.message.contains("expired on 2026-05-01")),
         "{:?}",
         report.notes
     );
@@ -589,9 +615,8 @@ fn suppressions_mark_findings_and_expired_ones_bring_them_back() {
 
 #[test]
 fn a_suppression_of_an_unknown_rule_is_a_note_with_a_suggestion() {
-    let text = format!(
-        "{BASE}\nsuppressions:\n  - {{ rule: LINSTR-001, subject: b3, reason: typo }}\n"
-    );
+    let text =
+        format!("{BASE}\nsuppressions:\n  - {{ rule: LINSTR-001, subject: b3, reason: typo }}\n");
     match load_str("u.yaml", &text) {
         // The loader may reject it itself; then its diagnostic must name the rule.
         Err(e) => assert!(e.render().contains("LINSTR-001"), "{}", e.render()),
@@ -599,7 +624,9 @@ fn a_suppression_of_an_unknown_rule_is_a_note_with_a_suggestion() {
             let report = check_on(&topology, today());
             assert_eq!(report.notes.len(), 1);
             assert!(
-                report.notes[0].message.contains("did you mean `LINSTOR-001`"),
+                report.notes[0]
+                    .message
+                    .contains("did you mean `LINSTOR-001`"),
                 "{}",
                 report.notes[0].message
             );

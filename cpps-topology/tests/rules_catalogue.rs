@@ -33,7 +33,11 @@ fn every_quote_is_verbatim_in_its_document() {
             let text = documents
                 .entry(name)
                 .or_insert_with(|| shared(&format!("seeds/{name}")));
-            assert!(citation.quote.chars().count() >= 10, "{}: quote too short", rule.id);
+            assert!(
+                citation.quote.chars().count() >= 10,
+                "{}: quote too short",
+                rule.id
+            );
             if !text.contains(citation.quote) {
                 missing.push(format!("{}: «{}» not in {name}", rule.id, citation.quote));
             }
@@ -126,7 +130,14 @@ fn the_live_rules_are_the_documented_ones() {
         .collect();
     assert_eq!(
         live_only,
-        ["STATE-002", "STATE-003", "LINSTOR-007", "BACKUP-003", "GPU-005", "GITOPS-002"]
+        [
+            "STATE-002",
+            "STATE-003",
+            "LINSTOR-007",
+            "BACKUP-003",
+            "GPU-005",
+            "GITOPS-002"
+        ]
     );
 }
 

@@ -1,7 +1,9 @@
 //! LINSTOR and backup rules: LINSTOR-001…006, BACKUP-001, BACKUP-002, BACKUP-004, HADR-001.
 
+use std::collections::HashMap;
+
 use super::{Ctx, Sink, host_interface_is_empty, scaled};
-use crate::model::{ComponentRef, State};
+use crate::model::{ComponentRef, LinstorController, LinstorPool, SiteId, State};
 use crate::report::Severity;
 
 /// LINSTOR-001 (static part): every satellite, and every node of a pool, has a non-empty
@@ -116,37 +118,60 @@ pub(super) fn linstor_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// LINSTOR-005: a pool has a controller, with HA (VIP/VRRP or a standby).
+/// LINSTOR-005: a site with LINSTOR has a controller, with HA (VIP/VRRP or a standby). One
+/// controller serves every pool of a site, so the pools of a site are judged together.
 pub(super) fn linstor_005(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let mut by_site: HashMap<&SiteId, Vec<&LinstorPool>> = HashMap::new();
     for pool in &ctx.topo.linstor_pools {
-        let severity = scaled(Severity::Warning, pool.meta.state);
+        by_site.entry(&pool.site).or_default().push(pool);
+    }
+    let mut sites: Vec<_> = by_site.into_iter().collect();
+    sites.sort_by_key(|(site, _)| *site);
+    for (site, pools) in sites {
+        let is_ha = |c: &LinstorController| c.ha || c.vip.is_some() || !c.standby.is_empty();
+        let with_controller: Vec<&LinstorPool> = pools
+            .iter()
+            .copied()
+            .filter(|p| p.controller.is_some())
+            .collect();
+        if with_controller
+            .iter()
+            .any(|p| p.controller.as_ref().is_some_and(is_ha))
+        {
+            continue;
+        }
+        // The most mature pool of the site carries the finding.
+        let Some(pool) = pools.iter().copied().max_by_key(|p| p.meta.state) else {
+            continue;
+        };
+        let names: Vec<&str> = pools.iter().map(|p| p.id.as_str()).collect();
         let c = ComponentRef::LinstorPool(pool);
-        match &pool.controller {
+        let severity = scaled(Severity::Warning, pool.meta.state);
+        match with_controller.first() {
             None => sink.emit_at(
                 severity,
                 c,
                 "state",
-                format!("pool {} names no LINSTOR controller", pool.id),
+                format!(
+                    "site {site} has LINSTOR pools ({}) but names no LINSTOR controller",
+                    names.join(", ")
+                ),
             ),
-            Some(controller) => {
-                let ha =
-                    controller.ha || controller.vip.is_some() || !controller.standby.is_empty();
-                if !ha {
-                    let primary = controller
-                        .primary
-                        .as_ref()
-                        .map(|p| format!(" on {p}"))
-                        .unwrap_or_default();
-                    sink.emit_at(
-                        severity,
-                        c,
-                        "controller",
-                        format!(
-                            "the LINSTOR controller of pool {}{primary} has no HA (no VIP/VRRP, no standby)",
-                            pool.id
-                        ),
-                    );
-                }
+            Some(p) => {
+                let primary = p
+                    .controller
+                    .as_ref()
+                    .and_then(|c| c.primary.as_ref())
+                    .map(|h| format!(" on {h}"))
+                    .unwrap_or_default();
+                sink.emit_at(
+                    severity,
+                    ComponentRef::LinstorPool(p),
+                    "controller",
+                    format!(
+                        "the LINSTOR controller of site {site}{primary} has no HA (no VIP/VRRP, no standby)"
+                    ),
+                );
             }
         }
     }

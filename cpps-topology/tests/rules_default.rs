@@ -1,0 +1,119 @@
+//! The findings on the embedded default topology: the real state of CPPS as the two documents
+//! describe it.
+
+use std::collections::BTreeSet;
+
+use cpps_topology::check::check_on;
+use cpps_topology::report::{Finding, Format, Report, Severity};
+
+fn report() -> Report {
+    check_on(
+        &cpps_topology::default_topology(),
+        jiff::civil::date(2026, 5, 2),
+    )
+}
+
+fn find<'r>(report: &'r Report, rule: &str, subject: &str) -> &'r Finding {
+    report
+        .findings
+        .iter()
+        .find(|f| f.rule.as_str() == rule && f.subject.id() == subject)
+        .unwrap_or_else(|| {
+            panic!(
+                "no {rule} on {subject} in:\n{}",
+                report.render(Format::Text)
+            )
+        })
+}
+
+#[test]
+fn the_documented_gaps_are_reported() {
+    let r = report();
+
+    // "pve-ippri-34 tem linstor_interface: \"\"": an error on the host, pointing at the field.
+    let f = find(&r, "LINSTOR-001", "pve-ippri-34");
+    assert_eq!(f.severity, Severity::Error);
+    assert_eq!(f.site.as_deref(), Some("sp"));
+    let line = cpps_topology::DEFAULT_TOPOLOGY_YAML
+        .lines()
+        .nth(f.location.line as usize - 1)
+        .unwrap();
+    assert!(line.contains("\"\""), "{line}");
+
+    // "place_count: 3 no SP SSD (hoje 2 …) — só após correção do pve-ippri-34".
+    let f = find(&r, "LINSTOR-002", "sp-ssd");
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(f.message.contains("place_count 2"), "{}", f.message);
+    assert!(f.message.contains("pve-ippri-34"), "{}", f.message);
+
+    // "PBS Franca, PBS SP, sync cross-site (nenhum implementado hoje)".
+    for site in ["franca", "sp"] {
+        let f = find(&r, "BACKUP-001", site);
+        assert_eq!(f.severity, Severity::Warning);
+    }
+
+    // "VRRP HA pra VyOS (single-node hoje)".
+    for router in ["vyos-franca", "vyos-sp"] {
+        assert_eq!(find(&r, "NET-002", router).severity, Severity::Warning);
+    }
+
+    // traefik-sp: `ha: True` only declared.
+    let f = find(&r, "PVE-003", "traefik-sp");
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(f.message.contains("only declared"), "{}", f.message);
+
+    // The Franca GPU placement contradiction, naming both documents.
+    let f = find(&r, "GPU-002", "k3s-gpu-franca");
+    assert_eq!(f.severity, Severity::Info);
+    assert!(
+        f.message.contains("004_29bfc39840ca04c0.txt"),
+        "{}",
+        f.message
+    );
+    assert!(
+        f.message.contains("000_be2f9e2558fad79c.txt"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn roadmap_items_are_never_errors() {
+    let r = report();
+    let topology = cpps_topology::default_topology();
+    for f in r.findings.iter().filter(|f| f.severity == Severity::Error) {
+        let c = topology
+            .component(f.subject.id())
+            .expect("errors name a component");
+        assert_ne!(
+            c.meta().state,
+            cpps_topology::model::State::Desired,
+            "desired component with an error: {f:?}"
+        );
+    }
+    // Every finding of the default points into the embedded file.
+    for f in &r.findings {
+        assert_eq!(f.location.file, cpps_topology::DEFAULT_TOPOLOGY_NAME);
+        assert!(f.location.line >= 1);
+    }
+}
+
+#[test]
+fn the_default_fails_ci_on_its_real_errors() {
+    let r = report();
+    let errors: BTreeSet<(&str, &str)> = r
+        .active()
+        .filter(|f| f.severity == Severity::Error)
+        .map(|f| (f.rule.as_str(), f.subject.id()))
+        .collect();
+    assert!(
+        errors.contains(&("LINSTOR-001", "pve-ippri-34")),
+        "{errors:?}"
+    );
+    assert!(r.fails(false));
+    assert_eq!(r.summary.errors, errors.len());
+    let text = r.render(Format::Text);
+    assert!(text.contains("== site franca:"), "{text}");
+    assert!(text.contains("== site sp:"), "{text}");
+    assert!(text.contains("\nsummary: "), "{text}");
+}
