@@ -37,6 +37,9 @@ pub struct Finding {
     pub severity: Severity,
     /// A stable machine-readable code, e.g. `remapped-rows-pending`.
     pub code: String,
+    /// The object concerned (`Kind namespace/name`), for cluster findings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<String>,
     /// What was found, for people.
     pub message: String,
 }
@@ -47,8 +50,15 @@ impl Finding {
         Self {
             severity,
             code: code.to_owned(),
+            object: None,
             message: message.into(),
         }
+    }
+
+    /// The same finding about `object`.
+    pub fn about(mut self, object: impl Into<String>) -> Self {
+        self.object = Some(object.into());
+        self
     }
 }
 

@@ -1,0 +1,140 @@
+//! The CNI a cluster runs (Cilium or flannel, and its version), as observed from its DaemonSets,
+//! and, for K3s's embedded flannel (no pods), from the flannel annotations on its nodes.
+
+use k8s_openapi::api::apps::v1::DaemonSet;
+use k8s_openapi::api::core::v1::Node;
+use serde::Serialize;
+
+/// Which CNI.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum CniKind {
+    /// Cilium.
+    Cilium,
+    /// flannel.
+    Flannel,
+}
+
+/// One CNI seen in the cluster.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CniObservation {
+    /// Which CNI.
+    pub kind: CniKind,
+    /// Version from the image tag (`v1.16.3`), when known.
+    pub version: Option<String>,
+    /// Where it was seen: `DaemonSet ns/name` or `node annotations (embedded)`.
+    pub source: String,
+    /// Pods ready / desired, for a DaemonSet.
+    pub ready: Option<(i32, i32)>,
+}
+
+/// The tag of an image reference, without any digest: `quay.io/cilium/cilium:v1.16.3@sha256:…`
+/// → `v1.16.3`; `None` when untagged.
+pub fn image_tag(image: &str) -> Option<&str> {
+    let no_digest = image.split('@').next().unwrap_or(image);
+    let last = no_digest.rsplit('/').next().unwrap_or(no_digest);
+    last.split_once(':').map(|(_, t)| t)
+}
+
+fn repo_of(image: &str) -> &str {
+    let no_digest = image.split('@').next().unwrap_or(image);
+    match no_digest.rfind(':') {
+        Some(i) if !no_digest[i..].contains('/') => &no_digest[..i],
+        _ => no_digest,
+    }
+}
+
+fn classify(repo: &str) -> Option<CniKind> {
+    let last = repo.rsplit('/').next().unwrap_or(repo);
+    match last {
+        "cilium" => Some(CniKind::Cilium),
+        "flannel" | "mirrored-flannelcni-flannel" => Some(CniKind::Flannel),
+        _ => None,
+    }
+}
+
+/// The CNIs observed in `daemonsets` and on `nodes`.
+pub fn observe(daemonsets: &[DaemonSet], nodes: &[Node]) -> Vec<CniObservation> {
+    let mut out = Vec::new();
+    for ds in daemonsets {
+        let containers = ds
+            .spec
+            .as_ref()
+            .and_then(|s| s.template.spec.as_ref())
+            .map(|p| p.containers.as_slice())
+            .unwrap_or_default();
+        for c in containers {
+            let Some(image) = c.image.as_deref() else {
+                continue;
+            };
+            if let Some(kind) = classify(repo_of(image)) {
+                let status = ds.status.as_ref();
+                out.push(CniObservation {
+                    kind,
+                    version: image_tag(image).map(str::to_owned),
+                    source: format!(
+                        "DaemonSet {}/{}",
+                        ds.metadata.namespace.as_deref().unwrap_or(""),
+                        ds.metadata.name.as_deref().unwrap_or("")
+                    ),
+                    ready: status.map(|s| (s.number_ready, s.desired_number_scheduled)),
+                });
+                break;
+            }
+        }
+    }
+    if !out.iter().any(|o| o.kind == CniKind::Flannel) {
+        let embedded = nodes.iter().any(|n| {
+            n.metadata
+                .annotations
+                .as_ref()
+                .is_some_and(|a| a.contains_key("flannel.alpha.coreos.com/backend-type"))
+        });
+        if embedded {
+            out.push(CniObservation {
+                kind: CniKind::Flannel,
+                version: None,
+                source: "node annotations (flannel embedded in K3s)".to_owned(),
+                ready: None,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_and_repos() {
+        assert_eq!(
+            image_tag("quay.io/cilium/cilium:v1.16.3@sha256:abc"),
+            Some("v1.16.3")
+        );
+        assert_eq!(
+            image_tag("docker.io/flannel/flannel:v0.25.7"),
+            Some("v0.25.7")
+        );
+        assert_eq!(image_tag("localhost:5000/cilium/cilium"), None);
+        assert_eq!(
+            repo_of("localhost:5000/cilium/cilium"),
+            "localhost:5000/cilium/cilium"
+        );
+        assert_eq!(
+            classify(repo_of("quay.io/cilium/cilium:v1.16.3")),
+            Some(CniKind::Cilium)
+        );
+        assert_eq!(
+            classify(repo_of("quay.io/cilium/operator-generic:v1.16.3")),
+            None
+        );
+        assert_eq!(
+            classify(repo_of(
+                "docker.io/rancher/mirrored-flannelcni-flannel:v0.19.2"
+            )),
+            Some(CniKind::Flannel)
+        );
+    }
+}

@@ -1,0 +1,752 @@
+//! Against a real kube-apiserver 1.20 + etcd (started by `cargo xtask test`, kubeconfig in
+//! `CPPS_TEST_KUBECONFIG`), with the real (or documented-trimmed) CRDs. No controllers run: each
+//! test writes objects and their `status` as Kueue, Argo CD, cert-manager and the kubelet would,
+//! then reads them back through this crate and checks the findings. Names are unique per test run.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use cpps_gpu::health::{Finding, Severity};
+use cpps_gpu::k8s::argocd::{Application, HealthStatusCode, SyncStatusCode};
+use cpps_gpu::k8s::certmanager::Certificate;
+use cpps_gpu::k8s::checks::{self, CheckPolicy};
+use cpps_gpu::k8s::cni::CniKind;
+use cpps_gpu::k8s::kueue::{
+    ClusterQueue, JobSubmission, LocalQueue, MultiKueueCluster, ResourceFlavor, Workload,
+    WorkloadState,
+};
+use cpps_gpu::k8s::{self as k8s};
+use k8s_openapi::api::apps::v1::DaemonSet;
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{ConfigMap, Node, Pod};
+use kube::Api;
+use kube::api::PostParams;
+use serde_json::json;
+
+fn mine<'a>(findings: &'a [Finding], id: &str) -> Vec<&'a Finding> {
+    findings
+        .iter()
+        .filter(|f| f.object.as_deref().is_some_and(|o| o.contains(id)))
+        .collect()
+}
+
+async fn gpu_node(
+    client: &kube::Client,
+    name: &str,
+    labels: serde_json::Value,
+    annotations: serde_json::Value,
+    capacity: serde_json::Value,
+) {
+    let api: Api<Node> = Api::all(client.clone());
+    let node: Node = serde_json::from_value(json!({
+        "metadata": {"name": name, "labels": labels, "annotations": annotations}
+    }))
+    .unwrap();
+    common::create_with_status(
+        &api,
+        &node,
+        json!({"capacity": capacity.clone(), "allocatable": capacity}),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn time_slicing_shared_trap_and_quota_against_real_nodes() {
+    let Some(client) = common::kube_client().await else {
+        return;
+    };
+    let id = common::unique("ts");
+    let ns = id.clone();
+    common::namespace(&client, &ns).await;
+
+    // The device plugin's time-slicing config, one key per node group.
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
+    let cm: ConfigMap = serde_json::from_value(json!({
+        "metadata": {"name": "time-slicing-config"},
+        "data": {id.clone(): "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n"}
+    }))
+    .unwrap();
+    cms.create(&PostParams::default(), &cm).await.unwrap();
+
+    // gpu-sp-01 as GFD labels it with time-slicing: one A5000, 4 replicas, -SHARED product.
+    let good = format!("{id}-good");
+    gpu_node(
+        &client,
+        &good,
+        json!({"cpps.test/run": id, "nvidia.com/gpu.product": "NVIDIA-RTX-A5000-SHARED", "nvidia.com/gpu.count": "1",
+               "nvidia.com/gpu.replicas": "4", "nvidia.com/gpu.sharing-strategy": "time-slicing",
+               "nvidia.com/gpu.memory": "24564", "nvidia.com/device-plugin.config": id}),
+        json!({}),
+        json!({"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4", "pods": "110"}),
+    )
+    .await;
+    // A node whose capacity disagrees with the configuration (plugin not restarted).
+    let stale = format!("{id}-stale");
+    gpu_node(
+        &client,
+        &stale,
+        json!({"cpps.test/run": id, "nvidia.com/gpu.product": "NVIDIA-RTX-A5000-SHARED", "nvidia.com/gpu.count": "1",
+               "nvidia.com/gpu.replicas": "2", "nvidia.com/device-plugin.config": id}),
+        json!({}),
+        json!({"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "2", "pods": "110"}),
+    )
+    .await;
+
+    // The -SHARED trap: a flavor written for the plain product name.
+    let flavors: Api<ResourceFlavor> = Api::all(client.clone());
+    let trap = format!("{id}-a5000");
+    let shared = format!("{id}-a5000-shared");
+    for (name, product) in [
+        (&trap, "NVIDIA-RTX-A5000"),
+        (&shared, "NVIDIA-RTX-A5000-SHARED"),
+    ] {
+        let rf = ResourceFlavor::new(
+            name,
+            BTreeMap::from([
+                ("cpps.test/run".to_owned(), id.clone()),
+                ("nvidia.com/gpu.product".to_owned(), product.to_owned()),
+            ]),
+        );
+        flavors.create(&PostParams::default(), &rf).await.unwrap();
+    }
+    // A ClusterQueue asking 8 GPUs of a flavor whose nodes allocate 4 + 2.
+    let cq_name = format!("{id}-cq");
+    let cqs: Api<ClusterQueue> = Api::all(client.clone());
+    let cq: ClusterQueue = serde_json::from_value(json!({
+        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
+        "metadata": {"name": cq_name},
+        "spec": {"namespaceSelector": {}, "resourceGroups": [{
+            "coveredResources": ["cpu", "nvidia.com/gpu"],
+            "flavors": [{"name": shared, "resources": [
+                {"name": "cpu", "nominalQuota": "24"},
+                {"name": "nvidia.com/gpu", "nominalQuota": 8}]}]}]}
+    }))
+    .unwrap();
+    let created = cqs.create(&PostParams::default(), &cq).await.unwrap();
+    // The server applied the CRD's defaults (real schema): queueingStrategy, stopPolicy.
+    assert_eq!(
+        created.spec.queueing_strategy.as_deref(),
+        Some("BestEffortFIFO")
+    );
+    assert_eq!(created.spec.stop_policy.as_deref(), Some("None"));
+
+    let snap = k8s::collect(&client).await.unwrap();
+    let node = snap.nodes.iter().find(|n| n.name == good).unwrap();
+    assert_eq!(node.gpu_capacity, Some(4.0));
+    assert_eq!(node.gpu_allocatable, Some(4.0));
+    assert_eq!(node.product.as_deref(), Some("NVIDIA-RTX-A5000-SHARED"));
+    assert_eq!((node.count, node.replicas), (Some(1), Some(4)));
+    assert_eq!(node.sharing_strategy.as_deref(), Some("time-slicing"));
+    assert_eq!(node.memory_mib, Some(24564));
+    let ts = snap.time_slicing.iter().find(|c| c.key == id).unwrap();
+    assert_eq!(ts.configmap, format!("{ns}/time-slicing-config"));
+    assert_eq!(ts.gpu_replicas(), Some(4));
+
+    let findings = checks::run(&snap, &CheckPolicy::default(), jiff::Timestamp::now());
+    let found = mine(&findings, &id);
+    let codes: Vec<(&str, &str)> = found
+        .iter()
+        .map(|f| (f.code.as_str(), f.object.as_deref().unwrap()))
+        .collect();
+    let stale_obj = format!("Node {stale}");
+    let trap_obj = format!("ResourceFlavor {trap}");
+    let cq_obj = format!("ClusterQueue {cq_name}");
+    assert!(
+        codes.contains(&("time-slicing-replicas", stale_obj.as_str())),
+        "{codes:?}"
+    );
+    assert!(
+        codes.contains(&("time-slicing-capacity", stale_obj.as_str())),
+        "{codes:?}"
+    );
+    assert!(
+        codes.contains(&("flavor-matches-no-node", trap_obj.as_str())),
+        "{codes:?}"
+    );
+    assert!(
+        codes.contains(&("quota-above-capacity", cq_obj.as_str())),
+        "{codes:?}"
+    );
+    // The good node and the -SHARED flavor raise nothing; cpu 24 <= 32 raises nothing.
+    assert_eq!(found.len(), 4, "{codes:?}");
+    let trap_f = found
+        .iter()
+        .find(|f| f.code == "flavor-matches-no-node")
+        .unwrap();
+    assert_eq!(trap_f.severity, Severity::Critical);
+    assert!(
+        trap_f.message.contains("-SHARED to the product label"),
+        "{}",
+        trap_f.message
+    );
+    let quota = found
+        .iter()
+        .find(|f| f.code == "quota-above-capacity")
+        .unwrap();
+    assert_eq!(
+        quota.message,
+        format!(
+            "flavor {shared} nvidia.com/gpu nominalQuota 8 is above the 6 allocatable on its 2 node(s)"
+        )
+    );
+}
+
+#[tokio::test]
+async fn hami_and_the_device_plugin_on_one_node() {
+    let Some(client) = common::kube_client().await else {
+        return;
+    };
+    let id = common::unique("hami");
+    common::namespace(&client, &id).await;
+    let both = format!("{id}-both");
+    let hami_only = format!("{id}-hami");
+    for n in [&both, &hami_only] {
+        gpu_node(
+            &client,
+            n,
+            json!({"cpps.test/run": id}),
+            json!({"hami.io/node-nvidia-register": "GPU-3f8a2c1e,10,24564,100,NVIDIA-NVIDIA RTX A5000,0,true:",
+                   "hami.io/node-handshake": "Reported 2026-01-01 00:00:00"}),
+            json!({"nvidia.com/gpu": "10", "nvidia.com/gpumem": "24564", "nvidia.com/gpucores": "100"}),
+        )
+        .await;
+    }
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &id);
+    let pod = |name: &str, node: &str, image: &str| -> Pod {
+        serde_json::from_value(json!({
+            "metadata": {"name": name},
+            "spec": {"nodeName": node, "containers": [{"name": "plugin", "image": image}]}
+        }))
+        .unwrap()
+    };
+    pods.create(
+        &PostParams::default(),
+        &pod(
+            "nvidia-device-plugin",
+            &both,
+            "nvcr.io/nvidia/k8s-device-plugin:v0.17.0",
+        ),
+    )
+    .await
+    .unwrap();
+    pods.create(
+        &PostParams::default(),
+        &pod(
+            "hami-device-plugin",
+            &hami_only,
+            "docker.io/projecthami/hami:v2.4.1",
+        ),
+    )
+    .await
+    .unwrap();
+
+    let snap = k8s::collect(&client).await.unwrap();
+    let n = snap.nodes.iter().find(|n| n.name == both).unwrap();
+    assert!(n.hami_registered);
+    assert_eq!(n.hami_gpumem, Some(24564.0));
+    assert_eq!(n.hami_gpucores, Some(100.0));
+    assert_eq!(
+        n.nvidia_plugin_pod.as_deref(),
+        Some(format!("{id}/nvidia-device-plugin").as_str())
+    );
+    let h = snap.nodes.iter().find(|n| n.name == hami_only).unwrap();
+    assert_eq!(
+        h.hami_plugin_pod.as_deref(),
+        Some(format!("{id}/hami-device-plugin").as_str())
+    );
+    assert_eq!(h.nvidia_plugin_pod, None);
+
+    let findings = checks::run(&snap, &CheckPolicy::default(), jiff::Timestamp::now());
+    let found = mine(&findings, &id);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].code, "hami-and-device-plugin");
+    assert_eq!(found[0].severity, Severity::Critical);
+    assert_eq!(
+        found[0].object.as_deref(),
+        Some(format!("Node {both}").as_str())
+    );
+}
+
+/// Plays Kueue's part: when the Job appears, creates its Workload (owned by the Job), then writes
+/// `QuotaReserved` and `Admitted` as Kueue's scheduler would.
+async fn act_as_kueue(
+    client: kube::Client,
+    ns: String,
+    job_name: String,
+    cq: String,
+    flavor: String,
+) {
+    let jobs: Api<Job> = Api::namespaced(client.clone(), &ns);
+    let job = loop {
+        if let Some(j) = jobs.get_opt(&job_name).await.unwrap() {
+            break j;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let uid = job.metadata.uid.clone().unwrap();
+    let template = job.spec.as_ref().unwrap().template.clone();
+    let wls: Api<Workload> = Api::namespaced(client.clone(), &ns);
+    let wl: Workload = serde_json::from_value(json!({
+        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+        "metadata": {"name": format!("job-{job_name}-1a2b3"), "ownerReferences": [{
+            "apiVersion": "batch/v1", "kind": "Job", "name": job_name, "uid": uid, "controller": true}]},
+        "spec": {"queueName": "team-a", "podSets": [{"name": "main", "count": 1, "template": template}]}
+    }))
+    .unwrap();
+    let created = wls.create(&PostParams::default(), &wl).await.unwrap();
+    let name = created.metadata.name.clone().unwrap();
+    let now = jiff::Timestamp::now().to_string();
+    let admission = json!({"clusterQueue": cq, "podSetAssignments": [
+        {"name": "main", "flavors": {"nvidia.com/gpu": flavor}, "resourceUsage": {"nvidia.com/gpu": "1"}, "count": 1}]});
+    let reserved = json!({"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+        "message": format!("Quota reserved in ClusterQueue {cq}"), "lastTransitionTime": now});
+    let admitted = json!({"type": "Admitted", "status": "True", "reason": "Admitted",
+        "message": "The workload is admitted", "lastTransitionTime": now});
+    for status in [
+        json!({"conditions": [reserved.clone()], "admission": admission.clone()}),
+        json!({"conditions": [reserved, admitted], "admission": admission}),
+    ] {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let mut cur = wls.get(&name).await.unwrap();
+        cur.status = Some(serde_json::from_value(status).unwrap());
+        wls.replace_status(&name, &PostParams::default(), &cur)
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn job_to_local_queue_followed_to_admission() {
+    let Some(client) = common::kube_client().await else {
+        return;
+    };
+    let id = common::unique("kq");
+    common::namespace(&client, &id).await;
+    let flavor = format!("{id}-gpu");
+    let cq = format!("{id}-cq");
+    Api::<ResourceFlavor>::all(client.clone())
+        .create(
+            &PostParams::default(),
+            &ResourceFlavor::new(&flavor, BTreeMap::new()),
+        )
+        .await
+        .unwrap();
+    let cq_obj: ClusterQueue = serde_json::from_value(json!({
+        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": cq},
+        "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"],
+            "flavors": [{"name": flavor, "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "4"}]}]}]}
+    }))
+    .unwrap();
+    let cqs: Api<ClusterQueue> = Api::all(client.clone());
+    common::create_with_status(&cqs, &cq_obj, json!({
+        "pendingWorkloads": 0, "reservingWorkloads": 1, "admittedWorkloads": 1,
+        "flavorsUsage": [{"name": flavor, "resources": [{"name": "nvidia.com/gpu", "total": "1", "borrowed": "0"}]}],
+        "conditions": [{"type": "Active", "status": "True", "reason": "Ready", "message": "Can admit new workloads",
+                        "lastTransitionTime": "2026-01-01T00:00:00Z"}]
+    }))
+    .await;
+    let lqs: Api<LocalQueue> = Api::namespaced(client.clone(), &id);
+    lqs.create(&PostParams::default(), &LocalQueue::new(&id, "team-a", &cq))
+        .await
+        .unwrap();
+    // A LocalQueue pointing at a ClusterQueue that does not exist.
+    lqs.create(
+        &PostParams::default(),
+        &LocalQueue::new(&id, "orphan", &format!("{id}-nope")),
+    )
+    .await
+    .unwrap();
+
+    let submission = JobSubmission::new(
+        &id,
+        "finetune",
+        "team-a",
+        "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
+        &["nvidia-smi"],
+        1,
+    );
+    let plan = submission.job();
+    assert_eq!(plan.spec.as_ref().unwrap().suspend, Some(true));
+    assert_eq!(
+        plan.metadata
+            .labels
+            .as_ref()
+            .unwrap()
+            .get("kueue.x-k8s.io/queue-name")
+            .map(String::as_str),
+        Some("team-a")
+    );
+    // Dry run: validated by the server, nothing stored.
+    let dry = submission.submit(&client, true).await.unwrap();
+    assert_eq!(dry.metadata.name.as_deref(), Some("finetune"));
+    let jobs: Api<Job> = Api::namespaced(client.clone(), &id);
+    assert!(jobs.get_opt("finetune").await.unwrap().is_none());
+
+    let kueue = tokio::spawn(act_as_kueue(
+        client.clone(),
+        id.clone(),
+        "finetune".to_owned(),
+        cq.clone(),
+        flavor.clone(),
+    ));
+    let job = submission.submit(&client, false).await.unwrap();
+    let uid = job.metadata.uid.clone().unwrap();
+    let limits = job.spec.unwrap().template.spec.unwrap().containers[0]
+        .resources
+        .clone()
+        .unwrap()
+        .limits
+        .unwrap();
+    assert_eq!(limits["nvidia.com/gpu"].0, "1");
+    let (wl, states) = k8s::kueue::follow_workload(
+        &client,
+        &id,
+        &uid,
+        Duration::from_secs(20),
+        Duration::from_millis(50),
+    )
+    .await
+    .unwrap();
+    kueue.await.unwrap();
+    assert_eq!(
+        states,
+        vec![
+            WorkloadState::Pending,
+            WorkloadState::QuotaReserved {
+                cluster_queue: cq.clone()
+            },
+            WorkloadState::Admitted {
+                cluster_queue: cq.clone()
+            },
+        ]
+    );
+    let admission = wl.status.as_ref().unwrap().admission.as_ref().unwrap();
+    assert_eq!(
+        admission.pod_set_assignments[0].flavors["nvidia.com/gpu"],
+        flavor
+    );
+    assert_eq!(wl.spec.pod_sets[0].count, 1);
+    assert_eq!(wl.spec.queue_name.as_deref(), Some("team-a"));
+
+    // Reads, and what the real CRD schema kept of the status Kueue would write.
+    let snap = k8s::collect(&client).await.unwrap();
+    let cq_read = snap
+        .cluster_queues
+        .iter()
+        .find(|c| c.metadata.name.as_deref() == Some(cq.as_str()))
+        .unwrap();
+    let st = cq_read.status.as_ref().unwrap();
+    assert_eq!(
+        (
+            st.pending_workloads,
+            st.reserving_workloads,
+            st.admitted_workloads
+        ),
+        (Some(0), Some(1), Some(1))
+    );
+    assert_eq!(
+        st.flavors_usage[0].resources[0].total.as_ref().unwrap().0,
+        "1"
+    );
+    assert_eq!(st.conditions[0].type_, "Active");
+    assert!(snap.local_queues.iter().any(
+        |l| l.metadata.namespace.as_deref() == Some(id.as_str()) && l.spec.cluster_queue == cq
+    ));
+    assert!(snap.workloads.iter().any(|w| w.is_owned_by(&uid)));
+    let findings = checks::run(&snap, &CheckPolicy::default(), jiff::Timestamp::now());
+    let found = mine(&findings, &id);
+    let codes: Vec<&str> = found.iter().map(|f| f.code.as_str()).collect();
+    assert_eq!(codes, ["localqueue-without-clusterqueue"], "{found:?}");
+    assert_eq!(
+        found[0].object.as_deref(),
+        Some(format!("LocalQueue {id}/orphan").as_str())
+    );
+}
+
+#[tokio::test]
+async fn multikueue_clusters_with_their_connection_state() {
+    let Some(client) = common::kube_client().await else {
+        return;
+    };
+    let id = common::unique("mk");
+    let api: Api<MultiKueueCluster> = Api::all(client.clone());
+    for (name, active) in [
+        (format!("{id}-franca"), "False"),
+        (format!("{id}-sp"), "True"),
+    ] {
+        let mk: MultiKueueCluster = serde_json::from_value(json!({
+            "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "MultiKueueCluster", "metadata": {"name": name},
+            "spec": {"kubeConfig": {"location": "gpu-franca", "locationType": "Secret"}}
+        }))
+        .unwrap();
+        common::create_with_status(
+            &api,
+            &mk,
+            json!({"conditions": [{"type": "Active", "status": active,
+            "reason": if active == "True" { "Active" } else { "ClientConnectionFailed" },
+            // Not "": this 1.20 server turns an empty string in a custom resource into null.
+            "message": if active == "True" { "Connected" } else { "dial tcp: connection refused" },
+            "lastTransitionTime": "2026-01-01T00:00:00Z"}]}),
+        )
+        .await;
+    }
+    let snap = k8s::collect(&client).await.unwrap();
+    let ours: Vec<_> = snap
+        .multikueue_clusters
+        .iter()
+        .filter(|m| m.metadata.name.as_deref().unwrap().contains(&id))
+        .collect();
+    assert_eq!(ours.len(), 2);
+    let findings = checks::run(&snap, &CheckPolicy::default(), jiff::Timestamp::now());
+    let found = mine(&findings, &id);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].code, "multikueue-cluster-inactive");
+    assert_eq!(
+        found[0].object.as_deref(),
+        Some(format!("MultiKueueCluster {id}-franca").as_str())
+    );
+}
+
+#[tokio::test]
+async fn argocd_applications_and_certificate_expiry() {
+    let Some(client) = common::kube_client().await else {
+        return;
+    };
+    let id = common::unique("gitops");
+    common::namespace(&client, &id).await;
+    let apps: Api<Application> = Api::namespaced(client.clone(), &id);
+    let mut ok = Application::new(
+        &id,
+        "openobserve",
+        "default",
+        "https://kubernetes.default.svc",
+        "observability",
+    );
+    ok.spec.other.insert("source".to_owned(), json!({"repoURL": "https://git.example.invalid/infra.git", "path": "apps/o2", "targetRevision": "HEAD"}));
+    let mut ok_v = serde_json::to_value(&ok).unwrap();
+    ok_v["status"] = json!({"sync": {"status": "Synced", "revision": "abc123"}, "health": {"status": "Healthy"},
+        "operationState": {"phase": "Succeeded", "message": "successfully synced", "startedAt": "2026-01-01T00:00:00Z",
+                           "finishedAt": "2026-01-01T00:00:05Z", "operation": {"sync": {"revision": "abc123"}}},
+        "reconciledAt": "2026-01-01T00:00:10Z"});
+    let mut bad_v = serde_json::to_value(Application::new(
+        &id,
+        "vllm",
+        "gpu",
+        "https://gpu-sp-01:6443",
+        "inference",
+    ))
+    .unwrap();
+    bad_v["status"] = json!({"sync": {"status": "OutOfSync", "revision": "def456"},
+        "health": {"status": "Degraded", "message": "Deployment vllm has 0/1 ready"},
+        "operationState": {"phase": "Failed", "message": "one or more objects failed to apply", "startedAt": "2026-01-01T00:00:00Z",
+                           "operation": {"sync": {"revision": "def456"}}},
+        "conditions": [{"type": "ComparisonError", "message": "rpc error: repository not accessible"}],
+        "resources": [{"kind": "Deployment", "name": "vllm", "status": "OutOfSync"}]});
+    for v in [ok_v, bad_v] {
+        let app: Application = serde_json::from_value(v).unwrap();
+        apps.create(&PostParams::default(), &app).await.unwrap();
+    }
+
+    let certs: Api<Certificate> = Api::namespaced(client.clone(), &id);
+    // Whole seconds: the API server stores times to the second.
+    let now = jiff::Timestamp::from_second(jiff::Timestamp::now().as_second()).unwrap();
+    let at = |days: i64| (now + jiff::SignedDuration::from_hours(24 * days)).to_string();
+    for (name, days, ready) in [
+        ("fresh", 80, true),
+        ("soon", 10, true),
+        ("urgent", 3, true),
+        ("gone", -2, false),
+    ] {
+        let c = Certificate::new(
+            &id,
+            name,
+            &format!("{name}-tls"),
+            "letsencrypt",
+            &[&format!("{name}.colabh.org")],
+        );
+        common::create_with_status(&certs, &c, json!({
+            "conditions": [{"type": "Ready", "status": if ready { "True" } else { "False" },
+                "reason": if ready { "Ready" } else { "Expired" },
+                "message": if ready { "Certificate is up to date and has not expired" } else { "Certificate expired" },
+                "lastTransitionTime": at(-30), "observedGeneration": 1}],
+            "notBefore": at(days - 90), "notAfter": at(days), "renewalTime": at(days - 30), "revision": 3
+        }))
+        .await;
+    }
+
+    let snap = k8s::collect(&client).await.unwrap();
+    let vllm = snap
+        .applications
+        .iter()
+        .find(|a| {
+            a.metadata.namespace.as_deref() == Some(id.as_str())
+                && a.metadata.name.as_deref() == Some("vllm")
+        })
+        .unwrap();
+    let st = vllm.status.as_ref().unwrap();
+    assert_eq!(st.sync.as_ref().unwrap().status, SyncStatusCode::OutOfSync);
+    assert_eq!(
+        st.health.as_ref().unwrap().status,
+        Some(HealthStatusCode::Degraded)
+    );
+    // Fields the trimmed CRD keeps as unknown survive the round trip.
+    assert_eq!(st.other["resources"][0]["name"], "vllm");
+    let o2 = snap
+        .applications
+        .iter()
+        .find(|a| {
+            a.metadata.namespace.as_deref() == Some(id.as_str())
+                && a.metadata.name.as_deref() == Some("openobserve")
+        })
+        .unwrap();
+    assert_eq!(o2.spec.other["source"]["path"], "apps/o2");
+    let soon = snap
+        .certificates
+        .iter()
+        .find(|c| {
+            c.metadata.namespace.as_deref() == Some(id.as_str())
+                && c.metadata.name.as_deref() == Some("soon")
+        })
+        .unwrap();
+    assert_eq!(
+        soon.status
+            .as_ref()
+            .unwrap()
+            .not_after
+            .as_ref()
+            .unwrap()
+            .0
+            .to_string(),
+        at(10)
+    );
+    assert!(soon.is_ready());
+
+    let findings = checks::run(&snap, &CheckPolicy::default(), now);
+    let mut found: Vec<(String, Severity, String)> = mine(&findings, &id)
+        .into_iter()
+        .map(|f| {
+            (
+                f.object.clone().unwrap().replace(&id, "NS"),
+                f.severity,
+                f.code.clone(),
+            )
+        })
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        vec![
+            (
+                "Application NS/vllm".to_owned(),
+                Severity::Warning,
+                "argocd-condition".to_owned()
+            ),
+            (
+                "Application NS/vllm".to_owned(),
+                Severity::Warning,
+                "argocd-out-of-sync".to_owned()
+            ),
+            (
+                "Application NS/vllm".to_owned(),
+                Severity::Critical,
+                "argocd-sync-failed".to_owned()
+            ),
+            (
+                "Application NS/vllm".to_owned(),
+                Severity::Critical,
+                "argocd-unhealthy".to_owned()
+            ),
+            (
+                "Certificate NS/gone".to_owned(),
+                Severity::Warning,
+                "cert-not-ready".to_owned()
+            ),
+            (
+                "Certificate NS/gone".to_owned(),
+                Severity::Critical,
+                "cert-expired".to_owned()
+            ),
+            (
+                "Certificate NS/soon".to_owned(),
+                Severity::Warning,
+                "cert-expiring".to_owned()
+            ),
+            (
+                "Certificate NS/urgent".to_owned(),
+                Severity::Critical,
+                "cert-expiring".to_owned()
+            ),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn cni_observed_from_daemonsets() {
+    let Some(client) = common::kube_client().await else {
+        return;
+    };
+    let id = common::unique("cni");
+    common::namespace(&client, &id).await;
+    let dss: Api<DaemonSet> = Api::namespaced(client.clone(), &id);
+    for (name, image) in [
+        (
+            "cilium",
+            "quay.io/cilium/cilium:v1.16.3@sha256:62d2a09bbef840a46099ac4c69421c90f84f28d018d479749049011329aa7f28",
+        ),
+        ("kube-flannel-ds", "docker.io/flannel/flannel:v0.25.7"),
+    ] {
+        let ds: DaemonSet = serde_json::from_value(json!({
+            "metadata": {"name": name},
+            "spec": {"selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}},
+                                  "spec": {"containers": [{"name": "agent", "image": image}]}}}
+        }))
+        .unwrap();
+        common::create_with_status(
+            &dss,
+            &ds,
+            json!({"currentNumberScheduled": 3, "desiredNumberScheduled": 3,
+            "numberMisscheduled": 0, "numberReady": 2}),
+        )
+        .await;
+    }
+    let snap = k8s::collect(&client).await.unwrap();
+    let cilium = snap
+        .cni
+        .iter()
+        .find(|c| c.source == format!("DaemonSet {id}/cilium"))
+        .unwrap();
+    assert_eq!(cilium.kind, CniKind::Cilium);
+    assert_eq!(cilium.version.as_deref(), Some("v1.16.3"));
+    assert_eq!(cilium.ready, Some((2, 3)));
+    let flannel = snap
+        .cni
+        .iter()
+        .find(|c| c.source == format!("DaemonSet {id}/kube-flannel-ds"))
+        .unwrap();
+    assert_eq!(flannel.kind, CniKind::Flannel);
+    assert_eq!(flannel.version.as_deref(), Some("v0.25.7"));
+    let policy = CheckPolicy::default().with_expected_cni(CniKind::Flannel);
+    let findings = checks::run(&snap, &policy, jiff::Timestamp::now());
+    assert!(
+        findings.iter().any(|f| f.code == "cni-unexpected"),
+        "{findings:?}"
+    );
+}
+
+#[tokio::test]
+async fn bad_kubeconfig_is_a_typed_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kubeconfig");
+    std::fs::write(&path, "apiVersion: v1\nclusters: [oops\n").unwrap();
+    let Err(err) = k8s::client_from_kubeconfig(&path).await else {
+        panic!("a broken kubeconfig gave a client")
+    };
+    assert!(matches!(err, cpps_gpu::Error::Kubeconfig { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        format!("cannot use kubeconfig {}", path.display())
+    );
+}
