@@ -1,0 +1,269 @@
+//! The loader: every bad file is rejected with the exact message, line, column and hint;
+//! good files keep the locations of their fields; no input makes it panic.
+
+use cpps_topology::load::{FileErrorKind, LoadError, load_file, load_str};
+use cpps_topology::model::{GuestKind, State};
+use proptest::prelude::*;
+
+fn fixture(name: &str) -> String {
+    let path = format!("{}/tests/fixtures/load/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn load_fixture(name: &str) -> Result<cpps_topology::Topology, LoadError> {
+    load_str(name, &fixture(name))
+}
+
+/// `line:column: message: help` of every error of a fixture that must fail.
+fn errors(name: &str) -> Vec<String> {
+    match load_fixture(name) {
+        Ok(_) => panic!("{name} loaded but must be rejected"),
+        Err(e) => e.file_errors().iter().map(|e| e.summary()).collect(),
+    }
+}
+
+#[test]
+fn every_bad_fixture_is_rejected_with_its_message_line_and_column() {
+    let cases: &[(&str, &str)] = &[
+        ("unknown_key.yaml", "15:5: unknown key `stat`: did you mean `state`?"),
+        (
+            "unknown_reference.yaml",
+            "13:11: unknown host `pve-ipri-31`: did you mean `pve-ippri-31`?",
+        ),
+        (
+            "wrong_kind_reference.yaml",
+            "13:11: unknown host `sp`: `sp` is a site, not a host",
+        ),
+        (
+            "missing_state.yaml",
+            "12:9: guest `gpu-sp-01` has no state: add `state: validated`, `declared` or `desired`: every component has exactly one state",
+        ),
+        (
+            "doubled_state.yaml",
+            "16:5: key `state` given twice: a component has exactly one state: `validated`, `declared` or `desired`",
+        ),
+        (
+            "state_list.yaml",
+            "15:5: invalid type: sequence, expected exactly one state: `validated`, `declared` or `desired`",
+        ),
+        (
+            "duplicate_id.yaml",
+            "12:9: duplicate id `pve-ippri-31`: ids are unique across all components; first defined at line 8",
+        ),
+        (
+            "unknown_value.yaml",
+            "14:11: unknown value `vn`: expected one of `vm`, `lxc`",
+        ),
+        (
+            "privileged_vm.yaml",
+            "15:17: invalid `privileged`: only an LXC can be privileged",
+        ),
+        (
+            "invalid_version.yaml",
+            "13:18: invalid `pve_version`: `eight` is not a version: expected numbers separated by dots, such as `8.4` or `1.16.3`",
+        ),
+        (
+            "invalid_vip.yaml",
+            "17:24: invalid `controller.vip`: invalid IP address syntax",
+        ),
+        (
+            "link_same_site.yaml",
+            "14:12: invalid `sites`: a link joins two different sites",
+        ),
+        (
+            "suppression_without_reason.yaml",
+            "14:13: invalid `reason`: a suppression must give a reason",
+        ),
+        (
+            "suppression_unknown_subject.yaml",
+            "13:14: unknown component `pve-ippri-13`: did you mean `pve-ippri-31`?",
+        ),
+        (
+            "invalid_id.yaml",
+            "12:9: invalid `id`: id `gpu sp 01` may only hold letters, digits, `-`, `_` and `.`, and must start with a letter or digit",
+        ),
+        (
+            "unsupported_version.yaml",
+            "1:10: unsupported format version 2: this crate reads `version: 1`",
+        ),
+        (
+            "syntax.yaml",
+            "4:4: while parsing a block collection, did not find expected '-' indicator",
+        ),
+    ];
+    for (file, expected) in cases {
+        assert_eq!(errors(file), vec![(*expected).to_owned()], "{file}");
+    }
+}
+
+#[test]
+fn a_bad_date_in_a_suppression_is_rejected_at_the_date() {
+    let errs = errors("suppression_bad_date.yaml");
+    assert_eq!(errs.len(), 1);
+    assert!(
+        errs[0].starts_with("15:14: invalid `expires`: "),
+        "{}",
+        errs[0]
+    );
+}
+
+#[test]
+fn all_errors_of_a_file_are_reported_in_file_order() {
+    assert_eq!(
+        errors("several_errors.yaml"),
+        vec![
+            "13:11: unknown host `pve-ippri-32`: did you mean `pve-ippri-31`?",
+            "19:13: unknown pbs `pbs-sp`: declare the pbs or fix the id",
+            "22:9: k3s cluster `k3s-sp` has no state: add `state: validated`, `declared` or `desired`: every component has exactly one state",
+            "24:17: unknown guest `g3`: declare the guest or fix the id",
+        ]
+    );
+}
+
+#[test]
+fn typed_error_kinds_carry_the_details() {
+    let err = load_fixture("unknown_reference.yaml").unwrap_err();
+    let first = err.file_error().unwrap();
+    assert_eq!(
+        first.kind,
+        FileErrorKind::UnknownReference {
+            kind: "host".to_owned(),
+            id: "pve-ipri-31".to_owned(),
+            suggestion: Some("pve-ippri-31".to_owned()),
+            found_kind: None,
+        }
+    );
+    assert_eq!(first.kind.code(), "topology::unknown_reference");
+    // The byte span covers exactly the reference.
+    let text = fixture("unknown_reference.yaml");
+    let loc = err.location().unwrap();
+    assert_eq!(&text[loc.offset..loc.offset + loc.len], "pve-ipri-31");
+    // Display is the short phrase, without the location or the source.
+    assert_eq!(err.to_string(), "unknown host `pve-ipri-31`");
+
+    let err = load_fixture("unknown_key.yaml").unwrap_err();
+    match &err.file_error().unwrap().kind {
+        FileErrorKind::UnknownKey {
+            key,
+            suggestion,
+            expected,
+        } => {
+            assert_eq!(key, "stat");
+            assert_eq!(suggestion.as_deref(), Some("state"));
+            assert!(expected.iter().any(|k| k == "privileged"), "{expected:?}");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[test]
+fn the_diagnostic_renders_like_rustc_with_file_line_and_caret() {
+    let err = load_fixture("unknown_reference.yaml").unwrap_err();
+    let text = err.render();
+    assert!(text.contains("topology::unknown_reference"), "{text}");
+    assert!(text.contains("unknown host `pve-ipri-31`"), "{text}");
+    assert!(text.contains("[unknown_reference.yaml:13:11]"), "{text}");
+    assert!(text.contains("13 │     host: pve-ipri-31"), "{text}");
+    assert!(text.contains("no host has this id"), "{text}");
+    assert!(text.contains("help: did you mean `pve-ippri-31`?"), "{text}");
+
+    // A duplicate id points at both definitions.
+    let text = load_fixture("duplicate_id.yaml").unwrap_err().render();
+    assert!(text.contains("first defined here"), "{text}");
+    assert!(text.contains("defined again here"), "{text}");
+}
+
+#[test]
+fn a_valid_file_loads_with_states_references_and_field_locations() {
+    let t = load_fixture("valid_minimal.yaml").unwrap();
+    assert_eq!(t.sites.len(), 2);
+    let host = t.host(&"pve-ippri-31".parse().unwrap()).unwrap();
+    assert_eq!(host.meta.state, State::Validated);
+    assert_eq!(host.meta.location.line, 8);
+    assert_eq!(host.meta.location.column, 9);
+    assert_eq!(
+        host.linstor.as_ref().unwrap().interface.as_deref(),
+        Some("")
+    );
+    let at = host.meta.at("linstor.interface");
+    assert_eq!((at.line, at.column), (11, 47));
+    let guest = t.guest(&"gpu-sp-01".parse().unwrap()).unwrap();
+    assert_eq!(guest.kind, GuestKind::Lxc);
+    assert!(guest.privileged);
+    assert_eq!(guest.meta.at("host").line, 14);
+    assert_eq!(t.guests_on(&host.id).count(), 1);
+    assert_eq!(t.site_of_guest(guest).unwrap().as_str(), "sp");
+    let s = &t.suppressions[0];
+    assert_eq!(s.rule, "LINSTOR-001");
+    assert_eq!(s.subject, "pve-ippri-31");
+    assert_eq!(s.expires, Some(jiff::civil::date(2026, 12, 31)));
+    assert_eq!((s.location.line, s.location.column), (19, 11));
+    assert!(s.covers("LINSTOR-001", "pve-ippri-31", jiff::civil::date(2026, 12, 31)));
+    assert!(!s.covers("LINSTOR-001", "pve-ippri-31", jiff::civil::date(2027, 1, 1)));
+    assert_eq!(t.source.as_ref().unwrap().name, "valid_minimal.yaml");
+}
+
+#[test]
+fn reading_a_missing_file_is_a_read_error_naming_the_path() {
+    let err = load_file("/nonexistent/topology.yaml").unwrap_err();
+    assert!(matches!(err, LoadError::Read { .. }));
+    assert_eq!(
+        err.to_string(),
+        "cannot read topology file `/nonexistent/topology.yaml`"
+    );
+    assert!(err.location().is_none());
+}
+
+#[test]
+fn load_file_reads_from_disk() {
+    let path = format!(
+        "{}/tests/fixtures/load/valid_minimal.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let t = load_file(&path).unwrap();
+    assert_eq!(t.source.unwrap().name, path);
+}
+
+#[test]
+fn an_empty_file_is_an_error_not_a_panic() {
+    let err = load_str("empty.yaml", "").unwrap_err();
+    assert!(matches!(
+        err.file_error().unwrap().kind,
+        FileErrorKind::Syntax { .. }
+    ));
+}
+
+const YAMLISH: &[&str] = &[
+    "version: 1\n", "sites:\n", "hosts:\n", "guests:\n", "  - id: a\n", "  - id: b\n",
+    "    state: validated\n", "    state: desired\n", "    site: a\n", "    host: b\n",
+    "    kind: lxc\n", "    privileged: true\n", "    linstor: { roles: [satellite], interface: \"\" }\n",
+    "links:\n", "    sites: [a, a]\n", "    kind: wireguard\n", "{", "[", "\"", "&x ", "*x\n", "<<: *x\n",
+    "\t", "é", "🚧", "---\n", "... \n", "!!binary x\n", ": \n", "- \n",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn arbitrary_text_never_panics(text in ".{0,400}") {
+        if let Err(e) = load_str("fuzz.yaml", &text) {
+            // Rendering the diagnostic must not panic either.
+            let _ = e.render();
+        }
+    }
+
+    #[test]
+    fn yaml_like_fragments_never_panic(parts in proptest::collection::vec(0..YAMLISH.len(), 0..40)) {
+        let text: String = parts.iter().map(|&i| YAMLISH[i]).collect();
+        if let Err(e) = load_str("fuzz.yaml", &text) {
+            let rendered = e.render();
+            prop_assert!(!rendered.is_empty());
+            for fe in e.file_errors() {
+                // Every known location lies inside the text.
+                if fe.location.is_known() {
+                    prop_assert!(fe.location.offset + fe.location.len <= text.len());
+                }
+            }
+        }
+    }
+}
