@@ -31,12 +31,7 @@ pub const BUILT_IN_CODE: &str = "<topology built in code>";
 /// assert_eq!(report.summary.errors, 0);
 /// ```
 pub fn check(topology: &Topology) -> Report {
-    check_on(
-        topology,
-        jiff::Timestamp::now()
-            .to_zoned(jiff::tz::TimeZone::UTC)
-            .date(),
-    )
+    check_on(topology, today())
 }
 
 /// Checks a topology as of `today`: suppressions whose expiry date is before `today` no longer
@@ -136,4 +131,63 @@ fn apply_suppressions(
             });
         }
     }
+}
+
+/// What `cargo xtask check` should print and exit with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckRun {
+    /// The rendered report (empty when the topology could not be loaded).
+    pub stdout: String,
+    /// Diagnostics: the loader's rustc-like error, or nothing.
+    pub stderr: String,
+    /// 0: no unsuppressed error (nor warning with `deny_warnings`); 1: there are; 2: the
+    /// topology file could not be read or parsed.
+    pub exit_code: u8,
+}
+
+/// Exit code: the check ran and nothing fails CI.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: unsuppressed errors (or warnings, when denied).
+pub const EXIT_FINDINGS: u8 = 1;
+/// Exit code: the topology file cannot be read or parsed.
+pub const EXIT_INVALID: u8 = 2;
+
+/// Loads `topology` (or the embedded default topology when `None`), checks it as of `today`, and
+/// renders the report in `format`: the whole of `cargo xtask check` except printing.
+pub fn run_check(
+    topology: Option<&std::path::Path>,
+    format: crate::report::Format,
+    deny_warnings: bool,
+    today: jiff::civil::Date,
+) -> CheckRun {
+    let loaded = match topology {
+        Some(path) => crate::load::load_file(path),
+        None => crate::try_default_topology(),
+    };
+    match loaded {
+        Err(error) => CheckRun {
+            stdout: String::new(),
+            stderr: error.render(),
+            exit_code: EXIT_INVALID,
+        },
+        Ok(topology) => {
+            let report = check_on(&topology, today);
+            CheckRun {
+                stdout: report.render(format),
+                stderr: String::new(),
+                exit_code: if report.fails(deny_warnings) {
+                    EXIT_FINDINGS
+                } else {
+                    EXIT_OK
+                },
+            }
+        }
+    }
+}
+
+/// Today's date in UTC, the date suppressions are judged against by [`check`].
+pub fn today() -> jiff::civil::Date {
+    jiff::Timestamp::now()
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .date()
 }

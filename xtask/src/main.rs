@@ -1,7 +1,57 @@
 //! `cargo xtask`: the workspace's automation.
+//!
+//! A plain dispatch: each subcommand lives in its own module with a clap `Args` struct and a
+//! `run(args) -> anyhow::Result<ExitCode>`; the logic worth testing lives in library crates.
 #![forbid(unsafe_code)]
 
-fn main() {
-    eprintln!("cargo xtask: no subcommands yet");
-    std::process::exit(2);
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod check;
+mod ci;
+mod test;
+
+/// Workspace automation for the CPPS SDK.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check a topology against the ADR invariants: exit 0 when clean, 1 on unsuppressed errors
+    /// (or warnings with `--deny warnings`), 2 when the file cannot be read or parsed.
+    Check(check::CheckArgs),
+    /// Start the independent test servers (fakepve, Prism, kube-apiserver) on 127.0.0.1, run
+    /// every test of the workspace with them, and stop them.
+    Test(test::TestArgs),
+    /// Run what CI checks: fmt, clippy -D warnings, the tests (with their servers), docs.
+    Ci(ci::CiArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => check::run(args),
+        Command::Test(args) => test::run(args),
+        Command::Ci(args) => ci::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The workspace root: the parent of this crate's manifest directory.
+fn workspace_root() -> anyhow::Result<std::path::PathBuf> {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .ok_or_else(|| anyhow::anyhow!("xtask is not inside a workspace"))
 }
