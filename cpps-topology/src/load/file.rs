@@ -152,6 +152,7 @@ pub(crate) struct TopologyFile {
 /// Capabilities of a hardware tier.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "TierCapabilities")]
 pub(crate) struct TierCapabilitiesFile {
     /// The host has an integrated GPU for the display.
     #[serde(default)]
@@ -170,6 +171,7 @@ pub(crate) struct TierCapabilitiesFile {
 /// A hardware tier (not a component: no state).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Tier")]
 pub(crate) struct TierFile {
     /// Unique id.
     pub(crate) id: At<String>,
@@ -184,13 +186,15 @@ pub(crate) struct TierFile {
 /// A site.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Site")]
 pub(crate) struct SiteFile {
     /// Unique id.
     pub(crate) id: At<String>,
     /// Human name.
     #[serde(default)]
     pub(crate) name: Option<String>,
-    /// `validated`, `declared` or `desired`.
+    /// `validated`, `declared` or `desired`: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -206,12 +210,14 @@ pub(crate) struct SiteFile {
 /// A Proxmox cluster.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "ProxmoxCluster")]
 pub(crate) struct ProxmoxClusterFile {
     /// Unique id.
     pub(crate) id: At<String>,
     /// Its site.
     pub(crate) site: At<String>,
-    /// `validated`, `declared` or `desired`.
+    /// `validated`, `declared` or `desired`: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -227,6 +233,7 @@ pub(crate) struct ProxmoxClusterFile {
 /// GPUs of one model.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Gpu")]
 pub(crate) struct GpuFile {
     /// Model (`A5000`).
     pub(crate) model: At<String>,
@@ -245,6 +252,7 @@ fn one() -> At<u32> {
 /// A host's part in LINSTOR.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "HostLinstor")]
 pub(crate) struct HostLinstorFile {
     /// Roles: `controller`, `satellite`.
     #[serde(default)]
@@ -266,6 +274,7 @@ impl<T: Default> Default for At<T> {
 /// A Proxmox node.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Host")]
 pub(crate) struct HostFile {
     /// Unique id (the node name).
     pub(crate) id: At<String>,
@@ -292,7 +301,8 @@ pub(crate) struct HostFile {
     /// The documents count this host but do not name it: the id is a placeholder.
     #[serde(default)]
     pub(crate) placeholder: bool,
-    /// `validated`, `declared` or `desired`.
+    /// `validated`, `declared` or `desired`: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -308,6 +318,7 @@ pub(crate) struct HostFile {
 /// A VM or LXC.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Guest")]
 pub(crate) struct GuestFile {
     /// Unique id.
     pub(crate) id: At<String>,
@@ -342,7 +353,8 @@ pub(crate) struct GuestFile {
     /// Its RPO (`24h`).
     #[serde(default)]
     pub(crate) rpo: Option<At<String>>,
-    /// `validated`, `declared` or `desired`.
+    /// `validated`, `declared` or `desired`: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -358,6 +370,7 @@ pub(crate) struct GuestFile {
 /// A node of a LINSTOR pool.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "PoolNode")]
 pub(crate) struct PoolNodeFile {
     /// The host.
     pub(crate) host: At<String>,
@@ -373,6 +386,7 @@ fn yes() -> bool {
 /// The LINSTOR controller of a pool.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Controller")]
 pub(crate) struct ControllerFile {
     /// Host of the primary controller.
     #[serde(default)]
@@ -391,6 +405,7 @@ pub(crate) struct ControllerFile {
 /// A LINSTOR pool.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "LinstorPool")]
 pub(crate) struct LinstorPoolFile {
     /// Unique id.
     pub(crate) id: At<String>,
@@ -409,7 +424,8 @@ pub(crate) struct LinstorPoolFile {
     /// Its controller.
     #[serde(default)]
     pub(crate) controller: Option<At<ControllerFile>>,
-    /// `validated`, `declared` or `desired`.
+    /// `validated`, `declared` or `desired`: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -425,6 +441,7 @@ pub(crate) struct LinstorPoolFile {
 /// A cluster's CNI.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Cni")]
 pub(crate) struct CniFile {
     /// `flannel`, `cilium` or `calico`.
     pub(crate) kind: At<CniKind>,
@@ -436,6 +453,7 @@ pub(crate) struct CniFile {
 /// cert-manager in a cluster.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "CertManager")]
 pub(crate) struct CertManagerFile {
     /// A ClusterIssuer with a DNS-01 solver exists.
     #[serde(default)]
@@ -443,7 +461,8 @@ pub(crate) struct CertManagerFile {
     /// The DNS-01 provider (`cloudflare`).
     #[serde(default)]
     pub(crate) dns01_provider: Option<String>,
-    /// State of cert-manager in this cluster.
+    /// State of cert-manager in this cluster: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -453,6 +472,7 @@ pub(crate) struct CertManagerFile {
 /// A placement stated by a document.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "PlacementClaim")]
 pub(crate) struct PlacementClaimFile {
     /// The placement stated.
     pub(crate) placement: NodePlacement,
@@ -468,6 +488,7 @@ pub(crate) struct PlacementClaimFile {
 /// A K3s cluster.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "K3sCluster")]
 pub(crate) struct K3sClusterFile {
     /// Unique id.
     pub(crate) id: At<String>,
@@ -504,7 +525,8 @@ pub(crate) struct K3sClusterFile {
     /// Placements the documents state for this cluster.
     #[serde(default)]
     pub(crate) placement_claims: Vec<At<PlacementClaimFile>>,
-    /// `validated`, `declared` or `desired`.
+    /// `validated`, `declared` or `desired`: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -520,6 +542,7 @@ pub(crate) struct K3sClusterFile {
 /// An ArgoCD instance.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "ArgoCd")]
 pub(crate) struct ArgoCdFile {
     /// Unique id.
     pub(crate) id: At<String>,
@@ -531,7 +554,8 @@ pub(crate) struct ArgoCdFile {
     /// The clusters it manages.
     #[serde(default)]
     pub(crate) manages: Vec<At<String>>,
-    /// `validated`, `declared` or `desired`.
+    /// `validated`, `declared` or `desired`: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -547,6 +571,7 @@ pub(crate) struct ArgoCdFile {
 /// A PBS datastore.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Datastore")]
 pub(crate) struct DatastoreFile {
     /// Name.
     pub(crate) name: String,
@@ -558,6 +583,7 @@ pub(crate) struct DatastoreFile {
 /// A PBS sync job.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "PbsSync")]
 pub(crate) struct PbsSyncFile {
     /// Target PBS.
     pub(crate) target: At<String>,
@@ -569,6 +595,7 @@ pub(crate) struct PbsSyncFile {
 /// A Proxmox Backup Server.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Pbs")]
 pub(crate) struct PbsFile {
     /// Unique id.
     pub(crate) id: At<String>,
@@ -586,7 +613,8 @@ pub(crate) struct PbsFile {
     /// The RPO it delivers.
     #[serde(default)]
     pub(crate) rpo: Option<At<String>>,
-    /// `validated`, `declared` or `desired`.
+    /// `validated`, `declared` or `desired`: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -602,6 +630,7 @@ pub(crate) struct PbsFile {
 /// A VyOS router.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Router")]
 pub(crate) struct RouterFile {
     /// Unique id.
     pub(crate) id: At<String>,
@@ -616,7 +645,8 @@ pub(crate) struct RouterFile {
     /// Subnets routed.
     #[serde(default)]
     pub(crate) subnets: Vec<String>,
-    /// `validated`, `declared` or `desired`.
+    /// `validated`, `declared` or `desired`: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -632,6 +662,7 @@ pub(crate) struct RouterFile {
 /// A Traefik ingress.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Traefik")]
 pub(crate) struct TraefikFile {
     /// Unique id.
     pub(crate) id: At<String>,
@@ -652,7 +683,8 @@ pub(crate) struct TraefikFile {
     /// Starts on boot.
     #[serde(default)]
     pub(crate) on_boot: bool,
-    /// `validated`, `declared` or `desired`.
+    /// `validated`, `declared` or `desired`: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -668,6 +700,7 @@ pub(crate) struct TraefikFile {
 /// A link between two sites.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Link")]
 pub(crate) struct LinkFile {
     /// Unique id.
     pub(crate) id: At<String>,
@@ -681,7 +714,8 @@ pub(crate) struct LinkFile {
     /// The network it runs over.
     #[serde(default)]
     pub(crate) over: Option<String>,
-    /// `validated`, `declared` or `desired`.
+    /// `validated`, `declared` or `desired`: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -697,6 +731,7 @@ pub(crate) struct LinkFile {
 /// A multi-cluster pattern.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Pattern")]
 pub(crate) struct PatternFile {
     /// Unique id.
     pub(crate) id: At<String>,
@@ -711,7 +746,8 @@ pub(crate) struct PatternFile {
     /// ArgoCD driving it.
     #[serde(default)]
     pub(crate) argocd: Option<At<String>>,
-    /// `validated`, `declared` or `desired`.
+    /// `validated`, `declared` or `desired`: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -727,10 +763,12 @@ pub(crate) struct PatternFile {
 /// An alert.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Alert")]
 pub(crate) struct AlertFile {
     /// Which alert.
     pub(crate) kind: AlertKind,
-    /// Its state.
+    /// Its state: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -740,6 +778,7 @@ pub(crate) struct AlertFile {
 /// A cross-cutting capability.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Capability")]
 pub(crate) struct CapabilityFile {
     /// Unique id.
     pub(crate) id: At<String>,
@@ -754,7 +793,8 @@ pub(crate) struct CapabilityFile {
     /// Alerts (observability).
     #[serde(default)]
     pub(crate) alerts: Vec<At<AlertFile>>,
-    /// `validated`, `declared` or `desired`.
+    /// `validated`, `declared` or `desired`: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -770,6 +810,7 @@ pub(crate) struct CapabilityFile {
 /// Any other labelled fact.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Item")]
 pub(crate) struct ItemFile {
     /// Unique id.
     pub(crate) id: At<String>,
@@ -782,7 +823,8 @@ pub(crate) struct ItemFile {
     /// The cluster it runs in.
     #[serde(default)]
     pub(crate) cluster: Option<At<String>>,
-    /// `validated`, `declared` or `desired`.
+    /// `validated`, `declared` or `desired`: exactly one.
+    #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
     /// Free text.
     #[serde(default)]
@@ -798,6 +840,7 @@ pub(crate) struct ItemFile {
 /// A suppressed finding.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Suppression")]
 pub(crate) struct SuppressionFile {
     /// Rule id (`LINSTOR-002`).
     pub(crate) rule: At<String>,
