@@ -166,7 +166,16 @@ pub fn flavors(flavors: &[ResourceFlavor], nodes: &[GpuNode], f: &mut Vec<Findin
         );
         for (k, v) in labels {
             let shared = format!("{v}-SHARED");
-            if let Some(n) = nodes.iter().find(|n| n.labels.get(k) == Some(&shared)) {
+            let others_match = |n: &&GpuNode| {
+                labels
+                    .iter()
+                    .all(|(k2, v2)| k2 == k || n.labels.get(k2) == Some(v2))
+            };
+            if let Some(n) = nodes
+                .iter()
+                .filter(others_match)
+                .find(|n| n.labels.get(k) == Some(&shared))
+            {
                 message.push_str(&format!(
                     "; node {} has {k}={shared}: time-slicing adds -SHARED to the product label",
                     n.name

@@ -1,0 +1,245 @@
+//! `gpu-health`: local GPUs through NVML with their verdicts and the XIDs seen, and, given a
+//! kubeconfig, the GPU cluster's cross-checks. Read-only. Exit status 1 on any critical finding.
+//!
+//! ```text
+//! gpu-health [--nvml-lib PATH] [--kubeconfig PATH] [--driver-version V] [--format text|json]
+//! ```
+#![forbid(unsafe_code)]
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, ValueEnum};
+use cpps_gpu::health::{Finding, HealthPolicy, HostVerdict, Severity, host_verdict};
+use cpps_gpu::k8s::checks::{self, CheckPolicy};
+use cpps_gpu::nvml::{GpuSnapshot, HostSnapshot, NvmlSource, Reading, snapshot};
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+/// NVIDIA GPU health (NVML) and the GPU cluster's Kubernetes state.
+#[derive(Debug, Parser)]
+#[command(name = "gpu-health", version)]
+struct Args {
+    /// The NVML library to load (default: libnvidia-ml.so.1 from the system).
+    #[arg(long, value_name = "PATH")]
+    nvml_lib: Option<PathBuf>,
+    /// Check the cluster this kubeconfig points at.
+    #[arg(long, value_name = "PATH")]
+    kubeconfig: Option<PathBuf>,
+    /// The pinned NVIDIA driver version; another running version is critical.
+    #[arg(long, value_name = "V")]
+    driver_version: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// How long to listen for XID events, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    xid_wait_ms: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    nvml: NvmlReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<ClusterReport>,
+    severity: Severity,
+}
+
+#[derive(Debug, Serialize)]
+struct NvmlReport {
+    available: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unavailable: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    snapshot: Option<HostSnapshot>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict: Option<HostVerdict>,
+}
+
+#[derive(Debug, Serialize)]
+struct ClusterReport {
+    gpu_nodes: usize,
+    missing: Vec<String>,
+    findings: Vec<Finding>,
+}
+
+fn read_nvml(args: &Args) -> anyhow::Result<NvmlReport> {
+    let source = match NvmlSource::open(args.nvml_lib.as_deref().map(|p| p.as_os_str())) {
+        Ok(s) => s,
+        Err(cpps_gpu::Error::NvmlUnavailable(why)) => {
+            return Ok(NvmlReport {
+                available: false,
+                unavailable: Some(why.to_string()),
+                snapshot: None,
+                verdict: None,
+            });
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let snap = snapshot(&source, Duration::from_millis(args.xid_wait_ms))?;
+    let mut policy = HealthPolicy::default();
+    if let Some(v) = &args.driver_version {
+        policy = policy.with_pinned_driver(v);
+    }
+    let verdict = host_verdict(&snap, &policy);
+    Ok(NvmlReport {
+        available: true,
+        unavailable: None,
+        snapshot: Some(snap),
+        verdict: Some(verdict),
+    })
+}
+
+async fn read_cluster(path: &std::path::Path) -> anyhow::Result<ClusterReport> {
+    let client = cpps_gpu::k8s::client_from_kubeconfig(path).await?;
+    let snap = cpps_gpu::k8s::collect(&client).await?;
+    let findings = checks::run(&snap, &CheckPolicy::default(), jiff::Timestamp::now());
+    Ok(ClusterReport {
+        gpu_nodes: snap.nodes.iter().filter(|n| n.has_gpu()).count(),
+        missing: snap.missing.iter().map(|m| m.0.to_owned()).collect(),
+        findings,
+    })
+}
+
+fn show<T: std::fmt::Display>(r: &Reading<T>) -> String {
+    match r {
+        Reading::Value(v) => v.to_string(),
+        Reading::NotSupported => "n/a".to_owned(),
+        Reading::Failed { error } => format!("error ({error})"),
+        _ => "?".to_owned(),
+    }
+}
+
+fn gpu_line(g: &GpuSnapshot) -> String {
+    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+    let mem = match g.memory.value() {
+        Some(m) => format!("{:.1}/{:.1} GiB", m.used as f64 / GIB, m.total as f64 / GIB),
+        None => "memory n/a".to_owned(),
+    };
+    format!(
+        "GPU {} {} {} {} {} °C {} W",
+        g.index,
+        show(&g.name),
+        show(&g.uuid),
+        mem,
+        show(&g.temperature_c),
+        g.power_mw.value().map_or_else(
+            || "n/a".to_owned(),
+            |mw| format!("{:.0}", f64::from(*mw) / 1000.0)
+        ),
+    )
+}
+
+fn print_text(r: &Report) {
+    match (&r.nvml.snapshot, &r.nvml.verdict) {
+        (Some(snap), Some(v)) => {
+            println!(
+                "host: driver {}, CUDA {}: {}",
+                show(&snap.host.driver_version),
+                show(&snap.host.cuda_driver_version),
+                v.severity
+            );
+            for f in &v.findings {
+                println!("  {} {}: {}", f.severity, f.code, f.message);
+            }
+            for (g, gv) in snap.gpus.iter().zip(&v.gpus) {
+                println!("{}: {}", gpu_line(g), gv.severity);
+                for f in &gv.findings {
+                    println!("  {} {}: {}", f.severity, f.code, f.message);
+                }
+            }
+            if snap.xids.is_empty() {
+                println!("XIDs: none seen");
+            } else {
+                for x in &snap.xids {
+                    let info = cpps_gpu::xid::classify(x.xid);
+                    println!(
+                        "XID {} on GPU {}: {} ({:?})",
+                        x.xid,
+                        x.gpu_index
+                            .map_or_else(|| "?".to_owned(), |i| i.to_string()),
+                        info.meaning,
+                        info.class
+                    );
+                }
+            }
+        }
+        _ => println!(
+            "NVML not available here: {}",
+            r.nvml.unavailable.as_deref().unwrap_or("unknown")
+        ),
+    }
+    if let Some(c) = &r.cluster {
+        println!("cluster: {} GPU node(s)", c.gpu_nodes);
+        for m in &c.missing {
+            println!("  not served: {m}");
+        }
+        for f in &c.findings {
+            match &f.object {
+                Some(o) => println!("  {} {} {}: {}", f.severity, f.code, o, f.message),
+                None => println!("  {} {}: {}", f.severity, f.code, f.message),
+            }
+        }
+    }
+    println!("overall: {}", r.severity);
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args).await {
+        Ok(report) => {
+            match args.format {
+                Format::Text => print_text(&report),
+                Format::Json => match serde_json::to_string_pretty(&report) {
+                    Ok(s) => println!("{s}"),
+                    Err(e) => {
+                        eprintln!("gpu-health: {e}");
+                        return ExitCode::from(2);
+                    }
+                },
+            }
+            if report.severity == Severity::Critical {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("gpu-health: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn run(args: &Args) -> anyhow::Result<Report> {
+    let nvml = read_nvml(args)?;
+    let cluster = match &args.kubeconfig {
+        Some(p) => Some(read_cluster(p).await?),
+        None => None,
+    };
+    let mut severity = nvml.verdict.as_ref().map_or(Severity::Ok, |v| v.severity);
+    if !nvml.available && args.driver_version.is_some() {
+        severity = severity.max(Severity::Warning);
+    }
+    if let Some(c) = &cluster {
+        severity = severity.max(
+            c.findings
+                .iter()
+                .map(|f| f.severity)
+                .max()
+                .unwrap_or(Severity::Ok),
+        );
+    }
+    Ok(Report {
+        nvml,
+        cluster,
+        severity,
+    })
+}
