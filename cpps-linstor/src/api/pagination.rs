@@ -1,0 +1,117 @@
+//! Offset/limit pagination as a stream.
+
+use cpps_http::Request;
+use futures::stream::{self, Stream, TryStreamExt};
+use serde::de::DeserializeOwned;
+
+use crate::client::Client;
+use crate::error::Error;
+use crate::types::misc::ErrorReport;
+use crate::types::node::Node;
+use crate::types::resource::{ResourceDefinition, ResourceGroup, ResourceWithVolumes};
+use crate::types::snapshot::Snapshot;
+use crate::types::storage::StoragePool;
+
+/// The largest page the spec allows (`Limit`: `maximum: 50`).
+pub const MAX_PAGE_SIZE: u32 = 50;
+
+impl Client {
+    /// Streams the items of a list endpoint (`GET {path}?offset=…&limit=…`) page by page,
+    /// stopping after the first page shorter than `page_size` (1 to 50).
+    ///
+    /// The stream yields an error item and ends when a page cannot be fetched.
+    pub fn paginate<T>(
+        &self,
+        path: &'static str,
+        page_size: u32,
+    ) -> impl Stream<Item = Result<T, Error>> + Send + 'static
+    where
+        T: DeserializeOwned + Send + 'static,
+    {
+        let client = self.clone();
+        let state = (0_u64, false);
+        let pages = stream::try_unfold(state, move |(offset, done)| {
+            let client = client.clone();
+            async move {
+                if done {
+                    return Ok(None);
+                }
+                if page_size == 0 || page_size > MAX_PAGE_SIZE {
+                    return Err(Error::InvalidArgument {
+                        name: "page_size",
+                        reason: format!("{page_size} is outside 1..={MAX_PAGE_SIZE}"),
+                    });
+                }
+                let page: Vec<T> = client
+                    .get_json(
+                        Request::get(path)
+                            .query("offset", offset)
+                            .query("limit", page_size),
+                    )
+                    .await?;
+                let last = page.len() < page_size as usize;
+                let next = offset + page.len() as u64;
+                Ok(Some((page, (next, last))))
+            }
+        });
+        pages
+            .map_ok(|page| stream::iter(page.into_iter().map(Ok)))
+            .try_flatten()
+    }
+
+    /// `GET /v1/nodes` page by page.
+    pub fn nodes_paged(
+        &self,
+        page_size: u32,
+    ) -> impl Stream<Item = Result<Node, Error>> + Send + 'static {
+        self.paginate("v1/nodes", page_size)
+    }
+
+    /// `GET /v1/view/storage-pools` page by page.
+    pub fn storage_pools_paged(
+        &self,
+        page_size: u32,
+    ) -> impl Stream<Item = Result<StoragePool, Error>> + Send + 'static {
+        self.paginate("v1/view/storage-pools", page_size)
+    }
+
+    /// `GET /v1/resource-groups` page by page.
+    pub fn resource_groups_paged(
+        &self,
+        page_size: u32,
+    ) -> impl Stream<Item = Result<ResourceGroup, Error>> + Send + 'static {
+        self.paginate("v1/resource-groups", page_size)
+    }
+
+    /// `GET /v1/resource-definitions` page by page.
+    pub fn resource_definitions_paged(
+        &self,
+        page_size: u32,
+    ) -> impl Stream<Item = Result<ResourceDefinition, Error>> + Send + 'static {
+        self.paginate("v1/resource-definitions", page_size)
+    }
+
+    /// `GET /v1/view/resources` page by page.
+    pub fn resources_view_paged(
+        &self,
+        page_size: u32,
+    ) -> impl Stream<Item = Result<ResourceWithVolumes, Error>> + Send + 'static {
+        self.paginate("v1/view/resources", page_size)
+    }
+
+    /// `GET /v1/view/snapshots` page by page.
+    pub fn snapshots_paged(
+        &self,
+        page_size: u32,
+    ) -> impl Stream<Item = Result<Snapshot, Error>> + Send + 'static {
+        self.paginate("v1/view/snapshots", page_size)
+    }
+
+    /// `GET /v1/error-reports` page by page.
+    pub fn error_reports_paged(
+        &self,
+        page_size: u32,
+    ) -> impl Stream<Item = Result<ErrorReport, Error>> + Send + 'static {
+        self.paginate("v1/error-reports", page_size)
+    }
+}

@@ -1,0 +1,66 @@
+//! Resource groups, resource definitions and resources.
+
+use cpps_http::Request;
+
+use crate::client::Client;
+use crate::error::Error;
+use crate::names::{NodeName, ResourceGroupName, ResourceName};
+use crate::plan::Plan;
+use crate::types::rc::ApiCallRcList;
+use crate::types::resource::{ResourceDefinition, ResourceGroup, ResourceWithVolumes};
+
+impl Client {
+    /// `GET /v1/resource-groups`: every resource group with its select filter.
+    pub async fn resource_groups(&self) -> Result<Vec<ResourceGroup>, Error> {
+        self.get_json(Request::get("v1/resource-groups")).await
+    }
+
+    /// `GET /v1/resource-groups?resource_groups=NAME`: one resource group, `None` when unknown.
+    pub async fn resource_group(
+        &self,
+        name: &ResourceGroupName,
+    ) -> Result<Option<ResourceGroup>, Error> {
+        let groups: Vec<ResourceGroup> = self
+            .get_json(Request::get("v1/resource-groups").query("resource_groups", name))
+            .await?;
+        Ok(groups.into_iter().find(|g| g.name == name.as_str()))
+    }
+
+    /// `PUT /v1/resource-groups/{group}`: applies [`Plan::resource_group_place_count`].
+    pub async fn set_place_count(
+        &self,
+        group: &ResourceGroupName,
+        place_count: u32,
+    ) -> Result<ApiCallRcList, Error> {
+        self.apply(&Plan::resource_group_place_count(group, place_count)?)
+            .await
+    }
+
+    /// `GET /v1/resource-definitions`: every resource definition.
+    pub async fn resource_definitions(&self) -> Result<Vec<ResourceDefinition>, Error> {
+        self.get_json(Request::get("v1/resource-definitions")).await
+    }
+
+    /// `GET /v1/view/resources`: every resource on every node, with volumes, disk states,
+    /// replication states and DRBD connections.
+    pub async fn resources_view(&self) -> Result<Vec<ResourceWithVolumes>, Error> {
+        self.get_json(Request::get("v1/view/resources")).await
+    }
+
+    /// `GET /v1/view/resources?nodes=…&resources=…`: the resources view, filtered (an empty
+    /// slice means no filter on that field).
+    pub async fn resources_view_filtered(
+        &self,
+        nodes: &[NodeName],
+        resources: &[ResourceName],
+    ) -> Result<Vec<ResourceWithVolumes>, Error> {
+        let mut request = Request::get("v1/view/resources");
+        for node in nodes {
+            request = request.query("nodes", node);
+        }
+        for resource in resources {
+            request = request.query("resources", resource);
+        }
+        self.get_json(request).await
+    }
+}

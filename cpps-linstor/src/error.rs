@@ -1,0 +1,127 @@
+//! The one error type of this crate.
+
+use cpps_http::{Delivery, Method, StatusCode, Url};
+
+use crate::names::InvalidName;
+use crate::types::rc::{ApiCallRc, ApiCallRcList, RcKind};
+
+/// An error of the LINSTOR client.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The controller list (`LS_CONTROLLERS`) could not be parsed.
+    #[error("invalid controller `{entry}`: {reason}")]
+    InvalidController {
+        /// The entry as written.
+        entry: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A name given to a call is not a valid LINSTOR name.
+    #[error(transparent)]
+    InvalidName(#[from] InvalidName),
+    /// A value given to a call is out of range.
+    #[error("invalid argument `{name}`: {reason}")]
+    InvalidArgument {
+        /// The argument.
+        name: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// No controller could be reached; each one's connection error is listed.
+    #[error("no LINSTOR controller could be reached (tried {})", .tried.join(", "))]
+    NoControllerReachable {
+        /// The controllers tried, in order.
+        tried: Vec<String>,
+        /// The connection error of the last one.
+        #[source]
+        last: cpps_http::Error,
+    },
+    /// The controller answered with a redirect, which is never followed: LINSTOR's
+    /// HTTP→HTTPS redirect (`Rest/AutoHTTPs`) drops the query string and turns a POST into a GET
+    /// (LINBIT/linstor-server#521).
+    #[error(
+        "{method} {url} was redirected to {location}; use the https:// URL of the controller in LS_CONTROLLERS"
+    )]
+    Redirected {
+        /// The request method.
+        method: Method,
+        /// The URL requested.
+        url: Url,
+        /// The redirect status.
+        status: StatusCode,
+        /// The `Location` header (empty when absent).
+        location: String,
+    },
+    /// LINSTOR refused or failed the call and said why in an `ApiCallRc` list.
+    #[error("{method} {url} failed with {status}: {}", first_error_message(.messages))]
+    Api {
+        /// The request method.
+        method: Method,
+        /// The URL requested.
+        url: Url,
+        /// The HTTP status (a 2xx when the answer was a success status holding an error).
+        status: StatusCode,
+        /// Every message of the answer, errors, warnings and infos alike.
+        messages: ApiCallRcList,
+    },
+    /// Transport, TLS, status or decoding error of the HTTP runtime.
+    #[error(transparent)]
+    Http(#[from] cpps_http::Error),
+}
+
+fn first_error_message(messages: &ApiCallRcList) -> String {
+    messages
+        .errors()
+        .next()
+        .or_else(|| messages.messages().first())
+        .map(|rc| rc.message.clone())
+        .unwrap_or_else(|| "no message".to_owned())
+}
+
+impl Error {
+    /// Whether the request may have reached a controller.
+    pub fn delivery(&self) -> Delivery {
+        match self {
+            Error::InvalidController { .. }
+            | Error::InvalidName(_)
+            | Error::InvalidArgument { .. }
+            | Error::NoControllerReachable { .. } => Delivery::NotSent,
+            Error::Redirected { .. } | Error::Api { .. } => Delivery::Answered,
+            Error::Http(e) => e.delivery(),
+        }
+    }
+
+    /// The HTTP status of the answer, when a controller answered.
+    pub fn status(&self) -> Option<StatusCode> {
+        match self {
+            Error::Redirected { status, .. } | Error::Api { status, .. } => Some(*status),
+            Error::Http(e) => e.status(),
+            _ => None,
+        }
+    }
+
+    /// The `ApiCallRc` messages of a LINSTOR error answer.
+    pub fn api_messages(&self) -> Option<&ApiCallRcList> {
+        match self {
+            Error::Api { messages, .. } => Some(messages),
+            _ => None,
+        }
+    }
+
+    /// Whether the answer holds an error with this code (see [`crate::codes`]).
+    pub fn has_error_code(&self, code: u64) -> bool {
+        self.api_messages()
+            .is_some_and(|m| m.messages().iter().any(|rc| rc.is(RcKind::Error, code)))
+    }
+
+    /// Whether the controller answered 404.
+    pub fn is_not_found(&self) -> bool {
+        self.status() == Some(StatusCode::NOT_FOUND)
+    }
+
+    /// The first error message of a LINSTOR error answer.
+    pub fn first_api_error(&self) -> Option<&ApiCallRc> {
+        self.api_messages()?.errors().next()
+    }
+}

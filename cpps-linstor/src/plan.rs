@@ -1,0 +1,279 @@
+//! Writes as values: a [`Plan`] says exactly which request a change sends, so that it can be
+//! shown, reviewed and stored before [`Client::apply`](crate::Client::apply) sends it.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use cpps_http::{Method, Request, encode_segment};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::error::Error;
+use crate::names::{NodeName, ResourceGroupName, ResourceName, SnapshotName};
+
+/// One write request, described before it is sent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    /// What the request does, in words.
+    pub description: String,
+    /// HTTP method.
+    #[serde(serialize_with = "serialize_method")]
+    pub method: Method,
+    /// Path relative to the controller's base URL (`v1/…`).
+    pub path: String,
+    /// Query parameters.
+    pub query: Vec<(String, String)>,
+    /// JSON body.
+    pub body: Option<Value>,
+}
+
+fn serialize_method<S: serde::Serializer>(method: &Method, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(method.as_str())
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {} /{}", self.description, self.method, self.path)?;
+        for (i, (key, value)) in self.query.iter().enumerate() {
+            write!(f, "{}{key}={value}", if i == 0 { '?' } else { '&' })?;
+        }
+        if let Some(body) = &self.body {
+            write!(f, " {body}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Plan {
+    fn new(description: String, method: Method, path: String, body: Option<Value>) -> Self {
+        Plan {
+            description,
+            method,
+            path,
+            query: Vec::new(),
+            body,
+        }
+    }
+
+    /// The request this plan sends.
+    pub fn to_request(&self) -> Result<Request, Error> {
+        let mut request = Request::new(self.method.clone(), self.path.clone());
+        for (key, value) in &self.query {
+            request = request.query(key.clone(), value);
+        }
+        if let Some(body) = &self.body {
+            request = request.json(body)?;
+        }
+        Ok(request)
+    }
+
+    /// `POST /v1/resource-definitions/{resource}/snapshots`: takes snapshot `snapshot` of
+    /// `resource` on `nodes` (all nodes of the resource when empty).
+    pub fn snapshot_create(
+        resource: &ResourceName,
+        snapshot: &SnapshotName,
+        nodes: &[NodeName],
+    ) -> Plan {
+        let mut body = json!({ "name": snapshot.as_str() });
+        if !nodes.is_empty() {
+            body["nodes"] = json!(nodes.iter().map(NodeName::as_str).collect::<Vec<_>>());
+        }
+        Plan::new(
+            format!("create snapshot {snapshot} of resource {resource}"),
+            Method::POST,
+            format!(
+                "v1/resource-definitions/{}/snapshots",
+                encode_segment(resource.as_str())
+            ),
+            Some(body),
+        )
+    }
+
+    /// `DELETE /v1/resource-definitions/{resource}/snapshots/{snapshot}`: deletes a snapshot
+    /// (on `nodes` only, when given).
+    pub fn snapshot_delete(
+        resource: &ResourceName,
+        snapshot: &SnapshotName,
+        nodes: &[NodeName],
+    ) -> Plan {
+        let mut plan = Plan::new(
+            format!("delete snapshot {snapshot} of resource {resource}"),
+            Method::DELETE,
+            format!(
+                "v1/resource-definitions/{}/snapshots/{}",
+                encode_segment(resource.as_str()),
+                encode_segment(snapshot.as_str())
+            ),
+            None,
+        );
+        plan.query = nodes
+            .iter()
+            .map(|n| ("nodes".to_owned(), n.to_string()))
+            .collect();
+        plan
+    }
+
+    /// `POST /v1/resource-definitions/{resource}/snapshot-rollback/{snapshot}`: rolls
+    /// `resource` back to `snapshot`, discarding every later write.
+    pub fn snapshot_rollback(resource: &ResourceName, snapshot: &SnapshotName) -> Plan {
+        Plan::new(
+            format!("roll resource {resource} back to snapshot {snapshot}"),
+            Method::POST,
+            format!(
+                "v1/resource-definitions/{}/snapshot-rollback/{}",
+                encode_segment(resource.as_str()),
+                encode_segment(snapshot.as_str())
+            ),
+            Some(json!({})),
+        )
+    }
+
+    /// The three requests that restore `snapshot` of `resource` into a new resource `target`,
+    /// as the `linstor snapshot resource restore` command does:
+    /// `POST /v1/resource-definitions` (the new definition),
+    /// `POST /v1/resource-definitions/{resource}/snapshot-restore-volume-definition/{snapshot}`
+    /// and `POST /v1/resource-definitions/{resource}/snapshot-restore-resource/{snapshot}`
+    /// (on `nodes`, or where the snapshot is when empty). Apply them with
+    /// [`Client::apply_all`](crate::Client::apply_all).
+    pub fn snapshot_restore(
+        resource: &ResourceName,
+        snapshot: &SnapshotName,
+        target: &ResourceName,
+        nodes: &[NodeName],
+    ) -> Vec<Plan> {
+        let base = format!(
+            "v1/resource-definitions/{}",
+            encode_segment(resource.as_str())
+        );
+        let snap = encode_segment(snapshot.as_str());
+        let mut restore = json!({ "to_resource": target.as_str() });
+        if !nodes.is_empty() {
+            restore["nodes"] = json!(nodes.iter().map(NodeName::as_str).collect::<Vec<_>>());
+        }
+        vec![
+            Plan::new(
+                format!("create resource definition {target} for the restore"),
+                Method::POST,
+                "v1/resource-definitions".to_owned(),
+                Some(json!({ "resource_definition": { "name": target.as_str() } })),
+            ),
+            Plan::new(
+                format!(
+                    "restore the volume definitions of snapshot {snapshot} of {resource} into {target}"
+                ),
+                Method::POST,
+                format!("{base}/snapshot-restore-volume-definition/{snap}"),
+                Some(json!({ "to_resource": target.as_str() })),
+            ),
+            Plan::new(
+                format!("restore snapshot {snapshot} of {resource} into resource {target}"),
+                Method::POST,
+                format!("{base}/snapshot-restore-resource/{snap}"),
+                Some(restore),
+            ),
+        ]
+    }
+
+    /// `PUT /v1/resource-groups/{group}`: sets the group's `place_count` (only that field of
+    /// its select filter; the others are left as they are).
+    pub fn resource_group_place_count(
+        group: &ResourceGroupName,
+        place_count: u32,
+    ) -> Result<Plan, Error> {
+        if place_count == 0 || place_count > 31 {
+            return Err(Error::InvalidArgument {
+                name: "place_count",
+                reason: format!("{place_count} is outside 1..=31 (DRBD's peer limit)"),
+            });
+        }
+        Ok(Plan::new(
+            format!("set place_count of resource group {group} to {place_count}"),
+            Method::PUT,
+            format!("v1/resource-groups/{}", encode_segment(group.as_str())),
+            Some(json!({ "select_filter": { "place_count": place_count } })),
+        ))
+    }
+
+    /// `PUT /v1/nodes/{node}`: sets (`set`) and deletes (`delete`) properties of a node.
+    pub fn node_set_properties(
+        node: &NodeName,
+        set: &BTreeMap<String, String>,
+        delete: &[String],
+    ) -> Result<Plan, Error> {
+        Ok(Plan::new(
+            format!("change properties of node {node}"),
+            Method::PUT,
+            format!("v1/nodes/{}", encode_segment(node.as_str())),
+            Some(props_modify(set, delete)?),
+        ))
+    }
+
+    /// `POST /v1/controller/properties`: sets (`set`) and deletes (`delete`) controller
+    /// properties (for example the `DrbdOptions/AutoEvict*` family).
+    pub fn controller_set_properties(
+        set: &BTreeMap<String, String>,
+        delete: &[String],
+    ) -> Result<Plan, Error> {
+        Ok(Plan::new(
+            "change controller properties".to_owned(),
+            Method::POST,
+            "v1/controller/properties".to_owned(),
+            Some(props_modify(set, delete)?),
+        ))
+    }
+}
+
+fn props_modify(set: &BTreeMap<String, String>, delete: &[String]) -> Result<Value, Error> {
+    if set.is_empty() && delete.is_empty() {
+        return Err(Error::InvalidArgument {
+            name: "properties",
+            reason: "nothing to set or delete".to_owned(),
+        });
+    }
+    if let Some(key) = set
+        .keys()
+        .chain(delete.iter())
+        .find(|k| k.trim().is_empty())
+    {
+        return Err(Error::InvalidArgument {
+            name: "properties",
+            reason: format!("empty property key `{key}`"),
+        });
+    }
+    let mut body = serde_json::Map::new();
+    if !set.is_empty() {
+        body.insert("override_props".to_owned(), json!(set));
+    }
+    if !delete.is_empty() {
+        body.insert("delete_props".to_owned(), json!(delete));
+    }
+    Ok(Value::Object(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_describe_the_request() {
+        let rsc = ResourceName::new("vm-100-disk-1").unwrap();
+        let snap = SnapshotName::new("before-upgrade").unwrap();
+        let node = NodeName::new("pve-ippri-31").unwrap();
+        let plan = Plan::snapshot_create(&rsc, &snap, std::slice::from_ref(&node));
+        assert_eq!(
+            plan.to_string(),
+            r#"create snapshot before-upgrade of resource vm-100-disk-1: POST /v1/resource-definitions/vm-100-disk-1/snapshots {"name":"before-upgrade","nodes":["pve-ippri-31"]}"#
+        );
+        let delete = Plan::snapshot_delete(&rsc, &snap, &[node]);
+        assert_eq!(delete.method, Method::DELETE);
+        assert_eq!(
+            delete.query,
+            vec![("nodes".to_owned(), "pve-ippri-31".to_owned())]
+        );
+        let group = ResourceGroupName::new("sp-ssd").unwrap();
+        assert!(Plan::resource_group_place_count(&group, 0).is_err());
+        let rg = Plan::resource_group_place_count(&group, 3).unwrap();
+        assert_eq!(rg.body, Some(json!({"select_filter": {"place_count": 3}})));
+        assert!(Plan::controller_set_properties(&BTreeMap::new(), &[]).is_err());
+    }
+}

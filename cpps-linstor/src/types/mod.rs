@@ -1,0 +1,36 @@
+//! The models of the LINSTOR REST API (v1), tolerant of what newer controllers add.
+//!
+//! Every struct accepts fields it does not know; every enum mirroring a server value keeps
+//! unknown values in a last `Unknown(String)` variant; lists and maps sent as `null` decode as
+//! empty. Names in answers are plain `String`s: the controller is the authority on them, and a
+//! name this client would not accept as input must still not break decoding of a whole list.
+
+pub(crate) mod de;
+pub mod misc;
+pub mod node;
+pub mod rc;
+pub mod resource;
+pub mod snapshot;
+pub mod storage;
+
+use de::string_enum;
+
+string_enum! {
+    /// A layer of the storage stack (`LayerType`).
+    pub enum LayerType {
+        /// DRBD replication.
+        Drbd => "DRBD",
+        /// LUKS encryption.
+        Luks => "LUKS",
+        /// The storage itself.
+        Storage => "STORAGE",
+        /// NVMe-oF.
+        Nvme => "NVME",
+        /// dm-writecache.
+        Writecache => "WRITECACHE",
+        /// dm-cache.
+        Cache => "CACHE",
+        /// bcache.
+        Bcache => "BCACHE",
+    }
+}
