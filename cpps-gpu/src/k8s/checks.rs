@@ -501,3 +501,254 @@ pub fn cni(s: &ClusterSnapshot, policy: &CheckPolicy, f: &mut Vec<Finding>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::k8s::argocd::Application;
+    use crate::k8s::certmanager::Certificate;
+    use crate::k8s::timeslicing::{SharedResource, TimeSlicingConfig};
+
+    fn node(name: &str, labels: &[(&str, &str)], gpus: f64) -> GpuNode {
+        GpuNode {
+            name: name.to_owned(),
+            labels: labels
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            gpu_capacity: Some(gpus),
+            gpu_allocatable: Some(gpus),
+            shared_gpu_capacity: None,
+            product: labels
+                .iter()
+                .find(|(k, _)| *k == "nvidia.com/gpu.product")
+                .map(|(_, v)| (*v).to_owned()),
+            count: Some(1),
+            replicas: None,
+            sharing_strategy: None,
+            memory_mib: None,
+            hami_gpumem: None,
+            hami_gpucores: None,
+            hami_registered: false,
+            hami_plugin_pod: None,
+            nvidia_plugin_pod: None,
+            allocatable: BTreeMap::from([("nvidia.com/gpu".to_owned(), gpus)]),
+        }
+    }
+
+    fn empty() -> ClusterSnapshot {
+        ClusterSnapshot {
+            nodes: vec![],
+            time_slicing: vec![],
+            time_slicing_errors: vec![],
+            resource_flavors: vec![],
+            cluster_queues: vec![],
+            local_queues: vec![],
+            workloads: vec![],
+            multikueue_clusters: vec![],
+            applications: vec![],
+            certificates: vec![],
+            cni: vec![],
+            missing: vec![],
+        }
+    }
+
+    fn flavor(name: &str, labels: &[(&str, &str)]) -> ResourceFlavor {
+        ResourceFlavor::new(
+            name,
+            labels
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn shared_trap_names_the_node() {
+        let nodes = vec![
+            node(
+                "gpu-sp-01",
+                &[("nvidia.com/gpu.product", "NVIDIA-RTX-A5000-SHARED")],
+                4.0,
+            ),
+            node("other", &[("nvidia.com/gpu.product", "NVIDIA-A5500")], 1.0),
+        ];
+        let mut f = Vec::new();
+        flavors(
+            &[
+                flavor("a5000", &[("nvidia.com/gpu.product", "NVIDIA-RTX-A5000")]),
+                flavor(
+                    "a5000-shared",
+                    &[("nvidia.com/gpu.product", "NVIDIA-RTX-A5000-SHARED")],
+                ),
+                flavor("any", &[]),
+            ],
+            &nodes,
+            &mut f,
+        );
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].object.as_deref(), Some("ResourceFlavor a5000"));
+        assert_eq!(
+            f[0].message,
+            "nodeLabels nvidia.com/gpu.product=NVIDIA-RTX-A5000 match no node; node gpu-sp-01 has \
+             nvidia.com/gpu.product=NVIDIA-RTX-A5000-SHARED: time-slicing adds -SHARED to the product label"
+        );
+    }
+
+    #[test]
+    fn quota_against_matching_nodes_only() {
+        let mut s = empty();
+        s.nodes = vec![
+            node("a", &[("pool", "gpu")], 4.0),
+            node("b", &[("pool", "gpu")], 4.0),
+            node("c", &[("pool", "cpu")], 8.0),
+        ];
+        s.resource_flavors = vec![flavor("gpu", &[("pool", "gpu")])];
+        let cq = |q: &str| -> crate::k8s::kueue::ClusterQueue {
+            serde_json::from_value(serde_json::json!({
+                "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
+                "metadata": {"name": format!("cq-{q}")},
+                "spec": {"resourceGroups": [{"coveredResources": ["nvidia.com/gpu"], "flavors": [
+                    {"name": "gpu", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": q}]},
+                    {"name": "ghost", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": q}]}]}]}
+            }))
+            .unwrap()
+        };
+        s.cluster_queues = vec![cq("8"), cq("9"), cq("x9")];
+        let mut f = Vec::new();
+        quotas(&s, &mut f);
+        let got: Vec<(&str, &str)> = f
+            .iter()
+            .map(|x| (x.object.as_deref().unwrap(), x.code.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("ClusterQueue cq-8", "flavor-missing"),
+                ("ClusterQueue cq-9", "quota-above-capacity"),
+                ("ClusterQueue cq-9", "flavor-missing"),
+                ("ClusterQueue cq-x9", "quota-invalid"),
+                ("ClusterQueue cq-x9", "flavor-missing"),
+            ]
+        );
+    }
+
+    #[test]
+    fn time_slicing_with_renaming_checks_the_shared_resource() {
+        let mut s = empty();
+        let mut n = node("gpu-sp-01", &[], 0.0);
+        n.gpu_capacity = None;
+        n.shared_gpu_capacity = Some(4.0);
+        n.count = Some(1);
+        s.nodes = vec![n];
+        s.time_slicing = vec![TimeSlicingConfig {
+            configmap: "gpu-operator/ts".to_owned(),
+            key: "any".to_owned(),
+            rename_by_default: true,
+            resources: vec![SharedResource {
+                name: "nvidia.com/gpu".to_owned(),
+                replicas: 4,
+                rename: None,
+            }],
+        }];
+        let mut f = Vec::new();
+        time_slicing(&s, &mut f);
+        assert!(f.is_empty(), "{f:?}");
+        s.time_slicing[0].resources[0].replicas = 8;
+        time_slicing(&s, &mut f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            f[0].message,
+            "nvidia.com/gpu.shared capacity is 4, expected 1 GPUs x 8 replicas = 8 (gpu-operator/ts key any)"
+        );
+    }
+
+    #[test]
+    fn exclusivity() {
+        let mut n = node("n", &[], 1.0);
+        n.hami_plugin_pod = Some("kube-system/hami-device-plugin-x".to_owned());
+        let mut f = Vec::new();
+        plugin_exclusivity(std::slice::from_ref(&n), &mut f);
+        assert!(f.is_empty());
+        n.nvidia_plugin_pod = Some("kube-system/nvidia-device-plugin-y".to_owned());
+        plugin_exclusivity(&[n], &mut f);
+        assert_eq!(f[0].severity, Severity::Critical);
+    }
+
+    #[test]
+    fn certificate_thresholds() {
+        let now: Timestamp = "2026-06-01T00:00:00Z".parse().unwrap();
+        let mut s = empty();
+        for (name, not_after) in [
+            ("a", "2026-06-30T00:00:00Z"),
+            ("b", "2026-06-15T00:00:00Z"),
+            ("c", "2026-06-03T00:00:00Z"),
+            ("d", "2026-05-31T00:00:00Z"),
+        ] {
+            let mut c = Certificate::new("web", name, "tls", "le", &["x.example.invalid"]);
+            c.status = Some(
+                serde_json::from_value(serde_json::json!({
+                    "notAfter": not_after,
+                    "conditions": [{"type": "Ready", "status": "True"}]
+                }))
+                .unwrap(),
+            );
+            s.certificates.push(c);
+        }
+        let mut f = Vec::new();
+        certificates(&s, &CheckPolicy::default(), now, &mut f);
+        let got: Vec<(&str, Severity, &str)> = f
+            .iter()
+            .map(|x| (x.object.as_deref().unwrap(), x.severity, x.message.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "Certificate web/b",
+                    Severity::Warning,
+                    "expires at 2026-06-15T00:00:00Z (in 14 days)"
+                ),
+                (
+                    "Certificate web/c",
+                    Severity::Critical,
+                    "expires at 2026-06-03T00:00:00Z (in 2 days)"
+                ),
+                (
+                    "Certificate web/d",
+                    Severity::Critical,
+                    "expired at 2026-05-31T00:00:00Z"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn argocd_unknown_values_are_kept_and_flagged() {
+        let mut s = empty();
+        let mut app = Application::new("argocd", "x", "default", "https://k", "ns");
+        app.status = Some(
+            serde_json::from_value(serde_json::json!({
+                "sync": {"status": "Unknown"},
+                "health": {"status": "Unheard"}
+            }))
+            .unwrap(),
+        );
+        s.applications.push(app);
+        let st = s.applications[0].status.as_ref().unwrap();
+        assert_eq!(
+            st.sync.as_ref().unwrap().status,
+            SyncStatusCode::Unknown("Unknown".to_owned())
+        );
+        assert_eq!(
+            st.health.as_ref().unwrap().status,
+            Some(HealthStatusCode::Unknown("Unheard".to_owned()))
+        );
+        let mut f = Vec::new();
+        argocd(&s, &mut f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].message, "sync status Unknown");
+    }
+}
