@@ -1,10 +1,47 @@
-//! Typed async client for the Proxmox VE API (PVE 8/9).
+//! Typed async client for the Proxmox VE API (PVE 8/9), on `cpps-http`.
 //!
-//! It builds on `cpps-http`. [`family`] holds the pieces shared with Proxmox Backup Server
-//! (envelope, auth, UPIDs, task waiting).
+//! ```no_run
+//! use cpps_proxmox::{Client, VmId, family::WaitOptions, types::SnapshotName};
+//! use cpps_http::TlsMode;
+//!
+//! # async fn run() -> Result<(), cpps_proxmox::Error> {
+//! let pve = Client::builder("https://pve-ippri-31.example:8006/")
+//!     .api_token_str("automation@pve!runbook=0b7a0c4e-…")?
+//!     .tls(TlsMode::ca_file("/etc/pve/pve-root-ca.pem"))
+//!     .build()?;
+//! let vmid = VmId::new(201)?;
+//! let ct = pve.node("pve-ippri-31").lxc(vmid);
+//! let config = ct.config().await?;
+//! println!("privileged: {}", config.is_privileged()?);
+//! let upid = ct.snapshot_create(&SnapshotName::new("pre-upgrade")?, &Default::default()).await?;
+//! let outcome = pve.wait(&upid, &WaitOptions::default()).await?;
+//! println!("{upid}: {}", outcome.exit_status);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! - Authentication: API tokens, or tickets with renewal, one re-login on a 401 and TOTP
+//!   ([`ClientBuilder`]). TLS: every `cpps-http` mode; pin the node fingerprint for
+//!   self-signed clusters.
+//! - Typed reads and writes through handlers ([`Client::cluster`], [`Client::node`],
+//!   [`api::NodeApi::qemu`], [`api::NodeApi::lxc`]); [`Client::get_raw`] and
+//!   [`Client::post_raw`] for the rest. [`ENDPOINTS`] lists every endpoint called.
+//! - Property strings ([`types::PropertyString`], [`types::QemuNet`], [`types::Volume`], …).
+//! - [`family`]: the pieces shared with Proxmox Backup Server.
 #![forbid(unsafe_code)]
 
+pub mod api;
+mod auth;
+mod client;
+mod endpoints;
 mod error;
 pub mod family;
+pub mod inventory;
+pub mod types;
 
+pub use auth::Credentials;
+pub use client::{Client, ClientBuilder, GuestConfig, GuestRef};
+pub use endpoints::{ENDPOINTS, Endpoint, Returns};
 pub use error::Error;
+pub use family::Upid;
+pub use types::{NodeName, VmId};

@@ -1,0 +1,312 @@
+//! `/nodes/{node}/qemu/{vmid}/…` and `/nodes/{node}/lxc/{vmid}/…`.
+
+use cpps_http::{Request, encode_segment};
+
+use crate::api::NodeApi;
+use crate::family::Upid;
+use crate::types::{
+    GuestCurrentStatus, GuestKind, LxcConfig, NodeName, QemuConfig, Snapshot, SnapshotName, VmId,
+};
+use crate::{Client, Error};
+
+/// Options of a snapshot (`POST …/snapshot`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SnapshotOptions {
+    /// `description`.
+    pub description: Option<String>,
+    /// `vmstate`: save the RAM too (QEMU only; ignored for containers).
+    pub vmstate: bool,
+}
+
+impl SnapshotOptions {
+    /// Sets the description.
+    pub fn description(mut self, text: impl Into<String>) -> Self {
+        self.description = Some(text.into());
+        self
+    }
+
+    /// Saves the RAM (QEMU).
+    pub fn vmstate(mut self, vmstate: bool) -> Self {
+        self.vmstate = vmstate;
+        self
+    }
+}
+
+/// Options of a shutdown (`POST …/status/shutdown`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ShutdownOptions {
+    /// `timeout` in seconds.
+    pub timeout: Option<u32>,
+    /// `forceStop`: stop if the guest did not shut down within the timeout.
+    pub force_stop: bool,
+}
+
+impl ShutdownOptions {
+    /// Sets the timeout.
+    pub fn timeout(mut self, seconds: u32) -> Self {
+        self.timeout = Some(seconds);
+        self
+    }
+
+    /// Stops the guest after the timeout.
+    pub fn force_stop(mut self, force: bool) -> Self {
+        self.force_stop = force;
+        self
+    }
+}
+
+/// Options of a migration (`POST …/migrate`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MigrateOptions {
+    /// `target` node.
+    pub target: NodeName,
+    /// `online`: live migration (QEMU) / `restart` migration is separate for containers.
+    pub online: bool,
+    /// `with-local-disks` (QEMU).
+    pub with_local_disks: bool,
+    /// `restart` (containers: restart migration).
+    pub restart: bool,
+    /// `timeout` for the shutdown of a restart migration (containers).
+    pub timeout: Option<u32>,
+}
+
+impl MigrateOptions {
+    /// Migrate to `target`, offline.
+    pub fn to(target: NodeName) -> Self {
+        MigrateOptions {
+            target,
+            online: false,
+            with_local_disks: false,
+            restart: false,
+            timeout: None,
+        }
+    }
+
+    /// Live migration (QEMU) or online (container, where PVE supports it).
+    pub fn online(mut self, online: bool) -> Self {
+        self.online = online;
+        self
+    }
+
+    /// Copy local disks (QEMU).
+    pub fn with_local_disks(mut self, yes: bool) -> Self {
+        self.with_local_disks = yes;
+        self
+    }
+
+    /// Restart migration (containers).
+    pub fn restart(mut self, yes: bool, timeout: Option<u32>) -> Self {
+        self.restart = yes;
+        self.timeout = timeout;
+        self
+    }
+}
+
+/// The shared implementation of the two guest handlers.
+#[derive(Debug, Clone)]
+struct Guest {
+    node: NodeApi,
+    kind: GuestKind,
+    vmid: VmId,
+}
+
+fn flag(b: bool) -> &'static str {
+    if b { "1" } else { "0" }
+}
+
+impl Guest {
+    fn path(&self, rest: &str) -> Result<String, Error> {
+        let base = format!("{}/{}", self.kind.as_str(), self.vmid);
+        if rest.is_empty() {
+            self.node.path(&base)
+        } else {
+            self.node.path(&format!("{base}/{rest}"))
+        }
+    }
+
+    fn client(&self) -> &Client {
+        self.node.client()
+    }
+
+    async fn status(&self) -> Result<GuestCurrentStatus, Error> {
+        self.client()
+            .get(Request::get(self.path("status/current")?))
+            .await
+    }
+
+    async fn snapshots(&self) -> Result<Vec<Snapshot>, Error> {
+        self.client()
+            .get(Request::get(self.path("snapshot")?))
+            .await
+    }
+
+    async fn snapshot_create(
+        &self,
+        name: &SnapshotName,
+        options: &SnapshotOptions,
+    ) -> Result<Upid, Error> {
+        let mut form: Vec<(&str, String)> = vec![("snapname", name.to_string())];
+        if let Some(d) = &options.description {
+            form.push(("description", d.clone()));
+        }
+        if self.kind == GuestKind::Qemu && options.vmstate {
+            form.push(("vmstate", "1".to_owned()));
+        }
+        self.client()
+            .write_upid(Request::post(self.path("snapshot")?).form(&form))
+            .await
+    }
+
+    async fn snapshot_delete(&self, name: &SnapshotName) -> Result<Upid, Error> {
+        let path = self.path(&format!("snapshot/{}", encode_segment(name.as_str())))?;
+        self.client().write_upid(Request::delete(path)).await
+    }
+
+    async fn snapshot_rollback(&self, name: &SnapshotName, start: bool) -> Result<Upid, Error> {
+        let path = self.path(&format!(
+            "snapshot/{}/rollback",
+            encode_segment(name.as_str())
+        ))?;
+        let mut form: Vec<(&str, &str)> = Vec::new();
+        if start {
+            form.push(("start", "1"));
+        }
+        self.client()
+            .write_upid(Request::post(path).form(&form))
+            .await
+    }
+
+    async fn action(&self, action: &str, form: &[(&str, String)]) -> Result<Upid, Error> {
+        let path = self.path(&format!("status/{action}"))?;
+        self.client()
+            .write_upid(Request::post(path).form(form))
+            .await
+    }
+
+    async fn shutdown(&self, options: &ShutdownOptions) -> Result<Upid, Error> {
+        let mut form = Vec::new();
+        if let Some(t) = options.timeout {
+            form.push(("timeout", t.to_string()));
+        }
+        if options.force_stop {
+            form.push(("forceStop", "1".to_owned()));
+        }
+        self.action("shutdown", &form).await
+    }
+
+    async fn migrate(&self, options: &MigrateOptions) -> Result<Upid, Error> {
+        let mut form: Vec<(&str, String)> = vec![("target", options.target.to_string())];
+        if options.online {
+            form.push(("online", flag(true).to_owned()));
+        }
+        match self.kind {
+            GuestKind::Qemu => {
+                if options.with_local_disks {
+                    form.push(("with-local-disks", "1".to_owned()));
+                }
+            }
+            GuestKind::Lxc => {
+                if options.restart {
+                    form.push(("restart", "1".to_owned()));
+                }
+                if let Some(t) = options.timeout {
+                    form.push(("timeout", t.to_string()));
+                }
+            }
+        }
+        self.client()
+            .write_upid(Request::post(self.path("migrate")?).form(&form))
+            .await
+    }
+}
+
+macro_rules! guest_handler {
+    ($(#[$doc:meta])* $name:ident, $kind:expr, $seg:literal, $config:ty) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone)]
+        pub struct $name {
+            guest: Guest,
+        }
+
+        impl $name {
+            pub(crate) fn new(node: NodeApi, vmid: VmId) -> Self {
+                $name {
+                    guest: Guest { node, kind: $kind, vmid },
+                }
+            }
+
+            /// The guest id.
+            pub fn vmid(&self) -> VmId {
+                self.guest.vmid
+            }
+
+            #[doc = concat!("`GET /nodes/{node}/", $seg, "/{vmid}/config`: the current configuration.")]
+            pub async fn config(&self) -> Result<$config, Error> {
+                self.guest.client().get(Request::get(self.guest.path("config")?)).await
+            }
+
+            #[doc = concat!("`GET /nodes/{node}/", $seg, "/{vmid}/status/current`.")]
+            pub async fn status(&self) -> Result<GuestCurrentStatus, Error> {
+                self.guest.status().await
+            }
+
+            #[doc = concat!("`GET /nodes/{node}/", $seg, "/{vmid}/snapshot`: the snapshots and the `current` pseudo entry.")]
+            pub async fn snapshots(&self) -> Result<Vec<Snapshot>, Error> {
+                self.guest.snapshots().await
+            }
+
+            #[doc = concat!("`POST /nodes/{node}/", $seg, "/{vmid}/snapshot`: starts a snapshot task.")]
+            pub async fn snapshot_create(&self, name: &SnapshotName, options: &SnapshotOptions) -> Result<Upid, Error> {
+                self.guest.snapshot_create(name, options).await
+            }
+
+            #[doc = concat!("`DELETE /nodes/{node}/", $seg, "/{vmid}/snapshot/{snapname}`: starts a snapshot removal task.")]
+            pub async fn snapshot_delete(&self, name: &SnapshotName) -> Result<Upid, Error> {
+                self.guest.snapshot_delete(name).await
+            }
+
+            #[doc = concat!("`POST /nodes/{node}/", $seg, "/{vmid}/snapshot/{snapname}/rollback`: starts a rollback task; `start` starts the guest afterwards.")]
+            pub async fn snapshot_rollback(&self, name: &SnapshotName, start: bool) -> Result<Upid, Error> {
+                self.guest.snapshot_rollback(name, start).await
+            }
+
+            #[doc = concat!("`POST /nodes/{node}/", $seg, "/{vmid}/status/start`.")]
+            pub async fn start(&self) -> Result<Upid, Error> {
+                self.guest.action("start", &[]).await
+            }
+
+            #[doc = concat!("`POST /nodes/{node}/", $seg, "/{vmid}/status/stop`: hard stop.")]
+            pub async fn stop(&self) -> Result<Upid, Error> {
+                self.guest.action("stop", &[]).await
+            }
+
+            #[doc = concat!("`POST /nodes/{node}/", $seg, "/{vmid}/status/shutdown`: clean shutdown.")]
+            pub async fn shutdown(&self, options: &ShutdownOptions) -> Result<Upid, Error> {
+                self.guest.shutdown(options).await
+            }
+
+            #[doc = concat!("`POST /nodes/{node}/", $seg, "/{vmid}/migrate`.")]
+            pub async fn migrate(&self, options: &MigrateOptions) -> Result<Upid, Error> {
+                self.guest.migrate(options).await
+            }
+        }
+    };
+}
+
+guest_handler!(
+    /// One VM. Get one with [`NodeApi::qemu`].
+    QemuApi,
+    GuestKind::Qemu,
+    "qemu",
+    QemuConfig
+);
+guest_handler!(
+    /// One container. Get one with [`NodeApi::lxc`].
+    LxcApi,
+    GuestKind::Lxc,
+    "lxc",
+    LxcConfig
+);

@@ -1,0 +1,9 @@
+//! Handlers: one per area of the API, each owning a client clone.
+
+mod cluster;
+mod guests;
+mod nodes;
+
+pub use cluster::ClusterApi;
+pub use guests::{LxcApi, MigrateOptions, QemuApi, ShutdownOptions, SnapshotOptions};
+pub use nodes::NodeApi;

@@ -1,0 +1,183 @@
+//! `/version`, `/cluster/status`, `/cluster/resources`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::family::de;
+use crate::types::{NodeName, VmId, open_enum};
+
+/// `GET /version`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Version {
+    /// Full version (`9.0.10`).
+    pub version: String,
+    /// Release (`9.0`).
+    pub release: String,
+    /// Repository id (commit).
+    pub repoid: String,
+    /// Default console viewer, when configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub console: Option<String>,
+}
+
+open_enum! {
+    /// The kind of a `/cluster/status` entry.
+    ClusterStatusType {
+        /// The cluster itself (quorum data).
+        Cluster => "cluster",
+        /// A member node.
+        Node => "node",
+    }
+}
+
+/// One entry of `GET /cluster/status`: the cluster (with `quorate`, `nodes`) or a node (with
+/// `online`, `ip`, `local`, `nodeid`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ClusterStatusEntry {
+    /// `cluster` or `node`.
+    #[serde(rename = "type")]
+    pub kind: ClusterStatusType,
+    /// `cluster` or `node/NAME`.
+    pub id: String,
+    /// Cluster or node name.
+    pub name: String,
+    /// Cluster: whether it has quorum.
+    #[serde(default, deserialize_with = "de::opt_bool")]
+    pub quorate: Option<bool>,
+    /// Cluster: number of nodes.
+    #[serde(default, deserialize_with = "de::opt_u32")]
+    pub nodes: Option<u32>,
+    /// Cluster: config version.
+    #[serde(default, deserialize_with = "de::opt_u64")]
+    pub version: Option<u64>,
+    /// Node: whether it is online.
+    #[serde(default, deserialize_with = "de::opt_bool")]
+    pub online: Option<bool>,
+    /// Node: whether it is the node that answered.
+    #[serde(default, deserialize_with = "de::opt_bool")]
+    pub local: Option<bool>,
+    /// Node: corosync node id.
+    #[serde(default, deserialize_with = "de::opt_u32")]
+    pub nodeid: Option<u32>,
+    /// Node: cluster IP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ip: Option<String>,
+    /// Node: subscription level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<String>,
+}
+
+open_enum! {
+    /// The `type` of a `/cluster/resources` entry.
+    ResourceType {
+        /// A node.
+        Node => "node",
+        /// A QEMU VM.
+        Qemu => "qemu",
+        /// A container.
+        Lxc => "lxc",
+        /// A storage on a node.
+        Storage => "storage",
+        /// A pool.
+        Pool => "pool",
+        /// An SDN zone.
+        Sdn => "sdn",
+        /// An SDN network (PVE 9).
+        Network => "network",
+        /// An OpenVZ container (PVE 3).
+        Openvz => "openvz",
+    }
+}
+
+open_enum! {
+    /// The `type` filter of `GET /cluster/resources`.
+    ResourceFilter {
+        /// VMs and containers.
+        Vm => "vm",
+        /// Storages.
+        Storage => "storage",
+        /// Nodes.
+        Node => "node",
+        /// SDN.
+        Sdn => "sdn",
+    }
+}
+
+/// One entry of `GET /cluster/resources`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ClusterResource {
+    /// `qemu/100`, `lxc/200`, `node/pve1`, `storage/pve1/local`, …
+    pub id: String,
+    /// The kind.
+    #[serde(rename = "type")]
+    pub kind: ResourceType,
+    /// The node (not for pools).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// Guest id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vmid: Option<VmId>,
+    /// Guest name.
+    #[serde(default, deserialize_with = "de::opt_string")]
+    pub name: Option<String>,
+    /// Status (`running`, `stopped`, `online`, `available`, `unknown`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Whether a guest is a template.
+    #[serde(default, deserialize_with = "de::opt_bool")]
+    pub template: Option<bool>,
+    /// HA state of an HA-managed guest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hastate: Option<String>,
+    /// Lock (`backup`, `migrate`, `snapshot`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock: Option<String>,
+    /// Pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<String>,
+    /// Tags, `;`-separated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<String>,
+    /// CPU use (0..=maxcpu).
+    #[serde(default, deserialize_with = "de::opt_f64")]
+    pub cpu: Option<f64>,
+    /// CPUs.
+    #[serde(default, deserialize_with = "de::opt_f64")]
+    pub maxcpu: Option<f64>,
+    /// Memory used, bytes.
+    #[serde(default, deserialize_with = "de::opt_u64")]
+    pub mem: Option<u64>,
+    /// Memory size, bytes.
+    #[serde(default, deserialize_with = "de::opt_u64")]
+    pub maxmem: Option<u64>,
+    /// Disk used, bytes.
+    #[serde(default, deserialize_with = "de::opt_u64")]
+    pub disk: Option<u64>,
+    /// Disk size, bytes.
+    #[serde(default, deserialize_with = "de::opt_u64")]
+    pub maxdisk: Option<u64>,
+    /// Uptime, seconds.
+    #[serde(default, deserialize_with = "de::opt_u64")]
+    pub uptime: Option<u64>,
+    /// Storage id (storages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage: Option<String>,
+    /// Storage plugin type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugintype: Option<String>,
+    /// Whether a storage is shared.
+    #[serde(default, deserialize_with = "de::opt_bool")]
+    pub shared: Option<bool>,
+    /// Storage content types.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+}
+
+impl ClusterResource {
+    /// The node as a typed name, when present and valid.
+    pub fn node_name(&self) -> Option<NodeName> {
+        self.node.as_deref().and_then(|n| NodeName::new(n).ok())
+    }
+}

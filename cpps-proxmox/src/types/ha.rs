@@ -1,0 +1,153 @@
+//! High availability: `/cluster/ha/resources` and `/cluster/ha/status/current`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::Error;
+use crate::family::de;
+use crate::types::{GuestKind, VmId, open_enum};
+
+/// An HA resource id: `vm:100` or `ct:200` (a bare number means `vm:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HaSid {
+    /// VM or container.
+    pub kind: GuestKind,
+    /// The guest.
+    pub vmid: VmId,
+}
+
+impl FromStr for HaSid {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        let (kind, id) = match s.split_once(':') {
+            Some(("vm", id)) => (GuestKind::Qemu, id),
+            Some(("ct", id)) => (GuestKind::Lxc, id),
+            Some(_) => {
+                return Err(Error::invalid(
+                    "HA resource id",
+                    s,
+                    "expected `vm:ID` or `ct:ID`",
+                ));
+            }
+            None => (GuestKind::Qemu, s),
+        };
+        Ok(HaSid {
+            kind,
+            vmid: id.parse()?,
+        })
+    }
+}
+
+impl fmt::Display for HaSid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let prefix = match self.kind {
+            GuestKind::Qemu => "vm",
+            GuestKind::Lxc => "ct",
+        };
+        write!(f, "{prefix}:{}", self.vmid)
+    }
+}
+
+impl Serialize for HaSid {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for HaSid {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// One entry of `GET /cluster/ha/resources`.
+///
+/// pve-apidoc.json documents only `sid` for the list items; PVE returns the resource's
+/// configuration beside it (`PVE::API2::HA::Resources` index: `type`, `state`, `group`, …),
+/// which the conformance test checks against `GET /cluster/ha/resources/{sid}`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct HaResource {
+    /// `vm:100`, `ct:200`.
+    pub sid: String,
+    /// `vm` or `ct`.
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Requested state (`started`, `stopped`, `disabled`, `ignored`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// HA group (PVE 8; rules replace groups in PVE 9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// Comment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    /// Restart attempts on the same node.
+    #[serde(default, deserialize_with = "de::opt_u32")]
+    pub max_restart: Option<u32>,
+    /// Relocation attempts.
+    #[serde(default, deserialize_with = "de::opt_u32")]
+    pub max_relocate: Option<u32>,
+}
+
+impl HaResource {
+    /// The resource id, typed (`None` for ids this client does not know).
+    pub fn guest(&self) -> Option<HaSid> {
+        self.sid.parse().ok()
+    }
+}
+
+open_enum! {
+    /// The kind of a `/cluster/ha/status/current` entry.
+    HaStatusType {
+        /// Quorum.
+        Quorum => "quorum",
+        /// The cluster resource manager master.
+        Master => "master",
+        /// A node's local resource manager.
+        Lrm => "lrm",
+        /// A managed resource.
+        Service => "service",
+        /// Fencing (PVE 9).
+        Fencing => "fencing",
+    }
+}
+
+/// One entry of `GET /cluster/ha/status/current`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct HaStatusEntry {
+    /// `quorum`, `master`, `lrm:NODE`, `service:SID`.
+    pub id: String,
+    /// The kind.
+    #[serde(rename = "type")]
+    pub kind: HaStatusType,
+    /// Human-readable status line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Node (lrm, master, service).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// Quorum entry: whether quorate.
+    #[serde(default, deserialize_with = "de::opt_bool")]
+    pub quorate: Option<bool>,
+    /// Service: the resource id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
+    /// Service: the current state (`started`, `stopped`, `fence`, `error`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// Service: the requested state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+    /// Service: the CRM state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crm_state: Option<String>,
+    /// Last update (Unix epoch seconds).
+    #[serde(default, deserialize_with = "de::opt_u64")]
+    pub timestamp: Option<u64>,
+}
