@@ -44,17 +44,21 @@ pub(super) fn net_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         } else if groups == 0 {
-            let detail = if all.is_empty() {
-                "declares no VyOS router".to_owned()
+            // A router that is on the roadmap is a known gap: info; none at all is an error.
+            let (detail, severity) = if all.is_empty() {
+                ("declares no VyOS router".to_owned(), Severity::Error)
             } else {
                 let names: Vec<&str> = all.iter().map(|r| r.id.as_str()).collect();
-                format!(
-                    "has no router in service ({} only desired)",
-                    names.join(", ")
+                (
+                    format!(
+                        "has no router in service ({} only desired)",
+                        names.join(", ")
+                    ),
+                    Severity::Info,
                 )
             };
             sink.emit_at(
-                scaled(Severity::Error, site.meta.state),
+                scaled(severity, site.meta.state),
                 c,
                 "state",
                 format!("site {} {detail}", site.id),
@@ -212,17 +216,21 @@ pub(super) fn ingress_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         match live.len() {
             1 => {}
             0 => {
-                let detail = if all.is_empty() {
-                    "declares no Traefik".to_owned()
+                // A Traefik that is on the roadmap is a known gap: info.
+                let (detail, severity) = if all.is_empty() {
+                    ("declares no Traefik".to_owned(), Severity::Warning)
                 } else {
                     let names: Vec<&str> = all.iter().map(|t| t.id.as_str()).collect();
-                    format!(
-                        "has no Traefik in service ({} only desired)",
-                        names.join(", ")
+                    (
+                        format!(
+                            "has no Traefik in service ({} only desired)",
+                            names.join(", ")
+                        ),
+                        Severity::Info,
                     )
                 };
                 sink.emit_at(
-                    scaled(Severity::Warning, site.meta.state),
+                    scaled(severity, site.meta.state),
                     ComponentRef::Site(site),
                     "state",
                     format!("site {} {detail}", site.id),

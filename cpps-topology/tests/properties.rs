@@ -1,0 +1,183 @@
+//! Properties of `check` over generated topologies (`cpps_topology::testing`).
+//!
+//! * A generated valid topology has no error finding (with states drawn at random, none but
+//!   STATE-001, which is what mixing states independently is).
+//! * A targeted mutation makes exactly its rule fire, on exactly its subject.
+//! * Renaming every id changes no finding, modulo the names.
+
+use std::collections::BTreeMap;
+
+use cpps_topology::check::check_on;
+use cpps_topology::model::{CniKind, ComponentRef, State, Topology};
+use cpps_topology::report::{Report, Severity};
+use cpps_topology::testing::{
+    Shape, generate, rename_all, renamed, shape_and_seed, valid_topology,
+};
+use proptest::prelude::*;
+
+fn today() -> jiff::civil::Date {
+    jiff::civil::date(2026, 5, 2)
+}
+
+/// (rule, subject) → how many findings, with their severities.
+fn findings(report: &Report) -> BTreeMap<(String, String), Vec<Severity>> {
+    let mut map: BTreeMap<(String, String), Vec<Severity>> = BTreeMap::new();
+    for f in &report.findings {
+        map.entry((f.rule.to_string(), f.subject.id().to_owned()))
+            .or_default()
+            .push(f.severity);
+    }
+    for severities in map.values_mut() {
+        severities.sort();
+    }
+    map
+}
+
+/// The error findings, except those of the rules in `except`.
+fn errors(report: &Report, except: &[&str]) -> Vec<String> {
+    report
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error && !except.contains(&f.rule.as_str()))
+        .map(|f| format!("{} {}: {}", f.rule, f.subject, f.message))
+        .collect()
+}
+
+/// The findings that `after` has and `before` has not.
+fn new_findings(before: &Report, after: &Report) -> Vec<(String, String)> {
+    let before = findings(before);
+    findings(after)
+        .into_iter()
+        .filter(|(key, severities)| before.get(key) != Some(severities))
+        .map(|(key, _)| key)
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn a_valid_topology_has_no_error((shape, seed) in shape_and_seed()) {
+        // Every component in production: nothing may be an error.
+        let topology = generate(Shape { random_states: false, ..shape }, seed);
+        let report = check_on(&topology, today());
+        prop_assert!(errors(&report, &[]).is_empty(), "{:#?}", errors(&report, &[]));
+        prop_assert_eq!(report.summary.errors, 0);
+        prop_assert_eq!(report.summary.components, topology.state_counts());
+    }
+
+    #[test]
+    fn random_states_only_break_state_001(topology in valid_topology()) {
+        // The generator draws each component's state on its own, so a validated guest may sit
+        // on a declared host: that mix is exactly STATE-001, and nothing else is an error.
+        let report = check_on(&topology, today());
+        let others = errors(&report, &["STATE-001"]);
+        prop_assert!(others.is_empty(), "{others:#?}");
+    }
+
+    #[test]
+    fn emptying_a_satellite_interface_fires_exactly_linstor_001(topology in valid_topology()) {
+        let Some(index) = topology.hosts.iter().position(|h| {
+            h.linstor.as_ref().is_some_and(|l| l.is_satellite())
+        }) else {
+            return Ok(());
+        };
+        let before = check_on(&topology, today());
+        let mut mutated = topology.clone();
+        let host = &mut mutated.hosts[index];
+        if let Some(linstor) = host.linstor.as_mut() {
+            linstor.interface = Some(String::new());
+        }
+        let subject = host.id.to_string();
+        let after = check_on(&mutated, today());
+        prop_assert_eq!(
+            new_findings(&before, &after),
+            vec![("LINSTOR-001".to_owned(), subject)]
+        );
+    }
+
+    #[test]
+    fn dropping_default_deny_fires_exactly_cni_003(topology in valid_topology()) {
+        let Some(index) = topology
+            .k3s_clusters
+            .iter()
+            .position(|k| k.cni.kind == CniKind::Cilium && k.default_deny)
+        else {
+            return Ok(());
+        };
+        let before = check_on(&topology, today());
+        let mut mutated = topology.clone();
+        mutated.k3s_clusters[index].default_deny = false;
+        let subject = mutated.k3s_clusters[index].id.to_string();
+        let after = check_on(&mutated, today());
+        prop_assert_eq!(
+            new_findings(&before, &after),
+            vec![("CNI-003".to_owned(), subject)]
+        );
+    }
+
+    #[test]
+    fn a_desired_component_without_use_case_fires_exactly_frugal_001(topology in valid_topology()) {
+        // Demote a leaf (a guest nothing stands on) to desired: FRUGAL-001 fires on it; rules on
+        // components that stand on it may change, so only guests outside clusters and PBS qualify.
+        let mut mutated = topology.clone();
+        let Some(index) = mutated.guests.iter().position(|g| {
+            g.meta.state == State::Validated
+                && topology.cluster_of_guest(&g.id).is_none()
+                && !topology.pbs.iter().any(|p| p.guest.as_ref() == Some(&g.id))
+                && !topology.traefik.iter().any(|t| t.guest.as_ref() == Some(&g.id))
+                && !g.ha
+                && g.storage.is_none()
+        }) else {
+            return Ok(());
+        };
+        let before = check_on(&topology, today());
+        mutated.guests[index].meta.state = State::Desired;
+        mutated.guests[index].meta.use_case = None;
+        let subject = mutated.guests[index].id.to_string();
+        let after = check_on(&mutated, today());
+        prop_assert_eq!(
+            new_findings(&before, &after),
+            vec![("FRUGAL-001".to_owned(), subject)]
+        );
+    }
+
+    #[test]
+    fn renaming_everything_changes_no_finding(topology in valid_topology()) {
+        let before = check_on(&topology, today());
+        let renamed_topology = rename_all(&topology);
+        let after = check_on(&renamed_topology, today());
+        let expected: BTreeMap<(String, String), Vec<Severity>> = findings(&before)
+            .into_iter()
+            .map(|((rule, subject), severities)| ((rule, renamed(&subject)), severities))
+            .collect();
+        prop_assert_eq!(findings(&after), expected);
+        prop_assert_eq!(before.summary, after.summary);
+    }
+}
+
+#[test]
+fn the_mutation_tests_do_find_their_targets() {
+    // Guard against vacuous properties: the generator does produce satellites, Cilium clusters
+    // with default-deny and plain guests.
+    let topology: Topology = cpps_topology::testing::synthetic(200);
+    assert!(
+        topology
+            .hosts
+            .iter()
+            .any(|h| h.linstor.as_ref().is_some_and(|l| l.is_satellite()))
+    );
+    assert!(
+        topology
+            .k3s_clusters
+            .iter()
+            .any(|k| k.cni.kind == CniKind::Cilium && k.default_deny)
+    );
+    assert!(
+        topology
+            .components()
+            .any(|c| matches!(c, ComponentRef::Guest(_)))
+    );
+    let report = check_on(&topology, today());
+    assert_eq!(report.summary.errors, 0, "{:?}", report.findings.first());
+}
