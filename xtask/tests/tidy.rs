@@ -1,0 +1,194 @@
+//! Tidy checks: the workspace's conventions, enforced as ordinary tests.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const CRATES: [&str; 9] = [
+    "cpps-http",
+    "cpps-proxmox",
+    "cpps-pbs",
+    "cpps-linstor",
+    "cpps-vyos",
+    "cpps-gpu",
+    "cpps-topology",
+    "examples",
+    "xtask",
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace root")
+        .to_path_buf()
+}
+
+/// Every file under `dir` (recursively) whose name ends with one of `extensions`.
+fn files_under(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&current) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if name != "target" && !name.starts_with('.') && name != "node_modules" {
+                    stack.push(path);
+                }
+            } else if extensions.iter().any(|ext| name.ends_with(ext)) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn crate_root_file(krate: &str) -> PathBuf {
+    let lib = root().join(krate).join("src/lib.rs");
+    if lib.exists() {
+        lib
+    } else {
+        root().join(krate).join("src/main.rs")
+    }
+}
+
+#[test]
+fn every_crate_has_a_crate_doc_and_workspace_lints() {
+    for krate in CRATES {
+        let manifest = std::fs::read_to_string(root().join(krate).join("Cargo.toml")).unwrap();
+        assert!(
+            manifest.contains("[lints]\nworkspace = true"),
+            "{krate}/Cargo.toml must say `[lints] workspace = true`"
+        );
+        let source = std::fs::read_to_string(crate_root_file(krate)).unwrap();
+        assert!(
+            source.trim_start().starts_with("//!"),
+            "{krate}: the crate root must start with a `//!` crate doc"
+        );
+    }
+}
+
+#[test]
+fn unsafe_code_is_forbidden_outside_the_nvml_crate() {
+    for krate in CRATES.iter().filter(|k| **k != "cpps-gpu") {
+        let source = std::fs::read_to_string(crate_root_file(krate)).unwrap();
+        assert!(
+            source.contains("#![forbid(unsafe_code)]"),
+            "{krate}: the crate root must say #![forbid(unsafe_code)]"
+        );
+    }
+}
+
+#[test]
+fn libraries_have_no_todo_or_dbg() {
+    let needles = ["todo!(", "dbg!(", "unimplemented!("];
+    for krate in CRATES {
+        for file in files_under(&root().join(krate).join("src"), &[".rs"]) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (number, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or_default();
+                for needle in needles {
+                    assert!(
+                        !code.contains(needle),
+                        "{}:{}: `{needle}` in shipped code",
+                        file.display(),
+                        number + 1
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_pure_crates_do_not_depend_on_the_http_runtime() {
+    for krate in ["cpps-topology", "cpps-gpu"] {
+        let output = Command::new(env!("CARGO"))
+            .args([
+                "tree",
+                "--offline",
+                "-p",
+                krate,
+                "-e",
+                "normal",
+                "--prefix",
+                "none",
+                "--format",
+                "{p}",
+            ])
+            .current_dir(root())
+            .output()
+            .expect("cargo tree runs");
+        assert!(
+            output.status.success(),
+            "cargo tree failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let tree = String::from_utf8_lossy(&output.stdout);
+        assert!(tree.contains(krate), "cargo tree printed nothing for {krate}");
+        for forbidden in ["cpps-http ", "reqwest "] {
+            assert!(
+                !tree.lines().any(|line| line.starts_with(forbidden)),
+                "{krate} (default features) depends on {}",
+                forbidden.trim()
+            );
+        }
+    }
+}
+
+/// Fixture folders that hold upstream data verbatim, with why their secret-looking values are
+/// not secrets.
+const VERBATIM_UPSTREAM: [(&str, &str); 1] = [(
+    "cpps-vyos/tests/fixtures/vyos-configs",
+    "VyOS's own smoke-test configurations: public test keys and hashes published in vyos-1x",
+)];
+
+#[test]
+fn no_fixture_holds_a_secret_looking_value() {
+    let mut offenders = Vec::new();
+    for krate in CRATES {
+        let fixtures = root().join(krate).join("tests").join("fixtures");
+        for file in files_under(&fixtures, &[".json", ".yaml", ".yml", ".boot", ".commands", ".txt", ".pem", ".toml"]) {
+            let relative = file.strip_prefix(root()).unwrap().to_string_lossy().into_owned();
+            if VERBATIM_UPSTREAM.iter().any(|(prefix, _)| relative.starts_with(prefix)) {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            for (number, line) in text.lines().enumerate() {
+                if let Some(why) = secret_looking(line) {
+                    offenders.push(format!("{relative}:{}: {why}", number + 1));
+                }
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "secret-looking values in fixtures:\n{}", offenders.join("\n"));
+}
+
+/// Why a line looks like it holds a real secret, if it does.
+fn secret_looking(line: &str) -> Option<&'static str> {
+    if line.contains("-----BEGIN") && line.contains("PRIVATE KEY") {
+        return Some("a PEM private key");
+    }
+    if let Some(rest) = line.split("PVEAPIToken=").nth(1).or_else(|| line.split("PBSAPIToken=").nth(1)) {
+        // USER@REALM!TOKENID=SECRET: a UUID-shaped secret is a real-looking token.
+        if rest.split(['=', ':']).nth(1).is_some_and(|s| s.len() >= 32 && s.chars().filter(|c| *c == '-').count() == 4) {
+            return Some("an API token with a UUID secret");
+        }
+    }
+    if line.contains("ghp_") || line.contains("glpat-") || line.contains("AKIA") {
+        return Some("a cloud or forge access token");
+    }
+    None
+}
+
+#[test]
+fn the_secret_detector_recognises_what_it_should() {
+    assert!(secret_looking("Authorization: PVEAPIToken=root@pam!ci=d6f1c7a0-5e2b-4c3e-9f1a-7b2e8c4d9a10").is_some());
+    assert!(secret_looking("-----BEGIN PRIVATE KEY-----").is_some());
+    assert!(secret_looking(r#""tokenid": "root@pam!ci""#).is_none());
+}
