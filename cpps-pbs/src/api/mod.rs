@@ -1,0 +1,9 @@
+//! The typed reads, one file per area of the API.
+
+mod datastore;
+mod jobs;
+mod remotes;
+mod tasks;
+
+pub use datastore::SnapshotQuery;
+pub use tasks::TaskQuery;

@@ -1,0 +1,166 @@
+//! Prune, sync and verify jobs, and how tasks end.
+
+use serde::{Deserialize, Serialize};
+
+use super::{AuthId, ExitStatus, Upid, string_enum};
+
+string_enum! {
+    /// The direction of a sync job (`sync-direction`).
+    SyncDirection {
+        /// Pull from the remote into the local datastore (`pull`, the default).
+        Pull = "pull",
+        /// Push from the local datastore to the remote (`push`).
+        Push = "push",
+    }
+}
+
+/// The schedule state of a job: its last run and its next one (PBS's `JobScheduleStatus`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub struct JobRunStatus {
+    /// How the last run ended (`OK`, `WARNINGS: N`, `unknown` or the error message).
+    #[serde(default, with = "super::exit_status::option")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
+    pub last_run_state: Option<ExitStatus>,
+    /// The task of the last run.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
+    pub last_run_upid: Option<Upid>,
+    /// When the last run ended (UNIX epoch).
+    #[serde(default)]
+    pub last_run_endtime: Option<i64>,
+    /// When the next run is due (UNIX epoch).
+    #[serde(default)]
+    pub next_run: Option<i64>,
+}
+
+/// One entry of `GET /admin/sync`: a sync job and its schedule state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub struct SyncJob {
+    /// The job id.
+    pub id: String,
+    /// The local datastore.
+    pub store: String,
+    /// The local namespace.
+    #[serde(default)]
+    pub ns: Option<String>,
+    /// The remote; absent for a sync between local datastores.
+    #[serde(default)]
+    pub remote: Option<String>,
+    /// The datastore on the remote.
+    pub remote_store: String,
+    /// The namespace on the remote.
+    #[serde(default)]
+    pub remote_ns: Option<String>,
+    /// Pull (the default when absent) or push.
+    #[serde(default)]
+    pub sync_direction: Option<SyncDirection>,
+    /// The owner of pulled groups.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
+    pub owner: Option<AuthId>,
+    /// The schedule, when the job runs on one.
+    #[serde(default)]
+    pub schedule: Option<String>,
+    /// Whether snapshots that vanished from the source are removed.
+    #[serde(default)]
+    pub remove_vanished: Option<bool>,
+    /// Only verified snapshots are synchronized.
+    #[serde(default)]
+    pub verified_only: Option<bool>,
+    /// Only encrypted snapshots are synchronized.
+    #[serde(default)]
+    pub encrypted_only: Option<bool>,
+    /// The comment.
+    #[serde(default)]
+    pub comment: Option<String>,
+    /// Last and next run.
+    #[serde(flatten)]
+    pub status: JobRunStatus,
+}
+
+impl SyncJob {
+    /// The direction, `pull` when the server left it out.
+    pub fn direction(&self) -> SyncDirection {
+        self.sync_direction.clone().unwrap_or(SyncDirection::Pull)
+    }
+}
+
+/// One entry of `GET /admin/verify`: a verify job and its schedule state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub struct VerifyJob {
+    /// The job id.
+    pub id: String,
+    /// The datastore.
+    pub store: String,
+    /// The namespace.
+    #[serde(default)]
+    pub ns: Option<String>,
+    /// The schedule, when the job runs on one.
+    #[serde(default)]
+    pub schedule: Option<String>,
+    /// Skip snapshots whose last verification is recent enough.
+    #[serde(default)]
+    pub ignore_verified: Option<bool>,
+    /// Days after which a verification is outdated.
+    #[serde(default)]
+    pub outdated_after: Option<i64>,
+    /// The comment.
+    #[serde(default)]
+    pub comment: Option<String>,
+    /// Last and next run.
+    #[serde(flatten)]
+    pub status: JobRunStatus,
+}
+
+/// One entry of `GET /admin/prune`: a prune job and its schedule state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub struct PruneJob {
+    /// The job id.
+    pub id: String,
+    /// The datastore.
+    pub store: String,
+    /// The namespace.
+    #[serde(default)]
+    pub ns: Option<String>,
+    /// The schedule.
+    pub schedule: String,
+    /// Whether the job is disabled.
+    #[serde(default)]
+    pub disable: Option<bool>,
+    /// Snapshots to keep regardless of age.
+    #[serde(default)]
+    pub keep_last: Option<u64>,
+    /// Hourly snapshots to keep.
+    #[serde(default)]
+    pub keep_hourly: Option<u64>,
+    /// Daily snapshots to keep.
+    #[serde(default)]
+    pub keep_daily: Option<u64>,
+    /// Weekly snapshots to keep.
+    #[serde(default)]
+    pub keep_weekly: Option<u64>,
+    /// Monthly snapshots to keep.
+    #[serde(default)]
+    pub keep_monthly: Option<u64>,
+    /// Yearly snapshots to keep.
+    #[serde(default)]
+    pub keep_yearly: Option<u64>,
+    /// The comment.
+    #[serde(default)]
+    pub comment: Option<String>,
+    /// Last and next run.
+    #[serde(flatten)]
+    pub status: JobRunStatus,
+}

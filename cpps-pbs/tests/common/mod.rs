@@ -1,0 +1,185 @@
+//! Shared test setup: the PBS API schema, the fixture shape check, and the wiremock server.
+//!
+//! No fake PBS server exists (there is none on PyPI, npm or crates.io, and PBS itself cannot
+//! run here), so the reference these tests hold the client to is Proxmox's own API schema,
+//! `../shared/specs/pbs-apidoc.json` (PBS 4.x, the API viewer's data; see `SOURCE.md` there).
+//! The fixtures in `tests/fixtures/` are shaped exactly as that schema says, and
+//! `tests/fixtures.rs` fails if one drifts from it.
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use cpps_http::test_util::MockApi;
+use serde_json::Value;
+use wiremock::matchers::{method, path, query_param};
+use wiremock::{Mock, ResponseTemplate};
+
+/// "Now" of the fixtures: 2026-11-29T08:00:00Z. Their times are set relative to it.
+pub const NOW: i64 = 1_795_939_200;
+
+/// The folder of the upstream API specs.
+pub fn specs_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/specs")
+}
+
+/// The PBS API schema tree, loaded once.
+pub fn apidoc() -> &'static Value {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    DOC.get_or_init(|| {
+        let path = specs_dir().join("pbs-apidoc.json");
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+    })
+}
+
+/// The schema of one method of one path (`info.GET` of the node whose `path` matches).
+pub fn method_info(api_path: &str, http_method: &str) -> Option<&'static Value> {
+    fn find<'a>(nodes: &'a Value, wanted: &str) -> Option<&'a Value> {
+        for node in nodes.as_array()? {
+            if node.get("path").and_then(Value::as_str) == Some(wanted) {
+                return Some(node);
+            }
+            if let Some(children) = node.get("children")
+                && let Some(found) = find(children, wanted)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+    find(apidoc(), api_path)?.get("info")?.get(http_method)
+}
+
+/// Whether a schema property is optional (the dump writes `"optional": 1`).
+pub fn is_optional(property: &Value) -> bool {
+    match property.get("optional") {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_i64() == Some(1),
+        _ => false,
+    }
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Checks a fixture value against an apidoc schema: every field exists, has the schema's
+/// type, required fields are present, and (when `strict_enums`) enum values are listed.
+/// Appends one message per problem, naming the JSON path.
+pub fn check_shape(
+    schema: &Value,
+    value: &Value,
+    at: &str,
+    strict_enums: bool,
+    problems: &mut Vec<String>,
+) {
+    let expected = schema.get("type").and_then(Value::as_str);
+    let actual = json_type(value);
+    let type_ok = match expected {
+        None => true,
+        Some("number") => matches!(actual, "number" | "integer"),
+        Some(t) => t == actual,
+    };
+    // `history` items are documented as "Either null or between 0.0 and 1.0".
+    let null_allowed = value.is_null()
+        && schema
+            .get("description")
+            .and_then(Value::as_str)
+            .is_some_and(|d| d.contains("Either null"));
+    if !type_ok && !null_allowed {
+        problems.push(format!(
+            "{at}: is {actual}, the schema says {}",
+            expected.unwrap_or("?")
+        ));
+        return;
+    }
+    if let (Some(allowed), Some(text)) =
+        (schema.get("enum").and_then(Value::as_array), value.as_str())
+        && strict_enums
+        && !allowed.iter().any(|a| a.as_str() == Some(text))
+    {
+        problems.push(format!("{at}: `{text}` is not one of {allowed:?}"));
+    }
+    match value {
+        Value::Object(map) => {
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let Some(properties) = properties else {
+                return;
+            };
+            for (key, inner) in map {
+                match properties.get(key) {
+                    Some(property) => check_shape(
+                        property,
+                        inner,
+                        &format!("{at}.{key}"),
+                        strict_enums,
+                        problems,
+                    ),
+                    None => problems.push(format!("{at}.{key}: not in the schema")),
+                }
+            }
+            for (key, property) in properties {
+                if !is_optional(property)
+                    && !map.contains_key(key)
+                    && property.get("default").is_none()
+                {
+                    problems.push(format!("{at}.{key}: required by the schema, missing"));
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for (i, item) in items.iter().enumerate() {
+                    check_shape(
+                        item_schema,
+                        item,
+                        &format!("{at}[{i}]"),
+                        strict_enums,
+                        problems,
+                    );
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A wiremock server under `/api2/json`, with the catch-all for unexpected requests.
+pub async fn mock_api() -> MockApi {
+    MockApi::start("/api2/json").await
+}
+
+/// Answers `GET /api2/json{api_path}` (with these query parameters, at least) with a fixture,
+/// expecting exactly one call.
+pub async fn serve_fixture(api: &MockApi, api_path: &str, query: &[(&str, &str)], fixture: &str) {
+    serve_json(api, api_path, query, load(fixture)).await;
+}
+
+/// Answers `GET /api2/json{api_path}` with a JSON body, expecting exactly one call.
+pub async fn serve_json(api: &MockApi, api_path: &str, query: &[(&str, &str)], body: Value) {
+    let mut mock = Mock::given(method("GET")).and(path(format!("/api2/json{api_path}")));
+    for (key, value) in query {
+        mock = mock.and(query_param(*key, *value));
+    }
+    mock.respond_with(ResponseTemplate::new(200).set_body_json(body))
+        .expect(1)
+        .named(format!("GET {api_path}"))
+        .mount(api.server())
+        .await;
+}
+
+/// A fixture by file name.
+pub fn load(fixture: &str) -> Value {
+    cpps_http::fixture!(fixture)
+}
