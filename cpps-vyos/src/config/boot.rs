@@ -117,7 +117,11 @@ impl Parser {
         at: &Token,
         depth: usize,
     ) -> Result<(), ParseError> {
-        let t = self.next();
+        let t = self.peek().clone();
+        if !matches!(t.kind, Tok::RBrace | Tok::Eof) {
+            // `}` and the end of input end a valueless leaf and are left to the caller.
+            self.next();
+        }
         match t.kind {
             Tok::LBrace => {
                 if depth + 1 > MAX_DEPTH {
@@ -153,21 +157,15 @@ impl Parser {
                     _ => Err(Self::unexpected(&end, "end of line after a value")),
                 }
             }
-            Tok::Newline | Tok::Eof | Tok::RBrace => {
-                // Leave `}` and end of input to the caller.
-                if matches!(t.kind, Tok::RBrace | Tok::Eof) {
-                    self.pos -= 1;
-                }
-                insert(
-                    branch,
-                    name,
-                    Node::Leaf(Leaf {
-                        comment,
-                        values: Vec::new(),
-                    }),
-                    at,
-                )
-            }
+            Tok::Newline | Tok::Eof | Tok::RBrace => insert(
+                branch,
+                name,
+                Node::Leaf(Leaf {
+                    comment,
+                    values: Vec::new(),
+                }),
+                at,
+            ),
             Tok::Comment(_) | Tok::LineComment => {
                 Err(Self::unexpected(&t, "a value, `{` or end of line"))
             }

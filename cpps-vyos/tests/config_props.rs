@@ -1,0 +1,221 @@
+//! Property tests of the configuration model: reading back a rendering gives the same tree (both
+//! forms), applying `diff(a, b)` to `a` gives `b`, and no input makes a reader panic.
+
+use cpps_vyos::config::{Branch, ConfigTree, Leaf, Node, Tag, diff, hints, parse_commands};
+use indexmap::IndexMap;
+use proptest::prelude::*;
+
+fn name() -> impl Strategy<Value = String> {
+    // Words that are tag nodes below some of the others (see `hints::TAG_NODES`), and plain words.
+    prop::sample::select(vec![
+        "interfaces",
+        "ethernet",
+        "vif",
+        "wireguard",
+        "peer",
+        "high-availability",
+        "vrrp",
+        "group",
+        "address",
+        "system",
+        "host-name",
+        "disable",
+        "a",
+        "b",
+        "c-d",
+    ])
+    .prop_map(str::to_owned)
+}
+
+fn entry_name() -> impl Strategy<Value = String> {
+    "[a-z0-9][a-z0-9./:-]{0,7}"
+}
+
+fn value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z0-9./:-]{0,8}",
+        "[ a-z'\"\\\\{}/*#;\n\t\r]{0,8}",
+        any::<String>(),
+    ]
+}
+
+fn comment() -> impl Strategy<Value = Option<String>> {
+    prop::option::of("[a-zA-Z0-9=:.][a-zA-Z0-9 =:.\n]{0,10}[a-zA-Z0-9=:.]")
+}
+
+fn leaf() -> impl Strategy<Value = Leaf> {
+    (comment(), prop::collection::vec(value(), 0..4)).prop_map(|(comment, mut values)| {
+        let mut seen = std::collections::HashSet::new();
+        values.retain(|v| seen.insert(v.clone()));
+        Leaf { comment, values }
+    })
+}
+
+fn children(
+    inner: impl Strategy<Value = Node>,
+    max: usize,
+) -> impl Strategy<Value = IndexMap<String, Node>> {
+    prop::collection::vec((name(), inner), 0..max).prop_map(|v| v.into_iter().collect())
+}
+
+fn node() -> impl Strategy<Value = Node> {
+    leaf()
+        .prop_map(Node::Leaf)
+        .prop_recursive(4, 40, 4, |inner| {
+            prop_oneof![
+                (comment(), children(inner.clone(), 4))
+                    .prop_map(|(comment, children)| Node::Branch(Branch { comment, children })),
+                prop::collection::vec((entry_name(), comment(), children(inner, 3)), 1..3)
+                    .prop_map(|es| {
+                        Node::Tag(Tag {
+                            entries: es
+                                .into_iter()
+                                .map(|(e, comment, children)| (e, Branch { comment, children }))
+                                .collect(),
+                        })
+                    }),
+            ]
+        })
+}
+
+fn tree() -> impl Strategy<Value = ConfigTree> {
+    (
+        children(node(), 5),
+        prop::option::of(Just(
+            "// Warning: Do not remove the following line.\n// vyos-config-version: \"bgp@5:system@27\"\n// Release version: 1.5"
+                .to_owned(),
+        )),
+    )
+        .prop_map(|(children, footer)| ConfigTree { root: Branch { comment: None, children }, footer })
+}
+
+/// Makes a tree expressible in the `set` form, which carries no node kinds: tag nodes only where
+/// `hints::TAG_NODES` has them, no plain node named like a tag node there, no empty plain nodes
+/// (they read back as valueless leaves), no footer.
+fn conform(tree: &mut ConfigTree) {
+    fn branch(b: &mut Branch, parent: &str) {
+        let old = std::mem::take(&mut b.children);
+        for (mut name, mut node) in old {
+            match &mut node {
+                Node::Tag(t) if !hints::is_tag_node(parent, &name) => {
+                    let replacement = hints::TAG_NODES
+                        .iter()
+                        .find(|(p, n)| *p == parent && !b.children.contains_key(*n))
+                        .map(|(_, n)| (*n).to_owned());
+                    match replacement {
+                        Some(r) => name = r,
+                        None => {
+                            let entries = std::mem::take(&mut t.entries);
+                            node = Node::Branch(Branch {
+                                comment: None,
+                                children: entries
+                                    .into_iter()
+                                    .map(|(k, v)| (k, Node::Branch(v)))
+                                    .collect(),
+                            });
+                        }
+                    }
+                }
+                Node::Branch(_) | Node::Leaf(_) if hints::is_tag_node(parent, &name) => {
+                    name.push('x')
+                }
+                _ => {}
+            }
+            if b.children.contains_key(&name) {
+                continue;
+            }
+            match &mut node {
+                Node::Branch(inner) => {
+                    branch(inner, &name);
+                    if inner.children.is_empty() {
+                        node = Node::Leaf(Leaf {
+                            comment: inner.comment.take(),
+                            values: Vec::new(),
+                        });
+                    }
+                }
+                Node::Tag(t) => {
+                    for e in t.entries.values_mut() {
+                        branch(e, &name);
+                    }
+                }
+                Node::Leaf(_) => {}
+            }
+            b.children.insert(name, node);
+        }
+    }
+    tree.footer = None;
+    branch(&mut tree.root, "");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn boot_rendering_reads_back_as_the_same_tree(t in tree()) {
+        let text = t.to_boot_string();
+        let back = ConfigTree::parse_boot(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        prop_assert_eq!(back, t, "{}", text);
+    }
+
+    #[test]
+    fn set_rendering_reads_back_as_the_same_tree(mut t in tree()) {
+        conform(&mut t);
+        let text = t.to_set_string();
+        let back = ConfigTree::parse_set(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        prop_assert_eq!(back, t, "{}", text);
+    }
+
+    #[test]
+    fn applying_the_diff_gives_the_target(a in tree(), b in tree()) {
+        let cmds = diff(&a, &b);
+        let mut t = a.clone();
+        for c in &cmds {
+            t.apply(c).map_err(|e| TestCaseError::fail(format!("{c}: {e}")))?;
+        }
+        t.footer = b.footer.clone();
+        prop_assert_eq!(&t, &b);
+        // A tree has no difference with itself.
+        prop_assert!(diff(&b, &b).is_empty());
+    }
+
+    #[test]
+    fn the_diff_also_applies_through_its_text_form(a in tree(), b in tree()) {
+        // Only where the text form can say what the commands mean (see `conform`).
+        let (mut a, mut b) = (a, b);
+        conform(&mut a);
+        conform(&mut b);
+        let text: String = diff(&a, &b).iter().map(|c| format!("{c}\n")).collect();
+        let cmds = parse_commands(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let mut t = a.clone();
+        for c in &cmds {
+            t.apply(c).map_err(|e| TestCaseError::fail(format!("{c}: {e}\n{text}")))?;
+        }
+        prop_assert_eq!(&t, &b, "diff:\n{}\nfrom:\n{}", text, a.to_set_string());
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(s in any::<String>()) {
+        let _ = ConfigTree::parse_boot(&s);
+        let _ = ConfigTree::parse_set(&s);
+        let _ = parse_commands(&s);
+    }
+
+    #[test]
+    fn config_like_text_never_panics(parts in prop::collection::vec(prop::sample::select(vec![
+        "{", "}", "\"", "'", "/*", "*/", "//", "\n", " ", "a", "b c", "\\", "set ", "delete ", "comment ", "x 'v'\n",
+    ]), 0..60)) {
+        let s: String = parts.concat();
+        let _ = ConfigTree::parse_boot(&s);
+        let _ = ConfigTree::parse_set(&s);
+        let _ = parse_commands(&s);
+    }
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let s = "a {\n".repeat(10_000);
+    let err = ConfigTree::parse_boot(&s).unwrap_err();
+    assert_eq!(err.kind, cpps_vyos::ParseErrorKind::TooDeep);
+    assert_eq!(err.line, 65);
+}
