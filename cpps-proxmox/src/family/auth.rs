@@ -159,7 +159,7 @@ pub struct TicketAuth {
     totp: Option<TotpSource>,
     renew_after: Duration,
     state: RwLock<Option<Ticket>>,
-    login_lock: Mutex<()>,
+    login_lock: Mutex<Option<Instant>>,
 }
 
 impl fmt::Debug for TicketAuth {
@@ -194,7 +194,7 @@ impl TicketAuth {
             totp: None,
             renew_after: DEFAULT_RENEW_AFTER,
             state: RwLock::new(None),
-            login_lock: Mutex::new(()),
+            login_lock: Mutex::new(None),
         }
     }
 
@@ -366,8 +366,8 @@ impl TicketAuth {
     }
 }
 
-/// How recently a ticket must have been obtained for a 401 to be blamed on something else than
-/// the ticket (so that many requests failing at once cause one re-login, not many).
+/// How recently a re-login after a 401 must have happened for another 401 to reuse it (so that
+/// many requests failing at once cause one re-login, not many).
 const RELOGIN_GRACE: Duration = Duration::from_secs(2);
 
 #[async_trait]
@@ -391,16 +391,15 @@ impl Auth for TicketAuth {
     }
 
     async fn refresh(&self, _client: &HttpClient) -> Result<bool, cpps_http::Error> {
-        let _guard = self.login_lock.lock().await;
-        if let Some(t) = self.state.read().await.as_ref()
-            && t.obtained.elapsed() < RELOGIN_GRACE
-        {
-            // Just obtained by a concurrent request's re-login: try it.
+        let mut relogged = self.login_lock.lock().await;
+        if relogged.is_some_and(|at| at.elapsed() < RELOGIN_GRACE) {
+            // A concurrent request's 401 has just caused a re-login: use its ticket.
             return Ok(true);
         }
         tracing::debug!(user = %self.user, "401 with a ticket; logging in again");
         let fresh = self.password_login().await?;
         *self.state.write().await = Some(fresh);
+        *relogged = Some(Instant::now());
         Ok(true)
     }
 }

@@ -51,9 +51,10 @@ pub struct ClusterStatusEntry {
     /// Cluster: config version.
     #[serde(default, deserialize_with = "de::opt_u64")]
     pub version: Option<u64>,
-    /// Node: whether it is online.
-    #[serde(default, deserialize_with = "de::opt_bool")]
-    pub online: Option<bool>,
+    /// Node: 1 when online, 0 when not. Some servers also put a count of online nodes on the
+    /// cluster entry, so this is kept as a number; see [`ClusterStatusEntry::is_online`].
+    #[serde(default, deserialize_with = "de::opt_u64")]
+    pub online: Option<u64>,
     /// Node: whether it is the node that answered.
     #[serde(default, deserialize_with = "de::opt_bool")]
     pub local: Option<bool>,
@@ -101,6 +102,16 @@ open_enum! {
         Node => "node",
         /// SDN.
         Sdn => "sdn",
+    }
+}
+
+impl ClusterStatusEntry {
+    /// For a node entry: whether it is online.
+    pub fn is_online(&self) -> Option<bool> {
+        match self.kind {
+            ClusterStatusType::Node => self.online.map(|o| o != 0),
+            _ => None,
+        }
     }
 }
 

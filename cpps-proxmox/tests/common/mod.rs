@@ -1,0 +1,212 @@
+//! Shared test setup: the PVE API schema, and the fakepve server started by
+//! `xtask/env/fakepve.sh` (found through `CPPS_TEST_FAKEPVE`).
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use cpps_http::{HttpClient, Request, RetryPolicy, SecretString, TlsMode};
+use cpps_proxmox::Client;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The folder of the upstream API specs (`../shared/specs` beside the repository).
+pub fn specs_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/specs")
+}
+
+/// The PVE API schema tree, loaded once.
+pub fn pve_apidoc() -> &'static Value {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    DOC.get_or_init(|| {
+        let path = specs_dir().join("pve-apidoc.json");
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+    })
+}
+
+/// `info.METHOD` of the schema node whose `path` is `api_path`.
+pub fn pve_method(api_path: &str, http_method: &str) -> Option<&'static Value> {
+    fn find<'a>(nodes: &'a Value, wanted: &str) -> Option<&'a Value> {
+        for node in nodes.as_array()? {
+            if node.get("path").and_then(Value::as_str) == Some(wanted) {
+                return Some(node);
+            }
+            if let Some(children) = node.get("children")
+                && let Some(found) = find(children, wanted)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+    find(pve_apidoc(), api_path)?.get("info")?.get(http_method)
+}
+
+/// What `xtask/env/fakepve.sh` wrote to `fakepve.json`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct FakePve {
+    pub url: String,
+    pub ca_file: PathBuf,
+    pub other_ca_file: PathBuf,
+    pub fingerprint: String,
+    pub token_id: String,
+    pub token_secret: String,
+    pub user: String,
+    pub password: String,
+    pub control_url: String,
+}
+
+/// The fakepve variable.
+pub const FAKEPVE_VAR: &str = "CPPS_TEST_FAKEPVE";
+
+fn load_fakepve() -> Option<FakePve> {
+    let path = std::env::var(FAKEPVE_VAR).ok().filter(|p| !p.is_empty())?;
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{FAKEPVE_VAR}={path} cannot be read: {e}"));
+    let state: FakePve =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path} is not fakepve.json: {e}"));
+    for url in [&state.url, &state.control_url] {
+        assert!(
+            url.starts_with("https://127.0.0.1:") || url.starts_with("http://127.0.0.1:"),
+            "tests only target 127.0.0.1, not {url}"
+        );
+    }
+    Some(state)
+}
+
+/// Serializes the fakepve tests: they share one server and some inject faults.
+static SERVER_LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// A fakepve session: holds the server for one test, with every fault cleared.
+pub struct Session {
+    pub pve: FakePve,
+    control: HttpClient,
+    _guard: tokio::sync::MutexGuard<'static, ()>,
+}
+
+/// The fakepve server for one test, or `None` (after printing why) when `CPPS_TEST_FAKEPVE`
+/// is not set.
+pub async fn fakepve(test: &str) -> Option<Session> {
+    let Some(pve) = load_fakepve() else {
+        println!("skipped {test}: {FAKEPVE_VAR} not set (run `cargo xtask test`)");
+        return None;
+    };
+    let guard = SERVER_LOCK.lock().await;
+    let control = HttpClient::builder(pve.control_url.parse().expect("control url"))
+        .retry(RetryPolicy::none())
+        .build()
+        .expect("control client");
+    let session = Session {
+        pve,
+        control,
+        _guard: guard,
+    };
+    session.control("reset", serde_json::json!({})).await;
+    Some(session)
+}
+
+impl Session {
+    /// Calls the control endpoint (`POST /NAME` with a JSON body), panicking on failure.
+    pub async fn control(&self, name: &str, body: Value) -> Value {
+        let response = self
+            .control
+            .execute(Request::post(name).json(&body).expect("json"))
+            .await
+            .unwrap_or_else(|e| panic!("control {name}: {e}"));
+        assert!(
+            response.status().is_success(),
+            "control {name}: {}",
+            response.text()
+        );
+        response.json().expect("control answers JSON")
+    }
+
+    /// The requests fakepve recorded from index `since`: `(method, path)`.
+    pub async fn requests_since(&self, since: u64) -> (u64, Vec<(String, String)>) {
+        #[derive(Deserialize)]
+        struct Seen {
+            total: u64,
+            requests: Vec<Entry>,
+        }
+        #[derive(Deserialize)]
+        struct Entry {
+            method: String,
+            path: String,
+        }
+        let seen: Seen = self
+            .control
+            .send_json(Request::get("requests").query("since", since))
+            .await
+            .expect("requests");
+        (
+            seen.total,
+            seen.requests
+                .into_iter()
+                .map(|e| (e.method, e.path))
+                .collect(),
+        )
+    }
+
+    /// The number of requests fakepve has recorded so far.
+    pub async fn request_count(&self) -> u64 {
+        self.requests_since(u64::MAX >> 1).await.0
+    }
+
+    /// Injects `pve.fail(method, suffix, status, message, times)`.
+    pub async fn fail(
+        &self,
+        method: &str,
+        suffix: &str,
+        status: u16,
+        message: &str,
+        times: Option<u32>,
+    ) {
+        self.control(
+            "fail",
+            serde_json::json!({"method": method, "suffix": suffix, "status": status, "message": message, "times": times}),
+        )
+        .await;
+    }
+
+    fn builder(&self) -> cpps_proxmox::ClientBuilder {
+        Client::builder(&self.pve.url)
+            .tls(TlsMode::ca_file(&self.pve.ca_file))
+            .request_timeout(Duration::from_secs(10))
+            .deadline(Duration::from_secs(20))
+            .retry(RetryPolicy {
+                max_attempts: 3,
+                initial_backoff: Duration::from_millis(10),
+                max_backoff: Duration::from_millis(50),
+            })
+    }
+
+    /// A client with the API token, verifying TLS with the CA file.
+    pub fn token_builder(&self) -> cpps_proxmox::ClientBuilder {
+        self.builder().api_token(
+            self.pve.token_id.parse().expect("token id"),
+            SecretString::from(self.pve.token_secret.clone()),
+        )
+    }
+
+    /// A client with the API token.
+    pub fn token_client(&self) -> Client {
+        self.token_builder().build().expect("token client")
+    }
+
+    /// A client logging in with root@pam's password.
+    pub fn password_builder(&self) -> cpps_proxmox::ClientBuilder {
+        self.builder().password(
+            self.pve.user.parse().expect("user"),
+            SecretString::from(self.pve.password.clone()),
+        )
+    }
+
+    /// A client logging in with root@pam's password.
+    pub fn password_client(&self) -> Client {
+        self.password_builder().build().expect("password client")
+    }
+}
