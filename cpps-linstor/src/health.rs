@@ -14,8 +14,10 @@
 //!   see is never counted as healthy;
 //! - **healthy**: none of the above.
 //!
-//! When several apply, the class is the first of degraded, desynced, disconnected, unknown; all
-//! of them are listed in [`ResourceHealth::findings`].
+//! When several apply, the class is the most specific one, the first of unknown, disconnected,
+//! desynced, degraded (a resync target is also short of an `UpToDate` replica; an offline
+//! satellite also leaves its peers `Connecting`); every finding is listed in
+//! [`ResourceHealth::findings`].
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -87,14 +89,14 @@ impl Default for HealthOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum HealthClass {
-    /// Fewer `UpToDate` diskful replicas than wanted.
-    Degraded,
-    /// Data being resynchronised or outdated.
-    Desynced,
-    /// A DRBD connection is down.
-    Disconnected,
     /// A replica's state cannot be seen (its satellite is offline).
     Unknown,
+    /// A DRBD connection is down.
+    Disconnected,
+    /// Data being resynchronised or outdated.
+    Desynced,
+    /// Fewer `UpToDate` diskful replicas than wanted.
+    Degraded,
     /// All replicas `UpToDate` and connected.
     Healthy,
 }
@@ -509,4 +511,102 @@ fn resource_health(
         findings,
         syncing,
     }
+}
+
+fn kib(kib: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = kib as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// Renders a report as plain text: nodes, pools, then every resource with its class and
+/// findings, then a summary line.
+pub fn render_text(report: &HealthReport) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(out, "NODES");
+    for node in &report.nodes {
+        let status = node.connection_status.as_deref().unwrap_or("(no status)");
+        let _ = write!(out, "  {:<24} {:<10} {}", node.name, node.node_type, status);
+        if node.evicted {
+            match node.eviction_timestamp {
+                Some(ms) => {
+                    let _ = write!(out, "  EVICTED (at {ms} ms since epoch)");
+                }
+                None => out.push_str("  EVICTED"),
+            }
+        } else if node.offline {
+            out.push_str("  OFFLINE");
+        }
+        for interface in &node.interfaces_without_address {
+            let _ = write!(out, "  interface `{interface}` has no address");
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "POOLS");
+    for pool in &report.pools {
+        let place = format!("{}/{}", pool.node.as_deref().unwrap_or("?"), pool.pool);
+        let _ = write!(out, "  {place:<40} {:<10}", pool.provider);
+        match pool.capacity {
+            _ if pool.diskless => out.push_str(" diskless"),
+            Some(c) => {
+                let percent = c.free_fraction().map_or(0.0, |f| f * 100.0);
+                let _ = write!(
+                    out,
+                    " free {} of {} ({percent:.1}%)",
+                    kib(c.free_kib),
+                    kib(c.total_kib)
+                );
+                if pool.low_space {
+                    out.push_str("  LOW SPACE");
+                }
+            }
+            None => out.push_str(" capacity unknown"),
+        }
+        for error in &pool.errors {
+            let _ = write!(out, "  ERROR: {error}");
+        }
+        out.push('\n');
+    }
+    let total = report.total_capacity;
+    let _ = writeln!(
+        out,
+        "  total (diskless pools excluded): free {} of {}",
+        kib(total.free_kib),
+        kib(total.total_kib)
+    );
+    let _ = writeln!(out, "RESOURCES");
+    for resource in &report.resources {
+        let wanted = resource
+            .place_count
+            .map_or_else(String::new, |p| format!(", place_count {p}"));
+        let _ = writeln!(
+            out,
+            "  {:<32} {:<12} {}/{} diskful UpToDate{wanted}",
+            resource.name, resource.class, resource.up_to_date, resource.diskful
+        );
+        for finding in &resource.findings {
+            let _ = writeln!(out, "      {}: {}", finding.class, finding.message);
+        }
+    }
+    let c = &report.counts;
+    let _ = writeln!(
+        out,
+        "SUMMARY: {} healthy, {} degraded, {} desynced, {} disconnected, {} unknown; {} evicted and {} offline nodes; {} pools low on space, {} with errors",
+        c.healthy,
+        c.degraded,
+        c.desynced,
+        c.disconnected,
+        c.unknown,
+        c.evicted_nodes,
+        c.offline_nodes,
+        c.low_space_pools,
+        c.failed_pools
+    );
+    out
 }
