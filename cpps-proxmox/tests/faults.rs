@@ -1,0 +1,275 @@
+//! Retries, malformed bodies and long task logs, against wiremock (what fakepve does not
+//! produce on demand). Each test names the document that says PVE behaves so.
+
+use std::time::Duration;
+
+use cpps_http::test_util::MockApi;
+use cpps_http::{RetryPolicy, StatusCode};
+use cpps_proxmox::family::{Upid, WaitOptions};
+use cpps_proxmox::{Client, Error};
+use serde_json::json;
+use wiremock::matchers::{method, path, query_param};
+use wiremock::{Mock, ResponseTemplate};
+
+fn client(api: &MockApi) -> Client {
+    Client::builder(api.base_url().as_str())
+        .api_token_str("root@pam!ci=5ecr3t")
+        .unwrap()
+        .retry(RetryPolicy {
+            max_attempts: 3,
+            initial_backoff: Duration::from_millis(5),
+            max_backoff: Duration::from_millis(20),
+        })
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_token_header_has_pves_form() {
+    // pve-docs, "API Tokens": `Authorization: PVEAPIToken=USER@REALM!TOKENID=UUID`.
+    let api = MockApi::start("/api2/json").await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/version"))
+        .and(wiremock::matchers::header(
+            "authorization",
+            "PVEAPIToken=root@pam!ci=5ecr3t",
+        ))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"data": {"version": "9.0.10", "release": "9.0", "repoid": "abc"}}),
+        ))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    assert_eq!(client(&api).version().await.unwrap().version, "9.0.10");
+}
+
+#[tokio::test]
+async fn reads_are_retried_after_a_proxy_error_and_writes_are_not() {
+    // pveproxy answers 502/503 while it or pvedaemon restarts (a reload during an upgrade);
+    // cpps-http's RetryPolicy repeats only reads.
+    let api = MockApi::start("/api2/json").await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/nodes"))
+        .respond_with(ResponseTemplate::new(502))
+        .up_to_n_times(2)
+        .with_priority(1)
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/nodes"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"data": [{"node": "pve1", "status": "online"}]})),
+        )
+        .expect(1)
+        .mount(api.server())
+        .await;
+    assert_eq!(client(&api).nodes().await.unwrap().len(), 1);
+    Mock::given(method("POST"))
+        .and(path("/api2/json/nodes/pve1/qemu/100/status/start"))
+        .respond_with(ResponseTemplate::new(503))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    let err = client(&api)
+        .node("pve1")
+        .qemu(100.try_into().unwrap())
+        .start()
+        .await
+        .unwrap_err();
+    assert_eq!(err.status(), Some(StatusCode::SERVICE_UNAVAILABLE));
+    api.verify().await;
+}
+
+#[tokio::test]
+async fn malformed_bodies_are_typed_errors() {
+    // A reverse proxy in front of pveproxy can answer with HTML (fakepve's `fail(html=True)`
+    // models the same); a truncated or mistyped body must not panic.
+    let api = MockApi::start("/api2/json").await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/version"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("<html>maintenance</html>"))
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/nodes"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_string(r#"{"data":[{"node":"pve1","status":"online"},{"node":"pve2","#),
+        )
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/cluster/status"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [{"type": "cluster", "id": "cluster", "name": "c", "quorate": "maybe"}]})))
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/cluster/resources"))
+        .respond_with(
+            ResponseTemplate::new(500).set_body_string("<html><body>502 Bad Gateway</body></html>"),
+        )
+        .mount(api.server())
+        .await;
+    let pve = client(&api);
+    let err = pve.version().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Http(e) if e.decode_path() == Some(".")),
+        "{err:?}"
+    );
+    let err = pve.nodes().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Http(cpps_http::Error::Decode { .. })),
+        "{err:?}"
+    );
+    let err = pve.cluster().status().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Http(e) if e.decode_path() == Some("data[0].quorate")),
+        "{err:?}"
+    );
+    let err = pve.cluster().resources(None).await.unwrap_err();
+    match &err {
+        Error::Api {
+            status, message, ..
+        } => {
+            assert_eq!(*status, StatusCode::INTERNAL_SERVER_ERROR);
+            assert!(message.contains("Bad Gateway"), "{message}");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_failed_task_with_a_long_log_carries_its_last_lines() {
+    // PVE's `GET /nodes/{node}/tasks/{upid}/log` pages with `start`/`limit` and reports
+    // `total` (pve-apidoc.json; PVE::API2::Tasks::read_task_log).
+    let api = MockApi::start("/api2/json").await;
+    let upid: Upid = "UPID:pve1:0000ABCD:00001234:66000000:qmigrate:100:root@pam!ci:"
+        .parse()
+        .unwrap();
+    let task = format!(
+        "/api2/json/nodes/pve1/tasks/{}",
+        cpps_http::encode_segment(upid.as_str())
+    );
+    Mock::given(method("GET"))
+        .and(path(format!("{task}/status")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": {
+            "upid": upid.as_str(), "status": "stopped", "exitstatus": "migration aborted", "node": "pve1",
+            "type": "qmigrate", "id": "100", "user": "root@pam", "tokenid": "ci",
+            "starttime": 1_711_276_032u64, "pid": 43981, "pstart": 4660
+        }})))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    let lines: Vec<_> = (1..=100)
+        .map(|n| json!({"n": n, "t": format!("line {n}")}))
+        .collect();
+    Mock::given(method("GET"))
+        .and(path(format!("{task}/log")))
+        .and(query_param("start", "0"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"data": lines[..3], "total": 100})),
+        )
+        .expect(1)
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path(format!("{task}/log")))
+        .and(query_param("start", "97"))
+        .and(query_param("limit", "3"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"data": lines[97..], "total": 100})),
+        )
+        .expect(1)
+        .mount(api.server())
+        .await;
+    let started = std::time::Instant::now();
+    let err = client(&api)
+        .wait(
+            &upid,
+            &WaitOptions::default()
+                .log_tail_lines(3)
+                .intervals(Duration::from_secs(5), Duration::from_secs(5)),
+        )
+        .await
+        .unwrap_err();
+    // The task had stopped at the first poll: no sleep happened.
+    assert!(started.elapsed() < Duration::from_secs(2));
+    match err {
+        Error::TaskFailed {
+            exit_status,
+            log_tail,
+            ..
+        } => {
+            assert_eq!(exit_status, "migration aborted");
+            assert_eq!(log_tail, ["line 98", "line 99", "line 100"]);
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    api.verify().await;
+}
+
+#[tokio::test]
+async fn waiting_polls_until_stopped_then_times_out_when_asked() {
+    // PVE's task status says `running` until the worker ends (pve-apidoc.json, `status` enum).
+    let api = MockApi::start("/api2/json").await;
+    let upid: Upid = "UPID:pve1:0000ABCD:00001234:66000000:qmstart:100:root@pam:"
+        .parse()
+        .unwrap();
+    let status = format!(
+        "/api2/json/nodes/pve1/tasks/{}/status",
+        cpps_http::encode_segment(upid.as_str())
+    );
+    let body = |state: &str| {
+        let mut data = json!({"upid": upid.as_str(), "status": state, "node": "pve1", "type": "qmstart",
+            "id": "100", "user": "root@pam", "starttime": 1, "pid": 1, "pstart": 1});
+        if state == "stopped" {
+            data["exitstatus"] = json!("WARNINGS: 2");
+        }
+        ResponseTemplate::new(200).set_body_json(json!({"data": data}))
+    };
+    Mock::given(method("GET"))
+        .and(path(&status))
+        .respond_with(body("running"))
+        .up_to_n_times(3)
+        .with_priority(1)
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path(&status))
+        .respond_with(body("stopped"))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    let pve = client(&api);
+    let outcome = pve
+        .wait(
+            &upid,
+            &WaitOptions::default().intervals(Duration::from_millis(5), Duration::from_millis(20)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(outcome.polls, 4);
+    assert_eq!(
+        outcome.exit_status,
+        cpps_proxmox::family::ExitStatus::Warnings(2)
+    );
+    api.verify().await;
+
+    let api = MockApi::start("/api2/json").await;
+    Mock::given(method("GET"))
+        .and(path(&status))
+        .respond_with(body("running"))
+        .mount(api.server())
+        .await;
+    let err = client(&api)
+        .wait(
+            &upid,
+            &WaitOptions::default()
+                .timeout(Some(Duration::from_millis(100)))
+                .intervals(Duration::from_millis(10), Duration::from_millis(30)),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::TaskTimeout { .. }), "{err:?}");
+}

@@ -1,0 +1,273 @@
+//! Property tests: UPIDs and property strings print back to what was parsed, and no input,
+//! however broken, makes a parser panic.
+
+use std::collections::BTreeMap;
+
+use cpps_http::{HeaderMap, Method, Response, StatusCode};
+use cpps_proxmox::VmId;
+use cpps_proxmox::family::{self, Upid, UpidParts};
+use cpps_proxmox::types::{
+    HaSid, LxcFeatures, LxcNet, NodeName, PropertyString, QemuMemory, QemuNet, SnapshotName, Volume,
+};
+use proptest::prelude::*;
+
+fn node() -> impl Strategy<Value = String> {
+    "[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?"
+}
+
+fn user() -> impl Strategy<Value = String> {
+    (
+        "[a-z][a-z0-9._-]{0,8}",
+        prop_oneof!["pam", "pve", "ldap-corp"],
+        proptest::option::of("[A-Za-z0-9_][A-Za-z0-9._-]{0,8}"),
+    )
+        .prop_map(|(name, realm, token)| match token {
+            Some(t) => format!("{name}@{realm}!{t}"),
+            None => format!("{name}@{realm}"),
+        })
+}
+
+fn upid_parts() -> impl Strategy<Value = UpidParts> {
+    (
+        node(),
+        any::<u32>(),
+        0u64..=0xF_FFFF_FFFF,
+        proptest::option::of(any::<u64>()),
+        any::<u32>(),
+        "[a-z][a-z_]{0,15}",
+        "[a-z0-9\\\\-]{0,8}",
+        user(),
+    )
+        .prop_map(
+            |(node, pid, pstart, task_id, start, wtype, wid, user)| match task_id {
+                Some(t) => UpidParts::pbs(node, pid, pstart, t, u64::from(start), wtype, wid, user),
+                None => UpidParts::pve(node, pid, pstart, u64::from(start), wtype, wid, user),
+            },
+        )
+}
+
+/// A canonical property string: optional head, then `key=value` sorted by key.
+fn canonical(head: Option<String>, pairs: BTreeMap<String, String>) -> String {
+    let mut parts: Vec<String> = head.into_iter().collect();
+    parts.extend(pairs.into_iter().map(|(k, v)| format!("{k}={v}")));
+    parts.join(",")
+}
+
+fn word() -> impl Strategy<Value = String> {
+    "[A-Za-z0-9:/._-]{1,12}"
+}
+
+fn flag() -> impl Strategy<Value = String> {
+    prop_oneof![Just("0".to_owned()), Just("1".to_owned())]
+}
+
+fn number() -> impl Strategy<Value = String> {
+    (1u32..100_000).prop_map(|n| n.to_string())
+}
+
+/// Picks any subset of `keys`, each with a value from its strategy, plus unknown keys.
+fn pairs(
+    keys: Vec<(&'static str, BoxedStrategy<String>)>,
+) -> impl Strategy<Value = BTreeMap<String, String>> {
+    let known: Vec<_> = keys
+        .into_iter()
+        .map(|(k, s)| proptest::option::of(s).prop_map(move |v| v.map(|v| (k.to_owned(), v))))
+        .collect();
+    (
+        known,
+        proptest::collection::btree_map("zz-[a-z]{1,6}", word(), 0..3),
+    )
+        .prop_map(|(known, extra)| {
+            let mut map: BTreeMap<String, String> = known.into_iter().flatten().collect();
+            map.extend(extra);
+            map
+        })
+}
+
+fn qemu_net_text() -> impl Strategy<Value = String> {
+    let keys = vec![
+        ("bridge", word().boxed()),
+        ("firewall", flag().boxed()),
+        ("link_down", flag().boxed()),
+        ("mtu", number().boxed()),
+        ("queues", number().boxed()),
+        ("rate", number().boxed()),
+        ("tag", (1u16..4095).prop_map(|n| n.to_string()).boxed()),
+    ];
+    (
+        prop::sample::select(cpps_proxmox::types::QEMU_NIC_MODELS.to_vec()),
+        "[0-9A-F]{2}(:[0-9A-F]{2}){5}",
+        pairs(keys),
+    )
+        .prop_map(|(model, mac, pairs)| canonical(Some(format!("{model}={mac}")), pairs))
+}
+
+fn lxc_net_text() -> impl Strategy<Value = String> {
+    let keys = vec![
+        ("bridge", word().boxed()),
+        ("firewall", flag().boxed()),
+        ("gw", "10\\.[0-9]{1,3}\\.0\\.1".boxed()),
+        ("hwaddr", "[0-9A-F]{2}(:[0-9A-F]{2}){5}".boxed()),
+        (
+            "ip",
+            prop_oneof![
+                Just("dhcp".to_owned()),
+                "10\\.0\\.[0-9]{1,3}\\.[0-9]{1,3}/24".prop_map(|s| s)
+            ]
+            .boxed(),
+        ),
+        ("ip6", Just("auto".to_owned()).boxed()),
+        ("mtu", number().boxed()),
+        ("name", "eth[0-9]".boxed()),
+        ("tag", (1u16..4095).prop_map(|n| n.to_string()).boxed()),
+        ("type", Just("veth".to_owned()).boxed()),
+    ];
+    pairs(keys).prop_map(|p| canonical(None, p))
+}
+
+fn volume_text() -> impl Strategy<Value = String> {
+    let keys = vec![
+        ("backup", flag().boxed()),
+        (
+            "media",
+            prop_oneof![Just("cdrom".to_owned()), Just("disk".to_owned())].boxed(),
+        ),
+        ("mp", "/[a-z]{1,8}".boxed()),
+        ("size", "[1-9][0-9]{0,3}[KMGT]".boxed()),
+        ("iothread", flag().boxed()),
+        ("cache", word().boxed()),
+    ];
+    ("[a-z][a-z0-9-]{0,10}:vm-[0-9]{3}-disk-[0-9]", pairs(keys))
+        .prop_map(|(v, p)| canonical(Some(v), p))
+}
+
+fn features_text() -> impl Strategy<Value = String> {
+    let keys = vec![
+        ("force_rw_sys", flag().boxed()),
+        ("fuse", flag().boxed()),
+        ("keyctl", flag().boxed()),
+        ("mknod", flag().boxed()),
+        ("mount", "[a-z]{1,4}(;[a-z]{1,4}){0,2}".boxed()),
+        ("nesting", flag().boxed()),
+    ];
+    pairs(keys).prop_map(|p| canonical(None, p))
+}
+
+fn memory_text() -> impl Strategy<Value = String> {
+    (
+        number(),
+        proptest::collection::btree_map("zz-[a-z]{1,6}", word(), 0..2),
+    )
+        .prop_map(|(current, extra)| canonical(Some(current), extra))
+}
+
+fn response(status: u16, body: Vec<u8>) -> Response {
+    Response::from_parts(
+        Method::GET,
+        "https://127.0.0.1:8006/api2/json/nodes".parse().unwrap(),
+        StatusCode::from_u16(status).unwrap(),
+        HeaderMap::new(),
+        body,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn upids_round_trip(parts in upid_parts()) {
+        let upid = Upid::from_parts(parts.clone()).unwrap();
+        prop_assert_eq!(upid.parts(), &parts);
+        let text = upid.to_string();
+        let again: Upid = text.parse().unwrap();
+        prop_assert_eq!(again.to_string(), text);
+        prop_assert_eq!(again.parts(), &parts);
+        let json = serde_json::to_string(&upid).unwrap();
+        prop_assert_eq!(serde_json::from_str::<Upid>(&json).unwrap(), upid);
+    }
+
+    #[test]
+    fn generic_property_strings_round_trip(
+        default in proptest::option::of("[A-Za-z0-9:/._-]{1,10}"),
+        entries in proptest::collection::btree_map("[a-z][a-z0-9_-]{0,8}", "[A-Za-z0-9:/._=-]{1,10}", 0..6),
+    ) {
+        let text = canonical(default.clone(), entries.clone());
+        let parsed = PropertyString::parse(&text).unwrap();
+        prop_assert_eq!(&parsed.default, &default);
+        prop_assert_eq!(parsed.entries.len(), entries.len());
+        prop_assert_eq!(parsed.to_string(), text);
+    }
+
+    #[test]
+    fn typed_property_strings_print_back_identically(
+        net in qemu_net_text(),
+        ct_net in lxc_net_text(),
+        volume in volume_text(),
+        features in features_text(),
+        memory in memory_text(),
+    ) {
+        prop_assert_eq!(net.parse::<QemuNet>().unwrap().to_string(), net);
+        prop_assert_eq!(ct_net.parse::<LxcNet>().unwrap().to_string(), ct_net);
+        prop_assert_eq!(volume.parse::<Volume>().unwrap().to_string(), volume);
+        prop_assert_eq!(features.parse::<LxcFeatures>().unwrap().to_string(), features);
+        prop_assert_eq!(memory.parse::<QemuMemory>().unwrap().to_string(), memory);
+    }
+
+    #[test]
+    fn any_order_prints_to_an_equal_value(text in qemu_net_text(), seed in any::<u64>()) {
+        // Shuffle the key=value parts: PVE accepts any order; printing sorts them.
+        let mut parts: Vec<&str> = text.split(',').collect();
+        let head = parts.remove(0);
+        let n = parts.len();
+        if n > 1 {
+            parts.rotate_left((seed as usize) % n);
+        }
+        let shuffled = std::iter::once(head).chain(parts).collect::<Vec<_>>().join(",");
+        let parsed: QemuNet = shuffled.parse().unwrap();
+        prop_assert_eq!(parsed.to_string(), text.clone());
+        prop_assert_eq!(parsed, text.parse::<QemuNet>().unwrap());
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics_the_parsers(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = Upid::parse(&text);
+        let _ = PropertyString::parse(&text);
+        let _ = text.parse::<QemuNet>();
+        let _ = text.parse::<LxcNet>();
+        if let Ok(v) = text.parse::<Volume>() {
+            let _ = v.size_bytes();
+            let _ = v.storage();
+        }
+        let _ = text.parse::<LxcFeatures>();
+        let _ = text.parse::<QemuMemory>().map(|m| m.bytes());
+        let _ = text.parse::<HaSid>();
+        let _ = text.parse::<VmId>();
+        let _ = NodeName::new(text.as_ref());
+        let _ = SnapshotName::new(text.as_ref());
+        let _ = family::split_token(&text);
+        let _ = text.parse::<family::AuthId>();
+    }
+
+    #[test]
+    fn structured_junk_never_panics_the_parsers(
+        parts in proptest::collection::vec(prop_oneof!["[=,:!@ ]{0,3}", "[A-Za-z0-9]{0,6}", Just("UPID:".to_owned()), Just("virtio=".to_owned()), Just("size=".to_owned())], 0..12)
+    ) {
+        let text = parts.concat();
+        let _ = Upid::parse(&text);
+        let _ = text.parse::<QemuNet>();
+        let _ = text.parse::<Volume>().map(|v| v.size_bytes());
+        let _ = text.parse::<QemuMemory>();
+        let _ = family::split_token(&text);
+    }
+
+    #[test]
+    fn arbitrary_bodies_never_panic_the_envelope(
+        status in prop::sample::select(vec![200u16, 400, 401, 404, 500, 502]),
+        bytes in proptest::collection::vec(any::<u8>(), 0..300),
+    ) {
+        let _ = family::decode_envelope::<serde_json::Value>(response(status, bytes.clone()));
+        let _ = family::decode_envelope::<Vec<cpps_proxmox::types::ClusterResource>>(response(status, bytes.clone()));
+        let _ = family::decode_page::<Vec<family::LogLine>>(response(status, bytes));
+    }
+}
