@@ -10,6 +10,26 @@
 //! - [`checks`]: pure functions over typed answers: the newest snapshot per guest and its age,
 //!   verification, recovery-point breaches, cross-site sync per datastore, failed and overdue
 //!   jobs.
+//! - [`report`]: the backup report of the `pbs-report` example, built from those checks.
+//! - [`PbsClient`]: the typed reads, on `cpps-http` and `cpps-proxmox`'s Proxmox-family
+//!   pieces (envelope, token and ticket auth, UPIDs, task wait).
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use cpps_pbs::{PbsClient, PbsConfig, report};
+//!
+//! # async fn run() -> Result<(), cpps_pbs::Error> {
+//! let config = PbsConfig::from_env()?;
+//! let pbs = PbsClient::from_config(&config)?;
+//! let inventory = report::collect(&pbs, None).await?;
+//! let now = std::time::SystemTime::now()
+//!     .duration_since(std::time::UNIX_EPOCH)
+//!     .map_or(0, |d| d.as_secs() as i64);
+//! let report = report::build(&inventory, now, &report::ReportOptions::new(Duration::from_secs(26 * 3600)));
+//! print!("{}", report.to_text());
+//! # Ok(())
+//! # }
+//! ```
 #![forbid(unsafe_code)]
 
 mod api;
@@ -19,6 +39,7 @@ mod client;
 mod config;
 pub mod endpoints;
 mod error;
+pub mod report;
 pub mod types;
 
 pub use api::{SnapshotQuery, TaskQuery};

@@ -10,7 +10,6 @@ use crate::{Error, PbsClient};
 
 /// Filters of [`PbsClient::snapshots`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct SnapshotQuery {
     /// The namespace (`a/b`); the root namespace when `None`.
     pub ns: Option<String>,

@@ -8,7 +8,6 @@ use crate::{Error, PbsClient};
 
 /// Filters of [`PbsClient::tasks`]; every field is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct TaskQuery {
     /// Only tasks since this UNIX epoch.
     pub since: Option<i64>,

@@ -183,3 +183,44 @@ pub async fn serve_json(api: &MockApi, api_path: &str, query: &[(&str, &str)], b
 pub fn load(fixture: &str) -> Value {
     cpps_http::fixture!(fixture)
 }
+
+/// The token secret the tests use.
+pub const TOKEN_SECRET: &str = "0b7a9c7e-3a53-4d6b-9d0a-2f0e6c1f1e55";
+
+/// The `Authorization` value PBS expects for [`TOKEN_SECRET`]: note the `:` before the
+/// secret (proxmox-backup's `extract_auth_data`; PVE writes `=`).
+pub fn token_header() -> String {
+    format!("PBSAPIToken=report@pbs!ro:{TOKEN_SECRET}")
+}
+
+/// A client of the mock server that authenticates with the API token `report@pbs!ro`.
+pub fn token_client(api: &MockApi) -> cpps_pbs::PbsClient {
+    let credentials = cpps_pbs::Credentials::for_auth_id(
+        "report@pbs!ro".parse().expect("a valid token id"),
+        cpps_http::SecretString::from(TOKEN_SECRET),
+    );
+    cpps_pbs::PbsClient::new(api.client(), credentials)
+}
+
+/// Answers `GET /api2/json{api_path}` only when the token header is sent, expecting one call.
+pub async fn serve_authorized(
+    api: &MockApi,
+    api_path: &str,
+    query: &[(&str, &str)],
+    fixture: &str,
+) {
+    let mut mock = Mock::given(method("GET"))
+        .and(path(format!("/api2/json{api_path}")))
+        .and(wiremock::matchers::header(
+            "authorization",
+            token_header().as_str(),
+        ));
+    for (key, value) in query {
+        mock = mock.and(query_param(*key, *value));
+    }
+    mock.respond_with(ResponseTemplate::new(200).set_body_json(load(fixture)))
+        .expect(1)
+        .named(format!("GET {api_path} with the token"))
+        .mount(api.server())
+        .await;
+}

@@ -1,0 +1,474 @@
+//! The backup report: per datastore and per guest, the newest snapshot's age and
+//! verification, RPO breaches, cross-site sync, and failed or overdue jobs.
+//!
+//! [`collect`] reads what the report needs (bounded concurrency, one datastore's failure kept
+//! beside the others' results); [`build`] is pure and turns it into a [`Report`], which
+//! renders as text or serializes as JSON. The `pbs-report` example binary is a thin shell
+//! around these three.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use futures::StreamExt as _;
+use serde::Serialize;
+
+use crate::checks::{self, CrossSiteSync, DatastoreSync, GuestBackup, JobIssue, JobProblem, Sites};
+use crate::types::{
+    Datastore, DatastoreUsage, GcStatus, PruneJob, Remote, Snapshot, SyncJob, VerifyJob,
+    VerifyState,
+};
+use crate::{Error, PbsClient, SnapshotQuery};
+
+/// How many datastores are read at once.
+const CONCURRENT_STORES: usize = 4;
+
+/// What the report looks at and how strict it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReportOptions {
+    /// The recovery-point objective: a newest snapshot older than this is a breach.
+    pub rpo: Duration,
+    /// A job whose next run is later than this is overdue.
+    pub overdue_grace: Duration,
+    /// The local site and the sites of the remotes.
+    pub sites: Sites,
+    /// The datastores to report on; all visible ones when `None`.
+    pub stores: Option<Vec<String>>,
+}
+
+impl ReportOptions {
+    /// An RPO, one hour of grace for overdue jobs, unknown sites, all datastores.
+    pub fn new(rpo: Duration) -> Self {
+        ReportOptions {
+            rpo,
+            overdue_grace: Duration::from_secs(3600),
+            sites: Sites::unknown(),
+            stores: None,
+        }
+    }
+
+    /// Reports on these datastores only.
+    pub fn stores(mut self, stores: Vec<String>) -> Self {
+        self.stores = Some(stores);
+        self
+    }
+
+    /// Says which site is local and where the remotes are.
+    pub fn sites(mut self, sites: Sites) -> Self {
+        self.sites = sites;
+        self
+    }
+
+    /// Sets the grace period for overdue jobs.
+    pub fn overdue_grace(mut self, grace: Duration) -> Self {
+        self.overdue_grace = grace;
+        self
+    }
+}
+
+/// Everything the report is built from, as the API answered it.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Inventory {
+    /// `GET /admin/datastore`.
+    pub datastores: Vec<Datastore>,
+    /// `GET /status/datastore-usage`.
+    pub usage: Vec<DatastoreUsage>,
+    /// `GET /admin/datastore/{store}/snapshots` per reported datastore, or why it failed.
+    pub snapshots: BTreeMap<String, Result<Vec<Snapshot>, String>>,
+    /// `GET /admin/sync?sync-direction=all`.
+    pub sync_jobs: Vec<SyncJob>,
+    /// `GET /admin/verify`.
+    pub verify_jobs: Vec<VerifyJob>,
+    /// `GET /admin/prune`.
+    pub prune_jobs: Vec<PruneJob>,
+    /// `GET /admin/gc`.
+    pub gc_jobs: Vec<GcStatus>,
+    /// `GET /config/remote`.
+    pub remotes: Vec<Remote>,
+}
+
+/// Reads the inventory: the datastore list, usage, jobs and remotes, then the snapshots of
+/// each selected datastore, at most four at a time. A datastore whose snapshots cannot be
+/// read (unmounted, no permission) is kept with its error; the others are still read.
+///
+/// Calls `GET /admin/datastore`, `GET /status/datastore-usage`,
+/// `GET /admin/sync?sync-direction=all`, `GET /admin/verify`, `GET /admin/prune`,
+/// `GET /admin/gc`, `GET /config/remote` and `GET /admin/datastore/{store}/snapshots`.
+pub async fn collect(client: &PbsClient, stores: Option<&[String]>) -> Result<Inventory, Error> {
+    let (datastores, usage, sync_jobs, verify_jobs, prune_jobs, gc_jobs, remotes) = futures::try_join!(
+        client.datastores(),
+        client.datastore_usage(),
+        client.sync_jobs(None),
+        client.verify_jobs(None),
+        client.prune_jobs(None),
+        client.gc_jobs(None),
+        client.remotes(),
+    )?;
+    let selected: Vec<String> = match stores {
+        Some(stores) => stores.to_vec(),
+        None => datastores.iter().map(|d| d.store.clone()).collect(),
+    };
+    let snapshots = futures::stream::iter(selected)
+        .map(|store| async move {
+            let answer = client
+                .snapshots(&store, &SnapshotQuery::default())
+                .await
+                .map_err(|e| error_chain(&e));
+            (store, answer)
+        })
+        .buffer_unordered(CONCURRENT_STORES)
+        .collect::<BTreeMap<_, _>>()
+        .await;
+    Ok(Inventory {
+        datastores,
+        usage,
+        snapshots,
+        sync_jobs,
+        verify_jobs,
+        prune_jobs,
+        gc_jobs,
+        remotes,
+    })
+}
+
+/// An error and its sources, joined with `: `.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        let _ = write!(text, ": {inner}");
+        source = inner.source();
+    }
+    text
+}
+
+/// One datastore in the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct DatastoreReport {
+    /// The datastore.
+    pub store: String,
+    /// Used bytes, when the usage is known.
+    pub used_bytes: Option<u64>,
+    /// Total bytes, when the usage is known.
+    pub total_bytes: Option<u64>,
+    /// Why its snapshots could not be read.
+    pub error: Option<String>,
+    /// The newest backup of each guest.
+    pub guests: Vec<GuestBackup>,
+    /// Its sync jobs and the cross-site verdict.
+    pub sync: DatastoreSync,
+}
+
+/// Counts over the whole report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[non_exhaustive]
+pub struct Summary {
+    /// Datastores reported.
+    pub datastores: usize,
+    /// Datastores whose snapshots could not be read.
+    pub unreadable_datastores: usize,
+    /// Guests (backup groups) reported.
+    pub guests: usize,
+    /// Guests whose newest snapshot is older than the RPO.
+    pub rpo_breaches: usize,
+    /// Guests whose newest snapshot failed verification.
+    pub verify_failures: usize,
+    /// Guests whose newest snapshot was never verified.
+    pub unverified: usize,
+    /// Jobs whose last run failed.
+    pub failed_jobs: usize,
+    /// Jobs whose next run is overdue.
+    pub overdue_jobs: usize,
+    /// Datastores with no successful sync to another site.
+    pub without_cross_site_sync: usize,
+}
+
+/// The report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Report {
+    /// When it was built (UNIX epoch).
+    pub generated_at: i64,
+    /// The RPO in seconds.
+    pub rpo_secs: u64,
+    /// Per datastore.
+    pub datastores: Vec<DatastoreReport>,
+    /// Failed and overdue jobs of the reported datastores.
+    pub jobs: Vec<JobProblem>,
+    /// Counts.
+    pub summary: Summary,
+}
+
+impl Report {
+    /// Whether the report found a problem that fails it: an RPO breach, a failed job, a newest
+    /// snapshot that failed verification, or a datastore that could not be read. Overdue jobs,
+    /// unverified snapshots and missing cross-site sync are shown but do not fail it.
+    pub fn is_failing(&self) -> bool {
+        let s = &self.summary;
+        s.rpo_breaches > 0
+            || s.failed_jobs > 0
+            || s.verify_failures > 0
+            || s.unreadable_datastores > 0
+    }
+
+    /// The report as text for a terminal.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "PBS backup report at {}, RPO {}",
+            timestamp(self.generated_at),
+            human_age(self.rpo_secs)
+        );
+        for store in &self.datastores {
+            let _ = writeln!(out);
+            let usage = match (store.used_bytes, store.total_bytes) {
+                (Some(used), Some(total)) => {
+                    format!("  used {} of {}", human_bytes(used), human_bytes(total))
+                }
+                _ => String::new(),
+            };
+            let _ = writeln!(out, "datastore {}{usage}", store.store);
+            let _ = writeln!(out, "  cross-site sync: {}", sync_text(&store.sync));
+            for link in &store.sync.links {
+                let target = match (&link.remote, &link.remote_site) {
+                    (Some(remote), Some(site)) => format!("{remote} ({site})"),
+                    (Some(remote), None) => format!("{remote} (site unknown)"),
+                    (None, _) => "local".to_owned(),
+                };
+                let last = link.last_run.as_ref().map_or_else(
+                    || "never ran".to_owned(),
+                    |state| format!("last run {state}"),
+                );
+                let _ = writeln!(
+                    out,
+                    "    {} {} {target}:{}, {last}",
+                    link.job_id, link.direction, link.remote_store
+                );
+            }
+            if let Some(error) = &store.error {
+                let _ = writeln!(out, "  ERROR: snapshots could not be read: {error}");
+                continue;
+            }
+            if store.guests.is_empty() {
+                let _ = writeln!(out, "  no backups");
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "  {:<16} {:<21} {:>7} {:>9}  {:<10} RPO",
+                "GUEST", "NEWEST", "AGE", "SNAPSHOTS", "VERIFIED"
+            );
+            for guest in &store.guests {
+                let verified = match &guest.newest_verification {
+                    Some(VerifyState::Ok) => "ok".to_owned(),
+                    Some(VerifyState::Failed) => "FAILED".to_owned(),
+                    Some(other) => other.to_string(),
+                    None => "never".to_owned(),
+                };
+                let _ = writeln!(
+                    out,
+                    "  {:<16} {:<21} {:>7} {:>9}  {:<10} {}",
+                    format!("{}/{}", guest.backup_type, guest.backup_id),
+                    timestamp(guest.newest_time),
+                    human_age(guest.newest_age_secs),
+                    guest.snapshot_count,
+                    verified,
+                    if guest.rpo_breached { "BREACHED" } else { "ok" }
+                );
+            }
+        }
+        let _ = writeln!(out);
+        if self.jobs.is_empty() {
+            let _ = writeln!(out, "jobs: no failed or overdue job");
+        } else {
+            let _ = writeln!(out, "jobs:");
+            for job in &self.jobs {
+                let kind = serde_json::to_value(job.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                let line = match &job.issue {
+                    JobIssue::Failed { state, .. } => {
+                        format!("  FAILED   {kind} {} ({}): {state}", job.id, job.store)
+                    }
+                    JobIssue::Overdue {
+                        next_run,
+                        late_by_secs,
+                    } => format!(
+                        "  OVERDUE  {kind} {} ({}): due {}, {} late",
+                        job.id,
+                        job.store,
+                        timestamp(*next_run),
+                        human_age(*late_by_secs)
+                    ),
+                };
+                let _ = writeln!(out, "{line}");
+            }
+        }
+        let s = &self.summary;
+        let _ = writeln!(
+            out,
+            "\nsummary: {} datastores ({} unreadable), {} guests, {} RPO breaches, {} failed verifications, {} never verified, {} failed jobs, {} overdue jobs, {} datastores without a good cross-site sync",
+            s.datastores,
+            s.unreadable_datastores,
+            s.guests,
+            s.rpo_breaches,
+            s.verify_failures,
+            s.unverified,
+            s.failed_jobs,
+            s.overdue_jobs,
+            s.without_cross_site_sync
+        );
+        let _ = writeln!(
+            out,
+            "result: {}",
+            if self.is_failing() { "FAIL" } else { "OK" }
+        );
+        out
+    }
+}
+
+fn sync_text(sync: &DatastoreSync) -> &'static str {
+    match sync.cross_site {
+        CrossSiteSync::Ok => "ok",
+        CrossSiteSync::Failed => "FAILED (the last run to the other site failed)",
+        CrossSiteSync::NeverRun => "never ran",
+        CrossSiteSync::SiteUnknown => "unknown (say which site each remote is in)",
+        CrossSiteSync::SameSiteOnly => "none (only same-site or local sync)",
+        CrossSiteSync::None => "none (no sync job)",
+    }
+}
+
+/// Builds the report at `now` (UNIX epoch seconds) from an inventory.
+pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report {
+    let stores: Vec<String> = match &options.stores {
+        Some(stores) => stores.clone(),
+        None => inventory
+            .datastores
+            .iter()
+            .map(|d| d.store.clone())
+            .collect(),
+    };
+    let mut summary = Summary::default();
+    let datastores: Vec<DatastoreReport> = stores
+        .iter()
+        .map(|store| {
+            let usage = inventory.usage.iter().find(|u| &u.store == store);
+            let (guests, error) = match inventory.snapshots.get(store) {
+                Some(Ok(snapshots)) => (
+                    checks::newest_per_guest(store, snapshots, now, options.rpo),
+                    None,
+                ),
+                Some(Err(error)) => (Vec::new(), Some(error.clone())),
+                None => (Vec::new(), Some("not read".to_owned())),
+            };
+            let sync = checks::datastore_sync(
+                store,
+                &inventory.sync_jobs,
+                &inventory.remotes,
+                &options.sites,
+            );
+            summary.datastores += 1;
+            summary.unreadable_datastores += usize::from(error.is_some());
+            summary.guests += guests.len();
+            summary.rpo_breaches += guests.iter().filter(|g| g.rpo_breached).count();
+            summary.verify_failures += guests.iter().filter(|g| g.newest_verify_failed()).count();
+            summary.unverified += guests
+                .iter()
+                .filter(|g| g.newest_verification.is_none())
+                .count();
+            summary.without_cross_site_sync += usize::from(sync.cross_site != CrossSiteSync::Ok);
+            DatastoreReport {
+                store: store.clone(),
+                used_bytes: usage.and_then(|u| u.used),
+                total_bytes: usage.and_then(|u| u.total),
+                error,
+                guests,
+                sync,
+            }
+        })
+        .collect();
+    let jobs: Vec<JobProblem> = checks::job_problems(
+        &inventory.prune_jobs,
+        &inventory.sync_jobs,
+        &inventory.verify_jobs,
+        &inventory.gc_jobs,
+        now,
+        options.overdue_grace,
+    )
+    .into_iter()
+    .filter(|job| stores.contains(&job.store))
+    .collect();
+    summary.failed_jobs = jobs.iter().filter(|j| j.is_failure()).count();
+    summary.overdue_jobs = jobs.len() - summary.failed_jobs;
+    Report {
+        generated_at: now,
+        rpo_secs: options.rpo.as_secs(),
+        datastores,
+        jobs,
+        summary,
+    }
+}
+
+fn timestamp(epoch: i64) -> String {
+    jiff::Timestamp::from_second(epoch)
+        .map(|t| t.to_string())
+        .unwrap_or_else(|_| epoch.to_string())
+}
+
+/// `3d2h`, `20h`, `45m`, `30s`: the two largest units.
+fn human_age(secs: u64) -> String {
+    let units = [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)];
+    let mut parts = Vec::new();
+    let mut rest = secs;
+    for (name, size) in units {
+        if rest >= size || (parts.is_empty() && size == 1) {
+            parts.push(format!("{}{name}", rest / size));
+            rest %= size;
+        }
+        if parts.len() == 2 {
+            break;
+        }
+    }
+    // Drop a trailing zero unit (`2h0m` reads as `2h`).
+    if parts.len() == 2 && parts[1].starts_with('0') {
+        parts.pop();
+    }
+    parts.concat()
+}
+
+fn human_bytes(bytes: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < units.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", units[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_and_sizes_read_well() {
+        assert_eq!(human_age(0), "0s");
+        assert_eq!(human_age(45), "45s");
+        assert_eq!(human_age(7200), "2h");
+        assert_eq!(human_age(7260), "2h1m");
+        assert_eq!(human_age(74 * 3600), "3d2h");
+        assert_eq!(human_age(93_600), "1d2h");
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(1_500_000_000_000), "1.4 TiB");
+    }
+}

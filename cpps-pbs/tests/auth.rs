@@ -1,0 +1,87 @@
+//! Ticket login and the token header as PBS expects them. No fake PBS server exists (see
+//! `common`); the behaviour encoded here is PBS's: `POST /access/ticket` answers `ticket` and
+//! `CSRFPreventionToken` (pbs-apidoc.json), the ticket goes in the `PBSAuthCookie` cookie, and
+//! a token is sent as `PBSAPIToken=USER@REALM!TOKENID:SECRET` (proxmox-backup's
+//! `extract_auth_data`).
+
+mod common;
+
+use cpps_http::SecretString;
+use cpps_pbs::{Credentials, PbsClient};
+use wiremock::matchers::{body_string_contains, header, method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+#[tokio::test]
+async fn a_user_logs_in_with_a_ticket_and_sends_the_pbs_cookie() {
+    let api = common::mock_api().await;
+    Mock::given(method("POST"))
+        .and(path("/api2/json/access/ticket"))
+        .and(body_string_contains("username=root%40pam"))
+        .and(body_string_contains("password=hunter2"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(common::load("access_ticket.json")))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    let ticket = common::load("access_ticket.json")["data"]["ticket"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    Mock::given(method("GET"))
+        .and(path("/api2/json/admin/datastore"))
+        .and(header("cookie", format!("PBSAuthCookie={ticket}").as_str()))
+        .respond_with(ResponseTemplate::new(200).set_body_json(common::load("datastores.json")))
+        .expect(2)
+        .mount(api.server())
+        .await;
+    let credentials =
+        Credentials::for_auth_id("root@pam".parse().unwrap(), SecretString::from("hunter2"));
+    assert!(matches!(credentials, Credentials::Password { .. }));
+    assert!(!format!("{credentials:?}").contains("hunter2"));
+    let pbs = PbsClient::new(api.client(), credentials);
+    // Two reads, one login.
+    assert_eq!(pbs.datastores().await.unwrap().len(), 3);
+    assert_eq!(pbs.datastores().await.unwrap().len(), 3);
+    api.verify().await;
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+}
+
+#[tokio::test]
+async fn a_refused_login_is_an_error_without_the_password() {
+    let api = common::mock_api().await;
+    Mock::given(method("POST"))
+        .and(path("/api2/json/access/ticket"))
+        .respond_with(ResponseTemplate::new(401).set_body_json(
+            serde_json::json!({"data": null, "message": "authentication failed - invalid credentials\n"}),
+        ))
+        .mount(api.server())
+        .await;
+    let pbs = PbsClient::new(
+        api.client(),
+        Credentials::for_auth_id("root@pam".parse().unwrap(), SecretString::from("wrong-pw")),
+    );
+    let err = pbs.datastores().await.unwrap_err();
+    let text = cpps_pbs::report::error_chain(&err);
+    assert!(text.contains("authentication failed"), "{text}");
+    assert!(!text.contains("wrong-pw"), "{text}");
+}
+
+#[tokio::test]
+async fn the_configuration_picks_token_auth_for_a_token_id() {
+    let api = common::mock_api().await;
+    common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
+    let vars = |name: &str| match name {
+        "PBS_REPOSITORY" => Some("report@pbs!ro@pbs-a.example:store1".to_owned()),
+        "PBS_PASSWORD" => Some(common::TOKEN_SECRET.to_owned()),
+        "CPPS_PBS_URL" => Some(api.base_url().to_string()),
+        _ => None,
+    };
+    let config = cpps_pbs::PbsConfig::from_lookup(vars).unwrap();
+    assert_eq!(config.base_url(), api.base_url());
+    let pbs = PbsClient::from_config(&config).unwrap();
+    assert_eq!(pbs.datastores().await.unwrap().len(), 3);
+    api.verify().await;
+}

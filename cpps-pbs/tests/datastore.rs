@@ -1,0 +1,260 @@
+//! Datastores, groups, snapshots and GC status against a wiremock server serving fixtures
+//! shaped as `pbs-apidoc.json` says. No fake PBS server exists; see `common`.
+
+mod common;
+
+use cpps_pbs::SnapshotQuery;
+use cpps_pbs::types::{BackendType, BackupType, MountStatus, SnapshotFile, VerifyState};
+use serde_json::json;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+#[tokio::test]
+async fn lists_datastores_with_the_pbs_token_header() {
+    let api = common::mock_api().await;
+    common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
+    let stores = common::token_client(&api).datastores().await.unwrap();
+    assert_eq!(
+        stores.iter().map(|s| s.store.as_str()).collect::<Vec<_>>(),
+        ["store1", "offsite", "archive"]
+    );
+    assert_eq!(stores[1].backend_type, Some(BackendType::S3));
+    assert_eq!(stores[2].mount_status, Some(MountStatus::NotMounted));
+    assert_eq!(
+        stores[2].maintenance.as_deref(),
+        Some("type=offline,message=disk swap")
+    );
+    api.verify().await;
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+}
+
+#[tokio::test]
+async fn keeps_unknown_enum_values() {
+    let api = common::mock_api().await;
+    common::serve_fixture(&api, "/admin/datastore", &[], "datastores_unknown.json").await;
+    common::serve_fixture(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        &[],
+        "snapshots_unknown.json",
+    )
+    .await;
+    let pbs = common::token_client(&api);
+    let stores = pbs.datastores().await.unwrap();
+    assert_eq!(
+        stores[0].backend_type,
+        Some(BackendType::Unknown("tape-cache".to_owned()))
+    );
+    assert_eq!(
+        stores[0].mount_status,
+        Some(MountStatus::Unknown("detaching".to_owned()))
+    );
+    let snapshots = pbs
+        .snapshots("store1", &SnapshotQuery::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        snapshots[0].backup_type,
+        BackupType::Unknown("tape".to_owned())
+    );
+    let verification = snapshots[0].verification.as_ref().unwrap();
+    assert_eq!(
+        verification.state,
+        VerifyState::Unknown("pending".to_owned())
+    );
+    assert!(!snapshots[0].verified_ok());
+    api.verify().await;
+}
+
+#[tokio::test]
+async fn reads_status_with_verbose_and_usage() {
+    let api = common::mock_api().await;
+    common::serve_fixture(
+        &api,
+        "/admin/datastore/store1/status",
+        &[("verbose", "true")],
+        "datastore_status_store1.json",
+    )
+    .await;
+    common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
+    let pbs = common::token_client(&api);
+    let status = pbs.datastore_status("store1", true).await.unwrap();
+    assert_eq!(
+        (status.total, status.used, status.avail),
+        (4_000_000_000_000, 1_500_000_000_000, 2_500_000_000_000)
+    );
+    let counts = status.counts.unwrap();
+    assert_eq!(counts.vm.unwrap().snapshots, 4);
+    assert_eq!(counts.ct.unwrap().groups, 1);
+    assert!(counts.other.is_none());
+    let gc = status.gc_status.unwrap();
+    assert_eq!(gc.still_bad, 1);
+    assert_eq!(gc.upid.unwrap().worker_type(), "garbage_collection");
+
+    let usage = pbs.datastore_usage().await.unwrap();
+    assert_eq!(usage[0].history.as_ref().unwrap()[1], None);
+    assert_eq!(usage[0].history_delta, Some(86_400));
+    assert_eq!(
+        usage[1].error.as_deref(),
+        Some("datastore 'archive' is not mounted")
+    );
+    assert_eq!(usage[1].total, None);
+    api.verify().await;
+}
+
+#[tokio::test]
+async fn lists_groups_and_snapshots_with_filters() {
+    let api = common::mock_api().await;
+    common::serve_fixture(
+        &api,
+        "/admin/datastore/store1/groups",
+        &[("ns", "site-a/prod")],
+        "groups_store1.json",
+    )
+    .await;
+    common::serve_fixture(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        &[
+            ("backup-type", "vm"),
+            ("backup-id", "101"),
+            ("ns", "site-a/prod"),
+        ],
+        "snapshots_store1.json",
+    )
+    .await;
+    let pbs = common::token_client(&api);
+    let groups = pbs.groups("store1", Some("site-a/prod")).await.unwrap();
+    assert_eq!(groups.len(), 4);
+    assert_eq!(groups[1].comment.as_deref(), Some("database"));
+    assert_eq!(groups[3].owner.as_ref().unwrap().to_string(), "root@pam");
+    assert_eq!(groups[2].last_backup, common::NOW - 74 * 3600);
+
+    let query = SnapshotQuery::group(BackupType::Vm, "101").in_namespace("site-a/prod");
+    let snapshots = pbs.snapshots("store1", &query).await.unwrap();
+    let failed = &snapshots[3];
+    assert_eq!(
+        (failed.backup_type.as_str(), failed.backup_id.as_str()),
+        ("vm", "101")
+    );
+    assert_eq!(
+        failed.verification.as_ref().unwrap().state,
+        VerifyState::Failed
+    );
+    assert_eq!(failed.size, Some(107_374_182_400));
+    assert_eq!(failed.files[0].name(), "drive-scsi0.img.fidx");
+    assert!(snapshots[5].protected);
+    assert_eq!(
+        snapshots[0].owner.as_ref().unwrap().to_string(),
+        "backup@pbs!pve-a"
+    );
+    api.verify().await;
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+}
+
+// pbs-apidoc.json types snapshot `files` as archive names, but proxmox-backup's
+// `SnapshotListItem` serializes `BackupContent` objects; real servers send those.
+#[tokio::test]
+async fn accepts_snapshot_files_as_the_server_serializes_them() {
+    let api = common::mock_api().await;
+    common::serve_json(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        &[],
+        json!({"data": [{
+            "backup-type": "ct", "backup-id": "200", "backup-time": 1_795_672_800,
+            "files": [{"filename": "root.pxar.didx", "crypt-mode": "encrypt", "size": 2_147_483_648_u64},
+                      {"filename": "index.json.blob", "crypt-mode": "sign-only"}],
+            "protected": false
+        }]}),
+    )
+    .await;
+    let snapshots = common::token_client(&api)
+        .snapshots("store1", &SnapshotQuery::default())
+        .await
+        .unwrap();
+    match &snapshots[0].files[0] {
+        SnapshotFile::Content {
+            filename,
+            crypt_mode,
+            size,
+        } => {
+            assert_eq!(filename, "root.pxar.didx");
+            assert_eq!(crypt_mode.as_deref(), Some("encrypt"));
+            assert_eq!(*size, Some(2_147_483_648));
+        }
+        other => panic!("expected an object, got {other:?}"),
+    }
+    assert_eq!(snapshots[0].files[1].name(), "index.json.blob");
+}
+
+#[tokio::test]
+async fn reads_gc_status() {
+    let api = common::mock_api().await;
+    common::serve_fixture(&api, "/admin/datastore/store1/gc", &[], "gc_store1.json").await;
+    let gc = common::token_client(&api)
+        .gc_status("store1")
+        .await
+        .unwrap();
+    assert_eq!(gc.store.as_deref(), Some("store1"));
+    assert_eq!(gc.schedule.as_deref(), Some("daily"));
+    assert!(gc.last_run_state.unwrap().is_success());
+    assert_eq!(gc.next_run, Some(common::NOW + 16 * 3600));
+    assert_eq!(gc.counters.disk_chunks, 45_678);
+    assert_eq!(gc.counters.cache_stats.unwrap().misses, 5_678);
+}
+
+// proxmox-rest-server answers errors with the message in the body's `message` (see
+// `cpps-proxmox`'s envelope docs); a permission error must come back typed, with it.
+#[tokio::test]
+async fn permission_errors_carry_the_server_message() {
+    let api = common::mock_api().await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/admin/datastore/store1/snapshots"))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .set_body_json(json!({"data": null, "message": "permission check failed\n"})),
+        )
+        .mount(api.server())
+        .await;
+    let err = common::token_client(&api)
+        .snapshots("store1", &SnapshotQuery::default())
+        .await
+        .unwrap_err();
+    let cpps_pbs::Error::Api(cpps_proxmox::Error::Api {
+        status, message, ..
+    }) = &err
+    else {
+        panic!("expected an API error, got {err:?}");
+    };
+    assert_eq!(status.as_u16(), 403);
+    assert_eq!(message, "permission check failed");
+    assert!(!format!("{err:?}").contains(common::TOKEN_SECRET));
+}
+
+#[tokio::test]
+async fn a_broken_answer_names_the_json_path() {
+    let api = common::mock_api().await;
+    common::serve_json(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        &[],
+        json!({"data": [{"backup-type": "vm", "backup-id": "100", "backup-time": "yesterday",
+                         "files": [], "protected": false}]}),
+    )
+    .await;
+    let err = common::token_client(&api)
+        .snapshots("store1", &SnapshotQuery::default())
+        .await
+        .unwrap_err();
+    let text = cpps_pbs::report::error_chain(&err);
+    assert!(text.contains("data[0].backup-time"), "{text}");
+}

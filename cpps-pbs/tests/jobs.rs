@@ -1,0 +1,132 @@
+//! Prune, sync, verify and GC jobs, and remotes, against a wiremock server serving fixtures
+//! shaped as `pbs-apidoc.json` says. No fake PBS server exists; see `common`.
+
+mod common;
+
+use cpps_pbs::types::{ExitStatus, SyncDirection};
+
+#[tokio::test]
+async fn sync_jobs_are_listed_in_both_directions() {
+    let api = common::mock_api().await;
+    // Without `sync-direction=all` PBS lists pull jobs only (its default, per the schema).
+    common::serve_authorized(
+        &api,
+        "/admin/sync",
+        &[("sync-direction", "all")],
+        "sync_jobs.json",
+    )
+    .await;
+    let jobs = common::token_client(&api).sync_jobs(None).await.unwrap();
+    assert_eq!(jobs.len(), 3);
+    let push = &jobs[0];
+    assert_eq!(push.direction(), SyncDirection::Push);
+    assert_eq!(push.remote.as_deref(), Some("pbs-b"));
+    assert_eq!(push.remote_store, "from-site-a");
+    assert_eq!(push.status.last_run_state, Some(ExitStatus::Ok));
+    assert_eq!(
+        push.status.last_run_upid.as_ref().unwrap().task_id(),
+        Some(30)
+    );
+    let pull = &jobs[1];
+    assert_eq!(pull.direction(), SyncDirection::Pull);
+    assert_eq!(
+        pull.status.last_run_state,
+        Some(ExitStatus::Failed(
+            "connection error: tcp connect error: No route to host (os error 113)".to_owned()
+        ))
+    );
+    assert_eq!(pull.verified_only, Some(true));
+    let local = &jobs[2];
+    assert_eq!(local.remote, None);
+    assert_eq!(local.sync_direction, None);
+    assert_eq!(local.direction(), SyncDirection::Pull);
+    assert_eq!(local.status.last_run_state, Some(ExitStatus::Warnings(2)));
+    api.verify().await;
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+}
+
+#[tokio::test]
+async fn sync_jobs_of_one_store() {
+    let api = common::mock_api().await;
+    common::serve_fixture(
+        &api,
+        "/admin/sync",
+        &[("store", "offsite"), ("sync-direction", "all")],
+        "sync_jobs.json",
+    )
+    .await;
+    common::token_client(&api)
+        .sync_jobs(Some("offsite"))
+        .await
+        .unwrap();
+    api.verify().await;
+}
+
+#[tokio::test]
+async fn verify_jobs_show_a_failed_last_run() {
+    let api = common::mock_api().await;
+    common::serve_fixture(
+        &api,
+        "/admin/verify",
+        &[("store", "store1")],
+        "verify_jobs.json",
+    )
+    .await;
+    let jobs = common::token_client(&api)
+        .verify_jobs(Some("store1"))
+        .await
+        .unwrap();
+    let failed = &jobs[0];
+    assert_eq!(failed.id, "v-store1");
+    let state = failed.status.last_run_state.as_ref().unwrap();
+    assert!(!state.is_success());
+    assert_eq!(
+        state.to_string(),
+        "verification failed - please check the log for details"
+    );
+    let upid = failed.status.last_run_upid.as_ref().unwrap();
+    assert_eq!(upid.worker_type(), "verificationjob");
+    assert_eq!(upid.node(), "pbs-a");
+    assert_eq!(failed.status.next_run, Some(common::NOW + 7 * 3600));
+    assert_eq!(failed.outdated_after, Some(30));
+    assert_eq!(failed.ignore_verified, Some(true));
+    api.verify().await;
+}
+
+#[tokio::test]
+async fn prune_and_gc_jobs() {
+    let api = common::mock_api().await;
+    common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
+    common::serve_fixture(&api, "/admin/gc", &[], "gc_jobs.json").await;
+    let pbs = common::token_client(&api);
+    let prune = pbs.prune_jobs(None).await.unwrap();
+    assert_eq!(prune[0].keep_daily, Some(7));
+    assert_eq!(prune[1].status.next_run, Some(common::NOW - 5 * 3600));
+    assert_eq!(prune[2].disable, Some(true));
+    let gc = pbs.gc_jobs(None).await.unwrap();
+    assert_eq!(gc[1].store.as_deref(), Some("offsite"));
+    // PBS writes `unknown` when a task's end was never recorded: that is not a success.
+    let unknown = gc[1].last_run_state.as_ref().unwrap();
+    assert_eq!(unknown.to_string(), "unknown");
+    assert!(!unknown.is_success());
+    api.verify().await;
+}
+
+#[tokio::test]
+async fn remotes_with_fingerprints() {
+    let api = common::mock_api().await;
+    common::serve_fixture(&api, "/config/remote", &[], "remotes.json").await;
+    let remotes = common::token_client(&api).remotes().await.unwrap();
+    let b = &remotes[0];
+    assert_eq!(b.host, "pbs-b.site-b.example");
+    assert_eq!(b.auth_id.to_string(), "sync@pbs!site-a");
+    let pin: cpps_http::Fingerprint = b.fingerprint.as_deref().unwrap().parse().unwrap();
+    assert_eq!(pin.as_bytes()[0], 0x64);
+    assert_eq!(remotes[1].port, None);
+    assert_eq!(remotes[1].port_or_default(), 8007);
+    api.verify().await;
+}

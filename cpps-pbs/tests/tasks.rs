@@ -1,0 +1,147 @@
+//! Task lists, task status and waiting for a task, against a wiremock server serving fixtures
+//! shaped as `pbs-apidoc.json` says. No fake PBS server exists; see `common`.
+
+mod common;
+
+use std::time::Duration;
+
+use cpps_pbs::TaskQuery;
+use cpps_pbs::types::{ExitStatus, TaskState, Upid};
+use cpps_proxmox::family::WaitOptions;
+use wiremock::matchers::{method, path, query_param};
+use wiremock::{Mock, ResponseTemplate};
+
+fn failed_upid() -> Upid {
+    common::load("task_status_failed.json")["data"]["upid"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+fn status_path(upid: &Upid) -> String {
+    format!("/api2/json/{}/status", upid.task_path())
+}
+
+#[tokio::test]
+async fn lists_tasks_with_filters() {
+    let api = common::mock_api().await;
+    common::serve_authorized(
+        &api,
+        "/nodes/localhost/tasks",
+        &[
+            ("since", "1795800000"),
+            ("limit", "100"),
+            ("errors", "true"),
+            ("store", "store1"),
+            ("typefilter", "verif"),
+        ],
+        "tasks.json",
+    )
+    .await;
+    let query = TaskQuery {
+        since: Some(1_795_800_000),
+        limit: Some(100),
+        errors: Some(true),
+        store: Some("store1".to_owned()),
+        typefilter: Some("verif".to_owned()),
+        ..TaskQuery::default()
+    };
+    let tasks = common::token_client(&api)
+        .tasks("localhost", &query)
+        .await
+        .unwrap();
+    assert_eq!(tasks.len(), 3);
+    assert_eq!(tasks[0].worker_type, "verificationjob");
+    assert!(!tasks[0].status.as_ref().unwrap().is_success());
+    assert_eq!(tasks[1].status, Some(ExitStatus::Ok));
+    // A running task has neither `status` nor `endtime`.
+    assert_eq!((tasks[2].status.as_ref(), tasks[2].endtime), (None, None));
+    assert_eq!(tasks[2].upid.user(), "backup@pbs!pve-a");
+    assert_eq!(tasks[2].upid.task_id(), Some(0x28));
+    api.verify().await;
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+}
+
+#[tokio::test]
+async fn reads_the_status_of_a_running_task() {
+    let api = common::mock_api().await;
+    let body = common::load("task_status_running.json");
+    let upid: Upid = body["data"]["upid"].as_str().unwrap().parse().unwrap();
+    Mock::given(method("GET"))
+        .and(path(status_path(&upid)))
+        .respond_with(ResponseTemplate::new(200).set_body_json(body))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    let status = common::token_client(&api).task_status(&upid).await.unwrap();
+    assert_eq!(status.status, TaskState::Running);
+    assert_eq!(status.exit_status(), None);
+    assert_eq!(status.tokenid.as_deref(), Some("pve-a"));
+    assert_eq!(status.upid, upid);
+    api.verify().await;
+}
+
+#[tokio::test]
+async fn waiting_for_a_failed_task_returns_its_log_tail() {
+    let api = common::mock_api().await;
+    let upid = failed_upid();
+    let mut running = common::load("task_status_failed.json");
+    running["data"]["status"] = "running".into();
+    running["data"]
+        .as_object_mut()
+        .unwrap()
+        .remove("exitstatus");
+    running["data"].as_object_mut().unwrap().remove("endtime");
+    Mock::given(method("GET"))
+        .and(path(status_path(&upid)))
+        .respond_with(ResponseTemplate::new(200).set_body_json(running))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path(status_path(&upid)))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(common::load("task_status_failed.json")),
+        )
+        .with_priority(2)
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path(format!("/api2/json/{}/log", upid.task_path())))
+        .and(query_param("start", "0"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(common::load("task_log.json")))
+        .mount(api.server())
+        .await;
+    let options = WaitOptions::default()
+        .intervals(Duration::from_millis(5), Duration::from_millis(10))
+        .log_tail_lines(10);
+    let err = common::token_client(&api)
+        .wait_task(&upid, &options)
+        .await
+        .unwrap_err();
+    let cpps_pbs::Error::Api(cpps_proxmox::Error::TaskFailed {
+        exit_status,
+        log_tail,
+        ..
+    }) = &err
+    else {
+        panic!("expected a failed task, got {err:?}");
+    };
+    assert_eq!(
+        exit_status,
+        "verification failed - please check the log for details"
+    );
+    assert_eq!(log_tail.len(), 5);
+    assert!(log_tail[4].starts_with("TASK ERROR"), "{log_tail:?}");
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+}
