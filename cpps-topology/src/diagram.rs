@@ -43,6 +43,9 @@ fn class(state: State) -> &'static str {
 /// `-.-` member cluster.
 pub fn mermaid(topology: &Topology) -> String {
     let mut out = String::from("flowchart LR\n");
+    for def in CLASS_DEFS {
+        let _ = writeln!(out, "  {def}");
+    }
     let mut ids = Ids {
         by_id: HashMap::new(),
     };
@@ -58,7 +61,7 @@ pub fn mermaid(topology: &Topology) -> String {
         let Some(n) = ids.node(c.id_str()) else {
             return;
         };
-        let label = format!("{}<br/><small>{}</small>", escape(c.id_str()), c.kind());
+        let label = format!("{}<br/>{}", escape(c.id_str()), c.kind());
         let (open, close) = match c {
             ComponentRef::Host(_) => ("[", "]"),
             ComponentRef::Guest(_) => ("(", ")"),
@@ -151,8 +154,52 @@ pub fn mermaid(topology: &Topology) -> String {
             edge(&mut out, p.id.as_str(), "-.-", m.as_str());
         }
     }
-    for def in CLASS_DEFS {
-        let _ = writeln!(out, "  {def}");
-    }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = r#"
+version: 1
+sites:
+  - { id: sp, name: SP, state: validated }
+hosts:
+  - { id: h1, site: sp, state: validated }
+guests:
+  - { id: g1, host: h1, kind: lxc, privileged: true, state: declared }
+k3s_clusters:
+  - id: k1
+    site: sp
+    nodes: [g1]
+    cni: { kind: flannel }
+    purpose: gpu
+    state: desired
+"#;
+
+    #[test]
+    fn a_small_topology_draws_its_nodes_edges_and_state_classes() {
+        let t = crate::load_str("small.yaml", SMALL).unwrap();
+        let m = mermaid(&t);
+        let lines: Vec<&str> = m.lines().collect();
+        assert_eq!(lines[0], "flowchart LR");
+        assert_eq!(&lines[1..4], &CLASS_DEFS.map(|d| format!("  {d}"))[..]);
+        let expected = [
+            "  subgraph s0[\"SP (sp)\"]",
+            "    n0[\"h1<br/>host\"]:::validated",
+            "    n1(\"g1<br/>guest\"):::declared",
+            "    n2{{\"k1<br/>k3s cluster\"}}:::desired",
+            "  end",
+            "  class s0 validated",
+            "  n0 --> n1",
+            "  n2 -.->|node| n1",
+        ];
+        assert_eq!(&lines[4..], &expected[..], "{m}");
+    }
+
+    #[test]
+    fn labels_are_escaped() {
+        assert_eq!(escape("a\"b<c>"), "a#quot;b#lt;c#gt;");
+    }
 }

@@ -6,6 +6,8 @@
 
 pub mod check;
 pub mod diagram;
+#[cfg(feature = "live")]
+pub mod live;
 pub mod load;
 pub mod model;
 pub mod report;
@@ -30,7 +32,10 @@ pub const DEFAULT_TOPOLOGY_NAME: &str = "cpps-topology/topology/cpps.yaml";
 pub fn default_topology() -> Topology {
     match try_default_topology() {
         Ok(t) => t,
-        Err(e) => panic!("the embedded default topology does not load: {}", e.render()),
+        Err(e) => panic!(
+            "the embedded default topology does not load: {}",
+            e.render()
+        ),
     }
 }
 

@@ -32,7 +32,9 @@ pub enum IdError {
     #[error("id is longer than {MAX_ID_LEN} bytes")]
     TooLong,
     /// The id holds a character outside `A-Z a-z 0-9 - _ .` or does not start with a letter or digit.
-    #[error("id `{0}` may only hold letters, digits, `-`, `_` and `.`, and must start with a letter or digit")]
+    #[error(
+        "id `{0}` may only hold letters, digits, `-`, `_` and `.`, and must start with a letter or digit"
+    )]
     InvalidChar(String),
 }
 
@@ -222,7 +224,17 @@ impl fmt::Display for Location {
 /// Ordered by maturity: `Desired < Declared < Validated`, so "a state at least as mature as"
 /// is `a >= b`.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum State {
@@ -338,7 +350,9 @@ impl Version {
         match numbers {
             Ok(numbers)
                 if !numbers.is_empty()
-                    && nums.split('.').all(|p| p.bytes().all(|b| b.is_ascii_digit()))
+                    && nums
+                        .split('.')
+                        .all(|p| p.bytes().all(|b| b.is_ascii_digit()))
                     && (suffix.is_empty() || suffix.len() > 1) =>
             {
                 Ok(Version { raw, numbers })
@@ -1619,7 +1633,11 @@ impl Topology {
         let it = self.sites.iter().map(ComponentRef::Site);
         let it = it.chain(self.hosts.iter().map(ComponentRef::Host));
         let it = it.chain(self.guests.iter().map(ComponentRef::Guest));
-        let it = it.chain(self.proxmox_clusters.iter().map(ComponentRef::ProxmoxCluster));
+        let it = it.chain(
+            self.proxmox_clusters
+                .iter()
+                .map(ComponentRef::ProxmoxCluster),
+        );
         let it = it.chain(self.linstor_pools.iter().map(ComponentRef::LinstorPool));
         let it = it.chain(self.k3s_clusters.iter().map(ComponentRef::K3sCluster));
         let it = it.chain(self.argocd.iter().map(ComponentRef::ArgoCd));

@@ -9,9 +9,11 @@
 //!
 //! Generated topologies are built so that no rule of the catalogue whose severity is `error`
 //! can fire, by construction:
-//! every component has a state; sites are `validated`, links are `validated` (at least as
-//! mature as anything depending on them), other components get a state drawn from the seed
-//! (all `validated` when [`Shape::random_states`] is false); exactly one router, one Traefik,
+//! every component has a state; sites, routers and links are `validated` (at least as mature
+//! as anything depending on them), other components get a state drawn from the seed (all
+//! `validated` when [`Shape::random_states`] is false) but never more mature than what they
+//! depend on (guest ≤ host, pool ≤ its hosts, cluster ≤ its node guests, ArgoCD ≤ the cluster
+//! it runs in, pattern ≤ its members, cert-manager and alerts = their owner); exactly one router, one Traefik,
 //! one ArgoCD and one Proxmox cluster per site; every Proxmox cluster, LINSTOR pool, K3s
 //! cluster, ArgoCD, PBS and Traefik only involves components of its own site; every LINSTOR
 //! satellite has a non-empty replication interface; `1 <= place_count <=` diskful nodes;
@@ -28,11 +30,11 @@
 //! `s{site}-traefik`, `s{site}-pve`, `wg-s{a}-s{b}`, `mesh`, `multikueue`, `obs`.
 
 use crate::model::{
-    Alert, AlertKind, ArgoCd, Capability, CapabilityKind, CertManager, Cni, CniKind,
-    ClusterPurpose, Datastore, Gpu, Guest, GuestKind, HardwareTier, Host, HostLinstor, K3sCluster,
-    Link, LinkKind, LinstorController, LinstorPool, LinstorRole, Location, Meta, NodePlacement,
-    Pattern, PatternKind, Pbs, PbsSync, PoolNode, ProxmoxCluster, Router, Site, State,
-    TierCapabilities, Topology, Traefik, Version,
+    Alert, AlertKind, ArgoCd, Capability, CapabilityKind, CertManager, ClusterPurpose, Cni,
+    CniKind, Datastore, Gpu, Guest, GuestKind, HardwareTier, Host, HostLinstor, K3sCluster, Link,
+    LinkKind, LinstorController, LinstorPool, LinstorRole, Location, Meta, NodePlacement, Pattern,
+    PatternKind, Pbs, PbsSync, PoolNode, ProxmoxCluster, Router, Site, State, TierCapabilities,
+    Topology, Traefik, Version,
 };
 
 /// The size and randomness of a generated topology.
@@ -94,6 +96,11 @@ impl Gen {
 
     fn meta(&mut self) -> Meta {
         Meta::new(self.state())
+    }
+
+    /// A state no more mature than `max` (what the component depends on).
+    fn meta_at_most(&mut self, max: State) -> Meta {
+        Meta::new(self.state().min(max))
     }
 }
 
@@ -161,7 +168,8 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
             vrrp_peer: None,
             wireguard_peers: Vec::new(),
             subnets: vec![format!("10.{s}.0.0/16")],
-            meta: g.meta(),
+            // Validated: the validated links depend on their end routers.
+            meta: Meta::new(State::Validated),
         });
         t.traefik.push(Traefik {
             id: id(format!("s{s}-traefik")),
@@ -211,6 +219,12 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
                 })
                 .collect();
             let place_count = 1 + g.rng.below(nodes.len() as u64) as u32;
+            let first_host = t.hosts.len() - hps;
+            let max = chunk
+                .iter()
+                .map(|&h| t.hosts[first_host + h].meta.state)
+                .min()
+                .unwrap_or(State::Validated);
             t.linstor_pools.push(LinstorPool {
                 id: id(format!("s{s}-pool{p}")),
                 site: id(format!("s{s}")),
@@ -224,7 +238,7 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
                 }),
                 nodes,
                 place_count,
-                meta: g.meta(),
+                meta: g.meta_at_most(max),
             });
         }
         t.pbs.push(Pbs {
@@ -279,7 +293,7 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
             storage: Some(id(format!("s{s}-pool{}", h / 3))),
             backup: Some(id(format!("s{s}-pbs"))),
             rpo: None,
-            meta: g.meta(),
+            meta: g.meta_at_most(t.hosts[hi].meta.state),
         });
     }
 
@@ -291,10 +305,16 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
         for (c, chunk) in general[s].chunks(10).enumerate() {
             let is_cilium = g.rng.bool();
             let cid = format!("s{s}-k{c}");
+            let max = chunk
+                .iter()
+                .map(|&i| t.guests[i].meta.state)
+                .min()
+                .unwrap_or(State::Validated);
             if is_cilium {
                 cilium.push(cid.clone());
             }
             managed.push(cid.clone());
+            let meta = g.meta_at_most(max);
             t.k3s_clusters.push(K3sCluster {
                 id: id(cid),
                 site: id(format!("s{s}")),
@@ -318,23 +338,32 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
                 cert_manager: Some(CertManager {
                     dns01_cluster_issuer: true,
                     dns01_provider: Some("cloudflare".to_owned()),
-                    state: State::Validated,
+                    state: meta.state,
                     note: None,
                 }),
                 nvidia_driver: None,
                 cilium_lxc_exception: None,
                 placement_claims: Vec::new(),
-                meta: g.meta(),
+                meta,
             });
         }
         if !gpu_nodes[s].is_empty() {
+            let max = gpu_nodes[s]
+                .iter()
+                .map(|&i| t.guests[i].meta.state)
+                .min()
+                .unwrap_or(State::Validated);
             let cid = format!("s{s}-gpu");
             managed.push(cid.clone());
             gpu_clusters.push(cid.clone());
+            let meta = g.meta_at_most(max);
             t.k3s_clusters.push(K3sCluster {
                 id: id(cid),
                 site: id(format!("s{s}")),
-                nodes: gpu_nodes[s].iter().map(|&i| t.guests[i].id.clone()).collect(),
+                nodes: gpu_nodes[s]
+                    .iter()
+                    .map(|&i| t.guests[i].id.clone())
+                    .collect(),
                 node_placement: Some(NodePlacement::LxcPrivileged),
                 candidate_hosts: Vec::new(),
                 cni: Cni {
@@ -347,24 +376,29 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
                 cert_manager: Some(CertManager {
                     dns01_cluster_issuer: true,
                     dns01_provider: Some("cloudflare".to_owned()),
-                    state: State::Validated,
+                    state: meta.state,
                     note: None,
                 }),
                 nvidia_driver: Version::new("550.54.15").ok(),
                 cilium_lxc_exception: None,
                 placement_claims: Vec::new(),
-                meta: g.meta(),
+                meta,
             });
         }
+        let runs_in: Option<crate::model::K3sClusterId> = managed
+            .first()
+            .filter(|c| !c.ends_with("-gpu"))
+            .map(|c| id(c.clone()));
+        let max = runs_in
+            .as_ref()
+            .and_then(|c| t.k3s_clusters.iter().find(|k| &k.id == c))
+            .map_or(State::Validated, |k| k.meta.state);
         t.argocd.push(ArgoCd {
             id: id(format!("s{s}-argocd")),
             site: id(format!("s{s}")),
-            runs_in: managed
-                .first()
-                .filter(|c| !c.ends_with("-gpu"))
-                .map(|c| id(c.clone())),
+            runs_in,
             manages: managed.into_iter().map(id).collect(),
-            meta: g.meta(),
+            meta: g.meta_at_most(max),
         });
     }
 
@@ -393,29 +427,41 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
             });
         }
     }
-    // Cross-site patterns only when every pair of sites is linked (n <= 3).
+    // Cross-site patterns only when every pair of sites is linked (n <= 3), no more mature
+    // than their least mature member.
+    let least_mature = |t: &Topology, members: &[String]| {
+        members
+            .iter()
+            .filter_map(|m| t.k3s_clusters.iter().find(|k| k.id.as_str() == m))
+            .map(|k| k.meta.state)
+            .min()
+            .unwrap_or(State::Validated)
+    };
     if n_sites <= 3 {
         if cilium.len() >= 2 {
+            let max = least_mature(&t, &cilium);
             t.patterns.push(Pattern {
                 id: id("mesh".to_owned()),
                 kind: PatternKind::ClusterMesh,
                 members: cilium.into_iter().map(id).collect(),
                 manager: None,
                 argocd: None,
-                meta: g.meta(),
+                meta: g.meta_at_most(max),
             });
         }
         if gpu_clusters.len() >= 2 {
+            let max = least_mature(&t, &gpu_clusters);
             t.patterns.push(Pattern {
                 id: id("multikueue".to_owned()),
                 kind: PatternKind::MultiKueue,
                 manager: Some(id(gpu_clusters[0].clone())),
                 members: gpu_clusters.into_iter().map(id).collect(),
                 argocd: None,
-                meta: g.meta(),
+                meta: g.meta_at_most(max),
             });
         }
     }
+    let meta = g.meta();
     t.capabilities.push(Capability {
         id: id("obs".to_owned()),
         kind: CapabilityKind::Observability,
@@ -425,12 +471,12 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
             .iter()
             .map(|&kind| Alert {
                 kind,
-                state: State::Validated,
+                state: meta.state,
                 note: None,
                 location: Location::UNKNOWN,
             })
             .collect(),
-        meta: g.meta(),
+        meta,
     });
     t.reindex();
     t
@@ -561,8 +607,14 @@ pub fn rename_all(topology: &Topology) -> Topology {
 #[cfg(feature = "proptest")]
 pub fn valid_topology() -> impl proptest::strategy::Strategy<Value = Topology> {
     use proptest::prelude::*;
-    (1usize..=3, 1usize..=8, 0usize..=60, any::<u64>(), any::<bool>()).prop_map(
-        |(sites, hosts_per_site, guests, seed, random_states)| {
+    (
+        1usize..=3,
+        1usize..=8,
+        0usize..=60,
+        any::<u64>(),
+        any::<bool>(),
+    )
+        .prop_map(|(sites, hosts_per_site, guests, seed, random_states)| {
             generate(
                 Shape {
                     sites,
@@ -572,16 +624,21 @@ pub fn valid_topology() -> impl proptest::strategy::Strategy<Value = Topology> {
                 },
                 seed,
             )
-        },
-    )
+        })
 }
 
 /// Proptest strategy: a [`Shape`] and seed, for tests that want to build and then mutate.
 #[cfg(feature = "proptest")]
 pub fn shape_and_seed() -> impl proptest::strategy::Strategy<Value = (Shape, u64)> {
     use proptest::prelude::*;
-    (1usize..=3, 1usize..=8, 0usize..=60, any::<u64>(), any::<bool>()).prop_map(
-        |(sites, hosts_per_site, guests, seed, random_states)| {
+    (
+        1usize..=3,
+        1usize..=8,
+        0usize..=60,
+        any::<u64>(),
+        any::<bool>(),
+    )
+        .prop_map(|(sites, hosts_per_site, guests, seed, random_states)| {
             (
                 Shape {
                     sites,
@@ -591,6 +648,156 @@ pub fn shape_and_seed() -> impl proptest::strategy::Strategy<Value = (Shape, u64
                 },
                 seed,
             )
-        },
-    )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    /// Every reference that does not resolve, and every id used twice.
+    fn structural_problems(t: &Topology) -> Vec<String> {
+        let mut p = Vec::new();
+        let mut seen = HashSet::new();
+        for c in t.components() {
+            if !seen.insert(c.id_str().to_owned()) {
+                p.push(format!("duplicate {}", c.id_str()));
+            }
+        }
+        for h in &t.hosts {
+            if t.site(&h.site).is_none() {
+                p.push(format!("{} site", h.id));
+            }
+            if h.proxmox_cluster
+                .as_ref()
+                .is_some_and(|c| t.proxmox_cluster(c).is_none())
+            {
+                p.push(format!("{} cluster", h.id));
+            }
+            if h.tier.as_ref().is_some_and(|x| t.tier(x).is_none()) {
+                p.push(format!("{} tier", h.id));
+            }
+        }
+        for g in &t.guests {
+            if t.host(&g.host).is_none()
+                || g.storage
+                    .as_ref()
+                    .is_some_and(|s| t.linstor_pool(s).is_none())
+                || g.backup.as_ref().is_some_and(|b| t.pbs_server(b).is_none())
+            {
+                p.push(format!("{} refs", g.id));
+            }
+        }
+        for pool in &t.linstor_pools {
+            if pool.nodes.iter().any(|n| t.host(&n.host).is_none()) {
+                p.push(format!("{} nodes", pool.id));
+            }
+        }
+        for k in &t.k3s_clusters {
+            if k.nodes.iter().any(|n| t.guest(n).is_none()) || t.site(&k.site).is_none() {
+                p.push(format!("{} nodes", k.id));
+            }
+        }
+        for a in &t.argocd {
+            if a.manages.iter().any(|c| t.k3s_cluster(c).is_none()) {
+                p.push(format!("{} manages", a.id));
+            }
+        }
+        for x in &t.pbs {
+            if x.sync_to.iter().any(|s| t.pbs_server(&s.target).is_none()) {
+                p.push(format!("{} sync", x.id));
+            }
+        }
+        for l in &t.links {
+            if l.endpoints.iter().any(|r| t.router(r).is_none()) {
+                p.push(format!("{} endpoints", l.id));
+            }
+        }
+        for x in &t.patterns {
+            if x.members.iter().any(|m| t.k3s_cluster(m).is_none()) {
+                p.push(format!("{} members", x.id));
+            }
+        }
+        p
+    }
+
+    #[test]
+    fn synthetic_has_exactly_the_guests_asked_and_is_deterministic() {
+        let a = synthetic(1_000);
+        let b = synthetic(1_000);
+        assert_eq!(a.guests.len(), 1_000);
+        assert_eq!(a.sites.len(), 2);
+        assert_eq!(a.hosts.len(), 40);
+        let ids = |t: &Topology| {
+            t.components()
+                .map(|c| c.id_str().to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(&a), ids(&b));
+        assert!(structural_problems(&a).is_empty());
+        assert_eq!(a.state_counts().total(), a.state_counts().validated);
+        assert_eq!(synthetic(0).guests.len(), 0);
+        assert_eq!(synthetic(10_000).guests.len(), 10_000);
+    }
+
+    #[test]
+    fn generated_topologies_resolve_every_reference_and_respect_the_invariants() {
+        for seed in 0..40 {
+            for sites in 1..=3 {
+                let t = generate(
+                    Shape {
+                        sites,
+                        hosts_per_site: 1 + (seed as usize % 8),
+                        guests: (seed as usize * 7) % 61,
+                        random_states: seed % 2 == 0,
+                    },
+                    seed,
+                );
+                assert_eq!(structural_problems(&t), Vec::<String>::new(), "seed {seed}");
+                for p in &t.linstor_pools {
+                    assert!(p.place_count >= 1 && p.place_count as usize <= p.diskful_count());
+                    assert!(
+                        p.nodes
+                            .iter()
+                            .all(|n| t.host(&n.host).unwrap().site == p.site)
+                    );
+                }
+                for h in &t.hosts {
+                    let l = h.linstor.as_ref().unwrap();
+                    assert!(!l.interface.as_deref().unwrap_or("").is_empty());
+                }
+                for g in t.guests.iter().filter(|g| g.gpu.is_some()) {
+                    assert!(g.kind == GuestKind::Lxc && g.privileged);
+                    assert!(t.host(&g.host).unwrap().has_gpu_model("A5000"));
+                }
+                assert_eq!(t.routers.len(), sites);
+                assert_eq!(t.argocd.len(), sites);
+            }
+        }
+    }
+
+    #[test]
+    fn rename_all_changes_every_id_and_keeps_every_reference() {
+        let t = generate(
+            Shape {
+                sites: 3,
+                hosts_per_site: 5,
+                guests: 50,
+                random_states: true,
+            },
+            7,
+        );
+        let r = rename_all(&t);
+        assert_eq!(structural_problems(&r), Vec::<String>::new());
+        let before: Vec<String> = t.components().map(|c| c.id_str().to_owned()).collect();
+        let after: Vec<String> = r.components().map(|c| c.id_str().to_owned()).collect();
+        assert_eq!(before.len(), after.len());
+        for (b, a) in before.iter().zip(&after) {
+            assert_eq!(a, &renamed(b));
+        }
+        assert_eq!(renamed("s0-h1"), "r-1h-0s");
+        assert_eq!(t.state_counts(), r.state_counts());
+    }
 }

@@ -25,7 +25,10 @@ fn errors(name: &str) -> Vec<String> {
 #[test]
 fn every_bad_fixture_is_rejected_with_its_message_line_and_column() {
     let cases: &[(&str, &str)] = &[
-        ("unknown_key.yaml", "15:5: unknown key `stat`: did you mean `state`?"),
+        (
+            "unknown_key.yaml",
+            "15:5: unknown key `stat`: did you mean `state`?",
+        ),
         (
             "unknown_reference.yaml",
             "13:11: unknown host `pve-ipri-31`: did you mean `pve-ippri-31`?",
@@ -165,7 +168,10 @@ fn the_diagnostic_renders_like_rustc_with_file_line_and_caret() {
     assert!(text.contains("[unknown_reference.yaml:13:11]"), "{text}");
     assert!(text.contains("13 │     host: pve-ipri-31"), "{text}");
     assert!(text.contains("no host has this id"), "{text}");
-    assert!(text.contains("help: did you mean `pve-ippri-31`?"), "{text}");
+    assert!(
+        text.contains("help: did you mean `pve-ippri-31`?"),
+        "{text}"
+    );
 
     // A duplicate id points at both definitions.
     let text = load_fixture("duplicate_id.yaml").unwrap_err().render();
@@ -198,7 +204,11 @@ fn a_valid_file_loads_with_states_references_and_field_locations() {
     assert_eq!(s.subject, "pve-ippri-31");
     assert_eq!(s.expires, Some(jiff::civil::date(2026, 12, 31)));
     assert_eq!((s.location.line, s.location.column), (19, 11));
-    assert!(s.covers("LINSTOR-001", "pve-ippri-31", jiff::civil::date(2026, 12, 31)));
+    assert!(s.covers(
+        "LINSTOR-001",
+        "pve-ippri-31",
+        jiff::civil::date(2026, 12, 31)
+    ));
     assert!(!s.covers("LINSTOR-001", "pve-ippri-31", jiff::civil::date(2027, 1, 1)));
     assert_eq!(t.source.as_ref().unwrap().name, "valid_minimal.yaml");
 }
@@ -234,11 +244,36 @@ fn an_empty_file_is_an_error_not_a_panic() {
 }
 
 const YAMLISH: &[&str] = &[
-    "version: 1\n", "sites:\n", "hosts:\n", "guests:\n", "  - id: a\n", "  - id: b\n",
-    "    state: validated\n", "    state: desired\n", "    site: a\n", "    host: b\n",
-    "    kind: lxc\n", "    privileged: true\n", "    linstor: { roles: [satellite], interface: \"\" }\n",
-    "links:\n", "    sites: [a, a]\n", "    kind: wireguard\n", "{", "[", "\"", "&x ", "*x\n", "<<: *x\n",
-    "\t", "é", "🚧", "---\n", "... \n", "!!binary x\n", ": \n", "- \n",
+    "version: 1\n",
+    "sites:\n",
+    "hosts:\n",
+    "guests:\n",
+    "  - id: a\n",
+    "  - id: b\n",
+    "    state: validated\n",
+    "    state: desired\n",
+    "    site: a\n",
+    "    host: b\n",
+    "    kind: lxc\n",
+    "    privileged: true\n",
+    "    linstor: { roles: [satellite], interface: \"\" }\n",
+    "links:\n",
+    "    sites: [a, a]\n",
+    "    kind: wireguard\n",
+    "{",
+    "[",
+    "\"",
+    "&x ",
+    "*x\n",
+    "<<: *x\n",
+    "\t",
+    "é",
+    "🚧",
+    "---\n",
+    "... \n",
+    "!!binary x\n",
+    ": \n",
+    "- \n",
 ];
 
 proptest! {

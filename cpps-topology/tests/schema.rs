@@ -36,11 +36,22 @@ fn the_schema_is_a_valid_2020_12_schema_of_the_format() {
     assert_eq!(schema["required"], serde_json::json!(["version"]));
     assert_eq!(schema["additionalProperties"], false);
     // Every component requires its state; unknown keys are refused everywhere.
-    for def in ["Site", "Host", "Guest", "LinstorPool", "K3sCluster", "Traefik", "Pbs"] {
+    for def in [
+        "Site",
+        "Host",
+        "Guest",
+        "LinstorPool",
+        "K3sCluster",
+        "Traefik",
+        "Pbs",
+    ] {
         let d = &schema["$defs"][def];
         assert_eq!(d["additionalProperties"], false, "{def}");
         let required = d["required"].as_array().unwrap();
-        assert!(required.contains(&Value::from("state")), "{def}: {required:?}");
+        assert!(
+            required.contains(&Value::from("state")),
+            "{def}: {required:?}"
+        );
         assert!(required.contains(&Value::from("id")), "{def}: {required:?}");
     }
 }
@@ -78,6 +89,9 @@ fn the_schema_rejects_what_the_loader_rejects_structurally() {
         let path = format!("{}/tests/fixtures/load/{name}", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(path).unwrap();
         assert!(cpps_topology::load_str(name, &text).is_err(), "{name}");
-        assert!(!v.is_valid(&yaml_to_json(&text)), "{name} passes the schema");
+        assert!(
+            !v.is_valid(&yaml_to_json(&text)),
+            "{name} passes the schema"
+        );
     }
 }

@@ -305,7 +305,12 @@ impl Cx<'_> {
             .collect()
     }
 
-    fn field<T: FromStr>(&mut self, meta: &mut Meta, path: &str, v: &Option<At<String>>) -> Option<T>
+    fn field<T: FromStr>(
+        &mut self,
+        meta: &mut Meta,
+        path: &str,
+        v: &Option<At<String>>,
+    ) -> Option<T>
     where
         T::Err: std::fmt::Display,
     {
@@ -346,7 +351,12 @@ impl Cx<'_> {
         })
     }
 
-    fn state_of(&mut self, meta: &mut Meta, path: &str, s: &Option<At<FileState>>) -> Option<State> {
+    fn state_of(
+        &mut self,
+        meta: &mut Meta,
+        path: &str,
+        s: &Option<At<FileState>>,
+    ) -> Option<State> {
         let s = s.as_ref()?;
         let at = self.loc(&s.at);
         meta.set_field_location(path, at);
@@ -416,12 +426,18 @@ impl Cx<'_> {
         }
 
         for c in &f.proxmox_clusters {
-            let Some((id, mut meta)) =
-                self.component(K::ProxmoxCluster, &c.id, &c.state, &c.note, &c.use_case, c.deferred)
-            else {
+            let Some((id, mut meta)) = self.component(
+                K::ProxmoxCluster,
+                &c.id,
+                &c.state,
+                &c.note,
+                &c.use_case,
+                c.deferred,
+            ) else {
                 continue;
             };
-            let Some(site) = self.reference(&mut meta, "site", Target::Kind(K::Site), &c.site) else {
+            let Some(site) = self.reference(&mut meta, "site", Target::Kind(K::Site), &c.site)
+            else {
                 continue;
             };
             t.proxmox_clusters.push(ProxmoxCluster { id, site, meta });
@@ -497,10 +513,7 @@ impl Cx<'_> {
             }
             let ha = self.flag(&mut meta, "ha", &g.ha);
             let ha_state = self.state_of(&mut meta, "ha_state", &g.ha_state);
-            let gpu = g
-                .gpu
-                .as_ref()
-                .and_then(|gp| self.gpu(&mut meta, "gpu", gp));
+            let gpu = g.gpu.as_ref().and_then(|gp| self.gpu(&mut meta, "gpu", gp));
             let storage = self.opt_reference(
                 &mut meta,
                 "storage",
@@ -528,9 +541,14 @@ impl Cx<'_> {
         }
 
         for p in &f.linstor_pools {
-            let Some((id, mut meta)) =
-                self.component(K::LinstorPool, &p.id, &p.state, &p.note, &p.use_case, p.deferred)
-            else {
+            let Some((id, mut meta)) = self.component(
+                K::LinstorPool,
+                &p.id,
+                &p.state,
+                &p.note,
+                &p.use_case,
+                p.deferred,
+            ) else {
                 continue;
             };
             let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &p.site);
@@ -592,9 +610,14 @@ impl Cx<'_> {
         }
 
         for k in &f.k3s_clusters {
-            let Some((id, mut meta)) =
-                self.component(K::K3sCluster, &k.id, &k.state, &k.note, &k.use_case, k.deferred)
-            else {
+            let Some((id, mut meta)) = self.component(
+                K::K3sCluster,
+                &k.id,
+                &k.state,
+                &k.note,
+                &k.use_case,
+                k.deferred,
+            ) else {
                 continue;
             };
             let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &k.site);
@@ -691,10 +714,18 @@ impl Cx<'_> {
                 continue;
             };
             let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &a.site);
-            let runs_in =
-                self.opt_reference(&mut meta, "runs_in", Target::Kind(K::K3sCluster), &a.runs_in);
-            let manages =
-                self.references(&mut meta, "manages", Target::Kind(K::K3sCluster), &a.manages);
+            let runs_in = self.opt_reference(
+                &mut meta,
+                "runs_in",
+                Target::Kind(K::K3sCluster),
+                &a.runs_in,
+            );
+            let manages = self.references(
+                &mut meta,
+                "manages",
+                Target::Kind(K::K3sCluster),
+                &a.manages,
+            );
             let Some(site) = site else { continue };
             t.argocd.push(ArgoCd {
                 id,
@@ -768,8 +799,12 @@ impl Cx<'_> {
                 continue;
             };
             let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &r.site);
-            let vrrp_peer =
-                self.opt_reference(&mut meta, "vrrp_peer", Target::Kind(K::Router), &r.vrrp_peer);
+            let vrrp_peer = self.opt_reference(
+                &mut meta,
+                "vrrp_peer",
+                Target::Kind(K::Router),
+                &r.vrrp_peer,
+            );
             let wireguard_peers = self.references(
                 &mut meta,
                 "wireguard_peers",
@@ -788,9 +823,14 @@ impl Cx<'_> {
         }
 
         for x in &f.traefik {
-            let Some((id, mut meta)) =
-                self.component(K::Traefik, &x.id, &x.state, &x.note, &x.use_case, x.deferred)
-            else {
+            let Some((id, mut meta)) = self.component(
+                K::Traefik,
+                &x.id,
+                &x.state,
+                &x.note,
+                &x.use_case,
+                x.deferred,
+            ) else {
                 continue;
             };
             let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &x.site);
@@ -821,8 +861,12 @@ impl Cx<'_> {
             meta.set_field_location("sites", sat);
             let sites: Vec<crate::model::SiteId> =
                 self.references(&mut meta, "sites", Target::Kind(K::Site), &l.sites.value);
-            let endpoints =
-                self.references(&mut meta, "endpoints", Target::Kind(K::Router), &l.endpoints);
+            let endpoints = self.references(
+                &mut meta,
+                "endpoints",
+                Target::Kind(K::Router),
+                &l.endpoints,
+            );
             if l.sites.value.len() != 2 {
                 self.invalid("sites", "a link joins exactly two sites", sat);
                 continue;
@@ -845,16 +889,30 @@ impl Cx<'_> {
         }
 
         for p in &f.patterns {
-            let Some((id, mut meta)) =
-                self.component(K::Pattern, &p.id, &p.state, &p.note, &p.use_case, p.deferred)
-            else {
+            let Some((id, mut meta)) = self.component(
+                K::Pattern,
+                &p.id,
+                &p.state,
+                &p.note,
+                &p.use_case,
+                p.deferred,
+            ) else {
                 continue;
             };
-            let members =
-                self.references(&mut meta, "members", Target::Kind(K::K3sCluster), &p.members);
-            let manager =
-                self.opt_reference(&mut meta, "manager", Target::Kind(K::K3sCluster), &p.manager);
-            let argocd = self.opt_reference(&mut meta, "argocd", Target::Kind(K::ArgoCd), &p.argocd);
+            let members = self.references(
+                &mut meta,
+                "members",
+                Target::Kind(K::K3sCluster),
+                &p.members,
+            );
+            let manager = self.opt_reference(
+                &mut meta,
+                "manager",
+                Target::Kind(K::K3sCluster),
+                &p.manager,
+            );
+            let argocd =
+                self.opt_reference(&mut meta, "argocd", Target::Kind(K::ArgoCd), &p.argocd);
             t.patterns.push(Pattern {
                 id,
                 kind: p.kind,
@@ -866,9 +924,14 @@ impl Cx<'_> {
         }
 
         for c in &f.capabilities {
-            let Some((id, mut meta)) =
-                self.component(K::Capability, &c.id, &c.state, &c.note, &c.use_case, c.deferred)
-            else {
+            let Some((id, mut meta)) = self.component(
+                K::Capability,
+                &c.id,
+                &c.state,
+                &c.note,
+                &c.use_case,
+                c.deferred,
+            ) else {
                 continue;
             };
             let site = self.opt_reference(&mut meta, "site", Target::Kind(K::Site), &c.site);
@@ -913,8 +976,12 @@ impl Cx<'_> {
                 continue;
             };
             let site = self.opt_reference(&mut meta, "site", Target::Kind(K::Site), &i.site);
-            let cluster =
-                self.opt_reference(&mut meta, "cluster", Target::Kind(K::K3sCluster), &i.cluster);
+            let cluster = self.opt_reference(
+                &mut meta,
+                "cluster",
+                Target::Kind(K::K3sCluster),
+                &i.cluster,
+            );
             t.items.push(Item {
                 id,
                 layer: i.layer.clone(),

@@ -7,8 +7,8 @@ use std::borrow::Cow;
 use std::fmt;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
-use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
 
 use crate::model::{
     AlertKind, CapabilityKind, ClusterPurpose, CniKind, GuestKind, LinkKind, LinstorRole,

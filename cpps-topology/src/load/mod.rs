@@ -71,10 +71,9 @@ impl LoadError {
     /// The diagnostic as rustc-like text without colours, with the source line and a caret.
     pub fn render(&self) -> String {
         let mut out = String::new();
-        let handler = miette::GraphicalReportHandler::new_themed(
-            miette::GraphicalTheme::unicode_nocolor(),
-        )
-        .with_width(100);
+        let handler =
+            miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+                .with_width(100);
         if handler.render_report(&mut out, self).is_err() {
             out = self.to_string();
         }
