@@ -1,0 +1,199 @@
+//! The derived backup checks over the fixtures (shaped as `pbs-apidoc.json` says; no fake PBS
+//! server exists, see `common`), at the fixtures' "now".
+
+mod common;
+
+use std::time::Duration;
+
+use cpps_pbs::checks::{
+    self, CrossSiteSync, JobIssue, JobKind, Sites, datastore_sync, job_problems, newest_per_guest,
+};
+use cpps_pbs::types::{
+    BackupType, GcStatus, PruneJob, Remote, Snapshot, SyncJob, VerifyJob, VerifyState,
+};
+use serde::de::DeserializeOwned;
+
+const H: i64 = 3600;
+
+fn data<T: DeserializeOwned>(fixture: &str) -> T {
+    serde_json::from_value(common::load(fixture)["data"].clone()).expect("the fixture decodes")
+}
+
+fn rpo() -> Duration {
+    checks::parse_duration("26h").unwrap()
+}
+
+#[test]
+fn newest_snapshot_per_guest_with_age_verification_and_rpo() {
+    let snapshots: Vec<Snapshot> = data("snapshots_store1.json");
+    let guests = newest_per_guest("store1", &snapshots, common::NOW, rpo());
+    let ids: Vec<String> = guests
+        .iter()
+        .map(|g| format!("{}/{}", g.backup_type, g.backup_id))
+        .collect();
+    assert_eq!(ids, ["vm/100", "vm/101", "ct/200", "host/cfg-pbs-a"]);
+
+    let vm100 = &guests[0];
+    assert_eq!(vm100.snapshot_count, 2);
+    assert_eq!(vm100.newest_time, common::NOW - 2 * H);
+    assert_eq!(vm100.newest_age_secs, 2 * 3600);
+    assert_eq!(vm100.newest_verification, Some(VerifyState::Ok));
+    assert!(!vm100.rpo_breached && !vm100.verified_rpo_breached);
+
+    // The newest snapshot failed verification; the newest good one is 50 h old.
+    let vm101 = &guests[1];
+    assert_eq!(vm101.newest_verification, Some(VerifyState::Failed));
+    assert!(vm101.newest_verify_failed());
+    assert_eq!(vm101.newest_verified_ok_time, Some(common::NOW - 50 * H));
+    assert!(!vm101.rpo_breached);
+    assert!(vm101.verified_rpo_breached);
+
+    // 74 h old and never verified.
+    let ct200 = &guests[2];
+    assert_eq!(ct200.newest_age_secs, 74 * 3600);
+    assert_eq!(ct200.newest_verification, None);
+    assert!(ct200.rpo_breached && ct200.verified_rpo_breached);
+
+    let host = &guests[3];
+    assert_eq!(host.backup_type, BackupType::Host);
+    assert!(!host.rpo_breached);
+
+    // A looser RPO clears the breach.
+    let loose = newest_per_guest(
+        "store1",
+        &snapshots,
+        common::NOW,
+        Duration::from_secs(80 * 3600),
+    );
+    assert!(loose.iter().all(|g| !g.rpo_breached));
+}
+
+#[test]
+fn guest_ids_sort_numerically_and_future_times_count_as_fresh() {
+    let mut snapshots: Vec<Snapshot> = data("snapshots_store1.json");
+    snapshots.truncate(1);
+    let mut other = snapshots[0].clone();
+    other.backup_id = "99".to_owned();
+    other.backup_time = common::NOW + 600; // a PVE clock ahead of ours
+    snapshots.push(other);
+    let guests = newest_per_guest("store1", &snapshots, common::NOW, rpo());
+    assert_eq!(guests[0].backup_id, "99");
+    assert_eq!(guests[0].newest_age_secs, 0);
+    assert_eq!(guests[1].backup_id, "100");
+}
+
+#[test]
+fn cross_site_sync_per_datastore() {
+    let jobs: Vec<SyncJob> = data("sync_jobs.json");
+    let remotes: Vec<Remote> = data("remotes.json");
+    let sites = Sites::new("site-a").with_remote("pbs-b", "site-b");
+
+    let store1 = datastore_sync("store1", &jobs, &remotes, &sites);
+    assert_eq!(store1.cross_site, CrossSiteSync::Ok);
+    assert_eq!(store1.links.len(), 1);
+    let link = &store1.links[0];
+    assert_eq!(link.job_id, "s-push-b");
+    assert_eq!(link.direction.as_str(), "push");
+    assert_eq!(link.remote_host.as_deref(), Some("pbs-b.site-b.example"));
+    assert_eq!(link.remote_site.as_deref(), Some("site-b"));
+    assert_eq!(link.cross_site, Some(true));
+    assert!(link.succeeded());
+
+    let offsite = datastore_sync("offsite", &jobs, &remotes, &sites);
+    assert_eq!(offsite.cross_site, CrossSiteSync::Failed);
+    assert!(!offsite.links[0].succeeded());
+
+    let archive = datastore_sync("archive", &jobs, &remotes, &sites);
+    assert_eq!(archive.cross_site, CrossSiteSync::SameSiteOnly);
+    assert_eq!(archive.links[0].cross_site, Some(false));
+
+    assert_eq!(
+        datastore_sync("nosuch", &jobs, &remotes, &sites).cross_site,
+        CrossSiteSync::None
+    );
+    // Without knowing the sites, a sync to a remote proves nothing.
+    assert_eq!(
+        datastore_sync("store1", &jobs, &remotes, &Sites::unknown()).cross_site,
+        CrossSiteSync::SiteUnknown
+    );
+    // Remotes are found by host too; a remote in the same site is not an off-site copy.
+    let by_host = Sites::new("site-a").with_remote("pbs-b.site-b.example", "site-b");
+    assert_eq!(
+        datastore_sync("store1", &jobs, &remotes, &by_host).cross_site,
+        CrossSiteSync::Ok
+    );
+    let same = Sites::new("site-a").with_remote("pbs-b", "site-a");
+    assert_eq!(
+        datastore_sync("store1", &jobs, &remotes, &same).cross_site,
+        CrossSiteSync::SameSiteOnly
+    );
+    // A job that never finished a run.
+    let mut fresh = jobs.clone();
+    fresh[0].status.last_run_state = None;
+    assert_eq!(
+        datastore_sync("store1", &fresh, &remotes, &sites).cross_site,
+        CrossSiteSync::NeverRun
+    );
+}
+
+#[test]
+fn failed_and_overdue_jobs() {
+    let prune: Vec<PruneJob> = data("prune_jobs.json");
+    let sync: Vec<SyncJob> = data("sync_jobs.json");
+    let verify: Vec<VerifyJob> = data("verify_jobs.json");
+    let gc: Vec<GcStatus> = data("gc_jobs.json");
+    let problems = job_problems(
+        &prune,
+        &sync,
+        &verify,
+        &gc,
+        common::NOW,
+        Duration::from_secs(3600),
+    );
+    let summary: Vec<(JobKind, &str, bool)> = problems
+        .iter()
+        .map(|p| (p.kind, p.id.as_str(), p.is_failure()))
+        .collect();
+    // The disabled prune job `p-archive` is skipped although its last run failed; `s-push-b`
+    // is due right now, which is not overdue.
+    assert_eq!(
+        summary,
+        [
+            (JobKind::Sync, "s-pull-b", true),
+            (JobKind::Verify, "v-store1", true),
+            (JobKind::GarbageCollection, "offsite", true),
+            (JobKind::Prune, "p-offsite", false),
+        ]
+    );
+    let JobIssue::Failed {
+        state,
+        upid,
+        endtime,
+    } = &problems[1].issue
+    else {
+        panic!("v-store1 failed");
+    };
+    assert_eq!(
+        state.to_string(),
+        "verification failed - please check the log for details"
+    );
+    assert_eq!(upid.as_ref().unwrap().worker_type(), "verificationjob");
+    assert_eq!(*endtime, Some(common::NOW - 17 * H + 900));
+    assert_eq!(
+        problems[3].issue,
+        JobIssue::Overdue {
+            next_run: common::NOW - 5 * H,
+            late_by_secs: 5 * 3600
+        }
+    );
+    // Six hours of grace: the prune job is no longer overdue.
+    let lenient = job_problems(
+        &prune,
+        &sync,
+        &verify,
+        &gc,
+        common::NOW,
+        Duration::from_secs(6 * 3600),
+    );
+    assert!(lenient.iter().all(|p| p.is_failure()));
+}

@@ -1,0 +1,176 @@
+//! The backup report, read from a wiremock server serving the fixtures (shaped as
+//! `pbs-apidoc.json` says; no fake PBS server exists, see `common`), built at the fixtures'
+//! "now", rendered as text and JSON.
+
+mod common;
+
+use std::time::Duration;
+
+use cpps_pbs::checks::Sites;
+use cpps_pbs::report::{self, Inventory, ReportOptions};
+use serde_json::json;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+async fn inventory(stores: Option<&[String]>) -> Inventory {
+    let api = common::mock_api().await;
+    common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
+    common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
+    common::serve_fixture(
+        &api,
+        "/admin/sync",
+        &[("sync-direction", "all")],
+        "sync_jobs.json",
+    )
+    .await;
+    common::serve_fixture(&api, "/admin/verify", &[], "verify_jobs.json").await;
+    common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
+    common::serve_fixture(&api, "/admin/gc", &[], "gc_jobs.json").await;
+    common::serve_fixture(&api, "/config/remote", &[], "remotes.json").await;
+    common::serve_fixture(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        &[],
+        "snapshots_store1.json",
+    )
+    .await;
+    if stores.is_none() {
+        common::serve_json(
+            &api,
+            "/admin/datastore/offsite/snapshots",
+            &[],
+            json!({"data": []}),
+        )
+        .await;
+        // An unmounted removable datastore: the report keeps the error and goes on.
+        Mock::given(method("GET"))
+            .and(path("/api2/json/admin/datastore/archive/snapshots"))
+            .respond_with(ResponseTemplate::new(400).set_body_json(
+                json!({"data": null, "message": "datastore 'archive' is not mounted\n"}),
+            ))
+            .expect(1)
+            .mount(api.server())
+            .await;
+    }
+    let inventory = report::collect(&common::token_client(&api), stores)
+        .await
+        .unwrap();
+    api.verify().await;
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+    inventory
+}
+
+fn options() -> ReportOptions {
+    ReportOptions::new(Duration::from_secs(26 * 3600))
+        .sites(Sites::new("site-a").with_remote("pbs-b", "site-b"))
+}
+
+#[tokio::test]
+async fn report_over_all_datastores() {
+    let inventory = inventory(None).await;
+    let report = report::build(&inventory, common::NOW, &options());
+    let s = report.summary;
+    assert_eq!((s.datastores, s.unreadable_datastores, s.guests), (3, 1, 4));
+    assert_eq!((s.rpo_breaches, s.verify_failures, s.unverified), (1, 1, 1));
+    assert_eq!((s.failed_jobs, s.overdue_jobs), (3, 1));
+    assert_eq!(s.without_cross_site_sync, 2);
+    assert!(report.is_failing());
+
+    let archive = &report.datastores[2];
+    assert_eq!(archive.store, "archive");
+    let error = archive.error.as_deref().unwrap();
+    assert!(
+        error.contains("datastore 'archive' is not mounted"),
+        "{error}"
+    );
+
+    let text = report.to_text();
+    for line in [
+        "PBS backup report at 2026-11-29T08:00:00Z, RPO 1d2h",
+        "datastore store1  used 1.4 TiB of 3.6 TiB",
+        "  cross-site sync: ok",
+        "    s-push-b push pbs-b (site-b):from-site-a, last run OK",
+        "  vm/100           2026-11-29T06:00:00Z       2h         2  ok         ok",
+        "  vm/101           2026-11-28T12:00:00Z      20h         2  FAILED     ok",
+        "  ct/200           2026-11-26T06:00:00Z     3d2h         1  never      BREACHED",
+        "datastore offsite",
+        "  cross-site sync: FAILED (the last run to the other site failed)",
+        "  no backups",
+        "  ERROR: snapshots could not be read: PBS API call failed: ",
+        "  FAILED   sync s-pull-b (offsite): connection error: tcp connect error: No route to host (os error 113)",
+        "  FAILED   verify v-store1 (store1): verification failed - please check the log for details",
+        "  FAILED   garbage-collection offsite (offsite): unknown",
+        "  OVERDUE  prune p-offsite (offsite): due 2026-11-29T03:00:00Z, 5h late",
+        "result: FAIL",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+
+    let value = serde_json::to_value(&report).unwrap();
+    assert_eq!(value["rpo_secs"], 93_600);
+    assert_eq!(value["datastores"][0]["guests"][2]["rpo_breached"], true);
+    assert_eq!(
+        value["datastores"][0]["guests"][1]["newest_verification"],
+        "failed"
+    );
+    assert_eq!(value["datastores"][0]["sync"]["cross_site"], "ok");
+    assert_eq!(
+        value["datastores"][1]["sync"]["links"][0]["last_run"],
+        "connection error: tcp connect error: No route to host (os error 113)"
+    );
+    assert_eq!(value["jobs"][1]["issue"], "failed");
+    assert_eq!(value["jobs"][1]["kind"], "verify");
+    assert_eq!(value["jobs"][3]["issue"], "overdue");
+    assert_eq!(value["jobs"][3]["late_by_secs"], 18_000);
+    assert_eq!(value["summary"]["failed_jobs"], 3);
+}
+
+#[tokio::test]
+async fn report_over_one_datastore_reads_only_its_snapshots() {
+    let stores = vec!["store1".to_owned()];
+    let inventory = inventory(Some(&stores)).await;
+    let report = report::build(&inventory, common::NOW, &options().stores(stores));
+    assert_eq!(report.datastores.len(), 1);
+    // Only store1's problems count: the failed verify job.
+    assert_eq!(
+        report
+            .jobs
+            .iter()
+            .map(|j| j.id.as_str())
+            .collect::<Vec<_>>(),
+        ["v-store1"]
+    );
+    assert_eq!(report.summary.rpo_breaches, 1);
+    assert!(report.is_failing());
+}
+
+#[test]
+fn a_healthy_inventory_passes() {
+    let mut snapshots: Vec<cpps_pbs::types::Snapshot> =
+        serde_json::from_value(common::load("snapshots_store1.json")["data"].clone()).unwrap();
+    // Keep vm/100 only: fresh and verified.
+    snapshots.retain(|s| s.backup_id == "100");
+    let mut inventory = Inventory::default();
+    inventory.datastores =
+        serde_json::from_value(common::load("datastores.json")["data"].clone()).unwrap();
+    inventory
+        .snapshots
+        .insert("store1".to_owned(), Ok(snapshots));
+    inventory.sync_jobs =
+        serde_json::from_value(common::load("sync_jobs.json")["data"].clone()).unwrap();
+    inventory.sync_jobs.truncate(1);
+    inventory.remotes =
+        serde_json::from_value(common::load("remotes.json")["data"].clone()).unwrap();
+    let report = report::build(
+        &inventory,
+        common::NOW,
+        &options().stores(vec!["store1".to_owned()]),
+    );
+    assert!(!report.is_failing(), "{}", report.to_text());
+    assert!(report.to_text().contains("result: OK"));
+    assert_eq!(report.summary.without_cross_site_sync, 0);
+}
