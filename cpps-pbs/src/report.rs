@@ -97,15 +97,20 @@ pub struct Inventory {
 /// `GET /admin/sync?sync-direction=all`, `GET /admin/verify`, `GET /admin/prune`,
 /// `GET /admin/gc`, `GET /config/remote` and `GET /admin/datastore/{store}/snapshots`.
 pub async fn collect(client: &PbsClient, stores: Option<&[String]>) -> Result<Inventory, Error> {
-    let (datastores, usage, sync_jobs, verify_jobs, prune_jobs, gc_jobs, remotes) = futures::try_join!(
-        client.datastores(),
-        client.datastore_usage(),
-        client.sync_jobs(None),
-        client.verify_jobs(None),
-        client.prune_jobs(None),
-        client.gc_jobs(None),
-        client.remotes(),
-    )?;
+    // Boxed: seven answers held at once make a large future.
+    let (datastores, usage, sync_jobs, verify_jobs, prune_jobs, gc_jobs, remotes) =
+        Box::pin(async {
+            futures::try_join!(
+                client.datastores(),
+                client.datastore_usage(),
+                client.sync_jobs(None),
+                client.verify_jobs(None),
+                client.prune_jobs(None),
+                client.gc_jobs(None),
+                client.remotes(),
+            )
+        })
+        .await?;
     let selected: Vec<String> = match stores {
         Some(stores) => stores.to_vec(),
         None => datastores.iter().map(|d| d.store.clone()).collect(),
