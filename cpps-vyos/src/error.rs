@@ -6,6 +6,55 @@ use std::fmt;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// The HTTP request failed (connection, TLS, timeout of a read, unexpected status).
+    #[error("HTTP request failed")]
+    Http(#[from] cpps_http::Error),
+    /// The router answered 401: the API key is wrong or missing.
+    #[error("the router refused the API key at /{endpoint}")]
+    Unauthorized {
+        /// The endpoint (`configure`, `retrieve`, …).
+        endpoint: &'static str,
+    },
+    /// The router answered `success: false` (400 for a refused command, 422 for a malformed
+    /// request, 500 for an internal error).
+    #[error("/{endpoint} answered {status}: {message}")]
+    Api {
+        /// The endpoint.
+        endpoint: &'static str,
+        /// The HTTP status.
+        status: u16,
+        /// VyOS's `error` text, HTML entities decoded.
+        message: String,
+    },
+    /// The router's answer was not what the API documents.
+    #[error("unexpected answer from /{endpoint}: {message}")]
+    UnexpectedAnswer {
+        /// The endpoint.
+        endpoint: &'static str,
+        /// What was wrong.
+        message: String,
+    },
+    /// A write got no answer (it timed out or the connection broke after sending). It was not
+    /// repeated; the configuration was read back to tell whether it took effect.
+    #[error("write to /{endpoint} got no answer; landed: {landed}")]
+    WriteTimedOut {
+        /// The endpoint.
+        endpoint: &'static str,
+        /// Whether the change is in the configuration read back.
+        landed: Landed,
+        /// The transport error.
+        #[source]
+        source: cpps_http::Error,
+    },
+    /// A file could not be read or written.
+    #[error("cannot access {}", path.display())]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
     /// A `config.boot` file or `set` commands could not be read.
     #[error(transparent)]
     Parse(#[from] ParseError),
@@ -126,6 +175,33 @@ impl fmt::Display for ParseErrorKind {
             Self::EmptyPath => f.write_str("command without a path"),
             Self::MissingCommentText => f.write_str("comment text must be quoted"),
             Self::Apply(msg) => f.write_str(msg),
+        }
+    }
+}
+
+/// Whether a write that got no answer took effect, judged from the configuration read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Landed {
+    /// Every change is in the configuration: the commit happened.
+    Yes,
+    /// None of the changes is in the configuration: the commit did not happen (yet; VyOS documents
+    /// that a commit that timed out may still complete, so read again before writing again).
+    No,
+    /// It cannot be told (the read-back failed, some changes are there and some not, or the write
+    /// leaves no trace in the configuration).
+    Unknown {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl fmt::Display for Landed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Landed::Yes => f.write_str("yes"),
+            Landed::No => f.write_str("no"),
+            Landed::Unknown { reason } => write!(f, "unknown ({reason})"),
         }
     }
 }

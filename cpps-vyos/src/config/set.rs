@@ -142,6 +142,24 @@ impl ConfigTree {
         }
     }
 
+    /// Makes `value` the only value of the leaf at `path` (creating the path as a `set` would), as
+    /// VyOS's `set` does for a single-valued leaf. [`Command::set`] applied to an existing leaf adds a
+    /// value instead, because without VyOS's schema a multi-valued leaf cannot be told apart.
+    ///
+    /// # Errors
+    /// As [`ConfigTree::apply`] for the `set`.
+    pub fn set_value<S: Into<String> + Clone>(
+        &mut self,
+        path: &[S],
+        value: &str,
+    ) -> Result<(), Error> {
+        let path: Vec<String> = path.iter().cloned().map(Into::into).collect();
+        if let Some(crate::config::NodeRef::Leaf(_)) = self.get(&path) {
+            self.delete_path(&path, None)?;
+        }
+        self.apply(&Command::set(path, Some(value)))
+    }
+
     /// Applies commands in order; stops at the first that fails.
     ///
     /// # Errors

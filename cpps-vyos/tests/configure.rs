@@ -1,0 +1,451 @@
+//! `/configure` and `/config-file`: one batch per request, commit-confirm, the per-router write
+//! lock, no retries, and the read-back after a write without an answer (see `common` for the
+//! documents).
+
+mod common;
+
+use std::num::NonZeroU32;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::{KEY, config_fixture, err, ok, router};
+use cpps_http::test_util::MockApi;
+use cpps_vyos::config::{ConfigTree, diff};
+use cpps_vyos::{Command, ConfigSource, Error, Landed, VyosClient};
+use serde_json::json;
+use wiremock::matchers::{body_string, method, path};
+use wiremock::{Mock, Request, Respond, ResponseTemplate};
+
+fn batch() -> Vec<Command> {
+    vec![
+        Command::set(
+            ["interfaces", "ethernet", "eth0", "address"],
+            Some("192.0.2.1/24"),
+        ),
+        Command::delete(["system", "host-name"], None),
+    ]
+}
+
+#[tokio::test]
+async fn commit_confirm_request_is_exactly_the_documented_body() {
+    let (api, client) = router().await;
+    // `ConfigureListModel`: `key`, `commands` (each `op`, `path`, `value`), `confirm_time` at the top
+    // level; the answer text is `commit_confirm`'s (`vyos-http-api.md`, "Commit-confirm").
+    let expected = format!(
+        r#"{{"key":"{KEY}","commands":[{{"op":"set","path":["interfaces","ethernet","eth0","address"],"value":"192.0.2.1/24"}},{{"op":"delete","path":["system","host-name"]}}],"confirm_time":5}}"#
+    );
+    Mock::given(method("POST"))
+        .and(path("/configure"))
+        .and(body_string(expected))
+        .respond_with(ok(json!(
+            "Initialized commit-confirm; 5 minutes to confirm before reload\n"
+        )))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/config-file"))
+        .and(body_string(format!(r#"{{"key":"{KEY}","op":"confirm"}}"#)))
+        .respond_with(ok(json!("Reload timer stopped\n")))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    let committed = client
+        .configure(&batch(), NonZeroU32::new(5))
+        .await
+        .unwrap();
+    assert_eq!(
+        committed.message,
+        "Initialized commit-confirm; 5 minutes to confirm before reload\n"
+    );
+    assert_eq!(
+        client.confirm().await.unwrap().message,
+        "Reload timer stopped\n"
+    );
+    api.verify().await;
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+}
+
+#[tokio::test]
+async fn a_batch_without_confirm_has_no_confirm_time_and_comments_travel_as_value() {
+    let (api, client) = router().await;
+    let cmds = vec![Command::comment(
+        ["interfaces", "ethernet", "eth0"],
+        "uplink",
+    )];
+    Mock::given(method("POST"))
+        .and(path("/configure"))
+        .and(body_string(format!(
+            r#"{{"key":"{KEY}","commands":[{{"op":"comment","path":["interfaces","ethernet","eth0"],"value":"uplink"}}]}}"#
+        )))
+        .respond_with(ok(json!(null)))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    assert_eq!(client.configure(&cmds, None).await.unwrap().message, "");
+    api.verify().await;
+}
+
+#[tokio::test]
+async fn an_empty_path_is_refused_before_sending_and_a_400_is_reported() {
+    let (api, client) = router().await;
+    let e = client
+        .configure(&[Command::set(Vec::<String>::new(), Some("x"))], None)
+        .await
+        .unwrap_err();
+    assert!(matches!(e, Error::EmptyPath));
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "nothing may reach the router"
+    );
+    // The server's own check (`MultipartRequest.body` / `BasePathModel.check_non_empty`) answers 400;
+    // a strict-mode delete of a missing node is 400 too (`_configure_op`).
+    Mock::given(method("POST"))
+        .and(path("/configure"))
+        .respond_with(err(
+            400,
+            "Cannot delete [system host-name]: path/value does not exist",
+        ))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    match client.configure(&batch(), None).await {
+        Err(Error::Api {
+            endpoint: "configure",
+            status: 400,
+            message,
+        }) => {
+            assert_eq!(
+                message,
+                "Cannot delete [system host-name]: path/value does not exist"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    api.verify().await;
+}
+
+/// Records when each request arrived; answers after `delay`.
+struct Slow {
+    arrivals: Arc<Mutex<Vec<Instant>>>,
+    delay: Duration,
+}
+
+impl Respond for Slow {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        self.arrivals.lock().unwrap().push(Instant::now());
+        ok(json!(null)).set_delay(self.delay)
+    }
+}
+
+#[tokio::test]
+async fn two_writers_never_overlap_on_one_router() {
+    let (api, client) = router().await;
+    let arrivals = Arc::new(Mutex::new(Vec::new()));
+    let delay = Duration::from_millis(400);
+    Mock::given(method("POST"))
+        .and(path("/configure"))
+        .respond_with(Slow {
+            arrivals: arrivals.clone(),
+            delay,
+        })
+        .expect(3)
+        .mount(api.server())
+        .await;
+    // A clone, and a client built separately for the same router, share the lock.
+    let other = VyosClient::new(api.client(), cpps_vyos::SecretString::from(KEY.to_owned()));
+    let cmds = batch();
+    let clone = client.clone();
+    let (a, b, c) = tokio::join!(
+        client.configure(&cmds, None),
+        clone.configure(&cmds, None),
+        other.configure(&cmds, None),
+    );
+    a.unwrap();
+    b.unwrap();
+    c.unwrap();
+    let mut times = arrivals.lock().unwrap().clone();
+    times.sort();
+    assert_eq!(times.len(), 3);
+    for pair in times.windows(2) {
+        // Each write reached the router only after the one before it was answered.
+        assert!(
+            pair[1] - pair[0] >= delay,
+            "writes overlapped: {:?} apart",
+            pair[1] - pair[0]
+        );
+    }
+    api.verify().await;
+}
+
+#[tokio::test]
+async fn reads_are_not_held_up_by_a_write() {
+    let (api, client) = router().await;
+    Mock::given(method("POST"))
+        .and(path("/configure"))
+        .respond_with(ok(json!(null)).set_delay(Duration::from_millis(600)))
+        .mount(api.server())
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/retrieve"))
+        .respond_with(ok(json!(true)))
+        .mount(api.server())
+        .await;
+    let cmds = batch();
+    let started = Instant::now();
+    let (w, r) = tokio::join!(client.configure(&cmds, None), async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let r = client.exists(&["system"]).await;
+        (r, started.elapsed())
+    });
+    w.unwrap();
+    assert!(r.0.unwrap());
+    assert!(
+        r.1 < Duration::from_millis(500),
+        "the read waited for the write: {:?}",
+        r.1
+    );
+}
+
+/// A router whose `/configure` answers too late, whose configuration reads back as `after`.
+async fn slow_router(after: &str) -> (MockApi, VyosClient) {
+    let api = MockApi::start("").await;
+    let http = api
+        .client_builder()
+        .request_timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let client = VyosClient::new(http, cpps_vyos::SecretString::from(KEY.to_owned()));
+    // VyOS documents that a commit that timed out may still be applied: the client must neither
+    // retry nor guess, but read back.
+    Mock::given(method("POST"))
+        .and(path("/configure"))
+        .respond_with(ok(json!(null)).set_delay(Duration::from_secs(2)))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/retrieve"))
+        .respond_with(ok(json!(after)))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    (api, client)
+}
+
+#[tokio::test]
+async fn a_timed_out_write_that_landed_is_reported_as_landed() {
+    let before = ConfigTree::parse_boot(&config_fixture("basic-api-service.config.boot")).unwrap();
+    let mut after = before.clone();
+    after
+        .set_value(&["system", "host-name"], "franca-gw")
+        .unwrap();
+    after
+        .apply(&Command::delete(["system", "ntp"], None))
+        .unwrap();
+    let cmds = diff(&before, &after);
+    assert_eq!(cmds.len(), 3, "{cmds:?}");
+    let (api, client) = slow_router(&after.to_boot_string()).await;
+    match client.configure(&cmds, None).await {
+        Err(Error::WriteTimedOut {
+            endpoint: "configure",
+            landed,
+            source,
+        }) => {
+            assert_eq!(landed, Landed::Yes);
+            assert_eq!(source.delivery(), cpps_http::Delivery::MaybeSent);
+        }
+        other => panic!("{other:?}"),
+    }
+    api.verify().await;
+}
+
+#[tokio::test]
+async fn a_timed_out_write_that_did_not_land_is_reported_as_not_landed() {
+    let before = ConfigTree::parse_boot(&config_fixture("basic-api-service.config.boot")).unwrap();
+    let mut after = before.clone();
+    after
+        .set_value(&["system", "host-name"], "franca-gw")
+        .unwrap();
+    let cmds = diff(&before, &after);
+    let (api, client) = slow_router(&before.to_boot_string()).await;
+    match client.configure(&cmds, None).await {
+        Err(Error::WriteTimedOut { landed, .. }) => assert_eq!(landed, Landed::No),
+        other => panic!("{other:?}"),
+    }
+    api.verify().await;
+}
+
+#[tokio::test]
+async fn config_file_save_load_and_merge() {
+    let (api, client) = router().await;
+    // `vyos-http-api.md`, "/config-file": save with and without file; load/merge a file or an
+    // inline `string`; `confirm_time` at the top level.
+    let inline =
+        "interfaces {\n    ethernet eth1 {\n        address \"192.168.2.137/24\"\n    }\n}\n";
+    for (body, answer) in [
+        (
+            format!(r#"{{"key":"{KEY}","op":"save"}}"#),
+            "Saving configuration to '/config/config.boot'...\nDone\n",
+        ),
+        (
+            format!(r#"{{"key":"{KEY}","op":"save","file":"/config/test.config"}}"#),
+            "Saving configuration to '/config/test.config'...\nDone\n",
+        ),
+        (
+            format!(r#"{{"key":"{KEY}","op":"load","file":"/config/test.config"}}"#),
+            "",
+        ),
+        (
+            format!(
+                r#"{{"key":"{KEY}","op":"merge","string":{},"confirm_time":2}}"#,
+                serde_json::to_string(inline).unwrap()
+            ),
+            "Initialized commit-confirm; 2 minutes to confirm before reload\n",
+        ),
+    ] {
+        Mock::given(method("POST"))
+            .and(path("/config-file"))
+            .and(body_string(body))
+            .respond_with(ok(if answer.is_empty() {
+                json!(null)
+            } else {
+                json!(answer)
+            }))
+            .expect(1)
+            .mount(api.server())
+            .await;
+    }
+    assert!(
+        client
+            .save(None)
+            .await
+            .unwrap()
+            .message
+            .starts_with("Saving configuration to '/config/config.boot'")
+    );
+    assert!(
+        client
+            .save(Some("/config/test.config"))
+            .await
+            .unwrap()
+            .message
+            .contains("test.config")
+    );
+    assert_eq!(
+        client
+            .load(&ConfigSource::File("/config/test.config".into()), None)
+            .await
+            .unwrap()
+            .message,
+        ""
+    );
+    let merged = client
+        .merge(&ConfigSource::Inline(inline.into()), NonZeroU32::new(2))
+        .await
+        .unwrap();
+    assert!(
+        merged
+            .message
+            .starts_with("Initialized commit-confirm; 2 minutes")
+    );
+    // Inline text that does not parse is refused before sending.
+    let e = client
+        .merge(&ConfigSource::Inline("interfaces {\n".into()), None)
+        .await
+        .unwrap_err();
+    assert!(matches!(e, Error::Parse(ref p) if p.line == 2), "{e:?}");
+    api.verify().await;
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+}
+
+#[tokio::test]
+async fn operational_calls_send_their_documented_bodies() {
+    let (api, client) = router().await;
+    // `vyos-http-api.md`: /show, /generate, /reset, /reboot, /poweroff, /image.
+    let cases = [
+        (
+            "/show",
+            r#""op":"show","path":["system","image"]"#,
+            "1: 1.4-rolling (default boot)\n",
+        ),
+        (
+            "/generate",
+            r#""op":"generate","path":["pki","wireguard","key-pair"]"#,
+            "Private key: x\n",
+        ),
+        (
+            "/reset",
+            r#""op":"reset","path":["ip","bgp","192.0.2.11"]"#,
+            "",
+        ),
+        ("/reboot", r#""op":"reboot","path":["now"]"#, ""),
+        ("/poweroff", r#""op":"poweroff","path":["now"]"#, ""),
+        (
+            "/image",
+            r#""op":"add","url":"https://downloads.vyos.io/rolling-latest.iso""#,
+            "Done\n",
+        ),
+        (
+            "/image",
+            r#""op":"delete","name":"1.3-rolling-202006070117""#,
+            "Deleting\n",
+        ),
+        ("/image", r#""op":"set_default","name":"1.4.0""#, "ok\n"),
+    ];
+    for (p, fields, answer) in cases {
+        Mock::given(method("POST"))
+            .and(path(p))
+            .and(body_string(format!(r#"{{"key":"{KEY}",{fields}}}"#)))
+            .respond_with(ok(json!(answer)))
+            .expect(1)
+            .mount(api.server())
+            .await;
+    }
+    assert_eq!(
+        client.show(&["system", "image"]).await.unwrap(),
+        "1: 1.4-rolling (default boot)\n"
+    );
+    assert_eq!(
+        client
+            .generate(&["pki", "wireguard", "key-pair"])
+            .await
+            .unwrap(),
+        "Private key: x\n"
+    );
+    assert_eq!(
+        client.reset(&["ip", "bgp", "192.0.2.11"]).await.unwrap(),
+        ""
+    );
+    assert_eq!(client.reboot(&["now"]).await.unwrap(), "");
+    assert_eq!(client.poweroff(&["now"]).await.unwrap(), "");
+    assert_eq!(
+        client
+            .image_add("https://downloads.vyos.io/rolling-latest.iso")
+            .await
+            .unwrap(),
+        "Done\n"
+    );
+    assert_eq!(
+        client
+            .image_delete("1.3-rolling-202006070117")
+            .await
+            .unwrap(),
+        "Deleting\n"
+    );
+    assert_eq!(client.image_set_default("1.4.0").await.unwrap(), "ok\n");
+    api.verify().await;
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+}

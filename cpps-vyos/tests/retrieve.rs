@@ -1,0 +1,200 @@
+//! `/retrieve`, `/info` and the decoding of VyOS's answers (see `common` for the documents).
+
+mod common;
+
+use common::{KEY, config_fixture, err, ok, router};
+use cpps_vyos::{ConfigFormat, Error};
+use secrecy::ExposeSecret;
+use serde_json::json;
+use wiremock::matchers::{body_json, method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+#[tokio::test]
+async fn show_config_raw_is_parsed_into_a_tree() {
+    let (api, client) = router().await;
+    // `retrieve_op`: `configFormat: raw` answers the config.boot text as a JSON string.
+    Mock::given(method("POST"))
+        .and(path("/retrieve"))
+        .and(body_json(
+            json!({"key": KEY, "op": "showConfig", "path": [], "configFormat": "raw"}),
+        ))
+        .respond_with(ok(json!(config_fixture("basic-api-service.config.boot"))))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    let tree = client.config_tree().await.unwrap();
+    assert_eq!(tree.host_name(), Some("vyos"));
+    let keys = tree.https_api().unwrap().unwrap().keys;
+    assert_eq!(keys[0].key.expose_secret(), "S3cur3");
+    api.verify().await;
+}
+
+#[tokio::test]
+async fn show_config_json_return_values_and_exists() {
+    let (api, client) = router().await;
+    // The shapes of `vyos-http-api.md`, "/retrieve".
+    Mock::given(method("POST"))
+        .and(path("/retrieve"))
+        .and(body_json(json!({"key": KEY, "op": "showConfig", "path": ["system", "syslog"], "configFormat": "json"})))
+        .respond_with(ok(json!({"global": {"facility": {"all": {"level": "info"}}}})))
+        .mount(api.server())
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/retrieve"))
+        .and(body_json(json!({"key": KEY, "op": "returnValues", "path": ["interfaces", "dummy", "dum0", "address"]})))
+        .respond_with(ok(json!(["10.10.10.10/24", "10.10.10.11/24"])))
+        .mount(api.server())
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/retrieve"))
+        .and(body_json(
+            json!({"key": KEY, "op": "exists", "path": ["service", "https", "api"]}),
+        ))
+        .respond_with(ok(json!(true)))
+        .mount(api.server())
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/retrieve"))
+        .and(body_json(
+            json!({"key": KEY, "op": "returnValue", "path": ["system", "domain-name"]}),
+        ))
+        .respond_with(ok(json!(null)))
+        .mount(api.server())
+        .await;
+    let cfg = client
+        .show_config(&["system", "syslog"], ConfigFormat::Json)
+        .await
+        .unwrap();
+    assert_eq!(cfg["global"]["facility"]["all"]["level"], "info");
+    assert_eq!(
+        client
+            .return_values(&["interfaces", "dummy", "dum0", "address"])
+            .await
+            .unwrap(),
+        ["10.10.10.10/24", "10.10.10.11/24"]
+    );
+    assert!(client.exists(&["service", "https", "api"]).await.unwrap());
+    assert_eq!(
+        client
+            .return_value(&["system", "domain-name"])
+            .await
+            .unwrap(),
+        None
+    );
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+}
+
+#[tokio::test]
+async fn errors_are_decoded_whatever_the_content_type_and_unescaped() {
+    let (api, client) = router().await;
+    // `models.error`: `html.escape(msg, quote=False)`, status 400, `text/html`.
+    Mock::given(method("POST"))
+        .and(path("/show"))
+        .respond_with(err(400, "Invalid command: show <foo> & more"))
+        .mount(api.server())
+        .await;
+    let e = client.show(&["foo"]).await.unwrap_err();
+    match &e {
+        Error::Api {
+            endpoint,
+            status,
+            message,
+        } => {
+            assert_eq!((*endpoint, *status), ("show", 400));
+            assert_eq!(message, "Invalid command: show <foo> & more");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(!format!("{e:?} {e}").contains(KEY));
+}
+
+#[tokio::test]
+async fn bad_key_422_500_and_non_vyos_answers() {
+    let (api, client) = router().await;
+    // `auth_required`: HTTPException(401, 'Valid API key is required') through `error()`.
+    Mock::given(method("POST"))
+        .and(path("/retrieve"))
+        .respond_with(err(401, "Valid API key is required"))
+        .mount(api.server())
+        .await;
+    assert!(matches!(
+        client.exists(&["system"]).await,
+        Err(Error::Unauthorized {
+            endpoint: "retrieve"
+        })
+    ));
+
+    // `MultipartRequest.body`: 422 'Non-empty data field is required'; `_configure_op`: 500.
+    Mock::given(method("POST"))
+        .and(path("/generate"))
+        .respond_with(err(422, "Non-empty data field is required"))
+        .mount(api.server())
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/reset"))
+        .respond_with(err(
+            500,
+            "An internal error occured. Check the logs for details.",
+        ))
+        .mount(api.server())
+        .await;
+    assert!(matches!(
+        client.generate(&["pki"]).await,
+        Err(Error::Api { status: 422, .. })
+    ));
+    assert!(
+        matches!(client.reset(&["ip", "bgp"]).await, Err(Error::Api { status: 500, ref message, .. }) if message.starts_with("An internal error"))
+    );
+
+    // A proxy in front of the router answering its own page.
+    Mock::given(method("POST"))
+        .and(path("/show"))
+        .respond_with(ResponseTemplate::new(502).set_body_string("<html>Bad Gateway</html>"))
+        .mount(api.server())
+        .await;
+    match client.show(&["version"]).await {
+        Err(Error::Http(e)) => assert_eq!(e.status().map(|s| s.as_u16()), Some(502)),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn info_and_its_clean_absence() {
+    let (api, client) = router().await;
+    // `vyos-http-api.md`, "/info": GET, no key.
+    Mock::given(method("GET"))
+        .and(path("/info"))
+        .respond_with(ok(
+            json!({"version": "1.5-rolling", "hostname": "vyos", "banner": "Welcome to VyOS"}),
+        ))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    let info = client.info().await.unwrap().unwrap();
+    assert_eq!(
+        (info.version.as_str(), info.hostname.as_str()),
+        ("1.5-rolling", "vyos")
+    );
+    api.verify().await;
+
+    // Routers before /info existed: FastAPI's 404 `{"detail":"Not Found"}`.
+    let (old, client) = router().await;
+    Mock::given(method("GET"))
+        .and(path("/info"))
+        .respond_with(ResponseTemplate::new(404).set_body_string(r#"{"detail":"Not Found"}"#))
+        .mount(old.server())
+        .await;
+    assert_eq!(client.info().await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn debug_never_shows_the_key() {
+    let (_api, client) = router().await;
+    let shown = format!("{client:?}");
+    assert!(!shown.contains(KEY), "{shown}");
+    assert!(shown.contains("redacted"), "{shown}");
+}
