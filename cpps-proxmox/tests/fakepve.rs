@@ -435,7 +435,8 @@ async fn snapshots_create_list_rollback_delete_qemu_and_lxc() {
     let pve = s.token_client();
     let name = SnapshotName::new("pre-upgrade").unwrap();
     let vm = pve.node("pve-ippri-32").qemu(vmid(101));
-    let ct = pve.node("pve-ippri-32").lxc(vmid(201));
+    // Container 202 is stopped, so a rollback leaves its state as the other tests expect.
+    let ct = pve.node("pve-ippri-32").lxc(vmid(202));
     let options = SnapshotOptions::default().description("before the upgrade");
     for kind in [GuestKind::Qemu, GuestKind::Lxc] {
         let create = match kind {
