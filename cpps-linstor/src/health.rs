@@ -116,7 +116,7 @@ impl HealthClass {
 
 impl fmt::Display for HealthClass {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -540,8 +540,8 @@ pub fn render_text(report: &HealthReport) -> String {
                 }
                 None => out.push_str("  EVICTED"),
             }
-        } else if node.offline {
-            out.push_str("  OFFLINE");
+        } else if node.offline && node.connection_status.as_deref() != Some("OFFLINE") {
+            out.push_str("  (not online)");
         }
         for interface in &node.interfaces_without_address {
             let _ = write!(out, "  interface `{interface}` has no address");

@@ -1,0 +1,85 @@
+//! `linstor-health`: nodes, storage pools and every resource with its DRBD health class.
+//!
+//! ```console
+//! LS_CONTROLLERS=linstor+ssl://10.10.20.1,pve-ippri-11 cargo run -p cpps-examples --bin linstor-health -- --format json
+//! ```
+//!
+//! Controllers and credentials come from the environment as golinstor reads them
+//! (`LS_CONTROLLERS`, `LS_USERNAME`/`LS_PASSWORD`, `LS_BEARER_TOKEN`, `LS_ROOT_CA`,
+//! `LS_USER_CERTIFICATE`/`LS_USER_KEY`). Read-only: it changes nothing.
+//!
+//! Exit status: 0 when all is well (pools low on space are reported but do not fail), 1 when a
+//! resource is degraded, desynced, disconnected or unknown, or a node is evicted or offline,
+//! 2 when the controllers could not be asked.
+
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+use cpps_linstor::Client;
+use cpps_linstor::health::{self, HealthOptions};
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+/// LINSTOR and DRBD health from the controllers in LS_CONTROLLERS.
+#[derive(Debug, Parser)]
+#[command(version)]
+struct Args {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// A pool with less free space than this fraction is reported as running out of space.
+    #[arg(long, default_value_t = 0.10, value_parser = parse_fraction)]
+    low_space: f64,
+}
+
+fn parse_fraction(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{value} is not between 0 and 1"))
+    }
+}
+
+async fn run(args: &Args) -> anyhow::Result<bool> {
+    let client = Client::from_env()?;
+    let state = client.cluster_state().await?;
+    let report = health::assess(
+        &state,
+        &HealthOptions {
+            pool_low_free_fraction: args.low_space,
+        },
+    );
+    match args.format {
+        Format::Text => print!("{}", health::render_text(&report)),
+        Format::Json => {
+            let json = serde_json::json!({
+                "controller": client.active_controller().as_str(),
+                "alerts": report.has_alerts(),
+                "pool_warnings": report.has_pool_warnings(),
+                "report": report,
+            });
+            println!("{}", serde_json::to_string_pretty(&json)?);
+        }
+    }
+    Ok(report.has_alerts())
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args).await {
+        Ok(false) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("linstor-health: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

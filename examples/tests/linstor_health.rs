@@ -1,0 +1,131 @@
+//! Runs the built `linstor-health` binary against a wiremock controller serving the payload
+//! shapes of `cpps-linstor/tests/fixtures` (real shapes per the LINSTOR spec and LINBIT's issue
+//! threads; see that folder's SOURCE.md), with a dead controller first in `LS_CONTROLLERS`.
+
+use std::path::Path;
+
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+fn fixture(name: &str) -> serde_json::Value {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../cpps-linstor/tests/fixtures")
+        .join(name);
+    let text = std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+}
+
+async fn controller(resources: serde_json::Value) -> MockServer {
+    let server = MockServer::start().await;
+    for (route, body) in [
+        ("/v1/nodes", fixture("nodes.json")),
+        ("/v1/view/storage-pools", fixture("storage_pools.json")),
+        ("/v1/resource-groups", fixture("resource_groups.json")),
+        (
+            "/v1/resource-definitions",
+            fixture("resource_definitions.json"),
+        ),
+        ("/v1/view/resources", resources),
+    ] {
+        Mock::given(method("GET"))
+            .and(path(route))
+            .respond_with(ResponseTemplate::new(200).set_body_json(body))
+            .expect(1)
+            .mount(&server)
+            .await;
+    }
+    server
+}
+
+fn dead_controller() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    format!("127.0.0.1:{port}")
+}
+
+async fn run(controllers: &str, args: &[&str]) -> std::process::Output {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_linstor-health"))
+        .args(args)
+        .env("LS_CONTROLLERS", controllers)
+        .env_remove("LS_USERNAME")
+        .env_remove("LS_BEARER_TOKEN")
+        .env_remove("LS_ROOT_CA")
+        .env_remove("LS_USER_CERTIFICATE")
+        .env_remove("LS_USER_KEY")
+        .output()
+        .await
+        .expect("linstor-health runs")
+}
+
+#[tokio::test]
+async fn text_report_lists_every_class_and_exits_1() {
+    let server = controller(fixture("resources.json")).await;
+    let list = format!("{},{}", dead_controller(), server.uri());
+    let out = run(&list, &[]).await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for expected in [
+        "  vm-100-disk-0                    healthy      2/2 diskful UpToDate, place_count 2",
+        "  vm-101-disk-0                    degraded     2/2 diskful UpToDate, place_count 3",
+        "      desynced: volume 0 on pve-ippri-12 is SyncTarget towards pve-ippri-11 (42.5% done)",
+        "      disconnected: pve-ippri-11 → pve-ippri-12: StandAlone",
+        "      unknown: volume 0 on pve-ippri-33 has no state: the node is not online",
+        "SUMMARY: 1 healthy, 1 degraded, 1 desynced, 1 disconnected, 1 unknown; 1 evicted and 2 offline nodes; 1 pools low on space, 1 with errors",
+    ] {
+        assert!(
+            text.lines().any(|l| l == expected),
+            "missing line `{expected}` in:\n{text}"
+        );
+    }
+    server.verify().await;
+}
+
+#[tokio::test]
+async fn json_report_carries_classes_counts_and_the_controller() {
+    let all = fixture("resources.json");
+    let healthy: Vec<serde_json::Value> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["name"] == "vm-100-disk-0")
+        .cloned()
+        .collect();
+    let server = controller(serde_json::Value::Array(healthy)).await;
+    let out = run(&server.uri(), &["--format", "json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    // Nodes evicted/offline in the fixtures still raise the alert.
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json["alerts"], true);
+    assert_eq!(json["report"]["counts"]["evicted_nodes"], 1);
+    let resources = json["report"]["resources"].as_array().unwrap();
+    let vm100 = resources
+        .iter()
+        .find(|r| r["name"] == "vm-100-disk-0")
+        .unwrap();
+    assert_eq!(vm100["class"], "healthy");
+    assert_eq!(vm100["up_to_date"], 2);
+    assert_eq!(
+        json["report"]["total_capacity"]["total_kib"],
+        3 * 1_056_964_608_u64 + 3_900_000_000
+    );
+    assert_eq!(json["controller"], format!("{}/", server.uri()));
+    server.verify().await;
+}
+
+#[tokio::test]
+async fn unreachable_controllers_exit_2_with_the_reason() {
+    let out = run(&format!("{},{}", dead_controller(), dead_controller()), &[]).await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no LINSTOR controller could be reached"),
+        "{err}"
+    );
+}
