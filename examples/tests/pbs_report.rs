@@ -1,0 +1,206 @@
+//! Runs the built `pbs-report` binary against a wiremock server serving `cpps-pbs`'s fixtures,
+//! which are shaped exactly as Proxmox's PBS API schema (`pbs-apidoc.json`) says; no fake PBS
+//! server exists. `CPPS_PBS_URL` points the binary at the mock (plain HTTP on 127.0.0.1).
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use wiremock::matchers::{header, method, path, query_param};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const SECRET: &str = "0b7a9c7e-3a53-4d6b-9d0a-2f0e6c1f1e55";
+
+fn fixture(name: &str) -> Value {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../cpps-pbs/tests/fixtures")
+        .join(name);
+    let text = std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+}
+
+async fn serve(server: &MockServer, route: &str, body: Value) {
+    Mock::given(method("GET"))
+        .and(path(format!("/api2/json{route}")))
+        .and(header(
+            "authorization",
+            format!("PBSAPIToken=report@pbs!ro:{SECRET}").as_str(),
+        ))
+        .respond_with(ResponseTemplate::new(200).set_body_json(body))
+        .expect(1)
+        .mount(server)
+        .await;
+}
+
+async fn pbs(snapshots: Value, sync: Value, verify: Value, prune: Value, gc: Value) -> MockServer {
+    let server = MockServer::start().await;
+    serve(&server, "/admin/datastore", fixture("datastores.json")).await;
+    serve(
+        &server,
+        "/status/datastore-usage",
+        fixture("datastore_usage.json"),
+    )
+    .await;
+    serve(&server, "/admin/verify", verify).await;
+    serve(&server, "/admin/prune", prune).await;
+    serve(&server, "/admin/gc", gc).await;
+    serve(&server, "/config/remote", fixture("remotes.json")).await;
+    serve(&server, "/admin/datastore/store1/snapshots", snapshots).await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/admin/sync"))
+        .and(query_param("sync-direction", "all"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(sync))
+        .expect(1)
+        .mount(&server)
+        .await;
+    server
+}
+
+async fn run(server: &MockServer, args: &[&str]) -> std::process::Output {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_pbs-report"))
+        .args(args)
+        .env("PBS_REPOSITORY", "report@pbs!ro@pbs-a.example:store1")
+        .env("PBS_PASSWORD", SECRET)
+        .env("CPPS_PBS_URL", format!("{}/api2/json", server.uri()))
+        .env_remove("PBS_FINGERPRINT")
+        .output()
+        .await
+        .expect("pbs-report runs")
+}
+
+fn now() -> i64 {
+    jiff::Timestamp::now().as_second()
+}
+
+#[tokio::test]
+async fn fixtures_report_breaches_and_failures_and_exits_1() {
+    let server = pbs(
+        fixture("snapshots_store1.json"),
+        fixture("sync_jobs.json"),
+        fixture("verify_jobs.json"),
+        fixture("prune_jobs.json"),
+        fixture("gc_jobs.json"),
+    )
+    .await;
+    let out = run(
+        &server,
+        &["--site", "site-a", "--remote-site", "pbs-b=site-b"],
+    )
+    .await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for expected in [
+        "datastore store1  used 1.4 TiB of 3.6 TiB",
+        "  cross-site sync: ok",
+        "    s-push-b push pbs-b (site-b):from-site-a, last run OK",
+        "  FAILED   verify v-store1 (store1): verification failed - please check the log for details",
+        "result: FAIL",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+    // The fixtures are from 2026-11-29T08:00Z, so every guest is past a 26 h RPO by now
+    // or soon; vm/101's newest snapshot failed verification whatever the date.
+    let vm101 = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("vm/101"))
+        .unwrap_or_else(|| panic!("no vm/101 line in\n{text}"));
+    assert!(vm101.contains("FAILED"), "{vm101}");
+    // Only the repository's datastore is reported unless --all-datastores.
+    assert!(!text.contains("datastore offsite"), "{text}");
+    server.verify().await;
+}
+
+#[tokio::test]
+async fn json_output_and_a_healthy_store_exit_0() {
+    let fresh = now() - 3600;
+    let upid = "UPID:pbs-a:00000777:0000A1B2:0000000B:6B0A5FD0:verificationjob:store1:root@pam:";
+    let snapshots = json!({"data": [
+        {"backup-type": "vm", "backup-id": "100", "backup-time": fresh, "files": ["index.json.blob"],
+         "protected": false, "verification": {"state": "ok", "upid": upid}},
+        {"backup-type": "ct", "backup-id": "200", "backup-time": fresh - 600, "files": ["index.json.blob"],
+         "protected": false, "verification": {"state": "ok", "upid": upid}}
+    ]});
+    let ok_job = |id: &str, kind: &str| {
+        let mut job = json!({"id": id, "store": "store1", "schedule": "daily",
+                             "last-run-state": "OK", "last-run-endtime": fresh, "next-run": now() + 3600});
+        if kind == "sync" {
+            job["remote"] = "pbs-b".into();
+            job["remote-store"] = "from-site-a".into();
+            job["sync-direction"] = "push".into();
+        }
+        job
+    };
+    let server = pbs(
+        snapshots,
+        json!({"data": [ok_job("s-push-b", "sync")]}),
+        json!({"data": [ok_job("v-store1", "verify")]}),
+        json!({"data": [ok_job("p-store1", "prune")]}),
+        json!({"data": []}),
+    )
+    .await;
+    let out = run(
+        &server,
+        &[
+            "--format",
+            "json",
+            "--rpo",
+            "2h",
+            "--site",
+            "site-a",
+            "--remote-site",
+            "pbs-b.site-b.example=site-b",
+        ],
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_str(&stdout).expect("the output is JSON");
+    assert_eq!(report["rpo_secs"], 7200);
+    assert_eq!(report["summary"]["guests"], 2);
+    assert_eq!(report["summary"]["rpo_breaches"], 0);
+    assert_eq!(report["summary"]["failed_jobs"], 0);
+    assert_eq!(report["datastores"][0]["store"], "store1");
+    assert_eq!(report["datastores"][0]["sync"]["cross_site"], "ok");
+    assert_eq!(report["datastores"][0]["guests"][0]["backup_id"], "100");
+    assert_eq!(
+        report["datastores"][0]["guests"][0]["newest_verification"],
+        "ok"
+    );
+    server.verify().await;
+}
+
+#[tokio::test]
+async fn a_missing_repository_exits_2_naming_the_variable() {
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_pbs-report"))
+        .env_remove("PBS_REPOSITORY")
+        .env("PBS_PASSWORD", SECRET)
+        .output()
+        .await
+        .expect("pbs-report runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("PBS_REPOSITORY is not set"), "{stderr}");
+    assert!(!stderr.contains(SECRET), "{stderr}");
+}
+
+#[tokio::test]
+async fn a_bad_rpo_is_refused_by_name() {
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_pbs-report"))
+        .args(["--rpo", "26x"])
+        .output()
+        .await
+        .expect("pbs-report runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("invalid duration `26x`"), "{stderr}");
+}
