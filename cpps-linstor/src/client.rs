@@ -282,7 +282,8 @@ impl ClientBuilder {
         self
     }
 
-    /// Retry policy for reads (default: `cpps-http`'s).
+    /// Retry policy for reads on one controller (default: two attempts, 100 ms to 2 s apart;
+    /// fail-over to the next controller is the main retry).
     pub fn retry(mut self, retry: RetryPolicy) -> Self {
         self.retry = Some(retry);
         self
@@ -315,9 +316,11 @@ impl ClientBuilder {
             if let Some(identity) = &self.identity {
                 builder = builder.client_identity(identity.clone());
             }
-            if let Some(retry) = &self.retry {
-                builder = builder.retry(*retry);
-            }
+            builder = builder.retry(self.retry.unwrap_or(RetryPolicy {
+                max_attempts: 2,
+                initial_backoff: Duration::from_millis(100),
+                max_backoff: Duration::from_secs(2),
+            }));
             if let Some(agent) = &self.user_agent {
                 builder = builder.user_agent(agent.clone());
             }

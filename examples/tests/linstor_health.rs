@@ -129,3 +129,66 @@ async fn unreachable_controllers_exit_2_with_the_reason() {
         "{err}"
     );
 }
+
+// Credentials from the environment, as golinstor reads them: `LS_BEARER_TOKEN` becomes
+// `Authorization: Bearer …` (the spec's `bearerAuth` scheme) on every request.
+#[tokio::test]
+async fn bearer_token_from_the_environment_is_sent() {
+    let server = MockServer::start().await;
+    for (route, body) in [
+        ("/v1/nodes", serde_json::json!([])),
+        ("/v1/view/storage-pools", serde_json::json!([])),
+        ("/v1/resource-groups", serde_json::json!([])),
+        ("/v1/resource-definitions", serde_json::json!([])),
+        ("/v1/view/resources", serde_json::json!([])),
+    ] {
+        Mock::given(method("GET"))
+            .and(path(route))
+            .and(wiremock::matchers::header(
+                "authorization",
+                "Bearer tok-123",
+            ))
+            .respond_with(ResponseTemplate::new(200).set_body_json(body))
+            .expect(1)
+            .mount(&server)
+            .await;
+    }
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_linstor-health"))
+        .env("LS_CONTROLLERS", server.uri())
+        .env("LS_BEARER_TOKEN", "tok-123")
+        .env_remove("LS_USERNAME")
+        .env_remove("LS_ROOT_CA")
+        .env_remove("LS_USER_CERTIFICATE")
+        .env_remove("LS_USER_KEY")
+        .output()
+        .await
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.ends_with("SUMMARY: 0 healthy, 0 degraded, 0 desynced, 0 disconnected, 0 unknown; 0 evicted and 0 offline nodes; 0 pools low on space, 0 with errors\n"), "{text}");
+    server.verify().await;
+}
+
+// A client certificate without its key is a configuration error (golinstor's
+// "inconsistent env" case), reported before anything is sent.
+#[tokio::test]
+async fn a_certificate_without_its_key_is_refused() {
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_linstor-health"))
+        .env("LS_CONTROLLERS", "https://127.0.0.1:4000")
+        .env("LS_USER_CERTIFICATE", "-----BEGIN CERTIFICATE-----")
+        .env_remove("LS_USER_KEY")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("LS_USER_CERTIFICATE and LS_USER_KEY must be set together"),
+        "{err}"
+    );
+}
