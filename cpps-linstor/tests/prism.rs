@@ -208,7 +208,7 @@ async fn static_prism_validates_every_request_and_answers_decode() {
         writes += messages.messages().len();
     }
     println!(
-        "prism static: {} requests validated, {models} models and {writes} ApiCallRc decoded",
+        "prism static: every request validated ({} sent raw to show 422 messages, then the typed calls); {models} models and {writes} ApiCallRc decoded",
         REQUESTS.load(Ordering::Relaxed)
     );
 }
