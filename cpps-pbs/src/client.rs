@@ -40,9 +40,11 @@ impl PbsClient {
     }
 
     /// The HTTP client builder for a configuration: the repository's (or `CPPS_PBS_URL`'s) base
-    /// URL, and the certificate pinned to `PBS_FINGERPRINT` when given (system roots
-    /// otherwise), as `proxmox-backup-client` verifies it. Adjust timeouts on it, then pass the
-    /// built client to [`PbsClient::new`].
+    /// URL, and the server certificate pinned to `PBS_FINGERPRINT` when given, the system's
+    /// trust store otherwise. The pin is strict: `proxmox-backup-client` also accepts a
+    /// certificate the system trusts whatever its fingerprint, this client accepts only the
+    /// pinned one. Adjust timeouts on the builder, then pass the built client to
+    /// [`PbsClient::new`].
     pub fn http_builder(config: &PbsConfig) -> ClientBuilder {
         let tls = match config.fingerprint {
             Some(fingerprint) => TlsMode::Pinned(fingerprint),

@@ -107,6 +107,19 @@ fn unreachable_url() -> url::Url {
     url::Url::parse("https://localhost:8007/api2/json/").expect("a constant URL parses")
 }
 
+impl serde::Serialize for Repository {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Repository {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl fmt::Display for Repository {
     /// Writes the repository as `proxmox-backup-client` does.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -399,6 +412,16 @@ mod tests {
             parse("admin@pam@backuphost:tank").to_string(),
             "admin@pam@backuphost:8007:tank"
         );
+    }
+
+    #[test]
+    fn repository_serde_uses_the_text_form() {
+        let repo = parse("admin@pam@backuphost:8008:tank");
+        let json = serde_json::to_string(&repo).unwrap();
+        assert_eq!(json, "\"admin@pam@backuphost:8008:tank\"");
+        assert_eq!(serde_json::from_str::<Repository>(&json).unwrap(), repo);
+        let err = serde_json::from_str::<Repository>("\"host:0:tank\"").unwrap_err();
+        assert!(err.to_string().contains("port `0`"), "{err}");
     }
 
     #[test]

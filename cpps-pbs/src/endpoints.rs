@@ -329,6 +329,25 @@ mod tests {
     }
 
     #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "parameter `verbose` (boolean) is not declared")]
+    fn undeclared_parameters_are_a_bug() {
+        let _ = GROUPS.call(&["store1"]).boolean("verbose", Some(true));
+    }
+
+    #[test]
+    fn declared_parameters_reach_the_query() {
+        let request = SNAPSHOTS
+            .call(&["store1"])
+            .string("backup-type", Some("vm"))
+            .string("ns", None)
+            .into_request();
+        assert_eq!(request.path(), "admin/datastore/store1/snapshots");
+        assert_eq!(format!("{request:?}").matches("backup-type").count(), 1);
+        assert!(!format!("{request:?}").contains("\"ns\""));
+    }
+
+    #[test]
     #[should_panic(expected = "missing argument")]
     fn missing_path_arguments_are_a_bug() {
         let _ = GROUPS.fill_path(&[]);

@@ -14,6 +14,10 @@
 //! - [`PbsClient`]: the typed reads, on `cpps-http` and `cpps-proxmox`'s Proxmox-family
 //!   pieces (envelope, token and ticket auth, UPIDs, task wait).
 //!
+//! | feature | what it adds |
+//! | --- | --- |
+//! | `schema` | `schemars::JsonSchema` for the typed answers (the conformance test compares them with `pbs-apidoc.json`) |
+//!
 //! ```no_run
 //! use std::time::Duration;
 //! use cpps_pbs::{PbsClient, PbsConfig, report};
