@@ -59,7 +59,7 @@ pub fn check_on(topology: &Topology, today: jiff::civil::Date) -> Report {
     )
 }
 
-fn apply_suppressions(
+pub(crate) fn apply_suppressions(
     topology: &Topology,
     file: &str,
     today: jiff::civil::Date,

@@ -21,7 +21,7 @@ pub(crate) mod checks;
 /// A `RuleId` always names a rule of [`catalogue()`]: parsing an unknown id fails with a
 /// suggestion of the nearest known one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct RuleId(&'static str);
+pub struct RuleId(pub(crate) &'static str);
 
 impl RuleId {
     /// The id as written in the catalogue.

@@ -1,0 +1,706 @@
+//! Where each site's live systems are, from a small YAML endpoints file or from the clients'
+//! environment variables. The file holds no secret: a secret is named by an environment
+//! variable (`token_env`) or a file path (`token_file`); a secret written inline is rejected.
+//!
+//! ```yaml
+//! sites:
+//!   sp:
+//!     proxmox:
+//!       url: https://pve-ippri-31.example:8006/
+//!       token_env: PVE_SP_TOKEN          # holds user@realm!id=secret
+//!       ca_file: /etc/cpps/pve-sp-ca.pem # or fingerprint: AA:BB:…, or insecure: true
+//!     linstor:
+//!       controllers: linstor+ssl://10.10.20.1,pve-ippri-11
+//!       ca_file: /etc/cpps/linstor-ca.pem
+//!     kubernetes:
+//!       gpu-sp-01: { kubeconfig: /etc/cpps/gpu-sp-01.kubeconfig }
+//!     nvml:
+//!       - host: pve-ippri-31              # this machine's GPUs, through libnvidia-ml
+//! ```
+//!
+//! Without a file, [`Endpoints::from_env`] reads the variables each client documents:
+//! `PROXMOX_VE_*` (cpps-proxmox), `LS_CONTROLLERS` and `LS_*` (cpps-linstor), `KUBECONFIG`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use cpps_http::{RetryPolicy, SecretString, TlsMode};
+use serde::Deserialize;
+
+use super::sources::{KubeSource, LinstorSource, NvmlSource, PveSource, Sources};
+use crate::model::Topology;
+
+/// A secret: the name of an environment variable that holds it, or a file that holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SecretRef {
+    /// `…_env: NAME`.
+    Env(String),
+    /// `…_file: PATH` (the file's text, trimmed).
+    File(PathBuf),
+}
+
+impl SecretRef {
+    /// Reads the secret through `lookup` (for variables) or from the file.
+    pub fn resolve(
+        &self,
+        lookup: &dyn Fn(&str) -> Option<String>,
+        field: &str,
+    ) -> Result<SecretString, EndpointsError> {
+        match self {
+            Self::Env(name) => lookup(name)
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| SecretString::from(v.trim().to_owned()))
+                .ok_or_else(|| EndpointsError::Invalid {
+                    path: field.to_owned(),
+                    reason: format!("environment variable {name} is not set"),
+                }),
+            Self::File(path) => std::fs::read_to_string(path)
+                .map(|v| SecretString::from(v.trim().to_owned()))
+                .map_err(|e| EndpointsError::Invalid {
+                    path: field.to_owned(),
+                    reason: format!("cannot read secret file {}: {e}", path.display()),
+                }),
+        }
+    }
+}
+
+/// A site's Proxmox VE cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProxmoxEndpoint {
+    /// `https://host:8006/`.
+    pub url: String,
+    /// The API token `user@realm!id=secret`.
+    pub token: Option<SecretRef>,
+    /// A user (`root@pam`) logging in with `password`.
+    pub user: Option<String>,
+    /// The user's password.
+    pub password: Option<SecretRef>,
+    /// How to verify TLS.
+    pub tls: TlsChoice,
+}
+
+/// How to verify a server's certificate.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum TlsChoice {
+    /// The system roots.
+    #[default]
+    System,
+    /// A CA bundle file.
+    CaFile(PathBuf),
+    /// A pinned SHA-256 fingerprint.
+    Fingerprint(String),
+    /// No verification (loud).
+    Insecure,
+}
+
+impl TlsChoice {
+    fn mode(&self, path: &str) -> Result<TlsMode, EndpointsError> {
+        Ok(match self {
+            Self::System => TlsMode::SystemRoots,
+            Self::CaFile(p) => TlsMode::ca_file(p),
+            Self::Fingerprint(fp) => TlsMode::pinned(fp).map_err(|e| EndpointsError::Invalid {
+                path: format!("{path}.fingerprint"),
+                reason: e.to_string(),
+            })?,
+            Self::Insecure => TlsMode::danger_accept_invalid_certs(),
+        })
+    }
+}
+
+/// A site's LINSTOR controllers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinstorEndpoint {
+    /// `LS_CONTROLLERS` syntax: `linstor+ssl://10.10.20.1,pve-ippri-11`.
+    pub controllers: String,
+    /// A bearer token.
+    pub bearer_token: Option<SecretRef>,
+    /// Basic-auth user.
+    pub user: Option<String>,
+    /// Basic-auth password.
+    pub password: Option<SecretRef>,
+    /// A CA bundle file for https controllers.
+    pub ca_file: Option<PathBuf>,
+}
+
+/// One K3s cluster's API server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KubeEndpoint {
+    /// The kubeconfig file (its current context).
+    pub kubeconfig: PathBuf,
+}
+
+/// NVML on one GPU host (the machine the audit runs on).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NvmlEndpoint {
+    /// The host id of the topology.
+    pub host: String,
+    /// The library, when not the loader's `libnvidia-ml.so.1`.
+    pub library: Option<PathBuf>,
+}
+
+/// The endpoints of one site.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SiteEndpoints {
+    /// Proxmox VE.
+    pub proxmox: Option<ProxmoxEndpoint>,
+    /// LINSTOR.
+    pub linstor: Option<LinstorEndpoint>,
+    /// K3s clusters by id.
+    pub kubernetes: BTreeMap<String, KubeEndpoint>,
+    /// GPU hosts.
+    pub nvml: Vec<NvmlEndpoint>,
+}
+
+/// Where every site's live systems are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Endpoints {
+    /// Sites by id.
+    pub sites: BTreeMap<String, SiteEndpoints>,
+}
+
+/// An endpoints file or environment that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EndpointsError {
+    /// The file cannot be read.
+    #[error("cannot read endpoints file {path}: {reason}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        reason: String,
+    },
+    /// The YAML does not parse or has an unknown key.
+    #[error("{file}:{line}:{column}: {message}")]
+    Syntax {
+        /// The file.
+        file: String,
+        /// 1-based line (0 when unknown).
+        line: u64,
+        /// 1-based column (0 when unknown).
+        column: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// A secret is written in the file.
+    #[error(
+        "{file}:{line}:{column}: `{path}` is a secret written inline; name an environment variable with `{field}_env` or a file with `{field}_file` instead"
+    )]
+    InlineSecret {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: u64,
+        /// 1-based column.
+        column: u64,
+        /// The key path (`sites.sp.proxmox.token`).
+        path: String,
+        /// The key (`token`).
+        field: String,
+    },
+    /// A value is missing or wrong.
+    #[error("{path}: {reason}")]
+    Invalid {
+        /// The key path or variable.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The file names a site, cluster or host the topology does not have.
+    #[error("{path}: the topology has no {what} `{name}`")]
+    Unknown {
+        /// The key path.
+        path: String,
+        /// `site`, `K3s cluster` or `host`.
+        what: &'static str,
+        /// The name.
+        name: String,
+    },
+}
+
+// ---------------------------------------------------------------------------------------------
+// The file.
+
+type Sp<T> = serde_saphyr::Spanned<T>;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDoc {
+    #[serde(default)]
+    sites: BTreeMap<String, FileSite>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSite {
+    proxmox: Option<FileProxmox>,
+    linstor: Option<FileLinstor>,
+    #[serde(default)]
+    kubernetes: BTreeMap<String, FileKube>,
+    #[serde(default)]
+    nvml: Vec<FileNvml>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileProxmox {
+    url: String,
+    token: Option<Sp<serde_json::Value>>,
+    token_env: Option<String>,
+    token_file: Option<PathBuf>,
+    user: Option<String>,
+    password: Option<Sp<serde_json::Value>>,
+    password_env: Option<String>,
+    password_file: Option<PathBuf>,
+    ca_file: Option<PathBuf>,
+    fingerprint: Option<String>,
+    #[serde(default)]
+    insecure: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileLinstor {
+    controllers: String,
+    bearer_token: Option<Sp<serde_json::Value>>,
+    bearer_token_env: Option<String>,
+    bearer_token_file: Option<PathBuf>,
+    user: Option<String>,
+    password: Option<Sp<serde_json::Value>>,
+    password_env: Option<String>,
+    password_file: Option<PathBuf>,
+    ca_file: Option<PathBuf>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileKube {
+    kubeconfig: PathBuf,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileNvml {
+    host: String,
+    library: Option<PathBuf>,
+}
+
+struct Cx<'a> {
+    file: &'a str,
+}
+
+impl Cx<'_> {
+    /// The secret of `field`: inline is an error, `_env` or `_file` (not both) is a reference.
+    fn secret(
+        &self,
+        path: &str,
+        field: &str,
+        inline: Option<&Sp<serde_json::Value>>,
+        env: Option<&String>,
+        file: Option<&PathBuf>,
+    ) -> Result<Option<SecretRef>, EndpointsError> {
+        if let Some(inline) = inline {
+            return Err(EndpointsError::InlineSecret {
+                file: self.file.to_owned(),
+                line: inline.referenced.line(),
+                column: inline.referenced.column(),
+                path: format!("{path}.{field}"),
+                field: field.to_owned(),
+            });
+        }
+        match (env, file) {
+            (Some(_), Some(_)) => Err(EndpointsError::Invalid {
+                path: format!("{path}.{field}_env"),
+                reason: format!("give `{field}_env` or `{field}_file`, not both"),
+            }),
+            (Some(name), None) => Ok(Some(SecretRef::Env(name.clone()))),
+            (None, Some(p)) => Ok(Some(SecretRef::File(p.clone()))),
+            (None, None) => Ok(None),
+        }
+    }
+}
+
+impl Endpoints {
+    /// Reads an endpoints file.
+    pub fn load(path: &Path) -> Result<Self, EndpointsError> {
+        let text = std::fs::read_to_string(path).map_err(|e| EndpointsError::Read {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        })?;
+        Self::parse(&path.display().to_string(), &text)
+    }
+
+    /// Parses endpoints YAML; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Self, EndpointsError> {
+        let doc: FileDoc = serde_saphyr::from_str(text).map_err(|e| {
+            let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
+            EndpointsError::Syntax {
+                file: file.to_owned(),
+                line,
+                column,
+                message: serde_saphyr::MessageFormatter::format_message(
+                    &serde_saphyr::DefaultMessageFormatter,
+                    e.without_snippet(),
+                )
+                .into_owned(),
+            }
+        })?;
+        let cx = Cx { file };
+        let mut out = Endpoints::default();
+        for (site, s) in doc.sites {
+            let base = format!("sites.{site}");
+            let mut ends = SiteEndpoints::default();
+            if let Some(p) = s.proxmox {
+                let path = format!("{base}.proxmox");
+                let token = cx.secret(
+                    &path,
+                    "token",
+                    p.token.as_ref(),
+                    p.token_env.as_ref(),
+                    p.token_file.as_ref(),
+                )?;
+                let password = cx.secret(
+                    &path,
+                    "password",
+                    p.password.as_ref(),
+                    p.password_env.as_ref(),
+                    p.password_file.as_ref(),
+                )?;
+                let tls = match (p.ca_file, p.fingerprint, p.insecure) {
+                    (None, None, false) => TlsChoice::System,
+                    (Some(ca), None, false) => TlsChoice::CaFile(ca),
+                    (None, Some(fp), false) => TlsChoice::Fingerprint(fp),
+                    (None, None, true) => TlsChoice::Insecure,
+                    _ => {
+                        return Err(EndpointsError::Invalid {
+                            path,
+                            reason: "give at most one of ca_file, fingerprint and insecure"
+                                .to_owned(),
+                        });
+                    }
+                };
+                match (&token, &p.user, &password) {
+                    (Some(_), None, None) | (None, Some(_), Some(_)) => {}
+                    _ => {
+                        return Err(EndpointsError::Invalid {
+                            path,
+                            reason:
+                                "give token_env/token_file, or user with password_env/password_file"
+                                    .to_owned(),
+                        });
+                    }
+                }
+                ends.proxmox = Some(ProxmoxEndpoint {
+                    url: p.url,
+                    token,
+                    user: p.user,
+                    password,
+                    tls,
+                });
+            }
+            if let Some(l) = s.linstor {
+                let path = format!("{base}.linstor");
+                ends.linstor = Some(LinstorEndpoint {
+                    controllers: l.controllers,
+                    bearer_token: cx.secret(
+                        &path,
+                        "bearer_token",
+                        l.bearer_token.as_ref(),
+                        l.bearer_token_env.as_ref(),
+                        l.bearer_token_file.as_ref(),
+                    )?,
+                    user: l.user,
+                    password: cx.secret(
+                        &path,
+                        "password",
+                        l.password.as_ref(),
+                        l.password_env.as_ref(),
+                        l.password_file.as_ref(),
+                    )?,
+                    ca_file: l.ca_file,
+                });
+            }
+            ends.kubernetes = s
+                .kubernetes
+                .into_iter()
+                .map(|(id, k)| {
+                    (
+                        id,
+                        KubeEndpoint {
+                            kubeconfig: k.kubeconfig,
+                        },
+                    )
+                })
+                .collect();
+            ends.nvml = s
+                .nvml
+                .into_iter()
+                .map(|n| NvmlEndpoint {
+                    host: n.host,
+                    library: n.library,
+                })
+                .collect();
+            out.sites.insert(site, ends);
+        }
+        Ok(out)
+    }
+
+    /// The endpoints of one site from the clients' environment variables, read through
+    /// `lookup`: `PROXMOX_VE_ENDPOINT` with `PROXMOX_VE_API_TOKEN` (or `PROXMOX_VE_USERNAME` and
+    /// `PROXMOX_VE_PASSWORD`) and one of `PROXMOX_VE_CA_FILE`, `PROXMOX_VE_FINGERPRINT`,
+    /// `PROXMOX_VE_INSECURE`; `LS_CONTROLLERS` with `LS_BEARER_TOKEN` or `LS_USERNAME` and
+    /// `LS_PASSWORD`; `KUBECONFIG` for `kube_cluster`. Secrets stay in the environment: they are
+    /// referenced by variable name.
+    pub fn from_env(
+        site: &str,
+        kube_cluster: Option<&str>,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, EndpointsError> {
+        let get = |k: &str| lookup(k).filter(|v| !v.trim().is_empty());
+        let mut ends = SiteEndpoints::default();
+        if let Some(url) = get("PROXMOX_VE_ENDPOINT") {
+            let tls = if let Some(ca) = get("PROXMOX_VE_CA_FILE") {
+                TlsChoice::CaFile(ca.into())
+            } else if let Some(fp) = get("PROXMOX_VE_FINGERPRINT") {
+                TlsChoice::Fingerprint(fp)
+            } else if get("PROXMOX_VE_INSECURE").is_some_and(|v| {
+                matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes")
+            }) {
+                TlsChoice::Insecure
+            } else {
+                TlsChoice::System
+            };
+            let (token, user, password) = if get("PROXMOX_VE_API_TOKEN").is_some() {
+                (
+                    Some(SecretRef::Env("PROXMOX_VE_API_TOKEN".to_owned())),
+                    None,
+                    None,
+                )
+            } else {
+                (
+                    None,
+                    get("PROXMOX_VE_USERNAME"),
+                    Some(SecretRef::Env("PROXMOX_VE_PASSWORD".to_owned())),
+                )
+            };
+            ends.proxmox = Some(ProxmoxEndpoint {
+                url,
+                token,
+                user,
+                password,
+                tls,
+            });
+        }
+        if let Some(controllers) = get("LS_CONTROLLERS") {
+            ends.linstor = Some(LinstorEndpoint {
+                controllers,
+                bearer_token: get("LS_BEARER_TOKEN")
+                    .map(|_| SecretRef::Env("LS_BEARER_TOKEN".to_owned())),
+                user: get("LS_USERNAME"),
+                password: get("LS_USERNAME").map(|_| SecretRef::Env("LS_PASSWORD".to_owned())),
+                ca_file: None,
+            });
+        }
+        if let (Some(kubeconfig), Some(cluster)) = (get("KUBECONFIG"), kube_cluster) {
+            // KUBECONFIG may list several files; the first is the one that is read.
+            let first = kubeconfig.split(':').next().unwrap_or("").to_owned();
+            ends.kubernetes.insert(
+                cluster.to_owned(),
+                KubeEndpoint {
+                    kubeconfig: first.into(),
+                },
+            );
+        }
+        let mut out = Endpoints::default();
+        out.sites.insert(site.to_owned(), ends);
+        Ok(out)
+    }
+
+    /// Checks that every site, K3s cluster and GPU host named exists in `topology`.
+    pub fn check_against(&self, topology: &Topology) -> Result<(), EndpointsError> {
+        for (site, ends) in &self.sites {
+            if !topology.sites.iter().any(|s| s.id.as_str() == site) {
+                return Err(EndpointsError::Unknown {
+                    path: format!("sites.{site}"),
+                    what: "site",
+                    name: site.clone(),
+                });
+            }
+            for id in ends.kubernetes.keys() {
+                if !topology
+                    .k3s_clusters
+                    .iter()
+                    .any(|c| c.id.as_str() == id && c.site.as_str() == site)
+                {
+                    return Err(EndpointsError::Unknown {
+                        path: format!("sites.{site}.kubernetes.{id}"),
+                        what: "K3s cluster in this site",
+                        name: id.clone(),
+                    });
+                }
+            }
+            for (i, n) in ends.nvml.iter().enumerate() {
+                if !topology
+                    .hosts
+                    .iter()
+                    .any(|h| h.id.as_str() == n.host && h.site.as_str() == site)
+                {
+                    return Err(EndpointsError::Unknown {
+                        path: format!("sites.{site}.nvml[{i}].host"),
+                        what: "host in this site",
+                        name: n.host.clone(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Builds the sources: one client per configured system, secrets read through `lookup`
+    /// (or from their files) now.
+    pub fn sources(
+        &self,
+        options: &ClientOptions,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Sources, EndpointsError> {
+        let mut sources = Sources::default();
+        for (site, ends) in &self.sites {
+            let s = sources.site_mut(site);
+            if let Some(p) = &ends.proxmox {
+                let path = format!("sites.{site}.proxmox");
+                s.proxmox = Some(Box::new(proxmox_source(p, &path, options, lookup)?));
+            }
+            if let Some(l) = &ends.linstor {
+                let path = format!("sites.{site}.linstor");
+                s.linstor = Some(Box::new(linstor_source(l, &path, options, lookup)?));
+            }
+            for (id, k) in &ends.kubernetes {
+                s.kubernetes
+                    .push((id.clone(), Box::new(KubeSource::new(&k.kubeconfig))));
+            }
+            for n in &ends.nvml {
+                s.gpus.push((
+                    n.host.clone(),
+                    Box::new(NvmlSource::new(n.library.clone(), options.xid_wait)),
+                ));
+            }
+        }
+        Ok(sources)
+    }
+}
+
+/// Timeouts and limits of the clients built by [`Endpoints::sources`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientOptions {
+    /// Connection timeout.
+    pub connect_timeout: Duration,
+    /// Per-request timeout.
+    pub request_timeout: Duration,
+    /// Requests in flight per source.
+    pub concurrency: usize,
+    /// Retries of idempotent requests.
+    pub retries: u32,
+    /// How long NVML listens for XID events.
+    pub xid_wait: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(20),
+            concurrency: 8,
+            retries: 2,
+            xid_wait: Duration::from_millis(500),
+        }
+    }
+}
+
+impl ClientOptions {
+    fn retry(&self) -> RetryPolicy {
+        if self.retries == 0 {
+            RetryPolicy::none()
+        } else {
+            RetryPolicy {
+                max_attempts: self.retries + 1,
+                ..RetryPolicy::default()
+            }
+        }
+    }
+}
+
+fn invalid(path: &str, error: &dyn std::error::Error) -> EndpointsError {
+    EndpointsError::Invalid {
+        path: path.to_owned(),
+        reason: super::facts::error_chain(error),
+    }
+}
+
+fn proxmox_source(
+    p: &ProxmoxEndpoint,
+    path: &str,
+    options: &ClientOptions,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<PveSource, EndpointsError> {
+    let mut builder = cpps_proxmox::Client::builder(&p.url)
+        .tls(p.tls.mode(path)?)
+        .connect_timeout(options.connect_timeout)
+        .request_timeout(options.request_timeout)
+        .retry(options.retry());
+    if let Some(token) = &p.token {
+        let secret = token.resolve(lookup, &format!("{path}.token"))?;
+        builder = builder
+            .api_token_str(cpps_http::ExposeSecret::expose_secret(&secret))
+            .map_err(|e| invalid(&format!("{path}.token"), &e))?;
+    } else if let (Some(user), Some(password)) = (&p.user, &p.password) {
+        let user = user
+            .parse()
+            .map_err(|e: cpps_proxmox::Error| invalid(&format!("{path}.user"), &e))?;
+        builder = builder.password(user, password.resolve(lookup, &format!("{path}.password"))?);
+    }
+    let client = builder.build().map_err(|e| invalid(path, &e))?;
+    Ok(PveSource::new(client, p.url.clone(), options.concurrency))
+}
+
+fn linstor_source(
+    l: &LinstorEndpoint,
+    path: &str,
+    options: &ClientOptions,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<LinstorSource, EndpointsError> {
+    let list = cpps_linstor::ControllerList::parse(&l.controllers, l.ca_file.is_some())
+        .map_err(|e| invalid(&format!("{path}.controllers"), &e))?;
+    let mut builder = cpps_linstor::Client::builder()
+        .controllers(list)
+        .connect_timeout(options.connect_timeout)
+        .request_timeout(options.request_timeout)
+        .retry(options.retry());
+    if let Some(ca) = &l.ca_file {
+        builder = builder.tls(TlsMode::ca_file(ca));
+    }
+    if let Some(token) = &l.bearer_token {
+        builder = builder.credentials(cpps_linstor::Credentials::bearer(
+            token.resolve(lookup, &format!("{path}.bearer_token"))?,
+        ));
+    } else if let (Some(user), Some(password)) = (&l.user, &l.password) {
+        builder = builder.credentials(cpps_linstor::Credentials::basic(
+            user.clone(),
+            password.resolve(lookup, &format!("{path}.password"))?,
+        ));
+    }
+    let client = builder.build().map_err(|e| invalid(path, &e))?;
+    Ok(LinstorSource::new(client))
+}
+
+impl fmt::Display for TlsChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::System => f.write_str("system roots"),
+            Self::CaFile(p) => write!(f, "CA file {}", p.display()),
+            Self::Fingerprint(fp) => write!(f, "pinned {fp}"),
+            Self::Insecure => f.write_str("INSECURE (no verification)"),
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! Live observation: what the real systems say, compared with the declared topology
+//! (feature `live`).
+//!
+//! The documents insist that every claim is "validated in production", "declared in IaC" or
+//! "desired", and that mixing them is "o erro mais comum". This module decides the state by
+//! evidence:
+//!
+//! 1. [`endpoints`]: where each site's systems are (a YAML file without secrets, or the
+//!    clients' environment variables) → [`sources::Sources`];
+//! 2. [`observe`]: every site at once, a bounded number of sources in flight and one
+//!    deadline; a source that fails is reported in its own site and hides nothing else;
+//! 3. [`diff::diff`]: per component, the evidence against the declared state;
+//! 4. [`audit`]: the static findings, the drift and the live rules in one
+//!    [`Report`](crate::report::Report), suppressions applied.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use cpps_topology::live::{self, endpoints::{ClientOptions, Endpoints}};
+//!
+//! let topology = cpps_topology::default_topology();
+//! let endpoints = Endpoints::load("endpoints.yaml".as_ref())?;
+//! endpoints.check_against(&topology)?;
+//! let sources = endpoints.sources(&ClientOptions::default(), &|k| std::env::var(k).ok())?;
+//! let observed = live::observe(&sources, &live::ObserveOptions::default()).await;
+//! let audit = live::audit(&topology, &observed, &live::LiveOptions::default());
+//! print!("{}", audit.report.render(cpps_topology::report::Format::Text));
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod diff;
+pub mod endpoints;
+pub mod facts;
+mod observe;
+pub mod rules;
+pub mod sources;
+
+pub use diff::{Diff, diff};
+pub use facts::{Observation, SiteObservation, SourceFailure, SourceKind, Sourced};
+pub use observe::{NoProgress, ObserveOptions, Progress, observe, observe_with};
+pub use rules::LiveOptions;
+
+use crate::check::{BUILT_IN_CODE, apply_suppressions};
+use crate::model::Topology;
+use crate::report::Report;
+use crate::rules::checks::{Ctx, STATIC_CHECKS, Sink};
+
+/// The outcome of an audit: one report, and the comparison it was built from.
+#[derive(Debug, Clone)]
+pub struct Audit {
+    /// Static findings, drift and live rules, suppressions applied.
+    pub report: Report,
+    /// Evidence per component and the differences.
+    pub diff: Diff,
+}
+
+/// The static rules, the drift and the live rules over `observed`, in one report, with the
+/// topology file's suppressions applied to all of them (judged as of `options.now`).
+pub fn audit(topology: &Topology, observed: &Observation, options: &LiveOptions) -> Audit {
+    let file = topology
+        .source
+        .as_ref()
+        .map_or(BUILT_IN_CODE, |s| s.name.as_str());
+    let ctx = Ctx::new(topology);
+    let mut sink = Sink::new(topology, file);
+    for (rule, run) in STATIC_CHECKS {
+        sink.set_rule(*rule);
+        run(&ctx, &mut sink);
+    }
+    let mut findings = sink.into_findings();
+    let diff = diff(topology, observed);
+    findings.extend(rules::live_findings(
+        topology, file, observed, &diff, *options,
+    ));
+    let today = jiff::Timestamp::from_second(options.now)
+        .unwrap_or_else(|_| jiff::Timestamp::now())
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .date();
+    let mut notes = Vec::new();
+    apply_suppressions(topology, file, today, &mut findings, &mut notes);
+    for d in &diff.drift {
+        if let diff::DriftKind::LiveButNotValidated = d.kind {
+            notes.push(crate::report::Note {
+                message: d.message.clone(),
+                location: None,
+            });
+        }
+    }
+    let report = Report::new(
+        file,
+        findings,
+        notes,
+        topology.state_counts(),
+        STATIC_CHECKS.len() + rules::LIVE_CHECKS.len(),
+    );
+    Audit { report, diff }
+}

@@ -1,0 +1,191 @@
+//! Observation of every site at once: a bounded number of sources in flight, one deadline for
+//! the whole sweep, and every site reported whatever happens to the others.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use futures::StreamExt;
+use tokio::time::Instant;
+
+use super::facts::{
+    GpuHostFacts, KubeFacts, LinstorFacts, Observation, PbsFacts, PveFacts, SiteObservation,
+    SourceFailure, SourceKind, Sourced, VyosFacts,
+};
+use super::sources::{Source, Sources};
+
+/// Limits of one observation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ObserveOptions {
+    /// At most this many sources are asked at once, across all sites (at least 1).
+    pub concurrency: usize,
+    /// The whole sweep ends after this long; a source still unanswered then is a failure
+    /// ("no answer within …") and the others keep what they said.
+    pub deadline: Duration,
+}
+
+impl Default for ObserveOptions {
+    fn default() -> Self {
+        Self {
+            concurrency: 8,
+            deadline: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Told as the observation goes, for progress bars.
+pub trait Progress: Send + Sync {
+    /// Site `site` has `sources` sources to ask (called for every site before any answer).
+    fn site_started(&self, site: &str, sources: usize);
+    /// One source of `site` finished (`ok`: it answered).
+    fn source_done(&self, site: &str, source: SourceKind, ok: bool);
+}
+
+/// A [`Progress`] that ignores everything.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn site_started(&self, _: &str, _: usize) {}
+    fn source_done(&self, _: &str, _: SourceKind, _: bool) {}
+}
+
+enum Slot {
+    Proxmox(usize),
+    Linstor(usize),
+    Pbs(usize),
+    Vyos(usize),
+    Kube(usize, usize),
+    Gpu(usize, usize),
+}
+
+enum Answer {
+    Proxmox(Result<PveFacts, SourceFailure>),
+    Linstor(Result<LinstorFacts, SourceFailure>),
+    Pbs(Result<PbsFacts, SourceFailure>),
+    Vyos(Result<VyosFacts, SourceFailure>),
+    Kube(Result<KubeFacts, SourceFailure>),
+    Gpu(Result<GpuHostFacts, SourceFailure>),
+}
+
+impl Answer {
+    fn ok(&self) -> bool {
+        match self {
+            Self::Proxmox(r) => r.is_ok(),
+            Self::Linstor(r) => r.is_ok(),
+            Self::Pbs(r) => r.is_ok(),
+            Self::Vyos(r) => r.is_ok(),
+            Self::Kube(r) => r.is_ok(),
+            Self::Gpu(r) => r.is_ok(),
+        }
+    }
+}
+
+type Task<'a> = Pin<Box<dyn Future<Output = (Slot, SourceKind, Answer)> + Send + 'a>>;
+
+/// Asks `source` before `deadline`; an unanswered source is a failure naming the deadline.
+async fn ask<T>(
+    source: &dyn Source<T>,
+    deadline: Instant,
+    allowed: Duration,
+) -> Result<T, SourceFailure> {
+    match tokio::time::timeout_at(deadline, source.observe()).await {
+        Ok(result) => result,
+        Err(_) => Err(SourceFailure {
+            source: source.kind(),
+            endpoint: source.endpoint(),
+            reason: format!("no answer within the deadline of {allowed:?}"),
+        }),
+    }
+}
+
+/// Observes every site: see [`observe_with`].
+pub async fn observe(sources: &Sources, options: &ObserveOptions) -> Observation {
+    observe_with(sources, options, &NoProgress).await
+}
+
+/// Observes every site concurrently: at most `options.concurrency` sources in flight across
+/// all sites, all of them cut off at `options.deadline`. A source that fails or does not answer
+/// becomes [`Sourced::Failed`] in its own site; no failure stops or hides another source.
+pub async fn observe_with(
+    sources: &Sources,
+    options: &ObserveOptions,
+    progress: &dyn Progress,
+) -> Observation {
+    let taken_at = jiff::Timestamp::now().as_second();
+    let deadline = Instant::now() + options.deadline;
+    let allowed = options.deadline;
+    let mut sites: Vec<SiteObservation> = sources
+        .sites
+        .iter()
+        .map(|s| SiteObservation::new(&s.site))
+        .collect();
+    let mut tasks: Vec<Task<'_>> = Vec::new();
+    for (i, site) in sources.sites.iter().enumerate() {
+        progress.site_started(&site.site, site.len());
+        if let Some(s) = &site.proxmox {
+            tasks.push(Box::pin(async move {
+                let r = ask(s.as_ref(), deadline, allowed).await;
+                (Slot::Proxmox(i), SourceKind::Proxmox, Answer::Proxmox(r))
+            }));
+        }
+        if let Some(s) = &site.linstor {
+            tasks.push(Box::pin(async move {
+                let r = ask(s.as_ref(), deadline, allowed).await;
+                (Slot::Linstor(i), SourceKind::Linstor, Answer::Linstor(r))
+            }));
+        }
+        if let Some(s) = &site.pbs {
+            tasks.push(Box::pin(async move {
+                let r = ask(s.as_ref(), deadline, allowed).await;
+                (Slot::Pbs(i), SourceKind::Pbs, Answer::Pbs(r))
+            }));
+        }
+        if let Some(s) = &site.vyos {
+            tasks.push(Box::pin(async move {
+                let r = ask(s.as_ref(), deadline, allowed).await;
+                (Slot::Vyos(i), SourceKind::Vyos, Answer::Vyos(r))
+            }));
+        }
+        for (j, (id, s)) in site.kubernetes.iter().enumerate() {
+            sites[i]
+                .kubernetes
+                .push((id.clone(), Sourced::NotConfigured));
+            tasks.push(Box::pin(async move {
+                let r = ask(s.as_ref(), deadline, allowed).await;
+                (Slot::Kube(i, j), SourceKind::Kubernetes, Answer::Kube(r))
+            }));
+        }
+        for (j, (id, s)) in site.gpus.iter().enumerate() {
+            sites[i].gpus.push((id.clone(), Sourced::NotConfigured));
+            tasks.push(Box::pin(async move {
+                let r = ask(s.as_ref(), deadline, allowed).await;
+                (Slot::Gpu(i, j), SourceKind::Nvml, Answer::Gpu(r))
+            }));
+        }
+    }
+    let mut answers = futures::stream::iter(tasks).buffer_unordered(options.concurrency.max(1));
+    while let Some((slot, kind, answer)) = answers.next().await {
+        let site_index = match slot {
+            Slot::Proxmox(i)
+            | Slot::Linstor(i)
+            | Slot::Pbs(i)
+            | Slot::Vyos(i)
+            | Slot::Kube(i, _)
+            | Slot::Gpu(i, _) => i,
+        };
+        progress.source_done(&sites[site_index].site, kind, answer.ok());
+        let site = &mut sites[site_index];
+        match (slot, answer) {
+            (Slot::Proxmox(_), Answer::Proxmox(r)) => site.proxmox = r.into(),
+            (Slot::Linstor(_), Answer::Linstor(r)) => site.linstor = r.into(),
+            (Slot::Pbs(_), Answer::Pbs(r)) => site.pbs = r.into(),
+            (Slot::Vyos(_), Answer::Vyos(r)) => site.vyos = r.into(),
+            (Slot::Kube(_, j), Answer::Kube(r)) => site.kubernetes[j].1 = r.into(),
+            (Slot::Gpu(_, j), Answer::Gpu(r)) => site.gpus[j].1 = r.into(),
+            // Every task pairs its slot with the answer of the same kind.
+            _ => {}
+        }
+    }
+    Observation { taken_at, sites }
+}

@@ -1,0 +1,597 @@
+//! The live parts of the catalogue's rules: STATE-002/003, PVE-003, LINSTOR-007, BACKUP-003,
+//! GPU-005, GITOPS-002, INGRESS-002 and OBS-001, over an [`Observation`] and its [`Diff`].
+//!
+//! They emit the same [`Finding`]s as the static checks, with the component's location in the
+//! topology file, so suppressions and every report format apply to them unchanged.
+
+use std::collections::BTreeMap;
+
+use super::diff::{Diff, DriftKind, Evidence, pve_guest, source_of};
+use super::facts::{Observation, SiteObservation, SourceFailure};
+use crate::model::{ComponentRef, Location as ModelLocation, State, Topology};
+use crate::report::{Finding, Severity};
+use crate::rules::RuleId;
+use crate::rules::checks::Sink;
+
+/// Thresholds of the live rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LiveOptions {
+    /// "Now", in Unix seconds: backup ages and certificate expiries are measured from it.
+    pub now: i64,
+    /// INGRESS-002: a certificate expiring within this many days is reported (default 14).
+    pub cert_warning_days: i64,
+}
+
+impl LiveOptions {
+    /// The defaults, as of `now` (Unix seconds).
+    pub fn at(now: i64) -> Self {
+        Self {
+            now,
+            cert_warning_days: 14,
+        }
+    }
+}
+
+impl Default for LiveOptions {
+    fn default() -> Self {
+        Self::at(jiff::Timestamp::now().as_second())
+    }
+}
+
+type LiveCheck = fn(&Live<'_>, &mut Sink<'_>);
+
+/// Every rule with a live part and its check, in catalogue order.
+pub(crate) static LIVE_CHECKS: &[(RuleId, LiveCheck)] = &[
+    (RuleId("STATE-002"), state_002),
+    (RuleId("STATE-003"), state_003),
+    (RuleId("PVE-003"), pve_003),
+    (RuleId("LINSTOR-007"), linstor_007),
+    (RuleId("BACKUP-003"), backup_003),
+    (RuleId("INGRESS-002"), ingress_002),
+    (RuleId("GPU-005"), gpu_005),
+    (RuleId("GITOPS-002"), gitops_002),
+    (RuleId("OBS-001"), obs_001),
+];
+
+/// What the live checks read.
+pub(crate) struct Live<'a> {
+    pub(crate) topo: &'a Topology,
+    pub(crate) observed: &'a Observation,
+    pub(crate) diff: &'a Diff,
+    pub(crate) options: LiveOptions,
+}
+
+impl<'a> Live<'a> {
+    fn site_ref(&self, site: &str) -> Option<ComponentRef<'a>> {
+        self.topo
+            .sites
+            .iter()
+            .find(|s| s.id.as_str() == site)
+            .map(ComponentRef::Site)
+    }
+}
+
+fn emit_on(sink: &mut Sink<'_>, severity: Severity, c: ComponentRef<'_>, message: String) {
+    let at: ModelLocation = c.meta().location;
+    sink.emit(severity, c, at, message);
+}
+
+/// Runs every live check over `observed` and its diff.
+pub(crate) fn live_findings(
+    topo: &Topology,
+    file: &str,
+    observed: &Observation,
+    diff: &Diff,
+    options: LiveOptions,
+) -> Vec<Finding> {
+    let live = Live {
+        topo,
+        observed,
+        diff,
+        options,
+    };
+    let mut sink = Sink::new(topo, file);
+    for (rule, check) in LIVE_CHECKS {
+        sink.set_rule(*rule);
+        check(&live, &mut sink);
+    }
+    sink.into_findings()
+}
+
+/// STATE-002: validated components observed as declared; sites and sources that cannot be
+/// observed; things present but undeclared.
+fn state_002(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for site in &live.observed.sites {
+        for failure in site.failures() {
+            unreachable_source(live, sink, site, failure);
+        }
+    }
+    for drift in &live.diff.drift {
+        let component = drift
+            .component
+            .as_deref()
+            .and_then(|id| live.topo.component(id));
+        match (&drift.kind, component) {
+            (DriftKind::ValidatedButMissing, Some(c)) => {
+                emit_on(sink, Severity::Error, c, drift.message.clone());
+            }
+            (DriftKind::Mismatch { property, .. }, Some(c)) => {
+                // A guest running on another host than declared is normal for HA guests
+                // (migration): worth seeing, not drift of a decision.
+                let severity = match (c.meta().state, property.as_str()) {
+                    (_, "host") => Severity::Info,
+                    (State::Validated, _) => Severity::Error,
+                    _ => Severity::Info,
+                };
+                emit_on(sink, severity, c, drift.message.clone());
+            }
+            (DriftKind::PresentButUndeclared { .. }, _) => {
+                if let Some(site) = live.site_ref(&drift.site) {
+                    emit_on(sink, Severity::Warning, site, drift.message.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn unreachable_source(
+    live: &Live<'_>,
+    sink: &mut Sink<'_>,
+    site: &SiteObservation,
+    failure: &SourceFailure,
+) {
+    let Some(site_ref) = live.site_ref(&site.site) else {
+        return;
+    };
+    let hidden: Vec<&str> = live
+        .diff
+        .components
+        .iter()
+        .filter(|c| c.site.as_deref() == Some(site.site.as_str()))
+        .filter(|c| c.declared == State::Validated)
+        .filter(|c| source_of(c.kind) == Some(failure.source))
+        .filter(
+            |c| matches!(&c.evidence, Evidence::Unknown(reason) if *reason == failure.to_string()),
+        )
+        .map(|c| c.id.as_str())
+        .collect();
+    let (severity, what) = if hidden.is_empty() {
+        (
+            Severity::Warning,
+            "no validated component depends on it".to_owned(),
+        )
+    } else {
+        (
+            Severity::Error,
+            format!(
+                "{} validated component{} cannot be verified: {}",
+                hidden.len(),
+                if hidden.len() == 1 { "" } else { "s" },
+                hidden.join(", ")
+            ),
+        )
+    };
+    emit_on(
+        sink,
+        severity,
+        site_ref,
+        format!(
+            "site {} cannot be observed through {}: {what}",
+            site.site, failure
+        ),
+    );
+}
+
+/// STATE-003: properties declared but not realized.
+fn state_003(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for drift in &live.diff.drift {
+        if let DriftKind::DeclaredNotRealized { .. } = drift.kind
+            && let Some(c) = drift
+                .component
+                .as_deref()
+                .and_then(|id| live.topo.component(id))
+        {
+            emit_on(
+                sink,
+                Severity::Warning,
+                c,
+                format!("{}: declared, not validated", drift.message),
+            );
+        }
+    }
+}
+
+/// PVE-003: a guest declared HA is a real Proxmox HA resource, not just `on_boot`.
+fn pve_003(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for drift in &live.diff.drift {
+        if let DriftKind::DeclaredNotRealized { property } = &drift.kind
+            && property == "ha"
+            && let Some(c) = drift
+                .component
+                .as_deref()
+                .and_then(|id| live.topo.component(id))
+        {
+            emit_on(
+                sink,
+                Severity::Warning,
+                c,
+                format!(
+                    "{}; without an HA resource it only restarts with its node (on_boot), it does not fail over",
+                    drift.message
+                ),
+            );
+        }
+    }
+}
+
+/// LINSTOR-007: no resource degraded or desynced.
+fn linstor_007(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for site in &live.observed.sites {
+        let Some(facts) = site.linstor.observed() else {
+            continue;
+        };
+        let pools: Vec<_> = live
+            .topo
+            .linstor_pools
+            .iter()
+            .filter(|p| p.site.as_str() == site.site)
+            .collect();
+        for r in facts.resources.iter().filter(|r| r.class != "healthy") {
+            let pool = pools.iter().find(|p| {
+                let name = p.storage_pool.as_deref().unwrap_or(p.id.as_str());
+                r.storage_pools.iter().any(|s| s == name)
+            });
+            let subject = match pool {
+                Some(p) => ComponentRef::LinstorPool(p),
+                None => match live.site_ref(&site.site) {
+                    Some(s) => s,
+                    None => continue,
+                },
+            };
+            let wanted = r
+                .place_count
+                .map_or_else(|| r.diskful.to_string(), |p| p.to_string());
+            let detail = if r.findings.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", r.findings.join("; "))
+            };
+            emit_on(
+                sink,
+                Severity::Error,
+                subject,
+                format!(
+                    "resource {} is {} ({} of {wanted} replicas UpToDate){detail}",
+                    r.name, r.class, r.up_to_date
+                ),
+            );
+        }
+    }
+}
+
+/// BACKUP-003: every validated guest has a recent, verified backup.
+fn backup_003(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for site in &live.observed.sites {
+        let (Some(pbs), Some(pve)) = (site.pbs.observed(), site.proxmox.observed()) else {
+            continue;
+        };
+        for guest in live.topo.guests.iter().filter(|g| {
+            g.meta.state == State::Validated
+                && live.topo.site_of_guest(g).map(|s| s.as_str()) == Some(site.site.as_str())
+        }) {
+            let Some(observed) = pve_guest(pve, guest.id.as_str()) else {
+                continue;
+            };
+            let Some(rpo) = live.topo.rpo_of(guest) else {
+                continue;
+            };
+            let id = observed.vmid.to_string();
+            let newest_verified = pbs
+                .backups
+                .iter()
+                .filter(|b| b.backup_id == id)
+                .filter_map(|b| b.newest_verified_time)
+                .max();
+            let newest = pbs
+                .backups
+                .iter()
+                .filter(|b| b.backup_id == id)
+                .map(|b| b.newest_time)
+                .max();
+            let limit = i64::try_from(rpo.as_secs()).unwrap_or(i64::MAX);
+            let message = match (newest, newest_verified) {
+                (None, _) => Some(format!(
+                    "guest {} ({}) has no backup on {}",
+                    guest.id, observed.vmid, pbs.server
+                )),
+                (Some(_), Some(t)) if live.options.now - t <= limit => None,
+                (Some(n), verified) => Some(format!(
+                    "guest {} ({}): newest verified backup is {}, RPO is {rpo} (newest backup {} ago)",
+                    guest.id,
+                    observed.vmid,
+                    verified.map_or_else(
+                        || "none".to_owned(),
+                        |t| format!("{} old", age(live.options.now - t))
+                    ),
+                    age(live.options.now - n)
+                )),
+            };
+            if let Some(message) = message {
+                emit_on(sink, Severity::Warning, ComponentRef::Guest(guest), message);
+            }
+        }
+    }
+}
+
+fn age(seconds: i64) -> String {
+    let s = seconds.max(0);
+    if s >= 86_400 {
+        format!("{}d{}h", s / 86_400, (s % 86_400) / 3600)
+    } else if s >= 3600 {
+        format!("{}h{}m", s / 3600, (s % 3600) / 60)
+    } else {
+        format!("{}m", s / 60)
+    }
+}
+
+/// INGRESS-002 (live): no certificate expires within the warning window, none is not Ready.
+fn ingress_002(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for site in &live.observed.sites {
+        for (id, source) in &site.kubernetes {
+            let (Some(facts), Some(cluster)) = (
+                source.observed(),
+                live.topo.k3s_clusters.iter().find(|c| c.id.as_str() == id),
+            ) else {
+                continue;
+            };
+            for cert in &facts.certificates {
+                let days_left = cert
+                    .not_after
+                    .map(|t| (t - live.options.now).div_euclid(86_400));
+                let message = match days_left {
+                    Some(d) if d < 0 => Some(format!("certificate {} has expired", cert.name)),
+                    Some(d) if d < live.options.cert_warning_days => Some(format!(
+                        "certificate {} expires in {d} days (warning at {})",
+                        cert.name, live.options.cert_warning_days
+                    )),
+                    _ if !cert.ready => Some(format!("certificate {} is not Ready", cert.name)),
+                    _ => None,
+                };
+                if let Some(message) = message {
+                    emit_on(
+                        sink,
+                        Severity::Warning,
+                        ComponentRef::K3sCluster(cluster),
+                        message,
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// GPU-005: the running NVIDIA driver is the pinned one; NVRM/XID errors raise an alert.
+fn gpu_005(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for site in &live.observed.sites {
+        for (host_id, source) in &site.gpus {
+            let (Some(facts), Some(host)) = (
+                source.observed(),
+                live.topo.hosts.iter().find(|h| h.id.as_str() == host_id),
+            ) else {
+                continue;
+            };
+            let c = ComponentRef::Host(host);
+            // The pin: the host's own, else that of a K3s cluster whose nodes run on it.
+            let pinned = host.nvidia_driver.clone().or_else(|| {
+                live.topo
+                    .guests_on(&host.id)
+                    .filter_map(|g| live.topo.cluster_of_guest(&g.id))
+                    .find_map(|k| k.nvidia_driver.clone())
+            });
+            match (&pinned, &facts.driver_version) {
+                (Some(pin), Some(running)) if pin.as_str() != running => emit_on(
+                    sink,
+                    Severity::Warning,
+                    c,
+                    format!(
+                        "NVIDIA driver {running} is running on {}, the file pins {pin}",
+                        host.id
+                    ),
+                ),
+                (None, Some(running)) => emit_on(
+                    sink,
+                    Severity::Warning,
+                    c,
+                    format!(
+                        "NVIDIA driver {running} is running on {} but the file pins no version (ADR-009: document the exact version)",
+                        host.id
+                    ),
+                ),
+                _ => {}
+            }
+            if !facts.critical_xids.is_empty() {
+                let codes: Vec<String> = facts.critical_xids.iter().map(u64::to_string).collect();
+                emit_on(
+                    sink,
+                    Severity::Warning,
+                    c,
+                    format!("critical XID errors on {}: {}", host.id, codes.join(", ")),
+                );
+            }
+            for gpu in facts.gpus.iter().filter(|g| g.health == "critical") {
+                emit_on(
+                    sink,
+                    Severity::Warning,
+                    c,
+                    format!(
+                        "GPU {} ({}) is critical: {}",
+                        gpu.index,
+                        gpu.uuid.as_deref().unwrap_or("no UUID"),
+                        gpu.findings.join("; ")
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// GITOPS-002: no Argo CD Application OutOfSync or Degraded.
+fn gitops_002(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for site in &live.observed.sites {
+        for (id, source) in &site.kubernetes {
+            let Some(facts) = source.observed() else {
+                continue;
+            };
+            let argocd = live
+                .topo
+                .argocd
+                .iter()
+                .find(|a| a.runs_in.as_ref().map(|r| r.as_str()) == Some(id.as_str()));
+            let subject = match (
+                argocd,
+                live.topo.k3s_clusters.iter().find(|c| c.id.as_str() == id),
+            ) {
+                (Some(a), _) => ComponentRef::ArgoCd(a),
+                (None, Some(c)) => ComponentRef::K3sCluster(c),
+                (None, None) => continue,
+            };
+            for app in &facts.applications {
+                let out_of_sync = app.sync.as_deref() == Some("OutOfSync");
+                let degraded = app.health.as_deref() == Some("Degraded");
+                if out_of_sync || degraded {
+                    let mut states = Vec::new();
+                    if out_of_sync {
+                        states.push("OutOfSync");
+                    }
+                    if degraded {
+                        states.push("Degraded");
+                    }
+                    emit_on(
+                        sink,
+                        Severity::Warning,
+                        subject,
+                        format!(
+                            "Argo CD Application {} in cluster {id} is {}",
+                            app.name,
+                            states.join(" and ")
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The five basic alerts.
+pub(crate) const ALERTS: [&str; 5] = [
+    "node down",
+    "LINSTOR degraded",
+    "DRBD desync",
+    "ArgoCD out-of-sync",
+    "cert expiring",
+];
+
+/// For each basic alert, whether a site's observation can compute its signal, and why not.
+pub(crate) fn alert_coverage(topo: &Topology, site: &SiteObservation) -> [Result<(), String>; 5] {
+    let has = |kind: &str| -> bool {
+        match kind {
+            "linstor" => topo
+                .linstor_pools
+                .iter()
+                .any(|p| p.site.as_str() == site.site && p.meta.state >= State::Declared),
+            "argocd" => topo
+                .argocd
+                .iter()
+                .any(|a| a.site.as_str() == site.site && a.meta.state >= State::Declared),
+            "k3s" => topo
+                .k3s_clusters
+                .iter()
+                .any(|c| c.site.as_str() == site.site && c.meta.state >= State::Declared),
+            _ => false,
+        }
+    };
+    let why = |configured: bool, failed: Option<String>, what: &str| -> Result<(), String> {
+        match (configured, failed) {
+            (_, Some(f)) => Err(f),
+            (false, None) => Err(format!("no {what} endpoint is configured")),
+            (true, None) => Ok(()),
+        }
+    };
+    let node_down = why(
+        site.proxmox.is_configured(),
+        site.proxmox.failure().map(ToString::to_string),
+        "Proxmox VE",
+    );
+    let linstor = if has("linstor") {
+        why(
+            site.linstor.is_configured(),
+            site.linstor.failure().map(ToString::to_string),
+            "LINSTOR",
+        )
+    } else {
+        Ok(())
+    };
+    let kube_with = |served: fn(&super::facts::KubeFacts) -> bool, what: &str| {
+        if site.kubernetes.is_empty() {
+            return Err("no Kubernetes cluster is configured".to_owned());
+        }
+        if site
+            .kubernetes
+            .iter()
+            .any(|(_, s)| s.observed().is_some_and(served))
+        {
+            return Ok(());
+        }
+        let failures: Vec<String> = site
+            .kubernetes
+            .iter()
+            .filter_map(|(_, s)| s.failure().map(ToString::to_string))
+            .collect();
+        if failures.is_empty() {
+            Err(format!("no observed cluster serves {what}"))
+        } else {
+            Err(failures.join("; "))
+        }
+    };
+    let argocd = if has("argocd") {
+        kube_with(|f| f.argocd_served, "Argo CD Applications")
+    } else {
+        Ok(())
+    };
+    let certs = if has("k3s") {
+        kube_with(|f| f.cert_manager_served, "cert-manager Certificates")
+    } else {
+        Ok(())
+    };
+    [node_down, linstor.clone(), linstor, argocd, certs]
+}
+
+/// OBS-001 (live): each of the five basic alerts can be computed from what the site's live
+/// systems answer.
+fn obs_001(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for site in &live.observed.sites {
+        let Some(site_ref) = live.site_ref(&site.site) else {
+            continue;
+        };
+        let mut blind: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+        for (alert, coverage) in ALERTS.iter().zip(alert_coverage(live.topo, site)) {
+            if let Err(reason) = coverage {
+                blind.entry(reason).or_default().push(alert);
+            }
+        }
+        for (reason, alerts) in blind {
+            emit_on(
+                sink,
+                Severity::Warning,
+                site_ref,
+                format!(
+                    "in site {} the basic alert{} {} cannot be evaluated: {reason}",
+                    site.site,
+                    if alerts.len() == 1 { "" } else { "s" },
+                    alerts.join(", ")
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! LINSTOR: nodes, interfaces, storage pools, place counts and resource health.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use async_trait::async_trait;
+use cpps_linstor::Client;
+use cpps_linstor::health::{self, ClusterState, HealthOptions};
+
+use super::Source;
+use crate::live::facts::{
+    LinstorFacts, LinstorGroup, LinstorNode, LinstorResource, LinstorStoragePool, SourceFailure,
+    SourceKind,
+};
+
+/// A site's LINSTOR controllers, read through [`cpps_linstor::Client`]
+/// ([`Client::cluster_state`]: `GET /v1/nodes`, `/v1/view/storage-pools`,
+/// `/v1/resource-groups`, `/v1/resource-definitions`, `/v1/view/resources`).
+#[derive(Debug, Clone)]
+pub struct LinstorSource {
+    client: Client,
+}
+
+impl LinstorSource {
+    /// A source over `client`.
+    pub fn new(client: Client) -> Self {
+        Self { client }
+    }
+
+    /// The client, for the driver-update runbook's snapshot step.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+}
+
+#[async_trait]
+impl Source<LinstorFacts> for LinstorSource {
+    fn kind(&self) -> SourceKind {
+        SourceKind::Linstor
+    }
+
+    fn endpoint(&self) -> String {
+        self.client
+            .controllers()
+            .iter()
+            .map(|u| u.as_str().trim_end_matches('/'))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    async fn observe(&self) -> Result<LinstorFacts, SourceFailure> {
+        let state = self
+            .client
+            .cluster_state()
+            .await
+            .map_err(|e| SourceFailure::from_error(SourceKind::Linstor, self.endpoint(), &e))?;
+        let mut facts = linstor_facts(&state);
+        facts.controller = self
+            .client
+            .active_controller()
+            .as_str()
+            .trim_end_matches('/')
+            .to_owned();
+        Ok(facts)
+    }
+}
+
+/// The facts of a LINSTOR cluster state: the client's health assessment plus the nodes'
+/// interfaces, the pools and the groups' place counts.
+pub fn linstor_facts(state: &ClusterState) -> LinstorFacts {
+    let report = health::assess(state, &HealthOptions::default());
+    let mut pools_of: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    let mut nodes_of: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for r in &state.resources {
+        nodes_of
+            .entry(r.name.as_str())
+            .or_default()
+            .insert(r.node_name.clone());
+        for v in &r.volumes {
+            if let Some(pool) = &v.storage_pool_name {
+                pools_of
+                    .entry(r.name.as_str())
+                    .or_default()
+                    .insert(pool.clone());
+            }
+        }
+    }
+    LinstorFacts {
+        controller: String::new(),
+        nodes: state
+            .nodes
+            .iter()
+            .map(|n| LinstorNode {
+                name: n.name.clone(),
+                online: n.is_online(),
+                evicted: n.is_evicted(),
+                interfaces: n
+                    .net_interfaces
+                    .iter()
+                    .map(|i| (i.name.clone(), i.address.clone()))
+                    .collect(),
+            })
+            .collect(),
+        storage_pools: state
+            .storage_pools
+            .iter()
+            .map(|p| LinstorStoragePool {
+                node: p.node_name.clone().unwrap_or_default(),
+                name: p.storage_pool_name.clone(),
+            })
+            .collect(),
+        groups: state
+            .resource_groups
+            .iter()
+            .map(|g| LinstorGroup {
+                name: g.name.clone(),
+                storage_pool: g.select_filter.as_ref().and_then(|f| {
+                    f.storage_pool
+                        .clone()
+                        .or_else(|| f.storage_pool_list.first().cloned())
+                }),
+                place_count: g.select_filter.as_ref().and_then(|f| f.place_count),
+            })
+            .collect(),
+        resources: report
+            .resources
+            .iter()
+            .map(|r| LinstorResource {
+                name: r.name.clone(),
+                class: r.class.as_str().to_owned(),
+                diskful: r.diskful,
+                up_to_date: r.up_to_date,
+                place_count: r.place_count,
+                storage_pools: pools_of
+                    .get(r.name.as_str())
+                    .map(|s| s.iter().cloned().collect())
+                    .unwrap_or_default(),
+                nodes: nodes_of
+                    .get(r.name.as_str())
+                    .map(|s| s.iter().cloned().collect())
+                    .unwrap_or_default(),
+                findings: r.findings.iter().map(|f| f.message.clone()).collect(),
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,198 @@
+//! Proxmox VE: nodes, versions, guests, container privilege and HA resources.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use async_trait::async_trait;
+use cpps_proxmox::types::{GuestKind, NodeState, ResourceFilter};
+use cpps_proxmox::{Client, GuestConfig, GuestRef};
+use futures::StreamExt;
+
+use super::Source;
+use crate::live::facts::{PveFacts, PveGuest, PveGuestKind, PveNode, SourceFailure, SourceKind};
+
+/// A site's Proxmox VE cluster, read through [`cpps_proxmox::Client`].
+///
+/// One observation sends `GET /nodes`, `GET /cluster/resources?type=vm`,
+/// `GET /cluster/ha/resources`, then `GET /nodes/{node}/status` for every online node and
+/// `GET /nodes/{node}/lxc/{vmid}/config` for every container, at most `concurrency` at once.
+#[derive(Debug, Clone)]
+pub struct PveSource {
+    client: Client,
+    endpoint: String,
+    concurrency: usize,
+}
+
+impl PveSource {
+    /// A source over `client`, reported as `endpoint`, with at most `concurrency` requests in
+    /// flight (at least 1).
+    pub fn new(client: Client, endpoint: impl Into<String>, concurrency: usize) -> Self {
+        Self {
+            client,
+            endpoint: endpoint.into(),
+            concurrency: concurrency.max(1),
+        }
+    }
+
+    /// The client, for callers that need more than the facts (the driver-update runbook).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    fn fail(&self, error: &cpps_proxmox::Error) -> SourceFailure {
+        SourceFailure::from_error(SourceKind::Proxmox, &self.endpoint, error)
+    }
+}
+
+/// `pve-manager/9.0.10/abcdef` → `9.0.10`.
+fn manager_version(text: &str) -> String {
+    text.split('/').nth(1).unwrap_or(text).to_owned()
+}
+
+#[async_trait]
+impl Source<PveFacts> for PveSource {
+    fn kind(&self) -> SourceKind {
+        SourceKind::Proxmox
+    }
+
+    fn endpoint(&self) -> String {
+        self.endpoint.clone()
+    }
+
+    async fn observe(&self) -> Result<PveFacts, SourceFailure> {
+        let client = &self.client;
+        let cluster = client.cluster();
+        // Nodes and guests are required; without them nothing about the site can be said.
+        let (nodes, resources) =
+            futures::try_join!(client.nodes(), cluster.resources(Some(ResourceFilter::Vm)))
+                .map_err(|e| self.fail(&e))?;
+        let mut partial = Vec::new();
+        // HA resources are read separately: a cluster without HA configured still answers,
+        // and `hastate` in the resources list says the same for managed guests.
+        let ha_sids: BTreeSet<u32> = match cluster.ha_resources().await {
+            Ok(list) => list
+                .iter()
+                .filter_map(|r| r.guest())
+                .map(|sid| sid.vmid.get())
+                .collect(),
+            Err(e) => {
+                partial.push(format!(
+                    "HA resources: {}",
+                    crate::live::facts::error_chain(&e)
+                ));
+                BTreeSet::new()
+            }
+        };
+
+        let online: Vec<String> = nodes
+            .iter()
+            .filter(|n| n.status == NodeState::Online)
+            .map(|n| n.node.to_string())
+            .collect();
+        let versions: BTreeMap<String, Result<String, String>> = futures::stream::iter(online)
+            .map(|node| async move {
+                let result = client
+                    .node(&node)
+                    .status()
+                    .await
+                    .map(|s| manager_version(&s.pveversion))
+                    .map_err(|e| crate::live::facts::error_chain(&e));
+                (node, result)
+            })
+            .buffer_unordered(self.concurrency)
+            .collect()
+            .await;
+
+        let containers: Vec<GuestRef> = resources
+            .iter()
+            .filter_map(GuestRef::from_resource)
+            .filter(|g| g.kind == GuestKind::Lxc)
+            .collect();
+        let mut lxc: BTreeMap<u32, (Option<bool>, Vec<String>)> = BTreeMap::new();
+        for (guest, result) in client.guest_configs(containers, self.concurrency).await {
+            match result {
+                Ok(GuestConfig::Lxc(config)) => {
+                    let privileged = config.is_privileged().ok();
+                    let mut volumes = Vec::new();
+                    if let Ok(Some(root)) = config.rootfs() {
+                        volumes.push(root.volume);
+                    }
+                    if let Ok(mps) = config.mount_points() {
+                        volumes.extend(mps.into_values().map(|v| v.volume));
+                    }
+                    lxc.insert(guest.vmid.get(), (privileged, volumes));
+                }
+                Ok(_) => {}
+                // A container removed between the two reads is simply gone; any other failure
+                // means the privilege is unknown, which is said rather than guessed.
+                Err(e) => partial.push(format!(
+                    "config of CT {}: {}",
+                    guest.vmid,
+                    crate::live::facts::error_chain(&e)
+                )),
+            }
+        }
+
+        let mut pve_nodes: Vec<PveNode> = nodes
+            .iter()
+            .map(|n| {
+                let name = n.node.to_string();
+                let pve_version = match versions.get(&name) {
+                    Some(Ok(v)) => Some(v.clone()),
+                    Some(Err(e)) => {
+                        partial.push(format!("status of node {name}: {e}"));
+                        None
+                    }
+                    None => None,
+                };
+                PveNode {
+                    online: n.status == NodeState::Online,
+                    name,
+                    pve_version,
+                }
+            })
+            .collect();
+        pve_nodes.sort_by(|a, b| a.name.cmp(&b.name));
+
+        let mut guests: Vec<PveGuest> = resources
+            .iter()
+            .filter_map(|r| {
+                let guest = GuestRef::from_resource(r)?;
+                let vmid = guest.vmid.get();
+                let kind = match guest.kind {
+                    GuestKind::Lxc => PveGuestKind::Lxc,
+                    GuestKind::Qemu => PveGuestKind::Vm,
+                };
+                let (privileged, volumes) = lxc.get(&vmid).cloned().unwrap_or_default();
+                let ha_state = r.hastate.clone().filter(|s| !s.is_empty());
+                Some(PveGuest {
+                    vmid,
+                    name: r.name.clone(),
+                    node: guest.node.to_string(),
+                    kind,
+                    status: r.status.clone().unwrap_or_else(|| "unknown".to_owned()),
+                    privileged,
+                    ha: ha_state.is_some() || ha_sids.contains(&vmid),
+                    ha_state,
+                    volumes,
+                })
+            })
+            .collect();
+        guests.sort_by_key(|g| g.vmid);
+        Ok(PveFacts {
+            nodes: pve_nodes,
+            guests,
+            partial,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::manager_version;
+
+    #[test]
+    fn manager_version_is_the_second_field() {
+        assert_eq!(manager_version("pve-manager/9.0.10/0c5b3a7f"), "9.0.10");
+        assert_eq!(manager_version("8.4.1"), "8.4.1");
+    }
+}

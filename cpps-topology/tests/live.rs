@@ -1,0 +1,493 @@
+//! The live layer over constructed facts: observation limits (fan-out, deadline, one failing
+//! site), the diff and every live rule. No server is needed; the tests against fakepve, the
+//! real kube-apiserver and the LINSTOR API are in `live_*.rs`.
+#![cfg(feature = "live")]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use cpps_topology::live::facts::{
+    ArgoApp, CertFact, GpuHostFacts, GuestBackupFact, KubeFacts, LinstorFacts, LinstorResource,
+    LinstorStoragePool, PbsFacts, PveFacts, PveGuest, PveGuestKind, PveNode, SiteObservation,
+    SourceFailure, SourceKind, Sourced,
+};
+use cpps_topology::live::sources::{Source, Sources};
+use cpps_topology::live::{self, LiveOptions, Observation, ObserveOptions};
+use cpps_topology::report::{Finding, Severity};
+
+const ESTATE: &str = include_str!("fixtures/live/two-sites.yaml");
+const NOW: i64 = 1_780_000_000;
+
+fn topology() -> cpps_topology::Topology {
+    cpps_topology::load_str("tests/fixtures/live/two-sites.yaml", ESTATE)
+        .unwrap_or_else(|e| panic!("{}", e.render()))
+}
+
+/// A source that answers `facts` after `delay`, counting how many are in flight at once.
+struct Fake<T> {
+    kind: SourceKind,
+    delay: Duration,
+    answer: Result<T, String>,
+    in_flight: Arc<AtomicUsize>,
+    max_in_flight: Arc<AtomicUsize>,
+}
+
+impl<T> Fake<T> {
+    fn new(kind: SourceKind, delay: Duration, answer: Result<T, String>) -> Self {
+        Fake {
+            kind,
+            delay,
+            answer,
+            in_flight: Arc::default(),
+            max_in_flight: Arc::default(),
+        }
+    }
+
+    fn counted(mut self, now: &Arc<AtomicUsize>, max: &Arc<AtomicUsize>) -> Self {
+        self.in_flight = now.clone();
+        self.max_in_flight = max.clone();
+        self
+    }
+}
+
+#[async_trait]
+impl<T: Clone + Send + Sync + 'static> Source<T> for Fake<T> {
+    fn kind(&self) -> SourceKind {
+        self.kind
+    }
+
+    fn endpoint(&self) -> String {
+        "fake://127.0.0.1".to_owned()
+    }
+
+    async fn observe(&self) -> Result<T, SourceFailure> {
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        tokio::time::sleep(self.delay).await;
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+        self.answer.clone().map_err(|reason| SourceFailure {
+            source: self.kind,
+            endpoint: self.endpoint(),
+            reason,
+        })
+    }
+}
+
+fn node(name: &str) -> PveNode {
+    PveNode {
+        name: name.to_owned(),
+        online: true,
+        pve_version: Some("9.0.10".to_owned()),
+    }
+}
+
+fn guest(vmid: u32, name: &str, node: &str, kind: PveGuestKind, ha: bool) -> PveGuest {
+    PveGuest {
+        vmid,
+        name: Some(name.to_owned()),
+        node: node.to_owned(),
+        kind,
+        status: "running".to_owned(),
+        privileged: (kind == PveGuestKind::Lxc).then_some(false),
+        ha,
+        ha_state: ha.then(|| "started".to_owned()),
+        volumes: Vec::new(),
+    }
+}
+
+/// SP as fakepve's estate shows it.
+fn sp_pve() -> PveFacts {
+    let mut legacy = guest(202, "legacy-nfs", "pve-ippri-32", PveGuestKind::Lxc, false);
+    legacy.privileged = Some(true);
+    PveFacts {
+        nodes: vec![node("pve-ippri-31"), node("pve-ippri-32")],
+        guests: vec![
+            guest(100, "gitlab", "pve-ippri-31", PveGuestKind::Vm, true),
+            guest(101, "build-runner", "pve-ippri-32", PveGuestKind::Vm, false),
+            guest(200, "dns1", "pve-ippri-31", PveGuestKind::Lxc, false),
+            guest(201, "monitoring", "pve-ippri-32", PveGuestKind::Lxc, false),
+            legacy,
+        ],
+        partial: Vec::new(),
+    }
+}
+
+fn of_rule<'a>(findings: &'a [Finding], rule: &str) -> Vec<&'a Finding> {
+    findings
+        .iter()
+        .filter(|f| f.rule.as_str() == rule)
+        .collect()
+}
+
+fn messages(findings: &[&Finding]) -> Vec<String> {
+    findings
+        .iter()
+        .map(|f| format!("{} {} {}", f.severity, f.subject, f.message))
+        .collect()
+}
+
+#[tokio::test]
+async fn fan_out_is_bounded_and_a_failing_site_hides_nothing() {
+    let now = Arc::new(AtomicUsize::new(0));
+    let max = Arc::new(AtomicUsize::new(0));
+    let mut sources = Sources::default();
+    for site in ["sp", "franca", "x1", "x2", "x3"] {
+        let answer = if site == "franca" {
+            Err("connection refused".to_owned())
+        } else {
+            Ok(sp_pve())
+        };
+        sources.site_mut(site).proxmox = Some(Box::new(
+            Fake::new(SourceKind::Proxmox, Duration::from_millis(50), answer).counted(&now, &max),
+        ));
+    }
+    let observed = live::observe(
+        &sources,
+        &ObserveOptions {
+            concurrency: 2,
+            deadline: Duration::from_secs(10),
+        },
+    )
+    .await;
+    assert_eq!(max.load(Ordering::SeqCst), 2, "at most 2 sources in flight");
+    assert_eq!(observed.sites.len(), 5);
+    let sites: Vec<&str> = observed.sites.iter().map(|s| s.site.as_str()).collect();
+    assert_eq!(sites, ["sp", "franca", "x1", "x2", "x3"]);
+    for site in &observed.sites {
+        if site.site == "franca" {
+            assert_eq!(site.proxmox.failure().unwrap().reason, "connection refused");
+        } else {
+            assert_eq!(site.proxmox.observed().unwrap().guests.len(), 5);
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_deadline_cuts_a_silent_source_and_keeps_the_others() {
+    let mut sources = Sources::default();
+    sources.site_mut("sp").proxmox = Some(Box::new(Fake::new(
+        SourceKind::Proxmox,
+        Duration::from_millis(10),
+        Ok(sp_pve()),
+    )));
+    sources.site_mut("franca").proxmox = Some(Box::new(Fake::new(
+        SourceKind::Proxmox,
+        Duration::from_secs(3600),
+        Ok(PveFacts::default()),
+    )));
+    let started = std::time::Instant::now();
+    let observed = live::observe(
+        &sources,
+        &ObserveOptions {
+            concurrency: 4,
+            deadline: Duration::from_millis(300),
+        },
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let franca = observed.site("franca").unwrap().proxmox.failure().unwrap();
+    assert_eq!(franca.source, SourceKind::Proxmox);
+    assert_eq!(franca.reason, "no answer within the deadline of 300ms");
+    assert_eq!(
+        observed
+            .site("sp")
+            .unwrap()
+            .proxmox
+            .observed()
+            .unwrap()
+            .nodes
+            .len(),
+        2
+    );
+}
+
+fn observation(sp: SiteObservation, franca: SiteObservation) -> Observation {
+    Observation {
+        taken_at: NOW,
+        sites: vec![sp, franca],
+    }
+}
+
+fn franca_unreachable() -> SiteObservation {
+    let mut franca = SiteObservation::new("franca");
+    franca.proxmox = Sourced::Failed(SourceFailure {
+        source: SourceKind::Proxmox,
+        endpoint: "https://127.0.0.1:1/".to_owned(),
+        reason: "connection refused".to_owned(),
+    });
+    franca
+}
+
+#[test]
+fn drift_and_state_rules_over_the_estate() {
+    let topo = topology();
+    let mut sp = SiteObservation::new("sp");
+    sp.proxmox = Sourced::Observed(sp_pve());
+    let audit = live::audit(
+        &topo,
+        &observation(sp, franca_unreachable()),
+        &LiveOptions::at(NOW),
+    );
+    let evidence = |id: &str| audit.diff.evidence(id).unwrap().as_str();
+    assert_eq!(evidence("gitlab"), "present");
+    assert_eq!(evidence("pve-ippri-31"), "present");
+    assert_eq!(evidence("ghost"), "absent");
+    assert_eq!(evidence("tutor"), "unknown");
+    assert_eq!(evidence("pve-labri-31"), "unknown");
+    assert_eq!(evidence("sp-ssd"), "not observed");
+
+    let findings = &audit.report.findings;
+    let state_002 = messages(&of_rule(findings, "STATE-002"));
+    assert!(state_002.contains(&"error ghost guest ghost is declared validated but the site's live systems do not show it".to_owned()), "{state_002:#?}");
+    assert!(
+        state_002.contains(
+            &"warning sp CT 200 (dns1) on pve-ippri-31 is running but not in the topology file"
+                .to_owned()
+        ),
+        "{state_002:#?}"
+    );
+    assert_eq!(
+        state_002,
+        [
+            "error franca site franca cannot be observed through proxmox at https://127.0.0.1:1/: connection refused: 3 validated components cannot be verified: pve-labri-31, tutor, pve-franca",
+            "error ghost guest ghost is declared validated but the site's live systems do not show it",
+            "warning sp CT 200 (dns1) on pve-ippri-31 is running but not in the topology file",
+        ]
+    );
+    let franca = of_rule(findings, "STATE-002")
+        .into_iter()
+        .find(|f| f.subject.id() == "franca")
+        .unwrap();
+    assert_eq!(franca.severity, Severity::Error);
+    assert_eq!(franca.site.as_deref(), Some("franca"));
+    for id in ["pve-labri-31", "tutor", "pve-franca"] {
+        assert!(franca.message.contains(id), "{}", franca.message);
+    }
+    // No drift is claimed for what was not seen.
+    assert!(
+        !state_002
+            .iter()
+            .any(|m| m.contains("tutor is declared validated"))
+    );
+
+    let pve_003 = messages(&of_rule(findings, "PVE-003"));
+    assert_eq!(
+        pve_003,
+        [
+            "warning legacy-nfs guest legacy-nfs declares `ha: true` but CT 202 is not a Proxmox HA resource; without an HA resource it only restarts with its node (on_boot), it does not fail over"
+        ]
+    );
+    let state_003 = messages(&of_rule(findings, "STATE-003"));
+    assert_eq!(
+        state_003,
+        [
+            "warning legacy-nfs guest legacy-nfs declares `ha: true` but CT 202 is not a Proxmox HA resource: declared, not validated"
+        ]
+    );
+    // gitlab's HA is realized: nothing about it.
+    assert!(!findings.iter().any(|f| f.subject.id() == "gitlab"
+        && f.rule.as_str() != "HADR-001"
+        && f.rule.as_str() != "BACKUP-003"));
+    // The declared build-runner is live: a note says the evidence supports promoting it.
+    assert!(audit.report.notes.iter().any(|n| {
+        n.message
+            .starts_with("guest build-runner is declared declared but is live")
+    }));
+    // The report counts the live rules.
+    assert_eq!(audit.report.summary.rules_checked, 35 + 9);
+}
+
+#[test]
+fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
+    let topo = topology();
+    let mut sp = SiteObservation::new("sp");
+    sp.proxmox = Sourced::Observed(sp_pve());
+    sp.linstor = Sourced::Observed(LinstorFacts {
+        controller: "http://127.0.0.1:3370".to_owned(),
+        storage_pools: vec![
+            LinstorStoragePool {
+                node: "pve-ippri-31".to_owned(),
+                name: "linstor_sp".to_owned(),
+            },
+            LinstorStoragePool {
+                node: "pve-ippri-32".to_owned(),
+                name: "linstor_sp".to_owned(),
+            },
+        ],
+        resources: vec![
+            LinstorResource {
+                name: "pm-1a2b3c4d_201".to_owned(),
+                class: "degraded".to_owned(),
+                diskful: 2,
+                up_to_date: 1,
+                place_count: Some(2),
+                storage_pools: vec!["linstor_sp".to_owned()],
+                nodes: vec!["pve-ippri-31".to_owned(), "pve-ippri-32".to_owned()],
+                findings: vec!["pve-ippri-32: volume 0 is Outdated".to_owned()],
+            },
+            LinstorResource {
+                name: "pm-00000000_100".to_owned(),
+                class: "healthy".to_owned(),
+                diskful: 2,
+                up_to_date: 2,
+                place_count: Some(2),
+                storage_pools: vec!["linstor_sp".to_owned()],
+                nodes: vec!["pve-ippri-31".to_owned(), "pve-ippri-32".to_owned()],
+                findings: Vec::new(),
+            },
+        ],
+        ..LinstorFacts::default()
+    });
+    sp.pbs = Sourced::Observed(PbsFacts {
+        server: "https://127.0.0.1:8007".to_owned(),
+        datastores: vec!["store1".to_owned()],
+        jobs: Vec::new(),
+        backups: vec![
+            // gitlab: verified 2 h ago.
+            GuestBackupFact {
+                store: "store1".to_owned(),
+                backup_type: "vm".to_owned(),
+                backup_id: "100".to_owned(),
+                newest_time: NOW - 7200,
+                newest_verified_time: Some(NOW - 7200),
+            },
+            // monitoring: newest 1 h ago but never verified, last verified 3 days ago.
+            GuestBackupFact {
+                store: "store1".to_owned(),
+                backup_type: "ct".to_owned(),
+                backup_id: "201".to_owned(),
+                newest_time: NOW - 3600,
+                newest_verified_time: Some(NOW - 3 * 86_400),
+            },
+        ],
+    });
+    sp.gpus = vec![(
+        "pve-ippri-31".to_owned(),
+        Sourced::Observed(GpuHostFacts {
+            driver_version: Some("550.90.07".to_owned()),
+            critical_xids: vec![79],
+            ..GpuHostFacts::default()
+        }),
+    )];
+    let audit = live::audit(
+        &topo,
+        &observation(sp, franca_unreachable()),
+        &LiveOptions::at(NOW),
+    );
+    let findings = &audit.report.findings;
+    assert_eq!(
+        messages(&of_rule(findings, "LINSTOR-007")),
+        [
+            "error sp-ssd resource pm-1a2b3c4d_201 is degraded (1 of 2 replicas UpToDate): pve-ippri-32: volume 0 is Outdated"
+        ]
+    );
+    let mut backup = messages(&of_rule(findings, "BACKUP-003"));
+    backup.sort();
+    assert_eq!(
+        backup,
+        [
+            "warning legacy-nfs guest legacy-nfs (202) has no backup on https://127.0.0.1:8007",
+            "warning monitoring guest monitoring (201): newest verified backup is 3d0h old, RPO is 1d (newest backup 1h0m ago)",
+        ]
+    );
+    let mut gpu = messages(&of_rule(findings, "GPU-005"));
+    gpu.sort();
+    assert_eq!(
+        gpu,
+        [
+            "warning pve-ippri-31 NVIDIA driver 550.90.07 is running on pve-ippri-31, the file pins 550.54.15",
+            "warning pve-ippri-31 critical XID errors on pve-ippri-31: 79",
+        ]
+    );
+    let obs = messages(&of_rule(findings, "OBS-001"));
+    assert!(obs.contains(&"warning franca in site franca the basic alert node down cannot be evaluated: proxmox at https://127.0.0.1:1/: connection refused".to_owned()), "{obs:#?}");
+    // SP's LINSTOR answered: its two alerts are covered; no Kubernetes is declared in SP.
+    assert!(!obs.iter().any(|m| m.starts_with("warning sp")), "{obs:#?}");
+}
+
+#[test]
+fn kubernetes_rules_name_the_cluster_and_the_object() {
+    let yaml = ESTATE.to_owned()
+        + r"
+k3s_clusters:
+  - id: gpu-sp-01
+    site: sp
+    cni: { kind: flannel }
+    purpose: gpu
+    nodes: [monitoring]
+    state: validated
+";
+    let topo = cpps_topology::load_str("two-sites+k3s.yaml", &yaml)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let mut sp = SiteObservation::new("sp");
+    sp.proxmox = Sourced::Observed(sp_pve());
+    sp.kubernetes = vec![(
+        "gpu-sp-01".to_owned(),
+        Sourced::Observed(KubeFacts {
+            server: "kubeconfig".to_owned(),
+            nodes: vec!["monitoring".to_owned()],
+            cni: vec![("cilium".to_owned(), Some("v1.16.3".to_owned()))],
+            applications: vec![
+                ArgoApp {
+                    name: "argocd/vllm".to_owned(),
+                    sync: Some("OutOfSync".to_owned()),
+                    health: Some("Healthy".to_owned()),
+                },
+                ArgoApp {
+                    name: "argocd/triton".to_owned(),
+                    sync: Some("Synced".to_owned()),
+                    health: Some("Healthy".to_owned()),
+                },
+            ],
+            argocd_served: true,
+            certificates: vec![
+                CertFact {
+                    name: "ingress/vllm-tls".to_owned(),
+                    ready: true,
+                    not_after: Some(NOW + 5 * 86_400 + 60),
+                },
+                CertFact {
+                    name: "ingress/ok-tls".to_owned(),
+                    ready: true,
+                    not_after: Some(NOW + 60 * 86_400),
+                },
+            ],
+            cert_manager_served: true,
+            ..KubeFacts::default()
+        }),
+    )];
+    let mut franca = SiteObservation::new("franca");
+    franca.proxmox = Sourced::Observed(PveFacts {
+        nodes: vec![node("pve-labri-31")],
+        guests: vec![guest(300, "tutor", "pve-labri-31", PveGuestKind::Vm, false)],
+        partial: Vec::new(),
+    });
+    let audit = live::audit(&topo, &observation(sp, franca), &LiveOptions::at(NOW));
+    let findings = &audit.report.findings;
+    assert_eq!(
+        messages(&of_rule(findings, "GITOPS-002")),
+        ["warning gpu-sp-01 Argo CD Application argocd/vllm in cluster gpu-sp-01 is OutOfSync"]
+    );
+    assert_eq!(
+        messages(&of_rule(findings, "INGRESS-002"))
+            .into_iter()
+            .filter(|m| m.contains("certificate"))
+            .collect::<Vec<_>>(),
+        ["warning gpu-sp-01 certificate ingress/vllm-tls expires in 5 days (warning at 14)"]
+    );
+    let state_002 = messages(&of_rule(findings, "STATE-002"));
+    assert!(
+        state_002.contains(
+            &"error gpu-sp-01 cluster gpu-sp-01 runs cilium, declared flannel".to_owned()
+        ),
+        "{state_002:#?}"
+    );
+    // Franca answered this time: nothing says it cannot be observed.
+    assert!(
+        !state_002.iter().any(|m| m.contains("cannot be observed")),
+        "{state_002:#?}"
+    );
+    assert_eq!(audit.diff.evidence("tutor").unwrap().as_str(), "present");
+}
