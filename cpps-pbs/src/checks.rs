@@ -75,6 +75,8 @@ fn age(now: i64, then: i64) -> u64 {
 pub struct GuestBackup {
     /// The datastore.
     pub store: String,
+    /// The namespace, empty for the root.
+    pub namespace: String,
     /// `vm`, `ct` or `host`.
     pub backup_type: BackupType,
     /// The backup id (the VM id for guests).
@@ -102,11 +104,12 @@ impl GuestBackup {
     }
 }
 
-/// The newest snapshot per guest in one datastore's snapshot list, its age at `now`, its
-/// verification, and whether it breaches `rpo`. Sorted by backup type, then id (numerically
-/// when both ids are numbers). Linear in the number of snapshots.
+/// The newest snapshot per guest in the snapshot list of one namespace of a datastore, its
+/// age at `now`, its verification, and whether it breaches `rpo`. Sorted by backup type, then
+/// id (numerically when both ids are numbers). Linear in the number of snapshots.
 pub fn newest_per_guest(
     store: &str,
+    namespace: &str,
     snapshots: &[Snapshot],
     now: i64,
     rpo: Duration,
@@ -141,6 +144,7 @@ pub fn newest_per_guest(
             let newest_age_secs = age(now, acc.newest.backup_time);
             GuestBackup {
                 store: store.to_owned(),
+                namespace: namespace.to_owned(),
                 backup_type: acc.newest.backup_type.clone(),
                 backup_id: acc.newest.backup_id.clone(),
                 snapshot_count: acc.count,

@@ -85,6 +85,14 @@ pub const DATASTORE_USAGE: Endpoint = Endpoint {
     returns: Returns::List("DatastoreUsage"),
 };
 
+/// `GET /admin/datastore/{store}/namespace`.
+pub const NAMESPACES: Endpoint = Endpoint {
+    method: "GET",
+    path: "/admin/datastore/{store}/namespace",
+    params: &[("parent", Str), ("max-depth", Integer)],
+    returns: Returns::List("Namespace"),
+};
+
 /// `GET /admin/datastore/{store}/groups`.
 pub const GROUPS: Endpoint = Endpoint {
     method: "GET",
@@ -196,6 +204,7 @@ pub const ENDPOINTS: &[&Endpoint] = &[
     &DATASTORES,
     &DATASTORE_STATUS,
     &DATASTORE_USAGE,
+    &NAMESPACES,
     &GROUPS,
     &SNAPSHOTS,
     &GC_STATUS,

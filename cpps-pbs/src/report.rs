@@ -75,8 +75,9 @@ pub struct Inventory {
     pub datastores: Vec<Datastore>,
     /// `GET /status/datastore-usage`.
     pub usage: Vec<DatastoreUsage>,
-    /// `GET /admin/datastore/{store}/snapshots` per reported datastore, or why it failed.
-    pub snapshots: BTreeMap<String, Result<Vec<Snapshot>, String>>,
+    /// Per reported datastore, the snapshots of each namespace (`""` is the root), or why they
+    /// could not be read.
+    pub snapshots: BTreeMap<String, Result<BTreeMap<String, Vec<Snapshot>>, String>>,
     /// `GET /admin/sync?sync-direction=all`.
     pub sync_jobs: Vec<SyncJob>,
     /// `GET /admin/verify`.
@@ -89,13 +90,15 @@ pub struct Inventory {
     pub remotes: Vec<Remote>,
 }
 
-/// Reads the inventory: the datastore list, usage, jobs and remotes, then the snapshots of
-/// each selected datastore, at most four at a time. A datastore whose snapshots cannot be
-/// read (unmounted, no permission) is kept with its error; the others are still read.
+/// Reads the inventory: the datastore list, usage, jobs and remotes, then the namespaces and
+/// the snapshots of every namespace of each selected datastore, at most four datastores at a
+/// time. A datastore that cannot be read (unmounted, no permission) is kept with its error;
+/// the others are still read.
 ///
 /// Calls `GET /admin/datastore`, `GET /status/datastore-usage`,
 /// `GET /admin/sync?sync-direction=all`, `GET /admin/verify`, `GET /admin/prune`,
-/// `GET /admin/gc`, `GET /config/remote` and `GET /admin/datastore/{store}/snapshots`.
+/// `GET /admin/gc`, `GET /config/remote`, `GET /admin/datastore/{store}/namespace` and
+/// `GET /admin/datastore/{store}/snapshots?ns=…`.
 pub async fn collect(client: &PbsClient, stores: Option<&[String]>) -> Result<Inventory, Error> {
     // Boxed: seven answers held at once make a large future.
     let (datastores, usage, sync_jobs, verify_jobs, prune_jobs, gc_jobs, remotes) =
@@ -117,8 +120,7 @@ pub async fn collect(client: &PbsClient, stores: Option<&[String]>) -> Result<In
     };
     let snapshots = futures::stream::iter(selected)
         .map(|store| async move {
-            let answer = client
-                .snapshots(&store, &SnapshotQuery::default())
+            let answer = store_snapshots(client, &store)
                 .await
                 .map_err(|e| error_chain(&e));
             (store, answer)
@@ -136,6 +138,23 @@ pub async fn collect(client: &PbsClient, stores: Option<&[String]>) -> Result<In
         gc_jobs,
         remotes,
     })
+}
+
+async fn store_snapshots(
+    client: &PbsClient,
+    store: &str,
+) -> Result<BTreeMap<String, Vec<Snapshot>>, Error> {
+    let mut by_namespace = BTreeMap::new();
+    for namespace in client.namespaces(store, None, None).await? {
+        let query = SnapshotQuery {
+            // The root is asked for without `ns`.
+            ns: (!namespace.ns.is_empty()).then(|| namespace.ns.clone()),
+            ..SnapshotQuery::default()
+        };
+        let snapshots = client.snapshots(store, &query).await?;
+        by_namespace.insert(namespace.ns, snapshots);
+    }
+    Ok(by_namespace)
 }
 
 /// An error and its sources, joined with `: `.
@@ -161,7 +180,8 @@ pub struct DatastoreReport {
     pub total_bytes: Option<u64>,
     /// Why its snapshots could not be read.
     pub error: Option<String>,
-    /// The newest backup of each guest.
+    /// The newest backup of each guest, namespace by namespace (a guest in a namespace is
+    /// written `ns:vm/100` in the text form).
     pub guests: Vec<GuestBackup>,
     /// Its sync jobs and the cross-site verdict.
     pub sync: DatastoreSync,
@@ -277,7 +297,14 @@ impl Report {
                 let _ = writeln!(
                     out,
                     "  {:<16} {:<21} {:>7} {:>9}  {:<10} {}",
-                    format!("{}/{}", guest.backup_type, guest.backup_id),
+                    if guest.namespace.is_empty() {
+                        format!("{}/{}", guest.backup_type, guest.backup_id)
+                    } else {
+                        format!(
+                            "{}:{}/{}",
+                            guest.namespace, guest.backup_type, guest.backup_id
+                        )
+                    },
                     timestamp(guest.newest_time),
                     human_age(guest.newest_age_secs),
                     guest.snapshot_count,
@@ -364,8 +391,13 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
         .map(|store| {
             let usage = inventory.usage.iter().find(|u| &u.store == store);
             let (guests, error) = match inventory.snapshots.get(store) {
-                Some(Ok(snapshots)) => (
-                    checks::newest_per_guest(store, snapshots, now, options.rpo),
+                Some(Ok(namespaces)) => (
+                    namespaces
+                        .iter()
+                        .flat_map(|(namespace, snapshots)| {
+                            checks::newest_per_guest(store, namespace, snapshots, now, options.rpo)
+                        })
+                        .collect(),
                     None,
                 ),
                 Some(Err(error)) => (Vec::new(), Some(error.clone())),

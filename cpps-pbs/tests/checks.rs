@@ -26,7 +26,7 @@ fn rpo() -> Duration {
 #[test]
 fn newest_snapshot_per_guest_with_age_verification_and_rpo() {
     let snapshots: Vec<Snapshot> = data("snapshots_store1.json");
-    let guests = newest_per_guest("store1", &snapshots, common::NOW, rpo());
+    let guests = newest_per_guest("store1", "", &snapshots, common::NOW, rpo());
     let ids: Vec<String> = guests
         .iter()
         .map(|g| format!("{}/{}", g.backup_type, g.backup_id))
@@ -61,6 +61,7 @@ fn newest_snapshot_per_guest_with_age_verification_and_rpo() {
     // A looser RPO clears the breach.
     let loose = newest_per_guest(
         "store1",
+        "",
         &snapshots,
         common::NOW,
         Duration::from_secs(80 * 3600),
@@ -76,7 +77,7 @@ fn guest_ids_sort_numerically_and_future_times_count_as_fresh() {
     other.backup_id = "99".to_owned();
     other.backup_time = common::NOW + 600; // a PVE clock ahead of ours
     snapshots.push(other);
-    let guests = newest_per_guest("store1", &snapshots, common::NOW, rpo());
+    let guests = newest_per_guest("store1", "", &snapshots, common::NOW, rpo());
     assert_eq!(guests[0].backup_id, "99");
     assert_eq!(guests[0].newest_age_secs, 0);
     assert_eq!(guests[1].backup_id, "100");

@@ -22,6 +22,7 @@ fn schema_of(type_name: &str) -> Value {
         "DatastoreStatus" => schemars::schema_for!(DatastoreStatus),
         "DatastoreUsage" => schemars::schema_for!(DatastoreUsage),
         "BackupGroup" => schemars::schema_for!(BackupGroup),
+        "Namespace" => schemars::schema_for!(Namespace),
         "Snapshot" => schemars::schema_for!(Snapshot),
         "GcStatus" => schemars::schema_for!(GcStatus),
         "PruneJob" => schemars::schema_for!(PruneJob),

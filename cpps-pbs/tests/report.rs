@@ -9,7 +9,7 @@ use std::time::Duration;
 use cpps_pbs::checks::Sites;
 use cpps_pbs::report::{self, Inventory, ReportOptions};
 use serde_json::json;
-use wiremock::matchers::{method, path};
+use wiremock::matchers::{method, path, query_param, query_param_is_missing};
 use wiremock::{Mock, ResponseTemplate};
 
 async fn inventory(stores: Option<&[String]>) -> Inventory {
@@ -29,12 +29,38 @@ async fn inventory(stores: Option<&[String]>) -> Inventory {
     common::serve_fixture(&api, "/config/remote", &[], "remotes.json").await;
     common::serve_fixture(
         &api,
-        "/admin/datastore/store1/snapshots",
+        "/admin/datastore/store1/namespace",
         &[],
-        "snapshots_store1.json",
+        "namespaces_store1.json",
     )
     .await;
+    // The root namespace is asked for without `ns`.
+    Mock::given(method("GET"))
+        .and(path("/api2/json/admin/datastore/store1/snapshots"))
+        .and(query_param_is_missing("ns"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(common::load("snapshots_store1.json")),
+        )
+        .expect(1)
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/admin/datastore/store1/snapshots"))
+        .and(query_param("ns", "pve-b"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(common::load("snapshots_pve_b.json")),
+        )
+        .expect(1)
+        .mount(api.server())
+        .await;
     if stores.is_none() {
+        common::serve_json(
+            &api,
+            "/admin/datastore/offsite/namespace",
+            &[],
+            json!({"data": [{"ns": ""}]}),
+        )
+        .await;
         common::serve_json(
             &api,
             "/admin/datastore/offsite/snapshots",
@@ -44,7 +70,7 @@ async fn inventory(stores: Option<&[String]>) -> Inventory {
         .await;
         // An unmounted removable datastore: the report keeps the error and goes on.
         Mock::given(method("GET"))
-            .and(path("/api2/json/admin/datastore/archive/snapshots"))
+            .and(path("/api2/json/admin/datastore/archive/namespace"))
             .respond_with(ResponseTemplate::new(400).set_body_json(
                 json!({"data": null, "message": "datastore 'archive' is not mounted\n"}),
             ))
@@ -74,7 +100,7 @@ async fn report_over_all_datastores() {
     let inventory = inventory(None).await;
     let report = report::build(&inventory, common::NOW, &options());
     let s = report.summary;
-    assert_eq!((s.datastores, s.unreadable_datastores, s.guests), (3, 1, 4));
+    assert_eq!((s.datastores, s.unreadable_datastores, s.guests), (3, 1, 5));
     assert_eq!((s.rpo_breaches, s.verify_failures, s.unverified), (1, 1, 1));
     assert_eq!((s.failed_jobs, s.overdue_jobs), (3, 1));
     assert_eq!(s.without_cross_site_sync, 2);
@@ -97,6 +123,7 @@ async fn report_over_all_datastores() {
         "  vm/100           2026-11-29T06:00:00Z       2h         2  ok         ok",
         "  vm/101           2026-11-28T12:00:00Z      20h         2  FAILED     ok",
         "  ct/200           2026-11-26T06:00:00Z     3d2h         1  never      BREACHED",
+        "  pve-b:vm/300     2026-11-29T05:00:00Z       3h         1  ok         ok",
         "datastore offsite",
         "  cross-site sync: FAILED (the last run to the other site failed)",
         "  no backups",
@@ -113,6 +140,7 @@ async fn report_over_all_datastores() {
     let value = serde_json::to_value(&report).unwrap();
     assert_eq!(value["rpo_secs"], 93_600);
     assert_eq!(value["datastores"][0]["guests"][2]["rpo_breached"], true);
+    assert_eq!(value["datastores"][0]["guests"][4]["namespace"], "pve-b");
     assert_eq!(
         value["datastores"][0]["guests"][1]["newest_verification"],
         "failed"
@@ -159,7 +187,7 @@ fn a_healthy_inventory_passes() {
         serde_json::from_value(common::load("datastores.json")["data"].clone()).unwrap();
     inventory
         .snapshots
-        .insert("store1".to_owned(), Ok(snapshots));
+        .insert("store1".to_owned(), Ok([(String::new(), snapshots)].into()));
     inventory.sync_jobs =
         serde_json::from_value(common::load("sync_jobs.json")["data"].clone()).unwrap();
     inventory.sync_jobs.truncate(1);

@@ -45,6 +45,12 @@ async fn pbs(snapshots: Value, sync: Value, verify: Value, prune: Value, gc: Val
     serve(&server, "/admin/prune", prune).await;
     serve(&server, "/admin/gc", gc).await;
     serve(&server, "/config/remote", fixture("remotes.json")).await;
+    serve(
+        &server,
+        "/admin/datastore/store1/namespace",
+        json!({"data": [{"ns": ""}]}),
+    )
+    .await;
     serve(&server, "/admin/datastore/store1/snapshots", snapshots).await;
     Mock::given(method("GET"))
         .and(path("/api2/json/admin/sync"))

@@ -1,10 +1,11 @@
 //! Datastores, backup groups, snapshots and garbage collection.
 
 use crate::endpoints::{
-    DATASTORE_STATUS, DATASTORE_USAGE, DATASTORES, GC_STATUS, GROUPS, SNAPSHOTS,
+    DATASTORE_STATUS, DATASTORE_USAGE, DATASTORES, GC_STATUS, GROUPS, NAMESPACES, SNAPSHOTS,
 };
 use crate::types::{
-    BackupGroup, BackupType, Datastore, DatastoreStatus, DatastoreUsage, GcStatus, Snapshot,
+    BackupGroup, BackupType, Datastore, DatastoreStatus, DatastoreUsage, GcStatus, Namespace,
+    Snapshot,
 };
 use crate::{Error, PbsClient};
 
@@ -61,6 +62,24 @@ impl PbsClient {
     /// `GET /status/datastore-usage`.
     pub async fn datastore_usage(&self) -> Result<Vec<DatastoreUsage>, Error> {
         self.get(DATASTORE_USAGE.call(&[])).await
+    }
+
+    /// The namespaces of a datastore below `parent` (the root when `None`; the answer includes
+    /// the parent itself), `max_depth` levels deep (the server's default is all 7):
+    /// `GET /admin/datastore/{store}/namespace`.
+    pub async fn namespaces(
+        &self,
+        store: &str,
+        parent: Option<&str>,
+        max_depth: Option<i64>,
+    ) -> Result<Vec<Namespace>, Error> {
+        self.get(
+            NAMESPACES
+                .call(&[store])
+                .string("parent", parent)
+                .integer("max-depth", max_depth),
+        )
+        .await
     }
 
     /// The backup groups of a datastore (namespace `ns`, the root when `None`):

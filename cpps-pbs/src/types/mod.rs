@@ -21,7 +21,7 @@ pub use datastore::{
 pub use ids::{BackupType, DatastoreName};
 pub use jobs::{JobRunStatus, PruneJob, SyncDirection, SyncJob, VerifyJob};
 pub use remote::Remote;
-pub use snapshot::{BackupGroup, Snapshot, SnapshotFile, Verification, VerifyState};
+pub use snapshot::{BackupGroup, Namespace, Snapshot, SnapshotFile, Verification, VerifyState};
 pub use task::TaskListItem;
 
 /// Declares an enum that mirrors a string value of the server and keeps unknown values.

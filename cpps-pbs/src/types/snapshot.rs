@@ -26,6 +26,19 @@ pub struct Verification {
     pub upid: Upid,
 }
 
+/// One entry of `GET /admin/datastore/{store}/namespace`: a backup namespace (`""` is the
+/// root).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
+pub struct Namespace {
+    /// The namespace path (`a/b`), empty for the root.
+    pub ns: String,
+    /// The first line of its notes.
+    #[serde(default)]
+    pub comment: Option<String>,
+}
+
 /// One entry of `GET /admin/datastore/{store}/groups`: a guest's (or host's) backup group.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
