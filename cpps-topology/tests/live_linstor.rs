@@ -1,0 +1,206 @@
+//! The LINSTOR part of the audit: through an endpoints file to a wiremock controller serving
+//! cpps-linstor's payload fixtures (real controller answer shapes: a resource `Inconsistent`,
+//! one `Outdated`, one on an offline satellite), with Franca's controller cut off; and against
+//! Prism serving the official LINSTOR OpenAPI file when `CPPS_TEST_PRISM_URL` is set.
+#![cfg(feature = "live")]
+
+use std::path::Path;
+
+use cpps_http::test_util::MockApi;
+use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
+use cpps_topology::live::facts::SourceKind;
+use cpps_topology::live::{self, LiveOptions, ObserveOptions};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+const TOPOLOGY: &str = "
+version: 1
+sites:
+  - { id: sp, state: validated }
+  - { id: franca, state: validated }
+hosts:
+  - { id: pve-ippri-11, site: sp, linstor: { roles: [satellite], interface: data }, state: validated }
+  - { id: pve-ippri-12, site: sp, linstor: { roles: [satellite], interface: data }, state: validated }
+  - { id: pve-ippri-31, site: sp, linstor: { roles: [satellite], interface: data }, state: validated }
+  - { id: pve-labri-31, site: franca, linstor: { roles: [satellite], interface: data }, state: validated }
+  - { id: pve-labri-32, site: franca, linstor: { roles: [satellite], interface: data }, state: validated }
+linstor_pools:
+  - id: sp-ssd
+    site: sp
+    provider: lvm-thin
+    storage_pool: ssd-pool
+    nodes: [{ host: pve-ippri-11 }, { host: pve-ippri-12 }, { host: pve-ippri-31 }]
+    place_count: 2
+    state: validated
+  - id: franca-ssd
+    site: franca
+    provider: lvm-thin
+    storage_pool: linstor_ssd
+    nodes: [{ host: pve-labri-31 }, { host: pve-labri-32 }]
+    place_count: 2
+    state: validated
+";
+
+fn fixture(name: &str) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../cpps-linstor/tests/fixtures")
+        .join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+async fn controller() -> MockApi {
+    let server = MockApi::start("").await;
+    for (route, file) in [
+        ("/v1/nodes", "nodes.json"),
+        ("/v1/view/storage-pools", "storage_pools.json"),
+        ("/v1/resource-groups", "resource_groups.json"),
+        ("/v1/resource-definitions", "resource_definitions.json"),
+        ("/v1/view/resources", "resources.json"),
+    ] {
+        Mock::given(method("GET"))
+            .and(path(route))
+            .respond_with(ResponseTemplate::new(200).set_body_json(fixture(file)))
+            .mount(server.server())
+            .await;
+    }
+    server
+}
+
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+#[tokio::test]
+async fn resource_health_per_pool_while_the_other_sites_controller_is_cut_off() {
+    let server = controller().await;
+    let port = closed_port();
+    let endpoints = Endpoints::parse(
+        "endpoints.yaml",
+        &format!(
+            "sites:\n  sp:\n    linstor:\n      controllers: {}\n  franca:\n    linstor:\n      controllers: http://127.0.0.1:{port}\n",
+            server.base_url().as_str().trim_end_matches('/')
+        ),
+    )
+    .unwrap();
+    let topology = cpps_topology::load_str("linstor.yaml", TOPOLOGY)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    endpoints.check_against(&topology).unwrap();
+    let options = ClientOptions {
+        retries: 0,
+        ..ClientOptions::default()
+    };
+    let sources = endpoints.sources(&options, &|_| None).unwrap();
+    let observed = live::observe(&sources, &ObserveOptions::default()).await;
+    assert!(server.unexpected_requests().is_empty(), "{:?}", server.unexpected_requests());
+
+    let sp = observed.site("sp").unwrap().linstor.observed().unwrap();
+    assert_eq!(sp.controller, server.base_url().as_str().trim_end_matches('/'));
+    let classes: Vec<(&str, &str, usize, usize)> = sp
+        .resources
+        .iter()
+        .map(|r| (r.name.as_str(), r.class.as_str(), r.up_to_date, r.diskful))
+        .collect();
+    assert_eq!(
+        classes,
+        [
+            ("vm-100-disk-0", "healthy", 2, 2),
+            // In group sp-ssd-3: 2 UpToDate replicas of the 3 its place count asks for.
+            ("vm-101-disk-0", "degraded", 2, 2),
+            ("vm-102-disk-0", "desynced", 1, 2),
+            ("vm-103-disk-0", "disconnected", 1, 2),
+            ("vm-104-disk-0", "unknown", 1, 2),
+        ]
+    );
+    let n11 = sp.nodes.iter().find(|n| n.name == "pve-ippri-11").unwrap();
+    assert!(n11.online);
+    assert!(n11.interfaces.iter().any(|(name, _)| name == "data"));
+    let franca = observed.site("franca").unwrap().linstor.failure().unwrap();
+    assert_eq!(franca.source, SourceKind::Linstor);
+
+    let audit = live::audit(&topology, &observed, &LiveOptions::default());
+    let linstor_007: Vec<String> = audit
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.rule.as_str() == "LINSTOR-007")
+        .map(|f| format!("{} {}", f.subject, f.message))
+        .collect();
+    assert_eq!(linstor_007.len(), 4, "{linstor_007:#?}");
+    for (line, (resource, class)) in linstor_007.iter().zip([
+        ("vm-101-disk-0", "degraded (2 of 3 replicas UpToDate)"),
+        ("vm-102-disk-0", "desynced (1 of 2 replicas UpToDate)"),
+        ("vm-103-disk-0", "disconnected (1 of 2 replicas UpToDate)"),
+        ("vm-104-disk-0", "unknown (1 of 2 replicas UpToDate)"),
+    ]) {
+        assert!(
+            line.starts_with(&format!("sp-ssd resource {resource} is {class}")),
+            "{line}"
+        );
+    }
+    // The pool's storage pool exists on its three nodes; sp-ssd is present.
+    assert_eq!(audit.diff.evidence("sp-ssd").unwrap().as_str(), "present");
+    assert_eq!(audit.diff.evidence("franca-ssd").unwrap().as_str(), "unknown");
+    let cut_off: Vec<&str> = audit
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.rule.as_str() == "STATE-002" && f.subject.id() == "franca")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(cut_off.len(), 1, "{cut_off:?}");
+    assert!(
+        cut_off[0].starts_with(&format!(
+            "site franca cannot be observed through linstor at http://127.0.0.1:{port}: "
+        )) && cut_off[0].ends_with("1 validated component cannot be verified: franca-ssd"),
+        "{}",
+        cut_off[0]
+    );
+    // OBS-001: SP's LINSTOR alerts are computable, Franca's are not.
+    let obs: Vec<String> = audit
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.rule.as_str() == "OBS-001")
+        .map(|f| format!("{} {}", f.subject, f.message))
+        .collect();
+    assert!(
+        obs.iter().any(|m| m.starts_with(
+            "franca in site franca the basic alerts LINSTOR degraded, DRBD desync cannot be evaluated: linstor at"
+        )),
+        "{obs:#?}"
+    );
+    assert!(
+        !obs.iter().any(|m| m.starts_with("sp ") && m.contains("LINSTOR")),
+        "{obs:#?}"
+    );
+}
+
+#[tokio::test]
+async fn the_official_spec_served_by_prism_is_observed() {
+    let Some(url) = std::env::var("CPPS_TEST_PRISM_URL")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+    else {
+        println!("skipped: CPPS_TEST_PRISM_URL not set (run `cargo xtask test`)");
+        return;
+    };
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    let endpoints = Endpoints::parse(
+        "endpoints.yaml",
+        &format!("sites:\n  sp:\n    linstor:\n      controllers: {url}\n"),
+    )
+    .unwrap();
+    let sources = endpoints.sources(&ClientOptions::default(), &|_| None).unwrap();
+    let observed = live::observe(&sources, &ObserveOptions::default()).await;
+    let sp = observed.site("sp").unwrap();
+    let facts = sp
+        .linstor
+        .observed()
+        .unwrap_or_else(|| panic!("{:?}", sp.linstor.failure()));
+    // Prism answers with the spec's examples: every list decodes and is assessed.
+    assert!(!facts.nodes.is_empty(), "{facts:?}");
+    assert!(facts.resources.iter().all(|r| !r.class.is_empty()));
+}
