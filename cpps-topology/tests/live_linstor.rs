@@ -94,10 +94,17 @@ async fn resource_health_per_pool_while_the_other_sites_controller_is_cut_off() 
     };
     let sources = endpoints.sources(&options, &|_| None).unwrap();
     let observed = live::observe(&sources, &ObserveOptions::default()).await;
-    assert!(server.unexpected_requests().is_empty(), "{:?}", server.unexpected_requests());
+    assert!(
+        server.unexpected_requests().is_empty(),
+        "{:?}",
+        server.unexpected_requests()
+    );
 
     let sp = observed.site("sp").unwrap().linstor.observed().unwrap();
-    assert_eq!(sp.controller, server.base_url().as_str().trim_end_matches('/'));
+    assert_eq!(
+        sp.controller,
+        server.base_url().as_str().trim_end_matches('/')
+    );
     let classes: Vec<(&str, &str, usize, usize)> = sp
         .resources
         .iter()
@@ -142,7 +149,10 @@ async fn resource_health_per_pool_while_the_other_sites_controller_is_cut_off() 
     }
     // The pool's storage pool exists on its three nodes; sp-ssd is present.
     assert_eq!(audit.diff.evidence("sp-ssd").unwrap().as_str(), "present");
-    assert_eq!(audit.diff.evidence("franca-ssd").unwrap().as_str(), "unknown");
+    assert_eq!(
+        audit.diff.evidence("franca-ssd").unwrap().as_str(),
+        "unknown"
+    );
     let cut_off: Vec<&str> = audit
         .report
         .findings
@@ -173,7 +183,8 @@ async fn resource_health_per_pool_while_the_other_sites_controller_is_cut_off() 
         "{obs:#?}"
     );
     assert!(
-        !obs.iter().any(|m| m.starts_with("sp ") && m.contains("LINSTOR")),
+        !obs.iter()
+            .any(|m| m.starts_with("sp ") && m.contains("LINSTOR")),
         "{obs:#?}"
     );
 }
@@ -193,7 +204,9 @@ async fn the_official_spec_served_by_prism_is_observed() {
         &format!("sites:\n  sp:\n    linstor:\n      controllers: {url}\n"),
     )
     .unwrap();
-    let sources = endpoints.sources(&ClientOptions::default(), &|_| None).unwrap();
+    let sources = endpoints
+        .sources(&ClientOptions::default(), &|_| None)
+        .unwrap();
     let observed = live::observe(&sources, &ObserveOptions::default()).await;
     let sp = observed.site("sp").unwrap();
     let facts = sp

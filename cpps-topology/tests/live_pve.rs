@@ -64,14 +64,24 @@ async fn one_site_cut_off_while_the_other_is_fully_reported() {
     assert!(sp.nodes.iter().all(|n| n.online));
     // fakepve answers `pveversion: "pve-manager/fake/…"` in `GET /nodes/{node}/status`.
     assert!(
-        sp.nodes.iter().all(|n| n.pve_version.as_deref() == Some("fake")),
+        sp.nodes
+            .iter()
+            .all(|n| n.pve_version.as_deref() == Some("fake")),
         "{:?}",
         sp.nodes
     );
     let guests: Vec<(u32, &str, PveGuestKind, Option<bool>, bool)> = sp
         .guests
         .iter()
-        .map(|g| (g.vmid, g.name.as_deref().unwrap(), g.kind, g.privileged, g.ha))
+        .map(|g| {
+            (
+                g.vmid,
+                g.name.as_deref().unwrap(),
+                g.kind,
+                g.privileged,
+                g.ha,
+            )
+        })
         .collect();
     assert_eq!(
         guests,
@@ -100,9 +110,7 @@ async fn one_site_cut_off_while_the_other_is_fully_reported() {
         .report
         .findings
         .iter()
-        .filter(|f| {
-            ["STATE-002", "STATE-003", "PVE-003"].contains(&f.rule.as_str())
-        })
+        .filter(|f| ["STATE-002", "STATE-003", "PVE-003"].contains(&f.rule.as_str()))
         .map(|f| format!("{} {} {}", f.rule, f.subject, f.message))
         .collect();
     let expected_franca = format!(
@@ -133,8 +141,8 @@ async fn one_site_cut_off_while_the_other_is_fully_reported() {
 
 #[tokio::test]
 async fn a_ticket_revoked_mid_sweep_is_renewed_and_the_sweep_completes() {
-    let Some(s) = pve::fakepve("a_ticket_revoked_mid_sweep_is_renewed_and_the_sweep_completes")
-        .await
+    let Some(s) =
+        pve::fakepve("a_ticket_revoked_mid_sweep_is_renewed_and_the_sweep_completes").await
     else {
         return;
     };
@@ -150,7 +158,10 @@ async fn a_ticket_revoked_mid_sweep_is_renewed_and_the_sweep_completes() {
         // Revoke as soon as the sweep has been answered once (the node list).
         loop {
             let (_, seen) = s.requests_since(start).await;
-            if seen.iter().any(|(m, p)| m == "GET" && p.ends_with("/nodes")) {
+            if seen
+                .iter()
+                .any(|(m, p)| m == "GET" && p.ends_with("/nodes"))
+            {
                 s.control("revoke_tickets", serde_json::json!({})).await;
                 return s.request_count().await;
             }
@@ -160,9 +171,12 @@ async fn a_ticket_revoked_mid_sweep_is_renewed_and_the_sweep_completes() {
     let options = ObserveOptions::default();
     let (observed, revoked_at) = tokio::join!(live::observe(&sources, &options), revoker);
     s.control("reset", serde_json::json!({})).await;
-    let sp = observed.site("sp").unwrap().proxmox.observed().unwrap_or_else(|| {
-        panic!("{:?}", observed.site("sp").unwrap().proxmox.failure())
-    });
+    let sp = observed
+        .site("sp")
+        .unwrap()
+        .proxmox
+        .observed()
+        .unwrap_or_else(|| panic!("{:?}", observed.site("sp").unwrap().proxmox.failure()));
     assert_eq!(sp.guests.len(), 5);
     assert_eq!(sp.nodes.len(), 2);
     assert!(sp.partial.is_empty(), "{:?}", sp.partial);
@@ -181,5 +195,8 @@ async fn a_ticket_revoked_mid_sweep_is_renewed_and_the_sweep_completes() {
         .count();
     assert_eq!(logins, 1, "one re-login after the revocation: {after:?}");
     let reads_after = after.iter().filter(|(m, _)| m == "GET").count();
-    assert!(reads_after >= 2, "the sweep went on after the revocation: {after:?}");
+    assert!(
+        reads_after >= 2,
+        "the sweep went on after the revocation: {after:?}"
+    );
 }
