@@ -204,9 +204,18 @@ impl Sites {
             .map(String::as_str)
     }
 
+    /// The site of a remote known by name only (its configuration could not be read).
+    pub fn site_of_name(&self, name: &str) -> Option<&str> {
+        self.remotes.get(name).map(String::as_str)
+    }
+
     /// Whether a remote is in another site than the local one; `None` when either is unknown.
     pub fn is_other_site(&self, remote: &Remote) -> Option<bool> {
-        Some(self.site_of(remote)? != self.local.as_deref()?)
+        self.differs(self.site_of(remote)?)
+    }
+
+    fn differs(&self, site: &str) -> Option<bool> {
+        Some(site != self.local.as_deref()?)
     }
 }
 
@@ -296,11 +305,18 @@ pub fn datastore_sync(
                 remote: job.remote.clone(),
                 remote_host: remote.map(|r| r.host.clone()),
                 remote_store: job.remote_store.clone(),
-                remote_site: remote.and_then(|r| sites.site_of(r)).map(str::to_owned),
+                remote_site: match (&job.remote, remote) {
+                    (_, Some(remote)) => sites.site_of(remote),
+                    // A remote missing from the list (not configured, or the list could not be
+                    // read): known by its name only.
+                    (Some(name), None) => sites.site_of_name(name),
+                    (None, None) => None,
+                }
+                .map(str::to_owned),
                 cross_site: match (&job.remote, remote) {
                     (None, _) => Some(false),
                     (Some(_), Some(remote)) => sites.is_other_site(remote),
-                    (Some(_), None) => None,
+                    (Some(name), None) => sites.site_of_name(name).and_then(|s| sites.differs(s)),
                 },
                 last_run: job.status.last_run_state.clone(),
                 last_run_endtime: job.status.last_run_endtime,

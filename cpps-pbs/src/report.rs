@@ -88,6 +88,9 @@ pub struct Inventory {
     pub gc_jobs: Vec<GcStatus>,
     /// `GET /config/remote`.
     pub remotes: Vec<Remote>,
+    /// Why the remotes could not be read (reading them needs `Remote.Audit`, which a
+    /// datastore-audit token may lack); sites are then matched by remote name only.
+    pub remotes_error: Option<String>,
 }
 
 /// Reads the inventory: the datastore list, usage, jobs and remotes, then the namespaces and
@@ -101,19 +104,27 @@ pub struct Inventory {
 /// `GET /admin/datastore/{store}/snapshots?ns=…`.
 pub async fn collect(client: &PbsClient, stores: Option<&[String]>) -> Result<Inventory, Error> {
     // Boxed: seven answers held at once make a large future.
-    let (datastores, usage, sync_jobs, verify_jobs, prune_jobs, gc_jobs, remotes) =
-        Box::pin(async {
-            futures::try_join!(
-                client.datastores(),
-                client.datastore_usage(),
-                client.sync_jobs(None),
-                client.verify_jobs(None),
-                client.prune_jobs(None),
-                client.gc_jobs(None),
-                client.remotes(),
-            )
-        })
-        .await?;
+    let (lists, remotes) = Box::pin(async {
+        futures::join!(
+            async {
+                futures::try_join!(
+                    client.datastores(),
+                    client.datastore_usage(),
+                    client.sync_jobs(None),
+                    client.verify_jobs(None),
+                    client.prune_jobs(None),
+                    client.gc_jobs(None),
+                )
+            },
+            client.remotes(),
+        )
+    })
+    .await;
+    let (datastores, usage, sync_jobs, verify_jobs, prune_jobs, gc_jobs) = lists?;
+    let (remotes, remotes_error): (Vec<Remote>, Option<String>) = match remotes {
+        Ok(remotes) => (remotes, None),
+        Err(error) => (Vec::new(), Some(error_chain(&error))),
+    };
     let selected: Vec<String> = match stores {
         Some(stores) => stores.to_vec(),
         None => datastores.iter().map(|d| d.store.clone()).collect(),
@@ -137,6 +148,7 @@ pub async fn collect(client: &PbsClient, stores: Option<&[String]>) -> Result<In
         prune_jobs,
         gc_jobs,
         remotes,
+        remotes_error,
     })
 }
 
@@ -225,6 +237,8 @@ pub struct Report {
     pub jobs: Vec<JobProblem>,
     /// Counts.
     pub summary: Summary,
+    /// What could not be read but did not stop the report.
+    pub warnings: Vec<String>,
 }
 
 impl Report {
@@ -341,6 +355,9 @@ impl Report {
                 let _ = writeln!(out, "{line}");
             }
         }
+        for warning in &self.warnings {
+            let _ = writeln!(out, "warning: {warning}");
+        }
         let s = &self.summary;
         let _ = writeln!(
             out,
@@ -448,6 +465,11 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
         datastores,
         jobs,
         summary,
+        warnings: inventory
+            .remotes_error
+            .iter()
+            .map(|e| format!("remotes could not be read ({e}); sites matched by remote name only"))
+            .collect(),
     }
 }
 

@@ -85,3 +85,26 @@ async fn the_configuration_picks_token_auth_for_a_token_id() {
     assert_eq!(pbs.datastores().await.unwrap().len(), 3);
     api.verify().await;
 }
+
+#[test]
+fn pbs_fingerprint_pins_the_certificate_and_port_8007_is_the_default() {
+    let pin = "64:d3:ff:3a:50:38:53:5a:9b:f7:50:8a:c1:ed:6c:13:05:13:c3:12:1b:d5:9a:30:ed:38:0c:a3:11:c8:1f:59";
+    let vars = |name: &str| match name {
+        "PBS_REPOSITORY" => Some("root@pam@pbs-a.example:store1".to_owned()),
+        "PBS_PASSWORD" => Some("hunter2".to_owned()),
+        "PBS_FINGERPRINT" => Some(pin.to_owned()),
+        _ => None,
+    };
+    let config = cpps_pbs::PbsConfig::from_lookup(vars).unwrap();
+    assert_eq!(
+        config.base_url().as_str(),
+        "https://pbs-a.example:8007/api2/json/"
+    );
+    assert!(matches!(config.credentials(), Credentials::Password { .. }));
+    let builder = format!("{:?}", PbsClient::http_builder(&config));
+    assert!(
+        builder.contains(&format!("Pinned(Fingerprint({}))", pin.to_uppercase())),
+        "{builder}"
+    );
+    assert!(!format!("{config:?}").contains("hunter2"));
+}

@@ -128,6 +128,14 @@ fn cross_site_sync_per_datastore() {
         datastore_sync("store1", &jobs, &remotes, &same).cross_site,
         CrossSiteSync::SameSiteOnly
     );
+    // The remote list could not be read: the site is found by the remote's name.
+    let by_name = datastore_sync("store1", &jobs, &[], &sites);
+    assert_eq!(by_name.cross_site, CrossSiteSync::Ok);
+    assert_eq!(by_name.links[0].remote_site.as_deref(), Some("site-b"));
+    assert_eq!(
+        datastore_sync("store1", &jobs, &[], &by_host).cross_site,
+        CrossSiteSync::SiteUnknown
+    );
     // A job that never finished a run.
     let mut fresh = jobs.clone();
     fresh[0].status.last_run_state = None;

@@ -13,6 +13,10 @@ use wiremock::matchers::{method, path, query_param, query_param_is_missing};
 use wiremock::{Mock, ResponseTemplate};
 
 async fn inventory(stores: Option<&[String]>) -> Inventory {
+    inventory_with(stores, true).await
+}
+
+async fn inventory_with(stores: Option<&[String]>, remotes_readable: bool) -> Inventory {
     let api = common::mock_api().await;
     common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
     common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
@@ -26,7 +30,19 @@ async fn inventory(stores: Option<&[String]>) -> Inventory {
     common::serve_fixture(&api, "/admin/verify", &[], "verify_jobs.json").await;
     common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
     common::serve_fixture(&api, "/admin/gc", &[], "gc_jobs.json").await;
-    common::serve_fixture(&api, "/config/remote", &[], "remotes.json").await;
+    if remotes_readable {
+        common::serve_fixture(&api, "/config/remote", &[], "remotes.json").await;
+    } else {
+        Mock::given(method("GET"))
+            .and(path("/api2/json/config/remote"))
+            .respond_with(
+                ResponseTemplate::new(403)
+                    .set_body_json(json!({"data": null, "message": "permission check failed\n"})),
+            )
+            .expect(1)
+            .mount(api.server())
+            .await;
+    }
     common::serve_fixture(
         &api,
         "/admin/datastore/store1/namespace",
@@ -174,6 +190,28 @@ async fn report_over_one_datastore_reads_only_its_snapshots() {
     );
     assert_eq!(report.summary.rpo_breaches, 1);
     assert!(report.is_failing());
+}
+
+// Reading remotes needs `Remote.Audit` (pbs-apidoc.json's permissions of `GET /config/remote`),
+// which a datastore-audit token may lack: the report goes on, matching sites by remote name.
+#[tokio::test]
+async fn unreadable_remotes_do_not_stop_the_report() {
+    let stores = vec!["store1".to_owned()];
+    let inventory = inventory_with(Some(&stores), false).await;
+    assert!(inventory.remotes.is_empty());
+    let error = inventory.remotes_error.as_deref().unwrap();
+    assert!(error.contains("permission check failed"), "{error}");
+    let report = report::build(&inventory, common::NOW, &options().stores(stores));
+    let store1 = &report.datastores[0];
+    assert_eq!(store1.sync.cross_site, cpps_pbs::checks::CrossSiteSync::Ok);
+    assert_eq!(store1.sync.links[0].remote_host, None);
+    assert_eq!(store1.sync.links[0].remote_site.as_deref(), Some("site-b"));
+    let text = report.to_text();
+    assert!(
+        text.contains("warning: remotes could not be read (PBS API call failed: "),
+        "{text}"
+    );
+    assert!(text.contains("sites matched by remote name only"), "{text}");
 }
 
 #[test]
