@@ -1,4 +1,5 @@
-//! The backup flow end to end against a wiremock-served router (see `common` for the documents):
+//! The backup flow end to end against a wiremock-served router (no VyOS router can run here: wiremock answers as VyOS documents; `common` names the
+//! documents):
 //! two backups, file names with the UTC time, the diff between them, and redaction.
 
 mod common;

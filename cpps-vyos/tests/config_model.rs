@@ -433,3 +433,33 @@ fn redaction_removes_every_secret_of_the_fixtures() {
         Some("")
     );
 }
+
+#[test]
+fn the_tag_node_table_is_sorted_for_binary_search() {
+    let table = cpps_vyos::config::hints::TAG_NODES;
+    assert!(
+        table.windows(2).all(|w| w[0] < w[1]),
+        "TAG_NODES is not sorted or has duplicates"
+    );
+    assert!(cpps_vyos::config::hints::is_tag_node(
+        "interfaces",
+        "wireguard"
+    ));
+    assert!(cpps_vyos::config::hints::is_tag_node("vrrp", "group"));
+    assert!(!cpps_vyos::config::hints::is_tag_node("firewall", "group"));
+}
+
+#[test]
+fn command_debug_hides_secret_values() {
+    let c = Command::set(
+        ["interfaces", "wireguard", "wg0", "private-key"],
+        Some("aGx+fvW916Ej7QRnBbW3QMold"),
+    );
+    assert!(!format!("{c:?}").contains("aGx+"), "{c:?}");
+    assert!(
+        c.to_string().contains("aGx+"),
+        "Display is the command itself"
+    );
+    let c = Command::set(["system", "host-name"], Some("r1"));
+    assert!(format!("{c:?}").contains("r1"));
+}

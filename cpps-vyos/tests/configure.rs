@@ -1,6 +1,6 @@
 //! `/configure` and `/config-file`: one batch per request, commit-confirm, the per-router write
-//! lock, no retries, and the read-back after a write without an answer (see `common` for the
-//! documents).
+//! lock, no retries, and the read-back after a write without an answer. No VyOS router can run
+//! here: wiremock answers as VyOS's documents and server code say (`common` names them).
 
 mod common;
 

@@ -1,4 +1,5 @@
-//! `/retrieve`, `/info` and the decoding of VyOS's answers (see `common` for the documents).
+//! `/retrieve`, `/info` and the decoding of VyOS's answers (no VyOS router can run here: wiremock answers as VyOS documents; `common` names the
+//! documents).
 
 mod common;
 

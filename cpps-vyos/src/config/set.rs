@@ -36,8 +36,9 @@ impl Op {
     }
 }
 
-/// One configuration command.
-#[derive(Clone, PartialEq, Eq, Debug)]
+/// One configuration command. Its `Debug` hides the value of a secret leaf (see
+/// [`crate::config::redact::is_secret_leaf`]); its `Display` is the VyOS text, value included.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Command {
     /// set, delete or comment.
     pub op: Op,
@@ -111,6 +112,26 @@ impl Command {
     /// What each path word names.
     pub fn kinds(&self) -> &[StepKind] {
         &self.kinds
+    }
+}
+
+impl fmt::Debug for Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secret = self.op != Op::Comment
+            && self
+                .path
+                .last()
+                .is_some_and(|w| crate::config::redact::is_secret_leaf(w));
+        let value = match &self.value {
+            Some(_) if secret => Some("<redacted>"),
+            v => v.as_deref(),
+        };
+        f.debug_struct("Command")
+            .field("op", &self.op)
+            .field("path", &self.path)
+            .field("value", &value)
+            .field("kinds", &self.kinds)
+            .finish()
     }
 }
 
