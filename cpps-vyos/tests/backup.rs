@@ -1,6 +1,6 @@
-//! The backup flow end to end against a wiremock-served router (no VyOS router can run here: wiremock answers as VyOS documents; `common` names the
-//! documents):
-//! two backups, file names with the UTC time, the diff between them, and redaction.
+//! The backup flow end to end against a wiremock-served router: two backups, file names with the
+//! UTC time, the diff between them, and redaction. No VyOS router can run here: wiremock answers as
+//! VyOS's documents and server code say (`common` names them).
 
 mod common;
 

@@ -1,5 +1,5 @@
-//! `/retrieve`, `/info` and the decoding of VyOS's answers (no VyOS router can run here: wiremock answers as VyOS documents; `common` names the
-//! documents).
+//! `/retrieve`, `/info` and the decoding of VyOS's answers. No VyOS router can run here: wiremock
+//! answers as VyOS's documents and server code say (`common` names them).
 
 mod common;
 
