@@ -31,8 +31,10 @@
 pub mod diff;
 pub mod endpoints;
 pub mod facts;
+pub mod metrics;
 mod observe;
 pub mod rules;
+pub mod runbook;
 pub mod sources;
 
 pub use diff::{Diff, diff};

@@ -1,0 +1,393 @@
+//! An observation as Prometheus metrics (text exposition format 0.0.4), for the `exporter`
+//! example.
+//!
+//! Names follow the exporters people already alert on, where they overlap:
+//! prometheus-pve-exporter (`pve_up{id="node/…"}`, `pve_guest_info`, `pve_ha_state`), Argo
+//! CD (`argocd_app_info{sync_status,health_status}`), cert-manager
+//! (`certmanager_certificate_expiration_timestamp_seconds`,
+//! `certmanager_certificate_ready_status`), natrontech/pbs-exporter (`pbs_up`,
+//! `pbs_snapshot_vm_last_timestamp`, `pbs_snapshot_vm_last_verify`) and dcgm-exporter
+//! (`DCGM_FI_DEV_XID_ERRORS` with `gpu`, `UUID`, `modelName`, `Hostname`). What none of them
+//! has is `cpps_*`: source reachability, LINSTOR/DRBD resource health, PBS job results, GPU
+//! health and the audit's findings. Every series carries the `site` label.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::facts::{Observation, SourceKind, Sourced};
+use crate::report::Report;
+
+/// Every metric name [`render`] can write, with its help text (all gauges).
+pub const METRICS: &[(&str, &str)] = &[
+    (
+        "cpps_up",
+        "Whether a site's source answered the last observation (1) or not (0).",
+    ),
+    (
+        "cpps_observation_timestamp_seconds",
+        "When the last observation started.",
+    ),
+    (
+        "pve_up",
+        "Node online / guest running (1) or not (0), as prometheus-pve-exporter.",
+    ),
+    (
+        "pve_guest_info",
+        "Guest information (always 1), as prometheus-pve-exporter.",
+    ),
+    (
+        "pve_ha_state",
+        "HA state of an HA-managed guest (1 for its current state), as prometheus-pve-exporter.",
+    ),
+    (
+        "cpps_linstor_node_online",
+        "LINSTOR satellite seen ONLINE by the controller (1) or not (0).",
+    ),
+    (
+        "cpps_linstor_resource_degraded",
+        "LINSTOR resource with fewer UpToDate diskful replicas than its place count, or unknown (1).",
+    ),
+    (
+        "cpps_drbd_resource_desynced",
+        "DRBD resource Outdated, Inconsistent, resyncing or disconnected (1).",
+    ),
+    (
+        "argocd_app_info",
+        "Argo CD Application sync and health status (always 1), as argocd-application-controller.",
+    ),
+    (
+        "certmanager_certificate_expiration_timestamp_seconds",
+        "Expiry of a cert-manager Certificate, as cert-manager.",
+    ),
+    (
+        "certmanager_certificate_ready_status",
+        "Ready condition of a cert-manager Certificate, as cert-manager.",
+    ),
+    (
+        "pbs_up",
+        "Whether the site's PBS answered (1), as pbs-exporter.",
+    ),
+    (
+        "pbs_snapshot_vm_last_timestamp",
+        "When the newest backup of a guest was taken, as pbs-exporter.",
+    ),
+    (
+        "pbs_snapshot_vm_last_verify",
+        "Whether the newest backup of a guest verified OK (1), as pbs-exporter.",
+    ),
+    (
+        "cpps_pbs_job_last_run_ok",
+        "Whether a PBS job's last run succeeded (1) or failed (0).",
+    ),
+    (
+        "DCGM_FI_DEV_XID_ERRORS",
+        "The last XID error seen on a GPU (0: none), as dcgm-exporter.",
+    ),
+    (
+        "cpps_gpu_health_status",
+        "GPU health: 0 ok, 1 info, 2 warning, 3 critical.",
+    ),
+    (
+        "cpps_findings",
+        "Unsuppressed audit findings by site, rule and severity.",
+    ),
+];
+
+#[derive(Default)]
+struct Out {
+    series: BTreeMap<&'static str, Vec<String>>,
+}
+
+fn escape(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+impl Out {
+    fn push(&mut self, name: &'static str, labels: &[(&str, &str)], value: f64) {
+        let mut line = String::from(name);
+        if !labels.is_empty() {
+            line.push('{');
+            for (i, (k, v)) in labels.iter().enumerate() {
+                if i > 0 {
+                    line.push(',');
+                }
+                let _ = write!(line, "{k}=\"{}\"", escape(v));
+            }
+            line.push('}');
+        }
+        let _ = write!(line, " {value}");
+        self.series.entry(name).or_default().push(line);
+    }
+
+    fn finish(self) -> String {
+        let mut text = String::new();
+        for (name, help) in METRICS {
+            let Some(lines) = self.series.get(name) else {
+                continue;
+            };
+            let _ = writeln!(text, "# HELP {name} {help}");
+            let _ = writeln!(text, "# TYPE {name} gauge");
+            for line in lines {
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+        text
+    }
+}
+
+fn flag(b: bool) -> f64 {
+    if b { 1.0 } else { 0.0 }
+}
+
+fn up<T>(out: &mut Out, site: &str, source: SourceKind, id: &str, s: &Sourced<T>) {
+    if s.is_configured() {
+        out.push(
+            "cpps_up",
+            &[("site", site), ("source", source.as_str()), ("id", id)],
+            flag(s.observed().is_some()),
+        );
+    }
+}
+
+/// The observation (and, when given, the audit's unsuppressed findings) in Prometheus text
+/// format.
+pub fn render(observed: &Observation, report: Option<&Report>) -> String {
+    let mut out = Out::default();
+    #[allow(clippy::cast_precision_loss)]
+    out.push(
+        "cpps_observation_timestamp_seconds",
+        &[],
+        observed.taken_at as f64,
+    );
+    for site in &observed.sites {
+        let s = site.site.as_str();
+        up(&mut out, s, SourceKind::Proxmox, "", &site.proxmox);
+        up(&mut out, s, SourceKind::Linstor, "", &site.linstor);
+        up(&mut out, s, SourceKind::Pbs, "", &site.pbs);
+        up(&mut out, s, SourceKind::Vyos, "", &site.vyos);
+        for (id, k) in &site.kubernetes {
+            up(&mut out, s, SourceKind::Kubernetes, id, k);
+        }
+        for (id, g) in &site.gpus {
+            up(&mut out, s, SourceKind::Nvml, id, g);
+        }
+
+        if let Some(pve) = site.proxmox.observed() {
+            for n in &pve.nodes {
+                let id = format!("node/{}", n.name);
+                out.push("pve_up", &[("site", s), ("id", &id)], flag(n.online));
+            }
+            for g in &pve.guests {
+                let kind = if g.kind.as_str() == "lxc" {
+                    "lxc"
+                } else {
+                    "qemu"
+                };
+                let id = format!("{kind}/{}", g.vmid);
+                out.push(
+                    "pve_up",
+                    &[("site", s), ("id", &id)],
+                    flag(g.status == "running"),
+                );
+                out.push(
+                    "pve_guest_info",
+                    &[
+                        ("site", s),
+                        ("id", &id),
+                        ("node", &g.node),
+                        ("name", g.name.as_deref().unwrap_or("")),
+                        ("type", kind),
+                    ],
+                    1.0,
+                );
+                if let Some(state) = &g.ha_state {
+                    out.push(
+                        "pve_ha_state",
+                        &[("site", s), ("id", &id), ("state", state)],
+                        1.0,
+                    );
+                }
+            }
+        }
+
+        if let Some(l) = site.linstor.observed() {
+            for n in &l.nodes {
+                out.push(
+                    "cpps_linstor_node_online",
+                    &[("site", s), ("node", &n.name)],
+                    flag(n.online),
+                );
+            }
+            for r in &l.resources {
+                let pool = r.storage_pools.join(",");
+                let labels = [("site", s), ("resource", r.name.as_str()), ("pool", &pool)];
+                out.push(
+                    "cpps_linstor_resource_degraded",
+                    &labels,
+                    flag(matches!(r.class.as_str(), "degraded" | "unknown")),
+                );
+                out.push(
+                    "cpps_drbd_resource_desynced",
+                    &labels,
+                    flag(matches!(r.class.as_str(), "desynced" | "disconnected")),
+                );
+            }
+        }
+
+        for (cluster, k) in &site.kubernetes {
+            let Some(k) = k.observed() else { continue };
+            for app in &k.applications {
+                let (ns, name) = app.name.split_once('/').unwrap_or(("", &app.name));
+                out.push(
+                    "argocd_app_info",
+                    &[
+                        ("site", s),
+                        ("cluster", cluster),
+                        ("namespace", ns),
+                        ("name", name),
+                        ("sync_status", app.sync.as_deref().unwrap_or("Unknown")),
+                        ("health_status", app.health.as_deref().unwrap_or("Unknown")),
+                    ],
+                    1.0,
+                );
+            }
+            for cert in &k.certificates {
+                let (ns, name) = cert.name.split_once('/').unwrap_or(("", &cert.name));
+                let labels = [
+                    ("site", s),
+                    ("cluster", cluster.as_str()),
+                    ("namespace", ns),
+                    ("name", name),
+                ];
+                if let Some(t) = cert.not_after {
+                    #[allow(clippy::cast_precision_loss)]
+                    out.push(
+                        "certmanager_certificate_expiration_timestamp_seconds",
+                        &labels,
+                        t as f64,
+                    );
+                }
+                let mut ready = labels.to_vec();
+                ready.push(("condition", "True"));
+                out.push(
+                    "certmanager_certificate_ready_status",
+                    &ready,
+                    flag(cert.ready),
+                );
+            }
+        }
+
+        if site.pbs.is_configured() {
+            out.push(
+                "pbs_up",
+                &[("site", s)],
+                flag(site.pbs.observed().is_some()),
+            );
+        }
+        if let Some(p) = site.pbs.observed() {
+            let names: BTreeMap<String, &str> = site
+                .proxmox
+                .observed()
+                .map(|pve| {
+                    pve.guests
+                        .iter()
+                        .map(|g| (g.vmid.to_string(), g.name.as_deref().unwrap_or("")))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for b in &p.backups {
+                let vm_name = names.get(&b.backup_id).copied().unwrap_or("");
+                let labels = [
+                    ("site", s),
+                    ("datastore", b.store.as_str()),
+                    ("namespace", ""),
+                    ("vm_id", b.backup_id.as_str()),
+                    ("vm_name", vm_name),
+                ];
+                #[allow(clippy::cast_precision_loss)]
+                out.push(
+                    "pbs_snapshot_vm_last_timestamp",
+                    &labels,
+                    b.newest_time as f64,
+                );
+                out.push(
+                    "pbs_snapshot_vm_last_verify",
+                    &labels,
+                    flag(b.newest_verified_time == Some(b.newest_time)),
+                );
+            }
+            for j in &p.jobs {
+                if let Some(ok) = j.last_ok {
+                    out.push(
+                        "cpps_pbs_job_last_run_ok",
+                        &[
+                            ("site", s),
+                            ("kind", j.kind.as_str()),
+                            ("id", j.id.as_str()),
+                            ("datastore", j.store.as_str()),
+                        ],
+                        flag(ok),
+                    );
+                }
+            }
+        }
+
+        for (host, g) in &site.gpus {
+            let Some(g) = g.observed() else { continue };
+            let driver = g.driver_version.as_deref().unwrap_or("");
+            for gpu in &g.gpus {
+                let index = gpu.index.to_string();
+                let uuid = gpu.uuid.as_deref().unwrap_or("");
+                let labels = [
+                    ("site", s),
+                    ("Hostname", host.as_str()),
+                    ("gpu", index.as_str()),
+                    ("UUID", uuid),
+                    ("modelName", gpu.name.as_deref().unwrap_or("")),
+                    ("DCGM_FI_DRIVER_VERSION", driver),
+                ];
+                #[allow(clippy::cast_precision_loss)]
+                let last_xid = g
+                    .xids
+                    .iter()
+                    .rev()
+                    .find(|(u, _)| u.as_deref() == Some(uuid) || u.is_none())
+                    .map_or(0.0, |(_, x)| *x as f64);
+                out.push("DCGM_FI_DEV_XID_ERRORS", &labels, last_xid);
+                let health = match gpu.health.as_str() {
+                    "ok" => 0.0,
+                    "info" => 1.0,
+                    "warning" => 2.0,
+                    _ => 3.0,
+                };
+                out.push("cpps_gpu_health_status", &labels, health);
+            }
+        }
+    }
+
+    if let Some(report) = report {
+        let mut counts: BTreeMap<(String, &str, &str), usize> = BTreeMap::new();
+        for f in report.active() {
+            *counts
+                .entry((
+                    f.site.clone().unwrap_or_default(),
+                    f.rule.as_str(),
+                    f.severity.as_str(),
+                ))
+                .or_default() += 1;
+        }
+        for ((site, rule, severity), n) in counts {
+            #[allow(clippy::cast_precision_loss)]
+            out.push(
+                "cpps_findings",
+                &[("site", &site), ("rule", rule), ("severity", severity)],
+                n as f64,
+            );
+        }
+    }
+    out.finish()
+}

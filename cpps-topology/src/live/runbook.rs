@@ -1,0 +1,396 @@
+//! The NVIDIA driver update of ADR-009 as a plan: «Atualização do driver no Proxmox = janela de
+//! manutenção do cluster GPU», «Plano de rollback: snapshot LINSTOR do LXC antes»,
+//! «Documentar versão exata em runbook».
+//!
+//! [`plan_driver_update`] finds the GPU LXC(s) of a host in the topology (and where they really
+//! run, in Proxmox, when observed), the LINSTOR resources behind their volumes, and writes the
+//! maintenance steps and the rollback. Only the snapshot step is executable
+//! ([`apply_snapshots`]); every other step is for a person, written so that it can be followed.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use cpps_linstor::{Plan, ResourceName, SnapshotName};
+use serde::Serialize;
+
+use super::facts::{LinstorFacts, PveFacts};
+use crate::model::{GuestKind, Topology};
+
+/// A GPU container of the host and what protects its data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlannedGuest {
+    /// The guest id of the topology.
+    pub id: String,
+    /// Its VM id, when Proxmox was observed.
+    pub vmid: Option<u32>,
+    /// The K3s cluster it is a node of.
+    pub cluster: Option<String>,
+    /// Its volumes, as Proxmox writes them (`storage:volume`).
+    pub volumes: Vec<String>,
+    /// The LINSTOR resources behind those volumes.
+    pub resources: Vec<String>,
+}
+
+/// The whole plan.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DriverUpdatePlan {
+    /// The GPU host.
+    pub host: String,
+    /// The driver version the topology pins today (what a rollback returns to).
+    pub current_driver: Option<String>,
+    /// The version to install, when given.
+    pub target_driver: Option<String>,
+    /// The snapshot name used for every resource.
+    pub snapshot: String,
+    /// The GPU containers.
+    pub guests: Vec<PlannedGuest>,
+    /// The LINSTOR snapshot requests (the executable step).
+    pub snapshots: Vec<Plan>,
+    /// The maintenance steps, in order.
+    pub steps: Vec<String>,
+    /// The rollback, in order.
+    pub rollback: Vec<String>,
+    /// What the plan could not establish and a person must check.
+    pub warnings: Vec<String>,
+}
+
+/// Why no plan can be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunbookError {
+    /// The host is not in the topology.
+    #[error("the topology has no host `{0}`")]
+    UnknownHost(String),
+    /// The host has no GPU LXC in the topology nor in Proxmox.
+    #[error("host `{0}` has no GPU container: nothing to plan")]
+    NoGpuGuest(String),
+    /// The snapshot name is not a valid LINSTOR name.
+    #[error("`{0}` is not a valid LINSTOR snapshot name")]
+    SnapshotName(String),
+}
+
+/// The name part of a Proxmox volume id (`linstor_sp:pm-1a2b3c4d_201` → `pm-1a2b3c4d_201`).
+fn volume_name(volume: &str) -> &str {
+    volume.split_once(':').map_or(volume, |(_, name)| name)
+}
+
+/// Plans the driver update of `host`.
+///
+/// `pve` and `linstor` are what the site's systems say, when observed: without Proxmox the
+/// containers' volumes are unknown; without LINSTOR no snapshot can be planned. Each gap is a
+/// warning in the plan, never a guess.
+pub fn plan_driver_update(
+    topology: &Topology,
+    host: &str,
+    pve: Option<&PveFacts>,
+    linstor: Option<&LinstorFacts>,
+    snapshot: &str,
+    target_driver: Option<&str>,
+) -> Result<DriverUpdatePlan, RunbookError> {
+    let h = topology
+        .hosts
+        .iter()
+        .find(|h| h.id.as_str() == host)
+        .ok_or_else(|| RunbookError::UnknownHost(host.to_owned()))?;
+    let snapshot_name =
+        SnapshotName::new(snapshot).map_err(|_| RunbookError::SnapshotName(snapshot.to_owned()))?;
+    let mut warnings = Vec::new();
+    let gpu_guests: Vec<_> = topology
+        .guests_on(&h.id)
+        .filter(|g| g.kind == GuestKind::Lxc && g.gpu.is_some())
+        .collect();
+    if gpu_guests.is_empty() {
+        return Err(RunbookError::NoGpuGuest(host.to_owned()));
+    }
+    let current_driver = h
+        .nvidia_driver
+        .as_ref()
+        .map(ToString::to_string)
+        .or_else(|| {
+            gpu_guests
+                .iter()
+                .filter_map(|g| topology.cluster_of_guest(&g.id))
+                .find_map(|k| k.nvidia_driver.as_ref().map(ToString::to_string))
+        });
+    if current_driver.is_none() {
+        warnings.push(format!(
+            "the topology pins no NVIDIA driver for {host}: write the running version in `nvidia_driver` before the update, or the rollback has no target (ADR-009: «Documentar versão exata»)"
+        ));
+    }
+    if pve.is_none() {
+        warnings.push(
+            "Proxmox was not observed: the containers' VM ids and volumes are unknown".to_owned(),
+        );
+    }
+    if linstor.is_none() {
+        warnings.push("LINSTOR was not observed: no snapshot can be planned".to_owned());
+    }
+
+    let mut guests = Vec::new();
+    let mut snapshots = Vec::new();
+    for g in &gpu_guests {
+        let observed = pve.and_then(|p| super::diff::pve_guest(p, g.id.as_str()));
+        if pve.is_some() && observed.is_none() {
+            warnings.push(format!("guest {} is not in Proxmox", g.id));
+        }
+        if let Some(o) = observed
+            && o.node != host
+        {
+            warnings.push(format!(
+                "guest {} runs on {}, not on {host}: its GPU is not this host's",
+                g.id, o.node
+            ));
+        }
+        let volumes = observed.map(|o| o.volumes.clone()).unwrap_or_default();
+        let mut resources = Vec::new();
+        if let (Some(l), Some(o)) = (linstor, observed) {
+            let suffix = format!("_{}", o.vmid);
+            for v in &volumes {
+                let name = volume_name(v);
+                // linstor-proxmox names a volume after its resource (`pm-1a2b3c4d_201`, or
+                // `vm-201-disk-1` in older plugins).
+                match l.resources.iter().find(|r| r.name == name) {
+                    Some(r) => resources.push(r.name.clone()),
+                    None => warnings.push(format!(
+                        "volume {v} of {} is not a LINSTOR resource: no snapshot protects it (a PBS backup must)",
+                        g.id
+                    )),
+                }
+            }
+            let by_vmid: Vec<String> = l
+                .resources
+                .iter()
+                .filter(|r| r.name.ends_with(&suffix) && !resources.contains(&r.name))
+                .map(|r| r.name.clone())
+                .collect();
+            resources.extend(by_vmid);
+        }
+        for r in &resources {
+            match ResourceName::new(r.as_str()) {
+                Ok(name) => snapshots.push(Plan::snapshot_create(&name, &snapshot_name, &[])),
+                Err(_) => warnings.push(format!("`{r}` is not a valid LINSTOR resource name")),
+            }
+        }
+        guests.push(PlannedGuest {
+            id: g.id.to_string(),
+            vmid: observed.map(|o| o.vmid),
+            cluster: topology.cluster_of_guest(&g.id).map(|k| k.id.to_string()),
+            volumes,
+            resources,
+        });
+    }
+
+    let target = target_driver.map(ToOwned::to_owned);
+    let target_text = target.as_deref().unwrap_or("<target version>");
+    let current_text = current_driver.as_deref().unwrap_or("<current version>");
+    let ct = |g: &PlannedGuest| {
+        g.vmid
+            .map_or_else(|| g.id.clone(), |v| format!("{v} ({})", g.id))
+    };
+    let mut steps = Vec::new();
+    let clusters: Vec<String> = guests.iter().filter_map(|g| g.cluster.clone()).collect();
+    steps.push(format!(
+        "Announce the maintenance window of the GPU cluster{} {}: the driver update on {host} stops its GPU work.",
+        if clusters.len() == 1 { "" } else { "s" },
+        if clusters.is_empty() { "(none declared)".to_owned() } else { clusters.join(", ") }
+    ));
+    for g in &guests {
+        steps.push(format!(
+            "Drain node {} of {}: kubectl drain {} --ignore-daemonsets --delete-emptydir-data",
+            g.id,
+            g.cluster.as_deref().unwrap_or("its cluster"),
+            g.id
+        ));
+    }
+    for g in &guests {
+        steps.push(format!(
+            "Shut container {} down: POST /nodes/{host}/lxc/{}/status/shutdown (pct shutdown)",
+            ct(g),
+            g.vmid
+                .map_or_else(|| "<vmid>".to_owned(), |v| v.to_string())
+        ));
+    }
+    if snapshots.is_empty() {
+        steps.push(
+            "Snapshot: nothing to snapshot on LINSTOR; confirm a verified PBS backup of each container instead.".to_owned(),
+        );
+    } else {
+        for p in &snapshots {
+            steps.push(format!("Snapshot (--apply runs this step and waits): {p}"));
+        }
+    }
+    steps.push(format!(
+        "Install NVIDIA driver {target_text} on {host} (replacing {current_text}); reboot {host} if the kernel module does not reload."
+    ));
+    steps.push(format!(
+        "Check the host: nvidia-smi shows {target_text}; `gpu-health --driver-version {target_text}` exits 0 and dmesg shows no NVRM/Xid error."
+    ));
+    for g in &guests {
+        steps.push(format!(
+            "Start container {} and check nvidia-smi inside it shows {target_text}; kubectl uncordon {}.",
+            ct(g),
+            g.id
+        ));
+    }
+    steps.push(format!(
+        "Write `nvidia_driver: \"{target_text}\"` for {host} in the topology file (GPU-005 compares it with what runs)."
+    ));
+
+    let mut rollback = Vec::new();
+    for g in &guests {
+        rollback.push(format!("Shut container {} down.", ct(g)));
+    }
+    for g in &guests {
+        for r in &g.resources {
+            if let Ok(name) = ResourceName::new(r.as_str()) {
+                rollback.push(format!(
+                    "Roll back: {}",
+                    Plan::snapshot_rollback(&name, &snapshot_name)
+                ));
+            }
+        }
+    }
+    rollback.push(format!(
+        "Reinstall NVIDIA driver {current_text} on {host} and reboot it if needed."
+    ));
+    for g in &guests {
+        rollback.push(format!(
+            "Start container {} and uncordon {}; check nvidia-smi.",
+            ct(g),
+            g.id
+        ));
+    }
+    rollback.push(format!(
+        "When the update is confirmed, delete snapshot {snapshot} of every resource (DELETE /v1/resource-definitions/{{resource}}/snapshots/{snapshot})."
+    ));
+
+    Ok(DriverUpdatePlan {
+        host: host.to_owned(),
+        current_driver,
+        target_driver: target,
+        snapshot: snapshot.to_owned(),
+        guests,
+        snapshots,
+        steps,
+        rollback,
+        warnings,
+    })
+}
+
+impl DriverUpdatePlan {
+    /// The plan as numbered text.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "NVIDIA driver update on {} ({} → {})",
+            self.host,
+            self.current_driver.as_deref().unwrap_or("unpinned"),
+            self.target_driver.as_deref().unwrap_or("unspecified")
+        );
+        for g in &self.guests {
+            let _ = writeln!(
+                out,
+                "GPU container {}{}: cluster {}, volumes [{}], LINSTOR resources [{}]",
+                g.id,
+                g.vmid.map(|v| format!(" (CT {v})")).unwrap_or_default(),
+                g.cluster.as_deref().unwrap_or("none"),
+                g.volumes.join(", "),
+                g.resources.join(", ")
+            );
+        }
+        let _ = writeln!(out, "\nSteps:");
+        for (i, s) in self.steps.iter().enumerate() {
+            let _ = writeln!(out, "{:>3}. {s}", i + 1);
+        }
+        let _ = writeln!(out, "\nRollback:");
+        for (i, s) in self.rollback.iter().enumerate() {
+            let _ = writeln!(out, "{:>3}. {s}", i + 1);
+        }
+        if !self.warnings.is_empty() {
+            let _ = writeln!(out, "\nWarnings:");
+            for w in &self.warnings {
+                let _ = writeln!(out, "  - {w}");
+            }
+        }
+        out
+    }
+}
+
+/// What one executed snapshot request did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SnapshotOutcome {
+    /// The resource.
+    pub resource: String,
+    /// Whether the snapshot is `SUCCESSFUL` on the controller.
+    pub successful: bool,
+    /// The controller's messages, or the error.
+    pub messages: Vec<String>,
+}
+
+/// Executes the plan's snapshot step: `POST /v1/resource-definitions/{resource}/snapshots` for
+/// each resource, then polls `GET /v1/resource-definitions/{resource}/snapshots` until the
+/// snapshot is `SUCCESSFUL` or `wait` has passed. Stops at the first failure, so that the
+/// update is never started without its rollback point.
+pub async fn apply_snapshots(
+    client: &cpps_linstor::Client,
+    plan: &DriverUpdatePlan,
+    wait: Duration,
+    poll: Duration,
+) -> Vec<SnapshotOutcome> {
+    let mut outcomes = Vec::new();
+    for p in &plan.snapshots {
+        let resource = p
+            .path
+            .trim_start_matches("v1/resource-definitions/")
+            .trim_end_matches("/snapshots")
+            .to_owned();
+        let mut outcome = SnapshotOutcome {
+            resource: resource.clone(),
+            successful: false,
+            messages: Vec::new(),
+        };
+        match client.apply(p).await {
+            Ok(rcs) => outcome
+                .messages
+                .extend(rcs.0.iter().map(|rc| rc.message.clone())),
+            Err(e) => {
+                outcome.messages.push(super::facts::error_chain(&e));
+                outcomes.push(outcome);
+                break;
+            }
+        }
+        let name = ResourceName::new(resource.as_str());
+        let deadline = tokio::time::Instant::now() + wait;
+        if let Ok(name) = name {
+            loop {
+                match client.snapshots_of(&name).await {
+                    Ok(list) => {
+                        if list
+                            .iter()
+                            .any(|s| s.name == plan.snapshot && s.is_successful())
+                        {
+                            outcome.successful = true;
+                            break;
+                        }
+                    }
+                    Err(e) => outcome.messages.push(super::facts::error_chain(&e)),
+                }
+                if tokio::time::Instant::now() + poll > deadline {
+                    outcome.messages.push(format!(
+                        "snapshot {} not SUCCESSFUL within {wait:?}",
+                        plan.snapshot
+                    ));
+                    break;
+                }
+                tokio::time::sleep(poll).await;
+            }
+        }
+        let ok = outcome.successful;
+        outcomes.push(outcome);
+        if !ok {
+            break;
+        }
+    }
+    outcomes
+}
