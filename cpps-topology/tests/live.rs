@@ -293,7 +293,7 @@ fn drift_and_state_rules_over_the_estate() {
     // The declared build-runner is live: a note says the evidence supports promoting it.
     assert!(audit.report.notes.iter().any(|n| {
         n.message
-            .starts_with("guest build-runner is declared declared but is live")
+            .starts_with("guest build-runner is `declared` in the file but is live")
     }));
     // The report counts the live rules.
     assert_eq!(audit.report.summary.rules_checked, 35 + 9);

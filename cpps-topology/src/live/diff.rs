@@ -172,7 +172,7 @@ impl Builder<'_> {
                     declared: Some(declared),
                     kind: DriftKind::LiveButNotValidated,
                     message: format!(
-                        "{} {id} is declared {declared} but is live: the evidence supports `validated` once it carries real traffic",
+                        "{} {id} is `{declared}` in the file but is live: the evidence supports `validated` once it carries real traffic",
                         crate::report::kind_name(c.kind())
                     ),
                 })

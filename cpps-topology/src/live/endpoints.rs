@@ -591,6 +591,23 @@ impl Endpoints {
     }
 }
 
+impl Endpoints {
+    /// The LINSTOR client of `site`, for writes (the driver-update runbook's snapshot step);
+    /// `None` when the site has no LINSTOR endpoint.
+    pub fn linstor_client(
+        &self,
+        site: &str,
+        options: &ClientOptions,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Option<cpps_linstor::Client>, EndpointsError> {
+        let Some(l) = self.sites.get(site).and_then(|s| s.linstor.as_ref()) else {
+            return Ok(None);
+        };
+        let source = linstor_source(l, &format!("sites.{site}.linstor"), options, lookup)?;
+        Ok(Some(source.client().clone()))
+    }
+}
+
 /// Timeouts and limits of the clients built by [`Endpoints::sources`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientOptions {

@@ -145,11 +145,11 @@ fn flag(b: bool) -> f64 {
 
 fn up<T>(out: &mut Out, site: &str, source: SourceKind, id: &str, s: &Sourced<T>) {
     if s.is_configured() {
-        out.push(
-            "cpps_up",
-            &[("site", site), ("source", source.as_str()), ("id", id)],
-            flag(s.observed().is_some()),
-        );
+        let mut labels = vec![("site", site), ("source", source.as_str())];
+        if !id.is_empty() {
+            labels.push(("id", id));
+        }
+        out.push("cpps_up", &labels, flag(s.observed().is_some()));
     }
 }
 

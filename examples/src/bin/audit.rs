@@ -1,0 +1,190 @@
+//! `audit`: the static findings of the topology, the drift between the topology and the live
+//! systems, and the live rules, in one report.
+//!
+//! ```console
+//! cargo run -p cpps-examples --bin audit -- --topology infra.yaml --endpoints endpoints.yaml
+//! cargo run -p cpps-examples --bin audit -- --format sarif > audit.sarif
+//! ```
+//!
+//! Endpoints come from `--endpoints` (a YAML file without secrets; see
+//! `cpps_topology::live::endpoints`) or, without it, from the clients' environment variables
+//! (`PROXMOX_VE_*`, `LS_CONTROLLERS`, `KUBECONFIG`) for `--site`.
+//!
+//! Exit codes, as `cargo xtask check`: 0 nothing fails, 1 unsuppressed errors (or warnings with
+//! `--deny warnings`), 2 the topology or the endpoints cannot be used.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use clap::Parser;
+use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
+use cpps_topology::live::{self, LiveOptions, ObserveOptions, Progress, SourceKind};
+use cpps_topology::report::Format;
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+
+/// Audit the live systems against the topology.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// The topology file (default: the embedded CPPS topology).
+    #[arg(long)]
+    topology: Option<PathBuf>,
+    /// The endpoints file (default: the clients' environment variables, for `--site`).
+    #[arg(long)]
+    endpoints: Option<PathBuf>,
+    /// The site the environment variables describe (needed when the topology has several).
+    #[arg(long)]
+    site: Option<String>,
+    /// The K3s cluster `KUBECONFIG` reaches, when using the environment.
+    #[arg(long)]
+    kube_cluster: Option<String>,
+    /// Output format: text, json or sarif.
+    #[arg(long, default_value = "text")]
+    format: String,
+    /// `--deny warnings`: unsuppressed warnings fail too.
+    #[arg(long, value_parser = ["warnings"])]
+    deny: Option<String>,
+    /// Sources asked at once, across all sites.
+    #[arg(long, default_value_t = 8)]
+    concurrency: usize,
+    /// Seconds the whole observation may take.
+    #[arg(long, default_value_t = 60)]
+    deadline: u64,
+}
+
+/// One progress bar per site, on a terminal only.
+struct Bars {
+    multi: MultiProgress,
+    bars: Mutex<BTreeMap<String, ProgressBar>>,
+}
+
+impl Progress for Bars {
+    fn site_started(&self, site: &str, sources: usize) {
+        let bar = self.multi.add(ProgressBar::new(sources as u64));
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>8} [{bar:20}] {pos}/{len} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(site.to_owned());
+        if let Ok(mut bars) = self.bars.lock() {
+            bars.insert(site.to_owned(), bar);
+        }
+    }
+
+    fn source_done(&self, site: &str, source: SourceKind, ok: bool) {
+        if let Ok(bars) = self.bars.lock()
+            && let Some(bar) = bars.get(site)
+        {
+            bar.set_message(format!("{source} {}", if ok { "ok" } else { "FAILED" }));
+            bar.inc(1);
+            if bar.position() >= bar.length().unwrap_or(0) {
+                bar.finish();
+            }
+        }
+    }
+}
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("audit: {message}");
+    ExitCode::from(cpps_topology::check::EXIT_INVALID)
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    let format: Format = match args.format.parse() {
+        Ok(f @ (Format::Text | Format::Json | Format::Sarif)) => f,
+        _ => {
+            return fail(format!(
+                "unknown format `{}` (text, json or sarif)",
+                args.format
+            ));
+        }
+    };
+    let loaded = match &args.topology {
+        Some(path) => cpps_topology::load_file(path),
+        None => cpps_topology::try_default_topology(),
+    };
+    let topology = match loaded {
+        Ok(t) => t,
+        Err(e) => {
+            eprint!("{}", e.render());
+            return ExitCode::from(cpps_topology::check::EXIT_INVALID);
+        }
+    };
+    let lookup = |k: &str| std::env::var(k).ok();
+    let endpoints = match &args.endpoints {
+        Some(path) => Endpoints::load(path),
+        None => {
+            let site = match (&args.site, topology.sites.as_slice()) {
+                (Some(s), _) => s.clone(),
+                (None, [only]) => only.id.to_string(),
+                (None, _) => {
+                    return fail(
+                        "the topology has several sites: give --endpoints, or --site for the environment variables",
+                    );
+                }
+            };
+            Endpoints::from_env(&site, args.kube_cluster.as_deref(), &lookup)
+        }
+    };
+    let endpoints = match endpoints.and_then(|e| e.check_against(&topology).map(|()| e)) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let sources = match endpoints.sources(&ClientOptions::default(), &lookup) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    if sources.is_empty() {
+        eprintln!("audit: no live endpoint is configured: static findings only");
+    }
+    let options = ObserveOptions {
+        concurrency: args.concurrency.max(1),
+        deadline: Duration::from_secs(args.deadline),
+    };
+    // A progress bar per site on a terminal, for text output only; none in CI or for JSON.
+    let show_bars = format == Format::Text
+        && std::io::stderr().is_terminal()
+        && std::env::var_os("CI").is_none();
+    let observed = if show_bars {
+        let bars = Bars {
+            multi: MultiProgress::new(),
+            bars: Mutex::new(BTreeMap::new()),
+        };
+        live::observe_with(&sources, &options, &bars).await
+    } else {
+        live::observe(&sources, &options).await
+    };
+    let audit = live::audit(&topology, &observed, &LiveOptions::default());
+    print!("{}", audit.report.render(format));
+    if format == Format::Text {
+        println!();
+        for site in &observed.sites {
+            let (configured, answered) = site.answered();
+            println!(
+                "site {}: {answered}/{configured} sources answered",
+                site.site
+            );
+            for failure in site.failures() {
+                println!("  {failure}");
+            }
+        }
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for c in &audit.diff.components {
+            *counts.entry(c.evidence.as_str()).or_default() += 1;
+        }
+        let counts: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        println!("evidence: {}", counts.join(", "));
+    }
+    if audit.report.fails(args.deny.is_some()) {
+        ExitCode::from(cpps_topology::check::EXIT_FINDINGS)
+    } else {
+        ExitCode::from(cpps_topology::check::EXIT_OK)
+    }
+}

@@ -1,0 +1,179 @@
+//! `driver-update`: the NVIDIA driver update runbook of ADR-009 for one GPU host, as a plan.
+//!
+//! ```console
+//! cargo run -p cpps-examples --bin driver-update -- --host pve-ippri-31 --target-driver 550.127.05 \
+//!     --endpoints endpoints.yaml
+//! cargo run -p cpps-examples --bin driver-update -- --host pve-ippri-31 --endpoints endpoints.yaml --apply
+//! ```
+//!
+//! It finds the host's GPU LXC(s) in the topology and in Proxmox, the LINSTOR resources behind
+//! their volumes, and prints the maintenance steps and the rollback. By default nothing is
+//! changed. `--apply` executes the one step that can be automated safely, the LINSTOR snapshot
+//! (the rollback point), and waits until every snapshot is `SUCCESSFUL`; the rest stays with
+//! the operator.
+//!
+//! Exit codes: 0 plan printed (and, with `--apply`, every snapshot taken); 1 a snapshot failed;
+//! 2 the input cannot be used.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
+use cpps_topology::live::runbook::{apply_snapshots, plan_driver_update};
+use cpps_topology::live::{self, ObserveOptions};
+
+/// Plan (and with --apply, take the snapshots of) an NVIDIA driver update.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// The GPU host (a host id of the topology).
+    #[arg(long)]
+    host: String,
+    /// The driver version to install.
+    #[arg(long)]
+    target_driver: Option<String>,
+    /// The snapshot name (default `pre-driver-YYYYMMDD`).
+    #[arg(long)]
+    snapshot: Option<String>,
+    /// The topology file (default: the embedded CPPS topology).
+    #[arg(long)]
+    topology: Option<PathBuf>,
+    /// The endpoints file (default: the clients' environment variables, for the host's site).
+    #[arg(long)]
+    endpoints: Option<PathBuf>,
+    /// Output format: text or json.
+    #[arg(long, default_value = "text")]
+    format: String,
+    /// Take the LINSTOR snapshots now and wait for them.
+    #[arg(long)]
+    apply: bool,
+    /// Seconds to wait for each snapshot.
+    #[arg(long, default_value_t = 300)]
+    wait: u64,
+}
+
+fn invalid(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("driver-update: {message}");
+    ExitCode::from(2)
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    if !matches!(args.format.as_str(), "text" | "json") {
+        return invalid(format!("unknown format `{}` (text or json)", args.format));
+    }
+    let loaded = match &args.topology {
+        Some(path) => cpps_topology::load_file(path),
+        None => cpps_topology::try_default_topology(),
+    };
+    let topology = match loaded {
+        Ok(t) => t,
+        Err(e) => {
+            eprint!("{}", e.render());
+            return ExitCode::from(2);
+        }
+    };
+    let Some(host) = topology.hosts.iter().find(|h| h.id.as_str() == args.host) else {
+        return invalid(format!("the topology has no host `{}`", args.host));
+    };
+    let site = host.site.to_string();
+    let lookup = |k: &str| std::env::var(k).ok();
+    let endpoints = match &args.endpoints {
+        Some(path) => Endpoints::load(path),
+        None => Endpoints::from_env(&site, None, &lookup),
+    };
+    let mut endpoints = match endpoints.and_then(|e| e.check_against(&topology).map(|()| e)) {
+        Ok(e) => e,
+        Err(e) => return invalid(e),
+    };
+    // Only the host's site matters here.
+    endpoints.sites.retain(|s, _| *s == site);
+    if let Some(s) = endpoints.sites.get_mut(&site) {
+        s.kubernetes.clear();
+        s.nvml.clear();
+    }
+    let options = ClientOptions::default();
+    let sources = match endpoints.sources(&options, &lookup) {
+        Ok(s) => s,
+        Err(e) => return invalid(e),
+    };
+    let observed = live::observe(&sources, &ObserveOptions::default()).await;
+    let site_obs = observed.site(&site);
+    for failure in site_obs.map(|s| s.failures()).unwrap_or_default() {
+        eprintln!("driver-update: {failure}");
+    }
+    let snapshot = args.snapshot.clone().unwrap_or_else(|| {
+        let today = cpps_topology::check::today();
+        format!(
+            "pre-driver-{:04}{:02}{:02}",
+            today.year(),
+            today.month(),
+            today.day()
+        )
+    });
+    let plan = match plan_driver_update(
+        &topology,
+        &args.host,
+        site_obs.and_then(|s| s.proxmox.observed()),
+        site_obs.and_then(|s| s.linstor.observed()),
+        &snapshot,
+        args.target_driver.as_deref(),
+    ) {
+        Ok(p) => p,
+        Err(e) => return invalid(e),
+    };
+    if args.format == "json" {
+        match serde_json::to_string_pretty(&plan) {
+            Ok(text) => println!("{text}"),
+            Err(e) => return invalid(e),
+        }
+    } else {
+        print!("{}", plan.to_text());
+    }
+    if !args.apply {
+        if args.format == "text" {
+            println!("\nPlan only: nothing was changed. --apply takes the LINSTOR snapshots.");
+        }
+        return ExitCode::SUCCESS;
+    }
+    if plan.snapshots.is_empty() {
+        eprintln!("driver-update: --apply: the plan has no LINSTOR snapshot to take");
+        return ExitCode::from(1);
+    }
+    let client = match endpoints.linstor_client(&site, &options, &lookup) {
+        Ok(Some(c)) => c,
+        Ok(None) => return invalid(format!("site {site} has no LINSTOR endpoint")),
+        Err(e) => return invalid(e),
+    };
+    let outcomes = apply_snapshots(
+        &client,
+        &plan,
+        Duration::from_secs(args.wait),
+        Duration::from_millis(500),
+    )
+    .await;
+    let mut ok = outcomes.len() == plan.snapshots.len();
+    for o in &outcomes {
+        ok &= o.successful;
+        eprintln!(
+            "driver-update: snapshot {snapshot} of {}: {}{}",
+            o.resource,
+            if o.successful { "SUCCESSFUL" } else { "FAILED" },
+            if o.messages.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", o.messages.join("; "))
+            }
+        );
+    }
+    if ok {
+        eprintln!("driver-update: every snapshot is taken; continue with step 5 of the plan");
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("driver-update: do NOT update the driver: the rollback point is missing");
+        ExitCode::from(1)
+    }
+}
