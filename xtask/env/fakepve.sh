@@ -2,7 +2,7 @@
 # Starts fakepve (PyPI `fakepve`, a fake of the PVE 9 API; see ../shared/design/testing.md) for
 # the cpps-proxmox integration tests, on 127.0.0.1 only.
 #
-#   xtask/env/fakepve.sh STATE_DIR
+#   xtask/env/fakepve.sh STATE_DIR [GUESTS_JSON]
 #
 # The Python venv is cached outside the repository. The server runs in the background
 # (pid in STATE_DIR/fakepve.pid, log in STATE_DIR/fakepve.log) with the estate of
@@ -10,7 +10,7 @@
 # API token and root@pam/secret. STATE_DIR/fakepve.json says where everything is. The last line
 # on stdout is `CPPS_TEST_FAKEPVE=STATE_DIR/fakepve.json`.
 set -euo pipefail
-if [ $# -ne 1 ]; then echo "usage: $0 STATE_DIR" >&2; exit 2; fi
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then echo "usage: $0 STATE_DIR [GUESTS_JSON]" >&2; exit 2; fi
 state=$(mkdir -p "$1" && cd "$1" && pwd)
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache="${CPPS_TOOL_CACHE:-$HOME/.cache/cpps-tools}"
@@ -34,8 +34,10 @@ if [ -f "$state/fakepve.pid" ]; then
 fi
 rm -f "$state/fakepve.json"
 
+# The estate: the tests' small one unless a file is given (the benchmark's CPPS-sized one).
+guests="${2:-$repo/cpps-proxmox/tests/fakepve/guests.json}"
 nohup "$venv/bin/python" "$repo/cpps-proxmox/tests/fakepve/serve.py" "$state" \
-  "$repo/cpps-proxmox/tests/fakepve/guests.json" >"$state/fakepve.log" 2>&1 &
+  "$guests" >"$state/fakepve.log" 2>&1 &
 pid=$!
 echo "$pid" > "$state/fakepve.pid"
 

@@ -8,8 +8,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bench;
 mod check;
 mod ci;
+mod diagram;
+mod schema;
 mod test;
 
 /// Workspace automation for the CPPS SDK.
@@ -25,19 +28,28 @@ enum Command {
     /// Check a topology against the ADR invariants: exit 0 when clean, 1 on unsuppressed errors
     /// (or warnings with `--deny warnings`), 2 when the file cannot be read or parsed.
     Check(check::CheckArgs),
+    /// Write the JSON Schema of the topology file format.
+    Schema(schema::SchemaArgs),
+    /// Write a Mermaid diagram of a topology, coloured by state.
+    Diagram(diagram::DiagramArgs),
     /// Start the independent test servers (fakepve, Prism, kube-apiserver) on 127.0.0.1, run
     /// every test of the workspace with them, and stop them.
     Test(test::TestArgs),
     /// Run what CI checks: fmt, clippy -D warnings, the tests (with their servers), docs.
     Ci(ci::CiArgs),
+    /// Benchmarks: proxmoxer vs cpps on fakepve, the rule engine, decoding, peak memory.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Schema(args) => schema::run(args),
+        Command::Diagram(args) => diagram::run(args),
         Command::Test(args) => test::run(args),
         Command::Ci(args) => ci::run(args),
+        Command::Bench(args) => bench::run(args),
     };
     match result {
         Ok(code) => code,

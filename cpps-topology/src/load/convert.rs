@@ -147,7 +147,16 @@ fn map_parse_error(e: &serde_saphyr::Error) -> FileErrorKind {
 pub(super) fn load(source: Source) -> Result<Topology, FileError> {
     let text = source.text.clone();
     let lines = Lines::new(&text);
-    let file: TopologyFile = match serde_saphyr::from_str(&text) {
+    // serde-saphyr's default budget (250k nodes, 1M events) protects against YAML bombs but
+    // stops at about 40k guests; a datacenter model must load at 100k+ (the audit benchmark's
+    // size), so the node and event caps are raised while the alias, anchor and depth caps stay.
+    let options = serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_nodes: 8_000_000,
+            max_events: 32_000_000,
+        },
+    };
+    let file: TopologyFile = match serde_saphyr::from_str_with_options(&text, options) {
         Ok(f) => f,
         Err(e) => {
             let location = e
