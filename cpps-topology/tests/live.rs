@@ -348,6 +348,7 @@ fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
             // gitlab: verified 2 h ago.
             GuestBackupFact {
                 store: "store1".to_owned(),
+                namespace: String::new(),
                 backup_type: "vm".to_owned(),
                 backup_id: "100".to_owned(),
                 newest_time: NOW - 7200,
@@ -356,6 +357,7 @@ fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
             // monitoring: newest 1 h ago but never verified, last verified 3 days ago.
             GuestBackupFact {
                 store: "store1".to_owned(),
+                namespace: String::new(),
                 backup_type: "ct".to_owned(),
                 backup_id: "201".to_owned(),
                 newest_time: NOW - 3600,

@@ -29,7 +29,9 @@ use std::time::Duration;
 use cpps_http::{RetryPolicy, SecretString, TlsMode};
 use serde::Deserialize;
 
-use super::sources::{KubeSource, LinstorSource, NvmlSource, PveSource, Sources};
+use super::sources::{
+    KubeSource, LinstorSource, NvmlSource, PbsSource, PveSource, Sources, VyosSource,
+};
 use crate::model::Topology;
 
 /// A secret: the name of an environment variable that holds it, or a file that holds it.
@@ -124,6 +126,30 @@ pub struct LinstorEndpoint {
     pub ca_file: Option<PathBuf>,
 }
 
+/// A site's Proxmox Backup Server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PbsEndpoint {
+    /// `PBS_REPOSITORY` syntax: `user@realm!token@host:port:store`.
+    pub repository: String,
+    /// The password or token secret (`PBS_PASSWORD`).
+    pub password: SecretRef,
+    /// The pinned SHA-256 fingerprint (`PBS_FINGERPRINT`).
+    pub fingerprint: Option<String>,
+    /// An API URL replacing the repository's (`CPPS_PBS_URL`).
+    pub url: Option<String>,
+}
+
+/// A site's VyOS router.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VyosEndpoint {
+    /// `https://router/` (`VYOS_URL`).
+    pub url: String,
+    /// The HTTPS API key (`VYOS_API_KEY`).
+    pub key: SecretRef,
+    /// How to verify TLS.
+    pub tls: TlsChoice,
+}
+
 /// One K3s cluster's API server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KubeEndpoint {
@@ -147,6 +173,10 @@ pub struct SiteEndpoints {
     pub proxmox: Option<ProxmoxEndpoint>,
     /// LINSTOR.
     pub linstor: Option<LinstorEndpoint>,
+    /// PBS.
+    pub pbs: Option<PbsEndpoint>,
+    /// VyOS.
+    pub vyos: Option<VyosEndpoint>,
     /// K3s clusters by id.
     pub kubernetes: BTreeMap<String, KubeEndpoint>,
     /// GPU hosts.
@@ -237,6 +267,8 @@ struct FileDoc {
 struct FileSite {
     proxmox: Option<FileProxmox>,
     linstor: Option<FileLinstor>,
+    pbs: Option<FilePbs>,
+    vyos: Option<FileVyos>,
     #[serde(default)]
     kubernetes: BTreeMap<String, FileKube>,
     #[serde(default)]
@@ -276,6 +308,30 @@ struct FileLinstor {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct FilePbs {
+    repository: String,
+    password: Option<Sp<serde_json::Value>>,
+    password_env: Option<String>,
+    password_file: Option<PathBuf>,
+    fingerprint: Option<String>,
+    url: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileVyos {
+    url: String,
+    key: Option<Sp<serde_json::Value>>,
+    key_env: Option<String>,
+    key_file: Option<PathBuf>,
+    ca_file: Option<PathBuf>,
+    fingerprint: Option<String>,
+    #[serde(default)]
+    insecure: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct FileKube {
     kubeconfig: PathBuf,
 }
@@ -285,6 +341,24 @@ struct FileKube {
 struct FileNvml {
     host: String,
     library: Option<PathBuf>,
+}
+
+fn tls_choice(
+    path: &str,
+    ca_file: Option<PathBuf>,
+    fingerprint: Option<String>,
+    insecure: bool,
+) -> Result<TlsChoice, EndpointsError> {
+    match (ca_file, fingerprint, insecure) {
+        (None, None, false) => Ok(TlsChoice::System),
+        (Some(ca), None, false) => Ok(TlsChoice::CaFile(ca)),
+        (None, Some(fp), false) => Ok(TlsChoice::Fingerprint(fp)),
+        (None, None, true) => Ok(TlsChoice::Insecure),
+        _ => Err(EndpointsError::Invalid {
+            path: path.to_owned(),
+            reason: "give at most one of ca_file, fingerprint and insecure".to_owned(),
+        }),
+    }
 }
 
 struct Cx<'a> {
@@ -368,19 +442,7 @@ impl Endpoints {
                     p.password_env.as_ref(),
                     p.password_file.as_ref(),
                 )?;
-                let tls = match (p.ca_file, p.fingerprint, p.insecure) {
-                    (None, None, false) => TlsChoice::System,
-                    (Some(ca), None, false) => TlsChoice::CaFile(ca),
-                    (None, Some(fp), false) => TlsChoice::Fingerprint(fp),
-                    (None, None, true) => TlsChoice::Insecure,
-                    _ => {
-                        return Err(EndpointsError::Invalid {
-                            path,
-                            reason: "give at most one of ca_file, fingerprint and insecure"
-                                .to_owned(),
-                        });
-                    }
-                };
+                let tls = tls_choice(&path, p.ca_file, p.fingerprint, p.insecure)?;
                 match (&token, &p.user, &password) {
                     (Some(_), None, None) | (None, Some(_), Some(_)) => {}
                     _ => {
@@ -422,6 +484,48 @@ impl Endpoints {
                     ca_file: l.ca_file,
                 });
             }
+            if let Some(p) = s.pbs {
+                let path = format!("{base}.pbs");
+                let password = cx
+                    .secret(
+                        &path,
+                        "password",
+                        p.password.as_ref(),
+                        p.password_env.as_ref(),
+                        p.password_file.as_ref(),
+                    )?
+                    .ok_or_else(|| EndpointsError::Invalid {
+                        path: path.clone(),
+                        reason: "give password_env or password_file (the token secret)".to_owned(),
+                    })?;
+                ends.pbs = Some(PbsEndpoint {
+                    repository: p.repository,
+                    password,
+                    fingerprint: p.fingerprint,
+                    url: p.url,
+                });
+            }
+            if let Some(v) = s.vyos {
+                let path = format!("{base}.vyos");
+                let key = cx
+                    .secret(
+                        &path,
+                        "key",
+                        v.key.as_ref(),
+                        v.key_env.as_ref(),
+                        v.key_file.as_ref(),
+                    )?
+                    .ok_or_else(|| EndpointsError::Invalid {
+                        path: path.clone(),
+                        reason: "give key_env or key_file (the HTTPS API key)".to_owned(),
+                    })?;
+                let tls = tls_choice(&path, v.ca_file, v.fingerprint, v.insecure)?;
+                ends.vyos = Some(VyosEndpoint {
+                    url: v.url,
+                    key,
+                    tls,
+                });
+            }
             ends.kubernetes = s
                 .kubernetes
                 .into_iter()
@@ -451,7 +555,9 @@ impl Endpoints {
     /// `lookup`: `PROXMOX_VE_ENDPOINT` with `PROXMOX_VE_API_TOKEN` (or `PROXMOX_VE_USERNAME` and
     /// `PROXMOX_VE_PASSWORD`) and one of `PROXMOX_VE_CA_FILE`, `PROXMOX_VE_FINGERPRINT`,
     /// `PROXMOX_VE_INSECURE`; `LS_CONTROLLERS` with `LS_BEARER_TOKEN` or `LS_USERNAME` and
-    /// `LS_PASSWORD`; `KUBECONFIG` for `kube_cluster`. Secrets stay in the environment: they are
+    /// `LS_PASSWORD`; `PBS_REPOSITORY`, `PBS_PASSWORD`, `PBS_FINGERPRINT` and `CPPS_PBS_URL`
+    /// (cpps-pbs); `VYOS_URL`, `VYOS_API_KEY` and `VYOS_FINGERPRINT`; `KUBECONFIG` for
+    /// `kube_cluster`. Secrets stay in the environment: they are
     /// referenced by variable name.
     pub fn from_env(
         site: &str,
@@ -501,6 +607,21 @@ impl Endpoints {
                 user: get("LS_USERNAME"),
                 password: get("LS_USERNAME").map(|_| SecretRef::Env("LS_PASSWORD".to_owned())),
                 ca_file: None,
+            });
+        }
+        if let Some(repository) = get("PBS_REPOSITORY") {
+            ends.pbs = Some(PbsEndpoint {
+                repository,
+                password: SecretRef::Env("PBS_PASSWORD".to_owned()),
+                fingerprint: get("PBS_FINGERPRINT"),
+                url: get("CPPS_PBS_URL"),
+            });
+        }
+        if let Some(url) = get("VYOS_URL") {
+            ends.vyos = Some(VyosEndpoint {
+                url,
+                key: SecretRef::Env("VYOS_API_KEY".to_owned()),
+                tls: get("VYOS_FINGERPRINT").map_or(TlsChoice::System, TlsChoice::Fingerprint),
             });
         }
         if let (Some(kubeconfig), Some(cluster)) = (get("KUBECONFIG"), kube_cluster) {
@@ -575,6 +696,14 @@ impl Endpoints {
             if let Some(l) = &ends.linstor {
                 let path = format!("sites.{site}.linstor");
                 s.linstor = Some(Box::new(linstor_source(l, &path, options, lookup)?));
+            }
+            if let Some(p) = &ends.pbs {
+                let path = format!("sites.{site}.pbs");
+                s.pbs = Some(Box::new(pbs_source(p, &path, options, lookup)?));
+            }
+            if let Some(v) = &ends.vyos {
+                let path = format!("sites.{site}.vyos");
+                s.vyos = Some(Box::new(vyos_source(v, &path, options, lookup)?));
             }
             for (id, k) in &ends.kubernetes {
                 s.kubernetes
@@ -709,6 +838,67 @@ fn linstor_source(
     }
     let client = builder.build().map_err(|e| invalid(path, &e))?;
     Ok(LinstorSource::new(client))
+}
+
+fn pbs_source(
+    p: &PbsEndpoint,
+    path: &str,
+    options: &ClientOptions,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<PbsSource, EndpointsError> {
+    let repository = p
+        .repository
+        .parse()
+        .map_err(|e: cpps_pbs::Error| invalid(&format!("{path}.repository"), &e))?;
+    let fingerprint = p
+        .fingerprint
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e: cpps_http::Error| invalid(&format!("{path}.fingerprint"), &e))?;
+    let url = p
+        .url
+        .as_deref()
+        .map(cpps_http::Url::parse)
+        .transpose()
+        .map_err(|e| invalid(&format!("{path}.url"), &e))?;
+    let config = cpps_pbs::PbsConfig {
+        repository,
+        password: p.password.resolve(lookup, &format!("{path}.password"))?,
+        fingerprint,
+        url,
+    };
+    let http = cpps_pbs::PbsClient::http_builder(&config)
+        .connect_timeout(options.connect_timeout)
+        .request_timeout(options.request_timeout)
+        .retry(options.retry())
+        .build()
+        .map_err(|e| invalid(path, &e))?;
+    let endpoint = config.base_url().to_string();
+    Ok(PbsSource::new(
+        cpps_pbs::PbsClient::new(http, config.credentials()),
+        endpoint,
+    ))
+}
+
+fn vyos_source(
+    v: &VyosEndpoint,
+    path: &str,
+    options: &ClientOptions,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<VyosSource, EndpointsError> {
+    let url = cpps_http::Url::parse(&v.url).map_err(|e| invalid(&format!("{path}.url"), &e))?;
+    let http = cpps_http::HttpClient::builder(url)
+        .tls(v.tls.mode(path)?)
+        .connect_timeout(options.connect_timeout)
+        .request_timeout(options.request_timeout)
+        .build()
+        .map_err(|e| invalid(path, &e))?;
+    let key = v.key.resolve(lookup, &format!("{path}.key"))?;
+    Ok(VyosSource::new(
+        cpps_vyos::VyosClient::new(http, key),
+        v.url.clone(),
+    ))
 }
 
 impl fmt::Display for TlsChoice {

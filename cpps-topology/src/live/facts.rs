@@ -370,6 +370,8 @@ pub struct GpuHostFacts {
 pub struct GuestBackupFact {
     /// The datastore.
     pub store: String,
+    /// The namespace, empty for the root.
+    pub namespace: String,
     /// `vm` or `ct`.
     pub backup_type: String,
     /// The backup id (the VM id).

@@ -304,7 +304,7 @@ pub fn render(observed: &Observation, report: Option<&Report>) -> String {
                 let labels = [
                     ("site", s),
                     ("datastore", b.store.as_str()),
-                    ("namespace", ""),
+                    ("namespace", b.namespace.as_str()),
                     ("vm_id", b.backup_id.as_str()),
                     ("vm_name", vm_name),
                 ];

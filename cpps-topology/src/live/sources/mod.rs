@@ -7,10 +7,8 @@
 //! | [`LinstorSource`] | nodes, interfaces, pools, place counts, resource health | `cpps-linstor` |
 //! | [`KubeSource`] | nodes, GPU nodes, CNI, Argo CD apps, certificates, Kueue | `cpps-gpu` (kube) |
 //! | [`NvmlSource`] | driver version, GPU health, XIDs | `cpps-gpu` (NVML) |
-//!
-//! PBS and VyOS facts have their types ([`super::facts::PbsFacts`],
-//! [`super::facts::VyosFacts`]) and a place in [`SiteSources`]; any [`Source`] implementation
-//! can fill them.
+//! | [`PbsSource`] | datastores, sync/verify/prune jobs, newest verified snapshot per guest | `cpps-pbs` |
+//! | [`VyosSource`] | host name, VRRP groups, WireGuard peers | `cpps-vyos` |
 
 use async_trait::async_trait;
 
@@ -21,12 +19,16 @@ use super::facts::{
 mod gpu;
 mod kube;
 mod linstor;
+mod pbs;
 mod pve;
+mod vyos;
 
 pub use gpu::{NvmlSource, gpu_facts};
 pub use kube::{KubeSource, kube_facts};
 pub use linstor::{LinstorSource, linstor_facts};
+pub use pbs::PbsSource;
 pub use pve::PveSource;
+pub use vyos::{VyosSource, vyos_facts};
 
 /// One live system that can be asked for its facts.
 ///
