@@ -260,9 +260,11 @@ pub fn plan_driver_update(
             g.id
         ));
     }
-    rollback.push(format!(
-        "When the update is confirmed, delete snapshot {snapshot} of every resource (DELETE /v1/resource-definitions/{{resource}}/snapshots/{snapshot})."
-    ));
+    if !snapshots.is_empty() {
+        rollback.push(format!(
+            "When the update is confirmed, delete snapshot {snapshot} of every resource (DELETE /v1/resource-definitions/{{resource}}/snapshots/{snapshot})."
+        ));
+    }
 
     Ok(DriverUpdatePlan {
         host: host.to_owned(),
