@@ -185,7 +185,7 @@ async fn the_plan_from_proxmox_and_linstor_and_apply_takes_the_snapshot() {
         "--endpoints",
         endpoints.to_str().unwrap(),
     ];
-    let o = run(&base, &[token.clone()]);
+    let o = run(&base, std::slice::from_ref(&token));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert!(out.starts_with("NVIDIA driver update on pve-ippri-32 (550.54.15 → unspecified)\nGPU container monitoring (CT 201): cluster k3s-gpu-sp, volumes [local-lvm:vm-201-disk-0, local-lvm:vm-201-disk-1], LINSTOR resources [vm-201-disk-0]\n"), "{out}");
@@ -214,7 +214,7 @@ async fn the_plan_from_proxmox_and_linstor_and_apply_takes_the_snapshot() {
     // JSON carries the same plan.
     let mut json_args = base.to_vec();
     json_args.extend(["--format", "json"]);
-    let o = run(&json_args, &[token.clone()]);
+    let o = run(&json_args, std::slice::from_ref(&token));
     let plan: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(plan["guests"][0]["vmid"], 201);
     assert_eq!(plan["snapshots"][0]["method"], "POST");

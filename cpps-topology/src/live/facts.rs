@@ -1,6 +1,6 @@
 //! Observed facts: what the live systems say exists, in a shape independent of each client.
 //!
-//! The adapters of [`super::sources`] fill these from the clients' typed answers; [`super::diff`]
+//! The adapters of [`super::sources`] fill these from the clients' typed answers; [`super::diff()`]
 //! and [`super::rules`] read only these, so both are pure functions that tests drive with
 //! constructed facts.
 

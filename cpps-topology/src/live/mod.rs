@@ -11,7 +11,7 @@
 //!    deadline; a source that fails is reported in its own site and hides nothing else;
 //! 3. [`diff::diff`]: per component, the evidence against the declared state;
 //! 4. [`audit`]: the static findings, the drift and the live rules in one
-//!    [`Report`](crate::report::Report), suppressions applied.
+//!    [`crate::report::Report`], suppressions applied.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
