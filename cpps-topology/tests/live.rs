@@ -493,3 +493,172 @@ k3s_clusters:
     );
     assert_eq!(audit.diff.evidence("tutor").unwrap().as_str(), "present");
 }
+
+#[test]
+fn endpoints_files_name_secrets_and_never_hold_them() {
+    use cpps_topology::live::endpoints::{EndpointsError, SecretRef, TlsChoice};
+
+    let ok = live::endpoints::Endpoints::parse(
+        "e.yaml",
+        "sites:\n  sp:\n    proxmox:\n      url: https://pve:8006/\n      token_file: /run/secrets/pve\n      fingerprint: AA:BB\n    pbs:\n      repository: audit@pbs!ro@pbs-sp:store1\n      password_env: PBS_SP\n    vyos:\n      url: https://10.0.0.1/\n      key_env: VYOS_SP\n      insecure: true\n    kubernetes:\n      gpu-sp-01: { kubeconfig: /etc/k }\n    nvml:\n      - host: pve-ippri-31\n",
+    )
+    .unwrap();
+    let sp = &ok.sites["sp"];
+    let pve = sp.proxmox.as_ref().unwrap();
+    assert_eq!(pve.token, Some(SecretRef::File("/run/secrets/pve".into())));
+    assert_eq!(pve.tls, TlsChoice::Fingerprint("AA:BB".to_owned()));
+    assert_eq!(
+        sp.pbs.as_ref().unwrap().password,
+        SecretRef::Env("PBS_SP".to_owned())
+    );
+    assert_eq!(sp.vyos.as_ref().unwrap().tls, TlsChoice::Insecure);
+    assert_eq!(sp.nvml[0].host, "pve-ippri-31");
+
+    let inline = live::endpoints::Endpoints::parse(
+        "e.yaml",
+        "sites:\n  sp:\n    vyos:\n      url: https://r/\n      key: hunter2\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        inline.to_string(),
+        "e.yaml:5:12: `sites.sp.vyos.key` is a secret written inline; name an environment variable with `key_env` or a file with `key_file` instead"
+    );
+    assert!(!format!("{inline:?}").contains("hunter2"));
+
+    let both = live::endpoints::Endpoints::parse(
+        "e.yaml",
+        "sites:\n  sp:\n    linstor:\n      controllers: x\n      password_env: A\n      password_file: /b\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        both.to_string(),
+        "sites.sp.linstor.password_env: give `password_env` or `password_file`, not both"
+    );
+    let unknown = live::endpoints::Endpoints::parse(
+        "e.yaml",
+        "sites:\n  sp:\n    proxmox:\n      url: x\n      tokn_env: T\n",
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&unknown, EndpointsError::Syntax { line: 5, .. }),
+        "{unknown}"
+    );
+    assert!(unknown.to_string().contains("tokn_env"), "{unknown}");
+
+    // The clients' variables, secrets referenced by name.
+    let env = |k: &str| -> Option<String> {
+        match k {
+            "PROXMOX_VE_ENDPOINT" => Some("https://pve:8006/".to_owned()),
+            "PROXMOX_VE_API_TOKEN" => Some("a@pve!t=s".to_owned()),
+            "LS_CONTROLLERS" => Some("10.10.20.1".to_owned()),
+            "PBS_REPOSITORY" => Some("a@pbs@pbs:store1".to_owned()),
+            "VYOS_URL" => Some("https://r/".to_owned()),
+            "KUBECONFIG" => Some("/k1:/k2".to_owned()),
+            _ => None,
+        }
+    };
+    let from_env = live::endpoints::Endpoints::from_env("sp", Some("gpu-sp-01"), &env).unwrap();
+    let sp = &from_env.sites["sp"];
+    assert_eq!(
+        sp.proxmox.as_ref().unwrap().token,
+        Some(SecretRef::Env("PROXMOX_VE_API_TOKEN".to_owned()))
+    );
+    assert_eq!(sp.linstor.as_ref().unwrap().controllers, "10.10.20.1");
+    assert_eq!(
+        sp.pbs.as_ref().unwrap().password,
+        SecretRef::Env("PBS_PASSWORD".to_owned())
+    );
+    assert_eq!(
+        sp.vyos.as_ref().unwrap().key,
+        SecretRef::Env("VYOS_API_KEY".to_owned())
+    );
+    assert_eq!(
+        sp.kubernetes["gpu-sp-01"].kubeconfig,
+        std::path::PathBuf::from("/k1")
+    );
+
+    // Names the topology does not have are refused before anything is asked.
+    let topo = topology();
+    let err = from_env.check_against(&topo).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "sites.sp.kubernetes.gpu-sp-01: the topology has no K3s cluster in this site `gpu-sp-01`"
+    );
+    // A secret variable that is not set is named when the sources are built.
+    let no_secret = live::endpoints::Endpoints::parse(
+        "e.yaml",
+        "sites:\n  sp:\n    proxmox:\n      url: https://pve:8006/\n      token_env: NOT_SET_ANYWHERE\n",
+    )
+    .unwrap()
+    .sources(&Default::default(), &|_| None)
+    .unwrap_err();
+    assert_eq!(
+        no_secret.to_string(),
+        "sites.sp.proxmox.token: environment variable NOT_SET_ANYWHERE is not set"
+    );
+}
+
+#[test]
+fn metrics_name_every_subject_of_kubernetes_and_pbs() {
+    use cpps_topology::live::facts::PbsJobFact;
+    let mut sp = SiteObservation::new("sp");
+    sp.kubernetes = vec![(
+        "gpu-sp-01".to_owned(),
+        Sourced::Observed(KubeFacts {
+            applications: vec![ArgoApp {
+                name: "argocd/vllm".to_owned(),
+                sync: Some("OutOfSync".to_owned()),
+                health: None,
+            }],
+            argocd_served: true,
+            certificates: vec![CertFact {
+                name: "ingress/vllm-tls".to_owned(),
+                ready: false,
+                not_after: Some(NOW + 86_400),
+            }],
+            cert_manager_served: true,
+            ..KubeFacts::default()
+        }),
+    )];
+    sp.pbs = Sourced::Observed(PbsFacts {
+        server: "https://127.0.0.1:8007".to_owned(),
+        datastores: vec!["store1".to_owned()],
+        jobs: vec![PbsJobFact {
+            kind: "sync".to_owned(),
+            id: "s-push-b".to_owned(),
+            store: "store1".to_owned(),
+            last_ok: Some(false),
+            last_end: Some(NOW),
+        }],
+        backups: vec![GuestBackupFact {
+            store: "store1".to_owned(),
+            namespace: String::new(),
+            backup_type: "vm".to_owned(),
+            backup_id: "100".to_owned(),
+            newest_time: NOW - 60,
+            newest_verified_time: None,
+        }],
+    });
+    sp.proxmox = Sourced::Observed(sp_pve());
+    let text = live::metrics::render(
+        &Observation {
+            taken_at: NOW,
+            sites: vec![sp],
+        },
+        None,
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    for line in [
+        r#"argocd_app_info{site="sp",cluster="gpu-sp-01",namespace="argocd",name="vllm",sync_status="OutOfSync",health_status="Unknown"} 1"#,
+        r#"certmanager_certificate_expiration_timestamp_seconds{site="sp",cluster="gpu-sp-01",namespace="ingress",name="vllm-tls"} 1780086400"#,
+        r#"certmanager_certificate_ready_status{site="sp",cluster="gpu-sp-01",namespace="ingress",name="vllm-tls",condition="True"} 0"#,
+        r#"pbs_up{site="sp"} 1"#,
+        r#"pbs_snapshot_vm_last_timestamp{site="sp",datastore="store1",namespace="",vm_id="100",vm_name="gitlab"} 1779999940"#,
+        r#"pbs_snapshot_vm_last_verify{site="sp",datastore="store1",namespace="",vm_id="100",vm_name="gitlab"} 0"#,
+        r#"cpps_pbs_job_last_run_ok{site="sp",kind="sync",id="s-push-b",datastore="store1"} 0"#,
+        r#"cpps_up{site="sp",source="kubernetes",id="gpu-sp-01"} 1"#,
+        "# TYPE pve_up gauge",
+    ] {
+        assert!(lines.contains(&line), "missing `{line}` in:\n{text}");
+    }
+}
