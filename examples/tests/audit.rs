@@ -103,7 +103,11 @@ fn both_sites_cut_off_are_each_reported() {
         "T",
         "root@pam!x=00000000-0000-0000-0000-000000000000".to_owned(),
     );
-    let o = audit(&endpoints, &["--format", "json"], std::slice::from_ref(&token));
+    let o = audit(
+        &endpoints,
+        &["--format", "json"],
+        std::slice::from_ref(&token),
+    );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert!(
         o.stderr.is_empty(),
