@@ -21,41 +21,41 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             field,
             format!(
                 "{} {} belongs to site {own} but {what} is in site {other}: a partition of the cross-site link would take it down",
-                c.id().kind(),
+                c.kind(),
                 c.id_str()
             ),
         );
     };
-    for g in &topo.guests {
-        let (Some(site), Some(pool)) = (
-            topo.site_of_guest(g),
+    for (gi, g) in topo.guests.iter().enumerate() {
+        let (Some(host), Some(pool)) = (
+            ctx.guest_hosts[gi],
             g.storage.as_ref().and_then(|p| topo.linstor_pool(p)),
         ) else {
             continue;
         };
-        if &pool.site != site {
+        if pool.site != host.site {
             emit(
                 sink,
                 ComponentRef::Guest(g),
                 "storage",
-                site,
+                &host.site,
                 format!("its storage pool {}", pool.id),
                 &pool.site,
             );
         }
     }
-    for k in &topo.k3s_clusters {
-        for (i, node) in k.nodes.iter().enumerate() {
-            if let Some(site) = guest_site(node)
-                && site != &k.site
+    for (ki, k) in topo.k3s_clusters.iter().enumerate() {
+        for &(i, gi) in &ctx.cluster_nodes[ki] {
+            if let Some(host) = ctx.guest_hosts[gi]
+                && host.site != k.site
             {
                 emit(
                     sink,
                     ComponentRef::K3sCluster(k),
                     &format!("nodes[{i}]"),
                     &k.site,
-                    format!("its node {node}"),
-                    site,
+                    format!("its node {}", topo.guests[gi].id),
+                    &host.site,
                 );
             }
         }

@@ -92,6 +92,11 @@ pub(crate) struct Ctx<'t> {
     pub(crate) pools_of_host: HashMap<&'t str, Vec<&'t LinstorPool>>,
     /// Hosts whose LINSTOR replication interface is written empty, per site.
     pub(crate) empty_interface_by_site: HashMap<&'t SiteId, Vec<&'t Host>>,
+    /// The host of each guest, aligned with `topo.guests` (looked up once per check).
+    pub(crate) guest_hosts: Vec<Option<&'t Host>>,
+    /// The node guests of each cluster as `(position in nodes, index in topo.guests)`, aligned
+    /// with `topo.k3s_clusters`.
+    pub(crate) cluster_nodes: Vec<Vec<(usize, usize)>>,
 }
 
 impl<'t> Ctx<'t> {
@@ -106,7 +111,24 @@ impl<'t> Ctx<'t> {
             best_link: HashMap::new(),
             pools_of_host: HashMap::new(),
             empty_interface_by_site: HashMap::new(),
+            guest_hosts: topo.guests.iter().map(|g| topo.host(&g.host)).collect(),
+            cluster_nodes: Vec::with_capacity(topo.k3s_clusters.len()),
         };
+        let guest_index: HashMap<&str, usize> = topo
+            .guests
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.id.as_str(), i))
+            .collect();
+        for k in &topo.k3s_clusters {
+            let nodes = k
+                .nodes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, id)| guest_index.get(id.as_str()).map(|&g| (i, g)))
+                .collect();
+            ctx.cluster_nodes.push(nodes);
+        }
         for pbs in &topo.pbs {
             ctx.pbs_by_site.entry(&pbs.site).or_default().push(pbs);
         }

@@ -32,15 +32,32 @@ fn capabilities<'t>(topo: &'t Topology, host: &Host) -> Option<&'t TierCapabilit
         .map(|t| &t.capabilities)
 }
 
+/// The field of a cluster that places a node: `nodes[i]` or `candidate_hosts[i]`, formatted only
+/// when a finding needs it.
+#[derive(Clone, Copy)]
+enum NodeField {
+    Node(usize),
+    Candidate(usize),
+}
+
+impl NodeField {
+    fn path(self) -> String {
+        match self {
+            Self::Node(i) => format!("nodes[{i}]"),
+            Self::Candidate(i) => format!("candidate_hosts[{i}]"),
+        }
+    }
+}
+
 /// Where a cluster's nodes are, or will be: `(placement, host, field)` for each listed node guest,
 /// or for each candidate host when no node is listed yet.
-fn placements<'t>(topo: &'t Topology, k: &'t K3sCluster) -> Vec<(NodePlacement, &'t Host, String)> {
+fn placements<'t>(ctx: &Ctx<'t>, ki: usize) -> Vec<(NodePlacement, &'t Host, NodeField)> {
+    let topo = ctx.topo;
+    let k = &topo.k3s_clusters[ki];
     let mut out = Vec::new();
-    for (i, node) in k.nodes.iter().enumerate() {
-        let Some(g) = topo.guest(node) else {
-            continue;
-        };
-        let Some(h) = topo.host(&g.host) else {
+    for &(i, gi) in &ctx.cluster_nodes[ki] {
+        let g = &topo.guests[gi];
+        let Some(h) = ctx.guest_hosts[gi] else {
             continue;
         };
         let placement = match (g.kind, g.privileged) {
@@ -48,14 +65,14 @@ fn placements<'t>(topo: &'t Topology, k: &'t K3sCluster) -> Vec<(NodePlacement, 
             (GuestKind::Lxc, true) => NodePlacement::LxcPrivileged,
             (GuestKind::Lxc, false) => NodePlacement::Lxc,
         };
-        out.push((placement, h, format!("nodes[{i}]")));
+        out.push((placement, h, NodeField::Node(i)));
     }
     if k.nodes.is_empty()
         && let Some(placement) = k.node_placement
     {
         for (i, host) in k.candidate_hosts.iter().enumerate() {
             if let Some(h) = topo.host(host) {
-                out.push((placement, h, format!("candidate_hosts[{i}]")));
+                out.push((placement, h, NodeField::Candidate(i)));
             }
         }
     }
@@ -66,11 +83,11 @@ fn placements<'t>(topo: &'t Topology, k: &'t K3sCluster) -> Vec<(NodePlacement, 
 /// (GPU only through LXC), with an explicit exception on the cluster.
 pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for k in &topo.k3s_clusters {
+    for (ki, k) in topo.k3s_clusters.iter().enumerate() {
         if k.cni.kind != CniKind::Cilium {
             continue;
         }
-        for (placement, host, field) in placements(topo, k) {
+        for (placement, host, field) in placements(ctx, ki) {
             if placement == NodePlacement::Vm {
                 continue;
             }
@@ -94,7 +111,7 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             sink.emit_at(
                 scaled(Severity::Error, k.meta.state),
                 ComponentRef::K3sCluster(k),
-                &field,
+                &field.path(),
                 format!(
                     "k3s cluster {} runs Cilium with a node that is {why}: Cilium is supported on VMs",
                     k.id
@@ -144,14 +161,13 @@ pub(super) fn cni_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// GPU-001: GPU guests never join a general-purpose cluster.
 pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for k in &topo.k3s_clusters {
+    for (ki, k) in topo.k3s_clusters.iter().enumerate() {
         if k.purpose != ClusterPurpose::General {
             continue;
         }
-        for (i, node) in k.nodes.iter().enumerate() {
-            if let Some(g) = topo.guest(node)
-                && g.gpu.is_some()
-            {
+        for &(i, gi) in &ctx.cluster_nodes[ki] {
+            let g = &topo.guests[gi];
+            if g.gpu.is_some() {
                 sink.emit_at(
                     scaled(Severity::Error, k.meta.state.min(g.meta.state)),
                     ComponentRef::K3sCluster(k),
@@ -170,12 +186,12 @@ pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// about a placement is surfaced.
 pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for k in &topo.k3s_clusters {
+    for (ki, k) in topo.k3s_clusters.iter().enumerate() {
         if k.purpose != ClusterPurpose::Gpu {
             continue;
         }
         let c = ComponentRef::K3sCluster(k);
-        for (placement, host, field) in placements(topo, k) {
+        for (placement, host, field) in placements(ctx, ki) {
             let Some(caps) = capabilities(topo, host) else {
                 continue;
             };
@@ -204,7 +220,7 @@ pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 sink.emit_at(
                     scaled(Severity::Error, k.meta.state),
                     c,
-                    &field,
+                    &field.path(),
                     format!(
                         "GPU cluster {} is placed as {} with {}: {problem}",
                         k.id,

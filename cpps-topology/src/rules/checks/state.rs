@@ -4,136 +4,194 @@ use super::{Ctx, Sink, scaled};
 use crate::model::{AlertKind, CapabilityKind, ComponentRef, Location, State};
 use crate::report::Severity;
 
+/// A field of a component naming what it stands on: `host`, `nodes[3]`, …
+#[derive(Clone, Copy)]
+struct Field(&'static str, Option<usize>);
+
+impl Field {
+    fn path(self) -> String {
+        match self.1 {
+            Some(i) => format!("{}[{i}]", self.0),
+            None => self.0.to_owned(),
+        }
+    }
+}
+
+/// The least mature of the components a component stands on, found without allocating (this
+/// runs once per component).
+#[derive(Default)]
+struct Weakest<'t> {
+    state: Option<State>,
+    what: (&'static str, &'t str),
+    field: Option<Field>,
+    below: usize,
+    of: Option<State>,
+}
+
+impl<'t> Weakest<'t> {
+    fn new(of: State) -> Self {
+        Weakest {
+            of: Some(of),
+            ..Weakest::default()
+        }
+    }
+
+    fn see(&mut self, kind: &'static str, id: &'t str, state: State, field: Field) {
+        if self.of.is_some_and(|of| state < of) {
+            self.below += 1;
+            if self.state.is_none_or(|s| state < s) {
+                self.state = Some(state);
+                self.what = (kind, id);
+                self.field = Some(field);
+            }
+        }
+    }
+}
+
+fn emit_weakest(sink: &mut Sink<'_>, c: ComponentRef<'_>, state: State, w: &Weakest<'_>) {
+    let (Some(dep_state), Some(field)) = (w.state, w.field) else {
+        return;
+    };
+    let (kind, id) = w.what;
+    let more = match w.below - 1 {
+        0 => String::new(),
+        n => format!(" (and {n} more it depends on)"),
+    };
+    sink.emit_at(
+        Severity::Error,
+        c,
+        &field.path(),
+        format!(
+            "{} {} is {state} but {kind} {id}, which it depends on, is only {dep_state}{more}",
+            c.kind(),
+            c.id_str()
+        ),
+    );
+}
+
 /// STATE-001: a component is no more mature than what it stands on, and a property's state is no
 /// more mature than its component's ("Misturar os três é o erro mais comum").
-pub(super) fn state_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    // (the dependency's description, its state, the field of the component that names it)
-    let mut deps: Vec<(String, State, String)> = Vec::new();
     for c in topo.components() {
-        deps.clear();
-        let site_dep = |site: &crate::model::SiteId, deps: &mut Vec<(String, State, String)>| {
-            if let Some(s) = topo.site(site) {
-                deps.push((format!("site {}", s.id), s.meta.state, "site".to_owned()));
+        let state = c.meta().state;
+        if state == State::Desired {
+            // Nothing is less mature than desired.
+            continue;
+        }
+        let mut w = Weakest::new(state);
+        let site = |w: &mut Weakest<'t>, id: &crate::model::SiteId| {
+            if let Some(s) = topo.site(id) {
+                w.see("site", s.id.as_str(), s.meta.state, Field("site", None));
             }
         };
         match c {
             ComponentRef::Site(_) => {}
-            ComponentRef::Host(h) => site_dep(&h.site, &mut deps),
-            ComponentRef::Guest(g) => {
-                if let Some(h) = topo.host(&g.host) {
-                    deps.push((format!("host {}", h.id), h.meta.state, "host".to_owned()));
-                }
-            }
-            ComponentRef::ProxmoxCluster(p) => site_dep(&p.site, &mut deps),
+            ComponentRef::Host(h) => site(&mut w, &h.site),
+            // Guests and clusters use the indexes of the check (below).
+            ComponentRef::Guest(_) | ComponentRef::K3sCluster(_) => continue,
+            ComponentRef::ProxmoxCluster(p) => site(&mut w, &p.site),
             ComponentRef::LinstorPool(p) => {
-                site_dep(&p.site, &mut deps);
+                site(&mut w, &p.site);
                 for (i, node) in p.nodes.iter().enumerate() {
                     if let Some(h) = topo.host(&node.host) {
-                        deps.push((
-                            format!("host {}", h.id),
-                            h.meta.state,
-                            format!("nodes[{i}]"),
-                        ));
-                    }
-                }
-            }
-            ComponentRef::K3sCluster(k) => {
-                site_dep(&k.site, &mut deps);
-                for (i, node) in k.nodes.iter().enumerate() {
-                    if let Some(g) = topo.guest(node) {
-                        deps.push((
-                            format!("node guest {}", g.id),
-                            g.meta.state,
-                            format!("nodes[{i}]"),
-                        ));
+                        w.see("host", h.id.as_str(), h.meta.state, Field("nodes", Some(i)));
                     }
                 }
             }
             ComponentRef::ArgoCd(a) => {
-                site_dep(&a.site, &mut deps);
+                site(&mut w, &a.site);
                 if let Some(k) = a.runs_in.as_ref().and_then(|id| topo.k3s_cluster(id)) {
-                    deps.push((
-                        format!("cluster {}", k.id),
+                    w.see(
+                        "cluster",
+                        k.id.as_str(),
                         k.meta.state,
-                        "runs_in".to_owned(),
-                    ));
+                        Field("runs_in", None),
+                    );
                 }
             }
             ComponentRef::Pbs(p) => {
-                site_dep(&p.site, &mut deps);
+                site(&mut w, &p.site);
                 if let Some(g) = p.guest.as_ref().and_then(|id| topo.guest(id)) {
-                    deps.push((format!("guest {}", g.id), g.meta.state, "guest".to_owned()));
+                    w.see("guest", g.id.as_str(), g.meta.state, Field("guest", None));
                 }
             }
-            ComponentRef::Router(r) => site_dep(&r.site, &mut deps),
+            ComponentRef::Router(r) => site(&mut w, &r.site),
             ComponentRef::Traefik(t) => {
-                site_dep(&t.site, &mut deps);
+                site(&mut w, &t.site);
                 if let Some(g) = t.guest.as_ref().and_then(|id| topo.guest(id)) {
-                    deps.push((format!("guest {}", g.id), g.meta.state, "guest".to_owned()));
+                    w.see("guest", g.id.as_str(), g.meta.state, Field("guest", None));
                 }
             }
             ComponentRef::Link(l) => {
                 for (i, r) in l.endpoints.iter().enumerate() {
                     if let Some(r) = topo.router(r) {
-                        deps.push((
-                            format!("router {}", r.id),
+                        w.see(
+                            "router",
+                            r.id.as_str(),
                             r.meta.state,
-                            format!("endpoints[{i}]"),
-                        ));
+                            Field("endpoints", Some(i)),
+                        );
                     }
                 }
             }
             ComponentRef::Pattern(p) => {
                 for (i, m) in p.members.iter().enumerate() {
                     if let Some(k) = topo.k3s_cluster(m) {
-                        deps.push((
-                            format!("cluster {}", k.id),
+                        w.see(
+                            "cluster",
+                            k.id.as_str(),
                             k.meta.state,
-                            format!("members[{i}]"),
-                        ));
+                            Field("members", Some(i)),
+                        );
                     }
                 }
             }
             ComponentRef::Capability(cap) => {
-                if let Some(site) = &cap.site {
-                    site_dep(site, &mut deps);
+                if let Some(id) = &cap.site {
+                    site(&mut w, id);
                 }
             }
             ComponentRef::Item(item) => {
-                if let Some(site) = &item.site {
-                    site_dep(site, &mut deps);
+                if let Some(id) = &item.site {
+                    site(&mut w, id);
                 }
                 if let Some(k) = item.cluster.as_ref().and_then(|id| topo.k3s_cluster(id)) {
-                    deps.push((
-                        format!("cluster {}", k.id),
+                    w.see(
+                        "cluster",
+                        k.id.as_str(),
                         k.meta.state,
-                        "cluster".to_owned(),
-                    ));
+                        Field("cluster", None),
+                    );
                 }
             }
         }
-        let state = c.meta().state;
-        let kind = c.id().kind();
-        if let Some((what, dep_state, field)) =
-            deps.iter().filter(|d| d.1 < state).min_by_key(|d| d.1)
-        {
-            let others = deps.iter().filter(|d| d.1 < state).count() - 1;
-            let more = if others > 0 {
-                format!(" (and {others} more it depends on)")
-            } else {
-                String::new()
-            };
-            sink.emit_at(
-                Severity::Error,
-                c,
-                field,
-                format!(
-                    "{kind} {} is {state} but {what}, which it depends on, is only {dep_state}{more}",
-                    c.id_str()
-                ),
+        emit_weakest(sink, c, state, &w);
+    }
+    for (gi, g) in topo.guests.iter().enumerate() {
+        let state = g.meta.state;
+        let mut w = Weakest::new(state);
+        if let Some(h) = ctx.guest_hosts[gi] {
+            w.see("host", h.id.as_str(), h.meta.state, Field("host", None));
+        }
+        emit_weakest(sink, ComponentRef::Guest(g), state, &w);
+    }
+    for (ki, k) in topo.k3s_clusters.iter().enumerate() {
+        let state = k.meta.state;
+        let mut w = Weakest::new(state);
+        if let Some(s) = topo.site(&k.site) {
+            w.see("site", s.id.as_str(), s.meta.state, Field("site", None));
+        }
+        for &(i, gi) in &ctx.cluster_nodes[ki] {
+            let g = &topo.guests[gi];
+            w.see(
+                "node guest",
+                g.id.as_str(),
+                g.meta.state,
+                Field("nodes", Some(i)),
             );
         }
+        emit_weakest(sink, ComponentRef::K3sCluster(k), state, &w);
     }
     // Properties more mature than their component are the inverse mix.
     for g in &topo.guests {
@@ -402,7 +460,7 @@ pub(super) fn frugal_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 "state",
                 format!(
                     "{} {} is on the roadmap without a use case",
-                    c.id().kind(),
+                    c.kind(),
                     c.id_str()
                 ),
             );

@@ -1,0 +1,94 @@
+//! Times `check` on synthetic topologies of 10k and 100k guests (`testing::synthetic`).
+//!
+//! A plain benchmark binary (`harness = false`): `cargo bench -p cpps-topology --bench rules`.
+//! Prints `name: value` lines: the median time of several runs per size, the findings count,
+//! and the ratio of the two medians. Targets: under 250 ms at 100k guests on one core, and a
+//! ratio of at most about 11 for 10× the input (no quadratic rule).
+//!
+//! Two clocks: wall time, and the CPU time of the benchmark thread (Linux
+//! `/proc/thread-self/schedstat`, nanoseconds on CPU). On a busy shared machine the wall time of
+//! a long run is inflated by waiting for a core, so the CPU time is the figure to compare; where
+//! schedstat is unavailable the CPU lines are omitted.
+
+use std::time::{Duration, Instant};
+
+use cpps_topology::check::check_on;
+use cpps_topology::testing::synthetic;
+
+/// Nanoseconds this thread has spent on a CPU (first field of schedstat).
+fn thread_cpu() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
+struct Timing {
+    wall: Duration,
+    cpu: Option<Duration>,
+    findings: usize,
+    components: usize,
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// Times `check` on `synthetic(guests)`: `runs` samples, each the mean of `batch` checks (so a
+/// sample of a small topology lasts long enough for the CPU clock, which advances in scheduler
+/// ticks, to be precise).
+fn median_check(guests: usize, runs: usize, batch: u32) -> Timing {
+    let topology = synthetic(guests);
+    let today = jiff::civil::date(2026, 5, 2);
+    // One warm-up run (allocator, caches), then the timed runs.
+    let warm = check_on(&topology, today);
+    let findings = warm.findings.len();
+    let mut wall = Vec::with_capacity(runs);
+    let mut cpu = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let cpu_start = thread_cpu();
+        let start = Instant::now();
+        for _ in 0..batch {
+            let report = check_on(&topology, today);
+            assert_eq!(report.findings.len(), findings, "check is deterministic");
+        }
+        wall.push(start.elapsed() / batch);
+        if let (Some(a), Some(b)) = (cpu_start, thread_cpu()) {
+            cpu.push(b.saturating_sub(a) / batch);
+        }
+    }
+    Timing {
+        wall: median(wall),
+        cpu: (cpu.len() == runs).then(|| median(cpu)),
+        findings,
+        components: topology.components().count(),
+    }
+}
+
+fn main() {
+    // `cargo test --benches` runs bench binaries without `--bench`: keep that run short.
+    let quick = !std::env::args().any(|a| a == "--bench");
+    let runs = if quick { 1 } else { 11 };
+    let small = median_check(10_000, runs, if quick { 1 } else { 20 });
+    let large = median_check(100_000, runs, if quick { 1 } else { 2 });
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    for (name, t) in [("10k", &small), ("100k", &large)] {
+        println!("check_{name}_guests_wall_ms: {:.2}", ms(t.wall));
+        if let Some(cpu) = t.cpu {
+            println!("check_{name}_guests_cpu_ms: {:.2}", ms(cpu));
+        }
+        println!("check_{name}_components: {}", t.components);
+        println!("check_{name}_findings: {}", t.findings);
+    }
+    println!(
+        "scaling_ratio_wall_100k_over_10k: {:.2}",
+        large.wall.as_secs_f64() / small.wall.as_secs_f64()
+    );
+    if let (Some(a), Some(b)) = (small.cpu, large.cpu) {
+        println!(
+            "scaling_ratio_cpu_100k_over_10k: {:.2}",
+            b.as_secs_f64() / a.as_secs_f64()
+        );
+    }
+    println!("runs_per_size: {runs}");
+}
