@@ -3,6 +3,10 @@
 
 use std::process::{Command, Output};
 
+// The API-server helpers (client, CRD installation) are cpps-gpu's, shared rather than copied.
+#[path = "../../cpps-gpu/tests/common/mod.rs"]
+mod gpu_common;
+
 use cpps_gpu::test_util::{FakeNvml, fake_nvml_library};
 
 fn run(variant: FakeNvml, extra: &[&str]) -> Output {
@@ -111,12 +115,14 @@ fn no_gpu_is_reported_not_failed() {
     );
 }
 
-#[test]
-fn cluster_checks_with_a_kubeconfig() {
-    let Some(kubeconfig) = std::env::var_os("CPPS_TEST_KUBECONFIG") else {
-        println!("skipped: CPPS_TEST_KUBECONFIG not set (run `cargo xtask test`)");
+#[tokio::test]
+async fn cluster_checks_with_a_kubeconfig() {
+    // The CRDs the checks read are installed first: this test may run before any other that
+    // touches the API server.
+    if gpu_common::kube_client().await.is_none() {
         return;
-    };
+    }
+    let kubeconfig = std::env::var_os(gpu_common::KUBECONFIG_VAR).expect("checked above");
     let o = run(
         FakeNvml::TwoA5000,
         &[

@@ -141,8 +141,9 @@ pub(crate) fn run(args: TestArgs) -> Result<ExitCode> {
             failures.join("; ")
         ))
     } else {
+        // --no-fail-fast: one failing test binary must not hide the results of the others.
         let status = Command::new(cargo())
-            .args(["test", "--workspace", "--all-features"])
+            .args(["test", "--workspace", "--all-features", "--no-fail-fast"])
             .args(&args.cargo_args)
             .envs(&env)
             .current_dir(&root)

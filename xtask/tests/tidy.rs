@@ -128,7 +128,10 @@ fn the_pure_crates_do_not_depend_on_the_http_runtime() {
             String::from_utf8_lossy(&output.stderr)
         );
         let tree = String::from_utf8_lossy(&output.stdout);
-        assert!(tree.contains(krate), "cargo tree printed nothing for {krate}");
+        assert!(
+            tree.contains(krate),
+            "cargo tree printed nothing for {krate}"
+        );
         for forbidden in ["cpps-http ", "reqwest "] {
             assert!(
                 !tree.lines().any(|line| line.starts_with(forbidden)),
@@ -151,9 +154,28 @@ fn no_fixture_holds_a_secret_looking_value() {
     let mut offenders = Vec::new();
     for krate in CRATES {
         let fixtures = root().join(krate).join("tests").join("fixtures");
-        for file in files_under(&fixtures, &[".json", ".yaml", ".yml", ".boot", ".commands", ".txt", ".pem", ".toml"]) {
-            let relative = file.strip_prefix(root()).unwrap().to_string_lossy().into_owned();
-            if VERBATIM_UPSTREAM.iter().any(|(prefix, _)| relative.starts_with(prefix)) {
+        for file in files_under(
+            &fixtures,
+            &[
+                ".json",
+                ".yaml",
+                ".yml",
+                ".boot",
+                ".commands",
+                ".txt",
+                ".pem",
+                ".toml",
+            ],
+        ) {
+            let relative = file
+                .strip_prefix(root())
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if VERBATIM_UPSTREAM
+                .iter()
+                .any(|(prefix, _)| relative.starts_with(prefix))
+            {
                 continue;
             }
             let Ok(text) = std::fs::read_to_string(&file) else {
@@ -166,7 +188,11 @@ fn no_fixture_holds_a_secret_looking_value() {
             }
         }
     }
-    assert!(offenders.is_empty(), "secret-looking values in fixtures:\n{}", offenders.join("\n"));
+    assert!(
+        offenders.is_empty(),
+        "secret-looking values in fixtures:\n{}",
+        offenders.join("\n")
+    );
 }
 
 /// Why a line looks like it holds a real secret, if it does.
@@ -174,9 +200,17 @@ fn secret_looking(line: &str) -> Option<&'static str> {
     if line.contains("-----BEGIN") && line.contains("PRIVATE KEY") {
         return Some("a PEM private key");
     }
-    if let Some(rest) = line.split("PVEAPIToken=").nth(1).or_else(|| line.split("PBSAPIToken=").nth(1)) {
+    if let Some(rest) = line
+        .split("PVEAPIToken=")
+        .nth(1)
+        .or_else(|| line.split("PBSAPIToken=").nth(1))
+    {
         // USER@REALM!TOKENID=SECRET: a UUID-shaped secret is a real-looking token.
-        if rest.split(['=', ':']).nth(1).is_some_and(|s| s.len() >= 32 && s.chars().filter(|c| *c == '-').count() == 4) {
+        if rest
+            .split(['=', ':'])
+            .nth(1)
+            .is_some_and(|s| s.len() >= 32 && s.chars().filter(|c| *c == '-').count() == 4)
+        {
             return Some("an API token with a UUID secret");
         }
     }
@@ -188,7 +222,12 @@ fn secret_looking(line: &str) -> Option<&'static str> {
 
 #[test]
 fn the_secret_detector_recognises_what_it_should() {
-    assert!(secret_looking("Authorization: PVEAPIToken=root@pam!ci=d6f1c7a0-5e2b-4c3e-9f1a-7b2e8c4d9a10").is_some());
+    assert!(
+        secret_looking(
+            "Authorization: PVEAPIToken=root@pam!ci=d6f1c7a0-5e2b-4c3e-9f1a-7b2e8c4d9a10"
+        )
+        .is_some()
+    );
     assert!(secret_looking("-----BEGIN PRIVATE KEY-----").is_some());
     assert!(secret_looking(r#""tokenid": "root@pam!ci""#).is_none());
 }
