@@ -71,6 +71,9 @@ fn main() {
     let runs = if quick { 1 } else { 11 };
     let small = median_check(10_000, runs, if quick { 1 } else { 20 });
     let large = median_check(100_000, runs, if quick { 1 } else { 2 });
+    // A third size, past every cache level: if 100k/10k is above 10 because 100k no longer fits
+    // in the caches, 1M/100k is close to 10 again; a quadratic rule would make it ~100.
+    let huge = (!quick).then(|| median_check(1_000_000, 3, 1));
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     for (name, t) in [("10k", &small), ("100k", &large)] {
         println!("check_{name}_guests_wall_ms: {:.2}", ms(t.wall));
@@ -90,5 +93,31 @@ fn main() {
             b.as_secs_f64() / a.as_secs_f64()
         );
     }
+    if let Some(huge) = &huge {
+        println!("check_1m_guests_wall_ms: {:.2}", ms(huge.wall));
+        if let Some(cpu) = huge.cpu {
+            println!("check_1m_guests_cpu_ms: {:.2}", ms(cpu));
+        }
+        println!(
+            "scaling_ratio_wall_1m_over_100k: {:.2}",
+            huge.wall.as_secs_f64() / large.wall.as_secs_f64()
+        );
+    }
     println!("runs_per_size: {runs}");
+    println!(
+        "target check 100k guests < 250 ms: {}",
+        if large.wall.as_secs_f64() < 0.25 {
+            "PASS"
+        } else {
+            "MISS"
+        }
+    );
+    println!(
+        "target scaling 100k/10k <= 11: {}",
+        if large.wall.as_secs_f64() / small.wall.as_secs_f64() <= 11.0 {
+            "PASS"
+        } else {
+            "MISS"
+        }
+    );
 }
