@@ -1,8 +1,19 @@
 //! The typed model of the CPPS infrastructure, its ADR rule catalogue and reports.
 //!
 //! Without features this crate does no I/O beyond reading a topology file: model, loader, rules
-//! and report formats. Feature `live` (later) observes the real systems through the client crates.
+//! and report formats. Feature `live` observes the real systems through the client crates and
+//! reports drift and the live rules ([`live`]).
+//!
+//! | feature | what it adds |
+//! | --- | --- |
+//! | `live` | observation of Proxmox VE, PBS, LINSTOR, VyOS, Kubernetes and NVML; `diff`; live rules |
+//! | `proptest` | proptest strategies for valid topologies in [`testing`] |
 #![forbid(unsafe_code)]
+
+// The README's Rust snippets are compiled and run as doc tests, so the first screen stays true.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
 
 pub mod check;
 pub mod diagram;
