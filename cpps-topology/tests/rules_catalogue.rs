@@ -1,8 +1,8 @@
 //! The catalogue against its sources: the quotes are verbatim sentences of the seed documents,
 //! and ids, severities and kinds are those of `adr-invariants.md`.
 //!
-//! Both files live in the `shared/` folder next to the repository (`../shared/seeds/` and
-//! `../shared/design/`), where developers and CI have them.
+//! Both files are read from the crate's copies in `docs/` (see `docs/README.md`); where the
+//! team's `shared/` folder sits next to the repository, the copies are checked against it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -10,16 +10,40 @@ use std::path::PathBuf;
 use cpps_topology::report::Severity;
 use cpps_topology::rules::{self, RuleId, RuleKind};
 
-fn shared(path: &str) -> String {
+/// `path` under `docs/` (`seeds/…` or `adr-invariants.md`).
+fn document(path: &str) -> String {
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared")
+        .join("docs")
         .join(path);
-    std::fs::read_to_string(&file).unwrap_or_else(|e| {
-        panic!(
-            "cannot read {} ({e}): the shared/ folder must sit next to the repository",
-            file.display()
-        )
-    })
+    std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("cannot read {} ({e})", file.display()))
+}
+
+#[test]
+fn the_copies_match_the_shared_originals_where_present() {
+    let originals = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+    let pairs = [
+        (
+            "seeds/000_be2f9e2558fad79c.txt",
+            "seeds/000_be2f9e2558fad79c.txt",
+        ),
+        (
+            "seeds/004_29bfc39840ca04c0.txt",
+            "seeds/004_29bfc39840ca04c0.txt",
+        ),
+        ("adr-invariants.md", "design/adr-invariants.md"),
+    ];
+    for (copy, original) in pairs {
+        let Ok(text) = std::fs::read_to_string(originals.join(original)) else {
+            println!("skipped: no shared/{original} next to the repository");
+            continue;
+        };
+        assert_eq!(
+            document(copy),
+            text,
+            "docs/{copy} differs from shared/{original}"
+        );
+    }
 }
 
 #[test]
@@ -32,7 +56,7 @@ fn every_quote_is_verbatim_in_its_document() {
             let name = citation.document.file_name();
             let text = documents
                 .entry(name)
-                .or_insert_with(|| shared(&format!("seeds/{name}")));
+                .or_insert_with(|| document(&format!("seeds/{name}")));
             assert!(
                 citation.quote.chars().count() >= 10,
                 "{}: quote too short",
@@ -49,7 +73,7 @@ fn every_quote_is_verbatim_in_its_document() {
 
 /// `| ID | sev | static/live | rule | source |` rows of adr-invariants.md.
 fn invariant_rows() -> BTreeMap<String, (String, String)> {
-    shared("design/adr-invariants.md")
+    document("adr-invariants.md")
         .lines()
         .filter_map(|line| {
             let cells: Vec<&str> = line.split('|').map(str::trim).collect();

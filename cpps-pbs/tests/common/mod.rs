@@ -18,9 +18,9 @@ use wiremock::{Mock, ResponseTemplate};
 /// "Now" of the fixtures: 2026-11-29T08:00:00Z. Their times are set relative to it.
 pub const NOW: i64 = 1_795_939_200;
 
-/// The folder of the upstream API specs.
+/// The folder holding the upstream API schema (a copy of `shared/specs/`, see `SOURCE.md` there).
 pub fn specs_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/specs")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/schema")
 }
 
 /// The PBS API schema tree, loaded once.

@@ -11,9 +11,9 @@ use cpps_proxmox::Client;
 use serde::Deserialize;
 use serde_json::Value;
 
-/// The folder of the upstream API specs (`../shared/specs` beside the repository).
+/// The folder holding the upstream API schema (a copy of `shared/specs/`, see `SOURCE.md` there).
 pub fn specs_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/specs")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/schema")
 }
 
 /// The PVE API schema tree, loaded once.

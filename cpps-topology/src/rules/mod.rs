@@ -144,7 +144,7 @@ impl fmt::Display for RuleKind {
     }
 }
 
-/// One of the two source documents the rules cite (kept verbatim in `shared/seeds/`).
+/// One of the two source documents the rules cite (kept verbatim in `docs/seeds/`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Document {
