@@ -33,7 +33,7 @@ impl PbsClient {
     /// A client over `http` (whose base URL ends in `/api2/json/`) that authenticates with
     /// `credentials`.
     pub fn new(http: HttpClient, credentials: Credentials) -> Self {
-        let auth = credentials.into_auth(&http);
+        let auth = crate::auth::pbs_auth(credentials, &http);
         PbsClient {
             http: http.with_auth(auth),
         }

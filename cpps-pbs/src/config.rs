@@ -292,7 +292,7 @@ impl PbsConfig {
     /// The credentials: the repository's auth id with `PBS_PASSWORD` as its token secret or
     /// password.
     pub fn credentials(&self) -> crate::Credentials {
-        crate::Credentials::for_auth_id(self.repository.auth_id(), self.password.clone())
+        crate::credentials_for(self.repository.auth_id(), self.password.clone())
     }
 
     /// Reads `PBS_REPOSITORY` (required), `PBS_PASSWORD` (required), `PBS_FINGERPRINT`

@@ -47,7 +47,7 @@ pub mod report;
 pub mod types;
 
 pub use api::{SnapshotQuery, TaskQuery};
-pub use auth::Credentials;
+pub use auth::{Credentials, credentials_for};
 pub use client::PbsClient;
 pub use config::{ENV_FINGERPRINT, ENV_PASSWORD, ENV_REPOSITORY, ENV_URL, PbsConfig, Repository};
 pub use error::Error;

@@ -34,7 +34,7 @@ async fn a_user_logs_in_with_a_ticket_and_sends_the_pbs_cookie() {
         .mount(api.server())
         .await;
     let credentials =
-        Credentials::for_auth_id("root@pam".parse().unwrap(), SecretString::from("hunter2"));
+        cpps_pbs::credentials_for("root@pam".parse().unwrap(), SecretString::from("hunter2"));
     assert!(matches!(credentials, Credentials::Password { .. }));
     assert!(!format!("{credentials:?}").contains("hunter2"));
     let pbs = PbsClient::new(api.client(), credentials);
@@ -61,7 +61,7 @@ async fn a_refused_login_is_an_error_without_the_password() {
         .await;
     let pbs = PbsClient::new(
         api.client(),
-        Credentials::for_auth_id("root@pam".parse().unwrap(), SecretString::from("wrong-pw")),
+        cpps_pbs::credentials_for("root@pam".parse().unwrap(), SecretString::from("wrong-pw")),
     );
     let err = pbs.datastores().await.unwrap_err();
     let text = cpps_pbs::report::error_chain(&err);

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 
 use crate::Error;
 use crate::api::{ClusterApi, NodeApi};
-use crate::auth::Credentials;
+use crate::family::Credentials;
 use crate::family::{
     self, Product, TaskOutcome, TicketAuth, TokenAuth, TotpSource, Upid, WaitOptions,
 };

@@ -31,7 +31,6 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
-mod auth;
 mod client;
 mod endpoints;
 mod error;
@@ -39,9 +38,9 @@ pub mod family;
 pub mod inventory;
 pub mod types;
 
-pub use auth::Credentials;
 pub use client::{Client, ClientBuilder, GuestConfig, GuestRef};
 pub use endpoints::{ENDPOINTS, Endpoint, Returns};
 pub use error::Error;
+pub use family::Credentials;
 pub use family::Upid;
 pub use types::{NodeName, VmId};

@@ -23,44 +23,26 @@ pub fn specs_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/schema")
 }
 
-/// The PBS API schema tree, loaded once.
-pub fn apidoc() -> &'static Value {
-    static DOC: OnceLock<Value> = OnceLock::new();
+/// The PBS API schema, loaded once.
+pub fn schema() -> &'static cpps_proxmox::family::apidoc::ApiDoc {
+    static DOC: OnceLock<cpps_proxmox::family::apidoc::ApiDoc> = OnceLock::new();
     DOC.get_or_init(|| {
-        let path = specs_dir().join("pbs-apidoc.json");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+        cpps_proxmox::family::apidoc::ApiDoc::load(&specs_dir().join("pbs-apidoc.json"))
+            .unwrap_or_else(|e| panic!("{e}"))
     })
+}
+
+/// The PBS API schema tree.
+pub fn apidoc() -> &'static Value {
+    schema().tree()
 }
 
 /// The schema of one method of one path (`info.GET` of the node whose `path` matches).
 pub fn method_info(api_path: &str, http_method: &str) -> Option<&'static Value> {
-    fn find<'a>(nodes: &'a Value, wanted: &str) -> Option<&'a Value> {
-        for node in nodes.as_array()? {
-            if node.get("path").and_then(Value::as_str) == Some(wanted) {
-                return Some(node);
-            }
-            if let Some(children) = node.get("children")
-                && let Some(found) = find(children, wanted)
-            {
-                return Some(found);
-            }
-        }
-        None
-    }
-    find(apidoc(), api_path)?.get("info")?.get(http_method)
+    schema().method(api_path, http_method)
 }
 
-/// Whether a schema property is optional (the dump writes `"optional": 1`).
-pub fn is_optional(property: &Value) -> bool {
-    match property.get("optional") {
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_i64() == Some(1),
-        _ => false,
-    }
-}
+pub use cpps_proxmox::family::apidoc::is_optional;
 
 fn json_type(value: &Value) -> &'static str {
     match value {
@@ -195,7 +177,7 @@ pub fn token_header() -> String {
 
 /// A client of the mock server that authenticates with the API token `report@pbs!ro`.
 pub fn token_client(api: &MockApi) -> cpps_pbs::PbsClient {
-    let credentials = cpps_pbs::Credentials::for_auth_id(
+    let credentials = cpps_pbs::credentials_for(
         "report@pbs!ro".parse().expect("a valid token id"),
         cpps_http::SecretString::from(TOKEN_SECRET),
     );

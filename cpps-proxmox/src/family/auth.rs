@@ -430,3 +430,41 @@ mod tests {
         assert!(debug.contains("root@pam!ci"), "{debug}");
     }
 }
+
+/// How a Proxmox VE or Backup Server client authenticates: an API token, or a user and password
+/// for a ticket login. Shared by `cpps-proxmox` and `cpps-pbs`; `Debug` redacts the secrets.
+#[derive(Clone)]
+pub enum Credentials {
+    /// `Authorization: PVEAPIToken=USER@REALM!ID=SECRET` (PVE) or `PBSAPIToken=…:SECRET` (PBS);
+    /// recommended for automation (no CSRF token, no expiry).
+    Token {
+        /// `user@realm!tokenid`.
+        id: TokenId,
+        /// The token secret (a UUID).
+        secret: SecretString,
+    },
+    /// Ticket login with a password (`POST /access/ticket`), renewed and re-obtained as needed.
+    Password {
+        /// `user@realm`.
+        user: UserId,
+        /// The password.
+        password: SecretString,
+    },
+}
+
+impl fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Credentials::Token { id, .. } => f
+                .debug_struct("Token")
+                .field("id", id)
+                .field("secret", &"[redacted]")
+                .finish(),
+            Credentials::Password { user, .. } => f
+                .debug_struct("Password")
+                .field("user", user)
+                .field("password", &"[redacted]")
+                .finish(),
+        }
+    }
+}

@@ -54,6 +54,8 @@
 //! # }
 //! ```
 
+#[cfg(feature = "test-util")]
+pub mod apidoc;
 mod auth;
 pub mod de;
 mod envelope;
@@ -61,7 +63,9 @@ mod ids;
 mod task;
 mod upid;
 
-pub use auth::{DEFAULT_RENEW_AFTER, TICKET_PATH, TicketAuth, TokenAuth, TotpSource, split_token};
+pub use auth::{
+    Credentials, DEFAULT_RENEW_AFTER, TICKET_PATH, TicketAuth, TokenAuth, TotpSource, split_token,
+};
 pub use envelope::{
     DataEnvelope, Page, decode_envelope, decode_page, error_from_response, is_not_found,
 };

@@ -16,34 +16,23 @@ pub fn specs_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/schema")
 }
 
-/// The PVE API schema tree, loaded once.
-pub fn pve_apidoc() -> &'static Value {
-    static DOC: OnceLock<Value> = OnceLock::new();
+/// The PVE API schema, loaded once.
+pub fn pve_schema() -> &'static cpps_proxmox::family::apidoc::ApiDoc {
+    static DOC: OnceLock<cpps_proxmox::family::apidoc::ApiDoc> = OnceLock::new();
     DOC.get_or_init(|| {
-        let path = specs_dir().join("pve-apidoc.json");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+        cpps_proxmox::family::apidoc::ApiDoc::load(&specs_dir().join("pve-apidoc.json"))
+            .unwrap_or_else(|e| panic!("{e}"))
     })
+}
+
+/// The PVE API schema tree.
+pub fn pve_apidoc() -> &'static Value {
+    pve_schema().tree()
 }
 
 /// `info.METHOD` of the schema node whose `path` is `api_path`.
 pub fn pve_method(api_path: &str, http_method: &str) -> Option<&'static Value> {
-    fn find<'a>(nodes: &'a Value, wanted: &str) -> Option<&'a Value> {
-        for node in nodes.as_array()? {
-            if node.get("path").and_then(Value::as_str) == Some(wanted) {
-                return Some(node);
-            }
-            if let Some(children) = node.get("children")
-                && let Some(found) = find(children, wanted)
-            {
-                return Some(found);
-            }
-        }
-        None
-    }
-    find(pve_apidoc(), api_path)?.get("info")?.get(http_method)
+    pve_schema().method(api_path, http_method)
 }
 
 /// What `xtask/env/fakepve.sh` wrote to `fakepve.json`.
