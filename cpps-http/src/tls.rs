@@ -278,8 +278,8 @@ pub(crate) fn client_config(
         TlsMode::Pinned(fingerprint) => {
             builder
                 .dangerous()
-                .with_custom_certificate_verifier(Arc::new(PinnedVerifier {
-                    pin: *fingerprint,
+                .with_custom_certificate_verifier(Arc::new(LeafVerifier {
+                    pin: Some(*fingerprint),
                     algorithms: provider.signature_verification_algorithms,
                 }))
         }
@@ -289,7 +289,8 @@ pub(crate) fn client_config(
             );
             builder
                 .dangerous()
-                .with_custom_certificate_verifier(Arc::new(AcceptAnyVerifier {
+                .with_custom_certificate_verifier(Arc::new(LeafVerifier {
+                    pin: None,
                     algorithms: provider.signature_verification_algorithms,
                 }))
         }
@@ -312,14 +313,16 @@ pub(crate) fn client_config(
     Ok(config)
 }
 
-/// Accepts exactly the leaf certificate whose SHA-256 digest is the pin.
+/// Verifies the server by its leaf certificate alone: the one whose SHA-256 digest is the pin, or
+/// any certificate when there is no pin (the insecure mode). Either way the handshake signature is
+/// checked against the certificate's key, so the server must hold that key.
 #[derive(Debug)]
-struct PinnedVerifier {
-    pin: Fingerprint,
+struct LeafVerifier {
+    pin: Option<Fingerprint>,
     algorithms: WebPkiSupportedAlgorithms,
 }
 
-impl ServerCertVerifier for PinnedVerifier {
+impl ServerCertVerifier for LeafVerifier {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -328,57 +331,19 @@ impl ServerCertVerifier for PinnedVerifier {
         _ocsp_response: &[u8],
         _now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
+        let Some(pin) = self.pin else {
+            return Ok(ServerCertVerified::assertion());
+        };
         let seen = Fingerprint::of_der(end_entity.as_ref());
         // A fingerprint is public data, so a plain comparison leaks nothing worth a timing attack.
-        if seen == self.pin {
+        if seen == pin {
             Ok(ServerCertVerified::assertion())
         } else {
-            tracing::warn!(expected = %self.pin, seen = %seen, "server certificate does not match the pinned fingerprint");
+            tracing::warn!(expected = %pin, seen = %seen, "server certificate does not match the pinned fingerprint");
             Err(rustls::Error::InvalidCertificate(
                 rustls::CertificateError::ApplicationVerificationFailure,
             ))
         }
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.algorithms.supported_schemes()
-    }
-}
-
-/// Accepts any certificate, still checking that the handshake is signed by its key.
-#[derive(Debug)]
-struct AcceptAnyVerifier {
-    algorithms: WebPkiSupportedAlgorithms,
-}
-
-impl ServerCertVerifier for AcceptAnyVerifier {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
     }
 
     fn verify_tls12_signature(
