@@ -66,6 +66,18 @@ fn median_check(guests: usize, runs: usize, batch: u32) -> Timing {
 }
 
 fn main() {
+    // `CPPS_RULES_BENCH_ONLY=N`: one check of N guests and nothing else, for profilers.
+    if let Some(n) = std::env::var("CPPS_RULES_BENCH_ONLY")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        let t = median_check(n, 1, 1);
+        println!(
+            "check_{n}_guests_wall_ms: {:.2}",
+            t.wall.as_secs_f64() * 1e3
+        );
+        return;
+    }
     // `cargo test --benches` runs bench binaries without `--bench`: keep that run short.
     let quick = !std::env::args().any(|a| a == "--bench");
     let runs = if quick { 1 } else { 11 };

@@ -1,6 +1,8 @@
 //! Kubernetes-level rules: CNI-001…003, GPU-001…004, GPU-006, MESH-001…003, GITOPS-001.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use foldhash::{HashMap, HashMapExt};
 
 use super::{Ctx, Sink, scaled};
 use crate::model::{
