@@ -57,6 +57,10 @@ pub(crate) fn run(args: TestArgs) -> Result<ExitCode> {
     let root = crate::workspace_root()?;
     let state = root.join("target").join("xtask-services");
     std::fs::create_dir_all(&state).with_context(|| format!("creating {}", state.display()))?;
+    // Two runs at once would share the servers' state folders and stop each other's servers.
+    let _lock = RunLock::take(&state.join("run.lock"))?;
+    // Servers left by a run that was interrupted are stopped before new ones start.
+    stop_services(&root, &state, &SERVICES.iter().collect::<Vec<_>>());
 
     let wanted: Vec<&Service> = if args.no_services {
         Vec::new()
@@ -166,6 +170,32 @@ pub(crate) fn run(args: TestArgs) -> Result<ExitCode> {
     }
 }
 
+/// A lock file holding the pid of the running `cargo xtask test`; removed on drop.
+struct RunLock(PathBuf);
+
+impl RunLock {
+    fn take(path: &Path) -> Result<RunLock> {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && let Ok(pid) = text.trim().parse::<u32>()
+            && Path::new(&format!("/proc/{pid}")).exists()
+        {
+            bail!(
+                "another `cargo xtask test` (pid {pid}) is running; wait for it or remove {}",
+                path.display()
+            );
+        }
+        std::fs::write(path, std::process::id().to_string())
+            .with_context(|| format!("writing {}", path.display()))?;
+        Ok(RunLock(path.to_path_buf()))
+    }
+}
+
+impl Drop for RunLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// The `CPPS_TEST_NAME=value` lines of a start script's output.
 fn parse_vars(stdout: &str) -> BTreeMap<String, String> {
     stdout
@@ -186,7 +216,16 @@ fn stop_services(root: &Path, state: &Path, services: &[&Service]) {
         }
         // Every start script leaves the pids of what it started in *.pid files or a `pids` file.
         for pid in pids_in(&dir) {
-            let _ = Command::new("kill").arg(pid.to_string()).status();
+            // A pid file may outlive its process and the pid be reused: only our servers are
+            // stopped.
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let cmdline = String::from_utf8_lossy(&cmdline);
+            if ["etcd", "kube-apiserver", "serve.py", "prism"]
+                .iter()
+                .any(|ours| cmdline.contains(ours))
+            {
+                let _ = Command::new("kill").arg(pid.to_string()).status();
+            }
         }
     }
 }
