@@ -262,6 +262,16 @@ impl HttpClient {
             })
     }
 
+    /// Sends a request and decodes the answer, whatever its status, with the service's
+    /// [`Envelope`](crate::Envelope): its success shape or its structured error.
+    pub async fn send<E: crate::Envelope, T: DeserializeOwned>(
+        &self,
+        envelope: &E,
+        request: Request,
+    ) -> Result<T, E::Error> {
+        envelope.decode(self.execute(request).await?)
+    }
+
     /// Sends a request and decodes a successful JSON answer; any other status is
     /// [`Error::Status`].
     pub async fn send_json<T: DeserializeOwned>(&self, request: Request) -> Result<T, Error> {

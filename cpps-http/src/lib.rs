@@ -53,6 +53,7 @@ pub use url::Url;
 /// Each service crate implements it once (`{"data": …}` for Proxmox, `ApiCallRc` arrays for
 /// LINSTOR, `{"success","data","error"}` for VyOS), so that every call of that crate goes through
 /// one function that always yields a structured error, even from a garbage body.
+/// [`HttpClient::send`] executes a request and hands the answer to it.
 pub trait Envelope {
     /// The service crate's error type.
     type Error: std::error::Error + From<Error>;

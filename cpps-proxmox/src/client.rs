@@ -264,7 +264,7 @@ impl Client {
     }
 
     pub(crate) async fn get<T: DeserializeOwned>(&self, request: Request) -> Result<T, Error> {
-        family::decode_envelope(self.http.execute(request).await?)
+        self.http.send(&family::DataEnvelope, request).await
     }
 
     pub(crate) async fn write_upid(&self, request: Request) -> Result<Upid, Error> {
