@@ -394,6 +394,23 @@ impl Cx<'_> {
             (None, None) => Ok(None),
         }
     }
+
+    /// [`Cx::secret`] for a secret the endpoint cannot work without; `what` says what it is.
+    fn required_secret(
+        &self,
+        path: &str,
+        field: &str,
+        inline: Option<&Sp<serde_json::Value>>,
+        env: Option<&String>,
+        file: Option<&PathBuf>,
+        what: &str,
+    ) -> Result<SecretRef, EndpointsError> {
+        self.secret(path, field, inline, env, file)?
+            .ok_or_else(|| EndpointsError::Invalid {
+                path: path.to_owned(),
+                reason: format!("give {field}_env or {field}_file ({what})"),
+            })
+    }
 }
 
 impl Endpoints {
@@ -486,18 +503,14 @@ impl Endpoints {
             }
             if let Some(p) = s.pbs {
                 let path = format!("{base}.pbs");
-                let password = cx
-                    .secret(
-                        &path,
-                        "password",
-                        p.password.as_ref(),
-                        p.password_env.as_ref(),
-                        p.password_file.as_ref(),
-                    )?
-                    .ok_or_else(|| EndpointsError::Invalid {
-                        path: path.clone(),
-                        reason: "give password_env or password_file (the token secret)".to_owned(),
-                    })?;
+                let password = cx.required_secret(
+                    &path,
+                    "password",
+                    p.password.as_ref(),
+                    p.password_env.as_ref(),
+                    p.password_file.as_ref(),
+                    "the token secret",
+                )?;
                 ends.pbs = Some(PbsEndpoint {
                     repository: p.repository,
                     password,
@@ -507,18 +520,14 @@ impl Endpoints {
             }
             if let Some(v) = s.vyos {
                 let path = format!("{base}.vyos");
-                let key = cx
-                    .secret(
-                        &path,
-                        "key",
-                        v.key.as_ref(),
-                        v.key_env.as_ref(),
-                        v.key_file.as_ref(),
-                    )?
-                    .ok_or_else(|| EndpointsError::Invalid {
-                        path: path.clone(),
-                        reason: "give key_env or key_file (the HTTPS API key)".to_owned(),
-                    })?;
+                let key = cx.required_secret(
+                    &path,
+                    "key",
+                    v.key.as_ref(),
+                    v.key_env.as_ref(),
+                    v.key_file.as_ref(),
+                    "the HTTPS API key",
+                )?;
                 let tls = tls_choice(&path, v.ca_file, v.fingerprint, v.insecure)?;
                 ends.vyos = Some(VyosEndpoint {
                     url: v.url,
