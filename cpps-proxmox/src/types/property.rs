@@ -8,7 +8,7 @@
 //! produce: so a string written by PVE prints back identically, and any string prints back to
 //! one that parses to the same value.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::str::FromStr;
 
@@ -26,8 +26,13 @@ pub struct PropertyString {
 
 impl PropertyString {
     /// Parses a property string. Errors name the offending part.
+    ///
+    /// Linear in the length of `text`: duplicate keys are found through a hash set of the
+    /// keys seen so far (30 000 keys parse in milliseconds; `cargo bench -p cpps-proxmox
+    /// --bench property` measures it).
     pub fn parse(text: &str) -> Result<Self, Error> {
         let mut out = PropertyString::default();
+        let mut seen: HashSet<&str> = HashSet::new();
         for part in text.split(',') {
             if part.trim().is_empty() {
                 continue;
@@ -48,7 +53,7 @@ impl PropertyString {
                             format!("key `{key}` has an empty value"),
                         ));
                     }
-                    if out.entries.iter().any(|(k, _)| k == key) {
+                    if !seen.insert(key) {
                         return Err(Error::invalid(
                             "property string",
                             text,
@@ -462,13 +467,23 @@ impl FromStr for Volume {
 }
 
 impl fmt::Display for Volume {
+    /// Writes the volume as the leading part without a key, as PVE prints it, unless the
+    /// volume text itself holds a `=` (`file==` parses to the volume `=`): a part without a
+    /// key cannot hold one, so it is written `file=…` instead, which parses back to the same
+    /// value.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut pairs = BTreeMap::new();
         put(&mut pairs, "size", &self.size);
         put(&mut pairs, "mp", &self.mp);
         put(&mut pairs, "media", &self.media);
         put_bool(&mut pairs, "backup", self.backup);
-        print_canonical(f, Some(&self.volume), with_extra(pairs, &self.extra))
+        if self.volume.contains('=') || self.volume.trim().is_empty() {
+            let mut pairs = with_extra(pairs, &self.extra);
+            pairs.insert("file", self.volume.clone());
+            print_canonical(f, None, pairs)
+        } else {
+            print_canonical(f, Some(&self.volume), with_extra(pairs, &self.extra))
+        }
     }
 }
 
