@@ -22,6 +22,16 @@ pub trait Auth: Send + Sync + fmt::Debug {
         let _ = client;
         Ok(false)
     }
+
+    /// Every form of the credential this auth sends (header values, the secret alone, a
+    /// password, base64 forms): the client scrubs them from any text that comes back from the
+    /// server ([`Scrubber`](crate::Scrubber)), so an echoed credential never reaches an error,
+    /// a log line or a report. [`header_value_forms`](crate::header_value_forms) derives the
+    /// usual forms of an `Authorization` value. Implementations with a credential that changes
+    /// (a ticket) return the forms that cannot change (the password).
+    fn secrets(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A fixed header carrying a secret, such as `Authorization: PVEAPIToken=…` or a bearer token.
@@ -72,6 +82,11 @@ impl Auth for HeaderAuth {
         let taken = std::mem::replace(request, Request::get(""));
         *request = taken.sensitive_header(self.name.clone(), &self.value)?;
         Ok(())
+    }
+
+    fn secrets(&self) -> Vec<String> {
+        use secrecy::ExposeSecret;
+        crate::header_value_forms(self.value.expose_secret())
     }
 }
 

@@ -16,7 +16,7 @@ use crate::error::sanitize_url;
 use crate::request::{Request, Response};
 use crate::retry::RetryPolicy;
 use crate::tls::{ClientIdentity, TlsMode};
-use crate::{Delivery, Error};
+use crate::{Delivery, Error, Scrubber};
 
 /// The default cap on response bodies: 8 MiB.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
@@ -39,7 +39,7 @@ pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct ClientBuilder {
-    base_url: Url,
+    base_url: Option<Url>,
     user_agent: String,
     connect_timeout: Duration,
     request_timeout: Duration,
@@ -52,10 +52,12 @@ pub struct ClientBuilder {
     pool_max_idle_per_host: usize,
 }
 
-impl ClientBuilder {
-    fn new(base_url: Url) -> Self {
+impl Default for ClientBuilder {
+    /// The defaults, without a base URL yet: service crates' builders hold one of these and
+    /// set the URL when they know it ([`ClientBuilder::base_url`]).
+    fn default() -> Self {
         ClientBuilder {
-            base_url,
+            base_url: None,
             user_agent: concat!("cpps/", env!("CARGO_PKG_VERSION")).to_owned(),
             connect_timeout: Duration::from_secs(5),
             request_timeout: Duration::from_secs(30),
@@ -67,6 +69,15 @@ impl ClientBuilder {
             pool_idle_timeout: Duration::from_secs(90),
             pool_max_idle_per_host: 32,
         }
+    }
+}
+
+impl ClientBuilder {
+    /// Sets the base URL, such as `https://host:8006/api2/json` (required before
+    /// [`build`](ClientBuilder::build)).
+    pub fn base_url(mut self, base_url: Url) -> Self {
+        self.base_url = Some(base_url);
+        self
     }
 
     /// Sets the `User-Agent` header (default `cpps/<version>`).
@@ -93,7 +104,8 @@ impl ClientBuilder {
         self
     }
 
-    /// Largest response body accepted, in bytes (default [`DEFAULT_MAX_RESPONSE_BYTES`]).
+    /// Largest response body accepted, in bytes (default [`DEFAULT_MAX_RESPONSE_BYTES`]); a
+    /// single request can raise or lower it with [`Request::max_response_bytes`].
     pub fn max_response_bytes(mut self, bytes: usize) -> Self {
         self.max_response_bytes = bytes;
         self
@@ -131,7 +143,11 @@ impl ClientBuilder {
 
     /// Builds the client. Fails on an unusable base URL or TLS configuration.
     pub fn build(self) -> Result<HttpClient, Error> {
-        let mut base_url = self.base_url;
+        let Some(mut base_url) = self.base_url else {
+            return Err(Error::Config {
+                reason: "no base URL: set one with ClientBuilder::base_url".to_owned(),
+            });
+        };
         if base_url.cannot_be_a_base() || !matches!(base_url.scheme(), "http" | "https") {
             return Err(Error::Config {
                 reason: format!("base URL `{base_url}` must be an http or https URL"),
@@ -177,8 +193,10 @@ impl ClientBuilder {
                 max_response_bytes: self.max_response_bytes,
                 retry: self.retry,
                 tls_mode: self.tls,
+                connect_timeout: self.connect_timeout,
             }),
             auth: None,
+            scrubber: Arc::default(),
         })
     }
 }
@@ -192,6 +210,7 @@ struct Inner {
     max_response_bytes: usize,
     retry: RetryPolicy,
     tls_mode: TlsMode,
+    connect_timeout: Duration,
 }
 
 /// A cheap-to-clone REST client: clones share one connection pool.
@@ -203,6 +222,7 @@ struct Inner {
 pub struct HttpClient {
     inner: Arc<Inner>,
     auth: Option<Arc<dyn Auth>>,
+    scrubber: Arc<Scrubber>,
 }
 
 impl fmt::Debug for HttpClient {
@@ -223,7 +243,7 @@ impl fmt::Debug for HttpClient {
 impl HttpClient {
     /// Starts configuring a client for a base URL such as `https://host:8006/api2/json`.
     pub fn builder(base_url: Url) -> ClientBuilder {
-        ClientBuilder::new(base_url)
+        ClientBuilder::default().base_url(base_url)
     }
 
     /// The base URL (always ending in `/`).
@@ -237,18 +257,34 @@ impl HttpClient {
     }
 
     /// A clone that attaches credentials through `auth`, sharing the connection pool.
+    ///
+    /// The auth's [`secrets`](Auth::secrets) are scrubbed from every text of every answer this
+    /// client returns ([`Response::text`], [`Response::excerpt`], decode messages, reason
+    /// phrases).
     pub fn with_auth(&self, auth: Arc<dyn Auth>) -> HttpClient {
+        let scrubber = Arc::new(Scrubber::new(auth.secrets()));
         HttpClient {
             inner: self.inner.clone(),
             auth: Some(auth),
+            scrubber,
         }
     }
 
+    /// Removes this client's own secrets from `text` (see [`Scrubber`]): for texts a service
+    /// crate receives other than through a [`Response`].
+    pub fn scrub(&self, text: &str) -> String {
+        self.scrubber.scrub(text)
+    }
+
     /// A clone without credentials, sharing the connection pool (for login requests).
+    ///
+    /// It keeps scrubbing the secrets of the auth it was made from: a login answer that echoes
+    /// the password must not show it either.
     pub fn without_auth(&self) -> HttpClient {
         HttpClient {
             inner: self.inner.clone(),
             auth: None,
+            scrubber: self.scrubber.clone(),
         }
     }
 
@@ -398,8 +434,16 @@ impl HttpClient {
             .map_err(|e| self.transport_error(e, &request.method, &clean_url, false))?;
         let status = response.status();
         let headers = response.headers().clone();
+        // hyper keeps an HTTP/1.1 reason phrase only when it differs from the canonical one.
+        let reason = response
+            .extensions()
+            .get::<hyper::ext::ReasonPhrase>()
+            .map(|phrase| String::from_utf8_lossy(phrase.as_bytes()).into_owned());
+        let limit = request
+            .max_response_bytes
+            .unwrap_or(self.inner.max_response_bytes);
         let body = self
-            .read_body(response, &request.method, &clean_url)
+            .read_body(response, &request.method, &clean_url, limit)
             .await?;
         tracing::debug!(
             method = %request.method,
@@ -415,6 +459,8 @@ impl HttpClient {
             status,
             headers,
             body,
+            reason,
+            scrubber: self.scrubber.clone(),
         })
     }
 
@@ -423,8 +469,8 @@ impl HttpClient {
         mut response: reqwest::Response,
         method: &Method,
         url: &Url,
+        limit: usize,
     ) -> Result<Bytes, Error> {
-        let limit = self.inner.max_response_bytes;
         let too_large = || Error::BodyTooLarge {
             method: method.clone(),
             url: url.clone(),
@@ -462,7 +508,12 @@ impl HttpClient {
             return Error::Timeout {
                 method: method.clone(),
                 url: url.clone(),
-                timeout: self.inner.request_timeout,
+                // A connect that timed out waited for the connect timeout, not the request's.
+                timeout: if connect {
+                    self.inner.connect_timeout
+                } else {
+                    self.inner.request_timeout
+                },
                 delivery: if connect {
                     Delivery::NotSent
                 } else {

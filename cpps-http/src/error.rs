@@ -90,7 +90,9 @@ pub enum Error {
         delivery: Delivery,
     },
     /// The response body is larger than the configured cap.
-    #[error("response of {method} {url} is larger than the {limit}-byte limit")]
+    #[error(
+        "response of {method} {url} is larger than the {limit}-byte limit (raise it with max_response_bytes on the client's builder, or on this request)"
+    )]
     BodyTooLarge {
         /// The request method.
         method: Method,
@@ -100,7 +102,7 @@ pub enum Error {
         limit: usize,
     },
     /// The server answered with an error status that the service crate did not map further.
-    #[error("{method} {url} answered {status}")]
+    #[error("{method} {url} answered {status}{}", reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default())]
     Status {
         /// The request method.
         method: Method,
@@ -108,6 +110,9 @@ pub enum Error {
         url: Url,
         /// The HTTP status.
         status: StatusCode,
+        /// The reason phrase, when the server sent one other than the status's canonical
+        /// reason (scrubbed of the client's secrets).
+        reason: Option<String>,
         /// A short, redacted excerpt of the body.
         excerpt: String,
     },
@@ -155,10 +160,24 @@ impl Error {
         }
     }
 
-    /// Whether this error means the server could not be reached at all (connection refused,
-    /// DNS, TLS handshake). Service crates use it to fail over to another endpoint.
+    /// Whether this error means the server could not be reached at all: connection refused,
+    /// DNS, TLS handshake, and a connect that timed out (a powered-off host drops the SYNs).
+    /// Fail-over code should rather ask [`Error::is_not_sent`].
     pub fn is_connect(&self) -> bool {
-        matches!(self, Error::Connect { .. })
+        matches!(
+            self,
+            Error::Connect { .. }
+                | Error::Timeout {
+                    delivery: Delivery::NotSent,
+                    ..
+                }
+        )
+    }
+
+    /// Whether the request certainly never reached the server, so that sending it elsewhere
+    /// (another controller) or again cannot repeat an action.
+    pub fn is_not_sent(&self) -> bool {
+        self.delivery() == Delivery::NotSent
     }
 
     /// The JSON path of a decode failure.

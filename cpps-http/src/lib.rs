@@ -29,9 +29,12 @@
 
 mod auth;
 mod client;
+pub mod env;
 mod error;
+mod forward;
 mod request;
 mod retry;
+mod scrub;
 mod tls;
 
 #[cfg(feature = "test-util")]
@@ -42,7 +45,8 @@ pub use client::{ClientBuilder, DEFAULT_MAX_RESPONSE_BYTES, HttpClient};
 pub use error::{BoxError, Delivery, Error, is_secret_key, redact_json, redacted_excerpt};
 pub use request::{Request, Response, decode_json};
 pub use retry::RetryPolicy;
-pub use tls::{ClientIdentity, Fingerprint, TlsMode};
+pub use scrub::{REDACTED, Scrubber, header_value_forms};
+pub use tls::{ClientIdentity, Fingerprint, TlsMode, TlsVars};
 
 pub use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 pub use secrecy::{ExposeSecret, SecretString};

@@ -10,8 +10,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use url::Url;
 
-use crate::Error;
+use std::sync::Arc;
+
 use crate::error::redacted_excerpt;
+use crate::{Error, Scrubber};
 
 /// How many characters of a body an error keeps.
 pub(crate) const EXCERPT_CHARS: usize = 240;
@@ -30,6 +32,7 @@ pub struct Request {
     pub(crate) headers: HeaderMap,
     pub(crate) body: Option<Bytes>,
     pub(crate) idempotent: bool,
+    pub(crate) max_response_bytes: Option<usize>,
 }
 
 impl Request {
@@ -52,6 +55,7 @@ impl Request {
             headers: HeaderMap::new(),
             body: None,
             idempotent,
+            max_response_bytes: None,
         }
     }
 
@@ -158,6 +162,14 @@ impl Request {
         self
     }
 
+    /// Caps this request's response body at `bytes` instead of the client's cap
+    /// ([`ClientBuilder::max_response_bytes`](crate::ClientBuilder::max_response_bytes)): list
+    /// calls whose answers grow with the estate give themselves a cap sized for them.
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.max_response_bytes = Some(bytes);
+        self
+    }
+
     /// Marks the request as safe (or not) to repeat after a failure. Writes are not, unless the
     /// caller knows the server treats them idempotently.
     pub fn idempotent(mut self, idempotent: bool) -> Self {
@@ -226,6 +238,8 @@ pub struct Response {
     pub(crate) status: StatusCode,
     pub(crate) headers: HeaderMap,
     pub(crate) body: Bytes,
+    pub(crate) reason: Option<String>,
+    pub(crate) scrubber: Arc<Scrubber>,
 }
 
 impl Response {
@@ -243,7 +257,44 @@ impl Response {
             status,
             headers,
             body: body.into(),
+            reason: None,
+            scrubber: Arc::default(),
         }
+    }
+
+    /// The same response with the HTTP reason phrase the server sent (for decoders' tests).
+    pub fn with_reason(mut self, reason: impl Into<String>) -> Self {
+        self.reason = Some(reason.into());
+        self
+    }
+
+    /// The same response scrubbed of these secrets (for decoders' tests; the client sets its
+    /// own).
+    pub fn with_scrubber(mut self, scrubber: Scrubber) -> Self {
+        self.scrubber = Arc::new(scrubber);
+        self
+    }
+
+    /// The HTTP/1.1 reason phrase as the server sent it (`Configuration file … does not
+    /// exist`), or the status's canonical reason when the server sent that one (or none, as in
+    /// HTTP/2). Proxmox VE before libpve-http-server-perl 5.2.0 puts its error message only
+    /// here. Scrubbed of the client's secrets.
+    pub fn reason(&self) -> Option<String> {
+        match &self.reason {
+            Some(reason) => Some(self.scrub(reason)),
+            None => self.status.canonical_reason().map(str::to_owned),
+        }
+    }
+
+    /// Whether the server sent a reason phrase other than the status's canonical one.
+    pub fn has_custom_reason(&self) -> bool {
+        self.reason.is_some()
+    }
+
+    /// `text` with the client's own secrets removed: service crates pass every message they take
+    /// from an answer through it before keeping it in an error.
+    pub fn scrub(&self, text: &str) -> String {
+        self.scrubber.scrub(text)
     }
 
     /// The HTTP status.
@@ -271,14 +322,21 @@ impl Response {
         &self.url
     }
 
-    /// The body as UTF-8 text (invalid sequences replaced).
+    /// The body as UTF-8 text (invalid sequences replaced), scrubbed of the client's secrets.
     pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
+        self.scrub(&String::from_utf8_lossy(&self.body))
     }
 
-    /// A short, redacted excerpt of the body, for errors.
+    /// A short, redacted excerpt of the body, for errors: secret-looking JSON keys redacted and
+    /// the client's own secrets scrubbed.
     pub fn excerpt(&self) -> String {
-        redacted_excerpt(&self.body, EXCERPT_CHARS)
+        if self.scrubber.is_empty() {
+            return redacted_excerpt(&self.body, EXCERPT_CHARS);
+        }
+        // Scrub the whole body before cutting it, so that a secret straddling the cut cannot
+        // leave its first half behind.
+        let scrubbed = self.scrub(&String::from_utf8_lossy(&self.body));
+        redacted_excerpt(scrubbed.as_bytes(), EXCERPT_CHARS)
     }
 
     /// Decodes the body as JSON, whatever the `Content-Type` says. A failure names the JSON path
@@ -289,7 +347,7 @@ impl Response {
             url: self.url.clone(),
             status: self.status,
             path,
-            message,
+            message: self.scrub(&message),
             excerpt: self.excerpt(),
         })
     }
@@ -307,6 +365,7 @@ impl Response {
     pub fn into_status_error(self) -> Error {
         Error::Status {
             excerpt: self.excerpt(),
+            reason: self.has_custom_reason().then(|| self.reason()).flatten(),
             method: self.method,
             url: self.url,
             status: self.status,

@@ -141,3 +141,130 @@ pub fn load_fixture(crate_dir: &str, name: &str) -> serde_json::Value {
     serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("fixture {} is not valid JSON: {e}", path.display()))
 }
+
+/// A server on 127.0.0.1 that answers every connection with the same raw bytes (status line,
+/// headers and body as given), then closes it: for answers wiremock cannot send, such as a
+/// custom HTTP reason phrase (`HTTP/1.1 500 Configuration file … does not exist`).
+#[derive(Debug)]
+pub struct RawServer {
+    port: u16,
+    requests: Arc<Mutex<Vec<String>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl RawServer {
+    /// Starts the server; `answer` is written verbatim after each request's head is read.
+    pub async fn start(answer: impl Into<Vec<u8>>) -> Self {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let answer: Arc<[u8]> = answer.into().into();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1");
+        let port = listener.local_addr().expect("local address").port();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let seen = requests.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let answer = answer.clone();
+                let seen = seen.clone();
+                tokio::spawn(async move {
+                    let mut head = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match stream.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    let text = String::from_utf8_lossy(&head);
+                    if let Ok(mut seen) = seen.lock() {
+                        seen.push(text.lines().next().unwrap_or_default().to_owned());
+                    }
+                    let _ = stream.write_all(&answer).await;
+                    let _ = stream.shutdown().await;
+                });
+            }
+        });
+        RawServer {
+            port,
+            requests,
+            task,
+        }
+    }
+
+    /// `http://127.0.0.1:PORT/` + `base_path`.
+    pub fn url(&self, base_path: &str) -> Url {
+        format!(
+            "http://127.0.0.1:{}/{}",
+            self.port,
+            base_path.trim_start_matches('/')
+        )
+        .parse()
+        .expect("raw server URL")
+    }
+
+    /// The request lines received so far (`GET /api2/json/version HTTP/1.1`).
+    pub fn request_lines(&self) -> Vec<String> {
+        self.requests.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+impl Drop for RawServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// A listening socket on 127.0.0.1 that never accepts, with its accept queue filled, so that
+/// a new connection's SYN is dropped and `connect` hangs until the client's connect timeout:
+/// what a powered-off host or a site cut off by a firewall looks like, unlike a closed port
+/// (which refuses at once).
+#[derive(Debug)]
+pub struct SilentListener {
+    port: u16,
+    _listener: tokio::net::TcpListener,
+    _fillers: Vec<tokio::net::TcpStream>,
+}
+
+impl SilentListener {
+    /// Binds with a backlog of one and fills the queue. Linux keeps up to backlog + 1
+    /// established connections waiting for `accept`; SYNs beyond that are dropped
+    /// (`net.ipv4.tcp_abort_on_overflow` = 0, the default).
+    pub async fn start() -> Self {
+        let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+        socket
+            .bind("127.0.0.1:0".parse().expect("address"))
+            .expect("bind 127.0.0.1");
+        let listener = socket.listen(1).expect("listen");
+        let address = listener.local_addr().expect("local address");
+        let mut fillers = Vec::new();
+        for _ in 0..8 {
+            match tokio::time::timeout(
+                Duration::from_millis(200),
+                tokio::net::TcpStream::connect(address),
+            )
+            .await
+            {
+                Ok(Ok(stream)) => fillers.push(stream),
+                // The queue is full: this connect was not answered.
+                _ => break,
+            }
+        }
+        SilentListener {
+            port: address.port(),
+            _listener: listener,
+            _fillers: fillers,
+        }
+    }
+
+    /// `http://127.0.0.1:PORT/` + `base_path`.
+    pub fn url(&self, base_path: &str) -> Url {
+        format!(
+            "http://127.0.0.1:{}/{}",
+            self.port,
+            base_path.trim_start_matches('/')
+        )
+        .parse()
+        .expect("silent listener URL")
+    }
+}

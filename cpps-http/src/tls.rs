@@ -65,55 +65,119 @@ impl TlsMode {
         TlsMode::DangerAcceptInvalidCerts
     }
 
-    /// Reads a TLS mode from three environment variables: a CA file, a fingerprint and an
-    /// insecure switch (`true`/`1`/`yes`). Returns `Ok(None)` when none is set; an error when more
-    /// than one is set or a value is invalid.
-    pub fn from_env_vars(
-        ca_file_var: &str,
-        fingerprint_var: &str,
-        insecure_var: &str,
-    ) -> Result<Option<Self>, Error> {
-        let get = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        let ca = get(ca_file_var);
-        let fingerprint = get(fingerprint_var);
-        let insecure = match get(insecure_var) {
-            None => false,
-            Some(v) => match v.trim().to_ascii_lowercase().as_str() {
-                "1" | "true" | "yes" => true,
-                "0" | "false" | "no" => false,
-                other => {
-                    return Err(Error::Tls {
-                        reason: format!("{insecure_var} must be true or false, not `{other}`"),
-                    });
-                }
-            },
-        };
-        let chosen = [ca.is_some(), fingerprint.is_some(), insecure]
-            .iter()
-            .filter(|set| **set)
-            .count();
-        if chosen > 1 {
-            return Err(Error::Tls {
-                reason: format!(
-                    "set only one of {ca_file_var}, {fingerprint_var} and {insecure_var}"
-                ),
-            });
+    /// Reads the TLS mode from the environment variables named by `vars`, through `lookup`.
+    ///
+    /// This is the one place where every client reads its TLS variables: a CA file
+    /// (`PBS_CA_FILE`-style path), CA certificates as PEM text (LINSTOR's `LS_ROOT_CA`), a pinned
+    /// fingerprint (`PBS_FINGERPRINT`, `VYOS_FINGERPRINT`) and an insecure switch
+    /// (`PROXMOX_VE_INSECURE`). Returns `Ok(None)` when none is set. Setting two of them is an
+    /// error that names both variables; so is an invalid value, naming its variable. An insecure
+    /// switch set to false counts as unset.
+    ///
+    /// ```
+    /// use cpps_http::{TlsMode, TlsVars};
+    ///
+    /// let vars = TlsVars::new().fingerprint("PBS_FINGERPRINT").insecure("PBS_INSECURE");
+    /// let env = |name: &str| (name == "PBS_INSECURE").then(|| "true".to_owned());
+    /// assert_eq!(TlsMode::from_env(&vars, &env)?, Some(TlsMode::DangerAcceptInvalidCerts));
+    /// # Ok::<(), cpps_http::Error>(())
+    /// ```
+    pub fn from_env(vars: &TlsVars, lookup: crate::env::Lookup<'_>) -> Result<Option<Self>, Error> {
+        let mut chosen: Vec<(&str, TlsMode)> = Vec::new();
+        if let Some(name) = vars.ca_file.as_deref()
+            && let Some(path) = crate::env::get(lookup, name)
+        {
+            chosen.push((name, TlsMode::CaFile(path.into())));
         }
-        Ok(match (ca, fingerprint, insecure) {
-            (Some(path), _, _) => Some(TlsMode::CaFile(path.into())),
-            (_, Some(fp), _) => Some(TlsMode::Pinned(fp.parse().map_err(|e: Error| {
-                Error::Tls {
-                    reason: format!("{fingerprint_var}: {e}"),
-                }
-            })?)),
-            (_, _, true) => Some(TlsMode::DangerAcceptInvalidCerts),
-            _ => None,
-        })
+        if let Some(name) = vars.ca_pem.as_deref()
+            && let Some(pem) = crate::env::get(lookup, name)
+        {
+            chosen.push((name, TlsMode::CaPem(pem.into_bytes())));
+        }
+        if let Some(name) = vars.fingerprint.as_deref()
+            && let Some(fingerprint) = crate::env::get(lookup, name)
+        {
+            let pin = fingerprint.parse().map_err(|e: Error| Error::Tls {
+                reason: format!("{name}: {e}"),
+            })?;
+            chosen.push((name, TlsMode::Pinned(pin)));
+        }
+        if let Some(name) = vars.insecure.as_deref()
+            && crate::env::get_bool(lookup, name).map_err(|e| Error::Tls {
+                reason: match e {
+                    Error::Config { reason } => reason,
+                    other => other.to_string(),
+                },
+            })? == Some(true)
+        {
+            chosen.push((name, TlsMode::DangerAcceptInvalidCerts));
+        }
+        match chosen.len() {
+            0 => Ok(None),
+            1 => Ok(chosen.pop().map(|(_, mode)| mode)),
+            _ => Err(Error::Tls {
+                reason: format!(
+                    "{} and {} are both set: they choose different ways to verify the server, set only one",
+                    chosen[0].0, chosen[1].0
+                ),
+            }),
+        }
+    }
+}
+
+/// The names of the environment variables a client reads its TLS mode from
+/// ([`TlsMode::from_env`]). Each service crate names its own: `TlsVars::new()
+/// .fingerprint("PBS_FINGERPRINT")`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[must_use]
+pub struct TlsVars {
+    ca_file: Option<String>,
+    ca_pem: Option<String>,
+    fingerprint: Option<String>,
+    insecure: Option<String>,
+}
+
+impl TlsVars {
+    /// No variables yet.
+    pub fn new() -> Self {
+        TlsVars::default()
     }
 
-    /// Reads the TLS mode from `CPPS_CA_FILE`, `CPPS_FINGERPRINT` and `CPPS_INSECURE`.
-    pub fn from_env() -> Result<Option<Self>, Error> {
-        Self::from_env_vars("CPPS_CA_FILE", "CPPS_FINGERPRINT", "CPPS_INSECURE")
+    /// A variable holding the path of a PEM file of trusted CA certificates.
+    pub fn ca_file(mut self, name: impl Into<String>) -> Self {
+        self.ca_file = Some(name.into());
+        self
+    }
+
+    /// A variable holding trusted CA certificates as PEM text.
+    pub fn ca_pem(mut self, name: impl Into<String>) -> Self {
+        self.ca_pem = Some(name.into());
+        self
+    }
+
+    /// A variable holding the SHA-256 fingerprint of the server's leaf certificate.
+    pub fn fingerprint(mut self, name: impl Into<String>) -> Self {
+        self.fingerprint = Some(name.into());
+        self
+    }
+
+    /// A boolean variable that turns certificate verification off.
+    pub fn insecure(mut self, name: impl Into<String>) -> Self {
+        self.insecure = Some(name.into());
+        self
+    }
+
+    /// The variables' names, for documentation and error messages.
+    pub fn names(&self) -> Vec<&str> {
+        [
+            &self.ca_file,
+            &self.ca_pem,
+            &self.fingerprint,
+            &self.insecure,
+        ]
+        .into_iter()
+        .filter_map(|name| name.as_deref())
+        .collect()
     }
 }
 

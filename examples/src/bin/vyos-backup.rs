@@ -60,8 +60,14 @@ async fn main() -> ExitCode {
 }
 
 async fn run(args: &Args) -> anyhow::Result<()> {
-    let tls = TlsMode::from_env()
-        .context("TLS settings")?
+    let tls = TlsMode::from_env(
+        &cpps_http::TlsVars::new()
+            .ca_file("CPPS_CA_FILE")
+            .fingerprint("CPPS_FINGERPRINT")
+            .insecure("CPPS_INSECURE"),
+        &cpps_http::env::process_env,
+    )
+    .context("TLS settings")?
         .unwrap_or(TlsMode::SystemRoots);
     let http = HttpClient::builder(args.url.clone())
         .tls(tls)
