@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 
-use crate::nvml::{GpuSnapshot, HostSnapshot, Reading};
+use crate::nvml::{Ecc, GpuSnapshot, HostSnapshot, Reading, XidEvent};
+use crate::policy::DriverPinPolicy;
 use crate::xid::{self, XidClass};
 
 /// How bad a finding is. Ordered: `Ok < Info < Warning < Critical`.
@@ -72,15 +73,23 @@ pub struct HealthPolicy {
     pub temperature_critical_c: u32,
     /// The driver version the runbook pins, if any.
     pub pinned_driver: Option<String>,
+    /// How a driver other than the pinned one is reported (shared with GPU-005).
+    pub driver_pin: DriverPinPolicy,
+    /// ECC must be on: a production GPU host (default). ECC switched off, which the RTX A5000
+    /// and A5500 allow, is then a warning; otherwise it is only reported.
+    pub require_ecc: bool,
 }
 
 impl Default for HealthPolicy {
-    /// 85 °C warning and 93 °C critical (the RTX A5000 starts slowing down around 93 °C).
+    /// 85 °C warning and 93 °C critical (the RTX A5000 starts slowing down around 93 °C), ECC
+    /// required, the default [`DriverPinPolicy`].
     fn default() -> Self {
         Self {
             temperature_warning_c: 85,
             temperature_critical_c: 93,
             pinned_driver: None,
+            driver_pin: DriverPinPolicy::default(),
+            require_ecc: true,
         }
     }
 }
@@ -89,6 +98,18 @@ impl HealthPolicy {
     /// The default thresholds with a pinned driver version.
     pub fn with_pinned_driver(mut self, version: impl Into<String>) -> Self {
         self.pinned_driver = Some(version.into());
+        self
+    }
+
+    /// The same policy with another driver-pin severity.
+    pub fn with_driver_pin(mut self, driver_pin: DriverPinPolicy) -> Self {
+        self.driver_pin = driver_pin;
+        self
+    }
+
+    /// The same policy for a host where ECC may be off (a workstation, not production).
+    pub fn ecc_optional(mut self) -> Self {
+        self.require_ecc = false;
         self
     }
 }
@@ -132,38 +153,136 @@ fn worst(findings: &[Finding]) -> Severity {
         .unwrap_or(Severity::Ok)
 }
 
-/// The pinned-driver check: observed vs expected driver version.
-pub fn check_driver(observed: &Reading<String>, pinned: &str) -> Option<Finding> {
-    match observed {
-        Reading::Value(v) if v == pinned => None,
-        Reading::Value(v) => Some(Finding::new(
-            Severity::Critical,
+/// The pinned-driver check: observed vs expected driver version, judged by `pin`.
+pub fn check_driver(
+    observed: &Reading<String>,
+    pinned: &str,
+    pin: &DriverPinPolicy,
+) -> Option<Finding> {
+    let running = observed.value().map(String::as_str);
+    let severity = pin.judge(running, pinned)?;
+    Some(match running {
+        Some(v) => Finding::new(
+            severity,
             "driver-not-pinned",
             format!("NVIDIA driver {v} is running, the pinned version is {pinned}"),
-        )),
-        _ => Some(Finding::new(
-            Severity::Warning,
+        ),
+        None => Finding::new(
+            severity,
             "driver-unknown",
             format!("the NVIDIA driver version cannot be read (pinned: {pinned})"),
-        )),
-    }
+        ),
+    })
 }
 
-fn xid_finding(code: u64) -> Finding {
-    let info = xid::classify(code);
+fn xid_finding(event: &XidEvent) -> Finding {
+    let info = xid::classify_event(event.xid, event.recovery_action);
     let severity = match info.class {
         XidClass::Critical => Severity::Critical,
         XidClass::Warning | XidClass::Unclassified => Severity::Warning,
-        XidClass::Application => Severity::Info,
+        XidClass::Application | XidClass::NoAction => Severity::Info,
     };
-    Finding::new(severity, "xid", format!("XID {code}: {}", info.meaning))
+    Finding::new(
+        severity,
+        "xid",
+        format!("XID {}: {}", event.xid, info.meaning),
+    )
 }
 
-/// The verdict for one GPU (XIDs are matched to it by index or UUID).
+/// The ECC findings: the mode, then uncorrected errors by counter, each counter on its own.
+fn ecc_findings(ecc: &Ecc, policy: &HealthPolicy, f: &mut Vec<Finding>) {
+    match &ecc.mode {
+        Reading::Value(m) if !m.current => f.push(Finding::new(
+            if policy.require_ecc {
+                Severity::Warning
+            } else {
+                Severity::Info
+            },
+            "ecc-disabled",
+            if m.pending {
+                "ECC is disabled (enabled again after the next reboot); memory errors go undetected"
+                    .to_owned()
+            } else {
+                "ECC is disabled; memory errors go undetected (nvidia-smi -e 1 and a reboot enable it)"
+                    .to_owned()
+            },
+        )),
+        Reading::Value(m) if !m.pending => f.push(Finding::new(
+            if policy.require_ecc {
+                Severity::Warning
+            } else {
+                Severity::Info
+            },
+            "ecc-disabled-pending",
+            "ECC will be disabled at the next reboot",
+        )),
+        Reading::Value(_) => {}
+        Reading::NotSupported if policy.require_ecc => f.push(Finding::new(
+            Severity::Info,
+            "ecc-not-supported",
+            "this GPU does not report an ECC mode",
+        )),
+        Reading::NotSupported => {}
+        Reading::Failed { error } => f.push(Finding::new(
+            Severity::Warning,
+            "ecc-unreadable",
+            format!("the ECC mode cannot be read: {error}"),
+        )),
+    }
+    if let Some(&n) = ecc.volatile_uncorrected.value()
+        && n > 0
+    {
+        f.push(Finding::new(
+            Severity::Critical,
+            "ecc-uncorrected-volatile",
+            format!("{n} uncorrectable ECC errors since the driver loaded (volatile counter)"),
+        ));
+    }
+    // The lifetime count survives reboots: errors older than this driver load are not in the
+    // volatile counter, and a board that had them must not look healthy after a reboot.
+    if let Some(&n) = ecc.aggregate_uncorrected.value() {
+        let recent = ecc.volatile_uncorrected.value().copied().unwrap_or(0);
+        if n > recent {
+            f.push(Finding::new(
+                Severity::Warning,
+                "ecc-uncorrected-aggregate",
+                format!(
+                    "{n} uncorrectable ECC errors over the board's life (aggregate counter), {} of them before this driver load",
+                    n - recent
+                ),
+            ));
+        }
+    }
+    let failed: Vec<String> = [
+        ("volatile corrected", &ecc.volatile_corrected),
+        ("volatile uncorrected", &ecc.volatile_uncorrected),
+        ("aggregate corrected", &ecc.aggregate_corrected),
+        ("aggregate uncorrected", &ecc.aggregate_uncorrected),
+    ]
+    .into_iter()
+    .filter_map(|(name, r)| match r {
+        Reading::Failed { error } => Some(format!("{name}: {error}")),
+        _ => None,
+    })
+    .collect();
+    if !failed.is_empty() {
+        f.push(Finding::new(
+            Severity::Warning,
+            "ecc-unreadable",
+            format!("ECC counters cannot be read ({})", failed.join("; ")),
+        ));
+    }
+}
+
+/// The verdict for one GPU; its XIDs are those whose [`XidEvent::owner`] it is.
 pub fn gpu_verdict(gpu: &GpuSnapshot, host: &HostSnapshot, policy: &HealthPolicy) -> GpuVerdict {
     let mut f = Vec::new();
     if gpu.lost {
-        f.push(xid_finding(xid::GPU_LOST));
+        f.push(xid_finding(&XidEvent::new(
+            Some(gpu.index),
+            None,
+            xid::GPU_LOST,
+        )));
     }
     if let Reading::Failed { error } = &gpu.uuid {
         f.push(Finding::new(
@@ -187,18 +306,7 @@ pub fn gpu_verdict(gpu: &GpuSnapshot, host: &HostSnapshot, policy: &HealthPolicy
             ));
         }
     }
-    if let Some(ecc) = gpu.ecc.value()
-        && ecc.volatile_uncorrected > 0
-    {
-        f.push(Finding::new(
-            Severity::Critical,
-            "ecc-uncorrected",
-            format!(
-                "{} uncorrectable ECC errors since the driver loaded",
-                ecc.volatile_uncorrected
-            ),
-        ));
-    }
+    ecc_findings(&gpu.ecc, policy, &mut f);
     if let Some(r) = gpu.remapped_rows.value() {
         if r.failure {
             f.push(Finding::new(
@@ -228,13 +336,20 @@ pub fn gpu_verdict(gpu: &GpuSnapshot, host: &HostSnapshot, policy: &HealthPolicy
         ));
     }
     let uuid = gpu.uuid.value().cloned();
+    for u in host
+        .xid_unwatched
+        .iter()
+        .filter(|u| u.gpu_index == gpu.index)
+    {
+        f.push(Finding::new(
+            Severity::Info,
+            "xid-not-watched",
+            format!("XID events of this GPU are not watched: {}", u.reason),
+        ));
+    }
     for e in &host.xids {
-        let mine = match (&e.gpu_uuid, &uuid) {
-            (Some(a), Some(b)) => a == b,
-            _ => e.gpu_index == Some(gpu.index),
-        };
-        if mine {
-            f.push(xid_finding(e.xid));
+        if e.owner(&host.gpus).is_some_and(|g| g.index == gpu.index) {
+            f.push(xid_finding(e));
         }
     }
     GpuVerdict {
@@ -254,20 +369,12 @@ pub fn host_verdict(host: &HostSnapshot, policy: &HealthPolicy) -> HostVerdict {
         .collect();
     let mut findings = Vec::new();
     if let Some(pinned) = &policy.pinned_driver
-        && let Some(f) = check_driver(&host.host.driver_version, pinned)
+        && let Some(f) = check_driver(&host.host.driver_version, pinned, &policy.driver_pin)
     {
         findings.push(f);
     }
-    for e in &host.xids {
-        let matched = host.gpus.iter().any(|g| {
-            e.gpu_uuid
-                .as_ref()
-                .is_some_and(|u| g.uuid.value() == Some(u))
-                || (e.gpu_uuid.is_none() && e.gpu_index == Some(g.index))
-        });
-        if !matched {
-            findings.push(xid_finding(e.xid));
-        }
+    for e in host.xids.iter().filter(|e| e.owner(&host.gpus).is_none()) {
+        findings.push(xid_finding(e));
     }
     let severity = worst(&findings).max(
         gpus.iter()
@@ -285,7 +392,7 @@ pub fn host_verdict(host: &HostSnapshot, policy: &HealthPolicy) -> HostVerdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nvml::{FakeGpuSource, HostInfo, RemappedRows, XidEvent};
+    use crate::nvml::{FakeGpuSource, HostInfo, RemappedRows};
 
     fn host(gpus: Vec<GpuSnapshot>, xids: Vec<XidEvent>) -> HostSnapshot {
         HostSnapshot {
@@ -296,6 +403,7 @@ mod tests {
             },
             gpus,
             xids,
+            xid_unwatched: vec![],
         }
     }
 
@@ -309,20 +417,26 @@ mod tests {
     }
 
     #[test]
-    fn driver_pin_mismatch_is_critical() {
+    fn driver_pin_mismatch_follows_the_shared_policy() {
         let h = host(vec![], vec![]);
         let v = host_verdict(
             &h,
             &HealthPolicy::default().with_pinned_driver("535.183.01"),
         );
-        assert_eq!(v.severity, Severity::Critical);
+        // GPU-005's severity in the ADR catalogue: a warning.
+        assert_eq!(v.severity, Severity::Warning);
         assert_eq!(v.findings[0].code, "driver-not-pinned");
         assert!(v.findings[0].message.contains("550.54.15"));
         assert!(v.findings[0].message.contains("535.183.01"));
         assert_eq!(
-            check_driver(&Reading::NotSupported, "1").map(|f| f.severity),
+            check_driver(&Reading::NotSupported, "1", &DriverPinPolicy::default())
+                .map(|f| f.severity),
             Some(Severity::Warning)
         );
+        let strict = HealthPolicy::default()
+            .with_pinned_driver("535.183.01")
+            .with_driver_pin(DriverPinPolicy::default().with_mismatch(Severity::Critical));
+        assert_eq!(host_verdict(&h, &strict).severity, Severity::Critical);
     }
 
     #[test]
@@ -337,21 +451,9 @@ mod tests {
         let h = host(
             vec![FakeGpuSource::healthy_gpu(0, "GPU-a"), g1],
             vec![
-                XidEvent {
-                    gpu_index: Some(1),
-                    gpu_uuid: Some("GPU-b".into()),
-                    xid: 13,
-                },
-                XidEvent {
-                    gpu_index: None,
-                    gpu_uuid: Some("GPU-a".into()),
-                    xid: 94,
-                },
-                XidEvent {
-                    gpu_index: Some(7),
-                    gpu_uuid: None,
-                    xid: 79,
-                },
+                XidEvent::new(Some(1), Some("GPU-b"), 13),
+                XidEvent::new(None, Some("GPU-a"), 94),
+                XidEvent::new(Some(7), None, 79),
             ],
         );
         let v = host_verdict(&h, &HealthPolicy::default());
@@ -376,6 +478,84 @@ mod tests {
         assert_eq!(v.findings.len(), 1);
         assert_eq!(v.findings[0].severity, Severity::Critical);
         assert!(v.is_critical());
+    }
+
+    #[test]
+    fn one_matching_rule_reports_each_xid_once() {
+        // GPU 1's UUID could not be read when the GPUs were read, but the event's could.
+        let mut g1 = FakeGpuSource::healthy_gpu(1, "GPU-b");
+        g1.uuid = Reading::Failed {
+            error: "Unknown Error".into(),
+        };
+        let h = host(
+            vec![FakeGpuSource::healthy_gpu(0, "GPU-a"), g1],
+            vec![
+                XidEvent::new(Some(1), Some("GPU-b"), 79),
+                // An index that disagrees with a known UUID: the UUID wins.
+                XidEvent::new(Some(1), Some("GPU-a"), 94),
+                // A known UUID no GPU has, on an index whose GPU has another UUID: the host's.
+                XidEvent::new(Some(0), Some("GPU-z"), 48),
+            ],
+        );
+        let v = host_verdict(&h, &HealthPolicy::default());
+        let xids = |fs: &[Finding]| -> Vec<String> {
+            fs.iter()
+                .filter(|f| f.code == "xid")
+                .map(|f| f.message.clone())
+                .collect()
+        };
+        assert_eq!(
+            xids(&v.gpus[0].findings),
+            ["XID 94: contained ECC error (affected application stopped; reset the GPU soon)"]
+        );
+        assert_eq!(
+            xids(&v.gpus[1].findings),
+            ["XID 79: GPU has fallen off the bus"]
+        );
+        assert_eq!(
+            xids(&v.findings),
+            ["XID 48: double-bit (uncorrectable) ECC error"]
+        );
+    }
+
+    #[test]
+    fn ecc_mode_and_counters_each_count() {
+        let policy = HealthPolicy::default();
+        let codes = |ecc: Ecc, policy: &HealthPolicy| -> Vec<(String, Severity)> {
+            let mut g = FakeGpuSource::healthy_gpu(0, "GPU-a");
+            g.ecc = ecc;
+            gpu_verdict(&g, &host(vec![], vec![]), policy)
+                .findings
+                .into_iter()
+                .map(|f| (f.code, f.severity))
+                .collect()
+        };
+        assert!(codes(Ecc::enabled_and_clean(), &policy).is_empty());
+        let mut off = Ecc::enabled_and_clean();
+        off.mode = Reading::Value(crate::nvml::EccMode {
+            current: false,
+            pending: false,
+        });
+        off.volatile_uncorrected = Reading::NotSupported;
+        off.aggregate_uncorrected = Reading::Value(2);
+        assert_eq!(
+            codes(off.clone(), &policy),
+            [
+                ("ecc-disabled".to_owned(), Severity::Warning),
+                ("ecc-uncorrected-aggregate".to_owned(), Severity::Warning),
+            ]
+        );
+        assert_eq!(
+            codes(off, &HealthPolicy::default().ecc_optional())[0],
+            ("ecc-disabled".to_owned(), Severity::Info)
+        );
+        let mut recent = Ecc::enabled_and_clean();
+        recent.volatile_uncorrected = Reading::Value(1);
+        recent.aggregate_uncorrected = Reading::Value(1);
+        assert_eq!(
+            codes(recent, &policy),
+            [("ecc-uncorrected-volatile".to_owned(), Severity::Critical)]
+        );
     }
 
     #[test]

@@ -3,7 +3,10 @@
 //! - [`nvml`]: a small [`GpuSource`](nvml::GpuSource) trait with an NVML implementation
 //!   (through `nvml-wrapper`) and a fake for callers' tests.
 //! - [`xid`]: the XID table (critical / warning / application).
-//! - [`health`]: per-GPU and per-host verdicts and the pinned-driver check.
+//! - [`health`]: per-GPU and per-host verdicts (ECC mode and counters, row remapping, XIDs by
+//!   one matching rule) and the pinned-driver check.
+//! - [`policy`]: the thresholds shared with `cpps-topology`'s live rules (certificate expiry,
+//!   driver pin), so one fact gets one answer.
 //! - [`kube`](crate::k8s): GPU nodes, the NVIDIA device plugin and HAMi, Kueue (`v1beta2`), Argo CD
 //!   Applications, cert-manager Certificates and the CNI, with the cross-checks between them.
 //!
@@ -13,6 +16,7 @@ pub mod error;
 pub mod health;
 pub mod k8s;
 pub mod nvml;
+pub mod policy;
 #[cfg(feature = "test-util")]
 pub mod test_util;
 pub mod xid;

@@ -17,6 +17,7 @@ use nvml_wrapper::error::NvmlError;
 use serde::Serialize;
 
 use crate::error::{Error, NvmlUnavailable};
+use crate::xid::RecoveryAction;
 
 /// The library name NVML is loaded from by default (what the NVIDIA driver installs).
 pub const DEFAULT_LIBRARY: &str = "libnvidia-ml.so.1";
@@ -135,17 +136,60 @@ pub struct Utilization {
     pub memory_percent: u32,
 }
 
-/// ECC error counters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct EccCounts {
+/// ECC mode (`nvmlDeviceGetEccMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EccMode {
+    /// ECC is on now.
+    pub current: bool,
+    /// ECC will be on after the next reboot.
+    pub pending: bool,
+}
+
+/// ECC: the mode and the four error counters, each read on its own, so that one counter the
+/// board does not offer (or ECC switched off, which the RTX A5000 and A5500 allow) leaves the
+/// others readable.
+///
+/// NVML API reference, `nvmlDeviceGetTotalEccErrors`: the *volatile* counter is "reset each time
+/// the driver loads", the *aggregate* one "persists across reboots and driver loads" (it is the
+/// board's lifetime count); `nvmlEccCounterType_t` in nvml.h.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ecc {
+    /// Whether ECC is on.
+    pub mode: Reading<EccMode>,
     /// Corrected errors since the last driver load.
-    pub volatile_corrected: u64,
+    pub volatile_corrected: Reading<u64>,
     /// Uncorrected errors since the last driver load.
-    pub volatile_uncorrected: u64,
+    pub volatile_uncorrected: Reading<u64>,
     /// Corrected errors over the board's life.
-    pub aggregate_corrected: u64,
+    pub aggregate_corrected: Reading<u64>,
     /// Uncorrected errors over the board's life.
-    pub aggregate_uncorrected: u64,
+    pub aggregate_uncorrected: Reading<u64>,
+}
+
+impl Ecc {
+    /// ECC on, every counter zero: for building fakes.
+    pub fn enabled_and_clean() -> Self {
+        Self {
+            mode: Reading::Value(EccMode {
+                current: true,
+                pending: true,
+            }),
+            volatile_corrected: Reading::Value(0),
+            volatile_uncorrected: Reading::Value(0),
+            aggregate_corrected: Reading::Value(0),
+            aggregate_uncorrected: Reading::Value(0),
+        }
+    }
+
+    fn failed(error: &str) -> Self {
+        Self {
+            mode: Reading::failed(error),
+            volatile_corrected: Reading::failed(error),
+            volatile_uncorrected: Reading::failed(error),
+            aggregate_corrected: Reading::failed(error),
+            aggregate_uncorrected: Reading::failed(error),
+        }
+    }
 }
 
 /// Retired memory pages (pre-Ampere boards; Ampere and newer remap rows instead).
@@ -211,8 +255,8 @@ pub struct GpuSnapshot {
     pub power_mw: Reading<u32>,
     /// Enforced power limit in milliwatts.
     pub power_limit_mw: Reading<u32>,
-    /// ECC counters.
-    pub ecc: Reading<EccCounts>,
+    /// ECC mode and counters.
+    pub ecc: Ecc,
     /// Retired pages.
     pub retired_pages: Reading<RetiredPages>,
     /// Remapped rows.
@@ -244,6 +288,55 @@ pub struct XidEvent {
     pub gpu_uuid: Option<String>,
     /// The XID code (999 when the driver reports an unknown XID).
     pub xid: u64,
+    /// For XID 154: the recovery action the driver asks for, read as the field
+    /// `NVML_FI_DEV_GET_GPU_RECOVERY_ACTION` when the event arrived (`None` when unreadable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_action: Option<RecoveryAction>,
+}
+
+impl XidEvent {
+    /// An event without payload.
+    pub fn new(gpu_index: Option<u32>, gpu_uuid: Option<&str>, xid: u64) -> Self {
+        Self {
+            gpu_index,
+            gpu_uuid: gpu_uuid.map(str::to_owned),
+            xid,
+            recovery_action: None,
+        }
+    }
+
+    /// The GPU of `gpus` this event belongs to, by the one matching rule every verdict uses:
+    /// the GPU with the event's UUID; else, when the event's or that GPU's UUID is unknown, the
+    /// GPU with the event's index; else none (the event becomes a host finding).
+    pub fn owner<'a>(&self, gpus: &'a [GpuSnapshot]) -> Option<&'a GpuSnapshot> {
+        if let Some(uuid) = &self.gpu_uuid
+            && let Some(g) = gpus.iter().find(|g| g.uuid.value() == Some(uuid))
+        {
+            return Some(g);
+        }
+        let index = self.gpu_index?;
+        gpus.iter()
+            .find(|g| g.index == index)
+            .filter(|g| self.gpu_uuid.is_none() || g.uuid.value().is_none())
+    }
+}
+
+/// A GPU whose XID events are not watched, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unwatched {
+    /// NVML index.
+    pub gpu_index: u32,
+    /// Why (NVML's answer).
+    pub reason: String,
+}
+
+/// What listening for XIDs gave.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct XidWatch {
+    /// The events, in arrival order.
+    pub events: Vec<XidEvent>,
+    /// GPUs that could not be registered for XID events.
+    pub unwatched: Vec<Unwatched>,
 }
 
 /// The whole host.
@@ -255,6 +348,9 @@ pub struct HostSnapshot {
     pub gpus: Vec<GpuSnapshot>,
     /// XID events seen while listening.
     pub xids: Vec<XidEvent>,
+    /// GPUs whose XID events could not be watched.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub xid_unwatched: Vec<Unwatched>,
 }
 
 /// Where GPU readings come from: NVML, or a fake in tests.
@@ -263,16 +359,21 @@ pub trait GpuSource {
     fn host(&self) -> Result<HostInfo, Error>;
     /// Every GPU, by index.
     fn gpus(&self) -> Result<Vec<GpuSnapshot>, Error>;
-    /// Critical XID events that arrive within `wait` (at most `max` of them).
-    fn xid_events(&self, wait: Duration, max: usize) -> Result<Vec<XidEvent>, Error>;
+    /// Critical XID events that arrive within `wait` (at most `max` of them), and the GPUs that
+    /// could not be watched.
+    fn xid_events(&self, wait: Duration, max: usize) -> Result<XidWatch, Error>;
 }
 
 /// Reads everything from a source: host facts, GPUs, then XIDs for up to `xid_wait`.
 pub fn snapshot(source: &dyn GpuSource, xid_wait: Duration) -> Result<HostSnapshot, Error> {
+    let host = source.host()?;
+    let gpus = source.gpus()?;
+    let watch = source.xid_events(xid_wait, 256)?;
     Ok(HostSnapshot {
-        host: source.host()?,
-        gpus: source.gpus()?,
-        xids: source.xid_events(xid_wait, 256)?,
+        host,
+        gpus,
+        xids: watch.events,
+        xid_unwatched: watch.unwatched,
     })
 }
 
@@ -372,7 +473,7 @@ impl NvmlSource {
                     temperature_c: failed!(),
                     power_mw: failed!(),
                     power_limit_mw: failed!(),
-                    ecc: failed!(),
+                    ecc: Ecc::failed(&msg),
                     retired_pages: failed!(),
                     remapped_rows: failed!(),
                     mig_mode: failed!(),
@@ -403,21 +504,31 @@ impl NvmlSource {
         let temperature_c = Reading::from_nvml(device.temperature(TemperatureSensor::Gpu), l);
         let power_mw = Reading::from_nvml(device.power_usage(), l);
         let power_limit_mw = Reading::from_nvml(device.enforced_power_limit(), l);
-        let ecc = Reading::from_nvml(
-            (|| {
-                Ok(EccCounts {
-                    volatile_corrected: device
-                        .total_ecc_errors(MemoryError::Corrected, EccCounter::Volatile)?,
-                    volatile_uncorrected: device
-                        .total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile)?,
-                    aggregate_corrected: device
-                        .total_ecc_errors(MemoryError::Corrected, EccCounter::Aggregate)?,
-                    aggregate_uncorrected: device
-                        .total_ecc_errors(MemoryError::Uncorrected, EccCounter::Aggregate)?,
-                })
-            })(),
-            l,
-        );
+        let ecc = Ecc {
+            mode: Reading::from_nvml(
+                device.is_ecc_enabled().map(|m| EccMode {
+                    current: m.currently_enabled,
+                    pending: m.pending_enabled,
+                }),
+                l,
+            ),
+            volatile_corrected: Reading::from_nvml(
+                device.total_ecc_errors(MemoryError::Corrected, EccCounter::Volatile),
+                l,
+            ),
+            volatile_uncorrected: Reading::from_nvml(
+                device.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile),
+                l,
+            ),
+            aggregate_corrected: Reading::from_nvml(
+                device.total_ecc_errors(MemoryError::Corrected, EccCounter::Aggregate),
+                l,
+            ),
+            aggregate_uncorrected: Reading::from_nvml(
+                device.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Aggregate),
+                l,
+            ),
+        };
         let retired_pages = Reading::from_nvml(
             (|| {
                 use nvml_wrapper::enum_wrappers::device::RetirementCause;
@@ -526,40 +637,17 @@ impl GpuSource for NvmlSource {
         Ok((0..self.count).map(|i| self.read_gpu(i)).collect())
     }
 
-    fn xid_events(&self, wait: Duration, max: usize) -> Result<Vec<XidEvent>, Error> {
-        let mut set = match self.nvml.create_event_set() {
-            Ok(s) => s,
-            Err(NvmlError::NotSupported | NvmlError::FailedToLoadSymbol(_)) => return Ok(vec![]),
-            Err(source) => {
-                return Err(Error::Nvml {
-                    call: "nvmlEventSetCreate",
-                    source,
-                });
-            }
+    fn xid_events(&self, wait: Duration, max: usize) -> Result<XidWatch, Error> {
+        let (set, unwatched) = match self.xid_event_set()? {
+            Some(x) => x,
+            None => return Ok(XidWatch::default()),
         };
-        let mut registered = 0;
-        for i in 0..self.count {
-            let Ok(device) = self.nvml.device_by_index(i) else {
-                continue;
-            };
-            match device.register_events(EventTypes::CRITICAL_XID_ERROR, set) {
-                Ok(s) => {
-                    set = s;
-                    registered += 1;
-                }
-                // On failure nvml-wrapper releases the set; start a new one for the others.
-                Err(e) => {
-                    tracing::debug!(gpu = i, error = %e.error, "XID events not available");
-                    set = self.nvml.create_event_set().map_err(|source| Error::Nvml {
-                        call: "nvmlEventSetCreate",
-                        source,
-                    })?;
-                }
-            }
-        }
-        if registered == 0 {
-            return Ok(vec![]);
-        }
+        let Some(set) = set else {
+            return Ok(XidWatch {
+                events: vec![],
+                unwatched,
+            });
+        };
         let deadline = Instant::now() + wait;
         let mut events = Vec::new();
         while events.len() < max {
@@ -568,12 +656,18 @@ impl GpuSource for NvmlSource {
             match set.wait(ms) {
                 Ok(data) => {
                     let Some(xid) = data.event_data else { continue };
+                    let xid = match xid {
+                        XidError::Value(v) => v,
+                        XidError::Unknown => 999,
+                    };
                     events.push(XidEvent {
                         gpu_index: data.device.index().ok(),
                         gpu_uuid: data.device.uuid().ok(),
-                        xid: match xid {
-                            XidError::Value(v) => v,
-                            XidError::Unknown => 999,
+                        xid,
+                        recovery_action: if xid == 154 {
+                            recovery_action(&data.device)
+                        } else {
+                            None
                         },
                     });
                 }
@@ -589,7 +683,135 @@ impl GpuSource for NvmlSource {
                 break;
             }
         }
-        Ok(events)
+        Ok(XidWatch { events, unwatched })
+    }
+}
+
+/// `NVML_FI_DEV_GET_GPU_RECOVERY_ACTION` (nvml.h), not translated by nvml-wrapper's field-id
+/// schemes (they remap 251..=273 only).
+const FI_DEV_GET_GPU_RECOVERY_ACTION: u32 = 230;
+
+/// The recovery action the GPU asks for now, through `nvmlDeviceGetFieldValues`.
+fn recovery_action(device: &nvml_wrapper::Device<'_>) -> Option<RecoveryAction> {
+    use nvml_wrapper::enums::device::SampleValue;
+    use nvml_wrapper::structs::device::FieldId;
+    let values = device
+        .field_values_for(&[FieldId(FI_DEV_GET_GPU_RECOVERY_ACTION)])
+        .ok()?;
+    match values.into_iter().next()?.ok()?.value.ok()? {
+        SampleValue::U32(v) => Some(RecoveryAction::from_nvml(v)),
+        SampleValue::U64(v) => u32::try_from(v).ok().map(RecoveryAction::from_nvml),
+        _ => None,
+    }
+}
+
+/// The event set and the GPUs left out of it.
+type XidSet<'a> = (Option<nvml_wrapper::event::EventSet<'a>>, Vec<Unwatched>);
+
+impl NvmlSource {
+    /// Registers every GPU that supports them for critical-XID events in one set.
+    ///
+    /// NVML API reference, `nvmlDeviceRegisterEvents`: "If function reports
+    /// NVML_ERROR_NOT_SUPPORTED, event set can still be used. None of the requested eventTypes are
+    /// registered in that case." nvml-wrapper 0.13 (`Device::register_events`) frees the set on
+    /// every failed registration instead, so (1) a GPU whose `nvmlDeviceGetSupportedEventTypes`
+    /// mask lacks XID events is not registered at all, and (2) when a registration fails anyway
+    /// the set is rebuilt with the GPUs registered so far. Either way the GPU is reported as
+    /// unwatched. `None` when the library has no event support at all.
+    fn xid_event_set(&self) -> Result<Option<XidSet<'_>>, Error> {
+        let create = || match self.nvml.create_event_set() {
+            Ok(s) => Ok(Some(s)),
+            Err(NvmlError::NotSupported | NvmlError::FailedToLoadSymbol(_)) => Ok(None),
+            Err(source) => Err(Error::Nvml {
+                call: "nvmlEventSetCreate",
+                source,
+            }),
+        };
+        let Some(mut set) = create()? else {
+            return Ok(None);
+        };
+        let mut watched: Vec<u32> = Vec::new();
+        let mut unwatched = Vec::new();
+        for i in 0..self.count {
+            let device = match self.nvml.device_by_index(i) {
+                Ok(d) => d,
+                Err(e) => {
+                    unwatched.push(Unwatched {
+                        gpu_index: i,
+                        reason: e.to_string(),
+                    });
+                    continue;
+                }
+            };
+            match device.supported_event_types() {
+                Ok(types) if !types.contains(EventTypes::CRITICAL_XID_ERROR) => {
+                    unwatched.push(Unwatched {
+                        gpu_index: i,
+                        reason: "the GPU does not support XID events".to_owned(),
+                    });
+                    continue;
+                }
+                // No mask to go by: try to register.
+                Ok(_) | Err(_) => {}
+            }
+            match device.register_events(EventTypes::CRITICAL_XID_ERROR, set) {
+                Ok(s) => {
+                    set = s;
+                    watched.push(i);
+                }
+                Err(e) => {
+                    tracing::debug!(gpu = i, error = %e.error, "XID events not available");
+                    unwatched.push(Unwatched {
+                        gpu_index: i,
+                        reason: e.error.to_string(),
+                    });
+                    match self.rebuild_event_set(&mut watched, &mut unwatched, &create)? {
+                        Some(s) => set = s,
+                        None => return Ok(Some((None, unwatched))),
+                    }
+                }
+            }
+        }
+        if watched.is_empty() {
+            return Ok(Some((None, unwatched)));
+        }
+        Ok(Some((Some(set), unwatched)))
+    }
+
+    /// A new set holding the GPUs of `watched`; one that fails now moves to `unwatched`.
+    fn rebuild_event_set<'a>(
+        &'a self,
+        watched: &mut Vec<u32>,
+        unwatched: &mut Vec<Unwatched>,
+        create: &dyn Fn() -> Result<Option<nvml_wrapper::event::EventSet<'a>>, Error>,
+    ) -> Result<Option<nvml_wrapper::event::EventSet<'a>>, Error> {
+        'again: loop {
+            let Some(mut set) = create()? else {
+                return Ok(None);
+            };
+            for (k, &i) in watched.iter().enumerate() {
+                let registered = self
+                    .nvml
+                    .device_by_index(i)
+                    .map_err(|e| e.to_string())
+                    .and_then(|d| {
+                        d.register_events(EventTypes::CRITICAL_XID_ERROR, set)
+                            .map_err(|e| e.error.to_string())
+                    });
+                match registered {
+                    Ok(s) => set = s,
+                    Err(reason) => {
+                        unwatched.push(Unwatched {
+                            gpu_index: i,
+                            reason,
+                        });
+                        watched.remove(k);
+                        continue 'again;
+                    }
+                }
+            }
+            return Ok(Some(set));
+        }
     }
 }
 
@@ -624,7 +846,7 @@ impl FakeGpuSource {
             temperature_c: Reading::Value(40),
             power_mw: Reading::Value(60_000),
             power_limit_mw: Reading::Value(230_000),
-            ecc: Reading::Value(EccCounts::default()),
+            ecc: Ecc::enabled_and_clean(),
             retired_pages: Reading::NotSupported,
             remapped_rows: Reading::Value(RemappedRows {
                 correctable: 0,
@@ -648,7 +870,10 @@ impl GpuSource for FakeGpuSource {
         Ok(self.gpus.clone())
     }
 
-    fn xid_events(&self, _wait: Duration, max: usize) -> Result<Vec<XidEvent>, Error> {
-        Ok(self.xids.iter().take(max).cloned().collect())
+    fn xid_events(&self, _wait: Duration, max: usize) -> Result<XidWatch, Error> {
+        Ok(XidWatch {
+            events: self.xids.iter().take(max).cloned().collect(),
+            unwatched: vec![],
+        })
     }
 }

@@ -17,7 +17,9 @@ pub const FAKE_NVML_SOURCE: &str = include_str!("../tests/fake-nvml/fake_nvml.c"
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum FakeNvml {
-    /// Two RTX A5000; GPU 1 has a pending row remapping. Driver 550.54.15, CUDA 12.4. No XIDs.
+    /// Two RTX A5000; GPU 1 has a pending row remapping and one uncorrectable ECC error over its
+    /// life (aggregate counter) but none since the driver loaded (volatile). Driver 550.54.15,
+    /// CUDA 12.4. No XIDs.
     TwoA5000,
     /// As [`FakeNvml::TwoA5000`], and GPU 1 reports XID 79 then XID 13 through the event set.
     TwoA5000WithXids,
@@ -25,16 +27,58 @@ pub enum FakeNvml {
     NoDevice,
     /// `nvmlInit_v2` answers `NVML_ERROR_LIB_RM_VERSION_MISMATCH`.
     DriverMismatch,
+    /// As [`FakeNvml::TwoA5000`], with ECC disabled on GPU 0 (its volatile counters answer
+    /// `NOT_SUPPORTED`, its aggregate ones still answer).
+    EccDisabledOnGpu0,
+    /// As [`FakeNvml::TwoA5000`], with GPU 1's aggregate ECC counters answering `NOT_SUPPORTED`.
+    AggregateEccUnsupportedOnGpu1,
+    /// XID 48 on GPU 0; GPU 1 does not support XID events (its supported-event mask says so and
+    /// registering answers `NOT_SUPPORTED`).
+    XidOnGpu0EventsUnsupportedOnGpu1,
+    /// XID 48 on GPU 0; GPU 1's mask claims XID events but registering it answers
+    /// `NOT_SUPPORTED`.
+    XidOnGpu0RegistrationFailsOnGpu1,
+    /// XID 79 on GPU 1, whose first UUID read fails (transiently).
+    XidWhileUuidFailsOnceOnGpu1,
+    /// XIDs 92 then 154 on GPU 1, with `NVML_FI_DEV_GET_GPU_RECOVERY_ACTION` answering the given
+    /// `nvmlDeviceGpuRecoveryAction_t` value.
+    Xid92And154WithRecoveryAction(u32),
+    /// XID 154 on GPU 1 with the recovery-action field not supported.
+    Xid154WithoutRecoveryAction,
 }
 
 impl FakeNvml {
-    fn flags(self) -> &'static [&'static str] {
-        match self {
+    fn flags(self) -> Vec<String> {
+        let flags: &[&str] = match self {
             Self::TwoA5000 => &[],
             Self::TwoA5000WithXids => &["-DFAKE_XIDS=79,13"],
             Self::NoDevice => &["-DFAKE_DEVICE_COUNT=0"],
             Self::DriverMismatch => &["-DFAKE_INIT_RESULT=18"],
-        }
+            Self::EccDisabledOnGpu0 => &["-DFAKE_ECC_DISABLED_DEVICE=0"],
+            Self::AggregateEccUnsupportedOnGpu1 => &["-DFAKE_AGGREGATE_UNSUPPORTED_DEVICE=1"],
+            Self::XidOnGpu0EventsUnsupportedOnGpu1 => &[
+                "-DFAKE_XIDS=48",
+                "-DFAKE_XID_DEVICE=0",
+                "-DFAKE_EVENTS_UNSUPPORTED_DEVICE=1",
+            ],
+            Self::XidOnGpu0RegistrationFailsOnGpu1 => &[
+                "-DFAKE_XIDS=48",
+                "-DFAKE_XID_DEVICE=0",
+                "-DFAKE_EVENTS_UNSUPPORTED_DEVICE=1",
+                "-DFAKE_EVENTS_MASK_CLAIMS",
+            ],
+            Self::XidWhileUuidFailsOnceOnGpu1 => {
+                &["-DFAKE_XIDS=79", "-DFAKE_UUID_FAIL_ONCE_DEVICE=1"]
+            }
+            Self::Xid92And154WithRecoveryAction(action) => {
+                return vec![
+                    "-DFAKE_XIDS=92,154".to_owned(),
+                    format!("-DFAKE_RECOVERY_ACTION={action}"),
+                ];
+            }
+            Self::Xid154WithoutRecoveryAction => &["-DFAKE_XIDS=154"],
+        };
+        flags.iter().map(|f| (*f).to_owned()).collect()
     }
 }
 
@@ -65,7 +109,8 @@ pub fn fake_nvml_library(variant: FakeNvml) -> Result<PathBuf, BuildError> {
     }
     let mut h = std::collections::hash_map::DefaultHasher::new();
     FAKE_NVML_SOURCE.hash(&mut h);
-    variant.flags().hash(&mut h);
+    let flags = variant.flags();
+    flags.hash(&mut h);
     let dir = std::env::temp_dir()
         .join("cpps-fake-nvml")
         .join(format!("{:016x}", h.finish()));
@@ -78,7 +123,7 @@ pub fn fake_nvml_library(variant: FakeNvml) -> Result<PathBuf, BuildError> {
         let out = std::process::Command::new("gcc")
             .args(["-shared", "-fPIC", "-O1", "-Wall", "-o"])
             .arg(&tmp)
-            .args(variant.flags())
+            .args(&flags)
             .arg(&src)
             .output()?;
         let _ = std::fs::remove_file(&src);

@@ -16,6 +16,8 @@ use serde::Serialize;
 pub enum XidClass {
     /// The application on the GPU caused it; the GPU itself is fine. Not paged.
     Application,
+    /// Recorded by the driver, no action needed (XID 154 with recovery action NONE).
+    NoAction,
     /// Worth a look; the GPU keeps working, perhaps until the next reset.
     Warning,
     /// The GPU (or its memory, link or firmware) failed: page someone, drain the node.
@@ -103,8 +105,14 @@ pub const XID_TABLE: &[XidInfo] = &[
     row(74, Critical, "NVLink error"),
     // Catalog: "GPU has fallen off the bus", RESET_GPU / reboot.
     row(79, Critical, "GPU has fallen off the bus"),
-    // Catalog: "High single-bit ECC error rate", CONTACT_SUPPORT.
-    row(92, Critical, "high single-bit ECC error rate"),
+    // Catalog: "High single-bit ECC error rate". Single-bit errors are corrected by ECC and the
+    // GPU keeps working (memory-error document: corrected errors need no immediate action); a
+    // rising rate is a reason to watch the board and plan its replacement, not to page.
+    row(
+        92,
+        Warning,
+        "high single-bit ECC error rate (corrected; watch the board)",
+    ),
     // Memory-error document: contained ECC error, the affected application was stopped; reset soon.
     row(
         94,
@@ -121,11 +129,13 @@ pub const XID_TABLE: &[XidInfo] = &[
     row(120, Critical, "GPU System Processor (GSP) error"),
     // Catalog: "Unrecovered ECC Error", RESET_GPU.
     row(140, Critical, "unrecovered ECC error"),
-    // Catalog: "GPU Recovery Action Changed"; the driver now asks for a reset or reboot.
+    // Catalog: "GPU Recovery Action Changed"; its payload is the new recovery action
+    // (nvmlDeviceGpuRecoveryAction_t, read as NVML_FI_DEV_GET_GPU_RECOVERY_ACTION): see
+    // [`classify_event`]. This row is the answer when the action could not be read.
     row(
         154,
         Critical,
-        "GPU recovery action changed (reset or reboot required)",
+        "GPU recovery action changed (the action could not be read)",
     ),
     // NVML: NVML_ERROR_GPU_IS_LOST, "the GPU has fallen off the bus or has otherwise become
     // inaccessible" (nvml.h); not an XID of its own, kept here so it is classified like 79.
@@ -135,6 +145,84 @@ pub const XID_TABLE: &[XidInfo] = &[
         "GPU lost (NVML cannot reach it any more)",
     ),
 ];
+
+/// The recovery action the driver asks for (`nvmlDeviceGpuRecoveryAction_t` in nvml.h), the
+/// payload of XID 154.
+///
+/// NVIDIA's "GPU Memory Error Management" document, "Error Recovery and Response Flags": NONE,
+/// "the GPU can be immediately used again by starting a new GPU process"; GPU_RESET, terminate the
+/// GPU processes and reset the GPU; NODE_REBOOT, reboot the operating system; DRAIN_P2P, stop
+/// peer-to-peer traffic; DRAIN_AND_RESET, both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RecoveryAction {
+    /// `NVML_GPU_RECOVERY_ACTION_NONE` (0).
+    None,
+    /// `NVML_GPU_RECOVERY_ACTION_GPU_RESET` (1).
+    GpuReset,
+    /// `NVML_GPU_RECOVERY_ACTION_NODE_REBOOT` (2).
+    NodeReboot,
+    /// `NVML_GPU_RECOVERY_ACTION_DRAIN_P2P` (3).
+    DrainP2p,
+    /// `NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET` (4).
+    DrainAndReset,
+    /// A value this crate does not know, kept as sent.
+    Unknown(u32),
+}
+
+impl RecoveryAction {
+    /// Decodes NVML's value.
+    pub fn from_nvml(v: u32) -> Self {
+        match v {
+            0 => Self::None,
+            1 => Self::GpuReset,
+            2 => Self::NodeReboot,
+            3 => Self::DrainP2p,
+            4 => Self::DrainAndReset,
+            other => Self::Unknown(other),
+        }
+    }
+
+    /// How to handle an XID 154 carrying this action: NONE needs nothing, draining peer-to-peer
+    /// traffic is a warning, a reset or a reboot is critical, an unknown action a warning (never
+    /// healthy).
+    pub fn class(self) -> XidClass {
+        match self {
+            Self::None => XidClass::NoAction,
+            Self::DrainP2p | Self::Unknown(_) => Warning,
+            Self::GpuReset | Self::NodeReboot | Self::DrainAndReset => Critical,
+        }
+    }
+
+    fn meaning(self) -> &'static str {
+        match self {
+            Self::None => "GPU recovery action changed to NONE (no action needed)",
+            Self::GpuReset => "GPU recovery action changed to GPU_RESET (reset the GPU)",
+            Self::NodeReboot => "GPU recovery action changed to NODE_REBOOT (reboot the host)",
+            Self::DrainP2p => {
+                "GPU recovery action changed to DRAIN_P2P (stop peer-to-peer traffic)"
+            }
+            Self::DrainAndReset => {
+                "GPU recovery action changed to DRAIN_AND_RESET (stop peer-to-peer traffic, reset the GPU)"
+            }
+            Self::Unknown(_) => "GPU recovery action changed to an action this table does not know",
+        }
+    }
+}
+
+/// Classifies an XID event with its payload: XID 154 follows its recovery action (see
+/// [`RecoveryAction::class`]); every other code is [`classify`].
+pub fn classify_event(code: u64, recovery_action: Option<RecoveryAction>) -> XidInfo {
+    match (code, recovery_action) {
+        (154, Some(action)) => XidInfo {
+            code,
+            class: action.class(),
+            meaning: action.meaning(),
+        },
+        _ => classify(code),
+    }
+}
 
 /// Classifies an XID code; codes not in [`XID_TABLE`] are [`XidClass::Unclassified`].
 pub fn classify(code: u64) -> XidInfo {
@@ -159,10 +247,10 @@ mod tests {
 
     #[test]
     fn issue_classes() {
-        for c in [48, 62, 64, 74, 79, 92, 95, 119, 120, GPU_LOST] {
+        for c in [48, 62, 64, 74, 79, 95, 119, 120, 154, GPU_LOST] {
             assert_eq!(classify(c).class, Critical, "xid {c}");
         }
-        for c in [63, 94] {
+        for c in [63, 92, 94] {
             assert_eq!(classify(c).class, Warning, "xid {c}");
         }
         for c in [13, 31, 43, 45, 68, 109] {
@@ -172,5 +260,23 @@ mod tests {
         let unknown = classify(12345);
         assert_eq!(unknown.class, XidClass::Unclassified);
         assert_eq!(unknown.code, 12345);
+    }
+
+    #[test]
+    fn xid_154_follows_its_recovery_action() {
+        let class = |a| classify_event(154, Some(RecoveryAction::from_nvml(a))).class;
+        assert_eq!(class(0), XidClass::NoAction);
+        assert_eq!(class(1), Critical);
+        assert_eq!(class(2), Critical);
+        assert_eq!(class(3), Warning);
+        assert_eq!(class(4), Critical);
+        assert_eq!(class(77), Warning);
+        assert_eq!(RecoveryAction::from_nvml(77), RecoveryAction::Unknown(77));
+        assert_eq!(classify_event(154, None).class, Critical);
+        // The payload only matters for 154.
+        assert_eq!(
+            classify_event(13, Some(RecoveryAction::GpuReset)).class,
+            Application
+        );
     }
 }

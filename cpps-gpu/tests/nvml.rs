@@ -1,4 +1,12 @@
 //! The real nvml-wrapper code path against the fake `libnvidia-ml.so.1` (tests/fake-nvml).
+//!
+//! What the fake answers follows NVIDIA's NVML API reference
+//! (<https://docs.nvidia.com/deploy/nvml-api/>): "Device Queries" for `nvmlDeviceGetEccMode` and
+//! `nvmlDeviceGetTotalEccErrors` (volatile counters reset at each driver load, aggregate ones
+//! persist), "Event Handling Methods" for `nvmlDeviceRegisterEvents` and
+//! `nvmlDeviceGetSupportedEventTypes`, and "Field Value Queries" for
+//! `NVML_FI_DEV_GET_GPU_RECOVERY_ACTION`. XID meanings: NVIDIA's Xid catalog
+//! (<https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html>).
 
 mod common;
 
@@ -7,9 +15,11 @@ use std::time::Duration;
 use common::{FakeNvml, fake_nvml};
 use cpps_gpu::health::{HealthPolicy, Severity, host_verdict};
 use cpps_gpu::nvml::{
-    CudaVersion, EccCounts, GpuProcess, GpuSource, Memory, NvmlSource, Reading, RemappedRows,
-    Utilization, snapshot,
+    CudaVersion, Ecc, EccMode, GpuProcess, GpuSource, Memory, NvmlSource, Reading, RemappedRows,
+    Unwatched, Utilization, snapshot,
 };
+use cpps_gpu::policy::DriverPinPolicy;
+use cpps_gpu::xid::RecoveryAction;
 use cpps_gpu::{Error, NvmlUnavailable};
 
 const A5000_TOTAL: u64 = 24_564 * 1024 * 1024;
@@ -64,12 +74,16 @@ fn reads_two_a5000s() {
     assert_eq!(g0.power_limit_mw, Reading::Value(230_000));
     assert_eq!(
         g0.ecc,
-        Reading::Value(EccCounts {
-            volatile_corrected: 0,
-            volatile_uncorrected: 0,
-            aggregate_corrected: 3,
-            aggregate_uncorrected: 0
-        })
+        Ecc {
+            mode: Reading::Value(EccMode {
+                current: true,
+                pending: true
+            }),
+            volatile_corrected: Reading::Value(0),
+            volatile_uncorrected: Reading::Value(0),
+            aggregate_corrected: Reading::Value(3),
+            aggregate_uncorrected: Reading::Value(0),
+        }
     );
     assert_eq!(
         g0.processes,
@@ -114,24 +128,241 @@ fn verdicts_and_pinned_driver() {
     );
     assert_eq!(v.gpus[0].severity, Severity::Ok);
     assert_eq!(v.gpus[1].severity, Severity::Warning);
-    assert_eq!(v.gpus[1].findings[0].code, "remapped-rows-pending");
+    let codes: Vec<&str> = v.gpus[1].findings.iter().map(|f| f.code.as_str()).collect();
+    assert_eq!(
+        codes,
+        ["ecc-uncorrected-aggregate", "remapped-rows-pending"]
+    );
     assert_eq!(v.severity, Severity::Warning);
 
+    // GPU-005's severity (the shared DriverPinPolicy): a warning unless configured otherwise.
     let v = host_verdict(
         &snap,
         &HealthPolicy::default().with_pinned_driver("535.183.01"),
     );
-    assert_eq!(v.severity, Severity::Critical);
+    assert_eq!(v.findings[0].severity, Severity::Warning);
     assert_eq!(
         v.findings[0].message,
         "NVIDIA driver 550.54.15 is running, the pinned version is 535.183.01"
+    );
+    let v = host_verdict(
+        &snap,
+        &HealthPolicy::default()
+            .with_pinned_driver("535.183.01")
+            .with_driver_pin(DriverPinPolicy::default().with_mismatch(Severity::Critical)),
+    );
+    assert_eq!(v.severity, Severity::Critical);
+}
+
+/// Issue 18 item 1. GPU 1 of the fake had one uncorrectable error before this driver load: its
+/// volatile counter (reset at each driver load) is 0, its aggregate one (persists across reboots)
+/// is 1. The verdict uses both and names the counter.
+#[test]
+fn lifetime_uncorrected_errors_are_found_after_a_reboot() {
+    let src = open(FakeNvml::TwoA5000).unwrap();
+    let gpus = src.gpus().unwrap();
+    assert_eq!(gpus[1].ecc.volatile_uncorrected, Reading::Value(0));
+    assert_eq!(gpus[1].ecc.aggregate_uncorrected, Reading::Value(1));
+    let snap = snapshot(&src, Duration::from_millis(10)).unwrap();
+    let v = host_verdict(&snap, &HealthPolicy::default());
+    let ecc = &v.gpus[1].findings[0];
+    assert_eq!(
+        (ecc.severity, ecc.code.as_str(), ecc.message.as_str()),
+        (
+            Severity::Warning,
+            "ecc-uncorrected-aggregate",
+            "1 uncorrectable ECC errors over the board's life (aggregate counter), 1 of them before this driver load"
+        )
+    );
+}
+
+/// Issue 18 item 2: the ECC mode and each counter are read on their own. With ECC off (nvml.h:
+/// `nvmlDeviceGetEccMode` answers the current and pending `nvmlEnableState_t`), the volatile
+/// counters answer NOT_SUPPORTED and the aggregate ones still answer; one missing counter on
+/// another board leaves its other counters read.
+#[test]
+fn ecc_mode_and_each_counter_are_read_separately() {
+    let src = open(FakeNvml::EccDisabledOnGpu0).unwrap();
+    let gpus = src.gpus().unwrap();
+    let g0 = &gpus[0].ecc;
+    assert_eq!(
+        g0.mode,
+        Reading::Value(EccMode {
+            current: false,
+            pending: false
+        })
+    );
+    assert_eq!(g0.volatile_corrected, Reading::NotSupported);
+    assert_eq!(g0.volatile_uncorrected, Reading::NotSupported);
+    assert_eq!(g0.aggregate_corrected, Reading::Value(3));
+    assert_eq!(g0.aggregate_uncorrected, Reading::Value(0));
+    let snap = snapshot(&src, Duration::from_millis(10)).unwrap();
+    let v = host_verdict(&snap, &HealthPolicy::default());
+    let f = &v.gpus[0].findings;
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(
+        (f[0].severity, f[0].code.as_str()),
+        (Severity::Warning, "ecc-disabled")
+    );
+    assert_eq!(
+        f[0].message,
+        "ECC is disabled; memory errors go undetected (nvidia-smi -e 1 and a reboot enable it)"
+    );
+    // A workstation may run without ECC: then it is only reported.
+    let v = host_verdict(&snap, &HealthPolicy::default().ecc_optional());
+    assert_eq!(v.gpus[0].severity, Severity::Info);
+
+    let src = open(FakeNvml::AggregateEccUnsupportedOnGpu1).unwrap();
+    let g1 = &src.gpus().unwrap()[1].ecc;
+    assert_eq!(
+        (&g1.volatile_corrected, &g1.volatile_uncorrected),
+        (&Reading::Value(0), &Reading::Value(0))
+    );
+    assert_eq!(
+        (&g1.aggregate_corrected, &g1.aggregate_uncorrected),
+        (&Reading::NotSupported, &Reading::NotSupported)
+    );
+    assert!(matches!(
+        g1.mode,
+        Reading::Value(EccMode { current: true, .. })
+    ));
+}
+
+/// Issue 18 item 4. NVML API reference, `nvmlDeviceRegisterEvents`: "If function reports
+/// NVML_ERROR_NOT_SUPPORTED, event set can still be used." GPU 0's XIDs stay watched when GPU 1
+/// cannot be registered, whether its supported-event mask says so (it is then not registered) or
+/// the registration itself fails (nvml-wrapper frees the set then, and it is rebuilt).
+#[test]
+fn earlier_gpus_stay_watched_when_one_gpu_cannot_register() {
+    for (variant, reason) in [
+        (
+            FakeNvml::XidOnGpu0EventsUnsupportedOnGpu1,
+            "the GPU does not support XID events",
+        ),
+        (
+            FakeNvml::XidOnGpu0RegistrationFailsOnGpu1,
+            "the requested operation is not available on the target device",
+        ),
+    ] {
+        let src = open(variant).unwrap();
+        let watch = src.xid_events(Duration::from_millis(50), 16).unwrap();
+        let seen: Vec<_> = watch.events.iter().map(|x| (x.gpu_index, x.xid)).collect();
+        assert_eq!(seen, [(Some(0), 48)], "{variant:?}");
+        assert_eq!(watch.unwatched.len(), 1, "{variant:?}");
+        assert_eq!(watch.unwatched[0].gpu_index, 1);
+        assert!(
+            watch.unwatched[0].reason.contains(reason),
+            "{variant:?}: {}",
+            watch.unwatched[0].reason
+        );
+        let snap = snapshot(&src, Duration::from_millis(50)).unwrap();
+        assert_eq!(
+            snap.xid_unwatched,
+            [Unwatched {
+                gpu_index: 1,
+                reason: watch.unwatched[0].reason.clone()
+            }]
+        );
+        let v = host_verdict(&snap, &HealthPolicy::default());
+        assert_eq!(v.gpus[0].severity, Severity::Critical, "{variant:?}");
+        assert!(
+            v.gpus[1]
+                .findings
+                .iter()
+                .any(|f| f.code == "xid-not-watched" && f.severity == Severity::Info)
+        );
+    }
+}
+
+/// Issue 18 item 3: one matching rule. GPU 1's UUID read fails when the GPUs are read and works
+/// when its XID arrives: the event is GPU 1's (by index, since that GPU's UUID is unknown) and is
+/// reported once, not also as a host finding.
+#[test]
+fn an_xid_is_reported_once_when_a_uuid_read_fails() {
+    let src = open(FakeNvml::XidWhileUuidFailsOnceOnGpu1).unwrap();
+    let snap = snapshot(&src, Duration::from_millis(50)).unwrap();
+    assert!(matches!(snap.gpus[1].uuid, Reading::Failed { .. }));
+    assert_eq!(
+        snap.xids[0].gpu_uuid.as_deref(),
+        Some("GPU-9b1d4f70-2e3c-4a5b-8d6e-0f1a2b3c4d02")
+    );
+    let v = host_verdict(&snap, &HealthPolicy::default());
+    let xid_79 = |fs: &[cpps_gpu::health::Finding]| {
+        fs.iter()
+            .filter(|f| f.message == "XID 79: GPU has fallen off the bus")
+            .count()
+    };
+    assert_eq!(xid_79(&v.gpus[1].findings), 1);
+    assert_eq!(xid_79(&v.gpus[0].findings), 0);
+    assert_eq!(xid_79(&v.findings), 0, "{:?}", v.findings);
+}
+
+/// Issue 18 item 5. Xid catalog: XID 92 "High single-bit ECC error rate" (corrected errors: a
+/// warning); XID 154 "GPU Recovery Action Changed", whose severity follows the recovery action
+/// (nvml.h `nvmlDeviceGpuRecoveryAction_t`, NVIDIA's memory-error document: NONE means "the GPU can
+/// be immediately used again").
+#[test]
+fn xid_92_is_a_warning_and_154_follows_its_recovery_action() {
+    let cases = [
+        (Some(0), RecoveryAction::None, Severity::Warning),
+        (Some(1), RecoveryAction::GpuReset, Severity::Critical),
+        (Some(2), RecoveryAction::NodeReboot, Severity::Critical),
+        (Some(3), RecoveryAction::DrainP2p, Severity::Warning),
+    ];
+    for (action, expected, gpu_severity) in cases {
+        let variant = FakeNvml::Xid92And154WithRecoveryAction(action.unwrap());
+        let src = open(variant).unwrap();
+        let snap = snapshot(&src, Duration::from_millis(50)).unwrap();
+        let got: Vec<_> = snap
+            .xids
+            .iter()
+            .map(|x| (x.xid, x.recovery_action))
+            .collect();
+        assert_eq!(got, [(92, None), (154, Some(expected))]);
+        let v = host_verdict(&snap, &HealthPolicy::default().ecc_optional());
+        let xids: Vec<_> = v.gpus[1]
+            .findings
+            .iter()
+            .filter(|f| f.code == "xid")
+            .map(|f| (f.severity, f.message.as_str()))
+            .collect();
+        assert_eq!(
+            xids[0],
+            (
+                Severity::Warning,
+                "XID 92: high single-bit ECC error rate (corrected; watch the board)"
+            )
+        );
+        let expected_154 = match expected {
+            RecoveryAction::None => Severity::Info,
+            RecoveryAction::DrainP2p => Severity::Warning,
+            _ => Severity::Critical,
+        };
+        assert_eq!(xids[1].0, expected_154, "{expected:?}: {}", xids[1].1);
+        assert_eq!(v.gpus[1].severity, gpu_severity, "{expected:?}");
+    }
+    // The action could not be read: a reset or reboot may be needed, so it stays critical.
+    let src = open(FakeNvml::Xid154WithoutRecoveryAction).unwrap();
+    let snap = snapshot(&src, Duration::from_millis(50)).unwrap();
+    assert_eq!(snap.xids[0].recovery_action, None);
+    let v = host_verdict(&snap, &HealthPolicy::default());
+    assert!(
+        v.gpus[1]
+            .findings
+            .iter()
+            .any(|f| f.severity == Severity::Critical
+                && f.message
+                    == "XID 154: GPU recovery action changed (the action could not be read)")
     );
 }
 
 #[test]
 fn xid_events_through_the_event_set() {
     let src = open(FakeNvml::TwoA5000WithXids).unwrap();
-    let xids = src.xid_events(Duration::from_millis(100), 16).unwrap();
+    let xids = src
+        .xid_events(Duration::from_millis(100), 16)
+        .unwrap()
+        .events;
     let codes: Vec<_> = xids.iter().map(|x| (x.gpu_index, x.xid)).collect();
     assert_eq!(codes, [(Some(1), 79), (Some(1), 13)]);
     assert_eq!(
@@ -140,7 +371,10 @@ fn xid_events_through_the_event_set() {
     );
     // `max` bounds the read.
     assert_eq!(
-        src.xid_events(Duration::from_millis(100), 1).unwrap().len(),
+        src.xid_events(Duration::from_millis(100), 1)
+            .unwrap()
+            .events
+            .len(),
         1
     );
 

@@ -10,7 +10,21 @@
  * Build-time knobs (gcc -D...), one shared object per variant:
  *   FAKE_INIT_RESULT  return code of nvmlInit_v2 (default 0; 18 = NVML_ERROR_LIB_RM_VERSION_MISMATCH)
  *   FAKE_DEVICE_COUNT number of boards reported (default 2)
- *   FAKE_XIDS         comma-separated XID codes delivered on board 1 by nvmlEventSetWait_v2
+ *   FAKE_XIDS         comma-separated XID codes delivered by nvmlEventSetWait_v2
+ *   FAKE_XID_DEVICE   the board the XIDs are delivered on (default 1)
+ *   FAKE_ECC_DISABLED_DEVICE   a board with ECC off (current and pending): nvmlDeviceGetEccMode
+ *                     answers disabled and its volatile counters NOT_SUPPORTED (the aggregate,
+ *                     lifetime counters are kept in the InfoROM and still answer)
+ *   FAKE_AGGREGATE_UNSUPPORTED_DEVICE   a board whose aggregate ECC counters answer NOT_SUPPORTED
+ *   FAKE_EVENTS_UNSUPPORTED_DEVICE      a board on which nvmlDeviceRegisterEvents answers
+ *                     NOT_SUPPORTED; NVML documents the set as still usable afterwards, so the fake
+ *                     keeps what was registered in it
+ *   FAKE_EVENTS_MASK_CLAIMS   with the above, nvmlDeviceGetSupportedEventTypes still claims XID
+ *                     events on that board (so the registration itself is what fails)
+ *   FAKE_UUID_FAIL_ONCE_DEVICE   a board whose first nvmlDeviceGetUUID answers NVML_ERROR_UNKNOWN
+ *                     (a transient failure; later calls succeed)
+ *   FAKE_RECOVERY_ACTION   the value of field NVML_FI_DEV_GET_GPU_RECOVERY_ACTION (230) on every
+ *                     board (nvmlDeviceGpuRecoveryAction_t); without it the field is NOT_SUPPORTED
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +35,21 @@
 #ifndef FAKE_DEVICE_COUNT
 #define FAKE_DEVICE_COUNT 2
 #endif
+#ifndef FAKE_XID_DEVICE
+#define FAKE_XID_DEVICE 1
+#endif
+#ifndef FAKE_ECC_DISABLED_DEVICE
+#define FAKE_ECC_DISABLED_DEVICE -1
+#endif
+#ifndef FAKE_AGGREGATE_UNSUPPORTED_DEVICE
+#define FAKE_AGGREGATE_UNSUPPORTED_DEVICE -1
+#endif
+#ifndef FAKE_EVENTS_UNSUPPORTED_DEVICE
+#define FAKE_EVENTS_UNSUPPORTED_DEVICE -1
+#endif
+#ifndef FAKE_UUID_FAIL_ONCE_DEVICE
+#define FAKE_UUID_FAIL_ONCE_DEVICE -1
+#endif
 
 typedef int nvmlReturn_t;
 #define NVML_SUCCESS 0
@@ -29,6 +58,10 @@ typedef int nvmlReturn_t;
 #define NVML_ERROR_NOT_SUPPORTED 3
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
 #define NVML_ERROR_TIMEOUT 10
+#define NVML_ERROR_UNKNOWN 999
+
+#define NVML_FI_DEV_GET_GPU_RECOVERY_ACTION 230
+#define NVML_VALUE_TYPE_UNSIGNED_INT 1
 
 #define NVML_EVENT_TYPE_XID_CRITICAL_ERROR 0x0000000000000008ULL
 
@@ -61,6 +94,8 @@ typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
 typedef struct { unsigned gpu, memory; } nvmlUtilization_t;
 typedef struct { unsigned pid; unsigned long long usedGpuMemory; unsigned gpuInstanceId, computeInstanceId; } nvmlProcessInfo_t;
 typedef struct { nvmlDevice_t device; unsigned long long eventType, eventData; unsigned gpuInstanceId, computeInstanceId; } nvmlEventData_t;
+typedef union { double dVal; int siVal; unsigned uiVal; unsigned long ulVal; unsigned long long ullVal; long long sllVal; unsigned short usVal; } nvmlValue_t;
+typedef struct { unsigned fieldId, scopeId; long long timestamp, latencyUsec; int valueType; nvmlReturn_t nvmlReturn; nvmlValue_t value; } nvmlFieldValue_t;
 
 typedef struct fake_event_set {
     unsigned long long registered[FAKE_DEVICE_COUNT + 1];
@@ -166,8 +201,13 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *buf, unsigned len) {
     if (!valid(d)) return NVML_ERROR_INVALID_ARGUMENT;
     return copy_str(d->name, buf, len);
 }
+static int uuid_failed_once = 0;
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *buf, unsigned len) {
     if (!valid(d)) return NVML_ERROR_INVALID_ARGUMENT;
+    if ((int)d->index == FAKE_UUID_FAIL_ONCE_DEVICE && !uuid_failed_once) {
+        uuid_failed_once = 1;
+        return NVML_ERROR_UNKNOWN;
+    }
     return copy_str(d->uuid, buf, len);
 }
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *pci) {
@@ -220,13 +260,15 @@ nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned *mw) {
 }
 nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t d, int *current, int *pending) {
     if (!valid(d) || current == NULL || pending == NULL) return NVML_ERROR_INVALID_ARGUMENT;
-    *current = 1;
-    *pending = 1;
+    *current = (int)d->index == FAKE_ECC_DISABLED_DEVICE ? 0 : 1;
+    *pending = *current;
     return NVML_SUCCESS;
 }
 nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int error_type, int counter_type, unsigned long long *count) {
     if (!valid(d) || count == NULL || error_type < 0 || error_type > 1 || counter_type < 0 || counter_type > 1)
         return NVML_ERROR_INVALID_ARGUMENT;
+    if (counter_type == 0 && (int)d->index == FAKE_ECC_DISABLED_DEVICE) return NVML_ERROR_NOT_SUPPORTED;
+    if (counter_type == 1 && (int)d->index == FAKE_AGGREGATE_UNSUPPORTED_DEVICE) return NVML_ERROR_NOT_SUPPORTED;
     *count = d->ecc[error_type][counter_type];
     return NVML_SUCCESS;
 }
@@ -261,6 +303,9 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned *c
 nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t d, unsigned long long *types) {
     if (!valid(d) || types == NULL) return NVML_ERROR_INVALID_ARGUMENT;
     *types = NVML_EVENT_TYPE_XID_CRITICAL_ERROR;
+#ifndef FAKE_EVENTS_MASK_CLAIMS
+    if ((int)d->index == FAKE_EVENTS_UNSUPPORTED_DEVICE) *types = 0;
+#endif
     return NVML_SUCCESS;
 }
 nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set) {
@@ -272,6 +317,7 @@ nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set) {
 nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t d, unsigned long long types, nvmlEventSet_t set) {
     if (!valid(d) || set == NULL) return NVML_ERROR_INVALID_ARGUMENT;
     if ((types & ~NVML_EVENT_TYPE_XID_CRITICAL_ERROR) != 0) return NVML_ERROR_NOT_SUPPORTED;
+    if ((int)d->index == FAKE_EVENTS_UNSUPPORTED_DEVICE) return NVML_ERROR_NOT_SUPPORTED;
     set->registered[d->index] |= types;
     return NVML_SUCCESS;
 }
@@ -279,10 +325,10 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsi
     (void)timeout_ms;
     if (set == NULL || data == NULL) return NVML_ERROR_INVALID_ARGUMENT;
 #ifdef FAKE_XIDS
-    if (FAKE_DEVICE_COUNT > 1 && set->next < FAKE_XID_COUNT &&
-        (set->registered[1] & NVML_EVENT_TYPE_XID_CRITICAL_ERROR)) {
+    if (FAKE_XID_DEVICE < FAKE_DEVICE_COUNT && set->next < FAKE_XID_COUNT &&
+        (set->registered[FAKE_XID_DEVICE] & NVML_EVENT_TYPE_XID_CRITICAL_ERROR)) {
         memset(data, 0, sizeof(*data));
-        data->device = &devices[1];
+        data->device = &devices[FAKE_XID_DEVICE];
         data->eventType = NVML_EVENT_TYPE_XID_CRITICAL_ERROR;
         data->eventData = fake_xids[set->next++];
         return NVML_SUCCESS;
@@ -292,5 +338,25 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsi
 }
 nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
     free(set);
+    return NVML_SUCCESS;
+}
+
+/* Field values: only NVML_FI_DEV_GET_GPU_RECOVERY_ACTION, and only when FAKE_RECOVERY_ACTION is set.
+ * Per nvml.h, each value carries its own nvmlReturn; the call itself succeeds. */
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int count, nvmlFieldValue_t *values) {
+    if (!valid(d) || values == NULL || count < 0) return NVML_ERROR_INVALID_ARGUMENT;
+    for (int i = 0; i < count; i++) {
+        values[i].timestamp = 0;
+        values[i].latencyUsec = 0;
+#ifdef FAKE_RECOVERY_ACTION
+        if (values[i].fieldId == NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) {
+            values[i].valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+            values[i].value.uiVal = FAKE_RECOVERY_ACTION;
+            values[i].nvmlReturn = NVML_SUCCESS;
+            continue;
+        }
+#endif
+        values[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+    }
     return NVML_SUCCESS;
 }
