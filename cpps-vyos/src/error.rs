@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use cpps_http::{Delivery, StatusCode};
+
 /// Everything that can go wrong in this crate.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -23,7 +25,46 @@ pub enum Error {
         endpoint: &'static str,
         /// The HTTP status.
         status: u16,
-        /// VyOS's `error` text, HTML entities decoded.
+        /// VyOS's `error` text, HTML entities decoded, the client's own API key removed.
+        message: String,
+    },
+    /// The client was configured wrongly (a missing or invalid setting or environment variable).
+    #[error("invalid client configuration: {reason}")]
+    Config {
+        /// What is wrong, naming the setting or variable.
+        reason: String,
+    },
+    /// A commit-confirm was asked of a router whose API cannot honour it; nothing was sent.
+    ///
+    /// VyOS 1.4's API has no `confirm_time` (its pydantic models drop unknown fields, so the
+    /// change would be committed for good) and no `confirm` operation.
+    #[error(
+        "router {version} cannot do commit-confirm through its API: {reason}; nothing was sent"
+    )]
+    CommitConfirmUnsupported {
+        /// The version the router reported (`unknown` when it could not be told).
+        version: String,
+        /// Why the client refuses.
+        reason: String,
+    },
+    /// A commit-confirm was sent but the answer does not say that VyOS started its confirm timer:
+    /// the change may be committed FOR GOOD, without the automatic revert.
+    #[error(
+        "/{endpoint} did not say commit-confirm was initialized (answer: {message:?}); the change may be committed without revert; landed: {landed}"
+    )]
+    CommitConfirmNotInitialized {
+        /// The endpoint.
+        endpoint: &'static str,
+        /// VyOS's answer text.
+        message: String,
+        /// Whether the change is in the configuration read back.
+        landed: Landed,
+    },
+    /// `confirm` found no commit-confirm pending: the timer already ran out (the router is
+    /// reverting, by reload or reboot, or has reverted) or nothing was committed with confirm.
+    #[error("no commit-confirm is pending on the router (answer: {message:?})")]
+    NothingToConfirm {
+        /// VyOS's answer text.
         message: String,
     },
     /// The router's answer was not what the API documents.
@@ -95,6 +136,78 @@ pub enum Error {
         /// The path.
         path: String,
     },
+    /// A node name, tag value, value or comment that VyOS's text forms cannot carry (see
+    /// [`crate::config`]): accepting it would give a configuration that does not read back.
+    #[error("`{path}`: {what} {text:?} cannot be written in a VyOS configuration: {reason}")]
+    Unrepresentable {
+        /// The path, words joined by spaces.
+        path: String,
+        /// `node name`, `tag value`, `value` or `comment`.
+        what: &'static str,
+        /// The offending text (never a secret's value: secret leaves say `<redacted>`).
+        text: String,
+        /// Why it cannot be written.
+        reason: &'static str,
+    },
+}
+
+impl Error {
+    /// Whether the request may have reached the router: [`Delivery::NotSent`] for errors found
+    /// before sending (configuration, parsing, refusals such as
+    /// [`Error::CommitConfirmUnsupported`]), [`Delivery::MaybeSent`] for a write without an answer,
+    /// [`Delivery::Answered`] when the router answered.
+    pub fn delivery(&self) -> Delivery {
+        match self {
+            Error::Http(e) => e.delivery(),
+            Error::WriteTimedOut { .. } => Delivery::MaybeSent,
+            Error::Unauthorized { .. }
+            | Error::Api { .. }
+            | Error::UnexpectedAnswer { .. }
+            | Error::CommitConfirmNotInitialized { .. }
+            | Error::NothingToConfirm { .. } => Delivery::Answered,
+            Error::Config { .. }
+            | Error::CommitConfirmUnsupported { .. }
+            | Error::Io { .. }
+            | Error::Parse(_)
+            | Error::EmptyPath
+            | Error::NoSuchNode { .. }
+            | Error::BelowLeaf { .. }
+            | Error::NotALeaf { .. }
+            | Error::InvalidValue { .. }
+            | Error::TagComment { .. }
+            | Error::Unrepresentable { .. } => Delivery::NotSent,
+        }
+    }
+
+    /// The HTTP status of the router's answer, when there was one.
+    pub fn status(&self) -> Option<StatusCode> {
+        match self {
+            Error::Http(e) => e.status(),
+            Error::Unauthorized { .. } => Some(StatusCode::UNAUTHORIZED),
+            Error::Api { status, .. } => StatusCode::from_u16(*status).ok(),
+            _ => None,
+        }
+    }
+
+    /// Whether the router said the path does not exist (VyOS answers 400 with
+    /// "... is not valid" or "does not exist" for a path missing from the configuration,
+    /// `ConfigSessionError` in vyos-1x `python/vyos/configsession.py`), or answered 404.
+    pub fn is_not_found(&self) -> bool {
+        match self {
+            Error::Api {
+                status, message, ..
+            } => {
+                *status == 404
+                    || (*status == 400
+                        && (message.contains("does not exist")
+                            || message.contains("Nothing to delete")
+                            || message.contains("is empty")))
+            }
+            Error::Http(e) => e.status() == Some(StatusCode::NOT_FOUND),
+            Error::NoSuchNode { .. } => true,
+            _ => false,
+        }
+    }
 }
 
 /// A syntax error, with the 1-based line and column where it was found.
@@ -151,6 +264,12 @@ pub enum ParseErrorKind {
     MissingCommentText,
     /// A command could not be applied to the tree built so far.
     Apply(String),
+    /// A line marked by VyOS as an uncommitted change (`+` added, `-` deleted, `>` changed): the
+    /// text is a comparison of two configurations, not one configuration.
+    UncommittedChange {
+        /// The mark.
+        mark: char,
+    },
 }
 
 impl fmt::Display for ParseErrorKind {
@@ -175,11 +294,15 @@ impl fmt::Display for ParseErrorKind {
             Self::EmptyPath => f.write_str("command without a path"),
             Self::MissingCommentText => f.write_str("comment text must be quoted"),
             Self::Apply(msg) => f.write_str(msg),
+            Self::UncommittedChange { mark } => write!(
+                f,
+                "line marked `{mark}`: the text shows uncommitted changes of a configuration session (commit or discard them first)"
+            ),
         }
     }
 }
 
-/// Whether a write that got no answer took effect, judged from the configuration read back.
+/// Whether a write took effect, judged from the configuration read back after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Landed {
@@ -188,8 +311,15 @@ pub enum Landed {
     /// None of the changes is in the configuration: the commit did not happen (yet; VyOS documents
     /// that a commit that timed out may still complete, so read again before writing again).
     No,
-    /// It cannot be told (the read-back failed, some changes are there and some not, or the write
-    /// leaves no trace in the configuration).
+    /// Some of the changes are in the configuration and some are not.
+    Partly {
+        /// How many of the checked commands show their effect.
+        landed: usize,
+        /// How many commands were checked (comments are not).
+        checked: usize,
+    },
+    /// It cannot be told (the read-back failed, or the write leaves no trace in the
+    /// configuration).
     Unknown {
         /// Why.
         reason: String,
@@ -201,6 +331,9 @@ impl fmt::Display for Landed {
         match self {
             Landed::Yes => f.write_str("yes"),
             Landed::No => f.write_str("no"),
+            Landed::Partly { landed, checked } => {
+                write!(f, "partly ({landed} of {checked} changes)")
+            }
             Landed::Unknown { reason } => write!(f, "unknown ({reason})"),
         }
     }

@@ -50,7 +50,8 @@ fn parser_keeps_values_multi_values_tags_comments_and_footer() {
     assert_eq!(tag.entries["eth0"].comment.as_deref(), Some("uplink"));
     assert!(tag.entries["eth1"].children.is_empty());
     assert_eq!(t.host_name(), Some("r1"));
-    assert_eq!(t.footer.as_deref(), Some("// Release version: 1.4"));
+    // The footer is kept byte for byte, up to the end of the file.
+    assert_eq!(t.footer.as_deref(), Some("// Release version: 1.4\n"));
 }
 
 #[test]
@@ -58,7 +59,9 @@ fn renders_as_vyos_does() {
     let t = ConfigTree::parse_boot(SAMPLE).unwrap();
     assert_eq!(
         t.to_boot_string(),
-        "interfaces {\n    /* uplink */\n    ethernet eth0 {\n        address \"192.0.2.1/24\"\n        address \"2001:db8::1/64\"\n        description \"to \\\"ISP\\\"\"\n        disable\n    }\n    ethernet eth1 {\n    }\n}\nsystem {\n    host-name \"r1\"\n}\n\n// Release version: 1.4\n"
+        // vyatta-cfg `src/cnode/cnode-algorithm.cpp` (`_print_value_str`): quotes only around a
+        // value with a blank (or `*}{;`), and no escape: the inner quotes stay as they are.
+        "interfaces {\n    /* uplink */\n    ethernet eth0 {\n        address 192.0.2.1/24\n        address 2001:db8::1/64\n        description \"to \"ISP\"\"\n        disable\n    }\n    ethernet eth1 {\n    }\n}\nsystem {\n    host-name r1\n}\n// Release version: 1.4\n"
     );
     assert_eq!(
         t.to_set_string(),
@@ -76,10 +79,22 @@ fn renders_as_vyos_does() {
 fn errors_name_line_and_column() {
     let cases: &[(&str, usize, usize, ParseErrorKind)] = &[
         (
-            "system {\n    host-name \"r1\n}\n",
+            " system {\n+    host-name r1\n }\n",
             2,
-            15,
-            ParseErrorKind::UnterminatedString,
+            1,
+            ParseErrorKind::UncommittedChange { mark: '+' },
+        ),
+        (
+            " system {\n-    host-name r1\n }\n",
+            2,
+            1,
+            ParseErrorKind::UncommittedChange { mark: '-' },
+        ),
+        (
+            " system {\n>    host-name r2\n }\n",
+            2,
+            1,
+            ParseErrorKind::UncommittedChange { mark: '>' },
         ),
         (
             "system {\n    host-name r1\n",
@@ -194,7 +209,7 @@ fn set_form_reads_tag_entries_valueless_leaves_and_comments() {
         panic!()
     };
     assert_eq!(eth0.comment.as_deref(), Some("uplink"));
-    assert!(t.to_boot_string().starts_with("interfaces {\n    /* uplink */\n    ethernet eth0 {\n        address \"192.0.2.1/24\"\n    }\n    loopback lo {\n    }\n}\n"));
+    assert!(t.to_boot_string().starts_with("interfaces {\n    /* uplink */\n    ethernet eth0 {\n        address 192.0.2.1/24\n    }\n    loopback lo {\n    }\n}\n"));
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! Property tests of the configuration model: reading back a rendering gives the same tree (both
 //! forms), applying `diff(a, b)` to `a` gives `b`, and no input makes a reader panic.
 
-use cpps_vyos::config::{Branch, ConfigTree, Leaf, Node, Tag, diff, hints, parse_commands};
+use cpps_vyos::config::{
+    Branch, Command, ConfigTree, Leaf, Node, Tag, diff, hints, parse_commands,
+};
 use indexmap::IndexMap;
 use proptest::prelude::*;
 
@@ -31,16 +33,36 @@ fn entry_name() -> impl Strategy<Value = String> {
     "[a-z0-9][a-z0-9./:-]{0,7}"
 }
 
+/// Whether the tree accepts `v` as a value (the text forms cannot carry every string: see
+/// `cpps_vyos::config` and `Error::Unrepresentable`).
+fn accepted(v: &str) -> bool {
+    ConfigTree::new()
+        .apply(&Command::set(["a"], Some(v)))
+        .is_ok()
+}
+
 fn value() -> impl Strategy<Value = String> {
     prop_oneof![
         "[a-z0-9./:-]{0,8}",
-        "[ a-z'\"\\\\{}/*#;\n\t\r]{0,8}",
+        // Apostrophes, inner quotes, backslashes and VyOS's quoting characters, as VyOS prints
+        // them: unescaped.
+        "[ a-z'\"\\\\{}/*#;\t\r+>-]{0,8}",
         any::<String>(),
     ]
+    .prop_filter("representable", |v| accepted(v))
 }
 
 fn comment() -> impl Strategy<Value = Option<String>> {
-    prop::option::of("[a-zA-Z0-9=:.][a-zA-Z0-9 =:.\n]{0,10}[a-zA-Z0-9=:.]")
+    prop::option::of(
+        "[a-zA-Z0-9=:.'\"][a-zA-Z0-9 =:.'\"]{0,10}[a-zA-Z0-9=:.]".prop_filter(
+            "representable",
+            |c| {
+                let mut t = ConfigTree::new();
+                t.apply(&Command::set(["a"], None)).is_ok()
+                    && t.apply(&Command::comment(["a"], c)).is_ok()
+            },
+        ),
+    )
 }
 
 fn leaf() -> impl Strategy<Value = Leaf> {
@@ -82,7 +104,7 @@ fn tree() -> impl Strategy<Value = ConfigTree> {
     (
         children(node(), 5),
         prop::option::of(Just(
-            "// Warning: Do not remove the following line.\n// vyos-config-version: \"bgp@5:system@27\"\n// Release version: 1.5"
+            "// Warning: Do not remove the following line.\n// vyos-config-version: \"bgp@5:system@27\"\n// Release version: 1.5\n"
                 .to_owned(),
         )),
     )
@@ -192,6 +214,40 @@ proptest! {
             t.apply(c).map_err(|e| TestCaseError::fail(format!("{c}: {e}\n{text}")))?;
         }
         prop_assert_eq!(&t, &b, "diff:\n{}\nfrom:\n{}", text, a.to_set_string());
+    }
+
+    /// Any text the `set` reader accepts renders, in both forms, to text that reads back as the
+    /// same tree (`set }` used to be accepted and render to a `config.boot` nothing could read).
+    #[test]
+    fn any_accepted_set_text_reads_back_from_both_renderings(lines in prop::collection::vec(
+        prop::collection::vec(prop::sample::select(vec![
+            "interfaces", "ethernet", "eth0", "address", "}", "{", "'", "\"", "'a b'", "\"x y\"",
+            "'it's'", "'}'", "';'", "*", "a\"b", "+x", "-y", ">z", "//", "/*", "'v'", "''", "\"q\"\"",
+        ]), 1..6).prop_map(|w| format!("set {}", w.join(" "))),
+        1..6,
+    )) {
+        let text = lines.join("\n");
+        if let Ok(t) = ConfigTree::parse_set(&text) {
+            let boot = t.to_boot_string();
+            let back = ConfigTree::parse_boot(&boot).map_err(|e| TestCaseError::fail(format!("{e}\n{text}\n=>\n{boot}")))?;
+            prop_assert_eq!(&back, &t, "{}\n=>\n{}", text, boot);
+            let set = t.to_set_string();
+            let back = ConfigTree::parse_set(&set).map_err(|e| TestCaseError::fail(format!("{e}\n{text}\n=>\n{set}")))?;
+            prop_assert_eq!(&back, &t, "{}\n=>\n{}", text, set);
+        }
+    }
+
+    /// Any text the `config.boot` reader accepts renders to text that reads back as the same tree.
+    #[test]
+    fn any_accepted_boot_text_reads_back_from_its_rendering(parts in prop::collection::vec(prop::sample::select(vec![
+        "{", "}", "\"", "'", "/* c */\n", "//x\n", "\n", " ", "a", "b c", "\\", "x 'v'\n", "d \"e f\" {\n", "g h\"i\n",
+    ]), 0..40)) {
+        let s: String = parts.concat();
+        if let Ok(t) = ConfigTree::parse_boot(&s) {
+            let boot = t.to_boot_string();
+            let back = ConfigTree::parse_boot(&boot).map_err(|e| TestCaseError::fail(format!("{e}\n{s:?}\n=>\n{boot}")))?;
+            prop_assert_eq!(&back, &t, "{:?}\n=>\n{}", s, boot);
+        }
     }
 
     #[test]

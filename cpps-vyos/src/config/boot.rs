@@ -1,16 +1,21 @@
 //! Reading and writing the curly-brace `config.boot` form.
 //!
-//! The grammar is VyOS's own (`vyos1x-config`: `vyos1x_lexer.mll`, `vyos1x_parser.mly`): bare, double-
-//! or single-quoted values; a newline ends a leaf; `name value {` opens a tag entry; a `/* … */`
-//! comment belongs to the node after it; `//` lines are skipped; a repeated leaf adds values; a
-//! repeated tag node adds entries. The version footer (the comments after the last node) is kept
-//! verbatim. Rendering follows VyOS's `Config_tree.Renderer.render_config`: four spaces per level,
-//! every value double-quoted, a tag entry as `name entry {`.
+//! The text is what VyOS prints (`cli-shell-api showConfig`, vyatta-cfg
+//! `src/cnode/cnode-algorithm.cpp`) and saves: bare or double-quoted values, never escaped (see
+//! [`crate::config::lex`] for the quoting rules); a newline ends a leaf; `name value {` opens a tag
+//! entry; a `/* … */` comment on its own line belongs to the node after it; `//` lines are skipped;
+//! a repeated leaf adds values; a repeated tag node adds entries. The version footer (everything
+//! after the last node, when it holds a comment: `// vyos-config-version: …`) is kept byte for
+//! byte. Rendering writes the same form: four spaces per level, a value quoted only where VyOS
+//! quotes it, a tag entry as `name entry {`, the footer as read. So rendering a tree read from
+//! VyOS's own text gives that text back, byte for byte.
+
+use std::collections::HashSet;
 
 use indexmap::IndexMap;
 use indexmap::map::Entry as MapEntry;
 
-use crate::config::lex::{Tok, Token, escape, tokenize, word};
+use crate::config::lex::{Tok, Token, boot_value, tokenize};
 use crate::config::tree::{Branch, ConfigTree, Leaf, Node, Tag};
 use crate::error::{ParseError, ParseErrorKind};
 
@@ -20,16 +25,30 @@ const MAX_DEPTH: usize = 64;
 /// Reads a `config.boot` file.
 pub(crate) fn parse(src: &str) -> Result<ConfigTree, ParseError> {
     let tokens = tokenize(src, true)?;
-    let mut p = Parser { tokens, pos: 0 };
+    let mut p = Parser {
+        tokens,
+        pos: 0,
+        last_node_end: None,
+    };
     let mut footer_start = None;
     let root = p.contents(0, &mut footer_start)?;
-    let footer = footer_start.map(|start: usize| src[start..].trim_end().to_owned());
+    // The footer starts on the line after the last node, blank lines included, so that the
+    // text renders back byte for byte.
+    let footer = footer_start.map(|_| {
+        let from = p.last_node_end.map_or(0, |after| {
+            src[after..].find('\n').map_or(src.len(), |n| after + n + 1)
+        });
+        src[from..].to_owned()
+    });
     Ok(ConfigTree { root, footer })
 }
 
 struct Parser {
     tokens: Vec<Token>,
     pos: usize,
+    /// The byte offset of the last token of the last top-level node read (values hold no line
+    /// break, so the node ends on that token's line).
+    last_node_end: Option<usize>,
 }
 
 impl Parser {
@@ -71,6 +90,9 @@ impl Parser {
         footer_start: &mut Option<usize>,
     ) -> Result<Branch, ParseError> {
         let mut branch = Branch::default();
+        // Leaves that got values from more than one line: their duplicates are dropped once the
+        // branch is complete (one pass each, so a leaf with many values reads in linear time).
+        let mut repeated: HashSet<String> = HashSet::new();
         let mut comments: Vec<String> = Vec::new();
         let mut first_comment: Option<Token> = None;
         loop {
@@ -88,20 +110,23 @@ impl Parser {
                         comments.push(text.trim().to_owned());
                     }
                 }
-                Tok::Eof if depth == 0 => return Ok(branch),
+                Tok::Eof if depth == 0 => return Ok(dedup(branch, &repeated)),
                 Tok::Eof => return Err(Self::error(&t, ParseErrorKind::MissingCloseBrace)),
                 Tok::RBrace if depth == 0 => return Err(Self::unexpected(&t, "a node name")),
                 Tok::RBrace => {
                     if let Some(c) = first_comment {
                         return Err(Self::error(&c, ParseErrorKind::DanglingComment));
                     }
-                    return Ok(branch);
+                    return Ok(dedup(branch, &repeated));
                 }
                 Tok::Ident(name) => {
                     *footer_start = if depth == 0 { None } else { *footer_start };
                     let comment = take_comment(&mut comments);
                     first_comment = None;
-                    self.node(&mut branch, name, comment, &t, depth)?;
+                    self.node(&mut branch, name, comment, &t, depth, &mut repeated)?;
+                    if depth == 0 {
+                        self.last_node_end = Some(self.tokens[self.pos.saturating_sub(1)].offset);
+                    }
                 }
                 Tok::Str(_) | Tok::LBrace => return Err(Self::unexpected(&t, "a node name")),
             }
@@ -116,6 +141,7 @@ impl Parser {
         comment: Option<String>,
         at: &Token,
         depth: usize,
+        repeated: &mut HashSet<String>,
     ) -> Result<(), ParseError> {
         let t = self.peek().clone();
         if !matches!(t.kind, Tok::RBrace | Tok::Eof) {
@@ -129,7 +155,7 @@ impl Parser {
                 }
                 let mut inner = self.contents(depth + 1, &mut None)?;
                 inner.comment = comment;
-                insert(branch, name, Node::Branch(inner), at)
+                insert(branch, name, Node::Branch(inner), at, repeated)
             }
             Tok::Ident(value) | Tok::Str(value) => {
                 let end = self.peek().clone();
@@ -143,7 +169,7 @@ impl Parser {
                         entry.comment = comment;
                         let mut entries = IndexMap::new();
                         entries.insert(value, entry);
-                        insert(branch, name, Node::Tag(Tag { entries }), at)
+                        insert(branch, name, Node::Tag(Tag { entries }), at, repeated)
                     }
                     Tok::Newline | Tok::Eof | Tok::RBrace => insert(
                         branch,
@@ -153,6 +179,7 @@ impl Parser {
                             values: vec![value],
                         }),
                         at,
+                        repeated,
                     ),
                     _ => Err(Self::unexpected(&end, "end of line after a value")),
                 }
@@ -165,6 +192,7 @@ impl Parser {
                     values: Vec::new(),
                 }),
                 at,
+                repeated,
             ),
             Tok::Comment(_) | Tok::LineComment => {
                 Err(Self::unexpected(&t, "a value, `{` or end of line"))
@@ -185,7 +213,13 @@ fn take_comment(comments: &mut Vec<String>) -> Option<String> {
 
 /// Adds a node read from the file: a repeated leaf adds its values, a repeated tag node its entries;
 /// anything else repeated is an error, as in VyOS's parser.
-fn insert(branch: &mut Branch, name: String, node: Node, at: &Token) -> Result<(), ParseError> {
+fn insert(
+    branch: &mut Branch,
+    name: String,
+    node: Node,
+    at: &Token,
+    repeated: &mut HashSet<String>,
+) -> Result<(), ParseError> {
     let err = |kind| ParseError {
         line: at.line,
         column: at.column,
@@ -200,11 +234,10 @@ fn insert(branch: &mut Branch, name: String, node: Node, at: &Token) -> Result<(
             let name = o.key().clone();
             match (o.get_mut(), node) {
                 (Node::Leaf(old), Node::Leaf(new)) => {
-                    for v in new.values {
-                        if !old.values.contains(&v) {
-                            old.values.push(v);
-                        }
+                    if !new.values.is_empty() {
+                        repeated.insert(name.clone());
                     }
+                    old.values.extend(new.values);
                     if old.comment.is_none() {
                         old.comment = new.comment;
                     }
@@ -228,16 +261,26 @@ fn insert(branch: &mut Branch, name: String, node: Node, at: &Token) -> Result<(
     }
 }
 
+/// Drops repeated values of the leaves named in `repeated`, keeping the first of each.
+fn dedup(mut branch: Branch, repeated: &HashSet<String>) -> Branch {
+    for name in repeated {
+        if let Some(Node::Leaf(leaf)) = branch.children.get_mut(name) {
+            let mut seen = HashSet::with_capacity(leaf.values.len());
+            leaf.values.retain(|v| seen.insert(v.clone()));
+        }
+    }
+    branch
+}
+
 /// Renders a tree in VyOS's `config.boot` form.
 pub(crate) fn render(tree: &ConfigTree) -> String {
     let mut out = String::new();
     render_children(&mut out, &tree.root.children, 0);
     if let Some(footer) = &tree.footer {
-        if !out.is_empty() {
+        out.push_str(footer);
+        if !footer.is_empty() && !footer.ends_with('\n') {
             out.push('\n');
         }
-        out.push_str(footer);
-        out.push('\n');
     }
     out
 }
@@ -251,9 +294,9 @@ fn indent(out: &mut String, level: usize) {
 fn comment(out: &mut String, c: &Option<String>, level: usize) {
     if let Some(c) = c {
         indent(out, level);
-        // A comment cannot hold its own terminator; that one sequence is broken up.
+        // Comments that cannot be written (holding `*/`) are refused when they enter the tree.
         out.push_str("/* ");
-        out.push_str(&c.replace("*/", "* /"));
+        out.push_str(c);
         out.push_str(" */\n");
     }
 }
@@ -265,21 +308,21 @@ fn render_children(out: &mut String, children: &IndexMap<String, Node>, level: u
                 comment(out, &leaf.comment, level);
                 if leaf.values.is_empty() {
                     indent(out, level);
-                    out.push_str(&word(name, '"'));
+                    out.push_str(name);
                     out.push('\n');
                 }
                 for v in &leaf.values {
                     indent(out, level);
-                    out.push_str(&word(name, '"'));
+                    out.push_str(name);
                     out.push(' ');
-                    out.push_str(&escape(v, '"'));
+                    out.push_str(&boot_value(v));
                     out.push('\n');
                 }
             }
             Node::Branch(b) => {
                 comment(out, &b.comment, level);
                 indent(out, level);
-                out.push_str(&word(name, '"'));
+                out.push_str(name);
                 out.push_str(" {\n");
                 render_children(out, &b.children, level + 1);
                 indent(out, level);
@@ -290,9 +333,9 @@ fn render_children(out: &mut String, children: &IndexMap<String, Node>, level: u
                 for (entry, b) in &t.entries {
                     comment(out, &b.comment, level);
                     indent(out, level);
-                    out.push_str(&word(name, '"'));
+                    out.push_str(name);
                     out.push(' ');
-                    out.push_str(&word(entry, '"'));
+                    out.push_str(&boot_value(entry));
                     out.push_str(" {\n");
                     render_children(out, &b.children, level + 1);
                     indent(out, level);

@@ -1,4 +1,18 @@
-//! The tokenizer shared by the `config.boot` and `set` readers.
+//! The tokenizer shared by the `config.boot` and `set` readers, and the quoting rules of both
+//! text forms.
+//!
+//! VyOS prints a configuration with `cli-shell-api showConfig` (vyatta-cfg
+//! `src/cnode/cnode-algorithm.cpp`, `_print_value_str` and `_diff_show_other`): a value is put in
+//! double quotes only when it is empty or contains white space or one of `*`, `}`, `{`, `;`, and
+//! nothing is ever escaped. So `description Bob's-uplink` is printed bare, a quoted value can hold
+//! a `"`, and a backslash is just a backslash. This reader follows exactly that: a quoted value
+//! ends at the first quote after which the line holds only blanks (a leaf) or blanks, `{` and
+//! blanks (a tag entry; `}` too, for hand-written files), so an inner `"` never ends it; no escape sequence is decoded.
+//!
+//! While a configuration session holds uncommitted changes, showConfig marks lines in its first
+//! column with `+` (added), `-` (deleted) or `>` (changed) (`PFX_DIFF_ADD`, `PFX_DIFF_DEL`,
+//! `PFX_DIFF_UPD` in the same file); unchanged lines then start with a blank. Such marks are
+//! refused with [`ParseErrorKind::UncommittedChange`], never read as part of a name.
 
 use crate::error::{ParseError, ParseErrorKind};
 
@@ -16,7 +30,7 @@ pub(crate) struct Token {
 pub(crate) enum Tok {
     /// A bare word.
     Ident(String),
-    /// A single- or double-quoted string, unescaped.
+    /// A single- or double-quoted string, its content as written.
     Str(String),
     LBrace,
     RBrace,
@@ -43,130 +57,168 @@ impl Tok {
     }
 }
 
-/// Whether a character ends a bare word (VyOS's lexer: `[^ ' ' '\t' '\n' '\r' '{' '}' '"' ''' ]+`).
-pub(crate) fn ends_word(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r' | '{' | '}' | '"' | '\'')
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r')
 }
 
-/// Splits `src` into tokens. With `braces == false` (the `set` form), `{` and `}` are ordinary word
-/// characters and comments are not recognised.
-pub(crate) fn tokenize(src: &str, braces: bool) -> Result<Vec<Token>, ParseError> {
-    let mut out = Vec::new();
-    let mut chars = src.char_indices().peekable();
-    let (mut line, mut column) = (1usize, 1usize);
-    // Advances over one character, keeping line and column.
-    macro_rules! bump {
-        () => {{
-            let next = chars.next();
-            if let Some((_, c)) = next {
-                if c == '\n' {
-                    line += 1;
-                    column = 1;
-                } else {
-                    column += 1;
-                }
-            }
-            next
-        }};
+/// The smallest index `k` of `line` such that `line[k..]` is blanks (with `allow_brace`: or
+/// blanks, one `{` or `}`, blanks). Every later index has the same property (the pattern is
+/// closed under suffixes).
+fn tail_start(line: &[u8], allow_brace: bool) -> usize {
+    let mut k = line.len();
+    while k > 0 && is_blank(line[k - 1]) {
+        k -= 1;
     }
-    while let Some(&(offset, c)) = chars.peek() {
-        let (tline, tcol) = (line, column);
-        let push = |out: &mut Vec<Token>, kind| {
-            out.push(Token {
-                kind,
-                line: tline,
-                column: tcol,
-                offset,
-            })
+    if allow_brace && k > 0 && matches!(line[k - 1], b'{' | b'}') {
+        k -= 1;
+        while k > 0 && is_blank(line[k - 1]) {
+            k -= 1;
+        }
+    }
+    k
+}
+
+/// Splits `src` into tokens.
+///
+/// With `braces == true` (the `config.boot` form): `{`, `}` and comments are tokens, a quoted
+/// value ends as described in the module documentation, and a mark of uncommitted changes in the
+/// first column is an error. With `braces == false` (one `set` line): `{` and `}` are ordinary
+/// word characters, there are no comments, and a quoted word ends at the first matching quote
+/// followed by a blank or the end of the line.
+pub(crate) fn tokenize(src: &str, braces: bool) -> Result<Vec<Token>, ParseError> {
+    let bytes = src.as_bytes();
+    let mut out = Vec::new();
+    let (mut line, mut column) = (1usize, 1usize);
+    let mut i = 0usize;
+    let mut line_start = 0usize;
+    // Where the current line ends (its `\n` or the end of input), and its tail (see
+    // `tail_start`), computed once per line.
+    let mut line_end = memchr(bytes, b'\n', 0);
+    let mut tail = tail_start(&bytes[line_start..line_end], braces) + line_start;
+    let mut first_on_line = true;
+    // Columns count characters, so multi-byte characters advance by one.
+    let advance = |column: &mut usize, from: usize, to: usize| {
+        *column += src[from..to].chars().count();
+    };
+    while i < bytes.len() {
+        let c = bytes[i];
+        let (tline, tcol, offset) = (line, column, i);
+        let token = |kind| Token {
+            kind,
+            line: tline,
+            column: tcol,
+            offset,
         };
+        if braces && i == line_start && matches!(c, b'+' | b'-' | b'>') {
+            return Err(ParseError {
+                line,
+                column,
+                kind: ParseErrorKind::UncommittedChange { mark: c as char },
+            });
+        }
         match c {
-            ' ' | '\t' | '\r' => {
-                bump!();
+            b'\n' => {
+                out.push(token(Tok::Newline));
+                i += 1;
+                line += 1;
+                column = 1;
+                line_start = i;
+                line_end = memchr(bytes, b'\n', i);
+                tail = tail_start(&bytes[line_start..line_end], braces) + line_start;
+                first_on_line = true;
+                continue;
             }
-            '\n' => {
-                bump!();
-                push(&mut out, Tok::Newline);
+            b' ' | b'\t' | b'\r' => {
+                i += 1;
+                column += 1;
+                continue;
             }
-            '{' if braces => {
-                bump!();
-                push(&mut out, Tok::LBrace);
+            b'{' if braces => {
+                out.push(token(Tok::LBrace));
+                i += 1;
+                column += 1;
             }
-            '}' if braces => {
-                bump!();
-                push(&mut out, Tok::RBrace);
+            b'}' if braces => {
+                out.push(token(Tok::RBrace));
+                i += 1;
+                column += 1;
             }
-            '"' | '\'' => {
-                let quote = c;
-                bump!();
-                let mut buf = String::new();
-                loop {
-                    match bump!() {
-                        None => {
-                            return Err(ParseError {
-                                line: tline,
-                                column: tcol,
-                                kind: ParseErrorKind::UnterminatedString,
-                            });
-                        }
-                        Some((_, ch)) if ch == quote => break,
-                        Some((_, '\\')) => match chars.peek().map(|&(_, n)| n) {
-                            Some(n @ ('/' | '\\' | '\'' | '"')) => {
-                                bump!();
-                                buf.push(n);
-                            }
-                            Some(n @ ('b' | 'f' | 'n' | 'r' | 't')) => {
-                                bump!();
-                                buf.push(match n {
-                                    'b' => '\u{8}',
-                                    'f' => '\u{c}',
-                                    'n' => '\n',
-                                    'r' => '\r',
-                                    _ => '\t',
-                                });
-                            }
-                            // Unknown escapes are kept as written.
-                            _ => buf.push('\\'),
-                        },
-                        Some((_, ch)) => buf.push(ch),
-                    }
-                }
-                push(&mut out, Tok::Str(buf));
-            }
-            '/' if braces && src[offset..].starts_with("/*") => {
-                bump!();
-                bump!();
-                let start = offset + 2;
+            b'/' if braces && first_on_line && bytes[i..].starts_with(b"/*") => {
+                let start = i + 2;
                 let Some(len) = src[start..].find("*/") else {
                     return Err(ParseError {
-                        line: tline,
-                        column: tcol,
+                        line,
+                        column,
                         kind: ParseErrorKind::UnterminatedComment,
                     });
                 };
-                let text = src[start..start + len].to_owned();
-                while chars.peek().is_some_and(|&(o, _)| o < start + len + 2) {
-                    bump!();
+                let text = &src[start..start + len];
+                out.push(token(Tok::Comment(text.to_owned())));
+                let end = start + len + 2;
+                // A comment may span lines.
+                for (k, ch) in src[i..end].char_indices() {
+                    if ch == '\n' {
+                        line += 1;
+                        column = 1;
+                        line_start = i + k + 1;
+                    } else {
+                        column += 1;
+                    }
                 }
-                push(&mut out, Tok::Comment(text));
+                i = end;
+                if line_start > offset {
+                    line_end = memchr(bytes, b'\n', line_start);
+                    tail = tail_start(&bytes[line_start..line_end], braces) + line_start;
+                }
+                // A node may follow its comment on the same line.
+                continue;
             }
-            '/' if braces && src[offset..].starts_with("//") => {
-                while chars.peek().is_some_and(|&(_, ch)| ch != '\n') {
-                    bump!();
+            b'/' if braces && first_on_line && bytes[i..].starts_with(b"//") => {
+                out.push(token(Tok::LineComment));
+                advance(&mut column, i, line_end);
+                i = line_end;
+            }
+            b'"' | b'\'' => {
+                let close = if braces {
+                    // The first quote at or after the tail's start - 1 closes the value.
+                    let from = (i + 1).max(tail.saturating_sub(1));
+                    memchr_in(bytes, c, from, line_end)
+                } else {
+                    let mut j = i + 1;
+                    loop {
+                        let Some(k) = memchr_in(bytes, c, j, line_end) else {
+                            break None;
+                        };
+                        if k + 1 == line_end || is_blank(bytes[k + 1]) {
+                            break Some(k);
+                        }
+                        j = k + 1;
+                    }
+                };
+                match close {
+                    Some(k) => {
+                        out.push(token(Tok::Str(src[i + 1..k].to_owned())));
+                        advance(&mut column, i, k + 1);
+                        i = k + 1;
+                    }
+                    // No quote closes it: the quote is the first character of a bare word, as
+                    // VyOS prints a value such as `"abc` (no blank, nothing to quote).
+                    None => {
+                        let end = word_end(bytes, i, braces);
+                        out.push(token(Tok::Ident(src[i..end].to_owned())));
+                        advance(&mut column, i, end);
+                        i = end;
+                    }
                 }
-                push(&mut out, Tok::LineComment);
             }
             _ => {
-                let mut buf = String::new();
-                while let Some(&(_, ch)) = chars.peek() {
-                    if ends_word(ch) && (braces || !matches!(ch, '{' | '}')) {
-                        break;
-                    }
-                    buf.push(ch);
-                    bump!();
-                }
-                push(&mut out, Tok::Ident(buf));
+                let end = word_end(bytes, i, braces);
+                out.push(token(Tok::Ident(src[i..end].to_owned())));
+                advance(&mut column, i, end);
+                i = end;
             }
         }
+        first_on_line = false;
     }
     out.push(Token {
         kind: Tok::Eof,
@@ -177,40 +229,134 @@ pub(crate) fn tokenize(src: &str, braces: bool) -> Result<Vec<Token>, ParseError
     Ok(out)
 }
 
-/// Escapes a string for a double- or single-quoted rendering, as VyOS's `Util.escape_string` does for
-/// `"`, `\` and control characters; a single quote is escaped too so that the `set` form reads back.
-pub(crate) fn escape(s: &str, quote: char) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
+/// The end of a bare word starting at `i`: the next blank, newline or (in the `config.boot`
+/// form) brace.
+fn word_end(bytes: &[u8], i: usize, braces: bool) -> usize {
+    let mut j = i + 1;
+    while j < bytes.len() {
+        let b = bytes[j];
+        if matches!(b, b' ' | b'\t' | b'\r' | b'\n') || (braces && matches!(b, b'{' | b'}')) {
+            break;
         }
+        j += 1;
     }
-    out.push(quote);
-    out
+    j
 }
 
-/// Whether a name can be written bare; otherwise it is quoted.
-pub(crate) fn is_bare(s: &str) -> bool {
-    !s.is_empty() && !s.chars().any(ends_word) && !s.starts_with("//") && !s.starts_with("/*")
+/// The index of the first `b` at or after `from`, or `bytes.len()`.
+fn memchr(bytes: &[u8], b: u8, from: usize) -> usize {
+    memchr_in(bytes, b, from, bytes.len()).unwrap_or(bytes.len())
 }
 
-/// A name written bare when it can be, quoted otherwise.
-pub(crate) fn word(s: &str, quote: char) -> String {
-    if is_bare(s) {
-        s.to_owned()
+/// The index of the first `b` in `bytes[from..to]`.
+fn memchr_in(bytes: &[u8], b: u8, from: usize, to: usize) -> Option<usize> {
+    if from >= to {
+        return None;
+    }
+    bytes[from..to]
+        .iter()
+        .position(|&x| x == b)
+        .map(|p| p + from)
+}
+
+/// Characters after which VyOS quotes a value (`strcspn(vstr, "*}{;\011\012\013\014\015 ")` in
+/// `_print_value_str`).
+fn vyos_quotes(c: char) -> bool {
+    matches!(
+        c,
+        '*' | '}' | '{' | ';' | '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' '
+    )
+}
+
+/// Why `value` cannot be written as a value or tag value in either text form, if it cannot.
+pub(crate) fn value_problem(value: &str) -> Option<&'static str> {
+    if value.contains('\n') {
+        Some("a line break cannot be written in a value")
+    } else if set_quote(value).is_none() {
+        Some(
+            "it holds both a ' and a \" followed by a blank or at its end, so no quote can enclose it in a `set` command",
+        )
     } else {
-        escape(s, quote)
+        None
+    }
+}
+
+/// Why `name` cannot be a node name, if it cannot: VyOS prints names bare, so a name must read
+/// back as one bare word in both forms.
+pub(crate) fn name_problem(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        Some("a node name cannot be empty")
+    } else if name
+        .chars()
+        .any(|c| vyos_quotes(c) || c == '"' || c == '\'')
+    {
+        Some("a node name cannot hold blanks, quotes or any of * } { ;")
+    } else if name.starts_with(['+', '-', '>']) {
+        Some("a node name cannot start with +, - or > (VyOS's marks of uncommitted changes)")
+    } else if name.starts_with("//") || name.starts_with("/*") {
+        Some("a node name cannot start like a comment")
+    } else {
+        None
+    }
+}
+
+/// Why `text` cannot be a comment, if it cannot.
+pub(crate) fn comment_problem(text: &str) -> Option<&'static str> {
+    if text.contains("*/") {
+        Some("a comment cannot hold */")
+    } else if set_quote(text).is_none() || text.contains('\n') {
+        Some("a comment must fit in one quoted word of a `comment` command")
+    } else {
+        None
+    }
+}
+
+/// Whether a value is written in quotes in `config.boot`: as VyOS does, plus a value that starts
+/// with a quote (which would otherwise read back as a quoted string).
+pub(crate) fn boot_needs_quotes(value: &str) -> bool {
+    value.is_empty() || value.chars().any(vyos_quotes) || value.starts_with(['"', '\''])
+}
+
+/// A value or tag value as `config.boot` writes it.
+pub(crate) fn boot_value(value: &str) -> String {
+    if boot_needs_quotes(value) {
+        format!("\"{value}\"")
+    } else {
+        value.to_owned()
+    }
+}
+
+/// The quote that encloses `value` in a `set` command so that it reads back: `'` (VyOS's
+/// choice) unless the value holds a `'` followed by a blank or at its end, then `"` under the same
+/// condition; `None` when neither can.
+fn set_quote(value: &str) -> Option<char> {
+    let fits = |q: char| {
+        let b = value.as_bytes();
+        !b.iter()
+            .enumerate()
+            .any(|(i, &x)| x == q as u8 && (i + 1 == b.len() || is_blank(b[i + 1])))
+    };
+    if fits('\'') {
+        Some('\'')
+    } else if fits('"') {
+        Some('"')
+    } else {
+        None
+    }
+}
+
+/// A value in a `set` command: always quoted, as VyOS's `show configuration commands` does.
+/// Values were checked with [`value_problem`] when they entered the tree.
+pub(crate) fn set_value(value: &str) -> String {
+    let q = set_quote(value).unwrap_or('\'');
+    format!("{q}{value}{q}")
+}
+
+/// A path word in a `set` command: bare when `config.boot` would write it bare, quoted otherwise.
+pub(crate) fn set_word(word: &str) -> String {
+    if boot_needs_quotes(word) {
+        set_value(word)
+    } else {
+        word.to_owned()
     }
 }

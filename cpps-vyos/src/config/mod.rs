@@ -6,6 +6,7 @@ mod diff;
 pub mod hints;
 mod lex;
 pub mod redact;
+pub mod secrets;
 mod set;
 mod tree;
 pub mod views;
@@ -33,9 +34,26 @@ impl ConfigTree {
         set::parse_tree(src)
     }
 
-    /// The tree in VyOS's `config.boot` form, footer included.
+    /// The tree in VyOS's `config.boot` form, footer included: what `showConfig` prints and
+    /// `save` writes, so a tree read from the router's text renders back to that text.
     pub fn to_boot_string(&self) -> String {
         boot::render(self)
+    }
+
+    /// The tree as `/retrieve` `showConfig` answers it inside the API's configuration session
+    /// with nothing uncommitted: the `config.boot` form without footer, each line after a blank
+    /// column (vyatta-cfg `src/cnode/cnode-algorithm.cpp` compares the active and the working
+    /// configuration and prints `PFX_DIFF_NONE`, a blank, before every unchanged line).
+    pub fn to_show_config_string(&self) -> String {
+        let mut without_footer = self.clone();
+        without_footer.footer = None;
+        let mut out = String::new();
+        for line in boot::render(&without_footer).lines() {
+            out.push(' ');
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
     }
 }
 

@@ -1,45 +1,26 @@
-//! Removing secrets from a configuration before it is logged or stored.
-//!
-//! What counts as a secret comes from VyOS's own test configurations (see the fixtures' README):
-//! WireGuard private and preshared keys, HTTPS API keys, password hashes and plaintext passwords of
-//! users, VRRP, PPPoE, OpenVPN, BGP, dynamic DNS and RADIUS passwords or secrets, IPsec pre-shared
-//! secrets, OSPF MD5 keys, SNMPv3 keys and SNMP community names.
+//! Removing secrets from a configuration before it is logged or stored. What counts as a secret
+//! is [`crate::config::secrets`]: the same list that `Debug` of a tree or a command uses.
 
+use crate::config::secrets::{classify, redact_value};
 use crate::config::tree::{Branch, ConfigTree, Node, Tag};
 
-/// What a redacted value becomes.
-pub const REDACTED: &str = "<redacted>";
+pub use crate::config::secrets::{REDACTED, is_secret_path};
 
-/// Leaf names whose values are secrets.
-const SECRET_LEAVES: &[&str] = &[
-    "cak",
-    "encrypted-key",
-    "encrypted-password",
-    "key",
-    "md5-key",
-    "passphrase",
-    "password",
-    "plaintext-password",
-    "pre-shared-secret",
-    "preshared-key",
-    "private-key",
-    "secret",
-    "secret-key",
-];
-
-/// Whether a leaf with this name holds a secret (wherever it is; see [`ConfigTree::redact`] for the
-/// exceptions that depend on the place).
+/// Whether a leaf with this name holds a secret wherever it is (the path-dependent rules need
+/// the whole path: [`is_secret_path`]).
 pub fn is_secret_leaf(name: &str) -> bool {
-    SECRET_LEAVES.contains(&name)
+    is_secret_path(&[name])
 }
 
 impl ConfigTree {
-    /// Replaces every secret value with [`REDACTED`], and every SNMP community name (the community
-    /// string is the secret) with `redacted-1`, `redacted-2`, ….  A `key` below `public-keys` (an SSH
-    /// public key) is left alone. An empty value (`plaintext-password ""`) stays empty, so a redacted
-    /// configuration still shows that no password is set.
+    /// Replaces every secret value (see [`crate::config::secrets`]) with [`REDACTED`] (the
+    /// password of a commit-archive URL only), and every SNMP community name (the community
+    /// string is the secret) with `redacted-1`, `redacted-2`, …. Public keys are left alone. An
+    /// empty value (`plaintext-password ""`) stays empty, so a redacted configuration still shows
+    /// that no password is set.
     pub fn redact(&mut self) {
-        redact_branch(&mut self.root, "");
+        let mut path = Vec::new();
+        redact_branch(&mut self.root, &mut path);
         if let Some(Node::Branch(snmp)) = self.root.children.get_mut("service").and_then(|n| {
             if let Node::Branch(b) = n {
                 b.children.get_mut("snmp")
@@ -64,25 +45,28 @@ impl ConfigTree {
     }
 }
 
-fn redact_branch(b: &mut Branch, parent: &str) {
+fn redact_branch(b: &mut Branch, path: &mut Vec<String>) {
     for (name, node) in &mut b.children {
+        path.push(name.clone());
         match node {
             Node::Leaf(leaf) => {
-                if is_secret_leaf(name) && !(name == "key" && parent == "public-keys") {
+                if let Some(kind) = classify(path) {
                     for v in &mut leaf.values {
-                        if !v.is_empty() {
-                            REDACTED.clone_into(v);
-                        }
+                        *v = redact_value(kind, v);
                     }
-                    leaf.values.dedup();
+                    let mut seen = std::collections::HashSet::new();
+                    leaf.values.retain(|v| seen.insert(v.clone()));
                 }
             }
-            Node::Branch(inner) => redact_branch(inner, name),
+            Node::Branch(inner) => redact_branch(inner, path),
             Node::Tag(t) => {
-                for entry in t.entries.values_mut() {
-                    redact_branch(entry, name);
+                for (entry_name, entry) in &mut t.entries {
+                    path.push(entry_name.clone());
+                    redact_branch(entry, path);
+                    path.pop();
                 }
             }
         }
+        path.pop();
     }
 }

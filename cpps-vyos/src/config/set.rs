@@ -1,16 +1,21 @@
 //! The `set` command form: VyOS's `show configuration commands` rendering, and reading it back.
 //!
-//! Rendering follows VyOS's `Config_tree.Renderer.render_commands`: one `set` line per value, the value
-//! in single quotes, a valueless leaf or an empty node as a bare path, `comment PATH 'text'` after a
-//! commented node. Reading accepts `set`, `delete` and `comment` lines; a quoted last word is the value.
+//! Rendering follows VyOS's `show configuration commands`: one `set` line per value, the value in
+//! single quotes (in double quotes when it holds a `'` that would end it), a valueless leaf or an
+//! empty node as a bare path, a path word quoted where `config.boot` quotes it (see
+//! [`crate::config::lex`]), `comment PATH 'text'` after a commented node. Reading accepts `set`,
+//! `delete` and `comment` lines; a quoted last word is the value; nothing is unescaped. A node
+//! name, value or comment that one of the two text forms cannot carry is refused with
+//! [`Error::Unrepresentable`], so every tree this reader accepts renders to text that reads back.
 //! The text form does not say which words are tag nodes: see [`crate::config::hints`].
 
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use indexmap::IndexMap;
 
 use crate::config::hints;
-use crate::config::lex::{Tok, Token, escape, tokenize, word};
+use crate::config::lex::{Tok, Token, set_value, set_word, tokenize};
 use crate::config::tree::{ConfigTree, Node, StepKind};
 use crate::error::{Error, ParseError, ParseErrorKind};
 
@@ -37,7 +42,7 @@ impl Op {
 }
 
 /// One configuration command. Its `Debug` hides the value of a secret leaf (see
-/// [`crate::config::redact::is_secret_leaf`]); its `Display` is the VyOS text, value included.
+/// [`crate::config::secrets::is_secret_path`]); its `Display` is the VyOS text, value included.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Command {
     /// set, delete or comment.
@@ -117,11 +122,7 @@ impl Command {
 
 impl fmt::Debug for Command {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let secret = self.op != Op::Comment
-            && self
-                .path
-                .last()
-                .is_some_and(|w| crate::config::redact::is_secret_leaf(w));
+        let secret = self.op != Op::Comment && crate::config::secrets::is_secret_path(&self.path);
         let value = match &self.value {
             Some(_) if secret => Some("<redacted>"),
             v => v.as_deref(),
@@ -140,10 +141,10 @@ impl fmt::Display for Command {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.op.as_str())?;
         for w in &self.path {
-            write!(f, " {}", word(w, '\''))?;
+            write!(f, " {}", set_word(w))?;
         }
         if let Some(v) = &self.value {
-            write!(f, " {}", escape(v, '\''))?;
+            write!(f, " {}", set_value(v))?;
         }
         Ok(())
     }
@@ -335,16 +336,38 @@ pub(crate) fn parse_commands(src: &str) -> Result<Vec<Command>, ParseError> {
 }
 
 /// Reads `set` commands into a tree: each command is applied in turn to an empty tree.
+///
+/// A `set` of a value that the leaf already has is a no-op; to stay linear for a leaf with many
+/// values, the values seen per leaf are kept in a set while the tree is read (forgotten at the
+/// first `delete` or `comment`, which are rare in this form).
 pub(crate) fn parse_tree(src: &str) -> Result<ConfigTree, ParseError> {
     let mut tree = ConfigTree::new();
+    let mut seen: HashMap<Vec<String>, HashSet<String>> = HashMap::new();
     for (idx, line) in src.lines().enumerate() {
         let cmds = parse_commands(line).map_err(|e| ParseError { line: idx + 1, ..e })?;
         for c in &cmds {
-            tree.apply(c).map_err(|e| ParseError {
+            let err = |e: Error| ParseError {
                 line: idx + 1,
                 column: line.len() - line.trim_start().len() + 1,
                 kind: ParseErrorKind::Apply(e.to_string()),
-            })?;
+            };
+            match (c.op, &c.value) {
+                (Op::Set, Some(v)) => {
+                    let values = seen.entry(c.path.clone()).or_default();
+                    if values.contains(v) {
+                        continue;
+                    }
+                    tree.set_path_unchecked(&c.path, &c.kinds, Some(v))
+                        .map_err(err)?;
+                    values.insert(v.clone());
+                }
+                _ => {
+                    if c.op != Op::Set {
+                        seen.clear();
+                    }
+                    tree.apply(c).map_err(err)?;
+                }
+            }
         }
     }
     Ok(tree)

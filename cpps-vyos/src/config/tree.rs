@@ -9,7 +9,8 @@ use std::fmt;
 
 use indexmap::IndexMap;
 
-use crate::config::redact::is_secret_leaf;
+use crate::config::lex::{comment_problem, name_problem, value_problem};
+use crate::config::secrets::is_secret_path;
 use crate::error::Error as ApplyError;
 
 /// A whole configuration: the top-level nodes and the version footer.
@@ -52,7 +53,8 @@ pub struct Branch {
 }
 
 /// A tag node: its entries by tag value. A tag node itself carries no comment (VyOS renders the
-/// comment of each entry, never one of the tag node).
+/// comment of each entry, never one of the tag node). Its `Debug` shows the entries as branches,
+/// secrets redacted.
 #[derive(Clone, PartialEq, Eq, Default, Debug)]
 pub struct Tag {
     /// The entries by tag value, in file order.
@@ -109,18 +111,58 @@ impl fmt::Debug for Leaf {
 }
 
 impl fmt::Debug for Branch {
+    // Secret leaves are judged by their path from this node (see `secrets::classify`): the same
+    // rules and exceptions as `ConfigTree::redact`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        struct Children<'a>(&'a IndexMap<String, Node>);
+        fmt::Debug::fmt(
+            &BranchDebug {
+                branch: self,
+                path: Vec::new(),
+            },
+            f,
+        )
+    }
+}
+
+/// A branch shown with the path above it, so that secret leaves are recognised by place.
+struct BranchDebug<'a> {
+    branch: &'a Branch,
+    path: Vec<&'a str>,
+}
+
+impl fmt::Debug for BranchDebug<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Children<'a>(&'a BranchDebug<'a>);
         impl fmt::Debug for Children<'_> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 let mut m = f.debug_map();
-                for (name, node) in self.0 {
+                for (name, node) in &self.0.branch.children {
+                    let mut path = self.0.path.clone();
+                    path.push(name);
                     match node {
-                        Node::Leaf(leaf) if is_secret_leaf(name) && !leaf.values.is_empty() => {
+                        Node::Leaf(leaf) if is_secret_path(&path) && !leaf.values.is_empty() => {
                             m.entry(name, &"<redacted>");
                         }
-                        _ => {
-                            m.entry(name, node);
+                        Node::Leaf(leaf) => {
+                            m.entry(name, leaf);
+                        }
+                        Node::Branch(b) => {
+                            m.entry(name, &BranchDebug { branch: b, path });
+                        }
+                        Node::Tag(t) => {
+                            struct Entries<'a>(&'a Tag, Vec<&'a str>);
+                            impl fmt::Debug for Entries<'_> {
+                                fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                                    let mut m = f.debug_map();
+                                    for (entry, b) in &self.0.entries {
+                                        let mut path = self.1.clone();
+                                        path.push(entry);
+                                        m.entry(entry, &BranchDebug { branch: b, path });
+                                    }
+                                    m.finish()
+                                }
+                            }
+                            m.entry(name, &Entries(t, path));
                         }
                     }
                 }
@@ -128,8 +170,8 @@ impl fmt::Debug for Branch {
             }
         }
         f.debug_struct("Branch")
-            .field("comment", &self.comment)
-            .field("children", &Children(&self.children))
+            .field("comment", &self.branch.comment)
+            .field("children", &Children(self))
             .finish()
     }
 }
@@ -234,8 +276,34 @@ impl ConfigTree {
         kinds: &[StepKind],
         value: Option<&str>,
     ) -> Result<(), ApplyError> {
+        self.set_path_checked(path, kinds, value, true)
+    }
+
+    /// [`ConfigTree::set_path`] without looking for `value` among the leaf's values: the caller
+    /// knows it is not there (the `set` reader, which keeps the values it has seen).
+    pub(crate) fn set_path_unchecked(
+        &mut self,
+        path: &[String],
+        kinds: &[StepKind],
+        value: Option<&str>,
+    ) -> Result<(), ApplyError> {
+        self.set_path_checked(path, kinds, value, false)
+    }
+
+    fn set_path_checked(
+        &mut self,
+        path: &[String],
+        kinds: &[StepKind],
+        value: Option<&str>,
+        look_for_value: bool,
+    ) -> Result<(), ApplyError> {
         if path.is_empty() {
             return Err(ApplyError::EmptyPath);
+        }
+        if let Some(v) = value
+            && let Some(reason) = value_problem(v)
+        {
+            return Err(unrepresentable(path, "value", v, reason));
         }
         enum Cur<'a> {
             Branch(&'a mut Branch),
@@ -253,10 +321,18 @@ impl ConfigTree {
                             path: path.join(" "),
                         });
                     }
+                    if !t.entries.contains_key(word)
+                        && let Some(reason) = value_problem(word)
+                    {
+                        return Err(unrepresentable(&path[..=i], "tag value", word, reason));
+                    }
                     Cur::Branch(t.entries.entry(word.clone()).or_default())
                 }
                 Cur::Branch(b) => {
                     if !b.children.contains_key(word) {
+                        if let Some(reason) = name_problem(word) {
+                            return Err(unrepresentable(&path[..=i], "node name", word, reason));
+                        }
                         let node = if is_last {
                             match (value, kind) {
                                 (Some(_), _) | (None, StepKind::Leaf) => {
@@ -282,7 +358,7 @@ impl ConfigTree {
                                 });
                             }
                             if let Some(v) = value
-                                && !leaf.values.iter().any(|x| x == v)
+                                && (!look_for_value || !leaf.values.iter().any(|x| x == v))
                             {
                                 leaf.values.push(v.to_owned());
                             }
@@ -382,6 +458,11 @@ impl ConfigTree {
         if path.is_empty() {
             return Err(ApplyError::EmptyPath);
         }
+        // Stored trimmed, as `config.boot` reads it back.
+        let comment = comment.trim();
+        if let Some(reason) = comment_problem(comment) {
+            return Err(unrepresentable(path, "comment", comment, reason));
+        }
         let comment = if comment.is_empty() {
             None
         } else {
@@ -423,5 +504,25 @@ impl ConfigTree {
             }
         }
         Ok(())
+    }
+}
+
+/// The error for text that the VyOS text forms cannot carry; a secret leaf's value is not shown.
+fn unrepresentable(
+    path: &[String],
+    what: &'static str,
+    text: &str,
+    reason: &'static str,
+) -> ApplyError {
+    let text = if what == "value" && is_secret_path(path) {
+        crate::config::secrets::REDACTED.to_owned()
+    } else {
+        text.to_owned()
+    };
+    ApplyError::Unrepresentable {
+        path: path.join(" "),
+        what,
+        text,
+        reason,
     }
 }

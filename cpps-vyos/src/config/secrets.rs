@@ -1,0 +1,180 @@
+//! Which leaves of a VyOS configuration hold secrets: the one list that `Debug` of a tree or a
+//! command, [`crate::ConfigTree::redact`] (and so `vyos-backup --redact`), and every other
+//! consumer of this crate use.
+//!
+//! The list comes from vyos-1x `interface-definitions/` (branch `current`): every `leafNode` whose
+//! value is a credential. By name, anywhere: `password`, `plaintext-password`,
+//! `encrypted-password` (login users, VRRP, PPPoE, BGP/LDP/RIP neighbours, dynamic DNS, web
+//! proxy, telegraf, accel-ppp local users: `include/generic-password.xml.i`,
+//! `include/bgp/neighbor-password.xml.i`, `include/auth-local-users.xml.i`, …), `passphrase`
+//! (`include/pki/private-key.xml.i`, wireless), `pre-shared-secret`
+//! (`include/ipsec/authentication-pre-shared-secret.xml.i`), `secret` (IPsec PSKs, `vpn_ipsec.xml.in`;
+//! stunnel PSKs), `preshared-key` and `private-key` (WireGuard), `md5-key` (OSPF), `cak` (MACsec,
+//! `interfaces_macsec.xml.in`), `shared-secret` (`vpn l2tp remote-access lns shared-secret`,
+//! `vpn_l2tp.xml.in`), `token` and `client-secret` (`service_monitoring_telegraf.xml.in`), and
+//! `key`: RADIUS/TACACS server keys (`include/radius-server-key.xml.i`), HTTPS API keys, PKI
+//! private keys (`include/pki/cli-private-key-base64.xml.i`), OpenVPN shared secrets
+//! (`pki openvpn shared-secret NAME key`), OTP keys.
+//!
+//! By place: `service snmp trap-target ADDRESS community` (`service_snmp.xml.in`), the names of
+//! `service snmp community NAME` (the name is the community string; see
+//! [`crate::ConfigTree::redact`]), and the password in the URL of
+//! `system config-management commit-archive location` (`system_config-management.xml.in`:
+//! `scp://user:password@host/dir`).
+//!
+//! Public keys are not secrets: `key` below `public-keys NAME` (SSH, `include/pki/openssh-key.xml.i`)
+//! and below `public` (`pki key-pair NAME public key`, `include/pki/cli-public-key-base64.xml.i`),
+//! and `public-key` (WireGuard) are left alone. Names that only refer to a secret stored elsewhere
+//! (`crypt-key`, `auth-key`, `shared-secret-key` of OpenVPN, `local-key`/`remote-key` of IPsec)
+//! are not secrets either.
+
+/// Leaf names whose values are secrets wherever they are (see the module documentation for the
+/// exceptions of `key`). `encrypted-key` is the SNMPv3 key of VyOS 1.2/1.3 configurations
+/// (`service snmp v3 user NAME auth encrypted-key`), renamed `encrypted-password` since.
+pub const SECRET_LEAVES: &[&str] = &[
+    "cak",
+    "client-secret",
+    "encrypted-key",
+    "encrypted-password",
+    "key",
+    "md5-key",
+    "passphrase",
+    "password",
+    "plaintext-password",
+    "pre-shared-secret",
+    "preshared-key",
+    "private-key",
+    "secret",
+    "shared-secret",
+    "token",
+];
+
+/// How a secret leaf is redacted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SecretKind {
+    /// The whole value is the secret.
+    Value,
+    /// The value is a URL whose password (`user:password@`) is the secret.
+    UrlPassword,
+}
+
+/// What a redacted value becomes.
+pub const REDACTED: &str = "<redacted>";
+
+/// Whether the leaf at `path` (its words from the root, or from any node above it, tag values
+/// included; the last word is the leaf's name) holds a secret, and how it is redacted.
+///
+/// A path that starts below the root is judged on what it shows, so the exceptions that need
+/// the words above (`public-keys NAME key`) may not apply: the answer then errs on the side of
+/// secrecy.
+pub fn classify<S: AsRef<str>>(path: &[S]) -> Option<SecretKind> {
+    let word = |back: usize| -> Option<&str> {
+        path.len().checked_sub(back + 1).map(|i| path[i].as_ref())
+    };
+    let name = word(0)?;
+    match name {
+        "key" => {
+            // `public-keys NAME key` (SSH) and `public key` (PKI key pairs) are public.
+            if word(2) == Some("public-keys") || word(1) == Some("public") {
+                None
+            } else {
+                Some(SecretKind::Value)
+            }
+        }
+        "community" if word(2) == Some("trap-target") => Some(SecretKind::Value),
+        "location" if word(1) == Some("commit-archive") => Some(SecretKind::UrlPassword),
+        _ if SECRET_LEAVES.contains(&name) => Some(SecretKind::Value),
+        _ => None,
+    }
+}
+
+/// Whether the leaf at `path` holds a secret; see [`classify`].
+pub fn is_secret_path<S: AsRef<str>>(path: &[S]) -> bool {
+    classify(path).is_some()
+}
+
+/// The value with its secret part replaced by [`REDACTED`]; an empty value stays empty (so a
+/// redacted configuration still shows that no password is set).
+pub fn redact_value(kind: SecretKind, value: &str) -> String {
+    if value.is_empty() {
+        return String::new();
+    }
+    match kind {
+        SecretKind::Value => REDACTED.to_owned(),
+        SecretKind::UrlPassword => redact_url_password(value),
+    }
+}
+
+/// `scheme://user:password@host/…` with the password replaced; other values unchanged.
+fn redact_url_password(url: &str) -> String {
+    let Some(scheme_end) = url.find("://") else {
+        return url.to_owned();
+    };
+    let rest = &url[scheme_end + 3..];
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let authority = &rest[..authority_end];
+    let Some(at) = authority.rfind('@') else {
+        return url.to_owned();
+    };
+    let userinfo = &authority[..at];
+    let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
+    if !userinfo.contains(':') {
+        return url.to_owned();
+    }
+    format!("{}{user}:{REDACTED}{}", &url[..scheme_end + 3], &rest[at..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn public_keys_are_not_secrets_private_ones_are() {
+        assert_eq!(
+            classify(&[
+                "system",
+                "login",
+                "user",
+                "vyos",
+                "authentication",
+                "public-keys",
+                "me@laptop",
+                "key"
+            ]),
+            None
+        );
+        assert_eq!(classify(&["pki", "key-pair", "kp", "public", "key"]), None);
+        assert_eq!(
+            classify(&["pki", "key-pair", "kp", "private", "key"]),
+            Some(SecretKind::Value)
+        );
+        assert_eq!(
+            classify(&["interfaces", "wireguard", "wg0", "public-key"]),
+            None
+        );
+        assert_eq!(
+            classify(&["service", "snmp", "trap-target", "192.0.2.9", "community"]),
+            Some(SecretKind::Value)
+        );
+    }
+
+    #[test]
+    fn commit_archive_urls_lose_only_their_password() {
+        assert_eq!(
+            redact_value(
+                SecretKind::UrlPassword,
+                "scp://backup:Hunter2@192.0.2.5:/srv/cfg"
+            ),
+            "scp://backup:<redacted>@192.0.2.5:/srv/cfg"
+        );
+        assert_eq!(
+            redact_value(SecretKind::UrlPassword, "tftp://192.0.2.5/cfg"),
+            "tftp://192.0.2.5/cfg"
+        );
+        assert_eq!(
+            redact_value(SecretKind::UrlPassword, "ftp://user@host/x"),
+            "ftp://user@host/x"
+        );
+    }
+}
