@@ -1,33 +1,76 @@
 //! The controller list, the client builder and the client with its fail-over.
 
-use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use cpps_http::env::Lookup;
 use cpps_http::{
-    ClientIdentity, HttpClient, Request, Response, RetryPolicy, SecretString, TlsMode, Url,
+    ClientIdentity, Delivery, HttpClient, Request, Response, RetryPolicy, SecretString, TlsMode,
+    TlsVars, Url,
 };
 use serde::de::DeserializeOwned;
 
 use crate::auth::Credentials;
+use crate::envelope::{LinstorEnvelope, decode_write};
 use crate::error::Error;
 use crate::plan::Plan;
-use crate::types::rc::{ApiCallRcList, decode_error_body};
+use crate::types::rc::ApiCallRcList;
 
 /// The controller's plain HTTP port.
 pub const DEFAULT_HTTP_PORT: u16 = 3370;
 /// The controller's HTTPS port.
 pub const DEFAULT_HTTPS_PORT: u16 = 3371;
 
+/// The environment variables [`ClientBuilder::from_env`] reads, as golinstor names them
+/// (`client/client.go`: `ControllerUrlEnv`, `UsernameEnv`, …).
+pub mod env_vars {
+    /// Comma-separated controllers (default `localhost`).
+    pub const CONTROLLERS: &str = "LS_CONTROLLERS";
+    /// User name for HTTP Basic authentication.
+    pub const USERNAME: &str = "LS_USERNAME";
+    /// Password for HTTP Basic authentication.
+    pub const PASSWORD: &str = "LS_PASSWORD";
+    /// Path of a file holding the bearer token (raw, or JSON `{"token": "…"}`).
+    pub const BEARER_TOKEN_FILE: &str = "LS_BEARER_TOKEN_FILE";
+    /// The CA certificates of the controllers' HTTPS, as PEM text.
+    pub const ROOT_CA: &str = "LS_ROOT_CA";
+    /// The path of a PEM file with the CA certificates.
+    pub const ROOT_CA_FILE: &str = "LS_ROOT_CA_FILE";
+    /// The client certificate, as PEM text.
+    pub const USER_CERTIFICATE: &str = "LS_USER_CERTIFICATE";
+    /// The path of the client certificate's PEM file.
+    pub const USER_CERTIFICATE_FILE: &str = "LS_USER_CERTIFICATE_FILE";
+    /// The client certificate's private key, as PEM text.
+    pub const USER_KEY: &str = "LS_USER_KEY";
+    /// The path of the private key's PEM file.
+    pub const USER_KEY_FILE: &str = "LS_USER_KEY_FILE";
+    /// The variables whose presence makes entries without a scheme use https (golinstor's
+    /// `defaultScheme`).
+    pub const TLS: [&str; 6] = [
+        ROOT_CA,
+        ROOT_CA_FILE,
+        USER_CERTIFICATE,
+        USER_CERTIFICATE_FILE,
+        USER_KEY,
+        USER_KEY_FILE,
+    ];
+}
+
 /// The LINSTOR controllers to talk to, in order of preference.
 ///
-/// Parsed like golinstor and python-linstor parse `LS_CONTROLLERS`: a comma-separated list whose
-/// entries are `host`, `host:port`, `[v6]:port`, or a URL with scheme `http`, `https`, `linstor`
-/// (= `http`) or `linstor+ssl` (= `https`). Without a port, `http` uses 3370 and `https` 3371;
-/// without a scheme, `http` is used unless TLS material was configured (golinstor switches to
-/// `https` when `LS_ROOT_CA` or a client certificate is set). More than one `://` or more than one
-/// port is an error, as in golinstor.
+/// Parsed like `LS_CONTROLLERS` (golinstor `client/client.go` `parseBaseURL`, python-linstor
+/// `linstor/linstorapi.py` `controller_uri_list`): a comma-separated list whose empty entries are
+/// skipped and whose entries are `host`, `host:port`, `[v6]:port`, or a URL with scheme `http`,
+/// `https`, `linstor` (= `http`) or `linstor+ssl` (= `https`). Without a port, `http` uses 3370
+/// and `https` 3371; without a scheme, `http` is used unless TLS material was configured.
+///
+/// What golinstor's URL parser (Go's `net/url`) refuses is refused here too, naming the entry:
+/// more than one `://`, an unknown scheme, a port that is not a number, and a host holding a
+/// character that cannot be in a host name (a backslash, a space, a control character). A path
+/// other than `/`, a query, a fragment or a user name is refused as well: golinstor would drop
+/// or misuse them silently.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ControllerList(Vec<Url>);
 
@@ -60,11 +103,25 @@ impl ControllerList {
     }
 }
 
+/// Whether `c` may appear in a host name as Go's `net/url` accepts it (`shouldEscape` in
+/// `encodeHost` mode): letters, digits and `-._~`; `%` starts an escape. The sub-delimiters Go
+/// also lets through (`!$&'()*+,;=<>"`) can be in no resolvable host name and are refused.
+fn is_host_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~' | '%')
+}
+
 fn parse_controller(entry: &str, default_https: bool) -> Result<Url, Error> {
     let fail = |reason: &str| Error::InvalidController {
         entry: entry.to_owned(),
         reason: reason.to_owned(),
     };
+    if let Some(c) = entry.chars().find(|c| c.is_control()) {
+        // Go's `net/url`: "invalid control character in URL".
+        return Err(fail(&format!(
+            "control character {:?} in the entry",
+            c.escape_default().to_string()
+        )));
+    }
     let parts: Vec<&str> = entry.split("://").collect();
     let (scheme, rest) = match parts.as_slice() {
         [rest] => (if default_https { "https" } else { "http" }, *rest),
@@ -92,6 +149,9 @@ fn parse_controller(entry: &str, default_https: bool) -> Result<Url, Error> {
         let (v6, tail) = after_bracket
             .split_once(']')
             .ok_or_else(|| fail("unterminated IPv6 address"))?;
+        if v6.parse::<std::net::Ipv6Addr>().is_err() {
+            return Err(fail(&format!("`[{v6}]` is not an IPv6 address")));
+        }
         let port = match tail {
             "" => None,
             tail => Some(
@@ -107,142 +167,179 @@ fn parse_controller(entry: &str, default_https: bool) -> Result<Url, Error> {
         if pieces.next().is_some() {
             return Err(fail("more than one port"));
         }
+        if let Some(bad) = host.chars().find(|c| !is_host_char(*c)) {
+            // Go's `net/url` refuses these with "invalid character … in host name"; the WHATWG
+            // parser of the `url` crate would instead read a backslash as a path separator and
+            // build `http://pve-ippri-11/:3370/` out of `pve-ippri-11\`.
+            return Err(fail(&format!("invalid character `{bad}` in the host name")));
+        }
         (host, port)
     };
-    if host.is_empty() || host == "[]" {
+    if host.is_empty() {
         return Err(fail("no host"));
     }
     let port: u16 = match port {
-        None => {
+        // Go's `validOptionalPort` accepts an empty port (`host:`); golinstor then adds the
+        // default one.
+        None | Some("") => {
             if scheme == "https" {
                 DEFAULT_HTTPS_PORT
             } else {
                 DEFAULT_HTTP_PORT
             }
         }
-        Some(port) => port
-            .parse()
-            .ok()
-            .filter(|p| *p != 0)
-            .ok_or_else(|| fail("the port is not a number from 1 to 65535"))?,
+        Some(port) => port.parse().ok().filter(|p| *p != 0).ok_or_else(|| {
+            fail(&format!(
+                "the port `{port}` is not a number from 1 to 65535"
+            ))
+        })?,
     };
-    format!("{scheme}://{host}:{port}/")
-        .parse::<Url>()
-        .map_err(|e| fail(&format!("not a valid host: {e}")))
+    let url: Url = format!("{scheme}://{host}:{port}/")
+        .parse()
+        .map_err(|e| fail(&format!("not a valid host: {e}")))?;
+    if url.host_str().is_none() || url.path() != "/" {
+        return Err(fail("not a valid host"));
+    }
+    Ok(url)
+}
+
+#[derive(Debug, Clone)]
+enum Controllers {
+    Text(String),
+    List(ControllerList),
 }
 
 /// Configures and builds a [`Client`].
+///
+/// The transport settings (`tls`, `client_identity`, `connect_timeout`, `request_timeout`,
+/// `deadline`, `max_response_bytes`, `retry`, `user_agent`, pool settings, `http_settings`) are
+/// the ones of every cpps client. LINSTOR's defaults: connect 5 s, one attempt 30 s, one call on
+/// one controller 60 s, two attempts per controller (fail-over to the next controller is the main
+/// retry).
+#[derive(Debug)]
 #[must_use]
 pub struct ClientBuilder {
-    controllers: Option<ControllerList>,
-    controllers_text: Option<String>,
+    http: cpps_http::ClientBuilder,
+    controllers: Controllers,
+    default_https: bool,
     credentials: Credentials,
-    tls: Option<TlsMode>,
-    identity: Option<ClientIdentity>,
-    connect_timeout: Duration,
-    request_timeout: Duration,
-    deadline: Duration,
-    retry: Option<RetryPolicy>,
-    user_agent: Option<String>,
-}
-
-impl fmt::Debug for ClientBuilder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ClientBuilder")
-            .field("controllers", &self.controllers)
-            .field("controllers_text", &self.controllers_text)
-            .field("credentials", &self.credentials)
-            .field("tls", &self.tls)
-            .field("identity", &self.identity)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("request_timeout", &self.request_timeout)
-            .field("deadline", &self.deadline)
-            .field("retry", &self.retry)
-            .finish()
-    }
 }
 
 impl ClientBuilder {
-    fn empty() -> Self {
+    cpps_http::forward_http_settings!();
+
+    fn new(controllers: Controllers) -> Self {
         ClientBuilder {
-            controllers: None,
-            controllers_text: None,
+            http: cpps_http::ClientBuilder::default()
+                .connect_timeout(Duration::from_secs(5))
+                .request_timeout(Duration::from_secs(30))
+                .deadline(Duration::from_secs(60))
+                .retry(RetryPolicy {
+                    max_attempts: 2,
+                    initial_backoff: Duration::from_millis(100),
+                    max_backoff: Duration::from_secs(2),
+                }),
+            controllers,
+            default_https: false,
             credentials: Credentials::None,
-            tls: None,
-            identity: None,
-            connect_timeout: Duration::from_secs(5),
-            request_timeout: Duration::from_secs(30),
-            deadline: Duration::from_secs(60),
-            retry: None,
-            user_agent: None,
         }
     }
 
-    /// Reads the configuration golinstor reads: `LS_CONTROLLERS` (default `localhost`),
-    /// `LS_USERNAME` + `LS_PASSWORD` (Basic auth), `LS_BEARER_TOKEN`, `LS_ROOT_CA` (PEM text of
-    /// the CA), and `LS_USER_CERTIFICATE` + `LS_USER_KEY` (PEM text of a client certificate and
-    /// its key). With `LS_ROOT_CA` or a client certificate, entries without a scheme use https.
-    pub fn from_env() -> Result<Self, Error> {
-        let get = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        let mut builder = ClientBuilder::empty();
-        builder.controllers_text =
-            Some(get("LS_CONTROLLERS").unwrap_or_else(|| "localhost".to_owned()));
-        match (
-            get("LS_USERNAME"),
-            get("LS_PASSWORD"),
-            get("LS_BEARER_TOKEN"),
+    /// Reads the variables golinstor reads (`client/client.go`, `NewClient` and
+    /// `buildHttpClient`), through `lookup`:
+    ///
+    /// | variable | meaning |
+    /// | --- | --- |
+    /// | `LS_CONTROLLERS` | the controllers ([`ControllerList`]; default `localhost`) |
+    /// | `LS_USERNAME`, `LS_PASSWORD` | HTTP Basic authentication (sent when the user name is set) |
+    /// | `LS_BEARER_TOKEN_FILE` | a file holding a bearer token, raw or as JSON `{"token": …}`; it wins over Basic, as in golinstor |
+    /// | `LS_ROOT_CA` / `LS_ROOT_CA_FILE` | the CA certificates: PEM text / the path of a PEM file |
+    /// | `LS_USER_CERTIFICATE` / `LS_USER_CERTIFICATE_FILE` | the client certificate: PEM text / path |
+    /// | `LS_USER_KEY` / `LS_USER_KEY_FILE` | its private key: PEM text / path |
+    ///
+    /// The PEM variables hold the certificates themselves, the `_FILE` ones a path (golinstor
+    /// `buildHttpClient`). With any TLS variable set, entries of `LS_CONTROLLERS` without a
+    /// scheme use https (golinstor `defaultScheme`). A certificate without a key, or a key
+    /// without a certificate, is an error; so is setting both the text and the file form of one
+    /// thing (golinstor silently prefers the file): the error names both variables.
+    pub fn from_env(lookup: Lookup<'_>) -> Result<ClientBuilder, Error> {
+        use env_vars as v;
+        let get = |name: &str| cpps_http::env::get(lookup, name);
+        let default_https = v::TLS.iter().any(|name| get(name).is_some());
+        let mut builder = ClientBuilder::new(Controllers::Text(
+            get(v::CONTROLLERS).unwrap_or_else(|| "localhost".to_owned()),
+        ));
+        builder.default_https = default_https;
+        if let Some(path) = get(v::BEARER_TOKEN_FILE) {
+            builder.credentials = Credentials::bearer(token_from_file(&path)?);
+        } else if let Some(user) = get(v::USERNAME) {
+            let password = get(v::PASSWORD).unwrap_or_default();
+            builder.credentials = Credentials::basic(user, SecretString::from(password));
+        }
+        let tls_vars = TlsVars::new().ca_pem(v::ROOT_CA).ca_file(v::ROOT_CA_FILE);
+        if let Some(tls) = TlsMode::from_env(&tls_vars, lookup)? {
+            builder.http = builder.http.tls(tls);
+        }
+        let one_of = |pem: &'static str, file: &'static str| -> Result<Option<Vec<u8>>, Error> {
+            match (get(pem), get(file)) {
+                (Some(_), Some(_)) => Err(Error::InvalidArgument {
+                    name: pem,
+                    reason: format!("{pem} and {file} are both set; set only one"),
+                }),
+                (Some(text), None) => Ok(Some(text.into_bytes())),
+                (None, Some(path)) => {
+                    std::fs::read(&path)
+                        .map(Some)
+                        .map_err(|e| Error::InvalidArgument {
+                            name: file,
+                            reason: format!("cannot read {path}: {e}"),
+                        })
+                }
+                (None, None) => Ok(None),
+            }
+        };
+        // The pairing is checked before any file is read, as golinstor does.
+        let cert_set =
+            get(v::USER_CERTIFICATE).is_some() || get(v::USER_CERTIFICATE_FILE).is_some();
+        let key_set = get(v::USER_KEY).is_some() || get(v::USER_KEY_FILE).is_some();
+        if cert_set != key_set {
+            return Err(Error::InvalidArgument {
+                name: if cert_set {
+                    v::USER_KEY
+                } else {
+                    v::USER_CERTIFICATE
+                },
+                reason: "LS_USER_CERTIFICATE[_FILE] and LS_USER_KEY[_FILE]: set both or none"
+                    .to_owned(),
+            });
+        }
+        if let (Some(cert), Some(key)) = (
+            one_of(v::USER_CERTIFICATE, v::USER_CERTIFICATE_FILE)?,
+            one_of(v::USER_KEY, v::USER_KEY_FILE)?,
         ) {
-            (Some(_), _, Some(_)) => {
-                return Err(Error::InvalidArgument {
-                    name: "LS_BEARER_TOKEN",
-                    reason: "set either LS_USERNAME/LS_PASSWORD or LS_BEARER_TOKEN, not both"
-                        .to_owned(),
-                });
-            }
-            (Some(user), Some(password), None) => {
-                builder.credentials = Credentials::basic(user, SecretString::from(password));
-            }
-            (Some(_), None, None) => {
-                return Err(Error::InvalidArgument {
-                    name: "LS_PASSWORD",
-                    reason: "LS_USERNAME is set but LS_PASSWORD is not".to_owned(),
-                });
-            }
-            (None, _, Some(token)) => {
-                builder.credentials = Credentials::bearer(SecretString::from(token));
-            }
-            (None, _, None) => {}
-        }
-        if let Some(ca) = get("LS_ROOT_CA") {
-            builder.tls = Some(TlsMode::CaPem(ca.into_bytes()));
-        }
-        match (get("LS_USER_CERTIFICATE"), get("LS_USER_KEY")) {
-            (Some(cert), Some(key)) => {
-                builder.identity = Some(ClientIdentity::from_pem(cert, key));
-            }
-            (None, None) => {}
-            _ => {
-                return Err(Error::InvalidArgument {
-                    name: "LS_USER_CERTIFICATE",
-                    reason: "LS_USER_CERTIFICATE and LS_USER_KEY must be set together".to_owned(),
-                });
-            }
+            builder.http = builder
+                .http
+                .client_identity(ClientIdentity::from_pem(cert, key));
         }
         Ok(builder)
     }
 
     /// The controllers, already parsed.
     pub fn controllers(mut self, controllers: ControllerList) -> Self {
-        self.controllers = Some(controllers);
-        self.controllers_text = None;
+        self.controllers = Controllers::List(controllers);
         self
     }
 
-    /// The controllers as an `LS_CONTROLLERS`-style list, parsed when the client is built (so
-    /// that the TLS settings can choose the default scheme).
+    /// The controllers as an `LS_CONTROLLERS`-style list, parsed when the client is built.
     pub fn controllers_text(mut self, list: impl Into<String>) -> Self {
-        self.controllers_text = Some(list.into());
-        self.controllers = None;
+        self.controllers = Controllers::Text(list.into());
+        self
+    }
+
+    /// Whether entries of a controllers text without a scheme use https (default: only when
+    /// [`from_env`](Self::from_env) saw a TLS variable, as golinstor does).
+    pub fn default_https(mut self, https: bool) -> Self {
+        self.default_https = https;
         self
     }
 
@@ -252,79 +349,16 @@ impl ClientBuilder {
         self
     }
 
-    /// How the controllers' certificates are verified (default: system roots).
-    pub fn tls(mut self, tls: TlsMode) -> Self {
-        self.tls = Some(tls);
-        self
-    }
-
-    /// A client certificate to present (LINSTOR's HTTPS with client authentication).
-    pub fn client_identity(mut self, identity: ClientIdentity) -> Self {
-        self.identity = Some(identity);
-        self
-    }
-
-    /// Time allowed to connect to one controller (default 5 s).
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
-        self
-    }
-
-    /// Time allowed for one attempt (default 30 s).
-    pub fn request_timeout(mut self, timeout: Duration) -> Self {
-        self.request_timeout = timeout;
-        self
-    }
-
-    /// Time allowed for one call on one controller, retries included (default 60 s).
-    pub fn deadline(mut self, deadline: Duration) -> Self {
-        self.deadline = deadline;
-        self
-    }
-
-    /// Retry policy for reads on one controller (default: two attempts, 100 ms to 2 s apart;
-    /// fail-over to the next controller is the main retry).
-    pub fn retry(mut self, retry: RetryPolicy) -> Self {
-        self.retry = Some(retry);
-        self
-    }
-
-    /// The `User-Agent` header.
-    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
-        self.user_agent = Some(user_agent.into());
-        self
-    }
-
     /// Builds the client: one connection pool per controller.
     pub fn build(self) -> Result<Client, Error> {
-        let tls_configured = self.tls.is_some() || self.identity.is_some();
-        let controllers = match (self.controllers, self.controllers_text) {
-            (Some(list), _) => list,
-            (None, Some(text)) => ControllerList::parse(&text, tls_configured)?,
-            (None, None) => ControllerList::parse("localhost", tls_configured)?,
+        let controllers = match self.controllers {
+            Controllers::List(list) => list,
+            Controllers::Text(text) => ControllerList::parse(&text, self.default_https)?,
         };
         let auth = self.credentials.to_auth();
         let mut endpoints = Vec::with_capacity(controllers.0.len());
         for url in controllers.0 {
-            let mut builder = HttpClient::builder(url.clone())
-                .connect_timeout(self.connect_timeout)
-                .request_timeout(self.request_timeout)
-                .deadline(self.deadline);
-            if let Some(tls) = &self.tls {
-                builder = builder.tls(tls.clone());
-            }
-            if let Some(identity) = &self.identity {
-                builder = builder.client_identity(identity.clone());
-            }
-            builder = builder.retry(self.retry.unwrap_or(RetryPolicy {
-                max_attempts: 2,
-                initial_backoff: Duration::from_millis(100),
-                max_backoff: Duration::from_secs(2),
-            }));
-            if let Some(agent) = &self.user_agent {
-                builder = builder.user_agent(agent.clone());
-            }
-            let mut http = builder.build()?;
+            let mut http = self.http.clone().base_url(url.clone()).build()?;
             if let Some(auth) = &auth {
                 http = http.with_auth(auth.clone());
             }
@@ -337,6 +371,21 @@ impl ClientBuilder {
             }),
         })
     }
+}
+
+/// Reads a bearer token file as golinstor's `tokenFromFile` does: the `token` member of a JSON
+/// object, or else the whole content, trimmed.
+fn token_from_file(path: &str) -> Result<SecretString, Error> {
+    let content = std::fs::read_to_string(path).map_err(|e| Error::InvalidArgument {
+        name: env_vars::BEARER_TOKEN_FILE,
+        reason: format!("cannot read {path}: {e}"),
+    })?;
+    if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(&content)
+        && let Some(serde_json::Value::String(token)) = map.get("token")
+    {
+        return Ok(SecretString::from(token.clone()));
+    }
+    Ok(SecretString::from(content.trim().to_owned()))
 }
 
 #[derive(Debug)]
@@ -353,10 +402,14 @@ struct Inner {
 
 /// A LINSTOR controller client: cheap to clone, clones share the connection pools.
 ///
-/// Calls go to the controller that answered last; when it cannot be reached (connection refused,
-/// DNS, TLS handshake: the request was not sent) the next controller of the list is tried, and
-/// the one that answers becomes the active one. Errors after a request may have been sent are
-/// never retried on another controller.
+/// Calls go to the controller that answered last. When a request certainly did not reach it
+/// ([`Delivery::NotSent`]: connection refused, DNS, TLS handshake, and a connect that timed out
+/// because the host is powered off or cut off and drops the SYNs), the next controller of the
+/// list is tried, and the one that answers becomes the active one; golinstor does the same on
+/// any network error (`client/client.go`, `retry` and `findRespondingController`). In one pass
+/// over the list, every controller but the last is asked once, so that a silent controller costs
+/// one connect timeout, not one per retry; the last one gets the retry policy. Errors after a
+/// request may have been sent are never retried on another controller.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), cpps_linstor::Error> {
@@ -373,19 +426,15 @@ pub struct Client {
 }
 
 impl Client {
-    /// A builder with no controllers set (they default to `localhost`).
-    pub fn builder() -> ClientBuilder {
-        ClientBuilder::empty()
+    /// A builder for these controllers, an `LS_CONTROLLERS`-style list
+    /// (`"linstor+ssl://10.10.20.1,pve-ippri-11"`), parsed when the client is built.
+    pub fn builder(controllers: impl Into<String>) -> ClientBuilder {
+        ClientBuilder::new(Controllers::Text(controllers.into()))
     }
 
-    /// A builder configured from the environment; see [`ClientBuilder::from_env`].
-    pub fn builder_from_env() -> Result<ClientBuilder, Error> {
-        ClientBuilder::from_env()
-    }
-
-    /// A client configured from the environment; see [`ClientBuilder::from_env`].
+    /// A client configured from the process environment; see [`ClientBuilder::from_env`].
     pub fn from_env() -> Result<Client, Error> {
-        ClientBuilder::from_env()?.build()
+        ClientBuilder::from_env(&cpps_http::env::process_env)?.build()
     }
 
     /// The controllers' base URLs, in order.
@@ -399,10 +448,13 @@ impl Client {
         &self.inner.endpoints[index].url
     }
 
-    /// Sends a request to the active controller, failing over on connection errors. Returns the
-    /// answer whatever its status; use [`Client::get_json`] and [`Client::apply`] for decoded
-    /// answers.
-    pub async fn execute(&self, request: Request) -> Result<Response, Error> {
+    /// Sends `request` through `call` to the active controller, failing over as described on
+    /// [`Client`].
+    async fn fail_over<R, F, Fut>(&self, request: Request, call: F) -> Result<R, Error>
+    where
+        F: Fn(HttpClient, Request) -> Fut,
+        Fut: Future<Output = Result<R, Error>>,
+    {
         let count = self.inner.endpoints.len();
         let start = self.inner.active.load(Ordering::Relaxed) % count;
         let mut tried = Vec::with_capacity(count);
@@ -410,21 +462,31 @@ impl Client {
         for step in 0..count {
             let index = (start + step) % count;
             let endpoint = &self.inner.endpoints[index];
-            match endpoint.http.execute(request.clone()).await {
-                Ok(response) => {
-                    if index != start {
-                        tracing::info!(controller = %endpoint.url, "failed over to another LINSTOR controller");
-                    }
-                    self.inner.active.store(index, Ordering::Relaxed);
-                    return Ok(response);
-                }
-                Err(e) if e.is_connect() => {
-                    tracing::warn!(controller = %endpoint.url, "LINSTOR controller unreachable");
+            let is_last = step + 1 == count;
+            let once = if is_last {
+                request.clone()
+            } else {
+                request.clone().idempotent(false)
+            };
+            let mut outcome = call(endpoint.http.clone(), once).await;
+            match outcome {
+                Err(Error::Http(e)) if not_sent(&e) => {
+                    tracing::warn!(controller = %endpoint.url, error = %e, "LINSTOR controller cannot be reached");
                     tried.push(endpoint.url.to_string());
                     last = Some(e);
+                    continue;
                 }
-                Err(e) => return Err(e.into()),
+                Err(ref e) if !is_last && request.is_idempotent() && worth_retrying(e) => {
+                    // The controller was reached: give it the retries it would have had alone.
+                    outcome = call(endpoint.http.clone(), request.clone()).await;
+                }
+                _ => {}
             }
+            if index != start {
+                tracing::info!(controller = %endpoint.url, "failed over to another LINSTOR controller");
+            }
+            self.inner.active.store(index, Ordering::Relaxed);
+            return outcome;
         }
         match last {
             Some(last) => Err(Error::NoControllerReachable { tried, last }),
@@ -436,26 +498,36 @@ impl Client {
         }
     }
 
-    /// Sends a read and decodes the answer as `T`; any other answer becomes a typed error.
+    /// Sends a request to the active controller, failing over when it cannot be reached.
+    /// Returns the answer whatever its status; use [`Client::get_json`] and [`Client::apply`]
+    /// for decoded answers.
+    pub async fn execute(&self, request: Request) -> Result<Response, Error> {
+        Box::pin(self.fail_over(request, |http, request| async move {
+            http.execute(request).await.map_err(Error::from)
+        }))
+        .await
+    }
+
+    /// Sends a read and decodes the answer as `T` through [`LinstorEnvelope`] (with
+    /// [`HttpClient::send`]); any other answer becomes a typed error.
     pub async fn get_json<T: DeserializeOwned>(&self, request: Request) -> Result<T, Error> {
-        let response = check(self.execute(request).await?)?;
-        Ok(response.json()?)
+        // Boxed: the fail-over state machine is large, and `cluster_state` joins five reads.
+        Box::pin(self.fail_over(request, |http, request| async move {
+            http.send(&LinstorEnvelope, request).await
+        }))
+        .await
     }
 
     /// Sends the request a [`Plan`] describes and returns LINSTOR's messages, warnings included.
     ///
     /// An answer holding an error message is an [`Error::Api`] even with a 2xx status.
     pub async fn apply(&self, plan: &Plan) -> Result<ApiCallRcList, Error> {
-        let response = check(self.execute(plan.to_request()?).await?)?;
-        let messages = decode_write_body(&response)?;
-        if messages.has_errors() {
-            return Err(Error::Api {
-                method: response.method().clone(),
-                url: response.url().clone(),
-                status: response.status(),
-                messages,
-            });
-        }
+        let messages = Box::pin(
+            self.fail_over(plan.to_request()?, |http, request| async move {
+                decode_write(http.execute(request).await?)
+            }),
+        )
+        .await?;
         for warning in messages.warnings() {
             tracing::warn!(ret_code = warning.ret_code, message = %warning.message, "LINSTOR warning");
         }
@@ -472,46 +544,18 @@ impl Client {
     }
 }
 
-/// Maps redirects and error statuses to typed errors.
-fn check(response: Response) -> Result<Response, Error> {
-    let status = response.status();
-    if status.is_redirection() {
-        let location = response
-            .headers()
-            .get(cpps_http::HeaderName::from_static("location"))
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_owned();
-        return Err(Error::Redirected {
-            method: response.method().clone(),
-            url: response.url().clone(),
-            status,
-            location,
-        });
-    }
-    if status.is_success() {
-        return Ok(response);
-    }
-    match decode_error_body(response.bytes()) {
-        Some(messages) => Err(Error::Api {
-            method: response.method().clone(),
-            url: response.url().clone(),
-            status,
-            messages,
-        }),
-        None => Err(Error::Http(response.into_status_error())),
-    }
+/// Whether the request certainly never reached the controller, so that the next one may get it.
+/// A request that cannot even be formed (`Config`) would fail the same way everywhere.
+fn not_sent(error: &cpps_http::Error) -> bool {
+    error.delivery() == Delivery::NotSent && !matches!(error, cpps_http::Error::Config { .. })
 }
 
-/// Decodes the body of a successful write: an `ApiCallRc` list, a single object, or nothing.
-fn decode_write_body(response: &Response) -> Result<ApiCallRcList, Error> {
-    if response.bytes().iter().all(u8::is_ascii_whitespace) {
-        return Ok(ApiCallRcList::default());
-    }
-    match decode_error_body(response.bytes()) {
-        Some(list) => Ok(list),
-        None => Ok(response.json::<ApiCallRcList>()?),
-    }
+/// What cpps-http retries on one server: answers 429/502/503/504 and failures after sending.
+fn worth_retrying(error: &Error) -> bool {
+    error.delivery() == Delivery::MaybeSent
+        || error
+            .status()
+            .is_some_and(|s| matches!(s.as_u16(), 429 | 502 | 503 | 504))
 }
 
 #[cfg(test)]
@@ -522,6 +566,23 @@ mod tests {
         ControllerList::parse(entry, https).unwrap().urls()[0].to_string()
     }
 
+    fn reason(entry: &str) -> String {
+        match ControllerList::parse(entry, false) {
+            Err(Error::InvalidController {
+                entry: named,
+                reason,
+            }) => {
+                assert_eq!(named, entry.trim(), "the error names the bad entry");
+                reason
+            }
+            other => panic!("`{entry}` should be refused, got {other:?}"),
+        }
+    }
+
+    // The accepted forms and their URLs are golinstor's `TestNewClient_ViaEnv`
+    // (client/client_test.go); `10.10.20.1:3370` is accepted as python-linstor does (it prefixes
+    // `linstor://` to entries without a scheme, `controller_uri_list` in linstor/linstorapi.py),
+    // where Go's `net/url` would refuse a first path segment with a colon.
     #[test]
     fn controller_entries_follow_golinstor() {
         assert_eq!(one("just.domain", false), "http://just.domain:3370/");
@@ -539,17 +600,46 @@ mod tests {
             one("https://just.domain", false),
             "https://just.domain:3371/"
         );
+        assert_eq!(
+            one("http://[fe80::5054:ff:fe00:a]:3370", false),
+            "http://[fe80::5054:ff:fe00:a]:3370/"
+        );
         assert_eq!(one("just.domain", true), "https://just.domain:3371/");
         assert_eq!(one("just.domain:4000", true), "https://just.domain:4000/");
         assert_eq!(one("[::1]:3370", false), "http://[::1]:3370/");
+        assert_eq!(one("10.10.20.1:3370", false), "http://10.10.20.1:3370/");
         assert_eq!(one("http://10.10.20.1:80", false), "http://10.10.20.1/");
-        assert!(ControllerList::parse("https://http://just.domain:4000", false).is_err());
-        assert!(ControllerList::parse("https://just.domain:4000:5000", false).is_err());
-        assert!(ControllerList::parse("ftp://x", false).is_err());
-        assert!(ControllerList::parse(" , ", false).is_err());
-        assert!(ControllerList::parse("http://x/v1", false).is_err());
-        let list = ControllerList::parse("a, linstor+ssl://b ,c:1", false).unwrap();
+        assert_eq!(one("pve-ippri-11:", false), "http://pve-ippri-11:3370/");
+        let list = ControllerList::parse("a, linstor+ssl://b ,c:1,,", false).unwrap();
         let urls: Vec<String> = list.urls().iter().map(Url::to_string).collect();
         assert_eq!(urls, ["http://a:3370/", "https://b:3371/", "http://c:1/"]);
+    }
+
+    // Issue 16, defect 6: `pve-ippri-11\` became `http://pve-ippri-11/:3370/` (the WHATWG parser
+    // reads `\` as `/`). Go's `net/url`, which golinstor's `parseBaseURL` uses, refuses a host
+    // with a character outside its host alphabet ("invalid character … in host name"), a port
+    // that is not a number ("invalid port") and control characters; the entry is named.
+    #[test]
+    fn controller_garbage_is_refused_naming_the_entry() {
+        assert!(reason("pve-ippri-11\\").contains("invalid character `\\`"));
+        assert!(reason("pve ippri 11").contains("invalid character ` `"));
+        assert!(reason("http://pve-ippri-11\\:3370").contains("invalid character"));
+        assert!(reason("pve-ippri-11:33x0").contains("the port `33x0`"));
+        assert!(reason("pve-ippri-11:0").contains("the port `0`"));
+        assert!(reason("pve-ippri-11:99999").contains("the port `99999`"));
+        assert!(reason("pve\u{7}ippri").contains("control character"));
+        assert!(reason("https://http://just.domain:4000").contains("more than one `://`"));
+        assert!(reason("https://just.domain:4000:5000").contains("more than one port"));
+        assert!(reason("ftp://x").contains("unknown scheme"));
+        assert!(reason("http://x/v1").contains("no path"));
+        assert!(reason("http://admin@x").contains("user name"));
+        assert!(reason("[fe80::zz]:3370").contains("not an IPv6 address"));
+        assert!(reason("http://:3370").contains("no host"));
+        let err = ControllerList::parse("pve-ippri-11, pve-ippri-12\\", false).unwrap_err();
+        assert!(
+            err.to_string().contains("`pve-ippri-12\\`"),
+            "the bad entry of a list is named: {err}"
+        );
+        assert!(ControllerList::parse(" , ", false).is_err());
     }
 }

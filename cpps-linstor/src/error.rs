@@ -115,6 +115,11 @@ impl Error {
             .is_some_and(|m| m.messages().iter().any(|rc| rc.is(RcKind::Error, code)))
     }
 
+    /// Whether the request certainly never reached a controller (safe to send again).
+    pub fn is_not_sent(&self) -> bool {
+        self.delivery() == Delivery::NotSent
+    }
+
     /// Whether the controller answered 404.
     pub fn is_not_found(&self) -> bool {
         self.status() == Some(StatusCode::NOT_FOUND)

@@ -35,6 +35,7 @@
 pub mod api;
 mod auth;
 mod client;
+mod envelope;
 mod error;
 pub mod health;
 pub mod names;
@@ -42,7 +43,10 @@ mod plan;
 pub mod types;
 
 pub use auth::Credentials;
-pub use client::{Client, ClientBuilder, ControllerList, DEFAULT_HTTP_PORT, DEFAULT_HTTPS_PORT};
+pub use client::{
+    Client, ClientBuilder, ControllerList, DEFAULT_HTTP_PORT, DEFAULT_HTTPS_PORT, env_vars,
+};
+pub use envelope::LinstorEnvelope;
 pub use error::Error;
 pub use names::{
     InvalidName, NodeName, ResourceGroupName, ResourceName, SnapshotName, StoragePoolName,
@@ -50,4 +54,4 @@ pub use names::{
 pub use plan::Plan;
 pub use types::rc::{ApiCallRc, ApiCallRcList, RcKind, RcObject, RcOperation, codes};
 
-pub use cpps_http::{ClientIdentity, RetryPolicy, SecretString, TlsMode};
+pub use cpps_http::{ClientIdentity, RetryPolicy, SecretString, TlsMode, TlsVars, Url};

@@ -3,11 +3,15 @@
 mod common;
 
 use cpps_http::Url;
-use cpps_linstor::{Client, ControllerList, Credentials, Error, RetryPolicy, SecretString};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use cpps_http::Delivery;
+use cpps_linstor::{Client, ClientBuilder, Credentials, Error, RetryPolicy, SecretString};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, ResponseTemplate};
 
-use common::{client_for, closed_port_url, mock, mock_client};
+use common::{client_for, closed_port_url, mock, mock_client, silent_controller};
 
 fn version_body(version: &str) -> serde_json::Value {
     // Shape of `ControllerVersion` in the spec (`GET /v1/controller/version`).
@@ -60,7 +64,7 @@ async fn no_reachable_controller_lists_every_one_tried() {
         }
         other => panic!("expected NoControllerReachable, got {other:?}"),
     }
-    assert_eq!(err.delivery(), cpps_http::Delivery::NotSent);
+    assert_eq!(err.delivery(), Delivery::NotSent);
 }
 
 // A write is also safe to send to the next controller when the first refused the connection:
@@ -146,8 +150,7 @@ async fn bearer_token_and_basic_credentials_are_sent() {
         .await;
     let base: Url = server.base_url();
     let build = |credentials: Credentials| {
-        Client::builder()
-            .controllers(ControllerList::single(base.clone()).unwrap())
+        Client::builder(base.as_str())
             .credentials(credentials)
             .retry(RetryPolicy::none())
             .build()
@@ -189,4 +192,269 @@ async fn unauthorized_answers_decode_their_messages() {
     let messages = err.api_messages().expect("ApiCallRc list");
     assert_eq!(messages.messages()[0].message, "Authentication required");
     assert!(messages.messages()[0].is_error());
+}
+
+const CONNECT_TIMEOUT: Duration = Duration::from_millis(400);
+
+/// A client with the crate's default retry policy (two attempts per controller) and a short
+/// connect timeout.
+fn client_with_retries(urls: &[&Url]) -> Client {
+    let list = urls
+        .iter()
+        .map(|u| u.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
+    Client::builder(list)
+        .connect_timeout(CONNECT_TIMEOUT)
+        .request_timeout(Duration::from_secs(5))
+        .deadline(Duration::from_secs(20))
+        .build()
+        .expect("a client for local test servers builds")
+}
+
+// Issue 16, defect 1. A powered-off controller host (or a site cut off) drops the SYNs: the
+// connect times out, which reqwest reports as both `is_connect` and `is_timeout` and cpps-http
+// as `Timeout { delivery: NotSent }`. golinstor fails over on any `net.Error`, timeouts included
+// (client/client.go, `retry` and `findRespondingController`). The silent controller gets one
+// attempt (one connect timeout, not one per retry), then the next controller answers.
+#[tokio::test]
+async fn a_silent_controller_costs_one_connect_timeout_then_the_next_answers() {
+    let silent = silent_controller();
+    let second = mock().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/controller/version"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(version_body("1.31.0")))
+        .expect(1)
+        .mount(second.server())
+        .await;
+    let second_url = second.base_url();
+    let client = client_with_retries(&[&silent.url, &second_url]);
+    let started = Instant::now();
+    let version = client
+        .controller_version()
+        .await
+        .expect("the second controller answers");
+    let elapsed = started.elapsed();
+    assert_eq!(version.version.as_deref(), Some("1.31.0"));
+    assert_eq!(client.active_controller(), &second_url);
+    // One attempt on the silent controller: at least one connect timeout, and less than the two
+    // a retry on it would have cost.
+    assert!(elapsed >= CONNECT_TIMEOUT, "{elapsed:?}");
+    assert!(
+        elapsed < 2 * CONNECT_TIMEOUT,
+        "{elapsed:?}: the silent controller was retried"
+    );
+    second.verify().await;
+    assert!(second.unexpected_requests().is_empty());
+}
+
+// Writes fail over on a connect timeout too: a connect that timed out sent nothing.
+#[tokio::test]
+async fn a_write_fails_over_past_a_silent_controller() {
+    let silent = silent_controller();
+    let second = mock().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/resource-definitions/vm-100-disk-0/snapshots"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(serde_json::json!([
+            {"ret_code": 17563649, "message": "New snapshot 'snap1' of resource 'vm-100-disk-0' registered."}
+        ])))
+        .expect(1)
+        .mount(second.server())
+        .await;
+    let second_url = second.base_url();
+    let client = client_with_retries(&[&silent.url, &second_url]);
+    let answer = client
+        .create_snapshot(
+            &"vm-100-disk-0".parse().unwrap(),
+            &"snap1".parse().unwrap(),
+            &[],
+        )
+        .await
+        .expect("snapshot created on the second controller");
+    assert!(answer.messages()[0].is_success());
+    second.verify().await;
+}
+
+// Every controller silent: each is tried once (the last with its retry policy), the error lists
+// them in order and says nothing was sent.
+#[tokio::test]
+async fn silent_controllers_are_each_tried_and_listed() {
+    let first = silent_controller();
+    let second = silent_controller();
+    let client = Client::builder(format!("{},{}", first.url, second.url))
+        .connect_timeout(CONNECT_TIMEOUT)
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let err = client.nodes().await.expect_err("nobody accepts");
+    let elapsed = started.elapsed();
+    match &err {
+        Error::NoControllerReachable { tried, last } => {
+            assert_eq!(tried, &vec![first.url.to_string(), second.url.to_string()]);
+            assert!(
+                matches!(
+                    last,
+                    cpps_http::Error::Timeout {
+                        delivery: Delivery::NotSent,
+                        ..
+                    }
+                ),
+                "{last:?}"
+            );
+        }
+        other => panic!("expected NoControllerReachable, got {other:?}"),
+    }
+    assert_eq!(err.delivery(), Delivery::NotSent);
+    assert!(
+        elapsed >= 2 * CONNECT_TIMEOUT && elapsed < 3 * CONNECT_TIMEOUT,
+        "{elapsed:?}"
+    );
+}
+
+fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    let map: BTreeMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    move |name: &str| map.get(name).cloned()
+}
+
+fn controllers_from(pairs: &[(&str, &str)]) -> Result<Vec<String>, Error> {
+    let client = ClientBuilder::from_env(&env(pairs))?.build()?;
+    Ok(client.controllers().iter().map(|u| u.to_string()).collect())
+}
+
+fn ca_pem() -> String {
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut params = rcgen::CertificateParams::new(vec!["linstor.test".to_owned()]).unwrap();
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    params.self_signed(&key).unwrap().pem()
+}
+
+// golinstor client/client.go (`NewClient`, `buildHttpClient`, `defaultScheme`) and its
+// `TestNewClient_ViaEnv` (client/client_test.go): `LS_CONTROLLERS` defaults to localhost,
+// `LS_ROOT_CA` holds the CA as PEM text (`LS_ROOT_CA_FILE` a path), and any TLS variable makes
+// entries without a scheme use https on 3371.
+#[test]
+fn from_env_reads_the_variables_golinstor_reads() {
+    assert_eq!(controllers_from(&[]).unwrap(), ["http://localhost:3370/"]);
+    assert_eq!(
+        controllers_from(&[("LS_CONTROLLERS", "just.domain")]).unwrap(),
+        ["http://just.domain:3370/"]
+    );
+    let pem = ca_pem();
+    assert_eq!(
+        controllers_from(&[("LS_CONTROLLERS", "just.domain"), ("LS_ROOT_CA", &pem)]).unwrap(),
+        ["https://just.domain:3371/"]
+    );
+    assert_eq!(
+        controllers_from(&[("LS_CONTROLLERS", "just.domain:4000"), ("LS_ROOT_CA", &pem)]).unwrap(),
+        ["https://just.domain:4000/"]
+    );
+    let dir = std::env::temp_dir().join(format!("cpps-linstor-env-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ca_file = dir.join("ca.pem");
+    std::fs::write(&ca_file, &pem).unwrap();
+    assert_eq!(
+        controllers_from(&[
+            ("LS_CONTROLLERS", "a,linstor://b"),
+            ("LS_ROOT_CA_FILE", ca_file.to_str().unwrap())
+        ])
+        .unwrap(),
+        ["https://a:3371/", "http://b:3370/"]
+    );
+    // The text and the file form of the CA at once: one error naming both variables.
+    let err = controllers_from(&[
+        ("LS_ROOT_CA", &pem),
+        ("LS_ROOT_CA_FILE", ca_file.to_str().unwrap()),
+    ])
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("LS_ROOT_CA") && err.contains("LS_ROOT_CA_FILE"),
+        "{err}"
+    );
+    // golinstor's "parse-error-inconsistent-env" cases: a certificate without a key, or a key
+    // without a certificate.
+    for lone in ["LS_USER_CERTIFICATE", "LS_USER_KEY", "LS_USER_KEY_FILE"] {
+        let err = controllers_from(&[
+            ("LS_CONTROLLERS", "https://just.domain:4000"),
+            (lone, "stuff"),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("set both or none"), "{lone}: {err}");
+    }
+    let err = controllers_from(&[("LS_CONTROLLERS", "pve-ippri-11\\")])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("pve-ippri-11\\"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// `LS_USERNAME`/`LS_PASSWORD` are Basic credentials; a token from `LS_BEARER_TOKEN_FILE` (raw
+// text or JSON `{"token": …}`, golinstor's `tokenFromFile`) overrides them, as golinstor's
+// `BearerToken` option says ("this will override any authentication happening via Basic
+// Authentication").
+#[tokio::test]
+async fn from_env_credentials_basic_and_bearer_file() {
+    let server = mock().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/controller/version"))
+        .and(header("authorization", "Basic YWRtaW46aHVudGVyMg=="))
+        .respond_with(ResponseTemplate::new(200).set_body_json(version_body("basic")))
+        .expect(1)
+        .mount(server.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/v1/controller/version"))
+        .and(header("authorization", "Bearer AbCdEfg1234567890"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(version_body("bearer")))
+        .expect(2)
+        .mount(server.server())
+        .await;
+    let url = server.base_url().to_string();
+    let basic = ClientBuilder::from_env(&env(&[
+        ("LS_CONTROLLERS", &url),
+        ("LS_USERNAME", "admin"),
+        ("LS_PASSWORD", "hunter2"),
+    ]))
+    .unwrap()
+    .build()
+    .unwrap();
+    assert_eq!(
+        basic.controller_version().await.unwrap().version.as_deref(),
+        Some("basic")
+    );
+    let dir = std::env::temp_dir().join(format!("cpps-linstor-token-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, content) in [
+        ("raw", "AbCdEfg1234567890\n"),
+        ("json", r#"{"token": "AbCdEfg1234567890", "expires": 0}"#),
+    ] {
+        let file = dir.join(name);
+        std::fs::write(&file, content).unwrap();
+        let bearer = ClientBuilder::from_env(&env(&[
+            ("LS_CONTROLLERS", &url),
+            ("LS_USERNAME", "admin"),
+            ("LS_PASSWORD", "hunter2"),
+            ("LS_BEARER_TOKEN_FILE", file.to_str().unwrap()),
+        ]))
+        .unwrap()
+        .build()
+        .unwrap();
+        assert_eq!(
+            bearer
+                .controller_version()
+                .await
+                .unwrap()
+                .version
+                .as_deref(),
+            Some("bearer"),
+            "{name}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    server.verify().await;
 }

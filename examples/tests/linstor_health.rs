@@ -45,15 +45,35 @@ fn dead_controller() -> String {
     format!("127.0.0.1:{port}")
 }
 
+/// Removes every variable `cpps_linstor::ClientBuilder::from_env` reads but `LS_CONTROLLERS`.
+trait ClearLinstorEnv {
+    fn env_clear_linstor(&mut self) -> &mut Self;
+}
+
+impl ClearLinstorEnv for tokio::process::Command {
+    fn env_clear_linstor(&mut self) -> &mut Self {
+        for name in [
+            "LS_USERNAME",
+            "LS_PASSWORD",
+            "LS_BEARER_TOKEN_FILE",
+            "LS_ROOT_CA",
+            "LS_ROOT_CA_FILE",
+            "LS_USER_CERTIFICATE",
+            "LS_USER_CERTIFICATE_FILE",
+            "LS_USER_KEY",
+            "LS_USER_KEY_FILE",
+        ] {
+            self.env_remove(name);
+        }
+        self
+    }
+}
+
 async fn run(controllers: &str, args: &[&str]) -> std::process::Output {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_linstor-health"))
         .args(args)
         .env("LS_CONTROLLERS", controllers)
-        .env_remove("LS_USERNAME")
-        .env_remove("LS_BEARER_TOKEN")
-        .env_remove("LS_ROOT_CA")
-        .env_remove("LS_USER_CERTIFICATE")
-        .env_remove("LS_USER_KEY")
+        .env_clear_linstor()
         .output()
         .await
         .expect("linstor-health runs")
@@ -130,7 +150,8 @@ async fn unreachable_controllers_exit_2_with_the_reason() {
     );
 }
 
-// Credentials from the environment, as golinstor reads them: `LS_BEARER_TOKEN` becomes
+// Credentials from the environment, as golinstor reads them (client/client.go,
+// `BearerTokenFileEnv`): the token in the file `LS_BEARER_TOKEN_FILE` names becomes
 // `Authorization: Bearer …` (the spec's `bearerAuth` scheme) on every request.
 #[tokio::test]
 async fn bearer_token_from_the_environment_is_sent() {
@@ -153,16 +174,17 @@ async fn bearer_token_from_the_environment_is_sent() {
             .mount(&server)
             .await;
     }
+    let token_file =
+        std::env::temp_dir().join(format!("linstor-health-token-{}", std::process::id()));
+    std::fs::write(&token_file, "tok-123\n").unwrap();
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_linstor-health"))
+        .env_clear_linstor()
         .env("LS_CONTROLLERS", server.uri())
-        .env("LS_BEARER_TOKEN", "tok-123")
-        .env_remove("LS_USERNAME")
-        .env_remove("LS_ROOT_CA")
-        .env_remove("LS_USER_CERTIFICATE")
-        .env_remove("LS_USER_KEY")
+        .env("LS_BEARER_TOKEN_FILE", &token_file)
         .output()
         .await
         .unwrap();
+    std::fs::remove_file(&token_file).ok();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -179,16 +201,51 @@ async fn bearer_token_from_the_environment_is_sent() {
 #[tokio::test]
 async fn a_certificate_without_its_key_is_refused() {
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_linstor-health"))
+        .env_clear_linstor()
         .env("LS_CONTROLLERS", "https://127.0.0.1:4000")
         .env("LS_USER_CERTIFICATE", "-----BEGIN CERTIFICATE-----")
-        .env_remove("LS_USER_KEY")
         .output()
         .await
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("LS_USER_CERTIFICATE and LS_USER_KEY must be set together"),
+        err.contains("LS_USER_CERTIFICATE[_FILE] and LS_USER_KEY[_FILE]: set both or none"),
         "{err}"
     );
+}
+
+// Issue 20, defect 1: `--timeout` bounds the whole run. A controller that accepts the connection
+// and never answers would otherwise hold the run until the library's deadline (60 s).
+#[tokio::test]
+async fn timeout_bounds_the_whole_run_against_a_controller_that_never_answers() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            open.push(stream);
+        }
+    });
+    let started = std::time::Instant::now();
+    let out = run(&format!("http://{addr}"), &["--timeout", "2"]).await;
+    let elapsed = started.elapsed();
+    held.abort();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(elapsed < std::time::Duration::from_secs(5), "{elapsed:?}");
+    assert!(elapsed >= std::time::Duration::from_secs(2), "{elapsed:?}");
+    assert!(err.contains("2s"), "the error names the timeout: {err}");
+}
+
+#[tokio::test]
+async fn help_documents_the_timeout() {
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_linstor-health"))
+        .arg("--help")
+        .output()
+        .await
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("--timeout <SECONDS>"), "{help}");
+    assert!(help.contains("[default: 30]"), "{help}");
 }

@@ -6,14 +6,13 @@ use std::time::Duration;
 use cpps_http::Url;
 use cpps_http::test_util::MockApi;
 use cpps_linstor::health::ClusterState;
-use cpps_linstor::{Client, ControllerList, RetryPolicy};
+use cpps_linstor::{Client, RetryPolicy};
 
 /// A client for these controllers with test timeouts and no retries, so that fail-over is
 /// immediate.
 pub(crate) fn client_for(urls: &[Url]) -> Client {
     let list = urls.iter().map(Url::as_str).collect::<Vec<_>>().join(",");
-    Client::builder()
-        .controllers(ControllerList::parse(&list, false).expect("test controller URLs parse"))
+    Client::builder(list)
         .retry(RetryPolicy::none())
         .connect_timeout(Duration::from_secs(2))
         .deadline(Duration::from_secs(20))
@@ -90,5 +89,42 @@ pub(crate) fn prism_url(var: &str) -> Option<Url> {
             println!("skipped: {var} not set (run `cargo xtask test`)");
             None
         }
+    }
+}
+
+/// A controller that never accepts a connection: a listener on 127.0.0.1 with a backlog of 0
+/// whose accept queue is filled, so that the kernel drops every further SYN and a client's
+/// connect times out, as it does against a powered-off host or a site that was cut off. Keep the
+/// guard alive while the URL is used.
+pub(crate) struct SilentController {
+    _listener: tokio::net::TcpListener,
+    _queued: Vec<std::net::TcpStream>,
+    /// The controller's URL.
+    pub(crate) url: Url,
+}
+
+/// Starts a [`SilentController`]; panics when the accept queue cannot be filled (then the kernel
+/// would answer, and the test would prove nothing).
+pub(crate) fn silent_controller() -> SilentController {
+    let socket = tokio::net::TcpSocket::new_v4().expect("a TCP socket");
+    socket
+        .bind("127.0.0.1:0".parse().expect("an address"))
+        .expect("bind an ephemeral port");
+    let addr = socket.local_addr().expect("local address");
+    // `listen` needs a runtime only for the registration of the listener.
+    let listener = socket.listen(0).expect("listen with a backlog of 0");
+    let mut queued = Vec::new();
+    loop {
+        match std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
+            Ok(stream) => queued.push(stream),
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => break,
+            Err(e) => panic!("filling the accept queue of {addr}: {e}"),
+        }
+        assert!(queued.len() < 64, "the accept queue of {addr} never fills");
+    }
+    SilentController {
+        _listener: listener,
+        _queued: queued,
+        url: format!("http://{addr}/").parse().expect("valid URL"),
     }
 }

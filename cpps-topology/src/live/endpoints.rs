@@ -827,7 +827,7 @@ fn linstor_source(
 ) -> Result<LinstorSource, EndpointsError> {
     let list = cpps_linstor::ControllerList::parse(&l.controllers, l.ca_file.is_some())
         .map_err(|e| invalid(&format!("{path}.controllers"), &e))?;
-    let mut builder = cpps_linstor::Client::builder()
+    let mut builder = cpps_linstor::Client::builder(l.controllers.as_str())
         .controllers(list)
         .connect_timeout(options.connect_timeout)
         .request_timeout(options.request_timeout)

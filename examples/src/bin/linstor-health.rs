@@ -5,17 +5,22 @@
 //! ```
 //!
 //! Controllers and credentials come from the environment as golinstor reads them
-//! (`LS_CONTROLLERS`, `LS_USERNAME`/`LS_PASSWORD`, `LS_BEARER_TOKEN`, `LS_ROOT_CA`,
-//! `LS_USER_CERTIFICATE`/`LS_USER_KEY`). Read-only: it changes nothing.
+//! (`LS_CONTROLLERS`, `LS_USERNAME`/`LS_PASSWORD`, `LS_BEARER_TOKEN_FILE`, `LS_ROOT_CA`/
+//! `LS_ROOT_CA_FILE`, `LS_USER_CERTIFICATE`/`LS_USER_KEY` and their `_FILE` forms; see
+//! `cpps_linstor::ClientBuilder::from_env`). Read-only: it changes nothing.
+//!
+//! `--timeout SECONDS` (default 30) bounds the whole run: it is the client's deadline, and the
+//! run stops when it is spent, whatever the controllers do.
 //!
 //! Exit status: 0 when all is well (pools low on space are reported but do not fail), 1 when a
 //! resource is degraded, desynced, disconnected or unknown, or a node is evicted or offline,
-//! 2 when the controllers could not be asked.
+//! 2 when the controllers could not be asked within the timeout.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
-use cpps_linstor::Client;
+use cpps_linstor::ClientBuilder;
 use cpps_linstor::health::{self, HealthOptions};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -34,6 +39,10 @@ struct Args {
     /// A pool with less free space than this fraction is reported as running out of space.
     #[arg(long, default_value_t = 0.10, value_parser = parse_fraction)]
     low_space: f64,
+    /// The longest the whole run may take, in seconds (connecting, every request, fail-over to
+    /// the next controller); when it is spent the run stops with exit status 2.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    timeout: u64,
 }
 
 fn parse_fraction(text: &str) -> Result<f64, String> {
@@ -48,8 +57,22 @@ fn parse_fraction(text: &str) -> Result<f64, String> {
 }
 
 async fn run(args: &Args) -> anyhow::Result<bool> {
-    let client = Client::from_env()?;
-    let state = client.cluster_state().await?;
+    let timeout = Duration::from_secs(args.timeout);
+    let client = ClientBuilder::from_env(&cpps_http::env::process_env)?
+        .deadline(timeout)
+        .connect_timeout(timeout.min(Duration::from_secs(5)))
+        .request_timeout(timeout.min(Duration::from_secs(30)))
+        .build()?;
+    // The client's deadline bounds each call on one controller; this bounds the whole run,
+    // fail-over included.
+    let state = tokio::time::timeout(timeout, client.cluster_state())
+        .await
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "no complete answer from the LINSTOR controllers within --timeout {}s",
+                args.timeout
+            )
+        })??;
     let report = health::assess(
         &state,
         &HealthOptions {
