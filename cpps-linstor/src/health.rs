@@ -4,15 +4,34 @@
 //! resource definitions and `/v1/view/resources`); [`Client::cluster_state`] fetches one. Each
 //! resource gets one [`HealthClass`]:
 //!
-//! - **degraded**: fewer `UpToDate` diskful replicas than its group's `place_count` (or than it
-//!   has diskful replicas, when no place count is known);
+//! - **degraded**: fewer `UpToDate` diskful replicas than its group's `place_count`, or than 2
+//!   when the group sets none (the controller's default: linstor-server `AutoSelectorConfig`
+//!   stores `replicaCount == null ? 2`, and linstor-client's `advise.py` expects
+//!   `place_count or 2`);
 //! - **desynced**: a volume `Outdated` or `Inconsistent`, or a peer in a resync state
 //!   (`SyncSource`, `SyncTarget`, paused or starting syncs), with the sync percentage;
 //! - **disconnected**: a DRBD connection that is not `Connected` (`StandAlone`, `Connecting`, …)
 //!   seen from an online node;
 //! - **unknown**: a volume without a state, on a node that is not online: a replica nobody can
 //!   see is never counted as healthy;
+//! - **inactive**: every replica carries `INACTIVE` (deactivated on purpose); nothing is expected
+//!   of it;
 //! - **healthy**: none of the above.
+//!
+//! As linstor-client shows volumes (`linstor_client/commands/vlm_cmds.py`,
+//! `volume_expects_disk_state` and `show_volumes`): a disk state is expected only when the
+//! volume's top layer is DRBD; a volume of another top layer (a plain `STORAGE`, `LUKS` or
+//! `NVME` resource) is "Created" and counts as present when its node is online. An `INACTIVE`
+//! replica (not also `EVICTED`) is skipped.
+//!
+//! **Sites and risks.** Each node's site is read from a node property (default `Aux/site`,
+//! [`HealthOptions::site_property`]) or given by the caller ([`HealthOptions::node_sites`]).
+//! Each resource lists its replicas per site and its DRBD quorum settings, and gets
+//! [`Risk`]s that do not change its class: diskful replicas all in one failure domain when the
+//! group's `replicas_on_different`/`x_replicas_on_different_map` asks for several, two diskful
+//! replicas without a tie-breaker (split brain), a quorum policy that differs from the group's,
+//! and diskful replicas in more than one site when the group does not ask for that. A diskless
+//! tie-breaker in a third site stores no data and is not cross-site replication.
 //!
 //! When several apply, the class is the most specific one, the first of unknown, disconnected,
 //! desynced, degraded (a resync target is also short of an `UpToDate` replica; an offline
@@ -26,9 +45,10 @@ use serde::Serialize;
 
 use crate::client::Client;
 use crate::error::Error;
+use crate::types::LayerType;
 use crate::types::node::{Node, NodeType};
 use crate::types::resource::{
-    DiskState, DrbdConnectionState, ResourceDefinition, ResourceGroup, ResourceWithVolumes,
+    DiskState, DrbdConnectionState, ResourceDefinition, ResourceGroup, ResourceWithVolumes, Volume,
 };
 use crate::types::storage::{Capacity, ProviderKind, StoragePool, total_capacity};
 
@@ -69,18 +89,33 @@ impl Client {
     }
 }
 
-/// Thresholds of the assessment.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// The node property that names a node's site by default (`Aux/site`: `Aux/` is
+/// `ApiConsts.NAMESPC_AUXILIARY`, linstor-common `consts.json`).
+pub const DEFAULT_SITE_PROPERTY: &str = "Aux/site";
+
+/// The replica count the controller uses when a group sets no `place_count` (linstor-server
+/// `server/src/main/java/com/linbit/linstor/core/objects/AutoSelectorConfig.java`).
+pub const DEFAULT_PLACE_COUNT: i64 = 2;
+
+/// Thresholds and site settings of the assessment.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HealthOptions {
     /// A pool with less free space than this fraction of its total is running out of space
     /// (default 0.10).
     pub pool_low_free_fraction: f64,
+    /// The node property naming a node's site (default [`DEFAULT_SITE_PROPERTY`]).
+    pub site_property: String,
+    /// Sites of nodes that do not carry the property, for example from the topology (node name
+    /// → site); the property wins where both say.
+    pub node_sites: BTreeMap<String, String>,
 }
 
 impl Default for HealthOptions {
     fn default() -> Self {
         HealthOptions {
             pool_low_free_fraction: 0.10,
+            site_property: DEFAULT_SITE_PROPERTY.to_owned(),
+            node_sites: BTreeMap::new(),
         }
     }
 }
@@ -97,14 +132,17 @@ pub enum HealthClass {
     Desynced,
     /// Fewer `UpToDate` diskful replicas than wanted.
     Degraded,
+    /// Every replica is `INACTIVE`: deactivated on purpose, nothing expected of it.
+    Inactive,
     /// All replicas `UpToDate` and connected.
     Healthy,
 }
 
 impl HealthClass {
-    /// `degraded`, `desynced`, `disconnected`, `unknown` or `healthy`.
+    /// `degraded`, `desynced`, `disconnected`, `unknown`, `inactive` or `healthy`.
     pub fn as_str(self) -> &'static str {
         match self {
+            HealthClass::Inactive => "inactive",
             HealthClass::Degraded => "degraded",
             HealthClass::Desynced => "desynced",
             HealthClass::Disconnected => "disconnected",
@@ -144,6 +182,88 @@ pub struct Finding {
     pub message: String,
 }
 
+/// A risk to a resource's data that does not change its class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RiskKind {
+    /// All diskful replicas share one value of a property the group asks replicas to differ in
+    /// (one failure domain).
+    SingleFailureDomain,
+    /// Two diskful replicas and no diskless one: without a tie-breaker's vote, a network split
+    /// leaves each side without quorum or, with quorum off, both primary (split brain).
+    NoTieBreaker,
+    /// The resource definition sets a DRBD quorum option the group sets otherwise.
+    QuorumDiffersFromGroup,
+    /// Diskful replicas in more than one site although the group does not ask for it: DRBD
+    /// replicates across the sites' link.
+    CrossSiteReplication,
+}
+
+impl RiskKind {
+    /// `single_failure_domain`, `no_tie_breaker`, `quorum_differs_from_group` or
+    /// `cross_site_replication`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RiskKind::SingleFailureDomain => "single_failure_domain",
+            RiskKind::NoTieBreaker => "no_tie_breaker",
+            RiskKind::QuorumDiffersFromGroup => "quorum_differs_from_group",
+            RiskKind::CrossSiteReplication => "cross_site_replication",
+        }
+    }
+}
+
+impl fmt::Display for RiskKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// One risk of a resource.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Risk {
+    /// What kind.
+    pub kind: RiskKind,
+    /// What was seen.
+    pub message: String,
+}
+
+/// The replicas of a resource in one site.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SiteReplicas {
+    /// The site (`None`: nodes whose site is not known).
+    pub site: Option<String>,
+    /// Diskful replicas.
+    pub diskful: usize,
+    /// Diskful replicas whose every volume is `UpToDate` on an online node.
+    pub up_to_date: usize,
+    /// Diskless replicas that are tie-breakers (`TIE_BREAKER`).
+    pub tie_breakers: usize,
+    /// Other diskless replicas (clients).
+    pub diskless_clients: usize,
+}
+
+/// The DRBD quorum settings of a resource: `DrbdOptions/Resource/quorum` and
+/// `DrbdOptions/Resource/on-no-quorum` (`ApiConsts.NAMESPC_DRBD_RESOURCE_OPTIONS` + the drbdsetup
+/// option names) on the resource definition and on its group.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct QuorumView {
+    /// `quorum` on the resource definition, when a user set it (a value the controller's
+    /// auto-quorum wrote, marked `Internal/Drbd/QuorumSetBy=linstor`, is in `auto_quorum`).
+    pub quorum: Option<String>,
+    /// The value auto-quorum wrote on the definition (linstor-server
+    /// `CtrlRscAutoQuorumHelper.java`).
+    pub auto_quorum: Option<String>,
+    /// `on-no-quorum` on the resource definition.
+    pub on_no_quorum: Option<String>,
+    /// `quorum` on the group.
+    pub group_quorum: Option<String>,
+    /// `on-no-quorum` on the group.
+    pub group_on_no_quorum: Option<String>,
+    /// Nodes holding a diskless tie-breaker replica.
+    pub tie_breakers: Vec<String>,
+}
+
 /// The health of one resource across its replicas.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResourceHealth {
@@ -153,12 +273,24 @@ pub struct ResourceHealth {
     pub resource_group: Option<String>,
     /// The group's place count, when set.
     pub place_count: Option<i64>,
+    /// The diskful replicas wanted: the place count, or [`DEFAULT_PLACE_COUNT`] when the group
+    /// sets none.
+    pub wanted: usize,
     /// Diskful replicas.
     pub diskful: usize,
-    /// Diskful replicas whose every volume is `UpToDate` on an online node.
+    /// Diskful replicas whose every volume is `UpToDate` (or, below a top layer other than DRBD,
+    /// created) on an online node.
     pub up_to_date: usize,
     /// Diskless replicas (clients, tie-breakers).
     pub diskless: usize,
+    /// `INACTIVE` replicas, left out of every count above.
+    pub inactive: usize,
+    /// Replicas per site, sites in name order, unknown site last.
+    pub sites: Vec<SiteReplicas>,
+    /// DRBD quorum settings.
+    pub quorum: QuorumView,
+    /// Risks to the data that do not change the class.
+    pub risks: Vec<Risk>,
     /// The class.
     pub class: HealthClass,
     /// Every finding, in the order found.
@@ -186,6 +318,8 @@ pub struct NodeHealth {
     pub eviction_timestamp: Option<i64>,
     /// Network interfaces declared without an address.
     pub interfaces_without_address: Vec<String>,
+    /// Its site, from [`HealthOptions::site_property`] or [`HealthOptions::node_sites`].
+    pub site: Option<String>,
 }
 
 /// The health of one storage pool.
@@ -220,6 +354,10 @@ pub struct HealthCounts {
     pub disconnected: usize,
     /// Resources in unknown state.
     pub unknown: usize,
+    /// Inactive resources.
+    pub inactive: usize,
+    /// Resources with at least one [`Risk`].
+    pub at_risk: usize,
     /// Evicted nodes.
     pub evicted_nodes: usize,
     /// Offline nodes.
@@ -257,6 +395,11 @@ impl HealthReport {
     pub fn has_pool_warnings(&self) -> bool {
         self.counts.low_space_pools + self.counts.failed_pools > 0
     }
+
+    /// Whether a resource carries a [`Risk`].
+    pub fn has_risks(&self) -> bool {
+        self.counts.at_risk > 0
+    }
 }
 
 /// Derives the health of nodes, pools and resources.
@@ -285,7 +428,25 @@ pub fn assess(state: &ClusterState, options: &HealthOptions) -> HealthReport {
     }
 
     let mut counts = HealthCounts::default();
-    let nodes: Vec<NodeHealth> = state.nodes.iter().map(node_health).collect();
+    let nodes: Vec<NodeHealth> = state
+        .nodes
+        .iter()
+        .map(|n| node_health(n, options))
+        .collect();
+    let sites: BTreeMap<&str, &str> = nodes
+        .iter()
+        .filter_map(|n| Some((n.name.as_str(), n.site.as_deref()?)))
+        .chain(
+            options
+                .node_sites
+                .iter()
+                .map(|(node, site)| (node.as_str(), site.as_str())),
+        )
+        .fold(BTreeMap::new(), |mut map, (node, site)| {
+            // The node's own property, listed first, wins over the caller's map.
+            map.entry(node).or_insert(site);
+            map
+        });
     for node in &nodes {
         counts.evicted_nodes += usize::from(node.evicted);
         counts.offline_nodes += usize::from(node.offline && !node.evicted);
@@ -299,16 +460,18 @@ pub fn assess(state: &ClusterState, options: &HealthOptions) -> HealthReport {
         counts.low_space_pools += usize::from(pool.low_space);
         counts.failed_pools += usize::from(!pool.errors.is_empty());
     }
+    let context = Context {
+        nodes: &nodes_by_name,
+        sites: &sites,
+        site_property: &options.site_property,
+    };
     let resources: Vec<ResourceHealth> = replicas
         .into_iter()
         .map(|(name, list)| {
-            let group = definitions
-                .get(name)
-                .and_then(|d| d.resource_group_name.as_deref());
-            let place_count = group
-                .and_then(|g| groups.get(g))
-                .and_then(|g| g.place_count());
-            resource_health(name, group, place_count, &list, &nodes_by_name)
+            let definition = definitions.get(name).copied();
+            let group_name = definition.and_then(|d| d.resource_group_name.as_deref());
+            let group = group_name.and_then(|g| groups.get(g)).copied();
+            resource_health(name, group_name, definition, group, &list, &context)
         })
         .collect();
     for resource in &resources {
@@ -318,7 +481,9 @@ pub fn assess(state: &ClusterState, options: &HealthOptions) -> HealthReport {
             HealthClass::Desynced => counts.desynced += 1,
             HealthClass::Disconnected => counts.disconnected += 1,
             HealthClass::Unknown => counts.unknown += 1,
+            HealthClass::Inactive => counts.inactive += 1,
         }
+        counts.at_risk += usize::from(!resource.risks.is_empty());
     }
     HealthReport {
         nodes,
@@ -329,7 +494,7 @@ pub fn assess(state: &ClusterState, options: &HealthOptions) -> HealthReport {
     }
 }
 
-fn node_health(node: &Node) -> NodeHealth {
+fn node_health(node: &Node, options: &HealthOptions) -> NodeHealth {
     let expected_online = !matches!(node.node_type, NodeType::Controller | NodeType::Auxiliary);
     let online = node.is_online();
     NodeHealth {
@@ -346,8 +511,29 @@ fn node_health(node: &Node) -> NodeHealth {
             .filter(|i| i.address.trim().is_empty())
             .map(|i| i.name.clone())
             .collect(),
+        site: node
+            .props
+            .get(&options.site_property)
+            .map(|s| s.trim())
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned),
     }
 }
+
+/// What every resource's assessment looks up.
+struct Context<'a> {
+    nodes: &'a BTreeMap<&'a str, &'a Node>,
+    sites: &'a BTreeMap<&'a str, &'a str>,
+    site_property: &'a str,
+}
+
+/// `ApiConsts.NAMESPC_DRBD_RESOURCE_OPTIONS` + `/quorum` (linstor-common `consts.json`,
+/// linstor-server `InternalApiConsts.KEY_DRBD_QUORUM`).
+const QUORUM_KEY: &str = "DrbdOptions/Resource/quorum";
+/// `DrbdOptions/Resource/on-no-quorum` (drbdsetup's option name).
+const ON_NO_QUORUM_KEY: &str = "DrbdOptions/Resource/on-no-quorum";
+/// `ApiConsts.NAMESPC_INTERNAL_DRBD` + `/` + `ApiConsts.KEY_QUORUM_SET_BY`.
+const QUORUM_SET_BY_KEY: &str = "Internal/Drbd/QuorumSetBy";
 
 fn pool_health(pool: &StoragePool, options: &HealthOptions) -> PoolHealth {
     let capacity = pool.capacity();
@@ -372,24 +558,50 @@ fn pool_health(pool: &StoragePool, options: &HealthOptions) -> PoolHealth {
 
 fn resource_health(
     name: &str,
-    group: Option<&str>,
-    place_count: Option<i64>,
+    group_name: Option<&str>,
+    definition: Option<&ResourceDefinition>,
+    group: Option<&ResourceGroup>,
     replicas: &[&ResourceWithVolumes],
-    nodes: &BTreeMap<&str, &Node>,
+    ctx: &Context<'_>,
 ) -> ResourceHealth {
+    let place_count = group.and_then(ResourceGroup::place_count);
+    let wanted = usize::try_from(place_count.unwrap_or(DEFAULT_PLACE_COUNT)).unwrap_or(0);
     let mut findings: Vec<Finding> = Vec::new();
     let mut syncing = Vec::new();
     let mut diskful = 0;
     let mut diskless = 0;
     let mut up_to_date = 0;
+    let mut inactive = 0;
+    let mut per_site: BTreeMap<Option<&str>, SiteReplicas> = BTreeMap::new();
+    let mut diskful_nodes: Vec<&str> = Vec::new();
+    let mut tie_breakers: Vec<String> = Vec::new();
     for replica in replicas {
+        // linstor-client `show_volumes`: "do not show non existing volumes for inactive
+        // resources" (`INACTIVE` and not `EVICTED`).
+        if replica.has_flag("INACTIVE") && !replica.has_flag("EVICTED") {
+            inactive += 1;
+            continue;
+        }
         let node_name = replica.node_name.as_str();
-        let node_online = nodes.get(node_name).is_some_and(|n| n.is_online());
+        let node_online = ctx.nodes.get(node_name).is_some_and(|n| n.is_online());
         let is_diskless = replica.is_diskless();
+        let site = ctx.sites.get(node_name).copied();
+        let site_entry = per_site.entry(site).or_insert_with(|| SiteReplicas {
+            site: site.map(str::to_owned),
+            ..SiteReplicas::default()
+        });
         if is_diskless {
             diskless += 1;
+            if replica.has_flag("TIE_BREAKER") {
+                site_entry.tie_breakers += 1;
+                tie_breakers.push(node_name.to_owned());
+            } else {
+                site_entry.diskless_clients += 1;
+            }
         } else {
             diskful += 1;
+            site_entry.diskful += 1;
+            diskful_nodes.push(node_name);
         }
         let mut all_up_to_date = node_online && !replica.volumes.is_empty();
         for volume in &replica.volumes {
@@ -398,6 +610,18 @@ fn resource_health(
                 Some(n) => format!("volume {n} on {node_name}"),
                 None => format!("a volume on {node_name}"),
             };
+            if !expects_disk_state(volume) {
+                // linstor-client shows such a volume as "Created"; it has no DRBD state to
+                // judge. Still, a replica on a node nobody can see is not counted as present.
+                if !node_online {
+                    all_up_to_date = false;
+                    findings.push(Finding {
+                        class: HealthClass::Unknown,
+                        message: format!("{label} has no state: the node is not online"),
+                    });
+                }
+                continue;
+            }
             let state = volume.disk_state().filter(|_| node_online);
             match state {
                 None | Some(DiskState::DUnknown | DiskState::Unknown(_)) => {
@@ -465,6 +689,7 @@ fn resource_health(
         }
         if all_up_to_date && !is_diskless {
             up_to_date += 1;
+            site_entry.up_to_date += 1;
         }
         if node_online && let Some(connections) = replica.drbd_connections() {
             for (peer, connection) in connections {
@@ -482,13 +707,13 @@ fn resource_health(
             }
         }
     }
-    let wanted = place_count
-        .map(|p| usize::try_from(p).unwrap_or(0))
-        .unwrap_or(diskful);
-    if up_to_date < wanted {
+    let all_inactive = inactive > 0 && inactive == replicas.len();
+    if !all_inactive && up_to_date < wanted {
         let wanted_from = match place_count {
             Some(p) => format!("place_count {p}"),
-            None => format!("{diskful} diskful replicas"),
+            None => format!(
+                "place_count {DEFAULT_PLACE_COUNT} (the controller's default: the group sets none)"
+            ),
         };
         findings.insert(
             0,
@@ -499,18 +724,186 @@ fn resource_health(
         );
     }
     let present: BTreeSet<HealthClass> = findings.iter().map(|f| f.class).collect();
-    let class = present.first().copied().unwrap_or(HealthClass::Healthy);
+    let class = match present.first() {
+        Some(class) => *class,
+        None if all_inactive => HealthClass::Inactive,
+        None => HealthClass::Healthy,
+    };
+    let quorum = quorum_view(definition, group, tie_breakers);
+    let risks = if all_inactive {
+        Vec::new()
+    } else {
+        risks(
+            group_name,
+            group,
+            &diskful_nodes,
+            diskless,
+            &quorum,
+            &per_site,
+            ctx,
+        )
+    };
+    // Sites in name order, the unknown site last.
+    let mut sites: Vec<SiteReplicas> = per_site.into_values().collect();
+    sites.sort_by(|a, b| (a.site.is_none(), &a.site).cmp(&(b.site.is_none(), &b.site)));
     ResourceHealth {
         name: name.to_owned(),
-        resource_group: group.map(str::to_owned),
+        resource_group: group_name.map(str::to_owned),
         place_count,
+        wanted,
         diskful,
         up_to_date,
         diskless,
+        inactive,
+        sites,
+        quorum,
+        risks,
         class,
         findings,
         syncing,
     }
+}
+
+/// Whether a disk state is expected: linstor-client `volume_expects_disk_state` (the volume's top
+/// layer is DRBD). A volume without layer data that still reports a disk state is judged by it.
+fn expects_disk_state(volume: &Volume) -> bool {
+    match volume.layer_data_list.first() {
+        Some(top) => top.layer_type == Some(LayerType::Drbd),
+        None => volume.disk_state().is_some(),
+    }
+}
+
+fn prop<'a>(props: &'a BTreeMap<String, String>, key: &str) -> Option<&'a str> {
+    props.get(key).map(|v| v.trim()).filter(|v| !v.is_empty())
+}
+
+fn quorum_view(
+    definition: Option<&ResourceDefinition>,
+    group: Option<&ResourceGroup>,
+    tie_breakers: Vec<String>,
+) -> QuorumView {
+    let empty = BTreeMap::new();
+    let rd = definition.map_or(&empty, |d| &d.props);
+    let rg = group.map_or(&empty, |g| &g.props);
+    // linstor-server `CtrlPropsHelper.java` marks a quorum a user set with
+    // `Internal/Drbd/QuorumSetBy=user`; auto-quorum (`CtrlRscAutoQuorumHelper.java`) leaves it
+    // unset or `linstor`.
+    let set_by_user = prop(rd, QUORUM_SET_BY_KEY).is_some_and(|v| v.eq_ignore_ascii_case("user"));
+    let rd_quorum = prop(rd, QUORUM_KEY).map(str::to_owned);
+    let (quorum, auto_quorum) = if set_by_user {
+        (rd_quorum, None)
+    } else {
+        (None, rd_quorum)
+    };
+    QuorumView {
+        quorum,
+        auto_quorum,
+        on_no_quorum: prop(rd, ON_NO_QUORUM_KEY).map(str::to_owned),
+        group_quorum: prop(rg, QUORUM_KEY).map(str::to_owned),
+        group_on_no_quorum: prop(rg, ON_NO_QUORUM_KEY).map(str::to_owned),
+        tie_breakers,
+    }
+}
+
+/// The failure-domain properties the group asks replicas to differ in, with how many replicas
+/// may share one value (`replicas_on_different`: 1; `x_replicas_on_different_map`: its count).
+fn failure_domains(group: Option<&ResourceGroup>) -> Vec<(&str, usize)> {
+    let Some(filter) = group.and_then(|g| g.select_filter.as_ref()) else {
+        return Vec::new();
+    };
+    let mut domains: Vec<(&str, usize)> = filter
+        .replicas_on_different
+        .iter()
+        .map(|key| (key.as_str(), 1))
+        .collect();
+    for (key, count) in &filter.x_replicas_on_different_map {
+        if !domains.iter().any(|(k, _)| k == key) {
+            domains.push((key.as_str(), usize::try_from(*count).unwrap_or(1).max(1)));
+        }
+    }
+    domains
+}
+
+fn risks(
+    group_name: Option<&str>,
+    group: Option<&ResourceGroup>,
+    diskful_nodes: &[&str],
+    diskless: usize,
+    quorum: &QuorumView,
+    per_site: &BTreeMap<Option<&str>, SiteReplicas>,
+    ctx: &Context<'_>,
+) -> Vec<Risk> {
+    let mut risks = Vec::new();
+    let group_label = group_name.unwrap_or("(no group)");
+    let domains = failure_domains(group);
+    for (key, per_value) in &domains {
+        let values: Vec<Option<&str>> = diskful_nodes
+            .iter()
+            .map(|node| {
+                if *key == ctx.site_property {
+                    ctx.sites.get(node).copied()
+                } else {
+                    ctx.nodes.get(node).and_then(|n| prop(&n.props, key))
+                }
+            })
+            .collect();
+        if let [Some(first), rest @ ..] = values.as_slice()
+            && values.len() > *per_value
+            && rest.iter().all(|v| *v == Some(*first))
+        {
+            risks.push(Risk {
+                kind: RiskKind::SingleFailureDomain,
+                message: format!(
+                    "all {} diskful replicas have {key}={first}, but group {group_label} asks for at most {per_value} per {key}",
+                    values.len()
+                ),
+            });
+        }
+    }
+    // linstor-client `advise.py` (`_check_expected_replicas`, `_IssueNoTiebreaker`): two replicas
+    // need a third, diskless, vote.
+    if diskful_nodes.len() == 2 && diskless == 0 {
+        risks.push(Risk {
+            kind: RiskKind::NoTieBreaker,
+            message: "2 diskful replicas and no diskless tie-breaker: a network split between them risks split brain".to_owned(),
+        });
+    }
+    for (option, mine, theirs) in [
+        ("quorum", &quorum.quorum, &quorum.group_quorum),
+        (
+            "on-no-quorum",
+            &quorum.on_no_quorum,
+            &quorum.group_on_no_quorum,
+        ),
+    ] {
+        if let Some(mine) = mine
+            && Some(mine) != theirs.as_ref()
+        {
+            risks.push(Risk {
+                kind: RiskKind::QuorumDiffersFromGroup,
+                message: format!(
+                    "DrbdOptions/Resource/{option} is {mine} on the resource, {} on group {group_label}",
+                    theirs.as_deref().unwrap_or("unset")
+                ),
+            });
+        }
+    }
+    let diskful_sites: Vec<&str> = per_site
+        .iter()
+        .filter(|(_, r)| r.diskful > 0)
+        .filter_map(|(site, _)| *site)
+        .collect();
+    let site_is_a_domain = domains.iter().any(|(key, _)| *key == ctx.site_property);
+    if diskful_sites.len() > 1 && !site_is_a_domain {
+        risks.push(Risk {
+            kind: RiskKind::CrossSiteReplication,
+            message: format!(
+                "diskful replicas in sites {}: DRBD replicates across sites, and group {group_label} does not ask for it",
+                diskful_sites.join(", ")
+            ),
+        });
+    }
+    risks
 }
 
 fn kib(kib: u64) -> String {
@@ -524,6 +917,28 @@ fn kib(kib: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
+/// `sp: 2 diskful (2 UpToDate), 1 tie-breaker`.
+fn site_text(site: &SiteReplicas) -> String {
+    let mut parts = Vec::new();
+    if site.diskful > 0 {
+        parts.push(format!(
+            "{} diskful ({} UpToDate)",
+            site.diskful, site.up_to_date
+        ));
+    }
+    if site.tie_breakers > 0 {
+        parts.push(format!("{} tie-breaker", site.tie_breakers));
+    }
+    if site.diskless_clients > 0 {
+        parts.push(format!("{} diskless", site.diskless_clients));
+    }
+    format!(
+        "{}: {}",
+        site.site.as_deref().unwrap_or("(no site)"),
+        parts.join(", ")
+    )
+}
+
 /// Renders a report as plain text: nodes, pools, then every resource with its class and
 /// findings, then a summary line.
 pub fn render_text(report: &HealthReport) -> String {
@@ -533,6 +948,9 @@ pub fn render_text(report: &HealthReport) -> String {
     for node in &report.nodes {
         let status = node.connection_status.as_deref().unwrap_or("(no status)");
         let _ = write!(out, "  {:<24} {:<10} {}", node.name, node.node_type, status);
+        if let Some(site) = &node.site {
+            let _ = write!(out, "  site {site}");
+        }
         if node.evicted {
             match node.eviction_timestamp {
                 Some(ms) => {
@@ -582,27 +1000,41 @@ pub fn render_text(report: &HealthReport) -> String {
     );
     let _ = writeln!(out, "RESOURCES");
     for resource in &report.resources {
-        let wanted = resource
-            .place_count
-            .map_or_else(String::new, |p| format!(", place_count {p}"));
-        let _ = writeln!(
+        let wanted = match resource.place_count {
+            Some(p) => format!(", place_count {p}"),
+            None => format!(", place_count {} (default)", resource.wanted),
+        };
+        let _ = write!(
             out,
             "  {:<32} {:<12} {}/{} diskful UpToDate{wanted}",
             resource.name, resource.class, resource.up_to_date, resource.diskful
         );
+        if resource.inactive > 0 {
+            let _ = write!(out, ", {} inactive", resource.inactive);
+        }
+        out.push('\n');
+        if resource.sites.iter().any(|s| s.site.is_some()) {
+            let sites: Vec<String> = resource.sites.iter().map(site_text).collect();
+            let _ = writeln!(out, "      sites: {}", sites.join("; "));
+        }
         for finding in &resource.findings {
             let _ = writeln!(out, "      {}: {}", finding.class, finding.message);
+        }
+        for risk in &resource.risks {
+            let _ = writeln!(out, "      risk {}: {}", risk.kind, risk.message);
         }
     }
     let c = &report.counts;
     let _ = writeln!(
         out,
-        "SUMMARY: {} healthy, {} degraded, {} desynced, {} disconnected, {} unknown; {} evicted and {} offline nodes; {} pools low on space, {} with errors",
+        "SUMMARY: {} healthy, {} degraded, {} desynced, {} disconnected, {} unknown, {} inactive; {} at risk; {} evicted and {} offline nodes; {} pools low on space, {} with errors",
         c.healthy,
         c.degraded,
         c.desynced,
         c.disconnected,
         c.unknown,
+        c.inactive,
+        c.at_risk,
         c.evicted_nodes,
         c.offline_nodes,
         c.low_space_pools,

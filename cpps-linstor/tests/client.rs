@@ -219,7 +219,7 @@ fn client_with_retries(urls: &[&Url]) -> Client {
 // attempt (one connect timeout, not one per retry), then the next controller answers.
 #[tokio::test]
 async fn a_silent_controller_costs_one_connect_timeout_then_the_next_answers() {
-    let silent = silent_controller();
+    let silent = silent_controller().await;
     let second = mock().await;
     Mock::given(method("GET"))
         .and(path("/v1/controller/version"))
@@ -251,7 +251,7 @@ async fn a_silent_controller_costs_one_connect_timeout_then_the_next_answers() {
 // Writes fail over on a connect timeout too: a connect that timed out sent nothing.
 #[tokio::test]
 async fn a_write_fails_over_past_a_silent_controller() {
-    let silent = silent_controller();
+    let silent = silent_controller().await;
     let second = mock().await;
     Mock::given(method("POST"))
         .and(path("/v1/resource-definitions/vm-100-disk-0/snapshots"))
@@ -279,8 +279,8 @@ async fn a_write_fails_over_past_a_silent_controller() {
 // them in order and says nothing was sent.
 #[tokio::test]
 async fn silent_controllers_are_each_tried_and_listed() {
-    let first = silent_controller();
-    let second = silent_controller();
+    let first = silent_controller().await;
+    let second = silent_controller().await;
     let client = Client::builder(format!("{},{}", first.url, second.url))
         .connect_timeout(CONNECT_TIMEOUT)
         .retry(RetryPolicy::none())

@@ -2,7 +2,10 @@
 
 mod common;
 
-use cpps_linstor::health::{self, HealthClass, HealthOptions};
+use std::collections::BTreeMap;
+
+use cpps_linstor::health::{self, ClusterState, HealthClass, HealthOptions, RiskKind};
+use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
@@ -134,7 +137,14 @@ fn every_class_is_derived_from_the_view() {
         "{text}"
     );
     assert!(text.contains("LOW SPACE"), "{text}");
-    assert!(text.contains("SUMMARY: 1 healthy, 1 degraded, 1 desynced, 1 disconnected, 1 unknown; 1 evicted and 2 offline nodes"), "{text}");
+    assert!(text.contains("SUMMARY: 1 healthy, 1 degraded, 1 desynced, 1 disconnected, 1 unknown, 0 inactive; 4 at risk; 1 evicted and 2 offline nodes"), "{text}");
+    // vm-100-disk-0 has a tie-breaker on pve-ippri-31; the others have two diskful replicas
+    // and nothing else.
+    assert!(resource(&report, "vm-100-disk-0").risks.is_empty());
+    assert_eq!(
+        resource(&report, "vm-101-disk-0").risks[0].kind,
+        RiskKind::NoTieBreaker
+    );
 }
 
 #[test]
@@ -149,6 +159,7 @@ fn a_clean_cluster_has_no_alerts() {
         &state,
         &HealthOptions {
             pool_low_free_fraction: 0.01,
+            ..HealthOptions::default()
         },
     );
     assert!(!report.has_alerts(), "{}", health::render_text(&report));
@@ -181,4 +192,416 @@ async fn cluster_state_fetches_the_five_lists() {
     let report = health::assess(&state, &HealthOptions::default());
     assert_eq!(report.resources.len(), 5);
     server.verify().await;
+}
+
+fn node(name: &str, status: &str, site: Option<&str>) -> Value {
+    let props = match site {
+        Some(site) => json!({"Aux/site": site}),
+        None => json!({}),
+    };
+    json!({"name": name, "type": "SATELLITE", "connection_status": status, "props": props, "flags": [], "net_interfaces": []})
+}
+
+/// A replica of one volume whose top layer is `top` (`DRBD`, `STORAGE`, `LUKS`, …), with a
+/// disk state only when given.
+fn replica(name: &str, node: &str, flags: &[&str], top: &str, disk_state: Option<&str>) -> Value {
+    let mut volume = json!({
+        "volume_number": 0,
+        "storage_pool_name": "ssd-pool",
+        "provider_kind": "LVM_THIN",
+        "layer_data_list": [{"type": top, "data": {}}, {"type": "STORAGE", "data": {}}],
+        "props": {}, "flags": [], "reports": []
+    });
+    if let Some(state) = disk_state {
+        volume["state"] = json!({"disk_state": state, "replication_states": {}});
+    }
+    json!({"name": name, "node_name": node, "props": {}, "flags": flags, "volumes": [volume]})
+}
+
+fn group(name: &str, select_filter: Value, props: Value) -> Value {
+    json!({"name": name, "select_filter": select_filter, "props": props})
+}
+
+fn definition(name: &str, group: &str, props: Value) -> Value {
+    json!({"name": name, "resource_group_name": group, "props": props, "flags": [], "layer_data": []})
+}
+
+/// Serves the five lists from wiremock and fetches them with `Client::cluster_state`, so that
+/// the answers go through the client's decoders.
+async fn served(nodes: Value, groups: Value, definitions: Value, resources: Value) -> ClusterState {
+    let server = mock().await;
+    for (route, body) in [
+        ("/v1/nodes", nodes),
+        ("/v1/view/storage-pools", json!([])),
+        ("/v1/resource-groups", groups),
+        ("/v1/resource-definitions", definitions),
+        ("/v1/view/resources", resources),
+    ] {
+        Mock::given(method("GET"))
+            .and(path(route))
+            .respond_with(ResponseTemplate::new(200).set_body_json(body))
+            .mount(server.server())
+            .await;
+    }
+    mock_client(&server)
+        .cluster_state()
+        .await
+        .expect("the lists decode")
+}
+
+// Issue 16, defect 2. linstor-client `linstor_client/commands/vlm_cmds.py`:
+// `volume_expects_disk_state` expects a disk state only when the volume's top layer
+// (`layer_data_list[0]`) is DRBD, and `volume_state_cell` shows "Created" otherwise; LINSTOR
+// has no disk state to report for a plain STORAGE, LUKS or NVME resource, so without this rule
+// such a resource stayed `unknown` forever. A replica on an offline node stays unknown.
+#[tokio::test]
+async fn a_top_layer_other_than_drbd_is_created_not_unknown() {
+    let state = served(
+        json!([
+            node("n1", "ONLINE", None),
+            node("n2", "ONLINE", None),
+            node("n3", "OFFLINE", None)
+        ]),
+        json!([group("plain", json!({"place_count": 2}), json!({}))]),
+        json!([
+            definition("storage-only", "plain", json!({})),
+            definition("luks-top", "plain", json!({})),
+            definition("half-seen", "plain", json!({}))
+        ]),
+        json!([
+            replica("storage-only", "n1", &[], "STORAGE", None),
+            replica("storage-only", "n2", &[], "STORAGE", None),
+            replica("luks-top", "n1", &[], "LUKS", None),
+            replica("luks-top", "n2", &[], "LUKS", None),
+            replica("half-seen", "n1", &[], "STORAGE", None),
+            replica("half-seen", "n3", &[], "STORAGE", None),
+        ]),
+    )
+    .await;
+    let report = health::assess(&state, &HealthOptions::default());
+    for name in ["storage-only", "luks-top"] {
+        let r = resource(&report, name);
+        assert_eq!(r.class, HealthClass::Healthy, "{name}: {:?}", r.findings);
+        assert_eq!((r.diskful, r.up_to_date), (2, 2), "{name}");
+    }
+    let half = resource(&report, "half-seen");
+    assert_eq!(half.class, HealthClass::Unknown, "{:?}", half.findings);
+    assert_eq!(half.up_to_date, 1);
+}
+
+// Issue 16, defect 2. linstor-client `show_volumes` (vlm_cmds.py) skips a replica flagged
+// `INACTIVE` unless it is also `EVICTED` ("do not show non existing volumes for inactive
+// resources"); `FLAG_RSC_INACTIVE` = "INACTIVE" (linstor-common consts.json, ApiConsts). An
+// inactive replica has no state and must not make its resource unknown; a resource whose every
+// replica is inactive is `inactive`, not an alert.
+#[tokio::test]
+async fn inactive_replicas_are_skipped_as_linstor_client_does() {
+    let state = served(
+        json!([
+            node("n1", "ONLINE", None),
+            node("n2", "ONLINE", None),
+            node("n3", "ONLINE", None)
+        ]),
+        json!([group("g", json!({"place_count": 2}), json!({}))]),
+        json!([
+            definition("partly", "g", json!({})),
+            definition("parked", "g", json!({})),
+            definition("evicted", "g", json!({}))
+        ]),
+        json!([
+            replica("partly", "n1", &[], "DRBD", Some("UpToDate")),
+            replica("partly", "n2", &[], "DRBD", Some("UpToDate")),
+            replica("partly", "n3", &["INACTIVE"], "DRBD", None),
+            replica("parked", "n1", &["INACTIVE"], "DRBD", None),
+            replica("parked", "n2", &["INACTIVE"], "DRBD", None),
+            replica("evicted", "n1", &[], "DRBD", Some("UpToDate")),
+            replica("evicted", "n2", &["INACTIVE", "EVICTED"], "DRBD", None),
+        ]),
+    )
+    .await;
+    let report = health::assess(&state, &HealthOptions::default());
+    let partly = resource(&report, "partly");
+    assert_eq!(partly.class, HealthClass::Healthy, "{:?}", partly.findings);
+    assert_eq!((partly.diskful, partly.inactive), (2, 1));
+    let parked = resource(&report, "parked");
+    assert_eq!(parked.class, HealthClass::Inactive, "{:?}", parked.findings);
+    assert!(parked.risks.is_empty());
+    // Evicted and inactive: still shown by linstor-client, so still judged.
+    assert_eq!(resource(&report, "evicted").class, HealthClass::Unknown);
+    assert_eq!(report.counts.inactive, 1);
+    assert!(health::render_text(&report).contains("1 inactive;"));
+}
+
+// Issue 16, defect 3. A group without `place_count` (DfltRscGrp as created by the controller)
+// places 2 replicas: linstor-server `AutoSelectorConfig.java` stores `replicaCount == null ? 2`
+// (`getReplicaCount` never returns null), and linstor-client `advise.py`
+// (`_check_expected_replicas`) expects `rg.select_filter.place_count or 2`. One replica left
+// is degraded, not healthy.
+#[tokio::test]
+async fn a_group_without_place_count_wants_two_replicas() {
+    let state = served(
+        json!([node("n1", "ONLINE", None), node("n2", "ONLINE", None)]),
+        json!([group("DfltRscGrp", json!({}), json!({}))]),
+        json!([
+            definition("lonely", "DfltRscGrp", json!({})),
+            definition("pair", "DfltRscGrp", json!({}))
+        ]),
+        json!([
+            replica("lonely", "n1", &[], "DRBD", Some("UpToDate")),
+            replica("pair", "n1", &[], "DRBD", Some("UpToDate")),
+            replica("pair", "n2", &[], "DRBD", Some("UpToDate")),
+        ]),
+    )
+    .await;
+    let report = health::assess(&state, &HealthOptions::default());
+    let lonely = resource(&report, "lonely");
+    assert_eq!(lonely.class, HealthClass::Degraded);
+    assert_eq!((lonely.place_count, lonely.wanted), (None, 2));
+    assert_eq!(
+        lonely.findings[0].message,
+        "1 UpToDate diskful replicas, place_count 2 (the controller's default: the group sets none)"
+    );
+    assert_eq!(resource(&report, "pair").class, HealthClass::Healthy);
+    assert!(health::render_text(&report).contains("place_count 2 (default)"));
+}
+
+/// Two sites of two nodes each, and a witness node in a third site.
+fn site_nodes() -> Value {
+    json!([
+        node("sp1", "ONLINE", Some("sp")),
+        node("sp2", "ONLINE", Some("sp")),
+        node("fr1", "ONLINE", Some("franca")),
+        node("fr2", "ONLINE", None),
+        node("witness", "ONLINE", Some("rs")),
+    ])
+}
+
+fn site_state(groups: Value, definitions: Value, resources: Value) -> ClusterState {
+    fn decode<T: serde::de::DeserializeOwned>(v: Value) -> T {
+        serde_json::from_value(v).expect("decodes")
+    }
+    ClusterState {
+        nodes: decode(site_nodes()),
+        storage_pools: vec![],
+        resource_groups: decode(groups),
+        resource_definitions: decode(definitions),
+        resources: decode(resources),
+    }
+}
+
+// Sites come from the node property `Aux/site` (`ApiConsts.NAMESPC_AUXILIARY` = "Aux",
+// linstor-common consts.json; linstor-client writes `--replicas-on-different site` as
+// `Aux/site`, controller_cmds.py / rsc_cmds.py) or from the caller's map. A diskless
+// tie-breaker in a third site stores no data: two diskful replicas in SP plus a tie-breaker
+// in the witness site is the intended layout, with no risk.
+#[test]
+fn replicas_are_counted_per_site_and_a_witness_tie_breaker_is_not_cross_site() {
+    let state = site_state(
+        json!([group("local", json!({"place_count": 2}), json!({}))]),
+        json!([
+            definition("intra", "local", json!({})),
+            definition("stretched", "local", json!({}))
+        ]),
+        json!([
+            replica("intra", "sp1", &[], "DRBD", Some("UpToDate")),
+            replica("intra", "sp2", &[], "DRBD", Some("UpToDate")),
+            replica(
+                "intra",
+                "witness",
+                &["DRBD_DISKLESS", "TIE_BREAKER"],
+                "DRBD",
+                Some("Diskless")
+            ),
+            replica("stretched", "sp1", &[], "DRBD", Some("UpToDate")),
+            replica("stretched", "fr2", &[], "DRBD", Some("UpToDate")),
+        ]),
+    );
+    let options = HealthOptions {
+        node_sites: BTreeMap::from([
+            ("fr2".to_owned(), "franca".to_owned()),
+            (
+                "sp1".to_owned(),
+                "ignored: the node's property wins".to_owned(),
+            ),
+        ]),
+        ..HealthOptions::default()
+    };
+    let report = health::assess(&state, &options);
+    let intra = resource(&report, "intra");
+    assert_eq!(intra.class, HealthClass::Healthy, "{:?}", intra.findings);
+    assert!(intra.risks.is_empty(), "{:?}", intra.risks);
+    let sites: Vec<(Option<&str>, usize, usize, usize)> = intra
+        .sites
+        .iter()
+        .map(|s| (s.site.as_deref(), s.diskful, s.up_to_date, s.tie_breakers))
+        .collect();
+    assert_eq!(sites, [(Some("rs"), 0, 0, 1), (Some("sp"), 2, 2, 0)]);
+    assert_eq!(intra.quorum.tie_breakers, ["witness"]);
+
+    // Diskful in SP and Franca (fr2's site from the caller's map), no tie-breaker.
+    let stretched = resource(&report, "stretched");
+    let kinds: Vec<RiskKind> = stretched.risks.iter().map(|r| r.kind).collect();
+    assert_eq!(
+        kinds,
+        [RiskKind::NoTieBreaker, RiskKind::CrossSiteReplication]
+    );
+    assert!(
+        stretched.risks[1].message.contains("franca, sp"),
+        "{:?}",
+        stretched.risks
+    );
+    assert_eq!(
+        report
+            .nodes
+            .iter()
+            .find(|n| n.name == "sp1")
+            .unwrap()
+            .site
+            .as_deref(),
+        Some("sp")
+    );
+    let text = health::render_text(&report);
+    assert!(
+        text.contains("      sites: rs: 1 tie-breaker; sp: 2 diskful (2 UpToDate)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("      risk cross_site_replication: diskful replicas in sites franca, sp"),
+        "{text}"
+    );
+    assert_eq!(report.counts.at_risk, 1);
+}
+
+// A group asking replicas to differ in `Aux/site` (`replicas_on_different`) or to keep at
+// most N per site (`x_replicas_on_different_map`, linstor-client `--x-replicas-on-different`)
+// wants several failure domains; all diskful replicas in one is a risk, and replicas across
+// sites are then what the group asked for (not reported as cross-site).
+#[test]
+fn all_diskful_replicas_in_one_failure_domain_are_flagged() {
+    let state = site_state(
+        json!([
+            group(
+                "spread",
+                json!({"place_count": 2, "replicas_on_different": ["Aux/site"]}),
+                json!({})
+            ),
+            group(
+                "two-per-site",
+                json!({"place_count": 3, "x_replicas_on_different_map": {"Aux/site": 2}}),
+                json!({})
+            ),
+        ]),
+        json!([
+            definition("together", "spread", json!({})),
+            definition("apart", "spread", json!({})),
+            definition("three", "two-per-site", json!({})),
+        ]),
+        json!([
+            replica("together", "sp1", &[], "DRBD", Some("UpToDate")),
+            replica("together", "sp2", &[], "DRBD", Some("UpToDate")),
+            replica(
+                "together",
+                "witness",
+                &["DRBD_DISKLESS", "TIE_BREAKER"],
+                "DRBD",
+                Some("Diskless")
+            ),
+            replica("apart", "sp1", &[], "DRBD", Some("UpToDate")),
+            replica("apart", "fr1", &[], "DRBD", Some("UpToDate")),
+            replica(
+                "apart",
+                "witness",
+                &["DRBD_DISKLESS", "TIE_BREAKER"],
+                "DRBD",
+                Some("Diskless")
+            ),
+            replica("three", "sp1", &[], "DRBD", Some("UpToDate")),
+            replica("three", "sp2", &[], "DRBD", Some("UpToDate")),
+            replica("three", "witness", &[], "DRBD", Some("UpToDate")),
+        ]),
+    );
+    let report = health::assess(&state, &HealthOptions::default());
+    let together = resource(&report, "together");
+    assert_eq!(together.risks.len(), 1, "{:?}", together.risks);
+    assert_eq!(together.risks[0].kind, RiskKind::SingleFailureDomain);
+    assert_eq!(
+        together.risks[0].message,
+        "all 2 diskful replicas have Aux/site=sp, but group spread asks for at most 1 per Aux/site"
+    );
+    assert!(
+        resource(&report, "apart").risks.is_empty(),
+        "{:?}",
+        resource(&report, "apart").risks
+    );
+    // Three diskful in two sites with at most two per site: not all in one domain.
+    assert!(
+        resource(&report, "three").risks.is_empty(),
+        "{:?}",
+        resource(&report, "three").risks
+    );
+}
+
+// DRBD quorum settings: `DrbdOptions/Resource/quorum` and `…/on-no-quorum`
+// (`ApiConsts.NAMESPC_DRBD_RESOURCE_OPTIONS`, `InternalApiConsts.KEY_DRBD_QUORUM`). A value a
+// user set on the definition carries `Internal/Drbd/QuorumSetBy=user` (linstor-server
+// `CtrlPropsHelper.java`) and is compared with the group's; the value auto-quorum writes
+// (`CtrlRscAutoQuorumHelper.java`, set-by `linstor`) follows the higher levels and is not.
+#[test]
+fn a_quorum_policy_that_differs_from_the_group_is_flagged() {
+    let tb = &["DRBD_DISKLESS", "TIE_BREAKER"];
+    let state = site_state(
+        json!([group(
+            "q",
+            json!({"place_count": 2}),
+            json!({"DrbdOptions/Resource/quorum": "majority", "DrbdOptions/Resource/on-no-quorum": "io-error"})
+        )]),
+        json!([
+            definition(
+                "user-off",
+                "q",
+                json!({"DrbdOptions/Resource/quorum": "off", "Internal/Drbd/QuorumSetBy": "user"})
+            ),
+            definition(
+                "auto",
+                "q",
+                json!({"DrbdOptions/Resource/quorum": "majority", "Internal/Drbd/QuorumSetBy": "linstor"})
+            ),
+            definition(
+                "suspend",
+                "q",
+                json!({"DrbdOptions/Resource/on-no-quorum": "suspend-io"})
+            ),
+        ]),
+        json!([
+            replica("user-off", "sp1", &[], "DRBD", Some("UpToDate")),
+            replica("user-off", "sp2", &[], "DRBD", Some("UpToDate")),
+            replica("user-off", "witness", tb, "DRBD", Some("Diskless")),
+            replica("auto", "sp1", &[], "DRBD", Some("UpToDate")),
+            replica("auto", "sp2", &[], "DRBD", Some("UpToDate")),
+            replica("auto", "witness", tb, "DRBD", Some("Diskless")),
+            replica("suspend", "sp1", &[], "DRBD", Some("UpToDate")),
+            replica("suspend", "sp2", &[], "DRBD", Some("UpToDate")),
+            replica("suspend", "witness", tb, "DRBD", Some("Diskless")),
+        ]),
+    );
+    let report = health::assess(&state, &HealthOptions::default());
+    let off = resource(&report, "user-off");
+    assert_eq!(off.quorum.quorum.as_deref(), Some("off"));
+    assert_eq!(off.quorum.group_quorum.as_deref(), Some("majority"));
+    assert_eq!(off.risks.len(), 1, "{:?}", off.risks);
+    assert_eq!(off.risks[0].kind, RiskKind::QuorumDiffersFromGroup);
+    assert_eq!(
+        off.risks[0].message,
+        "DrbdOptions/Resource/quorum is off on the resource, majority on group q"
+    );
+    let auto = resource(&report, "auto");
+    assert_eq!(auto.quorum.auto_quorum.as_deref(), Some("majority"));
+    assert!(auto.risks.is_empty(), "{:?}", auto.risks);
+    let suspend = resource(&report, "suspend");
+    assert_eq!(suspend.risks.len(), 1);
+    assert!(
+        suspend.risks[0]
+            .message
+            .contains("on-no-quorum is suspend-io on the resource, io-error")
+    );
 }

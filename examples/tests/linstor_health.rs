@@ -97,7 +97,8 @@ async fn text_report_lists_every_class_and_exits_1() {
         "      desynced: volume 0 on pve-ippri-12 is SyncTarget towards pve-ippri-11 (42.5% done)",
         "      disconnected: pve-ippri-11 → pve-ippri-12: StandAlone",
         "      unknown: volume 0 on pve-ippri-33 has no state: the node is not online",
-        "SUMMARY: 1 healthy, 1 degraded, 1 desynced, 1 disconnected, 1 unknown; 1 evicted and 2 offline nodes; 1 pools low on space, 1 with errors",
+        "SUMMARY: 1 healthy, 1 degraded, 1 desynced, 1 disconnected, 1 unknown, 0 inactive; 4 at risk; 1 evicted and 2 offline nodes; 1 pools low on space, 1 with errors",
+        "      risk no_tie_breaker: 2 diskful replicas and no diskless tie-breaker: a network split between them risks split brain",
     ] {
         assert!(
             text.lines().any(|l| l == expected),
@@ -192,7 +193,7 @@ async fn bearer_token_from_the_environment_is_sent() {
         "{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(text.ends_with("SUMMARY: 0 healthy, 0 degraded, 0 desynced, 0 disconnected, 0 unknown; 0 evicted and 0 offline nodes; 0 pools low on space, 0 with errors\n"), "{text}");
+    assert!(text.ends_with("SUMMARY: 0 healthy, 0 degraded, 0 desynced, 0 disconnected, 0 unknown, 0 inactive; 0 at risk; 0 evicted and 0 offline nodes; 0 pools low on space, 0 with errors\n"), "{text}");
     server.verify().await;
 }
 

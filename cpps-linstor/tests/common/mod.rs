@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use cpps_http::Url;
-use cpps_http::test_util::MockApi;
+use cpps_http::test_util::{MockApi, SilentListener};
 use cpps_linstor::health::ClusterState;
 use cpps_linstor::{Client, RetryPolicy};
 
@@ -92,39 +92,20 @@ pub(crate) fn prism_url(var: &str) -> Option<Url> {
     }
 }
 
-/// A controller that never accepts a connection: a listener on 127.0.0.1 with a backlog of 0
-/// whose accept queue is filled, so that the kernel drops every further SYN and a client's
-/// connect times out, as it does against a powered-off host or a site that was cut off. Keep the
-/// guard alive while the URL is used.
+/// A controller that never accepts a connection (cpps-http's [`SilentListener`]: a full accept
+/// queue, so the kernel drops the SYNs and a connect times out, as against a powered-off host or
+/// a site that was cut off). Keep the guard alive while the URL is used.
 pub(crate) struct SilentController {
-    _listener: tokio::net::TcpListener,
-    _queued: Vec<std::net::TcpStream>,
+    _listener: SilentListener,
     /// The controller's URL.
     pub(crate) url: Url,
 }
 
-/// Starts a [`SilentController`]; panics when the accept queue cannot be filled (then the kernel
-/// would answer, and the test would prove nothing).
-pub(crate) fn silent_controller() -> SilentController {
-    let socket = tokio::net::TcpSocket::new_v4().expect("a TCP socket");
-    socket
-        .bind("127.0.0.1:0".parse().expect("an address"))
-        .expect("bind an ephemeral port");
-    let addr = socket.local_addr().expect("local address");
-    // `listen` needs a runtime only for the registration of the listener.
-    let listener = socket.listen(0).expect("listen with a backlog of 0");
-    let mut queued = Vec::new();
-    loop {
-        match std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
-            Ok(stream) => queued.push(stream),
-            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => break,
-            Err(e) => panic!("filling the accept queue of {addr}: {e}"),
-        }
-        assert!(queued.len() < 64, "the accept queue of {addr} never fills");
-    }
+/// Starts a [`SilentController`].
+pub(crate) async fn silent_controller() -> SilentController {
+    let listener = SilentListener::start().await;
     SilentController {
+        url: listener.url(""),
         _listener: listener,
-        _queued: queued,
-        url: format!("http://{addr}/").parse().expect("valid URL"),
     }
 }

@@ -12,7 +12,11 @@
 //! `--timeout SECONDS` (default 30) bounds the whole run: it is the client's deadline, and the
 //! run stops when it is spent, whatever the controllers do.
 //!
-//! Exit status: 0 when all is well (pools low on space are reported but do not fail), 1 when a
+//! Each resource shows its class as linstor-client would (a top layer other than DRBD is
+//! "created", `INACTIVE` replicas are skipped, a group without `place_count` wants 2), its
+//! replicas per site (`--site-property`, default `Aux/site`) and its risks.
+//!
+//! Exit status: 0 when all is well (pools low on space and risks are reported but do not fail), 1 when a
 //! resource is degraded, desynced, disconnected or unknown, or a node is evicted or offline,
 //! 2 when the controllers could not be asked within the timeout.
 
@@ -39,6 +43,11 @@ struct Args {
     /// A pool with less free space than this fraction is reported as running out of space.
     #[arg(long, default_value_t = 0.10, value_parser = parse_fraction)]
     low_space: f64,
+    /// The node property that names a node's site; each resource lists its replicas per site
+    /// and the risks of its placement (all in one failure domain, no tie-breaker, cross-site
+    /// replication, a quorum policy unlike its group's).
+    #[arg(long, value_name = "KEY", default_value = health::DEFAULT_SITE_PROPERTY)]
+    site_property: String,
     /// The longest the whole run may take, in seconds (connecting, every request, fail-over to
     /// the next controller); when it is spent the run stops with exit status 2.
     #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
@@ -77,6 +86,8 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
         &state,
         &HealthOptions {
             pool_low_free_fraction: args.low_space,
+            site_property: args.site_property.clone(),
+            ..HealthOptions::default()
         },
     );
     match args.format {
@@ -86,6 +97,7 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
                 "controller": client.active_controller().as_str(),
                 "alerts": report.has_alerts(),
                 "pool_warnings": report.has_pool_warnings(),
+                "risks": report.has_risks(),
                 "report": report,
             });
             println!("{}", serde_json::to_string_pretty(&json)?);
