@@ -41,8 +41,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+use futures::TryStreamExt;
 use serde::Serialize;
 
+use crate::api::pagination::MAX_PAGE_SIZE;
 use crate::client::Client;
 use crate::error::Error;
 use crate::types::LayerType;
@@ -69,15 +71,18 @@ pub struct ClusterState {
 
 impl Client {
     /// Fetches a [`ClusterState`]: `GET /v1/nodes`, `/v1/view/storage-pools`,
-    /// `/v1/resource-groups`, `/v1/resource-definitions` and `/v1/view/resources`, five requests
-    /// at once on the active controller's connection pool.
+    /// `/v1/resource-groups`, `/v1/resource-definitions` and `/v1/view/resources`, the five
+    /// lists at once on the active controller's connection pool, each page by page
+    /// (`offset`/`limit`, [`MAX_PAGE_SIZE`] per page), so that no answer grows with the estate
+    /// past the client's size cap (the whole resources view of a few thousand replicas is
+    /// larger than the default 8 MiB).
     pub async fn cluster_state(&self) -> Result<ClusterState, Error> {
         let (nodes, storage_pools, resource_groups, resource_definitions, resources) = futures::try_join!(
-            self.nodes(),
-            self.storage_pools(),
-            self.resource_groups(),
-            self.resource_definitions(),
-            self.resources_view(),
+            self.nodes_paged(MAX_PAGE_SIZE).try_collect::<Vec<_>>(),
+            self.storage_pools_paged(MAX_PAGE_SIZE).try_collect::<Vec<_>>(),
+            self.resource_groups_paged(MAX_PAGE_SIZE).try_collect::<Vec<_>>(),
+            self.resource_definitions_paged(MAX_PAGE_SIZE).try_collect::<Vec<_>>(),
+            self.resources_view_paged(MAX_PAGE_SIZE).try_collect::<Vec<_>>(),
         )?;
         Ok(ClusterState {
             nodes,

@@ -297,3 +297,116 @@ async fn garbage_answers_are_typed_errors() {
     };
     assert_eq!(inner.decode_path(), Some("[0].free_capacity"));
 }
+
+/// Serves `/v1/view/resources` as linstor-server `View.java` does
+/// (`listVolumesApiCallRcWithToResponse`): `limit` 0 or absent is everything, otherwise
+/// `skip(offset).limit(limit)`. Records each `offset` asked for.
+struct PagedView {
+    all: Vec<serde_json::Value>,
+    offsets: std::sync::Arc<std::sync::Mutex<Vec<usize>>>,
+}
+
+impl wiremock::Respond for PagedView {
+    fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
+        let query: std::collections::BTreeMap<String, String> =
+            request.url.query_pairs().into_owned().collect();
+        let number = |key: &str| {
+            query
+                .get(key)
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(0)
+        };
+        let (offset, limit) = (number("offset"), number("limit"));
+        self.offsets.lock().unwrap().push(offset);
+        let page: Vec<serde_json::Value> = if limit == 0 {
+            self.all.clone()
+        } else {
+            self.all.iter().skip(offset).take(limit).cloned().collect()
+        };
+        ResponseTemplate::new(200).set_body_json(serde_json::Value::Array(page))
+    }
+}
+
+// Issue 16, defect 4: the whole `/v1/view/resources` of a large cluster passes the client's size
+// cap (8 MiB at about 3,000 replicas of this shape). The cap is a builder setting, and
+// `cluster_state` reads the view page by page (`offset`/`limit`, 50 per page: the spec's `Limit`
+// maximum), so each answer stays small. Here 160 replicas of about 3 KiB each against a cap of
+// 256 KiB: the unpaged read fails with the cap's error, the paged one gets every replica.
+#[tokio::test]
+async fn the_resources_view_is_read_in_pages_under_a_settable_cap() {
+    let template = fixture("resources.json")[0].clone();
+    let all: Vec<serde_json::Value> = (0..160)
+        .map(|i| {
+            let mut replica = template.clone();
+            replica["name"] = serde_json::json!(format!("vm-{}-disk-0", 1000 + i));
+            replica
+        })
+        .collect();
+    let size = serde_json::to_vec(&all).unwrap().len();
+    assert!(
+        size > 256 * 1024,
+        "the whole view ({size} bytes) must pass the cap"
+    );
+    let server = mock().await;
+    let offsets = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    Mock::given(method("GET"))
+        .and(path("/v1/view/resources"))
+        .respond_with(PagedView {
+            all,
+            offsets: offsets.clone(),
+        })
+        .mount(server.server())
+        .await;
+    for route in [
+        "/v1/nodes",
+        "/v1/view/storage-pools",
+        "/v1/resource-groups",
+        "/v1/resource-definitions",
+    ] {
+        serve(&server, route, serde_json::json!([])).await;
+    }
+    let client = cpps_linstor::Client::builder(server.base_url().as_str())
+        .retry(cpps_linstor::RetryPolicy::none())
+        .max_response_bytes(256 * 1024)
+        .build()
+        .unwrap();
+    let err = client
+        .resources_view()
+        .await
+        .expect_err("one answer passes the cap");
+    assert!(
+        matches!(&err, cpps_linstor::Error::Http(cpps_http::Error::BodyTooLarge { limit, .. }) if *limit == 256 * 1024),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("max_response_bytes"), "{err}");
+    offsets.lock().unwrap().clear();
+
+    let state = client
+        .cluster_state()
+        .await
+        .expect("pages fit under the cap");
+    assert_eq!(state.resources.len(), 160);
+    assert_eq!(state.resources[159].name, "vm-1159-disk-0");
+    assert_eq!(*offsets.lock().unwrap(), [0, 50, 100, 150]);
+}
+
+// A controller that ignores `offset`/`limit` and answers everything at once (a page longer
+// than asked) ends the stream instead of being asked for the same list again and again.
+#[tokio::test]
+async fn a_server_that_ignores_paging_is_asked_once() {
+    let server = mock().await;
+    let all = fixture("nodes.json");
+    Mock::given(method("GET"))
+        .and(path("/v1/nodes"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(all))
+        .expect(1)
+        .mount(server.server())
+        .await;
+    let nodes: Vec<_> = mock_client(&server)
+        .nodes_paged(3)
+        .try_collect()
+        .await
+        .expect("one page");
+    assert_eq!(nodes.len(), 7);
+    server.verify().await;
+}

@@ -17,7 +17,8 @@ pub const MAX_PAGE_SIZE: u32 = 50;
 
 impl Client {
     /// Streams the items of a list endpoint (`GET {path}?offset=…&limit=…`) page by page,
-    /// stopping after the first page shorter than `page_size` (1 to 50).
+    /// stopping after the first page shorter than `page_size` (1 to 50, the spec's `Limit`
+    /// maximum), or longer (a server that ignored the parameters sent all at once).
     ///
     /// The stream yields an error item and ends when a page cannot be fetched.
     pub fn paginate<T>(
@@ -49,7 +50,10 @@ impl Client {
                             .query("limit", page_size),
                     )
                     .await?;
-                let last = page.len() < page_size as usize;
+                // linstor-server `View.java` (`listVolumesApiCallRcWithToResponse`) pages with
+                // `skip(offset).limit(limit)`; a page longer than asked means a server that
+                // ignored the parameters and sent everything at once.
+                let last = page.len() != page_size as usize;
                 let next = offset + page.len() as u64;
                 Ok(Some((page, (next, last))))
             }
