@@ -1,25 +1,34 @@
 //! Runs the built `exporter` and scrapes `/metrics` over HTTP on 127.0.0.1: SP's LINSTOR is a
 //! wiremock controller serving cpps-linstor's payload fixtures, SP's GPU host reads the fake
 //! NVML library through the real nvml-wrapper (two A5000, XIDs 79 and 13), Franca's Proxmox is a
-//! closed port, and SP's Proxmox is fakepve when `CPPS_TEST_FAKEPVE` is set. Also checks that
-//! every expression of `examples/alerts/cpps.rules.yml` uses only metrics the exporter emits.
+//! closed port, and SP's Proxmox is fakepve when `CPPS_TEST_FAKEPVE` is set. With
+//! `CPPS_TEST_PROMETHEUS`/`CPPS_TEST_PROMTOOL` (set by `cargo xtask test`), a real Prometheus
+//! scrapes it, `promtool check metrics` lints what it serves, and `promtool check rules` /
+//! `promtool test rules` check and unit-test `examples/alerts/cpps.rules.yml`. Also checks that
+//! every expression of the rules uses only metrics the exporter emits.
 
 #[path = "../../cpps-proxmox/tests/common/mod.rs"]
 mod pve;
 
+mod common;
+
 use std::collections::BTreeSet;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{Running, free_port, repo, scrape};
 use cpps_gpu::test_util::{FakeNvml, fake_nvml_library};
 use cpps_http::{HttpClient, Request, RetryPolicy};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
-}
+/// What Prometheus 2.42 sends when it scrapes (`scrape.acceptHeader` in prometheus
+/// `scrape/scrape.go`): OpenMetrics first, the 0.0.4 text as the fallback.
+const PROMETHEUS_ACCEPT: &str = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+const TEXT_004: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 fn fixture(name: &str) -> serde_json::Value {
     let file = repo("cpps-linstor/tests/fixtures").join(name);
@@ -46,47 +55,36 @@ async fn linstor() -> MockServer {
     server
 }
 
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
+/// Starts the exporter on `port` for the two-site fixture topology, with `endpoints` (YAML).
+fn exporter(dir: &Path, endpoints: &str, port: u16, env: Vec<(String, String)>) -> Running {
+    let file = dir.join("endpoints.yaml");
+    std::fs::write(&file, endpoints).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_exporter"))
+        .arg("--topology")
+        .arg(repo("cpps-topology/tests/fixtures/live/two-sites.yaml"))
+        .arg("--endpoints")
+        .arg(&file)
+        .args(["--listen", &format!("127.0.0.1:{port}"), "--interval", "1"])
+        .envs(env)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("exporter runs");
+    Running(child)
 }
 
-struct Exporter(Child);
-
-impl Drop for Exporter {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+fn franca_closed() -> String {
+    format!(
+        "  franca:\n    proxmox:\n      url: https://127.0.0.1:{}/\n      token_env: CPPS_TEST_TOKEN\n",
+        free_port()
+    )
 }
 
-/// Scrapes until `/metrics` answers 200 (the first observation is done), at most 60 s.
-async fn scrape(port: u16) -> String {
-    let client = HttpClient::builder(format!("http://127.0.0.1:{port}/").parse().unwrap())
-        .retry(RetryPolicy::none())
-        .build()
-        .unwrap();
-    let started = Instant::now();
-    loop {
-        if let Ok(r) = client.execute(Request::get("metrics")).await {
-            if r.status().as_u16() == 200 {
-                let ct = r
-                    .headers()
-                    .get("content-type")
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or("")
-                    .to_owned();
-                assert_eq!(ct, "text/plain; version=0.0.4; charset=utf-8");
-                return r.text();
-            }
-            assert_eq!(r.status().as_u16(), 503, "{}", r.text());
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "no metrics after 60 s"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+fn franca_token() -> (String, String) {
+    (
+        "CPPS_TEST_TOKEN".to_owned(),
+        "root@pam!x=00000000-0000-0000-0000-000000000000".to_owned(),
+    )
 }
 
 #[tokio::test]
@@ -100,10 +98,7 @@ async fn scraped_metrics_name_every_subject() {
         controller.uri(),
         nvml.display()
     );
-    let mut env = vec![(
-        "CPPS_TEST_TOKEN".to_owned(),
-        "root@pam!x=00000000-0000-0000-0000-000000000000".to_owned(),
-    )];
+    let mut env = vec![franca_token()];
     if let Some(s) = &fakepve {
         sp.push_str(&format!(
             "    proxmox:\n      url: {}\n      token_env: CPPS_TEST_SP_TOKEN\n      ca_file: {}\n",
@@ -115,26 +110,19 @@ async fn scraped_metrics_name_every_subject() {
             format!("{}={}", s.pve.token_id, s.pve.token_secret),
         ));
     }
-    let endpoints = format!(
-        "sites:\n{sp}  franca:\n    proxmox:\n      url: https://127.0.0.1:{}/\n      token_env: CPPS_TEST_TOKEN\n",
-        free_port()
-    );
-    let file = dir.path().join("endpoints.yaml");
-    std::fs::write(&file, endpoints).unwrap();
     let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_exporter"))
-        .arg("--topology")
-        .arg(repo("cpps-topology/tests/fixtures/live/two-sites.yaml"))
-        .arg("--endpoints")
-        .arg(&file)
-        .args(["--listen", &format!("127.0.0.1:{port}"), "--interval", "1"])
-        .envs(env)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("exporter runs");
-    let _guard = Exporter(child);
-    let text = scrape(port).await;
+    let _exporter = exporter(
+        dir.path(),
+        &format!("sites:\n{sp}{}", franca_closed()),
+        port,
+        env,
+    );
+    let scraped = scrape(port, None, Duration::from_secs(60))
+        .await
+        .expect("metrics within 60 s");
+    // Without an Accept header naming OpenMetrics: the 0.0.4 text.
+    assert_eq!(scraped.content_type, TEXT_004);
+    let text = scraped.text;
     let lines: BTreeSet<&str> = text.lines().collect();
     let has = |line: &str| {
         assert!(lines.contains(line), "missing `{line}` in:\n{text}");
@@ -187,13 +175,284 @@ async fn scraped_metrics_name_every_subject() {
         assert!(value.parse::<f64>().is_ok(), "{line}");
     }
 
-    // Anything but /metrics is a 404.
+    // What Prometheus asks for: OpenMetrics, with the unit of the `_seconds` gauges and the
+    // closing `# EOF`, and the same series.
+    let om = scrape(port, Some(PROMETHEUS_ACCEPT), Duration::from_secs(5))
+        .await
+        .expect("the second scrape answers at once");
+    assert_eq!(om.content_type, OPENMETRICS);
+    assert!(om.text.ends_with("# EOF\n"), "{}", om.text);
+    let om_lines: BTreeSet<&str> = om.text.lines().collect();
+    for line in [
+        "# TYPE cpps_observation_timestamp_seconds gauge",
+        "# UNIT cpps_observation_timestamp_seconds seconds",
+        r#"cpps_linstor_resource_degraded{site="sp",resource="vm-101-disk-0",pool="ssd-pool"} 1"#,
+    ] {
+        assert!(om_lines.contains(line), "missing `{line}` in:\n{}", om.text);
+    }
+
+    // Anything but /metrics is a 404; a POST is a 405.
     let client = HttpClient::builder(format!("http://127.0.0.1:{port}/").parse().unwrap())
         .retry(RetryPolicy::none())
         .build()
         .unwrap();
     let r = client.execute(Request::get("nope")).await.unwrap();
     assert_eq!(r.status().as_u16(), 404);
+    let r = client.execute(Request::post("metrics")).await.unwrap();
+    assert_eq!(r.status().as_u16(), 405);
+    assert_eq!(
+        r.headers().get("allow").and_then(|v| v.to_str().ok()),
+        Some("GET, HEAD")
+    );
+}
+
+#[test]
+fn label_values_are_escaped_in_both_expositions() {
+    use cpps_topology::live::facts::{Observation, PbsFacts, SiteObservation, Sourced};
+    use cpps_topology::live::metrics::{Exposition, Metrics};
+    // A site name is whatever the topology says: quotes, backslashes and newlines must come
+    // out escaped (OpenMetrics 1.0 ABNF `escaped-string`; the 0.0.4 text format's label
+    // values alike), or the scrape cannot be parsed.
+    let mut site = SiteObservation::new("a\"b\\c\nd");
+    site.pbs = Sourced::Observed(PbsFacts::default());
+    let observed = Observation {
+        taken_at: 1_780_000_000,
+        sites: vec![site],
+    };
+    let metrics = Metrics::new(&observed, None);
+    for exposition in [Exposition::OpenMetrics, Exposition::PrometheusText] {
+        let text = metrics.encode(exposition);
+        let lines: Vec<&str> = text.lines().collect();
+        for line in [
+            "cpps_observation_timestamp_seconds 1780000000",
+            r#"pbs_up{site="a\"b\\c\nd"} 1"#,
+            r#"cpps_up{site="a\"b\\c\nd",source="pbs"} 1"#,
+        ] {
+            assert!(
+                lines.contains(&line),
+                "{exposition:?}: no `{line}` in\n{text}"
+            );
+        }
+    }
+    assert_eq!(
+        Exposition::negotiate(Some(PROMETHEUS_ACCEPT)),
+        Exposition::OpenMetrics
+    );
+    assert_eq!(
+        Exposition::negotiate(Some("application/openmetrics-text;q=0,text/plain")),
+        Exposition::PrometheusText
+    );
+    assert_eq!(Exposition::negotiate(None), Exposition::PrometheusText);
+}
+
+/// `CPPS_TEST_PROMETHEUS` and `CPPS_TEST_PROMTOOL`, or `None` after printing a skip line.
+fn prometheus_tools(test: &str) -> Option<(PathBuf, PathBuf)> {
+    match (
+        std::env::var_os("CPPS_TEST_PROMETHEUS"),
+        std::env::var_os("CPPS_TEST_PROMTOOL"),
+    ) {
+        (Some(p), Some(t)) => Some((p.into(), t.into())),
+        _ => {
+            eprintln!(
+                "skipping {test}: CPPS_TEST_PROMETHEUS/CPPS_TEST_PROMTOOL not set (run `cargo xtask test`)"
+            );
+            None
+        }
+    }
+}
+
+/// Runs promtool with `args` and `stdin`; its exit status and everything it printed.
+fn promtool(tool: &Path, args: &[&str], stdin: &str) -> (bool, String) {
+    let mut child = Command::new(tool)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("promtool runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// `GET /api/v1/query?query=…` on Prometheus: the result vector.
+async fn query(client: &HttpClient, promql: &str) -> Vec<serde_json::Value> {
+    let r = client
+        .execute(Request::get("api/v1/query").query("query", promql))
+        .await
+        .unwrap();
+    let v: serde_json::Value = r.json().unwrap();
+    assert_eq!(v["status"], "success", "{v}");
+    v["data"]["result"].as_array().cloned().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_real_prometheus_scrapes_the_exporter() {
+    let Some((prometheus, promtool_bin)) =
+        prometheus_tools("a_real_prometheus_scrapes_the_exporter")
+    else {
+        return;
+    };
+    let controller = linstor().await;
+    let nvml = fake_nvml_library(FakeNvml::TwoA5000WithXids).expect("gcc builds the fake NVML");
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _exporter = exporter(
+        dir.path(),
+        &format!(
+            "sites:\n  sp:\n    linstor:\n      controllers: {}\n    nvml:\n      - host: pve-ippri-31\n        library: {}\n{}",
+            controller.uri(),
+            nvml.display(),
+            franca_closed()
+        ),
+        port,
+        vec![franca_token()],
+    );
+    let scraped = scrape(port, None, Duration::from_secs(60))
+        .await
+        .expect("metrics within 60 s");
+
+    // `promtool check metrics` lints the text format (prometheus `cmd/promtool/main.go`,
+    // CheckMetrics: client_golang `prometheus/testutil/promlint/promlint.go` over expfmt's text
+    // parser; exit status 3 on any problem). Its only complaint may be the camelCase label
+    // names (`modelName`) that dcgm-exporter puts on its series and that the exporter keeps on
+    // its GPU series so that dcgm dashboards and joins work.
+    let (ok, out) = promtool(&promtool_bin, &["check", "metrics"], &scraped.text);
+    let problems: BTreeSet<String> = out
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let camel = "label names should be written in 'snake_case' not 'camelCase'";
+    assert_eq!(
+        problems,
+        BTreeSet::from([
+            format!("DCGM_FI_DEV_XID_ERRORS {camel}"),
+            format!("cpps_gpu_health_status {camel}"),
+        ]),
+        "promtool check metrics (ok: {ok}):\n{out}\n{}",
+        scraped.text
+    );
+    // Without the GPU series the text lints clean.
+    let without_gpus: String = scraped
+        .text
+        .lines()
+        .filter(|l| !l.contains("DCGM_FI_DEV_XID_ERRORS") && !l.contains("cpps_gpu_health_status"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let (ok, out) = promtool(&promtool_bin, &["check", "metrics"], &without_gpus);
+    assert!(ok, "promtool check metrics:\n{out}\n{without_gpus}");
+
+    let prom_port = free_port();
+    let config = dir.path().join("prometheus.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: cpps\n    static_configs:\n      - targets: ['127.0.0.1:{port}']\n"
+        ),
+    )
+    .unwrap();
+    let log = std::fs::File::create(dir.path().join("prometheus.log")).unwrap();
+    let _prometheus = Running(
+        Command::new(&prometheus)
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!("--web.listen-address=127.0.0.1:{prom_port}"))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join("tsdb").display()
+            ))
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("prometheus runs"),
+    );
+    let client = HttpClient::builder(format!("http://127.0.0.1:{prom_port}/").parse().unwrap())
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let (up, degraded) = loop {
+        let ready = client
+            .execute(Request::get("-/ready"))
+            .await
+            .is_ok_and(|r| r.status().as_u16() == 200);
+        if ready {
+            let up = query(&client, r#"up{job="cpps"}"#).await;
+            let degraded = query(
+                &client,
+                r#"cpps_linstor_resource_degraded{resource="vm-101-disk-0"}"#,
+            )
+            .await;
+            if !up.is_empty() && !degraded.is_empty() {
+                break (up, degraded);
+            }
+        }
+        let log = std::fs::read_to_string(dir.path().join("prometheus.log")).unwrap_or_default();
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "Prometheus has no sample of the exporter after 60 s; its log:\n{log}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    assert_eq!(up[0]["value"][1], "1", "{up:?}");
+    assert_eq!(degraded[0]["value"][1], "1", "{degraded:?}");
+    assert_eq!(degraded[0]["metric"]["site"], "sp", "{degraded:?}");
+    assert_eq!(degraded[0]["metric"]["pool"], "ssd-pool", "{degraded:?}");
+    // Franca's Proxmox is a closed port: reported down, not absent.
+    let franca = query(&client, r#"cpps_up{site="franca",source="proxmox"}"#).await;
+    assert_eq!(
+        franca.first().map(|s| s["value"][1].clone()),
+        Some("0".into()),
+        "{franca:?}"
+    );
+    // The scrape was OpenMetrics: only that format carries units, and Prometheus keeps the
+    // unit of the timestamp gauge in its metadata (`GET /api/v1/metadata`).
+    let r = client
+        .execute(
+            Request::get("api/v1/metadata").query("metric", "cpps_observation_timestamp_seconds"),
+        )
+        .await
+        .unwrap();
+    let meta: serde_json::Value = r.json().unwrap();
+    let entry = &meta["data"]["cpps_observation_timestamp_seconds"][0];
+    assert_eq!(entry["type"], "gauge", "{meta}");
+    assert_eq!(entry["unit"], "seconds", "{meta}");
+}
+
+#[test]
+fn the_alert_rules_pass_promtool() {
+    let Some((_, promtool_bin)) = prometheus_tools("the_alert_rules_pass_promtool") else {
+        return;
+    };
+    let rules = repo("examples/alerts/cpps.rules.yml");
+    let (ok, out) = promtool(
+        &promtool_bin,
+        &["check", "rules", &rules.to_string_lossy()],
+        "",
+    );
+    assert!(ok, "promtool check rules:\n{out}");
+    assert!(out.contains("SUCCESS: 12 rules found"), "{out}");
+    // Each of the five basic alerts fires on a series that should fire it and stays silent on
+    // one that should not (examples/alerts/tests/cpps.rules.test.yml says which).
+    let tests = repo("examples/alerts/tests/cpps.rules.test.yml");
+    let (ok, out) = promtool(
+        &promtool_bin,
+        &["test", "rules", &tests.to_string_lossy()],
+        "",
+    );
+    assert!(ok, "promtool test rules:\n{out}");
+    assert!(out.contains("SUCCESS"), "{out}");
 }
 
 /// The metric names an alert expression uses: identifiers outside label matchers and strings

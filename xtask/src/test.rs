@@ -2,7 +2,8 @@
 //!
 //! The servers are other people's software that the clients are tested against (see
 //! `ARCHITECTURE.md`, "Testing"): fakepve (Proxmox VE), Prism serving the LINSTOR OpenAPI file,
-//! and a real kube-apiserver with etcd. Each is installed and started by a script in
+//! a real kube-apiserver with etcd, and Prometheus with promtool (installed only: the exporter's
+//! test starts its own Prometheus scraping the exporter it runs). Each is installed and started by a script in
 //! `xtask/env/` that caches what it builds outside the repository and prints `CPPS_TEST_*=…`
 //! lines; this command passes those variables to `cargo test`, so the integration tests really
 //! run instead of skipping. Everything is started on 127.0.0.1 and stopped at the end.
@@ -20,7 +21,7 @@ pub(crate) struct TestArgs {
     /// Run the tests without starting any server (integration tests then skip, saying so).
     #[arg(long)]
     no_services: bool,
-    /// Start only these services (fakepve, prism, kube); default all.
+    /// Start only these services (fakepve, prism, kube, prometheus); default all.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Extra arguments passed to `cargo test` after `--workspace`.
@@ -35,7 +36,7 @@ struct Service {
     stop: Option<&'static str>,
 }
 
-const SERVICES: [Service; 3] = [
+const SERVICES: [Service; 4] = [
     Service {
         name: "kube",
         start: "xtask/env/kube-start.sh",
@@ -49,6 +50,11 @@ const SERVICES: [Service; 3] = [
     Service {
         name: "prism",
         start: "xtask/env/prism.sh",
+        stop: None,
+    },
+    Service {
+        name: "prometheus",
+        start: "xtask/env/prometheus.sh",
         stop: None,
     },
 ];

@@ -753,6 +753,9 @@ pub struct ClientOptions {
     pub connect_timeout: Duration,
     /// Per-request timeout.
     pub request_timeout: Duration,
+    /// Time allowed for one call, retries included (the clients' `deadline`); binaries set it
+    /// from their `--timeout`.
+    pub deadline: Duration,
     /// Requests in flight per source.
     pub concurrency: usize,
     /// Retries of idempotent requests.
@@ -766,6 +769,7 @@ impl Default for ClientOptions {
         Self {
             connect_timeout: Duration::from_secs(5),
             request_timeout: Duration::from_secs(20),
+            deadline: Duration::from_secs(60),
             concurrency: 8,
             retries: 2,
             xid_wait: Duration::from_millis(500),
@@ -774,6 +778,19 @@ impl Default for ClientOptions {
 }
 
 impl ClientOptions {
+    /// The defaults, with every call ending within `timeout` (a binary's `--timeout`): the
+    /// clients' deadline is `timeout`, and neither the connect nor the request timeout exceeds
+    /// it.
+    pub fn bounded_by(timeout: Duration) -> ClientOptions {
+        let defaults = ClientOptions::default();
+        ClientOptions {
+            connect_timeout: defaults.connect_timeout.min(timeout),
+            request_timeout: defaults.request_timeout.min(timeout),
+            deadline: timeout,
+            ..defaults
+        }
+    }
+
     fn retry(&self) -> RetryPolicy {
         if self.retries == 0 {
             RetryPolicy::none()
@@ -803,6 +820,7 @@ fn proxmox_source(
         .tls(p.tls.mode(path)?)
         .connect_timeout(options.connect_timeout)
         .request_timeout(options.request_timeout)
+        .deadline(options.deadline)
         .retry(options.retry());
     if let Some(token) = &p.token {
         let secret = token.resolve(lookup, &format!("{path}.token"))?;
@@ -831,6 +849,7 @@ fn linstor_source(
         .controllers(list)
         .connect_timeout(options.connect_timeout)
         .request_timeout(options.request_timeout)
+        .deadline(options.deadline)
         .retry(options.retry());
     if let Some(ca) = &l.ca_file {
         builder = builder.tls(TlsMode::ca_file(ca));
@@ -880,6 +899,7 @@ fn pbs_source(
     let http = cpps_pbs::PbsClient::http_builder(&config)
         .connect_timeout(options.connect_timeout)
         .request_timeout(options.request_timeout)
+        .deadline(options.deadline)
         .retry(options.retry())
         .build()
         .map_err(|e| invalid(path, &e))?;
@@ -901,6 +921,7 @@ fn vyos_source(
         .tls(v.tls.mode(path)?)
         .connect_timeout(options.connect_timeout)
         .request_timeout(options.request_timeout)
+        .deadline(options.deadline)
         .build()
         .map_err(|e| invalid(path, &e))?;
     let key = v.key.resolve(lookup, &format!("{path}.key"))?;

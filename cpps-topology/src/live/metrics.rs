@@ -1,5 +1,7 @@
-//! An observation as Prometheus metrics (text exposition format 0.0.4), for the `exporter`
-//! example.
+//! An observation as Prometheus metrics, for the `exporter` example, written by the official
+//! `prometheus-client` crate: OpenMetrics 1.0 text (`# HELP`/`# TYPE`/`# UNIT`, `# EOF`) for
+//! scrapers that ask for it (Prometheus does), the Prometheus text format 0.0.4 otherwise
+//! ([`Exposition::negotiate`]). Label values are escaped by the encoder.
 //!
 //! Names follow the exporters people already alert on, where they overlap:
 //! prometheus-pve-exporter (`pve_up{id="node/…"}`, `pve_guest_info`, `pve_ha_state`), Argo
@@ -9,10 +11,18 @@
 //! `pbs_snapshot_vm_last_timestamp`, `pbs_snapshot_vm_last_verify`) and dcgm-exporter
 //! (`DCGM_FI_DEV_XID_ERRORS` with `gpu`, `UUID`, `modelName`, `Hostname`). What none of them
 //! has is `cpps_*`: source reachability, LINSTOR/DRBD resource health, PBS job results, GPU
-//! health and the audit's findings. Every series carries the `site` label.
+//! health and the audit's findings. Every series carries the `site` label. Every metric is a
+//! gauge; a name ending in `_seconds` carries the OpenMetrics unit `seconds` (OpenMetrics
+//! requires the unit to be the name's suffix, so the names stay as they are).
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use std::sync::Arc;
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric as _};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::registry::{Registry, Unit};
 
 use super::facts::{Observation, SourceKind, Sourced};
 use crate::report::Report;
@@ -93,54 +103,129 @@ pub const METRICS: &[(&str, &str)] = &[
     ),
 ];
 
-#[derive(Default)]
-struct Out {
-    series: BTreeMap<&'static str, Vec<String>>,
+/// The wire format of a scrape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exposition {
+    /// OpenMetrics 1.0 text, what Prometheus asks for first.
+    OpenMetrics,
+    /// The Prometheus text format 0.0.4, for clients that do not ask for OpenMetrics.
+    PrometheusText,
 }
 
-fn escape(value: &str) -> String {
-    value
-        .replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
-}
-
-impl Out {
-    fn push(&mut self, name: &'static str, labels: &[(&str, &str)], value: f64) {
-        let mut line = String::from(name);
-        if !labels.is_empty() {
-            line.push('{');
-            for (i, (k, v)) in labels.iter().enumerate() {
-                if i > 0 {
-                    line.push(',');
-                }
-                let _ = write!(line, "{k}=\"{}\"", escape(v));
+impl Exposition {
+    /// The `Content-Type` of a response in this format.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Exposition::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            Exposition::PrometheusText => {
+                prometheus_client::encoding::prometheus_text::CONTENT_TYPE
             }
-            line.push('}');
         }
-        let _ = write!(line, " {value}");
-        self.series.entry(name).or_default().push(line);
     }
 
-    fn finish(self) -> String {
-        let mut text = String::new();
+    /// The format a request's `Accept` header asks for: OpenMetrics when it lists
+    /// `application/openmetrics-text` with a non-zero `q`, the 0.0.4 text otherwise (as
+    /// client_golang's `promhttp` negotiates).
+    pub fn negotiate(accept: Option<&str>) -> Exposition {
+        let wants_openmetrics = accept.is_some_and(|accept| {
+            accept.split(',').any(|range| {
+                let mut parts = range.split(';').map(str::trim);
+                let media = parts.next().unwrap_or("");
+                let q = parts
+                    .filter_map(|p| p.strip_prefix("q="))
+                    .find_map(|q| q.parse::<f64>().ok())
+                    .unwrap_or(1.0);
+                media.eq_ignore_ascii_case("application/openmetrics-text") && q > 0.0
+            })
+        });
+        if wants_openmetrics {
+            Exposition::OpenMetrics
+        } else {
+            Exposition::PrometheusText
+        }
+    }
+}
+
+type Labels = Vec<(&'static str, String)>;
+
+/// The series of one observation, grouped by metric in the order of [`METRICS`]; encoded on
+/// demand in either [`Exposition`].
+#[derive(Debug, Clone, Default)]
+pub struct Metrics {
+    families: Arc<BTreeMap<&'static str, Vec<(Labels, i64)>>>,
+}
+
+#[derive(Debug)]
+struct Collected(Arc<BTreeMap<&'static str, Vec<(Labels, i64)>>>);
+
+impl Collector for Collected {
+    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), std::fmt::Error> {
+        let seconds = Unit::Seconds;
         for (name, help) in METRICS {
-            let Some(lines) = self.series.get(name) else {
+            let Some(series) = self.0.get(name) else {
                 continue;
             };
-            let _ = writeln!(text, "# HELP {name} {help}");
-            let _ = writeln!(text, "# TYPE {name} gauge");
-            for line in lines {
-                text.push_str(line);
-                text.push('\n');
+            // The encoder appends the unit to the name it is given.
+            let (base, unit) = match name.strip_suffix("_seconds") {
+                Some(base) => (base, Some(&seconds)),
+                None => (*name, None),
+            };
+            let mut family = encoder.encode_descriptor(base, help, unit, MetricType::Gauge)?;
+            for (labels, value) in series {
+                let gauge = ConstGauge::new(*value);
+                gauge.encode(family.encode_family(labels)?)?;
             }
         }
+        Ok(())
+    }
+}
+
+impl Metrics {
+    /// The observation (and, when given, the audit's unsuppressed findings) as series.
+    pub fn new(observed: &Observation, report: Option<&Report>) -> Metrics {
+        let mut out = Out::default();
+        collect(&mut out, observed, report);
+        Metrics {
+            families: Arc::new(out.series),
+        }
+    }
+
+    /// The text of a scrape in `exposition`.
+    pub fn encode(&self, exposition: Exposition) -> String {
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(Collected(self.families.clone())));
+        let mut text = String::new();
+        // Writing into a `String` cannot fail, and neither can a gauge of an `i64`.
+        let _ = match exposition {
+            Exposition::OpenMetrics => {
+                prometheus_client::encoding::text::encode(&mut text, &registry)
+            }
+            Exposition::PrometheusText => {
+                prometheus_client::encoding::prometheus_text::encode(&mut text, &registry)
+            }
+        };
         text
     }
 }
 
-fn flag(b: bool) -> f64 {
-    if b { 1.0 } else { 0.0 }
+#[derive(Default)]
+struct Out {
+    series: BTreeMap<&'static str, Vec<(Labels, i64)>>,
+}
+
+impl Out {
+    fn push(&mut self, name: &'static str, labels: &[(&'static str, &str)], value: i64) {
+        debug_assert!(
+            METRICS.iter().any(|(n, _)| *n == name),
+            "{name} is not in METRICS"
+        );
+        let labels = labels.iter().map(|(k, v)| (*k, (*v).to_owned())).collect();
+        self.series.entry(name).or_default().push((labels, value));
+    }
+}
+
+fn flag(b: bool) -> i64 {
+    i64::from(b)
 }
 
 fn up<T>(out: &mut Out, site: &str, source: SourceKind, id: &str, s: &Sourced<T>) {
@@ -153,27 +238,25 @@ fn up<T>(out: &mut Out, site: &str, source: SourceKind, id: &str, s: &Sourced<T>
     }
 }
 
-/// The observation (and, when given, the audit's unsuppressed findings) in Prometheus text
-/// format.
+/// The observation (and, when given, the audit's unsuppressed findings) as OpenMetrics text:
+/// `Metrics::new(observed, report).encode(Exposition::OpenMetrics)`.
 pub fn render(observed: &Observation, report: Option<&Report>) -> String {
-    let mut out = Out::default();
-    #[allow(clippy::cast_precision_loss)]
-    out.push(
-        "cpps_observation_timestamp_seconds",
-        &[],
-        observed.taken_at as f64,
-    );
+    Metrics::new(observed, report).encode(Exposition::OpenMetrics)
+}
+
+fn collect(out: &mut Out, observed: &Observation, report: Option<&Report>) {
+    out.push("cpps_observation_timestamp_seconds", &[], observed.taken_at);
     for site in &observed.sites {
         let s = site.site.as_str();
-        up(&mut out, s, SourceKind::Proxmox, "", &site.proxmox);
-        up(&mut out, s, SourceKind::Linstor, "", &site.linstor);
-        up(&mut out, s, SourceKind::Pbs, "", &site.pbs);
-        up(&mut out, s, SourceKind::Vyos, "", &site.vyos);
+        up(out, s, SourceKind::Proxmox, "", &site.proxmox);
+        up(out, s, SourceKind::Linstor, "", &site.linstor);
+        up(out, s, SourceKind::Pbs, "", &site.pbs);
+        up(out, s, SourceKind::Vyos, "", &site.vyos);
         for (id, k) in &site.kubernetes {
-            up(&mut out, s, SourceKind::Kubernetes, id, k);
+            up(out, s, SourceKind::Kubernetes, id, k);
         }
         for (id, g) in &site.gpus {
-            up(&mut out, s, SourceKind::Nvml, id, g);
+            up(out, s, SourceKind::Nvml, id, g);
         }
 
         if let Some(pve) = site.proxmox.observed() {
@@ -202,13 +285,13 @@ pub fn render(observed: &Observation, report: Option<&Report>) -> String {
                         ("name", g.name.as_deref().unwrap_or("")),
                         ("type", kind),
                     ],
-                    1.0,
+                    1,
                 );
                 if let Some(state) = &g.ha_state {
                     out.push(
                         "pve_ha_state",
                         &[("site", s), ("id", &id), ("state", state)],
-                        1.0,
+                        1,
                     );
                 }
             }
@@ -252,7 +335,7 @@ pub fn render(observed: &Observation, report: Option<&Report>) -> String {
                         ("sync_status", app.sync.as_deref().unwrap_or("Unknown")),
                         ("health_status", app.health.as_deref().unwrap_or("Unknown")),
                     ],
-                    1.0,
+                    1,
                 );
             }
             for cert in &k.certificates {
@@ -264,11 +347,10 @@ pub fn render(observed: &Observation, report: Option<&Report>) -> String {
                     ("name", name),
                 ];
                 if let Some(t) = cert.not_after {
-                    #[allow(clippy::cast_precision_loss)]
                     out.push(
                         "certmanager_certificate_expiration_timestamp_seconds",
                         &labels,
-                        t as f64,
+                        t,
                     );
                 }
                 let mut ready = labels.to_vec();
@@ -308,12 +390,7 @@ pub fn render(observed: &Observation, report: Option<&Report>) -> String {
                     ("vm_id", b.backup_id.as_str()),
                     ("vm_name", vm_name),
                 ];
-                #[allow(clippy::cast_precision_loss)]
-                out.push(
-                    "pbs_snapshot_vm_last_timestamp",
-                    &labels,
-                    b.newest_time as f64,
-                );
+                out.push("pbs_snapshot_vm_last_timestamp", &labels, b.newest_time);
                 out.push(
                     "pbs_snapshot_vm_last_verify",
                     &labels,
@@ -350,19 +427,18 @@ pub fn render(observed: &Observation, report: Option<&Report>) -> String {
                     ("modelName", gpu.name.as_deref().unwrap_or("")),
                     ("DCGM_FI_DRIVER_VERSION", driver),
                 ];
-                #[allow(clippy::cast_precision_loss)]
                 let last_xid = g
                     .xids
                     .iter()
                     .rev()
                     .find(|(u, _)| u.as_deref() == Some(uuid) || u.is_none())
-                    .map_or(0.0, |(_, x)| *x as f64);
+                    .map_or(0, |(_, x)| i64::try_from(*x).unwrap_or(i64::MAX));
                 out.push("DCGM_FI_DEV_XID_ERRORS", &labels, last_xid);
                 let health = match gpu.health.as_str() {
-                    "ok" => 0.0,
-                    "info" => 1.0,
-                    "warning" => 2.0,
-                    _ => 3.0,
+                    "ok" => 0,
+                    "info" => 1,
+                    "warning" => 2,
+                    _ => 3,
                 };
                 out.push("cpps_gpu_health_status", &labels, health);
             }
@@ -381,13 +457,11 @@ pub fn render(observed: &Observation, report: Option<&Report>) -> String {
                 .or_default() += 1;
         }
         for ((site, rule, severity), n) in counts {
-            #[allow(clippy::cast_precision_loss)]
             out.push(
                 "cpps_findings",
                 &[("site", &site), ("rule", rule), ("severity", severity)],
-                n as f64,
+                i64::try_from(n).unwrap_or(i64::MAX),
             );
         }
     }
-    out.finish()
 }

@@ -1,29 +1,38 @@
-//! `exporter`: serves the live state of every site on `/metrics` in the Prometheus text format,
-//! refreshed on an interval: the five basic alerts of the documents (node down, LINSTOR
-//! degraded, DRBD desync, ArgoCD out-of-sync, certificate expiring) as metrics naming their
-//! subject, PBS job states and newest-backup age per guest, GPU health, and the audit's
-//! findings. Alerting rules for them: `examples/alerts/cpps.rules.yml`.
+//! `exporter`: serves the live state of every site on `/metrics`, refreshed on an interval: the
+//! five basic alerts of the documents (node down, LINSTOR degraded, DRBD desync, ArgoCD
+//! out-of-sync, certificate expiring) as metrics naming their subject, PBS job states and
+//! newest-backup age per guest, GPU health, and the audit's findings. Alerting rules for them:
+//! `examples/alerts/cpps.rules.yml`.
 //!
 //! ```console
 //! cargo run -p cpps-examples --bin exporter -- --endpoints endpoints.yaml --listen 127.0.0.1:9842
 //! curl -s http://127.0.0.1:9842/metrics
 //! ```
 //!
-//! A small HTTP/1.1 server on Tokio: `GET /metrics` only, one response per connection. Until
-//! the first observation ends, `/metrics` answers 503.
+//! Served by hyper (HTTP/1.1, keep-alive); the exposition is written by `prometheus-client`:
+//! OpenMetrics text when the scraper asks for it (Prometheus does), the Prometheus text format
+//! 0.0.4 otherwise. Until the first observation ends, `/metrics` answers 503. Each observation
+//! is bounded by `--timeout`; the sources that failed are printed on stderr after each one.
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use clap::Parser;
 use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
+use cpps_topology::live::metrics::{Exposition, Metrics};
 use cpps_topology::live::{self, LiveOptions, ObserveOptions};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::RwLock;
+use http_body_util::Full;
+use hyper::header::{ACCEPT, ALLOW, CONTENT_TYPE, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
 
 /// Serve the live state as Prometheus metrics.
 #[derive(Debug, Parser)]
@@ -47,64 +56,65 @@ struct Args {
     /// Seconds between observations.
     #[arg(long, default_value_t = 60)]
     interval: u64,
-    /// Seconds one observation may take.
-    #[arg(long, default_value_t = 30)]
-    deadline: u64,
+    /// Seconds one observation may take, the first one included (so the first scrape answers
+    /// 200 at most this long after start): every request to a server ends by then, and a
+    /// source still unanswered is reported as down (`cpps_up 0`) with the reason on stderr.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    timeout: u64,
 }
 
-type Shared = Arc<RwLock<Option<String>>>;
+/// The last observation, encoded in both expositions.
+struct Scrape {
+    openmetrics: Bytes,
+    text: Bytes,
+}
 
-async fn respond(mut stream: TcpStream, metrics: Shared) -> std::io::Result<()> {
-    let mut buf = vec![0_u8; 8192];
-    let mut len = 0;
-    // Read the request head (the body of a GET is ignored).
-    loop {
-        let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buf[len..]))
-            .await
-            .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))??;
-        len += n;
-        if n == 0 || buf[..len].windows(4).any(|w| w == b"\r\n\r\n") || len == buf.len() {
-            break;
-        }
-    }
-    let head = String::from_utf8_lossy(&buf[..len]);
-    let mut parts = head.lines().next().unwrap_or("").split_whitespace();
-    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    let path = target.split('?').next().unwrap_or("");
-    let (status, content_type, body) = match (method, path) {
-        ("GET" | "HEAD", "/metrics") => match metrics.read().await.clone() {
-            Some(text) => ("200 OK", "text/plain; version=0.0.4; charset=utf-8", text),
-            None => (
-                "503 Service Unavailable",
-                "text/plain; charset=utf-8",
-                "the first observation is still running\n".to_owned(),
-            ),
-        },
-        ("GET" | "HEAD", "/") => (
-            "200 OK",
-            "text/plain; charset=utf-8",
-            "cpps exporter: see /metrics\n".to_owned(),
-        ),
-        ("GET" | "HEAD", _) => (
-            "404 Not Found",
-            "text/plain; charset=utf-8",
-            "not found\n".to_owned(),
-        ),
-        _ => (
-            "405 Method Not Allowed",
-            "text/plain; charset=utf-8",
-            "only GET\n".to_owned(),
-        ),
-    };
-    let mut response = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
+type Shared = Arc<RwLock<Option<Arc<Scrape>>>>;
+
+fn plain(status: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
     );
-    if method != "HEAD" {
-        response.push_str(&body);
+    response
+}
+
+/// `GET /metrics` (and `HEAD`: hyper leaves out the body); anything else is 404 or 405.
+fn respond<B>(request: &Request<B>, state: &Shared) -> Response<Full<Bytes>> {
+    if !matches!(*request.method(), Method::GET | Method::HEAD) {
+        let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+        response
+            .headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return response;
     }
-    stream.write_all(response.as_bytes()).await?;
-    stream.shutdown().await
+    match request.uri().path() {
+        "/metrics" => {
+            let scrape = state.read().ok().and_then(|s| s.clone());
+            let Some(scrape) = scrape else {
+                return plain(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "the first observation is still running\n",
+                );
+            };
+            let accept = request.headers().get(ACCEPT).and_then(|v| v.to_str().ok());
+            let exposition = Exposition::negotiate(accept);
+            let body = match exposition {
+                Exposition::OpenMetrics => scrape.openmetrics.clone(),
+                Exposition::PrometheusText => scrape.text.clone(),
+            };
+            let mut response = Response::new(Full::new(body));
+            response.headers_mut().insert(
+                CONTENT_TYPE,
+                HeaderValue::from_static(exposition.content_type()),
+            );
+            response
+        }
+        "/" => plain(StatusCode::OK, "cpps exporter: see /metrics\n"),
+        _ => plain(StatusCode::NOT_FOUND, "not found\n"),
+    }
 }
 
 #[tokio::main]
@@ -137,9 +147,11 @@ async fn main() -> ExitCode {
             }
         },
     };
+    let timeout = Duration::from_secs(args.timeout.max(1));
+    let client_options = ClientOptions::bounded_by(timeout);
     let sources = match endpoints
         .and_then(|e| e.check_against(&topology).map(|()| e))
-        .and_then(|e| e.sources(&ClientOptions::default(), &lookup))
+        .and_then(|e| e.sources(&client_options, &lookup))
     {
         Ok(s) => s,
         Err(e) => {
@@ -157,36 +169,66 @@ async fn main() -> ExitCode {
     let addr = listener.local_addr().unwrap_or(args.listen);
     eprintln!("exporter: listening on http://{addr}/metrics");
 
-    let metrics: Shared = Arc::new(RwLock::new(None));
+    let state: Shared = Arc::new(RwLock::new(None));
     let refresh = {
-        let metrics = metrics.clone();
+        let state = state.clone();
         let options = ObserveOptions {
             concurrency: 8,
-            deadline: Duration::from_secs(args.deadline),
+            deadline: timeout,
         };
         let interval = Duration::from_secs(args.interval.max(1));
         async move {
             loop {
+                let started = Instant::now();
                 let observed = live::observe(&sources, &options).await;
                 let audit = live::audit(&topology, &observed, &LiveOptions::default());
-                let text = live::metrics::render(&observed, Some(&audit.report));
-                *metrics.write().await = Some(text);
+                let metrics = Metrics::new(&observed, Some(&audit.report));
+                let scrape = Scrape {
+                    openmetrics: metrics.encode(Exposition::OpenMetrics).into(),
+                    text: metrics.encode(Exposition::PrometheusText).into(),
+                };
+                if let Ok(mut slot) = state.write() {
+                    *slot = Some(Arc::new(scrape));
+                }
+                for site in &observed.sites {
+                    let (configured, answered) = site.answered();
+                    eprintln!(
+                        "exporter: site {}: {answered}/{configured} sources answered in {:.1?}",
+                        site.site,
+                        started.elapsed()
+                    );
+                    for failure in site.failures() {
+                        eprintln!("exporter:   {failure}");
+                    }
+                }
                 tokio::time::sleep(interval).await;
             }
         }
     };
     tokio::spawn(refresh);
     loop {
-        match listener.accept().await {
-            Ok((stream, _)) => {
-                let metrics = metrics.clone();
-                tokio::spawn(async move {
-                    if let Err(e) = respond(stream, metrics).await {
-                        eprintln!("exporter: connection: {e}");
-                    }
-                });
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                eprintln!("exporter: accept: {e}");
+                continue;
             }
-            Err(e) => eprintln!("exporter: accept: {e}"),
-        }
+        };
+        let state = state.clone();
+        tokio::spawn(async move {
+            let service = service_fn(move |request: Request<hyper::body::Incoming>| {
+                let response = respond(&request, &state);
+                async move { Ok::<_, Infallible>(response) }
+            });
+            // A client that does not finish its request head in 10 s is dropped.
+            let served = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(Duration::from_secs(10))
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+            if let Err(e) = served {
+                eprintln!("exporter: connection: {e}");
+            }
+        });
     }
 }

@@ -1,0 +1,80 @@
+//! Setup shared by the examples' integration tests: paths in the repository, free ports on
+//! 127.0.0.1, child processes stopped when a test ends, and scraping a running `exporter`.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::{Path, PathBuf};
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use cpps_http::{HttpClient, Request, RetryPolicy};
+
+/// A path in the repository.
+pub fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
+}
+
+/// A port on 127.0.0.1 that nothing listens on (it was free a moment ago).
+pub fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+/// A child process killed (and reaped) when the test ends, however it ends.
+#[derive(Debug)]
+pub struct Running(pub Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// One answer of the exporter's `/metrics`.
+#[derive(Debug)]
+pub struct Scraped {
+    /// The `Content-Type` it was served with.
+    pub content_type: String,
+    /// The exposition.
+    pub text: String,
+    /// How long after the first try it answered 200.
+    pub after: Duration,
+}
+
+/// Scrapes `http://127.0.0.1:{port}/metrics` (with `accept` as the `Accept` header, when
+/// given) until it answers 200, at most `limit`; `None` when it never did. Until the first
+/// observation ends the exporter answers 503, which is the only other answer accepted.
+pub async fn scrape(port: u16, accept: Option<&str>, limit: Duration) -> Option<Scraped> {
+    let client = HttpClient::builder(format!("http://127.0.0.1:{port}/").parse().unwrap())
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    loop {
+        let mut request = Request::get("metrics");
+        if let Some(accept) = accept {
+            request = request.try_header("accept", accept).unwrap();
+        }
+        if let Ok(r) = client.execute(request).await {
+            if r.status().as_u16() == 200 {
+                let content_type = r
+                    .headers()
+                    .get("content-type")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("")
+                    .to_owned();
+                return Some(Scraped {
+                    content_type,
+                    text: r.text(),
+                    after: started.elapsed(),
+                });
+            }
+            assert_eq!(r.status().as_u16(), 503, "{}", r.text());
+        }
+        if started.elapsed() > limit {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
