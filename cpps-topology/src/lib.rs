@@ -17,6 +17,7 @@ pub struct ReadmeDoctests;
 
 pub mod check;
 pub mod diagram;
+pub mod iac;
 #[cfg(feature = "live")]
 pub mod live;
 pub mod load;

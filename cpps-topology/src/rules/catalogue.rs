@@ -479,4 +479,83 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         )],
         remediation: "add a `use_case` to the component, or drop it from the roadmap",
     },
+    // The IaC as evidence (`crate::iac`): the rows of `docs/iac-invariants.md`.
+    RuleInfo {
+        id: RuleId("IAC-001"),
+        severity: Severity::Error,
+        kind: RuleKind::Iac,
+        title: "a declared component exists in the IaC",
+        citations: &[cite(
+            ARCH,
+            "Existe no código (Pulumi/Ansible) mas não foi aplicado/validado em produção",
+        )],
+        remediation: "add the component to the Pulumi program or the Ansible inventory, or lower its state to `desired`",
+    },
+    RuleInfo {
+        id: RuleId("IAC-002"),
+        severity: Severity::Warning,
+        kind: RuleKind::Iac,
+        title: "a desired component has no code yet",
+        citations: &[cite(
+            ARCH,
+            "Decisão arquitetural mas sem código nem validação",
+        )],
+        remediation: "raise the component's state to `declared`: the IaC declares it",
+    },
+    RuleInfo {
+        id: RuleId("IAC-003"),
+        severity: Severity::Warning,
+        kind: RuleKind::Iac,
+        title: "a validated component is declared in the IaC, not made by hand",
+        citations: &[cite(
+            ARCH,
+            "Declarativo > imperativo — config como código (Pulumi, Ansible, ArgoCD); estado reproduzível",
+        )],
+        remediation: "import the component into the Pulumi stack (pulumi import) or add it to the Ansible inventory",
+    },
+    RuleInfo {
+        id: RuleId("IAC-004"),
+        severity: Severity::Warning,
+        kind: RuleKind::Iac,
+        title: "`ha: true` in the IaC has a Proxmox HA resource in the Pulumi state",
+        citations: &[
+            cite(
+                ARCH,
+                "traefik-sp tem ha: True no Pulumi config, mas o Pulumi não cria recurso HA Proxmox real — apenas VM normal com on_boot=True",
+            ),
+            cite(
+                ARCH,
+                "`traefik-sp` com `ha: True` no config (Pulumi não cria HA real ainda)",
+            ),
+        ],
+        remediation: "create the HA resource in the program (HaresourceLegacy / HAResource with resourceId vm:ID) from the `ha` flag",
+    },
+    RuleInfo {
+        id: RuleId("IAC-005"),
+        severity: Severity::Error,
+        kind: RuleKind::Iac,
+        title: "the IaC gives every host a non-empty LINSTOR replication interface",
+        citations: &[
+            cite(
+                ARCH,
+                "pve-ippri-34 tem linstor_interface: \"\" (precisa correção antes de usar)",
+            ),
+            cite(
+                ARCH,
+                "Corrigir linstor_interface vazio em pve-ippri-34 antes de qualquer outro tuning",
+            ),
+        ],
+        remediation: "set linstor_interface in the inventory or stack config to the storage network's interface",
+    },
+    RuleInfo {
+        id: RuleId("IAC-006"),
+        severity: Severity::Warning,
+        kind: RuleKind::Iac,
+        title: "the IaC and the topology file agree on the fields both write",
+        citations: &[cite(
+            ARCH,
+            "Toda afirmação sobre a infra deve cair em uma destas categorias. Misturar os três é o erro mais comum.",
+        )],
+        remediation: "change the topology file or the IaC so that both say the same",
+    },
 ];

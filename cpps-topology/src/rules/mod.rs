@@ -115,6 +115,8 @@ pub enum RuleKind {
     Live,
     /// A static part run by [`crate::check::check`] and a live part run by the `live` feature.
     StaticAndLive,
+    /// Compares the file with IaC evidence (Pulumi, Ansible); run by [`crate::iac::IacChecks`].
+    Iac,
 }
 
 impl RuleKind {
@@ -128,12 +130,13 @@ impl RuleKind {
         matches!(self, Self::Live | Self::StaticAndLive)
     }
 
-    /// `static`, `live` or `static+live`.
+    /// `static`, `live`, `static+live` or `iac`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Static => "static",
             Self::Live => "live",
             Self::StaticAndLive => "static+live",
+            Self::Iac => "iac",
         }
     }
 }

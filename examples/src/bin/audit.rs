@@ -10,6 +10,9 @@
 //! `cpps_topology::live::endpoints`) or, without it, from the clients' environment variables
 //! (`PROXMOX_VE_*`, `LS_CONTROLLERS`, `KUBECONFIG`) for `--site`.
 //!
+//! `--timeout SECONDS` (default 30) bounds the whole run: a server that never answers, or
+//! answers one byte a second, costs at most that long, and is reported as a finding of its site.
+//!
 //! Exit codes, as `cargo xtask check`: 0 nothing fails, 1 unsuppressed errors (or warnings with
 //! `--deny warnings`), 2 the topology or the endpoints cannot be used.
 
@@ -18,7 +21,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
@@ -51,9 +54,11 @@ struct Args {
     /// Sources asked at once, across all sites.
     #[arg(long, default_value_t = 8)]
     concurrency: usize,
-    /// Seconds the whole observation may take.
-    #[arg(long, default_value_t = 60)]
-    deadline: u64,
+    /// Seconds the whole run may take, from start to report: every request to a server ends
+    /// by then, and a source still unanswered is reported as a finding of its site (the other
+    /// sources' results are kept).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    timeout: u64,
 }
 
 /// One progress bar per site, on a terminal only.
@@ -97,6 +102,8 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
+    let started = Instant::now();
+    let timeout = Duration::from_secs(args.timeout.max(1));
     let format: Format = match args.format.parse() {
         Ok(f @ (Format::Text | Format::Json | Format::Sarif)) => f,
         _ => {
@@ -137,7 +144,9 @@ async fn main() -> ExitCode {
         Ok(e) => e,
         Err(e) => return fail(e),
     };
-    let sources = match endpoints.sources(&ClientOptions::default(), &lookup) {
+    // What is left of `--timeout` after loading: the observation and every call end by then.
+    let left = timeout.saturating_sub(started.elapsed());
+    let sources = match endpoints.sources(&ClientOptions::bounded_by(left), &lookup) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
@@ -146,7 +155,7 @@ async fn main() -> ExitCode {
     }
     let options = ObserveOptions {
         concurrency: args.concurrency.max(1),
-        deadline: Duration::from_secs(args.deadline),
+        deadline: left,
     };
     // A progress bar per site on a terminal, for text output only; none in CI or for JSON.
     let show_bars = format == Format::Text

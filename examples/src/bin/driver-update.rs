@@ -12,12 +12,17 @@
 //! (the rollback point), and waits until every snapshot is `SUCCESSFUL`; the rest stays with
 //! the operator.
 //!
+//! `--timeout SECONDS` (default 30) bounds the whole run, `--apply` included: reading Proxmox
+//! and LINSTOR for the plan, then taking the snapshots and waiting for them (each wait also
+//! stops at `--wait`). A run cut off by it says which step was left unfinished; give a longer
+//! `--timeout` with `--apply` on a slow controller.
+//!
 //! Exit codes: 0 plan printed (and, with `--apply`, every snapshot taken); 1 a snapshot failed;
 //! 2 the input cannot be used.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
@@ -49,9 +54,13 @@ struct Args {
     /// Take the LINSTOR snapshots now and wait for them.
     #[arg(long)]
     apply: bool,
-    /// Seconds to wait for each snapshot.
+    /// Seconds to wait for each snapshot (within `--timeout`).
     #[arg(long, default_value_t = 300)]
     wait: u64,
+    /// Seconds the whole run may take, `--apply` included: every request to a server ends by
+    /// then.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    timeout: u64,
 }
 
 fn invalid(message: impl std::fmt::Display) -> ExitCode {
@@ -62,6 +71,8 @@ fn invalid(message: impl std::fmt::Display) -> ExitCode {
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
+    let timeout = Duration::from_secs(args.timeout.max(1));
+    let deadline = Instant::now() + timeout;
     if !matches!(args.format.as_str(), "text" | "json") {
         return invalid(format!("unknown format `{}` (text or json)", args.format));
     }
@@ -95,12 +106,17 @@ async fn main() -> ExitCode {
         s.kubernetes.clear();
         s.nvml.clear();
     }
-    let options = ClientOptions::default();
+    let left = deadline.saturating_duration_since(Instant::now());
+    let options = ClientOptions::bounded_by(left);
     let sources = match endpoints.sources(&options, &lookup) {
         Ok(s) => s,
         Err(e) => return invalid(e),
     };
-    let observed = live::observe(&sources, &ObserveOptions::default()).await;
+    let observe = ObserveOptions {
+        deadline: left,
+        ..ObserveOptions::default()
+    };
+    let observed = live::observe(&sources, &observe).await;
     let site_obs = observed.site(&site);
     for failure in site_obs.map(|s| s.failures()).unwrap_or_default() {
         eprintln!("driver-update: {failure}");
@@ -148,13 +164,20 @@ async fn main() -> ExitCode {
         Ok(None) => return invalid(format!("site {site} has no LINSTOR endpoint")),
         Err(e) => return invalid(e),
     };
-    let outcomes = apply_snapshots(
-        &client,
-        &plan,
-        Duration::from_secs(args.wait),
-        Duration::from_millis(500),
+    let left = deadline.saturating_duration_since(Instant::now());
+    let wait = Duration::from_secs(args.wait).min(left);
+    let applied = tokio::time::timeout_at(
+        deadline.into(),
+        apply_snapshots(&client, &plan, wait, Duration::from_millis(500)),
     )
     .await;
+    let Ok(outcomes) = applied else {
+        eprintln!(
+            "driver-update: --timeout of {timeout:?} reached while taking the snapshots: their state is unknown; check them in LINSTOR before going on"
+        );
+        eprintln!("driver-update: do NOT update the driver: the rollback point is not confirmed");
+        return ExitCode::from(1);
+    };
     let mut ok = outcomes.len() == plan.snapshots.len();
     for o in &outcomes {
         ok &= o.successful;

@@ -1,0 +1,181 @@
+//! The three sources side by side: what the topology file claims, what the IaC declares and
+//! what the live systems show, with the state the evidence supports.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::checks::{covered, resolve};
+use super::{Evidence, EvidenceKind};
+use crate::model::{State, Topology};
+
+/// What the live systems say of a component, for [`sources_table`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum LiveSeen {
+    /// A source that answered shows it.
+    Present,
+    /// A source that answered does not show it.
+    Absent,
+    /// Its source failed.
+    Unknown,
+    /// No live source was asked, or none can show it.
+    NotObserved,
+}
+
+impl LiveSeen {
+    /// `present`, `absent`, `unknown`, `not observed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Present => "present",
+            Self::Absent => "absent",
+            Self::Unknown => "unknown",
+            Self::NotObserved => "not observed",
+        }
+    }
+}
+
+/// The state the evidence supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Supported {
+    /// Seen live and declared in the IaC.
+    Validated,
+    /// Seen live but in no IaC input: it works, made by hand.
+    ValidatedManual,
+    /// In the IaC, not seen live (or not observed).
+    Declared,
+    /// Neither in the IaC nor seen live.
+    Desired,
+    /// Not in the IaC and its live source failed: nothing can be said.
+    Unknown,
+}
+
+impl Supported {
+    /// `validated`, `validated (manual)`, `declared`, `desired`, `unknown`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Validated => "validated",
+            Self::ValidatedManual => "validated (manual)",
+            Self::Declared => "declared",
+            Self::Desired => "desired",
+            Self::Unknown => "unknown",
+        }
+    }
+
+    /// Whether this agrees with a claimed state.
+    pub fn agrees_with(self, claimed: State) -> bool {
+        matches!(
+            (self, claimed),
+            (Self::Validated | Self::ValidatedManual, State::Validated)
+                | (Self::Declared, State::Declared)
+                | (Self::Desired, State::Desired)
+                | (Self::Unknown, _)
+        )
+    }
+}
+
+/// One component, three sources.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SourcesRow {
+    /// The component id.
+    pub id: String,
+    /// Its kind (`guest`, `host`, …).
+    pub kind: &'static str,
+    /// Its site.
+    pub site: Option<String>,
+    /// What the topology file claims.
+    pub claimed: State,
+    /// The IaC inputs that declare it (`pulumi-export`, `ansible`, …), each once.
+    pub iac: Vec<EvidenceKind>,
+    /// What the live systems say.
+    pub live: LiveSeen,
+    /// The state the evidence supports.
+    pub supported: Supported,
+}
+
+/// The rows for every component the IaC declares, whose kind the evidence given decides, or
+/// that a live source can show; `live` says what the live systems show of a component id.
+pub fn sources_table(
+    topology: &Topology,
+    evidence: &Evidence,
+    live: &dyn Fn(&str) -> LiveSeen,
+) -> Vec<SourcesRow> {
+    let resolved = resolve(topology, evidence);
+    let mut rows = Vec::new();
+    for c in topology.components() {
+        let mut iac: Vec<EvidenceKind> = resolved
+            .by_component
+            .get(c.id_str())
+            .map(|ds| ds.iter().map(|d| d.origin.kind).collect())
+            .unwrap_or_default();
+        iac.sort();
+        iac.dedup();
+        let seen = live(c.id_str());
+        if iac.is_empty() && seen == LiveSeen::NotObserved && !covered(topology, evidence, c) {
+            continue;
+        }
+        let supported = match (seen, iac.is_empty()) {
+            (LiveSeen::Present, false) => Supported::Validated,
+            (LiveSeen::Present, true) => Supported::ValidatedManual,
+            (_, false) => Supported::Declared,
+            (LiveSeen::Unknown, true) => Supported::Unknown,
+            (_, true) => Supported::Desired,
+        };
+        rows.push(SourcesRow {
+            id: c.id_str().to_owned(),
+            kind: crate::finding::kind_name(c.kind()),
+            site: topology.site_of(c).map(|s| s.to_string()),
+            claimed: c.meta().state,
+            iac,
+            live: seen,
+            supported,
+        });
+    }
+    rows
+}
+
+/// The rows as a text table; `≠` marks a row whose evidence contradicts the claim.
+pub fn render_table(rows: &[SourcesRow]) -> String {
+    let iac_text = |r: &SourcesRow| {
+        if r.iac.is_empty() {
+            "-".to_owned()
+        } else {
+            r.iac
+                .iter()
+                .map(|k| k.as_str())
+                .collect::<Vec<_>>()
+                .join("+")
+        }
+    };
+    let width = |f: &dyn Fn(&SourcesRow) -> usize, min: usize| {
+        rows.iter().map(f).max().unwrap_or(0).max(min)
+    };
+    let w_id = width(&|r| r.id.len() + r.kind.len() + 3, 9);
+    let w_iac = width(&|r| iac_text(r).len(), 3);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "  {:<w_id$}  {:<9}  {:<w_iac$}  {:<12}  evidence supports",
+        "component", "topology", "IaC", "live"
+    );
+    for r in rows {
+        let mark = if r.supported.agrees_with(r.claimed) {
+            " "
+        } else {
+            "≠"
+        };
+        let _ = writeln!(
+            out,
+            "{mark} {:<w_id$}  {:<9}  {:<w_iac$}  {:<12}  {}",
+            format!("{} ({})", r.id, r.kind),
+            r.claimed.as_str(),
+            iac_text(r),
+            r.live.as_str(),
+            r.supported.as_str()
+        );
+    }
+    out
+}
