@@ -65,6 +65,25 @@ pub enum Error {
         /// Every message of the answer, errors, warnings and infos alike.
         messages: ApiCallRcList,
     },
+    /// A snapshot restore failed at one of its steps; says what was cleaned up or what is left.
+    #[error("restoring snapshot {snapshot} of {resource} into {target} failed at: {step}; {left}")]
+    RestoreFailed {
+        /// The source resource.
+        resource: String,
+        /// The snapshot.
+        snapshot: String,
+        /// The target resource.
+        target: String,
+        /// The step that failed (its plan's description).
+        step: String,
+        /// What the failure leaves on the controller, in words.
+        left: String,
+        /// Whether the target resource definition is left behind.
+        target_left: bool,
+        /// The error of the step.
+        #[source]
+        source: Box<Error>,
+    },
     /// Transport, TLS, status or decoding error of the HTTP runtime.
     #[error(transparent)]
     Http(#[from] cpps_http::Error),
@@ -88,6 +107,7 @@ impl Error {
             | Error::InvalidArgument { .. }
             | Error::NoControllerReachable { .. } => Delivery::NotSent,
             Error::Redirected { .. } | Error::Api { .. } => Delivery::Answered,
+            Error::RestoreFailed { source, .. } => source.delivery(),
             Error::Http(e) => e.delivery(),
         }
     }
@@ -96,6 +116,7 @@ impl Error {
     pub fn status(&self) -> Option<StatusCode> {
         match self {
             Error::Redirected { status, .. } | Error::Api { status, .. } => Some(*status),
+            Error::RestoreFailed { source, .. } => source.status(),
             Error::Http(e) => e.status(),
             _ => None,
         }
@@ -105,6 +126,7 @@ impl Error {
     pub fn api_messages(&self) -> Option<&ApiCallRcList> {
         match self {
             Error::Api { messages, .. } => Some(messages),
+            Error::RestoreFailed { source, .. } => source.api_messages(),
             _ => None,
         }
     }

@@ -128,17 +128,20 @@ impl Plan {
         )
     }
 
-    /// The three requests that restore `snapshot` of `resource` into a new resource `target`,
-    /// as the `linstor snapshot resource restore` command does:
-    /// `POST /v1/resource-definitions` (the new definition),
+    /// The three requests of a restore of snapshot `snapshot` of `resource` into a new
+    /// resource `target`, in order: `POST /v1/resource-definitions` (the target, in
+    /// `resource_group` so that it keeps the source group's `place_count`, layer stack and DRBD
+    /// options; the controller's `DfltRscGrp` when `None`),
     /// `POST /v1/resource-definitions/{resource}/snapshot-restore-volume-definition/{snapshot}`
-    /// and `POST /v1/resource-definitions/{resource}/snapshot-restore-resource/{snapshot}`
-    /// (on `nodes`, or where the snapshot is when empty). Apply them with
-    /// [`Client::apply_all`](crate::Client::apply_all).
+    /// and `POST /v1/resource-definitions/{resource}/snapshot-restore-resource/{snapshot}` (on
+    /// `nodes`, or where the snapshot is when empty).
+    /// [`Client::restore_snapshot`](crate::Client::restore_snapshot) sends them and cleans up
+    /// after a failure.
     pub fn snapshot_restore(
         resource: &ResourceName,
         snapshot: &SnapshotName,
         target: &ResourceName,
+        resource_group: Option<&ResourceGroupName>,
         nodes: &[NodeName],
     ) -> Vec<Plan> {
         let base = format!(
@@ -150,12 +153,20 @@ impl Plan {
         if !nodes.is_empty() {
             restore["nodes"] = json!(nodes.iter().map(NodeName::as_str).collect::<Vec<_>>());
         }
+        let mut definition = json!({ "name": target.as_str() });
+        let in_group = match resource_group {
+            Some(group) => {
+                definition["resource_group_name"] = json!(group.as_str());
+                format!(" in resource group {group}")
+            }
+            None => String::new(),
+        };
         vec![
             Plan::new(
-                format!("create resource definition {target} for the restore"),
+                format!("create resource definition {target}{in_group} for the restore"),
                 Method::POST,
                 "v1/resource-definitions".to_owned(),
-                Some(json!({ "resource_definition": { "name": target.as_str() } })),
+                Some(json!({ "resource_definition": definition })),
             ),
             Plan::new(
                 format!(
@@ -172,6 +183,20 @@ impl Plan {
                 Some(restore),
             ),
         ]
+    }
+
+    /// `DELETE /v1/resource-definitions/{resource}`: deletes a resource definition with its
+    /// volume definitions and resources.
+    pub fn resource_definition_delete(resource: &ResourceName) -> Plan {
+        Plan::new(
+            format!("delete resource definition {resource}"),
+            Method::DELETE,
+            format!(
+                "v1/resource-definitions/{}",
+                encode_segment(resource.as_str())
+            ),
+            None,
+        )
     }
 
     /// `PUT /v1/resource-groups/{group}`: sets the group's `place_count` (only that field of

@@ -79,7 +79,11 @@ fn write_plans() -> Vec<Plan> {
         &rsc,
         &snap,
         &"vm-100-restored".parse().unwrap(),
+        Some(&"sp-ssd".parse().unwrap()),
         &[node],
+    ));
+    plans.push(Plan::resource_definition_delete(
+        &"vm-100-restored".parse().unwrap(),
     ));
     plans
 }
@@ -98,6 +102,7 @@ fn read_requests() -> Vec<Request> {
         Request::get("v1/resource-groups"),
         Request::get("v1/resource-groups").query("resource_groups", "sp-ssd"),
         Request::get("v1/resource-definitions"),
+        Request::get("v1/resource-definitions").query("resource_definitions", "vm-100-disk-0"),
         Request::get("v1/view/resources"),
         Request::get("v1/view/resources")
             .query("nodes", "pve-ippri-11")

@@ -165,11 +165,27 @@ async fn an_error_message_in_a_success_status_is_an_error() {
     server.verify().await;
 }
 
+/// The source definition of the restores below, in group `sp-ssd`.
+async fn serve_source_definition(server: &cpps_http::test_util::MockApi) {
+    Mock::given(method("GET"))
+        .and(path("/v1/resource-definitions"))
+        .and(query_param("resource_definitions", "vm-100-disk-0"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!([
+            {"name": "vm-100-disk-0", "resource_group_name": "sp-ssd", "props": {}, "flags": []}
+        ])))
+        .mount(server.server())
+        .await;
+}
+
 // Restoring runs three requests in order, as the `linstor snapshot resource restore` command
-// does; rollback and property changes send the bodies the spec defines.
+// does, the target created in the source's group (issue 16, defect 5: a definition created
+// without `resource_group_name` lands in `DfltRscGrp` and loses the group's place_count and
+// DRBD options; `ResourceDefinition.resource_group_name` in the spec's
+// `ResourceDefinitionCreate`); rollback and property changes send the bodies the spec defines.
 #[tokio::test]
 async fn restore_rollback_and_properties_send_the_spec_bodies() {
     let server = mock().await;
+    serve_source_definition(&server).await;
     let ok = || {
         ResponseTemplate::new(200)
             .set_body_json(serde_json::json!([{"ret_code": 17563651, "message": "ok"}]))
@@ -178,7 +194,7 @@ async fn restore_rollback_and_properties_send_the_spec_bodies() {
         (
             "POST",
             "/v1/resource-definitions",
-            serde_json::json!({"resource_definition": {"name": "vm-100-restored"}}),
+            serde_json::json!({"resource_definition": {"name": "vm-100-restored", "resource_group_name": "sp-ssd"}}),
         ),
         (
             "POST",
@@ -262,4 +278,99 @@ fn plans_are_values_that_can_be_shown_before_sending() {
     let json = serde_json::to_value(&plan).unwrap();
     assert_eq!(json["method"], "PUT");
     assert_eq!(json["path"], "v1/resource-groups/sp-ssd");
+}
+
+// Issue 16, defect 5: a failed later step used to leave an empty definition behind. The target
+// is deleted again (`DELETE /v1/resource-definitions/{resource}`, the spec's
+// `resourceDefinitionDelete`) and the error says so; when the deletion fails too, the error says
+// what is left and how to remove it.
+#[tokio::test]
+async fn a_failed_restore_deletes_the_target_or_says_what_is_left() {
+    for delete_works in [true, false] {
+        let server = mock().await;
+        serve_source_definition(&server).await;
+        let ok = ResponseTemplate::new(201)
+            .set_body_json(serde_json::json!([{"ret_code": 17563651, "message": "ok"}]));
+        Mock::given(method("POST"))
+            .and(path("/v1/resource-definitions"))
+            .respond_with(ok.clone())
+            .expect(1)
+            .mount(server.server())
+            .await;
+        Mock::given(method("POST"))
+            .and(path(
+                "/v1/resource-definitions/vm-100-disk-0/snapshot-restore-volume-definition/snap1",
+            ))
+            .respond_with(ok.clone())
+            .expect(1)
+            .mount(server.server())
+            .await;
+        // FAIL_NOT_ENOUGH_NODES (996) | MASK_ERROR, as ApiConsts codes it.
+        Mock::given(method("POST"))
+            .and(path(
+                "/v1/resource-definitions/vm-100-disk-0/snapshot-restore-resource/snap1",
+            ))
+            .respond_with(ResponseTemplate::new(500).set_body_json(serde_json::json!([
+                {"ret_code": -4611686018427386908_i64, "message": "Not enough available nodes"}
+            ])))
+            .expect(1)
+            .mount(server.server())
+            .await;
+        let delete = if delete_works {
+            ok.clone()
+        } else {
+            ResponseTemplate::new(500).set_body_json(serde_json::json!([
+                {"ret_code": -4611686018427386880_i64, "message": "Database unavailable"}
+            ]))
+        };
+        Mock::given(method("DELETE"))
+            .and(path("/v1/resource-definitions/vm-100-restored"))
+            .respond_with(delete)
+            .expect(1)
+            .mount(server.server())
+            .await;
+        let err = mock_client(&server)
+            .restore_snapshot(
+                &"vm-100-disk-0".parse().unwrap(),
+                &"snap1".parse().unwrap(),
+                &"vm-100-restored".parse().unwrap(),
+                &[],
+            )
+            .await
+            .expect_err("the last step fails");
+        let Error::RestoreFailed {
+            step, target_left, ..
+        } = &err
+        else {
+            panic!("{err:?}")
+        };
+        assert_eq!(
+            step,
+            "restore snapshot snap1 of vm-100-disk-0 into resource vm-100-restored"
+        );
+        assert_eq!(*target_left, !delete_works);
+        let text = err.to_string();
+        if delete_works {
+            assert!(
+                text.ends_with("resource definition vm-100-restored was deleted again"),
+                "{text}"
+            );
+        } else {
+            assert!(text.contains("vm-100-restored is left behind"), "{text}");
+            assert!(
+                text.contains("linstor resource-definition delete vm-100-restored"),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            err.api_messages().unwrap().messages()[0].message,
+            "Not enough available nodes"
+        );
+        server.verify().await;
+        assert!(
+            server.unexpected_requests().is_empty(),
+            "{:?}",
+            server.unexpected_requests()
+        );
+    }
 }

@@ -41,6 +41,28 @@ impl Client {
         self.get_json(Request::get("v1/resource-definitions")).await
     }
 
+    /// `GET /v1/resource-definitions?resource_definitions=NAME`: one resource definition,
+    /// `None` when unknown (the spec has no single-object `GET` for it).
+    pub async fn resource_definition(
+        &self,
+        name: &ResourceName,
+    ) -> Result<Option<ResourceDefinition>, Error> {
+        let definitions: Vec<ResourceDefinition> = self
+            .get_json(Request::get("v1/resource-definitions").query("resource_definitions", name))
+            .await?;
+        Ok(definitions.into_iter().find(|d| d.name == name.as_str()))
+    }
+
+    /// `DELETE /v1/resource-definitions/{resource}`: applies
+    /// [`Plan::resource_definition_delete`].
+    pub async fn delete_resource_definition(
+        &self,
+        resource: &ResourceName,
+    ) -> Result<ApiCallRcList, Error> {
+        self.apply(&Plan::resource_definition_delete(resource))
+            .await
+    }
+
     /// `GET /v1/view/resources`: every resource on every node, with volumes, disk states,
     /// replication states and DRBD connections.
     pub async fn resources_view(&self) -> Result<Vec<ResourceWithVolumes>, Error> {

@@ -1,10 +1,10 @@
 //! Snapshots: list, create, delete, restore, roll back.
 
-use cpps_http::{Request, encode_segment};
+use cpps_http::{Delivery, Request, encode_segment};
 
 use crate::client::Client;
 use crate::error::Error;
-use crate::names::{NodeName, ResourceName, SnapshotName};
+use crate::names::{NodeName, ResourceGroupName, ResourceName, SnapshotName};
 use crate::plan::Plan;
 use crate::types::rc::ApiCallRcList;
 use crate::types::snapshot::Snapshot;
@@ -59,9 +59,17 @@ impl Client {
             .await
     }
 
-    /// `POST /v1/resource-definitions`, then `…/snapshot-restore-volume-definition/{snapshot}`
-    /// and `…/snapshot-restore-resource/{snapshot}`: applies [`Plan::snapshot_restore`],
-    /// stopping at the first error.
+    /// Restores snapshot `snapshot` of `resource` into a new resource `target`:
+    /// `GET /v1/resource-definitions?resource_definitions={resource}` for the source's resource
+    /// group, then the three requests of [`Plan::snapshot_restore`] in that group, stopping at
+    /// the first error.
+    ///
+    /// The target is created in the source's group, so that it keeps the group's `place_count`,
+    /// layer stack and DRBD options (a definition created without `resource_group_name` lands
+    /// in `DfltRscGrp`). When a step after the creation fails, the target definition is deleted
+    /// (`DELETE /v1/resource-definitions/{target}`) so that no empty definition is left behind;
+    /// [`Error::RestoreFailed`] says which step failed and whether the target is left (the
+    /// deletion failed, or the creation may have been sent but its answer was lost).
     pub async fn restore_snapshot(
         &self,
         resource: &ResourceName,
@@ -69,7 +77,65 @@ impl Client {
         target: &ResourceName,
         nodes: &[NodeName],
     ) -> Result<Vec<ApiCallRcList>, Error> {
-        self.apply_all(&Plan::snapshot_restore(resource, snapshot, target, nodes))
-            .await
+        let source =
+            self.resource_definition(resource)
+                .await?
+                .ok_or_else(|| Error::InvalidArgument {
+                    name: "resource",
+                    reason: format!("the controller knows no resource definition {resource}"),
+                })?;
+        let group = source
+            .resource_group_name
+            .as_deref()
+            .map(str::parse::<ResourceGroupName>)
+            .transpose()?;
+        let plans = Plan::snapshot_restore(resource, snapshot, target, group.as_ref(), nodes);
+        let failed =
+            |step: &Plan, left: String, target_left: bool, source: Error| Error::RestoreFailed {
+                resource: resource.to_string(),
+                snapshot: snapshot.to_string(),
+                target: target.to_string(),
+                step: step.description.clone(),
+                left,
+                target_left,
+                source: Box::new(source),
+            };
+        let mut answers = Vec::with_capacity(plans.len());
+        let Some((create, rest)) = plans.split_first() else {
+            return Ok(answers);
+        };
+        match self.apply(create).await {
+            Ok(answer) => answers.push(answer),
+            Err(e) if e.delivery() == Delivery::MaybeSent => {
+                let left = format!(
+                    "resource definition {target} may have been created: check with `linstor resource-definition list -r {target}`"
+                );
+                return Err(failed(create, left, true, e));
+            }
+            Err(e) => {
+                return Err(failed(create, "nothing was created".to_owned(), false, e));
+            }
+        }
+        for step in rest {
+            match self.apply(step).await {
+                Ok(answer) => answers.push(answer),
+                Err(e) => {
+                    let (left, target_left) = match self.delete_resource_definition(target).await {
+                        Ok(_) => (
+                            format!("resource definition {target} was deleted again"),
+                            false,
+                        ),
+                        Err(cleanup) => (
+                            format!(
+                                "resource definition {target} is left behind (deleting it failed: {cleanup}); delete it with `linstor resource-definition delete {target}`"
+                            ),
+                            true,
+                        ),
+                    };
+                    return Err(failed(step, left, target_left, e));
+                }
+            }
+        }
+        Ok(answers)
     }
 }
