@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
-use cpps_topology::check::run_check;
+use cpps_topology::check::{CheckRun, run_check};
 use cpps_topology::report::Format;
 
 /// Arguments of `cargo xtask check`.
@@ -27,6 +27,13 @@ pub(crate) struct CheckArgs {
     /// Write the report to FILE instead of standard output (e.g. a SARIF file to upload).
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// IaC evidence compared with the file's claims (rules IAC-001…006), repeatable:
+    /// `pulumi-export=FILE` (`pulumi stack export`), `pulumi-mock=FILE`
+    /// (`xtask/iac/pulumi_mock_run.py`), `pulumi-config=FILE` (`Pulumi.<stack>.yaml`),
+    /// `ansible=FILE` (`ansible-inventory --list`), `ansible-source=FILE` (the inventory, for
+    /// line numbers), `mapping=FILE` (which key feeds which field; the CPPS mapping without).
+    #[arg(long = "iac", value_name = "NAME=FILE")]
+    iac: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -60,12 +67,16 @@ enum Deny {
 
 pub(crate) fn run(args: CheckArgs) -> Result<ExitCode> {
     let deny_warnings = matches!(args.deny, Some(Deny::Warnings));
-    let outcome = run_check(
-        args.topology.as_deref(),
-        args.format.into(),
-        deny_warnings,
-        cpps_topology::check::today(),
-    );
+    let outcome = if args.iac.is_empty() {
+        run_check(
+            args.topology.as_deref(),
+            args.format.into(),
+            deny_warnings,
+            cpps_topology::check::today(),
+        )
+    } else {
+        run_check_with_iac(&args, deny_warnings)
+    };
     if !outcome.stderr.is_empty() {
         eprint!("{}", outcome.stderr);
     }
@@ -77,4 +88,38 @@ pub(crate) fn run(args: CheckArgs) -> Result<ExitCode> {
             .context("writing the report")?,
     }
     Ok(ExitCode::from(outcome.exit_code))
+}
+
+/// `run_check` with the IaC evidence of `--iac` as extra checks: the same report, exit codes
+/// and formats; an unreadable evidence file is exit code 2 like an unreadable topology.
+fn run_check_with_iac(args: &CheckArgs, deny_warnings: bool) -> CheckRun {
+    use cpps_topology::check::{CheckOptions, EXIT_FINDINGS, EXIT_INVALID, EXIT_OK};
+    use cpps_topology::iac::{Evidence, IacChecks, IacInputs};
+    let invalid = |stderr: String| CheckRun {
+        stdout: String::new(),
+        stderr,
+        exit_code: EXIT_INVALID,
+    };
+    let topology = match cpps_topology::load_or_default(args.topology.as_deref()) {
+        Ok(t) => t,
+        Err(e) => return invalid(e.render()),
+    };
+    let evidence = match IacInputs::parse(args.iac.iter().map(String::as_str))
+        .and_then(|inputs| Evidence::load(&inputs))
+    {
+        Ok(e) => e,
+        Err(e) => return invalid(format!("error: {e}\n")),
+    };
+    let iac = IacChecks::new(&evidence);
+    let options = CheckOptions::on(cpps_topology::check::today());
+    let report = cpps_topology::check::run(&topology, &options, &[&iac]);
+    CheckRun {
+        stdout: report.render(args.format.into()),
+        stderr: String::new(),
+        exit_code: if report.fails(deny_warnings) {
+            EXIT_FINDINGS
+        } else {
+            EXIT_OK
+        },
+    }
 }

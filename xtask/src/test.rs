@@ -21,7 +21,7 @@ pub(crate) struct TestArgs {
     /// Run the tests without starting any server (integration tests then skip, saying so).
     #[arg(long)]
     no_services: bool,
-    /// Start only these services (fakepve, prism, kube, prometheus); default all.
+    /// Start only these services (fakepve, prism, kube, prometheus, iac); default all.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Extra arguments passed to `cargo test` after `--workspace`.
@@ -36,7 +36,7 @@ struct Service {
     stop: Option<&'static str>,
 }
 
-const SERVICES: [Service; 4] = [
+const SERVICES: [Service; 5] = [
     Service {
         name: "kube",
         start: "xtask/env/kube-start.sh",
@@ -55,6 +55,13 @@ const SERVICES: [Service; 4] = [
     Service {
         name: "prometheus",
         start: "xtask/env/prometheus.sh",
+        stop: None,
+    },
+    // Installs the IaC tools (Pulumi SDK, both pulumi-proxmoxve majors, ansible-core); it
+    // starts nothing.
+    Service {
+        name: "iac",
+        start: "xtask/env/iac-tools.sh",
         stop: None,
     },
 ];

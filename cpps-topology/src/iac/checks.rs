@@ -290,7 +290,7 @@ impl IacChecks<'_> {
                     HA_WITHOUT_RESOURCE,
                     c,
                     format!(
-                        "{} {} has `ha: true` in the IaC ({}:{}) but {} ({}): Pulumi creates no Proxmox HA resource for it, only a guest with on_boot",
+                        "{} {} has `ha: true` in the IaC ({}:{}); {} ({}): Pulumi creates no Proxmox HA resource for it, only a guest with on_boot",
                         c.kind(),
                         c.id_str(),
                         ha.origin.file,
