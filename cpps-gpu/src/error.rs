@@ -76,9 +76,9 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// The NVIDIA device plugin's time-slicing configuration could not be parsed.
-    #[error("cannot parse the time-slicing configuration in {location}")]
-    TimeSlicingConfig {
+    /// The NVIDIA device plugin's configuration could not be parsed.
+    #[error("cannot parse the device plugin configuration in {location}")]
+    DevicePluginConfig {
         /// ConfigMap namespace/name and key.
         location: String,
         /// The YAML error, with line and column.

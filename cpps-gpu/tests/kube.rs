@@ -14,9 +14,10 @@ use cpps_gpu::k8s::certmanager::Certificate;
 use cpps_gpu::k8s::checks::{self, CheckPolicy};
 use cpps_gpu::k8s::cni::CniKind;
 use cpps_gpu::k8s::kueue::{
-    ClusterQueue, JobSubmission, LocalQueue, MultiKueueCluster, ResourceFlavor, Workload,
-    WorkloadState,
+    AdmissionCheck, ClusterQueue, JobSubmission, LocalQueue, MultiKueueCluster, MultiKueueConfig,
+    ResourceFlavor, Until, Workload, WorkloadState,
 };
+use cpps_gpu::k8s::sharing::Strategy;
 use cpps_gpu::k8s::{self as k8s};
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::batch::v1::Job;
@@ -52,47 +53,146 @@ async fn gpu_node(
     .await;
 }
 
+/// The NVIDIA device plugin as its Helm chart deploys it
+/// (`deployments/helm/nvidia-device-plugin/templates/daemonset-device-plugin.yml` in
+/// NVIDIA/k8s-device-plugin): the config-manager sidecar with `DEFAULT_CONFIG` and
+/// `FALLBACK_STRATEGIES`, the ConfigMap mounted as `available-configs`. Returns the DaemonSet's
+/// UID, for the owner references of its pods.
+async fn device_plugin_daemonset(
+    client: &kube::Client,
+    ns: &str,
+    configmap: &str,
+    default_config: &str,
+) -> String {
+    let api: Api<DaemonSet> = Api::namespaced(client.clone(), ns);
+    let image = "nvcr.io/nvidia/k8s-device-plugin:v0.17.0";
+    let ds: DaemonSet = serde_json::from_value(json!({
+        "metadata": {"name": "nvidia-device-plugin"},
+        "spec": {"selector": {"matchLabels": {"app": "nvdp"}},
+                 "template": {"metadata": {"labels": {"app": "nvdp"}}, "spec": {
+                     "containers": [
+                         {"name": "nvidia-device-plugin-sidecar", "image": image, "command": ["config-manager"],
+                          "env": [{"name": "NODE_LABEL", "value": "nvidia.com/device-plugin.config"},
+                                  {"name": "CONFIG_FILE_SRCDIR", "value": "/available-configs"},
+                                  {"name": "DEFAULT_CONFIG", "value": default_config},
+                                  {"name": "FALLBACK_STRATEGIES", "value": "named,single"}]},
+                         {"name": "nvidia-device-plugin-ctr", "image": image, "command": ["nvidia-device-plugin"]}],
+                     "volumes": [{"name": "available-configs", "configMap": {"name": configmap}},
+                                 {"name": "config", "emptyDir": {}}]}}}
+    }))
+    .unwrap();
+    let created = api.create(&PostParams::default(), &ds).await.unwrap();
+    created.metadata.uid.unwrap()
+}
+
+/// A device-plugin pod of that DaemonSet on `node`, as the DaemonSet controller creates it
+/// (owner reference with `controller: true`).
+async fn device_plugin_pod(client: &kube::Client, ns: &str, node: &str, ds_uid: &str) {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
+    let pod: Pod = serde_json::from_value(json!({
+        "metadata": {"name": format!("nvidia-device-plugin-{node}"),
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet",
+                         "name": "nvidia-device-plugin", "uid": ds_uid, "controller": true}]},
+        "spec": {"nodeName": node, "containers": [
+            {"name": "nvidia-device-plugin-ctr", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}]}
+    }))
+    .unwrap();
+    pods.create(&PostParams::default(), &pod).await.unwrap();
+}
+
+/// Issue 18 items 6 and 7. The device plugin's configuration, as NVIDIA/k8s-device-plugin reads
+/// it: the node label `nvidia.com/device-plugin.config` picks a key of the plugin's own ConfigMap,
+/// an unlabelled node gets `DEFAULT_CONFIG` or the `named`/`single` fallbacks
+/// (`cmd/config-manager/main.go`, `updateConfigName`); a ConfigMap the plugin does not mount is
+/// not its configuration, whatever its keys. `sharing.mps` is read (`api/config/v1/sharing.go`);
+/// a per-resource `rename` is dropped by the plugin (`api/config/v1/config.go`,
+/// `DisableResourceNamingInConfig`, called in `cmd/nvidia-device-plugin/main.go`), so the
+/// capacity is checked under the name it really advertises and the rename is a finding.
 #[tokio::test]
-async fn time_slicing_shared_trap_and_quota_against_real_nodes() {
+async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes() {
     let Some(client) = common::kube_client().await else {
         return;
     };
     let id = common::unique("ts");
     let ns = id.clone();
     common::namespace(&client, &ns).await;
+    let ts = |replicas: u32, extra: &str| {
+        format!(
+            "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: {replicas}\n{extra}"
+        )
+    };
 
-    // The device plugin's time-slicing config, one key per node group.
+    // The plugin's ConfigMap, one key per node group, and the key `default` for the others.
     let cms: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
     let cm: ConfigMap = serde_json::from_value(json!({
         "metadata": {"name": "time-slicing-config"},
-        "data": {id.clone(): "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n"}
+        "data": {
+            id.clone(): ts(4, ""),
+            format!("{id}-renamed"): ts(4, "      rename: nvidia.com/a5000\n"),
+            format!("{id}-mps"): "version: v1\nsharing:\n  mps:\n    renameByDefault: true\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 2\n",
+            "default": ts(3, ""),
+        }
     }))
     .unwrap();
     cms.create(&PostParams::default(), &cm).await.unwrap();
+    // A ConfigMap the plugin does not mount, with the same key: not the plugin's configuration.
+    let decoy_ns = format!("{id}-decoy");
+    common::namespace(&client, &decoy_ns).await;
+    let decoy: ConfigMap = serde_json::from_value(json!({
+        "metadata": {"name": "time-slicing-config"},
+        "data": {id.clone(): ts(8, ""), "default": ts(8, "")}
+    }))
+    .unwrap();
+    Api::<ConfigMap>::namespaced(client.clone(), &decoy_ns)
+        .create(&PostParams::default(), &decoy)
+        .await
+        .unwrap();
+    let ds_uid = device_plugin_daemonset(&client, &ns, "time-slicing-config", "").await;
 
+    let node = async |suffix: &str, labels: serde_json::Value, capacity: serde_json::Value| {
+        let name = format!("{id}-{suffix}");
+        let mut all = json!({"cpps.test/run": id, "nvidia.com/gpu.product": "NVIDIA-RTX-A5000-SHARED",
+                             "nvidia.com/gpu.count": "1"});
+        all.as_object_mut()
+            .unwrap()
+            .extend(labels.as_object().unwrap().clone());
+        gpu_node(&client, &name, all, json!({}), capacity).await;
+        device_plugin_pod(&client, &ns, &name, &ds_uid).await;
+        name
+    };
     // gpu-sp-01 as GFD labels it with time-slicing: one A5000, 4 replicas, -SHARED product.
-    let good = format!("{id}-good");
-    gpu_node(
-        &client,
-        &good,
-        json!({"cpps.test/run": id, "nvidia.com/gpu.product": "NVIDIA-RTX-A5000-SHARED", "nvidia.com/gpu.count": "1",
-               "nvidia.com/gpu.replicas": "4", "nvidia.com/gpu.sharing-strategy": "time-slicing",
+    let good = node(
+        "good",
+        json!({"nvidia.com/gpu.replicas": "4", "nvidia.com/gpu.sharing-strategy": "time-slicing",
                "nvidia.com/gpu.memory": "24564", "nvidia.com/device-plugin.config": id}),
-        json!({}),
         json!({"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4", "pods": "110"}),
     )
     .await;
     // A node whose capacity disagrees with the configuration (plugin not restarted).
-    let stale = format!("{id}-stale");
-    gpu_node(
-        &client,
-        &stale,
-        json!({"cpps.test/run": id, "nvidia.com/gpu.product": "NVIDIA-RTX-A5000-SHARED", "nvidia.com/gpu.count": "1",
-               "nvidia.com/gpu.replicas": "2", "nvidia.com/device-plugin.config": id}),
-        json!({}),
+    let stale = node(
+        "stale",
+        json!({"nvidia.com/gpu.replicas": "2", "nvidia.com/device-plugin.config": id}),
         json!({"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "2", "pods": "110"}),
     )
     .await;
+    // The renamed key: the plugin still advertises nvidia.com/gpu (4 of them): only the ignored
+    // rename is a finding, not the capacity.
+    node(
+        "renamed",
+        json!({"nvidia.com/device-plugin.config": format!("{id}-renamed")}),
+        json!({"nvidia.com/gpu": "4"}),
+    )
+    .await;
+    // MPS with renameByDefault: nvidia.com/gpu.shared, 2 replicas; GFD says mps.
+    node(
+        "mps",
+        json!({"nvidia.com/device-plugin.config": format!("{id}-mps"),
+               "nvidia.com/gpu.sharing-strategy": "mps", "nvidia.com/gpu.replicas": "2"}),
+        json!({"nvidia.com/gpu.shared": "2"}),
+    )
+    .await;
+    // No label: the `named` fallback picks the key `default` (3 replicas); the node shows 1.
+    let unlabelled = node("unlabelled", json!({}), json!({"nvidia.com/gpu": "1"})).await;
 
     // The -SHARED trap: a flavor written for the plain product name.
     let flavors: Api<ResourceFlavor> = Api::all(client.clone());
@@ -111,7 +211,7 @@ async fn time_slicing_shared_trap_and_quota_against_real_nodes() {
         );
         flavors.create(&PostParams::default(), &rf).await.unwrap();
     }
-    // A ClusterQueue asking 8 GPUs of a flavor whose nodes allocate 4 + 2.
+    // A ClusterQueue asking 20 GPUs of a flavor whose nodes allocate 4 + 2 + 4 + 0 + 1.
     let cq_name = format!("{id}-cq");
     let cqs: Api<ClusterQueue> = Api::all(client.clone());
     let cq: ClusterQueue = serde_json::from_value(json!({
@@ -121,7 +221,7 @@ async fn time_slicing_shared_trap_and_quota_against_real_nodes() {
             "coveredResources": ["cpu", "nvidia.com/gpu"],
             "flavors": [{"name": shared, "resources": [
                 {"name": "cpu", "nominalQuota": "24"},
-                {"name": "nvidia.com/gpu", "nominalQuota": 8}]}]}]}
+                {"name": "nvidia.com/gpu", "nominalQuota": 20}]}]}]}
     }))
     .unwrap();
     let created = cqs.create(&PostParams::default(), &cq).await.unwrap();
@@ -133,16 +233,44 @@ async fn time_slicing_shared_trap_and_quota_against_real_nodes() {
     assert_eq!(created.spec.stop_policy.as_deref(), Some("None"));
 
     let snap = k8s::collect(&client).await.unwrap();
-    let node = snap.nodes.iter().find(|n| n.name == good).unwrap();
-    assert_eq!(node.gpu_capacity, Some(4.0));
-    assert_eq!(node.gpu_allocatable, Some(4.0));
-    assert_eq!(node.product.as_deref(), Some("NVIDIA-RTX-A5000-SHARED"));
-    assert_eq!((node.count, node.replicas), (Some(1), Some(4)));
-    assert_eq!(node.sharing_strategy.as_deref(), Some("time-slicing"));
-    assert_eq!(node.memory_mib, Some(24564));
-    let ts = snap.time_slicing.iter().find(|c| c.key == id).unwrap();
-    assert_eq!(ts.configmap, format!("{ns}/time-slicing-config"));
-    assert_eq!(ts.gpu_replicas(), Some(4));
+    let n = snap.nodes.iter().find(|n| n.name == good).unwrap();
+    assert_eq!(n.gpu_capacity, Some(4.0));
+    assert_eq!(n.gpu_allocatable, Some(4.0));
+    assert_eq!(n.product.as_deref(), Some("NVIDIA-RTX-A5000-SHARED"));
+    assert_eq!((n.count, n.replicas), (Some(1), Some(4)));
+    assert_eq!(n.sharing_strategy.as_deref(), Some("time-slicing"));
+    assert_eq!(n.memory_mib, Some(24564));
+    assert_eq!(
+        n.nvidia_plugin_daemonset.as_deref(),
+        Some(format!("{ns}/nvidia-device-plugin").as_str())
+    );
+    let d = snap
+        .device_plugins
+        .iter()
+        .find(|d| d.daemonset == format!("{ns}/nvidia-device-plugin"))
+        .unwrap();
+    assert_eq!(d.configmap, format!("{ns}/time-slicing-config"));
+    assert_eq!(d.default_config, None);
+    assert_eq!(d.fallback_strategies, ["named", "single"]);
+    let cfg = snap
+        .plugin_configs
+        .iter()
+        .find(|c| c.key == id && c.configmap == d.configmap)
+        .unwrap();
+    assert_eq!(cfg.sharing.as_ref().unwrap().gpu_replicas(), Some(4));
+    let mps = snap
+        .plugin_configs
+        .iter()
+        .find(|c| c.key == format!("{id}-mps"))
+        .unwrap();
+    assert_eq!(mps.sharing.as_ref().unwrap().strategy, Strategy::Mps);
+    // The decoy ConfigMap is not read at all.
+    assert!(
+        !snap
+            .plugin_configs
+            .iter()
+            .any(|c| c.configmap.starts_with(&decoy_ns))
+    );
 
     let findings = checks::run(&snap, &CheckPolicy::default(), jiff::Timestamp::now());
     let found = mine(&findings, &id);
@@ -151,26 +279,41 @@ async fn time_slicing_shared_trap_and_quota_against_real_nodes() {
         .map(|f| (f.code.as_str(), f.object.as_deref().unwrap()))
         .collect();
     let stale_obj = format!("Node {stale}");
+    let unlabelled_obj = format!("Node {unlabelled}");
     let trap_obj = format!("ResourceFlavor {trap}");
     let cq_obj = format!("ClusterQueue {cq_name}");
-    assert!(
-        codes.contains(&("time-slicing-replicas", stale_obj.as_str())),
-        "{codes:?}"
+    let renamed_obj = format!("ConfigMap {ns}/time-slicing-config key {id}-renamed");
+    let mut expected = vec![
+        ("time-slicing-replicas", stale_obj.as_str()),
+        ("time-slicing-capacity", stale_obj.as_str()),
+        ("time-slicing-capacity", unlabelled_obj.as_str()),
+        ("device-plugin-rename-ignored", renamed_obj.as_str()),
+        ("flavor-matches-no-node", trap_obj.as_str()),
+        ("quota-above-capacity", cq_obj.as_str()),
+    ];
+    let mut got = codes.clone();
+    expected.sort();
+    got.sort();
+    // The good node, the MPS node, the renamed node's capacity and the -SHARED flavor raise
+    // nothing; cpu 24 <= 48 raises nothing.
+    assert_eq!(got, expected);
+    let msg = |code: &str, object: &str| {
+        found
+            .iter()
+            .find(|f| f.code == code && f.object.as_deref() == Some(object))
+            .map(|f| f.message.clone())
+            .unwrap()
+    };
+    assert_eq!(
+        msg("time-slicing-capacity", &unlabelled_obj),
+        format!(
+            "nvidia.com/gpu capacity is 1, expected 1 GPUs x 3 replicas = 3 ({ns}/time-slicing-config key default)"
+        )
     );
-    assert!(
-        codes.contains(&("time-slicing-capacity", stale_obj.as_str())),
-        "{codes:?}"
+    assert_eq!(
+        msg("device-plugin-rename-ignored", &renamed_obj),
+        "sharing.timeSlicing.resources nvidia.com/gpu sets rename nvidia.com/a5000, which the device plugin ignores (DisableResourceNamingInConfig): it advertises nvidia.com/gpu"
     );
-    assert!(
-        codes.contains(&("flavor-matches-no-node", trap_obj.as_str())),
-        "{codes:?}"
-    );
-    assert!(
-        codes.contains(&("quota-above-capacity", cq_obj.as_str())),
-        "{codes:?}"
-    );
-    // The good node and the -SHARED flavor raise nothing; cpu 24 <= 32 raises nothing.
-    assert_eq!(found.len(), 4, "{codes:?}");
     let trap_f = found
         .iter()
         .find(|f| f.code == "flavor-matches-no-node")
@@ -181,14 +324,65 @@ async fn time_slicing_shared_trap_and_quota_against_real_nodes() {
         "{}",
         trap_f.message
     );
-    let quota = found
-        .iter()
-        .find(|f| f.code == "quota-above-capacity")
-        .unwrap();
     assert_eq!(
-        quota.message,
+        msg("quota-above-capacity", &cq_obj),
         format!(
-            "flavor {shared} nvidia.com/gpu nominalQuota 8 is above the 6 allocatable on its 2 node(s)"
+            "flavor {shared} nvidia.com/gpu nominalQuota 20 is above the 11 allocatable on its 5 node(s)"
+        )
+    );
+}
+
+/// Issue 18 item 10. `E` (exa) and `Ei` (exbi) are Kubernetes quantities (apimachinery
+/// `pkg/api/resource/quantity.go`; the ClusterQueue CRD's own `nominalQuota` pattern accepts
+/// `[KMGTPE]i` and `[numkMGTPE]`): the server stores them, the client must read them.
+#[tokio::test]
+async fn quantities_with_exa_suffixes() {
+    let Some(client) = common::kube_client().await else {
+        return;
+    };
+    let id = common::unique("exa");
+    let node = format!("{id}-big");
+    gpu_node(
+        &client,
+        &node,
+        json!({"cpps.test/run": id}),
+        json!({}),
+        json!({"memory": "2Ei", "nvidia.com/gpu": "1"}),
+    )
+    .await;
+    let flavor = format!("{id}-big");
+    Api::<ResourceFlavor>::all(client.clone())
+        .create(
+            &PostParams::default(),
+            &ResourceFlavor::new(
+                &flavor,
+                BTreeMap::from([("cpps.test/run".to_owned(), id.clone())]),
+            ),
+        )
+        .await
+        .unwrap();
+    let cq_name = format!("{id}-cq");
+    let cq: ClusterQueue = serde_json::from_value(json!({
+        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": cq_name},
+        "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["memory"],
+            "flavors": [{"name": flavor, "resources": [{"name": "memory", "nominalQuota": "3E"}]}]}]}
+    }))
+    .unwrap();
+    Api::<ClusterQueue>::all(client.clone())
+        .create(&PostParams::default(), &cq)
+        .await
+        .unwrap();
+    let snap = k8s::collect(&client).await.unwrap();
+    let n = snap.nodes.iter().find(|n| n.name == node).unwrap();
+    assert_eq!(n.allocatable.get("memory"), Some(&(2.0 * 2f64.powi(60))));
+    let findings = checks::run(&snap, &CheckPolicy::default(), jiff::Timestamp::now());
+    let found = mine(&findings, &id);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].code, "quota-above-capacity");
+    assert_eq!(
+        found[0].message,
+        format!(
+            "flavor {flavor} memory nominalQuota 3E is above the 2305843009213694000 allocatable on its 1 node(s)"
         )
     );
 }
@@ -400,15 +594,18 @@ async fn job_to_local_queue_followed_to_admission() {
         .limits
         .unwrap();
     assert_eq!(limits["nvidia.com/gpu"].0, "1");
-    let (wl, states) = k8s::kueue::follow_workload(
+    let followed = k8s::kueue::follow_workload(
         &client,
         &id,
         &uid,
+        Until::Admitted,
         Duration::from_secs(20),
         Duration::from_millis(50),
     )
     .await
     .unwrap();
+    assert!(!followed.timed_out);
+    let (wl, states) = (followed.workload.unwrap(), followed.states);
     kueue.await.unwrap();
     assert_eq!(
         states,
@@ -465,47 +662,175 @@ async fn job_to_local_queue_followed_to_admission() {
     );
 }
 
+async fn multikueue_cluster(client: &kube::Client, name: &str, active: bool) {
+    let api: Api<MultiKueueCluster> = Api::all(client.clone());
+    let mk: MultiKueueCluster = serde_json::from_value(json!({
+        "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "MultiKueueCluster", "metadata": {"name": name},
+        "spec": {"kubeConfig": {"location": name, "locationType": "Secret"}}
+    }))
+    .unwrap();
+    common::create_with_status(
+        &api,
+        &mk,
+        json!({"conditions": [{"type": "Active", "status": if active { "True" } else { "False" },
+        "reason": if active { "Active" } else { "ClientConnectionFailed" },
+        // Not "": this 1.20 server turns an empty string in a custom resource into null.
+        "message": if active { "Connected" } else { "dial tcp: connection refused" },
+        "lastTransitionTime": "2026-01-01T00:00:00Z"}]}),
+    )
+    .await;
+}
+
+/// Issue 18 items 8 and 9. A MultiKueue manager (kubernetes-sigs/kueue: an AdmissionCheck with
+/// `controllerName: kueue.x-k8s.io/multikueue`, `apis/kueue/v1beta1/multikueue_types.go`
+/// `MultiKueueControllerName`, whose parameters name a MultiKueueConfig listing
+/// MultiKueueCluster objects) dispatches Workloads to worker clusters: its flavors match no local
+/// node and its quotas exceed local capacity by design, so those checks do not apply to its
+/// queues; what it needs instead is what Kueue's AdmissionCheck controller checks
+/// (`pkg/controller/admissionchecks/multikueue/admissioncheck.go`): every cluster of the config
+/// exists and is `Active`, and at least one is usable.
+///
+/// Versions: this server serves AdmissionCheck, MultiKueueConfig and MultiKueueCluster at
+/// `v1beta1` only (older Kueue's layout, see the fixtures' README) and the other kinds at
+/// `v1beta2`; each is read at the version served and the report says which.
 #[tokio::test]
-async fn multikueue_clusters_with_their_connection_state() {
+async fn multikueue_manager_is_checked_for_workers_not_flavors() {
     let Some(client) = common::kube_client().await else {
         return;
     };
     let id = common::unique("mk");
-    let api: Api<MultiKueueCluster> = Api::all(client.clone());
-    for (name, active) in [
-        (format!("{id}-franca"), "False"),
-        (format!("{id}-sp"), "True"),
-    ] {
-        let mk: MultiKueueCluster = serde_json::from_value(json!({
-            "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "MultiKueueCluster", "metadata": {"name": name},
-            "spec": {"kubeConfig": {"location": "gpu-franca", "locationType": "Secret"}}
-        }))
-        .unwrap();
-        common::create_with_status(
-            &api,
-            &mk,
-            json!({"conditions": [{"type": "Active", "status": active,
-            "reason": if active == "True" { "Active" } else { "ClientConnectionFailed" },
-            // Not "": this 1.20 server turns an empty string in a custom resource into null.
-            "message": if active == "True" { "Connected" } else { "dial tcp: connection refused" },
-            "lastTransitionTime": "2026-01-01T00:00:00Z"}]}),
+    let franca = format!("{id}-franca");
+    let sp = format!("{id}-sp");
+    let ghost = format!("{id}-ghost");
+    multikueue_cluster(&client, &franca, false).await;
+    multikueue_cluster(&client, &sp, true).await;
+    let configs: Api<MultiKueueConfig> = Api::all(client.clone());
+    let config = format!("{id}-workers");
+    configs
+        .create(
+            &PostParams::default(),
+            &MultiKueueConfig::new(&config, &[&franca, &sp, &ghost]),
         )
-        .await;
+        .await
+        .unwrap();
+    let down = format!("{id}-down");
+    configs
+        .create(
+            &PostParams::default(),
+            &MultiKueueConfig::new(&down, &[&franca]),
+        )
+        .await
+        .unwrap();
+    let checks_api: Api<AdmissionCheck> = Api::all(client.clone());
+    let ac = format!("{id}-multikueue");
+    let ac_down = format!("{id}-multikueue-down");
+    for (name, cfg) in [(&ac, &config), (&ac_down, &down)] {
+        checks_api
+            .create(
+                &PostParams::default(),
+                &AdmissionCheck::multikueue(name, cfg),
+            )
+            .await
+            .unwrap();
     }
+    // The manager's queue: a flavor of the workers' GPUs (no such node here), 16 GPUs.
+    let flavor = format!("{id}-worker-a5000");
+    Api::<ResourceFlavor>::all(client.clone())
+        .create(
+            &PostParams::default(),
+            &ResourceFlavor::new(
+                &flavor,
+                BTreeMap::from([(
+                    "nvidia.com/gpu.product".to_owned(),
+                    format!("{id}-NVIDIA-RTX-A5000"),
+                )]),
+            ),
+        )
+        .await
+        .unwrap();
+    let cq: ClusterQueue = serde_json::from_value(json!({
+        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": format!("{id}-manager")},
+        "spec": {"namespaceSelector": {},
+                 "admissionChecksStrategy": {"admissionChecks": [{"name": ac}]},
+                 "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"],
+                    "flavors": [{"name": flavor, "resources": [{"name": "nvidia.com/gpu", "nominalQuota": 16}]}]}]}
+    }))
+    .unwrap();
+    Api::<ClusterQueue>::all(client.clone())
+        .create(&PostParams::default(), &cq)
+        .await
+        .unwrap();
+
     let snap = k8s::collect(&client).await.unwrap();
+    assert!(snap.is_multikueue_manager());
+    let versions: Vec<(&str, &str)> = snap
+        .kueue_versions
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        versions,
+        [
+            ("AdmissionCheck", "v1beta1"),
+            ("ClusterQueue", "v1beta2"),
+            ("LocalQueue", "v1beta2"),
+            ("MultiKueueCluster", "v1beta1"),
+            ("MultiKueueConfig", "v1beta1"),
+            ("ResourceFlavor", "v1beta2"),
+            ("Workload", "v1beta2"),
+        ]
+    );
+    let read = snap
+        .admission_checks
+        .iter()
+        .find(|a| a.metadata.name.as_deref() == Some(ac.as_str()))
+        .unwrap();
+    assert_eq!(read.api_version, "kueue.x-k8s.io/v1beta1");
+    assert_eq!(read.multikueue_config(), Some(config.as_str()));
     let ours: Vec<_> = snap
         .multikueue_clusters
         .iter()
         .filter(|m| m.metadata.name.as_deref().unwrap().contains(&id))
         .collect();
     assert_eq!(ours.len(), 2);
+
     let findings = checks::run(&snap, &CheckPolicy::default(), jiff::Timestamp::now());
-    let found = mine(&findings, &id);
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0].code, "multikueue-cluster-inactive");
+    let mut found: Vec<(String, Severity, String)> = mine(&findings, &id)
+        .into_iter()
+        .map(|f| {
+            (
+                f.object.clone().unwrap().replace(&id, "ID"),
+                f.severity,
+                f.code.clone(),
+            )
+        })
+        .collect();
+    found.sort();
+    // No flavor-matches-no-node, no quota-above-capacity for the manager's queue.
     assert_eq!(
-        found[0].object.as_deref(),
-        Some(format!("MultiKueueCluster {id}-franca").as_str())
+        found,
+        [
+            (
+                "AdmissionCheck ID-multikueue-down".to_owned(),
+                Severity::Critical,
+                "multikueue-no-usable-cluster".to_owned()
+            ),
+            (
+                "MultiKueueCluster ID-franca".to_owned(),
+                Severity::Warning,
+                "multikueue-cluster-inactive".to_owned()
+            ),
+            (
+                "MultiKueueCluster ID-ghost".to_owned(),
+                Severity::Warning,
+                "multikueue-cluster-missing".to_owned()
+            ),
+        ]
+    );
+    let versions = findings.iter().find(|f| f.code == "kueue-version").unwrap();
+    assert_eq!(
+        versions.message,
+        "Kueue read at v1beta2 (ClusterQueue, LocalQueue, ResourceFlavor, Workload); v1beta1 (AdmissionCheck, MultiKueueCluster, MultiKueueConfig)"
     );
 }
 
@@ -556,7 +881,7 @@ async fn argocd_applications_and_certificate_expiry() {
     for (name, days, ready) in [
         ("fresh", 80, true),
         ("soon", 10, true),
-        ("urgent", 3, true),
+        ("urgent", 2, true),
         ("gone", -2, false),
     ] {
         let c = Certificate::new(

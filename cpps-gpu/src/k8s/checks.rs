@@ -1,36 +1,35 @@
 //! Cross-checks over a [`ClusterSnapshot`]: what Kubernetes believes against itself and against
 //! what Kueue, Argo CD and cert-manager say. Pure functions, unit-tested on constructed objects.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::Timestamp;
 
 use super::argocd::{HealthStatusCode, OperationPhase, SyncStatusCode};
 use super::cni::CniKind;
-use super::kueue::ResourceFlavor;
+use super::kueue::{MultiKueueCluster, MultiKueueConfig, ResourceFlavor};
 use super::nodes::{GpuNode, LABEL_PLUGIN_CONFIG};
 use super::quantity;
+use super::sharing::{Choice, PluginConfig, Strategy};
 use super::snapshot::ClusterSnapshot;
 use crate::health::{Finding, Severity};
+use crate::policy::CertExpiryPolicy;
 
 /// Thresholds and expectations for the checks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CheckPolicy {
-    /// A certificate expiring within this many days is a warning.
-    pub cert_warning_days: i64,
-    /// A certificate expiring within this many days is critical.
-    pub cert_critical_days: i64,
+    /// When a certificate's expiry is a finding (shared with `cpps-topology`'s INGRESS-002).
+    pub cert_expiry: CertExpiryPolicy,
     /// The CNI this cluster should run (ADR-002 / ADR-009), if any.
     pub expected_cni: Option<CniKind>,
 }
 
 impl Default for CheckPolicy {
-    /// 21 days warning, 7 days critical, no CNI expectation.
+    /// The default [`CertExpiryPolicy`], no CNI expectation.
     fn default() -> Self {
         Self {
-            cert_warning_days: 21,
-            cert_critical_days: 7,
+            cert_expiry: CertExpiryPolicy::default(),
             expected_cni: None,
         }
     }
@@ -40,6 +39,12 @@ impl CheckPolicy {
     /// The defaults, expecting `cni`.
     pub fn with_expected_cni(mut self, cni: CniKind) -> Self {
         self.expected_cni = Some(cni);
+        self
+    }
+
+    /// The same policy with other certificate-expiry thresholds.
+    pub fn with_cert_expiry(mut self, cert_expiry: CertExpiryPolicy) -> Self {
+        self.cert_expiry = cert_expiry;
         self
     }
 }
@@ -54,10 +59,24 @@ fn obj(kind: &str, ns: Option<&str>, name: Option<&str>) -> String {
 /// Runs every check; findings sorted most severe first.
 pub fn run(s: &ClusterSnapshot, policy: &CheckPolicy, now: Timestamp) -> Vec<Finding> {
     let mut f = Vec::new();
-    time_slicing(s, &mut f);
+    device_plugin(s, &mut f);
     plugin_exclusivity(&s.nodes, &mut f);
-    flavors(&s.resource_flavors, &s.nodes, &mut f);
+    let manager = manager_flavors(s);
+    let local_flavors: Vec<ResourceFlavor> = s
+        .resource_flavors
+        .iter()
+        .filter(|rf| {
+            !rf.metadata
+                .name
+                .as_deref()
+                .is_some_and(|n| manager.contains(n))
+        })
+        .cloned()
+        .collect();
+    flavors(&local_flavors, &s.nodes, &mut f);
     quotas(s, &mut f);
+    kueue_versions(s, &mut f);
+    multikueue(s, &mut f);
     kueue_status(s, &mut f);
     argocd(s, &mut f);
     certificates(s, policy, now, &mut f);
@@ -66,26 +85,267 @@ pub fn run(s: &ClusterSnapshot, policy: &CheckPolicy, now: Timestamp) -> Vec<Fin
     f
 }
 
-/// Time-slicing: the device plugin's configuration against each node's labels and capacity.
-pub fn time_slicing(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
-    for e in &s.time_slicing_errors {
-        f.push(Finding::new(
-            Severity::Warning,
-            "time-slicing-config-invalid",
-            e.clone(),
-        ));
+/// The ClusterQueues whose Workloads MultiKueue dispatches to worker clusters: they use an
+/// AdmissionCheck of the MultiKueue controller. Their flavors and quotas describe the workers'
+/// capacity, not this cluster's nodes.
+fn manager_queues(s: &ClusterSnapshot) -> BTreeSet<&str> {
+    let checks: BTreeSet<&str> = s
+        .admission_checks
+        .iter()
+        .filter(|ac| ac.is_multikueue())
+        .filter_map(|ac| ac.metadata.name.as_deref())
+        .collect();
+    s.cluster_queues
+        .iter()
+        .filter(|cq| cq.spec.admission_check_names().any(|n| checks.contains(n)))
+        .filter_map(|cq| cq.metadata.name.as_deref())
+        .collect()
+}
+
+/// Flavors used only by MultiKueue manager queues.
+fn manager_flavors(s: &ClusterSnapshot) -> BTreeSet<&str> {
+    let managers = manager_queues(s);
+    let mut manager = BTreeSet::new();
+    let mut local = BTreeSet::new();
+    for cq in &s.cluster_queues {
+        let is_manager = cq
+            .metadata
+            .name
+            .as_deref()
+            .is_some_and(|n| managers.contains(n));
+        for g in &cq.spec.resource_groups {
+            for fq in &g.flavors {
+                if is_manager {
+                    manager.insert(fq.name.as_str());
+                } else {
+                    local.insert(fq.name.as_str());
+                }
+            }
+        }
     }
-    for node in s.nodes.iter().filter(|n| n.has_gpu()) {
-        let config = match node.labels.get(LABEL_PLUGIN_CONFIG) {
-            Some(key) => s.time_slicing.iter().find(|c| &c.key == key),
-            None if s.time_slicing.len() == 1 => s.time_slicing.first(),
-            None => None,
-        };
-        let Some(config) = config else { continue };
-        let Some(replicas) = config.gpu_replicas() else {
+    manager.retain(|n| !local.contains(n));
+    manager
+}
+
+/// The Kueue version each kind was read at, as one informational finding ("say which").
+pub fn kueue_versions(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
+    if s.kueue_versions.is_empty() {
+        return;
+    }
+    let mut by_version: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (kind, version) in &s.kueue_versions {
+        by_version.entry(version).or_default().push(kind);
+    }
+    let parts: Vec<String> = by_version
+        .iter()
+        .rev()
+        .map(|(v, kinds)| format!("{v} ({})", kinds.join(", ")))
+        .collect();
+    f.push(Finding::new(
+        Severity::Info,
+        "kueue-version",
+        format!("Kueue read at {}", parts.join("; ")),
+    ));
+}
+
+/// MultiKueue manager: every MultiKueue AdmissionCheck names an existing MultiKueueConfig, and
+/// every worker cluster of it exists and is `Active` (what Kueue's own AdmissionCheck
+/// controller checks, `pkg/controller/admissionchecks/multikueue/admissioncheck.go`: missing or
+/// inactive clusters; none usable makes the check inactive).
+pub fn multikueue(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
+    let configs: BTreeMap<&str, &MultiKueueConfig> = s
+        .multikueue_configs
+        .iter()
+        .filter_map(|c| c.metadata.name.as_deref().map(|n| (n, c)))
+        .collect();
+    let clusters: BTreeMap<&str, &MultiKueueCluster> = s
+        .multikueue_clusters
+        .iter()
+        .filter_map(|c| c.metadata.name.as_deref().map(|n| (n, c)))
+        .collect();
+    let mut named = BTreeSet::new();
+    let mut reported = BTreeSet::new();
+    for ac in s.admission_checks.iter().filter(|ac| ac.is_multikueue()) {
+        let o = obj("AdmissionCheck", None, ac.metadata.name.as_deref());
+        let Some(config_name) = ac.multikueue_config() else {
+            f.push(
+                Finding::new(
+                    Severity::Critical,
+                    "multikueue-config-missing",
+                    "the MultiKueue AdmissionCheck names no MultiKueueConfig in its parameters",
+                )
+                .about(o),
+            );
             continue;
         };
+        let Some(config) = configs.get(config_name) else {
+            f.push(
+                Finding::new(
+                    Severity::Critical,
+                    "multikueue-config-missing",
+                    format!("MultiKueueConfig {config_name} does not exist: no Workload can be dispatched"),
+                )
+                .about(o),
+            );
+            continue;
+        };
+        let mut usable = 0;
+        for cluster in &config.spec.clusters {
+            named.insert(cluster.as_str());
+            let co = obj("MultiKueueCluster", None, Some(cluster));
+            match clusters.get(cluster.as_str()) {
+                None => f.push(
+                    Finding::new(
+                        Severity::Warning,
+                        "multikueue-cluster-missing",
+                        format!("MultiKueueConfig {config_name} names this worker cluster, which does not exist"),
+                    )
+                    .about(co),
+                ),
+                Some(c) => match c.inactive_because() {
+                    None => usable += 1,
+                    // One finding per cluster, however many configurations name it.
+                    Some(_) if !reported.insert(cluster.as_str()) => {}
+                    Some(why) => f.push(
+                        Finding::new(
+                            Severity::Warning,
+                            "multikueue-cluster-inactive",
+                            format!("the worker cluster is not connected ({why})"),
+                        )
+                        .about(co),
+                    ),
+                },
+            }
+        }
+        if usable == 0 {
+            f.push(
+                Finding::new(
+                    Severity::Critical,
+                    "multikueue-no-usable-cluster",
+                    format!(
+                        "none of the {} worker cluster(s) of MultiKueueConfig {config_name} is active: Workloads cannot run anywhere",
+                        config.spec.clusters.len()
+                    ),
+                )
+                .about(o),
+            );
+        }
+    }
+    // Clusters no manager check uses: reported when they are not connected either.
+    for (name, c) in &clusters {
+        if named.contains(name) {
+            continue;
+        }
+        if let Some(why) = c.inactive_because() {
+            f.push(
+                Finding::new(
+                    Severity::Warning,
+                    "multikueue-cluster-inactive",
+                    format!("the worker cluster is not connected ({why})"),
+                )
+                .about(obj("MultiKueueCluster", None, Some(name))),
+            );
+        }
+    }
+}
+
+/// The device plugin's configuration, per GPU node: the key its config-manager picks (node label,
+/// `DEFAULT_CONFIG`, fallbacks; see [`sharing`](super::sharing)), then the sharing that key
+/// configures against the node's labels and capacity, under the resource name the plugin really
+/// advertises.
+pub fn device_plugin(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
+    for e in &s.plugin_config_errors {
+        f.push(
+            Finding::new(
+                Severity::Warning,
+                "device-plugin-config-invalid",
+                e.message.clone(),
+            )
+            .about(format!("ConfigMap {} key {}", e.configmap, e.key)),
+        );
+    }
+    let mut keys: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for c in &s.plugin_configs {
+        keys.entry(c.configmap.as_str()).or_default().push(&c.key);
+    }
+    for e in &s.plugin_config_errors {
+        keys.entry(e.configmap.as_str()).or_default().push(&e.key);
+    }
+    let configs: BTreeMap<(&str, &str), &PluginConfig> = s
+        .plugin_configs
+        .iter()
+        .map(|c| ((c.configmap.as_str(), c.key.as_str()), c))
+        .collect();
+    for c in &s.plugin_configs {
+        let Some(sh) = &c.sharing else { continue };
+        for r in &sh.resources {
+            if let Some(rename) = r.ignored_rename(sh.rename_by_default) {
+                f.push(
+                    Finding::new(
+                        Severity::Warning,
+                        "device-plugin-rename-ignored",
+                        format!(
+                            "sharing.{}.resources {} sets rename {rename}, which the device plugin ignores (DisableResourceNamingInConfig): it advertises {}",
+                            match sh.strategy {
+                                Strategy::Mps => "mps",
+                                _ => "timeSlicing",
+                            },
+                            r.name,
+                            r.advertised(sh.rename_by_default)
+                        ),
+                    )
+                    .about(format!("ConfigMap {} key {}", c.configmap, c.key)),
+                );
+            }
+        }
+    }
+    for node in s.nodes.iter().filter(|n| n.has_gpu()) {
+        let deployment = match &node.nvidia_plugin_daemonset {
+            Some(ds) => s.device_plugins.iter().find(|d| &d.daemonset == ds),
+            None if s.device_plugins.len() == 1 => s.device_plugins.first(),
+            None => None,
+        };
+        let Some(d) = deployment else { continue };
         let o = obj("Node", None, Some(&node.name));
+        let empty = Vec::new();
+        let cm_keys = keys.get(d.configmap.as_str()).unwrap_or(&empty);
+        let choice = d.choose(
+            node.labels.get(LABEL_PLUGIN_CONFIG).map(String::as_str),
+            cm_keys,
+        );
+        let sharing = match &choice {
+            Choice::Fails(why) => {
+                f.push(
+                    Finding::new(
+                        Severity::Warning,
+                        "device-plugin-config-unselected",
+                        format!("the device plugin's config-manager cannot choose a configuration: {why}"),
+                    )
+                    .about(&o),
+                );
+                continue;
+            }
+            Choice::Empty => None,
+            other => other
+                .key()
+                .and_then(|k| configs.get(&(d.configmap.as_str(), k)))
+                .and_then(|c| c.sharing.as_ref()),
+        };
+        let place = match choice.key() {
+            Some(k) => format!("{} key {k}", d.configmap),
+            None => format!("{} (empty fallback)", d.configmap),
+        };
+        let (replicas, resource, strategy) = match sharing {
+            Some(sh) => match sh.gpu_resource() {
+                Some(r) => (
+                    r.replicas,
+                    r.advertised(sh.rename_by_default),
+                    Some(sh.strategy),
+                ),
+                None => continue,
+            },
+            None => (1, super::nodes::GPU_RESOURCE.to_owned(), None),
+        };
         if let Some(r) = node.replicas
             && r != replicas
         {
@@ -93,20 +353,29 @@ pub fn time_slicing(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
                 Finding::new(
                     Severity::Warning,
                     "time-slicing-replicas",
-                    format!(
-                        "label nvidia.com/gpu.replicas is {r}, {} key {} configures {replicas}",
-                        config.configmap, config.key
-                    ),
+                    format!("label nvidia.com/gpu.replicas is {r}, {place} configures {replicas}"),
+                )
+                .about(&o),
+            );
+        }
+        if let (Some(label), Some(strategy)) = (&node.sharing_strategy, strategy)
+            && label != &strategy.to_string()
+        {
+            f.push(
+                Finding::new(
+                    Severity::Warning,
+                    "sharing-strategy",
+                    format!("label nvidia.com/gpu.sharing-strategy is {label}, {place} configures {strategy}"),
                 )
                 .about(&o),
             );
         }
         if let Some(count) = node.count {
             let expected = f64::from(count) * f64::from(replicas);
-            let (resource, actual) = if config.rename_by_default {
-                ("nvidia.com/gpu.shared", node.shared_gpu_capacity)
-            } else {
-                ("nvidia.com/gpu", node.gpu_capacity)
+            let actual = match resource.as_str() {
+                super::nodes::GPU_RESOURCE => node.gpu_capacity,
+                super::nodes::SHARED_GPU_RESOURCE => node.shared_gpu_capacity,
+                other => node.allocatable.get(other).copied(),
             };
             if actual != Some(expected) {
                 f.push(
@@ -114,10 +383,8 @@ pub fn time_slicing(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
                         Severity::Warning,
                         "time-slicing-capacity",
                         format!(
-                            "{resource} capacity is {}, expected {count} GPUs x {replicas} replicas = {expected} ({} key {})",
+                            "{resource} capacity is {}, expected {count} GPUs x {replicas} replicas = {expected} ({place})",
                             actual.map_or_else(|| "absent".to_owned(), |a| a.to_string()),
-                            config.configmap,
-                            config.key
                         ),
                     )
                     .about(&o),
@@ -194,13 +461,24 @@ pub fn flavors(flavors: &[ResourceFlavor], nodes: &[GpuNode], f: &mut Vec<Findin
 }
 
 /// ClusterQueue nominal quotas above what the flavor's nodes can allocate.
+///
+/// A MultiKueue manager's queues are left out: their quotas are the worker clusters' capacity.
 pub fn quotas(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
+    let managers = manager_queues(s);
     let flavors: BTreeMap<&str, &ResourceFlavor> = s
         .resource_flavors
         .iter()
         .filter_map(|rf| rf.metadata.name.as_deref().map(|n| (n, rf)))
         .collect();
     for cq in &s.cluster_queues {
+        if cq
+            .metadata
+            .name
+            .as_deref()
+            .is_some_and(|n| managers.contains(n))
+        {
+            continue;
+        }
         let o = obj("ClusterQueue", None, cq.metadata.name.as_deref());
         for group in &cq.spec.resource_groups {
             for fq in &group.flavors {
@@ -274,8 +552,7 @@ fn is_false(
         .map(|c| format!("{}: {}", c.reason, c.message))
 }
 
-/// LocalQueues without their ClusterQueue, inactive queues, evicted Workloads, disconnected
-/// MultiKueue clusters.
+/// LocalQueues without their ClusterQueue, inactive queues, evicted Workloads.
 pub fn kueue_status(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
     for lq in &s.local_queues {
         let o = obj(
@@ -326,18 +603,6 @@ pub fn kueue_status(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
                     wl.metadata.namespace.as_deref(),
                     wl.metadata.name.as_deref(),
                 )),
-            );
-        }
-    }
-    for mk in &s.multikueue_clusters {
-        if !mk.is_active() {
-            f.push(
-                Finding::new(
-                    Severity::Warning,
-                    "multikueue-cluster-inactive",
-                    "the worker cluster is not connected",
-                )
-                .about(obj("MultiKueueCluster", None, mk.metadata.name.as_deref())),
             );
         }
     }
@@ -423,37 +688,18 @@ pub fn certificates(
             c.metadata.name.as_deref(),
         );
         let not_after = c.status.as_ref().and_then(|st| st.not_after.as_ref());
-        if let Some(na) = not_after {
-            let secs = na.0.as_second() - now.as_second();
-            let days = secs.div_euclid(86_400);
-            if secs <= 0 {
-                f.push(
-                    Finding::new(
-                        Severity::Critical,
-                        "cert-expired",
-                        format!("expired at {}", na.0),
-                    )
-                    .about(&o),
-                );
-            } else if days < policy.cert_critical_days {
-                f.push(
-                    Finding::new(
-                        Severity::Critical,
-                        "cert-expiring",
-                        format!("expires at {} (in {days} days)", na.0),
-                    )
-                    .about(&o),
-                );
-            } else if days < policy.cert_warning_days {
-                f.push(
-                    Finding::new(
-                        Severity::Warning,
-                        "cert-expiring",
-                        format!("expires at {} (in {days} days)", na.0),
-                    )
-                    .about(&o),
-                );
-            }
+        if let Some(na) = not_after
+            && let Some(e) = policy.cert_expiry.judge(na.0.as_second(), now.as_second())
+        {
+            let (code, message) = if e.expired {
+                ("cert-expired", format!("expired at {}", na.0))
+            } else {
+                (
+                    "cert-expiring",
+                    format!("expires at {} (in {} days)", na.0, e.days_left),
+                )
+            };
+            f.push(Finding::new(e.severity, code, message).about(&o));
         }
         if !c.is_ready() {
             let why = c
@@ -509,7 +755,7 @@ mod tests {
     use super::*;
     use crate::k8s::argocd::Application;
     use crate::k8s::certmanager::Certificate;
-    use crate::k8s::timeslicing::{SharedResource, TimeSlicingConfig};
+    use crate::k8s::sharing::PluginDeployment;
 
     fn node(name: &str, labels: &[(&str, &str)], gpus: f64) -> GpuNode {
         GpuNode {
@@ -534,25 +780,13 @@ mod tests {
             hami_registered: false,
             hami_plugin_pod: None,
             nvidia_plugin_pod: None,
+            nvidia_plugin_daemonset: None,
             allocatable: BTreeMap::from([("nvidia.com/gpu".to_owned(), gpus)]),
         }
     }
 
     fn empty() -> ClusterSnapshot {
-        ClusterSnapshot {
-            nodes: vec![],
-            time_slicing: vec![],
-            time_slicing_errors: vec![],
-            resource_flavors: vec![],
-            cluster_queues: vec![],
-            local_queues: vec![],
-            workloads: vec![],
-            multikueue_clusters: vec![],
-            applications: vec![],
-            certificates: vec![],
-            cni: vec![],
-            missing: vec![],
-        }
+        ClusterSnapshot::empty()
     }
 
     fn flavor(name: &str, labels: &[(&str, &str)]) -> ResourceFlavor {
@@ -635,6 +869,19 @@ mod tests {
         );
     }
 
+    fn plugin(default: Option<&str>) -> PluginDeployment {
+        PluginDeployment {
+            daemonset: "kube-system/nvdp".to_owned(),
+            configmap: "kube-system/nvdp-configs".to_owned(),
+            default_config: default.map(str::to_owned),
+            fallback_strategies: vec!["named".to_owned(), "single".to_owned()],
+        }
+    }
+
+    fn config(key: &str, yaml: &str) -> PluginConfig {
+        crate::k8s::sharing::parse("kube-system/nvdp-configs", key, yaml).unwrap()
+    }
+
     #[test]
     fn time_slicing_with_renaming_checks_the_shared_resource() {
         let mut s = empty();
@@ -643,26 +890,79 @@ mod tests {
         n.shared_gpu_capacity = Some(4.0);
         n.count = Some(1);
         s.nodes = vec![n];
-        s.time_slicing = vec![TimeSlicingConfig {
-            configmap: "gpu-operator/ts".to_owned(),
-            key: "any".to_owned(),
-            rename_by_default: true,
-            resources: vec![SharedResource {
-                name: "nvidia.com/gpu".to_owned(),
-                replicas: 4,
-                rename: None,
-            }],
-        }];
+        s.device_plugins = vec![plugin(None)];
+        let ts = |replicas: u32| {
+            format!(
+                "version: v1\nsharing:\n  timeSlicing:\n    renameByDefault: true\n    resources:\n    - name: nvidia.com/gpu\n      replicas: {replicas}\n"
+            )
+        };
+        s.plugin_configs = vec![config("any", &ts(4))];
         let mut f = Vec::new();
-        time_slicing(&s, &mut f);
+        device_plugin(&s, &mut f);
         assert!(f.is_empty(), "{f:?}");
-        s.time_slicing[0].resources[0].replicas = 8;
-        time_slicing(&s, &mut f);
+        s.plugin_configs = vec![config("any", &ts(8))];
+        device_plugin(&s, &mut f);
         assert_eq!(f.len(), 1);
         assert_eq!(
             f[0].message,
-            "nvidia.com/gpu.shared capacity is 4, expected 1 GPUs x 8 replicas = 8 (gpu-operator/ts key any)"
+            "nvidia.com/gpu.shared capacity is 4, expected 1 GPUs x 8 replicas = 8 (kube-system/nvdp-configs key any)"
         );
+    }
+
+    #[test]
+    fn an_ignored_rename_is_named_and_capacity_follows_what_is_advertised() {
+        let mut s = empty();
+        let mut n = node("gpu-sp-01", &[], 4.0);
+        n.count = Some(1);
+        s.nodes = vec![n];
+        s.device_plugins = vec![plugin(None)];
+        s.plugin_configs = vec![config(
+            "default",
+            "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      rename: nvidia.com/a5000\n      replicas: 4\n",
+        )];
+        let mut f = Vec::new();
+        device_plugin(&s, &mut f);
+        let codes: Vec<&str> = f.iter().map(|x| x.code.as_str()).collect();
+        // nvidia.com/gpu = 4 is what the plugin advertises: no capacity finding.
+        assert_eq!(codes, ["device-plugin-rename-ignored"], "{f:?}");
+    }
+
+    #[test]
+    fn mps_and_the_default_key() {
+        let mut s = empty();
+        let mut n = node(
+            "gpu-sp-01",
+            &[("nvidia.com/gpu.sharing-strategy", "time-slicing")],
+            2.0,
+        );
+        n.sharing_strategy = Some("time-slicing".to_owned());
+        n.count = Some(1);
+        s.nodes = vec![n];
+        s.device_plugins = vec![plugin(Some("a5000-mps"))];
+        s.plugin_configs = vec![
+            config("other", "version: v1\n"),
+            config(
+                "a5000-mps",
+                "version: v1\nsharing:\n  mps:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 3\n",
+            ),
+        ];
+        let mut f = Vec::new();
+        device_plugin(&s, &mut f);
+        let msgs: Vec<&str> = f.iter().map(|x| x.message.as_str()).collect();
+        assert_eq!(
+            msgs,
+            [
+                "label nvidia.com/gpu.sharing-strategy is time-slicing, kube-system/nvdp-configs key a5000-mps configures mps",
+                "nvidia.com/gpu capacity is 2, expected 1 GPUs x 3 replicas = 3 (kube-system/nvdp-configs key a5000-mps)",
+            ]
+        );
+        // A label naming a key the ConfigMap lacks: config-manager fails on that node.
+        s.nodes[0]
+            .labels
+            .insert(LABEL_PLUGIN_CONFIG.to_owned(), "nope".to_owned());
+        let mut f = Vec::new();
+        device_plugin(&s, &mut f);
+        assert_eq!(f[0].code, "device-plugin-config-unselected");
     }
 
     #[test]
@@ -682,9 +982,9 @@ mod tests {
         let now: Timestamp = "2026-06-01T00:00:00Z".parse().unwrap();
         let mut s = empty();
         for (name, not_after) in [
-            ("a", "2026-06-30T00:00:00Z"),
-            ("b", "2026-06-15T00:00:00Z"),
-            ("c", "2026-06-03T00:00:00Z"),
+            ("a", "2026-06-15T00:00:00Z"),
+            ("b", "2026-06-14T23:59:59Z"),
+            ("c", "2026-06-03T23:59:59Z"),
             ("d", "2026-05-31T00:00:00Z"),
         ] {
             let mut c = Certificate::new("web", name, "tls", "le", &["x.example.invalid"]);
@@ -709,12 +1009,12 @@ mod tests {
                 (
                     "Certificate web/b",
                     Severity::Warning,
-                    "expires at 2026-06-15T00:00:00Z (in 14 days)"
+                    "expires at 2026-06-14T23:59:59Z (in 13 days)"
                 ),
                 (
                     "Certificate web/c",
                     Severity::Critical,
-                    "expires at 2026-06-03T00:00:00Z (in 2 days)"
+                    "expires at 2026-06-03T23:59:59Z (in 2 days)"
                 ),
                 (
                     "Certificate web/d",

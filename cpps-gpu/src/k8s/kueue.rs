@@ -1,7 +1,15 @@
-//! Kueue (`kueue.x-k8s.io/v1beta2`): ResourceFlavors, ClusterQueues, LocalQueues, Workloads, and
-//! MultiKueueClusters (read through `v1beta1`, which Kueue still serves); submitting a batch Job to
-//! a LocalQueue and following its Workload to admission. Kueue schedules; this module only
-//! submits and watches.
+//! Kueue (`kueue.x-k8s.io`): ResourceFlavors, ClusterQueues, LocalQueues, Workloads,
+//! AdmissionChecks, MultiKueueConfigs and MultiKueueClusters; submitting a batch Job to a
+//! LocalQueue and following its Workload to admission and completion. Kueue schedules; this
+//! module only submits and watches.
+//!
+//! Versions: Kueue serves `v1beta2` (storage) and the deprecated `v1beta1`; older Kueue serves
+//! `v1beta1` only, and a cluster may be in between (one resource at `v1beta1` only). The reads ask
+//! the server which versions it serves ([`served_versions`]) and read each resource at the newest
+//! one served, recording which. The types here decode both: where the versions differ in a field
+//! read here, both spellings are accepted (`apis/kueue/v1beta1/clusterqueue_conversion.go`:
+//! `spec.cohort` became `cohortName`; `spec.admissionChecks` was folded into
+//! `admissionChecksStrategy` in `apis/kueue/v1beta2/clusterqueue_types.go`).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -19,8 +27,15 @@ use serde::{Deserialize, Serialize};
 use super::custom::custom_resource;
 use crate::error::Error;
 
-/// The API group and version read here.
+/// Kueue's API group.
+pub const GROUP: &str = "kueue.x-k8s.io";
+/// The versions read, newest first.
+pub const VERSIONS: [&str; 2] = ["v1beta2", "v1beta1"];
+/// The API group and version objects are written in (Kueue's storage version).
 pub const API_VERSION: &str = "kueue.x-k8s.io/v1beta2";
+/// The controller name of MultiKueue's AdmissionCheck (`MultiKueueControllerName` in
+/// `apis/kueue/v1beta1/multikueue_types.go` and `v1beta2`).
+pub const MULTIKUEUE_CONTROLLER: &str = "kueue.x-k8s.io/multikueue";
 /// The label that sends a Job to a LocalQueue.
 pub const QUEUE_NAME_LABEL: &str = "kueue.x-k8s.io/queue-name";
 
@@ -113,9 +128,15 @@ custom_resource!(
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterQueueSpec {
-    /// The cohort it borrows in.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The cohort it borrows in (`cohort` in `v1beta1`).
+    #[serde(default, alias = "cohort", skip_serializing_if = "Option::is_none")]
     pub cohort_name: Option<String>,
+    /// `v1beta1` only: the AdmissionChecks every Workload needs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub admission_checks: Vec<String>,
+    /// The AdmissionChecks, with the flavors each applies to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admission_checks_strategy: Option<AdmissionChecksStrategy>,
     /// Namespaces allowed to submit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace_selector: Option<LabelSelector>,
@@ -128,6 +149,37 @@ pub struct ClusterQueueSpec {
     /// `None`, `Hold` or `HoldAndDrain`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_policy: Option<String>,
+}
+
+/// `ClusterQueue.spec.admissionChecksStrategy`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdmissionChecksStrategy {
+    /// The checks.
+    #[serde(default)]
+    pub admission_checks: Vec<AdmissionCheckStrategyRule>,
+}
+
+/// One AdmissionCheck of a ClusterQueue.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdmissionCheckStrategyRule {
+    /// The AdmissionCheck's name.
+    pub name: String,
+    /// The flavors it applies to (all when empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub on_flavors: Vec<String>,
+}
+
+impl ClusterQueueSpec {
+    /// The names of every AdmissionCheck of the queue, in either version's field.
+    pub fn admission_check_names(&self) -> impl Iterator<Item = &str> {
+        self.admission_checks.iter().map(String::as_str).chain(
+            self.admission_checks_strategy
+                .iter()
+                .flat_map(|s| s.admission_checks.iter().map(|r| r.name.as_str())),
+        )
+    }
 }
 
 /// A group of resources with the flavors that provide them.
@@ -361,6 +413,9 @@ pub struct WorkloadStatus {
     /// Where it was admitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub admission: Option<Admission>,
+    /// MultiKueue: the worker cluster it was dispatched to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_name: Option<String>,
     /// Fields not modelled here.
     #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,
@@ -474,11 +529,148 @@ impl Workload {
     }
 }
 
-/// A MultiKueue worker cluster (`kueue.x-k8s.io/v1beta1`).
+/// An AdmissionCheck: a controller that must approve Workloads of the ClusterQueues using it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdmissionCheck {
+    /// `kueue.x-k8s.io/v1beta2` or `v1beta1`.
+    pub api_version: String,
+    /// `AdmissionCheck`.
+    pub kind: String,
+    /// Object metadata.
+    pub metadata: ObjectMeta,
+    /// The check.
+    pub spec: AdmissionCheckSpec,
+    /// Whether its controller is active.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<MultiKueueClusterStatus>,
+}
+custom_resource!(
+    AdmissionCheck,
+    "kueue.x-k8s.io",
+    "v1beta1",
+    "AdmissionCheck",
+    "admissionchecks",
+    ClusterResourceScope
+);
+
+/// `AdmissionCheck.spec`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdmissionCheckSpec {
+    /// The controller, e.g. `kueue.x-k8s.io/multikueue`.
+    pub controller_name: String,
+    /// Its parameters object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<ParametersReference>,
+    /// Fields not modelled here.
+    #[serde(flatten)]
+    pub other: serde_json::Map<String, serde_json::Value>,
+}
+
+/// `AdmissionCheck.spec.parameters`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParametersReference {
+    /// API group of the parameters object.
+    pub api_group: String,
+    /// Its kind (`MultiKueueConfig` for MultiKueue).
+    pub kind: String,
+    /// Its name.
+    pub name: String,
+}
+
+impl AdmissionCheck {
+    /// A MultiKueue AdmissionCheck whose parameters are the MultiKueueConfig `config`.
+    pub fn multikueue(name: &str, config: &str) -> Self {
+        Self {
+            api_version: "kueue.x-k8s.io/v1beta1".to_owned(),
+            kind: "AdmissionCheck".to_owned(),
+            metadata: ObjectMeta {
+                name: Some(name.to_owned()),
+                ..ObjectMeta::default()
+            },
+            spec: AdmissionCheckSpec {
+                controller_name: MULTIKUEUE_CONTROLLER.to_owned(),
+                parameters: Some(ParametersReference {
+                    api_group: GROUP.to_owned(),
+                    kind: "MultiKueueConfig".to_owned(),
+                    name: config.to_owned(),
+                }),
+                other: serde_json::Map::new(),
+            },
+            status: None,
+        }
+    }
+
+    /// Whether MultiKueue's controller handles it.
+    pub fn is_multikueue(&self) -> bool {
+        self.spec.controller_name == MULTIKUEUE_CONTROLLER
+    }
+
+    /// The MultiKueueConfig it names, when its parameters are one.
+    pub fn multikueue_config(&self) -> Option<&str> {
+        self.spec
+            .parameters
+            .as_ref()
+            .filter(|p| p.api_group == GROUP && p.kind == "MultiKueueConfig")
+            .map(|p| p.name.as_str())
+    }
+}
+
+/// A MultiKueueConfig: the worker clusters a MultiKueue AdmissionCheck dispatches to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MultiKueueConfig {
+    /// `kueue.x-k8s.io/v1beta2` or `v1beta1`.
+    pub api_version: String,
+    /// `MultiKueueConfig`.
+    pub kind: String,
+    /// Object metadata.
+    pub metadata: ObjectMeta,
+    /// The clusters.
+    pub spec: MultiKueueConfigSpec,
+}
+custom_resource!(
+    MultiKueueConfig,
+    "kueue.x-k8s.io",
+    "v1beta1",
+    "MultiKueueConfig",
+    "multikueueconfigs",
+    ClusterResourceScope
+);
+
+/// `MultiKueueConfig.spec`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MultiKueueConfigSpec {
+    /// Names of MultiKueueCluster objects.
+    #[serde(default)]
+    pub clusters: Vec<String>,
+}
+
+impl MultiKueueConfig {
+    /// A MultiKueueConfig over `clusters`.
+    pub fn new(name: &str, clusters: &[&str]) -> Self {
+        Self {
+            api_version: "kueue.x-k8s.io/v1beta1".to_owned(),
+            kind: "MultiKueueConfig".to_owned(),
+            metadata: ObjectMeta {
+                name: Some(name.to_owned()),
+                ..ObjectMeta::default()
+            },
+            spec: MultiKueueConfigSpec {
+                clusters: clusters.iter().map(|c| (*c).to_owned()).collect(),
+            },
+        }
+    }
+}
+
+/// A MultiKueue worker cluster.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MultiKueueCluster {
-    /// `kueue.x-k8s.io/v1beta1`.
+    /// `kueue.x-k8s.io/v1beta2` or `v1beta1`.
     pub api_version: String,
     /// `MultiKueueCluster`.
     pub kind: String,
@@ -516,6 +708,126 @@ impl MultiKueueCluster {
             .as_ref()
             .is_some_and(|s| condition_true(&s.conditions, "Active").is_some())
     }
+
+    /// The `Active` condition's reason and message when it is not `True`.
+    pub fn inactive_because(&self) -> Option<String> {
+        if self.is_active() {
+            return None;
+        }
+        Some(
+            self.status
+                .iter()
+                .flat_map(|s| s.conditions.iter())
+                .find(|c| c.type_ == "Active")
+                .map_or_else(
+                    || "no Active condition".to_owned(),
+                    |c| format!("{}: {}", c.reason, c.message),
+                ),
+        )
+    }
+}
+
+/// Which version of each Kueue resource the server serves (the newest of [`VERSIONS`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct ServedVersions {
+    /// Version by resource plural, e.g. `clusterqueues` → `v1beta2`.
+    pub by_plural: BTreeMap<String, String>,
+}
+
+impl ServedVersions {
+    /// The version `plural` is served at, if any.
+    pub fn of(&self, plural: &str) -> Option<&str> {
+        self.by_plural.get(plural).map(String::as_str)
+    }
+}
+
+/// Asks the server which Kueue versions it serves: `GET /apis/kueue.x-k8s.io/{version}` for each
+/// of [`VERSIONS`] (404 when a version is not served).
+///
+/// # Errors
+/// [`Error::Kube`] when discovery fails otherwise.
+pub async fn served_versions(client: &kube::Client) -> Result<ServedVersions, Error> {
+    let mut served = ServedVersions::default();
+    for version in VERSIONS {
+        let group_version = format!("{GROUP}/{version}");
+        match client.list_api_group_resources(&group_version).await {
+            Ok(list) => {
+                for r in list.resources.iter().filter(|r| !r.name.contains('/')) {
+                    served
+                        .by_plural
+                        .entry(r.name.clone())
+                        .or_insert_with(|| version.to_owned());
+                }
+            }
+            Err(kube::Error::Api(s)) if s.code == 404 => {}
+            Err(source) => {
+                return Err(Error::kube("GET", format!("/apis/{group_version}"), source));
+            }
+        }
+    }
+    Ok(served)
+}
+
+/// Lists a Kueue resource at the version the server serves it at (`GET
+/// /apis/kueue.x-k8s.io/{version}/{plural}`, all namespaces); `None` when it is not served.
+pub(crate) async fn list_served<K>(
+    client: &kube::Client,
+    served: &ServedVersions,
+    namespace: Option<&str>,
+    kind: &str,
+    plural: &str,
+) -> Result<Option<Vec<K>>, Error>
+where
+    K: serde::de::DeserializeOwned,
+{
+    let Some(version) = served.of(plural) else {
+        return Ok(None);
+    };
+    let resource = kube::discovery::ApiResource {
+        group: GROUP.to_owned(),
+        version: version.to_owned(),
+        api_version: format!("{GROUP}/{version}"),
+        kind: kind.to_owned(),
+        plural: plural.to_owned(),
+    };
+    let (path, api) = match namespace {
+        Some(ns) => (
+            format!("/apis/{GROUP}/{version}/namespaces/{ns}/{plural}"),
+            kube::Api::<kube::api::DynamicObject>::namespaced_with(client.clone(), ns, &resource),
+        ),
+        None => (
+            format!("/apis/{GROUP}/{version}/{plural}"),
+            kube::Api::<kube::api::DynamicObject>::all_with(client.clone(), &resource),
+        ),
+    };
+    let list = match api.list(&ListParams::default()).await {
+        Ok(l) => l,
+        Err(kube::Error::Api(s)) if s.code == 404 => return Ok(None),
+        Err(source) => return Err(Error::kube("GET", path, source)),
+    };
+    list.items
+        .into_iter()
+        .map(|o| {
+            let name = format!(
+                "{kind} {}{}",
+                o.metadata
+                    .namespace
+                    .as_deref()
+                    .map(|n| format!("{n}/"))
+                    .unwrap_or_default(),
+                o.metadata.name.as_deref().unwrap_or("")
+            );
+            let value = serde_json::to_value(&o).map_err(|e| Error::Invalid {
+                field: name.clone(),
+                reason: e.to_string(),
+            })?;
+            serde_json::from_value(value).map_err(|e| Error::Invalid {
+                field: name,
+                reason: e.to_string(),
+            })
+        })
+        .collect::<Result<Vec<K>, Error>>()
+        .map(Some)
 }
 
 /// A batch Job to send to a LocalQueue.
@@ -626,49 +938,82 @@ impl JobSubmission {
     }
 }
 
-/// Follows the Workload Kueue creates for the Job with `job_uid` until it is admitted, evicted
-/// or finished, polling `GET /apis/kueue.x-k8s.io/v1beta2/namespaces/{ns}/workloads` every
-/// `interval`; returns the Workload and the states it went through.
+/// How far [`follow_workload`] follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Until {
+    /// Until the Workload is admitted (or evicted, or finished).
+    Admitted,
+    /// Until the Workload is finished.
+    Finished,
+}
+
+/// What following a Workload showed, complete or cut short by the timeout.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Followed {
+    /// The Workload as last read, once Kueue has created it.
+    pub workload: Option<Workload>,
+    /// The states it went through, in order, without repeats.
+    pub states: Vec<WorkloadState>,
+    /// The timeout ended the wait before the Workload got there.
+    pub timed_out: bool,
+}
+
+/// Follows the Workload Kueue creates for the Job with `job_uid` (its owner reference) until
+/// `until`, polling `GET /apis/kueue.x-k8s.io/{version}/namespaces/{ns}/workloads` every
+/// `interval`, at the version the server serves. Ends at `timeout` with what it saw
+/// ([`Followed::timed_out`]): partial results are results.
 ///
 /// # Errors
-/// [`Error::Timeout`] when nothing decisive happens within `timeout`; [`Error::Kube`] on API errors.
+/// [`Error::Kube`] on API errors; [`Error::Invalid`] when Workloads are not served.
 pub async fn follow_workload(
     client: &kube::Client,
     namespace: &str,
     job_uid: &str,
+    until: Until,
     timeout: Duration,
     interval: Duration,
-) -> Result<(Workload, Vec<WorkloadState>), Error> {
-    let api: kube::Api<Workload> = kube::Api::namespaced(client.clone(), namespace);
+) -> Result<Followed, Error> {
     let deadline = tokio::time::Instant::now() + timeout;
-    let mut seen: Vec<WorkloadState> = Vec::new();
+    let served = served_versions(client).await?;
+    let mut followed = Followed {
+        workload: None,
+        states: Vec::new(),
+        timed_out: false,
+    };
     loop {
-        let list = api.list(&ListParams::default()).await.map_err(|source| {
-            Error::kube(
-                "GET",
-                format!("/apis/kueue.x-k8s.io/v1beta2/namespaces/{namespace}/workloads"),
-                source,
-            )
-        })?;
-        if let Some(wl) = list.items.into_iter().find(|w| w.is_owned_by(job_uid)) {
-            let state = wl.state();
-            if seen.last() != Some(&state) {
-                seen.push(state.clone());
-            }
-            if matches!(
-                state,
-                WorkloadState::Admitted { .. }
-                    | WorkloadState::Evicted { .. }
-                    | WorkloadState::Finished { .. }
-            ) {
-                return Ok((wl, seen));
-            }
-        }
-        if tokio::time::Instant::now() >= deadline {
-            return Err(Error::Timeout {
-                what: format!("the Workload of Job uid {job_uid} in {namespace} to be admitted"),
+        let Some(list) =
+            list_served::<Workload>(client, &served, Some(namespace), "Workload", "workloads")
+                .await?
+        else {
+            return Err(Error::Invalid {
+                field: format!("/apis/{GROUP}"),
+                reason: "the server serves no Kueue Workloads (is Kueue installed?)".to_owned(),
             });
+        };
+        if let Some(wl) = list.into_iter().find(|w| w.is_owned_by(job_uid)) {
+            let state = wl.state();
+            if followed.states.last() != Some(&state) {
+                followed.states.push(state.clone());
+            }
+            followed.workload = Some(wl);
+            let done = matches!(
+                (until, &state),
+                (_, WorkloadState::Finished { .. })
+                    | (
+                        Until::Admitted,
+                        WorkloadState::Admitted { .. } | WorkloadState::Evicted { .. }
+                    )
+            );
+            if done {
+                return Ok(followed);
+            }
         }
-        tokio::time::sleep(interval).await;
+        let now = tokio::time::Instant::now();
+        if now >= deadline {
+            followed.timed_out = true;
+            return Ok(followed);
+        }
+        tokio::time::sleep(interval.min(deadline - now)).await;
     }
 }

@@ -1,5 +1,6 @@
 //! The GPU clusters' Kubernetes state, read through `kube`: GPU nodes, the NVIDIA device plugin
-//! and HAMi, Kueue (`v1beta2`), Argo CD Applications, cert-manager Certificates and the CNI; and the
+//! (its ConfigMap, per-node configuration and sharing) and HAMi, Kueue (`v1beta2`, or `v1beta1`
+//! where only that is served), Argo CD Applications, cert-manager Certificates and the CNI; and the
 //! cross-checks between them ([`checks`]).
 //!
 //! Every read is a `GET` (list) on the API server; [`kueue::JobSubmission`] is the only write,
@@ -13,8 +14,8 @@ mod custom;
 pub mod kueue;
 pub mod nodes;
 pub mod quantity;
+pub mod sharing;
 pub mod snapshot;
-pub mod timeslicing;
 
 use std::path::Path;
 

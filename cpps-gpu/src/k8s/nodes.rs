@@ -24,7 +24,7 @@ pub const LABEL_SHARING: &str = "nvidia.com/gpu.sharing-strategy";
 /// GPU Feature Discovery: memory per GPU in MiB.
 pub const LABEL_MEMORY: &str = "nvidia.com/gpu.memory";
 /// The device plugin's per-node configuration key.
-pub const LABEL_PLUGIN_CONFIG: &str = "nvidia.com/device-plugin.config";
+pub const LABEL_PLUGIN_CONFIG: &str = super::sharing::CONFIG_LABEL;
 /// HAMi: device registration annotation written by its device plugin.
 pub const HAMI_REGISTER: &str = "hami.io/node-nvidia-register";
 /// HAMi: handshake annotation written by its scheduler.
@@ -67,6 +67,8 @@ pub struct GpuNode {
     pub hami_plugin_pod: Option<String>,
     /// An NVIDIA device-plugin pod runs here.
     pub nvidia_plugin_pod: Option<String>,
+    /// The DaemonSet (`namespace/name`) that owns that pod, from its owner reference.
+    pub nvidia_plugin_daemonset: Option<String>,
     /// Allocatable of every resource, for quota checks.
     pub allocatable: BTreeMap<String, f64>,
 }
@@ -134,18 +136,24 @@ fn q(
 /// Builds the inventory of `nodes`, with the device plugin pods in `pods` (matched by
 /// `spec.nodeName`).
 pub fn inventory(nodes: &[Node], pods: &[Pod]) -> Vec<GpuNode> {
-    let mut by_node: BTreeMap<&str, Vec<(PluginKind, String)>> = BTreeMap::new();
+    // Per node: the plugin kind, the pod (`ns/name`) and its DaemonSet (`ns/name`).
+    type Plugins = Vec<(PluginKind, String, Option<String>)>;
+    let mut by_node: BTreeMap<&str, Plugins> = BTreeMap::new();
     for p in pods {
         if let (Some(kind), Some(node)) = (
             plugin_kind(p),
             p.spec.as_ref().and_then(|s| s.node_name.as_deref()),
         ) {
-            let name = format!(
-                "{}/{}",
-                p.metadata.namespace.as_deref().unwrap_or(""),
-                p.metadata.name.as_deref().unwrap_or("")
-            );
-            by_node.entry(node).or_default().push((kind, name));
+            let ns = p.metadata.namespace.as_deref().unwrap_or("");
+            let name = format!("{ns}/{}", p.metadata.name.as_deref().unwrap_or(""));
+            let owner = p
+                .metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .find(|o| o.kind == "DaemonSet")
+                .map(|o| format!("{ns}/{}", o.name));
+            by_node.entry(node).or_default().push((kind, name, owner));
         }
     }
     nodes
@@ -158,13 +166,8 @@ pub fn inventory(nodes: &[Node], pods: &[Pod]) -> Vec<GpuNode> {
             let capacity = status.and_then(|s| s.capacity.as_ref());
             let allocatable_map = status.and_then(|s| s.allocatable.as_ref());
             let plugins = by_node.get(name.as_str());
-            let pod_of = |k: PluginKind| {
-                plugins.and_then(|v| {
-                    v.iter()
-                        .find(|(kind, _)| *kind == k)
-                        .map(|(_, n)| n.clone())
-                })
-            };
+            let plugin_of = |k: PluginKind| plugins.and_then(|v| v.iter().find(|p| p.0 == k));
+            let pod_of = |k: PluginKind| plugin_of(k).map(|p| p.1.clone());
             GpuNode {
                 gpu_capacity: q(capacity, GPU_RESOURCE),
                 gpu_allocatable: q(allocatable_map, GPU_RESOURCE),
@@ -179,6 +182,7 @@ pub fn inventory(nodes: &[Node], pods: &[Pod]) -> Vec<GpuNode> {
                 hami_registered: annotations.contains_key(HAMI_REGISTER),
                 hami_plugin_pod: pod_of(PluginKind::Hami),
                 nvidia_plugin_pod: pod_of(PluginKind::Nvidia),
+                nvidia_plugin_daemonset: plugin_of(PluginKind::Nvidia).and_then(|p| p.2.clone()),
                 allocatable: allocatable_map
                     .map(|m| {
                         m.iter()

@@ -1,4 +1,10 @@
-//! Kubernetes resource quantities (`500m`, `64Gi`, `4`, `1e3`) as numbers, for comparisons.
+//! Kubernetes resource quantities (`500m`, `64Gi`, `4`, `1e3`, `2E`, `1Ei`) as numbers, for
+//! comparisons.
+//!
+//! The grammar is apimachinery's (`pkg/api/resource/quantity.go`): a signed number, then a
+//! suffix that is binary SI (`Ki Mi Gi Ti Pi Ei`), decimal SI (`n u m "" k M G T P E`) or a
+//! decimal exponent (`e` or `E` followed by a signed number). So `E` alone is exa (10^18) and `Ei`
+//! exbi (2^60), while `1E3` is 1000.
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
@@ -15,10 +21,14 @@ pub fn parse(q: &str) -> Result<f64, String> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-'))
         .unwrap_or(s.len());
     let (num, suffix) = s.split_at(split);
-    let (num, suffix) = if let Some(exp) = suffix.strip_prefix(['e', 'E']) {
-        (format!("{num}e{exp}"), "")
-    } else {
-        (num.to_owned(), suffix)
+    // An exponent is `e`/`E` followed by a signed number; `E` and `Ei` alone are suffixes.
+    let exponent = suffix.strip_prefix(['e', 'E']).filter(|exp| {
+        let digits = exp.strip_prefix(['+', '-']).unwrap_or(exp);
+        !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit())
+    });
+    let (num, suffix) = match exponent {
+        Some(exp) => (format!("{num}e{exp}"), ""),
+        None => (num.to_owned(), suffix),
     };
     let base: f64 = num
         .parse()
@@ -65,6 +75,12 @@ mod tests {
         assert_eq!(parse("2k"), Ok(2000.0));
         assert_eq!(parse("1e3"), Ok(1000.0));
         assert_eq!(parse("1.5"), Ok(1.5));
+        assert_eq!(parse("2E"), Ok(2e18));
+        assert_eq!(parse("1Ei"), Ok(2f64.powi(60)));
+        assert_eq!(parse("1E3"), Ok(1000.0));
+        assert_eq!(parse("1e-3"), Ok(0.001));
+        assert_eq!(parse("5Pi"), Ok(5.0 * 2f64.powi(50)));
+        assert!(parse("1E+").is_err());
         assert!(parse("").is_err());
         assert_eq!(
             parse("4Qi"),

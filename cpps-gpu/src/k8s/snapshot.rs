@@ -1,5 +1,7 @@
 //! Everything read from one cluster, in one concurrent round of list calls.
 
+use std::collections::BTreeMap;
+
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{ConfigMap, Node, Pod};
 use serde::Serialize;
@@ -7,10 +9,13 @@ use serde::Serialize;
 use super::argocd::Application;
 use super::certmanager::Certificate;
 use super::cni::{self, CniObservation};
-use super::kueue::{ClusterQueue, LocalQueue, MultiKueueCluster, ResourceFlavor, Workload};
+use super::kueue::{
+    self, AdmissionCheck, ClusterQueue, LocalQueue, MultiKueueCluster, MultiKueueConfig,
+    ResourceFlavor, ServedVersions, Workload,
+};
 use super::list_all;
 use super::nodes::{self, GpuNode};
-use super::timeslicing::{self, TimeSlicingConfig};
+use super::sharing::{self, ConfigError, PluginConfig, PluginDeployment};
 use crate::error::Error;
 
 /// A resource kind the cluster does not serve (its CRD is not installed).
@@ -22,10 +27,14 @@ pub struct Missing(pub &'static str);
 pub struct ClusterSnapshot {
     /// Node inventory.
     pub nodes: Vec<GpuNode>,
-    /// Time-slicing configurations found in ConfigMaps.
-    pub time_slicing: Vec<TimeSlicingConfig>,
-    /// ConfigMaps whose time-slicing configuration could not be parsed, with the error.
-    pub time_slicing_errors: Vec<String>,
+    /// NVIDIA device-plugin DaemonSets that read a ConfigMap.
+    pub device_plugins: Vec<PluginDeployment>,
+    /// The configurations (keys) of those ConfigMaps.
+    pub plugin_configs: Vec<PluginConfig>,
+    /// Keys of those ConfigMaps that could not be parsed.
+    pub plugin_config_errors: Vec<ConfigError>,
+    /// The Kueue version each Kueue kind was read at (`ClusterQueue` → `v1beta2`).
+    pub kueue_versions: BTreeMap<String, String>,
     /// Kueue ResourceFlavors.
     pub resource_flavors: Vec<ResourceFlavor>,
     /// Kueue ClusterQueues.
@@ -34,6 +43,10 @@ pub struct ClusterSnapshot {
     pub local_queues: Vec<LocalQueue>,
     /// Kueue Workloads.
     pub workloads: Vec<Workload>,
+    /// Kueue AdmissionChecks.
+    pub admission_checks: Vec<AdmissionCheck>,
+    /// MultiKueue configurations.
+    pub multikueue_configs: Vec<MultiKueueConfig>,
     /// MultiKueue clusters.
     pub multikueue_clusters: Vec<MultiKueueCluster>,
     /// Argo CD Applications.
@@ -46,6 +59,38 @@ pub struct ClusterSnapshot {
     pub missing: Vec<Missing>,
 }
 
+impl ClusterSnapshot {
+    /// A snapshot of a cluster with nothing in it (for building test inputs).
+    pub fn empty() -> Self {
+        Self {
+            nodes: vec![],
+            device_plugins: vec![],
+            plugin_configs: vec![],
+            plugin_config_errors: vec![],
+            kueue_versions: BTreeMap::new(),
+            resource_flavors: vec![],
+            cluster_queues: vec![],
+            local_queues: vec![],
+            workloads: vec![],
+            admission_checks: vec![],
+            multikueue_configs: vec![],
+            multikueue_clusters: vec![],
+            applications: vec![],
+            certificates: vec![],
+            cni: vec![],
+            missing: vec![],
+        }
+    }
+
+    /// Whether this cluster is a MultiKueue manager: a ClusterQueue uses an AdmissionCheck of
+    /// the MultiKueue controller, so its Workloads run on worker clusters, not here.
+    pub fn is_multikueue_manager(&self) -> bool {
+        self.admission_checks
+            .iter()
+            .any(AdmissionCheck::is_multikueue)
+    }
+}
+
 fn or_missing<T>(v: Option<Vec<T>>, what: &'static str, missing: &mut Vec<Missing>) -> Vec<T> {
     v.unwrap_or_else(|| {
         missing.push(Missing(what));
@@ -53,8 +98,9 @@ fn or_missing<T>(v: Option<Vec<T>>, what: &'static str, missing: &mut Vec<Missin
     })
 }
 
-/// Reads the cluster: `GET` lists of nodes, pods, daemonsets, configmaps (all namespaces), and of
-/// the Kueue, Argo CD and cert-manager resources, at most 12 requests in flight.
+/// Reads the cluster: `GET` lists of nodes, pods, daemonsets, configmaps (all namespaces), the
+/// Kueue resources at the version the server serves (discovery first), and the Argo CD and
+/// cert-manager resources, at most 12 requests in flight.
 ///
 /// # Errors
 /// [`Error::Kube`] for any failed list other than "resource not served".
@@ -64,7 +110,8 @@ pub async fn collect(client: &kube::Client) -> Result<ClusterSnapshot, Error> {
 }
 
 async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> {
-    let (core, custom) = futures::try_join!(
+    let served = kueue::served_versions(client).await?;
+    let (core, queues, others) = futures::try_join!(
         async {
             futures::try_join!(
                 list_all::<Node>(client),
@@ -75,63 +122,101 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
         },
         async {
             futures::try_join!(
-                list_all::<ResourceFlavor>(client),
-                list_all::<ClusterQueue>(client),
-                list_all::<LocalQueue>(client),
-                list_all::<Workload>(client),
-                list_all::<MultiKueueCluster>(client),
+                kueue::list_served::<ResourceFlavor>(
+                    client,
+                    &served,
+                    None,
+                    "ResourceFlavor",
+                    "resourceflavors"
+                ),
+                kueue::list_served::<ClusterQueue>(
+                    client,
+                    &served,
+                    None,
+                    "ClusterQueue",
+                    "clusterqueues"
+                ),
+                kueue::list_served::<LocalQueue>(
+                    client,
+                    &served,
+                    None,
+                    "LocalQueue",
+                    "localqueues"
+                ),
+                kueue::list_served::<Workload>(client, &served, None, "Workload", "workloads"),
+            )
+        },
+        async {
+            futures::try_join!(
+                kueue::list_served::<AdmissionCheck>(
+                    client,
+                    &served,
+                    None,
+                    "AdmissionCheck",
+                    "admissionchecks"
+                ),
+                kueue::list_served::<MultiKueueConfig>(
+                    client,
+                    &served,
+                    None,
+                    "MultiKueueConfig",
+                    "multikueueconfigs"
+                ),
+                kueue::list_served::<MultiKueueCluster>(
+                    client,
+                    &served,
+                    None,
+                    "MultiKueueCluster",
+                    "multikueueclusters"
+                ),
                 list_all::<Application>(client),
                 list_all::<Certificate>(client),
             )
         }
     )?;
     let (raw_nodes, pods, daemonsets, configmaps) = core;
-    let (flavors, cqs, lqs, wls, mks, apps, certs) = custom;
+    let (flavors, cqs, lqs, wls) = queues;
+    let (acs, mkconfs, mks, apps, certs) = others;
     let mut missing = Vec::new();
     let raw_nodes = raw_nodes.unwrap_or_default();
     let pods = pods.unwrap_or_default();
-    let mut time_slicing = Vec::new();
-    let mut time_slicing_errors = Vec::new();
-    for cm in configmaps.unwrap_or_default() {
-        let name = format!(
-            "{}/{}",
-            cm.metadata.namespace.as_deref().unwrap_or(""),
-            cm.metadata.name.as_deref().unwrap_or("")
-        );
-        for (key, value) in cm.data.iter().flatten() {
-            if !value.contains("timeSlicing") {
-                continue;
-            }
-            match timeslicing::parse(&name, key, value) {
-                Ok(Some(c)) => time_slicing.push(c),
-                Ok(None) => {}
-                Err(e) => time_slicing_errors.push(match std::error::Error::source(&e) {
-                    Some(s) => format!("{e}: {s}"),
-                    None => e.to_string(),
-                }),
-            }
-        }
-    }
+    let daemonsets = daemonsets.unwrap_or_default();
+    let device_plugins = sharing::deployments(&daemonsets);
+    let (plugin_configs, plugin_config_errors) =
+        sharing::configs(&device_plugins, &configmaps.unwrap_or_default());
     Ok(ClusterSnapshot {
         nodes: nodes::inventory(&raw_nodes, &pods),
-        cni: cni::observe(&daemonsets.unwrap_or_default(), &raw_nodes),
-        time_slicing,
-        time_slicing_errors,
-        resource_flavors: or_missing(
-            flavors,
-            "kueue.x-k8s.io/v1beta2 ResourceFlavor",
-            &mut missing,
-        ),
-        cluster_queues: or_missing(cqs, "kueue.x-k8s.io/v1beta2 ClusterQueue", &mut missing),
-        local_queues: or_missing(lqs, "kueue.x-k8s.io/v1beta2 LocalQueue", &mut missing),
-        workloads: or_missing(wls, "kueue.x-k8s.io/v1beta2 Workload", &mut missing),
-        multikueue_clusters: or_missing(
-            mks,
-            "kueue.x-k8s.io/v1beta1 MultiKueueCluster",
-            &mut missing,
-        ),
+        cni: cni::observe(&daemonsets, &raw_nodes),
+        device_plugins,
+        plugin_configs,
+        plugin_config_errors,
+        kueue_versions: kueue_versions(&served),
+        resource_flavors: or_missing(flavors, "kueue.x-k8s.io ResourceFlavor", &mut missing),
+        cluster_queues: or_missing(cqs, "kueue.x-k8s.io ClusterQueue", &mut missing),
+        local_queues: or_missing(lqs, "kueue.x-k8s.io LocalQueue", &mut missing),
+        workloads: or_missing(wls, "kueue.x-k8s.io Workload", &mut missing),
+        // Only MultiKueue managers have these: absent CRDs are not a gap of a plain Kueue.
+        admission_checks: acs.unwrap_or_default(),
+        multikueue_configs: mkconfs.unwrap_or_default(),
+        multikueue_clusters: mks.unwrap_or_default(),
         applications: or_missing(apps, "argoproj.io/v1alpha1 Application", &mut missing),
         certificates: or_missing(certs, "cert-manager.io/v1 Certificate", &mut missing),
         missing,
     })
+}
+
+/// The version each kind was read at, by kind name.
+fn kueue_versions(served: &ServedVersions) -> BTreeMap<String, String> {
+    [
+        ("ResourceFlavor", "resourceflavors"),
+        ("ClusterQueue", "clusterqueues"),
+        ("LocalQueue", "localqueues"),
+        ("Workload", "workloads"),
+        ("AdmissionCheck", "admissionchecks"),
+        ("MultiKueueConfig", "multikueueconfigs"),
+        ("MultiKueueCluster", "multikueueclusters"),
+    ]
+    .into_iter()
+    .filter_map(|(kind, plural)| served.of(plural).map(|v| (kind.to_owned(), v.to_owned())))
+    .collect()
 }

@@ -34,6 +34,8 @@ const CRDS: &[&str] = &[
     include_str!("../fixtures/crds/kueue.x-k8s.io_localqueues.yaml"),
     include_str!("../fixtures/crds/kueue.x-k8s.io_workloads.yaml"),
     include_str!("../fixtures/crds/kueue.x-k8s.io_multikueueclusters.yaml"),
+    include_str!("../fixtures/crds/kueue.x-k8s.io_admissionchecks.yaml"),
+    include_str!("../fixtures/crds/kueue.x-k8s.io_multikueueconfigs.yaml"),
     include_str!("../fixtures/crds/argoproj.io_applications.yaml"),
     include_str!("../fixtures/crds/cert-manager.io_certificates.yaml"),
 ];

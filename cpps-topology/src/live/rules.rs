@@ -18,8 +18,12 @@ use crate::rules::checks::Sink;
 pub struct LiveOptions {
     /// "Now", in Unix seconds: backup ages and certificate expiries are measured from it.
     pub now: i64,
-    /// INGRESS-002: a certificate expiring within this many days is reported (default 14).
-    pub cert_warning_days: i64,
+    /// INGRESS-002: when a certificate's expiry is reported; the policy `cpps-gpu`'s cluster
+    /// checks use too, so both give one answer (a critical expiry is an error here).
+    pub cert_expiry: cpps_gpu::policy::CertExpiryPolicy,
+    /// GPU-005: how a running driver other than the pinned one is reported; shared with
+    /// `gpu-health --driver-version` (a critical mismatch is an error here).
+    pub driver_pin: cpps_gpu::policy::DriverPinPolicy,
 }
 
 impl LiveOptions {
@@ -27,8 +31,18 @@ impl LiveOptions {
     pub fn at(now: i64) -> Self {
         Self {
             now,
-            cert_warning_days: 14,
+            cert_expiry: cpps_gpu::policy::CertExpiryPolicy::default(),
+            driver_pin: cpps_gpu::policy::DriverPinPolicy::default(),
         }
+    }
+}
+
+/// A `cpps-gpu` severity as a finding's: critical is an error.
+fn from_gpu_severity(severity: cpps_gpu::health::Severity) -> Severity {
+    match severity {
+        cpps_gpu::health::Severity::Critical => Severity::Error,
+        cpps_gpu::health::Severity::Warning => Severity::Warning,
+        cpps_gpu::health::Severity::Info | cpps_gpu::health::Severity::Ok => Severity::Info,
     }
 }
 
@@ -64,7 +78,7 @@ pub(crate) struct Live<'a> {
 impl<'a> Live<'a> {
     fn site_ref(&self, site: &str) -> Option<ComponentRef<'a>> {
         self.topo
-            .sites
+            .sites()
             .iter()
             .find(|s| s.id.as_str() == site)
             .map(ComponentRef::Site)
@@ -233,7 +247,7 @@ fn linstor_007(live: &Live<'_>, sink: &mut Sink<'_>) {
         };
         let pools: Vec<_> = live
             .topo
-            .linstor_pools
+            .linstor_pools()
             .iter()
             .filter(|p| p.site.as_str() == site.site)
             .collect();
@@ -276,7 +290,7 @@ fn backup_003(live: &Live<'_>, sink: &mut Sink<'_>) {
         let (Some(pbs), Some(pve)) = (site.pbs.observed(), site.proxmox.observed()) else {
             continue;
         };
-        for guest in live.topo.guests.iter().filter(|g| {
+        for guest in live.topo.guests().iter().filter(|g| {
             g.meta.state == State::Validated
                 && live.topo.site_of_guest(g).map(|s| s.as_str()) == Some(site.site.as_str())
         }) {
@@ -341,30 +355,38 @@ fn ingress_002(live: &Live<'_>, sink: &mut Sink<'_>) {
         for (id, source) in &site.kubernetes {
             let (Some(facts), Some(cluster)) = (
                 source.observed(),
-                live.topo.k3s_clusters.iter().find(|c| c.id.as_str() == id),
+                live.topo
+                    .k3s_clusters()
+                    .iter()
+                    .find(|c| c.id.as_str() == id),
             ) else {
                 continue;
             };
             for cert in &facts.certificates {
-                let days_left = cert
+                let policy = &live.options.cert_expiry;
+                let expiry = cert
                     .not_after
-                    .map(|t| (t - live.options.now).div_euclid(86_400));
-                let message = match days_left {
-                    Some(d) if d < 0 => Some(format!("certificate {} has expired", cert.name)),
-                    Some(d) if d < live.options.cert_warning_days => Some(format!(
-                        "certificate {} expires in {d} days (warning at {})",
-                        cert.name, live.options.cert_warning_days
+                    .and_then(|t| policy.judge(t, live.options.now));
+                let message = match expiry {
+                    Some(e) if e.expired => Some((
+                        from_gpu_severity(e.severity),
+                        format!("certificate {} has expired", cert.name),
                     )),
-                    _ if !cert.ready => Some(format!("certificate {} is not Ready", cert.name)),
-                    _ => None,
-                };
-                if let Some(message) = message {
-                    emit_on(
-                        sink,
+                    Some(e) => Some((
+                        from_gpu_severity(e.severity),
+                        format!(
+                            "certificate {} expires in {} days (warning at {})",
+                            cert.name, e.days_left, policy.warning_days
+                        ),
+                    )),
+                    None if !cert.ready => Some((
                         Severity::Warning,
-                        ComponentRef::K3sCluster(cluster),
-                        message,
-                    );
+                        format!("certificate {} is not Ready", cert.name),
+                    )),
+                    None => None,
+                };
+                if let Some((severity, message)) = message {
+                    emit_on(sink, severity, ComponentRef::K3sCluster(cluster), message);
                 }
             }
         }
@@ -377,7 +399,7 @@ fn gpu_005(live: &Live<'_>, sink: &mut Sink<'_>) {
         for (host_id, source) in &site.gpus {
             let (Some(facts), Some(host)) = (
                 source.observed(),
-                live.topo.hosts.iter().find(|h| h.id.as_str() == host_id),
+                live.topo.hosts().iter().find(|h| h.id.as_str() == host_id),
             ) else {
                 continue;
             };
@@ -389,17 +411,22 @@ fn gpu_005(live: &Live<'_>, sink: &mut Sink<'_>) {
                     .filter_map(|g| live.topo.cluster_of_guest(&g.id))
                     .find_map(|k| k.nvidia_driver.clone())
             });
-            match (&pinned, &facts.driver_version) {
-                (Some(pin), Some(running)) if pin.as_str() != running => emit_on(
+            let mismatch = pinned.as_ref().and_then(|pin| {
+                live.options
+                    .driver_pin
+                    .judge(facts.driver_version.as_deref(), pin.as_str())
+            });
+            match (&pinned, &facts.driver_version, mismatch) {
+                (Some(pin), Some(running), Some(severity)) => emit_on(
                     sink,
-                    Severity::Warning,
+                    from_gpu_severity(severity),
                     c,
                     format!(
                         "NVIDIA driver {running} is running on {}, the file pins {pin}",
                         host.id
                     ),
                 ),
-                (None, Some(running)) => emit_on(
+                (None, Some(running), _) => emit_on(
                     sink,
                     Severity::Warning,
                     c,
@@ -445,12 +472,15 @@ fn gitops_002(live: &Live<'_>, sink: &mut Sink<'_>) {
             };
             let argocd = live
                 .topo
-                .argocd
+                .argocd()
                 .iter()
                 .find(|a| a.runs_in.as_ref().map(|r| r.as_str()) == Some(id.as_str()));
             let subject = match (
                 argocd,
-                live.topo.k3s_clusters.iter().find(|c| c.id.as_str() == id),
+                live.topo
+                    .k3s_clusters()
+                    .iter()
+                    .find(|c| c.id.as_str() == id),
             ) {
                 (Some(a), _) => ComponentRef::ArgoCd(a),
                 (None, Some(c)) => ComponentRef::K3sCluster(c),
@@ -497,15 +527,15 @@ pub(crate) fn alert_coverage(topo: &Topology, site: &SiteObservation) -> [Result
     let has = |kind: &str| -> bool {
         match kind {
             "linstor" => topo
-                .linstor_pools
+                .linstor_pools()
                 .iter()
                 .any(|p| p.site.as_str() == site.site && p.meta.state >= State::Declared),
             "argocd" => topo
-                .argocd
+                .argocd()
                 .iter()
                 .any(|a| a.site.as_str() == site.site && a.meta.state >= State::Declared),
             "k3s" => topo
-                .k3s_clusters
+                .k3s_clusters()
                 .iter()
                 .any(|c| c.site.as_str() == site.site && c.meta.state >= State::Declared),
             _ => false,
