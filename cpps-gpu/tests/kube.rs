@@ -15,7 +15,7 @@ use cpps_gpu::k8s::checks::{self, CheckPolicy};
 use cpps_gpu::k8s::cni::CniKind;
 use cpps_gpu::k8s::kueue::{
     AdmissionCheck, ClusterQueue, JobSubmission, LocalQueue, MultiKueueCluster, MultiKueueConfig,
-    ResourceFlavor, Until, Workload, WorkloadState,
+    ResourceFlavor, Until, WorkloadState,
 };
 use cpps_gpu::k8s::sharing::Strategy;
 use cpps_gpu::k8s::{self as k8s};
@@ -463,54 +463,6 @@ async fn hami_and_the_device_plugin_on_one_node() {
     );
 }
 
-/// Plays Kueue's part: when the Job appears, creates its Workload (owned by the Job), then writes
-/// `QuotaReserved` and `Admitted` as Kueue's scheduler would.
-async fn act_as_kueue(
-    client: kube::Client,
-    ns: String,
-    job_name: String,
-    cq: String,
-    flavor: String,
-) {
-    let jobs: Api<Job> = Api::namespaced(client.clone(), &ns);
-    let job = loop {
-        if let Some(j) = jobs.get_opt(&job_name).await.unwrap() {
-            break j;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    let uid = job.metadata.uid.clone().unwrap();
-    let template = job.spec.as_ref().unwrap().template.clone();
-    let wls: Api<Workload> = Api::namespaced(client.clone(), &ns);
-    let wl: Workload = serde_json::from_value(json!({
-        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
-        "metadata": {"name": format!("job-{job_name}-1a2b3"), "ownerReferences": [{
-            "apiVersion": "batch/v1", "kind": "Job", "name": job_name, "uid": uid, "controller": true}]},
-        "spec": {"queueName": "team-a", "podSets": [{"name": "main", "count": 1, "template": template}]}
-    }))
-    .unwrap();
-    let created = wls.create(&PostParams::default(), &wl).await.unwrap();
-    let name = created.metadata.name.clone().unwrap();
-    let now = jiff::Timestamp::now().to_string();
-    let admission = json!({"clusterQueue": cq, "podSetAssignments": [
-        {"name": "main", "flavors": {"nvidia.com/gpu": flavor}, "resourceUsage": {"nvidia.com/gpu": "1"}, "count": 1}]});
-    let reserved = json!({"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
-        "message": format!("Quota reserved in ClusterQueue {cq}"), "lastTransitionTime": now});
-    let admitted = json!({"type": "Admitted", "status": "True", "reason": "Admitted",
-        "message": "The workload is admitted", "lastTransitionTime": now});
-    for status in [
-        json!({"conditions": [reserved.clone()], "admission": admission.clone()}),
-        json!({"conditions": [reserved, admitted], "admission": admission}),
-    ] {
-        tokio::time::sleep(Duration::from_millis(400)).await;
-        let mut cur = wls.get(&name).await.unwrap();
-        cur.status = Some(serde_json::from_value(status).unwrap());
-        wls.replace_status(&name, &PostParams::default(), &cur)
-            .await
-            .unwrap();
-    }
-}
-
 #[tokio::test]
 async fn job_to_local_queue_followed_to_admission() {
     let Some(client) = common::kube_client().await else {
@@ -578,12 +530,13 @@ async fn job_to_local_queue_followed_to_admission() {
     let jobs: Api<Job> = Api::namespaced(client.clone(), &id);
     assert!(jobs.get_opt("finetune").await.unwrap().is_none());
 
-    let kueue = tokio::spawn(act_as_kueue(
+    let kueue = tokio::spawn(common::act_as_kueue(
         client.clone(),
         id.clone(),
         "finetune".to_owned(),
         cq.clone(),
         flavor.clone(),
+        None,
     ));
     let job = submission.submit(&client, false).await.unwrap();
     let uid = job.metadata.uid.clone().unwrap();
@@ -660,6 +613,84 @@ async fn job_to_local_queue_followed_to_admission() {
         found[0].object.as_deref(),
         Some(format!("LocalQueue {id}/orphan").as_str())
     );
+}
+
+/// The batch path end to end: the Job is created, its Workload followed to admission and
+/// completion, and the placement read (ClusterQueue and flavor from `status.admission`, the node
+/// from the Job's pods). Kueue's part is played by `common::act_as_kueue`, which stands in for
+/// the Kueue controller (and the Job controller and scheduler) this API server does not run.
+#[tokio::test]
+async fn batch_run_to_completion_reports_where_it_ran() {
+    let Some(client) = common::kube_client().await else {
+        return;
+    };
+    let id = common::unique("batch");
+    common::namespace(&client, &id).await;
+    let node = format!("{id}-gpu-sp-01");
+    gpu_node(
+        &client,
+        &node,
+        json!({}),
+        json!({}),
+        json!({"nvidia.com/gpu": "4"}),
+    )
+    .await;
+    let submission = JobSubmission::new(
+        &id,
+        "smoke",
+        "team-a",
+        "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
+        &["nvidia-smi", "-L"],
+        1,
+    );
+    let kueue = tokio::spawn(common::act_as_kueue(
+        client.clone(),
+        id.clone(),
+        "smoke".to_owned(),
+        format!("{id}-cq"),
+        format!("{id}-a5000"),
+        Some(node.clone()),
+    ));
+    let run = k8s::kueue::run_batch(
+        &client,
+        &submission,
+        Duration::from_secs(20),
+        Duration::from_millis(50),
+    )
+    .await
+    .unwrap();
+    kueue.await.unwrap();
+    assert!(!run.followed.timed_out);
+    assert!(run.succeeded(), "{:?}", run.followed.states);
+    assert_eq!(run.job, format!("{id}/smoke"));
+    assert_eq!(
+        run.followed.states.last(),
+        Some(&WorkloadState::Finished {
+            reason: "Succeeded".to_owned()
+        })
+    );
+    let placement = run.placement.unwrap();
+    assert_eq!(placement.cluster_queue, Some(format!("{id}-cq")));
+    assert_eq!(
+        placement.flavors,
+        BTreeMap::from([("main/nvidia.com/gpu".to_owned(), format!("{id}-a5000"))])
+    );
+    assert_eq!(placement.nodes, [node]);
+    assert_eq!(placement.worker_cluster, None);
+
+    // Nobody admits this one: the timeout ends the wait and what was seen is still returned.
+    let late = JobSubmission::new(&id, "late", "team-a", "busybox", &["true"], 0);
+    let run = k8s::kueue::run_batch(
+        &client,
+        &late,
+        Duration::from_millis(600),
+        Duration::from_millis(50),
+    )
+    .await
+    .unwrap();
+    assert!(run.followed.timed_out);
+    assert_eq!(run.followed.states, []);
+    assert_eq!(run.placement, None);
 }
 
 async fn multikueue_cluster(client: &kube::Client, name: &str, active: bool) {

@@ -1017,3 +1017,126 @@ pub async fn follow_workload(
         tokio::time::sleep(interval.min(deadline - now)).await;
     }
 }
+
+/// Where a Workload was admitted and where its pods ran.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct Placement {
+    /// The ClusterQueue that admitted it.
+    pub cluster_queue: Option<String>,
+    /// The flavor of each resource, per pod set (`main/nvidia.com/gpu` → `a5000`).
+    pub flavors: BTreeMap<String, String>,
+    /// MultiKueue: the worker cluster it was dispatched to (`status.clusterName`).
+    pub worker_cluster: Option<String>,
+    /// The nodes its pods were bound to (`spec.nodeName` of the Job's pods), sorted.
+    pub nodes: Vec<String>,
+}
+
+impl Placement {
+    /// The placement from the Workload and the Job's pods.
+    pub fn of(workload: &Workload, pods: &[k8s_openapi::api::core::v1::Pod]) -> Self {
+        let status = workload.status.as_ref();
+        let admission = status.and_then(|s| s.admission.as_ref());
+        let mut nodes: Vec<String> = pods
+            .iter()
+            .filter_map(|p| p.spec.as_ref().and_then(|s| s.node_name.clone()))
+            .collect();
+        nodes.sort();
+        nodes.dedup();
+        Self {
+            cluster_queue: admission.map(|a| a.cluster_queue.clone()),
+            flavors: admission
+                .iter()
+                .flat_map(|a| a.pod_set_assignments.iter())
+                .flat_map(|ps| {
+                    ps.flavors
+                        .iter()
+                        .map(move |(r, f)| (format!("{}/{r}", ps.name), f.clone()))
+                })
+                .collect(),
+            worker_cluster: status.and_then(|s| s.cluster_name.clone()),
+            nodes,
+        }
+    }
+}
+
+/// A batch Job submitted for real and followed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BatchRun {
+    /// `namespace/name` of the Job.
+    pub job: String,
+    /// Its UID.
+    pub uid: String,
+    /// What its Workload went through.
+    pub followed: Followed,
+    /// Where it was admitted and ran, once admitted.
+    pub placement: Option<Placement>,
+}
+
+impl BatchRun {
+    /// Whether the Workload finished with reason `Succeeded`.
+    pub fn succeeded(&self) -> bool {
+        matches!(
+            self.followed.states.last(),
+            Some(WorkloadState::Finished { reason }) if reason == "Succeeded"
+        )
+    }
+}
+
+/// The label the Job controller puts on a Job's pods (`batch.kubernetes.io/job-name` since
+/// Kubernetes 1.27; `job-name` before, and still set).
+const JOB_NAME_LABEL: &str = "job-name";
+
+/// Submits `submission` for real (`POST …/jobs`), follows its Workload until it finishes or
+/// `timeout` passes (see [`follow_workload`]), then reads the Job's pods (`GET
+/// /api/v1/namespaces/{ns}/pods?labelSelector=job-name={name}`) for where it ran.
+///
+/// # Errors
+/// [`Error::Kube`] when the Job is refused or a read fails.
+pub async fn run_batch(
+    client: &kube::Client,
+    submission: &JobSubmission,
+    timeout: Duration,
+    interval: Duration,
+) -> Result<BatchRun, Error> {
+    let started = tokio::time::Instant::now();
+    let job = submission.submit(client, false).await?;
+    let uid = job.metadata.uid.clone().unwrap_or_default();
+    let left = timeout.saturating_sub(started.elapsed());
+    let followed = follow_workload(
+        client,
+        &submission.namespace,
+        &uid,
+        Until::Finished,
+        left,
+        interval,
+    )
+    .await?;
+    let admitted = followed.states.iter().any(|s| {
+        matches!(
+            s,
+            WorkloadState::Admitted { .. } | WorkloadState::Finished { .. }
+        )
+    });
+    let placement = match (&followed.workload, admitted) {
+        (Some(wl), true) => {
+            let pods: kube::Api<k8s_openapi::api::core::v1::Pod> =
+                kube::Api::namespaced(client.clone(), &submission.namespace);
+            let lp = ListParams::default().labels(&format!("{JOB_NAME_LABEL}={}", submission.name));
+            let pods = pods.list(&lp).await.map_err(|source| {
+                Error::kube(
+                    "GET",
+                    format!("/api/v1/namespaces/{}/pods", submission.namespace),
+                    source,
+                )
+            })?;
+            Some(Placement::of(wl, &pods.items))
+        }
+        _ => None,
+    };
+    Ok(BatchRun {
+        job: format!("{}/{}", submission.namespace, submission.name),
+        uid,
+        followed,
+        placement,
+    })
+}

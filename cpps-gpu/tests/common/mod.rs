@@ -113,3 +113,92 @@ where
         .await
         .expect("status written")
 }
+
+/// Stands in for the Kueue controller (and, with `run_on`, for the Job controller and the
+/// scheduler), which this API server does not run: when the Job `job_name` appears, creates its
+/// Workload (owned by the Job, as Kueue's jobframework does), then writes `QuotaReserved` and
+/// `Admitted` with an admission to `cq`/`flavor`, as Kueue's scheduler would
+/// (kubernetes-sigs/kueue `apis/kueue/v1beta2/workload_types.go`: conditions `QuotaReserved`,
+/// `Admitted`, `Finished`; `status.admission.podSetAssignments`). With `run_on = Some(node)` it
+/// then creates the Job's pod bound to `node` (label `job-name`, as the Job controller sets it)
+/// and marks the Workload `Finished` with reason `Succeeded`, as Kueue does when the Job
+/// completes.
+pub async fn act_as_kueue(
+    client: kube::Client,
+    ns: String,
+    job_name: String,
+    cq: String,
+    flavor: String,
+    run_on: Option<String>,
+) {
+    use k8s_openapi::api::batch::v1::Job;
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::Api;
+    use kube::api::PostParams;
+    use serde_json::json;
+
+    let jobs: Api<Job> = Api::namespaced(client.clone(), &ns);
+    let job = loop {
+        if let Some(j) = jobs.get_opt(&job_name).await.unwrap() {
+            break j;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let uid = job.metadata.uid.clone().unwrap();
+    let queue = job
+        .metadata
+        .labels
+        .as_ref()
+        .and_then(|l| l.get("kueue.x-k8s.io/queue-name").cloned())
+        .unwrap_or_default();
+    let template = job.spec.as_ref().unwrap().template.clone();
+    let wls: Api<cpps_gpu::k8s::kueue::Workload> = Api::namespaced(client.clone(), &ns);
+    let wl: cpps_gpu::k8s::kueue::Workload = serde_json::from_value(json!({
+        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+        "metadata": {"name": format!("job-{job_name}-1a2b3"), "ownerReferences": [{
+            "apiVersion": "batch/v1", "kind": "Job", "name": job_name, "uid": uid, "controller": true}]},
+        "spec": {"queueName": queue, "podSets": [{"name": "main", "count": 1, "template": template}]}
+    }))
+    .unwrap();
+    let created = wls.create(&PostParams::default(), &wl).await.unwrap();
+    let name = created.metadata.name.clone().unwrap();
+    let now = jiff::Timestamp::now().to_string();
+    let admission = json!({"clusterQueue": cq, "podSetAssignments": [
+        {"name": "main", "flavors": {"nvidia.com/gpu": flavor}, "resourceUsage": {"nvidia.com/gpu": "1"}, "count": 1}]});
+    let reserved = json!({"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+        "message": format!("Quota reserved in ClusterQueue {cq}"), "lastTransitionTime": now});
+    let admitted = json!({"type": "Admitted", "status": "True", "reason": "Admitted",
+        "message": "The workload is admitted", "lastTransitionTime": now});
+    let finished = json!({"type": "Finished", "status": "True", "reason": "Succeeded",
+        "message": "Job finished successfully", "lastTransitionTime": now});
+    let mut statuses = vec![
+        json!({"conditions": [reserved.clone()], "admission": admission.clone()}),
+        json!({"conditions": [reserved.clone(), admitted.clone()], "admission": admission.clone()}),
+    ];
+    if run_on.is_some() {
+        statuses
+            .push(json!({"conditions": [reserved, admitted, finished], "admission": admission}));
+    }
+    for (step, status) in statuses.into_iter().enumerate() {
+        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+        if step == 2
+            && let Some(node) = &run_on
+        {
+            let pods: Api<Pod> = Api::namespaced(client.clone(), &ns);
+            let pod: Pod = serde_json::from_value(json!({
+                "metadata": {"name": format!("{job_name}-x7k2p"), "labels": {"job-name": job_name},
+                             "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": job_name,
+                                                  "uid": uid, "controller": true}]},
+                "spec": {"nodeName": node, "restartPolicy": "Never", "containers": [
+                    {"name": "main", "image": "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"}]}
+            }))
+            .unwrap();
+            pods.create(&PostParams::default(), &pod).await.unwrap();
+        }
+        let mut cur = wls.get(&name).await.unwrap();
+        cur.status = Some(serde_json::from_value(status).unwrap());
+        wls.replace_status(&name, &PostParams::default(), &cur)
+            .await
+            .unwrap();
+    }
+}
