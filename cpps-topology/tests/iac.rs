@@ -320,6 +320,28 @@ fn iac_002_a_desired_component_present_in_the_iac() {
             name(path)
         )
     );
+    // With the stack config too, the finding points at the repository's file (the export is a
+    // tool's output), and the message names both.
+    let config = "pulumi/Pulumi.prod.yaml";
+    let e = evidence(&[
+        (EvidenceKind::PulumiExport, path),
+        (EvidenceKind::PulumiConfig, config),
+    ]);
+    let report = check(&default_topology(), &e);
+    let f = find(&report, "IAC-002", "pbs-sp");
+    assert_eq!(
+        (f.location.file.clone(), f.location.line, f.location.column),
+        (name(config), line_of(config, "pbs-sp:"), 5)
+    );
+    assert!(
+        f.message.contains(&format!(
+            "{}:{} (pulumi-config)",
+            name(config),
+            line_of(config, "pbs-sp:")
+        )),
+        "{}",
+        f.message
+    );
 }
 
 #[test]

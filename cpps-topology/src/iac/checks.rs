@@ -123,6 +123,20 @@ fn given(evidence: &Evidence) -> String {
         .join(", ")
 }
 
+/// The declaration to point a finding at: one in a file of the team's repository (stack config,
+/// inventory) before one in a tool's output (stack export, mock run, inventory list).
+fn preferred<'d>(declarations: &[&'d Declaration]) -> Option<&'d Declaration> {
+    let in_repository = |d: &&&Declaration| {
+        d.origin.kind == EvidenceKind::PulumiConfig
+            || (d.origin.kind == EvidenceKind::Ansible && d.kind == DeclaredKind::InventoryHost)
+    };
+    declarations
+        .iter()
+        .find(in_repository)
+        .or(declarations.first())
+        .copied()
+}
+
 fn where_declared(declarations: &[&Declaration]) -> String {
     let mut seen = BTreeSet::new();
     declarations
@@ -193,17 +207,21 @@ impl ExtraChecks for IacChecks<'_> {
                     ),
                     topology_at(c, "state"),
                 )),
-                (State::Desired, Some(ds)) => findings.push(finding(
-                    DESIRED_IN_IAC,
-                    c,
-                    format!(
-                        "{} {} is desired in the topology file but the IaC declares it: {}; it is declared",
-                        c.kind(),
-                        c.id_str(),
-                        where_declared(ds)
-                    ),
-                    at(&ds[0].origin),
-                )),
+                (State::Desired, Some(ds)) => {
+                    if let Some(first) = preferred(ds) {
+                        findings.push(finding(
+                            DESIRED_IN_IAC,
+                            c,
+                            format!(
+                                "{} {} is desired in the topology file but the IaC declares it: {}; it is declared",
+                                c.kind(),
+                                c.id_str(),
+                                where_declared(ds)
+                            ),
+                            at(&first.origin),
+                        ));
+                    }
+                }
                 _ => {}
             }
             if let Some(ds) = declared {
