@@ -1,8 +1,10 @@
 //! The typed model of the CPPS infrastructure, its ADR rule catalogue and reports.
 //!
 //! Without features this crate does no I/O beyond reading a topology file: model, loader, rules
-//! and report formats. Feature `live` observes the real systems through the client crates and
-//! reports drift and the live rules ([`live`]).
+//! and report formats. [`iac`] reads the team's Pulumi and Ansible evidence files (a stack
+//! export, a program run under the Pulumi SDK's mocks, a stack config, `ansible-inventory
+//! --list`) and compares them with the states the file claims. Feature `live` observes the real
+//! systems through the client crates and reports drift and the live rules ([`live`]).
 //!
 //! | feature | what it adds |
 //! | --- | --- |
