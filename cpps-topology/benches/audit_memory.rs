@@ -22,7 +22,7 @@ fn peak_rss_mib() -> Option<f64> {
 
 fn file_with_guests(guests: usize) -> String {
     let hosts: Vec<String> = default_topology()
-        .hosts
+        .hosts()
         .iter()
         .filter(|h| !h.placeholder)
         .map(|h| h.id.to_string())
@@ -68,7 +68,7 @@ fn main() {
     let checked = started.elapsed();
     let json = report.render(Format::Json);
     let rendered = started.elapsed();
-    println!("guests: {}", topology.guests.len());
+    println!("guests: {}", topology.guests().len());
     println!("file_bytes: {}", text.len());
     println!("findings: {}", report.findings.len());
     println!("report_bytes: {}", json.len());

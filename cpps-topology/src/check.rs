@@ -16,13 +16,54 @@
 // against chosen keys buys nothing and costs ~40 % of a check's instructions.
 use foldhash::{HashMap, HashMapExt};
 
+use crate::finding::{Finding, Location, Suppressed};
 use crate::model::{Suppression, Topology};
-use crate::report::{Location, Note, Report, Suppressed};
+use crate::report::{Note, Report};
 use crate::rules::RuleId;
 use crate::rules::checks::{Ctx, STATIC_CHECKS, Sink};
 
 /// The file name shown in locations when the topology was built in code rather than loaded.
 pub const BUILT_IN_CODE: &str = "<topology built in code>";
+
+/// How [`run`] checks a topology.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CheckOptions {
+    /// The day suppressions are judged against: one whose expiry date is before it no longer
+    /// applies.
+    pub today: jiff::civil::Date,
+}
+
+impl CheckOptions {
+    /// Options that judge suppressions as of `today`.
+    pub fn on(today: jiff::civil::Date) -> Self {
+        Self { today }
+    }
+}
+
+impl Default for CheckOptions {
+    /// Suppressions judged as of today (UTC).
+    fn default() -> Self {
+        Self::on(today())
+    }
+}
+
+/// Checks run after the static ones, into the same report: the extension point through which
+/// the `live` feature adds its rules (drift and the live rules) without a second copy of the
+/// static loop, the suppressions or the report's counts.
+pub trait ExtraChecks {
+    /// How many rules these checks add to the report's "rules checked".
+    fn rule_count(&self) -> usize;
+
+    /// Appends the findings (with locations in `file`) and the notes of these checks.
+    fn run(
+        &self,
+        topology: &Topology,
+        file: &str,
+        findings: &mut Vec<Finding>,
+        notes: &mut Vec<Note>,
+    );
+}
 
 /// Checks a topology against every static rule of the catalogue, as of today (UTC).
 ///
@@ -33,12 +74,23 @@ pub const BUILT_IN_CODE: &str = "<topology built in code>";
 /// assert_eq!(report.summary.errors, 0);
 /// ```
 pub fn check(topology: &Topology) -> Report {
-    check_on(topology, today())
+    run(topology, &CheckOptions::default(), &[])
 }
 
 /// Checks a topology as of `today`: suppressions whose expiry date is before `today` no longer
 /// apply.
 pub fn check_on(topology: &Topology, today: jiff::civil::Date) -> Report {
+    run(topology, &CheckOptions::on(today), &[])
+}
+
+/// Runs every static rule, then each of `extra_checks`, applies the file's suppressions to all
+/// their findings and builds one [`Report`]: the one loop every check of a topology goes
+/// through ([`check`], `cargo xtask check`, and the live audit).
+pub fn run(
+    topology: &Topology,
+    options: &CheckOptions,
+    extra_checks: &[&dyn ExtraChecks],
+) -> Report {
     let file = topology
         .source
         .as_ref()
@@ -50,22 +102,29 @@ pub fn check_on(topology: &Topology, today: jiff::civil::Date) -> Report {
         run(&ctx, &mut sink);
     }
     let mut findings = sink.into_findings();
+    let mut extra_notes = Vec::new();
+    let mut rules_checked = STATIC_CHECKS.len();
+    for extra in extra_checks {
+        extra.run(topology, file, &mut findings, &mut extra_notes);
+        rules_checked += extra.rule_count();
+    }
     let mut notes = Vec::new();
-    apply_suppressions(topology, file, today, &mut findings, &mut notes);
+    apply_suppressions(topology, file, options.today, &mut findings, &mut notes);
+    notes.extend(extra_notes);
     Report::new(
         file,
         findings,
         notes,
         topology.state_counts(),
-        STATIC_CHECKS.len(),
+        rules_checked,
     )
 }
 
-pub(crate) fn apply_suppressions(
+fn apply_suppressions(
     topology: &Topology,
     file: &str,
     today: jiff::civil::Date,
-    findings: &mut [crate::report::Finding],
+    findings: &mut [Finding],
     notes: &mut Vec<Note>,
 ) {
     let location = |s: &Suppression| {
@@ -75,7 +134,7 @@ pub(crate) fn apply_suppressions(
     };
     // (rule, subject) -> suppressions; `*` subjects under (rule, "*").
     let mut by_key: HashMap<(RuleId, &str), Vec<usize>> = HashMap::new();
-    for (i, s) in topology.suppressions.iter().enumerate() {
+    for (i, s) in topology.suppressions().iter().enumerate() {
         match s.rule.parse::<RuleId>() {
             Ok(rule) => by_key
                 .entry((rule, s.subject.as_str()))
@@ -87,8 +146,8 @@ pub(crate) fn apply_suppressions(
             }),
         }
     }
-    let mut used = vec![false; topology.suppressions.len()];
-    let mut expired_seen = vec![false; topology.suppressions.len()];
+    let mut used = vec![false; topology.suppressions().len()];
+    let mut expired_seen = vec![false; topology.suppressions().len()];
     for finding in findings.iter_mut() {
         let candidates = [
             by_key.get(&(finding.rule, finding.subject.id())),
@@ -96,7 +155,7 @@ pub(crate) fn apply_suppressions(
         ];
         let mut in_force = None;
         for &i in candidates.into_iter().flatten().flatten() {
-            let s = &topology.suppressions[i];
+            let s = &topology.suppressions()[i];
             used[i] = true;
             if s.expires.is_none_or(|e| today <= e) {
                 in_force = Some(i);
@@ -105,7 +164,7 @@ pub(crate) fn apply_suppressions(
             expired_seen[i] = true;
         }
         if let Some(i) = in_force {
-            let s = &topology.suppressions[i];
+            let s = &topology.suppressions()[i];
             finding.suppressed = Some(Suppressed {
                 justification: s.reason.clone(),
                 expires: s.expires,
@@ -113,7 +172,7 @@ pub(crate) fn apply_suppressions(
             });
         }
     }
-    for (i, s) in topology.suppressions.iter().enumerate() {
+    for (i, s) in topology.suppressions().iter().enumerate() {
         if expired_seen[i] {
             let expires = s.expires.map(|d| d.to_string()).unwrap_or_default();
             notes.push(Note {
@@ -162,11 +221,7 @@ pub fn run_check(
     deny_warnings: bool,
     today: jiff::civil::Date,
 ) -> CheckRun {
-    let loaded = match topology {
-        Some(path) => crate::load::load_file(path),
-        None => crate::try_default_topology(),
-    };
-    match loaded {
+    match crate::load::load_or_default(topology) {
         Err(error) => CheckRun {
             stdout: String::new(),
             stderr: error.render(),

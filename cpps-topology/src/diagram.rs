@@ -91,7 +91,7 @@ pub fn mermaid(topology: &Topology) -> String {
         }
     }
     let mut site_nodes = HashMap::new();
-    for (i, site) in topology.sites.iter().enumerate() {
+    for (i, site) in topology.sites().iter().enumerate() {
         let sid = format!("s{i}");
         site_nodes.insert(site.id.as_str().to_owned(), sid.clone());
         let title = match &site.name {
@@ -114,30 +114,30 @@ pub fn mermaid(topology: &Topology) -> String {
             let _ = writeln!(out, "  {a} {arrow} {b}");
         }
     };
-    for g in &topology.guests {
+    for g in topology.guests() {
         edge(&mut out, g.host.as_str(), "-->", g.id.as_str());
     }
-    for k in &topology.k3s_clusters {
+    for k in topology.k3s_clusters() {
         for n in &k.nodes {
             edge(&mut out, k.id.as_str(), "-.->|node|", n.as_str());
         }
     }
-    for p in &topology.linstor_pools {
+    for p in topology.linstor_pools() {
         for n in &p.nodes {
             edge(&mut out, p.id.as_str(), "-.->|replica|", n.host.as_str());
         }
     }
-    for a in &topology.argocd {
+    for a in topology.argocd() {
         for m in &a.manages {
             edge(&mut out, a.id.as_str(), "-->|manages|", m.as_str());
         }
     }
-    for p in &topology.pbs {
+    for p in topology.pbs() {
         for s in &p.sync_to {
             edge(&mut out, p.id.as_str(), "-->|sync|", s.target.as_str());
         }
     }
-    for l in &topology.links {
+    for l in topology.links() {
         for e in &l.endpoints {
             edge(&mut out, l.id.as_str(), "<-->", e.as_str());
         }
@@ -149,7 +149,7 @@ pub fn mermaid(topology: &Topology) -> String {
             }
         }
     }
-    for p in &topology.patterns {
+    for p in topology.patterns() {
         for m in &p.members {
             edge(&mut out, p.id.as_str(), "-.-", m.as_str());
         }

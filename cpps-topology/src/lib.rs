@@ -19,6 +19,7 @@ pub struct ReadmeDoctests;
 
 pub mod check;
 pub mod diagram;
+pub mod finding;
 pub mod iac;
 #[cfg(feature = "live")]
 pub mod live;
@@ -29,7 +30,7 @@ pub mod rules;
 pub mod schema;
 pub mod testing;
 
-pub use load::{LoadError, load_file, load_str};
+pub use load::{LoadError, load_file, load_or_default, load_str};
 pub use model::Topology;
 
 /// The CPPS infrastructure as the source documents describe it (`topology/cpps.yaml`).

@@ -32,9 +32,9 @@
 use crate::model::{
     Alert, AlertKind, ArgoCd, Capability, CapabilityKind, CertManager, ClusterPurpose, Cni,
     CniKind, Datastore, Gpu, Guest, GuestKind, HardwareTier, Host, HostLinstor, K3sCluster, Link,
-    LinkKind, LinstorController, LinstorPool, LinstorRole, Location, Meta, NodePlacement, Pattern,
-    PatternKind, Pbs, PbsSync, PoolNode, ProxmoxCluster, Router, Site, State, TierCapabilities,
-    Topology, Traefik, Version,
+    LinkKind, LinstorController, LinstorPool, LinstorRole, Location, Meta, NodePlacement, Parts,
+    Pattern, PatternKind, Pbs, PbsSync, PoolNode, ProxmoxCluster, Router, Site, State,
+    TierCapabilities, Topology, Traefik, Version,
 };
 
 /// The size and randomness of a generated topology.
@@ -128,8 +128,8 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
     };
     let n_sites = shape.sites.max(1);
     let hps = shape.hosts_per_site.max(1);
-    let mut t = Topology::new();
-    t.name = Some(format!("generated {n_sites}x{hps} seed {seed}"));
+    let name = format!("generated {n_sites}x{hps} seed {seed}");
+    let mut t = Parts::default();
     t.tiers.push(HardwareTier {
         id: id("tier-2a".to_owned()),
         description: None,
@@ -429,7 +429,7 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
     }
     // Cross-site patterns only when every pair of sites is linked (n <= 3), no more mature
     // than their least mature member.
-    let least_mature = |t: &Topology, members: &[String]| {
+    let least_mature = |t: &Parts, members: &[String]| {
         members
             .iter()
             .filter_map(|m| t.k3s_clusters.iter().find(|k| k.id.as_str() == m))
@@ -478,8 +478,9 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
             .collect(),
         meta,
     });
-    t.reindex();
-    t
+    let mut topology = Topology::from_parts(t);
+    topology.name = Some(name);
+    topology
 }
 
 fn gpu(model: &str) -> Gpu {
@@ -507,99 +508,100 @@ pub fn rename_all(topology: &Topology) -> Topology {
         // grows past the length limit: then the id is kept.
         renamed(x.as_ref()).parse().unwrap_or_else(|_| x.clone())
     }
-    let mut t = topology.clone();
-    for x in &mut t.tiers {
-        x.id = r(&x.id);
-    }
-    for x in &mut t.sites {
-        x.id = r(&x.id);
-    }
-    for x in &mut t.proxmox_clusters {
-        x.id = r(&x.id);
-        x.site = r(&x.site);
-    }
-    for x in &mut t.hosts {
-        x.id = r(&x.id);
-        x.site = r(&x.site);
-        x.proxmox_cluster = x.proxmox_cluster.as_ref().map(r);
-        x.tier = x.tier.as_ref().map(r);
-    }
-    for x in &mut t.guests {
-        x.id = r(&x.id);
-        x.host = r(&x.host);
-        x.storage = x.storage.as_ref().map(r);
-        x.backup = x.backup.as_ref().map(r);
-    }
-    for x in &mut t.linstor_pools {
-        x.id = r(&x.id);
-        x.site = r(&x.site);
-        for n in &mut x.nodes {
-            n.host = r(&n.host);
+    let mut renamed_topology = topology.clone();
+    renamed_topology.edit(|t| {
+        for x in &mut t.tiers {
+            x.id = r(&x.id);
         }
-        if let Some(c) = &mut x.controller {
-            c.primary = c.primary.as_ref().map(r);
-            c.standby = c.standby.iter().map(r).collect();
+        for x in &mut t.sites {
+            x.id = r(&x.id);
         }
-    }
-    for x in &mut t.k3s_clusters {
-        x.id = r(&x.id);
-        x.site = r(&x.site);
-        x.nodes = x.nodes.iter().map(r).collect();
-        x.candidate_hosts = x.candidate_hosts.iter().map(r).collect();
-    }
-    for x in &mut t.argocd {
-        x.id = r(&x.id);
-        x.site = r(&x.site);
-        x.runs_in = x.runs_in.as_ref().map(r);
-        x.manages = x.manages.iter().map(r).collect();
-    }
-    for x in &mut t.pbs {
-        x.id = r(&x.id);
-        x.site = r(&x.site);
-        x.guest = x.guest.as_ref().map(r);
-        for s in &mut x.sync_to {
-            s.target = r(&s.target);
-            s.link = s.link.as_ref().map(r);
+        for x in &mut t.proxmox_clusters {
+            x.id = r(&x.id);
+            x.site = r(&x.site);
         }
-    }
-    for x in &mut t.routers {
-        x.id = r(&x.id);
-        x.site = r(&x.site);
-        x.vrrp_peer = x.vrrp_peer.as_ref().map(r);
-        x.wireguard_peers = x.wireguard_peers.iter().map(r).collect();
-    }
-    for x in &mut t.traefik {
-        x.id = r(&x.id);
-        x.site = r(&x.site);
-        x.guest = x.guest.as_ref().map(r);
-    }
-    for x in &mut t.links {
-        x.id = r(&x.id);
-        x.sites = [r(&x.sites[0]), r(&x.sites[1])];
-        x.endpoints = x.endpoints.iter().map(r).collect();
-    }
-    for x in &mut t.patterns {
-        x.id = r(&x.id);
-        x.members = x.members.iter().map(r).collect();
-        x.manager = x.manager.as_ref().map(r);
-        x.argocd = x.argocd.as_ref().map(r);
-    }
-    for x in &mut t.capabilities {
-        x.id = r(&x.id);
-        x.site = x.site.as_ref().map(r);
-    }
-    for x in &mut t.items {
-        x.id = r(&x.id);
-        x.site = x.site.as_ref().map(r);
-        x.cluster = x.cluster.as_ref().map(r);
-    }
-    for x in &mut t.suppressions {
-        if x.subject != "*" {
-            x.subject = renamed(&x.subject);
+        for x in &mut t.hosts {
+            x.id = r(&x.id);
+            x.site = r(&x.site);
+            x.proxmox_cluster = x.proxmox_cluster.as_ref().map(r);
+            x.tier = x.tier.as_ref().map(r);
         }
-    }
-    t.reindex();
-    t
+        for x in &mut t.guests {
+            x.id = r(&x.id);
+            x.host = r(&x.host);
+            x.storage = x.storage.as_ref().map(r);
+            x.backup = x.backup.as_ref().map(r);
+        }
+        for x in &mut t.linstor_pools {
+            x.id = r(&x.id);
+            x.site = r(&x.site);
+            for n in &mut x.nodes {
+                n.host = r(&n.host);
+            }
+            if let Some(c) = &mut x.controller {
+                c.primary = c.primary.as_ref().map(r);
+                c.standby = c.standby.iter().map(r).collect();
+            }
+        }
+        for x in &mut t.k3s_clusters {
+            x.id = r(&x.id);
+            x.site = r(&x.site);
+            x.nodes = x.nodes.iter().map(r).collect();
+            x.candidate_hosts = x.candidate_hosts.iter().map(r).collect();
+        }
+        for x in &mut t.argocd {
+            x.id = r(&x.id);
+            x.site = r(&x.site);
+            x.runs_in = x.runs_in.as_ref().map(r);
+            x.manages = x.manages.iter().map(r).collect();
+        }
+        for x in &mut t.pbs {
+            x.id = r(&x.id);
+            x.site = r(&x.site);
+            x.guest = x.guest.as_ref().map(r);
+            for s in &mut x.sync_to {
+                s.target = r(&s.target);
+                s.link = s.link.as_ref().map(r);
+            }
+        }
+        for x in &mut t.routers {
+            x.id = r(&x.id);
+            x.site = r(&x.site);
+            x.vrrp_peer = x.vrrp_peer.as_ref().map(r);
+            x.wireguard_peers = x.wireguard_peers.iter().map(r).collect();
+        }
+        for x in &mut t.traefik {
+            x.id = r(&x.id);
+            x.site = r(&x.site);
+            x.guest = x.guest.as_ref().map(r);
+        }
+        for x in &mut t.links {
+            x.id = r(&x.id);
+            x.sites = [r(&x.sites[0]), r(&x.sites[1])];
+            x.endpoints = x.endpoints.iter().map(r).collect();
+        }
+        for x in &mut t.patterns {
+            x.id = r(&x.id);
+            x.members = x.members.iter().map(r).collect();
+            x.manager = x.manager.as_ref().map(r);
+            x.argocd = x.argocd.as_ref().map(r);
+        }
+        for x in &mut t.capabilities {
+            x.id = r(&x.id);
+            x.site = x.site.as_ref().map(r);
+        }
+        for x in &mut t.items {
+            x.id = r(&x.id);
+            x.site = x.site.as_ref().map(r);
+            x.cluster = x.cluster.as_ref().map(r);
+        }
+        for x in &mut t.suppressions {
+            if x.subject != "*" {
+                x.subject = renamed(&x.subject);
+            }
+        }
+    });
+    renamed_topology
 }
 
 /// Proptest strategy: a valid topology (see the module docs) of 1–3 sites, 1–8 hosts per site,
@@ -666,7 +668,7 @@ mod tests {
                 p.push(format!("duplicate {}", c.id_str()));
             }
         }
-        for h in &t.hosts {
+        for h in t.hosts() {
             if t.site(&h.site).is_none() {
                 p.push(format!("{} site", h.id));
             }
@@ -680,7 +682,7 @@ mod tests {
                 p.push(format!("{} tier", h.id));
             }
         }
-        for g in &t.guests {
+        for g in t.guests() {
             if t.host(&g.host).is_none()
                 || g.storage
                     .as_ref()
@@ -690,32 +692,32 @@ mod tests {
                 p.push(format!("{} refs", g.id));
             }
         }
-        for pool in &t.linstor_pools {
+        for pool in t.linstor_pools() {
             if pool.nodes.iter().any(|n| t.host(&n.host).is_none()) {
                 p.push(format!("{} nodes", pool.id));
             }
         }
-        for k in &t.k3s_clusters {
+        for k in t.k3s_clusters() {
             if k.nodes.iter().any(|n| t.guest(n).is_none()) || t.site(&k.site).is_none() {
                 p.push(format!("{} nodes", k.id));
             }
         }
-        for a in &t.argocd {
+        for a in t.argocd() {
             if a.manages.iter().any(|c| t.k3s_cluster(c).is_none()) {
                 p.push(format!("{} manages", a.id));
             }
         }
-        for x in &t.pbs {
+        for x in t.pbs() {
             if x.sync_to.iter().any(|s| t.pbs_server(&s.target).is_none()) {
                 p.push(format!("{} sync", x.id));
             }
         }
-        for l in &t.links {
+        for l in t.links() {
             if l.endpoints.iter().any(|r| t.router(r).is_none()) {
                 p.push(format!("{} endpoints", l.id));
             }
         }
-        for x in &t.patterns {
+        for x in t.patterns() {
             if x.members.iter().any(|m| t.k3s_cluster(m).is_none()) {
                 p.push(format!("{} members", x.id));
             }
@@ -727,9 +729,9 @@ mod tests {
     fn synthetic_has_exactly_the_guests_asked_and_is_deterministic() {
         let a = synthetic(1_000);
         let b = synthetic(1_000);
-        assert_eq!(a.guests.len(), 1_000);
-        assert_eq!(a.sites.len(), 2);
-        assert_eq!(a.hosts.len(), 40);
+        assert_eq!(a.guests().len(), 1_000);
+        assert_eq!(a.sites().len(), 2);
+        assert_eq!(a.hosts().len(), 40);
         let ids = |t: &Topology| {
             t.components()
                 .map(|c| c.id_str().to_owned())
@@ -738,8 +740,8 @@ mod tests {
         assert_eq!(ids(&a), ids(&b));
         assert!(structural_problems(&a).is_empty());
         assert_eq!(a.state_counts().total(), a.state_counts().validated);
-        assert_eq!(synthetic(0).guests.len(), 0);
-        assert_eq!(synthetic(10_000).guests.len(), 10_000);
+        assert_eq!(synthetic(0).guests().len(), 0);
+        assert_eq!(synthetic(10_000).guests().len(), 10_000);
     }
 
     #[test]
@@ -756,7 +758,7 @@ mod tests {
                     seed,
                 );
                 assert_eq!(structural_problems(&t), Vec::<String>::new(), "seed {seed}");
-                for p in &t.linstor_pools {
+                for p in t.linstor_pools() {
                     assert!(p.place_count >= 1 && p.place_count as usize <= p.diskful_count());
                     assert!(
                         p.nodes
@@ -764,16 +766,16 @@ mod tests {
                             .all(|n| t.host(&n.host).unwrap().site == p.site)
                     );
                 }
-                for h in &t.hosts {
+                for h in t.hosts() {
                     let l = h.linstor.as_ref().unwrap();
                     assert!(!l.interface.as_deref().unwrap_or("").is_empty());
                 }
-                for g in t.guests.iter().filter(|g| g.gpu.is_some()) {
+                for g in t.guests().iter().filter(|g| g.gpu.is_some()) {
                     assert!(g.kind == GuestKind::Lxc && g.privileged);
                     assert!(t.host(&g.host).unwrap().has_gpu_model("A5000"));
                 }
-                assert_eq!(t.routers.len(), sites);
-                assert_eq!(t.argocd.len(), sites);
+                assert_eq!(t.routers().len(), sites);
+                assert_eq!(t.argocd().len(), sites);
             }
         }
     }

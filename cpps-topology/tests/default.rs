@@ -24,7 +24,7 @@ fn it_loads_and_default_topology_returns_it() {
 #[test]
 fn two_sites_with_seven_and_six_hosts_unnamed_ones_are_placeholders() {
     let t = t();
-    let ids: Vec<&str> = t.sites.iter().map(|s| s.id.as_str()).collect();
+    let ids: Vec<&str> = t.sites().iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids, ["franca", "sp"]);
     let franca = t.hosts_in(&"franca".parse().unwrap()).count();
     let sp = t.hosts_in(&"sp".parse().unwrap()).count();
@@ -39,7 +39,7 @@ fn two_sites_with_seven_and_six_hosts_unnamed_ones_are_placeholders() {
         "pve-ippri-33",
         "pve-ippri-34",
     ];
-    for h in &t.hosts {
+    for h in t.hosts() {
         let is_named = named.contains(&h.id.as_str());
         assert_eq!(h.placeholder, !is_named, "{}", h.id);
         if h.placeholder {
@@ -51,7 +51,7 @@ fn two_sites_with_seven_and_six_hosts_unnamed_ones_are_placeholders() {
         }
     }
     // One Proxmox cluster per site, holding all its hosts.
-    for c in &t.proxmox_clusters {
+    for c in t.proxmox_clusters() {
         assert!(t.hosts_of_cluster(&c.id).all(|h| h.site == c.site));
     }
     assert_eq!(
@@ -80,7 +80,7 @@ fn pve_ippri_34_has_an_empty_linstor_interface_on_the_declared_nvme_pool() {
     assert!(nvme.nodes.iter().any(|n| n.host == h.id));
     // Nobody else has an interface written as empty.
     let empty: Vec<&str> = t
-        .hosts
+        .hosts()
         .iter()
         .filter(|h| {
             h.linstor
@@ -112,18 +112,18 @@ fn sp_ssd_is_validated_with_place_count_two_and_an_ha_controller_on_its_vip() {
 #[test]
 fn there_is_no_pbs_anywhere_only_desired_ones() {
     let t = t();
-    assert_eq!(t.pbs.len(), 2);
-    assert!(t.pbs.iter().all(|p| p.meta.state == State::Desired));
-    assert!(t.guests.iter().all(|g| g.backup.is_none()));
-    let sites: Vec<&str> = t.pbs.iter().map(|p| p.site.as_str()).collect();
+    assert_eq!(t.pbs().len(), 2);
+    assert!(t.pbs().iter().all(|p| p.meta.state == State::Desired));
+    assert!(t.guests().iter().all(|g| g.backup.is_none()));
+    let sites: Vec<&str> = t.pbs().iter().map(|p| p.site.as_str()).collect();
     assert_eq!(sites, ["franca", "sp"]);
 }
 
 #[test]
 fn each_site_has_one_validated_vyos_without_vrrp_and_the_wireguard_link_is_desired() {
     let t = t();
-    assert_eq!(t.routers.len(), 2);
-    for r in &t.routers {
+    assert_eq!(t.routers().len(), 2);
+    for r in t.routers() {
         assert_eq!(r.meta.state, State::Validated);
         assert!(r.vrrp_peer.is_none(), "{}", r.id);
     }
@@ -231,7 +231,7 @@ fn clusters_argocd_and_patterns_are_as_documented() {
     assert_eq!(karmada.kind, PatternKind::Karmada);
     assert_eq!(karmada.meta.state, State::Desired);
     assert!(karmada.meta.deferred);
-    for p in &t.patterns {
+    for p in t.patterns() {
         assert_eq!(p.meta.state, State::Desired, "{}", p.id);
     }
 }

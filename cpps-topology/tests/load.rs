@@ -182,7 +182,7 @@ fn the_diagnostic_renders_like_rustc_with_file_line_and_caret() {
 #[test]
 fn a_valid_file_loads_with_states_references_and_field_locations() {
     let t = load_fixture("valid_minimal.yaml").unwrap();
-    assert_eq!(t.sites.len(), 2);
+    assert_eq!(t.sites().len(), 2);
     let host = t.host(&"pve-ippri-31".parse().unwrap()).unwrap();
     assert_eq!(host.meta.state, State::Validated);
     assert_eq!(host.meta.location.line, 8);
@@ -199,7 +199,7 @@ fn a_valid_file_loads_with_states_references_and_field_locations() {
     assert_eq!(guest.meta.at("host").line, 14);
     assert_eq!(t.guests_on(&host.id).count(), 1);
     assert_eq!(t.site_of_guest(guest).unwrap().as_str(), "sp");
-    let s = &t.suppressions[0];
+    let s = &t.suppressions()[0];
     assert_eq!(s.rule, "LINSTOR-001");
     assert_eq!(s.subject, "pve-ippri-31");
     assert_eq!(s.expires, Some(jiff::civil::date(2026, 12, 31)));

@@ -76,18 +76,20 @@ proptest! {
 
     #[test]
     fn emptying_a_satellite_interface_fires_exactly_linstor_001(topology in valid_topology()) {
-        let Some(index) = topology.hosts.iter().position(|h| {
+        let Some(index) = topology.hosts().iter().position(|h| {
             h.linstor.as_ref().is_some_and(|l| l.is_satellite())
         }) else {
             return Ok(());
         };
         let before = check_on(&topology, today());
         let mut mutated = topology.clone();
-        let host = &mut mutated.hosts[index];
-        if let Some(linstor) = host.linstor.as_mut() {
-            linstor.interface = Some(String::new());
-        }
-        let subject = host.id.to_string();
+        let subject = mutated.edit(|parts| {
+            let host = &mut parts.hosts[index];
+            if let Some(linstor) = host.linstor.as_mut() {
+                linstor.interface = Some(String::new());
+            }
+            host.id.to_string()
+        });
         let after = check_on(&mutated, today());
         prop_assert_eq!(
             new_findings(&before, &after),
@@ -98,7 +100,7 @@ proptest! {
     #[test]
     fn dropping_default_deny_fires_exactly_cni_003(topology in valid_topology()) {
         let Some(index) = topology
-            .k3s_clusters
+            .k3s_clusters()
             .iter()
             .position(|k| k.cni.kind == CniKind::Cilium && k.default_deny)
         else {
@@ -106,8 +108,8 @@ proptest! {
         };
         let before = check_on(&topology, today());
         let mut mutated = topology.clone();
-        mutated.k3s_clusters[index].default_deny = false;
-        let subject = mutated.k3s_clusters[index].id.to_string();
+        mutated.edit(|parts| parts.k3s_clusters[index].default_deny = false);
+        let subject = mutated.k3s_clusters()[index].id.to_string();
         let after = check_on(&mutated, today());
         prop_assert_eq!(
             new_findings(&before, &after),
@@ -120,20 +122,22 @@ proptest! {
         // Demote a leaf (a guest nothing stands on) to desired: FRUGAL-001 fires on it; rules on
         // components that stand on it may change, so only guests outside clusters and PBS qualify.
         let mut mutated = topology.clone();
-        let Some(index) = mutated.guests.iter().position(|g| {
+        let Some(index) = mutated.guests().iter().position(|g| {
             g.meta.state == State::Validated
                 && topology.cluster_of_guest(&g.id).is_none()
-                && !topology.pbs.iter().any(|p| p.guest.as_ref() == Some(&g.id))
-                && !topology.traefik.iter().any(|t| t.guest.as_ref() == Some(&g.id))
+                && !topology.pbs().iter().any(|p| p.guest.as_ref() == Some(&g.id))
+                && !topology.traefik().iter().any(|t| t.guest.as_ref() == Some(&g.id))
                 && !g.ha
                 && g.storage.is_none()
         }) else {
             return Ok(());
         };
         let before = check_on(&topology, today());
-        mutated.guests[index].meta.state = State::Desired;
-        mutated.guests[index].meta.use_case = None;
-        let subject = mutated.guests[index].id.to_string();
+        mutated.edit(|parts| {
+            parts.guests[index].meta.state = State::Desired;
+            parts.guests[index].meta.use_case = None;
+        });
+        let subject = mutated.guests()[index].id.to_string();
         let after = check_on(&mutated, today());
         prop_assert_eq!(
             new_findings(&before, &after),
@@ -162,13 +166,13 @@ fn the_mutation_tests_do_find_their_targets() {
     let topology: Topology = cpps_topology::testing::synthetic(200);
     assert!(
         topology
-            .hosts
+            .hosts()
             .iter()
             .any(|h| h.linstor.as_ref().is_some_and(|l| l.is_satellite()))
     );
     assert!(
         topology
-            .k3s_clusters
+            .k3s_clusters()
             .iter()
             .any(|k| k.cni.kind == CniKind::Cilium && k.default_deny)
     );

@@ -20,10 +20,7 @@ pub(crate) struct DiagramArgs {
 /// Loads the topology (exit 2 with the diagnostic when it does not load) and prints or writes
 /// its diagram.
 pub(crate) fn run(args: DiagramArgs) -> anyhow::Result<ExitCode> {
-    let loaded = match &args.topology {
-        Some(path) => cpps_topology::load_file(path),
-        None => cpps_topology::try_default_topology(),
-    };
+    let loaded = cpps_topology::load_or_default(args.topology.as_deref());
     let topology = match loaded {
         Ok(t) => t,
         Err(e) => {

@@ -162,7 +162,7 @@ impl Builder<'_> {
                 kind: DriftKind::ValidatedButMissing,
                 message: format!(
                     "{} {id} is declared validated but the site's live systems do not show it",
-                    crate::report::kind_name(c.kind())
+                    crate::finding::kind_name(c.kind())
                 ),
             }),
             (Evidence::Present, State::Declared | State::Desired) => {
@@ -173,7 +173,7 @@ impl Builder<'_> {
                     kind: DriftKind::LiveButNotValidated,
                     message: format!(
                         "{} {id} is `{declared}` in the file but is live: the evidence supports `validated` once it carries real traffic",
-                        crate::report::kind_name(c.kind())
+                        crate::finding::kind_name(c.kind())
                     ),
                 })
             }
@@ -181,7 +181,7 @@ impl Builder<'_> {
         }
         self.out.components.push(ComponentEvidence {
             id,
-            kind: crate::report::kind_name(c.kind()),
+            kind: crate::finding::kind_name(c.kind()),
             site: Some(site.site.clone()),
             declared,
             evidence,
@@ -206,7 +206,7 @@ impl Builder<'_> {
 
     fn site(&mut self, site: &SiteObservation) {
         let topo = self.topo;
-        let Some(site_id) = topo.sites.iter().find(|s| s.id.as_str() == site.site) else {
+        let Some(site_id) = topo.sites().iter().find(|s| s.id.as_str() == site.site) else {
             return;
         };
         let pve = &site.proxmox;
@@ -277,7 +277,7 @@ impl Builder<'_> {
         // Guests (and the Traefik instances that are guests).
         let mut declared_guests: BTreeSet<String> = BTreeSet::new();
         for guest in topo
-            .guests
+            .guests()
             .iter()
             .filter(|g| topo.site_of_guest(g) == Some(&site_id.id))
         {
@@ -361,7 +361,7 @@ impl Builder<'_> {
                 );
             }
         }
-        for traefik in topo.traefik.iter().filter(|t| t.site == site_id.id) {
+        for traefik in topo.traefik().iter().filter(|t| t.site == site_id.id) {
             let name = traefik
                 .guest
                 .as_ref()
@@ -419,7 +419,7 @@ impl Builder<'_> {
 
         // Proxmox clusters: present when any of their hosts is.
         for cluster in topo
-            .proxmox_clusters
+            .proxmox_clusters()
             .iter()
             .filter(|c| c.site == site_id.id)
         {
@@ -431,7 +431,7 @@ impl Builder<'_> {
         }
 
         // LINSTOR pools.
-        for pool in topo.linstor_pools.iter().filter(|p| p.site == site_id.id) {
+        for pool in topo.linstor_pools().iter().filter(|p| p.site == site_id.id) {
             let name = pool.storage_pool.as_deref().unwrap_or(pool.id.as_str());
             let c = ComponentRef::LinstorPool(pool);
             let evidence = evidence_of(&site.linstor, |f| {
@@ -500,7 +500,7 @@ impl Builder<'_> {
             .iter()
             .map(|(id, s)| (id.as_str(), s))
             .collect();
-        for cluster in topo.k3s_clusters.iter().filter(|c| c.site == site_id.id) {
+        for cluster in topo.k3s_clusters().iter().filter(|c| c.site == site_id.id) {
             let c = ComponentRef::K3sCluster(cluster);
             let Some(source) = kube.get(cluster.id.as_str()) else {
                 self.record(c, site, Evidence::NotObserved);
@@ -549,7 +549,7 @@ impl Builder<'_> {
                 );
             }
         }
-        for argocd in topo.argocd.iter().filter(|a| a.site == site_id.id) {
+        for argocd in topo.argocd().iter().filter(|a| a.site == site_id.id) {
             let c = ComponentRef::ArgoCd(argocd);
             let source = argocd
                 .runs_in
@@ -563,7 +563,7 @@ impl Builder<'_> {
         }
 
         // PBS and routers: the site's server.
-        for pbs in topo.pbs.iter().filter(|p| p.site == site_id.id) {
+        for pbs in topo.pbs().iter().filter(|p| p.site == site_id.id) {
             let c = ComponentRef::Pbs(pbs);
             self.record(c, site, evidence_of(&site.pbs, |_| true));
             if let Some(facts) = site.pbs.observed() {
@@ -585,7 +585,7 @@ impl Builder<'_> {
                 }
             }
         }
-        for router in topo.routers.iter().filter(|r| r.site == site_id.id) {
+        for router in topo.routers().iter().filter(|r| r.site == site_id.id) {
             let c = ComponentRef::Router(router);
             self.record(c, site, evidence_of(&site.vyos, |_| true));
             if let Some(facts) = site.vyos.observed()

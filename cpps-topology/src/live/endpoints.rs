@@ -651,7 +651,7 @@ impl Endpoints {
     /// Checks that every site, K3s cluster and GPU host named exists in `topology`.
     pub fn check_against(&self, topology: &Topology) -> Result<(), EndpointsError> {
         for (site, ends) in &self.sites {
-            if !topology.sites.iter().any(|s| s.id.as_str() == site) {
+            if !topology.sites().iter().any(|s| s.id.as_str() == site) {
                 return Err(EndpointsError::Unknown {
                     path: format!("sites.{site}"),
                     what: "site",
@@ -660,7 +660,7 @@ impl Endpoints {
             }
             for id in ends.kubernetes.keys() {
                 if !topology
-                    .k3s_clusters
+                    .k3s_clusters()
                     .iter()
                     .any(|c| c.id.as_str() == id && c.site.as_str() == site)
                 {
@@ -673,7 +673,7 @@ impl Endpoints {
             }
             for (i, n) in ends.nvml.iter().enumerate() {
                 if !topology
-                    .hosts
+                    .hosts()
                     .iter()
                     .any(|h| h.id.as_str() == n.host && h.site.as_str() == site)
                 {

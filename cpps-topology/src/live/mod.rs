@@ -42,10 +42,10 @@ pub use facts::{Observation, SiteObservation, SourceFailure, SourceKind, Sourced
 pub use observe::{NoProgress, ObserveOptions, Progress, observe, observe_with};
 pub use rules::LiveOptions;
 
-use crate::check::{BUILT_IN_CODE, apply_suppressions};
+use crate::check::{CheckOptions, ExtraChecks};
+use crate::finding::Finding;
 use crate::model::Topology;
-use crate::report::Report;
-use crate::rules::checks::{Ctx, STATIC_CHECKS, Sink};
+use crate::report::{Note, Report};
 
 /// The outcome of an audit: one report, and the comparison it was built from.
 #[derive(Debug, Clone)]
@@ -56,44 +56,71 @@ pub struct Audit {
     pub diff: Diff,
 }
 
+/// The live rules over one observation, as [`crate::check::run`]'s extra checks.
+struct LiveChecks<'a> {
+    observed: &'a Observation,
+    diff: &'a Diff,
+    options: LiveOptions,
+}
+
+impl ExtraChecks for LiveChecks<'_> {
+    fn rule_count(&self) -> usize {
+        rules::LIVE_CHECKS.len()
+    }
+
+    fn run(
+        &self,
+        topology: &Topology,
+        file: &str,
+        findings: &mut Vec<Finding>,
+        notes: &mut Vec<Note>,
+    ) {
+        findings.extend(rules::live_findings(
+            topology,
+            file,
+            self.observed,
+            self.diff,
+            self.options,
+        ));
+        // A component live but not yet `validated` is not a broken decision: the report says
+        // the evidence supports promoting it.
+        for d in &self.diff.drift {
+            if let diff::DriftKind::LiveButNotValidated = d.kind {
+                notes.push(Note {
+                    message: d.message.clone(),
+                    location: None,
+                });
+            }
+        }
+    }
+}
+
 /// The static rules, the drift and the live rules over `observed`, in one report, with the
 /// topology file's suppressions applied to all of them (judged as of `options.now`).
 pub fn audit(topology: &Topology, observed: &Observation, options: &LiveOptions) -> Audit {
-    let file = topology
-        .source
-        .as_ref()
-        .map_or(BUILT_IN_CODE, |s| s.name.as_str());
-    let ctx = Ctx::new(topology);
-    let mut sink = Sink::new(topology, file);
-    for (rule, run) in STATIC_CHECKS {
-        sink.set_rule(*rule);
-        run(&ctx, &mut sink);
-    }
-    let mut findings = sink.into_findings();
+    audit_with(topology, observed, options, &[])
+}
+
+/// [`audit`] with `extra` checks in the same report (such as the IaC rules of
+/// [`crate::iac::IacChecks`]).
+pub fn audit_with(
+    topology: &Topology,
+    observed: &Observation,
+    options: &LiveOptions,
+    extra: &[&dyn ExtraChecks],
+) -> Audit {
     let diff = diff(topology, observed);
-    findings.extend(rules::live_findings(
-        topology, file, observed, &diff, *options,
-    ));
     let today = jiff::Timestamp::from_second(options.now)
         .unwrap_or_else(|_| jiff::Timestamp::now())
         .to_zoned(jiff::tz::TimeZone::UTC)
         .date();
-    let mut notes = Vec::new();
-    apply_suppressions(topology, file, today, &mut findings, &mut notes);
-    for d in &diff.drift {
-        if let diff::DriftKind::LiveButNotValidated = d.kind {
-            notes.push(crate::report::Note {
-                message: d.message.clone(),
-                location: None,
-            });
-        }
-    }
-    let report = Report::new(
-        file,
-        findings,
-        notes,
-        topology.state_counts(),
-        STATIC_CHECKS.len() + rules::LIVE_CHECKS.len(),
-    );
+    let live = LiveChecks {
+        observed,
+        diff: &diff,
+        options: *options,
+    };
+    let mut checks: Vec<&dyn ExtraChecks> = vec![&live];
+    checks.extend_from_slice(extra);
+    let report = crate::check::run(topology, &CheckOptions::on(today), &checks);
     Audit { report, diff }
 }

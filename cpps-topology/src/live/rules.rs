@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use super::diff::{Diff, DriftKind, Evidence, pve_guest, source_of};
 use super::facts::{Observation, SiteObservation, SourceFailure};
+use crate::finding::{Finding, Severity};
 use crate::model::{ComponentRef, Location as ModelLocation, State, Topology};
-use crate::report::{Finding, Severity};
 use crate::rules::RuleId;
 use crate::rules::checks::Sink;
 

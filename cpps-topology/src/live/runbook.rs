@@ -88,7 +88,7 @@ pub fn plan_driver_update(
     target_driver: Option<&str>,
 ) -> Result<DriverUpdatePlan, RunbookError> {
     let h = topology
-        .hosts
+        .hosts()
         .iter()
         .find(|h| h.id.as_str() == host)
         .ok_or_else(|| RunbookError::UnknownHost(host.to_owned()))?;

@@ -11,7 +11,7 @@
 //! ```
 //! let yaml = "version: 1\nsites:\n  - id: sp\n    state: validated\n";
 //! let topology = cpps_topology::load::load_str("example.yaml", yaml).unwrap();
-//! assert_eq!(topology.sites[0].id.as_str(), "sp");
+//! assert_eq!(topology.sites()[0].id.as_str(), "sp");
 //! ```
 
 mod convert;
@@ -392,6 +392,16 @@ pub fn load_file(path: impl AsRef<Path>) -> Result<Topology, LoadError> {
         source,
     })?;
     load_str(&path.display().to_string(), &text)
+}
+
+/// Loads the topology file at `path`, or the embedded default topology
+/// ([`crate::DEFAULT_TOPOLOGY_YAML`]) when there is none: what every binary's `--topology FILE`
+/// means.
+pub fn load_or_default(path: Option<&Path>) -> Result<Topology, LoadError> {
+    match path {
+        Some(path) => load_file(path),
+        None => crate::try_default_topology(),
+    }
 }
 
 /// Closest candidate to `word`, if close enough to be a likely typo.

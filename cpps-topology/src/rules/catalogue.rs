@@ -5,7 +5,7 @@
 //! (a test checks each one against the document).
 
 use super::{Citation, Document, RuleId, RuleInfo, RuleKind};
-use crate::report::Severity;
+use crate::finding::Severity;
 
 const ARCH: Document = Document::Architecture;
 const ADR9: Document = Document::Adr009;

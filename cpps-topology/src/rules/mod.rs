@@ -11,24 +11,14 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::report::Severity;
+use crate::finding::{Finding, Severity};
 
 mod catalogue;
 pub(crate) mod checks;
 
-/// The id of a rule of the catalogue, e.g. `LINSTOR-001`.
-///
-/// A `RuleId` always names a rule of [`catalogue()`]: parsing an unknown id fails with a
-/// suggestion of the nearest known one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct RuleId(pub(crate) &'static str);
+pub use crate::finding::RuleId;
 
 impl RuleId {
-    /// The id as written in the catalogue.
-    pub fn as_str(&self) -> &'static str {
-        self.0
-    }
-
     /// The catalogue entry of this rule.
     pub fn info(&self) -> &'static RuleInfo {
         // Every RuleId is built from the catalogue, so the lookup cannot fail; the fallback keeps
@@ -40,9 +30,10 @@ impl RuleId {
     }
 }
 
-impl fmt::Display for RuleId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0)
+impl Finding {
+    /// The catalogue entry of the finding's rule.
+    pub fn rule_info(&self) -> &'static RuleInfo {
+        self.rule.info()
     }
 }
 
@@ -89,12 +80,6 @@ impl FromStr for RuleId {
             id: s.to_owned(),
             suggestion,
         })
-    }
-}
-
-impl serde::Serialize for RuleId {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.0)
     }
 }
 

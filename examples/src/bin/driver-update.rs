@@ -76,10 +76,7 @@ async fn main() -> ExitCode {
     if !matches!(args.format.as_str(), "text" | "json") {
         return invalid(format!("unknown format `{}` (text or json)", args.format));
     }
-    let loaded = match &args.topology {
-        Some(path) => cpps_topology::load_file(path),
-        None => cpps_topology::try_default_topology(),
-    };
+    let loaded = cpps_topology::load_or_default(args.topology.as_deref());
     let topology = match loaded {
         Ok(t) => t,
         Err(e) => {

@@ -120,10 +120,7 @@ fn respond<B>(request: &Request<B>, state: &Shared) -> Response<Full<Bytes>> {
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
-    let loaded = match &args.topology {
-        Some(path) => cpps_topology::load_file(path),
-        None => cpps_topology::try_default_topology(),
-    };
+    let loaded = cpps_topology::load_or_default(args.topology.as_deref());
     let topology = match loaded {
         Ok(t) => t,
         Err(e) => {

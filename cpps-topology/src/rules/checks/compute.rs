@@ -1,8 +1,8 @@
 //! SITE-001 and the Proxmox rules PVE-001, PVE-002, PVE-003 (static part).
 
 use super::{Ctx, Sink, scaled};
+use crate::finding::Severity;
 use crate::model::{ComponentRef, SiteId, State};
-use crate::report::Severity;
 
 /// SITE-001: nothing essential of a site runs on, or stores on, a component of another site.
 pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
@@ -26,7 +26,7 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ),
         );
     };
-    for (gi, g) in topo.guests.iter().enumerate() {
+    for (gi, g) in topo.guests().iter().enumerate() {
         let (Some(host), Some(pool)) = (
             ctx.guest_hosts[gi],
             g.storage.as_ref().and_then(|p| topo.linstor_pool(p)),
@@ -44,7 +44,7 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
-    for (ki, k) in topo.k3s_clusters.iter().enumerate() {
+    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
         for &(i, gi) in &ctx.cluster_nodes[ki] {
             if let Some(host) = ctx.guest_hosts[gi]
                 && host.site != k.site
@@ -54,13 +54,13 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                     ComponentRef::K3sCluster(k),
                     &format!("nodes[{i}]"),
                     &k.site,
-                    format!("its node {}", topo.guests[gi].id),
+                    format!("its node {}", topo.guests()[gi].id),
                     &host.site,
                 );
             }
         }
     }
-    for a in &topo.argocd {
+    for a in topo.argocd() {
         if let Some(k) = a.runs_in.as_ref().and_then(|id| topo.k3s_cluster(id))
             && k.site != a.site
         {
@@ -74,7 +74,7 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
-    for p in &topo.pbs {
+    for p in topo.pbs() {
         if let Some(site) = p.guest.as_ref().and_then(guest_site)
             && site != &p.site
         {
@@ -88,7 +88,7 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
-    for t in &topo.traefik {
+    for t in topo.traefik() {
         if let Some(site) = t.guest.as_ref().and_then(guest_site)
             && site != &t.site
         {
@@ -102,7 +102,7 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
-    for pool in &topo.linstor_pools {
+    for pool in topo.linstor_pools() {
         let Some(controller) = &pool.controller else {
             continue;
         };
@@ -135,7 +135,7 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// PVE-001: a Proxmox cluster's hosts are all in the cluster's site.
 pub(super) fn pve_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for h in &topo.hosts {
+    for h in topo.hosts() {
         if let Some(cluster) = h
             .proxmox_cluster
             .as_ref()
@@ -158,7 +158,7 @@ pub(super) fn pve_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// PVE-002: the hosts of one Proxmox cluster run the same major PVE version.
 pub(super) fn pve_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for cluster in &topo.proxmox_clusters {
+    for cluster in topo.proxmox_clusters() {
         let newest = topo
             .hosts_of_cluster(&cluster.id)
             .filter_map(|h| h.pve_version.as_ref())
@@ -192,7 +192,7 @@ pub(super) fn pve_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         ha.then(|| ha_state.unwrap_or(state))
             .filter(|ha_state| state == State::Validated && *ha_state < State::Validated)
     };
-    for g in &topo.guests {
+    for g in topo.guests() {
         if let Some(ha_state) = lagging(g.ha, g.ha_state, g.meta.state) {
             let boot = if g.on_boot {
                 " (it only starts on boot)"
@@ -210,7 +210,7 @@ pub(super) fn pve_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
-    for t in &topo.traefik {
+    for t in topo.traefik() {
         if let Some(ha_state) = lagging(t.ha, t.ha_state, t.meta.state) {
             let boot = if t.on_boot {
                 " (a normal VM with on_boot)"

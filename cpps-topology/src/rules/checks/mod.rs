@@ -15,11 +15,11 @@
 use foldhash::{HashMap, HashMapExt};
 
 use super::RuleId;
+use crate::finding::{Finding, Location, Severity, Subject};
 use crate::model::{
     ArgoCd, ComponentRef, Host, K3sCluster, LinstorPool, Location as ModelLocation, Pbs, Router,
     SiteId, State, Topology, Traefik,
 };
-use crate::report::{Finding, Location, Severity, Subject};
 
 mod compute;
 mod network;
@@ -113,16 +113,16 @@ impl<'t> Ctx<'t> {
             best_link: HashMap::new(),
             pools_of_host: HashMap::new(),
             empty_interface_by_site: HashMap::new(),
-            guest_hosts: topo.guests.iter().map(|g| topo.host(&g.host)).collect(),
-            cluster_nodes: Vec::with_capacity(topo.k3s_clusters.len()),
+            guest_hosts: topo.guests().iter().map(|g| topo.host(&g.host)).collect(),
+            cluster_nodes: Vec::with_capacity(topo.k3s_clusters().len()),
         };
         let guest_index: HashMap<&str, usize> = topo
-            .guests
+            .guests()
             .iter()
             .enumerate()
             .map(|(i, g)| (g.id.as_str(), i))
             .collect();
-        for k in &topo.k3s_clusters {
+        for k in topo.k3s_clusters() {
             let nodes = k
                 .nodes
                 .iter()
@@ -131,22 +131,22 @@ impl<'t> Ctx<'t> {
                 .collect();
             ctx.cluster_nodes.push(nodes);
         }
-        for pbs in &topo.pbs {
+        for pbs in topo.pbs() {
             ctx.pbs_by_site.entry(&pbs.site).or_default().push(pbs);
         }
-        for router in &topo.routers {
+        for router in topo.routers() {
             ctx.routers_by_site
                 .entry(&router.site)
                 .or_default()
                 .push(router);
         }
-        for traefik in &topo.traefik {
+        for traefik in topo.traefik() {
             ctx.traefik_by_site
                 .entry(&traefik.site)
                 .or_default()
                 .push(traefik);
         }
-        for argocd in &topo.argocd {
+        for argocd in topo.argocd() {
             ctx.argocd_by_site
                 .entry(&argocd.site)
                 .or_default()
@@ -158,12 +158,12 @@ impl<'t> Ctx<'t> {
                     .push(argocd);
             }
         }
-        for link in &topo.links {
+        for link in topo.links() {
             let key = site_pair(&link.sites[0], &link.sites[1]);
             let best = ctx.best_link.entry(key).or_insert(link.meta.state);
             *best = (*best).max(link.meta.state);
         }
-        for pool in &topo.linstor_pools {
+        for pool in topo.linstor_pools() {
             for node in &pool.nodes {
                 ctx.pools_of_host
                     .entry(node.host.as_str())
@@ -171,7 +171,7 @@ impl<'t> Ctx<'t> {
                     .push(pool);
             }
         }
-        for host in &topo.hosts {
+        for host in topo.hosts() {
             if host_interface_is_empty(host) {
                 ctx.empty_interface_by_site
                     .entry(&host.site)

@@ -3,12 +3,12 @@
 use std::collections::HashSet;
 
 use super::{Ctx, Sink, scaled};
+use crate::finding::Severity;
 use crate::model::{ComponentRef, SiteId, State};
-use crate::report::Severity;
 
 /// NET-001: exactly one VyOS router per site, a VRRP pair counting as one.
 pub(super) fn net_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for site in &ctx.topo.sites {
+    for site in ctx.topo.sites() {
         let all = ctx
             .routers_by_site
             .get(&site.id)
@@ -70,7 +70,7 @@ pub(super) fn net_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// NET-002: a router without a VRRP peer in service is a single point of failure.
 pub(super) fn net_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for r in &topo.routers {
+    for r in topo.routers() {
         if r.meta.state == State::Desired {
             continue;
         }
@@ -108,7 +108,7 @@ fn missing_link(ctx: &Ctx<'_>, a: &SiteId, b: &SiteId, needed: State) -> Option<
 /// mature as the dependency.
 pub(super) fn net_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for pbs in &topo.pbs {
+    for pbs in topo.pbs() {
         for (i, sync) in pbs.sync_to.iter().enumerate() {
             let Some(target) = topo.pbs_server(&sync.target) else {
                 continue;
@@ -145,7 +145,7 @@ pub(super) fn net_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
-    for p in &topo.patterns {
+    for p in topo.patterns() {
         let mut sites: Vec<(&SiteId, usize)> = Vec::new();
         let mut seen: HashSet<&str> = HashSet::new();
         for (i, m) in p.members.iter().chain(p.manager.iter()).enumerate() {
@@ -177,7 +177,7 @@ pub(super) fn net_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
-    for a in &topo.argocd {
+    for a in topo.argocd() {
         for (i, k) in a.manages.iter().enumerate() {
             let Some(k) = topo.k3s_cluster(k) else {
                 continue;
@@ -203,7 +203,7 @@ pub(super) fn net_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// INGRESS-001: one Traefik in service per site.
 pub(super) fn ingress_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for site in &ctx.topo.sites {
+    for site in ctx.topo.sites() {
         let all = ctx
             .traefik_by_site
             .get(&site.id)
@@ -256,7 +256,7 @@ pub(super) fn ingress_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// INGRESS-002 (static part): each cluster in service has cert-manager with a DNS-01
 /// ClusterIssuer, as mature as the cluster. The live part checks certificate expiry.
 pub(super) fn ingress_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for k in &ctx.topo.k3s_clusters {
+    for k in ctx.topo.k3s_clusters() {
         if k.meta.state == State::Desired {
             continue;
         }

@@ -5,11 +5,11 @@ use std::collections::BTreeSet;
 use foldhash::{HashMap, HashMapExt};
 
 use super::{Ctx, Sink, scaled};
+use crate::finding::Severity;
 use crate::model::{
     ClusterPurpose, CniKind, ComponentRef, GuestKind, Host, K3sCluster, NodePlacement, PatternKind,
     State, TierCapabilities, Topology,
 };
-use crate::report::Severity;
 
 fn placement_name(p: NodePlacement) -> &'static str {
     match p {
@@ -55,10 +55,10 @@ impl NodeField {
 /// or for each candidate host when no node is listed yet.
 fn placements<'t>(ctx: &Ctx<'t>, ki: usize) -> Vec<(NodePlacement, &'t Host, NodeField)> {
     let topo = ctx.topo;
-    let k = &topo.k3s_clusters[ki];
+    let k = &topo.k3s_clusters()[ki];
     let mut out = Vec::new();
     for &(i, gi) in &ctx.cluster_nodes[ki] {
-        let g = &topo.guests[gi];
+        let g = &topo.guests()[gi];
         let Some(h) = ctx.guest_hosts[gi] else {
             continue;
         };
@@ -85,7 +85,7 @@ fn placements<'t>(ctx: &Ctx<'t>, ki: usize) -> Vec<(NodePlacement, &'t Host, Nod
 /// (GPU only through LXC), with an explicit exception on the cluster.
 pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for (ki, k) in topo.k3s_clusters.iter().enumerate() {
+    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
         if k.cni.kind != CniKind::Cilium {
             continue;
         }
@@ -125,7 +125,7 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// CNI-002: Cilium 1.16 or later.
 pub(super) fn cni_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for k in &ctx.topo.k3s_clusters {
+    for k in ctx.topo.k3s_clusters() {
         if k.cni.kind != CniKind::Cilium {
             continue;
         }
@@ -145,7 +145,7 @@ pub(super) fn cni_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// CNI-003: a Cilium cluster declares NetworkPolicy default-deny.
 pub(super) fn cni_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for k in &ctx.topo.k3s_clusters {
+    for k in ctx.topo.k3s_clusters() {
         if k.cni.kind == CniKind::Cilium && !k.default_deny {
             sink.emit_at(
                 scaled(Severity::Warning, k.meta.state),
@@ -163,12 +163,12 @@ pub(super) fn cni_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// GPU-001: GPU guests never join a general-purpose cluster.
 pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for (ki, k) in topo.k3s_clusters.iter().enumerate() {
+    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
         if k.purpose != ClusterPurpose::General {
             continue;
         }
         for &(i, gi) in &ctx.cluster_nodes[ki] {
-            let g = &topo.guests[gi];
+            let g = &topo.guests()[gi];
             if g.gpu.is_some() {
                 sink.emit_at(
                     scaled(Severity::Error, k.meta.state.min(g.meta.state)),
@@ -188,7 +188,7 @@ pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// about a placement is surfaced.
 pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for (ki, k) in topo.k3s_clusters.iter().enumerate() {
+    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
         if k.purpose != ClusterPurpose::Gpu {
             continue;
         }
@@ -283,7 +283,7 @@ pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// GPU-003: a guest using a GPU is privileged (when an LXC) and sits on a host with that GPU.
 pub(super) fn gpu_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for g in &topo.guests {
+    for g in topo.guests() {
         let Some(gpu) = &g.gpu else {
             continue;
         };
@@ -324,7 +324,7 @@ pub(super) fn gpu_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// GPU-004: each GPU cluster in service is registered with an ArgoCD of its site, in service too.
 pub(super) fn gpu_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for k in &ctx.topo.k3s_clusters {
+    for k in ctx.topo.k3s_clusters() {
         if k.purpose != ClusterPurpose::Gpu || k.meta.state == State::Desired {
             continue;
         }
@@ -361,7 +361,7 @@ pub(super) fn gpu_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let gpu: Vec<&K3sCluster> = ctx
         .topo
-        .k3s_clusters
+        .k3s_clusters()
         .iter()
         .filter(|k| k.purpose == ClusterPurpose::Gpu && k.meta.state != State::Desired)
         .collect();
@@ -387,7 +387,7 @@ pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// MESH-001: a ClusterMesh joins only Cilium clusters.
 pub(super) fn mesh_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for p in &topo.patterns {
+    for p in topo.patterns() {
         if p.kind != PatternKind::ClusterMesh {
             continue;
         }
@@ -421,7 +421,7 @@ pub(super) fn mesh_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// ClusterMesh: a member no ArgoCD registers has no kubeconfig to be reached with.
 pub(super) fn mesh_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for p in &topo.patterns {
+    for p in topo.patterns() {
         if p.kind != PatternKind::MultiKueue {
             continue;
         }
@@ -452,11 +452,11 @@ pub(super) fn mesh_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let clusters = topo
-        .k3s_clusters
+        .k3s_clusters()
         .iter()
         .filter(|k| k.meta.state != State::Desired)
         .count();
-    for p in &topo.patterns {
+    for p in topo.patterns() {
         if p.kind == PatternKind::Karmada && p.meta.state != State::Desired && clusters < 5 {
             sink.emit_at(
                 Severity::Warning,
@@ -475,7 +475,7 @@ pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// of its own site.
 pub(super) fn gitops_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for k in &topo.k3s_clusters {
+    for k in topo.k3s_clusters() {
         let managers = ctx.managers_of(k);
         let c = ComponentRef::K3sCluster(k);
         let severity = scaled(Severity::Error, k.meta.state);
@@ -503,7 +503,7 @@ pub(super) fn gitops_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
-    for a in &topo.argocd {
+    for a in topo.argocd() {
         for (index, id) in a.manages.iter().enumerate() {
             let Some(k) = topo.k3s_cluster(id) else {
                 continue;
@@ -524,7 +524,7 @@ pub(super) fn gitops_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
     let mut per_site: HashMap<&str, usize> = HashMap::new();
     for a in topo
-        .argocd
+        .argocd()
         .iter()
         .filter(|a| a.meta.state != State::Desired)
     {

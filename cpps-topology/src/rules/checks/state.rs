@@ -1,8 +1,8 @@
 //! STATE-001, SEC-001, OBS-001 and FRUGAL-001: rules about states, secrets and capabilities.
 
 use super::{Ctx, Sink, scaled};
+use crate::finding::Severity;
 use crate::model::{AlertKind, CapabilityKind, ComponentRef, Location, State};
-use crate::report::Severity;
 
 /// A field of a component naming what it stands on: `host`, `nodes[3]`, …
 #[derive(Clone, Copy)]
@@ -168,7 +168,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         }
         emit_weakest(sink, c, state, &w);
     }
-    for (gi, g) in topo.guests.iter().enumerate() {
+    for (gi, g) in topo.guests().iter().enumerate() {
         let state = g.meta.state;
         let mut w = Weakest::new(state);
         if let Some(h) = ctx.guest_hosts[gi] {
@@ -176,14 +176,14 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         }
         emit_weakest(sink, ComponentRef::Guest(g), state, &w);
     }
-    for (ki, k) in topo.k3s_clusters.iter().enumerate() {
+    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
         let state = k.meta.state;
         let mut w = Weakest::new(state);
         if let Some(s) = topo.site(&k.site) {
             w.see("site", s.id.as_str(), s.meta.state, Field("site", None));
         }
         for &(i, gi) in &ctx.cluster_nodes[ki] {
-            let g = &topo.guests[gi];
+            let g = &topo.guests()[gi];
             w.see(
                 "node guest",
                 g.id.as_str(),
@@ -194,7 +194,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         emit_weakest(sink, ComponentRef::K3sCluster(k), state, &w);
     }
     // Properties more mature than their component are the inverse mix.
-    for g in &topo.guests {
+    for g in topo.guests() {
         if let Some(ha) = g.ha_state.filter(|_| g.ha)
             && ha > g.meta.state
         {
@@ -209,7 +209,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
             );
         }
     }
-    for k in &topo.k3s_clusters {
+    for k in topo.k3s_clusters() {
         if let Some(cm) = &k.cert_manager
             && cm.state > k.meta.state
         {
@@ -224,7 +224,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
             );
         }
     }
-    for t in &topo.traefik {
+    for t in topo.traefik() {
         if let Some(ha) = t.ha_state.filter(|_| t.ha)
             && ha > t.meta.state
         {
@@ -239,7 +239,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
             );
         }
     }
-    for cap in &topo.capabilities {
+    for cap in topo.capabilities() {
         for alert in &cap.alerts {
             if alert.state > cap.meta.state {
                 sink.emit(
@@ -385,7 +385,7 @@ pub(super) fn sec_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 pub(super) fn obs_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let observability: Vec<_> = topo
-        .capabilities
+        .capabilities()
         .iter()
         .filter(|c| c.kind == CapabilityKind::Observability)
         .collect();

@@ -5,13 +5,13 @@
 use foldhash::{HashMap, HashMapExt};
 
 use super::{Ctx, Sink, host_interface_is_empty, scaled};
+use crate::finding::Severity;
 use crate::model::{ComponentRef, LinstorController, LinstorPool, SiteId, State};
-use crate::report::Severity;
 
 /// LINSTOR-001 (static part): every satellite, and every node of a pool, has a non-empty
 /// replication interface.
 pub(super) fn linstor_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for h in &ctx.topo.hosts {
+    for h in ctx.topo.hosts() {
         let pools = ctx
             .pools_of_host
             .get(h.id.as_str())
@@ -51,7 +51,7 @@ pub(super) fn linstor_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// LINSTOR-002: production pools keep 3 replicas; raising place_count waits for LINSTOR-001.
 pub(super) fn linstor_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for pool in &ctx.topo.linstor_pools {
+    for pool in ctx.topo.linstor_pools() {
         if pool.meta.state != State::Validated || pool.place_count >= 3 {
             continue;
         }
@@ -82,7 +82,7 @@ pub(super) fn linstor_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// LINSTOR-003: place_count is at most the number of diskful nodes.
 pub(super) fn linstor_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for pool in &ctx.topo.linstor_pools {
+    for pool in ctx.topo.linstor_pools() {
         let diskful = pool.diskful_count();
         if pool.place_count as usize > diskful {
             sink.emit_at(
@@ -101,7 +101,7 @@ pub(super) fn linstor_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// LINSTOR-004: a pool's nodes are all in the pool's site.
 pub(super) fn linstor_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for pool in &topo.linstor_pools {
+    for pool in topo.linstor_pools() {
         for (i, node) in pool.nodes.iter().enumerate() {
             if let Some(h) = topo.host(&node.host)
                 && h.site != pool.site
@@ -124,7 +124,7 @@ pub(super) fn linstor_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// controller serves every pool of a site, so the pools of a site are judged together.
 pub(super) fn linstor_005(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let mut by_site: HashMap<&SiteId, Vec<&LinstorPool>> = HashMap::new();
-    for pool in &ctx.topo.linstor_pools {
+    for pool in ctx.topo.linstor_pools() {
         by_site.entry(&pool.site).or_default().push(pool);
     }
     let mut sites: Vec<_> = by_site.into_iter().collect();
@@ -181,7 +181,7 @@ pub(super) fn linstor_005(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// LINSTOR-006: a pool with 2 replicas and no third node has no tie-breaker.
 pub(super) fn linstor_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for pool in &ctx.topo.linstor_pools {
+    for pool in ctx.topo.linstor_pools() {
         if pool.place_count == 2 && pool.nodes.len() < 3 {
             sink.emit_at(
                 scaled(Severity::Warning, pool.meta.state),
@@ -201,7 +201,7 @@ pub(super) fn linstor_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// that is only `desired` keeps the warning: the source says backup is an MVP priority, not to
 /// be deferred.
 pub(super) fn backup_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for site in &ctx.topo.sites {
+    for site in ctx.topo.sites() {
         let local = ctx
             .pbs_by_site
             .get(&site.id)
@@ -236,7 +236,7 @@ pub(super) fn backup_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// BACKUP-002: each PBS syncs to a PBS of another site.
 pub(super) fn backup_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for pbs in &topo.pbs {
+    for pbs in topo.pbs() {
         let remote = pbs.sync_to.iter().any(|s| {
             topo.pbs_server(&s.target)
                 .is_some_and(|target| target.site != pbs.site)
@@ -257,7 +257,7 @@ pub(super) fn backup_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// BACKUP-004: PBS datastores declare encryption at rest.
 pub(super) fn backup_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for pbs in &ctx.topo.pbs {
+    for pbs in ctx.topo.pbs() {
         let plain: Vec<&str> = pbs
             .datastores
             .iter()
@@ -286,7 +286,7 @@ pub(super) fn backup_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// HADR-001: a guest protected by replication or HA has a backup as mature as itself.
 pub(super) fn hadr_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for g in &topo.guests {
+    for g in topo.guests() {
         if g.meta.state == State::Desired || !(g.ha || g.storage.is_some()) {
             continue;
         }

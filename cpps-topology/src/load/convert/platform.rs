@@ -1,0 +1,155 @@
+//! Converting the Kubernetes platform: K3s clusters, ArgoCD, multi-cluster patterns.
+
+use crate::load::file::*;
+use crate::model::ComponentKind as K;
+use crate::model::*;
+
+use super::{Cx, Target};
+use crate::load::FileErrorKind;
+
+impl Cx<'_> {
+    pub(super) fn k3s_cluster(&mut self, k: &K3sClusterFile) -> Option<K3sCluster> {
+        let Some((id, mut meta)) = self.component(K::K3sCluster, k) else {
+            return None;
+        };
+        let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &k.site);
+        let nodes = self.references(&mut meta, "nodes", Target::Kind(K::Guest), &k.nodes);
+        let node_placement = k.node_placement.as_ref().map(|n| {
+            let at = self.loc(&n.at);
+            meta.set_field_location("node_placement", at);
+            n.value
+        });
+        let candidate_hosts = self.references(
+            &mut meta,
+            "candidate_hosts",
+            Target::Kind(K::Host),
+            &k.candidate_hosts,
+        );
+        let cat = self.loc(&k.cni.at);
+        meta.set_field_location("cni", cat);
+        let kat = self.loc(&k.cni.value.kind.at);
+        meta.set_field_location("cni.kind", kat);
+        let cni = Cni {
+            kind: k.cni.value.kind.value,
+            version: self.field::<Version>(&mut meta, "cni.version", &k.cni.value.version),
+        };
+        let pat = self.loc(&k.purpose.at);
+        meta.set_field_location("purpose", pat);
+        let default_deny = self.flag(&mut meta, "default_deny", &k.default_deny);
+        let cert_manager = k.cert_manager.as_ref().map(|c| {
+            let at = self.loc(&c.at);
+            meta.set_field_location("cert_manager", at);
+            let state = match &c.value.state {
+                Some(s) => {
+                    let sat = self.loc(&s.at);
+                    meta.set_field_location("cert_manager.state", sat);
+                    s.value.0
+                }
+                None => {
+                    self.error(
+                        FileErrorKind::MissingState {
+                            kind: "cert-manager".to_owned(),
+                            id: format!("{}.cert_manager", k.id.value),
+                        },
+                        at,
+                    );
+                    State::Desired
+                }
+            };
+            CertManager {
+                dns01_cluster_issuer: c.value.dns01_cluster_issuer,
+                dns01_provider: c.value.dns01_provider.clone(),
+                state,
+                note: c.value.note.clone(),
+            }
+        });
+        let nvidia_driver = self.field::<Version>(&mut meta, "nvidia_driver", &k.nvidia_driver);
+        let cilium_lxc_exception = k.cilium_lxc_exception.as_ref().map(|e| {
+            let at = self.loc(&e.at);
+            meta.set_field_location("cilium_lxc_exception", at);
+            e.value.clone()
+        });
+        let placement_claims = k
+            .placement_claims
+            .iter()
+            .map(|c| PlacementClaim {
+                placement: c.value.placement,
+                cni: c.value.cni,
+                source: c.value.source.clone(),
+                quote: c.value.quote.clone(),
+                location: self.loc(&c.at),
+            })
+            .collect();
+        let Some(site) = site else { return None };
+        Some(K3sCluster {
+            id,
+            site,
+            nodes,
+            node_placement,
+            candidate_hosts,
+            cni,
+            purpose: k.purpose.value,
+            default_deny,
+            hubble: k.hubble,
+            cert_manager,
+            nvidia_driver,
+            cilium_lxc_exception,
+            placement_claims,
+            meta,
+        })
+    }
+
+    pub(super) fn argocd(&mut self, a: &ArgoCdFile) -> Option<ArgoCd> {
+        let Some((id, mut meta)) = self.component(K::ArgoCd, a) else {
+            return None;
+        };
+        let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &a.site);
+        let runs_in = self.opt_reference(
+            &mut meta,
+            "runs_in",
+            Target::Kind(K::K3sCluster),
+            &a.runs_in,
+        );
+        let manages = self.references(
+            &mut meta,
+            "manages",
+            Target::Kind(K::K3sCluster),
+            &a.manages,
+        );
+        let Some(site) = site else { return None };
+        Some(ArgoCd {
+            id,
+            site,
+            runs_in,
+            manages,
+            meta,
+        })
+    }
+
+    pub(super) fn pattern(&mut self, p: &PatternFile) -> Option<Pattern> {
+        let Some((id, mut meta)) = self.component(K::Pattern, p) else {
+            return None;
+        };
+        let members = self.references(
+            &mut meta,
+            "members",
+            Target::Kind(K::K3sCluster),
+            &p.members,
+        );
+        let manager = self.opt_reference(
+            &mut meta,
+            "manager",
+            Target::Kind(K::K3sCluster),
+            &p.manager,
+        );
+        let argocd = self.opt_reference(&mut meta, "argocd", Target::Kind(K::ArgoCd), &p.argocd);
+        Some(Pattern {
+            id,
+            kind: p.kind,
+            members,
+            manager,
+            argocd,
+            meta,
+        })
+    }
+}

@@ -1,0 +1,127 @@
+//! Converting the storage domain: LINSTOR pools and Proxmox Backup Servers.
+
+use std::net::IpAddr;
+
+use crate::load::file::*;
+use crate::model::ComponentKind as K;
+use crate::model::*;
+
+use super::{Cx, Target};
+
+impl Cx<'_> {
+    pub(super) fn linstor_pool(&mut self, p: &LinstorPoolFile) -> Option<LinstorPool> {
+        let Some((id, mut meta)) = self.component(K::LinstorPool, p) else {
+            return None;
+        };
+        let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &p.site);
+        let mut nodes = Vec::new();
+        for (i, n) in p.nodes.iter().enumerate() {
+            let at = self.loc(&n.at);
+            meta.set_field_location(format!("nodes[{i}]"), at);
+            if let Some(host) = self.reference(
+                &mut meta,
+                format!("nodes[{i}].host"),
+                Target::Kind(K::Host),
+                &n.value.host,
+            ) {
+                nodes.push(PoolNode {
+                    host,
+                    diskful: n.value.diskful,
+                });
+            }
+        }
+        let pat = self.loc(&p.place_count.at);
+        meta.set_field_location("place_count", pat);
+        if p.place_count.value == 0 {
+            self.invalid("place_count", "place_count is at least 1", pat);
+        }
+        let controller = p.controller.as_ref().map(|c| {
+            let at = self.loc(&c.at);
+            meta.set_field_location("controller", at);
+            let primary = self.opt_reference(
+                &mut meta,
+                "controller.primary",
+                Target::Kind(K::Host),
+                &c.value.primary,
+            );
+            let standby = self.references(
+                &mut meta,
+                "controller.standby",
+                Target::Kind(K::Host),
+                &c.value.standby,
+            );
+            let vip = self.field::<IpAddr>(&mut meta, "controller.vip", &c.value.vip);
+            LinstorController {
+                primary,
+                standby,
+                vip,
+                ha: c.value.ha,
+            }
+        });
+        let Some(site) = site else { return None };
+        Some(LinstorPool {
+            id,
+            site,
+            provider: p.provider.clone(),
+            storage_pool: p.storage_pool.clone(),
+            nodes,
+            place_count: p.place_count.value,
+            controller,
+            meta,
+        })
+    }
+
+    pub(super) fn pbs(&mut self, p: &PbsFile) -> Option<Pbs> {
+        let Some((id, mut meta)) = self.component(K::Pbs, p) else {
+            return None;
+        };
+        let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &p.site);
+        let guest = self.opt_reference(&mut meta, "guest", Target::Kind(K::Guest), &p.guest);
+        let datastores = p
+            .datastores
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let at = self.loc(&d.at);
+                meta.set_field_location(format!("datastores[{i}]"), at);
+                Datastore {
+                    name: d.value.name.clone(),
+                    encrypted: d.value.encrypted,
+                }
+            })
+            .collect();
+        let mut sync_to = Vec::new();
+        for (i, s) in p.sync_to.iter().enumerate() {
+            let at = self.loc(&s.at);
+            meta.set_field_location(format!("sync_to[{i}]"), at);
+            let target = self.reference(
+                &mut meta,
+                format!("sync_to[{i}].target"),
+                Target::Kind(K::Pbs),
+                &s.value.target,
+            );
+            let link = s.value.link.as_ref().and_then(|l| {
+                self.reference(
+                    &mut meta,
+                    format!("sync_to[{i}].link"),
+                    Target::Kind(K::Link),
+                    l,
+                )
+            });
+            if let Some(target) = target {
+                sync_to.push(PbsSync { target, link });
+            }
+        }
+        let rpo = self.field::<Rpo>(&mut meta, "rpo", &p.rpo);
+        let Some(site) = site else { return None };
+        Some(Pbs {
+            id,
+            site,
+            guest,
+            datastores,
+            sync_to,
+            rpo,
+            meta,
+        })
+    }
+}

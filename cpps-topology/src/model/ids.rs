@@ -1,0 +1,168 @@
+//! Typed component ids: validated on construction, one type per component kind.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// Why a string is not a valid component id.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IdError {
+    /// The id is empty.
+    #[error("id is empty")]
+    Empty,
+    /// The id is longer than [`MAX_ID_LEN`] bytes.
+    #[error("id is longer than {MAX_ID_LEN} bytes")]
+    TooLong,
+    /// The id holds a character outside `A-Z a-z 0-9 - _ .` or does not start with a letter or digit.
+    #[error(
+        "id `{0}` may only hold letters, digits, `-`, `_` and `.`, and must start with a letter or digit"
+    )]
+    InvalidChar(String),
+}
+
+/// The longest id accepted, in bytes.
+pub const MAX_ID_LEN: usize = 128;
+
+fn validate_id(s: &str) -> Result<(), IdError> {
+    if s.is_empty() {
+        return Err(IdError::Empty);
+    }
+    if s.len() > MAX_ID_LEN {
+        return Err(IdError::TooLong);
+    }
+    let mut chars = s.chars();
+    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphanumeric());
+    if !first_ok
+        || !s
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return Err(IdError::InvalidChar(s.to_owned()));
+    }
+    Ok(())
+}
+
+macro_rules! typed_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(try_from = "String", into = "String")]
+        pub struct $name(String);
+
+        impl $name {
+            /// Validates and wraps an id: 1–128 bytes of letters, digits, `-`, `_`, `.`,
+            /// starting with a letter or digit.
+            pub fn new(id: impl Into<String>) -> Result<Self, IdError> {
+                let id = id.into();
+                validate_id(&id)?;
+                Ok(Self(id))
+            }
+
+            /// The id as a string slice.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = IdError;
+            fn from_str(s: &str) -> Result<Self, IdError> {
+                Self::new(s)
+            }
+        }
+
+        impl TryFrom<String> for $name {
+            type Error = IdError;
+            fn try_from(s: String) -> Result<Self, IdError> {
+                Self::new(s)
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::borrow::Borrow<str> for $name {
+            fn borrow(&self) -> &str {
+                &self.0
+            }
+        }
+    };
+}
+
+typed_id!(
+    /// Id of a [`Site`] (`franca`, `sp`).
+    SiteId
+);
+typed_id!(
+    /// Id of a [`HardwareTier`] (`tier-2a`, `tier-3`).
+    TierId
+);
+typed_id!(
+    /// Id of a [`Host`], a Proxmox node (`pve-ippri-31`).
+    HostId
+);
+typed_id!(
+    /// Id of a [`Guest`], a VM or LXC (`gpu-sp-01`).
+    GuestId
+);
+typed_id!(
+    /// Id of a [`ProxmoxCluster`].
+    ProxmoxClusterId
+);
+typed_id!(
+    /// Id of a [`LinstorPool`].
+    LinstorPoolId
+);
+typed_id!(
+    /// Id of a [`K3sCluster`].
+    K3sClusterId
+);
+typed_id!(
+    /// Id of an [`ArgoCd`] instance.
+    ArgoCdId
+);
+typed_id!(
+    /// Id of a [`Pbs`] server.
+    PbsId
+);
+typed_id!(
+    /// Id of a VyOS [`Router`].
+    RouterId
+);
+typed_id!(
+    /// Id of a [`Traefik`] instance.
+    TraefikId
+);
+typed_id!(
+    /// Id of a cross-site [`Link`].
+    LinkId
+);
+typed_id!(
+    /// Id of a multi-cluster [`Pattern`].
+    PatternId
+);
+typed_id!(
+    /// Id of a cross-cutting [`Capability`].
+    CapabilityId
+);
+typed_id!(
+    /// Id of an [`Item`], a labelled fact of the documents that is no other kind of component.
+    ItemId
+);

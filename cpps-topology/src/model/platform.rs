@@ -1,0 +1,164 @@
+//! The Kubernetes platform: K3s clusters, ArgoCD, multi-cluster patterns.
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    ArgoCdId, GuestId, HostId, K3sClusterId, Location, Meta, PatternId, SiteId, State, Version,
+};
+
+/// A Kubernetes CNI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum CniKind {
+    /// K3s default.
+    Flannel,
+    /// Cilium (ADR-002).
+    Cilium,
+    /// Calico.
+    Calico,
+}
+
+/// A cluster's CNI.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cni {
+    /// Which CNI. Location: `meta.at("cni.kind")`.
+    pub kind: CniKind,
+    /// Its version. Location: `meta.at("cni.version")`.
+    pub version: Option<Version>,
+}
+
+/// What a K3s cluster is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ClusterPurpose {
+    /// General workloads.
+    General,
+    /// GPU workloads only (ADR-009).
+    Gpu,
+}
+
+/// How a cluster's nodes are (or will be) placed, for clusters whose node guests are not listed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum NodePlacement {
+    /// VMs.
+    Vm,
+    /// Unprivileged LXCs.
+    Lxc,
+    /// Privileged LXCs.
+    LxcPrivileged,
+}
+
+/// A placement for a cluster as one of the documents states it. Two claims that disagree on a
+/// cluster are a contradiction between the documents (Franca GPU placement).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlacementClaim {
+    /// The placement stated.
+    pub placement: NodePlacement,
+    /// The CNI stated with it.
+    pub cni: Option<CniKind>,
+    /// The document it comes from (file name in `seeds/`).
+    pub source: String,
+    /// The quoted sentence.
+    pub quote: String,
+    /// Where the claim is in the file.
+    pub location: Location,
+}
+
+/// cert-manager in a cluster.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CertManager {
+    /// Whether a ClusterIssuer with a DNS-01 solver exists.
+    pub dns01_cluster_issuer: bool,
+    /// The DNS-01 provider (`cloudflare`).
+    pub dns01_provider: Option<String>,
+    /// The state of cert-manager in this cluster (it may lag the cluster's).
+    pub state: State,
+    /// Free text.
+    pub note: Option<String>,
+}
+
+/// A K3s cluster.
+#[derive(Clone, Debug, PartialEq)]
+pub struct K3sCluster {
+    /// Id (`k3s-gpu-sp`).
+    pub id: K3sClusterId,
+    /// Its site. Location: `meta.at("site")`.
+    pub site: SiteId,
+    /// The guests that are its nodes. Locations: `meta.at("nodes[i]")`.
+    pub nodes: Vec<GuestId>,
+    /// Placement of its nodes when they are not listed (or to state the intent). Location:
+    /// `meta.at("node_placement")`.
+    pub node_placement: Option<NodePlacement>,
+    /// Hosts the nodes may go to when not yet placed. Locations: `meta.at("candidate_hosts[i]")`.
+    pub candidate_hosts: Vec<HostId>,
+    /// Its CNI. Location: `meta.at("cni")`.
+    pub cni: Cni,
+    /// General or GPU. Location: `meta.at("purpose")`.
+    pub purpose: ClusterPurpose,
+    /// NetworkPolicy default-deny. Location: `meta.at("default_deny")`.
+    pub default_deny: bool,
+    /// Hubble enabled.
+    pub hubble: bool,
+    /// cert-manager, if any. Location: `meta.at("cert_manager")`.
+    pub cert_manager: Option<CertManager>,
+    /// NVIDIA driver version pinned for the cluster's GPU nodes. Location: `meta.at("nvidia_driver")`.
+    pub nvidia_driver: Option<Version>,
+    /// An explicit exception allowing Cilium on LXC nodes (ADR-002 Tier 3), with its reason.
+    /// Location: `meta.at("cilium_lxc_exception")`.
+    pub cilium_lxc_exception: Option<String>,
+    /// Placements the documents state for this cluster. Locations in each claim.
+    pub placement_claims: Vec<PlacementClaim>,
+    /// State, note, use case, locations.
+    pub meta: Meta,
+}
+
+/// An ArgoCD instance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArgoCd {
+    /// Id.
+    pub id: ArgoCdId,
+    /// Its site. Location: `meta.at("site")`.
+    pub site: SiteId,
+    /// The cluster it runs in. Location: `meta.at("runs_in")`.
+    pub runs_in: Option<K3sClusterId>,
+    /// The clusters it manages. Locations: `meta.at("manages[i]")`.
+    pub manages: Vec<K3sClusterId>,
+    /// State, note, use case, locations.
+    pub meta: Meta,
+}
+
+/// Kind of a multi-cluster pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum PatternKind {
+    /// Cilium ClusterMesh.
+    ClusterMesh,
+    /// Kueue MultiKueue.
+    MultiKueue,
+    /// ArgoCD ApplicationSet.
+    ApplicationSet,
+    /// Karmada federation.
+    Karmada,
+}
+
+/// A multi-cluster pattern joining clusters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pattern {
+    /// Id.
+    pub id: PatternId,
+    /// Kind.
+    pub kind: PatternKind,
+    /// Member clusters. Locations: `meta.at("members[i]")`.
+    pub members: Vec<K3sClusterId>,
+    /// The managing cluster (MultiKueue manager). Location: `meta.at("manager")`.
+    pub manager: Option<K3sClusterId>,
+    /// The ArgoCD driving it (ApplicationSet). Location: `meta.at("argocd")`.
+    pub argocd: Option<ArgoCdId>,
+    /// State, note, use case, locations.
+    pub meta: Meta,
+}

@@ -1,0 +1,92 @@
+//! Storage and backup: LINSTOR pools replicated by DRBD, Proxmox Backup Servers.
+
+use std::net::IpAddr;
+
+use super::{GuestId, HostId, LinkId, LinstorPoolId, Meta, PbsId, Rpo, SiteId};
+
+/// A node of a LINSTOR pool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolNode {
+    /// The host.
+    pub host: HostId,
+    /// Holds a replica (diskful) or only attaches / breaks ties (diskless).
+    pub diskful: bool,
+}
+
+/// The LINSTOR controller serving a pool.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinstorController {
+    /// The host running the primary controller. Location: `meta.at("controller.primary")`.
+    pub primary: Option<HostId>,
+    /// Standby controller hosts. Locations: `meta.at("controller.standby[i]")`.
+    pub standby: Vec<HostId>,
+    /// The VRRP virtual IP of the controller (`10.10.20.1`).
+    pub vip: Option<IpAddr>,
+    /// The controller is HA (VRRP or primary + standby), as the documents state it.
+    pub ha: bool,
+}
+
+/// A LINSTOR storage pool replicated by DRBD.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinstorPool {
+    /// Id (`sp-ssd`).
+    pub id: LinstorPoolId,
+    /// Its site. Location: `meta.at("site")`.
+    pub site: SiteId,
+    /// Storage provider (`lvm-thin`).
+    pub provider: String,
+    /// The backing storage pool name (`linstor_ssd`).
+    pub storage_pool: Option<String>,
+    /// Its nodes. Locations: `meta.at("nodes[i]")`, `meta.at("nodes[i].host")`.
+    pub nodes: Vec<PoolNode>,
+    /// DRBD replicas per resource. Location: `meta.at("place_count")`.
+    pub place_count: u32,
+    /// Its controller. Location: `meta.at("controller")`.
+    pub controller: Option<LinstorController>,
+    /// State, note, use case, locations.
+    pub meta: Meta,
+}
+
+impl LinstorPool {
+    /// Number of diskful nodes.
+    pub fn diskful_count(&self) -> usize {
+        self.nodes.iter().filter(|n| n.diskful).count()
+    }
+}
+
+/// A PBS datastore.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Datastore {
+    /// Name.
+    pub name: String,
+    /// Encrypted at rest.
+    pub encrypted: bool,
+}
+
+/// A PBS sync job to another PBS.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PbsSync {
+    /// The target PBS. Location: `meta.at("sync_to[i].target")`.
+    pub target: PbsId,
+    /// The link the sync runs over. Location: `meta.at("sync_to[i].link")`.
+    pub link: Option<LinkId>,
+}
+
+/// A Proxmox Backup Server.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pbs {
+    /// Id.
+    pub id: PbsId,
+    /// Its site. Location: `meta.at("site")`.
+    pub site: SiteId,
+    /// The guest it runs in. Location: `meta.at("guest")`.
+    pub guest: Option<GuestId>,
+    /// Its datastores. Locations: `meta.at("datastores[i]")`.
+    pub datastores: Vec<Datastore>,
+    /// Sync jobs to other PBS servers. Locations: `meta.at("sync_to[i]")`.
+    pub sync_to: Vec<PbsSync>,
+    /// The RPO it is meant to deliver.
+    pub rpo: Option<Rpo>,
+    /// State, note, use case, locations.
+    pub meta: Meta,
+}
