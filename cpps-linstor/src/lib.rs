@@ -35,6 +35,7 @@
 pub mod api;
 mod auth;
 mod client;
+pub mod dr;
 mod envelope;
 mod error;
 pub mod health;

@@ -110,6 +110,10 @@ fn read_requests() -> Vec<Request> {
         Request::get("v1/view/snapshots"),
         Request::get("v1/resource-definitions/vm-100-disk-0/snapshots"),
         Request::get("v1/error-reports").query("since", 1_767_225_600_000_i64),
+        Request::get("v1/remotes"),
+        Request::get("v1/remotes/s3-franca/backups").query("rsc_name", "vm-100-disk-0"),
+        Request::get("v1/schedules"),
+        Request::get("v1/view/schedules-by-resource"),
         Request::get("v1/error-reports/5B9A15B7-00000-000000").query("withContent", true),
         Request::get("v1/nodes")
             .query("offset", 0)
@@ -157,6 +161,19 @@ async fn typed_reads(client: &Client) -> Result<usize, Error> {
         .error_report("5B9A15B7-00000-000000")
         .await?
         .map_or(0, |_| 1);
+    models += client.resource_definition(&rsc).await?.map_or(0, |_| 1);
+    models += client.remotes().await?.names().count();
+    models += client.backups("s3-franca", Some(&rsc)).await?.linstor.len();
+    models += client.schedules().await?.len();
+    models += client.scheduled_resources().await?.len();
+    let dr_state = client.dr_state().await?;
+    let dr_report = cpps_linstor::dr::assess(
+        &dr_state,
+        &["vm-100-disk-0"],
+        1_767_225_600_000,
+        std::time::Duration::from_secs(86_400),
+    );
+    models += dr_report.resources.len();
     let state = client.cluster_state().await?;
     let report = cpps_linstor::health::assess(&state, &Default::default());
     models += report.resources.len() + report.nodes.len() + report.pools.len();

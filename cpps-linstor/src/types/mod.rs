@@ -5,6 +5,7 @@
 //! empty. Names in answers are plain `String`s: the controller is the authority on them, and a
 //! name this client would not accept as input must still not break decoding of a whole list.
 
+pub mod backup;
 pub(crate) mod de;
 pub mod misc;
 pub mod node;

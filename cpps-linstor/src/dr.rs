@@ -1,0 +1,281 @@
+//! The cross-site DR view: which resources have an off-site copy, where, and how old it is.
+//!
+//! LINSTOR ships snapshots off site in two ways (linstor-server `Backups.java`,
+//! `Schedules.java`): to an S3 (or EBS) remote, where each shipped snapshot is a [`Backup`]
+//! listed by `GET /v1/remotes/{remote}/backups`, and to another LINSTOR cluster (a LINSTOR
+//! remote), where the copy is a snapshot of the other cluster. Schedules ship periodically and
+//! say when they last shipped each resource (`GET /v1/view/schedules-by-resource`,
+//! `last_snap_time`). [`Client::dr_state`] reads all of it; [`assess`] is a pure function that
+//! says, per resource, its newest off-site copy and whether it is older than allowed.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use futures::StreamExt;
+use serde::Serialize;
+
+use crate::client::Client;
+use crate::error::Error;
+use crate::types::backup::{Backup, BackupList, Remotes, Schedule, ScheduledResource};
+
+/// Remotes listed at once when their backups are read.
+const REMOTES_IN_FLIGHT: usize = 4;
+
+/// Everything the DR view is derived from.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DrState {
+    /// `GET /v1/remotes`.
+    pub remotes: Remotes,
+    /// `GET /v1/schedules`.
+    pub schedules: Vec<Schedule>,
+    /// `GET /v1/view/schedules-by-resource`.
+    pub scheduled: Vec<ScheduledResource>,
+    /// `GET /v1/remotes/{remote}/backups` of each S3 remote.
+    pub backups: BTreeMap<String, BackupList>,
+    /// Remotes whose backups could not be listed, with the reason (the others are still read).
+    pub unreadable: BTreeMap<String, String>,
+}
+
+impl Client {
+    /// Fetches a [`DrState`]: `GET /v1/remotes`, `/v1/schedules` and
+    /// `/v1/view/schedules-by-resource` at once, then `GET /v1/remotes/{remote}/backups` of each
+    /// S3 remote, a few at a time. A remote whose backups cannot be listed is kept in
+    /// [`DrState::unreadable`]; the rest of the view is still returned.
+    pub async fn dr_state(&self) -> Result<DrState, Error> {
+        let (remotes, schedules, scheduled) =
+            futures::try_join!(self.remotes(), self.schedules(), self.scheduled_resources())?;
+        let names: Vec<String> = remotes
+            .s3_remotes
+            .iter()
+            .map(|r| r.remote_name.clone())
+            .collect();
+        let listed: Vec<(String, Result<BackupList, Error>)> = futures::stream::iter(names)
+            .map(|name| async move {
+                let answer = self.backups(&name, None).await;
+                (name, answer)
+            })
+            .buffer_unordered(REMOTES_IN_FLIGHT)
+            .collect()
+            .await;
+        let mut state = DrState {
+            remotes,
+            schedules,
+            scheduled,
+            ..DrState::default()
+        };
+        for (name, answer) in listed {
+            match answer {
+                Ok(list) => {
+                    state.backups.insert(name, list);
+                }
+                Err(e) => {
+                    state.unreadable.insert(name, e.to_string());
+                }
+            }
+        }
+        Ok(state)
+    }
+}
+
+/// Where an off-site copy comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum CopySource {
+    /// A schedule's last shipping.
+    Schedule {
+        /// The schedule.
+        name: String,
+    },
+    /// A backup listed in an S3 remote.
+    Backup {
+        /// The backup id.
+        id: String,
+    },
+}
+
+/// One off-site copy of a resource.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OffSiteCopy {
+    /// The remote holding it.
+    pub remote: String,
+    /// The remote's kind (`s3`, `linstor`, `ebs`; `unknown` for a remote not listed).
+    pub kind: String,
+    /// How it is known.
+    pub source: CopySource,
+    /// When it was shipped, in milliseconds since the Unix epoch.
+    pub shipped_at_ms: i64,
+    /// Its age at the time of the assessment (zero when in the future).
+    pub age: Duration,
+}
+
+/// The off-site copies of one resource.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ResourceDr {
+    /// Resource name.
+    pub resource: String,
+    /// Every known copy, newest first.
+    pub copies: Vec<OffSiteCopy>,
+    /// Schedules shipping it, as `schedule → remote`, with the reason when one is not active.
+    pub schedules: Vec<String>,
+    /// Whether its newest copy is older than the allowed age, or it has none.
+    pub stale: bool,
+}
+
+impl ResourceDr {
+    /// The newest copy.
+    pub fn newest(&self) -> Option<&OffSiteCopy> {
+        self.copies.first()
+    }
+}
+
+/// The DR view of a cluster.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DrReport {
+    /// Remotes as `(name, kind)`.
+    pub remotes: Vec<(String, String)>,
+    /// Resources, by name.
+    pub resources: Vec<ResourceDr>,
+    /// Resources without any off-site copy.
+    pub without_copy: usize,
+    /// Resources whose newest copy is older than allowed (those without copy included).
+    pub stale: usize,
+    /// Remotes whose backups could not be listed.
+    pub unreadable: BTreeMap<String, String>,
+}
+
+/// Says, for each of `resources`, its off-site copies and whether the newest is older than
+/// `max_age` at `now_ms` (milliseconds since the Unix epoch).
+pub fn assess(state: &DrState, resources: &[&str], now_ms: i64, max_age: Duration) -> DrReport {
+    let kinds: BTreeMap<&str, &str> = state.remotes.names().collect();
+    let kind_of = |remote: &str| kinds.get(remote).copied().unwrap_or("unknown").to_owned();
+    let mut copies: BTreeMap<&str, Vec<OffSiteCopy>> = BTreeMap::new();
+    let mut schedules: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let age =
+        |at: i64| Duration::from_millis(u64::try_from(now_ms.saturating_sub(at)).unwrap_or(0));
+    for entry in &state.scheduled {
+        let mut label = format!("{} → {}", entry.schedule_name, entry.remote_name);
+        if let Some(reason) = entry.reason.as_deref().filter(|r| !r.trim().is_empty()) {
+            label.push_str(&format!(" (inactive: {reason})"));
+        }
+        schedules
+            .entry(entry.rsc_name.as_str())
+            .or_default()
+            .push(label);
+        if let Some(at) = entry.last_shipped() {
+            copies
+                .entry(entry.rsc_name.as_str())
+                .or_default()
+                .push(OffSiteCopy {
+                    remote: entry.remote_name.clone(),
+                    kind: kind_of(&entry.remote_name),
+                    source: CopySource::Schedule {
+                        name: entry.schedule_name.clone(),
+                    },
+                    shipped_at_ms: at,
+                    age: age(at),
+                });
+        }
+    }
+    for (remote, list) in &state.backups {
+        for backup in list.linstor.values().filter(|b| b.is_complete()) {
+            let Some(at) = shipped_at(backup) else {
+                continue;
+            };
+            copies
+                .entry(backup.origin_rsc.as_str())
+                .or_default()
+                .push(OffSiteCopy {
+                    remote: remote.clone(),
+                    kind: kind_of(remote),
+                    source: CopySource::Backup {
+                        id: backup.id.clone(),
+                    },
+                    shipped_at_ms: at,
+                    age: age(at),
+                });
+        }
+    }
+    let mut names: Vec<&str> = resources.to_vec();
+    names.sort_unstable();
+    names.dedup();
+    let resources: Vec<ResourceDr> = names
+        .into_iter()
+        .map(|name| {
+            let mut list = copies.remove(name).unwrap_or_default();
+            list.sort_by_key(|c| std::cmp::Reverse(c.shipped_at_ms));
+            let stale = list.first().is_none_or(|c| c.age > max_age);
+            ResourceDr {
+                resource: name.to_owned(),
+                copies: list,
+                schedules: schedules.remove(name).unwrap_or_default(),
+                stale,
+            }
+        })
+        .collect();
+    DrReport {
+        remotes: state
+            .remotes
+            .names()
+            .map(|(n, k)| (n.to_owned(), k.to_owned()))
+            .collect(),
+        without_copy: resources.iter().filter(|r| r.copies.is_empty()).count(),
+        stale: resources.iter().filter(|r| r.stale).count(),
+        resources,
+        unreadable: state.unreadable.clone(),
+    }
+}
+
+fn shipped_at(backup: &Backup) -> Option<i64> {
+    backup.finished_timestamp.or(backup.start_timestamp)
+}
+
+/// `3 h 20 min`, `2 d 4 h`: an age for people.
+pub fn age_text(age: Duration) -> String {
+    let minutes = age.as_secs() / 60;
+    match (minutes / (24 * 60), (minutes / 60) % 24, minutes % 60) {
+        (0, 0, m) => format!("{m} min"),
+        (0, h, m) => format!("{h} h {m} min"),
+        (d, h, _) => format!("{d} d {h} h"),
+    }
+}
+
+/// Renders the view as plain text: one line per resource with its newest copy.
+pub fn render_text(report: &DrReport) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(out, "OFF-SITE COPIES");
+    if report.remotes.is_empty() {
+        let _ = writeln!(
+            out,
+            "  no remote is configured: no resource has an off-site copy"
+        );
+    }
+    for (remote, reason) in &report.unreadable {
+        let _ = writeln!(out, "  remote {remote}: backups not readable: {reason}");
+    }
+    for resource in &report.resources {
+        let newest = match resource.newest() {
+            Some(copy) => {
+                let via = match &copy.source {
+                    CopySource::Schedule { name } => format!("schedule {name}"),
+                    CopySource::Backup { id } => format!("backup {id}"),
+                };
+                format!(
+                    "newest copy on {} ({}) {} old, by {via}",
+                    copy.remote,
+                    copy.kind,
+                    age_text(copy.age)
+                )
+            }
+            None => "no off-site copy".to_owned(),
+        };
+        let stale = if resource.stale { "  STALE" } else { "" };
+        let _ = writeln!(out, "  {:<32} {newest}{stale}", resource.resource);
+    }
+    let _ = writeln!(
+        out,
+        "  {} without an off-site copy, {} older than allowed or missing",
+        report.without_copy, report.stale
+    );
+    out
+}

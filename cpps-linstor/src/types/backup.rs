@@ -1,0 +1,254 @@
+//! Remotes, backups shipped to them, and backup schedules: the cross-site DR view.
+//!
+//! Secrets the spec lets these objects carry (`S3Remote.secret_key`, `LinstorRemote.passphrase`)
+//! are not part of these models: they are never decoded, so they cannot be kept or shown
+//! (linstor-server `Json.java` does not send them either: "encrypted passphrase intentionally not
+//! serialized").
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::types::de::{self, string_enum};
+
+/// An S3 remote (`S3Remote`), without its keys.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct S3Remote {
+    /// Remote name.
+    #[serde(default, deserialize_with = "de::null_default")]
+    pub remote_name: String,
+    /// S3 endpoint.
+    #[serde(default)]
+    pub endpoint: Option<String>,
+    /// Bucket.
+    #[serde(default)]
+    pub bucket: Option<String>,
+    /// Region.
+    #[serde(default)]
+    pub region: Option<String>,
+}
+
+/// Another LINSTOR cluster as a remote (`LinstorRemote`), without its passphrase.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinstorRemote {
+    /// Remote name.
+    #[serde(default, deserialize_with = "de::null_default")]
+    pub remote_name: String,
+    /// The other cluster's controller URL.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// The other cluster's id.
+    #[serde(default)]
+    pub cluster_id: Option<String>,
+}
+
+/// An AWS EBS remote (`EbsRemote`), without its keys.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EbsRemote {
+    /// Remote name.
+    #[serde(default, deserialize_with = "de::null_default")]
+    pub remote_name: String,
+    /// Endpoint.
+    #[serde(default)]
+    pub endpoint: Option<String>,
+    /// Region.
+    #[serde(default)]
+    pub region: Option<String>,
+    /// Availability zone.
+    #[serde(default)]
+    pub availability_zone: Option<String>,
+}
+
+/// Every remote of the cluster (`GET /v1/remotes`, `RemoteList`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Remotes {
+    /// S3 remotes.
+    #[serde(default, deserialize_with = "de::null_default")]
+    pub s3_remotes: Vec<S3Remote>,
+    /// LINSTOR remotes.
+    #[serde(default, deserialize_with = "de::null_default")]
+    pub linstor_remotes: Vec<LinstorRemote>,
+    /// EBS remotes.
+    #[serde(default, deserialize_with = "de::null_default")]
+    pub ebs_remotes: Vec<EbsRemote>,
+}
+
+impl Remotes {
+    /// Every remote's name with its kind (`s3`, `linstor`, `ebs`).
+    pub fn names(&self) -> impl Iterator<Item = (&str, &'static str)> {
+        self.s3_remotes
+            .iter()
+            .map(|r| (r.remote_name.as_str(), "s3"))
+            .chain(
+                self.linstor_remotes
+                    .iter()
+                    .map(|r| (r.remote_name.as_str(), "linstor")),
+            )
+            .chain(
+                self.ebs_remotes
+                    .iter()
+                    .map(|r| (r.remote_name.as_str(), "ebs")),
+            )
+    }
+
+    fn merge(mut self, other: Remotes) -> Remotes {
+        self.s3_remotes.extend(other.s3_remotes);
+        self.linstor_remotes.extend(other.linstor_remotes);
+        self.ebs_remotes.extend(other.ebs_remotes);
+        self
+    }
+}
+
+/// The answer of `GET /v1/remotes`: linstor-server `Remotes.java` (`getRemotes`) writes one
+/// `RemoteList` object; the spec announces an array of them. Both are accepted.
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(crate) enum RemotesAnswer {
+    One(Remotes),
+    Many(Vec<Remotes>),
+}
+
+impl RemotesAnswer {
+    /// The remotes, merged when the answer was an array.
+    pub(crate) fn into_remotes(self) -> Remotes {
+        match self {
+            RemotesAnswer::One(one) => one,
+            RemotesAnswer::Many(many) => many.into_iter().fold(Remotes::default(), Remotes::merge),
+        }
+    }
+}
+
+/// One backup in a remote (`Backup`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Backup {
+    /// Backup id.
+    #[serde(default, deserialize_with = "de::null_default")]
+    pub id: String,
+    /// When it started, in milliseconds since the Unix epoch.
+    #[serde(default)]
+    pub start_timestamp: Option<i64>,
+    /// When it finished, in milliseconds since the Unix epoch.
+    #[serde(default)]
+    pub finished_timestamp: Option<i64>,
+    /// The resource it was taken from.
+    #[serde(default, deserialize_with = "de::null_default")]
+    pub origin_rsc: String,
+    /// The snapshot it was shipped from.
+    #[serde(default)]
+    pub origin_snap: Option<String>,
+    /// The node it was shipped from.
+    #[serde(default)]
+    pub origin_node: Option<String>,
+    /// Failure messages.
+    #[serde(default)]
+    pub fail_messages: Option<String>,
+    /// Whether it completed successfully.
+    #[serde(default)]
+    pub success: Option<bool>,
+    /// Whether it is being shipped now.
+    #[serde(default)]
+    pub shipping: Option<bool>,
+    /// Whether it can be restored.
+    #[serde(default)]
+    pub restorable: Option<bool>,
+    /// The backup it is incremental to.
+    #[serde(default)]
+    pub based_on_id: Option<String>,
+}
+
+impl Backup {
+    /// Whether it is a complete copy: finished, successful, not being shipped, and not known
+    /// to be unrestorable.
+    pub fn is_complete(&self) -> bool {
+        self.success == Some(true) && self.shipping != Some(true) && self.restorable != Some(false)
+    }
+}
+
+/// The backups of one remote (`GET /v1/remotes/{remote}/backups`, `BackupList`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackupList {
+    /// Backups LINSTOR made or could have made, by id.
+    #[serde(default, deserialize_with = "de::null_default")]
+    pub linstor: BTreeMap<String, Backup>,
+}
+
+string_enum! {
+    /// What a schedule does after a failed shipping (`Schedule.on_failure`).
+    pub enum OnFailure {
+        /// Wait for the next run.
+        Skip => "SKIP",
+        /// Retry up to `max_retries` times.
+        Retry => "RETRY",
+    }
+}
+
+/// A backup schedule (`Schedule`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Schedule {
+    /// Schedule name.
+    #[serde(default, deserialize_with = "de::null_default")]
+    pub schedule_name: String,
+    /// Cron expression of full backups.
+    #[serde(default, deserialize_with = "de::null_default")]
+    pub full_cron: String,
+    /// Cron expression of incremental backups.
+    #[serde(default)]
+    pub inc_cron: Option<String>,
+    /// Snapshots kept locally.
+    #[serde(default)]
+    pub keep_local: Option<i64>,
+    /// Full backups kept on the remote.
+    #[serde(default)]
+    pub keep_remote: Option<i64>,
+    /// What happens after a failure.
+    #[serde(default)]
+    pub on_failure: Option<OnFailure>,
+    /// Retries when `on_failure` is `RETRY`.
+    #[serde(default)]
+    pub max_retries: Option<i64>,
+}
+
+/// `{"data": [...]}` of the schedule endpoints (`ScheduleList`, `ScheduledRscsList`).
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "T: Deserialize<'de>"))]
+pub(crate) struct DataList<T> {
+    #[serde(default = "Vec::new", deserialize_with = "de::null_default")]
+    pub(crate) data: Vec<T>,
+}
+
+/// A resource, a remote and a schedule that ships it there
+/// (`GET /v1/view/schedules-by-resource`, `ScheduledRscs`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScheduledResource {
+    /// Resource name.
+    #[serde(default, deserialize_with = "de::null_default")]
+    pub rsc_name: String,
+    /// Remote name.
+    #[serde(default, deserialize_with = "de::null_default")]
+    pub remote_name: String,
+    /// Schedule name.
+    #[serde(default, deserialize_with = "de::null_default")]
+    pub schedule_name: String,
+    /// Why the resource has no active schedule; when set, the times below mean nothing.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// When the last scheduled shipping was shipped (ms since the epoch; negative: never).
+    #[serde(default)]
+    pub last_snap_time: Option<i64>,
+    /// Whether that shipping was incremental.
+    #[serde(default)]
+    pub last_snap_inc: Option<bool>,
+    /// When the next shipping happens (ms since the epoch; negative: running now).
+    #[serde(default)]
+    pub next_exec_time: Option<i64>,
+}
+
+impl ScheduledResource {
+    /// When the last scheduled shipping happened, when it did and the schedule is active.
+    pub fn last_shipped(&self) -> Option<i64> {
+        if self.reason.as_deref().is_some_and(|r| !r.trim().is_empty()) {
+            return None;
+        }
+        self.last_snap_time.filter(|t| *t >= 0)
+    }
+}

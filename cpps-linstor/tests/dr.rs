@@ -1,0 +1,179 @@
+//! The cross-site DR view: remotes, backups and schedules, against wiremock.
+
+mod common;
+
+use std::time::Duration;
+
+use cpps_linstor::dr::{self, CopySource};
+use serde_json::json;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+use common::{mock, mock_client};
+
+const HOUR_MS: i64 = 3_600_000;
+const NOW: i64 = 1_767_225_600_000;
+
+async fn serve(server: &cpps_http::test_util::MockApi, route: &str, answer: ResponseTemplate) {
+    Mock::given(method("GET"))
+        .and(path(route))
+        .respond_with(answer)
+        .mount(server.server())
+        .await;
+}
+
+fn ok(body: serde_json::Value) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(body)
+}
+
+// linstor-server `Remotes.java` (`getRemotes`) answers one `RemoteList` object, where the spec
+// announces an array of them; both decode. `Json.java` (`apiToS3Remote`, `apiToLinstorRemote`)
+// sends no secret key or passphrase, and should a server send one, the models do not keep it.
+#[tokio::test]
+async fn remotes_decode_in_both_shapes_and_keep_no_secret() {
+    let remote_list = json!({
+        "s3_remotes": [{"remote_name": "s3-franca", "endpoint": "https://s3.franca.example", "bucket": "linstor", "region": "br", "access_key": "AKIA-ID", "secret_key": "s3cr3t-key"}],
+        "linstor_remotes": [{"remote_name": "franca", "url": "https://10.10.10.1:3371", "passphrase": "pass-phrase", "cluster_id": "c0ffee"}],
+        "ebs_remotes": null
+    });
+    for answer in [remote_list.clone(), json!([remote_list])] {
+        let server = mock().await;
+        serve(&server, "/v1/remotes", ok(answer)).await;
+        let remotes = mock_client(&server)
+            .remotes()
+            .await
+            .expect("remotes decode");
+        let names: Vec<(&str, &str)> = remotes.names().collect();
+        assert_eq!(names, [("s3-franca", "s3"), ("franca", "linstor")]);
+        assert_eq!(remotes.s3_remotes[0].bucket.as_deref(), Some("linstor"));
+        let shown = format!("{remotes:?}{}", serde_json::to_string(&remotes).unwrap());
+        assert!(
+            !shown.contains("s3cr3t-key") && !shown.contains("pass-phrase"),
+            "{shown}"
+        );
+    }
+}
+
+// Off-site copies from both ways LINSTOR ships (linstor-server `Backups.java` for S3 listings,
+// `Schedules.java`/`View.java` for `schedules-by-resource`): a backup counts when it finished
+// successfully (`success`, not `shipping`, not `restorable: false`); a schedule's
+// `last_snap_time` counts unless it is negative (never shipped) or a `reason` says the schedule
+// is not active (the spec's `ScheduledRscs`: "If this is set, ignore all long and boolean
+// parameters"). A remote whose listing fails is reported, and the rest still is.
+#[tokio::test]
+async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
+    let server = mock().await;
+    serve(
+        &server,
+        "/v1/remotes",
+        ok(json!({
+            "s3_remotes": [{"remote_name": "s3-franca"}, {"remote_name": "s3-broken"}],
+            "linstor_remotes": [{"remote_name": "franca"}]
+        })),
+    )
+    .await;
+    serve(
+        &server,
+        "/v1/schedules",
+        ok(json!({"data": [{"schedule_name": "nightly", "full_cron": "0 2 * * 0", "inc_cron": "0 2 * * *", "keep_remote": 7, "on_failure": "RETRY", "max_retries": 3}]})),
+    )
+    .await;
+    serve(
+        &server,
+        "/v1/view/schedules-by-resource",
+        ok(json!({"data": [
+            {"rsc_name": "vm-100-disk-0", "remote_name": "franca", "schedule_name": "nightly", "last_snap_time": NOW - 3 * HOUR_MS, "last_snap_inc": true, "next_exec_time": NOW + 21 * HOUR_MS},
+            {"rsc_name": "vm-101-disk-0", "remote_name": "franca", "schedule_name": "nightly", "last_snap_time": -1, "next_exec_time": NOW + HOUR_MS},
+            {"rsc_name": "vm-102-disk-0", "remote_name": "franca", "schedule_name": "nightly", "reason": "resource-definition is not deployed", "last_snap_time": NOW - HOUR_MS}
+        ]})),
+    )
+    .await;
+    serve(
+        &server,
+        "/v1/remotes/s3-franca/backups",
+        ok(json!({"linstor": {
+            "vm-101-disk-0^back_20261130": {"id": "vm-101-disk-0^back_20261130", "origin_rsc": "vm-101-disk-0", "finished_timestamp": NOW - 30 * HOUR_MS, "success": true, "vlms": []},
+            "vm-100-disk-0^back_old": {"id": "vm-100-disk-0^back_old", "origin_rsc": "vm-100-disk-0", "finished_timestamp": NOW - 50 * HOUR_MS, "success": true, "vlms": []},
+            "vm-103-disk-0^back_failed": {"id": "vm-103-disk-0^back_failed", "origin_rsc": "vm-103-disk-0", "finished_timestamp": NOW - HOUR_MS, "success": false, "vlms": []},
+            "vm-103-disk-0^back_running": {"id": "vm-103-disk-0^back_running", "origin_rsc": "vm-103-disk-0", "start_timestamp": NOW - HOUR_MS, "shipping": true, "vlms": []}
+        }, "other": {}})),
+    )
+    .await;
+    serve(
+        &server,
+        "/v1/remotes/s3-broken/backups",
+        ResponseTemplate::new(500).set_body_json(json!([
+            {"ret_code": -4611686018427386880_i64, "message": "Unable to reach the bucket"}
+        ])),
+    )
+    .await;
+    let state = mock_client(&server)
+        .dr_state()
+        .await
+        .expect("the view is read");
+    assert_eq!(state.schedules[0].keep_remote, Some(7));
+    let report = dr::assess(
+        &state,
+        &[
+            "vm-100-disk-0",
+            "vm-101-disk-0",
+            "vm-102-disk-0",
+            "vm-103-disk-0",
+        ],
+        NOW,
+        Duration::from_secs(26 * 3600),
+    );
+    let by_name = |name: &str| {
+        report
+            .resources
+            .iter()
+            .find(|r| r.resource == name)
+            .unwrap()
+    };
+
+    let vm100 = by_name("vm-100-disk-0");
+    let newest = vm100.newest().unwrap();
+    assert_eq!(
+        (newest.remote.as_str(), newest.kind.as_str()),
+        ("franca", "linstor")
+    );
+    assert_eq!(
+        newest.source,
+        CopySource::Schedule {
+            name: "nightly".to_owned()
+        }
+    );
+    assert_eq!(newest.age, Duration::from_secs(3 * 3600));
+    assert_eq!(vm100.copies.len(), 2);
+    assert!(!vm100.stale);
+
+    // Never shipped by its schedule; its S3 backup is 30 h old: older than allowed.
+    let vm101 = by_name("vm-101-disk-0");
+    assert_eq!(vm101.newest().unwrap().remote, "s3-franca");
+    assert!(vm101.stale);
+    // An inactive schedule's time is ignored; its reason is shown.
+    let vm102 = by_name("vm-102-disk-0");
+    assert!(vm102.copies.is_empty());
+    assert_eq!(
+        vm102.schedules,
+        ["nightly → franca (inactive: resource-definition is not deployed)"]
+    );
+    // A failed and a running backup are no copies.
+    assert!(by_name("vm-103-disk-0").copies.is_empty());
+    assert_eq!((report.without_copy, report.stale), (2, 3));
+    assert!(report.unreadable["s3-broken"].contains("Unable to reach the bucket"));
+
+    let text = dr::render_text(&report);
+    assert!(
+        text.contains("vm-100-disk-0                    newest copy on franca (linstor) 3 h 0 min old, by schedule nightly"),
+        "{text}"
+    );
+    assert!(
+        text.contains("vm-102-disk-0                    no off-site copy  STALE"),
+        "{text}"
+    );
+    assert!(
+        text.contains("remote s3-broken: backups not readable"),
+        "{text}"
+    );
+}
