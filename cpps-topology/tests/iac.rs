@@ -485,6 +485,24 @@ fn iac_006_the_iac_and_the_file_disagree_on_a_field() {
 }
 
 #[test]
+fn the_text_report_names_the_evidence_file_of_a_finding_located_there() {
+    let e = evidence(&[(EvidenceKind::Ansible, "ansible/hosts.list.json")]);
+    let text = check(&default_topology(), &e).render(Format::Text);
+    let iac_005 = text.lines().find(|l| l.contains("IAC-005")).unwrap();
+    assert!(
+        iac_005.trim_end().ends_with(&format!(
+            "{}:{}:14",
+            name("ansible/hosts.ini"),
+            line_of("ansible/hosts.ini", "pve-ippri-34")
+        )),
+        "{iac_005}"
+    );
+    // A finding in the topology file keeps the short form.
+    let iac_003 = text.lines().find(|l| l.contains("IAC-003")).unwrap();
+    assert!(iac_003.trim_end().ends_with("121:12"), "{iac_003}");
+}
+
+#[test]
 fn names_the_topology_lacks_are_notes() {
     let mut e = Evidence::new(Mapping::default_cpps());
     let export = text("stack-export-v8.json")

@@ -46,7 +46,7 @@ pub(super) fn render(report: &Report) -> String {
             );
             widths.header(&mut out);
             for finding in members {
-                widths.row(&mut out, finding, None);
+                widths.row(&mut out, finding, None, &report.file);
             }
         }
     }
@@ -63,7 +63,7 @@ pub(super) fn render(report: &Report) -> String {
                     .unwrap_or_default();
                 format!("{}{until}", s.justification)
             });
-            widths.row(&mut out, finding, why.as_deref());
+            widths.row(&mut out, finding, why.as_deref(), &report.file);
         }
     }
 
@@ -121,8 +121,19 @@ impl Widths {
         );
     }
 
-    fn row(&self, out: &mut String, finding: &Finding, suppressed_because: Option<&str>) {
-        let location = format!("{}:{}", finding.location.line, finding.location.column);
+    fn row(
+        &self,
+        out: &mut String,
+        finding: &Finding,
+        suppressed_because: Option<&str>,
+        report_file: &str,
+    ) {
+        // A finding located in another file than the topology (IaC evidence) names the file.
+        let location = if finding.location.file == report_file {
+            format!("{}:{}", finding.location.line, finding.location.column)
+        } else {
+            finding.location.to_string()
+        };
         let _ = writeln!(
             out,
             "{:INDENT$}{:<SEVERITY_WIDTH$}  {:<rule$}  {:<subject$}  {}",
