@@ -102,6 +102,18 @@ impl GuestBackup {
     pub fn newest_verify_failed(&self) -> bool {
         matches!(self.newest_verification, Some(VerifyState::Failed))
     }
+
+    /// Whether the newest snapshot's verification state is a value this client does not know
+    /// (a newer PBS's). Unknown is not ok: it is counted and fails the report, never shown as
+    /// verified.
+    pub fn newest_verify_unknown(&self) -> bool {
+        matches!(self.newest_verification, Some(VerifyState::Unknown(_)))
+    }
+
+    /// Whether the newest snapshot verified ok.
+    pub fn newest_verified_ok(&self) -> bool {
+        matches!(self.newest_verification, Some(VerifyState::Ok))
+    }
 }
 
 /// The newest snapshot per guest in the snapshot list of one namespace of a datastore, its
@@ -225,7 +237,7 @@ impl Sites {
 pub struct SyncLink {
     /// The job id.
     pub job_id: String,
-    /// Pull or push.
+    /// Pull (the other side's backups come here) or push (this datastore's backups leave).
     pub direction: SyncDirection,
     /// The remote; `None` for a sync between local datastores.
     pub remote: Option<String>,
@@ -242,6 +254,10 @@ pub struct SyncLink {
     pub last_run: Option<ExitStatus>,
     /// When the last run ended.
     pub last_run_endtime: Option<i64>,
+    /// How long ago the last run ended, in seconds.
+    pub last_run_age_secs: Option<u64>,
+    /// The last run succeeded but ended longer ago than the RPO.
+    pub stale: bool,
 }
 
 impl SyncLink {
@@ -249,25 +265,44 @@ impl SyncLink {
     pub fn succeeded(&self) -> bool {
         self.last_run.as_ref().is_some_and(ExitStatus::is_success)
     }
+
+    /// Whether the last run succeeded within the RPO.
+    pub fn succeeded_recently(&self) -> bool {
+        self.succeeded() && !self.stale
+    }
 }
 
-/// The verdict on a datastore's cross-site copy.
+/// A verdict on the copies between this site and another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum CrossSiteSync {
-    /// A sync job pulls from or pushes to another site and its last run succeeded.
+    /// A job to another site succeeded within the RPO.
     Ok,
-    /// Jobs to another site exist but none's last run succeeded, and one failed.
+    /// A job to another site last succeeded longer ago than the RPO.
+    Stale,
+    /// Jobs to another site exist, none last succeeded, and one failed.
     Failed,
     /// Jobs to another site exist but none has finished a run yet.
     NeverRun,
     /// Jobs to remotes exist but the site of at least one remote is not known.
     SiteUnknown,
+    /// A job's direction is a value this client does not know; it proves nothing.
+    DirectionUnknown,
+    /// Only pull jobs from another site: the other site's backups come here, but this
+    /// datastore's own backups do not leave (a pull by the other PBS is not visible here).
+    PullOnly,
     /// Sync jobs exist, but only to the same site or between local datastores.
     SameSiteOnly,
-    /// No sync job involves this datastore.
+    /// No sync job involves this datastore in this direction.
     None,
+}
+
+impl CrossSiteSync {
+    /// Whether the verdict is good (only [`CrossSiteSync::Ok`] is).
+    pub fn is_ok(self) -> bool {
+        self == CrossSiteSync::Ok
+    }
 }
 
 /// The sync state of one datastore.
@@ -278,19 +313,56 @@ pub struct DatastoreSync {
     pub store: String,
     /// Its sync jobs.
     pub links: Vec<SyncLink>,
-    /// The verdict.
+    /// Whether this datastore's own backups have a recent copy in another site: push jobs to
+    /// another site (the off-site copy the RPO is about).
     pub cross_site: CrossSiteSync,
+    /// Whether the other site's backups are copied here: pull jobs from another site.
+    pub incoming: CrossSiteSync,
+}
+
+/// The verdict over the cross-site links of one direction.
+fn verdict(links: &[&SyncLink]) -> Option<CrossSiteSync> {
+    let cross: Vec<&&SyncLink> = links
+        .iter()
+        .filter(|l| l.cross_site == Some(true))
+        .collect();
+    Some(if cross.iter().any(|l| l.succeeded_recently()) {
+        CrossSiteSync::Ok
+    } else if cross.iter().any(|l| l.succeeded()) {
+        CrossSiteSync::Stale
+    } else if cross
+        .iter()
+        .any(|l| l.last_run.as_ref().is_some_and(|run| !run.is_success()))
+    {
+        CrossSiteSync::Failed
+    } else if !cross.is_empty() {
+        CrossSiteSync::NeverRun
+    } else if links.iter().any(|l| l.cross_site.is_none()) {
+        CrossSiteSync::SiteUnknown
+    } else {
+        return None;
+    })
 }
 
 /// For one datastore: the sync jobs that pull into it or push from it, where they lead, and
-/// whether a job to another site last succeeded. List the jobs with `sync-direction=all`,
-/// otherwise PBS lists pull jobs only.
+/// two verdicts at `now`: whether its own backups reach another site (push jobs to another
+/// site, last succeeded within `rpo`) and whether the other site's backups come here (pull
+/// jobs from another site).
+///
+/// Direction matters: a pull job copies the remote's backups into this datastore, so a store
+/// that only pulls from the other site holds the other site's copy, not an off-site copy of
+/// its own ([`CrossSiteSync::PullOnly`]). Age matters: a job whose last success ended longer
+/// ago than the RPO (`last-run-endtime`) is [`CrossSiteSync::Stale`], not ok. List the jobs
+/// with `sync-direction=all` (PBS 3.3+), otherwise PBS lists pull jobs only.
 pub fn datastore_sync(
     store: &str,
     jobs: &[SyncJob],
     remotes: &[Remote],
     sites: &Sites,
+    now: i64,
+    rpo: Duration,
 ) -> DatastoreSync {
+    let by_name: HashMap<&str, &Remote> = remotes.iter().map(|r| (r.name.as_str(), r)).collect();
     let links: Vec<SyncLink> = jobs
         .iter()
         .filter(|job| job.store == store)
@@ -298,7 +370,13 @@ pub fn datastore_sync(
             let remote = job
                 .remote
                 .as_deref()
-                .and_then(|name| remotes.iter().find(|r| r.name == name));
+                .and_then(|name| by_name.get(name).copied());
+            let last_run_age_secs = job.status.last_run_endtime.map(|end| age(now, end));
+            let succeeded = job
+                .status
+                .last_run_state
+                .as_ref()
+                .is_some_and(ExitStatus::is_success);
             SyncLink {
                 job_id: job.id.clone(),
                 direction: job.direction(),
@@ -320,33 +398,41 @@ pub fn datastore_sync(
                 },
                 last_run: job.status.last_run_state.clone(),
                 last_run_endtime: job.status.last_run_endtime,
+                last_run_age_secs,
+                // A success without an end time cannot be shown to be recent.
+                stale: succeeded && last_run_age_secs.is_none_or(|a| a > rpo.as_secs()),
             }
         })
         .collect();
-    let cross: Vec<&SyncLink> = links
+    let pushes: Vec<&SyncLink> = links
         .iter()
-        .filter(|l| l.cross_site == Some(true))
+        .filter(|l| l.direction == SyncDirection::Push)
         .collect();
-    let cross_site = if cross.iter().any(|l| l.succeeded()) {
-        CrossSiteSync::Ok
-    } else if cross
+    let pulls: Vec<&SyncLink> = links
         .iter()
-        .any(|l| l.last_run.as_ref().is_some_and(|run| !run.is_success()))
-    {
-        CrossSiteSync::Failed
-    } else if !cross.is_empty() {
-        CrossSiteSync::NeverRun
-    } else if links.iter().any(|l| l.cross_site.is_none()) {
-        CrossSiteSync::SiteUnknown
-    } else if !links.is_empty() {
-        CrossSiteSync::SameSiteOnly
-    } else {
+        .filter(|l| l.direction == SyncDirection::Pull)
+        .collect();
+    let unknown_direction = links
+        .iter()
+        .any(|l| matches!(l.direction, SyncDirection::Unknown(_)) && l.cross_site != Some(false));
+    let incoming = verdict(&pulls).unwrap_or(if pulls.is_empty() {
         CrossSiteSync::None
+    } else {
+        CrossSiteSync::SameSiteOnly
+    });
+    let cross_site = match verdict(&pushes) {
+        Some(v) => v,
+        None if unknown_direction => CrossSiteSync::DirectionUnknown,
+        None if pulls.iter().any(|l| l.cross_site == Some(true)) => CrossSiteSync::PullOnly,
+        None if incoming == CrossSiteSync::SiteUnknown => CrossSiteSync::SiteUnknown,
+        None if !links.is_empty() => CrossSiteSync::SameSiteOnly,
+        None => CrossSiteSync::None,
     };
     DatastoreSync {
         store: store.to_owned(),
         links,
         cross_site,
+        incoming,
     }
 }
 

@@ -1,24 +1,11 @@
-//! Configuration as `proxmox-backup-client` reads it: `PBS_REPOSITORY`, `PBS_PASSWORD`,
-//! `PBS_FINGERPRINT`.
+//! The repository as `proxmox-backup-client` writes it in `PBS_REPOSITORY`.
 
 use std::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::str::FromStr;
 
-use cpps_http::{Fingerprint, SecretString};
-
 use crate::types::{AuthId, DatastoreName};
 use crate::{DEFAULT_PORT, Error};
-
-/// The environment variable naming the repository.
-pub const ENV_REPOSITORY: &str = "PBS_REPOSITORY";
-/// The environment variable holding the password, or the secret of an API token.
-pub const ENV_PASSWORD: &str = "PBS_PASSWORD";
-/// The environment variable holding the server's pinned certificate fingerprint.
-pub const ENV_FINGERPRINT: &str = "PBS_FINGERPRINT";
-/// The environment variable that overrides the API URL derived from the repository (a PBS
-/// behind a reverse proxy, or a test server): for example `https://backup.example/pbs/api2/json`.
-pub const ENV_URL: &str = "CPPS_PBS_URL";
 
 /// A backup repository: `[[auth-id@]host[:port]:]datastore`, as `proxmox-backup-client` writes it.
 ///
@@ -256,95 +243,6 @@ impl FromStr for Repository {
     }
 }
 
-/// Where and how to reach a PBS: the repository, the password or token secret, and the pin.
-#[derive(Clone)]
-pub struct PbsConfig {
-    /// The repository (server, port, user or token, datastore).
-    pub repository: Repository,
-    /// The password of the user, or the secret of the API token.
-    pub password: SecretString,
-    /// The pinned SHA-256 fingerprint of the server certificate, when given. Without it the
-    /// certificate is verified against the system's trust store.
-    pub fingerprint: Option<Fingerprint>,
-    /// An API URL that replaces the one derived from the repository.
-    pub url: Option<url::Url>,
-}
-
-impl fmt::Debug for PbsConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PbsConfig")
-            .field("repository", &self.repository.to_string())
-            .field("password", &"[redacted]")
-            .field("fingerprint", &self.fingerprint)
-            .field("url", &self.url.as_ref().map(url::Url::as_str))
-            .finish()
-    }
-}
-
-impl PbsConfig {
-    /// The API base URL: [`PbsConfig::url`] when set, otherwise the repository's.
-    pub fn base_url(&self) -> url::Url {
-        self.url
-            .clone()
-            .unwrap_or_else(|| self.repository.base_url())
-    }
-
-    /// The credentials: the repository's auth id with `PBS_PASSWORD` as its token secret or
-    /// password.
-    pub fn credentials(&self) -> crate::Credentials {
-        crate::credentials_for(self.repository.auth_id(), self.password.clone())
-    }
-
-    /// Reads `PBS_REPOSITORY` (required), `PBS_PASSWORD` (required), `PBS_FINGERPRINT`
-    /// (optional) and `CPPS_PBS_URL` (optional) from the environment.
-    pub fn from_env() -> Result<Self, Error> {
-        Self::from_lookup(|name| std::env::var(name).ok())
-    }
-
-    /// Like [`PbsConfig::from_env`], reading the variables through `lookup`.
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, Error> {
-        let get = |name: &str| lookup(name).filter(|value| !value.trim().is_empty());
-        let missing = |name: &'static str| Error::Config {
-            name,
-            reason: "is not set".to_owned(),
-        };
-        let repository = get(ENV_REPOSITORY)
-            .ok_or_else(|| missing(ENV_REPOSITORY))?
-            .parse::<Repository>()
-            .map_err(|e| Error::Config {
-                name: ENV_REPOSITORY,
-                reason: e.to_string(),
-            })?;
-        // The secret is used as given (no trimming): it may legitimately end in spaces.
-        let password = lookup(ENV_PASSWORD)
-            .filter(|value| !value.is_empty())
-            .map(SecretString::from)
-            .ok_or_else(|| missing(ENV_PASSWORD))?;
-        let fingerprint = get(ENV_FINGERPRINT)
-            .map(|text| {
-                text.parse::<Fingerprint>().map_err(|e| Error::Config {
-                    name: ENV_FINGERPRINT,
-                    reason: e.to_string(),
-                })
-            })
-            .transpose()?;
-        let url = get(ENV_URL)
-            .map(|text| {
-                text.trim().parse::<url::Url>().map_err(|e| Error::Config {
-                    name: ENV_URL,
-                    reason: format!("is not a URL: {e}"),
-                })
-            })
-            .transpose()?;
-        Ok(PbsConfig {
-            repository,
-            password,
-            fingerprint,
-            url,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -454,48 +352,5 @@ mod tests {
             assert!(message.contains(needle), "{text:?}: {message}");
             assert!(message.contains("repository"), "{text:?}: {message}");
         }
-    }
-
-    #[test]
-    fn config_from_variables() {
-        let vars = |name: &str| {
-            match name {
-            "PBS_REPOSITORY" => Some("report@pbs!ro@pbs.site-a.example:store1".to_owned()),
-            "PBS_PASSWORD" => Some("s3cr3t-token".to_owned()),
-            "PBS_FINGERPRINT" => Some(
-                "aa:bb:cc:dd:ee:ff:00:11:22:33:44:55:66:77:88:99:aa:bb:cc:dd:ee:ff:00:11:22:33:44:55:66:77:88:99"
-                    .to_owned(),
-            ),
-            _ => None,
-        }
-        };
-        let config = PbsConfig::from_lookup(vars).unwrap();
-        assert_eq!(config.repository.host(), "pbs.site-a.example");
-        assert!(matches!(config.repository.auth_id(), AuthId::Token(_)));
-        assert_eq!(
-            config.fingerprint.unwrap().to_string(),
-            "AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99"
-        );
-        let debug = format!("{config:?}");
-        assert!(!debug.contains("s3cr3t"), "{debug}");
-    }
-
-    #[test]
-    fn config_errors_name_the_variable() {
-        let err = PbsConfig::from_lookup(|_| None).unwrap_err();
-        assert!(err.to_string().contains("PBS_REPOSITORY"), "{err}");
-        let err = PbsConfig::from_lookup(|name| {
-            (name == "PBS_REPOSITORY").then(|| "host:store".to_owned())
-        })
-        .unwrap_err();
-        assert!(err.to_string().contains("PBS_PASSWORD"), "{err}");
-        let err = PbsConfig::from_lookup(|name| match name {
-            "PBS_REPOSITORY" => Some("host:store".to_owned()),
-            "PBS_PASSWORD" => Some("pw".to_owned()),
-            "PBS_FINGERPRINT" => Some("zz".to_owned()),
-            _ => None,
-        })
-        .unwrap_err();
-        assert!(err.to_string().contains("PBS_FINGERPRINT"), "{err}");
     }
 }

@@ -6,6 +6,7 @@
 //! parameter names and types, and every field of the typed answer.
 
 use cpps_http::{Method, Request, encode_segment};
+use cpps_proxmox::family::ServerVersion;
 
 /// What an endpoint answers inside the `{"data": …}` envelope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +61,27 @@ pub struct Endpoint {
     /// The typed answer.
     pub returns: Returns,
 }
+
+/// `GET /version` (read once per client: the release decides the gates below).
+pub const VERSION: Endpoint = Endpoint {
+    method: "GET",
+    path: "/version",
+    params: &[],
+    returns: Returns::Object("Version"),
+};
+
+/// The first release that serves `GET /admin/gc` (the garbage-collection job list):
+/// proxmox-backup added `src/api2/admin/gc.rs` ("api: garbage collect job status", April 2024)
+/// before the 3.2.0-1 release ("fix #3217: ui: add global prune and GC job view" in
+/// `debian/changelog`); PBS 3.0 and 3.1 answer 404. (Issue 14 said 3.2.2; the repository's
+/// history puts it in 3.2.0, and the client follows the server.)
+pub const GC_JOBS_SINCE: ServerVersion = ServerVersion::new(3, 2, 0);
+
+/// The first release whose `GET /admin/sync` takes `sync-direction` (push sync jobs, PBS
+/// 3.3). Up to 3.2, proxmox-backup `src/api2/admin/sync.rs` `list_sync_jobs` declares only
+/// `store`, and an object schema without additional properties rejects any other parameter
+/// ("schema does not allow additional properties"); PBS 4's schema (`pbs-apidoc.json`) has it.
+pub const SYNC_DIRECTION_SINCE: ServerVersion = ServerVersion::new(3, 3, 0);
 
 /// `GET /admin/datastore`.
 pub const DATASTORES: Endpoint = Endpoint {
@@ -201,6 +223,7 @@ pub const TICKET: Endpoint = Endpoint {
 
 /// Every endpoint the crate calls.
 pub const ENDPOINTS: &[&Endpoint] = &[
+    &VERSION,
     &DATASTORES,
     &DATASTORE_STATUS,
     &DATASTORE_USAGE,

@@ -1,8 +1,16 @@
 //! The one error type of the crate.
 
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use cpps_http::{Delivery, Method, StatusCode, Url};
+use cpps_proxmox::family::{ServerVersion, Upid};
+
 /// An error of the PBS client, of its configuration, or of a value that failed validation.
 ///
-/// No variant holds a secret.
+/// Errors of the Proxmox-family pieces it shares with `cpps-proxmox` (envelope, task wait,
+/// ids) convert into it variant by variant. No variant holds a secret: messages come from the
+/// server's answer, scrubbed of the client's own secrets, or name the value that was wrong.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -10,10 +18,64 @@ pub enum Error {
     #[error("request failed")]
     Http(#[from] cpps_http::Error),
 
-    /// The server refused the request or answered an error (PBS's message and per-parameter
-    /// errors are in the source), a task failed, or an id did not parse.
-    #[error("PBS API call failed")]
-    Api(#[from] cpps_proxmox::Error),
+    /// PBS answered with an error status and a message.
+    #[error("{method} {url} answered {status}: {message}")]
+    Api {
+        /// The request method.
+        method: Method,
+        /// The URL that was requested.
+        url: Url,
+        /// The HTTP status.
+        status: StatusCode,
+        /// PBS's message, trimmed.
+        message: String,
+        /// Per-parameter messages of a 400 answer, sorted by parameter name.
+        errors: BTreeMap<String, String>,
+    },
+
+    /// The object does not exist (a 404, or a 500 "… does not exist").
+    #[error("{method} {url}: not found: {message}")]
+    NotFound {
+        /// The request method.
+        method: Method,
+        /// The URL that was requested.
+        url: Url,
+        /// The HTTP status the server used.
+        status: StatusCode,
+        /// PBS's message, trimmed.
+        message: String,
+    },
+
+    /// A task ended with an error exit status (`Error: …`).
+    #[error("task {upid} failed: {exit_status}")]
+    TaskFailed {
+        /// The task.
+        upid: Box<Upid>,
+        /// The exit status as PBS wrote it.
+        exit_status: String,
+        /// The last lines of the task log, the `TASK ERROR` line included.
+        log_tail: Vec<String>,
+    },
+
+    /// A task did not stop within the time allowed.
+    #[error("task {upid} still running after {waited:?}")]
+    TaskTimeout {
+        /// The task.
+        upid: Box<Upid>,
+        /// How long the caller waited.
+        waited: Duration,
+    },
+
+    /// The server's release does not have this endpoint or parameter; nothing was sent.
+    #[error("{what} is not supported by PBS {version} (it needs PBS {since} or later)")]
+    NotSupported {
+        /// What was asked for (`GET /admin/gc`).
+        what: &'static str,
+        /// The server's release.
+        version: ServerVersion,
+        /// The first release that has it.
+        since: ServerVersion,
+    },
 
     /// A value does not have the syntax it must have (a repository, an auth id, a datastore
     /// name, a duration).
@@ -27,12 +89,113 @@ pub enum Error {
         reason: String,
     },
 
-    /// A configuration variable is missing or wrong.
+    /// A configuration variable or setting is missing or wrong.
     #[error("{name} {reason}")]
     Config {
-        /// The variable (`PBS_REPOSITORY`, `PBS_PASSWORD`, `PBS_FINGERPRINT`).
+        /// The variable or setting (`PBS_REPOSITORY`, `PBS_PASSWORD`, `PBS_FINGERPRINT`).
         name: &'static str,
         /// What is wrong with it.
         reason: String,
     },
+}
+
+impl Error {
+    /// Whether the request may have reached the server.
+    pub fn delivery(&self) -> Delivery {
+        match self {
+            Error::Http(e) => e.delivery(),
+            Error::Api { .. }
+            | Error::NotFound { .. }
+            | Error::TaskFailed { .. }
+            | Error::TaskTimeout { .. } => Delivery::Answered,
+            Error::NotSupported { .. } | Error::Invalid { .. } | Error::Config { .. } => {
+                Delivery::NotSent
+            }
+        }
+    }
+
+    /// The HTTP status of the answer, when the server answered.
+    pub fn status(&self) -> Option<StatusCode> {
+        match self {
+            Error::Http(e) => e.status(),
+            Error::Api { status, .. } | Error::NotFound { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// Whether the error says the object does not exist.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Error::NotFound { .. })
+    }
+
+    /// Whether the server's release lacks what was asked for.
+    pub fn is_not_supported(&self) -> bool {
+        matches!(self, Error::NotSupported { .. })
+    }
+
+    /// The per-parameter messages of a 400 answer (`None` for other errors).
+    pub fn field_errors(&self) -> Option<&BTreeMap<String, String>> {
+        match self {
+            Error::Api { errors, .. } if !errors.is_empty() => Some(errors),
+            _ => None,
+        }
+    }
+}
+
+impl From<cpps_proxmox::family::Error> for Error {
+    fn from(error: cpps_proxmox::family::Error) -> Self {
+        use cpps_proxmox::family::Error as F;
+        match error {
+            F::Http(e) => Error::Http(e),
+            F::Api {
+                method,
+                url,
+                status,
+                message,
+                errors,
+            } => Error::Api {
+                method,
+                url,
+                status,
+                message,
+                errors,
+            },
+            F::NotFound {
+                method,
+                url,
+                status,
+                message,
+            } => Error::NotFound {
+                method,
+                url,
+                status,
+                message,
+            },
+            F::TaskFailed {
+                upid,
+                exit_status,
+                log_tail,
+            } => Error::TaskFailed {
+                upid,
+                exit_status,
+                log_tail,
+            },
+            F::TaskTimeout { upid, waited } => Error::TaskTimeout { upid, waited },
+            F::Invalid {
+                kind,
+                input,
+                reason,
+            } => Error::Invalid {
+                kind,
+                input,
+                reason,
+            },
+            // `family::Error` is non-exhaustive: a variant added there is still an error here.
+            other => Error::Invalid {
+                kind: "answer",
+                input: String::new(),
+                reason: other.to_string(),
+            },
+        }
+    }
 }

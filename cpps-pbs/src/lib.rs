@@ -5,14 +5,25 @@
 //!   are kept, added fields are tolerated.
 //! - [`endpoints::ENDPOINTS`]: the one table of the endpoints the crate calls, checked against
 //!   the API schema by the conformance test.
-//! - [`Repository`] and [`PbsConfig`]: `PBS_REPOSITORY`, `PBS_PASSWORD` and `PBS_FINGERPRINT`,
-//!   read as `proxmox-backup-client` reads them.
+//! - [`Client`] and [`ClientBuilder`]: [`ClientBuilder::from_env`] reads `PBS_REPOSITORY`,
+//!   `PBS_PASSWORD` and `PBS_FINGERPRINT` as `proxmox-backup-client` does ([`Repository`]),
+//!   `CPPS_PBS_URL` replaces the API URL; the transport settings (TLS, timeouts, deadline, size
+//!   cap, retry) are `cpps-http`'s, forwarded once. The server's release is read once
+//!   ([`Client::server_version`]) and chosen by where PBS 3.0–3.2, 3.3+ and 4 differ: a call
+//!   the server cannot answer is [`Error::NotSupported`], sent to no server.
 //! - [`checks`]: pure functions over typed answers: the newest snapshot per guest and its age,
 //!   verification, recovery-point breaches, cross-site sync per datastore, failed and overdue
 //!   jobs.
 //! - [`report`]: the backup report of the `pbs-report` example, built from those checks.
-//! - [`PbsClient`]: the typed reads, on `cpps-http` and `cpps-proxmox`'s Proxmox-family
-//!   pieces (envelope, token and ticket auth, UPIDs, task wait).
+//! - the typed reads, on `cpps-http` and `cpps-proxmox`'s Proxmox-family pieces (envelope,
+//!   token and ticket auth, UPIDs, task wait); every read decodes through [`PbsEnvelope`].
+//!
+//! | variable | meaning |
+//! | --- | --- |
+//! | `PBS_REPOSITORY` | `[[user@realm[!token]@]host[:port]:]datastore` (required) |
+//! | `PBS_PASSWORD` | the password, or the token secret (required) |
+//! | `PBS_FINGERPRINT` | SHA-256 fingerprint of the server certificate to pin |
+//! | `CPPS_PBS_URL` | an API URL replacing the repository's |
 //!
 //! | feature | what it adds |
 //! | --- | --- |
@@ -20,12 +31,11 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use cpps_pbs::{PbsClient, PbsConfig, report};
+//! use cpps_pbs::{Client, report};
 //!
 //! # async fn run() -> Result<(), cpps_pbs::Error> {
-//! let config = PbsConfig::from_env()?;
-//! let pbs = PbsClient::from_config(&config)?;
-//! let inventory = report::collect(&pbs, None).await?;
+//! let pbs = Client::from_env()?;
+//! let inventory = report::collect(&pbs, None).await;
 //! let now = std::time::SystemTime::now()
 //!     .duration_since(std::time::UNIX_EPOCH)
 //!     .map_or(0, |d| d.as_secs() as i64);
@@ -42,14 +52,20 @@ pub mod checks;
 mod client;
 mod config;
 pub mod endpoints;
+mod envelope;
 mod error;
 pub mod report;
 pub mod types;
 
 pub use api::{SnapshotQuery, TaskQuery};
 pub use auth::{Credentials, credentials_for};
-pub use client::PbsClient;
-pub use config::{ENV_FINGERPRINT, ENV_PASSWORD, ENV_REPOSITORY, ENV_URL, PbsConfig, Repository};
+pub use client::{
+    Client, ClientBuilder, DEFAULT_LIST_MAX_RESPONSE_BYTES, ENV_FINGERPRINT, ENV_PASSWORD,
+    ENV_REPOSITORY, ENV_URL, tls_vars,
+};
+pub use config::Repository;
+pub use cpps_http::{ClientIdentity, RetryPolicy, SecretString, TlsMode, TlsVars, Url};
+pub use envelope::PbsEnvelope;
 pub use error::Error;
 pub use types::Upid;
 

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::future::Future;
 use std::time::Duration;
 
 use futures::StreamExt as _;
@@ -18,7 +19,7 @@ use crate::types::{
     Datastore, DatastoreUsage, GcStatus, PruneJob, Remote, Snapshot, SyncJob, VerifyJob,
     VerifyState,
 };
-use crate::{Error, PbsClient, SnapshotQuery};
+use crate::{Client, Error, SnapshotQuery};
 
 /// How many datastores are read at once.
 const CONCURRENT_STORES: usize = 4;
@@ -67,6 +68,34 @@ impl ReportOptions {
     }
 }
 
+/// A part of the inventory that could not be read, and why; the report is built from the
+/// rest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct PartError {
+    /// What could not be read (`GET /admin/gc`, `datastores`, …).
+    pub part: String,
+    /// The error and its causes, scrubbed of the client's secrets.
+    pub error: String,
+    /// The HTTP status, when the server answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The server's release does not have it (not a failure of the server).
+    pub not_supported: bool,
+}
+
+impl PartError {
+    /// The part error for `error`.
+    pub fn new(part: impl Into<String>, error: &Error) -> Self {
+        PartError {
+            part: part.into(),
+            error: error_chain(error),
+            status: error.status().map(|s| s.as_u16()),
+            not_supported: error.is_not_supported(),
+        }
+    }
+}
+
 /// Everything the report is built from, as the API answered it.
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
@@ -78,52 +107,82 @@ pub struct Inventory {
     /// Per reported datastore, the snapshots of each namespace (`""` is the root), or why they
     /// could not be read.
     pub snapshots: BTreeMap<String, Result<BTreeMap<String, Vec<Snapshot>>, String>>,
-    /// `GET /admin/sync?sync-direction=all`.
+    /// `GET /admin/sync` (`?sync-direction=all` on PBS 3.3+).
     pub sync_jobs: Vec<SyncJob>,
     /// `GET /admin/verify`.
     pub verify_jobs: Vec<VerifyJob>,
     /// `GET /admin/prune`.
     pub prune_jobs: Vec<PruneJob>,
-    /// `GET /admin/gc`.
+    /// `GET /admin/gc` (PBS 3.2+).
     pub gc_jobs: Vec<GcStatus>,
     /// `GET /config/remote`.
     pub remotes: Vec<Remote>,
     /// Why the remotes could not be read (reading them needs `Remote.Audit`, which a
     /// datastore-audit token may lack); sites are then matched by remote name only.
     pub remotes_error: Option<String>,
+    /// The other parts that could not be read (the datastore list, usage, job lists, an
+    /// endpoint the server's release lacks), each with its error.
+    pub errors: Vec<PartError>,
 }
 
 /// Reads the inventory: the datastore list, usage, jobs and remotes, then the namespaces and
 /// the snapshots of every namespace of each selected datastore, at most four datastores at a
-/// time. A datastore that cannot be read (unmounted, no permission) is kept with its error;
-/// the others are still read.
+/// time.
 ///
-/// Calls `GET /admin/datastore`, `GET /status/datastore-usage`,
-/// `GET /admin/sync?sync-direction=all`, `GET /admin/verify`, `GET /admin/prune`,
-/// `GET /admin/gc`, `GET /config/remote`, `GET /admin/datastore/{store}/namespace` and
+/// Every part is read whatever happens to the others; a part that fails is kept in
+/// [`Inventory::errors`] (a datastore's in [`Inventory::snapshots`]) and the rest is read. So
+/// an old PBS without `GET /admin/gc` (before 3.2, [`Error::NotSupported`]), a token without
+/// `Remote.Audit`, or one unmounted datastore costs that part only.
+///
+/// Calls `GET /version` (once), `GET /admin/datastore`, `GET /status/datastore-usage`,
+/// `GET /admin/sync`, `GET /admin/verify`, `GET /admin/prune`, `GET /admin/gc`,
+/// `GET /config/remote`, `GET /admin/datastore/{store}/namespace` and
 /// `GET /admin/datastore/{store}/snapshots?ns=…`.
-pub async fn collect(client: &PbsClient, stores: Option<&[String]>) -> Result<Inventory, Error> {
+pub async fn collect(client: &Client, stores: Option<&[String]>) -> Inventory {
+    collect_within(client, stores, None).await
+}
+
+/// Like [`collect`], ending by `within` when given: a part not finished by then is an error of
+/// that part ("not finished within the run's time limit") and what was read is kept. The
+/// `pbs-report` binary passes its `--timeout`.
+pub async fn collect_within(
+    client: &Client,
+    stores: Option<&[String]>,
+    within: Option<Duration>,
+) -> Inventory {
+    let deadline = within.map(|d| tokio::time::Instant::now() + d);
     // Boxed: seven answers held at once make a large future.
-    let (lists, remotes) = Box::pin(async {
-        futures::join!(
-            async {
-                futures::try_join!(
-                    client.datastores(),
-                    client.datastore_usage(),
-                    client.sync_jobs(None),
-                    client.verify_jobs(None),
-                    client.prune_jobs(None),
-                    client.gc_jobs(None),
-                )
-            },
-            client.remotes(),
-        )
-    })
-    .await;
-    let (datastores, usage, sync_jobs, verify_jobs, prune_jobs, gc_jobs) = lists?;
+    let (datastores, usage, sync_jobs, verify_jobs, prune_jobs, gc_jobs, remotes) =
+        Box::pin(async {
+            futures::join!(
+                bounded(deadline, client.datastores()),
+                bounded(deadline, client.datastore_usage()),
+                bounded(deadline, client.sync_jobs(None)),
+                bounded(deadline, client.verify_jobs(None)),
+                bounded(deadline, client.prune_jobs(None)),
+                bounded(deadline, client.gc_jobs(None)),
+                bounded(deadline, client.remotes()),
+            )
+        })
+        .await;
+    let mut errors = Vec::new();
+    let datastores = part(&mut errors, "datastores (GET /admin/datastore)", datastores);
+    let usage = part(
+        &mut errors,
+        "datastore usage (GET /status/datastore-usage)",
+        usage,
+    );
+    let sync_jobs = part(&mut errors, "sync jobs (GET /admin/sync)", sync_jobs);
+    let verify_jobs = part(&mut errors, "verify jobs (GET /admin/verify)", verify_jobs);
+    let prune_jobs = part(&mut errors, "prune jobs (GET /admin/prune)", prune_jobs);
+    let gc_jobs = part(
+        &mut errors,
+        "garbage-collection jobs (GET /admin/gc)",
+        gc_jobs,
+    );
     let (remotes, remotes_error): (Vec<Remote>, Option<String>) = match remotes {
         Ok(remotes) => (remotes, None),
-        Err(error) => (Vec::new(), Some(error_chain(&error))),
+        Err(error) => (Vec::new(), Some(error.error)),
     };
     let selected: Vec<String> = match stores {
         Some(stores) => stores.to_vec(),
@@ -131,15 +190,15 @@ pub async fn collect(client: &PbsClient, stores: Option<&[String]>) -> Result<In
     };
     let snapshots = futures::stream::iter(selected)
         .map(|store| async move {
-            let answer = store_snapshots(client, &store)
+            let answer = bounded(deadline, store_snapshots(client, &store))
                 .await
-                .map_err(|e| error_chain(&e));
+                .map_err(|e| e.error);
             (store, answer)
         })
         .buffer_unordered(CONCURRENT_STORES)
         .collect::<BTreeMap<_, _>>()
         .await;
-    Ok(Inventory {
+    Inventory {
         datastores,
         usage,
         snapshots,
@@ -149,11 +208,44 @@ pub async fn collect(client: &PbsClient, stores: Option<&[String]>) -> Result<In
         gc_jobs,
         remotes,
         remotes_error,
+        errors,
+    }
+}
+
+/// The list `result` holds, or an empty one with its error kept in `errors`.
+fn part<T>(errors: &mut Vec<PartError>, name: &str, result: Result<Vec<T>, PartError>) -> Vec<T> {
+    result.unwrap_or_else(|mut error| {
+        error.part = name.to_owned();
+        errors.push(error);
+        Vec::new()
     })
 }
 
+/// Runs `future` until `deadline`, if any; its error (or running out of time) as a
+/// [`PartError`] whose part the caller names.
+async fn bounded<T>(
+    deadline: Option<tokio::time::Instant>,
+    future: impl Future<Output = Result<T, Error>>,
+) -> Result<T, PartError> {
+    let result = match deadline {
+        None => future.await,
+        Some(at) => match tokio::time::timeout_at(at, future).await {
+            Ok(result) => result,
+            Err(_) => {
+                return Err(PartError {
+                    part: String::new(),
+                    error: "not finished within the run's time limit".to_owned(),
+                    status: None,
+                    not_supported: false,
+                });
+            }
+        },
+    };
+    result.map_err(|error| PartError::new("", &error))
+}
+
 async fn store_snapshots(
-    client: &PbsClient,
+    client: &Client,
     store: &str,
 ) -> Result<BTreeMap<String, Vec<Snapshot>>, Error> {
     let mut by_namespace = BTreeMap::new();
@@ -215,12 +307,18 @@ pub struct Summary {
     pub verify_failures: usize,
     /// Guests whose newest snapshot was never verified.
     pub unverified: usize,
+    /// Guests whose newest snapshot has a verification state this client does not know (a
+    /// newer PBS's value): not ok, and it fails the report.
+    pub verify_unknown: usize,
     /// Jobs whose last run failed.
     pub failed_jobs: usize,
     /// Jobs whose next run is overdue.
     pub overdue_jobs: usize,
-    /// Datastores with no successful sync to another site.
+    /// Datastores whose own backups have no copy in another site made within the RPO (a
+    /// successful push to another site).
     pub without_cross_site_sync: usize,
+    /// Parts of the inventory that could not be read.
+    pub unread_parts: usize,
 }
 
 /// The report.
@@ -239,18 +337,28 @@ pub struct Report {
     pub summary: Summary,
     /// What could not be read but did not stop the report.
     pub warnings: Vec<String>,
+    /// The parts of the inventory that could not be read; the report holds the rest.
+    pub errors: Vec<PartError>,
 }
 
 impl Report {
     /// Whether the report found a problem that fails it: an RPO breach, a failed job, a newest
-    /// snapshot that failed verification, or a datastore that could not be read. Overdue jobs,
-    /// unverified snapshots and missing cross-site sync are shown but do not fail it.
+    /// snapshot that failed verification or whose verification state is unknown, or a
+    /// datastore that could not be read. Overdue jobs, unverified snapshots and missing
+    /// cross-site sync are shown but do not fail it.
     pub fn is_failing(&self) -> bool {
         let s = &self.summary;
         s.rpo_breaches > 0
             || s.failed_jobs > 0
             || s.verify_failures > 0
+            || s.verify_unknown > 0
             || s.unreadable_datastores > 0
+    }
+
+    /// Whether some parts could not be read (the report shows the rest); an endpoint the
+    /// server's release lacks does not count.
+    pub fn is_partial(&self) -> bool {
+        self.errors.iter().any(|e| !e.not_supported)
     }
 
     /// The report as text for a terminal.
@@ -271,7 +379,18 @@ impl Report {
                 _ => String::new(),
             };
             let _ = writeln!(out, "datastore {}{usage}", store.store);
-            let _ = writeln!(out, "  cross-site sync: {}", sync_text(&store.sync));
+            let _ = writeln!(
+                out,
+                "  cross-site copy of its backups: {}",
+                sync_text(store.sync.cross_site)
+            );
+            if store.sync.incoming != CrossSiteSync::None {
+                let _ = writeln!(
+                    out,
+                    "  copy of the other site's backups: {}",
+                    sync_text(store.sync.incoming)
+                );
+            }
             for link in &store.sync.links {
                 let target = match (&link.remote, &link.remote_site) {
                     (Some(remote), Some(site)) => format!("{remote} ({site})"),
@@ -280,7 +399,18 @@ impl Report {
                 };
                 let last = link.last_run.as_ref().map_or_else(
                     || "never ran".to_owned(),
-                    |state| format!("last run {state}"),
+                    |state| match link.last_run_age_secs {
+                        Some(age) => format!(
+                            "last run {state}, {} ago{}",
+                            human_age(age),
+                            if link.stale {
+                                " (older than the RPO)"
+                            } else {
+                                ""
+                            }
+                        ),
+                        None => format!("last run {state}"),
+                    },
                 );
                 let _ = writeln!(
                     out,
@@ -305,7 +435,7 @@ impl Report {
                 let verified = match &guest.newest_verification {
                     Some(VerifyState::Ok) => "ok".to_owned(),
                     Some(VerifyState::Failed) => "FAILED".to_owned(),
-                    Some(other) => other.to_string(),
+                    Some(other) => format!("UNKNOWN ({other})"),
                     None => "never".to_owned(),
                 };
                 let _ = writeln!(
@@ -358,15 +488,27 @@ impl Report {
         for warning in &self.warnings {
             let _ = writeln!(out, "warning: {warning}");
         }
+        for error in &self.errors {
+            if error.not_supported {
+                let _ = writeln!(out, "not supported: {}: {}", error.part, error.error);
+            } else {
+                let _ = writeln!(
+                    out,
+                    "error: {} could not be read: {}",
+                    error.part, error.error
+                );
+            }
+        }
         let s = &self.summary;
         let _ = writeln!(
             out,
-            "\nsummary: {} datastores ({} unreadable), {} guests, {} RPO breaches, {} failed verifications, {} never verified, {} failed jobs, {} overdue jobs, {} datastores without a good cross-site sync",
+            "\nsummary: {} datastores ({} unreadable), {} guests, {} RPO breaches, {} failed verifications, {} unknown verification states, {} never verified, {} failed jobs, {} overdue jobs, {} datastores without a recent cross-site copy",
             s.datastores,
             s.unreadable_datastores,
             s.guests,
             s.rpo_breaches,
             s.verify_failures,
+            s.verify_unknown,
             s.unverified,
             s.failed_jobs,
             s.overdue_jobs,
@@ -374,19 +516,29 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "result: {}",
-            if self.is_failing() { "FAIL" } else { "OK" }
+            "result: {}{}",
+            if self.is_failing() { "FAIL" } else { "OK" },
+            if self.is_partial() {
+                " (PARTIAL: some parts could not be read)"
+            } else {
+                ""
+            }
         );
         out
     }
 }
 
-fn sync_text(sync: &DatastoreSync) -> &'static str {
-    match sync.cross_site {
+fn sync_text(verdict: CrossSiteSync) -> &'static str {
+    match verdict {
         CrossSiteSync::Ok => "ok",
+        CrossSiteSync::Stale => "STALE (the last success is older than the RPO)",
         CrossSiteSync::Failed => "FAILED (the last run to the other site failed)",
         CrossSiteSync::NeverRun => "never ran",
         CrossSiteSync::SiteUnknown => "unknown (say which site each remote is in)",
+        CrossSiteSync::DirectionUnknown => "unknown (a sync direction this client does not know)",
+        CrossSiteSync::PullOnly => {
+            "none (only pulls the other site's backups; push these to the other site)"
+        }
         CrossSiteSync::SameSiteOnly => "none (only same-site or local sync)",
         CrossSiteSync::None => "none (no sync job)",
     }
@@ -425,17 +577,20 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
                 &inventory.sync_jobs,
                 &inventory.remotes,
                 &options.sites,
+                now,
+                options.rpo,
             );
             summary.datastores += 1;
             summary.unreadable_datastores += usize::from(error.is_some());
             summary.guests += guests.len();
             summary.rpo_breaches += guests.iter().filter(|g| g.rpo_breached).count();
             summary.verify_failures += guests.iter().filter(|g| g.newest_verify_failed()).count();
+            summary.verify_unknown += guests.iter().filter(|g| g.newest_verify_unknown()).count();
             summary.unverified += guests
                 .iter()
                 .filter(|g| g.newest_verification.is_none())
                 .count();
-            summary.without_cross_site_sync += usize::from(sync.cross_site != CrossSiteSync::Ok);
+            summary.without_cross_site_sync += usize::from(!sync.cross_site.is_ok());
             DatastoreReport {
                 store: store.clone(),
                 used_bytes: usage.and_then(|u| u.used),
@@ -459,6 +614,7 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
     .collect();
     summary.failed_jobs = jobs.iter().filter(|j| j.is_failure()).count();
     summary.overdue_jobs = jobs.len() - summary.failed_jobs;
+    summary.unread_parts = inventory.errors.iter().filter(|e| !e.not_supported).count();
     Report {
         generated_at: now,
         rpo_secs: options.rpo.as_secs(),
@@ -470,6 +626,7 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
             .iter()
             .map(|e| format!("remotes could not be read ({e}); sites matched by remote name only"))
             .collect(),
+        errors: inventory.errors.clone(),
     }
 }
 

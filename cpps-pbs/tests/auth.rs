@@ -7,7 +7,7 @@
 mod common;
 
 use cpps_http::SecretString;
-use cpps_pbs::{Credentials, PbsClient};
+use cpps_pbs::{Client, ClientBuilder, Credentials};
 use wiremock::matchers::{body_string_contains, header, method, path};
 use wiremock::{Mock, ResponseTemplate};
 
@@ -37,7 +37,7 @@ async fn a_user_logs_in_with_a_ticket_and_sends_the_pbs_cookie() {
         cpps_pbs::credentials_for("root@pam".parse().unwrap(), SecretString::from("hunter2"));
     assert!(matches!(credentials, Credentials::Password { .. }));
     assert!(!format!("{credentials:?}").contains("hunter2"));
-    let pbs = PbsClient::new(api.client(), credentials);
+    let pbs = Client::new(api.client(), credentials);
     // Two reads, one login.
     assert_eq!(pbs.datastores().await.unwrap().len(), 3);
     assert_eq!(pbs.datastores().await.unwrap().len(), 3);
@@ -59,7 +59,7 @@ async fn a_refused_login_is_an_error_without_the_password() {
         ))
         .mount(api.server())
         .await;
-    let pbs = PbsClient::new(
+    let pbs = Client::new(
         api.client(),
         cpps_pbs::credentials_for("root@pam".parse().unwrap(), SecretString::from("wrong-pw")),
     );
@@ -73,15 +73,20 @@ async fn a_refused_login_is_an_error_without_the_password() {
 async fn the_configuration_picks_token_auth_for_a_token_id() {
     let api = common::mock_api().await;
     common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
-    let vars = |name: &str| match name {
+    let url = api.base_url().to_string();
+    let vars = move |name: &str| match name {
         "PBS_REPOSITORY" => Some("report@pbs!ro@pbs-a.example:store1".to_owned()),
         "PBS_PASSWORD" => Some(common::TOKEN_SECRET.to_owned()),
-        "CPPS_PBS_URL" => Some(api.base_url().to_string()),
+        "CPPS_PBS_URL" => Some(url.clone()),
         _ => None,
     };
-    let config = cpps_pbs::PbsConfig::from_lookup(vars).unwrap();
-    assert_eq!(config.base_url(), api.base_url());
-    let pbs = PbsClient::from_config(&config).unwrap();
+    let builder = ClientBuilder::from_env(&vars).unwrap();
+    assert_eq!(
+        builder.repository().map(|r| r.store().as_str()),
+        Some("store1")
+    );
+    let pbs = builder.build().unwrap();
+    assert_eq!(pbs.http().base_url(), &api.base_url());
     assert_eq!(pbs.datastores().await.unwrap().len(), 3);
     api.verify().await;
 }
@@ -95,16 +100,51 @@ fn pbs_fingerprint_pins_the_certificate_and_port_8007_is_the_default() {
         "PBS_FINGERPRINT" => Some(pin.to_owned()),
         _ => None,
     };
-    let config = cpps_pbs::PbsConfig::from_lookup(vars).unwrap();
+    let builder = ClientBuilder::from_env(&vars).unwrap();
+    let debug = format!("{builder:?}");
+    assert!(
+        debug.contains("https://pbs-a.example:8007/api2/json/"),
+        "{debug}"
+    );
+    assert!(debug.contains("Password"), "{debug}");
+    assert!(
+        debug.contains(&format!("Pinned(Fingerprint({}))", pin.to_uppercase())),
+        "{debug}"
+    );
+    assert!(!debug.contains("hunter2"), "{debug}");
+    let pbs = builder.build().unwrap();
     assert_eq!(
-        config.base_url().as_str(),
+        pbs.http().base_url().as_str(),
         "https://pbs-a.example:8007/api2/json/"
     );
-    assert!(matches!(config.credentials(), Credentials::Password { .. }));
-    let builder = format!("{:?}", PbsClient::http_builder(&config));
-    assert!(
-        builder.contains(&format!("Pinned(Fingerprint({}))", pin.to_uppercase())),
-        "{builder}"
-    );
-    assert!(!format!("{config:?}").contains("hunter2"));
+}
+
+/// `from_env` reads the variables through the lookup only (never the process environment),
+/// names the variable that is wrong, and reads TLS through `TlsMode::from_env`.
+#[test]
+fn environment_errors_name_the_variable() {
+    let err = ClientBuilder::from_env(&|_: &str| None).unwrap_err();
+    assert!(err.to_string().contains("PBS_REPOSITORY"), "{err}");
+    let err = ClientBuilder::from_env(&|name: &str| {
+        (name == "PBS_REPOSITORY").then(|| "host:store".to_owned())
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("PBS_PASSWORD"), "{err}");
+    let err = ClientBuilder::from_env(&|name: &str| match name {
+        "PBS_REPOSITORY" => Some("host:store".to_owned()),
+        "PBS_PASSWORD" => Some("pw".to_owned()),
+        "PBS_FINGERPRINT" => Some("zz".to_owned()),
+        _ => None,
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("PBS_FINGERPRINT"), "{err}");
+    assert!(!format!("{err:?}").contains("pw\""), "{err:?}");
+    let err = ClientBuilder::from_env(&|name: &str| match name {
+        "PBS_REPOSITORY" => Some("host:store".to_owned()),
+        "PBS_PASSWORD" => Some("pw".to_owned()),
+        "CPPS_PBS_URL" => Some("not a url".to_owned()),
+        _ => None,
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("CPPS_PBS_URL"), "{err}");
 }

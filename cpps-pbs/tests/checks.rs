@@ -89,7 +89,7 @@ fn cross_site_sync_per_datastore() {
     let remotes: Vec<Remote> = data("remotes.json");
     let sites = Sites::new("site-a").with_remote("pbs-b", "site-b");
 
-    let store1 = datastore_sync("store1", &jobs, &remotes, &sites);
+    let store1 = datastore_sync("store1", &jobs, &remotes, &sites, common::NOW, rpo());
     assert_eq!(store1.cross_site, CrossSiteSync::Ok);
     assert_eq!(store1.links.len(), 1);
     let link = &store1.links[0];
@@ -100,49 +100,126 @@ fn cross_site_sync_per_datastore() {
     assert_eq!(link.cross_site, Some(true));
     assert!(link.succeeded());
 
-    let offsite = datastore_sync("offsite", &jobs, &remotes, &sites);
-    assert_eq!(offsite.cross_site, CrossSiteSync::Failed);
+    // `offsite` only pulls from site B: it holds site B's copy, and its own backups do not
+    // leave the site (issue 14, defect 8). Its failed pull is the incoming verdict.
+    let offsite = datastore_sync("offsite", &jobs, &remotes, &sites, common::NOW, rpo());
+    assert_eq!(offsite.cross_site, CrossSiteSync::PullOnly);
+    assert_eq!(offsite.incoming, CrossSiteSync::Failed);
     assert!(!offsite.links[0].succeeded());
 
-    let archive = datastore_sync("archive", &jobs, &remotes, &sites);
+    let archive = datastore_sync("archive", &jobs, &remotes, &sites, common::NOW, rpo());
     assert_eq!(archive.cross_site, CrossSiteSync::SameSiteOnly);
     assert_eq!(archive.links[0].cross_site, Some(false));
 
     assert_eq!(
-        datastore_sync("nosuch", &jobs, &remotes, &sites).cross_site,
+        datastore_sync("nosuch", &jobs, &remotes, &sites, common::NOW, rpo()).cross_site,
         CrossSiteSync::None
     );
     // Without knowing the sites, a sync to a remote proves nothing.
     assert_eq!(
-        datastore_sync("store1", &jobs, &remotes, &Sites::unknown()).cross_site,
+        datastore_sync(
+            "store1",
+            &jobs,
+            &remotes,
+            &Sites::unknown(),
+            common::NOW,
+            rpo()
+        )
+        .cross_site,
         CrossSiteSync::SiteUnknown
     );
     // Remotes are found by host too; a remote in the same site is not an off-site copy.
     let by_host = Sites::new("site-a").with_remote("pbs-b.site-b.example", "site-b");
     assert_eq!(
-        datastore_sync("store1", &jobs, &remotes, &by_host).cross_site,
+        datastore_sync("store1", &jobs, &remotes, &by_host, common::NOW, rpo()).cross_site,
         CrossSiteSync::Ok
     );
     let same = Sites::new("site-a").with_remote("pbs-b", "site-a");
     assert_eq!(
-        datastore_sync("store1", &jobs, &remotes, &same).cross_site,
+        datastore_sync("store1", &jobs, &remotes, &same, common::NOW, rpo()).cross_site,
         CrossSiteSync::SameSiteOnly
     );
     // The remote list could not be read: the site is found by the remote's name.
-    let by_name = datastore_sync("store1", &jobs, &[], &sites);
+    let by_name = datastore_sync("store1", &jobs, &[], &sites, common::NOW, rpo());
     assert_eq!(by_name.cross_site, CrossSiteSync::Ok);
     assert_eq!(by_name.links[0].remote_site.as_deref(), Some("site-b"));
     assert_eq!(
-        datastore_sync("store1", &jobs, &[], &by_host).cross_site,
+        datastore_sync("store1", &jobs, &[], &by_host, common::NOW, rpo()).cross_site,
         CrossSiteSync::SiteUnknown
     );
     // A job that never finished a run.
     let mut fresh = jobs.clone();
     fresh[0].status.last_run_state = None;
     assert_eq!(
-        datastore_sync("store1", &fresh, &remotes, &sites).cross_site,
+        datastore_sync("store1", &fresh, &remotes, &sites, common::NOW, rpo()).cross_site,
         CrossSiteSync::NeverRun
     );
+}
+
+/// Issue 14, defect 8: direction and age. The direction of a sync job says whose backups move
+/// (`sync-direction` in pbs-apidoc.json, PBS 4: `pull` copies the remote's backups here, `push`
+/// copies this datastore's to the remote); before the fix a store that only pulled from the
+/// other site counted as having an off-site copy, and a success older than the RPO still
+/// counted as ok.
+#[test]
+fn the_cross_site_verdict_needs_a_push_to_the_other_site_within_the_rpo() {
+    let jobs: Vec<SyncJob> = data("sync_jobs.json");
+    let remotes: Vec<Remote> = data("remotes.json");
+    let sites = Sites::new("site-a").with_remote("pbs-b", "site-b");
+
+    // A pull from the other site that succeeded an hour ago: site B's backups are here, this
+    // datastore's are not there.
+    let mut pull_ok = jobs.clone();
+    pull_ok[1].status.last_run_state = Some(cpps_pbs::types::ExitStatus::Ok);
+    pull_ok[1].status.last_run_endtime = Some(common::NOW - 3600);
+    let offsite = datastore_sync("offsite", &pull_ok, &remotes, &sites, common::NOW, rpo());
+    assert_eq!(offsite.cross_site, CrossSiteSync::PullOnly);
+    assert_eq!(offsite.incoming, CrossSiteSync::Ok);
+    assert!(!offsite.cross_site.is_ok());
+
+    // The push to site B last succeeded 30 hours ago, RPO 26 h: stale, not ok.
+    let mut old = jobs.clone();
+    old[0].status.last_run_endtime = Some(common::NOW - 30 * 3600);
+    let store1 = datastore_sync("store1", &old, &remotes, &sites, common::NOW, rpo());
+    assert_eq!(store1.cross_site, CrossSiteSync::Stale);
+    assert!(store1.links[0].stale);
+    assert_eq!(store1.links[0].last_run_age_secs, Some(30 * 3600));
+    // The same job within a looser RPO is ok.
+    let loose = Duration::from_secs(48 * 3600);
+    assert_eq!(
+        datastore_sync("store1", &old, &remotes, &sites, common::NOW, loose).cross_site,
+        CrossSiteSync::Ok
+    );
+    // A success with no end time cannot be shown to be recent.
+    let mut no_end = jobs.clone();
+    no_end[0].status.last_run_endtime = None;
+    assert_eq!(
+        datastore_sync("store1", &no_end, &remotes, &sites, common::NOW, rpo()).cross_site,
+        CrossSiteSync::Stale
+    );
+    // A direction a newer PBS adds proves nothing.
+    let mut odd = jobs.clone();
+    odd[0].sync_direction = Some(cpps_pbs::types::SyncDirection::Unknown("mirror".to_owned()));
+    assert_eq!(
+        datastore_sync("store1", &odd, &remotes, &sites, common::NOW, rpo()).cross_site,
+        CrossSiteSync::DirectionUnknown
+    );
+}
+
+/// Issue 14, defect 9: a verification state this client does not know (a newer PBS's value;
+/// pbs-api-types `VerifyState` has `ok` and `failed` today) is not ok.
+#[test]
+fn an_unknown_verification_state_is_not_ok() {
+    let mut snapshots: Vec<Snapshot> = data("snapshots_store1.json");
+    snapshots.retain(|s| s.backup_id == "100");
+    let newest = snapshots.iter_mut().max_by_key(|s| s.backup_time).unwrap();
+    newest.verification.as_mut().unwrap().state =
+        VerifyState::Unknown("corrupt-chunks-pending".to_owned());
+    let guests = newest_per_guest("store1", "", &snapshots, common::NOW, rpo());
+    assert_eq!(guests.len(), 1);
+    assert!(guests[0].newest_verify_unknown());
+    assert!(!guests[0].newest_verified_ok());
+    assert!(!guests[0].newest_verify_failed());
 }
 
 #[test]

@@ -30,6 +30,7 @@ fn schema_of(type_name: &str) -> Value {
         "VerifyJob" => schemars::schema_for!(VerifyJob),
         "Remote" => schemars::schema_for!(Remote),
         "TaskListItem" => schemars::schema_for!(TaskListItem),
+        "Version" => schemars::schema_for!(Version),
         other => panic!("no JSON Schema for type {other}: add it here"),
     };
     schema.as_value().clone()

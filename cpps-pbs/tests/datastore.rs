@@ -229,9 +229,9 @@ async fn permission_errors_carry_the_server_message() {
         .snapshots("store1", &SnapshotQuery::default())
         .await
         .unwrap_err();
-    let cpps_pbs::Error::Api(cpps_proxmox::Error::Api {
+    let cpps_pbs::Error::Api {
         status, message, ..
-    }) = &err
+    } = &err
     else {
         panic!("expected an API error, got {err:?}");
     };

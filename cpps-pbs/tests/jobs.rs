@@ -8,6 +8,7 @@ use cpps_pbs::types::{ExitStatus, SyncDirection};
 #[tokio::test]
 async fn sync_jobs_are_listed_in_both_directions() {
     let api = common::mock_api().await;
+    common::serve_version(&api, "4.0", "14").await;
     // Without `sync-direction=all` PBS lists pull jobs only (its default, per the schema).
     common::serve_authorized(
         &api,
@@ -52,6 +53,7 @@ async fn sync_jobs_are_listed_in_both_directions() {
 #[tokio::test]
 async fn sync_jobs_of_one_store() {
     let api = common::mock_api().await;
+    common::serve_version(&api, "3.3", "0").await;
     common::serve_fixture(
         &api,
         "/admin/sync",
@@ -100,6 +102,7 @@ async fn verify_jobs_show_a_failed_last_run() {
 #[tokio::test]
 async fn prune_and_gc_jobs() {
     let api = common::mock_api().await;
+    common::serve_version(&api, "3.2", "0").await;
     common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
     common::serve_fixture(&api, "/admin/gc", &[], "gc_jobs.json").await;
     let pbs = common::token_client(&api);
@@ -129,4 +132,65 @@ async fn remotes_with_fingerprints() {
     assert_eq!(remotes[1].port, None);
     assert_eq!(remotes[1].port_or_default(), 8007);
     api.verify().await;
+}
+
+/// Issue 14, defect 2: before PBS 3.3 `GET /admin/sync` declares only `store` (proxmox-backup
+/// `src/api2/admin/sync.rs`, `list_sync_jobs`, up to 3.2.x) and rejects `sync-direction` as an
+/// additional property; the client reads the release once and does not send it there. The mock
+/// answers a request that carries it the way PBS 3.2 does, so sending it fails the test.
+#[tokio::test]
+async fn sync_jobs_of_pbs_3_2_are_listed_without_sync_direction() {
+    use wiremock::matchers::{method, path, query_param_is_missing};
+    use wiremock::{Mock, ResponseTemplate};
+    let api = common::mock_api().await;
+    common::serve_version(&api, "3.2", "7").await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/admin/sync"))
+        .and(query_param_is_missing("sync-direction"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(common::load("sync_jobs.json")))
+        .expect(2)
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/admin/sync"))
+        .and(wiremock::matchers::query_param("sync-direction", "all"))
+        .respond_with(ResponseTemplate::new(400).set_body_json(serde_json::json!({
+            "data": null,
+            "message": "parameter verification errors\n",
+            "errors": {"sync-direction": "schema does not allow additional properties"}
+        })))
+        .mount(api.server())
+        .await;
+    let pbs = common::token_client(&api);
+    assert_eq!(pbs.sync_jobs(None).await.unwrap().len(), 3);
+    // The release is read once and kept: the second call sends no `GET /version`.
+    assert_eq!(pbs.sync_jobs(None).await.unwrap().len(), 3);
+    assert_eq!(
+        pbs.server_version().await.unwrap(),
+        cpps_proxmox::family::ServerVersion::new(3, 2, 7)
+    );
+    api.verify().await;
+}
+
+/// Issue 14, defect 2: `GET /admin/gc` exists from PBS 3.2 (proxmox-backup
+/// `src/api2/admin/gc.rs`, added before the 3.2.0-1 release; `debian/changelog` 3.2.0-1: "add
+/// global prune and GC job view"). A 3.1 server is not asked: the answer is a typed
+/// `NotSupported`, and nothing is sent but `GET /version`.
+#[tokio::test]
+async fn gc_jobs_of_pbs_3_1_are_not_supported_and_not_requested() {
+    let api = common::mock_api().await;
+    common::serve_version(&api, "3.1", "5").await;
+    let err = common::token_client(&api).gc_jobs(None).await.unwrap_err();
+    assert!(err.is_not_supported(), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "GET /admin/gc is not supported by PBS 3.1.5 (it needs PBS 3.2.0 or later)"
+    );
+    assert_eq!(err.delivery(), cpps_http::Delivery::NotSent);
+    api.verify().await;
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
 }

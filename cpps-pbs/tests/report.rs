@@ -18,6 +18,7 @@ async fn inventory(stores: Option<&[String]>) -> Inventory {
 
 async fn inventory_with(stores: Option<&[String]>, remotes_readable: bool) -> Inventory {
     let api = common::mock_api().await;
+    common::serve_version(&api, "4.0", "14").await;
     common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
     common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
     common::serve_fixture(
@@ -94,9 +95,7 @@ async fn inventory_with(stores: Option<&[String]>, remotes_readable: bool) -> In
             .mount(api.server())
             .await;
     }
-    let inventory = report::collect(&common::token_client(&api), stores)
-        .await
-        .unwrap();
+    let inventory = report::collect(&common::token_client(&api), stores).await;
     api.verify().await;
     assert!(
         api.unexpected_requests().is_empty(),
@@ -134,16 +133,17 @@ async fn report_over_all_datastores() {
     for line in [
         "PBS backup report at 2026-11-29T08:00:00Z, RPO 1d2h",
         "datastore store1  used 1.4 TiB of 3.6 TiB",
-        "  cross-site sync: ok",
-        "    s-push-b push pbs-b (site-b):from-site-a, last run OK",
+        "  cross-site copy of its backups: ok",
+        "    s-push-b push pbs-b (site-b):from-site-a, last run OK, 55m ago",
         "  vm/100           2026-11-29T06:00:00Z       2h         2  ok         ok",
         "  vm/101           2026-11-28T12:00:00Z      20h         2  FAILED     ok",
         "  ct/200           2026-11-26T06:00:00Z     3d2h         1  never      BREACHED",
         "  pve-b:vm/300     2026-11-29T05:00:00Z       3h         1  ok         ok",
         "datastore offsite",
-        "  cross-site sync: FAILED (the last run to the other site failed)",
+        "  cross-site copy of its backups: none (only pulls the other site's backups; push these to the other site)",
+        "  copy of the other site's backups: FAILED (the last run to the other site failed)",
         "  no backups",
-        "  ERROR: snapshots could not be read: PBS API call failed: ",
+        "  ERROR: snapshots could not be read: GET http://127.0.0.1:",
         "  FAILED   sync s-pull-b (offsite): connection error: tcp connect error: No route to host (os error 113)",
         "  FAILED   verify v-store1 (store1): verification failed - please check the log for details",
         "  FAILED   garbage-collection offsite (offsite): unknown",
@@ -208,7 +208,7 @@ async fn unreadable_remotes_do_not_stop_the_report() {
     assert_eq!(store1.sync.links[0].remote_site.as_deref(), Some("site-b"));
     let text = report.to_text();
     assert!(
-        text.contains("warning: remotes could not be read (PBS API call failed: "),
+        text.contains("warning: remotes could not be read (GET http://127.0.0.1:"),
         "{text}"
     );
     assert!(text.contains("sites matched by remote name only"), "{text}");
@@ -239,4 +239,123 @@ fn a_healthy_inventory_passes() {
     assert!(!report.is_failing(), "{}", report.to_text());
     assert!(report.to_text().contains("result: OK"));
     assert_eq!(report.summary.without_cross_site_sync, 0);
+}
+
+/// Issue 14, defects 2 and 3: a PBS 3.1 (no `GET /admin/gc`, no `sync-direction`) and a token
+/// that may not list verify jobs (403). Before, one failed call lost the whole report
+/// (`try_join!`); now every other part is read, the failure is kept per part, and the endpoint
+/// the release lacks is a typed "not supported" that is never requested.
+#[tokio::test]
+async fn an_old_pbs_and_a_forbidden_part_still_give_a_report() {
+    let api = common::mock_api().await;
+    common::serve_version(&api, "3.1", "2").await;
+    common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
+    common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/admin/sync"))
+        .and(query_param_is_missing("sync-direction"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(common::load("sync_jobs.json")))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/admin/verify"))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .set_body_json(json!({"data": null, "message": "permission check failed\n"})),
+        )
+        .expect(1)
+        .mount(api.server())
+        .await;
+    common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
+    common::serve_fixture(&api, "/config/remote", &[], "remotes.json").await;
+    common::serve_json(
+        &api,
+        "/admin/datastore/store1/namespace",
+        &[],
+        json!({"data": [{"ns": ""}]}),
+    )
+    .await;
+    common::serve_fixture(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        &[],
+        "snapshots_store1.json",
+    )
+    .await;
+    let stores = vec!["store1".to_owned()];
+    let inventory = report::collect(&common::token_client(&api), Some(&stores)).await;
+    api.verify().await;
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+    assert_eq!(inventory.datastores.len(), 3);
+    assert_eq!(inventory.sync_jobs.len(), 3);
+    assert_eq!(inventory.prune_jobs.len(), 3);
+    assert!(inventory.verify_jobs.is_empty());
+    let parts: Vec<(&str, Option<u16>, bool)> = inventory
+        .errors
+        .iter()
+        .map(|e| (e.part.as_str(), e.status, e.not_supported))
+        .collect();
+    assert_eq!(
+        parts,
+        [
+            ("verify jobs (GET /admin/verify)", Some(403), false),
+            ("garbage-collection jobs (GET /admin/gc)", None, true),
+        ]
+    );
+    let report = report::build(&inventory, common::NOW, &options().stores(stores));
+    assert!(report.is_partial());
+    assert_eq!(report.summary.unread_parts, 1);
+    assert_eq!(report.summary.guests, 4);
+    let text = report.to_text();
+    assert!(
+        text.contains("error: verify jobs (GET /admin/verify) could not be read: GET "),
+        "{text}"
+    );
+    assert!(
+        text.contains("not supported: garbage-collection jobs (GET /admin/gc): GET /admin/gc is not supported by PBS 3.1.2 (it needs PBS 3.2.0 or later)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(PARTIAL: some parts could not be read)"),
+        "{text}"
+    );
+}
+
+/// Issue 14, defect 9: a newest snapshot whose verification state is a value this client does
+/// not know fails the report and is shown as unknown, never as verified.
+#[test]
+fn an_unknown_verification_state_fails_the_report() {
+    let mut snapshots: Vec<cpps_pbs::types::Snapshot> =
+        serde_json::from_value(common::load("snapshots_store1.json")["data"].clone()).unwrap();
+    snapshots.retain(|s| s.backup_id == "100");
+    for snapshot in &mut snapshots {
+        if let Some(v) = snapshot.verification.as_mut() {
+            v.state = cpps_pbs::types::VerifyState::Unknown("pending".to_owned());
+        }
+    }
+    let mut inventory = Inventory::default();
+    inventory
+        .snapshots
+        .insert("store1".to_owned(), Ok([(String::new(), snapshots)].into()));
+    inventory.sync_jobs =
+        serde_json::from_value(common::load("sync_jobs.json")["data"].clone()).unwrap();
+    inventory.sync_jobs.truncate(1);
+    inventory.remotes =
+        serde_json::from_value(common::load("remotes.json")["data"].clone()).unwrap();
+    let report = report::build(
+        &inventory,
+        common::NOW,
+        &options().stores(vec!["store1".to_owned()]),
+    );
+    assert_eq!(report.summary.verify_unknown, 1);
+    assert_eq!(report.summary.verify_failures, 0);
+    assert!(report.is_failing());
+    let text = report.to_text();
+    assert!(text.contains("UNKNOWN (pending)"), "{text}");
+    assert!(text.contains("result: FAIL"), "{text}");
 }

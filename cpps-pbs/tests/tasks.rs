@@ -125,11 +125,11 @@ async fn waiting_for_a_failed_task_returns_its_log_tail() {
         .wait_task(&upid, &options)
         .await
         .unwrap_err();
-    let cpps_pbs::Error::Api(cpps_proxmox::Error::TaskFailed {
+    let cpps_pbs::Error::TaskFailed {
         exit_status,
         log_tail,
         ..
-    }) = &err
+    } = &err
     else {
         panic!("expected a failed task, got {err:?}");
     };
@@ -144,4 +144,76 @@ async fn waiting_for_a_failed_task_returns_its_log_tail() {
         "{:?}",
         api.unexpected_requests()
     );
+}
+
+/// A task log served the way PBS serves it: `start` counts from 1 and lines numbered below it
+/// are skipped (proxmox-backup `src/api2/node/tasks.rs`, `read_task_log`: `count += 1; if count
+/// < start { continue }`), `limit` lines are returned, `total` is the number of lines.
+struct PbsTaskLog {
+    lines: Vec<String>,
+}
+
+impl wiremock::Respond for PbsTaskLog {
+    fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
+        let param = |name: &str| {
+            request
+                .url
+                .query_pairs()
+                .find(|(k, _)| k == name)
+                .and_then(|(_, v)| v.parse::<usize>().ok())
+        };
+        let start = param("start").unwrap_or(0);
+        let limit = param("limit").unwrap_or(50);
+        let data: Vec<serde_json::Value> = self
+            .lines
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (i + 1, t))
+            .filter(|(n, _)| *n >= start)
+            .take(limit)
+            .map(|(n, t)| serde_json::json!({"n": n, "t": t}))
+            .collect();
+        ResponseTemplate::new(200)
+            .set_body_json(serde_json::json!({"data": data, "total": self.lines.len()}))
+    }
+}
+
+/// Issue 14, defect 6: PBS counts `start` from 1 (PVE from 0), so asking PBS for the tail
+/// with PVE's `start = total - lines` loses the last line, the `TASK ERROR` line.
+#[tokio::test]
+async fn the_failure_log_tail_of_a_long_pbs_log_keeps_its_last_line() {
+    let api = common::mock_api().await;
+    let upid = failed_upid();
+    Mock::given(method("GET"))
+        .and(path(status_path(&upid)))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(common::load("task_status_failed.json")),
+        )
+        .mount(api.server())
+        .await;
+    let mut lines: Vec<String> = (1..30)
+        .map(|i| format!("verify store1:vm/100/2026-11-28T{i:02}:00:00Z - checking chunks"))
+        .collect();
+    lines.push("TASK ERROR: verification failed - please check the log for details".to_owned());
+    Mock::given(method("GET"))
+        .and(path(format!("/api2/json/{}/log", upid.task_path())))
+        .respond_with(PbsTaskLog { lines })
+        .mount(api.server())
+        .await;
+    let options = WaitOptions::default()
+        .intervals(Duration::from_millis(5), Duration::from_millis(10))
+        .log_tail_lines(10);
+    let err = common::token_client(&api)
+        .wait_task(&upid, &options)
+        .await
+        .unwrap_err();
+    let cpps_pbs::Error::TaskFailed { log_tail, .. } = &err else {
+        panic!("expected a failed task, got {err:?}");
+    };
+    assert_eq!(log_tail.len(), 10, "{log_tail:?}");
+    assert_eq!(
+        log_tail.last().map(String::as_str),
+        Some("TASK ERROR: verification failed - please check the log for details")
+    );
+    assert!(log_tail[0].contains("T21:00"), "{log_tail:?}");
 }

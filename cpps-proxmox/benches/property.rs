@@ -6,8 +6,9 @@
 //! cargo bench -p cpps-proxmox --bench property -- [KEYS]
 //! ```
 //!
-//! Parses strings of `KEYS` (default 10 000) and ten times as many keys, several rounds each,
-//! and prints the medians, their ratio, and `PASS` when ten times the input takes at most
+//! Parses strings of `KEYS` (default 3 000) and ten times as many keys (30 000: the size issue
+//! 20 measured), several rounds each,
+//! and prints the fastest rounds, their ratio, and `PASS` when ten times the input takes at most
 //! twelve times as long (`MISS` otherwise). A benchmark, not a test: it asserts nothing.
 
 use std::hint::black_box;
@@ -23,9 +24,9 @@ fn text(keys: usize) -> String {
     out
 }
 
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
+/// The fastest round: on a shared machine the other rounds measure the neighbours too.
+fn fastest(samples: Vec<Duration>) -> Duration {
+    samples.into_iter().min().unwrap_or_default()
 }
 
 fn measure(text: &str, rounds: usize) -> (Duration, Duration) {
@@ -43,7 +44,7 @@ fn measure(text: &str, rounds: usize) -> (Duration, Duration) {
         );
         typed.push(started.elapsed());
     }
-    (median(generic), median(typed))
+    (fastest(generic), fastest(typed))
 }
 
 fn main() {
@@ -51,11 +52,11 @@ fn main() {
         .skip(1)
         .find(|a| !a.starts_with('-'))
         .and_then(|a| a.parse().ok())
-        .unwrap_or(10_000);
+        .unwrap_or(3_000);
     let small = text(keys);
     let large = text(keys * 10);
-    let (small_generic, small_typed) = measure(&small, 9);
-    let (large_generic, large_typed) = measure(&large, 5);
+    let (small_generic, small_typed) = measure(&small, 51);
+    let (large_generic, large_typed) = measure(&large, 11);
     for (name, small, large) in [
         ("PropertyString::parse", small_generic, large_generic),
         ("Volume::from_str", small_typed, large_typed),

@@ -4,26 +4,56 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cpps_http::{HttpClient, Method, Request, RetryPolicy, SecretString, TlsMode, Url};
+use cpps_http::{HttpClient, Method, Request, SecretString, TlsMode, Url};
 use futures::StreamExt;
 use serde::de::DeserializeOwned;
+use tokio::sync::OnceCell;
 
 use crate::Error;
 use crate::api::{ClusterApi, NodeApi};
+use crate::envelope::PveEnvelope;
 use crate::family::Credentials;
 use crate::family::{
-    self, Product, TaskOutcome, TicketAuth, TokenAuth, TotpSource, Upid, WaitOptions,
+    self, Product, ServerVersion, TaskOutcome, TicketAuth, TokenAuth, TotpSource, Upid, WaitOptions,
 };
 use crate::types::{
     ClusterResource, GuestKind, LxcConfig, NodeListItem, NodeName, QemuConfig, ResourceFilter,
     ResourceType, Version, VmId,
 };
 
+/// The environment variable naming the API endpoint (`https://host:8006/`), as the bpg
+/// Terraform provider reads it.
+pub const ENV_ENDPOINT: &str = "PROXMOX_VE_ENDPOINT";
+/// The API token, `user@realm!id=secret` (bpg provider). It wins over user and password.
+pub const ENV_API_TOKEN: &str = "PROXMOX_VE_API_TOKEN";
+/// The user for a ticket login (bpg provider), with [`ENV_PASSWORD`].
+pub const ENV_USERNAME: &str = "PROXMOX_VE_USERNAME";
+/// The password for a ticket login (bpg provider).
+pub const ENV_PASSWORD: &str = "PROXMOX_VE_PASSWORD";
+/// `true` turns certificate verification off (bpg provider); only by this name.
+pub const ENV_INSECURE: &str = "PROXMOX_VE_INSECURE";
+/// A PEM file of trusted CA certificates (`/etc/pve/pve-root-ca.pem`).
+pub const ENV_CA_FILE: &str = "PROXMOX_VE_CA_FILE";
+/// The SHA-256 fingerprint of the node certificate to pin (`AA:BB:…`).
+pub const ENV_FINGERPRINT: &str = "PROXMOX_VE_FINGERPRINT";
+
+/// The TLS variables of a PVE client, read by [`cpps_http::TlsMode::from_env`].
+pub fn tls_vars() -> cpps_http::TlsVars {
+    cpps_http::TlsVars::new()
+        .ca_file(ENV_CA_FILE)
+        .fingerprint(ENV_FINGERPRINT)
+        .insecure(ENV_INSECURE)
+}
+
+/// The response-size cap of list calls (`/cluster/resources`, task lists) unless the builder
+/// or the call sets another: a `/cluster/resources` of a cluster with tens of thousands of
+/// guests is tens of MiB, above the 8 MiB default of single-object reads.
+pub const DEFAULT_LIST_MAX_RESPONSE_BYTES: usize = 256 << 20;
+
 /// Configures a [`Client`].
 ///
 /// ```no_run
-/// use cpps_proxmox::Client;
-/// use cpps_http::TlsMode;
+/// use cpps_proxmox::{Client, TlsMode};
 ///
 /// # async fn run() -> Result<(), cpps_proxmox::Error> {
 /// // Self-signed clusters: pin the node certificate's SHA-256 fingerprint (shown by
@@ -31,6 +61,7 @@ use crate::types::{
 /// let pve = Client::builder("https://pve-ippri-31.example:8006/")
 ///     .api_token_str("automation@pve!inventory=0b7a0c4e-…")?
 ///     .tls(TlsMode::pinned("AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99")?)
+///     .deadline(std::time::Duration::from_secs(30))
 ///     .build()?;
 /// println!("{}", pve.version().await?.version);
 /// # Ok(())
@@ -38,31 +69,81 @@ use crate::types::{
 /// ```
 #[must_use]
 pub struct ClientBuilder {
-    url: String,
-    tls: TlsMode,
+    endpoint: String,
+    http: cpps_http::ClientBuilder,
     credentials: Option<Credentials>,
     totp: Option<TotpSource>,
     renew_after: Duration,
-    connect_timeout: Duration,
-    request_timeout: Duration,
-    deadline: Duration,
-    retry: RetryPolicy,
+    list_max_response_bytes: usize,
 }
 
 impl fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ClientBuilder")
-            .field("url", &self.url)
-            .field("tls", &self.tls)
+            .field("endpoint", &self.endpoint)
+            .field("http", &self.http)
             .field("credentials", &self.credentials)
             .field("totp", &self.totp.as_ref().map(|_| "[callback]"))
-            .field("request_timeout", &self.request_timeout)
-            .field("deadline", &self.deadline)
+            .field("list_max_response_bytes", &self.list_max_response_bytes)
             .finish_non_exhaustive()
     }
 }
 
 impl ClientBuilder {
+    cpps_http::forward_http_settings!();
+
+    /// A builder from the variables users of the bpg Terraform provider already set, read
+    /// through `lookup` (tests pass a closure over a map; [`Client::from_env`] passes the
+    /// process environment):
+    ///
+    /// | variable | meaning |
+    /// | --- | --- |
+    /// | `PROXMOX_VE_ENDPOINT` | `https://host:8006/` (required) |
+    /// | `PROXMOX_VE_API_TOKEN` | `user@realm!id=secret`; wins over user and password, as in bpg |
+    /// | `PROXMOX_VE_USERNAME`, `PROXMOX_VE_PASSWORD` | ticket login |
+    /// | `PROXMOX_VE_CA_FILE` | PEM file of trusted CAs |
+    /// | `PROXMOX_VE_FINGERPRINT` | SHA-256 fingerprint of the node certificate to pin |
+    /// | `PROXMOX_VE_INSECURE` | `true`: no certificate verification |
+    ///
+    /// At most one TLS variable may be set ([`cpps_http::TlsMode::from_env`]: the error names
+    /// both); none means the system's roots.
+    pub fn from_env(lookup: &dyn Fn(&str) -> Option<String>) -> Result<ClientBuilder, Error> {
+        let get = |name: &str| cpps_http::env::get(lookup, name);
+        let endpoint = get(ENV_ENDPOINT).ok_or_else(|| Error::Config {
+            reason: format!("{ENV_ENDPOINT} is not set (e.g. https://host:8006/)"),
+        })?;
+        let mut builder = Client::builder(endpoint);
+        builder = match (get(ENV_API_TOKEN), get(ENV_USERNAME), lookup(ENV_PASSWORD)) {
+            (Some(token), _, _) => builder.api_token_str(&token).map_err(|e| Error::Config {
+                reason: format!("{ENV_API_TOKEN}: {e}"),
+            })?,
+            (None, Some(user), Some(password)) if !password.is_empty() => {
+                let user = user.parse().map_err(|e| Error::Config {
+                    reason: format!("{ENV_USERNAME}: {e}"),
+                })?;
+                // The password is used as given: it may legitimately end in spaces.
+                builder.password(user, SecretString::from(password))
+            }
+            (None, Some(_), _) => {
+                return Err(Error::Config {
+                    reason: format!("{ENV_USERNAME} is set but {ENV_PASSWORD} is not"),
+                });
+            }
+            (None, None, _) => {
+                return Err(Error::Config {
+                    reason: format!("set {ENV_API_TOKEN}, or {ENV_USERNAME} and {ENV_PASSWORD}"),
+                });
+            }
+        };
+        let tls = TlsMode::from_env(&tls_vars(), lookup).map_err(|e| Error::Config {
+            reason: crate::inventory::error_chain(&e),
+        })?;
+        if let Some(tls) = tls {
+            builder = builder.tls(tls);
+        }
+        Ok(builder)
+    }
+
     /// Uses an API token.
     pub fn api_token(mut self, id: family::TokenId, secret: SecretString) -> Self {
         self.credentials = Some(Credentials::Token { id, secret });
@@ -100,57 +181,26 @@ impl ClientBuilder {
         self
     }
 
-    /// How the server certificate is verified. For self-signed clusters pin the node's
-    /// fingerprint ([`TlsMode::pinned`]) or trust `/etc/pve/pve-root-ca.pem`
-    /// ([`TlsMode::ca_file`]); the insecure mode exists only by its long name.
-    pub fn tls(mut self, tls: TlsMode) -> Self {
-        self.tls = tls;
-        self
-    }
-
-    /// Time allowed for one attempt (default 30 s).
-    pub fn request_timeout(mut self, timeout: Duration) -> Self {
-        self.request_timeout = timeout;
-        self
-    }
-
-    /// Time allowed to connect (default 5 s).
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
-        self
-    }
-
-    /// Time allowed for one call, retries included (default 60 s).
-    pub fn deadline(mut self, deadline: Duration) -> Self {
-        self.deadline = deadline;
-        self
-    }
-
-    /// Retry policy for reads.
-    pub fn retry(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
+    /// The response-size cap of list calls (default [`DEFAULT_LIST_MAX_RESPONSE_BYTES`]);
+    /// single-object reads keep the client's cap ([`ClientBuilder::max_response_bytes`]).
+    pub fn list_max_response_bytes(mut self, bytes: usize) -> Self {
+        self.list_max_response_bytes = bytes;
         self
     }
 
     /// Builds the client (no request is sent; a password login happens on the first call or
     /// with [`Client::login`]).
     pub fn build(self) -> Result<Client, Error> {
-        let url = api_base(&self.url)?;
-        let http = HttpClient::builder(url)
-            .tls(self.tls)
-            .connect_timeout(self.connect_timeout)
-            .request_timeout(self.request_timeout)
-            .deadline(self.deadline)
-            .retry(self.retry)
-            .build()?;
+        let url = api_base(&self.endpoint)?;
+        let http = self.http.base_url(url).build()?;
         let credentials = self.credentials.ok_or_else(|| Error::Config {
             reason: "no credentials: set an API token or a user and password".to_owned(),
         })?;
-        Ok(match credentials {
-            Credentials::Token { id, secret } => Client {
-                http: http.with_auth(Arc::new(TokenAuth::new(Product::Pve, id, &secret))),
-                ticket: None,
-            },
+        let (http, ticket) = match credentials {
+            Credentials::Token { id, secret } => (
+                http.with_auth(Arc::new(TokenAuth::new(Product::Pve, id, &secret))),
+                None,
+            ),
             Credentials::Password { user, password } => {
                 let mut auth = TicketAuth::new(Product::Pve, &http, user, password)
                     .renew_after(self.renew_after);
@@ -158,27 +208,22 @@ impl ClientBuilder {
                     auth = auth.with_totp(totp);
                 }
                 let auth = Arc::new(auth);
-                Client {
-                    http: http.with_auth(auth.clone()),
-                    ticket: Some(auth),
-                }
+                (http.with_auth(auth.clone()), Some(auth))
             }
+        };
+        Ok(Client {
+            http,
+            ticket,
+            version: Arc::new(OnceCell::new()),
+            list_max_response_bytes: self.list_max_response_bytes,
         })
     }
 }
 
-/// `https://host:8006/` or `https://host:8006/api2/json` → `https://host:8006/api2/json/`.
 fn api_base(text: &str) -> Result<Url, Error> {
-    let mut url: Url = text.trim().parse().map_err(|e| Error::Config {
-        reason: format!("endpoint `{text}` is not a URL: {e}"),
-    })?;
-    let path = url.path().trim_end_matches('/').to_owned();
-    if path.ends_with("/api2/json") {
-        url.set_path(&format!("{path}/"));
-    } else {
-        url.set_path(&format!("{path}/api2/json/"));
-    }
-    Ok(url)
+    family::api_base(text).map_err(|e| Error::Config {
+        reason: e.to_string(),
+    })
 }
 
 /// A typed Proxmox VE client. Cheap to clone: clones share one connection pool and one login.
@@ -188,6 +233,8 @@ fn api_base(text: &str) -> Result<Url, Error> {
 pub struct Client {
     http: HttpClient,
     ticket: Option<Arc<TicketAuth>>,
+    version: Arc<OnceCell<ServerVersion>>,
+    list_max_response_bytes: usize,
 }
 
 impl fmt::Debug for Client {
@@ -238,16 +285,45 @@ impl Client {
     /// added when missing).
     pub fn builder(endpoint: impl Into<String>) -> ClientBuilder {
         ClientBuilder {
-            url: endpoint.into(),
-            tls: TlsMode::SystemRoots,
+            endpoint: endpoint.into(),
+            // PVE's own defaults: pveproxy answers most reads within seconds, but a config
+            // read proxied to a busy node (`proxyto`) can take longer.
+            http: cpps_http::ClientBuilder::default()
+                .connect_timeout(Duration::from_secs(5))
+                .request_timeout(Duration::from_secs(30))
+                .deadline(Duration::from_secs(60)),
             credentials: None,
             totp: None,
             renew_after: family::DEFAULT_RENEW_AFTER,
-            connect_timeout: Duration::from_secs(5),
-            request_timeout: Duration::from_secs(30),
-            deadline: Duration::from_secs(60),
-            retry: RetryPolicy::default(),
+            list_max_response_bytes: DEFAULT_LIST_MAX_RESPONSE_BYTES,
         }
+    }
+
+    /// A client configured from the `PROXMOX_VE_*` variables of the process environment
+    /// ([`ClientBuilder::from_env`]).
+    pub fn from_env() -> Result<Client, Error> {
+        ClientBuilder::from_env(&cpps_http::env::process_env)?.build()
+    }
+
+    /// The same client (sharing its pool, login and version) with another response-size
+    /// cap for list calls: `pve.with_list_max_response_bytes(1 << 30).cluster().resources(None)`.
+    pub fn with_list_max_response_bytes(&self, bytes: usize) -> Client {
+        Client {
+            list_max_response_bytes: bytes,
+            ..self.clone()
+        }
+    }
+
+    /// The server's release: `GET /version`, read once and kept (clones share it). Calls
+    /// whose parameters differ between PVE 8 and 9 choose by it.
+    pub async fn server_version(&self) -> Result<ServerVersion, Error> {
+        self.version
+            .get_or_try_init(|| async {
+                let version = self.version().await?;
+                Ok::<_, Error>(ServerVersion::from_pve(&version.version)?)
+            })
+            .await
+            .copied()
     }
 
     /// The underlying HTTP client (authenticated), for calls this crate does not model.
@@ -264,7 +340,13 @@ impl Client {
     }
 
     pub(crate) async fn get<T: DeserializeOwned>(&self, request: Request) -> Result<T, Error> {
-        self.http.send(&family::DataEnvelope, request).await
+        self.http.send(&PveEnvelope, request).await
+    }
+
+    /// A list read, with the list cap.
+    pub(crate) async fn get_list<T: DeserializeOwned>(&self, request: Request) -> Result<T, Error> {
+        self.get(request.max_response_bytes(self.list_max_response_bytes))
+            .await
     }
 
     pub(crate) async fn write_upid(&self, request: Request) -> Result<Upid, Error> {
@@ -295,7 +377,7 @@ impl Client {
     /// stops; a failed task is [`Error::TaskFailed`] with the log tail
     /// (`GET /nodes/{node}/tasks/{upid}/log`).
     pub async fn wait(&self, upid: &Upid, options: &WaitOptions) -> Result<TaskOutcome, Error> {
-        family::wait_task(&self.http, upid, &upid.task_path(), options).await
+        Ok(family::wait_task(&self.http, Product::Pve, upid, &upid.task_path(), options).await?)
     }
 
     /// The guests of the cluster: `GET /cluster/resources?type=vm`.

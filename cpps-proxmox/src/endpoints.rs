@@ -7,8 +7,8 @@ use serde::de::{self, Deserializer, Visitor};
 use crate::family::{LogLine, TaskStatus};
 use crate::types::{
     ClusterResource, ClusterStatusEntry, GuestCurrentStatus, HaResource, HaStatusEntry, LxcConfig,
-    LxcListItem, NodeListItem, NodeStatus, NodeStorage, QemuConfig, QemuListItem, Snapshot,
-    TaskListItem, Version,
+    LxcListItem, NodeListItem, NodeStatus, NodeStorage, PendingEntry, QemuConfig, QemuListItem,
+    Snapshot, TaskListItem, Version,
 };
 
 /// What an endpoint returns, as the client reads it.
@@ -182,14 +182,26 @@ pub const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         method: "GET",
         path: "/nodes/{node}/qemu/{vmid}/config",
-        params: NODE_VMID,
+        params: &["node", "vmid", "current"],
         returns: Returns::Config(QemuConfig::KEYS),
     },
     Endpoint {
         method: "GET",
         path: "/nodes/{node}/lxc/{vmid}/config",
-        params: NODE_VMID,
+        params: &["node", "vmid", "current"],
         returns: Returns::Config(LxcConfig::KEYS),
+    },
+    Endpoint {
+        method: "GET",
+        path: "/nodes/{node}/qemu/{vmid}/pending",
+        params: NODE_VMID,
+        returns: Returns::Fields(fields_of::<PendingEntry>),
+    },
+    Endpoint {
+        method: "GET",
+        path: "/nodes/{node}/lxc/{vmid}/pending",
+        params: NODE_VMID,
+        returns: Returns::Fields(fields_of::<PendingEntry>),
     },
     Endpoint {
         method: "GET",

@@ -7,7 +7,8 @@ use cpps_http::{Delivery, Method, StatusCode, Url};
 
 use crate::family::Upid;
 
-/// An error of the Proxmox client (and of the Proxmox-family pieces in [`crate::family`]).
+/// An error of the Proxmox VE client. Errors of the Proxmox-family pieces
+/// ([`crate::family::Error`]) convert into it variant by variant.
 ///
 /// No variant holds a secret: messages come from the server's answer (redacted by `cpps-http`)
 /// or name the value that was wrong.
@@ -125,14 +126,62 @@ impl Error {
     }
 
     pub(crate) fn invalid(kind: &'static str, input: &str, reason: impl Into<String>) -> Self {
-        let mut shown: String = input.chars().take(120).collect();
-        if input.chars().nth(120).is_some() {
-            shown.push('…');
-        }
         Error::Invalid {
             kind,
-            input: shown,
+            input: crate::family::error::shorten(input),
             reason: reason.into(),
+        }
+    }
+}
+
+impl From<crate::family::Error> for Error {
+    fn from(error: crate::family::Error) -> Self {
+        use crate::family::Error as F;
+        match error {
+            F::Http(e) => Error::Http(e),
+            F::Api {
+                method,
+                url,
+                status,
+                message,
+                errors,
+            } => Error::Api {
+                method,
+                url,
+                status,
+                message,
+                errors,
+            },
+            F::NotFound {
+                method,
+                url,
+                status,
+                message,
+            } => Error::NotFound {
+                method,
+                url,
+                status,
+                message,
+            },
+            F::TaskFailed {
+                upid,
+                exit_status,
+                log_tail,
+            } => Error::TaskFailed {
+                upid,
+                exit_status,
+                log_tail,
+            },
+            F::TaskTimeout { upid, waited } => Error::TaskTimeout { upid, waited },
+            F::Invalid {
+                kind,
+                input,
+                reason,
+            } => Error::Invalid {
+                kind,
+                input,
+                reason,
+            },
         }
     }
 }

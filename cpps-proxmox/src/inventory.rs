@@ -1,77 +1,18 @@
-//! The cluster inventory behind the `inventory` example: configuration from the environment
-//! (as the bpg Terraform provider reads it) and a JSON/text report of nodes and guests.
+//! The cluster inventory behind the `inventory` example: a JSON/text report of nodes and
+//! guests, with what could not be read said part by part (the client is configured with
+//! [`ClientBuilder::from_env`](crate::ClientBuilder::from_env)).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::future::Future;
+use std::time::Duration;
 
-use cpps_http::{SecretString, TlsMode};
+use futures::StreamExt as _;
 use serde::Serialize;
+use tokio::time::Instant;
 
 use crate::types::{GuestKind, ResourceFilter};
-use crate::{Client, ClientBuilder, Error, GuestConfig, GuestRef};
-
-/// Builds a client configuration from `PROXMOX_VE_*` variables, read through `lookup` (pass
-/// `|k| std::env::var(k).ok()`):
-///
-/// - `PROXMOX_VE_ENDPOINT` (`https://host:8006/`), required;
-/// - `PROXMOX_VE_API_TOKEN` (`user@realm!id=secret`), or `PROXMOX_VE_USERNAME` and
-///   `PROXMOX_VE_PASSWORD`;
-/// - at most one of `PROXMOX_VE_CA_FILE`, `PROXMOX_VE_FINGERPRINT` (SHA-256, `AA:BB:…`) and
-///   `PROXMOX_VE_INSECURE=true`; none means the system roots.
-pub fn builder_from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<ClientBuilder, Error> {
-    let get = |k: &str| lookup(k).filter(|v| !v.trim().is_empty());
-    let endpoint = get("PROXMOX_VE_ENDPOINT").ok_or_else(|| Error::Config {
-        reason: "PROXMOX_VE_ENDPOINT is not set (e.g. https://host:8006/)".to_owned(),
-    })?;
-    let mut builder = Client::builder(endpoint);
-    builder = match (
-        get("PROXMOX_VE_API_TOKEN"),
-        get("PROXMOX_VE_USERNAME"),
-        get("PROXMOX_VE_PASSWORD"),
-    ) {
-        (Some(token), None, None) => builder.api_token_str(&token)?,
-        (None, Some(user), Some(password)) => {
-            builder.password(user.parse()?, SecretString::from(password))
-        }
-        (Some(_), _, _) => {
-            return Err(Error::Config {
-                reason: "set either PROXMOX_VE_API_TOKEN or PROXMOX_VE_USERNAME and PROXMOX_VE_PASSWORD, not both".to_owned(),
-            });
-        }
-        _ => {
-            return Err(Error::Config {
-                reason: "set PROXMOX_VE_API_TOKEN, or PROXMOX_VE_USERNAME and PROXMOX_VE_PASSWORD"
-                    .to_owned(),
-            });
-        }
-    };
-    let insecure = match get("PROXMOX_VE_INSECURE").map(|v| v.trim().to_ascii_lowercase()) {
-        None => false,
-        Some(v) if matches!(v.as_str(), "1" | "true" | "yes") => true,
-        Some(v) if matches!(v.as_str(), "0" | "false" | "no") => false,
-        Some(v) => {
-            return Err(Error::Config {
-                reason: format!("PROXMOX_VE_INSECURE must be true or false, not `{v}`"),
-            });
-        }
-    };
-    let tls = match (
-        get("PROXMOX_VE_CA_FILE"),
-        get("PROXMOX_VE_FINGERPRINT"),
-        insecure,
-    ) {
-        (None, None, false) => TlsMode::SystemRoots,
-        (Some(ca), None, false) => TlsMode::ca_file(ca),
-        (None, Some(fp), false) => TlsMode::pinned(&fp)?,
-        (None, None, true) => TlsMode::danger_accept_invalid_certs(),
-        _ => {
-            return Err(Error::Config {
-                reason: "set only one of PROXMOX_VE_CA_FILE, PROXMOX_VE_FINGERPRINT and PROXMOX_VE_INSECURE".to_owned(),
-            });
-        }
-    };
-    Ok(builder.tls(tls))
-}
+use crate::{Client, Error, GuestRef};
 
 /// A node in the inventory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -104,7 +45,74 @@ pub struct InventoryGuest {
     pub ha: Option<String>,
 }
 
-/// `{"nodes":[…],"guests":[…]}`.
+/// A part of the inventory that could not be read, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct PartError {
+    /// What could not be read (`nodes`, `guests`, `HA resources`, `config of CT 200 on pve2`).
+    pub part: String,
+    /// The error and its causes, scrubbed of the client's secrets.
+    pub error: String,
+    /// The HTTP status, when the server answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+}
+
+/// Why one part failed: the client's error, or the run's time limit.
+enum PartFailure {
+    Error(Error),
+    OutOfTime,
+}
+
+impl From<Error> for PartFailure {
+    fn from(error: Error) -> Self {
+        PartFailure::Error(error)
+    }
+}
+
+impl PartFailure {
+    fn part(self, part: impl Into<String>) -> PartError {
+        match self {
+            PartFailure::Error(error) => PartError {
+                part: part.into(),
+                error: error_chain(&error),
+                status: error.status().map(|s| s.as_u16()),
+            },
+            PartFailure::OutOfTime => PartError {
+                part: part.into(),
+                error: "not finished within the run's time limit".to_owned(),
+                status: None,
+            },
+        }
+    }
+}
+
+/// Runs `future` until `deadline`, if any.
+async fn bounded<T>(
+    deadline: Option<Instant>,
+    future: impl Future<Output = Result<T, Error>>,
+) -> Result<T, PartFailure> {
+    match deadline {
+        None => Ok(future.await?),
+        Some(at) => match tokio::time::timeout_at(at, future).await {
+            Ok(result) => Ok(result?),
+            Err(_) => Err(PartFailure::OutOfTime),
+        },
+    }
+}
+
+/// An error and its sources, joined with `: `.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        let _ = write!(text, ": {inner}");
+        source = inner.source();
+    }
+    text
+}
+
+/// `{"nodes":[…],"guests":[…],"errors":[…]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct Inventory {
@@ -112,33 +120,88 @@ pub struct Inventory {
     pub nodes: Vec<InventoryNode>,
     /// Guests, by id.
     pub guests: Vec<InventoryGuest>,
+    /// What could not be read; empty when the inventory is complete.
+    pub errors: Vec<PartError>,
 }
 
 /// Collects the inventory: `GET /nodes`, `GET /cluster/resources?type=vm`,
 /// `GET /cluster/ha/resources`, and `GET /nodes/{node}/lxc/{vmid}/config` for every container
 /// (at most `concurrency` at once) to tell privileged ones.
-pub async fn collect(client: &Client, concurrency: usize) -> Result<Inventory, Error> {
+///
+/// Every part is read whatever happens to the others, and a part that fails is kept in
+/// [`Inventory::errors`] beside what was read: a token without `Sys.Audit` on `/` gets a 403 on
+/// `/cluster/ha/resources` (pve-ha-manager `src/PVE/API2/HA/Resources.pm`: `check => ['perm',
+/// '/', ['Sys.Audit']]`) and still sees every guest, with `hastate` from the resources list; a
+/// container on an offline node answers 595 to its `proxyto` config read and only its
+/// privilege is unknown.
+///
+/// With `within`, the whole collection ends by then: a part not finished in time is an error
+/// of that part ("not finished within …"), and what was read is kept.
+pub async fn collect(client: &Client, concurrency: usize, within: Option<Duration>) -> Inventory {
+    // Boxed: three list answers held at once make a large future.
+    Box::pin(collect_boxed(client, concurrency, within)).await
+}
+
+async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Duration>) -> Inventory {
+    let deadline = within.map(|d| Instant::now() + d);
     let cluster = client.cluster();
-    let (nodes, resources, ha) = futures::try_join!(
-        client.nodes(),
-        cluster.resources(Some(ResourceFilter::Vm)),
-        cluster.ha_resources(),
-    )?;
-    let ha_state: BTreeMap<String, String> = ha
-        .into_iter()
-        .filter_map(|r| Some((r.guest()?.vmid.to_string(), r.state?)))
-        .collect();
+    let (nodes, resources, ha) = futures::join!(
+        bounded(deadline, client.nodes()),
+        bounded(deadline, cluster.resources(Some(ResourceFilter::Vm))),
+        bounded(deadline, cluster.ha_resources()),
+    );
+    let mut errors = Vec::new();
+    let nodes = nodes.unwrap_or_else(|e| {
+        errors.push(e.part("nodes"));
+        Vec::new()
+    });
+    let resources = resources.unwrap_or_else(|e| {
+        errors.push(e.part("guests"));
+        Vec::new()
+    });
+    let ha_state: BTreeMap<String, String> = match ha {
+        Ok(ha) => ha
+            .into_iter()
+            .filter_map(|r| Some((r.guest()?.vmid.to_string(), r.state?)))
+            .collect(),
+        Err(e) => {
+            errors.push(e.part("HA resources"));
+            BTreeMap::new()
+        }
+    };
     let containers: Vec<GuestRef> = resources
         .iter()
         .filter_map(GuestRef::from_resource)
         .filter(|g| g.kind == GuestKind::Lxc)
         .collect();
     let mut privileged = BTreeMap::new();
-    for (guest, result) in client.guest_configs(containers, concurrency).await {
-        if let GuestConfig::Lxc(config) = result? {
-            privileged.insert(guest.vmid, config.is_privileged()?);
+    let configs: Vec<(GuestRef, Result<Option<bool>, PartFailure>)> =
+        futures::stream::iter(containers)
+            .map(|guest| async move {
+                let read = bounded(deadline, async {
+                    let config = client
+                        .node(guest.node.as_str())
+                        .lxc(guest.vmid)
+                        .config()
+                        .await?;
+                    config.is_privileged().map(Some)
+                })
+                .await;
+                (guest, read)
+            })
+            .buffer_unordered(concurrency.max(1))
+            .collect()
+            .await;
+    for (guest, result) in configs {
+        match result {
+            Ok(Some(value)) => {
+                privileged.insert(guest.vmid, value);
+            }
+            Ok(None) => {}
+            Err(e) => errors.push(e.part(format!("config of CT {} on {}", guest.vmid, guest.node))),
         }
     }
+    errors.sort_by(|a, b| a.part.cmp(&b.part));
     let mut guests: Vec<InventoryGuest> = resources
         .iter()
         .filter_map(|r| {
@@ -153,6 +216,7 @@ pub async fn collect(client: &Client, concurrency: usize) -> Result<Inventory, E
                 ha: r
                     .hastate
                     .clone()
+                    .filter(|s| !s.is_empty())
                     .or_else(|| ha_state.get(&guest.vmid.to_string()).cloned()),
             })
         })
@@ -166,11 +230,39 @@ pub async fn collect(client: &Client, concurrency: usize) -> Result<Inventory, E
         })
         .collect();
     nodes.sort_by(|a, b| a.node.cmp(&b.node));
-    Ok(Inventory { nodes, guests })
+    Inventory {
+        nodes,
+        guests,
+        errors,
+    }
+}
+
+/// How complete an inventory is; the `inventory` binary's exit status follows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Completeness {
+    /// Every part was read (exit status 0).
+    Complete,
+    /// Some parts could not be read; the rest is shown (exit status 1).
+    Partial,
+    /// Nothing could be read (exit status 2).
+    Failed,
 }
 
 impl Inventory {
-    /// A plain-text report: nodes, then one line per guest.
+    /// Whether every part, some, or none could be read.
+    pub fn completeness(&self) -> Completeness {
+        if self.errors.is_empty() {
+            Completeness::Complete
+        } else if self.nodes.is_empty() && self.guests.is_empty() {
+            Completeness::Failed
+        } else {
+            Completeness::Partial
+        }
+    }
+
+    /// A plain-text report: nodes, then one line per guest, then what could not be read.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "NODE                 STATUS");
@@ -201,55 +293,17 @@ impl Inventory {
                 g.ha.as_deref().unwrap_or("-")
             );
         }
+        if !self.errors.is_empty() {
+            let _ = writeln!(out);
+            let _ = writeln!(
+                out,
+                "PARTIAL: {} part(s) could not be read",
+                self.errors.len()
+            );
+            for e in &self.errors {
+                let _ = writeln!(out, "error: {}: {}", e.part, e.error);
+            }
+        }
         out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: BTreeMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
-        move |k| map.get(k).cloned()
-    }
-
-    #[test]
-    fn env_config_is_checked() {
-        assert!(
-            builder_from_env(env(&[]))
-                .unwrap_err()
-                .to_string()
-                .contains("PROXMOX_VE_ENDPOINT")
-        );
-        let ok = builder_from_env(env(&[
-            ("PROXMOX_VE_ENDPOINT", "https://127.0.0.1:8006/"),
-            ("PROXMOX_VE_API_TOKEN", "root@pam!ci=secret-value"),
-            ("PROXMOX_VE_INSECURE", "true"),
-        ]))
-        .unwrap();
-        let debug = format!("{ok:?}");
-        assert!(debug.contains("DangerAcceptInvalidCerts"), "{debug}");
-        assert!(!debug.contains("secret-value"), "{debug}");
-        let both = builder_from_env(env(&[
-            ("PROXMOX_VE_ENDPOINT", "https://127.0.0.1:8006/"),
-            ("PROXMOX_VE_API_TOKEN", "root@pam!ci=x"),
-            ("PROXMOX_VE_CA_FILE", "/tmp/ca.pem"),
-            ("PROXMOX_VE_INSECURE", "1"),
-        ]))
-        .unwrap_err();
-        assert!(both.to_string().contains("only one"), "{both}");
-        let missing = builder_from_env(env(&[
-            ("PROXMOX_VE_ENDPOINT", "https://127.0.0.1:8006/"),
-            ("PROXMOX_VE_USERNAME", "root@pam"),
-        ]))
-        .unwrap_err();
-        assert!(
-            missing.to_string().contains("PROXMOX_VE_PASSWORD"),
-            "{missing}"
-        );
     }
 }

@@ -33,13 +33,20 @@
 pub mod api;
 mod client;
 mod endpoints;
+mod envelope;
 mod error;
 pub mod family;
 pub mod inventory;
 pub mod types;
 
-pub use client::{Client, ClientBuilder, GuestConfig, GuestRef};
+pub use client::{
+    Client, ClientBuilder, DEFAULT_LIST_MAX_RESPONSE_BYTES, ENV_API_TOKEN, ENV_CA_FILE,
+    ENV_ENDPOINT, ENV_FINGERPRINT, ENV_INSECURE, ENV_PASSWORD, ENV_USERNAME, GuestConfig, GuestRef,
+    tls_vars,
+};
+pub use cpps_http::{ClientIdentity, RetryPolicy, SecretString, TlsMode, TlsVars, Url};
 pub use endpoints::{ENDPOINTS, Endpoint, Returns};
+pub use envelope::PveEnvelope;
 pub use error::Error;
 pub use family::Credentials;
 pub use family::Upid;

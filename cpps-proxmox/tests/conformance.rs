@@ -16,6 +16,15 @@ use serde_json::Value;
 
 /// Fields the client reads that the schema does not declare, each with where PVE sends it.
 const MISSING_FROM_SCHEMA: &[(&str, &str, &str, &str)] = &[
+    // pve-manager `PVE/API2/Tasks.pm` `node_tasks` passes every entry through
+    // `convert_token_task`, which splits a token's `user@realm!token` into `user` and
+    // `tokenid`; the schema of the list declares only `user` (issue 14, defect 10).
+    (
+        "GET",
+        "/nodes/{node}/tasks",
+        "tokenid",
+        "pve-manager PVE/API2/Tasks.pm convert_token_task",
+    ),
     // `PVE::API2::HA::Resources::index` returns each resource's configuration
     // (`type`, `state`, `group`, `comment`, `max_restart`, `max_relocate`) but its schema
     // declares only `sid`; the same fields are declared for GET /cluster/ha/resources/{sid}.

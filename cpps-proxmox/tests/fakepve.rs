@@ -794,14 +794,15 @@ async fn inventory_from_environment_has_the_documented_shape() {
         ("PROXMOX_VE_PASSWORD", s.pve.password.clone()),
         ("PROXMOX_VE_FINGERPRINT", s.pve.fingerprint.clone()),
     ];
-    let builder = cpps_proxmox::inventory::builder_from_env(|k| {
+    let builder = cpps_proxmox::ClientBuilder::from_env(&|k: &str| {
         vars.iter()
             .find(|(name, _)| *name == k)
             .map(|(_, v)| v.clone())
     })
     .unwrap();
     let pve = builder.build().unwrap();
-    let inventory = cpps_proxmox::inventory::collect(&pve, 4).await.unwrap();
+    let inventory = cpps_proxmox::inventory::collect(&pve, 4, None).await;
+    assert!(inventory.errors.is_empty(), "{:?}", inventory.errors);
     let json = serde_json::to_value(&inventory).unwrap();
     assert_eq!(
         json["nodes"],

@@ -341,6 +341,7 @@ fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
         ..LinstorFacts::default()
     });
     sp.pbs = Sourced::Observed(PbsFacts {
+        partial: Vec::new(),
         server: "https://127.0.0.1:8007".to_owned(),
         datastores: vec!["store1".to_owned()],
         jobs: Vec::new(),
@@ -621,6 +622,7 @@ fn metrics_name_every_subject_of_kubernetes_and_pbs() {
         }),
     )];
     sp.pbs = Sourced::Observed(PbsFacts {
+        partial: Vec::new(),
         server: "https://127.0.0.1:8007".to_owned(),
         datastores: vec!["store1".to_owned()],
         jobs: vec![PbsJobFact {

@@ -34,6 +34,14 @@ async fn serve(server: &MockServer, route: &str, body: Value) {
 
 async fn pbs(snapshots: Value, sync: Value, verify: Value, prune: Value, gc: Value) -> MockServer {
     let server = MockServer::start().await;
+    // PBS 4 (proxmox-backup `src/api2/version.rs`: `version` is MAJOR.MINOR, `release` the
+    // patch): `sync-direction` and `GET /admin/gc` are both there.
+    serve(
+        &server,
+        "/version",
+        json!({"data": {"version": "4.0", "release": "14", "repoid": "d3adb33f"}}),
+    )
+    .await;
     serve(&server, "/admin/datastore", fixture("datastores.json")).await;
     serve(
         &server,
@@ -102,8 +110,8 @@ async fn fixtures_report_breaches_and_failures_and_exits_1() {
     );
     for expected in [
         "datastore store1  used 1.4 TiB of 3.6 TiB",
-        "  cross-site sync: ok",
-        "    s-push-b push pbs-b (site-b):from-site-a, last run OK",
+        "  cross-site copy of its backups: ",
+        "    s-push-b push pbs-b (site-b):from-site-a, last run OK, ",
         "  FAILED   verify v-store1 (store1): verification failed - please check the log for details",
         "result: FAIL",
     ] {
@@ -209,4 +217,75 @@ async fn a_bad_rpo_is_refused_by_name() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("invalid duration `26x`"), "{stderr}");
+}
+
+#[tokio::test]
+async fn the_help_documents_the_timeout_and_the_exit_status() {
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_pbs-report"))
+        .arg("--help")
+        .output()
+        .await
+        .expect("pbs-report runs");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("--timeout <SECONDS>"), "{help}");
+    assert!(help.contains("[default: 30]"), "{help}");
+    assert!(help.contains("partial"), "{help}");
+}
+
+/// Issue 14, defect 3 and issue 20, defect 1: a PBS that lists datastores but never answers
+/// the job lists. The run ends within `--timeout`, prints what it read and each part that did
+/// not finish, and exits 1 (partial).
+#[tokio::test]
+async fn a_server_that_stops_answering_gives_a_partial_report_within_the_timeout() {
+    let server = MockServer::start().await;
+    serve(
+        &server,
+        "/version",
+        json!({"data": {"version": "4.0", "release": "14", "repoid": "d3adb33f"}}),
+    )
+    .await;
+    serve(&server, "/admin/datastore", fixture("datastores.json")).await;
+    serve(
+        &server,
+        "/admin/datastore/store1/namespace",
+        json!({"data": [{"ns": ""}]}),
+    )
+    .await;
+    serve(
+        &server,
+        "/admin/datastore/store1/snapshots",
+        fixture("snapshots_store1.json"),
+    )
+    .await;
+    // Everything else hangs far longer than the run may take.
+    Mock::given(method("GET"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"data": []}))
+                .set_delay(std::time::Duration::from_secs(60)),
+        )
+        .with_priority(10)
+        .mount(&server)
+        .await;
+    let started = std::time::Instant::now();
+    let out = run(&server, &["--timeout", "3"]).await;
+    let elapsed = started.elapsed();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}\n{stderr}");
+    assert!(
+        elapsed < std::time::Duration::from_secs(3 + 5),
+        "took {elapsed:?}"
+    );
+    assert!(text.contains("datastore store1"), "{text}");
+    assert!(text.contains("vm/100"), "{text}");
+    assert!(
+        text.contains("(PARTIAL: some parts could not be read)"),
+        "{text}"
+    );
+    assert!(
+        stderr.contains("sync jobs (GET /admin/sync) could not be read"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(SECRET) && !text.contains(SECRET));
 }

@@ -7,9 +7,9 @@ use crate::types::{
     BackupGroup, BackupType, Datastore, DatastoreStatus, DatastoreUsage, GcStatus, Namespace,
     Snapshot,
 };
-use crate::{Error, PbsClient};
+use crate::{Client, Error};
 
-/// Filters of [`PbsClient::snapshots`].
+/// Filters of [`Client::snapshots`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SnapshotQuery {
     /// The namespace (`a/b`); the root namespace when `None`.
@@ -37,7 +37,7 @@ impl SnapshotQuery {
     }
 }
 
-impl PbsClient {
+impl Client {
     /// The datastores the caller may see: `GET /admin/datastore`.
     pub async fn datastores(&self) -> Result<Vec<Datastore>, Error> {
         self.get(DATASTORES.call(&[])).await
@@ -85,17 +85,19 @@ impl PbsClient {
     /// The backup groups of a datastore (namespace `ns`, the root when `None`):
     /// `GET /admin/datastore/{store}/groups`.
     pub async fn groups(&self, store: &str, ns: Option<&str>) -> Result<Vec<BackupGroup>, Error> {
-        self.get(GROUPS.call(&[store]).string("ns", ns)).await
+        self.get_list(GROUPS.call(&[store]).string("ns", ns)).await
     }
 
     /// The snapshots of a datastore, filtered by `query`:
-    /// `GET /admin/datastore/{store}/snapshots`.
+    /// `GET /admin/datastore/{store}/snapshots`. A list call: its answer may be as large as
+    /// the list cap ([`ClientBuilder::list_max_response_bytes`](crate::ClientBuilder::list_max_response_bytes),
+    /// [`Client::with_list_max_response_bytes`]).
     pub async fn snapshots(
         &self,
         store: &str,
         query: &SnapshotQuery,
     ) -> Result<Vec<Snapshot>, Error> {
-        self.get(
+        self.get_list(
             SNAPSHOTS
                 .call(&[store])
                 .string("ns", query.ns.as_deref())

@@ -2,9 +2,9 @@
 
 use crate::endpoints::REMOTES;
 use crate::types::Remote;
-use crate::{Error, PbsClient};
+use crate::{Client, Error};
 
-impl PbsClient {
+impl Client {
     /// The configured remotes, with their host and pinned fingerprint: `GET /config/remote`.
     pub async fn remotes(&self) -> Result<Vec<Remote>, Error> {
         self.get(REMOTES.call(&[])).await

@@ -1,12 +1,12 @@
 //! Worker tasks: list, status, and waiting for one to finish.
 
-use cpps_proxmox::family::{self, TaskOutcome, WaitOptions};
+use cpps_proxmox::family::{self, Product, TaskOutcome, WaitOptions};
 
 use crate::endpoints::TASKS;
 use crate::types::{TaskListItem, TaskStatus, Upid};
-use crate::{Error, PbsClient};
+use crate::{Client, Error};
 
-/// Filters of [`PbsClient::tasks`]; every field is optional.
+/// Filters of [`Client::tasks`]; every field is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TaskQuery {
     /// Only tasks since this UNIX epoch.
@@ -29,10 +29,10 @@ pub struct TaskQuery {
     pub userfilter: Option<String>,
 }
 
-impl PbsClient {
+impl Client {
     /// Tasks of a node (`localhost` names the server answering): `GET /nodes/{node}/tasks`.
     pub async fn tasks(&self, node: &str, query: &TaskQuery) -> Result<Vec<TaskListItem>, Error> {
-        self.get(
+        self.get_list(
             TASKS
                 .call(&[node])
                 .integer("since", query.since)
@@ -56,12 +56,13 @@ impl PbsClient {
 
     /// Polls `GET /nodes/{node}/tasks/{upid}/status` until the task stops, with `cpps-proxmox`'s
     /// wait loop. A failed task is an error carrying the tail of its log
-    /// (`GET /nodes/{node}/tasks/{upid}/log`).
+    /// (`GET /nodes/{node}/tasks/{upid}/log`, whose `start` PBS counts from 1), the
+    /// `TASK ERROR` line included.
     pub async fn wait_task(
         &self,
         upid: &Upid,
         options: &WaitOptions,
     ) -> Result<TaskOutcome, Error> {
-        Ok(family::wait_task(&self.http, upid, &upid.task_path(), options).await?)
+        Ok(family::wait_task(&self.http, Product::Pbs, upid, &upid.task_path(), options).await?)
     }
 }

@@ -10,6 +10,7 @@ mod jobs;
 mod remote;
 mod snapshot;
 mod task;
+mod version;
 
 pub(crate) mod exit_status;
 
@@ -23,6 +24,7 @@ pub use jobs::{JobRunStatus, PruneJob, SyncDirection, SyncJob, VerifyJob};
 pub use remote::Remote;
 pub use snapshot::{BackupGroup, Namespace, Snapshot, SnapshotFile, Verification, VerifyState};
 pub use task::TaskListItem;
+pub use version::Version;
 
 /// Declares an enum that mirrors a string value of the server and keeps unknown values.
 macro_rules! string_enum {

@@ -25,7 +25,9 @@ pub struct TaskListItem {
     /// The worker id (for jobs, `store:job-id` and similar).
     #[serde(default)]
     pub worker_id: Option<String>,
-    /// Who started the task.
+    /// Who started the task: PBS lists the whole auth id here (`root@pam!tok` for a token;
+    /// proxmox-backup `src/api2/node/tasks.rs`, `into_task_list_item`), where its task status
+    /// splits it into `user` and `tokenid` (`TaskStatus::auth_id` joins those).
     pub user: String,
     /// When the task ended (UNIX epoch); absent while it runs.
     #[serde(default)]
@@ -34,4 +36,11 @@ pub struct TaskListItem {
     #[serde(default, with = "super::exit_status::option")]
     #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub status: Option<ExitStatus>,
+}
+
+impl TaskListItem {
+    /// Who started the task, the token included.
+    pub fn auth_id(&self) -> Option<super::AuthId> {
+        super::AuthId::from_task_fields(&self.user, None)
+    }
 }

@@ -161,6 +161,21 @@ pub async fn serve_json(api: &MockApi, api_path: &str, query: &[(&str, &str)], b
         .await;
 }
 
+/// Answers `GET /api2/json/version` as a PBS of release `version` (`3.2`) and patch `release`
+/// (`4`) does (proxmox-backup `src/api2/version.rs`), expecting exactly one call: the client
+/// reads it once and keeps it.
+pub async fn serve_version(api: &MockApi, version: &str, release: &str) {
+    Mock::given(method("GET"))
+        .and(path("/api2/json/version"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
+            "data": {"version": version, "release": release, "repoid": "d3adb33f"}
+        })))
+        .expect(1)
+        .named("GET /version")
+        .mount(api.server())
+        .await;
+}
+
 /// A fixture by file name.
 pub fn load(fixture: &str) -> Value {
     cpps_http::fixture!(fixture)
@@ -176,12 +191,12 @@ pub fn token_header() -> String {
 }
 
 /// A client of the mock server that authenticates with the API token `report@pbs!ro`.
-pub fn token_client(api: &MockApi) -> cpps_pbs::PbsClient {
+pub fn token_client(api: &MockApi) -> cpps_pbs::Client {
     let credentials = cpps_pbs::credentials_for(
         "report@pbs!ro".parse().expect("a valid token id"),
         cpps_http::SecretString::from(TOKEN_SECRET),
     );
-    cpps_pbs::PbsClient::new(api.client(), credentials)
+    cpps_pbs::Client::new(api.client(), credentials)
 }
 
 /// Answers `GET /api2/json{api_path}` only when the token header is sent, expecting one call.

@@ -32,12 +32,15 @@ impl ClusterApi {
         if let Some(filter) = filter {
             request = request.query("type", filter.as_str());
         }
-        self.client.get(request).await
+        // A list call: a big cluster's answer is tens of MiB (the list cap, not the 8 MiB one).
+        self.client.get_list(request).await
     }
 
     /// `GET /cluster/ha/resources`.
     pub async fn ha_resources(&self) -> Result<Vec<HaResource>, Error> {
-        self.client.get(Request::get("cluster/ha/resources")).await
+        self.client
+            .get_list(Request::get("cluster/ha/resources"))
+            .await
     }
 
     /// `GET /cluster/ha/resources/{sid}`.

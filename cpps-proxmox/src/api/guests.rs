@@ -5,7 +5,8 @@ use cpps_http::{Request, encode_segment};
 use crate::api::NodeApi;
 use crate::family::Upid;
 use crate::types::{
-    GuestCurrentStatus, GuestKind, LxcConfig, NodeName, QemuConfig, Snapshot, SnapshotName, VmId,
+    GuestCurrentStatus, GuestKind, LxcConfig, NodeName, PendingEntry, QemuConfig, Snapshot,
+    SnapshotName, VmId,
 };
 use crate::{Client, Error};
 
@@ -243,9 +244,30 @@ macro_rules! guest_handler {
                 self.guest.vmid
             }
 
-            #[doc = concat!("`GET /nodes/{node}/", $seg, "/{vmid}/config`: the current configuration.")]
+            #[doc = concat!("`GET /nodes/{node}/", $seg, "/{vmid}/config?current=1`: the configuration in effect now, without pending changes.")]
+            ///
+            /// Without `current=1` PVE answers the configuration with the pending changes
+            /// applied (qemu-server `src/PVE/API2/Qemu.pm` `vm_config`: "Get the virtual machine
+            /// configuration with pending configuration changes applied. Set the 'current'
+            /// parameter to get the current configuration instead."; pve-container
+            /// `src/PVE/API2/LXC/Config.pm`: `current`, "Get current values (instead of pending
+            /// values)"), which is not what is observed running. See
+            /// [`Self::pending`] and [`Self::config_with_pending`].
             pub async fn config(&self) -> Result<$config, Error> {
+                self.guest
+                    .client()
+                    .get(Request::get(self.guest.path("config")?).query("current", 1))
+                    .await
+            }
+
+            #[doc = concat!("`GET /nodes/{node}/", $seg, "/{vmid}/config`: the configuration with pending changes applied (what the guest gets at its next start).")]
+            pub async fn config_with_pending(&self) -> Result<$config, Error> {
                 self.guest.client().get(Request::get(self.guest.path("config")?)).await
+            }
+
+            #[doc = concat!("`GET /nodes/{node}/", $seg, "/{vmid}/pending`: every key with its current value and its pending change.")]
+            pub async fn pending(&self) -> Result<Vec<PendingEntry>, Error> {
+                self.guest.client().get(Request::get(self.guest.path("pending")?)).await
             }
 
             #[doc = concat!("`GET /nodes/{node}/", $seg, "/{vmid}/status/current`.")]

@@ -45,12 +45,12 @@ impl NodeApi {
 
     /// `GET /nodes/{node}/qemu`: the VMs on this node.
     pub async fn qemu_list(&self) -> Result<Vec<QemuListItem>, Error> {
-        self.client.get(Request::get(self.path("qemu")?)).await
+        self.client.get_list(Request::get(self.path("qemu")?)).await
     }
 
     /// `GET /nodes/{node}/lxc`: the containers on this node.
     pub async fn lxc_list(&self) -> Result<Vec<LxcListItem>, Error> {
-        self.client.get(Request::get(self.path("lxc")?)).await
+        self.client.get_list(Request::get(self.path("lxc")?)).await
     }
 
     /// One VM: `/nodes/{node}/qemu/{vmid}/…`.
@@ -74,12 +74,12 @@ impl NodeApi {
         for (k, v) in filter.query() {
             request = request.query(k, v);
         }
-        self.client.get(request).await
+        self.client.get_list(request).await
     }
 
     /// `GET /nodes/{node}/tasks/{upid}/status`.
     pub async fn task_status(&self, upid: &Upid) -> Result<TaskStatus, Error> {
         let path = self.path(&format!("tasks/{}", encode_segment(upid.as_str())))?;
-        crate::family::task_status(self.client.http(), &path).await
+        Ok(crate::family::task_status(self.client.http(), &path).await?)
     }
 }

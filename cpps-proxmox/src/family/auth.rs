@@ -12,7 +12,7 @@ use serde::Deserialize;
 use tokio::sync::{Mutex, RwLock};
 use tokio::time::Instant;
 
-use crate::Error;
+use crate::family::Error;
 use crate::family::{Product, TokenId, UserId};
 
 /// `Authorization: PVEAPIToken=USER@REALM!ID=SECRET` (PVE) or

@@ -6,7 +6,7 @@ use cpps_http::{Response, StatusCode};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use crate::Error;
+use crate::family::Error;
 
 /// The decoder of Proxmox answers: implements [`cpps_http::Envelope`] with
 /// [`decode_envelope`].
@@ -18,6 +18,23 @@ impl cpps_http::Envelope for DataEnvelope {
 
     fn decode<T: DeserializeOwned>(&self, response: Response) -> Result<T, Error> {
         decode_envelope(response)
+    }
+}
+
+/// Like [`DataEnvelope`], but a success decodes the whole body, not only `data`: for list
+/// answers that carry a `total` beside it (`HttpClient::send::<_, Page<T>>(&PageEnvelope, …)`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PageEnvelope;
+
+impl cpps_http::Envelope for PageEnvelope {
+    type Error = Error;
+
+    fn decode<T: DeserializeOwned>(&self, response: Response) -> Result<T, Error> {
+        if response.status().is_success() {
+            Ok(response.json()?)
+        } else {
+            Err(error_from_response(response))
+        }
     }
 }
 
@@ -38,7 +55,7 @@ pub struct Page<T> {
     pub total: Option<u64>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize)]
 struct ErrorBody {
     #[serde(default)]
     message: Option<String>,
@@ -50,12 +67,17 @@ struct ErrorBody {
 /// [`Error::Api`] or [`Error::NotFound`].
 ///
 /// Error answers of `pve-http-server` and `proxmox-rest-server` carry the message in the HTTP
-/// reason phrase and, in the JSON formatter, in the body as `{"data": null, "message": "…\n"}`;
-/// a 400 "Parameter verification failed." adds `"errors": {"param": "message", …}`. A 404, or a
-/// 500 whose message says "does not exist" (PVE answers `GET /nodes/{node}/qemu/{vmid}/config` for
-/// a missing guest with HTTP 500 "Configuration file 'nodes/…/qemu-server/999.conf' does not
-/// exist"), becomes [`Error::NotFound`]. A body that is not JSON still yields a structured
-/// error with a redacted excerpt.
+/// reason phrase; the JSON formatter also puts it in the body as `{"data": null, "message":
+/// "…\n"}` since libpve-http-server-perl 5.2.0 (January 2025, pve-http-server
+/// `src/PVE/APIServer/Formatter/Standard.pm`, "fix #6503"); before, the body is only
+/// `{"data":null}` and the message is in the reason phrase alone. A 400 "Parameter verification
+/// failed." adds `"errors": {"param": "message", …}`. The message is taken from, in order: the
+/// body's `message`, a reason phrase other than the status's canonical one, a body that is not
+/// the JSON envelope (a proxy's HTML page), the canonical reason. A 404, or a 500 whose message
+/// says "does not exist" (PVE answers `GET /nodes/{node}/qemu/{vmid}/config` for a missing guest
+/// with HTTP 500 "Configuration file 'nodes/…/qemu-server/999.conf' does not exist"), becomes
+/// [`Error::NotFound`], whichever layout carried the message. Every text is scrubbed of the
+/// client's own secrets ([`Response::scrub`]).
 pub fn decode_envelope<T: DeserializeOwned>(response: Response) -> Result<T, Error> {
     if response.status().is_success() {
         let envelope: Data<T> = response.json()?;
@@ -77,20 +99,30 @@ pub fn decode_page<T: DeserializeOwned>(response: Response) -> Result<Page<T>, E
 /// Builds the structured error for a non-success answer (see [`decode_envelope`]).
 pub fn error_from_response(response: Response) -> Error {
     let status = response.status();
-    let body: ErrorBody = serde_json::from_slice(response.bytes()).unwrap_or_default();
-    let message = body
-        .message
-        .map(|m| m.trim().to_owned())
-        .filter(|m| !m.is_empty())
-        .unwrap_or_else(|| {
-            let excerpt = response.excerpt();
-            if excerpt.trim().is_empty() {
-                status.canonical_reason().unwrap_or("error").to_owned()
-            } else {
-                excerpt.trim().to_owned()
-            }
-        });
-    let errors = field_errors(body.errors);
+    let body: Option<ErrorBody> = serde_json::from_slice(response.bytes()).ok();
+    let from_body = body
+        .as_ref()
+        .and_then(|b| b.message.as_deref())
+        .map(|m| response.scrub(m.trim()))
+        .filter(|m| !m.is_empty());
+    let message = from_body
+        .or_else(|| {
+            response
+                .has_custom_reason()
+                .then(|| response.reason())
+                .flatten()
+                .map(|r| r.trim().to_owned())
+                .filter(|r| !r.is_empty())
+        })
+        .or_else(|| {
+            // Not the JSON envelope: a plain-text message (pve-http-server's own errors since
+            // 5.2.0) or a proxy's page; keep a redacted excerpt.
+            (body.is_none())
+                .then(|| response.excerpt().trim().to_owned())
+                .filter(|e| !e.is_empty())
+        })
+        .unwrap_or_else(|| status.canonical_reason().unwrap_or("error").to_owned());
+    let errors = field_errors(&response, body.and_then(|b| b.errors));
     if is_not_found(status, &message) {
         return Error::NotFound {
             method: response.method().clone(),
@@ -116,8 +148,12 @@ pub fn is_not_found(status: StatusCode, message: &str) -> bool {
             && message.to_ascii_lowercase().contains("does not exist"))
 }
 
-/// Flattens PVE's `errors` member (an object of strings; nested values are written as JSON).
-fn field_errors(errors: Option<serde_json::Value>) -> BTreeMap<String, String> {
+/// Flattens PVE's `errors` member (an object of strings; nested values are written as JSON),
+/// scrubbed of the client's secrets.
+fn field_errors(
+    response: &Response,
+    errors: Option<serde_json::Value>,
+) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     if let Some(serde_json::Value::Object(map)) = errors {
         for (key, value) in map {
@@ -125,7 +161,7 @@ fn field_errors(errors: Option<serde_json::Value>) -> BTreeMap<String, String> {
                 serde_json::Value::String(s) => s.trim().to_owned(),
                 other => other.to_string(),
             };
-            out.insert(key, text);
+            out.insert(key, response.scrub(&text));
         }
     }
     out

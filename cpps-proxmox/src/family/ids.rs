@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::Error;
+use crate::family::Error;
 
 /// Which Proxmox product a client talks to: the login flow, cookie and token header differ
 /// only in names and one separator.
@@ -177,6 +177,23 @@ impl AuthId {
     }
 }
 
+impl AuthId {
+    /// Who started a task, from the `user` and `tokenid` members of a task answer.
+    ///
+    /// PVE splits a token's id in its task lists and task status (pve-manager
+    /// `PVE/API2/Tasks.pm`, `convert_token_task`: `user` is `root@pam`, `tokenid` is `tok`);
+    /// PBS splits it in the task status (proxmox-backup `src/api2/node/tasks.rs`,
+    /// `get_task_status`: `user` from `Authid::user`, `tokenid` the token name) but sends the
+    /// whole `root@pam!tok` as `user` in task lists (`into_task_list_item`). Both forms give
+    /// the same id; `None` when the text is not a valid id.
+    pub fn from_task_fields(user: &str, tokenid: Option<&str>) -> Option<AuthId> {
+        match tokenid.filter(|t| !t.is_empty()) {
+            Some(token) if !user.contains('!') => format!("{user}!{token}").parse().ok(),
+            _ => user.parse().ok(),
+        }
+    }
+}
+
 impl FromStr for AuthId {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self, Error> {
@@ -265,5 +282,25 @@ mod tests {
         assert!("root@".parse::<UserId>().is_err());
         assert!("a b@pam".parse::<UserId>().is_err());
         assert!("root@pam!".parse::<TokenId>().is_err());
+    }
+
+    #[test]
+    fn task_authors_read_in_both_layouts() {
+        let split = AuthId::from_task_fields("root@pam", Some("ci")).unwrap();
+        let whole = AuthId::from_task_fields("root@pam!ci", None).unwrap();
+        assert_eq!(split, whole);
+        assert!(matches!(split, AuthId::Token(_)));
+        assert_eq!(
+            AuthId::from_task_fields("root@pam", None)
+                .unwrap()
+                .to_string(),
+            "root@pam"
+        );
+        assert_eq!(
+            AuthId::from_task_fields("root@pam!ci", Some("ci"))
+                .unwrap()
+                .to_string(),
+            "root@pam!ci"
+        );
     }
 }

@@ -27,14 +27,15 @@
 //!   stops; a failure carries the log tail.
 //! - [`UserId`], [`TokenId`], [`AuthId`]: validated ids.
 //!
-//! Errors are this crate's [`Error`](crate::Error) (`#[non_exhaustive]`); a PBS crate wraps it.
+//! Errors are the family's own [`Error`] (`#[non_exhaustive]`); `cpps_proxmox::Error` and
+//! `cpps_pbs::Error` each convert it, so neither product's users see the other's wording.
 //!
 //! ```no_run
 //! use std::sync::Arc;
 //! use cpps_http::{HttpClient, SecretString, TlsMode};
 //! use cpps_proxmox::family::{self, Product, TicketAuth, TokenAuth, Upid, WaitOptions};
 //!
-//! # async fn run() -> Result<(), cpps_proxmox::Error> {
+//! # async fn run() -> Result<(), cpps_proxmox::family::Error> {
 //! let http = HttpClient::builder("https://pbs.example:8007/api2/json".parse().unwrap())
 //!     .tls(TlsMode::pinned("AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99")?)
 //!     .build()?;
@@ -48,7 +49,7 @@
 //! let version: serde_json::Value =
 //!     family::decode_envelope(api.execute(cpps_http::Request::get("version")).await?)?;
 //! let upid: Upid = "UPID:pbs1:00004F37:0039E469:00000000:5CA78B83:garbage_collection:store1:root@pam:".parse()?;
-//! let outcome = family::wait_task(&api, &upid, &upid.task_path(), &WaitOptions::default()).await?;
+//! let outcome = family::wait_task(&api, Product::Pbs, &upid, &upid.task_path(), &WaitOptions::default()).await?;
 //! println!("{version} {}", outcome.exit_status);
 //! # Ok(())
 //! # }
@@ -59,19 +60,40 @@ pub mod apidoc;
 mod auth;
 pub mod de;
 mod envelope;
+pub(crate) mod error;
 mod ids;
 mod task;
 mod upid;
+mod version;
 
 pub use auth::{
     Credentials, DEFAULT_RENEW_AFTER, TICKET_PATH, TicketAuth, TokenAuth, TotpSource, split_token,
 };
 pub use envelope::{
-    DataEnvelope, Page, decode_envelope, decode_page, error_from_response, is_not_found,
+    DataEnvelope, Page, PageEnvelope, decode_envelope, decode_page, error_from_response,
+    is_not_found,
 };
+pub use error::Error;
 pub use ids::{AuthId, Product, TokenId, UserId};
 pub use task::{
-    ExitStatus, LogLine, TaskOutcome, TaskState, TaskStatus, WaitOptions, task_log_tail,
-    task_status, wait_task,
+    ExitStatus, LogLine, TaskOutcome, TaskState, TaskStatus, WaitOptions, log_tail_start,
+    task_log_tail, task_status, wait_task,
 };
 pub use upid::{Upid, UpidParts};
+
+/// The API base of a Proxmox server: `https://host:8006/` or `https://host:8006/api2/json` →
+/// `https://host:8006/api2/json/` (both products serve their API below `/api2/json`).
+pub fn api_base(endpoint: &str) -> Result<cpps_http::Url, Error> {
+    let mut url: cpps_http::Url = endpoint
+        .trim()
+        .parse()
+        .map_err(|e| Error::invalid("endpoint", endpoint, format!("not a URL: {e}")))?;
+    let path = url.path().trim_end_matches('/').to_owned();
+    if path.ends_with("/api2/json") {
+        url.set_path(&format!("{path}/"));
+    } else {
+        url.set_path(&format!("{path}/api2/json/"));
+    }
+    Ok(url)
+}
+pub use version::ServerVersion;

@@ -7,8 +7,8 @@ use cpps_http::{HttpClient, Request};
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
-use crate::Error;
-use crate::family::{Upid, de, decode_envelope, decode_page};
+use crate::family::Error;
+use crate::family::{AuthId, DataEnvelope, Page, PageEnvelope, Product, Upid, de};
 
 /// Whether a task runs.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -108,7 +108,8 @@ pub struct TaskStatus {
     /// Worker id.
     #[serde(default, deserialize_with = "de::opt_string")]
     pub id: Option<String>,
-    /// Who started it.
+    /// Who started it: the user (`root@pam`), without the token name, which is in
+    /// [`TaskStatus::tokenid`]; see [`TaskStatus::auth_id`].
     pub user: String,
     /// The token name, when started with an API token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -125,6 +126,12 @@ pub struct TaskStatus {
 }
 
 impl TaskStatus {
+    /// Who started the task: `user` joined with `tokenid` when a token did
+    /// ([`AuthId::from_task_fields`]).
+    pub fn auth_id(&self) -> Option<AuthId> {
+        AuthId::from_task_fields(&self.user, self.tokenid.as_deref())
+    }
+
     /// The exit status, once stopped.
     pub fn exit_status(&self) -> Option<ExitStatus> {
         match self.status {
@@ -206,16 +213,33 @@ pub struct TaskOutcome {
 /// `GET {task_path}/status`, where `task_path` is `nodes/{node}/tasks/{upid}`
 /// ([`Upid::task_path`]).
 pub async fn task_status(client: &HttpClient, task_path: &str) -> Result<TaskStatus, Error> {
-    let response = client
-        .execute(Request::get(format!("{task_path}/status")))
-        .await?;
-    decode_envelope(response)
+    client
+        .send(&DataEnvelope, Request::get(format!("{task_path}/status")))
+        .await
+}
+
+/// The `start` that makes `GET …/log?start=…&limit=lines` answer the last `lines` lines of a
+/// log of `total` lines.
+///
+/// PVE counts `start` from 0: it skips `start` lines (pve-common `src/PVE/Tools.pm`,
+/// `dump_logfile_by_filehandle`: `next if $count++ < $start`). PBS counts from 1: it skips the
+/// lines numbered below `start` (proxmox-backup `src/api2/node/tasks.rs`, `read_task_log`:
+/// `count += 1; if count < start { continue }`), so PVE's `start` on PBS loses the last line,
+/// which is the `TASK ERROR` line of a failed task.
+pub fn log_tail_start(product: Product, total: u64, lines: u32) -> u64 {
+    let skip = total.saturating_sub(u64::from(lines));
+    match product {
+        Product::Pbs => skip + 1,
+        _ => skip,
+    }
 }
 
 /// The last `lines` lines of a task log: `GET {task_path}/log?start=…&limit=…` (one request,
-/// or two when the log is longer than `lines`: the first learns the `total`).
+/// or two when the log is longer than `lines`: the first learns the `total`), with the
+/// product's counting of `start` ([`log_tail_start`]).
 pub async fn task_log_tail(
     client: &HttpClient,
+    product: Product,
     task_path: &str,
     lines: u32,
 ) -> Result<Vec<String>, Error> {
@@ -223,23 +247,23 @@ pub async fn task_log_tail(
         return Ok(Vec::new());
     }
     let path = format!("{task_path}/log");
-    let first = decode_page::<Vec<LogLine>>(
-        client
-            .execute(Request::get(&path).query("start", 0).query("limit", lines))
-            .await?,
-    )?;
+    let first: Page<Vec<LogLine>> = client
+        .send(
+            &PageEnvelope,
+            Request::get(&path).query("start", 0).query("limit", lines),
+        )
+        .await?;
     let total = first.total.unwrap_or(first.data.len() as u64);
     let page = if total > u64::from(lines) {
-        decode_page::<Vec<LogLine>>(
-            client
-                .execute(
-                    Request::get(&path)
-                        .query("start", total - u64::from(lines))
-                        .query("limit", lines),
-                )
-                .await?,
-        )?
-        .data
+        let page: Page<Vec<LogLine>> = client
+            .send(
+                &PageEnvelope,
+                Request::get(&path)
+                    .query("start", log_tail_start(product, total, lines))
+                    .query("limit", lines),
+            )
+            .await?;
+        page.data
     } else {
         first.data
     };
@@ -251,10 +275,11 @@ pub async fn task_log_tail(
 ///
 /// The first poll is immediate and the loop returns as soon as a poll sees `stopped`, so no
 /// time is spent sleeping after the task ended. A failed task yields [`Error::TaskFailed`]
-/// with the last lines of its log (`GET {task_path}/log`); a task still running after
-/// `timeout` yields [`Error::TaskTimeout`] (the task itself goes on).
+/// with the last lines of its log (`GET {task_path}/log`, counted as `product` counts); a task
+/// still running after `timeout` yields [`Error::TaskTimeout`] (the task itself goes on).
 pub async fn wait_task(
     client: &HttpClient,
+    product: Product,
     upid: &Upid,
     task_path: &str,
     options: &WaitOptions,
@@ -273,7 +298,8 @@ pub async fn wait_task(
                     polls,
                 });
             }
-            let log_tail = task_log_tail(client, task_path, options.log_tail_lines).await?;
+            let log_tail =
+                task_log_tail(client, product, task_path, options.log_tail_lines).await?;
             return Err(Error::TaskFailed {
                 upid: Box::new(upid.clone()),
                 exit_status: exit.to_string(),
@@ -313,6 +339,14 @@ mod tests {
         );
         assert!(!ExitStatus::parse("unknown").is_success());
         assert!(!ExitStatus::parse("Error: datastore full").is_success());
+    }
+
+    #[test]
+    fn the_log_tail_starts_where_each_product_counts() {
+        // 30 lines, the last 20 wanted: PVE skips 10 lines, PBS starts at line 11.
+        assert_eq!(log_tail_start(Product::Pve, 30, 20), 10);
+        assert_eq!(log_tail_start(Product::Pbs, 30, 20), 11);
+        assert_eq!(log_tail_start(Product::Pbs, 5, 20), 1);
     }
 
     #[test]

@@ -5,8 +5,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::Error;
 use crate::family::AuthId;
+use crate::family::Error;
 
 /// The parts of a UPID.
 ///

@@ -51,10 +51,12 @@ pub struct ClusterStatusEntry {
     /// Cluster: config version.
     #[serde(default, deserialize_with = "de::opt_u64")]
     pub version: Option<u64>,
-    /// Node: 1 when online, 0 when not. Some servers also put a count of online nodes on the
-    /// cluster entry, so this is kept as a number; see [`ClusterStatusEntry::is_online`].
-    #[serde(default, deserialize_with = "de::opt_u64")]
-    pub online: Option<u64>,
+    /// Node: whether it is online. Real PVE sends this boolean (as `0`/`1`) on node entries
+    /// only (pve-manager `PVE/API2/Cluster.pm`, `get_status`: `online => $d->{online}` on each
+    /// node, none on the cluster entry); a count of online nodes on the cluster entry exists
+    /// only in fakepve.
+    #[serde(default, deserialize_with = "de::opt_bool")]
+    pub online: Option<bool>,
     /// Node: whether it is the node that answered.
     #[serde(default, deserialize_with = "de::opt_bool")]
     pub local: Option<bool>,
@@ -109,7 +111,7 @@ impl ClusterStatusEntry {
     /// For a node entry: whether it is online.
     pub fn is_online(&self) -> Option<bool> {
         match self.kind {
-            ClusterStatusType::Node => self.online.map(|o| o != 0),
+            ClusterStatusType::Node => self.online,
             _ => None,
         }
     }

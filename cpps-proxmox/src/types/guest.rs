@@ -574,3 +574,28 @@ mod tests {
         assert!(err.contains("net0"), "{err}");
     }
 }
+
+/// One entry of `GET /nodes/{node}/{qemu|lxc}/{vmid}/pending`: a configuration key with its
+/// current value and the change waiting to be applied (at the next start, or when hot-plugged).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PendingEntry {
+    /// The configuration key (`memory`, `net0`, …).
+    pub key: String,
+    /// The current value, absent for a key only the pending change adds.
+    #[serde(default, deserialize_with = "crate::family::de::opt_string")]
+    pub value: Option<String>,
+    /// The pending value, absent when nothing is pending for the key.
+    #[serde(default, deserialize_with = "crate::family::de::opt_string")]
+    pub pending: Option<String>,
+    /// A pending removal of the key: 1, or 2 for a forced one (absent or 0: none).
+    #[serde(default, deserialize_with = "crate::family::de::opt_u32")]
+    pub delete: Option<u32>,
+}
+
+impl PendingEntry {
+    /// Whether the key has a change waiting (a new value or a removal).
+    pub fn is_pending(&self) -> bool {
+        self.pending.is_some() || self.delete.is_some_and(|d| d > 0)
+    }
+}

@@ -16,8 +16,8 @@ pub use cluster::{
     ClusterResource, ClusterStatusEntry, ClusterStatusType, ResourceFilter, ResourceType, Version,
 };
 pub use guest::{
-    Config, GuestCurrentStatus, GuestKind, GuestStatus, LxcConfig, LxcListItem, Privilege,
-    QemuConfig, QemuListItem, Snapshot,
+    Config, GuestCurrentStatus, GuestKind, GuestStatus, LxcConfig, LxcListItem, PendingEntry,
+    Privilege, QemuConfig, QemuListItem, Snapshot,
 };
 pub use ha::{HaResource, HaSid, HaStatusEntry, HaStatusType};
 pub use ids::{NodeName, SnapshotName, VmId};

@@ -20,8 +20,12 @@ pub struct TaskListItem {
     /// Worker id.
     #[serde(default, deserialize_with = "de::opt_string")]
     pub id: Option<String>,
-    /// Who started it.
+    /// Who started it: the user (`root@pam`); a token's name is in
+    /// [`TaskListItem::tokenid`] (pve-manager `PVE/API2/Tasks.pm`, `convert_token_task`).
     pub user: String,
+    /// The token name, when an API token started it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokenid: Option<String>,
     /// Start time (Unix epoch seconds).
     #[serde(deserialize_with = "de::u64")]
     pub starttime: u64,
@@ -31,6 +35,13 @@ pub struct TaskListItem {
     /// Exit status of a finished task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+}
+
+impl TaskListItem {
+    /// Who started the task, the token included.
+    pub fn auth_id(&self) -> Option<crate::family::AuthId> {
+        crate::family::AuthId::from_task_fields(&self.user, self.tokenid.as_deref())
+    }
 }
 
 /// Filters of `GET /nodes/{node}/tasks`.

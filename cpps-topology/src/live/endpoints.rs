@@ -830,7 +830,7 @@ fn proxmox_source(
     } else if let (Some(user), Some(password)) = (&p.user, &p.password) {
         let user = user
             .parse()
-            .map_err(|e: cpps_proxmox::Error| invalid(&format!("{path}.user"), &e))?;
+            .map_err(|e: cpps_proxmox::family::Error| invalid(&format!("{path}.user"), &e))?;
         builder = builder.password(user, password.resolve(lookup, &format!("{path}.password"))?);
     }
     let client = builder.build().map_err(|e| invalid(path, &e))?;
@@ -874,7 +874,7 @@ fn pbs_source(
     options: &ClientOptions,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<PbsSource, EndpointsError> {
-    let repository = p
+    let repository: cpps_pbs::Repository = p
         .repository
         .parse()
         .map_err(|e: cpps_pbs::Error| invalid(&format!("{path}.repository"), &e))?;
@@ -890,24 +890,24 @@ fn pbs_source(
         .map(cpps_http::Url::parse)
         .transpose()
         .map_err(|e| invalid(&format!("{path}.url"), &e))?;
-    let config = cpps_pbs::PbsConfig {
-        repository,
-        password: p.password.resolve(lookup, &format!("{path}.password"))?,
-        fingerprint,
-        url,
-    };
-    let http = cpps_pbs::PbsClient::http_builder(&config)
-        .connect_timeout(options.connect_timeout)
-        .request_timeout(options.request_timeout)
-        .deadline(options.deadline)
-        .retry(options.retry())
-        .build()
-        .map_err(|e| invalid(path, &e))?;
-    let endpoint = config.base_url().to_string();
-    Ok(PbsSource::new(
-        cpps_pbs::PbsClient::new(http, config.credentials()),
-        endpoint,
-    ))
+    let mut builder = cpps_pbs::ClientBuilder::for_repository(
+        &repository,
+        p.password.resolve(lookup, &format!("{path}.password"))?,
+    )
+    .tls(fingerprint.map_or(TlsMode::SystemRoots, TlsMode::Pinned))
+    .connect_timeout(options.connect_timeout)
+    .request_timeout(options.request_timeout)
+    .deadline(options.deadline)
+    .retry(options.retry());
+    let endpoint = url
+        .clone()
+        .unwrap_or_else(|| repository.base_url())
+        .to_string();
+    if let Some(url) = url {
+        builder = builder.url(url);
+    }
+    let client = builder.build().map_err(|e| invalid(path, &e))?;
+    Ok(PbsSource::new(client, endpoint))
 }
 
 fn vyos_source(

@@ -408,6 +408,9 @@ pub struct PbsFacts {
     pub jobs: Vec<PbsJobFact>,
     /// The newest backup per guest and datastore.
     pub backups: Vec<GuestBackupFact>,
+    /// Parts that could not be read and did not stop the observation (one datastore's
+    /// snapshots, a job list the token may not see), each with its error.
+    pub partial: Vec<String>,
 }
 
 /// A VRRP group on a router.

@@ -2,22 +2,25 @@
 //! and each guest's HA state. Read-only.
 //!
 //! ```text
-//! inventory [--format text|json] [--concurrency N]
+//! inventory [--format text|json] [--concurrency N] [--timeout SECONDS]
 //! ```
 //!
-//! Configured like the bpg Terraform provider: `PROXMOX_VE_ENDPOINT` (`https://host:8006/`),
-//! `PROXMOX_VE_API_TOKEN` (`user@realm!id=secret`) or `PROXMOX_VE_USERNAME` and
+//! Configured like the bpg Terraform provider (`cpps_proxmox::ClientBuilder::from_env`):
+//! `PROXMOX_VE_ENDPOINT` (`https://host:8006/`), `PROXMOX_VE_API_TOKEN`
+//! (`user@realm!id=secret`; it wins over user and password) or `PROXMOX_VE_USERNAME` and
 //! `PROXMOX_VE_PASSWORD`, and `PROXMOX_VE_CA_FILE` or `PROXMOX_VE_FINGERPRINT` (pin the node
 //! certificate of a self-signed cluster), or `PROXMOX_VE_INSECURE=true` only when asked.
 //!
-//! JSON: `{"nodes":[{"node","status"}],"guests":[{"node","vmid","kind","name","status","privileged" (lxc),"ha"}]}`.
+//! JSON: `{"nodes":[{"node","status"}],"guests":[{"node","vmid","kind","name","status","privileged" (lxc),"ha"}],"errors":[{"part","error","status"}]}`.
 #![forbid(unsafe_code)]
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
-use cpps_proxmox::inventory;
+use cpps_proxmox::ClientBuilder;
+use cpps_proxmox::inventory::{self, Completeness};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
@@ -26,6 +29,13 @@ enum Format {
 }
 
 /// Lists the nodes and guests of a Proxmox VE cluster.
+///
+/// A part that cannot be read (the HA resources for a token without Sys.Audit on /, the
+/// configuration of a container on an offline node) is printed with its error beside the
+/// rest.
+///
+/// Exit status: 0 everything was read; 1 partial (some parts could not be read; each is
+/// printed with its error); 2 nothing could be read, or the configuration is wrong.
 #[derive(Debug, Parser)]
 #[command(name = "inventory", version)]
 struct Args {
@@ -35,30 +45,40 @@ struct Args {
     /// Container configurations read at once.
     #[arg(long, default_value_t = 8)]
     concurrency: usize,
+    /// The longest the whole run may take, in seconds: the client's deadline, and the end of
+    /// the run; what was read by then is printed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: u64,
 }
 
-async fn run(args: Args) -> anyhow::Result<()> {
-    let client = inventory::builder_from_env(|k| std::env::var(k).ok())
+async fn run(args: Args) -> anyhow::Result<Completeness> {
+    let timeout = Duration::from_secs(args.timeout);
+    let client = ClientBuilder::from_env(&cpps_http::env::process_env)
         .context("reading the PROXMOX_VE_* configuration")?
+        .deadline(timeout)
+        .request_timeout(timeout)
         .build()
         .context("configuring the client")?;
-    let report = inventory::collect(&client, args.concurrency)
-        .await
-        .context("reading the cluster")?;
+    let report = inventory::collect(&client, args.concurrency, Some(timeout)).await;
     match args.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
         Format::Text => print!("{}", report.to_text()),
     }
-    Ok(())
+    for e in &report.errors {
+        eprintln!("inventory: {} could not be read: {}", e.part, e.error);
+    }
+    Ok(report.completeness())
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
     match run(Args::parse()).await {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Completeness::Complete) => ExitCode::SUCCESS,
+        Ok(Completeness::Partial) => ExitCode::from(1),
+        Ok(_) => ExitCode::from(2),
         Err(error) => {
             eprintln!("inventory: {error:#}");
-            ExitCode::FAILURE
+            ExitCode::from(2)
         }
     }
 }

@@ -14,9 +14,15 @@
 //! used). `CPPS_PBS_URL` replaces the API URL derived from the repository. Read-only: it
 //! changes nothing.
 //!
-//! Exit status: 0 when all is well, 1 when a guest's newest backup is older than the RPO or
-//! failed verification, a job's last run failed, or a datastore could not be read; 2 when the
-//! report could not be made.
+//! Every run ends within `--timeout` seconds (default 30): the client's deadline is set to it,
+//! and what was read by then is reported. Each part that could not be read (a job list the
+//! token may not see, an endpoint the server's release lacks, one datastore) is printed with
+//! its error beside the rest; the report is then partial.
+//!
+//! Exit status: 0 when all is well; 1 when a guest's newest backup is older than the RPO or
+//! failed verification (or has an unknown verification state), a job's last run failed, a
+//! datastore could not be read, or the report is partial; 2 when the report could not be made
+//! (configuration, or nothing answered within the timeout).
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -24,7 +30,7 @@ use std::time::Duration;
 use clap::{Parser, ValueEnum};
 use cpps_pbs::checks::{Sites, parse_duration};
 use cpps_pbs::report::{self, ReportOptions};
-use cpps_pbs::{PbsClient, PbsConfig};
+use cpps_pbs::{ClientBuilder, Error};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
@@ -33,9 +39,17 @@ enum Format {
 }
 
 /// Backup report of the Proxmox Backup Server in PBS_REPOSITORY.
+///
+/// Exit status: 0 all is well; 1 a problem was found (RPO breach, failed or unknown
+/// verification, failed job, unreadable datastore) or the report is partial (some parts could
+/// not be read; each is printed with its error); 2 the report could not be made.
 #[derive(Debug, Parser)]
 #[command(version)]
 struct Args {
+    /// The longest the whole run may take, in seconds: the client's deadline, and the end of
+    /// the run; what was read by then is reported.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: u64,
     /// Recovery-point objective: a newest backup older than this is a breach (`26h`, `1d12h`).
     #[arg(long, default_value = "26h", value_parser = parse_rpo)]
     rpo: Duration,
@@ -69,11 +83,21 @@ fn parse_pair(text: &str) -> Result<(String, String), String> {
     }
 }
 
-async fn run(args: &Args) -> anyhow::Result<bool> {
-    let config = PbsConfig::from_env()?;
-    let pbs = PbsClient::from_config(&config)?;
-    let stores = (!args.all_datastores).then(|| vec![config.repository.store().to_string()]);
-    let inventory = report::collect(&pbs, stores.as_deref()).await?;
+async fn run(args: &Args) -> Result<(bool, bool), Error> {
+    let timeout = Duration::from_secs(args.timeout);
+    let builder = ClientBuilder::from_env(&cpps_http::env::process_env)?
+        .deadline(timeout)
+        .request_timeout(timeout);
+    let store = builder.repository().map(|r| r.store().to_string());
+    let pbs = builder.build()?;
+    let stores = (!args.all_datastores).then(|| store.into_iter().collect::<Vec<_>>());
+    // Every part ends by the timeout; what was read by then is reported.
+    let inventory = Box::pin(report::collect_within(
+        &pbs,
+        stores.as_deref(),
+        Some(timeout),
+    ))
+    .await;
     let mut sites = match &args.site {
         Some(site) => Sites::new(site.clone()),
         None => Sites::unknown(),
@@ -90,19 +114,35 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
     let report = report::build(&inventory, jiff::Timestamp::now().as_second(), &options);
     match args.format {
         Format::Text => print!("{}", report.to_text()),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        ),
     }
-    Ok(report.is_failing())
+    for error in report.errors.iter().filter(|e| !e.not_supported) {
+        eprintln!(
+            "pbs-report: {} could not be read: {}",
+            error.part, error.error
+        );
+    }
+    if inventory.datastores.is_empty() && report.is_partial() {
+        // Not even the datastore list: there is no report to speak of.
+        return Err(Error::Config {
+            name: "PBS_REPOSITORY",
+            reason: "names a server that answered none of the report's reads".to_owned(),
+        });
+    }
+    Ok((report.is_failing(), report.is_partial()))
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
     match Box::pin(run(&args)).await {
-        Ok(false) => ExitCode::SUCCESS,
-        Ok(true) => ExitCode::from(1),
+        Ok((false, false)) => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::from(1),
         Err(error) => {
-            eprintln!("pbs-report: {}", report::error_chain(error.as_ref()));
+            eprintln!("pbs-report: {}", report::error_chain(&error));
             ExitCode::from(2)
         }
     }

@@ -4,23 +4,24 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use cpps_pbs::types::BackupType;
-use cpps_pbs::{PbsClient, SnapshotQuery};
+use cpps_pbs::{Client, SnapshotQuery};
 
 use super::Source;
 use crate::live::facts::{GuestBackupFact, PbsFacts, PbsJobFact, SourceFailure, SourceKind};
 
-/// A site's PBS, read through [`cpps_pbs::PbsClient`]: `GET /admin/datastore`, then per
+/// A site's PBS, read through [`cpps_pbs::Client`]: `GET /admin/datastore`, then per
 /// datastore `GET /admin/datastore/{store}/namespace` and `…/snapshots` per namespace, and
-/// `GET /admin/sync`, `/admin/verify`, `/admin/prune` for the jobs' last runs.
+/// `GET /admin/sync`, `/admin/verify`, `/admin/prune` for the jobs' last runs. Only the
+/// datastore list is required; any other part that fails is kept in [`PbsFacts::partial`].
 #[derive(Debug, Clone)]
 pub struct PbsSource {
-    client: PbsClient,
+    client: Client,
     endpoint: String,
 }
 
 impl PbsSource {
     /// A source over `client`, reported as `endpoint`.
-    pub fn new(client: PbsClient, endpoint: impl Into<String>) -> Self {
+    pub fn new(client: Client, endpoint: impl Into<String>) -> Self {
         Self {
             client,
             endpoint: endpoint.into(),
@@ -29,6 +30,23 @@ impl PbsSource {
 
     fn fail(&self, error: &cpps_pbs::Error) -> SourceFailure {
         SourceFailure::from_error(SourceKind::Pbs, &self.endpoint, error)
+    }
+}
+
+/// A job of any kind, so that the three lists are handled alike.
+enum Job {
+    Sync(cpps_pbs::types::SyncJob),
+    Verify(cpps_pbs::types::VerifyJob),
+    Prune(cpps_pbs::types::PruneJob),
+}
+
+impl Job {
+    fn fact(&self) -> PbsJobFact {
+        match self {
+            Job::Sync(j) => job("sync", &j.id, &j.store, &j.status),
+            Job::Verify(j) => job("verify", &j.id, &j.store, &j.status),
+            Job::Prune(j) => job("prune", &j.id, &j.store, &j.status),
+        }
     }
 }
 
@@ -54,24 +72,43 @@ impl Source<PbsFacts> for PbsSource {
 
     async fn observe(&self) -> Result<PbsFacts, SourceFailure> {
         let c = &self.client;
+        // The datastore list is required: without it nothing about the PBS can be said. Every
+        // other part is read whatever happens to the rest, and a failure is kept in
+        // `partial` (a 403 on a job list, an unmounted datastore, an old PBS's 404).
         let stores = c.datastores().await.map_err(|e| self.fail(&e))?;
         let now = jiff::Timestamp::now().as_second();
+        let mut partial = Vec::new();
         let mut backups = Vec::new();
         for store in &stores {
-            let namespaces = c
-                .namespaces(&store.store, None, None)
-                .await
-                .map_err(|e| self.fail(&e))?;
+            let namespaces = match c.namespaces(&store.store, None, None).await {
+                Ok(namespaces) => namespaces,
+                Err(e) => {
+                    partial.push(format!(
+                        "namespaces of datastore {}: {}",
+                        store.store,
+                        crate::live::facts::error_chain(&e)
+                    ));
+                    continue;
+                }
+            };
             for ns in &namespaces {
                 let query = if ns.ns.is_empty() {
                     SnapshotQuery::default()
                 } else {
                     SnapshotQuery::default().in_namespace(ns.ns.clone())
                 };
-                let snapshots = c
-                    .snapshots(&store.store, &query)
-                    .await
-                    .map_err(|e| self.fail(&e))?;
+                let snapshots = match c.snapshots(&store.store, &query).await {
+                    Ok(snapshots) => snapshots,
+                    Err(e) => {
+                        partial.push(format!(
+                            "snapshots of datastore {} namespace `{}`: {}",
+                            store.store,
+                            ns.ns,
+                            crate::live::facts::error_chain(&e)
+                        ));
+                        continue;
+                    }
+                };
                 // The RPO is judged by BACKUP-003 against the topology; here only the newest
                 // snapshot and the newest verified one matter.
                 let newest = cpps_pbs::checks::newest_per_guest(
@@ -97,25 +134,38 @@ impl Source<PbsFacts> for PbsSource {
             }
         }
         let (sync, verify, prune) =
-            futures::try_join!(c.sync_jobs(None), c.verify_jobs(None), c.prune_jobs(None))
-                .map_err(|e| self.fail(&e))?;
-        let mut jobs: Vec<PbsJobFact> = Vec::new();
-        jobs.extend(sync.iter().map(|j| job("sync", &j.id, &j.store, &j.status)));
-        jobs.extend(
-            verify
-                .iter()
-                .map(|j| job("verify", &j.id, &j.store, &j.status)),
+            futures::join!(c.sync_jobs(None), c.verify_jobs(None), c.prune_jobs(None));
+        let mut list = |name: &str, result| match result {
+            Ok(list) => list,
+            Err(e) => {
+                partial.push(format!("{name}: {}", crate::live::facts::error_chain(&e)));
+                Vec::new()
+            }
+        };
+        let sync = list(
+            "sync jobs",
+            sync.map(|l| l.into_iter().map(Job::Sync).collect()),
         );
-        jobs.extend(
-            prune
-                .iter()
-                .map(|j| job("prune", &j.id, &j.store, &j.status)),
+        let verify = list(
+            "verify jobs",
+            verify.map(|l| l.into_iter().map(Job::Verify).collect()),
         );
+        let prune = list(
+            "prune jobs",
+            prune.map(|l| l.into_iter().map(Job::Prune).collect()),
+        );
+        let jobs: Vec<PbsJobFact> = sync
+            .iter()
+            .chain(&verify)
+            .chain(&prune)
+            .map(Job::fact)
+            .collect();
         Ok(PbsFacts {
             server: self.endpoint.clone(),
             datastores: stores.into_iter().map(|s| s.store).collect(),
             jobs,
             backups,
+            partial,
         })
     }
 }
