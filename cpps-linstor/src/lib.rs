@@ -1,21 +1,51 @@
-//! Typed async client for the LINSTOR controller REST API (v1), with DRBD health.
+//! Typed async client for the LINSTOR controller REST API (v1), with DRBD health and the
+//! cross-site DR view.
 //!
+//! - **One client shape** ([`Client`], [`ClientBuilder`]): the transport settings of every
+//!   cpps client (`tls`, `client_identity`, `connect_timeout`, `request_timeout`, `deadline`,
+//!   `max_response_bytes`, `retry`, `user_agent`, …) forwarded to `cpps_http::ClientBuilder`;
+//!   every read decoded by one envelope ([`LinstorEnvelope`], through
+//!   `cpps_http::HttpClient::send`); one [`Error`] with `delivery()`, `status()`,
+//!   `is_not_found()`.
 //! - **Controllers** from `LS_CONTROLLERS` (comma-separated, parsed like golinstor and
-//!   python-linstor), with fail-over to the next controller when one cannot be reached
-//!   ([`Client`], [`ControllerList`]). Basic auth, bearer tokens and client certificates.
-//!   Redirects are never followed: LINSTOR's HTTP→HTTPS redirect drops query strings and turns
-//!   POST into GET, so a 3xx is [`Error::Redirected`], telling to use the https URL.
+//!   python-linstor, refusing what golinstor refuses: [`ControllerList`]), with fail-over to the
+//!   next controller whenever a request certainly did not reach one (refused, DNS, TLS, and a
+//!   connect that timed out because the host is off or its site cut off). Redirects are never
+//!   followed: LINSTOR's HTTP→HTTPS redirect drops query strings and turns POST into GET, so a
+//!   3xx is [`Error::Redirected`], telling to use the https URL.
 //! - **`ApiCallRc` decoded exactly** ([`ApiCallRc`]): type bits compared exactly (an error is not
 //!   a warning), object and operation bits exposed; error bodies accepted as arrays or single
-//!   objects; warnings of successful writes returned to the caller ([`ApiCallRcList`]).
+//!   objects; warnings of successful writes returned to the caller ([`ApiCallRcList`]); the
+//!   client's own secrets scrubbed from every message the controller writes.
 //! - **Typed reads** of nodes, storage pools, resource groups, resource definitions, the
-//!   resources view with DRBD state, controller properties, snapshots and error reports, with
-//!   offset/limit pagination as a `Stream` ([`Client::paginate`]).
-//! - **Writes as plans** ([`Plan`]): snapshot create/delete/restore/rollback, a resource group's
-//!   `place_count`, node and controller properties. A plan is shown before
-//!   [`Client::apply`] sends it.
+//!   resources view with DRBD state, controller properties, snapshots, error reports, remotes,
+//!   backups and backup schedules, with offset/limit pagination as a `Stream`
+//!   ([`Client::paginate`]).
+//! - **Writes as plans** ([`Plan`]): snapshot create/delete/restore/rollback (a restore lands in
+//!   the source's resource group and is cleaned up when it fails), a resource group's
+//!   `place_count`, node and controller properties. A plan is shown before [`Client::apply`]
+//!   sends it.
 //! - **Health** ([`health::assess`]): per resource healthy / degraded / desynced / disconnected /
-//!   unknown; evicted and offline nodes; pools running out of space.
+//!   unknown / inactive, classified as linstor-client shows volumes; replicas per site, DRBD
+//!   quorum and tie-breakers, and placement risks; evicted and offline nodes; pools running out
+//!   of space.
+//! - **DR view** ([`dr::assess`]): per resource its newest off-site copy (S3 backups, shipments
+//!   to another LINSTOR cluster) and its age.
+//!
+//! ## Environment variables
+//!
+//! [`ClientBuilder::from_env`] reads the variables golinstor reads (`client/client.go`):
+//!
+//! | variable | meaning |
+//! | --- | --- |
+//! | `LS_CONTROLLERS` | the controllers (default `localhost`) |
+//! | `LS_USERNAME`, `LS_PASSWORD` | HTTP Basic authentication |
+//! | `LS_BEARER_TOKEN_FILE` | path of a file holding a bearer token (wins over Basic) |
+//! | `LS_ROOT_CA` / `LS_ROOT_CA_FILE` | CA certificates: PEM text / path of a PEM file |
+//! | `LS_USER_CERTIFICATE` / `LS_USER_CERTIFICATE_FILE` | client certificate: PEM text / path |
+//! | `LS_USER_KEY` / `LS_USER_KEY_FILE` | its private key: PEM text / path |
+//!
+//! With any TLS variable set, controllers written without a scheme use https on 3371.
 //!
 //! ```no_run
 //! use cpps_linstor::{Client, health};
@@ -29,6 +59,21 @@
 //! }
 //! # Ok(())
 //! # }
+//! ```
+//!
+//! The builder, for settings of its own:
+//!
+//! ```
+//! use std::time::Duration;
+//! use cpps_linstor::{Client, Credentials, RetryPolicy, SecretString};
+//!
+//! let linstor = Client::builder("linstor+ssl://10.10.20.1,linstor+ssl://10.10.20.2")
+//!     .credentials(Credentials::basic("cpps", SecretString::from("…")))
+//!     .deadline(Duration::from_secs(30))
+//!     .retry(RetryPolicy::none())
+//!     .build()?;
+//! assert_eq!(linstor.controllers()[1].as_str(), "https://10.10.20.2:3371/");
+//! # Ok::<(), cpps_linstor::Error>(())
 //! ```
 #![forbid(unsafe_code)]
 
