@@ -563,8 +563,8 @@ impl Endpoints {
     /// The endpoints of one site from the clients' environment variables, read through
     /// `lookup`: `PROXMOX_VE_ENDPOINT` with `PROXMOX_VE_API_TOKEN` (or `PROXMOX_VE_USERNAME` and
     /// `PROXMOX_VE_PASSWORD`) and one of `PROXMOX_VE_CA_FILE`, `PROXMOX_VE_FINGERPRINT`,
-    /// `PROXMOX_VE_INSECURE`; `LS_CONTROLLERS` with `LS_BEARER_TOKEN` or `LS_USERNAME` and
-    /// `LS_PASSWORD`; `PBS_REPOSITORY`, `PBS_PASSWORD`, `PBS_FINGERPRINT` and `CPPS_PBS_URL`
+    /// `PROXMOX_VE_INSECURE`; `LS_CONTROLLERS` with `LS_BEARER_TOKEN_FILE` or `LS_USERNAME` and
+    /// `LS_PASSWORD`, and `LS_ROOT_CA_FILE`; `PBS_REPOSITORY`, `PBS_PASSWORD`, `PBS_FINGERPRINT` and `CPPS_PBS_URL`
     /// (cpps-pbs); `VYOS_URL`, `VYOS_API_KEY` and `VYOS_FINGERPRINT`; `KUBECONFIG` for
     /// `kube_cluster`. Secrets stay in the environment: they are
     /// referenced by variable name.
@@ -609,13 +609,14 @@ impl Endpoints {
             });
         }
         if let Some(controllers) = get("LS_CONTROLLERS") {
+            // golinstor's variables (client/client.go), as `cpps_linstor::ClientBuilder::from_env`
+            // reads them: the token and the CA come from files named by `…_FILE`.
             ends.linstor = Some(LinstorEndpoint {
                 controllers,
-                bearer_token: get("LS_BEARER_TOKEN")
-                    .map(|_| SecretRef::Env("LS_BEARER_TOKEN".to_owned())),
+                bearer_token: get("LS_BEARER_TOKEN_FILE").map(|p| SecretRef::File(p.into())),
                 user: get("LS_USERNAME"),
                 password: get("LS_USERNAME").map(|_| SecretRef::Env("LS_PASSWORD".to_owned())),
-                ca_file: None,
+                ca_file: get("LS_ROOT_CA_FILE").map(Into::into),
             });
         }
         if let Some(repository) = get("PBS_REPOSITORY") {
