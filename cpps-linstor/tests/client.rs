@@ -458,3 +458,60 @@ async fn from_env_credentials_basic_and_bearer_file() {
     std::fs::remove_dir_all(&dir).ok();
     server.verify().await;
 }
+
+// Issue 20, defect 2: a controller (or a proxy before it) that echoes the credential it received
+// must not get it printed. Every text of an answer goes through cpps-http's scrubber of the
+// client's own secrets (the password, and the Basic value's base64) before it is kept in an
+// error: the `ApiCallRc` messages LINSTOR writes (linstor-server `Json.java`,
+// `apiCallRcToJson`: `message`, `cause`, `details`, `correction`) and the excerpt of any other
+// body.
+#[tokio::test]
+async fn echoed_credentials_never_reach_an_error() {
+    let server = mock().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/nodes"))
+        .respond_with(
+            ResponseTemplate::new(401).set_body_json(serde_json::json!([{
+                "ret_code": -3458764513820540930_i64,
+                "message": "credential 'Basic YWRtaW46aHVudGVyMg==' is not valid here",
+                "cause": "password hunter2 was refused",
+                "details": "user admin, password hunter2",
+                "correction": "check YWRtaW46aHVudGVyMg=="
+            }])),
+        )
+        .mount(server.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/v1/view/storage-pools"))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .set_body_string("<html>Authorization: Basic YWRtaW46aHVudGVyMg== denied</html>"),
+        )
+        .mount(server.server())
+        .await;
+    let client = Client::builder(server.base_url().as_str())
+        .credentials(Credentials::basic("admin", SecretString::from("hunter2")))
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    for err in [
+        client.nodes().await.expect_err("401"),
+        client.storage_pools().await.expect_err("403"),
+    ] {
+        let shown = format!(
+            "{err} {err:?} {}",
+            err.api_messages()
+                .map(ToString::to_string)
+                .unwrap_or_default()
+        );
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(!shown.contains("YWRtaW46aHVudGVyMg=="), "{shown}");
+    }
+    let err = client.nodes().await.expect_err("401");
+    assert!(
+        err.api_messages().unwrap().messages()[0]
+            .message
+            .contains("is not valid here"),
+        "the rest of the message is kept"
+    );
+}
