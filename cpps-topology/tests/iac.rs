@@ -14,7 +14,7 @@ use std::process::Command;
 use cpps_topology::check::{CheckOptions, run};
 use cpps_topology::iac::{
     DeclaredKind, Evidence, EvidenceKind, Field, IacChecks, IacError, IacInputs, LiveSeen, Mapping,
-    Supported, Value, render_table, sources_table,
+    Supported, Value, Verdict, render_table, sources_table,
 };
 use cpps_topology::report::{Finding, Format, Report};
 use cpps_topology::{Topology, default_topology, load_str};
@@ -487,7 +487,8 @@ fn iac_006_the_iac_and_the_file_disagree_on_a_field() {
 #[test]
 fn the_text_report_names_the_evidence_file_of_a_finding_located_there() {
     let e = evidence(&[(EvidenceKind::Ansible, "ansible/hosts.list.json")]);
-    let text = check(&default_topology(), &e).render(Format::Text);
+    let report = check(&default_topology(), &e);
+    let text = report.render(Format::Text);
     let iac_005 = text.lines().find(|l| l.contains("IAC-005")).unwrap();
     assert!(
         iac_005.trim_end().ends_with(&format!(
@@ -499,7 +500,13 @@ fn the_text_report_names_the_evidence_file_of_a_finding_located_there() {
     );
     // A finding in the topology file keeps the short form.
     let iac_003 = text.lines().find(|l| l.contains("IAC-003")).unwrap();
-    assert!(iac_003.trim_end().ends_with("121:12"), "{iac_003}");
+    let at = &find(&report, "IAC-003", "pve-ippri-12").location;
+    assert!(
+        iac_003
+            .trim_end()
+            .ends_with(&format!("  {}:{}", at.line, at.column)),
+        "{iac_003}"
+    );
 }
 
 #[test]
@@ -562,10 +569,28 @@ fn the_three_sources_side_by_side() {
     assert_eq!(row("pve-ippri-11").supported, Supported::Declared);
     assert_eq!(row("pbs-sp").supported, Supported::Declared);
     assert_eq!(row("traefik-franca").supported, Supported::Desired);
-    assert!(
-        !row("traefik-franca")
-            .supported
-            .agrees_with(row("traefik-franca").claimed)
+    let verdicts: Vec<(&str, Verdict)> = [
+        "traefik-sp",
+        "pve-ippri-12",
+        "pve-ippri-11",
+        "pbs-sp",
+        "traefik-franca",
+        "pbs-franca",
+    ]
+    .into_iter()
+    .map(|id| (id, row(id).verdict))
+    .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("traefik-sp", Verdict::Agrees),
+            ("pve-ippri-12", Verdict::Agrees),
+            // Validated, its live source failed: the IaC alone cannot validate it.
+            ("pve-ippri-11", Verdict::Unverified),
+            ("pbs-sp", Verdict::Contradicts),
+            ("traefik-franca", Verdict::Contradicts),
+            ("pbs-franca", Verdict::Agrees),
+        ]
     );
     // Components no evidence covers and no live source shows are left out.
     assert!(

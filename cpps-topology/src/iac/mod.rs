@@ -47,7 +47,7 @@ pub use checks::{IacChecks, RULES};
 pub use mapping::{
     AnsibleMapping, ConfigKey, DEFAULT_MAPPING_YAML, Field, KindName, Mapping, PulumiMapping,
 };
-pub use table::{LiveSeen, SourcesRow, Supported, render_table, sources_table};
+pub use table::{LiveSeen, SourcesRow, Supported, Verdict, render_table, sources_table};
 
 /// A kind of IaC evidence (the `NAME` of `--iac NAME=FILE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

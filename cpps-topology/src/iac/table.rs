@@ -64,16 +64,47 @@ impl Supported {
             Self::Unknown => "unknown",
         }
     }
+}
 
-    /// Whether this agrees with a claimed state.
-    pub fn agrees_with(self, claimed: State) -> bool {
-        matches!(
-            (self, claimed),
-            (Self::Validated | Self::ValidatedManual, State::Validated)
-                | (Self::Declared, State::Declared)
-                | (Self::Desired, State::Desired)
-                | (Self::Unknown, _)
-        )
+/// Whether the evidence bears the claim out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Verdict {
+    /// The evidence supports the claimed state.
+    Agrees,
+    /// The evidence supports another state.
+    Contradicts,
+    /// The evidence given cannot decide (a validated claim no live source was asked about, a
+    /// kind no IaC input covers).
+    Unverified,
+}
+
+impl Verdict {
+    /// The mark of a row: ` ` agrees, `≠` contradicts, `?` unverified.
+    pub fn mark(self) -> char {
+        match self {
+            Self::Agrees => ' ',
+            Self::Contradicts => '≠',
+            Self::Unverified => '?',
+        }
+    }
+}
+
+fn verdict(claimed: State, live: LiveSeen, in_iac: bool, covered: bool) -> Verdict {
+    use LiveSeen::{Absent, NotObserved, Present, Unknown};
+    match (claimed, live) {
+        (State::Validated, Present) => Verdict::Agrees,
+        (State::Validated, Absent) => Verdict::Contradicts,
+        (State::Validated, Unknown | NotObserved) => Verdict::Unverified,
+        // Live but claimed declared: the evidence supports promoting it.
+        (State::Declared, Present) => Verdict::Contradicts,
+        (State::Declared, _) if in_iac => Verdict::Agrees,
+        (State::Declared, _) if covered => Verdict::Contradicts,
+        (State::Declared, _) => Verdict::Unverified,
+        (State::Desired, Present) => Verdict::Contradicts,
+        (State::Desired, _) if in_iac => Verdict::Contradicts,
+        (State::Desired, _) => Verdict::Agrees,
     }
 }
 
@@ -94,6 +125,8 @@ pub struct SourcesRow {
     pub live: LiveSeen,
     /// The state the evidence supports.
     pub supported: Supported,
+    /// Whether that bears the claim out.
+    pub verdict: Verdict,
 }
 
 /// The rows for every component the IaC declares, whose kind the evidence given decides, or
@@ -114,7 +147,8 @@ pub fn sources_table(
         iac.sort();
         iac.dedup();
         let seen = live(c.id_str());
-        if iac.is_empty() && seen == LiveSeen::NotObserved && !covered(topology, evidence, c) {
+        let is_covered = covered(topology, evidence, c);
+        if iac.is_empty() && seen == LiveSeen::NotObserved && !is_covered {
             continue;
         }
         let supported = match (seen, iac.is_empty()) {
@@ -129,6 +163,7 @@ pub fn sources_table(
             kind: crate::finding::kind_name(c.kind()),
             site: topology.site_of(c).map(|s| s.to_string()),
             claimed: c.meta().state,
+            verdict: verdict(c.meta().state, seen, !iac.is_empty(), is_covered),
             iac,
             live: seen,
             supported,
@@ -137,7 +172,8 @@ pub fn sources_table(
     rows
 }
 
-/// The rows as a text table; `≠` marks a row whose evidence contradicts the claim.
+/// The rows as a text table; `≠` marks a row whose evidence contradicts the claim, `?` one it
+/// cannot decide.
 pub fn render_table(rows: &[SourcesRow]) -> String {
     let iac_text = |r: &SourcesRow| {
         if r.iac.is_empty() {
@@ -162,11 +198,7 @@ pub fn render_table(rows: &[SourcesRow]) -> String {
         "component", "topology", "IaC", "live"
     );
     for r in rows {
-        let mark = if r.supported.agrees_with(r.claimed) {
-            " "
-        } else {
-            "≠"
-        };
+        let mark = r.verdict.mark();
         let _ = writeln!(
             out,
             "{mark} {:<w_id$}  {:<9}  {:<w_iac$}  {:<12}  {}",

@@ -10,6 +10,11 @@
 //! `cpps_topology::live::endpoints`) or, without it, from the clients' environment variables
 //! (`PROXMOX_VE_*`, `LS_CONTROLLERS`, `KUBECONFIG`) for `--site`.
 //!
+//! `--iac NAME=FILE` (repeatable, as `cargo xtask check --iac`) adds the team's Pulumi and
+//! Ansible evidence: the IaC rules join the report, and the text output ends with each
+//! component's three sources side by side (topology claim, IaC, live) and the state the evidence
+//! supports.
+//!
 //! `--timeout SECONDS` (default 30) bounds the whole run: a server that never answers, or
 //! answers one byte a second, costs at most that long, and is reported as a finding of its site.
 //!
@@ -24,6 +29,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use cpps_topology::iac::{Evidence, IacChecks, IacInputs, LiveSeen, render_table, sources_table};
 use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
 use cpps_topology::live::{self, LiveOptions, ObserveOptions, Progress, SourceKind};
 use cpps_topology::report::Format;
@@ -59,6 +65,12 @@ struct Args {
     /// sources' results are kept).
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     timeout: u64,
+    /// IaC evidence, as `cargo xtask check --iac` (repeatable): `pulumi-export=FILE`,
+    /// `pulumi-mock=FILE`, `pulumi-config=FILE`, `ansible=FILE`, `ansible-source=FILE`,
+    /// `mapping=FILE`. With it, the report adds the IaC rules and the text output a table of
+    /// each component's three sources (topology claim, IaC, live).
+    #[arg(long = "iac", value_name = "NAME=FILE")]
+    iac: Vec<String>,
 }
 
 /// One progress bar per site, on a terminal only.
@@ -121,11 +133,21 @@ async fn main() -> ExitCode {
             return ExitCode::from(cpps_topology::check::EXIT_INVALID);
         }
     };
+    let evidence = if args.iac.is_empty() {
+        None
+    } else {
+        match IacInputs::parse(args.iac.iter().map(String::as_str))
+            .and_then(|inputs| Evidence::load(&inputs))
+        {
+            Ok(e) => Some(e),
+            Err(e) => return fail(e),
+        }
+    };
     let lookup = |k: &str| std::env::var(k).ok();
     let endpoints = match &args.endpoints {
         Some(path) => Endpoints::load(path),
         None => {
-            let site = match (&args.site, topology.sites.as_slice()) {
+            let site = match (&args.site, topology.sites()) {
                 (Some(s), _) => s.clone(),
                 (None, [only]) => only.id.to_string(),
                 (None, _) => {
@@ -167,7 +189,12 @@ async fn main() -> ExitCode {
     } else {
         live::observe(&sources, &options).await
     };
-    let audit = live::audit(&topology, &observed, &LiveOptions::default());
+    let iac_checks = evidence.as_ref().map(IacChecks::new);
+    let extra: Vec<&dyn cpps_topology::check::ExtraChecks> = iac_checks
+        .iter()
+        .map(|c| c as &dyn cpps_topology::check::ExtraChecks)
+        .collect();
+    let audit = live::audit_with(&topology, &observed, &LiveOptions::default(), &extra);
     print!("{}", audit.report.render(format));
     if format == Format::Text {
         println!();
@@ -187,10 +214,35 @@ async fn main() -> ExitCode {
         }
         let counts: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
         println!("evidence: {}", counts.join(", "));
+        if let Some(evidence) = &evidence {
+            let seen: BTreeMap<&str, LiveSeen> = audit
+                .diff
+                .components
+                .iter()
+                .map(|c| (c.id.as_str(), live_seen(&c.evidence)))
+                .collect();
+            let live_of = |id: &str| seen.get(id).copied().unwrap_or(LiveSeen::NotObserved);
+            println!();
+            println!("three sources (≠: the evidence contradicts the claim, ?: it cannot decide):");
+            print!(
+                "{}",
+                render_table(&sources_table(&topology, evidence, &live_of))
+            );
+        }
     }
     if audit.report.fails(args.deny.is_some()) {
         ExitCode::from(cpps_topology::check::EXIT_FINDINGS)
     } else {
         ExitCode::from(cpps_topology::check::EXIT_OK)
+    }
+}
+
+/// What the live diff says of a component, for the three-source table.
+fn live_seen(evidence: &live::diff::Evidence) -> LiveSeen {
+    match evidence {
+        live::diff::Evidence::Present => LiveSeen::Present,
+        live::diff::Evidence::Absent => LiveSeen::Absent,
+        live::diff::Evidence::Unknown(_) => LiveSeen::Unknown,
+        _ => LiveSeen::NotObserved,
     }
 }
