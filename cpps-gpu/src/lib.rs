@@ -5,6 +5,7 @@
 //! - [`xid`]: the XID table (critical / warning / application).
 //! - [`health`]: per-GPU and per-host verdicts (ECC mode and counters, row remapping, XIDs by
 //!   one matching rule) and the pinned-driver check.
+//! - [`smoke`]: the smoke run of the NVML path on a real GPU (`cargo xtask gpu-smoke`).
 //! - [`policy`]: the thresholds shared with `cpps-topology`'s live rules (certificate expiry,
 //!   driver pin), so one fact gets one answer.
 //! - [`kube`](crate::k8s): GPU nodes, the NVIDIA device plugin and HAMi, Kueue (`v1beta2`), Argo CD
@@ -17,6 +18,7 @@ pub mod health;
 pub mod k8s;
 pub mod nvml;
 pub mod policy;
+pub mod smoke;
 #[cfg(feature = "test-util")]
 pub mod test_util;
 pub mod xid;

@@ -439,3 +439,36 @@ fn sources_can_be_opened_concurrently() {
         assert_eq!(h.join().unwrap(), 2);
     }
 }
+
+/// The smoke run (`cargo xtask gpu-smoke` on a GPU machine) through the same real nvml-wrapper
+/// path: here on the fake, with XID 48 on GPU 0 and GPU 1 unable to register.
+#[test]
+fn smoke_run_reports_what_it_saw() {
+    let lib = fake_nvml(FakeNvml::XidOnGpu0EventsUnsupportedOnGpu1);
+    let report = cpps_gpu::smoke::smoke(Some(lib.as_os_str()), Duration::from_millis(20)).unwrap();
+    assert_eq!(report.device_count, 2);
+    assert_eq!(report.watched, [0]);
+    let text = report.to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        &lines[..6],
+        [
+            "devices: 2",
+            "driver: 550.54.15, NVML 12.550.54.15",
+            "GPU 0: NVIDIA RTX A5000 GPU-3f8a2c1e-7b4d-4e9a-9c21-5d6e7f801a01; ECC on (pending on); remapped rows correctable 0, uncorrectable 0, pending false, failure false",
+            "GPU 1: NVIDIA RTX A5000 GPU-9b1d4f70-2e3c-4a5b-8d6e-0f1a2b3c4d02; ECC on (pending on); remapped rows correctable 0, uncorrectable 1, pending true, failure false",
+            "XID event set: GPUs [0] registered, polled up to 20 ms: 1 event(s)",
+            "  GPU 1 not registered: the GPU does not support XID events",
+        ]
+    );
+    assert_eq!(lines[6], "  XID 48 on GPU 0");
+    assert!(lines[7].starts_with("took "), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("libnvidia-ml.so.1");
+    assert!(matches!(
+        cpps_gpu::smoke::smoke(Some(missing.as_os_str()), Duration::ZERO),
+        Err(Error::NvmlUnavailable(
+            NvmlUnavailable::LibraryMissing { .. }
+        ))
+    ));
+}

@@ -12,6 +12,7 @@ mod bench;
 mod check;
 mod ci;
 mod diagram;
+mod gpu_smoke;
 mod schema;
 mod test;
 
@@ -39,6 +40,9 @@ enum Command {
     Ci(ci::CiArgs),
     /// Benchmarks: proxmoxer vs cpps on fakepve, the rule engine, decoding, peak memory.
     Bench(bench::BenchArgs),
+    /// Run the NVML path on this machine's real GPUs (cpps-gpu's example `gpu-smoke`) and print
+    /// what it saw; exit 1 with "no NVML library" where there is none.
+    GpuSmoke(gpu_smoke::GpuSmokeArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +54,7 @@ fn main() -> ExitCode {
         Command::Test(args) => test::run(args),
         Command::Ci(args) => ci::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::GpuSmoke(args) => gpu_smoke::run(args),
     };
     match result {
         Ok(code) => code,
