@@ -243,6 +243,26 @@ impl fmt::Debug for Client {
     }
 }
 
+/// What [`Client::wait`] saw at the end: the task's outcome, and for an HA-managed action what
+/// the HA manager showed. Dereferences to the [`TaskOutcome`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct WaitOutcome {
+    /// The task.
+    pub task: TaskOutcome,
+    /// For a `hastart`/`hastop`/`hamigrate` task: the state (and node) the HA manager reached,
+    /// which is what was waited for; `None` for any other task.
+    pub ha: Option<crate::ha::HaReached>,
+}
+
+impl std::ops::Deref for WaitOutcome {
+    type Target = TaskOutcome;
+
+    fn deref(&self) -> &TaskOutcome {
+        &self.task
+    }
+}
+
 /// A guest to read, for [`Client::guest_configs`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GuestRef {
@@ -376,8 +396,31 @@ impl Client {
     /// Waits for a task: polls `GET /nodes/{node}/tasks/{upid}/status` with back-off until it
     /// stops; a failed task is [`Error::TaskFailed`] with the log tail
     /// (`GET /nodes/{node}/tasks/{upid}/log`).
-    pub async fn wait(&self, upid: &Upid, options: &WaitOptions) -> Result<TaskOutcome, Error> {
-        Ok(family::wait_task(&self.http, Product::Pve, upid, &upid.task_path(), options).await?)
+    ///
+    /// For a guest under the HA manager, start, stop, shutdown and migrate answer the UPID of a
+    /// `hastart`, `hastop` or `hamigrate` worker that only queues the request and ends OK at
+    /// once. Its end is not the action's: the wait goes on polling
+    /// `GET /cluster/ha/status/current` until the service shows the requested state (and the
+    /// target node, for a migration), within the same `options.timeout`
+    /// ([`Error::HaTimeout`]), and [`WaitOutcome::ha`] says what it waited for.
+    pub async fn wait(&self, upid: &Upid, options: &WaitOptions) -> Result<WaitOutcome, Error> {
+        let started = tokio::time::Instant::now();
+        let task =
+            family::wait_task(&self.http, Product::Pve, upid, &upid.task_path(), options).await?;
+        let ha = match crate::ha::wanted_after(self, upid).await? {
+            Some(wanted) => Some(
+                crate::ha::wait_for(
+                    self,
+                    upid,
+                    wanted,
+                    options,
+                    crate::ha::deadline(started, options),
+                )
+                .await?,
+            ),
+            None => None,
+        };
+        Ok(WaitOutcome { task, ha })
     }
 
     /// The guests of the cluster: `GET /cluster/resources?type=vm`.

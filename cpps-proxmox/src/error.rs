@@ -70,6 +70,32 @@ pub enum Error {
         waited: Duration,
     },
 
+    /// The HA manager did not show the requested state within the time allowed (after a
+    /// `hastart`/`hastop`/`hamigrate` task, which only queues the request).
+    #[error("HA resource {sid} not {wanted} after {waited:?} ({last_seen})")]
+    HaTimeout {
+        /// The resource (`vm:100`).
+        sid: String,
+        /// What was waited for (`started`, `stopped`, `on node pve2`).
+        wanted: String,
+        /// What the HA manager showed last.
+        last_seen: String,
+        /// How long the caller waited.
+        waited: Duration,
+    },
+
+    /// The HA manager shows that a queued action cannot happen (the service is in `error`,
+    /// being removed, or ignored), or the request cannot be followed.
+    #[error("HA resource {sid} will not be {wanted}: {reason}")]
+    HaWait {
+        /// The resource.
+        sid: String,
+        /// What was waited for.
+        wanted: String,
+        /// Why it will not happen.
+        reason: String,
+    },
+
     /// A value does not have the syntax it must have (a UPID, a VM id, a user id, a property
     /// string, a node name).
     #[error("invalid {kind} `{input}`: {reason}")]
@@ -98,7 +124,9 @@ impl Error {
             Error::Api { .. }
             | Error::NotFound { .. }
             | Error::TaskFailed { .. }
-            | Error::TaskTimeout { .. } => Delivery::Answered,
+            | Error::TaskTimeout { .. }
+            | Error::HaTimeout { .. }
+            | Error::HaWait { .. } => Delivery::Answered,
             Error::Invalid { .. } | Error::Config { .. } => Delivery::NotSent,
         }
     }

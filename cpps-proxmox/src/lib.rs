@@ -36,13 +36,14 @@ mod endpoints;
 mod envelope;
 mod error;
 pub mod family;
+mod ha;
 pub mod inventory;
 pub mod types;
 
 pub use client::{
     Client, ClientBuilder, DEFAULT_LIST_MAX_RESPONSE_BYTES, ENV_API_TOKEN, ENV_CA_FILE,
     ENV_ENDPOINT, ENV_FINGERPRINT, ENV_INSECURE, ENV_PASSWORD, ENV_USERNAME, GuestConfig, GuestRef,
-    tls_vars,
+    WaitOutcome, tls_vars,
 };
 pub use cpps_http::{ClientIdentity, RetryPolicy, SecretString, TlsMode, TlsVars, Url};
 pub use endpoints::{ENDPOINTS, Endpoint, Returns};
@@ -50,4 +51,5 @@ pub use envelope::PveEnvelope;
 pub use error::Error;
 pub use family::Credentials;
 pub use family::Upid;
+pub use ha::{HaReached, HaWanted};
 pub use types::{NodeName, VmId};

@@ -1,10 +1,12 @@
 //! Retries, malformed bodies and long task logs, against wiremock (what fakepve does not
 //! produce on demand). Each test names the document that says PVE behaves so.
 
+mod common;
+
 use std::time::Duration;
 
+use cpps_http::StatusCode;
 use cpps_http::test_util::MockApi;
-use cpps_http::{RetryPolicy, StatusCode};
 use cpps_proxmox::family::{Upid, WaitOptions};
 use cpps_proxmox::{Client, Error};
 use serde_json::json;
@@ -12,16 +14,7 @@ use wiremock::matchers::{method, path, query_param};
 use wiremock::{Mock, ResponseTemplate};
 
 fn client(api: &MockApi) -> Client {
-    Client::builder(api.base_url().as_str())
-        .api_token_str("root@pam!ci=5ecr3t")
-        .unwrap()
-        .retry(RetryPolicy {
-            max_attempts: 3,
-            initial_backoff: Duration::from_millis(5),
-            max_backoff: Duration::from_millis(20),
-        })
-        .build()
-        .unwrap()
+    common::mock_client(api)
 }
 
 #[tokio::test]

@@ -1,0 +1,565 @@
+//! How real PVE 8 and 9 answer where fakepve does not show it (issue 14), each case tied to the
+//! upstream file that shows the behaviour. wiremock serves the answers; a tiny raw HTTP/1.1
+//! server (`common::raw_http_server`) sends the reason phrases wiremock cannot.
+
+mod common;
+
+use std::time::Duration;
+
+use cpps_http::StatusCode;
+use cpps_proxmox::family::{Upid, WaitOptions};
+use cpps_proxmox::types::{ClusterStatusEntry, ResourceFilter, TaskListItem};
+use cpps_proxmox::{Client, ClientBuilder, Error, HaWanted, VmId};
+use serde_json::json;
+use wiremock::matchers::{method, path, query_param, query_param_is_missing};
+use wiremock::{Mock, ResponseTemplate};
+
+fn token_client(url: &str) -> Client {
+    Client::builder(url)
+        .api_token_str("root@pam!ci=5ecr3t")
+        .unwrap()
+        .build()
+        .unwrap()
+}
+
+fn quick() -> WaitOptions {
+    WaitOptions::default()
+        .intervals(Duration::from_millis(5), Duration::from_millis(20))
+        .timeout(Some(Duration::from_secs(5)))
+}
+
+/// Defect 1. Before libpve-http-server-perl 5.2.0 (January 2025) an API error's body is only
+/// `{"data":null}` and the message travels in the HTTP reason phrase alone: pve-http-server
+/// `src/PVE/APIServer/Formatter/Standard.pm` adds `message` to the JSON body only since commit
+/// "fix #6503: return api handler errors in the json body" (released in 5.2.0). The missing
+/// guest's HTTP 500 "Configuration file … does not exist" must still be a not-found, with the
+/// server's words.
+#[tokio::test]
+async fn an_old_pve_error_keeps_the_reason_phrase_and_is_still_not_found() {
+    let reason = "Configuration file 'nodes/pve1/qemu-server/999.conf' does not exist";
+    let url = common::raw_http_server(common::raw_response(
+        &format!("500 {reason}"),
+        r#"{"data":null}"#,
+    ))
+    .await;
+    let pve = token_client(&url);
+    let err = pve
+        .node("pve1")
+        .qemu(VmId::new(999).unwrap())
+        .config()
+        .await
+        .unwrap_err();
+    assert!(err.is_not_found(), "{err:?}");
+    let Error::NotFound {
+        status, message, ..
+    } = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert_eq!(*status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(message, reason);
+    assert_eq!(err.status(), Some(StatusCode::INTERNAL_SERVER_ERROR));
+}
+
+/// Defect 1, the other errors of that layout: the reason phrase is the message.
+#[tokio::test]
+async fn an_old_pve_error_message_comes_from_the_reason_phrase() {
+    let url = common::raw_http_server(common::raw_response(
+        "500 unable to read file '/etc/pve/nodes/pve1/lxc/200.conf' - got timeout",
+        r#"{"data":null}"#,
+    ))
+    .await;
+    let err = token_client(&url)
+        .node("pve1")
+        .lxc(VmId::new(200).unwrap())
+        .config()
+        .await
+        .unwrap_err();
+    assert!(!err.is_not_found());
+    let Error::Api { message, .. } = &err else {
+        panic!("{err:?}");
+    };
+    assert_eq!(
+        message,
+        "unable to read file '/etc/pve/nodes/pve1/lxc/200.conf' - got timeout"
+    );
+}
+
+/// Defect 1, the layout since 5.2.0: `message` in the body wins, the same not-found.
+#[tokio::test]
+async fn a_new_pve_error_is_read_from_the_body() {
+    let reason = "Configuration file 'nodes/pve1/qemu-server/999.conf' does not exist";
+    let url = common::raw_http_server(common::raw_response(
+        &format!("500 {reason}"),
+        &format!(r#"{{"data":null,"message":"{reason}\n"}}"#),
+    ))
+    .await;
+    let err = token_client(&url)
+        .node("pve1")
+        .qemu(VmId::new(999).unwrap())
+        .config()
+        .await
+        .unwrap_err();
+    assert!(err.is_not_found(), "{err:?}");
+    assert!(err.to_string().ends_with(reason), "{err}");
+}
+
+/// Defect 5. `GET …/config` answers the configuration with pending changes applied unless
+/// `current=1` (qemu-server `src/PVE/API2/Qemu.pm` `vm_config`; pve-container
+/// `src/PVE/API2/LXC/Config.pm`, parameter `current`). The observed configuration is the
+/// current one; the pending changes are `…/pending`.
+#[tokio::test]
+async fn the_observed_config_is_the_current_one_and_pending_is_separate() {
+    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/nodes/pve1/qemu/100/config"))
+        .and(query_param("current", "1"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"data": {"memory": "4096", "cores": 2, "digest": "aa11"}})),
+        )
+        .expect(1)
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/nodes/pve1/qemu/100/config"))
+        .and(query_param_is_missing("current"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"data": {"memory": "8192", "cores": 2, "digest": "aa11"}})),
+        )
+        .expect(1)
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/nodes/pve1/qemu/100/pending"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
+            {"key": "cores", "value": 2},
+            {"key": "memory", "value": "4096", "pending": "8192"},
+            {"key": "net1", "delete": 1, "value": "virtio=BC:24:11:00:00:02,bridge=vmbr1"}
+        ]})))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    let vm = common::mock_client(&api)
+        .node("pve1")
+        .qemu(VmId::new(100).unwrap());
+    let current = vm.config().await.unwrap();
+    assert_eq!(current.memory().unwrap().unwrap().current, Some(4096));
+    let next = vm.config_with_pending().await.unwrap();
+    assert_eq!(next.memory().unwrap().unwrap().current, Some(8192));
+    let pending = vm.pending().await.unwrap();
+    let waiting: Vec<&str> = pending
+        .iter()
+        .filter(|p| p.is_pending())
+        .map(|p| p.key.as_str())
+        .collect();
+    assert_eq!(waiting, ["memory", "net1"]);
+    assert_eq!(pending[0].value.as_deref(), Some("2"));
+    api.verify().await;
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+}
+
+/// Defect 7. A big cluster's `/cluster/resources` is larger than the 8 MiB cap of single
+/// reads; list calls have their own cap, settable per client and per call, and the error says
+/// how to raise it.
+#[tokio::test]
+async fn list_calls_have_their_own_cap_settable_per_client_and_per_call() {
+    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
+    let entries: Vec<serde_json::Value> = (0..50_000)
+        .map(|i| {
+            json!({"id": format!("qemu/{}", 100 + i), "type": "qemu", "node": "pve-ippri-31",
+                   "vmid": 100 + i, "name": format!("guest-with-a-long-name-{i:08}"),
+                   "status": "running", "maxmem": 4_294_967_296u64, "tags": "prod;site-franca;team-infra"})
+        })
+        .collect();
+    let body = serde_json::to_vec(&json!({ "data": entries })).unwrap();
+    assert!(
+        body.len() > cpps_http::DEFAULT_MAX_RESPONSE_BYTES,
+        "{}",
+        body.len()
+    );
+    Mock::given(method("GET"))
+        .and(path("/api2/json/cluster/resources"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(body, "application/json"))
+        .mount(api.server())
+        .await;
+    let pve = common::mock_client(&api);
+    // The list cap (256 MiB by default) takes it, though the client's cap is 8 MiB.
+    let all = pve
+        .cluster()
+        .resources(Some(ResourceFilter::Vm))
+        .await
+        .unwrap();
+    assert_eq!(all.len(), 50_000);
+    // Per call: a smaller list cap is an error that says how to raise it.
+    let err = pve
+        .with_list_max_response_bytes(1 << 20)
+        .cluster()
+        .resources(None)
+        .await
+        .unwrap_err();
+    let text = cpps_proxmox::inventory::error_chain(&err);
+    assert!(text.contains("1048576-byte limit"), "{text}");
+    assert!(text.contains("max_response_bytes"), "{text}");
+    // Per client, through the builder.
+    let small = Client::builder(api.base_url().as_str())
+        .api_token_str("root@pam!ci=5ecr3t")
+        .unwrap()
+        .list_max_response_bytes(2 << 20)
+        .build()
+        .unwrap();
+    assert!(small.cluster().resources(None).await.is_err());
+}
+
+/// Defect 10. Real PVE puts a boolean `online` on node entries of `/cluster/status` and none
+/// on the cluster entry (pve-manager `PVE/API2/Cluster.pm`, `get_status`); a count on the
+/// cluster entry exists only in fakepve. Task lists split a token's id into `user` and
+/// `tokenid` (pve-manager `PVE/API2/Tasks.pm`, `convert_token_task`).
+#[test]
+fn cluster_status_and_task_lists_read_as_real_pve_writes_them() {
+    let entries: Vec<ClusterStatusEntry> = serde_json::from_value(json!([
+        {"type": "cluster", "id": "cluster", "name": "franca", "nodes": 3, "quorate": 1, "version": 7},
+        {"type": "node", "id": "node/pve1", "name": "pve1", "nodeid": 1, "local": 1, "online": 1, "ip": "10.0.0.1", "level": ""},
+        {"type": "node", "id": "node/pve2", "name": "pve2", "nodeid": 2, "local": 0, "online": 0}
+    ]))
+    .unwrap();
+    assert_eq!(entries[0].online, None);
+    assert_eq!(entries[0].is_online(), None);
+    assert_eq!(entries[1].online, Some(true));
+    assert_eq!(entries[2].is_online(), Some(false));
+    let tasks: Vec<TaskListItem> = serde_json::from_value(json!([
+        {"upid": "UPID:pve1:0000A1B2:0001C3D4:6B0AEC70:vzsnapshot:100:root@pam!ci:", "node": "pve1",
+         "type": "vzsnapshot", "id": "100", "user": "root@pam", "tokenid": "ci", "starttime": 1795878000,
+         "endtime": 1795878010, "status": "OK"}
+    ]))
+    .unwrap();
+    assert_eq!(tasks[0].user, "root@pam");
+    assert_eq!(tasks[0].tokenid.as_deref(), Some("ci"));
+    assert_eq!(tasks[0].auth_id().unwrap().to_string(), "root@pam!ci");
+}
+
+async fn serve_task(api: &cpps_http::test_util::MockApi, upid: &Upid, log: &[&str]) {
+    Mock::given(method("GET"))
+        .and(path(format!("/api2/json/{}/status", upid.task_path())))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": {
+            "upid": upid.as_str(), "node": upid.node(), "pid": 41394, "pstart": 1000,
+            "starttime": 1795878000, "type": upid.worker_type(), "id": upid.worker_id(),
+            "user": "root@pam", "status": "stopped", "exitstatus": "OK"
+        }})))
+        .mount(api.server())
+        .await;
+    let lines: Vec<serde_json::Value> = log
+        .iter()
+        .enumerate()
+        .map(|(i, t)| json!({"n": i + 1, "t": t}))
+        .collect();
+    Mock::given(method("GET"))
+        .and(path(format!("/api2/json/{}/log", upid.task_path())))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"data": lines, "total": log.len()})),
+        )
+        .mount(api.server())
+        .await;
+}
+
+/// `GET /cluster/ha/status/current` as pve-ha-manager `src/PVE/API2/HA/Status.pm` writes a
+/// service entry (`sid`, `node`, `crm_state`, verbose `state`, `request_state`), answered
+/// `first` for `times` reads, then `then`.
+async fn serve_ha(
+    api: &cpps_http::test_util::MockApi,
+    first: serde_json::Value,
+    times: u64,
+    then: serde_json::Value,
+) {
+    let status = |service: serde_json::Value| {
+        json!({"data": [
+            {"id": "quorum", "type": "quorum", "status": "OK", "quorate": 1, "node": "pve1"},
+            {"id": "master", "type": "master", "node": "pve1", "status": "pve1 (active, Tue Dec  1 10:00:00 2026)"},
+            service
+        ]})
+    };
+    Mock::given(method("GET"))
+        .and(path("/api2/json/cluster/ha/status/current"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(status(first)))
+        .up_to_n_times(times)
+        .with_priority(1)
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/cluster/ha/status/current"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(status(then)))
+        .with_priority(2)
+        .mount(api.server())
+        .await;
+}
+
+fn service(node: &str, crm: &str, state: &str, request: &str) -> serde_json::Value {
+    json!({"id": "service:vm:100", "type": "service", "sid": "vm:100", "node": node,
+           "crm_state": crm, "state": state, "request_state": request,
+           "status": format!("vm:100 ({node}, {state})")})
+}
+
+/// Defect 4. For an HA-managed VM, `POST …/status/start` forks a `hastart` worker that runs
+/// `ha-manager set vm:100 --state started` and ends OK at once (qemu-server
+/// `src/PVE/API2/Qemu.pm`). The wait must go on until the HA manager shows the VM started.
+#[tokio::test]
+async fn waiting_on_an_ha_start_waits_for_the_ha_manager() {
+    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
+    let upid: Upid = "UPID:pve1:0000A1B2:0001C3D4:6B0AEC70:hastart:100:root@pam!ci:"
+        .parse()
+        .unwrap();
+    serve_task(&api, &upid, &["Requesting HA start for VM 100", "TASK OK"]).await;
+    serve_ha(
+        &api,
+        service("pve1", "stopped", "starting", "started"),
+        3,
+        service("pve1", "started", "started", "started"),
+    )
+    .await;
+    let outcome = common::mock_client(&api)
+        .wait(&upid, &quick())
+        .await
+        .unwrap();
+    let ha = outcome.ha.as_ref().expect("it waited for the HA manager");
+    assert_eq!(ha.wanted, HaWanted::Started);
+    assert_eq!((ha.sid.as_str(), ha.state.as_str()), ("vm:100", "started"));
+    assert_eq!(ha.polls, 4);
+    assert!(outcome.exit_status.is_success());
+}
+
+/// Defect 4, migration: `hamigrate` runs `ha-manager migrate vm:100 pve2` and logs "Requesting
+/// HA migration for VM 100 to node pve2" (qemu-server `src/PVE/API2/Qemu.pm`); done when the
+/// service is on pve2 and no longer migrating.
+#[tokio::test]
+async fn waiting_on_an_ha_migration_waits_for_the_target_node() {
+    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
+    let upid: Upid = "UPID:pve1:0000A1B3:0001C3D4:6B0AEC71:hamigrate:100:root@pam:"
+        .parse()
+        .unwrap();
+    serve_task(
+        &api,
+        &upid,
+        &["Requesting HA migration for VM 100 to node pve2", "TASK OK"],
+    )
+    .await;
+    serve_ha(
+        &api,
+        service("pve1", "migrate", "migrate", "started"),
+        2,
+        service("pve2", "started", "started", "started"),
+    )
+    .await;
+    let outcome = common::mock_client(&api)
+        .wait(&upid, &quick())
+        .await
+        .unwrap();
+    let ha = outcome.ha.unwrap();
+    assert_eq!(ha.wanted, HaWanted::OnNode("pve2".to_owned()));
+    assert_eq!(ha.node, "pve2");
+}
+
+/// Defect 4, bounded: a stop the HA manager never carries out ends at the wait's timeout with
+/// a typed error saying what was waited for and what was seen; a service in `error` ends it
+/// at once.
+#[tokio::test]
+async fn an_ha_stop_that_never_happens_times_out_and_an_error_state_fails() {
+    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
+    let upid: Upid = "UPID:pve1:0000A1B4:0001C3D4:6B0AEC72:hastop:100:root@pam:"
+        .parse()
+        .unwrap();
+    serve_task(&api, &upid, &["TASK OK"]).await;
+    let running = service("pve1", "started", "stopping", "stopped");
+    serve_ha(&api, running.clone(), 1000, running).await;
+    let options = quick().timeout(Some(Duration::from_millis(300)));
+    let err = common::mock_client(&api)
+        .wait(&upid, &options)
+        .await
+        .unwrap_err();
+    let Error::HaTimeout {
+        sid,
+        wanted,
+        last_seen,
+        ..
+    } = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert_eq!((sid.as_str(), wanted.as_str()), ("vm:100", "stopped"));
+    assert!(last_seen.contains("stopping"), "{last_seen}");
+
+    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
+    serve_task(&api, &upid, &["TASK OK"]).await;
+    let broken = service("pve1", "error", "error", "stopped");
+    serve_ha(&api, broken.clone(), 1, broken).await;
+    let err = common::mock_client(&api)
+        .wait(&upid, &quick())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::HaWait { .. }), "{err:?}");
+}
+
+/// A task that is not an HA worker is done when it stops.
+#[tokio::test]
+async fn other_tasks_end_with_the_task() {
+    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
+    let upid: Upid = "UPID:pve1:0000A1B5:0001C3D4:6B0AEC73:qmstart:100:root@pam:"
+        .parse()
+        .unwrap();
+    serve_task(&api, &upid, &["TASK OK"]).await;
+    let outcome = common::mock_client(&api)
+        .wait(&upid, &quick())
+        .await
+        .unwrap();
+    assert!(outcome.ha.is_none());
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+}
+
+/// Defect 3. A token without `Sys.Audit` on `/` gets 403 on `/cluster/ha/resources`
+/// (pve-ha-manager `src/PVE/API2/HA/Resources.pm`: `check => ['perm', '/', ['Sys.Audit']]`),
+/// and a container on an offline node answers 595 to its config read, which pveproxy proxies
+/// to that node (`proxyto => 'node'`, pve-container `src/PVE/API2/LXC/Config.pm`). The
+/// inventory keeps everything else and says what it could not read.
+#[tokio::test]
+async fn the_inventory_keeps_what_it_read_beside_what_failed() {
+    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/nodes"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
+            {"node": "pve1", "status": "online"}, {"node": "pve2", "status": "offline"}
+        ]})))
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/cluster/resources"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
+            {"id": "qemu/100", "type": "qemu", "node": "pve1", "vmid": 100, "name": "gitlab", "status": "running", "hastate": "started"},
+            {"id": "lxc/200", "type": "lxc", "node": "pve1", "vmid": 200, "name": "dns1", "status": "running"},
+            {"id": "lxc/201", "type": "lxc", "node": "pve2", "vmid": 201, "name": "dns2", "status": "unknown"}
+        ]})))
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/cluster/ha/resources"))
+        .respond_with(ResponseTemplate::new(403).set_body_json(
+            json!({"data": null, "message": "Permission check failed (/, Sys.Audit)\n"}),
+        ))
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/nodes/pve1/lxc/200/config"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"data": {"hostname": "dns1", "unprivileged": 1, "digest": "bb22"}}),
+        ))
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/nodes/pve2/lxc/201/config"))
+        .respond_with(ResponseTemplate::new(595).set_body_json(json!({"data": null})))
+        .mount(api.server())
+        .await;
+    let inventory = cpps_proxmox::inventory::collect(&common::mock_client(&api), 4, None).await;
+    assert_eq!(inventory.guests.len(), 3);
+    assert_eq!(inventory.guests[0].ha.as_deref(), Some("started"));
+    assert_eq!(inventory.guests[1].privileged, Some(false));
+    assert_eq!(inventory.guests[2].privileged, None);
+    let parts: Vec<(&str, Option<u16>)> = inventory
+        .errors
+        .iter()
+        .map(|e| (e.part.as_str(), e.status))
+        .collect();
+    assert_eq!(
+        parts,
+        [
+            ("HA resources", Some(403)),
+            ("config of CT 201 on pve2", Some(595))
+        ]
+    );
+    assert!(
+        inventory.errors[0].error.contains("Sys.Audit"),
+        "{:?}",
+        inventory.errors
+    );
+    assert_eq!(
+        inventory.completeness(),
+        cpps_proxmox::inventory::Completeness::Partial
+    );
+    let text = inventory.to_text();
+    assert!(
+        text.contains("PARTIAL: 2 part(s) could not be read"),
+        "{text}"
+    );
+}
+
+/// Issue 13: the bpg provider's variables; the token wins over user and password, as bpg
+/// does; TLS is read through `TlsMode::from_env` (two TLS variables: an error naming both).
+#[test]
+fn the_environment_is_read_as_the_bpg_provider_reads_it() {
+    let env = |pairs: &'static [(&'static str, &'static str)]| {
+        move |name: &str| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    };
+    let both = env(&[
+        ("PROXMOX_VE_ENDPOINT", "https://pve1.example:8006/"),
+        (
+            "PROXMOX_VE_API_TOKEN",
+            "automation@pve!inventory=0b7a0c4e-secret",
+        ),
+        ("PROXMOX_VE_USERNAME", "root@pam"),
+        ("PROXMOX_VE_PASSWORD", "hunter2"),
+    ]);
+    let builder = ClientBuilder::from_env(&both).unwrap();
+    let debug = format!("{builder:?}");
+    assert!(debug.contains("automation@pve!inventory"), "{debug}");
+    assert!(
+        !debug.contains("root@pam") && !debug.contains("hunter2"),
+        "{debug}"
+    );
+    assert!(!debug.contains("0b7a0c4e-secret"), "{debug}");
+
+    let missing = ClientBuilder::from_env(&env(&[])).unwrap_err();
+    assert!(
+        missing.to_string().contains("PROXMOX_VE_ENDPOINT"),
+        "{missing}"
+    );
+    let no_password = ClientBuilder::from_env(&env(&[
+        ("PROXMOX_VE_ENDPOINT", "https://pve1.example:8006/"),
+        ("PROXMOX_VE_USERNAME", "root@pam"),
+    ]))
+    .unwrap_err();
+    assert!(
+        no_password.to_string().contains("PROXMOX_VE_PASSWORD"),
+        "{no_password}"
+    );
+    let two_tls = ClientBuilder::from_env(&env(&[
+        ("PROXMOX_VE_ENDPOINT", "https://pve1.example:8006/"),
+        ("PROXMOX_VE_API_TOKEN", "root@pam!ci=x"),
+        ("PROXMOX_VE_CA_FILE", "/etc/pve/pve-root-ca.pem"),
+        ("PROXMOX_VE_INSECURE", "true"),
+    ]))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        two_tls.contains("PROXMOX_VE_CA_FILE") && two_tls.contains("PROXMOX_VE_INSECURE"),
+        "{two_tls}"
+    );
+    let insecure = ClientBuilder::from_env(&env(&[
+        ("PROXMOX_VE_ENDPOINT", "https://pve1.example:8006/"),
+        ("PROXMOX_VE_API_TOKEN", "root@pam!ci=x"),
+        ("PROXMOX_VE_INSECURE", "1"),
+    ]))
+    .unwrap();
+    assert!(format!("{insecure:?}").contains("DangerAcceptInvalidCerts"));
+}
