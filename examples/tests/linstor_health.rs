@@ -250,3 +250,84 @@ async fn help_documents_the_timeout() {
     assert!(help.contains("--timeout <SECONDS>"), "{help}");
     assert!(help.contains("[default: 30]"), "{help}");
 }
+
+// The site view and the off-site copies: nodes carry their site in `Aux/site` (here set on the
+// fixture nodes), and `--off-site` reads `/v1/remotes`, `/v1/schedules` and
+// `/v1/view/schedules-by-resource` (shapes per linstor-server `Remotes.java` and the spec's
+// `ScheduledRscsList`). A resource without a recent off-site copy makes the run exit 1.
+#[tokio::test]
+async fn off_site_copies_and_sites_are_shown() {
+    let mut nodes = fixture("nodes.json");
+    for node in nodes.as_array_mut().unwrap() {
+        let site = if node["name"].as_str().unwrap().starts_with("pve-ippri") {
+            "sp"
+        } else {
+            "franca"
+        };
+        node["props"]["Aux/site"] = serde_json::json!(site);
+    }
+    let all = fixture("resources.json");
+    let healthy: Vec<serde_json::Value> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["name"] == "vm-100-disk-0")
+        .cloned()
+        .collect();
+    let server = MockServer::start().await;
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    for (route, body) in [
+        ("/v1/nodes", nodes),
+        ("/v1/view/storage-pools", fixture("storage_pools.json")),
+        ("/v1/resource-groups", fixture("resource_groups.json")),
+        (
+            "/v1/resource-definitions",
+            fixture("resource_definitions.json"),
+        ),
+        ("/v1/view/resources", serde_json::Value::Array(healthy)),
+        (
+            "/v1/remotes",
+            serde_json::json!({"linstor_remotes": [{"remote_name": "franca"}]}),
+        ),
+        (
+            "/v1/schedules",
+            serde_json::json!({"data": [{"schedule_name": "nightly", "full_cron": "0 2 * * *"}]}),
+        ),
+        (
+            "/v1/view/schedules-by-resource",
+            serde_json::json!({"data": [{"rsc_name": "vm-100-disk-0", "remote_name": "franca", "schedule_name": "nightly", "last_snap_time": now_ms - 2 * 3_600_000}]}),
+        ),
+    ] {
+        Mock::given(method("GET"))
+            .and(path(route))
+            .respond_with(ResponseTemplate::new(200).set_body_json(body))
+            .mount(&server)
+            .await;
+    }
+    let out = run(&server.uri(), &["--off-site"]).await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for expected in [
+        "      sites: sp: 2 diskful (2 UpToDate), 1 tie-breaker",
+        "OFF-SITE COPIES",
+        "  vm-100-disk-0                    newest copy on franca (linstor) 2 h 0 min old, by schedule nightly",
+        "  vm-101-disk-0                    no off-site copy  STALE",
+    ] {
+        assert!(
+            text.lines().any(|l| l == expected),
+            "missing line `{expected}` in:\n{text}"
+        );
+    }
+    assert!(
+        text.contains("pve-ippri-11             SATELLITE  ONLINE  site sp"),
+        "{text}"
+    );
+}

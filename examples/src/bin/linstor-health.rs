@@ -16,15 +16,20 @@
 //! "created", `INACTIVE` replicas are skipped, a group without `place_count` wants 2), its
 //! replicas per site (`--site-property`, default `Aux/site`) and its risks.
 //!
+//! With `--off-site`, it also reads the remotes, the backups in S3 remotes and the backup
+//! schedules, and says per resource where its newest off-site copy is and how old it is.
+//!
 //! Exit status: 0 when all is well (pools low on space and risks are reported but do not fail), 1 when a
-//! resource is degraded, desynced, disconnected or unknown, or a node is evicted or offline,
-//! 2 when the controllers could not be asked within the timeout.
+//! resource is degraded, desynced, disconnected or unknown, a node is evicted or offline, or
+//! (with `--off-site`) a resource has no off-site copy younger than `--max-copy-age` or the
+//! copies could not be read; 2 when the controllers could not be asked within the timeout.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 use cpps_linstor::ClientBuilder;
+use cpps_linstor::dr;
 use cpps_linstor::health::{self, HealthOptions};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -52,6 +57,14 @@ struct Args {
     /// the next controller); when it is spent the run stops with exit status 2.
     #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout: u64,
+    /// Also read the remotes, backups and backup schedules, and say per resource which
+    /// off-site copy it has and how old it is.
+    #[arg(long)]
+    off_site: bool,
+    /// With --off-site: a resource whose newest off-site copy is older than this many hours
+    /// (or that has none) is reported as stale and makes the run exit 1.
+    #[arg(long, value_name = "HOURS", default_value_t = 26, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    max_copy_age: u64,
 }
 
 fn parse_fraction(text: &str) -> Result<f64, String> {
@@ -67,21 +80,23 @@ fn parse_fraction(text: &str) -> Result<f64, String> {
 
 async fn run(args: &Args) -> anyhow::Result<bool> {
     let timeout = Duration::from_secs(args.timeout);
+    let deadline = tokio::time::Instant::now() + timeout;
     let client = ClientBuilder::from_env(&cpps_http::env::process_env)?
         .deadline(timeout)
         .connect_timeout(timeout.min(Duration::from_secs(5)))
         .request_timeout(timeout.min(Duration::from_secs(30)))
         .build()?;
+    let spent = || {
+        anyhow::anyhow!(
+            "no complete answer from the LINSTOR controllers within --timeout {}s",
+            args.timeout
+        )
+    };
     // The client's deadline bounds each call on one controller; this bounds the whole run,
     // fail-over included.
-    let state = tokio::time::timeout(timeout, client.cluster_state())
+    let state = tokio::time::timeout_at(deadline, client.cluster_state())
         .await
-        .map_err(|_| {
-            anyhow::anyhow!(
-                "no complete answer from the LINSTOR controllers within --timeout {}s",
-                args.timeout
-            )
-        })??;
+        .map_err(|_| spent())??;
     let report = health::assess(
         &state,
         &HealthOptions {
@@ -90,20 +105,57 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
             ..HealthOptions::default()
         },
     );
+    // The DR view is read after the health view, within what is left of the timeout: when it
+    // cannot be read, the health report is still printed, with the reason.
+    let off_site = if args.off_site {
+        let names: Vec<&str> = report.resources.iter().map(|r| r.name.as_str()).collect();
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        let max_age = Duration::from_secs(args.max_copy_age * 3600);
+        Some(
+            match tokio::time::timeout_at(deadline, client.dr_state()).await {
+                Ok(Ok(dr_state)) => Ok(dr::assess(&dr_state, &names, now_ms, max_age)),
+                Ok(Err(e)) => Err(format!("{:#}", anyhow::Error::from(e))),
+                Err(_) => Err(spent().to_string()),
+            },
+        )
+    } else {
+        None
+    };
+    let stale = matches!(&off_site, Some(Ok(view)) if view.stale > 0);
     match args.format {
-        Format::Text => print!("{}", health::render_text(&report)),
+        Format::Text => {
+            print!("{}", health::render_text(&report));
+            match &off_site {
+                Some(Ok(view)) => print!("{}", dr::render_text(view)),
+                Some(Err(reason)) => println!("OFF-SITE COPIES\n  not readable: {reason}"),
+                None => {}
+            }
+        }
         Format::Json => {
-            let json = serde_json::json!({
+            let mut json = serde_json::json!({
                 "controller": client.active_controller().as_str(),
                 "alerts": report.has_alerts(),
                 "pool_warnings": report.has_pool_warnings(),
                 "risks": report.has_risks(),
                 "report": report,
             });
+            match &off_site {
+                Some(Ok(view)) => {
+                    json["off_site"] = serde_json::to_value(view)?;
+                    json["off_site_stale"] = serde_json::json!(stale);
+                }
+                Some(Err(reason)) => json["off_site_error"] = serde_json::json!(reason),
+                None => {}
+            }
             println!("{}", serde_json::to_string_pretty(&json)?);
         }
     }
-    Ok(report.has_alerts())
+    if let Some(Err(reason)) = &off_site {
+        eprintln!("linstor-health: off-site copies not readable: {reason}");
+    }
+    Ok(report.has_alerts() || stale || matches!(off_site, Some(Err(_))))
 }
 
 #[tokio::main(flavor = "current_thread")]
