@@ -3,7 +3,7 @@
 //! The tests marked "real tools" run the Pulumi Python SDK (`pulumi.runtime.set_mocks`) with
 //! the `pulumi-proxmoxve` provider packages of both majors, and `ansible-inventory --list` of
 //! ansible-core, as `xtask/env/iac-tools.sh` installs them (`cargo xtask test` sets
-//! `CPPS_TEST_IAC_PYTHON`, `CPPS_TEST_IAC_PROXMOXVE7`, `CPPS_TEST_ANSIBLE_INVENTORY`); run alone
+//! `CPPS_TEST_IAC_PYTHON`, `CPPS_TEST_IAC_PROXMOXVE_SEVEN`, `CPPS_TEST_ANSIBLE_INVENTORY`); run alone
 //! they print a skip line. The fixtures `pulumi/mock-v7.json`, `pulumi/mock-v8.json` and
 //! `ansible/hosts.list.json` are those tools' output, and the real-tool tests check that the
 //! tools still produce what the fixtures hold.
@@ -729,22 +729,20 @@ fn the_provider_packages_register_the_tokens_cpps_reads() {
     let Some(python) = tool("CPPS_TEST_IAC_PYTHON") else {
         return;
     };
-    let Some(pve7) = tool("CPPS_TEST_IAC_PROXMOXVE7") else {
-        return;
-    };
-    for (out, fixture_path, tokens, version) in [
-        (
-            mock_run(&python, None),
-            "pulumi/mock-v8.json",
-            [
-                "proxmoxve:index/vmLegacy:VmLegacy",
-                "proxmoxve:index/containerLegacy:ContainerLegacy",
-                "proxmoxve:index/vmLegacy:VmLegacy",
-                "proxmoxve:index/haresourceLegacy:HaresourceLegacy",
-            ],
-            "8.6.0",
-        ),
-        (
+    let mut runs = vec![(
+        mock_run(&python, None),
+        "pulumi/mock-v8.json",
+        [
+            "proxmoxve:index/vmLegacy:VmLegacy",
+            "proxmoxve:index/containerLegacy:ContainerLegacy",
+            "proxmoxve:index/vmLegacy:VmLegacy",
+            "proxmoxve:index/haresourceLegacy:HaresourceLegacy",
+        ],
+        "8.6.0",
+    )];
+    // Provider 7.x is a folder put first on PYTHONPATH; without it only 8.x is checked.
+    if let Some(pve7) = tool("CPPS_TEST_IAC_PROXMOXVE_SEVEN") {
+        runs.push((
             mock_run(&python, Some(&pve7)),
             "pulumi/mock-v7.json",
             [
@@ -754,8 +752,9 @@ fn the_provider_packages_register_the_tokens_cpps_reads() {
                 "proxmoxve:HA/hAResource:HAResource",
             ],
             "7.13.0",
-        ),
-    ] {
+        ));
+    }
+    for (out, fixture_path, tokens, version) in runs {
         let json: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(
             json["deployment"]["manifest"]["plugins"][0]["version"],

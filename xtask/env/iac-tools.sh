@@ -8,7 +8,7 @@
 #
 # Everything is cached outside the repository and installed again only when a version differs.
 # The last lines on stdout are `CPPS_TEST_IAC_PYTHON=…` (the venv's python, provider 8.x),
-# `CPPS_TEST_IAC_PROXMOXVE7=…` (a PYTHONPATH folder holding provider 7.x) and
+# `CPPS_TEST_IAC_PROXMOXVE_SEVEN=…` (a PYTHONPATH folder holding provider 7.x) and
 # `CPPS_TEST_ANSIBLE_INVENTORY=…` (the `ansible-inventory` program).
 set -euo pipefail
 if [ $# -ne 1 ]; then echo "usage: $0 STATE_DIR" >&2; exit 2; fi
@@ -40,5 +40,5 @@ fi
 
 "$venv/bin/ansible-inventory" --version >&2
 echo "CPPS_TEST_IAC_PYTHON=$venv/bin/python"
-echo "CPPS_TEST_IAC_PROXMOXVE7=$pve7"
+echo "CPPS_TEST_IAC_PROXMOXVE_SEVEN=$pve7"
 echo "CPPS_TEST_ANSIBLE_INVENTORY=$venv/bin/ansible-inventory"
