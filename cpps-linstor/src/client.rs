@@ -110,9 +110,20 @@ fn is_host_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~' | '%')
 }
 
+/// The entry as an error may show it: a user name and password before `@` are left out.
+fn shown_entry(entry: &str) -> String {
+    match entry.rsplit_once('@') {
+        Some((before, after)) => match before.split_once("://") {
+            Some((scheme, _)) => format!("{scheme}://[user info]@{after}"),
+            None => format!("[user info]@{after}"),
+        },
+        None => entry.to_owned(),
+    }
+}
+
 fn parse_controller(entry: &str, default_https: bool) -> Result<Url, Error> {
     let fail = |reason: &str| Error::InvalidController {
-        entry: entry.to_owned(),
+        entry: shown_entry(entry),
         reason: reason.to_owned(),
     };
     if let Some(c) = entry.chars().find(|c| c.is_control()) {
@@ -203,10 +214,24 @@ fn parse_controller(entry: &str, default_https: bool) -> Result<Url, Error> {
     Ok(url)
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 enum Controllers {
     Text(String),
     List(ControllerList),
+}
+
+impl std::fmt::Debug for Controllers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            // A list not parsed yet may hold a user name and password (`http://u:p@host`), which
+            // the parser refuses; until then it is not shown.
+            Controllers::Text(text) if text.contains('@') => {
+                f.write_str("Text([holds user info, not shown])")
+            }
+            Controllers::Text(text) => f.debug_tuple("Text").field(text).finish(),
+            Controllers::List(list) => f.debug_tuple("List").field(list).finish(),
+        }
+    }
 }
 
 /// Configures and builds a [`Client`].
@@ -632,7 +657,12 @@ mod tests {
         assert!(reason("https://just.domain:4000:5000").contains("more than one port"));
         assert!(reason("ftp://x").contains("unknown scheme"));
         assert!(reason("http://x/v1").contains("no path"));
-        assert!(reason("http://admin@x").contains("user name"));
+        assert!(
+            ControllerList::parse("http://admin@x", false)
+                .unwrap_err()
+                .to_string()
+                .contains("user name")
+        );
         assert!(reason("[fe80::zz]:3370").contains("not an IPv6 address"));
         assert!(reason("http://:3370").contains("no host"));
         let err = ControllerList::parse("pve-ippri-11, pve-ippri-12\\", false).unwrap_err();
@@ -641,5 +671,16 @@ mod tests {
             "the bad entry of a list is named: {err}"
         );
         assert!(ControllerList::parse(" , ", false).is_err());
+    }
+
+    #[test]
+    fn a_builder_never_shows_user_info_of_its_controllers() {
+        let builder = Client::builder("http://admin:hunter2@pve-ippri-11");
+        let shown = format!("{builder:?}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+        let err = builder.build().unwrap_err().to_string();
+        assert!(err.contains("user name"), "{err}");
+        assert!(err.contains("`http://[user info]@pve-ippri-11`"), "{err}");
+        assert!(!err.contains("hunter2"), "{err}");
     }
 }
