@@ -252,6 +252,28 @@ pub(crate) fn sanitize_url(url: &Url) -> Url {
     clean
 }
 
+/// An error and its sources joined by `: `, skipping a source whose text the previous ones
+/// already contain (a library that prints its cause in its own message is not repeated): the
+/// one renderer of an error chain for every crate, binary and report.
+///
+/// ```
+/// let io = std::io::Error::other("connection refused");
+/// assert_eq!(cpps_http::error_chain(&io), "connection refused");
+/// ```
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        let part = inner.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = inner.source();
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +301,32 @@ mod tests {
         assert_eq!(
             sanitize_url(&url).as_str(),
             "https://pve.example:8006/api2/json/"
+        );
+    }
+
+    #[test]
+    fn error_chain_joins_sources_once() {
+        #[derive(Debug)]
+        struct Outer(std::io::Error, &'static str);
+        impl std::fmt::Display for Outer {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.1)
+            }
+        }
+        impl std::error::Error for Outer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let cause = || std::io::Error::other("connection refused");
+        assert_eq!(
+            super::error_chain(&Outer(cause(), "request failed")),
+            "request failed: connection refused"
+        );
+        // A message that already holds its cause does not print it twice.
+        assert_eq!(
+            super::error_chain(&Outer(cause(), "request failed: connection refused")),
+            "request failed: connection refused"
         );
     }
 }

@@ -42,7 +42,9 @@ pub mod test_util;
 
 pub use auth::{Auth, HeaderAuth};
 pub use client::{ClientBuilder, DEFAULT_MAX_RESPONSE_BYTES, HttpClient};
-pub use error::{BoxError, Delivery, Error, is_secret_key, redact_json, redacted_excerpt};
+pub use error::{
+    BoxError, Delivery, Error, error_chain, is_secret_key, redact_json, redacted_excerpt,
+};
 pub use request::{Request, Response, decode_json};
 pub use retry::RetryPolicy;
 pub use scrub::{REDACTED, Scrubber, header_value_forms};

@@ -261,16 +261,8 @@ async fn store_snapshots(
     Ok(by_namespace)
 }
 
-/// An error and its sources, joined with `: `.
-pub fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(inner) = source {
-        let _ = write!(text, ": {inner}");
-        source = inner.source();
-    }
-    text
-}
+/// An error and its sources joined by `: ` (the workspace's one renderer, in `cpps-http`).
+pub use cpps_http::error_chain;
 
 /// One datastore in the report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

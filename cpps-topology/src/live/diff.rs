@@ -12,8 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::facts::{Observation, PveFacts, PveGuest, SiteObservation, SourceKind, Sourced};
-use crate::model::{ComponentRef, GuestKind, State, Topology};
+use super::facts::{Observation, SiteObservation, SourceKind, Sourced};
+use super::index::{LinstorIndex, PbsIndex, PveIndex, kube_nodes};
+use crate::model::{ComponentRef, GuestKind, SiteId, State, Topology};
 
 /// What the live systems say about one declared component.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -137,14 +138,6 @@ fn evidence_of<T>(source: &Sourced<T>, present: impl FnOnce(&T) -> bool) -> Evid
     }
 }
 
-/// The Proxmox guest a declared guest (or Traefik) name designates.
-pub(crate) fn pve_guest<'a>(facts: &'a PveFacts, name: &str) -> Option<&'a PveGuest> {
-    facts
-        .guests
-        .iter()
-        .find(|g| g.name.as_deref() == Some(name))
-}
-
 struct Builder<'a> {
     topo: &'a Topology,
     out: Diff,
@@ -206,17 +199,29 @@ impl Builder<'_> {
 
     fn site(&mut self, site: &SiteObservation) {
         let topo = self.topo;
-        let Some(site_id) = topo.sites().iter().find(|s| s.id.as_str() == site.site) else {
+        let Some(site_id) = site
+            .site
+            .parse::<SiteId>()
+            .ok()
+            .and_then(|id| topo.site(&id))
+        else {
             return;
         };
         let pve = &site.proxmox;
+        // Every lookup into what the site's sources report goes through these indexes, built
+        // once: no component searches a list of facts.
+        let pve_index = pve.observed().map(PveIndex::new).unwrap_or_default();
+        let linstor_index = site
+            .linstor
+            .observed()
+            .map(LinstorIndex::new)
+            .unwrap_or_default();
+        let pbs_index = site.pbs.observed().map(PbsIndex::new).unwrap_or_default();
 
         // Hosts and Proxmox nodes.
         let hosts: Vec<_> = topo.hosts_in(&site_id.id).collect();
         for host in &hosts {
-            let node = pve
-                .observed()
-                .and_then(|f| f.nodes.iter().find(|n| n.name == host.id.as_str()));
+            let node = pve_index.node(host.id.as_str());
             let evidence = evidence_of(pve, |_| node.is_some());
             let c = ComponentRef::Host(host);
             self.record(c, site, evidence);
@@ -282,7 +287,7 @@ impl Builder<'_> {
             .filter(|g| topo.site_of_guest(g) == Some(&site_id.id))
         {
             declared_guests.insert(guest.id.as_str().to_owned());
-            let observed = pve.observed().and_then(|f| pve_guest(f, guest.id.as_str()));
+            let observed = pve_index.guest(guest.id.as_str());
             let evidence = evidence_of(pve, |_| observed.is_some());
             let c = ComponentRef::Guest(guest);
             self.record(c, site, evidence);
@@ -367,7 +372,7 @@ impl Builder<'_> {
                 .as_ref()
                 .map_or(traefik.id.as_str(), |g| g.as_str());
             declared_guests.insert(name.to_owned());
-            let observed = pve.observed().and_then(|f| pve_guest(f, name));
+            let observed = pve_index.guest(name);
             let c = ComponentRef::Traefik(traefik);
             let evidence = evidence_of(pve, |_| observed.is_some());
             self.record(c, site, evidence);
@@ -423,9 +428,9 @@ impl Builder<'_> {
             .iter()
             .filter(|c| c.site == site_id.id)
         {
-            let evidence = evidence_of(pve, |f| {
+            let evidence = evidence_of(pve, |_| {
                 topo.hosts_of_cluster(&cluster.id)
-                    .any(|h| f.nodes.iter().any(|n| n.name == h.id.as_str()))
+                    .any(|h| pve_index.node(h.id.as_str()).is_some())
             });
             self.record(ComponentRef::ProxmoxCluster(cluster), site, evidence);
         }
@@ -434,22 +439,12 @@ impl Builder<'_> {
         for pool in topo.linstor_pools().iter().filter(|p| p.site == site_id.id) {
             let name = pool.storage_pool.as_deref().unwrap_or(pool.id.as_str());
             let c = ComponentRef::LinstorPool(pool);
-            let evidence = evidence_of(&site.linstor, |f| {
-                f.storage_pools.iter().any(|p| p.name == name)
-            });
+            let on = linstor_index.pool_nodes(name);
+            let evidence = evidence_of(&site.linstor, |_| on.is_some());
             self.record(c, site, evidence.clone());
-            let Some(facts) = site.linstor.observed() else {
+            let Some(on) = on else {
                 continue;
             };
-            if evidence != Evidence::Present {
-                continue;
-            }
-            let on: BTreeSet<&str> = facts
-                .storage_pools
-                .iter()
-                .filter(|p| p.name == name)
-                .map(|p| p.node.as_str())
-                .collect();
             let missing: Vec<&str> = pool
                 .nodes
                 .iter()
@@ -470,12 +465,7 @@ impl Builder<'_> {
                     ),
                 );
             }
-            let counts: BTreeSet<i64> = facts
-                .groups
-                .iter()
-                .filter(|g| g.storage_pool.as_deref() == Some(name))
-                .filter_map(|g| g.place_count)
-                .collect();
+            let counts: BTreeSet<i64> = linstor_index.group_counts(name).iter().copied().collect();
             let declared = i64::from(pool.place_count);
             for count in counts.into_iter().filter(|c| *c != declared) {
                 self.drift(
@@ -510,11 +500,12 @@ impl Builder<'_> {
             let Some(facts) = source.observed() else {
                 continue;
             };
+            let observed_nodes = kube_nodes(facts);
             let missing: Vec<&str> = cluster
                 .nodes
                 .iter()
                 .map(|n| n.as_str())
-                .filter(|n| !facts.nodes.iter().any(|k| k == n))
+                .filter(|n| !observed_nodes.contains(n))
                 .collect();
             if !missing.is_empty() {
                 self.drift(
@@ -566,12 +557,12 @@ impl Builder<'_> {
         for pbs in topo.pbs().iter().filter(|p| p.site == site_id.id) {
             let c = ComponentRef::Pbs(pbs);
             self.record(c, site, evidence_of(&site.pbs, |_| true));
-            if let Some(facts) = site.pbs.observed() {
+            if site.pbs.observed().is_some() {
                 let missing: Vec<&str> = pbs
                     .datastores
                     .iter()
                     .map(|d| d.name.as_str())
-                    .filter(|d| !facts.datastores.iter().any(|o| o == d))
+                    .filter(|d| !pbs_index.has_datastore(d))
                     .collect();
                 if !missing.is_empty() {
                     self.drift(

@@ -80,21 +80,8 @@ impl fmt::Display for SourceFailure {
     }
 }
 
-/// An error and its sources joined by `: `, skipping a source whose text the previous one
-/// already contains.
-pub fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(s) = source {
-        let part = s.to_string();
-        if !text.contains(&part) {
-            text.push_str(": ");
-            text.push_str(&part);
-        }
-        source = s.source();
-    }
-    text
-}
+/// An error and its sources joined by `: ` (the workspace's one renderer, in `cpps-http`).
+pub use cpps_http::error_chain;
 
 /// What one source of one site yielded.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -31,6 +31,7 @@
 pub mod diff;
 pub mod endpoints;
 pub mod facts;
+mod index;
 pub mod metrics;
 mod observe;
 pub mod rules;

@@ -6,7 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use super::diff::{Diff, DriftKind, Evidence, pve_guest, source_of};
+use super::diff::{Diff, DriftKind, Evidence, source_of};
+use super::index::{DeclaredIndex, PbsIndex, PveIndex};
 use super::facts::{Observation, SiteObservation, SourceFailure};
 use crate::finding::{Finding, Severity};
 use crate::model::{ComponentRef, Location as ModelLocation, State, Topology};
@@ -73,15 +74,13 @@ pub(crate) struct Live<'a> {
     pub(crate) observed: &'a Observation,
     pub(crate) diff: &'a Diff,
     pub(crate) options: LiveOptions,
+    /// The declared components by what the sources report, built once.
+    pub(crate) declared: DeclaredIndex<'a>,
 }
 
 impl<'a> Live<'a> {
     fn site_ref(&self, site: &str) -> Option<ComponentRef<'a>> {
-        self.topo
-            .sites()
-            .iter()
-            .find(|s| s.id.as_str() == site)
-            .map(ComponentRef::Site)
+        self.declared.site(site)
     }
 }
 
@@ -103,6 +102,7 @@ pub(crate) fn live_findings(
         observed,
         diff,
         options,
+        declared: DeclaredIndex::new(topo),
     };
     let mut sink = Sink::new(topo, file);
     for (rule, check) in LIVE_CHECKS {
@@ -245,17 +245,11 @@ fn linstor_007(live: &Live<'_>, sink: &mut Sink<'_>) {
         let Some(facts) = site.linstor.observed() else {
             continue;
         };
-        let pools: Vec<_> = live
-            .topo
-            .linstor_pools()
-            .iter()
-            .filter(|p| p.site.as_str() == site.site)
-            .collect();
         for r in facts.resources.iter().filter(|r| r.class != "healthy") {
-            let pool = pools.iter().find(|p| {
-                let name = p.storage_pool.as_deref().unwrap_or(p.id.as_str());
-                r.storage_pools.iter().any(|s| s == name)
-            });
+            let pool = r
+                .storage_pools
+                .iter()
+                .find_map(|name| live.declared.pool_named(&site.site, name));
             let subject = match pool {
                 Some(p) => ComponentRef::LinstorPool(p),
                 None => match live.site_ref(&site.site) {
@@ -290,29 +284,21 @@ fn backup_003(live: &Live<'_>, sink: &mut Sink<'_>) {
         let (Some(pbs), Some(pve)) = (site.pbs.observed(), site.proxmox.observed()) else {
             continue;
         };
+        let (pbs_index, pve_index) = (PbsIndex::new(pbs), PveIndex::new(pve));
         for guest in live.topo.guests().iter().filter(|g| {
             g.meta.state == State::Validated
                 && live.topo.site_of_guest(g).map(|s| s.as_str()) == Some(site.site.as_str())
         }) {
-            let Some(observed) = pve_guest(pve, guest.id.as_str()) else {
+            let Some(observed) = pve_index.guest(guest.id.as_str()) else {
                 continue;
             };
             let Some(rpo) = live.topo.rpo_of(guest) else {
                 continue;
             };
             let id = observed.vmid.to_string();
-            let newest_verified = pbs
-                .backups
-                .iter()
-                .filter(|b| b.backup_id == id)
-                .filter_map(|b| b.newest_verified_time)
-                .max();
-            let newest = pbs
-                .backups
-                .iter()
-                .filter(|b| b.backup_id == id)
-                .map(|b| b.newest_time)
-                .max();
+            let backups = pbs_index.backups(&id);
+            let newest_verified = backups.iter().filter_map(|b| b.newest_verified_time).max();
+            let newest = backups.iter().map(|b| b.newest_time).max();
             let limit = i64::try_from(rpo.as_secs()).unwrap_or(i64::MAX);
             let message = match (newest, newest_verified) {
                 (None, _) => Some(format!(
@@ -355,10 +341,7 @@ fn ingress_002(live: &Live<'_>, sink: &mut Sink<'_>) {
         for (id, source) in &site.kubernetes {
             let (Some(facts), Some(cluster)) = (
                 source.observed(),
-                live.topo
-                    .k3s_clusters()
-                    .iter()
-                    .find(|c| c.id.as_str() == id),
+                live.declared.k3s_cluster(id),
             ) else {
                 continue;
             };
@@ -399,7 +382,7 @@ fn gpu_005(live: &Live<'_>, sink: &mut Sink<'_>) {
         for (host_id, source) in &site.gpus {
             let (Some(facts), Some(host)) = (
                 source.observed(),
-                live.topo.hosts().iter().find(|h| h.id.as_str() == host_id),
+                live.declared.host(host_id),
             ) else {
                 continue;
             };
@@ -470,17 +453,10 @@ fn gitops_002(live: &Live<'_>, sink: &mut Sink<'_>) {
             let Some(facts) = source.observed() else {
                 continue;
             };
-            let argocd = live
-                .topo
-                .argocd()
-                .iter()
-                .find(|a| a.runs_in.as_ref().map(|r| r.as_str()) == Some(id.as_str()));
+            let argocd = live.declared.argocd_in(id);
             let subject = match (
                 argocd,
-                live.topo
-                    .k3s_clusters()
-                    .iter()
-                    .find(|c| c.id.as_str() == id),
+                live.declared.k3s_cluster(id),
             ) {
                 (Some(a), _) => ComponentRef::ArgoCd(a),
                 (None, Some(c)) => ComponentRef::K3sCluster(c),

@@ -87,10 +87,10 @@ pub fn plan_driver_update(
     snapshot: &str,
     target_driver: Option<&str>,
 ) -> Result<DriverUpdatePlan, RunbookError> {
-    let h = topology
-        .hosts()
-        .iter()
-        .find(|h| h.id.as_str() == host)
+    let h = host
+        .parse()
+        .ok()
+        .and_then(|id| topology.host(&id))
         .ok_or_else(|| RunbookError::UnknownHost(host.to_owned()))?;
     let snapshot_name =
         SnapshotName::new(snapshot).map_err(|_| RunbookError::SnapshotName(snapshot.to_owned()))?;
@@ -128,8 +128,12 @@ pub fn plan_driver_update(
 
     let mut guests = Vec::new();
     let mut snapshots = Vec::new();
+    let pve_index = pve.map(super::index::PveIndex::new);
+    let resource_names: std::collections::HashSet<&str> = linstor
+        .map(|l| l.resources.iter().map(|r| r.name.as_str()).collect())
+        .unwrap_or_default();
     for g in &gpu_guests {
-        let observed = pve.and_then(|p| super::diff::pve_guest(p, g.id.as_str()));
+        let observed = pve_index.as_ref().and_then(|p| p.guest(g.id.as_str()));
         if pve.is_some() && observed.is_none() {
             warnings.push(format!("guest {} is not in Proxmox", g.id));
         }
@@ -149,8 +153,8 @@ pub fn plan_driver_update(
                 let name = volume_name(v);
                 // linstor-proxmox names a volume after its resource (`pm-1a2b3c4d_201`, or
                 // `vm-201-disk-1` in older plugins).
-                match l.resources.iter().find(|r| r.name == name) {
-                    Some(r) => resources.push(r.name.clone()),
+                match resource_names.get(name) {
+                    Some(r) => resources.push((*r).to_owned()),
                     None => warnings.push(format!(
                         "volume {v} of {} is not a LINSTOR resource: no snapshot protects it (a PBS backup must)",
                         g.id

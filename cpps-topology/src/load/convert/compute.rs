@@ -30,9 +30,7 @@ impl Cx<'_> {
 
     pub(super) fn tier(&mut self, tier: &TierFile) -> Option<HardwareTier> {
         let at = self.loc(&tier.id.at);
-        let Some(id) = self.parse("id", &tier.id) else {
-            return None;
-        };
+        let id = self.parse("id", &tier.id)?;
         if let Some(&first) = self.tiers.get(&tier.id.value) {
             self.error(
                 FileErrorKind::DuplicateId {
@@ -59,9 +57,7 @@ impl Cx<'_> {
     }
 
     pub(super) fn site(&mut self, s: &SiteFile) -> Option<Site> {
-        let Some((id, meta)) = self.component(K::Site, s) else {
-            return None;
-        };
+        let (id, meta) = self.component(K::Site, s)?;
         Some(Site {
             id,
             name: s.name.clone(),
@@ -70,19 +66,13 @@ impl Cx<'_> {
     }
 
     pub(super) fn proxmox_cluster(&mut self, c: &ProxmoxClusterFile) -> Option<ProxmoxCluster> {
-        let Some((id, mut meta)) = self.component(K::ProxmoxCluster, c) else {
-            return None;
-        };
-        let Some(site) = self.reference(&mut meta, "site", Target::Kind(K::Site), &c.site) else {
-            return None;
-        };
+        let (id, mut meta) = self.component(K::ProxmoxCluster, c)?;
+        let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &c.site)?;
         Some(ProxmoxCluster { id, site, meta })
     }
 
     pub(super) fn host(&mut self, h: &HostFile) -> Option<Host> {
-        let Some((id, mut meta)) = self.component(K::Host, h) else {
-            return None;
-        };
+        let (id, mut meta) = self.component(K::Host, h)?;
         let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &h.site);
         let proxmox_cluster = self.opt_reference(
             &mut meta,
@@ -116,7 +106,7 @@ impl Cx<'_> {
                 interface,
             }
         });
-        let Some(site) = site else { return None };
+        let site = site?;
         Some(Host {
             id,
             site,
@@ -132,9 +122,7 @@ impl Cx<'_> {
     }
 
     pub(super) fn guest(&mut self, g: &GuestFile) -> Option<Guest> {
-        let Some((id, mut meta)) = self.component(K::Guest, g) else {
-            return None;
-        };
+        let (id, mut meta) = self.component(K::Guest, g)?;
         let host = self.reference(&mut meta, "host", Target::Kind(K::Host), &g.host);
         let kat = self.loc(&g.kind.at);
         meta.set_field_location("kind", kat);
@@ -154,7 +142,7 @@ impl Cx<'_> {
         );
         let backup = self.opt_reference(&mut meta, "backup", Target::Kind(K::Pbs), &g.backup);
         let rpo = self.field::<Rpo>(&mut meta, "rpo", &g.rpo);
-        let Some(host) = host else { return None };
+        let host = host?;
         Some(Guest {
             id,
             host,

@@ -9,9 +9,7 @@ use crate::load::FileErrorKind;
 
 impl Cx<'_> {
     pub(super) fn capability(&mut self, c: &CapabilityFile) -> Option<Capability> {
-        let Some((id, mut meta)) = self.component(K::Capability, c) else {
-            return None;
-        };
+        let (id, mut meta) = self.component(K::Capability, c)?;
         let site = self.opt_reference(&mut meta, "site", Target::Kind(K::Site), &c.site);
         let mut alerts = Vec::new();
         for (i, a) in c.alerts.iter().enumerate() {
@@ -48,9 +46,7 @@ impl Cx<'_> {
     }
 
     pub(super) fn item(&mut self, i: &ItemFile) -> Option<Item> {
-        let Some((id, mut meta)) = self.component(K::Item, i) else {
-            return None;
-        };
+        let (id, mut meta) = self.component(K::Item, i)?;
         let site = self.opt_reference(&mut meta, "site", Target::Kind(K::Site), &i.site);
         let cluster = self.opt_reference(
             &mut meta,

@@ -368,45 +368,47 @@ impl Cx<'_> {
             );
         }
         let rpo = f.rpo.as_ref().and_then(|r| self.parse::<Rpo>("rpo", r));
-        // Kind by kind in file order; each converter records its errors and yields `None` for
-        // a component it cannot build, so that every error of the file is reported at once.
-        let mut parts = Parts::default();
-        parts.tiers = f.tiers.iter().filter_map(|c| self.tier(c)).collect();
-        parts.sites = f.sites.iter().filter_map(|c| self.site(c)).collect();
-        parts.proxmox_clusters = f
-            .proxmox_clusters
-            .iter()
-            .filter_map(|c| self.proxmox_cluster(c))
-            .collect();
-        parts.hosts = f.hosts.iter().filter_map(|c| self.host(c)).collect();
-        parts.guests = f.guests.iter().filter_map(|c| self.guest(c)).collect();
-        parts.linstor_pools = f
-            .linstor_pools
-            .iter()
-            .filter_map(|c| self.linstor_pool(c))
-            .collect();
-        parts.k3s_clusters = f
-            .k3s_clusters
-            .iter()
-            .filter_map(|c| self.k3s_cluster(c))
-            .collect();
-        parts.argocd = f.argocd.iter().filter_map(|c| self.argocd(c)).collect();
-        parts.pbs = f.pbs.iter().filter_map(|c| self.pbs(c)).collect();
-        parts.routers = f.routers.iter().filter_map(|c| self.router(c)).collect();
-        parts.traefik = f.traefik.iter().filter_map(|c| self.traefik(c)).collect();
-        parts.links = f.links.iter().filter_map(|c| self.link(c)).collect();
-        parts.patterns = f.patterns.iter().filter_map(|c| self.pattern(c)).collect();
-        parts.capabilities = f
-            .capabilities
-            .iter()
-            .filter_map(|c| self.capability(c))
-            .collect();
-        parts.items = f.items.iter().filter_map(|c| self.item(c)).collect();
-        parts.suppressions = f
-            .suppressions
-            .iter()
-            .filter_map(|c| self.suppression(c))
-            .collect();
+        // Kind by kind, in the order written here (the ids of earlier kinds are registered
+        // first); each converter records its errors and yields `None` for a component it
+        // cannot build, so that every error of the file is reported at once.
+        let parts = Parts {
+            tiers: f.tiers.iter().filter_map(|c| self.tier(c)).collect(),
+            sites: f.sites.iter().filter_map(|c| self.site(c)).collect(),
+            proxmox_clusters: f
+                .proxmox_clusters
+                .iter()
+                .filter_map(|c| self.proxmox_cluster(c))
+                .collect(),
+            hosts: f.hosts.iter().filter_map(|c| self.host(c)).collect(),
+            guests: f.guests.iter().filter_map(|c| self.guest(c)).collect(),
+            linstor_pools: f
+                .linstor_pools
+                .iter()
+                .filter_map(|c| self.linstor_pool(c))
+                .collect(),
+            k3s_clusters: f
+                .k3s_clusters
+                .iter()
+                .filter_map(|c| self.k3s_cluster(c))
+                .collect(),
+            argocd: f.argocd.iter().filter_map(|c| self.argocd(c)).collect(),
+            pbs: f.pbs.iter().filter_map(|c| self.pbs(c)).collect(),
+            routers: f.routers.iter().filter_map(|c| self.router(c)).collect(),
+            traefik: f.traefik.iter().filter_map(|c| self.traefik(c)).collect(),
+            links: f.links.iter().filter_map(|c| self.link(c)).collect(),
+            patterns: f.patterns.iter().filter_map(|c| self.pattern(c)).collect(),
+            capabilities: f
+                .capabilities
+                .iter()
+                .filter_map(|c| self.capability(c))
+                .collect(),
+            items: f.items.iter().filter_map(|c| self.item(c)).collect(),
+            suppressions: f
+                .suppressions
+                .iter()
+                .filter_map(|c| self.suppression(c))
+                .collect(),
+        };
         let mut topology = Topology::from_parts(parts);
         topology.version = f.version.value;
         topology.name = f.name;

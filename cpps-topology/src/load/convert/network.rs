@@ -10,9 +10,7 @@ use super::{Cx, Target};
 
 impl Cx<'_> {
     pub(super) fn router(&mut self, r: &RouterFile) -> Option<Router> {
-        let Some((id, mut meta)) = self.component(K::Router, r) else {
-            return None;
-        };
+        let (id, mut meta) = self.component(K::Router, r)?;
         let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &r.site);
         let vrrp_peer = self.opt_reference(
             &mut meta,
@@ -26,7 +24,7 @@ impl Cx<'_> {
             Target::Kind(K::Router),
             &r.wireguard_peers,
         );
-        let Some(site) = site else { return None };
+        let site = site?;
         Some(Router {
             id,
             site,
@@ -38,15 +36,13 @@ impl Cx<'_> {
     }
 
     pub(super) fn traefik(&mut self, x: &TraefikFile) -> Option<Traefik> {
-        let Some((id, mut meta)) = self.component(K::Traefik, x) else {
-            return None;
-        };
+        let (id, mut meta) = self.component(K::Traefik, x)?;
         let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &x.site);
         let guest = self.opt_reference(&mut meta, "guest", Target::Kind(K::Guest), &x.guest);
         let address = self.field::<IpAddr>(&mut meta, "address", &x.address);
         let ha = self.flag(&mut meta, "ha", &x.ha);
         let ha_state = self.state_of(&mut meta, "ha_state", &x.ha_state);
-        let Some(site) = site else { return None };
+        let site = site?;
         Some(Traefik {
             id,
             site,
@@ -60,9 +56,7 @@ impl Cx<'_> {
     }
 
     pub(super) fn link(&mut self, l: &LinkFile) -> Option<Link> {
-        let Some((id, mut meta)) = self.component(K::Link, l) else {
-            return None;
-        };
+        let (id, mut meta) = self.component(K::Link, l)?;
         let sat = self.loc(&l.sites.at);
         meta.set_field_location("sites", sat);
         let sites: Vec<SiteId> =

@@ -9,9 +9,7 @@ use crate::load::FileErrorKind;
 
 impl Cx<'_> {
     pub(super) fn k3s_cluster(&mut self, k: &K3sClusterFile) -> Option<K3sCluster> {
-        let Some((id, mut meta)) = self.component(K::K3sCluster, k) else {
-            return None;
-        };
+        let (id, mut meta) = self.component(K::K3sCluster, k)?;
         let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &k.site);
         let nodes = self.references(&mut meta, "nodes", Target::Kind(K::Guest), &k.nodes);
         let node_placement = k.node_placement.as_ref().map(|n| {
@@ -80,7 +78,7 @@ impl Cx<'_> {
                 location: self.loc(&c.at),
             })
             .collect();
-        let Some(site) = site else { return None };
+        let site = site?;
         Some(K3sCluster {
             id,
             site,
@@ -100,9 +98,7 @@ impl Cx<'_> {
     }
 
     pub(super) fn argocd(&mut self, a: &ArgoCdFile) -> Option<ArgoCd> {
-        let Some((id, mut meta)) = self.component(K::ArgoCd, a) else {
-            return None;
-        };
+        let (id, mut meta) = self.component(K::ArgoCd, a)?;
         let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &a.site);
         let runs_in = self.opt_reference(
             &mut meta,
@@ -116,7 +112,7 @@ impl Cx<'_> {
             Target::Kind(K::K3sCluster),
             &a.manages,
         );
-        let Some(site) = site else { return None };
+        let site = site?;
         Some(ArgoCd {
             id,
             site,
@@ -127,9 +123,7 @@ impl Cx<'_> {
     }
 
     pub(super) fn pattern(&mut self, p: &PatternFile) -> Option<Pattern> {
-        let Some((id, mut meta)) = self.component(K::Pattern, p) else {
-            return None;
-        };
+        let (id, mut meta) = self.component(K::Pattern, p)?;
         let members = self.references(
             &mut meta,
             "members",

@@ -10,9 +10,7 @@ use super::{Cx, Target};
 
 impl Cx<'_> {
     pub(super) fn linstor_pool(&mut self, p: &LinstorPoolFile) -> Option<LinstorPool> {
-        let Some((id, mut meta)) = self.component(K::LinstorPool, p) else {
-            return None;
-        };
+        let (id, mut meta) = self.component(K::LinstorPool, p)?;
         let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &p.site);
         let mut nodes = Vec::new();
         for (i, n) in p.nodes.iter().enumerate() {
@@ -58,7 +56,7 @@ impl Cx<'_> {
                 ha: c.value.ha,
             }
         });
-        let Some(site) = site else { return None };
+        let site = site?;
         Some(LinstorPool {
             id,
             site,
@@ -72,9 +70,7 @@ impl Cx<'_> {
     }
 
     pub(super) fn pbs(&mut self, p: &PbsFile) -> Option<Pbs> {
-        let Some((id, mut meta)) = self.component(K::Pbs, p) else {
-            return None;
-        };
+        let (id, mut meta) = self.component(K::Pbs, p)?;
         let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &p.site);
         let guest = self.opt_reference(&mut meta, "guest", Target::Kind(K::Guest), &p.guest);
         let datastores = p
@@ -113,7 +109,7 @@ impl Cx<'_> {
             }
         }
         let rpo = self.field::<Rpo>(&mut meta, "rpo", &p.rpo);
-        let Some(site) = site else { return None };
+        let site = site?;
         Some(Pbs {
             id,
             site,
