@@ -617,12 +617,11 @@ const KNOWN_DEFECTS: &[(Binary, Scenario, &str)] = &[
     ),
     (Binary::Inventory, Scenario::UnauthorizedEcho, ECHOED),
     (Binary::PbsReport, Scenario::UnauthorizedEcho, ECHOED),
-    (Binary::LinstorHealth, Scenario::UnauthorizedEcho, ECHOED),
     (Binary::Audit, Scenario::UnauthorizedEcho, ECHOED),
     (Binary::Exporter, Scenario::UnauthorizedEcho, ECHOED),
     (Binary::DriverUpdate, Scenario::UnauthorizedEcho, ECHOED),
 ];
-const ECHOED: &str = "a credential the server echoes in its error message (the PVE/PBS envelope's `message`, LINSTOR's ApiCallRc `message`) is printed unscrubbed (issue 20, defect 2)";
+const ECHOED: &str = "a credential the server echoes in its error message (the `message` of the PVE/PBS envelope, decoded by cpps-proxmox's `family`) is printed unscrubbed (issue 20, defect 2)";
 
 /// Why a scenario says nothing about a binary, if it does not.
 fn not_applicable(binary: Binary, scenario: Scenario) -> Option<&'static str> {
