@@ -2,14 +2,17 @@
 //!
 //! - [`nvml`]: a small [`GpuSource`](nvml::GpuSource) trait with an NVML implementation
 //!   (through `nvml-wrapper`) and a fake for callers' tests.
-//! - [`xid`]: the XID table (critical / warning / application).
+//! - [`xid`]: the XID table (critical / warning / application), citing NVIDIA's Xid catalog per
+//!   code; XID 154 classified by its recovery action.
 //! - [`health`]: per-GPU and per-host verdicts (ECC mode and counters, row remapping, XIDs by
 //!   one matching rule) and the pinned-driver check.
 //! - [`smoke`]: the smoke run of the NVML path on a real GPU (`cargo xtask gpu-smoke`).
 //! - [`policy`]: the thresholds shared with `cpps-topology`'s live rules (certificate expiry,
 //!   driver pin), so one fact gets one answer.
-//! - [`kube`](crate::k8s): GPU nodes, the NVIDIA device plugin and HAMi, Kueue (`v1beta2`), Argo CD
-//!   Applications, cert-manager Certificates and the CNI, with the cross-checks between them.
+//! - [`kube`](crate::k8s): GPU nodes, the NVIDIA device plugin (its configuration, time-slicing
+//!   and MPS) and HAMi, Kueue (at the version the server serves; MultiKueue managers), Argo CD
+//!   Applications, cert-manager Certificates and the CNI, with the cross-checks between them, and
+//!   batch Jobs submitted to a LocalQueue and followed to completion.
 //!
 //! This crate does not depend on `cpps-http`: Kubernetes is reached through `kube`.
 

@@ -1,9 +1,14 @@
-//! `gpu-health`: local GPUs through NVML with their verdicts and the XIDs seen, and, given a
-//! kubeconfig, the GPU cluster's cross-checks. Read-only. Exit status 1 on any critical finding.
+//! `gpu-health`: local GPUs through NVML with their verdicts (ECC mode and counters, row
+//! remapping, XIDs) and, given a kubeconfig, the GPU cluster's cross-checks. Read-only. Exit
+//! status 1 on any critical finding, 2 when it could not run.
 //!
 //! ```text
 //! gpu-health [--nvml-lib PATH] [--kubeconfig PATH] [--driver-version V] [--format text|json]
+//!            [--xid-wait-ms MS] [--timeout SECONDS]
 //! ```
+//!
+//! `--timeout` (default 30 s) bounds the whole run: the XID wait is cut to it, and a cluster that
+//! has not answered by then is reported as a finding next to the NVML results.
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
@@ -32,7 +37,8 @@ struct Args {
     /// Check the cluster this kubeconfig points at.
     #[arg(long, value_name = "PATH")]
     kubeconfig: Option<PathBuf>,
-    /// The pinned NVIDIA driver version; another running version is critical.
+    /// The pinned NVIDIA driver version; another running version is a warning (GPU-005's
+    /// severity, shared with the live audit through cpps-gpu's driver-pin policy).
     #[arg(long, value_name = "V")]
     driver_version: Option<String>,
     /// Output format.
@@ -41,6 +47,10 @@ struct Args {
     /// How long to listen for XID events, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     xid_wait_ms: u64,
+    /// Bound on the whole run, in seconds (NVML and the cluster); what answered in time is
+    /// reported.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    timeout: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -69,8 +79,12 @@ struct ClusterReport {
     findings: Vec<Finding>,
 }
 
-fn read_nvml(args: &Args) -> anyhow::Result<NvmlReport> {
-    let source = match NvmlSource::open(args.nvml_lib.as_deref().map(|p| p.as_os_str())) {
+fn read_nvml(
+    library: Option<PathBuf>,
+    driver_version: Option<String>,
+    xid_wait: Duration,
+) -> anyhow::Result<NvmlReport> {
+    let source = match NvmlSource::open(library.as_deref().map(|p| p.as_os_str())) {
         Ok(s) => s,
         Err(cpps_gpu::Error::NvmlUnavailable(why)) => {
             return Ok(NvmlReport {
@@ -82,9 +96,9 @@ fn read_nvml(args: &Args) -> anyhow::Result<NvmlReport> {
         }
         Err(e) => return Err(e.into()),
     };
-    let snap = snapshot(&source, Duration::from_millis(args.xid_wait_ms))?;
+    let snap = snapshot(&source, xid_wait)?;
     let mut policy = HealthPolicy::default();
-    if let Some(v) = &args.driver_version {
+    if let Some(v) = driver_version {
         policy = policy.with_pinned_driver(v);
     }
     let verdict = host_verdict(&snap, &policy);
@@ -122,8 +136,13 @@ fn gpu_line(g: &GpuSnapshot) -> String {
         Some(m) => format!("{:.1}/{:.1} GiB", m.used as f64 / GIB, m.total as f64 / GIB),
         None => "memory n/a".to_owned(),
     };
+    let ecc = match &g.ecc.mode {
+        Reading::Value(m) if m.current => "ECC on".to_owned(),
+        Reading::Value(_) => "ECC off".to_owned(),
+        other => format!("ECC {}", show(&other.clone().map(|_| ""))),
+    };
     format!(
-        "GPU {} {} {} {} {} °C {} W",
+        "GPU {} {} {} {} {} °C {} W {ecc}",
         g.index,
         show(&g.name),
         show(&g.uuid),
@@ -158,7 +177,7 @@ fn print_text(r: &Report) {
                 println!("XIDs: none seen");
             } else {
                 for x in &snap.xids {
-                    let info = cpps_gpu::xid::classify(x.xid);
+                    let info = cpps_gpu::xid::classify_event(x.xid, x.recovery_action);
                     println!(
                         "XID {} on GPU {}: {} ({:?})",
                         x.xid,
@@ -190,8 +209,24 @@ fn print_text(r: &Report) {
     println!("overall: {}", r.severity);
 }
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("gpu-health: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let code = runtime.block_on(async_main());
+    // An NVML call still blocking past the timeout must not hold the exit.
+    runtime.shutdown_background();
+    code
+}
+
+async fn async_main() -> ExitCode {
     let args = Args::parse();
     match run(&args).await {
         Ok(report) => {
@@ -219,9 +254,37 @@ async fn main() -> ExitCode {
 }
 
 async fn run(args: &Args) -> anyhow::Result<Report> {
-    let nvml = read_nvml(args)?;
+    let timeout = Duration::from_secs(args.timeout);
+    let deadline = tokio::time::Instant::now() + timeout;
+    // The XID wait ends a little before the bound, so that the host's readings are reported.
+    let xid_wait = Duration::from_millis(args.xid_wait_ms)
+        .min(timeout.saturating_sub(Duration::from_millis(500)));
+    let (library, driver) = (args.nvml_lib.clone(), args.driver_version.clone());
+    let nvml = tokio::task::spawn_blocking(move || read_nvml(library, driver, xid_wait));
+    let nvml = match tokio::time::timeout_at(deadline, nvml).await {
+        Ok(joined) => joined??,
+        Err(_) => NvmlReport {
+            available: false,
+            unavailable: Some(format!("NVML did not answer within {} s", args.timeout)),
+            snapshot: None,
+            verdict: None,
+        },
+    };
     let cluster = match &args.kubeconfig {
-        Some(p) => Some(read_cluster(p).await?),
+        Some(p) => Some(
+            match tokio::time::timeout_at(deadline, read_cluster(p)).await {
+                Ok(report) => report?,
+                Err(_) => ClusterReport {
+                    gpu_nodes: 0,
+                    missing: vec![],
+                    findings: vec![Finding::new(
+                        Severity::Warning,
+                        "cluster-timeout",
+                        format!("the cluster was not read within {} s", args.timeout),
+                    )],
+                },
+            },
+        ),
         None => None,
     };
     let mut severity = nvml.verdict.as_ref().map_or(Severity::Ok, |v| v.severity);

@@ -1,0 +1,218 @@
+//! Runs the `gpu-submit` binary: the plan (offline and checked by the real kube-apiserver with a
+//! server-side dry run), `--apply` followed to completion with `act_as_kueue` standing in for the
+//! Kueue controller (and the Job controller and scheduler) that the test API server does not run,
+//! and `--timeout` ending a run nobody admits.
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+// The API-server helpers (client, CRD installation, the Kueue stand-in) are cpps-gpu's, shared
+// rather than copied.
+#[path = "../../cpps-gpu/tests/common/mod.rs"]
+mod gpu_common;
+
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::Node;
+use kube::Api;
+
+fn submit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gpu-submit"))
+        .args(args)
+        .output()
+        .expect("gpu-submit runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[test]
+fn the_plan_changes_nothing_and_says_so() {
+    let o = submit(&[
+        "--namespace",
+        "ml",
+        "--queue",
+        "team-a",
+        "--",
+        "python3",
+        "train.py",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "plan: create Job ml/cpps-gpu-smoke in LocalQueue team-a (suspended until Kueue admits it)",
+            "  image nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04, 1 nvidia.com/gpu, command: python3 train.py",
+            "  not checked by a server (no --kubeconfig)",
+            "nothing was created; run again with --apply to submit it",
+        ]
+    );
+    let o = submit(&["--namespace", "ml", "--queue", "team-a", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["mode"], "plan");
+    assert_eq!(v["job"]["spec"]["suspend"], true);
+    assert_eq!(
+        v["job"]["metadata"]["labels"]["kueue.x-k8s.io/queue-name"],
+        "team-a"
+    );
+    assert_eq!(
+        v["job"]["spec"]["template"]["spec"]["containers"][0]["command"],
+        serde_json::json!(["nvidia-smi", "-L"])
+    );
+    // --apply without a cluster is refused, and nothing is attempted.
+    let o = submit(&["--namespace", "ml", "--queue", "team-a", "--apply"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "gpu-submit: --apply needs --kubeconfig\n"
+    );
+}
+
+#[test]
+fn help_documents_the_timeout_and_the_plan() {
+    let help = stdout(&submit(&["--help"]));
+    assert!(help.contains("--timeout <SECONDS>"), "{help}");
+    assert!(help.contains("Bound on the whole run"), "{help}");
+    assert!(help.contains("[default: 30]"), "{help}");
+    assert!(
+        help.contains("without this flag nothing is created"),
+        "{help}"
+    );
+}
+
+#[tokio::test]
+async fn applied_job_is_followed_to_completion_and_placed() {
+    let Some(client) = gpu_common::kube_client().await else {
+        return;
+    };
+    let kubeconfig = std::env::var(gpu_common::KUBECONFIG_VAR).unwrap();
+    let id = gpu_common::unique("submit");
+    gpu_common::namespace(&client, &id).await;
+
+    // The plan is validated by the server and creates nothing.
+    let o = submit(&[
+        "--kubeconfig",
+        &kubeconfig,
+        "--namespace",
+        &id,
+        "--queue",
+        "team-a",
+        "--name",
+        "smoke",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("  the API server accepts it (server-side dry run)\n"),
+        "{out}"
+    );
+    let jobs: Api<Job> = Api::namespaced(client.clone(), &id);
+    assert!(jobs.get_opt("smoke").await.unwrap().is_none());
+
+    let node = format!("{id}-gpu-sp-01");
+    let nodes: Api<Node> = Api::all(client.clone());
+    let n: Node = serde_json::from_value(serde_json::json!({"metadata": {"name": node}})).unwrap();
+    gpu_common::create_with_status(
+        &nodes,
+        &n,
+        serde_json::json!({"capacity": {"nvidia.com/gpu": "4"}, "allocatable": {"nvidia.com/gpu": "4"}}),
+    )
+    .await;
+    let kueue = tokio::spawn(gpu_common::act_as_kueue(
+        client.clone(),
+        id.clone(),
+        "smoke".to_owned(),
+        format!("{id}-cq"),
+        format!("{id}-a5000"),
+        Some(node.clone()),
+    ));
+    let binary_kubeconfig = kubeconfig.clone();
+    let binary_id = id.clone();
+    let o = tokio::task::spawn_blocking(move || {
+        submit(&[
+            "--kubeconfig",
+            &binary_kubeconfig,
+            "--namespace",
+            &binary_id,
+            "--queue",
+            "team-a",
+            "--name",
+            "smoke",
+            "--apply",
+            "--timeout",
+            "20",
+        ])
+    })
+    .await
+    .unwrap();
+    kueue.await.unwrap();
+    let out = stdout(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let job = jobs.get("smoke").await.unwrap();
+    let uid = job.metadata.uid.unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], format!("submitted Job {id}/smoke (uid {uid})"));
+    // The binary polls every 200 ms; Kueue's stand-in takes 400 ms a step, so every state is seen.
+    assert_eq!(
+        lines[1],
+        format!(
+            "workload: pending -> quota reserved in {id}-cq -> admitted in {id}-cq -> finished (Succeeded)"
+        )
+    );
+    assert_eq!(
+        lines[2],
+        format!(
+            "ran: ClusterQueue {id}-cq, flavors main/nvidia.com/gpu={id}-a5000, worker cluster this cluster, nodes {node}"
+        )
+    );
+    assert_eq!(lines[3], "result: succeeded");
+}
+
+#[tokio::test]
+async fn timeout_ends_a_run_nobody_admits() {
+    let Some(client) = gpu_common::kube_client().await else {
+        return;
+    };
+    let kubeconfig = std::env::var(gpu_common::KUBECONFIG_VAR).unwrap();
+    let id = gpu_common::unique("unadmitted");
+    gpu_common::namespace(&client, &id).await;
+    let started = Instant::now();
+    let o = tokio::task::spawn_blocking(move || {
+        submit(&[
+            "--kubeconfig",
+            &kubeconfig,
+            "--namespace",
+            &id,
+            "--queue",
+            "nobody",
+            "--apply",
+            "--timeout",
+            "2",
+            "--format",
+            "json",
+        ])
+    })
+    .await
+    .unwrap();
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(6), "{elapsed:?}");
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["mode"], "applied");
+    assert_eq!(v["timed_out"], true);
+    assert_eq!(v["succeeded"], false);
+    // Partial results: the Job was created and is named, its Workload never appeared.
+    assert!(
+        v["run"]["job"]
+            .as_str()
+            .unwrap()
+            .ends_with("/cpps-gpu-smoke")
+    );
+    assert_eq!(v["run"]["followed"]["states"], serde_json::json!([]));
+}
