@@ -243,6 +243,6 @@ fn live_seen(evidence: &live::diff::Evidence) -> LiveSeen {
         live::diff::Evidence::Present => LiveSeen::Present,
         live::diff::Evidence::Absent => LiveSeen::Absent,
         live::diff::Evidence::Unknown(_) => LiveSeen::Unknown,
-        _ => LiveSeen::NotObserved,
+        live::diff::Evidence::NotObserved => LiveSeen::NotObserved,
     }
 }
