@@ -46,6 +46,20 @@ pub enum Error {
         message: String,
     },
 
+    /// A write sent the configuration digest it read, and the configuration has changed since:
+    /// nothing was changed.
+    #[error("{method} {url}: the configuration changed since it was read: {message}")]
+    Conflict {
+        /// The request method.
+        method: Method,
+        /// The URL that was requested.
+        url: Url,
+        /// The HTTP status the server used.
+        status: StatusCode,
+        /// PBS's message, trimmed.
+        message: String,
+    },
+
     /// A task ended with an error exit status (`Error: …`).
     #[error("task {upid} failed: {exit_status}")]
     TaskFailed {
@@ -106,6 +120,7 @@ impl Error {
             Error::Http(e) => e.delivery(),
             Error::Api { .. }
             | Error::NotFound { .. }
+            | Error::Conflict { .. }
             | Error::TaskFailed { .. }
             | Error::TaskTimeout { .. } => Delivery::Answered,
             Error::NotSupported { .. } | Error::Invalid { .. } | Error::Config { .. } => {
@@ -118,7 +133,9 @@ impl Error {
     pub fn status(&self) -> Option<StatusCode> {
         match self {
             Error::Http(e) => e.status(),
-            Error::Api { status, .. } | Error::NotFound { status, .. } => Some(*status),
+            Error::Api { status, .. }
+            | Error::NotFound { status, .. }
+            | Error::Conflict { status, .. } => Some(*status),
             _ => None,
         }
     }
@@ -166,6 +183,17 @@ impl From<cpps_proxmox::family::Error> for Error {
                 status,
                 message,
             } => Error::NotFound {
+                method,
+                url,
+                status,
+                message,
+            },
+            F::Conflict {
+                method,
+                url,
+                status,
+                message,
+            } => Error::Conflict {
                 method,
                 url,
                 status,

@@ -45,6 +45,10 @@ pub fn tls_vars() -> cpps_http::TlsVars {
         .insecure(ENV_INSECURE)
 }
 
+/// How many requests [`Client::guest_configs`] and [`crate::inventory::collect`] keep in
+/// flight unless told otherwise; the `inventory` binary's `--concurrency` default too.
+pub const DEFAULT_CONCURRENCY: usize = 64;
+
 /// The response-size cap of list calls (`/cluster/resources`, task lists) unless the builder
 /// or the call sets another: a `/cluster/resources` of a cluster with tens of thousands of
 /// guests is tens of MiB, above the 8 MiB default of single-object reads.

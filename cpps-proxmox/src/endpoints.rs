@@ -21,6 +21,8 @@ pub enum Returns {
     Config(&'static [&'static str]),
     /// A task id (UPID string).
     Upid,
+    /// Nothing (`null`), as configuration writes answer.
+    Nothing,
 }
 
 /// One endpoint the client calls.
@@ -43,7 +45,7 @@ impl Endpoint {
         match self.returns {
             Returns::Fields(f) => f(),
             Returns::Config(keys) => keys,
-            Returns::Upid => &[],
+            Returns::Upid | Returns::Nothing => &[],
         }
     }
 }
@@ -124,6 +126,38 @@ pub const ENDPOINTS: &[Endpoint] = &[
         returns: Returns::Fields(fields_of::<HaResource>),
     },
     Endpoint {
+        method: "POST",
+        path: "/cluster/ha/resources",
+        params: &[
+            "sid",
+            "state",
+            "comment",
+            "max_restart",
+            "max_relocate",
+            "group",
+            "failback",
+        ],
+        returns: Returns::Nothing,
+    },
+    Endpoint {
+        method: "DELETE",
+        path: "/cluster/ha/resources/{sid}",
+        params: &["sid"],
+        returns: Returns::Nothing,
+    },
+    Endpoint {
+        method: "POST",
+        path: "/cluster/ha/resources/{sid}/migrate",
+        params: &["sid", "node"],
+        returns: Returns::Nothing,
+    },
+    Endpoint {
+        method: "POST",
+        path: "/cluster/ha/resources/{sid}/relocate",
+        params: &["sid", "node"],
+        returns: Returns::Nothing,
+    },
+    Endpoint {
         method: "GET",
         path: "/cluster/ha/status/current",
         params: &[],
@@ -190,6 +224,18 @@ pub const ENDPOINTS: &[Endpoint] = &[
         path: "/nodes/{node}/lxc/{vmid}/config",
         params: &["node", "vmid", "current"],
         returns: Returns::Config(LxcConfig::KEYS),
+    },
+    Endpoint {
+        method: "PUT",
+        path: "/nodes/{node}/qemu/{vmid}/config",
+        params: &["node", "vmid", "delete", "digest"],
+        returns: Returns::Nothing,
+    },
+    Endpoint {
+        method: "PUT",
+        path: "/nodes/{node}/lxc/{vmid}/config",
+        params: &["node", "vmid", "delete", "digest"],
+        returns: Returns::Nothing,
     },
     Endpoint {
         method: "GET",

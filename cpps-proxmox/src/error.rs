@@ -50,6 +50,29 @@ pub enum Error {
         message: String,
     },
 
+    /// A write sent the configuration digest it read, and the configuration has changed since:
+    /// nothing was changed (a concurrent change is never silently overwritten).
+    #[error("{method} {url}: the configuration changed since it was read: {message}")]
+    Conflict {
+        /// The request method.
+        method: Method,
+        /// The URL that was requested.
+        url: Url,
+        /// The HTTP status the server used.
+        status: StatusCode,
+        /// The server's message, trimmed.
+        message: String,
+    },
+
+    /// A server release that lacks what was asked for; nothing was sent.
+    #[error("{what} is not supported by PVE {version}")]
+    NotSupported {
+        /// What was asked for.
+        what: String,
+        /// The server's release.
+        version: crate::family::ServerVersion,
+    },
+
     /// A task ended with an error exit status.
     #[error("task {upid} failed: {exit_status}")]
     TaskFailed {
@@ -123,11 +146,14 @@ impl Error {
             Error::Http(e) => e.delivery(),
             Error::Api { .. }
             | Error::NotFound { .. }
+            | Error::Conflict { .. }
             | Error::TaskFailed { .. }
             | Error::TaskTimeout { .. }
             | Error::HaTimeout { .. }
             | Error::HaWait { .. } => Delivery::Answered,
-            Error::Invalid { .. } | Error::Config { .. } => Delivery::NotSent,
+            Error::Invalid { .. } | Error::Config { .. } | Error::NotSupported { .. } => {
+                Delivery::NotSent
+            }
         }
     }
 
@@ -140,9 +166,16 @@ impl Error {
     pub fn status(&self) -> Option<StatusCode> {
         match self {
             Error::Http(e) => e.status(),
-            Error::Api { status, .. } | Error::NotFound { status, .. } => Some(*status),
+            Error::Api { status, .. }
+            | Error::NotFound { status, .. }
+            | Error::Conflict { status, .. } => Some(*status),
             _ => None,
         }
+    }
+
+    /// Whether a write was refused because the configuration changed since it was read.
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, Error::Conflict { .. })
     }
 
     /// The per-parameter messages of a 400 answer (empty for other errors).
@@ -186,6 +219,17 @@ impl From<crate::family::Error> for Error {
                 status,
                 message,
             } => Error::NotFound {
+                method,
+                url,
+                status,
+                message,
+            },
+            F::Conflict {
+                method,
+                url,
+                status,
+                message,
+            } => Error::Conflict {
                 method,
                 url,
                 status,

@@ -131,14 +131,25 @@ pub(crate) async fn wait_for(
     options: &WaitOptions,
     deadline: Option<Instant>,
 ) -> Result<HaReached, Error> {
-    let vmid = upid.worker_id().to_owned();
+    wait_for_guest(client, upid.worker_id(), wanted, options, deadline).await
+}
+
+/// Polls `GET /cluster/ha/status/current` until the service of guest `vmid` shows `wanted`.
+pub(crate) async fn wait_for_guest(
+    client: &Client,
+    vmid: &str,
+    wanted: HaWanted,
+    options: &WaitOptions,
+    deadline: Option<Instant>,
+) -> Result<HaReached, Error> {
+    let vmid = vmid.to_owned();
     let mut interval = options.initial_interval;
     let mut polls = 0u32;
     let started = Instant::now();
     loop {
         let entries = client.cluster().ha_status().await?;
         polls += 1;
-        let entry = service_of(&entries, &vmid);
+        let entry = service_of(&entries, vmid.as_str());
         if let Some(entry) = entry {
             match reached(entry, &wanted) {
                 Ok(true) => {

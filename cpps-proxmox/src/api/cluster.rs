@@ -2,10 +2,98 @@
 
 use cpps_http::{Request, encode_segment};
 
+use crate::family::{ServerVersion, WaitOptions};
 use crate::types::{
-    ClusterResource, ClusterStatusEntry, HaResource, HaStatusEntry, ResourceFilter,
+    ClusterResource, ClusterStatusEntry, HaResource, HaSid, HaStatusEntry, ResourceFilter,
 };
-use crate::{Client, Error};
+use crate::{Client, Error, HaReached, HaWanted};
+
+/// A guest to put under the HA manager (`POST /cluster/ha/resources`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HaResourceSpec {
+    /// The guest (`vm:100`, `ct:200`).
+    pub sid: HaSid,
+    /// The requested state (`started`, `stopped`, `disabled`, `ignored`); PVE's default is
+    /// `started`.
+    pub state: Option<String>,
+    /// A comment.
+    pub comment: Option<String>,
+    /// Restarts on the same node before relocating.
+    pub max_restart: Option<u32>,
+    /// Relocations to other nodes before giving up.
+    pub max_relocate: Option<u32>,
+    /// An HA group: PVE 8 only (PVE 9 replaced groups with rules and refuses it once the
+    /// groups are migrated: pve-ha-manager `src/PVE/API2/HA/Resources.pm`, "invalid parameter
+    /// 'group': ha groups have been migrated to rules").
+    pub group: Option<String>,
+    /// `failback`: PVE 9 only (pve-ha-manager 5.0, "resources: introduce failback property").
+    pub failback: Option<bool>,
+}
+
+impl HaResourceSpec {
+    /// The guest, with PVE's defaults for everything else.
+    pub fn new(sid: HaSid) -> Self {
+        HaResourceSpec {
+            sid,
+            state: None,
+            comment: None,
+            max_restart: None,
+            max_relocate: None,
+            group: None,
+            failback: None,
+        }
+    }
+
+    /// Sets the requested state.
+    pub fn state(mut self, state: impl Into<String>) -> Self {
+        self.state = Some(state.into());
+        self
+    }
+
+    /// Sets the comment.
+    pub fn comment(mut self, comment: impl Into<String>) -> Self {
+        self.comment = Some(comment.into());
+        self
+    }
+
+    /// The form for `version`: `group` is sent to PVE 8 only and `failback` to PVE 9 only; the
+    /// other release gets [`Error::NotSupported`], nothing is sent.
+    fn form(&self, version: ServerVersion) -> Result<Vec<(&'static str, String)>, Error> {
+        let mut form = vec![("sid", self.sid.to_string())];
+        if let Some(state) = &self.state {
+            form.push(("state", state.clone()));
+        }
+        if let Some(comment) = &self.comment {
+            form.push(("comment", comment.clone()));
+        }
+        if let Some(n) = self.max_restart {
+            form.push(("max_restart", n.to_string()));
+        }
+        if let Some(n) = self.max_relocate {
+            form.push(("max_relocate", n.to_string()));
+        }
+        if let Some(group) = &self.group {
+            if version.major >= 9 {
+                return Err(Error::NotSupported {
+                    what: "an HA group (PVE 9 uses HA rules)".to_owned(),
+                    version,
+                });
+            }
+            form.push(("group", group.clone()));
+        }
+        if let Some(failback) = self.failback {
+            if version.major < 9 {
+                return Err(Error::NotSupported {
+                    what: "HA `failback` (PVE 9 and later)".to_owned(),
+                    version,
+                });
+            }
+            form.push(("failback", if failback { "1" } else { "0" }.to_owned()));
+        }
+        Ok(form)
+    }
+}
 
 /// Cluster-wide endpoints. Get one with [`Client::cluster`].
 #[derive(Debug, Clone)]
@@ -51,6 +139,70 @@ impl ClusterApi {
                 encode_segment(sid)
             )))
             .await
+    }
+
+    /// `POST /cluster/ha/resources`: puts a guest under the HA manager. The parameters
+    /// differ between PVE 8 and 9 ([`HaResourceSpec::group`], [`HaResourceSpec::failback`]);
+    /// the release is read once ([`Client::server_version`]).
+    pub async fn ha_add(&self, spec: &HaResourceSpec) -> Result<(), Error> {
+        let form = spec.form(self.client.server_version().await?)?;
+        let _: Option<serde_json::Value> = self
+            .client
+            .get(Request::post("cluster/ha/resources").form(&form))
+            .await?;
+        Ok(())
+    }
+
+    /// `DELETE /cluster/ha/resources/{sid}`: takes a guest out of the HA manager (the guest
+    /// itself is untouched).
+    pub async fn ha_remove(&self, sid: &HaSid) -> Result<(), Error> {
+        let _: Option<serde_json::Value> = self
+            .client
+            .get(Request::delete(format!(
+                "cluster/ha/resources/{}",
+                encode_segment(&sid.to_string())
+            )))
+            .await?;
+        Ok(())
+    }
+
+    /// `POST /cluster/ha/resources/{sid}/migrate` (online) or `…/relocate` (stop, move,
+    /// start): asks the HA manager to move the guest to `node`. PVE 9 answers an object
+    /// (`requested-node`, `blocking-resources`), PVE 8 `null`: both are accepted. The move
+    /// happens later: wait for it with [`ClusterApi::ha_wait`] and [`HaWanted::OnNode`].
+    pub async fn ha_move(&self, sid: &HaSid, node: &str, relocate: bool) -> Result<(), Error> {
+        let action = if relocate { "relocate" } else { "migrate" };
+        let _: Option<serde_json::Value> = self
+            .client
+            .get(
+                Request::post(format!(
+                    "cluster/ha/resources/{}/{action}",
+                    encode_segment(&sid.to_string())
+                ))
+                .form(&[("node", node)]),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Polls `GET /cluster/ha/status/current` until the HA manager shows `wanted` for `sid`,
+    /// within `options.timeout` ([`Error::HaTimeout`]; a service in `error` is
+    /// [`Error::HaWait`]).
+    pub async fn ha_wait(
+        &self,
+        sid: &HaSid,
+        wanted: HaWanted,
+        options: &WaitOptions,
+    ) -> Result<HaReached, Error> {
+        let started = tokio::time::Instant::now();
+        crate::ha::wait_for_guest(
+            &self.client,
+            &sid.vmid.to_string(),
+            wanted,
+            options,
+            crate::ha::deadline(started, options),
+        )
+        .await
     }
 
     /// `GET /cluster/ha/status/current`: quorum, master, LRMs and services.

@@ -106,6 +106,58 @@ impl MigrateOptions {
     }
 }
 
+/// A configuration change (`PUT /nodes/{node}/{qemu|lxc}/{vmid}/config`): keys to set, keys
+/// to delete, and the digest of the configuration the change was decided on.
+///
+/// With a digest, PVE refuses the change when the configuration changed since it was read
+/// (qemu-server `src/PVE/API2/Qemu.pm` `update_vm`: "checksum mismatch (file change by other
+/// user?)"; pve-container `src/PVE/API2/LXC/Config.pm` through pve-common
+/// `PVE::Tools::assert_if_modified`), which is [`Error::Conflict`]: read again, decide again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConfigUpdate {
+    /// Keys and values to set, in order.
+    pub set: Vec<(String, String)>,
+    /// Keys to remove (`delete`).
+    pub delete: Vec<String>,
+    /// The `digest` of the configuration read (its `digest` key).
+    pub digest: Option<String>,
+}
+
+impl ConfigUpdate {
+    /// A change decided on the configuration whose `digest` is given
+    /// ([`crate::types::Config::digest`] of the configuration read).
+    pub fn on_digest(digest: impl Into<String>) -> Self {
+        ConfigUpdate {
+            digest: Some(digest.into()),
+            ..ConfigUpdate::default()
+        }
+    }
+
+    /// Sets `key` to `value`.
+    pub fn set(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.set.push((key.into(), value.into()));
+        self
+    }
+
+    /// Removes `key`.
+    pub fn delete(mut self, key: impl Into<String>) -> Self {
+        self.delete.push(key.into());
+        self
+    }
+
+    fn form(&self) -> Vec<(String, String)> {
+        let mut form = self.set.clone();
+        if !self.delete.is_empty() {
+            form.push(("delete".to_owned(), self.delete.join(",")));
+        }
+        if let Some(digest) = &self.digest {
+            form.push(("digest".to_owned(), digest.clone()));
+        }
+        form
+    }
+}
+
 /// The shared implementation of the two guest handlers.
 #[derive(Debug, Clone)]
 struct Guest {
@@ -263,6 +315,16 @@ macro_rules! guest_handler {
             #[doc = concat!("`GET /nodes/{node}/", $seg, "/{vmid}/config`: the configuration with pending changes applied (what the guest gets at its next start).")]
             pub async fn config_with_pending(&self) -> Result<$config, Error> {
                 self.guest.client().get(Request::get(self.guest.path("config")?)).await
+            }
+
+            #[doc = concat!("`PUT /nodes/{node}/", $seg, "/{vmid}/config`: changes the configuration (synchronously), refused with [`Error::Conflict`] when `update.digest` no longer matches.")]
+            pub async fn update_config(&self, update: &ConfigUpdate) -> Result<(), Error> {
+                let _: Option<serde_json::Value> = self
+                    .guest
+                    .client()
+                    .get(Request::put(self.guest.path("config")?).form(&update.form()))
+                    .await?;
+                Ok(())
             }
 
             #[doc = concat!("`GET /nodes/{node}/", $seg, "/{vmid}/pending`: every key with its current value and its pending change.")]

@@ -4,6 +4,6 @@ mod cluster;
 mod guests;
 mod nodes;
 
-pub use cluster::ClusterApi;
-pub use guests::{LxcApi, MigrateOptions, QemuApi, ShutdownOptions, SnapshotOptions};
+pub use cluster::{ClusterApi, HaResourceSpec};
+pub use guests::{ConfigUpdate, LxcApi, MigrateOptions, QemuApi, ShutdownOptions, SnapshotOptions};
 pub use nodes::NodeApi;

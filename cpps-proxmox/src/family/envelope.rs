@@ -123,6 +123,14 @@ pub fn error_from_response(response: Response) -> Error {
         })
         .unwrap_or_else(|| status.canonical_reason().unwrap_or("error").to_owned());
     let errors = field_errors(&response, body.and_then(|b| b.errors));
+    if is_conflict(&message) {
+        return Error::Conflict {
+            method: response.method().clone(),
+            url: response.url().clone(),
+            status,
+            message,
+        };
+    }
     if is_not_found(status, &message) {
         return Error::NotFound {
             method: response.method().clone(),
@@ -146,6 +154,16 @@ pub fn is_not_found(status: StatusCode, message: &str) -> bool {
     status == StatusCode::NOT_FOUND
         || (status == StatusCode::INTERNAL_SERVER_ERROR
             && message.to_ascii_lowercase().contains("does not exist"))
+}
+
+/// Whether an error message says that a write's `digest` no longer matches the configuration:
+/// pve-common `src/PVE/Tools.pm` `assert_if_modified` dies with "detected modified
+/// configuration - file changed by other user? Try again." (used by pve-container's and the HA
+/// manager's config updates, and written the same by proxmox-backup's config API), qemu-server
+/// `src/PVE/API2/Qemu.pm` `update_vm` with "checksum mismatch (file change by other user?)".
+pub fn is_conflict(message: &str) -> bool {
+    message.contains("detected modified configuration")
+        || message.contains("checksum mismatch (file change by other user?)")
 }
 
 /// Flattens PVE's `errors` member (an object of strings; nested values are written as JSON),

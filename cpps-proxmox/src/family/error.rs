@@ -51,6 +51,20 @@ pub enum Error {
         message: String,
     },
 
+    /// A write sent the configuration digest it read, and the configuration has changed since
+    /// (someone else wrote it): nothing was changed. Read again and decide again.
+    #[error("{method} {url}: the configuration changed since it was read: {message}")]
+    Conflict {
+        /// The request method.
+        method: Method,
+        /// The URL that was requested.
+        url: Url,
+        /// The HTTP status the server used.
+        status: StatusCode,
+        /// The server's message, trimmed.
+        message: String,
+    },
+
     /// A task ended with an error exit status.
     #[error("task {upid} failed: {exit_status}")]
     TaskFailed {
@@ -90,6 +104,7 @@ impl Error {
             Error::Http(e) => e.delivery(),
             Error::Api { .. }
             | Error::NotFound { .. }
+            | Error::Conflict { .. }
             | Error::TaskFailed { .. }
             | Error::TaskTimeout { .. } => Delivery::Answered,
             Error::Invalid { .. } => Delivery::NotSent,
@@ -100,7 +115,9 @@ impl Error {
     pub fn status(&self) -> Option<StatusCode> {
         match self {
             Error::Http(e) => e.status(),
-            Error::Api { status, .. } | Error::NotFound { status, .. } => Some(*status),
+            Error::Api { status, .. }
+            | Error::NotFound { status, .. }
+            | Error::Conflict { status, .. } => Some(*status),
             _ => None,
         }
     }

@@ -71,7 +71,7 @@ pub use auth::{
 };
 pub use envelope::{
     DataEnvelope, Page, PageEnvelope, decode_envelope, decode_page, error_from_response,
-    is_not_found,
+    is_conflict, is_not_found,
 };
 pub use error::Error;
 pub use ids::{AuthId, Product, TokenId, UserId};

@@ -203,6 +203,12 @@ impl Snapshot {
 pub struct Config(pub IndexMap<String, serde_json::Value>);
 
 impl Config {
+    /// `digest`: the SHA-1 of the configuration file as read, to send back with a change
+    /// ([`crate::api::ConfigUpdate::on_digest`]) so that a concurrent change is refused.
+    pub fn digest(&self) -> Option<String> {
+        self.get_str("digest")
+    }
+
     /// The value of `key` as text (numbers written out).
     pub fn get_str(&self, key: &str) -> Option<String> {
         match self.0.get(key)? {
