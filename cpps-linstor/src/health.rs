@@ -79,10 +79,14 @@ impl Client {
     pub async fn cluster_state(&self) -> Result<ClusterState, Error> {
         let (nodes, storage_pools, resource_groups, resource_definitions, resources) = futures::try_join!(
             self.nodes_paged(MAX_PAGE_SIZE).try_collect::<Vec<_>>(),
-            self.storage_pools_paged(MAX_PAGE_SIZE).try_collect::<Vec<_>>(),
-            self.resource_groups_paged(MAX_PAGE_SIZE).try_collect::<Vec<_>>(),
-            self.resource_definitions_paged(MAX_PAGE_SIZE).try_collect::<Vec<_>>(),
-            self.resources_view_paged(MAX_PAGE_SIZE).try_collect::<Vec<_>>(),
+            self.storage_pools_paged(MAX_PAGE_SIZE)
+                .try_collect::<Vec<_>>(),
+            self.resource_groups_paged(MAX_PAGE_SIZE)
+                .try_collect::<Vec<_>>(),
+            self.resource_definitions_paged(MAX_PAGE_SIZE)
+                .try_collect::<Vec<_>>(),
+            self.resources_view_paged(MAX_PAGE_SIZE)
+                .try_collect::<Vec<_>>(),
         )?;
         Ok(ClusterState {
             nodes,
@@ -922,6 +926,36 @@ fn kib(kib: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
+/// `quorum majority (set on the resource), on-no-quorum io-error (group); tie-breaker on
+/// witness`, or `None` when nothing is set and there is no tie-breaker.
+fn quorum_text(q: &QuorumView) -> Option<String> {
+    let mut parts = Vec::new();
+    for (option, mine, auto, group) in [
+        ("quorum", &q.quorum, &q.auto_quorum, &q.group_quorum),
+        (
+            "on-no-quorum",
+            &q.on_no_quorum,
+            &None,
+            &q.group_on_no_quorum,
+        ),
+    ] {
+        match (mine, auto, group) {
+            (Some(v), _, _) => parts.push(format!("{option} {v} (set on the resource)")),
+            (None, Some(v), _) => parts.push(format!("{option} {v} (auto-quorum)")),
+            (None, None, Some(v)) => parts.push(format!("{option} {v} (group)")),
+            (None, None, None) => {}
+        }
+    }
+    let mut text = parts.join(", ");
+    if !q.tie_breakers.is_empty() {
+        if !text.is_empty() {
+            text.push_str("; ");
+        }
+        text.push_str(&format!("tie-breaker on {}", q.tie_breakers.join(", ")));
+    }
+    (!text.is_empty()).then_some(text)
+}
+
 /// `sp: 2 diskful (2 UpToDate), 1 tie-breaker`.
 fn site_text(site: &SiteReplicas) -> String {
     let mut parts = Vec::new();
@@ -1021,6 +1055,9 @@ pub fn render_text(report: &HealthReport) -> String {
         if resource.sites.iter().any(|s| s.site.is_some()) {
             let sites: Vec<String> = resource.sites.iter().map(site_text).collect();
             let _ = writeln!(out, "      sites: {}", sites.join("; "));
+        }
+        if let Some(quorum) = quorum_text(&resource.quorum) {
+            let _ = writeln!(out, "      quorum: {quorum}");
         }
         for finding in &resource.findings {
             let _ = writeln!(out, "      {}: {}", finding.class, finding.message);

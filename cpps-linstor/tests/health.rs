@@ -597,6 +597,15 @@ fn a_quorum_policy_that_differs_from_the_group_is_flagged() {
     let auto = resource(&report, "auto");
     assert_eq!(auto.quorum.auto_quorum.as_deref(), Some("majority"));
     assert!(auto.risks.is_empty(), "{:?}", auto.risks);
+    let text = health::render_text(&report);
+    assert!(
+        text.contains("      quorum: quorum off (set on the resource), on-no-quorum io-error (group); tie-breaker on witness"),
+        "{text}"
+    );
+    assert!(
+        text.contains("      quorum: quorum majority (auto-quorum), on-no-quorum io-error (group); tie-breaker on witness"),
+        "{text}"
+    );
     let suspend = resource(&report, "suspend");
     assert_eq!(suspend.risks.len(), 1);
     assert!(
