@@ -1,15 +1,30 @@
-//! Saving a router's configuration to files, and what changed since the previous save.
+//! Saving a router's configuration to files, and what changed since that router's previous save.
 //!
-//! Each backup is two files in one folder, named after the router's host name and the UTC time:
-//! `HOST-YYYYMMDDTHHMMSSZ.config.boot` (VyOS's curly-brace form, what `load` takes back) and
-//! `HOST-YYYYMMDDTHHMMSSZ.set` (the `set` commands). The previous backup is the newest
-//! `*.config.boot` of that form already in the folder; the change is [`crate::config::diff`] from it.
+//! Each router has its own folder below the backup folder, named after the router's address
+//! (`192.168.10.1`, `sp-gw.example:8443`), so that "the previous backup" is always one of the same
+//! router, even when several routers are saved into one folder or a router changed its host
+//! name. Each backup is two files there, named after the router's host name and the UTC time:
+//!
+//! - `HOST-YYYYMMDDTHHMMSSZ.config.boot`: the router's own `showConfig` text, byte for byte, then
+//!   the `// vyos-config-version: …` footer of its saved configuration. The footer is what tells
+//!   VyOS which migrations a file needs: a file loaded without it runs every migration from
+//!   version 0. `showConfig` does not print it, so it is read from the newest commit revision
+//!   (`show system commit file 0` through `POST /show`, vyos-1x `python/vyos/config_mgmt.py`
+//!   `show_commit_file`; the archive is written by `save_config` with the footer of
+//!   `python/vyos/component_version.py`). Where that is not available the backup says so
+//!   ([`BackupReport::warnings`]). With redaction, the file is the redacted tree's rendering.
+//! - `HOST-YYYYMMDDTHHMMSSZ.set`: the `set` commands.
+//!
+//! The files are created with mode 0600 and a folder this module creates with mode 0700 (on
+//! Unix): a backup holds every secret of the router unless redacted. An existing file is never
+//! overwritten. The previous backup is the newest `*.config.boot` of that form in the router's
+//! folder; the change is [`crate::config::diff`] from it.
 
 use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
-use crate::client::VyosClient;
+use crate::client::Client;
 use crate::config::{Command, ConfigTree, diff};
 use crate::error::Error;
 
@@ -17,12 +32,15 @@ use crate::error::Error;
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct BackupOptions {
-    /// The folder (created when missing).
+    /// The folder (created when missing); each router gets a folder below it.
     pub out_dir: PathBuf,
     /// Whether to replace secrets before writing (see [`ConfigTree::redact`]).
     pub redact: bool,
     /// The time that names the files.
     pub now: Timestamp,
+    /// The router's folder name; `None`: the address of the client's base URL
+    /// ([`router_label`]).
+    pub router: Option<String>,
 }
 
 impl BackupOptions {
@@ -32,6 +50,7 @@ impl BackupOptions {
             out_dir: out_dir.into(),
             redact: false,
             now: Timestamp::now(),
+            router: None,
         }
     }
 }
@@ -40,45 +59,125 @@ impl BackupOptions {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct BackupReport {
+    /// The router's folder.
+    pub router_dir: PathBuf,
     /// The `config.boot` file written.
     pub boot_file: PathBuf,
     /// The `set` commands file written.
     pub set_file: PathBuf,
-    /// The previous backup compared against, if there was one.
+    /// The previous backup of the same router compared against, if there was one.
     pub previous: Option<PathBuf>,
     /// The commands that turn the previous backup into this one (empty when nothing changed or there
     /// was no previous backup).
     pub changes: Vec<Command>,
     /// The configuration saved (redacted when asked).
     pub tree: ConfigTree,
+    /// The version footer written into the file, when the router gave one.
+    pub footer: Option<String>,
+    /// What the user should know (a missing footer).
+    pub warnings: Vec<String>,
 }
 
-/// `POST /retrieve` (`showConfig`, `raw`) and writes the two files; see the module documentation.
+/// The folder name of a router: the host (and port, when not the default) of its base URL.
+pub fn router_label(client: &Client) -> String {
+    let url = client.http().base_url();
+    let host = url.host_str().unwrap_or("router");
+    match url.port() {
+        Some(port) => format!("{host}_{port}"),
+        None => host.to_owned(),
+    }
+}
+
+/// `POST /retrieve` (`showConfig`, `raw`) and `POST /show` (`system commit file 0`, for the
+/// footer), then writes the two files; see the module documentation.
 ///
 /// # Errors
-/// Any error of [`VyosClient::config_tree`]; [`Error::Io`] when the folder or a file cannot be
-/// written (an existing file is never overwritten) or the previous backup cannot be read;
-/// [`Error::Parse`] when the previous backup does not parse.
-pub async fn backup(client: &VyosClient, opts: &BackupOptions) -> Result<BackupReport, Error> {
-    let mut tree = client.config_tree().await?;
-    if opts.redact {
-        tree.redact();
+/// Any error of [`Client::show_config_raw`] (the footer's read may fail: that is a warning);
+/// [`Error::Parse`] when the router's text does not parse; [`Error::Io`] when a folder or a file
+/// cannot be written (an existing file is never overwritten) or the previous backup cannot be
+/// read.
+pub async fn backup(client: &Client, opts: &BackupOptions) -> Result<BackupReport, Error> {
+    let raw = client.show_config_raw(&[]).await?;
+    let mut tree = ConfigTree::parse_boot(&raw)?;
+    let mut warnings = Vec::new();
+    // showConfig prints no footer; a text that has one keeps its own (it is part of `raw`).
+    let raw_footer = tree.footer.take();
+    let footer = match &raw_footer {
+        Some(f) => Some(f.clone()),
+        None => saved_footer(client).await,
+    };
+    if footer.is_none() {
+        warnings.push(
+            "the router's version footer could not be read (`show system commit file 0`; set `system config-management commit-revisions` to keep an archive): the backup has none, and VyOS would run every migration when loading it".to_owned(),
+        );
     }
-    save(tree, opts)
+    let text = if opts.redact {
+        tree.redact();
+        tree.footer.clone_from(&footer);
+        tree.to_boot_string()
+    } else {
+        let mut text = raw;
+        if raw_footer.is_none() {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            if let Some(f) = &footer {
+                text.push_str(f);
+            }
+        }
+        text
+    };
+    tree.footer.clone_from(&footer);
+    let mut opts = opts.clone();
+    opts.router.get_or_insert_with(|| router_label(client));
+    let mut report = write(tree, &text, &opts)?;
+    report.footer = footer;
+    report.warnings = warnings;
+    Ok(report)
 }
 
-/// Writes `tree` as a backup in `opts.out_dir` and compares it with the previous one (the part of
-/// [`backup`] that does not talk to the router).
+/// The footer of the newest commit revision (`show system commit file 0`), without the blank
+/// lines before it; `None` when the router has no archive or the text has no footer.
+async fn saved_footer(client: &Client) -> Option<String> {
+    let text = client.show(&["system", "commit", "file", "0"]).await.ok()?;
+    let footer = ConfigTree::parse_boot(&text).ok()?.footer?;
+    Some(footer.trim_start_matches('\n').to_owned())
+}
+
+/// Writes `tree` as a backup (its `config.boot` rendering, footer included) and compares it with
+/// the previous one of the same router (the part of [`backup`] that does not talk to the
+/// router). The router's folder is `opts.router`, or the tree's host name.
 ///
 /// # Errors
 /// As [`backup`].
 pub fn save(tree: ConfigTree, opts: &BackupOptions) -> Result<BackupReport, Error> {
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| Error::Io { path, source }
-    };
-    std::fs::create_dir_all(&opts.out_dir).map_err(io(&opts.out_dir))?;
-    let previous = newest_backup(&opts.out_dir)?;
+    let text = tree.to_boot_string();
+    let footer = tree.footer.clone();
+    let mut report = write(tree, &text, opts)?;
+    report.footer = footer;
+    Ok(report)
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
+    let path = path.to_owned();
+    move |source| Error::Io { path, source }
+}
+
+fn write(tree: ConfigTree, boot_text: &str, opts: &BackupOptions) -> Result<BackupReport, Error> {
+    let host = tree
+        .host_name()
+        .filter(|h| is_file_word(h))
+        .unwrap_or("vyos")
+        .to_owned();
+    let label = opts
+        .router
+        .clone()
+        .filter(|r| is_file_word(r))
+        .unwrap_or_else(|| host.clone());
+    create_private_dir(&opts.out_dir)?;
+    let router_dir = opts.out_dir.join(&label);
+    create_private_dir(&router_dir)?;
+    let previous = newest_backup(&router_dir)?;
     let changes = match &previous {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(io(p))?;
@@ -86,21 +185,20 @@ pub fn save(tree: ConfigTree, opts: &BackupOptions) -> Result<BackupReport, Erro
         }
         None => Vec::new(),
     };
-    let host = tree
-        .host_name()
-        .filter(|h| is_file_word(h))
-        .unwrap_or("vyos");
     let stamp = opts.now.strftime("%Y%m%dT%H%M%SZ").to_string();
-    let boot_file = opts.out_dir.join(format!("{host}-{stamp}.config.boot"));
-    let set_file = opts.out_dir.join(format!("{host}-{stamp}.set"));
-    write_new(&boot_file, &tree.to_boot_string())?;
+    let boot_file = router_dir.join(format!("{host}-{stamp}.config.boot"));
+    let set_file = router_dir.join(format!("{host}-{stamp}.set"));
+    write_new(&boot_file, boot_text)?;
     write_new(&set_file, &tree.to_set_string())?;
     Ok(BackupReport {
+        router_dir,
         boot_file,
         set_file,
         previous,
         changes,
         tree,
+        footer: None,
+        warnings: Vec::new(),
     })
 }
 
@@ -111,27 +209,39 @@ fn is_file_word(s: &str) -> bool {
         && !s.starts_with('.')
 }
 
+/// Creates `dir` (and missing parents) with mode 0700 on Unix; an existing folder is left as it
+/// is.
+fn create_private_dir(dir: &Path) -> Result<(), Error> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir).map_err(io(dir))
+}
+
 fn write_new(path: &Path, text: &str) -> Result<(), Error> {
     use std::io::Write;
-    let err = |source| Error::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(err)?;
-    f.write_all(text.as_bytes()).map_err(err)?;
-    f.sync_all().map_err(err)
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut f = options.open(path).map_err(io(path))?;
+    f.write_all(text.as_bytes()).map_err(io(path))?;
+    f.sync_all().map_err(io(path))
 }
 
 /// The newest `HOST-YYYYMMDDTHHMMSSZ.config.boot` in `dir`, by the time in its name.
 fn newest_backup(dir: &Path) -> Result<Option<PathBuf>, Error> {
-    let entries = std::fs::read_dir(dir).map_err(|source| Error::Io {
-        path: dir.to_owned(),
-        source,
-    })?;
+    let entries = std::fs::read_dir(dir).map_err(io(dir))?;
     let mut best: Option<(String, PathBuf)> = None;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();

@@ -1,16 +1,34 @@
-//! The client: one router, its API key, and the write lock shared by every client of that router.
+//! The client: one router, its API key, the router's write lock (shared by every client of that
+//! router in this process) and its version (found once per client and its clones).
 
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
-use cpps_http::{Delivery, HttpClient, Request, Response, StatusCode};
-use serde::{Deserialize, Serialize};
+use cpps_http::env::Lookup;
+use cpps_http::{Delivery, HttpClient, Request, Response, TlsMode, TlsVars, Url};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
+use tokio::sync::{Mutex as AsyncMutex, OnceCell, OwnedMutexGuard};
 
-use crate::auth::ApiKey;
+use crate::api::info::RouterVersion;
+use crate::auth::{ApiKey, KeyScrub};
+use crate::envelope::{VyosEnvelope, decode_data};
 use crate::error::Error;
+
+/// The environment variables [`ClientBuilder::from_env`] reads.
+pub const ENV_URL: &str = "VYOS_URL";
+/// The API key variable.
+pub const ENV_API_KEY: &str = "VYOS_API_KEY";
+/// The pinned-certificate variable (SHA-256 of the router's certificate, `AB:CD:…`).
+pub const ENV_FINGERPRINT: &str = "VYOS_FINGERPRINT";
+
+/// The TLS variables of VyOS, read by [`TlsMode::from_env`].
+pub fn tls_vars() -> TlsVars {
+    TlsVars::new().fingerprint(ENV_FINGERPRINT)
+}
 
 /// A client of one VyOS router's HTTPS API.
 ///
@@ -18,46 +36,38 @@ use crate::error::Error;
 /// `/image`, `/reset`, `/reboot`, `/poweroff`) are serialised per router: every client in this
 /// process whose base URL is the same waits for the write in flight to end. VyOS's server holds one
 /// global lock around a configuration session and commit (`_configure_op` in vyos-1x
-/// `src/services/api/rest/routers.py`); concurrent writers queue on it until their requests time
-/// out, which is how clients that write in parallel wedge the API. Writes are never retried: a write
-/// that may have been sent but got no answer is checked by reading the configuration back (see
-/// [`crate::Landed`]).
+/// `src/services/api/rest/routers.py`; `lock` in `src/services/vyos-http-api-server` on
+/// `sagitta`); concurrent writers queue on it until their requests time out, which is how clients
+/// that write in parallel wedge the API. Writes are never retried: a write is checked by reading
+/// the configuration back (see [`crate::Landed`]).
 #[derive(Clone)]
-pub struct VyosClient {
+pub struct Client {
     pub(crate) http: HttpClient,
     pub(crate) key: ApiKey,
-    lock: Arc<AsyncMutex<()>>,
+    /// The write lock of the router, shared by every client of its base URL in this process.
+    write: Arc<AsyncMutex<()>>,
+    /// The router's version, found once and shared by this client's clones.
+    version: Arc<OnceCell<RouterVersion>>,
 }
 
-impl fmt::Debug for VyosClient {
+impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("VyosClient")
+        f.debug_struct("Client")
             .field("base_url", &self.http.base_url().as_str())
             .field("key", &self.key)
             .finish()
     }
 }
 
-/// One lock per router base URL, for the life of the process.
+/// One write lock per router base URL, for the life of the process.
 fn lock_for(base: &str) -> Arc<AsyncMutex<()>> {
-    static LOCKS: OnceLock<Mutex<HashMap<String, Arc<AsyncMutex<()>>>>> = OnceLock::new();
-    let map = LOCKS.get_or_init(Default::default);
+    static ROUTERS: OnceLock<Mutex<HashMap<String, Arc<AsyncMutex<()>>>>> = OnceLock::new();
+    let map = ROUTERS.get_or_init(Default::default);
     // A poisoned map only means another thread panicked while inserting; the map is still usable.
     let mut map = map
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     map.entry(base.to_owned()).or_default().clone()
-}
-
-/// VyOS's answer envelope: `{"success": bool, "data": …, "error": str | null}`
-/// (`success()`/`error()` in `src/services/api/rest/models.py`).
-#[derive(Deserialize)]
-struct Envelope {
-    success: bool,
-    #[serde(default)]
-    data: Value,
-    #[serde(default)]
-    error: Option<String>,
 }
 
 /// A request body with the key in front of the endpoint's fields.
@@ -68,15 +78,113 @@ struct Keyed<'a, T: Serialize> {
     rest: &'a T,
 }
 
-impl VyosClient {
-    /// A client for the router that `http` points at (its base URL is the router's root, e.g.
-    /// `https://192.168.10.1/`), authenticating with `key`.
+/// Builds a [`Client`]: the router's URL and API key, and the transport settings of
+/// `cpps_http::ClientBuilder` (forwarded by `cpps_http::forward_http_settings!`).
+///
+/// ```no_run
+/// # fn run() -> Result<(), cpps_vyos::Error> {
+/// use cpps_vyos::{Client, SecretString, TlsMode};
+///
+/// let router = Client::builder("https://192.168.10.1/".parse().unwrap())
+///     .api_key(SecretString::from("key".to_owned()))
+///     .tls(TlsMode::pinned("AB:CD:…")?)
+///     .deadline(std::time::Duration::from_secs(30))
+///     .build()?;
+/// # let _ = router; Ok(())
+/// # }
+/// ```
+#[must_use]
+pub struct ClientBuilder {
+    http: cpps_http::ClientBuilder,
+    key: Option<ApiKey>,
+}
+
+impl fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientBuilder {
+    cpps_http::forward_http_settings!();
+
+    /// The API key (`service https api keys id ID key KEY`).
+    pub fn api_key(mut self, key: impl Into<ApiKey>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// A builder from the variables VyOS users set: `VYOS_URL` (the router's API root, e.g.
+    /// `https://192.168.10.1/`), `VYOS_API_KEY`, and `VYOS_FINGERPRINT` (SHA-256 of the router's
+    /// certificate, read by [`TlsMode::from_env`]; without it, the system roots), all read
+    /// through `lookup`.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the variable that is missing or invalid.
+    pub fn from_env(lookup: Lookup<'_>) -> Result<ClientBuilder, Error> {
+        let url = cpps_http::env::get(lookup, ENV_URL).ok_or_else(|| Error::Config {
+            reason: format!(
+                "{ENV_URL} is not set (the router's API URL, e.g. https://192.168.10.1/)"
+            ),
+        })?;
+        let url: Url = url.parse().map_err(|e| Error::Config {
+            reason: format!("{ENV_URL} `{url}` is not a URL: {e}"),
+        })?;
+        let key = cpps_http::env::get(lookup, ENV_API_KEY).ok_or_else(|| Error::Config {
+            reason: format!("{ENV_API_KEY} is not set (the router's API key)"),
+        })?;
+        let mut builder = Client::builder(url).api_key(cpps_http::SecretString::from(key));
+        if let Some(tls) = TlsMode::from_env(&tls_vars(), lookup)? {
+            builder = builder.tls(tls);
+        }
+        Ok(builder)
+    }
+
+    /// The client.
+    ///
+    /// # Errors
+    /// [`Error::Config`] without an API key; [`Error::Http`] for invalid transport settings.
+    pub fn build(self) -> Result<Client, Error> {
+        let key = self.key.ok_or_else(|| Error::Config {
+            reason: "no API key (ClientBuilder::api_key or VYOS_API_KEY)".to_owned(),
+        })?;
+        Ok(Client::new(self.http.build()?, key))
+    }
+}
+
+impl Client {
+    /// A builder for the router whose API root is `base_url` (e.g. `https://192.168.10.1/`), with
+    /// cpps-http's default timeouts (10 s connect, 30 s per attempt, 60 s deadline per call).
+    pub fn builder(base_url: Url) -> ClientBuilder {
+        ClientBuilder {
+            http: cpps_http::ClientBuilder::default()
+                .base_url(base_url)
+                .connect_timeout(Duration::from_secs(10)),
+            key: None,
+        }
+    }
+
+    /// [`ClientBuilder::from_env`] on the process environment, then [`ClientBuilder::build`].
+    ///
+    /// # Errors
+    /// As those two.
+    pub fn from_env() -> Result<Client, Error> {
+        ClientBuilder::from_env(&cpps_http::env::process_env)?.build()
+    }
+
+    /// A client for the router that `http` points at (its base URL is the router's root),
+    /// authenticating with `key`.
     pub fn new(http: HttpClient, key: impl Into<ApiKey>) -> Self {
-        let lock = lock_for(http.base_url().as_str());
+        let key = key.into();
+        let write = lock_for(http.base_url().as_str());
+        let http = http.with_auth(Arc::new(KeyScrub(key.clone())));
         Self {
             http,
-            key: key.into(),
-            lock,
+            key,
+            write,
+            version: Arc::default(),
         }
     }
 
@@ -87,7 +195,15 @@ impl VyosClient {
 
     /// Waits until no other write to this router is in flight in this process.
     pub(crate) async fn write_guard(&self) -> OwnedMutexGuard<()> {
-        self.lock.clone().lock_owned().await
+        self.write.clone().lock_owned().await
+    }
+
+    /// The router's version, found once per client and its clones (see [`Client::version`]).
+    pub(crate) async fn cached_version(
+        &self,
+        find: impl Future<Output = Result<RouterVersion, Error>>,
+    ) -> Result<RouterVersion, Error> {
+        self.version.get_or_try_init(|| find).await.cloned()
     }
 
     fn request<T: Serialize>(&self, endpoint: &'static str, body: &T) -> Result<Request, Error> {
@@ -98,15 +214,15 @@ impl VyosClient {
         Ok(Request::post(endpoint).json(&keyed)?)
     }
 
-    /// POSTs a read (safe to repeat: cpps-http retries it on connection failures).
-    pub(crate) async fn read<T: Serialize>(
+    /// POSTs a read (safe to repeat: cpps-http retries it on connection failures) and decodes
+    /// its `data` through [`VyosEnvelope`].
+    pub(crate) async fn read<B: Serialize, T: DeserializeOwned>(
         &self,
         endpoint: &'static str,
-        body: &T,
-    ) -> Result<Value, Error> {
+        body: &B,
+    ) -> Result<T, Error> {
         let request = self.request(endpoint, body)?.idempotent(true);
-        let response = self.http.execute(request).await?;
-        decode(endpoint, response)
+        self.http.send(&VyosEnvelope { endpoint }, request).await
     }
 
     /// POSTs a write, once. The caller holds the write guard.
@@ -120,7 +236,7 @@ impl VyosClient {
             .map_err(WriteFailure::Other)?
             .idempotent(false);
         match self.http.execute(request).await {
-            Ok(response) => decode(endpoint, response).map_err(WriteFailure::Other),
+            Ok(response) => decode(endpoint, &response).map_err(WriteFailure::Other),
             Err(e) if e.delivery() == Delivery::MaybeSent => Err(WriteFailure::MaybeSent(e)),
             Err(e) => Err(WriteFailure::Other(e.into())),
         }
@@ -135,39 +251,9 @@ pub(crate) enum WriteFailure {
     Other(Error),
 }
 
-/// Decodes VyOS's envelope whatever the `Content-Type` says: the server sends JSON as `text/html`
-/// (`HTMLResponse` in `models.py`). Error text is HTML-escaped by newer servers
-/// (`escape(msg, quote=False)` in `models.error`) and is unescaped here.
-pub(crate) fn decode(endpoint: &'static str, response: Response) -> Result<Value, Error> {
-    let status = response.status();
-    let envelope: Option<Envelope> = serde_json::from_slice(response.bytes()).ok();
-    match envelope {
-        Some(env) if env.success && status.is_success() => Ok(env.data),
-        _ if status == StatusCode::UNAUTHORIZED => Err(Error::Unauthorized { endpoint }),
-        Some(env) => Err(Error::Api {
-            endpoint,
-            status: status.as_u16(),
-            message: unescape_html(env.error.as_deref().unwrap_or("")),
-        }),
-        None if status.is_success() => Err(Error::UnexpectedAnswer {
-            endpoint,
-            message: format!("not a VyOS answer: {}", response.excerpt()),
-        }),
-        None => Err(Error::Http(response.into_status_error())),
-    }
-}
-
-/// Undoes Python's `html.escape(msg, quote=False)` (and the quote forms, should a server send them).
-pub(crate) fn unescape_html(s: &str) -> String {
-    if !s.contains('&') {
-        return s.to_owned();
-    }
-    s.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#x27;", "'")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
+/// The `data` of an answer (see [`crate::envelope`]).
+pub(crate) fn decode(endpoint: &'static str, response: &Response) -> Result<Value, Error> {
+    decode_data(endpoint, response)
 }
 
 /// Turns VyOS's `data` into text: operational commands answer a string, some answer `null`.

@@ -1,29 +1,56 @@
 //! VyOS: an HTTPS API client and a configuration model.
 //!
-//! - [`VyosClient`]: the HTTPS API on [`cpps_http`]: `/retrieve` ([`VyosClient::show_config`],
-//!   [`VyosClient::return_values`], [`VyosClient::exists`]), `/configure` as one batch per commit
-//!   with optional commit-confirm ([`VyosClient::configure`], [`VyosClient::confirm`]),
-//!   `/config-file` ([`VyosClient::save`], [`VyosClient::load`], [`VyosClient::merge`]), the
-//!   operational endpoints, and `GET /info`. One write in flight per router; writes are never
-//!   retried, and a write without an answer is checked by reading the configuration back.
-//! - [`config`]: a parser for `config.boot` and for `set` commands into one typed tree
-//!   ([`ConfigTree`]), rendering back to both forms as VyOS does, a diff of two trees as the
-//!   `set`/`delete` batch that turns one into the other, typed views and redaction of secrets.
-//! - [`backup`]: saving a router's configuration to files and telling what changed since the last.
+//! - [`Client`] (built with [`Client::builder`] or [`Client::from_env`]): the HTTPS API on
+//!   [`cpps_http`]: `/retrieve` ([`Client::show_config`], [`Client::config_tree`],
+//!   [`Client::return_values`], [`Client::exists`]), `/configure` as one batch per commit with
+//!   optional commit-confirm ([`Client::plan_configure`], [`Client::configure`],
+//!   [`Client::confirm`]), `/config-file` ([`Client::save`], [`Client::load`], [`Client::merge`]),
+//!   the operational endpoints, `GET /info` and the router's version ([`Client::version`]). Every
+//!   answer is decoded by [`envelope::VyosEnvelope`]. One write in flight per router; writes are
+//!   never retried, and every write is checked by reading the configuration back
+//!   ([`Committed::landed`], [`Committed::commands`]).
+//! - [`config`]: a parser for `config.boot` (exactly as VyOS prints it) and for `set` commands
+//!   into one typed tree ([`ConfigTree`]), rendering back to both forms, a diff of two trees as
+//!   the `set`/`delete` batch that turns one into the other, typed views, and redaction of
+//!   secrets by one list ([`config::secrets`]).
+//! - [`backup`]: saving a router's configuration to files and telling what changed since the last
+//!   backup of the same router.
+//!
+//! # Commit-confirm: what really happens
+//!
+//! VyOS 1.5's API takes `confirm_time`: the batch is committed and a timer started. If
+//! [`Client::confirm`] does not come in time, VyOS does what
+//! `system config-management commit-confirm action` says: by default it REBOOTS into the saved
+//! configuration (`/config/config.boot`), which drops every commit not saved, not only this one;
+//! with `reload` it loads the previous configuration. A confirmed change is not saved by VyOS, so
+//! [`Client::confirm`] saves it. VyOS 1.4's API has no commit-confirm (its models drop
+//! `confirm_time` and commit for good), so on 1.4, and on routers whose version cannot be told,
+//! the client refuses with [`Error::CommitConfirmUnsupported`] before sending anything; an
+//! answer that does not say the timer started is [`Error::CommitConfirmNotInitialized`].
+//! Changes below `service https` are committed by VyOS in the background after it answered; the
+//! client says so ([`Committed::background_commit`]) and reads the configuration back.
+//!
+//! # Environment
+//!
+//! | variable | meaning |
+//! | --- | --- |
+//! | `VYOS_URL` | the router's API root, e.g. `https://192.168.10.1/` |
+//! | `VYOS_API_KEY` | the API key (`service https api keys id ID key KEY`) |
+//! | `VYOS_FINGERPRINT` | SHA-256 of the router's certificate (`AB:CD:…`), pinned; without it the system roots verify it |
 //!
 //! ```no_run
-//! use cpps_http::{HttpClient, SecretString, TlsMode};
-//! use cpps_vyos::{VyosClient, config::{ConfigTree, diff}};
+//! use cpps_vyos::{Client, config::diff};
 //!
 //! # async fn run() -> Result<(), cpps_vyos::Error> {
-//! let http = HttpClient::builder("https://192.168.10.1/".parse().unwrap())
-//!     .tls(TlsMode::pinned("AB:CD:…")?)
-//!     .build()?;
-//! let router = VyosClient::new(http, SecretString::from("key".to_owned()));
+//! let router = Client::from_env()?;
 //! let running = router.config_tree().await?;
 //! let mut wanted = running.clone();
 //! wanted.set_value(&["system", "host-name"], "franca-gw")?;
-//! router.configure(&diff(&running, &wanted), std::num::NonZeroU32::new(5)).await?;
+//! let batch = diff(&running, &wanted);
+//! let five = std::num::NonZeroU32::new(5);
+//! println!("{}", router.plan_configure(&batch, five).await?);
+//! let committed = router.configure(&batch, five).await?;
+//! assert_eq!(committed.landed, cpps_vyos::Landed::Yes);
 //! router.confirm().await?;
 //! # Ok(())
 //! # }
@@ -35,14 +62,18 @@ mod auth;
 pub mod backup;
 mod client;
 pub mod config;
+pub mod envelope;
 mod error;
 
 pub use api::config_file::ConfigSource;
-pub use api::configure::{Committed, batch_landed};
-pub use api::info::Info;
+pub use api::configure::{
+    CommandLanded, CommitConfirm, Committed, ConfigurePlan, ConfirmAction, Confirmed, batch_landed,
+    read_back, touches_https_service,
+};
+pub use api::info::{ApiGeneration, Info, RouterVersion, VersionSource};
 pub use api::retrieve::ConfigFormat;
 pub use auth::ApiKey;
-pub use client::VyosClient;
+pub use client::{Client, ClientBuilder, ENV_API_KEY, ENV_FINGERPRINT, ENV_URL, tls_vars};
 pub use config::{Command, ConfigTree, Op};
-pub use cpps_http::SecretString;
+pub use cpps_http::{ClientIdentity, RetryPolicy, SecretString, TlsMode, TlsVars, Url};
 pub use error::{Error, Landed, ParseError, ParseErrorKind};

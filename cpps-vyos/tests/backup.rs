@@ -1,33 +1,35 @@
-//! The backup flow end to end against a wiremock-served router: two backups, file names with the
-//! UTC time, the diff between them, and redaction. No VyOS router can run here: wiremock answers as
-//! VyOS's documents and server code say (`common` names them).
+//! The backup flow end to end against the fake router of `common`: two backups of one router,
+//! file names with the UTC time, the diff between them, the version footer, file modes, one folder
+//! per router, and redaction.
 
 mod common;
 
-use common::{config_fixture, ok, router};
+use common::{FOOTER, FakeRouter, Profile, config_fixture};
+use cpps_vyos::ConfigTree;
 use cpps_vyos::backup::{BackupOptions, backup};
-use serde_json::json;
-use wiremock::Mock;
-use wiremock::matchers::{method, path};
 
 fn at(s: &str) -> jiff::Timestamp {
     s.parse().unwrap()
 }
 
+fn tree(name: &str) -> ConfigTree {
+    let mut t = ConfigTree::parse_boot(&config_fixture(name)).unwrap();
+    t.footer = None;
+    t
+}
+
 #[tokio::test]
-async fn two_backups_and_the_diff_between_them() {
+async fn two_backups_of_one_router_and_the_diff_between_them() {
     let dir = tempfile::tempdir().unwrap();
-    let (api, client) = router().await;
-    let first = config_fixture("cluster-basic.config.boot");
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
-        .respond_with(ok(json!(first)))
-        .up_to_n_times(1)
-        .mount(api.server())
+    let (_api, client, fake) = FakeRouter::new(Profile::V14, tree("cluster-basic.config.boot"))
+        .start()
         .await;
     let mut opts = BackupOptions::new(dir.path());
     opts.now = at("2026-11-29T18:00:00Z");
     let r1 = backup(&client, &opts).await.unwrap();
+    let label = cpps_vyos::backup::router_label(&client);
+    assert!(label.starts_with("127.0.0.1_"), "{label}");
+    assert_eq!(r1.router_dir, dir.path().join(&label));
     assert_eq!(
         r1.boot_file.file_name().unwrap(),
         "vyos-20261129T180000Z.config.boot"
@@ -37,27 +39,50 @@ async fn two_backups_and_the_diff_between_them() {
         "vyos-20261129T180000Z.set"
     );
     assert!(r1.previous.is_none() && r1.changes.is_empty());
+    // The file is the router's showConfig text byte for byte, then its saved footer (from
+    // `show system commit file 0`, vyos-1x `python/vyos/config_mgmt.py` `show_commit_file`).
     let written = std::fs::read_to_string(&r1.boot_file).unwrap();
-    assert_eq!(
-        cpps_vyos::ConfigTree::parse_boot(&written).unwrap(),
-        r1.tree
-    );
+    let shown = fake.running().to_show_config_string();
+    assert_eq!(written, format!("{shown}{FOOTER}"));
+    assert_eq!(r1.footer.as_deref(), Some(FOOTER));
+    assert!(r1.warnings.is_empty(), "{:?}", r1.warnings);
+    assert_eq!(ConfigTree::parse_boot(&written).unwrap(), r1.tree);
     assert!(
         std::fs::read_to_string(&r1.set_file)
             .unwrap()
             .contains("set system host-name 'vyos'\n")
     );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&r1.boot_file), 0o600);
+        assert_eq!(mode(&r1.set_file), 0o600);
+        assert_eq!(mode(&r1.router_dir), 0o700);
+    }
 
     // The router changed: a new host name and one interface address fewer.
-    let second = first
-        .replace("host-name vyos", "host-name franca-gw")
-        .replace("        address 192.0.2.1/24\n", "");
-    assert_ne!(second, first);
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
-        .respond_with(ok(json!(second)))
-        .mount(api.server())
-        .await;
+    {
+        let mut st = fake.state.lock().unwrap();
+        st.running
+            .set_value(&["system", "host-name"], "franca-gw")
+            .unwrap();
+        st.running
+            .apply(&cpps_vyos::Command::delete(
+                ["interfaces", "ethernet", "eth1", "address"],
+                None,
+            ))
+            .unwrap();
+    }
+    // Another router's backups in the same folder are not "the previous backup".
+    let (_api2, other, _fake2) =
+        FakeRouter::new(Profile::V15, tree("basic-api-service.config.boot"))
+            .start()
+            .await;
+    opts.now = at("2026-11-29T19:00:00Z");
+    let other_report = backup(&other, &opts).await.unwrap();
+    assert!(other_report.previous.is_none());
+
     opts.now = at("2026-11-29T19:30:05Z");
     let r2 = backup(&client, &opts).await.unwrap();
     assert_eq!(
@@ -69,30 +94,33 @@ async fn two_backups_and_the_diff_between_them() {
     assert_eq!(
         changes,
         [
-            // eth1 had that one address: the whole leaf goes.
             "delete interfaces ethernet eth1 address",
             "delete system host-name 'vyos'",
             "set system host-name 'franca-gw'",
         ]
     );
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+}
+
+#[tokio::test]
+async fn without_a_commit_archive_the_backup_says_it_has_no_footer() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeRouter::new(Profile::V14, tree("cluster-basic.config.boot"));
+    fake.state.lock().unwrap().footer = None;
+    let (_api, client, _fake) = fake.start().await;
+    let r = backup(&client, &BackupOptions::new(dir.path()))
+        .await
+        .unwrap();
+    assert!(r.footer.is_none());
+    assert!(r.warnings[0].contains("footer"), "{:?}", r.warnings);
 }
 
 #[tokio::test]
 async fn redacted_backups_hold_no_secret() {
     let dir = tempfile::tempdir().unwrap();
-    let (api, client) = router().await;
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
-        .respond_with(ok(json!(config_fixture(
-            "dialup-router-medium-vpn.config.boot"
-        ))))
-        .mount(api.server())
-        .await;
+    let (_api, client, _fake) =
+        FakeRouter::new(Profile::V15, tree("dialup-router-medium-vpn.config.boot"))
+            .start()
+            .await;
     let mut opts = BackupOptions::new(dir.path().join("nested"));
     opts.redact = true;
     opts.now = at("2026-11-29T18:00:00Z");
@@ -113,6 +141,11 @@ async fn redacted_backups_hold_no_secret() {
         }
         assert!(text.contains("<redacted>"));
     }
+    assert!(
+        std::fs::read_to_string(&r.boot_file)
+            .unwrap()
+            .ends_with(FOOTER)
+    );
     // A second backup in the same second never overwrites the first.
     let e = backup(&client, &opts).await.unwrap_err();
     assert!(matches!(e, cpps_vyos::Error::Io { .. }), "{e:?}");

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 use common::{KEY, config_fixture, err, ok, router};
 use cpps_http::test_util::MockApi;
 use cpps_vyos::config::{ConfigTree, diff};
-use cpps_vyos::{Command, ConfigSource, Error, Landed, VyosClient};
+use cpps_vyos::{Client, Command, ConfigSource, Error, Landed};
 use serde_json::json;
-use wiremock::matchers::{body_string, method, path};
+use wiremock::matchers::{body_partial_json, body_string, method, path};
 use wiremock::{Mock, Request, Respond, ResponseTemplate};
 
 fn batch() -> Vec<Command> {
@@ -24,50 +24,6 @@ fn batch() -> Vec<Command> {
         ),
         Command::delete(["system", "host-name"], None),
     ]
-}
-
-#[tokio::test]
-async fn commit_confirm_request_is_exactly_the_documented_body() {
-    let (api, client) = router().await;
-    // `ConfigureListModel`: `key`, `commands` (each `op`, `path`, `value`), `confirm_time` at the top
-    // level; the answer text is `commit_confirm`'s (`vyos-http-api.md`, "Commit-confirm").
-    let expected = format!(
-        r#"{{"key":"{KEY}","commands":[{{"op":"set","path":["interfaces","ethernet","eth0","address"],"value":"192.0.2.1/24"}},{{"op":"delete","path":["system","host-name"]}}],"confirm_time":5}}"#
-    );
-    Mock::given(method("POST"))
-        .and(path("/configure"))
-        .and(body_string(expected))
-        .respond_with(ok(json!(
-            "Initialized commit-confirm; 5 minutes to confirm before reload\n"
-        )))
-        .expect(1)
-        .mount(api.server())
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/config-file"))
-        .and(body_string(format!(r#"{{"key":"{KEY}","op":"confirm"}}"#)))
-        .respond_with(ok(json!("Reload timer stopped\n")))
-        .expect(1)
-        .mount(api.server())
-        .await;
-    let committed = client
-        .configure(&batch(), NonZeroU32::new(5))
-        .await
-        .unwrap();
-    assert_eq!(
-        committed.message,
-        "Initialized commit-confirm; 5 minutes to confirm before reload\n"
-    );
-    assert_eq!(
-        client.confirm().await.unwrap().message,
-        "Reload timer stopped\n"
-    );
-    api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
 }
 
 #[tokio::test]
@@ -157,7 +113,7 @@ async fn two_writers_never_overlap_on_one_router() {
         .mount(api.server())
         .await;
     // A clone, and a client built separately for the same router, share the lock.
-    let other = VyosClient::new(api.client(), cpps_vyos::SecretString::from(KEY.to_owned()));
+    let other = Client::new(api.client(), cpps_vyos::SecretString::from(KEY.to_owned()));
     let cmds = batch();
     let clone = client.clone();
     let (a, b, c) = tokio::join!(
@@ -212,14 +168,14 @@ async fn reads_are_not_held_up_by_a_write() {
 }
 
 /// A router whose `/configure` answers too late, whose configuration reads back as `after`.
-async fn slow_router(after: &str) -> (MockApi, VyosClient) {
+async fn slow_router(after: &str) -> (MockApi, Client) {
     let api = MockApi::start("").await;
     let http = api
         .client_builder()
         .request_timeout(Duration::from_millis(300))
         .build()
         .unwrap();
-    let client = VyosClient::new(http, cpps_vyos::SecretString::from(KEY.to_owned()));
+    let client = Client::new(http, cpps_vyos::SecretString::from(KEY.to_owned()));
     // VyOS documents that a commit that timed out may still be applied: the client must neither
     // retry nor guess, but read back.
     Mock::given(method("POST"))
@@ -287,6 +243,27 @@ async fn config_file_save_load_and_merge() {
     // inline `string`; `confirm_time` at the top level.
     let inline =
         "interfaces {\n    ethernet eth1 {\n        address \"192.168.2.137/24\"\n    }\n}\n";
+    // A 1.5 router (`/info`), whose commit-confirm action is the default, and whose
+    // configuration reads back as the merged text.
+    Mock::given(method("GET"))
+        .and(path("/info"))
+        .respond_with(ok(
+            json!({"version": "1.5-rolling", "hostname": "r1", "banner": ""}),
+        ))
+        .mount(api.server())
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/retrieve"))
+        .and(body_partial_json(json!({"op": "returnValue"})))
+        .respond_with(ok(json!(null)))
+        .mount(api.server())
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/retrieve"))
+        .and(body_partial_json(json!({"op": "showConfig"})))
+        .respond_with(ok(json!(inline)))
+        .mount(api.server())
+        .await;
     for (body, answer) in [
         (
             format!(r#"{{"key":"{KEY}","op":"save"}}"#),

@@ -927,7 +927,7 @@ fn vyos_source(
         .map_err(|e| invalid(path, &e))?;
     let key = v.key.resolve(lookup, &format!("{path}.key"))?;
     Ok(VyosSource::new(
-        cpps_vyos::VyosClient::new(http, key),
+        cpps_vyos::Client::new(http, key),
         v.url.clone(),
     ))
 }

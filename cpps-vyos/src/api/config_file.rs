@@ -1,13 +1,16 @@
 //! `POST /config-file`: saving, loading and merging configuration files (`vyos-http-api.md`,
 //! "/config-file" and "Commit-confirm"; `ConfigFileModel` and `config_file_op` in vyos-1x
-//! `src/services/api/rest/`: `file` or inline `string`, `confirm_time` at the top level).
+//! `src/services/api/rest/` (1.5): `op` save/load/merge/confirm, `file` or inline `string`,
+//! `confirm_time` at the top level; on VyOS 1.4 (`src/services/vyos-http-api-server`, branch
+//! `sagitta`) only `save` and `load` of a `file`).
 
 use std::num::NonZeroU32;
 
 use serde::Serialize;
 
-use crate::api::configure::{Committed, batch_landed};
-use crate::client::{VyosClient, WriteFailure, data_text};
+use crate::api::configure::Committed;
+use crate::client::{Client, WriteFailure, data_text};
+use crate::config::Command;
 use crate::config::ConfigTree;
 use crate::error::{Error, Landed};
 
@@ -34,7 +37,7 @@ struct FileBody<'a> {
     confirm_time: Option<u32>,
 }
 
-impl VyosClient {
+impl Client {
     /// `POST /config-file` with `op: save`: writes the running configuration to `file`, or to
     /// `/config/config.boot` when `None`.
     ///
@@ -48,14 +51,14 @@ impl VyosClient {
             string: None,
             confirm_time: None,
         };
-        self.file_write(&body, None).await
+        self.file_write(&body).await
     }
 
     /// `POST /config-file` with `op: load`: replaces the configuration and commits it (optionally
     /// as a commit-confirm).
     ///
     /// # Errors
-    /// As [`VyosClient::merge`].
+    /// As [`Client::merge`].
     pub async fn load(
         &self,
         source: &ConfigSource,
@@ -90,44 +93,36 @@ impl VyosClient {
             // Checked before sending, and kept to tell afterwards whether it landed.
             ConfigSource::Inline(s) => (None, Some(s.as_str()), Some(ConfigTree::parse_boot(s)?)),
         };
+        let commit_confirm = match confirm_minutes {
+            Some(m) => Some(self.commit_confirm_for(m).await?),
+            None => None,
+        };
         let body = FileBody {
             op,
             file,
             string,
             confirm_time: confirm_minutes.map(NonZeroU32::get),
         };
-        self.file_write(&body, expected.as_ref()).await
+        let commands: Vec<Command> = expected.map(|t| t.to_commands()).unwrap_or_default();
+        let guard = self.write_guard().await;
+        let answer = self.write_once(CONFIG_FILE, &body).await;
+        drop(guard);
+        self.after_write(CONFIG_FILE, answer, &commands, commit_confirm)
+            .await
     }
 
-    async fn file_write(
-        &self,
-        body: &FileBody<'_>,
-        expected: Option<&ConfigTree>,
-    ) -> Result<Committed, Error> {
+    async fn file_write(&self, body: &FileBody<'_>) -> Result<Committed, Error> {
         let _guard = self.write_guard().await;
         match self.write_once(CONFIG_FILE, body).await {
-            Ok(data) => Ok(Committed {
-                message: data_text(CONFIG_FILE, data)?,
-            }),
+            Ok(data) => Ok(Committed::message_only(data_text(CONFIG_FILE, data)?)),
             Err(WriteFailure::Other(e)) => Err(e),
-            Err(WriteFailure::MaybeSent(source)) => {
-                let landed = match expected {
-                    None => Landed::Unknown {
-                        reason: format!("`{}` of a file cannot be checked from here", body.op),
-                    },
-                    Some(expected) => match self.config_tree().await {
-                        Ok(tree) => batch_landed(&tree, &expected.to_commands()),
-                        Err(e) => Landed::Unknown {
-                            reason: format!("reading the configuration back failed: {e}"),
-                        },
-                    },
-                };
-                Err(Error::WriteTimedOut {
-                    endpoint: CONFIG_FILE,
-                    landed,
-                    source,
-                })
-            }
+            Err(WriteFailure::MaybeSent(source)) => Err(Error::WriteTimedOut {
+                endpoint: CONFIG_FILE,
+                landed: Landed::Unknown {
+                    reason: format!("`{}` of a file cannot be checked from here", body.op),
+                },
+                source,
+            }),
         }
     }
 }

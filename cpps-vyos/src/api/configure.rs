@@ -1,22 +1,43 @@
 //! `POST /configure`: a batch of `set`/`delete`/`comment` commands committed at once, optionally
-//! with commit-confirm.
+//! with commit-confirm; the plan of such a write; and the read-back after it.
 //!
-//! Sources: `vyos-http-api.md` ("/configure": a list of commands is one session and one commit;
-//! "Commit-confirm": `confirm_time` minutes, then `op: confirm`), and vyos-1x
-//! `src/services/api/rest/models.py` (`ConfigureListModel`: `key`, `commands`, `confirm_time` at
-//! the top level — a `confirm_time` inside a command is ignored by the server) and `routers.py`
-//! (`_configure_op`: one global lock, commit, `commit_confirm(minutes=…)`).
+//! Sources (each pinned by a test in `tests/configure.rs`):
+//! - `vyos-http-api.md` ("/configure": a list of commands is one session and one commit;
+//!   "Commit-confirm": `confirm_time` minutes, then `op: confirm`; `system config-management
+//!   commit-confirm action`: `reload`, or `reboot` to the SAVED configuration, the default);
+//! - vyos-1x `src/services/api/rest/models.py` and `routers.py` (1.5: `ConfigureListModel` has
+//!   `key`, `commands`, `confirm_time` at the top level; `_configure_op` commits with
+//!   `commit_confirm(minutes=…)` and answers its text, "Initialized commit-confirm; N minutes to
+//!   confirm before reboot" in `python/vyos/config_mgmt.py`);
+//! - vyos-1x `src/services/vyos-http-api-server` on `sagitta` (1.4: `ConfigureListModel` has no
+//!   `confirm_time`, pydantic drops it, the batch is committed for good);
+//! - both servers: a change below `service https` is committed in a background task
+//!   (`call_commit`) after the answer "Requested HTTP API server configuration change; commit
+//!   will be called in the background", and a failure of that commit is only logged.
 
+use std::fmt;
 use std::num::NonZeroU32;
+use std::time::Duration;
 
 use serde::Serialize;
+use serde_json::Value;
 
-use crate::client::{VyosClient, WriteFailure, data_text};
+use crate::client::{Client, WriteFailure, data_text};
 use crate::config::{Command, ConfigTree, Op};
 use crate::error::{Error, Landed};
 
 const CONFIGURE: &str = "configure";
 const CONFIG_FILE: &str = "config-file";
+
+/// The words of VyOS's answer when commit-confirm started its timer (`commit_confirm` in vyos-1x
+/// `python/vyos/config_mgmt.py`).
+pub(crate) const CONFIRM_STARTED: &str = "Initialized commit-confirm";
+/// The words of VyOS's answer when a change of `service https` is committed after the answer
+/// (`self_ref_msg` in `routers.py` / `vyos-http-api-server`).
+pub(crate) const BACKGROUND_COMMIT: &str = "commit will be called in the background";
+/// How often, and how far apart, a background commit is looked for in the configuration.
+const BACKGROUND_READS: u32 = 5;
+const BACKGROUND_WAIT: Duration = Duration::from_secs(1);
 
 #[derive(Serialize)]
 struct WireCommand<'a> {
@@ -38,39 +59,282 @@ struct ConfirmBody {
     op: &'static str,
 }
 
-/// What a successful write answered.
+/// What VyOS does when a commit-confirm is not confirmed in time
+/// (`system config-management commit-confirm action`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfirmAction {
+    /// `reboot` (the default): the router REBOOTS into its saved configuration
+    /// (`/config/config.boot`), losing every commit not saved, not only this one.
+    Reboot,
+    /// `reload`: the previous configuration is loaded again, without reboot.
+    Reload,
+    /// A value this client does not know, kept as sent.
+    Unknown(String),
+}
+
+impl ConfirmAction {
+    fn from_value(v: Option<&str>) -> Self {
+        match v {
+            None | Some("reboot") => ConfirmAction::Reboot,
+            Some("reload") => ConfirmAction::Reload,
+            Some(other) => ConfirmAction::Unknown(other.to_owned()),
+        }
+    }
+}
+
+impl fmt::Display for ConfirmAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfirmAction::Reboot => {
+                f.write_str("REBOOT the router into its saved configuration (/config/config.boot)")
+            }
+            ConfirmAction::Reload => f.write_str("reload the previous configuration"),
+            ConfirmAction::Unknown(v) => write!(f, "`{v}` (an action this client does not know)"),
+        }
+    }
+}
+
+/// A commit-confirm that VyOS started.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CommitConfirm {
+    /// Minutes until VyOS acts.
+    pub minutes: u32,
+    /// What it does then, unless [`Client::confirm`] is called.
+    pub action: ConfirmAction,
+}
+
+/// Whether one command shows its effect in the configuration read back after the write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CommandLanded {
+    /// The command.
+    pub command: Command,
+    /// `Some(true)` when the configuration shows it, `Some(false)` when it does not, `None` for
+    /// a comment (not checked) or when the configuration could not be read.
+    pub landed: Option<bool>,
+}
+
+/// What a successful write answered, and what the configuration read back after it shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Committed {
     /// VyOS's message (commit warnings, "Initialized commit-confirm; N minutes to confirm …");
     /// empty when it had none.
     pub message: String,
+    /// The whole batch, judged from the configuration read back.
+    pub landed: Landed,
+    /// Each command, judged from the configuration read back.
+    pub commands: Vec<CommandLanded>,
+    /// Whether VyOS committed in the background (changes below `service https`): it answered
+    /// before the commit ran and would not report its failure; [`Committed::landed`] is what the
+    /// read-back found.
+    pub background_commit: bool,
+    /// The commit-confirm VyOS started, if one was asked.
+    pub commit_confirm: Option<CommitConfirm>,
+    /// Things the caller should tell the user.
+    pub warnings: Vec<String>,
 }
 
-impl VyosClient {
+impl Committed {
+    pub(crate) fn message_only(message: String) -> Self {
+        Self {
+            message,
+            landed: Landed::Unknown {
+                reason: "this write leaves no trace in the configuration".to_owned(),
+            },
+            commands: Vec::new(),
+            background_commit: false,
+            commit_confirm: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// The answer of a successful [`Client::confirm`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Confirmed {
+    /// VyOS's message ("Reboot timer stopped" / "Reload timer stopped").
+    pub message: String,
+    /// The answer of the `save` sent after it, so that the next reboot keeps the change.
+    pub saved: Committed,
+}
+
+/// What [`Client::configure`] would do, without doing it ([`Client::plan_configure`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConfigurePlan {
+    /// The router's version.
+    pub version: crate::RouterVersion,
+    /// The commands, in order, as one commit.
+    pub commands: Vec<Command>,
+    /// The commands already in effect in the running configuration.
+    pub already_in_effect: usize,
+    /// The commit-confirm that would be asked, and what VyOS would do if it is not confirmed.
+    pub commit_confirm: Option<CommitConfirm>,
+    /// Why commit-confirm cannot be used on this router, when it was asked and cannot.
+    pub commit_confirm_refused: Option<String>,
+    /// Whether VyOS would commit in the background (changes below `service https`).
+    pub background_commit: bool,
+}
+
+impl fmt::Display for ConfigurePlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "router version {} ({:?} API); {} command(s) in one commit, {} already in effect:",
+            if self.version.text.is_empty() {
+                "hidden"
+            } else {
+                &self.version.text
+            },
+            self.version.api,
+            self.commands.len(),
+            self.already_in_effect
+        )?;
+        for c in &self.commands {
+            writeln!(f, "  {c}")?;
+        }
+        if let Some(reason) = &self.commit_confirm_refused {
+            writeln!(f, "commit-confirm REFUSED: {reason}; nothing would be sent")?;
+        }
+        if let Some(cc) = &self.commit_confirm {
+            writeln!(
+                f,
+                "commit-confirm: unless confirmed within {} minute(s), VyOS will {} \
+                 (system config-management commit-confirm action); after the confirm the \
+                 configuration is saved",
+                cc.minutes, cc.action
+            )?;
+        }
+        if self.background_commit {
+            writeln!(
+                f,
+                "changes below `service https`: VyOS commits them in the background, after \
+                 answering, and does not report a failure; the result is checked by reading the \
+                 configuration back"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether a batch changes `service https` (committed in the background by VyOS).
+pub fn touches_https_service(commands: &[Command]) -> bool {
+    commands.iter().any(|c| {
+        c.path.first().map(String::as_str) == Some("service")
+            && c.path.get(1).map(String::as_str) == Some("https")
+    })
+}
+
+impl Client {
+    /// What [`Client::configure`] would do, read from the router without writing: its version,
+    /// whether commit-confirm can be used and what happens if it is not confirmed
+    /// (`POST /retrieve` `returnValue` of `system config-management commit-confirm action`,
+    /// default `reboot`), which commands are already in effect, and whether the commit runs in
+    /// the background.
+    ///
+    /// # Errors
+    /// As [`Client::version`] and [`Client::config_tree`].
+    pub async fn plan_configure(
+        &self,
+        commands: &[Command],
+        confirm_minutes: Option<NonZeroU32>,
+    ) -> Result<ConfigurePlan, Error> {
+        let version = self.version().await?;
+        let running = self.config_tree().await?;
+        let (mut commit_confirm, mut refused) = (None, None);
+        if let Some(minutes) = confirm_minutes {
+            match self.commit_confirm_for(minutes).await {
+                Ok(cc) => commit_confirm = Some(cc),
+                Err(Error::CommitConfirmUnsupported { reason, .. }) => refused = Some(reason),
+                Err(e) => return Err(e),
+            }
+        }
+        let (_, landed) = read_back(&running, commands);
+        Ok(ConfigurePlan {
+            version,
+            commands: commands.to_vec(),
+            already_in_effect: landed.iter().filter(|c| c.landed == Some(true)).count(),
+            commit_confirm,
+            commit_confirm_refused: refused,
+            background_commit: touches_https_service(commands),
+        })
+    }
+
+    /// Checks that the router can honour a commit-confirm and reads what it does when the
+    /// confirm does not come.
+    ///
+    /// # Errors
+    /// [`Error::CommitConfirmUnsupported`] on VyOS 1.4 and on routers whose version cannot be
+    /// told; errors of [`Client::version`] and [`Client::return_value`].
+    pub(crate) async fn commit_confirm_for(
+        &self,
+        minutes: NonZeroU32,
+    ) -> Result<CommitConfirm, Error> {
+        let version = self.version().await?;
+        if !version.supports_commit_confirm() {
+            let reason = match version.api {
+                crate::ApiGeneration::V14 => "VyOS 1.4's API has no confirm_time and no confirm operation (vyos-1x sagitta src/services/vyos-http-api-server): the change would be committed for good".to_owned(),
+                _ => "the router's API version cannot be told (no /info), so confirm_time may be ignored and the change committed for good".to_owned(),
+            };
+            return Err(Error::CommitConfirmUnsupported {
+                version: if version.text.is_empty() {
+                    "unknown".to_owned()
+                } else {
+                    version.text
+                },
+                reason,
+            });
+        }
+        let action = self
+            .return_value(&["system", "config-management", "commit-confirm", "action"])
+            .await?;
+        Ok(CommitConfirm {
+            minutes: minutes.get(),
+            action: ConfirmAction::from_value(action.as_deref()),
+        })
+    }
+
     /// `POST /configure` with `commands` as ONE request, so VyOS applies them in one session and one
-    /// commit; with `confirm_minutes`, as a commit-confirm that VyOS reverts unless
-    /// [`VyosClient::confirm`] is called in time. An empty batch sends nothing.
+    /// commit; with `confirm_minutes`, as a commit-confirm: unless [`Client::confirm`] is called in
+    /// time, VyOS reboots into its saved configuration (or reloads the previous one, as
+    /// `system config-management commit-confirm action` says; [`Committed::commit_confirm`]).
+    /// An empty batch sends nothing.
+    ///
+    /// Before sending a commit-confirm, the router's version is checked ([`Client::version`]):
+    /// VyOS 1.4 would drop `confirm_time` and commit for good, so the client refuses. After every
+    /// write the configuration is read back and each command judged
+    /// ([`Committed::commands`]); a change below `service https`, which VyOS commits in the
+    /// background after answering, is looked for a few times.
     ///
     /// Waits for any other write to this router in this process first, and is never retried.
     ///
     /// # Errors
-    /// [`Error::EmptyPath`] for a command without a path (nothing is sent); [`Error::Api`] when VyOS
-    /// refuses the batch (it then discards the whole session); [`Error::WriteTimedOut`] when no
-    /// answer came: the configuration was read back and [`Landed`] says whether the change is in it.
+    /// [`Error::EmptyPath`] for a command without a path and
+    /// [`Error::CommitConfirmUnsupported`] (nothing is sent); [`Error::Api`] when VyOS refuses the
+    /// batch (it then discards the whole session); [`Error::CommitConfirmNotInitialized`] when the
+    /// answer does not say that the confirm timer started; [`Error::WriteTimedOut`] when no answer
+    /// came: the configuration was read back and [`Landed`] says whether the change is in it.
     pub async fn configure(
         &self,
         commands: &[Command],
         confirm_minutes: Option<NonZeroU32>,
     ) -> Result<Committed, Error> {
         if commands.is_empty() {
-            return Ok(Committed {
-                message: String::new(),
-            });
+            let mut done = Committed::message_only(String::new());
+            done.landed = Landed::Yes;
+            return Ok(done);
         }
         if commands.iter().any(|c| c.path.is_empty()) {
             return Err(Error::EmptyPath);
         }
+        let commit_confirm = match confirm_minutes {
+            Some(m) => Some(self.commit_confirm_for(m).await?),
+            None => None,
+        };
         let body = ConfigureBody {
             commands: commands
                 .iter()
@@ -82,12 +346,25 @@ impl VyosClient {
                 .collect(),
             confirm_time: confirm_minutes.map(NonZeroU32::get),
         };
-        let _guard = self.write_guard().await;
-        match self.write_once(CONFIGURE, &body).await {
-            Ok(data) => Ok(Committed {
-                message: data_text(CONFIGURE, data)?,
-            }),
-            Err(WriteFailure::Other(e)) => Err(e),
+        let guard = self.write_guard().await;
+        let answer = self.write_once(CONFIGURE, &body).await;
+        drop(guard);
+        self.after_write(CONFIGURE, answer, commands, commit_confirm)
+            .await
+    }
+
+    /// Everything after a write's answer: the commit-confirm check, the background-commit
+    /// warning and the read-back.
+    pub(crate) async fn after_write(
+        &self,
+        endpoint: &'static str,
+        answer: Result<Value, WriteFailure>,
+        commands: &[Command],
+        commit_confirm: Option<CommitConfirm>,
+    ) -> Result<Committed, Error> {
+        let data = match answer {
+            Ok(data) => data,
+            Err(WriteFailure::Other(e)) => return Err(e),
             Err(WriteFailure::MaybeSent(source)) => {
                 let landed = match self.config_tree().await {
                     Ok(tree) => batch_landed(&tree, commands),
@@ -95,70 +372,184 @@ impl VyosClient {
                         reason: format!("reading the configuration back failed: {e}"),
                     },
                 };
-                Err(Error::WriteTimedOut {
-                    endpoint: CONFIGURE,
+                return Err(Error::WriteTimedOut {
+                    endpoint,
                     landed,
                     source,
+                });
+            }
+        };
+        let message = data_text(endpoint, data)?;
+        if commit_confirm.is_some() && !message.contains(CONFIRM_STARTED) {
+            let landed = match self.config_tree().await {
+                Ok(tree) => batch_landed(&tree, commands),
+                Err(e) => Landed::Unknown {
+                    reason: format!("reading the configuration back failed: {e}"),
+                },
+            };
+            return Err(Error::CommitConfirmNotInitialized {
+                endpoint,
+                message,
+                landed,
+            });
+        }
+        let background_commit =
+            message.contains(BACKGROUND_COMMIT) || touches_https_service(commands);
+        let mut warnings = Vec::new();
+        if background_commit {
+            warnings.push(
+                "VyOS commits changes below `service https` in the background after answering and does not report a failure; the configuration was read back to check it"
+                    .to_owned(),
+            );
+        }
+        if let Some(cc) = &commit_confirm {
+            warnings.push(format!(
+                "commit-confirm started: unless confirmed within {} minute(s), VyOS will {}",
+                cc.minutes, cc.action
+            ));
+        }
+        let reads = if background_commit {
+            BACKGROUND_READS
+        } else {
+            1
+        };
+        let mut outcome = (
+            Landed::Unknown {
+                reason: "not read back".to_owned(),
+            },
+            commands
+                .iter()
+                .map(|c| CommandLanded {
+                    command: c.clone(),
+                    landed: None,
                 })
+                .collect::<Vec<_>>(),
+        );
+        for attempt in 0..reads {
+            if attempt > 0 {
+                tokio::time::sleep(BACKGROUND_WAIT).await;
+            }
+            match self.config_tree().await {
+                Ok(tree) => {
+                    outcome = read_back(&tree, commands);
+                    if outcome.0 == Landed::Yes {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    outcome.0 = Landed::Unknown {
+                        reason: format!("reading the configuration back failed: {e}"),
+                    };
+                }
             }
         }
+        if outcome.0 != Landed::Yes {
+            warnings.push(format!(
+                "the configuration read back does not show the whole change (landed: {})",
+                outcome.0
+            ));
+        }
+        Ok(Committed {
+            message,
+            landed: outcome.0,
+            commands: outcome.1,
+            background_commit,
+            commit_confirm,
+            warnings,
+        })
     }
 
-    /// `POST /config-file` with `op: confirm`: keeps a commit-confirm's changes (stops VyOS's
-    /// reload timer).
+    /// Keeps a commit-confirm's changes: `POST /config-file` with `op: confirm` (stops VyOS's
+    /// reboot or reload timer), then `op: save`, because a commit-confirm is not saved and the
+    /// next reboot would otherwise lose it.
     ///
     /// # Errors
-    /// [`Error::Api`] when there is nothing to confirm or VyOS refuses; [`Error::WriteTimedOut`]
-    /// (with [`Landed::Unknown`]: a confirm leaves no trace in the configuration) when no answer came.
-    pub async fn confirm(&self) -> Result<Committed, Error> {
-        let _guard = self.write_guard().await;
-        match self
+    /// [`Error::CommitConfirmUnsupported`] on routers without commit-confirm (nothing is sent);
+    /// [`Error::NothingToConfirm`] when VyOS says no confirm is pending (the timer ran out: the
+    /// router is reverting or has reverted); [`Error::Api`] when VyOS refuses;
+    /// [`Error::WriteTimedOut`] (with [`Landed::Unknown`]: a confirm leaves no trace in the
+    /// configuration) when no answer came; errors of [`Client::save`].
+    pub async fn confirm(&self) -> Result<Confirmed, Error> {
+        let version = self.version().await?;
+        if !version.supports_commit_confirm() {
+            return Err(Error::CommitConfirmUnsupported {
+                version: version.text,
+                reason: "there is no confirm operation in this router's API".to_owned(),
+            });
+        }
+        let guard = self.write_guard().await;
+        let message = match self
             .write_once(CONFIG_FILE, &ConfirmBody { op: "confirm" })
             .await
         {
-            Ok(data) => Ok(Committed {
-                message: data_text(CONFIG_FILE, data)?,
-            }),
-            Err(WriteFailure::Other(e)) => Err(e),
-            Err(WriteFailure::MaybeSent(source)) => Err(Error::WriteTimedOut {
-                endpoint: CONFIG_FILE,
-                landed: Landed::Unknown {
-                    reason: "a confirm cannot be seen in the configuration".to_owned(),
-                },
-                source,
-            }),
+            Ok(data) => data_text(CONFIG_FILE, data)?,
+            Err(WriteFailure::Other(e)) => return Err(e),
+            Err(WriteFailure::MaybeSent(source)) => {
+                return Err(Error::WriteTimedOut {
+                    endpoint: CONFIG_FILE,
+                    landed: Landed::Unknown {
+                        reason: "a confirm cannot be seen in the configuration".to_owned(),
+                    },
+                    source,
+                });
+            }
+        };
+        drop(guard);
+        // `confirm` in vyos-1x `python/vyos/config_mgmt.py` answers "No confirm pending" when
+        // the timer is not running.
+        if message.contains("No confirm pending") {
+            return Err(Error::NothingToConfirm { message });
         }
+        let saved = self.save(None).await?;
+        Ok(Confirmed { message, saved })
     }
 }
 
-/// Whether the configuration read back shows the commands' effect: every `set` present and every
-/// `delete` gone ([`Landed::Yes`]), none of them ([`Landed::No`]), or some ([`Landed::Unknown`]).
-/// Comments are not checked. A command that was already in effect before the write counts as landed.
-pub fn batch_landed(tree: &ConfigTree, commands: &[Command]) -> Landed {
+/// The configuration read back judged against the commands: each `set` present and each
+/// `delete` gone (comments are not checked).
+pub fn read_back(tree: &ConfigTree, commands: &[Command]) -> (Landed, Vec<CommandLanded>) {
     let mut checked = 0usize;
     let mut present = 0usize;
-    for c in commands {
-        let seen = match (c.op, &c.value) {
-            (Op::Set, Some(v)) => tree.values(&c.path).contains(v),
-            (Op::Set, None) => tree.exists(&c.path),
-            (Op::Delete, Some(v)) => !tree.values(&c.path).contains(v),
-            (Op::Delete, None) => !tree.exists(&c.path),
-            (Op::Comment, _) => continue,
-        };
-        checked += 1;
-        present += usize::from(seen);
-    }
-    if checked == 0 {
+    let per_command = commands
+        .iter()
+        .map(|c| {
+            let seen = match (c.op, &c.value) {
+                (Op::Set, Some(v)) => Some(tree.values(&c.path).contains(v)),
+                (Op::Set, None) => Some(tree.exists(&c.path)),
+                (Op::Delete, Some(v)) => Some(!tree.values(&c.path).contains(v)),
+                (Op::Delete, None) => Some(!tree.exists(&c.path)),
+                (Op::Comment, _) => None,
+            };
+            if let Some(s) = seen {
+                checked += 1;
+                present += usize::from(s);
+            }
+            CommandLanded {
+                command: c.clone(),
+                landed: seen,
+            }
+        })
+        .collect();
+    let landed = if checked == 0 {
         Landed::Unknown {
-            reason: "the batch holds only comments".to_owned(),
+            reason: "no command to check (only comments, or a file on the router)".to_owned(),
         }
     } else if present == checked {
         Landed::Yes
     } else if present == 0 {
         Landed::No
     } else {
-        Landed::Unknown {
-            reason: format!("{present} of {checked} changes are in the configuration"),
+        Landed::Partly {
+            landed: present,
+            checked,
         }
-    }
+    };
+    (landed, per_command)
+}
+
+/// Whether the configuration read back shows the commands' effect: every `set` present and every
+/// `delete` gone ([`Landed::Yes`]), none of them ([`Landed::No`]), or some ([`Landed::Partly`]).
+/// Comments are not checked. A command that was already in effect before the write counts as landed.
+pub fn batch_landed(tree: &ConfigTree, commands: &[Command]) -> Landed {
+    read_back(tree, commands).0
 }

@@ -1,10 +1,17 @@
-//! `GET /info`: version and host name, without a key (`vyos-http-api.md`, "/info"; VyOS 1.5).
-//! Older routers do not have the endpoint.
+//! `GET /info` (VyOS 1.5) and the router's version, which decides what the API can do.
+//!
+//! Sources: `vyos-http-api.md` ("/info": version, host name and banner, without a key; VyOS 1.5)
+//! and vyos-1x `src/services/api/rest/models.py` (`InfoQueryParams`, current). VyOS 1.4's server
+//! (`src/services/vyos-http-api-server` on `sagitta`) has no `/info`, no `confirm_time` in
+//! `ConfigureListModel`/`ConfigFileModel` (pydantic drops unknown fields, so a commit-confirm
+//! request would commit for good) and no `confirm` operation in `config_file_op`; there the
+//! version comes from `show version` through `POST /show` (`show_op`, `session.show`).
 
 use cpps_http::{Request, StatusCode};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use crate::client::{VyosClient, decode};
+use crate::client::{Client, decode};
 use crate::error::Error;
 
 /// What `/info` tells.
@@ -22,9 +29,82 @@ pub struct Info {
     pub banner: String,
 }
 
-impl VyosClient {
+/// Which HTTP API a router serves, as far as this client needs to know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ApiGeneration {
+    /// VyOS 1.4 (`sagitta`): no commit-confirm through the API.
+    V14,
+    /// VyOS 1.5 and later (`/info`, `confirm_time`, `op: confirm`).
+    V15,
+    /// Neither could be told (a 1.5 build older than `/info`, an unknown version text): the
+    /// client does not assume commit-confirm works.
+    Unknown,
+}
+
+/// Where the version came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum VersionSource {
+    /// `GET /info`.
+    Info,
+    /// `show version` through `POST /show`.
+    ShowVersion,
+}
+
+/// The router's version, found once per client ([`Client::version`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RouterVersion {
+    /// The version text as the router gave it (`1.4.0`, `1.5-rolling-202410240218`,
+    /// `2025.01.01-0019-rolling`; empty when `/info` hides it).
+    pub text: String,
+    /// Where it came from.
+    pub source: VersionSource,
+    /// What the API can do.
+    pub api: ApiGeneration,
+}
+
+impl RouterVersion {
+    /// Whether the API takes `confirm_time` and `op: confirm` (VyOS 1.5 `models.py`:
+    /// `ConfigureListModel.confirm_time`, `ConfigFileModel.confirm_time`).
+    pub fn supports_commit_confirm(&self) -> bool {
+        self.api == ApiGeneration::V15
+    }
+
+    /// The generation a version text names: `1.4…` is 1.4; `1.5…`, later `1.x` and the dated
+    /// rolling releases (`2025.…`) are 1.5 when the router also has `/info`.
+    fn from_text(text: &str, source: VersionSource) -> Self {
+        let t = text.trim().trim_start_matches("VyOS").trim();
+        let mut parts = t.split(['.', '-']);
+        let first: Option<u32> = parts.next().and_then(|p| p.parse().ok());
+        let second: Option<u32> = parts.next().and_then(|p| p.parse().ok());
+        let api = match (first, second) {
+            (Some(1), Some(m)) if m <= 4 => ApiGeneration::V14,
+            (Some(1), Some(_)) | (Some(2024..), _) if source == VersionSource::Info => {
+                ApiGeneration::V15
+            }
+            // `/info` answered but hides the version: only the 1.5 API has `/info`.
+            (None, _) if source == VersionSource::Info && t.is_empty() => ApiGeneration::V15,
+            _ => ApiGeneration::Unknown,
+        };
+        Self {
+            text: text.trim().to_owned(),
+            source,
+            api,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ShowBody<'a> {
+    op: &'static str,
+    path: &'a [&'a str],
+}
+
+impl Client {
     /// `GET /info`: the router's version and host name; `Ok(None)` on routers without the endpoint
-    /// (it answers 404 or 405 there).
+    /// (VyOS 1.4: it answers 404 or 405 there).
     ///
     /// # Errors
     /// [`Error::Http`] for transport failures, [`Error::Api`] for other refusals,
@@ -37,12 +117,67 @@ impl VyosClient {
         ) {
             return Ok(None);
         }
-        let data = decode("info", response)?;
+        let data = decode("info", &response)?;
         serde_json::from_value(data)
             .map(Some)
             .map_err(|e| Error::UnexpectedAnswer {
                 endpoint: "info",
                 message: e.to_string(),
             })
+    }
+
+    /// The router's version: `GET /info` (1.5), or `show version` through `POST /show` where
+    /// there is no `/info` (1.4). Found once, then cached for this client and its clones.
+    ///
+    /// # Errors
+    /// As [`Client::info`] and [`Client::show`].
+    pub async fn version(&self) -> Result<RouterVersion, Error> {
+        self.cached_version(async {
+            if let Some(info) = self.info().await? {
+                return Ok(RouterVersion::from_text(&info.version, VersionSource::Info));
+            }
+            let data: Value = self
+                .read(
+                    "show",
+                    &ShowBody {
+                        op: "show",
+                        path: &["version"],
+                    },
+                )
+                .await?;
+            let text = crate::client::data_text("show", data)?;
+            let version = text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("Version:"))
+                .unwrap_or("")
+                .trim()
+                .to_owned();
+            Ok(RouterVersion::from_text(
+                &version,
+                VersionSource::ShowVersion,
+            ))
+        })
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_texts_name_their_api() {
+        let show = |t| RouterVersion::from_text(t, VersionSource::ShowVersion).api;
+        let info = |t| RouterVersion::from_text(t, VersionSource::Info).api;
+        assert_eq!(show("VyOS 1.4.0"), ApiGeneration::V14);
+        assert_eq!(show("1.4-rolling-202308240020"), ApiGeneration::V14);
+        assert_eq!(show("VyOS 1.3.8"), ApiGeneration::V14);
+        // A 1.5 build without `/info` predates the commit-confirm API.
+        assert_eq!(show("1.5-rolling-202410060007"), ApiGeneration::Unknown);
+        assert_eq!(info("1.5-rolling"), ApiGeneration::V15);
+        assert_eq!(info("2025.01.01-0019-rolling"), ApiGeneration::V15);
+        assert_eq!(info(""), ApiGeneration::V15);
+        assert_eq!(info("1.4.1"), ApiGeneration::V14);
+        assert_eq!(show("circinus"), ApiGeneration::Unknown);
     }
 }

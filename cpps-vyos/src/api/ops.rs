@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::client::{VyosClient, WriteFailure, data_text};
+use crate::client::{Client, WriteFailure, data_text};
 use crate::error::{Error, Landed};
 
 #[derive(Serialize)]
@@ -29,14 +29,14 @@ fn words(path: &[&str]) -> Vec<String> {
     path.iter().map(|s| (*s).to_owned()).collect()
 }
 
-impl VyosClient {
+impl Client {
     /// `POST /show`: runs `show PATH…` (e.g. `["system", "image"]`) and returns its output.
     ///
     /// # Errors
     /// [`Error::Api`] when VyOS refuses the command, [`Error::Http`].
     pub async fn show(&self, path: &[&str]) -> Result<String, Error> {
         let path = words(path);
-        let data = self
+        let data: serde_json::Value = self
             .read(
                 "show",
                 &PathBody {
@@ -52,7 +52,7 @@ impl VyosClient {
     /// repeated on failure: generating twice gives different keys.
     ///
     /// # Errors
-    /// As [`VyosClient::reset`].
+    /// As [`Client::reset`].
     pub async fn generate(&self, path: &[&str]) -> Result<String, Error> {
         self.op_write("generate", "generate", &words(path)).await
     }
@@ -69,7 +69,7 @@ impl VyosClient {
     /// `POST /reboot`: reboots the router (`path` as for the `reboot` command, e.g. `["now"]`).
     ///
     /// # Errors
-    /// As [`VyosClient::reset`].
+    /// As [`Client::reset`].
     pub async fn reboot(&self, path: &[&str]) -> Result<String, Error> {
         self.op_write("reboot", "reboot", &words(path)).await
     }
@@ -77,7 +77,7 @@ impl VyosClient {
     /// `POST /poweroff`: powers the router off (`path` as for `poweroff`, e.g. `["now"]`).
     ///
     /// # Errors
-    /// As [`VyosClient::reset`].
+    /// As [`Client::reset`].
     pub async fn poweroff(&self, path: &[&str]) -> Result<String, Error> {
         self.op_write("poweroff", "poweroff", &words(path)).await
     }
@@ -85,7 +85,7 @@ impl VyosClient {
     /// `POST /image` with `op: add`: downloads and installs the image at `url`.
     ///
     /// # Errors
-    /// As [`VyosClient::reset`].
+    /// As [`Client::reset`].
     pub async fn image_add(&self, url: &str) -> Result<String, Error> {
         self.image(ImageBody {
             op: "add",
@@ -98,7 +98,7 @@ impl VyosClient {
     /// `POST /image` with `op: delete`: removes the installed image `name`.
     ///
     /// # Errors
-    /// As [`VyosClient::reset`].
+    /// As [`Client::reset`].
     pub async fn image_delete(&self, name: &str) -> Result<String, Error> {
         self.image(ImageBody {
             op: "delete",
@@ -111,7 +111,7 @@ impl VyosClient {
     /// `POST /image` with `op: set_default`: boots `name` next time.
     ///
     /// # Errors
-    /// As [`VyosClient::reset`].
+    /// As [`Client::reset`].
     pub async fn image_set_default(&self, name: &str) -> Result<String, Error> {
         self.image(ImageBody {
             op: "set_default",

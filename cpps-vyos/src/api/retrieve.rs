@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::client::{VyosClient, kind};
+use crate::client::{Client, kind};
 use crate::config::ConfigTree;
 use crate::error::Error;
 
@@ -44,7 +44,7 @@ fn words(path: &[&str]) -> Vec<String> {
     path.iter().map(|s| (*s).to_owned()).collect()
 }
 
-impl VyosClient {
+impl Client {
     /// `POST /retrieve` with `op: showConfig`: the configuration below `path` (empty: all) in the
     /// given form; JSON forms come back as JSON, `raw` as a JSON string.
     ///
@@ -53,7 +53,7 @@ impl VyosClient {
     /// transport failures.
     pub async fn show_config(&self, path: &[&str], format: ConfigFormat) -> Result<Value, Error> {
         let path = words(path);
-        self.read(
+        self.read::<_, Value>(
             RETRIEVE,
             &RetrieveBody {
                 op: "showConfig",
@@ -68,7 +68,7 @@ impl VyosClient {
     /// `path` as `config.boot` text.
     ///
     /// # Errors
-    /// As [`VyosClient::show_config`], and [`Error::UnexpectedAnswer`] when the answer is not text.
+    /// As [`Client::show_config`], and [`Error::UnexpectedAnswer`] when the answer is not text.
     pub async fn show_config_raw(&self, path: &[&str]) -> Result<String, Error> {
         match self.show_config(path, ConfigFormat::Raw).await? {
             Value::String(s) => Ok(s),
@@ -82,7 +82,7 @@ impl VyosClient {
     /// `POST /retrieve` (`showConfig`, `raw`) for the whole configuration, parsed into a tree.
     ///
     /// # Errors
-    /// As [`VyosClient::show_config_raw`], and [`Error::Parse`] when the text does not parse.
+    /// As [`Client::show_config_raw`], and [`Error::Parse`] when the text does not parse.
     pub async fn config_tree(&self) -> Result<ConfigTree, Error> {
         let text = self.show_config_raw(&[]).await?;
         Ok(ConfigTree::parse_boot(&text)?)
@@ -95,7 +95,7 @@ impl VyosClient {
     pub async fn return_value(&self, path: &[&str]) -> Result<Option<String>, Error> {
         let path = words(path);
         match self
-            .read(
+            .read::<_, Value>(
                 RETRIEVE,
                 &RetrieveBody {
                     op: "returnValue",
@@ -120,7 +120,7 @@ impl VyosClient {
     /// [`Error::Api`], [`Error::Http`], or [`Error::UnexpectedAnswer`] for a non-list answer.
     pub async fn return_values(&self, path: &[&str]) -> Result<Vec<String>, Error> {
         let path = words(path);
-        let data = self
+        let data: Value = self
             .read(
                 RETRIEVE,
                 &RetrieveBody {
@@ -143,7 +143,7 @@ impl VyosClient {
     pub async fn exists(&self, path: &[&str]) -> Result<bool, Error> {
         let path = words(path);
         match self
-            .read(
+            .read::<_, Value>(
                 RETRIEVE,
                 &RetrieveBody {
                     op: "exists",

@@ -10,7 +10,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 use cpps_http::test_util::MockApi;
-use cpps_vyos::VyosClient;
+use cpps_vyos::Client;
 use serde_json::{Value, json};
 use wiremock::ResponseTemplate;
 
@@ -18,9 +18,9 @@ use wiremock::ResponseTemplate;
 pub const KEY: &str = "S3cur3-test-key-do-not-log";
 
 /// A mock router and a client of it.
-pub async fn router() -> (MockApi, VyosClient) {
+pub async fn router() -> (MockApi, Client) {
     let api = MockApi::start("").await;
-    let client = VyosClient::new(api.client(), cpps_vyos::SecretString::from(KEY.to_owned()));
+    let client = Client::new(api.client(), cpps_vyos::SecretString::from(KEY.to_owned()));
     (api, client)
 }
 
@@ -49,4 +49,352 @@ pub fn config_fixture(name: &str) -> String {
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// A fake VyOS router with two version profiles.
+//
+// Its request models follow the pydantic models of the real servers field by field:
+// - 1.4: vyos-1x branch `sagitta`, `src/services/vyos-http-api-server`: `ConfigureListModel`
+//   {key: StrictStr, commands: [BaseConfigureModel {op, path (non-empty), value}]}, no
+//   `confirm_time` (pydantic v1 ignores unknown fields: the batch is committed for good);
+//   `ConfigFileModel` {key, op, file}; `config_file_op` knows `save` and `load` (with a `file`)
+//   and answers 400 "'OP' is not a valid operation" otherwise; no `/info` (FastAPI's 404).
+// - 1.5: vyos-1x `src/services/api/rest/models.py` and `routers.py`: `ConfigureListModel` adds
+//   `confirm_time: StrictInt = 0`; `ConfigFileModel` adds `string`, `confirm_time`,
+//   `destructive`, and ops `merge` and `confirm`; `commit_confirm` answers "Initialized
+//   commit-confirm; N minutes to confirm before reboot" (`python/vyos/config_mgmt.py`),
+//   `confirm` "Reboot timer stopped" or "No confirm pending"; `GET /info`.
+// Both: a batch that changes `service https` is answered with `self_ref_msg` and committed in a
+// background task whose failure is only logged (`call_commit`); showConfig `raw` answers the
+// configuration with a blank first column (vyatta-cfg `src/cnode/cnode-algorithm.cpp`); `show
+// system commit file 0` answers the archived config.boot with its footer.
+// ---------------------------------------------------------------------------------------------
+
+use std::sync::{Arc, Mutex};
+
+use cpps_vyos::config::{Command as VCommand, ConfigTree};
+
+/// Which server the fake imitates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    /// VyOS 1.4 (sagitta).
+    V14,
+    /// VyOS 1.5 (current).
+    V15,
+}
+
+/// The fake router's state, shared with the test.
+#[derive(Debug)]
+pub struct RouterState {
+    pub running: ConfigTree,
+    pub saved: ConfigTree,
+    pub confirm_pending: Option<u32>,
+    /// Requests received: (path, JSON body).
+    pub requests: Vec<(String, Value)>,
+    /// Whether the background commit of a `service https` change fails (and is dropped).
+    pub https_commit_fails: bool,
+    /// The footer of the archived config.boot; `None`: no commit archive.
+    pub footer: Option<String>,
+}
+
+/// The fake router.
+#[derive(Clone)]
+pub struct FakeRouter {
+    pub profile: Profile,
+    pub state: Arc<Mutex<RouterState>>,
+}
+
+pub const FOOTER: &str = "// Warning: Do not remove the following line.\n// vyos-config-version: \"bgp@5:https@6:interfaces@32:system@27\"\n// Release version: 1.4.0\n";
+
+impl FakeRouter {
+    pub fn new(profile: Profile, running: ConfigTree) -> Self {
+        Self {
+            profile,
+            state: Arc::new(Mutex::new(RouterState {
+                saved: running.clone(),
+                running,
+                confirm_pending: None,
+                requests: Vec::new(),
+                https_commit_fails: false,
+                footer: Some(FOOTER.to_owned()),
+            })),
+        }
+    }
+
+    /// Serves the fake on a fresh mock server and gives a client of it.
+    pub async fn start(self) -> (MockApi, Client, FakeRouter) {
+        let api = MockApi::start("").await;
+        wiremock::Mock::given(wiremock::matchers::any())
+            .respond_with(self.clone())
+            .with_priority(1)
+            .mount(api.server())
+            .await;
+        let client = Client::new(api.client(), cpps_vyos::SecretString::from(KEY.to_owned()));
+        (api, client, self)
+    }
+
+    pub fn requests_to(&self, path: &str) -> Vec<Value> {
+        self.state
+            .lock()
+            .unwrap()
+            .requests
+            .iter()
+            .filter(|(p, _)| p == path)
+            .map(|(_, b)| b.clone())
+            .collect()
+    }
+
+    pub fn running(&self) -> ConfigTree {
+        self.state.lock().unwrap().running.clone()
+    }
+}
+
+/// A pydantic validation failure, answered as the servers' `validation_exception_handler` does.
+fn invalid(msg: &str) -> ResponseTemplate {
+    err(400, msg)
+}
+
+fn str_field<'a>(body: &'a Value, name: &str) -> Result<Option<&'a str>, ResponseTemplate> {
+    match body.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(invalid(&format!(
+            "{{'loc': ('body', '{name}'), 'msg': 'str type expected'}}"
+        ))),
+    }
+}
+
+fn path_field(body: &Value) -> Result<Vec<String>, ResponseTemplate> {
+    match body.get("path") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| invalid("{'loc': ('body', 'path'), 'msg': 'str type expected'}"))
+            })
+            .collect(),
+        _ => Err(invalid(
+            "{'loc': ('body', 'path'), 'msg': 'field required'}",
+        )),
+    }
+}
+
+impl FakeRouter {
+    fn configure(&self, body: &Value) -> ResponseTemplate {
+        let Some(Value::Array(cmds)) = body.get("commands") else {
+            return invalid("{'loc': ('body', 'commands'), 'msg': 'field required'}");
+        };
+        // 1.4's model has no confirm_time: pydantic drops the field.
+        let confirm_time = match (self.profile, body.get("confirm_time")) {
+            (Profile::V15, Some(Value::Number(n))) => n.as_u64().unwrap_or(0) as u32,
+            (Profile::V15, Some(Value::Null) | None) | (Profile::V14, _) => 0,
+            (Profile::V15, Some(_)) => {
+                return invalid(
+                    "{'loc': ('body', 'confirm_time'), 'msg': 'Input should be a valid integer'}",
+                );
+            }
+        };
+        let mut working = self.running();
+        let mut https = false;
+        for c in cmds {
+            let op = match str_field(c, "op") {
+                Ok(Some(op)) => op.to_owned(),
+                Ok(None) => {
+                    return invalid("{'loc': ('body', 'commands', 'op'), 'msg': 'field required'}");
+                }
+                Err(e) => return e,
+            };
+            let path = match path_field(c) {
+                Ok(p) if !p.is_empty() => p,
+                Ok(_) => return invalid("{'msg': 'path must be non-empty'}"),
+                Err(e) => return e,
+            };
+            let value = match str_field(c, "value") {
+                Ok(v) => v.map(str::to_owned),
+                Err(e) => return e,
+            };
+            https |= path.first().map(String::as_str) == Some("service")
+                && path.get(1).map(String::as_str) == Some("https");
+            let cmd = match op.as_str() {
+                "set" => VCommand::set(path.clone(), value.as_deref()),
+                "delete" => VCommand::delete(path.clone(), value.as_deref()),
+                "comment" => VCommand::comment(path.clone(), value.as_deref().unwrap_or("")),
+                other => return err(400, &format!("'{other}' is not a valid operation")),
+            };
+            if let Err(e) = working.apply(&cmd) {
+                return err(
+                    400,
+                    &format!("Configuration path: [{}] is not valid\n{e}", path.join(" ")),
+                );
+            }
+        }
+        let mut msg = String::new();
+        if confirm_time > 0 {
+            let mut st = self.state.lock().unwrap();
+            if st.confirm_pending.is_some() {
+                return err(400, "Another confirm is pending");
+            }
+            st.confirm_pending = Some(confirm_time);
+            msg.push_str(&format!(
+                "Initialized commit-confirm; {confirm_time} minutes to confirm before reboot\n"
+            ));
+        }
+        if https {
+            let state = self.state.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                let mut st = state.lock().unwrap();
+                if !st.https_commit_fails {
+                    st.running = working;
+                }
+            });
+            msg.push_str("Requested HTTP API server configuration change; commit will be called in the background");
+        } else {
+            self.state.lock().unwrap().running = working;
+        }
+        ok(if msg.is_empty() {
+            Value::Null
+        } else {
+            Value::String(msg)
+        })
+    }
+
+    fn config_file(&self, body: &Value) -> ResponseTemplate {
+        let op = match str_field(body, "op") {
+            Ok(Some(op)) => op.to_owned(),
+            Ok(None) => return invalid("{'loc': ('body', 'op'), 'msg': 'field required'}"),
+            Err(e) => return e,
+        };
+        let file = str_field(body, "file").ok().flatten().map(str::to_owned);
+        let mut st = self.state.lock().unwrap();
+        match (self.profile, op.as_str()) {
+            (_, "save") => {
+                st.saved = st.running.clone();
+                let target = file.unwrap_or_else(|| "/config/config.boot".to_owned());
+                ok(json!(format!(
+                    "Saving configuration to '{target}'...\nDone\n"
+                )))
+            }
+            (Profile::V15, "confirm") => match st.confirm_pending.take() {
+                Some(_) => ok(json!("Reboot timer stopped\n")),
+                None => ok(json!("No confirm pending")),
+            },
+            (Profile::V15, "load" | "merge") => {
+                let Some(text) = str_field(body, "string").ok().flatten() else {
+                    return err(400, "Missing required field \"file | string\"");
+                };
+                let Ok(tree) = ConfigTree::parse_boot(text) else {
+                    return err(400, "Failed to parse specified config file");
+                };
+                if op == "load" {
+                    st.running = tree;
+                } else {
+                    for c in tree.to_commands() {
+                        let _ = st.running.apply(&c);
+                    }
+                }
+                let minutes = body
+                    .get("confirm_time")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                if minutes > 0 {
+                    st.confirm_pending = Some(minutes as u32);
+                    return ok(json!(format!(
+                        "Initialized commit-confirm; {minutes} minutes to confirm before reboot\n"
+                    )));
+                }
+                ok(Value::Null)
+            }
+            (Profile::V14, "load") if file.is_some() => ok(Value::Null),
+            (Profile::V14, "load") => err(400, "Missing required field \"file\""),
+            (_, other) => err(400, &format!("'{other}' is not a valid operation")),
+        }
+    }
+
+    fn retrieve(&self, body: &Value) -> ResponseTemplate {
+        let op = str_field(body, "op")
+            .ok()
+            .flatten()
+            .unwrap_or("")
+            .to_owned();
+        let path = match path_field(body) {
+            Ok(p) => p,
+            Err(e) => return e,
+        };
+        let st = self.state.lock().unwrap();
+        match op.as_str() {
+            "showConfig" => ok(json!(st.running.to_show_config_string())),
+            "returnValue" => ok(st.running.value(&path).map_or(Value::Null, |v| json!(v))),
+            "returnValues" => ok(json!(st.running.values(&path))),
+            "exists" => ok(json!(st.running.exists(&path))),
+            other => err(400, &format!("'{other}' is not a valid operation")),
+        }
+    }
+
+    fn show(&self, body: &Value) -> ResponseTemplate {
+        let path = match path_field(body) {
+            Ok(p) => p,
+            Err(e) => return e,
+        };
+        let st = self.state.lock().unwrap();
+        match path
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .as_slice()
+        {
+            ["version"] => ok(json!(match self.profile {
+                Profile::V14 =>
+                    "Version:          VyOS 1.4.0\nRelease train:    sagitta\n\nBuilt by:         autobuild@vyos.net\n",
+                Profile::V15 =>
+                    "Version:          VyOS 2025.01.10-0020-rolling\nRelease train:    current\n",
+            })),
+            ["system", "commit", "file", "0"] => match &st.footer {
+                Some(f) => {
+                    let mut saved = st.saved.clone();
+                    saved.footer = Some(f.clone());
+                    ok(json!(saved.to_boot_string()))
+                }
+                None => err(400, "commit revision 0 not available"),
+            },
+            _ => err(400, "Invalid command"),
+        }
+    }
+}
+
+impl wiremock::Respond for FakeRouter {
+    fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
+        let path = request.url.path().trim_start_matches('/').to_owned();
+        if path == "info" {
+            return match self.profile {
+                // FastAPI's answer for a route that does not exist.
+                Profile::V14 => {
+                    ResponseTemplate::new(404).set_body_json(json!({"detail": "Not Found"}))
+                }
+                Profile::V15 => ok(json!({
+                    "version": "2025.01.10-0020-rolling",
+                    "hostname": self.running().host_name().unwrap_or("vyos"),
+                    "banner": "Welcome to VyOS",
+                })),
+            };
+        }
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        self.state
+            .lock()
+            .unwrap()
+            .requests
+            .push((path.clone(), body.clone()));
+        if body.get("key").and_then(Value::as_str) != Some(KEY) {
+            return err(401, "Valid API key is required");
+        }
+        match path.as_str() {
+            "configure" => self.configure(&body),
+            "config-file" => self.config_file(&body),
+            "retrieve" => self.retrieve(&body),
+            "show" => self.show(&body),
+            _ => ResponseTemplate::new(404).set_body_json(json!({"detail": "Not Found"})),
+        }
+    }
 }

@@ -1,88 +1,112 @@
-//! `vyos-backup`: saves a VyOS router's configuration in `config.boot` and `set` forms, named with
-//! the router's host name and the UTC time, and prints what changed since the previous backup in the
-//! same folder. Read-only towards the router (one `POST /retrieve`).
+//! `vyos-backup`: saves a VyOS router's configuration in `config.boot` and `set` forms, in a folder
+//! of that router, named with the router's host name and the UTC time, and prints what changed
+//! since that router's previous backup. Read-only towards the router (`POST /retrieve` and
+//! `POST /show`).
 //!
 //! ```text
-//! VYOS_URL=https://192.168.10.1 VYOS_API_KEY=… vyos-backup --out DIR [--redact]
+//! VYOS_URL=https://192.168.10.1 VYOS_API_KEY=… [VYOS_FINGERPRINT=AB:CD:…] vyos-backup --out DIR [--redact] [--timeout SECONDS]
 //! ```
-//!
-//! TLS comes from cpps-http's variables: `CPPS_CA_FILE`, `CPPS_FINGERPRINT` (SHA-256 of the router's
-//! certificate) or `CPPS_INSECURE=true`; without any, the system roots.
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Parser;
-use cpps_http::{HttpClient, SecretString, TlsMode, Url};
-use cpps_vyos::VyosClient;
 use cpps_vyos::backup::{BackupOptions, backup};
+use cpps_vyos::{ClientBuilder, Url};
 
-/// Back up a VyOS router's configuration. (No `Debug`: it holds the API key.)
+/// Back up a VyOS router's configuration.
+///
+/// The router comes from the environment: VYOS_URL (the API root, e.g. https://192.168.10.1/),
+/// VYOS_API_KEY (`service https api keys id … key …`) and VYOS_FINGERPRINT (SHA-256 of the
+/// router's certificate, AB:CD:…; without it the system roots verify it).
+///
+/// Each router gets a folder below DIR, named after its address; the previous backup is the
+/// newest one in that folder. Backup files are created with mode 0600 and the folders this
+/// program creates with mode 0700: unless --redact is given, a backup holds every secret of the
+/// router. The config.boot file is the router's own text, byte for byte, followed by the
+/// `// vyos-config-version:` footer of its saved configuration.
 #[derive(Parser)]
 #[command(name = "vyos-backup", version)]
 struct Args {
-    /// The folder for the backups (created when missing).
+    /// The folder for the backups (created when missing, mode 0700).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// Replace secrets (keys, passwords, hashes, SNMP communities) before writing.
+    /// Replace secrets (keys, passwords, hashes, PSKs, SNMP communities, the password of
+    /// commit-archive URLs) before writing; public keys are kept.
     #[arg(long)]
     redact: bool,
-    /// The router's API URL.
-    #[arg(long, env = "VYOS_URL", value_name = "URL")]
-    url: Url,
-    /// The API key (`service https api keys id … key …`).
-    #[arg(long, env = "VYOS_API_KEY", hide_env_values = true, value_name = "KEY")]
-    api_key: String,
-    /// Seconds to wait for the router.
-    #[arg(long, default_value_t = 30)]
+    /// The router's API URL (default: $VYOS_URL).
+    #[arg(long, value_name = "URL")]
+    url: Option<Url>,
+    /// Seconds the whole run may take, every request and retry included; the run stops with an
+    /// error when they are up.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     timeout: u64,
-}
-
-impl Args {
-    fn api_key(&self) -> SecretString {
-        SecretString::from(self.api_key.clone())
-    }
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let args = Args::parse();
-    match run(&args).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+    let timeout = Duration::from_secs(args.timeout.max(1));
+    let started = Instant::now();
+    let outcome = tokio::time::timeout(timeout, run(&args, timeout)).await;
+    match outcome {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
             eprintln!("vyos-backup: {e:#}");
+            ExitCode::FAILURE
+        }
+        Err(_) => {
+            eprintln!(
+                "vyos-backup: gave up after {:.1} s (--timeout {})",
+                started.elapsed().as_secs_f64(),
+                args.timeout
+            );
             ExitCode::FAILURE
         }
     }
 }
 
-async fn run(args: &Args) -> anyhow::Result<()> {
-    let tls = TlsMode::from_env(
-        &cpps_http::TlsVars::new()
-            .ca_file("CPPS_CA_FILE")
-            .fingerprint("CPPS_FINGERPRINT")
-            .insecure("CPPS_INSECURE"),
-        &cpps_http::env::process_env,
-    )
-    .context("TLS settings")?
-        .unwrap_or(TlsMode::SystemRoots);
-    let http = HttpClient::builder(args.url.clone())
-        .tls(tls)
-        .request_timeout(Duration::from_secs(args.timeout))
-        .deadline(Duration::from_secs(args.timeout.saturating_mul(2)))
+async fn run(args: &Args, timeout: Duration) -> anyhow::Result<()> {
+    let url = args.url.as_ref().map(Url::to_string);
+    let lookup = |name: &str| match (name, &url) {
+        (cpps_vyos::ENV_URL, Some(u)) => Some(u.clone()),
+        _ => cpps_http::env::process_env(name),
+    };
+    // Each call ends within the run's time: one attempt may use it all, retries share it.
+    let router = ClientBuilder::from_env(&lookup)
+        .context("router settings")?
+        .connect_timeout(timeout.min(Duration::from_secs(10)))
+        .request_timeout(timeout)
+        .deadline(timeout)
         .build()
         .context("HTTP client")?;
-    let router = VyosClient::new(http, args.api_key());
     let mut opts = BackupOptions::new(&args.out);
     opts.redact = args.redact;
     let report = backup(&router, &opts).await.context("backup")?;
     println!("saved {}", report.boot_file.display());
     println!("saved {}", report.set_file.display());
+    match &report.footer {
+        Some(footer) => println!(
+            "footer: {}",
+            footer
+                .lines()
+                .find(|l| l.contains("vyos-config-version") || l.contains("config-version"))
+                .unwrap_or("(kept)")
+        ),
+        None => println!("footer: none"),
+    }
+    for w in &report.warnings {
+        println!("warning: {w}");
+    }
     match &report.previous {
-        None => println!("no previous backup in {}", args.out.display()),
+        None => println!(
+            "no previous backup of this router in {}",
+            report.router_dir.display()
+        ),
         Some(prev) if report.changes.is_empty() => println!("no change since {}", prev.display()),
         Some(prev) => {
             println!(
@@ -91,9 +115,28 @@ async fn run(args: &Args) -> anyhow::Result<()> {
                 prev.display()
             );
             for c in &report.changes {
-                println!("{c}");
+                if args.redact {
+                    println!("{c}");
+                } else {
+                    // The changes of an unredacted backup are printed with secrets hidden.
+                    println!("{}", redacted_line(c));
+                }
             }
         }
     }
     Ok(())
+}
+
+/// A command as text, its value hidden when it is a secret (same list as `--redact`).
+fn redacted_line(c: &cpps_vyos::Command) -> String {
+    if c.op != cpps_vyos::Op::Comment
+        && c.value.is_some()
+        && cpps_vyos::config::secrets::is_secret_path(&c.path)
+    {
+        let mut hidden = c.clone();
+        hidden.value = Some(cpps_vyos::config::secrets::REDACTED.to_owned());
+        hidden.to_string()
+    } else {
+        c.to_string()
+    }
 }

@@ -1,22 +1,22 @@
 //! VyOS: the router's host name, VRRP groups and WireGuard peers.
 
 use async_trait::async_trait;
-use cpps_vyos::{ConfigTree, VyosClient};
+use cpps_vyos::{Client, ConfigTree};
 
 use super::Source;
 use crate::live::facts::{SourceFailure, SourceKind, VrrpFact, VyosFacts};
 
-/// A site's VyOS router, read through [`cpps_vyos::VyosClient::config_tree`]
+/// A site's VyOS router, read through [`cpps_vyos::Client::config_tree`]
 /// (`POST /retrieve`, `showConfig`).
 #[derive(Debug, Clone)]
 pub struct VyosSource {
-    client: VyosClient,
+    client: Client,
     endpoint: String,
 }
 
 impl VyosSource {
     /// A source over `client`, reported as `endpoint`.
-    pub fn new(client: VyosClient, endpoint: impl Into<String>) -> Self {
+    pub fn new(client: Client, endpoint: impl Into<String>) -> Self {
         Self {
             client,
             endpoint: endpoint.into(),

@@ -1,0 +1,370 @@
+//! Safe writes on VyOS 1.4 and 1.5: the router's version decides whether commit-confirm can be
+//! used, a commit-confirm is never silently lost, a confirmed change is saved, background commits
+//! of `service https` are detected and checked, and every write is read back per command. The
+//! fake router of `common` answers as each server's code does (its comment names the files).
+
+mod common;
+
+use std::num::NonZeroU32;
+
+use common::{FakeRouter, KEY, Profile, err, ok};
+use cpps_http::test_util::MockApi;
+use cpps_vyos::config::ConfigTree;
+use cpps_vyos::{ApiGeneration, Client, Command, ConfirmAction, Error, Landed};
+use serde_json::json;
+use wiremock::Mock;
+use wiremock::matchers::{method, path};
+
+fn start_tree() -> ConfigTree {
+    ConfigTree::parse_boot(
+        "interfaces {\n    ethernet eth0 {\n        address 192.0.2.1/24\n    }\n}\nsystem {\n    host-name sp-gw\n}\n",
+    )
+    .unwrap()
+}
+
+fn batch() -> Vec<Command> {
+    vec![
+        Command::set(
+            ["interfaces", "ethernet", "eth0", "description"],
+            Some("Bob's uplink"),
+        ),
+        Command::set(["system", "host-name"], Some("sp-gw2")),
+        Command::delete(["system", "host-name"], Some("sp-gw")),
+    ]
+}
+
+fn five() -> Option<NonZeroU32> {
+    NonZeroU32::new(5)
+}
+
+/// vyos-1x `sagitta` `src/services/vyos-http-api-server`: `ConfigureListModel` has no
+/// `confirm_time` (pydantic drops it and commits for good) and `config_file_op` has no `confirm`;
+/// there is no `/info`, so the version comes from `show version` (`show_op`).
+#[tokio::test]
+async fn on_1_4_commit_confirm_is_refused_before_anything_is_written() {
+    let (api, client, fake) = FakeRouter::new(Profile::V14, start_tree()).start().await;
+    let version = client.version().await.unwrap();
+    assert_eq!(version.api, ApiGeneration::V14);
+    assert_eq!(version.text, "VyOS 1.4.0");
+    let err = client.configure(&batch(), five()).await.unwrap_err();
+    match &err {
+        Error::CommitConfirmUnsupported { version, reason } => {
+            assert_eq!(version, "VyOS 1.4.0");
+            assert!(reason.contains("committed for good"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(err.delivery(), cpps_http::Delivery::NotSent);
+    assert!(fake.requests_to("configure").is_empty());
+    assert_eq!(fake.running(), start_tree());
+    // `confirm` is refused too, and the plan says why.
+    assert!(matches!(
+        client.confirm().await,
+        Err(Error::CommitConfirmUnsupported { .. })
+    ));
+    let plan = client.plan_configure(&batch(), five()).await.unwrap();
+    assert!(plan.commit_confirm.is_none());
+    assert!(
+        plan.to_string().contains("commit-confirm REFUSED"),
+        "{plan}"
+    );
+    // The version was found once: one `show version`.
+    assert_eq!(fake.requests_to("show").len(), 1);
+    assert!(api.unexpected_requests().is_empty());
+}
+
+/// A plain batch on 1.4 is one `/configure` with exactly the fields of `ConfigureListModel`
+/// (sagitta): no `confirm_time` key at all; it is read back and every command judged.
+#[tokio::test]
+async fn on_both_versions_a_batch_is_one_request_read_back_per_command() {
+    for profile in [Profile::V14, Profile::V15] {
+        let (_api, client, fake) = FakeRouter::new(profile, start_tree()).start().await;
+        let done = client.configure(&batch(), None).await.unwrap();
+        let sent = fake.requests_to("configure");
+        assert_eq!(sent.len(), 1);
+        assert_eq!(
+            sent[0],
+            json!({"key": KEY, "commands": [
+                {"op": "set", "path": ["interfaces", "ethernet", "eth0", "description"], "value": "Bob's uplink"},
+                {"op": "set", "path": ["system", "host-name"], "value": "sp-gw2"},
+                {"op": "delete", "path": ["system", "host-name"], "value": "sp-gw"},
+            ]}),
+            "{profile:?}"
+        );
+        assert_eq!(done.landed, Landed::Yes, "{profile:?}");
+        assert_eq!(
+            done.commands.iter().map(|c| c.landed).collect::<Vec<_>>(),
+            [Some(true), Some(true), Some(true)]
+        );
+        assert!(!done.background_commit);
+        assert_eq!(fake.running().host_name(), Some("sp-gw2"));
+    }
+}
+
+/// vyos-1x `src/services/api/rest/models.py` (1.5): `confirm_time: StrictInt` at the top level of
+/// `ConfigureListModel`; `routers.py` answers `commit_confirm`'s text, `python/vyos/config_mgmt.py`
+/// "Initialized commit-confirm; N minutes to confirm before reboot"; `confirm` answers "Reboot
+/// timer stopped". `vyos-http-api.md`: `commit-confirm action` is `reboot` (to the saved
+/// configuration) by default. The confirmed change is saved afterwards.
+#[tokio::test]
+async fn on_1_5_commit_confirm_says_what_happens_and_confirm_saves() {
+    let (api, client, fake) = FakeRouter::new(Profile::V15, start_tree()).start().await;
+    let plan = client.plan_configure(&batch(), five()).await.unwrap();
+    assert_eq!(plan.version.api, ApiGeneration::V15);
+    let cc = plan.commit_confirm.clone().unwrap();
+    assert_eq!((cc.minutes, &cc.action), (5, &ConfirmAction::Reboot));
+    let text = plan.to_string();
+    assert!(
+        text.contains("REBOOT the router into its saved configuration"),
+        "{text}"
+    );
+    assert!(
+        text.contains("after the confirm the configuration is saved"),
+        "{text}"
+    );
+    assert!(
+        fake.requests_to("configure").is_empty(),
+        "a plan writes nothing"
+    );
+
+    let done = client.configure(&batch(), five()).await.unwrap();
+    assert_eq!(fake.requests_to("configure")[0]["confirm_time"], json!(5));
+    assert!(
+        done.message
+            .starts_with("Initialized commit-confirm; 5 minutes")
+    );
+    assert_eq!(done.commit_confirm.unwrap().action, ConfirmAction::Reboot);
+    assert_eq!(done.landed, Landed::Yes);
+    let saved = fake.state.lock().unwrap().saved.clone();
+    assert_ne!(saved, fake.running(), "not saved yet");
+
+    let confirmed = client.confirm().await.unwrap();
+    assert_eq!(confirmed.message, "Reboot timer stopped\n");
+    let files = fake.requests_to("config-file");
+    assert_eq!(
+        files,
+        [
+            json!({"key": KEY, "op": "confirm"}),
+            json!({"key": KEY, "op": "save"})
+        ]
+    );
+    let saved = fake.state.lock().unwrap().saved.clone();
+    assert_eq!(saved, fake.running());
+    // The version came from `/info`, once.
+    assert!(fake.requests_to("show").is_empty());
+    assert!(api.unexpected_requests().is_empty());
+
+    // A second confirm finds nothing pending: `confirm` in `config_mgmt.py` answers
+    // "No confirm pending" (the timer ran out, or nothing was committed with confirm).
+    assert!(matches!(
+        client.confirm().await,
+        Err(Error::NothingToConfirm { .. })
+    ));
+}
+
+/// `system config-management commit-confirm action reload` (`vyos-http-api.md`,
+/// "Commit-confirm") is read and said in the plan.
+#[tokio::test]
+async fn the_confirm_action_is_read_from_the_router() {
+    let mut tree = start_tree();
+    tree.apply(&Command::set(
+        ["system", "config-management", "commit-confirm", "action"],
+        Some("reload"),
+    ))
+    .unwrap();
+    let (_api, client, _fake) = FakeRouter::new(Profile::V15, tree).start().await;
+    let plan = client.plan_configure(&batch(), five()).await.unwrap();
+    assert_eq!(
+        plan.commit_confirm.as_ref().unwrap().action,
+        ConfirmAction::Reload
+    );
+    assert!(
+        plan.to_string()
+            .contains("reload the previous configuration")
+    );
+}
+
+/// A server that drops `confirm_time` (1.4's pydantic model, or any build without it) answers
+/// success without "Initialized commit-confirm": the client reports it as an error that says the
+/// change may be committed for good, with what the read-back found.
+#[tokio::test]
+async fn an_answer_without_initialized_commit_confirm_is_an_error() {
+    let api = MockApi::start("").await;
+    let client = Client::new(api.client(), cpps_vyos::SecretString::from(KEY.to_owned()));
+    Mock::given(method("GET"))
+        .and(path("/info"))
+        .respond_with(ok(
+            json!({"version": "1.5-rolling", "hostname": "r1", "banner": ""}),
+        ))
+        .mount(api.server())
+        .await;
+    let after = "system {\n    host-name r2\n}\n";
+    Mock::given(method("POST"))
+        .and(path("/retrieve"))
+        .respond_with(ok(json!(after)))
+        .mount(api.server())
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/configure"))
+        .respond_with(ok(json!(null)))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    let cmds = vec![Command::set(["system", "host-name"], Some("r2"))];
+    match client.configure(&cmds, five()).await {
+        Err(Error::CommitConfirmNotInitialized {
+            endpoint: "configure",
+            message,
+            landed,
+        }) => {
+            assert_eq!(message, "");
+            assert_eq!(landed, Landed::Yes);
+        }
+        other => panic!("{other:?}"),
+    }
+    api.verify().await;
+}
+
+/// vyos-1x `routers.py` (and sagitta's `vyos-http-api-server`): a change below `service https`
+/// is answered with `self_ref_msg` before the commit runs in a background task (`call_commit`),
+/// whose failure is only logged. The client says so and reads back until it sees the change.
+#[tokio::test]
+async fn https_changes_are_committed_in_the_background_and_checked() {
+    for profile in [Profile::V14, Profile::V15] {
+        let (_api, client, _fake) = FakeRouter::new(profile, start_tree()).start().await;
+        let cmds = vec![Command::set(
+            ["service", "https", "listen-address"],
+            Some("192.0.2.1"),
+        )];
+        let done = client.configure(&cmds, None).await.unwrap();
+        assert!(done.background_commit, "{profile:?}");
+        assert!(
+            done.message
+                .contains("commit will be called in the background")
+        );
+        assert!(
+            done.warnings
+                .iter()
+                .any(|w| w.contains("in the background"))
+        );
+        assert_eq!(done.landed, Landed::Yes, "{profile:?}");
+    }
+    // The background commit fails: the answer was success all the same; the read-back tells.
+    let fake = FakeRouter::new(Profile::V15, start_tree());
+    fake.state.lock().unwrap().https_commit_fails = true;
+    let (_api, client, _fake) = fake.start().await;
+    let cmds = vec![Command::set(
+        ["service", "https", "listen-address"],
+        Some("192.0.2.1"),
+    )];
+    let done = client.configure(&cmds, None).await.unwrap();
+    assert_eq!(done.landed, Landed::No);
+    assert_eq!(done.commands[0].landed, Some(false));
+    assert!(
+        done.warnings
+            .iter()
+            .any(|w| w.contains("does not show the whole change"))
+    );
+}
+
+/// Every write is read back: a router that applied only part of a batch is reported as partly
+/// landed, command by command.
+#[tokio::test]
+async fn a_partly_applied_batch_is_reported_per_command() {
+    let api = MockApi::start("").await;
+    let client = Client::new(api.client(), cpps_vyos::SecretString::from(KEY.to_owned()));
+    Mock::given(method("POST"))
+        .and(path("/configure"))
+        .respond_with(ok(json!(null)))
+        .mount(api.server())
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/retrieve"))
+        .respond_with(ok(json!(" system {\n     host-name sp-gw2\n }\n")))
+        .mount(api.server())
+        .await;
+    let done = client.configure(&batch(), None).await.unwrap();
+    assert_eq!(
+        done.landed,
+        Landed::Partly {
+            landed: 2,
+            checked: 3
+        }
+    );
+    assert_eq!(
+        done.commands.iter().map(|c| c.landed).collect::<Vec<_>>(),
+        [Some(false), Some(true), Some(true)]
+    );
+    assert!(done.to_owned().landed.to_string().contains("2 of 3"));
+    let _ = err;
+}
+
+#[test]
+fn the_builder_reads_the_vyos_variables() {
+    use std::collections::HashMap;
+    let vars: HashMap<&str, &str> = HashMap::from([
+        ("VYOS_URL", "https://192.0.2.1/"),
+        ("VYOS_API_KEY", "k3y"),
+        (
+            "VYOS_FINGERPRINT",
+            "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89",
+        ),
+    ]);
+    let lookup = |name: &str| vars.get(name).map(|v| (*v).to_owned());
+    let client = cpps_vyos::ClientBuilder::from_env(&lookup)
+        .unwrap()
+        .build()
+        .unwrap();
+    assert_eq!(client.http().base_url().as_str(), "https://192.0.2.1/");
+    assert!(!format!("{client:?}").contains("k3y"));
+
+    let missing = |name: &str| (name == "VYOS_API_KEY").then(|| "k".to_owned());
+    let e = cpps_vyos::ClientBuilder::from_env(&missing)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("VYOS_URL"), "{e}");
+    let no_key = |name: &str| (name == "VYOS_URL").then(|| "https://r/".to_owned());
+    let e = cpps_vyos::ClientBuilder::from_env(&no_key)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("VYOS_API_KEY"), "{e}");
+    let bad_pin = |name: &str| match name {
+        "VYOS_URL" => Some("https://r/".to_owned()),
+        "VYOS_API_KEY" => Some("k".to_owned()),
+        "VYOS_FINGERPRINT" => Some("nope".to_owned()),
+        _ => None,
+    };
+    let e = format!(
+        "{:#}",
+        anyhow_like(cpps_vyos::ClientBuilder::from_env(&bad_pin).unwrap_err())
+    );
+    assert!(e.contains("VYOS_FINGERPRINT"), "{e}");
+}
+
+fn anyhow_like(e: Error) -> String {
+    let mut out = e.to_string();
+    let mut src = std::error::Error::source(&e);
+    while let Some(s) = src {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        src = s.source();
+    }
+    out
+}
+
+/// The router echoing the key in an error message never gets it into the error (cpps-http
+/// scrubs the client's own secrets from server texts).
+#[tokio::test]
+async fn an_echoed_key_is_scrubbed_from_errors() {
+    let api = MockApi::start("").await;
+    let client = Client::new(api.client(), cpps_vyos::SecretString::from(KEY.to_owned()));
+    Mock::given(method("POST"))
+        .and(path("/retrieve"))
+        .respond_with(err(400, &format!("key '{KEY}' may not read this path")))
+        .mount(api.server())
+        .await;
+    let e = client.exists(&["system"]).await.unwrap_err();
+    let text = format!("{e} {e:?}");
+    assert!(!text.contains(KEY), "{text}");
+    assert_eq!(e.status(), Some(cpps_http::StatusCode::BAD_REQUEST));
+}
