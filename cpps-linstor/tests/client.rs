@@ -515,3 +515,40 @@ async fn echoed_credentials_never_reach_an_error() {
         "the rest of the message is kept"
     );
 }
+
+// A reachable controller keeps its retries when others are listed after it: the one-attempt
+// rule is for requests that did not reach it. A 503 (the controller starting up) is retried on
+// the same controller, and the next one is never asked.
+#[tokio::test]
+async fn a_reachable_first_controller_still_gets_its_retries() {
+    let first = mock().await;
+    let second = mock().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/controller/version"))
+        .respond_with(ResponseTemplate::new(503))
+        .up_to_n_times(1)
+        .expect(1)
+        .mount(first.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/v1/controller/version"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(version_body("first")))
+        .expect(1)
+        .mount(first.server())
+        .await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(version_body("second")))
+        .expect(0)
+        .mount(second.server())
+        .await;
+    let (first_url, second_url) = (first.base_url(), second.base_url());
+    let client = client_with_retries(&[&first_url, &second_url]);
+    let version = client
+        .controller_version()
+        .await
+        .expect("the first answers");
+    assert_eq!(version.version.as_deref(), Some("first"));
+    assert_eq!(client.active_controller(), &first_url);
+    first.verify().await;
+    second.verify().await;
+}
