@@ -107,62 +107,62 @@ macro_rules! typed_id {
 }
 
 typed_id!(
-    /// Id of a [`Site`] (`franca`, `sp`).
+    /// Id of a [`Site`](super::Site) (`franca`, `sp`).
     SiteId
 );
 typed_id!(
-    /// Id of a [`HardwareTier`] (`tier-2a`, `tier-3`).
+    /// Id of a [`HardwareTier`](super::HardwareTier) (`tier-2a`, `tier-3`).
     TierId
 );
 typed_id!(
-    /// Id of a [`Host`], a Proxmox node (`pve-ippri-31`).
+    /// Id of a [`Host`](super::Host), a Proxmox node (`pve-ippri-31`).
     HostId
 );
 typed_id!(
-    /// Id of a [`Guest`], a VM or LXC (`gpu-sp-01`).
+    /// Id of a [`Guest`](super::Guest), a VM or LXC (`gpu-sp-01`).
     GuestId
 );
 typed_id!(
-    /// Id of a [`ProxmoxCluster`].
+    /// Id of a [`ProxmoxCluster`](super::ProxmoxCluster).
     ProxmoxClusterId
 );
 typed_id!(
-    /// Id of a [`LinstorPool`].
+    /// Id of a [`LinstorPool`](super::LinstorPool).
     LinstorPoolId
 );
 typed_id!(
-    /// Id of a [`K3sCluster`].
+    /// Id of a [`K3sCluster`](super::K3sCluster).
     K3sClusterId
 );
 typed_id!(
-    /// Id of an [`ArgoCd`] instance.
+    /// Id of an [`ArgoCd`](super::ArgoCd) instance.
     ArgoCdId
 );
 typed_id!(
-    /// Id of a [`Pbs`] server.
+    /// Id of a [`Pbs`](super::Pbs) server.
     PbsId
 );
 typed_id!(
-    /// Id of a VyOS [`Router`].
+    /// Id of a VyOS [`Router`](super::Router).
     RouterId
 );
 typed_id!(
-    /// Id of a [`Traefik`] instance.
+    /// Id of a [`Traefik`](super::Traefik) instance.
     TraefikId
 );
 typed_id!(
-    /// Id of a cross-site [`Link`].
+    /// Id of a cross-site [`Link`](super::Link).
     LinkId
 );
 typed_id!(
-    /// Id of a multi-cluster [`Pattern`].
+    /// Id of a multi-cluster [`Pattern`](super::Pattern).
     PatternId
 );
 typed_id!(
-    /// Id of a cross-cutting [`Capability`].
+    /// Id of a cross-cutting [`Capability`](super::Capability).
     CapabilityId
 );
 typed_id!(
-    /// Id of an [`Item`], a labelled fact of the documents that is no other kind of component.
+    /// Id of an [`Item`](super::Item), a labelled fact of the documents that is no other kind of component.
     ItemId
 );

@@ -5,10 +5,8 @@
 //! check compares every component with every other: each iterates one list and looks references
 //! up in a `HashMap`, so a check costs O(n) and the whole run O(n log n) with the final sort.
 //!
-//! This table is the extension point for live rules: the `live` feature adds a second table of
-//! `(RuleId, fn(&Ctx, &LiveFacts, &mut Sink))` for the rules whose [`RuleKind`] has a live part.
-//!
-//! [`RuleKind`]: super::RuleKind
+//! Checks beyond this table (the live rules, the IaC rules) join the same report through
+//! [`crate::check::ExtraChecks`] and [`crate::check::run`].
 
 // foldhash: the indexes are keyed by ids from the team's own file, so SipHash's protection
 // against chosen keys buys nothing and costs ~40 % of a check's instructions.

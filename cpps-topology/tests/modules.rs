@@ -1,0 +1,127 @@
+//! The crate's top-level modules depend on each other without a cycle: `finding` (what rules
+//! produce) sits under `rules` and `report`, which both import it, and `rules` does not import
+//! `report`. Read from the sources (`crate::module` in code, comments ignored), so a new import
+//! that closes a cycle fails here.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("src is readable") {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Top-level module → the top-level modules its code names through `crate::`.
+fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let modules: BTreeSet<String> = files
+        .iter()
+        .filter_map(|f| {
+            let rel = f.strip_prefix(&src).ok()?;
+            let first = rel.components().next()?.as_os_str().to_str()?;
+            Some(first.trim_end_matches(".rs").to_owned())
+        })
+        .filter(|m| m != "lib")
+        .collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let rel = file.strip_prefix(&src).expect("under src");
+        let from = rel
+            .components()
+            .next()
+            .and_then(|c| c.as_os_str().to_str())
+            .expect("a file name")
+            .trim_end_matches(".rs")
+            .to_owned();
+        if from == "lib" {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("source is readable");
+        let deps = graph.entry(from.clone()).or_default();
+        for line in text.lines() {
+            let code = line.split("//").next().unwrap_or("");
+            for (i, _) in code.match_indices("crate::") {
+                let name: String = code[i + "crate::".len()..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if name != from && modules.contains(&name) {
+                    deps.insert(name);
+                }
+            }
+        }
+    }
+    graph
+}
+
+fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|n| n == node) {
+            let mut cycle = path[at..].to_vec();
+            cycle.push(node.to_owned());
+            return Some(cycle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_owned());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(next, graph, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        done.insert(node.to_owned());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|start| visit(start, graph, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn the_top_level_modules_form_no_cycle() {
+    let graph = module_graph();
+    assert!(graph.contains_key("rules") && graph.contains_key("report"));
+    assert_eq!(find_cycle(&graph), None, "module graph: {graph:?}");
+}
+
+#[test]
+fn findings_depend_on_the_model_only_and_rules_do_not_import_reports() {
+    let graph = module_graph();
+    let finding: Vec<&str> = graph["finding"].iter().map(String::as_str).collect();
+    assert_eq!(finding, ["model"]);
+    assert!(graph["rules"].contains("finding"));
+    assert!(graph["report"].contains("finding"));
+    assert!(!graph["rules"].contains("report"), "{:?}", graph["rules"]);
+}
+
+#[test]
+fn the_cycle_finder_sees_a_cycle() {
+    let graph: BTreeMap<String, BTreeSet<String>> = [
+        ("a", &["b"][..]),
+        ("b", &["c"][..]),
+        ("c", &["a"][..]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.iter().map(|s| (*s).to_owned()).collect()))
+    .collect();
+    assert_eq!(
+        find_cycle(&graph),
+        Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
+    );
+}
