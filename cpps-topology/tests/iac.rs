@@ -550,7 +550,7 @@ fn the_three_sources_side_by_side() {
     ]);
     let topology = default_topology();
     let live = |id: &str| match id {
-        "traefik-sp" | "gpu-sp-01" | "pve-ippri-12" => LiveSeen::Present,
+        "traefik-sp" | "gpu-sp-01" | "pve-ippri-12" | "pve-sp" => LiveSeen::Present,
         "pve-ippri-11" => LiveSeen::Unknown,
         _ => LiveSeen::NotObserved,
     };
@@ -566,6 +566,8 @@ fn the_three_sources_side_by_side() {
         [EvidenceKind::PulumiExport, EvidenceKind::PulumiConfig]
     );
     assert_eq!(row("pve-ippri-12").supported, Supported::ValidatedManual);
+    // No IaC input covers Proxmox clusters: live alone validates it, and it is not "by hand".
+    assert_eq!(row("pve-sp").supported, Supported::Validated);
     assert_eq!(row("pve-ippri-11").supported, Supported::Declared);
     assert_eq!(row("pbs-sp").supported, Supported::Declared);
     assert_eq!(row("traefik-franca").supported, Supported::Desired);

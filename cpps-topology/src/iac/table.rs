@@ -41,9 +41,9 @@ impl LiveSeen {
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Supported {
-    /// Seen live and declared in the IaC.
+    /// Seen live, and declared in the IaC where an IaC input covers its kind.
     Validated,
-    /// Seen live but in no IaC input: it works, made by hand.
+    /// Seen live, and the IaC that covers its kind does not declare it: it works, made by hand.
     ValidatedManual,
     /// In the IaC, not seen live (or not observed).
     Declared,
@@ -153,7 +153,9 @@ pub fn sources_table(
         }
         let supported = match (seen, iac.is_empty()) {
             (LiveSeen::Present, false) => Supported::Validated,
-            (LiveSeen::Present, true) => Supported::ValidatedManual,
+            // "By hand" only where an IaC input covers the kind and does not declare it.
+            (LiveSeen::Present, true) if is_covered => Supported::ValidatedManual,
+            (LiveSeen::Present, true) => Supported::Validated,
             (_, false) => Supported::Declared,
             (LiveSeen::Unknown, true) => Supported::Unknown,
             (_, true) => Supported::Desired,
