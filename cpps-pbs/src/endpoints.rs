@@ -20,6 +20,12 @@ pub enum Returns {
     /// An array of objects of the named type that the schema does not describe (it declares
     /// the answer as `null`, as for task logs).
     UndocumentedList(&'static str),
+    /// A task id (UPID string), as the schema says.
+    Upid,
+    /// A task id (UPID string) where the schema says `null`: the job `run` calls, whose
+    /// handlers return the worker's UPID (proxmox-backup `src/api2/admin/{sync,verify,prune}.rs`:
+    /// `run_*_job(…) -> Result<String, Error>` returning `upid_str`).
+    UndocumentedUpid,
 }
 
 /// The schema type of a parameter.
@@ -179,6 +185,44 @@ pub const REMOTES: Endpoint = Endpoint {
     returns: Returns::List("Remote"),
 };
 
+/// `POST /admin/sync/{id}/run`: runs a sync job now.
+pub const RUN_SYNC_JOB: Endpoint = Endpoint {
+    method: "POST",
+    path: "/admin/sync/{id}/run",
+    params: &[],
+    returns: Returns::UndocumentedUpid,
+};
+
+/// `POST /admin/verify/{id}/run`: runs a verify job now.
+pub const RUN_VERIFY_JOB: Endpoint = Endpoint {
+    method: "POST",
+    path: "/admin/verify/{id}/run",
+    params: &[],
+    returns: Returns::UndocumentedUpid,
+};
+
+/// `POST /admin/prune/{id}/run`: runs a prune job now.
+pub const RUN_PRUNE_JOB: Endpoint = Endpoint {
+    method: "POST",
+    path: "/admin/prune/{id}/run",
+    params: &[],
+    returns: Returns::UndocumentedUpid,
+};
+
+/// `POST /admin/datastore/{store}/verify`: verifies a datastore, namespace, group or snapshot.
+pub const VERIFY_DATASTORE: Endpoint = Endpoint {
+    method: "POST",
+    path: "/admin/datastore/{store}/verify",
+    params: &[
+        ("ns", Str),
+        ("backup-type", Str),
+        ("backup-id", Str),
+        ("ignore-verified", Boolean),
+        ("outdated-after", Integer),
+    ],
+    returns: Returns::Upid,
+};
+
 /// `GET /nodes/{node}/tasks`.
 pub const TASKS: Endpoint = Endpoint {
     method: "GET",
@@ -236,6 +280,10 @@ pub const ENDPOINTS: &[&Endpoint] = &[
     &SYNC_JOBS,
     &VERIFY_JOBS,
     &REMOTES,
+    &RUN_SYNC_JOB,
+    &RUN_VERIFY_JOB,
+    &RUN_PRUNE_JOB,
+    &VERIFY_DATASTORE,
     &TASKS,
     &TASK_STATUS,
     &TASK_LOG,
@@ -285,15 +333,18 @@ impl Endpoint {
         Call {
             endpoint: self,
             request: Request::new(method, self.fill_path(args)),
+            form: Vec::new(),
         }
     }
 }
 
-/// A request being built for one [`Endpoint`].
+/// A request being built for one [`Endpoint`]: parameters go in the query string of a GET
+/// and in the form body of any other method.
 #[derive(Debug)]
 pub(crate) struct Call {
     endpoint: &'static Endpoint,
     request: Request,
+    form: Vec<(&'static str, String)>,
 }
 
 impl Call {
@@ -305,7 +356,11 @@ impl Call {
             self.endpoint.method,
             self.endpoint.path
         );
-        self.request = self.request.query(name, value);
+        if self.endpoint.method == "GET" {
+            self.request = self.request.query(name, value);
+        } else {
+            self.form.push((name, value));
+        }
         self
     }
 
@@ -335,7 +390,11 @@ impl Call {
 
     /// The finished request.
     pub(crate) fn into_request(self) -> Request {
-        self.request
+        if self.endpoint.method == "GET" {
+            self.request
+        } else {
+            self.request.form(&self.form)
+        }
     }
 }
 

@@ -57,7 +57,7 @@ mod error;
 pub mod report;
 pub mod types;
 
-pub use api::{SnapshotQuery, TaskQuery};
+pub use api::{RunnableJob, SnapshotQuery, TaskQuery, VerifyRequest};
 pub use auth::{Credentials, credentials_for};
 pub use client::{
     Client, ClientBuilder, DEFAULT_LIST_MAX_RESPONSE_BYTES, ENV_FINGERPRINT, ENV_PASSWORD,

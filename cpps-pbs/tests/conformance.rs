@@ -202,9 +202,20 @@ fn every_typed_field_exists_in_the_schema() {
                 assert_eq!(returns["type"], "array", "{id} answers an array");
                 (name, &returns["items"])
             }
-            Returns::UndocumentedList(_) => {
+            Returns::UndocumentedList(_) | Returns::UndocumentedUpid => {
                 // If the schema starts describing it, describe it here too.
                 assert_eq!(returns["type"], "null", "{id} is documented now");
+                continue;
+            }
+            Returns::Upid => {
+                // A UPID is a string matching the UPID pattern.
+                assert_eq!(returns["type"], "string", "{id} answers a UPID string");
+                assert!(
+                    returns["pattern"]
+                        .as_str()
+                        .is_some_and(|p| p.contains("UPID")),
+                    "{id}: {returns}"
+                );
                 continue;
             }
             other => panic!("{id}: unhandled {other:?}"),

@@ -194,3 +194,65 @@ async fn gc_jobs_of_pbs_3_1_are_not_supported_and_not_requested() {
         api.unexpected_requests()
     );
 }
+
+/// Capability: a sync, verify or prune job runs on demand and is waited on to its end. The run
+/// calls answer the worker's UPID, though the schema says `null` (proxmox-backup
+/// `src/api2/admin/verify.rs` `run_verification_job -> Result<String, Error>` returns
+/// `upid_str`; the same in `sync.rs` and `prune.rs`); a datastore verification is
+/// `POST /admin/datastore/{store}/verify` with the group as form parameters.
+#[tokio::test]
+async fn jobs_run_on_demand_and_are_waited_on() {
+    use cpps_pbs::types::BackupType;
+    use cpps_pbs::{RunnableJob, VerifyRequest};
+    use wiremock::matchers::{body_string_contains, method, path};
+    use wiremock::{Mock, ResponseTemplate};
+    let api = common::mock_api().await;
+    let status = common::load("task_status_failed.json");
+    let upid_text = status["data"]["upid"].as_str().unwrap().to_owned();
+    let upid: cpps_pbs::Upid = upid_text.parse().unwrap();
+    Mock::given(method("POST"))
+        .and(path("/api2/json/admin/verify/v-store1/run"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(serde_json::json!({"data": upid_text})),
+        )
+        .expect(1)
+        .mount(api.server())
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/api2/json/admin/datastore/store1/verify"))
+        .and(body_string_contains("backup-type=vm"))
+        .and(body_string_contains("backup-id=100"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(serde_json::json!({"data": upid_text})),
+        )
+        .expect(1)
+        .mount(api.server())
+        .await;
+    let mut ok = status.clone();
+    ok["data"]["exitstatus"] = "OK".into();
+    Mock::given(method("GET"))
+        .and(path(format!("/api2/json/{}/status", upid.task_path())))
+        .respond_with(ResponseTemplate::new(200).set_body_json(ok))
+        .mount(api.server())
+        .await;
+    let pbs = common::token_client(&api);
+    let started = pbs.run_job(RunnableJob::Verify, "v-store1").await.unwrap();
+    assert_eq!(started, upid);
+    let options = cpps_proxmox::family::WaitOptions::default().intervals(
+        std::time::Duration::from_millis(5),
+        std::time::Duration::from_millis(10),
+    );
+    let outcome = pbs.wait_task(&started, &options).await.unwrap();
+    assert!(outcome.exit_status.is_success());
+    let again = pbs
+        .verify("store1", &VerifyRequest::group(BackupType::Vm, "100"))
+        .await
+        .unwrap();
+    assert_eq!(again, upid);
+    api.verify().await;
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+}

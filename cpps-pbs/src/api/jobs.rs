@@ -1,9 +1,53 @@
 //! Garbage-collection, prune, sync and verify jobs with their last and next runs.
 
 use crate::endpoints::{
-    GC_JOBS, GC_JOBS_SINCE, PRUNE_JOBS, SYNC_DIRECTION_SINCE, SYNC_JOBS, VERIFY_JOBS,
+    GC_JOBS, GC_JOBS_SINCE, PRUNE_JOBS, RUN_PRUNE_JOB, RUN_SYNC_JOB, RUN_VERIFY_JOB,
+    SYNC_DIRECTION_SINCE, SYNC_JOBS, VERIFY_DATASTORE, VERIFY_JOBS,
 };
-use crate::types::{GcStatus, PruneJob, SyncJob, VerifyJob};
+use crate::types::{BackupType, GcStatus, PruneJob, SyncJob, Upid, VerifyJob};
+
+/// The kinds of job that run on demand ([`Client::run_job`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum RunnableJob {
+    /// A sync job: `POST /admin/sync/{id}/run`.
+    Sync,
+    /// A verify job: `POST /admin/verify/{id}/run`.
+    Verify,
+    /// A prune job: `POST /admin/prune/{id}/run`.
+    Prune,
+}
+
+/// What `POST /admin/datastore/{store}/verify` verifies: the whole datastore, or a namespace,
+/// group or the snapshots not verified recently.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct VerifyRequest {
+    /// The namespace; the root when `None`.
+    pub ns: Option<String>,
+    /// Only this group's type and id (a guest: `vm`, `100`).
+    pub group: Option<(BackupType, String)>,
+    /// Skip snapshots verified within `outdated_after` days.
+    pub ignore_verified: Option<bool>,
+    /// Days after which a verification is outdated.
+    pub outdated_after: Option<i64>,
+}
+
+impl VerifyRequest {
+    /// One guest's group.
+    pub fn group(backup_type: BackupType, backup_id: impl Into<String>) -> Self {
+        VerifyRequest {
+            group: Some((backup_type, backup_id.into())),
+            ..VerifyRequest::default()
+        }
+    }
+
+    /// In namespace `ns`.
+    pub fn in_namespace(mut self, ns: impl Into<String>) -> Self {
+        self.ns = Some(ns.into()).filter(|n| !n.is_empty());
+        self
+    }
+}
 use crate::{Client, Error};
 
 impl Client {
@@ -42,5 +86,35 @@ impl Client {
     /// The verify jobs (of `store`, or all): `GET /admin/verify`.
     pub async fn verify_jobs(&self, store: Option<&str>) -> Result<Vec<VerifyJob>, Error> {
         self.get(VERIFY_JOBS.call(&[]).string("store", store)).await
+    }
+
+    /// Runs a job now: `POST /admin/{sync|verify|prune}/{id}/run`; the answer is the worker's
+    /// task (wait for it with [`Client::wait_task`]).
+    pub async fn run_job(&self, kind: RunnableJob, id: &str) -> Result<Upid, Error> {
+        let endpoint = match kind {
+            RunnableJob::Sync => &RUN_SYNC_JOB,
+            RunnableJob::Verify => &RUN_VERIFY_JOB,
+            RunnableJob::Prune => &RUN_PRUNE_JOB,
+        };
+        self.get(endpoint.call(&[id])).await
+    }
+
+    /// Starts a verification: `POST /admin/datastore/{store}/verify`; the answer is the
+    /// worker's task.
+    pub async fn verify(&self, store: &str, request: &VerifyRequest) -> Result<Upid, Error> {
+        let (backup_type, backup_id) = match &request.group {
+            Some((t, id)) => (Some(t.as_str()), Some(id.as_str())),
+            None => (None, None),
+        };
+        self.get(
+            VERIFY_DATASTORE
+                .call(&[store])
+                .string("ns", request.ns.as_deref())
+                .string("backup-type", backup_type)
+                .string("backup-id", backup_id)
+                .boolean("ignore-verified", request.ignore_verified)
+                .integer("outdated-after", request.outdated_after),
+        )
+        .await
     }
 }

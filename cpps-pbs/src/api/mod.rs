@@ -6,4 +6,5 @@ mod remotes;
 mod tasks;
 
 pub use datastore::SnapshotQuery;
+pub use jobs::{RunnableJob, VerifyRequest};
 pub use tasks::TaskQuery;
