@@ -66,8 +66,12 @@ pub fn gpu_facts(snapshot: &HostSnapshot) -> GpuHostFacts {
     let critical: Vec<u64> = snapshot
         .xids
         .iter()
+        // Classified with its payload (XID 154 by its recovery action), as cpps_gpu::health does.
+        .filter(|x| {
+            cpps_gpu::xid::classify_event(x.xid, x.recovery_action).class
+                == cpps_gpu::xid::XidClass::Critical
+        })
         .map(|x| x.xid)
-        .filter(|&x| cpps_gpu::xid::classify(x).class == cpps_gpu::xid::XidClass::Critical)
         .collect();
     GpuHostFacts {
         driver_version: snapshot.host.driver_version.value().cloned(),
