@@ -131,7 +131,7 @@ async fn main() -> ExitCode {
     let lookup = |k: &str| std::env::var(k).ok();
     let endpoints = match &args.endpoints {
         Some(path) => Endpoints::load(path),
-        None => match (&args.site, topology.sites.as_slice()) {
+        None => match (&args.site, topology.sites()) {
             (Some(s), _) => Endpoints::from_env(s, args.kube_cluster.as_deref(), &lookup),
             (None, [only]) => {
                 Endpoints::from_env(only.id.as_str(), args.kube_cluster.as_deref(), &lookup)
