@@ -84,7 +84,7 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let Some(host) = topology.hosts.iter().find(|h| h.id.as_str() == args.host) else {
+    let Some(host) = topology.hosts().iter().find(|h| h.id.as_str() == args.host) else {
         return invalid(format!("the topology has no host `{}`", args.host));
     };
     let site = host.site.to_string();
