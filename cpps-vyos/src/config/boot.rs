@@ -57,12 +57,20 @@ impl Parser {
         &self.tokens[self.pos.min(self.tokens.len() - 1)]
     }
 
+    /// The next token, moved out of the list (a consumed token is never read again, except for
+    /// its offset); the final end-of-input token stays.
     fn next(&mut self) -> Token {
-        let t = self.peek().clone();
         if self.pos < self.tokens.len() - 1 {
+            let t = &mut self.tokens[self.pos];
+            let taken = Token {
+                kind: std::mem::replace(&mut t.kind, Tok::Newline),
+                ..*t
+            };
             self.pos += 1;
+            taken
+        } else {
+            self.peek().clone()
         }
-        t
     }
 
     fn error(t: &Token, kind: ParseErrorKind) -> ParseError {
@@ -97,7 +105,7 @@ impl Parser {
         let mut first_comment: Option<Token> = None;
         loop {
             let t = self.next();
-            match t.kind.clone() {
+            match &t.kind {
                 Tok::Newline => {}
                 Tok::LineComment | Tok::Comment(_) => {
                     if depth == 0 && footer_start.is_none() {
@@ -120,6 +128,7 @@ impl Parser {
                     return Ok(dedup(branch, &repeated));
                 }
                 Tok::Ident(name) => {
+                    let name = name.clone();
                     *footer_start = if depth == 0 { None } else { *footer_start };
                     let comment = take_comment(&mut comments);
                     first_comment = None;
@@ -143,11 +152,12 @@ impl Parser {
         depth: usize,
         repeated: &mut HashSet<String>,
     ) -> Result<(), ParseError> {
-        let t = self.peek().clone();
-        if !matches!(t.kind, Tok::RBrace | Tok::Eof) {
-            // `}` and the end of input end a valueless leaf and are left to the caller.
-            self.next();
-        }
+        // `}` and the end of input end a valueless leaf and are left to the caller.
+        let t = if matches!(self.peek().kind, Tok::RBrace | Tok::Eof) {
+            self.peek().clone()
+        } else {
+            self.next()
+        };
         match t.kind {
             Tok::LBrace => {
                 if depth + 1 > MAX_DEPTH {
@@ -265,8 +275,15 @@ fn insert(
 fn dedup(mut branch: Branch, repeated: &HashSet<String>) -> Branch {
     for name in repeated {
         if let Some(Node::Leaf(leaf)) = branch.children.get_mut(name) {
-            let mut seen = HashSet::with_capacity(leaf.values.len());
-            leaf.values.retain(|v| seen.insert(v.clone()));
+            let keep: Vec<bool> = {
+                let mut seen = HashSet::with_capacity(leaf.values.len());
+                leaf.values
+                    .iter()
+                    .map(|v| seen.insert(v.as_str()))
+                    .collect()
+            };
+            let mut keep = keep.into_iter();
+            leaf.values.retain(|_| keep.next().unwrap_or(true));
         }
     }
     branch
