@@ -442,6 +442,14 @@ fn iac_005_an_empty_linstor_interface_in_the_inventory_and_the_config() {
             name("ansible/hosts.ini")
         )
     );
+    // A host's IAC-003 names the inputs that decide hosts only (the inventory, not the config).
+    assert_eq!(
+        find(&report, "IAC-003", "pve-ippri-12").message,
+        format!(
+            "host pve-ippri-12 is validated in the topology file but no IaC input declares it (ansible {}): it was made by hand",
+            name("ansible/hosts.list.json")
+        )
+    );
     // The topology writes "" too: no IAC-006 on top of IAC-005.
     assert!(
         !report

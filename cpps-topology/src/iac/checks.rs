@@ -7,7 +7,7 @@ use super::{Declaration, DeclaredKind, Evidence, EvidenceKind, FieldValue, Origi
 use crate::check::ExtraChecks;
 use crate::finding::{Finding, Location, RuleId, Subject};
 use crate::iac::mapping::Field;
-use crate::model::{ComponentRef, State, Topology};
+use crate::model::{ComponentKind, ComponentRef, State, Topology};
 use crate::report::Note;
 
 /// A `declared` component that no IaC input declares.
@@ -113,11 +113,19 @@ fn at(origin: &Origin) -> Location {
     Location::new(origin.file.clone(), origin.line, origin.column)
 }
 
-/// The kinds of evidence, in words: `pulumi-export stack.json, ansible list.json`.
-fn given(evidence: &Evidence) -> String {
+/// The inputs that decide `kind`, in words: `pulumi-export stack.json, pulumi-config …`.
+fn given(evidence: &Evidence, kind: ComponentKind) -> String {
+    let m = &evidence.mapping;
     evidence
         .inputs
         .iter()
+        .filter(|(k, _)| {
+            if k.is_pulumi() {
+                m.pulumi_covers(kind)
+            } else {
+                m.ansible_covers(kind)
+            }
+        })
         .map(|(k, f)| format!("{k} {f}"))
         .collect::<Vec<_>>()
         .join(", ")
@@ -192,7 +200,7 @@ impl ExtraChecks for IacChecks<'_> {
                         "{} {} is declared in the topology file but no IaC input declares it ({}): without code it is desired",
                         c.kind(),
                         c.id_str(),
-                        given(evidence)
+                        given(evidence, c.kind())
                     ),
                     topology_at(c, "state"),
                 )),
@@ -203,7 +211,7 @@ impl ExtraChecks for IacChecks<'_> {
                         "{} {} is validated in the topology file but no IaC input declares it ({}): it was made by hand",
                         c.kind(),
                         c.id_str(),
-                        given(evidence)
+                        given(evidence, c.kind())
                     ),
                     topology_at(c, "state"),
                 )),
