@@ -608,7 +608,7 @@ const KNOWN_DEFECTS: &[(Binary, Scenario, &str)] = &[
     (
         Binary::Inventory,
         Scenario::HugeBody,
-        "cpps-proxmox's list calls accept answers up to 256 MiB (DEFAULT_LIST_MAX_RESPONSE_BYTES), so the 200 MB answer is read whole; the decode error then quotes the whole 200 MB string and the run outlives --timeout printing it",
+        "cpps-proxmox's list calls accept answers up to 256 MiB (DEFAULT_LIST_MAX_RESPONSE_BYTES), so the 200 MB answer is read whole; the decode error then quotes the whole 200 MB string, printed twice (about 420 MB), and the run outlives --timeout",
     ),
     (
         Binary::PbsReport,
@@ -704,8 +704,41 @@ impl Binary {
 /// What one run printed, how it ended and how long it took.
 struct Run {
     status: Option<i32>,
+    /// stdout, stderr (each cut at [`KEPT`]), what the exporter served, what vyos-backup wrote.
     output: String,
+    /// How many bytes it wrote on stdout and stderr together.
+    printed: usize,
     elapsed: Duration,
+}
+
+/// How much of each of a run's streams is kept for the checks.
+const KEPT: usize = 8 << 20;
+/// The most a run may print: an error, even about a 200 MB answer, is a few lines.
+const PRINTED_AT_MOST: usize = 1 << 20;
+
+/// Reads `stream` to its end while the process runs (so that it never blocks on a full
+/// pipe), keeping the first [`KEPT`] bytes; also how many bytes there were.
+fn drain<R>(stream: Option<R>) -> tokio::task::JoinHandle<(Vec<u8>, usize)>
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+{
+    tokio::spawn(async move {
+        let mut kept = Vec::new();
+        let mut total = 0;
+        let Some(mut stream) = stream else {
+            return (kept, total);
+        };
+        let mut buf = vec![0_u8; 64 * 1024];
+        while let Ok(n) = stream.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            total += n;
+            let room = KEPT.saturating_sub(kept.len()).min(n);
+            kept.extend_from_slice(&buf[..room]);
+        }
+        (kept, total)
+    })
 }
 
 const CLEARED: [&str; 14] = [
@@ -808,6 +841,8 @@ async fn run_binary(binary: Binary, servers: &[&FaultServer], timeout_flag: bool
         .kill_on_drop(true);
     let started = Instant::now();
     let mut child = cmd.spawn().expect("the binary runs");
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
     let (status, elapsed) = if let Some(port) = exporter_port {
         // The exporter serves until stopped: its run is the time to the first 200.
         let scraped = scrape(port, None, KILL_AFTER).await;
@@ -824,9 +859,11 @@ async fn run_binary(binary: Binary, servers: &[&FaultServer], timeout_flag: bool
             }
         }
     };
-    let out = child.wait_with_output().await.unwrap();
-    let mut output = String::from_utf8_lossy(&out.stdout).into_owned();
-    output.push_str(&String::from_utf8_lossy(&out.stderr));
+    let _ = child.wait().await;
+    let (stdout, out_bytes) = stdout.await.unwrap();
+    let (stderr, err_bytes) = stderr.await.unwrap();
+    let mut output = String::from_utf8_lossy(&stdout).into_owned();
+    output.push_str(&String::from_utf8_lossy(&stderr));
     output.push_str(&scraped_text);
     // What vyos-backup wrote is output too.
     if let Ok(entries) = std::fs::read_dir(dir.path().join("backup")) {
@@ -837,6 +874,7 @@ async fn run_binary(binary: Binary, servers: &[&FaultServer], timeout_flag: bool
     Run {
         status,
         output,
+        printed: out_bytes + err_bytes,
         elapsed,
     }
 }
@@ -875,6 +913,9 @@ fn judge(
     };
     if run.elapsed > bound {
         failed.push(format!("took {:.1?} (bound {bound:?})", run.elapsed));
+    }
+    if run.printed > PRINTED_AT_MOST {
+        failed.push(format!("printed {} bytes", run.printed));
     }
     if !scenario.evidence().iter().any(|e| searched.contains(e)) {
         failed.push(format!("no {:?} in the output", scenario.evidence()));
