@@ -15,6 +15,8 @@
 //!   verification, recovery-point breaches, cross-site sync per datastore, failed and overdue
 //!   jobs.
 //! - [`report`]: the backup report of the `pbs-report` example, built from those checks.
+//! - [`fix`]: what would fix a report (run failed or overdue jobs, verify unverified guests),
+//!   as a plan, and applying it with each task waited on.
 //! - the typed reads, on `cpps-http` and `cpps-proxmox`'s Proxmox-family pieces (envelope,
 //!   token and ticket auth, UPIDs, task wait); every read decodes through [`PbsEnvelope`].
 //!
@@ -54,6 +56,7 @@ mod config;
 pub mod endpoints;
 mod envelope;
 mod error;
+pub mod fix;
 pub mod report;
 pub mod types;
 

@@ -151,22 +151,44 @@ pub async fn collect_within(
     within: Option<Duration>,
 ) -> Inventory {
     let deadline = within.map(|d| tokio::time::Instant::now() + d);
+    let mut errors = Vec::new();
+    // The datastore list first (the snapshots of all datastores need it), then everything
+    // else at once: a job list that hangs does not hold the snapshots back.
+    let datastores = part(
+        &mut errors,
+        "datastores (GET /admin/datastore)",
+        bounded(deadline, client.datastores()).await,
+    );
+    let selected: Vec<String> = match stores {
+        Some(stores) => stores.to_vec(),
+        None => datastores.iter().map(|d| d.store.clone()).collect(),
+    };
+    let snapshots = async {
+        futures::stream::iter(selected)
+            .map(|store| async move {
+                let answer = bounded(deadline, store_snapshots(client, &store))
+                    .await
+                    .map_err(|e| e.error);
+                (store, answer)
+            })
+            .buffer_unordered(CONCURRENT_STORES)
+            .collect::<BTreeMap<_, _>>()
+            .await
+    };
     // Boxed: seven answers held at once make a large future.
-    let (datastores, usage, sync_jobs, verify_jobs, prune_jobs, gc_jobs, remotes) =
+    let (usage, sync_jobs, verify_jobs, prune_jobs, gc_jobs, remotes, snapshots) =
         Box::pin(async {
             futures::join!(
-                bounded(deadline, client.datastores()),
                 bounded(deadline, client.datastore_usage()),
                 bounded(deadline, client.sync_jobs(None)),
                 bounded(deadline, client.verify_jobs(None)),
                 bounded(deadline, client.prune_jobs(None)),
                 bounded(deadline, client.gc_jobs(None)),
                 bounded(deadline, client.remotes()),
+                snapshots,
             )
         })
         .await;
-    let mut errors = Vec::new();
-    let datastores = part(&mut errors, "datastores (GET /admin/datastore)", datastores);
     let usage = part(
         &mut errors,
         "datastore usage (GET /status/datastore-usage)",
@@ -184,20 +206,6 @@ pub async fn collect_within(
         Ok(remotes) => (remotes, None),
         Err(error) => (Vec::new(), Some(error.error)),
     };
-    let selected: Vec<String> = match stores {
-        Some(stores) => stores.to_vec(),
-        None => datastores.iter().map(|d| d.store.clone()).collect(),
-    };
-    let snapshots = futures::stream::iter(selected)
-        .map(|store| async move {
-            let answer = bounded(deadline, store_snapshots(client, &store))
-                .await
-                .map_err(|e| e.error);
-            (store, answer)
-        })
-        .buffer_unordered(CONCURRENT_STORES)
-        .collect::<BTreeMap<_, _>>()
-        .await;
     Inventory {
         datastores,
         usage,

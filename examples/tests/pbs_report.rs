@@ -289,3 +289,108 @@ async fn a_server_that_stops_answering_gives_a_partial_report_within_the_timeout
     );
     assert!(!stderr.contains(SECRET) && !text.contains(SECRET));
 }
+
+fn post_requests(requests: &[wiremock::Request]) -> Vec<String> {
+    requests
+        .iter()
+        .filter(|r| r.method.as_str() == "POST")
+        .map(|r| r.url.path().to_owned())
+        .collect()
+}
+
+/// Capability: `--fix` prints the plan and sends no write; `--fix --apply` runs it, each task
+/// waited on (the run call answers the worker's UPID: proxmox-backup
+/// `src/api2/admin/verify.rs` `run_verification_job`).
+#[tokio::test]
+async fn fix_plans_by_default_and_applies_with_apply() {
+    let server = pbs(
+        fixture("snapshots_store1.json"),
+        fixture("sync_jobs.json"),
+        fixture("verify_jobs.json"),
+        fixture("prune_jobs.json"),
+        fixture("gc_jobs.json"),
+    )
+    .await;
+    let out = run(
+        &server,
+        &["--fix", "--site", "site-a", "--remote-site", "pbs-b=site-b"],
+    )
+    .await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("fix plan (nothing changed; run again with --apply):"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  run verify job v-store1 (its last run failed)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  verify store1 ct/200 (its newest snapshot was never verified)"),
+        "{text}"
+    );
+    let requests = server.received_requests().await.unwrap_or_default();
+    assert!(
+        post_requests(&requests).is_empty(),
+        "{:?}",
+        post_requests(&requests)
+    );
+
+    // --apply: the same plan, run.
+    let server = pbs(
+        fixture("snapshots_store1.json"),
+        fixture("sync_jobs.json"),
+        fixture("verify_jobs.json"),
+        fixture("prune_jobs.json"),
+        fixture("gc_jobs.json"),
+    )
+    .await;
+    let status = fixture("task_status_failed.json");
+    let upid = status["data"]["upid"].as_str().unwrap().to_owned();
+    let mut ok = status.clone();
+    ok["data"]["exitstatus"] = "OK".into();
+    for route in [
+        "/admin/verify/v-store1/run",
+        "/admin/datastore/store1/verify",
+    ] {
+        Mock::given(method("POST"))
+            .and(path(format!("/api2/json{route}")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": upid})))
+            .mount(&server)
+            .await;
+    }
+    let parsed: cpps_pbs::Upid = upid.parse().unwrap();
+    Mock::given(method("GET"))
+        .and(path(format!("/api2/json/{}/status", parsed.task_path())))
+        .respond_with(ResponseTemplate::new(200).set_body_json(ok))
+        .mount(&server)
+        .await;
+    let out = run(
+        &server,
+        &[
+            "--fix",
+            "--apply",
+            "--site",
+            "site-a",
+            "--remote-site",
+            "pbs-b=site-b",
+        ],
+    )
+    .await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("fix: applying"), "{text}");
+    assert!(
+        text.contains("  done: run verify job v-store1 (its last run failed) -> OK"),
+        "{text}"
+    );
+    let requests = server.received_requests().await.unwrap_or_default();
+    let posts = post_requests(&requests);
+    assert!(
+        posts.contains(&"/api2/json/admin/verify/v-store1/run".to_owned()),
+        "{posts:?}"
+    );
+    assert!(
+        posts.contains(&"/api2/json/admin/datastore/store1/verify".to_owned()),
+        "{posts:?}"
+    );
+}

@@ -11,8 +11,10 @@
 //! (`[[user@realm!token]@]host[:port]:datastore`, port 8007 by default), `PBS_PASSWORD` (the
 //! password, or the token secret when the repository names a token) and `PBS_FINGERPRINT`
 //! (the server certificate's SHA-256 fingerprint; without it the system's trust store is
-//! used). `CPPS_PBS_URL` replaces the API URL derived from the repository. Read-only: it
-//! changes nothing.
+//! used). `CPPS_PBS_URL` replaces the API URL derived from the repository. Read-only unless
+//! `--fix --apply`: `--fix` prints the plan of what would fix the report (run failed or overdue
+//! sync/verify/prune jobs again, verify guests never verified) and changes nothing; with
+//! `--apply` it runs the plan, each task waited on to its end.
 //!
 //! Every run ends within `--timeout` seconds (default 30): the client's deadline is set to it,
 //! and what was read by then is reported. Each part that could not be read (a job list the
@@ -65,6 +67,13 @@ struct Args {
     /// The site of a remote, by remote name or host: `pbs-b=site-b` (repeatable).
     #[arg(long = "remote-site", value_parser = parse_pair)]
     remote_sites: Vec<(String, String)>,
+    /// Print the plan of what would fix the report (run failed or overdue jobs, verify
+    /// unverified guests); nothing is changed without --apply.
+    #[arg(long)]
+    fix: bool,
+    /// With --fix: run the plan, waiting for each task to end.
+    #[arg(long, requires = "fix")]
+    apply: bool,
     /// A job whose next run is later than this is reported as overdue.
     #[arg(long, default_value = "1h", value_parser = parse_rpo)]
     overdue_grace: Duration,
@@ -125,6 +134,32 @@ async fn run(args: &Args) -> Result<(bool, bool), Error> {
             error.part, error.error
         );
     }
+    let mut fix_failed = false;
+    if args.fix {
+        let plan = cpps_pbs::fix::plan(&report);
+        if plan.is_empty() {
+            println!("\nfix: nothing to do");
+        } else if !args.apply {
+            println!("\nfix plan (nothing changed; run again with --apply):");
+            for action in &plan {
+                println!("  {action}");
+            }
+        } else {
+            println!("\nfix: applying {} action(s)", plan.len());
+            let options = cpps_proxmox::family::WaitOptions::default()
+                .timeout(Some(timeout))
+                .intervals(Duration::from_millis(200), Duration::from_secs(2));
+            for applied in cpps_pbs::fix::apply(&pbs, &plan, &options).await {
+                match &applied.outcome {
+                    Ok(status) => println!("  done: {} -> {status}", applied.action),
+                    Err(error) => {
+                        fix_failed = true;
+                        println!("  FAILED: {}: {error}", applied.action);
+                    }
+                }
+            }
+        }
+    }
     if inventory.datastores.is_empty() && report.is_partial() {
         // Not even the datastore list: there is no report to speak of.
         return Err(Error::Config {
@@ -132,7 +167,7 @@ async fn run(args: &Args) -> Result<(bool, bool), Error> {
             reason: "names a server that answered none of the report's reads".to_owned(),
         });
     }
-    Ok((report.is_failing(), report.is_partial()))
+    Ok((report.is_failing() || fix_failed, report.is_partial()))
 }
 
 #[tokio::main]
