@@ -694,6 +694,57 @@ fn bad_inputs_are_typed_errors_with_places() {
     );
 }
 
+#[test]
+fn the_check_with_iac_exits_as_cargo_xtask_check() {
+    let today = jiff::civil::date(2026, 12, 1);
+    let flag = |k: &str, p: &str| format!("{k}={}", fixture(p).display());
+    let flags = [
+        flag("pulumi-export", "stack-export-v8.json"),
+        flag("ansible", "ansible/hosts.list.json"),
+    ];
+    let run = cpps_topology::iac::run_check_with_iac(
+        None,
+        flags.iter().map(String::as_str),
+        Format::Json,
+        false,
+        today,
+    );
+    assert_eq!(
+        run.exit_code,
+        cpps_topology::check::EXIT_FINDINGS,
+        "{}",
+        run.stderr
+    );
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let rules: std::collections::BTreeSet<&str> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .filter(|r| r.starts_with("IAC-"))
+        .collect();
+    assert_eq!(
+        rules.into_iter().collect::<Vec<_>>(),
+        ["IAC-001", "IAC-002", "IAC-003", "IAC-005"]
+    );
+    // Evidence that cannot be used: exit 2 and the reason, no report.
+    let run = cpps_topology::iac::run_check_with_iac(
+        None,
+        ["pulumi-export=/nonexistent/stack.json"],
+        Format::Text,
+        false,
+        today,
+    );
+    assert_eq!(run.exit_code, cpps_topology::check::EXIT_INVALID);
+    assert!(run.stdout.is_empty());
+    assert!(
+        run.stderr
+            .starts_with("error: cannot read /nonexistent/stack.json:"),
+        "{}",
+        run.stderr
+    );
+}
+
 // ---- Real tools --------------------------------------------------------------------------
 
 fn tool(var: &str) -> Option<String> {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
-use cpps_topology::check::{CheckRun, run_check};
+use cpps_topology::check::run_check;
 use cpps_topology::report::Format;
 
 /// Arguments of `cargo xtask check`.
@@ -75,7 +75,13 @@ pub(crate) fn run(args: CheckArgs) -> Result<ExitCode> {
             cpps_topology::check::today(),
         )
     } else {
-        run_check_with_iac(&args, deny_warnings)
+        cpps_topology::iac::run_check_with_iac(
+            args.topology.as_deref(),
+            args.iac.iter().map(String::as_str),
+            args.format.into(),
+            deny_warnings,
+            cpps_topology::check::today(),
+        )
     };
     if !outcome.stderr.is_empty() {
         eprint!("{}", outcome.stderr);
@@ -88,38 +94,4 @@ pub(crate) fn run(args: CheckArgs) -> Result<ExitCode> {
             .context("writing the report")?,
     }
     Ok(ExitCode::from(outcome.exit_code))
-}
-
-/// `run_check` with the IaC evidence of `--iac` as extra checks: the same report, exit codes
-/// and formats; an unreadable evidence file is exit code 2 like an unreadable topology.
-fn run_check_with_iac(args: &CheckArgs, deny_warnings: bool) -> CheckRun {
-    use cpps_topology::check::{CheckOptions, EXIT_FINDINGS, EXIT_INVALID, EXIT_OK};
-    use cpps_topology::iac::{Evidence, IacChecks, IacInputs};
-    let invalid = |stderr: String| CheckRun {
-        stdout: String::new(),
-        stderr,
-        exit_code: EXIT_INVALID,
-    };
-    let topology = match cpps_topology::load_or_default(args.topology.as_deref()) {
-        Ok(t) => t,
-        Err(e) => return invalid(e.render()),
-    };
-    let evidence = match IacInputs::parse(args.iac.iter().map(String::as_str))
-        .and_then(|inputs| Evidence::load(&inputs))
-    {
-        Ok(e) => e,
-        Err(e) => return invalid(format!("error: {e}\n")),
-    };
-    let iac = IacChecks::new(&evidence);
-    let options = CheckOptions::on(cpps_topology::check::today());
-    let report = cpps_topology::check::run(&topology, &options, &[&iac]);
-    CheckRun {
-        stdout: report.render(args.format.into()),
-        stderr: String::new(),
-        exit_code: if report.fails(deny_warnings) {
-            EXIT_FINDINGS
-        } else {
-            EXIT_OK
-        },
-    }
 }

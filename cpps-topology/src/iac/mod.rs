@@ -544,3 +544,41 @@ impl Lines {
         )
     }
 }
+
+/// `cargo xtask check --iac …`: loads `topology` (or the embedded default topology), reads the
+/// evidence of the `--iac NAME=FILE` flags, checks both as of `today` and renders the report:
+/// the same exit codes as [`crate::check::run_check`] (2 also when an evidence file cannot be
+/// used, with the reason on `stderr`).
+pub fn run_check_with_iac<'a>(
+    topology: Option<&Path>,
+    iac_flags: impl IntoIterator<Item = &'a str>,
+    format: crate::report::Format,
+    deny_warnings: bool,
+    today: jiff::civil::Date,
+) -> crate::check::CheckRun {
+    use crate::check::{CheckOptions, CheckRun, EXIT_FINDINGS, EXIT_INVALID, EXIT_OK};
+    let invalid = |stderr: String| CheckRun {
+        stdout: String::new(),
+        stderr,
+        exit_code: EXIT_INVALID,
+    };
+    let topology = match crate::load::load_or_default(topology) {
+        Ok(t) => t,
+        Err(e) => return invalid(e.render()),
+    };
+    let evidence = match IacInputs::parse(iac_flags).and_then(|inputs| Evidence::load(&inputs)) {
+        Ok(e) => e,
+        Err(e) => return invalid(format!("error: {e}\n")),
+    };
+    let iac = IacChecks::new(&evidence);
+    let report = crate::check::run(&topology, &CheckOptions::on(today), &[&iac]);
+    CheckRun {
+        stdout: report.render(format),
+        stderr: String::new(),
+        exit_code: if report.fails(deny_warnings) {
+            EXIT_FINDINGS
+        } else {
+            EXIT_OK
+        },
+    }
+}
