@@ -181,6 +181,12 @@ pub struct SiteEndpoints {
     pub kubernetes: BTreeMap<String, KubeEndpoint>,
     /// GPU hosts.
     pub nvml: Vec<NvmlEndpoint>,
+    /// Whether these endpoints were read from the environment ([`Endpoints::from_env`]): the
+    /// clients are then built by their own `ClientBuilder::from_env` on that environment, so a
+    /// variable means in the audit exactly what it means to every binary. Endpoints of a file
+    /// never read the clients' variables: a file's site cannot pick up another site's
+    /// `PROXMOX_VE_*` from the process.
+    pub from_environment: bool,
 }
 
 /// Where every site's live systems are.
@@ -644,6 +650,7 @@ impl Endpoints {
                 },
             );
         }
+        ends.from_environment = true;
         let mut out = Endpoints::default();
         out.sites.insert(site.to_owned(), ends);
         Ok(out)
@@ -701,19 +708,43 @@ impl Endpoints {
             let s = sources.site_mut(site);
             if let Some(p) = &ends.proxmox {
                 let path = format!("sites.{site}.proxmox");
-                s.proxmox = Some(Box::new(proxmox_source(p, &path, options, lookup)?));
+                s.proxmox = Some(Box::new(proxmox_source(
+                    p,
+                    &path,
+                    options,
+                    ends.from_environment,
+                    lookup,
+                )?));
             }
             if let Some(l) = &ends.linstor {
                 let path = format!("sites.{site}.linstor");
-                s.linstor = Some(Box::new(linstor_source(l, &path, options, lookup)?));
+                s.linstor = Some(Box::new(linstor_source(
+                    l,
+                    &path,
+                    options,
+                    ends.from_environment,
+                    lookup,
+                )?));
             }
             if let Some(p) = &ends.pbs {
                 let path = format!("sites.{site}.pbs");
-                s.pbs = Some(Box::new(pbs_source(p, &path, options, lookup)?));
+                s.pbs = Some(Box::new(pbs_source(
+                    p,
+                    &path,
+                    options,
+                    ends.from_environment,
+                    lookup,
+                )?));
             }
             if let Some(v) = &ends.vyos {
                 let path = format!("sites.{site}.vyos");
-                s.vyos = Some(Box::new(vyos_source(v, &path, options, lookup)?));
+                s.vyos = Some(Box::new(vyos_source(
+                    v,
+                    &path,
+                    options,
+                    ends.from_environment,
+                    lookup,
+                )?));
             }
             for (id, k) in &ends.kubernetes {
                 s.kubernetes
@@ -742,7 +773,14 @@ impl Endpoints {
         let Some(l) = self.sites.get(site).and_then(|s| s.linstor.as_ref()) else {
             return Ok(None);
         };
-        let source = linstor_source(l, &format!("sites.{site}.linstor"), options, lookup)?;
+        let from_environment = self.sites.get(site).is_some_and(|s| s.from_environment);
+        let source = linstor_source(
+            l,
+            &format!("sites.{site}.linstor"),
+            options,
+            from_environment,
+            lookup,
+        )?;
         Ok(Some(source.client().clone()))
     }
 }
@@ -811,30 +849,79 @@ fn invalid(path: &str, error: &dyn std::error::Error) -> EndpointsError {
     }
 }
 
+/// The clients' own variables as an endpoint of the file gives them, so that every client is
+/// built by its `ClientBuilder::from_env` whether its settings come from the environment or
+/// from the file: one reading of each setting, in the client crate.
+#[derive(Default)]
+struct ClientVars(BTreeMap<&'static str, String>);
+
+impl ClientVars {
+    fn set(&mut self, name: &'static str, value: impl Into<String>) {
+        self.0.insert(name, value.into());
+    }
+
+    fn secret(&mut self, name: &'static str, value: &SecretString) {
+        self.0
+            .insert(name, cpps_http::ExposeSecret::expose_secret(value).to_owned());
+    }
+
+    fn get(&self, name: &str) -> Option<String> {
+        self.0.get(name).cloned()
+    }
+}
+
+/// The variables a client reads: the environment itself for endpoints read from it, the
+/// endpoint's own values for a file's.
+fn client_lookup<'a>(
+    from_environment: bool,
+    vars: &'a ClientVars,
+    lookup: &'a dyn Fn(&str) -> Option<String>,
+) -> impl Fn(&str) -> Option<String> + 'a {
+    move |name: &str| {
+        if from_environment {
+            lookup(name)
+        } else {
+            vars.get(name)
+        }
+    }
+}
+
 fn proxmox_source(
     p: &ProxmoxEndpoint,
     path: &str,
     options: &ClientOptions,
+    from_environment: bool,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<PveSource, EndpointsError> {
-    let mut builder = cpps_proxmox::Client::builder(&p.url)
-        .tls(p.tls.mode(path)?)
+    let mut vars = ClientVars::default();
+    if !from_environment {
+        vars.set(cpps_proxmox::ENV_ENDPOINT, &p.url);
+        if let Some(token) = &p.token {
+            vars.secret(
+                cpps_proxmox::ENV_API_TOKEN,
+                &token.resolve(lookup, &format!("{path}.token"))?,
+            );
+        } else if let (Some(user), Some(password)) = (&p.user, &p.password) {
+            vars.set(cpps_proxmox::ENV_USERNAME, user);
+            vars.secret(
+                cpps_proxmox::ENV_PASSWORD,
+                &password.resolve(lookup, &format!("{path}.password"))?,
+            );
+        }
+    }
+    let mut builder =
+        cpps_proxmox::ClientBuilder::from_env(&client_lookup(from_environment, &vars, lookup))
+            .map_err(|e| invalid(path, &e))?;
+    if !from_environment {
+        builder = builder.tls(p.tls.mode(path)?);
+    }
+    let client = builder
         .connect_timeout(options.connect_timeout)
         .request_timeout(options.request_timeout)
         .deadline(options.deadline)
-        .retry(options.retry());
-    if let Some(token) = &p.token {
-        let secret = token.resolve(lookup, &format!("{path}.token"))?;
-        builder = builder
-            .api_token_str(cpps_http::ExposeSecret::expose_secret(&secret))
-            .map_err(|e| invalid(&format!("{path}.token"), &e))?;
-    } else if let (Some(user), Some(password)) = (&p.user, &p.password) {
-        let user = user
-            .parse()
-            .map_err(|e: cpps_proxmox::family::Error| invalid(&format!("{path}.user"), &e))?;
-        builder = builder.password(user, password.resolve(lookup, &format!("{path}.password"))?);
-    }
-    let client = builder.build().map_err(|e| invalid(path, &e))?;
+        .retry(options.retry())
+        .build()
+        .map_err(|e| invalid(path, &e))?;
     Ok(PveSource::new(client, p.url.clone(), options.concurrency))
 }
 
@@ -842,30 +929,48 @@ fn linstor_source(
     l: &LinstorEndpoint,
     path: &str,
     options: &ClientOptions,
+    from_environment: bool,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<LinstorSource, EndpointsError> {
-    let list = cpps_linstor::ControllerList::parse(&l.controllers, l.ca_file.is_some())
-        .map_err(|e| invalid(&format!("{path}.controllers"), &e))?;
-    let mut builder = cpps_linstor::Client::builder(l.controllers.as_str())
-        .controllers(list)
-        .connect_timeout(options.connect_timeout)
-        .request_timeout(options.request_timeout)
-        .deadline(options.deadline)
-        .retry(options.retry());
-    if let Some(ca) = &l.ca_file {
-        builder = builder.tls(TlsMode::ca_file(ca));
+    use cpps_linstor::env_vars as v;
+    let mut vars = ClientVars::default();
+    if !from_environment {
+        vars.set(v::CONTROLLERS, &l.controllers);
+        if let Some(ca) = &l.ca_file {
+            vars.set(v::ROOT_CA_FILE, ca.display().to_string());
+        }
+        match (&l.bearer_token, &l.user, &l.password) {
+            (Some(SecretRef::File(file)), _, _) => {
+                vars.set(v::BEARER_TOKEN_FILE, file.display().to_string());
+            }
+            (Some(SecretRef::Env(_)), _, _) => {}
+            (None, Some(user), Some(password)) => {
+                vars.set(v::USERNAME, user);
+                vars.secret(
+                    v::PASSWORD,
+                    &password.resolve(lookup, &format!("{path}.password"))?,
+                );
+            }
+            (None, _, _) => {}
+        }
     }
-    if let Some(token) = &l.bearer_token {
+    let mut builder =
+        cpps_linstor::ClientBuilder::from_env(&client_lookup(from_environment, &vars, lookup))
+            .map_err(|e| invalid(path, &e))?;
+    // golinstor has no variable holding a bearer token itself (only LS_BEARER_TOKEN_FILE), so a
+    // token named by variable is handed to the builder directly.
+    if let Some(token @ SecretRef::Env(_)) = &l.bearer_token {
         builder = builder.credentials(cpps_linstor::Credentials::bearer(
             token.resolve(lookup, &format!("{path}.bearer_token"))?,
         ));
-    } else if let (Some(user), Some(password)) = (&l.user, &l.password) {
-        builder = builder.credentials(cpps_linstor::Credentials::basic(
-            user.clone(),
-            password.resolve(lookup, &format!("{path}.password"))?,
-        ));
     }
-    let client = builder.build().map_err(|e| invalid(path, &e))?;
+    let client = builder
+        .connect_timeout(options.connect_timeout)
+        .request_timeout(options.request_timeout)
+        .deadline(options.deadline)
+        .retry(options.retry())
+        .build()
+        .map_err(|e| invalid(path, &e))?;
     Ok(LinstorSource::new(client))
 }
 
@@ -873,41 +978,41 @@ fn pbs_source(
     p: &PbsEndpoint,
     path: &str,
     options: &ClientOptions,
+    from_environment: bool,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<PbsSource, EndpointsError> {
+    let mut vars = ClientVars::default();
+    if !from_environment {
+        vars.set(cpps_pbs::ENV_REPOSITORY, &p.repository);
+        vars.secret(
+            cpps_pbs::ENV_PASSWORD,
+            &p.password.resolve(lookup, &format!("{path}.password"))?,
+        );
+        if let Some(fingerprint) = &p.fingerprint {
+            vars.set(cpps_pbs::ENV_FINGERPRINT, fingerprint);
+        }
+        if let Some(url) = &p.url {
+            vars.set(cpps_pbs::ENV_URL, url);
+        }
+    }
+    let builder =
+        cpps_pbs::ClientBuilder::from_env(&client_lookup(from_environment, &vars, lookup))
+            .map_err(|e| invalid(path, &e))?;
     let repository: cpps_pbs::Repository = p
         .repository
         .parse()
         .map_err(|e: cpps_pbs::Error| invalid(&format!("{path}.repository"), &e))?;
-    let fingerprint = p
-        .fingerprint
-        .as_deref()
-        .map(str::parse)
-        .transpose()
-        .map_err(|e: cpps_http::Error| invalid(&format!("{path}.fingerprint"), &e))?;
-    let url = p
+    let endpoint = p
         .url
-        .as_deref()
-        .map(cpps_http::Url::parse)
-        .transpose()
-        .map_err(|e| invalid(&format!("{path}.url"), &e))?;
-    let mut builder = cpps_pbs::ClientBuilder::for_repository(
-        &repository,
-        p.password.resolve(lookup, &format!("{path}.password"))?,
-    )
-    .tls(fingerprint.map_or(TlsMode::SystemRoots, TlsMode::Pinned))
-    .connect_timeout(options.connect_timeout)
-    .request_timeout(options.request_timeout)
-    .deadline(options.deadline)
-    .retry(options.retry());
-    let endpoint = url
         .clone()
-        .unwrap_or_else(|| repository.base_url())
-        .to_string();
-    if let Some(url) = url {
-        builder = builder.url(url);
-    }
-    let client = builder.build().map_err(|e| invalid(path, &e))?;
+        .unwrap_or_else(|| repository.base_url().to_string());
+    let client = builder
+        .connect_timeout(options.connect_timeout)
+        .request_timeout(options.request_timeout)
+        .deadline(options.deadline)
+        .retry(options.retry())
+        .build()
+        .map_err(|e| invalid(path, &e))?;
     Ok(PbsSource::new(client, endpoint))
 }
 
@@ -915,21 +1020,30 @@ fn vyos_source(
     v: &VyosEndpoint,
     path: &str,
     options: &ClientOptions,
+    from_environment: bool,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<VyosSource, EndpointsError> {
-    let url = cpps_http::Url::parse(&v.url).map_err(|e| invalid(&format!("{path}.url"), &e))?;
-    let http = cpps_http::HttpClient::builder(url)
-        .tls(v.tls.mode(path)?)
+    let mut vars = ClientVars::default();
+    if !from_environment {
+        vars.set(cpps_vyos::ENV_URL, &v.url);
+        vars.secret(
+            cpps_vyos::ENV_API_KEY,
+            &v.key.resolve(lookup, &format!("{path}.key"))?,
+        );
+    }
+    let mut builder =
+        cpps_vyos::ClientBuilder::from_env(&client_lookup(from_environment, &vars, lookup))
+            .map_err(|e| invalid(path, &e))?;
+    if !from_environment {
+        builder = builder.tls(v.tls.mode(path)?);
+    }
+    let client = builder
         .connect_timeout(options.connect_timeout)
         .request_timeout(options.request_timeout)
         .deadline(options.deadline)
         .build()
         .map_err(|e| invalid(path, &e))?;
-    let key = v.key.resolve(lookup, &format!("{path}.key"))?;
-    Ok(VyosSource::new(
-        cpps_vyos::Client::new(http, key),
-        v.url.clone(),
-    ))
+    Ok(VyosSource::new(client, v.url.clone()))
 }
 
 impl fmt::Display for TlsChoice {
