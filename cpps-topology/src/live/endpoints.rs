@@ -861,8 +861,10 @@ impl ClientVars {
     }
 
     fn secret(&mut self, name: &'static str, value: &SecretString) {
-        self.0
-            .insert(name, cpps_http::ExposeSecret::expose_secret(value).to_owned());
+        self.0.insert(
+            name,
+            cpps_http::ExposeSecret::expose_secret(value).to_owned(),
+        );
     }
 
     fn get(&self, name: &str) -> Option<String> {
