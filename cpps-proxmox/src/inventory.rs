@@ -118,7 +118,8 @@ pub struct Inventory {
 
 /// Collects the inventory: `GET /nodes`, `GET /cluster/resources?type=vm`,
 /// `GET /cluster/ha/resources`, and `GET /nodes/{node}/lxc/{vmid}/config` for every container
-/// (at most `concurrency` at once) to tell privileged ones.
+/// (at most `concurrency` at once; [`crate::DEFAULT_CONCURRENCY`] is the shared default) to
+/// tell privileged ones.
 ///
 /// Every part is read whatever happens to the others, and a part that fails is kept in
 /// [`Inventory::errors`] beside what was read: a token without `Sys.Audit` on `/` gets a 403 on

@@ -42,8 +42,9 @@ struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
-    /// Container configurations read at once.
-    #[arg(long, default_value_t = 8)]
+    /// Container configurations read at once (one connection each; the library's
+    /// `cpps_proxmox::DEFAULT_CONCURRENCY`, which says what the bound trades off).
+    #[arg(long, default_value_t = cpps_proxmox::DEFAULT_CONCURRENCY)]
     concurrency: usize,
     /// The longest the whole run may take, in seconds: the client's deadline, and the end of
     /// the run; what was read by then is printed.
