@@ -1,20 +1,24 @@
-//! The cpps side of `cargo xtask bench sweep`: one inventory sweep against a running fakepve.
+//! The cpps side of `cargo xtask bench sweep`: one inventory sweep, as `inventory` does it.
 //!
 //! ```text
-//! cargo bench -p cpps-proxmox --bench sweep -- FAKEPVE_JSON [CONCURRENCY]
+//! cargo bench -p cpps-proxmox --bench sweep -- SERVER_JSON [CONCURRENCY]
 //! ```
 //!
-//! `FAKEPVE_JSON` is the file `xtask/env/fakepve.sh` (or the bench) writes: URL, CA file and API
-//! token. The sweep is the same as proxmoxer's side (`xtask/bench/proxmoxer_sweep.py`): the
-//! cluster's guests (`GET /cluster/resources?type=vm`) together with the HA status
-//! (`GET /cluster/ha/status/current`), then every guest's config with at most `CONCURRENCY`
-//! requests in flight over one connection pool. Prints `seconds: N`, `guests: N` and
-//! `rounds: 2` (dependent request rounds: the critical path is `rounds × latency`).
+//! `SERVER_JSON` says where the server is (`url`, `ca_file`, `token_id`, `token_secret`: the
+//! file `xtask/env/fakepve.sh` writes, or the bench's copy pointing at its static server). The
+//! sweep is [`cpps_proxmox::inventory::collect`], the library call of the `inventory` binary:
+//! the nodes, the cluster's guests and the HA resources at once, then every container's config
+//! with at most `CONCURRENCY` requests in flight (default
+//! [`cpps_proxmox::DEFAULT_CONCURRENCY`]) over one connection pool. proxmoxer's side
+//! (`xtask/bench/proxmoxer_sweep.py`) makes the same reads. Prints `seconds: N` (from before
+//! the client is built, so loading the trust store is counted), `guests: N`, `containers: N`,
+//! `requests: N` and `concurrency: N`.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use cpps_http::TlsMode;
-use cpps_proxmox::Client;
+use cpps_proxmox::types::GuestKind;
+use cpps_proxmox::{Client, inventory};
 
 #[tokio::main]
 async fn main() {
@@ -23,14 +27,17 @@ async fn main() {
         .filter(|a| !a.starts_with("--"))
         .collect();
     let Some(info_path) = args.first() else {
-        eprintln!("usage: sweep FAKEPVE_JSON [CONCURRENCY]");
+        eprintln!("usage: sweep SERVER_JSON [CONCURRENCY]");
         std::process::exit(2);
     };
-    let concurrency: usize = args.get(1).and_then(|c| c.parse().ok()).unwrap_or(64);
+    let concurrency: usize = args
+        .get(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(cpps_proxmox::DEFAULT_CONCURRENCY);
     let info: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(info_path).expect("readable fakepve.json"))
-            .expect("fakepve.json is JSON");
-    let text = |key: &str| info[key].as_str().expect("fakepve.json field").to_owned();
+        serde_json::from_str(&std::fs::read_to_string(info_path).expect("readable server JSON"))
+            .expect("the server file is JSON");
+    let text = |key: &str| info[key].as_str().expect("server JSON field").to_owned();
 
     let started = Instant::now();
     let pve = Client::builder(text("url"))
@@ -39,16 +46,29 @@ async fn main() {
         .tls(TlsMode::ca_file(text("ca_file")))
         .build()
         .expect("client");
-    let cluster = pve.cluster();
-    let (guests, ha) = tokio::join!(pve.guests(), cluster.ha_status());
-    let guests = guests.expect("guests");
-    ha.expect("HA status");
-    let total = guests.len();
-    let configs = pve.guest_configs(guests, concurrency).await;
-    let failed = configs.iter().filter(|(_, r)| r.is_err()).count();
+    let report = inventory::collect(&pve, concurrency, Some(Duration::from_secs(60))).await;
     let elapsed = started.elapsed();
-    assert_eq!(failed, 0, "every config must decode");
+    assert!(
+        report.errors.is_empty(),
+        "every part must be read: {:?}",
+        report.errors
+    );
+    let containers = report
+        .guests
+        .iter()
+        .filter(|g| g.kind == GuestKind::Lxc)
+        .count();
+    assert!(
+        report
+            .guests
+            .iter()
+            .filter(|g| g.kind == GuestKind::Lxc)
+            .all(|g| g.privileged.is_some()),
+        "every container's privilege must be known"
+    );
     println!("seconds: {:.6}", elapsed.as_secs_f64());
-    println!("guests: {total}");
-    println!("rounds: 2");
+    println!("guests: {}", report.guests.len());
+    println!("containers: {containers}");
+    println!("requests: {}", containers + 3);
+    println!("concurrency: {concurrency}");
 }
