@@ -21,7 +21,7 @@ use cpps_gpu::k8s::sharing::Strategy;
 use cpps_gpu::k8s::{self as k8s};
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{ConfigMap, Node, Pod};
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::Api;
 use kube::api::PostParams;
 use serde_json::json;
@@ -31,26 +31,6 @@ fn mine<'a>(findings: &'a [Finding], id: &str) -> Vec<&'a Finding> {
         .iter()
         .filter(|f| f.object.as_deref().is_some_and(|o| o.contains(id)))
         .collect()
-}
-
-async fn gpu_node(
-    client: &kube::Client,
-    name: &str,
-    labels: serde_json::Value,
-    annotations: serde_json::Value,
-    capacity: serde_json::Value,
-) {
-    let api: Api<Node> = Api::all(client.clone());
-    let node: Node = serde_json::from_value(json!({
-        "metadata": {"name": name, "labels": labels, "annotations": annotations}
-    }))
-    .unwrap();
-    common::create_with_status(
-        &api,
-        &node,
-        json!({"capacity": capacity.clone(), "allocatable": capacity}),
-    )
-    .await;
 }
 
 /// The NVIDIA device plugin as its Helm chart deploys it
@@ -156,7 +136,7 @@ async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes()
         all.as_object_mut()
             .unwrap()
             .extend(labels.as_object().unwrap().clone());
-        gpu_node(&client, &name, all, json!({}), capacity).await;
+        common::gpu_node(&client, &name, all, json!({}), capacity).await;
         device_plugin_pod(&client, &ns, &name, &ds_uid).await;
         name
     };
@@ -342,7 +322,7 @@ async fn quantities_with_exa_suffixes() {
     };
     let id = common::unique("exa");
     let node = format!("{id}-big");
-    gpu_node(
+    common::gpu_node(
         &client,
         &node,
         json!({"cpps.test/run": id}),
@@ -397,7 +377,7 @@ async fn hami_and_the_device_plugin_on_one_node() {
     let both = format!("{id}-both");
     let hami_only = format!("{id}-hami");
     for n in [&both, &hami_only] {
-        gpu_node(
+        common::gpu_node(
             &client,
             n,
             json!({"cpps.test/run": id}),
@@ -627,7 +607,7 @@ async fn batch_run_to_completion_reports_where_it_ran() {
     let id = common::unique("batch");
     common::namespace(&client, &id).await;
     let node = format!("{id}-gpu-sp-01");
-    gpu_node(
+    common::gpu_node(
         &client,
         &node,
         json!({}),

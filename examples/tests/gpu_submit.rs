@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 mod gpu_common;
 
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::Node;
 use kube::Api;
 
 fn submit(args: &[&str]) -> Output {
@@ -111,12 +110,12 @@ async fn applied_job_is_followed_to_completion_and_placed() {
     assert!(jobs.get_opt("smoke").await.unwrap().is_none());
 
     let node = format!("{id}-gpu-sp-01");
-    let nodes: Api<Node> = Api::all(client.clone());
-    let n: Node = serde_json::from_value(serde_json::json!({"metadata": {"name": node}})).unwrap();
-    gpu_common::create_with_status(
-        &nodes,
-        &n,
-        serde_json::json!({"capacity": {"nvidia.com/gpu": "4"}, "allocatable": {"nvidia.com/gpu": "4"}}),
+    gpu_common::gpu_node(
+        &client,
+        &node,
+        serde_json::json!({}),
+        serde_json::json!({}),
+        serde_json::json!({"nvidia.com/gpu": "4"}),
     )
     .await;
     let kueue = tokio::spawn(gpu_common::act_as_kueue(

@@ -543,7 +543,7 @@ pub struct AdmissionCheck {
     pub spec: AdmissionCheckSpec,
     /// Whether its controller is active.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<MultiKueueClusterStatus>,
+    pub status: Option<AdmissionCheckStatus>,
 }
 custom_resource!(
     AdmissionCheck,
@@ -553,6 +553,15 @@ custom_resource!(
     "admissionchecks",
     ClusterResourceScope
 );
+
+/// `AdmissionCheck.status`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdmissionCheckStatus {
+    /// Conditions (`Active`, set by the check's controller).
+    #[serde(default)]
+    pub conditions: Vec<Condition>,
+}
 
 /// `AdmissionCheck.spec`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -114,6 +114,29 @@ where
         .expect("status written")
 }
 
+/// Creates a Node with `labels` and `annotations`, and writes `capacity` as its capacity and
+/// allocatable through the status subresource, as the kubelet and the device plugin would.
+pub async fn gpu_node(
+    client: &kube::Client,
+    name: &str,
+    labels: serde_json::Value,
+    annotations: serde_json::Value,
+    capacity: serde_json::Value,
+) {
+    use k8s_openapi::api::core::v1::Node;
+    let api: kube::Api<Node> = kube::Api::all(client.clone());
+    let node: Node = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name, "labels": labels, "annotations": annotations}
+    }))
+    .unwrap();
+    create_with_status(
+        &api,
+        &node,
+        serde_json::json!({"capacity": capacity.clone(), "allocatable": capacity}),
+    )
+    .await;
+}
+
 /// Stands in for the Kueue controller (and, with `run_on`, for the Job controller and the
 /// scheduler), which this API server does not run: when the Job `job_name` appears, creates its
 /// Workload (owned by the Job, as Kueue's jobframework does), then writes `QuotaReserved` and
