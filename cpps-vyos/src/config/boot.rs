@@ -34,9 +34,11 @@ pub(crate) fn parse(src: &str) -> Result<ConfigTree, ParseError> {
     let root = p.contents(0, &mut footer_start)?;
     // The footer starts on the line after the last node, blank lines included, so that the
     // text renders back byte for byte.
-    let footer = footer_start.map(|_| {
+    let footer = footer_start.map(|comment_at: usize| {
         let from = p.last_node_end.map_or(0, |after| {
-            src[after..].find('\n').map_or(src.len(), |n| after + n + 1)
+            let next_line = src[after..].find('\n').map_or(src.len(), |n| after + n + 1);
+            // A comment on the last node's own line starts the footer there.
+            next_line.min(comment_at)
         });
         src[from..].to_owned()
     });
@@ -126,6 +128,11 @@ impl Parser {
                         return Err(Self::error(&c, ParseErrorKind::DanglingComment));
                     }
                     return Ok(dedup(branch, &repeated));
+                }
+                // A word that starts with an unclosed quote is a value, never a name: VyOS
+                // prints names bare, and such a name would not read back.
+                Tok::Ident(name) if name.starts_with(['"', '\'']) => {
+                    return Err(Self::unexpected(&t, "a node name"));
                 }
                 Tok::Ident(name) => {
                     let name = name.clone();
@@ -293,11 +300,9 @@ fn dedup(mut branch: Branch, repeated: &HashSet<String>) -> Branch {
 pub(crate) fn render(tree: &ConfigTree) -> String {
     let mut out = String::new();
     render_children(&mut out, &tree.root.children, 0);
+    // The footer as read, byte for byte (its own line breaks included).
     if let Some(footer) = &tree.footer {
         out.push_str(footer);
-        if !footer.is_empty() && !footer.ends_with('\n') {
-            out.push('\n');
-        }
     }
     out
 }

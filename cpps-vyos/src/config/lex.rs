@@ -95,7 +95,9 @@ pub(crate) fn tokenize(src: &str, braces: bool) -> Result<Vec<Token>, ParseError
     // `tail_start`), computed once per line.
     let mut line_end = memchr(bytes, b'\n', 0);
     let mut tail = tail_start(&bytes[line_start..line_end], braces) + line_start;
-    let mut first_on_line = true;
+    // Whether the token before, on this line, is a word: then `//` and `/*` start a value (VyOS
+    // prints `description //x` bare), elsewhere a comment.
+    let mut after_word = false;
     // Columns count characters, so multi-byte characters advance by one.
     let advance = |column: &mut usize, from: usize, to: usize| {
         *column += src[from..to].chars().count();
@@ -125,7 +127,7 @@ pub(crate) fn tokenize(src: &str, braces: bool) -> Result<Vec<Token>, ParseError
                 line_start = i;
                 line_end = memchr(bytes, b'\n', i);
                 tail = tail_start(&bytes[line_start..line_end], braces) + line_start;
-                first_on_line = true;
+                after_word = false;
                 continue;
             }
             b' ' | b'\t' | b'\r' => {
@@ -137,13 +139,17 @@ pub(crate) fn tokenize(src: &str, braces: bool) -> Result<Vec<Token>, ParseError
                 out.push(token(Tok::LBrace));
                 i += 1;
                 column += 1;
+                after_word = false;
+                continue;
             }
             b'}' if braces => {
                 out.push(token(Tok::RBrace));
                 i += 1;
                 column += 1;
+                after_word = false;
+                continue;
             }
-            b'/' if braces && first_on_line && bytes[i..].starts_with(b"/*") => {
+            b'/' if braces && !after_word && bytes[i..].starts_with(b"/*") => {
                 let start = i + 2;
                 let Some(len) = src[start..].find("*/") else {
                     return Err(ParseError {
@@ -173,10 +179,11 @@ pub(crate) fn tokenize(src: &str, braces: bool) -> Result<Vec<Token>, ParseError
                 // A node may follow its comment on the same line.
                 continue;
             }
-            b'/' if braces && first_on_line && bytes[i..].starts_with(b"//") => {
+            b'/' if braces && !after_word && bytes[i..].starts_with(b"//") => {
                 out.push(token(Tok::LineComment));
                 advance(&mut column, i, line_end);
                 i = line_end;
+                continue;
             }
             b'"' | b'\'' => {
                 let close = if braces {
@@ -218,7 +225,7 @@ pub(crate) fn tokenize(src: &str, braces: bool) -> Result<Vec<Token>, ParseError
                 i = end;
             }
         }
-        first_on_line = false;
+        after_word = true;
     }
     out.push(Token {
         kind: Tok::Eof,
