@@ -1,8 +1,7 @@
 //! Typed async client for the Proxmox VE API (PVE 8/9), on `cpps-http`.
 //!
 //! ```no_run
-//! use cpps_proxmox::{Client, VmId, family::WaitOptions, types::SnapshotName};
-//! use cpps_http::TlsMode;
+//! use cpps_proxmox::{Client, TlsMode, VmId, family::WaitOptions, types::SnapshotName};
 //!
 //! # async fn run() -> Result<(), cpps_proxmox::Error> {
 //! let pve = Client::builder("https://pve-ippri-31.example:8006/")
@@ -20,9 +19,26 @@
 //! # }
 //! ```
 //!
-//! - Authentication: API tokens, or tickets with renewal, one re-login on a 401 and TOTP
-//!   ([`ClientBuilder`]). TLS: every `cpps-http` mode; pin the node fingerprint for
-//!   self-signed clusters.
+//! - [`Client`] and [`ClientBuilder`]: the transport settings (TLS, timeouts, deadline, size
+//!   cap, retry) are `cpps-http`'s, forwarded once; [`Client::from_env`] and
+//!   [`ClientBuilder::from_env`] read the variables the bpg Terraform provider reads:
+//!
+//!   | variable | meaning |
+//!   | --- | --- |
+//!   | `PROXMOX_VE_ENDPOINT` | `https://host:8006/` (required) |
+//!   | `PROXMOX_VE_API_TOKEN` | `user@realm!id=secret`; wins over user and password |
+//!   | `PROXMOX_VE_USERNAME`, `PROXMOX_VE_PASSWORD` | ticket login |
+//!   | `PROXMOX_VE_CA_FILE` | PEM file of trusted CAs |
+//!   | `PROXMOX_VE_FINGERPRINT` | SHA-256 fingerprint of the node certificate to pin |
+//!   | `PROXMOX_VE_INSECURE` | `true`: no certificate verification |
+//!
+//! - Authentication: API tokens, or tickets with renewal, one re-login on a 401 and TOTP.
+//!   TLS: every `cpps-http` mode; pin the node fingerprint for self-signed clusters.
+//! - One decoder ([`PveEnvelope`]) and one [`Error`] (`delivery()`, `status()`,
+//!   `is_not_found()`, `is_conflict()`); the server's release is read once
+//!   ([`Client::server_version`]) where PVE 8 and 9 differ.
+//! - [`Client::wait`] follows an HA-managed guest's `hastart`/`hastop`/`hamigrate` task to the
+//!   HA manager's final state; config writes send their `digest`.
 //! - Typed reads and writes through handlers ([`Client::cluster`], [`Client::node`],
 //!   [`api::NodeApi::qemu`], [`api::NodeApi::lxc`]); [`Client::get_raw`] and
 //!   [`Client::post_raw`] for the rest. [`ENDPOINTS`] lists every endpoint called.
