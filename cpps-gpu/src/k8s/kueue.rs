@@ -1149,3 +1149,46 @@ pub async fn run_batch(
         placement,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ClusterQueue as a `v1beta1`-only Kueue serves it (kubernetes-sigs/kueue
+    /// `apis/kueue/v1beta1/clusterqueue_types.go`: `spec.cohort`, `spec.admissionChecks` as a
+    /// list of names) and as `v1beta2` does (`cohortName`, `admissionChecksStrategy`): both
+    /// decode into the same fields.
+    #[test]
+    fn cluster_queue_of_either_version() {
+        let v1beta1: ClusterQueue = serde_json::from_value(serde_json::json!({
+            "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue",
+            "metadata": {"name": "manager"},
+            "spec": {"cohort": "gpus", "admissionChecks": ["multikueue"],
+                     "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"], "flavors": [
+                         {"name": "a5000", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "8"}]}]}]}
+        }))
+        .unwrap();
+        let v1beta2: ClusterQueue = serde_json::from_value(serde_json::json!({
+            "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
+            "metadata": {"name": "manager"},
+            "spec": {"cohortName": "gpus",
+                     "admissionChecksStrategy": {"admissionChecks": [{"name": "multikueue"}]},
+                     "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"], "flavors": [
+                         {"name": "a5000", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "8"}]}]}]}
+        }))
+        .unwrap();
+        for cq in [&v1beta1, &v1beta2] {
+            assert_eq!(cq.spec.cohort_name.as_deref(), Some("gpus"));
+            assert_eq!(
+                cq.spec.admission_check_names().collect::<Vec<_>>(),
+                ["multikueue"]
+            );
+            assert_eq!(
+                cq.spec.resource_groups[0].flavors[0].resources[0]
+                    .nominal_quota
+                    .0,
+                "8"
+            );
+        }
+    }
+}
