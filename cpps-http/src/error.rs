@@ -320,12 +320,12 @@ mod tests {
         }
         let cause = || std::io::Error::other("connection refused");
         assert_eq!(
-            super::error_chain(&Outer(cause(), "request failed")),
+            error_chain(&Outer(cause(), "request failed")),
             "request failed: connection refused"
         );
         // A message that already holds its cause does not print it twice.
         assert_eq!(
-            super::error_chain(&Outer(cause(), "request failed: connection refused")),
+            error_chain(&Outer(cause(), "request failed: connection refused")),
             "request failed: connection refused"
         );
     }

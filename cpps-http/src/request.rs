@@ -342,12 +342,13 @@ impl Response {
     /// Decodes the body as JSON, whatever the `Content-Type` says. A failure names the JSON path
     /// (`data[3].vmid`) and keeps a redacted excerpt.
     pub fn json<T: DeserializeOwned>(&self) -> Result<T, Error> {
-        decode_json(&self.body).map_err(|(path, message)| Error::Decode {
+        // Scrubbed before it is cut, so that a secret straddling the cut leaves no prefix.
+        decode_json_uncut(&self.body).map_err(|(path, message)| Error::Decode {
             method: self.method.clone(),
             url: self.url.clone(),
             status: self.status,
-            path,
-            message: self.scrub(&message),
+            path: shorten(&self.scrub(&path), DECODE_TEXT_CHARS),
+            message: shorten(&self.scrub(&message), DECODE_TEXT_CHARS),
             excerpt: self.excerpt(),
         })
     }
@@ -386,7 +387,30 @@ impl fmt::Debug for Response {
 }
 
 /// Decodes JSON, returning the path and message of a failure.
+///
+/// Both are cut to a few hundred characters: serde quotes the offending value in its message
+/// (`invalid type: string "…"`), and a 200 MB string must not become a 200 MB error.
 pub fn decode_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, (String, String)> {
+    decode_json_uncut(body).map_err(|(path, message)| {
+        (
+            shorten(&path, DECODE_TEXT_CHARS),
+            shorten(&message, DECODE_TEXT_CHARS),
+        )
+    })
+}
+
+/// How many characters of a decode failure's path and message an error keeps.
+const DECODE_TEXT_CHARS: usize = 300;
+
+/// `text` cut to `max_chars` characters, with an ellipsis and the length when it was longer.
+pub(crate) fn shorten(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        None => text.to_owned(),
+        Some((cut, _)) => format!("{}… ({} bytes in all)", &text[..cut], text.len()),
+    }
+}
+
+fn decode_json_uncut<T: DeserializeOwned>(body: &[u8]) -> Result<T, (String, String)> {
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     let value: T = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
         let path = e.path().to_string();
@@ -420,6 +444,15 @@ mod tests {
         let (path, message) = decode_json::<List>(body).unwrap_err();
         assert_eq!(path, "data[1].vmid");
         assert!(message.contains("invalid type"), "{message}");
+    }
+
+    #[test]
+    fn a_huge_offending_value_does_not_make_a_huge_error() {
+        let body = format!(r#"{{"data":[{{"vmid":"{}"}}]}}"#, "x".repeat(1_000_000));
+        let (path, message) = decode_json::<List>(body.as_bytes()).unwrap_err();
+        assert_eq!(path, "data[0].vmid");
+        assert!(message.chars().count() < 400, "{} chars", message.len());
+        assert!(message.contains("bytes in all"), "{message}");
     }
 
     #[test]
