@@ -76,6 +76,8 @@ proptest! {
 
     #[test]
     fn emptying_a_satellite_interface_fires_exactly_linstor_001(topology in valid_topology()) {
+        // ... and LINSTOR-002's ordering on each pool of that site that already asks for 3
+        // replicas ("place_count: 3 … só após correção do pve-ippri-34").
         let Some(index) = topology.hosts().iter().position(|h| {
             h.linstor.as_ref().is_some_and(|l| l.is_satellite())
         }) else {
@@ -91,10 +93,17 @@ proptest! {
             host.id.to_string()
         });
         let after = check_on(&mutated, today());
-        prop_assert_eq!(
-            new_findings(&before, &after),
-            vec![("LINSTOR-001".to_owned(), subject)]
-        );
+        let site = &topology.hosts()[index].site;
+        let raised_first = topology
+            .linstor_pools()
+            .iter()
+            .filter(|p| &p.site == site && p.place_count >= 3)
+            .map(|p| ("LINSTOR-002".to_owned(), p.id.to_string()));
+        let mut expected: Vec<(String, String)> = std::iter::once(("LINSTOR-001".to_owned(), subject))
+            .chain(raised_first)
+            .collect();
+        expected.sort();
+        prop_assert_eq!(new_findings(&before, &after), expected);
     }
 
     #[test]

@@ -21,8 +21,9 @@ fn edit(text: &str, find: &str, replace: &str) -> String {
     text.replacen(find, replace, 1)
 }
 
-/// base.yaml with: an empty replication interface on b3 (error), vyos-b1 without a VRRP peer
-/// (warning, suppressed), pbs-beta unencrypted (info), an unused suppression (note).
+/// base.yaml with: an empty replication interface on b3 (error, and a warning on ssd-beta, which
+/// asks for 3 replicas before that fix), vyos-b1 without a VRRP peer (warning, suppressed),
+/// pbs-beta unencrypted (info), an unused suppression (note).
 fn report() -> Report {
     let mut text = BASE.to_owned();
     text = edit(
@@ -73,12 +74,13 @@ fn the_report_counts_and_orders_findings() {
         got,
         [
             ("LINSTOR-001", "b3", Severity::Error, false),
+            ("LINSTOR-002", "ssd-beta", Severity::Warning, false),
             ("NET-002", "vyos-b1", Severity::Warning, true),
             ("BACKUP-004", "pbs-beta", Severity::Info, false),
         ]
     );
     assert_eq!(r.summary.errors, 1);
-    assert_eq!(r.summary.warnings, 0);
+    assert_eq!(r.summary.warnings, 1);
     assert_eq!(r.summary.infos, 1);
     assert_eq!(r.summary.suppressed, 1);
     assert_eq!(
@@ -95,7 +97,7 @@ fn the_report_counts_and_orders_findings() {
     assert_eq!(r.notes.len(), 1);
     assert!(r.fails(false));
     assert_eq!(
-        r.findings[1].suppressed.as_ref().unwrap().justification,
+        r.findings[2].suppressed.as_ref().unwrap().justification,
         REASON
     );
 }
@@ -105,7 +107,7 @@ fn json_has_the_documented_shape() {
     let r = report();
     let v: Value = serde_json::from_str(&r.render(Format::Json)).unwrap();
     let findings = v["findings"].as_array().unwrap();
-    assert_eq!(findings.len(), 3);
+    assert_eq!(findings.len(), 4);
     let f = &findings[0];
     assert_eq!(f["rule"], "LINSTOR-001");
     assert_eq!(f["severity"], "error");
@@ -124,14 +126,14 @@ fn json_has_the_documented_shape() {
             .unwrap()
             .contains("pve-ippri-34")
     );
-    let s = &findings[1];
+    let s = &findings[2];
     assert_eq!(s["suppressed"], true);
     assert_eq!(s["suppression"]["justification"], REASON);
     assert_eq!(s["suppression"]["expires"], "2026-06-30");
-    assert_eq!(findings[2]["severity"], "info");
+    assert_eq!(findings[3]["severity"], "info");
     let summary = &v["summary"];
     assert_eq!(summary["errors"], 1);
-    assert_eq!(summary["warnings"], 0);
+    assert_eq!(summary["warnings"], 1);
     assert_eq!(summary["infos"], 1);
     assert_eq!(summary["suppressed"], 1);
     assert_eq!(
@@ -194,7 +196,7 @@ fn sarif_is_valid_and_carries_what_code_scanning_needs() {
         );
     }
     let results = run["results"].as_array().unwrap();
-    assert_eq!(results.len(), 3);
+    assert_eq!(results.len(), 4);
     let first = &results[0];
     assert_eq!(first["ruleId"], "LINSTOR-001");
     assert_eq!(first["level"], "error");
@@ -211,11 +213,11 @@ fn sarif_is_valid_and_carries_what_code_scanning_needs() {
         u64::from(r.findings[0].location.line)
     );
     assert!(first.get("suppressions").is_none());
-    let suppressed = &results[1];
+    let suppressed = &results[2];
     assert_eq!(suppressed["level"], "warning");
     assert_eq!(suppressed["suppressions"][0]["kind"], "inSource");
     assert_eq!(suppressed["suppressions"][0]["justification"], REASON);
-    assert_eq!(results[2]["level"], "note");
+    assert_eq!(results[3]["level"], "note");
 }
 
 #[test]
@@ -253,13 +255,13 @@ fn junit_is_well_formed_with_one_case_per_rule_and_subject() {
         .iter()
         .filter(|x| x.kind.has_static_part())
         .count();
-    // Three rules have one subject each; every other static rule has one passing case.
+    // Four rules have one subject each; every other static rule has one passing case.
     assert_eq!(cases.len(), static_rules);
     assert_eq!(
         root.attribute("tests"),
         Some(static_rules.to_string().as_str())
     );
-    assert_eq!(root.attribute("failures"), Some("1"));
+    assert_eq!(root.attribute("failures"), Some("2"));
     assert_eq!(root.attribute("skipped"), Some("1"));
 
     let case = |class: &str| {
@@ -318,7 +320,7 @@ fn text_groups_by_site_and_severity_with_citations() {
         "{text}"
     );
     let beta = text
-        .find("== site beta: 1 errors, 0 warnings, 1 infos ==")
+        .find("== site beta: 1 errors, 1 warnings, 1 infos ==")
         .expect(&text);
     let error = text.find("error     LINSTOR-001").expect(&text);
     let info = text.find("info      BACKUP-004").expect(&text);
@@ -330,7 +332,7 @@ fn text_groups_by_site_and_severity_with_citations() {
     assert!(text[suppressed..].contains("suppressed: spare router"));
     assert!(text.contains("note: infra/topology.yaml:"), "{text}");
     assert!(
-        text.contains("\nsummary: 1 error, 0 warnings, 1 info, 1 suppressed ("),
+        text.contains("\nsummary: 1 error, 1 warning, 1 info, 1 suppressed ("),
         "{text}"
     );
     // Plain text for CI logs: no terminal escape sequences.

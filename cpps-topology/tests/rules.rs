@@ -93,19 +93,37 @@ const CASES: &[Case] = &[
             "  - id: b3\n    site: beta\n    proxmox_cluster: pve-beta\n    tier: tier-2a\n    pve_version: \"9.0\"\n    linstor: { roles: [satellite], interface: ens19 }",
             "  - id: b3\n    site: beta\n    proxmox_cluster: pve-beta\n    tier: tier-2a\n    pve_version: \"9.0\"\n    linstor: { roles: [satellite], interface: \"\" }",
         )],
-        expect: &[("LINSTOR-001", "b3", Error)],
+        // ssd-beta already asks for 3 replicas while b3 cannot replicate: the documents raise
+        // place_count only after that fix (LINSTOR-002's ordering).
+        expect: &[
+            ("LINSTOR-001", "b3", Error),
+            ("LINSTOR-002", "ssd-beta", Warning),
+        ],
     },
     Case {
         rule: "LINSTOR-002",
-        // A declared pool may still run 2 replicas: only production pools need 3.
-        pass: &[(
-            "    place_count: 3\n    controller: { primary: b1, standby: [b2] }\n    state: validated",
-            "    place_count: 2\n    controller: { primary: b1, standby: [b2] }\n    state: declared",
-        )],
-        fail: &[(
-            "    place_count: 3\n    controller: { primary: b1, standby: [b2] }",
-            "    place_count: 2\n    controller: { primary: b1, standby: [b2] }",
-        )],
+        // A declared pool may still run 2 replicas: only production pools need 3. Both keep a
+        // witness in the other site, so LINSTOR-006 stays silent.
+        pass: &[
+            (
+                "    place_count: 3\n    controller: { primary: b1, standby: [b2] }\n    state: validated",
+                "    place_count: 2\n    controller: { primary: b1, standby: [b2] }\n    state: declared",
+            ),
+            (
+                "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
+                "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3, diskful: false }]",
+            ),
+        ],
+        fail: &[
+            (
+                "    place_count: 3\n    controller: { primary: b1, standby: [b2] }",
+                "    place_count: 2\n    controller: { primary: b1, standby: [b2] }",
+            ),
+            (
+                "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
+                "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3, diskful: false }]",
+            ),
+        ],
         expect: &[("LINSTOR-002", "ssd-beta", Warning)],
     },
     Case {
@@ -120,10 +138,14 @@ const CASES: &[Case] = &[
     },
     Case {
         rule: "LINSTOR-004",
-        pass: &[],
-        fail: &[(
+        // A diskless tie-breaker holds no replica: it may sit in another site.
+        pass: &[(
             "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
             "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3, diskful: false }]",
+        )],
+        fail: &[(
+            "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
+            "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3 }]",
         )],
         expect: &[("LINSTOR-004", "ssd-beta", Error)],
     },
@@ -141,10 +163,11 @@ const CASES: &[Case] = &[
     },
     Case {
         rule: "LINSTOR-006",
-        // A declared pool: LINSTOR-002 stays silent, LINSTOR-006 still applies.
+        // A declared pool: LINSTOR-002 stays silent, LINSTOR-006 still applies; the tie-breaker
+        // that passes is a diskless node in the other site.
         pass: &[(
             "    nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]\n    place_count: 3\n    controller: { primary: b1, standby: [b2] }\n    state: validated",
-            "    nodes: [{ host: b1 }, { host: b2 }, { host: b3, diskful: false }]\n    place_count: 2\n    controller: { primary: b1, standby: [b2] }\n    state: declared",
+            "    nodes: [{ host: b1 }, { host: b2 }, { host: a3, diskful: false }]\n    place_count: 2\n    controller: { primary: b1, standby: [b2] }\n    state: declared",
         )],
         fail: &[(
             "    nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]\n    place_count: 3\n    controller: { primary: b1, standby: [b2] }\n    state: validated",
@@ -654,4 +677,249 @@ fn state_awareness_lowers_desired_components_to_info() {
         "a desired component yields info at most: {got:?}"
     );
     assert!(got.iter().any(|(r, _, _)| r == "LINSTOR-003"), "{got:?}");
+}
+
+/// A variant of the embedded default topology: one textual change (it must match the default
+/// exactly once) that turns findings on or off. Users run the check on *their* file as it
+/// evolves, so each corrected rule is shown to follow a small change of the real topology.
+struct Variant {
+    edit: Edit,
+    /// `(rule, subject)` found on the default and gone on the variant.
+    disappears: &'static [(&'static str, &'static str)],
+    /// `(rule, subject)` absent from the default and found on the variant.
+    appears: &'static [(&'static str, &'static str)],
+}
+
+/// A rule whose logic was corrected: a pass and a fail on the base fixture (the pass yields no
+/// finding of the rule; the fail exactly `expect`), and variants of the default topology.
+struct LogicCase {
+    rule: &'static str,
+    pass: &'static [Edit],
+    fail: &'static [Edit],
+    expect: &'static [(&'static str, &'static str, Severity)],
+    variants: &'static [Variant],
+}
+
+const WITNESS_IN_BETA: Edit = (
+    "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
+    "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3, diskful: false }]",
+);
+
+const LOGIC_CASES: &[LogicCase] = &[
+    // "place_count: 3 … só após correção do pve-ippri-34" is an order: a pool already at 3
+    // while its site has an empty replication interface was raised first.
+    LogicCase {
+        rule: "LINSTOR-002",
+        pass: &[],
+        fail: &[(
+            "  - id: b3\n    site: beta\n    proxmox_cluster: pve-beta\n    tier: tier-2a\n    pve_version: \"9.0\"\n    linstor: { roles: [satellite], interface: ens19 }",
+            "  - id: b3\n    site: beta\n    proxmox_cluster: pve-beta\n    tier: tier-2a\n    pve_version: \"9.0\"\n    linstor: { roles: [satellite], interface: \"\" }",
+        )],
+        expect: &[
+            ("LINSTOR-001", "b3", Error),
+            ("LINSTOR-002", "ssd-beta", Warning),
+        ],
+        variants: &[Variant {
+            // Fixing pve-ippri-34 lets nvme-pool keep its 3 replicas.
+            edit: (
+                "linstor: { roles: [satellite], interface: \"\" }",
+                "linstor: { roles: [satellite], interface: ens19 }",
+            ),
+            disappears: &[
+                ("LINSTOR-002", "nvme-pool"),
+                ("LINSTOR-001", "pve-ippri-34"),
+            ],
+            appears: &[],
+        }],
+    },
+    // A diskless tie-breaker holds no replica: it may (and for LINSTOR-006 should) be in
+    // another site; a diskful node there is cross-site replication.
+    LogicCase {
+        rule: "LINSTOR-004",
+        pass: &[WITNESS_IN_BETA],
+        fail: &[(
+            "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
+            "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3 }]",
+        )],
+        expect: &[("LINSTOR-004", "ssd-beta", Error)],
+        variants: &[Variant {
+            edit: (
+                "      - { host: pve-ippri-12 }\n",
+                "      - { host: pve-ippri-12 }\n      - { host: pve-labri-31 }\n",
+            ),
+            disappears: &[],
+            appears: &[("LINSTOR-004", "sp-ssd")],
+        }],
+    },
+    // Two replicas need a witness in a third site, not a third node of the same site.
+    LogicCase {
+        rule: "LINSTOR-006",
+        pass: &[
+            (
+                "    place_count: 3\n    controller: { primary: b1, standby: [b2] }\n    state: validated",
+                "    place_count: 2\n    controller: { primary: b1, standby: [b2] }\n    state: declared",
+            ),
+            WITNESS_IN_BETA,
+        ],
+        fail: &[
+            (
+                "    place_count: 3\n    controller: { primary: b1, standby: [b2] }\n    state: validated",
+                "    place_count: 2\n    controller: { primary: b1, standby: [b2] }\n    state: declared",
+            ),
+            (
+                "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
+                "nodes: [{ host: b1 }, { host: b2 }, { host: b3, diskful: false }]",
+            ),
+        ],
+        expect: &[("LINSTOR-006", "ssd-beta", Warning)],
+        variants: &[Variant {
+            // sp-ssd keeps 2 replicas on three SP hosts: a diskless node in Franca is the
+            // witness the documents ask for (and LINSTOR-004 accepts it).
+            edit: (
+                "      - { host: pve-ippri-12 }\n",
+                "      - { host: pve-ippri-12 }\n      - { host: pve-labri-31, diskful: false }\n",
+            ),
+            disappears: &[("LINSTOR-006", "sp-ssd")],
+            appears: &[],
+        }],
+    },
+    // HA is not DR for any component that declares HA, Traefik included.
+    LogicCase {
+        rule: "HADR-001",
+        pass: &[],
+        fail: &[(
+            "role: traefik, on_boot: true, backup: pbs-alpha, state: validated }",
+            "role: traefik, on_boot: true, state: validated }",
+        )],
+        expect: &[("HADR-001", "traefik-alpha", Warning)],
+        variants: &[Variant {
+            edit: ("    ha: true\n    ha_state: declared\n", ""),
+            disappears: &[("HADR-001", "traefik-sp")],
+            appears: &[],
+        }],
+    },
+    // A cluster's intended placement is judged before it has nodes or candidate hosts.
+    LogicCase {
+        rule: "CNI-001",
+        pass: &[],
+        fail: &[(
+            "    nodes: [k3s-b-1]\n    cni: { kind: cilium, version: \"1.17.0\" }",
+            "    node_placement: lxc\n    cni: { kind: cilium, version: \"1.17.0\" }",
+        )],
+        expect: &[("CNI-001", "k3s-beta", Error)],
+        variants: &[Variant {
+            edit: (
+                "  - id: k3s-sp-main\n    site: sp\n    node_placement: vm\n",
+                "  - id: k3s-sp-main\n    site: sp\n    node_placement: lxc_privileged\n",
+            ),
+            disappears: &[],
+            appears: &[("CNI-001", "k3s-sp-main")],
+        }],
+    },
+    // A GPU node on a host without a tier is a finding: its placement cannot be judged.
+    LogicCase {
+        rule: "GPU-002",
+        pass: &[],
+        fail: &[(
+            "  - id: a1\n    site: alpha\n    proxmox_cluster: pve-alpha\n    tier: tier-3\n",
+            "  - id: a1\n    site: alpha\n    proxmox_cluster: pve-alpha\n",
+        )],
+        expect: &[("GPU-002", "gpu-alpha", Warning)],
+        variants: &[Variant {
+            edit: (
+                "  - id: pve-ippri-31\n    site: sp\n    proxmox_cluster: pve-sp\n    tier: tier-3\n",
+                "  - id: pve-ippri-31\n    site: sp\n    proxmox_cluster: pve-sp\n",
+            ),
+            disappears: &[],
+            appears: &[("GPU-002", "k3s-gpu-sp")],
+        }],
+    },
+    // `deferred: true` (🚫) is a desired component: on a validated or declared one it mixes
+    // two states.
+    LogicCase {
+        rule: "STATE-001",
+        pass: &[],
+        fail: &[(
+            "  - { id: traefik-beta, site: beta, address: 10.2.0.6, state: validated }",
+            "  - { id: traefik-beta, site: beta, address: 10.2.0.6, state: validated, deferred: true }",
+        )],
+        expect: &[("STATE-001", "traefik-beta", Error)],
+        variants: &[Variant {
+            edit: (
+                "    kind: karmada\n    state: desired\n    deferred: true\n",
+                "    kind: karmada\n    state: declared\n    deferred: true\n",
+            ),
+            disappears: &[],
+            appears: &[("STATE-001", "karmada")],
+        }],
+    },
+];
+
+fn apply_to(base: &str, edits: &[Edit], what: &str) -> String {
+    let mut text = base.to_owned();
+    for (find, replace) in edits {
+        let n = text.matches(find).count();
+        assert_eq!(
+            n, 1,
+            "{what}: edit target must occur exactly once, found {n} times: {find:?}"
+        );
+        text = text.replacen(find, replace, 1);
+    }
+    text
+}
+
+fn pairs(report: &Report) -> BTreeSet<(String, String)> {
+    found(report)
+        .into_iter()
+        .map(|(rule, subject, _)| (rule, subject))
+        .collect()
+}
+
+#[test]
+fn corrected_rules_pass_fail_and_follow_variants_of_the_default_topology() {
+    let default = pairs(&run(cpps_topology::DEFAULT_TOPOLOGY_YAML, "cpps.yaml"));
+    let mut failures = Vec::new();
+    for case in LOGIC_CASES {
+        let what = format!("{} pass", case.rule);
+        let pass = found(&run(&apply_to(BASE, case.pass, &what), &what));
+        if pass.iter().any(|(r, _, _)| r == case.rule) {
+            failures.push(format!("{what}: the rule fired: {pass:?}"));
+        }
+        let what = format!("{} fail", case.rule);
+        let fail = found(&run(&apply_to(BASE, case.fail, &what), &what));
+        let want: BTreeSet<_> = case
+            .expect
+            .iter()
+            .map(|(r, s, sev)| ((*r).to_owned(), (*s).to_owned(), *sev))
+            .collect();
+        if fail != want {
+            failures.push(format!("{what}: expected {want:?}, got {fail:?}"));
+        }
+        for (i, v) in case.variants.iter().enumerate() {
+            let what = format!("{} variant {i}", case.rule);
+            let text = apply_to(cpps_topology::DEFAULT_TOPOLOGY_YAML, &[v.edit], &what);
+            let got = pairs(&run(&text, &what));
+            for (rule, subject) in v.disappears {
+                let key = ((*rule).to_owned(), (*subject).to_owned());
+                if !default.contains(&key) || got.contains(&key) {
+                    failures.push(format!("{what}: {rule} on {subject} should be on the default and gone on the variant"));
+                }
+            }
+            for (rule, subject) in v.appears {
+                let key = ((*rule).to_owned(), (*subject).to_owned());
+                if default.contains(&key) || !got.contains(&key) {
+                    failures.push(format!("{what}: {rule} on {subject} should be absent from the default and on the variant"));
+                }
+            }
+            if !v
+                .disappears
+                .iter()
+                .chain(v.appears)
+                .any(|(r, _)| *r == case.rule)
+            {
+                failures.push(format!("{what}: the variant must flip the rule itself"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

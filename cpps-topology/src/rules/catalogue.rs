@@ -114,7 +114,7 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         id: RuleId("LINSTOR-002"),
         severity: Severity::Warning,
         kind: RuleKind::Static,
-        title: "production pools keep 3 replicas (place_count >= 3)",
+        title: "production pools keep 3 replicas (place_count >= 3), raised only after LINSTOR-001 is fixed in the site",
         citations: &[cite(
             ARCH,
             "place_count: 3 no SP SSD (hoje 2 — perda de 1 node = degradação) — só após correção do pve-ippri-34",
@@ -136,7 +136,7 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         id: RuleId("LINSTOR-004"),
         severity: Severity::Error,
         kind: RuleKind::Static,
-        title: "a LINSTOR pool's nodes are in one site (replication is intra-site)",
+        title: "a LINSTOR pool's diskful nodes are in one site (replication is intra-site; a diskless tie-breaker may be elsewhere)",
         citations: &[cite(ARCH, "Papel: block storage replicado, intra-site.")],
         remediation: "keep each pool inside one site; cross-site protection is PBS sync, not DRBD",
     },
@@ -152,12 +152,12 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         id: RuleId("LINSTOR-006"),
         severity: Severity::Warning,
         kind: RuleKind::Static,
-        title: "a pool with 2 diskful replicas has a tie-breaker (witness)",
+        title: "a pool with 2 replicas has a tie-breaker (witness) in a third site",
         citations: &[cite(
             ARCH,
             "Witness/tie-breaker em terceiro site (cloud VM ou outro campus) pra eliminar split-brain de minoria",
         )],
-        remediation: "add a diskless tie-breaker node to the pool or raise place_count to 3",
+        remediation: "add a diskless tie-breaker node on a host of another site (a cloud VM or another campus), or raise place_count to 3",
     },
     RuleInfo {
         id: RuleId("LINSTOR-007"),
@@ -212,12 +212,12 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         id: RuleId("HADR-001"),
         severity: Severity::Warning,
         kind: RuleKind::Static,
-        title: "a guest protected by replication (HA) also has a backup (DR)",
+        title: "a component protected by replication or HA (a guest, a Traefik) also has a backup (DR)",
         citations: &[cite(
             ARCH,
             "Distinguir HA de DR — replicação síncrona (LINSTOR) protege contra falha de hardware; backup (PBS) protege contra erro lógico/desastre",
         )],
-        remediation: "add the guest to a PBS backup job of its site",
+        remediation: "add the guest (for a Traefik: the guest it runs in) to a PBS backup job of its site",
     },
     RuleInfo {
         id: RuleId("NET-001"),

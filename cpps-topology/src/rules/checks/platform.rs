@@ -89,6 +89,34 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         if k.cni.kind != CniKind::Cilium {
             continue;
         }
+        // A cluster with neither nodes nor candidate hosts yet is judged on its intended
+        // placement alone: a plan to run Cilium on LXC breaks the decision before any node
+        // exists.
+        if k.nodes.is_empty()
+            && k.candidate_hosts.is_empty()
+            && let Some(placement) = k.node_placement
+            && placement != NodePlacement::Vm
+        {
+            let why = match (placement, &k.cilium_lxc_exception) {
+                (NodePlacement::LxcPrivileged, Some(_)) => {
+                    "privileged LXC nodes, with an exception, but no candidate host shows the Tier 3 host the exception needs"
+                }
+                (NodePlacement::LxcPrivileged, None) => {
+                    "privileged LXC nodes without a `cilium_lxc_exception` on the cluster"
+                }
+                _ => "unprivileged LXC nodes",
+            };
+            sink.emit_at(
+                scaled(Severity::Error, k.meta.state),
+                ComponentRef::K3sCluster(k),
+                "node_placement",
+                format!(
+                    "k3s cluster {} plans Cilium on {why}: Cilium is supported on VMs",
+                    k.id
+                ),
+            );
+            continue;
+        }
         for (placement, host, field) in placements(ctx, ki) {
             if placement == NodePlacement::Vm {
                 continue;
@@ -195,6 +223,19 @@ pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         let c = ComponentRef::K3sCluster(k);
         for (placement, host, field) in placements(ctx, ki) {
             let Some(caps) = capabilities(topo, host) else {
+                // Without a tier nothing says whether this host's GPU is reachable from a VM or
+                // only from a privileged LXC: the placement cannot be judged, and that is a gap.
+                sink.emit_at(
+                    scaled(Severity::Warning, k.meta.state),
+                    c,
+                    &field.path(),
+                    format!(
+                        "GPU cluster {} is placed as {} on host {}, which has no hardware tier: whether its GPU allows that placement is unknown",
+                        k.id,
+                        placement_name(placement),
+                        host.id
+                    ),
+                );
                 continue;
             };
             let problem = if placement == NodePlacement::Lxc {

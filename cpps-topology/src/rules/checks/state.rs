@@ -79,6 +79,20 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
             // Nothing is less mature than desired.
             continue;
         }
+        // 🚫 deferred is a roadmap mark ("desired", deferred on purpose): a component that is
+        // validated or declared and deferred at once mixes two states.
+        if c.meta().deferred {
+            sink.emit_at(
+                Severity::Error,
+                c,
+                "state",
+                format!(
+                    "{} {} is `{state}` and marked `deferred: true`: a deferred component (🚫) is `desired`, not {state}",
+                    c.kind(),
+                    c.id_str()
+                ),
+            );
+        }
         let mut w = Weakest::new(state);
         let site = |w: &mut Weakest<'t>, id: &crate::model::SiteId| {
             if let Some(s) = topo.site(id) {

@@ -50,16 +50,36 @@ pub(super) fn linstor_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 }
 
 /// LINSTOR-002: production pools keep 3 replicas; raising place_count waits for LINSTOR-001.
+///
+/// "place_count: 3 … só após correção do pve-ippri-34" is an order: while a host of the pool's
+/// site has an empty replication interface, a pool that already asks for 3 replicas (or more)
+/// was raised first, and that is a finding too, not silence.
 pub(super) fn linstor_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     for pool in ctx.topo.linstor_pools() {
-        if pool.meta.state != State::Validated || pool.place_count >= 3 {
-            continue;
-        }
         let blockers: Vec<&str> = ctx
             .empty_interface_by_site
             .get(&pool.site)
             .map(|hosts| hosts.iter().map(|h| h.id.as_str()).collect())
             .unwrap_or_default();
+        if pool.place_count >= 3 {
+            if !blockers.is_empty() {
+                sink.emit_at(
+                    scaled(Severity::Warning, pool.meta.state),
+                    ComponentRef::LinstorPool(pool),
+                    "place_count",
+                    format!(
+                        "pool {} asks for place_count {} before the replication interface of {} is fixed (LINSTOR-001): the documents raise it only after that fix",
+                        pool.id,
+                        pool.place_count,
+                        blockers.join(", ")
+                    ),
+                );
+            }
+            continue;
+        }
+        if pool.meta.state != State::Validated {
+            continue;
+        }
         let blocked = if blockers.is_empty() {
             String::new()
         } else {
@@ -98,12 +118,15 @@ pub(super) fn linstor_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// LINSTOR-004: a pool's nodes are all in the pool's site.
+/// LINSTOR-004: a pool's diskful nodes are all in the pool's site. A diskless node (a
+/// tie-breaker) holds no replica, so it may sit in another site: that is where the documents
+/// want the witness ("em terceiro site").
 pub(super) fn linstor_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     for pool in topo.linstor_pools() {
         for (i, node) in pool.nodes.iter().enumerate() {
-            if let Some(h) = topo.host(&node.host)
+            if node.diskful
+                && let Some(h) = topo.host(&node.host)
                 && h.site != pool.site
             {
                 sink.emit_at(
@@ -179,21 +202,41 @@ pub(super) fn linstor_005(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// LINSTOR-006: a pool with 2 replicas and no third node has no tie-breaker.
+/// LINSTOR-006: a pool with 2 replicas has a tie-breaker in a third site: a diskless node on a
+/// host of another site than the pool's. A third node in the same site shares the site's
+/// failures (power, network), so it does not remove the minority's split-brain the documents
+/// name.
 pub(super) fn linstor_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for pool in ctx.topo.linstor_pools() {
-        if pool.place_count == 2 && pool.nodes.len() < 3 {
-            sink.emit_at(
-                scaled(Severity::Warning, pool.meta.state),
-                ComponentRef::LinstorPool(pool),
-                "nodes",
-                format!(
-                    "pool {} keeps 2 replicas on {} node(s) and no tie-breaker: a split leaves no quorum",
-                    pool.id,
-                    pool.nodes.len()
-                ),
-            );
+    let topo = ctx.topo;
+    for pool in topo.linstor_pools() {
+        if pool.place_count != 2 {
+            continue;
         }
+        let witness_elsewhere = pool
+            .nodes
+            .iter()
+            .any(|n| !n.diskful && topo.host(&n.host).is_some_and(|h| h.site != pool.site));
+        if witness_elsewhere {
+            continue;
+        }
+        let same_site_tie_breakers = pool.nodes.iter().filter(|n| !n.diskful).count();
+        let detail = if same_site_tie_breakers > 0 {
+            format!(
+                "; its {same_site_tie_breakers} diskless node(s) are in site {} too",
+                pool.site
+            )
+        } else {
+            String::new()
+        };
+        sink.emit_at(
+            scaled(Severity::Warning, pool.meta.state),
+            ComponentRef::LinstorPool(pool),
+            "nodes",
+            format!(
+                "pool {} keeps 2 replicas and has no tie-breaker in a third site (a diskless node outside site {}){detail}: a split of the site leaves the minority without quorum",
+                pool.id, pool.site
+            ),
+        );
     }
 }
 
@@ -311,6 +354,40 @@ pub(super) fn hadr_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             format!(
                 "guest {} ({}) has {protection} but {backup}: replication does not protect against deletion or corruption",
                 g.id, g.meta.state
+            ),
+        );
+    } // Every other component that declares HA: a Traefik (traefik-sp) is restored from the backup
+    // of the guest it runs in. When that guest declares HA or replicated storage it is judged
+    // above already, so it is not reported twice.
+    for t in topo.traefik() {
+        if t.meta.state == State::Desired || !t.ha {
+            continue;
+        }
+        let guest = t.guest.as_ref().and_then(|g| topo.guest(g));
+        if guest.is_some_and(|g| g.ha || g.storage.is_some()) {
+            continue;
+        }
+        let backup = guest
+            .and_then(|g| g.backup.as_ref())
+            .and_then(|b| topo.pbs_server(b));
+        if backup.is_some_and(|b| b.meta.state >= t.meta.state) {
+            continue;
+        }
+        let backup = match (guest, backup) {
+            (None, _) => "no guest in the file, so no backup of it".to_owned(),
+            (Some(g), None) => format!("its guest {} has no backup", g.id),
+            (Some(g), Some(b)) => format!(
+                "its guest {} is backed up on PBS {} that is only {}",
+                g.id, b.id, b.meta.state
+            ),
+        };
+        sink.emit_at(
+            Severity::Warning,
+            ComponentRef::Traefik(t),
+            "ha",
+            format!(
+                "traefik {} ({}) declares HA but {backup}: HA is not DR, a deleted or broken configuration is not restored by a failover",
+                t.id, t.meta.state
             ),
         );
     }
