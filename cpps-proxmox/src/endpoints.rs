@@ -6,9 +6,9 @@ use serde::de::{self, Deserializer, Visitor};
 
 use crate::family::{LogLine, TaskStatus};
 use crate::types::{
-    ClusterResource, ClusterStatusEntry, GuestCurrentStatus, HaResource, HaStatusEntry, LxcConfig,
-    LxcListItem, NodeListItem, NodeStatus, NodeStorage, PendingEntry, QemuConfig, QemuListItem,
-    Snapshot, TaskListItem, Version,
+    BackupJob, ClusterResource, ClusterStatusEntry, GuestCurrentStatus, HaResource, HaStatusEntry,
+    LxcConfig, LxcListItem, NodeListItem, NodeStatus, NodeStorage, NotBackedUp, PendingEntry,
+    QemuConfig, QemuListItem, Snapshot, TaskListItem, Version,
 };
 
 /// What an endpoint returns, as the client reads it.
@@ -124,6 +124,24 @@ pub const ENDPOINTS: &[Endpoint] = &[
         path: "/cluster/ha/resources/{sid}",
         params: &["sid"],
         returns: Returns::Fields(fields_of::<HaResource>),
+    },
+    Endpoint {
+        method: "GET",
+        path: "/cluster/backup",
+        params: &[],
+        returns: Returns::Fields(fields_of::<BackupJob>),
+    },
+    Endpoint {
+        method: "GET",
+        path: "/cluster/backup-info/not-backed-up",
+        params: &[],
+        returns: Returns::Fields(fields_of::<NotBackedUp>),
+    },
+    Endpoint {
+        method: "POST",
+        path: "/nodes/{node}/vzdump",
+        params: &["node", "vmid", "storage", "mode"],
+        returns: Returns::Upid,
     },
     Endpoint {
         method: "POST",

@@ -697,3 +697,60 @@ async fn ha_resources_are_added_moved_and_waited_for_per_release() {
         api.unexpected_requests()
     );
 }
+
+/// Capability: backups as a loop on the PVE side: the vzdump jobs (`GET /cluster/backup`,
+/// pve-manager `PVE/API2/Backup.pm`), the
+/// guests no enabled job covers (`GET /cluster/backup-info/not-backed-up`; pve-manager
+/// `PVE/API2/Cluster/BackupInfo.pm`), and a vzdump of one guest started and waited on to its end.
+#[tokio::test]
+async fn vzdump_jobs_uncovered_guests_and_a_backup_waited_on() {
+    use wiremock::matchers::body_string_contains;
+    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/cluster/backup"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
+            {"id": "backup-5f1a", "type": "vzdump", "enabled": 1, "schedule": "21:00", "storage": "pbs-franca",
+             "vmid": "100,200", "mode": "snapshot", "next-run": 1795978800},
+            {"id": "backup-old", "type": "vzdump", "enabled": 0, "schedule": "sun 03:00", "storage": "local", "all": 1}
+        ]})))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/cluster/backup-info/not-backed-up"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
+            {"vmid": 201, "type": "lxc", "name": "dns2"}
+        ]})))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    let upid: Upid = "UPID:pve1:0000A1B6:0001C3D4:6B0AEC74:vzdump:201:root@pam!ci:"
+        .parse()
+        .unwrap();
+    Mock::given(method("POST"))
+        .and(path("/api2/json/nodes/pve1/vzdump"))
+        .and(body_string_contains("vmid=201"))
+        .and(body_string_contains("storage=pbs-franca"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": upid.as_str()})))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    serve_task(&api, &upid, &["INFO: starting new backup job", "TASK OK"]).await;
+    let pve = common::mock_client(&api);
+    let jobs = pve.cluster().backup_jobs().await.unwrap();
+    assert_eq!(jobs.len(), 2);
+    assert!(jobs[0].is_enabled() && !jobs[1].is_enabled());
+    assert_eq!(jobs[0].vmid.as_deref(), Some("100,200"));
+    assert_eq!(jobs[1].all, Some(true));
+    let uncovered = pve.cluster().not_backed_up().await.unwrap();
+    assert_eq!(uncovered[0].vmid.get(), 201);
+    let started = pve
+        .node("pve1")
+        .vzdump(uncovered[0].vmid, "pbs-franca", None)
+        .await
+        .unwrap();
+    let outcome = pve.wait(&started, &quick()).await.unwrap();
+    assert!(outcome.exit_status.is_success());
+    assert!(outcome.ha.is_none());
+    api.verify().await;
+}

@@ -4,7 +4,8 @@ use cpps_http::{Request, encode_segment};
 
 use crate::family::{ServerVersion, WaitOptions};
 use crate::types::{
-    ClusterResource, ClusterStatusEntry, HaResource, HaSid, HaStatusEntry, ResourceFilter,
+    BackupJob, ClusterResource, ClusterStatusEntry, HaResource, HaSid, HaStatusEntry, NotBackedUp,
+    ResourceFilter,
 };
 use crate::{Client, Error, HaReached, HaWanted};
 
@@ -203,6 +204,18 @@ impl ClusterApi {
             crate::ha::deadline(started, options),
         )
         .await
+    }
+
+    /// `GET /cluster/backup`: the scheduled vzdump jobs.
+    pub async fn backup_jobs(&self) -> Result<Vec<BackupJob>, Error> {
+        self.client.get_list(Request::get("cluster/backup")).await
+    }
+
+    /// `GET /cluster/backup-info/not-backed-up`: the guests no enabled backup job covers.
+    pub async fn not_backed_up(&self) -> Result<Vec<NotBackedUp>, Error> {
+        self.client
+            .get_list(Request::get("cluster/backup-info/not-backed-up"))
+            .await
     }
 
     /// `GET /cluster/ha/status/current`: quorum, master, LRMs and services.

@@ -77,6 +77,24 @@ impl NodeApi {
         self.client.get_list(request).await
     }
 
+    /// `POST /nodes/{node}/vzdump`: backs up one guest of this node now to `storage` (a PBS
+    /// storage, for a copy that leaves the host) in `mode` (`snapshot`, `suspend`, `stop`;
+    /// PVE's default is `snapshot`). Answers the task: wait for it with [`Client::wait`].
+    pub async fn vzdump(
+        &self,
+        vmid: VmId,
+        storage: &str,
+        mode: Option<&str>,
+    ) -> Result<Upid, Error> {
+        let mut form = vec![("vmid", vmid.to_string()), ("storage", storage.to_owned())];
+        if let Some(mode) = mode {
+            form.push(("mode", mode.to_owned()));
+        }
+        self.client
+            .write_upid(Request::post(self.path("vzdump")?).form(&form))
+            .await
+    }
+
     /// `GET /nodes/{node}/tasks/{upid}/status`.
     pub async fn task_status(&self, upid: &Upid) -> Result<TaskStatus, Error> {
         let path = self.path(&format!("tasks/{}", encode_segment(upid.as_str())))?;

@@ -3,6 +3,7 @@
 //! Structs ignore fields they do not know (a newer PVE adds some); enums keep values they do
 //! not know in a last `Unknown(String)` variant.
 
+mod backup;
 mod cluster;
 mod guest;
 mod ha;
@@ -12,6 +13,7 @@ mod property;
 mod storage;
 mod task;
 
+pub use backup::{BackupJob, NotBackedUp};
 pub use cluster::{
     ClusterResource, ClusterStatusEntry, ClusterStatusType, ResourceFilter, ResourceType, Version,
 };
