@@ -302,3 +302,62 @@ proptest! {
         }
     }
 }
+
+/// An alias bomb: one anchor holding a list, aliased again and again, so that a small file
+/// expands to millions of YAML events. The loader refuses it from the parser's alias limits
+/// (a cap on replayed events), with a located syntax error, before any of it is converted.
+#[test]
+fn alias_amplification_is_refused_with_a_clear_error() {
+    let gpus: Vec<String> = (0..2_000)
+        .map(|i| format!("{{ model: A{i}, count: 1 }}"))
+        .collect();
+    let mut text = format!(
+        "version: 1\nsites:\n  - {{ id: sp, state: validated }}\nhosts:\n  - id: h0\n    site: sp\n    gpus: &g [{}]\n    state: validated\n",
+        gpus.join(", ")
+    );
+    for i in 1..2_000 {
+        text.push_str(&format!(
+            "  - {{ id: h{i}, site: sp, gpus: *g, state: validated }}\n"
+        ));
+    }
+    assert!(text.len() < 200_000, "{}", text.len());
+    // Refused at the loader's cap of replayed alias events (in about 0.2 s in a debug build;
+    // at serde-saphyr's default cap the same file took 8 s).
+    let err = load_str("bomb.yaml", &text).expect_err("an alias bomb is refused");
+    let e = err.file_error().expect("a file error");
+    assert!(
+        matches!(e.kind, FileErrorKind::Syntax { .. }),
+        "{:?}",
+        e.kind
+    );
+    assert!(e.to_string().contains("alias"), "{e}");
+}
+
+/// Anchors for a block shared by a few components stay well inside the alias limits.
+#[test]
+fn a_few_aliases_of_a_shared_block_still_load() {
+    let text = "version: 1\nsites:\n  - { id: sp, state: validated }\nhosts:\n  - { id: h0, site: sp, gpus: &g [{ model: A5000, count: 1 }], state: validated }\n  - { id: h1, site: sp, gpus: *g, state: validated }\n  - { id: h2, site: sp, gpus: *g, state: validated }\n";
+    let topology = load_str("shared.yaml", text).unwrap_or_else(|e| panic!("{}", e.render()));
+    assert!(topology.hosts().iter().all(|h| h.gpu_count() == 1));
+}
+
+/// A host with 16,000 GPUs loads with every GPU's location recorded: field locations are a map,
+/// so recording one costs O(1) (a linear search made this load quadratic: 2.4 s).
+#[test]
+fn a_host_with_thousands_of_gpus_keeps_every_gpu_location() {
+    let gpus: Vec<String> = (0..16_000)
+        .map(|i| format!("{{ model: A{i}, count: 1 }}"))
+        .collect();
+    let text = format!(
+        "version: 1\nsites:\n  - {{ id: sp, state: validated }}\nhosts:\n  - id: h0\n    site: sp\n    gpus: [{}]\n    state: validated\n",
+        gpus.join(", ")
+    );
+    let topology = load_str("gpus.yaml", &text).unwrap_or_else(|e| panic!("{}", e.render()));
+    let host = &topology.hosts()[0];
+    assert_eq!(host.gpu_count(), 16_000);
+    let last = host.meta.field_location("gpus[15999]").expect("recorded");
+    assert_eq!(last.line, 7);
+    assert_eq!(&text[last.offset..last.offset + 7], "{ model");
+    // Every GPU, plus `site` and `state`.
+    assert_eq!(host.meta.field_locations().count(), 16_000 + 2);
+}

@@ -147,6 +147,12 @@ fn map_parse_error(e: &serde_saphyr::Error) -> FileErrorKind {
     }
 }
 
+/// The most YAML events all aliases of a file may replay together.
+const MAX_REPLAYED_ALIAS_EVENTS: usize = 20_000;
+
+/// The most times one anchor may be aliased.
+const MAX_EXPANSIONS_PER_ANCHOR: usize = 1_000;
+
 /// Parses, converts and checks a whole file.
 pub(super) fn load(source: Source) -> Result<Topology, FileError> {
     let text = source.text.clone();
@@ -154,12 +160,18 @@ pub(super) fn load(source: Source) -> Result<Topology, FileError> {
     // serde-saphyr's default budget (250k nodes, 1M events) protects against YAML bombs but
     // stops at about 40k guests; a datacenter model must load at 100k+ (the audit benchmark's
     // size), so the node and event caps are raised while the alias, anchor and depth caps stay.
-    let options = serde_saphyr::options! {
+    let mut options = serde_saphyr::options! {
         budget: serde_saphyr::budget! {
             max_nodes: 8_000_000,
             max_events: 32_000_000,
         },
     };
+    // Aliases are replayed event by event: a small file that aliases one big anchor again and
+    // again expands to millions of events (an 80 KB file took 8 s to be refused at the default
+    // cap of 1M replayed events). A topology has no use for that; a few anchors of shared
+    // blocks replay far fewer events than these caps.
+    options.alias_limits.max_total_replayed_events = MAX_REPLAYED_ALIAS_EVENTS;
+    options.alias_limits.max_alias_expansions_per_anchor = MAX_EXPANSIONS_PER_ANCHOR;
     let file: TopologyFile = match serde_saphyr::from_str_with_options(&text, options) {
         Ok(f) => f,
         Err(e) => {
