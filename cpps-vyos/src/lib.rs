@@ -13,6 +13,8 @@
 //!   into one typed tree ([`ConfigTree`]), rendering back to both forms, a diff of two trees as
 //!   the `set`/`delete` batch that turns one into the other, typed views, and redaction of
 //!   secrets by one list ([`config::secrets`]).
+//! - [`status`]: typed readings of `show interfaces wireguard NAME` (peers, handshake age,
+//!   transfer) and `show vrrp`, for the inter-site view.
 //! - [`backup`]: saving a router's configuration to files and telling what changed since the last
 //!   backup of the same router.
 //!
@@ -64,6 +66,7 @@ mod client;
 pub mod config;
 pub mod envelope;
 mod error;
+pub mod status;
 
 pub use api::config_file::ConfigSource;
 pub use api::configure::{
