@@ -232,6 +232,12 @@ fn cluster_status_and_task_lists_read_as_real_pve_writes_them() {
     assert_eq!(entries[0].is_online(), None);
     assert_eq!(entries[1].online, Some(true));
     assert_eq!(entries[2].is_online(), Some(false));
+    // fakepve's count of online nodes on the cluster entry is not a flag: dropped.
+    let fake: ClusterStatusEntry = serde_json::from_value(
+        json!({"type": "cluster", "id": "cluster", "name": "fakecluster", "nodes": 2, "online": 2}),
+    )
+    .unwrap();
+    assert_eq!(fake.online, None);
     let tasks: Vec<TaskListItem> = serde_json::from_value(json!([
         {"upid": "UPID:pve1:0000A1B2:0001C3D4:6B0AEC70:vzsnapshot:100:root@pam!ci:", "node": "pve1",
          "type": "vzsnapshot", "id": "100", "user": "root@pam", "tokenid": "ci", "starttime": 1795878000,

@@ -54,8 +54,8 @@ pub struct ClusterStatusEntry {
     /// Node: whether it is online. Real PVE sends this boolean (as `0`/`1`) on node entries
     /// only (pve-manager `PVE/API2/Cluster.pm`, `get_status`: `online => $d->{online}` on each
     /// node, none on the cluster entry); a count of online nodes on the cluster entry exists
-    /// only in fakepve.
-    #[serde(default, deserialize_with = "de::opt_bool")]
+    /// only in fakepve, and such a count (any number but 0 and 1) is read as absent.
+    #[serde(default, deserialize_with = "online_flag")]
     pub online: Option<bool>,
     /// Node: whether it is the node that answered.
     #[serde(default, deserialize_with = "de::opt_bool")]
@@ -105,6 +105,22 @@ open_enum! {
         /// SDN.
         Sdn => "sdn",
     }
+}
+
+/// `online`: a `0`/`1` (or JSON boolean) flag; another number is fakepve's count of online
+/// nodes on the cluster entry, which real PVE does not send, and is dropped.
+fn online_flag<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    let value = Option::<serde_json::Value>::deserialize(d)?;
+    Ok(match value {
+        Some(serde_json::Value::Bool(b)) => Some(b),
+        Some(serde_json::Value::Number(n)) => match n.as_u64() {
+            Some(0) => Some(false),
+            Some(1) => Some(true),
+            _ => None,
+        },
+        Some(serde_json::Value::String(s)) => crate::family::de::parse_bool(&s),
+        _ => None,
+    })
 }
 
 impl ClusterStatusEntry {
