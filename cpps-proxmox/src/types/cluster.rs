@@ -118,7 +118,7 @@ fn online_flag<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<bool>, D
             Some(1) => Some(true),
             _ => None,
         },
-        Some(serde_json::Value::String(s)) => crate::family::de::parse_bool(&s),
+        Some(serde_json::Value::String(s)) => de::parse_bool(&s),
         _ => None,
     })
 }
