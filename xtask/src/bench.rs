@@ -738,7 +738,10 @@ fn run_sweep(root: &Path, args: &SweepArgs) -> Result<()> {
         "{name}_config_round_trips_ideal: {}",
         containers.div_ceil(slow.concurrency.max(1))
     );
-    let connection_bound = plain.concurrency + 3;
+    // Without churn a sweep opens at most the bound plus the three connections of the list
+    // round, plus one or two the pool starts while a list connection is on its way back to it
+    // (a waiting checkout races a new connect and the loser is kept idle, not closed).
+    let connection_bound = plain.concurrency + 5;
     let connections = plain
         .cpps_connections
         .max(slow.cpps_connections)
@@ -760,7 +763,7 @@ fn run_sweep(root: &Path, args: &SweepArgs) -> Result<()> {
         verdict(slow.cpps <= 3.0 * critical)
     );
     println!(
-        "target sweep_static connections opened ({connections}) <= concurrency + 3 ({connection_bound}): {}",
+        "target sweep connections opened ({connections}) <= concurrency + 5 ({connection_bound}): {}",
         verdict(connections <= connection_bound)
     );
     Ok(())
