@@ -1,0 +1,157 @@
+//! Every secret leaf the issue of record names is redacted by the one list of
+//! `cpps_vyos::config::secrets` (paths from vyos-1x `interface-definitions/`: `service_snmp.xml.in`,
+//! `system_config-management.xml.in`, `vpn_l2tp.xml.in`, `service_monitoring_telegraf.xml.in`,
+//! `include/bgp/neighbor-password.xml.i`, `include/pki/…`, `vpn_ipsec.xml.in`,
+//! `include/radius-server-key.xml.i`), by `redact()` and by `Debug`, and public keys are kept.
+
+use cpps_vyos::config::{Command, ConfigTree};
+
+const SECRETS: &[(&[&str], &str)] = &[
+    (
+        &["service", "snmp", "trap-target", "192.0.2.50", "community"],
+        "TrapC0mm",
+    ),
+    (
+        &["system", "config-management", "commit-archive", "location"],
+        "scp://backup:ArchPw1@192.0.2.5:/srv",
+    ),
+    (
+        &["vpn", "l2tp", "remote-access", "lns", "shared-secret"],
+        "LnsS3cret",
+    ),
+    (
+        &[
+            "service",
+            "monitoring",
+            "telegraf",
+            "influxdb",
+            "authentication",
+            "token",
+        ],
+        "InfluxT0ken",
+    ),
+    (
+        &[
+            "service",
+            "monitoring",
+            "telegraf",
+            "azure-data-explorer",
+            "authentication",
+            "client-secret",
+        ],
+        "AzureCl1ent",
+    ),
+    (
+        &["protocols", "bgp", "neighbor", "192.0.2.2", "password"],
+        "BgpMd5Pw",
+    ),
+    (
+        &["pki", "openvpn", "shared-secret", "ovpn-key", "key"],
+        "OpenVpnStat1cKey",
+    ),
+    (
+        &["vpn", "ipsec", "authentication", "psk", "franca", "secret"],
+        "IpsecPsk99",
+    ),
+    (
+        &["system", "radius", "server", "192.0.2.7", "key"],
+        "Rad1usKey",
+    ),
+    (
+        &["system", "login", "tacacs", "server", "192.0.2.8", "key"],
+        "TacacsK3y",
+    ),
+    (
+        &["interfaces", "wireguard", "wg0", "private-key"],
+        "WgPr1vate",
+    ),
+    (
+        &[
+            "interfaces",
+            "wireguard",
+            "wg0",
+            "peer",
+            "franca",
+            "preshared-key",
+        ],
+        "WgPsk000",
+    ),
+    (&["pki", "key-pair", "kp", "private", "key"], "PkiPr1vate"),
+];
+
+const PUBLIC: &[(&[&str], &str)] = &[
+    (
+        &[
+            "interfaces",
+            "wireguard",
+            "wg0",
+            "peer",
+            "franca",
+            "public-key",
+        ],
+        "WgPublicKeyOk",
+    ),
+    (
+        &[
+            "system",
+            "login",
+            "user",
+            "vyos",
+            "authentication",
+            "public-keys",
+            "ops@laptop",
+            "key",
+        ],
+        "SshPublicKeyOk",
+    ),
+    (
+        &["pki", "key-pair", "kp", "public", "key"],
+        "PkiPublicKeyOk",
+    ),
+];
+
+fn tree() -> ConfigTree {
+    let mut t = ConfigTree::new();
+    for (path, value) in SECRETS.iter().chain(PUBLIC) {
+        t.apply(&Command::set(path.iter().copied(), Some(value)))
+            .unwrap();
+    }
+    t
+}
+
+#[test]
+fn every_named_secret_is_redacted_and_public_keys_are_kept() {
+    let t = tree();
+    let redacted = t.redacted();
+    let texts = [
+        redacted.to_boot_string(),
+        redacted.to_set_string(),
+        format!("{t:?}"),
+        format!("{:?}", t.to_commands()),
+    ];
+    for (path, secret) in SECRETS {
+        let secret = secret
+            .split(':')
+            .nth(2)
+            .map_or(*secret, |s| s.split('@').next().unwrap_or(s));
+        for text in &texts {
+            assert!(
+                !text.contains(secret),
+                "{} leaked `{secret}`:\n{text}",
+                path.join(" ")
+            );
+        }
+    }
+    for (path, public) in PUBLIC {
+        assert_eq!(redacted.value(path), Some(*public), "{}", path.join(" "));
+        assert!(
+            format!("{t:?}").contains(public),
+            "Debug hides the public `{public}`"
+        );
+    }
+    // The archive URL keeps everything but its password.
+    assert_eq!(
+        redacted.value(&["system", "config-management", "commit-archive", "location"]),
+        Some("scp://backup:<redacted>@192.0.2.5:/srv")
+    );
+}
