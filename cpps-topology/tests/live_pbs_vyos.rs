@@ -91,6 +91,15 @@ async fn pbs() -> MockApi {
         )
         .await;
     }
+    // The client reads the release once (proxmox-backup `src/api2/version.rs`) to choose
+    // whether `GET /admin/sync` takes `sync-direction` (PBS 3.3+).
+    get(
+        &api,
+        "/version",
+        json!({"data": {"version": "4.0", "release": "14", "repoid": "d3adb33f"}}),
+        None,
+    )
+    .await;
     get(&api, "/admin/sync", pbs_fixture("sync_jobs.json"), None).await;
     get(&api, "/admin/verify", pbs_fixture("verify_jobs.json"), None).await;
     get(&api, "/admin/prune", pbs_fixture("prune_jobs.json"), None).await;
