@@ -189,9 +189,11 @@ impl Error {
         }
     }
 
-    /// Whether the router said the path does not exist (VyOS answers 400 with
-    /// "... is not valid" or "does not exist" for a path missing from the configuration,
-    /// `ConfigSessionError` in vyos-1x `python/vyos/configsession.py`), or answered 404.
+    /// Whether the router said the path does not exist: 404, or 400 with vyatta-cfg's words for
+    /// a missing node ("Specified configuration path is not valid" from `showConfig`,
+    /// `src/cnode/cnode-algorithm.cpp`; "Nothing to delete (the specified … does not exist)",
+    /// `src/cstore/cstore.cpp`; "Cannot delete [...]: path/value does not exist" in vyos-1x
+    /// `routers.py`), or a node missing from a local tree.
     pub fn is_not_found(&self) -> bool {
         match self {
             Error::Api {
@@ -200,8 +202,7 @@ impl Error {
                 *status == 404
                     || (*status == 400
                         && (message.contains("does not exist")
-                            || message.contains("Nothing to delete")
-                            || message.contains("is empty")))
+                            || message.contains("Specified configuration path is not valid")))
             }
             Error::Http(e) => e.status() == Some(StatusCode::NOT_FOUND),
             Error::NoSuchNode { .. } => true,

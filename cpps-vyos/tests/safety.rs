@@ -368,3 +368,26 @@ async fn an_echoed_key_is_scrubbed_from_errors() {
     assert!(!text.contains(KEY), "{text}");
     assert_eq!(e.status(), Some(cpps_http::StatusCode::BAD_REQUEST));
 }
+
+/// vyatta-cfg `src/cnode/cnode-algorithm.cpp`: `showConfig` of a missing path prints
+/// "Specified configuration path is not valid"; the API answers it as 400 (`retrieve_op`).
+#[tokio::test]
+async fn a_missing_path_is_not_found_and_answered() {
+    let api = MockApi::start("").await;
+    let client = Client::new(api.client(), cpps_vyos::SecretString::from(KEY.to_owned()));
+    Mock::given(method("POST"))
+        .and(path("/retrieve"))
+        .respond_with(err(400, "Specified configuration path is not valid\n"))
+        .mount(api.server())
+        .await;
+    let e = client
+        .show_config_raw(&["protocols", "bgp"])
+        .await
+        .unwrap_err();
+    assert!(e.is_not_found(), "{e:?}");
+    assert_eq!(e.delivery(), cpps_http::Delivery::Answered);
+    assert_eq!(e.status(), Some(cpps_http::StatusCode::BAD_REQUEST));
+    let refused = Error::Config { reason: "x".into() };
+    assert_eq!(refused.delivery(), cpps_http::Delivery::NotSent);
+    assert!(!refused.is_not_found() && refused.status().is_none());
+}
