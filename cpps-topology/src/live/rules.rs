@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 
 use super::diff::{Diff, DriftKind, Evidence, source_of};
-use super::index::{DeclaredIndex, PbsIndex, PveIndex};
 use super::facts::{Observation, SiteObservation, SourceFailure};
+use super::index::{DeclaredIndex, PbsIndex, PveIndex};
 use crate::finding::{Finding, Severity};
 use crate::model::{ComponentRef, Location as ModelLocation, State, Topology};
 use crate::rules::RuleId;
@@ -240,12 +240,20 @@ fn pve_003(live: &Live<'_>, sink: &mut Sink<'_>) {
 }
 
 /// LINSTOR-007: no resource degraded or desynced.
+///
+/// Every class but `healthy` is a finding, `unknown` included (unknown is never healthy), except
+/// `inactive`: linstor-client skips INACTIVE resources (`vlm_cmds.py`), nothing is expected of
+/// a resource deactivated on purpose.
 fn linstor_007(live: &Live<'_>, sink: &mut Sink<'_>) {
     for site in &live.observed.sites {
         let Some(facts) = site.linstor.observed() else {
             continue;
         };
-        for r in facts.resources.iter().filter(|r| r.class != "healthy") {
+        for r in facts
+            .resources
+            .iter()
+            .filter(|r| r.class != "healthy" && r.class != "inactive")
+        {
             let pool = r
                 .storage_pools
                 .iter()
@@ -257,9 +265,11 @@ fn linstor_007(live: &Live<'_>, sink: &mut Sink<'_>) {
                     None => continue,
                 },
             };
+            // A group without place_count wants the controller's default, as cpps-linstor's
+            // health derivation counts it.
             let wanted = r
                 .place_count
-                .map_or_else(|| r.diskful.to_string(), |p| p.to_string());
+                .unwrap_or(cpps_linstor::health::DEFAULT_PLACE_COUNT);
             let detail = if r.findings.is_empty() {
                 String::new()
             } else {
@@ -339,10 +349,8 @@ fn age(seconds: i64) -> String {
 fn ingress_002(live: &Live<'_>, sink: &mut Sink<'_>) {
     for site in &live.observed.sites {
         for (id, source) in &site.kubernetes {
-            let (Some(facts), Some(cluster)) = (
-                source.observed(),
-                live.declared.k3s_cluster(id),
-            ) else {
+            let (Some(facts), Some(cluster)) = (source.observed(), live.declared.k3s_cluster(id))
+            else {
                 continue;
             };
             for cert in &facts.certificates {
@@ -380,10 +388,7 @@ fn ingress_002(live: &Live<'_>, sink: &mut Sink<'_>) {
 fn gpu_005(live: &Live<'_>, sink: &mut Sink<'_>) {
     for site in &live.observed.sites {
         for (host_id, source) in &site.gpus {
-            let (Some(facts), Some(host)) = (
-                source.observed(),
-                live.declared.host(host_id),
-            ) else {
+            let (Some(facts), Some(host)) = (source.observed(), live.declared.host(host_id)) else {
                 continue;
             };
             let c = ComponentRef::Host(host);
@@ -454,10 +459,7 @@ fn gitops_002(live: &Live<'_>, sink: &mut Sink<'_>) {
                 continue;
             };
             let argocd = live.declared.argocd_in(id);
-            let subject = match (
-                argocd,
-                live.declared.k3s_cluster(id),
-            ) {
+            let subject = match (argocd, live.declared.k3s_cluster(id)) {
                 (Some(a), _) => ComponentRef::ArgoCd(a),
                 (None, Some(c)) => ComponentRef::K3sCluster(c),
                 (None, None) => continue,
