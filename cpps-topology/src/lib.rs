@@ -12,11 +12,6 @@
 //! | `proptest` | proptest strategies for valid topologies in [`testing`] |
 #![forbid(unsafe_code)]
 
-// The README's Rust snippets are compiled and run as doc tests, so the first screen stays true.
-#[doc = include_str!("../../README.md")]
-#[cfg(doctest)]
-pub struct ReadmeDoctests;
-
 pub mod check;
 pub mod diagram;
 pub mod finding;
