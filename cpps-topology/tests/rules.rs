@@ -834,6 +834,32 @@ const LOGIC_CASES: &[LogicCase] = &[
             appears: &[("GPU-002", "k3s-gpu-sp")],
         }],
     },
+    // OBS-001 speaks of the alerting capability, not of the first observability tool.
+    LogicCase {
+        rule: "OBS-001",
+        pass: &[(
+            "  - id: observability\n",
+            "  - { id: otel, kind: observability, tool: OpenTelemetry, state: validated }\n  - id: observability\n",
+        )],
+        fail: &[
+            (
+                "  - id: observability\n",
+                "  - { id: otel, kind: observability, tool: OpenTelemetry, state: validated }\n  - id: observability\n",
+            ),
+            ("      - { kind: cert_expiring, state: validated }\n", ""),
+        ],
+        expect: &[("OBS-001", "observability", Warning)],
+        variants: &[Variant {
+            // Without its alerts, Alertmanager is no longer the alerting capability: the
+            // finding falls back to the first observability tool.
+            edit: (
+                "    alerts:\n      - { kind: node_down, state: desired }\n      - { kind: linstor_degraded, state: desired }\n      - { kind: drbd_desync, state: desired }\n      - { kind: argocd_out_of_sync, state: desired }\n      - { kind: cert_expiring, state: desired }\n",
+                "",
+            ),
+            disappears: &[("OBS-001", "obs-alerting")],
+            appears: &[("OBS-001", "obs-openobserve")],
+        }],
+    },
     // `deferred: true` (🚫) is a desired component: on a validated or declared one it mixes
     // two states.
     LogicCase {

@@ -449,7 +449,15 @@ pub(super) fn obs_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         Severity::Warning
     };
     let message = format!("of the five basic alerts, {}", parts.join("; "));
-    match observability.first() {
+    // The subject is the alerting capability: the observability part that declares the most
+    // alerts (Alertmanager in CPPS), not whichever observability tool comes first in the file.
+    let alerting = observability
+        .iter()
+        .copied()
+        .filter(|c| !c.alerts.is_empty())
+        .max_by_key(|c| c.alerts.len())
+        .or_else(|| observability.first().copied());
+    match alerting {
         Some(cap) => sink.emit_at(severity, ComponentRef::Capability(cap), "alerts", message),
         None => sink.emit_topology(
             severity,
