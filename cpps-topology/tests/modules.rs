@@ -112,14 +112,11 @@ fn findings_depend_on_the_model_only_and_rules_do_not_import_reports() {
 
 #[test]
 fn the_cycle_finder_sees_a_cycle() {
-    let graph: BTreeMap<String, BTreeSet<String>> = [
-        ("a", &["b"][..]),
-        ("b", &["c"][..]),
-        ("c", &["a"][..]),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v.iter().map(|s| (*s).to_owned()).collect()))
-    .collect();
+    let graph: BTreeMap<String, BTreeSet<String>> =
+        [("a", &["b"][..]), ("b", &["c"][..]), ("c", &["a"][..])]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.iter().map(|s| (*s).to_owned()).collect()))
+            .collect();
     assert_eq!(
         find_cycle(&graph),
         Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
