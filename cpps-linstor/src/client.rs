@@ -23,40 +23,38 @@ pub const DEFAULT_HTTP_PORT: u16 = 3370;
 /// The controller's HTTPS port.
 pub const DEFAULT_HTTPS_PORT: u16 = 3371;
 
-/// The environment variables [`ClientBuilder::from_env`] reads, as golinstor names them
-/// (`client/client.go`: `ControllerUrlEnv`, `UsernameEnv`, …).
-pub mod env_vars {
-    /// Comma-separated controllers (default `localhost`).
-    pub const CONTROLLERS: &str = "LS_CONTROLLERS";
-    /// User name for HTTP Basic authentication.
-    pub const USERNAME: &str = "LS_USERNAME";
-    /// Password for HTTP Basic authentication.
-    pub const PASSWORD: &str = "LS_PASSWORD";
-    /// Path of a file holding the bearer token (raw, or JSON `{"token": "…"}`).
-    pub const BEARER_TOKEN_FILE: &str = "LS_BEARER_TOKEN_FILE";
-    /// The CA certificates of the controllers' HTTPS, as PEM text.
-    pub const ROOT_CA: &str = "LS_ROOT_CA";
-    /// The path of a PEM file with the CA certificates.
-    pub const ROOT_CA_FILE: &str = "LS_ROOT_CA_FILE";
-    /// The client certificate, as PEM text.
-    pub const USER_CERTIFICATE: &str = "LS_USER_CERTIFICATE";
-    /// The path of the client certificate's PEM file.
-    pub const USER_CERTIFICATE_FILE: &str = "LS_USER_CERTIFICATE_FILE";
-    /// The client certificate's private key, as PEM text.
-    pub const USER_KEY: &str = "LS_USER_KEY";
-    /// The path of the private key's PEM file.
-    pub const USER_KEY_FILE: &str = "LS_USER_KEY_FILE";
-    /// The variables whose presence makes entries without a scheme use https (golinstor's
-    /// `defaultScheme`).
-    pub const TLS: [&str; 6] = [
-        ROOT_CA,
-        ROOT_CA_FILE,
-        USER_CERTIFICATE,
-        USER_CERTIFICATE_FILE,
-        USER_KEY,
-        USER_KEY_FILE,
-    ];
-}
+// The environment variables [`ClientBuilder::from_env`] reads, as golinstor names them
+// (`client/client.go`: `ControllerUrlEnv`, `UsernameEnv`, …).
+/// Comma-separated controllers (default `localhost`).
+pub const ENV_CONTROLLERS: &str = "LS_CONTROLLERS";
+/// User name for HTTP Basic authentication.
+pub const ENV_USERNAME: &str = "LS_USERNAME";
+/// Password for HTTP Basic authentication.
+pub const ENV_PASSWORD: &str = "LS_PASSWORD";
+/// Path of a file holding the bearer token (raw, or JSON `{"token": "…"}`).
+pub const ENV_BEARER_TOKEN_FILE: &str = "LS_BEARER_TOKEN_FILE";
+/// The CA certificates of the controllers' HTTPS, as PEM text.
+pub const ENV_ROOT_CA: &str = "LS_ROOT_CA";
+/// The path of a PEM file with the CA certificates.
+pub const ENV_ROOT_CA_FILE: &str = "LS_ROOT_CA_FILE";
+/// The client certificate, as PEM text.
+pub const ENV_USER_CERTIFICATE: &str = "LS_USER_CERTIFICATE";
+/// The path of the client certificate's PEM file.
+pub const ENV_USER_CERTIFICATE_FILE: &str = "LS_USER_CERTIFICATE_FILE";
+/// The client certificate's private key, as PEM text.
+pub const ENV_USER_KEY: &str = "LS_USER_KEY";
+/// The path of the private key's PEM file.
+pub const ENV_USER_KEY_FILE: &str = "LS_USER_KEY_FILE";
+/// The variables whose presence makes entries without a scheme use https (golinstor's
+/// `defaultScheme`).
+pub const ENV_TLS: [&str; 6] = [
+    ENV_ROOT_CA,
+    ENV_ROOT_CA_FILE,
+    ENV_USER_CERTIFICATE,
+    ENV_USER_CERTIFICATE_FILE,
+    ENV_USER_KEY,
+    ENV_USER_KEY_FILE,
+];
 
 /// The LINSTOR controllers to talk to, in order of preference.
 ///
@@ -288,20 +286,19 @@ impl ClientBuilder {
     /// without a certificate, is an error; so is setting both the text and the file form of one
     /// thing (golinstor silently prefers the file): the error names both variables.
     pub fn from_env(lookup: Lookup<'_>) -> Result<ClientBuilder, Error> {
-        use env_vars as v;
         let get = |name: &str| cpps_http::env::get(lookup, name);
-        let default_https = v::TLS.iter().any(|name| get(name).is_some());
+        let default_https = ENV_TLS.iter().any(|name| get(name).is_some());
         let mut builder = ClientBuilder::new(Controllers::Text(
-            get(v::CONTROLLERS).unwrap_or_else(|| "localhost".to_owned()),
+            get(ENV_CONTROLLERS).unwrap_or_else(|| "localhost".to_owned()),
         ));
         builder.default_https = default_https;
-        if let Some(path) = get(v::BEARER_TOKEN_FILE) {
+        if let Some(path) = get(ENV_BEARER_TOKEN_FILE) {
             builder.credentials = Credentials::bearer(token_from_file(&path)?);
-        } else if let Some(user) = get(v::USERNAME) {
-            let password = get(v::PASSWORD).unwrap_or_default();
+        } else if let Some(user) = get(ENV_USERNAME) {
+            let password = get(ENV_PASSWORD).unwrap_or_default();
             builder.credentials = Credentials::basic(user, SecretString::from(password));
         }
-        let tls_vars = TlsVars::new().ca_pem(v::ROOT_CA).ca_file(v::ROOT_CA_FILE);
+        let tls_vars = TlsVars::new().ca_pem(ENV_ROOT_CA).ca_file(ENV_ROOT_CA_FILE);
         if let Some(tls) = TlsMode::from_env(&tls_vars, lookup)? {
             builder.http = builder.http.tls(tls);
         }
@@ -325,22 +322,22 @@ impl ClientBuilder {
         };
         // The pairing is checked before any file is read, as golinstor does.
         let cert_set =
-            get(v::USER_CERTIFICATE).is_some() || get(v::USER_CERTIFICATE_FILE).is_some();
-        let key_set = get(v::USER_KEY).is_some() || get(v::USER_KEY_FILE).is_some();
+            get(ENV_USER_CERTIFICATE).is_some() || get(ENV_USER_CERTIFICATE_FILE).is_some();
+        let key_set = get(ENV_USER_KEY).is_some() || get(ENV_USER_KEY_FILE).is_some();
         if cert_set != key_set {
             return Err(Error::InvalidArgument {
                 name: if cert_set {
-                    v::USER_KEY
+                    ENV_USER_KEY
                 } else {
-                    v::USER_CERTIFICATE
+                    ENV_USER_CERTIFICATE
                 },
                 reason: "LS_USER_CERTIFICATE[_FILE] and LS_USER_KEY[_FILE]: set both or none"
                     .to_owned(),
             });
         }
         if let (Some(cert), Some(key)) = (
-            one_of(v::USER_CERTIFICATE, v::USER_CERTIFICATE_FILE)?,
-            one_of(v::USER_KEY, v::USER_KEY_FILE)?,
+            one_of(ENV_USER_CERTIFICATE, ENV_USER_CERTIFICATE_FILE)?,
+            one_of(ENV_USER_KEY, ENV_USER_KEY_FILE)?,
         ) {
             builder.http = builder
                 .http
@@ -402,7 +399,7 @@ impl ClientBuilder {
 /// object, or else the whole content, trimmed.
 fn token_from_file(path: &str) -> Result<SecretString, Error> {
     let content = std::fs::read_to_string(path).map_err(|e| Error::InvalidArgument {
-        name: env_vars::BEARER_TOKEN_FILE,
+        name: ENV_BEARER_TOKEN_FILE,
         reason: format!("cannot read {path}: {e}"),
     })?;
     if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(&content)

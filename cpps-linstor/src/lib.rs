@@ -90,7 +90,9 @@ pub mod types;
 
 pub use auth::Credentials;
 pub use client::{
-    Client, ClientBuilder, ControllerList, DEFAULT_HTTP_PORT, DEFAULT_HTTPS_PORT, env_vars,
+    Client, ClientBuilder, ControllerList, DEFAULT_HTTP_PORT, DEFAULT_HTTPS_PORT, ENV_BEARER_TOKEN_FILE, ENV_CONTROLLERS,
+    ENV_PASSWORD, ENV_ROOT_CA, ENV_ROOT_CA_FILE, ENV_TLS, ENV_USER_CERTIFICATE,
+    ENV_USER_CERTIFICATE_FILE, ENV_USER_KEY, ENV_USER_KEY_FILE, ENV_USERNAME,
 };
 pub use envelope::LinstorEnvelope;
 pub use error::Error;

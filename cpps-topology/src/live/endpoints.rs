@@ -934,22 +934,21 @@ fn linstor_source(
     from_environment: bool,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<LinstorSource, EndpointsError> {
-    use cpps_linstor::env_vars as v;
     let mut vars = ClientVars::default();
     if !from_environment {
-        vars.set(v::CONTROLLERS, &l.controllers);
+        vars.set(cpps_linstor::ENV_CONTROLLERS, &l.controllers);
         if let Some(ca) = &l.ca_file {
-            vars.set(v::ROOT_CA_FILE, ca.display().to_string());
+            vars.set(cpps_linstor::ENV_ROOT_CA_FILE, ca.display().to_string());
         }
         match (&l.bearer_token, &l.user, &l.password) {
             (Some(SecretRef::File(file)), _, _) => {
-                vars.set(v::BEARER_TOKEN_FILE, file.display().to_string());
+                vars.set(cpps_linstor::ENV_BEARER_TOKEN_FILE, file.display().to_string());
             }
             (Some(SecretRef::Env(_)), _, _) => {}
             (None, Some(user), Some(password)) => {
-                vars.set(v::USERNAME, user);
+                vars.set(cpps_linstor::ENV_USERNAME, user);
                 vars.secret(
-                    v::PASSWORD,
+                    cpps_linstor::ENV_PASSWORD,
                     &password.resolve(lookup, &format!("{path}.password"))?,
                 );
             }
