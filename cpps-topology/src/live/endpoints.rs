@@ -942,7 +942,10 @@ fn linstor_source(
         }
         match (&l.bearer_token, &l.user, &l.password) {
             (Some(SecretRef::File(file)), _, _) => {
-                vars.set(cpps_linstor::ENV_BEARER_TOKEN_FILE, file.display().to_string());
+                vars.set(
+                    cpps_linstor::ENV_BEARER_TOKEN_FILE,
+                    file.display().to_string(),
+                );
             }
             (Some(SecretRef::Env(_)), _, _) => {}
             (None, Some(user), Some(password)) => {
