@@ -361,3 +361,22 @@ fn a_host_with_thousands_of_gpus_keeps_every_gpu_location() {
     // Every GPU, plus `site` and `state`.
     assert_eq!(host.meta.field_locations().count(), 16_000 + 2);
 }
+
+/// An unknown key is shown, its value is not: a misplaced secret never reaches the terminal.
+#[test]
+fn an_unknown_key_diagnostic_masks_the_value() {
+    let text = "version: 1\nsites:\n  - id: sp\n    state: validated\n    api_token: PVEAPIToken=root@pam!ci=0b7a0c4e-5ecr-e7\n";
+    let err = load_str("leak.yaml", text).unwrap_err();
+    let e = err.file_error().expect("a file error");
+    assert!(
+        matches!(&e.kind, FileErrorKind::UnknownKey { key, .. } if key == "api_token"),
+        "{:?}",
+        e.kind
+    );
+    let rendered = err.render();
+    assert!(rendered.contains("api_token"), "{rendered}");
+    assert!(!rendered.contains("0b7a0c4e"), "{rendered}");
+    assert!(!rendered.contains("PVEAPIToken"), "{rendered}");
+    assert!(rendered.contains("api_token: ******"), "{rendered}");
+    assert!(rendered.contains("[leak.yaml:5:5]"), "{rendered}");
+}

@@ -153,6 +153,31 @@ const MAX_REPLAYED_ALIAS_EVENTS: usize = 20_000;
 /// The most times one anchor may be aliased.
 const MAX_EXPANSIONS_PER_ANCHOR: usize = 1_000;
 
+/// `source` with the rest of the line after the key at `at` replaced by `*`, byte for byte, so
+/// that every offset and column of the diagnostic stays where it was.
+fn masked_after_key(source: &Source, at: Location) -> Source {
+    let text = &source.text;
+    let start = (at.offset + at.len).min(text.len());
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let mut masked = String::with_capacity(text.len());
+    masked.push_str(&text[..start]);
+    for (i, c) in text[start..end].char_indices() {
+        // Keep the `:` and the blanks after the key; mask every other character's bytes.
+        let keep = (c == ':' && i == 0) || c.is_whitespace();
+        let width = c.len_utf8();
+        if keep {
+            masked.push(c);
+        } else {
+            masked.extend(std::iter::repeat_n('*', width));
+        }
+    }
+    masked.push_str(&text[end..]);
+    Source {
+        name: source.name.clone(),
+        text: masked.into(),
+    }
+}
+
 /// Parses, converts and checks a whole file.
 pub(super) fn load(source: Source) -> Result<Topology, FileError> {
     let text = source.text.clone();
@@ -178,7 +203,16 @@ pub(super) fn load(source: Source) -> Result<Topology, FileError> {
             let location = e
                 .location()
                 .map_or(Location::UNKNOWN, |l| lines.location(&l));
-            return Err(FileError::new(map_parse_error(&e), location, Some(&source)));
+            let kind = map_parse_error(&e);
+            // An unknown key is often a misplaced secret (`token: …`): the diagnostic shows the
+            // key and masks what follows it on that line.
+            let shown = match &kind {
+                FileErrorKind::UnknownKey { .. } if location.is_known() => {
+                    masked_after_key(&source, location)
+                }
+                _ => source,
+            };
+            return Err(FileError::new(kind, location, Some(&shown)));
         }
     };
     let mut cx = Cx {
