@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ExitStatus, Upid, string_enum};
+use super::{ExitStatus, Upid};
 
-string_enum! {
+cpps_proxmox::keep_unknown_enum! {
     /// Where a datastore keeps its chunks (`backend-type`).
     BackendType {
         /// A local file system (`filesystem`).
@@ -14,7 +14,7 @@ string_enum! {
     }
 }
 
-string_enum! {
+cpps_proxmox::keep_unknown_enum! {
     /// Whether a removable datastore is mounted (`mount-status`).
     MountStatus {
         /// Mounted (`mounted`).

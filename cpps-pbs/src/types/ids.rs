@@ -7,9 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::Error;
 
-use super::string_enum;
-
-string_enum! {
+cpps_proxmox::keep_unknown_enum! {
     /// The type of a backup group: a VM, a container or a host (`backup-type`).
     BackupType {
         /// A QEMU virtual machine (`vm`).

@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AuthId, ExitStatus, Upid, string_enum};
+use super::{AuthId, ExitStatus, Upid};
 
-string_enum! {
+cpps_proxmox::keep_unknown_enum! {
     /// The direction of a sync job (`sync-direction`).
     SyncDirection {
         /// Pull from the remote into the local datastore (`pull`, the default).

@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AuthId, BackupType, Upid, string_enum};
+use super::{AuthId, BackupType, Upid};
 
-string_enum! {
+cpps_proxmox::keep_unknown_enum! {
     /// The result of the last verification of a snapshot (`verification.state`).
     VerifyState {
         /// Verified without error (`ok`).

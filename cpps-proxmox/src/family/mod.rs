@@ -59,6 +59,7 @@
 pub mod apidoc;
 mod auth;
 pub mod de;
+mod enums;
 mod envelope;
 pub(crate) mod error;
 mod ids;
@@ -74,6 +75,12 @@ pub use envelope::{
     is_conflict, is_not_found,
 };
 pub use error::Error;
+
+#[doc(hidden)]
+pub mod __private {
+    //! What [`keep_unknown_enum`](crate::keep_unknown_enum) expands to in other crates.
+    pub use serde;
+}
 pub use ids::{AuthId, Product, TokenId, UserId};
 pub use task::{
     ExitStatus, LogLine, TaskOutcome, TaskState, TaskStatus, WaitOptions, log_tail_start,

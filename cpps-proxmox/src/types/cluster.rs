@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::family::de;
-use crate::types::{NodeName, VmId, open_enum};
+use crate::types::{NodeName, VmId};
 
 /// `GET /version`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -20,13 +20,13 @@ pub struct Version {
     pub console: Option<String>,
 }
 
-open_enum! {
+crate::keep_unknown_enum! {
     /// The kind of a `/cluster/status` entry.
     ClusterStatusType {
         /// The cluster itself (quorum data).
-        Cluster => "cluster",
+        Cluster = "cluster",
         /// A member node.
-        Node => "node",
+        Node = "node",
     }
 }
 
@@ -71,39 +71,39 @@ pub struct ClusterStatusEntry {
     pub level: Option<String>,
 }
 
-open_enum! {
+crate::keep_unknown_enum! {
     /// The `type` of a `/cluster/resources` entry.
     ResourceType {
         /// A node.
-        Node => "node",
+        Node = "node",
         /// A QEMU VM.
-        Qemu => "qemu",
+        Qemu = "qemu",
         /// A container.
-        Lxc => "lxc",
+        Lxc = "lxc",
         /// A storage on a node.
-        Storage => "storage",
+        Storage = "storage",
         /// A pool.
-        Pool => "pool",
+        Pool = "pool",
         /// An SDN zone.
-        Sdn => "sdn",
+        Sdn = "sdn",
         /// An SDN network (PVE 9).
-        Network => "network",
+        Network = "network",
         /// An OpenVZ container (PVE 3).
-        Openvz => "openvz",
+        Openvz = "openvz",
     }
 }
 
-open_enum! {
+crate::keep_unknown_enum! {
     /// The `type` filter of `GET /cluster/resources`.
     ResourceFilter {
         /// VMs and containers.
-        Vm => "vm",
+        Vm = "vm",
         /// Storages.
-        Storage => "storage",
+        Storage = "storage",
         /// Nodes.
-        Node => "node",
+        Node = "node",
         /// SDN.
-        Sdn => "sdn",
+        Sdn = "sdn",
     }
 }
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Error;
 use crate::family::de;
-use crate::types::{LxcFeatures, LxcNet, QemuMemory, QemuNet, VmId, Volume, open_enum};
+use crate::types::{LxcFeatures, LxcNet, QemuMemory, QemuNet, VmId, Volume};
 
 /// QEMU VM or container.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -35,15 +35,15 @@ impl std::fmt::Display for GuestKind {
     }
 }
 
-open_enum! {
+crate::keep_unknown_enum! {
     /// A guest's run state.
     GuestStatus {
         /// Running.
-        Running => "running",
+        Running = "running",
         /// Stopped.
-        Stopped => "stopped",
+        Stopped = "stopped",
         /// Paused (QEMU `qmpstatus`).
-        Paused => "paused",
+        Paused = "paused",
     }
 }
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::Error;
 use crate::family::de;
-use crate::types::{GuestKind, VmId, open_enum};
+use crate::types::{GuestKind, VmId};
 
 /// An HA resource id: `vm:100` or `ct:200` (a bare number means `vm:`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -101,19 +101,19 @@ impl HaResource {
     }
 }
 
-open_enum! {
+crate::keep_unknown_enum! {
     /// The kind of a `/cluster/ha/status/current` entry.
     HaStatusType {
         /// Quorum.
-        Quorum => "quorum",
+        Quorum = "quorum",
         /// The cluster resource manager master.
-        Master => "master",
+        Master = "master",
         /// A node's local resource manager.
-        Lrm => "lrm",
+        Lrm = "lrm",
         /// A managed resource.
-        Service => "service",
+        Service = "service",
         /// Fencing (PVE 9).
-        Fencing => "fencing",
+        Fencing = "fencing",
     }
 }
 

@@ -3,15 +3,15 @@
 use serde::{Deserialize, Serialize};
 
 use crate::family::de;
-use crate::types::{NodeName, open_enum};
+use crate::types::NodeName;
 
-open_enum! {
+crate::keep_unknown_enum! {
     /// Whether a node is up, as `GET /nodes` says (`unknown` is kept as `Unknown("unknown")`).
     NodeState {
         /// Online.
-        Online => "online",
+        Online = "online",
         /// Offline.
-        Offline => "offline",
+        Offline = "offline",
     }
 }
 
