@@ -18,6 +18,10 @@ use crate::retry::RetryPolicy;
 use crate::tls::{ClientIdentity, TlsMode};
 use crate::{Delivery, Error, Scrubber};
 
+/// Answers larger than this are decoded off the runtime's scheduling path
+/// ([`HttpClient::send`]).
+const LARGE_DECODE_BYTES: usize = 1024 * 1024;
+
 /// The default cap on response bodies: 8 MiB.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
 
@@ -308,7 +312,19 @@ impl HttpClient {
         envelope: &E,
         request: Request,
     ) -> Result<T, E::Error> {
-        envelope.decode(self.execute(request).await?)
+        let response = self.execute(request).await?;
+        // Decoding a large answer is CPU work that would hold this worker thread, and with it
+        // the timers of every task on it (a binary's --timeout among them): on a multi-thread
+        // runtime it tells the runtime to move those tasks elsewhere first.
+        if response.body.len() > LARGE_DECODE_BYTES
+            && tokio::runtime::Handle::try_current().is_ok_and(|handle| {
+                handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
+            })
+        {
+            tokio::task::block_in_place(|| envelope.decode(response))
+        } else {
+            envelope.decode(response)
+        }
     }
 
     /// Sends a request and decodes a successful JSON answer; any other status is

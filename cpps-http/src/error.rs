@@ -195,17 +195,77 @@ impl Error {
 /// `key`, `csrf`, `cookie`, `authorization`) replaced by `"[redacted]"`; the result is cut to
 /// `max_chars` characters.
 pub fn redacted_excerpt(body: &[u8], max_chars: usize) -> String {
-    let text = match serde_json::from_slice::<serde_json::Value>(body) {
-        Ok(mut value) => {
-            redact_json(&mut value);
-            value.to_string()
+    // A large body is not parsed whole to show a few hundred characters of it (a 200 MB answer
+    // would cost seconds and its size again in memory): its beginning is redacted as text.
+    let text = if body.len() > EXCERPT_PARSE_LIMIT {
+        let prefix = &body[..body.len().min(EXCERPT_PREFIX_BYTES)];
+        redact_json_text(&String::from_utf8_lossy(prefix))
+    } else {
+        match serde_json::from_slice::<serde_json::Value>(body) {
+            Ok(mut value) => {
+                redact_json(&mut value);
+                value.to_string()
+            }
+            Err(_) => redact_json_text(&String::from_utf8_lossy(body)),
         }
-        Err(_) => String::from_utf8_lossy(body).into_owned(),
     };
     let mut out: String = text.chars().take(max_chars).collect();
     if text.chars().nth(max_chars).is_some() {
         out.push('…');
     }
+    out
+}
+
+/// Bodies larger than this are excerpted from their beginning without being parsed.
+pub(crate) const EXCERPT_PARSE_LIMIT: usize = 64 * 1024;
+
+/// How much of a large body an excerpt looks at.
+pub(crate) const EXCERPT_PREFIX_BYTES: usize = 8 * 1024;
+
+/// Redacts `"secret-looking-key": "value"` pairs in text that is JSON-like but not parsed (a
+/// truncated body, the beginning of a large one): the string value after such a key becomes
+/// `[redacted]`, up to its closing quote or the end of the text.
+fn redact_json_text(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        // A quoted string: is it a key followed by `:` and a string value?
+        let Some(key_len) = text[i + 1..].find('"') else {
+            break;
+        };
+        let key = &text[i + 1..i + 1 + key_len];
+        let mut j = i + 1 + key_len + 1;
+        while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        if j < bytes.len() && bytes[j] == b':' && is_secret_key(key) {
+            j += 1;
+            while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                j += 1;
+            }
+            if j < bytes.len() && bytes[j] == b'"' {
+                let start = j + 1;
+                let mut end = start;
+                while end < bytes.len() && bytes[end] != b'"' {
+                    end += if bytes[end] == b'\\' { 2 } else { 1 };
+                }
+                let end = end.min(bytes.len());
+                out.push_str(&text[copied..start]);
+                out.push_str("[redacted]");
+                copied = end;
+                i = end + 1;
+                continue;
+            }
+        }
+        i += 1 + key_len + 1;
+    }
+    out.push_str(&text[copied.min(text.len())..]);
     out
 }
 
@@ -286,6 +346,18 @@ mod tests {
         assert!(!excerpt.contains("xyz"), "{excerpt}");
         assert!(excerpt.contains("root@pam"), "{excerpt}");
         assert!(excerpt.contains("[redacted]"), "{excerpt}");
+    }
+
+    #[test]
+    fn a_large_or_truncated_body_is_redacted_as_text() {
+        let mut body = br#"{"data":{"ticket":"PVE:root@pam:SECRET1","user":"root@pam","x":""#.to_vec();
+        body.extend(std::iter::repeat_n(b'a', 200 * 1024));
+        let excerpt = redacted_excerpt(&body, 240);
+        assert!(!excerpt.contains("SECRET1"), "{excerpt}");
+        assert!(excerpt.starts_with(r#"{"data":{"ticket":"[redacted]","user":"root@pam""#), "{excerpt}");
+        let truncated = br#"{"password": "hunter22", "csrf":"#;
+        let excerpt = redacted_excerpt(truncated, 240);
+        assert_eq!(excerpt, r#"{"password": "[redacted]", "csrf":"#);
     }
 
     #[test]

@@ -333,9 +333,14 @@ impl Response {
         if self.scrubber.is_empty() {
             return redacted_excerpt(&self.body, EXCERPT_CHARS);
         }
-        // Scrub the whole body before cutting it, so that a secret straddling the cut cannot
-        // leave its first half behind.
-        let scrubbed = self.scrub(&String::from_utf8_lossy(&self.body));
+        // Scrub before cutting, so that a secret straddling the cut cannot leave its first half
+        // behind; only the beginning of a large body can be shown, so only it is scrubbed.
+        let shown = if self.body.len() > crate::error::EXCERPT_PARSE_LIMIT {
+            &self.body[..crate::error::EXCERPT_PREFIX_BYTES]
+        } else {
+            &self.body[..]
+        };
+        let scrubbed = self.scrub(&String::from_utf8_lossy(shown));
         redacted_excerpt(scrubbed.as_bytes(), EXCERPT_CHARS)
     }
 

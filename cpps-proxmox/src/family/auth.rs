@@ -65,6 +65,12 @@ impl Auth for TokenAuth {
     async fn authorize(&self, request: &mut Request) -> Result<(), cpps_http::Error> {
         self.header.authorize(request).await
     }
+
+    /// The whole `PVEAPIToken=…`/`PBSAPIToken=…` value, the token and its secret: a server that
+    /// echoes the credential it got must not get it into an error or a report.
+    fn secrets(&self) -> Vec<String> {
+        self.header.secrets()
+    }
 }
 
 /// Splits a token written as `USER@REALM!ID=SECRET` (the form of the bpg Terraform provider's
@@ -372,6 +378,12 @@ const RELOGIN_GRACE: Duration = Duration::from_secs(2);
 
 #[async_trait]
 impl Auth for TicketAuth {
+    /// The password (the ticket changes; the password, which a login answer could echo, does
+    /// not).
+    fn secrets(&self) -> Vec<String> {
+        vec![self.password.expose_secret().to_owned()]
+    }
+
     async fn authorize(&self, request: &mut Request) -> Result<(), cpps_http::Error> {
         let (ticket, csrf) = self.current().await?;
         let cookie = SecretString::from(format!(
