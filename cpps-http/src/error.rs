@@ -350,11 +350,15 @@ mod tests {
 
     #[test]
     fn a_large_or_truncated_body_is_redacted_as_text() {
-        let mut body = br#"{"data":{"ticket":"PVE:root@pam:SECRET1","user":"root@pam","x":""#.to_vec();
+        let mut body =
+            br#"{"data":{"ticket":"PVE:root@pam:SECRET1","user":"root@pam","x":""#.to_vec();
         body.extend(std::iter::repeat_n(b'a', 200 * 1024));
         let excerpt = redacted_excerpt(&body, 240);
         assert!(!excerpt.contains("SECRET1"), "{excerpt}");
-        assert!(excerpt.starts_with(r#"{"data":{"ticket":"[redacted]","user":"root@pam""#), "{excerpt}");
+        assert!(
+            excerpt.starts_with(r#"{"data":{"ticket":"[redacted]","user":"root@pam""#),
+            "{excerpt}"
+        );
         let truncated = br#"{"password": "hunter22", "csrf":"#;
         let excerpt = redacted_excerpt(truncated, 240);
         assert_eq!(excerpt, r#"{"password": "[redacted]", "csrf":"#);
