@@ -380,3 +380,42 @@ fn an_unknown_key_diagnostic_masks_the_value() {
     assert!(rendered.contains("api_token: ******"), "{rendered}");
     assert!(rendered.contains("[leak.yaml:5:5]"), "{rendered}");
 }
+
+/// A file on one very long line (a minified or generated file) must not be echoed whole: the
+/// diagnostic shows a window around the error, and the location is still exact.
+#[test]
+fn a_very_long_line_is_shown_as_a_window_around_the_error() {
+    let padding = "a".repeat(2_000_000);
+    let text =
+        format!("{{version: 1, sites: [{{id: sp, state: validated, junk: \"{padding}\"}}]}}");
+    let err = load_str("one-line.yaml", &text).unwrap_err();
+    let e = err.file_error().expect("a file error");
+    assert!(
+        matches!(&e.kind, FileErrorKind::UnknownKey { key, .. } if key == "junk"),
+        "{:?}",
+        e.kind
+    );
+    let column = text.find("junk").unwrap() as u32 + 1;
+    assert_eq!((e.location.line, e.location.column), (1, column));
+    let rendered = err.render();
+    assert!(rendered.len() < 4_000, "{} bytes rendered", rendered.len());
+    assert!(rendered.contains("junk"), "{rendered}");
+    assert!(rendered.contains('…'), "the cut is marked: {rendered}");
+
+    // An error far into the line gets its window there, with the text before it cut.
+    let text =
+        format!("{{version: 1, sites: [{{id: sp, state: validated}}], {padding}: 1, junk: 1}}");
+    let err = load_str("one-line.yaml", &text).unwrap_err();
+    let rendered = err.render();
+    assert!(
+        rendered.len() < 4_000,
+        "{} bytes rendered: {:?} {:?}",
+        rendered.len(),
+        err.file_errors()
+            .iter()
+            .map(|e| e.summary().len())
+            .collect::<Vec<_>>(),
+        rendered.chars().take(600).collect::<String>()
+    );
+    assert!(err.location().is_some(), "{rendered}");
+}

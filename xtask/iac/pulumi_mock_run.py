@@ -99,6 +99,9 @@ def main(argv):
                 "provider": args.provider or None,
             }
         )
+    # The mocks see registrations in the order the program's coroutines happen to run, which
+    # varies between runs; sorted by URN the output is the same every time.
+    resources.sort(key=lambda r: r["urn"] or "")
     import importlib.metadata as metadata
 
     document = {

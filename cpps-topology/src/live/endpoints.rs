@@ -705,46 +705,27 @@ impl Endpoints {
     ) -> Result<Sources, EndpointsError> {
         let mut sources = Sources::default();
         for (site, ends) in &self.sites {
+            let cx = BuildCx {
+                options,
+                from_environment: ends.from_environment,
+                lookup,
+            };
             let s = sources.site_mut(site);
             if let Some(p) = &ends.proxmox {
                 let path = format!("sites.{site}.proxmox");
-                s.proxmox = Some(Box::new(proxmox_source(
-                    p,
-                    &path,
-                    options,
-                    ends.from_environment,
-                    lookup,
-                )?));
+                s.proxmox = Some(Box::new(proxmox_source(p, &path, &cx)?));
             }
             if let Some(l) = &ends.linstor {
                 let path = format!("sites.{site}.linstor");
-                s.linstor = Some(Box::new(linstor_source(
-                    l,
-                    &path,
-                    options,
-                    ends.from_environment,
-                    lookup,
-                )?));
+                s.linstor = Some(Box::new(linstor_source(l, &path, &cx)?));
             }
             if let Some(p) = &ends.pbs {
                 let path = format!("sites.{site}.pbs");
-                s.pbs = Some(Box::new(pbs_source(
-                    p,
-                    &path,
-                    options,
-                    ends.from_environment,
-                    lookup,
-                )?));
+                s.pbs = Some(Box::new(pbs_source(p, &path, &cx)?));
             }
             if let Some(v) = &ends.vyos {
                 let path = format!("sites.{site}.vyos");
-                s.vyos = Some(Box::new(vyos_source(
-                    v,
-                    &path,
-                    options,
-                    ends.from_environment,
-                    lookup,
-                )?));
+                s.vyos = Some(Box::new(vyos_source(v, &path, &cx)?));
             }
             for (id, k) in &ends.kubernetes {
                 s.kubernetes
@@ -774,13 +755,12 @@ impl Endpoints {
             return Ok(None);
         };
         let from_environment = self.sites.get(site).is_some_and(|s| s.from_environment);
-        let source = linstor_source(
-            l,
-            &format!("sites.{site}.linstor"),
+        let cx = BuildCx {
             options,
             from_environment,
             lookup,
-        )?;
+        };
+        let source = linstor_source(l, &format!("sites.{site}.linstor"), &cx)?;
         Ok(Some(source.client().clone()))
     }
 }
@@ -849,6 +829,13 @@ fn invalid(path: &str, error: &dyn std::error::Error) -> EndpointsError {
     }
 }
 
+/// What building one site's clients needs besides its endpoint.
+struct BuildCx<'a> {
+    options: &'a ClientOptions,
+    from_environment: bool,
+    lookup: &'a dyn Fn(&str) -> Option<String>,
+}
+
 /// The clients' own variables as an endpoint of the file gives them, so that every client is
 /// built by its `ClientBuilder::from_env` whether its settings come from the environment or
 /// from the file: one reading of each setting, in the client crate.
@@ -891,10 +878,9 @@ fn client_lookup<'a>(
 fn proxmox_source(
     p: &ProxmoxEndpoint,
     path: &str,
-    options: &ClientOptions,
-    from_environment: bool,
-    lookup: &dyn Fn(&str) -> Option<String>,
+    cx: &BuildCx<'_>,
 ) -> Result<PveSource, EndpointsError> {
+    let (options, from_environment, lookup) = (cx.options, cx.from_environment, cx.lookup);
     let mut vars = ClientVars::default();
     if !from_environment {
         vars.set(cpps_proxmox::ENV_ENDPOINT, &p.url);
@@ -930,10 +916,9 @@ fn proxmox_source(
 fn linstor_source(
     l: &LinstorEndpoint,
     path: &str,
-    options: &ClientOptions,
-    from_environment: bool,
-    lookup: &dyn Fn(&str) -> Option<String>,
+    cx: &BuildCx<'_>,
 ) -> Result<LinstorSource, EndpointsError> {
+    let (options, from_environment, lookup) = (cx.options, cx.from_environment, cx.lookup);
     let mut vars = ClientVars::default();
     if !from_environment {
         vars.set(cpps_linstor::ENV_CONTROLLERS, &l.controllers);
@@ -978,13 +963,8 @@ fn linstor_source(
     Ok(LinstorSource::new(client))
 }
 
-fn pbs_source(
-    p: &PbsEndpoint,
-    path: &str,
-    options: &ClientOptions,
-    from_environment: bool,
-    lookup: &dyn Fn(&str) -> Option<String>,
-) -> Result<PbsSource, EndpointsError> {
+fn pbs_source(p: &PbsEndpoint, path: &str, cx: &BuildCx<'_>) -> Result<PbsSource, EndpointsError> {
+    let (options, from_environment, lookup) = (cx.options, cx.from_environment, cx.lookup);
     let mut vars = ClientVars::default();
     if !from_environment {
         vars.set(cpps_pbs::ENV_REPOSITORY, &p.repository);
@@ -1023,10 +1003,9 @@ fn pbs_source(
 fn vyos_source(
     v: &VyosEndpoint,
     path: &str,
-    options: &ClientOptions,
-    from_environment: bool,
-    lookup: &dyn Fn(&str) -> Option<String>,
+    cx: &BuildCx<'_>,
 ) -> Result<VyosSource, EndpointsError> {
+    let (options, from_environment, lookup) = (cx.options, cx.from_environment, cx.lookup);
     let mut vars = ClientVars::default();
     if !from_environment {
         vars.set(cpps_vyos::ENV_URL, &v.url);

@@ -112,15 +112,33 @@ pub struct FileError {
     /// Further errors found in the same file (the loader reports them all).
     pub related: Vec<FileError>,
     source: Option<NamedSource<Arc<str>>>,
+    /// Where `source` starts in the file, and where that start is in `source`: they differ
+    /// when `source` is a window of a line too long to show whole.
+    window: (usize, usize),
 }
+
+/// A source line longer than this is shown as a window around the error, never whole: a 50 MB
+/// file on one line must not become a 50 MB diagnostic.
+const MAX_SHOWN_LINE_BYTES: usize = 400;
+
+/// How many bytes of a long line are shown on each side of the error.
+const SHOWN_AROUND_BYTES: usize = 120;
 
 impl FileError {
     fn new(kind: FileErrorKind, location: Location, source: Option<&Source>) -> Self {
+        let (source, window) = match source {
+            Some(s) => {
+                let (text, window) = shown_source(&s.text, &location);
+                (Some(NamedSource::new(s.name.clone(), text)), window)
+            }
+            None => (None, (0, 0)),
+        };
         FileError {
             kind,
             location,
             related: Vec::new(),
-            source: source.map(|s| NamedSource::new(s.name.clone(), s.text.clone())),
+            source,
+            window,
         }
     }
 
@@ -160,19 +178,23 @@ impl Diagnostic for FileError {
         if !self.location.is_known() || self.source.is_none() {
             return None;
         }
-        let span = LabeledSpan::new(
-            Some(self.kind.label()),
-            self.location.offset,
-            self.location.len.max(1),
-        );
+        let shown_len = self.source.as_ref().map_or(0, |s| s.inner().len());
+        // Offsets of the file, moved into the shown window; a span outside it is not labelled.
+        let shown = |offset: usize, len: usize| {
+            let offset = offset.checked_sub(self.window.0)? + self.window.1;
+            (offset < shown_len).then(|| (offset, len.max(1).min(shown_len - offset)))
+        };
+        let (offset, len) = shown(self.location.offset, self.location.len)?;
+        let span = LabeledSpan::new(Some(self.kind.label()), offset, len);
         let mut labels = vec![span];
         if let FileErrorKind::DuplicateId { first, .. } = &self.kind
             && first.is_known()
+            && let Some((offset, len)) = shown(first.offset, first.len)
         {
             labels.push(LabeledSpan::new(
                 Some("first defined here".to_owned()),
-                first.offset,
-                first.len.max(1),
+                offset,
+                len,
             ));
         }
         Some(Box::new(labels.into_iter()))
@@ -182,6 +204,50 @@ impl Diagnostic for FileError {
             None
         } else {
             Some(Box::new(self.related.iter().map(|e| e as &dyn Diagnostic)))
+        }
+    }
+}
+
+/// The text a diagnostic shows for an error at `location` in `text`, and the offset in `text`
+/// where it starts. The whole file when the error's line is short; otherwise the lines before
+/// it kept as empty lines (so that line numbers stay right) and a window of the long line
+/// around the error, each side cut at a character boundary and marked `…`.
+fn shown_source(text: &Arc<str>, location: &Location) -> (Arc<str>, (usize, usize)) {
+    let offset = location.offset.min(text.len());
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    if line_end - line_start <= MAX_SHOWN_LINE_BYTES {
+        return (text.clone(), (0, 0));
+    }
+    let floor = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let from = floor(offset.saturating_sub(SHOWN_AROUND_BYTES).max(line_start));
+    // A long located text (a 2 MB key) is shown by its beginning only.
+    let shown_len = location.len.clamp(1, SHOWN_AROUND_BYTES);
+    let to = floor((offset + shown_len + SHOWN_AROUND_BYTES).min(line_end));
+    let newlines = text[..line_start].bytes().filter(|b| *b == b'\n').count();
+    let mut shown = "\n".repeat(newlines);
+    let lead = if from > line_start { "…" } else { "" };
+    shown.push_str(lead);
+    shown.push_str(&text[from..to]);
+    if to < line_end {
+        shown.push('…');
+    }
+    // The window's byte `from` is at `newlines + lead.len()` in the shown text.
+    (Arc::from(shown), (from, newlines + lead.len()))
+}
+
+/// A key or value of the file as a message quotes it: cut after 80 characters, so that a
+/// 50 MB key cannot become a 50 MB message.
+fn clip(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(80) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((cut, _)) => {
+            std::borrow::Cow::Owned(format!("{}… ({} bytes)", &text[..cut], text.len()))
         }
     }
 }
@@ -358,10 +424,12 @@ impl fmt::Display for FileErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FileErrorKind::Syntax { message } => f.write_str(message),
-            FileErrorKind::UnknownKey { key, .. } => write!(f, "unknown key `{key}`"),
-            FileErrorKind::UnknownValue { value, .. } => write!(f, "unknown value `{value}`"),
+            FileErrorKind::UnknownKey { key, .. } => write!(f, "unknown key `{}`", clip(key)),
+            FileErrorKind::UnknownValue { value, .. } => {
+                write!(f, "unknown value `{}`", clip(value))
+            }
             FileErrorKind::MissingKey { key } => write!(f, "missing key `{key}`"),
-            FileErrorKind::DuplicateKey { key } => write!(f, "key `{key}` given twice"),
+            FileErrorKind::DuplicateKey { key } => write!(f, "key `{}` given twice", clip(key)),
             FileErrorKind::MissingState { kind, id } => write!(f, "{kind} `{id}` has no state"),
             FileErrorKind::InvalidValue { field, message } => {
                 write!(f, "invalid `{field}`: {message}")
