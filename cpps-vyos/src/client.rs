@@ -85,7 +85,7 @@ struct Keyed<'a, T: Serialize> {
 /// # fn run() -> Result<(), cpps_vyos::Error> {
 /// use cpps_vyos::{Client, SecretString, TlsMode};
 ///
-/// let router = Client::builder("https://192.168.10.1/".parse().unwrap())
+/// let router = Client::builder("https://192.168.10.1/")
 ///     .api_key(SecretString::from("key".to_owned()))
 ///     .tls(TlsMode::pinned("AB:CD:…")?)
 ///     .deadline(std::time::Duration::from_secs(30))
@@ -97,6 +97,8 @@ struct Keyed<'a, T: Serialize> {
 pub struct ClientBuilder {
     http: cpps_http::ClientBuilder,
     key: Option<ApiKey>,
+    /// Why the URL given to [`Client::builder`] is unusable, reported by `build`.
+    url_error: Option<String>,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -135,7 +137,7 @@ impl ClientBuilder {
         let key = cpps_http::env::get(lookup, ENV_API_KEY).ok_or_else(|| Error::Config {
             reason: format!("{ENV_API_KEY} is not set (the router's API key)"),
         })?;
-        let mut builder = Client::builder(url).api_key(cpps_http::SecretString::from(key));
+        let mut builder = Client::builder(url.as_str()).api_key(cpps_http::SecretString::from(key));
         if let Some(tls) = TlsMode::from_env(&tls_vars(), lookup)? {
             builder = builder.tls(tls);
         }
@@ -147,6 +149,9 @@ impl ClientBuilder {
     /// # Errors
     /// [`Error::Config`] without an API key; [`Error::Http`] for invalid transport settings.
     pub fn build(self) -> Result<Client, Error> {
+        if let Some(reason) = self.url_error {
+            return Err(Error::Config { reason });
+        }
         let key = self.key.ok_or_else(|| Error::Config {
             reason: "no API key (ClientBuilder::api_key or VYOS_API_KEY)".to_owned(),
         })?;
@@ -157,12 +162,20 @@ impl ClientBuilder {
 impl Client {
     /// A builder for the router whose API root is `base_url` (e.g. `https://192.168.10.1/`), with
     /// cpps-http's default timeouts (10 s connect, 30 s per attempt, 60 s deadline per call).
-    pub fn builder(base_url: Url) -> ClientBuilder {
+    /// A URL that does not parse is reported by [`ClientBuilder::build`], as the other clients
+    /// do.
+    pub fn builder(base_url: impl AsRef<str>) -> ClientBuilder {
+        let text = base_url.as_ref();
+        let mut http = cpps_http::ClientBuilder::default().connect_timeout(Duration::from_secs(10));
+        let mut url_error = None;
+        match text.trim().parse::<Url>() {
+            Ok(url) => http = http.base_url(url),
+            Err(e) => url_error = Some(format!("router URL `{text}` is not a URL: {e}")),
+        }
         ClientBuilder {
-            http: cpps_http::ClientBuilder::default()
-                .base_url(base_url)
-                .connect_timeout(Duration::from_secs(10)),
+            http,
             key: None,
+            url_error,
         }
     }
 

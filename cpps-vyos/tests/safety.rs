@@ -300,6 +300,21 @@ async fn a_partly_applied_batch_is_reported_per_command() {
 }
 
 #[test]
+fn the_builder_takes_a_url_as_text_like_every_client_and_build_names_a_bad_one() {
+    let client = cpps_vyos::Client::builder("https://192.0.2.1/")
+        .api_key(cpps_vyos::SecretString::from("k3y".to_owned()))
+        .build()
+        .unwrap();
+    assert_eq!(client.http().base_url().as_str(), "https://192.0.2.1/");
+    let e = cpps_vyos::Client::builder("https//no-scheme")
+        .api_key(cpps_vyos::SecretString::from("k3y".to_owned()))
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("https//no-scheme"), "{e}");
+}
+
+#[test]
 fn the_builder_reads_the_vyos_variables() {
     use std::collections::HashMap;
     let vars: HashMap<&str, &str> = HashMap::from([
