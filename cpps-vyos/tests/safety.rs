@@ -301,12 +301,12 @@ async fn a_partly_applied_batch_is_reported_per_command() {
 
 #[test]
 fn the_builder_takes_a_url_as_text_like_every_client_and_build_names_a_bad_one() {
-    let client = cpps_vyos::Client::builder("https://192.0.2.1/")
+    let client = Client::builder("https://192.0.2.1/")
         .api_key(cpps_vyos::SecretString::from("k3y".to_owned()))
         .build()
         .unwrap();
     assert_eq!(client.http().base_url().as_str(), "https://192.0.2.1/");
-    let e = cpps_vyos::Client::builder("https//no-scheme")
+    let e = Client::builder("https//no-scheme")
         .api_key(cpps_vyos::SecretString::from("k3y".to_owned()))
         .build()
         .unwrap_err()
