@@ -327,6 +327,30 @@ fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
                 nodes: vec!["pve-ippri-31".to_owned(), "pve-ippri-32".to_owned()],
                 findings: vec!["pve-ippri-32: volume 0 is Outdated".to_owned()],
             },
+            // Deactivated on purpose: linstor-client skips INACTIVE resources (linstor-client
+            // `linstor_client/commands/vlm_cmds.py`, `show_volumes`), so no finding.
+            LinstorResource {
+                name: "pm-1a2b3c4d_202".to_owned(),
+                class: "inactive".to_owned(),
+                diskful: 2,
+                up_to_date: 0,
+                place_count: Some(2),
+                storage_pools: vec!["linstor_sp".to_owned()],
+                nodes: vec!["pve-ippri-31".to_owned(), "pve-ippri-32".to_owned()],
+                findings: Vec::new(),
+            },
+            // A group without place_count wants the controller's default of 2 (linstor-server
+            // `AutoSelectorConfig.java`: `replicaCount == null ? 2`), and unknown is never healthy.
+            LinstorResource {
+                name: "pm-1a2b3c4d_203".to_owned(),
+                class: "unknown".to_owned(),
+                diskful: 1,
+                up_to_date: 1,
+                place_count: None,
+                storage_pools: vec!["linstor_sp".to_owned()],
+                nodes: vec!["pve-ippri-31".to_owned()],
+                findings: Vec::new(),
+            },
             LinstorResource {
                 name: "pm-00000000_100".to_owned(),
                 class: "healthy".to_owned(),
@@ -383,7 +407,8 @@ fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
     assert_eq!(
         messages(&of_rule(findings, "LINSTOR-007")),
         [
-            "error sp-ssd resource pm-1a2b3c4d_201 is degraded (1 of 2 replicas UpToDate): pve-ippri-32: volume 0 is Outdated"
+            "error sp-ssd resource pm-1a2b3c4d_201 is degraded (1 of 2 replicas UpToDate): pve-ippri-32: volume 0 is Outdated",
+            "error sp-ssd resource pm-1a2b3c4d_203 is unknown (1 of 2 replicas UpToDate)",
         ]
     );
     let mut backup = messages(&of_rule(findings, "BACKUP-003"));
