@@ -159,71 +159,9 @@ impl Error {
     }
 }
 
-impl From<cpps_proxmox::family::Error> for Error {
-    fn from(error: cpps_proxmox::family::Error) -> Self {
-        use cpps_proxmox::family::Error as F;
-        match error {
-            F::Http(e) => Error::Http(e),
-            F::Api {
-                method,
-                url,
-                status,
-                message,
-                errors,
-            } => Error::Api {
-                method,
-                url,
-                status,
-                message,
-                errors,
-            },
-            F::NotFound {
-                method,
-                url,
-                status,
-                message,
-            } => Error::NotFound {
-                method,
-                url,
-                status,
-                message,
-            },
-            F::Conflict {
-                method,
-                url,
-                status,
-                message,
-            } => Error::Conflict {
-                method,
-                url,
-                status,
-                message,
-            },
-            F::TaskFailed {
-                upid,
-                exit_status,
-                log_tail,
-            } => Error::TaskFailed {
-                upid,
-                exit_status,
-                log_tail,
-            },
-            F::TaskTimeout { upid, waited } => Error::TaskTimeout { upid, waited },
-            F::Invalid {
-                kind,
-                input,
-                reason,
-            } => Error::Invalid {
-                kind,
-                input,
-                reason,
-            },
-            // `family::Error` is non-exhaustive: a variant added there is still an error here.
-            other => Error::Invalid {
-                kind: "answer",
-                input: String::new(),
-                reason: other.to_string(),
-            },
-        }
-    }
-}
+// `family::Error` is non-exhaustive: a variant added there is still an error here.
+cpps_proxmox::family_error_from!(cpps_proxmox::family::Error => Error, other => Error::Invalid {
+    kind: "answer",
+    input: String::new(),
+    reason: other.to_string(),
+});

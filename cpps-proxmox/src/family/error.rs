@@ -153,3 +153,37 @@ pub(crate) fn shorten(input: &str) -> String {
     }
     shown
 }
+
+/// Writes `impl From<family::Error> for $error`, variant by variant, for a product crate's
+/// error type whose variants repeat the family's (`cpps-proxmox`'s and `cpps-pbs`'s `Error`):
+/// the conversion is written once, here. `$family` is the path of `family::Error` as the calling
+/// crate names it; the optional `other => …` arm maps variants a later family adds (another
+/// crate must have it, `family::Error` being `#[non_exhaustive]`).
+#[macro_export]
+macro_rules! family_error_from {
+    ($family:path => $error:ident $(, $other:ident => $fallback:expr)?) => {
+        impl From<$family> for $error {
+            fn from(error: $family) -> Self {
+                use $family as F;
+                match error {
+                    F::Http(e) => $error::Http(e),
+                    F::Api { method, url, status, message, errors } => {
+                        $error::Api { method, url, status, message, errors }
+                    }
+                    F::NotFound { method, url, status, message } => {
+                        $error::NotFound { method, url, status, message }
+                    }
+                    F::Conflict { method, url, status, message } => {
+                        $error::Conflict { method, url, status, message }
+                    }
+                    F::TaskFailed { upid, exit_status, log_tail } => {
+                        $error::TaskFailed { upid, exit_status, log_tail }
+                    }
+                    F::TaskTimeout { upid, waited } => $error::TaskTimeout { upid, waited },
+                    F::Invalid { kind, input, reason } => $error::Invalid { kind, input, reason },
+                    $($other => $fallback,)?
+                }
+            }
+        }
+    };
+}
