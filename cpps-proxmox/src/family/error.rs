@@ -1,189 +1,264 @@
-//! The error of the Proxmox-family layer, which `cpps-proxmox` and `cpps-pbs` each convert
-//! into their own `Error` (so that neither exposes the other's wording).
+//! The error of the Proxmox-family layer, and [`family_error!`](crate::family_error), which
+//! writes it and each product crate's own `Error` (`cpps_proxmox::Error`, `cpps_pbs::Error`)
+//! from one list of the variants they share, so that neither product exposes the other's
+//! wording and no variant, helper or conversion is written twice.
 
-use std::collections::BTreeMap;
-use std::time::Duration;
-
-use cpps_http::{Delivery, Method, StatusCode, Url};
-
-use crate::family::Upid;
-
-/// An error of a Proxmox-family piece ([`decode_envelope`](crate::family::decode_envelope),
-/// [`wait_task`](crate::family::wait_task), the id and UPID parsers, the token splitter).
+/// Writes a Proxmox-family error enum: the variants every Proxmox client has (`Http`, `Api`,
+/// `NotFound`, `Conflict`, `TaskFailed`, `TaskTimeout`, `Invalid`), the product's own variants
+/// (grouped by whether the request reached the server), the helpers every cpps error has
+/// (`delivery()`, `status()`, `is_not_found()`, `is_conflict()`, `field_errors()`,
+/// `invalid()`), and, for a product crate, `From<family::Error>` variant by variant.
 ///
-/// The product crates convert it into their own error (`cpps_proxmox::Error`,
-/// `cpps_pbs::Error`) variant by variant. No variant holds a secret: messages come from the
-/// server's answer, scrubbed of the client's own secrets, or name the value that was wrong.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// The request failed in the shared runtime (connection, TLS, timeout, decoding, auth).
-    #[error("request failed")]
-    Http(#[from] cpps_http::Error),
+/// `product` names the server in the variants' documentation (`"PVE"`, `"PBS"`, or `"the
+/// Proxmox"` for the family itself); `Display` texts never name a product, so a PBS user never
+/// reads PVE wording. `from_family` is the path of `family::Error` as the calling crate names
+/// it; the optional `other => …` arm maps variants a later family adds (a crate other than
+/// `cpps-proxmox` must have it, `family::Error` being `#[non_exhaustive]`).
+///
+/// ```
+/// cpps_proxmox::family_error! {
+///     /// The error of a Proxmox product client.
+///     pub enum Error {
+///         product: "PMG",
+///         answered: {},
+///         not_sent: {
+///             /// The client configuration is wrong.
+///             #[error("invalid client configuration: {reason}")]
+///             Config {
+///                 /// What is wrong.
+///                 reason: String,
+///             },
+///         },
+///         from_family: cpps_proxmox::family::Error, other => Error::Config { reason: other.to_string() },
+///     }
+/// }
+/// let error = Error::from(cpps_proxmox::family::Error::invalid("UPID", "x", "too short"));
+/// assert_eq!(error.to_string(), "invalid UPID `x`: too short");
+/// assert_eq!(error.delivery(), cpps_http::Delivery::NotSent);
+/// ```
+#[macro_export]
+macro_rules! family_error {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            product: $product:literal,
+            answered: { $(
+                $(#[$answered_meta:meta])*
+                $answered:ident { $( $(#[$answered_field_meta:meta])* $answered_field:ident : $answered_type:ty ),* $(,)? }
+            ),* $(,)? },
+            not_sent: { $(
+                $(#[$not_sent_meta:meta])*
+                $not_sent:ident { $( $(#[$not_sent_field_meta:meta])* $not_sent_field:ident : $not_sent_type:ty ),* $(,)? }
+            ),* $(,)? },
+            $(from_family: $family:path $(, $other:ident => $fallback:expr)? ,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, thiserror::Error)]
+        #[non_exhaustive]
+        pub enum $name {
+            /// The request failed in the shared runtime (connection, TLS, timeout, decoding,
+            /// auth).
+            #[error("request failed")]
+            Http(#[from] $crate::family::__private::cpps_http::Error),
 
-    /// The server answered with an error status and a message (from the body's `message`, or
-    /// the HTTP reason phrase on servers that put it only there).
-    #[error("{method} {url} answered {status}: {message}")]
-    Api {
-        /// The request method.
-        method: Method,
-        /// The URL that was requested.
-        url: Url,
-        /// The HTTP status.
-        status: StatusCode,
-        /// The server's message, trimmed.
-        message: String,
-        /// Per-parameter messages of a 400 "Parameter verification failed." answer (the
-        /// `errors` map), sorted by parameter name.
-        errors: BTreeMap<String, String>,
-    },
+            #[doc = concat!("The ", $product, " server answered with an error status and a message ",
+                "(the body's `message`, or the HTTP reason phrase on servers that put it only there).")]
+            #[error("{method} {url} answered {status}: {message}")]
+            Api {
+                /// The request method.
+                method: $crate::family::__private::cpps_http::Method,
+                /// The URL that was requested.
+                url: $crate::family::__private::cpps_http::Url,
+                /// The HTTP status.
+                status: $crate::family::__private::cpps_http::StatusCode,
+                /// The server's message, trimmed.
+                message: ::std::string::String,
+                /// Per-parameter messages of a 400 "Parameter verification failed." answer (the
+                /// `errors` map), sorted by parameter name.
+                errors: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+            },
 
-    /// The object does not exist: a 404, or an HTTP 500 "… does not exist" answer.
-    #[error("{method} {url}: not found: {message}")]
-    NotFound {
-        /// The request method.
-        method: Method,
-        /// The URL that was requested.
-        url: Url,
-        /// The HTTP status the server used (404 or 500).
-        status: StatusCode,
-        /// The server's message, trimmed.
-        message: String,
-    },
+            #[doc = concat!("The object does not exist: a 404, or a ", $product,
+                " HTTP 500 \"… does not exist\" answer.")]
+            #[error("{method} {url}: not found: {message}")]
+            NotFound {
+                /// The request method.
+                method: $crate::family::__private::cpps_http::Method,
+                /// The URL that was requested.
+                url: $crate::family::__private::cpps_http::Url,
+                /// The HTTP status the server used (404 or 500).
+                status: $crate::family::__private::cpps_http::StatusCode,
+                /// The server's message, trimmed.
+                message: ::std::string::String,
+            },
 
-    /// A write sent the configuration digest it read, and the configuration has changed since
-    /// (someone else wrote it): nothing was changed. Read again and decide again.
-    #[error("{method} {url}: the configuration changed since it was read: {message}")]
-    Conflict {
-        /// The request method.
-        method: Method,
-        /// The URL that was requested.
-        url: Url,
-        /// The HTTP status the server used.
-        status: StatusCode,
-        /// The server's message, trimmed.
-        message: String,
-    },
+            /// A write sent the configuration digest it read, and the configuration has changed
+            /// since (someone else wrote it): nothing was changed. Read again and decide again.
+            #[error("{method} {url}: the configuration changed since it was read: {message}")]
+            Conflict {
+                /// The request method.
+                method: $crate::family::__private::cpps_http::Method,
+                /// The URL that was requested.
+                url: $crate::family::__private::cpps_http::Url,
+                /// The HTTP status the server used.
+                status: $crate::family::__private::cpps_http::StatusCode,
+                /// The server's message, trimmed.
+                message: ::std::string::String,
+            },
 
-    /// A task ended with an error exit status.
-    #[error("task {upid} failed: {exit_status}")]
-    TaskFailed {
-        /// The task.
-        upid: Box<Upid>,
-        /// The exit status as the server wrote it.
-        exit_status: String,
-        /// The last lines of the task log, the last one included.
-        log_tail: Vec<String>,
-    },
+            #[doc = concat!("A ", $product, " task ended with an error exit status.")]
+            #[error("task {upid} failed: {exit_status}")]
+            TaskFailed {
+                /// The task.
+                upid: ::std::boxed::Box<$crate::family::Upid>,
+                /// The exit status as the server wrote it (`Error: …`, or a bare error message).
+                exit_status: ::std::string::String,
+                /// The last lines of the task log, the last one included.
+                log_tail: ::std::vec::Vec<::std::string::String>,
+            },
 
-    /// A task did not stop within the time allowed.
-    #[error("task {upid} still running after {waited:?}")]
-    TaskTimeout {
-        /// The task.
-        upid: Box<Upid>,
-        /// How long the caller waited.
-        waited: Duration,
-    },
+            /// A task did not stop within the time allowed.
+            #[error("task {upid} still running after {waited:?}")]
+            TaskTimeout {
+                /// The task.
+                upid: ::std::boxed::Box<$crate::family::Upid>,
+                /// How long the caller waited.
+                waited: ::std::time::Duration,
+            },
 
-    /// A value does not have the syntax it must have.
-    #[error("invalid {kind} `{input}`: {reason}")]
-    Invalid {
-        /// What kind of value was expected (`UPID`, `user id`, …).
-        kind: &'static str,
-        /// The offending input, shortened to 120 characters.
-        input: String,
-        /// What is wrong with it.
-        reason: String,
-    },
+            /// A value does not have the syntax it must have (a UPID, an id, a name, a property
+            /// string): nothing was sent.
+            #[error("invalid {kind} `{input}`: {reason}")]
+            Invalid {
+                /// What kind of value was expected (`UPID`, `user id`, `datastore name`, …).
+                kind: &'static str,
+                /// The offending input, shortened to 120 characters.
+                input: ::std::string::String,
+                /// What is wrong with it.
+                reason: ::std::string::String,
+            },
+
+            $(
+                $(#[$answered_meta])*
+                $answered { $( $(#[$answered_field_meta])* $answered_field: $answered_type ),* },
+            )*
+            $(
+                $(#[$not_sent_meta])*
+                $not_sent { $( $(#[$not_sent_field_meta])* $not_sent_field: $not_sent_type ),* },
+            )*
+        }
+
+        impl $name {
+            /// Whether the request may have reached the server.
+            pub fn delivery(&self) -> $crate::family::__private::cpps_http::Delivery {
+                use $crate::family::__private::cpps_http::Delivery;
+                match self {
+                    Self::Http(e) => e.delivery(),
+                    Self::Api { .. }
+                    | Self::NotFound { .. }
+                    | Self::Conflict { .. }
+                    | Self::TaskFailed { .. }
+                    | Self::TaskTimeout { .. }
+                    $(| Self::$answered { .. })* => Delivery::Answered,
+                    Self::Invalid { .. } $(| Self::$not_sent { .. })* => Delivery::NotSent,
+                }
+            }
+
+            /// The HTTP status of the answer, when the server answered.
+            pub fn status(&self) -> ::std::option::Option<$crate::family::__private::cpps_http::StatusCode> {
+                match self {
+                    Self::Http(e) => e.status(),
+                    Self::Api { status, .. }
+                    | Self::NotFound { status, .. }
+                    | Self::Conflict { status, .. } => ::std::option::Option::Some(*status),
+                    _ => ::std::option::Option::None,
+                }
+            }
+
+            /// Whether the error says the object does not exist.
+            pub fn is_not_found(&self) -> bool {
+                ::std::matches!(self, Self::NotFound { .. })
+            }
+
+            /// Whether a write was refused because the configuration changed since it was read.
+            pub fn is_conflict(&self) -> bool {
+                ::std::matches!(self, Self::Conflict { .. })
+            }
+
+            /// The per-parameter messages of a 400 answer (`None` for other errors).
+            pub fn field_errors(
+                &self,
+            ) -> ::std::option::Option<&::std::collections::BTreeMap<::std::string::String, ::std::string::String>> {
+                match self {
+                    Self::Api { errors, .. } if !errors.is_empty() => ::std::option::Option::Some(errors),
+                    _ => ::std::option::Option::None,
+                }
+            }
+
+            /// A validation error ([`Self::Invalid`]), with the input shortened to 120
+            /// characters.
+            pub fn invalid(
+                kind: &'static str,
+                input: &str,
+                reason: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self::Invalid {
+                    kind,
+                    input: $crate::family::__private::shorten(input),
+                    reason: reason.into(),
+                }
+            }
+        }
+
+        $(
+            impl ::std::convert::From<$family> for $name {
+                fn from(error: $family) -> Self {
+                    use $family as F;
+                    match error {
+                        F::Http(e) => Self::Http(e),
+                        F::Api { method, url, status, message, errors } => {
+                            Self::Api { method, url, status, message, errors }
+                        }
+                        F::NotFound { method, url, status, message } => {
+                            Self::NotFound { method, url, status, message }
+                        }
+                        F::Conflict { method, url, status, message } => {
+                            Self::Conflict { method, url, status, message }
+                        }
+                        F::TaskFailed { upid, exit_status, log_tail } => {
+                            Self::TaskFailed { upid, exit_status, log_tail }
+                        }
+                        F::TaskTimeout { upid, waited } => Self::TaskTimeout { upid, waited },
+                        F::Invalid { kind, input, reason } => Self::Invalid { kind, input, reason },
+                        $($other => $fallback,)?
+                    }
+                }
+            }
+        )?
+    };
 }
 
-impl Error {
-    /// Whether the request may have reached the server.
-    pub fn delivery(&self) -> Delivery {
-        match self {
-            Error::Http(e) => e.delivery(),
-            Error::Api { .. }
-            | Error::NotFound { .. }
-            | Error::Conflict { .. }
-            | Error::TaskFailed { .. }
-            | Error::TaskTimeout { .. } => Delivery::Answered,
-            Error::Invalid { .. } => Delivery::NotSent,
-        }
-    }
-
-    /// The HTTP status of the answer, when the server answered.
-    pub fn status(&self) -> Option<StatusCode> {
-        match self {
-            Error::Http(e) => e.status(),
-            Error::Api { status, .. }
-            | Error::NotFound { status, .. }
-            | Error::Conflict { status, .. } => Some(*status),
-            _ => None,
-        }
-    }
-
-    /// Whether the error says the object does not exist.
-    pub fn is_not_found(&self) -> bool {
-        matches!(self, Error::NotFound { .. })
-    }
-
-    /// The per-parameter messages of a 400 answer (`None` for other errors).
-    pub fn field_errors(&self) -> Option<&BTreeMap<String, String>> {
-        match self {
-            Error::Api { errors, .. } if !errors.is_empty() => Some(errors),
-            _ => None,
-        }
-    }
-
-    /// A validation error, with the input shortened to 120 characters.
-    pub fn invalid(kind: &'static str, input: &str, reason: impl Into<String>) -> Self {
-        Error::Invalid {
-            kind,
-            input: shorten(input),
-            reason: reason.into(),
-        }
+crate::family_error! {
+    /// An error of a Proxmox-family piece ([`decode_envelope`](crate::family::decode_envelope),
+    /// [`wait_task`](crate::family::wait_task), the id and UPID parsers, the token splitter).
+    ///
+    /// The product crates convert it into their own error (`cpps_proxmox::Error`,
+    /// `cpps_pbs::Error`, written by the same [`family_error!`](crate::family_error)) variant
+    /// by variant. No variant holds a secret: messages come from the server's answer, scrubbed
+    /// of the client's own secrets, or name the value that was wrong.
+    pub enum Error {
+        product: "Proxmox",
+        answered: {},
+        not_sent: {},
     }
 }
 
 /// `input` cut to 120 characters, with `…` when cut.
-pub(crate) fn shorten(input: &str) -> String {
+pub fn shorten(input: &str) -> String {
     let mut shown: String = input.chars().take(120).collect();
     if input.chars().nth(120).is_some() {
         shown.push('…');
     }
     shown
-}
-
-/// Writes `impl From<family::Error> for $error`, variant by variant, for a product crate's
-/// error type whose variants repeat the family's (`cpps-proxmox`'s and `cpps-pbs`'s `Error`):
-/// the conversion is written once, here. `$family` is the path of `family::Error` as the calling
-/// crate names it; the optional `other => …` arm maps variants a later family adds (another
-/// crate must have it, `family::Error` being `#[non_exhaustive]`).
-#[macro_export]
-macro_rules! family_error_from {
-    ($family:path => $error:ident $(, $other:ident => $fallback:expr)?) => {
-        impl From<$family> for $error {
-            fn from(error: $family) -> Self {
-                use $family as F;
-                match error {
-                    F::Http(e) => $error::Http(e),
-                    F::Api { method, url, status, message, errors } => {
-                        $error::Api { method, url, status, message, errors }
-                    }
-                    F::NotFound { method, url, status, message } => {
-                        $error::NotFound { method, url, status, message }
-                    }
-                    F::Conflict { method, url, status, message } => {
-                        $error::Conflict { method, url, status, message }
-                    }
-                    F::TaskFailed { upid, exit_status, log_tail } => {
-                        $error::TaskFailed { upid, exit_status, log_tail }
-                    }
-                    F::TaskTimeout { upid, waited } => $error::TaskTimeout { upid, waited },
-                    F::Invalid { kind, input, reason } => $error::Invalid { kind, input, reason },
-                    $($other => $fallback,)?
-                }
-            }
-        }
-    };
 }

@@ -78,7 +78,10 @@ pub use error::Error;
 
 #[doc(hidden)]
 pub mod __private {
-    //! What [`keep_unknown_enum`](crate::keep_unknown_enum) expands to in other crates.
+    //! What [`keep_unknown_enum`](crate::keep_unknown_enum) and
+    //! [`family_error`](crate::family_error) expand to in other crates.
+    pub use super::error::shorten;
+    pub use cpps_http;
     pub use serde;
 }
 pub use ids::{AuthId, Product, TokenId, UserId};
