@@ -13,14 +13,10 @@ use url::Url;
 
 use crate::auth::Auth;
 use crate::error::sanitize_url;
-use crate::request::{Request, Response};
+use crate::request::{CallDeadline, DEADLINE_CHECKED_BYTES, Request, Response};
 use crate::retry::RetryPolicy;
 use crate::tls::{ClientIdentity, TlsMode};
 use crate::{Delivery, Error, Scrubber};
-
-/// Answers larger than this are decoded off the runtime's scheduling path
-/// ([`HttpClient::send`]).
-const LARGE_DECODE_BYTES: usize = 1024 * 1024;
 
 /// The default cap on response bodies: 8 MiB.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
@@ -102,7 +98,9 @@ impl ClientBuilder {
         self
     }
 
-    /// Time allowed for one call, all attempts and back-off included (default 60 s).
+    /// Time allowed for one call, all attempts and back-off included (default 60 s). Decoding
+    /// an answer larger than 1 MiB ([`Response::json`], through which service crates decode
+    /// what [`HttpClient::send`] returns) stops there too, with [`Error::Deadline`].
     pub fn deadline(mut self, deadline: Duration) -> Self {
         self.deadline = deadline;
         self
@@ -315,8 +313,10 @@ impl HttpClient {
         let response = self.execute(request).await?;
         // Decoding a large answer is CPU work that would hold this worker thread, and with it
         // the timers of every task on it (a binary's --timeout among them): on a multi-thread
-        // runtime it tells the runtime to move those tasks elsewhere first.
-        if response.body.len() > LARGE_DECODE_BYTES
+        // runtime it tells the runtime to move those tasks elsewhere first. The decoding itself
+        // stops at the call's deadline (`Response::json`): this task's own timers cannot fire
+        // while it runs.
+        if response.body.len() > DEADLINE_CHECKED_BYTES
             && tokio::runtime::Handle::try_current().is_ok_and(|handle| {
                 handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
             })
@@ -346,6 +346,12 @@ impl HttpClient {
         }
         let deadline = self.inner.deadline;
         let started = Instant::now();
+        // Wall-clock time, for decoding the answer later (`Response::json`), which is work on
+        // this thread that no timer can interrupt.
+        let decode_deadline = CallDeadline {
+            at: std::time::Instant::now() + deadline,
+            budget: deadline,
+        };
         let mut may_have_sent = false;
         let outcome = tokio::time::timeout(
             deadline,
@@ -353,7 +359,10 @@ impl HttpClient {
         )
         .await;
         match outcome {
-            Ok(result) => result,
+            Ok(result) => result.map(|mut response| {
+                response.deadline = Some(decode_deadline);
+                response
+            }),
             Err(_) => Err(Error::Deadline {
                 method: request.method.clone(),
                 url: sanitize_url(&url),
@@ -480,6 +489,8 @@ impl HttpClient {
             body,
             reason,
             scrubber: self.scrubber.clone(),
+            // Set by `execute` for the whole call.
+            deadline: None,
         })
     }
 

@@ -3,8 +3,9 @@
 //! `cpps-proxmox`, `cpps-pbs`, `cpps-linstor` and `cpps-vyos` build on it so that the risky parts
 //! exist once: TLS (system roots, a CA bundle, a pinned leaf-certificate fingerprint, or an
 //! insecure mode asked for by name), secrets that never reach `Debug`, errors or logs, retries
-//! with jittered back-off only for requests that are safe to repeat, an overall deadline per call,
-//! a cap on response size, and JSON decoding that names the path that failed.
+//! with jittered back-off only for requests that are safe to repeat, an overall deadline per call
+//! (decoding a large answer included), a cap on response size, and JSON decoding that names the
+//! path that failed.
 //!
 //! It models no resources, no pagination and no login flow: each service crate brings its own
 //! envelope decoding ([`Envelope`]), authentication ([`Auth`]) and error type.

@@ -1,6 +1,9 @@
 //! Requests and responses, independent of the HTTP library underneath.
 
+use std::cell::Cell;
 use std::fmt;
+use std::io::{self, BufReader, Read};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
@@ -13,10 +16,26 @@ use url::Url;
 use std::sync::Arc;
 
 use crate::error::redacted_excerpt;
-use crate::{Error, Scrubber};
+use crate::{Delivery, Error, Scrubber};
 
 /// How many characters of a body an error keeps.
 pub(crate) const EXCERPT_CHARS: usize = 240;
+
+/// Bodies larger than this are decoded through a reader that checks the call's deadline
+/// ([`Response::json`]); smaller ones are decoded straight from memory.
+pub(crate) const DEADLINE_CHECKED_BYTES: usize = 1024 * 1024;
+
+/// How many bytes of a large body are decoded between two looks at the clock.
+const DEADLINE_CHECK_EVERY_BYTES: usize = 256 * 1024;
+
+/// When the call that got an answer must be over: decoding a large answer is part of the call.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallDeadline {
+    /// The moment the call's deadline elapses.
+    pub(crate) at: Instant,
+    /// The deadline the call was given (named in [`Error::Deadline`]).
+    pub(crate) budget: Duration,
+}
 
 /// One HTTP request, relative to the client's base URL.
 ///
@@ -240,6 +259,8 @@ pub struct Response {
     pub(crate) body: Bytes,
     pub(crate) reason: Option<String>,
     pub(crate) scrubber: Arc<Scrubber>,
+    /// Set by the client: decoding a large body stops there ([`Response::json`]).
+    pub(crate) deadline: Option<CallDeadline>,
 }
 
 impl Response {
@@ -259,6 +280,7 @@ impl Response {
             body: body.into(),
             reason: None,
             scrubber: Arc::default(),
+            deadline: None,
         }
     }
 
@@ -346,16 +368,54 @@ impl Response {
 
     /// Decodes the body as JSON, whatever the `Content-Type` says. A failure names the JSON path
     /// (`data[3].vmid`) and keeps a redacted excerpt.
+    ///
+    /// A body larger than 1 MiB of an answer the client received is decoded within what is left
+    /// of the call's deadline ([`ClientBuilder::deadline`](crate::ClientBuilder::deadline)):
+    /// the decoder reads it in pieces of 256 KiB and looks at the clock before each, so that
+    /// decoding 200 MB cannot outlast the deadline; running out is [`Error::Deadline`] with
+    /// [`Delivery::Answered`]. Smaller bodies, and responses built by hand, are decoded
+    /// straight from memory, without the clock.
     pub fn json<T: DeserializeOwned>(&self) -> Result<T, Error> {
-        // Scrubbed before it is cut, so that a secret straddling the cut leaves no prefix.
-        decode_json_uncut(&self.body).map_err(|(path, message)| Error::Decode {
-            method: self.method.clone(),
-            url: self.url.clone(),
-            status: self.status,
-            path: shorten(&self.scrub(&path), DECODE_TEXT_CHARS),
-            message: shorten(&self.scrub(&message), DECODE_TEXT_CHARS),
-            excerpt: self.excerpt(),
+        let decoded = match self.deadline {
+            Some(deadline) if self.body.len() > DEADLINE_CHECKED_BYTES => {
+                decode_json_before(&self.body, deadline.at)
+            }
+            _ => decode_json_uncut(&self.body).map_err(Failure::Invalid),
+        };
+        decoded.map_err(|failure| match failure {
+            Failure::Expired => Error::Deadline {
+                method: self.method.clone(),
+                url: self.url.clone(),
+                deadline: self.deadline.map_or(Duration::ZERO, |d| d.budget),
+                delivery: Delivery::Answered,
+            },
+            Failure::Invalid((path, message)) => Error::Decode {
+                method: self.method.clone(),
+                url: self.url.clone(),
+                status: self.status,
+                path: self.scrub_shortened(&path, DECODE_TEXT_CHARS),
+                message: self.scrub_shortened(&message, DECODE_TEXT_CHARS),
+                excerpt: self.excerpt(),
+            },
         })
+    }
+
+    /// `text` scrubbed, then cut to `max_chars` characters ([`shorten`]). Only the part that can
+    /// be shown is scrubbed (a 200 MB string quoted in a decode message is not scanned whole),
+    /// with enough beyond the cut that a secret straddling it is replaced, not half shown.
+    fn scrub_shortened(&self, text: &str, max_chars: usize) -> String {
+        let Some((cut, _)) = text.char_indices().nth(max_chars) else {
+            return shorten(&self.scrub(text), max_chars);
+        };
+        let mut end = (cut + self.scrubber.longest_secret_bytes()).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        let scrubbed = self.scrub(&text[..end]);
+        match scrubbed.char_indices().nth(max_chars) {
+            Some((cut, _)) => format!("{}… ({} bytes in all)", &scrubbed[..cut], text.len()),
+            None => format!("{scrubbed}… ({} bytes in all)", text.len()),
+        }
     }
 
     /// Returns the response if its status is a success, otherwise [`Error::Status`].
@@ -427,6 +487,66 @@ fn decode_json_uncut<T: DeserializeOwned>(body: &[u8]) -> Result<T, (String, Str
     Ok(value)
 }
 
+/// Why decoding stopped: the deadline, or the JSON (its path and message).
+enum Failure {
+    Expired,
+    Invalid((String, String)),
+}
+
+/// Decodes JSON from a reader over `body` that fails once `deadline` has passed (looking at the
+/// clock every [`DEADLINE_CHECK_EVERY_BYTES`]).
+fn decode_json_before<T: DeserializeOwned>(body: &[u8], deadline: Instant) -> Result<T, Failure> {
+    let expired = Cell::new(false);
+    let reader = BufReader::with_capacity(
+        DEADLINE_CHECK_EVERY_BYTES,
+        DeadlineReader {
+            rest: body,
+            deadline,
+            expired: &expired,
+        },
+    );
+    let mut deserializer = serde_json::Deserializer::from_reader(reader);
+    let decoded = serde_path_to_error::deserialize(&mut deserializer)
+        .map_err(|e| {
+            let path = e.path().to_string();
+            (path, e.into_inner().to_string())
+        })
+        .and_then(|value: T| {
+            deserializer
+                .end()
+                .map(|()| value)
+                .map_err(|e| (".".to_owned(), e.to_string()))
+        });
+    match decoded {
+        _ if expired.get() => Err(Failure::Expired),
+        Ok(value) => Ok(value),
+        Err(invalid) => Err(Failure::Invalid(invalid)),
+    }
+}
+
+/// Hands out `rest` until `deadline`; after it, fails (and says so in `expired`).
+struct DeadlineReader<'a> {
+    rest: &'a [u8],
+    deadline: Instant,
+    expired: &'a Cell<bool>,
+}
+
+impl Read for DeadlineReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.rest.is_empty() {
+            return Ok(0);
+        }
+        if Instant::now() >= self.deadline {
+            self.expired.set(true);
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the call's deadline elapsed while its answer was decoded",
+            ));
+        }
+        self.rest.read(buf)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,6 +578,112 @@ mod tests {
         assert_eq!(path, "data[0].vmid");
         assert!(message.chars().count() < 400, "{} chars", message.len());
         assert!(message.contains("bytes in all"), "{message}");
+    }
+
+    /// A body of `entries` guests, over the size where decoding looks at the clock.
+    fn large_guest_list(entries: usize) -> String {
+        let items: Vec<String> = (0..entries)
+            .map(|i| format!(r#"{{"vmid":{i},"name":"guest-{i:0>40}"}}"#))
+            .collect();
+        let body = format!(r#"{{"data":[{}]}}"#, items.join(","));
+        assert!(body.len() > DEADLINE_CHECKED_BYTES, "{} bytes", body.len());
+        body
+    }
+
+    fn answer(body: String, deadline: Option<CallDeadline>) -> Response {
+        let mut response = Response::from_parts(
+            Method::GET,
+            "http://127.0.0.1:9/cluster/resources".parse().unwrap(),
+            StatusCode::OK,
+            HeaderMap::new(),
+            body,
+        );
+        response.deadline = deadline;
+        response
+    }
+
+    #[test]
+    fn a_large_body_decoded_after_its_deadline_is_a_deadline_error() {
+        let budget = Duration::from_secs(4);
+        let response = answer(
+            large_guest_list(30_000),
+            Some(CallDeadline {
+                at: Instant::now(),
+                budget,
+            }),
+        );
+        let error = response.json::<List>().unwrap_err();
+        let Error::Deadline {
+            method,
+            url,
+            deadline,
+            delivery,
+        } = &error
+        else {
+            panic!("expected a deadline error, got {error:?}");
+        };
+        assert_eq!(*method, Method::GET);
+        assert_eq!(url.as_str(), "http://127.0.0.1:9/cluster/resources");
+        assert_eq!(*deadline, budget);
+        // The server answered: only the decoding ran out of time.
+        assert_eq!(*delivery, Delivery::Answered);
+        assert_eq!(
+            error.to_string(),
+            "GET http://127.0.0.1:9/cluster/resources exceeded its deadline of 4s"
+        );
+    }
+
+    #[test]
+    fn a_large_body_within_its_deadline_decodes_as_from_memory() {
+        let body = large_guest_list(30_000);
+        let later = Some(CallDeadline {
+            at: Instant::now() + Duration::from_secs(3600),
+            budget: Duration::from_secs(3600),
+        });
+        let through_reader: serde_json::Value = answer(body.clone(), later).json().unwrap();
+        let from_memory: serde_json::Value = answer(body.clone(), None).json().unwrap();
+        assert_eq!(through_reader, from_memory);
+        assert_eq!(through_reader["data"][29_999]["vmid"], 29_999);
+        let list: List = answer(body.clone(), later).json().unwrap();
+        assert_eq!(list.data.len(), 30_000);
+        // A wrong value deep in a large body is a decode error naming its path either way.
+        let bad = body.replacen(r#""vmid":29999"#, r#""vmid":"x""#, 1);
+        for deadline in [later, None] {
+            let Error::Decode { path, .. } =
+                answer(bad.clone(), deadline).json::<List>().unwrap_err()
+            else {
+                panic!("expected a decode error");
+            };
+            assert_eq!(path, "data[29999].vmid");
+        }
+    }
+
+    #[test]
+    fn a_huge_quoted_value_is_scrubbed_in_its_shown_part_only() {
+        // A 2 MB string where a list is due: serde quotes it whole in its message, which begins
+        // with `invalid type: string "` (22 characters).
+        let secret = "S3cr3t-0123456789";
+        let quoted = |before: usize| {
+            let body = format!(
+                r#"{{"data":"{}{secret}{}"}}"#,
+                "a".repeat(before),
+                "b".repeat(2 * DEADLINE_CHECKED_BYTES)
+            );
+            let response = answer(body, None).with_scrubber(Scrubber::new([secret]));
+            let Error::Decode { message, .. } = response.json::<List>().unwrap_err() else {
+                panic!("expected a decode error");
+            };
+            message
+        };
+        let shown = quoted(100);
+        assert!(!shown.contains("S3cr3t"), "{shown}");
+        assert!(shown.contains("[redacted]"), "{shown}");
+        assert!(shown.chars().count() < DECODE_TEXT_CHARS + 40, "{shown}");
+        assert!(shown.ends_with("bytes in all)"), "{shown}");
+        // A secret straddling the cut leaves no prefix behind.
+        let straddling = quoted(DECODE_TEXT_CHARS - 22 - 5);
+        assert!(!straddling.contains("S3cr3"), "{straddling}");
+        assert!(straddling.contains("[reda"), "{straddling}");
     }
 
     #[test]

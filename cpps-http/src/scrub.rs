@@ -58,6 +58,12 @@ impl Scrubber {
         self.secrets.is_empty()
     }
 
+    /// The length in bytes of the longest secret (0 when there is none): how far beyond a cut
+    /// a secret that straddles it can reach.
+    pub(crate) fn longest_secret_bytes(&self) -> usize {
+        self.secrets.first().map_or(0, String::len)
+    }
+
     /// `text` with every occurrence of every secret replaced by [`REDACTED`].
     pub fn scrub(&self, text: &str) -> String {
         let mut out = text.to_owned();

@@ -605,16 +605,6 @@ async fn serve(
 /// the defect is. They are shown as KNOWN in the table, not hidden, and do not fail the test;
 /// a KNOWN cell that passes shows as FIXED? so that its line here is removed.
 const KNOWN_DEFECTS: &[(Binary, Scenario, &str)] = &[
-    (
-        Binary::Inventory,
-        Scenario::HugeBody,
-        "three 200 MB answers fit cpps-proxmox's 256 MiB list cap (DEFAULT_LIST_MAX_RESPONSE_BYTES); the error is now short and names the path, but decoding them (in this debug build) takes longer than --timeout and a running decode cannot be interrupted",
-    ),
-    (
-        Binary::PbsReport,
-        Scenario::ResetMidBody,
-        "GET /version is asked again by a later part after the first ask failed: two asks of four attempts each",
-    ),
 ];
 
 /// Why a scenario says nothing about a binary, if it does not.
