@@ -152,13 +152,16 @@ pub async fn collect_within(
 ) -> Inventory {
     let deadline = within.map(|d| tokio::time::Instant::now() + d);
     let mut errors = Vec::new();
-    // The datastore list first (the snapshots of all datastores need it), then everything
-    // else at once: a job list that hangs does not hold the snapshots back.
-    let datastores = part(
-        &mut errors,
-        "datastores (GET /admin/datastore)",
-        bounded(deadline, client.datastores()).await,
+    // The datastore list first (the snapshots of all datastores need it), and beside it the
+    // server's release, which the sync and GC job lists choose by. It is read once for the
+    // run: when that read fails, those parts get its failure as their own error and nothing
+    // asks `GET /version` again (the client's cache keeps only a success, so parts asking at
+    // once after a failure would each send it, with its retries).
+    let (datastores, version) = futures::join!(
+        bounded(deadline, client.datastores()),
+        bounded(deadline, client.server_version()),
     );
+    let datastores = part(&mut errors, "datastores (GET /admin/datastore)", datastores);
     let selected: Vec<String> = match stores {
         Some(stores) => stores.to_vec(),
         None => datastores.iter().map(|d| d.store.clone()).collect(),
@@ -180,10 +183,10 @@ pub async fn collect_within(
         Box::pin(async {
             futures::join!(
                 bounded(deadline, client.datastore_usage()),
-                bounded(deadline, client.sync_jobs(None)),
+                after_version(&version, deadline, client.sync_jobs(None)),
                 bounded(deadline, client.verify_jobs(None)),
                 bounded(deadline, client.prune_jobs(None)),
-                bounded(deadline, client.gc_jobs(None)),
+                after_version(&version, deadline, client.gc_jobs(None)),
                 bounded(deadline, client.remotes()),
                 snapshots,
             )
@@ -227,6 +230,19 @@ fn part<T>(errors: &mut Vec<PartError>, name: &str, result: Result<Vec<T>, PartE
         errors.push(error);
         Vec::new()
     })
+}
+
+/// [`bounded`] for a part that chooses by the server's release: when reading the release
+/// failed, that failure is the part's error and `future` is never started (so it sends nothing).
+async fn after_version<T>(
+    version: &Result<cpps_proxmox::family::ServerVersion, PartError>,
+    deadline: Option<tokio::time::Instant>,
+    future: impl Future<Output = Result<T, Error>>,
+) -> Result<T, PartError> {
+    match version {
+        Ok(_) => bounded(deadline, future).await,
+        Err(error) => Err(error.clone()),
+    }
 }
 
 /// Runs `future` until `deadline`, if any; its error (or running out of time) as a

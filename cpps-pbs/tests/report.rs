@@ -359,3 +359,78 @@ fn an_unknown_verification_state_fails_the_report() {
     assert!(text.contains("UNKNOWN (pending)"), "{text}");
     assert!(text.contains("result: FAIL"), "{text}");
 }
+
+/// Issue 20, the fault suite's `pbs-report` after a reset: the release is read once per run.
+/// When `GET /version` fails (here 503 on every attempt, which the retry policy repeats: four
+/// attempts in all), the parts that choose by the release (the sync job list's
+/// `sync-direction`, PBS 3.3+; `GET /admin/gc`, PBS 3.2+) each get that one failure as their
+/// error and send nothing, and no part asks for the version again. Before, each of them asked
+/// in turn after the other's failure: eight requests where the policy allows four.
+#[tokio::test]
+async fn a_failed_version_read_is_sent_once_and_shared_by_the_parts_that_need_it() {
+    let api = common::mock_api().await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/version"))
+        .respond_with(
+            ResponseTemplate::new(503)
+                .set_body_json(json!({"data": null, "message": "service unavailable\n"})),
+        )
+        .expect(4)
+        .named("GET /version, one read with its retries")
+        .mount(api.server())
+        .await;
+    common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
+    common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
+    common::serve_fixture(&api, "/admin/verify", &[], "verify_jobs.json").await;
+    common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
+    common::serve_fixture(&api, "/config/remote", &[], "remotes.json").await;
+    common::serve_json(
+        &api,
+        "/admin/datastore/store1/namespace",
+        &[],
+        json!({"data": [{"ns": ""}]}),
+    )
+    .await;
+    common::serve_fixture(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        &[],
+        "snapshots_store1.json",
+    )
+    .await;
+    let stores = vec!["store1".to_owned()];
+    let inventory = report::collect(&common::token_client(&api), Some(&stores)).await;
+    api.verify().await;
+    // Neither `GET /admin/sync` nor `GET /admin/gc` was sent (the catch-all would list them).
+    assert!(
+        api.unexpected_requests().is_empty(),
+        "{:?}",
+        api.unexpected_requests()
+    );
+    let parts: Vec<(&str, Option<u16>, bool)> = inventory
+        .errors
+        .iter()
+        .map(|e| (e.part.as_str(), e.status, e.not_supported))
+        .collect();
+    assert_eq!(
+        parts,
+        [
+            ("sync jobs (GET /admin/sync)", Some(503), false),
+            ("garbage-collection jobs (GET /admin/gc)", Some(503), false),
+        ]
+    );
+    // The same failure, word for word, for both parts: the version read's.
+    assert_eq!(inventory.errors[0].error, inventory.errors[1].error);
+    assert!(
+        inventory.errors[0].error.contains("/version"),
+        "{}",
+        inventory.errors[0].error
+    );
+    // Everything that does not depend on the release was read.
+    assert_eq!(inventory.datastores.len(), 3);
+    assert_eq!(inventory.verify_jobs.len(), 2);
+    assert_eq!(inventory.prune_jobs.len(), 3);
+    let report = report::build(&inventory, common::NOW, &options().stores(stores));
+    assert!(report.is_partial());
+    assert_eq!(report.summary.guests, 4);
+}
