@@ -14,7 +14,9 @@
 //!   the `set`/`delete` batch that turns one into the other, typed views, and redaction of
 //!   secrets by one list ([`config::secrets`]).
 //! - [`status`]: typed readings of `show interfaces wireguard NAME` (peers, handshake age,
-//!   transfer) and `show vrrp`, for the inter-site view.
+//!   transfer), `show vrrp`, `show bgp summary` (FRR 9.1 on 1.4 and FRR 10 on 1.5) and `show vpn
+//!   ipsec sa` / `connections`, for the inter-site view; a router without BGP or IPsec says so
+//!   in its own words and reads as `None`, unknown states are kept and never read as up.
 //! - [`backup`]: saving a router's configuration to files and telling what changed since the last
 //!   backup of the same router.
 //!

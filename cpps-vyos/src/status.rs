@@ -1,12 +1,29 @@
 //! Typed readings of operational `show` output, for the inter-site view: WireGuard peers and
-//! their handshakes ([`Client::wireguard_status`]) and VRRP groups ([`Client::vrrp_status`]).
+//! their handshakes ([`Client::wireguard_status`]), VRRP groups ([`Client::vrrp_status`]), the
+//! BGP summary ([`Client::bgp_summary`]) and IPsec SAs and connections ([`Client::ipsec_sas`],
+//! [`Client::ipsec_connections`]).
 //!
 //! Sources: vyos-1x (`sagitta`) `op-mode-definitions/show-interfaces-wireguard.xml.in` (`show
 //! interfaces wireguard NAME` runs `interfaces.py show`, which prints
-//! `WireGuardOperational.show_interface` of `python/vyos/ifconfig/wireguard.py`) and
+//! `WireGuardOperational.show_interface` of `python/vyos/ifconfig/wireguard.py`),
 //! `python/vyos/ifconfig/vrrp.py` (`VRRP.format`: a `tabulate` table with the headers `Name`,
-//! `Interface`, `VRID`, `State`, `Priority`, `Last Transition`). BGP and IPsec summaries are
-//! not read here.
+//! `Interface`, `VRID`, `State`, `Priority`, `Last Transition`), FRRouting `bgpd/bgp_vty.c`
+//! (`bgp_show_summary`, see [`bgp`]) and vyos-1x `src/op_mode/ipsec.py` (see [`ipsec`]).
+//!
+//! A router without BGP or IPsec is not an error: [`Client::bgp_summary`] and
+//! [`Client::ipsec_sas`] answer `None` when the router says so in its own words (FRR's `% BGP
+//! instance not found`, `ipsec.py`'s `IPsec not initialized`); text that is neither that nor
+//! the table is [`Error::UnexpectedAnswer`], never an empty (healthy-looking) list. Every
+//! parser reads its text in one pass and never panics.
+
+pub mod bgp;
+pub mod ipsec;
+mod table;
+
+pub use bgp::{
+    BgpFamilySummary, BgpNeighbor, BgpState, BgpSummary, PrefixCount, parse_bgp_summary,
+};
+pub use ipsec::{IpsecConnection, IpsecSa, IpsecState, parse_ipsec_connections, parse_ipsec_sas};
 
 use std::time::Duration;
 
@@ -261,5 +278,89 @@ impl Client {
     /// As [`Client::show`].
     pub async fn vrrp_status(&self) -> Result<Vec<VrrpStatus>, Error> {
         Ok(parse_vrrp(&self.show(&["vrrp"]).await?))
+    }
+
+    /// `POST /show` `bgp summary` (every address family), read by [`parse_bgp_summary`].
+    /// `None`: no BGP instance (FRR's `% BGP instance not found`, as text or as the refused
+    /// command's message).
+    ///
+    /// # Errors
+    /// As [`Client::show`]; [`Error::UnexpectedAnswer`] when the text is no summary.
+    pub async fn bgp_summary(&self) -> Result<Option<BgpSummary>, Error> {
+        let Some(text) = self
+            .show_unless(&["bgp", "summary"], bgp::NO_BGP_INSTANCE)
+            .await?
+        else {
+            return Ok(None);
+        };
+        parse_bgp_summary(&text)
+            .map(Some)
+            .ok_or_else(|| Error::UnexpectedAnswer {
+                endpoint: "show",
+                message: "`show bgp summary` printed neither a BGP summary nor `% BGP instance not found`".to_owned(),
+            })
+    }
+
+    /// `POST /show` `vpn ipsec sa`, read by [`parse_ipsec_sas`]. `None`: IPsec is not
+    /// configured (`IPsec not initialized`).
+    ///
+    /// # Errors
+    /// As [`Client::show`]; [`Error::UnexpectedAnswer`] when the text is no SA table.
+    pub async fn ipsec_sas(&self) -> Result<Option<Vec<IpsecSa>>, Error> {
+        let Some(text) = self
+            .show_unless(&["vpn", "ipsec", "sa"], ipsec::IPSEC_NOT_INITIALIZED)
+            .await?
+        else {
+            return Ok(None);
+        };
+        parse_ipsec_sas(&text)
+            .map(Some)
+            .ok_or_else(|| Error::UnexpectedAnswer {
+                endpoint: "show",
+                message:
+                    "`show vpn ipsec sa` printed neither an SA table nor `IPsec not initialized`"
+                        .to_owned(),
+            })
+    }
+
+    /// `POST /show` `vpn ipsec connections`, read by [`parse_ipsec_connections`]: every
+    /// configured connection and tunnel, also those without an SA. `None`: IPsec is not
+    /// configured.
+    ///
+    /// # Errors
+    /// As [`Client::ipsec_sas`].
+    pub async fn ipsec_connections(&self) -> Result<Option<Vec<IpsecConnection>>, Error> {
+        let Some(text) = self
+            .show_unless(
+                &["vpn", "ipsec", "connections"],
+                ipsec::IPSEC_NOT_INITIALIZED,
+            )
+            .await?
+        else {
+            return Ok(None);
+        };
+        parse_ipsec_connections(&text)
+            .map(Some)
+            .ok_or_else(|| Error::UnexpectedAnswer {
+                endpoint: "show",
+                message: "`show vpn ipsec connections` printed neither a connection table nor `IPsec not initialized`".to_owned(),
+            })
+    }
+
+    /// `show PATH`, or `None` when the router answers `not_configured` on a line of its own,
+    /// as text or as the message of a refused command (an op-mode script that exits non-zero
+    /// is answered 400 by the API: vyos-1x `python/vyos/configsession.py` `__run_command`).
+    async fn show_unless(
+        &self,
+        path: &[&str],
+        not_configured: &str,
+    ) -> Result<Option<String>, Error> {
+        let says = |text: &str| text.lines().any(|l| l.trim() == not_configured);
+        match self.show(path).await {
+            Ok(text) if says(&text) => Ok(None),
+            Ok(text) => Ok(Some(text)),
+            Err(Error::Api { message, .. }) if says(&message) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 }
