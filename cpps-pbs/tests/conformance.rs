@@ -1,9 +1,11 @@
 //! Conformance of the client with Proxmox's PBS API schema, `pbs-apidoc.json` (PBS 4.x).
 //!
 //! Walks [`cpps_pbs::endpoints::ENDPOINTS`], the table every request of the client is built
-//! from, and checks for each endpoint: the path and method exist; every path placeholder and
-//! every parameter the client may send is a parameter of that method, with the same type; the
-//! answer is an object or an array as the table says; and every field of the typed answer
+//! from, with the Proxmox family's one check (`ApiDoc::check_table`, which `cpps-proxmox` runs
+//! on its table too): the path and method exist; every path placeholder and every parameter
+//! the client may send is a parameter of that method, with the same type; the answer is an
+//! object, an array or a UPID as the table says; the version gates are noted. Then every field
+//! of the typed answer
 //! (from the type's JSON Schema, so serde renames are what is checked) exists in the schema
 //! with a compatible type, is not required where the schema makes it optional, and every enum
 //! value the client knows is one the schema lists.
@@ -12,7 +14,9 @@
 
 mod common;
 
-use cpps_pbs::endpoints::{ENDPOINTS, Returns};
+use cpps_pbs::endpoints::{ENDPOINTS, Endpoint, Returns};
+use cpps_proxmox::family::apidoc::Reference;
+use cpps_proxmox::family::{Answer, Param, Product, ServerVersion};
 use serde_json::Value;
 
 fn schema_of(type_name: &str) -> Value {
@@ -150,38 +154,66 @@ fn compare(ours: &Value, root: &Value, theirs: &Value, at: &str, problems: &mut 
     }
 }
 
+/// The schema's release: `pbs-apidoc.json` is PBS 4's (see `shared/specs/SOURCE.md`).
+const SCHEMA_RELEASE: ServerVersion = ServerVersion::new(4, 0, 0);
+
+fn reference() -> Reference<'static> {
+    Reference {
+        product: Product::Pbs,
+        version: SCHEMA_RELEASE,
+        missing_fields: &[],
+        optional_placeholders: &[],
+    }
+}
+
 #[test]
 fn every_endpoint_exists_with_its_parameters() {
-    let mut problems = Vec::new();
-    for endpoint in ENDPOINTS {
-        let id = format!("{} {}", endpoint.method, endpoint.path);
-        let Some(info) = common::method_info(endpoint.path, endpoint.method) else {
-            problems.push(format!("{id}: no such path and method"));
-            continue;
-        };
-        let parameters = info["parameters"]["properties"].as_object();
-        for placeholder in endpoint.path_params() {
-            match parameters.and_then(|p| p.get(placeholder)) {
-                Some(p) if !common::is_optional(p) => {}
-                Some(_) => {
-                    problems.push(format!("{id}: `{placeholder}` is optional in the schema"))
-                }
-                None => problems.push(format!("{id}: `{placeholder}` is not a parameter")),
-            }
-        }
-        for (name, kind) in endpoint.params {
-            match parameters.and_then(|p| p.get(*name)) {
-                Some(p) if p["type"] == kind.schema_name() => {}
-                Some(p) => problems.push(format!(
-                    "{id}: `{name}` is {} in the schema, {} here",
-                    p["type"],
-                    kind.schema_name()
-                )),
-                None => problems.push(format!("{id}: `{name}` is not a parameter")),
-            }
-        }
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let report = common::schema().check_table(ENDPOINTS.iter().copied(), &reference());
+    assert!(report.problems.is_empty(), "{}", report.problems.join("\n"));
+    assert_eq!(report.endpoints_checked, ENDPOINTS.len());
+    // The members of plain structs are checked by name here; types that flatten a part (the
+    // job lists' `JobRunStatus`) only by their JSON Schema, below, with the rest.
+    assert!(
+        report.fields_checked > 70,
+        "only {} fields were checked by name",
+        report.fields_checked
+    );
+    // The gates the client applies (`GC_JOBS_SINCE`, `SYNC_DIRECTION_SINCE`) are noted, and
+    // PBS 4's schema has both.
+    assert_eq!(
+        report.notes,
+        [
+            "GET /admin/gc: since 3.2.0; in the schema of 4.0.0, checked",
+            "GET /admin/sync `sync-direction`: since 3.3.0; in the schema of 4.0.0, checked",
+        ]
+    );
+}
+
+/// The shared check fails on a wrong PBS entry: a parameter of the wrong type, a UPID answer
+/// the schema types otherwise, an undocumented answer the schema now describes.
+#[test]
+fn the_check_fails_on_a_wrong_entry() {
+    const WRONG: &[Endpoint] = &[
+        Endpoint::new(
+            "GET",
+            "/admin/datastore/{store}/status",
+            Returns::Object(Answer::keys("DatastoreStatus", || &["total", "avail"])),
+        )
+        .params(&[Param::string("verbose")]),
+        Endpoint::new("GET", "/admin/datastore/{store}/gc", Returns::Upid),
+        Endpoint::new("GET", "/admin/datastore", Returns::UndocumentedUpid),
+    ];
+    let report = common::schema().check_table(WRONG, &reference());
+    assert_eq!(
+        report.problems,
+        [
+            "GET /admin/datastore/{store}/status: `verbose` is \"boolean\" in the schema, string here",
+            "GET /admin/datastore/{store}/gc: answers object, the client reads a UPID string",
+            "GET /admin/datastore: answers array, the client reads an answer the schema does not describe (`null`)",
+        ],
+        "{:#?}",
+        report.problems
+    );
 }
 
 #[test]
@@ -189,37 +221,18 @@ fn every_typed_field_exists_in_the_schema() {
     let mut problems = Vec::new();
     let mut fields_checked = 0;
     for endpoint in ENDPOINTS {
-        let id = format!("{} {}", endpoint.method, endpoint.path);
+        let id = endpoint.id();
         let info = common::method_info(endpoint.path, endpoint.method)
             .unwrap_or_else(|| panic!("{id}: not in the schema"));
         let returns = &info["returns"];
-        let (type_name, theirs) = match endpoint.returns {
-            Returns::Object(name) => {
-                assert_eq!(returns["type"], "object", "{id} answers an object");
-                (name, returns)
-            }
-            Returns::List(name) => {
-                assert_eq!(returns["type"], "array", "{id} answers an array");
-                (name, &returns["items"])
-            }
-            Returns::UndocumentedList(_) | Returns::UndocumentedUpid => {
-                // If the schema starts describing it, describe it here too.
-                assert_eq!(returns["type"], "null", "{id} is documented now");
-                continue;
-            }
-            Returns::Upid => {
-                // A UPID is a string matching the UPID pattern.
-                assert_eq!(returns["type"], "string", "{id} answers a UPID string");
-                assert!(
-                    returns["pattern"]
-                        .as_str()
-                        .is_some_and(|p| p.contains("UPID")),
-                    "{id}: {returns}"
-                );
-                continue;
-            }
-            other => panic!("{id}: unhandled {other:?}"),
+        // The kind of each answer (object, array, UPID, undocumented) is checked by
+        // `check_table` above; here the types of the members.
+        let (answer, theirs) = match endpoint.returns {
+            Returns::Object(answer) => (answer, returns),
+            Returns::List(answer) => (answer, &returns["items"]),
+            _ => continue,
         };
+        let type_name = answer.name;
         if let Some(family_type) = type_name.strip_prefix("family::") {
             fields_checked += check_family_type(family_type, theirs, &id, &mut problems);
             continue;

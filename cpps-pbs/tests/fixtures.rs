@@ -49,8 +49,8 @@ fn decode_as<T: DeserializeOwned>(data: &Value, list: bool) -> Result<usize, Str
 fn decode(returns: Returns, data: &Value) -> Result<usize, String> {
     use cpps_pbs::types::*;
     let (name, list) = match returns {
-        Returns::Object(name) => (name, false),
-        Returns::List(name) | Returns::UndocumentedList(name) => (name, true),
+        Returns::Object(answer) => (answer.name, false),
+        Returns::List(answer) | Returns::UndocumentedList(answer) => (answer.name, true),
         other => return Err(format!("unhandled {other:?}")),
     };
     match name {

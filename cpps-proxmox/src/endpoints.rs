@@ -1,380 +1,269 @@
-//! The table of every PVE endpoint this crate calls, walked by the conformance test against
-//! pve-apidoc.json.
+//! The table of every PVE endpoint this crate calls, as data of the Proxmox family's
+//! [`Endpoint`] type; the conformance test walks it against pve-apidoc.json with the family's
+//! one check (`family::apidoc::ApiDoc::check_table`).
 
-use serde::Deserialize;
-use serde::de::{self, Deserializer, Visitor};
-
-use crate::family::{LogLine, TaskStatus};
+use crate::family::{Answer, Endpoint, LogLine, Param, Returns, ServerVersion, TaskStatus};
 use crate::types::{
     BackupJob, ClusterResource, ClusterStatusEntry, GuestCurrentStatus, HaResource, HaStatusEntry,
     LxcConfig, LxcListItem, NodeListItem, NodeStatus, NodeStorage, NotBackedUp, PendingEntry,
     QemuConfig, QemuListItem, Snapshot, TaskListItem, Version,
 };
 
-/// What an endpoint returns, as the client reads it.
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub enum Returns {
-    /// A typed object (or an array of them): the names of the fields the type reads.
-    Fields(fn() -> &'static [&'static str]),
-    /// A configuration map read through accessors: the keys they read (`[n]` = an index).
-    Config(&'static [&'static str]),
-    /// A task id (UPID string).
-    Upid,
-    /// Nothing (`null`), as configuration writes answer.
-    Nothing,
-}
-
-/// One endpoint the client calls.
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub struct Endpoint {
-    /// HTTP method.
-    pub method: &'static str,
-    /// Path as in the API viewer (`/nodes/{node}/qemu/{vmid}/config`).
-    pub path: &'static str,
-    /// Parameter names the client may send (path parameters included).
-    pub params: &'static [&'static str],
-    /// What it returns.
-    pub returns: Returns,
-}
-
-impl Endpoint {
-    /// The field or key names the client reads from the answer (empty for a UPID).
-    pub fn returned_fields(&self) -> &'static [&'static str] {
-        match self.returns {
-            Returns::Fields(f) => f(),
-            Returns::Config(keys) => keys,
-            Returns::Upid | Returns::Nothing => &[],
-        }
-    }
-}
-
-/// The names of the fields a `Deserialize` struct reads (serde's `FIELDS`, renames applied).
-pub(crate) fn fields_of<T: for<'de> Deserialize<'de>>() -> &'static [&'static str] {
-    struct Probe(Option<&'static [&'static str]>);
-    struct ProbeDeserializer<'a>(&'a mut Probe);
-    impl<'de> Deserializer<'de> for ProbeDeserializer<'_> {
-        type Error = de::value::Error;
-        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
-            Err(de::Error::custom("not a struct"))
-        }
-        fn deserialize_struct<V: Visitor<'de>>(
-            self,
-            _: &'static str,
-            fields: &'static [&'static str],
-            _: V,
-        ) -> Result<V::Value, Self::Error> {
-            self.0.0 = Some(fields);
-            Err(de::Error::custom("probed"))
-        }
-        serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-            option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
-            ignored_any
-        }
-    }
-    let mut probe = Probe(None);
-    let _ = T::deserialize(ProbeDeserializer(&mut probe));
-    probe.0.unwrap_or(&[])
-}
-
-const NODE_VMID: &[&str] = &["node", "vmid"];
+/// The first release whose HA manager has rules instead of groups: `POST
+/// /cluster/ha/resources` takes `failback` from it on, and refuses `group` once the groups are
+/// migrated (pve-ha-manager 5.0, `src/PVE/API2/HA/Resources.pm`: "invalid parameter 'group':
+/// ha groups have been migrated to rules"; "resources: introduce failback property").
+pub const HA_RULES_SINCE: ServerVersion = ServerVersion::new(9, 0, 0);
 
 /// Every endpoint the typed API calls (the raw escape hatch excepted).
 pub const ENDPOINTS: &[Endpoint] = &[
-    Endpoint {
-        method: "POST",
-        path: "/access/ticket",
-        params: &["username", "password", "tfa-challenge"],
-        returns: Returns::Fields(|| &["ticket", "CSRFPreventionToken", "NeedTFA"]),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/version",
-        params: &[],
-        returns: Returns::Fields(fields_of::<Version>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes",
-        params: &[],
-        returns: Returns::Fields(fields_of::<NodeListItem>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/cluster/status",
-        params: &[],
-        returns: Returns::Fields(fields_of::<ClusterStatusEntry>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/cluster/resources",
-        params: &["type"],
-        returns: Returns::Fields(fields_of::<ClusterResource>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/cluster/ha/resources",
-        params: &[],
-        returns: Returns::Fields(fields_of::<HaResource>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/cluster/ha/resources/{sid}",
-        params: &["sid"],
-        returns: Returns::Fields(fields_of::<HaResource>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/cluster/backup",
-        params: &[],
-        returns: Returns::Fields(fields_of::<BackupJob>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/cluster/backup-info/not-backed-up",
-        params: &[],
-        returns: Returns::Fields(fields_of::<NotBackedUp>),
-    },
-    Endpoint {
-        method: "POST",
-        path: "/nodes/{node}/vzdump",
-        params: &["node", "vmid", "storage", "mode"],
-        returns: Returns::Upid,
-    },
-    Endpoint {
-        method: "POST",
-        path: "/cluster/ha/resources",
-        params: &[
-            "sid",
-            "state",
-            "comment",
-            "max_restart",
-            "max_relocate",
-            "group",
-            "failback",
-        ],
-        returns: Returns::Nothing,
-    },
-    Endpoint {
-        method: "DELETE",
-        path: "/cluster/ha/resources/{sid}",
-        params: &["sid"],
-        returns: Returns::Nothing,
-    },
-    Endpoint {
-        method: "POST",
-        path: "/cluster/ha/resources/{sid}/migrate",
-        params: &["sid", "node"],
-        returns: Returns::Nothing,
-    },
-    Endpoint {
-        method: "POST",
-        path: "/cluster/ha/resources/{sid}/relocate",
-        params: &["sid", "node"],
-        returns: Returns::Nothing,
-    },
-    Endpoint {
-        method: "GET",
-        path: "/cluster/ha/status/current",
-        params: &[],
-        returns: Returns::Fields(fields_of::<HaStatusEntry>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes/{node}/status",
-        params: &["node"],
-        returns: Returns::Fields(fields_of::<NodeStatus>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes/{node}/storage",
-        params: &["node"],
-        returns: Returns::Fields(fields_of::<NodeStorage>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes/{node}/tasks",
-        params: &[
-            "node",
-            "vmid",
-            "typefilter",
-            "userfilter",
-            "errors",
-            "limit",
-            "source",
-        ],
-        returns: Returns::Fields(fields_of::<TaskListItem>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes/{node}/tasks/{upid}/status",
-        params: &["node", "upid"],
-        returns: Returns::Fields(fields_of::<TaskStatus>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes/{node}/tasks/{upid}/log",
-        params: &["node", "upid", "start", "limit"],
-        returns: Returns::Fields(fields_of::<LogLine>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes/{node}/qemu",
-        params: &["node"],
-        returns: Returns::Fields(fields_of::<QemuListItem>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes/{node}/lxc",
-        params: &["node"],
-        returns: Returns::Fields(fields_of::<LxcListItem>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes/{node}/qemu/{vmid}/config",
-        params: &["node", "vmid", "current"],
-        returns: Returns::Config(QemuConfig::KEYS),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes/{node}/lxc/{vmid}/config",
-        params: &["node", "vmid", "current"],
-        returns: Returns::Config(LxcConfig::KEYS),
-    },
-    Endpoint {
-        method: "PUT",
-        path: "/nodes/{node}/qemu/{vmid}/config",
-        params: &["node", "vmid", "delete", "digest"],
-        returns: Returns::Nothing,
-    },
-    Endpoint {
-        method: "PUT",
-        path: "/nodes/{node}/lxc/{vmid}/config",
-        params: &["node", "vmid", "delete", "digest"],
-        returns: Returns::Nothing,
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes/{node}/qemu/{vmid}/pending",
-        params: NODE_VMID,
-        returns: Returns::Fields(fields_of::<PendingEntry>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes/{node}/lxc/{vmid}/pending",
-        params: NODE_VMID,
-        returns: Returns::Fields(fields_of::<PendingEntry>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes/{node}/qemu/{vmid}/status/current",
-        params: NODE_VMID,
-        returns: Returns::Fields(fields_of::<GuestCurrentStatus>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes/{node}/lxc/{vmid}/status/current",
-        params: NODE_VMID,
-        returns: Returns::Fields(fields_of::<GuestCurrentStatus>),
-    },
-    Endpoint {
-        method: "POST",
-        path: "/nodes/{node}/qemu/{vmid}/status/start",
-        params: NODE_VMID,
-        returns: Returns::Upid,
-    },
-    Endpoint {
-        method: "POST",
-        path: "/nodes/{node}/lxc/{vmid}/status/start",
-        params: NODE_VMID,
-        returns: Returns::Upid,
-    },
-    Endpoint {
-        method: "POST",
-        path: "/nodes/{node}/qemu/{vmid}/status/stop",
-        params: NODE_VMID,
-        returns: Returns::Upid,
-    },
-    Endpoint {
-        method: "POST",
-        path: "/nodes/{node}/lxc/{vmid}/status/stop",
-        params: NODE_VMID,
-        returns: Returns::Upid,
-    },
-    Endpoint {
-        method: "POST",
-        path: "/nodes/{node}/qemu/{vmid}/status/shutdown",
-        params: &["node", "vmid", "timeout", "forceStop"],
-        returns: Returns::Upid,
-    },
-    Endpoint {
-        method: "POST",
-        path: "/nodes/{node}/lxc/{vmid}/status/shutdown",
-        params: &["node", "vmid", "timeout", "forceStop"],
-        returns: Returns::Upid,
-    },
-    Endpoint {
-        method: "POST",
-        path: "/nodes/{node}/qemu/{vmid}/migrate",
-        params: &["node", "vmid", "target", "online", "with-local-disks"],
-        returns: Returns::Upid,
-    },
-    Endpoint {
-        method: "POST",
-        path: "/nodes/{node}/lxc/{vmid}/migrate",
-        params: &["node", "vmid", "target", "online", "restart", "timeout"],
-        returns: Returns::Upid,
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes/{node}/qemu/{vmid}/snapshot",
-        params: NODE_VMID,
-        returns: Returns::Fields(fields_of::<Snapshot>),
-    },
-    Endpoint {
-        method: "GET",
-        path: "/nodes/{node}/lxc/{vmid}/snapshot",
-        params: NODE_VMID,
-        returns: Returns::Fields(fields_of::<Snapshot>),
-    },
-    Endpoint {
-        method: "POST",
-        path: "/nodes/{node}/qemu/{vmid}/snapshot",
-        params: &["node", "vmid", "snapname", "description", "vmstate"],
-        returns: Returns::Upid,
-    },
-    Endpoint {
-        method: "POST",
-        path: "/nodes/{node}/lxc/{vmid}/snapshot",
-        params: &["node", "vmid", "snapname", "description"],
-        returns: Returns::Upid,
-    },
-    Endpoint {
-        method: "DELETE",
-        path: "/nodes/{node}/qemu/{vmid}/snapshot/{snapname}",
-        params: &["node", "vmid", "snapname"],
-        returns: Returns::Upid,
-    },
-    Endpoint {
-        method: "DELETE",
-        path: "/nodes/{node}/lxc/{vmid}/snapshot/{snapname}",
-        params: &["node", "vmid", "snapname"],
-        returns: Returns::Upid,
-    },
-    Endpoint {
-        method: "POST",
-        path: "/nodes/{node}/qemu/{vmid}/snapshot/{snapname}/rollback",
-        params: &["node", "vmid", "snapname", "start"],
-        returns: Returns::Upid,
-    },
-    Endpoint {
-        method: "POST",
-        path: "/nodes/{node}/lxc/{vmid}/snapshot/{snapname}/rollback",
-        params: &["node", "vmid", "snapname", "start"],
-        returns: Returns::Upid,
-    },
+    Endpoint::new(
+        "POST",
+        "/access/ticket",
+        Returns::Object(Answer::keys("Ticket", || {
+            &["ticket", "CSRFPreventionToken", "NeedTFA"]
+        })),
+    )
+    .params(&[
+        Param::string("username"),
+        Param::string("password"),
+        Param::string("tfa-challenge"),
+    ]),
+    Endpoint::new(
+        "GET",
+        "/version",
+        Returns::Object(Answer::of::<Version>("Version")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/nodes",
+        Returns::List(Answer::of::<NodeListItem>("NodeListItem")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/cluster/status",
+        Returns::List(Answer::of::<ClusterStatusEntry>("ClusterStatusEntry")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/cluster/resources",
+        Returns::List(Answer::of::<ClusterResource>("ClusterResource")),
+    )
+    .params(&[Param::string("type")]),
+    Endpoint::new(
+        "GET",
+        "/cluster/ha/resources",
+        Returns::List(Answer::of::<HaResource>("HaResource")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/cluster/ha/resources/{sid}",
+        Returns::Object(Answer::of::<HaResource>("HaResource")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/cluster/backup",
+        Returns::List(Answer::of::<BackupJob>("BackupJob")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/cluster/backup-info/not-backed-up",
+        Returns::List(Answer::of::<NotBackedUp>("NotBackedUp")),
+    ),
+    Endpoint::new("POST", "/nodes/{node}/vzdump", Returns::Upid).params(&[
+        Param::string("vmid"),
+        Param::string("storage"),
+        Param::string("mode"),
+    ]),
+    Endpoint::new("POST", "/cluster/ha/resources", Returns::Nothing).params(&[
+        Param::string("sid"),
+        Param::string("state"),
+        Param::string("comment"),
+        Param::integer("max_restart"),
+        Param::integer("max_relocate"),
+        Param::string("group").before(HA_RULES_SINCE),
+        Param::boolean("failback").since(HA_RULES_SINCE),
+    ]),
+    Endpoint::new("DELETE", "/cluster/ha/resources/{sid}", Returns::Nothing),
+    Endpoint::new(
+        "POST",
+        "/cluster/ha/resources/{sid}/migrate",
+        Returns::Nothing,
+    )
+    .params(&[Param::string("node")]),
+    Endpoint::new(
+        "POST",
+        "/cluster/ha/resources/{sid}/relocate",
+        Returns::Nothing,
+    )
+    .params(&[Param::string("node")]),
+    Endpoint::new(
+        "GET",
+        "/cluster/ha/status/current",
+        Returns::List(Answer::of::<HaStatusEntry>("HaStatusEntry")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/nodes/{node}/status",
+        Returns::Object(Answer::of::<NodeStatus>("NodeStatus")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/nodes/{node}/storage",
+        Returns::List(Answer::of::<NodeStorage>("NodeStorage")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/nodes/{node}/tasks",
+        Returns::List(Answer::of::<TaskListItem>("TaskListItem")),
+    )
+    .params(&[
+        Param::integer("vmid"),
+        Param::string("typefilter"),
+        Param::string("userfilter"),
+        Param::boolean("errors"),
+        Param::integer("limit"),
+        Param::string("source"),
+    ]),
+    Endpoint::new(
+        "GET",
+        "/nodes/{node}/tasks/{upid}/status",
+        Returns::Object(Answer::of::<TaskStatus>("family::TaskStatus")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/nodes/{node}/tasks/{upid}/log",
+        Returns::List(Answer::of::<LogLine>("family::LogLine")),
+    )
+    .params(&[Param::integer("start"), Param::integer("limit")]),
+    Endpoint::new(
+        "GET",
+        "/nodes/{node}/qemu",
+        Returns::List(Answer::of::<QemuListItem>("QemuListItem")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/nodes/{node}/lxc",
+        Returns::List(Answer::of::<LxcListItem>("LxcListItem")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/nodes/{node}/qemu/{vmid}/config",
+        Returns::Object(Answer::keys("QemuConfig", || QemuConfig::KEYS)),
+    )
+    .params(&[Param::boolean("current")]),
+    Endpoint::new(
+        "GET",
+        "/nodes/{node}/lxc/{vmid}/config",
+        Returns::Object(Answer::keys("LxcConfig", || LxcConfig::KEYS)),
+    )
+    .params(&[Param::boolean("current")]),
+    Endpoint::new("PUT", "/nodes/{node}/qemu/{vmid}/config", Returns::Nothing)
+        .params(&[Param::string("delete"), Param::string("digest")]),
+    Endpoint::new("PUT", "/nodes/{node}/lxc/{vmid}/config", Returns::Nothing)
+        .params(&[Param::string("delete"), Param::string("digest")]),
+    Endpoint::new(
+        "GET",
+        "/nodes/{node}/qemu/{vmid}/pending",
+        Returns::List(Answer::of::<PendingEntry>("PendingEntry")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/nodes/{node}/lxc/{vmid}/pending",
+        Returns::List(Answer::of::<PendingEntry>("PendingEntry")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/nodes/{node}/qemu/{vmid}/status/current",
+        Returns::Object(Answer::of::<GuestCurrentStatus>("GuestCurrentStatus")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/nodes/{node}/lxc/{vmid}/status/current",
+        Returns::Object(Answer::of::<GuestCurrentStatus>("GuestCurrentStatus")),
+    ),
+    Endpoint::new(
+        "POST",
+        "/nodes/{node}/qemu/{vmid}/status/start",
+        Returns::Upid,
+    ),
+    Endpoint::new(
+        "POST",
+        "/nodes/{node}/lxc/{vmid}/status/start",
+        Returns::Upid,
+    ),
+    Endpoint::new(
+        "POST",
+        "/nodes/{node}/qemu/{vmid}/status/stop",
+        Returns::Upid,
+    ),
+    Endpoint::new(
+        "POST",
+        "/nodes/{node}/lxc/{vmid}/status/stop",
+        Returns::Upid,
+    ),
+    Endpoint::new(
+        "POST",
+        "/nodes/{node}/qemu/{vmid}/status/shutdown",
+        Returns::Upid,
+    )
+    .params(&[Param::integer("timeout"), Param::boolean("forceStop")]),
+    Endpoint::new(
+        "POST",
+        "/nodes/{node}/lxc/{vmid}/status/shutdown",
+        Returns::Upid,
+    )
+    .params(&[Param::integer("timeout"), Param::boolean("forceStop")]),
+    Endpoint::new("POST", "/nodes/{node}/qemu/{vmid}/migrate", Returns::Upid).params(&[
+        Param::string("target"),
+        Param::boolean("online"),
+        Param::boolean("with-local-disks"),
+    ]),
+    Endpoint::new("POST", "/nodes/{node}/lxc/{vmid}/migrate", Returns::Upid).params(&[
+        Param::string("target"),
+        Param::boolean("online"),
+        Param::boolean("restart"),
+        Param::integer("timeout"),
+    ]),
+    Endpoint::new(
+        "GET",
+        "/nodes/{node}/qemu/{vmid}/snapshot",
+        Returns::List(Answer::of::<Snapshot>("Snapshot")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/nodes/{node}/lxc/{vmid}/snapshot",
+        Returns::List(Answer::of::<Snapshot>("Snapshot")),
+    ),
+    Endpoint::new("POST", "/nodes/{node}/qemu/{vmid}/snapshot", Returns::Upid).params(&[
+        Param::string("snapname"),
+        Param::string("description"),
+        Param::boolean("vmstate"),
+    ]),
+    Endpoint::new("POST", "/nodes/{node}/lxc/{vmid}/snapshot", Returns::Upid)
+        .params(&[Param::string("snapname"), Param::string("description")]),
+    Endpoint::new(
+        "DELETE",
+        "/nodes/{node}/qemu/{vmid}/snapshot/{snapname}",
+        Returns::Upid,
+    ),
+    Endpoint::new(
+        "DELETE",
+        "/nodes/{node}/lxc/{vmid}/snapshot/{snapname}",
+        Returns::Upid,
+    ),
+    Endpoint::new(
+        "POST",
+        "/nodes/{node}/qemu/{vmid}/snapshot/{snapname}/rollback",
+        Returns::Upid,
+    )
+    .params(&[Param::boolean("start")]),
+    Endpoint::new(
+        "POST",
+        "/nodes/{node}/lxc/{vmid}/snapshot/{snapname}/rollback",
+        Returns::Upid,
+    )
+    .params(&[Param::boolean("start")]),
 ];
 
 #[cfg(test)]
@@ -382,8 +271,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn probe_reads_renamed_fields() {
-        let fields = fields_of::<TaskListItem>();
+    fn the_table_reads_renamed_fields() {
+        let tasks = ENDPOINTS
+            .iter()
+            .find(|e| e.path == "/nodes/{node}/tasks")
+            .unwrap();
+        let fields = tasks.returned_fields();
         assert!(fields.contains(&"type"), "{fields:?}");
         assert!(fields.contains(&"upid"));
         assert!(!fields.contains(&"worker_type"));

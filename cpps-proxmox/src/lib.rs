@@ -62,10 +62,11 @@ pub use client::{
     GuestConfig, GuestRef, WaitOutcome, tls_vars,
 };
 pub use cpps_http::{ClientIdentity, RetryPolicy, SecretString, TlsMode, TlsVars, Url};
-pub use endpoints::{ENDPOINTS, Endpoint, Returns};
+pub use endpoints::{ENDPOINTS, HA_RULES_SINCE};
 pub use envelope::PveEnvelope;
 pub use error::Error;
 pub use family::Credentials;
 pub use family::Upid;
+pub use family::{Endpoint, Returns};
 pub use ha::{HaReached, HaWanted};
 pub use types::{NodeName, VmId};

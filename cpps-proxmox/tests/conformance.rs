@@ -1,226 +1,258 @@
 //! Conformance with the PVE API schema `../shared/specs/pve-apidoc.json` (PVE 9, the API
-//! viewer's data): every endpoint in `cpps_proxmox::ENDPOINTS` exists with its method, every
-//! parameter the client sends is declared, every field a typed answer reads is in the
-//! method's `returns` (or listed below, with the reason, as missing from the schema), and the
-//! keys the property-string types read are keys of the schema's formats.
+//! viewer's data), through the Proxmox family's one check (`ApiDoc::check_table`, which
+//! `cpps-pbs` runs on its table too): every endpoint in `cpps_proxmox::ENDPOINTS` exists with
+//! its method, every parameter the client sends is declared with its type, every field a typed
+//! answer reads is in the method's `returns` (or listed below, with the reason, as missing from
+//! the schema), the version gates are noted; and the keys the property-string types read are
+//! keys of the schema's formats.
 
 mod common;
 
 use std::collections::BTreeSet;
 
+use cpps_proxmox::ENDPOINTS;
+use cpps_proxmox::family::apidoc::{Reference, SchemaGap, returned_properties};
+use cpps_proxmox::family::{Answer, Endpoint, Param, Product, Returns, ServerVersion};
 use cpps_proxmox::types::{
     LxcFeatures, LxcNet, QEMU_NIC_MODELS, QemuMemory, QemuNet, ResourceFilter, Volume,
 };
-use cpps_proxmox::{ENDPOINTS, Returns};
 use serde_json::Value;
 
 /// Fields the client reads that the schema does not declare, each with where PVE sends it.
-const MISSING_FROM_SCHEMA: &[(&str, &str, &str, &str)] = &[
+const MISSING_FROM_SCHEMA: &[SchemaGap] = &[
     // pve-manager `PVE/API2/Tasks.pm` `node_tasks` passes every entry through
     // `convert_token_task`, which splits a token's `user@realm!token` into `user` and
     // `tokenid`; the schema of the list declares only `user` (issue 14, defect 10).
-    (
-        "GET",
-        "/nodes/{node}/tasks",
-        "tokenid",
-        "pve-manager PVE/API2/Tasks.pm convert_token_task",
-    ),
+    SchemaGap {
+        method: "GET",
+        path: "/nodes/{node}/tasks",
+        name: "tokenid",
+        why: "pve-manager PVE/API2/Tasks.pm convert_token_task",
+    },
     // `PVE::API2::HA::Resources::index` returns each resource's configuration
     // (`type`, `state`, `group`, `comment`, `max_restart`, `max_relocate`) but its schema
     // declares only `sid`; the same fields are declared for GET /cluster/ha/resources/{sid}.
-    (
-        "GET",
-        "/cluster/ha/resources",
-        "type",
-        "see GET /cluster/ha/resources/{sid}",
-    ),
-    (
-        "GET",
-        "/cluster/ha/resources",
-        "state",
-        "see GET /cluster/ha/resources/{sid}",
-    ),
-    (
-        "GET",
-        "/cluster/ha/resources",
-        "group",
-        "see GET /cluster/ha/resources/{sid}",
-    ),
-    (
-        "GET",
-        "/cluster/ha/resources",
-        "comment",
-        "see GET /cluster/ha/resources/{sid}",
-    ),
-    (
-        "GET",
-        "/cluster/ha/resources",
-        "max_restart",
-        "see GET /cluster/ha/resources/{sid}",
-    ),
-    (
-        "GET",
-        "/cluster/ha/resources",
-        "max_relocate",
-        "see GET /cluster/ha/resources/{sid}",
-    ),
+    SchemaGap {
+        method: "GET",
+        path: "/cluster/ha/resources",
+        name: "type",
+        why: "see GET /cluster/ha/resources/{sid}",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/cluster/ha/resources",
+        name: "state",
+        why: "see GET /cluster/ha/resources/{sid}",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/cluster/ha/resources",
+        name: "group",
+        why: "see GET /cluster/ha/resources/{sid}",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/cluster/ha/resources",
+        name: "comment",
+        why: "see GET /cluster/ha/resources/{sid}",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/cluster/ha/resources",
+        name: "max_restart",
+        why: "see GET /cluster/ha/resources/{sid}",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/cluster/ha/resources",
+        name: "max_relocate",
+        why: "see GET /cluster/ha/resources/{sid}",
+    },
     // `PVE::API2::Tasks::read_task_status` splits a token user into `user` and `tokenid`
     // (as the task list does); the status schema omits `tokenid`.
-    (
-        "GET",
-        "/nodes/{node}/tasks/{upid}/status",
-        "tokenid",
-        "token tasks",
-    ),
+    SchemaGap {
+        method: "GET",
+        path: "/nodes/{node}/tasks/{upid}/status",
+        name: "tokenid",
+        why: "token tasks",
+    },
     // The task list's `exitstatus` goes in `status` and `endtime` is declared; `id` and
     // `user` are declared. Nothing else.
     //
     // `NeedTFA` is sent by `PVE::API2::AccessControl::create_ticket` when a second factor is
     // required (with a `PVE:!tfa!` challenge ticket); the returns schema lists only the
     // fields of a complete login.
-    (
-        "POST",
-        "/access/ticket",
-        "NeedTFA",
-        "second-factor challenge",
-    ),
+    SchemaGap {
+        method: "POST",
+        path: "/access/ticket",
+        name: "NeedTFA",
+        why: "second-factor challenge",
+    },
     // Not missing but not applicable: `GuestCurrentStatus` and `Snapshot` serve VMs and
     // containers alike, and these two fields exist for VMs only; for a container they stay
     // `None` because PVE never sends them.
-    (
-        "GET",
-        "/nodes/{node}/lxc/{vmid}/status/current",
-        "qmpstatus",
-        "QEMU only",
-    ),
-    (
-        "GET",
-        "/nodes/{node}/lxc/{vmid}/snapshot",
-        "vmstate",
-        "QEMU only",
-    ),
+    SchemaGap {
+        method: "GET",
+        path: "/nodes/{node}/lxc/{vmid}/status/current",
+        name: "qmpstatus",
+        why: "QEMU only",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/nodes/{node}/lxc/{vmid}/snapshot",
+        name: "vmstate",
+        why: "QEMU only",
+    },
 ];
 
-fn returned_properties(info: &Value) -> BTreeSet<String> {
-    let returns = &info["returns"];
-    let object = if returns["type"] == "array" {
-        &returns["items"]
-    } else {
-        returns
-    };
-    object["properties"]
-        .as_object()
-        .map(|p| p.keys().cloned().collect())
-        .unwrap_or_default()
+/// The schema's release: `pve-apidoc.json` is PVE 9's (see `shared/specs/SOURCE.md`).
+const SCHEMA_RELEASE: ServerVersion = ServerVersion::new(9, 0, 0);
+
+/// `POST /nodes/{node}/vzdump` declares `node` optional: pve-manager `PVE/API2/VZDump.pm`
+/// shares its parameters with the `vzdump` command, where `node` means "only run if executed
+/// on this node". In the API path it is always there.
+const OPTIONAL_PLACEHOLDERS: &[SchemaGap] = &[SchemaGap {
+    method: "POST",
+    path: "/nodes/{node}/vzdump",
+    name: "node",
+    why: "pve-manager PVE/API2/VZDump.pm: shared with the vzdump command",
+}];
+
+fn reference() -> Reference<'static> {
+    Reference {
+        product: Product::Pve,
+        version: SCHEMA_RELEASE,
+        missing_fields: MISSING_FROM_SCHEMA,
+        optional_placeholders: OPTIONAL_PLACEHOLDERS,
+    }
 }
 
 #[test]
-fn every_endpoint_method_and_parameter_exists() {
-    let mut problems = Vec::new();
-    for endpoint in ENDPOINTS {
-        let Some(info) = common::pve_method(endpoint.path, endpoint.method) else {
-            problems.push(format!(
-                "{} {}: not in the schema",
-                endpoint.method, endpoint.path
-            ));
-            continue;
-        };
-        let declared = info["parameters"]["properties"]
-            .as_object()
-            .cloned()
-            .unwrap_or_default();
-        for param in endpoint.params {
-            if !declared.contains_key(*param) {
-                problems.push(format!(
-                    "{} {}: parameter `{param}` not declared",
-                    endpoint.method, endpoint.path
-                ));
-            }
-        }
-        // Path parameters must be among the declared parameters we send.
-        for segment in endpoint.path.split('/') {
-            if let Some(name) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}'))
-                && !endpoint.params.contains(&name)
-            {
-                problems.push(format!(
-                    "{} {}: path parameter `{name}` missing from the table",
-                    endpoint.method, endpoint.path
-                ));
-            }
-        }
-        if matches!(endpoint.returns, Returns::Upid) {
-            let kind = &info["returns"]["type"];
-            if kind != "string" {
-                problems.push(format!(
-                    "{} {}: returns {kind}, the client expects a UPID string",
-                    endpoint.method, endpoint.path
-                ));
-            }
-        }
-    }
+fn the_table_conforms_to_the_pve_9_schema() {
+    let report = common::pve_schema().check_table(ENDPOINTS, &reference());
     assert!(
-        problems.is_empty(),
+        report.problems.is_empty(),
         "schema conformance problems:\n{}",
-        problems.join("\n")
+        report.problems.join("\n")
     );
     assert!(
         ENDPOINTS.len() >= 30,
         "the table lists {} endpoints",
         ENDPOINTS.len()
     );
+    assert_eq!(report.endpoints_checked, ENDPOINTS.len());
+    assert!(
+        report.fields_checked > 150,
+        "only {} fields checked",
+        report.fields_checked
+    );
+    // The HA parameters PVE 8 and 9 differ in are gated, and PVE 9's schema still lists both.
+    assert_eq!(
+        report.notes,
+        [
+            "POST /cluster/ha/resources `group`: before 9.0.0; in the schema of 9.0.0, not required",
+            "POST /cluster/ha/resources `failback`: since 9.0.0; in the schema of 9.0.0, checked",
+        ]
+    );
 }
 
 #[test]
-fn every_typed_field_is_in_the_returns_schema() {
-    let mut problems = Vec::new();
-    let mut checked = 0;
-    for endpoint in ENDPOINTS {
-        let Some(info) = common::pve_method(endpoint.path, endpoint.method) else {
-            continue;
-        };
-        let known = returned_properties(info);
-        for field in endpoint.returned_fields() {
-            checked += 1;
-            if known.contains(*field) {
-                continue;
-            }
-            let excused = MISSING_FROM_SCHEMA
-                .iter()
-                .any(|(m, p, f, _)| *m == endpoint.method && *p == endpoint.path && f == field);
-            if !excused {
-                problems.push(format!(
-                    "{} {}: field `{field}` is not in `returns` (known: {known:?})",
-                    endpoint.method, endpoint.path
-                ));
-            }
-        }
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-    assert!(checked > 150, "only {checked} fields checked");
-}
-
-#[test]
-fn the_exceptions_are_really_missing() {
-    // An exception that the schema now declares is stale and must go.
-    for (method, path, field, _) in MISSING_FROM_SCHEMA {
-        let info = common::pve_method(path, method).expect("endpoint exists");
-        assert!(
-            !returned_properties(info).contains(*field),
-            "{method} {path}: `{field}` is declared now; drop the exception"
-        );
-    }
-    // The HA list fields are declared for the single resource.
+fn the_ha_list_exceptions_are_declared_for_the_single_resource() {
     let one = common::pve_method("/cluster/ha/resources/{sid}", "GET").unwrap();
-    for field in [
-        "type",
-        "state",
-        "group",
-        "comment",
-        "max_restart",
-        "max_relocate",
-    ] {
-        assert!(returned_properties(one).contains(field), "{field}");
+    let declared = returned_properties(one);
+    for missing in MISSING_FROM_SCHEMA
+        .iter()
+        .filter(|m| m.path == "/cluster/ha/resources")
+    {
+        assert!(declared.contains(missing.name), "{}", missing.name);
     }
+}
+
+/// The shared check fails on each kind of wrong entry (checked here against the real PVE
+/// schema): so does every table that has one.
+#[test]
+fn the_check_fails_on_a_wrong_entry() {
+    const WRONG: &[Endpoint] = &[
+        Endpoint::new("GET", "/nodes/{node}/qemus", Returns::Nothing),
+        Endpoint::new("PATCH", "/version", Returns::Nothing),
+        Endpoint::new(
+            "GET",
+            "/nodes/{node}/tasks",
+            Returns::List(Answer::keys("TaskListItem", || &["upid"])),
+        )
+        .params(&[
+            Param::string("limit"),
+            Param::string("vmidd"),
+            Param::string("node"),
+        ]),
+        Endpoint::new(
+            "POST",
+            "/nodes/{node}/qemu/{vmid}/status/start",
+            Returns::Object(Answer::keys("Started", || &["status"])),
+        ),
+        Endpoint::new(
+            "GET",
+            "/version",
+            Returns::Object(Answer::keys("Version", || &["release", "relaese"])),
+        ),
+        Endpoint::new("GET", "/version", Returns::Nothing),
+        Endpoint::new("GET", "/cluster/ha/rules2", Returns::Nothing)
+            .since(ServerVersion::new(10, 0, 0)),
+        Endpoint::new(
+            "GET",
+            "/nodes",
+            Returns::Object(Answer::keys("Nodes", || &["node"])),
+        ),
+    ];
+    let gaps = &[
+        SchemaGap {
+            method: "GET",
+            path: "/version",
+            name: "release",
+            why: "stale",
+        },
+        SchemaGap {
+            method: "GET",
+            path: "/nodes/{node}/qemu",
+            name: "vmid",
+            why: "not in the table",
+        },
+    ];
+    let placeholders = &[SchemaGap {
+        method: "GET",
+        path: "/nodes/{node}/tasks",
+        name: "node",
+        why: "stale: the schema requires it",
+    }];
+    let reference = Reference {
+        missing_fields: gaps,
+        optional_placeholders: placeholders,
+        ..reference()
+    };
+    let report = common::pve_schema().check_table(WRONG, &reference);
+    assert_eq!(
+        report.problems,
+        [
+            "GET /nodes/{node}/qemus: no such path and method",
+            "PATCH /version: no such path and method",
+            "GET /nodes/{node}/tasks: `node` is a path placeholder, not a parameter to send",
+            "GET /nodes/{node}/tasks: `limit` is \"integer\" in the schema, string here",
+            "GET /nodes/{node}/tasks: `vmidd` is not a parameter",
+            "POST /nodes/{node}/qemu/{vmid}/status/start: answers string, the client reads an object",
+            "GET /version: `relaese` is not in `returns` (known: {\"console\", \"release\", \"repoid\", \"version\"})",
+            "GET /version: listed twice",
+            "GET /nodes: answers array, the client reads an object",
+            "GET /version: the schema declares `release` now; drop the gap",
+            "GET /nodes/{node}/qemu: a gap for `vmid` of an endpoint not in the table",
+            "GET /nodes/{node}/tasks: the schema declares `node` now; drop the gap",
+        ],
+        "{:#?}",
+        report.problems
+    );
+    assert_eq!(
+        report.notes,
+        ["GET /cluster/ha/rules2: since 10.0.0; not in the schema of 9.0.0, not required"]
+    );
 }
 
 fn format_keys(path: &str, key: &str) -> BTreeSet<String> {

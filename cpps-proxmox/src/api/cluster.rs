@@ -2,6 +2,7 @@
 
 use cpps_http::{Request, encode_segment};
 
+use crate::endpoints::HA_RULES_SINCE;
 use crate::family::{ServerVersion, WaitOptions};
 use crate::types::{
     BackupJob, ClusterResource, ClusterStatusEntry, HaResource, HaSid, HaStatusEntry, NotBackedUp,
@@ -75,7 +76,7 @@ impl HaResourceSpec {
             form.push(("max_relocate", n.to_string()));
         }
         if let Some(group) = &self.group {
-            if version.major >= 9 {
+            if version >= HA_RULES_SINCE {
                 return Err(Error::NotSupported {
                     what: "an HA group (PVE 9 uses HA rules)".to_owned(),
                     version,
@@ -84,7 +85,7 @@ impl HaResourceSpec {
             form.push(("group", group.clone()));
         }
         if let Some(failback) = self.failback {
-            if version.major < 9 {
+            if version < HA_RULES_SINCE {
                 return Err(Error::NotSupported {
                     what: "HA `failback` (PVE 9 and later)".to_owned(),
                     version,

@@ -26,6 +26,10 @@
 //! - [`wait_task`], [`task_status`], [`task_log_tail`]: poll a task with back-off until it
 //!   stops; a failure carries the log tail.
 //! - [`UserId`], [`TokenId`], [`AuthId`]: validated ids.
+//! - [`Endpoint`]: the endpoint-table type of both clients (method, path, typed parameters,
+//!   version [`Gate`]s, what the answer is read into), [`Endpoint::call`] building a request
+//!   from an entry, and (feature `test-util`) `apidoc::ApiDoc::check_table`, the one
+//!   conformance check of a table against a product's API schema.
 //!
 //! Errors are the family's own [`Error`] (`#[non_exhaustive]`); `cpps_proxmox::Error` and
 //! `cpps_pbs::Error` each convert it, so neither product's users see the other's wording.
@@ -59,6 +63,7 @@
 pub mod apidoc;
 mod auth;
 pub mod de;
+mod endpoints;
 mod enums;
 mod envelope;
 pub(crate) mod error;
@@ -70,6 +75,7 @@ mod version;
 pub use auth::{
     Credentials, DEFAULT_RENEW_AFTER, TICKET_PATH, TicketAuth, TokenAuth, TotpSource, split_token,
 };
+pub use endpoints::{Answer, Call, Endpoint, Gate, Param, ParamType, Returns, fields_of};
 pub use envelope::{
     DataEnvelope, Page, PageEnvelope, decode_envelope, decode_page, error_from_response,
     is_conflict, is_not_found,
