@@ -8,7 +8,7 @@
 //!
 //! | feature | what it adds |
 //! | --- | --- |
-//! | `live` | observation of Proxmox VE, PBS, LINSTOR, VyOS, Kubernetes and NVML; `diff`; live rules |
+//! | `live` | observation of Proxmox VE, PBS, LINSTOR, VyOS, Kubernetes and NVML; `diff`; live rules; runbooks as plans (ADR-009's driver update, PVE-003's HA resources) |
 //! | `proptest` | proptest strategies for valid topologies in [`testing`] |
 #![forbid(unsafe_code)]
 

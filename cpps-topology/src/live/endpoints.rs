@@ -743,6 +743,27 @@ impl Endpoints {
 }
 
 impl Endpoints {
+    /// The Proxmox VE client of `site`, for writes (the HA runbook's adds); `None` when the
+    /// site has no Proxmox endpoint.
+    pub fn proxmox_client(
+        &self,
+        site: &str,
+        options: &ClientOptions,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Option<cpps_proxmox::Client>, EndpointsError> {
+        let Some(p) = self.sites.get(site).and_then(|s| s.proxmox.as_ref()) else {
+            return Ok(None);
+        };
+        let from_environment = self.sites.get(site).is_some_and(|s| s.from_environment);
+        let cx = BuildCx {
+            options,
+            from_environment,
+            lookup,
+        };
+        let source = proxmox_source(p, &format!("sites.{site}.proxmox"), &cx)?;
+        Ok(Some(source.client().clone()))
+    }
+
     /// The LINSTOR client of `site`, for writes (the driver-update runbook's snapshot step);
     /// `None` when the site has no LINSTOR endpoint.
     pub fn linstor_client(

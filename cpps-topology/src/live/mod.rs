@@ -11,7 +11,10 @@
 //!    deadline; a source that fails is reported in its own site and hides nothing else;
 //! 3. [`diff::diff`]: per component, the evidence against the declared state;
 //! 4. [`audit`]: the static findings, the drift and the live rules in one
-//!    [`crate::report::Report`], suppressions applied.
+//!    [`crate::report::Report`], suppressions applied;
+//! 5. the runbooks, plans first and executed only when asked: [`runbook`] (ADR-009's driver
+//!    update, its LINSTOR snapshots) and [`runbook_ha`] (PVE-003: an HA resource for each guest
+//!    declared `ha: true`, waited on until the HA manager shows it; `audit --fix`).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -36,6 +39,7 @@ pub mod metrics;
 mod observe;
 pub mod rules;
 pub mod runbook;
+pub mod runbook_ha;
 pub mod sources;
 
 pub use diff::{Diff, diff};

@@ -18,8 +18,16 @@
 //! `--timeout SECONDS` (default 30) bounds the whole run: a server that never answers, or
 //! answers one byte a second, costs at most that long, and is reported as a finding of its site.
 //!
+//! `--fix` prints, after the report, the plan that makes PVE-003 true
+//! (`cpps_topology::live::runbook_ha`): for each guest declared `ha: true` that is no Proxmox
+//! HA resource, the `ha-manager add` (in the state the guest is in now) and the wait for the HA
+//! manager to show it; an HA resource the topology does not declare is a report line, never a
+//! removal. Nothing is changed unless `--apply` is given too: then each add is sent to its
+//! site's Proxmox and waited on, within what is left of `--timeout`.
+//!
 //! Exit codes, as `cargo xtask check`: 0 nothing fails, 1 unsuppressed errors (or warnings with
-//! `--deny warnings`), 2 the topology or the endpoints cannot be used.
+//! `--deny warnings`, or an add of `--fix --apply` that was not confirmed), 2 the topology or
+//! the endpoints cannot be used.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -71,6 +79,13 @@ struct Args {
     /// each component's three sources (topology claim, IaC, live).
     #[arg(long = "iac", value_name = "NAME=FILE")]
     iac: Vec<String>,
+    /// Print the plan that fixes PVE-003 (an HA resource for each guest declared `ha: true`
+    /// that has none); nothing is changed without --apply.
+    #[arg(long)]
+    fix: bool,
+    /// With --fix: add the HA resources of the plan, waiting for the HA manager to show each.
+    #[arg(long, requires = "fix")]
+    apply: bool,
 }
 
 /// One progress bar per site, on a terminal only.
@@ -230,7 +245,64 @@ async fn main() -> ExitCode {
             );
         }
     }
-    if audit.report.fails(args.deny.is_some()) {
+    let mut fix_failed = false;
+    if args.fix {
+        let plan = live::runbook_ha::plan_ha(&topology, &observed);
+        let text = plan.to_text();
+        // Machine-readable reports keep stdout to themselves.
+        let show = |line: &str| {
+            if format == Format::Text {
+                print!("{line}");
+            } else {
+                eprint!("{line}");
+            }
+        };
+        show("\n");
+        show(&text);
+        if !args.apply {
+            if !plan.is_empty() {
+                show("fix plan only: nothing was changed; run again with --apply\n");
+            }
+        } else {
+            let deadline = started + timeout;
+            let left = deadline.saturating_duration_since(Instant::now());
+            let options = ClientOptions::bounded_by(left);
+            let mut sites: Vec<&str> = plan.adds.iter().map(|a| a.site.as_str()).collect();
+            sites.dedup();
+            for site in sites {
+                let client = match endpoints.proxmox_client(site, &options, &lookup) {
+                    Ok(Some(c)) => c,
+                    Ok(None) => {
+                        fix_failed = true;
+                        show(&format!("fix: site {site} has no Proxmox endpoint\n"));
+                        continue;
+                    }
+                    Err(e) => return fail(e),
+                };
+                let left = deadline.saturating_duration_since(Instant::now());
+                let wait = cpps_proxmox::family::WaitOptions::default()
+                    .timeout(Some(left))
+                    .intervals(Duration::from_millis(200), Duration::from_secs(2));
+                let applied = tokio::time::timeout_at(
+                    deadline.into(),
+                    live::runbook_ha::apply_ha(&client, &plan, site, &wait),
+                )
+                .await;
+                let Ok(outcomes) = applied else {
+                    fix_failed = true;
+                    show(&format!(
+                        "fix: --timeout reached while adding the HA resources of {site}: check `ha-manager status` there\n"
+                    ));
+                    continue;
+                };
+                for outcome in outcomes {
+                    fix_failed |= !outcome.is_done();
+                    show(&format!("fix: {outcome}\n"));
+                }
+            }
+        }
+    }
+    if fix_failed || audit.report.fails(args.deny.is_some()) {
         ExitCode::from(cpps_topology::check::EXIT_FINDINGS)
     } else {
         ExitCode::from(cpps_topology::check::EXIT_OK)
