@@ -279,9 +279,13 @@ async fn main() -> ExitCode {
                     }
                     Err(e) => return fail(e),
                 };
+                // The wait ends a little before the run does, so that the read-back after it
+                // and the outcome's own error (what the HA manager showed) still fit.
                 let left = deadline.saturating_duration_since(Instant::now());
                 let wait = cpps_proxmox::family::WaitOptions::default()
-                    .timeout(Some(left))
+                    .timeout(Some(
+                        left.saturating_sub((left / 5).min(Duration::from_secs(2))),
+                    ))
                     .intervals(Duration::from_millis(200), Duration::from_secs(2));
                 let applied = tokio::time::timeout_at(
                     deadline.into(),
