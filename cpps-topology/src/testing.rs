@@ -344,6 +344,8 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
                 nvidia_driver: None,
                 cilium_lxc_exception: None,
                 placement_claims: Vec::new(),
+                review_signals: Vec::new(),
+                cilium_vm_poc: None,
                 meta,
             });
         }
@@ -382,6 +384,8 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
                 nvidia_driver: Version::new("550.54.15").ok(),
                 cilium_lxc_exception: None,
                 placement_claims: Vec::new(),
+                review_signals: Vec::new(),
+                cilium_vm_poc: None,
                 meta,
             });
         }

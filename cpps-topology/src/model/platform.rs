@@ -68,6 +68,33 @@ pub struct PlacementClaim {
     pub location: Location,
 }
 
+/// A condition ADR-009 names as a reason to review its decision, recorded on a cluster by the
+/// team when it holds (most of them are judgments or facts of the workloads that neither the file
+/// nor the live systems show otherwise). Rules GPU-006 and GPU-007 report each one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ReviewSignal {
+    /// "Gestão de 2 clusters virar maior overhead que ganho de isolamento" (GPU-006).
+    TwoClusterOverhead,
+    /// "Workloads GPU + apps gerais misturados virarem padrão" (GPU-006).
+    MixedWorkloads,
+    /// "Cilium NetworkPolicy virar requisito formal pra workloads GPU" (GPU-006).
+    CiliumPolicyRequired,
+    /// "Driver NVIDIA + LXC mostrarem instabilidade em produção" (GPU-006).
+    DriverInstability,
+    /// "Aparecer hardware GPU adicional que justifique node pool" (GPU-006).
+    AdditionalGpuHardware,
+    /// "Pipeline stateful distribuído cross-site com latência baixa" (GPU-007).
+    CrossSiteStatefulPipeline,
+    /// "Compliance L7 formal" (GPU-007; also GPU-006's formal policy requirement).
+    L7Compliance,
+    /// "Multi-tenant GPU estrito com L7 NetworkPolicy" (GPU-007; also GPU-006's).
+    MultiTenantL7,
+    /// "GPU bursting com pod migração" (GPU-007).
+    PodMigrationBursting,
+}
+
 /// cert-manager in a cluster.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CertManager {
@@ -112,6 +139,13 @@ pub struct K3sCluster {
     pub cilium_lxc_exception: Option<String>,
     /// Placements the documents state for this cluster. Locations in each claim.
     pub placement_claims: Vec<PlacementClaim>,
+    /// ADR-009 review conditions the team records as holding for this cluster. Locations:
+    /// `meta.at("review_signals[i]")`.
+    pub review_signals: Vec<ReviewSignal>,
+    /// The state of the proof of concept of VM nodes with Cilium for this GPU cluster (ADR-009:
+    /// "avalia migrar pra VM + Cilium com POC validado primeiro"). Location:
+    /// `meta.at("cilium_vm_poc")`.
+    pub cilium_vm_poc: Option<State>,
     /// State, note, use case, locations.
     pub meta: Meta,
 }

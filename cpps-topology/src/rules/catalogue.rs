@@ -299,15 +299,24 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         id: RuleId("GPU-001"),
         severity: Severity::Error,
         kind: RuleKind::Static,
-        title: "GPU nodes never join a general-purpose cluster",
+        title: "no architecture ADR-009 rejects: GPU nodes in a general-purpose cluster (B, C), a ClusterMesh between a GPU and a general-purpose cluster (D); a plan is a warning, production an error",
         citations: &[
             cite(ADR9, "Arquitetura (A) — Clusters separados, ambos em LXC."),
+            cite(ADR9, "(B) Cluster K3s SP único com node pool GPU"),
             cite(
                 ADR9,
                 "Forçaria gpu-sp-01 a rodar Cilium → exigiria migrar LXC pra VM (ADR-005 — versão anterior)",
             ),
+            cite(
+                ADR9,
+                "Rejeitada porque conflita com ADR-002 (Cilium não roda confiavelmente em LXC).",
+            ),
+            cite(
+                ADR9,
+                "Rejeitada porque exige Cilium nos 2 clusters → cluster GPU teria que rodar Cilium em LXC (volta ao problema de ADR-002).",
+            ),
         ],
-        remediation: "move the GPU guest into a separate GPU cluster",
+        remediation: "move the GPU guest into a separate GPU cluster, and join the GPU cluster to the others through Traefik HTTP and MultiKueue, not ClusterMesh",
     },
     RuleInfo {
         id: RuleId("GPU-002"),
@@ -342,10 +351,16 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         severity: Severity::Warning,
         kind: RuleKind::Static,
         title: "each GPU cluster is registered with its site's ArgoCD",
-        citations: &[cite(
-            ADR9,
-            "ArgoCD SP gerencia ambos os clusters via argocd cluster add + Application apontando pro destino certo.",
-        )],
+        citations: &[
+            cite(
+                ADR9,
+                "ArgoCD SP gerencia ambos os clusters via argocd cluster add + Application apontando pro destino certo.",
+            ),
+            cite(
+                ADR9,
+                "ArgoCD Franca registra cluster GPU Franca como destino.",
+            ),
+        ],
         remediation: "register the GPU cluster with the site's ArgoCD (argocd cluster add)",
     },
     RuleInfo {
@@ -366,18 +381,81 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         id: RuleId("GPU-006"),
         severity: Severity::Info,
         kind: RuleKind::Static,
-        title: "an ADR-009 review trigger is present (e.g. GPU clusters in two sites)",
+        title: "a trigger of ADR-009's review criterion (move to architecture B) holds: recorded in `review_signals`, a GPU workload in a general-purpose cluster, or GPU hardware not yet in production in a site with a GPU cluster; driver instability is also seen live (GPU-005)",
+        citations: &[
+            cite(ADR9, "Mudar pra arquitetura (B) “cluster único” se:"),
+            cite(
+                ADR9,
+                "Gestão de 2 clusters virar maior overhead que ganho de isolamento",
+            ),
+            cite(
+                ADR9,
+                "Workloads GPU + apps gerais misturados virarem padrão (ex: Tutor usando vLLM dentro do mesmo deployment)",
+            ),
+            cite(
+                ADR9,
+                "Cilium NetworkPolicy virar requisito formal pra workloads GPU (compliance, multi-tenant)",
+            ),
+            cite(
+                ADR9,
+                "Driver NVIDIA + LXC mostrarem instabilidade em produção (kernel panics, etc.)",
+            ),
+            cite(
+                ADR9,
+                "Aparecer hardware GPU adicional que justifique node pool em vez de cluster dedicado",
+            ),
+        ],
+        remediation: "review ADR-009's separate GPU cluster against the trigger and record the outcome (drop the signal once reviewed, or plan the change)",
+    },
+    RuleInfo {
+        id: RuleId("GPU-007"),
+        severity: Severity::Info,
+        kind: RuleKind::Static,
+        title: "a use case that reopens Cilium in the GPU cluster is recorded in `review_signals` (a team's judgment of its workloads: neither the file nor the live systems show it otherwise)",
         citations: &[
             cite(
                 ADR9,
-                "GPU em Franca também (justificaria ClusterMesh entre 2 GPU clusters)",
+                "Reabrir a questão “vale Cilium no cluster GPU” se aparecer caso de uso real que MultiKueue + Traefik + SeaweedFS replicado não cobre:",
             ),
             cite(
                 ADR9,
-                "Multi-tenant real no cluster GPU (vários grupos de pesquisa isolados)",
+                "Pipeline stateful distribuído cross-site com latência baixa (workloads que falam entre si em tempo real, não só batch)",
+            ),
+            cite(
+                ADR9,
+                "Compliance L7 formal (audit detalhado de chamadas a APIs GPU)",
+            ),
+            cite(
+                ADR9,
+                "Multi-tenant GPU estrito com L7 NetworkPolicy (vários grupos de pesquisa isolados)",
+            ),
+            cite(
+                ADR9,
+                "GPU bursting com pod migração (workload em execução é movido entre clusters automaticamente — exige service mesh)",
             ),
         ],
-        remediation: "re-evaluate ClusterMesh for the GPU clusters (ADR-009 review criteria)",
+        remediation: "evaluate Cilium for the GPU clusters: VM + Cilium only after a validated proof of concept (GPU-008)",
+    },
+    RuleInfo {
+        id: RuleId("GPU-008"),
+        severity: Severity::Warning,
+        kind: RuleKind::Static,
+        title: "a GPU cluster follows ADR-009's plan for a new site: on its site's GPU hosts, VM + Cilium only after a validated POC, joined with the other sites' GPU clusters by MultiKueue and an ApplicationSet",
+        citations: &[
+            cite(
+                ADR9,
+                "Replicar mesma arquitetura: K3s standalone em LXC privileged em algum dos hosts labri-31/32/33, sem Cilium.",
+            ),
+            cite(
+                ADR9,
+                "MultiKueue + ApplicationSet ligam os 2 GPU clusters (SP + Franca) via control plane, sem precisar Cilium.",
+            ),
+            cite(
+                ADR9,
+                "Se aparecer caso de uso 1-4 acima depois disso, aí avalia migrar pra VM + Cilium com POC validado primeiro.",
+            ),
+        ],
+        remediation: "place the GPU cluster on a GPU host of its site, record a validated proof of concept (`cilium_vm_poc: validated`) before VM + Cilium, and add it to a MultiKueue and an ApplicationSet with the other sites' GPU clusters",
     },
     RuleInfo {
         id: RuleId("MESH-001"),
@@ -391,18 +469,29 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         id: RuleId("MESH-002"),
         severity: Severity::Info,
         kind: RuleKind::Static,
-        title: "MultiKueue needs API-server reachability and kubeconfigs, not ClusterMesh",
-        citations: &[cite(
-            ADR9,
-            "Não exige que pods se descubram entre si — exige acesso ao API server cross-cluster",
-        )],
-        remediation: "drop the ClusterMesh prerequisite from the MultiKueue pattern; register its workers with ArgoCD",
+        title: "MultiKueue names its manager and reaches its workers' API servers with kubeconfigs (ArgoCD registration), not ClusterMesh",
+        citations: &[
+            cite(
+                ADR9,
+                "Não exige que pods se descubram entre si — exige acesso ao API server cross-cluster",
+            ),
+            cite(ADR9, "Cluster manager (1 dos clusters) recebe submissão de job"),
+            cite(
+                ADR9,
+                "Conecta com clusters worker via kubeconfig (não via service discovery)",
+            ),
+            cite(
+                ADR9,
+                "kubeconfigs corretos (ArgoCD multi-cluster já registra)",
+            ),
+        ],
+        remediation: "name the MultiKueue manager cluster and register every worker with ArgoCD (argocd cluster add), which gives the manager its kubeconfig; no ClusterMesh is needed",
     },
     RuleInfo {
         id: RuleId("MESH-003"),
         severity: Severity::Warning,
         kind: RuleKind::Static,
-        title: "Karmada stays deferred until 5+ clusters or real dynamic scheduling",
+        title: "Karmada stays deferred until 5+ clusters or real dynamic scheduling; with 5+ clusters in service its adoption is due for review",
         citations: &[
             cite(
                 ARCH,
@@ -413,21 +502,25 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
                 "Decisão: começar com Cilium ClusterMesh + ApplicationSet. Cobre 80% dos casos sem operar Karmada.",
             ),
         ],
-        remediation: "keep Karmada `desired` and use ClusterMesh + ApplicationSet",
+        remediation: "below 5 clusters keep Karmada `desired` and use ClusterMesh + ApplicationSet; at 5 or more, review the decision (ADR-004)",
     },
     RuleInfo {
         id: RuleId("GITOPS-001"),
         severity: Severity::Error,
         kind: RuleKind::Static,
-        title: "one independent ArgoCD per site; every cluster is managed by one ArgoCD of its own site",
+        title: "one independent ArgoCD per site with K3s clusters (it may manage several clusters of its site); every cluster is managed by one ArgoCD of its own site",
         citations: &[
-            cite(ARCH, "2 ArgoCDs independentes (1 por cluster)"),
             cite(
                 ARCH,
-                "se ArgoCD Franca cai ou link SP↔Franca quebra, SP continua reconciliando",
+                "Por que 2 ArgoCDs (não 1 central): se ArgoCD Franca cai ou link SP↔Franca quebra, SP continua reconciliando. Autonomia por site.",
+            ),
+            cite(ARCH, "Autonomia por site na partição de rede"),
+            cite(
+                ADR9,
+                "ArgoCD SP gerencia ambos os clusters via argocd cluster add + Application apontando pro destino certo.",
             ),
         ],
-        remediation: "register the cluster with exactly one ArgoCD, the one of the cluster's site",
+        remediation: "declare the site's ArgoCD and register each of the site's clusters with it, and only with it",
     },
     RuleInfo {
         id: RuleId("GITOPS-002"),

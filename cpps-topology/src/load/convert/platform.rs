@@ -78,6 +78,17 @@ impl Cx<'_> {
                 location: self.loc(&c.at),
             })
             .collect();
+        let review_signals = k
+            .review_signals
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let at = self.loc(&r.at);
+                meta.set_field_location(format!("review_signals[{i}]"), at);
+                r.value
+            })
+            .collect();
+        let cilium_vm_poc = self.state_of(&mut meta, "cilium_vm_poc", &k.cilium_vm_poc);
         let site = site?;
         Some(K3sCluster {
             id,
@@ -93,6 +104,8 @@ impl Cx<'_> {
             nvidia_driver,
             cilium_lxc_exception,
             placement_claims,
+            review_signals,
+            cilium_vm_poc,
             meta,
         })
     }

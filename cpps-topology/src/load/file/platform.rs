@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{At, FileState};
-use crate::model::{ClusterPurpose, CniKind, NodePlacement, PatternKind};
+use crate::model::{ClusterPurpose, CniKind, NodePlacement, PatternKind, ReviewSignal};
 
 /// A cluster's CNI.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -90,6 +90,12 @@ component_file! {
         /// Placements the documents state for this cluster.
         #[serde(default)]
         pub(crate) placement_claims: Vec<At<PlacementClaimFile>>,
+        /// ADR-009 review conditions that hold for this cluster.
+        #[serde(default)]
+        pub(crate) review_signals: Vec<At<ReviewSignal>>,
+        /// State of the VM + Cilium proof of concept for this GPU cluster: exactly one.
+        #[serde(default)]
+        pub(crate) cilium_vm_poc: Option<At<FileState>>,
     }
 }
 

@@ -58,6 +58,8 @@ pub(crate) static STATIC_CHECKS: &[(RuleId, StaticCheck)] = &[
     (RuleId("GPU-003"), platform::gpu_003),
     (RuleId("GPU-004"), platform::gpu_004),
     (RuleId("GPU-006"), platform::gpu_006),
+    (RuleId("GPU-007"), platform::gpu_007),
+    (RuleId("GPU-008"), platform::gpu_008),
     (RuleId("MESH-001"), platform::mesh_001),
     (RuleId("MESH-002"), platform::mesh_002),
     (RuleId("MESH-003"), platform::mesh_003),

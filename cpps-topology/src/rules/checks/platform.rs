@@ -1,4 +1,4 @@
-//! Kubernetes-level rules: CNI-001…003, GPU-001…004, GPU-006, MESH-001…003, GITOPS-001.
+//! Kubernetes-level rules: CNI-001…003, GPU-001…004, GPU-006…008, MESH-001…003, GITOPS-001.
 
 use std::collections::BTreeSet;
 
@@ -8,7 +8,7 @@ use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
 use crate::model::{
     ClusterPurpose, CniKind, ComponentRef, GuestKind, Host, K3sCluster, NodePlacement, PatternKind,
-    State, TierCapabilities, Topology,
+    ReviewSignal, State, TierCapabilities, Topology,
 };
 
 fn placement_name(p: NodePlacement) -> &'static str {
@@ -188,7 +188,19 @@ pub(super) fn cni_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// GPU-001: GPU guests never join a general-purpose cluster.
+/// The severity of adopting an architecture ADR-009 rejects: an error once it is in production,
+/// a warning while it is only a plan (in the IaC or on the roadmap). Unlike [`scaled`], a desired
+/// component does not lower it to info: planning a rejected architecture is itself the problem.
+fn rejected_architecture(state: State) -> Severity {
+    match state {
+        State::Validated => Severity::Error,
+        State::Declared | State::Desired => Severity::Warning,
+    }
+}
+
+/// GPU-001: no architecture ADR-009 rejects: GPU guests as nodes of a general-purpose cluster
+/// (B: one cluster with a GPU node pool; C: the GPU LXC as a Cilium node of it), nor a
+/// ClusterMesh between a GPU cluster and a general-purpose one (D).
 pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     for (ki, k) in topo.k3s_clusters().iter().enumerate() {
@@ -197,17 +209,56 @@ pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         }
         for &(i, gi) in &ctx.cluster_nodes[ki] {
             let g = &topo.guests()[gi];
-            if g.gpu.is_some() {
-                sink.emit_at(
-                    scaled(Severity::Error, k.meta.state.min(g.meta.state)),
-                    ComponentRef::K3sCluster(k),
-                    &format!("nodes[{i}]"),
-                    format!(
-                        "general-purpose k3s cluster {} has GPU guest {} as a node: GPU work runs in a separate cluster (ADR-009, architecture A)",
-                        k.id, g.id
-                    ),
-                );
+            if g.gpu.is_none() {
+                continue;
             }
+            let alternative = if g.kind == GuestKind::Lxc && k.cni.kind == CniKind::Cilium {
+                "(C), the GPU LXC as a node of the Cilium cluster"
+            } else {
+                "(B), one cluster with a GPU node pool"
+            };
+            sink.emit_at(
+                rejected_architecture(k.meta.state.min(g.meta.state)),
+                ComponentRef::K3sCluster(k),
+                &format!("nodes[{i}]"),
+                format!(
+                    "general-purpose k3s cluster {} has GPU guest {} as a node: ADR-009 rejects architecture {alternative}; GPU work runs in a separate cluster (A)",
+                    k.id, g.id
+                ),
+            );
+        }
+    }
+    for p in topo.patterns() {
+        if p.kind != PatternKind::ClusterMesh {
+            continue;
+        }
+        let members: Vec<(usize, &K3sCluster)> = p
+            .members
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| topo.k3s_cluster(m).map(|k| (i, k)))
+            .collect();
+        let Some(general) = members
+            .iter()
+            .filter(|(_, k)| k.purpose == ClusterPurpose::General)
+            .map(|(_, k)| *k)
+            .max_by_key(|k| k.meta.state)
+        else {
+            continue;
+        };
+        for (i, gpu) in members
+            .iter()
+            .filter(|(_, k)| k.purpose == ClusterPurpose::Gpu)
+        {
+            sink.emit_at(
+                rejected_architecture(p.meta.state.min(gpu.meta.state).min(general.meta.state)),
+                ComponentRef::Pattern(p),
+                &format!("members[{i}]"),
+                format!(
+                    "ClusterMesh {} joins GPU cluster {} with general-purpose cluster {}: ADR-009 rejects architecture (D), which needs Cilium in the GPU cluster's LXC; Traefik HTTP covers the use case",
+                    p.id, gpu.id, general.id
+                ),
+            );
         }
     }
 }
@@ -398,30 +449,258 @@ pub(super) fn gpu_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// GPU-006: ADR-009 review trigger: GPU clusters in service in two or more sites.
+/// The ADR-009 sentence behind a review signal, and the rule it triggers.
+fn review_trigger(signal: ReviewSignal) -> (&'static str, &'static str) {
+    match signal {
+        ReviewSignal::TwoClusterOverhead => (
+            "GPU-006",
+            "Gestão de 2 clusters virar maior overhead que ganho de isolamento",
+        ),
+        ReviewSignal::MixedWorkloads => (
+            "GPU-006",
+            "Workloads GPU + apps gerais misturados virarem padrão",
+        ),
+        ReviewSignal::CiliumPolicyRequired => (
+            "GPU-006",
+            "Cilium NetworkPolicy virar requisito formal pra workloads GPU (compliance, multi-tenant)",
+        ),
+        ReviewSignal::DriverInstability => (
+            "GPU-006",
+            "Driver NVIDIA + LXC mostrarem instabilidade em produção (kernel panics, etc.)",
+        ),
+        ReviewSignal::AdditionalGpuHardware => (
+            "GPU-006",
+            "Aparecer hardware GPU adicional que justifique node pool em vez de cluster dedicado",
+        ),
+        ReviewSignal::CrossSiteStatefulPipeline => (
+            "GPU-007",
+            "Pipeline stateful distribuído cross-site com latência baixa",
+        ),
+        ReviewSignal::L7Compliance => ("GPU-007", "Compliance L7 formal"),
+        ReviewSignal::MultiTenantL7 => ("GPU-007", "Multi-tenant GPU estrito com L7 NetworkPolicy"),
+        ReviewSignal::PodMigrationBursting => ("GPU-007", "GPU bursting com pod migração"),
+    }
+}
+
+/// GPU-006: ADR-009's "Critério de revisão", the five conditions to move to architecture (B):
+/// recorded signals (a compliance or multi-tenant L7 requirement is also a formal Cilium
+/// NetworkPolicy requirement), a GPU workload (layer 8b) placed in a general-purpose cluster, and
+/// GPU hardware not yet in production in a site whose GPU cluster is.
 pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let gpu: Vec<&K3sCluster> = ctx
-        .topo
+    let topo = ctx.topo;
+    let policy = review_trigger(ReviewSignal::CiliumPolicyRequired).1;
+    for k in topo.k3s_clusters() {
+        for (i, &signal) in k.review_signals.iter().enumerate() {
+            let quote = match review_trigger(signal) {
+                ("GPU-006", quote) => quote,
+                _ if matches!(
+                    signal,
+                    ReviewSignal::L7Compliance | ReviewSignal::MultiTenantL7
+                ) =>
+                {
+                    policy
+                }
+                _ => continue,
+            };
+            sink.emit_at(
+                Severity::Info,
+                ComponentRef::K3sCluster(k),
+                &format!("review_signals[{i}]"),
+                format!(
+                    "k3s cluster {} records an ADR-009 review trigger for architecture (B): «{quote}»",
+                    k.id
+                ),
+            );
+        }
+    }
+    for item in topo.items() {
+        let Some(k) = item.cluster.as_ref().and_then(|c| topo.k3s_cluster(c)) else {
+            continue;
+        };
+        if k.purpose == ClusterPurpose::General && item.layer.as_deref() == Some("8b") {
+            sink.emit_at(
+                Severity::Info,
+                ComponentRef::Item(item),
+                "cluster",
+                format!(
+                    "GPU workload {} (layer 8b) runs in general-purpose cluster {}: an ADR-009 review trigger for architecture (B) («Workloads GPU + apps gerais misturados virarem padrão»)",
+                    item.id, k.id
+                ),
+            );
+        }
+    }
+    let gpu_sites: BTreeSet<&str> = topo
         .k3s_clusters()
         .iter()
         .filter(|k| k.purpose == ClusterPurpose::Gpu && k.meta.state != State::Desired)
+        .map(|k| k.site.as_str())
         .collect();
-    let sites: BTreeSet<&str> = gpu.iter().map(|k| k.site.as_str()).collect();
-    if sites.len() < 2 {
-        return;
-    }
-    let list: Vec<&str> = sites.into_iter().collect();
-    for k in gpu {
+    for h in topo.hosts() {
+        if h.gpus.is_empty()
+            || h.meta.state == State::Validated
+            || !gpu_sites.contains(h.site.as_str())
+        {
+            continue;
+        }
         sink.emit_at(
             Severity::Info,
-            ComponentRef::K3sCluster(k),
-            "purpose",
+            ComponentRef::Host(h),
+            "gpus[0]",
             format!(
-                "GPU clusters run in {} sites ({}): an ADR-009 review trigger (ClusterMesh between GPU clusters)",
-                list.len(),
-                list.join(", ")
+                "host {} brings GPU hardware that is not in production yet ({}) to site {}, whose GPU cluster is: an ADR-009 review trigger for architecture (B) («Aparecer hardware GPU adicional que justifique node pool em vez de cluster dedicado»)",
+                h.id, h.meta.state, h.site
             ),
         );
+    }
+}
+
+/// GPU-007: ADR-009's "Critério revisado pra reabrir Cilium no GPU": a recorded use case that
+/// MultiKueue + Traefik + replicated SeaweedFS do not cover reopens the question.
+pub(super) fn gpu_007(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    for k in ctx.topo.k3s_clusters() {
+        for (i, &signal) in k.review_signals.iter().enumerate() {
+            let ("GPU-007", quote) = review_trigger(signal) else {
+                continue;
+            };
+            sink.emit_at(
+                Severity::Info,
+                ComponentRef::K3sCluster(k),
+                &format!("review_signals[{i}]"),
+                format!(
+                    "k3s cluster {} records a use case that reopens Cilium in the GPU cluster (ADR-009): «{quote}»",
+                    k.id
+                ),
+            );
+        }
+    }
+}
+
+/// Whether a cluster has (or plans) VM nodes.
+fn has_vm_nodes(ctx: &Ctx<'_>, ki: usize) -> bool {
+    let k = &ctx.topo.k3s_clusters()[ki];
+    k.node_placement == Some(NodePlacement::Vm)
+        || ctx.cluster_nodes[ki]
+            .iter()
+            .any(|&(_, gi)| ctx.topo.guests()[gi].kind == GuestKind::Vm)
+}
+
+/// GPU-008: ADR-009's "Quando o cluster GPU Franca for provisionado": a GPU cluster goes on GPU
+/// hosts of its site; VM + Cilium only after a validated proof of concept; once GPU clusters are
+/// provisioned in two or more sites, MultiKueue and an ApplicationSet join each with the others.
+/// (Its registration with the site's ArgoCD is GPU-004.)
+pub(super) fn gpu_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    let provisioned =
+        |k: &K3sCluster| k.purpose == ClusterPurpose::Gpu && k.meta.state != State::Desired;
+    // For each MultiKueue and ApplicationSet, the sites of the provisioned GPU clusters it joins.
+    let mut joined: HashMap<&str, Vec<(PatternKind, BTreeSet<&str>)>> = HashMap::new();
+    for p in topo.patterns() {
+        if !matches!(
+            p.kind,
+            PatternKind::MultiKueue | PatternKind::ApplicationSet
+        ) {
+            continue;
+        }
+        let clusters: Vec<&K3sCluster> = p
+            .members
+            .iter()
+            .chain(p.manager.iter())
+            .filter_map(|m| topo.k3s_cluster(m))
+            .filter(|k| provisioned(k))
+            .collect();
+        let sites: BTreeSet<&str> = clusters.iter().map(|k| k.site.as_str()).collect();
+        for k in clusters {
+            joined
+                .entry(k.id.as_str())
+                .or_default()
+                .push((p.kind, sites.clone()));
+        }
+    }
+    let provisioned_sites: BTreeSet<&str> = topo
+        .k3s_clusters()
+        .iter()
+        .filter(|k| provisioned(k))
+        .map(|k| k.site.as_str())
+        .collect();
+    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
+        if k.purpose != ClusterPurpose::Gpu {
+            continue;
+        }
+        let c = ComponentRef::K3sCluster(k);
+        for (i, id) in k.candidate_hosts.iter().enumerate() {
+            let Some(h) = topo.host(id) else {
+                continue;
+            };
+            let problem = if h.site != k.site {
+                format!("is in site {}", h.site)
+            } else if h.gpus.is_empty() {
+                "has no GPU".to_owned()
+            } else {
+                continue;
+            };
+            sink.emit_at(
+                scaled(Severity::Warning, k.meta.state),
+                c,
+                &format!("candidate_hosts[{i}]"),
+                format!(
+                    "GPU cluster {} of site {} may be placed on host {}, which {problem}: the GPU cluster goes on one of its site's GPU hosts (ADR-009)",
+                    k.id, k.site, h.id
+                ),
+            );
+        }
+        if k.cni.kind == CniKind::Cilium
+            && has_vm_nodes(ctx, ki)
+            && k.cilium_vm_poc != Some(State::Validated)
+        {
+            let poc = k
+                .cilium_vm_poc
+                .map(|s| format!("its proof of concept is only {s}"))
+                .unwrap_or_else(|| "no proof of concept is recorded (`cilium_vm_poc`)".to_owned());
+            let field = if k.cilium_vm_poc.is_some() {
+                "cilium_vm_poc"
+            } else {
+                "cni.kind"
+            };
+            sink.emit_at(
+                scaled(Severity::Warning, k.meta.state),
+                c,
+                field,
+                format!(
+                    "GPU cluster {} runs VM nodes with Cilium but {poc}: ADR-009 replicates the privileged LXC without Cilium and moves to VM + Cilium only with a validated POC first",
+                    k.id
+                ),
+            );
+        }
+        if !provisioned(k) || provisioned_sites.len() < 2 {
+            continue;
+        }
+        let patterns = joined.get(k.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+        for (kind, name) in [
+            (PatternKind::MultiKueue, "MultiKueue"),
+            (PatternKind::ApplicationSet, "ApplicationSet"),
+        ] {
+            let linked = patterns
+                .iter()
+                .any(|(p, sites)| *p == kind && sites.iter().any(|s| *s != k.site.as_str()));
+            if !linked {
+                let others: Vec<&str> = provisioned_sites
+                    .iter()
+                    .copied()
+                    .filter(|s| *s != k.site.as_str())
+                    .collect();
+                sink.emit_at(
+                    scaled(Severity::Warning, k.meta.state),
+                    c,
+                    "purpose",
+                    format!(
+                        "GPU cluster {} of site {} is joined by no {name} with the GPU clusters of {}: ADR-009 links the GPU clusters of the sites through MultiKueue + ApplicationSet",
+                        k.id,
+                        k.site,
+                        others.join(", ")
+                    ),
+                );
+            }
+        }
     }
 }
 
@@ -458,38 +737,55 @@ pub(super) fn mesh_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// MESH-002: MultiKueue reaches its workers through kubeconfigs (ArgoCD registration), not
-/// ClusterMesh: a member no ArgoCD registers has no kubeconfig to be reached with.
+/// MESH-002: MultiKueue reaches its workers' API servers with their kubeconfigs, not through
+/// ClusterMesh: it names the manager cluster that connects to the workers, and every worker has a
+/// kubeconfig to be reached with (the ArgoCD registration). The network path between two sites is
+/// NET-003's.
 pub(super) fn mesh_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     for p in topo.patterns() {
         if p.kind != PatternKind::MultiKueue {
             continue;
         }
-        let unregistered: Vec<&str> = p
-            .members
-            .iter()
-            .chain(p.manager.iter())
-            .filter_map(|m| topo.k3s_cluster(m))
-            .filter(|k| ctx.managers_of(k).is_empty())
-            .map(|k| k.id.as_str())
-            .collect();
-        if !unregistered.is_empty() {
+        if p.manager.is_none() {
             sink.emit_at(
                 Severity::Info,
                 ComponentRef::Pattern(p),
                 "members",
                 format!(
-                    "MultiKueue {} needs API-server access and kubeconfigs for {}, which no ArgoCD registers (ClusterMesh is not needed)",
+                    "MultiKueue {} names no manager: which cluster receives the jobs and reaches the workers' API servers is not stated",
+                    p.id
+                ),
+            );
+        }
+        let unregistered: Vec<(usize, &str)> = p
+            .members
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| p.manager.as_ref() != Some(*m))
+            .filter_map(|(i, m)| topo.k3s_cluster(m).map(|k| (i, k)))
+            .filter(|(_, k)| ctx.managers_of(k).is_empty())
+            .map(|(i, k)| (i, k.id.as_str()))
+            .collect();
+        if let Some((first, _)) = unregistered.first() {
+            let names: Vec<&str> = unregistered.iter().map(|(_, id)| *id).collect();
+            sink.emit_at(
+                Severity::Info,
+                ComponentRef::Pattern(p),
+                &format!("members[{first}]"),
+                format!(
+                    "MultiKueue {} reaches its workers' API servers with kubeconfigs, and no ArgoCD registers {} (ClusterMesh is not needed)",
                     p.id,
-                    unregistered.join(", ")
+                    names.join(", ")
                 ),
             );
         }
     }
 }
 
-/// MESH-003: Karmada stays deferred until 5+ clusters.
+/// MESH-003, both ways: Karmada adopted with fewer than 5 clusters in service is too early; with
+/// 5 or more, its criterion is reached and a Karmada still deferred (or absent) is due for review.
+/// "Scheduling dinâmico real", the other half of the criterion, is not in the model.
 pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let clusters = topo
@@ -497,8 +793,31 @@ pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         .iter()
         .filter(|k| k.meta.state != State::Desired)
         .count();
-    for p in topo.patterns() {
-        if p.kind == PatternKind::Karmada && p.meta.state != State::Desired && clusters < 5 {
+    let mut karmada = topo
+        .patterns()
+        .iter()
+        .filter(|p| p.kind == PatternKind::Karmada)
+        .peekable();
+    let fifth = topo
+        .k3s_clusters()
+        .iter()
+        .filter(|k| k.meta.state != State::Desired)
+        .nth(4);
+    if let Some(fifth) = fifth
+        && karmada.peek().is_none()
+    {
+        sink.emit_at(
+            Severity::Info,
+            ComponentRef::K3sCluster(fifth),
+            "state",
+            format!(
+                "k3s cluster {} brings the clusters in service to {clusters}: Karmada's criterion (5+ clusters) is reached and the topology has no Karmada; review whether to adopt it (ADR-004)",
+                fifth.id
+            ),
+        );
+    }
+    for p in karmada {
+        if p.meta.state != State::Desired && clusters < 5 {
             sink.emit_at(
                 Severity::Warning,
                 ComponentRef::Pattern(p),
@@ -508,14 +827,55 @@ pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                     p.id, p.meta.state
                 ),
             );
+        } else if p.meta.state == State::Desired && clusters >= 5 {
+            sink.emit_at(
+                Severity::Info,
+                ComponentRef::Pattern(p),
+                "state",
+                format!(
+                    "Karmada {} is still {} with {clusters} clusters in service: its criterion (5+ clusters) is reached; review whether to adopt it (ADR-004)",
+                    p.id,
+                    if p.meta.deferred { "deferred" } else { "desired" }
+                ),
+            );
         }
     }
 }
 
-/// GITOPS-001: one ArgoCD per site; every cluster in service is managed by exactly one ArgoCD,
-/// of its own site.
+/// GITOPS-001: one independent ArgoCD per site (ADR-001: a site keeps reconciling when the other
+/// site's ArgoCD or the link fails), which may manage several clusters of its site (ADR-009:
+/// ArgoCD SP manages the main and the GPU cluster); every site with a K3s cluster has one; every
+/// cluster in service is managed by exactly one ArgoCD, of its own site.
 pub(super) fn gitops_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
+    let mut clusters_by_site: HashMap<&str, Vec<&K3sCluster>> = HashMap::new();
+    for k in topo.k3s_clusters() {
+        clusters_by_site.entry(k.site.as_str()).or_default().push(k);
+    }
+    for site in topo.sites() {
+        let Some(clusters) = clusters_by_site.get(site.id.as_str()) else {
+            continue;
+        };
+        if ctx.argocd_by_site.contains_key(&site.id) {
+            continue;
+        }
+        let most = clusters
+            .iter()
+            .map(|k| k.meta.state)
+            .max()
+            .unwrap_or(State::Desired);
+        let names: Vec<&str> = clusters.iter().map(|k| k.id.as_str()).collect();
+        sink.emit_at(
+            scaled(Severity::Error, most),
+            ComponentRef::Site(site),
+            "id",
+            format!(
+                "site {} has K3s clusters ({}) but no ArgoCD: each site reconciles its own clusters with its own ArgoCD",
+                site.id,
+                names.join(", ")
+            ),
+        );
+    }
     for k in topo.k3s_clusters() {
         let managers = ctx.managers_of(k);
         let c = ComponentRef::K3sCluster(k);
