@@ -323,3 +323,16 @@ fn the_comparison_catches_drift() {
     );
     assert_eq!(problems.len(), 4, "{text}");
 }
+
+/// `DatastoreName` follows the schema's `store` parameter: the pattern of pbs-api-types'
+/// `PROXMOX_SAFE_ID_REGEX` (`src/lib.rs`) and the bounds of `DATASTORE_SCHEMA`
+/// (`src/datastore.rs`), as pbs-apidoc.json writes them.
+#[test]
+fn the_datastore_name_rule_is_the_schemas() {
+    let info = common::method_info("/admin/datastore/{store}/status", "GET").unwrap();
+    let store = &info["parameters"]["properties"]["store"];
+    let rule = cpps_pbs::types::DatastoreName::RULE;
+    assert_eq!(store["pattern"], format!("/^{}$/", rule.syntax.pattern));
+    assert_eq!(store["minLength"], rule.min_len);
+    assert_eq!(store["maxLength"], rule.max_len);
+}

@@ -311,3 +311,25 @@ fn resource_filter_values_are_schema_values() {
         assert!(allowed.contains(&filter.as_str()), "{filter}");
     }
 }
+
+/// The name types follow the schema's formats: `snapname` is `pve-configid` with `maxLength`
+/// 40, `node` is `pve-node` (pve-common `src/PVE/JSONSchema.pm`: `$CONFIGID_RE`,
+/// `pve_verify_node_name`).
+#[test]
+fn the_name_rules_are_the_schemas() {
+    use cpps_proxmox::family::names;
+    use cpps_proxmox::types::{NodeName, SnapshotName};
+    let info = common::pve_method("/nodes/{node}/qemu/{vmid}/snapshot", "POST").unwrap();
+    let parameters = &info["parameters"]["properties"];
+    assert_eq!(parameters["snapname"]["format"], "pve-configid");
+    assert_eq!(
+        parameters["snapname"]["maxLength"],
+        SnapshotName::RULE.max_len
+    );
+    assert_eq!(
+        SnapshotName::RULE.syntax.pattern,
+        names::PVE_CONFIG_ID.pattern
+    );
+    assert_eq!(parameters["node"]["format"], "pve-node");
+    assert_eq!(NodeName::RULE.syntax.pattern, names::PVE_NODE.pattern);
+}

@@ -63,10 +63,8 @@ impl Product {
 }
 
 fn valid_realm(realm: &str) -> bool {
-    // `[A-Za-z0-9_][A-Za-z0-9._\-]*` (pve-apidoc.json / pbs-apidoc.json `realm` pattern).
-    let mut chars = realm.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphanumeric() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    // The safe-id syntax (pve-apidoc.json / pbs-apidoc.json `realm` pattern).
+    (crate::family::names::SAFE_ID.matches)(realm)
 }
 
 fn valid_user_name(name: &str) -> bool {

@@ -25,7 +25,9 @@
 //! - [`Upid`]: parse and print both UPID layouts, keeping the text as sent.
 //! - [`wait_task`], [`task_status`], [`task_log_tail`]: poll a task with back-off until it
 //!   stops; a failure carries the log tail.
-//! - [`UserId`], [`TokenId`], [`AuthId`]: validated ids.
+//! - [`UserId`], [`TokenId`], [`AuthId`]: validated ids; [`names`]: the validated-name building
+//!   block ([`names::NameRule`] over the servers' syntaxes, and
+//!   [`validated_name!`](crate::validated_name) declaring a name type with a product's error).
 //! - [`Endpoint`]: the endpoint-table type of both clients (method, path, typed parameters,
 //!   version [`Gate`]s, what the answer is read into), [`Endpoint::call`] building a request
 //!   from an entry, and (feature `test-util`) `apidoc::ApiDoc::check_table`, the one
@@ -68,6 +70,7 @@ mod enums;
 mod envelope;
 pub(crate) mod error;
 mod ids;
+pub mod names;
 mod task;
 mod upid;
 mod version;

@@ -6,6 +6,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::Error;
+use crate::family::names::{self, NameRule};
 
 /// A guest id (`vmid`): 100 to 999 999 999 (`pve-vmid` in pve-apidoc.json).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -80,107 +81,22 @@ impl<'de> Deserialize<'de> for VmId {
     }
 }
 
-/// Validates a name against `[a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?` (`pve-node`).
-fn valid_node(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 63
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-        && !name.starts_with('-')
-        && !name.ends_with('-')
-}
+/// `pve-node` (a host name label: at most 63 characters).
+const NODE_NAME: NameRule = NameRule::new("node name", names::PVE_NODE).length(1, 63);
 
-macro_rules! name_type {
-    ($(#[$doc:meta])* $ty:ident, $kind:literal, $check:expr, $rule:literal) => {
-        $(#[$doc])*
-        #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $ty(String);
+/// `pve-configid`, at most 40 characters (the `snapname` parameter in pve-apidoc.json).
+const SNAPSHOT_NAME: NameRule = NameRule::new("snapshot name", names::PVE_CONFIG_ID).length(2, 40);
 
-        impl $ty {
-            /// Validates the name.
-            pub fn new(name: impl Into<String>) -> Result<Self, Error> {
-                let name = name.into();
-                let check: fn(&str) -> bool = $check;
-                if check(&name) {
-                    Ok($ty(name))
-                } else {
-                    Err(Error::invalid($kind, &name, $rule))
-                }
-            }
-
-            /// The name.
-            pub fn as_str(&self) -> &str {
-                &self.0
-            }
-        }
-
-        impl FromStr for $ty {
-            type Err = Error;
-            fn from_str(s: &str) -> Result<Self, Error> {
-                $ty::new(s)
-            }
-        }
-
-        impl TryFrom<&str> for $ty {
-            type Error = Error;
-            fn try_from(s: &str) -> Result<Self, Error> {
-                $ty::new(s)
-            }
-        }
-
-        impl TryFrom<String> for $ty {
-            type Error = Error;
-            fn try_from(s: String) -> Result<Self, Error> {
-                $ty::new(s)
-            }
-        }
-
-        impl fmt::Display for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&self.0)
-            }
-        }
-
-        impl fmt::Debug for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, concat!(stringify!($ty), "({})"), self.0)
-            }
-        }
-
-        impl Serialize for $ty {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(&self.0)
-            }
-        }
-
-        impl<'de> Deserialize<'de> for $ty {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                $ty::new(String::deserialize(d)?).map_err(serde::de::Error::custom)
-            }
-        }
-    };
-}
-
-name_type!(
+crate::validated_name! {
     /// A cluster node name (`pve-ippri-31`): letters, digits and inner `-` (`pve-node`).
-    NodeName,
-    "node name",
-    valid_node,
-    "must match [a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?"
-);
+    pub struct NodeName(rule = NODE_NAME, error = Error);
+}
 
-name_type!(
-    /// A snapshot name: a letter, then letters, digits, `_` or `-`, at most 40 characters
-    /// (`pve-configid` in pve-apidoc.json).
-    SnapshotName,
-    "snapshot name",
-    |s| {
-        let mut chars = s.chars();
-        s.len() <= 40
-            && matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
-            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    },
-    "must start with a letter and hold only letters, digits, `_` and `-` (at most 40)"
-);
+crate::validated_name! {
+    /// A snapshot name: a letter, then at least one letter, digit, `_` or `-`, at most 40
+    /// characters (`pve-configid` in pve-apidoc.json).
+    pub struct SnapshotName(rule = SNAPSHOT_NAME, error = Error);
+}
 
 #[cfg(test)]
 mod tests {
@@ -198,5 +114,14 @@ mod tests {
         assert!(NodeName::new("a b").is_err());
         assert!(SnapshotName::new("pre-upgrade_1").is_ok());
         assert!(SnapshotName::new("1st").is_err());
+        // pve-common `src/PVE/JSONSchema.pm` `$CONFIGID_RE` (`[a-z][a-z0-9_-]+`, /i) needs two
+        // characters and has no dot; `snapname` has `maxLength` 40 in pve-apidoc.json.
+        assert!(SnapshotName::new("a").is_err());
+        assert!(SnapshotName::new("a.b").is_err());
+        assert!(SnapshotName::new("x".repeat(41)).is_err());
+        assert_eq!(
+            NodeName::new("-x").unwrap_err().to_string(),
+            "invalid node name `-x`: must match [a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?"
+        );
     }
 }
