@@ -211,7 +211,7 @@ fn pve_guest(vmid: u32, name: &str, kind: PveGuestKind, status: &str, ha: bool) 
     PveGuest {
         vmid,
         name: Some(name.to_owned()),
-        node: if vmid % 2 == 0 {
+        node: if vmid.is_multiple_of(2) {
             "pve-ippri-32"
         } else {
             "pve-ippri-31"
