@@ -7,26 +7,12 @@ mod common;
 use std::time::Duration;
 
 use cpps_http::StatusCode;
-use cpps_proxmox::family::{Upid, WaitOptions};
+use cpps_proxmox::family::Upid;
 use cpps_proxmox::types::{ClusterStatusEntry, ResourceFilter, TaskListItem};
 use cpps_proxmox::{Client, ClientBuilder, Error, HaWanted, VmId};
 use serde_json::json;
-use wiremock::matchers::{method, path, query_param, query_param_is_missing};
-use wiremock::{Mock, ResponseTemplate};
-
-fn token_client(url: &str) -> Client {
-    Client::builder(url)
-        .api_token_str("root@pam!ci=5ecr3t")
-        .unwrap()
-        .build()
-        .unwrap()
-}
-
-fn quick() -> WaitOptions {
-    WaitOptions::default()
-        .intervals(Duration::from_millis(5), Duration::from_millis(20))
-        .timeout(Some(Duration::from_secs(5)))
-}
+use wiremock::matchers::{query_param, query_param_is_missing};
+use wiremock::ResponseTemplate;
 
 /// Defect 1. Before libpve-http-server-perl 5.2.0 (January 2025) an API error's body is only
 /// `{"data":null}` and the message travels in the HTTP reason phrase alone: pve-http-server
@@ -42,7 +28,7 @@ async fn an_old_pve_error_keeps_the_reason_phrase_and_is_still_not_found() {
         r#"{"data":null}"#,
     ))
     .await;
-    let pve = token_client(&url);
+    let pve = common::token_client(&url);
     let err = pve
         .node("pve1")
         .qemu(VmId::new(999).unwrap())
@@ -69,7 +55,7 @@ async fn an_old_pve_error_message_comes_from_the_reason_phrase() {
         r#"{"data":null}"#,
     ))
     .await;
-    let err = token_client(&url)
+    let err = common::token_client(&url)
         .node("pve1")
         .lxc(VmId::new(200).unwrap())
         .config()
@@ -94,7 +80,7 @@ async fn a_new_pve_error_is_read_from_the_body() {
         &format!(r#"{{"data":null,"message":"{reason}\n"}}"#),
     ))
     .await;
-    let err = token_client(&url)
+    let err = common::token_client(&url)
         .node("pve1")
         .qemu(VmId::new(999).unwrap())
         .config()
@@ -110,9 +96,8 @@ async fn a_new_pve_error_is_read_from_the_body() {
 /// current one; the pending changes are `…/pending`.
 #[tokio::test]
 async fn the_observed_config_is_the_current_one_and_pending_is_separate() {
-    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/nodes/pve1/qemu/100/config"))
+    let api = common::pve_mock_api().await;
+    common::pve_call("GET", "nodes/pve1/qemu/100/config")
         .and(query_param("current", "1"))
         .respond_with(
             ResponseTemplate::new(200)
@@ -121,8 +106,7 @@ async fn the_observed_config_is_the_current_one_and_pending_is_separate() {
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/nodes/pve1/qemu/100/config"))
+    common::pve_call("GET", "nodes/pve1/qemu/100/config")
         .and(query_param_is_missing("current"))
         .respond_with(
             ResponseTemplate::new(200)
@@ -131,16 +115,17 @@ async fn the_observed_config_is_the_current_one_and_pending_is_separate() {
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/nodes/pve1/qemu/100/pending"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
+    common::expect_once(
+        &api,
+        "GET",
+        "nodes/pve1/qemu/100/pending",
+        json!([
             {"key": "cores", "value": 2},
             {"key": "memory", "value": "4096", "pending": "8192"},
             {"key": "net1", "delete": 1, "value": "virtio=BC:24:11:00:00:02,bridge=vmbr1"}
-        ]})))
-        .expect(1)
-        .mount(api.server())
-        .await;
+        ]),
+    )
+    .await;
     let vm = common::mock_client(&api)
         .node("pve1")
         .qemu(VmId::new(100).unwrap());
@@ -157,11 +142,7 @@ async fn the_observed_config_is_the_current_one_and_pending_is_separate() {
     assert_eq!(waiting, ["memory", "net1"]);
     assert_eq!(pending[0].value.as_deref(), Some("2"));
     api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    common::assert_no_unexpected_requests(&api);
 }
 
 /// Defect 7. A big cluster's `/cluster/resources` is larger than the 8 MiB cap of single
@@ -169,7 +150,7 @@ async fn the_observed_config_is_the_current_one_and_pending_is_separate() {
 /// how to raise it.
 #[tokio::test]
 async fn list_calls_have_their_own_cap_settable_per_client_and_per_call() {
-    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
+    let api = common::pve_mock_api().await;
     let entries: Vec<serde_json::Value> = (0..50_000)
         .map(|i| {
             json!({"id": format!("qemu/{}", 100 + i), "type": "qemu", "node": "pve-ippri-31",
@@ -183,8 +164,7 @@ async fn list_calls_have_their_own_cap_settable_per_client_and_per_call() {
         "{}",
         body.len()
     );
-    Mock::given(method("GET"))
-        .and(path("/api2/json/cluster/resources"))
+    common::pve_call("GET", "cluster/resources")
         .respond_with(ResponseTemplate::new(200).set_body_raw(body, "application/json"))
         .mount(api.server())
         .await;
@@ -249,86 +229,25 @@ fn cluster_status_and_task_lists_read_as_real_pve_writes_them() {
     assert_eq!(tasks[0].auth_id().unwrap().to_string(), "root@pam!ci");
 }
 
-async fn serve_task(api: &cpps_http::test_util::MockApi, upid: &Upid, log: &[&str]) {
-    Mock::given(method("GET"))
-        .and(path(format!("/api2/json/{}/status", upid.task_path())))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": {
-            "upid": upid.as_str(), "node": upid.node(), "pid": 41394, "pstart": 1000,
-            "starttime": 1795878000, "type": upid.worker_type(), "id": upid.worker_id(),
-            "user": "root@pam", "status": "stopped", "exitstatus": "OK"
-        }})))
-        .mount(api.server())
-        .await;
-    let lines: Vec<serde_json::Value> = log
-        .iter()
-        .enumerate()
-        .map(|(i, t)| json!({"n": i + 1, "t": t}))
-        .collect();
-    Mock::given(method("GET"))
-        .and(path(format!("/api2/json/{}/log", upid.task_path())))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_json(json!({"data": lines, "total": log.len()})),
-        )
-        .mount(api.server())
-        .await;
-}
-
-/// `GET /cluster/ha/status/current` as pve-ha-manager `src/PVE/API2/HA/Status.pm` writes a
-/// service entry (`sid`, `node`, `crm_state`, verbose `state`, `request_state`), answered
-/// `first` for `times` reads, then `then`.
-async fn serve_ha(
-    api: &cpps_http::test_util::MockApi,
-    first: serde_json::Value,
-    times: u64,
-    then: serde_json::Value,
-) {
-    let status = |service: serde_json::Value| {
-        json!({"data": [
-            {"id": "quorum", "type": "quorum", "status": "OK", "quorate": 1, "node": "pve1"},
-            {"id": "master", "type": "master", "node": "pve1", "status": "pve1 (active, Tue Dec  1 10:00:00 2026)"},
-            service
-        ]})
-    };
-    Mock::given(method("GET"))
-        .and(path("/api2/json/cluster/ha/status/current"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(status(first)))
-        .up_to_n_times(times)
-        .with_priority(1)
-        .mount(api.server())
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/cluster/ha/status/current"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(status(then)))
-        .with_priority(2)
-        .mount(api.server())
-        .await;
-}
-
-fn service(node: &str, crm: &str, state: &str, request: &str) -> serde_json::Value {
-    json!({"id": "service:vm:100", "type": "service", "sid": "vm:100", "node": node,
-           "crm_state": crm, "state": state, "request_state": request,
-           "status": format!("vm:100 ({node}, {state})")})
-}
-
 /// Defect 4. For an HA-managed VM, `POST …/status/start` forks a `hastart` worker that runs
 /// `ha-manager set vm:100 --state started` and ends OK at once (qemu-server
 /// `src/PVE/API2/Qemu.pm`). The wait must go on until the HA manager shows the VM started.
 #[tokio::test]
 async fn waiting_on_an_ha_start_waits_for_the_ha_manager() {
-    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
+    let api = common::pve_mock_api().await;
     let upid: Upid = "UPID:pve1:0000A1B2:0001C3D4:6B0AEC70:hastart:100:root@pam!ci:"
         .parse()
         .unwrap();
-    serve_task(&api, &upid, &["Requesting HA start for VM 100", "TASK OK"]).await;
-    serve_ha(
+    common::serve_finished_task(&api, &upid, &["Requesting HA start for VM 100", "TASK OK"]).await;
+    common::serve_ha_status(
         &api,
-        service("pve1", "stopped", "starting", "started"),
+        common::ha_service_entry("pve1", "stopped", "starting", "started"),
         3,
-        service("pve1", "started", "started", "started"),
+        common::ha_service_entry("pve1", "started", "started", "started"),
     )
     .await;
     let outcome = common::mock_client(&api)
-        .wait(&upid, &quick())
+        .wait(&upid, &common::quick_wait())
         .await
         .unwrap();
     let ha = outcome.ha.as_ref().expect("it waited for the HA manager");
@@ -343,25 +262,25 @@ async fn waiting_on_an_ha_start_waits_for_the_ha_manager() {
 /// service is on pve2 and no longer migrating.
 #[tokio::test]
 async fn waiting_on_an_ha_migration_waits_for_the_target_node() {
-    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
+    let api = common::pve_mock_api().await;
     let upid: Upid = "UPID:pve1:0000A1B3:0001C3D4:6B0AEC71:hamigrate:100:root@pam:"
         .parse()
         .unwrap();
-    serve_task(
+    common::serve_finished_task(
         &api,
         &upid,
         &["Requesting HA migration for VM 100 to node pve2", "TASK OK"],
     )
     .await;
-    serve_ha(
+    common::serve_ha_status(
         &api,
-        service("pve1", "migrate", "migrate", "started"),
+        common::ha_service_entry("pve1", "migrate", "migrate", "started"),
         2,
-        service("pve2", "started", "started", "started"),
+        common::ha_service_entry("pve2", "started", "started", "started"),
     )
     .await;
     let outcome = common::mock_client(&api)
-        .wait(&upid, &quick())
+        .wait(&upid, &common::quick_wait())
         .await
         .unwrap();
     let ha = outcome.ha.unwrap();
@@ -374,14 +293,14 @@ async fn waiting_on_an_ha_migration_waits_for_the_target_node() {
 /// at once.
 #[tokio::test]
 async fn an_ha_stop_that_never_happens_times_out_and_an_error_state_fails() {
-    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
+    let api = common::pve_mock_api().await;
     let upid: Upid = "UPID:pve1:0000A1B4:0001C3D4:6B0AEC72:hastop:100:root@pam:"
         .parse()
         .unwrap();
-    serve_task(&api, &upid, &["TASK OK"]).await;
-    let running = service("pve1", "started", "stopping", "stopped");
-    serve_ha(&api, running.clone(), 1000, running).await;
-    let options = quick().timeout(Some(Duration::from_millis(300)));
+    common::serve_finished_task(&api, &upid, &["TASK OK"]).await;
+    let running = common::ha_service_entry("pve1", "started", "stopping", "stopped");
+    common::serve_ha_status(&api, running.clone(), 1000, running).await;
+    let options = common::quick_wait().timeout(Some(Duration::from_millis(300)));
     let err = common::mock_client(&api)
         .wait(&upid, &options)
         .await
@@ -398,12 +317,12 @@ async fn an_ha_stop_that_never_happens_times_out_and_an_error_state_fails() {
     assert_eq!((sid.as_str(), wanted.as_str()), ("vm:100", "stopped"));
     assert!(last_seen.contains("stopping"), "{last_seen}");
 
-    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
-    serve_task(&api, &upid, &["TASK OK"]).await;
-    let broken = service("pve1", "error", "error", "stopped");
-    serve_ha(&api, broken.clone(), 1, broken).await;
+    let api = common::pve_mock_api().await;
+    common::serve_finished_task(&api, &upid, &["TASK OK"]).await;
+    let broken = common::ha_service_entry("pve1", "error", "error", "stopped");
+    common::serve_ha_status(&api, broken.clone(), 1, broken).await;
     let err = common::mock_client(&api)
-        .wait(&upid, &quick())
+        .wait(&upid, &common::quick_wait())
         .await
         .unwrap_err();
     assert!(matches!(err, Error::HaWait { .. }), "{err:?}");
@@ -412,21 +331,17 @@ async fn an_ha_stop_that_never_happens_times_out_and_an_error_state_fails() {
 /// A task that is not an HA worker is done when it stops.
 #[tokio::test]
 async fn other_tasks_end_with_the_task() {
-    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
+    let api = common::pve_mock_api().await;
     let upid: Upid = "UPID:pve1:0000A1B5:0001C3D4:6B0AEC73:qmstart:100:root@pam:"
         .parse()
         .unwrap();
-    serve_task(&api, &upid, &["TASK OK"]).await;
+    common::serve_finished_task(&api, &upid, &["TASK OK"]).await;
     let outcome = common::mock_client(&api)
-        .wait(&upid, &quick())
+        .wait(&upid, &common::quick_wait())
         .await
         .unwrap();
     assert!(outcome.ha.is_none());
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    common::assert_no_unexpected_requests(&api);
 }
 
 /// Defect 3. A token without `Sys.Audit` on `/` gets 403 on `/cluster/ha/resources`
@@ -436,39 +351,34 @@ async fn other_tasks_end_with_the_task() {
 /// inventory keeps everything else and says what it could not read.
 #[tokio::test]
 async fn the_inventory_keeps_what_it_read_beside_what_failed() {
-    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/nodes"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
+    let api = common::pve_mock_api().await;
+    common::pve_call("GET", "nodes")
+        .respond_with(common::data_answer(json!([
             {"node": "pve1", "status": "online"}, {"node": "pve2", "status": "offline"}
-        ]})))
+        ])))
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/cluster/resources"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
+    common::pve_call("GET", "cluster/resources")
+        .respond_with(common::data_answer(json!([
             {"id": "qemu/100", "type": "qemu", "node": "pve1", "vmid": 100, "name": "gitlab", "status": "running", "hastate": "started"},
             {"id": "lxc/200", "type": "lxc", "node": "pve1", "vmid": 200, "name": "dns1", "status": "running"},
             {"id": "lxc/201", "type": "lxc", "node": "pve2", "vmid": 201, "name": "dns2", "status": "unknown"}
-        ]})))
+        ])))
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/cluster/ha/resources"))
+    common::pve_call("GET", "cluster/ha/resources")
         .respond_with(ResponseTemplate::new(403).set_body_json(
             json!({"data": null, "message": "Permission check failed (/, Sys.Audit)\n"}),
         ))
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/nodes/pve1/lxc/200/config"))
+    common::pve_call("GET", "nodes/pve1/lxc/200/config")
         .respond_with(ResponseTemplate::new(200).set_body_json(
             json!({"data": {"hostname": "dns1", "unprivileged": 1, "digest": "bb22"}}),
         ))
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/nodes/pve2/lxc/201/config"))
+    common::pve_call("GET", "nodes/pve2/lxc/201/config")
         .respond_with(ResponseTemplate::new(595).set_body_json(json!({"data": null})))
         .mount(api.server())
         .await;
@@ -579,9 +489,8 @@ fn the_environment_is_read_as_the_bpg_provider_reads_it() {
 async fn a_config_write_with_a_stale_digest_is_a_conflict() {
     use cpps_proxmox::api::ConfigUpdate;
     use wiremock::matchers::body_string_contains;
-    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
-    Mock::given(method("PUT"))
-        .and(path("/api2/json/nodes/pve1/qemu/100/config"))
+    let api = common::pve_mock_api().await;
+    common::pve_call("PUT", "nodes/pve1/qemu/100/config")
         .and(body_string_contains("digest=aa11"))
         .and(body_string_contains("cores=4"))
         .respond_with(ResponseTemplate::new(500).set_body_json(json!({
@@ -590,8 +499,7 @@ async fn a_config_write_with_a_stale_digest_is_a_conflict() {
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("PUT"))
-        .and(path("/api2/json/nodes/pve1/lxc/200/config"))
+    common::pve_call("PUT", "nodes/pve1/lxc/200/config")
         .and(body_string_contains("digest=bb22"))
         .and(body_string_contains("delete=mp1"))
         .respond_with(ResponseTemplate::new(500).set_body_json(json!({
@@ -601,10 +509,9 @@ async fn a_config_write_with_a_stale_digest_is_a_conflict() {
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("PUT"))
-        .and(path("/api2/json/nodes/pve1/lxc/200/config"))
+    common::pve_call("PUT", "nodes/pve1/lxc/200/config")
         .and(body_string_contains("digest=cc33"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": null})))
+        .respond_with(common::data_answer(json!(null)))
         .expect(1)
         .mount(api.server())
         .await;
@@ -637,41 +544,33 @@ async fn a_config_write_with_a_stale_digest_is_a_conflict() {
 async fn ha_resources_are_added_moved_and_waited_for_per_release() {
     use cpps_proxmox::api::HaResourceSpec;
     use wiremock::matchers::body_string_contains;
-    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/version"))
+    let api = common::pve_mock_api().await;
+    common::pve_call("GET", "version")
         .respond_with(ResponseTemplate::new(200).set_body_json(
             json!({"data": {"version": "8.4.1", "release": "8.4", "repoid": "abc"}}),
         ))
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("POST"))
-        .and(path("/api2/json/cluster/ha/resources"))
+    common::pve_call("POST", "cluster/ha/resources")
         .and(body_string_contains("sid=vm%3A100"))
         .and(body_string_contains("group=franca"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": null})))
+        .respond_with(common::data_answer(json!(null)))
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("POST"))
-        .and(path("/api2/json/cluster/ha/resources/vm%3A100/migrate"))
+    common::pve_call("POST", "cluster/ha/resources/vm%3A100/migrate")
         .and(body_string_contains("node=pve2"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": null})))
+        .respond_with(common::data_answer(json!(null)))
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("DELETE"))
-        .and(path("/api2/json/cluster/ha/resources/vm%3A100"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": null})))
-        .expect(1)
-        .mount(api.server())
-        .await;
-    serve_ha(
+    common::expect_once(&api, "DELETE", "cluster/ha/resources/vm%3A100", json!(null)).await;
+    common::serve_ha_status(
         &api,
-        service("pve1", "migrate", "migrate", "started"),
+        common::ha_service_entry("pve1", "migrate", "migrate", "started"),
         2,
-        service("pve2", "started", "started", "started"),
+        common::ha_service_entry("pve2", "started", "started", "started"),
     )
     .await;
     let pve = common::mock_client(&api);
@@ -688,7 +587,11 @@ async fn ha_resources_are_added_moved_and_waited_for_per_release() {
     assert_eq!(err.delivery(), cpps_http::Delivery::NotSent);
     ha.ha_move(&sid, "pve2", false).await.unwrap();
     let reached = ha
-        .ha_wait(&sid, HaWanted::OnNode("pve2".to_owned()), &quick())
+        .ha_wait(
+            &sid,
+            HaWanted::OnNode("pve2".to_owned()),
+            &common::quick_wait(),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -697,11 +600,7 @@ async fn ha_resources_are_added_moved_and_waited_for_per_release() {
     );
     ha.ha_remove(&sid).await.unwrap();
     api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    common::assert_no_unexpected_requests(&api);
 }
 
 /// Capability: backups as a loop on the PVE side: the vzdump jobs (`GET /cluster/backup`,
@@ -711,37 +610,32 @@ async fn ha_resources_are_added_moved_and_waited_for_per_release() {
 #[tokio::test]
 async fn vzdump_jobs_uncovered_guests_and_a_backup_waited_on() {
     use wiremock::matchers::body_string_contains;
-    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/cluster/backup"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
+    let api = common::pve_mock_api().await;
+    common::expect_once(&api, "GET", "cluster/backup", json!([
             {"id": "backup-5f1a", "type": "vzdump", "enabled": 1, "schedule": "21:00", "storage": "pbs-franca",
              "vmid": "100,200", "mode": "snapshot", "next-run": 1795978800},
             {"id": "backup-old", "type": "vzdump", "enabled": 0, "schedule": "sun 03:00", "storage": "local", "all": 1}
-        ]})))
-        .expect(1)
-        .mount(api.server())
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/cluster/backup-info/not-backed-up"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
+        ])).await;
+    common::expect_once(
+        &api,
+        "GET",
+        "cluster/backup-info/not-backed-up",
+        json!([
             {"vmid": 201, "type": "lxc", "name": "dns2"}
-        ]})))
-        .expect(1)
-        .mount(api.server())
-        .await;
+        ]),
+    )
+    .await;
     let upid: Upid = "UPID:pve1:0000A1B6:0001C3D4:6B0AEC74:vzdump:201:root@pam!ci:"
         .parse()
         .unwrap();
-    Mock::given(method("POST"))
-        .and(path("/api2/json/nodes/pve1/vzdump"))
+    common::pve_call("POST", "nodes/pve1/vzdump")
         .and(body_string_contains("vmid=201"))
         .and(body_string_contains("storage=pbs-franca"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": upid.as_str()})))
+        .respond_with(common::data_answer(json!(upid.as_str())))
         .expect(1)
         .mount(api.server())
         .await;
-    serve_task(&api, &upid, &["INFO: starting new backup job", "TASK OK"]).await;
+    common::serve_finished_task(&api, &upid, &["INFO: starting new backup job", "TASK OK"]).await;
     let pve = common::mock_client(&api);
     let jobs = pve.cluster().backup_jobs().await.unwrap();
     assert_eq!(jobs.len(), 2);
@@ -755,7 +649,7 @@ async fn vzdump_jobs_uncovered_guests_and_a_backup_waited_on() {
         .vzdump(uncovered[0].vmid, "pbs-franca", None)
         .await
         .unwrap();
-    let outcome = pve.wait(&started, &quick()).await.unwrap();
+    let outcome = pve.wait(&started, &common::quick_wait()).await.unwrap();
     assert!(outcome.exit_status.is_success());
     assert!(outcome.ha.is_none());
     api.verify().await;

@@ -16,7 +16,8 @@
 //! it runs in, pattern ≤ its members, cert-manager and alerts = their owner); exactly one router, one Traefik,
 //! one ArgoCD and one Proxmox cluster per site; every Proxmox cluster, LINSTOR pool, K3s
 //! cluster, ArgoCD, PBS and Traefik only involves components of its own site; every LINSTOR
-//! satellite has a non-empty replication interface; `1 <= place_count <=` diskful nodes;
+//! satellite has a non-empty replication interface; every pool node runs a satellite and every
+//! controller host a controller; `1 <= place_count <=` diskful nodes;
 //! general clusters have only VM nodes (Cilium ≥ 1.16 with default-deny, or flannel) and no
 //! GPU guest; GPU clusters are flannel, `purpose: gpu`, `node_placement: lxc_privileged`, made of
 //! privileged LXCs that use the A5000 of their Tier 3 host; each cluster is managed by exactly
@@ -165,6 +166,8 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
         t.routers.push(Router {
             id: id(format!("s{s}-vyos")),
             site: id(format!("s{s}")),
+            host: None,
+            guest: None,
             vrrp_peer: None,
             wireguard_peers: Vec::new(),
             subnets: vec![format!("10.{s}.0.0/16")],
@@ -175,6 +178,7 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
             id: id(format!("s{s}-traefik")),
             site: id(format!("s{s}")),
             guest: None,
+            host: None,
             address: None,
             ha: false,
             ha_state: None,
@@ -189,10 +193,9 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
                 1 => (Some(id("tier-2a".to_owned())), vec![gpu("A5500")]),
                 _ => (None, Vec::new()),
             };
-            let mut roles = vec![LinstorRole::Satellite];
-            if h % 3 == 0 {
-                roles.push(LinstorRole::Controller);
-            }
+            // Every host is the primary or a standby controller of its pool (below), so every
+            // host runs a controller as well as a satellite.
+            let roles = vec![LinstorRole::Satellite, LinstorRole::Controller];
             t.hosts.push(Host {
                 id: id(format!("s{s}-h{h}")),
                 site: id(format!("s{s}")),
@@ -572,6 +575,8 @@ pub fn rename_all(topology: &Topology) -> Topology {
             x.id = r(&x.id);
             x.site = r(&x.site);
             x.vrrp_peer = x.vrrp_peer.as_ref().map(r);
+            x.host = x.host.as_ref().map(r);
+            x.guest = x.guest.as_ref().map(r);
             x.wireguard_peers = x.wireguard_peers.iter().map(r).collect();
         }
         for x in &mut t.traefik {
@@ -579,6 +584,7 @@ pub fn rename_all(topology: &Topology) -> Topology {
             x.site = r(&x.site);
             x.guest = x.guest.as_ref().map(r);
         }
+            x.host = x.host.as_ref().map(r);
         for x in &mut t.links {
             x.id = r(&x.id);
             x.sites = [r(&x.sites[0]), r(&x.sites[1])];

@@ -2,7 +2,8 @@
 //! here: wiremock answers with cpps-pbs's fixtures (shaped as `pbs-apidoc.json` says, checked
 //! by cpps-pbs's `tests/fixtures.rs`) and with a real VyOS configuration from VyOS's own test
 //! suite (cpps-vyos's `tests/fixtures/vyos-configs`), in the `/retrieve` answer shape of
-//! `vyos-http-api.md`.
+//! `vyos-http-api.md`, and with `/show` texts written as VyOS's printers write them (each cited
+//! where it is mounted).
 #![cfg(feature = "live")]
 
 use std::path::Path;
@@ -10,11 +11,12 @@ use std::path::Path;
 use cpps_http::test_util::MockApi;
 use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
 use cpps_topology::live::facts::{
-    PveFacts, PveGuest, PveGuestKind, PveNode, SiteObservation, Sourced,
+    BgpNeighborFact, DrbdConnectionFact, IpsecTunnelFact, LinstorFacts, PveFacts, PveGuest,
+    PveGuestKind, PveNode, SiteObservation, Sourced, VrrpFact, VyosFacts, WireGuardPeerFact,
 };
 use cpps_topology::live::{self, LiveOptions, Observation, ObserveOptions};
 use serde_json::json;
-use wiremock::matchers::{method, path, query_param};
+use wiremock::matchers::{body_partial_json, method, path, query_param};
 use wiremock::{Mock, ResponseTemplate};
 
 /// "Now" of cpps-pbs's fixtures: 2026-11-29T08:00:00Z.
@@ -119,7 +121,57 @@ async fn vyos() -> MockApi {
         )
         .mount(api.server())
         .await;
+    // vyos-1x `python/vyos/ifconfig/wireguard.py` `show_interface`: a peer that never shook
+    // hands has neither `latest handshake` nor `status`; `latest handshake` is `str(timedelta)`;
+    // a peer without live state (pink) is not listed.
+    let wg0 = "interface: wg0\n  address: 192.168.10.1/24\n  public key: cHVibGljLWtleS1vZi13ZzAtMDAwMDAwMDAwMDAwMDA=\n  private key: (hidden)\n  listening port: 7777\n\n  peer: red\n    public key: ALGWvMJCKpHF2tVH3hEIHqUe9iFfAmZATUUok/WQzks=\n    latest handshake: 0:00:40\n    status: active\n    allowed ips: 192.168.10.4/32\n    transfer: 1 MB received, 2 MB sent\n    persistent keepalive: every 20 seconds\n\n  peer: green\n    public key: 5iQUD3VoCDBTPXAPHOwUJ0p7xzKGHEY/wQmgvBVmaFI=\n    allowed ips: 192.168.10.21/32\n    persistent keepalive: every 25 seconds\n\n  peer: blue\n    public key: G4pZishpMRrLmd96Kr6V7LIuNGdcUb81gWaYZ+FWkG0=\n    latest handshake: 1:02:03\n    status: inactive\n    allowed ips: 192.168.10.3/32\n";
+    show(&api, &["interfaces", "wireguard", "wg0"], ok_text(wg0)).await;
+    // A reading that fails (the API answers a refused command 400, vyos-1x
+    // `src/services/api/rest/routers.py` `show_op`) is one partial line; the rest is kept.
+    show(
+        &api,
+        &["interfaces", "wireguard", "wg1"],
+        ResponseTemplate::new(400).set_body_string(
+            json!({"success": false, "data": null, "error": "wg1: device busy"}).to_string(),
+        ),
+    )
+    .await;
+    // vyos-1x `python/vyos/ifconfig/vrrp.py` `VRRP.format` (tabulate).
+    show(
+        &api,
+        &["vrrp"],
+        ok_text("Name    Interface      VRID  State      Priority  Last Transition\n------  -----------  ------  -------  ----------  -----------------\nLAN     eth1              1  FAULT           100  2m3s\n"),
+    )
+    .await;
+    // FRR `bgpd/bgp_vty.c` `bgp_show_summary_vty`: no BGP instance. Not an error: `None`.
+    show(
+        &api,
+        &["bgp", "summary"],
+        ok_text("% BGP instance not found\n"),
+    )
+    .await;
+    // vyos-1x `src/op_mode/ipsec.py` `show_connections` (cpps-vyos's fixture, printed by tabulate).
+    show(
+        &api,
+        &["vpn", "ipsec", "connections"],
+        ok_text(&read("cpps-vyos/tests/fixtures/show/ipsec-connections.txt")),
+    )
+    .await;
     api
+}
+
+fn ok_text(text: &str) -> ResponseTemplate {
+    ResponseTemplate::new(200)
+        .set_body_string(json!({"success": true, "data": text, "error": null}).to_string())
+}
+
+async fn show(api: &MockApi, words: &[&str], response: ResponseTemplate) {
+    Mock::given(method("POST"))
+        .and(path("/show"))
+        .and(body_partial_json(json!({"op": "show", "path": words})))
+        .respond_with(response)
+        .mount(api.server())
+        .await;
 }
 
 fn guest(vmid: u32, name: &str) -> PveGuest {
@@ -239,6 +291,62 @@ async fn backups_jobs_and_router_facts_feed_the_audit() {
         vyos.wireguard_peers,
         ["wg0/red", "wg0/green", "wg0/blue", "wg0/pink", "wg1/sam"]
     );
+    let handshakes: Vec<(&str, &str, bool, Option<u64>)> = vyos
+        .wireguard
+        .iter()
+        .map(|p| {
+            (
+                p.interface.as_str(),
+                p.peer.as_str(),
+                p.observed,
+                p.latest_handshake_secs,
+            )
+        })
+        .collect();
+    assert_eq!(
+        handshakes,
+        [
+            ("wg0", "red", true, Some(40)),
+            ("wg0", "green", true, None),
+            ("wg0", "blue", true, Some(3723)),
+            ("wg0", "pink", true, None),
+            ("wg1", "sam", false, None),
+        ]
+    );
+    assert_eq!(
+        vyos.wireguard[4].allowed_ips,
+        ["10.1.1.0/24", "10.89.90.1/32"]
+    );
+    assert_eq!(vyos.vrrp[0].state.as_deref(), Some("FAULT"));
+    assert_eq!(vyos.bgp, None, "no BGP instance is no error");
+    let tunnels: Vec<(&str, &str, &str, bool)> = vyos
+        .ipsec
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t.connection.as_str(),
+                t.tunnel.as_str(),
+                t.state.as_str(),
+                t.up,
+            )
+        })
+        .collect();
+    assert_eq!(
+        tunnels,
+        [
+            ("franca", "franca-tunnel-0", "up", true),
+            ("branch", "branch-tunnel-0", "down", false),
+        ]
+    );
+    assert_eq!(vyos.partial.len(), 1, "{:?}", vyos.partial);
+    assert!(
+        vyos.partial[0].starts_with("show interfaces wireguard wg1: ")
+            && vyos.partial[0].contains("wg1: device busy"),
+        "{:?}",
+        vyos.partial
+    );
 
     // BACKUP-003 over what PBS said, with the VM ids Proxmox would give.
     let topology = cpps_topology::load_str(
@@ -282,6 +390,231 @@ async fn backups_jobs_and_router_facts_feed_the_audit() {
         [
             "legacy-nfs guest legacy-nfs (101): newest verified backup is 2d2h old, RPO is 1d (newest backup 20h0m ago)",
             "monitoring guest monitoring (200): newest verified backup is none, RPO is 1d (newest backup 3d2h ago)",
+        ]
+    );
+}
+
+/// Two sites joined by a validated WireGuard link; SP's router also has a VRRP peer.
+const LINKED: &str = "\
+version: 1
+name: linked sites
+sites:
+  - { id: sp, state: validated }
+  - { id: franca, state: validated }
+proxmox_clusters:
+  - { id: pve-sp, site: sp, state: validated }
+  - { id: pve-franca, site: franca, state: validated }
+hosts:
+  - { id: pve-ippri-31, site: sp, proxmox_cluster: pve-sp, state: validated }
+  - { id: pve-labri-31, site: franca, proxmox_cluster: pve-franca, state: validated }
+routers:
+  - { id: vyos-sp, site: sp, subnets: [192.168.10.0/23], vrrp_peer: vyos-sp-b, state: validated }
+  - { id: vyos-sp-b, site: sp, vrrp_peer: vyos-sp, state: validated }
+  - { id: vyos-franca, site: franca, subnets: [10.20.0.0/16], state: validated }
+links:
+  - id: wg-sp-franca
+    kind: wireguard
+    sites: [sp, franca]
+    endpoints: [vyos-sp, vyos-franca]
+    state: validated
+";
+
+fn peer(
+    interface: &str,
+    name: &str,
+    allowed: &[&str],
+    handshake: Option<u64>,
+) -> WireGuardPeerFact {
+    WireGuardPeerFact {
+        interface: interface.to_owned(),
+        peer: name.to_owned(),
+        allowed_ips: allowed.iter().map(|s| (*s).to_owned()).collect(),
+        address: None,
+        observed: true,
+        latest_handshake_secs: handshake,
+    }
+}
+
+fn neighbor(address: &str, state: &str) -> BgpNeighborFact {
+    BgpNeighborFact {
+        family: "IPv4 Unicast".to_owned(),
+        neighbor: address.to_owned(),
+        remote_as: "65020".to_owned(),
+        state: state.to_owned(),
+        established: state == "Established",
+        admin_down: state == "Idle (Admin)",
+        up_down: "never".to_owned(),
+    }
+}
+
+fn vrrp(group: &str, state: Option<&str>) -> VrrpFact {
+    VrrpFact {
+        group: group.to_owned(),
+        interface: Some("eth1".to_owned()),
+        addresses: Vec::new(),
+        state: state.map(str::to_owned),
+    }
+}
+
+/// The findings of `rule`, as `severity subject message`, sorted.
+fn rule_messages(audit: &live::Audit, rule: &str) -> Vec<String> {
+    let mut out: Vec<String> = audit
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.rule.as_str() == rule)
+        .map(|f| format!("{} {} {}", f.severity.as_str(), f.subject, f.message))
+        .collect();
+    out.sort();
+    out
+}
+
+// The issue's case: a DRBD connection across the sites stuck in `Connecting` (LINSTOR's view,
+// linstor-server's `DrbdConnection` states) and the link's WireGuard peer without a handshake
+// (VyOS prints no `latest handshake` for a peer that never shook hands, vyos-1x
+// `python/vyos/ifconfig/wireguard.py`) are one LINK-001 finding naming both. The far end whose
+// peer shook hands 30 s ago says nothing; BGP and IPsec sessions down are LINK-002 findings, on
+// the link when the neighbor is on its far side (in the remote router's subnets), on the router
+// otherwise, and a neighbor shut down on purpose is none; VRRP groups not MASTER/BACKUP are
+// VRRP-001 findings, an unknown state included.
+#[test]
+fn routers_and_drbd_feed_the_network_rules() {
+    let topology =
+        cpps_topology::load_str("linked.yaml", LINKED).unwrap_or_else(|e| panic!("{}", e.render()));
+    let mut sp = SiteObservation::new("sp");
+    sp.linstor = Sourced::Observed(LinstorFacts {
+        connections_down: vec![
+            DrbdConnectionFact {
+                resource: "pm-1a2b3c4d_300".to_owned(),
+                node: "pve-ippri-31".to_owned(),
+                peer: "pve-labri-31".to_owned(),
+                state: "Connecting".to_owned(),
+            },
+            // Within one site: not the link's.
+            DrbdConnectionFact {
+                resource: "pm-1a2b3c4d_301".to_owned(),
+                node: "pve-ippri-31".to_owned(),
+                peer: "pve-ippri-32".to_owned(),
+                state: "StandAlone".to_owned(),
+            },
+        ],
+        ..LinstorFacts::default()
+    });
+    sp.vyos = Sourced::Observed(VyosFacts {
+        server: "https://127.0.0.1:8443".to_owned(),
+        vrrp: vec![
+            vrrp("LAN", Some("MASTER")),
+            vrrp("MGMT", Some("FAULT")),
+            vrrp("DMZ", Some("DISABLED")),
+        ],
+        wireguard: vec![
+            peer("wg0", "laptop", &["192.168.10.50/32"], Some(10)),
+            peer("wg1", "franca", &["10.255.0.2/32", "10.20.0.0/16"], None),
+        ],
+        bgp: Some(vec![
+            neighbor("10.20.0.1", "Active"),
+            // Outside the remote /16 by one bit.
+            neighbor("10.21.0.1", "OpenSent"),
+            neighbor("203.0.113.1", "Connect"),
+            neighbor("198.51.100.1", "Idle (Admin)"),
+            neighbor("192.168.11.2", "Established"),
+        ]),
+        ipsec: Some(vec![IpsecTunnelFact {
+            connection: "branch".to_owned(),
+            tunnel: "branch-tunnel-0".to_owned(),
+            remote_address: "203.0.113.9".to_owned(),
+            state: "down".to_owned(),
+            up: false,
+        }]),
+        ..VyosFacts::default()
+    });
+    let mut franca = SiteObservation::new("franca");
+    franca.vyos = Sourced::Observed(VyosFacts {
+        server: "https://127.0.0.2:8443".to_owned(),
+        // Found by its allowed-ips (SP's subnet), not by name.
+        wireguard: vec![peer("wg0", "praca-da-se", &["192.168.10.0/23"], Some(30))],
+        ..VyosFacts::default()
+    });
+    let audit = live::audit(
+        &topology,
+        &Observation {
+            taken_at: NOW,
+            sites: vec![sp, franca],
+        },
+        &LiveOptions::at(NOW),
+    );
+    assert_eq!(
+        rule_messages(&audit, "LINK-001"),
+        [
+            "error wg-sp-franca link wg-sp-franca: DRBD connection pm-1a2b3c4d_300 pve-ippri-31 → pve-labri-31 Connecting across the link; WireGuard peer franca on wg1 of vyos-sp has never had a handshake"
+        ]
+    );
+    assert_eq!(
+        rule_messages(&audit, "LINK-002"),
+        [
+            "warning vyos-sp BGP session of vyos-sp to 10.21.0.1 (AS 65020, IPv4 Unicast) is OpenSent (Up/Down never)",
+            "warning vyos-sp BGP session of vyos-sp to 203.0.113.1 (AS 65020, IPv4 Unicast) is Connect (Up/Down never)",
+            "warning vyos-sp IPsec tunnel branch-tunnel-0 of connection branch (remote 203.0.113.9) on vyos-sp is down",
+            "warning wg-sp-franca BGP session of vyos-sp to 10.20.0.1 (AS 65020, IPv4 Unicast) is Active (Up/Down never)",
+        ]
+    );
+    assert_eq!(
+        rule_messages(&audit, "VRRP-001"),
+        [
+            "warning vyos-sp VRRP group DMZ on eth1 of vyos-sp is DISABLED",
+            "warning vyos-sp VRRP group MGMT on eth1 of vyos-sp is FAULT",
+        ]
+    );
+}
+
+// A peer that shook hands too long ago (more than VyOS's five minutes of `active`) without any
+// DRBD connection down is a LINK-001 finding of its own; a link end without any peer for the
+// link is one too; a router without BGP or IPsec (`None`) and whose readings failed says which
+// reading failed.
+#[test]
+fn stale_or_missing_peers_and_failed_readings() {
+    let topology =
+        cpps_topology::load_str("linked.yaml", LINKED).unwrap_or_else(|e| panic!("{}", e.render()));
+    let mut sp = SiteObservation::new("sp");
+    sp.vyos = Sourced::Observed(VyosFacts {
+        vrrp: vec![vrrp("LAN", None)],
+        wireguard: vec![peer("wg1", "Franca", &["10.255.0.2/32"], Some(7_380))],
+        partial: vec![
+            "show vrrp: HTTP request failed: timed out".to_owned(),
+            "show bgp summary: unexpected answer from /show: junk".to_owned(),
+        ],
+        ..VyosFacts::default()
+    });
+    let mut franca = SiteObservation::new("franca");
+    franca.vyos = Sourced::Observed(VyosFacts {
+        wireguard: vec![peer("wg0", "laptop", &["172.16.0.5/32"], Some(5))],
+        ..VyosFacts::default()
+    });
+    let audit = live::audit(
+        &topology,
+        &Observation {
+            taken_at: NOW,
+            sites: vec![sp, franca],
+        },
+        &LiveOptions::at(NOW),
+    );
+    assert_eq!(
+        rule_messages(&audit, "LINK-001"),
+        [
+            "error wg-sp-franca link wg-sp-franca: WireGuard peer Franca on wg1 of vyos-sp has had no handshake for 2h3m",
+            "error wg-sp-franca link wg-sp-franca: vyos-franca has no WireGuard peer for site sp (none is named sp or vyos-sp, none allows 192.168.10.0/23)",
+        ]
+    );
+    assert_eq!(
+        rule_messages(&audit, "LINK-002"),
+        [
+            "warning vyos-sp vyos-sp: cannot be read: show bgp summary: unexpected answer from /show: junk"
+        ]
+    );
+    assert_eq!(
+        rule_messages(&audit, "VRRP-001"),
+        [
+            "warning vyos-sp the state of VRRP group LAN on eth1 of vyos-sp is unknown (show vrrp: HTTP request failed: timed out)"
         ]
     );
 }

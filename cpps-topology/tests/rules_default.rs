@@ -56,6 +56,19 @@ fn the_documented_gaps_are_reported() {
     for router in ["vyos-franca", "vyos-sp"] {
         assert_eq!(find(&r, "NET-002", router).severity, Severity::Warning);
     }
+    // One router per site: no NET-001.
+    assert!(r.findings.iter().all(|f| f.rule.as_str() != "NET-001"));
+
+    // "cert-manager instalado nos 2 clusters": the sites' general-purpose clusters. K3s Franca is
+    // in production without it; the GPU cluster of SP is not one of the two.
+    let f = find(&r, "INGRESS-002", "k3s-franca");
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.rule.as_str() == "INGRESS-002" && f.subject.id() == "k3s-gpu-sp"),
+        "INGRESS-002 asks the GPU cluster for cert-manager"
+    );
 
     // traefik-sp: `ha: True` only declared.
     let f = find(&r, "PVE-003", "traefik-sp");

@@ -1,15 +1,20 @@
-//! Shared test setup: the PVE API schema, and the fakepve server started by
-//! `xtask/env/fakepve.sh` (found through `CPPS_TEST_FAKEPVE`).
+//! Shared test setup: the PVE API schema, the fakepve server started by
+//! `xtask/env/fakepve.sh` (found through `CPPS_TEST_FAKEPVE`), and the wiremock server with
+//! the PVE answers the wiremock tests share (a finished task, the HA manager's status).
 #![allow(dead_code, unreachable_pub)]
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use cpps_http::test_util::MockApi;
 use cpps_http::{HttpClient, Request, RetryPolicy, SecretString, TlsMode};
 use cpps_proxmox::Client;
+use cpps_proxmox::family::{Upid, WaitOptions};
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
 
 /// The folder holding the upstream API schema (a copy of `shared/specs/`, see `SOURCE.md` there).
 pub fn specs_dir() -> PathBuf {
@@ -200,8 +205,115 @@ impl Session {
     }
 }
 
+/// A wiremock server for the PVE API: below `/api2/json`, answering every request it was not
+/// told about with "unexpected METHOD PATH" (see [`assert_no_unexpected_requests`]).
+pub async fn pve_mock_api() -> MockApi {
+    MockApi::start("/api2/json").await
+}
+
+/// A mock of `METHOD /api2/json/API_PATH`, for a test to add matchers and an answer to.
+pub fn pve_call(http_method: &str, api_path: &str) -> wiremock::MockBuilder {
+    Mock::given(method(http_method)).and(path(format!("/api2/json/{api_path}")))
+}
+
+/// Mounts a mock of `METHOD /api2/json/API_PATH` that answers `{"data": data}` and must be
+/// called exactly once (checked by `MockApi::verify`).
+pub async fn expect_once(api: &MockApi, http_method: &str, api_path: &str, data: Value) {
+    pve_call(http_method, api_path)
+        .respond_with(data_answer(data))
+        .expect(1)
+        .mount(api.server())
+        .await;
+}
+
+/// A 200 answer `{"data": data}`, the envelope of every PVE answer.
+pub fn data_answer(data: Value) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(json!({ "data": data }))
+}
+
+/// Fails the test, listing them, if the server got requests it was not told about.
+pub fn assert_no_unexpected_requests(api: &MockApi) {
+    let unexpected = api.unexpected_requests();
+    assert!(unexpected.is_empty(), "{unexpected:?}");
+}
+
+/// Task-wait options for tests against a mock: polls every 5 to 20 ms, gives up after 5 s.
+pub fn quick_wait() -> WaitOptions {
+    WaitOptions::default()
+        .intervals(Duration::from_millis(5), Duration::from_millis(20))
+        .timeout(Some(Duration::from_secs(5)))
+}
+
+/// A client of `url` with the API token `root@pam!ci` and the default retry policy.
+pub fn token_client(url: &str) -> Client {
+    Client::builder(url)
+        .api_token_str("root@pam!ci=5ecr3t")
+        .expect("a valid token")
+        .build()
+        .expect("the client builds")
+}
+
+/// Serves a task that has stopped with `OK`: its status (as pve-manager `PVE/API2/Tasks.pm`
+/// `read_task_status` writes it) and its log lines `log`.
+pub async fn serve_finished_task(api: &MockApi, upid: &Upid, log: &[&str]) {
+    Mock::given(method("GET"))
+        .and(path(format!("/api2/json/{}/status", upid.task_path())))
+        .respond_with(data_answer(json!({
+            "upid": upid.as_str(), "node": upid.node(), "pid": 41394, "pstart": 1000,
+            "starttime": 1795878000, "type": upid.worker_type(), "id": upid.worker_id(),
+            "user": "root@pam", "status": "stopped", "exitstatus": "OK"
+        })))
+        .mount(api.server())
+        .await;
+    let lines: Vec<Value> = log
+        .iter()
+        .enumerate()
+        .map(|(i, t)| json!({"n": i + 1, "t": t}))
+        .collect();
+    Mock::given(method("GET"))
+        .and(path(format!("/api2/json/{}/log", upid.task_path())))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"data": lines, "total": log.len()})),
+        )
+        .mount(api.server())
+        .await;
+}
+
+/// `GET /cluster/ha/status/current` as pve-ha-manager `src/PVE/API2/HA/Status.pm` writes a
+/// service entry (`sid`, `node`, `crm_state`, verbose `state`, `request_state`), answered
+/// `first` for `times` reads, then `then`.
+pub async fn serve_ha_status(api: &MockApi, first: Value, times: u64, then: Value) {
+    let status = |service: Value| {
+        json!({"data": [
+            {"id": "quorum", "type": "quorum", "status": "OK", "quorate": 1, "node": "pve1"},
+            {"id": "master", "type": "master", "node": "pve1", "status": "pve1 (active, Tue Dec  1 10:00:00 2026)"},
+            service
+        ]})
+    };
+    Mock::given(method("GET"))
+        .and(path("/api2/json/cluster/ha/status/current"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(status(first)))
+        .up_to_n_times(times)
+        .with_priority(1)
+        .mount(api.server())
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/cluster/ha/status/current"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(status(then)))
+        .with_priority(2)
+        .mount(api.server())
+        .await;
+}
+
+/// One service entry of `GET /cluster/ha/status/current` for `vm:100`.
+pub fn ha_service_entry(node: &str, crm: &str, state: &str, request: &str) -> Value {
+    json!({"id": "service:vm:100", "type": "service", "sid": "vm:100", "node": node,
+           "crm_state": crm, "state": state, "request_state": request,
+           "status": format!("vm:100 ({node}, {state})")})
+}
+
 /// A client of a wiremock server (token auth, quick retries), for the wiremock tests.
-pub fn mock_client(api: &cpps_http::test_util::MockApi) -> Client {
+pub fn mock_client(api: &MockApi) -> Client {
     Client::builder(api.base_url().as_str())
         .api_token_str("root@pam!ci=5ecr3t")
         .expect("a valid token")

@@ -1,5 +1,7 @@
 //! The live parts of the catalogue's rules: STATE-002/003, PVE-003, LINSTOR-007, BACKUP-003,
-//! GPU-005, GITOPS-002, INGRESS-002 and OBS-001, over an [`Observation`] and its [`Diff`].
+//! GPU-005, GITOPS-002, INGRESS-002 and OBS-001, and the live network rules LINK-001, LINK-002
+//! and VRRP-001 (`docs/live-invariants.md`, in [`net`]), over an [`Observation`] and its
+//! [`Diff`].
 //!
 //! They emit the same [`Finding`]s as the static checks, with the component's location in the
 //! topology file, so suppressions and every report format apply to them unchanged.
@@ -13,6 +15,8 @@ use crate::finding::{Finding, Severity};
 use crate::model::{ComponentRef, Location as ModelLocation, State, Topology};
 use crate::rules::RuleId;
 use crate::rules::checks::Sink;
+
+mod net;
 
 /// Thresholds of the live rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +70,9 @@ pub(crate) static LIVE_CHECKS: &[(RuleId, LiveCheck)] = &[
     (RuleId("GPU-005"), gpu_005),
     (RuleId("GITOPS-002"), gitops_002),
     (RuleId("OBS-001"), obs_001),
+    (RuleId("LINK-001"), net::link_001),
+    (RuleId("LINK-002"), net::link_002),
+    (RuleId("VRRP-001"), net::vrrp_001),
 ];
 
 /// What the live checks read.

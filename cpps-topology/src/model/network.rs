@@ -4,7 +4,7 @@ use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
 
-use super::{GuestId, LinkId, Meta, RouterId, SiteId, State, TraefikId};
+use super::{GuestId, HostId, LinkId, Meta, RouterId, SiteId, State, TraefikId};
 
 /// A VyOS router.
 #[derive(Clone, Debug, PartialEq)]
@@ -13,7 +13,13 @@ pub struct Router {
     pub id: RouterId,
     /// Its site. Location: `meta.at("site")`.
     pub site: SiteId,
-    /// Its VRRP peer. Location: `meta.at("vrrp_peer")`.
+    /// The host it runs on directly (bare metal or the host's own network stack), if modelled.
+    /// Location: `meta.at("host")`.
+    pub host: Option<HostId>,
+    /// The guest (VM) it runs in, if modelled. Location: `meta.at("guest")`.
+    pub guest: Option<GuestId>,
+    /// Its VRRP peer: routers joined by `vrrp_peer` (in either direction) form one VRRP group.
+    /// Location: `meta.at("vrrp_peer")`.
     pub vrrp_peer: Option<RouterId>,
     /// Its WireGuard peers. Locations: `meta.at("wireguard_peers[i]")`.
     pub wireguard_peers: Vec<RouterId>,
@@ -32,6 +38,8 @@ pub struct Traefik {
     pub site: SiteId,
     /// The guest it runs in, if modelled. Location: `meta.at("guest")`.
     pub guest: Option<GuestId>,
+    /// The host it runs on directly, if modelled. Location: `meta.at("host")`.
+    pub host: Option<HostId>,
     /// Its address.
     pub address: Option<IpAddr>,
     /// Declared HA. Location: `meta.at("ha")`.

@@ -572,6 +572,42 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         )],
         remediation: "add a `use_case` to the component, or drop it from the roadmap",
     },
+    // The relations of the model (`docs/relations.md`), rows of `docs/added-invariants.md`.
+    RuleInfo {
+        id: RuleId("REL-001"),
+        severity: Severity::Error,
+        kind: RuleKind::Static,
+        title: "a relation of the model can exist: a guest in one cluster, pool nodes on LINSTOR satellites, controllers on controller hosts, link ends in the link's sites, VRRP peers in the router's site, pattern fields of their kind, no reference listed twice",
+        citations: &[
+            cite(
+                ARCH,
+                "A ordenação é bottom-up por dependência operacional: cada camada N só pode ser operada sobre a N-1 estável.",
+            ),
+            cite(
+                ARCH,
+                "Modularidade entre camadas — cada camada tem interface clara; trocar componente não cascata pras demais",
+            ),
+        ],
+        remediation: "change the reference so that it names a component that can play that part (see docs/relations.md)",
+    },
+    RuleInfo {
+        id: RuleId("REL-002"),
+        severity: Severity::Warning,
+        kind: RuleKind::Static,
+        title: "a relation agrees with the decisions: a PBS in a VM dedicated to it, ArgoCD in a general-purpose cluster, a GPU cluster with a GPU node",
+        citations: &[
+            cite(ARCH, "Onde rodar PBS (VM dedicada por site)"),
+            cite(
+                ADR9,
+                "K3s SP principal: workloads gerais (apps stateful tipo Tutor, OpenObserve, ArgoCD SP, Authentik)",
+            ),
+            cite(
+                ADR9,
+                "K3s GPU: workloads que precisam de aceleração (vLLM, treinamento, inference)",
+            ),
+        ],
+        remediation: "give the PBS a VM of its own, run ArgoCD in the site's general-purpose cluster, give the GPU cluster the guest that uses the GPU",
+    },
     // The IaC as evidence (`crate::iac`): the rows of `docs/iac-invariants.md`.
     RuleInfo {
         id: RuleId("IAC-001"),

@@ -8,8 +8,8 @@ use cpps_linstor::health::{self, ClusterState, HealthOptions};
 
 use super::Source;
 use crate::live::facts::{
-    LinstorFacts, LinstorGroup, LinstorNode, LinstorResource, LinstorStoragePool, SourceFailure,
-    SourceKind,
+    DrbdConnectionFact, LinstorFacts, LinstorGroup, LinstorNode, LinstorResource,
+    LinstorStoragePool, SourceFailure, SourceKind,
 };
 
 /// A site's LINSTOR controllers, read through [`cpps_linstor::Client`]
@@ -84,7 +84,38 @@ pub fn linstor_facts(state: &ClusterState) -> LinstorFacts {
             }
         }
     }
+    // The DRBD connections that are down, as cpps-linstor's health counts them (from online
+    // nodes only: an offline satellite's view is stale).
+    let online: BTreeSet<&str> = state
+        .nodes
+        .iter()
+        .filter(|n| n.is_online())
+        .map(|n| n.name.as_str())
+        .collect();
+    let mut connections_down = Vec::new();
+    for r in state
+        .resources
+        .iter()
+        .filter(|r| online.contains(r.node_name.as_str()))
+    {
+        for (peer, c) in r.drbd_connections().into_iter().flatten() {
+            let state = c.message.as_ref();
+            if c.connected == Some(false)
+                || state.is_some_and(|s| {
+                    *s != cpps_linstor::types::resource::DrbdConnectionState::Connected
+                })
+            {
+                connections_down.push(DrbdConnectionFact {
+                    resource: r.name.clone(),
+                    node: r.node_name.clone(),
+                    peer: peer.clone(),
+                    state: state.map_or_else(|| "not connected".to_owned(), ToString::to_string),
+                });
+            }
+        }
+    }
     LinstorFacts {
+        connections_down,
         controller: String::new(),
         nodes: state
             .nodes

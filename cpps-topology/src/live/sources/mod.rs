@@ -8,7 +8,7 @@
 //! | [`KubeSource`] | nodes, GPU nodes, CNI, Argo CD apps, certificates, Kueue | `cpps-gpu` (kube) |
 //! | [`NvmlSource`] | driver version, GPU health, XIDs | `cpps-gpu` (NVML) |
 //! | [`PbsSource`] | datastores, sync/verify/prune jobs, newest verified snapshot per guest | `cpps-pbs` |
-//! | [`VyosSource`] | host name, VRRP groups, WireGuard peers | `cpps-vyos` |
+//! | [`VyosSource`] | host name, VRRP groups and states, WireGuard peers and handshakes, BGP neighbors, IPsec tunnels | `cpps-vyos` |
 
 use async_trait::async_trait;
 
@@ -28,7 +28,7 @@ pub use kube::{KubeSource, kube_facts};
 pub use linstor::{LinstorSource, linstor_facts};
 pub use pbs::PbsSource;
 pub use pve::PveSource;
-pub use vyos::{VyosSource, vyos_facts};
+pub use vyos::{VyosSource, apply_vrrp, apply_wireguard, bgp_facts, ipsec_facts, vyos_facts};
 
 /// One live system that can be asked for its facts.
 ///

@@ -12,6 +12,8 @@ impl Cx<'_> {
     pub(super) fn router(&mut self, r: &RouterFile) -> Option<Router> {
         let (id, mut meta) = self.component(K::Router, r)?;
         let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &r.site);
+        let host = self.opt_reference(&mut meta, "host", Target::Kind(K::Host), &r.host);
+        let guest = self.opt_reference(&mut meta, "guest", Target::Kind(K::Guest), &r.guest);
         let vrrp_peer = self.opt_reference(
             &mut meta,
             "vrrp_peer",
@@ -28,6 +30,8 @@ impl Cx<'_> {
         Some(Router {
             id,
             site,
+            host,
+            guest,
             vrrp_peer,
             wireguard_peers,
             subnets: r.subnets.clone(),
@@ -39,6 +43,7 @@ impl Cx<'_> {
         let (id, mut meta) = self.component(K::Traefik, x)?;
         let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &x.site);
         let guest = self.opt_reference(&mut meta, "guest", Target::Kind(K::Guest), &x.guest);
+        let host = self.opt_reference(&mut meta, "host", Target::Kind(K::Host), &x.host);
         let address = self.field::<IpAddr>(&mut meta, "address", &x.address);
         let ha = self.flag(&mut meta, "ha", &x.ha);
         let ha_state = self.state_of(&mut meta, "ha_state", &x.ha_state);
@@ -47,6 +52,7 @@ impl Cx<'_> {
             id,
             site,
             guest,
+            host,
             address,
             ha,
             ha_state,

@@ -9,7 +9,13 @@ component_file! {
     struct RouterFile {
         /// Its site.
         pub(crate) site: At<String>,
-        /// VRRP peer router.
+        /// The host it runs on directly.
+        #[serde(default)]
+        pub(crate) host: Option<At<String>>,
+        /// The guest (VM) it runs in.
+        #[serde(default)]
+        pub(crate) guest: Option<At<String>>,
+        /// VRRP peer router (routers joined by peers form one VRRP group).
         #[serde(default)]
         pub(crate) vrrp_peer: Option<At<String>>,
         /// WireGuard peer routers.
@@ -30,6 +36,9 @@ component_file! {
         /// The guest it runs in.
         #[serde(default)]
         pub(crate) guest: Option<At<String>>,
+        /// The host it runs on directly.
+        #[serde(default)]
+        pub(crate) host: Option<At<String>>,
         /// Its address.
         #[serde(default)]
         pub(crate) address: Option<At<String>>,

@@ -2,12 +2,21 @@
 
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
-use crate::model::{ComponentRef, SiteId, State};
+use crate::model::{ClusterPurpose, ComponentRef, SiteId, State};
 
-/// SITE-001: nothing essential of a site runs on, or stores on, a component of another site.
+/// SITE-001: nothing essential of a site runs on, stores on, or is backed up only to a
+/// component of another site ("nada essencial depende de link cross-site").
+///
+/// What it follows: a guest's storage pool and its backup PBS; a cluster's node guests (and, for
+/// a general-purpose cluster not yet placed, its candidate hosts: a GPU cluster's candidates are
+/// GPU-008's); the cluster an ArgoCD runs in; the guest a PBS runs in; the host or guest a router
+/// or a Traefik runs on; a LINSTOR controller's hosts. A guest whose backup is a PBS of the other
+/// site has no backup while the link is down: the documents want a local PBS and a cross-site
+/// *sync* of it ("PBS local" then "PBS remoto cross-site"), never a remote PBS alone.
 pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let guest_site = |id| topo.guest(id).and_then(|g| topo.site_of_guest(g));
+    let host_site = |id| topo.host(id).map(|h| &h.site);
     let emit = |sink: &mut Sink<'_>,
                 c: ComponentRef<'_>,
                 field: &str,
@@ -44,7 +53,44 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
+    for (gi, g) in topo.guests().iter().enumerate() {
+        let (Some(host), Some(pbs)) = (
+            ctx.guest_hosts[gi],
+            g.backup.as_ref().and_then(|p| topo.pbs_server(p)),
+        ) else {
+            continue;
+        };
+        if pbs.site != host.site {
+            // The backup exists only as far as both ends do.
+            let state = g.meta.state.min(pbs.meta.state);
+            sink.emit_at(
+                scaled(Severity::Error, state),
+                ComponentRef::Guest(g),
+                "backup",
+                format!(
+                    "guest {} belongs to site {} but its only backup is PBS {} of site {}: while the cross-site link is down it has no backup; back it up to a PBS of site {} and sync that one across",
+                    g.id, host.site, pbs.id, pbs.site, host.site
+                ),
+            );
+        }
+    }
     for (ki, k) in topo.k3s_clusters().iter().enumerate() {
+        if k.nodes.is_empty() && k.purpose == ClusterPurpose::General {
+            for (i, h) in k.candidate_hosts.iter().enumerate() {
+                if let Some(site) = host_site(h)
+                    && site != &k.site
+                {
+                    emit(
+                        sink,
+                        ComponentRef::K3sCluster(k),
+                        &format!("candidate_hosts[{i}]"),
+                        &k.site,
+                        format!("its candidate host {h}"),
+                        site,
+                    );
+                }
+            }
+        }
         for &(i, gi) in &ctx.cluster_nodes[ki] {
             if let Some(host) = ctx.guest_hosts[gi]
                 && host.site != k.site
@@ -89,15 +135,55 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         }
     }
     for t in topo.traefik() {
+        let c = ComponentRef::Traefik(t);
         if let Some(site) = t.guest.as_ref().and_then(guest_site)
             && site != &t.site
         {
             emit(
                 sink,
-                ComponentRef::Traefik(t),
+                c,
                 "guest",
                 &t.site,
                 "the guest it runs in".to_owned(),
+                site,
+            );
+        }
+        if let Some(site) = t.host.as_ref().and_then(host_site)
+            && site != &t.site
+        {
+            emit(
+                sink,
+                c,
+                "host",
+                &t.site,
+                "the host it runs on".to_owned(),
+                site,
+            );
+        }
+    }
+    for r in topo.routers() {
+        let c = ComponentRef::Router(r);
+        if let Some(site) = r.guest.as_ref().and_then(guest_site)
+            && site != &r.site
+        {
+            emit(
+                sink,
+                c,
+                "guest",
+                &r.site,
+                "the guest it runs in".to_owned(),
+                site,
+            );
+        }
+        if let Some(site) = r.host.as_ref().and_then(host_site)
+            && site != &r.site
+        {
+            emit(
+                sink,
+                c,
+                "host",
+                &r.site,
+                "the host it runs on".to_owned(),
                 site,
             );
         }

@@ -22,6 +22,8 @@ use crate::model::{
 mod compute;
 mod network;
 mod platform;
+mod relations;
+mod secrets;
 mod state;
 mod storage;
 
@@ -67,6 +69,8 @@ pub(crate) static STATIC_CHECKS: &[(RuleId, StaticCheck)] = &[
     (RuleId("SEC-001"), state::sec_001),
     (RuleId("OBS-001"), state::obs_001),
     (RuleId("FRUGAL-001"), state::frugal_001),
+    (RuleId("REL-001"), relations::rel_001),
+    (RuleId("REL-002"), relations::rel_002),
 ];
 
 /// The severity of a finding on a component in `state`: a `desired` component is a roadmap fact,

@@ -2,53 +2,92 @@
 
 use std::collections::HashSet;
 
+// foldhash: the indexes are keyed by ids from the team's own file, so SipHash's protection
+// against chosen keys buys nothing and costs ~40 % of a check's instructions.
+use foldhash::{HashMap, HashMapExt};
+
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
-use crate::model::{ComponentRef, SiteId, State};
+use crate::model::{ClusterPurpose, ComponentRef, Router, SiteId, State};
 
-/// NET-001: exactly one VyOS router per site, a VRRP pair counting as one.
-pub(super) fn net_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for site in ctx.topo.sites() {
-        let all = ctx
-            .routers_by_site
-            .get(&site.id)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
-        let live: Vec<_> = all
-            .iter()
-            .filter(|r| r.meta.state != State::Desired)
-            .collect();
-        let ids: HashSet<&str> = live.iter().map(|r| r.id.as_str()).collect();
-        let mut pairs: HashSet<(&str, &str)> = HashSet::new();
-        for r in &live {
-            if let Some(peer) = r.vrrp_peer.as_ref().map(|p| p.as_str())
-                && ids.contains(peer)
-                && peer != r.id.as_str()
-            {
-                let a = r.id.as_str();
-                pairs.insert(if a < peer { (a, peer) } else { (peer, a) });
+/// The VRRP groups of each site: routers joined by `vrrp_peer` (in either direction, through any
+/// number of routers) are one group, whatever its size. A peer of another site, or the router
+/// itself, joins nothing: VRRP runs inside one network segment (REL-001 reports such a peer).
+/// Groups and their members are in file order. Union-find over the routers, O(n α(n)).
+fn vrrp_groups<'t>(ctx: &Ctx<'t>, site: &SiteId) -> Vec<Vec<&'t Router>> {
+    let routers = ctx
+        .routers_by_site
+        .get(site)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let index: HashMap<&str, usize> = routers
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id.as_str(), i))
+        .collect();
+    let mut parent: Vec<usize> = (0..routers.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for (i, r) in routers.iter().enumerate() {
+        if let Some(&j) = r.vrrp_peer.as_ref().and_then(|p| index.get(p.as_str())) {
+            let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+            if a != b {
+                parent[a.max(b)] = a.min(b);
             }
         }
-        let groups = live.len().saturating_sub(pairs.len());
+    }
+    let mut slot: HashMap<usize, usize> = HashMap::new();
+    let mut groups: Vec<Vec<&'t Router>> = Vec::new();
+    for (i, r) in routers.iter().enumerate() {
+        let at = root(&mut parent, i);
+        let g = *slot.entry(at).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push(r);
+    }
+    groups
+}
+
+fn group_names(group: &[&Router]) -> String {
+    let names: Vec<&str> = group.iter().map(|r| r.id.as_str()).collect();
+    names.join(" + ")
+}
+
+/// NET-001: exactly one VyOS router per site, a VRRP group of any size counting as one. A group
+/// counts when one of its routers is in service (declared or validated).
+pub(super) fn net_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    for site in ctx.topo.sites() {
+        let groups = vrrp_groups(ctx, &site.id);
+        let in_service: Vec<&Vec<&Router>> = groups
+            .iter()
+            .filter(|g| g.iter().any(|r| r.meta.state != State::Desired))
+            .collect();
         let c = ComponentRef::Site(site);
-        if groups > 1 {
-            let names: Vec<&str> = live.iter().map(|r| r.id.as_str()).collect();
+        if in_service.len() > 1 {
+            let names: Vec<String> = in_service.iter().map(|g| group_names(g)).collect();
             sink.emit_at(
                 scaled(Severity::Error, site.meta.state),
                 c,
                 "state",
                 format!(
-                    "site {} has {groups} independent routers ({}): one router per site, a second only as its VRRP peer",
+                    "site {} has {} independent routers or VRRP groups ({}): one router per site, more only as VRRP peers of it",
                     site.id,
-                    names.join(", ")
+                    in_service.len(),
+                    names.join("; ")
                 ),
             );
-        } else if groups == 0 {
+        } else if in_service.is_empty() {
             // A router that is on the roadmap is a known gap: info; none at all is an error.
-            let (detail, severity) = if all.is_empty() {
+            let (detail, severity) = if groups.is_empty() {
                 ("declares no VyOS router".to_owned(), Severity::Error)
             } else {
-                let names: Vec<&str> = all.iter().map(|r| r.id.as_str()).collect();
+                let names: Vec<String> = groups.iter().map(|g| group_names(g)).collect();
                 (
                     format!(
                         "has no router in service ({} only desired)",
@@ -67,28 +106,45 @@ pub(super) fn net_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// NET-002: a router without a VRRP peer in service is a single point of failure.
+/// NET-002: a router in service whose VRRP group has no other member at least as mature is a
+/// single point of failure. The group is read whole: a validated group of any size is HA for
+/// its validated routers, whoever names whom as `vrrp_peer`; a peer that is only declared makes
+/// a declared router HA in the IaC, not a validated one in production.
 pub(super) fn net_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let topo = ctx.topo;
-    for r in topo.routers() {
-        if r.meta.state == State::Desired {
-            continue;
+    for site in ctx.topo.sites() {
+        for group in vrrp_groups(ctx, &site.id) {
+            for r in &group {
+                let state = r.meta.state;
+                if state == State::Desired {
+                    continue;
+                }
+                let others: Vec<&&Router> = group.iter().filter(|o| o.id != r.id).collect();
+                if others.iter().any(|o| o.meta.state >= state) {
+                    continue;
+                }
+                let detail = if others.is_empty() {
+                    "it has no VRRP peer".to_owned()
+                } else {
+                    let names: Vec<String> = others
+                        .iter()
+                        .map(|o| format!("{} ({})", o.id, o.meta.state))
+                        .collect();
+                    format!(
+                        "the other routers of its VRRP group are less mature than it ({state}): {}",
+                        names.join(", ")
+                    )
+                };
+                sink.emit_at(
+                    scaled(Severity::Warning, state),
+                    ComponentRef::Router(r),
+                    "vrrp_peer",
+                    format!(
+                        "router {} of site {} is a single point of failure: {detail}",
+                        r.id, r.site
+                    ),
+                );
+            }
         }
-        let peer = r.vrrp_peer.as_ref().and_then(|p| topo.router(p));
-        let detail = match peer {
-            Some(p) if p.meta.state != State::Desired => continue,
-            Some(p) => format!("its VRRP peer {} is only desired", p.id),
-            None => "it has no VRRP peer".to_owned(),
-        };
-        sink.emit_at(
-            scaled(Severity::Warning, r.meta.state),
-            ComponentRef::Router(r),
-            "vrrp_peer",
-            format!(
-                "router {} of site {} is a single point of failure: {detail}",
-                r.id, r.site
-            ),
-        );
     }
 }
 
@@ -253,11 +309,18 @@ pub(super) fn ingress_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// INGRESS-002 (static part): each cluster in service has cert-manager with a DNS-01
-/// ClusterIssuer, as mature as the cluster. The live part checks certificate expiry.
+/// INGRESS-002 (static part): each site's general-purpose cluster in service has cert-manager
+/// with a DNS-01 ClusterIssuer, as mature as the cluster. The live part checks certificate
+/// expiry.
+///
+/// "cert-manager instalado nos 2 clusters" counts the clusters of layer 5, one K3s per site
+/// ("K3s (1 cluster por site)"): the general-purpose clusters, where the apps that Traefik
+/// exposes run. The GPU clusters of ADR-009 are separate clusters the pending item does not
+/// count, so they are not asked for cert-manager. With more sites or more general clusters, each
+/// general-purpose cluster is checked.
 pub(super) fn ingress_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     for k in ctx.topo.k3s_clusters() {
-        if k.meta.state == State::Desired {
+        if k.meta.state == State::Desired || k.purpose != ClusterPurpose::General {
             continue;
         }
         let problem = match &k.cert_manager {
@@ -277,7 +340,10 @@ pub(super) fn ingress_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             Severity::Warning,
             ComponentRef::K3sCluster(k),
             "cert_manager",
-            format!("k3s cluster {} {problem}", k.id),
+            format!(
+                "general-purpose k3s cluster {} of site {} {problem}: cert-manager goes in each site's general-purpose cluster",
+                k.id, k.site
+            ),
         );
     }
 }

@@ -1,5 +1,6 @@
 //! STATE-001, SEC-001, OBS-001 and FRUGAL-001: rules about states, secrets and capabilities.
 
+use super::secrets::{SecretHit, find_secrets};
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
 use crate::model::{AlertKind, CapabilityKind, ComponentRef, Location, State};
@@ -270,126 +271,160 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     }
 }
 
-/// Markers of credentials that must never be written in the topology file.
-const SECRET_MARKERS: &[(&str, &str)] = &[
-    ("PVEAPIToken=", "a Proxmox API token header"),
-    ("PBSAPIToken=", "a PBS API token header"),
-    ("PRIVATE KEY-----", "a private key"),
-    ("AGE-SECRET-KEY-1", "an age secret key"),
-    ("ghp_", "a GitHub token"),
-    ("github_pat_", "a GitHub token"),
-    ("xoxb-", "a Slack token"),
-    ("Bearer ", "a bearer token"),
-];
+/// Turns increasing byte offsets of a text into 1-based lines and character columns, in one
+/// pass over the text whatever the number of offsets asked (they must not decrease).
+struct LineCursor<'a> {
+    text: &'a [u8],
+    pos: usize,
+    line: u32,
+    column: u32,
+}
 
-/// Key-like words that, followed by `:` or `=` and a value, write a credential.
-const SECRET_KEYS: &[&str] = &[
-    "password",
-    "passwd",
-    "secret",
-    "token",
-    "api_key",
-    "apikey",
-    "private_key",
-];
-
-/// What kind of secret `line` seems to hold, if any.
-pub(crate) fn secret_in(line: &str) -> Option<&'static str> {
-    for (marker, what) in SECRET_MARKERS {
-        if line.contains(marker) {
-            return Some(what);
+impl<'a> LineCursor<'a> {
+    fn new(text: &'a str) -> Self {
+        LineCursor {
+            text: text.as_bytes(),
+            pos: 0,
+            line: 1,
+            column: 1,
         }
     }
-    if has_pve_token_value(line) {
-        return Some("a Proxmox API token (user@realm!name=uuid)");
-    }
-    let lower = line.to_ascii_lowercase();
-    for key in SECRET_KEYS {
-        let mut from = 0;
-        while let Some(pos) = lower[from..].find(key) {
-            let end = from + pos + key.len();
-            let rest = lower[end..].trim_start();
-            if let Some(value) = rest.strip_prefix(':').or_else(|| rest.strip_prefix('=')) {
-                let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
-                // `token: ""`, `secret: ${ENV}` or a reference to the environment are not secrets.
-                let is_reference = value.is_empty()
-                    || value.starts_with('$')
-                    || value.starts_with("env:")
-                    || value.starts_with("sops:")
-                    || value.starts_with('#');
-                if !is_reference && value.len() >= 6 {
-                    return Some("a credential value");
-                }
+
+    fn advance_to(&mut self, offset: usize) -> (u32, u32) {
+        let end = offset.min(self.text.len());
+        for &b in &self.text[self.pos.min(end)..end] {
+            if b == b'\n' {
+                self.line += 1;
+                self.column = 1;
+            } else if b & 0xC0 != 0x80 {
+                // Not a UTF-8 continuation byte: a new character.
+                self.column += 1;
             }
-            from = end;
         }
+        self.pos = self.pos.max(end);
+        (self.line, self.column)
     }
-    None
 }
 
-/// `…=xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (the secret half of a PVE API token).
-fn has_pve_token_value(line: &str) -> bool {
-    line.match_indices('=').any(|(i, _)| {
-        let tail = &line.as_bytes()[i + 1..];
-        tail.len() >= 36
-            && tail[..36].iter().enumerate().all(|(j, b)| match j {
-                8 | 13 | 18 | 23 => *b == b'-',
-                _ => b.is_ascii_hexdigit(),
-            })
-    })
+/// The free text of a component, field by field (for a topology built in code, which has no file
+/// text to read whole).
+fn free_text<'t>(c: ComponentRef<'t>) -> Vec<(String, &'t str)> {
+    let meta = c.meta();
+    let mut out: Vec<(String, &'t str)> = Vec::new();
+    let mut push = |field: String, text: Option<&'t str>| {
+        if let Some(text) = text {
+            out.push((field, text));
+        }
+    };
+    push("note".to_owned(), meta.note.as_deref());
+    push("use_case".to_owned(), meta.use_case.as_deref());
+    match c {
+        ComponentRef::Site(s) => push("name".to_owned(), s.name.as_deref()),
+        ComponentRef::Guest(g) => push("role".to_owned(), g.role.as_deref()),
+        ComponentRef::LinstorPool(p) => {
+            push("provider".to_owned(), Some(p.provider.as_str()));
+            push("storage_pool".to_owned(), p.storage_pool.as_deref());
+        }
+        ComponentRef::K3sCluster(k) => {
+            push(
+                "cert_manager".to_owned(),
+                k.cert_manager.as_ref().and_then(|cm| cm.note.as_deref()),
+            );
+            push(
+                "cilium_lxc_exception".to_owned(),
+                k.cilium_lxc_exception.as_deref(),
+            );
+            for (i, claim) in k.placement_claims.iter().enumerate() {
+                push(format!("placement_claims[{i}]"), Some(claim.quote.as_str()));
+            }
+        }
+        ComponentRef::Link(l) => push("over".to_owned(), l.over.as_deref()),
+        ComponentRef::Capability(cap) => {
+            push("tool".to_owned(), cap.tool.as_deref());
+            for (i, alert) in cap.alerts.iter().enumerate() {
+                push(format!("alerts[{i}]"), alert.note.as_deref());
+            }
+        }
+        _ => {}
+    }
+    out
 }
 
-/// SEC-001: the topology file holds no secrets.
+fn secret_message(where_: &str, hit: &SecretHit, text: &str) -> String {
+    let chars = text
+        .get(hit.start..hit.start + hit.len)
+        .map_or(hit.len, |v| v.chars().count());
+    format!(
+        "{where_} holds what looks like {} (`{}`, {chars} characters, masked here); the topology file is kept in git",
+        hit.what, hit.masked
+    )
+}
+
+/// SEC-001: the topology holds no secret in any text: values, notes, descriptions, comments
+/// (the detector is [`find_secrets`]). With the file's text, the whole text is read once, so
+/// every free-text field counts whatever its name; a topology built in code has its free text
+/// read field by field. A finding points at the value and shows it masked, never in clear.
 pub(super) fn sec_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     match &topo.source {
         Some(source) => {
-            // Map each offending line to the component written above it (components sorted by
-            // their offset once, then a binary search per hit).
+            // Each hit belongs to the component written above it (components sorted by their
+            // offset once, then a binary search per hit).
             let mut starts: Vec<(usize, ComponentRef<'_>)> = topo
                 .components()
                 .filter(|c| c.meta().location.is_known())
                 .map(|c| (c.meta().location.offset, c))
                 .collect();
             starts.sort_by_key(|(offset, _)| *offset);
-            let mut offset = 0usize;
-            for (index, line) in source.text.split_inclusive('\n').enumerate() {
-                let line_start = offset;
-                offset += line.len();
-                let Some(what) = secret_in(line) else {
-                    continue;
-                };
-                let column = line.len() - line.trim_start().len() + 1;
+            let text: &str = &source.text;
+            let mut cursor = LineCursor::new(text);
+            find_secrets(text, |hit| {
+                let (line, column) = cursor.advance_to(hit.start);
                 let at = Location {
-                    line: index as u32 + 1,
-                    column: column as u32,
-                    offset: line_start,
-                    len: line.trim_end().len(),
+                    line,
+                    column,
+                    offset: hit.start,
+                    len: hit.len,
                 };
-                let owner = starts.partition_point(|(o, _)| *o <= line_start);
-                let message = format!(
-                    "line {} holds what looks like {what}; the topology file is kept in git",
-                    index + 1
-                );
+                let message = secret_message(&format!("line {line}"), &hit, text);
+                let owner = starts.partition_point(|(o, _)| *o <= hit.start);
                 match owner.checked_sub(1).map(|i| starts[i].1) {
                     Some(c) => sink.emit(Severity::Error, c, at, message),
                     None => sink.emit_topology(Severity::Error, at, message),
                 }
-            }
+            });
         }
         None => {
             for c in topo.components() {
-                let meta = c.meta();
-                for text in [&meta.note, &meta.use_case].into_iter().flatten() {
-                    if let Some(what) = secret_in(text) {
-                        sink.emit(
-                            Severity::Error,
-                            c,
-                            meta.location,
-                            format!("the note of {} holds what looks like {what}", c.id_str()),
-                        );
-                    }
+                for (field, text) in free_text(c) {
+                    find_secrets(text, |hit| {
+                        let message =
+                            secret_message(&format!("the {field} of {}", c.id_str()), &hit, text);
+                        sink.emit_at(Severity::Error, c, &field, message);
+                    });
                 }
+            }
+            for tier in topo.tiers() {
+                if let Some(text) = tier.description.as_deref() {
+                    find_secrets(text, |hit| {
+                        let message = secret_message(
+                            &format!("the description of tier {}", tier.id),
+                            &hit,
+                            text,
+                        );
+                        sink.emit_topology(Severity::Error, tier.location, message);
+                    });
+                }
+            }
+            for s in topo.suppressions() {
+                find_secrets(&s.reason, |hit| {
+                    let message = secret_message(
+                        &format!("the reason of a suppression of {}", s.rule),
+                        &hit,
+                        &s.reason,
+                    );
+                    sink.emit_topology(Severity::Error, s.location, message);
+                });
             }
         }
     }

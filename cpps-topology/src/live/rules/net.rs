@@ -1,0 +1,476 @@
+//! The live network rules over what the VyOS routers report (`docs/live-invariants.md`):
+//! LINK-001 (a declared cross-site link's WireGuard peer shook hands recently; a DRBD connection
+//! across the link that is not `Connected` is traced to it), LINK-002 (BGP sessions
+//! Established and IPsec tunnels up) and VRRP-001 (VRRP groups MASTER or BACKUP).
+//!
+//! Which WireGuard peer carries a link: the topology names routers and sites, VyOS names peers,
+//! so the peer of a link on the local router is the one named after the remote router or the
+//! remote site (case-insensitive), else the one whose `allowed-ips` overlap a subnet the remote
+//! router routes. A BGP neighbor or IPsec tunnel belongs to a link when its address is in such a
+//! subnet or in the link peer's `allowed-ips`; otherwise it is reported on the router.
+
+use foldhash::{HashMap, HashMapExt};
+
+use super::{Live, emit_on};
+use crate::finding::Severity;
+use crate::live::facts::{DrbdConnectionFact, SiteObservation, VyosFacts, WireGuardPeerFact};
+use crate::model::{ComponentRef, Link, Router, State};
+use crate::rules::checks::Sink;
+
+/// A handshake older than this is stale: VyOS's own `status: active` threshold (vyos-1x
+/// `python/vyos/ifconfig/wireguard.py`, "Five minutes and the tunnel is still active"); a peer
+/// that carries traffic renews its session every two minutes (WireGuard's REKEY_AFTER_TIME).
+pub(crate) const HANDSHAKE_STALE_SECS: u64 = 300;
+
+/// An address or network, as bits.
+#[derive(Debug, Clone, Copy)]
+struct Net {
+    v6: bool,
+    bits: u128,
+    len: u8,
+}
+
+impl Net {
+    /// `10.0.0.0/16`, `fd00::/64`, or a bare address (a host).
+    fn parse(s: &str) -> Option<Self> {
+        let (addr, len) = match s.trim().split_once('/') {
+            Some((a, l)) => (a, Some(l.parse::<u8>().ok()?)),
+            None => (s.trim(), None),
+        };
+        let ip: std::net::IpAddr = addr.parse().ok()?;
+        // An IPv4 address fills the top 32 bits, so its prefix length counts from the top as
+        // an IPv6 one does.
+        let (v6, bits, max) = match ip {
+            std::net::IpAddr::V4(v4) => (false, u128::from(u32::from(v4)) << 96, 32),
+            std::net::IpAddr::V6(v6) => (true, u128::from(v6), 128),
+        };
+        let len = len.unwrap_or(max);
+        (len <= max).then_some(Self { v6, bits, len })
+    }
+
+    /// Whether the two share an address.
+    fn overlaps(self, other: Self) -> bool {
+        if self.v6 != other.v6 {
+            return false;
+        }
+        let len = self.len.min(other.len);
+        let mask = if len == 0 {
+            0
+        } else {
+            u128::MAX << (128 - u32::from(len))
+        };
+        self.bits & mask == other.bits & mask
+    }
+}
+
+fn any_overlap<'a>(a: impl IntoIterator<Item = &'a String>, b: &[Net]) -> bool {
+    a.into_iter()
+        .filter_map(|s| Net::parse(s))
+        .any(|n| b.iter().any(|m| n.overlaps(*m)))
+}
+
+/// One end of a declared link: its site, the router there, the other end.
+struct LinkEnd<'a> {
+    link: &'a Link,
+    site: &'a str,
+    local: Option<&'a Router>,
+    remote: Option<&'a Router>,
+    remote_site: &'a str,
+    /// The subnets the remote router routes, parsed.
+    remote_nets: Vec<Net>,
+    /// The local router's WireGuard peer that carries the link.
+    peer: Option<&'a WireGuardPeerFact>,
+}
+
+impl<'a> LinkEnd<'a> {
+    fn local_name(&self) -> String {
+        self.local.map_or_else(
+            || format!("the router of {}", self.site),
+            |r| r.id.to_string(),
+        )
+    }
+
+    /// The WireGuard peer of `facts` that carries the link: by name (`by_name`: the peers by
+    /// lower-case name), else by `allowed-ips`.
+    fn find_peer(
+        &self,
+        facts: &'a VyosFacts,
+        by_name: &HashMap<String, &'a WireGuardPeerFact>,
+    ) -> Option<&'a WireGuardPeerFact> {
+        by_name
+            .get(&self.remote_site.to_ascii_lowercase())
+            .or_else(|| {
+                self.remote
+                    .and_then(|r| by_name.get(&r.id.as_str().to_ascii_lowercase()))
+            })
+            .copied()
+            .or_else(|| {
+                facts
+                    .wireguard
+                    .iter()
+                    .find(|p| any_overlap(&p.allowed_ips, &self.remote_nets))
+            })
+    }
+
+    /// Whether `address` is on the link's far side: in a subnet of the remote router or in the
+    /// link peer's `allowed-ips`.
+    fn carries(&self, address: &str) -> bool {
+        let Some(addr) = address.split(',').find_map(Net::parse) else {
+            return false;
+        };
+        self.remote_nets.iter().any(|n| n.overlaps(addr))
+            || self.peer.is_some_and(|p| {
+                p.allowed_ips
+                    .iter()
+                    .filter_map(|s| Net::parse(s))
+                    .any(|n| n.overlaps(addr))
+            })
+    }
+}
+
+/// The ends of every declared (or validated) link whose site was observed through its router.
+fn link_ends<'a>(live: &Live<'a>) -> Vec<(LinkEnd<'a>, &'a SiteObservation, &'a VyosFacts)> {
+    let mut sites: HashMap<&str, &SiteObservation> =
+        HashMap::with_capacity(live.observed.sites.len());
+    for s in &live.observed.sites {
+        sites.entry(s.site.as_str()).or_insert(s);
+    }
+    let mut peers_by_name: HashMap<&str, HashMap<String, &WireGuardPeerFact>> = HashMap::new();
+    let mut out = Vec::new();
+    for link in live
+        .topo
+        .links()
+        .iter()
+        .filter(|l| l.meta.state >= State::Declared)
+    {
+        for (here, there) in [(0, 1), (1, 0)] {
+            let (site, remote_site) = (link.sites[here].as_str(), link.sites[there].as_str());
+            let Some(observation) = sites.get(site).copied() else {
+                continue;
+            };
+            let Some(facts) = observation.vyos.observed() else {
+                continue;
+            };
+            let by_name = peers_by_name.entry(site).or_insert_with(|| {
+                let mut m = HashMap::with_capacity(facts.wireguard.len());
+                for p in &facts.wireguard {
+                    m.entry(p.peer.to_ascii_lowercase()).or_insert(p);
+                }
+                m
+            });
+            let end_in = |s: &str| {
+                link.endpoints
+                    .iter()
+                    .filter_map(|id| live.topo.router(id))
+                    .find(|r| r.site.as_str() == s)
+            };
+            let remote = end_in(remote_site);
+            let remote_nets = remote
+                .map(|r| r.subnets.iter().filter_map(|s| Net::parse(s)).collect())
+                .unwrap_or_default();
+            let mut end = LinkEnd {
+                link,
+                site,
+                local: end_in(site),
+                remote,
+                remote_site,
+                remote_nets,
+                peer: None,
+            };
+            end.peer = end.find_peer(facts, by_name);
+            out.push((end, observation, facts));
+        }
+    }
+    out
+}
+
+/// `2h3m` / `45s`.
+fn ago(secs: u64) -> String {
+    if secs >= 86_400 {
+        format!("{}d{}h", secs / 86_400, (secs % 86_400) / 3600)
+    } else if secs >= 3600 {
+        format!("{}h{}m", secs / 3600, (secs % 3600) / 60)
+    } else if secs >= 60 {
+        format!("{}m{}s", secs / 60, secs % 60)
+    } else {
+        format!("{secs}s")
+    }
+}
+
+/// The severity of a link problem: an error on a validated link, a warning on a declared one.
+fn link_severity(link: &Link) -> Severity {
+    if link.meta.state == State::Validated {
+        Severity::Error
+    } else {
+        Severity::Warning
+    }
+}
+
+/// The DRBD connections not `Connected` between nodes of two different sites, by the pair of
+/// sites (in name order), from every site's LINSTOR facts.
+fn cross_site_drbd<'a>(
+    live: &Live<'a>,
+) -> HashMap<(&'a str, &'a str), Vec<&'a DrbdConnectionFact>> {
+    let mut out: HashMap<(&str, &str), Vec<&DrbdConnectionFact>> = HashMap::new();
+    for site in &live.observed.sites {
+        let Some(facts) = site.linstor.observed() else {
+            continue;
+        };
+        for c in &facts.connections_down {
+            let (Some(a), Some(b)) = (live.declared.host(&c.node), live.declared.host(&c.peer))
+            else {
+                continue;
+            };
+            let (a, b) = (a.site.as_str(), b.site.as_str());
+            if a != b {
+                out.entry(if a < b { (a, b) } else { (b, a) })
+                    .or_default()
+                    .push(c);
+            }
+        }
+    }
+    out
+}
+
+/// The reading errors of `facts` for the `show` command starting with `command`.
+fn partial<'f>(facts: &'f VyosFacts, command: &str) -> Vec<&'f str> {
+    facts
+        .partial
+        .iter()
+        .filter(|p| p.starts_with(command))
+        .map(String::as_str)
+        .collect()
+}
+
+/// LINK-001: the WireGuard peer of each observed end of a declared link shook hands within
+/// [`HANDSHAKE_STALE_SECS`]; a DRBD connection across the link that is not `Connected` is named
+/// with the stale peer, in one finding.
+pub(super) fn link_001(live: &Live<'_>, sink: &mut Sink<'_>) {
+    let drbd = cross_site_drbd(live);
+    for (end, _, facts) in link_ends(live) {
+        let subject = ComponentRef::Link(end.link);
+        let severity = link_severity(end.link);
+        let router = end.local_name();
+        let Some(peer) = end.peer else {
+            let subnets = end.remote.map(|r| r.subnets.join(", ")).unwrap_or_default();
+            emit_on(
+                sink,
+                severity,
+                subject,
+                format!(
+                    "link {}: {router} has no WireGuard peer for site {} (none is named {}{}{})",
+                    end.link.id,
+                    end.remote_site,
+                    end.remote_site,
+                    end.remote
+                        .map(|r| format!(" or {}", r.id))
+                        .unwrap_or_default(),
+                    if subnets.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", none allows {subnets}")
+                    }
+                ),
+            );
+            continue;
+        };
+        let what = format!(
+            "WireGuard peer {} on {} of {router}",
+            peer.peer, peer.interface
+        );
+        if !peer.observed {
+            let why = partial(
+                facts,
+                &format!("show interfaces wireguard {}", peer.interface),
+            );
+            emit_on(
+                sink,
+                Severity::Warning,
+                subject,
+                format!(
+                    "link {}: the state of {what} is unknown{}",
+                    end.link.id,
+                    if why.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", why.join("; "))
+                    }
+                ),
+            );
+            continue;
+        }
+        let handshake = match peer.latest_handshake_secs {
+            Some(s) if s <= HANDSHAKE_STALE_SECS => continue,
+            Some(s) => format!("has had no handshake for {}", ago(s)),
+            None => "has never had a handshake".to_owned(),
+        };
+        let key = if end.site < end.remote_site {
+            (end.site, end.remote_site)
+        } else {
+            (end.remote_site, end.site)
+        };
+        let stuck = drbd.get(&key).map_or(&[][..], Vec::as_slice);
+        let message = if stuck.is_empty() {
+            format!("link {}: {what} {handshake}", end.link.id)
+        } else {
+            let names: Vec<String> = stuck
+                .iter()
+                .map(|c| format!("{} {} → {} {}", c.resource, c.node, c.peer, c.state))
+                .collect();
+            format!(
+                "link {}: DRBD connection{} {} across the link; {what} {handshake}",
+                end.link.id,
+                if stuck.len() == 1 { "" } else { "s" },
+                names.join(", ")
+            )
+        };
+        emit_on(sink, severity, subject, message);
+    }
+}
+
+/// The router component each site's VyOS source stands for: the first declared router of the
+/// site that has a VRRP peer, else the first one.
+fn site_routers<'a>(live: &Live<'a>) -> HashMap<&'a str, &'a Router> {
+    let mut out: HashMap<&str, &Router> = HashMap::with_capacity(live.topo.routers().len());
+    for r in live.topo.routers() {
+        let slot = out.entry(r.site.as_str()).or_insert(r);
+        if slot.vrrp_peer.is_none() && r.vrrp_peer.is_some() {
+            *slot = r;
+        }
+    }
+    out
+}
+
+/// LINK-002: BGP sessions Established and IPsec tunnels up; on a link's far side the finding is
+/// the link's, otherwise the router's. A neighbor shut down on purpose (`Idle (Admin)`) is not
+/// reported.
+pub(super) fn link_002(live: &Live<'_>, sink: &mut Sink<'_>) {
+    let ends = link_ends(live);
+    let routers = site_routers(live);
+    let mut ends_of: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, (end, _, _)) in ends.iter().enumerate() {
+        ends_of.entry(end.site).or_default().push(i);
+    }
+    for site in &live.observed.sites {
+        let Some(facts) = site.vyos.observed() else {
+            continue;
+        };
+        let router = routers.get(site.site.as_str()).copied();
+        let Some(fallback) = router
+            .map(ComponentRef::Router)
+            .or_else(|| live.site_ref(&site.site))
+        else {
+            continue;
+        };
+        let router_name = router.map_or_else(
+            || format!("the router of {}", site.site),
+            |r| r.id.to_string(),
+        );
+        let mine = ends_of
+            .get(site.site.as_str())
+            .map_or(&[][..], Vec::as_slice);
+        let subject_of = |address: &str, named: &str| -> ComponentRef<'_> {
+            mine.iter()
+                .map(|&i| &ends[i].0)
+                .find(|end| {
+                    end.carries(address)
+                        || named.eq_ignore_ascii_case(end.remote_site)
+                        || end
+                            .remote
+                            .is_some_and(|r| named.eq_ignore_ascii_case(r.id.as_str()))
+                })
+                .map_or(fallback, |end| ComponentRef::Link(end.link))
+        };
+        for n in facts
+            .bgp
+            .iter()
+            .flatten()
+            .filter(|n| !n.established && !n.admin_down)
+        {
+            emit_on(
+                sink,
+                Severity::Warning,
+                subject_of(&n.neighbor, ""),
+                format!(
+                    "BGP session of {router_name} to {} (AS {}, {}) is {} (Up/Down {})",
+                    n.neighbor, n.remote_as, n.family, n.state, n.up_down
+                ),
+            );
+        }
+        for t in facts.ipsec.iter().flatten().filter(|t| !t.up) {
+            emit_on(
+                sink,
+                Severity::Warning,
+                subject_of(&t.remote_address, &t.connection),
+                format!(
+                    "IPsec tunnel {} of connection {} (remote {}) on {router_name} is {}",
+                    t.tunnel, t.connection, t.remote_address, t.state
+                ),
+            );
+        }
+        for p in partial(facts, "show bgp")
+            .into_iter()
+            .chain(partial(facts, "show vpn ipsec"))
+        {
+            emit_on(
+                sink,
+                Severity::Warning,
+                fallback,
+                format!("{router_name}: cannot be read: {p}"),
+            );
+        }
+    }
+}
+
+/// VRRP-001: every VRRP group of a router is MASTER or BACKUP; FAULT, INIT and any other word
+/// are findings (unknown is never healthy), and so is a state that could not be read.
+pub(super) fn vrrp_001(live: &Live<'_>, sink: &mut Sink<'_>) {
+    let routers = site_routers(live);
+    for site in &live.observed.sites {
+        let Some(facts) = site.vyos.observed() else {
+            continue;
+        };
+        let router = routers.get(site.site.as_str()).copied();
+        let Some(subject) = router
+            .map(ComponentRef::Router)
+            .or_else(|| live.site_ref(&site.site))
+        else {
+            continue;
+        };
+        let name = router.map_or_else(
+            || format!("the router of {}", site.site),
+            |r| r.id.to_string(),
+        );
+        let failed = partial(facts, "show vrrp");
+        for g in &facts.vrrp {
+            let on = g
+                .interface
+                .as_deref()
+                .map(|i| format!(" on {i}"))
+                .unwrap_or_default();
+            match g.state.as_deref() {
+                Some("MASTER" | "BACKUP") => {}
+                Some(state) => emit_on(
+                    sink,
+                    Severity::Warning,
+                    subject,
+                    format!("VRRP group {}{on} of {name} is {state}", g.group),
+                ),
+                None => emit_on(
+                    sink,
+                    Severity::Warning,
+                    subject,
+                    format!(
+                        "the state of VRRP group {}{on} of {name} is unknown{}",
+                        g.group,
+                        if failed.is_empty() {
+                            " (not in `show vrrp`)".to_owned()
+                        } else {
+                            format!(" ({})", failed.join("; "))
+                        }
+                    ),
+                ),
+            }
+        }
+    }
+}

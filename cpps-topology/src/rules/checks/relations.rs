@@ -1,0 +1,544 @@
+//! REL-001 and REL-002: the relations of the model (which component may be a member, node, host
+//! or target of which), checked for what the loader accepts but the world does not allow.
+//!
+//! The loader checks that every reference names a component of the right kind; these rules check
+//! that the relation it writes can exist (REL-001) and agrees with the documents' decisions
+//! (REL-002). `docs/relations.md` lists every relation of the model with the rule that judges it;
+//! the relations the older rules already judge (a cluster's nodes in another site: SITE-001, a
+//! pool's diskful node in another site: LINSTOR-004, a GPU guest's host: GPU-003, …) are not
+//! repeated here.
+//!
+//! REL-001, impossible:
+//! * a guest that is a node of two K3s clusters, or twice of one; any list of references that
+//!   names one component twice (pool nodes, ArgoCD `manages`, pattern members);
+//! * a pool node on a host that runs no LINSTOR satellite; a controller (primary or standby) on a
+//!   host that runs no LINSTOR controller; a primary that is its own standby;
+//! * a guest on replicated storage whose host runs no LINSTOR satellite (DRBD attaches the volume
+//!   on the guest's host);
+//! * a cluster's `node_placement` that its listed nodes contradict;
+//! * a link end router outside the two sites the link joins, or both ends in one site;
+//! * a router that is its own VRRP or WireGuard peer, or a VRRP peer in another site (VRRP runs in
+//!   one network segment); a router in an LXC (VyOS runs its own kernel: a VM or the host);
+//! * a router or Traefik given a host and a guest that is on another host;
+//! * a PBS that syncs to itself;
+//! * a pattern `manager` on a pattern that is not MultiKueue, an `argocd` on one that is not an
+//!   ApplicationSet, and an ApplicationSet member its ArgoCD does not manage (an ApplicationSet
+//!   deploys only to clusters registered with its ArgoCD);
+//! * an item whose cluster is in another site than the item.
+//!
+//! REL-002, contradicting a decision:
+//! * a PBS whose guest is not a VM dedicated to it ("Onde rodar PBS (VM dedicada por site)"):
+//!   an LXC, or a guest that is also a K3s node or the guest of another PBS, a Traefik or a
+//!   router (a GPU in it is DOC-006's);
+//! * an ArgoCD running in a GPU cluster (ADR-009: ArgoCD SP is a general workload of the main
+//!   cluster; the GPU cluster runs GPU work);
+//! * a GPU cluster none of whose listed nodes has a GPU.
+//!
+//! Every check iterates one list and looks references up by id (O(n) with the maps built here).
+
+use foldhash::{HashMap, HashMapExt};
+
+use super::{Ctx, Sink, scaled};
+use crate::finding::Severity;
+use crate::model::{
+    ClusterPurpose, ComponentRef, GuestKind, Host, NodePlacement, PatternKind, State,
+};
+
+fn placement_of(kind: GuestKind, privileged: bool) -> NodePlacement {
+    match (kind, privileged) {
+        (GuestKind::Vm, _) => NodePlacement::Vm,
+        (GuestKind::Lxc, true) => NodePlacement::LxcPrivileged,
+        (GuestKind::Lxc, false) => NodePlacement::Lxc,
+    }
+}
+
+fn placement_name(p: NodePlacement) -> &'static str {
+    match p {
+        NodePlacement::Vm => "a VM",
+        NodePlacement::Lxc => "an unprivileged LXC",
+        NodePlacement::LxcPrivileged => "a privileged LXC",
+    }
+}
+
+fn is_satellite(h: &Host) -> bool {
+    h.linstor.as_ref().is_some_and(|l| l.is_satellite())
+}
+
+fn is_controller(h: &Host) -> bool {
+    h.linstor.as_ref().is_some_and(|l| l.is_controller())
+}
+
+/// REL-001: a relation the model accepts but the world does not allow.
+pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    let err = |a: State, b: State| scaled(Severity::Error, a.min(b));
+
+    // Cluster nodes: one cluster per guest, and the cluster's stated placement.
+    let mut node_of: HashMap<&str, usize> = HashMap::new();
+    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
+        let c = ComponentRef::K3sCluster(k);
+        for (i, id) in k.nodes.iter().enumerate() {
+            match node_of.get(id.as_str()) {
+                Some(&first) => {
+                    let other = &topo.k3s_clusters()[first];
+                    let detail = if first == ki {
+                        "twice".to_owned()
+                    } else {
+                        format!("while it is a node of cluster {} already", other.id)
+                    };
+                    sink.emit_at(
+                        err(k.meta.state, other.meta.state),
+                        c,
+                        &format!("nodes[{i}]"),
+                        format!(
+                            "k3s cluster {} lists guest {id} as a node {detail}: a K3s node belongs to one cluster",
+                            k.id
+                        ),
+                    );
+                }
+                None => {
+                    node_of.insert(id.as_str(), ki);
+                }
+            }
+        }
+        if let Some(stated) = k.node_placement {
+            for &(i, gi) in &ctx.cluster_nodes[ki] {
+                let g = &topo.guests()[gi];
+                let actual = placement_of(g.kind, g.privileged);
+                if actual != stated {
+                    sink.emit_at(
+                        err(k.meta.state, g.meta.state),
+                        c,
+                        &format!("nodes[{i}]"),
+                        format!(
+                            "k3s cluster {} states `node_placement` {} but its node {} is {}",
+                            k.id,
+                            placement_name(stated),
+                            g.id,
+                            placement_name(actual)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    // LINSTOR: pool nodes run a satellite, controllers run a controller.
+    for pool in topo.linstor_pools() {
+        let c = ComponentRef::LinstorPool(pool);
+        let mut seen: HashMap<&str, ()> = HashMap::new();
+        for (i, node) in pool.nodes.iter().enumerate() {
+            let field = format!("nodes[{i}]");
+            if seen.insert(node.host.as_str(), ()).is_some() {
+                sink.emit_at(
+                    scaled(Severity::Error, pool.meta.state),
+                    c,
+                    &field,
+                    format!(
+                        "pool {} lists host {} twice: a host is one node of a pool",
+                        pool.id, node.host
+                    ),
+                );
+                continue;
+            }
+            if let Some(h) = topo.host(&node.host)
+                && !is_satellite(h)
+            {
+                sink.emit_at(
+                    err(pool.meta.state, h.meta.state),
+                    c,
+                    &field,
+                    format!(
+                        "pool {} has host {} as a node, but the host runs no LINSTOR satellite (`linstor.roles`)",
+                        pool.id, h.id
+                    ),
+                );
+            }
+        }
+        let Some(controller) = &pool.controller else {
+            continue;
+        };
+        let primary = controller
+            .primary
+            .iter()
+            .map(|h| (h, "controller.primary".to_owned()));
+        let standby = controller
+            .standby
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h, format!("controller.standby[{i}]")));
+        for (host, field) in primary.chain(standby) {
+            if let Some(h) = topo.host(host)
+                && !is_controller(h)
+            {
+                sink.emit_at(
+                    err(pool.meta.state, h.meta.state),
+                    c,
+                    &field,
+                    format!(
+                        "pool {} names host {} as a LINSTOR controller, but the host runs no controller (`linstor.roles`)",
+                        pool.id, h.id
+                    ),
+                );
+            }
+        }
+        if let Some(primary) = &controller.primary
+            && let Some(i) = controller.standby.iter().position(|h| h == primary)
+        {
+            sink.emit_at(
+                scaled(Severity::Error, pool.meta.state),
+                c,
+                &format!("controller.standby[{i}]"),
+                format!(
+                    "pool {}'s controller host {primary} is its own standby",
+                    pool.id
+                ),
+            );
+        }
+    }
+
+    // Guests on replicated storage: their host attaches the DRBD volume.
+    for (gi, g) in topo.guests().iter().enumerate() {
+        let (Some(host), Some(pool)) = (
+            ctx.guest_hosts[gi],
+            g.storage.as_ref().and_then(|p| topo.linstor_pool(p)),
+        ) else {
+            continue;
+        };
+        if !is_satellite(host) {
+            sink.emit_at(
+                err(g.meta.state, pool.meta.state),
+                ComponentRef::Guest(g),
+                "storage",
+                format!(
+                    "guest {} keeps its disks on pool {}, but its host {} runs no LINSTOR satellite to attach them",
+                    g.id, pool.id, host.id
+                ),
+            );
+        }
+    }
+
+    // Links: their ends are routers of the two sites they join, one in each.
+    for l in topo.links() {
+        let c = ComponentRef::Link(l);
+        let mut first_in: HashMap<&str, &str> = HashMap::new();
+        for (i, r) in l.endpoints.iter().enumerate() {
+            let Some(router) = topo.router(r) else {
+                continue;
+            };
+            let field = format!("endpoints[{i}]");
+            if !l.sites.contains(&router.site) {
+                sink.emit_at(
+                    err(l.meta.state, router.meta.state),
+                    c,
+                    &field,
+                    format!(
+                        "link {} joins {} and {}, but its end router {} is in site {}",
+                        l.id, l.sites[0], l.sites[1], router.id, router.site
+                    ),
+                );
+            } else if let Some(other) = first_in.insert(router.site.as_str(), router.id.as_str()) {
+                sink.emit_at(
+                    err(l.meta.state, router.meta.state),
+                    c,
+                    &field,
+                    format!(
+                        "link {} has both ends in site {} ({other} and {}): a cross-site link has one end in each site",
+                        l.id, router.site, router.id
+                    ),
+                );
+            }
+        }
+    }
+
+    // Routers: peers, and where they run.
+    for r in topo.routers() {
+        let c = ComponentRef::Router(r);
+        if let Some(peer) = r.vrrp_peer.as_ref() {
+            if peer == &r.id {
+                sink.emit_at(
+                    scaled(Severity::Error, r.meta.state),
+                    c,
+                    "vrrp_peer",
+                    format!("router {} is its own VRRP peer", r.id),
+                );
+            } else if let Some(p) = topo.router(peer)
+                && p.site != r.site
+            {
+                sink.emit_at(
+                    err(r.meta.state, p.meta.state),
+                    c,
+                    "vrrp_peer",
+                    format!(
+                        "router {} of site {} names {} of site {} as its VRRP peer: VRRP runs inside one network segment, so the two are no group",
+                        r.id, r.site, p.id, p.site
+                    ),
+                );
+            }
+        }
+        for (i, peer) in r.wireguard_peers.iter().enumerate() {
+            if peer == &r.id {
+                sink.emit_at(
+                    scaled(Severity::Error, r.meta.state),
+                    c,
+                    &format!("wireguard_peers[{i}]"),
+                    format!("router {} is its own WireGuard peer", r.id),
+                );
+            }
+        }
+        if let Some(g) = r.guest.as_ref().and_then(|g| topo.guest(g)) {
+            if g.kind == GuestKind::Lxc {
+                sink.emit_at(
+                    err(r.meta.state, g.meta.state),
+                    c,
+                    "guest",
+                    format!(
+                        "router {} runs in LXC {}: VyOS runs its own kernel, in a VM or on the host",
+                        r.id, g.id
+                    ),
+                );
+            }
+            if let Some(h) = &r.host
+                && h != &g.host
+            {
+                sink.emit_at(
+                    err(r.meta.state, g.meta.state),
+                    c,
+                    "host",
+                    format!(
+                        "router {} is on host {h} and in guest {}, which is on host {}",
+                        r.id, g.id, g.host
+                    ),
+                );
+            }
+        }
+    }
+    for t in topo.traefik() {
+        if let (Some(h), Some(g)) = (&t.host, t.guest.as_ref().and_then(|g| topo.guest(g)))
+            && h != &g.host
+        {
+            sink.emit_at(
+                err(t.meta.state, g.meta.state),
+                ComponentRef::Traefik(t),
+                "host",
+                format!(
+                    "traefik {} is on host {h} and in guest {}, which is on host {}",
+                    t.id, g.id, g.host
+                ),
+            );
+        }
+    }
+
+    // PBS sync jobs go to another PBS.
+    for p in topo.pbs() {
+        for (i, sync) in p.sync_to.iter().enumerate() {
+            if sync.target == p.id {
+                sink.emit_at(
+                    scaled(Severity::Error, p.meta.state),
+                    ComponentRef::Pbs(p),
+                    &format!("sync_to[{i}].target"),
+                    format!("PBS {} syncs to itself", p.id),
+                );
+            }
+        }
+    }
+
+    // ArgoCD: each managed cluster once.
+    for a in topo.argocd() {
+        let mut seen: HashMap<&str, ()> = HashMap::new();
+        for (i, k) in a.manages.iter().enumerate() {
+            if seen.insert(k.as_str(), ()).is_some() {
+                sink.emit_at(
+                    scaled(Severity::Error, a.meta.state),
+                    ComponentRef::ArgoCd(a),
+                    &format!("manages[{i}]"),
+                    format!("ArgoCD {} lists cluster {k} twice", a.id),
+                );
+            }
+        }
+    }
+
+    // Patterns: fields of their kind only; ApplicationSet members registered with its ArgoCD.
+    for p in topo.patterns() {
+        let c = ComponentRef::Pattern(p);
+        let sev = scaled(Severity::Error, p.meta.state);
+        if p.manager.is_some() && p.kind != PatternKind::MultiKueue {
+            sink.emit_at(
+                sev,
+                c,
+                "manager",
+                format!(
+                    "pattern {} names a manager cluster, which only a MultiKueue has",
+                    p.id
+                ),
+            );
+        }
+        if p.argocd.is_some() && p.kind != PatternKind::ApplicationSet {
+            sink.emit_at(
+                sev,
+                c,
+                "argocd",
+                format!(
+                    "pattern {} names an ArgoCD, which only an ApplicationSet has",
+                    p.id
+                ),
+            );
+        }
+        let mut seen: HashMap<&str, ()> = HashMap::new();
+        for (i, m) in p.members.iter().enumerate() {
+            if seen.insert(m.as_str(), ()).is_some() {
+                sink.emit_at(
+                    sev,
+                    c,
+                    &format!("members[{i}]"),
+                    format!("pattern {} lists cluster {m} twice", p.id),
+                );
+            }
+        }
+        if p.kind == PatternKind::ApplicationSet
+            && let Some(a) = p.argocd.as_ref().and_then(|a| topo.argocd_instance(a))
+        {
+            for (i, m) in p.members.iter().enumerate() {
+                if !a.manages.contains(m) {
+                    sink.emit_at(
+                        scaled(Severity::Error, p.meta.state.min(a.meta.state)),
+                        c,
+                        &format!("members[{i}]"),
+                        format!(
+                            "ApplicationSet {} of ArgoCD {} deploys to cluster {m}, which that ArgoCD does not manage",
+                            p.id, a.id
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    // Items: the cluster they run in is in their site.
+    for item in topo.items() {
+        if let (Some(site), Some(k)) = (
+            &item.site,
+            item.cluster.as_ref().and_then(|k| topo.k3s_cluster(k)),
+        ) && &k.site != site
+        {
+            sink.emit_at(
+                err(item.meta.state, k.meta.state),
+                ComponentRef::Item(item),
+                "cluster",
+                format!(
+                    "item {} is of site {site} but runs in cluster {} of site {}",
+                    item.id, k.id, k.site
+                ),
+            );
+        }
+    }
+}
+
+/// REL-002: a relation that is possible but contradicts a decision of the documents.
+pub(super) fn rel_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    let warn = |a: State, b: State| scaled(Severity::Warning, a.min(b));
+
+    // What else each guest is: a K3s node, the guest of a PBS, a Traefik, a router.
+    let mut uses: HashMap<&str, Vec<String>> = HashMap::new();
+    for k in topo.k3s_clusters() {
+        for n in &k.nodes {
+            uses.entry(n.as_str())
+                .or_default()
+                .push(format!("a node of k3s cluster {}", k.id));
+        }
+    }
+    for p in topo.pbs() {
+        if let Some(g) = &p.guest {
+            uses.entry(g.as_str())
+                .or_default()
+                .push(format!("the guest of PBS {}", p.id));
+        }
+    }
+    for t in topo.traefik() {
+        if let Some(g) = &t.guest {
+            uses.entry(g.as_str())
+                .or_default()
+                .push(format!("the guest of traefik {}", t.id));
+        }
+    }
+    for r in topo.routers() {
+        if let Some(g) = &r.guest {
+            uses.entry(g.as_str())
+                .or_default()
+                .push(format!("the guest of router {}", r.id));
+        }
+    }
+    // A PBS runs in a VM dedicated to it (a GPU in that VM is DOC-006's).
+    for p in topo.pbs() {
+        let Some(g) = p.guest.as_ref().and_then(|g| topo.guest(g)) else {
+            continue;
+        };
+        let own = format!("the guest of PBS {}", p.id);
+        let others: Vec<&str> = uses
+            .get(g.id.as_str())
+            .into_iter()
+            .flatten()
+            .filter(|u| **u != own)
+            .map(String::as_str)
+            .collect();
+        let mut problems = Vec::new();
+        if g.kind == GuestKind::Lxc {
+            problems.push("an LXC, not a VM".to_owned());
+        }
+        if !others.is_empty() {
+            problems.push(format!("also {}", others.join(", ")));
+        }
+        if !problems.is_empty() {
+            sink.emit_at(
+                warn(p.meta.state, g.meta.state),
+                ComponentRef::Pbs(p),
+                "guest",
+                format!(
+                    "PBS {} runs in guest {}, which is {}: PBS goes in a VM dedicated to it, one per site",
+                    p.id,
+                    g.id,
+                    problems.join("; ")
+                ),
+            );
+        }
+    }
+
+    // ArgoCD is a general workload: it runs in the site's general-purpose cluster.
+    for a in topo.argocd() {
+        if let Some(k) = a.runs_in.as_ref().and_then(|k| topo.k3s_cluster(k))
+            && k.purpose == ClusterPurpose::Gpu
+        {
+            sink.emit_at(
+                warn(a.meta.state, k.meta.state),
+                ComponentRef::ArgoCd(a),
+                "runs_in",
+                format!(
+                    "ArgoCD {} runs in GPU cluster {}: ArgoCD is a general workload of the site's main cluster, the GPU cluster runs GPU work",
+                    a.id, k.id
+                ),
+            );
+        }
+    }
+
+    // A GPU cluster has a GPU on one of its listed nodes.
+    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
+        if k.purpose != ClusterPurpose::Gpu || ctx.cluster_nodes[ki].is_empty() {
+            continue;
+        }
+        let with_gpu = ctx.cluster_nodes[ki]
+            .iter()
+            .any(|&(_, gi)| topo.guests()[gi].gpu.is_some());
+        if !with_gpu {
+            sink.emit_at(
+                scaled(Severity::Warning, k.meta.state),
+                ComponentRef::K3sCluster(k),
+                "nodes",
+                format!(
+                    "GPU cluster {} has no node with a GPU: GPU work runs where the GPU is",
+                    k.id
+                ),
+            );
+        }
+    }
+}
