@@ -449,36 +449,49 @@ pub(super) fn gpu_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// The ADR-009 sentence behind a review signal, and the rule it triggers.
-fn review_trigger(signal: ReviewSignal) -> (&'static str, &'static str) {
+/// Which of ADR-009's two review lists a signal belongs to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Review {
+    /// "Critério de revisão": move to architecture (B), GPU-006.
+    ArchitectureB,
+    /// "Critério revisado pra reabrir Cilium no GPU", GPU-007.
+    ReopenCilium,
+}
+
+/// The review list of a signal and the ADR-009 sentence it stands for.
+fn review_trigger(signal: ReviewSignal) -> (Review, &'static str) {
+    use Review::{ArchitectureB, ReopenCilium};
     match signal {
         ReviewSignal::TwoClusterOverhead => (
-            "GPU-006",
+            ArchitectureB,
             "Gestão de 2 clusters virar maior overhead que ganho de isolamento",
         ),
         ReviewSignal::MixedWorkloads => (
-            "GPU-006",
+            ArchitectureB,
             "Workloads GPU + apps gerais misturados virarem padrão",
         ),
         ReviewSignal::CiliumPolicyRequired => (
-            "GPU-006",
+            ArchitectureB,
             "Cilium NetworkPolicy virar requisito formal pra workloads GPU (compliance, multi-tenant)",
         ),
         ReviewSignal::DriverInstability => (
-            "GPU-006",
+            ArchitectureB,
             "Driver NVIDIA + LXC mostrarem instabilidade em produção (kernel panics, etc.)",
         ),
         ReviewSignal::AdditionalGpuHardware => (
-            "GPU-006",
+            ArchitectureB,
             "Aparecer hardware GPU adicional que justifique node pool em vez de cluster dedicado",
         ),
         ReviewSignal::CrossSiteStatefulPipeline => (
-            "GPU-007",
+            ReopenCilium,
             "Pipeline stateful distribuído cross-site com latência baixa",
         ),
-        ReviewSignal::L7Compliance => ("GPU-007", "Compliance L7 formal"),
-        ReviewSignal::MultiTenantL7 => ("GPU-007", "Multi-tenant GPU estrito com L7 NetworkPolicy"),
-        ReviewSignal::PodMigrationBursting => ("GPU-007", "GPU bursting com pod migração"),
+        ReviewSignal::L7Compliance => (ReopenCilium, "Compliance L7 formal"),
+        ReviewSignal::MultiTenantL7 => (
+            ReopenCilium,
+            "Multi-tenant GPU estrito com L7 NetworkPolicy",
+        ),
+        ReviewSignal::PodMigrationBursting => (ReopenCilium, "GPU bursting com pod migração"),
     }
 }
 
@@ -491,15 +504,11 @@ pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let policy = review_trigger(ReviewSignal::CiliumPolicyRequired).1;
     for k in topo.k3s_clusters() {
         for (i, &signal) in k.review_signals.iter().enumerate() {
-            let quote = match review_trigger(signal) {
-                ("GPU-006", quote) => quote,
-                _ if matches!(
-                    signal,
-                    ReviewSignal::L7Compliance | ReviewSignal::MultiTenantL7
-                ) =>
-                {
-                    policy
-                }
+            let quote = match (review_trigger(signal), signal) {
+                ((Review::ArchitectureB, quote), _) => quote,
+                // A compliance or multi-tenant L7 requirement is a formal Cilium NetworkPolicy
+                // requirement too ("(compliance, multi-tenant)").
+                (_, ReviewSignal::L7Compliance | ReviewSignal::MultiTenantL7) => policy,
                 _ => continue,
             };
             sink.emit_at(
@@ -559,7 +568,7 @@ pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 pub(super) fn gpu_007(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     for k in ctx.topo.k3s_clusters() {
         for (i, &signal) in k.review_signals.iter().enumerate() {
-            let ("GPU-007", quote) = review_trigger(signal) else {
+            let (Review::ReopenCilium, quote) = review_trigger(signal) else {
                 continue;
             };
             sink.emit_at(
