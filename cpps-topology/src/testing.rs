@@ -483,6 +483,7 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
                 location: Location::UNKNOWN,
             })
             .collect(),
+        metrics: Vec::new(),
         meta,
     });
     let mut topology = Topology::from_parts(t);
@@ -574,17 +575,17 @@ pub fn rename_all(topology: &Topology) -> Topology {
         for x in &mut t.routers {
             x.id = r(&x.id);
             x.site = r(&x.site);
-            x.vrrp_peer = x.vrrp_peer.as_ref().map(r);
             x.host = x.host.as_ref().map(r);
             x.guest = x.guest.as_ref().map(r);
+            x.vrrp_peer = x.vrrp_peer.as_ref().map(r);
             x.wireguard_peers = x.wireguard_peers.iter().map(r).collect();
         }
         for x in &mut t.traefik {
             x.id = r(&x.id);
             x.site = r(&x.site);
             x.guest = x.guest.as_ref().map(r);
-        }
             x.host = x.host.as_ref().map(r);
+        }
         for x in &mut t.links {
             x.id = r(&x.id);
             x.sites = [r(&x.sites[0]), r(&x.sites[1])];
