@@ -79,6 +79,7 @@ fn invariant_rows() -> BTreeMap<String, (String, String)> {
         document("adr-invariants.md"),
         document("iac-invariants.md"),
         document("added-invariants.md"),
+        document("live-invariants.md"),
     ]
         .concat()
         .lines()
@@ -102,8 +103,8 @@ fn ids_severities_and_kinds_match_adr_invariants() {
     let rows = invariant_rows();
     assert_eq!(
         rows.len(),
-        51,
-        "adr-invariants.md lists 41 rules, iac-invariants.md 6, added-invariants.md 4"
+        54,
+        "adr-invariants.md lists 41 rules, iac-invariants.md 6, added-invariants.md 4, live-invariants.md 3"
     );
     let ours: BTreeSet<String> = rules::catalogue()
         .iter()
@@ -155,6 +156,9 @@ fn the_live_rules_are_the_documented_ones() {
         "GITOPS-002",
         "INGRESS-002",
         "OBS-001",
+        "LINK-001",
+        "LINK-002",
+        "VRRP-001",
     ]
     .into_iter()
     .collect();
@@ -172,7 +176,10 @@ fn the_live_rules_are_the_documented_ones() {
             "LINSTOR-007",
             "BACKUP-003",
             "GPU-005",
-            "GITOPS-002"
+            "GITOPS-002",
+            "LINK-001",
+            "LINK-002",
+            "VRRP-001"
         ]
     );
 }

@@ -687,4 +687,38 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         )],
         remediation: "change the topology file or the IaC so that both say the same",
     },
+    // What the routers report (`crate::live`): the rows of `docs/live-invariants.md`.
+    RuleInfo {
+        id: RuleId("LINK-001"),
+        severity: Severity::Error,
+        kind: RuleKind::Live,
+        title: "a declared cross-site link's WireGuard peer shook hands recently; a DRBD connection across it that is not Connected is traced to it",
+        citations: &[
+            cite(ARCH, "WireGuard SP↔Franca via UnespNet"),
+            cite(
+                ARCH,
+                "Autonomia por site — cada site sobrevive a partição de rede; nada essencial depende de link cross-site",
+            ),
+        ],
+        remediation: "check the WireGuard peer on both routers (keys, endpoint, UnespNet reachability); DRBD reconnects once the peer shakes hands",
+    },
+    RuleInfo {
+        id: RuleId("LINK-002"),
+        severity: Severity::Warning,
+        kind: RuleKind::Live,
+        title: "a router's BGP sessions are Established and its IPsec tunnels up",
+        citations: &[cite(
+            ARCH,
+            "Papel: roteamento entre VLANs, NAT, firewall, link upstream institucional, VPN cross-site.",
+        )],
+        remediation: "check the session's neighbor (reachability over the link, AS, password) or the tunnel's peer (PSK, proposals), or shut it down on purpose",
+    },
+    RuleInfo {
+        id: RuleId("VRRP-001"),
+        severity: Severity::Warning,
+        kind: RuleKind::Live,
+        title: "every VRRP group of a router is MASTER or BACKUP",
+        citations: &[cite(ARCH, "VRRP HA pra VyOS (single-node hoje)")],
+        remediation: "check the group's interface and tracked scripts (FAULT) or the peer's reachability; a group that never leaves INIT has no usable interface",
+    },
 ];
