@@ -475,7 +475,10 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
                 ADR9,
                 "Não exige que pods se descubram entre si — exige acesso ao API server cross-cluster",
             ),
-            cite(ADR9, "Cluster manager (1 dos clusters) recebe submissão de job"),
+            cite(
+                ADR9,
+                "Cluster manager (1 dos clusters) recebe submissão de job",
+            ),
             cite(
                 ADR9,
                 "Conecta com clusters worker via kubeconfig (não via service discovery)",
