@@ -483,6 +483,7 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
                 location: Location::UNKNOWN,
             })
             .collect(),
+        metrics: Vec::new(),
         meta,
     });
     let mut topology = Topology::from_parts(t);

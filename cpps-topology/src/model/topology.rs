@@ -71,6 +71,12 @@ pub struct Parts {
     pub items: Vec<Item>,
     /// Suppressions of findings.
     pub suppressions: Vec<Suppression>,
+    /// The documents' pending items (not components).
+    pub pending: Vec<PendingItem>,
+    /// The alternatives the decision table rejects (not components).
+    pub rejected: Vec<RejectedAlternative>,
+    /// Facts the two documents state differently (not components).
+    pub contradictions: Vec<Contradiction>,
 }
 
 /// The whole infrastructure.
@@ -216,6 +222,12 @@ impl Topology {
         items: Item;
         /// Suppressions of findings.
         suppressions: Suppression;
+        /// The documents' pending items.
+        pending: PendingItem;
+        /// The alternatives the decision table rejects.
+        rejected: RejectedAlternative;
+        /// Facts the two documents state differently.
+        contradictions: Contradiction;
     }
 
     /// Rebuilds the lookup maps. O(n). When two components share an id the first one wins

@@ -611,6 +611,104 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         ],
         remediation: "give the PBS a VM of its own, run ArgoCD in the site's general-purpose cluster, give the GPU cluster the guest that uses the GPU",
     },
+    // What the documents ask beyond the team's catalogue: the DOC rows of
+    // `docs/added-invariants.md`.
+    RuleInfo {
+        id: RuleId("DOC-001"),
+        severity: Severity::Info,
+        kind: RuleKind::Static,
+        title: "a fact the two documents state differently is reported, with the state the file follows",
+        citations: &[
+            cite(
+                ARCH,
+                "Cada item deste documento marca explicitamente seu estado.",
+            ),
+            cite(ADR9, "TLS via Traefik + cert-manager já existe"),
+            cite(
+                ADR9,
+                "Network connectivity entre API servers (já temos via VyOS+WireGuard)",
+            ),
+        ],
+        remediation: "settle the fact in both documents; until then keep the state the file follows, said why in the contradiction's note",
+    },
+    RuleInfo {
+        id: RuleId("DOC-002"),
+        severity: Severity::Error,
+        kind: RuleKind::Static,
+        title: "no component adopts an alternative the decision table rejects, in production or in the plan",
+        citations: &[
+            cite(ARCH, "Decisões arquiteturais (resumo)"),
+            cite(ARCH, "Tópico\tDecisão\tAlternativa rejeitada\tMotivo\tADR"),
+        ],
+        remediation: "use the decided option instead, or plan the migration away from the rejected one as an item that `replaces` it",
+    },
+    RuleInfo {
+        id: RuleId("DOC-003"),
+        severity: Severity::Warning,
+        kind: RuleKind::Static,
+        title: "an essential service of a site (MultiKueue manager, identity provider, DNS) does not sit in another site",
+        citations: &[
+            cite(
+                ARCH,
+                "Autonomia por site — cada site sobrevive a partição de rede; nada essencial depende de link cross-site",
+            ),
+            cite(ADR9, "Cluster manager (1 dos clusters) recebe submissão de job"),
+            cite(ARCH, "Authentik instalado (1 instância central com replica DR?)"),
+        ],
+        remediation: "run the service (or a replica of it) in every site it serves; manage a MultiKueue from a site where its clusters run",
+    },
+    RuleInfo {
+        id: RuleId("DOC-004"),
+        severity: Severity::Warning,
+        kind: RuleKind::Static,
+        title: "a LINSTOR pool or PBS in production has its metrics collected in production",
+        citations: &[cite(ARCH, "Métricas LINSTOR/PBS antes de declarar produção")],
+        remediation: "collect LINSTOR/DRBD/PBS metrics (an observability capability with `metrics: [linstor, drbd, pbs]`) and validate it before the pool or PBS",
+    },
+    RuleInfo {
+        id: RuleId("DOC-005"),
+        severity: Severity::Warning,
+        kind: RuleKind::Static,
+        title: "a GPU cluster in service has an alert on NVRM errors at least as mature as itself",
+        citations: &[cite(
+            ADR9,
+            "Monitoring: dmesg + nvidia-smi via OpenObserve, alerta em erros NVRM",
+        )],
+        remediation: "declare and route an `nvrm_errors` alert (dmesg + nvidia-smi through OpenObserve)",
+    },
+    RuleInfo {
+        id: RuleId("DOC-006"),
+        severity: Severity::Warning,
+        kind: RuleKind::Static,
+        title: "a PBS in service names the VM it runs in, and that VM uses no GPU",
+        citations: &[cite(ARCH, "Onde rodar PBS (VM dedicada por site)")],
+        remediation: "run the PBS in a VM of its own in its site (no GPU, no other service: REL-002) and name it in `guest`",
+    },
+    RuleInfo {
+        id: RuleId("DOC-007"),
+        severity: Severity::Info,
+        kind: RuleKind::Static,
+        title: "an ArgoCD does not wait for Cilium",
+        citations: &[cite(
+            ARCH,
+            "ArgoCD SP (não depende de Cilium — pode subir antes/em paralelo)",
+        )],
+        remediation: "bring the ArgoCD up before or in parallel with the Cilium cluster; nothing of it needs Cilium",
+    },
+    RuleInfo {
+        id: RuleId("DOC-008"),
+        severity: Severity::Warning,
+        kind: RuleKind::Static,
+        title: "a GPU LXC in service has its disk on LINSTOR and a PBS backup",
+        citations: &[
+            cite(
+                ADR9,
+                "LXC é o sweet spot pro cluster GPU: integrado à lógica Proxmox (PBS, LINSTOR, snapshots)",
+            ),
+            cite(ADR9, "Plano de rollback: snapshot LINSTOR do LXC antes"),
+        ],
+        remediation: "put the LXC's disk on the site's LINSTOR pool (`storage`) and add it to the site's PBS backup job (`backup`)",
+    },
     // The IaC as evidence (`crate::iac`): the rows of `docs/iac-invariants.md`.
     RuleInfo {
         id: RuleId("IAC-001"),

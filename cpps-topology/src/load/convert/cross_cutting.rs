@@ -1,4 +1,7 @@
-//! Converting cross-cutting capabilities, other labelled facts and suppressions.
+//! Converting cross-cutting capabilities, other labelled facts, suppressions, and the documents'
+//! pending items, rejected alternatives and contradictions.
+
+use std::collections::HashMap;
 
 use crate::load::file::*;
 use crate::model::ComponentKind as K;
@@ -35,12 +38,21 @@ impl Cx<'_> {
                 location: at,
             });
         }
+        let metrics = match &c.metrics {
+            Some(m) => {
+                let at = self.loc(&m.at);
+                meta.set_field_location("metrics", at);
+                m.value.clone()
+            }
+            None => Vec::new(),
+        };
         Some(Capability {
             id,
             kind: c.kind,
             tool: c.tool.clone(),
             site,
             alerts,
+            metrics,
             meta,
         })
     }
@@ -54,11 +66,15 @@ impl Cx<'_> {
             Target::Kind(K::K3sCluster),
             &i.cluster,
         );
+        let tool = self.text_field(&mut meta, "tool", &i.tool);
+        let replaces = self.text_field(&mut meta, "replaces", &i.replaces);
         Some(Item {
             id,
             layer: i.layer.clone(),
             site,
             cluster,
+            tool,
+            replaces,
             meta,
         })
     }
@@ -90,5 +106,223 @@ impl Cx<'_> {
             expires,
             location: at,
         })
+    }
+
+    fn text_field(
+        &mut self,
+        meta: &mut Meta,
+        path: &str,
+        v: &Option<At<String>>,
+    ) -> Option<String> {
+        let v = v.as_ref()?;
+        let at = self.loc(&v.at);
+        meta.set_field_location(path, at);
+        Some(v.value.trim().to_owned())
+    }
+
+    /// The one state of a record that is not a component (a pending item, a claim).
+    fn record_state(
+        &mut self,
+        kind: &str,
+        id: &str,
+        state: &Option<At<FileState>>,
+        at: Location,
+    ) -> State {
+        match state {
+            Some(s) => s.value.0,
+            None => {
+                self.error(
+                    FileErrorKind::MissingState {
+                        kind: kind.to_owned(),
+                        id: id.to_owned(),
+                    },
+                    at,
+                );
+                State::Desired
+            }
+        }
+    }
+
+    fn quote(&mut self, field: &str, source: &At<String>, text: &At<String>) -> Quote {
+        for (name, v) in [("source", source), ("text", text)] {
+            if v.value.trim().is_empty() {
+                let at = self.loc(&v.at);
+                self.invalid(
+                    &format!("{field}.{name}"),
+                    "a quote names its document and its words",
+                    at,
+                );
+            }
+        }
+        Quote {
+            source: source.value.trim().to_owned(),
+            text: text.value.clone(),
+        }
+    }
+
+    /// The records of the documents that are not components: pending items, rejected
+    /// alternatives, contradictions. Their ids are unique among themselves and the components'
+    /// (a finding or a table names them bare), but nothing refers to them as components. An
+    /// item's `replaces` names a rejected alternative.
+    pub(super) fn documents(
+        &mut self,
+        f: &TopologyFile,
+        items: &[Item],
+    ) -> (
+        Vec<PendingItem>,
+        Vec<RejectedAlternative>,
+        Vec<Contradiction>,
+    ) {
+        let mut seen: HashMap<String, Location> = HashMap::new();
+        let mut register = |cx: &mut Self, id: &At<String>| -> Location {
+            let at = cx.loc(&id.at);
+            let first = cx
+                .ids
+                .get(&id.value)
+                .map(|(_, l)| *l)
+                .or_else(|| seen.get(&id.value).copied());
+            match first {
+                Some(first) => cx.error(
+                    FileErrorKind::DuplicateId {
+                        id: id.value.clone(),
+                        first,
+                    },
+                    at,
+                ),
+                None => {
+                    seen.insert(id.value.clone(), at);
+                }
+            }
+            if id.value.trim().is_empty() {
+                cx.invalid("id", "an id is not empty", at);
+            }
+            at
+        };
+        let mut pending = Vec::with_capacity(f.pending.len());
+        for p in &f.pending {
+            let location = register(self, &p.id);
+            let quote = self.quote("quote", &p.quote.value.source, &p.quote.value.text);
+            let state = self.record_state("pending item", &p.id.value, &p.state, location);
+            let mut about = Vec::with_capacity(p.about.len());
+            let mut about_locations = Vec::with_capacity(p.about.len());
+            for a in &p.about {
+                let at = self.loc(&a.at);
+                self.refs.push((Target::Any, a.value.clone(), at));
+                about.push(a.value.clone());
+                about_locations.push(at);
+            }
+            pending.push(PendingItem {
+                id: p.id.value.clone(),
+                section: p.section.clone(),
+                quote,
+                state,
+                about,
+                about_locations,
+                note: p.note.clone(),
+                location,
+            });
+        }
+        let mut rejected = Vec::with_capacity(f.rejected.len());
+        for r in &f.rejected {
+            let location = register(self, &r.id);
+            let adopted_when = r
+                .adopted_when
+                .as_ref()
+                .map(|a| AdoptionSignals {
+                    tools: a
+                        .value
+                        .tools
+                        .iter()
+                        .map(|t| t.trim().to_lowercase())
+                        .filter(|t| !t.is_empty())
+                        .collect(),
+                    cni: a.value.cni.clone(),
+                    patterns: a.value.patterns.clone(),
+                    uniform_gpu_placement: a.value.uniform_gpu_placement,
+                })
+                .unwrap_or_default();
+            let flagged_by = r.flagged_by.as_ref().map(|x| x.value.trim().to_owned());
+            if adopted_when.is_empty() && flagged_by.is_none() {
+                self.invalid(
+                    "adopted_when",
+                    "a rejected alternative says what adopts it (`adopted_when`) or which rule flags it (`flagged_by`)",
+                    location,
+                );
+            }
+            rejected.push(RejectedAlternative {
+                id: r.id.value.clone(),
+                topic: r.topic.clone(),
+                decision: r.decision.clone(),
+                alternative: r.alternative.clone(),
+                reason: r.reason.clone(),
+                adr: r.adr.clone(),
+                adopted_when,
+                flagged_by,
+                note: r.note.clone(),
+                location,
+            });
+        }
+        let mut contradictions = Vec::with_capacity(f.contradictions.len());
+        for c in &f.contradictions {
+            let location = register(self, &c.id);
+            let subject_location = self.loc(&c.subject.at);
+            self.refs
+                .push((Target::Any, c.subject.value.clone(), subject_location));
+            let mut claims = Vec::with_capacity(c.claims.len());
+            for (i, claim) in c.claims.iter().enumerate() {
+                let at = self.loc(&claim.at);
+                let quote = self.quote(
+                    &format!("claims[{i}]"),
+                    &claim.value.source,
+                    &claim.value.quote,
+                );
+                let state = self.record_state(
+                    "claim",
+                    &format!("{}.claims[{i}]", c.id.value),
+                    &claim.value.state,
+                    at,
+                );
+                claims.push(DocumentClaim {
+                    quote,
+                    state,
+                    location: at,
+                });
+            }
+            if claims.len() < 2 {
+                self.invalid(
+                    "claims",
+                    "a contradiction quotes at least two claims",
+                    location,
+                );
+            }
+            let follows = self.record_state("contradiction", &c.id.value, &c.follows, location);
+            contradictions.push(Contradiction {
+                id: c.id.value.clone(),
+                subject: c.subject.value.clone(),
+                field: c.field.clone(),
+                claims,
+                follows,
+                note: c.note.clone(),
+                location,
+                subject_location,
+            });
+        }
+        for item in items {
+            if let Some(r) = &item.replaces
+                && !rejected.iter().any(|x| &x.id == r)
+            {
+                let at = item.meta.at("replaces");
+                self.error(
+                    FileErrorKind::UnknownReference {
+                        kind: "rejected alternative".to_owned(),
+                        id: r.clone(),
+                        suggestion: crate::load::suggest(r, rejected.iter().map(|x| x.id.as_str())),
+                        found_kind: None,
+                    },
+                    at,
+                );
+            }
+        }
+        (pending, rejected, contradictions)
     }
 }

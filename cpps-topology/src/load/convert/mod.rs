@@ -403,7 +403,7 @@ impl Cx<'_> {
         Some(s.value.0)
     }
 
-    fn convert(&mut self, f: TopologyFile) -> Topology {
+    fn convert(&mut self, mut f: TopologyFile) -> Topology {
         if f.version.value != FORMAT_VERSION {
             let at = self.loc(&f.version.at);
             self.error(
@@ -426,7 +426,12 @@ impl Cx<'_> {
                 .filter_map(|c| self.proxmox_cluster(c))
                 .collect(),
             hosts: f.hosts.iter().filter_map(|c| self.host(c)).collect(),
-            guests: f.guests.iter().filter_map(|c| self.guest(c)).collect(),
+            // The guests are most of a large file: their file form is freed as soon as they
+            // are converted, so that it and the model are not held together to the end.
+            guests: {
+                let guests = std::mem::take(&mut f.guests);
+                guests.iter().filter_map(|c| self.guest(c)).collect()
+            },
             linstor_pools: f
                 .linstor_pools
                 .iter()
@@ -454,6 +459,14 @@ impl Cx<'_> {
                 .iter()
                 .filter_map(|c| self.suppression(c))
                 .collect(),
+            ..Parts::default()
+        };
+        let (pending, rejected, contradictions) = self.documents(&f, &parts.items);
+        let parts = Parts {
+            pending,
+            rejected,
+            contradictions,
+            ..parts
         };
         let mut topology = Topology::from_parts(parts);
         topology.version = f.version.value;

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{At, FileState};
-use crate::model::{AlertKind, CapabilityKind};
+use crate::model::{AlertKind, CapabilityKind, CniKind, MetricsSource, PatternKind};
 
 /// An alert.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -36,6 +36,9 @@ component_file! {
         /// Alerts (observability).
         #[serde(default)]
         pub(crate) alerts: Vec<At<AlertFile>>,
+        /// What it collects metrics of (observability): `linstor`, `drbd`, `pbs`.
+        #[serde(default)]
+        pub(crate) metrics: Option<At<Vec<MetricsSource>>>,
     }
 }
 
@@ -52,7 +55,130 @@ component_file! {
         /// The cluster it runs in.
         #[serde(default)]
         pub(crate) cluster: Option<At<String>>,
+        /// The tool or product it is.
+        #[serde(default)]
+        pub(crate) tool: Option<At<String>>,
+        /// The id of a rejected alternative it replaces where that is still in use.
+        #[serde(default)]
+        pub(crate) replaces: Option<At<String>>,
     }
+}
+
+/// A sentence of a source document.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Quote")]
+pub(crate) struct QuoteFile {
+    /// The document's file name (`004_29bfc39840ca04c0.txt` or `000_be2f9e2558fad79c.txt`).
+    pub(crate) source: At<String>,
+    /// The exact words of the document.
+    pub(crate) text: At<String>,
+}
+
+/// A pending item of the documents.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "PendingItem")]
+pub(crate) struct PendingFile {
+    /// Unique id.
+    pub(crate) id: At<String>,
+    /// The section of the document that lists it.
+    pub(crate) section: String,
+    /// The item as the document writes it.
+    pub(crate) quote: At<QuoteFile>,
+    /// `desired` (not started), `declared` (in progress), `validated` (done): exactly one.
+    #[schemars(required)]
+    pub(crate) state: Option<At<FileState>>,
+    /// The components it is about.
+    #[serde(default)]
+    pub(crate) about: Vec<At<String>>,
+    /// Free text.
+    #[serde(default)]
+    pub(crate) note: Option<String>,
+}
+
+/// What adopts a rejected alternative.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "AdoptionSignals")]
+pub(crate) struct AdoptionFile {
+    /// Words of a component's tool, LINSTOR provider or guest role.
+    #[serde(default)]
+    pub(crate) tools: Vec<String>,
+    /// CNIs of a general-purpose cluster.
+    #[serde(default)]
+    pub(crate) cni: Vec<CniKind>,
+    /// Kinds of multi-cluster patterns.
+    #[serde(default)]
+    pub(crate) patterns: Vec<PatternKind>,
+    /// GPU clusters of every site placed alike.
+    #[serde(default)]
+    pub(crate) uniform_gpu_placement: bool,
+}
+
+/// An alternative the decision table rejects.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "RejectedAlternative")]
+pub(crate) struct RejectedFile {
+    /// Unique id.
+    pub(crate) id: At<String>,
+    /// The row's "Tópico" cell.
+    pub(crate) topic: String,
+    /// The row's "Decisão" cell.
+    pub(crate) decision: String,
+    /// The row's "Alternativa rejeitada" cell.
+    pub(crate) alternative: String,
+    /// The row's "Motivo" cell.
+    pub(crate) reason: String,
+    /// The row's "ADR" cell.
+    #[serde(default)]
+    pub(crate) adr: Option<String>,
+    /// What adopts it.
+    #[serde(default)]
+    pub(crate) adopted_when: Option<At<AdoptionFile>>,
+    /// The rule that flags its adoption already.
+    #[serde(default)]
+    pub(crate) flagged_by: Option<At<String>>,
+    /// Free text.
+    #[serde(default)]
+    pub(crate) note: Option<String>,
+}
+
+/// What one document states about a fact.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "DocumentClaim")]
+pub(crate) struct ClaimFile {
+    /// The document's file name.
+    pub(crate) source: At<String>,
+    /// The sentence, verbatim.
+    pub(crate) quote: At<String>,
+    /// The state it gives the fact: exactly one.
+    #[schemars(required)]
+    pub(crate) state: Option<At<FileState>>,
+}
+
+/// A fact the two documents state differently.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Contradiction")]
+pub(crate) struct ContradictionFile {
+    /// Unique id.
+    pub(crate) id: At<String>,
+    /// The component the fact is about.
+    pub(crate) subject: At<String>,
+    /// The field of the subject the fact is about.
+    #[serde(default)]
+    pub(crate) field: Option<String>,
+    /// What each document says (at least two).
+    pub(crate) claims: Vec<At<ClaimFile>>,
+    /// The state this file gives the fact: exactly one.
+    #[schemars(required)]
+    pub(crate) follows: Option<At<FileState>>,
+    /// Why the file follows that claim.
+    #[serde(default)]
+    pub(crate) note: Option<String>,
 }
 
 /// A suppressed finding.

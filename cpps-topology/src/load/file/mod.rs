@@ -224,6 +224,15 @@ pub(crate) struct TopologyFile {
     /// Suppressed findings, each with a reason.
     #[serde(default)]
     pub(crate) suppressions: Vec<SuppressionFile>,
+    /// The documents' pending items.
+    #[serde(default)]
+    pub(crate) pending: Vec<PendingFile>,
+    /// The alternatives the decision table rejects, and what adopts each.
+    #[serde(default)]
+    pub(crate) rejected: Vec<RejectedFile>,
+    /// Facts the two documents state differently.
+    #[serde(default)]
+    pub(crate) contradictions: Vec<ContradictionFile>,
 }
 
 impl<T: Default> Default for At<T> {

@@ -20,6 +20,7 @@ use crate::model::{
 };
 
 mod compute;
+mod documents;
 mod network;
 mod platform;
 mod relations;
@@ -71,6 +72,14 @@ pub(crate) static STATIC_CHECKS: &[(RuleId, StaticCheck)] = &[
     (RuleId("FRUGAL-001"), state::frugal_001),
     (RuleId("REL-001"), relations::rel_001),
     (RuleId("REL-002"), relations::rel_002),
+    (RuleId("DOC-001"), documents::doc_001),
+    (RuleId("DOC-002"), documents::doc_002),
+    (RuleId("DOC-003"), documents::doc_003),
+    (RuleId("DOC-004"), documents::doc_004),
+    (RuleId("DOC-005"), documents::doc_005),
+    (RuleId("DOC-006"), documents::doc_006),
+    (RuleId("DOC-007"), documents::doc_007),
+    (RuleId("DOC-008"), documents::doc_008),
 ];
 
 /// The severity of a finding on a component in `state`: a `desired` component is a roadmap fact,

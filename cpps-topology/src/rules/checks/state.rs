@@ -453,6 +453,7 @@ pub(super) fn obs_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         AlertKind::DrbdDesync => "DRBD desync",
         AlertKind::ArgocdOutOfSync => "ArgoCD out-of-sync",
         AlertKind::CertExpiring => "cert expiring",
+        AlertKind::NvrmErrors => "NVRM errors",
     };
     let missing: Vec<&str> = AlertKind::BASIC
         .iter()

@@ -1,0 +1,562 @@
+//! What the documents ask beyond the team's catalogue: DOC-001 (the documents contradict each
+//! other), DOC-002 (a rejected alternative is adopted), DOC-003 (an essential service of a site
+//! sits in another site), DOC-004 (storage metrics before production), DOC-005 (the NVRM
+//! alert), DOC-006 (a PBS in service names its VM, which uses no GPU), DOC-007 (ArgoCD does not wait for
+//! Cilium) and DOC-008 (the GPU LXC on LINSTOR and in PBS).
+
+use std::collections::BTreeSet;
+
+use super::{Ctx, Sink, scaled};
+use crate::finding::Severity;
+use crate::model::{
+    AlertKind, CapabilityKind, ClusterPurpose, CniKind, ComponentRef, GuestKind, K3sCluster,
+    MetricsSource, NodePlacement, PatternKind, State, Topology,
+};
+
+fn cni_name(c: CniKind) -> &'static str {
+    match c {
+        CniKind::Flannel => "flannel",
+        CniKind::Cilium => "Cilium",
+        CniKind::Calico => "Calico",
+    }
+}
+
+/// DOC-001: a fact the two documents state differently, recorded in `contradictions:`, is
+/// reported (as GPU-002 reports the Franca GPU placement); a record whose chosen state no
+/// document gives, or that the subject itself does not follow, is a mistake of the file.
+pub(super) fn doc_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    for c in topo.contradictions() {
+        let Some(subject) = topo.component(&c.subject) else {
+            continue;
+        };
+        let what = match &c.field {
+            Some(field) => format!("{} {}.{field}", subject.kind(), c.subject),
+            None => format!("{} {}", subject.kind(), c.subject),
+        };
+        let states: BTreeSet<State> = c.claims.iter().map(|claim| claim.state).collect();
+        if !states.contains(&c.follows) {
+            sink.emit(
+                Severity::Warning,
+                subject,
+                c.location,
+                format!(
+                    "contradiction {}: the file follows `{}` for {what}, a state none of its claims gives",
+                    c.id, c.follows
+                ),
+            );
+        } else if c.field.is_none() && subject.meta().state != c.follows {
+            sink.emit(
+                Severity::Warning,
+                subject,
+                c.location,
+                format!(
+                    "contradiction {}: the file says it follows `{}` for {what}, but the component is {}",
+                    c.id,
+                    c.follows,
+                    subject.meta().state
+                ),
+            );
+        }
+        if states.len() < 2 {
+            // The claims agree: nothing to report.
+            continue;
+        }
+        let claims: Vec<String> = c
+            .claims
+            .iter()
+            .map(|claim| {
+                // A table row's cells are tab-separated in the document; a report shows them as
+                // the table's columns.
+                format!(
+                    "{} says {} («{}»)",
+                    claim.quote.source,
+                    claim.state,
+                    claim.quote.text.replace('\t', " | ")
+                )
+            })
+            .collect();
+        sink.emit(
+            Severity::Info,
+            subject,
+            c.location,
+            format!(
+                "the documents disagree on {what}: {}; the file follows {}",
+                claims.join("; "),
+                c.follows
+            ),
+        );
+    }
+}
+
+/// Whether `text` holds `word` (already lower case) as a whole word or phrase.
+fn mentions(text: &str, word: &str) -> bool {
+    let text = text.to_lowercase();
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// The texts of a component that name what it runs: a capability's or item's tool, a LINSTOR
+/// pool's provider, a guest's role. Notes are prose (they may name a rejected option to say it
+/// was rejected) and are not read.
+fn tool_texts(c: ComponentRef<'_>) -> Vec<(&str, &'static str)> {
+    let mut out = Vec::new();
+    match c {
+        ComponentRef::Capability(cap) => out.extend(cap.tool.as_deref().map(|t| (t, "tool"))),
+        ComponentRef::Item(item) => out.extend(item.tool.as_deref().map(|t| (t, "tool"))),
+        ComponentRef::LinstorPool(p) => out.push((p.provider.as_str(), "provider")),
+        ComponentRef::Guest(g) => out.extend(g.role.as_deref().map(|t| (t, "role"))),
+        _ => {}
+    }
+    out
+}
+
+/// The placement of a GPU cluster: its intended placement, else its first node's.
+fn gpu_placement(topo: &Topology, k: &K3sCluster) -> Option<NodePlacement> {
+    k.node_placement.or_else(|| {
+        k.nodes
+            .iter()
+            .find_map(|n| topo.guest(n))
+            .map(|g| match (g.kind, g.privileged) {
+                (GuestKind::Vm, _) => NodePlacement::Vm,
+                (GuestKind::Lxc, true) => NodePlacement::LxcPrivileged,
+                (GuestKind::Lxc, false) => NodePlacement::Lxc,
+            })
+    })
+}
+
+/// Whether a GPU cluster's hosts (nodes' hosts, or candidate hosts) are all of a tier that
+/// forces its placement (GPU only through a privileged LXC): then its placement is not a choice.
+fn placement_forced(topo: &Topology, k: &K3sCluster) -> bool {
+    let hosts: Vec<_> = k
+        .nodes
+        .iter()
+        .filter_map(|n| topo.guest(n))
+        .map(|g| &g.host)
+        .chain(&k.candidate_hosts)
+        .filter_map(|h| topo.host(h))
+        .collect();
+    !hosts.is_empty()
+        && hosts.iter().all(|h| {
+            h.tier
+                .as_ref()
+                .and_then(|t| topo.tier(t))
+                .is_some_and(|t| t.capabilities.gpu_lxc_only)
+        })
+}
+
+/// DOC-002: a component adopts an alternative the decision table rejects, in production or in
+/// the plan; the severity follows its state. An item that `replaces` the alternative where it is
+/// still in use (a planned migration) lowers an adoption in service to a warning.
+pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    for r in topo.rejected() {
+        if let Some(rule) = &r.flagged_by {
+            let known = crate::rules::lookup(rule).is_some_and(|i| i.kind.has_static_part());
+            if !known {
+                sink.emit_topology(
+                    Severity::Warning,
+                    r.location,
+                    format!(
+                        "rejected alternative {} is said to be flagged by `{rule}`, which is not a static rule of the catalogue",
+                        r.id
+                    ),
+                );
+            }
+        }
+        let signals = &r.adopted_when;
+        let emit = |sink: &mut Sink<'_>, c: ComponentRef<'_>, field: &str, how: String| {
+            let meta = c.meta();
+            let replacement = topo.items().iter().find(|item| {
+                item.replaces.as_deref() == Some(r.id.as_str())
+                    && match &item.cluster {
+                        Some(k) => k.as_str() == c.id_str(),
+                        None => item
+                            .site
+                            .as_ref()
+                            .is_none_or(|s| topo.site_of(c).as_ref() == Some(s)),
+                    }
+            });
+            let mut severity = scaled(Severity::Error, meta.state);
+            let mut planned = String::new();
+            if let Some(item) = replacement {
+                if severity == Severity::Error {
+                    severity = Severity::Warning;
+                }
+                planned = format!("; item {} ({}) replaces it", item.id, item.meta.state);
+            }
+            sink.emit_at(
+                severity,
+                c,
+                field,
+                format!(
+                    "{} {} ({}) {how}: «{}» is the alternative the decision table rejects for «{}» (decision: «{}»; «{}»){planned}",
+                    c.kind(),
+                    c.id_str(),
+                    meta.state,
+                    r.alternative,
+                    r.topic,
+                    r.decision,
+                    r.reason
+                ),
+            );
+        };
+        if !signals.tools.is_empty() {
+            for c in topo.components().filter(|c| !c.meta().deferred) {
+                for (text, field) in tool_texts(c) {
+                    if let Some(word) = signals.tools.iter().find(|w| mentions(text, w)) {
+                        emit(sink, c, field, format!("names `{word}` in its {field}"));
+                        break;
+                    }
+                }
+            }
+        }
+        for k in topo.k3s_clusters() {
+            if k.purpose == ClusterPurpose::General
+                && !k.meta.deferred
+                && signals.cni.contains(&k.cni.kind)
+            {
+                emit(
+                    sink,
+                    ComponentRef::K3sCluster(k),
+                    "cni.kind",
+                    format!("is a general-purpose cluster on {}", cni_name(k.cni.kind)),
+                );
+            }
+        }
+        for p in topo.patterns() {
+            if !p.meta.deferred && signals.patterns.contains(&p.kind) {
+                let kind = match p.kind {
+                    PatternKind::ClusterMesh => "ClusterMesh",
+                    PatternKind::MultiKueue => "MultiKueue",
+                    PatternKind::ApplicationSet => "ApplicationSet",
+                    PatternKind::Karmada => "Karmada",
+                };
+                emit(
+                    sink,
+                    ComponentRef::Pattern(p),
+                    "state",
+                    format!("is a {kind} pattern that is not deferred"),
+                );
+            }
+        }
+        if signals.uniform_gpu_placement {
+            let gpu: Vec<(&K3sCluster, NodePlacement)> = topo
+                .k3s_clusters()
+                .iter()
+                .filter(|k| k.purpose == ClusterPurpose::Gpu)
+                .filter_map(|k| gpu_placement(topo, k).map(|p| (k, p)))
+                .collect();
+            let sites: BTreeSet<&str> = gpu.iter().map(|(k, _)| k.site.as_str()).collect();
+            let uniform = gpu.windows(2).all(|w| w[0].1 == w[1].1);
+            if sites.len() >= 2 && uniform {
+                for (k, p) in &gpu {
+                    // A placement the tier forces is not a standardisation; one a document
+                    // states for the cluster is that document's decision (GPU-002 reports the
+                    // documents' disagreement).
+                    let backed = k.placement_claims.iter().any(|c| c.placement == *p);
+                    if placement_forced(topo, k) || backed {
+                        continue;
+                    }
+                    emit(
+                        sink,
+                        ComponentRef::K3sCluster(k),
+                        "node_placement",
+                        format!(
+                            "is placed like the GPU clusters of every other site although its hosts' tier allows otherwise, and no document states that placement for it ({})",
+                            sites.iter().copied().collect::<Vec<_>>().join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// DOC-003: nothing essential of a site depends on the cross-site link. A MultiKueue whose
+/// manager sits in a site where none of its member clusters runs makes every member's batch
+/// queue depend on the link; an identity provider or DNS placed in one site serves another site
+/// that has none of its own. (A site's ArgoCD in another site is SITE-001 and GITOPS-001; its
+/// backups, SITE-001.)
+pub(super) fn doc_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    for p in topo.patterns() {
+        if p.kind != PatternKind::MultiKueue {
+            continue;
+        }
+        let Some(manager) = p.manager.as_ref().and_then(|m| topo.k3s_cluster(m)) else {
+            continue;
+        };
+        let members: Vec<&K3sCluster> = p
+            .members
+            .iter()
+            .filter_map(|m| topo.k3s_cluster(m))
+            .collect();
+        if members.is_empty() || members.iter().any(|k| k.site == manager.site) {
+            continue;
+        }
+        let sites: BTreeSet<&str> = members.iter().map(|k| k.site.as_str()).collect();
+        sink.emit_at(
+            scaled(Severity::Warning, p.meta.state),
+            ComponentRef::Pattern(p),
+            "manager",
+            format!(
+                "MultiKueue {} is managed from {} in site {}, where none of its clusters runs: the batch queue of {} depends on the cross-site link",
+                p.id,
+                manager.id,
+                manager.site,
+                sites.into_iter().collect::<Vec<_>>().join(", ")
+            ),
+        );
+    }
+    for kind in [CapabilityKind::Iam, CapabilityKind::Dns] {
+        let of_kind: Vec<_> = topo
+            .capabilities()
+            .iter()
+            .filter(|c| c.kind == kind)
+            .collect();
+        let served: BTreeSet<&str> = of_kind
+            .iter()
+            .filter_map(|c| c.site.as_ref().map(|s| s.as_str()))
+            .collect();
+        if served.is_empty() || of_kind.iter().any(|c| c.site.is_none()) {
+            // Site-less: where it runs is not stated, so nothing can be judged.
+            continue;
+        }
+        let without: Vec<&str> = topo
+            .sites()
+            .iter()
+            .map(|s| s.id.as_str())
+            .filter(|s| !served.contains(s))
+            .collect();
+        if without.is_empty() {
+            continue;
+        }
+        let what = if kind == CapabilityKind::Iam {
+            "identity provider"
+        } else {
+            "DNS"
+        };
+        for c in &of_kind {
+            sink.emit_at(
+                scaled(Severity::Warning, c.meta.state),
+                ComponentRef::Capability(c),
+                "site",
+                format!(
+                    "{what} {} runs in site {} and site(s) {} have none of their own: their logins or names depend on the cross-site link",
+                    c.id,
+                    c.site.as_ref().map_or("", |s| s.as_str()),
+                    without.join(", ")
+                ),
+            );
+        }
+    }
+}
+
+/// DOC-004: a LINSTOR pool or a PBS in production has its metrics collected by an observability
+/// capability in production ("Métricas LINSTOR/PBS antes de declarar produção").
+pub(super) fn doc_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    let collectors = |source: MetricsSource| -> (bool, Vec<String>) {
+        let caps: Vec<_> = topo
+            .capabilities()
+            .iter()
+            .filter(|c| c.kind == CapabilityKind::Observability && c.metrics.contains(&source))
+            .collect();
+        let live = caps.iter().any(|c| c.meta.state == State::Validated);
+        let names = caps
+            .iter()
+            .map(|c| format!("{} is {}", c.id, c.meta.state))
+            .collect();
+        (live, names)
+    };
+    let why = |names: Vec<String>| {
+        if names.is_empty() {
+            "none is declared".to_owned()
+        } else {
+            names.join(", ")
+        }
+    };
+    let (linstor_live, linstor_names) = collectors(MetricsSource::Linstor);
+    if !linstor_live {
+        let why = why(linstor_names);
+        for p in topo
+            .linstor_pools()
+            .iter()
+            .filter(|p| p.meta.state == State::Validated)
+        {
+            sink.emit_at(
+                Severity::Warning,
+                ComponentRef::LinstorPool(p),
+                "state",
+                format!(
+                    "LINSTOR pool {} is validated but no observability capability in production collects LINSTOR metrics ({why})",
+                    p.id
+                ),
+            );
+        }
+    }
+    let (pbs_live, pbs_names) = collectors(MetricsSource::Pbs);
+    if !pbs_live {
+        let why = why(pbs_names);
+        for p in topo
+            .pbs()
+            .iter()
+            .filter(|p| p.meta.state == State::Validated)
+        {
+            sink.emit_at(
+                Severity::Warning,
+                ComponentRef::Pbs(p),
+                "state",
+                format!(
+                    "PBS {} is validated but no observability capability in production collects PBS metrics ({why})",
+                    p.id
+                ),
+            );
+        }
+    }
+}
+
+/// DOC-005: a GPU cluster in service has an NVRM alert at least as mature as itself (the driver
+/// runbook: "alerta em erros NVRM"). GPU-005's live part reads the errors themselves.
+pub(super) fn doc_005(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    let best = topo
+        .capabilities()
+        .iter()
+        .filter(|c| c.kind == CapabilityKind::Observability)
+        .flat_map(|c| {
+            c.alerts
+                .iter()
+                .filter(|a| a.kind == AlertKind::NvrmErrors)
+                .map(|a| a.state.min(c.meta.state))
+        })
+        .max();
+    for k in topo.k3s_clusters() {
+        if k.purpose != ClusterPurpose::Gpu || k.meta.state == State::Desired {
+            continue;
+        }
+        if best.is_some_and(|b| b >= k.meta.state) {
+            continue;
+        }
+        let have = match best {
+            Some(b) => format!("the NVRM alert is only {b}"),
+            None => "no NVRM alert is declared".to_owned(),
+        };
+        sink.emit_at(
+            Severity::Warning,
+            ComponentRef::K3sCluster(k),
+            "state",
+            format!(
+                "GPU cluster {} is {} but {have}: the driver runbook asks for an alert on NVRM errors (dmesg + nvidia-smi)",
+                k.id, k.meta.state
+            ),
+        );
+    }
+}
+
+/// DOC-006: a PBS in service names the VM it runs in ("VM dedicada por site"), and that VM uses
+/// no GPU. That the VM is dedicated (not an LXC, not a K3s node, no other PBS, Traefik or router in
+/// it) is REL-002's; a VM in another site, SITE-001's.
+pub(super) fn doc_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    for p in topo.pbs() {
+        let severity = scaled(Severity::Warning, p.meta.state);
+        let c = ComponentRef::Pbs(p);
+        match p.guest.as_ref() {
+            None if p.meta.state != State::Desired => sink.emit_at(
+                severity,
+                c,
+                "state",
+                format!(
+                    "PBS {} is {} but the file does not say which VM it runs in: a dedicated VM of its site is the decision",
+                    p.id, p.meta.state
+                ),
+            ),
+            None => {}
+            Some(id) => {
+                if let Some(g) = topo.guest(id).filter(|g| g.gpu.is_some()) {
+                    sink.emit_at(
+                        severity,
+                        c,
+                        "guest",
+                        format!(
+                            "PBS {} runs in guest {}, which uses a GPU: a PBS VM is dedicated to backups",
+                            p.id, g.id
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// DOC-007: an ArgoCD does not wait for Cilium ("não depende de Cilium — pode subir antes/em
+/// paralelo"): one planned inside a Cilium cluster that is not in production yet is pointed out,
+/// since it can come up before the Cilium cluster (a review fact, info).
+pub(super) fn doc_007(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    for a in topo.argocd() {
+        let Some(k) = a.runs_in.as_ref().and_then(|id| topo.k3s_cluster(id)) else {
+            continue;
+        };
+        if k.cni.kind != CniKind::Cilium || k.meta.state == State::Validated {
+            continue;
+        }
+        if a.meta.state > k.meta.state {
+            // More mature than its cluster: STATE-001 reports the mix.
+            continue;
+        }
+        sink.emit_at(
+            Severity::Info,
+            ComponentRef::ArgoCd(a),
+            "runs_in",
+            format!(
+                "ArgoCD {} ({}) is planned in {}, a Cilium cluster that is {}: an ArgoCD does not depend on Cilium and can come up before or in parallel with it",
+                a.id, a.meta.state, k.id, k.meta.state
+            ),
+        );
+    }
+}
+
+/// DOC-008: a GPU LXC in service keeps what ADR-009 chose LXC for: its disk on LINSTOR (the
+/// runbook's rollback is a LINSTOR snapshot of the LXC) and a PBS backup.
+pub(super) fn doc_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
+    for g in topo.guests() {
+        let in_gpu_cluster = topo
+            .cluster_of_guest(&g.id)
+            .is_some_and(|k| k.purpose == ClusterPurpose::Gpu);
+        if g.kind != GuestKind::Lxc
+            || !(g.gpu.is_some() || in_gpu_cluster)
+            || g.meta.state == State::Desired
+        {
+            continue;
+        }
+        let mut missing = Vec::new();
+        if g.storage.is_none() {
+            missing.push("no LINSTOR pool holds its disk (`storage`)");
+        }
+        if g.backup.is_none() {
+            missing.push("no PBS backs it up (`backup`)");
+        }
+        if missing.is_empty() {
+            continue;
+        }
+        let field = if g.storage.is_none() { "kind" } else { "state" };
+        sink.emit_at(
+            scaled(Severity::Warning, g.meta.state),
+            ComponentRef::Guest(g),
+            field,
+            format!(
+                "GPU LXC {} is {} but {}: ADR-009 runs the GPU cluster in LXC to keep it on LINSTOR (snapshot before a driver update) and in PBS",
+                g.id,
+                g.meta.state,
+                missing.join(" and ")
+            ),
+        );
+    }
+}

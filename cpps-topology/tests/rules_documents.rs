@@ -1,0 +1,531 @@
+//! The rules derived from what the documents ask beyond the team's catalogue (DOC-001…DOC-008):
+//! each against a passing and a failing fixture (`tests/fixtures/rules/base.yaml` with a few
+//! edits: the pass yields no finding at all, the fail exactly the listed findings), and against
+//! variants of the embedded default topology, where one change must turn the rule's finding on
+//! or off: users run the check on their own file as it evolves.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{Edit, apply_to, found, run};
+use cpps_topology::DEFAULT_TOPOLOGY_YAML;
+use cpps_topology::report::Severity;
+
+const BASE: &str = include_str!("fixtures/rules/base.yaml");
+
+/// The last line of the base: records of the documents are appended after it.
+const BASE_END: &str =
+    "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }\n";
+
+/// One change of the embedded default topology and what it turns on or off.
+struct Variant {
+    edit: Edit,
+    /// `(rule, subject)` found on the default and gone on the variant.
+    disappears: &'static [(&'static str, &'static str)],
+    /// `(rule, subject)` absent from the default and found on the variant.
+    appears: &'static [(&'static str, &'static str)],
+}
+
+struct Case {
+    rule: &'static str,
+    pass: &'static [Edit],
+    fail: &'static [Edit],
+    expect: &'static [(&'static str, &'static str, Severity)],
+    variants: &'static [Variant],
+}
+
+use Severity::{Info, Warning};
+
+const CONTRADICTION_AGREES: Edit = (
+    BASE_END,
+    "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }\n\ncontradictions:\n  - id: link-up\n    subject: wg-alpha-beta\n    claims:\n      - { source: a.txt, state: validated, quote: the tunnel is up }\n      - { source: b.txt, state: validated, quote: the tunnel runs }\n    follows: validated\n",
+);
+
+const CONTRADICTION_DISAGREES: Edit = (
+    BASE_END,
+    "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }\n\ncontradictions:\n  - id: link-up\n    subject: wg-alpha-beta\n    claims:\n      - { source: a.txt, state: validated, quote: the tunnel is up }\n      - { source: b.txt, state: desired, quote: the tunnel is still to be configured }\n    follows: validated\n",
+);
+
+const REJECT_CEPH: Edit = (
+    BASE_END,
+    "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }\n\nrejected:\n  - id: no-ceph\n    topic: Storage replicado\n    decision: LINSTOR + DRBD\n    alternative: Ceph\n    reason: Footprint menor\n    adopted_when: { tools: [ceph] }\n",
+);
+
+/// A desired ArgoCD planned in a desired cluster `k3s-gamma` of site beta.
+const ARGOCD_GAMMA: Edit = (
+    "  - { id: argocd-beta, site: beta, runs_in: k3s-beta, manages: [k3s-beta], state: validated }",
+    "  - { id: argocd-beta, site: beta, runs_in: k3s-beta, manages: [k3s-beta], state: validated }\n  - { id: argocd-gamma, site: beta, runs_in: k3s-gamma, state: desired, use_case: later }",
+);
+
+/// `k3s-gamma` with Cilium (the fail) …
+const CILIUM_GAMMA: Edit = (
+    "  - id: gpu-alpha\n",
+    "  - { id: k3s-gamma, site: beta, node_placement: vm, cni: { kind: cilium, version: \"1.17.0\" }, purpose: general, default_deny: true, cert_manager: { dns01_cluster_issuer: true, state: desired }, state: desired, use_case: later }\n  - id: gpu-alpha\n",
+);
+
+/// … or with flannel (the pass).
+const FLANNEL_GAMMA: &str = "  - { id: k3s-gamma, site: beta, node_placement: vm, cni: { kind: flannel }, purpose: general, default_deny: true, cert_manager: { dns01_cluster_issuer: true, state: desired }, state: desired, use_case: later }\n  - id: gpu-alpha\n";
+
+const CASES: &[Case] = &[
+    // The documents disagree: reported on the subject, with both sentences; claims that agree
+    // are no contradiction.
+    Case {
+        rule: "DOC-001",
+        pass: &[CONTRADICTION_AGREES],
+        fail: &[CONTRADICTION_DISAGREES],
+        expect: &[("DOC-001", "wg-alpha-beta", Info)],
+        variants: &[Variant {
+            // The architecture and ADR-009 agreeing on SeaweedFS settles the contradiction.
+            edit: (
+                "      - { source: 000_be2f9e2558fad79c.txt, state: validated, quote: \"SeaweedFS (datasets",
+                "      - { source: 000_be2f9e2558fad79c.txt, state: desired, quote: \"SeaweedFS (datasets",
+            ),
+            disappears: &[("DOC-001", "seaweedfs-hudi")],
+            appears: &[],
+        }],
+    },
+    // A rejected alternative adopted in production is an error; in the plan, info.
+    Case {
+        rule: "DOC-002",
+        pass: &[REJECT_CEPH],
+        fail: &[
+            REJECT_CEPH,
+            (
+                "  - { id: webapp, layer: 8a",
+                "  - { id: ceph-rbd, layer: \"1\", site: alpha, tool: Ceph RBD, state: validated }\n  - { id: webapp, layer: 8a",
+            ),
+        ],
+        expect: &[("DOC-002", "ceph-rbd", Severity::Error)],
+        variants: &[
+            Variant {
+                // Sealed Secrets is the rejected option for secrets (a plan: info).
+                edit: (
+                    "    tool: SOPS + age (MVP) → ESO + Vault (IDP phase)\n",
+                    "    tool: Sealed Secrets\n",
+                ),
+                disappears: &[],
+                appears: &[("DOC-002", "secrets")],
+            },
+            Variant {
+                // Without a placement claim of ADR-009, the Franca GPU cluster in LXC on a
+                // Tier 2A host (which allows a VM) is the forced standardisation the table
+                // rejects.
+                edit: (
+                    "    placement_claims:\n      - placement: vm\n        cni: cilium\n        source: 004_29bfc39840ca04c0.txt\n        quote: \"GPU placement: Diferenciado por site: SP em LXC (Tier 3 obriga); Franca em VM com Cilium (Tier 2A permite)\"\n      - placement: lxc_privileged\n        cni: flannel\n        source: 000_be2f9e2558fad79c.txt\n        quote: \"Replicar mesma arquitetura: K3s standalone em LXC privileged em algum dos hosts labri-31/32/33, sem Cilium.\"\n",
+                    "",
+                ),
+                disappears: &[],
+                appears: &[("DOC-002", "k3s-gpu-franca")],
+            },
+            Variant {
+                // Karmada no longer deferred is adopted as the default multi-cluster pattern.
+                edit: (
+                    "    kind: karmada\n    state: desired\n    deferred: true\n",
+                    "    kind: karmada\n    state: desired\n",
+                ),
+                disappears: &[],
+                appears: &[("DOC-002", "karmada")],
+            },
+        ],
+    },
+    // An identity provider in one site only; a MultiKueue managed from where none of its
+    // clusters runs.
+    Case {
+        rule: "DOC-003",
+        pass: &[(
+            "  - id: observability\n",
+            "  - { id: idp-alpha, kind: iam, tool: Authentik, site: alpha, state: validated }\n  - { id: idp-beta, kind: iam, tool: Authentik, site: beta, state: validated }\n  - id: observability\n",
+        )],
+        fail: &[(
+            "  - id: observability\n",
+            "  - { id: idp-alpha, kind: iam, tool: Authentik, site: alpha, state: validated }\n  - id: observability\n",
+        )],
+        expect: &[("DOC-003", "idp-alpha", Warning)],
+        variants: &[
+            Variant {
+                edit: (
+                    "  - id: iam-authentik\n    kind: iam\n",
+                    "  - id: iam-authentik\n    kind: iam\n    site: sp\n",
+                ),
+                disappears: &[],
+                appears: &[("DOC-003", "iam-authentik")],
+            },
+            Variant {
+                edit: (
+                    "    members: [k3s-gpu-sp, k3s-gpu-franca]\n",
+                    "    members: [k3s-gpu-franca]\n    manager: k3s-gpu-sp\n",
+                ),
+                disappears: &[],
+                appears: &[("DOC-003", "multikueue")],
+            },
+        ],
+    },
+    // "Métricas LINSTOR/PBS antes de declarar produção".
+    Case {
+        rule: "DOC-004",
+        pass: &[],
+        fail: &[("    metrics: [linstor, drbd, pbs]\n", "")],
+        expect: &[
+            ("DOC-004", "ssd-alpha", Warning),
+            ("DOC-004", "ssd-beta", Warning),
+            ("DOC-004", "pbs-alpha", Warning),
+            ("DOC-004", "pbs-beta", Warning),
+        ],
+        variants: &[Variant {
+            edit: (
+                "    metrics: [linstor, drbd, pbs]\n    state: desired",
+                "    metrics: [linstor, drbd, pbs]\n    state: validated",
+            ),
+            disappears: &[("DOC-004", "sp-ssd"), ("DOC-004", "franca-ssd")],
+            appears: &[],
+        }],
+    },
+    // The NVRM alert of the driver runbook.
+    Case {
+        rule: "DOC-005",
+        pass: &[],
+        fail: &[("      - { kind: nvrm_errors, state: validated }\n", "")],
+        expect: &[("DOC-005", "gpu-alpha", Warning)],
+        variants: &[Variant {
+            // The Franca GPU cluster provisioned (declared) needs the alert too.
+            edit: (
+                "    state: desired\n    note: >-\n      ❌ Hardware presente",
+                "    state: declared\n    note: >-\n      ❌ Hardware presente",
+            ),
+            disappears: &[],
+            appears: &[("DOC-005", "k3s-gpu-franca")],
+        }],
+    },
+    // A PBS in service says which VM it runs in; that VM uses no GPU.
+    Case {
+        rule: "DOC-006",
+        pass: &[],
+        fail: &[(
+            "  - id: pbs-alpha\n    site: alpha\n    guest: pbs-a-vm\n",
+            "  - id: pbs-alpha\n    site: alpha\n",
+        )],
+        expect: &[("DOC-006", "pbs-alpha", Warning)],
+        variants: &[Variant {
+            edit: (
+                "    sync_to: [{ target: pbs-franca, link: wg-sp-franca }]\n    state: desired",
+                "    sync_to: [{ target: pbs-franca, link: wg-sp-franca }]\n    state: declared",
+            ),
+            disappears: &[],
+            appears: &[("DOC-006", "pbs-sp")],
+        }],
+    },
+    // "ArgoCD SP (não depende de Cilium — pode subir antes/em paralelo)".
+    Case {
+        rule: "DOC-007",
+        pass: &[ARGOCD_GAMMA, (CILIUM_GAMMA.0, FLANNEL_GAMMA)],
+        fail: &[ARGOCD_GAMMA, CILIUM_GAMMA],
+        expect: &[("DOC-007", "argocd-gamma", Info)],
+        variants: &[Variant {
+            edit: ("    runs_in: k3s-sp-main\n", ""),
+            disappears: &[("DOC-007", "argocd-sp")],
+            appears: &[],
+        }],
+    },
+    // The GPU LXC on LINSTOR and in PBS.
+    Case {
+        rule: "DOC-008",
+        pass: &[],
+        fail: &[(
+            "    storage: ssd-alpha\n    backup: pbs-alpha\n    state: validated",
+            "    state: validated",
+        )],
+        expect: &[("DOC-008", "gpu-a-1", Warning)],
+        variants: &[Variant {
+            edit: (
+                "    gpu: { model: A5000, count: 1 }\n    state: validated",
+                "    gpu: { model: A5000, count: 1 }\n    storage: sp-ssd\n    backup: pbs-sp\n    state: validated",
+            ),
+            disappears: &[("DOC-008", "gpu-sp-01")],
+            appears: &[],
+        }],
+    },
+];
+
+fn pairs(text: &str, name: &str) -> BTreeSet<(String, String)> {
+    found(&run(text, name))
+        .into_iter()
+        .map(|(rule, subject, _)| (rule, subject))
+        .collect()
+}
+
+#[test]
+fn every_document_rule_passes_fails_and_follows_variants_of_the_default_topology() {
+    let default = pairs(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    let mut failures = Vec::new();
+    for case in CASES {
+        let what = format!("{} pass", case.rule);
+        let pass = found(&run(&apply_to(BASE, case.pass, &what), &what));
+        if !pass.is_empty() {
+            failures.push(format!("{what}: expected no finding, got {pass:?}"));
+        }
+        let what = format!("{} fail", case.rule);
+        let fail = found(&run(&apply_to(BASE, case.fail, &what), &what));
+        let want: BTreeSet<_> = case
+            .expect
+            .iter()
+            .map(|(r, s, sev)| ((*r).to_owned(), (*s).to_owned(), *sev))
+            .collect();
+        if fail != want {
+            failures.push(format!("{what}: expected {want:?}, got {fail:?}"));
+        }
+        if !case.expect.iter().any(|(r, _, _)| *r == case.rule) {
+            failures.push(format!("{what}: must fire the rule itself"));
+        }
+        if case.variants.is_empty() {
+            failures.push(format!("{}: no variant of the default", case.rule));
+        }
+        for (i, v) in case.variants.iter().enumerate() {
+            let what = format!("{} variant {i}", case.rule);
+            let got = pairs(&apply_to(DEFAULT_TOPOLOGY_YAML, &[v.edit], &what), &what);
+            for (rule, subject) in v.disappears {
+                let key = ((*rule).to_owned(), (*subject).to_owned());
+                if !default.contains(&key) || got.contains(&key) {
+                    failures.push(format!(
+                        "{what}: {rule} on {subject} should be on the default and gone on the variant"
+                    ));
+                }
+            }
+            for (rule, subject) in v.appears {
+                let key = ((*rule).to_owned(), (*subject).to_owned());
+                if default.contains(&key) || !got.contains(&key) {
+                    failures.push(format!(
+                        "{what}: {rule} on {subject} should be absent from the default and on the variant"
+                    ));
+                }
+            }
+            if !v
+                .disappears
+                .iter()
+                .chain(v.appears)
+                .any(|(r, _)| *r == case.rule)
+            {
+                failures.push(format!("{what}: the variant must flip the rule itself"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_document_rule_has_a_case() {
+    let cased: BTreeSet<&str> = CASES.iter().map(|c| c.rule).collect();
+    assert_eq!(cased.len(), CASES.len(), "one case per rule");
+    let rules: BTreeSet<&str> = cpps_topology::rules::catalogue()
+        .iter()
+        .map(|r| r.id.as_str())
+        .filter(|id| id.starts_with("DOC-"))
+        .collect();
+    assert_eq!(cased, rules);
+}
+
+fn finding<'r>(
+    report: &'r cpps_topology::report::Report,
+    rule: &str,
+    subject: &str,
+) -> &'r cpps_topology::report::Finding {
+    report
+        .findings
+        .iter()
+        .find(|f| f.rule.as_str() == rule && f.subject.id() == subject)
+        .unwrap_or_else(|| panic!("no {rule} on {subject}"))
+}
+
+#[test]
+fn a_contradiction_names_both_documents_and_a_wrong_record_is_a_warning() {
+    let report = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    let f = finding(&report, "DOC-001", "wg-sp-franca");
+    assert_eq!(f.severity, Info);
+    assert!(
+        f.message.contains("004_29bfc39840ca04c0.txt says desired")
+            && f.message
+                .contains("000_be2f9e2558fad79c.txt says validated")
+            && f.message.contains("já temos via VyOS+WireGuard")
+            && f.message.ends_with("the file follows desired"),
+        "{}",
+        f.message
+    );
+    // A table row's tab-separated cells read as columns.
+    let f = finding(&report, "DOC-001", "seaweedfs-hudi");
+    assert!(
+        f.message.contains("SeaweedFS + Hudi | ❌ Desejado"),
+        "{}",
+        f.message
+    );
+    // One contradiction per ADR-009 claim of presence, each on its subject.
+    let subjects: BTreeSet<&str> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule.as_str() == "DOC-001")
+        .map(|f| f.subject.id())
+        .collect();
+    assert_eq!(
+        subjects,
+        [
+            "applicationset",
+            "argocd-sp",
+            "gpu-sp-01",
+            "k3s-gpu-sp",
+            "obs-otel-collector",
+            "seaweedfs-hudi",
+            "tls-cert-manager",
+            "wg-sp-franca"
+        ]
+        .into_iter()
+        .collect()
+    );
+    // The file following a state no claim gives, or a subject that does not follow the record.
+    let (find, _) = CONTRADICTION_DISAGREES;
+    let text = apply_to(
+        BASE,
+        &[
+            (find, CONTRADICTION_DISAGREES.1),
+            ("    follows: validated\n", "    follows: declared\n"),
+        ],
+        "follows declared",
+    );
+    let got = found(&run(&text, "c.yaml"));
+    assert!(
+        got.contains(&("DOC-001".to_owned(), "wg-alpha-beta".to_owned(), Warning)),
+        "{got:?}"
+    );
+    let text = apply_to(
+        DEFAULT_TOPOLOGY_YAML,
+        &[("    subject: wg-sp-franca\n", "    subject: vyos-sp\n")],
+        "subject validated",
+    );
+    let report = run(&text, "s.yaml");
+    let f = report
+        .findings
+        .iter()
+        .find(|f| {
+            f.rule.as_str() == "DOC-001" && f.subject.id() == "vyos-sp" && f.severity == Warning
+        })
+        .expect("a record the subject does not follow");
+    assert!(
+        f.message.contains("but the component is validated"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn an_adoption_follows_its_state_and_a_planned_replacement_lowers_it() {
+    // K3s Franca runs flannel in production: the rejected "flannel sem Cilium", with its
+    // migration planned (franca-cilium-migration replaces it): a warning.
+    let report = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    let f = finding(&report, "DOC-002", "k3s-franca");
+    assert_eq!(f.severity, Warning);
+    assert!(
+        f.message.contains("«Calico, flannel sem Cilium, Linkerd»")
+            && f.message
+                .contains("item franca-cilium-migration (desired) replaces it"),
+        "{}",
+        f.message
+    );
+    // Without the planned migration it is an error; the GPU clusters on flannel are exempt
+    // (ADR-009: out of Cilium's scope).
+    let text = apply_to(
+        DEFAULT_TOPOLOGY_YAML,
+        &[("    replaces: rejected-cni-alternatives\n", "")],
+        "no replacement",
+    );
+    let report = run(&text, "r.yaml");
+    assert_eq!(
+        finding(&report, "DOC-002", "k3s-franca").severity,
+        Severity::Error
+    );
+    assert!(
+        !report
+            .findings
+            .iter()
+            .any(|f| f.rule.as_str() == "DOC-002" && f.subject.id().starts_with("k3s-gpu"))
+    );
+    // A rejected option in the plan is info, declared an error.
+    let secrets = |state: &str| {
+        let text = apply_to(
+            DEFAULT_TOPOLOGY_YAML,
+            &[(
+                "    tool: SOPS + age (MVP) → ESO + Vault (IDP phase)\n    state: desired\n",
+                Box::leak(
+                    format!("    tool: sealed-secrets controller\n    state: {state}\n")
+                        .into_boxed_str(),
+                ),
+            )],
+            state,
+        );
+        finding(&run(&text, "s.yaml"), "DOC-002", "secrets").severity
+    };
+    assert_eq!(secrets("desired"), Info);
+    assert_eq!(secrets("declared"), Severity::Error);
+    // Words are matched whole: "Headscale" is not the rejected "Tailscale".
+    let text = apply_to(
+        DEFAULT_TOPOLOGY_YAML,
+        &[(
+            "    tool: SOPS + age (MVP) → ESO + Vault (IDP phase)\n",
+            "    tool: Headscale\n",
+        )],
+        "headscale",
+    );
+    assert!(!pairs(&text, "h.yaml").contains(&("DOC-002".to_owned(), "secrets".to_owned())));
+}
+
+#[test]
+fn a_rejected_alternative_names_what_adopts_it_or_a_rule_that_exists() {
+    // Neither signals nor a rule: the loader refuses it.
+    let text = apply_to(
+        BASE,
+        &[(
+            BASE_END,
+            "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }\n\nrejected:\n  - { id: r, topic: T, decision: D, alternative: A, reason: R }\n",
+        )],
+        "no signal",
+    );
+    let err = cpps_topology::load_str("r.yaml", &text).unwrap_err();
+    assert!(err.render().contains("adopted_when"), "{}", err.render());
+    // A rule that is not in the catalogue is a finding on the topology.
+    let text = apply_to(
+        BASE,
+        &[(
+            BASE_END,
+            "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }\n\nrejected:\n  - { id: r, topic: T, decision: D, alternative: A, reason: R, flagged_by: PVE-999 }\n",
+        )],
+        "unknown rule",
+    );
+    let got = found(&run(&text, "u.yaml"));
+    assert_eq!(
+        got,
+        [("DOC-002".to_owned(), "(topology)".to_owned(), Warning)]
+            .into_iter()
+            .collect()
+    );
+    // An item's `replaces` names a rejected alternative of the file.
+    let text = apply_to(
+        DEFAULT_TOPOLOGY_YAML,
+        &[(
+            "    replaces: rejected-cni-alternatives\n",
+            "    replaces: rejected-cni\n",
+        )],
+        "bad replaces",
+    );
+    let err = cpps_topology::load_str("b.yaml", &text).unwrap_err();
+    assert!(
+        err.render()
+            .contains("unknown rejected alternative `rejected-cni`"),
+        "{}",
+        err.render()
+    );
+    // Ids of the documents' records are unique across the file.
+    let text = apply_to(
+        DEFAULT_TOPOLOGY_YAML,
+        &[("  - id: rejected-ceph\n", "  - id: secrets\n")],
+        "duplicate id",
+    );
+    let err = cpps_topology::load_str("d.yaml", &text).unwrap_err();
+    assert!(err.render().contains("secrets"), "{}", err.render());
+}
