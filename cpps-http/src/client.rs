@@ -1,6 +1,7 @@
 //! The client: one connection pool, a base URL, timeouts, retries, a size cap and auth.
 
 use std::fmt;
+use std::future::Future as _;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use url::Url;
 
 use crate::auth::Auth;
 use crate::error::sanitize_url;
+use crate::pool::{OpenSpares, Spares, TakeSpares};
 use crate::request::{CallDeadline, DEADLINE_CHECKED_BYTES, Request, Response};
 use crate::retry::RetryPolicy;
 use crate::tls::{ClientIdentity, TlsMode};
@@ -175,22 +177,36 @@ impl ClientBuilder {
         })?;
 
         let tls = crate::tls::client_config(&self.tls, self.identity.as_ref())?;
-        let http = reqwest::Client::builder()
-            .use_preconfigured_tls(tls)
-            .connect_timeout(self.connect_timeout)
-            .pool_idle_timeout(self.pool_idle_timeout)
-            .pool_max_idle_per_host(self.pool_max_idle_per_host)
-            // Redirects are never followed: a redirect can drop a query string, turn a POST into a
-            // GET, or move credentials to another host. Service crates see the 3xx and explain it.
-            .redirect(reqwest::redirect::Policy::none())
-            .tcp_nodelay(true)
-            .build()
-            .map_err(|e| Error::Config {
+        let spares = Spares::new(
+            self.pool_idle_timeout.min(SPARE_MAX_AGE),
+            self.connect_timeout,
+        );
+        // The client and its opener of spare connections connect alike: one TLS configuration
+        // (its session cache included), the same connector settings.
+        let connector = || {
+            reqwest::Client::builder()
+                .use_preconfigured_tls(tls.clone())
+                .connect_timeout(self.connect_timeout)
+                .pool_idle_timeout(self.pool_idle_timeout)
+                .pool_max_idle_per_host(self.pool_max_idle_per_host)
+                // Redirects are never followed: a redirect can drop a query string, turn a POST
+                // into a GET, or move credentials to another host. Service crates see the 3xx and
+                // explain it.
+                .redirect(reqwest::redirect::Policy::none())
+                .tcp_nodelay(true)
+        };
+        let built = |builder: reqwest::ClientBuilder| {
+            builder.build().map_err(|e| Error::Config {
                 reason: format!("cannot build the HTTP client: {e}"),
-            })?;
+            })
+        };
+        let http = built(connector().connector_layer(TakeSpares(spares.clone())))?;
+        let opener = built(connector().connector_layer(OpenSpares(spares.clone())))?;
         Ok(HttpClient {
             inner: Arc::new(Inner {
                 http,
+                opener,
+                spares,
                 base_url,
                 user_agent: self.user_agent,
                 request_timeout: self.request_timeout,
@@ -206,8 +222,16 @@ impl ClientBuilder {
     }
 }
 
+/// The longest a spare connection ([`HttpClient::preconnect`]) waits for a request: PVE's API
+/// server closes a connection idle for 5 s (pve-http-server `src/PVE/APIServer/AnyEvent.pm`:
+/// `$self->{timeout} = 5`, the timeout of each connection's handle).
+const SPARE_MAX_AGE: Duration = Duration::from_secs(3);
+
 struct Inner {
     http: reqwest::Client,
+    /// Opens spare connections for `http` and sends nothing ([`crate::pool`]).
+    opener: reqwest::Client,
+    spares: Spares,
     base_url: Url,
     user_agent: String,
     request_timeout: Duration,
@@ -291,6 +315,56 @@ impl HttpClient {
             auth: None,
             scrubber: self.scrubber.clone(),
         }
+    }
+
+    /// Starts opening `count` connections to the base URL's server in the background, for
+    /// requests about to be made, and returns at once.
+    ///
+    /// A request that finds no idle connection in the pool takes one of these (established, or
+    /// still being opened) instead of opening its own: a fan-out that follows a list round
+    /// calls it when the list requests leave, so that its handshakes overlap the list's round
+    /// trip instead of following it. Nothing is sent on these connections until a request takes
+    /// one; one not taken within 3 s is closed (PVE closes a connection idle for 5 s). Outside
+    /// a Tokio runtime it does nothing. Opening fewer than asked is harmless: requests then
+    /// open their own connections, as without it.
+    pub fn preconnect(&self, count: usize) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        for _ in 0..count {
+            // The opener's request ends with an error as soon as its connection has started
+            // (`pool::OPENED_AS_SPARE`), without being sent. Its first poll, here, reaches the
+            // connector (the opener's pool never holds a connection), so the spare is counted
+            // before this returns and the next request of this client waits for it.
+            let mut opening = Box::pin(self.inner.opener.get(self.inner.base_url.clone()).send());
+            let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+            if opening.as_mut().poll(&mut context).is_pending() {
+                runtime.spawn(async move {
+                    let _ = opening.await;
+                });
+            }
+        }
+    }
+
+    /// How long this client's first connection took to establish (TCP and TLS handshakes,
+    /// about two round trips plus both sides' handshake work), waiting for it if none has been
+    /// established yet; `None` when that first connect failed. A fan-out sizes itself by it:
+    /// a server that answers a handshake in a millisecond gains nothing from many connections
+    /// in flight, one tens of milliseconds away gains round trips.
+    pub async fn first_connect_time(&self) -> Option<Duration> {
+        self.inner.spares.first_connect().await
+    }
+
+    /// Spare connections ([`preconnect`](HttpClient::preconnect)) established or being opened
+    /// that no request has taken yet.
+    pub fn spare_connections(&self) -> usize {
+        self.inner.spares.available()
+    }
+
+    /// Spare connections started since the client was built
+    /// ([`preconnect`](HttpClient::preconnect)).
+    pub fn spare_connections_started(&self) -> usize {
+        self.inner.spares.started()
     }
 
     /// The absolute URL of a path relative to the base URL.

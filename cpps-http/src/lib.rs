@@ -33,6 +33,7 @@ mod client;
 pub mod env;
 mod error;
 mod forward;
+mod pool;
 mod request;
 mod retry;
 mod scrub;

@@ -113,3 +113,75 @@ pub async fn closed_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     listener.local_addr().unwrap().port()
 }
+
+/// A keep-alive HTTPS server on 127.0.0.1 answering every request with `200 ok` after
+/// `answer_delay`, counting the connections it accepted and the requests it answered.
+pub struct KeepAliveServer {
+    pub port: u16,
+    pub connections: Arc<AtomicUsize>,
+    pub requests: Arc<AtomicUsize>,
+}
+
+impl KeepAliveServer {
+    pub async fn start(pki: &TestPki, answer_delay: std::time::Duration) -> Self {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let config = rustls::ServerConfig::builder()
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![pki.leaf_der.clone()],
+                PrivateKeyDer::Pkcs8(pki.leaf_key.clone_key()),
+            )
+            .unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let connections = Arc::new(AtomicUsize::new(0));
+        let requests = Arc::new(AtomicUsize::new(0));
+        let (accepted, answered) = (connections.clone(), requests.clone());
+        tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    return;
+                };
+                accepted.fetch_add(1, Ordering::SeqCst);
+                let acceptor = acceptor.clone();
+                let answered = answered.clone();
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(stream).await else {
+                        return;
+                    };
+                    let mut buf = vec![0u8; 8192];
+                    let mut seen = Vec::new();
+                    loop {
+                        while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                            seen.drain(..end + 4);
+                            tokio::time::sleep(answer_delay).await;
+                            answered.fetch_add(1, Ordering::SeqCst);
+                            let answer = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
+                            if tls.write_all(answer).await.is_err() {
+                                return;
+                            }
+                        }
+                        match tls.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => seen.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                });
+            }
+        });
+        KeepAliveServer {
+            port,
+            connections,
+            requests,
+        }
+    }
+
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
+    }
+
+    pub fn requests(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+}
