@@ -50,12 +50,18 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         id: RuleId("SITE-001"),
         severity: Severity::Error,
         kind: RuleKind::Static,
-        title: "nothing essential of a site depends on a component of another site",
-        citations: &[cite(
-            ARCH,
-            "Autonomia por site — cada site sobrevive a partição de rede; nada essencial depende de link cross-site",
-        )],
-        remediation: "run the essential service (ingress, router, GitOps, storage controller, backup) inside the site it serves",
+        title: "nothing essential of a site runs on, stores on or is backed up only to a component of another site (guests' storage and backup, cluster nodes, ArgoCD, PBS, routers and Traefik on hosts or guests, LINSTOR controllers)",
+        citations: &[
+            cite(
+                ARCH,
+                "Autonomia por site — cada site sobrevive a partição de rede; nada essencial depende de link cross-site",
+            ),
+            cite(
+                ARCH,
+                "PBS local — retenção média (semanas/meses), restore granular VM-level e por arquivo",
+            ),
+        ],
+        remediation: "run the essential service (ingress, router, GitOps, storage controller, backup) inside the site it serves; back a guest up to its own site's PBS and sync that PBS across",
     },
     RuleInfo {
         id: RuleId("PVE-001"),
@@ -223,17 +229,17 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         id: RuleId("NET-001"),
         severity: Severity::Error,
         kind: RuleKind::Static,
-        title: "exactly one VyOS router per site (plus its VRRP peer)",
+        title: "exactly one VyOS router per site, a VRRP group of any size counting as one",
         citations: &[cite(ARCH, "VyOS (1 router por site)")],
-        remediation: "declare one router for the site; a second router is only its VRRP peer",
+        remediation: "declare one router for the site; further routers only as members of its VRRP group (vrrp_peer)",
     },
     RuleInfo {
         id: RuleId("NET-002"),
         severity: Severity::Warning,
         kind: RuleKind::Static,
-        title: "a router without a VRRP peer is a single point of failure",
+        title: "a router whose VRRP group has no other member as mature as it is a single point of failure",
         citations: &[cite(ARCH, "VRRP HA pra VyOS (single-node hoje)")],
-        remediation: "add a second VyOS router as VRRP peer",
+        remediation: "add a second VyOS router to the site's VRRP group (vrrp_peer), in service as the router is",
     },
     RuleInfo {
         id: RuleId("NET-003"),
@@ -261,9 +267,10 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         id: RuleId("INGRESS-002"),
         severity: Severity::Warning,
         kind: RuleKind::StaticAndLive,
-        title: "each cluster has cert-manager with a DNS-01 ClusterIssuer",
+        title: "each site's general-purpose cluster has cert-manager with a DNS-01 ClusterIssuer: the document's \"2 clusters\" are layer 5's one K3s per site; ADR-009's separate GPU clusters are not among them",
         citations: &[
             cite(ARCH, "cert-manager instalado nos 2 clusters"),
+            cite(ARCH, "K3s (1 cluster por site)"),
             cite(ARCH, "ClusterIssuer com DNS-01 Cloudflare"),
         ],
         remediation: "install cert-manager in the cluster with a ClusterIssuer using the Cloudflare DNS-01 solver",
@@ -540,7 +547,7 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         id: RuleId("SEC-001"),
         severity: Severity::Error,
         kind: RuleKind::Static,
-        title: "the topology file holds no secrets",
+        title: "the topology file holds no secrets, in any text (prose included): token prefixes, private keys, JWTs, credential words and phrases, high-entropy tokens; findings mask the value",
         citations: &[
             cite(
                 ARCH,
