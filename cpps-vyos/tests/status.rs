@@ -30,8 +30,7 @@ type FamilyRow<'a> = (
 );
 
 fn show_fixture(name: &str) -> String {
-    let file = format!("{}/tests/fixtures/show/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"))
+    common::show_fixture(name)
 }
 
 const WG: &str = "interface: wg0
@@ -494,5 +493,33 @@ proptest! {
         let _ = parse_ipsec_connections(&text);
         let _ = parse_vrrp(&text);
         let _ = parse_wireguard(&text);
+    }
+}
+
+// The fake router's two profiles (`tests/common`): the same client call reads FRR 9.1's summary
+// on 1.4 and FRR 10's on 1.5 into the same values, and IPsec not configured is `None` on both.
+#[tokio::test]
+async fn bgp_and_ipsec_on_both_profiles() {
+    for profile in [common::Profile::V14, common::Profile::V15] {
+        let tree = cpps_vyos::ConfigTree::parse_boot(&common::config_fixture(
+            "basic-api-service.config.boot",
+        ))
+        .unwrap();
+        let (_api, client, _fake) = common::FakeRouter::new(profile, tree).start().await;
+        let bgp = client.bgp_summary().await.unwrap().unwrap();
+        let families: Vec<(&str, Option<&str>, usize)> = bgp
+            .families
+            .iter()
+            .map(|f| (f.family.as_str(), f.vrf.as_deref(), f.neighbors.len()))
+            .collect();
+        assert_eq!(
+            families,
+            [
+                ("IPv4 Unicast", Some("default"), 4),
+                ("IPv6 Unicast", Some("default"), 2)
+            ],
+            "{profile:?}"
+        );
+        assert_eq!(client.ipsec_sas().await.unwrap(), None, "{profile:?}");
     }
 }

@@ -42,6 +42,12 @@ pub fn err(status: u16, message: &str) -> ResponseTemplate {
         .set_body_string(json!({"success": false, "data": null, "error": escaped}).to_string())
 }
 
+/// A fixture file of `tests/fixtures/show` (texts of operational `show` commands).
+pub fn show_fixture(name: &str) -> String {
+    let path = format!("{}/tests/fixtures/show/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 /// A fixture file of `tests/fixtures/vyos-configs`.
 pub fn config_fixture(name: &str) -> String {
     let path = format!(
@@ -351,6 +357,15 @@ impl FakeRouter {
                 Profile::V15 =>
                     "Version:          VyOS 2025.01.10-0020-rolling\nRelease train:    current\n",
             })),
+            // `vtysh -c` (vyos-1x `src/op_mode/vtysh_wrapper.sh`): VyOS 1.4 runs FRR 9.1, 1.5
+            // FRR 10, whose summaries differ in the heading and the router-id line.
+            ["bgp", "summary"] => ok(json!(show_fixture(match self.profile {
+                Profile::V14 => "bgp-summary-frr9.1.txt",
+                Profile::V15 => "bgp-summary-frr10.txt",
+            }))),
+            // vyos-1x `src/op_mode/ipsec.py`: without IPsec it prints `IPsec not initialized`
+            // and exits 1, which `show_op` answers 400 (`ConfigSessionError`).
+            ["vpn", "ipsec", "sa"] => err(400, "IPsec not initialized\n"),
             ["system", "commit", "file", "0"] => match &st.footer {
                 Some(f) => {
                     let mut saved = st.saved.clone();
