@@ -4,31 +4,24 @@ mod common;
 
 use cpps_http::Url;
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use cpps_http::Delivery;
-use cpps_linstor::{Client, ClientBuilder, Credentials, Error, RetryPolicy, SecretString};
-use wiremock::matchers::{header, method, path};
+use cpps_linstor::{ClientBuilder, Credentials, Error, SecretString};
+use wiremock::matchers::method;
 use wiremock::{Mock, ResponseTemplate};
 
-use common::{client_for, closed_port_url, mock, mock_client, silent_controller};
-
-fn version_body(version: &str) -> serde_json::Value {
-    // Shape of `ControllerVersion` in the spec (`GET /v1/controller/version`).
-    serde_json::json!({"version": version, "git_hash": "3e9306a9", "build_time": "2026-06-02T00:00:00+00:00", "rest_api_version": "1.28.0"})
-}
+use common::{
+    CONNECT_TIMEOUT, client_for, client_with_retries, closed_port_url, mock, mock_client,
+    silent_controller,
+};
 
 // golinstor's `TestBaseURLFailover` (client/client_test.go) is the behaviour mirrored here: the
 // first controller is down, the next one answers and becomes the active one.
 #[tokio::test]
 async fn fails_over_to_the_next_controller_and_stays_there() {
     let second = mock().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/controller/version"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(version_body("1.31.0")))
-        .expect(2)
-        .mount(second.server())
-        .await;
+    common::serve_version(&second, "1.31.0", 2).await;
     let dead = closed_port_url();
     let client = client_for(&[dead.clone(), second.base_url()]);
     assert_eq!(client.active_controller(), &dead);
@@ -44,11 +37,7 @@ async fn fails_over_to_the_next_controller_and_stays_there() {
     client.controller_version().await.expect("still answering");
     assert_eq!(client.active_controller(), &second.base_url());
     second.verify().await;
-    assert!(
-        second.unexpected_requests().is_empty(),
-        "{:?}",
-        second.unexpected_requests()
-    );
+    common::assert_no_unexpected_requests(&second);
 }
 
 #[tokio::test]
@@ -72,8 +61,7 @@ async fn no_reachable_controller_lists_every_one_tried() {
 #[tokio::test]
 async fn writes_fail_over_only_on_connection_errors() {
     let second = mock().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/resource-definitions/vm-100-disk-0/snapshots"))
+    common::controller_call("POST", "/v1/resource-definitions/vm-100-disk-0/snapshots")
         .respond_with(ResponseTemplate::new(201).set_body_json(serde_json::json!([
             {"ret_code": 17563649, "message": "New snapshot 'snap1' of resource 'vm-100-disk-0' registered."}
         ])))
@@ -101,8 +89,7 @@ async fn writes_fail_over_only_on_connection_errors() {
 #[tokio::test]
 async fn redirects_are_not_followed_and_say_to_use_https() {
     let server = mock().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/view/resources"))
+    common::controller_call("GET", "/v1/view/resources")
         .respond_with(
             ResponseTemplate::new(302)
                 .insert_header("Location", "https://127.0.0.1:3371/v1/view/resources"),
@@ -126,7 +113,7 @@ async fn redirects_are_not_followed_and_say_to_use_https() {
     }
     assert!(err.to_string().contains("use the https:// URL"), "{err}");
     server.verify().await;
-    assert!(server.unexpected_requests().is_empty());
+    common::assert_no_unexpected_requests(&server);
 }
 
 // The spec's `securitySchemes.bearerAuth` (`Authorization: Bearer …`); golinstor's
@@ -134,41 +121,23 @@ async fn redirects_are_not_followed_and_say_to_use_https() {
 #[tokio::test]
 async fn bearer_token_and_basic_credentials_are_sent() {
     let server = mock().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/controller/version"))
-        .and(header("authorization", "Bearer AbCdEfg1234567890"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(version_body("bearer")))
-        .expect(1)
-        .mount(server.server())
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/v1/controller/version"))
-        .and(header("authorization", "Basic YWRtaW46aHVudGVyMg=="))
-        .respond_with(ResponseTemplate::new(200).set_body_json(version_body("basic")))
-        .expect(1)
-        .mount(server.server())
-        .await;
+    common::serve_version_to(&server, "Bearer AbCdEfg1234567890", "bearer", 1).await;
+    common::serve_version_to(&server, "Basic YWRtaW46aHVudGVyMg==", "basic", 1).await;
     let base: Url = server.base_url();
     let build = |credentials: Credentials| {
-        Client::builder(base.as_str())
+        common::single_attempt_builder(base.as_str())
             .credentials(credentials)
-            .retry(RetryPolicy::none())
             .build()
             .unwrap()
     };
     let bearer = build(Credentials::bearer(SecretString::from("AbCdEfg1234567890")));
     let basic = build(Credentials::basic("admin", SecretString::from("hunter2")));
     assert_eq!(
-        bearer
-            .controller_version()
-            .await
-            .unwrap()
-            .version
-            .as_deref(),
+        common::answered_version(&bearer).await.as_deref(),
         Some("bearer")
     );
     assert_eq!(
-        basic.controller_version().await.unwrap().version.as_deref(),
+        common::answered_version(&basic).await.as_deref(),
         Some("basic")
     );
     assert!(!format!("{bearer:?}{basic:?}").contains("hunter2"));
@@ -180,8 +149,7 @@ async fn bearer_token_and_basic_credentials_are_sent() {
 #[tokio::test]
 async fn unauthorized_answers_decode_their_messages() {
     let server = mock().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/nodes"))
+    common::controller_call("GET", "/v1/nodes")
         .respond_with(ResponseTemplate::new(401).set_body_json(serde_json::json!([
             {"ret_code": -3458764513820540930_i64, "message": "Authentication required"}
         ])))
@@ -194,24 +162,6 @@ async fn unauthorized_answers_decode_their_messages() {
     assert!(messages.messages()[0].is_error());
 }
 
-const CONNECT_TIMEOUT: Duration = Duration::from_millis(400);
-
-/// A client with the crate's default retry policy (two attempts per controller) and a short
-/// connect timeout.
-fn client_with_retries(urls: &[&Url]) -> Client {
-    let list = urls
-        .iter()
-        .map(|u| u.as_str())
-        .collect::<Vec<_>>()
-        .join(",");
-    Client::builder(list)
-        .connect_timeout(CONNECT_TIMEOUT)
-        .request_timeout(Duration::from_secs(5))
-        .deadline(Duration::from_secs(20))
-        .build()
-        .expect("a client for local test servers builds")
-}
-
 // Issue 16, defect 1. A powered-off controller host (or a site cut off) drops the SYNs: the
 // connect times out, which reqwest reports as both `is_connect` and `is_timeout` and cpps-http
 // as `Timeout { delivery: NotSent }`. golinstor fails over on any `net.Error`, timeouts included
@@ -221,12 +171,7 @@ fn client_with_retries(urls: &[&Url]) -> Client {
 async fn a_silent_controller_costs_one_connect_timeout_then_the_next_answers() {
     let silent = silent_controller().await;
     let second = mock().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/controller/version"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(version_body("1.31.0")))
-        .expect(1)
-        .mount(second.server())
-        .await;
+    common::serve_version(&second, "1.31.0", 1).await;
     let second_url = second.base_url();
     let client = client_with_retries(&[&silent.url, &second_url]);
     let started = Instant::now();
@@ -245,7 +190,7 @@ async fn a_silent_controller_costs_one_connect_timeout_then_the_next_answers() {
         "{elapsed:?}: the silent controller was retried"
     );
     second.verify().await;
-    assert!(second.unexpected_requests().is_empty());
+    common::assert_no_unexpected_requests(&second);
 }
 
 // Writes fail over on a connect timeout too: a connect that timed out sent nothing.
@@ -253,8 +198,7 @@ async fn a_silent_controller_costs_one_connect_timeout_then_the_next_answers() {
 async fn a_write_fails_over_past_a_silent_controller() {
     let silent = silent_controller().await;
     let second = mock().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/resource-definitions/vm-100-disk-0/snapshots"))
+    common::controller_call("POST", "/v1/resource-definitions/vm-100-disk-0/snapshots")
         .respond_with(ResponseTemplate::new(201).set_body_json(serde_json::json!([
             {"ret_code": 17563649, "message": "New snapshot 'snap1' of resource 'vm-100-disk-0' registered."}
         ])))
@@ -281,9 +225,8 @@ async fn a_write_fails_over_past_a_silent_controller() {
 async fn silent_controllers_are_each_tried_and_listed() {
     let first = silent_controller().await;
     let second = silent_controller().await;
-    let client = Client::builder(format!("{},{}", first.url, second.url))
+    let client = common::single_attempt_builder(&format!("{},{}", first.url, second.url))
         .connect_timeout(CONNECT_TIMEOUT)
-        .retry(RetryPolicy::none())
         .build()
         .unwrap();
     let started = Instant::now();
@@ -400,20 +343,8 @@ fn from_env_reads_the_variables_golinstor_reads() {
 #[tokio::test]
 async fn from_env_credentials_basic_and_bearer_file() {
     let server = mock().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/controller/version"))
-        .and(header("authorization", "Basic YWRtaW46aHVudGVyMg=="))
-        .respond_with(ResponseTemplate::new(200).set_body_json(version_body("basic")))
-        .expect(1)
-        .mount(server.server())
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/v1/controller/version"))
-        .and(header("authorization", "Bearer AbCdEfg1234567890"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(version_body("bearer")))
-        .expect(2)
-        .mount(server.server())
-        .await;
+    common::serve_version_to(&server, "Basic YWRtaW46aHVudGVyMg==", "basic", 1).await;
+    common::serve_version_to(&server, "Bearer AbCdEfg1234567890", "bearer", 2).await;
     let url = server.base_url().to_string();
     let basic = ClientBuilder::from_env(&env(&[
         ("LS_CONTROLLERS", &url),
@@ -424,7 +355,7 @@ async fn from_env_credentials_basic_and_bearer_file() {
     .build()
     .unwrap();
     assert_eq!(
-        basic.controller_version().await.unwrap().version.as_deref(),
+        common::answered_version(&basic).await.as_deref(),
         Some("basic")
     );
     let dir = std::env::temp_dir().join(format!("cpps-linstor-token-{}", std::process::id()));
@@ -445,12 +376,7 @@ async fn from_env_credentials_basic_and_bearer_file() {
         .build()
         .unwrap();
         assert_eq!(
-            bearer
-                .controller_version()
-                .await
-                .unwrap()
-                .version
-                .as_deref(),
+            common::answered_version(&bearer).await.as_deref(),
             Some("bearer"),
             "{name}"
         );
@@ -468,8 +394,7 @@ async fn from_env_credentials_basic_and_bearer_file() {
 #[tokio::test]
 async fn echoed_credentials_never_reach_an_error() {
     let server = mock().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/nodes"))
+    common::controller_call("GET", "/v1/nodes")
         .respond_with(
             ResponseTemplate::new(401).set_body_json(serde_json::json!([{
                 "ret_code": -3458764513820540930_i64,
@@ -481,17 +406,15 @@ async fn echoed_credentials_never_reach_an_error() {
         )
         .mount(server.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/v1/view/storage-pools"))
+    common::controller_call("GET", "/v1/view/storage-pools")
         .respond_with(
             ResponseTemplate::new(403)
                 .set_body_string("<html>Authorization: Basic YWRtaW46aHVudGVyMg== denied</html>"),
         )
         .mount(server.server())
         .await;
-    let client = Client::builder(server.base_url().as_str())
+    let client = common::single_attempt_builder(server.base_url().as_str())
         .credentials(Credentials::basic("admin", SecretString::from("hunter2")))
-        .retry(RetryPolicy::none())
         .build()
         .unwrap();
     for err in [
@@ -523,21 +446,17 @@ async fn echoed_credentials_never_reach_an_error() {
 async fn a_reachable_first_controller_still_gets_its_retries() {
     let first = mock().await;
     let second = mock().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/controller/version"))
+    common::controller_call("GET", "/v1/controller/version")
         .respond_with(ResponseTemplate::new(503))
         .up_to_n_times(1)
         .expect(1)
         .mount(first.server())
         .await;
+    common::serve_version(&first, "first", 1).await;
     Mock::given(method("GET"))
-        .and(path("/v1/controller/version"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(version_body("first")))
-        .expect(1)
-        .mount(first.server())
-        .await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(version_body("second")))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(common::controller_version_body("second")),
+        )
         .expect(0)
         .mount(second.server())
         .await;

@@ -1,4 +1,5 @@
-//! Setup shared by the integration tests.
+//! Setup shared by the integration tests: clients of local controllers, the wiremock
+//! controller and its version answers, fixtures, Prism, silent controllers.
 #![allow(dead_code)]
 
 use std::time::Duration;
@@ -6,18 +7,96 @@ use std::time::Duration;
 use cpps_http::Url;
 use cpps_http::test_util::{MockApi, SilentListener};
 use cpps_linstor::health::ClusterState;
-use cpps_linstor::{Client, RetryPolicy};
+use cpps_linstor::{Client, ClientBuilder, RetryPolicy};
+use serde_json::{Value, json};
+use wiremock::matchers::{header, method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+/// The controller list `LS_CONTROLLERS` would hold for these URLs.
+fn controller_list<'a>(urls: impl IntoIterator<Item = &'a Url>) -> String {
+    urls.into_iter()
+        .map(Url::as_str)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A builder for these controllers (comma-separated) that tries each request once.
+pub(crate) fn single_attempt_builder(controllers: &str) -> ClientBuilder {
+    Client::builder(controllers).retry(RetryPolicy::none())
+}
 
 /// A client for these controllers with test timeouts and no retries, so that fail-over is
 /// immediate.
 pub(crate) fn client_for(urls: &[Url]) -> Client {
-    let list = urls.iter().map(Url::as_str).collect::<Vec<_>>().join(",");
-    Client::builder(list)
-        .retry(RetryPolicy::none())
+    single_attempt_builder(&controller_list(urls))
         .connect_timeout(Duration::from_secs(2))
         .deadline(Duration::from_secs(20))
         .build()
         .expect("a client for local test servers builds")
+}
+
+/// The connect timeout of [`client_with_retries`]: what a silent controller costs.
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_millis(400);
+
+/// A client with the crate's default retry policy (two attempts per controller) and a short
+/// connect timeout ([`CONNECT_TIMEOUT`]).
+pub(crate) fn client_with_retries(urls: &[&Url]) -> Client {
+    Client::builder(controller_list(urls.iter().copied()))
+        .connect_timeout(CONNECT_TIMEOUT)
+        .request_timeout(Duration::from_secs(5))
+        .deadline(Duration::from_secs(20))
+        .build()
+        .expect("a client for local test servers builds")
+}
+
+/// A `ControllerVersion` answer, shaped as the spec says (`GET /v1/controller/version`).
+pub(crate) fn controller_version_body(version: &str) -> Value {
+    json!({"version": version, "git_hash": "3e9306a9", "build_time": "2026-06-02T00:00:00+00:00", "rest_api_version": "1.28.0"})
+}
+
+/// A mock of `METHOD PATH` on a controller, for a test to add matchers and an answer to.
+pub(crate) fn controller_call(http_method: &str, api_path: &str) -> wiremock::MockBuilder {
+    Mock::given(method(http_method)).and(path(api_path))
+}
+
+/// Mounts `GET /v1/controller/version` answering `version`, expected `times` times.
+pub(crate) async fn serve_version(server: &MockApi, version: &str, times: u64) {
+    controller_call("GET", "/v1/controller/version")
+        .respond_with(ResponseTemplate::new(200).set_body_json(controller_version_body(version)))
+        .expect(times)
+        .mount(server.server())
+        .await;
+}
+
+/// Mounts `GET /v1/controller/version` answering `version` to requests with this
+/// `Authorization` header only, expected `times` times.
+pub(crate) async fn serve_version_to(
+    server: &MockApi,
+    authorization: &str,
+    version: &str,
+    times: u64,
+) {
+    controller_call("GET", "/v1/controller/version")
+        .and(header("authorization", authorization))
+        .respond_with(ResponseTemplate::new(200).set_body_json(controller_version_body(version)))
+        .expect(times)
+        .mount(server.server())
+        .await;
+}
+
+/// The version the controller answered (`GET /v1/controller/version`), panicking on an error.
+pub(crate) async fn answered_version(client: &Client) -> Option<String> {
+    client
+        .controller_version()
+        .await
+        .expect("the controller answers its version")
+        .version
+}
+
+/// Fails the test, listing them, if the server got requests it was not told about.
+pub(crate) fn assert_no_unexpected_requests(server: &MockApi) {
+    let unexpected = server.unexpected_requests();
+    assert!(unexpected.is_empty(), "{unexpected:?}");
 }
 
 /// A wiremock server with the catch-all responder, serving at `/`.
@@ -49,7 +128,7 @@ pub(crate) fn fixture_text(name: &str) -> String {
 }
 
 /// A fixture file as JSON.
-pub(crate) fn fixture(name: &str) -> serde_json::Value {
+pub(crate) fn fixture(name: &str) -> Value {
     cpps_http::fixture!(name)
 }
 
