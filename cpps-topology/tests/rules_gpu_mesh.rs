@@ -11,9 +11,11 @@
 //! the rules of this file and every rule a fixture names; the other rules' findings on the same
 //! fixtures are their own tests' (`tests/rules.rs`).
 
+mod common;
+
 use std::collections::BTreeMap;
 
-use cpps_topology::check::check_on;
+use common::{Edit, apply_to, run};
 use cpps_topology::load::load_str;
 use cpps_topology::report::{Report, Severity};
 use cpps_topology::rules;
@@ -35,27 +37,7 @@ const RULES: &[&str] = &[
     "GITOPS-001",
 ];
 
-type Edit = (&'static str, &'static str);
 type Expected = &'static [(&'static str, &'static str, Severity)];
-
-fn apply(base: &str, edits: &[Edit], what: &str) -> String {
-    let mut text = base.to_owned();
-    for (find, replace) in edits {
-        let n = text.matches(find).count();
-        assert_eq!(
-            n, 1,
-            "{what}: edit target must occur exactly once, found {n} times: {find:?}"
-        );
-        text = text.replacen(find, replace, 1);
-    }
-    text
-}
-
-fn run(text: &str, name: &str) -> Report {
-    let topology =
-        load_str(name, text).unwrap_or_else(|e| panic!("{name} does not load:\n{}", e.render()));
-    check_on(&topology, jiff::civil::date(2026, 5, 2))
-}
 
 /// Every finding as `(rule, subject, severity) -> count`.
 fn counted(report: &Report) -> BTreeMap<(String, String, Severity), usize> {
@@ -739,12 +721,13 @@ fn every_rule_passes_fails_and_follows_variants_of_the_default_topology() {
                 let what = format!("{} {which}: {}", case.rule, fixture.what);
                 let want = expected(fixture.expect);
                 let named: Vec<&str> = fixture.expect.iter().map(|(r, _, _)| *r).collect();
-                let got: BTreeMap<_, _> = counted(&run(&apply(BASE, fixture.edits, &what), &what))
-                    .into_iter()
-                    .filter(|((rule, _, _), _)| {
-                        RULES.contains(&rule.as_str()) || named.contains(&rule.as_str())
-                    })
-                    .collect();
+                let got: BTreeMap<_, _> =
+                    counted(&run(&apply_to(BASE, fixture.edits, &what), &what))
+                        .into_iter()
+                        .filter(|((rule, _, _), _)| {
+                            RULES.contains(&rule.as_str()) || named.contains(&rule.as_str())
+                        })
+                        .collect();
                 if got != want {
                     failures.push(format!("{what}: expected {want:?}, got {got:?}"));
                 }
@@ -760,7 +743,7 @@ fn every_rule_passes_fails_and_follows_variants_of_the_default_topology() {
         assert!(!case.pass.is_empty() && !case.fail.is_empty() && !case.variants.is_empty());
         for v in case.variants {
             let what = format!("{} variant: {}", case.rule, v.what);
-            let got = ours(counted(&run(&apply(DEFAULT, &[v.edit], &what), &what)));
+            let got = ours(counted(&run(&apply_to(DEFAULT, &[v.edit], &what), &what)));
             let mut want = ours(default.clone());
             for key in expected(v.disappears).into_keys() {
                 match want.get_mut(&key) {
@@ -864,7 +847,7 @@ fn review_signals_name_their_trigger_and_rule() {
         ),
     ];
     for (edit, want) in cases {
-        let text = apply(BASE, &[*edit], edit.1);
+        let text = apply_to(BASE, &[*edit], edit.1);
         let report = run(&text, "signals.yaml");
         let mine: Vec<_> = report
             .findings
@@ -893,7 +876,7 @@ fn review_signals_name_their_trigger_and_rule() {
 
 #[test]
 fn an_unknown_review_signal_is_a_located_error() {
-    let text = apply(BASE, &[signal!("gpu_em_franca")], "unknown signal");
+    let text = apply_to(BASE, &[signal!("gpu_em_franca")], "unknown signal");
     let err = load_str("bad.yaml", &text).expect_err("an unknown signal is refused");
     let rendered = err.render();
     assert!(rendered.contains("gpu_em_franca"), "{rendered}");
@@ -965,7 +948,7 @@ fn gitops_001_quotes_one_argocd_per_site_and_gpu_006_quotes_its_review_criterion
 
 #[test]
 fn a_finding_on_a_planned_gpu_cluster_points_at_the_field() {
-    let text = apply(BASE, &[planned_lxc_on!("a2")], "candidate");
+    let text = apply_to(BASE, &[planned_lxc_on!("a2")], "candidate");
     let report = run(&text, "candidate.yaml");
     let f = report
         .findings
