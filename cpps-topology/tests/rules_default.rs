@@ -130,3 +130,50 @@ fn the_default_fails_ci_on_its_real_errors() {
     assert!(text.contains("== site sp:"), "{text}");
     assert!(text.contains("\nsummary: "), "{text}");
 }
+
+#[test]
+fn what_the_documents_ask_is_reported_on_the_default_and_nothing_is_suppressed() {
+    let r = report();
+    // "Validado parcial … em produção" is validated: the two STATE-001 suppressions that hid the
+    // mislabel are gone, and nothing else is suppressed or mixes states.
+    let suppressed: Vec<_> = r.findings.iter().filter(|f| f.is_suppressed()).collect();
+    assert!(suppressed.is_empty(), "{suppressed:?}");
+    assert!(!r.findings.iter().any(|f| f.rule.as_str() == "STATE-001"));
+    // K3s Franca runs the rejected "flannel sem Cilium" in production, its migration planned.
+    assert_eq!(
+        find(&r, "DOC-002", "k3s-franca").severity,
+        Severity::Warning
+    );
+    // LINSTOR in production without its metrics in production.
+    for pool in ["sp-ssd", "franca-ssd"] {
+        assert_eq!(find(&r, "DOC-004", pool).severity, Severity::Warning);
+    }
+    // The validated GPU cluster has no NVRM alert in production; its LXC is neither on LINSTOR
+    // nor in PBS.
+    assert_eq!(
+        find(&r, "DOC-005", "k3s-gpu-sp").severity,
+        Severity::Warning
+    );
+    let f = find(&r, "DOC-008", "gpu-sp-01");
+    assert!(
+        f.message.contains("no LINSTOR pool") && f.message.contains("no PBS"),
+        "{}",
+        f.message
+    );
+    // ArgoCD SP need not wait for the Cilium cluster.
+    assert_eq!(find(&r, "DOC-007", "argocd-sp").severity, Severity::Info);
+    // Each contradiction of ADR-009 with the architecture is an info finding.
+    let contradictions = r
+        .findings
+        .iter()
+        .filter(|f| f.rule.as_str() == "DOC-001")
+        .inspect(|f| assert_eq!(f.severity, Severity::Info, "{}", f.message))
+        .count();
+    assert_eq!(contradictions, 8);
+    // A rejected option is not asked for its use case.
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.rule.as_str() == "FRUGAL-001" && f.subject.id().contains("cross-site"))
+    );
+}

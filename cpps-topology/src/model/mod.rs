@@ -9,7 +9,8 @@
 //! The kinds are grouped by domain, as the rules are (`rules/checks/`) and the file format is
 //! (`load/file/`): `compute` (sites, tiers, hosts, guests, Proxmox clusters), `storage`
 //! (LINSTOR, PBS), `network` (routers, Traefik, links), `platform` (K3s, ArgoCD, patterns) and
-//! `cross_cutting` (capabilities, items, suppressions); `ids`, `values`, `component` and
+//! `cross_cutting` (capabilities, items, suppressions, and the documents' pending items, rejected
+//! alternatives and contradictions, which are records rather than components); `ids`, `values`, `component` and
 //! `topology` hold what every kind shares. Everything is re-exported here: `model::Host` is the
 //! path to use.
 //!
