@@ -3,8 +3,10 @@
 //!
 //! - [`types`]: the answers, shaped as `pbs-apidoc.json` describes them; unknown enum values
 //!   are kept, added fields are tolerated.
-//! - [`endpoints::ENDPOINTS`]: the one table of the endpoints the crate calls, checked against
-//!   the API schema by the conformance test.
+//! - [`endpoints::ENDPOINTS`]: the one table of the endpoints the crate calls (data of the
+//!   Proxmox family's `Endpoint` type, with the version gates the client applies), checked
+//!   against the API schema by the family's one conformance check; every request is built
+//!   from an entry.
 //! - [`Client`] and [`ClientBuilder`]: [`ClientBuilder::from_env`] reads `PBS_REPOSITORY`,
 //!   `PBS_PASSWORD` and `PBS_FINGERPRINT` as `proxmox-backup-client` does ([`Repository`]),
 //!   `CPPS_PBS_URL` replaces the API URL; the transport settings (TLS, timeouts, deadline, size
@@ -18,7 +20,9 @@
 //! - [`fix`]: what would fix a report (run failed or overdue jobs, verify unverified guests),
 //!   as a plan, and applying it with each task waited on.
 //! - the typed reads, on `cpps-http` and `cpps-proxmox`'s Proxmox-family pieces (envelope,
-//!   token and ticket auth, UPIDs, task wait); every read decodes through [`PbsEnvelope`].
+//!   token and ticket auth, UPIDs, task wait, the endpoint table, validated names such as
+//!   [`types::DatastoreName`], and the shared variants of [`Error`], written by
+//!   `cpps_proxmox::family_error!`); every read decodes through [`PbsEnvelope`].
 //!
 //! | variable | meaning |
 //! | --- | --- |
