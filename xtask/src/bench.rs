@@ -20,6 +20,12 @@
 //! * `rules` — `check` on synthetic topologies of 10k and 100k guests.
 //! * `decode` — a 100k-entry `/cluster/resources` answer into the typed model vs `serde_json::Value`.
 //! * `memory` — peak RSS of the 100k-guest audit path (load, check, render).
+//! * `load` — `cpps_topology::load` against serde-saphyr parsing the same file into a generic
+//!   value, time and peak memory (each parse in a child process of its own), at 5, 20 and
+//!   50 MB (bench `load` of cpps-topology).
+//! * `parsers` — the PVE property-string parser and the VyOS `config.boot` and `set` readers at
+//!   N and 10·N, in thread CPU time, with instruction counts when valgrind is installed
+//!   (benches `property` of cpps-proxmox and `parse` of cpps-vyos).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -46,6 +52,13 @@ enum Bench {
     Decode,
     /// Peak memory of the 100k-guest audit path.
     Memory,
+    /// Loading topology files against serde-saphyr's generic parse: time and peak memory.
+    Load {
+        /// File sizes in MB (default 5, 20 and 50).
+        sizes: Vec<usize>,
+    },
+    /// The PVE property-string and VyOS configuration parsers at N and 10·N.
+    Parsers,
     /// Every benchmark above.
     All,
 }
@@ -111,14 +124,28 @@ pub(crate) fn run(args: BenchArgs) -> Result<ExitCode> {
         Bench::Rules => cargo_bench(&root, "cpps-topology", "rules", &[])?,
         Bench::Decode => cargo_bench(&root, "cpps-proxmox", "decode", &[])?,
         Bench::Memory => cargo_bench(&root, "cpps-topology", "audit_memory", &[])?,
+        Bench::Load { sizes } => {
+            let sizes: Vec<String> = sizes.iter().map(ToString::to_string).collect();
+            let sizes: Vec<&str> = sizes.iter().map(String::as_str).collect();
+            cargo_bench(&root, "cpps-topology", "load", &sizes)?;
+        }
+        Bench::Parsers => run_parsers(&root)?,
         Bench::All => {
             run_sweep(&root, &SweepArgs::default())?;
             cargo_bench(&root, "cpps-topology", "rules", &[])?;
             cargo_bench(&root, "cpps-proxmox", "decode", &[])?;
             cargo_bench(&root, "cpps-topology", "audit_memory", &[])?;
+            cargo_bench(&root, "cpps-topology", "load", &[])?;
+            run_parsers(&root)?;
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The parser benches: each prints its times, ratios and `PASS`/`MISS` lines.
+fn run_parsers(root: &Path) -> Result<()> {
+    cargo_bench(root, "cpps-proxmox", "property", &[])?;
+    cargo_bench(root, "cpps-vyos", "parse", &[])
 }
 
 /// Runs a `harness = false` bench of a crate in release mode, its output straight through.

@@ -124,6 +124,8 @@ component_file! {
 component_file! {
     /// A VM or LXC.
     #[schemars(rename = "Guest")]
+    // `gpu`, which few guests have, is boxed: a large file is mostly guests, and each guest's
+    // file form is held until the guests are converted (112 bytes fewer each).
     struct GuestFile {
         /// The host it runs on.
         pub(crate) host: At<String>,
@@ -146,7 +148,7 @@ component_file! {
         pub(crate) role: Option<String>,
         /// The GPU it uses from its host.
         #[serde(default)]
-        pub(crate) gpu: Option<At<GpuFile>>,
+        pub(crate) gpu: Option<Box<At<GpuFile>>>,
         /// The LINSTOR pool holding its disks.
         #[serde(default)]
         pub(crate) storage: Option<At<String>>,
