@@ -9,8 +9,8 @@
 //! every typed answer's JSON Schema with the schema's.
 
 pub(crate) use cpps_proxmox::family::Call;
-pub use cpps_proxmox::family::{Endpoint, Returns};
 use cpps_proxmox::family::{Answer, LogLine, Param, ServerVersion, TaskStatus};
+pub use cpps_proxmox::family::{Endpoint, Returns};
 
 use crate::types::{
     BackupGroup, Datastore, DatastoreStatus, DatastoreUsage, GcStatus, Namespace, PruneJob, Remote,

@@ -11,8 +11,8 @@ use cpps_proxmox::family::Upid;
 use cpps_proxmox::types::{ClusterStatusEntry, ResourceFilter, TaskListItem};
 use cpps_proxmox::{Client, ClientBuilder, Error, HaWanted, VmId};
 use serde_json::json;
-use wiremock::matchers::{query_param, query_param_is_missing};
 use wiremock::ResponseTemplate;
+use wiremock::matchers::{query_param, query_param_is_missing};
 
 /// Defect 1. Before libpve-http-server-perl 5.2.0 (January 2025) an API error's body is only
 /// `{"data":null}` and the message travels in the HTTP reason phrase alone: pve-http-server
