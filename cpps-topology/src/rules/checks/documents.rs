@@ -6,10 +6,12 @@
 
 use std::collections::BTreeSet;
 
+use foldhash::{HashMap, HashMapExt};
+
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
 use crate::model::{
-    AlertKind, CapabilityKind, ClusterPurpose, CniKind, ComponentRef, GuestKind, K3sCluster,
+    AlertKind, CapabilityKind, ClusterPurpose, CniKind, ComponentRef, GuestKind, Item, K3sCluster,
     MetricsSource, NodePlacement, PatternKind, State, Topology,
 };
 
@@ -89,9 +91,8 @@ pub(super) fn doc_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// Whether `text` holds `word` (already lower case) as a whole word or phrase.
+/// Whether `text` holds `word` (both already lower case) as a whole word or phrase.
 fn mentions(text: &str, word: &str) -> bool {
-    let text = text.to_lowercase();
     text.match_indices(word).any(|(i, _)| {
         let before = text[..i].chars().next_back();
         let after = text[i + word.len()..].chars().next();
@@ -153,6 +154,26 @@ fn placement_forced(topo: &Topology, k: &K3sCluster) -> bool {
 /// still in use (a planned migration) lowers an adoption in service to a warning.
 pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
+    if topo.rejected().is_empty() {
+        return;
+    }
+    // Built once: the items that replace each rejected alternative, and every component's tool
+    // texts in lower case, so that each alternative costs one pass over them.
+    let mut replacements: HashMap<&str, Vec<&Item>> = HashMap::new();
+    for item in topo.items() {
+        if let Some(r) = &item.replaces {
+            replacements.entry(r.as_str()).or_default().push(item);
+        }
+    }
+    let tools: Vec<(ComponentRef<'_>, &'static str, String)> = topo
+        .components()
+        .filter(|c| !c.meta().deferred)
+        .flat_map(|c| {
+            tool_texts(c)
+                .into_iter()
+                .map(move |(text, field)| (c, field, text.to_lowercase()))
+        })
+        .collect();
     for r in topo.rejected() {
         if let Some(rule) = &r.flagged_by {
             let known = crate::rules::lookup(rule).is_some_and(|i| i.kind.has_static_part());
@@ -170,16 +191,17 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         let signals = &r.adopted_when;
         let emit = |sink: &mut Sink<'_>, c: ComponentRef<'_>, field: &str, how: String| {
             let meta = c.meta();
-            let replacement = topo.items().iter().find(|item| {
-                item.replaces.as_deref() == Some(r.id.as_str())
-                    && match &item.cluster {
-                        Some(k) => k.as_str() == c.id_str(),
-                        None => item
-                            .site
-                            .as_ref()
-                            .is_none_or(|s| topo.site_of(c).as_ref() == Some(s)),
-                    }
-            });
+            let replacement = replacements
+                .get(r.id.as_str())
+                .into_iter()
+                .flatten()
+                .find(|item| match &item.cluster {
+                    Some(k) => k.as_str() == c.id_str(),
+                    None => item
+                        .site
+                        .as_ref()
+                        .is_none_or(|s| topo.site_of(c).as_ref() == Some(s)),
+                });
             let mut severity = scaled(Severity::Error, meta.state);
             let mut planned = String::new();
             if let Some(item) = replacement {
@@ -205,12 +227,15 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         };
         if !signals.tools.is_empty() {
-            for c in topo.components().filter(|c| !c.meta().deferred) {
-                for (text, field) in tool_texts(c) {
-                    if let Some(word) = signals.tools.iter().find(|w| mentions(text, w)) {
-                        emit(sink, c, field, format!("names `{word}` in its {field}"));
-                        break;
-                    }
+            let mut last: Option<&str> = None;
+            for (c, field, text) in &tools {
+                // One finding per component, even when two of its texts name the alternative.
+                if last == Some(c.id_str()) {
+                    continue;
+                }
+                if let Some(word) = signals.tools.iter().find(|w| mentions(text, w)) {
+                    emit(sink, *c, field, format!("names `{word}` in its {field}"));
+                    last = Some(c.id_str());
                 }
             }
         }
