@@ -1,0 +1,704 @@
+//! `cargo xtask bench sweep`: proxmoxer and cpps-proxmox doing the inventory sweep (and the
+//! `audit`'s Proxmox VE phase over two sites) against fakepve, against its captured answers
+//! served by nginx, and through a latency proxy (see the `bench` module's docs).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+
+use crate::bench::bench_executable;
+
+/// Arguments of `cargo xtask bench sweep`.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct SweepArgs {
+    /// Round-trip time the latency proxy adds in the third leg.
+    #[arg(long, default_value = "20ms", value_parser = parse_duration)]
+    latency: Duration,
+    /// Rounds per client without latency, alternating.
+    #[arg(long, default_value_t = 5)]
+    rounds: usize,
+    /// Rounds per client with latency, alternating.
+    #[arg(long, default_value_t = 3)]
+    latency_rounds: usize,
+    /// Config requests cpps keeps in flight (default: the library's `DEFAULT_CONCURRENCY`).
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// Proxmox nodes in the estate.
+    #[arg(long, default_value_t = 13)]
+    nodes: usize,
+    /// Guests in the estate.
+    #[arg(long, default_value_t = 600)]
+    guests: usize,
+}
+
+impl Default for SweepArgs {
+    fn default() -> Self {
+        SweepArgs {
+            latency: Duration::from_millis(20),
+            rounds: 5,
+            latency_rounds: 3,
+            concurrency: None,
+            nodes: 13,
+            guests: 600,
+        }
+    }
+}
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
+        (ms, 1e-3)
+    } else if let Some(s) = text.strip_suffix('s') {
+        (s, 1.0)
+    } else {
+        return Err(format!("`{text}`: give a unit, such as 20ms or 0.5s"));
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration"))?;
+    if !(0.0..=60.0).contains(&(value * scale)) {
+        return Err(format!("`{text}` is out of range (0 to 60 s)"));
+    }
+    Ok(Duration::from_secs_f64(value * scale))
+}
+
+fn tool_cache() -> PathBuf {
+    std::env::var_os("CPPS_TOOL_CACHE").map_or_else(
+        || {
+            let home = std::env::var_os("HOME").unwrap_or_else(|| "/root".into());
+            PathBuf::from(home).join(".cache").join("cpps-tools")
+        },
+        PathBuf::from,
+    )
+}
+
+/// A venv with proxmoxer, cached outside the repository; versions pinned so that two runs of the
+/// benchmark compare the same client.
+fn proxmoxer_python() -> Result<PathBuf> {
+    let venv = tool_cache().join("venv-proxmoxer");
+    let python = venv.join("bin").join("python");
+    let ready = Command::new(&python)
+        .args(["-c", "import proxmoxer, requests"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ready {
+        eprintln!("xtask bench: creating {}", venv.display());
+        crate::test::run_step(
+            "python3 -m venv",
+            Command::new("python3").arg("-m").arg("venv").arg(&venv),
+        )?;
+        crate::test::run_step(
+            "pip install proxmoxer",
+            Command::new(venv.join("bin").join("pip")).args([
+                "install",
+                "-q",
+                "proxmoxer==2.3.0",
+                "requests==2.34.2",
+            ]),
+        )?;
+    }
+    Ok(python)
+}
+
+/// fakepve running the benchmark's estate; stopped on drop.
+struct Fakepve {
+    state: PathBuf,
+    info: PathBuf,
+}
+
+impl Fakepve {
+    fn start(root: &Path, nodes: usize, guests: usize) -> Result<Fakepve> {
+        let state = bench_dir(root).join("fakepve");
+        std::fs::create_dir_all(&state)?;
+        let estate = state.join("estate.json");
+        // The estate generator needs only Python's standard library.
+        crate::test::run_step(
+            "generate the estate",
+            Command::new("python3")
+                .arg(root.join("xtask/bench/estate.py"))
+                .arg(nodes.to_string())
+                .arg(guests.to_string())
+                .arg(&estate),
+        )?;
+        // fakepve.sh creates or reuses the venv and starts the server with that estate.
+        let output = Command::new("bash")
+            .arg(root.join("xtask/env/fakepve.sh"))
+            .arg(&state)
+            .arg(&estate)
+            .current_dir(root)
+            .stderr(Stdio::inherit())
+            .output()
+            .context("starting fakepve")?;
+        if !output.status.success() {
+            bail!("fakepve did not start with the benchmark estate");
+        }
+        let info = state.join("fakepve.json");
+        Ok(Fakepve { state, info })
+    }
+}
+
+impl Drop for Fakepve {
+    fn drop(&mut self) {
+        stop_pid(&self.state.join("fakepve.pid"));
+    }
+}
+
+fn bench_dir(root: &Path) -> PathBuf {
+    root.join("target").join("xtask-bench")
+}
+
+fn stop_pid(pid_file: &Path) {
+    if let Ok(pid) = std::fs::read_to_string(pid_file) {
+        let _ = Command::new("kill").arg(pid.trim()).status();
+        std::thread::sleep(Duration::from_millis(300));
+        let _ = std::fs::remove_file(pid_file);
+    }
+}
+
+/// A free TCP port of 127.0.0.1 (bound and released: the server binds it right after).
+fn free_port() -> Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?.port())
+}
+
+fn wait_for_port(port: u16, what: &str) -> Result<()> {
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    bail!("{what} did not listen on 127.0.0.1:{port} within 5 s")
+}
+
+/// Debian's nginx serving the captured answers like pveproxy does (TLS 1.3 only here, HTTP/1.1,
+/// keep-alive), with two worker processes, as our own process (not the system service). Its
+/// access log names each request's connection serial number, so connections opened are counted
+/// at the server. Stopped on drop.
+struct Nginx {
+    child: std::process::Child,
+    port: u16,
+    log: PathBuf,
+}
+
+impl Nginx {
+    fn start(dir: &Path, answers: &Path, cert: &Path, key: &Path) -> Result<Nginx> {
+        let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"]
+            .into_iter()
+            .map(PathBuf::from)
+            .find(|p| p.exists())
+            .context("nginx is not installed (Debian: apt-get install -y nginx-light)")?;
+        let port = free_port()?;
+        let log = dir.join("access.log");
+        let _ = std::fs::remove_file(&log);
+        std::fs::create_dir_all(dir.join("temp"))?;
+        let conf = dir.join("nginx.conf");
+        std::fs::write(
+            &conf,
+            format!(
+                "daemon off;\nmaster_process on;\nworker_processes 2;\npid {dir}/nginx.pid;\n\
+                 error_log {dir}/error.log warn;\nevents {{ worker_connections 4096; }}\n\
+                 http {{\n  types {{ }}\n  default_type application/json;\n\
+                   log_format sweep '$connection $ssl_session_reused $msec $request_uri';\n\
+                   access_log {log} sweep;\n  keepalive_timeout 90s;\n  keepalive_requests 100000;\n\
+                   client_body_temp_path {dir}/temp/body;\n  proxy_temp_path {dir}/temp/proxy;\n\
+                   fastcgi_temp_path {dir}/temp/fastcgi;\n  uwsgi_temp_path {dir}/temp/uwsgi;\n\
+                   scgi_temp_path {dir}/temp/scgi;\n\
+                   server {{\n    listen 127.0.0.1:{port} ssl;\n    ssl_protocols TLSv1.3;\n\
+                     ssl_certificate {cert};\n    ssl_certificate_key {key};\n\
+                     ssl_session_cache shared:sweep:10m;\n    root {answers};\n\
+                     location / {{ try_files $uri/__body =404; }}\n  }}\n}}\n",
+                dir = dir.display(),
+                log = log.display(),
+                cert = cert.display(),
+                key = key.display(),
+                answers = answers.display(),
+            ),
+        )?;
+        let child = Command::new(nginx)
+            .arg("-c")
+            .arg(&conf)
+            .arg("-p")
+            .arg(dir)
+            .arg("-e")
+            .arg(dir.join("error.log"))
+            .stdin(Stdio::null())
+            .spawn()
+            .context("starting nginx")?;
+        let server = Nginx { child, port, log };
+        wait_for_port(port, "nginx")?;
+        Ok(server)
+    }
+
+    /// The access log's length now, to read one sweep's lines afterwards.
+    fn log_mark(&self) -> u64 {
+        std::fs::metadata(&self.log).map_or(0, |m| m.len())
+    }
+
+    /// What the server saw since `mark`. nginx writes a line when a request ends; the lines
+    /// of one sweep are all there once the client has read its last answer.
+    fn seen_since(&self, mark: u64) -> Result<ServerView> {
+        let text = std::fs::read(&self.log)?;
+        let text = String::from_utf8_lossy(text.get(mark as usize..).unwrap_or_default());
+        ServerView::parse(&text)
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        // TERM to the master: it stops its workers and exits.
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        for _ in 0..50 {
+            if self.child.try_wait().is_ok_and(|s| s.is_some()) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One sweep as the server's access log shows it.
+#[derive(Debug, Default, Clone, PartialEq)]
+struct ServerView {
+    requests: usize,
+    /// Distinct connections that carried a request.
+    connections: usize,
+    /// Of those, connections whose TLS session was resumed.
+    resumed: usize,
+    /// Seconds between the first and the last config answer.
+    config_span_s: f64,
+}
+
+impl ServerView {
+    /// Parses lines `CONNECTION REUSED MSEC URI` (`log_format sweep` above).
+    fn parse(text: &str) -> Result<ServerView> {
+        let mut connections = std::collections::BTreeMap::new();
+        let mut requests = 0;
+        let (mut first, mut last) = (f64::INFINITY, f64::NEG_INFINITY);
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let [connection, reused, msec, uri] = fields[..] else {
+                bail!("unexpected access log line `{line}`");
+            };
+            let at: f64 = msec.parse().with_context(|| format!("time in `{line}`"))?;
+            requests += 1;
+            connections
+                .entry(connection.to_owned())
+                .or_insert(reused == "r");
+            if uri
+                .split('?')
+                .next()
+                .is_some_and(|p| p.ends_with("/config"))
+            {
+                first = first.min(at);
+                last = last.max(at);
+            }
+        }
+        Ok(ServerView {
+            requests,
+            connections: connections.len(),
+            resumed: connections.values().filter(|r| **r).count(),
+            config_span_s: if last >= first { last - first } else { 0.0 },
+        })
+    }
+}
+
+/// The user-space latency proxy (bench `latency_proxy` of cpps-proxmox); stopped on drop by
+/// closing its standard input.
+struct LatencyProxy {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl LatencyProxy {
+    fn start(executable: &Path, upstream: u16, rtt: Duration) -> Result<LatencyProxy> {
+        let mut child = Command::new(executable)
+            .arg(upstream.to_string())
+            .arg(rtt.as_millis().to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .context("starting the latency proxy")?;
+        let mut line = String::new();
+        let stdout = child.stdout.take().context("proxy stdout")?;
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)?;
+        let port = line
+            .trim()
+            .strip_prefix("port: ")
+            .and_then(|p| p.parse().ok())
+            .with_context(|| format!("the latency proxy said `{line}`"))?;
+        Ok(LatencyProxy { child, port })
+    }
+}
+
+impl Drop for LatencyProxy {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// What one client's run printed (through `xtask/bench/measure.py`).
+#[derive(Debug, Clone)]
+struct Run {
+    seconds: f64,
+    process_wall_s: f64,
+    process_cpu_s: f64,
+    guests: usize,
+    requests: usize,
+    concurrency: Option<usize>,
+    server: Option<ServerView>,
+}
+
+/// Runs one sweep program under `measure.py` and reads what it printed.
+fn sweep_once(root: &Path, program: &[&std::ffi::OsStr]) -> Result<Run> {
+    let output = Command::new("python3")
+        .arg(root.join("xtask/bench/measure.py"))
+        .args(program)
+        .stderr(Stdio::inherit())
+        .output()?;
+    if !output.status.success() {
+        bail!("a sweep failed ({})", output.status);
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(str::trim)
+            .with_context(|| format!("no `{name}` in sweep output: {text}"))
+    };
+    Ok(Run {
+        seconds: field("seconds:")?.parse()?,
+        process_wall_s: field("process_wall_s:")?.parse()?,
+        process_cpu_s: field("process_cpu_s:")?.parse()?,
+        guests: field("guests:")?.parse()?,
+        requests: field("requests:")?.parse()?,
+        concurrency: field("concurrency:").ok().and_then(|c| c.parse().ok()),
+        server: None,
+    })
+}
+
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+fn verdict(pass: bool) -> &'static str {
+    if pass { "PASS" } else { "MISS" }
+}
+
+/// One server set-up of the sweep: where the clients connect, and how to see what it served.
+struct Leg<'a> {
+    name: String,
+    server_json: PathBuf,
+    nginx: Option<&'a Nginx>,
+    rounds: usize,
+}
+
+/// Medians of one leg's alternating rounds.
+struct LegFigures {
+    proxmoxer: f64,
+    cpps: f64,
+    proxmoxer_cpu_per_request: f64,
+    cpps_cpu_per_request: f64,
+    cpps_connections: Option<usize>,
+    requests: usize,
+    concurrency: usize,
+    config_span_s: Option<f64>,
+}
+
+fn run_leg(
+    root: &Path,
+    python: &Path,
+    cpps: &Path,
+    leg: &Leg<'_>,
+    concurrency: Option<usize>,
+) -> Result<LegFigures> {
+    let script = root.join("xtask/bench/proxmoxer_sweep.py");
+    let concurrency_arg = concurrency.map(|c| c.to_string()).unwrap_or_default();
+    let run = |proxmoxer: bool| -> Result<Run> {
+        let mark = leg.nginx.map(Nginx::log_mark);
+        let mut run = if proxmoxer {
+            sweep_once(
+                root,
+                &[
+                    python.as_os_str(),
+                    script.as_os_str(),
+                    leg.server_json.as_os_str(),
+                ],
+            )?
+        } else {
+            let mut args = vec![cpps.as_os_str(), leg.server_json.as_os_str()];
+            if concurrency.is_some() {
+                args.push(std::ffi::OsStr::new(&concurrency_arg));
+            }
+            sweep_once(root, &args)?
+        };
+        if let (Some(nginx), Some(mark)) = (leg.nginx, mark) {
+            let view = nginx.seen_since(mark)?;
+            if view.requests != run.requests {
+                bail!(
+                    "{}: the client made {} requests, the server logged {}",
+                    leg.name,
+                    run.requests,
+                    view.requests
+                );
+            }
+            run.server = Some(view);
+        }
+        Ok(run)
+    };
+    // One warm-up of each (Python imports, page cache), then alternating rounds.
+    run(true)?;
+    run(false)?;
+    let (mut theirs, mut ours) = (Vec::new(), Vec::new());
+    for _ in 0..leg.rounds.max(1) {
+        let p = run(true)?;
+        let c = run(false)?;
+        if (p.guests, p.requests) != (c.guests, c.requests) {
+            bail!(
+                "{}: proxmoxer read {} guests in {} requests, cpps {} in {}",
+                leg.name,
+                p.guests,
+                p.requests,
+                c.guests,
+                c.requests
+            );
+        }
+        theirs.push(p);
+        ours.push(c);
+    }
+    let requests = ours[0].requests;
+    let per_request =
+        |runs: &[Run]| median(runs.iter().map(|r| r.process_cpu_s).collect()) / requests as f64;
+    let name = &leg.name;
+    let figures = LegFigures {
+        proxmoxer: median(theirs.iter().map(|r| r.seconds).collect()),
+        cpps: median(ours.iter().map(|r| r.seconds).collect()),
+        proxmoxer_cpu_per_request: per_request(&theirs),
+        cpps_cpu_per_request: per_request(&ours),
+        cpps_connections: ours
+            .iter()
+            .filter_map(|r| r.server.as_ref().map(|s| s.connections))
+            .max(),
+        requests,
+        concurrency: ours[0].concurrency.unwrap_or(0),
+        config_span_s: ours.iter().all(|r| r.server.is_some()).then(|| {
+            median(
+                ours.iter()
+                    .filter_map(|r| r.server.as_ref().map(|s| s.config_span_s))
+                    .collect(),
+            )
+        }),
+    };
+    println!("{name}_guests: {}", ours[0].guests);
+    println!("{name}_requests: {requests}");
+    println!("{name}_rounds: {}", leg.rounds.max(1));
+    println!("{name}_cpps_concurrency: {}", figures.concurrency);
+    println!("{name}_proxmoxer_median_s: {:.4}", figures.proxmoxer);
+    println!("{name}_cpps_median_s: {:.4}", figures.cpps);
+    println!("{name}_speedup: {:.2}", figures.proxmoxer / figures.cpps);
+    println!(
+        "{name}_proxmoxer_process_median_s: {:.4}",
+        median(theirs.iter().map(|r| r.process_wall_s).collect())
+    );
+    println!(
+        "{name}_cpps_process_median_s: {:.4}",
+        median(ours.iter().map(|r| r.process_wall_s).collect())
+    );
+    println!(
+        "{name}_proxmoxer_cpu_per_request_ms: {:.4}",
+        figures.proxmoxer_cpu_per_request * 1e3
+    );
+    println!(
+        "{name}_cpps_cpu_per_request_ms: {:.4}",
+        figures.cpps_cpu_per_request * 1e3
+    );
+    println!(
+        "{name}_cpu_per_request_ratio: {:.2}",
+        figures.proxmoxer_cpu_per_request / figures.cpps_cpu_per_request
+    );
+    for (client, runs) in [("proxmoxer", &theirs), ("cpps", &ours)] {
+        let views: Vec<&ServerView> = runs.iter().filter_map(|r| r.server.as_ref()).collect();
+        if views.is_empty() {
+            continue;
+        }
+        let list = |f: fn(&ServerView) -> usize| {
+            views
+                .iter()
+                .map(|v| f(v).to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        println!(
+            "{name}_{client}_connections_per_round: {}",
+            list(|v| v.connections)
+        );
+        println!(
+            "{name}_{client}_resumed_tls_per_round: {}",
+            list(|v| v.resumed)
+        );
+    }
+    Ok(figures)
+}
+
+pub(crate) fn run_sweep(root: &Path, args: &SweepArgs) -> Result<()> {
+    let python = proxmoxer_python()?;
+    let cpps = bench_executable(root, "cpps-proxmox", "sweep")?;
+    let proxy = bench_executable(root, "cpps-proxmox", "latency_proxy")?;
+    let dir = bench_dir(root).join("static");
+    let answers = dir.join("answers");
+    let _ = std::fs::remove_dir_all(&answers);
+    std::fs::create_dir_all(&answers)?;
+
+    // fakepve: the second figure, and the source of the answers served statically afterwards.
+    let fakepve = Fakepve::start(root, args.nodes, args.guests)?;
+    crate::test::run_step(
+        "capture fakepve's answers",
+        Command::new("python3")
+            .arg(root.join("xtask/bench/capture.py"))
+            .arg(&fakepve.info)
+            .arg(&answers),
+    )?;
+    for file in ["node.pem", "node.key"] {
+        std::fs::copy(fakepve.state.join(file), dir.join(file))?;
+    }
+    let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&fakepve.info)?)?;
+    run_leg(
+        root,
+        &python,
+        &cpps,
+        &Leg {
+            name: "sweep_fakepve".to_owned(),
+            server_json: fakepve.info.clone(),
+            nginx: None,
+            rounds: args.rounds,
+        },
+        args.concurrency,
+    )?;
+    drop(fakepve);
+
+    let nginx = Nginx::start(&dir, &answers, &dir.join("node.pem"), &dir.join("node.key"))?;
+    let server_json = |name: &str, port: u16| -> Result<PathBuf> {
+        let mut info = info.clone();
+        info["url"] = format!("https://127.0.0.1:{port}/").into();
+        let path = dir.join(format!("{name}.json"));
+        std::fs::write(&path, serde_json::to_vec_pretty(&info)?)?;
+        Ok(path)
+    };
+    let plain = run_leg(
+        root,
+        &python,
+        &cpps,
+        &Leg {
+            name: "sweep_static".to_owned(),
+            server_json: server_json("static", nginx.port)?,
+            nginx: Some(&nginx),
+            rounds: args.rounds,
+        },
+        args.concurrency,
+    )?;
+    let rtt = args.latency;
+    let latency_proxy = LatencyProxy::start(&proxy, nginx.port, rtt)?;
+    let name = format!("sweep_static_rtt_{}ms", rtt.as_millis());
+    let slow = run_leg(
+        root,
+        &python,
+        &cpps,
+        &Leg {
+            name: name.clone(),
+            server_json: server_json("static-latency", latency_proxy.port)?,
+            nginx: Some(&nginx),
+            rounds: args.latency_rounds,
+        },
+        args.concurrency,
+    )?;
+    drop(latency_proxy);
+
+    // The critical path: the TCP and TLS 1.3 handshakes, the list round (nodes, guests and HA
+    // resources at once), the config round.
+    let rtt_s = rtt.as_secs_f64();
+    let critical = 4.0 * rtt_s;
+    let containers = slow.requests.saturating_sub(3);
+    println!("{name}_critical_path_s: {critical:.4}");
+    println!(
+        "{name}_cpps_over_critical_path: {:.2}",
+        slow.cpps / critical
+    );
+    if let Some(span) = slow.config_span_s {
+        // The first config answer ends the first config round; each later round adds an RTT.
+        println!("{name}_config_round_trips: {:.1}", span / rtt_s + 1.0);
+    }
+    println!(
+        "{name}_config_round_trips_ideal: {}",
+        containers.div_ceil(slow.concurrency.max(1))
+    );
+    // Without churn a sweep opens at most the bound plus the three connections of the list
+    // round, plus one or two the pool starts while a list connection is on its way back to it
+    // (a waiting checkout races a new connect and the loser is kept idle, not closed).
+    let connection_bound = plain.concurrency + 5;
+    let connections = plain
+        .cpps_connections
+        .max(slow.cpps_connections)
+        .unwrap_or(0);
+    println!(
+        "target sweep_static cpps >= 10x faster than proxmoxer: {}",
+        verdict(plain.proxmoxer / plain.cpps >= 10.0)
+    );
+    println!(
+        "target sweep_static cpps CPU per request <= 1/10 of proxmoxer's: {}",
+        verdict(plain.cpps_cpu_per_request * 10.0 <= plain.proxmoxer_cpu_per_request)
+    );
+    println!(
+        "target {name} cpps >= 30x faster than proxmoxer: {}",
+        verdict(slow.proxmoxer / slow.cpps >= 30.0)
+    );
+    println!(
+        "target {name} cpps <= 3x the critical path: {}",
+        verdict(slow.cpps <= 3.0 * critical)
+    );
+    println!(
+        "target sweep connections opened ({connections}) <= concurrency + 5 ({connection_bound}): {}",
+        verdict(connections <= connection_bound)
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_need_a_unit() {
+        assert_eq!(parse_duration("20ms"), Ok(Duration::from_millis(20)));
+        assert_eq!(parse_duration("0.5s"), Ok(Duration::from_millis(500)));
+        assert!(parse_duration("20").is_err());
+        assert!(parse_duration("-1s").is_err());
+    }
+
+    #[test]
+    fn the_access_log_counts_connections_resumptions_and_the_config_span() {
+        let log = "7 . 1700000000.100 /api2/json/nodes\n\
+                   8 r 1700000000.101 /api2/json/cluster/resources?type=vm\n\
+                   7 . 1700000000.130 /api2/json/nodes/a/lxc/101/config?current=1\n\
+                   9 r 1700000000.150 /api2/json/nodes/a/lxc/102/config\n";
+        let view = ServerView::parse(log).unwrap();
+        assert_eq!(view.requests, 4);
+        assert_eq!(view.connections, 3);
+        assert_eq!(view.resumed, 2);
+        assert!((view.config_span_s - 0.020).abs() < 1e-6, "{view:?}");
+        assert!(ServerView::parse("7 . notatime /x\n").is_err());
+    }
+
+    #[test]
+    fn the_median_is_the_middle_sample() {
+        assert!((median(vec![3.0, 1.0, 2.0]) - 2.0).abs() < f64::EPSILON);
+    }
+}
