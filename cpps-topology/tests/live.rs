@@ -296,7 +296,7 @@ fn drift_and_state_rules_over_the_estate() {
             .starts_with("guest build-runner is `declared` in the file but is live")
     }));
     // The report counts the live rules.
-    assert_eq!(audit.report.summary.rules_checked, 35 + 12);
+    assert_eq!(audit.report.summary.rules_checked, 47 + 12);
 }
 
 #[test]
