@@ -234,22 +234,19 @@ fn cluster_status_and_task_lists_read_as_real_pve_writes_them() {
 /// `src/PVE/API2/Qemu.pm`). The wait must go on until the HA manager shows the VM started.
 #[tokio::test]
 async fn waiting_on_an_ha_start_waits_for_the_ha_manager() {
-    let api = common::pve_mock_api().await;
     let upid: Upid = "UPID:pve1:0000A1B2:0001C3D4:6B0AEC70:hastart:100:root@pam!ci:"
         .parse()
         .unwrap();
-    common::serve_finished_task(&api, &upid, &["Requesting HA start for VM 100", "TASK OK"]).await;
-    common::serve_ha_status(
-        &api,
+    let outcome = common::wait_through_ha(
+        &upid,
+        &["Requesting HA start for VM 100", "TASK OK"],
         common::ha_service_entry("pve1", "stopped", "starting", "started"),
         3,
         common::ha_service_entry("pve1", "started", "started", "started"),
+        &common::quick_wait(),
     )
-    .await;
-    let outcome = common::mock_client(&api)
-        .wait(&upid, &common::quick_wait())
-        .await
-        .unwrap();
+    .await
+    .unwrap();
     let ha = outcome.ha.as_ref().expect("it waited for the HA manager");
     assert_eq!(ha.wanted, HaWanted::Started);
     assert_eq!((ha.sid.as_str(), ha.state.as_str()), ("vm:100", "started"));
@@ -262,27 +259,19 @@ async fn waiting_on_an_ha_start_waits_for_the_ha_manager() {
 /// service is on pve2 and no longer migrating.
 #[tokio::test]
 async fn waiting_on_an_ha_migration_waits_for_the_target_node() {
-    let api = common::pve_mock_api().await;
     let upid: Upid = "UPID:pve1:0000A1B3:0001C3D4:6B0AEC71:hamigrate:100:root@pam:"
         .parse()
         .unwrap();
-    common::serve_finished_task(
-        &api,
+    let outcome = common::wait_through_ha(
         &upid,
         &["Requesting HA migration for VM 100 to node pve2", "TASK OK"],
-    )
-    .await;
-    common::serve_ha_status(
-        &api,
         common::ha_service_entry("pve1", "migrate", "migrate", "started"),
         2,
         common::ha_service_entry("pve2", "started", "started", "started"),
+        &common::quick_wait(),
     )
-    .await;
-    let outcome = common::mock_client(&api)
-        .wait(&upid, &common::quick_wait())
-        .await
-        .unwrap();
+    .await
+    .unwrap();
     let ha = outcome.ha.unwrap();
     assert_eq!(ha.wanted, HaWanted::OnNode("pve2".to_owned()));
     assert_eq!(ha.node, "pve2");
@@ -293,18 +282,21 @@ async fn waiting_on_an_ha_migration_waits_for_the_target_node() {
 /// at once.
 #[tokio::test]
 async fn an_ha_stop_that_never_happens_times_out_and_an_error_state_fails() {
-    let api = common::pve_mock_api().await;
     let upid: Upid = "UPID:pve1:0000A1B4:0001C3D4:6B0AEC72:hastop:100:root@pam:"
         .parse()
         .unwrap();
-    common::serve_finished_task(&api, &upid, &["TASK OK"]).await;
     let running = common::ha_service_entry("pve1", "started", "stopping", "stopped");
-    common::serve_ha_status(&api, running.clone(), 1000, running).await;
     let options = common::quick_wait().timeout(Some(Duration::from_millis(300)));
-    let err = common::mock_client(&api)
-        .wait(&upid, &options)
-        .await
-        .unwrap_err();
+    let err = common::wait_through_ha(
+        &upid,
+        &["TASK OK"],
+        running.clone(),
+        1000,
+        running,
+        &options,
+    )
+    .await
+    .unwrap_err();
     let Error::HaTimeout {
         sid,
         wanted,
@@ -317,14 +309,17 @@ async fn an_ha_stop_that_never_happens_times_out_and_an_error_state_fails() {
     assert_eq!((sid.as_str(), wanted.as_str()), ("vm:100", "stopped"));
     assert!(last_seen.contains("stopping"), "{last_seen}");
 
-    let api = common::pve_mock_api().await;
-    common::serve_finished_task(&api, &upid, &["TASK OK"]).await;
     let broken = common::ha_service_entry("pve1", "error", "error", "stopped");
-    common::serve_ha_status(&api, broken.clone(), 1, broken).await;
-    let err = common::mock_client(&api)
-        .wait(&upid, &common::quick_wait())
-        .await
-        .unwrap_err();
+    let err = common::wait_through_ha(
+        &upid,
+        &["TASK OK"],
+        broken.clone(),
+        1,
+        broken,
+        &common::quick_wait(),
+    )
+    .await
+    .unwrap_err();
     assert!(matches!(err, Error::HaWait { .. }), "{err:?}");
 }
 

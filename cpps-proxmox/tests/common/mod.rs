@@ -305,6 +305,22 @@ pub async fn serve_ha_status(api: &MockApi, first: Value, times: u64, then: Valu
         .await;
 }
 
+/// Waits on the finished task `upid` (its log `log`) on a fresh mock server whose HA manager
+/// shows `first` for `times` reads of `GET /cluster/ha/status/current`, then `then`.
+pub async fn wait_through_ha(
+    upid: &Upid,
+    log: &[&str],
+    first: Value,
+    times: u64,
+    then: Value,
+    options: &WaitOptions,
+) -> Result<cpps_proxmox::WaitOutcome, cpps_proxmox::Error> {
+    let api = pve_mock_api().await;
+    serve_finished_task(&api, upid, log).await;
+    serve_ha_status(&api, first, times, then).await;
+    mock_client(&api).wait(upid, options).await
+}
+
 /// One service entry of `GET /cluster/ha/status/current` for `vm:100`.
 pub fn ha_service_entry(node: &str, crm: &str, state: &str, request: &str) -> Value {
     json!({"id": "service:vm:100", "type": "service", "sid": "vm:100", "node": node,
