@@ -81,21 +81,21 @@ fn invariant_rows() -> BTreeMap<String, (String, String)> {
         document("added-invariants.md"),
         document("live-invariants.md"),
     ]
-        .concat()
-        .lines()
-        .filter_map(|line| {
-            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-            // ["", id, sev, kind, rule, source, ""]
-            let id = *cells.get(1)?;
-            let valid = id.split_once('-').is_some_and(|(a, n)| {
-                !a.is_empty()
-                    && a.chars().all(|c| c.is_ascii_uppercase())
-                    && n.len() == 3
-                    && n.chars().all(|c| c.is_ascii_digit())
-            });
-            valid.then(|| (id.to_owned(), (cells[2].to_owned(), cells[3].to_owned())))
-        })
-        .collect()
+    .concat()
+    .lines()
+    .filter_map(|line| {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // ["", id, sev, kind, rule, source, ""]
+        let id = *cells.get(1)?;
+        let valid = id.split_once('-').is_some_and(|(a, n)| {
+            !a.is_empty()
+                && a.chars().all(|c| c.is_ascii_uppercase())
+                && n.len() == 3
+                && n.chars().all(|c| c.is_ascii_digit())
+        });
+        valid.then(|| (id.to_owned(), (cells[2].to_owned(), cells[3].to_owned())))
+    })
+    .collect()
 }
 
 #[test]

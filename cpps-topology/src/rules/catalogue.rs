@@ -659,8 +659,14 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
                 ARCH,
                 "Autonomia por site — cada site sobrevive a partição de rede; nada essencial depende de link cross-site",
             ),
-            cite(ADR9, "Cluster manager (1 dos clusters) recebe submissão de job"),
-            cite(ARCH, "Authentik instalado (1 instância central com replica DR?)"),
+            cite(
+                ADR9,
+                "Cluster manager (1 dos clusters) recebe submissão de job",
+            ),
+            cite(
+                ARCH,
+                "Authentik instalado (1 instância central com replica DR?)",
+            ),
         ],
         remediation: "run the service (or a replica of it) in every site it serves; manage a MultiKueue from a site where its clusters run",
     },
@@ -669,7 +675,10 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         severity: Severity::Warning,
         kind: RuleKind::Static,
         title: "a LINSTOR pool or PBS in production has its metrics collected in production",
-        citations: &[cite(ARCH, "Métricas LINSTOR/PBS antes de declarar produção")],
+        citations: &[cite(
+            ARCH,
+            "Métricas LINSTOR/PBS antes de declarar produção",
+        )],
         remediation: "collect LINSTOR/DRBD/PBS metrics (an observability capability with `metrics: [linstor, drbd, pbs]`) and validate it before the pool or PBS",
     },
     RuleInfo {
