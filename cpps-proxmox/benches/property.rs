@@ -7,16 +7,16 @@
 //! ```
 //!
 //! Parses strings of `KEYS` (default 3 000), ten and a hundred times as many keys, and prints
-//! for each size the fastest round in wall time and in the thread's CPU time
-//! (`/proc/thread-self/schedstat`: a shared machine's waits for a core are not the parser's),
-//! the ratios of consecutive sizes, and one `PASS`/`MISS` line per parser: ten times the input
-//! at most twelve times the CPU time, judged on the larger pair (30 000 → 300 000 keys by
-//! default), whose inputs and what the parser builds (about 5 MB and 50 MB) are both larger
-//! than the 4 MiB L2 cache, so that the ratio is the parser's and not the step out of the cache
-//! (the smaller pair is printed too). Where valgrind is installed it also counts instructions
-//! (cachegrind, `CPPS_PROPERTY_BENCH_ONLY=parse:N` and `gen:N`, parse minus input generation)
-//! at `KEYS` and ten times it, which no load on the machine disturbs. A benchmark, not a test:
-//! it asserts nothing.
+//! for each size the fastest sample (each at least 100 ms of runs) in wall time and in the
+//! thread's CPU time (`/proc/thread-self/schedstat`: a shared machine's waits for a core are not
+//! the parser's), the ratios of consecutive sizes, and one `PASS`/`MISS` line per parser: ten
+//! times the input at most twelve times the CPU time, judged on the larger pair (30 000 →
+//! 300 000 keys by default), where neither size fits the 4 MiB L2 cache (the smaller pair is
+//! printed too). On a shared machine these ratios move by half between runs (the neighbours'
+//! use of the shared cache and memory bandwidth, page faults where the allocator gave memory
+//! back between samples); instruction counts do not: where valgrind is installed the bench
+//! counts them (cachegrind, `CPPS_PROPERTY_BENCH_ONLY=parse:N` minus `gen:N`, the input's
+//! generation) at `KEYS` and ten times it. A benchmark, not a test: it asserts nothing.
 
 use std::hint::black_box;
 use std::process::Command;
@@ -40,18 +40,25 @@ fn thread_cpu() -> Option<Duration> {
     ))
 }
 
-/// The fastest of `rounds` runs of `f` in wall time and in CPU time, after one run that is not
-/// counted (the allocator maps its memory, the input is paged in).
+/// The fastest of `rounds` samples of `f` in wall time and in this thread's CPU time, per run.
+/// One run that is not counted comes first (the allocator maps its memory, the input is paged
+/// in); it also sets how many runs a sample holds, enough for at least 100 ms, because the CPU
+/// clock of schedstat advances only at scheduler ticks.
 fn fastest(rounds: usize, f: impl Fn()) -> (Duration, Option<Duration>) {
+    let started = Instant::now();
     f();
+    let once = started.elapsed().max(Duration::from_micros(1));
+    let batch = (Duration::from_millis(100).as_nanos() / once.as_nanos()).clamp(1, 100_000) as u32;
     let (mut wall, mut cpu) = (Duration::MAX, None::<Duration>);
     for _ in 0..rounds {
         let cpu_start = thread_cpu();
         let started = Instant::now();
-        f();
-        wall = wall.min(started.elapsed());
+        for _ in 0..batch {
+            f();
+        }
+        wall = wall.min(started.elapsed() / batch);
         if let (Some(a), Some(b)) = (cpu_start, thread_cpu()) {
-            let spent = b.saturating_sub(a);
+            let spent = b.saturating_sub(a) / batch;
             cpu = Some(cpu.map_or(spent, |c| c.min(spent)));
         }
     }
@@ -119,7 +126,7 @@ fn main() {
     ] {
         let timed: Vec<(Duration, Option<Duration>)> = inputs
             .iter()
-            .zip([41, 11, 5])
+            .zip([9, 7, 5])
             .map(|(input, rounds)| fastest(rounds, || parse(input)))
             .collect();
         for (n, (wall, cpu)) in sizes.iter().zip(&timed) {
