@@ -24,7 +24,7 @@
 //!   value, time and peak memory (each parse in a child process of its own), at 5, 20 and
 //!   50 MB (bench `load` of cpps-topology).
 //! * `parsers` — the PVE property-string parser and the VyOS `config.boot` and `set` readers at
-//!   N and 10·N, in thread CPU time, with instruction counts when valgrind is installed
+//!   N, 10·N and 100·N, in thread CPU time, with instruction counts when valgrind is installed
 //!   (benches `property` of cpps-proxmox and `parse` of cpps-vyos).
 
 use std::path::{Path, PathBuf};
@@ -56,7 +56,7 @@ enum Bench {
         /// File sizes in MB (default 5, 20 and 50).
         sizes: Vec<usize>,
     },
-    /// The PVE property-string and VyOS configuration parsers at N and 10·N.
+    /// The PVE property-string and VyOS configuration parsers at N, 10·N and 100·N.
     Parsers,
     /// Every benchmark above.
     All,
