@@ -604,8 +604,7 @@ async fn serve(
 /// Cells that fail today because of a defect of the binary or of its client library, with what
 /// the defect is. They are shown as KNOWN in the table, not hidden, and do not fail the test;
 /// a KNOWN cell that passes shows as FIXED? so that its line here is removed.
-const KNOWN_DEFECTS: &[(Binary, Scenario, &str)] = &[
-];
+const KNOWN_DEFECTS: &[(Binary, Scenario, &str)] = &[];
 
 /// Why a scenario says nothing about a binary, if it does not.
 fn not_applicable(binary: Binary, scenario: Scenario) -> Option<&'static str> {
