@@ -146,6 +146,38 @@ pub const NEAR_CONCURRENCY: usize = 16;
 /// handshakes' work on a LAN).
 pub const NEAR_CONNECT: Duration = Duration::from_millis(5);
 
+/// Runs `list`, a list round of `list_requests` requests, while opening the connections of the
+/// fan-out that follows it; returns what `list` gave and the fan-out's bound (at most
+/// `concurrency`, [`config_bound`]).
+///
+/// First it opens as many as a near server needs ([`NEAR_CONCURRENCY`], less the list's own
+/// connections, which go back to the pool for the fan-out); once the client's first handshake
+/// has shown how far the server is, the rest of the bound. Their handshakes then overlap the
+/// list's round trips instead of following them. Connections the fan-out does not take are
+/// closed after a few seconds ([`cpps_http::HttpClient::preconnect`]).
+/// When the list round ends before any connect did (every request failed before connecting),
+/// the bound is the near one.
+pub async fn list_round<T>(
+    client: &Client,
+    list_requests: usize,
+    concurrency: usize,
+    list: impl Future<Output = T>,
+) -> (T, usize) {
+    let http = client.http();
+    let near = NEAR_CONCURRENCY.min(concurrency.max(1));
+    http.preconnect(near.saturating_sub(list_requests));
+    let sizing = async {
+        let bound = config_bound(http.first_connect_time().await, concurrency);
+        http.preconnect(bound.saturating_sub(near));
+        bound
+    };
+    let (sizing, list) = (std::pin::pin!(sizing), std::pin::pin!(list));
+    match futures::future::select(sizing, list).await {
+        futures::future::Either::Left((bound, list)) => (list.await, bound),
+        futures::future::Either::Right((listed, _)) => (listed, near),
+    }
+}
+
 /// How many config reads the sweep keeps in flight, at most `concurrency`.
 ///
 /// A near server's handshakes are work on both sides, not waiting, and more connections only
@@ -168,29 +200,21 @@ pub fn config_bound(first_connect: Option<Duration>, concurrency: usize) -> usiz
 
 async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Duration>) -> Inventory {
     let deadline = within.map(|d| Instant::now() + d);
-    let http = client.http();
-    // The config round's connections are opened while the list round is in flight, so that
-    // their handshakes overlap the list's round trips instead of following them: first as many
-    // as a near server needs (the list's own three go back to the pool for the config round),
-    // then, once the first handshake has shown how far the server is, the rest of the bound.
-    let near = NEAR_CONCURRENCY.min(concurrency.max(1));
-    http.preconnect(near.saturating_sub(LIST_REQUESTS));
-    let sizing = async {
-        let bound = config_bound(http.first_connect_time().await, concurrency);
-        http.preconnect(bound.saturating_sub(near));
-        bound
-    };
     let cluster = client.cluster();
-    let ((nodes, resources, ha), bound) = futures::join!(
-        async {
+    // Boxed: three list answers held at once make a large future.
+    let ((nodes, resources, ha), bound) = list_round(
+        client,
+        LIST_REQUESTS,
+        concurrency,
+        Box::pin(async {
             futures::join!(
                 bounded(deadline, client.nodes()),
                 bounded(deadline, cluster.resources(Some(ResourceFilter::Vm))),
                 bounded(deadline, cluster.ha_resources()),
             )
-        },
-        sizing,
-    );
+        }),
+    )
+    .await;
     let mut errors = Vec::new();
     let nodes = nodes.unwrap_or_else(|e| {
         errors.push(e.part("nodes"));

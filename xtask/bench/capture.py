@@ -3,7 +3,8 @@
     capture.py FAKEPVE_JSON OUT_DIR
 
 Reads, with the API token of FAKEPVE_JSON, every answer the sweep asks for (the version, the
-nodes, the cluster's guests, the HA resources and status, every guest's config) and writes each
+nodes, each online node's status, the cluster's guests, the HA resources and status, every
+guest's config) and writes each
 one as OUT_DIR/<path>/__body, the layout the bench's nginx serves (`try_files $uri/__body`: a
 path such as /api2/json/nodes is both an answer and the folder of deeper answers). Query
 strings are not part of the file name: the sweep asks each path with one query only.
@@ -35,9 +36,16 @@ def main(info_path, out):
         return json.loads(body)['data']
 
     count = 0
-    for path in ('version', 'nodes', 'cluster/ha/resources', 'cluster/ha/status/current'):
+    for path in ('version', 'cluster/ha/resources', 'cluster/ha/status/current'):
         get(path)
         count += 1
+    nodes = get('nodes')
+    count += 1
+    # Each node's status: `audit` reads it for every online node.
+    for node in nodes:
+        if node.get('status') == 'online':
+            get('nodes/{0}/status'.format(node['node']))
+            count += 1
     guests = get('cluster/resources?type=vm')
     count += 1
     for guest in guests:

@@ -109,6 +109,12 @@ fn cargo_bench(root: &Path, package: &str, bench: &str, args: &[&str]) -> Result
 
 /// Builds a bench binary and returns its path (from cargo's JSON messages).
 pub(crate) fn bench_executable(root: &Path, package: &str, bench: &str) -> Result<PathBuf> {
+    // The live features: benches that need them say so (`required-features`).
+    let features: &[&str] = if package == "cpps-topology" {
+        &["--features", "live"]
+    } else {
+        &[]
+    };
     let output = Command::new(cargo())
         .args([
             "bench",
@@ -119,6 +125,7 @@ pub(crate) fn bench_executable(root: &Path, package: &str, bench: &str) -> Resul
             "--no-run",
             "--message-format=json",
         ])
+        .args(features)
         .current_dir(root)
         .stderr(Stdio::inherit())
         .output()

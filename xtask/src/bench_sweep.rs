@@ -177,10 +177,12 @@ fn wait_for_port(port: u16, what: &str) -> Result<()> {
 /// Debian's nginx serving the captured answers like pveproxy does (TLS 1.3 only here, HTTP/1.1,
 /// keep-alive), with two worker processes, as our own process (not the system service). Its
 /// access log names each request's connection serial number, so connections opened are counted
-/// at the server. Stopped on drop.
+/// at the server. It listens on two ports, the two sites of the `audit` leg (its log names the
+/// port). Stopped on drop.
 struct Nginx {
     child: std::process::Child,
     port: u16,
+    second_port: u16,
     log: PathBuf,
 }
 
@@ -192,6 +194,7 @@ impl Nginx {
             .find(|p| p.exists())
             .context("nginx is not installed (Debian: apt-get install -y nginx-light)")?;
         let port = free_port()?;
+        let second_port = free_port()?;
         let log = dir.join("access.log");
         let _ = std::fs::remove_file(&log);
         std::fs::create_dir_all(dir.join("temp"))?;
@@ -202,12 +205,12 @@ impl Nginx {
                 "daemon off;\nmaster_process on;\nworker_processes 2;\npid {dir}/nginx.pid;\n\
                  error_log {dir}/error.log warn;\nevents {{ worker_connections 4096; }}\n\
                  http {{\n  types {{ }}\n  default_type application/json;\n\
-                   log_format sweep '$connection $ssl_session_reused $msec $request_uri';\n\
+                   log_format sweep '$connection $ssl_session_reused $msec $server_port $request_uri';\n\
                    access_log {log} sweep;\n  keepalive_timeout 90s;\n  keepalive_requests 100000;\n\
                    client_body_temp_path {dir}/temp/body;\n  proxy_temp_path {dir}/temp/proxy;\n\
                    fastcgi_temp_path {dir}/temp/fastcgi;\n  uwsgi_temp_path {dir}/temp/uwsgi;\n\
                    scgi_temp_path {dir}/temp/scgi;\n\
-                   server {{\n    listen 127.0.0.1:{port} ssl;\n    ssl_protocols TLSv1.3;\n\
+                   server {{\n    listen 127.0.0.1:{port} ssl;\n    listen 127.0.0.1:{second_port} ssl;\n    ssl_protocols TLSv1.3;\n\
                      ssl_certificate {cert};\n    ssl_certificate_key {key};\n\
                      ssl_session_cache shared:sweep:10m;\n    root {answers};\n\
                      location / {{ try_files $uri/__body =404; }}\n  }}\n}}\n",
@@ -228,8 +231,14 @@ impl Nginx {
             .stdin(Stdio::null())
             .spawn()
             .context("starting nginx")?;
-        let server = Nginx { child, port, log };
+        let server = Nginx {
+            child,
+            port,
+            second_port,
+            log,
+        };
         wait_for_port(port, "nginx")?;
+        wait_for_port(second_port, "nginx")?;
         Ok(server)
     }
 
@@ -270,41 +279,49 @@ struct ServerView {
     requests: usize,
     /// Distinct connections that carried a request.
     connections: usize,
+    /// The most of those on one port (one site of the two-site leg).
+    most_per_port: usize,
     /// Of those, connections whose TLS session was resumed.
     resumed: usize,
-    /// Seconds between the first and the last config answer.
+    /// Seconds between the first and the last answer of the fan-out round (container
+    /// configs, node statuses).
     config_span_s: f64,
 }
 
 impl ServerView {
-    /// Parses lines `CONNECTION REUSED MSEC URI` (`log_format sweep` above).
+    /// Parses lines `CONNECTION REUSED MSEC PORT URI` (`log_format sweep` above).
     fn parse(text: &str) -> Result<ServerView> {
         let mut connections = std::collections::BTreeMap::new();
         let mut requests = 0;
         let (mut first, mut last) = (f64::INFINITY, f64::NEG_INFINITY);
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let fields: Vec<&str> = line.split_whitespace().collect();
-            let [connection, reused, msec, uri] = fields[..] else {
+            let [connection, reused, msec, port, uri] = fields[..] else {
                 bail!("unexpected access log line `{line}`");
             };
             let at: f64 = msec.parse().with_context(|| format!("time in `{line}`"))?;
             requests += 1;
             connections
                 .entry(connection.to_owned())
-                .or_insert(reused == "r");
+                .or_insert((reused == "r", port.to_owned()));
             if uri
                 .split('?')
                 .next()
-                .is_some_and(|p| p.ends_with("/config"))
+                .is_some_and(|p| p.ends_with("/config") || p.ends_with("/status"))
             {
                 first = first.min(at);
                 last = last.max(at);
             }
         }
+        let mut per_port = std::collections::BTreeMap::<&str, usize>::new();
+        for (_, port) in connections.values() {
+            *per_port.entry(port).or_default() += 1;
+        }
         Ok(ServerView {
             requests,
             connections: connections.len(),
-            resumed: connections.values().filter(|r| **r).count(),
+            most_per_port: per_port.values().copied().max().unwrap_or(0),
+            resumed: connections.values().filter(|(r, _)| *r).count(),
             config_span_s: if last >= first { last - first } else { 0.0 },
         })
     }
@@ -397,7 +414,12 @@ fn verdict(pass: bool) -> &'static str {
 /// One server set-up of the sweep: where the clients connect, and how to see what it served.
 struct Leg<'a> {
     name: String,
-    server_json: PathBuf,
+    /// One per site: the `audit` leg observes two.
+    server_jsons: Vec<PathBuf>,
+    /// cpps's program: the `sweep` bench, or `audit_pve` for the two-site leg.
+    cpps: &'a Path,
+    /// proxmoxer makes `audit`'s reads (`--audit`), not the sweep's.
+    audit: bool,
     nginx: Option<&'a Nginx>,
     rounds: usize,
 }
@@ -417,7 +439,6 @@ struct LegFigures {
 fn run_leg(
     root: &Path,
     python: &Path,
-    cpps: &Path,
     leg: &Leg<'_>,
     concurrency: Option<usize>,
 ) -> Result<LegFigures> {
@@ -426,17 +447,16 @@ fn run_leg(
     let run = |proxmoxer: bool| -> Result<Run> {
         let mark = leg.nginx.map(Nginx::log_mark);
         let mut run = if proxmoxer {
-            sweep_once(
-                root,
-                &[
-                    python.as_os_str(),
-                    script.as_os_str(),
-                    leg.server_json.as_os_str(),
-                ],
-            )?
+            let mut args = vec![python.as_os_str(), script.as_os_str()];
+            if leg.audit {
+                args.push(std::ffi::OsStr::new("--audit"));
+            }
+            args.extend(leg.server_jsons.iter().map(|p| p.as_os_str()));
+            sweep_once(root, &args)?
         } else {
-            let mut args = vec![cpps.as_os_str(), leg.server_json.as_os_str()];
-            if concurrency.is_some() {
+            let mut args = vec![leg.cpps.as_os_str()];
+            args.extend(leg.server_jsons.iter().map(|p| p.as_os_str()));
+            if concurrency.is_some() && !leg.audit {
                 args.push(std::ffi::OsStr::new(&concurrency_arg));
             }
             sweep_once(root, &args)?
@@ -486,7 +506,7 @@ fn run_leg(
         cpps_cpu_per_request: per_request(&ours),
         cpps_connections: ours
             .iter()
-            .filter_map(|r| r.server.as_ref().map(|s| s.connections))
+            .filter_map(|r| r.server.as_ref().map(|s| s.most_per_port))
             .max(),
         requests,
         concurrency: ours[0].concurrency.unwrap_or(0),
@@ -574,10 +594,11 @@ pub(crate) fn run_sweep(root: &Path, args: &SweepArgs) -> Result<()> {
     run_leg(
         root,
         &python,
-        &cpps,
         &Leg {
             name: "sweep_fakepve".to_owned(),
-            server_json: fakepve.info.clone(),
+            server_jsons: vec![fakepve.info.clone()],
+            cpps: &cpps,
+            audit: false,
             nginx: None,
             rounds: args.rounds,
         },
@@ -593,67 +614,109 @@ pub(crate) fn run_sweep(root: &Path, args: &SweepArgs) -> Result<()> {
         std::fs::write(&path, serde_json::to_vec_pretty(&info)?)?;
         Ok(path)
     };
-    let plain = run_leg(
-        root,
-        &python,
-        &cpps,
-        &Leg {
-            name: "sweep_static".to_owned(),
-            server_json: server_json("static", nginx.port)?,
-            nginx: Some(&nginx),
-            rounds: args.rounds,
-        },
-        args.concurrency,
-    )?;
     let rtt = args.latency;
-    let latency_proxy = LatencyProxy::start(&proxy, nginx.port, rtt)?;
-    let name = format!("sweep_static_rtt_{}ms", rtt.as_millis());
-    let slow = run_leg(
-        root,
-        &python,
+    let first_proxy = LatencyProxy::start(&proxy, nginx.port, rtt)?;
+    let second_proxy = LatencyProxy::start(&proxy, nginx.second_port, rtt)?;
+    let plain_jsons = vec![
+        server_json("static", nginx.port)?,
+        server_json("static-second", nginx.second_port)?,
+    ];
+    let slow_jsons = vec![
+        server_json("static-latency", first_proxy.port)?,
+        server_json("static-latency-second", second_proxy.port)?,
+    ];
+    let leg = |name: String, jsons: Vec<PathBuf>, cpps: &Path, audit: bool, rounds: usize| {
+        run_leg(
+            root,
+            &python,
+            &Leg {
+                name,
+                server_jsons: jsons,
+                cpps,
+                audit,
+                nginx: Some(&nginx),
+                rounds,
+            },
+            args.concurrency,
+        )
+    };
+    let slow_name = |base: &str| format!("{base}_rtt_{}ms", rtt.as_millis());
+    // The inventory sweep of one site.
+    let plain = leg(
+        "sweep_static".to_owned(),
+        plain_jsons[..1].to_vec(),
         &cpps,
-        &Leg {
-            name: name.clone(),
-            server_json: server_json("static-latency", latency_proxy.port)?,
-            nginx: Some(&nginx),
-            rounds: args.latency_rounds,
-        },
-        args.concurrency,
+        false,
+        args.rounds,
     )?;
-    drop(latency_proxy);
+    let slow = leg(
+        slow_name("sweep_static"),
+        slow_jsons[..1].to_vec(),
+        &cpps,
+        false,
+        args.latency_rounds,
+    )?;
+    // `audit`'s Proxmox VE phase over two sites at once (two ports of the same nginx).
+    let audit = bench_executable(root, "cpps-topology", "audit_pve")?;
+    let audit_plain = leg(
+        "audit_pve_2sites".to_owned(),
+        plain_jsons,
+        &audit,
+        true,
+        args.rounds,
+    )?;
+    let audit_slow = leg(
+        slow_name("audit_pve_2sites"),
+        slow_jsons,
+        &audit,
+        true,
+        args.latency_rounds,
+    )?;
+    drop((first_proxy, second_proxy));
+    report_targets("sweep_static", &plain, &slow, rtt, 1);
+    report_targets("audit_pve_2sites", &audit_plain, &audit_slow, rtt, 2);
+    Ok(())
+}
 
+/// The round trips, critical path and targets of one client's legs without and with latency;
+/// `sites` observed at once (the fan-out per site is the requests less the list round's 3 and,
+/// for `audit`, its node statuses, which share the fan-out round).
+fn report_targets(base: &str, plain: &LegFigures, slow: &LegFigures, rtt: Duration, sites: usize) {
+    let name = format!("{base}_rtt_{}ms", rtt.as_millis());
     // The critical path: the TCP and TLS 1.3 handshakes, the list round (nodes, guests and HA
-    // resources at once), the config round.
+    // resources at once), the fan-out round (configs, and node statuses for `audit`); sites
+    // in parallel.
     let rtt_s = rtt.as_secs_f64();
     let critical = 4.0 * rtt_s;
-    let containers = slow.requests.saturating_sub(3);
+    let fan_out = (slow.requests / sites.max(1)).saturating_sub(3);
     println!("{name}_critical_path_s: {critical:.4}");
     println!(
         "{name}_cpps_over_critical_path: {:.2}",
         slow.cpps / critical
     );
     if let Some(span) = slow.config_span_s {
-        // The first config answer ends the first config round; each later round adds an RTT.
+        // The first fan-out answer ends its first round; each later round adds an RTT.
         println!("{name}_config_round_trips: {:.1}", span / rtt_s + 1.0);
     }
     println!(
         "{name}_config_round_trips_ideal: {}",
-        containers.div_ceil(slow.concurrency.max(1))
+        fan_out.div_ceil(slow.concurrency.max(1))
     );
-    // Without churn a sweep opens at most the bound plus the three connections of the list
-    // round, plus one or two the pool starts while a list connection is on its way back to it
-    // (a waiting checkout races a new connect and the loser is kept idle, not closed).
+    // Without churn a site's sweep opens at most the bound: the list round's three connections
+    // return to the pool for the fan-out, the others are opened during the list round; a few
+    // more when a connect the pool started for a waiting request loses to a connection coming
+    // back (the loser is kept idle, not closed).
     let connection_bound = plain.concurrency + 5;
     let connections = plain
         .cpps_connections
         .max(slow.cpps_connections)
         .unwrap_or(0);
     println!(
-        "target sweep_static cpps >= 10x faster than proxmoxer: {}",
+        "target {base} cpps >= 10x faster than proxmoxer: {}",
         verdict(plain.proxmoxer / plain.cpps >= 10.0)
     );
     println!(
-        "target sweep_static cpps CPU per request <= 1/10 of proxmoxer's: {}",
+        "target {base} cpps CPU per request <= 1/10 of proxmoxer's: {}",
         verdict(plain.cpps_cpu_per_request * 10.0 <= plain.proxmoxer_cpu_per_request)
     );
     println!(
@@ -665,10 +728,9 @@ pub(crate) fn run_sweep(root: &Path, args: &SweepArgs) -> Result<()> {
         verdict(slow.cpps <= 3.0 * critical)
     );
     println!(
-        "target sweep connections opened ({connections}) <= concurrency + 5 ({connection_bound}): {}",
+        "target {base} connections opened per site ({connections}) <= concurrency + 5 ({connection_bound}): {}",
         verdict(connections <= connection_bound)
     );
-    Ok(())
 }
 
 #[cfg(test)]
@@ -685,16 +747,20 @@ mod tests {
 
     #[test]
     fn the_access_log_counts_connections_resumptions_and_the_config_span() {
-        let log = "7 . 1700000000.100 /api2/json/nodes\n\
-                   8 r 1700000000.101 /api2/json/cluster/resources?type=vm\n\
-                   7 . 1700000000.130 /api2/json/nodes/a/lxc/101/config?current=1\n\
-                   9 r 1700000000.150 /api2/json/nodes/a/lxc/102/config\n";
+        let log = "7 . 1700000000.100 8006 /api2/json/nodes\n\
+                   8 r 1700000000.101 8006 /api2/json/cluster/resources?type=vm\n\
+                   7 . 1700000000.130 8006 /api2/json/nodes/a/lxc/101/config?current=1\n\
+                   9 r 1700000000.150 8006 /api2/json/nodes/a/lxc/102/config\n\
+                   11 . 1700000000.160 8007 /api2/json/nodes/a/status\n";
         let view = ServerView::parse(log).unwrap();
-        assert_eq!(view.requests, 4);
-        assert_eq!(view.connections, 3);
+        assert_eq!(view.requests, 5);
+        assert_eq!(view.connections, 4);
+        assert_eq!(view.most_per_port, 3);
         assert_eq!(view.resumed, 2);
-        assert!((view.config_span_s - 0.020).abs() < 1e-6, "{view:?}");
-        assert!(ServerView::parse("7 . notatime /x\n").is_err());
+        // Node statuses belong to the fan-out round too.
+        assert!((view.config_span_s - 0.030).abs() < 1e-6, "{view:?}");
+        assert!(ServerView::parse("7 . notatime 8006 /x\n").is_err());
+        assert!(ServerView::parse("7 . 1700000000.1 /x\n").is_err());
     }
 
     #[test]

@@ -796,7 +796,9 @@ pub struct ClientOptions {
     /// Time allowed for one call, retries included (the clients' `deadline`); binaries set it
     /// from their `--timeout`.
     pub deadline: Duration,
-    /// Requests in flight per source.
+    /// Requests in flight per source, at most (the Proxmox VE source's container configs and
+    /// node statuses; default `cpps_proxmox::DEFAULT_CONCURRENCY`, which a near server gets
+    /// fewer of: `cpps_proxmox::inventory::config_bound`).
     pub concurrency: usize,
     /// Retries of idempotent requests.
     pub retries: u32,
@@ -810,7 +812,7 @@ impl Default for ClientOptions {
             connect_timeout: Duration::from_secs(5),
             request_timeout: Duration::from_secs(20),
             deadline: Duration::from_secs(60),
-            concurrency: 8,
+            concurrency: cpps_proxmox::DEFAULT_CONCURRENCY,
             retries: 2,
             xid_wait: Duration::from_millis(500),
         }

@@ -3,8 +3,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use async_trait::async_trait;
-use cpps_proxmox::types::{GuestKind, NodeState, ResourceFilter};
-use cpps_proxmox::{Client, GuestConfig, GuestRef};
+use cpps_proxmox::inventory::list_round;
+use cpps_proxmox::types::{GuestKind, LxcConfig, NodeState, ResourceFilter};
+use cpps_proxmox::{Client, GuestRef};
 use futures::StreamExt;
 
 use super::Source;
@@ -12,9 +13,11 @@ use crate::live::facts::{PveFacts, PveGuest, PveGuestKind, PveNode, SourceFailur
 
 /// A site's Proxmox VE cluster, read through [`cpps_proxmox::Client`].
 ///
-/// One observation sends `GET /nodes`, `GET /cluster/resources?type=vm`,
-/// `GET /cluster/ha/resources`, then `GET /nodes/{node}/status` for every online node and
-/// `GET /nodes/{node}/lxc/{vmid}/config` for every container, at most `concurrency` at once.
+/// One observation sends `GET /nodes`, `GET /cluster/resources?type=vm` and
+/// `GET /cluster/ha/resources` at once, then `GET /nodes/{node}/status` for every online node
+/// and `GET /nodes/{node}/lxc/{vmid}/config` for every container in one round, at most
+/// `concurrency` at once: fewer for a near server, and their connections opened during the
+/// list round ([`cpps_proxmox::inventory::list_round`], the rule of the `inventory` sweep).
 #[derive(Debug, Clone)]
 pub struct PveSource {
     client: Client,
@@ -43,6 +46,21 @@ impl PveSource {
     }
 }
 
+/// The list round's requests: nodes, guests, HA resources.
+const LIST_REQUESTS: usize = 3;
+
+/// A read of the fan-out round.
+enum Read {
+    Status(String),
+    Config(GuestRef),
+}
+
+/// Its answer.
+enum Answer {
+    Status(String, Result<String, String>),
+    Config(GuestRef, Result<LxcConfig, cpps_proxmox::Error>),
+}
+
 /// `pve-manager/9.0.10/abcdef` → `9.0.10`.
 fn manager_version(text: &str) -> String {
     text.split('/').nth(1).unwrap_or(text).to_owned()
@@ -61,14 +79,30 @@ impl Source<PveFacts> for PveSource {
     async fn observe(&self) -> Result<PveFacts, SourceFailure> {
         let client = &self.client;
         let cluster = client.cluster();
+        // The list round, with the fan-out's connections opened meanwhile (the same rule as
+        // the `inventory` sweep: `cpps_proxmox::inventory::list_round`).
+        let ((nodes, resources, ha), bound) = list_round(
+            client,
+            LIST_REQUESTS,
+            self.concurrency,
+            Box::pin(async {
+                futures::join!(
+                    client.nodes(),
+                    cluster.resources(Some(ResourceFilter::Vm)),
+                    cluster.ha_resources()
+                )
+            }),
+        )
+        .await;
         // Nodes and guests are required; without them nothing about the site can be said.
-        let (nodes, resources) =
-            futures::try_join!(client.nodes(), cluster.resources(Some(ResourceFilter::Vm)))
-                .map_err(|e| self.fail(&e))?;
+        let (nodes, resources) = match (nodes, resources) {
+            (Ok(nodes), Ok(resources)) => (nodes, resources),
+            (Err(e), _) | (_, Err(e)) => return Err(self.fail(&e)),
+        };
         let mut partial = Vec::new();
-        // HA resources are read separately: a cluster without HA configured still answers,
+        // HA resources may fail on their own: a cluster without HA configured still answers,
         // and `hastate` in the resources list says the same for managed guests.
-        let ha_sids: BTreeSet<u32> = match cluster.ha_resources().await {
+        let ha_sids: BTreeSet<u32> = match ha {
             Ok(list) => list
                 .iter()
                 .filter_map(|r| r.guest())
@@ -83,34 +117,60 @@ impl Source<PveFacts> for PveSource {
             }
         };
 
-        let online: Vec<String> = nodes
+        // One fan-out round: every online node's status and every container's config.
+        let reads: Vec<Read> = nodes
             .iter()
             .filter(|n| n.status == NodeState::Online)
-            .map(|n| n.node.to_string())
+            .map(|n| Read::Status(n.node.to_string()))
+            .chain(
+                resources
+                    .iter()
+                    .filter_map(GuestRef::from_resource)
+                    .filter(|g| g.kind == GuestKind::Lxc)
+                    .map(Read::Config),
+            )
             .collect();
-        let versions: BTreeMap<String, Result<String, String>> = futures::stream::iter(online)
-            .map(|node| async move {
-                let result = client
-                    .node(&node)
-                    .status()
-                    .await
-                    .map(|s| manager_version(&s.pveversion))
-                    .map_err(|e| crate::live::facts::error_chain(&e));
-                (node, result)
+        let answers: Vec<Answer> = futures::stream::iter(reads)
+            .map(|read| async move {
+                match read {
+                    Read::Status(node) => {
+                        let result = client
+                            .node(&node)
+                            .status()
+                            .await
+                            .map(|s| manager_version(&s.pveversion))
+                            .map_err(|e| crate::live::facts::error_chain(&e));
+                        Answer::Status(node, result)
+                    }
+                    Read::Config(guest) => {
+                        let result = client
+                            .node(guest.node.as_str())
+                            .lxc(guest.vmid)
+                            .config()
+                            .await;
+                        Answer::Config(guest, result)
+                    }
+                }
             })
-            .buffer_unordered(self.concurrency)
+            .buffer_unordered(bound)
             .collect()
             .await;
+        let mut versions: BTreeMap<String, Result<String, String>> = BTreeMap::new();
+        let mut configs = Vec::new();
+        for answer in answers {
+            match answer {
+                Answer::Status(node, result) => {
+                    versions.insert(node, result);
+                }
+                Answer::Config(guest, result) => configs.push((guest, result)),
+            }
+        }
+        configs.sort_by_key(|(guest, _)| guest.vmid);
 
-        let containers: Vec<GuestRef> = resources
-            .iter()
-            .filter_map(GuestRef::from_resource)
-            .filter(|g| g.kind == GuestKind::Lxc)
-            .collect();
         let mut lxc: BTreeMap<u32, (Option<bool>, Vec<String>)> = BTreeMap::new();
-        for (guest, result) in client.guest_configs(containers, self.concurrency).await {
+        for (guest, result) in configs {
             match result {
-                Ok(GuestConfig::Lxc(config)) => {
+                Ok(config) => {
                     let privileged = config.is_privileged().ok();
                     let mut volumes = Vec::new();
                     if let Ok(Some(root)) = config.rootfs() {
@@ -121,7 +181,6 @@ impl Source<PveFacts> for PveSource {
                     }
                     lxc.insert(guest.vmid.get(), (privileged, volumes));
                 }
-                Ok(_) => {}
                 // A container removed between the two reads is simply gone; any other failure
                 // means the privilege is unknown, which is said rather than guessed.
                 Err(e) => partial.push(format!(
