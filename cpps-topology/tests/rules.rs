@@ -10,7 +10,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{Edit, apply_to, found, run, today};
+use common::{Edit, Variant, apply_to, check_variants, found, pairs, run, today, triples};
 use cpps_topology::check::check_on;
 use cpps_topology::load::load_str;
 use cpps_topology::report::{Report, Severity};
@@ -690,17 +690,6 @@ fn state_awareness_lowers_desired_components_to_info() {
     assert!(got.iter().any(|(r, _, _)| r == "LINSTOR-003"), "{got:?}");
 }
 
-/// A variant of the embedded default topology: one textual change (it must match the default
-/// exactly once) that turns findings on or off. Users run the check on *their* file as it
-/// evolves, so each corrected rule is shown to follow a small change of the real topology.
-struct Variant {
-    edit: Edit,
-    /// `(rule, subject)` found on the default and gone on the variant.
-    disappears: &'static [(&'static str, &'static str)],
-    /// `(rule, subject)` absent from the default and found on the variant.
-    appears: &'static [(&'static str, &'static str)],
-}
-
 /// A rule whose logic was corrected: a pass and a fail on the base fixture (the pass yields no
 /// finding of the rule; the fail exactly `expect`), and variants of the default topology.
 struct LogicCase {
@@ -892,13 +881,6 @@ const LOGIC_CASES: &[LogicCase] = &[
     },
 ];
 
-fn pairs(report: &Report) -> BTreeSet<(String, String)> {
-    found(report)
-        .into_iter()
-        .map(|(rule, subject, _)| (rule, subject))
-        .collect()
-}
-
 #[test]
 fn corrected_rules_pass_fail_and_follow_variants_of_the_default_topology() {
     let default = pairs(&run(cpps_topology::DEFAULT_TOPOLOGY_YAML, "cpps.yaml"));
@@ -911,39 +893,11 @@ fn corrected_rules_pass_fail_and_follow_variants_of_the_default_topology() {
         }
         let what = format!("{} fail", case.rule);
         let fail = found(&run(&apply_to(BASE, case.fail, &what), &what));
-        let want: BTreeSet<_> = case
-            .expect
-            .iter()
-            .map(|(r, s, sev)| ((*r).to_owned(), (*s).to_owned(), *sev))
-            .collect();
+        let want = triples(case.expect);
         if fail != want {
             failures.push(format!("{what}: expected {want:?}, got {fail:?}"));
         }
-        for (i, v) in case.variants.iter().enumerate() {
-            let what = format!("{} variant {i}", case.rule);
-            let text = apply_to(cpps_topology::DEFAULT_TOPOLOGY_YAML, &[v.edit], &what);
-            let got = pairs(&run(&text, &what));
-            for (rule, subject) in v.disappears {
-                let key = ((*rule).to_owned(), (*subject).to_owned());
-                if !default.contains(&key) || got.contains(&key) {
-                    failures.push(format!("{what}: {rule} on {subject} should be on the default and gone on the variant"));
-                }
-            }
-            for (rule, subject) in v.appears {
-                let key = ((*rule).to_owned(), (*subject).to_owned());
-                if default.contains(&key) || !got.contains(&key) {
-                    failures.push(format!("{what}: {rule} on {subject} should be absent from the default and on the variant"));
-                }
-            }
-            if !v
-                .disappears
-                .iter()
-                .chain(v.appears)
-                .any(|(r, _)| *r == case.rule)
-            {
-                failures.push(format!("{what}: the variant must flip the rule itself"));
-            }
-        }
+        check_variants(case.rule, case.variants, &default, &mut failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{Edit, apply_to, found, run};
+use common::{Edit, Variant, apply_to, check_variants, found, pairs, run, triples};
 use cpps_topology::DEFAULT_TOPOLOGY_YAML;
 use cpps_topology::report::Severity;
 
@@ -17,15 +17,6 @@ const BASE: &str = include_str!("fixtures/rules/base.yaml");
 /// The last line of the base: records of the documents are appended after it.
 const BASE_END: &str =
     "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }\n";
-
-/// One change of the embedded default topology and what it turns on or off.
-struct Variant {
-    edit: Edit,
-    /// `(rule, subject)` found on the default and gone on the variant.
-    disappears: &'static [(&'static str, &'static str)],
-    /// `(rule, subject)` absent from the default and found on the variant.
-    appears: &'static [(&'static str, &'static str)],
-}
 
 struct Case {
     rule: &'static str,
@@ -247,16 +238,9 @@ const CASES: &[Case] = &[
     },
 ];
 
-fn pairs(text: &str, name: &str) -> BTreeSet<(String, String)> {
-    found(&run(text, name))
-        .into_iter()
-        .map(|(rule, subject, _)| (rule, subject))
-        .collect()
-}
-
 #[test]
 fn every_document_rule_passes_fails_and_follows_variants_of_the_default_topology() {
-    let default = pairs(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    let default = pairs(&run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml"));
     let mut failures = Vec::new();
     for case in CASES {
         let what = format!("{} pass", case.rule);
@@ -266,11 +250,7 @@ fn every_document_rule_passes_fails_and_follows_variants_of_the_default_topology
         }
         let what = format!("{} fail", case.rule);
         let fail = found(&run(&apply_to(BASE, case.fail, &what), &what));
-        let want: BTreeSet<_> = case
-            .expect
-            .iter()
-            .map(|(r, s, sev)| ((*r).to_owned(), (*s).to_owned(), *sev))
-            .collect();
+        let want = triples(case.expect);
         if fail != want {
             failures.push(format!("{what}: expected {want:?}, got {fail:?}"));
         }
@@ -280,34 +260,7 @@ fn every_document_rule_passes_fails_and_follows_variants_of_the_default_topology
         if case.variants.is_empty() {
             failures.push(format!("{}: no variant of the default", case.rule));
         }
-        for (i, v) in case.variants.iter().enumerate() {
-            let what = format!("{} variant {i}", case.rule);
-            let got = pairs(&apply_to(DEFAULT_TOPOLOGY_YAML, &[v.edit], &what), &what);
-            for (rule, subject) in v.disappears {
-                let key = ((*rule).to_owned(), (*subject).to_owned());
-                if !default.contains(&key) || got.contains(&key) {
-                    failures.push(format!(
-                        "{what}: {rule} on {subject} should be on the default and gone on the variant"
-                    ));
-                }
-            }
-            for (rule, subject) in v.appears {
-                let key = ((*rule).to_owned(), (*subject).to_owned());
-                if default.contains(&key) || !got.contains(&key) {
-                    failures.push(format!(
-                        "{what}: {rule} on {subject} should be absent from the default and on the variant"
-                    ));
-                }
-            }
-            if !v
-                .disappears
-                .iter()
-                .chain(v.appears)
-                .any(|(r, _)| *r == case.rule)
-            {
-                failures.push(format!("{what}: the variant must flip the rule itself"));
-            }
-        }
+        check_variants(case.rule, case.variants, &default, &mut failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -472,7 +425,7 @@ fn an_adoption_follows_its_state_and_a_planned_replacement_lowers_it() {
         )],
         "headscale",
     );
-    assert!(!pairs(&text, "h.yaml").contains(&("DOC-002".to_owned(), "secrets".to_owned())));
+    assert!(!pairs(&run(&text, "h.yaml")).contains(&("DOC-002".to_owned(), "secrets".to_owned())));
 }
 
 #[test]

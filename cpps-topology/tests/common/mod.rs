@@ -50,3 +50,71 @@ pub(crate) fn apply_to(base: &str, edits: &[(&str, &str)], what: &str) -> String
     }
     text
 }
+
+/// A variant of the embedded default topology: one textual change (it must match the default
+/// exactly once) that turns findings on or off. Users run the check on *their* file as it
+/// evolves, so each rule is shown to follow a small change of the real topology.
+pub(crate) struct Variant {
+    /// The change.
+    pub(crate) edit: Edit,
+    /// `(rule, subject)` found on the default and gone on the variant.
+    pub(crate) disappears: &'static [(&'static str, &'static str)],
+    /// `(rule, subject)` absent from the default and found on the variant.
+    pub(crate) appears: &'static [(&'static str, &'static str)],
+}
+
+/// Every finding as `(rule, subject)`.
+pub(crate) fn pairs(report: &Report) -> BTreeSet<(String, String)> {
+    found(report)
+        .into_iter()
+        .map(|(rule, subject, _)| (rule, subject))
+        .collect()
+}
+
+/// `expect` as the set [`found`] returns.
+pub(crate) fn triples(expect: &[(&str, &str, Severity)]) -> BTreeSet<(String, String, Severity)> {
+    expect
+        .iter()
+        .map(|(r, s, sev)| ((*r).to_owned(), (*s).to_owned(), *sev))
+        .collect()
+}
+
+/// Checks `rule`'s variants of the default topology (whose findings are `default`): each one's
+/// `disappears` must be on the default and gone, its `appears` absent and then found, and the
+/// rule itself must be among them. Each failure is pushed to `failures`.
+pub(crate) fn check_variants(
+    rule: &str,
+    variants: &[Variant],
+    default: &BTreeSet<(String, String)>,
+    failures: &mut Vec<String>,
+) {
+    for (i, v) in variants.iter().enumerate() {
+        let what = format!("{rule} variant {i}");
+        let text = apply_to(cpps_topology::DEFAULT_TOPOLOGY_YAML, &[v.edit], &what);
+        let got = pairs(&run(&text, &what));
+        for (r, subject) in v.disappears {
+            let key = ((*r).to_owned(), (*subject).to_owned());
+            if !default.contains(&key) || got.contains(&key) {
+                failures.push(format!(
+                    "{what}: {r} on {subject} should be on the default and gone on the variant"
+                ));
+            }
+        }
+        for (r, subject) in v.appears {
+            let key = ((*r).to_owned(), (*subject).to_owned());
+            if default.contains(&key) || !got.contains(&key) {
+                failures.push(format!(
+                    "{what}: {r} on {subject} should be absent from the default and on the variant"
+                ));
+            }
+        }
+        if !v
+            .disappears
+            .iter()
+            .chain(v.appears)
+            .any(|(r, _)| *r == rule)
+        {
+            failures.push(format!("{what}: the variant must flip the rule itself"));
+        }
+    }
+}
