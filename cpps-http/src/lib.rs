@@ -7,6 +7,9 @@
 //! (decoding a large answer included), a cap on response size, and JSON decoding that names the
 //! path that failed.
 //!
+//! One connection pool per client, with connections opened ahead of a fan-out
+//! ([`HttpClient::preconnect`]) so that their handshakes overlap the round trip before it.
+//!
 //! It models no resources, no pagination and no login flow: each service crate brings its own
 //! envelope decoding ([`Envelope`]), authentication ([`Auth`]) and error type.
 //!
