@@ -754,12 +754,7 @@ impl Endpoints {
         let Some(p) = self.sites.get(site).and_then(|s| s.proxmox.as_ref()) else {
             return Ok(None);
         };
-        let from_environment = self.sites.get(site).is_some_and(|s| s.from_environment);
-        let cx = BuildCx {
-            options,
-            from_environment,
-            lookup,
-        };
+        let cx = self.build_cx(site, options, lookup);
         let source = proxmox_source(p, &format!("sites.{site}.proxmox"), &cx)?;
         Ok(Some(source.client().clone()))
     }
@@ -775,14 +770,23 @@ impl Endpoints {
         let Some(l) = self.sites.get(site).and_then(|s| s.linstor.as_ref()) else {
             return Ok(None);
         };
-        let from_environment = self.sites.get(site).is_some_and(|s| s.from_environment);
-        let cx = BuildCx {
-            options,
-            from_environment,
-            lookup,
-        };
+        let cx = self.build_cx(site, options, lookup);
         let source = linstor_source(l, &format!("sites.{site}.linstor"), &cx)?;
         Ok(Some(source.client().clone()))
+    }
+
+    /// How the clients of `site` are built: from the environment when the site came from it.
+    fn build_cx<'a>(
+        &self,
+        site: &str,
+        options: &'a ClientOptions,
+        lookup: &'a dyn Fn(&str) -> Option<String>,
+    ) -> BuildCx<'a> {
+        BuildCx {
+            options,
+            from_environment: self.sites.get(site).is_some_and(|s| s.from_environment),
+            lookup,
+        }
     }
 }
 
