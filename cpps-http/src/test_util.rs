@@ -110,6 +110,13 @@ impl MockApi {
             .unwrap_or_default()
     }
 
+    /// Fails the test, listing them, if the server got requests it was not told about.
+    #[track_caller]
+    pub fn assert_no_unexpected_requests(&self) {
+        let unexpected = self.unexpected_requests();
+        assert!(unexpected.is_empty(), "unexpected requests: {unexpected:?}");
+    }
+
     /// Verifies the expectations of every mounted mock (`.expect(n)`), panicking with wiremock's
     /// report when one is not met.
     pub async fn verify(&self) {

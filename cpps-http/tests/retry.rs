@@ -36,7 +36,7 @@ async fn a_get_is_retried_through_503s_until_200() {
         .unwrap();
     assert_eq!(value["v"], 1);
     api.verify().await;
-    assert!(api.unexpected_requests().is_empty());
+    api.assert_no_unexpected_requests();
 }
 
 #[tokio::test]

@@ -37,7 +37,7 @@ async fn fails_over_to_the_next_controller_and_stays_there() {
     client.controller_version().await.expect("still answering");
     assert_eq!(client.active_controller(), &second.base_url());
     second.verify().await;
-    common::assert_no_unexpected_requests(&second);
+    second.assert_no_unexpected_requests();
 }
 
 #[tokio::test]
@@ -113,7 +113,7 @@ async fn redirects_are_not_followed_and_say_to_use_https() {
     }
     assert!(err.to_string().contains("use the https:// URL"), "{err}");
     server.verify().await;
-    common::assert_no_unexpected_requests(&server);
+    server.assert_no_unexpected_requests();
 }
 
 // The spec's `securitySchemes.bearerAuth` (`Authorization: Bearer …`); golinstor's
@@ -190,7 +190,7 @@ async fn a_silent_controller_costs_one_connect_timeout_then_the_next_answers() {
         "{elapsed:?}: the silent controller was retried"
     );
     second.verify().await;
-    common::assert_no_unexpected_requests(&second);
+    second.assert_no_unexpected_requests();
 }
 
 // Writes fail over on a connect timeout too: a connect that timed out sent nothing.

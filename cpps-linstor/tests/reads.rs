@@ -227,11 +227,7 @@ async fn groups_definitions_properties_snapshots_and_error_reports_decode() {
     );
     let reports = client.error_reports(None).await.unwrap();
     assert_eq!(reports[0].id(), Some("5B9A15B7-00000-000000"));
-    assert!(
-        server.unexpected_requests().is_empty(),
-        "{:?}",
-        server.unexpected_requests()
-    );
+    server.assert_no_unexpected_requests();
 }
 
 // Offset/limit per the spec's `Offset` and `Limit` parameters (limit at most 50).

@@ -261,11 +261,7 @@ async fn restore_rollback_and_properties_send_the_spec_bodies() {
     let answer = client.set_controller_properties(&evict, &[]).await.unwrap();
     assert_eq!(answer.messages()[0].code(), codes::MODIFIED);
     server.verify().await;
-    assert!(
-        server.unexpected_requests().is_empty(),
-        "{:?}",
-        server.unexpected_requests()
-    );
+    server.assert_no_unexpected_requests();
 }
 
 #[test]
@@ -367,10 +363,6 @@ async fn a_failed_restore_deletes_the_target_or_says_what_is_left() {
             "Not enough available nodes"
         );
         server.verify().await;
-        assert!(
-            server.unexpected_requests().is_empty(),
-            "{:?}",
-            server.unexpected_requests()
-        );
+        server.assert_no_unexpected_requests();
     }
 }

@@ -42,11 +42,7 @@ async fn a_user_logs_in_with_a_ticket_and_sends_the_pbs_cookie() {
     assert_eq!(pbs.datastores().await.unwrap().len(), 3);
     assert_eq!(pbs.datastores().await.unwrap().len(), 3);
     api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
 }
 
 #[tokio::test]

@@ -25,11 +25,7 @@ async fn lists_datastores_with_the_pbs_token_header() {
         Some("type=offline,message=disk swap")
     );
     api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
 }
 
 #[tokio::test]
@@ -153,11 +149,7 @@ async fn lists_groups_and_snapshots_with_filters() {
         "backup@pbs!pve-a"
     );
     api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
 }
 
 // pbs-apidoc.json types snapshot `files` as archive names, but proxmox-backup's

@@ -43,11 +43,7 @@ async fn sync_jobs_are_listed_in_both_directions() {
     assert_eq!(local.direction(), SyncDirection::Pull);
     assert_eq!(local.status.last_run_state, Some(ExitStatus::Warnings(2)));
     api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
 }
 
 #[tokio::test]
@@ -188,11 +184,7 @@ async fn gc_jobs_of_pbs_3_1_are_not_supported_and_not_requested() {
     );
     assert_eq!(err.delivery(), cpps_http::Delivery::NotSent);
     api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
 }
 
 /// Capability: a sync, verify or prune job runs on demand and is waited on to its end. The run
@@ -250,9 +242,5 @@ async fn jobs_run_on_demand_and_are_waited_on() {
         .unwrap();
     assert_eq!(again, upid);
     api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
 }

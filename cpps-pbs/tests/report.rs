@@ -97,11 +97,7 @@ async fn inventory_with(stores: Option<&[String]>, remotes_readable: bool) -> In
     }
     let inventory = report::collect(&common::token_client(&api), stores).await;
     api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
     inventory
 }
 
@@ -286,11 +282,7 @@ async fn an_old_pbs_and_a_forbidden_part_still_give_a_report() {
     let stores = vec!["store1".to_owned()];
     let inventory = report::collect(&common::token_client(&api), Some(&stores)).await;
     api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
     assert_eq!(inventory.datastores.len(), 3);
     assert_eq!(inventory.sync_jobs.len(), 3);
     assert_eq!(inventory.prune_jobs.len(), 3);
@@ -402,11 +394,7 @@ async fn a_failed_version_read_is_sent_once_and_shared_by_the_parts_that_need_it
     let inventory = report::collect(&common::token_client(&api), Some(&stores)).await;
     api.verify().await;
     // Neither `GET /admin/sync` nor `GET /admin/gc` was sent (the catch-all would list them).
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
     let parts: Vec<(&str, Option<u16>, bool)> = inventory
         .errors
         .iter()

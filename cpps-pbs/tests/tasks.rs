@@ -60,11 +60,7 @@ async fn lists_tasks_with_filters() {
     assert_eq!(tasks[2].upid.user(), "backup@pbs!pve-a");
     assert_eq!(tasks[2].upid.task_id(), Some(0x28));
     api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
 }
 
 #[tokio::test]
@@ -139,11 +135,7 @@ async fn waiting_for_a_failed_task_returns_its_log_tail() {
     );
     assert_eq!(log_tail.len(), 5);
     assert!(log_tail[4].starts_with("TASK ERROR"), "{log_tail:?}");
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
 }
 
 /// A task log served the way PBS serves it: `start` counts from 1 and lines numbered below it

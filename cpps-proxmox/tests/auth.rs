@@ -93,11 +93,7 @@ async fn an_old_ticket_is_renewed_by_posting_it_as_the_password() {
         .await
         .unwrap();
     assert_eq!(upid.worker_type(), "vzstart");
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
     api.verify().await;
 }
 

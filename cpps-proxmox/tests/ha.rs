@@ -512,9 +512,5 @@ async fn upstream_an_added_resource_is_queued_then_reaches_its_state() {
     let listed = cluster.ha_resources().await.unwrap();
     assert_eq!(listed[0].guest(), Some(vm101));
     api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
 }

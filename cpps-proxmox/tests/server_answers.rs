@@ -142,7 +142,7 @@ async fn the_observed_config_is_the_current_one_and_pending_is_separate() {
     assert_eq!(waiting, ["memory", "net1"]);
     assert_eq!(pending[0].value.as_deref(), Some("2"));
     api.verify().await;
-    common::assert_no_unexpected_requests(&api);
+    api.assert_no_unexpected_requests();
 }
 
 /// Defect 7. A big cluster's `/cluster/resources` is larger than the 8 MiB cap of single
@@ -336,7 +336,7 @@ async fn other_tasks_end_with_the_task() {
         .await
         .unwrap();
     assert!(outcome.ha.is_none());
-    common::assert_no_unexpected_requests(&api);
+    api.assert_no_unexpected_requests();
 }
 
 /// Defect 3. A token without `Sys.Audit` on `/` gets 403 on `/cluster/ha/resources`
@@ -595,7 +595,7 @@ async fn ha_resources_are_added_moved_and_waited_for_per_release() {
     );
     ha.ha_remove(&sid).await.unwrap();
     api.verify().await;
-    common::assert_no_unexpected_requests(&api);
+    api.assert_no_unexpected_requests();
 }
 
 /// Capability: backups as a loop on the PVE side: the vzdump jobs (`GET /cluster/backup`,

@@ -94,11 +94,7 @@ async fn resource_health_per_pool_while_the_other_sites_controller_is_cut_off() 
     };
     let sources = endpoints.sources(&options, &|_| None).unwrap();
     let observed = live::observe(&sources, &ObserveOptions::default()).await;
-    assert!(
-        server.unexpected_requests().is_empty(),
-        "{:?}",
-        server.unexpected_requests()
-    );
+    server.assert_no_unexpected_requests();
 
     let sp = observed.site("sp").unwrap().linstor.observed().unwrap();
     assert_eq!(

@@ -221,16 +221,8 @@ async fn backups_jobs_and_router_facts_feed_the_audit() {
         )
         .unwrap();
     let observed = live::observe(&sources, &ObserveOptions::default()).await;
-    assert!(
-        pbs.unexpected_requests().is_empty(),
-        "{:?}",
-        pbs.unexpected_requests()
-    );
-    assert!(
-        router.unexpected_requests().is_empty(),
-        "{:?}",
-        router.unexpected_requests()
-    );
+    pbs.assert_no_unexpected_requests();
+    router.assert_no_unexpected_requests();
     let sp = observed.site("sp").unwrap();
     let facts = sp
         .pbs

@@ -478,9 +478,5 @@ async fn the_ha_apply_adds_waits_and_reads_back_against_upstream_answers() {
             .is_empty()
     );
     api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
 }

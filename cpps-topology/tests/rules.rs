@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use common::{Edit, Variant, apply_to, check_variants, found, pairs, run, today, triples};
 use cpps_topology::check::check_on;
 use cpps_topology::load::load_str;
-use cpps_topology::report::{Report, Severity};
+use cpps_topology::report::Severity;
 use cpps_topology::rules;
 
 const BASE: &str = include_str!("fixtures/rules/base.yaml");

@@ -337,11 +337,7 @@ async fn config_file_save_load_and_merge() {
         .unwrap_err();
     assert!(matches!(e, Error::Parse(ref p) if p.line == 2), "{e:?}");
     api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
 }
 
 #[tokio::test]
@@ -420,9 +416,5 @@ async fn operational_calls_send_their_documented_bodies() {
     );
     assert_eq!(client.image_set_default("1.4.0").await.unwrap(), "ok\n");
     api.verify().await;
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
 }

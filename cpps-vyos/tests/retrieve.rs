@@ -82,11 +82,7 @@ async fn show_config_json_return_values_and_exists() {
             .unwrap(),
         None
     );
-    assert!(
-        api.unexpected_requests().is_empty(),
-        "{:?}",
-        api.unexpected_requests()
-    );
+    api.assert_no_unexpected_requests();
 }
 
 #[tokio::test]

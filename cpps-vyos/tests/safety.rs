@@ -70,7 +70,7 @@ async fn on_1_4_commit_confirm_is_refused_before_anything_is_written() {
     );
     // The version was found once: one `show version`.
     assert_eq!(fake.requests_to("show").len(), 1);
-    assert!(api.unexpected_requests().is_empty());
+    api.assert_no_unexpected_requests();
 }
 
 /// A plain batch on 1.4 is one `/configure` with exactly the fields of `ConfigureListModel`
@@ -152,7 +152,7 @@ async fn on_1_5_commit_confirm_says_what_happens_and_confirm_saves() {
     assert_eq!(saved, fake.running());
     // The version came from `/info`, once.
     assert!(fake.requests_to("show").is_empty());
-    assert!(api.unexpected_requests().is_empty());
+    api.assert_no_unexpected_requests();
 
     // A second confirm finds nothing pending: `confirm` in `config_mgmt.py` answers
     // "No confirm pending" (the timer ran out, or nothing was committed with confirm).

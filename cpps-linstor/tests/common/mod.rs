@@ -93,12 +93,6 @@ pub(crate) async fn answered_version(client: &Client) -> Option<String> {
         .version
 }
 
-/// Fails the test, listing them, if the server got requests it was not told about.
-pub(crate) fn assert_no_unexpected_requests(server: &MockApi) {
-    let unexpected = server.unexpected_requests();
-    assert!(unexpected.is_empty(), "{unexpected:?}");
-}
-
 /// A wiremock server with the catch-all responder, serving at `/`.
 pub(crate) async fn mock() -> MockApi {
     MockApi::start("").await

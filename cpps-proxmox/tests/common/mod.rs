@@ -231,12 +231,6 @@ pub fn data_answer(data: Value) -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_json(json!({ "data": data }))
 }
 
-/// Fails the test, listing them, if the server got requests it was not told about.
-pub fn assert_no_unexpected_requests(api: &MockApi) {
-    let unexpected = api.unexpected_requests();
-    assert!(unexpected.is_empty(), "{unexpected:?}");
-}
-
 /// Task-wait options for tests against a mock: polls every 5 to 20 ms, gives up after 5 s.
 pub fn quick_wait() -> WaitOptions {
     WaitOptions::default()
