@@ -177,3 +177,40 @@ fn what_the_documents_ask_is_reported_on_the_default_and_nothing_is_suppressed()
             .any(|f| f.rule.as_str() == "FRUGAL-001" && f.subject.id().contains("cross-site"))
     );
 }
+
+/// The README's excerpt of the main job is what the main job prints on the default topology:
+/// every line of it stands in the text report (a `…` stands for text left out).
+#[test]
+fn the_readme_shows_the_main_job_as_it_prints() {
+    let readme = include_str!("../../README.md");
+    let start = readme
+        .find("On the embedded CPPS topology the main job exits 1")
+        .expect("the README shows the main job's output");
+    let block = &readme[start..];
+    let block = &block[block.find("```console\n").expect("a console block") + 11..];
+    let block = &block[..block.find("```").expect("the block ends")];
+    let text = report().render(Format::Text);
+    let printed: Vec<&str> = text.lines().map(str::trim_end).collect();
+    let mut shown = 0;
+    for line in block.lines().filter(|l| l.trim() != "…") {
+        let pieces: Vec<&str> = line.split('…').collect();
+        let matches = |printed: &&str| {
+            let Some(mut rest) = printed.strip_prefix(pieces[0]) else {
+                return false;
+            };
+            for piece in &pieces[1..] {
+                match rest.find(piece) {
+                    Some(at) => rest = &rest[at + piece.len()..],
+                    None => return false,
+                }
+            }
+            pieces.len() > 1 || rest.is_empty()
+        };
+        assert!(
+            printed.iter().any(matches),
+            "the README shows a line the main job does not print:\n{line}\n\nthe main job prints:\n{text}"
+        );
+        shown += 1;
+    }
+    assert!(shown >= 10, "the README's excerpt is too short to say anything");
+}
