@@ -151,8 +151,9 @@ pub const NEAR_CONNECT: Duration = Duration::from_millis(5);
 /// `concurrency`, [`config_bound`]).
 ///
 /// First it opens as many as a near server needs ([`NEAR_CONCURRENCY`], less the list's own
-/// connections, which go back to the pool for the fan-out); once the client's first handshake
-/// has shown how far the server is, the rest of the bound. Their handshakes then overlap the
+/// connections, which go back to the pool for the fan-out); then, while the client's first
+/// handshake is under way, as many more as the time already waited shows the bound will be
+/// (a 20 ms wait means 64), and once it ends, the rest of the bound. Their handshakes then overlap the
 /// list's round trips instead of following them. Connections the fan-out does not take are
 /// closed after a few seconds ([`cpps_http::HttpClient::preconnect`]).
 /// When the list round ends before any connect did (every request failed before connecting),
@@ -167,8 +168,26 @@ pub async fn list_round<T>(
     let near = NEAR_CONCURRENCY.min(concurrency.max(1));
     http.preconnect(near.saturating_sub(list_requests));
     let sizing = async {
-        let bound = config_bound(http.first_connect_time().await, concurrency);
-        http.preconnect(bound.saturating_sub(near));
+        // While the first connect is under way, the time already waited is a lower bound of
+        // its time, so the bound it will give is known to be at least `config_bound(waited)`:
+        // those connections are opened at once rather than after the first handshake.
+        let started = Instant::now();
+        let mut opened = near;
+        let mut first = std::pin::pin!(http.first_connect_time());
+        let mut tick = tokio::time::interval(NEAR_CONNECT / 4);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let first = loop {
+            tokio::select! {
+                first = &mut first => break first,
+                _ = tick.tick(), if opened < concurrency => {
+                    let floor = config_bound(Some(started.elapsed()), concurrency);
+                    http.preconnect(floor.saturating_sub(opened));
+                    opened = opened.max(floor);
+                }
+            }
+        };
+        let bound = config_bound(first, concurrency).max(opened);
+        http.preconnect(bound.saturating_sub(opened));
         bound
     };
     let (sizing, list) = (std::pin::pin!(sizing), std::pin::pin!(list));

@@ -81,24 +81,32 @@ impl Source<PveFacts> for PveSource {
         let cluster = client.cluster();
         // The list round, with the fan-out's connections opened meanwhile (the same rule as
         // the `inventory` sweep: `cpps_proxmox::inventory::list_round`).
-        let ((nodes, resources, ha), bound) = list_round(
+        let (listed, bound) = list_round(
             client,
             LIST_REQUESTS,
             self.concurrency,
             Box::pin(async {
-                futures::join!(
+                // Nodes and guests are required: the first of them to fail ends the round
+                // (the other may be a large answer still on its way).
+                let required = std::pin::pin!(futures::future::try_join(
                     client.nodes(),
                     cluster.resources(Some(ResourceFilter::Vm)),
-                    cluster.ha_resources()
-                )
+                ));
+                let ha = std::pin::pin!(cluster.ha_resources());
+                match futures::future::select(required, ha).await {
+                    futures::future::Either::Left((required, ha)) => match required {
+                        Ok(required) => Ok((required, ha.await)),
+                        Err(e) => Err(e),
+                    },
+                    futures::future::Either::Right((ha, required)) => {
+                        required.await.map(|required| (required, ha))
+                    }
+                }
             }),
         )
         .await;
-        // Nodes and guests are required; without them nothing about the site can be said.
-        let (nodes, resources) = match (nodes, resources) {
-            (Ok(nodes), Ok(resources)) => (nodes, resources),
-            (Err(e), _) | (_, Err(e)) => return Err(self.fail(&e)),
-        };
+        // Without nodes and guests nothing about the site can be said.
+        let ((nodes, resources), ha) = listed.map_err(|e| self.fail(&e))?;
         let mut partial = Vec::new();
         // HA resources may fail on their own: a cluster without HA configured still answers,
         // and `hastate` in the resources list says the same for managed guests.
