@@ -61,10 +61,14 @@ pub fn tls_vars() -> cpps_http::TlsVars {
 ///   0.06–0.12 s, two thirds of the client's CPU then being the handshakes' key exchange and
 ///   signature checks.
 ///
-/// 64 keeps a cross-site sweep within a few round trips and costs a few tens of milliseconds
-/// on a LAN. The pool keeps that many connections idle for reuse
-/// (`pool_max_idle_per_host`, default 256), so a sweep opens about `bound` connections, not
-/// more. Lower it for a small or loaded server; raise it only for a bigger estate far away.
+/// 64 is the most: it keeps a cross-site sweep within a few round trips. The inventory sweep
+/// ([`crate::inventory::collect`], and the live audit's Proxmox source) uses fewer when the
+/// server is near: [`crate::inventory::config_bound`] gives
+/// [`crate::inventory::NEAR_CONCURRENCY`] (16) in flight when the first connect took 5 ms or
+/// less and grows with the connect time up to this bound, so a LAN sweep pays 16 handshakes,
+/// not 64. The pool keeps that many connections idle for reuse (`pool_max_idle_per_host`,
+/// default 256), so a sweep opens about `bound` connections, not more. Lower it for a small or
+/// loaded server; raise it only for a bigger estate far away.
 pub const DEFAULT_CONCURRENCY: usize = 64;
 
 /// The response-size cap of list calls (`/cluster/resources`, task lists) unless the builder
