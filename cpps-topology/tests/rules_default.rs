@@ -212,5 +212,8 @@ fn the_readme_shows_the_main_job_as_it_prints() {
         );
         shown += 1;
     }
-    assert!(shown >= 10, "the README's excerpt is too short to say anything");
+    assert!(
+        shown >= 10,
+        "the README's excerpt is too short to say anything"
+    );
 }
