@@ -1,6 +1,6 @@
 //! The live parts of the catalogue's rules: STATE-002/003, PVE-003, LINSTOR-007, BACKUP-003,
 //! GPU-005, GITOPS-002, INGRESS-002 and OBS-001, and the live network rules LINK-001, LINK-002
-//! and VRRP-001 (`docs/live-invariants.md`, in [`net`]), over an [`Observation`] and its
+//! and VRRP-001 (`docs/live-invariants.md`, in its `net` module), over an [`Observation`] and its
 //! [`Diff`].
 //!
 //! They emit the same [`Finding`]s as the static checks, with the component's location in the
