@@ -6,6 +6,7 @@ mod common;
 
 use std::time::Duration;
 
+use cpps_http::test_util::MockApi;
 use cpps_pbs::checks::Sites;
 use cpps_pbs::report::{self, Inventory, ReportOptions};
 use serde_json::json;
@@ -173,7 +174,7 @@ async fn report_over_all_datastores() {
 async fn report_over_one_datastore_reads_only_its_snapshots() {
     let stores = vec!["store1".to_owned()];
     let inventory = inventory(Some(&stores)).await;
-    let report = report::build(&inventory, common::NOW, &options().stores(stores));
+    let report = report::build(&inventory, common::NOW, &options().stores(vec!["store1".to_owned()]));
     assert_eq!(report.datastores.len(), 1);
     // Only store1's problems count: the failed verify job.
     assert_eq!(
@@ -197,7 +198,7 @@ async fn unreadable_remotes_do_not_stop_the_report() {
     assert!(inventory.remotes.is_empty());
     let error = inventory.remotes_error.as_deref().unwrap();
     assert!(error.contains("permission check failed"), "{error}");
-    let report = report::build(&inventory, common::NOW, &options().stores(stores));
+    let report = report::build(&inventory, common::NOW, &options().stores(vec!["store1".to_owned()]));
     let store1 = &report.datastores[0];
     assert_eq!(store1.sync.cross_site, cpps_pbs::checks::CrossSiteSync::Ok);
     assert_eq!(store1.sync.links[0].remote_host, None);
@@ -264,23 +265,7 @@ async fn an_old_pbs_and_a_forbidden_part_still_give_a_report() {
         .mount(api.server())
         .await;
     common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
-    common::serve_fixture(&api, "/config/remote", &[], "remotes.json").await;
-    common::serve_json(
-        &api,
-        "/admin/datastore/store1/namespace",
-        &[],
-        json!({"data": [{"ns": ""}]}),
-    )
-    .await;
-    common::serve_fixture(
-        &api,
-        "/admin/datastore/store1/snapshots",
-        &[],
-        "snapshots_store1.json",
-    )
-    .await;
-    let stores = vec!["store1".to_owned()];
-    let inventory = report::collect(&common::token_client(&api), Some(&stores)).await;
+    let inventory = collect_store1_with_remotes(&api).await;
     api.verify().await;
     api.assert_no_unexpected_requests();
     assert_eq!(inventory.datastores.len(), 3);
@@ -299,7 +284,7 @@ async fn an_old_pbs_and_a_forbidden_part_still_give_a_report() {
             ("garbage-collection jobs (GET /admin/gc)", None, true),
         ]
     );
-    let report = report::build(&inventory, common::NOW, &options().stores(stores));
+    let report = report::build(&inventory, common::NOW, &options().stores(vec!["store1".to_owned()]));
     assert!(report.is_partial());
     assert_eq!(report.summary.unread_parts, 1);
     assert_eq!(report.summary.guests, 4);
@@ -375,23 +360,7 @@ async fn a_failed_version_read_is_sent_once_and_shared_by_the_parts_that_need_it
     common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
     common::serve_fixture(&api, "/admin/verify", &[], "verify_jobs.json").await;
     common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
-    common::serve_fixture(&api, "/config/remote", &[], "remotes.json").await;
-    common::serve_json(
-        &api,
-        "/admin/datastore/store1/namespace",
-        &[],
-        json!({"data": [{"ns": ""}]}),
-    )
-    .await;
-    common::serve_fixture(
-        &api,
-        "/admin/datastore/store1/snapshots",
-        &[],
-        "snapshots_store1.json",
-    )
-    .await;
-    let stores = vec!["store1".to_owned()];
-    let inventory = report::collect(&common::token_client(&api), Some(&stores)).await;
+    let inventory = collect_store1_with_remotes(&api).await;
     api.verify().await;
     // Neither `GET /admin/sync` nor `GET /admin/gc` was sent (the catch-all would list them).
     api.assert_no_unexpected_requests();
@@ -418,7 +387,29 @@ async fn a_failed_version_read_is_sent_once_and_shared_by_the_parts_that_need_it
     assert_eq!(inventory.datastores.len(), 3);
     assert_eq!(inventory.verify_jobs.len(), 2);
     assert_eq!(inventory.prune_jobs.len(), 3);
-    let report = report::build(&inventory, common::NOW, &options().stores(stores));
+    let report = report::build(&inventory, common::NOW, &options().stores(vec!["store1".to_owned()]));
     assert!(report.is_partial());
     assert_eq!(report.summary.guests, 4);
+}
+
+/// Serves the remotes and `store1`'s root namespace with its snapshots, then collects the
+/// report of `store1`.
+async fn collect_store1_with_remotes(api: &MockApi) -> Inventory {
+    common::serve_fixture(api, "/config/remote", &[], "remotes.json").await;
+    common::serve_json(
+        api,
+        "/admin/datastore/store1/namespace",
+        &[],
+        json!({"data": [{"ns": ""}]}),
+    )
+    .await;
+    common::serve_fixture(
+        api,
+        "/admin/datastore/store1/snapshots",
+        &[],
+        "snapshots_store1.json",
+    )
+    .await;
+    let stores = vec!["store1".to_owned()];
+    report::collect(&common::token_client(api), Some(&stores)).await
 }
