@@ -174,7 +174,7 @@ async fn report_over_all_datastores() {
 async fn report_over_one_datastore_reads_only_its_snapshots() {
     let stores = vec!["store1".to_owned()];
     let inventory = inventory(Some(&stores)).await;
-    let report = report::build(&inventory, common::NOW, &options().stores(vec!["store1".to_owned()]));
+    let report = report::build(&inventory, common::NOW, &options().stores(stores));
     assert_eq!(report.datastores.len(), 1);
     // Only store1's problems count: the failed verify job.
     assert_eq!(
@@ -198,7 +198,7 @@ async fn unreadable_remotes_do_not_stop_the_report() {
     assert!(inventory.remotes.is_empty());
     let error = inventory.remotes_error.as_deref().unwrap();
     assert!(error.contains("permission check failed"), "{error}");
-    let report = report::build(&inventory, common::NOW, &options().stores(vec!["store1".to_owned()]));
+    let report = report::build(&inventory, common::NOW, &options().stores(stores));
     let store1 = &report.datastores[0];
     assert_eq!(store1.sync.cross_site, cpps_pbs::checks::CrossSiteSync::Ok);
     assert_eq!(store1.sync.links[0].remote_host, None);
@@ -284,7 +284,11 @@ async fn an_old_pbs_and_a_forbidden_part_still_give_a_report() {
             ("garbage-collection jobs (GET /admin/gc)", None, true),
         ]
     );
-    let report = report::build(&inventory, common::NOW, &options().stores(vec!["store1".to_owned()]));
+    let report = report::build(
+        &inventory,
+        common::NOW,
+        &options().stores(vec!["store1".to_owned()]),
+    );
     assert!(report.is_partial());
     assert_eq!(report.summary.unread_parts, 1);
     assert_eq!(report.summary.guests, 4);
@@ -387,7 +391,11 @@ async fn a_failed_version_read_is_sent_once_and_shared_by_the_parts_that_need_it
     assert_eq!(inventory.datastores.len(), 3);
     assert_eq!(inventory.verify_jobs.len(), 2);
     assert_eq!(inventory.prune_jobs.len(), 3);
-    let report = report::build(&inventory, common::NOW, &options().stores(vec!["store1".to_owned()]));
+    let report = report::build(
+        &inventory,
+        common::NOW,
+        &options().stores(vec!["store1".to_owned()]),
+    );
     assert!(report.is_partial());
     assert_eq!(report.summary.guests, 4);
 }
