@@ -275,3 +275,15 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
     assert_eq!(err.kind, cpps_vyos::ParseErrorKind::TooDeep);
     assert_eq!(err.line, 65);
 }
+
+/// Found by `any_accepted_set_text_reads_back_from_both_renderings`: an empty tag entry that
+/// needs quotes (`set interfaces ethernet }`) rendered as `set interfaces ethernet '}'`, which
+/// reads back as the tag's value. Neither text form can say it both ways, so it is refused.
+#[test]
+fn an_empty_tag_entry_that_needs_quotes_is_refused() {
+    let err = ConfigTree::parse_set("set interfaces ethernet }").unwrap_err();
+    assert!(err.to_string().contains("empty tag entry"), "{err}");
+    // With something below it, the entry is written before its children and reads back.
+    let t = ConfigTree::parse_set("set interfaces ethernet } address '10.0.0.1/24'").unwrap();
+    assert_eq!(ConfigTree::parse_set(&t.to_set_string()).unwrap(), t);
+}

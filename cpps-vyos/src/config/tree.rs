@@ -9,7 +9,7 @@ use std::fmt;
 
 use indexmap::IndexMap;
 
-use crate::config::lex::{comment_problem, name_problem, value_problem};
+use crate::config::lex::{boot_needs_quotes, comment_problem, name_problem, value_problem};
 use crate::config::secrets::is_secret_path;
 use crate::error::Error as ApplyError;
 
@@ -325,6 +325,16 @@ impl ConfigTree {
                         && let Some(reason) = value_problem(word)
                     {
                         return Err(unrepresentable(&path[..=i], "tag value", word, reason));
+                    }
+                    // An empty entry ends its `set` line; quoted, as config.boot would write it,
+                    // it would read back as the tag's value.
+                    if is_last && !t.entries.contains_key(word) && boot_needs_quotes(word) {
+                        return Err(unrepresentable(
+                            &path[..=i],
+                            "tag value",
+                            word,
+                            "an empty tag entry that needs quotes would read back as a value in a `set` command",
+                        ));
                     }
                     Cur::Branch(t.entries.entry(word.clone()).or_default())
                 }
