@@ -35,20 +35,25 @@ impl TestPki {
             leaf_key: PrivatePkcs8KeyDer::from(leaf_key.serialize_der()),
         }
     }
+
+    /// A TLS acceptor serving the leaf certificate (TLS 1.2 and 1.3, ring).
+    pub fn acceptor(&self) -> tokio_rustls::TlsAcceptor {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let config = rustls::ServerConfig::builder()
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![self.leaf_der.clone()],
+                PrivateKeyDer::Pkcs8(self.leaf_key.clone_key()),
+            )
+            .unwrap();
+        tokio_rustls::TlsAcceptor::from(Arc::new(config))
+    }
 }
 
 /// A minimal HTTPS server on 127.0.0.1 that answers every request with `200 ok`.
 /// Returns its port and a counter of requests served.
 pub async fn start_tls_server(pki: &TestPki) -> (u16, Arc<AtomicUsize>) {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let config = rustls::ServerConfig::builder()
-        .with_no_client_auth()
-        .with_single_cert(
-            vec![pki.leaf_der.clone()],
-            PrivateKeyDer::Pkcs8(pki.leaf_key.clone_key()),
-        )
-        .unwrap();
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let acceptor = pki.acceptor();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let served = Arc::new(AtomicUsize::new(0));
@@ -124,15 +129,7 @@ pub struct KeepAliveServer {
 
 impl KeepAliveServer {
     pub async fn start(pki: &TestPki, answer_delay: std::time::Duration) -> Self {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let config = rustls::ServerConfig::builder()
-            .with_no_client_auth()
-            .with_single_cert(
-                vec![pki.leaf_der.clone()],
-                PrivateKeyDer::Pkcs8(pki.leaf_key.clone_key()),
-            )
-            .unwrap();
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let acceptor = pki.acceptor();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let connections = Arc::new(AtomicUsize::new(0));
