@@ -28,7 +28,7 @@
 //!
 //! | feature | what it adds |
 //! | --- | --- |
-//! | `test-util` | [`test_util`]: a wiremock server with a catch-all "unexpected request" responder, a client factory and a fixture loader, shared by every crate's tests |
+//! | `test-util` | [`test_util`]: a wiremock server with a catch-all "unexpected request" responder, a client factory and a fixture loader, shared by every crate's tests; [`test_util::bench`]: the benchmarks' CPU clock, fastest sample, cachegrind counts, memory figures and scaling verdict |
 #![forbid(unsafe_code)]
 
 mod auth;

@@ -5,6 +5,8 @@
 //! that calls a wrong URL fails with a readable message instead of a bare 404.
 //! [`MockApi::unexpected_requests`] lists them for assertions.
 
+pub mod bench;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

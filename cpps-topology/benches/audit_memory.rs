@@ -6,46 +6,16 @@
 //! and diagnostics are part of what is measured. Peak memory is the process's high-water mark
 //! (`VmHWM` in `/proc/self/status`), read after the report is rendered.
 
-use std::fmt::Write as _;
 use std::time::Instant;
 
+use cpps_http::test_util::bench::status_kib;
+use cpps_topology::load_str;
 use cpps_topology::report::Format;
-use cpps_topology::{DEFAULT_TOPOLOGY_YAML, default_topology, load_str};
+use cpps_topology::testing::default_with_guests;
 
 /// The process's peak resident set size in MiB, where Linux reports it.
 fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024.0)
-}
-
-fn file_with_guests(guests: usize) -> String {
-    let hosts: Vec<String> = default_topology()
-        .hosts()
-        .iter()
-        .filter(|h| !h.placeholder)
-        .map(|h| h.id.to_string())
-        .collect();
-    let mut extra = String::with_capacity(guests * 80);
-    for i in 0..guests {
-        let host = &hosts[i % hosts.len()];
-        let kind = if i % 5 < 3 { "vm" } else { "lxc" };
-        let _ = writeln!(
-            extra,
-            "  - {{ id: bench-{i}, host: {host}, kind: {kind}, state: validated }}"
-        );
-    }
-    let marker = "\nguests:\n";
-    let at = DEFAULT_TOPOLOGY_YAML
-        .find(marker)
-        .expect("the default file has a guests list")
-        + marker.len();
-    let mut text = String::with_capacity(DEFAULT_TOPOLOGY_YAML.len() + extra.len());
-    text.push_str(&DEFAULT_TOPOLOGY_YAML[..at]);
-    text.push_str(&extra);
-    text.push_str(&DEFAULT_TOPOLOGY_YAML[at..]);
-    text
+    status_kib("VmHWM:").map(|kib| kib as f64 / 1024.0)
 }
 
 fn main() {
@@ -53,7 +23,7 @@ fn main() {
         .skip(1)
         .find_map(|a| a.parse().ok())
         .unwrap_or(100_000);
-    let text = file_with_guests(guests);
+    let text = default_with_guests(guests);
     let before = peak_rss_mib();
     let started = Instant::now();
     let topology = match load_str("bench.yaml", &text) {

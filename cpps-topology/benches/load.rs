@@ -18,12 +18,12 @@
 //! the loader's documentation states. A benchmark, not a
 //! test: it asserts nothing.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use cpps_topology::{DEFAULT_TOPOLOGY_YAML, default_topology};
+use cpps_http::test_util::bench::{status_kib, thread_cpu};
+use cpps_topology::testing::default_of_size;
 
 /// The loader's time may be at most this multiple of serde-saphyr's generic parse.
 const TIME_TARGET: f64 = 1.5;
@@ -32,49 +32,10 @@ const MEMORY_TARGET: f64 = 8.0;
 /// The multiple the loader's documentation promises (`cpps_topology::load`).
 const MEMORY_DOCUMENTED: f64 = 24.0;
 
-/// A field of `/proc/self/status` in KiB (`VmHWM`, `VmRSS`), where Linux reports it.
-fn status_kib(field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// The default topology with extra guests, at least `bytes` long.
-fn file_of_size(bytes: usize) -> (String, usize) {
-    let hosts: Vec<String> = default_topology()
-        .hosts()
-        .iter()
-        .filter(|h| !h.placeholder)
-        .map(|h| h.id.to_string())
-        .collect();
-    let marker = "\nguests:\n";
-    let at = DEFAULT_TOPOLOGY_YAML
-        .find(marker)
-        .expect("the default file has a guests list")
-        + marker.len();
-    let mut text = String::with_capacity(bytes + 4096);
-    text.push_str(&DEFAULT_TOPOLOGY_YAML[..at]);
-    let rest = &DEFAULT_TOPOLOGY_YAML[at..];
-    let mut guests = 0;
-    while text.len() + rest.len() < bytes {
-        let host = &hosts[guests % hosts.len()];
-        let kind = if guests % 5 < 3 { "vm" } else { "lxc" };
-        let _ = writeln!(
-            text,
-            "  - {{ id: bench-{guests}, host: {host}, kind: {kind}, state: validated }}"
-        );
-        guests += 1;
-    }
-    text.push_str(rest);
-    (text, guests)
-}
-
-/// Seconds this thread has spent on a CPU (Linux `/proc/thread-self/schedstat`): on a shared
-/// machine, wall time also counts the waits for a core.
+/// Seconds this thread has spent on a CPU: on a shared machine, wall time also counts the
+/// waits for a core.
 fn thread_cpu_seconds() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: f64 = text.split_whitespace().next()?.parse().ok()?;
-    Some(ns / 1e9)
+    thread_cpu().map(|d| d.as_secs_f64())
 }
 
 /// One child's figures.
@@ -184,7 +145,7 @@ fn main() {
     std::fs::create_dir_all(&dir).expect("the bench's directory can be made");
     let mut targets = Vec::new();
     for mb in sizes {
-        let (text, guests) = file_of_size(mb * 1_000_000);
+        let (text, guests) = default_of_size(mb * 1_000_000);
         let file = dir.join(format!("topology-{mb}mb.yaml"));
         std::fs::write(&file, &text).expect("the bench file can be written");
         let file_bytes = text.len();

@@ -12,15 +12,9 @@
 
 use std::time::{Duration, Instant};
 
+use cpps_http::test_util::bench::thread_cpu;
 use cpps_topology::check::check_on;
 use cpps_topology::testing::synthetic;
-
-/// Nanoseconds this thread has spent on a CPU (first field of schedstat).
-fn thread_cpu() -> Option<Duration> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
-    Some(Duration::from_nanos(ns))
-}
 
 struct Timing {
     wall: Duration,

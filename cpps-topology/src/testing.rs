@@ -4,6 +4,8 @@
 //! * [`generate`] — a valid topology from a [`Shape`] and a seed.
 //! * [`valid_topology`] (feature `proptest`) — a proptest strategy over [`generate`].
 //! * [`rename_all`] — the same topology with every id replaced by [`renamed`]`(id)`.
+//! * [`default_with_guests`], [`default_of_size`] — the embedded default file with extra guests
+//!   (benchmarks of the loader and of a whole check).
 //!
 //! # What "valid" means
 //!
@@ -118,6 +120,50 @@ pub fn synthetic(guests: usize) -> Topology {
         },
         0x00C0_FFEE,
     )
+}
+
+/// The embedded default file with `guests` extra guests (`bench-0`, `bench-1`, …; three in five
+/// VMs, the rest LXCs, spread over the default's hosts), all validated. For benchmarks.
+pub fn default_with_guests(guests: usize) -> String {
+    extended_default(|_, added| added < guests).0
+}
+
+/// The embedded default file with as few extra guests (as [`default_with_guests`] writes them)
+/// as make it at least `bytes` long; returns the text and how many guests were added.
+pub fn default_of_size(bytes: usize) -> (String, usize) {
+    let rest = crate::DEFAULT_TOPOLOGY_YAML.len();
+    extended_default(|written, _| written + rest < bytes)
+}
+
+/// The default file with extra guests inserted at the top of its `guests:` list while `more(text
+/// written so far, guests added)` holds.
+fn extended_default(mut more: impl FnMut(usize, usize) -> bool) -> (String, usize) {
+    use std::fmt::Write as _;
+    let text = crate::DEFAULT_TOPOLOGY_YAML;
+    let hosts: Vec<String> = crate::default_topology()
+        .hosts()
+        .iter()
+        .filter(|h| !h.placeholder)
+        .map(|h| h.id.to_string())
+        .collect();
+    let marker = "\nguests:\n";
+    let at = text
+        .find(marker)
+        .expect("the default file has a guests list")
+        + marker.len();
+    let mut out = String::from(&text[..at]);
+    let mut added = 0;
+    while more(out.len() - at, added) {
+        let host = &hosts[added % hosts.len()];
+        let kind = if added % 5 < 3 { "vm" } else { "lxc" };
+        let _ = writeln!(
+            out,
+            "  - {{ id: bench-{added}, host: {host}, kind: {kind}, state: validated }}"
+        );
+        added += 1;
+    }
+    out.push_str(&text[at..]);
+    (out, added)
 }
 
 /// A valid topology of the given shape (see the module docs for what "valid" guarantees).

@@ -419,3 +419,18 @@ fn a_very_long_line_is_shown_as_a_window_around_the_error() {
     );
     assert!(err.location().is_some(), "{rendered}");
 }
+
+/// The benchmarks' files: the default with extra guests loads, with exactly that many more
+/// guests, and the sized variant is at least as long as asked with as few guests as that takes.
+#[test]
+fn the_benchmark_files_are_the_default_with_extra_guests() {
+    use cpps_topology::testing::{default_of_size, default_with_guests};
+    let base = cpps_topology::default_topology().guests().len();
+    let topology = load_str("bench.yaml", &default_with_guests(25)).unwrap();
+    assert_eq!(topology.guests().len(), base + 25);
+    let want = cpps_topology::DEFAULT_TOPOLOGY_YAML.len() + 10_000;
+    let (text, added) = default_of_size(want);
+    assert!(text.len() >= want, "{} < {want}", text.len());
+    assert!(default_with_guests(added - 1).len() < want);
+    assert_eq!(load_str("bench.yaml", &text).unwrap().guests().len(), base + added);
+}

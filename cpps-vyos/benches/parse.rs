@@ -8,7 +8,7 @@
 //! generation) at N and 10·N.
 #![allow(missing_docs)]
 
-use std::time::{Duration, Instant};
+use cpps_http::test_util::bench::{Sample, fastest, instructions, print_scaling};
 
 use cpps_vyos::ConfigTree;
 
@@ -37,63 +37,6 @@ fn set_text(n: usize) -> String {
             )
         })
         .collect()
-}
-
-/// Time this thread has spent on a CPU (first field of schedstat), where Linux reports it.
-fn thread_cpu() -> Option<Duration> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    Some(Duration::from_nanos(
-        text.split_whitespace().next()?.parse().ok()?,
-    ))
-}
-
-/// The fastest of `rounds` samples of `f` in wall time and in this thread's CPU time, per run.
-/// One run that is not counted comes first (the allocator maps its memory, the input is paged
-/// in); it also sets how many runs a sample holds, enough for at least 100 ms, because the CPU
-/// clock of schedstat advances only at scheduler ticks.
-fn time(rounds: usize, f: impl Fn()) -> (Duration, Option<Duration>) {
-    let started = Instant::now();
-    f();
-    let once = started.elapsed().max(Duration::from_micros(1));
-    let batch = (Duration::from_millis(100).as_nanos() / once.as_nanos()).clamp(1, 100_000) as u32;
-    let (mut wall, mut cpu) = (Duration::MAX, None::<Duration>);
-    for _ in 0..rounds {
-        let cpu_start = thread_cpu();
-        let started = Instant::now();
-        for _ in 0..batch {
-            f();
-        }
-        wall = wall.min(started.elapsed() / batch);
-        if let (Some(a), Some(b)) = (cpu_start, thread_cpu()) {
-            let spent = b.saturating_sub(a) / batch;
-            cpu = Some(cpu.map_or(spent, |c| c.min(spent)));
-        }
-    }
-    (wall, cpu)
-}
-
-/// Instructions of this binary run as `CPPS_VYOS_BENCH_ONLY=what` under cachegrind, where
-/// valgrind is installed.
-fn instructions(what: &str) -> Option<u64> {
-    let exe = std::env::current_exe().ok()?;
-    let output = std::process::Command::new("valgrind")
-        .args([
-            "--tool=cachegrind",
-            "--cache-sim=no",
-            "--cachegrind-out-file=/dev/null",
-        ])
-        .arg(exe)
-        .env("CPPS_VYOS_BENCH_ONLY", what)
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&output.stderr);
-    let line = text.lines().find(|l| l.contains("I   refs:"))?;
-    line.rsplit(':')
-        .next()?
-        .trim()
-        .replace(',', "")
-        .parse()
-        .ok()
 }
 
 fn main() {
@@ -132,47 +75,28 @@ fn main() {
     ] {
         let inputs: Vec<String> = sizes.iter().map(|&n| make(n)).collect();
         assert!(inputs.iter().all(|input| parse(input).is_ok()));
-        let timed: Vec<(Duration, Option<Duration>)> = inputs
+        let timed: Vec<Sample> = inputs
             .iter()
             .zip([7, 5, 3])
-            .map(|(input, rounds)| time(rounds, || parse(input).unwrap()))
+            .map(|(input, rounds)| fastest(rounds, || parse(input).unwrap()))
             .collect();
         drop(inputs);
-        for (n, (wall, cpu)) in sizes.iter().zip(&timed) {
-            let cpu = cpu.map_or("-".to_owned(), |c| {
+        for (n, sample) in sizes.iter().zip(&timed) {
+            let cpu = sample.cpu.map_or("-".to_owned(), |c| {
                 format!("{:.1} ms", c.as_secs_f64() * 1e3)
             });
             println!(
                 "{name} {n} values: wall {:.1} ms, cpu {cpu}",
-                wall.as_secs_f64() * 1e3
+                sample.wall.as_secs_f64() * 1e3
             );
         }
-        let mut verdict = None;
-        for (i, pair) in timed.windows(2).enumerate() {
-            let ((small_wall, small_cpu), (large_wall, large_cpu)) = (pair[0], pair[1]);
-            let wall_ratio = large_wall.as_secs_f64() / small_wall.as_secs_f64();
-            let cpu_ratio = small_cpu
-                .zip(large_cpu)
-                .map(|(s, l)| l.as_secs_f64() / s.as_secs_f64());
-            println!(
-                "{name} {} -> {} values: wall {wall_ratio:.1}x, cpu {}",
-                sizes[i],
-                sizes[i + 1],
-                cpu_ratio.map_or("-".to_owned(), |r| format!("{r:.1}x"))
-            );
-            verdict = Some(cpu_ratio.unwrap_or(wall_ratio));
-        }
-        if let Some(ratio) = verdict {
-            println!(
-                "target {name} 10x input ({} -> {} values) <= 12x time ({ratio:.1}x): {}",
-                sizes[1],
-                sizes[2],
-                if ratio <= 12.0 { "PASS" } else { "MISS" }
-            );
-        }
+        print_scaling(name, "values", &sizes, &timed, 12.0);
         let count = |n: usize| {
-            instructions(&format!("{name}:{n}"))
-                .zip(instructions(&format!("gen-{name}:{n}")))
+            instructions("CPPS_VYOS_BENCH_ONLY", &format!("{name}:{n}"))
+                .zip(instructions(
+                    "CPPS_VYOS_BENCH_ONLY",
+                    &format!("gen-{name}:{n}"),
+                ))
                 .map(|(p, g)| p.saturating_sub(g))
         };
         match (count(sizes[0]), count(sizes[1])) {

@@ -1,0 +1,117 @@
+//! What the workspace's benchmarks share (`harness = false` bench targets): the thread's CPU
+//! clock, the fastest of several samples, instruction counts under cachegrind, the process's
+//! memory figures, and the scaling verdict "ten times the input costs at most N times the time".
+//!
+//! Nothing here asserts on time: benchmarks print figures and `PASS`/`MISS` lines.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Time this thread has spent on a CPU (Linux `/proc/thread-self/schedstat`, first field), where
+/// Linux reports it. On a shared machine wall time also counts the waits for a core.
+pub fn thread_cpu() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(Duration::from_nanos(
+        text.split_whitespace().next()?.parse().ok()?,
+    ))
+}
+
+/// A field of `/proc/self/status` in KiB (`"VmHWM:"`, `"VmRSS:"`), where Linux reports it.
+pub fn status_kib(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// One timing of a function: per run, in wall time and in this thread's CPU time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample {
+    /// Wall time per run.
+    pub wall: Duration,
+    /// CPU time of this thread per run, where Linux reports it.
+    pub cpu: Option<Duration>,
+}
+
+/// The fastest of `rounds` samples of `f`, per run. One run that is not counted comes first (the
+/// allocator maps its memory, the input is paged in); it also sets how many runs a sample holds,
+/// enough for at least 100 ms, because the CPU clock of schedstat advances only at scheduler
+/// ticks.
+pub fn fastest(rounds: usize, mut f: impl FnMut()) -> Sample {
+    let started = Instant::now();
+    f();
+    let once = started.elapsed().max(Duration::from_micros(1));
+    let batch =
+        u32::try_from((Duration::from_millis(100).as_nanos() / once.as_nanos()).clamp(1, 100_000))
+            .unwrap_or(1);
+    let mut best = Sample {
+        wall: Duration::MAX,
+        cpu: None,
+    };
+    for _ in 0..rounds {
+        let cpu_start = thread_cpu();
+        let started = Instant::now();
+        for _ in 0..batch {
+            f();
+        }
+        best.wall = best.wall.min(started.elapsed() / batch);
+        if let (Some(a), Some(b)) = (cpu_start, thread_cpu()) {
+            let spent = b.saturating_sub(a) / batch;
+            best.cpu = Some(best.cpu.map_or(spent, |c| c.min(spent)));
+        }
+    }
+    best
+}
+
+/// Instructions of this very binary run with `env_var=what` under cachegrind (the bench is
+/// expected to do only `what` then exit), where valgrind is installed.
+pub fn instructions(env_var: &str, what: &str) -> Option<u64> {
+    let exe = std::env::current_exe().ok()?;
+    let output = Command::new("valgrind")
+        .args([
+            "--tool=cachegrind",
+            "--cache-sim=no",
+            "--cachegrind-out-file=/dev/null",
+        ])
+        .arg(exe)
+        .env(env_var, what)
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&output.stderr);
+    let line = text.lines().find(|l| l.contains("I   refs:"))?;
+    line.rsplit(':')
+        .next()?
+        .trim()
+        .replace(',', "")
+        .parse()
+        .ok()
+}
+
+/// Prints the ratios of consecutive `sizes` (wall and CPU time) of the samples `timed`, and one
+/// `PASS`/`MISS` line judged on the last pair (CPU time where known): ten times the input costs
+/// at most `limit` times the time. `unit` names what a size counts ("keys", "values").
+pub fn print_scaling(name: &str, unit: &str, sizes: &[usize], timed: &[Sample], limit: f64) {
+    let mut verdict = None;
+    for (i, pair) in timed.windows(2).enumerate() {
+        let (small, large) = (pair[0], pair[1]);
+        let wall = large.wall.as_secs_f64() / small.wall.as_secs_f64().max(1e-9);
+        let cpu = small
+            .cpu
+            .zip(large.cpu)
+            .map(|(s, l)| l.as_secs_f64() / s.as_secs_f64().max(1e-9));
+        println!(
+            "{name} {} -> {} {unit}: wall {wall:.1}x, cpu {}",
+            sizes[i],
+            sizes[i + 1],
+            cpu.map_or("-".to_owned(), |r| format!("{r:.1}x"))
+        );
+        verdict = Some((i, cpu.unwrap_or(wall)));
+    }
+    if let Some((i, ratio)) = verdict {
+        println!(
+            "target {name} 10x input ({} -> {} {unit}) <= {limit}x time ({ratio:.1}x): {}",
+            sizes[i],
+            sizes[i + 1],
+            if ratio <= limit { "PASS" } else { "MISS" }
+        );
+    }
+}
