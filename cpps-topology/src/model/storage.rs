@@ -26,6 +26,23 @@ pub struct LinstorController {
     pub ha: bool,
 }
 
+impl LinstorController {
+    /// Every controller host (the primary first, then the standbys) with the field that names
+    /// it (`controller.primary`, `controller.standby[i]`), for findings that point at it.
+    pub fn hosts_with_fields(&self) -> impl Iterator<Item = (&HostId, String)> {
+        let primary = self
+            .primary
+            .iter()
+            .map(|h| (h, "controller.primary".to_owned()));
+        let standby = self
+            .standby
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h, format!("controller.standby[{i}]")));
+        primary.chain(standby)
+    }
+}
+
 /// A LINSTOR storage pool replicated by DRBD.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinstorPool {

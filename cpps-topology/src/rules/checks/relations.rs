@@ -158,16 +158,7 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         let Some(controller) = &pool.controller else {
             continue;
         };
-        let primary = controller
-            .primary
-            .iter()
-            .map(|h| (h, "controller.primary".to_owned()));
-        let standby = controller
-            .standby
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (h, format!("controller.standby[{i}]")));
-        for (host, field) in primary.chain(standby) {
+        for (host, field) in controller.hosts_with_fields() {
             if let Some(h) = topo.host(host)
                 && !is_controller(h)
             {
