@@ -10,22 +10,12 @@ use std::time::Duration;
 
 use cpps_http::{Request, RetryPolicy, SecretString, StatusCode, TlsMode};
 use cpps_proxmox::api::SnapshotOptions;
-use cpps_proxmox::family::{ExitStatus, TaskState, WaitOptions};
+use cpps_proxmox::family::{ExitStatus, TaskState};
 use cpps_proxmox::types::{
     ClusterStatusType, GuestKind, GuestStatus, HaStatusType, NodeState, Privilege, ResourceFilter,
     ResourceType, SnapshotName, TaskFilter,
 };
 use cpps_proxmox::{Error, GuestConfig, VmId};
-
-fn vmid(id: u32) -> VmId {
-    VmId::new(id).unwrap()
-}
-
-fn quick() -> WaitOptions {
-    WaitOptions::default()
-        .intervals(Duration::from_millis(20), Duration::from_millis(200))
-        .timeout(Some(Duration::from_secs(30)))
-}
 
 #[tokio::test]
 async fn token_auth_with_the_real_ca_file() {
@@ -85,17 +75,17 @@ async fn password_login_then_writes_carry_the_csrf_token() {
     let pve = s.password_client();
     pve.login().await.unwrap();
     // A write: fakepve answers 401 "invalid csrf token" unless the header matches the ticket.
-    let ct = pve.node("pve-ippri-32").lxc(vmid(202));
+    let ct = pve.node("pve-ippri-32").lxc(common::vmid(202));
     let upid = ct.start().await.unwrap();
     assert_eq!(upid.node(), "pve-ippri-32");
     assert_eq!(upid.worker_type(), "vzstart");
     assert_eq!(upid.worker_id(), "202");
     assert_eq!(upid.user(), "root@pam");
-    let outcome = pve.wait(&upid, &quick()).await.unwrap();
+    let outcome = pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
     assert_eq!(outcome.exit_status, ExitStatus::Ok);
     assert_eq!(ct.status().await.unwrap().status, GuestStatus::Running);
     let upid = ct.stop().await.unwrap();
-    pve.wait(&upid, &quick()).await.unwrap();
+    pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
     assert_eq!(ct.status().await.unwrap().status, GuestStatus::Stopped);
 }
 
@@ -231,7 +221,10 @@ async fn cluster_status_and_resources_of_every_type() {
         vms.iter()
             .all(|r| matches!(r.kind, ResourceType::Qemu | ResourceType::Lxc))
     );
-    let gitlab = vms.iter().find(|r| r.vmid == Some(vmid(100))).unwrap();
+    let gitlab = vms
+        .iter()
+        .find(|r| r.vmid == Some(common::vmid(100)))
+        .unwrap();
     assert_eq!(gitlab.name.as_deref(), Some("gitlab"));
     assert_eq!(gitlab.hastate.as_deref(), Some("started"));
     assert_eq!(gitlab.maxmem, Some(8192 << 20));
@@ -306,7 +299,7 @@ async fn configs_with_property_strings_and_privilege() {
     let pve = s.token_client();
     let vm = pve
         .node("pve-ippri-31")
-        .qemu(vmid(100))
+        .qemu(common::vmid(100))
         .config()
         .await
         .unwrap();
@@ -339,11 +332,11 @@ async fn configs_with_property_strings_and_privilege() {
 
     let n31 = pve.node("pve-ippri-31");
     let n32 = pve.node("pve-ippri-32");
-    let dns = n31.lxc(vmid(200)).config().await.unwrap();
+    let dns = n31.lxc(common::vmid(200)).config().await.unwrap();
     assert!(dns.raw.0.get("unprivileged").is_none());
     assert_eq!(dns.privilege().unwrap(), Privilege::Privileged);
     assert_eq!(dns.nets().unwrap()[&0].gw.as_deref(), Some("10.20.0.1"));
-    let mon = n32.lxc(vmid(201)).config().await.unwrap();
+    let mon = n32.lxc(common::vmid(201)).config().await.unwrap();
     assert_eq!(mon.privilege().unwrap(), Privilege::Unprivileged);
     let features = mon.features().unwrap().unwrap();
     assert_eq!(
@@ -352,7 +345,7 @@ async fn configs_with_property_strings_and_privilege() {
     );
     assert_eq!(mon.mount_points().unwrap()[&0].mp.as_deref(), Some("/srv"));
     assert_eq!(mon.rootfs().unwrap().unwrap().size_bytes(), Some(16 << 30));
-    let legacy = n32.lxc(vmid(202)).config().await.unwrap();
+    let legacy = n32.lxc(common::vmid(202)).config().await.unwrap();
     assert_eq!(legacy.privilege().unwrap(), Privilege::Privileged);
 }
 
@@ -364,7 +357,7 @@ async fn a_missing_vm_is_not_found() {
     let err = s
         .token_client()
         .node("pve-ippri-31")
-        .qemu(vmid(999))
+        .qemu(common::vmid(999))
         .config()
         .await
         .unwrap_err();
@@ -415,14 +408,14 @@ async fn ha_resources_and_current_status_decode() {
     // The HA state of a managed guest is in its current status.
     let current = pve
         .node("pve-ippri-31")
-        .qemu(vmid(100))
+        .qemu(common::vmid(100))
         .status()
         .await
         .unwrap();
     assert!(current.ha_managed(), "{current:?}");
     let other = pve
         .node("pve-ippri-32")
-        .qemu(vmid(101))
+        .qemu(common::vmid(101))
         .status()
         .await
         .unwrap();
@@ -437,9 +430,9 @@ async fn snapshots_create_list_rollback_delete_qemu_and_lxc() {
     };
     let pve = s.token_client();
     let name = SnapshotName::new("pre-upgrade").unwrap();
-    let vm = pve.node("pve-ippri-32").qemu(vmid(101));
+    let vm = pve.node("pve-ippri-32").qemu(common::vmid(101));
     // Container 202 is stopped, so a rollback leaves its state as the other tests expect.
-    let ct = pve.node("pve-ippri-32").lxc(vmid(202));
+    let ct = pve.node("pve-ippri-32").lxc(common::vmid(202));
     let options = SnapshotOptions::default().description("before the upgrade");
     for kind in [GuestKind::Qemu, GuestKind::Lxc] {
         let create = match kind {
@@ -455,7 +448,7 @@ async fn snapshots_create_list_rollback_delete_qemu_and_lxc() {
                 "vzsnapshot"
             }
         );
-        pve.wait(&upid, &quick()).await.unwrap();
+        pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
         let snaps = match kind {
             GuestKind::Qemu => vm.snapshots().await.unwrap(),
             GuestKind::Lxc => ct.snapshots().await.unwrap(),
@@ -475,12 +468,12 @@ async fn snapshots_create_list_rollback_delete_qemu_and_lxc() {
             GuestKind::Qemu => vm.snapshot_rollback(&name, false).await.unwrap(),
             GuestKind::Lxc => ct.snapshot_rollback(&name, false).await.unwrap(),
         };
-        pve.wait(&upid, &quick()).await.unwrap();
+        pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
         let upid = match kind {
             GuestKind::Qemu => vm.snapshot_delete(&name).await.unwrap(),
             GuestKind::Lxc => ct.snapshot_delete(&name).await.unwrap(),
         };
-        pve.wait(&upid, &quick()).await.unwrap();
+        pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
         let snaps = match kind {
             GuestKind::Qemu => vm.snapshots().await.unwrap(),
             GuestKind::Lxc => ct.snapshots().await.unwrap(),
@@ -495,19 +488,22 @@ async fn a_failed_task_carries_its_log_tail() {
         return;
     };
     let pve = s.token_client();
-    let ct = pve.node("pve-ippri-31").lxc(vmid(200));
+    let ct = pve.node("pve-ippri-31").lxc(common::vmid(200));
     let name = SnapshotName::new("twice").unwrap();
     let first = ct
         .snapshot_create(&name, &Default::default())
         .await
         .unwrap();
-    pve.wait(&first, &quick()).await.unwrap();
+    pve.wait(&first, &common::fakepve_wait()).await.unwrap();
     // A second snapshot of the same name fails inside the worker (PVE: "snapshot name … already used").
     let second = ct
         .snapshot_create(&name, &Default::default())
         .await
         .unwrap();
-    let err = pve.wait(&second, &quick()).await.unwrap_err();
+    let err = pve
+        .wait(&second, &common::fakepve_wait())
+        .await
+        .unwrap_err();
     match &err {
         Error::TaskFailed {
             upid,
@@ -530,7 +526,7 @@ async fn a_failed_task_carries_its_log_tail() {
         .node("pve-ippri-31")
         .tasks(
             &TaskFilter::default()
-                .vmid(vmid(200))
+                .vmid(common::vmid(200))
                 .typefilter("vzsnapshot")
                 .source("all"),
         )
@@ -538,7 +534,7 @@ async fn a_failed_task_carries_its_log_tail() {
         .unwrap();
     assert!(listed.iter().any(|t| t.upid == second), "{listed:?}");
     let upid = ct.snapshot_delete(&name).await.unwrap();
-    pve.wait(&upid, &quick()).await.unwrap();
+    pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
 }
 
 #[tokio::test]
@@ -547,9 +543,9 @@ async fn shutdown_and_migrate_return_upids_that_finish() {
         return;
     };
     let pve = s.token_client();
-    let ct = pve.node("pve-ippri-32").lxc(vmid(202));
+    let ct = pve.node("pve-ippri-32").lxc(common::vmid(202));
     let upid = ct.start().await.unwrap();
-    pve.wait(&upid, &quick()).await.unwrap();
+    pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
     let upid = ct
         .shutdown(
             &cpps_proxmox::api::ShutdownOptions::default()
@@ -559,7 +555,7 @@ async fn shutdown_and_migrate_return_upids_that_finish() {
         .await
         .unwrap();
     assert_eq!(upid.worker_type(), "vzshutdown");
-    pve.wait(&upid, &quick()).await.unwrap();
+    pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
     assert_eq!(ct.status().await.unwrap().status, GuestStatus::Stopped);
     let target = cpps_proxmox::NodeName::new("pve-ippri-31").unwrap();
     let upid = ct
@@ -567,9 +563,9 @@ async fn shutdown_and_migrate_return_upids_that_finish() {
         .await
         .unwrap();
     assert_eq!(upid.node(), "pve-ippri-32");
-    pve.wait(&upid, &quick()).await.unwrap();
+    pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
     // Migrate back so the estate is as the other tests expect.
-    let moved = pve.node("pve-ippri-31").lxc(vmid(202));
+    let moved = pve.node("pve-ippri-31").lxc(common::vmid(202));
     if moved.status().await.is_ok() {
         let back = moved
             .migrate(&cpps_proxmox::api::MigrateOptions::to(
@@ -577,11 +573,11 @@ async fn shutdown_and_migrate_return_upids_that_finish() {
             ))
             .await
             .unwrap();
-        pve.wait(&back, &quick()).await.unwrap();
+        pve.wait(&back, &common::fakepve_wait()).await.unwrap();
     }
     assert_eq!(
         pve.node("pve-ippri-32")
-            .lxc(vmid(202))
+            .lxc(common::vmid(202))
             .status()
             .await
             .unwrap()
@@ -637,7 +633,7 @@ async fn fault_fail_maps_to_a_typed_error_and_503_is_retried() {
     .await;
     let err = pve
         .node("pve-ippri-32")
-        .lxc(vmid(202))
+        .lxc(common::vmid(202))
         .start()
         .await
         .unwrap_err();
@@ -695,21 +691,21 @@ async fn revoked_tickets_cause_one_relogin() {
     // Writes work with the new ticket's CSRF token.
     let upid = pve
         .node("pve-ippri-32")
-        .lxc(vmid(202))
+        .lxc(common::vmid(202))
         .snapshot_create(
             &SnapshotName::new("after-relogin").unwrap(),
             &Default::default(),
         )
         .await
         .unwrap();
-    pve.wait(&upid, &quick()).await.unwrap();
+    pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
     let upid = pve
         .node("pve-ippri-32")
-        .lxc(vmid(202))
+        .lxc(common::vmid(202))
         .snapshot_delete(&SnapshotName::new("after-relogin").unwrap())
         .await
         .unwrap();
-    pve.wait(&upid, &quick()).await.unwrap();
+    pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
 }
 
 #[tokio::test]
@@ -772,7 +768,7 @@ async fn raw_escape_hatch_reads_and_writes() {
         .await
         .unwrap();
     let upid: cpps_proxmox::Upid = upid.as_str().unwrap().parse().unwrap();
-    pve.wait(&upid, &quick()).await.unwrap();
+    pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
     let upid = pve
         .raw(
             cpps_http::Method::DELETE,
@@ -782,7 +778,7 @@ async fn raw_escape_hatch_reads_and_writes() {
         .await
         .unwrap();
     let upid: cpps_proxmox::Upid = upid.as_str().unwrap().parse().unwrap();
-    pve.wait(&upid, &quick()).await.unwrap();
+    pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
 }
 
 #[tokio::test]

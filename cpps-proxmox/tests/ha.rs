@@ -31,35 +31,31 @@ use std::time::Duration;
 use cpps_proxmox::api::{HaResourceSpec, MigrateOptions};
 use cpps_proxmox::family::{self, ExitStatus, Product, Upid, WaitOptions};
 use cpps_proxmox::types::{GuestStatus, HaSid, HaStatusType, ResourceFilter};
-use cpps_proxmox::{Client, Error, HaWanted, NodeName, VmId};
+use cpps_proxmox::{Client, Error, HaWanted, NodeName};
 use serde_json::json;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
-
-fn vmid(id: u32) -> VmId {
-    VmId::new(id).unwrap()
-}
 
 fn sid(text: &str) -> HaSid {
     text.parse().unwrap()
 }
 
-fn quick() -> WaitOptions {
-    WaitOptions::default()
-        .intervals(Duration::from_millis(20), Duration::from_millis(200))
-        .timeout(Some(Duration::from_secs(20)))
-}
-
 /// A wait that gives up soon: against fakepve the HA manager never shows the service.
 fn short() -> WaitOptions {
-    quick().timeout(Some(Duration::from_millis(800)))
+    common::fakepve_wait().timeout(Some(Duration::from_millis(800)))
 }
 
 /// Waits for the task alone (not for the HA manager) and returns its log.
 async fn task_and_log(pve: &Client, upid: &Upid) -> Vec<String> {
-    let outcome = family::wait_task(pve.http(), Product::Pve, upid, &upid.task_path(), &quick())
-        .await
-        .unwrap();
+    let outcome = family::wait_task(
+        pve.http(),
+        Product::Pve,
+        upid,
+        &upid.task_path(),
+        &common::fakepve_wait(),
+    )
+    .await
+    .unwrap();
     assert_eq!(outcome.exit_status, ExitStatus::Ok, "{outcome:?}");
     family::task_log_tail(pve.http(), Product::Pve, &upid.task_path(), 50)
         .await
@@ -68,7 +64,7 @@ async fn task_and_log(pve: &Client, upid: &Upid) -> Vec<String> {
 
 /// Reads the VM's status until it is `wanted` (fakepve acts a moment after the HA worker).
 async fn vm_reaches(pve: &Client, node: &str, id: u32, wanted: GuestStatus) {
-    let vm = pve.node(node).qemu(vmid(id));
+    let vm = pve.node(node).qemu(common::vmid(id));
     let until = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
         let status = vm.status().await.unwrap();
@@ -122,7 +118,7 @@ async fn stop_and_start_of_an_ha_vm_are_ha_workers_and_the_vm_follows() {
         return;
     };
     let pve = s.token_client();
-    let vm = pve.node("pve-ippri-31").qemu(vmid(100));
+    let vm = pve.node("pve-ippri-31").qemu(common::vmid(100));
     assert!(vm.status().await.unwrap().ha_managed());
 
     let upid = vm.stop().await.unwrap();
@@ -182,7 +178,7 @@ async fn the_wait_after_an_ha_worker_asks_the_ha_manager_which_fakepve_leaves_em
     let cluster = pve.cluster().status().await.unwrap();
     assert!(cluster.iter().any(|e| e.quorate == Some(true)));
 
-    let vm = pve.node("pve-ippri-31").qemu(vmid(100));
+    let vm = pve.node("pve-ippri-31").qemu(common::vmid(100));
     for (action, wanted, reached) in [
         ("stop", "stopped", GuestStatus::Stopped),
         ("start", "started", GuestStatus::Running),
@@ -289,15 +285,15 @@ async fn an_ha_add_is_validated_and_answered_but_not_kept_by_fakepve() {
     cluster.ha_add(&spec).await.unwrap();
 
     // The guest did not become HA-managed: its start is a plain `qmstart` (upstream: `hastart`).
-    let vm = pve.node("pve-ippri-32").qemu(vmid(101));
+    let vm = pve.node("pve-ippri-32").qemu(common::vmid(101));
     assert!(!vm.status().await.unwrap().ha_managed());
     let upid = vm.start().await.unwrap();
     assert_eq!(upid.worker_type(), "qmstart");
-    let outcome = pve.wait(&upid, &quick()).await.unwrap();
+    let outcome = pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
     assert!(outcome.ha.is_none());
     let upid = vm.stop().await.unwrap();
     assert_eq!(upid.worker_type(), "qmstop");
-    pve.wait(&upid, &quick()).await.unwrap();
+    pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
 
     // And the HA manager never shows the new service.
     let err = cluster
@@ -376,12 +372,12 @@ async fn ha_migrate_and_relocate_are_answered_but_nothing_moves_in_fakepve() {
 
     let upid = pve
         .node("pve-ippri-31")
-        .qemu(vmid(100))
+        .qemu(common::vmid(100))
         .migrate(&MigrateOptions::to(NodeName::new("pve-ippri-32").unwrap()))
         .await
         .unwrap();
     assert_eq!(upid.worker_type(), "migrate");
-    let outcome = pve.wait(&upid, &quick()).await.unwrap();
+    let outcome = pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
     assert!(
         outcome.ha.is_none(),
         "not an HA worker: nothing to wait for"
@@ -497,7 +493,7 @@ async fn upstream_an_added_resource_is_queued_then_reaches_its_state() {
         .await
         .unwrap();
     let reached = cluster
-        .ha_wait(&vm101, HaWanted::Started, &quick())
+        .ha_wait(&vm101, HaWanted::Started, &common::fakepve_wait())
         .await
         .unwrap();
     assert_eq!(

@@ -231,6 +231,19 @@ pub fn data_answer(data: Value) -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_json(json!({ "data": data }))
 }
 
+/// Task-wait options for tests against fakepve (a real server's pace): polls every 20 to
+/// 200 ms, gives up after 30 s.
+pub fn fakepve_wait() -> WaitOptions {
+    WaitOptions::default()
+        .intervals(Duration::from_millis(20), Duration::from_millis(200))
+        .timeout(Some(Duration::from_secs(30)))
+}
+
+/// A VM id known to be valid.
+pub fn vmid(id: u32) -> cpps_proxmox::types::VmId {
+    cpps_proxmox::types::VmId::new(id).unwrap()
+}
+
 /// Task-wait options for tests against a mock: polls every 5 to 20 ms, gives up after 5 s.
 pub fn quick_wait() -> WaitOptions {
     WaitOptions::default()
