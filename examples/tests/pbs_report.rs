@@ -82,20 +82,25 @@ async fn run(server: &MockServer, args: &[&str]) -> std::process::Output {
         .expect("pbs-report runs")
 }
 
-fn now() -> i64 {
-    jiff::Timestamp::now().as_second()
-}
-
-#[tokio::test]
-async fn fixtures_report_breaches_and_failures_and_exits_1() {
-    let server = pbs(
+/// [`pbs`] serving the crate's fixtures unchanged.
+async fn pbs_with_fixtures() -> MockServer {
+    pbs(
         fixture("snapshots_store1.json"),
         fixture("sync_jobs.json"),
         fixture("verify_jobs.json"),
         fixture("prune_jobs.json"),
         fixture("gc_jobs.json"),
     )
-    .await;
+    .await
+}
+
+fn now() -> i64 {
+    jiff::Timestamp::now().as_second()
+}
+
+#[tokio::test]
+async fn fixtures_report_breaches_and_failures_and_exits_1() {
+    let server = pbs_with_fixtures().await;
     let out = run(
         &server,
         &["--site", "site-a", "--remote-site", "pbs-b=site-b"],
@@ -303,14 +308,7 @@ fn post_requests(requests: &[wiremock::Request]) -> Vec<String> {
 /// `src/api2/admin/verify.rs` `run_verification_job`).
 #[tokio::test]
 async fn fix_plans_by_default_and_applies_with_apply() {
-    let server = pbs(
-        fixture("snapshots_store1.json"),
-        fixture("sync_jobs.json"),
-        fixture("verify_jobs.json"),
-        fixture("prune_jobs.json"),
-        fixture("gc_jobs.json"),
-    )
-    .await;
+    let server = pbs_with_fixtures().await;
     let out = run(
         &server,
         &["--fix", "--site", "site-a", "--remote-site", "pbs-b=site-b"],
@@ -337,14 +335,7 @@ async fn fix_plans_by_default_and_applies_with_apply() {
     );
 
     // --apply: the same plan, run.
-    let server = pbs(
-        fixture("snapshots_store1.json"),
-        fixture("sync_jobs.json"),
-        fixture("verify_jobs.json"),
-        fixture("prune_jobs.json"),
-        fixture("gc_jobs.json"),
-    )
-    .await;
+    let server = pbs_with_fixtures().await;
     let status = fixture("task_status_failed.json");
     let upid = status["data"]["upid"].as_str().unwrap().to_owned();
     let mut ok = status.clone();
