@@ -432,5 +432,8 @@ fn the_benchmark_files_are_the_default_with_extra_guests() {
     let (text, added) = default_of_size(want);
     assert!(text.len() >= want, "{} < {want}", text.len());
     assert!(default_with_guests(added - 1).len() < want);
-    assert_eq!(load_str("bench.yaml", &text).unwrap().guests().len(), base + added);
+    assert_eq!(
+        load_str("bench.yaml", &text).unwrap().guests().len(),
+        base + added
+    );
 }
