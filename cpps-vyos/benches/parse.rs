@@ -63,6 +63,8 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(6_000);
     let sizes = [small, small * 10, small * 100];
+    // `CPPS_VYOS_BENCH_PARSER=boot` (or `set`) runs that one only.
+    let only_parser = std::env::var("CPPS_VYOS_BENCH_PARSER").ok();
     for (name, make, parse) in [
         (
             "boot",
@@ -73,6 +75,9 @@ fn main() {
             ConfigTree::parse_set(s).map(|_| ())
         }),
     ] {
+        if only_parser.as_deref().is_some_and(|only| only != name) {
+            continue;
+        }
         let inputs: Vec<String> = sizes.iter().map(|&n| make(n)).collect();
         assert!(inputs.iter().all(|input| parse(input).is_ok()));
         let timed: Vec<Sample> = inputs

@@ -10,25 +10,29 @@
 //! quotes it, a tag entry as `name entry {`, the footer as read. So rendering a tree read from
 //! VyOS's own text gives that text back, byte for byte.
 
-use std::collections::HashSet;
-
 use indexmap::IndexMap;
-use indexmap::map::Entry as MapEntry;
 
-use crate::config::lex::{Tok, Token, boot_value, tokenize};
+use crate::config::lex::{Lexer, Tok, Token, boot_value};
 use crate::config::tree::{Branch, ConfigTree, Leaf, Node, Tag};
+use crate::config::unique::{self, ValueHasher};
 use crate::error::{ParseError, ParseErrorKind};
 
 /// Nesting deeper than this is refused (real configurations stay below 15).
 const MAX_DEPTH: usize = 64;
 
 /// Reads a `config.boot` file.
+///
+/// The tokens are read one at a time and borrow from `src`; a value is copied once, into its
+/// leaf, and hashed while it is in cache; repeats are dropped when the branch is complete (see
+/// [`unique`]). So a value costs one allocation, and a leaf with many values reads in linear
+/// time.
 pub(crate) fn parse(src: &str) -> Result<ConfigTree, ParseError> {
-    let tokens = tokenize(src, true)?;
     let mut p = Parser {
-        tokens,
-        pos: 0,
+        lex: Lexer::new(src, true),
+        peeked: None,
+        last_offset: 0,
         last_node_end: None,
+        hasher: ValueHasher::default(),
     };
     let mut footer_start = None;
     let root = p.contents(0, &mut footer_start)?;
@@ -45,52 +49,170 @@ pub(crate) fn parse(src: &str) -> Result<ConfigTree, ParseError> {
     Ok(ConfigTree { root, footer })
 }
 
-struct Parser {
-    tokens: Vec<Token>,
-    pos: usize,
+struct Parser<'a> {
+    lex: Lexer<'a>,
+    /// The token after the last one consumed, once something looked at it.
+    peeked: Option<Token<'a>>,
+    /// The byte offset of the last token consumed (the end of input never counts).
+    last_offset: usize,
     /// The byte offset of the last token of the last top-level node read (values hold no line
     /// break, so the node ends on that token's line).
     last_node_end: Option<usize>,
+    hasher: ValueHasher,
 }
 
-impl Parser {
-    fn peek(&self) -> &Token {
-        // The token list always ends with Eof, and `pos` never passes it.
-        &self.tokens[self.pos.min(self.tokens.len() - 1)]
+/// A branch being read: its nodes, and the hashes of its leaves' values.
+struct Pending {
+    branch: Branch,
+    /// The hashes of the values read so far of each child, by its index in `branch.children`
+    /// (empty for a child that is not a leaf).
+    hashes: Vec<Vec<u64>>,
+    /// The index of the last leaf that got a value: the next line usually names it again.
+    last_leaf: Option<usize>,
+}
+
+impl Pending {
+    fn new() -> Self {
+        Pending {
+            branch: Branch::default(),
+            hashes: Vec::new(),
+            last_leaf: None,
+        }
     }
 
-    /// The next token, moved out of the list (a consumed token is never read again, except for
-    /// its offset); the final end-of-input token stays.
-    fn next(&mut self) -> Token {
-        if self.pos < self.tokens.len() - 1 {
-            let t = &mut self.tokens[self.pos];
-            let taken = Token {
-                kind: std::mem::replace(&mut t.kind, Tok::Newline),
-                ..*t
+    /// The index of the child `name`, if there is one.
+    fn index_of(&self, name: &str) -> Option<usize> {
+        self.last_leaf
+            .filter(|&i| {
+                self.branch
+                    .children
+                    .get_index(i)
+                    .is_some_and(|(k, _)| k == name)
+            })
+            .or_else(|| self.branch.children.get_index_of(name))
+    }
+
+    /// Adds a leaf line read from the file: a repeated leaf adds its value.
+    fn leaf(
+        &mut self,
+        name: &str,
+        value: Option<&str>,
+        comment: Option<String>,
+        at: &Token<'_>,
+        hasher: &ValueHasher,
+    ) -> Result<(), ParseError> {
+        let i = self.index_of(name).unwrap_or_else(|| {
+            let leaf = Leaf {
+                comment: None,
+                values: Vec::new(),
             };
-            self.pos += 1;
-            taken
-        } else {
-            self.peek().clone()
+            self.push(name, Node::Leaf(leaf))
+        });
+        let Some((_, Node::Leaf(leaf))) = self.branch.children.get_index_mut(i) else {
+            return Err(error(
+                at,
+                ParseErrorKind::Conflict {
+                    name: name.to_owned(),
+                },
+            ));
+        };
+        if leaf.comment.is_none() {
+            leaf.comment = comment;
+        }
+        if let Some(value) = value {
+            leaf.values.push(value.to_owned());
+            self.hashes[i].push(hasher.hash(value));
+        }
+        self.last_leaf = Some(i);
+        Ok(())
+    }
+
+    /// Adds a plain node or a tag node read from the file: a repeated tag node adds its entries;
+    /// anything else repeated is an error, as in VyOS's parser.
+    fn node(&mut self, name: &str, node: Node, at: &Token<'_>) -> Result<(), ParseError> {
+        let Some(i) = self.index_of(name) else {
+            self.push(name, node);
+            return Ok(());
+        };
+        let name = name.to_owned();
+        match (&mut self.branch.children[i], node) {
+            (Node::Tag(old), Node::Tag(new)) => {
+                for (k, v) in new.entries {
+                    if old.entries.contains_key(&k) {
+                        return Err(error(
+                            at,
+                            ParseErrorKind::Duplicate {
+                                name: format!("{name} {k}"),
+                            },
+                        ));
+                    }
+                    old.entries.insert(k, v);
+                }
+                Ok(())
+            }
+            (Node::Branch(_), Node::Branch(_)) => {
+                Err(error(at, ParseErrorKind::Duplicate { name }))
+            }
+            _ => Err(error(at, ParseErrorKind::Conflict { name })),
         }
     }
 
-    fn error(t: &Token, kind: ParseErrorKind) -> ParseError {
-        ParseError {
-            line: t.line,
-            column: t.column,
-            kind,
-        }
+    /// Appends a new child; its index.
+    fn push(&mut self, name: &str, node: Node) -> usize {
+        let (i, _) = self.branch.children.insert_full(name.to_owned(), node);
+        self.hashes.push(Vec::new());
+        i
     }
 
-    fn unexpected(t: &Token, expected: &'static str) -> ParseError {
-        Self::error(
-            t,
-            ParseErrorKind::Unexpected {
-                found: t.kind.describe(),
-                expected,
-            },
-        )
+    /// The branch, each leaf's values once (the first of repeats is kept).
+    fn finish(mut self) -> Branch {
+        for (i, hashes) in self.hashes.iter().enumerate() {
+            if let Some((_, Node::Leaf(leaf))) = self.branch.children.get_index_mut(i) {
+                unique::keep_first(&mut leaf.values, hashes);
+            }
+        }
+        self.branch
+    }
+}
+
+fn error(t: &Token<'_>, kind: ParseErrorKind) -> ParseError {
+    ParseError {
+        line: t.line,
+        column: t.column,
+        kind,
+    }
+}
+
+fn unexpected(t: &Token<'_>, expected: &'static str) -> ParseError {
+    error(
+        t,
+        ParseErrorKind::Unexpected {
+            found: t.kind.describe(),
+            expected,
+        },
+    )
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&mut self) -> Result<Token<'a>, ParseError> {
+        if let Some(t) = self.peeked {
+            return Ok(t);
+        }
+        let t = self.lex.next_token()?;
+        self.peeked = Some(t);
+        Ok(t)
+    }
+
+    /// The next token; the end of input again and again once it is reached.
+    fn next(&mut self) -> Result<Token<'a>, ParseError> {
+        let t = match self.peeked.take() {
+            Some(t) => t,
+            None => self.lex.next_token()?,
+        };
+        if t.kind != Tok::Eof {
+            self.last_offset = t.offset;
+        }
+        Ok(t)
     }
 
     /// The nodes up to the closing `}` (consumed) or, at depth 0, the end of the input.
@@ -99,52 +221,48 @@ impl Parser {
         depth: usize,
         footer_start: &mut Option<usize>,
     ) -> Result<Branch, ParseError> {
-        let mut branch = Branch::default();
-        // Leaves that got values from more than one line: their duplicates are dropped once the
-        // branch is complete (one pass each, so a leaf with many values reads in linear time).
-        let mut repeated: HashSet<String> = HashSet::new();
-        let mut comments: Vec<String> = Vec::new();
-        let mut first_comment: Option<Token> = None;
+        let mut pending = Pending::new();
+        let mut comments: Vec<&str> = Vec::new();
+        let mut first_comment: Option<Token<'a>> = None;
         loop {
-            let t = self.next();
-            match &t.kind {
+            let t = self.next()?;
+            match t.kind {
                 Tok::Newline => {}
                 Tok::LineComment | Tok::Comment(_) => {
                     if depth == 0 && footer_start.is_none() {
                         *footer_start = Some(t.offset);
                     }
-                    if let Tok::Comment(text) = &t.kind {
+                    if let Tok::Comment(text) = t.kind {
                         if first_comment.is_none() {
-                            first_comment = Some(t.clone());
+                            first_comment = Some(t);
                         }
-                        comments.push(text.trim().to_owned());
+                        comments.push(text.trim());
                     }
                 }
-                Tok::Eof if depth == 0 => return Ok(dedup(branch, &repeated)),
-                Tok::Eof => return Err(Self::error(&t, ParseErrorKind::MissingCloseBrace)),
-                Tok::RBrace if depth == 0 => return Err(Self::unexpected(&t, "a node name")),
+                Tok::Eof if depth == 0 => return Ok(pending.finish()),
+                Tok::Eof => return Err(error(&t, ParseErrorKind::MissingCloseBrace)),
+                Tok::RBrace if depth == 0 => return Err(unexpected(&t, "a node name")),
                 Tok::RBrace => {
                     if let Some(c) = first_comment {
-                        return Err(Self::error(&c, ParseErrorKind::DanglingComment));
+                        return Err(error(&c, ParseErrorKind::DanglingComment));
                     }
-                    return Ok(dedup(branch, &repeated));
+                    return Ok(pending.finish());
                 }
                 // A word that starts with an unclosed quote is a value, never a name: VyOS
                 // prints names bare, and such a name would not read back.
                 Tok::Ident(name) if name.starts_with(['"', '\'']) => {
-                    return Err(Self::unexpected(&t, "a node name"));
+                    return Err(unexpected(&t, "a node name"));
                 }
                 Tok::Ident(name) => {
-                    let name = name.clone();
                     *footer_start = if depth == 0 { None } else { *footer_start };
                     let comment = take_comment(&mut comments);
                     first_comment = None;
-                    self.node(&mut branch, name, comment, &t, depth, &mut repeated)?;
+                    self.node(&mut pending, name, comment, &t, depth)?;
                     if depth == 0 {
-                        self.last_node_end = Some(self.tokens[self.pos.saturating_sub(1)].offset);
+                        self.last_node_end = Some(self.last_offset);
                     }
                 }
-                Tok::Str(_) | Tok::LBrace => return Err(Self::unexpected(&t, "a node name")),
+                Tok::Str(_) | Tok::LBrace => return Err(unexpected(&t, "a node name")),
             }
         }
     }
@@ -152,148 +270,66 @@ impl Parser {
     /// The rest of a node whose name was just read.
     fn node(
         &mut self,
-        branch: &mut Branch,
-        name: String,
+        pending: &mut Pending,
+        name: &str,
         comment: Option<String>,
-        at: &Token,
+        at: &Token<'_>,
         depth: usize,
-        repeated: &mut HashSet<String>,
     ) -> Result<(), ParseError> {
         // `}` and the end of input end a valueless leaf and are left to the caller.
-        let t = if matches!(self.peek().kind, Tok::RBrace | Tok::Eof) {
-            self.peek().clone()
+        let t = self.peek()?;
+        let t = if matches!(t.kind, Tok::RBrace | Tok::Eof) {
+            t
         } else {
-            self.next()
+            self.next()?
         };
         match t.kind {
             Tok::LBrace => {
                 if depth + 1 > MAX_DEPTH {
-                    return Err(Self::error(&t, ParseErrorKind::TooDeep));
+                    return Err(error(&t, ParseErrorKind::TooDeep));
                 }
                 let mut inner = self.contents(depth + 1, &mut None)?;
                 inner.comment = comment;
-                insert(branch, name, Node::Branch(inner), at, repeated)
+                pending.node(name, Node::Branch(inner), at)
             }
             Tok::Ident(value) | Tok::Str(value) => {
-                let end = self.peek().clone();
+                let end = self.peek()?;
                 match end.kind {
                     Tok::LBrace => {
-                        self.next();
+                        self.next()?;
                         if depth + 1 > MAX_DEPTH {
-                            return Err(Self::error(&end, ParseErrorKind::TooDeep));
+                            return Err(error(&end, ParseErrorKind::TooDeep));
                         }
                         let mut entry = self.contents(depth + 1, &mut None)?;
                         entry.comment = comment;
                         let mut entries = IndexMap::new();
-                        entries.insert(value, entry);
-                        insert(branch, name, Node::Tag(Tag { entries }), at, repeated)
+                        entries.insert(value.to_owned(), entry);
+                        pending.node(name, Node::Tag(Tag { entries }), at)
                     }
-                    Tok::Newline | Tok::Eof | Tok::RBrace => insert(
-                        branch,
-                        name,
-                        Node::Leaf(Leaf {
-                            comment,
-                            values: vec![value],
-                        }),
-                        at,
-                        repeated,
-                    ),
-                    _ => Err(Self::unexpected(&end, "end of line after a value")),
+                    Tok::Newline | Tok::Eof | Tok::RBrace => {
+                        pending.leaf(name, Some(value), comment, at, &self.hasher)
+                    }
+                    _ => Err(unexpected(&end, "end of line after a value")),
                 }
             }
-            Tok::Newline | Tok::Eof | Tok::RBrace => insert(
-                branch,
-                name,
-                Node::Leaf(Leaf {
-                    comment,
-                    values: Vec::new(),
-                }),
-                at,
-                repeated,
-            ),
+            Tok::Newline | Tok::Eof | Tok::RBrace => {
+                pending.leaf(name, None, comment, at, &self.hasher)
+            }
             Tok::Comment(_) | Tok::LineComment => {
-                Err(Self::unexpected(&t, "a value, `{` or end of line"))
+                Err(unexpected(&t, "a value, `{` or end of line"))
             }
         }
     }
 }
 
 /// Several comments in front of one node are kept together, one per line (VyOS keeps only the last).
-fn take_comment(comments: &mut Vec<String>) -> Option<String> {
-    let joined: Vec<String> = comments.drain(..).filter(|c| !c.is_empty()).collect();
+fn take_comment(comments: &mut Vec<&str>) -> Option<String> {
+    let joined: Vec<&str> = comments.drain(..).filter(|c| !c.is_empty()).collect();
     if joined.is_empty() {
         None
     } else {
         Some(joined.join("\n"))
     }
-}
-
-/// Adds a node read from the file: a repeated leaf adds its values, a repeated tag node its entries;
-/// anything else repeated is an error, as in VyOS's parser.
-fn insert(
-    branch: &mut Branch,
-    name: String,
-    node: Node,
-    at: &Token,
-    repeated: &mut HashSet<String>,
-) -> Result<(), ParseError> {
-    let err = |kind| ParseError {
-        line: at.line,
-        column: at.column,
-        kind,
-    };
-    match branch.children.entry(name) {
-        MapEntry::Vacant(v) => {
-            v.insert(node);
-            Ok(())
-        }
-        MapEntry::Occupied(mut o) => {
-            let name = o.key().clone();
-            match (o.get_mut(), node) {
-                (Node::Leaf(old), Node::Leaf(new)) => {
-                    if !new.values.is_empty() {
-                        repeated.insert(name.clone());
-                    }
-                    old.values.extend(new.values);
-                    if old.comment.is_none() {
-                        old.comment = new.comment;
-                    }
-                    Ok(())
-                }
-                (Node::Tag(old), Node::Tag(new)) => {
-                    for (k, v) in new.entries {
-                        if old.entries.contains_key(&k) {
-                            return Err(err(ParseErrorKind::Duplicate {
-                                name: format!("{name} {k}"),
-                            }));
-                        }
-                        old.entries.insert(k, v);
-                    }
-                    Ok(())
-                }
-                (Node::Branch(_), Node::Branch(_)) => Err(err(ParseErrorKind::Duplicate { name })),
-                _ => Err(err(ParseErrorKind::Conflict { name })),
-            }
-        }
-    }
-}
-
-/// Drops repeated values of the leaves named in `repeated`, keeping the first of each.
-fn dedup(mut branch: Branch, repeated: &HashSet<String>) -> Branch {
-    for name in repeated {
-        if let Some(Node::Leaf(leaf)) = branch.children.get_mut(name) {
-            let keep: Vec<bool> = {
-                let mut seen = HashSet::with_capacity(leaf.values.len());
-                leaf.values
-                    .iter()
-                    .map(|v| seen.insert(v.as_str()))
-                    .collect()
-            };
-            let mut keep = keep.into_iter();
-            leaf.values.retain(|_| keep.next().unwrap_or(true));
-        }
-    }
-    branch
 }
 
 /// Renders a tree in VyOS's `config.boot` form.

@@ -16,33 +16,33 @@
 
 use crate::error::{ParseError, ParseErrorKind};
 
-/// One token and where it starts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Token {
-    pub(crate) kind: Tok,
+/// One token and where it starts; its text borrows from the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Token<'a> {
+    pub(crate) kind: Tok<'a>,
     pub(crate) line: usize,
     pub(crate) column: usize,
     /// Byte offset of the token's first character.
     pub(crate) offset: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Tok {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tok<'a> {
     /// A bare word.
-    Ident(String),
+    Ident(&'a str),
     /// A single- or double-quoted string, its content as written.
-    Str(String),
+    Str(&'a str),
     LBrace,
     RBrace,
     Newline,
     /// A `/* … */` comment, its content untrimmed.
-    Comment(String),
+    Comment(&'a str),
     /// A `//` comment up to the end of its line.
     LineComment,
     Eof,
 }
 
-impl Tok {
+impl Tok<'_> {
     pub(crate) fn describe(&self) -> String {
         match self {
             Tok::Ident(s) => format!("`{s}`"),
@@ -78,162 +78,200 @@ fn tail_start(line: &[u8], allow_brace: bool) -> usize {
     k
 }
 
-/// Splits `src` into tokens.
+/// Splits `src` into tokens, all at once (see [`Lexer`]); the last is [`Tok::Eof`].
+pub(crate) fn tokenize(src: &str, braces: bool) -> Result<Vec<Token<'_>>, ParseError> {
+    let mut lexer = Lexer::new(src, braces);
+    let mut out = Vec::new();
+    loop {
+        let t = lexer.next_token()?;
+        out.push(t);
+        if t.kind == Tok::Eof {
+            return Ok(out);
+        }
+    }
+}
+
+/// Reads `src` one token at a time, each borrowing its text from `src` (nothing is copied, so a
+/// reader holds one token, not a list of the whole input).
 ///
 /// With `braces == true` (the `config.boot` form): `{`, `}` and comments are tokens, a quoted
 /// value ends as described in the module documentation, and a mark of uncommitted changes in the
 /// first column is an error. With `braces == false` (one `set` line): `{` and `}` are ordinary
 /// word characters, there are no comments, and a quoted word ends at the first matching quote
 /// followed by a blank or the end of the line.
-pub(crate) fn tokenize(src: &str, braces: bool) -> Result<Vec<Token>, ParseError> {
-    let bytes = src.as_bytes();
-    let mut out = Vec::new();
-    let (mut line, mut column) = (1usize, 1usize);
-    let mut i = 0usize;
-    let mut line_start = 0usize;
-    // Where the current line ends (its `\n` or the end of input), and its tail (see
-    // `tail_start`), computed once per line.
-    let mut line_end = memchr(bytes, b'\n', 0);
-    let mut tail = tail_start(&bytes[line_start..line_end], braces) + line_start;
-    // Whether the token before, on this line, is a word: then `//` and `/*` start a value (VyOS
-    // prints `description //x` bare), elsewhere a comment.
-    let mut after_word = false;
-    // Columns count characters, so multi-byte characters advance by one.
-    let advance = |column: &mut usize, from: usize, to: usize| {
-        *column += src[from..to].chars().count();
-    };
-    while i < bytes.len() {
-        let c = bytes[i];
-        let (tline, tcol, offset) = (line, column, i);
-        let token = |kind| Token {
-            kind,
-            line: tline,
-            column: tcol,
-            offset,
-        };
-        if braces && i == line_start && matches!(c, b'+' | b'-' | b'>') {
-            return Err(ParseError {
-                line,
-                column,
-                kind: ParseErrorKind::UncommittedChange { mark: c as char },
-            });
+pub(crate) struct Lexer<'a> {
+    src: &'a str,
+    braces: bool,
+    i: usize,
+    line: usize,
+    /// In characters, so multi-byte characters advance by one.
+    column: usize,
+    line_start: usize,
+    /// Where the current line ends (its `\n` or the end of input), and its tail (see
+    /// `tail_start`), computed once per line.
+    line_end: usize,
+    tail: usize,
+    /// Whether the token before, on this line, is a word: then `//` and `/*` start a value (VyOS
+    /// prints `description //x` bare), elsewhere a comment.
+    after_word: bool,
+}
+
+impl<'a> Lexer<'a> {
+    pub(crate) fn new(src: &'a str, braces: bool) -> Self {
+        let line_end = memchr(src.as_bytes(), b'\n', 0);
+        Lexer {
+            src,
+            braces,
+            i: 0,
+            line: 1,
+            column: 1,
+            line_start: 0,
+            line_end,
+            tail: tail_start(&src.as_bytes()[..line_end], braces),
+            after_word: false,
         }
-        match c {
-            b'\n' => {
-                out.push(token(Tok::Newline));
-                i += 1;
-                line += 1;
-                column = 1;
-                line_start = i;
-                line_end = memchr(bytes, b'\n', i);
-                tail = tail_start(&bytes[line_start..line_end], braces) + line_start;
-                after_word = false;
-                continue;
-            }
-            b' ' | b'\t' | b'\r' => {
-                i += 1;
-                column += 1;
-                continue;
-            }
-            b'{' if braces => {
-                out.push(token(Tok::LBrace));
-                i += 1;
-                column += 1;
-                after_word = false;
-                continue;
-            }
-            b'}' if braces => {
-                out.push(token(Tok::RBrace));
-                i += 1;
-                column += 1;
-                after_word = false;
-                continue;
-            }
-            b'/' if braces && !after_word && bytes[i..].starts_with(b"/*") => {
-                let start = i + 2;
-                let Some(len) = src[start..].find("*/") else {
-                    return Err(ParseError {
-                        line,
-                        column,
-                        kind: ParseErrorKind::UnterminatedComment,
-                    });
-                };
-                let text = &src[start..start + len];
-                out.push(token(Tok::Comment(text.to_owned())));
-                let end = start + len + 2;
-                // A comment may span lines.
-                for (k, ch) in src[i..end].char_indices() {
-                    if ch == '\n' {
-                        line += 1;
-                        column = 1;
-                        line_start = i + k + 1;
-                    } else {
-                        column += 1;
-                    }
-                }
-                i = end;
-                if line_start > offset {
-                    line_end = memchr(bytes, b'\n', line_start);
-                    tail = tail_start(&bytes[line_start..line_end], braces) + line_start;
-                }
-                // A node may follow its comment on the same line.
-                continue;
-            }
-            b'/' if braces && !after_word && bytes[i..].starts_with(b"//") => {
-                out.push(token(Tok::LineComment));
-                advance(&mut column, i, line_end);
-                i = line_end;
-                continue;
-            }
-            b'"' | b'\'' => {
-                let close = if braces {
-                    // The first quote at or after the tail's start - 1 closes the value.
-                    let from = (i + 1).max(tail.saturating_sub(1));
-                    memchr_in(bytes, c, from, line_end)
-                } else {
-                    let mut j = i + 1;
-                    loop {
-                        let Some(k) = memchr_in(bytes, c, j, line_end) else {
-                            break None;
-                        };
-                        if k + 1 == line_end || is_blank(bytes[k + 1]) {
-                            break Some(k);
-                        }
-                        j = k + 1;
-                    }
-                };
-                match close {
-                    Some(k) => {
-                        out.push(token(Tok::Str(src[i + 1..k].to_owned())));
-                        advance(&mut column, i, k + 1);
-                        i = k + 1;
-                    }
-                    // No quote closes it: the quote is the first character of a bare word, as
-                    // VyOS prints a value such as `"abc` (no blank, nothing to quote).
-                    None => {
-                        let end = word_end(bytes, i, braces);
-                        out.push(token(Tok::Ident(src[i..end].to_owned())));
-                        advance(&mut column, i, end);
-                        i = end;
-                    }
-                }
-            }
-            _ => {
-                let end = word_end(bytes, i, braces);
-                out.push(token(Tok::Ident(src[i..end].to_owned())));
-                advance(&mut column, i, end);
-                i = end;
-            }
-        }
-        after_word = true;
     }
-    out.push(Token {
-        kind: Tok::Eof,
-        line,
-        column,
-        offset: src.len(),
-    });
-    Ok(out)
+
+    /// The line now being read starts at `line_start`.
+    fn start_line(&mut self) {
+        let bytes = self.src.as_bytes();
+        self.line_end = memchr(bytes, b'\n', self.line_start);
+        self.tail =
+            tail_start(&bytes[self.line_start..self.line_end], self.braces) + self.line_start;
+    }
+
+    /// Moves past `src[i..to]`, which holds no line break.
+    fn advance_to(&mut self, to: usize) {
+        let s = &self.src[self.i..to];
+        self.column += if s.is_ascii() {
+            s.len()
+        } else {
+            s.chars().count()
+        };
+        self.i = to;
+    }
+
+    /// The next token; [`Tok::Eof`] at the end, again on every later call.
+    pub(crate) fn next_token(&mut self) -> Result<Token<'a>, ParseError> {
+        let src = self.src;
+        let bytes = src.as_bytes();
+        while self.i < bytes.len() {
+            let i = self.i;
+            let c = bytes[i];
+            let (tline, tcol) = (self.line, self.column);
+            let token = |kind| Token {
+                kind,
+                line: tline,
+                column: tcol,
+                offset: i,
+            };
+            if self.braces && i == self.line_start && matches!(c, b'+' | b'-' | b'>') {
+                return Err(ParseError {
+                    line: tline,
+                    column: tcol,
+                    kind: ParseErrorKind::UncommittedChange { mark: c as char },
+                });
+            }
+            let kind = match c {
+                b'\n' => {
+                    self.i += 1;
+                    self.line += 1;
+                    self.column = 1;
+                    self.line_start = self.i;
+                    self.start_line();
+                    self.after_word = false;
+                    return Ok(token(Tok::Newline));
+                }
+                b' ' | b'\t' | b'\r' => {
+                    self.i += 1;
+                    self.column += 1;
+                    continue;
+                }
+                b'{' | b'}' if self.braces => {
+                    self.i += 1;
+                    self.column += 1;
+                    self.after_word = false;
+                    return Ok(token(if c == b'{' { Tok::LBrace } else { Tok::RBrace }));
+                }
+                b'/' if self.braces && !self.after_word && bytes[i..].starts_with(b"/*") => {
+                    let start = i + 2;
+                    let Some(len) = src[start..].find("*/") else {
+                        return Err(ParseError {
+                            line: tline,
+                            column: tcol,
+                            kind: ParseErrorKind::UnterminatedComment,
+                        });
+                    };
+                    let end = start + len + 2;
+                    // A comment may span lines.
+                    for (k, ch) in src[i..end].char_indices() {
+                        if ch == '\n' {
+                            self.line += 1;
+                            self.column = 1;
+                            self.line_start = i + k + 1;
+                        } else {
+                            self.column += 1;
+                        }
+                    }
+                    self.i = end;
+                    if self.line_start > i {
+                        self.start_line();
+                    }
+                    // A node may follow its comment on the same line.
+                    return Ok(token(Tok::Comment(&src[start..start + len])));
+                }
+                b'/' if self.braces && !self.after_word && bytes[i..].starts_with(b"//") => {
+                    self.advance_to(self.line_end);
+                    return Ok(token(Tok::LineComment));
+                }
+                b'"' | b'\'' => {
+                    let line_end = self.line_end;
+                    let close = if self.braces {
+                        // The first quote at or after the tail's start - 1 closes the value.
+                        let from = (i + 1).max(self.tail.saturating_sub(1));
+                        memchr_in(bytes, c, from, line_end)
+                    } else {
+                        let mut j = i + 1;
+                        loop {
+                            let Some(k) = memchr_in(bytes, c, j, line_end) else {
+                                break None;
+                            };
+                            if k + 1 == line_end || is_blank(bytes[k + 1]) {
+                                break Some(k);
+                            }
+                            j = k + 1;
+                        }
+                    };
+                    match close {
+                        Some(k) => {
+                            self.advance_to(k + 1);
+                            Tok::Str(&src[i + 1..k])
+                        }
+                        // No quote closes it: the quote is the first character of a bare word,
+                        // as VyOS prints a value such as `"abc` (no blank, nothing to quote).
+                        None => {
+                            let end = word_end(bytes, i, self.braces);
+                            self.advance_to(end);
+                            Tok::Ident(&src[i..end])
+                        }
+                    }
+                }
+                _ => {
+                    let end = word_end(bytes, i, self.braces);
+                    self.advance_to(end);
+                    Tok::Ident(&src[i..end])
+                }
+            };
+            self.after_word = true;
+            return Ok(token(kind));
+        }
+        Ok(Token {
+            kind: Tok::Eof,
+            line: self.line,
+            column: self.column,
+            offset: src.len(),
+        })
+    }
 }
 
 /// The end of a bare word starting at `i`: the next blank, newline or (in the `config.boot`

@@ -9,6 +9,7 @@ pub mod redact;
 pub mod secrets;
 mod set;
 mod tree;
+mod unique;
 pub mod views;
 
 pub use diff::diff;

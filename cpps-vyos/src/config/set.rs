@@ -287,19 +287,21 @@ pub(crate) fn parse_commands(src: &str) -> Result<Vec<Command>, ParseError> {
         let Some((first, rest)) = words.split_first() else {
             continue;
         };
-        let err = |t: &Token, kind| ParseError {
+        let err = |t: &Token<'_>, kind| ParseError {
             line: line_no,
             column: t.column,
             kind,
         };
         let op = match &first.kind {
-            Tok::Ident(w) if w == "set" => Op::Set,
-            Tok::Ident(w) if w == "delete" => Op::Delete,
-            Tok::Ident(w) if w == "comment" => Op::Comment,
+            Tok::Ident(w) if *w == "set" => Op::Set,
+            Tok::Ident(w) if *w == "delete" => Op::Delete,
+            Tok::Ident(w) if *w == "comment" => Op::Comment,
             Tok::Ident(w) | Tok::Str(w) => {
                 return Err(err(
                     first,
-                    ParseErrorKind::UnknownCommand { word: w.clone() },
+                    ParseErrorKind::UnknownCommand {
+                        word: (*w).to_owned(),
+                    },
                 ));
             }
             _ => continue,
@@ -310,7 +312,7 @@ pub(crate) fn parse_commands(src: &str) -> Result<Vec<Command>, ParseError> {
                     kind: Tok::Str(v), ..
                 },
                 before,
-            )) => (Some(v.clone()), before),
+            )) => (Some(*v), before),
             _ => (None, rest),
         };
         if op == Op::Comment && value.is_none() {
@@ -319,7 +321,7 @@ pub(crate) fn parse_commands(src: &str) -> Result<Vec<Command>, ParseError> {
         let path: Vec<String> = path_tokens
             .iter()
             .map(|t| match &t.kind {
-                Tok::Ident(w) | Tok::Str(w) => w.clone(),
+                Tok::Ident(w) | Tok::Str(w) => (*w).to_owned(),
                 _ => String::new(),
             })
             .collect();
@@ -327,9 +329,9 @@ pub(crate) fn parse_commands(src: &str) -> Result<Vec<Command>, ParseError> {
             return Err(err(first, ParseErrorKind::EmptyPath));
         }
         out.push(match op {
-            Op::Set => Command::set(path, value.as_deref()),
-            Op::Delete => Command::delete(path, value.as_deref()),
-            Op::Comment => Command::comment(path, value.as_deref().unwrap_or("")),
+            Op::Set => Command::set(path, value),
+            Op::Delete => Command::delete(path, value),
+            Op::Comment => Command::comment(path, value.unwrap_or("")),
         });
     }
     Ok(out)
