@@ -419,6 +419,34 @@ impl Cx<'_> {
     }
 }
 
+/// [`Cx::secret`] of the secret key `field` of an endpoint of the file, given with its
+/// `field_env` and `field_file` keys: `file_secret!(cx, path, p.token, p.token_env, p.token_file)`.
+macro_rules! file_secret {
+    ($cx:ident, $path:expr, $end:ident.$field:ident, $env:expr, $file:expr) => {
+        $cx.secret(
+            $path,
+            stringify!($field),
+            $end.$field.as_ref(),
+            $env.as_ref(),
+            $file.as_ref(),
+        )
+    };
+}
+
+/// [`file_secret!`] for a secret the endpoint cannot work without ([`Cx::required_secret`]).
+macro_rules! required_file_secret {
+    ($cx:ident, $path:expr, $end:ident.$field:ident, $env:expr, $file:expr, $what:literal) => {
+        $cx.required_secret(
+            $path,
+            stringify!($field),
+            $end.$field.as_ref(),
+            $env.as_ref(),
+            $file.as_ref(),
+            $what,
+        )
+    };
+}
+
 impl Endpoints {
     /// Reads an endpoints file.
     pub fn load(path: &Path) -> Result<Self, EndpointsError> {
@@ -451,20 +479,9 @@ impl Endpoints {
             let mut ends = SiteEndpoints::default();
             if let Some(p) = s.proxmox {
                 let path = format!("{base}.proxmox");
-                let token = cx.secret(
-                    &path,
-                    "token",
-                    p.token.as_ref(),
-                    p.token_env.as_ref(),
-                    p.token_file.as_ref(),
-                )?;
-                let password = cx.secret(
-                    &path,
-                    "password",
-                    p.password.as_ref(),
-                    p.password_env.as_ref(),
-                    p.password_file.as_ref(),
-                )?;
+                let token = file_secret!(cx, &path, p.token, p.token_env, p.token_file)?;
+                let password =
+                    file_secret!(cx, &path, p.password, p.password_env, p.password_file)?;
                 let tls = tls_choice(&path, p.ca_file, p.fingerprint, p.insecure)?;
                 match (&token, &p.user, &password) {
                     (Some(_), None, None) | (None, Some(_), Some(_)) => {}
@@ -489,33 +506,27 @@ impl Endpoints {
                 let path = format!("{base}.linstor");
                 ends.linstor = Some(LinstorEndpoint {
                     controllers: l.controllers,
-                    bearer_token: cx.secret(
+                    bearer_token: file_secret!(
+                        cx,
                         &path,
-                        "bearer_token",
-                        l.bearer_token.as_ref(),
-                        l.bearer_token_env.as_ref(),
-                        l.bearer_token_file.as_ref(),
+                        l.bearer_token,
+                        l.bearer_token_env,
+                        l.bearer_token_file
                     )?,
                     user: l.user,
-                    password: cx.secret(
-                        &path,
-                        "password",
-                        l.password.as_ref(),
-                        l.password_env.as_ref(),
-                        l.password_file.as_ref(),
-                    )?,
+                    password: file_secret!(cx, &path, l.password, l.password_env, l.password_file)?,
                     ca_file: l.ca_file,
                 });
             }
             if let Some(p) = s.pbs {
                 let path = format!("{base}.pbs");
-                let password = cx.required_secret(
+                let password = required_file_secret!(
+                    cx,
                     &path,
-                    "password",
-                    p.password.as_ref(),
-                    p.password_env.as_ref(),
-                    p.password_file.as_ref(),
-                    "the token secret",
+                    p.password,
+                    p.password_env,
+                    p.password_file,
+                    "the token secret"
                 )?;
                 ends.pbs = Some(PbsEndpoint {
                     repository: p.repository,
@@ -526,13 +537,13 @@ impl Endpoints {
             }
             if let Some(v) = s.vyos {
                 let path = format!("{base}.vyos");
-                let key = cx.required_secret(
+                let key = required_file_secret!(
+                    cx,
                     &path,
-                    "key",
-                    v.key.as_ref(),
-                    v.key_env.as_ref(),
-                    v.key_file.as_ref(),
-                    "the HTTPS API key",
+                    v.key,
+                    v.key_env,
+                    v.key_file,
+                    "the HTTPS API key"
                 )?;
                 let tls = tls_choice(&path, v.ca_file, v.fingerprint, v.insecure)?;
                 ends.vyos = Some(VyosEndpoint {
@@ -705,27 +716,19 @@ impl Endpoints {
     ) -> Result<Sources, EndpointsError> {
         let mut sources = Sources::default();
         for (site, ends) in &self.sites {
-            let cx = BuildCx {
-                options,
-                from_environment: ends.from_environment,
-                lookup,
-            };
+            let cx = self.build_cx(site, options, lookup);
             let s = sources.site_mut(site);
-            if let Some(p) = &ends.proxmox {
-                let path = format!("sites.{site}.proxmox");
-                s.proxmox = Some(Box::new(proxmox_source(p, &path, &cx)?));
+            if let Some(p) = built(ends.proxmox.as_ref(), site, "proxmox", &cx, proxmox_source)? {
+                s.proxmox = Some(Box::new(p));
             }
-            if let Some(l) = &ends.linstor {
-                let path = format!("sites.{site}.linstor");
-                s.linstor = Some(Box::new(linstor_source(l, &path, &cx)?));
+            if let Some(l) = built(ends.linstor.as_ref(), site, "linstor", &cx, linstor_source)? {
+                s.linstor = Some(Box::new(l));
             }
-            if let Some(p) = &ends.pbs {
-                let path = format!("sites.{site}.pbs");
-                s.pbs = Some(Box::new(pbs_source(p, &path, &cx)?));
+            if let Some(p) = built(ends.pbs.as_ref(), site, "pbs", &cx, pbs_source)? {
+                s.pbs = Some(Box::new(p));
             }
-            if let Some(v) = &ends.vyos {
-                let path = format!("sites.{site}.vyos");
-                s.vyos = Some(Box::new(vyos_source(v, &path, &cx)?));
+            if let Some(v) = built(ends.vyos.as_ref(), site, "vyos", &cx, vyos_source)? {
+                s.vyos = Some(Box::new(v));
             }
             for (id, k) in &ends.kubernetes {
                 s.kubernetes
@@ -751,12 +754,10 @@ impl Endpoints {
         options: &ClientOptions,
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Option<cpps_proxmox::Client>, EndpointsError> {
-        let Some(p) = self.sites.get(site).and_then(|s| s.proxmox.as_ref()) else {
-            return Ok(None);
-        };
+        let end = self.sites.get(site).and_then(|s| s.proxmox.as_ref());
         let cx = self.build_cx(site, options, lookup);
-        let source = proxmox_source(p, &format!("sites.{site}.proxmox"), &cx)?;
-        Ok(Some(source.client().clone()))
+        let source = built(end, site, "proxmox", &cx, proxmox_source)?;
+        Ok(source.map(|s| s.client().clone()))
     }
 
     /// The LINSTOR client of `site`, for writes (the driver-update runbook's snapshot step);
@@ -767,12 +768,10 @@ impl Endpoints {
         options: &ClientOptions,
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Option<cpps_linstor::Client>, EndpointsError> {
-        let Some(l) = self.sites.get(site).and_then(|s| s.linstor.as_ref()) else {
-            return Ok(None);
-        };
+        let end = self.sites.get(site).and_then(|s| s.linstor.as_ref());
         let cx = self.build_cx(site, options, lookup);
-        let source = linstor_source(l, &format!("sites.{site}.linstor"), &cx)?;
-        Ok(Some(source.client().clone()))
+        let source = built(end, site, "linstor", &cx, linstor_source)?;
+        Ok(source.map(|s| s.client().clone()))
     }
 
     /// How the clients of `site` are built: from the environment when the site came from it.
@@ -837,6 +836,13 @@ impl ClientOptions {
         }
     }
 
+    /// `http` with these timeouts and deadline: what every client built here shares.
+    fn transport(&self, http: cpps_http::ClientBuilder) -> cpps_http::ClientBuilder {
+        http.connect_timeout(self.connect_timeout)
+            .request_timeout(self.request_timeout)
+            .deadline(self.deadline)
+    }
+
     fn retry(&self) -> RetryPolicy {
         if self.retries == 0 {
             RetryPolicy::none()
@@ -854,6 +860,19 @@ fn invalid(path: &str, error: &dyn std::error::Error) -> EndpointsError {
         path: path.to_owned(),
         reason: super::facts::error_chain(error),
     }
+}
+
+/// The source of `end`, the `service` endpoint of `site`, made by `build` (errors name
+/// `sites.{site}.{service}`); `None` when the site has no such endpoint.
+fn built<E, S>(
+    end: Option<&E>,
+    site: &str,
+    service: &str,
+    cx: &BuildCx<'_>,
+    build: impl FnOnce(&E, &str, &BuildCx<'_>) -> Result<S, EndpointsError>,
+) -> Result<Option<S>, EndpointsError> {
+    end.map(|end| build(end, &format!("sites.{site}.{service}"), cx))
+        .transpose()
 }
 
 /// What building one site's clients needs besides its endpoint.
@@ -931,9 +950,7 @@ fn proxmox_source(
         builder = builder.tls(p.tls.mode(path)?);
     }
     let client = builder
-        .connect_timeout(options.connect_timeout)
-        .request_timeout(options.request_timeout)
-        .deadline(options.deadline)
+        .http_settings(|http| options.transport(http))
         .retry(options.retry())
         .build()
         .map_err(|e| invalid(path, &e))?;
@@ -981,9 +998,7 @@ fn linstor_source(
         ));
     }
     let client = builder
-        .connect_timeout(options.connect_timeout)
-        .request_timeout(options.request_timeout)
-        .deadline(options.deadline)
+        .http_settings(|http| options.transport(http))
         .retry(options.retry())
         .build()
         .map_err(|e| invalid(path, &e))?;
@@ -1018,9 +1033,7 @@ fn pbs_source(p: &PbsEndpoint, path: &str, cx: &BuildCx<'_>) -> Result<PbsSource
         .clone()
         .unwrap_or_else(|| repository.base_url().to_string());
     let client = builder
-        .connect_timeout(options.connect_timeout)
-        .request_timeout(options.request_timeout)
-        .deadline(options.deadline)
+        .http_settings(|http| options.transport(http))
         .retry(options.retry())
         .build()
         .map_err(|e| invalid(path, &e))?;
@@ -1048,9 +1061,7 @@ fn vyos_source(
         builder = builder.tls(v.tls.mode(path)?);
     }
     let client = builder
-        .connect_timeout(options.connect_timeout)
-        .request_timeout(options.request_timeout)
-        .deadline(options.deadline)
+        .http_settings(|http| options.transport(http))
         .build()
         .map_err(|e| invalid(path, &e))?;
     Ok(VyosSource::new(client, v.url.clone()))
