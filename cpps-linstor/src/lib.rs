@@ -31,6 +31,8 @@
 //!   of space.
 //! - **DR view** ([`dr::assess`]): per resource its newest off-site copy (S3 backups, shipments
 //!   to another LINSTOR cluster) and its age.
+//! - **Test helpers** (feature `test-util`, `test_util`): a wiremock controller serving this
+//!   crate's payload fixtures, for the tests of the crates built on it.
 //!
 //! ## Environment variables
 //!
@@ -86,6 +88,8 @@ mod error;
 pub mod health;
 pub mod names;
 mod plan;
+#[cfg(feature = "test-util")]
+pub mod test_util;
 pub mod types;
 
 pub use auth::Credentials;

@@ -6,10 +6,8 @@ use std::collections::BTreeMap;
 
 use cpps_linstor::health::{self, ClusterState, HealthClass, HealthOptions, RiskKind};
 use serde_json::{Value, json};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, ResponseTemplate};
 
-use common::{fixture, fixture_state, mock, mock_client};
+use common::{fixture_state, mock, mock_client};
 
 fn resource<'a>(report: &'a health::HealthReport, name: &str) -> &'a health::ResourceHealth {
     report
@@ -170,20 +168,7 @@ fn a_clean_cluster_has_no_alerts() {
 #[tokio::test]
 async fn cluster_state_fetches_the_five_lists() {
     let server = mock().await;
-    for (route, file) in [
-        ("/v1/nodes", "nodes.json"),
-        ("/v1/view/storage-pools", "storage_pools.json"),
-        ("/v1/resource-groups", "resource_groups.json"),
-        ("/v1/resource-definitions", "resource_definitions.json"),
-        ("/v1/view/resources", "resources.json"),
-    ] {
-        Mock::given(method("GET"))
-            .and(path(route))
-            .respond_with(ResponseTemplate::new(200).set_body_json(fixture(file)))
-            .expect(1)
-            .mount(server.server())
-            .await;
-    }
+    cpps_linstor::test_util::mount_cluster_state(server.server(), Some(1)).await;
     let state = mock_client(&server)
         .cluster_state()
         .await
@@ -230,19 +215,8 @@ fn definition(name: &str, group: &str, props: Value) -> Value {
 /// the answers go through the client's decoders.
 async fn served(nodes: Value, groups: Value, definitions: Value, resources: Value) -> ClusterState {
     let server = mock().await;
-    for (route, body) in [
-        ("/v1/nodes", nodes),
-        ("/v1/view/storage-pools", json!([])),
-        ("/v1/resource-groups", groups),
-        ("/v1/resource-definitions", definitions),
-        ("/v1/view/resources", resources),
-    ] {
-        Mock::given(method("GET"))
-            .and(path(route))
-            .respond_with(ResponseTemplate::new(200).set_body_json(body))
-            .mount(server.server())
-            .await;
-    }
+    let lists = [nodes, json!([]), groups, definitions, resources];
+    cpps_linstor::test_util::mount_cluster_lists(server.server(), lists, None).await;
     mock_client(&server)
         .cluster_state()
         .await

@@ -4,14 +4,10 @@
 //! Prism serving the official LINSTOR OpenAPI file when `CPPS_TEST_PRISM_URL` is set.
 #![cfg(feature = "live")]
 
-use std::path::Path;
-
 use cpps_http::test_util::MockApi;
 use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
 use cpps_topology::live::facts::SourceKind;
 use cpps_topology::live::{self, LiveOptions, ObserveOptions};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, ResponseTemplate};
 
 const TOPOLOGY: &str = "
 version: 1
@@ -41,30 +37,9 @@ linstor_pools:
     state: validated
 ";
 
-fn fixture(name: &str) -> serde_json::Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../cpps-linstor/tests/fixtures")
-        .join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
-
 async fn controller() -> MockApi {
     let server = MockApi::start("").await;
-    for (route, file) in [
-        ("/v1/nodes", "nodes.json"),
-        ("/v1/view/storage-pools", "storage_pools.json"),
-        ("/v1/resource-groups", "resource_groups.json"),
-        ("/v1/resource-definitions", "resource_definitions.json"),
-        ("/v1/view/resources", "resources.json"),
-    ] {
-        Mock::given(method("GET"))
-            .and(path(route))
-            .respond_with(ResponseTemplate::new(200).set_body_json(fixture(file)))
-            .mount(server.server())
-            .await;
-    }
+    cpps_linstor::test_util::mount_cluster_state(server.server(), None).await;
     server
 }
 

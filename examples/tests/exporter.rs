@@ -21,8 +21,7 @@ use std::time::{Duration, Instant};
 use common::{Running, free_port, repo, scrape};
 use cpps_gpu::test_util::{FakeNvml, fake_nvml_library};
 use cpps_http::{HttpClient, Request, RetryPolicy};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::MockServer;
 
 /// What Prometheus 2.42 sends when it scrapes (`scrape.acceptHeader` in prometheus
 /// `scrape/scrape.go`): OpenMetrics first, the 0.0.4 text as the fallback.
@@ -30,28 +29,9 @@ const PROMETHEUS_ACCEPT: &str = "application/openmetrics-text;version=1.0.0,appl
 const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 const TEXT_004: &str = "text/plain; version=0.0.4; charset=utf-8";
 
-fn fixture(name: &str) -> serde_json::Value {
-    let file = repo("cpps-linstor/tests/fixtures").join(name);
-    let text = std::fs::read_to_string(&file)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
-    serde_json::from_str(&text).unwrap()
-}
-
 async fn linstor() -> MockServer {
     let server = MockServer::start().await;
-    for (route, file) in [
-        ("/v1/nodes", "nodes.json"),
-        ("/v1/view/storage-pools", "storage_pools.json"),
-        ("/v1/resource-groups", "resource_groups.json"),
-        ("/v1/resource-definitions", "resource_definitions.json"),
-        ("/v1/view/resources", "resources.json"),
-    ] {
-        Mock::given(method("GET"))
-            .and(path(route))
-            .respond_with(ResponseTemplate::new(200).set_body_json(fixture(file)))
-            .mount(&server)
-            .await;
-    }
+    cpps_linstor::test_util::mount_cluster_state(&server, None).await;
     server
 }
 
