@@ -118,7 +118,373 @@ struct Index {
     guests_by_host: HashMap<HostId, Vec<usize>>,
     hosts_by_site: HashMap<SiteId, Vec<usize>>,
     hosts_by_cluster: HashMap<ProxmoxClusterId, Vec<usize>>,
-    cluster_of_guest: HashMap<GuestId, usize>,
+    refs: Refs,
+}
+
+/// A position in one of the component lists (`topology.guests()[i]`), or none: a reference
+/// resolved once, when the topology is indexed. Four bytes, so that the arrays aligned with the
+/// guests stay small.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Pos(u32);
+
+impl Pos {
+    /// No component: no reference, or one that names no component of its kind.
+    const NONE: Pos = Pos(u32::MAX);
+
+    /// Position `i` (a position past `u32::MAX - 1`, four billion components, reads as none).
+    fn at(i: usize) -> Pos {
+        u32::try_from(i).map_or(Pos::NONE, Pos)
+    }
+
+    /// The position, if any.
+    pub(crate) fn get(self) -> Option<usize> {
+        (self != Pos::NONE).then_some(self.0 as usize)
+    }
+}
+
+/// A site id interned when the topology is indexed: two components name the same site exactly
+/// when their keys are equal. A declared site's key is its position in [`Topology::sites`] (the
+/// first one, if two share an id); ids that no site declares get the keys after those.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct SiteKey(u32);
+
+impl SiteKey {
+    /// The key as an index into arrays of [`Refs::site_keys`] entries.
+    pub(crate) fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Lists of positions per group (the guests of each host, the nodes of each cluster, the PBS of
+/// each site, …), stored flat: one allocation whatever the number of groups.
+#[derive(Clone, Debug)]
+pub(crate) struct Grouped<T> {
+    /// `items[starts[g]..starts[g + 1]]` is group `g`.
+    starts: Vec<usize>,
+    items: Vec<T>,
+}
+
+impl<T> Default for Grouped<T> {
+    fn default() -> Self {
+        Grouped {
+            starts: vec![0],
+            items: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy + Default> Grouped<T> {
+    /// `groups` groups of the `(group, item)` pairs that `pairs` yields (it is called twice:
+    /// to count, then to place), each group in the order of the pairs. Pairs of a group past
+    /// `groups` are left out.
+    fn build<I: Iterator<Item = (usize, T)>>(groups: usize, pairs: impl Fn() -> I) -> Self {
+        let mut starts = vec![0usize; groups + 1];
+        for (g, _) in pairs() {
+            if let Some(count) = starts.get_mut(g + 1) {
+                *count += 1;
+            }
+        }
+        for g in 0..groups {
+            starts[g + 1] += starts[g];
+        }
+        let mut next = starts.clone();
+        let mut items = vec![T::default(); starts[groups]];
+        for (g, item) in pairs() {
+            if g < groups {
+                items[next[g]] = item;
+                next[g] += 1;
+            }
+        }
+        Grouped { starts, items }
+    }
+
+    /// The items of group `g` (none for a group past the last).
+    pub(crate) fn of(&self, g: usize) -> &[T] {
+        match (self.starts.get(g), self.starts.get(g + 1)) {
+            (Some(&a), Some(&b)) => &self.items[a..b],
+            _ => &[],
+        }
+    }
+}
+
+/// A node of a K3s cluster that names a guest of the topology.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ClusterNode {
+    /// Its position in the cluster's `nodes` (`nodes[i]`).
+    pub(crate) field: u32,
+    /// The guest's position in [`Topology::guests`].
+    pub(crate) guest: u32,
+}
+
+/// Where a guest is first listed as a K3s node (clusters in file order, then nodes in order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Listing {
+    /// The cluster's position in [`Topology::k3s_clusters`], none when no cluster lists it.
+    pub(crate) cluster: Pos,
+    /// The node's position in that cluster's `nodes`.
+    pub(crate) field: u32,
+}
+
+/// The references between components resolved to positions, and the site ids interned, when
+/// the topology is indexed: the checks read these arrays instead of looking ids up, so a check of
+/// 100k guests touches no id string until it emits a finding. Every array is aligned with the
+/// component list it is named after; references are resolved as the lookups by id resolve them
+/// (the first component with an id wins).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Refs {
+    /// The key of each site.
+    pub(crate) site_keys: Vec<SiteKey>,
+    /// The key of each host's site.
+    pub(crate) host_site: Vec<SiteKey>,
+    /// The hardware tier of each host.
+    pub(crate) host_tier: Vec<Pos>,
+    /// The host of each guest.
+    pub(crate) guest_host: Vec<Pos>,
+    /// The LINSTOR pool of each guest (`storage`).
+    pub(crate) guest_storage: Vec<Pos>,
+    /// The PBS of each guest (`backup`).
+    pub(crate) guest_backup: Vec<Pos>,
+    /// Where each guest is first listed as a K3s node (for a guest whose id an earlier guest
+    /// has, that guest's listing).
+    pub(crate) guest_listing: Vec<Listing>,
+    /// The key of each K3s cluster's site.
+    pub(crate) cluster_site: Vec<SiteKey>,
+    /// The nodes of each K3s cluster that name a guest, in order.
+    pub(crate) cluster_nodes: Grouped<ClusterNode>,
+    /// The ArgoCD instances that list each K3s cluster in `manages`, in file order (by the
+    /// position of the first cluster with the id, see [`Refs::managers_of`]).
+    cluster_managers: Grouped<u32>,
+    /// The key of each pool's site.
+    pub(crate) pool_site: Vec<SiteKey>,
+    /// The pools each host is a node of, in file order (by the position of the first host
+    /// with the id, see [`Refs::pools_of_host`]).
+    host_pools: Grouped<u32>,
+    /// The key of each PBS's site.
+    pub(crate) pbs_site: Vec<SiteKey>,
+    /// The key of each ArgoCD's site.
+    pub(crate) argocd_site: Vec<SiteKey>,
+    /// The PBS of each site key, in file order.
+    pub(crate) pbs_by_site: Grouped<u32>,
+    /// The routers of each site key, in file order.
+    pub(crate) routers_by_site: Grouped<u32>,
+    /// The Traefik instances of each site key, in file order.
+    pub(crate) traefik_by_site: Grouped<u32>,
+    /// The ArgoCD instances of each site key, in file order.
+    pub(crate) argocd_by_site: Grouped<u32>,
+    /// The K3s clusters of each site key, in file order.
+    pub(crate) clusters_by_site: Grouped<u32>,
+    /// The hosts of each site key whose LINSTOR replication interface is written empty (or
+    /// blank), in file order.
+    pub(crate) empty_interface_by_site: Grouped<u32>,
+    /// The first host with each host's id, where ids repeat (empty when they are unique).
+    host_first: Vec<u32>,
+    /// The first K3s cluster with each cluster's id, where ids repeat (empty when unique).
+    cluster_first: Vec<u32>,
+}
+
+impl Refs {
+    /// The ArgoCD instances (positions) that list K3s cluster `ki` in `manages`.
+    pub(crate) fn managers_of(&self, ki: usize) -> &[u32] {
+        self.cluster_managers.of(first_of(&self.cluster_first, ki))
+    }
+
+    /// The pools (positions) that host `hi` is a node of.
+    pub(crate) fn pools_of_host(&self, hi: usize) -> &[u32] {
+        self.host_pools.of(first_of(&self.host_first, hi))
+    }
+}
+
+/// The position of the first component with the id of component `i`, given the array of those
+/// positions (empty when ids are unique).
+fn first_of(first: &[u32], i: usize) -> usize {
+    first.get(i).map_or(i, |&f| f as usize)
+}
+
+/// The position of the first item with each item's id, where ids repeat; empty when they are
+/// unique (`map` holds one entry per id).
+fn first_positions<K: std::hash::Hash + Eq, T>(
+    items: &[T],
+    map: &HashMap<K, usize>,
+    key: impl Fn(&T) -> &K,
+) -> Vec<u32> {
+    if map.len() == items.len() {
+        return Vec::new();
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| map.get(key(item)).copied().unwrap_or(i) as u32)
+        .collect()
+}
+
+/// Builds the [`Refs`] of `parts`, given the lookup maps by id already built (`ix`).
+fn resolve(parts: &Parts, ix: &Index) -> Refs {
+    // Sites: declared ones first (the first of an id wins), then each id only referenced.
+    let mut undeclared: HashMap<SiteId, SiteKey> = HashMap::new();
+    let site_keys: Vec<SiteKey> = parts
+        .sites
+        .iter()
+        .enumerate()
+        .map(|(i, s)| SiteKey(ix.sites.get(&s.id).copied().unwrap_or(i) as u32))
+        .collect();
+    let declared = parts.sites.len();
+    let mut key = |id: &SiteId| -> SiteKey {
+        if let Some(&i) = ix.sites.get(id) {
+            return SiteKey(i as u32);
+        }
+        if let Some(&k) = undeclared.get(id) {
+            return k;
+        }
+        let k = SiteKey((declared + undeclared.len()) as u32);
+        undeclared.insert(id.clone(), k);
+        k
+    };
+    let host_site: Vec<SiteKey> = parts.hosts.iter().map(|h| key(&h.site)).collect();
+    let cluster_site: Vec<SiteKey> = parts.k3s_clusters.iter().map(|k| key(&k.site)).collect();
+    let pool_site: Vec<SiteKey> = parts.linstor_pools.iter().map(|p| key(&p.site)).collect();
+    let pbs_site: Vec<SiteKey> = parts.pbs.iter().map(|p| key(&p.site)).collect();
+    let argocd_site: Vec<SiteKey> = parts.argocd.iter().map(|a| key(&a.site)).collect();
+    let router_site: Vec<SiteKey> = parts.routers.iter().map(|r| key(&r.site)).collect();
+    let traefik_site: Vec<SiteKey> = parts.traefik.iter().map(|t| key(&t.site)).collect();
+    let site_key_count = declared + undeclared.len();
+
+    fn pos<K: std::hash::Hash + Eq>(map: &HashMap<K, usize>, id: &K) -> Pos {
+        map.get(id).map_or(Pos::NONE, |&i| Pos::at(i))
+    }
+    let host_tier = parts
+        .hosts
+        .iter()
+        .map(|h| h.tier.as_ref().map_or(Pos::NONE, |t| pos(&ix.tiers, t)))
+        .collect();
+    let guest_host = parts
+        .guests
+        .iter()
+        .map(|g| pos(&ix.hosts, &g.host))
+        .collect();
+    let guest_storage = parts
+        .guests
+        .iter()
+        .map(|g| {
+            g.storage
+                .as_ref()
+                .map_or(Pos::NONE, |p| pos(&ix.linstor_pools, p))
+        })
+        .collect();
+    let guest_backup = parts
+        .guests
+        .iter()
+        .map(|g| g.backup.as_ref().map_or(Pos::NONE, |p| pos(&ix.pbs, p)))
+        .collect();
+
+    // Cluster nodes, and where each guest is first listed.
+    let node_guests: Vec<Vec<ClusterNode>> = parts
+        .k3s_clusters
+        .iter()
+        .map(|k| {
+            k.nodes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| {
+                    ix.guests.get(n).map(|&g| ClusterNode {
+                        field: i as u32,
+                        guest: g as u32,
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let cluster_nodes = Grouped::build(node_guests.len(), || {
+        node_guests
+            .iter()
+            .enumerate()
+            .flat_map(|(ki, nodes)| nodes.iter().map(move |&n| (ki, n)))
+    });
+    let unlisted = Listing {
+        cluster: Pos::NONE,
+        field: 0,
+    };
+    let mut guest_listing = vec![unlisted; parts.guests.len()];
+    for (ki, nodes) in node_guests.iter().enumerate() {
+        for n in nodes {
+            let listing = &mut guest_listing[n.guest as usize];
+            if listing.cluster == Pos::NONE {
+                *listing = Listing {
+                    cluster: Pos::at(ki),
+                    field: n.field,
+                };
+            }
+        }
+    }
+    drop(node_guests);
+    let guest_first = first_positions(&parts.guests, &ix.guests, |g| &g.id);
+    for (gi, &first) in guest_first.iter().enumerate() {
+        guest_listing[gi] = guest_listing[first as usize];
+    }
+
+    let cluster_first = first_positions(&parts.k3s_clusters, &ix.k3s_clusters, |k| &k.id);
+    let cluster_managers = Grouped::build(parts.k3s_clusters.len(), || {
+        parts.argocd.iter().enumerate().flat_map(|(ai, a)| {
+            a.manages
+                .iter()
+                .filter_map(|k| ix.k3s_clusters.get(k))
+                .map(move |&ki| (ki, ai as u32))
+        })
+    });
+    let host_first = first_positions(&parts.hosts, &ix.hosts, |h| &h.id);
+    let host_pools = Grouped::build(parts.hosts.len(), || {
+        parts.linstor_pools.iter().enumerate().flat_map(|(pi, p)| {
+            p.nodes
+                .iter()
+                .filter_map(|n| ix.hosts.get(&n.host))
+                .map(move |&hi| (hi, pi as u32))
+        })
+    });
+    let by_site = |keys: &[SiteKey]| {
+        Grouped::build(site_key_count, || {
+            keys.iter().enumerate().map(|(i, k)| (k.index(), i as u32))
+        })
+    };
+    let empty_interface_by_site = Grouped::build(site_key_count, || {
+        parts
+            .hosts
+            .iter()
+            .zip(&host_site)
+            .enumerate()
+            .filter(|(_, (h, _))| host_interface_is_empty(h))
+            .map(|(i, (_, k))| (k.index(), i as u32))
+    });
+    Refs {
+        pbs_by_site: by_site(&pbs_site),
+        routers_by_site: by_site(&router_site),
+        traefik_by_site: by_site(&traefik_site),
+        argocd_by_site: by_site(&argocd_site),
+        clusters_by_site: by_site(&cluster_site),
+        empty_interface_by_site,
+        site_keys,
+        host_site,
+        host_tier,
+        guest_host,
+        guest_storage,
+        guest_backup,
+        guest_listing,
+        cluster_site,
+        cluster_nodes,
+        cluster_managers,
+        pool_site,
+        host_pools,
+        pbs_site,
+        argocd_site,
+        host_first,
+        cluster_first,
+    }
+}
+
+/// Whether a host's LINSTOR replication interface is written but empty (or blank).
+pub(crate) fn host_interface_is_empty(host: &Host) -> bool {
+    host.linstor
+        .as_ref()
+        .and_then(|l| l.interface.as_deref())
+        .is_some_and(|i| i.trim().is_empty())
 }
 
 fn index_of<K: std::hash::Hash + Eq + Clone, T>(
@@ -252,7 +618,12 @@ impl Topology {
             ..Index::default()
         };
         for (i, g) in self.parts.guests.iter().enumerate() {
-            ix.guests_by_host.entry(g.host.clone()).or_default().push(i);
+            match ix.guests_by_host.get_mut(&g.host) {
+                Some(guests) => guests.push(i),
+                None => {
+                    ix.guests_by_host.insert(g.host.clone(), vec![i]);
+                }
+            }
         }
         for (i, h) in self.parts.hosts.iter().enumerate() {
             ix.hosts_by_site.entry(h.site.clone()).or_default().push(i);
@@ -260,11 +631,7 @@ impl Topology {
                 ix.hosts_by_cluster.entry(c.clone()).or_default().push(i);
             }
         }
-        for (i, c) in self.parts.k3s_clusters.iter().enumerate() {
-            for n in &c.nodes {
-                ix.cluster_of_guest.entry(n.clone()).or_insert(i);
-            }
-        }
+        ix.refs = resolve(&self.parts, &ix);
         self.index = ix;
     }
 
@@ -367,10 +734,29 @@ impl Topology {
 
     /// The (first) K3s cluster that lists this guest as a node.
     pub fn cluster_of_guest(&self, guest: &GuestId) -> Option<&K3sCluster> {
-        self.index
-            .cluster_of_guest
-            .get(guest)
-            .and_then(|&i| self.parts.k3s_clusters.get(i))
+        let gi = *self.index.guests.get(guest)?;
+        let ki = self.index.refs.guest_listing.get(gi)?.cluster.get()?;
+        self.parts.k3s_clusters.get(ki)
+    }
+
+    /// The position in [`Topology::guests`] of the guest with this id.
+    pub(crate) fn guest_position(&self, id: &GuestId) -> Option<usize> {
+        self.index.guests.get(id).copied()
+    }
+
+    /// The position in [`Topology::hosts`] of the host with this id.
+    pub(crate) fn host_position(&self, id: &HostId) -> Option<usize> {
+        self.index.hosts.get(id).copied()
+    }
+
+    /// The position in [`Topology::k3s_clusters`] of the K3s cluster with this id.
+    pub(crate) fn k3s_cluster_position(&self, id: &K3sClusterId) -> Option<usize> {
+        self.index.k3s_clusters.get(id).copied()
+    }
+
+    /// The references resolved to positions and the site keys, for the checks.
+    pub(crate) fn refs(&self) -> &Refs {
+        &self.index.refs
     }
 
     /// The site of a guest (through its host).

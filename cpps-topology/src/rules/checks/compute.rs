@@ -35,14 +35,14 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ),
         );
     };
+    let refs = ctx.refs;
+    let pools = topo.linstor_pools();
     for (gi, g) in topo.guests().iter().enumerate() {
-        let (Some(host), Some(pool)) = (
-            ctx.guest_hosts[gi],
-            g.storage.as_ref().and_then(|p| topo.linstor_pool(p)),
-        ) else {
+        let (Some(hi), Some(pi)) = (refs.guest_host[gi].get(), refs.guest_storage[gi].get()) else {
             continue;
         };
-        if pool.site != host.site {
+        if refs.pool_site[pi] != refs.host_site[hi] {
+            let (host, pool) = (&topo.hosts()[hi], &pools[pi]);
             emit(
                 sink,
                 ComponentRef::Guest(g),
@@ -54,13 +54,11 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         }
     }
     for (gi, g) in topo.guests().iter().enumerate() {
-        let (Some(host), Some(pbs)) = (
-            ctx.guest_hosts[gi],
-            g.backup.as_ref().and_then(|p| topo.pbs_server(p)),
-        ) else {
+        let (Some(hi), Some(bi)) = (refs.guest_host[gi].get(), refs.guest_backup[gi].get()) else {
             continue;
         };
-        if pbs.site != host.site {
+        if refs.pbs_site[bi] != refs.host_site[hi] {
+            let (host, pbs) = (&topo.hosts()[hi], &topo.pbs()[bi]);
             // The backup exists only as far as both ends do.
             let state = g.meta.state.min(pbs.meta.state);
             sink.emit_at(
@@ -91,9 +89,9 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 }
             }
         }
-        for &(i, gi) in &ctx.cluster_nodes[ki] {
-            if let Some(host) = ctx.guest_hosts[gi]
-                && host.site != k.site
+        for (i, gi) in ctx.nodes_of(ki) {
+            if let Some((hi, host)) = ctx.host_of_guest_at(gi)
+                && refs.host_site[hi] != refs.cluster_site[ki]
             {
                 emit(
                     sink,

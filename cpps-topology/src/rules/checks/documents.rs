@@ -551,14 +551,17 @@ pub(super) fn doc_007(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// runbook's rollback is a LINSTOR snapshot of the LXC) and a PBS backup.
 pub(super) fn doc_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for g in topo.guests() {
-        let in_gpu_cluster = topo
-            .cluster_of_guest(&g.id)
-            .is_some_and(|k| k.purpose == ClusterPurpose::Gpu);
-        if g.kind != GuestKind::Lxc
-            || !(g.gpu.is_some() || in_gpu_cluster)
-            || g.meta.state == State::Desired
-        {
+    for (gi, g) in topo.guests().iter().enumerate() {
+        if g.kind != GuestKind::Lxc || g.meta.state == State::Desired {
+            continue;
+        }
+        let in_gpu_cluster = || {
+            ctx.refs.guest_listing[gi]
+                .cluster
+                .get()
+                .is_some_and(|ki| topo.k3s_clusters()[ki].purpose == ClusterPurpose::Gpu)
+        };
+        if !(g.gpu.is_some() || in_gpu_cluster()) {
             continue;
         }
         let mut missing = Vec::new();

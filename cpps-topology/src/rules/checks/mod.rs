@@ -1,9 +1,11 @@
 //! The static checks: one function per rule with a static part, over indexes built once.
 //!
-//! Every check receives the [`Ctx`] (the topology plus the few extra indexes the rules share,
-//! all built in one pass) and a [`Sink`] that only emits findings of the check's own rule. No
-//! check compares every component with every other: each iterates one list and looks references
-//! up in a `HashMap`, so a check costs O(n) and the whole run O(n log n) with the final sort.
+//! Every check receives the [`Ctx`] (the topology with its references resolved to positions when
+//! it was built, see [`Refs`]) and a [`Sink`] that only emits findings of the check's own rule. No
+//! check compares every component with every other: each iterates one list and follows its
+//! references by position (or, for the few lists that do not grow with the guests, by id in a
+//! `HashMap`), so a check costs O(n) and the whole run O(n log n) with the final sort. Ids and
+//! field paths are formatted only when a finding is emitted.
 //!
 //! Checks beyond this table (the live rules, the IaC rules) join the same report through
 //! [`crate::check::ExtraChecks`] and [`crate::check::run`].
@@ -15,8 +17,8 @@ use foldhash::{HashMap, HashMapExt};
 use super::RuleId;
 use crate::finding::{Finding, Location, Severity, Subject};
 use crate::model::{
-    ArgoCd, ComponentRef, Host, K3sCluster, LinstorPool, Location as ModelLocation, Pbs, Router,
-    SiteId, State, Topology, Traefik,
+    ArgoCd, ComponentRef, Host, Location as ModelLocation, Refs, Site, SiteId, SiteKey, State,
+    Topology,
 };
 
 mod compute;
@@ -92,107 +94,29 @@ pub(crate) fn scaled(base: Severity, state: State) -> Severity {
     }
 }
 
-/// The topology and the shared indexes, built once per check.
+/// The topology, its resolved references ([`Refs`]: built once with the topology) and the one
+/// index the checks add: the most mature link between two sites.
 pub(crate) struct Ctx<'t> {
     pub(crate) topo: &'t Topology,
-    pub(crate) pbs_by_site: HashMap<&'t SiteId, Vec<&'t Pbs>>,
-    pub(crate) routers_by_site: HashMap<&'t SiteId, Vec<&'t Router>>,
-    pub(crate) traefik_by_site: HashMap<&'t SiteId, Vec<&'t Traefik>>,
-    pub(crate) argocd_by_site: HashMap<&'t SiteId, Vec<&'t ArgoCd>>,
-    /// The ArgoCD instances that list a cluster in `manages`.
-    pub(crate) managers: HashMap<&'t str, Vec<&'t ArgoCd>>,
+    /// The references of the topology resolved to positions, and its site keys.
+    pub(crate) refs: &'t Refs,
     /// The most mature WireGuard link between two sites (key: the two site ids, sorted).
-    pub(crate) best_link: HashMap<(&'t str, &'t str), State>,
-    /// The pools a host is a node of.
-    pub(crate) pools_of_host: HashMap<&'t str, Vec<&'t LinstorPool>>,
-    /// Hosts whose LINSTOR replication interface is written empty, per site.
-    pub(crate) empty_interface_by_site: HashMap<&'t SiteId, Vec<&'t Host>>,
-    /// The host of each guest, aligned with `topo.guests` (looked up once per check).
-    pub(crate) guest_hosts: Vec<Option<&'t Host>>,
-    /// The node guests of each cluster as `(position in nodes, index in topo.guests)`, aligned
-    /// with `topo.k3s_clusters`.
-    pub(crate) cluster_nodes: Vec<Vec<(usize, usize)>>,
+    best_link: HashMap<(&'t str, &'t str), State>,
 }
 
 impl<'t> Ctx<'t> {
     pub(crate) fn new(topo: &'t Topology) -> Self {
-        let mut ctx = Ctx {
-            topo,
-            pbs_by_site: HashMap::new(),
-            routers_by_site: HashMap::new(),
-            traefik_by_site: HashMap::new(),
-            argocd_by_site: HashMap::new(),
-            managers: HashMap::new(),
-            best_link: HashMap::new(),
-            pools_of_host: HashMap::new(),
-            empty_interface_by_site: HashMap::new(),
-            guest_hosts: topo.guests().iter().map(|g| topo.host(&g.host)).collect(),
-            cluster_nodes: Vec::with_capacity(topo.k3s_clusters().len()),
-        };
-        let guest_index: HashMap<&str, usize> = topo
-            .guests()
-            .iter()
-            .enumerate()
-            .map(|(i, g)| (g.id.as_str(), i))
-            .collect();
-        for k in topo.k3s_clusters() {
-            let nodes = k
-                .nodes
-                .iter()
-                .enumerate()
-                .filter_map(|(i, id)| guest_index.get(id.as_str()).map(|&g| (i, g)))
-                .collect();
-            ctx.cluster_nodes.push(nodes);
-        }
-        for pbs in topo.pbs() {
-            ctx.pbs_by_site.entry(&pbs.site).or_default().push(pbs);
-        }
-        for router in topo.routers() {
-            ctx.routers_by_site
-                .entry(&router.site)
-                .or_default()
-                .push(router);
-        }
-        for traefik in topo.traefik() {
-            ctx.traefik_by_site
-                .entry(&traefik.site)
-                .or_default()
-                .push(traefik);
-        }
-        for argocd in topo.argocd() {
-            ctx.argocd_by_site
-                .entry(&argocd.site)
-                .or_default()
-                .push(argocd);
-            for cluster in &argocd.manages {
-                ctx.managers
-                    .entry(cluster.as_str())
-                    .or_default()
-                    .push(argocd);
-            }
-        }
+        let mut best_link = HashMap::new();
         for link in topo.links() {
             let key = site_pair(&link.sites[0], &link.sites[1]);
-            let best = ctx.best_link.entry(key).or_insert(link.meta.state);
+            let best = best_link.entry(key).or_insert(link.meta.state);
             *best = (*best).max(link.meta.state);
         }
-        for pool in topo.linstor_pools() {
-            for node in &pool.nodes {
-                ctx.pools_of_host
-                    .entry(node.host.as_str())
-                    .or_default()
-                    .push(pool);
-            }
+        Ctx {
+            topo,
+            refs: topo.refs(),
+            best_link,
         }
-        for host in topo.hosts() {
-            if host_interface_is_empty(host) {
-                ctx.empty_interface_by_site
-                    .entry(&host.site)
-                    .or_default()
-                    .push(host);
-            }
-        }
-        ctx
     }
 
     /// The most mature WireGuard link between sites `a` and `b`.
@@ -200,21 +124,47 @@ impl<'t> Ctx<'t> {
         self.best_link.get(&site_pair(a, b)).copied()
     }
 
-    /// The K3s clusters that list this cluster's id among the ArgoCD `manages`.
-    pub(crate) fn managers_of(&self, cluster: &K3sCluster) -> &[&'t ArgoCd] {
-        self.managers
-            .get(cluster.id.as_str())
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+    /// The ArgoCD instances (positions, see [`Ctx::argocd_at`]) that list K3s cluster `ki`
+    /// among their `manages`.
+    pub(crate) fn managers_of(&self, ki: usize) -> &'t [u32] {
+        self.refs.managers_of(ki)
     }
-}
 
-/// Whether a host's LINSTOR replication interface is written but empty (or blank).
-pub(crate) fn host_interface_is_empty(host: &Host) -> bool {
-    host.linstor
-        .as_ref()
-        .and_then(|l| l.interface.as_deref())
-        .is_some_and(|i| i.trim().is_empty())
+    /// The ArgoCD at a position of [`Ctx::managers_of`].
+    pub(crate) fn argocd_at(&self, a: u32) -> &'t ArgoCd {
+        &self.topo.argocd()[a as usize]
+    }
+
+    /// The declared site of a site key (none for an id that no site declares).
+    pub(crate) fn site(&self, key: SiteKey) -> Option<&'t Site> {
+        self.topo.sites().get(key.index())
+    }
+
+    /// The host of guest `gi`.
+    pub(crate) fn host_of_guest(&self, gi: usize) -> Option<&'t Host> {
+        let hi = self.refs.guest_host.get(gi)?.get()?;
+        self.topo.hosts().get(hi)
+    }
+
+    /// The host of guest `gi` with its position.
+    pub(crate) fn host_of_guest_at(&self, gi: usize) -> Option<(usize, &'t Host)> {
+        let hi = self.refs.guest_host.get(gi)?.get()?;
+        self.topo.hosts().get(hi).map(|h| (hi, h))
+    }
+
+    /// The node guests of K3s cluster `ki` with their field position (`nodes[i]`), in order.
+    pub(crate) fn nodes_of(&self, ki: usize) -> impl Iterator<Item = (usize, usize)> + 't {
+        self.refs
+            .cluster_nodes
+            .of(ki)
+            .iter()
+            .map(|n| (n.field as usize, n.guest as usize))
+    }
+
+    /// Whether K3s cluster `ki` lists any guest of the topology as a node.
+    pub(crate) fn has_nodes(&self, ki: usize) -> bool {
+        !self.refs.cluster_nodes.of(ki).is_empty()
+    }
 }
 
 fn site_pair<'a>(a: &'a SiteId, b: &'a SiteId) -> (&'a str, &'a str) {

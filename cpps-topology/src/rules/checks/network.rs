@@ -8,18 +8,20 @@ use foldhash::{HashMap, HashMapExt};
 
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
-use crate::model::{ClusterPurpose, ComponentRef, Router, SiteId, State};
+use crate::model::{ClusterPurpose, ComponentRef, Router, SiteId, SiteKey, State};
 
 /// The VRRP groups of each site: routers joined by `vrrp_peer` (in either direction, through any
 /// number of routers) are one group, whatever its size. A peer of another site, or the router
 /// itself, joins nothing: VRRP runs inside one network segment (REL-001 reports such a peer).
 /// Groups and their members are in file order. Union-find over the routers, O(n α(n)).
-fn vrrp_groups<'t>(ctx: &Ctx<'t>, site: &SiteId) -> Vec<Vec<&'t Router>> {
-    let routers = ctx
+fn vrrp_groups<'t>(ctx: &Ctx<'t>, site: SiteKey) -> Vec<Vec<&'t Router>> {
+    let routers: Vec<&Router> = ctx
+        .refs
         .routers_by_site
-        .get(site)
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
+        .of(site.index())
+        .iter()
+        .map(|&r| &ctx.topo.routers()[r as usize])
+        .collect();
     let index: HashMap<&str, usize> = routers
         .iter()
         .enumerate()
@@ -62,8 +64,8 @@ fn group_names(group: &[&Router]) -> String {
 /// NET-001: exactly one VyOS router per site, a VRRP group of any size counting as one. A group
 /// counts when one of its routers is in service (declared or validated).
 pub(super) fn net_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for site in ctx.topo.sites() {
-        let groups = vrrp_groups(ctx, &site.id);
+    for (si, site) in ctx.topo.sites().iter().enumerate() {
+        let groups = vrrp_groups(ctx, ctx.refs.site_keys[si]);
         let in_service: Vec<&Vec<&Router>> = groups
             .iter()
             .filter(|g| g.iter().any(|r| r.meta.state != State::Desired))
@@ -111,8 +113,8 @@ pub(super) fn net_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// its validated routers, whoever names whom as `vrrp_peer`; a peer that is only declared makes
 /// a declared router HA in the IaC, not a validated one in production.
 pub(super) fn net_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for site in ctx.topo.sites() {
-        for group in vrrp_groups(ctx, &site.id) {
+    for (si, _) in ctx.topo.sites().iter().enumerate() {
+        for group in vrrp_groups(ctx, ctx.refs.site_keys[si]) {
             for r in &group {
                 let state = r.meta.state;
                 if state == State::Desired {
@@ -259,12 +261,14 @@ pub(super) fn net_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// INGRESS-001: one Traefik in service per site.
 pub(super) fn ingress_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for site in ctx.topo.sites() {
-        let all = ctx
+    for (si, site) in ctx.topo.sites().iter().enumerate() {
+        let all: Vec<_> = ctx
+            .refs
             .traefik_by_site
-            .get(&site.id)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
+            .of(ctx.refs.site_keys[si].index())
+            .iter()
+            .map(|&t| &ctx.topo.traefik()[t as usize])
+            .collect();
         let live: Vec<_> = all
             .iter()
             .filter(|t| t.meta.state != State::Desired)

@@ -8,7 +8,7 @@ use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
 use crate::model::{
     ClusterPurpose, CniKind, ComponentRef, GuestKind, Host, K3sCluster, NodePlacement, PatternKind,
-    ReviewSignal, State, TierCapabilities, Topology,
+    ReviewSignal, State, TierCapabilities,
 };
 
 fn placement_name(p: NodePlacement) -> &'static str {
@@ -27,11 +27,10 @@ fn cni_name(c: CniKind) -> &'static str {
     }
 }
 
-fn capabilities<'t>(topo: &'t Topology, host: &Host) -> Option<&'t TierCapabilities> {
-    host.tier
-        .as_ref()
-        .and_then(|t| topo.tier(t))
-        .map(|t| &t.capabilities)
+/// The capabilities of the hardware tier of host `hi`.
+fn capabilities<'t>(ctx: &Ctx<'t>, hi: usize) -> Option<&'t TierCapabilities> {
+    let tier = ctx.refs.host_tier[hi].get()?;
+    ctx.topo.tiers().get(tier).map(|t| &t.capabilities)
 }
 
 /// The field of a cluster that places a node: `nodes[i]` or `candidate_hosts[i]`, formatted only
@@ -51,15 +50,24 @@ impl NodeField {
     }
 }
 
-/// Where a cluster's nodes are, or will be: `(placement, host, field)` for each listed node guest,
-/// or for each candidate host when no node is listed yet.
-fn placements<'t>(ctx: &Ctx<'t>, ki: usize) -> Vec<(NodePlacement, &'t Host, NodeField)> {
+/// Where a node of a cluster is, or will be.
+struct Placed<'t> {
+    placement: NodePlacement,
+    /// The host's position in [`Topology::hosts`].
+    host_at: usize,
+    host: &'t Host,
+    field: NodeField,
+}
+
+/// Where a cluster's nodes are, or will be: each listed node guest, or each candidate host when
+/// no node is listed yet.
+fn placements<'t>(ctx: &Ctx<'t>, ki: usize) -> Vec<Placed<'t>> {
     let topo = ctx.topo;
     let k = &topo.k3s_clusters()[ki];
     let mut out = Vec::new();
-    for &(i, gi) in &ctx.cluster_nodes[ki] {
+    for (i, gi) in ctx.nodes_of(ki) {
         let g = &topo.guests()[gi];
-        let Some(h) = ctx.guest_hosts[gi] else {
+        let Some((host_at, host)) = ctx.host_of_guest_at(gi) else {
             continue;
         };
         let placement = match (g.kind, g.privileged) {
@@ -67,14 +75,24 @@ fn placements<'t>(ctx: &Ctx<'t>, ki: usize) -> Vec<(NodePlacement, &'t Host, Nod
             (GuestKind::Lxc, true) => NodePlacement::LxcPrivileged,
             (GuestKind::Lxc, false) => NodePlacement::Lxc,
         };
-        out.push((placement, h, NodeField::Node(i)));
+        out.push(Placed {
+            placement,
+            host_at,
+            host,
+            field: NodeField::Node(i),
+        });
     }
     if k.nodes.is_empty()
         && let Some(placement) = k.node_placement
     {
-        for (i, host) in k.candidate_hosts.iter().enumerate() {
-            if let Some(h) = topo.host(host) {
-                out.push((placement, h, NodeField::Candidate(i)));
+        for (i, id) in k.candidate_hosts.iter().enumerate() {
+            if let Some(host_at) = topo.host_position(id) {
+                out.push(Placed {
+                    placement,
+                    host_at,
+                    host: &topo.hosts()[host_at],
+                    field: NodeField::Candidate(i),
+                });
             }
         }
     }
@@ -117,11 +135,17 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
             continue;
         }
-        for (placement, host, field) in placements(ctx, ki) {
+        for Placed {
+            placement,
+            host_at,
+            host,
+            field,
+        } in placements(ctx, ki)
+        {
             if placement == NodePlacement::Vm {
                 continue;
             }
-            let tier3 = capabilities(topo, host).is_some_and(|c| c.gpu_lxc_only);
+            let tier3 = capabilities(ctx, host_at).is_some_and(|c| c.gpu_lxc_only);
             let allowed = placement == NodePlacement::LxcPrivileged
                 && tier3
                 && k.cilium_lxc_exception.is_some();
@@ -207,7 +231,7 @@ pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         if k.purpose != ClusterPurpose::General {
             continue;
         }
-        for &(i, gi) in &ctx.cluster_nodes[ki] {
+        for (i, gi) in ctx.nodes_of(ki) {
             let g = &topo.guests()[gi];
             if g.gpu.is_none() {
                 continue;
@@ -272,8 +296,14 @@ pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             continue;
         }
         let c = ComponentRef::K3sCluster(k);
-        for (placement, host, field) in placements(ctx, ki) {
-            let Some(caps) = capabilities(topo, host) else {
+        for Placed {
+            placement,
+            host_at,
+            host,
+            field,
+        } in placements(ctx, ki)
+        {
+            let Some(caps) = capabilities(ctx, host_at) else {
                 // Without a tier nothing says whether this host's GPU is reachable from a VM or
                 // only from a privileged LXC: the placement cannot be judged, and that is a gap.
                 sink.emit_at(
@@ -416,14 +446,15 @@ pub(super) fn gpu_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// GPU-004: each GPU cluster in service is registered with an ArgoCD of its site, in service too.
 pub(super) fn gpu_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for k in ctx.topo.k3s_clusters() {
+    for (ki, k) in ctx.topo.k3s_clusters().iter().enumerate() {
         if k.purpose != ClusterPurpose::Gpu || k.meta.state == State::Desired {
             continue;
         }
         let local: Vec<_> = ctx
-            .managers_of(k)
+            .managers_of(ki)
             .iter()
-            .filter(|a| a.site == k.site)
+            .filter(|&&a| ctx.refs.argocd_site[a as usize] == ctx.refs.cluster_site[ki])
+            .map(|&a| ctx.argocd_at(a))
             .collect();
         let problem = if local.is_empty() {
             format!("is registered with no ArgoCD of site {}", k.site)
@@ -588,9 +619,9 @@ pub(super) fn gpu_007(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 fn has_vm_nodes(ctx: &Ctx<'_>, ki: usize) -> bool {
     let k = &ctx.topo.k3s_clusters()[ki];
     k.node_placement == Some(NodePlacement::Vm)
-        || ctx.cluster_nodes[ki]
-            .iter()
-            .any(|&(_, gi)| ctx.topo.guests()[gi].kind == GuestKind::Vm)
+        || ctx
+            .nodes_of(ki)
+            .any(|(_, gi)| ctx.topo.guests()[gi].kind == GuestKind::Vm)
 }
 
 /// GPU-008: ADR-009's "Quando o cluster GPU Franca for provisionado": a GPU cluster goes on GPU
@@ -772,9 +803,9 @@ pub(super) fn mesh_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             .iter()
             .enumerate()
             .filter(|(_, m)| p.manager.as_ref() != Some(*m))
-            .filter_map(|(i, m)| topo.k3s_cluster(m).map(|k| (i, k)))
-            .filter(|(_, k)| ctx.managers_of(k).is_empty())
-            .map(|(i, k)| (i, k.id.as_str()))
+            .filter_map(|(i, m)| topo.k3s_cluster_position(m).map(|ki| (i, ki)))
+            .filter(|&(_, ki)| ctx.managers_of(ki).is_empty())
+            .map(|(i, ki)| (i, topo.k3s_clusters()[ki].id.as_str()))
             .collect();
         if let Some((first, _)) = unregistered.first() {
             let names: Vec<&str> = unregistered.iter().map(|(_, id)| *id).collect();
@@ -857,15 +888,16 @@ pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// cluster in service is managed by exactly one ArgoCD, of its own site.
 pub(super) fn gitops_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    let mut clusters_by_site: HashMap<&str, Vec<&K3sCluster>> = HashMap::new();
-    for k in topo.k3s_clusters() {
-        clusters_by_site.entry(k.site.as_str()).or_default().push(k);
-    }
-    for site in topo.sites() {
-        let Some(clusters) = clusters_by_site.get(site.id.as_str()) else {
-            continue;
-        };
-        if ctx.argocd_by_site.contains_key(&site.id) {
+    let refs = ctx.refs;
+    for (si, site) in topo.sites().iter().enumerate() {
+        let key = refs.site_keys[si].index();
+        let clusters: Vec<&K3sCluster> = refs
+            .clusters_by_site
+            .of(key)
+            .iter()
+            .map(|&k| &topo.k3s_clusters()[k as usize])
+            .collect();
+        if clusters.is_empty() || !refs.argocd_by_site.of(key).is_empty() {
             continue;
         }
         let most = clusters
@@ -885,8 +917,8 @@ pub(super) fn gitops_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ),
         );
     }
-    for k in topo.k3s_clusters() {
-        let managers = ctx.managers_of(k);
+    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
+        let managers = ctx.managers_of(ki);
         let c = ComponentRef::K3sCluster(k);
         let severity = scaled(Severity::Error, k.meta.state);
         match managers {
@@ -898,7 +930,7 @@ pub(super) fn gitops_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ),
             [] | [_] => {}
             many => {
-                let names: Vec<&str> = many.iter().map(|a| a.id.as_str()).collect();
+                let names: Vec<&str> = many.iter().map(|&a| ctx.argocd_at(a).id.as_str()).collect();
                 sink.emit_at(
                     severity,
                     c,

@@ -34,14 +34,17 @@
 //!   cluster; the GPU cluster runs GPU work);
 //! * a GPU cluster none of whose listed nodes has a GPU.
 //!
-//! Every check iterates one list and looks references up by id (O(n) with the maps built here).
+//! Every check iterates one list and follows references by position or looks them up by id (O(n)).
+
+use std::fmt;
 
 use foldhash::{HashMap, HashMapExt};
 
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
 use crate::model::{
-    ClusterPurpose, ComponentRef, GuestKind, Host, NodePlacement, PatternKind, State,
+    ClusterPurpose, ComponentRef, GuestId, GuestKind, Host, K3sCluster, NodePlacement, PatternKind,
+    Pbs, Router, State, Traefik,
 };
 
 fn placement_of(kind: GuestKind, privileged: bool) -> NodePlacement {
@@ -73,36 +76,55 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let err = |a: State, b: State| scaled(Severity::Error, a.min(b));
 
-    // Cluster nodes: one cluster per guest, and the cluster's stated placement.
-    let mut node_of: HashMap<&str, usize> = HashMap::new();
+    // Cluster nodes: one cluster per guest, and the cluster's stated placement. A node naming a
+    // guest is listed again when the guest's first listing is another one; the ids that name no
+    // guest (a topology built in code) are compared as strings.
+    let refs = ctx.refs;
+    let mut unresolved_first: HashMap<&str, usize> = HashMap::new();
     for (ki, k) in topo.k3s_clusters().iter().enumerate() {
         let c = ComponentRef::K3sCluster(k);
-        for (i, id) in k.nodes.iter().enumerate() {
-            match node_of.get(id.as_str()) {
-                Some(&first) => {
-                    let other = &topo.k3s_clusters()[first];
-                    let detail = if first == ki {
-                        "twice".to_owned()
-                    } else {
-                        format!("while it is a node of cluster {} already", other.id)
-                    };
-                    sink.emit_at(
-                        err(k.meta.state, other.meta.state),
-                        c,
-                        &format!("nodes[{i}]"),
-                        format!(
-                            "k3s cluster {} lists guest {id} as a node {detail}: a K3s node belongs to one cluster",
-                            k.id
-                        ),
-                    );
+        let mut resolved = refs.cluster_nodes.of(ki).iter().peekable();
+        for i in 0..k.nodes.len() {
+            let first = match resolved.next_if(|n| n.field as usize == i) {
+                Some(n) => {
+                    let listing = refs.guest_listing[n.guest as usize];
+                    match listing.cluster.get() {
+                        Some(first) if first != ki || listing.field as usize != i => Some(first),
+                        _ => None,
+                    }
                 }
                 None => {
-                    node_of.insert(id.as_str(), ki);
+                    let id = k.nodes[i].as_str();
+                    match unresolved_first.get(id) {
+                        Some(&first) => Some(first),
+                        None => {
+                            unresolved_first.insert(id, ki);
+                            None
+                        }
+                    }
                 }
-            }
+            };
+            let Some(first) = first else {
+                continue;
+            };
+            let other = &topo.k3s_clusters()[first];
+            let detail = if first == ki {
+                "twice".to_owned()
+            } else {
+                format!("while it is a node of cluster {} already", other.id)
+            };
+            sink.emit_at(
+                err(k.meta.state, other.meta.state),
+                c,
+                &format!("nodes[{i}]"),
+                format!(
+                    "k3s cluster {} lists guest {} as a node {detail}: a K3s node belongs to one cluster",
+                    k.id, k.nodes[i]
+                ),
+            );
         }
         if let Some(stated) = k.node_placement {
-            for &(i, gi) in &ctx.cluster_nodes[ki] {
+            for (i, gi) in ctx.nodes_of(ki) {
                 let g = &topo.guests()[gi];
                 let actual = placement_of(g.kind, g.privileged);
                 if actual != stated {
@@ -190,13 +212,11 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
     // Guests on replicated storage: their host attaches the DRBD volume.
     for (gi, g) in topo.guests().iter().enumerate() {
-        let (Some(host), Some(pool)) = (
-            ctx.guest_hosts[gi],
-            g.storage.as_ref().and_then(|p| topo.linstor_pool(p)),
-        ) else {
+        let (Some(host), Some(pi)) = (ctx.host_of_guest(gi), refs.guest_storage[gi].get()) else {
             continue;
         };
         if !is_satellite(host) {
+            let pool = &topo.linstor_pools()[pi];
             sink.emit_at(
                 err(g.meta.state, pool.meta.state),
                 ComponentRef::Guest(g),
@@ -425,53 +445,74 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
+/// What else a guest is, named in REL-002's message.
+enum Use<'t> {
+    Node(&'t K3sCluster),
+    Pbs(&'t Pbs),
+    Traefik(&'t Traefik),
+    Router(&'t Router),
+}
+
+impl fmt::Display for Use<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Use::Node(k) => write!(f, "a node of k3s cluster {}", k.id),
+            Use::Pbs(p) => write!(f, "the guest of PBS {}", p.id),
+            Use::Traefik(t) => write!(f, "the guest of traefik {}", t.id),
+            Use::Router(r) => write!(f, "the guest of router {}", r.id),
+        }
+    }
+}
+
 /// REL-002: a relation that is possible but contradicts a decision of the documents.
-pub(super) fn rel_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+pub(super) fn rel_002<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let warn = |a: State, b: State| scaled(Severity::Warning, a.min(b));
 
-    // What else each guest is: a K3s node, the guest of a PBS, a Traefik, a router.
-    let mut uses: HashMap<&str, Vec<String>> = HashMap::new();
-    for k in topo.k3s_clusters() {
-        for n in &k.nodes {
-            uses.entry(n.as_str())
-                .or_default()
-                .push(format!("a node of k3s cluster {}", k.id));
-        }
-    }
+    // What else the guest of each PBS is: a K3s node, the guest of a PBS, a Traefik, a router.
+    // Only the PBS guests (a few) are looked for, and named only when a finding is emitted.
+    let refs = ctx.refs;
+    let mut slot_of: HashMap<usize, usize> = HashMap::new();
+    let mut uses: Vec<Vec<Use<'t>>> = Vec::new();
+    let mut pbs_guests = Vec::new();
     for p in topo.pbs() {
-        if let Some(g) = &p.guest {
-            uses.entry(g.as_str())
-                .or_default()
-                .push(format!("the guest of PBS {}", p.id));
-        }
+        let Some(gi) = p.guest.as_ref().and_then(|g| topo.guest_position(g)) else {
+            continue;
+        };
+        let slot = *slot_of.entry(gi).or_insert_with(|| {
+            uses.push(Vec::new());
+            uses.len() - 1
+        });
+        pbs_guests.push((p, &topo.guests()[gi], slot));
     }
-    for t in topo.traefik() {
-        if let Some(g) = &t.guest {
-            uses.entry(g.as_str())
-                .or_default()
-                .push(format!("the guest of traefik {}", t.id));
+    if !pbs_guests.is_empty() {
+        let mut used = |guest: Option<usize>, what: Use<'t>| {
+            if let Some(&slot) = guest.and_then(|gi| slot_of.get(&gi)) {
+                uses[slot].push(what);
+            }
+        };
+        for (ki, k) in topo.k3s_clusters().iter().enumerate() {
+            for n in refs.cluster_nodes.of(ki) {
+                used(Some(n.guest as usize), Use::Node(k));
+            }
         }
-    }
-    for r in topo.routers() {
-        if let Some(g) = &r.guest {
-            uses.entry(g.as_str())
-                .or_default()
-                .push(format!("the guest of router {}", r.id));
+        let position = |g: &Option<GuestId>| g.as_ref().and_then(|g| topo.guest_position(g));
+        for p in topo.pbs() {
+            used(position(&p.guest), Use::Pbs(p));
+        }
+        for t in topo.traefik() {
+            used(position(&t.guest), Use::Traefik(t));
+        }
+        for r in topo.routers() {
+            used(position(&r.guest), Use::Router(r));
         }
     }
     // A PBS runs in a VM dedicated to it (a GPU in that VM is DOC-006's).
-    for p in topo.pbs() {
-        let Some(g) = p.guest.as_ref().and_then(|g| topo.guest(g)) else {
-            continue;
-        };
-        let own = format!("the guest of PBS {}", p.id);
-        let others: Vec<&str> = uses
-            .get(g.id.as_str())
-            .into_iter()
-            .flatten()
-            .filter(|u| **u != own)
-            .map(String::as_str)
+    for (p, g, slot) in pbs_guests {
+        let others: Vec<String> = uses[slot]
+            .iter()
+            .filter(|u| !matches!(u, Use::Pbs(q) if q.id == p.id))
+            .map(ToString::to_string)
             .collect();
         let mut problems = Vec::new();
         if g.kind == GuestKind::Lxc {
@@ -514,12 +555,12 @@ pub(super) fn rel_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
     // A GPU cluster has a GPU on one of its listed nodes.
     for (ki, k) in topo.k3s_clusters().iter().enumerate() {
-        if k.purpose != ClusterPurpose::Gpu || ctx.cluster_nodes[ki].is_empty() {
+        if k.purpose != ClusterPurpose::Gpu || !ctx.has_nodes(ki) {
             continue;
         }
-        let with_gpu = ctx.cluster_nodes[ki]
-            .iter()
-            .any(|&(_, gi)| topo.guests()[gi].gpu.is_some());
+        let with_gpu = ctx
+            .nodes_of(ki)
+            .any(|(_, gi)| topo.guests()[gi].gpu.is_some());
         if !with_gpu {
             sink.emit_at(
                 scaled(Severity::Warning, k.meta.state),

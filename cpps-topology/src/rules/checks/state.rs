@@ -186,7 +186,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     for (gi, g) in topo.guests().iter().enumerate() {
         let state = g.meta.state;
         let mut w = Weakest::new(state);
-        if let Some(h) = ctx.guest_hosts[gi] {
+        if let Some(h) = ctx.host_of_guest(gi) {
             w.see("host", h.id.as_str(), h.meta.state, Field("host", None));
         }
         emit_weakest(sink, ComponentRef::Guest(g), state, &w);
@@ -194,10 +194,10 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     for (ki, k) in topo.k3s_clusters().iter().enumerate() {
         let state = k.meta.state;
         let mut w = Weakest::new(state);
-        if let Some(s) = topo.site(&k.site) {
+        if let Some(s) = ctx.site(ctx.refs.cluster_site[ki]) {
             w.see("site", s.id.as_str(), s.meta.state, Field("site", None));
         }
-        for &(i, gi) in &ctx.cluster_nodes[ki] {
+        for (i, gi) in ctx.nodes_of(ki) {
             let g = &topo.guests()[gi];
             w.see(
                 "node guest",
@@ -308,41 +308,45 @@ impl<'a> LineCursor<'a> {
 
 /// The free text of a component, field by field (for a topology built in code, which has no file
 /// text to read whole).
-fn free_text<'t>(c: ComponentRef<'t>) -> Vec<(String, &'t str)> {
+fn free_text<'t>(c: ComponentRef<'t>) -> Vec<(Field, &'t str)> {
     let meta = c.meta();
-    let mut out: Vec<(String, &'t str)> = Vec::new();
-    let mut push = |field: String, text: Option<&'t str>| {
+    let mut out: Vec<(Field, &'t str)> = Vec::new();
+    let mut push = |field: Field, text: Option<&'t str>| {
         if let Some(text) = text {
             out.push((field, text));
         }
     };
-    push("note".to_owned(), meta.note.as_deref());
-    push("use_case".to_owned(), meta.use_case.as_deref());
+    let named = |name| Field(name, None);
+    push(named("note"), meta.note.as_deref());
+    push(named("use_case"), meta.use_case.as_deref());
     match c {
-        ComponentRef::Site(s) => push("name".to_owned(), s.name.as_deref()),
-        ComponentRef::Guest(g) => push("role".to_owned(), g.role.as_deref()),
+        ComponentRef::Site(s) => push(named("name"), s.name.as_deref()),
+        ComponentRef::Guest(g) => push(named("role"), g.role.as_deref()),
         ComponentRef::LinstorPool(p) => {
-            push("provider".to_owned(), Some(p.provider.as_str()));
-            push("storage_pool".to_owned(), p.storage_pool.as_deref());
+            push(named("provider"), Some(p.provider.as_str()));
+            push(named("storage_pool"), p.storage_pool.as_deref());
         }
         ComponentRef::K3sCluster(k) => {
             push(
-                "cert_manager".to_owned(),
+                named("cert_manager"),
                 k.cert_manager.as_ref().and_then(|cm| cm.note.as_deref()),
             );
             push(
-                "cilium_lxc_exception".to_owned(),
+                named("cilium_lxc_exception"),
                 k.cilium_lxc_exception.as_deref(),
             );
             for (i, claim) in k.placement_claims.iter().enumerate() {
-                push(format!("placement_claims[{i}]"), Some(claim.quote.as_str()));
+                push(
+                    Field("placement_claims", Some(i)),
+                    Some(claim.quote.as_str()),
+                );
             }
         }
-        ComponentRef::Link(l) => push("over".to_owned(), l.over.as_deref()),
+        ComponentRef::Link(l) => push(named("over"), l.over.as_deref()),
         ComponentRef::Capability(cap) => {
-            push("tool".to_owned(), cap.tool.as_deref());
+            push(named("tool"), cap.tool.as_deref());
             for (i, alert) in cap.alerts.iter().enumerate() {
-                push(format!("alerts[{i}]"), alert.note.as_deref());
+                push(Field("alerts", Some(i)), alert.note.as_deref());
             }
         }
         _ => {}
@@ -398,6 +402,7 @@ pub(super) fn sec_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             for c in topo.components() {
                 for (field, text) in free_text(c) {
                     find_secrets(text, |hit| {
+                        let field = field.path();
                         let message =
                             secret_message(&format!("the {field} of {}", c.id_str()), &hit, text);
                         sink.emit_at(Severity::Error, c, &field, message);

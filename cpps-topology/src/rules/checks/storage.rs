@@ -4,19 +4,18 @@
 // against chosen keys buys nothing and costs ~40 % of a check's instructions.
 use foldhash::{HashMap, HashMapExt};
 
-use super::{Ctx, Sink, host_interface_is_empty, scaled};
+use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
-use crate::model::{ComponentRef, LinstorController, LinstorPool, SiteId, State};
+use crate::model::{
+    ComponentRef, LinstorController, LinstorPool, SiteId, State, host_interface_is_empty,
+};
 
 /// LINSTOR-001 (static part): every satellite, and every node of a pool, has a non-empty
 /// replication interface.
 pub(super) fn linstor_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for h in ctx.topo.hosts() {
-        let pools = ctx
-            .pools_of_host
-            .get(h.id.as_str())
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
+    let all_pools = ctx.topo.linstor_pools();
+    for (hi, h) in ctx.topo.hosts().iter().enumerate() {
+        let pools = ctx.refs.pools_of_host(hi);
         let satellite = h.linstor.as_ref().is_some_and(|l| l.is_satellite());
         if !satellite && pools.is_empty() {
             continue;
@@ -24,6 +23,7 @@ pub(super) fn linstor_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         if !host_interface_is_empty(h) {
             continue;
         }
+        let pools: Vec<&LinstorPool> = pools.iter().map(|&p| &all_pools[p as usize]).collect();
         // The most mature pool using the host decides how bad it is.
         let state = pools
             .iter()
@@ -55,12 +55,15 @@ pub(super) fn linstor_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// site has an empty replication interface, a pool that already asks for 3 replicas (or more)
 /// was raised first, and that is a finding too, not silence.
 pub(super) fn linstor_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for pool in ctx.topo.linstor_pools() {
+    let hosts = ctx.topo.hosts();
+    for (pi, pool) in ctx.topo.linstor_pools().iter().enumerate() {
         let blockers: Vec<&str> = ctx
+            .refs
             .empty_interface_by_site
-            .get(&pool.site)
-            .map(|hosts| hosts.iter().map(|h| h.id.as_str()).collect())
-            .unwrap_or_default();
+            .of(ctx.refs.pool_site[pi].index())
+            .iter()
+            .map(|&h| hosts[h as usize].id.as_str())
+            .collect();
         if pool.place_count >= 3 {
             if !blockers.is_empty() {
                 sink.emit_at(
@@ -244,12 +247,15 @@ pub(super) fn linstor_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// that is only `desired` keeps the warning: the source says backup is an MVP priority, not to
 /// be deferred.
 pub(super) fn backup_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for site in ctx.topo.sites() {
-        let local = ctx
+    let pbs = ctx.topo.pbs();
+    for (si, site) in ctx.topo.sites().iter().enumerate() {
+        let local: Vec<_> = ctx
+            .refs
             .pbs_by_site
-            .get(&site.id)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
+            .of(ctx.refs.site_keys[si].index())
+            .iter()
+            .map(|&p| &pbs[p as usize])
+            .collect();
         let best = local.iter().map(|p| p.meta.state).max();
         if best == Some(State::Validated) {
             continue;
@@ -329,11 +335,11 @@ pub(super) fn backup_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// HADR-001: a guest protected by replication or HA has a backup as mature as itself.
 pub(super) fn hadr_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for g in topo.guests() {
+    for (gi, g) in topo.guests().iter().enumerate() {
         if g.meta.state == State::Desired || !(g.ha || g.storage.is_some()) {
             continue;
         }
-        let backup = g.backup.as_ref().and_then(|b| topo.pbs_server(b));
+        let backup = ctx.refs.guest_backup[gi].get().map(|b| &topo.pbs()[b]);
         let covered = backup.is_some_and(|b| b.meta.state >= g.meta.state);
         if covered {
             continue;
