@@ -14,7 +14,7 @@ use url::Url;
 
 use crate::auth::Auth;
 use crate::error::sanitize_url;
-use crate::pool::{OpenSpares, Spares, TakeSpares};
+use crate::pool::{SpareRole, Spares, SparesLayer};
 use crate::request::{CallDeadline, DEADLINE_CHECKED_BYTES, Request, Response};
 use crate::retry::RetryPolicy;
 use crate::tls::{ClientIdentity, TlsMode};
@@ -200,8 +200,12 @@ impl ClientBuilder {
                 reason: format!("cannot build the HTTP client: {e}"),
             })
         };
-        let http = built(connector().connector_layer(TakeSpares(spares.clone())))?;
-        let opener = built(connector().connector_layer(OpenSpares(spares.clone())))?;
+        let layer = |role| SparesLayer {
+            spares: spares.clone(),
+            role,
+        };
+        let http = built(connector().connector_layer(layer(SpareRole::Take)))?;
+        let opener = built(connector().connector_layer(layer(SpareRole::Open)))?;
         Ok(HttpClient {
             inner: Arc::new(Inner {
                 http,

@@ -3,9 +3,9 @@
 //! reqwest's pool opens a connection when a request finds none idle, so a fan-out of N requests
 //! after a list round pays its TCP and TLS handshakes after the list answered. To open them
 //! while the list is in flight, a second reqwest client (the *opener*) shares the connector
-//! configuration; its connector layer ([`OpenSpares`]) starts each connect in the background,
+//! configuration; its connector layer ([`SparesLayer`] in the [`SpareRole::Open`] role) starts each connect in the background,
 //! keeps the connection as a *spare* and fails the opener's request at once, so the opener never
-//! sends anything. The main client's connector layer ([`TakeSpares`]) hands a spare (or one still
+//! sends anything. The main client's connector layer ([`SpareRole::Take`]) hands a spare (or one still
 //! being opened) to the next connect the pool asks for, before opening a new one.
 //!
 //! [`HttpClient::preconnect`]: crate::HttpClient::preconnect
@@ -241,28 +241,46 @@ impl State {
     }
 }
 
-/// The main client's connector layer: a connect takes a spare when there is one.
-#[derive(Clone)]
-pub(crate) struct TakeSpares(pub(crate) Spares);
+/// What a client's connector layer does with the spares.
+#[derive(Clone, Copy)]
+pub(crate) enum SpareRole {
+    /// The main client's: a connect takes a spare when there is one.
+    Take,
+    /// The opener's: a connect is started in the background as a spare, and the opener's
+    /// request fails at once without a connection, so it is never sent.
+    Open,
+}
 
-impl<S> Layer<S> for TakeSpares {
-    type Service = TakeSparesService<S>;
+/// A client's connector layer over the shared spares, in one [`SpareRole`].
+#[derive(Clone)]
+pub(crate) struct SparesLayer {
+    pub(crate) spares: Spares,
+    pub(crate) role: SpareRole,
+}
+
+impl<S> Layer<S> for SparesLayer {
+    type Service = SparesService<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        TakeSparesService {
+        SparesService {
             inner,
-            spares: self.0.clone(),
+            spares: self.spares.clone(),
+            role: self.role,
         }
     }
 }
 
 #[derive(Clone)]
-pub(crate) struct TakeSparesService<S> {
+pub(crate) struct SparesService<S> {
     inner: S,
     spares: Spares,
+    role: SpareRole,
 }
 
-impl<S, R, C> Service<R> for TakeSparesService<S>
+/// The opener's requests end with this error, by design.
+pub(crate) const OPENED_AS_SPARE: &str = "connection opened as a spare";
+
+impl<S, R, C> Service<R> for SparesService<S>
 where
     S: Service<R, Response = C, Error = BoxError> + Clone + Send + 'static,
     S::Future: Send + 'static,
@@ -280,94 +298,81 @@ where
     fn call(&mut self, destination: R) -> Self::Future {
         // The service that was polled ready makes the call; its clone stays for the next.
         let clone = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, clone);
-        match self.spares.claim(&format!("{destination:?}")) {
-            Claim::Ready(spare) => match spare.downcast::<C>() {
-                Ok(connection) => Box::pin(async move { Ok(*connection) }),
-                Err(_) => Box::pin(self.spares.timed(inner.call(destination))),
-            },
-            Claim::Wait(receive) => {
-                let spares = self.spares.clone();
-                Box::pin(async move {
-                    if let Ok(spare) = receive.await
-                        && let Ok(connection) = spare.downcast::<C>()
-                    {
-                        return Ok(*connection);
-                    }
-                    // The spare could not be opened: open a connection now.
-                    std::future::poll_fn(|cx| inner.poll_ready(cx)).await?;
-                    spares.timed(inner.call(destination)).await
-                })
-            }
-            Claim::None => Box::pin(self.spares.timed(inner.call(destination))),
+        let inner = std::mem::replace(&mut self.inner, clone);
+        match self.role {
+            SpareRole::Take => take_spare(inner, &self.spares, destination),
+            SpareRole::Open => open_spare(inner, self.spares.clone(), destination),
         }
     }
 }
 
-/// The opener's connector layer: a connect is started in the background as a spare, and the
-/// opener's request fails at once without a connection, so it is never sent.
-#[derive(Clone)]
-pub(crate) struct OpenSpares(pub(crate) Spares);
-
-impl<S> Layer<S> for OpenSpares {
-    type Service = OpenSparesService<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        OpenSparesService {
-            inner,
-            spares: self.0.clone(),
-        }
-    }
-}
-
-#[derive(Clone)]
-pub(crate) struct OpenSparesService<S> {
-    inner: S,
-    spares: Spares,
-}
-
-/// The opener's requests end with this error, by design.
-pub(crate) const OPENED_AS_SPARE: &str = "connection opened as a spare";
-
-impl<S, R, C> Service<R> for OpenSparesService<S>
+/// The main client's connect: a spare of this destination when there is one (or one being
+/// opened, waited for), else a connection opened now.
+fn take_spare<S, R, C>(
+    mut inner: S,
+    spares: &Spares,
+    destination: R,
+) -> BoxFuture<Result<C, BoxError>>
 where
-    S: Service<R, Response = C, Error = BoxError> + Clone + Send + 'static,
+    S: Service<R, Response = C, Error = BoxError> + Send + 'static,
     S::Future: Send + 'static,
     R: Debug + Send + 'static,
     C: Send + 'static,
 {
-    type Response = C;
-    type Error = BoxError;
-    type Future = BoxFuture<Result<C, BoxError>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, destination: R) -> Self::Future {
-        let clone = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, clone);
-        let spares = self.spares.clone();
-        if spares.begin(format!("{destination:?}")) {
-            let timeout = spares.shared.connect_timeout;
-            let max_age = spares.shared.max_age;
-            tokio::spawn(async move {
-                let connect = spares.timed(inner.call(destination));
-                let connected = tokio::time::timeout(timeout, connect).await;
-                let spare = match connected {
-                    Ok(Ok(connection)) => Some(Box::new(connection) as Spare),
-                    Ok(Err(error)) => {
-                        tracing::debug!(error = %crate::error_chain(&*error), "a spare connection could not be opened");
-                        None
-                    }
-                    Err(_) => None,
-                };
-                spares.finish(spare);
-                // Close it once too old, if nobody took it.
-                tokio::time::sleep(max_age).await;
-                spares.state().prune(max_age);
-            });
+    match spares.claim(&format!("{destination:?}")) {
+        Claim::Ready(spare) => match spare.downcast::<C>() {
+            Ok(connection) => Box::pin(async move { Ok(*connection) }),
+            Err(_) => Box::pin(spares.timed(inner.call(destination))),
+        },
+        Claim::Wait(receive) => {
+            let spares = spares.clone();
+            Box::pin(async move {
+                if let Ok(spare) = receive.await
+                    && let Ok(connection) = spare.downcast::<C>()
+                {
+                    return Ok(*connection);
+                }
+                // The spare could not be opened: open a connection now.
+                std::future::poll_fn(|cx| inner.poll_ready(cx)).await?;
+                spares.timed(inner.call(destination)).await
+            })
         }
-        Box::pin(async { Err(BoxError::from(OPENED_AS_SPARE)) })
+        Claim::None => Box::pin(spares.timed(inner.call(destination))),
     }
+}
+
+/// The opener's connect: opens a spare of this destination in the background (only to the
+/// spares' own destination, [`Spares::begin`]) and fails with [`OPENED_AS_SPARE`].
+fn open_spare<S, R, C>(
+    mut inner: S,
+    spares: Spares,
+    destination: R,
+) -> BoxFuture<Result<C, BoxError>>
+where
+    S: Service<R, Response = C, Error = BoxError> + Send + 'static,
+    S::Future: Send + 'static,
+    R: Debug + Send + 'static,
+    C: Send + 'static,
+{
+    if spares.begin(format!("{destination:?}")) {
+        let timeout = spares.shared.connect_timeout;
+        let max_age = spares.shared.max_age;
+        tokio::spawn(async move {
+            let connect = spares.timed(inner.call(destination));
+            let connected = tokio::time::timeout(timeout, connect).await;
+            let spare = match connected {
+                Ok(Ok(connection)) => Some(Box::new(connection) as Spare),
+                Ok(Err(error)) => {
+                    tracing::debug!(error = %crate::error_chain(&*error), "a spare connection could not be opened");
+                    None
+                }
+                Err(_) => None,
+            };
+            spares.finish(spare);
+            // Close it once too old, if nobody took it.
+            tokio::time::sleep(max_age).await;
+            spares.state().prune(max_age);
+        });
+    }
+    Box::pin(async { Err(BoxError::from(OPENED_AS_SPARE)) })
 }
