@@ -324,10 +324,7 @@ async fn configs_with_property_strings_and_privilege() {
     );
     let disks = vm.disks().unwrap();
     assert_eq!(disks["scsi0"].size_bytes(), Some(64 << 30));
-    assert_eq!(
-        disks["scsi0"].extra.get("iothread").map(String::as_str),
-        Some("1")
-    );
+    assert_eq!(disks["scsi0"].extra.get("iothread"), Some("1"));
     assert_eq!(disks["ide2"].media.as_deref(), Some("cdrom"));
 
     let n31 = pve.node("pve-ippri-31");

@@ -193,8 +193,8 @@ proptest! {
     ) {
         let text = canonical(default.clone(), entries.clone());
         let parsed = PropertyString::parse(&text).unwrap();
-        prop_assert_eq!(&parsed.default, &default);
-        prop_assert_eq!(parsed.entries.len(), entries.len());
+        prop_assert_eq!(parsed.default_value(), default.as_deref());
+        prop_assert_eq!(parsed.len(), entries.len());
         prop_assert_eq!(parsed.to_string(), text);
     }
 
@@ -331,9 +331,77 @@ fn a_property_string_with_many_keys_parses_and_keeps_every_key() {
         .collect::<Vec<_>>()
         .join(",");
     let parsed = PropertyString::parse(&text).unwrap();
-    assert_eq!(parsed.entries.len(), 100_000);
+    assert_eq!(parsed.len(), 100_000);
     assert_eq!(parsed.get("k99999"), Some("99999"));
     let duplicate = format!("{text},k5=again");
     let err = PropertyString::parse(&duplicate).unwrap_err().to_string();
     assert!(err.contains("duplicate key `k5`"), "{err}");
+}
+
+/// Of several repeated keys, the error names the one a reading from left to right meets first,
+/// at every size: a few keys are compared pairwise, many go through the hashed partitions.
+#[test]
+fn the_first_repeated_key_in_reading_order_is_the_one_named() {
+    for keys in [5usize, 40, 3_000, 20_000] {
+        let mut parts: Vec<String> = (0..keys).map(|i| format!("k{i}=v")).collect();
+        // `k1` comes back near the end, `k2` just after the middle: `k2`'s second part is met first.
+        parts.insert(keys - 1, "k1=again".to_owned());
+        parts.insert(keys / 2 + 1, "k2=again".to_owned());
+        let err = PropertyString::parse(&parts.join(","))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("duplicate key `k2`"), "{keys} keys: {err}");
+    }
+}
+
+/// A repeated key before a malformed part is the error named, and a malformed part before any
+/// repeated key is: what a reading from left to right meets first.
+#[test]
+fn a_repeated_key_and_a_malformed_part_are_named_in_reading_order() {
+    let many: String = (0..100).map(|i| format!("k{i}=v,")).collect();
+    let err = PropertyString::parse(&format!("{many}k7=v,bad="))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("duplicate key `k7`"), "{err}");
+    let err = PropertyString::parse(&format!("{many}bad=,k7=v"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("key `bad` has an empty value"), "{err}");
+}
+
+/// The keys a typed value has no field for are kept sorted by key, however they were written,
+/// and print merged with the fields in PVE's order; a key set both as a field and among the
+/// other keys prints once, with the field's value.
+#[test]
+fn other_keys_are_kept_sorted_and_print_in_pves_order() {
+    let volume: Volume = "local-lvm:vm-100-disk-0,ssd=1,iothread=1,size=32G,aio=native"
+        .parse()
+        .unwrap();
+    let other: Vec<(&str, &str)> = volume.extra.iter().collect();
+    assert_eq!(other, [("aio", "native"), ("iothread", "1"), ("ssd", "1")]);
+    assert_eq!(volume.extra.get("iothread"), Some("1"));
+    assert_eq!(
+        volume.extra.get("size"),
+        None,
+        "a field's key is not among the others"
+    );
+    assert_eq!(
+        volume.to_string(),
+        "local-lvm:vm-100-disk-0,aio=native,iothread=1,size=32G,ssd=1"
+    );
+    let mut edited = volume.clone();
+    assert_eq!(edited.extra.insert("ssd", "0"), Some("1".to_owned()));
+    assert_eq!(edited.extra.insert("size", "1G"), None);
+    assert_eq!(edited.extra.len(), 4);
+    assert_eq!(
+        edited.to_string(),
+        "local-lvm:vm-100-disk-0,aio=native,iothread=1,size=32G,ssd=0"
+    );
+    let collected: cpps_proxmox::types::OtherKeys =
+        [("b", "2"), ("a", "1"), ("b", "3")].into_iter().collect();
+    assert_eq!(
+        collected.iter().collect::<Vec<_>>(),
+        [("a", "1"), ("b", "3")]
+    );
+    assert_eq!(format!("{collected:?}"), r#"{"a": "1", "b": "3"}"#);
 }

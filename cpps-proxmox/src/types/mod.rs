@@ -25,7 +25,7 @@ pub use ha::{HaResource, HaSid, HaStatusEntry, HaStatusType};
 pub use ids::{NodeName, SnapshotName, VmId};
 pub use node::{NodeListItem, NodeMemory, NodeRootFs, NodeState, NodeStatus};
 pub use property::{
-    LxcFeatures, LxcNet, PropertyString, QEMU_NIC_MODELS, QemuMemory, QemuNet, Volume,
+    LxcFeatures, LxcNet, OtherKeys, PropertyString, QEMU_NIC_MODELS, QemuMemory, QemuNet, Volume,
 };
 pub use storage::NodeStorage;
 pub use task::{TaskFilter, TaskListItem};

@@ -8,95 +8,325 @@
 //! produce: so a string written by PVE prints back identically, and any string prints back to
 //! one that parses to the same value.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::fmt;
+use std::hash::BuildHasher;
 use std::str::FromStr;
 
 use crate::Error;
 use crate::family::de::parse_bool;
 
+/// A part of a property string's text: byte offsets into the text it was parsed from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    start: u32,
+    end: u32,
+}
+
+impl Span {
+    fn of(text: &str, part: &str) -> Span {
+        // `part` is a sub-slice of `text`, whose length was checked to fit in `u32`.
+        let start = part.as_ptr() as usize - text.as_ptr() as usize;
+        Span {
+            start: start as u32,
+            end: (start + part.len()) as u32,
+        }
+    }
+
+    fn get(self, text: &str) -> &str {
+        &text[self.start as usize..self.end as usize]
+    }
+}
+
+/// One `key=value` part.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    key: Span,
+    value: Span,
+}
+
+/// The longest property string parsed: offsets are held as `u32`.
+const MAX_PROPERTY_STRING: usize = u32::MAX as usize;
+
 /// A property string as parts, in the order written; unknown keys are kept.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+///
+/// Held compactly: the text once, and each part as offsets into it (a part costs 16 bytes
+/// beside its text, not two allocations), so parsing is linear in time and memory however
+/// many keys a string has.
+#[derive(Clone, Default)]
 pub struct PropertyString {
-    /// The value of the part without `=` (the default key), if any.
-    pub default: Option<String>,
-    /// The `key=value` parts, in order.
-    pub entries: Vec<(String, String)>,
+    text: String,
+    default: Option<Span>,
+    entries: Vec<Entry>,
 }
 
 impl PropertyString {
     /// Parses a property string. Errors name the offending part.
     ///
-    /// Linear in the length of `text`: duplicate keys are found through a hash set of the
-    /// keys seen so far (30 000 keys parse in milliseconds; `cargo bench -p cpps-proxmox
-    /// --bench property` measures it).
+    /// Linear in the length of `text`, in time and memory ([`first_duplicate`] finds repeated
+    /// keys); `cargo bench -p cpps-proxmox --bench property` measures it.
     pub fn parse(text: &str) -> Result<Self, Error> {
+        if text.len() > MAX_PROPERTY_STRING {
+            return Err(Error::invalid(
+                "property string",
+                &text.chars().take(64).collect::<String>(),
+                format!(
+                    "{} bytes is longer than the 4 GiB a property string may be",
+                    text.len()
+                ),
+            ));
+        }
         let parts = text.bytes().filter(|&b| b == b',').count() + 1;
         let mut out = PropertyString {
+            text: text.to_owned(),
             default: None,
             entries: Vec::with_capacity(parts),
         };
-        let mut seen: HashSet<&str> = HashSet::with_capacity(parts);
+        // The first malformed part, if any; a duplicate key before it is reported instead,
+        // as a reading from left to right meets it first.
+        let mut malformed = None;
         for part in text.split(',') {
             if part.trim().is_empty() {
                 continue;
             }
             match part.split_once('=') {
-                Some((key, value)) => {
-                    if key.is_empty() {
-                        return Err(Error::invalid(
-                            "property string",
-                            text,
-                            format!("part `{part}` has no key before `=`"),
-                        ));
-                    }
-                    if value.is_empty() {
-                        return Err(Error::invalid(
-                            "property string",
-                            text,
-                            format!("key `{key}` has an empty value"),
-                        ));
-                    }
-                    if !seen.insert(key) {
-                        return Err(Error::invalid(
-                            "property string",
-                            text,
-                            format!("duplicate key `{key}`"),
-                        ));
-                    }
-                    out.entries.push((key.to_owned(), value.to_owned()));
+                Some(("", _)) => {
+                    malformed = Some(format!("part `{part}` has no key before `=`"));
+                    break;
                 }
-                None => {
-                    if out.default.is_some() {
-                        return Err(Error::invalid(
-                            "property string",
-                            text,
-                            format!("more than one part without a key (`{part}`)"),
-                        ));
-                    }
-                    out.default = Some(part.to_owned());
+                Some((key, "")) => {
+                    malformed = Some(format!("key `{key}` has an empty value"));
+                    break;
                 }
+                Some((key, value)) => out.entries.push(Entry {
+                    key: Span::of(text, key),
+                    value: Span::of(text, value),
+                }),
+                None if out.default.is_some() => {
+                    malformed = Some(format!("more than one part without a key (`{part}`)"));
+                    break;
+                }
+                None => out.default = Some(Span::of(text, part)),
             }
         }
-        Ok(out)
+        if let Some(second) = first_duplicate(text, &out.entries) {
+            let key = out.entries[second].key.get(text);
+            return Err(Error::invalid(
+                "property string",
+                text,
+                format!("duplicate key `{key}`"),
+            ));
+        }
+        match malformed {
+            Some(reason) => Err(Error::invalid("property string", text, reason)),
+            None => Ok(out),
+        }
+    }
+
+    /// Parses the property string of a format without a default key: a part without `=` is
+    /// an error of `kind`.
+    fn parse_keyed(text: &str, kind: &'static str) -> Result<Self, Error> {
+        let ps = PropertyString::parse(text)?;
+        match ps.default_value() {
+            Some(d) => Err(Error::invalid(
+                kind,
+                text,
+                format!("unexpected part `{d}` without a key"),
+            )),
+            None => Ok(ps),
+        }
+    }
+
+    /// The value of the part without `=` (the default key), if any.
+    pub fn default_value(&self) -> Option<&str> {
+        self.default.map(|s| s.get(&self.text))
+    }
+
+    /// The `key=value` parts, in the order written.
+    pub fn entries(&self) -> impl ExactSizeIterator<Item = (&str, &str)> + Clone + '_ {
+        self.entries
+            .iter()
+            .map(|e| (e.key.get(&self.text), e.value.get(&self.text)))
+    }
+
+    /// How many `key=value` parts there are.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there is no `key=value` part (a default value may still be there).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.entries
+        self.entries().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// Removes the default value and returns it.
+    fn take_default(&mut self) -> Option<String> {
+        self.default.take().map(|s| s.get(&self.text).to_owned())
+    }
+
+    /// Removes the first entry whose key matches and returns its key and value.
+    fn take_where(&mut self, matches: impl Fn(&str) -> bool) -> Option<(String, String)> {
+        let index = self
+            .entries
             .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+            .position(|e| matches(e.key.get(&self.text)))?;
+        let entry = self.entries.remove(index);
+        Some((
+            entry.key.get(&self.text).to_owned(),
+            entry.value.get(&self.text).to_owned(),
+        ))
     }
 
     /// Removes `key` and returns its value.
     fn take(&mut self, key: &str) -> Option<String> {
-        let index = self.entries.iter().position(|(k, _)| k == key)?;
-        Some(self.entries.remove(index).1)
+        self.take_where(|k| k == key).map(|(_, v)| v)
     }
 
-    fn into_extra(self) -> BTreeMap<String, String> {
-        self.entries.into_iter().collect()
+    /// Removes the `keys` a typed value has fields for and returns their values, in the order
+    /// asked, in one pass over the entries (keys are unique, so each is found once at most).
+    fn take_keys<const N: usize>(&mut self, keys: [&str; N]) -> [Option<String>; N] {
+        let mut values: [Option<String>; N] = std::array::from_fn(|_| None);
+        let text = &self.text;
+        self.entries.retain(|e| {
+            let key = e.key.get(text);
+            match keys.iter().position(|&wanted| wanted == key) {
+                Some(i) => {
+                    values[i] = Some(e.value.get(text).to_owned());
+                    false
+                }
+                None => true,
+            }
+        });
+        values
+    }
+
+    /// The entries left, as the other keys of a typed value (sorted by key).
+    ///
+    /// Sorted on the keys' first eight bytes as one integer, the keys themselves compared only
+    /// where those are equal: an order of integers, not of strings scattered in the text.
+    fn into_other_keys(self) -> OtherKeys {
+        let text = &self.text;
+        let key = |i: u32| self.entries[i as usize].key.get(text);
+        let prefix = |key: &str| {
+            let mut bytes = [0u8; 8];
+            let head = &key.as_bytes()[..key.len().min(8)];
+            bytes[..head.len()].copy_from_slice(head);
+            u64::from_be_bytes(bytes)
+        };
+        let mut order: Vec<(u64, u32)> = (0..self.entries.len() as u32)
+            .map(|i| (prefix(key(i)), i))
+            .collect();
+        // A string PVE wrote has its keys sorted already, which the sort sees in one pass.
+        order.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| key(a.1).cmp(key(b.1))));
+        let entries = order
+            .iter()
+            .map(|&(_, i)| self.entries[i as usize])
+            .collect();
+        OtherKeys {
+            text: self.text,
+            entries,
+        }
+    }
+}
+
+/// The position of the first entry whose key an earlier entry has already: the duplicate a
+/// reading from left to right meets first.
+///
+/// Linear and cache-friendly at any size: a few keys are compared pairwise; more are hashed,
+/// the hashes spread into partitions of about 2 048 by their top bits (one counting pass, one
+/// scatter pass), and each partition, small enough to stay in a core's cache, is sorted and
+/// scanned for equal hashes, whose keys are then compared. (One hash table over 300 000 keys
+/// would not stay in the cache and cost a miss a key.)
+fn first_duplicate(text: &str, entries: &[Entry]) -> Option<usize> {
+    const PAIRWISE_UP_TO: usize = 16;
+    const PARTITION: usize = 2_048;
+    let key = |i: u32| entries[i as usize].key.get(text);
+    if entries.len() <= PAIRWISE_UP_TO {
+        return (1..entries.len()).find(|&j| (0..j).any(|i| key(i as u32) == key(j as u32)));
+    }
+    let hasher = foldhash::fast::RandomState::default();
+    let hashed: Vec<(u64, u32)> = (0..entries.len() as u32)
+        .map(|i| (hasher.hash_one(key(i)), i))
+        .collect();
+    let bits = (entries.len() / PARTITION).max(1).ilog2().min(16);
+    let partition = |hash: u64| {
+        if bits == 0 {
+            0
+        } else {
+            (hash >> (64 - bits)) as usize
+        }
+    };
+    let mut starts = vec![0usize; (1 << bits) + 1];
+    for &(hash, _) in &hashed {
+        starts[partition(hash) + 1] += 1;
+    }
+    for p in 1..starts.len() {
+        starts[p] += starts[p - 1];
+    }
+    let mut scattered = vec![(0u64, 0u32); hashed.len()];
+    let mut next = starts.clone();
+    for &(hash, i) in &hashed {
+        let p = partition(hash);
+        scattered[next[p]] = (hash, i);
+        next[p] += 1;
+    }
+    drop(hashed);
+    let mut first: Option<u32> = None;
+    for window in starts.windows(2) {
+        let part = &mut scattered[window[0]..window[1]];
+        // By hash, then by position: within a run of equal hashes, later entries come later.
+        part.sort_unstable();
+        let mut run = 0;
+        while run < part.len() {
+            let end = run
+                + part[run..]
+                    .iter()
+                    .take_while(|(h, _)| *h == part[run].0)
+                    .count();
+            for j in run + 1..end {
+                let (_, later) = part[j];
+                if part[run..j]
+                    .iter()
+                    .any(|&(_, earlier)| key(earlier) == key(later))
+                {
+                    first = Some(first.map_or(later, |f| f.min(later)));
+                }
+            }
+            run = end;
+        }
+    }
+    first.map(|i| i as usize)
+}
+
+impl PartialEq for PropertyString {
+    /// Equal when the default values and the parts (in order) are.
+    fn eq(&self, other: &Self) -> bool {
+        self.default_value() == other.default_value() && self.entries().eq(other.entries())
+    }
+}
+
+impl Eq for PropertyString {}
+
+impl fmt::Debug for PropertyString {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PropertyString")
+            .field("default", &self.default_value())
+            .field("entries", &DebugEntries(self.entries()))
+            .finish()
+    }
+}
+
+/// Debug-prints `(key, value)` pairs as a list without collecting them.
+struct DebugEntries<I>(I);
+
+impl<'a, I: Iterator<Item = (&'a str, &'a str)> + Clone> fmt::Debug for DebugEntries<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.0.clone()).finish()
     }
 }
 
@@ -111,11 +341,11 @@ impl fmt::Display for PropertyString {
     /// Writes the parts in the order held.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut first = true;
-        if let Some(default) = &self.default {
+        if let Some(default) = self.default_value() {
             f.write_str(default)?;
             first = false;
         }
-        for (k, v) in &self.entries {
+        for (k, v) in self.entries() {
             if !first {
                 f.write_str(",")?;
             }
@@ -126,18 +356,148 @@ impl fmt::Display for PropertyString {
     }
 }
 
-/// Writes the default value, then `key=value` pairs sorted by key (PVE's canonical order).
+/// The keys of a typed property string that its type has no field for (`queues` of a NIC,
+/// `iothread` of a disk, any key a later PVE adds), kept as written and sorted by key, as PVE
+/// prints them.
+///
+/// Held like [`PropertyString`]: one text and offsets into it, so a string with many unknown
+/// keys costs no allocation per key.
+#[derive(Clone, Default)]
+pub struct OtherKeys {
+    text: String,
+    /// Sorted by key; keys are unique.
+    entries: Vec<Entry>,
+}
+
+impl OtherKeys {
+    /// The value of `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.position(key)
+            .ok()
+            .map(|i| self.entries[i].value.get(&self.text))
+    }
+
+    /// The keys and values, sorted by key.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &str)> + Clone + '_ {
+        self.entries
+            .iter()
+            .map(|e| (e.key.get(&self.text), e.value.get(&self.text)))
+    }
+
+    /// How many keys there are.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Sets `key` to `value`, returning the value it replaced.
+    ///
+    /// # Panics
+    ///
+    /// Never for keys and values parsed from a string; only if the held text would pass
+    /// 4 GiB.
+    pub fn insert(&mut self, key: &str, value: &str) -> Option<String> {
+        assert!(
+            self.text.len() + key.len() + value.len() <= MAX_PROPERTY_STRING,
+            "the other keys of a property string are limited to 4 GiB"
+        );
+        let key_span = self.push_text(key);
+        let value_span = self.push_text(value);
+        match self.position(key) {
+            Ok(i) => {
+                let old = self.entries[i].value.get(&self.text).to_owned();
+                self.entries[i].value = value_span;
+                Some(old)
+            }
+            Err(i) => {
+                self.entries.insert(
+                    i,
+                    Entry {
+                        key: key_span,
+                        value: value_span,
+                    },
+                );
+                None
+            }
+        }
+    }
+
+    fn push_text(&mut self, part: &str) -> Span {
+        let start = self.text.len() as u32;
+        self.text.push_str(part);
+        Span {
+            start,
+            end: self.text.len() as u32,
+        }
+    }
+
+    fn position(&self, key: &str) -> Result<usize, usize> {
+        self.entries
+            .binary_search_by(|e| e.key.get(&self.text).cmp(key))
+    }
+}
+
+impl PartialEq for OtherKeys {
+    /// Equal when they hold the same keys with the same values.
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for OtherKeys {}
+
+impl fmt::Debug for OtherKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<K: AsRef<str>, V: AsRef<str>> FromIterator<(K, V)> for OtherKeys {
+    /// Later values of a key replace earlier ones.
+    fn from_iter<T: IntoIterator<Item = (K, V)>>(iter: T) -> Self {
+        let mut out = OtherKeys::default();
+        for (k, v) in iter {
+            out.insert(k.as_ref(), v.as_ref());
+        }
+        out
+    }
+}
+
+/// Writes the default value, then the `key=value` pairs of `fields` (a type's own keys) and
+/// `other` merged in key order, PVE's canonical order. A key both hold is written once, with
+/// the field's value.
 fn print_canonical(
     f: &mut fmt::Formatter<'_>,
     default: Option<&str>,
-    pairs: BTreeMap<&str, String>,
+    fields: BTreeMap<&str, String>,
+    other: &OtherKeys,
 ) -> fmt::Result {
     let mut first = true;
     if let Some(default) = default {
         f.write_str(default)?;
         first = false;
     }
-    for (k, v) in pairs {
+    let mut fields = fields.iter().map(|(k, v)| (*k, v.as_str())).peekable();
+    let mut other = other.iter().peekable();
+    loop {
+        let (k, v) = match (fields.peek(), other.peek()) {
+            (None, None) => break,
+            (Some(_), None) => fields.next(),
+            (None, Some(_)) => other.next(),
+            (Some((a, _)), Some((b, _))) => match a.cmp(b) {
+                std::cmp::Ordering::Less => fields.next(),
+                std::cmp::Ordering::Greater => other.next(),
+                std::cmp::Ordering::Equal => {
+                    other.next();
+                    fields.next()
+                }
+            },
+        }
+        .expect("peeked");
         if !first {
             f.write_str(",")?;
         }
@@ -147,12 +507,9 @@ fn print_canonical(
     Ok(())
 }
 
-fn take_bool(
-    ps: &mut PropertyString,
-    key: &str,
-    kind: &'static str,
-) -> Result<Option<bool>, Error> {
-    match ps.take(key) {
+/// `value` (of `key`) as a `0`/`1` flag.
+fn bool_value(value: Option<String>, key: &str, kind: &'static str) -> Result<Option<bool>, Error> {
+    match value {
         None => Ok(None),
         Some(v) => parse_bool(&v)
             .map(Some)
@@ -160,12 +517,13 @@ fn take_bool(
     }
 }
 
-fn take_num<T: FromStr>(
-    ps: &mut PropertyString,
+/// `value` (of `key`) as a number.
+fn number_value<T: FromStr>(
+    value: Option<String>,
     key: &str,
     kind: &'static str,
 ) -> Result<Option<T>, Error> {
-    match ps.take(key) {
+    match value {
         None => Ok(None),
         Some(v) => v
             .parse()
@@ -188,16 +546,6 @@ fn put<T: ToString>(
     if let Some(v) = value {
         pairs.insert(key, v.to_string());
     }
-}
-
-fn with_extra<'a>(
-    mut pairs: BTreeMap<&'a str, String>,
-    extra: &'a BTreeMap<String, String>,
-) -> BTreeMap<&'a str, String> {
-    for (k, v) in extra {
-        pairs.insert(k.as_str(), v.clone());
-    }
-    pairs
 }
 
 /// The NIC models a QEMU `netN` accepts as a key (`virtio=MAC`), from pve-apidoc.json `net[n]`.
@@ -237,7 +585,7 @@ pub struct QemuNet {
     /// MTU.
     pub mtu: Option<u32>,
     /// Other keys (`rate`, `queues`, `trunks`, and any added later), kept as written.
-    pub extra: BTreeMap<String, String>,
+    pub extra: OtherKeys,
 }
 
 impl QemuNet {
@@ -257,22 +605,25 @@ impl FromStr for QemuNet {
     type Err = Error;
     fn from_str(text: &str) -> Result<Self, Error> {
         const KIND: &str = "QEMU net device";
-        let mut ps = PropertyString::parse(text)?;
-        if let Some(d) = &ps.default {
-            return Err(Error::invalid(
-                KIND,
-                text,
-                format!("unexpected part `{d}` without a key"),
-            ));
-        }
-        let mut model = ps.take("model");
-        let mut macaddr = ps.take("macaddr");
-        if let Some(index) = ps
-            .entries
-            .iter()
-            .position(|(k, _)| QEMU_NIC_MODELS.contains(&k.as_str()))
-        {
-            let (m, mac) = ps.entries.remove(index);
+        let mut ps = PropertyString::parse_keyed(text, KIND)?;
+        let [
+            mut model,
+            mut macaddr,
+            bridge,
+            firewall,
+            tag,
+            link_down,
+            mtu,
+        ] = ps.take_keys([
+            "model",
+            "macaddr",
+            "bridge",
+            "firewall",
+            "tag",
+            "link_down",
+            "mtu",
+        ]);
+        if let Some((m, mac)) = ps.take_where(|k| QEMU_NIC_MODELS.contains(&k)) {
             if model.is_some() || macaddr.is_some() {
                 return Err(Error::invalid(KIND, text, "model given twice"));
             }
@@ -284,12 +635,12 @@ impl FromStr for QemuNet {
         Ok(QemuNet {
             model,
             macaddr,
-            bridge: ps.take("bridge"),
-            firewall: take_bool(&mut ps, "firewall", KIND)?,
-            tag: take_num(&mut ps, "tag", KIND)?,
-            link_down: take_bool(&mut ps, "link_down", KIND)?,
-            mtu: take_num(&mut ps, "mtu", KIND)?,
-            extra: ps.into_extra(),
+            bridge,
+            firewall: bool_value(firewall, "firewall", KIND)?,
+            tag: number_value(tag, "tag", KIND)?,
+            link_down: bool_value(link_down, "link_down", KIND)?,
+            mtu: number_value(mtu, "mtu", KIND)?,
+            extra: ps.into_other_keys(),
         })
     }
 }
@@ -306,7 +657,7 @@ impl fmt::Display for QemuNet {
         put(&mut pairs, "tag", &self.tag);
         put_bool(&mut pairs, "link_down", self.link_down);
         put(&mut pairs, "mtu", &self.mtu);
-        print_canonical(f, Some(&head), with_extra(pairs, &self.extra))
+        print_canonical(f, Some(&head), pairs, &self.extra)
     }
 }
 
@@ -337,41 +688,50 @@ pub struct LxcNet {
     /// MTU.
     pub mtu: Option<u32>,
     /// Other keys, kept as written.
-    pub extra: BTreeMap<String, String>,
+    pub extra: OtherKeys,
 }
 
 impl LxcNet {
     /// The keys this type reads; checked against pve-apidoc.json.
-    pub const KEYS: &'static [&'static str] = &[
-        "name", "bridge", "hwaddr", "ip", "ip6", "gw", "gw6", "firewall", "tag", "type", "mtu",
-    ];
+    pub const KEYS: &'static [&'static str] = &LXC_NET_KEYS;
 }
+
+/// [`LxcNet::KEYS`], as the array the parser takes them with.
+const LXC_NET_KEYS: [&str; 11] = [
+    "name", "bridge", "hwaddr", "ip", "ip6", "gw", "gw6", "firewall", "tag", "type", "mtu",
+];
 
 impl FromStr for LxcNet {
     type Err = Error;
     fn from_str(text: &str) -> Result<Self, Error> {
         const KIND: &str = "container net device";
-        let mut ps = PropertyString::parse(text)?;
-        if let Some(d) = &ps.default {
-            return Err(Error::invalid(
-                KIND,
-                text,
-                format!("unexpected part `{d}` without a key"),
-            ));
-        }
+        let mut ps = PropertyString::parse_keyed(text, KIND)?;
+        let [
+            name,
+            bridge,
+            hwaddr,
+            ip,
+            ip6,
+            gw,
+            gw6,
+            firewall,
+            tag,
+            kind,
+            mtu,
+        ] = ps.take_keys(LXC_NET_KEYS);
         Ok(LxcNet {
-            name: ps.take("name"),
-            bridge: ps.take("bridge"),
-            hwaddr: ps.take("hwaddr"),
-            ip: ps.take("ip"),
-            ip6: ps.take("ip6"),
-            gw: ps.take("gw"),
-            gw6: ps.take("gw6"),
-            firewall: take_bool(&mut ps, "firewall", KIND)?,
-            tag: take_num(&mut ps, "tag", KIND)?,
-            kind: ps.take("type"),
-            mtu: take_num(&mut ps, "mtu", KIND)?,
-            extra: ps.into_extra(),
+            name,
+            bridge,
+            hwaddr,
+            ip,
+            ip6,
+            gw,
+            gw6,
+            firewall: bool_value(firewall, "firewall", KIND)?,
+            tag: number_value(tag, "tag", KIND)?,
+            kind,
+            mtu: number_value(mtu, "mtu", KIND)?,
+            extra: ps.into_other_keys(),
         })
     }
 }
@@ -390,7 +750,7 @@ impl fmt::Display for LxcNet {
         put(&mut pairs, "tag", &self.tag);
         put(&mut pairs, "type", &self.kind);
         put(&mut pairs, "mtu", &self.mtu);
-        print_canonical(f, None, with_extra(pairs, &self.extra))
+        print_canonical(f, None, pairs, &self.extra)
     }
 }
 
@@ -412,7 +772,7 @@ pub struct Volume {
     /// Whether backups include it.
     pub backup: Option<bool>,
     /// Other keys, kept as written.
-    pub extra: BTreeMap<String, String>,
+    pub extra: OtherKeys,
 }
 
 impl Volume {
@@ -452,7 +812,8 @@ impl FromStr for Volume {
     fn from_str(text: &str) -> Result<Self, Error> {
         const KIND: &str = "volume";
         let mut ps = PropertyString::parse(text)?;
-        let volume = match ps.default.take() {
+        let [size, mp, media, backup] = ps.take_keys(["size", "mp", "media", "backup"]);
+        let volume = match ps.take_default() {
             Some(v) => v,
             None => ps
                 .take("file")
@@ -461,11 +822,11 @@ impl FromStr for Volume {
         };
         Ok(Volume {
             volume,
-            size: ps.take("size"),
-            mp: ps.take("mp"),
-            media: ps.take("media"),
-            backup: take_bool(&mut ps, "backup", KIND)?,
-            extra: ps.into_extra(),
+            size,
+            mp,
+            media,
+            backup: bool_value(backup, "backup", KIND)?,
+            extra: ps.into_other_keys(),
         })
     }
 }
@@ -482,11 +843,10 @@ impl fmt::Display for Volume {
         put(&mut pairs, "media", &self.media);
         put_bool(&mut pairs, "backup", self.backup);
         if self.volume.contains('=') || self.volume.trim().is_empty() {
-            let mut pairs = with_extra(pairs, &self.extra);
             pairs.insert("file", self.volume.clone());
-            print_canonical(f, None, pairs)
+            print_canonical(f, None, pairs, &self.extra)
         } else {
-            print_canonical(f, Some(&self.volume), with_extra(pairs, &self.extra))
+            print_canonical(f, Some(&self.volume), pairs, &self.extra)
         }
     }
 }
@@ -508,41 +868,38 @@ pub struct LxcFeatures {
     /// `/sys` mounted `rw`.
     pub force_rw_sys: Option<bool>,
     /// Other keys, kept as written.
-    pub extra: BTreeMap<String, String>,
+    pub extra: OtherKeys,
 }
 
 impl LxcFeatures {
     /// The keys this type reads; checked against pve-apidoc.json.
-    pub const KEYS: &'static [&'static str] = &[
-        "nesting",
-        "keyctl",
-        "fuse",
-        "mknod",
-        "mount",
-        "force_rw_sys",
-    ];
+    pub const KEYS: &'static [&'static str] = &LXC_FEATURE_KEYS;
 }
+
+/// [`LxcFeatures::KEYS`], as the array the parser takes them with.
+const LXC_FEATURE_KEYS: [&str; 6] = [
+    "nesting",
+    "keyctl",
+    "fuse",
+    "mknod",
+    "mount",
+    "force_rw_sys",
+];
 
 impl FromStr for LxcFeatures {
     type Err = Error;
     fn from_str(text: &str) -> Result<Self, Error> {
         const KIND: &str = "container features";
-        let mut ps = PropertyString::parse(text)?;
-        if let Some(d) = &ps.default {
-            return Err(Error::invalid(
-                KIND,
-                text,
-                format!("unexpected part `{d}` without a key"),
-            ));
-        }
+        let mut ps = PropertyString::parse_keyed(text, KIND)?;
+        let [nesting, keyctl, fuse, mknod, mount, force_rw_sys] = ps.take_keys(LXC_FEATURE_KEYS);
         Ok(LxcFeatures {
-            nesting: take_bool(&mut ps, "nesting", KIND)?,
-            keyctl: take_bool(&mut ps, "keyctl", KIND)?,
-            fuse: take_bool(&mut ps, "fuse", KIND)?,
-            mknod: take_bool(&mut ps, "mknod", KIND)?,
-            mount: ps.take("mount"),
-            force_rw_sys: take_bool(&mut ps, "force_rw_sys", KIND)?,
-            extra: ps.into_extra(),
+            nesting: bool_value(nesting, "nesting", KIND)?,
+            keyctl: bool_value(keyctl, "keyctl", KIND)?,
+            fuse: bool_value(fuse, "fuse", KIND)?,
+            mknod: bool_value(mknod, "mknod", KIND)?,
+            mount,
+            force_rw_sys: bool_value(force_rw_sys, "force_rw_sys", KIND)?,
+            extra: ps.into_other_keys(),
         })
     }
 }
@@ -556,7 +913,7 @@ impl fmt::Display for LxcFeatures {
         put_bool(&mut pairs, "mknod", self.mknod);
         put(&mut pairs, "mount", &self.mount);
         put_bool(&mut pairs, "force_rw_sys", self.force_rw_sys);
-        print_canonical(f, None, with_extra(pairs, &self.extra))
+        print_canonical(f, None, pairs, &self.extra)
     }
 }
 
@@ -568,7 +925,7 @@ pub struct QemuMemory {
     /// RAM in MiB.
     pub current: Option<u64>,
     /// Other keys, kept as written.
-    pub extra: BTreeMap<String, String>,
+    pub extra: OtherKeys,
 }
 
 impl QemuMemory {
@@ -586,9 +943,10 @@ impl FromStr for QemuMemory {
     fn from_str(text: &str) -> Result<Self, Error> {
         const KIND: &str = "QEMU memory";
         let mut ps = PropertyString::parse(text)?;
-        let explicit = take_num::<u64>(&mut ps, "current", KIND)?;
+        let [current] = ps.take_keys(["current"]);
+        let explicit = number_value::<u64>(current, "current", KIND)?;
         let current =
-            match ps.default.take() {
+            match ps.take_default() {
                 Some(d) => {
                     if explicit.is_some() {
                         return Err(Error::invalid(KIND, text, "`current` given twice"));
@@ -601,7 +959,7 @@ impl FromStr for QemuMemory {
             };
         Ok(QemuMemory {
             current,
-            extra: ps.into_extra(),
+            extra: ps.into_other_keys(),
         })
     }
 }
@@ -609,11 +967,7 @@ impl FromStr for QemuMemory {
 impl fmt::Display for QemuMemory {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let current = self.current.map(|c| c.to_string());
-        print_canonical(
-            f,
-            current.as_deref(),
-            with_extra(BTreeMap::new(), &self.extra),
-        )
+        print_canonical(f, current.as_deref(), BTreeMap::new(), &self.extra)
     }
 }
 
@@ -630,7 +984,7 @@ mod tests {
         assert_eq!(net.bridge.as_deref(), Some("vmbr0"));
         assert_eq!(net.firewall, Some(true));
         assert_eq!(net.tag, Some(20));
-        assert_eq!(net.extra.get("queues").map(String::as_str), Some("4"));
+        assert_eq!(net.extra.get("queues"), Some("4"));
         assert_eq!(net.to_string(), text);
     }
 
