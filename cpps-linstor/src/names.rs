@@ -6,6 +6,7 @@
 //! or `_`.
 
 use std::fmt;
+use std::ops::RangeInclusive;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -22,61 +23,59 @@ pub struct InvalidName {
     pub reason: &'static str,
 }
 
-fn check_object_name(kind: &'static str, value: &str) -> Result<(), InvalidName> {
-    let fail = |reason| {
-        Err(InvalidName {
-            kind,
-            value: value.to_owned(),
-            reason,
-        })
-    };
-    let len = value.chars().count();
-    if !(2..=48).contains(&len) {
-        return fail("must be 2 to 48 characters long");
-    }
-    let first = value.chars().next().unwrap_or(' ');
-    if !(first.is_ascii_alphabetic() || first == '_') {
-        return fail("must start with a letter or `_`");
-    }
-    if !value
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        return fail("may hold only letters, digits, `_` and `-`");
-    }
-    Ok(())
+/// The rule one kind of name follows: its length, its first character, all its characters,
+/// each with the reason a name breaking it is refused for.
+struct NameRule {
+    length: RangeInclusive<usize>,
+    length_reason: &'static str,
+    first: fn(char) -> bool,
+    first_reason: &'static str,
+    every: fn(char) -> bool,
+    every_reason: &'static str,
 }
 
-fn check_node_name(kind: &'static str, value: &str) -> Result<(), InvalidName> {
-    let fail = |reason| {
+/// Resource, resource group, snapshot and storage pool names.
+const OBJECT_NAME: NameRule = NameRule {
+    length: 2..=48,
+    length_reason: "must be 2 to 48 characters long",
+    first: |c| c.is_ascii_alphabetic() || c == '_',
+    first_reason: "must start with a letter or `_`",
+    every: |c| c.is_ascii_alphanumeric() || c == '_' || c == '-',
+    every_reason: "may hold only letters, digits, `_` and `-`",
+};
+
+/// Node names: host names.
+const NODE_NAME: NameRule = NameRule {
+    length: 2..=255,
+    length_reason: "must be 2 to 255 characters long",
+    first: |c| c.is_ascii_alphanumeric(),
+    first_reason: "must start with a letter or digit",
+    every: |c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'),
+    every_reason: "may hold only letters, digits, `-`, `_` and `.`",
+};
+
+impl NameRule {
+    /// `value` as a name of `kind`, or the first part of the rule it breaks.
+    fn check(&self, kind: &'static str, value: &str) -> Result<(), InvalidName> {
+        let reason = if !self.length.contains(&value.chars().count()) {
+            self.length_reason
+        } else if !value.chars().next().is_some_and(self.first) {
+            self.first_reason
+        } else if !value.chars().all(self.every) {
+            self.every_reason
+        } else {
+            return Ok(());
+        };
         Err(InvalidName {
             kind,
             value: value.to_owned(),
             reason,
         })
-    };
-    let len = value.chars().count();
-    if !(2..=255).contains(&len) {
-        return fail("must be 2 to 255 characters long");
     }
-    if !value
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphanumeric())
-    {
-        return fail("must start with a letter or digit");
-    }
-    if !value
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-    {
-        return fail("may hold only letters, digits, `-`, `_` and `.`");
-    }
-    Ok(())
 }
 
 macro_rules! name_type {
-    ($(#[$meta:meta])* $name:ident, $kind:literal, $check:ident) => {
+    ($(#[$meta:meta])* $name:ident, $kind:literal, $rule:ident) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
         #[serde(transparent)]
@@ -86,7 +85,7 @@ macro_rules! name_type {
             /// Validates and wraps a name.
             pub fn new(value: impl Into<String>) -> Result<Self, InvalidName> {
                 let value = value.into();
-                $check($kind, &value)?;
+                $rule.check($kind, &value)?;
                 Ok($name(value))
             }
 
@@ -129,31 +128,31 @@ name_type!(
     /// A node name (`pve-ippri-31`).
     NodeName,
     "node name",
-    check_node_name
+    NODE_NAME
 );
 name_type!(
     /// A resource (definition) name (`vm-100-disk-1`).
     ResourceName,
     "resource name",
-    check_object_name
+    OBJECT_NAME
 );
 name_type!(
     /// A resource group name (`sp-ssd`).
     ResourceGroupName,
     "resource group name",
-    check_object_name
+    OBJECT_NAME
 );
 name_type!(
     /// A snapshot name (`before-upgrade`).
     SnapshotName,
     "snapshot name",
-    check_object_name
+    OBJECT_NAME
 );
 name_type!(
     /// A storage pool name (`ssd-pool`).
     StoragePoolName,
     "storage pool name",
-    check_object_name
+    OBJECT_NAME
 );
 
 #[cfg(test)]
