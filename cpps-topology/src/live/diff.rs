@@ -197,6 +197,37 @@ impl Builder<'_> {
         });
     }
 
+    /// `c` declares `property`, which the site does not have.
+    fn not_realized(
+        &mut self,
+        site: &SiteObservation,
+        c: ComponentRef<'_>,
+        property: &str,
+        message: String,
+    ) {
+        let kind = DriftKind::DeclaredNotRealized {
+            property: property.to_owned(),
+        };
+        self.drift(site, c, kind, message);
+    }
+
+    /// [`Self::not_realized`] for the `names` of `property` that are not `observed`, when any:
+    /// `message` gets them, comma-separated.
+    fn declared_missing<'n>(
+        &mut self,
+        site: &SiteObservation,
+        c: ComponentRef<'_>,
+        property: &str,
+        names: impl Iterator<Item = &'n str>,
+        observed: impl Fn(&str) -> bool,
+        message: impl FnOnce(&str) -> String,
+    ) {
+        let missing: Vec<&str> = names.filter(|name| !observed(name)).collect();
+        if !missing.is_empty() {
+            self.not_realized(site, c, property, message(&missing.join(", ")));
+        }
+    }
+
     fn site(&mut self, site: &SiteObservation) {
         let topo = self.topo;
         let Some(site_id) = site
@@ -351,12 +382,10 @@ impl Builder<'_> {
                 );
             }
             if guest.ha && !g.ha {
-                self.drift(
+                self.not_realized(
                     site,
                     c,
-                    DriftKind::DeclaredNotRealized {
-                        property: "ha".to_owned(),
-                    },
+                    "ha",
                     format!(
                         "guest {} declares `ha: true` but {} {} is not a Proxmox HA resource",
                         guest.id,
@@ -380,12 +409,10 @@ impl Builder<'_> {
                 && traefik.ha
                 && !g.ha
             {
-                self.drift(
+                self.not_realized(
                     site,
                     c,
-                    DriftKind::DeclaredNotRealized {
-                        property: "ha".to_owned(),
-                    },
+                    "ha",
                     format!(
                         "{} declares `ha: true` but its guest {} ({name}) is not a Proxmox HA resource",
                         traefik.id, g.vmid
@@ -445,26 +472,15 @@ impl Builder<'_> {
             let Some(on) = on else {
                 continue;
             };
-            let missing: Vec<&str> = pool
-                .nodes
-                .iter()
-                .map(|n| n.host.as_str())
-                .filter(|h| !on.contains(h))
-                .collect();
-            if !missing.is_empty() {
-                self.drift(
-                    site,
-                    c,
-                    DriftKind::DeclaredNotRealized {
-                        property: "nodes".to_owned(),
-                    },
-                    format!(
-                        "storage pool {name} of {} is not on {}",
-                        pool.id,
-                        missing.join(", ")
-                    ),
-                );
-            }
+            let names = pool.nodes.iter().map(|n| n.host.as_str());
+            self.declared_missing(
+                site,
+                c,
+                "nodes",
+                names,
+                |h| on.contains(h),
+                |missing| format!("storage pool {name} of {} is not on {missing}", pool.id),
+            );
             let counts: BTreeSet<i64> = linstor_index.group_counts(name).iter().copied().collect();
             let declared = i64::from(pool.place_count);
             for count in counts.into_iter().filter(|c| *c != declared) {
@@ -501,26 +517,20 @@ impl Builder<'_> {
                 continue;
             };
             let observed_nodes = kube_nodes(facts);
-            let missing: Vec<&str> = cluster
-                .nodes
-                .iter()
-                .map(|n| n.as_str())
-                .filter(|n| !observed_nodes.contains(n))
-                .collect();
-            if !missing.is_empty() {
-                self.drift(
-                    site,
-                    c,
-                    DriftKind::DeclaredNotRealized {
-                        property: "nodes".to_owned(),
-                    },
+            let names = cluster.nodes.iter().map(|n| n.as_str());
+            self.declared_missing(
+                site,
+                c,
+                "nodes",
+                names,
+                |n| observed_nodes.contains(n),
+                |missing| {
                     format!(
-                        "cluster {} has no Kubernetes node named {}",
-                        cluster.id,
-                        missing.join(", ")
-                    ),
-                );
-            }
+                        "cluster {} has no Kubernetes node named {missing}",
+                        cluster.id
+                    )
+                },
+            );
             let declared_cni = format!("{:?}", cluster.cni.kind).to_ascii_lowercase();
             if !facts.cni.is_empty() && !facts.cni.iter().any(|(k, _)| *k == declared_cni) {
                 let seen: Vec<&str> = facts.cni.iter().map(|(k, _)| k.as_str()).collect();
@@ -558,22 +568,15 @@ impl Builder<'_> {
             let c = ComponentRef::Pbs(pbs);
             self.record(c, site, evidence_of(&site.pbs, |_| true));
             if site.pbs.observed().is_some() {
-                let missing: Vec<&str> = pbs
-                    .datastores
-                    .iter()
-                    .map(|d| d.name.as_str())
-                    .filter(|d| !pbs_index.has_datastore(d))
-                    .collect();
-                if !missing.is_empty() {
-                    self.drift(
-                        site,
-                        c,
-                        DriftKind::DeclaredNotRealized {
-                            property: "datastores".to_owned(),
-                        },
-                        format!("{} has no datastore {}", pbs.id, missing.join(", ")),
-                    );
-                }
+                let names = pbs.datastores.iter().map(|d| d.name.as_str());
+                self.declared_missing(
+                    site,
+                    c,
+                    "datastores",
+                    names,
+                    |d| pbs_index.has_datastore(d),
+                    |missing| format!("{} has no datastore {missing}", pbs.id),
+                );
             }
         }
         for router in topo.routers().iter().filter(|r| r.site == site_id.id) {
@@ -583,12 +586,10 @@ impl Builder<'_> {
                 && router.vrrp_peer.is_some()
                 && facts.vrrp.is_empty()
             {
-                self.drift(
+                self.not_realized(
                     site,
                     c,
-                    DriftKind::DeclaredNotRealized {
-                        property: "vrrp_peer".to_owned(),
-                    },
+                    "vrrp_peer",
                     format!("{} declares a VRRP peer but has no VRRP group", router.id),
                 );
             }
