@@ -11,7 +11,10 @@
 //! ([`HttpClient::preconnect`]) so that their handshakes overlap the round trip before it.
 //!
 //! It models no resources, no pagination and no login flow: each service crate brings its own
-//! envelope decoding ([`Envelope`]), authentication ([`Auth`]) and error type.
+//! envelope decoding ([`Envelope`]), authentication ([`Auth`]) and error type. What every
+//! service crate would otherwise write again is here once: the builders' transport setters
+//! ([`forward_http_settings!`]) and the string enum that keeps a server's unknown values
+//! ([`keep_unknown_enum!`]).
 //!
 //! ```no_run
 //! use cpps_http::{HttpClient, Request, TlsMode};
@@ -33,6 +36,7 @@
 
 mod auth;
 mod client;
+mod enums;
 pub mod env;
 mod error;
 mod forward;
@@ -58,6 +62,12 @@ pub use tls::{ClientIdentity, Fingerprint, TlsMode, TlsVars};
 pub use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 pub use secrecy::{ExposeSecret, SecretString};
 pub use url::Url;
+
+#[doc(hidden)]
+pub mod __private {
+    //! What [`keep_unknown_enum`](crate::keep_unknown_enum) expands to in other crates.
+    pub use serde;
+}
 
 /// Decodes a service's answers: its success envelope and its error bodies.
 ///

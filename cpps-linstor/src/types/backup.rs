@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::types::de::{self, string_enum};
+use crate::types::de;
 
 /// An S3 remote (`S3Remote`), without its keys.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -172,13 +172,13 @@ pub struct BackupList {
     pub linstor: BTreeMap<String, Backup>,
 }
 
-string_enum! {
+cpps_http::keep_unknown_enum! {
     /// What a schedule does after a failed shipping (`Schedule.on_failure`).
-    pub enum OnFailure {
+    OnFailure {
         /// Wait for the next run.
-        Skip => "SKIP",
+        Skip = "SKIP",
         /// Retry up to `max_retries` times.
-        Retry => "RETRY",
+        Retry = "RETRY",
     }
 }
 

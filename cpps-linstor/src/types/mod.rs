@@ -14,24 +14,22 @@ pub mod resource;
 pub mod snapshot;
 pub mod storage;
 
-use de::string_enum;
-
-string_enum! {
+cpps_http::keep_unknown_enum! {
     /// A layer of the storage stack (`LayerType`).
-    pub enum LayerType {
+    LayerType {
         /// DRBD replication.
-        Drbd => "DRBD",
+        Drbd = "DRBD",
         /// LUKS encryption.
-        Luks => "LUKS",
+        Luks = "LUKS",
         /// The storage itself.
-        Storage => "STORAGE",
+        Storage = "STORAGE",
         /// NVMe-oF.
-        Nvme => "NVME",
+        Nvme = "NVME",
         /// dm-writecache.
-        Writecache => "WRITECACHE",
+        Writecache = "WRITECACHE",
         /// dm-cache.
-        Cache => "CACHE",
+        Cache = "CACHE",
         /// bcache.
-        Bcache => "BCACHE",
+        Bcache = "BCACHE",
     }
 }
