@@ -5,19 +5,15 @@ mod common;
 
 use std::time::Duration;
 
+use common::data;
 use cpps_pbs::checks::{
     self, CrossSiteSync, JobIssue, JobKind, Sites, datastore_sync, job_problems, newest_per_guest,
 };
 use cpps_pbs::types::{
     BackupType, GcStatus, PruneJob, Remote, Snapshot, SyncJob, VerifyJob, VerifyState,
 };
-use serde::de::DeserializeOwned;
 
 const H: i64 = 3600;
-
-fn data<T: DeserializeOwned>(fixture: &str) -> T {
-    serde_json::from_value(common::load(fixture)["data"].clone()).expect("the fixture decodes")
-}
 
 fn rpo() -> Duration {
     checks::parse_duration("26h").unwrap()

@@ -260,15 +260,11 @@ fn every_typed_field_exists_in_the_schema() {
 fn check_family_type(name: &str, theirs: &Value, id: &str, problems: &mut Vec<String>) -> usize {
     let written = match name {
         "TaskStatus" => {
-            let status: cpps_pbs::types::TaskStatus =
-                serde_json::from_value(common::load("task_status_failed.json")["data"].clone())
-                    .expect("the fixture decodes");
+            let status: cpps_pbs::types::TaskStatus = common::data("task_status_failed.json");
             serde_json::to_value(status).unwrap()
         }
         "LogLine" => {
-            let lines: Vec<cpps_proxmox::family::LogLine> =
-                serde_json::from_value(common::load("task_log.json")["data"].clone())
-                    .expect("the fixture decodes");
+            let lines: Vec<cpps_proxmox::family::LogLine> = common::data("task_log.json");
             serde_json::to_value(&lines[0]).unwrap()
         }
         "Ticket" => serde_json::json!({ "ticket": "x", "CSRFPreventionToken": "y" }),

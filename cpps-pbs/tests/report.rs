@@ -213,21 +213,9 @@ async fn unreadable_remotes_do_not_stop_the_report() {
 
 #[test]
 fn a_healthy_inventory_passes() {
-    let mut snapshots: Vec<cpps_pbs::types::Snapshot> =
-        serde_json::from_value(common::load("snapshots_store1.json")["data"].clone()).unwrap();
     // Keep vm/100 only: fresh and verified.
-    snapshots.retain(|s| s.backup_id == "100");
-    let mut inventory = Inventory::default();
-    inventory.datastores =
-        serde_json::from_value(common::load("datastores.json")["data"].clone()).unwrap();
-    inventory
-        .snapshots
-        .insert("store1".to_owned(), Ok([(String::new(), snapshots)].into()));
-    inventory.sync_jobs =
-        serde_json::from_value(common::load("sync_jobs.json")["data"].clone()).unwrap();
-    inventory.sync_jobs.truncate(1);
-    inventory.remotes =
-        serde_json::from_value(common::load("remotes.json")["data"].clone()).unwrap();
+    let mut inventory = store1_inventory(vm100_snapshots());
+    inventory.datastores = common::data("datastores.json");
     let report = report::build(
         &inventory,
         common::NOW,
@@ -311,23 +299,13 @@ async fn an_old_pbs_and_a_forbidden_part_still_give_a_report() {
 /// not know fails the report and is shown as unknown, never as verified.
 #[test]
 fn an_unknown_verification_state_fails_the_report() {
-    let mut snapshots: Vec<cpps_pbs::types::Snapshot> =
-        serde_json::from_value(common::load("snapshots_store1.json")["data"].clone()).unwrap();
-    snapshots.retain(|s| s.backup_id == "100");
+    let mut snapshots = vm100_snapshots();
     for snapshot in &mut snapshots {
         if let Some(v) = snapshot.verification.as_mut() {
             v.state = cpps_pbs::types::VerifyState::Unknown("pending".to_owned());
         }
     }
-    let mut inventory = Inventory::default();
-    inventory
-        .snapshots
-        .insert("store1".to_owned(), Ok([(String::new(), snapshots)].into()));
-    inventory.sync_jobs =
-        serde_json::from_value(common::load("sync_jobs.json")["data"].clone()).unwrap();
-    inventory.sync_jobs.truncate(1);
-    inventory.remotes =
-        serde_json::from_value(common::load("remotes.json")["data"].clone()).unwrap();
+    let inventory = store1_inventory(snapshots);
     let report = report::build(
         &inventory,
         common::NOW,
@@ -420,4 +398,24 @@ async fn collect_store1_with_remotes(api: &MockApi) -> Inventory {
     .await;
     let stores = vec!["store1".to_owned()];
     report::collect(&common::token_client(api), Some(&stores)).await
+}
+
+/// The snapshots of vm/100 in `store1` (fixture `snapshots_store1.json`).
+fn vm100_snapshots() -> Vec<cpps_pbs::types::Snapshot> {
+    let mut snapshots: Vec<cpps_pbs::types::Snapshot> = common::data("snapshots_store1.json");
+    snapshots.retain(|s| s.backup_id == "100");
+    snapshots
+}
+
+/// An inventory of `store1` holding `snapshots` (root namespace), the first sync job and the
+/// remotes of the fixtures.
+fn store1_inventory(snapshots: Vec<cpps_pbs::types::Snapshot>) -> Inventory {
+    let mut inventory = Inventory::default();
+    inventory
+        .snapshots
+        .insert("store1".to_owned(), Ok([(String::new(), snapshots)].into()));
+    inventory.sync_jobs = common::data("sync_jobs.json");
+    inventory.sync_jobs.truncate(1);
+    inventory.remotes = common::data("remotes.json");
+    inventory
 }

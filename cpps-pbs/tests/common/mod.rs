@@ -181,6 +181,13 @@ pub fn load(fixture: &str) -> Value {
     cpps_http::fixture!(fixture)
 }
 
+/// The `data` member of a fixture, decoded as `T` (panics naming the fixture when it does not
+/// decode: a broken fixture is a bug in the test).
+pub fn data<T: serde::de::DeserializeOwned>(fixture: &str) -> T {
+    serde_json::from_value(load(fixture)["data"].clone())
+        .unwrap_or_else(|e| panic!("fixture {fixture}: {e}"))
+}
+
 /// The token secret the tests use.
 pub const TOKEN_SECRET: &str = "0b7a9c7e-3a53-4d6b-9d0a-2f0e6c1f1e55";
 
