@@ -118,6 +118,7 @@ struct Index {
     guests_by_host: HashMap<HostId, Vec<usize>>,
     hosts_by_site: HashMap<SiteId, Vec<usize>>,
     hosts_by_cluster: HashMap<ProxmoxClusterId, Vec<usize>>,
+    state_counts: StateCounts,
     refs: Refs,
 }
 
@@ -126,6 +127,12 @@ struct Index {
 /// guests stay small.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Pos(u32);
+
+impl Default for Pos {
+    fn default() -> Self {
+        Pos::NONE
+    }
+}
 
 impl Pos {
     /// No component: no reference, or one that names no component of its kind.
@@ -225,6 +232,50 @@ pub(crate) struct Listing {
     pub(crate) field: u32,
 }
 
+/// What the checks filter every guest on, packed in a few bytes (a [`Guest`] is about 300):
+/// a check's pass over 100k guests reads these and stays in the processor's cache, and reads a
+/// guest itself only where the facts say it may emit a finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GuestFacts {
+    /// `meta.state`.
+    pub(crate) state: State,
+    /// `meta.deferred`.
+    pub(crate) deferred: bool,
+    /// `kind`.
+    pub(crate) kind: GuestKind,
+    /// `privileged`.
+    pub(crate) privileged: bool,
+    /// `ha`.
+    pub(crate) ha: bool,
+    /// `ha_state`.
+    pub(crate) ha_state: Option<State>,
+    /// `gpu` is set.
+    pub(crate) gpu: bool,
+    /// `storage` is set.
+    pub(crate) storage: bool,
+    /// `backup` is set.
+    pub(crate) backup: bool,
+    /// One of `meta.note`, `meta.use_case`, `role` (its free text) is set.
+    pub(crate) free_text: bool,
+}
+
+impl GuestFacts {
+    fn of(g: &Guest) -> Self {
+        GuestFacts {
+            state: g.meta.state,
+            deferred: g.meta.deferred,
+            kind: g.kind,
+            privileged: g.privileged,
+            ha: g.ha,
+            ha_state: g.ha_state,
+            gpu: g.gpu.is_some(),
+            storage: g.storage.is_some(),
+            backup: g.backup.is_some(),
+            free_text: g.meta.note.is_some() || g.meta.use_case.is_some() || g.role.is_some(),
+        }
+    }
+}
+
 /// The references between components resolved to positions, and the site ids interned, when
 /// the topology is indexed: the checks read these arrays instead of looking ids up, so a check of
 /// 100k guests touches no id string until it emits a finding. Every array is aligned with the
@@ -238,6 +289,8 @@ pub(crate) struct Refs {
     pub(crate) host_site: Vec<SiteKey>,
     /// The hardware tier of each host.
     pub(crate) host_tier: Vec<Pos>,
+    /// The packed facts of each guest.
+    pub(crate) guest_facts: Vec<GuestFacts>,
     /// The host of each guest.
     pub(crate) guest_host: Vec<Pos>,
     /// The LINSTOR pool of each guest (`storage`).
@@ -263,6 +316,8 @@ pub(crate) struct Refs {
     pub(crate) pbs_site: Vec<SiteKey>,
     /// The key of each ArgoCD's site.
     pub(crate) argocd_site: Vec<SiteKey>,
+    /// The K3s cluster of each entry of each ArgoCD's `manages`, aligned with the entries.
+    pub(crate) argocd_manages: Grouped<Pos>,
     /// The PBS of each site key, in file order.
     pub(crate) pbs_by_site: Grouped<u32>,
     /// The routers of each site key, in file order.
@@ -453,7 +508,16 @@ fn resolve(parts: &Parts, ix: &Index) -> Refs {
             .filter(|(_, (h, _))| host_interface_is_empty(h))
             .map(|(i, (_, k))| (k.index(), i as u32))
     });
+    let argocd_manages = Grouped::build(parts.argocd.len(), || {
+        parts.argocd.iter().enumerate().flat_map(|(ai, a)| {
+            a.manages
+                .iter()
+                .map(move |k| (ai, pos(&ix.k3s_clusters, k)))
+        })
+    });
     Refs {
+        argocd_manages,
+        guest_facts: parts.guests.iter().map(GuestFacts::of).collect(),
         pbs_by_site: by_site(&pbs_site),
         routers_by_site: by_site(&router_site),
         traefik_by_site: by_site(&traefik_site),
@@ -633,6 +697,15 @@ impl Topology {
         }
         ix.refs = resolve(&self.parts, &ix);
         self.index = ix;
+        let mut counts = StateCounts::default();
+        for c in self.components() {
+            match c.meta().state {
+                State::Validated => counts.validated += 1,
+                State::Declared => counts.declared += 1,
+                State::Desired => counts.desired += 1,
+            }
+        }
+        self.index.state_counts = counts;
     }
 
     lookup!(
@@ -841,17 +914,9 @@ impl Topology {
         None
     }
 
-    /// Number of components in each state.
+    /// Number of components in each state (counted when the topology is indexed).
     pub fn state_counts(&self) -> StateCounts {
-        let mut counts = StateCounts::default();
-        for c in self.components() {
-            match c.meta().state {
-                State::Validated => counts.validated += 1,
-                State::Declared => counts.declared += 1,
-                State::Desired => counts.desired += 1,
-            }
-        }
-        counts
+        self.index.state_counts
     }
 
     /// The RPO that applies to a guest: its own, else the file's.

@@ -267,8 +267,10 @@ pub(super) fn pve_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         ha.then(|| ha_state.unwrap_or(state))
             .filter(|ha_state| state == State::Validated && *ha_state < State::Validated)
     };
-    for g in topo.guests() {
-        if let Some(ha_state) = lagging(g.ha, g.ha_state, g.meta.state) {
+    let facts = &ctx.refs.guest_facts;
+    for (gi, g) in topo.guests().iter().enumerate() {
+        let f = facts[gi];
+        if let Some(ha_state) = lagging(f.ha, f.ha_state, f.state) {
             let boot = if g.on_boot {
                 " (it only starts on boot)"
             } else {

@@ -551,8 +551,10 @@ pub(super) fn doc_007(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// runbook's rollback is a LINSTOR snapshot of the LXC) and a PBS backup.
 pub(super) fn doc_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
+    let facts = &ctx.refs.guest_facts;
     for (gi, g) in topo.guests().iter().enumerate() {
-        if g.kind != GuestKind::Lxc || g.meta.state == State::Desired {
+        let f = facts[gi];
+        if f.kind != GuestKind::Lxc || f.state == State::Desired || (f.storage && f.backup) {
             continue;
         }
         let in_gpu_cluster = || {
@@ -561,7 +563,7 @@ pub(super) fn doc_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 .get()
                 .is_some_and(|ki| topo.k3s_clusters()[ki].purpose == ClusterPurpose::Gpu)
         };
-        if !(g.gpu.is_some() || in_gpu_cluster()) {
+        if !(f.gpu || in_gpu_cluster()) {
             continue;
         }
         let mut missing = Vec::new();

@@ -135,6 +135,17 @@ impl<'t> Ctx<'t> {
         &self.topo.argocd()[a as usize]
     }
 
+    /// The K3s clusters that ArgoCD `ai` manages, with the position of the entry in
+    /// `manages` (entries naming no cluster are left out).
+    pub(crate) fn managed_by(&self, ai: usize) -> impl Iterator<Item = (usize, usize)> + 't {
+        self.refs
+            .argocd_manages
+            .of(ai)
+            .iter()
+            .enumerate()
+            .filter_map(|(i, k)| k.get().map(|k| (i, k)))
+    }
+
     /// The declared site of a site key (none for an id that no site declares).
     pub(crate) fn site(&self, key: SiteKey) -> Option<&'t Site> {
         self.topo.sites().get(key.index())

@@ -235,14 +235,12 @@ pub(super) fn net_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
-    for a in topo.argocd() {
-        for (i, k) in a.manages.iter().enumerate() {
-            let Some(k) = topo.k3s_cluster(k) else {
-                continue;
-            };
-            if k.site == a.site {
+    for (ai, a) in topo.argocd().iter().enumerate() {
+        for (i, ki) in ctx.managed_by(ai) {
+            if ctx.refs.cluster_site[ki] == ctx.refs.argocd_site[ai] {
                 continue;
             }
+            let k = &topo.k3s_clusters()[ki];
             let needed = a.meta.state.min(k.meta.state);
             if let Some(why) = missing_link(ctx, &a.site, &k.site, needed) {
                 sink.emit_at(

@@ -66,7 +66,7 @@ fn placements<'t>(ctx: &Ctx<'t>, ki: usize) -> Vec<Placed<'t>> {
     let k = &topo.k3s_clusters()[ki];
     let mut out = Vec::new();
     for (i, gi) in ctx.nodes_of(ki) {
-        let g = &topo.guests()[gi];
+        let g = ctx.refs.guest_facts[gi];
         let Some((host_at, host)) = ctx.host_of_guest_at(gi) else {
             continue;
         };
@@ -232,10 +232,10 @@ pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             continue;
         }
         for (i, gi) in ctx.nodes_of(ki) {
-            let g = &topo.guests()[gi];
-            if g.gpu.is_none() {
+            if !ctx.refs.guest_facts[gi].gpu {
                 continue;
             }
+            let g = &topo.guests()[gi];
             let alternative = if g.kind == GuestKind::Lxc && k.cni.kind == CniKind::Cilium {
                 "(C), the GPU LXC as a node of the Cilium cluster"
             } else {
@@ -405,7 +405,11 @@ pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// GPU-003: a guest using a GPU is privileged (when an LXC) and sits on a host with that GPU.
 pub(super) fn gpu_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for g in topo.guests() {
+    let facts = &ctx.refs.guest_facts;
+    for (gi, g) in topo.guests().iter().enumerate() {
+        if !facts[gi].gpu {
+            continue;
+        }
         let Some(gpu) = &g.gpu else {
             continue;
         };
@@ -621,7 +625,7 @@ fn has_vm_nodes(ctx: &Ctx<'_>, ki: usize) -> bool {
     k.node_placement == Some(NodePlacement::Vm)
         || ctx
             .nodes_of(ki)
-            .any(|(_, gi)| ctx.topo.guests()[gi].kind == GuestKind::Vm)
+            .any(|(_, gi)| ctx.refs.guest_facts[gi].kind == GuestKind::Vm)
 }
 
 /// GPU-008: ADR-009's "Quando o cluster GPU Franca for provisionado": a GPU cluster goes on GPU
@@ -945,14 +949,12 @@ pub(super) fn gitops_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
-    for a in topo.argocd() {
-        for (index, id) in a.manages.iter().enumerate() {
-            let Some(k) = topo.k3s_cluster(id) else {
-                continue;
-            };
-            if k.site == a.site {
+    for (ai, a) in topo.argocd().iter().enumerate() {
+        for (index, ki) in ctx.managed_by(ai) {
+            if refs.cluster_site[ki] == refs.argocd_site[ai] {
                 continue;
             }
+            let k = &topo.k3s_clusters()[ki];
             sink.emit_at(
                 scaled(Severity::Error, k.meta.state.min(a.meta.state)),
                 ComponentRef::ArgoCd(a),

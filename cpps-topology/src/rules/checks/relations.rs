@@ -125,11 +125,12 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         }
         if let Some(stated) = k.node_placement {
             for (i, gi) in ctx.nodes_of(ki) {
-                let g = &topo.guests()[gi];
-                let actual = placement_of(g.kind, g.privileged);
+                let f = refs.guest_facts[gi];
+                let actual = placement_of(f.kind, f.privileged);
                 if actual != stated {
+                    let g = &topo.guests()[gi];
                     sink.emit_at(
-                        err(k.meta.state, g.meta.state),
+                        err(k.meta.state, f.state),
                         c,
                         &format!("nodes[{i}]"),
                         format!(
@@ -558,9 +559,7 @@ pub(super) fn rel_002<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         if k.purpose != ClusterPurpose::Gpu || !ctx.has_nodes(ki) {
             continue;
         }
-        let with_gpu = ctx
-            .nodes_of(ki)
-            .any(|(_, gi)| topo.guests()[gi].gpu.is_some());
+        let with_gpu = ctx.nodes_of(ki).any(|(_, gi)| refs.guest_facts[gi].gpu);
         if !with_gpu {
             sink.emit_at(
                 scaled(Severity::Warning, k.meta.state),

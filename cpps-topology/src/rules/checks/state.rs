@@ -38,11 +38,22 @@ impl<'t> Weakest<'t> {
     }
 
     fn see(&mut self, kind: &'static str, id: &'t str, state: State, field: Field) {
+        self.see_by(kind, || id, state, field);
+    }
+
+    /// [`Weakest::see`] that reads the id only when it is kept.
+    fn see_by(
+        &mut self,
+        kind: &'static str,
+        id: impl FnOnce() -> &'t str,
+        state: State,
+        field: Field,
+    ) {
         if self.of.is_some_and(|of| state < of) {
             self.below += 1;
             if self.state.is_none_or(|s| state < s) {
                 self.state = Some(state);
-                self.what = (kind, id);
+                self.what = (kind, id());
                 self.field = Some(field);
             }
         }
@@ -74,25 +85,33 @@ fn emit_weakest(sink: &mut Sink<'_>, c: ComponentRef<'_>, state: State, w: &Weak
 /// more mature than its component's ("Misturar os três é o erro mais comum").
 pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for c in topo.components() {
+    let facts = &ctx.refs.guest_facts;
+    // 🚫 deferred is a roadmap mark ("desired", deferred on purpose): a component that is
+    // validated or declared and deferred at once mixes two states.
+    let deferred = |sink: &mut Sink<'_>, c: ComponentRef<'_>, state: State| {
+        sink.emit_at(
+            Severity::Error,
+            c,
+            "state",
+            format!(
+                "{} {} is `{state}` and marked `deferred: true`: a deferred component (🚫) is `desired`, not {state}",
+                c.kind(),
+                c.id_str()
+            ),
+        );
+    };
+    // Guests are judged on their packed facts (below).
+    for c in topo
+        .components()
+        .filter(|c| !matches!(c, ComponentRef::Guest(_)))
+    {
         let state = c.meta().state;
         if state == State::Desired {
             // Nothing is less mature than desired.
             continue;
         }
-        // 🚫 deferred is a roadmap mark ("desired", deferred on purpose): a component that is
-        // validated or declared and deferred at once mixes two states.
         if c.meta().deferred {
-            sink.emit_at(
-                Severity::Error,
-                c,
-                "state",
-                format!(
-                    "{} {} is `{state}` and marked `deferred: true`: a deferred component (🚫) is `desired`, not {state}",
-                    c.kind(),
-                    c.id_str()
-                ),
-            );
+            deferred(sink, c, state);
         }
         let mut w = Weakest::new(state);
         let site = |w: &mut Weakest<'t>, id: &crate::model::SiteId| {
@@ -103,7 +122,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         match c {
             ComponentRef::Site(_) => {}
             ComponentRef::Host(h) => site(&mut w, &h.site),
-            // Guests and clusters use the indexes of the check (below).
+            // Guests and clusters use the resolved references (below).
             ComponentRef::Guest(_) | ComponentRef::K3sCluster(_) => continue,
             ComponentRef::ProxmoxCluster(p) => site(&mut w, &p.site),
             ComponentRef::LinstorPool(p) => {
@@ -184,7 +203,13 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         emit_weakest(sink, c, state, &w);
     }
     for (gi, g) in topo.guests().iter().enumerate() {
-        let state = g.meta.state;
+        let state = facts[gi].state;
+        if state == State::Desired {
+            continue;
+        }
+        if facts[gi].deferred {
+            deferred(sink, ComponentRef::Guest(g), state);
+        }
         let mut w = Weakest::new(state);
         if let Some(h) = ctx.host_of_guest(gi) {
             w.see("host", h.id.as_str(), h.meta.state, Field("host", None));
@@ -198,20 +223,20 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
             w.see("site", s.id.as_str(), s.meta.state, Field("site", None));
         }
         for (i, gi) in ctx.nodes_of(ki) {
-            let g = &topo.guests()[gi];
-            w.see(
+            w.see_by(
                 "node guest",
-                g.id.as_str(),
-                g.meta.state,
+                || topo.guests()[gi].id.as_str(),
+                facts[gi].state,
                 Field("nodes", Some(i)),
             );
         }
         emit_weakest(sink, ComponentRef::K3sCluster(k), state, &w);
     }
     // Properties more mature than their component are the inverse mix.
-    for g in topo.guests() {
-        if let Some(ha) = g.ha_state.filter(|_| g.ha)
-            && ha > g.meta.state
+    for (gi, g) in topo.guests().iter().enumerate() {
+        let f = facts[gi];
+        if let Some(ha) = f.ha_state.filter(|_| f.ha)
+            && ha > f.state
         {
             sink.emit_at(
                 Severity::Error,
@@ -399,7 +424,18 @@ pub(super) fn sec_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             });
         }
         None => {
-            for c in topo.components() {
+            // A guest without free text (its packed facts say so) is not read.
+            let facts = &ctx.refs.guest_facts;
+            let guests = topo
+                .guests()
+                .iter()
+                .enumerate()
+                .filter(|&(gi, _)| facts[gi].free_text)
+                .map(|(_, g)| ComponentRef::Guest(g));
+            let others = topo
+                .components()
+                .filter(|c| !matches!(c, ComponentRef::Guest(_)));
+            for c in others.chain(guests) {
                 for (field, text) in free_text(c) {
                     find_secrets(text, |hit| {
                         let field = field.path();
@@ -511,7 +547,20 @@ pub(super) fn obs_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// FRUGAL-001: a `desired` component names its use case (deferred ones are exempt: they are
 /// on hold on purpose).
 pub(super) fn frugal_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for c in ctx.topo.components() {
+    // A guest is read only when its packed facts say it is desired and not deferred.
+    let facts = &ctx.refs.guest_facts;
+    let guests = ctx
+        .topo
+        .guests()
+        .iter()
+        .enumerate()
+        .filter(|&(gi, _)| facts[gi].state == State::Desired && !facts[gi].deferred)
+        .map(|(_, g)| ComponentRef::Guest(g));
+    let others = ctx
+        .topo
+        .components()
+        .filter(|c| !matches!(c, ComponentRef::Guest(_)));
+    for c in others.chain(guests) {
         let meta = c.meta();
         if meta.state == State::Desired
             && !meta.deferred

@@ -335,12 +335,14 @@ pub(super) fn backup_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// HADR-001: a guest protected by replication or HA has a backup as mature as itself.
 pub(super) fn hadr_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
+    let facts = &ctx.refs.guest_facts;
     for (gi, g) in topo.guests().iter().enumerate() {
-        if g.meta.state == State::Desired || !(g.ha || g.storage.is_some()) {
+        let f = facts[gi];
+        if f.state == State::Desired || !(f.ha || f.storage) {
             continue;
         }
         let backup = ctx.refs.guest_backup[gi].get().map(|b| &topo.pbs()[b]);
-        let covered = backup.is_some_and(|b| b.meta.state >= g.meta.state);
+        let covered = backup.is_some_and(|b| b.meta.state >= f.state);
         if covered {
             continue;
         }
