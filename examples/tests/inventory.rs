@@ -2,6 +2,8 @@
 //! end-to-end run against fakepve is in `cpps-proxmox`'s suite); the environment is the bpg
 //! provider's, pointed at the mock over plain HTTP on 127.0.0.1.
 
+mod common;
+
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -82,9 +84,8 @@ async fn a_forbidden_part_gives_a_partial_inventory_and_exit_1() {
     )
     .await;
     let out = run(&server, &["--format", "json"]).await;
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = common::stdout_of_exit(&out, 1);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
     let report: Value = serde_json::from_str(&stdout).expect("JSON output");
     assert_eq!(report["guests"].as_array().map(Vec::len), Some(2));
     assert_eq!(report["guests"][1]["privileged"], false);

@@ -2,6 +2,8 @@
 //! shapes of `cpps-linstor/tests/fixtures` (real shapes per the LINSTOR spec and LINBIT's issue
 //! threads; see that folder's SOURCE.md), with a dead controller first in `LS_CONTROLLERS`.
 
+mod common;
+
 use std::path::Path;
 
 use wiremock::matchers::{method, path};
@@ -84,13 +86,7 @@ async fn text_report_lists_every_class_and_exits_1() {
     let server = controller(fixture("resources.json")).await;
     let list = format!("{},{}", dead_controller(), server.uri());
     let out = run(&list, &[]).await;
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = common::stdout_of_exit(&out, 1);
     for expected in [
         "  vm-100-disk-0                    healthy      2/2 diskful UpToDate, place_count 2",
         "  vm-101-disk-0                    degraded     2/2 diskful UpToDate, place_count 3",
@@ -186,13 +182,7 @@ async fn bearer_token_from_the_environment_is_sent() {
         .await
         .unwrap();
     std::fs::remove_file(&token_file).ok();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = common::stdout_of_exit(&out, 0);
     assert!(text.ends_with("SUMMARY: 0 healthy, 0 degraded, 0 desynced, 0 disconnected, 0 unknown, 0 inactive; 0 at risk; 0 evicted and 0 offline nodes; 0 pools low on space, 0 with errors\n"), "{text}");
     server.verify().await;
 }
@@ -308,13 +298,7 @@ async fn off_site_copies_and_sites_are_shown() {
             .await;
     }
     let out = run(&server.uri(), &["--off-site"]).await;
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = common::stdout_of_exit(&out, 1);
     for expected in [
         "      sites: sp: 2 diskful (2 UpToDate), 1 tie-breaker",
         "OFF-SITE COPIES",

@@ -2,6 +2,8 @@
 //! which are shaped exactly as Proxmox's PBS API schema (`pbs-apidoc.json`) says; no fake PBS
 //! server exists. `CPPS_PBS_URL` points the binary at the mock (plain HTTP on 127.0.0.1).
 
+mod common;
+
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -106,13 +108,7 @@ async fn fixtures_report_breaches_and_failures_and_exits_1() {
         &["--site", "site-a", "--remote-site", "pbs-b=site-b"],
     )
     .await;
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = common::stdout_of_exit(&out, 1);
     for expected in [
         "datastore store1  used 1.4 TiB of 3.6 TiB",
         "  cross-site copy of its backups: ",
@@ -176,13 +172,7 @@ async fn json_output_and_a_healthy_store_exit_0() {
         ],
     )
     .await;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = common::stdout_of_exit(&out, 0);
     let report: Value = serde_json::from_str(&stdout).expect("the output is JSON");
     assert_eq!(report["rpo_secs"], 7200);
     assert_eq!(report["summary"]["guests"], 2);
@@ -275,9 +265,8 @@ async fn a_server_that_stops_answering_gives_a_partial_report_within_the_timeout
     let started = std::time::Instant::now();
     let out = run(&server, &["--timeout", "3"]).await;
     let elapsed = started.elapsed();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = common::stdout_of_exit(&out, 1);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{text}\n{stderr}");
     assert!(
         elapsed < std::time::Duration::from_secs(3 + 5),
         "took {elapsed:?}"

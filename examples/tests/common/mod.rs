@@ -9,6 +9,16 @@ use std::time::{Duration, Instant};
 
 use cpps_http::{HttpClient, Request, RetryPolicy};
 
+/// The standard output of a binary's run, after checking that it exited with `code` (the
+/// failure shows both outputs).
+#[track_caller]
+pub fn stdout_of_exit(out: &std::process::Output, code: i32) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{stdout}\n{stderr}");
+    stdout
+}
+
 /// A path in the repository.
 pub fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
