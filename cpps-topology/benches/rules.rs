@@ -3,12 +3,15 @@
 //! A plain benchmark binary (`harness = false`): `cargo bench -p cpps-topology --bench rules`.
 //! Prints `name: value` lines: the median time of several runs per size, the findings count,
 //! and the ratio of the two medians. Targets: under 250 ms at 100k guests on one core, and a
-//! ratio of at most about 11 for 10× the input (no quadratic rule).
+//! ratio of at most 11 for 10× the input (no quadratic rule, and no rule that reads the whole
+//! model: the checks read the arrays the topology resolves when it is built, a few bytes per
+//! guest instead of the ~300 of a `Guest`, see `model::Topology`).
 //!
 //! Two clocks: wall time, and the CPU time of the benchmark thread (Linux
 //! `/proc/thread-self/schedstat`, nanoseconds on CPU). On a busy shared machine the wall time of
-//! a long run is inflated by waiting for a core, so the CPU time is the figure to compare; where
-//! schedstat is unavailable the CPU lines are omitted.
+//! a long run is inflated by waiting for a core, so the CPU time is the figure to compare, and
+//! the scaling verdict is judged on it; where schedstat is unavailable the CPU lines are omitted
+//! and the verdict is judged on wall time.
 
 use std::time::{Duration, Instant};
 
@@ -77,8 +80,9 @@ fn main() {
     let runs = if quick { 1 } else { 11 };
     let small = median_check(10_000, runs, if quick { 1 } else { 20 });
     let large = median_check(100_000, runs, if quick { 1 } else { 2 });
-    // A third size, past every cache level: if 100k/10k is above 10 because 100k no longer fits
-    // in the caches, 1M/100k is close to 10 again; a quadratic rule would make it ~100.
+    // A third size, past the caches: a quadratic rule would make 1M/100k ~100; a linear check
+    // shows 10 plus the step from cache to memory (the resolved arrays of 1M guests no longer
+    // fit in the caches that hold those of 100k).
     let huge = (!quick).then(|| median_check(1_000_000, 3, 1));
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     for (name, t) in [("10k", &small), ("100k", &large)] {
@@ -118,9 +122,14 @@ fn main() {
             "MISS"
         }
     );
+    // Judged on CPU time where it is known (see the module docs), else on wall time.
+    let (small_time, large_time) = match (small.cpu, large.cpu) {
+        (Some(a), Some(b)) => (a, b),
+        _ => (small.wall, large.wall),
+    };
     println!(
         "target scaling 100k/10k <= 11: {}",
-        if large.wall.as_secs_f64() / small.wall.as_secs_f64() <= 11.0 {
+        if large_time.as_secs_f64() / small_time.as_secs_f64() <= 11.0 {
             "PASS"
         } else {
             "MISS"

@@ -232,9 +232,9 @@ pub(crate) struct Listing {
     pub(crate) field: u32,
 }
 
-/// What the checks filter every guest on, packed in a few bytes (a [`Guest`] is about 300):
-/// a check's pass over 100k guests reads these and stays in the processor's cache, and reads a
-/// guest itself only where the facts say it may emit a finding.
+/// What the checks filter every guest on, packed in a few bytes (a [`Guest`] is about 300): a
+/// check's pass over 100k guests reads about 1 MB of these instead of 30 MB of guests, and reads
+/// a guest itself only where the facts say it may emit a finding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct GuestFacts {
     /// `meta.state`.

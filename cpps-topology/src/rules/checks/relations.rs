@@ -151,12 +151,11 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         let c = ComponentRef::LinstorPool(pool);
         let mut seen: HashMap<&str, ()> = HashMap::new();
         for (i, node) in pool.nodes.iter().enumerate() {
-            let field = format!("nodes[{i}]");
             if seen.insert(node.host.as_str(), ()).is_some() {
                 sink.emit_at(
                     scaled(Severity::Error, pool.meta.state),
                     c,
-                    &field,
+                    &format!("nodes[{i}]"),
                     format!(
                         "pool {} lists host {} twice: a host is one node of a pool",
                         pool.id, node.host
@@ -170,7 +169,7 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 sink.emit_at(
                     err(pool.meta.state, h.meta.state),
                     c,
-                    &field,
+                    &format!("nodes[{i}]"),
                     format!(
                         "pool {} has host {} as a node, but the host runs no LINSTOR satellite (`linstor.roles`)",
                         pool.id, h.id
