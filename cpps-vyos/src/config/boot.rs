@@ -324,6 +324,9 @@ impl<'a> Parser<'a> {
 
 /// Several comments in front of one node are kept together, one per line (VyOS keeps only the last).
 fn take_comment(comments: &mut Vec<&str>) -> Option<String> {
+    if comments.is_empty() {
+        return None;
+    }
     let joined: Vec<&str> = comments.drain(..).filter(|c| !c.is_empty()).collect();
     if joined.is_empty() {
         None

@@ -9,14 +9,15 @@
 //! [`Error::Unrepresentable`], so every tree this reader accepts renders to text that reads back.
 //! The text form does not say which words are tag nodes: see [`crate::config::hints`].
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
 
 use indexmap::IndexMap;
 
 use crate::config::hints;
 use crate::config::lex::{Tok, Token, set_value, set_word, tokenize};
-use crate::config::tree::{ConfigTree, Node, StepKind};
+use crate::config::tree::{Branch, ConfigTree, Leaf, Node, StepKind, Tag};
+use crate::config::unique::{self, ValueHasher};
 use crate::error::{Error, ParseError, ParseErrorKind};
 
 /// What a [`Command`] does.
@@ -339,12 +340,15 @@ pub(crate) fn parse_commands(src: &str) -> Result<Vec<Command>, ParseError> {
 
 /// Reads `set` commands into a tree: each command is applied in turn to an empty tree.
 ///
-/// A `set` of a value that the leaf already has is a no-op; to stay linear for a leaf with many
-/// values, the values seen per leaf are kept in a set while the tree is read (forgotten at the
-/// first `delete` or `comment`, which are rare in this form).
+/// A `set` of a value that the leaf already has is a no-op. To stay linear for a leaf with many
+/// values, a value is added without looking for it, its hash is kept, and the leaf's repeats are
+/// dropped later (see [`unique`]): before a `delete` that reaches the leaf, and at the end. So
+/// every command sees the values it would see had each `set` looked first.
 pub(crate) fn parse_tree(src: &str) -> Result<ConfigTree, ParseError> {
     let mut tree = ConfigTree::new();
-    let mut seen: HashMap<Vec<String>, HashSet<String>> = HashMap::new();
+    let hasher = ValueHasher::default();
+    // The leaves that got values without a look, with the hash of each of their values.
+    let mut unchecked: HashMap<Vec<String>, Vec<u64>> = HashMap::new();
     for (idx, line) in src.lines().enumerate() {
         let cmds = parse_commands(line).map_err(|e| ParseError { line: idx + 1, ..e })?;
         for c in &cmds {
@@ -355,22 +359,103 @@ pub(crate) fn parse_tree(src: &str) -> Result<ConfigTree, ParseError> {
             };
             match (c.op, &c.value) {
                 (Op::Set, Some(v)) => {
-                    let values = seen.entry(c.path.clone()).or_default();
-                    if values.contains(v) {
-                        continue;
-                    }
+                    let hashes = match unchecked.get_mut(&c.path) {
+                        Some(hashes) => hashes,
+                        None => {
+                            let present = tree.values(&c.path).iter().map(|x| hasher.hash(x));
+                            unchecked.entry(c.path.clone()).or_insert(present.collect())
+                        }
+                    };
                     tree.set_path_unchecked(&c.path, &c.kinds, Some(v))
                         .map_err(err)?;
-                    values.insert(v.clone());
+                    hashes.push(hasher.hash(v));
                 }
-                _ => {
-                    if c.op != Op::Set {
-                        seen.clear();
-                    }
+                (Op::Delete, _) => {
+                    // The leaves at or below the deleted path get their repeats dropped first.
+                    unchecked.retain(|path, hashes| {
+                        if !path.starts_with(&c.path) {
+                            return true;
+                        }
+                        if let Some(leaf) = leaf_mut(&mut tree, path) {
+                            unique::keep_first(&mut leaf.values, hashes);
+                        }
+                        false
+                    });
                     tree.apply(c).map_err(err)?;
                 }
+                // A comment or a `set` without a value changes no leaf's values.
+                _ => tree.apply(c).map_err(err)?,
             }
         }
     }
+    for (path, hashes) in &unchecked {
+        if let Some(leaf) = leaf_mut(&mut tree, path) {
+            unique::keep_first(&mut leaf.values, hashes);
+        }
+    }
     Ok(tree)
+}
+
+/// The leaf at `path`, to change.
+fn leaf_mut<'t>(tree: &'t mut ConfigTree, path: &[String]) -> Option<&'t mut Leaf> {
+    enum Cur<'a> {
+        Branch(&'a mut Branch),
+        Tag(&'a mut Tag),
+        Leaf(&'a mut Leaf),
+    }
+    let mut cur = Cur::Branch(&mut tree.root);
+    for step in path {
+        cur = match cur {
+            Cur::Branch(b) => match b.children.get_mut(step.as_str())? {
+                Node::Leaf(l) => Cur::Leaf(l),
+                Node::Branch(b) => Cur::Branch(b),
+                Node::Tag(t) => Cur::Tag(t),
+            },
+            Cur::Tag(t) => Cur::Branch(t.entries.get_mut(step.as_str())?),
+            Cur::Leaf(_) => return None,
+        };
+    }
+    match cur {
+        Cur::Leaf(l) => Some(l),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(src: &str) -> Vec<String> {
+        parse_tree(src).unwrap().values(&["a", "v"]).to_vec()
+    }
+
+    #[test]
+    fn a_value_set_again_is_kept_once_in_first_order() {
+        assert_eq!(
+            values("set a v 'x'\nset a v 'y'\nset a v 'x'\nset a v 'z'\nset a v 'y'\n"),
+            ["x", "y", "z"]
+        );
+    }
+
+    #[test]
+    fn a_value_set_again_after_a_comment_or_a_delete_elsewhere_is_kept_once() {
+        assert_eq!(values("set a v 'x'\ncomment a v 'c'\nset a v 'x'\n"), ["x"]);
+        assert_eq!(
+            values("set a v 'x'\nset b w\ndelete b w\nset a v 'x'\nset a v 'y'\n"),
+            ["x", "y"]
+        );
+    }
+
+    #[test]
+    fn a_delete_sees_the_values_without_repeats() {
+        // Had the repeat stayed until the end, one `x` would survive the delete.
+        assert_eq!(
+            values("set a v 'x'\nset a v 'x'\nset a v 'y'\ndelete a v 'x'\nset a v 'x'\n"),
+            ["y", "x"]
+        );
+        assert_eq!(
+            values("set a v 'x'\nset a v 'x'\ndelete a\nset a v 'y'\n"),
+            ["y"]
+        );
+    }
 }

@@ -11,7 +11,7 @@
 use std::collections::hash_map::{Entry, HashMap, RandomState};
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
-/// Values per group (on average at most): a group's set, 17 bytes a slot, takes under 300 KiB.
+/// Values per group (on average at most): a group's set, 9 bytes a slot, takes under 150 KiB.
 const GROUP: usize = 1 << 13;
 
 /// The hasher of one leaf's values: [`keep_first`] takes each value's hash under it, computed
@@ -32,51 +32,16 @@ pub(crate) fn keep_first(values: &mut Vec<String>, hashes: &[u64]) {
     if values.len() < 2 {
         return;
     }
-    let groups = values.len().div_ceil(GROUP).next_power_of_two();
-    // Bits 32 and up choose the group: the group's own table indexes by the low bits and tags
-    // slots with the top seven, so neither is the same for a whole group.
-    let group_of = |hash: u64| (hash >> 32) as usize & (groups - 1);
-    let mut starts = vec![0usize; groups + 1];
-    for &hash in hashes {
-        starts[group_of(hash) + 1] += 1;
-    }
-    for g in 0..groups {
-        starts[g + 1] += starts[g];
-    }
-    // (hash, index) by group, each group in file order.
-    let mut grouped = vec![(0u64, 0usize); values.len()];
-    let mut next = starts.clone();
-    for (i, &hash) in hashes.iter().enumerate() {
-        let slot = &mut next[group_of(hash)];
-        grouped[*slot] = (hash, i);
-        *slot += 1;
-    }
-    let mut repeats = Vec::new();
-    let mut seen: HashMap<u64, usize, BuildHasherDefault<Prehashed>> =
-        HashMap::with_capacity_and_hasher(values.len().min(GROUP), BuildHasherDefault::default());
-    for g in 0..groups {
-        let group = &grouped[starts[g]..starts[g + 1]];
-        seen.clear();
-        for (pos, &(hash, i)) in group.iter().enumerate() {
-            match seen.entry(hash) {
-                Entry::Vacant(slot) => {
-                    slot.insert(i);
-                }
-                Entry::Occupied(first) => {
-                    let text = &values[i];
-                    // Two different values with one 64-bit hash (about never): then every
-                    // earlier value of the group with that hash is compared.
-                    if values[*first.get()] == *text
-                        || group[..pos]
-                            .iter()
-                            .any(|&(h, j)| h == hash && values[j] == *text)
-                    {
-                        repeats.push(i);
-                    }
-                }
-            }
-        }
-    }
+    // Indices are kept in 32 bits, so that a group's entries take 8 bytes each; a leaf of more
+    // values than that (over 8 GiB of text) gets one plain set.
+    let repeats = if u32::try_from(values.len()).is_ok() {
+        repeats_by_groups(values, hashes)
+    } else {
+        let mut seen = std::collections::HashSet::with_capacity(values.len());
+        (0..values.len())
+            .filter(|&i| !seen.insert(values[i].as_str()))
+            .collect()
+    };
     if repeats.is_empty() {
         return;
     }
@@ -88,7 +53,59 @@ pub(crate) fn keep_first(values: &mut Vec<String>, hashes: &[u64]) {
     values.retain(|_| keep.next().unwrap_or(true));
 }
 
-/// Hashes a `u64` that is already a hash to itself.
+/// The indices of the values equal to one before them, found group by group (see the module
+/// documentation); `values` has at most `u32::MAX` entries.
+fn repeats_by_groups(values: &[String], hashes: &[u64]) -> Vec<usize> {
+    let groups = values.len().div_ceil(GROUP).next_power_of_two();
+    // The high half of a hash chooses the group, the low half is the key inside it.
+    let group_of = |hash: u64| (hash >> 32) as usize & (groups - 1);
+    let key_of = |hash: u64| hash as u32;
+    let mut starts = vec![0usize; groups + 1];
+    for &hash in hashes {
+        starts[group_of(hash) + 1] += 1;
+    }
+    for g in 0..groups {
+        starts[g + 1] += starts[g];
+    }
+    // (key, index) by group, each group in file order.
+    let mut grouped = vec![(0u32, 0u32); values.len()];
+    let mut next = starts.clone();
+    for (i, &hash) in (0u32..).zip(hashes) {
+        let slot = &mut next[group_of(hash)];
+        grouped[*slot] = (key_of(hash), i);
+        *slot += 1;
+    }
+    let mut repeats = Vec::new();
+    let mut seen: HashMap<u32, u32, BuildHasherDefault<Prehashed>> =
+        HashMap::with_capacity_and_hasher(values.len().min(GROUP), BuildHasherDefault::default());
+    let text = |i: u32| values[i as usize].as_str();
+    for g in 0..groups {
+        let group = &grouped[starts[g]..starts[g + 1]];
+        seen.clear();
+        for (pos, &(key, i)) in group.iter().enumerate() {
+            match seen.entry(key) {
+                Entry::Vacant(slot) => {
+                    slot.insert(i);
+                }
+                Entry::Occupied(first) => {
+                    // Different values with one key (a few times per leaf of a million): then
+                    // every earlier value of the group with that key is compared.
+                    if text(*first.get()) == text(i)
+                        || group[..pos]
+                            .iter()
+                            .any(|&(k, j)| k == key && text(j) == text(i))
+                    {
+                        repeats.push(i as usize);
+                    }
+                }
+            }
+        }
+    }
+    repeats
+}
+
+/// Hashes a key that is already part of a hash: spreads its bits over 64 (the table tags its
+/// slots with the top seven).
 #[derive(Default)]
 struct Prehashed(u64);
 
@@ -98,14 +115,14 @@ impl Hasher for Prehashed {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u64` is used; anything else is folded in, still correct.
+        // Only `write_u32` is used; anything else is folded in, still correct.
         for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+            self.write_u32(u32::from(b) ^ (self.0 as u32).rotate_left(8));
         }
     }
 
-    fn write_u64(&mut self, hash: u64) {
-        self.0 = hash;
+    fn write_u32(&mut self, key: u32) {
+        self.0 = u64::from(key).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
 }
 
@@ -162,6 +179,10 @@ mod tests {
         let values: Vec<String> = ["x", "y", "x", "z", "y"].map(String::from).into();
         let mut got = values.clone();
         keep_first(&mut got, &[7; 5]);
+        assert_eq!(got, ["x", "y", "z"]);
+        // Only the low halves (the keys inside a group) equal.
+        let mut got = values.clone();
+        keep_first(&mut got, &[7, 7 | 1 << 40, 7, 7 | 2 << 40, 7 | 1 << 40]);
         assert_eq!(got, ["x", "y", "z"]);
     }
 }
