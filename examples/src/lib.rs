@@ -8,3 +8,53 @@
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+use std::path::PathBuf;
+
+use cpps_topology::live::endpoints::Endpoints;
+use cpps_topology::model::Topology;
+
+/// Where the live systems are, as `audit` and `exporter` take it: the topology, and an
+/// endpoints file or the clients' environment variables for one site.
+#[derive(Debug, clap::Args)]
+pub struct LiveTargets {
+    /// The topology file (default: the embedded CPPS topology).
+    #[arg(long)]
+    pub topology: Option<PathBuf>,
+    /// The endpoints file (default: the clients' environment variables, for `--site`).
+    #[arg(long)]
+    pub endpoints: Option<PathBuf>,
+    /// The site the environment variables describe (needed when the topology has several).
+    #[arg(long)]
+    pub site: Option<String>,
+    /// The K3s cluster `KUBECONFIG` reaches, when using the environment.
+    #[arg(long)]
+    pub kube_cluster: Option<String>,
+}
+
+impl LiveTargets {
+    /// The endpoints of `--endpoints`, or else of the clients' variables read through `lookup`
+    /// for `--site` (or the topology's only site), checked against `topology`.
+    pub fn endpoints(
+        &self,
+        topology: &Topology,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Endpoints, String> {
+        let endpoints = match &self.endpoints {
+            Some(path) => Endpoints::load(path),
+            None => {
+                let site = match (&self.site, topology.sites()) {
+                    (Some(s), _) => s.clone(),
+                    (None, [only]) => only.id.to_string(),
+                    (None, _) => {
+                        return Err("the topology has several sites: give --endpoints, or --site for the environment variables".to_owned());
+                    }
+                };
+                Endpoints::from_env(&site, self.kube_cluster.as_deref(), lookup)
+            }
+        };
+        endpoints
+            .and_then(|e| e.check_against(topology).map(|()| e))
+            .map_err(|e| e.to_string())
+    }
+}

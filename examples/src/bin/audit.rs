@@ -31,14 +31,14 @@
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use cpps_examples::LiveTargets;
 use cpps_topology::iac::{Evidence, IacChecks, IacInputs, LiveSeen, render_table, sources_table};
-use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
+use cpps_topology::live::endpoints::ClientOptions;
 use cpps_topology::live::{self, LiveOptions, ObserveOptions, Progress, SourceKind};
 use cpps_topology::report::Format;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
@@ -47,18 +47,8 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 #[derive(Debug, Parser)]
 #[command(version, about)]
 struct Args {
-    /// The topology file (default: the embedded CPPS topology).
-    #[arg(long)]
-    topology: Option<PathBuf>,
-    /// The endpoints file (default: the clients' environment variables, for `--site`).
-    #[arg(long)]
-    endpoints: Option<PathBuf>,
-    /// The site the environment variables describe (needed when the topology has several).
-    #[arg(long)]
-    site: Option<String>,
-    /// The K3s cluster `KUBECONFIG` reaches, when using the environment.
-    #[arg(long)]
-    kube_cluster: Option<String>,
+    #[command(flatten)]
+    live: LiveTargets,
     /// Output format: text, json or sarif.
     #[arg(long, default_value = "text")]
     format: String,
@@ -140,7 +130,7 @@ async fn main() -> ExitCode {
             ));
         }
     };
-    let loaded = cpps_topology::load_or_default(args.topology.as_deref());
+    let loaded = cpps_topology::load_or_default(args.live.topology.as_deref());
     let topology = match loaded {
         Ok(t) => t,
         Err(e) => {
@@ -159,22 +149,7 @@ async fn main() -> ExitCode {
         }
     };
     let lookup = |k: &str| std::env::var(k).ok();
-    let endpoints = match &args.endpoints {
-        Some(path) => Endpoints::load(path),
-        None => {
-            let site = match (&args.site, topology.sites()) {
-                (Some(s), _) => s.clone(),
-                (None, [only]) => only.id.to_string(),
-                (None, _) => {
-                    return fail(
-                        "the topology has several sites: give --endpoints, or --site for the environment variables",
-                    );
-                }
-            };
-            Endpoints::from_env(&site, args.kube_cluster.as_deref(), &lookup)
-        }
-    };
-    let endpoints = match endpoints.and_then(|e| e.check_against(&topology).map(|()| e)) {
+    let endpoints = match args.live.endpoints(&topology, &lookup) {
         Ok(e) => e,
         Err(e) => return fail(e),
     };

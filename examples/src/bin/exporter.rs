@@ -16,14 +16,14 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use clap::Parser;
-use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
+use cpps_examples::LiveTargets;
+use cpps_topology::live::endpoints::ClientOptions;
 use cpps_topology::live::metrics::{Exposition, Metrics};
 use cpps_topology::live::{self, LiveOptions, ObserveOptions};
 use http_body_util::Full;
@@ -38,18 +38,8 @@ use tokio::net::TcpListener;
 #[derive(Debug, Parser)]
 #[command(version, about)]
 struct Args {
-    /// The topology file (default: the embedded CPPS topology).
-    #[arg(long)]
-    topology: Option<PathBuf>,
-    /// The endpoints file (default: the clients' environment variables, for `--site`).
-    #[arg(long)]
-    endpoints: Option<PathBuf>,
-    /// The site the environment variables describe.
-    #[arg(long)]
-    site: Option<String>,
-    /// The K3s cluster `KUBECONFIG` reaches, when using the environment.
-    #[arg(long)]
-    kube_cluster: Option<String>,
+    #[command(flatten)]
+    live: LiveTargets,
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:9842")]
     listen: SocketAddr,
@@ -120,7 +110,7 @@ fn respond<B>(request: &Request<B>, state: &Shared) -> Response<Full<Bytes>> {
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
-    let loaded = cpps_topology::load_or_default(args.topology.as_deref());
+    let loaded = cpps_topology::load_or_default(args.live.topology.as_deref());
     let topology = match loaded {
         Ok(t) => t,
         Err(e) => {
@@ -129,27 +119,12 @@ async fn main() -> ExitCode {
         }
     };
     let lookup = |k: &str| std::env::var(k).ok();
-    let endpoints = match &args.endpoints {
-        Some(path) => Endpoints::load(path),
-        None => match (&args.site, topology.sites()) {
-            (Some(s), _) => Endpoints::from_env(s, args.kube_cluster.as_deref(), &lookup),
-            (None, [only]) => {
-                Endpoints::from_env(only.id.as_str(), args.kube_cluster.as_deref(), &lookup)
-            }
-            (None, _) => {
-                eprintln!(
-                    "exporter: the topology has several sites: give --endpoints, or --site for the environment variables"
-                );
-                return ExitCode::from(2);
-            }
-        },
-    };
     let timeout = Duration::from_secs(args.timeout.max(1));
     let client_options = ClientOptions::bounded_by(timeout);
-    let sources = match endpoints
-        .and_then(|e| e.check_against(&topology).map(|()| e))
-        .and_then(|e| e.sources(&client_options, &lookup))
-    {
+    let sources = match args.live.endpoints(&topology, &lookup).and_then(|e| {
+        e.sources(&client_options, &lookup)
+            .map_err(|e| e.to_string())
+    }) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("exporter: {e}");
