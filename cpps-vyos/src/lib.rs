@@ -12,7 +12,9 @@
 //! - [`config`]: a parser for `config.boot` (exactly as VyOS prints it) and for `set` commands
 //!   into one typed tree ([`ConfigTree`]), rendering back to both forms, a diff of two trees as
 //!   the `set`/`delete` batch that turns one into the other, typed views, and redaction of
-//!   secrets by one list ([`config::secrets`]).
+//!   secrets by one list ([`config::secrets`]). Both readers and the diff take time linear in
+//!   the input, a leaf of hundreds of thousands of values included (`cargo bench -p cpps-vyos
+//!   --bench parse`).
 //! - [`status`]: typed readings of `show interfaces wireguard NAME` (peers, handshake age,
 //!   transfer), `show vrrp`, `show bgp summary` (FRR 9.1 on 1.4 and FRR 10 on 1.5) and `show vpn
 //!   ipsec sa` / `connections`, for the inter-site view; a router without BGP or IPsec says so

@@ -1,5 +1,7 @@
 //! The difference of two trees as a batch of commands.
 
+use std::collections::HashSet;
+
 use indexmap::IndexMap;
 
 use crate::config::set::Command;
@@ -117,8 +119,19 @@ impl Diff {
         // Whether the leaf is removed on the way (it then loses its comment too).
         let mut recreated = false;
         if a.values != b.values {
-            let kept: Vec<&String> = a.values.iter().filter(|v| b.values.contains(v)).collect();
-            let added: Vec<&String> = b.values.iter().filter(|v| !a.values.contains(v)).collect();
+            // Membership through sets, so that a leaf of many values compares in linear time.
+            let in_a: HashSet<&str> = a.values.iter().map(String::as_str).collect();
+            let in_b: HashSet<&str> = b.values.iter().map(String::as_str).collect();
+            let kept: Vec<&String> = a
+                .values
+                .iter()
+                .filter(|v| in_b.contains(v.as_str()))
+                .collect();
+            let added: Vec<&String> = b
+                .values
+                .iter()
+                .filter(|v| !in_a.contains(v.as_str()))
+                .collect();
             let in_order = kept.len() + added.len() == b.values.len()
                 && kept
                     .iter()
@@ -126,7 +139,7 @@ impl Diff {
                     .zip(&b.values)
                     .all(|(x, y)| *x == y);
             if in_order && !a.values.is_empty() && !b.values.is_empty() {
-                for v in a.values.iter().filter(|v| !b.values.contains(v)) {
+                for v in a.values.iter().filter(|v| !in_b.contains(v.as_str())) {
                     self.deletes.push(Command::delete(path.to_vec(), Some(v)));
                 }
                 for v in added {
