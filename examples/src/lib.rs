@@ -58,3 +58,39 @@ impl LiveTargets {
             .map_err(|e| e.to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::LiveTargets;
+
+    #[test]
+    fn the_environment_needs_a_site_when_the_topology_has_several() {
+        let topology = cpps_topology::default_topology();
+        let targets = LiveTargets {
+            topology: None,
+            endpoints: None,
+            site: None,
+            kube_cluster: None,
+        };
+        let err = targets.endpoints(&topology, &|_| None).unwrap_err();
+        assert_eq!(
+            err,
+            "the topology has several sites: give --endpoints, or --site for the environment variables"
+        );
+        let for_sp = LiveTargets {
+            site: Some("sp".to_owned()),
+            ..targets
+        };
+        let vyos = |k: &str| (k == "VYOS_URL").then(|| "https://router.sp/".to_owned());
+        let endpoints = for_sp.endpoints(&topology, &vyos).unwrap();
+        let sp = &endpoints.sites["sp"];
+        assert_eq!(sp.vyos.as_ref().unwrap().url, "https://router.sp/");
+        assert!(sp.from_environment && sp.proxmox.is_none());
+        let unknown = LiveTargets {
+            site: Some("atlantis".to_owned()),
+            ..for_sp
+        };
+        let err = unknown.endpoints(&topology, &vyos).unwrap_err();
+        assert_eq!(err, "sites.atlantis: the topology has no site `atlantis`");
+    }
+}
