@@ -14,6 +14,15 @@ use std::path::PathBuf;
 use cpps_topology::live::endpoints::Endpoints;
 use cpps_topology::model::Topology;
 
+/// The `--format` of the binaries that print a report as text or as JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Text for people.
+    Text,
+    /// JSON for programs.
+    Json,
+}
+
 /// Where the live systems are, as `audit` and `exporter` take it: the topology, and an
 /// endpoints file or the clients' environment variables for one site.
 #[derive(Debug, clap::Args)]

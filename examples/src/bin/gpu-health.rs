@@ -15,17 +15,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
+use cpps_examples::Format;
 use cpps_gpu::health::{Finding, HealthPolicy, HostVerdict, Severity, host_verdict};
 use cpps_gpu::k8s::checks::{self, CheckPolicy};
 use cpps_gpu::nvml::{GpuSnapshot, HostSnapshot, NvmlSource, Reading, snapshot};
 use serde::Serialize;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Format {
-    Text,
-    Json,
-}
 
 /// NVIDIA GPU health (NVML) and the GPU cluster's Kubernetes state.
 #[derive(Debug, Parser)]

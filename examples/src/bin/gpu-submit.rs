@@ -21,15 +21,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::{Parser, ValueEnum};
+use clap::Parser;
+use cpps_examples::Format;
 use cpps_gpu::k8s::kueue::{BatchRun, JobSubmission, WorkloadState, run_batch};
 use serde::Serialize;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Format {
-    Text,
-    Json,
-}
 
 /// Submit a small batch Job to a Kueue LocalQueue: a plan by default, for real with --apply.
 #[derive(Debug, Parser)]

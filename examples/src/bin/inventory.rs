@@ -18,15 +18,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::{Parser, ValueEnum};
+use clap::Parser;
+use cpps_examples::Format;
 use cpps_proxmox::ClientBuilder;
 use cpps_proxmox::inventory::{self, Completeness};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Format {
-    Text,
-    Json,
-}
 
 /// Lists the nodes and guests of a Proxmox VE cluster.
 ///

@@ -27,16 +27,11 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
+use cpps_examples::Format;
 use cpps_linstor::ClientBuilder;
 use cpps_linstor::dr;
 use cpps_linstor::health::{self, HealthOptions};
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum Format {
-    Text,
-    Json,
-}
 
 /// LINSTOR and DRBD health from the controllers in LS_CONTROLLERS.
 #[derive(Debug, Parser)]

@@ -29,16 +29,11 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
+use cpps_examples::Format;
 use cpps_pbs::checks::{Sites, parse_duration};
 use cpps_pbs::report::{self, ReportOptions};
 use cpps_pbs::{ClientBuilder, Error};
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum Format {
-    Text,
-    Json,
-}
 
 /// Backup report of the Proxmox Backup Server in PBS_REPOSITORY.
 ///
