@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use cpps_http::test_util::MockApi;
-use cpps_http::{Delivery, Envelope, Error, Request, Response, RetryPolicy};
+use cpps_http::{Delivery, Envelope, Error, HttpClient, Request, Response, RetryPolicy};
 use serde::Deserialize;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
@@ -87,12 +87,7 @@ fn assert_decode_ran_out(error: &Error, deadline: Duration) {
 async fn decoding_a_large_answer_stops_at_the_calls_deadline() {
     let api = api_with_slow_answer().await;
     let deadline = Duration::from_secs(2);
-    let client = api
-        .client_builder()
-        .deadline(deadline)
-        .retry(RetryPolicy::none())
-        .build()
-        .unwrap();
+    let client = single_attempt_client(&api, deadline);
     let error = client
         .send::<_, Vec<SlowEntry>>(&DataEnvelope, Request::get("cluster/resources"))
         .await
@@ -106,12 +101,7 @@ async fn decoding_a_large_answer_stops_at_the_calls_deadline() {
 async fn a_large_answer_read_by_hand_is_decoded_within_the_same_deadline() {
     let api = api_with_slow_answer().await;
     let deadline = Duration::from_secs(2);
-    let client = api
-        .client_builder()
-        .deadline(deadline)
-        .retry(RetryPolicy::none())
-        .build()
-        .unwrap();
+    let client = single_attempt_client(&api, deadline);
     let error = client
         .send_json::<Data<Vec<SlowEntry>>>(Request::get("cluster/resources"))
         .await
@@ -119,4 +109,13 @@ async fn a_large_answer_read_by_hand_is_decoded_within_the_same_deadline() {
         .expect("decoding 4 096 slow entries outlasts the deadline");
     assert_decode_ran_out(&error, deadline);
     api.verify().await;
+}
+
+/// A client of `api` with `deadline` per call and no retry.
+fn single_attempt_client(api: &MockApi, deadline: Duration) -> HttpClient {
+    api.client_builder()
+        .deadline(deadline)
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap()
 }

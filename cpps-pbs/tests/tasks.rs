@@ -5,6 +5,7 @@ mod common;
 
 use std::time::Duration;
 
+use cpps_http::test_util::MockApi;
 use cpps_pbs::TaskQuery;
 use cpps_pbs::types::{ExitStatus, TaskState, Upid};
 use cpps_proxmox::family::WaitOptions;
@@ -114,13 +115,7 @@ async fn waiting_for_a_failed_task_returns_its_log_tail() {
         .respond_with(ResponseTemplate::new(200).set_body_json(common::load("task_log.json")))
         .mount(api.server())
         .await;
-    let options = WaitOptions::default()
-        .intervals(Duration::from_millis(5), Duration::from_millis(10))
-        .log_tail_lines(10);
-    let err = common::token_client(&api)
-        .wait_task(&upid, &options)
-        .await
-        .unwrap_err();
+    let err = failed_wait(&api, &upid).await;
     let cpps_pbs::Error::TaskFailed {
         exit_status,
         log_tail,
@@ -192,13 +187,7 @@ async fn the_failure_log_tail_of_a_long_pbs_log_keeps_its_last_line() {
         .respond_with(PbsTaskLog { lines })
         .mount(api.server())
         .await;
-    let options = WaitOptions::default()
-        .intervals(Duration::from_millis(5), Duration::from_millis(10))
-        .log_tail_lines(10);
-    let err = common::token_client(&api)
-        .wait_task(&upid, &options)
-        .await
-        .unwrap_err();
+    let err = failed_wait(&api, &upid).await;
     let cpps_pbs::Error::TaskFailed { log_tail, .. } = &err else {
         panic!("expected a failed task, got {err:?}");
     };
@@ -208,4 +197,15 @@ async fn the_failure_log_tail_of_a_long_pbs_log_keeps_its_last_line() {
         Some("TASK ERROR: verification failed - please check the log for details")
     );
     assert!(log_tail[0].contains("T21:00"), "{log_tail:?}");
+}
+
+/// Waits for `upid` with short intervals and a 10-line log tail, expecting the task to fail.
+async fn failed_wait(api: &MockApi, upid: &Upid) -> cpps_pbs::Error {
+    let options = WaitOptions::default()
+        .intervals(Duration::from_millis(5), Duration::from_millis(10))
+        .log_tail_lines(10);
+    common::token_client(api)
+        .wait_task(upid, &options)
+        .await
+        .unwrap_err()
 }
