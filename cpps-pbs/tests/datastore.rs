@@ -6,8 +6,6 @@ mod common;
 use cpps_pbs::SnapshotQuery;
 use cpps_pbs::types::{BackendType, BackupType, MountStatus, SnapshotFile, VerifyState};
 use serde_json::json;
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, ResponseTemplate};
 
 #[tokio::test]
 async fn lists_datastores_with_the_pbs_token_header() {
@@ -209,14 +207,7 @@ async fn reads_gc_status() {
 #[tokio::test]
 async fn permission_errors_carry_the_server_message() {
     let api = common::mock_api().await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/admin/datastore/store1/snapshots"))
-        .respond_with(
-            ResponseTemplate::new(403)
-                .set_body_json(json!({"data": null, "message": "permission check failed\n"})),
-        )
-        .mount(api.server())
-        .await;
+    common::serve_permission_denied(&api, "/admin/datastore/store1/snapshots").await;
     let err = common::token_client(&api)
         .snapshots("store1", &SnapshotQuery::default())
         .await

@@ -35,15 +35,7 @@ async fn inventory_with(stores: Option<&[String]>, remotes_readable: bool) -> In
     if remotes_readable {
         common::serve_fixture(&api, "/config/remote", &[], "remotes.json").await;
     } else {
-        Mock::given(method("GET"))
-            .and(path("/api2/json/config/remote"))
-            .respond_with(
-                ResponseTemplate::new(403)
-                    .set_body_json(json!({"data": null, "message": "permission check failed\n"})),
-            )
-            .expect(1)
-            .mount(api.server())
-            .await;
+        common::serve_permission_denied(&api, "/config/remote").await;
     }
     common::serve_fixture(
         &api,
@@ -243,15 +235,7 @@ async fn an_old_pbs_and_a_forbidden_part_still_give_a_report() {
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/admin/verify"))
-        .respond_with(
-            ResponseTemplate::new(403)
-                .set_body_json(json!({"data": null, "message": "permission check failed\n"})),
-        )
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::serve_permission_denied(&api, "/admin/verify").await;
     common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
     let inventory = collect_store1_with_remotes(&api).await;
     api.verify().await;

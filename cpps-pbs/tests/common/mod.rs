@@ -161,6 +161,21 @@ pub async fn serve_json(api: &MockApi, api_path: &str, query: &[(&str, &str)], b
         .await;
 }
 
+/// Answers `GET /api2/json{api_path}` as PBS answers a token without the privilege: 403 with
+/// the message in the body's `message` (proxmox-rest-server, see `cpps-proxmox`'s envelope
+/// docs), expecting exactly one call.
+pub async fn serve_permission_denied(api: &MockApi, api_path: &str) {
+    Mock::given(method("GET"))
+        .and(path(format!("/api2/json{api_path}")))
+        .respond_with(ResponseTemplate::new(403).set_body_json(
+            serde_json::json!({"data": null, "message": "permission check failed\n"}),
+        ))
+        .expect(1)
+        .named(format!("GET {api_path} (denied)"))
+        .mount(api.server())
+        .await;
+}
+
 /// Answers `GET /api2/json/version` as a PBS of release `version` (`3.2`) and patch `release`
 /// (`4`) does (proxmox-backup `src/api2/version.rs`), expecting exactly one call: the client
 /// reads it once and keeps it.
