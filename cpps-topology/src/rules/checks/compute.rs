@@ -270,7 +270,7 @@ pub(super) fn pve_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let facts = &ctx.refs.guest_facts;
     for (gi, g) in topo.guests().iter().enumerate() {
         let f = facts[gi];
-        if let Some(ha_state) = lagging(f.ha, f.ha_state, f.state) {
+        if let Some(ha_state) = lagging(f.ha(), f.ha_state, f.state) {
             let boot = if g.on_boot {
                 " (it only starts on boot)"
             } else {

@@ -554,7 +554,7 @@ pub(super) fn doc_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let facts = &ctx.refs.guest_facts;
     for (gi, g) in topo.guests().iter().enumerate() {
         let f = facts[gi];
-        if f.kind != GuestKind::Lxc || f.state == State::Desired || (f.storage && f.backup) {
+        if f.kind != GuestKind::Lxc || f.state == State::Desired || (f.storage() && f.backup()) {
             continue;
         }
         let in_gpu_cluster = || {
@@ -563,7 +563,7 @@ pub(super) fn doc_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 .get()
                 .is_some_and(|ki| topo.k3s_clusters()[ki].purpose == ClusterPurpose::Gpu)
         };
-        if !(f.gpu || in_gpu_cluster()) {
+        if !(f.gpu() || in_gpu_cluster()) {
             continue;
         }
         let mut missing = Vec::new();

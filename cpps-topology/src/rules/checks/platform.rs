@@ -70,7 +70,7 @@ fn placements<'t>(ctx: &Ctx<'t>, ki: usize) -> Vec<Placed<'t>> {
         let Some((host_at, host)) = ctx.host_of_guest_at(gi) else {
             continue;
         };
-        let placement = match (g.kind, g.privileged) {
+        let placement = match (g.kind, g.privileged()) {
             (GuestKind::Vm, _) => NodePlacement::Vm,
             (GuestKind::Lxc, true) => NodePlacement::LxcPrivileged,
             (GuestKind::Lxc, false) => NodePlacement::Lxc,
@@ -232,7 +232,7 @@ pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             continue;
         }
         for (i, gi) in ctx.nodes_of(ki) {
-            if !ctx.refs.guest_facts[gi].gpu {
+            if !ctx.refs.guest_facts[gi].gpu() {
                 continue;
             }
             let g = &topo.guests()[gi];
@@ -407,7 +407,7 @@ pub(super) fn gpu_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let facts = &ctx.refs.guest_facts;
     for (gi, g) in topo.guests().iter().enumerate() {
-        if !facts[gi].gpu {
+        if !facts[gi].gpu() {
             continue;
         }
         let Some(gpu) = &g.gpu else {

@@ -126,7 +126,7 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         if let Some(stated) = k.node_placement {
             for (i, gi) in ctx.nodes_of(ki) {
                 let f = refs.guest_facts[gi];
-                let actual = placement_of(f.kind, f.privileged);
+                let actual = placement_of(f.kind, f.privileged());
                 if actual != stated {
                     let g = &topo.guests()[gi];
                     sink.emit_at(
@@ -558,7 +558,7 @@ pub(super) fn rel_002<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         if k.purpose != ClusterPurpose::Gpu || !ctx.has_nodes(ki) {
             continue;
         }
-        let with_gpu = ctx.nodes_of(ki).any(|(_, gi)| refs.guest_facts[gi].gpu);
+        let with_gpu = ctx.nodes_of(ki).any(|(_, gi)| refs.guest_facts[gi].gpu());
         if !with_gpu {
             sink.emit_at(
                 scaled(Severity::Warning, k.meta.state),

@@ -202,12 +202,27 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         }
         emit_weakest(sink, c, state, &w);
     }
+    // Guests, in one pass over their facts: their host, and their `ha` more mature than them.
     for (gi, g) in topo.guests().iter().enumerate() {
-        let state = facts[gi].state;
+        let f = facts[gi];
+        if let Some(ha) = f.ha_state.filter(|_| f.ha())
+            && ha > f.state
+        {
+            sink.emit_at(
+                Severity::Error,
+                ComponentRef::Guest(g),
+                "ha",
+                format!(
+                    "guest {}: its `ha` is marked {ha}, more mature than the guest itself ({})",
+                    g.id, g.meta.state
+                ),
+            );
+        }
+        let state = f.state;
         if state == State::Desired {
             continue;
         }
-        if facts[gi].deferred {
+        if f.deferred() {
             deferred(sink, ComponentRef::Guest(g), state);
         }
         let mut w = Weakest::new(state);
@@ -232,23 +247,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         }
         emit_weakest(sink, ComponentRef::K3sCluster(k), state, &w);
     }
-    // Properties more mature than their component are the inverse mix.
-    for (gi, g) in topo.guests().iter().enumerate() {
-        let f = facts[gi];
-        if let Some(ha) = f.ha_state.filter(|_| f.ha)
-            && ha > f.state
-        {
-            sink.emit_at(
-                Severity::Error,
-                ComponentRef::Guest(g),
-                "ha",
-                format!(
-                    "guest {}: its `ha` is marked {ha}, more mature than the guest itself ({})",
-                    g.id, g.meta.state
-                ),
-            );
-        }
-    }
+    // Properties more mature than their component are the inverse mix (a guest's `ha`: above).
     for k in topo.k3s_clusters() {
         if let Some(cm) = &k.cert_manager
             && cm.state > k.meta.state
@@ -430,7 +429,7 @@ pub(super) fn sec_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 .guests()
                 .iter()
                 .enumerate()
-                .filter(|&(gi, _)| facts[gi].free_text)
+                .filter(|&(gi, _)| facts[gi].free_text())
                 .map(|(_, g)| ComponentRef::Guest(g));
             let others = topo
                 .components()
@@ -554,7 +553,7 @@ pub(super) fn frugal_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         .guests()
         .iter()
         .enumerate()
-        .filter(|&(gi, _)| facts[gi].state == State::Desired && !facts[gi].deferred)
+        .filter(|&(gi, _)| facts[gi].state == State::Desired && !facts[gi].deferred())
         .map(|(_, g)| ComponentRef::Guest(g));
     let others = ctx
         .topo

@@ -338,7 +338,7 @@ pub(super) fn hadr_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let facts = &ctx.refs.guest_facts;
     for (gi, g) in topo.guests().iter().enumerate() {
         let f = facts[gi];
-        if f.state == State::Desired || !(f.ha || f.storage) {
+        if f.state == State::Desired || !(f.ha() || f.storage()) {
             continue;
         }
         let backup = ctx.refs.guest_backup[gi].get().map(|b| &topo.pbs()[b]);
