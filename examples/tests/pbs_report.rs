@@ -34,17 +34,22 @@ async fn serve(server: &MockServer, route: &str, body: Value) {
         .await;
 }
 
-async fn pbs(snapshots: Value, sync: Value, verify: Value, prune: Value, gc: Value) -> MockServer {
-    let server = MockServer::start().await;
-    // PBS 4 (proxmox-backup `src/api2/version.rs`: `version` is MAJOR.MINOR, `release` the
-    // patch): `sync-direction` and `GET /admin/gc` are both there.
+/// Serves the version of a PBS 4 (proxmox-backup `src/api2/version.rs`: `version` is
+/// MAJOR.MINOR, `release` the patch), where `sync-direction` and `GET /admin/gc` are both
+/// there, and the fixtures' datastore list.
+async fn serve_pbs4_datastores(server: &MockServer) {
     serve(
-        &server,
+        server,
         "/version",
         json!({"data": {"version": "4.0", "release": "14", "repoid": "d3adb33f"}}),
     )
     .await;
-    serve(&server, "/admin/datastore", fixture("datastores.json")).await;
+    serve(server, "/admin/datastore", fixture("datastores.json")).await;
+}
+
+async fn pbs(snapshots: Value, sync: Value, verify: Value, prune: Value, gc: Value) -> MockServer {
+    let server = MockServer::start().await;
+    serve_pbs4_datastores(&server).await;
     serve(
         &server,
         "/status/datastore-usage",
@@ -233,13 +238,7 @@ async fn the_help_documents_the_timeout_and_the_exit_status() {
 #[tokio::test]
 async fn a_server_that_stops_answering_gives_a_partial_report_within_the_timeout() {
     let server = MockServer::start().await;
-    serve(
-        &server,
-        "/version",
-        json!({"data": {"version": "4.0", "release": "14", "repoid": "d3adb33f"}}),
-    )
-    .await;
-    serve(&server, "/admin/datastore", fixture("datastores.json")).await;
+    serve_pbs4_datastores(&server).await;
     serve(
         &server,
         "/admin/datastore/store1/namespace",
