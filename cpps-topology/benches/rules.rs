@@ -78,8 +78,10 @@ fn main() {
     // `cargo test --benches` runs bench binaries without `--bench`: keep that run short.
     let quick = !std::env::args().any(|a| a == "--bench");
     let runs = if quick { 1 } else { 11 };
-    let small = median_check(10_000, runs, if quick { 1 } else { 20 });
-    let large = median_check(100_000, runs, if quick { 1 } else { 2 });
+    // Batches that make each sample last about 0.1 s of CPU (a 10k check takes about 1 ms):
+    // the thread's CPU clock advances in scheduler ticks of a few milliseconds.
+    let small = median_check(10_000, runs, if quick { 1 } else { 100 });
+    let large = median_check(100_000, runs, if quick { 1 } else { 10 });
     // A third size, past the caches: a quadratic rule would make 1M/100k ~100; a linear check
     // shows 10 plus the step from cache to memory (the resolved arrays of 1M guests no longer
     // fit in the caches that hold those of 100k).
