@@ -338,7 +338,7 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
             ha_state: None,
             on_boot: true,
             role: None,
-            gpu: gpu_use,
+            gpu: gpu_use.map(Box::new),
             storage: Some(id(format!("s{s}-pool{}", h / 3))),
             backup: Some(id(format!("s{s}-pbs"))),
             rpo: None,

@@ -157,8 +157,9 @@ pub struct Guest {
     pub on_boot: bool,
     /// The role it plays (`k3s-server`, `pbs`, `traefik`).
     pub role: Option<String>,
-    /// The GPU it uses from its host. Location: `meta.at("gpu")`.
-    pub gpu: Option<Gpu>,
+    /// The GPU it uses from its host. Location: `meta.at("gpu")`. Boxed: few guests have
+    /// one, and a large topology is mostly guests.
+    pub gpu: Option<Box<Gpu>>,
     /// The LINSTOR pool holding its disks. Location: `meta.at("storage")`.
     pub storage: Option<LinstorPoolId>,
     /// The PBS that backs it up. Location: `meta.at("backup")`.

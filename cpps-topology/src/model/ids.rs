@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -44,12 +45,24 @@ fn validate_id(s: &str) -> Result<(), IdError> {
     Ok(())
 }
 
+/// A typed id made of shared text, and its text: the loader gives every reference to a
+/// component the text of the component's own id, so that ids are not copied per reference.
+pub(crate) trait SharedId: FromStr<Err = IdError> {
+    /// Validates and wraps `id` without copying it.
+    fn from_shared(id: &Arc<str>) -> Result<Self, IdError>;
+    /// The shared text.
+    fn shared(&self) -> &Arc<str>;
+}
+
+/// Each typed id holds its text as an `Arc<str>`: cloning one (into an index, a finding, a
+/// reference from another component) shares the text instead of copying it, and the loader
+/// gives every reference to a component the same text as the component's own id.
 macro_rules! typed_id {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
         #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         #[serde(try_from = "String", into = "String")]
-        pub struct $name(String);
+        pub struct $name(Arc<str>);
 
         impl $name {
             /// Validates and wraps an id: 1–128 bytes of letters, digits, `-`, `_`, `.`,
@@ -57,11 +70,23 @@ macro_rules! typed_id {
             pub fn new(id: impl Into<String>) -> Result<Self, IdError> {
                 let id = id.into();
                 validate_id(&id)?;
-                Ok(Self(id))
+                Ok(Self(Arc::from(id)))
             }
+
 
             /// The id as a string slice.
             pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl SharedId for $name {
+            fn from_shared(id: &Arc<str>) -> Result<Self, IdError> {
+                validate_id(id)?;
+                Ok(Self(Arc::clone(id)))
+            }
+
+            fn shared(&self) -> &Arc<str> {
                 &self.0
             }
         }
@@ -75,7 +100,8 @@ macro_rules! typed_id {
         impl FromStr for $name {
             type Err = IdError;
             fn from_str(s: &str) -> Result<Self, IdError> {
-                Self::new(s)
+                validate_id(s)?;
+                Ok(Self(Arc::from(s)))
             }
         }
 
@@ -88,7 +114,7 @@ macro_rules! typed_id {
 
         impl From<$name> for String {
             fn from(id: $name) -> String {
-                id.0
+                String::from(&*id.0)
             }
         }
 

@@ -133,7 +133,11 @@ impl Cx<'_> {
         }
         let ha = self.flag(&mut meta, "ha", &g.ha);
         let ha_state = self.state_of(&mut meta, "ha_state", &g.ha_state);
-        let gpu = g.gpu.as_ref().and_then(|gp| self.gpu(&mut meta, "gpu", gp));
+        let gpu = g
+            .gpu
+            .as_ref()
+            .and_then(|gp| self.gpu(&mut meta, "gpu", gp))
+            .map(Box::new);
         let storage = self.opt_reference(
             &mut meta,
             "storage",

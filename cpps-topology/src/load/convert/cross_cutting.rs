@@ -178,8 +178,8 @@ impl Cx<'_> {
             let at = cx.loc(&id.at);
             let first = cx
                 .ids
-                .get(&id.value)
-                .map(|(_, l)| *l)
+                .get(id.value.as_str())
+                .map(|(_, l)| l)
                 .or_else(|| seen.get(&id.value).copied());
             match first {
                 Some(first) => cx.error(

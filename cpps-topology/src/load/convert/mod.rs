@@ -10,14 +10,21 @@ mod network;
 mod platform;
 mod storage;
 
-use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::Arc;
 
+// foldhash: the keys are the file's own ids; see `Topology`'s index.
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_saphyr::MessageFormatter;
 
-use super::file::{At, Common, ComponentFile, FileState, TopologyFile};
+use super::file::{
+    At, Common, ComponentFile, FileState, GuestFile, TopologyFile, TopologyReader, TopologySeed,
+};
 use super::{FORMAT_VERSION, FileError, FileErrorKind, suggest};
-use crate::model::{ComponentKind, IdError, Location, Meta, Parts, Rpo, Source, State, Topology};
+use crate::model::{
+    ComponentKind, Guest, HardwareTier, Host, Location, Meta, Parts, ProxmoxCluster, Rpo, SharedId,
+    Site, Source, State, Topology,
+};
 
 /// What kind a reference must point to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,10 +68,11 @@ impl<'a> Lines<'a> {
             .get((line - 1) as usize)
             .copied()
             .unwrap_or(self.text.len());
-        let line_end = self.text[line_start.min(self.text.len())..]
-            .find('\n')
-            .map_or(self.text.len(), |i| line_start + i);
+        // Only when the parser gave no byte offset: the column's offset in its line.
         let from_col = || {
+            let line_end = self.text[line_start.min(self.text.len())..]
+                .find('\n')
+                .map_or(self.text.len(), |i| line_start + i);
             let line_text = &self.text[line_start.min(line_end)..line_end];
             line_start
                 + line_text
@@ -78,12 +86,15 @@ impl<'a> Lines<'a> {
             .map(|o| o as usize)
             .filter(|&o| o <= self.text.len() && self.text.is_char_boundary(o))
             .unwrap_or_else(from_col);
-        let mut len = l.span().byte_len().map_or(1, |n| n as usize);
-        // One line at most, never past the end, at least one character.
-        let end_of_line = self.text[offset..]
-            .find('\n')
-            .map_or(self.text.len(), |i| offset + i);
-        len = len.min(end_of_line - offset);
+        let len = l.span().byte_len().map_or(1, |n| n as usize);
+        // One line at most, never past the end, at least one character. Only the located
+        // bytes are searched for the line's end: a file on one line is not scanned to its end
+        // for each location.
+        let end = offset.saturating_add(len).min(self.text.len());
+        let mut len = self.text.as_bytes()[offset..end]
+            .iter()
+            .position(|&b| b == b'\n')
+            .unwrap_or(end - offset);
         if len == 0 {
             if offset >= self.text.len() {
                 offset = self.text.len()
@@ -103,12 +114,137 @@ impl<'a> Lines<'a> {
     }
 }
 
+/// The converter's state: the text's lines, the errors found so far, every id declared (to
+/// reject duplicates and check references) and the references to check once all are known.
 struct Cx<'a> {
     lines: Lines<'a>,
     errors: Vec<(FileErrorKind, Location)>,
-    ids: HashMap<String, (ComponentKind, Location)>,
+    /// Every component's id (unique across kinds), and the guests built so far.
+    ids: Ids,
+    /// The id of the guest being converted and where it is, unless it is a duplicate: it is
+    /// registered once the guest is built (or not).
+    pending_guest: Option<(Arc<str>, Location)>,
     tiers: HashMap<String, Location>,
+    /// The references to check, except those of the guests that were built: those are checked
+    /// from the guests themselves ([`Cx::check_references`]), so that a large file's guests do
+    /// not each hold a queued copy of their references.
     refs: Vec<(Target, String, Location)>,
+    /// The text of every valid id read outside the guests' own ids (components' ids and
+    /// references), once: a reference shares the text of the id it names, so that 100k guests
+    /// on 20 hosts hold 20 copies of the hosts' names, not 100k.
+    names: HashSet<Arc<str>>,
+}
+
+/// Every component's id (unique across kinds): its kind and where it is defined, the first
+/// one of a duplicated id only. The guests' ids, most of a large file, are positions in the
+/// built guests' list in a table of 4-byte slots (an entry of a map of ids took 48 bytes);
+/// the ids of the other components, and of guests that could not be built, are in a map.
+struct Ids {
+    others: HashMap<Arc<str>, (ComponentKind, Location)>,
+    guests: Vec<Guest>,
+    /// Open addressing with linear probing, a power of two long, at most 3/4 full.
+    guest_slots: Vec<u32>,
+    registered_guests: usize,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl Ids {
+    const EMPTY: u32 = u32::MAX;
+
+    fn new() -> Self {
+        Ids {
+            others: HashMap::new(),
+            guests: Vec::new(),
+            guest_slots: Vec::new(),
+            registered_guests: 0,
+            hasher: foldhash::fast::RandomState::default(),
+        }
+    }
+
+    fn slot_of(&self, id: &str) -> usize {
+        use std::hash::BuildHasher;
+        self.hasher.hash_one(id) as usize & (self.guest_slots.len() - 1)
+    }
+
+    /// The position of the registered guest with this id.
+    fn guest_position(&self, id: &str) -> Option<usize> {
+        if self.guest_slots.is_empty() {
+            return None;
+        }
+        let mask = self.guest_slots.len() - 1;
+        let mut slot = self.slot_of(id);
+        loop {
+            let at = self.guest_slots[slot];
+            if at == Self::EMPTY {
+                return None;
+            }
+            if self.guests[at as usize].id.as_str() == id {
+                return Some(at as usize);
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    fn get(&self, id: &str) -> Option<(ComponentKind, Location)> {
+        if let Some(&found) = self.others.get(id) {
+            return Some(found);
+        }
+        self.guest_position(id)
+            .map(|i| (ComponentKind::Guest, self.guests[i].meta.location))
+    }
+
+    /// Registers the id of a component (not a built guest) that is not registered yet.
+    fn insert(&mut self, id: Arc<str>, kind: ComponentKind, at: Location) {
+        self.others.insert(id, (kind, at));
+    }
+
+    /// Adds a built guest, and registers its id if `register` (it is not a duplicate).
+    fn push_guest(&mut self, guest: Guest, register: bool) {
+        let position = u32::try_from(self.guests.len()).unwrap_or(Self::EMPTY);
+        if register && position == Self::EMPTY {
+            // Past 4 billion guests: the map holds the id.
+            self.others.insert(
+                Arc::clone(guest.id.shared()),
+                (ComponentKind::Guest, guest.meta.location),
+            );
+        } else if register {
+            if (self.registered_guests + 1) * 4 > self.guest_slots.len() * 3 {
+                self.grow();
+            }
+            self.place(guest.id.as_str(), position);
+            self.registered_guests += 1;
+        }
+        self.guests.push(guest);
+    }
+
+    fn place(&mut self, id: &str, position: u32) {
+        let mask = self.guest_slots.len() - 1;
+        let mut slot = self.slot_of(id);
+        while self.guest_slots[slot] != Self::EMPTY {
+            slot = (slot + 1) & mask;
+        }
+        self.guest_slots[slot] = position;
+    }
+
+    fn grow(&mut self) {
+        let len = (self.guest_slots.len() * 2).max(64);
+        let old = std::mem::replace(&mut self.guest_slots, vec![Self::EMPTY; len]);
+        for position in old.into_iter().filter(|&p| p != Self::EMPTY) {
+            let id = Arc::clone(self.guests[position as usize].id.shared());
+            self.place(&id, position);
+        }
+    }
+
+    /// Every registered id and its kind, in no order.
+    fn kinds(&self) -> impl Iterator<Item = (&str, ComponentKind)> {
+        let others = self.others.iter().map(|(id, (kind, _))| (&**id, *kind));
+        let guests = self
+            .guest_slots
+            .iter()
+            .filter(|&&p| p != Self::EMPTY)
+            .map(|&p| (self.guests[p as usize].id.as_str(), ComponentKind::Guest));
+        others.chain(guests)
+    }
 }
 
 fn map_parse_error(e: &serde_saphyr::Error) -> FileErrorKind {
@@ -178,10 +314,8 @@ fn masked_after_key(source: &Source, at: Location) -> Source {
     }
 }
 
-/// Parses, converts and checks a whole file.
-pub(super) fn load(source: Source) -> Result<Topology, FileError> {
-    let text = source.text.clone();
-    let lines = Lines::new(&text);
+/// The parser's options: serde-saphyr's defaults, with room for a datacenter-sized file.
+fn parse_options() -> serde_saphyr::Options {
     // serde-saphyr's default budget (250k nodes, 1M events) protects against YAML bombs but
     // stops at about 40k guests; a datacenter model must load at 100k+ (the audit benchmark's
     // size), so the node and event caps are raised while the alias, anchor and depth caps stay.
@@ -197,40 +331,123 @@ pub(super) fn load(source: Source) -> Result<Topology, FileError> {
     // blocks replay far fewer events than these caps.
     options.alias_limits.max_total_replayed_events = MAX_REPLAYED_ALIAS_EVENTS;
     options.alias_limits.max_alias_expansions_per_anchor = MAX_EXPANSIONS_PER_ANCHOR;
-    let file: TopologyFile = match serde_saphyr::from_str_with_options(&text, options) {
-        Ok(f) => f,
-        Err(e) => {
-            let location = e
-                .location()
-                .map_or(Location::UNKNOWN, |l| lines.location(&l));
-            let kind = map_parse_error(&e);
-            // An unknown key is often a misplaced secret (`token: …`): the diagnostic shows the
-            // key and masks what follows it on that line.
-            let shown = match &kind {
-                FileErrorKind::UnknownKey { .. } if location.is_known() => {
-                    masked_after_key(&source, location)
-                }
-                _ => source,
-            };
-            return Err(FileError::new(kind, location, Some(&shown)));
+    options
+}
+
+/// The components of the kinds converted before the guests (in [`Cx::convert`]'s order).
+struct Early {
+    tiers: Vec<HardwareTier>,
+    sites: Vec<Site>,
+    proxmox_clusters: Vec<ProxmoxCluster>,
+    hosts: Vec<Host>,
+}
+
+/// What the parser hands the guests to.
+///
+/// Streaming (the usual case): the kinds before the guests are converted when the `guests`
+/// key is reached, then each guest as soon as it is read, so that the file form of the guests
+/// (most of a large file) never accumulates. That is the converter's order (tiers, sites,
+/// Proxmox clusters, hosts, guests, then the rest) only if no list of those four kinds comes
+/// after the guests in the file; when one does, the file is read again with the guests
+/// collected, and converted in that order, so that what is reported (which of two components
+/// sharing an id is the duplicate, and in which order) never depends on the file's order.
+struct Reader<'c, 'a> {
+    cx: &'c mut Cx<'a>,
+    stream: bool,
+    early: Option<Early>,
+    guest_files: Vec<GuestFile>,
+}
+
+impl TopologyReader for Reader<'_, '_> {
+    fn before_guests(&mut self, file: &mut TopologyFile) {
+        if self.stream {
+            self.early = Some(self.cx.early(file));
         }
+    }
+
+    fn guest(&mut self, guest: GuestFile) {
+        if self.stream {
+            self.cx.push_guest(&guest);
+        } else {
+            self.guest_files.push(guest);
+        }
+    }
+}
+
+/// Parses, converts and checks a whole file.
+pub(super) fn load(source: Source) -> Result<Topology, FileError> {
+    let text = source.text.clone();
+    let mut stream = true;
+    let (parts, version, name, rpo, mut errors) = loop {
+        let mut cx = Cx {
+            lines: Lines::new(&text),
+            errors: Vec::new(),
+            ids: Ids::new(),
+            pending_guest: None,
+            tiers: HashMap::new(),
+            refs: Vec::new(),
+            names: HashSet::new(),
+        };
+        // Room for one guest per line (at least 32 bytes each): the guests' list is not
+        // copied as it grows (untouched room costs no memory), and the list is fitted to the
+        // guests once they are read.
+        cx.ids
+            .guests
+            .reserve(cx.lines.starts.len().min(text.len() / 32));
+        let mut reader = Reader {
+            cx: &mut cx,
+            stream,
+            early: None,
+            guest_files: Vec::new(),
+        };
+        let read =
+            serde_saphyr::with_deserializer_from_str_with_options(&text, parse_options(), |de| {
+                serde::de::DeserializeSeed::deserialize(TopologySeed(&mut reader), de)
+            });
+        let (file, early_kinds_after_guests) = match read {
+            Ok(read) => read,
+            Err(e) => {
+                let location = e
+                    .location()
+                    .map_or(Location::UNKNOWN, |l| cx.lines.location(&l));
+                let kind = map_parse_error(&e);
+                // An unknown key is often a misplaced secret (`token: …`): the diagnostic shows
+                // the key and masks what follows it on that line.
+                let shown = match &kind {
+                    FileErrorKind::UnknownKey { .. } if location.is_known() => {
+                        masked_after_key(&source, location)
+                    }
+                    _ => source,
+                };
+                return Err(FileError::new(kind, location, Some(&shown)));
+            }
+        };
+        if stream && early_kinds_after_guests {
+            stream = false;
+            continue;
+        }
+        let Reader {
+            early, guest_files, ..
+        } = reader;
+        let (mut parts, version, name, rpo) = cx.convert(file, early, guest_files);
+        cx.check_references();
+        parts.guests = std::mem::take(&mut cx.ids.guests);
+        parts.guests.shrink_to_fit();
+        // The ids and the lines are dropped before the topology's indexes are built: the
+        // two are not held together.
+        break (parts, version, name, rpo, cx.errors);
     };
-    let mut cx = Cx {
-        lines,
-        errors: Vec::new(),
-        ids: HashMap::new(),
-        tiers: HashMap::new(),
-        refs: Vec::new(),
-    };
-    let mut topology = cx.convert(file);
-    cx.check_references();
-    if cx.errors.is_empty() {
+    if errors.is_empty() {
+        let mut topology = Topology::from_parts(parts);
+        topology.version = version;
+        topology.name = name;
+        topology.rpo = rpo;
         topology.source = Some(source);
         return Ok(topology);
     }
-    cx.errors.sort_by_key(|(_, l)| (l.line, l.column));
-    let mut errors = cx
-        .errors
+    drop(parts);
+    errors.sort_by_key(|(_, l)| (l.line, l.column));
+    let mut errors = errors
         .into_iter()
         .map(|(k, l)| FileError::new(k, l, Some(&source)));
     let mut first = errors.next().expect("errors is not empty");
@@ -271,9 +488,39 @@ impl Cx<'_> {
         }
     }
 
+    /// Parses an id that other components may refer to, sharing its text with the other ids
+    /// and references that have the same.
+    fn shared_id<T: SharedId>(&mut self, field: &str, v: &At<String>) -> Option<T> {
+        if let Some(name) = self.names.get(v.value.as_str()) {
+            // Only valid ids are kept in `names`.
+            return T::from_shared(name).ok();
+        }
+        let id = self.parse::<T>(field, v)?;
+        self.names.insert(Arc::clone(id.shared()));
+        Some(id)
+    }
+
+    /// Registers a component's id (duplicates are errors: the first one keeps the id). A
+    /// guest's id waits in `pending_guest` until the guest is built, or not.
+    fn register(&mut self, kind: ComponentKind, id: Arc<str>, at: Location) {
+        if let Some((_, first)) = self.ids.get(&id) {
+            self.error(
+                FileErrorKind::DuplicateId {
+                    id: id.to_string(),
+                    first,
+                },
+                at,
+            );
+        } else if kind == ComponentKind::Guest {
+            self.pending_guest = Some((id, at));
+        } else {
+            self.ids.insert(id, kind, at);
+        }
+    }
+
     /// Parses a component's own id and registers it (duplicates are errors), then builds its
-    /// meta (a missing state is an error).
-    fn component<T: FromStr<Err = IdError>>(
+    /// meta (a missing state is an error). A guest's id is its own text: nothing shares it.
+    fn component<T: SharedId>(
         &mut self,
         kind: ComponentKind,
         file: &impl ComponentFile,
@@ -286,18 +533,15 @@ impl Cx<'_> {
             deferred,
         } = file.common();
         let at = self.loc(&id.at);
-        let parsed = self.parse::<T>("id", id);
-        if let Some(&(_, first)) = self.ids.get(&id.value) {
-            self.error(
-                FileErrorKind::DuplicateId {
-                    id: id.value.clone(),
-                    first,
-                },
-                at,
-            );
+        let parsed = if kind == ComponentKind::Guest {
+            self.parse::<T>("id", id)
         } else {
-            self.ids.insert(id.value.clone(), (kind, at));
-        }
+            self.shared_id::<T>("id", id)
+        };
+        let text = parsed
+            .as_ref()
+            .map_or_else(|| Arc::from(id.value.as_str()), |p| Arc::clone(p.shared()));
+        self.register(kind, text, at);
         let state = match state {
             Some(s) => {
                 let sat = self.loc(&s.at);
@@ -326,22 +570,22 @@ impl Cx<'_> {
     }
 
     /// Parses a reference, records its location under `path` and queues the existence check.
-    fn reference<T: FromStr<Err = IdError>>(
+    fn reference<T: SharedId>(
         &mut self,
         meta: &mut Meta,
-        path: impl Into<String>,
+        path: impl AsRef<str>,
         target: Target,
         v: &At<String>,
     ) -> Option<T> {
-        let path = path.into();
+        let path = path.as_ref();
         let at = self.loc(&v.at);
-        meta.set_field_location(path.clone(), at);
-        let parsed = self.parse::<T>(&path, v)?;
+        meta.set_field_location(path, at);
+        let parsed = self.shared_id::<T>(path, v)?;
         self.refs.push((target, v.value.clone(), at));
         Some(parsed)
     }
 
-    fn opt_reference<T: FromStr<Err = IdError>>(
+    fn opt_reference<T: SharedId>(
         &mut self,
         meta: &mut Meta,
         path: &str,
@@ -352,7 +596,7 @@ impl Cx<'_> {
             .and_then(|v| self.reference(meta, path, target, v))
     }
 
-    fn references<T: FromStr<Err = IdError>>(
+    fn references<T: SharedId>(
         &mut self,
         meta: &mut Meta,
         path: &str,
@@ -403,7 +647,55 @@ impl Cx<'_> {
         Some(s.value.0)
     }
 
-    fn convert(&mut self, mut f: TopologyFile) -> Topology {
+    /// Converts the kinds that come before the guests, and frees their file form.
+    fn early(&mut self, f: &mut TopologyFile) -> Early {
+        let early = Early {
+            tiers: f.tiers.iter().filter_map(|c| self.tier(c)).collect(),
+            sites: f.sites.iter().filter_map(|c| self.site(c)).collect(),
+            proxmox_clusters: f
+                .proxmox_clusters
+                .iter()
+                .filter_map(|c| self.proxmox_cluster(c))
+                .collect(),
+            hosts: f.hosts.iter().filter_map(|c| self.host(c)).collect(),
+        };
+        f.tiers = Vec::new();
+        f.sites = Vec::new();
+        f.proxmox_clusters = Vec::new();
+        f.hosts = Vec::new();
+        early
+    }
+
+    /// Converts a guest and adds it to the guests. The references of a guest that is built
+    /// are not queued: [`Cx::check_references`] checks them from the guest.
+    fn push_guest(&mut self, g: &GuestFile) {
+        let queued = self.refs.len();
+        let built = self.guest(g);
+        let pending = self.pending_guest.take();
+        match built {
+            Some(mut guest) => {
+                self.refs.truncate(queued);
+                guest.meta.shrink();
+                self.ids.push_guest(guest, pending.is_some());
+            }
+            None => {
+                if let Some((id, at)) = pending {
+                    self.ids.insert(id, ComponentKind::Guest, at);
+                }
+            }
+        }
+    }
+
+    /// Converts the file, kind by kind, in the order written here (the ids of earlier kinds
+    /// are registered first); `early` and the guests are already converted if the file was
+    /// streamed, else `guest_files` holds the guests. The guests stay in `self.ids`.
+    fn convert(
+        &mut self,
+        f: TopologyFile,
+        early: Option<Early>,
+        guest_files: Vec<GuestFile>,
+    ) -> (Parts, u32, Option<String>, Option<Rpo>) {
+        let mut f = f;
         if f.version.value != FORMAT_VERSION {
             let at = self.loc(&f.version.at);
             self.error(
@@ -414,24 +706,21 @@ impl Cx<'_> {
             );
         }
         let rpo = f.rpo.as_ref().and_then(|r| self.parse::<Rpo>("rpo", r));
-        // Kind by kind, in the order written here (the ids of earlier kinds are registered
-        // first); each converter records its errors and yields `None` for a component it
-        // cannot build, so that every error of the file is reported at once.
+        // Each converter records its errors and yields `None` for a component it cannot
+        // build, so that every error of the file is reported at once.
+        let early = match early {
+            Some(early) => early,
+            None => self.early(&mut f),
+        };
+        // Collected guests are converted one by one, each file form freed once converted.
+        for g in guest_files {
+            self.push_guest(&g);
+        }
         let parts = Parts {
-            tiers: f.tiers.iter().filter_map(|c| self.tier(c)).collect(),
-            sites: f.sites.iter().filter_map(|c| self.site(c)).collect(),
-            proxmox_clusters: f
-                .proxmox_clusters
-                .iter()
-                .filter_map(|c| self.proxmox_cluster(c))
-                .collect(),
-            hosts: f.hosts.iter().filter_map(|c| self.host(c)).collect(),
-            // The guests are most of a large file: their file form is freed as soon as they
-            // are converted, so that it and the model are not held together to the end.
-            guests: {
-                let guests = std::mem::take(&mut f.guests);
-                guests.iter().filter_map(|c| self.guest(c)).collect()
-            },
+            tiers: early.tiers,
+            sites: early.sites,
+            proxmox_clusters: early.proxmox_clusters,
+            hosts: early.hosts,
             linstor_pools: f
                 .linstor_pools
                 .iter()
@@ -468,52 +757,88 @@ impl Cx<'_> {
             contradictions,
             ..parts
         };
-        let mut topology = Topology::from_parts(parts);
-        topology.version = f.version.value;
-        topology.name = f.name;
-        topology.rpo = rpo;
-        topology
+        (parts, f.version.value, f.name, rpo)
     }
 
+    /// Checks that every queued reference, and every reference of the built guests, names a
+    /// component of the right kind.
     fn check_references(&mut self) {
-        let mut by_kind: HashMap<ComponentKind, Vec<&str>> = HashMap::new();
         let refs = std::mem::take(&mut self.refs);
-        let mut new_errors = Vec::new();
+        let mut check = ReferenceCheck {
+            ids: &self.ids,
+            tiers: &self.tiers,
+            by_kind: HashMap::new(),
+            errors: Vec::new(),
+        };
         for (target, id, at) in &refs {
-            let found = self.ids.get(id.as_str()).map(|(k, _)| *k);
-            let ok = match target {
-                Target::Tier => self.tiers.contains_key(id.as_str()),
-                Target::Any => found.is_some(),
-                Target::Kind(k) => found == Some(*k),
-            };
-            if ok {
-                continue;
-            }
-            let suggestion = match target {
-                Target::Tier => suggest(id, self.tiers.keys().map(String::as_str)),
-                Target::Any => suggest(id, self.ids.keys().map(String::as_str)),
-                Target::Kind(k) => {
-                    if by_kind.is_empty() {
-                        for (name, (kind, _)) in &self.ids {
-                            by_kind.entry(*kind).or_default().push(name);
-                        }
-                    }
-                    suggest(id, by_kind.get(k).into_iter().flatten().copied())
-                }
-            };
-            new_errors.push((
-                FileErrorKind::UnknownReference {
-                    kind: target.name().to_owned(),
-                    id: id.clone(),
-                    suggestion,
-                    found_kind: match target {
-                        Target::Kind(_) => found.map(|k| k.as_str().to_owned()),
-                        Target::Tier | Target::Any => None,
-                    },
-                },
-                *at,
-            ));
+            check.check(*target, id, *at);
         }
-        self.errors.extend(new_errors);
+        for g in &self.ids.guests {
+            check.check(
+                Target::Kind(ComponentKind::Host),
+                g.host.as_str(),
+                g.meta.at("host"),
+            );
+            if let Some(s) = &g.storage {
+                let target = Target::Kind(ComponentKind::LinstorPool);
+                check.check(target, s.as_str(), g.meta.at("storage"));
+            }
+            if let Some(b) = &g.backup {
+                check.check(
+                    Target::Kind(ComponentKind::Pbs),
+                    b.as_str(),
+                    g.meta.at("backup"),
+                );
+            }
+        }
+        let errors = check.errors;
+        self.errors.extend(errors);
+    }
+}
+
+/// The existence check of references, once every id is known.
+struct ReferenceCheck<'c> {
+    ids: &'c Ids,
+    tiers: &'c HashMap<String, Location>,
+    /// The ids of each kind, built at the first reference to a missing one (for suggestions).
+    by_kind: HashMap<ComponentKind, Vec<&'c str>>,
+    errors: Vec<(FileErrorKind, Location)>,
+}
+
+impl ReferenceCheck<'_> {
+    fn check(&mut self, target: Target, id: &str, at: Location) {
+        let found = self.ids.get(id).map(|(k, _)| k);
+        let ok = match target {
+            Target::Tier => self.tiers.contains_key(id),
+            Target::Any => found.is_some(),
+            Target::Kind(k) => found == Some(k),
+        };
+        if ok {
+            return;
+        }
+        let suggestion = match target {
+            Target::Tier => suggest(id, self.tiers.keys().map(String::as_str)),
+            Target::Any => suggest(id, self.ids.kinds().map(|(id, _)| id)),
+            Target::Kind(k) => {
+                if self.by_kind.is_empty() {
+                    for (name, kind) in self.ids.kinds() {
+                        self.by_kind.entry(kind).or_default().push(name);
+                    }
+                }
+                suggest(id, self.by_kind.get(&k).into_iter().flatten().copied())
+            }
+        };
+        self.errors.push((
+            FileErrorKind::UnknownReference {
+                kind: target.name().to_owned(),
+                id: id.to_owned(),
+                suggestion,
+                found_kind: match target {
+                    Target::Kind(_) => found.map(|k| k.as_str().to_owned()),
+                    Target::Tier | Target::Any => None,
+                },
+            },
+            at,
+        ));
     }
 }

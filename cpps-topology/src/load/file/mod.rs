@@ -10,7 +10,7 @@ use std::fmt;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
-use serde::de::{self, Deserializer, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::model::State;
 
@@ -163,8 +163,11 @@ impl JsonSchema for FileState {
     }
 }
 
+// Read with `TopologySeed`, which hands each guest over as soon as it is read and leaves
+// `guests` empty: the file form of the guests, most of a large file, never accumulates. (Doc
+// comments here are the JSON Schema's descriptions.)
 /// A topology file: the declared infrastructure, one list per component kind.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(title = "CPPS topology")]
 pub(crate) struct TopologyFile {
@@ -190,6 +193,10 @@ pub(crate) struct TopologyFile {
     pub(crate) hosts: Vec<HostFile>,
     /// VMs and LXCs.
     #[serde(default)]
+    #[expect(
+        dead_code,
+        reason = "for the JSON Schema: the reader hands each guest over (`TopologySeed`)"
+    )]
     pub(crate) guests: Vec<GuestFile>,
     /// LINSTOR storage pools.
     #[serde(default)]
@@ -241,5 +248,217 @@ impl<T: Default> Default for At<T> {
             value: T::default(),
             at: serde_saphyr::Location::UNKNOWN,
         }
+    }
+}
+
+/// The keys of a topology file, in the order of [`TopologyFile`]'s fields (the order an
+/// unknown key's "expected one of" lists them in).
+const TOPOLOGY_FIELDS: &[&str] = &[
+    "version",
+    "name",
+    "rpo",
+    "tiers",
+    "sites",
+    "proxmox_clusters",
+    "hosts",
+    "guests",
+    "linstor_pools",
+    "k3s_clusters",
+    "argocd",
+    "pbs",
+    "routers",
+    "traefik",
+    "links",
+    "patterns",
+    "capabilities",
+    "items",
+    "suppressions",
+    "pending",
+    "rejected",
+    "contradictions",
+];
+
+const _: () = assert!(TOPOLOGY_FIELDS.len() == 22);
+
+/// What reads a topology file is told, as it reads: when the `guests` key is reached (with
+/// what was read before it), and each guest, in file order.
+pub(crate) trait TopologyReader {
+    /// The `guests` key is reached; `file` holds the keys read before it.
+    fn before_guests(&mut self, file: &mut TopologyFile);
+    /// A guest was read.
+    fn guest(&mut self, guest: GuestFile);
+}
+
+/// Reads a [`TopologyFile`] and hands each guest to the reader as soon as it is read, leaving
+/// `guests` empty. Otherwise the same reading (and the same errors, at the same places) as
+/// serde's derived one: unknown keys rejected, a key given twice rejected, `version` required,
+/// every other key optional. Also says whether a list of tiers, sites, Proxmox clusters or
+/// hosts came after the guests.
+pub(crate) struct TopologySeed<'r, R>(pub(crate) &'r mut R);
+
+impl<'de, R: TopologyReader> DeserializeSeed<'de> for TopologySeed<'_, R> {
+    type Value = (TopologyFile, bool);
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_struct("TopologyFile", TOPOLOGY_FIELDS, self)
+    }
+}
+
+/// A key of the topology file, as an index in [`TOPOLOGY_FIELDS`].
+struct TopologyKey(usize);
+
+impl<'de> Deserialize<'de> for TopologyKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = TopologyKey;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("field identifier")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<TopologyKey, E> {
+                match usize::try_from(v) {
+                    Ok(i) if i < TOPOLOGY_FIELDS.len() => Ok(TopologyKey(i)),
+                    // serde's derived message (its field count is checked below).
+                    _ => Err(E::invalid_value(
+                        de::Unexpected::Unsigned(v),
+                        &"field index 0 <= i < 22",
+                    )),
+                }
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<TopologyKey, E> {
+                TOPOLOGY_FIELDS
+                    .iter()
+                    .position(|f| *f == v)
+                    .map(TopologyKey)
+                    .ok_or_else(|| E::unknown_field(v, TOPOLOGY_FIELDS))
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<TopologyKey, E> {
+                self.visit_str(&String::from_utf8_lossy(v))
+            }
+        }
+        d.deserialize_identifier(V)
+    }
+}
+
+/// The `guests` list, each element handed over as it is read.
+struct GuestsSeed<'r, R>(&'r mut R);
+
+impl<'de, R: TopologyReader> DeserializeSeed<'de> for GuestsSeed<'_, R> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, R: TopologyReader> Visitor<'de> for GuestsSeed<'_, R> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sequence")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(guest) = seq.next_element::<GuestFile>()? {
+            self.0.guest(guest);
+        }
+        Ok(())
+    }
+}
+
+impl<'de, R: TopologyReader> Visitor<'de> for TopologySeed<'_, R> {
+    type Value = (TopologyFile, bool);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("struct TopologyFile")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut seen = [false; TOPOLOGY_FIELDS.len()];
+        let (mut guests_read, mut after_guests) = (false, false);
+        let mut version = None;
+        let mut file = TopologyFile {
+            version: At::default(),
+            name: None,
+            rpo: None,
+            tiers: Vec::new(),
+            sites: Vec::new(),
+            proxmox_clusters: Vec::new(),
+            hosts: Vec::new(),
+            guests: Vec::new(),
+            linstor_pools: Vec::new(),
+            k3s_clusters: Vec::new(),
+            argocd: Vec::new(),
+            pbs: Vec::new(),
+            routers: Vec::new(),
+            traefik: Vec::new(),
+            links: Vec::new(),
+            patterns: Vec::new(),
+            capabilities: Vec::new(),
+            items: Vec::new(),
+            suppressions: Vec::new(),
+            pending: Vec::new(),
+            rejected: Vec::new(),
+            contradictions: Vec::new(),
+        };
+        while let Some(TopologyKey(key)) = map.next_key()? {
+            if std::mem::replace(&mut seen[key], true) {
+                return Err(de::Error::duplicate_field(TOPOLOGY_FIELDS[key]));
+            }
+            let name = TOPOLOGY_FIELDS[key];
+            after_guests |=
+                guests_read && matches!(name, "tiers" | "sites" | "proxmox_clusters" | "hosts");
+            match name {
+                "version" => version = Some(map.next_value()?),
+                "name" => file.name = map.next_value()?,
+                "rpo" => file.rpo = map.next_value()?,
+                "tiers" => file.tiers = map.next_value()?,
+                "sites" => file.sites = map.next_value()?,
+                "proxmox_clusters" => file.proxmox_clusters = map.next_value()?,
+                "hosts" => file.hosts = map.next_value()?,
+                "guests" => {
+                    guests_read = true;
+                    self.0.before_guests(&mut file);
+                    map.next_value_seed(GuestsSeed(&mut *self.0))?;
+                }
+                "linstor_pools" => file.linstor_pools = map.next_value()?,
+                "k3s_clusters" => file.k3s_clusters = map.next_value()?,
+                "argocd" => file.argocd = map.next_value()?,
+                "pbs" => file.pbs = map.next_value()?,
+                "routers" => file.routers = map.next_value()?,
+                "traefik" => file.traefik = map.next_value()?,
+                "links" => file.links = map.next_value()?,
+                "patterns" => file.patterns = map.next_value()?,
+                "capabilities" => file.capabilities = map.next_value()?,
+                "items" => file.items = map.next_value()?,
+                "suppressions" => file.suppressions = map.next_value()?,
+                "pending" => file.pending = map.next_value()?,
+                "rejected" => file.rejected = map.next_value()?,
+                _ => file.contradictions = map.next_value()?,
+            }
+        }
+        file.version = version.ok_or_else(|| de::Error::missing_field("version"))?;
+        Ok((file, after_guests))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TOPOLOGY_FIELDS, TopologyFile};
+
+    /// The reader knows every key of the file's type (as its JSON Schema lists them).
+    #[test]
+    fn the_reader_reads_every_key_of_the_file_type() {
+        let schema = schemars::schema_for!(TopologyFile).to_value();
+        let mut keys: Vec<&str> = schema["properties"]
+            .as_object()
+            .expect("the schema has properties")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut fields = TOPOLOGY_FIELDS.to_vec();
+        keys.sort_unstable();
+        fields.sort_unstable();
+        assert_eq!(keys, fields);
     }
 }
