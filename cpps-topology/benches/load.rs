@@ -12,25 +12,26 @@
 //! the two alternating, after one warm-up of each, so that each child's peak resident set
 //! (`VmHWM`) is its parse's alone. A child reads the file and parses it, both timed; its peak
 //! memory is `VmHWM` after the parse minus `VmRSS` before the file was read (the file's text is
-//! part of it). Printed: median times, their ratio, peak memory and its multiple of the file
-//! size, and one `PASS`/`MISS` line per target and size: the loader at most 1.5× the generic
-//! parse, its peak memory at most 8× the file size (issue 19's target), and at most the 24×
-//! the loader's documentation states. A benchmark, not a
-//! test: it asserts nothing.
+//! part of it). Printed: median times, their ratio, peak memory, its multiple of the file size
+//! and its bytes per guest (with the size of a [`Guest`] and of its [`Meta`], for the
+//! breakdown the loader's documentation gives), and one `PASS`/`MISS` line per target and size:
+//! the loader at most 1.5× the generic parse, its peak memory at most 8× the file size (issue
+//! 19's target, and the bound the loader's documentation states). A benchmark, not a test: it
+//! asserts nothing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
 use cpps_http::test_util::bench::{status_kib, thread_cpu};
+use cpps_topology::model::{Guest, Meta};
 use cpps_topology::testing::default_of_size;
 
 /// The loader's time may be at most this multiple of serde-saphyr's generic parse.
 const TIME_TARGET: f64 = 1.5;
-/// The loader's peak memory may be at most this multiple of the file's size (issue 19's target).
+/// The loader's peak memory may be at most this multiple of the file's size (issue 19's target,
+/// and the bound `cpps_topology::load`'s documentation states).
 const MEMORY_TARGET: f64 = 8.0;
-/// The multiple the loader's documentation promises (`cpps_topology::load`).
-const MEMORY_DOCUMENTED: f64 = 24.0;
 
 /// Seconds this thread has spent on a CPU: on a shared machine, wall time also counts the
 /// waits for a core.
@@ -44,6 +45,7 @@ struct Sample {
     seconds: f64,
     cpu_seconds: f64,
     peak_kib: u64,
+    guests: u64,
 }
 
 /// The child: read and parse `file` once, print the figures, exit.
@@ -116,6 +118,7 @@ fn run_child(which: &str, file: &Path) -> Sample {
         seconds: field("seconds:"),
         cpu_seconds: field("cpu_seconds:"),
         peak_kib: field("peak_kib:") as u64,
+        guests: field("guests:") as u64,
     }
 }
 
@@ -143,6 +146,8 @@ fn main() {
     };
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-load");
     std::fs::create_dir_all(&dir).expect("the bench's directory can be made");
+    println!("load_size_of_guest_bytes: {}", size_of::<Guest>());
+    println!("load_size_of_meta_bytes: {}", size_of::<Meta>());
     let mut targets = Vec::new();
     for mb in sizes {
         let (text, guests) = default_of_size(mb * 1_000_000);
@@ -180,6 +185,11 @@ fn main() {
             "{name}_loader_peak_over_file: {:.2}",
             loader_peak / file_mib
         );
+        let loaded = loader.first().map_or(0, |s| s.guests).max(1);
+        println!(
+            "{name}_loader_peak_bytes_per_guest: {:.0}",
+            loader_peak * 1024.0 * 1024.0 / loaded as f64
+        );
         println!("{name}_saphyr_value_peak_mib: {value_peak:.1}");
         println!(
             "{name}_saphyr_value_peak_over_file: {:.2}",
@@ -190,13 +200,11 @@ fn main() {
             loader_s / value_s,
             verdict(loader_s <= TIME_TARGET * value_s)
         ));
-        for bound in [MEMORY_TARGET, MEMORY_DOCUMENTED] {
-            targets.push(format!(
-                "target {name} loader peak memory <= {bound}x the file ({:.2}x): {}",
-                loader_peak / file_mib,
-                verdict(loader_peak <= bound * file_mib)
-            ));
-        }
+        targets.push(format!(
+            "target {name} loader peak memory <= {MEMORY_TARGET}x the file ({:.2}x): {}",
+            loader_peak / file_mib,
+            verdict(loader_peak <= MEMORY_TARGET * file_mib)
+        ));
     }
     for line in targets {
         println!("{line}");

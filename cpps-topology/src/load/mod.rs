@@ -11,14 +11,20 @@
 //! Cost: linear in the file. `cargo xtask bench load` measures it against serde-saphyr parsing
 //! the same file into a generic value (`serde_json::Value`), on files of the default topology
 //! grown with one-line guests (about 73 bytes each) to 5, 20 and 50 MB: the loader takes
-//! 1.3–1.4× the generic parse's CPU time, and its peak memory (the process's high-water mark
-//! over what it held before reading the file, the file's text included) is 21–23× the file's
-//! size (about 1 GB for 50 MB), where the generic value takes 14×. That is the bound this
-//! crate holds to: **at most 24× the file's size** for such files, less where entries are
-//! longer, because what grows is a constant amount per component (about 1.5 KB at the peak):
-//! the file form of each component, its model form and the location of each of its fields
-//! (kept for diagnostics and reports), and the id and reference indexes. The file form of the
-//! guests, most of a large file, is freed once they are converted, and the text is held once.
+//! 1.1–1.2× the generic parse's CPU time, and its peak memory (the process's high-water mark
+//! over what it held before reading the file, the file's text included) is 6.1–7.0× the file's
+//! size (about 290 MiB for 50 MB), where the generic value takes 14×. That is the bound this
+//! crate holds to: **at most 8× the file's size** for such files, less where entries are
+//! longer, because what grows is a constant amount per guest, about 440 bytes at the peak: the
+//! text (73), the [`Guest`](crate::model::Guest) (248, of which 128 its
+//! [`Meta`](crate::model::Meta) with three field locations held inline, 16 bytes each), its id's
+//! text (48 with the allocator's rounding: ids are shared `Arc<str>`, so a reference or an
+//! index entry copies no text) and the topology's indexes (about 75). Each guest is converted
+//! as soon as it is parsed, so that the file form of the guests never accumulates; the
+//! converter's own tables (the ids, a 4-byte slot per guest, and the lines) are freed before
+//! the indexes are built. When a list of tiers, sites, Proxmox clusters or hosts comes after
+//! the guests, the file is read a second time (the guests collected, then converted one by
+//! one), so that what is reported never depends on the order of the lists.
 //!
 //! ```
 //! let yaml = "version: 1\nsites:\n  - id: sp\n    state: validated\n";
