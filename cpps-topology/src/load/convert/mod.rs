@@ -842,3 +842,53 @@ impl ReferenceCheck<'_> {
         ));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::load::{FileErrorKind, load_str};
+
+    /// `(line of the error, line of the first definition)` of each duplicate id.
+    fn duplicates(text: &str) -> Vec<(u32, u32)> {
+        let err = load_str("t.yaml", text).expect_err("a duplicate id is refused");
+        err.file_errors()
+            .iter()
+            .map(|e| match &e.kind {
+                FileErrorKind::DuplicateId { first, .. } => (e.location.line, first.line),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    /// The guests are converted as they are read; a list of hosts after them makes the file read
+    /// again in the converter's order, so the guest is the duplicate in both files.
+    #[test]
+    fn a_guest_sharing_a_host_id_is_the_duplicate_whichever_list_comes_first() {
+        let head = "version: 1\nsites:\n  - { id: sp, state: validated }\n";
+        let hosts = "hosts:\n  - { id: h1, site: sp, state: validated }\n";
+        let guests = "guests:\n  - { id: h1, host: h1, kind: vm, state: validated }\n";
+        assert_eq!(duplicates(&format!("{head}{hosts}{guests}")), [(7, 5)]);
+        assert_eq!(duplicates(&format!("{head}{guests}{hosts}")), [(5, 7)]);
+    }
+
+    /// A built guest's references are checked from the guest; a guest that cannot be built keeps
+    /// its queued references, and both are reported.
+    #[test]
+    fn the_references_of_built_and_unbuilt_guests_are_checked() {
+        let text = "version: 1\nsites:\n  - { id: sp, state: validated }\nguests:\n  - { id: g1, host: nohost, kind: vm, state: validated }\n  - { id: g2, host: \"bad host\", kind: vm, storage: nopool, state: validated }\n";
+        let err = load_str("t.yaml", text).expect_err("refused");
+        let summaries: Vec<String> = err.file_errors().iter().map(|e| e.summary()).collect();
+        assert_eq!(summaries.len(), 3, "{summaries:?}");
+        assert!(
+            summaries[0].starts_with("5:21: unknown host `nohost`"),
+            "{summaries:?}"
+        );
+        assert!(
+            summaries[1].starts_with("6:21: invalid `host`"),
+            "{summaries:?}"
+        );
+        assert!(
+            summaries[2].starts_with("6:52: unknown linstor pool `nopool`"),
+            "{summaries:?}"
+        );
+    }
+}
