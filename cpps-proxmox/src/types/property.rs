@@ -239,9 +239,9 @@ impl PropertyString {
 ///
 /// Linear and cache-friendly at any size: a few keys are compared pairwise; more are hashed,
 /// the hashes spread into partitions of about 2 048 by their top bits (one counting pass, one
-/// scatter pass), and each partition, small enough to stay in a core's cache, is sorted and
-/// scanned for equal hashes, whose keys are then compared. (One hash table over 300 000 keys
-/// would not stay in the cache and cost a miss a key.)
+/// scatter pass that keeps the entries' order), and each partition goes through one small hash
+/// table that stays in a core's cache, keys compared where hashes are equal. (One hash table
+/// over 300 000 keys would not stay in the cache and cost a miss a key.)
 fn first_duplicate(text: &str, entries: &[Entry]) -> Option<usize> {
     const PAIRWISE_UP_TO: usize = 16;
     const PARTITION: usize = 2_048;
@@ -277,27 +277,23 @@ fn first_duplicate(text: &str, entries: &[Entry]) -> Option<usize> {
     }
     drop(hashed);
     let mut first: Option<u32> = None;
+    let largest = starts.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+    // One small table, emptied for each partition: positions in the partition, by hash.
+    let mut table: hashbrown::HashTable<u32> = hashbrown::HashTable::with_capacity(largest);
     for window in starts.windows(2) {
-        let part = &mut scattered[window[0]..window[1]];
-        // By hash, then by position: within a run of equal hashes, later entries come later.
-        part.sort_unstable();
-        let mut run = 0;
-        while run < part.len() {
-            let end = run
-                + part[run..]
-                    .iter()
-                    .take_while(|(h, _)| *h == part[run].0)
-                    .count();
-            for j in run + 1..end {
-                let (_, later) = part[j];
-                if part[run..j]
-                    .iter()
-                    .any(|&(_, earlier)| key(earlier) == key(later))
-                {
-                    first = Some(first.map_or(later, |f| f.min(later)));
-                }
+        // The scatter kept the entries' order: an earlier part of a key is met first.
+        let part = &scattered[window[0]..window[1]];
+        table.clear();
+        for (at, &(hash, later)) in part.iter().enumerate() {
+            let same = |p: &u32| {
+                let (h, earlier) = part[*p as usize];
+                h == hash && key(earlier) == key(later)
+            };
+            if table.find(hash, same).is_some() {
+                first = Some(first.map_or(later, |f| f.min(later)));
+            } else {
+                table.insert_unique(hash, at as u32, |p| part[*p as usize].0);
             }
-            run = end;
         }
     }
     first.map(|i| i as usize)
