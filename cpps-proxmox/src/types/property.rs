@@ -63,7 +63,7 @@ pub struct PropertyString {
 impl PropertyString {
     /// Parses a property string. Errors name the offending part.
     ///
-    /// Linear in the length of `text`, in time and memory ([`first_duplicate`] finds repeated
+    /// Linear in the length of `text`, in time and memory (`first_duplicate` finds repeated
     /// keys); `cargo bench -p cpps-proxmox --bench property` measures it.
     pub fn parse(text: &str) -> Result<Self, Error> {
         if text.len() > MAX_PROPERTY_STRING {
