@@ -45,6 +45,16 @@ struct Entry {
     value: Span,
 }
 
+/// The `(key, value)` text of `entries`, in their order.
+fn pairs<'a>(
+    text: &'a str,
+    entries: &'a [Entry],
+) -> impl ExactSizeIterator<Item = (&'a str, &'a str)> + Clone + 'a {
+    entries
+        .iter()
+        .map(move |e| (e.key.get(text), e.value.get(text)))
+}
+
 /// The longest property string parsed: offsets are held as `u32`.
 const MAX_PROPERTY_STRING: usize = u32::MAX as usize;
 
@@ -144,9 +154,7 @@ impl PropertyString {
 
     /// The `key=value` parts, in the order written.
     pub fn entries(&self) -> impl ExactSizeIterator<Item = (&str, &str)> + Clone + '_ {
-        self.entries
-            .iter()
-            .map(|e| (e.key.get(&self.text), e.value.get(&self.text)))
+        pairs(&self.text, &self.entries)
     }
 
     /// How many `key=value` parts there are.
@@ -375,9 +383,7 @@ impl OtherKeys {
 
     /// The keys and values, sorted by key.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &str)> + Clone + '_ {
-        self.entries
-            .iter()
-            .map(|e| (e.key.get(&self.text), e.value.get(&self.text)))
+        pairs(&self.text, &self.entries)
     }
 
     /// How many keys there are.
