@@ -89,14 +89,7 @@ impl Command {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let path: Vec<String> = path.into_iter().map(Into::into).collect();
-        let kinds = vec![StepKind::Node; path.len()];
-        Self {
-            op: Op::Delete,
-            path,
-            value: value.map(str::to_owned),
-            kinds,
-        }
+        Self::on_nodes(Op::Delete, path, value.map(str::to_owned))
     }
 
     /// A `comment` (an empty text removes the comment).
@@ -105,12 +98,21 @@ impl Command {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
+        Self::on_nodes(Op::Comment, path, Some(text.to_owned()))
+    }
+
+    /// A command that creates nothing (`delete`, `comment`): every path word is a plain node.
+    fn on_nodes<I, S>(op: Op, path: I, value: Option<String>) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
         let path: Vec<String> = path.into_iter().map(Into::into).collect();
         let kinds = vec![StepKind::Node; path.len()];
         Self {
-            op: Op::Comment,
+            op,
             path,
-            value: Some(text.to_owned()),
+            value,
             kinds,
         }
     }
