@@ -130,36 +130,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn public_keys_are_not_secrets_private_ones_are() {
-        assert_eq!(
-            classify(&[
-                "system",
-                "login",
-                "user",
-                "vyos",
-                "authentication",
-                "public-keys",
-                "me@laptop",
-                "key"
-            ]),
-            None
-        );
-        assert_eq!(classify(&["pki", "key-pair", "kp", "public", "key"]), None);
-        assert_eq!(
-            classify(&["pki", "key-pair", "kp", "private", "key"]),
-            Some(SecretKind::Value)
-        );
-        assert_eq!(
-            classify(&["interfaces", "wireguard", "wg0", "public-key"]),
-            None
-        );
-        assert_eq!(
-            classify(&["service", "snmp", "trap-target", "192.0.2.9", "community"]),
-            Some(SecretKind::Value)
-        );
-    }
-
-    #[test]
     fn commit_archive_urls_lose_only_their_password() {
         assert_eq!(
             redact_value(
