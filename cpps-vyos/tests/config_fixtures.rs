@@ -3,8 +3,11 @@
 //! covers the commands VyOS shows for it after migration, except the ones its migration scripts
 //! changed, each of which is explained below.
 
+mod common;
+
 use std::collections::HashSet;
 
+use common::config_fixture;
 use cpps_vyos::ConfigTree;
 use cpps_vyos::ParseErrorKind;
 
@@ -20,10 +23,6 @@ const PAIRS: &[&str] = &[
     "nat-basic",
     "vrf-bgp-pppoe-underlay",
 ];
-
-fn read(name: &str) -> String {
-    std::fs::read_to_string(format!("{DIR}/{name}")).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
 
 /// What VyOS's migration scripts changed between the old `config.boot` and the `.commands` file:
 /// `(pattern, reason)`; in a pattern `*` stands for one word and a final `**` for the rest of the line.
@@ -286,7 +285,8 @@ fn every_fixture_parses_and_reads_back_from_its_own_rendering() {
     names.sort();
     assert_eq!(names.len(), 9, "{names:?}");
     for name in names {
-        let tree = ConfigTree::parse_boot(&read(&name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let tree = ConfigTree::parse_boot(&config_fixture(&name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(
             tree.root.children.len() >= 2,
             "{name}: only {} top-level nodes",
@@ -307,7 +307,7 @@ fn every_fixture_parses_and_reads_back_from_its_own_rendering() {
 #[test]
 fn every_commands_file_parses_and_renders_back_line_for_line() {
     for base in PAIRS {
-        let text = read(&format!("{base}.commands"));
+        let text = config_fixture(&format!("{base}.commands"));
         let tree = ConfigTree::parse_set(&text).unwrap_or_else(|e| panic!("{base}: {e}"));
         assert_eq!(tree.to_set_string(), text, "{base}");
         // And through the config.boot form.
@@ -354,7 +354,7 @@ fn every_router_file_renders_back_byte_for_byte() {
     texts.extend(
         PRINTER_EXACT_SMOKETESTS
             .iter()
-            .map(|b| ((*b).to_owned(), read(&format!("{b}.config.boot")))),
+            .map(|b| ((*b).to_owned(), config_fixture(&format!("{b}.config.boot")))),
     );
     for (name, text) in texts {
         let tree = ConfigTree::parse_boot(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -382,17 +382,7 @@ fn apostrophes_inner_quotes_and_backslashes_are_values_as_printed() {
         tree.value(&["service", "https", "listen-address"]),
         Some("*")
     );
-    assert_eq!(
-        tree.value(&[
-            "system",
-            "login",
-            "user",
-            "vyos",
-            "authentication",
-            "plaintext-password"
-        ]),
-        Some("")
-    );
+    assert_eq!(tree.value(common::PLAINTEXT_PASSWORD), Some(""));
     assert_eq!(
         tree.value(&["service", "snmp", "trap-target", "192.0.2.50", "community"]),
         Some("Tr4p'Secret")
@@ -433,7 +423,7 @@ fn marks_of_uncommitted_changes_are_refused_with_their_line() {
 /// the same tree as VyOS's own rendering of it, which quotes only what needs quotes.
 #[test]
 fn the_hand_written_default_config_reads_as_vyos_prints_it() {
-    let text = read("config.boot.default");
+    let text = config_fixture("config.boot.default");
     let tree = ConfigTree::parse_boot(&text).unwrap();
     assert_eq!(tree.footer, None);
     let rendered = tree.to_boot_string();
@@ -455,13 +445,13 @@ fn the_hand_written_default_config_reads_as_vyos_prints_it() {
 
 #[test]
 fn footers_are_kept_verbatim() {
-    let tree = ConfigTree::parse_boot(&read("basic-vyos.config.boot")).unwrap();
+    let tree = ConfigTree::parse_boot(&config_fixture("basic-vyos.config.boot")).unwrap();
     let footer = tree.footer.as_deref().unwrap();
     assert!(footer.starts_with(
         "/* Warning: Do not remove the following line. */\n/* === vyatta-config-version: "
     ));
     assert!(footer.ends_with("=== */\n/* Release version: 1.2.6 */\n"));
-    let tree = ConfigTree::parse_boot(&read("basic-api-service.config.boot")).unwrap();
+    let tree = ConfigTree::parse_boot(&config_fixture("basic-api-service.config.boot")).unwrap();
     let footer = tree.footer.clone().unwrap();
     // The blank lines between the last node and the footer belong to the footer.
     assert!(footer.starts_with("\n\n// Warning: Do not remove the following line.\n// vyos-config-version: \"broadcast-relay@1:"), "{footer:?}");
@@ -477,14 +467,14 @@ fn set_rendering_covers_the_migrated_commands_except_documented_migrations() {
     let mut used = vec![false; MIGRATIONS.len()];
     let mut total_covered = 0;
     for base in PAIRS {
-        let tree = ConfigTree::parse_boot(&read(&format!("{base}.config.boot"))).unwrap();
+        let tree = ConfigTree::parse_boot(&config_fixture(&format!("{base}.config.boot"))).unwrap();
         let ours: HashSet<String> = tree.to_set_string().lines().map(str::to_owned).collect();
-        let expected = read(&format!("{base}.commands"));
+        let expected = config_fixture(&format!("{base}.commands"));
         let (covered, uncovered): (Vec<&str>, Vec<&str>) =
             expected.lines().partition(|l| ours.contains(*l));
         total_covered += covered.len();
         // The concrete list of what migration changed, checked in next to the fixture.
-        let listed = read(&format!("{base}.migrated"));
+        let listed = config_fixture(&format!("{base}.migrated"));
         assert_eq!(
             uncovered,
             listed.lines().collect::<Vec<_>>(),
@@ -509,7 +499,7 @@ fn set_rendering_covers_the_migrated_commands_except_documented_migrations() {
 fn concrete_migration_counts() {
     let counts: Vec<(&str, usize)> = PAIRS
         .iter()
-        .map(|b| (*b, read(&format!("{b}.migrated")).lines().count()))
+        .map(|b| (*b, config_fixture(&format!("{b}.migrated")).lines().count()))
         .collect();
     assert_eq!(
         counts,

@@ -1,14 +1,14 @@
 //! The configuration model on small hand-written inputs: what the parser keeps, where it reports
 //! errors, what the renderers write, what the diff sends, the typed views and redaction.
 
+mod common;
+
 use cpps_vyos::ParseErrorKind;
 use cpps_vyos::config::{Command, ConfigTree, Node, NodeRef, diff, parse_commands};
 use secrecy::ExposeSecret;
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/vyos-configs");
-
 fn fixture(name: &str) -> ConfigTree {
-    ConfigTree::parse_boot(&std::fs::read_to_string(format!("{DIR}/{name}")).unwrap()).unwrap()
+    ConfigTree::parse_boot(&common::config_fixture(name)).unwrap()
 }
 
 const SAMPLE: &str = r#"interfaces {
@@ -320,10 +320,7 @@ fn views_read_interfaces_wireguard_vrrp_and_the_api() {
     assert_eq!(vrrp[0].interface.as_deref(), Some("eth1"));
 
     // The migrated form: `address` is a tag node and the password a secret.
-    let t = ConfigTree::parse_set(
-        &std::fs::read_to_string(format!("{DIR}/cluster-basic.commands")).unwrap(),
-    )
-    .unwrap();
+    let t = ConfigTree::parse_set(&common::config_fixture("cluster-basic.commands")).unwrap();
     let vrrp = t.vrrp_groups().unwrap();
     assert_eq!(vrrp[0].addresses, ["192.0.2.10/24", "192.0.2.20/24"]);
     assert_eq!(
@@ -436,17 +433,7 @@ fn redaction_removes_every_secret_of_the_fixtures() {
     ));
     // An empty plaintext password stays visibly empty.
     let t = fixture("basic-vyos.config.boot").redacted();
-    assert_eq!(
-        t.value(&[
-            "system",
-            "login",
-            "user",
-            "vyos",
-            "authentication",
-            "plaintext-password"
-        ]),
-        Some("")
-    );
+    assert_eq!(t.value(common::PLAINTEXT_PASSWORD), Some(""));
 }
 
 #[test]

@@ -8,13 +8,13 @@ use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{KEY, config_fixture, err, ok, router};
+use common::{KEY, config_fixture, err, ok, post, router, serve_info_1_5};
 use cpps_http::test_util::MockApi;
 use cpps_vyos::config::{ConfigTree, diff};
 use cpps_vyos::{Client, Command, ConfigSource, Error, Landed};
 use serde_json::json;
-use wiremock::matchers::{body_partial_json, body_string, method, path};
-use wiremock::{Mock, Request, Respond, ResponseTemplate};
+use wiremock::matchers::{body_partial_json, body_string};
+use wiremock::{Request, Respond, ResponseTemplate};
 
 fn batch() -> Vec<Command> {
     vec![
@@ -33,8 +33,7 @@ async fn a_batch_without_confirm_has_no_confirm_time_and_comments_travel_as_valu
         ["interfaces", "ethernet", "eth0"],
         "uplink",
     )];
-    Mock::given(method("POST"))
-        .and(path("/configure"))
+    post("/configure")
         .and(body_string(format!(
             r#"{{"key":"{KEY}","commands":[{{"op":"comment","path":["interfaces","ethernet","eth0"],"value":"uplink"}}]}}"#
         )))
@@ -60,8 +59,7 @@ async fn an_empty_path_is_refused_before_sending_and_a_400_is_reported() {
     );
     // The server's own check (`MultipartRequest.body` / `BasePathModel.check_non_empty`) answers 400;
     // a strict-mode delete of a missing node is 400 too (`_configure_op`).
-    Mock::given(method("POST"))
-        .and(path("/configure"))
+    post("/configure")
         .respond_with(err(
             400,
             "Cannot delete [system host-name]: path/value does not exist",
@@ -103,8 +101,7 @@ async fn two_writers_never_overlap_on_one_router() {
     let (api, client) = router().await;
     let arrivals = Arc::new(Mutex::new(Vec::new()));
     let delay = Duration::from_millis(400);
-    Mock::given(method("POST"))
-        .and(path("/configure"))
+    post("/configure")
         .respond_with(Slow {
             arrivals: arrivals.clone(),
             delay,
@@ -141,13 +138,11 @@ async fn two_writers_never_overlap_on_one_router() {
 #[tokio::test]
 async fn reads_are_not_held_up_by_a_write() {
     let (api, client) = router().await;
-    Mock::given(method("POST"))
-        .and(path("/configure"))
+    post("/configure")
         .respond_with(ok(json!(null)).set_delay(Duration::from_millis(600)))
         .mount(api.server())
         .await;
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
+    post("/retrieve")
         .respond_with(ok(json!(true)))
         .mount(api.server())
         .await;
@@ -178,14 +173,12 @@ async fn slow_router(after: &str) -> (MockApi, Client) {
     let client = Client::new(http, cpps_vyos::SecretString::from(KEY.to_owned()));
     // VyOS documents that a commit that timed out may still be applied: the client must neither
     // retry nor guess, but read back.
-    Mock::given(method("POST"))
-        .and(path("/configure"))
+    post("/configure")
         .respond_with(ok(json!(null)).set_delay(Duration::from_secs(2)))
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
+    post("/retrieve")
         .respond_with(ok(json!(after)))
         .expect(1)
         .mount(api.server())
@@ -245,21 +238,13 @@ async fn config_file_save_load_and_merge() {
         "interfaces {\n    ethernet eth1 {\n        address \"192.168.2.137/24\"\n    }\n}\n";
     // A 1.5 router (`/info`), whose commit-confirm action is the default, and whose
     // configuration reads back as the merged text.
-    Mock::given(method("GET"))
-        .and(path("/info"))
-        .respond_with(ok(
-            json!({"version": "1.5-rolling", "hostname": "r1", "banner": ""}),
-        ))
-        .mount(api.server())
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
+    serve_info_1_5(&api).await;
+    post("/retrieve")
         .and(body_partial_json(json!({"op": "returnValue"})))
         .respond_with(ok(json!(null)))
         .mount(api.server())
         .await;
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
+    post("/retrieve")
         .and(body_partial_json(json!({"op": "showConfig"})))
         .respond_with(ok(json!(inline)))
         .mount(api.server())
@@ -285,8 +270,7 @@ async fn config_file_save_load_and_merge() {
             "Initialized commit-confirm; 2 minutes to confirm before reload\n",
         ),
     ] {
-        Mock::given(method("POST"))
-            .and(path("/config-file"))
+        post("/config-file")
             .and(body_string(body))
             .respond_with(ok(if answer.is_empty() {
                 json!(null)
@@ -375,8 +359,7 @@ async fn operational_calls_send_their_documented_bodies() {
         ("/image", r#""op":"set_default","name":"1.4.0""#, "ok\n"),
     ];
     for (p, fields, answer) in cases {
-        Mock::given(method("POST"))
-            .and(path(p))
+        post(p)
             .and(body_string(format!(r#"{{"key":"{KEY}",{fields}}}"#)))
             .respond_with(ok(json!(answer)))
             .expect(1)

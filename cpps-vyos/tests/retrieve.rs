@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{KEY, config_fixture, err, ok, router};
+use common::{KEY, config_fixture, err, ok, post, router};
 use cpps_vyos::{ConfigFormat, Error};
 use secrecy::ExposeSecret;
 use serde_json::json;
@@ -14,8 +14,7 @@ use wiremock::{Mock, ResponseTemplate};
 async fn show_config_raw_is_parsed_into_a_tree() {
     let (api, client) = router().await;
     // `retrieve_op`: `configFormat: raw` answers the config.boot text as a JSON string.
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
+    post("/retrieve")
         .and(body_json(
             json!({"key": KEY, "op": "showConfig", "path": [], "configFormat": "raw"}),
         ))
@@ -34,28 +33,24 @@ async fn show_config_raw_is_parsed_into_a_tree() {
 async fn show_config_json_return_values_and_exists() {
     let (api, client) = router().await;
     // The shapes of `vyos-http-api.md`, "/retrieve".
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
+    post("/retrieve")
         .and(body_json(json!({"key": KEY, "op": "showConfig", "path": ["system", "syslog"], "configFormat": "json"})))
         .respond_with(ok(json!({"global": {"facility": {"all": {"level": "info"}}}})))
         .mount(api.server())
         .await;
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
+    post("/retrieve")
         .and(body_json(json!({"key": KEY, "op": "returnValues", "path": ["interfaces", "dummy", "dum0", "address"]})))
         .respond_with(ok(json!(["10.10.10.10/24", "10.10.10.11/24"])))
         .mount(api.server())
         .await;
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
+    post("/retrieve")
         .and(body_json(
             json!({"key": KEY, "op": "exists", "path": ["service", "https", "api"]}),
         ))
         .respond_with(ok(json!(true)))
         .mount(api.server())
         .await;
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
+    post("/retrieve")
         .and(body_json(
             json!({"key": KEY, "op": "returnValue", "path": ["system", "domain-name"]}),
         ))
@@ -89,8 +84,7 @@ async fn show_config_json_return_values_and_exists() {
 async fn errors_are_decoded_whatever_the_content_type_and_unescaped() {
     let (api, client) = router().await;
     // `models.error`: `html.escape(msg, quote=False)`, status 400, `text/html`.
-    Mock::given(method("POST"))
-        .and(path("/show"))
+    post("/show")
         .respond_with(err(400, "Invalid command: show <foo> & more"))
         .mount(api.server())
         .await;
@@ -113,8 +107,7 @@ async fn errors_are_decoded_whatever_the_content_type_and_unescaped() {
 async fn bad_key_422_500_and_non_vyos_answers() {
     let (api, client) = router().await;
     // `auth_required`: HTTPException(401, 'Valid API key is required') through `error()`.
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
+    post("/retrieve")
         .respond_with(err(401, "Valid API key is required"))
         .mount(api.server())
         .await;
@@ -126,13 +119,11 @@ async fn bad_key_422_500_and_non_vyos_answers() {
     ));
 
     // `MultipartRequest.body`: 422 'Non-empty data field is required'; `_configure_op`: 500.
-    Mock::given(method("POST"))
-        .and(path("/generate"))
+    post("/generate")
         .respond_with(err(422, "Non-empty data field is required"))
         .mount(api.server())
         .await;
-    Mock::given(method("POST"))
-        .and(path("/reset"))
+    post("/reset")
         .respond_with(err(
             500,
             "An internal error occured. Check the logs for details.",
@@ -148,8 +139,7 @@ async fn bad_key_422_500_and_non_vyos_answers() {
     );
 
     // A proxy in front of the router answering its own page.
-    Mock::given(method("POST"))
-        .and(path("/show"))
+    post("/show")
         .respond_with(ResponseTemplate::new(502).set_body_string("<html>Bad Gateway</html>"))
         .mount(api.server())
         .await;

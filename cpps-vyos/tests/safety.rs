@@ -7,13 +7,11 @@ mod common;
 
 use std::num::NonZeroU32;
 
-use common::{FakeRouter, KEY, Profile, err, ok};
+use common::{FakeRouter, KEY, Profile, err, ok, post, serve_info_1_5};
 use cpps_http::test_util::MockApi;
 use cpps_vyos::config::ConfigTree;
 use cpps_vyos::{ApiGeneration, Client, Command, ConfirmAction, Error, Landed};
 use serde_json::json;
-use wiremock::Mock;
-use wiremock::matchers::{method, path};
 
 fn start_tree() -> ConfigTree {
     ConfigTree::parse_boot(
@@ -191,21 +189,13 @@ async fn the_confirm_action_is_read_from_the_router() {
 async fn an_answer_without_initialized_commit_confirm_is_an_error() {
     let api = MockApi::start("").await;
     let client = Client::new(api.client(), cpps_vyos::SecretString::from(KEY.to_owned()));
-    Mock::given(method("GET"))
-        .and(path("/info"))
-        .respond_with(ok(
-            json!({"version": "1.5-rolling", "hostname": "r1", "banner": ""}),
-        ))
-        .mount(api.server())
-        .await;
+    serve_info_1_5(&api).await;
     let after = "system {\n    host-name r2\n}\n";
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
+    post("/retrieve")
         .respond_with(ok(json!(after)))
         .mount(api.server())
         .await;
-    Mock::given(method("POST"))
-        .and(path("/configure"))
+    post("/configure")
         .respond_with(ok(json!(null)))
         .expect(1)
         .mount(api.server())
@@ -273,13 +263,11 @@ async fn https_changes_are_committed_in_the_background_and_checked() {
 async fn a_partly_applied_batch_is_reported_per_command() {
     let api = MockApi::start("").await;
     let client = Client::new(api.client(), cpps_vyos::SecretString::from(KEY.to_owned()));
-    Mock::given(method("POST"))
-        .and(path("/configure"))
+    post("/configure")
         .respond_with(ok(json!(null)))
         .mount(api.server())
         .await;
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
+    post("/retrieve")
         .respond_with(ok(json!(" system {\n     host-name sp-gw2\n }\n")))
         .mount(api.server())
         .await;
@@ -373,8 +361,7 @@ fn anyhow_like(e: Error) -> String {
 async fn an_echoed_key_is_scrubbed_from_errors() {
     let api = MockApi::start("").await;
     let client = Client::new(api.client(), cpps_vyos::SecretString::from(KEY.to_owned()));
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
+    post("/retrieve")
         .respond_with(err(400, &format!("key '{KEY}' may not read this path")))
         .mount(api.server())
         .await;
@@ -390,8 +377,7 @@ async fn an_echoed_key_is_scrubbed_from_errors() {
 async fn a_missing_path_is_not_found_and_answered() {
     let api = MockApi::start("").await;
     let client = Client::new(api.client(), cpps_vyos::SecretString::from(KEY.to_owned()));
-    Mock::given(method("POST"))
-        .and(path("/retrieve"))
+    post("/retrieve")
         .respond_with(err(400, "Specified configuration path is not valid\n"))
         .mount(api.server())
         .await;

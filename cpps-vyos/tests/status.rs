@@ -16,8 +16,7 @@ use cpps_vyos::status::{
 };
 use proptest::prelude::*;
 use serde_json::json;
-use wiremock::Mock;
-use wiremock::matchers::{body_partial_json, method, path};
+use wiremock::matchers::body_partial_json;
 
 /// Family, VRF, router id, local AS, neighbors, total.
 type FamilyRow<'a> = (
@@ -338,8 +337,7 @@ async fn answer_show(
     words: &[&str],
     response: wiremock::ResponseTemplate,
 ) {
-    Mock::given(method("POST"))
-        .and(path("/show"))
+    common::post("/show")
         .and(body_partial_json(json!({"op": "show", "path": words})))
         .respond_with(response)
         .mount(api.server())

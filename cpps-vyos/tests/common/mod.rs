@@ -12,7 +12,8 @@
 use cpps_http::test_util::MockApi;
 use cpps_vyos::Client;
 use serde_json::{Value, json};
-use wiremock::ResponseTemplate;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockBuilder, ResponseTemplate};
 
 /// The API key the tests use.
 pub const KEY: &str = "S3cur3-test-key-do-not-log";
@@ -22,6 +23,22 @@ pub async fn router() -> (MockApi, Client) {
     let api = MockApi::start("").await;
     let client = Client::new(api.client(), cpps_vyos::SecretString::from(KEY.to_owned()));
     (api, client)
+}
+
+/// A mock of `POST {p}`: every call of VyOS's API but `/info` is a POST of a JSON body.
+pub fn post(p: &str) -> MockBuilder {
+    Mock::given(method("POST")).and(path(p))
+}
+
+/// Serves `GET /info` as a VyOS 1.5 router named `r1` answers it (the 1.5 API's version probe).
+pub async fn serve_info_1_5(api: &MockApi) {
+    Mock::given(method("GET"))
+        .and(path("/info"))
+        .respond_with(ok(
+            json!({"version": "1.5-rolling", "hostname": "r1", "banner": ""}),
+        ))
+        .mount(api.server())
+        .await;
 }
 
 /// VyOS's success answer (`models.success`): JSON in an `HTMLResponse`, so `text/html`.
@@ -41,6 +58,16 @@ pub fn err(status: u16, message: &str) -> ResponseTemplate {
         .insert_header("content-type", "text/html; charset=utf-8")
         .set_body_string(json!({"success": false, "data": null, "error": escaped}).to_string())
 }
+
+/// The path of the `vyos` user's plaintext password in VyOS's own default configuration.
+pub const PLAINTEXT_PASSWORD: &[&str] = &[
+    "system",
+    "login",
+    "user",
+    "vyos",
+    "authentication",
+    "plaintext-password",
+];
 
 /// A fixture file of `tests/fixtures/show` (texts of operational `show` commands).
 pub fn show_fixture(name: &str) -> String {
@@ -131,7 +158,7 @@ impl FakeRouter {
     /// Serves the fake on a fresh mock server and gives a client of it.
     pub async fn start(self) -> (MockApi, Client, FakeRouter) {
         let api = MockApi::start("").await;
-        wiremock::Mock::given(wiremock::matchers::any())
+        Mock::given(wiremock::matchers::any())
             .respond_with(self.clone())
             .with_priority(1)
             .mount(api.server())
