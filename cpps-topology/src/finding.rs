@@ -39,34 +39,19 @@ impl Serialize for RuleId {
     }
 }
 
-/// How serious a finding is.
-///
-/// Ordered: `Info < Warning < Error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// A review trigger or a fact worth seeing (a roadmap item, a known trade-off).
-    Info,
-    /// A known gap or pending item.
-    Warning,
-    /// The infrastructure breaks a decision.
-    Error,
-}
-
-impl Severity {
-    /// `info`, `warning` or `error`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Info => "info",
-            Self::Warning => "warning",
-            Self::Error => "error",
-        }
-    }
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
+named_enum! {
+    /// How serious a finding is.
+    ///
+    /// Ordered: `Info < Warning < Error`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Severity {
+        /// A review trigger or a fact worth seeing (a roadmap item, a known trade-off).
+        Info => "info",
+        /// A known gap or pending item.
+        Warning => "warning",
+        /// The infrastructure breaks a decision.
+        Error => "error",
     }
 }
 

@@ -2,7 +2,6 @@
 //! which component kinds each tool's evidence decides, and IaC names that differ from ids.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
@@ -12,28 +11,30 @@ use crate::model::ComponentKind;
 /// The mapping CPPS uses (`src/iac/default-mapping.yaml`).
 pub const DEFAULT_MAPPING_YAML: &str = include_str!("default-mapping.yaml");
 
-/// A topology field that IaC evidence can set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[non_exhaustive]
-pub enum Field {
-    /// `host` of a guest (Pulumi `nodeName`).
-    #[serde(rename = "host")]
-    Host,
-    /// The Proxmox VM id (Pulumi `vmId`): no topology field, it ties HA resources to guests.
-    #[serde(rename = "vm_id")]
-    VmId,
-    /// `on_boot` (Pulumi `onBoot`, `startOnBoot`).
-    #[serde(rename = "on_boot")]
-    OnBoot,
-    /// `ha`.
-    #[serde(rename = "ha")]
-    Ha,
-    /// `privileged` of an LXC (Pulumi `unprivileged`, inverted).
-    #[serde(rename = "privileged")]
-    Privileged,
-    /// `linstor.interface` of a host.
-    #[serde(rename = "linstor.interface")]
-    LinstorInterface,
+named_enum! {
+    /// A topology field that IaC evidence can set. Its name is how the topology file writes it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+    #[non_exhaustive]
+    pub enum Field {
+        /// `host` of a guest (Pulumi `nodeName`).
+        #[serde(rename = "host")]
+        Host => "host",
+        /// The Proxmox VM id (Pulumi `vmId`): no topology field, it ties HA resources to guests.
+        #[serde(rename = "vm_id")]
+        VmId => "vm_id",
+        /// `on_boot` (Pulumi `onBoot`, `startOnBoot`).
+        #[serde(rename = "on_boot")]
+        OnBoot => "on_boot",
+        /// `ha`.
+        #[serde(rename = "ha")]
+        Ha => "ha",
+        /// `privileged` of an LXC (Pulumi `unprivileged`, inverted).
+        #[serde(rename = "privileged")]
+        Privileged => "privileged",
+        /// `linstor.interface` of a host.
+        #[serde(rename = "linstor.interface")]
+        LinstorInterface => "linstor.interface",
+    }
 }
 
 impl Field {
@@ -46,24 +47,6 @@ impl Field {
         Field::Privileged,
         Field::LinstorInterface,
     ];
-
-    /// The field as the topology file writes it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Field::Host => "host",
-            Field::VmId => "vm_id",
-            Field::OnBoot => "on_boot",
-            Field::Ha => "ha",
-            Field::Privileged => "privileged",
-            Field::LinstorInterface => "linstor.interface",
-        }
-    }
-}
-
-impl fmt::Display for Field {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 impl<'de> Deserialize<'de> for Field {

@@ -49,32 +49,24 @@ pub use mapping::{
 };
 pub use table::{LiveSeen, SourcesRow, Supported, Verdict, render_table, sources_table};
 
-/// A kind of IaC evidence (the `NAME` of `--iac NAME=FILE`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum EvidenceKind {
-    /// `pulumi stack export`: what the engine applied.
-    PulumiExport,
-    /// A Pulumi program run under the SDK's mocks: in the code, applied or not.
-    PulumiMock,
-    /// A Pulumi stack config file.
-    PulumiConfig,
-    /// `ansible-inventory --list`.
-    Ansible,
+named_enum! {
+    /// A kind of IaC evidence (the `NAME` of `--iac NAME=FILE`); its name is the flag's `NAME`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+    #[serde(rename_all = "kebab-case")]
+    #[non_exhaustive]
+    pub enum EvidenceKind {
+        /// `pulumi stack export`: what the engine applied.
+        PulumiExport => "pulumi-export",
+        /// A Pulumi program run under the SDK's mocks: in the code, applied or not.
+        PulumiMock => "pulumi-mock",
+        /// A Pulumi stack config file.
+        PulumiConfig => "pulumi-config",
+        /// `ansible-inventory --list`.
+        Ansible => "ansible",
+    }
 }
 
 impl EvidenceKind {
-    /// The flag name: `pulumi-export`, `pulumi-mock`, `pulumi-config`, `ansible`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::PulumiExport => "pulumi-export",
-            Self::PulumiMock => "pulumi-mock",
-            Self::PulumiConfig => "pulumi-config",
-            Self::Ansible => "ansible",
-        }
-    }
-
     /// Whether this is Pulumi evidence (state, program or config).
     pub fn is_pulumi(self) -> bool {
         !matches!(self, Self::Ansible)
@@ -84,12 +76,6 @@ impl EvidenceKind {
     /// absence of an HA resource there means something.
     pub fn is_pulumi_state(self) -> bool {
         matches!(self, Self::PulumiExport | Self::PulumiMock)
-    }
-}
-
-impl fmt::Display for EvidenceKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

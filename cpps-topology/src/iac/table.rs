@@ -9,60 +9,39 @@ use super::checks::{covered, resolve};
 use super::{Evidence, EvidenceKind};
 use crate::model::{State, Topology};
 
-/// What the live systems say of a component, for [`sources_table`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum LiveSeen {
-    /// A source that answered shows it.
-    Present,
-    /// A source that answered does not show it.
-    Absent,
-    /// Its source failed.
-    Unknown,
-    /// No live source was asked, or none can show it.
-    NotObserved,
-}
-
-impl LiveSeen {
-    /// `present`, `absent`, `unknown`, `not observed`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Present => "present",
-            Self::Absent => "absent",
-            Self::Unknown => "unknown",
-            Self::NotObserved => "not observed",
-        }
+named_enum! {
+    /// What the live systems say of a component, for [`sources_table`].
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    #[non_exhaustive]
+    pub enum LiveSeen {
+        /// A source that answered shows it.
+        Present => "present",
+        /// A source that answered does not show it.
+        Absent => "absent",
+        /// Its source failed.
+        Unknown => "unknown",
+        /// No live source was asked, or none can show it.
+        NotObserved => "not observed",
     }
 }
 
-/// The state the evidence supports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Supported {
-    /// Seen live, and declared in the IaC where an IaC input covers its kind.
-    Validated,
-    /// Seen live, and the IaC that covers its kind does not declare it: it works, made by hand.
-    ValidatedManual,
-    /// In the IaC, not seen live (or not observed).
-    Declared,
-    /// Neither in the IaC nor seen live.
-    Desired,
-    /// Not in the IaC and its live source failed: nothing can be said.
-    Unknown,
-}
-
-impl Supported {
-    /// `validated`, `validated (manual)`, `declared`, `desired`, `unknown`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Validated => "validated",
-            Self::ValidatedManual => "validated (manual)",
-            Self::Declared => "declared",
-            Self::Desired => "desired",
-            Self::Unknown => "unknown",
-        }
+named_enum! {
+    /// The state the evidence supports.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    #[non_exhaustive]
+    pub enum Supported {
+        /// Seen live, and declared in the IaC where an IaC input covers its kind.
+        Validated => "validated",
+        /// Seen live, and the IaC that covers its kind does not declare it: it works, made by hand.
+        ValidatedManual => "validated (manual)",
+        /// In the IaC, not seen live (or not observed).
+        Declared => "declared",
+        /// Neither in the IaC nor seen live.
+        Desired => "desired",
+        /// Not in the IaC and its live source failed: nothing can be said.
+        Unknown => "unknown",
     }
 }
 

@@ -8,42 +8,24 @@ use std::fmt;
 
 use serde::Serialize;
 
-/// Which live system a fact or a failure comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum SourceKind {
-    /// The Proxmox VE API of the site's cluster.
-    Proxmox,
-    /// The site's Proxmox Backup Server.
-    Pbs,
-    /// The site's LINSTOR controller.
-    Linstor,
-    /// The site's VyOS router.
-    Vyos,
-    /// A K3s cluster's API server.
-    Kubernetes,
-    /// NVML on a GPU host.
-    Nvml,
-}
-
-impl SourceKind {
-    /// `proxmox`, `pbs`, `linstor`, `vyos`, `kubernetes` or `nvml`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Proxmox => "proxmox",
-            Self::Pbs => "pbs",
-            Self::Linstor => "linstor",
-            Self::Vyos => "vyos",
-            Self::Kubernetes => "kubernetes",
-            Self::Nvml => "nvml",
-        }
-    }
-}
-
-impl fmt::Display for SourceKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+named_enum! {
+    /// Which live system a fact or a failure comes from.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    #[non_exhaustive]
+    pub enum SourceKind {
+        /// The Proxmox VE API of the site's cluster.
+        Proxmox => "proxmox",
+        /// The site's Proxmox Backup Server.
+        Pbs => "pbs",
+        /// The site's LINSTOR controller.
+        Linstor => "linstor",
+        /// The site's VyOS router.
+        Vyos => "vyos",
+        /// A K3s cluster's API server.
+        Kubernetes => "kubernetes",
+        /// NVML on a GPU host.
+        Nvml => "nvml",
     }
 }
 
@@ -143,23 +125,15 @@ pub struct PveNode {
     pub pve_version: Option<String>,
 }
 
-/// VM or container.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PveGuestKind {
-    /// A QEMU VM.
-    Vm,
-    /// An LXC container.
-    Lxc,
-}
-
-impl PveGuestKind {
-    /// `vm` or `lxc`, as the topology file writes guest kinds.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Vm => "vm",
-            Self::Lxc => "lxc",
-        }
+named_enum! {
+    /// VM or container. Its name (`vm`, `lxc`) is how the topology file writes guest kinds.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum PveGuestKind {
+        /// A QEMU VM.
+        Vm => "vm",
+        /// An LXC container.
+        Lxc => "lxc",
     }
 }
 

@@ -29,36 +29,25 @@ use crate::model::Topology;
 /// status` knows where it came from.
 pub const HA_COMMENT: &str = "cpps: declared `ha: true` in the topology (PVE-003)";
 
-/// The state an added resource is asked for: the guest's own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HaRequest {
-    /// The guest runs: `--state started`.
-    Started,
-    /// The guest is stopped: `--state stopped`.
-    Stopped,
+named_enum! {
+    /// The state an added resource is asked for: the guest's own. Its name is how `ha-manager`
+    /// and the API write it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum HaRequest {
+        /// The guest runs: `--state started`.
+        Started => "started",
+        /// The guest is stopped: `--state stopped`.
+        Stopped => "stopped",
+    }
 }
 
 impl HaRequest {
-    /// `started` or `stopped`, as `ha-manager` and the API write it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Started => "started",
-            Self::Stopped => "stopped",
-        }
-    }
-
     fn wanted(self) -> HaWanted {
         match self {
             Self::Started => HaWanted::Started,
             Self::Stopped => HaWanted::Stopped,
         }
-    }
-}
-
-impl fmt::Display for HaRequest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -4,65 +4,39 @@ use std::fmt;
 
 use super::*;
 
-/// The kind of a component.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum ComponentKind {
-    /// [`Site`].
-    Site,
-    /// [`Host`].
-    Host,
-    /// [`Guest`].
-    Guest,
-    /// [`ProxmoxCluster`].
-    ProxmoxCluster,
-    /// [`LinstorPool`].
-    LinstorPool,
-    /// [`K3sCluster`].
-    K3sCluster,
-    /// [`ArgoCd`].
-    ArgoCd,
-    /// [`Pbs`].
-    Pbs,
-    /// [`Router`].
-    Router,
-    /// [`Traefik`].
-    Traefik,
-    /// [`Link`].
-    Link,
-    /// [`Pattern`].
-    Pattern,
-    /// [`Capability`].
-    Capability,
-    /// [`Item`].
-    Item,
-}
-
-impl ComponentKind {
-    /// The singular name used in messages (`host`, `k3s cluster`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ComponentKind::Site => "site",
-            ComponentKind::Host => "host",
-            ComponentKind::Guest => "guest",
-            ComponentKind::ProxmoxCluster => "proxmox cluster",
-            ComponentKind::LinstorPool => "linstor pool",
-            ComponentKind::K3sCluster => "k3s cluster",
-            ComponentKind::ArgoCd => "argocd",
-            ComponentKind::Pbs => "pbs",
-            ComponentKind::Router => "router",
-            ComponentKind::Traefik => "traefik",
-            ComponentKind::Link => "link",
-            ComponentKind::Pattern => "pattern",
-            ComponentKind::Capability => "capability",
-            ComponentKind::Item => "item",
-        }
-    }
-}
-
-impl fmt::Display for ComponentKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+named_enum! {
+    /// The kind of a component. Its name is the singular used in messages (`host`, `k3s cluster`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum ComponentKind {
+        /// [`Site`].
+        Site => "site",
+        /// [`Host`].
+        Host => "host",
+        /// [`Guest`].
+        Guest => "guest",
+        /// [`ProxmoxCluster`].
+        ProxmoxCluster => "proxmox cluster",
+        /// [`LinstorPool`].
+        LinstorPool => "linstor pool",
+        /// [`K3sCluster`].
+        K3sCluster => "k3s cluster",
+        /// [`ArgoCd`].
+        ArgoCd => "argocd",
+        /// [`Pbs`].
+        Pbs => "pbs",
+        /// [`Router`].
+        Router => "router",
+        /// [`Traefik`].
+        Traefik => "traefik",
+        /// [`Link`].
+        Link => "link",
+        /// [`Pattern`].
+        Pattern => "pattern",
+        /// [`Capability`].
+        Capability => "capability",
+        /// [`Item`].
+        Item => "item",
     }
 }
 

@@ -45,51 +45,38 @@ impl fmt::Display for Location {
     }
 }
 
-/// The maturity of a component, from the table "Os 3 estados".
-///
-/// Ordered by maturity: `Desired < Declared < Validated`, so "a state at least as mature as"
-/// is `a >= b`.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum State {
-    /// Roadmap: an architectural decision with neither code nor validation (❌, 🚫 deferred).
-    Desired,
-    /// Exists in IaC (Pulumi/Ansible) but not applied or validated in production (🚧).
-    Declared,
-    /// Works in production today with real traffic or data (✅).
-    Validated,
+named_enum! {
+    /// The maturity of a component, from the table "Os 3 estados".
+    ///
+    /// Ordered by maturity: `Desired < Declared < Validated`, so "a state at least as mature as"
+    /// is `a >= b`.
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        Serialize,
+        Deserialize,
+        schemars::JsonSchema,
+    )]
+    #[serde(rename_all = "snake_case")]
+    pub enum State {
+        /// Roadmap: an architectural decision with neither code nor validation (❌, 🚫 deferred).
+        Desired => "desired",
+        /// Exists in IaC (Pulumi/Ansible) but not applied or validated in production (🚧).
+        Declared => "declared",
+        /// Works in production today with real traffic or data (✅).
+        Validated => "validated",
+    }
 }
 
 impl State {
     /// All three states, least mature first.
     pub const ALL: [State; 3] = [State::Desired, State::Declared, State::Validated];
-
-    /// `validated`, `declared` or `desired`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            State::Desired => "desired",
-            State::Declared => "declared",
-            State::Validated => "validated",
-        }
-    }
-}
-
-impl fmt::Display for State {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// What every component carries: its state, note, use case and locations.

@@ -147,40 +147,26 @@ impl Report {
     }
 }
 
-/// An output format of [`Report::render`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum Format {
-    /// A table grouped by site and severity, for terminals and CI logs.
-    #[default]
-    Text,
-    /// `{"findings":[…],"summary":{…},"notes":[…]}`.
-    Json,
-    /// SARIF 2.1.0, for GitHub code scanning.
-    Sarif,
-    /// JUnit XML: one test case per rule × subject.
-    Junit,
+named_enum! {
+    /// An output format of [`Report::render`].
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    #[non_exhaustive]
+    pub enum Format {
+        /// A table grouped by site and severity, for terminals and CI logs.
+        #[default]
+        Text => "text",
+        /// `{"findings":[…],"summary":{…},"notes":[…]}`.
+        Json => "json",
+        /// SARIF 2.1.0, for GitHub code scanning.
+        Sarif => "sarif",
+        /// JUnit XML: one test case per rule × subject.
+        Junit => "junit",
+    }
 }
 
 impl Format {
     /// Every format, in the order of `--format`'s help.
     pub const ALL: [Format; 4] = [Self::Text, Self::Json, Self::Sarif, Self::Junit];
-
-    /// `text`, `json`, `sarif` or `junit`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Text => "text",
-            Self::Json => "json",
-            Self::Sarif => "sarif",
-            Self::Junit => "junit",
-        }
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// A format name that is not one of `text`, `json`, `sarif`, `junit`.
