@@ -203,19 +203,23 @@ impl RawServer {
 
     /// `http://127.0.0.1:PORT/` + `base_path`.
     pub fn url(&self, base_path: &str) -> Url {
-        format!(
-            "http://127.0.0.1:{}/{}",
-            self.port,
-            base_path.trim_start_matches('/')
-        )
-        .parse()
-        .expect("raw server URL")
+        loopback_url(self.port, base_path)
     }
 
     /// The request lines received so far (`GET /api2/json/version HTTP/1.1`).
     pub fn request_lines(&self) -> Vec<String> {
         self.requests.lock().map(|r| r.clone()).unwrap_or_default()
     }
+}
+
+/// `http://127.0.0.1:PORT/` + `base_path`.
+fn loopback_url(port: u16, base_path: &str) -> Url {
+    format!(
+        "http://127.0.0.1:{port}/{}",
+        base_path.trim_start_matches('/')
+    )
+    .parse()
+    .expect("a loopback URL")
 }
 
 impl Drop for RawServer {
@@ -268,12 +272,6 @@ impl SilentListener {
 
     /// `http://127.0.0.1:PORT/` + `base_path`.
     pub fn url(&self, base_path: &str) -> Url {
-        format!(
-            "http://127.0.0.1:{}/{}",
-            self.port,
-            base_path.trim_start_matches('/')
-        )
-        .parse()
-        .expect("silent listener URL")
+        loopback_url(self.port, base_path)
     }
 }
