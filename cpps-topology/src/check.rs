@@ -213,6 +213,36 @@ pub const EXIT_FINDINGS: u8 = 1;
 /// Exit code: the topology file cannot be read or parsed.
 pub const EXIT_INVALID: u8 = 2;
 
+impl CheckRun {
+    /// A topology (or other input) that could not be used: nothing on stdout, `stderr` as the
+    /// diagnostics, [`EXIT_INVALID`].
+    pub fn invalid(stderr: String) -> Self {
+        Self {
+            stdout: String::new(),
+            stderr,
+            exit_code: EXIT_INVALID,
+        }
+    }
+
+    /// `report` rendered in `format`, exiting [`EXIT_FINDINGS`] when it fails CI (with
+    /// `deny_warnings`, warnings fail too) and [`EXIT_OK`] otherwise.
+    pub fn from_report(
+        report: &Report,
+        format: crate::report::Format,
+        deny_warnings: bool,
+    ) -> Self {
+        Self {
+            stdout: report.render(format),
+            stderr: String::new(),
+            exit_code: if report.fails(deny_warnings) {
+                EXIT_FINDINGS
+            } else {
+                EXIT_OK
+            },
+        }
+    }
+}
+
 /// Loads `topology` (or the embedded default topology when `None`), checks it as of `today`, and
 /// renders the report in `format`: the whole of `cargo xtask check` except printing.
 pub fn run_check(
@@ -222,23 +252,8 @@ pub fn run_check(
     today: jiff::civil::Date,
 ) -> CheckRun {
     match crate::load::load_or_default(topology) {
-        Err(error) => CheckRun {
-            stdout: String::new(),
-            stderr: error.render(),
-            exit_code: EXIT_INVALID,
-        },
-        Ok(topology) => {
-            let report = check_on(&topology, today);
-            CheckRun {
-                stdout: report.render(format),
-                stderr: String::new(),
-                exit_code: if report.fails(deny_warnings) {
-                    EXIT_FINDINGS
-                } else {
-                    EXIT_OK
-                },
-            }
-        }
+        Err(error) => CheckRun::invalid(error.render()),
+        Ok(topology) => CheckRun::from_report(&check_on(&topology, today), format, deny_warnings),
     }
 }
 

@@ -542,29 +542,16 @@ pub fn run_check_with_iac<'a>(
     deny_warnings: bool,
     today: jiff::civil::Date,
 ) -> crate::check::CheckRun {
-    use crate::check::{CheckOptions, CheckRun, EXIT_FINDINGS, EXIT_INVALID, EXIT_OK};
-    let invalid = |stderr: String| CheckRun {
-        stdout: String::new(),
-        stderr,
-        exit_code: EXIT_INVALID,
-    };
+    use crate::check::{CheckOptions, CheckRun};
     let topology = match crate::load::load_or_default(topology) {
         Ok(t) => t,
-        Err(e) => return invalid(e.render()),
+        Err(e) => return CheckRun::invalid(e.render()),
     };
     let evidence = match IacInputs::parse(iac_flags).and_then(|inputs| Evidence::load(&inputs)) {
         Ok(e) => e,
-        Err(e) => return invalid(format!("error: {e}\n")),
+        Err(e) => return CheckRun::invalid(format!("error: {e}\n")),
     };
     let iac = IacChecks::new(&evidence);
     let report = crate::check::run(&topology, &CheckOptions::on(today), &[&iac]);
-    CheckRun {
-        stdout: report.render(format),
-        stderr: String::new(),
-        exit_code: if report.fails(deny_warnings) {
-            EXIT_FINDINGS
-        } else {
-            EXIT_OK
-        },
-    }
+    CheckRun::from_report(&report, format, deny_warnings)
 }
