@@ -140,10 +140,7 @@ async fn a_failed_task_with_a_long_log_carries_its_last_lines() {
     let upid: Upid = "UPID:pve1:0000ABCD:00001234:66000000:qmigrate:100:root@pam!ci:"
         .parse()
         .unwrap();
-    let task = format!(
-        "/api2/json/nodes/pve1/tasks/{}",
-        cpps_http::encode_segment(upid.as_str())
-    );
+    let task = format!("/api2/json/{}", upid.task_path());
     Mock::given(method("GET"))
         .and(path(format!("{task}/status")))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": {
@@ -209,10 +206,7 @@ async fn waiting_polls_until_stopped_then_times_out_when_asked() {
     let upid: Upid = "UPID:pve1:0000ABCD:00001234:66000000:qmstart:100:root@pam:"
         .parse()
         .unwrap();
-    let status = format!(
-        "/api2/json/nodes/pve1/tasks/{}/status",
-        cpps_http::encode_segment(upid.as_str())
-    );
+    let status = format!("/api2/json/{}/status", upid.task_path());
     let body = |state: &str| {
         let mut data = json!({"upid": upid.as_str(), "status": state, "node": "pve1", "type": "qmstart",
             "id": "100", "user": "root@pam", "starttime": 1, "pid": 1, "pstart": 1});
