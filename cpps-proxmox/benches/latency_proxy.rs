@@ -14,6 +14,8 @@
 //! it stops. Stops when its standard input closes (the bench holds it open) or after 15
 //! minutes, whichever comes first.
 
+mod common;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -74,10 +76,7 @@ async fn relay(client: TcpStream, upstream_port: u16, rtt: Duration) {
 
 #[tokio::main]
 async fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
+    let args = common::positional_args();
     let (Some(upstream), Some(rtt)) = (
         args.first().and_then(|p| p.parse::<u16>().ok()),
         args.get(1).and_then(|r| r.parse::<u64>().ok()),

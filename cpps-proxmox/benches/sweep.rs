@@ -14,6 +14,8 @@
 //! the client is built, so loading the trust store is counted), `guests: N`, `containers: N`,
 //! `requests: N` and `concurrency: N`.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use cpps_http::TlsMode;
@@ -22,10 +24,7 @@ use cpps_proxmox::{Client, inventory};
 
 #[tokio::main]
 async fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
+    let args = common::positional_args();
     let Some(info_path) = args.first() else {
         eprintln!("usage: sweep SERVER_JSON [CONCURRENCY]");
         std::process::exit(2);
