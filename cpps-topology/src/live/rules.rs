@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::diff::{Diff, DriftKind, Evidence, source_of};
+use super::diff::{Diff, Drift, DriftKind, Evidence, source_of};
 use super::facts::{Observation, SiteObservation, SourceFailure};
 use super::index::{DeclaredIndex, PbsIndex, PveIndex};
 use crate::finding::{Finding, Severity};
@@ -89,6 +89,14 @@ impl<'a> Live<'a> {
     fn site_ref(&self, site: &str) -> Option<ComponentRef<'a>> {
         self.declared.site(site)
     }
+
+    /// The component of the topology a drift is about, if any.
+    fn component_of(&self, drift: &Drift) -> Option<ComponentRef<'a>> {
+        drift
+            .component
+            .as_deref()
+            .and_then(|id| self.topo.component(id))
+    }
 }
 
 fn emit_on(sink: &mut Sink<'_>, severity: Severity, c: ComponentRef<'_>, message: String) {
@@ -128,10 +136,7 @@ fn state_002(live: &Live<'_>, sink: &mut Sink<'_>) {
         }
     }
     for drift in &live.diff.drift {
-        let component = drift
-            .component
-            .as_deref()
-            .and_then(|id| live.topo.component(id));
+        let component = live.component_of(drift);
         match (&drift.kind, component) {
             (DriftKind::ValidatedButMissing, Some(c)) => {
                 emit_on(sink, Severity::Error, c, drift.message.clone());
@@ -208,10 +213,7 @@ fn unreachable_source(
 fn state_003(live: &Live<'_>, sink: &mut Sink<'_>) {
     for drift in &live.diff.drift {
         if let DriftKind::DeclaredNotRealized { .. } = drift.kind
-            && let Some(c) = drift
-                .component
-                .as_deref()
-                .and_then(|id| live.topo.component(id))
+            && let Some(c) = live.component_of(drift)
         {
             emit_on(
                 sink,
@@ -228,10 +230,7 @@ fn pve_003(live: &Live<'_>, sink: &mut Sink<'_>) {
     for drift in &live.diff.drift {
         if let DriftKind::DeclaredNotRealized { property } = &drift.kind
             && property == "ha"
-            && let Some(c) = drift
-                .component
-                .as_deref()
-                .and_then(|id| live.topo.component(id))
+            && let Some(c) = live.component_of(drift)
         {
             emit_on(
                 sink,
