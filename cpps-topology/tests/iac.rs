@@ -8,9 +8,12 @@
 //! `ansible/hosts.list.json` are those tools' output, and the real-tool tests check that the
 //! tools still produce what the fixtures hold.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::find;
 use cpps_topology::check::{CheckOptions, run};
 use cpps_topology::iac::{
     DeclaredKind, Evidence, EvidenceKind, Field, IacChecks, IacError, IacInputs, LiveSeen, Mapping,
@@ -67,20 +70,6 @@ fn iac_findings(report: &Report) -> Vec<&Finding> {
         .iter()
         .filter(|f| f.rule.as_str().starts_with("IAC-"))
         .collect()
-}
-
-fn find<'r>(report: &'r Report, rule: &str, subject: &str) -> &'r Finding {
-    report
-        .findings
-        .iter()
-        .find(|f| f.rule.as_str() == rule && f.subject.id() == subject)
-        .unwrap_or_else(|| {
-            let all: Vec<String> = iac_findings(report)
-                .iter()
-                .map(|f| f.fingerprint())
-                .collect();
-            panic!("no {rule} for {subject}; IaC findings: {all:?}")
-        })
 }
 
 /// The 1-based line of the first line of `path` containing `needle`.

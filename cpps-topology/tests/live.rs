@@ -3,6 +3,8 @@
 //! real kube-apiserver and the LINSTOR API are in `live_*.rs`.
 #![cfg(feature = "live")]
 
+mod common;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -15,15 +17,11 @@ use cpps_topology::live::facts::{
 };
 use cpps_topology::live::sources::{Source, Sources};
 use cpps_topology::live::{self, LiveOptions, Observation, ObserveOptions};
-use cpps_topology::report::{Finding, Severity};
+use cpps_topology::report::Severity;
 
-const ESTATE: &str = include_str!("fixtures/live/two-sites.yaml");
+use common::{LIVE_ESTATE, live_estate, load, messages, of_rule};
+
 const NOW: i64 = 1_780_000_000;
-
-fn topology() -> cpps_topology::Topology {
-    cpps_topology::load_str("tests/fixtures/live/two-sites.yaml", ESTATE)
-        .unwrap_or_else(|e| panic!("{}", e.render()))
-}
 
 /// A source that answers `facts` after `delay`, counting how many are in flight at once.
 struct Fake<T> {
@@ -112,20 +110,6 @@ fn sp_pve() -> PveFacts {
         ],
         partial: Vec::new(),
     }
-}
-
-fn of_rule<'a>(findings: &'a [Finding], rule: &str) -> Vec<&'a Finding> {
-    findings
-        .iter()
-        .filter(|f| f.rule.as_str() == rule)
-        .collect()
-}
-
-fn messages(findings: &[&Finding]) -> Vec<String> {
-    findings
-        .iter()
-        .map(|f| format!("{} {} {}", f.severity, f.subject, f.message))
-        .collect()
 }
 
 #[tokio::test]
@@ -222,7 +206,7 @@ fn franca_unreachable() -> SiteObservation {
 
 #[test]
 fn drift_and_state_rules_over_the_estate() {
-    let topo = topology();
+    let topo = live_estate();
     let mut sp = SiteObservation::new("sp");
     sp.proxmox = Sourced::Observed(sp_pve());
     let audit = live::audit(
@@ -301,7 +285,7 @@ fn drift_and_state_rules_over_the_estate() {
 
 #[test]
 fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
-    let topo = topology();
+    let topo = live_estate();
     let mut sp = SiteObservation::new("sp");
     sp.proxmox = Sourced::Observed(sp_pve());
     sp.linstor = Sourced::Observed(LinstorFacts {
@@ -437,7 +421,7 @@ fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
 
 #[test]
 fn kubernetes_rules_name_the_cluster_and_the_object() {
-    let yaml = ESTATE.to_owned()
+    let yaml = LIVE_ESTATE.to_owned()
         + r"
 k3s_clusters:
   - id: gpu-sp-01
@@ -447,8 +431,7 @@ k3s_clusters:
     nodes: [monitoring]
     state: validated
 ";
-    let topo = cpps_topology::load_str("two-sites+k3s.yaml", &yaml)
-        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let topo = load("two-sites+k3s.yaml", &yaml);
     let mut sp = SiteObservation::new("sp");
     sp.proxmox = Sourced::Observed(sp_pve());
     sp.kubernetes = vec![(
@@ -604,7 +587,7 @@ fn endpoints_files_name_secrets_and_never_hold_them() {
     );
 
     // Names the topology does not have are refused before anything is asked.
-    let topo = topology();
+    let topo = live_estate();
     let err = from_env.check_against(&topo).unwrap_err();
     assert_eq!(
         err.to_string(),

@@ -6,9 +6,13 @@
 //! where it is mounted).
 #![cfg(feature = "live")]
 
+mod common;
+
 use std::path::Path;
 
+use common::{live_estate, load, rule_messages};
 use cpps_http::test_util::MockApi;
+use cpps_topology::Topology;
 use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
 use cpps_topology::live::facts::{
     BgpNeighborFact, DrbdConnectionFact, IpsecTunnelFact, LinstorFacts, PveFacts, PveGuest,
@@ -21,6 +25,18 @@ use wiremock::{Mock, ResponseTemplate};
 
 /// "Now" of cpps-pbs's fixtures: 2026-11-29T08:00:00Z.
 const NOW: i64 = 1_795_939_200;
+
+/// The audit of `topology` over `sites`, observed and judged at [`NOW`].
+fn audit_at_now(topology: &Topology, sites: Vec<SiteObservation>) -> live::Audit {
+    live::audit(
+        topology,
+        &Observation {
+            taken_at: NOW,
+            sites,
+        },
+        &LiveOptions::at(NOW),
+    )
+}
 
 fn read(rel: &str) -> String {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);
@@ -341,11 +357,7 @@ async fn backups_jobs_and_router_facts_feed_the_audit() {
     );
 
     // BACKUP-003 over what PBS said, with the VM ids Proxmox would give.
-    let topology = cpps_topology::load_str(
-        "two-sites.yaml",
-        include_str!("fixtures/live/two-sites.yaml"),
-    )
-    .unwrap_or_else(|e| panic!("{}", e.render()));
+    let topology = live_estate();
     let mut site = SiteObservation::new("sp");
     site.proxmox = Sourced::Observed(PveFacts {
         nodes: vec![PveNode {
@@ -361,27 +373,12 @@ async fn backups_jobs_and_router_facts_feed_the_audit() {
         partial: Vec::new(),
     });
     site.pbs = sp.pbs.clone();
-    let audit = live::audit(
-        &topology,
-        &Observation {
-            taken_at: NOW,
-            sites: vec![site],
-        },
-        &LiveOptions::at(NOW),
-    );
-    let mut backup: Vec<String> = audit
-        .report
-        .findings
-        .iter()
-        .filter(|f| f.rule.as_str() == "BACKUP-003")
-        .map(|f| format!("{} {}", f.subject, f.message))
-        .collect();
-    backup.sort();
+    let audit = audit_at_now(&topology, vec![site]);
     assert_eq!(
-        backup,
+        rule_messages(&audit.report, "BACKUP-003"),
         [
-            "legacy-nfs guest legacy-nfs (101): newest verified backup is 2d2h old, RPO is 1d (newest backup 20h0m ago)",
-            "monitoring guest monitoring (200): newest verified backup is none, RPO is 1d (newest backup 3d2h ago)",
+            "warning legacy-nfs guest legacy-nfs (101): newest verified backup is 2d2h old, RPO is 1d (newest backup 20h0m ago)",
+            "warning monitoring guest monitoring (200): newest verified backup is none, RPO is 1d (newest backup 3d2h ago)",
         ]
     );
 }
@@ -448,19 +445,6 @@ fn vrrp(group: &str, state: Option<&str>) -> VrrpFact {
     }
 }
 
-/// The findings of `rule`, as `severity subject message`, sorted.
-fn rule_messages(audit: &live::Audit, rule: &str) -> Vec<String> {
-    let mut out: Vec<String> = audit
-        .report
-        .findings
-        .iter()
-        .filter(|f| f.rule.as_str() == rule)
-        .map(|f| format!("{} {} {}", f.severity.as_str(), f.subject, f.message))
-        .collect();
-    out.sort();
-    out
-}
-
 // The case: a DRBD connection across the sites stuck in `Connecting` (LINSTOR's view,
 // linstor-server's `DrbdConnection` states) and the link's WireGuard peer without a handshake
 // (VyOS prints no `latest handshake` for a peer that never shook hands, vyos-1x
@@ -471,8 +455,7 @@ fn rule_messages(audit: &live::Audit, rule: &str) -> Vec<String> {
 // VRRP-001 findings, an unknown state included.
 #[test]
 fn routers_and_drbd_feed_the_network_rules() {
-    let topology =
-        cpps_topology::load_str("linked.yaml", LINKED).unwrap_or_else(|e| panic!("{}", e.render()));
+    let topology = load("linked.yaml", LINKED);
     let mut sp = SiteObservation::new("sp");
     sp.linstor = Sourced::Observed(LinstorFacts {
         connections_down: vec![
@@ -527,22 +510,15 @@ fn routers_and_drbd_feed_the_network_rules() {
         wireguard: vec![peer("wg0", "praca-da-se", &["192.168.10.0/23"], Some(30))],
         ..VyosFacts::default()
     });
-    let audit = live::audit(
-        &topology,
-        &Observation {
-            taken_at: NOW,
-            sites: vec![sp, franca],
-        },
-        &LiveOptions::at(NOW),
-    );
+    let audit = audit_at_now(&topology, vec![sp, franca]);
     assert_eq!(
-        rule_messages(&audit, "LINK-001"),
+        rule_messages(&audit.report, "LINK-001"),
         [
             "error wg-sp-franca link wg-sp-franca: DRBD connection pm-1a2b3c4d_300 pve-ippri-31 → pve-labri-31 Connecting across the link; WireGuard peer franca on wg1 of vyos-sp has never had a handshake"
         ]
     );
     assert_eq!(
-        rule_messages(&audit, "LINK-002"),
+        rule_messages(&audit.report, "LINK-002"),
         [
             "warning vyos-sp BGP session of vyos-sp to 10.21.0.1 (AS 65020, IPv4 Unicast) is OpenSent (Up/Down never)",
             "warning vyos-sp BGP session of vyos-sp to 203.0.113.1 (AS 65020, IPv4 Unicast) is Connect (Up/Down never)",
@@ -551,7 +527,7 @@ fn routers_and_drbd_feed_the_network_rules() {
         ]
     );
     assert_eq!(
-        rule_messages(&audit, "VRRP-001"),
+        rule_messages(&audit.report, "VRRP-001"),
         [
             "warning vyos-sp VRRP group DMZ on eth1 of vyos-sp is DISABLED",
             "warning vyos-sp VRRP group MGMT on eth1 of vyos-sp is FAULT",
@@ -565,8 +541,7 @@ fn routers_and_drbd_feed_the_network_rules() {
 // reading failed.
 #[test]
 fn stale_or_missing_peers_and_failed_readings() {
-    let topology =
-        cpps_topology::load_str("linked.yaml", LINKED).unwrap_or_else(|e| panic!("{}", e.render()));
+    let topology = load("linked.yaml", LINKED);
     let mut sp = SiteObservation::new("sp");
     sp.vyos = Sourced::Observed(VyosFacts {
         vrrp: vec![vrrp("LAN", None)],
@@ -582,29 +557,22 @@ fn stale_or_missing_peers_and_failed_readings() {
         wireguard: vec![peer("wg0", "laptop", &["172.16.0.5/32"], Some(5))],
         ..VyosFacts::default()
     });
-    let audit = live::audit(
-        &topology,
-        &Observation {
-            taken_at: NOW,
-            sites: vec![sp, franca],
-        },
-        &LiveOptions::at(NOW),
-    );
+    let audit = audit_at_now(&topology, vec![sp, franca]);
     assert_eq!(
-        rule_messages(&audit, "LINK-001"),
+        rule_messages(&audit.report, "LINK-001"),
         [
             "error wg-sp-franca link wg-sp-franca: WireGuard peer Franca on wg1 of vyos-sp has had no handshake for 2h3m",
             "error wg-sp-franca link wg-sp-franca: vyos-franca has no WireGuard peer for site sp (none is named sp or vyos-sp, none allows 192.168.10.0/23)",
         ]
     );
     assert_eq!(
-        rule_messages(&audit, "LINK-002"),
+        rule_messages(&audit.report, "LINK-002"),
         [
             "warning vyos-sp vyos-sp: cannot be read: show bgp summary: unexpected answer from /show: junk"
         ]
     );
     assert_eq!(
-        rule_messages(&audit, "VRRP-001"),
+        rule_messages(&audit.report, "VRRP-001"),
         [
             "warning vyos-sp the state of VRRP group LAN on eth1 of vyos-sp is unknown (show vrrp: HTTP request failed: timed out)"
         ]

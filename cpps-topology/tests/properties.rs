@@ -4,8 +4,11 @@
 //! * A targeted mutation makes exactly its rule fire, on exactly its subject.
 //! * Renaming every id changes no finding, modulo the names.
 
+mod common;
+
 use std::collections::BTreeMap;
 
+use common::today;
 use cpps_topology::check::check_on;
 use cpps_topology::model::{CniKind, ComponentRef, State, Topology};
 use cpps_topology::report::{Report, Severity};
@@ -13,10 +16,6 @@ use cpps_topology::testing::{
     Shape, generate, rename_all, renamed, shape_and_seed, valid_topology,
 };
 use proptest::prelude::*;
-
-fn today() -> jiff::civil::Date {
-    jiff::civil::date(2026, 5, 2)
-}
 
 /// (rule, subject) → how many findings, with their severities.
 fn findings(report: &Report) -> BTreeMap<(String, String), Vec<Severity>> {

@@ -1,29 +1,16 @@
 //! The findings on the embedded default topology: the real state of CPPS as the two documents
 //! describe it.
 
+mod common;
+
 use std::collections::BTreeSet;
 
+use common::{find, today};
 use cpps_topology::check::check_on;
-use cpps_topology::report::{Finding, Format, Report, Severity};
+use cpps_topology::report::{Format, Report, Severity};
 
 fn report() -> Report {
-    check_on(
-        &cpps_topology::default_topology(),
-        jiff::civil::date(2026, 5, 2),
-    )
-}
-
-fn find<'r>(report: &'r Report, rule: &str, subject: &str) -> &'r Finding {
-    report
-        .findings
-        .iter()
-        .find(|f| f.rule.as_str() == rule && f.subject.id() == subject)
-        .unwrap_or_else(|| {
-            panic!(
-                "no {rule} on {subject} in:\n{}",
-                report.render(Format::Text)
-            )
-        })
+    check_on(&cpps_topology::default_topology(), today())
 }
 
 #[test]

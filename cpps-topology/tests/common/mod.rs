@@ -1,14 +1,17 @@
-//! What the rule tests share: loading a fixture text, checking it on a fixed day, the findings
-//! as `(rule, subject, severity)` triples, and textual edits that must match exactly once.
+//! What the tests share: loading a fixture text, checking it on a fixed day, the findings as
+//! `(rule, subject, severity)` triples or as `severity subject message` lines, finding one
+//! finding, textual edits that must match exactly once, and the live tests' estate and closed
+//! port.
 
 // Each test file uses part of this module.
 #![allow(dead_code)]
 
 use std::collections::BTreeSet;
 
+use cpps_topology::Topology;
 use cpps_topology::check::check_on;
 use cpps_topology::load::load_str;
-use cpps_topology::report::{Report, Severity};
+use cpps_topology::report::{Finding, Format, Report, Severity};
 
 /// A textual edit: `(find, replace)`; `find` must occur exactly once in the text it edits.
 pub(crate) type Edit = (&'static str, &'static str);
@@ -18,12 +21,66 @@ pub(crate) fn today() -> jiff::civil::Date {
     jiff::civil::date(2026, 5, 2)
 }
 
+/// Loads `text` as the file `name`; a load error fails the test with its diagnostic.
+pub(crate) fn load(name: &str, text: &str) -> Topology {
+    load_str(name, text).unwrap_or_else(|e| panic!("{name} does not load:\n{}", e.render()))
+}
+
 /// Loads `text` as the file `name` (a load error fails the test with its diagnostic) and checks
 /// it on [`today`].
 pub(crate) fn run(text: &str, name: &str) -> Report {
-    let topology =
-        load_str(name, text).unwrap_or_else(|e| panic!("{name} does not load:\n{}", e.render()));
-    check_on(&topology, today())
+    check_on(&load(name, text), today())
+}
+
+/// The finding of `rule` on `subject`; its absence fails the test, showing the whole report.
+pub(crate) fn find<'r>(report: &'r Report, rule: &str, subject: &str) -> &'r Finding {
+    report
+        .findings
+        .iter()
+        .find(|f| f.rule.as_str() == rule && f.subject.id() == subject)
+        .unwrap_or_else(|| {
+            panic!(
+                "no {rule} on {subject} in:\n{}",
+                report.render(Format::Text)
+            )
+        })
+}
+
+/// The findings of `rule`, in their order.
+pub(crate) fn of_rule<'f>(findings: &'f [Finding], rule: &str) -> Vec<&'f Finding> {
+    findings
+        .iter()
+        .filter(|f| f.rule.as_str() == rule)
+        .collect()
+}
+
+/// Each finding as `severity subject message`.
+pub(crate) fn messages(findings: &[&Finding]) -> Vec<String> {
+    findings
+        .iter()
+        .map(|f| format!("{} {} {}", f.severity, f.subject, f.message))
+        .collect()
+}
+
+/// The findings of `rule` as `severity subject message`, sorted.
+pub(crate) fn rule_messages(report: &Report, rule: &str) -> Vec<String> {
+    let mut out = messages(&of_rule(&report.findings, rule));
+    out.sort();
+    out
+}
+
+/// The two-site estate the live tests observe.
+pub(crate) const LIVE_ESTATE: &str = include_str!("../fixtures/live/two-sites.yaml");
+
+/// [`LIVE_ESTATE`], loaded.
+pub(crate) fn live_estate() -> Topology {
+    load("tests/fixtures/live/two-sites.yaml", LIVE_ESTATE)
+}
+
+/// A port of 127.0.0.1 on which nothing listens (one that was just free).
+pub(crate) fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
 }
 
 /// Every finding as `(rule, subject, severity)`.
