@@ -7,6 +7,9 @@
 #[path = "../../cpps-gpu/tests/common/mod.rs"]
 mod kube_common;
 
+mod common;
+
+use common::{load, of_rule, subject_messages};
 use cpps_gpu::k8s::argocd::Application;
 use cpps_gpu::k8s::certmanager::Certificate;
 use cpps_topology::live::sources::{KubeSource, Sources};
@@ -112,17 +115,12 @@ async fn argocd_out_of_sync_expiring_certificates_and_missing_nodes() {
     assert!(facts.argocd_served && facts.cert_manager_served);
     assert!(facts.nodes.contains(&id));
 
-    let topology = cpps_topology::load_str("kube.yaml", &estate(&id))
-        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let topology = load("kube.yaml", &estate(&id));
     let audit = live::audit(&topology, &observed, &LiveOptions::default());
     let mine = |rule: &str| -> Vec<String> {
-        let mut v: Vec<String> = audit
-            .report
-            .findings
-            .iter()
-            .filter(|f| f.rule.as_str() == rule && f.message.contains(&id))
-            .map(|f| format!("{} {}", f.subject, f.message))
-            .collect();
+        let mut findings = of_rule(&audit.report.findings, rule);
+        findings.retain(|f| f.message.contains(&id));
+        let mut v = subject_messages(&findings);
         v.sort();
         v
     };
@@ -155,12 +153,10 @@ async fn argocd_out_of_sync_expiring_certificates_and_missing_nodes() {
     );
     // Argo CD and cert-manager are served: of the basic alerts only "node down" (no Proxmox
     // configured here) cannot be computed in SP.
-    let blind: Vec<&str> = audit
-        .report
-        .findings
-        .iter()
-        .filter(|f| f.rule.as_str() == "OBS-001" && f.message.starts_with("in site sp"))
+    let blind: Vec<&str> = of_rule(&audit.report.findings, "OBS-001")
+        .into_iter()
         .map(|f| f.message.as_str())
+        .filter(|m| m.starts_with("in site sp"))
         .collect();
     assert_eq!(
         blind,

@@ -4,6 +4,9 @@
 //! Prism serving the official LINSTOR OpenAPI file when `CPPS_TEST_PRISM_URL` is set.
 #![cfg(feature = "live")]
 
+mod common;
+
+use common::{closed_port, load, of_rule, subject_messages};
 use cpps_http::test_util::MockApi;
 use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
 use cpps_topology::live::facts::SourceKind;
@@ -43,11 +46,6 @@ async fn controller() -> MockApi {
     server
 }
 
-fn closed_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
-}
-
 #[tokio::test]
 async fn resource_health_per_pool_while_the_other_sites_controller_is_cut_off() {
     let server = controller().await;
@@ -60,8 +58,7 @@ async fn resource_health_per_pool_while_the_other_sites_controller_is_cut_off() 
         ),
     )
     .unwrap();
-    let topology = cpps_topology::load_str("linstor.yaml", TOPOLOGY)
-        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let topology = load("linstor.yaml", TOPOLOGY);
     endpoints.check_against(&topology).unwrap();
     let options = ClientOptions {
         retries: 0,
@@ -99,13 +96,7 @@ async fn resource_health_per_pool_while_the_other_sites_controller_is_cut_off() 
     assert_eq!(franca.source, SourceKind::Linstor);
 
     let audit = live::audit(&topology, &observed, &LiveOptions::default());
-    let linstor_007: Vec<String> = audit
-        .report
-        .findings
-        .iter()
-        .filter(|f| f.rule.as_str() == "LINSTOR-007")
-        .map(|f| format!("{} {}", f.subject, f.message))
-        .collect();
+    let linstor_007 = subject_messages(&of_rule(&audit.report.findings, "LINSTOR-007"));
     assert_eq!(linstor_007.len(), 4, "{linstor_007:#?}");
     for (line, (resource, class)) in linstor_007.iter().zip([
         ("vm-101-disk-0", "degraded (2 of 3 replicas UpToDate)"),
@@ -124,11 +115,9 @@ async fn resource_health_per_pool_while_the_other_sites_controller_is_cut_off() 
         audit.diff.evidence("franca-ssd").unwrap().as_str(),
         "unknown"
     );
-    let cut_off: Vec<&str> = audit
-        .report
-        .findings
-        .iter()
-        .filter(|f| f.rule.as_str() == "STATE-002" && f.subject.id() == "franca")
+    let cut_off: Vec<&str> = of_rule(&audit.report.findings, "STATE-002")
+        .into_iter()
+        .filter(|f| f.subject.id() == "franca")
         .map(|f| f.message.as_str())
         .collect();
     assert_eq!(cut_off.len(), 1, "{cut_off:?}");
@@ -140,13 +129,7 @@ async fn resource_health_per_pool_while_the_other_sites_controller_is_cut_off() 
         cut_off[0]
     );
     // OBS-001: SP's LINSTOR alerts are computable, Franca's are not.
-    let obs: Vec<String> = audit
-        .report
-        .findings
-        .iter()
-        .filter(|f| f.rule.as_str() == "OBS-001")
-        .map(|f| format!("{} {}", f.subject, f.message))
-        .collect();
+    let obs = subject_messages(&of_rule(&audit.report.findings, "OBS-001"));
     assert!(
         obs.iter().any(|m| m.starts_with(
             "franca in site franca the basic alerts LINSTOR degraded, DRBD desync cannot be evaluated: linstor at"

@@ -62,6 +62,14 @@ pub(crate) fn messages(findings: &[&Finding]) -> Vec<String> {
         .collect()
 }
 
+/// Each finding as `subject message`.
+pub(crate) fn subject_messages(findings: &[&Finding]) -> Vec<String> {
+    findings
+        .iter()
+        .map(|f| format!("{} {}", f.subject, f.message))
+        .collect()
+}
+
 /// The findings of `rule` as `severity subject message`, sorted.
 pub(crate) fn rule_messages(report: &Report, rule: &str) -> Vec<String> {
     let mut out = messages(&of_rule(&report.findings, rule));
