@@ -19,7 +19,7 @@ use cpps_proxmox::{Error, GuestConfig, VmId};
 
 #[tokio::test]
 async fn token_auth_with_the_real_ca_file() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("token_auth_with_the_real_ca_file").await else {
         return;
     };
     let version = s.token_client().version().await.unwrap();
@@ -29,7 +29,7 @@ async fn token_auth_with_the_real_ca_file() {
 
 #[tokio::test]
 async fn a_wrong_ca_or_pin_is_refused_before_sending() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("a_wrong_ca_or_pin_is_refused_before_sending").await else {
         return;
     };
     let other = s
@@ -52,7 +52,7 @@ async fn a_wrong_ca_or_pin_is_refused_before_sending() {
 
 #[tokio::test]
 async fn pinning_the_node_fingerprint_works_without_the_ca() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("pinning_the_node_fingerprint_works_without_the_ca").await else {
         return;
     };
     let pve = s
@@ -69,7 +69,7 @@ async fn pinning_the_node_fingerprint_works_without_the_ca() {
 
 #[tokio::test]
 async fn password_login_then_writes_carry_the_csrf_token() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("password_login_then_writes_carry_the_csrf_token").await else {
         return;
     };
     let pve = s.password_client();
@@ -91,7 +91,7 @@ async fn password_login_then_writes_carry_the_csrf_token() {
 
 #[tokio::test]
 async fn a_write_without_csrf_is_refused_with_401() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("a_write_without_csrf_is_refused_with_401").await else {
         return;
     };
     // By hand: a ticket cookie but no CSRFPreventionToken header.
@@ -129,7 +129,7 @@ async fn a_write_without_csrf_is_refused_with_401() {
 
 #[tokio::test]
 async fn a_bad_token_is_a_401_error() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("a_bad_token_is_a_401_error").await else {
         return;
     };
     let pve = s
@@ -155,7 +155,7 @@ async fn a_bad_token_is_a_401_error() {
 
 #[tokio::test]
 async fn a_wrong_password_is_an_auth_error() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("a_wrong_password_is_an_auth_error").await else {
         return;
     };
     let pve = s
@@ -175,7 +175,7 @@ async fn a_wrong_password_is_an_auth_error() {
 
 #[tokio::test]
 async fn cluster_status_and_resources_of_every_type() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("cluster_status_and_resources_of_every_type").await else {
         return;
     };
     let pve = s.token_client();
@@ -248,7 +248,7 @@ async fn cluster_status_and_resources_of_every_type() {
 
 #[tokio::test]
 async fn node_status_lists_and_storage() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("node_status_lists_and_storage").await else {
         return;
     };
     let pve = s.token_client();
@@ -293,7 +293,7 @@ async fn node_status_lists_and_storage() {
 
 #[tokio::test]
 async fn configs_with_property_strings_and_privilege() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("configs_with_property_strings_and_privilege").await else {
         return;
     };
     let pve = s.token_client();
@@ -348,7 +348,7 @@ async fn configs_with_property_strings_and_privilege() {
 
 #[tokio::test]
 async fn a_missing_vm_is_not_found() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("a_missing_vm_is_not_found").await else {
         return;
     };
     let err = s
@@ -365,7 +365,7 @@ async fn a_missing_vm_is_not_found() {
 
 #[tokio::test]
 async fn parameter_errors_come_back_per_field() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("parameter_errors_come_back_per_field").await else {
         return;
     };
     let err = s
@@ -387,7 +387,7 @@ async fn parameter_errors_come_back_per_field() {
 
 #[tokio::test]
 async fn ha_resources_and_current_status_decode() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("ha_resources_and_current_status_decode").await else {
         return;
     };
     // fakepve's HA endpoints answer schema-shaped placeholders (testing.md: "its HA
@@ -421,7 +421,8 @@ async fn ha_resources_and_current_status_decode() {
 
 #[tokio::test]
 async fn snapshots_create_list_rollback_delete_qemu_and_lxc() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("snapshots_create_list_rollback_delete_qemu_and_lxc").await
+    else {
         return;
     };
     let pve = s.token_client();
@@ -480,7 +481,7 @@ async fn snapshots_create_list_rollback_delete_qemu_and_lxc() {
 
 #[tokio::test]
 async fn a_failed_task_carries_its_log_tail() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("a_failed_task_carries_its_log_tail").await else {
         return;
     };
     let pve = s.token_client();
@@ -535,7 +536,7 @@ async fn a_failed_task_carries_its_log_tail() {
 
 #[tokio::test]
 async fn shutdown_and_migrate_return_upids_that_finish() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("shutdown_and_migrate_return_upids_that_finish").await else {
         return;
     };
     let pve = s.token_client();
@@ -584,7 +585,8 @@ async fn shutdown_and_migrate_return_upids_that_finish() {
 
 #[tokio::test]
 async fn fault_fail_maps_to_a_typed_error_and_503_is_retried() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("fault_fail_maps_to_a_typed_error_and_503_is_retried").await
+    else {
         return;
     };
     let pve = s.token_client();
@@ -637,7 +639,7 @@ async fn fault_fail_maps_to_a_typed_error_and_503_is_retried() {
 
 #[tokio::test]
 async fn slow_network_hits_the_request_timeout() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("slow_network_hits_the_request_timeout").await else {
         return;
     };
     // 20 PVE seconds at a time scale of 0.05 is one real second per answer.
@@ -665,7 +667,7 @@ async fn slow_network_hits_the_request_timeout() {
 
 #[tokio::test]
 async fn revoked_tickets_cause_one_relogin() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("revoked_tickets_cause_one_relogin").await else {
         return;
     };
     let pve = s.password_client();
@@ -705,7 +707,7 @@ async fn revoked_tickets_cause_one_relogin() {
 
 #[tokio::test]
 async fn a_second_factor_without_totp_is_a_clear_error() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("a_second_factor_without_totp_is_a_clear_error").await else {
         return;
     };
     s.control("tfa", serde_json::json!({"on": true})).await;
@@ -719,7 +721,7 @@ async fn a_second_factor_without_totp_is_a_clear_error() {
 
 #[tokio::test]
 async fn config_sweep_is_bounded_and_complete() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("config_sweep_is_bounded_and_complete").await else {
         return;
     };
     let pve = s.token_client();
@@ -739,7 +741,7 @@ async fn config_sweep_is_bounded_and_complete() {
 
 #[tokio::test]
 async fn raw_escape_hatch_reads_and_writes() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("raw_escape_hatch_reads_and_writes").await else {
         return;
     };
     let pve = s.token_client();
@@ -778,7 +780,8 @@ async fn raw_escape_hatch_reads_and_writes() {
 
 #[tokio::test]
 async fn inventory_from_environment_has_the_documented_shape() {
-    let Some(s) = common::fakepve().await else {
+    let Some(s) = common::fakepve("inventory_from_environment_has_the_documented_shape").await
+    else {
         return;
     };
     let vars = [

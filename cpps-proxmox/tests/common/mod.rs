@@ -82,12 +82,10 @@ pub struct Session {
     _guard: tokio::sync::MutexGuard<'static, ()>,
 }
 
-/// The fakepve server for one test, or `None` (after printing why, under the test's name, which
-/// the test harness gives its thread) when `CPPS_TEST_FAKEPVE` is not set.
-pub async fn fakepve() -> Option<Session> {
+/// The fakepve server for one test, or `None` (after printing why) when `CPPS_TEST_FAKEPVE`
+/// is not set.
+pub async fn fakepve(test: &str) -> Option<Session> {
     let Some(pve) = load_fakepve() else {
-        let thread = std::thread::current();
-        let test = thread.name().unwrap_or("a fakepve test");
         println!("skipped {test}: {FAKEPVE_VAR} not set (run `cargo xtask test`)");
         return None;
     };
