@@ -13,8 +13,8 @@
 //! It models no resources, no pagination and no login flow: each service crate brings its own
 //! envelope decoding ([`Envelope`]), authentication ([`Auth`]) and error type. What every
 //! service crate would otherwise write again is here once: the builders' transport setters
-//! ([`forward_http_settings!`]) and the string enum that keeps a server's unknown values
-//! ([`keep_unknown_enum!`]).
+//! ([`forward_http_settings!`]), the string enum that keeps a server's unknown values
+//! ([`keep_unknown_enum!`]) and the closed one with fixed names ([`named_enum!`]).
 //!
 //! ```no_run
 //! use cpps_http::{HttpClient, Request, TlsMode};

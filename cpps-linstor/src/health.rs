@@ -39,7 +39,6 @@
 //! [`ResourceHealth::findings`].
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 
 use futures::TryStreamExt;
 use serde::Serialize;
@@ -129,41 +128,23 @@ impl Default for HealthOptions {
     }
 }
 
-/// The health class of a resource.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum HealthClass {
-    /// A replica's state cannot be seen (its satellite is offline).
-    Unknown,
-    /// A DRBD connection is down.
-    Disconnected,
-    /// Data being resynchronised or outdated.
-    Desynced,
-    /// Fewer `UpToDate` diskful replicas than wanted.
-    Degraded,
-    /// Every replica is `INACTIVE`: deactivated on purpose, nothing expected of it.
-    Inactive,
-    /// All replicas `UpToDate` and connected.
-    Healthy,
-}
-
-impl HealthClass {
-    /// `degraded`, `desynced`, `disconnected`, `unknown`, `inactive` or `healthy`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HealthClass::Inactive => "inactive",
-            HealthClass::Degraded => "degraded",
-            HealthClass::Desynced => "desynced",
-            HealthClass::Disconnected => "disconnected",
-            HealthClass::Unknown => "unknown",
-            HealthClass::Healthy => "healthy",
-        }
-    }
-}
-
-impl fmt::Display for HealthClass {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
+cpps_http::named_enum! {
+    /// The health class of a resource.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum HealthClass {
+        /// A replica's state cannot be seen (its satellite is offline).
+        Unknown => "unknown",
+        /// A DRBD connection is down.
+        Disconnected => "disconnected",
+        /// Data being resynchronised or outdated.
+        Desynced => "desynced",
+        /// Fewer `UpToDate` diskful replicas than wanted.
+        Degraded => "degraded",
+        /// Every replica is `INACTIVE`: deactivated on purpose, nothing expected of it.
+        Inactive => "inactive",
+        /// All replicas `UpToDate` and connected.
+        Healthy => "healthy",
     }
 }
 
@@ -191,40 +172,23 @@ pub struct Finding {
     pub message: String,
 }
 
-/// A risk to a resource's data that does not change its class.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum RiskKind {
-    /// All diskful replicas share one value of a property the group asks replicas to differ in
-    /// (one failure domain).
-    SingleFailureDomain,
-    /// Two diskful replicas and no diskless one: without a tie-breaker's vote, a network split
-    /// leaves each side without quorum or, with quorum off, both primary (split brain).
-    NoTieBreaker,
-    /// The resource definition sets a DRBD quorum option the group sets otherwise.
-    QuorumDiffersFromGroup,
-    /// Diskful replicas in more than one site although the group does not ask for it: DRBD
-    /// replicates across the sites' link.
-    CrossSiteReplication,
-}
-
-impl RiskKind {
-    /// `single_failure_domain`, `no_tie_breaker`, `quorum_differs_from_group` or
-    /// `cross_site_replication`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RiskKind::SingleFailureDomain => "single_failure_domain",
-            RiskKind::NoTieBreaker => "no_tie_breaker",
-            RiskKind::QuorumDiffersFromGroup => "quorum_differs_from_group",
-            RiskKind::CrossSiteReplication => "cross_site_replication",
-        }
-    }
-}
-
-impl fmt::Display for RiskKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
+cpps_http::named_enum! {
+    /// A risk to a resource's data that does not change its class.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    #[non_exhaustive]
+    pub enum RiskKind {
+        /// All diskful replicas share one value of a property the group asks replicas to differ in
+        /// (one failure domain).
+        SingleFailureDomain => "single_failure_domain",
+        /// Two diskful replicas and no diskless one: without a tie-breaker's vote, a network split
+        /// leaves each side without quorum or, with quorum off, both primary (split brain).
+        NoTieBreaker => "no_tie_breaker",
+        /// The resource definition sets a DRBD quorum option the group sets otherwise.
+        QuorumDiffersFromGroup => "quorum_differs_from_group",
+        /// Diskful replicas in more than one site although the group does not ask for it: DRBD
+        /// replicates across the sites' link.
+        CrossSiteReplication => "cross_site_replication",
     }
 }
 

@@ -31,18 +31,20 @@ pub const MASK_BITS_OBJ: u64 = 0x0000_0000_007C_0000;
 /// The code bits (`ApiConsts.MASK_BITS_CODE`).
 pub const MASK_BITS_CODE: u64 = 0x0000_0000_0000_7FFF;
 
-/// What kind of message an [`ApiCallRc`] is, from its two type bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RcKind {
-    /// Neither type bit set.
-    Success,
-    /// Only bit 62 set.
-    Info,
-    /// Only bit 63 set.
-    Warning,
-    /// Both type bits set.
-    Error,
+cpps_http::named_enum! {
+    /// What kind of message an [`ApiCallRc`] is, from its two type bits.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum RcKind {
+        /// Neither type bit set.
+        Success => "success",
+        /// Only bit 62 set.
+        Info => "info",
+        /// Only bit 63 set.
+        Warning => "warning",
+        /// Both type bits set.
+        Error => "error",
+    }
 }
 
 impl RcKind {
@@ -54,22 +56,6 @@ impl RcKind {
             MASK_INFO => RcKind::Info,
             _ => RcKind::Success,
         }
-    }
-
-    /// `success`, `info`, `warning` or `error`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RcKind::Success => "success",
-            RcKind::Info => "info",
-            RcKind::Warning => "warning",
-            RcKind::Error => "error",
-        }
-    }
-}
-
-impl fmt::Display for RcKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

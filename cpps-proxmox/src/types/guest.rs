@@ -9,29 +9,15 @@ use crate::Error;
 use crate::family::de;
 use crate::types::{LxcFeatures, LxcNet, QemuMemory, QemuNet, VmId, Volume};
 
-/// QEMU VM or container.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum GuestKind {
-    /// A QEMU/KVM virtual machine (`/nodes/{node}/qemu/{vmid}`).
-    Qemu,
-    /// An LXC container (`/nodes/{node}/lxc/{vmid}`).
-    Lxc,
-}
-
-impl GuestKind {
-    /// `qemu` or `lxc`: the path segment.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GuestKind::Qemu => "qemu",
-            GuestKind::Lxc => "lxc",
-        }
-    }
-}
-
-impl std::fmt::Display for GuestKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+cpps_http::named_enum! {
+    /// QEMU VM or container.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum GuestKind {
+        /// A QEMU/KVM virtual machine (`/nodes/{node}/qemu/{vmid}`).
+        Qemu => "qemu",
+        /// An LXC container (`/nodes/{node}/lxc/{vmid}`).
+        Lxc => "lxc",
     }
 }
 
