@@ -9,16 +9,14 @@
 #[path = "../../cpps-proxmox/tests/common/mod.rs"]
 mod pve;
 
-use std::path::{Path, PathBuf};
+mod common;
+
 use std::process::{Command, Output};
 
+use common::repo;
 use serde_json::json;
 use wiremock::matchers::{body_json, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
-
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
-}
 
 fn run(args: &[&str], env: &[(&str, String)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_driver-update"));
@@ -66,16 +64,17 @@ fn the_plan_for_the_cpps_gpu_host_changes_nothing() {
             "GPU container gpu-sp-01: cluster k3s-gpu-sp, volumes [], LINSTOR resources []",
         ]
     );
-    for line in [
-        "  1. Announce the maintenance window of the GPU cluster k3s-gpu-sp: the driver update on pve-ippri-31 stops its GPU work.",
-        "  2. Drain node gpu-sp-01 of k3s-gpu-sp: kubectl drain gpu-sp-01 --ignore-daemonsets --delete-emptydir-data",
-        "  4. Snapshot: nothing to snapshot on LINSTOR; confirm a verified PBS backup of each container instead.",
-        "  8. Write `nvidia_driver: \"550.127.05\"` for pve-ippri-31 in the topology file (GPU-005 compares it with what runs).",
-        "  2. Reinstall NVIDIA driver <current version> on pve-ippri-31 and reboot it if needed.",
-        "  - LINSTOR was not observed: no snapshot can be planned",
-    ] {
-        assert!(lines.contains(&line), "missing `{line}` in:\n{out}");
-    }
+    common::assert_has_lines(
+        &out,
+        &[
+            "  1. Announce the maintenance window of the GPU cluster k3s-gpu-sp: the driver update on pve-ippri-31 stops its GPU work.",
+            "  2. Drain node gpu-sp-01 of k3s-gpu-sp: kubectl drain gpu-sp-01 --ignore-daemonsets --delete-emptydir-data",
+            "  4. Snapshot: nothing to snapshot on LINSTOR; confirm a verified PBS backup of each container instead.",
+            "  8. Write `nvidia_driver: \"550.127.05\"` for pve-ippri-31 in the topology file (GPU-005 compares it with what runs).",
+            "  2. Reinstall NVIDIA driver <current version> on pve-ippri-31 and reboot it if needed.",
+            "  - LINSTOR was not observed: no snapshot can be planned",
+        ],
+    );
     assert!(out.contains("the topology pins no NVIDIA driver for pve-ippri-31"));
     assert!(
         out.ends_with("Plan only: nothing was changed. --apply takes the LINSTOR snapshots.\n")
@@ -189,18 +188,16 @@ async fn the_plan_from_proxmox_and_linstor_and_apply_takes_the_snapshot() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert!(out.starts_with("NVIDIA driver update on pve-ippri-32 (550.54.15 → unspecified)\nGPU container monitoring (CT 201): cluster k3s-gpu-sp, volumes [local-lvm:vm-201-disk-0, local-lvm:vm-201-disk-1], LINSTOR resources [vm-201-disk-0]\n"), "{out}");
-    for line in [
-        "  3. Shut container 201 (monitoring) down: POST /nodes/pve-ippri-32/lxc/201/status/shutdown (pct shutdown)",
-        "  4. Snapshot (--apply runs this step and waits): create snapshot pre-driver-test of resource vm-201-disk-0: POST /v1/resource-definitions/vm-201-disk-0/snapshots {\"name\":\"pre-driver-test\"}",
-        "  2. Roll back: roll resource vm-201-disk-0 back to snapshot pre-driver-test: POST /v1/resource-definitions/vm-201-disk-0/snapshot-rollback/pre-driver-test {}",
-        "  3. Reinstall NVIDIA driver 550.54.15 on pve-ippri-32 and reboot it if needed.",
-        "  - volume local-lvm:vm-201-disk-1 of monitoring is not a LINSTOR resource: no snapshot protects it (a PBS backup must)",
-    ] {
-        assert!(
-            out.lines().any(|l| l == line),
-            "missing `{line}` in:\n{out}"
-        );
-    }
+    common::assert_has_lines(
+        &out,
+        &[
+            "  3. Shut container 201 (monitoring) down: POST /nodes/pve-ippri-32/lxc/201/status/shutdown (pct shutdown)",
+            "  4. Snapshot (--apply runs this step and waits): create snapshot pre-driver-test of resource vm-201-disk-0: POST /v1/resource-definitions/vm-201-disk-0/snapshots {\"name\":\"pre-driver-test\"}",
+            "  2. Roll back: roll resource vm-201-disk-0 back to snapshot pre-driver-test: POST /v1/resource-definitions/vm-201-disk-0/snapshot-rollback/pre-driver-test {}",
+            "  3. Reinstall NVIDIA driver 550.54.15 on pve-ippri-32 and reboot it if needed.",
+            "  - volume local-lvm:vm-201-disk-1 of monitoring is not a LINSTOR resource: no snapshot protects it (a PBS backup must)",
+        ],
+    );
     // The plan alone sent no write.
     let posts = server
         .received_requests()

@@ -162,14 +162,14 @@ async fn scraped_metrics_name_every_subject() {
         .expect("the second scrape answers at once");
     assert_eq!(om.content_type, OPENMETRICS);
     assert!(om.text.ends_with("# EOF\n"), "{}", om.text);
-    let om_lines: BTreeSet<&str> = om.text.lines().collect();
-    for line in [
-        "# TYPE cpps_observation_timestamp_seconds gauge",
-        "# UNIT cpps_observation_timestamp_seconds seconds",
-        r#"cpps_linstor_resource_degraded{site="sp",resource="vm-101-disk-0",pool="ssd-pool"} 1"#,
-    ] {
-        assert!(om_lines.contains(line), "missing `{line}` in:\n{}", om.text);
-    }
+    common::assert_has_lines(
+        &om.text,
+        &[
+            "# TYPE cpps_observation_timestamp_seconds gauge",
+            "# UNIT cpps_observation_timestamp_seconds seconds",
+            r#"cpps_linstor_resource_degraded{site="sp",resource="vm-101-disk-0",pool="ssd-pool"} 1"#,
+        ],
+    );
 
     // Anything but /metrics is a 404; a POST is a 405.
     let client = HttpClient::builder(format!("http://127.0.0.1:{port}/").parse().unwrap())

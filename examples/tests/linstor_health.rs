@@ -87,20 +87,18 @@ async fn text_report_lists_every_class_and_exits_1() {
     let list = format!("{},{}", dead_controller(), server.uri());
     let out = run(&list, &[]).await;
     let text = common::stdout_of_exit(&out, 1);
-    for expected in [
-        "  vm-100-disk-0                    healthy      2/2 diskful UpToDate, place_count 2",
-        "  vm-101-disk-0                    degraded     2/2 diskful UpToDate, place_count 3",
-        "      desynced: volume 0 on pve-ippri-12 is SyncTarget towards pve-ippri-11 (42.5% done)",
-        "      disconnected: pve-ippri-11 → pve-ippri-12: StandAlone",
-        "      unknown: volume 0 on pve-ippri-33 has no state: the node is not online",
-        "SUMMARY: 1 healthy, 1 degraded, 1 desynced, 1 disconnected, 1 unknown, 0 inactive; 4 at risk; 1 evicted and 2 offline nodes; 1 pools low on space, 1 with errors",
-        "      risk no_tie_breaker: 2 diskful replicas and no diskless tie-breaker: a network split between them risks split brain",
-    ] {
-        assert!(
-            text.lines().any(|l| l == expected),
-            "missing line `{expected}` in:\n{text}"
-        );
-    }
+    common::assert_has_lines(
+        &text,
+        &[
+            "  vm-100-disk-0                    healthy      2/2 diskful UpToDate, place_count 2",
+            "  vm-101-disk-0                    degraded     2/2 diskful UpToDate, place_count 3",
+            "      desynced: volume 0 on pve-ippri-12 is SyncTarget towards pve-ippri-11 (42.5% done)",
+            "      disconnected: pve-ippri-11 → pve-ippri-12: StandAlone",
+            "      unknown: volume 0 on pve-ippri-33 has no state: the node is not online",
+            "SUMMARY: 1 healthy, 1 degraded, 1 desynced, 1 disconnected, 1 unknown, 0 inactive; 4 at risk; 1 evicted and 2 offline nodes; 1 pools low on space, 1 with errors",
+            "      risk no_tie_breaker: 2 diskful replicas and no diskless tie-breaker: a network split between them risks split brain",
+        ],
+    );
     server.verify().await;
 }
 
@@ -299,17 +297,15 @@ async fn off_site_copies_and_sites_are_shown() {
     }
     let out = run(&server.uri(), &["--off-site"]).await;
     let text = common::stdout_of_exit(&out, 1);
-    for expected in [
-        "      sites: sp: 2 diskful (2 UpToDate), 1 tie-breaker",
-        "OFF-SITE COPIES",
-        "  vm-100-disk-0                    newest copy on franca (linstor) 2 h 0 min old, by schedule nightly",
-        "  vm-101-disk-0                    no off-site copy  STALE",
-    ] {
-        assert!(
-            text.lines().any(|l| l == expected),
-            "missing line `{expected}` in:\n{text}"
-        );
-    }
+    common::assert_has_lines(
+        &text,
+        &[
+            "      sites: sp: 2 diskful (2 UpToDate), 1 tie-breaker",
+            "OFF-SITE COPIES",
+            "  vm-100-disk-0                    newest copy on franca (linstor) 2 h 0 min old, by schedule nightly",
+            "  vm-101-disk-0                    no off-site copy  STALE",
+        ],
+    );
     assert!(
         text.contains("pve-ippri-11             SATELLITE  ONLINE  site sp"),
         "{text}"

@@ -1,5 +1,6 @@
-//! Setup shared by the examples' integration tests: paths in the repository, free ports on
-//! 127.0.0.1, child processes stopped when a test ends, and scraping a running `exporter`.
+//! Setup shared by the examples' integration tests: a binary's output and its expected lines,
+//! paths in the repository, free ports on 127.0.0.1, child processes stopped when a test ends,
+//! and scraping a running `exporter`.
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -17,6 +18,18 @@ pub fn stdout_of_exit(out: &std::process::Output, code: i32) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(code), "{stdout}\n{stderr}");
     stdout
+}
+
+/// Fails unless each of `expected` is a whole line of `text`; the failure names every missing
+/// line and shows the text.
+#[track_caller]
+pub fn assert_has_lines(text: &str, expected: &[&str]) {
+    let missing: Vec<&str> = expected
+        .iter()
+        .copied()
+        .filter(|e| !text.lines().any(|l| l == *e))
+        .collect();
+    assert!(missing.is_empty(), "missing lines {missing:#?} in:\n{text}");
 }
 
 /// A path in the repository.
