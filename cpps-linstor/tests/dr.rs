@@ -6,8 +6,7 @@ use std::time::Duration;
 
 use cpps_linstor::dr::{self, CopySource};
 use serde_json::json;
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, ResponseTemplate};
+use wiremock::ResponseTemplate;
 
 use common::{mock, mock_client};
 
@@ -15,8 +14,7 @@ const HOUR_MS: i64 = 3_600_000;
 const NOW: i64 = 1_767_225_600_000;
 
 async fn serve(server: &cpps_http::test_util::MockApi, route: &str, answer: ResponseTemplate) {
-    Mock::given(method("GET"))
-        .and(path(route))
+    common::controller_call("GET", route)
         .respond_with(answer)
         .mount(server.server())
         .await;

@@ -7,14 +7,13 @@ use cpps_linstor::types::node::{ConnectionStatus, NodeType, SatelliteEncryption}
 use cpps_linstor::types::resource::{DiskState, DrbdConnectionState, ReplicationStateKind};
 use cpps_linstor::types::storage::{ProviderKind, total_capacity};
 use futures::TryStreamExt;
-use wiremock::matchers::{method, path, query_param};
-use wiremock::{Mock, ResponseTemplate};
+use wiremock::ResponseTemplate;
+use wiremock::matchers::query_param;
 
 use common::{fixture, mock, mock_client};
 
 async fn serve(server: &cpps_http::test_util::MockApi, route: &str, body: serde_json::Value) {
-    Mock::given(method("GET"))
-        .and(path(route))
+    common::controller_call("GET", route)
         .respond_with(ResponseTemplate::new(200).set_body_json(body))
         .mount(server.server())
         .await;
@@ -237,8 +236,7 @@ async fn pagination_streams_pages_until_a_short_one() {
     let nodes = fixture("nodes.json");
     let all = nodes.as_array().unwrap().clone();
     for (offset, range) in [(0, 0..3), (3, 3..6), (6, 6..7)] {
-        Mock::given(method("GET"))
-            .and(path("/v1/nodes"))
+        common::controller_call("GET", "/v1/nodes")
             .and(query_param("offset", offset.to_string()))
             .and(query_param("limit", "3"))
             .respond_with(
@@ -274,13 +272,11 @@ async fn pagination_streams_pages_until_a_short_one() {
 #[tokio::test]
 async fn garbage_answers_are_typed_errors() {
     let server = mock().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/nodes"))
+    common::controller_call("GET", "/v1/nodes")
         .respond_with(ResponseTemplate::new(200).set_body_string("<html>proxy</html>"))
         .mount(server.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/v1/view/storage-pools"))
+    common::controller_call("GET", "/v1/view/storage-pools")
         .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!([{"storage_pool_name": "x", "provider_kind": "LVM", "free_capacity": "lots"}])))
         .mount(server.server())
         .await;
@@ -345,8 +341,7 @@ async fn the_resources_view_is_read_in_pages_under_a_settable_cap() {
     );
     let server = mock().await;
     let offsets = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    Mock::given(method("GET"))
-        .and(path("/v1/view/resources"))
+    common::controller_call("GET", "/v1/view/resources")
         .respond_with(PagedView {
             all,
             offsets: offsets.clone(),
@@ -392,8 +387,7 @@ async fn the_resources_view_is_read_in_pages_under_a_settable_cap() {
 async fn a_server_that_ignores_paging_is_asked_once() {
     let server = mock().await;
     let all = fixture("nodes.json");
-    Mock::given(method("GET"))
-        .and(path("/v1/nodes"))
+    common::controller_call("GET", "/v1/nodes")
         .respond_with(ResponseTemplate::new(200).set_body_json(all))
         .expect(1)
         .mount(server.server())

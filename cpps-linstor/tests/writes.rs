@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use cpps_linstor::types::rc::{RcKind, RcObject, RcOperation};
 use cpps_linstor::{Error, Plan, codes};
-use wiremock::matchers::{body_json, method, path, query_param};
-use wiremock::{Mock, ResponseTemplate};
+use wiremock::ResponseTemplate;
+use wiremock::matchers::{body_json, query_param};
 
 use common::{mock, mock_client};
 
@@ -17,8 +17,7 @@ use common::{mock, mock_client};
 #[tokio::test]
 async fn warnings_on_success_reach_the_caller() {
     let server = mock().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/resource-definitions/vm-100-disk-0/snapshots"))
+    common::controller_call("POST", "/v1/resource-definitions/vm-100-disk-0/snapshots")
         .and(body_json(serde_json::json!({"name": "before-upgrade", "nodes": ["pve-ippri-11", "pve-ippri-12"]})))
         .respond_with(ResponseTemplate::new(201).set_body_json(serde_json::json!([
             {"ret_code": 17563649, "message": "New snapshot 'before-upgrade' of resource 'vm-100-disk-0' registered.",
@@ -79,8 +78,7 @@ async fn not_enough_nodes_is_a_typed_error_with_every_field() {
         "obj_refs": {"RscGrp": "sp-ssd"},
         "created_at": "2026-06-02T10:11:12.000Z"
     });
-    Mock::given(method("PUT"))
-        .and(path("/v1/resource-groups/sp-ssd"))
+    common::controller_call("PUT", "/v1/resource-groups/sp-ssd")
         .and(body_json(
             serde_json::json!({"select_filter": {"place_count": 3}}),
         ))
@@ -88,8 +86,7 @@ async fn not_enough_nodes_is_a_typed_error_with_every_field() {
         .expect(1)
         .mount(server.server())
         .await;
-    Mock::given(method("PUT"))
-        .and(path("/v1/resource-groups/sp-ssd-3"))
+    common::controller_call("PUT", "/v1/resource-groups/sp-ssd-3")
         .respond_with(ResponseTemplate::new(500).set_body_json(rc))
         .expect(1)
         .mount(server.server())
@@ -138,8 +135,7 @@ async fn not_enough_nodes_is_a_typed_error_with_every_field() {
 #[tokio::test]
 async fn an_error_message_in_a_success_status_is_an_error() {
     let server = mock().await;
-    Mock::given(method("DELETE"))
-        .and(path("/v1/resource-definitions/vm-100-disk-0/snapshots/gone"))
+    common::controller_call("DELETE", "/v1/resource-definitions/vm-100-disk-0/snapshots/gone")
         .and(query_param("nodes", "pve-ippri-11"))
         .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!([
             // MASK_ERROR | MASK_DEL | MASK_SNAPSHOT | FAIL_NOT_FOUND_SNAPSHOT_DFN (313)
@@ -167,8 +163,7 @@ async fn an_error_message_in_a_success_status_is_an_error() {
 
 /// The source definition of the restores below, in group `sp-ssd`.
 async fn serve_source_definition(server: &cpps_http::test_util::MockApi) {
-    Mock::given(method("GET"))
-        .and(path("/v1/resource-definitions"))
+    common::controller_call("GET", "/v1/resource-definitions")
         .and(query_param("resource_definitions", "vm-100-disk-0"))
         .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!([
             {"name": "vm-100-disk-0", "resource_group_name": "sp-ssd", "props": {}, "flags": []}
@@ -222,8 +217,7 @@ async fn restore_rollback_and_properties_send_the_spec_bodies() {
             serde_json::json!({"override_props": {"DrbdOptions/AutoEvictAfterTime": "120"}}),
         ),
     ] {
-        Mock::given(method(verb))
-            .and(path(route))
+        common::controller_call(verb, route)
             .and(body_json(body))
             .respond_with(ok())
             .expect(1)
@@ -287,31 +281,30 @@ async fn a_failed_restore_deletes_the_target_or_says_what_is_left() {
         serve_source_definition(&server).await;
         let ok = ResponseTemplate::new(201)
             .set_body_json(serde_json::json!([{"ret_code": 17563651, "message": "ok"}]));
-        Mock::given(method("POST"))
-            .and(path("/v1/resource-definitions"))
+        common::controller_call("POST", "/v1/resource-definitions")
             .respond_with(ok.clone())
             .expect(1)
             .mount(server.server())
             .await;
-        Mock::given(method("POST"))
-            .and(path(
-                "/v1/resource-definitions/vm-100-disk-0/snapshot-restore-volume-definition/snap1",
-            ))
-            .respond_with(ok.clone())
-            .expect(1)
-            .mount(server.server())
-            .await;
+        common::controller_call(
+            "POST",
+            "/v1/resource-definitions/vm-100-disk-0/snapshot-restore-volume-definition/snap1",
+        )
+        .respond_with(ok.clone())
+        .expect(1)
+        .mount(server.server())
+        .await;
         // FAIL_NOT_ENOUGH_NODES (996) | MASK_ERROR, as ApiConsts codes it.
-        Mock::given(method("POST"))
-            .and(path(
-                "/v1/resource-definitions/vm-100-disk-0/snapshot-restore-resource/snap1",
-            ))
-            .respond_with(ResponseTemplate::new(500).set_body_json(serde_json::json!([
-                {"ret_code": -4611686018427386908_i64, "message": "Not enough available nodes"}
-            ])))
-            .expect(1)
-            .mount(server.server())
-            .await;
+        common::controller_call(
+            "POST",
+            "/v1/resource-definitions/vm-100-disk-0/snapshot-restore-resource/snap1",
+        )
+        .respond_with(ResponseTemplate::new(500).set_body_json(serde_json::json!([
+            {"ret_code": -4611686018427386908_i64, "message": "Not enough available nodes"}
+        ])))
+        .expect(1)
+        .mount(server.server())
+        .await;
         let delete = if delete_works {
             ok.clone()
         } else {
@@ -319,8 +312,7 @@ async fn a_failed_restore_deletes_the_target_or_says_what_is_left() {
                 {"ret_code": -4611686018427386880_i64, "message": "Database unavailable"}
             ]))
         };
-        Mock::given(method("DELETE"))
-            .and(path("/v1/resource-definitions/vm-100-restored"))
+        common::controller_call("DELETE", "/v1/resource-definitions/vm-100-restored")
             .respond_with(delete)
             .expect(1)
             .mount(server.server())
