@@ -238,19 +238,12 @@ async fn an_old_pbs_and_a_forbidden_part_still_give_a_report() {
     common::serve_permission_denied(&api, "/admin/verify").await;
     common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
     let inventory = collect_store1_with_remotes(&api).await;
-    api.verify().await;
-    api.assert_no_unexpected_requests();
     assert_eq!(inventory.datastores.len(), 3);
     assert_eq!(inventory.sync_jobs.len(), 3);
     assert_eq!(inventory.prune_jobs.len(), 3);
     assert!(inventory.verify_jobs.is_empty());
-    let parts: Vec<(&str, Option<u16>, bool)> = inventory
-        .errors
-        .iter()
-        .map(|e| (e.part.as_str(), e.status, e.not_supported))
-        .collect();
     assert_eq!(
-        parts,
+        part_errors(&inventory),
         [
             ("verify jobs (GET /admin/verify)", Some(403), false),
             ("garbage-collection jobs (GET /admin/gc)", None, true),
@@ -326,17 +319,10 @@ async fn a_failed_version_read_is_sent_once_and_shared_by_the_parts_that_need_it
     common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
     common::serve_fixture(&api, "/admin/verify", &[], "verify_jobs.json").await;
     common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
+    // Neither `GET /admin/sync` nor `GET /admin/gc` is sent (the catch-all would list them).
     let inventory = collect_store1_with_remotes(&api).await;
-    api.verify().await;
-    // Neither `GET /admin/sync` nor `GET /admin/gc` was sent (the catch-all would list them).
-    api.assert_no_unexpected_requests();
-    let parts: Vec<(&str, Option<u16>, bool)> = inventory
-        .errors
-        .iter()
-        .map(|e| (e.part.as_str(), e.status, e.not_supported))
-        .collect();
     assert_eq!(
-        parts,
+        part_errors(&inventory),
         [
             ("sync jobs (GET /admin/sync)", Some(503), false),
             ("garbage-collection jobs (GET /admin/gc)", Some(503), false),
@@ -362,8 +348,17 @@ async fn a_failed_version_read_is_sent_once_and_shared_by_the_parts_that_need_it
     assert_eq!(report.summary.guests, 4);
 }
 
+/// Each part error of `inventory` as (part, status, not supported).
+fn part_errors(inventory: &Inventory) -> Vec<(&str, Option<u16>, bool)> {
+    inventory
+        .errors
+        .iter()
+        .map(|e| (e.part.as_str(), e.status, e.not_supported))
+        .collect()
+}
+
 /// Serves the remotes and `store1`'s root namespace with its snapshots, then collects the
-/// report of `store1`.
+/// report of `store1` and checks that every mounted answer was asked for and nothing else.
 async fn collect_store1_with_remotes(api: &MockApi) -> Inventory {
     common::serve_fixture(api, "/config/remote", &[], "remotes.json").await;
     common::serve_json(
@@ -381,7 +376,10 @@ async fn collect_store1_with_remotes(api: &MockApi) -> Inventory {
     )
     .await;
     let stores = vec!["store1".to_owned()];
-    report::collect(&common::token_client(api), Some(&stores)).await
+    let inventory = report::collect(&common::token_client(api), Some(&stores)).await;
+    api.verify().await;
+    api.assert_no_unexpected_requests();
+    inventory
 }
 
 /// The snapshots of vm/100 in `store1` (fixture `snapshots_store1.json`).
