@@ -27,6 +27,13 @@ fn base() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../cpps-topology/tests/fixtures/rules/base.yaml")
 }
 
+/// The base fixture with its one occurrence of `find` replaced by `replace`.
+fn base_edited(find: &str, replace: &str) -> String {
+    let text = std::fs::read_to_string(base()).unwrap();
+    assert_eq!(text.matches(find).count(), 1, "{find:?} must occur once");
+    text.replacen(find, replace, 1)
+}
+
 fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
     let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
@@ -61,10 +68,9 @@ fn a_clean_file_passes_even_when_warnings_are_denied() {
 #[test]
 fn warnings_fail_only_when_denied() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(base()).unwrap().replacen(
+    let text = base_edited(
         "default_deny: true\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: gpu-alpha",
         "default_deny: false\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: gpu-alpha",
-        1,
     );
     let file = write(&dir, "warn.yaml", &text);
     let file = file.to_str().unwrap();
@@ -92,10 +98,9 @@ fn an_unreadable_file_exits_2_with_the_reason() {
 #[test]
 fn an_invalid_file_exits_2_with_a_rustc_like_diagnostic() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(base()).unwrap().replacen(
+    let text = base_edited(
         "  - { id: k3s-b-1, host: b2,",
         "  - { id: k3s-b-1, host: b9,",
-        1,
     );
     let file = write(&dir, "broken.yaml", &text);
     let out = xtask(&["check", "--topology", file.to_str().unwrap()]);
