@@ -4,6 +4,8 @@
 //! `POST /access/ticket`: `password` "The secret password. This can also be a valid ticket.",
 //! and `tfa-challenge` "The signed TFA challenge string the user wants to respond to."
 
+mod common;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -12,8 +14,8 @@ use cpps_http::test_util::MockApi;
 use cpps_http::{RetryPolicy, SecretString};
 use cpps_proxmox::{Client, Error};
 use serde_json::json;
-use wiremock::matchers::{body_string_contains, header, method, path};
-use wiremock::{Mock, ResponseTemplate};
+use wiremock::ResponseTemplate;
+use wiremock::matchers::{body_string_contains, header};
 
 fn ticket(ticket: &str, csrf: &str) -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_json(json!({"data": {
@@ -37,39 +39,34 @@ fn client(api: &MockApi) -> cpps_proxmox::ClientBuilder {
 
 #[tokio::test]
 async fn an_old_ticket_is_renewed_by_posting_it_as_the_password() {
-    let api = MockApi::start("/api2/json").await;
-    Mock::given(method("POST"))
-        .and(path("/api2/json/access/ticket"))
+    let api = common::pve_mock_api().await;
+    common::pve_call("POST", "access/ticket")
         .and(body_string_contains("password=hunter2"))
         .respond_with(ticket("PVE:ops@pve:T1", "C1"))
         .expect(1)
         .mount(api.server())
         .await;
     // The renewal posts the current ticket as the password (form-encoded `PVE%3Aops%40pve%3AT1`).
-    Mock::given(method("POST"))
-        .and(path("/api2/json/access/ticket"))
+    common::pve_call("POST", "access/ticket")
         .and(body_string_contains("password=PVE%3Aops%40pve%3AT1"))
         .respond_with(ticket("PVE:ops@pve:T2", "C2"))
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/nodes"))
+    common::pve_call("GET", "nodes")
         .and(header("cookie", "PVEAuthCookie=PVE:ops@pve:T1"))
         .respond_with(nodes())
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/nodes"))
+    common::pve_call("GET", "nodes")
         .and(header("cookie", "PVEAuthCookie=PVE:ops@pve:T2"))
         .respond_with(nodes())
         .expect(1)
         .mount(api.server())
         .await;
     // Writes carry the CSRF token of the renewed ticket.
-    Mock::given(method("POST"))
-        .and(path("/api2/json/nodes/pve1/lxc/200/status/start"))
+    common::pve_call("POST", "nodes/pve1/lxc/200/status/start")
         .and(header("cookie", "PVEAuthCookie=PVE:ops@pve:T2"))
         .and(header("CSRFPreventionToken", "C2"))
         .respond_with(ResponseTemplate::new(200).set_body_json(
@@ -99,11 +96,10 @@ async fn an_old_ticket_is_renewed_by_posting_it_as_the_password() {
 
 #[tokio::test]
 async fn a_refused_renewal_falls_back_to_the_password() {
-    let api = MockApi::start("/api2/json").await;
+    let api = common::pve_mock_api().await;
     let logins = Arc::new(AtomicUsize::new(0));
     let counter = logins.clone();
-    Mock::given(method("POST"))
-        .and(path("/api2/json/access/ticket"))
+    common::pve_call("POST", "access/ticket")
         .and(body_string_contains("password=hunter2"))
         .respond_with(move |_: &wiremock::Request| {
             let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
@@ -112,8 +108,7 @@ async fn a_refused_renewal_falls_back_to_the_password() {
         .expect(2)
         .mount(api.server())
         .await;
-    Mock::given(method("POST"))
-        .and(path("/api2/json/access/ticket"))
+    common::pve_call("POST", "access/ticket")
         .and(body_string_contains("password=PVE%3A"))
         .respond_with(
             ResponseTemplate::new(401)
@@ -122,8 +117,7 @@ async fn a_refused_renewal_falls_back_to_the_password() {
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/nodes"))
+    common::pve_call("GET", "nodes")
         .respond_with(nodes())
         .expect(2)
         .mount(api.server())
@@ -142,10 +136,9 @@ async fn a_refused_renewal_falls_back_to_the_password() {
 
 #[tokio::test]
 async fn a_totp_challenge_is_answered_with_the_code() {
-    let api = MockApi::start("/api2/json").await;
+    let api = common::pve_mock_api().await;
     // PVE >= 7.2: the password step answers a `PVE:!tfa!` challenge ticket and `NeedTFA: 1`.
-    Mock::given(method("POST"))
-        .and(path("/api2/json/access/ticket"))
+    common::pve_call("POST", "access/ticket")
         .and(body_string_contains("password=hunter2"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": {
             "ticket": "PVE:!tfa!CHALLENGE", "NeedTFA": 1, "username": "ops@pve", "CSRFPreventionToken": "X"
@@ -153,8 +146,7 @@ async fn a_totp_challenge_is_answered_with_the_code() {
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("POST"))
-        .and(path("/api2/json/access/ticket"))
+    common::pve_call("POST", "access/ticket")
         .and(body_string_contains(
             "tfa-challenge=PVE%3A%21tfa%21CHALLENGE",
         ))
@@ -163,8 +155,7 @@ async fn a_totp_challenge_is_answered_with_the_code() {
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/nodes"))
+    common::pve_call("GET", "nodes")
         .and(header("cookie", "PVEAuthCookie=PVE:ops@pve:FULL"))
         .respond_with(nodes())
         .expect(1)
@@ -180,17 +171,15 @@ async fn a_totp_challenge_is_answered_with_the_code() {
 
 #[tokio::test]
 async fn a_refused_second_factor_is_an_auth_error() {
-    let api = MockApi::start("/api2/json").await;
-    Mock::given(method("POST"))
-        .and(path("/api2/json/access/ticket"))
+    let api = common::pve_mock_api().await;
+    common::pve_call("POST", "access/ticket")
         .and(body_string_contains("password=hunter2"))
         .respond_with(ResponseTemplate::new(200).set_body_json(
             json!({"data": {"ticket": "PVE:!tfa!C", "NeedTFA": 1, "username": "ops@pve"}}),
         ))
         .mount(api.server())
         .await;
-    Mock::given(method("POST"))
-        .and(path("/api2/json/access/ticket"))
+    common::pve_call("POST", "access/ticket")
         .and(body_string_contains("tfa-challenge="))
         .respond_with(
             ResponseTemplate::new(401)

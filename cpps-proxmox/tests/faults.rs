@@ -10,8 +10,8 @@ use cpps_http::test_util::MockApi;
 use cpps_proxmox::family::{Upid, WaitOptions};
 use cpps_proxmox::{Client, Error};
 use serde_json::json;
-use wiremock::matchers::{method, path, query_param};
-use wiremock::{Mock, ResponseTemplate};
+use wiremock::ResponseTemplate;
+use wiremock::matchers::query_param;
 
 fn client(api: &MockApi) -> Client {
     common::mock_client(api)
@@ -20,9 +20,8 @@ fn client(api: &MockApi) -> Client {
 #[tokio::test]
 async fn the_token_header_has_pves_form() {
     // pve-docs, "API Tokens": `Authorization: PVEAPIToken=USER@REALM!TOKENID=UUID`.
-    let api = MockApi::start("/api2/json").await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/version"))
+    let api = common::pve_mock_api().await;
+    common::pve_call("GET", "version")
         .and(wiremock::matchers::header(
             "authorization",
             "PVEAPIToken=root@pam!ci=5ecr3t",
@@ -40,16 +39,14 @@ async fn the_token_header_has_pves_form() {
 async fn reads_are_retried_after_a_proxy_error_and_writes_are_not() {
     // pveproxy answers 502/503 while it or pvedaemon restarts (a reload during an upgrade);
     // cpps-http's RetryPolicy repeats only reads.
-    let api = MockApi::start("/api2/json").await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/nodes"))
+    let api = common::pve_mock_api().await;
+    common::pve_call("GET", "nodes")
         .respond_with(ResponseTemplate::new(502))
         .up_to_n_times(2)
         .with_priority(1)
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/nodes"))
+    common::pve_call("GET", "nodes")
         .respond_with(
             ResponseTemplate::new(200)
                 .set_body_json(json!({"data": [{"node": "pve1", "status": "online"}]})),
@@ -58,8 +55,7 @@ async fn reads_are_retried_after_a_proxy_error_and_writes_are_not() {
         .mount(api.server())
         .await;
     assert_eq!(client(&api).nodes().await.unwrap().len(), 1);
-    Mock::given(method("POST"))
-        .and(path("/api2/json/nodes/pve1/qemu/100/status/start"))
+    common::pve_call("POST", "nodes/pve1/qemu/100/status/start")
         .respond_with(ResponseTemplate::new(503))
         .expect(1)
         .mount(api.server())
@@ -78,27 +74,23 @@ async fn reads_are_retried_after_a_proxy_error_and_writes_are_not() {
 async fn malformed_bodies_are_typed_errors() {
     // A reverse proxy in front of pveproxy can answer with HTML (fakepve's `fail(html=True)`
     // models the same); a truncated or mistyped body must not panic.
-    let api = MockApi::start("/api2/json").await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/version"))
+    let api = common::pve_mock_api().await;
+    common::pve_call("GET", "version")
         .respond_with(ResponseTemplate::new(200).set_body_string("<html>maintenance</html>"))
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/nodes"))
+    common::pve_call("GET", "nodes")
         .respond_with(
             ResponseTemplate::new(200)
                 .set_body_string(r#"{"data":[{"node":"pve1","status":"online"},{"node":"pve2","#),
         )
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/cluster/status"))
+    common::pve_call("GET", "cluster/status")
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [{"type": "cluster", "id": "cluster", "name": "c", "quorate": "maybe"}]})))
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/cluster/resources"))
+    common::pve_call("GET", "cluster/resources")
         .respond_with(
             ResponseTemplate::new(500).set_body_string("<html><body>502 Bad Gateway</body></html>"),
         )
@@ -136,13 +128,12 @@ async fn malformed_bodies_are_typed_errors() {
 async fn a_failed_task_with_a_long_log_carries_its_last_lines() {
     // PVE's `GET /nodes/{node}/tasks/{upid}/log` pages with `start`/`limit` and reports
     // `total` (pve-apidoc.json; PVE::API2::Tasks::read_task_log).
-    let api = MockApi::start("/api2/json").await;
+    let api = common::pve_mock_api().await;
     let upid: Upid = "UPID:pve1:0000ABCD:00001234:66000000:qmigrate:100:root@pam!ci:"
         .parse()
         .unwrap();
-    let task = format!("/api2/json/{}", upid.task_path());
-    Mock::given(method("GET"))
-        .and(path(format!("{task}/status")))
+    let task = upid.task_path();
+    common::pve_call("GET", &format!("{task}/status"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": {
             "upid": upid.as_str(), "status": "stopped", "exitstatus": "migration aborted", "node": "pve1",
             "type": "qmigrate", "id": "100", "user": "root@pam", "tokenid": "ci",
@@ -154,8 +145,7 @@ async fn a_failed_task_with_a_long_log_carries_its_last_lines() {
     let lines: Vec<_> = (1..=100)
         .map(|n| json!({"n": n, "t": format!("line {n}")}))
         .collect();
-    Mock::given(method("GET"))
-        .and(path(format!("{task}/log")))
+    common::pve_call("GET", &format!("{task}/log"))
         .and(query_param("start", "0"))
         .respond_with(
             ResponseTemplate::new(200).set_body_json(json!({"data": lines[..3], "total": 100})),
@@ -163,8 +153,7 @@ async fn a_failed_task_with_a_long_log_carries_its_last_lines() {
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path(format!("{task}/log")))
+    common::pve_call("GET", &format!("{task}/log"))
         .and(query_param("start", "97"))
         .and(query_param("limit", "3"))
         .respond_with(
@@ -202,11 +191,11 @@ async fn a_failed_task_with_a_long_log_carries_its_last_lines() {
 #[tokio::test]
 async fn waiting_polls_until_stopped_then_times_out_when_asked() {
     // PVE's task status says `running` until the worker ends (pve-apidoc.json, `status` enum).
-    let api = MockApi::start("/api2/json").await;
+    let api = common::pve_mock_api().await;
     let upid: Upid = "UPID:pve1:0000ABCD:00001234:66000000:qmstart:100:root@pam:"
         .parse()
         .unwrap();
-    let status = format!("/api2/json/{}/status", upid.task_path());
+    let status = format!("{}/status", upid.task_path());
     let body = |state: &str| {
         let mut data = json!({"upid": upid.as_str(), "status": state, "node": "pve1", "type": "qmstart",
             "id": "100", "user": "root@pam", "starttime": 1, "pid": 1, "pstart": 1});
@@ -215,15 +204,13 @@ async fn waiting_polls_until_stopped_then_times_out_when_asked() {
         }
         ResponseTemplate::new(200).set_body_json(json!({"data": data}))
     };
-    Mock::given(method("GET"))
-        .and(path(&status))
+    common::pve_call("GET", &status)
         .respond_with(body("running"))
         .up_to_n_times(3)
         .with_priority(1)
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path(&status))
+    common::pve_call("GET", &status)
         .respond_with(body("stopped"))
         .expect(1)
         .mount(api.server())
@@ -243,9 +230,8 @@ async fn waiting_polls_until_stopped_then_times_out_when_asked() {
     );
     api.verify().await;
 
-    let api = MockApi::start("/api2/json").await;
-    Mock::given(method("GET"))
-        .and(path(&status))
+    let api = common::pve_mock_api().await;
+    common::pve_call("GET", &status)
         .respond_with(body("running"))
         .mount(api.server())
         .await;

@@ -33,8 +33,7 @@ use cpps_proxmox::family::{self, ExitStatus, Product, Upid, WaitOptions};
 use cpps_proxmox::types::{GuestStatus, HaSid, HaStatusType, ResourceFilter};
 use cpps_proxmox::{Client, Error, HaWanted, NodeName};
 use serde_json::json;
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, ResponseTemplate};
+use wiremock::ResponseTemplate;
 
 fn sid(text: &str) -> HaSid {
     text.parse().unwrap()
@@ -403,9 +402,8 @@ async fn an_ha_remove_of_an_unmanaged_guest_is_refused_upstream_and_accepted_by_
             .unwrap();
     }
 
-    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
-    Mock::given(method("DELETE"))
-        .and(path("/api2/json/cluster/ha/resources/vm%3A101"))
+    let api = common::pve_mock_api().await;
+    common::pve_call("DELETE", "cluster/ha/resources/vm%3A101")
         .respond_with(ResponseTemplate::new(500).set_body_json(json!({
             "data": null, "message": "cannot delete service 'vm:101', not HA managed!\n"
         })))
@@ -433,17 +431,15 @@ async fn an_ha_remove_of_an_unmanaged_guest_is_refused_upstream_and_accepted_by_
 /// state is shown, and the read-back finds the resource.
 #[tokio::test]
 async fn upstream_an_added_resource_is_queued_then_reaches_its_state() {
-    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/version"))
+    let api = common::pve_mock_api().await;
+    common::pve_call("GET", "version")
         .respond_with(ResponseTemplate::new(200).set_body_json(
             json!({"data": {"version": "9.0.10", "release": "9.0", "repoid": "0c5b3a7f"}}),
         ))
         .expect(1)
         .mount(api.server())
         .await;
-    Mock::given(method("POST"))
-        .and(path("/api2/json/cluster/ha/resources"))
+    common::pve_call("POST", "cluster/ha/resources")
         .and(wiremock::matchers::body_string_contains("sid=vm%3A101"))
         .and(wiremock::matchers::body_string_contains("state=started"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": null})))
@@ -458,8 +454,7 @@ async fn upstream_an_added_resource_is_queued_then_reaches_its_state() {
             service
         ]})
     };
-    Mock::given(method("GET"))
-        .and(path("/api2/json/cluster/ha/status/current"))
+    common::pve_call("GET", "cluster/ha/status/current")
         .respond_with(ResponseTemplate::new(200).set_body_json(status(json!({
             "id": "service:vm:101", "type": "service", "sid": "vm:101", "node": "pve2",
             "state": "queued", "request_state": "started", "status": "vm:101 (pve2, queued)"
@@ -468,8 +463,7 @@ async fn upstream_an_added_resource_is_queued_then_reaches_its_state() {
         .with_priority(1)
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/cluster/ha/status/current"))
+    common::pve_call("GET", "cluster/ha/status/current")
         .respond_with(ResponseTemplate::new(200).set_body_json(status(json!({
             "id": "service:vm:101", "type": "service", "sid": "vm:101", "node": "pve2",
             "crm_state": "started", "state": "started", "request_state": "started",
@@ -478,8 +472,7 @@ async fn upstream_an_added_resource_is_queued_then_reaches_its_state() {
         .with_priority(2)
         .mount(api.server())
         .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/cluster/ha/resources"))
+    common::pve_call("GET", "cluster/ha/resources")
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
             {"sid": "vm:101", "type": "vm", "state": "started", "digest": "5f1e0c"}
         ]})))
