@@ -1,6 +1,8 @@
 //! Runs the `gpu-health` binary against the fake NVML library (cpps-gpu's test fake, loaded by
 //! the real nvml-wrapper) and, when `CPPS_TEST_KUBECONFIG` is set, the test API server.
 
+mod common;
+
 use std::process::{Command, Output};
 
 // The API-server helpers (client, CRD installation) are cpps-gpu's, shared rather than copied.
@@ -84,14 +86,8 @@ fn ecc_disabled_is_reported_on_the_gpu_line_and_as_a_finding() {
 
 #[test]
 fn help_documents_the_timeout() {
-    let o = Command::new(env!("CARGO_BIN_EXE_gpu-health"))
-        .arg("--help")
-        .output()
-        .unwrap();
-    let help = stdout(&o);
-    assert!(help.contains("--timeout <SECONDS>"), "{help}");
+    let help = common::help_documenting_timeout(env!("CARGO_BIN_EXE_gpu-health"));
     assert!(help.contains("Bound on the whole run"), "{help}");
-    assert!(help.contains("[default: 30]"), "{help}");
 }
 
 /// A cluster that accepts connections and never answers: `--timeout` ends the run, the NVML part

@@ -3,6 +3,8 @@
 //! Kueue controller (and the Job controller and scheduler) that the test API server does not run,
 //! and `--timeout` ending a run nobody admits.
 
+mod common;
+
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -70,10 +72,8 @@ fn the_plan_changes_nothing_and_says_so() {
 
 #[test]
 fn help_documents_the_timeout_and_the_plan() {
-    let help = stdout(&submit(&["--help"]));
-    assert!(help.contains("--timeout <SECONDS>"), "{help}");
+    let help = common::help_documenting_timeout(env!("CARGO_BIN_EXE_gpu-submit"));
     assert!(help.contains("Bound on the whole run"), "{help}");
-    assert!(help.contains("[default: 30]"), "{help}");
     assert!(
         help.contains("without this flag nothing is created"),
         "{help}"

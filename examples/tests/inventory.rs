@@ -35,14 +35,7 @@ async fn run(server: &MockServer, args: &[&str]) -> std::process::Output {
 
 #[tokio::test]
 async fn the_help_documents_the_timeout_and_the_exit_status() {
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_inventory"))
-        .arg("--help")
-        .output()
-        .await
-        .expect("inventory runs");
-    let help = String::from_utf8_lossy(&out.stdout);
-    assert!(help.contains("--timeout <SECONDS>"), "{help}");
-    assert!(help.contains("[default: 30]"), "{help}");
+    let help = common::help_documenting_timeout(env!("CARGO_BIN_EXE_inventory"));
     assert!(help.contains("1 partial"), "{help}");
 }
 

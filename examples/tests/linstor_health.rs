@@ -227,16 +227,9 @@ async fn timeout_bounds_the_whole_run_against_a_controller_that_never_answers() 
     assert!(err.contains("2s"), "the error names the timeout: {err}");
 }
 
-#[tokio::test]
-async fn help_documents_the_timeout() {
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_linstor-health"))
-        .arg("--help")
-        .output()
-        .await
-        .unwrap();
-    let help = String::from_utf8_lossy(&out.stdout);
-    assert!(help.contains("--timeout <SECONDS>"), "{help}");
-    assert!(help.contains("[default: 30]"), "{help}");
+#[test]
+fn help_documents_the_timeout() {
+    common::help_documenting_timeout(env!("CARGO_BIN_EXE_linstor-health"));
 }
 
 // The site view and the off-site copies: nodes carry their site in `Aux/site` (here set on the

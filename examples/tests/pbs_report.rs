@@ -221,14 +221,7 @@ async fn a_bad_rpo_is_refused_by_name() {
 
 #[tokio::test]
 async fn the_help_documents_the_timeout_and_the_exit_status() {
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_pbs-report"))
-        .arg("--help")
-        .output()
-        .await
-        .expect("pbs-report runs");
-    let help = String::from_utf8_lossy(&out.stdout);
-    assert!(help.contains("--timeout <SECONDS>"), "{help}");
-    assert!(help.contains("[default: 30]"), "{help}");
+    let help = common::help_documenting_timeout(env!("CARGO_BIN_EXE_pbs-report"));
     assert!(help.contains("partial"), "{help}");
 }
 

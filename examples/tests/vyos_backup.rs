@@ -3,6 +3,8 @@
 //! against a router that accepts connections and never answers, where `--timeout` bounds the
 //! whole run.
 
+mod common;
+
 use std::io::Read;
 use std::net::TcpListener;
 use std::process::Command;
@@ -37,14 +39,8 @@ fn backup_cmd(url: &str, out: &std::path::Path, timeout: u64) -> Command {
 
 #[test]
 fn help_documents_the_timeout_the_variables_and_the_file_modes() {
-    let out = Command::new(env!("CARGO_BIN_EXE_vyos-backup"))
-        .arg("--help")
-        .output()
-        .unwrap();
-    let help = String::from_utf8_lossy(&out.stdout);
+    let help = common::help_documenting_timeout(env!("CARGO_BIN_EXE_vyos-backup"));
     for needle in [
-        "--timeout",
-        "default: 30",
         "VYOS_URL",
         "VYOS_API_KEY",
         "VYOS_FINGERPRINT",

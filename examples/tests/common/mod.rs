@@ -20,6 +20,21 @@ pub fn stdout_of_exit(out: &std::process::Output, code: i32) -> String {
     stdout
 }
 
+/// The `--help` of the binary `exe`, after checking that it exits 0 and documents the bound on
+/// the whole run: `--timeout <SECONDS>`, `[default: 30]`.
+#[track_caller]
+pub fn help_documenting_timeout(exe: &str) -> String {
+    let out = std::process::Command::new(exe)
+        .arg("--help")
+        .output()
+        .expect("--help runs");
+    let help = stdout_of_exit(&out, 0);
+    for needle in ["--timeout <SECONDS>", "[default: 30]"] {
+        assert!(help.contains(needle), "--help lacks `{needle}`:\n{help}");
+    }
+    help
+}
+
 /// Fails unless each of `expected` is a whole line of `text`; the failure names every missing
 /// line and shows the text.
 #[track_caller]
