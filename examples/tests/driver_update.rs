@@ -93,8 +93,7 @@ fn the_plan_for_the_cpps_gpu_host_changes_nothing() {
 }
 
 fn linstor_fixture(name: &str) -> serde_json::Value {
-    let file = repo("cpps-linstor/tests/fixtures").join(name);
-    serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
+    common::json_file(&format!("cpps-linstor/tests/fixtures/{name}"))
 }
 
 async fn controller() -> MockServer {

@@ -4,18 +4,11 @@
 
 mod common;
 
-use std::path::Path;
-
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn fixture(name: &str) -> serde_json::Value {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../cpps-linstor/tests/fixtures")
-        .join(name);
-    let text = std::fs::read_to_string(&file)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+    common::json_file(&format!("cpps-linstor/tests/fixtures/{name}"))
 }
 
 async fn controller(resources: serde_json::Value) -> MockServer {
@@ -41,10 +34,7 @@ async fn controller(resources: serde_json::Value) -> MockServer {
 }
 
 fn dead_controller() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    drop(listener);
-    format!("127.0.0.1:{port}")
+    format!("127.0.0.1:{}", common::free_port())
 }
 
 /// Removes every variable `cpps_linstor::ClientBuilder::from_env` reads but `LS_CONTROLLERS`.

@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::path::Path;
-
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -13,12 +11,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 const SECRET: &str = "0b7a9c7e-3a53-4d6b-9d0a-2f0e6c1f1e55";
 
 fn fixture(name: &str) -> Value {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../cpps-pbs/tests/fixtures")
-        .join(name);
-    let text = std::fs::read_to_string(&file)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+    common::json_file(&format!("cpps-pbs/tests/fixtures/{name}"))
 }
 
 async fn serve(server: &MockServer, route: &str, body: Value) {

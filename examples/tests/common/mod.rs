@@ -52,6 +52,15 @@ pub fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
 }
 
+/// The JSON file at `rel` in the repository (a fixture of another crate's tests); a missing or
+/// malformed file fails the test naming it.
+pub fn json_file(rel: &str) -> serde_json::Value {
+    let file = repo(rel);
+    let text = std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+}
+
 /// A port on 127.0.0.1 that nothing listens on (it was free a moment ago).
 pub fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
