@@ -369,6 +369,64 @@ fn a_repeated_key_and_a_malformed_part_are_named_in_reading_order() {
     assert!(err.contains("key `bad` has an empty value"), "{err}");
 }
 
+/// A typed value's own keys are set aside while the string is read: one given twice is a
+/// repeated key like any other, and of several repeats the one a reading from left to right
+/// meets first is named, among few keys and among many.
+#[test]
+fn a_typed_values_own_key_given_twice_is_named_in_reading_order() {
+    for others in [1usize, 100] {
+        let many: String = (0..others).map(|i| format!(",k{i}=v")).collect();
+        let cases = [
+            (
+                format!("local:vm-1-disk-0{many},size=1G,ssd=1,size=2G"),
+                "size",
+            ),
+            (
+                format!("local:vm-1-disk-0,ssd=1,ssd=0{many},size=1G,size=2G"),
+                "ssd",
+            ),
+            (
+                format!("local:vm-1-disk-0,size=1G,size=2G,ssd=1{many},ssd=0"),
+                "size",
+            ),
+        ];
+        for (text, repeated) in cases {
+            let err = text.parse::<Volume>().unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("duplicate key `{repeated}`")),
+                "{others} other keys: {err}"
+            );
+        }
+    }
+}
+
+/// Many other keys in no order come back sorted, keys sharing a long prefix and keys whose
+/// first eight bytes after it are equal too; and a value's own keys are not among them.
+#[test]
+fn many_other_keys_in_no_order_come_back_sorted() {
+    let n = 5_000;
+    let mut keys: Vec<String> = (0..n)
+        .map(|i| match i % 3 {
+            0 => format!("shared-long-prefix-{}", i * 7_919 % n),
+            1 => format!("shared-long-prefix-12345678-{i}"),
+            _ => format!("z{}", i * 31 % n),
+        })
+        .collect();
+    let text = format!(
+        "local:vm-1-disk-0,size=4G,{}",
+        keys.iter()
+            .map(|k| format!("{k}=1"))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let volume: Volume = text.parse().unwrap();
+    keys.sort();
+    let got: Vec<&str> = volume.extra.iter().map(|(k, _)| k).collect();
+    assert_eq!(got, keys);
+    assert_eq!(volume.size.as_deref(), Some("4G"));
+    assert_eq!(volume.extra.get("size"), None);
+}
+
 /// The keys a typed value has no field for are kept sorted by key, however they were written,
 /// and print merged with the fields in PVE's order; a key set both as a field and among the
 /// other keys prints once, with the field's value.

@@ -24,12 +24,11 @@ struct Span {
 }
 
 impl Span {
-    fn of(text: &str, part: &str) -> Span {
-        // `part` is a sub-slice of `text`, whose length was checked to fit in `u32`.
-        let start = part.as_ptr() as usize - text.as_ptr() as usize;
+    /// The bytes `start..end` of a text whose length was checked to fit in `u32`.
+    fn new(start: usize, end: usize) -> Span {
         Span {
             start: start as u32,
-            end: (start + part.len()) as u32,
+            end: end as u32,
         }
     }
 
@@ -68,14 +67,30 @@ pub struct PropertyString {
     text: String,
     default: Option<Span>,
     entries: Vec<Entry>,
+    /// How many leading bytes the entries' keys share (at most: removing entries never makes
+    /// it wrong), so a sort of the keys can skip them.
+    shared_key_bytes: usize,
 }
 
 impl PropertyString {
     /// Parses a property string. Errors name the offending part.
     ///
-    /// Linear in the length of `text`, in time and memory (`first_duplicate` finds repeated
-    /// keys); `cargo bench -p cpps-proxmox --bench property` measures it.
+    /// Linear in the length of `text`, in time and memory; `cargo bench -p cpps-proxmox
+    /// --bench property` measures it.
     pub fn parse(text: &str) -> Result<Self, Error> {
+        let (ps, []) = PropertyString::parse_setting_aside(text, [])?;
+        Ok(ps)
+    }
+
+    /// Parses a property string, setting aside the values of `own` (the keys a typed value
+    /// has fields for): they are not among the entries, and are returned in the order asked.
+    ///
+    /// One pass over the text (`parts_of`): each part is checked, its key hashed into the
+    /// [`KeyFilter`] of repeated keys or routed to `own`, and the keys' shared prefix kept.
+    fn parse_setting_aside<const N: usize>(
+        text: &str,
+        own: [&str; N],
+    ) -> Result<(Self, [Option<String>; N]), Error> {
         if text.len() > MAX_PROPERTY_STRING {
             return Err(Error::invalid(
                 "property string",
@@ -86,40 +101,74 @@ impl PropertyString {
                 ),
             ));
         }
-        let parts = text.bytes().filter(|&b| b == b',').count() + 1;
+        let parts = memchr::memchr_iter(b',', text.as_bytes()).count() + 1;
         let mut out = PropertyString {
             text: text.to_owned(),
             default: None,
             entries: Vec::with_capacity(parts),
+            shared_key_bytes: 0,
         };
-        // The first malformed part, if any; a duplicate key before it is reported instead,
+        let mut set_aside: [Option<Span>; N] = [None; N];
+        let own_first_bytes = FirstBytes::of(&own);
+        let mut keys = KeyFilter::for_parts(parts);
+        let mut first_key: Option<&str> = None;
+        // The first malformed part, if any; a repeated key before it is reported instead,
         // as a reading from left to right meets it first.
         let mut malformed = None;
-        for part in text.split(',') {
-            if part.trim().is_empty() {
-                continue;
-            }
-            match part.split_once('=') {
-                Some(("", _)) => {
+        for (start, equals, end) in parts_of(text) {
+            let part = &text[start..end];
+            match equals {
+                None if part.trim().is_empty() => {}
+                Some(at) if at == start => {
                     malformed = Some(format!("part `{part}` has no key before `=`"));
                     break;
                 }
-                Some((key, "")) => {
-                    malformed = Some(format!("key `{key}` has an empty value"));
+                Some(at) if at + 1 == end => {
+                    malformed = Some(format!("key `{}` has an empty value", &text[start..at]));
                     break;
                 }
-                Some((key, value)) => out.entries.push(Entry {
-                    key: Span::of(text, key),
-                    value: Span::of(text, value),
-                }),
+                Some(at) => {
+                    let key = &text[start..at];
+                    let value = Span::new(at + 1, end);
+                    let own_key = own_first_bytes
+                        .may_hold(key)
+                        .then(|| own.iter().position(|&k| k == key))
+                        .flatten();
+                    if let Some(i) = own_key {
+                        if set_aside[i].replace(value).is_some() {
+                            // Like a malformed part: a repeat among the entries before it
+                            // comes first.
+                            malformed = Some(format!("duplicate key `{key}`"));
+                            break;
+                        }
+                        continue;
+                    }
+                    if let Some(keys) = &mut keys {
+                        keys.add(key);
+                    }
+                    let first = *first_key.get_or_insert(key);
+                    out.shared_key_bytes = if out.entries.is_empty() {
+                        key.len()
+                    } else {
+                        shared_prefix(first, key, out.shared_key_bytes)
+                    };
+                    out.entries.push(Entry {
+                        key: Span::new(start, at),
+                        value,
+                    });
+                }
                 None if out.default.is_some() => {
                     malformed = Some(format!("more than one part without a key (`{part}`)"));
                     break;
                 }
-                None => out.default = Some(Span::of(text, part)),
+                None => out.default = Some(Span::new(start, end)),
             }
         }
-        if let Some(second) = first_duplicate(text, &out.entries) {
+        let duplicate = match keys {
+            Some(keys) => keys.first_duplicate(text, &out.entries),
+            None => first_duplicate_pairwise(text, &out.entries),
+        };
+        if let Some(second) = duplicate {
             let key = out.entries[second].key.get(text);
             return Err(Error::invalid(
                 "property string",
@@ -127,23 +176,28 @@ impl PropertyString {
                 format!("duplicate key `{key}`"),
             ));
         }
-        match malformed {
-            Some(reason) => Err(Error::invalid("property string", text, reason)),
-            None => Ok(out),
+        if let Some(reason) = malformed {
+            return Err(Error::invalid("property string", text, reason));
         }
+        let values = set_aside.map(|span| span.map(|s| s.get(text).to_owned()));
+        Ok((out, values))
     }
 
-    /// Parses the property string of a format without a default key: a part without `=` is
-    /// an error of `kind`.
-    fn parse_keyed(text: &str, kind: &'static str) -> Result<Self, Error> {
-        let ps = PropertyString::parse(text)?;
+    /// [`PropertyString::parse_setting_aside`] for a format without a default key: a part
+    /// without `=` is an error of `kind`.
+    fn parse_keyed<const N: usize>(
+        text: &str,
+        kind: &'static str,
+        own: [&str; N],
+    ) -> Result<(Self, [Option<String>; N]), Error> {
+        let (ps, values) = PropertyString::parse_setting_aside(text, own)?;
         match ps.default_value() {
             Some(d) => Err(Error::invalid(
                 kind,
                 text,
                 format!("unexpected part `{d}` without a key"),
             )),
-            None => Ok(ps),
+            None => Ok((ps, values)),
         }
     }
 
@@ -195,46 +249,10 @@ impl PropertyString {
         self.take_where(|k| k == key).map(|(_, v)| v)
     }
 
-    /// Removes the `keys` a typed value has fields for and returns their values, in the order
-    /// asked, in one pass over the entries (keys are unique, so each is found once at most).
-    fn take_keys<const N: usize>(&mut self, keys: [&str; N]) -> [Option<String>; N] {
-        let mut values: [Option<String>; N] = std::array::from_fn(|_| None);
-        let text = &self.text;
-        self.entries.retain(|e| {
-            let key = e.key.get(text);
-            match keys.iter().position(|&wanted| wanted == key) {
-                Some(i) => {
-                    values[i] = Some(e.value.get(text).to_owned());
-                    false
-                }
-                None => true,
-            }
-        });
-        values
-    }
-
     /// The entries left, as the other keys of a typed value (sorted by key).
-    ///
-    /// Sorted on the keys' first eight bytes as one integer, the keys themselves compared only
-    /// where those are equal: an order of integers, not of strings scattered in the text.
     fn into_other_keys(self) -> OtherKeys {
-        let text = &self.text;
-        let key = |i: u32| self.entries[i as usize].key.get(text);
-        let prefix = |key: &str| {
-            let mut bytes = [0u8; 8];
-            let head = &key.as_bytes()[..key.len().min(8)];
-            bytes[..head.len()].copy_from_slice(head);
-            u64::from_be_bytes(bytes)
-        };
-        let mut order: Vec<(u64, u32)> = (0..self.entries.len() as u32)
-            .map(|i| (prefix(key(i)), i))
-            .collect();
-        // A string PVE wrote has its keys sorted already, which the sort sees in one pass.
-        order.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| key(a.1).cmp(key(b.1))));
-        let entries = order
-            .iter()
-            .map(|&(_, i)| self.entries[i as usize])
-            .collect();
+        let mut entries = self.entries;
+        sort_by_key_text(&self.text, &mut entries, self.shared_key_bytes);
         OtherKeys {
             text: self.text,
             entries,
@@ -242,69 +260,315 @@ impl PropertyString {
     }
 }
 
-/// The position of the first entry whose key an earlier entry has already: the duplicate a
-/// reading from left to right meets first.
+/// Sorts `entries` (unique keys) by their keys' text, in time linear in their number.
 ///
-/// Linear and cache-friendly at any size: a few keys are compared pairwise; more are hashed,
-/// the hashes spread into partitions of about 2 048 by their top bits (one counting pass, one
-/// scatter pass that keeps the entries' order), and each partition goes through one small hash
-/// table that stays in a core's cache, keys compared where hashes are equal. (One hash table
-/// over 300 000 keys would not stay in the cache and cost a miss a key.)
-fn first_duplicate(text: &str, entries: &[Entry]) -> Option<usize> {
-    const PAIRWISE_UP_TO: usize = 16;
-    const PARTITION: usize = 2_048;
-    let key = |i: u32| entries[i as usize].key.get(text);
-    if entries.len() <= PAIRWISE_UP_TO {
-        return (1..entries.len()).find(|&j| (0..j).any(|i| key(i as u32) == key(j as u32)));
+/// A string PVE wrote has its keys sorted already: one pass sees that. Otherwise each entry is
+/// sorted by [`radix_sort`] with eight bytes of its key as one integer (the bytes after the
+/// `shared` ones all keys begin with), and entries whose eight bytes are equal are then ordered
+/// by their keys' text among themselves.
+fn sort_by_key_text(text: &str, entries: &mut Vec<Entry>, shared: usize) {
+    let key = |e: &Entry| e.key.get(text).as_bytes();
+    if entries.windows(2).all(|w| key(&w[0]) < key(&w[1])) {
+        return;
     }
-    let hasher = foldhash::fast::RandomState::default();
-    let hashed: Vec<(u64, u32)> = (0..entries.len() as u32)
-        .map(|i| (hasher.hash_one(key(i)), i))
+    if entries.len() <= SORT_SMALL_UP_TO {
+        entries.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+        return;
+    }
+    let mut items: Vec<(u64, Entry)> = entries
+        .iter()
+        .map(|&e| {
+            let rest = key(&e).get(shared..).unwrap_or_default();
+            let mut bytes = [0u8; 8];
+            let head = &rest[..rest.len().min(8)];
+            bytes[..head.len()].copy_from_slice(head);
+            (u64::from_be_bytes(bytes), e)
+        })
         .collect();
-    let bits = (entries.len() / PARTITION).max(1).ilog2().min(16);
-    let partition = |hash: u64| {
-        if bits == 0 {
+    radix_sort(&mut items);
+    for run in items.chunk_by_mut(|a, b| a.0 == b.0) {
+        if run.len() > 1 {
+            run.sort_unstable_by(|a, b| key(&a.1).cmp(key(&b.1)));
+        }
+    }
+    entries.clear();
+    entries.extend(items.iter().map(|&(_, e)| e));
+}
+
+/// Up to this many items a sort compares them; more go by their bytes.
+const SORT_SMALL_UP_TO: usize = 64;
+
+/// Sorts `items` by their integer (items with equal integers in any order), in time linear in
+/// their number, in passes that stay in a core's cache, and in place but for one bucket's
+/// worth of spare room.
+///
+/// The integers' top bits (8 for a few hundred items, up to 16 for a few hundred thousand:
+/// keys' bytes are few letters and digits, so one byte alone may leave only a handful of
+/// buckets) spread the items into buckets a core's cache holds, each item swapped into its
+/// bucket's next free slot (an American flag sort); each bucket is then sorted by the bytes
+/// below, least significant first, skipping the bytes it has alike. Best when the top byte
+/// varies, as it does after the prefix all keys share.
+fn radix_sort<T: Copy>(items: &mut [(u64, T)]) {
+    let n = items.len();
+    if n <= SORT_SMALL_UP_TO {
+        items.sort_unstable_by_key(|item| item.0);
+        return;
+    }
+    let bits = (n.ilog2().saturating_sub(3)).clamp(8, 16);
+    let bucket_of = |digits: u64| (digits >> (64 - bits)) as usize;
+    let mut starts = vec![0usize; (1 << bits) + 1];
+    for item in items.iter() {
+        starts[bucket_of(item.0) + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut next = starts.clone();
+    for bucket in 0..1 << bits {
+        while next[bucket] < starts[bucket + 1] {
+            let slot = next[bucket];
+            let belongs = bucket_of(items[slot].0);
+            if belongs != bucket {
+                items.swap(slot, next[belongs]);
+            }
+            next[belongs] += 1;
+        }
+    }
+    // The bytes the buckets' bits leave (partly) unsorted.
+    let below = (64 - bits as usize).div_ceil(8);
+    let largest = starts.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+    let mut spare = vec![items[0]; largest];
+    for bucket in starts.windows(2).filter(|w| w[1] > w[0]) {
+        let len = bucket[1] - bucket[0];
+        sort_by_low_bytes(&mut items[bucket[0]..bucket[1]], &mut spare[..len], below);
+    }
+}
+
+/// For each of the eight bytes of the integers, how many items have each value.
+fn byte_counts<T>(items: &[(u64, T)]) -> Vec<[usize; 256]> {
+    let mut counts = vec![[0usize; 256]; 8];
+    for item in items {
+        for (byte, count) in counts.iter_mut().enumerate() {
+            count[usize::from((item.0 >> (8 * byte)) as u8)] += 1;
+        }
+    }
+    counts
+}
+
+/// Sorts `items` by the bytes below `below` of their integers (the bytes above are equal),
+/// least significant first, using `spare` (as long as `items`) for the passes.
+fn sort_by_low_bytes<T: Copy>(items: &mut [(u64, T)], spare: &mut [(u64, T)], below: usize) {
+    if items.len() <= SORT_SMALL_UP_TO {
+        items.sort_unstable_by_key(|item| item.0);
+        return;
+    }
+    let counts = byte_counts(items);
+    let mut in_spare = false;
+    for (byte, count) in counts.iter().enumerate().take(below) {
+        if count.contains(&items.len()) {
+            continue;
+        }
+        if in_spare {
+            scatter_by_byte(spare, items, byte, count);
+        } else {
+            scatter_by_byte(items, spare, byte, count);
+        }
+        in_spare = !in_spare;
+    }
+    if in_spare {
+        items.copy_from_slice(spare);
+    }
+}
+
+/// Copies `from` into `to` ordered by the integers' byte `byte` (stable), whose values'
+/// counts are `count`.
+fn scatter_by_byte<T: Copy>(
+    from: &[(u64, T)],
+    to: &mut [(u64, T)],
+    byte: usize,
+    count: &[usize; 256],
+) {
+    let mut next = [0usize; 256];
+    let mut total = 0;
+    for (slot, &c) in next.iter_mut().zip(count) {
+        *slot = total;
+        total += c;
+    }
+    for &item in from {
+        let digit = usize::from((item.0 >> (8 * byte)) as u8);
+        to[next[digit]] = item;
+        next[digit] += 1;
+    }
+}
+
+/// How many of the first `up_to` bytes `a` and `b` share.
+fn shared_prefix(a: &str, b: &str, up_to: usize) -> usize {
+    a.as_bytes()
+        .iter()
+        .zip(b.as_bytes())
+        .take(up_to)
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// The first bytes of a few keys, as a 256-bit set: most other keys fail it at once.
+struct FirstBytes([u64; 4]);
+
+impl FirstBytes {
+    fn of(keys: &[&str]) -> FirstBytes {
+        let mut set = [0u64; 4];
+        for b in keys.iter().filter_map(|k| k.as_bytes().first()) {
+            set[usize::from(b >> 6)] |= 1 << (b & 63);
+        }
+        FirstBytes(set)
+    }
+
+    /// Whether `key` may be one of the keys (keys are never empty).
+    fn may_hold(&self, key: &str) -> bool {
+        let b = key.as_bytes()[0];
+        self.0[usize::from(b >> 6)] & (1 << (b & 63)) != 0
+    }
+}
+
+/// The parts of `text` as byte offsets, in order: `(start, first '=' if any, end)`, `end`
+/// being the `,` that closes the part or the end of the text. One pass over the text, the
+/// separators found by `memchr`'s vectorised search.
+fn parts_of(text: &str) -> impl Iterator<Item = (usize, Option<usize>, usize)> + '_ {
+    let bytes = text.as_bytes();
+    let mut separators = memchr::memchr2_iter(b',', b'=', bytes);
+    let mut start = 0;
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let mut equals = None;
+        for at in separators.by_ref() {
+            if bytes[at] == b',' {
+                let part = (start, equals, at);
+                start = at + 1;
+                return Some(part);
+            }
+            equals = equals.or(Some(at));
+        }
+        done = true;
+        Some((start, equals, bytes.len()))
+    })
+}
+
+/// Up to this many keys, repeated keys are found by comparing every pair.
+const PAIRWISE_UP_TO: usize = 16;
+
+/// The position of the first entry whose key an earlier entry has already, comparing every
+/// pair: for the few keys most property strings have.
+fn first_duplicate_pairwise(text: &str, entries: &[Entry]) -> Option<usize> {
+    let key = |i: usize| entries[i].key.get(text);
+    (1..entries.len()).find(|&j| (0..j).any(|i| key(i) == key(j)))
+}
+
+/// Finds repeated keys among many, linear in time and small in memory: each key is hashed
+/// once, as it is read, into a Bloom filter of 16 bits a key (one 64-bit word a key, four
+/// bits of it: a key costs one memory access, and 300 000 keys take 600 kB, which stays in a
+/// core's cache). A key whose bits are all set already may repeat an earlier one (about one key
+/// in a thousand does by chance); only those are checked, by their hashes and then their
+/// text, in [`KeyFilter::first_duplicate`].
+struct KeyFilter {
+    hasher: foldhash::fast::RandomState,
+    words: Vec<u64>,
+    /// `64 - log2(words.len())`: a hash's top bits choose its word.
+    shift: u32,
+    /// Each key's hash, in reading order (the low 32 bits).
+    hashes: Vec<u32>,
+    /// Positions of the keys whose bits were all set already, in reading order.
+    candidates: Vec<u32>,
+}
+
+impl KeyFilter {
+    /// A filter for a string of `parts` parts, or `None` when they are few enough to compare
+    /// pairwise.
+    fn for_parts(parts: usize) -> Option<KeyFilter> {
+        if parts <= PAIRWISE_UP_TO {
+            return None;
+        }
+        let words = (parts / 4).next_power_of_two();
+        Some(KeyFilter {
+            hasher: foldhash::fast::RandomState::default(),
+            words: vec![0; words],
+            shift: 64 - words.ilog2(),
+            hashes: Vec::with_capacity(parts),
+            candidates: Vec::new(),
+        })
+    }
+
+    /// Records the next entry's key.
+    fn add(&mut self, key: &str) {
+        let hash = self.hasher.hash_one(key);
+        let word = if self.shift == 64 {
             0
         } else {
-            (hash >> (64 - bits)) as usize
+            (hash >> self.shift) as usize
+        };
+        let bits = (1u64 << (hash & 63))
+            | (1u64 << ((hash >> 6) & 63))
+            | (1u64 << ((hash >> 12) & 63))
+            | (1u64 << ((hash >> 18) & 63));
+        let seen = &mut self.words[word];
+        if *seen & bits == bits {
+            self.candidates.push(self.hashes.len() as u32);
         }
-    };
-    let mut starts = vec![0usize; (1 << bits) + 1];
-    for &(hash, _) in &hashed {
-        starts[partition(hash) + 1] += 1;
+        *seen |= bits;
+        self.hashes.push(hash as u32);
     }
-    for p in 1..starts.len() {
-        starts[p] += starts[p - 1];
-    }
-    let mut scattered = vec![(0u64, 0u32); hashed.len()];
-    let mut next = starts.clone();
-    for &(hash, i) in &hashed {
-        let p = partition(hash);
-        scattered[next[p]] = (hash, i);
-        next[p] += 1;
-    }
-    drop(hashed);
-    let mut first: Option<u32> = None;
-    let largest = starts.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
-    // One small table, emptied for each partition: positions in the partition, by hash.
-    let mut table: hashbrown::HashTable<u32> = hashbrown::HashTable::with_capacity(largest);
-    for window in starts.windows(2) {
-        // The scatter kept the entries' order: an earlier part of a key is met first.
-        let part = &scattered[window[0]..window[1]];
-        table.clear();
-        for (at, &(hash, later)) in part.iter().enumerate() {
-            let same = |p: &u32| {
-                let (h, earlier) = part[*p as usize];
-                h == hash && key(earlier) == key(later)
-            };
-            if table.find(hash, same).is_some() {
-                first = Some(first.map_or(later, |f| f.min(later)));
-            } else {
-                table.insert_unique(hash, at as u32, |p| part[*p as usize].0);
-            }
+
+    /// The position of the first entry whose key an earlier entry has already: the duplicate
+    /// a reading from left to right meets first. `entries` are the ones whose keys were added.
+    ///
+    /// A repeated key is always a candidate (its earlier part set the same bits). The entries
+    /// up to the last candidate whose 32-bit hash equals a candidate's are gathered, ordered by
+    /// hash and position, and keys compared only within a group of equal hashes.
+    fn first_duplicate(self, text: &str, entries: &[Entry]) -> Option<usize> {
+        let last = *self.candidates.last()? as usize;
+        let mut wanted: Vec<u32> = self
+            .candidates
+            .iter()
+            .map(|&i| self.hashes[i as usize])
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        // A 64 kbit map of the wanted hashes' low 16 bits passes over most entries at once.
+        let mut quick = vec![0u64; 1 << 10];
+        for &hash in &wanted {
+            quick[(hash as usize >> 6) & 1023] |= 1 << (hash & 63);
         }
+        let mut gathered: Vec<(u32, u32)> = self.hashes[..=last]
+            .iter()
+            .enumerate()
+            .filter(|&(_, &hash)| {
+                quick[(hash as usize >> 6) & 1023] & (1 << (hash & 63)) != 0
+                    && wanted.binary_search(&hash).is_ok()
+            })
+            .map(|(i, &hash)| (hash, i as u32))
+            .collect();
+        gathered.sort_unstable();
+        let key = |i: u32| entries[i as usize].key.get(text);
+        gathered
+            .chunk_by(|a, b| a.0 == b.0)
+            .filter_map(|group| {
+                // In a group, by position: the first that repeats one before it. Keys that
+                // differ but share a hash are few (the 32-bit hash of a random seed).
+                let mut distinct: Vec<u32> = Vec::new();
+                group.iter().find_map(|&(_, later)| {
+                    if distinct.iter().any(|&earlier| key(earlier) == key(later)) {
+                        Some(later)
+                    } else {
+                        distinct.push(later);
+                        None
+                    }
+                })
+            })
+            .min()
+            .map(|i| i as usize)
     }
-    first.map(|i| i as usize)
 }
 
 impl PartialEq for PropertyString {
@@ -607,24 +871,30 @@ impl FromStr for QemuNet {
     type Err = Error;
     fn from_str(text: &str) -> Result<Self, Error> {
         const KIND: &str = "QEMU net device";
-        let mut ps = PropertyString::parse_keyed(text, KIND)?;
-        let [
-            mut model,
-            mut macaddr,
-            bridge,
-            firewall,
-            tag,
-            link_down,
-            mtu,
-        ] = ps.take_keys([
-            "model",
-            "macaddr",
-            "bridge",
-            "firewall",
-            "tag",
-            "link_down",
-            "mtu",
-        ]);
+        let (
+            mut ps,
+            [
+                mut model,
+                mut macaddr,
+                bridge,
+                firewall,
+                tag,
+                link_down,
+                mtu,
+            ],
+        ) = PropertyString::parse_keyed(
+            text,
+            KIND,
+            [
+                "model",
+                "macaddr",
+                "bridge",
+                "firewall",
+                "tag",
+                "link_down",
+                "mtu",
+            ],
+        )?;
         if let Some((m, mac)) = ps.take_where(|k| QEMU_NIC_MODELS.contains(&k)) {
             if model.is_some() || macaddr.is_some() {
                 return Err(Error::invalid(KIND, text, "model given twice"));
@@ -707,20 +977,22 @@ impl FromStr for LxcNet {
     type Err = Error;
     fn from_str(text: &str) -> Result<Self, Error> {
         const KIND: &str = "container net device";
-        let mut ps = PropertyString::parse_keyed(text, KIND)?;
-        let [
-            name,
-            bridge,
-            hwaddr,
-            ip,
-            ip6,
-            gw,
-            gw6,
-            firewall,
-            tag,
-            kind,
-            mtu,
-        ] = ps.take_keys(LXC_NET_KEYS);
+        let (
+            ps,
+            [
+                name,
+                bridge,
+                hwaddr,
+                ip,
+                ip6,
+                gw,
+                gw6,
+                firewall,
+                tag,
+                kind,
+                mtu,
+            ],
+        ) = PropertyString::parse_keyed(text, KIND, LXC_NET_KEYS)?;
         Ok(LxcNet {
             name,
             bridge,
@@ -813,8 +1085,8 @@ impl FromStr for Volume {
     type Err = Error;
     fn from_str(text: &str) -> Result<Self, Error> {
         const KIND: &str = "volume";
-        let mut ps = PropertyString::parse(text)?;
-        let [size, mp, media, backup] = ps.take_keys(["size", "mp", "media", "backup"]);
+        let (mut ps, [size, mp, media, backup]) =
+            PropertyString::parse_setting_aside(text, ["size", "mp", "media", "backup"])?;
         let volume = match ps.take_default() {
             Some(v) => v,
             None => ps
@@ -892,8 +1164,8 @@ impl FromStr for LxcFeatures {
     type Err = Error;
     fn from_str(text: &str) -> Result<Self, Error> {
         const KIND: &str = "container features";
-        let mut ps = PropertyString::parse_keyed(text, KIND)?;
-        let [nesting, keyctl, fuse, mknod, mount, force_rw_sys] = ps.take_keys(LXC_FEATURE_KEYS);
+        let (ps, [nesting, keyctl, fuse, mknod, mount, force_rw_sys]) =
+            PropertyString::parse_keyed(text, KIND, LXC_FEATURE_KEYS)?;
         Ok(LxcFeatures {
             nesting: bool_value(nesting, "nesting", KIND)?,
             keyctl: bool_value(keyctl, "keyctl", KIND)?,
@@ -944,8 +1216,7 @@ impl FromStr for QemuMemory {
     type Err = Error;
     fn from_str(text: &str) -> Result<Self, Error> {
         const KIND: &str = "QEMU memory";
-        let mut ps = PropertyString::parse(text)?;
-        let [current] = ps.take_keys(["current"]);
+        let (mut ps, [current]) = PropertyString::parse_setting_aside(text, ["current"])?;
         let explicit = number_value::<u64>(current, "current", KIND)?;
         let current =
             match ps.take_default() {
@@ -1020,6 +1291,97 @@ mod tests {
         let m: QemuMemory = "current=2048".parse().unwrap();
         assert_eq!(m.bytes(), Some(2048 << 20));
         assert_eq!(m.to_string(), "2048");
+    }
+
+    /// A small deterministic generator for the tests below (no dependency, same keys each run).
+    fn lcg(seed: &mut u64) -> u64 {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *seed >> 33
+    }
+
+    /// Entries over `keys` joined as `k=v` parts, and the text they index.
+    fn entries_of(keys: &[String]) -> (String, Vec<Entry>) {
+        let text: String = keys.iter().map(|k| format!("{k}=v,")).collect();
+        let mut entries = Vec::new();
+        let mut at = 0;
+        for k in keys {
+            entries.push(Entry {
+                key: Span::new(at, at + k.len()),
+                value: Span::new(at + k.len() + 1, at + k.len() + 2),
+            });
+            at += k.len() + 3;
+        }
+        (text, entries)
+    }
+
+    #[test]
+    fn the_other_keys_sort_agrees_with_a_plain_sort_of_the_keys() {
+        let mut seed = 7;
+        // Around the radix sort's threshold and past it; keys that share long prefixes, keys
+        // whose eight bytes after the shared prefix are equal, a key that is another's prefix,
+        // and keys outside ASCII.
+        for n in [0usize, 1, 2, 63, 64, 65, 1_000, 5_000] {
+            let mut keys: Vec<String> = (0..n)
+                .map(|i| match i % 4 {
+                    0 => format!("key{}", lcg(&mut seed)),
+                    1 => format!("key-long-shared-{}", lcg(&mut seed) % 97),
+                    2 => format!("k\u{e9}{}", lcg(&mut seed) % 1_000),
+                    _ => format!("key{}", lcg(&mut seed) % 10),
+                })
+                .collect();
+            keys.sort();
+            keys.dedup();
+            let mut shuffled = keys.clone();
+            for i in (1..shuffled.len()).rev() {
+                shuffled.swap(i, lcg(&mut seed) as usize % (i + 1));
+            }
+            let (text, mut entries) = entries_of(&shuffled);
+            let shared = shuffled.iter().fold(usize::MAX, |shared, k| {
+                shared_prefix(&shuffled[0], k, shared.min(k.len()))
+            });
+            sort_by_key_text(
+                &text,
+                &mut entries,
+                shared.min(shuffled.first().map_or(0, String::len)),
+            );
+            let got: Vec<&str> = entries.iter().map(|e| e.key.get(&text)).collect();
+            assert_eq!(got, keys, "{n} keys");
+        }
+    }
+
+    #[test]
+    fn the_key_filter_names_the_repeat_that_comparing_every_pair_names() {
+        let mut seed = 11;
+        for n in [17usize, 40, 300, 3_000] {
+            for repeats in [0usize, 1, 3, 50] {
+                let mut keys: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+                for _ in 0..repeats {
+                    let from = lcg(&mut seed) as usize % n;
+                    let to = lcg(&mut seed) as usize % n;
+                    keys[to] = keys[from].clone();
+                }
+                let (text, entries) = entries_of(&keys);
+                let mut filter = KeyFilter::for_parts(entries.len()).expect("more than 16");
+                for e in &entries {
+                    filter.add(e.key.get(&text));
+                }
+                assert_eq!(
+                    filter.first_duplicate(&text, &entries),
+                    first_duplicate_pairwise(&text, &entries),
+                    "{n} keys, {repeats} repeats"
+                );
+            }
+        }
+        // One key written over and over: found at its second part, not after comparing all.
+        let keys = vec!["a".to_owned(); 100_000];
+        let (text, entries) = entries_of(&keys);
+        let mut filter = KeyFilter::for_parts(entries.len()).expect("more than 16");
+        for e in &entries {
+            filter.add(e.key.get(&text));
+        }
+        assert_eq!(filter.first_duplicate(&text, &entries), Some(1));
     }
 
     #[test]
