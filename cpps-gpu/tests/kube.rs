@@ -33,6 +33,13 @@ fn mine<'a>(findings: &'a [Finding], id: &str) -> Vec<&'a Finding> {
         .collect()
 }
 
+/// The findings of the default checks on `snap`, now, about this test's objects (whose names
+/// hold `id`).
+fn my_findings(snap: &k8s::ClusterSnapshot, id: &str) -> Vec<Finding> {
+    let findings = checks::run(snap, &CheckPolicy::default(), jiff::Timestamp::now());
+    mine(&findings, id).into_iter().cloned().collect()
+}
+
 /// The NVIDIA device plugin as its Helm chart deploys it
 /// (`deployments/helm/nvidia-device-plugin/templates/daemonset-device-plugin.yml` in
 /// NVIDIA/k8s-device-plugin): the config-manager sidecar with `DEFAULT_CONFIG` and
@@ -252,8 +259,7 @@ async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes()
             .any(|c| c.configmap.starts_with(&decoy_ns))
     );
 
-    let findings = checks::run(&snap, &CheckPolicy::default(), jiff::Timestamp::now());
-    let found = mine(&findings, &id);
+    let found = my_findings(&snap, &id);
     let codes: Vec<(&str, &str)> = found
         .iter()
         .map(|f| (f.code.as_str(), f.object.as_deref().unwrap()))
@@ -355,8 +361,7 @@ async fn quantities_with_exa_suffixes() {
     let snap = k8s::collect(&client).await.unwrap();
     let n = snap.nodes.iter().find(|n| n.name == node).unwrap();
     assert_eq!(n.allocatable.get("memory"), Some(&(2.0 * 2f64.powi(60))));
-    let findings = checks::run(&snap, &CheckPolicy::default(), jiff::Timestamp::now());
-    let found = mine(&findings, &id);
+    let found = my_findings(&snap, &id);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].code, "quota-above-capacity");
     assert_eq!(
@@ -369,11 +374,9 @@ async fn quantities_with_exa_suffixes() {
 
 #[tokio::test]
 async fn hami_and_the_device_plugin_on_one_node() {
-    let Some(client) = common::kube_client().await else {
+    let Some((client, id)) = common::kube_namespace("hami").await else {
         return;
     };
-    let id = common::unique("hami");
-    common::namespace(&client, &id).await;
     let both = format!("{id}-both");
     let hami_only = format!("{id}-hami");
     for n in [&both, &hami_only] {
@@ -432,8 +435,7 @@ async fn hami_and_the_device_plugin_on_one_node() {
     );
     assert_eq!(h.nvidia_plugin_pod, None);
 
-    let findings = checks::run(&snap, &CheckPolicy::default(), jiff::Timestamp::now());
-    let found = mine(&findings, &id);
+    let found = my_findings(&snap, &id);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].code, "hami-and-device-plugin");
     assert_eq!(found[0].severity, Severity::Critical);
@@ -445,11 +447,9 @@ async fn hami_and_the_device_plugin_on_one_node() {
 
 #[tokio::test]
 async fn job_to_local_queue_followed_to_admission() {
-    let Some(client) = common::kube_client().await else {
+    let Some((client, id)) = common::kube_namespace("kq").await else {
         return;
     };
-    let id = common::unique("kq");
-    common::namespace(&client, &id).await;
     let flavor = format!("{id}-gpu");
     let cq = format!("{id}-cq");
     Api::<ResourceFlavor>::all(client.clone())
@@ -585,8 +585,7 @@ async fn job_to_local_queue_followed_to_admission() {
         |l| l.metadata.namespace.as_deref() == Some(id.as_str()) && l.spec.cluster_queue == cq
     ));
     assert!(snap.workloads.iter().any(|w| w.is_owned_by(&uid)));
-    let findings = checks::run(&snap, &CheckPolicy::default(), jiff::Timestamp::now());
-    let found = mine(&findings, &id);
+    let found = my_findings(&snap, &id);
     let codes: Vec<&str> = found.iter().map(|f| f.code.as_str()).collect();
     assert_eq!(codes, ["localqueue-without-clusterqueue"], "{found:?}");
     assert_eq!(
@@ -601,11 +600,9 @@ async fn job_to_local_queue_followed_to_admission() {
 /// the Kueue controller (and the Job controller and scheduler) this API server does not run.
 #[tokio::test]
 async fn batch_run_to_completion_reports_where_it_ran() {
-    let Some(client) = common::kube_client().await else {
+    let Some((client, id)) = common::kube_namespace("batch").await else {
         return;
     };
-    let id = common::unique("batch");
-    common::namespace(&client, &id).await;
     let node = format!("{id}-gpu-sp-01");
     common::gpu_node(
         &client,
@@ -847,11 +844,9 @@ async fn multikueue_manager_is_checked_for_workers_not_flavors() {
 
 #[tokio::test]
 async fn argocd_applications_and_certificate_expiry() {
-    let Some(client) = common::kube_client().await else {
+    let Some((client, id)) = common::kube_namespace("gitops").await else {
         return;
     };
-    let id = common::unique("gitops");
-    common::namespace(&client, &id).await;
     let apps: Api<Application> = Api::namespaced(client.clone(), &id);
     let mut ok = Application::new(
         &id,
@@ -1020,11 +1015,9 @@ async fn argocd_applications_and_certificate_expiry() {
 
 #[tokio::test]
 async fn cni_observed_from_daemonsets() {
-    let Some(client) = common::kube_client().await else {
+    let Some((client, id)) = common::kube_namespace("cni").await else {
         return;
     };
-    let id = common::unique("cni");
-    common::namespace(&client, &id).await;
     let dss: Api<DaemonSet> = Api::namespaced(client.clone(), &id);
     for (name, image) in [
         (

@@ -27,6 +27,16 @@ pub async fn kube_client() -> Option<kube::Client> {
     Some(client)
 }
 
+/// A client for the test API server and a fresh namespace named `PREFIX-<unique>` (its name is
+/// also the test's id, found in the names of the objects it creates), or `None` as
+/// [`kube_client`].
+pub async fn kube_namespace(prefix: &str) -> Option<(kube::Client, String)> {
+    let client = kube_client().await?;
+    let id = unique(prefix);
+    namespace(&client, &id).await;
+    Some((client, id))
+}
+
 /// The CRD fixtures (tests/fixtures/crds).
 const CRDS: &[&str] = &[
     include_str!("../fixtures/crds/kueue.x-k8s.io_resourceflavors.yaml"),
