@@ -37,38 +37,35 @@ fn dead_controller() -> String {
     format!("127.0.0.1:{}", common::free_port())
 }
 
-/// Removes every variable `cpps_linstor::ClientBuilder::from_env` reads but `LS_CONTROLLERS`.
-trait ClearLinstorEnv {
-    fn env_clear_linstor(&mut self) -> &mut Self;
-}
-
-impl ClearLinstorEnv for tokio::process::Command {
-    fn env_clear_linstor(&mut self) -> &mut Self {
-        for name in [
-            "LS_USERNAME",
-            "LS_PASSWORD",
-            "LS_BEARER_TOKEN_FILE",
-            "LS_ROOT_CA",
-            "LS_ROOT_CA_FILE",
-            "LS_USER_CERTIFICATE",
-            "LS_USER_CERTIFICATE_FILE",
-            "LS_USER_KEY",
-            "LS_USER_KEY_FILE",
-        ] {
-            self.env_remove(name);
-        }
-        self
+/// Runs `linstor-health` with `args` and the variables `env`, every other variable
+/// `cpps_linstor::ClientBuilder::from_env` reads removed.
+async fn run_env(env: &[(&str, &str)], args: &[&str]) -> std::process::Output {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_linstor-health"));
+    for name in [
+        "LS_CONTROLLERS",
+        "LS_USERNAME",
+        "LS_PASSWORD",
+        "LS_BEARER_TOKEN_FILE",
+        "LS_ROOT_CA",
+        "LS_ROOT_CA_FILE",
+        "LS_USER_CERTIFICATE",
+        "LS_USER_CERTIFICATE_FILE",
+        "LS_USER_KEY",
+        "LS_USER_KEY_FILE",
+    ] {
+        command.env_remove(name);
     }
-}
-
-async fn run(controllers: &str, args: &[&str]) -> std::process::Output {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_linstor-health"))
+    command
+        .envs(env.iter().copied())
         .args(args)
-        .env("LS_CONTROLLERS", controllers)
-        .env_clear_linstor()
         .output()
         .await
         .expect("linstor-health runs")
+}
+
+/// Runs `linstor-health` with `args` against the controllers `controllers`.
+async fn run(controllers: &str, args: &[&str]) -> std::process::Output {
+    run_env(&[("LS_CONTROLLERS", controllers)], args).await
 }
 
 #[tokio::test]
@@ -162,13 +159,14 @@ async fn bearer_token_from_the_environment_is_sent() {
     let token_file =
         std::env::temp_dir().join(format!("linstor-health-token-{}", std::process::id()));
     std::fs::write(&token_file, "tok-123\n").unwrap();
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_linstor-health"))
-        .env_clear_linstor()
-        .env("LS_CONTROLLERS", server.uri())
-        .env("LS_BEARER_TOKEN_FILE", &token_file)
-        .output()
-        .await
-        .unwrap();
+    let out = run_env(
+        &[
+            ("LS_CONTROLLERS", &server.uri()),
+            ("LS_BEARER_TOKEN_FILE", token_file.to_str().unwrap()),
+        ],
+        &[],
+    )
+    .await;
     std::fs::remove_file(&token_file).ok();
     let text = common::stdout_of_exit(&out, 0);
     assert!(text.ends_with("SUMMARY: 0 healthy, 0 degraded, 0 desynced, 0 disconnected, 0 unknown, 0 inactive; 0 at risk; 0 evicted and 0 offline nodes; 0 pools low on space, 0 with errors\n"), "{text}");
@@ -179,13 +177,14 @@ async fn bearer_token_from_the_environment_is_sent() {
 // "inconsistent env" case), reported before anything is sent.
 #[tokio::test]
 async fn a_certificate_without_its_key_is_refused() {
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_linstor-health"))
-        .env_clear_linstor()
-        .env("LS_CONTROLLERS", "https://127.0.0.1:4000")
-        .env("LS_USER_CERTIFICATE", "-----BEGIN CERTIFICATE-----")
-        .output()
-        .await
-        .unwrap();
+    let out = run_env(
+        &[
+            ("LS_CONTROLLERS", "https://127.0.0.1:4000"),
+            ("LS_USER_CERTIFICATE", "-----BEGIN CERTIFICATE-----"),
+        ],
+        &[],
+    )
+    .await;
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
