@@ -63,12 +63,17 @@ fn median_check(guests: usize, runs: usize, batch: u32) -> Timing {
 }
 
 fn main() {
-    // `CPPS_RULES_BENCH_ONLY=N`: one check of N guests and nothing else, for profilers.
+    // `CPPS_RULES_BENCH_ONLY=N`: one check of N guests and nothing else, for profilers
+    // (`CPPS_RULES_BENCH_BATCH=B`: B checks instead of one, for sampling profilers).
     if let Some(n) = std::env::var("CPPS_RULES_BENCH_ONLY")
         .ok()
         .and_then(|n| n.parse().ok())
     {
-        let t = median_check(n, 1, 1);
+        let batch = std::env::var("CPPS_RULES_BENCH_BATCH")
+            .ok()
+            .and_then(|b| b.parse().ok())
+            .unwrap_or(1);
+        let t = median_check(n, 1, batch);
         println!(
             "check_{n}_guests_wall_ms: {:.2}",
             t.wall.as_secs_f64() * 1e3

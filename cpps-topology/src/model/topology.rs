@@ -315,6 +315,170 @@ impl GuestFacts {
     }
 }
 
+/// What the checks filter every host on, packed in two bytes (a [`Host`] is about 300): the
+/// checks that follow each guest to its host read these instead of the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct HostFacts {
+    /// `meta.state`.
+    pub(crate) state: State,
+    /// The flags below, one bit each.
+    flags: u8,
+}
+
+impl HostFacts {
+    const SATELLITE: u8 = 1;
+    const CONTROLLER: u8 = 1 << 1;
+    const FREE_TEXT: u8 = 1 << 2;
+    const DEFERRED: u8 = 1 << 3;
+    const EMPTY_INTERFACE: u8 = 1 << 4;
+
+    fn of(h: &Host) -> Self {
+        let flag = |set: bool, bit: u8| if set { bit } else { 0 };
+        let linstor = h.linstor.as_ref();
+        HostFacts {
+            state: h.meta.state,
+            flags: flag(linstor.is_some_and(|l| l.is_satellite()), Self::SATELLITE)
+                | flag(linstor.is_some_and(|l| l.is_controller()), Self::CONTROLLER)
+                | flag(
+                    h.meta.note.is_some() || h.meta.use_case.is_some(),
+                    Self::FREE_TEXT,
+                )
+                | flag(h.meta.deferred, Self::DEFERRED)
+                | flag(host_interface_is_empty(h), Self::EMPTY_INTERFACE),
+        }
+    }
+
+    /// `meta.deferred`.
+    pub(crate) fn deferred(self) -> bool {
+        self.flags & Self::DEFERRED != 0
+    }
+
+    /// Its LINSTOR replication interface is written but empty (or blank).
+    pub(crate) fn empty_interface(self) -> bool {
+        self.flags & Self::EMPTY_INTERFACE != 0
+    }
+
+    /// The host runs a LINSTOR satellite (`linstor.roles`).
+    pub(crate) fn satellite(self) -> bool {
+        self.flags & Self::SATELLITE != 0
+    }
+
+    /// The host runs a LINSTOR controller (`linstor.roles`).
+    pub(crate) fn controller(self) -> bool {
+        self.flags & Self::CONTROLLER != 0
+    }
+
+    /// One of `meta.note`, `meta.use_case` (its free text) is set.
+    pub(crate) fn free_text(self) -> bool {
+        self.flags & Self::FREE_TEXT != 0
+    }
+}
+
+/// What the checks filter every K3s cluster on, packed in six bytes (a [`K3sCluster`] is about
+/// 400, on several cache lines): a check's pass over the clusters reads these, and reads a
+/// cluster only where they say it may emit a finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ClusterFacts {
+    /// `meta.state`.
+    pub(crate) state: State,
+    /// `purpose`.
+    pub(crate) purpose: ClusterPurpose,
+    /// `cni.kind`.
+    pub(crate) cni: CniKind,
+    /// `node_placement`.
+    pub(crate) node_placement: Option<NodePlacement>,
+    /// `cert_manager.state`.
+    pub(crate) cert_manager: Option<State>,
+    /// The flags below, one bit each.
+    flags: u8,
+}
+
+impl ClusterFacts {
+    const NODES: u8 = 1;
+    const CANDIDATES: u8 = 1 << 1;
+    const LXC_EXCEPTION: u8 = 1 << 2;
+    const DEFAULT_DENY: u8 = 1 << 3;
+    const FREE_TEXT: u8 = 1 << 4;
+    const UNRESOLVED_NODES: u8 = 1 << 5;
+    const DEFERRED: u8 = 1 << 6;
+    const DNS01_ISSUER: u8 = 1 << 7;
+
+    /// The facts of `k`, of whose `nodes` `resolved` name a guest of the topology.
+    fn of(k: &K3sCluster, resolved: usize) -> Self {
+        let flag = |set: bool, bit: u8| if set { bit } else { 0 };
+        let free_text = k.meta.note.is_some()
+            || k.meta.use_case.is_some()
+            || k.cert_manager.as_ref().is_some_and(|cm| cm.note.is_some())
+            || k.cilium_lxc_exception.is_some()
+            || !k.placement_claims.is_empty();
+        ClusterFacts {
+            state: k.meta.state,
+            purpose: k.purpose,
+            cni: k.cni.kind,
+            node_placement: k.node_placement,
+            cert_manager: k.cert_manager.as_ref().map(|cm| cm.state),
+            flags: flag(!k.nodes.is_empty(), Self::NODES)
+                | flag(resolved < k.nodes.len(), Self::UNRESOLVED_NODES)
+                | flag(!k.candidate_hosts.is_empty(), Self::CANDIDATES)
+                | flag(k.cilium_lxc_exception.is_some(), Self::LXC_EXCEPTION)
+                | flag(k.default_deny, Self::DEFAULT_DENY)
+                | flag(free_text, Self::FREE_TEXT)
+                | flag(k.meta.deferred, Self::DEFERRED)
+                | flag(
+                    k.cert_manager
+                        .as_ref()
+                        .is_some_and(|cm| cm.dns01_cluster_issuer),
+                    Self::DNS01_ISSUER,
+                ),
+        }
+    }
+
+    fn has(self, bit: u8) -> bool {
+        self.flags & bit != 0
+    }
+
+    /// `meta.deferred`.
+    pub(crate) fn deferred(self) -> bool {
+        self.has(Self::DEFERRED)
+    }
+
+    /// `cert_manager.dns01_cluster_issuer`.
+    pub(crate) fn dns01_issuer(self) -> bool {
+        self.has(Self::DNS01_ISSUER)
+    }
+
+    /// `nodes` is not empty (its entries may name no guest of the topology).
+    pub(crate) fn lists_nodes(self) -> bool {
+        self.has(Self::NODES)
+    }
+
+    /// Some entry of `nodes` names no guest of the topology (a topology built in code).
+    pub(crate) fn unresolved_nodes(self) -> bool {
+        self.has(Self::UNRESOLVED_NODES)
+    }
+
+    /// `candidate_hosts` is not empty.
+    pub(crate) fn has_candidates(self) -> bool {
+        self.has(Self::CANDIDATES)
+    }
+
+    /// `cilium_lxc_exception` is set.
+    pub(crate) fn lxc_exception(self) -> bool {
+        self.has(Self::LXC_EXCEPTION)
+    }
+
+    /// `default_deny`.
+    pub(crate) fn default_deny(self) -> bool {
+        self.has(Self::DEFAULT_DENY)
+    }
+
+    /// One of `meta.note`, `meta.use_case`, `cert_manager.note`, `cilium_lxc_exception`,
+    /// `placement_claims` (its free text) is set.
+    pub(crate) fn free_text(self) -> bool {
+        self.has(Self::FREE_TEXT)
+    }
+}
+
 /// The references between components resolved to positions, and the site ids interned, when
 /// the topology is indexed: the checks read these arrays instead of looking ids up, so a check of
 /// 100k guests touches no id string until it emits a finding. Every array is aligned with the
@@ -328,6 +492,10 @@ pub(crate) struct Refs {
     pub(crate) host_site: Vec<SiteKey>,
     /// The hardware tier of each host.
     pub(crate) host_tier: Vec<Pos>,
+    /// The Proxmox cluster of each host.
+    pub(crate) host_pve_cluster: Vec<Pos>,
+    /// The key of each Proxmox cluster's site.
+    pub(crate) pve_cluster_site: Vec<SiteKey>,
     /// The packed facts of each guest.
     pub(crate) guest_facts: Vec<GuestFacts>,
     /// The host of each guest.
@@ -351,6 +519,18 @@ pub(crate) struct Refs {
     /// The pools each host is a node of, in file order (by the position of the first host
     /// with the id, see [`Refs::pools_of_host`]).
     host_pools: Grouped<u32>,
+    /// The host of each entry of each pool's `nodes`, aligned with the entries.
+    pub(crate) pool_nodes: Grouped<Pos>,
+    /// The host of each controller host of each pool, aligned with
+    /// [`LinstorController::hosts_with_fields`]: `controller.primary` (if set), then each
+    /// `controller.standby` entry.
+    pub(crate) pool_controllers: Grouped<Pos>,
+    /// The packed facts of each host.
+    pub(crate) host_facts: Vec<HostFacts>,
+    /// The packed facts of each K3s cluster.
+    pub(crate) cluster_facts: Vec<ClusterFacts>,
+    /// The K3s cluster of each entry of each pattern's `members`, aligned with the entries.
+    pub(crate) pattern_members: Grouped<Pos>,
     /// The key of each PBS's site.
     pub(crate) pbs_site: Vec<SiteKey>,
     /// The key of each ArgoCD's site.
@@ -440,6 +620,11 @@ fn resolve(parts: &Parts, ix: &Index) -> Refs {
     let argocd_site: Vec<SiteKey> = parts.argocd.iter().map(|a| key(&a.site)).collect();
     let router_site: Vec<SiteKey> = parts.routers.iter().map(|r| key(&r.site)).collect();
     let traefik_site: Vec<SiteKey> = parts.traefik.iter().map(|t| key(&t.site)).collect();
+    let pve_cluster_site: Vec<SiteKey> = parts
+        .proxmox_clusters
+        .iter()
+        .map(|p| key(&p.site))
+        .collect();
     let site_key_count = declared + undeclared.len();
 
     fn pos<K: std::hash::Hash + Eq>(map: &HashMap<K, usize>, id: &K) -> Pos {
@@ -449,6 +634,15 @@ fn resolve(parts: &Parts, ix: &Index) -> Refs {
         .hosts
         .iter()
         .map(|h| h.tier.as_ref().map_or(Pos::NONE, |t| pos(&ix.tiers, t)))
+        .collect();
+    let host_pve_cluster = parts
+        .hosts
+        .iter()
+        .map(|h| {
+            h.proxmox_cluster
+                .as_ref()
+                .map_or(Pos::NONE, |c| pos(&ix.proxmox_clusters, c))
+        })
         .collect();
     let guest_host = parts
         .guests
@@ -554,8 +748,41 @@ fn resolve(parts: &Parts, ix: &Index) -> Refs {
                 .map(move |k| (ai, pos(&ix.k3s_clusters, k)))
         })
     });
+    let pool_nodes = Grouped::build(parts.linstor_pools.len(), || {
+        parts
+            .linstor_pools
+            .iter()
+            .enumerate()
+            .flat_map(|(pi, p)| p.nodes.iter().map(move |n| (pi, pos(&ix.hosts, &n.host))))
+    });
+    let pool_controllers = Grouped::build(parts.linstor_pools.len(), || {
+        parts.linstor_pools.iter().enumerate().flat_map(|(pi, p)| {
+            let hosts = p
+                .controller
+                .iter()
+                .flat_map(|c| c.primary.iter().chain(&c.standby));
+            hosts.map(move |h| (pi, pos(&ix.hosts, h)))
+        })
+    });
+    let pattern_members = Grouped::build(parts.patterns.len(), || {
+        parts.patterns.iter().enumerate().flat_map(|(pi, p)| {
+            p.members
+                .iter()
+                .map(move |k| (pi, pos(&ix.k3s_clusters, k)))
+        })
+    });
     Refs {
         argocd_manages,
+        pool_nodes,
+        pool_controllers,
+        pattern_members,
+        host_facts: parts.hosts.iter().map(HostFacts::of).collect(),
+        cluster_facts: parts
+            .k3s_clusters
+            .iter()
+            .enumerate()
+            .map(|(ki, k)| ClusterFacts::of(k, cluster_nodes.of(ki).len()))
+            .collect(),
         guest_facts: parts.guests.iter().map(GuestFacts::of).collect(),
         pbs_by_site: by_site(&pbs_site),
         routers_by_site: by_site(&router_site),
@@ -566,6 +793,8 @@ fn resolve(parts: &Parts, ix: &Index) -> Refs {
         site_keys,
         host_site,
         host_tier,
+        host_pve_cluster,
+        pve_cluster_site,
         guest_host,
         guest_storage,
         guest_backup,
@@ -861,6 +1090,11 @@ impl Topology {
         self.index.hosts.get(id).copied()
     }
 
+    /// The position in [`Topology::argocd`] of the ArgoCD with this id.
+    pub(crate) fn argocd_position(&self, id: &ArgoCdId) -> Option<usize> {
+        self.index.argocd.get(id).copied()
+    }
+
     /// The position in [`Topology::k3s_clusters`] of the K3s cluster with this id.
     pub(crate) fn k3s_cluster_position(&self, id: &K3sClusterId) -> Option<usize> {
         self.index.k3s_clusters.get(id).copied()
@@ -901,6 +1135,34 @@ impl Topology {
         let it = self.parts.sites.iter().map(ComponentRef::Site);
         let it = it.chain(self.parts.hosts.iter().map(ComponentRef::Host));
         let it = it.chain(self.parts.guests.iter().map(ComponentRef::Guest));
+        let it = it.chain(
+            self.parts
+                .proxmox_clusters
+                .iter()
+                .map(ComponentRef::ProxmoxCluster),
+        );
+        let it = it.chain(
+            self.parts
+                .linstor_pools
+                .iter()
+                .map(ComponentRef::LinstorPool),
+        );
+        let it = it.chain(self.parts.k3s_clusters.iter().map(ComponentRef::K3sCluster));
+        let it = it.chain(self.parts.argocd.iter().map(ComponentRef::ArgoCd));
+        let it = it.chain(self.parts.pbs.iter().map(ComponentRef::Pbs));
+        let it = it.chain(self.parts.routers.iter().map(ComponentRef::Router));
+        let it = it.chain(self.parts.traefik.iter().map(ComponentRef::Traefik));
+        let it = it.chain(self.parts.links.iter().map(ComponentRef::Link));
+        let it = it.chain(self.parts.patterns.iter().map(ComponentRef::Pattern));
+        let it = it.chain(self.parts.capabilities.iter().map(ComponentRef::Capability));
+        it.chain(self.parts.items.iter().map(ComponentRef::Item))
+    }
+
+    /// Every component but the guests, in the order of [`Topology::components`]: for the checks
+    /// that judge the guests on their packed facts instead.
+    pub(crate) fn components_besides_guests(&self) -> impl Iterator<Item = ComponentRef<'_>> + '_ {
+        let it = self.parts.sites.iter().map(ComponentRef::Site);
+        let it = it.chain(self.parts.hosts.iter().map(ComponentRef::Host));
         let it = it.chain(
             self.parts
                 .proxmox_clusters

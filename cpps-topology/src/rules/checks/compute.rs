@@ -1,5 +1,6 @@
 //! SITE-001 and the Proxmox rules PVE-001, PVE-002, PVE-003 (static part).
 
+use super::relations::controller_field;
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
 use crate::model::{ClusterPurpose, ComponentRef, SiteId, State};
@@ -35,14 +36,19 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ),
         );
     };
+    // Guests, in one pass over their resolved references: storage pool and backup PBS.
     let refs = ctx.refs;
     let pools = topo.linstor_pools();
-    for (gi, g) in topo.guests().iter().enumerate() {
-        let (Some(hi), Some(pi)) = (refs.guest_host[gi].get(), refs.guest_storage[gi].get()) else {
+    let guest_refs = refs.guest_host.iter().zip(&refs.guest_storage);
+    for (gi, ((host, pool), backup)) in guest_refs.zip(&refs.guest_backup).enumerate() {
+        let Some(hi) = host.get() else {
             continue;
         };
-        if refs.pool_site[pi] != refs.host_site[hi] {
-            let (host, pool) = (&topo.hosts()[hi], &pools[pi]);
+        let site = refs.host_site[hi];
+        if let Some(pi) = pool.get()
+            && refs.pool_site[pi] != site
+        {
+            let (g, host, pool) = (&topo.guests()[gi], &topo.hosts()[hi], &pools[pi]);
             emit(
                 sink,
                 ComponentRef::Guest(g),
@@ -52,13 +58,10 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 &pool.site,
             );
         }
-    }
-    for (gi, g) in topo.guests().iter().enumerate() {
-        let (Some(hi), Some(bi)) = (refs.guest_host[gi].get(), refs.guest_backup[gi].get()) else {
-            continue;
-        };
-        if refs.pbs_site[bi] != refs.host_site[hi] {
-            let (host, pbs) = (&topo.hosts()[hi], &topo.pbs()[bi]);
+        if let Some(bi) = backup.get()
+            && refs.pbs_site[bi] != site
+        {
+            let (g, host, pbs) = (&topo.guests()[gi], &topo.hosts()[hi], &topo.pbs()[bi]);
             // The backup exists only as far as both ends do.
             let state = g.meta.state.min(pbs.meta.state);
             sink.emit_at(
@@ -72,8 +75,11 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
-    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
-        if k.nodes.is_empty() && k.purpose == ClusterPurpose::General {
+    // Clusters, on their packed facts: a cluster is read only to name it.
+    let clusters = topo.k3s_clusters();
+    for (ki, f) in refs.cluster_facts.iter().enumerate() {
+        if !f.lists_nodes() && f.purpose == ClusterPurpose::General && f.has_candidates() {
+            let k = &clusters[ki];
             for (i, h) in k.candidate_hosts.iter().enumerate() {
                 if let Some(site) = host_site(h)
                     && site != &k.site
@@ -93,6 +99,7 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             if let Some((hi, host)) = ctx.host_of_guest_at(gi)
                 && refs.host_site[hi] != refs.cluster_site[ki]
             {
+                let k = &clusters[ki];
                 emit(
                     sink,
                     ComponentRef::K3sCluster(k),
@@ -186,20 +193,19 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
-    for pool in topo.linstor_pools() {
-        let Some(controller) = &pool.controller else {
-            continue;
-        };
-        for (host, field) in controller.hosts_with_fields() {
-            if let Some(h) = topo.host(host)
-                && h.site != pool.site
+    for (pi, pool) in topo.linstor_pools().iter().enumerate() {
+        for (j, at) in refs.pool_controllers.of(pi).iter().enumerate() {
+            if let Some(hi) = at.get()
+                && refs.host_site[hi] != refs.pool_site[pi]
+                && let Some(controller) = &pool.controller
             {
+                let h = &topo.hosts()[hi];
                 emit(
                     sink,
                     ComponentRef::LinstorPool(pool),
-                    &field,
+                    &controller_field(controller, j),
                     &pool.site,
-                    format!("its controller host {host}"),
+                    format!("its controller host {}", h.id),
                     &h.site,
                 );
             }
@@ -209,14 +215,12 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// PVE-001: a Proxmox cluster's hosts are all in the cluster's site.
 pub(super) fn pve_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let topo = ctx.topo;
-    for h in topo.hosts() {
-        if let Some(cluster) = h
-            .proxmox_cluster
-            .as_ref()
-            .and_then(|c| topo.proxmox_cluster(c))
-            && cluster.site != h.site
+    let (topo, refs) = (ctx.topo, ctx.refs);
+    for (hi, at) in refs.host_pve_cluster.iter().enumerate() {
+        if let Some(ci) = at.get()
+            && refs.pve_cluster_site[ci] != refs.host_site[hi]
         {
+            let (h, cluster) = (&topo.hosts()[hi], &topo.proxmox_clusters()[ci]);
             sink.emit_at(
                 scaled(Severity::Error, h.meta.state.min(cluster.meta.state)),
                 ComponentRef::Host(h),

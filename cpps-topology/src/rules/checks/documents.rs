@@ -561,7 +561,7 @@ pub(super) fn doc_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ctx.refs.guest_listing[gi]
                 .cluster
                 .get()
-                .is_some_and(|ki| topo.k3s_clusters()[ki].purpose == ClusterPurpose::Gpu)
+                .is_some_and(|ki| ctx.refs.cluster_facts[ki].purpose == ClusterPurpose::Gpu)
         };
         if !(f.gpu() || in_gpu_cluster()) {
             continue;

@@ -17,7 +17,7 @@ use foldhash::{HashMap, HashMapExt};
 use super::RuleId;
 use crate::finding::{Finding, Location, Severity, Subject};
 use crate::model::{
-    ArgoCd, ComponentRef, Host, Location as ModelLocation, Refs, Site, SiteId, SiteKey, State,
+    ArgoCd, ComponentRef, Host, Location as ModelLocation, Pos, Refs, Site, SiteId, SiteKey, State,
     Topology,
 };
 
@@ -151,12 +151,6 @@ impl<'t> Ctx<'t> {
         self.topo.sites().get(key.index())
     }
 
-    /// The host of guest `gi`.
-    pub(crate) fn host_of_guest(&self, gi: usize) -> Option<&'t Host> {
-        let hi = self.refs.guest_host.get(gi)?.get()?;
-        self.topo.hosts().get(hi)
-    }
-
     /// The host of guest `gi` with its position.
     pub(crate) fn host_of_guest_at(&self, gi: usize) -> Option<(usize, &'t Host)> {
         let hi = self.refs.guest_host.get(gi)?.get()?;
@@ -175,6 +169,50 @@ impl<'t> Ctx<'t> {
     /// Whether K3s cluster `ki` lists any guest of the topology as a node.
     pub(crate) fn has_nodes(&self, ki: usize) -> bool {
         !self.refs.cluster_nodes.of(ki).is_empty()
+    }
+}
+
+/// Finds the repeated entries of lists of references resolved to positions (a pool's nodes, an
+/// ArgoCD's `manages`, a pattern's members), O(1) per entry: each position keeps the number of
+/// the list that last named it, so one array serves every list of a check. An entry that names
+/// no component (a topology built in code) is compared by its text: two entries name the same
+/// component exactly when their ids are equal.
+pub(crate) struct Repeats<'t> {
+    last_list: Vec<u32>,
+    list: u32,
+    unresolved: HashMap<&'t str, ()>,
+}
+
+impl<'t> Repeats<'t> {
+    /// For lists of positions below `positions`.
+    pub(crate) fn new(positions: usize) -> Self {
+        Repeats {
+            last_list: vec![0; positions],
+            list: 0,
+            unresolved: HashMap::new(),
+        }
+    }
+
+    /// Starts the next list (call it before the first): no entry is named yet.
+    pub(crate) fn next_list(&mut self) {
+        self.list += 1;
+        self.unresolved.clear();
+    }
+
+    /// Whether the current list named this entry before: `at` is its position, `id` its text.
+    pub(crate) fn repeated(&mut self, at: Pos, id: &'t str) -> bool {
+        match at.get().and_then(|i| self.last_list.get_mut(i)) {
+            Some(last) => std::mem::replace(last, self.list) == self.list,
+            None => self.unresolved.insert(id, ()).is_some(),
+        }
+    }
+
+    /// Whether the current list named this entry, without counting this as naming it.
+    pub(crate) fn named(&self, at: Pos, id: &str) -> bool {
+        match at.get().and_then(|i| self.last_list.get(i)) {
+            Some(&last) => last == self.list,
+            None => self.unresolved.contains_key(id),
+        }
     }
 }
 

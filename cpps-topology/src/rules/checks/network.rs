@@ -203,14 +203,24 @@ pub(super) fn net_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
-    for p in topo.patterns() {
+    let clusters = topo.k3s_clusters();
+    for (pi, p) in topo.patterns().iter().enumerate() {
+        // The members by position, then the manager; each site once, by key.
+        let manager = p
+            .manager
+            .as_ref()
+            .and_then(|m| topo.k3s_cluster_position(m));
+        let members = ctx.refs.pattern_members.of(pi).iter().map(|at| at.get());
         let mut sites: Vec<(&SiteId, usize)> = Vec::new();
-        let mut seen: HashSet<&str> = HashSet::new();
-        for (i, m) in p.members.iter().chain(p.manager.iter()).enumerate() {
-            if let Some(k) = topo.k3s_cluster(m)
-                && seen.insert(k.site.as_str())
+        let mut seen: HashSet<SiteKey> = HashSet::new();
+        for (i, ki) in members
+            .chain(p.manager.as_ref().map(|_| manager))
+            .enumerate()
+        {
+            if let Some(ki) = ki
+                && seen.insert(ctx.refs.cluster_site[ki])
             {
-                sites.push((&k.site, i));
+                sites.push((&clusters[ki].site, i));
             }
         }
         // Sites are few (two today): checking every pair of distinct sites is cheap.
@@ -321,23 +331,22 @@ pub(super) fn ingress_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// count, so they are not asked for cert-manager. With more sites or more general clusters, each
 /// general-purpose cluster is checked.
 pub(super) fn ingress_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for k in ctx.topo.k3s_clusters() {
-        if k.meta.state == State::Desired || k.purpose != ClusterPurpose::General {
+    // On the clusters' packed facts: a cluster is read only to name it.
+    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
+        if f.state == State::Desired || f.purpose != ClusterPurpose::General {
             continue;
         }
-        let problem = match &k.cert_manager {
+        let problem = match f.cert_manager {
             None => "has no cert-manager".to_owned(),
-            Some(cm) if cm.state < k.meta.state => {
-                format!(
-                    "is {} but its cert-manager is only {}",
-                    k.meta.state, cm.state
-                )
+            Some(cm) if cm < f.state => {
+                format!("is {} but its cert-manager is only {cm}", f.state)
             }
-            Some(cm) if !cm.dns01_cluster_issuer => {
+            Some(_) if !f.dns01_issuer() => {
                 "has cert-manager but no ClusterIssuer with a DNS-01 solver".to_owned()
             }
             Some(_) => continue,
         };
+        let k = &ctx.topo.k3s_clusters()[ki];
         sink.emit_at(
             Severity::Warning,
             ComponentRef::K3sCluster(k),

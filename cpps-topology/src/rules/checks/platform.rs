@@ -60,59 +60,62 @@ struct Placed<'t> {
 }
 
 /// Where a cluster's nodes are, or will be: each listed node guest, or each candidate host when
-/// no node is listed yet.
-fn placements<'t>(ctx: &Ctx<'t>, ki: usize) -> Vec<Placed<'t>> {
-    let topo = ctx.topo;
-    let k = &topo.k3s_clusters()[ki];
-    let mut out = Vec::new();
-    for (i, gi) in ctx.nodes_of(ki) {
-        let g = ctx.refs.guest_facts[gi];
-        let Some((host_at, host)) = ctx.host_of_guest_at(gi) else {
-            continue;
-        };
+/// no node is listed yet. An iterator, so that a check that skips most placements (the VM nodes)
+/// allocates nothing per cluster.
+fn placements<'t>(ctx: &Ctx<'t>, ki: usize) -> impl Iterator<Item = Placed<'t>> + 't {
+    let (topo, refs) = (ctx.topo, ctx.refs);
+    let f = refs.cluster_facts[ki];
+    let nodes = ctx.nodes_of(ki).filter_map(move |(i, gi)| {
+        let g = refs.guest_facts[gi];
+        let host_at = refs.guest_host[gi].get()?;
         let placement = match (g.kind, g.privileged()) {
             (GuestKind::Vm, _) => NodePlacement::Vm,
             (GuestKind::Lxc, true) => NodePlacement::LxcPrivileged,
             (GuestKind::Lxc, false) => NodePlacement::Lxc,
         };
-        out.push(Placed {
+        Some(Placed {
             placement,
             host_at,
-            host,
+            host: &topo.hosts()[host_at],
             field: NodeField::Node(i),
-        });
-    }
-    if k.nodes.is_empty()
-        && let Some(placement) = k.node_placement
-    {
-        for (i, id) in k.candidate_hosts.iter().enumerate() {
-            if let Some(host_at) = topo.host_position(id) {
-                out.push(Placed {
+        })
+    });
+    let planned = f
+        .node_placement
+        .filter(|_| !f.lists_nodes() && f.has_candidates());
+    let candidates = planned.into_iter().flat_map(move |placement| {
+        let k = &topo.k3s_clusters()[ki];
+        k.candidate_hosts
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, id)| {
+                let host_at = topo.host_position(id)?;
+                Some(Placed {
                     placement,
                     host_at,
                     host: &topo.hosts()[host_at],
                     field: NodeField::Candidate(i),
-                });
-            }
-        }
-    }
-    out
+                })
+            })
+    });
+    nodes.chain(candidates)
 }
 
 /// CNI-001: Cilium runs on VM nodes; an LXC node is allowed only privileged, on a Tier 3 host
 /// (GPU only through LXC), with an explicit exception on the cluster.
 pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
-        if k.cni.kind != CniKind::Cilium {
+    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
+        if f.cni != CniKind::Cilium {
             continue;
         }
+        let k = &topo.k3s_clusters()[ki];
         // A cluster with neither nodes nor candidate hosts yet is judged on its intended
         // placement alone: a plan to run Cilium on LXC breaks the decision before any node
         // exists.
-        if k.nodes.is_empty()
-            && k.candidate_hosts.is_empty()
-            && let Some(placement) = k.node_placement
+        if !f.lists_nodes()
+            && !f.has_candidates()
+            && let Some(placement) = f.node_placement
             && placement != NodePlacement::Vm
         {
             let why = match (placement, &k.cilium_lxc_exception) {
@@ -146,9 +149,7 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 continue;
             }
             let tier3 = capabilities(ctx, host_at).is_some_and(|c| c.gpu_lxc_only);
-            let allowed = placement == NodePlacement::LxcPrivileged
-                && tier3
-                && k.cilium_lxc_exception.is_some();
+            let allowed = placement == NodePlacement::LxcPrivileged && tier3 && f.lxc_exception();
             if allowed {
                 continue;
             }
@@ -177,10 +178,11 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// CNI-002: Cilium 1.16 or later.
 pub(super) fn cni_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for k in ctx.topo.k3s_clusters() {
-        if k.cni.kind != CniKind::Cilium {
+    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
+        if f.cni != CniKind::Cilium {
             continue;
         }
+        let k = &ctx.topo.k3s_clusters()[ki];
         if let Some(v) = &k.cni.version
             && !(v.major() > 1
                 || (v.major() == 1 && v.numbers().get(1).copied().unwrap_or(0) >= 16))
@@ -197,8 +199,9 @@ pub(super) fn cni_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// CNI-003: a Cilium cluster declares NetworkPolicy default-deny.
 pub(super) fn cni_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for k in ctx.topo.k3s_clusters() {
-        if k.cni.kind == CniKind::Cilium && !k.default_deny {
+    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
+        if f.cni == CniKind::Cilium && !f.default_deny() {
+            let k = &ctx.topo.k3s_clusters()[ki];
             sink.emit_at(
                 scaled(Severity::Warning, k.meta.state),
                 ComponentRef::K3sCluster(k),
@@ -227,15 +230,15 @@ fn rejected_architecture(state: State) -> Severity {
 /// ClusterMesh between a GPU cluster and a general-purpose one (D).
 pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
-        if k.purpose != ClusterPurpose::General {
+    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
+        if f.purpose != ClusterPurpose::General {
             continue;
         }
         for (i, gi) in ctx.nodes_of(ki) {
             if !ctx.refs.guest_facts[gi].gpu() {
                 continue;
             }
-            let g = &topo.guests()[gi];
+            let (k, g) = (&topo.k3s_clusters()[ki], &topo.guests()[gi]);
             let alternative = if g.kind == GuestKind::Lxc && k.cni.kind == CniKind::Cilium {
                 "(C), the GPU LXC as a node of the Cilium cluster"
             } else {
@@ -252,27 +255,30 @@ pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
-    for p in topo.patterns() {
+    let facts = &ctx.refs.cluster_facts;
+    for (pi, p) in topo.patterns().iter().enumerate() {
         if p.kind != PatternKind::ClusterMesh {
             continue;
         }
-        let members: Vec<(usize, &K3sCluster)> = p
-            .members
-            .iter()
-            .enumerate()
-            .filter_map(|(i, m)| topo.k3s_cluster(m).map(|k| (i, k)))
-            .collect();
-        let Some(general) = members
-            .iter()
-            .filter(|(_, k)| k.purpose == ClusterPurpose::General)
-            .map(|(_, k)| *k)
-            .max_by_key(|k| k.meta.state)
+        // The members by position, judged on their packed facts.
+        let members = || {
+            ctx.refs
+                .pattern_members
+                .of(pi)
+                .iter()
+                .enumerate()
+                .filter_map(|(i, at)| at.get().map(|ki| (i, ki)))
+        };
+        let Some(general) = members()
+            .filter(|&(_, ki)| facts[ki].purpose == ClusterPurpose::General)
+            .max_by_key(|&(_, ki)| facts[ki].state)
+            .map(|(_, ki)| &topo.k3s_clusters()[ki])
         else {
             continue;
         };
-        for (i, gpu) in members
-            .iter()
-            .filter(|(_, k)| k.purpose == ClusterPurpose::Gpu)
+        for (i, gpu) in members()
+            .filter(|&(_, ki)| facts[ki].purpose == ClusterPurpose::Gpu)
+            .map(|(i, ki)| (i, &topo.k3s_clusters()[ki]))
         {
             sink.emit_at(
                 rejected_architecture(p.meta.state.min(gpu.meta.state).min(general.meta.state)),
@@ -751,16 +757,16 @@ pub(super) fn gpu_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// MESH-001: a ClusterMesh joins only Cilium clusters.
 pub(super) fn mesh_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for p in topo.patterns() {
+    let facts = &ctx.refs.cluster_facts;
+    for (pi, p) in topo.patterns().iter().enumerate() {
         if p.kind != PatternKind::ClusterMesh {
             continue;
         }
-        let offenders: Vec<(usize, &K3sCluster)> = p
-            .members
-            .iter()
-            .enumerate()
-            .filter_map(|(i, m)| topo.k3s_cluster(m).map(|k| (i, k)))
-            .filter(|(_, k)| k.cni.kind != CniKind::Cilium)
+        let members = ctx.refs.pattern_members.of(pi).iter().enumerate();
+        let offenders: Vec<(usize, &K3sCluster)> = members
+            .filter_map(|(i, at)| at.get().map(|ki| (i, ki)))
+            .filter(|&(_, ki)| facts[ki].cni != CniKind::Cilium)
+            .map(|(i, ki)| (i, &topo.k3s_clusters()[ki]))
             .collect();
         if let Some((first, _)) = offenders.first() {
             let names: Vec<String> = offenders
@@ -787,7 +793,7 @@ pub(super) fn mesh_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// NET-003's.
 pub(super) fn mesh_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for p in topo.patterns() {
+    for (pi, p) in topo.patterns().iter().enumerate() {
         if p.kind != PatternKind::MultiKueue {
             continue;
         }
@@ -802,12 +808,17 @@ pub(super) fn mesh_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         }
-        let unregistered: Vec<(usize, &str)> = p
-            .members
-            .iter()
+        // The manager by position: a member names it exactly when it resolves to it.
+        let manager = p.manager.as_ref().map(|m| topo.k3s_cluster_position(m));
+        let members = p.members.iter().zip(ctx.refs.pattern_members.of(pi));
+        let unregistered: Vec<(usize, &str)> = members
             .enumerate()
-            .filter(|(_, m)| p.manager.as_ref() != Some(*m))
-            .filter_map(|(i, m)| topo.k3s_cluster_position(m).map(|ki| (i, ki)))
+            .filter(|(_, (m, at))| match manager {
+                Some(Some(ki)) => at.get() != Some(ki),
+                Some(None) => p.manager.as_ref() != Some(*m),
+                None => true,
+            })
+            .filter_map(|(i, (_, at))| at.get().map(|ki| (i, ki)))
             .filter(|&(_, ki)| ctx.managers_of(ki).is_empty())
             .map(|(i, ki)| (i, topo.k3s_clusters()[ki].id.as_str()))
             .collect();

@@ -39,12 +39,13 @@
 use std::fmt;
 
 use foldhash::{HashMap, HashMapExt};
+use std::collections::hash_map::Entry;
 
-use super::{Ctx, Sink, scaled};
+use super::{Ctx, Repeats, Sink, scaled};
 use crate::finding::Severity;
 use crate::model::{
-    ClusterPurpose, ComponentRef, GuestId, GuestKind, Host, K3sCluster, NodePlacement, PatternKind,
-    Pbs, Router, State, Traefik,
+    ClusterNode, ClusterPurpose, ComponentRef, GuestId, GuestKind, K3sCluster, LinstorController,
+    NodePlacement, PatternKind, Pbs, Router, State, Traefik,
 };
 
 fn placement_of(kind: GuestKind, privileged: bool) -> NodePlacement {
@@ -63,12 +64,13 @@ fn placement_name(p: NodePlacement) -> &'static str {
     }
 }
 
-fn is_satellite(h: &Host) -> bool {
-    h.linstor.as_ref().is_some_and(|l| l.is_satellite())
-}
-
-fn is_controller(h: &Host) -> bool {
-    h.linstor.as_ref().is_some_and(|l| l.is_controller())
+/// The field of the `j`-th controller host of a pool (see [`LinstorController::hosts_with_fields`]).
+pub(super) fn controller_field(controller: &LinstorController, j: usize) -> String {
+    match (controller.primary.is_some(), j) {
+        (true, 0) => "controller.primary".to_owned(),
+        (true, j) => format!("controller.standby[{}]", j - 1),
+        (false, j) => format!("controller.standby[{j}]"),
+    }
 }
 
 /// REL-001: a relation the model accepts but the world does not allow.
@@ -78,66 +80,77 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
     // Cluster nodes: one cluster per guest, and the cluster's stated placement. A node naming a
     // guest is listed again when the guest's first listing is another one; the ids that name no
-    // guest (a topology built in code) are compared as strings.
+    // guest (a topology built in code) are compared as strings. The clusters are read through
+    // their packed facts, a cluster itself only to name it in a finding.
     let refs = ctx.refs;
+    let clusters = topo.k3s_clusters();
     let mut unresolved_first: HashMap<&str, usize> = HashMap::new();
-    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
-        let c = ComponentRef::K3sCluster(k);
-        let mut resolved = refs.cluster_nodes.of(ki).iter().peekable();
-        for i in 0..k.nodes.len() {
-            let first = match resolved.next_if(|n| n.field as usize == i) {
-                Some(n) => {
-                    let listing = refs.guest_listing[n.guest as usize];
-                    match listing.cluster.get() {
-                        Some(first) if first != ki || listing.field as usize != i => Some(first),
-                        _ => None,
-                    }
-                }
-                None => {
-                    let id = k.nodes[i].as_str();
-                    match unresolved_first.get(id) {
-                        Some(&first) => Some(first),
-                        None => {
-                            unresolved_first.insert(id, ki);
+    let listed_again = |sink: &mut Sink<'_>, ki: usize, i: usize, first: usize| {
+        let (k, other) = (&clusters[ki], &clusters[first]);
+        let detail = if first == ki {
+            "twice".to_owned()
+        } else {
+            format!("while it is a node of cluster {} already", other.id)
+        };
+        sink.emit_at(
+            err(k.meta.state, other.meta.state),
+            ComponentRef::K3sCluster(k),
+            &format!("nodes[{i}]"),
+            format!(
+                "k3s cluster {} lists guest {} as a node {detail}: a K3s node belongs to one cluster",
+                k.id, k.nodes[i]
+            ),
+        );
+    };
+    for (ki, f) in refs.cluster_facts.iter().enumerate() {
+        // Where the guest of a resolved node is first listed, if not at this node.
+        let first_listing = |n: &ClusterNode| {
+            let listing = refs.guest_listing[n.guest as usize];
+            listing
+                .cluster
+                .get()
+                .filter(|&first| first != ki || listing.field != n.field)
+        };
+        if f.unresolved_nodes() {
+            let k = &clusters[ki];
+            let mut resolved = refs.cluster_nodes.of(ki).iter().peekable();
+            for i in 0..k.nodes.len() {
+                let first = match resolved.next_if(|n| n.field as usize == i) {
+                    Some(n) => first_listing(n),
+                    None => match unresolved_first.entry(k.nodes[i].as_str()) {
+                        Entry::Occupied(first) => Some(*first.get()),
+                        Entry::Vacant(slot) => {
+                            slot.insert(ki);
                             None
                         }
-                    }
+                    },
+                };
+                if let Some(first) = first {
+                    listed_again(sink, ki, i, first);
                 }
-            };
-            let Some(first) = first else {
-                continue;
-            };
-            let other = &topo.k3s_clusters()[first];
-            let detail = if first == ki {
-                "twice".to_owned()
-            } else {
-                format!("while it is a node of cluster {} already", other.id)
-            };
-            sink.emit_at(
-                err(k.meta.state, other.meta.state),
-                c,
-                &format!("nodes[{i}]"),
-                format!(
-                    "k3s cluster {} lists guest {} as a node {detail}: a K3s node belongs to one cluster",
-                    k.id, k.nodes[i]
-                ),
-            );
+            }
+        } else {
+            for n in refs.cluster_nodes.of(ki) {
+                if let Some(first) = first_listing(n) {
+                    listed_again(sink, ki, n.field as usize, first);
+                }
+            }
         }
-        if let Some(stated) = k.node_placement {
+        if let Some(stated) = f.node_placement {
             for (i, gi) in ctx.nodes_of(ki) {
-                let f = refs.guest_facts[gi];
-                let actual = placement_of(f.kind, f.privileged());
+                let g = refs.guest_facts[gi];
+                let actual = placement_of(g.kind, g.privileged());
                 if actual != stated {
-                    let g = &topo.guests()[gi];
+                    let k = &clusters[ki];
                     sink.emit_at(
-                        err(k.meta.state, f.state),
-                        c,
+                        err(f.state, g.state),
+                        ComponentRef::K3sCluster(k),
                         &format!("nodes[{i}]"),
                         format!(
                             "k3s cluster {} states `node_placement` {} but its node {} is {}",
                             k.id,
                             placement_name(stated),
-                            g.id,
+                            topo.guests()[gi].id,
                             placement_name(actual)
                         ),
                     );
@@ -146,12 +159,15 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         }
     }
 
-    // LINSTOR: pool nodes run a satellite, controllers run a controller.
-    for pool in topo.linstor_pools() {
+    // LINSTOR: pool nodes run a satellite, controllers run a controller (hosts followed by
+    // position, read through their packed facts).
+    let hosts = topo.hosts();
+    let mut repeats = Repeats::new(hosts.len());
+    for (pi, pool) in topo.linstor_pools().iter().enumerate() {
         let c = ComponentRef::LinstorPool(pool);
-        let mut seen: HashMap<&str, ()> = HashMap::new();
-        for (i, node) in pool.nodes.iter().enumerate() {
-            if seen.insert(node.host.as_str(), ()).is_some() {
+        repeats.next_list();
+        for ((i, node), at) in pool.nodes.iter().enumerate().zip(refs.pool_nodes.of(pi)) {
+            if repeats.repeated(*at, node.host.as_str()) {
                 sink.emit_at(
                     scaled(Severity::Error, pool.meta.state),
                     c,
@@ -163,9 +179,10 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 );
                 continue;
             }
-            if let Some(h) = topo.host(&node.host)
-                && !is_satellite(h)
+            if let Some(hi) = at.get()
+                && !refs.host_facts[hi].satellite()
             {
+                let h = &hosts[hi];
                 sink.emit_at(
                     err(pool.meta.state, h.meta.state),
                     c,
@@ -180,14 +197,16 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         let Some(controller) = &pool.controller else {
             continue;
         };
-        for (host, field) in controller.hosts_with_fields() {
-            if let Some(h) = topo.host(host)
-                && !is_controller(h)
+        let controllers = refs.pool_controllers.of(pi);
+        for (j, at) in controllers.iter().enumerate() {
+            if let Some(hi) = at.get()
+                && !refs.host_facts[hi].controller()
             {
+                let h = &hosts[hi];
                 sink.emit_at(
                     err(pool.meta.state, h.meta.state),
                     c,
-                    &field,
+                    &controller_field(controller, j),
                     format!(
                         "pool {} names host {} as a LINSTOR controller, but the host runs no controller (`linstor.roles`)",
                         pool.id, h.id
@@ -195,35 +214,41 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 );
             }
         }
-        if let Some(primary) = &controller.primary
-            && let Some(i) = controller.standby.iter().position(|h| h == primary)
-        {
-            sink.emit_at(
-                scaled(Severity::Error, pool.meta.state),
-                c,
-                &format!("controller.standby[{i}]"),
-                format!(
-                    "pool {}'s controller host {primary} is its own standby",
-                    pool.id
-                ),
-            );
+        if let Some(primary) = &controller.primary {
+            // Equal ids resolve to one position; ids that name no host are compared as text.
+            let standby = &controllers[1..];
+            let own = match controllers[0].get() {
+                Some(_) => standby.iter().position(|at| *at == controllers[0]),
+                None => controller.standby.iter().position(|h| h == primary),
+            };
+            if let Some(i) = own {
+                sink.emit_at(
+                    scaled(Severity::Error, pool.meta.state),
+                    c,
+                    &format!("controller.standby[{i}]"),
+                    format!(
+                        "pool {}'s controller host {primary} is its own standby",
+                        pool.id
+                    ),
+                );
+            }
         }
     }
 
     // Guests on replicated storage: their host attaches the DRBD volume.
-    for (gi, g) in topo.guests().iter().enumerate() {
-        let (Some(host), Some(pi)) = (ctx.host_of_guest(gi), refs.guest_storage[gi].get()) else {
+    for (gi, (host, pool)) in refs.guest_host.iter().zip(&refs.guest_storage).enumerate() {
+        let (Some(hi), Some(pi)) = (host.get(), pool.get()) else {
             continue;
         };
-        if !is_satellite(host) {
-            let pool = &topo.linstor_pools()[pi];
+        if !refs.host_facts[hi].satellite() {
+            let (g, pool) = (&topo.guests()[gi], &topo.linstor_pools()[pi]);
             sink.emit_at(
                 err(g.meta.state, pool.meta.state),
                 ComponentRef::Guest(g),
                 "storage",
                 format!(
                     "guest {} keeps its disks on pool {}, but its host {} runs no LINSTOR satellite to attach them",
-                    g.id, pool.id, host.id
+                    g.id, pool.id, hosts[hi].id
                 ),
             );
         }
@@ -355,10 +380,12 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 
     // ArgoCD: each managed cluster once.
-    for a in topo.argocd() {
-        let mut seen: HashMap<&str, ()> = HashMap::new();
-        for (i, k) in a.manages.iter().enumerate() {
-            if seen.insert(k.as_str(), ()).is_some() {
+    let mut repeats = Repeats::new(clusters.len());
+    for (ai, a) in topo.argocd().iter().enumerate() {
+        repeats.next_list();
+        let managed = refs.argocd_manages.of(ai);
+        for ((i, k), at) in a.manages.iter().enumerate().zip(managed) {
+            if repeats.repeated(*at, k.as_str()) {
                 sink.emit_at(
                     scaled(Severity::Error, a.meta.state),
                     ComponentRef::ArgoCd(a),
@@ -370,7 +397,7 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 
     // Patterns: fields of their kind only; ApplicationSet members registered with its ArgoCD.
-    for p in topo.patterns() {
+    for (pi, p) in topo.patterns().iter().enumerate() {
         let c = ComponentRef::Pattern(p);
         let sev = scaled(Severity::Error, p.meta.state);
         if p.manager.is_some() && p.kind != PatternKind::MultiKueue {
@@ -395,9 +422,10 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         }
-        let mut seen: HashMap<&str, ()> = HashMap::new();
-        for (i, m) in p.members.iter().enumerate() {
-            if seen.insert(m.as_str(), ()).is_some() {
+        repeats.next_list();
+        let members = refs.pattern_members.of(pi);
+        for ((i, m), at) in p.members.iter().enumerate().zip(members) {
+            if repeats.repeated(*at, m.as_str()) {
                 sink.emit_at(
                     sev,
                     c,
@@ -407,10 +435,16 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
         if p.kind == PatternKind::ApplicationSet
-            && let Some(a) = p.argocd.as_ref().and_then(|a| topo.argocd_instance(a))
+            && let Some(ai) = p.argocd.as_ref().and_then(|a| topo.argocd_position(a))
         {
-            for (i, m) in p.members.iter().enumerate() {
-                if !a.manages.contains(m) {
+            // The clusters the ArgoCD manages, marked once: a member is looked up in O(1).
+            let a = &topo.argocd()[ai];
+            repeats.next_list();
+            for (at, k) in refs.argocd_manages.of(ai).iter().zip(&a.manages) {
+                repeats.repeated(*at, k.as_str());
+            }
+            for ((i, m), at) in p.members.iter().enumerate().zip(members) {
+                if !repeats.named(*at, m.as_str()) {
                     sink.emit_at(
                         scaled(Severity::Error, p.meta.state.min(a.meta.state)),
                         c,

@@ -1,9 +1,11 @@
 //! STATE-001, SEC-001, OBS-001 and FRUGAL-001: rules about states, secrets and capabilities.
 
+use foldhash::{HashMap, HashMapExt};
+
 use super::secrets::{SecretHit, find_secrets};
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
-use crate::model::{AlertKind, CapabilityKind, ComponentRef, Location, State};
+use crate::model::{AlertKind, CapabilityKind, ComponentRef, Location, SiteKey, State};
 
 /// A field of a component naming what it stands on: `host`, `nodes[3]`, …
 #[derive(Clone, Copy)]
@@ -100,11 +102,17 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
             ),
         );
     };
-    // Guests are judged on their packed facts (below).
-    for c in topo
-        .components()
-        .filter(|c| !matches!(c, ComponentRef::Guest(_)))
-    {
+    // Guests and clusters are judged on their packed facts, hosts, pools and patterns follow
+    // their references by position (below).
+    for c in topo.components_besides_guests().filter(|c| {
+        !matches!(
+            c,
+            ComponentRef::K3sCluster(_)
+                | ComponentRef::Host(_)
+                | ComponentRef::LinstorPool(_)
+                | ComponentRef::Pattern(_)
+        )
+    }) {
         let state = c.meta().state;
         if state == State::Desired {
             // Nothing is less mature than desired.
@@ -121,18 +129,13 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         };
         match c {
             ComponentRef::Site(_) => {}
-            ComponentRef::Host(h) => site(&mut w, &h.site),
-            // Guests and clusters use the resolved references (below).
-            ComponentRef::Guest(_) | ComponentRef::K3sCluster(_) => continue,
+            // These use the resolved references (below).
+            ComponentRef::Guest(_)
+            | ComponentRef::K3sCluster(_)
+            | ComponentRef::Host(_)
+            | ComponentRef::LinstorPool(_)
+            | ComponentRef::Pattern(_) => continue,
             ComponentRef::ProxmoxCluster(p) => site(&mut w, &p.site),
-            ComponentRef::LinstorPool(p) => {
-                site(&mut w, &p.site);
-                for (i, node) in p.nodes.iter().enumerate() {
-                    if let Some(h) = topo.host(&node.host) {
-                        w.see("host", h.id.as_str(), h.meta.state, Field("nodes", Some(i)));
-                    }
-                }
-            }
             ComponentRef::ArgoCd(a) => {
                 site(&mut w, &a.site);
                 if let Some(k) = a.runs_in.as_ref().and_then(|id| topo.k3s_cluster(id)) {
@@ -169,18 +172,6 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
                     }
                 }
             }
-            ComponentRef::Pattern(p) => {
-                for (i, m) in p.members.iter().enumerate() {
-                    if let Some(k) = topo.k3s_cluster(m) {
-                        w.see(
-                            "cluster",
-                            k.id.as_str(),
-                            k.meta.state,
-                            Field("members", Some(i)),
-                        );
-                    }
-                }
-            }
             ComponentRef::Capability(cap) => {
                 if let Some(id) = &cap.site {
                     site(&mut w, id);
@@ -198,6 +189,73 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
                         Field("cluster", None),
                     );
                 }
+            }
+        }
+        emit_weakest(sink, c, state, &w);
+    }
+    // Hosts, pools and patterns: their site by key, what they stand on by position.
+    let refs = ctx.refs;
+    let site_by_key = |w: &mut Weakest<'t>, key: SiteKey| {
+        if let Some(s) = ctx.site(key) {
+            w.see("site", s.id.as_str(), s.meta.state, Field("site", None));
+        }
+    };
+    let hosts = topo.hosts();
+    for (hi, h) in hosts.iter().enumerate() {
+        let state = refs.host_facts[hi].state;
+        if state == State::Desired {
+            continue;
+        }
+        let c = ComponentRef::Host(h);
+        if refs.host_facts[hi].deferred() {
+            deferred(sink, c, state);
+        }
+        let mut w = Weakest::new(state);
+        site_by_key(&mut w, refs.host_site[hi]);
+        emit_weakest(sink, c, state, &w);
+    }
+    for (pi, p) in topo.linstor_pools().iter().enumerate() {
+        let state = p.meta.state;
+        if state == State::Desired {
+            continue;
+        }
+        let c = ComponentRef::LinstorPool(p);
+        if p.meta.deferred {
+            deferred(sink, c, state);
+        }
+        let mut w = Weakest::new(state);
+        site_by_key(&mut w, refs.pool_site[pi]);
+        for (i, at) in refs.pool_nodes.of(pi).iter().enumerate() {
+            if let Some(hi) = at.get() {
+                w.see_by(
+                    "host",
+                    || hosts[hi].id.as_str(),
+                    refs.host_facts[hi].state,
+                    Field("nodes", Some(i)),
+                );
+            }
+        }
+        emit_weakest(sink, c, state, &w);
+    }
+    let clusters = topo.k3s_clusters();
+    for (pi, p) in topo.patterns().iter().enumerate() {
+        let state = p.meta.state;
+        if state == State::Desired {
+            continue;
+        }
+        let c = ComponentRef::Pattern(p);
+        if p.meta.deferred {
+            deferred(sink, c, state);
+        }
+        let mut w = Weakest::new(state);
+        for (i, at) in refs.pattern_members.of(pi).iter().enumerate() {
+            if let Some(ki) = at.get() {
+                w.see_by(
+                    "cluster",
+                    || clusters[ki].id.as_str(),
+                    refs.cluster_facts[ki].state,
+                    Field("members", Some(i)),
+                );
             }
         }
         emit_weakest(sink, c, state, &w);
@@ -226,17 +284,24 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
             deferred(sink, ComponentRef::Guest(g), state);
         }
         let mut w = Weakest::new(state);
-        if let Some(h) = ctx.host_of_guest(gi) {
-            w.see("host", h.id.as_str(), h.meta.state, Field("host", None));
+        if let Some(hi) = refs.guest_host[gi].get() {
+            w.see_by(
+                "host",
+                || hosts[hi].id.as_str(),
+                refs.host_facts[hi].state,
+                Field("host", None),
+            );
         }
         emit_weakest(sink, ComponentRef::Guest(g), state, &w);
     }
-    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
-        let state = k.meta.state;
-        let mut w = Weakest::new(state);
-        if let Some(s) = ctx.site(ctx.refs.cluster_site[ki]) {
-            w.see("site", s.id.as_str(), s.meta.state, Field("site", None));
+    // Clusters, on their packed facts: their site and node guests.
+    for (ki, f) in refs.cluster_facts.iter().enumerate() {
+        let state = f.state;
+        if f.deferred() && state != State::Desired {
+            deferred(sink, ComponentRef::K3sCluster(&clusters[ki]), state);
         }
+        let mut w = Weakest::new(state);
+        site_by_key(&mut w, refs.cluster_site[ki]);
         for (i, gi) in ctx.nodes_of(ki) {
             w.see_by(
                 "node guest",
@@ -245,20 +310,21 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
                 Field("nodes", Some(i)),
             );
         }
-        emit_weakest(sink, ComponentRef::K3sCluster(k), state, &w);
+        emit_weakest(sink, ComponentRef::K3sCluster(&clusters[ki]), state, &w);
     }
     // Properties more mature than their component are the inverse mix (a guest's `ha`: above).
-    for k in topo.k3s_clusters() {
-        if let Some(cm) = &k.cert_manager
-            && cm.state > k.meta.state
+    for (ki, f) in refs.cluster_facts.iter().enumerate() {
+        if let Some(cm) = f.cert_manager
+            && cm > f.state
         {
+            let k = &clusters[ki];
             sink.emit_at(
                 Severity::Error,
                 ComponentRef::K3sCluster(k),
                 "cert_manager",
                 format!(
-                    "cert-manager of k3s cluster {} is marked {}, more mature than the cluster itself ({})",
-                    k.id, cm.state, k.meta.state
+                    "cert-manager of k3s cluster {} is marked {cm}, more mature than the cluster itself ({})",
+                    k.id, k.meta.state
                 ),
             );
         }
@@ -392,7 +458,7 @@ fn secret_message(where_: &str, hit: &SecretHit, text: &str) -> String {
 /// (the detector is [`find_secrets`]). With the file's text, the whole text is read once, so
 /// every free-text field counts whatever its name; a topology built in code has its free text
 /// read field by field. A finding points at the value and shows it masked, never in clear.
-pub(super) fn sec_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+pub(super) fn sec_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     match &topo.source {
         Some(source) => {
@@ -423,25 +489,40 @@ pub(super) fn sec_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             });
         }
         None => {
-            // A guest without free text (its packed facts say so) is not read.
-            let facts = &ctx.refs.guest_facts;
-            let guests = topo
-                .guests()
-                .iter()
-                .enumerate()
-                .filter(|&(gi, _)| facts[gi].free_text())
-                .map(|(_, g)| ComponentRef::Guest(g));
+            // A guest, host or cluster without free text (its packed facts say so) is not
+            // read.
+            let refs = ctx.refs;
+            let with_text = |facts: bool, c: ComponentRef<'t>| facts.then_some(c);
+            let guests = topo.guests().iter().zip(&refs.guest_facts);
+            let guests =
+                guests.filter_map(|(g, f)| with_text(f.free_text(), ComponentRef::Guest(g)));
+            let hosts = topo.hosts().iter().zip(&refs.host_facts);
+            let hosts = hosts.filter_map(|(h, f)| with_text(f.free_text(), ComponentRef::Host(h)));
+            let clusters = topo.k3s_clusters().iter().zip(&refs.cluster_facts);
+            let clusters =
+                clusters.filter_map(|(k, f)| with_text(f.free_text(), ComponentRef::K3sCluster(k)));
             let others = topo
-                .components()
-                .filter(|c| !matches!(c, ComponentRef::Guest(_)));
-            for c in others.chain(guests) {
+                .components_besides_guests()
+                .filter(|c| !matches!(c, ComponentRef::Host(_) | ComponentRef::K3sCluster(_)));
+            // Many components share a text (every pool's `provider`, say): a text found clean
+            // once is not read again.
+            let mut clean: HashMap<&str, ()> = HashMap::new();
+            for c in others.chain(hosts).chain(clusters).chain(guests) {
                 for (field, text) in free_text(c) {
+                    if clean.contains_key(text) {
+                        continue;
+                    }
+                    let mut found = false;
                     find_secrets(text, |hit| {
+                        found = true;
                         let field = field.path();
                         let message =
                             secret_message(&format!("the {field} of {}", c.id_str()), &hit, text);
                         sink.emit_at(Severity::Error, c, &field, message);
                     });
+                    if !found {
+                        clean.insert(text, ());
+                    }
                 }
             }
             for tier in topo.tiers() {

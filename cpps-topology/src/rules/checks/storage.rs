@@ -6,23 +6,22 @@ use foldhash::{HashMap, HashMapExt};
 
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
-use crate::model::{
-    ComponentRef, LinstorController, LinstorPool, SiteId, State, host_interface_is_empty,
-};
+use crate::model::{ComponentRef, LinstorController, LinstorPool, SiteId, State};
 
 /// LINSTOR-001 (static part): every satellite, and every node of a pool, has a non-empty
 /// replication interface.
 pub(super) fn linstor_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let all_pools = ctx.topo.linstor_pools();
-    for (hi, h) in ctx.topo.hosts().iter().enumerate() {
+    // On the hosts' packed facts: a host is read only when its interface is empty.
+    for (hi, f) in ctx.refs.host_facts.iter().enumerate() {
+        if !f.empty_interface() {
+            continue;
+        }
         let pools = ctx.refs.pools_of_host(hi);
-        let satellite = h.linstor.as_ref().is_some_and(|l| l.is_satellite());
-        if !satellite && pools.is_empty() {
+        if !f.satellite() && pools.is_empty() {
             continue;
         }
-        if !host_interface_is_empty(h) {
-            continue;
-        }
+        let h = &ctx.topo.hosts()[hi];
         let pools: Vec<&LinstorPool> = pools.iter().map(|&p| &all_pools[p as usize]).collect();
         // The most mature pool using the host decides how bad it is.
         let state = pools
@@ -125,13 +124,14 @@ pub(super) fn linstor_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// tie-breaker) holds no replica, so it may sit in another site: that is where the documents
 /// want the witness ("em terceiro site").
 pub(super) fn linstor_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let topo = ctx.topo;
-    for pool in topo.linstor_pools() {
-        for (i, node) in pool.nodes.iter().enumerate() {
+    let (topo, refs) = (ctx.topo, ctx.refs);
+    for (pi, pool) in topo.linstor_pools().iter().enumerate() {
+        for ((i, node), at) in pool.nodes.iter().enumerate().zip(refs.pool_nodes.of(pi)) {
             if node.diskful
-                && let Some(h) = topo.host(&node.host)
-                && h.site != pool.site
+                && let Some(hi) = at.get()
+                && refs.host_site[hi] != refs.pool_site[pi]
             {
+                let h = &topo.hosts()[hi];
                 sink.emit_at(
                     scaled(Severity::Error, pool.meta.state),
                     ComponentRef::LinstorPool(pool),
@@ -210,15 +210,15 @@ pub(super) fn linstor_005(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// failures (power, network), so it does not remove the minority's split-brain the documents
 /// name.
 pub(super) fn linstor_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let topo = ctx.topo;
-    for pool in topo.linstor_pools() {
+    let (topo, refs) = (ctx.topo, ctx.refs);
+    for (pi, pool) in topo.linstor_pools().iter().enumerate() {
         if pool.place_count != 2 {
             continue;
         }
-        let witness_elsewhere = pool
-            .nodes
-            .iter()
-            .any(|n| !n.diskful && topo.host(&n.host).is_some_and(|h| h.site != pool.site));
+        let hosts = refs.pool_nodes.of(pi).iter().map(|at| at.get());
+        let witness_elsewhere = pool.nodes.iter().zip(hosts).any(|(n, hi)| {
+            !n.diskful && hi.is_some_and(|hi| refs.host_site[hi] != refs.pool_site[pi])
+        });
         if witness_elsewhere {
             continue;
         }
