@@ -83,6 +83,27 @@ impl Answer {
 
 type Task<'a> = Pin<Box<dyn Future<Output = (Slot, SourceKind, Answer)> + Send + 'a>>;
 
+/// The sweep's one deadline: the instant, and how long it allowed (for the failure's message).
+#[derive(Clone, Copy)]
+struct Deadline {
+    at: Instant,
+    allowed: Duration,
+}
+
+/// The task that asks `source` before the deadline and files its result, wrapped by `answer`,
+/// under `slot`.
+fn task<'a, T: 'a>(
+    source: &'a dyn Source<T>,
+    when: Deadline,
+    slot: Slot,
+    answer: fn(Result<T, SourceFailure>) -> Answer,
+) -> Task<'a> {
+    Box::pin(async move {
+        let kind = source.kind();
+        (slot, kind, answer(ask(source, when.at, when.allowed).await))
+    })
+}
+
 /// Asks `source` before `deadline`; an unanswered source is a failure naming the deadline.
 async fn ask<T>(
     source: &dyn Source<T>,
@@ -113,8 +134,10 @@ pub async fn observe_with(
     progress: &dyn Progress,
 ) -> Observation {
     let taken_at = jiff::Timestamp::now().as_second();
-    let deadline = Instant::now() + options.deadline;
-    let allowed = options.deadline;
+    let when = Deadline {
+        at: Instant::now() + options.deadline,
+        allowed: options.deadline,
+    };
     let mut sites: Vec<SiteObservation> = sources
         .sites
         .iter()
@@ -124,44 +147,26 @@ pub async fn observe_with(
     for (i, site) in sources.sites.iter().enumerate() {
         progress.site_started(&site.site, site.len());
         if let Some(s) = &site.proxmox {
-            tasks.push(Box::pin(async move {
-                let r = ask(s.as_ref(), deadline, allowed).await;
-                (Slot::Proxmox(i), SourceKind::Proxmox, Answer::Proxmox(r))
-            }));
+            tasks.push(task(s.as_ref(), when, Slot::Proxmox(i), Answer::Proxmox));
         }
         if let Some(s) = &site.linstor {
-            tasks.push(Box::pin(async move {
-                let r = ask(s.as_ref(), deadline, allowed).await;
-                (Slot::Linstor(i), SourceKind::Linstor, Answer::Linstor(r))
-            }));
+            tasks.push(task(s.as_ref(), when, Slot::Linstor(i), Answer::Linstor));
         }
         if let Some(s) = &site.pbs {
-            tasks.push(Box::pin(async move {
-                let r = ask(s.as_ref(), deadline, allowed).await;
-                (Slot::Pbs(i), SourceKind::Pbs, Answer::Pbs(r))
-            }));
+            tasks.push(task(s.as_ref(), when, Slot::Pbs(i), Answer::Pbs));
         }
         if let Some(s) = &site.vyos {
-            tasks.push(Box::pin(async move {
-                let r = ask(s.as_ref(), deadline, allowed).await;
-                (Slot::Vyos(i), SourceKind::Vyos, Answer::Vyos(r))
-            }));
+            tasks.push(task(s.as_ref(), when, Slot::Vyos(i), Answer::Vyos));
         }
         for (j, (id, s)) in site.kubernetes.iter().enumerate() {
             sites[i]
                 .kubernetes
                 .push((id.clone(), Sourced::NotConfigured));
-            tasks.push(Box::pin(async move {
-                let r = ask(s.as_ref(), deadline, allowed).await;
-                (Slot::Kube(i, j), SourceKind::Kubernetes, Answer::Kube(r))
-            }));
+            tasks.push(task(s.as_ref(), when, Slot::Kube(i, j), Answer::Kube));
         }
         for (j, (id, s)) in site.gpus.iter().enumerate() {
             sites[i].gpus.push((id.clone(), Sourced::NotConfigured));
-            tasks.push(Box::pin(async move {
-                let r = ask(s.as_ref(), deadline, allowed).await;
-                (Slot::Gpu(i, j), SourceKind::Nvml, Answer::Gpu(r))
-            }));
+            tasks.push(task(s.as_ref(), when, Slot::Gpu(i, j), Answer::Gpu));
         }
     }
     let mut answers = futures::stream::iter(tasks).buffer_unordered(options.concurrency.max(1));
