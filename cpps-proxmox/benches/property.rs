@@ -27,7 +27,7 @@
 
 use std::hint::black_box;
 
-use cpps_http::test_util::bench::{Sample, fastest, instructions, print_scaling};
+use cpps_http::test_util::bench::{Sample, fastest, instructions, minor_faults, print_scaling};
 
 use cpps_proxmox::types::{PropertyString, Volume};
 
@@ -57,6 +57,55 @@ fn parse_typed(text: &str) {
     );
 }
 
+/// Names the allocator settings a timed run has (set for the runs this bench starts itself).
+const ALLOCATOR_ENV: &str = "CPPS_PROPERTY_BENCH_ALLOCATOR";
+
+/// glibc's settings that keep freed memory in the process: with its defaults, freeing the
+/// blocks of a 300 000-key parse leaves more than twice the largest block free at the top of
+/// the heap, so glibc gives it back to the kernel and the next parse takes every page anew
+/// (a page fault each); 30 000 keys stay under that threshold. With these, both sizes run on
+/// memory the process holds already, as a long-running one would.
+const KEEP_FREED_MEMORY: &str =
+    "glibc.malloc.trim_threshold=4294967295:glibc.malloc.mmap_threshold=33554432";
+
+/// Times both parsers at `keys`, ten and a hundred times as many, printing each size's fastest
+/// sample, its page faults a parse, and the scaling verdicts, each line naming `allocator`.
+fn timed_runs(keys: usize, allocator: &str) {
+    let sizes = [keys, keys * 10, keys * 100];
+    let inputs: Vec<String> = sizes.iter().map(|&n| text(n)).collect();
+    for (parser, parse) in [
+        ("PropertyString::parse", parse_generic as fn(&str)),
+        ("Volume::from_str", parse_typed),
+    ] {
+        let name = format!("{parser} ({allocator})");
+        let timed: Vec<Sample> = inputs
+            .iter()
+            .zip([9, 7, 5])
+            .map(|(input, rounds)| fastest(rounds, || parse(input)))
+            .collect();
+        for ((n, sample), input) in sizes.iter().zip(&timed).zip(&inputs) {
+            let cpu = sample.cpu.map_or("-".to_owned(), |c| format!("{c:?}"));
+            let faults =
+                faults_a_parse(|| parse(input)).map_or("-".to_owned(), |f| format!("{f:.0}"));
+            println!(
+                "{name} {n} keys: wall {:?}, cpu {cpu}, page faults a parse {faults}",
+                sample.wall
+            );
+        }
+        print_scaling(&name, "keys", &sizes, &timed, 12.0);
+    }
+}
+
+/// The page faults of one call of `parse`, averaged over a few after a first one.
+fn faults_a_parse(mut parse: impl FnMut()) -> Option<f64> {
+    parse();
+    let before = minor_faults()?;
+    for _ in 0..3 {
+        parse();
+    }
+    Some((minor_faults()? - before) as f64 / 3.0)
+}
+
 fn main() {
     // `CPPS_PROPERTY_BENCH_ONLY=parse:N` (generic and typed), `generic:N`, `typed:N` or `gen:N`
     // (the input only) runs once and prints nothing: for instruction counts.
@@ -77,36 +126,43 @@ fn main() {
         .find(|a| !a.starts_with('-'))
         .and_then(|a| a.parse().ok())
         .unwrap_or(3_000);
-    let sizes = [keys, keys * 10, keys * 100];
-    let inputs: Vec<String> = sizes.iter().map(|&n| text(n)).collect();
-    for (name, parse) in [
-        ("PropertyString::parse", parse_generic as fn(&str)),
-        ("Volume::from_str", parse_typed),
-    ] {
-        let timed: Vec<Sample> = inputs
-            .iter()
-            .zip([9, 7, 5])
-            .map(|(input, rounds)| fastest(rounds, || parse(input)))
-            .collect();
-        for (n, sample) in sizes.iter().zip(&timed) {
-            let cpu = sample.cpu.map_or("-".to_owned(), |c| format!("{c:?}"));
-            println!("{name} {n} keys: wall {:?}, cpu {cpu}", sample.wall);
+    match std::env::var(ALLOCATOR_ENV) {
+        Ok(allocator) => timed_runs(keys, &allocator),
+        Err(_) => {
+            // This bench again, once with glibc's defaults and once with freed memory kept.
+            for (allocator, tunables) in [
+                ("glibc defaults", None),
+                ("freed memory kept", Some(KEEP_FREED_MEMORY)),
+            ] {
+                let mut run = std::process::Command::new(
+                    std::env::current_exe().expect("the bench knows its own path"),
+                );
+                run.args(std::env::args().skip(1))
+                    .env(ALLOCATOR_ENV, allocator);
+                if let Some(tunables) = tunables {
+                    run.env("GLIBC_TUNABLES", tunables);
+                }
+                match run.status() {
+                    Ok(status) if status.success() => {}
+                    other => println!("{allocator}: the timed run failed: {other:?}"),
+                }
+            }
+            let count = |what: &str, n: usize| {
+                instructions("CPPS_PROPERTY_BENCH_ONLY", &format!("{what}:{n}"))
+            };
+            let counted = [keys, keys * 10].map(|n| {
+                count("parse", n)
+                    .zip(count("gen", n))
+                    .map(|(p, g)| p.saturating_sub(g))
+            });
+            match counted {
+                [Some(small), Some(large)] => println!(
+                    "parsers {keys} -> {} keys: {small} and {large} instructions ({:.2}x)",
+                    keys * 10,
+                    large as f64 / small.max(1) as f64
+                ),
+                _ => println!("instructions: valgrind is not installed"),
+            }
         }
-        print_scaling(name, "keys", &sizes, &timed, 12.0);
-    }
-    let count =
-        |what: &str, n: usize| instructions("CPPS_PROPERTY_BENCH_ONLY", &format!("{what}:{n}"));
-    let counted = [keys, keys * 10].map(|n| {
-        count("parse", n)
-            .zip(count("gen", n))
-            .map(|(p, g)| p.saturating_sub(g))
-    });
-    match counted {
-        [Some(small), Some(large)] => println!(
-            "parsers {keys} -> {} keys: {small} and {large} instructions ({:.2}x)",
-            keys * 10,
-            large as f64 / small.max(1) as f64
-        ),
-        _ => println!("instructions: valgrind is not installed"),
     }
 }

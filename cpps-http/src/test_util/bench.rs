@@ -23,6 +23,15 @@ pub fn status_kib(field: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// Minor page faults of this process so far (`/proc/self/stat`, field 10), where Linux reports
+/// them: each is a page the kernel mapped, zeroed, for memory touched the first time.
+pub fn minor_faults() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command's name (field 2) may hold spaces; the fields after it do not.
+    let (_, after_name) = stat.rsplit_once(')')?;
+    after_name.split_whitespace().nth(7)?.parse().ok()
+}
+
 /// One timing of a function: per run, in wall time and in this thread's CPU time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sample {

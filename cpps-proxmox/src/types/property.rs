@@ -54,6 +54,9 @@ fn pairs<'a>(
         .map(move |e| (e.key.get(text), e.value.get(text)))
 }
 
+/// How much of the text a parse copies at once (within a core's L1 cache).
+const COPY_BLOCK: usize = 16 * 1024;
+
 /// The longest property string parsed: offsets are held as `u32`.
 const MAX_PROPERTY_STRING: usize = u32::MAX as usize;
 
@@ -85,8 +88,9 @@ impl PropertyString {
     /// Parses a property string, setting aside the values of `own` (the keys a typed value
     /// has fields for): they are not among the entries, and are returned in the order asked.
     ///
-    /// One pass over the text (`parts_of`): each part is checked, its key hashed into the
-    /// [`KeyFilter`] of repeated keys or routed to `own`, and the keys' shared prefix kept.
+    /// One pass over the text (`parts_of`) after the count of its parts: each part is checked,
+    /// its key hashed into the [`KeyFilter`] of repeated keys or routed to `own`, the keys'
+    /// shared prefix kept, and the text copied a block at a time behind the pass.
     fn parse_setting_aside<const N: usize>(
         text: &str,
         own: [&str; N],
@@ -103,11 +107,13 @@ impl PropertyString {
         }
         let parts = memchr::memchr_iter(b',', text.as_bytes()).count() + 1;
         let mut out = PropertyString {
-            text: text.to_owned(),
+            text: String::with_capacity(text.len()),
             default: None,
             entries: Vec::with_capacity(parts),
             shared_key_bytes: 0,
         };
+        // The text is copied as the pass goes, a block at a time while it is in the cache.
+        let mut copied = 0;
         let mut set_aside: [Option<Span>; N] = [None; N];
         let own_first_bytes = FirstBytes::of(&own);
         let mut keys = KeyFilter::for_parts(parts);
@@ -116,6 +122,11 @@ impl PropertyString {
         // as a reading from left to right meets it first.
         let mut malformed = None;
         for (start, equals, end) in parts_of(text) {
+            if end - copied >= COPY_BLOCK {
+                // `end` is a `,` or the end of the text: a character boundary.
+                out.text.push_str(&text[copied..end]);
+                copied = end;
+            }
             let part = &text[start..end];
             match equals {
                 None if part.trim().is_empty() => {}
@@ -179,6 +190,7 @@ impl PropertyString {
         if let Some(reason) = malformed {
             return Err(Error::invalid("property string", text, reason));
         }
+        out.text.push_str(&text[copied..]);
         let values = set_aside.map(|span| span.map(|s| s.get(text).to_owned()));
         Ok((out, values))
     }
