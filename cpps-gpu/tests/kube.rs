@@ -33,6 +33,22 @@ fn mine<'a>(findings: &'a [Finding], id: &str) -> Vec<&'a Finding> {
         .collect()
 }
 
+/// This test's findings as (object with `id` written `ID`, severity, code), sorted.
+fn mine_sorted(findings: &[Finding], id: &str) -> Vec<(String, Severity, String)> {
+    let mut found: Vec<_> = mine(findings, id)
+        .into_iter()
+        .map(|f| {
+            (
+                f.object.clone().unwrap().replace(id, "ID"),
+                f.severity,
+                f.code.clone(),
+            )
+        })
+        .collect();
+    found.sort();
+    found
+}
+
 /// The findings of the default checks on `snap`, now, about this test's objects (whose names
 /// hold `id`).
 fn my_findings(snap: &k8s::ClusterSnapshot, id: &str) -> Vec<Finding> {
@@ -803,17 +819,7 @@ async fn multikueue_manager_is_checked_for_workers_not_flavors() {
     assert_eq!(ours.len(), 2);
 
     let findings = checks::run(&snap, &CheckPolicy::default(), jiff::Timestamp::now());
-    let mut found: Vec<(String, Severity, String)> = mine(&findings, &id)
-        .into_iter()
-        .map(|f| {
-            (
-                f.object.clone().unwrap().replace(&id, "ID"),
-                f.severity,
-                f.code.clone(),
-            )
-        })
-        .collect();
-    found.sort();
+    let found = mine_sorted(&findings, &id);
     // No flavor-matches-no-node, no quota-above-capacity for the manager's queue.
     assert_eq!(
         found,
@@ -955,57 +961,47 @@ async fn argocd_applications_and_certificate_expiry() {
     assert!(soon.is_ready());
 
     let findings = checks::run(&snap, &CheckPolicy::default(), now);
-    let mut found: Vec<(String, Severity, String)> = mine(&findings, &id)
-        .into_iter()
-        .map(|f| {
-            (
-                f.object.clone().unwrap().replace(&id, "NS"),
-                f.severity,
-                f.code.clone(),
-            )
-        })
-        .collect();
-    found.sort();
+    let found = mine_sorted(&findings, &id);
     assert_eq!(
         found,
         vec![
             (
-                "Application NS/vllm".to_owned(),
+                "Application ID/vllm".to_owned(),
                 Severity::Warning,
                 "argocd-condition".to_owned()
             ),
             (
-                "Application NS/vllm".to_owned(),
+                "Application ID/vllm".to_owned(),
                 Severity::Warning,
                 "argocd-out-of-sync".to_owned()
             ),
             (
-                "Application NS/vllm".to_owned(),
+                "Application ID/vllm".to_owned(),
                 Severity::Critical,
                 "argocd-sync-failed".to_owned()
             ),
             (
-                "Application NS/vllm".to_owned(),
+                "Application ID/vllm".to_owned(),
                 Severity::Critical,
                 "argocd-unhealthy".to_owned()
             ),
             (
-                "Certificate NS/gone".to_owned(),
+                "Certificate ID/gone".to_owned(),
                 Severity::Warning,
                 "cert-not-ready".to_owned()
             ),
             (
-                "Certificate NS/gone".to_owned(),
+                "Certificate ID/gone".to_owned(),
                 Severity::Critical,
                 "cert-expired".to_owned()
             ),
             (
-                "Certificate NS/soon".to_owned(),
+                "Certificate ID/soon".to_owned(),
                 Severity::Warning,
                 "cert-expiring".to_owned()
             ),
             (
-                "Certificate NS/urgent".to_owned(),
+                "Certificate ID/urgent".to_owned(),
                 Severity::Critical,
                 "cert-expiring".to_owned()
             ),
