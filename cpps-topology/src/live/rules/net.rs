@@ -84,10 +84,7 @@ struct LinkEnd<'a> {
 
 impl<'a> LinkEnd<'a> {
     fn local_name(&self) -> String {
-        self.local.map_or_else(
-            || format!("the router of {}", self.site),
-            |r| r.id.to_string(),
-        )
+        router_name(self.local, self.site)
     }
 
     /// The WireGuard peer of `facts` that carries the link: by name (`by_name`: the peers by
@@ -341,34 +338,60 @@ fn site_routers<'a>(live: &Live<'a>) -> HashMap<&'a str, &'a Router> {
     out
 }
 
+/// How messages name the router of `site`: its id, or "the router of" the site when the
+/// topology declares none there.
+fn router_name(router: Option<&Router>, site: &str) -> String {
+    router.map_or_else(|| format!("the router of {site}"), |r| r.id.to_string())
+}
+
+/// A site whose VyOS was observed: its facts, the component its findings are about (its router,
+/// or the site when the topology declares no router there) and how messages name the router.
+struct ObservedRouter<'a> {
+    site: &'a str,
+    facts: &'a VyosFacts,
+    subject: ComponentRef<'a>,
+    name: String,
+}
+
+/// Every site whose VyOS was observed, with its router.
+fn observed_routers<'a>(live: &Live<'a>) -> Vec<ObservedRouter<'a>> {
+    let routers = site_routers(live);
+    live.observed
+        .sites
+        .iter()
+        .filter_map(|site| {
+            let facts = site.vyos.observed()?;
+            let router = routers.get(site.site.as_str()).copied();
+            let subject = router
+                .map(ComponentRef::Router)
+                .or_else(|| live.site_ref(&site.site))?;
+            Some(ObservedRouter {
+                site: &site.site,
+                facts,
+                subject,
+                name: router_name(router, &site.site),
+            })
+        })
+        .collect()
+}
+
 /// LINK-002: BGP sessions Established and IPsec tunnels up; on a link's far side the finding is
 /// the link's, otherwise the router's. A neighbor shut down on purpose (`Idle (Admin)`) is not
 /// reported.
 pub(super) fn link_002(live: &Live<'_>, sink: &mut Sink<'_>) {
     let ends = link_ends(live);
-    let routers = site_routers(live);
     let mut ends_of: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, (end, _, _)) in ends.iter().enumerate() {
         ends_of.entry(end.site).or_default().push(i);
     }
-    for site in &live.observed.sites {
-        let Some(facts) = site.vyos.observed() else {
-            continue;
-        };
-        let router = routers.get(site.site.as_str()).copied();
-        let Some(fallback) = router
-            .map(ComponentRef::Router)
-            .or_else(|| live.site_ref(&site.site))
-        else {
-            continue;
-        };
-        let router_name = router.map_or_else(
-            || format!("the router of {}", site.site),
-            |r| r.id.to_string(),
-        );
-        let mine = ends_of
-            .get(site.site.as_str())
-            .map_or(&[][..], Vec::as_slice);
+    for ObservedRouter {
+        site,
+        facts,
+        subject: fallback,
+        name: router_name,
+    } in observed_routers(live)
+    {
+        let mine = ends_of.get(site).map_or(&[][..], Vec::as_slice);
         let subject_of = |address: &str, named: &str| -> ComponentRef<'_> {
             mine.iter()
                 .map(|&i| &ends[i].0)
@@ -425,22 +448,13 @@ pub(super) fn link_002(live: &Live<'_>, sink: &mut Sink<'_>) {
 /// VRRP-001: every VRRP group of a router is MASTER or BACKUP; FAULT, INIT and any other word
 /// are findings (unknown is never healthy), and so is a state that could not be read.
 pub(super) fn vrrp_001(live: &Live<'_>, sink: &mut Sink<'_>) {
-    let routers = site_routers(live);
-    for site in &live.observed.sites {
-        let Some(facts) = site.vyos.observed() else {
-            continue;
-        };
-        let router = routers.get(site.site.as_str()).copied();
-        let Some(subject) = router
-            .map(ComponentRef::Router)
-            .or_else(|| live.site_ref(&site.site))
-        else {
-            continue;
-        };
-        let name = router.map_or_else(
-            || format!("the router of {}", site.site),
-            |r| r.id.to_string(),
-        );
+    for ObservedRouter {
+        facts,
+        subject,
+        name,
+        ..
+    } in observed_routers(live)
+    {
         let failed = partial(facts, "show vrrp");
         for g in &facts.vrrp {
             let on = g
