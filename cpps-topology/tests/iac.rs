@@ -13,7 +13,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::find;
+use common::{find, finding};
 use cpps_topology::check::{CheckOptions, run};
 use cpps_topology::iac::{
     DeclaredKind, Evidence, EvidenceKind, Field, IacChecks, IacError, IacInputs, LiveSeen, Mapping,
@@ -290,12 +290,7 @@ fn iac_001_a_declared_component_absent_from_the_iac() {
         )
     );
     // Only kinds the evidence covers: a declared K3s cluster is not judged by Pulumi.
-    assert!(
-        !report
-            .findings
-            .iter()
-            .any(|f| f.rule.as_str() == "IAC-001" && f.subject.id() == "k3s-franca")
-    );
+    assert!(finding(&report, "IAC-001", "k3s-franca").is_none());
 }
 
 #[test]
@@ -447,12 +442,7 @@ fn iac_005_an_empty_linstor_interface_in_the_inventory_and_the_config() {
         )
     );
     // The topology writes "" too: no IAC-006 on top of IAC-005.
-    assert!(
-        !report
-            .findings
-            .iter()
-            .any(|f| f.rule.as_str() == "IAC-006" && f.subject.id() == "pve-ippri-34")
-    );
+    assert!(finding(&report, "IAC-006", "pve-ippri-34").is_none());
 }
 
 #[test]

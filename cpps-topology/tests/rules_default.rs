@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{find, today};
+use common::{find, finding, today};
 use cpps_topology::check::check_on;
 use cpps_topology::report::{Format, Report, Severity};
 
@@ -51,9 +51,7 @@ fn the_documented_gaps_are_reported() {
     let f = find(&r, "INGRESS-002", "k3s-franca");
     assert_eq!(f.severity, Severity::Warning);
     assert!(
-        !r.findings
-            .iter()
-            .any(|f| f.rule.as_str() == "INGRESS-002" && f.subject.id() == "k3s-gpu-sp"),
+        finding(&r, "INGRESS-002", "k3s-gpu-sp").is_none(),
         "INGRESS-002 asks the GPU cluster for cert-manager"
     );
 

@@ -32,18 +32,22 @@ pub(crate) fn run(text: &str, name: &str) -> Report {
     check_on(&load(name, text), today())
 }
 
-/// The finding of `rule` on `subject`; its absence fails the test, showing the whole report.
-pub(crate) fn find<'r>(report: &'r Report, rule: &str, subject: &str) -> &'r Finding {
+/// The finding of `rule` on `subject`, if the report has one.
+pub(crate) fn finding<'r>(report: &'r Report, rule: &str, subject: &str) -> Option<&'r Finding> {
     report
         .findings
         .iter()
         .find(|f| f.rule.as_str() == rule && f.subject.id() == subject)
-        .unwrap_or_else(|| {
-            panic!(
-                "no {rule} on {subject} in:\n{}",
-                report.render(Format::Text)
-            )
-        })
+}
+
+/// The finding of `rule` on `subject`; its absence fails the test, showing the whole report.
+pub(crate) fn find<'r>(report: &'r Report, rule: &str, subject: &str) -> &'r Finding {
+    finding(report, rule, subject).unwrap_or_else(|| {
+        panic!(
+            "no {rule} on {subject} in:\n{}",
+            report.render(Format::Text)
+        )
+    })
 }
 
 /// The findings of `rule`, in their order.
