@@ -297,12 +297,14 @@ fn sort_by_key_text(text: &str, entries: &mut Vec<Entry>, shared: usize) {
             (u64::from_be_bytes(bytes), e)
         })
         .collect();
-    radix_sort(&mut items);
-    for run in items.chunk_by_mut(|a, b| a.0 == b.0) {
-        if run.len() > 1 {
-            run.sort_unstable_by(|a, b| key(&a.1).cmp(key(&b.1)));
+    // Equal integers share a bucket: their runs are ordered by text while it is in the cache.
+    radix_sort(&mut items, |sorted| {
+        for run in sorted.chunk_by_mut(|a, b| a.0 == b.0) {
+            if run.len() > 1 {
+                run.sort_unstable_by(|a, b| key(&a.1).cmp(key(&b.1)));
+            }
         }
-    }
+    });
     entries.clear();
     entries.extend(items.iter().map(|&(_, e)| e));
 }
@@ -319,11 +321,13 @@ const SORT_SMALL_UP_TO: usize = 64;
 /// buckets) spread the items into buckets a core's cache holds, each item swapped into its
 /// bucket's next free slot (an American flag sort); each bucket is then sorted by the bytes
 /// below, least significant first, skipping the bytes it has alike. Best when the top byte
-/// varies, as it does after the prefix all keys share.
-fn radix_sort<T: Copy>(items: &mut [(u64, T)]) {
+/// varies, as it does after the prefix all keys share. `then` is given each sorted bucket (or
+/// all the items, when they are few) while it is still in the cache.
+fn radix_sort<T: Copy>(items: &mut [(u64, T)], mut then: impl FnMut(&mut [(u64, T)])) {
     let n = items.len();
     if n <= SORT_SMALL_UP_TO {
         items.sort_unstable_by_key(|item| item.0);
+        then(items);
         return;
     }
     let bits = (n.ilog2().saturating_sub(3)).clamp(8, 16);
@@ -351,8 +355,9 @@ fn radix_sort<T: Copy>(items: &mut [(u64, T)]) {
     let largest = starts.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
     let mut spare = vec![items[0]; largest];
     for bucket in starts.windows(2).filter(|w| w[1] > w[0]) {
-        let len = bucket[1] - bucket[0];
-        sort_by_low_bytes(&mut items[bucket[0]..bucket[1]], &mut spare[..len], below);
+        let sorted = &mut items[bucket[0]..bucket[1]];
+        sort_by_low_bytes(sorted, &mut spare[..sorted.len()], below);
+        then(sorted);
     }
 }
 
