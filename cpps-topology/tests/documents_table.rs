@@ -4,9 +4,11 @@
 //! criterion of the documents, found in them by their markers (emoji labels, the pending lists'
 //! headings, the decision table's header, the criteria lists' introductions).
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+mod common;
 
+use std::collections::{BTreeMap, BTreeSet};
+
+use common::document;
 use cpps_topology::model::{ComponentRef, State, Topology};
 use cpps_topology::{default_topology, rules};
 
@@ -17,16 +19,8 @@ const ADR9: &str = "000_be2f9e2558fad79c.txt";
 /// also be marked so in the table (and the other way round).
 const NOT_MODELLED: &[&str] = &[];
 
-fn docs(path: &str) -> String {
-    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("docs")
-        .join(path);
-    std::fs::read_to_string(&file)
-        .unwrap_or_else(|e| panic!("cannot read {} ({e})", file.display()))
-}
-
 fn seed(name: &str) -> String {
-    docs(&format!("seeds/{name}"))
+    document(&format!("seeds/{name}"))
 }
 
 #[derive(Debug)]
@@ -58,7 +52,7 @@ fn cells(line: &str) -> Vec<String> {
 }
 
 fn table() -> Vec<Row> {
-    let text = docs("documents-table.md");
+    let text = document("documents-table.md");
     let mut rows = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let c = cells(line);

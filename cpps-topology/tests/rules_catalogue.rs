@@ -4,20 +4,14 @@
 //! Both files are read from the crate's copies in `docs/` (see `docs/README.md`); where the
 //! team's `shared/` folder sits next to the repository, the copies are checked against it.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use common::document;
 use cpps_topology::report::Severity;
 use cpps_topology::rules::{self, RuleId, RuleKind};
-
-/// `path` under `docs/` (`seeds/…` or `adr-invariants.md`).
-fn document(path: &str) -> String {
-    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("docs")
-        .join(path);
-    std::fs::read_to_string(&file)
-        .unwrap_or_else(|e| panic!("cannot read {} ({e})", file.display()))
-}
 
 #[test]
 fn the_copies_match_the_shared_originals_where_present() {

@@ -81,6 +81,15 @@ pub(crate) fn rule_messages(report: &Report, rule: &str) -> Vec<String> {
     out
 }
 
+/// The text of `path` under the crate's `docs/` (`seeds/…`, `adr-invariants.md`, …).
+pub(crate) fn document(path: &str) -> String {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("docs")
+        .join(path);
+    std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("cannot read {} ({e})", file.display()))
+}
+
 /// The two-site estate the live tests observe.
 pub(crate) const LIVE_ESTATE: &str = include_str!("../fixtures/live/two-sites.yaml");
 
