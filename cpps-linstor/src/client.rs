@@ -540,6 +540,21 @@ impl Client {
         .await
     }
 
+    /// `GET PATH?FILTER=NAME` of a list endpoint, and its entry named `name` (`None` when the
+    /// controller does not know it): the published spec has no single-object `GET` for these.
+    pub(crate) async fn get_named<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        filter: &str,
+        name: &str,
+        name_of: fn(&T) -> &str,
+    ) -> Result<Option<T>, Error> {
+        let list: Vec<T> = self
+            .get_json(Request::get(path).query(filter, name))
+            .await?;
+        Ok(list.into_iter().find(|entry| name_of(entry) == name))
+    }
+
     /// Sends the request a [`Plan`] describes and returns LINSTOR's messages, warnings included.
     ///
     /// An answer holding an error message is an [`Error::Api`] even with a 2xx status.

@@ -22,10 +22,8 @@ impl Client {
     /// The list endpoint with a filter is used because the single-node `GET /v1/nodes/{node}`
     /// is not part of the published spec.
     pub async fn node(&self, name: &NodeName) -> Result<Option<Node>, Error> {
-        let nodes: Vec<Node> = self
-            .get_json(Request::get("v1/nodes").query("nodes", name))
-            .await?;
-        Ok(nodes.into_iter().find(|n| n.name == name.as_str()))
+        self.get_named("v1/nodes", "nodes", name.as_str(), |n: &Node| &n.name)
+            .await
     }
 
     /// `GET /v1/nodes/{node}/net-interfaces`.

@@ -20,10 +20,13 @@ impl Client {
         &self,
         name: &ResourceGroupName,
     ) -> Result<Option<ResourceGroup>, Error> {
-        let groups: Vec<ResourceGroup> = self
-            .get_json(Request::get("v1/resource-groups").query("resource_groups", name))
-            .await?;
-        Ok(groups.into_iter().find(|g| g.name == name.as_str()))
+        self.get_named(
+            "v1/resource-groups",
+            "resource_groups",
+            name.as_str(),
+            |g: &ResourceGroup| &g.name,
+        )
+        .await
     }
 
     /// `PUT /v1/resource-groups/{group}`: applies [`Plan::resource_group_place_count`].
@@ -47,10 +50,13 @@ impl Client {
         &self,
         name: &ResourceName,
     ) -> Result<Option<ResourceDefinition>, Error> {
-        let definitions: Vec<ResourceDefinition> = self
-            .get_json(Request::get("v1/resource-definitions").query("resource_definitions", name))
-            .await?;
-        Ok(definitions.into_iter().find(|d| d.name == name.as_str()))
+        self.get_named(
+            "v1/resource-definitions",
+            "resource_definitions",
+            name.as_str(),
+            |d: &ResourceDefinition| &d.name,
+        )
+        .await
     }
 
     /// `DELETE /v1/resource-definitions/{resource}`: applies
