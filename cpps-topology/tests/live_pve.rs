@@ -10,27 +10,20 @@
 #[path = "../../cpps-proxmox/tests/common/mod.rs"]
 mod pve;
 
+mod common;
+
 use std::time::Duration;
 
+use common::live_estate;
 use cpps_http::{RetryPolicy, TlsMode};
 use cpps_topology::live::facts::{PveGuestKind, SourceKind};
 use cpps_topology::live::sources::{PveSource, Sources};
 use cpps_topology::live::{self, LiveOptions, ObserveOptions};
 use cpps_topology::report::Severity;
 
-const ESTATE: &str = include_str!("fixtures/live/two-sites.yaml");
-
-fn topology() -> cpps_topology::Topology {
-    cpps_topology::load_str("tests/fixtures/live/two-sites.yaml", ESTATE)
-        .unwrap_or_else(|e| panic!("{}", e.render()))
-}
-
 /// An https URL of 127.0.0.1 on which nothing listens (a port that was just free).
 fn closed_port_url() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    drop(listener);
-    format!("https://127.0.0.1:{port}/")
+    format!("https://127.0.0.1:{}/", common::closed_port())
 }
 
 fn sources(sp: cpps_proxmox::Client, sp_url: &str) -> Sources {
@@ -105,7 +98,7 @@ async fn one_site_cut_off_while_the_other_is_fully_reported() {
     assert_eq!(franca.source, SourceKind::Proxmox);
     assert!(franca.reason.contains("Connection refused"), "{franca}");
 
-    let audit = live::audit(&topology(), &observed, &LiveOptions::default());
+    let audit = live::audit(&live_estate(), &observed, &LiveOptions::default());
     let live_findings: Vec<String> = audit
         .report
         .findings
@@ -252,7 +245,7 @@ fn the_ha_plan_adds_what_is_declared_and_only_reports_what_is_not() {
         pve_guest(200, "dns1", PveGuestKind::Lxc, "running", true),
         pve_guest(202, "legacy-nfs", PveGuestKind::Lxc, "stopped", false),
     ]);
-    let plan = runbook_ha::plan_site_ha(&topology(), "sp", Some(&facts));
+    let plan = runbook_ha::plan_site_ha(&live_estate(), "sp", Some(&facts));
     assert_eq!(
         plan.adds,
         [HaAdd {
@@ -286,7 +279,7 @@ fn the_ha_plan_adds_what_is_declared_and_only_reports_what_is_not() {
         "running",
         false,
     )]);
-    let plan = runbook_ha::plan_site_ha(&topology(), "sp", Some(&running));
+    let plan = runbook_ha::plan_site_ha(&live_estate(), "sp", Some(&running));
     assert_eq!(plan.adds[0].state, HaRequest::Started);
 }
 
@@ -295,7 +288,7 @@ fn the_ha_plan_adds_what_is_declared_and_only_reports_what_is_not() {
 /// resource list that could not be read (a token without `Sys.Audit` on `/`).
 #[test]
 fn the_ha_plan_warns_where_the_facts_do_not_tell() {
-    let topology = topology();
+    let topology = live_estate();
     let plan = runbook_ha::plan_site_ha(&topology, "sp", None);
     assert!(plan.adds.is_empty());
     assert_eq!(
@@ -353,7 +346,7 @@ async fn the_ha_plan_on_fakepve_and_its_apply_not_confirmed_by_fakepve() {
     sources.site_mut("sp").proxmox =
         Some(Box::new(PveSource::new(s.token_client(), &s.pve.url, 4)));
     let observed = live::observe(&sources, &ObserveOptions::default()).await;
-    let plan = runbook_ha::plan_ha(&topology(), &observed);
+    let plan = runbook_ha::plan_ha(&live_estate(), &observed);
     let adds: Vec<(&str, &str, HaRequest)> = plan
         .adds
         .iter()
@@ -458,7 +451,7 @@ async fn the_ha_apply_adds_waits_and_reads_back_against_upstream_answers() {
         pve_guest(100, "gitlab", PveGuestKind::Vm, "running", true),
         pve_guest(202, "legacy-nfs", PveGuestKind::Lxc, "stopped", false),
     ]);
-    let plan = runbook_ha::plan_site_ha(&topology(), "sp", Some(&facts));
+    let plan = runbook_ha::plan_site_ha(&live_estate(), "sp", Some(&facts));
     let wait = cpps_proxmox::family::WaitOptions::default()
         .intervals(Duration::from_millis(10), Duration::from_millis(50))
         .timeout(Some(Duration::from_secs(10)));
