@@ -100,24 +100,18 @@ impl std::fmt::Debug for SiteSources {
             .field("linstor", &self.linstor.as_ref().map(|s| s.endpoint()))
             .field("pbs", &self.pbs.as_ref().map(|s| s.endpoint()))
             .field("vyos", &self.vyos.as_ref().map(|s| s.endpoint()))
-            .field(
-                "kubernetes",
-                &self
-                    .kubernetes
-                    .iter()
-                    .map(|(id, s)| (id.as_str(), s.endpoint()))
-                    .collect::<Vec<_>>(),
-            )
-            .field(
-                "gpus",
-                &self
-                    .gpus
-                    .iter()
-                    .map(|(id, s)| (id.as_str(), s.endpoint()))
-                    .collect::<Vec<_>>(),
-            )
+            .field("kubernetes", &endpoints_by_id(&self.kubernetes))
+            .field("gpus", &endpoints_by_id(&self.gpus))
             .finish()
     }
+}
+
+/// Each source of `sources` as its id and endpoint (what `Debug` shows: never a secret).
+fn endpoints_by_id<T>(sources: &[(String, BoxSource<T>)]) -> Vec<(&str, String)> {
+    sources
+        .iter()
+        .map(|(id, s)| (id.as_str(), s.endpoint()))
+        .collect()
 }
 
 /// The sources of every site.
