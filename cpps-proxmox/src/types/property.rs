@@ -498,7 +498,14 @@ struct KeyFilter {
     hashes: Vec<u32>,
     /// Positions of the keys whose bits were all set already, in reading order.
     candidates: Vec<u32>,
+    /// The latest keys' hashes, not yet set in `words`: set a batch at a time, the accesses of
+    /// a filter larger than the cache overlap instead of waiting one after another.
+    pending: [u64; FILTER_BATCH],
+    pending_len: usize,
 }
+
+/// How many keys [`KeyFilter`] sets at once.
+const FILTER_BATCH: usize = 32;
 
 impl KeyFilter {
     /// A filter for a string of `parts` parts, or `None` when they are few enough to compare
@@ -514,27 +521,42 @@ impl KeyFilter {
             shift: 64 - words.ilog2(),
             hashes: Vec::with_capacity(parts),
             candidates: Vec::new(),
+            pending: [0; FILTER_BATCH],
+            pending_len: 0,
         })
     }
 
     /// Records the next entry's key.
     fn add(&mut self, key: &str) {
         let hash = self.hasher.hash_one(key);
-        let word = if self.shift == 64 {
-            0
-        } else {
-            (hash >> self.shift) as usize
-        };
-        let bits = (1u64 << (hash & 63))
-            | (1u64 << ((hash >> 6) & 63))
-            | (1u64 << ((hash >> 12) & 63))
-            | (1u64 << ((hash >> 18) & 63));
-        let seen = &mut self.words[word];
-        if *seen & bits == bits {
-            self.candidates.push(self.hashes.len() as u32);
-        }
-        *seen |= bits;
         self.hashes.push(hash as u32);
+        self.pending[self.pending_len] = hash;
+        self.pending_len += 1;
+        if self.pending_len == FILTER_BATCH {
+            self.set_pending();
+        }
+    }
+
+    /// Sets the pending keys' bits, in reading order, noting the keys whose bits were all set.
+    fn set_pending(&mut self) {
+        let first = self.hashes.len() - self.pending_len;
+        for (i, &hash) in self.pending[..self.pending_len].iter().enumerate() {
+            let word = if self.shift == 64 {
+                0
+            } else {
+                (hash >> self.shift) as usize
+            };
+            let bits = (1u64 << (hash & 63))
+                | (1u64 << ((hash >> 6) & 63))
+                | (1u64 << ((hash >> 12) & 63))
+                | (1u64 << ((hash >> 18) & 63));
+            let seen = &mut self.words[word];
+            if *seen & bits == bits {
+                self.candidates.push((first + i) as u32);
+            }
+            *seen |= bits;
+        }
+        self.pending_len = 0;
     }
 
     /// The position of the first entry whose key an earlier entry has already: the duplicate
@@ -543,7 +565,8 @@ impl KeyFilter {
     /// A repeated key is always a candidate (its earlier part set the same bits). The entries
     /// up to the last candidate whose 32-bit hash equals a candidate's are gathered, ordered by
     /// hash and position, and keys compared only within a group of equal hashes.
-    fn first_duplicate(self, text: &str, entries: &[Entry]) -> Option<usize> {
+    fn first_duplicate(mut self, text: &str, entries: &[Entry]) -> Option<usize> {
+        self.set_pending();
         let last = *self.candidates.last()? as usize;
         let mut wanted: Vec<u32> = self
             .candidates
