@@ -460,10 +460,11 @@ pub(super) fn doc_005(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 .map(|a| a.state.min(c.meta.state))
         })
         .max();
-    for k in topo.k3s_clusters() {
-        if k.purpose != ClusterPurpose::Gpu || k.meta.state == State::Desired {
+    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
+        if f.purpose != ClusterPurpose::Gpu || f.state == State::Desired {
             continue;
         }
+        let k = &topo.k3s_clusters()[ki];
         if best.is_some_and(|b| b >= k.meta.state) {
             continue;
         }

@@ -297,10 +297,11 @@ pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// about a placement is surfaced.
 pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
-        if k.purpose != ClusterPurpose::Gpu {
+    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
+        if f.purpose != ClusterPurpose::Gpu {
             continue;
         }
+        let k = &topo.k3s_clusters()[ki];
         let c = ComponentRef::K3sCluster(k);
         for Placed {
             placement,
@@ -456,10 +457,11 @@ pub(super) fn gpu_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// GPU-004: each GPU cluster in service is registered with an ArgoCD of its site, in service too.
 pub(super) fn gpu_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for (ki, k) in ctx.topo.k3s_clusters().iter().enumerate() {
-        if k.purpose != ClusterPurpose::Gpu || k.meta.state == State::Desired {
+    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
+        if f.purpose != ClusterPurpose::Gpu || f.state == State::Desired {
             continue;
         }
+        let k = &ctx.topo.k3s_clusters()[ki];
         let local: Vec<_> = ctx
             .managers_of(ki)
             .iter()
@@ -666,16 +668,20 @@ pub(super) fn gpu_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 .push((p.kind, sites.clone()));
         }
     }
-    let provisioned_sites: BTreeSet<&str> = topo
-        .k3s_clusters()
-        .iter()
-        .filter(|k| provisioned(k))
-        .map(|k| k.site.as_str())
+    // The GPU clusters, found on the clusters' packed facts.
+    let facts = &ctx.refs.cluster_facts;
+    let gpu_clusters = || {
+        facts
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.purpose == ClusterPurpose::Gpu)
+            .map(|(ki, _)| (ki, &topo.k3s_clusters()[ki]))
+    };
+    let provisioned_sites: BTreeSet<&str> = gpu_clusters()
+        .filter(|(_, k)| provisioned(k))
+        .map(|(_, k)| k.site.as_str())
         .collect();
-    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
-        if k.purpose != ClusterPurpose::Gpu {
-            continue;
-        }
+    for (ki, k) in gpu_clusters() {
         let c = ComponentRef::K3sCluster(k);
         for (i, id) in k.candidate_hosts.iter().enumerate() {
             let Some(h) = topo.host(id) else {
@@ -843,21 +849,20 @@ pub(super) fn mesh_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// "Scheduling dinâmico real", the other half of the criterion, is not in the model.
 pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    let clusters = topo
-        .k3s_clusters()
-        .iter()
-        .filter(|k| k.meta.state != State::Desired)
-        .count();
+    let in_service = || {
+        ctx.refs
+            .cluster_facts
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.state != State::Desired)
+    };
+    let clusters = in_service().count();
     let mut karmada = topo
         .patterns()
         .iter()
         .filter(|p| p.kind == PatternKind::Karmada)
         .peekable();
-    let fifth = topo
-        .k3s_clusters()
-        .iter()
-        .filter(|k| k.meta.state != State::Desired)
-        .nth(4);
+    let fifth = in_service().nth(4).map(|(ki, _)| &topo.k3s_clusters()[ki]);
     if let Some(fifth) = fifth
         && karmada.peek().is_none()
     {
@@ -932,8 +937,12 @@ pub(super) fn gitops_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ),
         );
     }
-    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
+    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
         let managers = ctx.managers_of(ki);
+        if managers.len() == 1 || (managers.is_empty() && f.state == State::Desired) {
+            continue;
+        }
+        let k = &topo.k3s_clusters()[ki];
         let c = ComponentRef::K3sCluster(k);
         let severity = scaled(Severity::Error, k.meta.state);
         match managers {

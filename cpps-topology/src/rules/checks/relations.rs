@@ -588,10 +588,11 @@ pub(super) fn rel_002<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     }
 
     // A GPU cluster has a GPU on one of its listed nodes.
-    for (ki, k) in topo.k3s_clusters().iter().enumerate() {
-        if k.purpose != ClusterPurpose::Gpu || !ctx.has_nodes(ki) {
+    for (ki, f) in refs.cluster_facts.iter().enumerate() {
+        if f.purpose != ClusterPurpose::Gpu || !ctx.has_nodes(ki) {
             continue;
         }
+        let k = &topo.k3s_clusters()[ki];
         let with_gpu = ctx.nodes_of(ki).any(|(_, gi)| refs.guest_facts[gi].gpu());
         if !with_gpu {
             sink.emit_at(

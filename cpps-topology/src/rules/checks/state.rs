@@ -62,10 +62,23 @@ impl<'t> Weakest<'t> {
     }
 }
 
+/// Emits the finding of `w`, if it found a dependency less mature than the component (inlined:
+/// this runs once per component, and almost always finds none).
+#[inline]
 fn emit_weakest(sink: &mut Sink<'_>, c: ComponentRef<'_>, state: State, w: &Weakest<'_>) {
-    let (Some(dep_state), Some(field)) = (w.state, w.field) else {
-        return;
-    };
+    if let (Some(dep_state), Some(field)) = (w.state, w.field) {
+        emit_weakest_found(sink, c, state, w, dep_state, field);
+    }
+}
+
+fn emit_weakest_found(
+    sink: &mut Sink<'_>,
+    c: ComponentRef<'_>,
+    state: State,
+    w: &Weakest<'_>,
+    dep_state: State,
+    field: Field,
+) {
     let (kind, id) = w.what;
     let more = match w.below - 1 {
         0 => String::new(),
@@ -627,20 +640,26 @@ pub(super) fn obs_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// FRUGAL-001: a `desired` component names its use case (deferred ones are exempt: they are
 /// on hold on purpose).
 pub(super) fn frugal_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    // A guest is read only when its packed facts say it is desired and not deferred.
-    let facts = &ctx.refs.guest_facts;
-    let guests = ctx
-        .topo
-        .guests()
-        .iter()
-        .enumerate()
-        .filter(|&(gi, _)| facts[gi].state == State::Desired && !facts[gi].deferred())
-        .map(|(_, g)| ComponentRef::Guest(g));
-    let others = ctx
-        .topo
-        .components()
-        .filter(|c| !matches!(c, ComponentRef::Guest(_)));
-    for c in others.chain(guests) {
+    // A guest, host or cluster is read only when its packed facts say it is desired and not
+    // deferred.
+    let (topo, refs) = (ctx.topo, ctx.refs);
+    let candidate = |state: State, deferred: bool| state == State::Desired && !deferred;
+    let guests = topo.guests().iter().zip(&refs.guest_facts);
+    let guests = guests
+        .filter(|(_, f)| candidate(f.state, f.deferred()))
+        .map(|(g, _)| ComponentRef::Guest(g));
+    let hosts = topo.hosts().iter().zip(&refs.host_facts);
+    let hosts = hosts
+        .filter(|(_, f)| candidate(f.state, f.deferred()))
+        .map(|(h, _)| ComponentRef::Host(h));
+    let clusters = topo.k3s_clusters().iter().zip(&refs.cluster_facts);
+    let clusters = clusters
+        .filter(|(_, f)| candidate(f.state, f.deferred()))
+        .map(|(k, _)| ComponentRef::K3sCluster(k));
+    let others = topo
+        .components_besides_guests()
+        .filter(|c| !matches!(c, ComponentRef::Host(_) | ComponentRef::K3sCluster(_)));
+    for c in others.chain(hosts).chain(clusters).chain(guests) {
         let meta = c.meta();
         if meta.state == State::Desired
             && !meta.deferred
