@@ -15,6 +15,17 @@ use wiremock::{Mock, MockServer, Request as WireRequest, Respond, ResponseTempla
 
 use crate::{ClientBuilder, HttpClient, RetryPolicy, TlsMode, Url};
 
+/// An environment holding `pairs` (name, value) and nothing else, for the service crates'
+/// `ClientBuilder::from_env(lookup)`: tests read variables through it, never through the
+/// process environment.
+pub fn env_lookup(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
+    let vars: std::collections::HashMap<String, String> = pairs
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+        .collect();
+    move |name| vars.get(name).cloned()
+}
+
 /// The status the catch-all answers with.
 pub const UNEXPECTED_STATUS: u16 = 500;
 

@@ -2,11 +2,10 @@
 
 mod common;
 
-use cpps_http::Url;
-use std::collections::BTreeMap;
 use std::time::Instant;
 
-use cpps_http::Delivery;
+use cpps_http::test_util::env_lookup;
+use cpps_http::{Delivery, Url};
 use cpps_linstor::{ClientBuilder, Credentials, Error, SecretString};
 use wiremock::matchers::method;
 use wiremock::{Mock, ResponseTemplate};
@@ -255,16 +254,8 @@ async fn silent_controllers_are_each_tried_and_listed() {
     );
 }
 
-fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-    let map: BTreeMap<String, String> = pairs
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect();
-    move |name: &str| map.get(name).cloned()
-}
-
 fn controllers_from(pairs: &[(&str, &str)]) -> Result<Vec<String>, Error> {
-    let client = ClientBuilder::from_env(&env(pairs))?.build()?;
+    let client = ClientBuilder::from_env(&env_lookup(pairs))?.build()?;
     Ok(client.controllers().iter().map(|u| u.to_string()).collect())
 }
 
@@ -346,7 +337,7 @@ async fn from_env_credentials_basic_and_bearer_file() {
     common::serve_version_to(&server, "Basic YWRtaW46aHVudGVyMg==", "basic", 1).await;
     common::serve_version_to(&server, "Bearer AbCdEfg1234567890", "bearer", 2).await;
     let url = server.base_url().to_string();
-    let basic = ClientBuilder::from_env(&env(&[
+    let basic = ClientBuilder::from_env(&env_lookup(&[
         ("LS_CONTROLLERS", &url),
         ("LS_USERNAME", "admin"),
         ("LS_PASSWORD", "hunter2"),
@@ -366,7 +357,7 @@ async fn from_env_credentials_basic_and_bearer_file() {
     ] {
         let file = dir.join(name);
         std::fs::write(&file, content).unwrap();
-        let bearer = ClientBuilder::from_env(&env(&[
+        let bearer = ClientBuilder::from_env(&env_lookup(&[
             ("LS_CONTROLLERS", &url),
             ("LS_USERNAME", "admin"),
             ("LS_PASSWORD", "hunter2"),

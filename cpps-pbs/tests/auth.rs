@@ -7,6 +7,7 @@
 mod common;
 
 use cpps_http::SecretString;
+use cpps_http::test_util::env_lookup;
 use cpps_pbs::{Client, ClientBuilder, Credentials};
 use wiremock::matchers::{body_string_contains, header, method, path};
 use wiremock::{Mock, ResponseTemplate};
@@ -70,12 +71,11 @@ async fn the_configuration_picks_token_auth_for_a_token_id() {
     let api = common::mock_api().await;
     common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
     let url = api.base_url().to_string();
-    let vars = move |name: &str| match name {
-        "PBS_REPOSITORY" => Some("report@pbs!ro@pbs-a.example:store1".to_owned()),
-        "PBS_PASSWORD" => Some(common::TOKEN_SECRET.to_owned()),
-        "CPPS_PBS_URL" => Some(url.clone()),
-        _ => None,
-    };
+    let vars = env_lookup(&[
+        ("PBS_REPOSITORY", "report@pbs!ro@pbs-a.example:store1"),
+        ("PBS_PASSWORD", common::TOKEN_SECRET),
+        ("CPPS_PBS_URL", url.as_str()),
+    ]);
     let builder = ClientBuilder::from_env(&vars).unwrap();
     assert_eq!(
         builder.repository().map(|r| r.store().as_str()),
@@ -90,12 +90,11 @@ async fn the_configuration_picks_token_auth_for_a_token_id() {
 #[test]
 fn pbs_fingerprint_pins_the_certificate_and_port_8007_is_the_default() {
     let pin = "64:d3:ff:3a:50:38:53:5a:9b:f7:50:8a:c1:ed:6c:13:05:13:c3:12:1b:d5:9a:30:ed:38:0c:a3:11:c8:1f:59";
-    let vars = |name: &str| match name {
-        "PBS_REPOSITORY" => Some("root@pam@pbs-a.example:store1".to_owned()),
-        "PBS_PASSWORD" => Some("hunter2".to_owned()),
-        "PBS_FINGERPRINT" => Some(pin.to_owned()),
-        _ => None,
-    };
+    let vars = env_lookup(&[
+        ("PBS_REPOSITORY", "root@pam@pbs-a.example:store1"),
+        ("PBS_PASSWORD", "hunter2"),
+        ("PBS_FINGERPRINT", pin),
+    ]);
     let builder = ClientBuilder::from_env(&vars).unwrap();
     let debug = format!("{builder:?}");
     assert!(
@@ -119,28 +118,24 @@ fn pbs_fingerprint_pins_the_certificate_and_port_8007_is_the_default() {
 /// names the variable that is wrong, and reads TLS through `TlsMode::from_env`.
 #[test]
 fn environment_errors_name_the_variable() {
-    let err = ClientBuilder::from_env(&|_: &str| None).unwrap_err();
+    let err = ClientBuilder::from_env(&env_lookup(&[])).unwrap_err();
     assert!(err.to_string().contains("PBS_REPOSITORY"), "{err}");
-    let err = ClientBuilder::from_env(&|name: &str| {
-        (name == "PBS_REPOSITORY").then(|| "host:store".to_owned())
-    })
-    .unwrap_err();
+    let err =
+        ClientBuilder::from_env(&env_lookup(&[("PBS_REPOSITORY", "host:store")])).unwrap_err();
     assert!(err.to_string().contains("PBS_PASSWORD"), "{err}");
-    let err = ClientBuilder::from_env(&|name: &str| match name {
-        "PBS_REPOSITORY" => Some("host:store".to_owned()),
-        "PBS_PASSWORD" => Some("pw".to_owned()),
-        "PBS_FINGERPRINT" => Some("zz".to_owned()),
-        _ => None,
-    })
+    let err = ClientBuilder::from_env(&env_lookup(&[
+        ("PBS_REPOSITORY", "host:store"),
+        ("PBS_PASSWORD", "pw"),
+        ("PBS_FINGERPRINT", "zz"),
+    ]))
     .unwrap_err();
     assert!(err.to_string().contains("PBS_FINGERPRINT"), "{err}");
     assert!(!format!("{err:?}").contains("pw\""), "{err:?}");
-    let err = ClientBuilder::from_env(&|name: &str| match name {
-        "PBS_REPOSITORY" => Some("host:store".to_owned()),
-        "PBS_PASSWORD" => Some("pw".to_owned()),
-        "CPPS_PBS_URL" => Some("not a url".to_owned()),
-        _ => None,
-    })
+    let err = ClientBuilder::from_env(&env_lookup(&[
+        ("PBS_REPOSITORY", "host:store"),
+        ("PBS_PASSWORD", "pw"),
+        ("CPPS_PBS_URL", "not a url"),
+    ]))
     .unwrap_err();
     assert!(err.to_string().contains("CPPS_PBS_URL"), "{err}");
 }

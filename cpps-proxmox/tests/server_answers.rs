@@ -7,6 +7,7 @@ mod common;
 use std::time::Duration;
 
 use cpps_http::StatusCode;
+use cpps_http::test_util::env_lookup;
 use cpps_proxmox::family::Upid;
 use cpps_proxmox::types::{ClusterStatusEntry, ResourceFilter, TaskListItem};
 use cpps_proxmox::{Client, ClientBuilder, Error, HaWanted, VmId};
@@ -414,15 +415,7 @@ async fn the_inventory_keeps_what_it_read_beside_what_failed() {
 /// does; TLS is read through `TlsMode::from_env` (two TLS variables: an error naming both).
 #[test]
 fn the_environment_is_read_as_the_bpg_provider_reads_it() {
-    let env = |pairs: &'static [(&'static str, &'static str)]| {
-        move |name: &str| {
-            pairs
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| (*v).to_owned())
-        }
-    };
-    let both = env(&[
+    let both = env_lookup(&[
         ("PROXMOX_VE_ENDPOINT", "https://pve1.example:8006/"),
         (
             "PROXMOX_VE_API_TOKEN",
@@ -440,12 +433,12 @@ fn the_environment_is_read_as_the_bpg_provider_reads_it() {
     );
     assert!(!debug.contains("0b7a0c4e-secret"), "{debug}");
 
-    let missing = ClientBuilder::from_env(&env(&[])).unwrap_err();
+    let missing = ClientBuilder::from_env(&env_lookup(&[])).unwrap_err();
     assert!(
         missing.to_string().contains("PROXMOX_VE_ENDPOINT"),
         "{missing}"
     );
-    let no_password = ClientBuilder::from_env(&env(&[
+    let no_password = ClientBuilder::from_env(&env_lookup(&[
         ("PROXMOX_VE_ENDPOINT", "https://pve1.example:8006/"),
         ("PROXMOX_VE_USERNAME", "root@pam"),
     ]))
@@ -454,7 +447,7 @@ fn the_environment_is_read_as_the_bpg_provider_reads_it() {
         no_password.to_string().contains("PROXMOX_VE_PASSWORD"),
         "{no_password}"
     );
-    let two_tls = ClientBuilder::from_env(&env(&[
+    let two_tls = ClientBuilder::from_env(&env_lookup(&[
         ("PROXMOX_VE_ENDPOINT", "https://pve1.example:8006/"),
         ("PROXMOX_VE_API_TOKEN", "root@pam!ci=x"),
         ("PROXMOX_VE_CA_FILE", "/etc/pve/pve-root-ca.pem"),
@@ -466,7 +459,7 @@ fn the_environment_is_read_as_the_bpg_provider_reads_it() {
         two_tls.contains("PROXMOX_VE_CA_FILE") && two_tls.contains("PROXMOX_VE_INSECURE"),
         "{two_tls}"
     );
-    let insecure = ClientBuilder::from_env(&env(&[
+    let insecure = ClientBuilder::from_env(&env_lookup(&[
         ("PROXMOX_VE_ENDPOINT", "https://pve1.example:8006/"),
         ("PROXMOX_VE_API_TOKEN", "root@pam!ci=x"),
         ("PROXMOX_VE_INSECURE", "1"),

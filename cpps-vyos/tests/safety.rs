@@ -8,7 +8,7 @@ mod common;
 use std::num::NonZeroU32;
 
 use common::{FakeRouter, KEY, Profile, err, ok, post, serve_info_1_5};
-use cpps_http::test_util::MockApi;
+use cpps_http::test_util::{MockApi, env_lookup};
 use cpps_vyos::config::ConfigTree;
 use cpps_vyos::{ApiGeneration, Client, Command, ConfirmAction, Error, Landed};
 use serde_json::json;
@@ -304,8 +304,7 @@ fn the_builder_takes_a_url_as_text_like_every_client_and_build_names_a_bad_one()
 
 #[test]
 fn the_builder_reads_the_vyos_variables() {
-    use std::collections::HashMap;
-    let vars: HashMap<&str, &str> = HashMap::from([
+    let lookup = env_lookup(&[
         ("VYOS_URL", "https://192.0.2.1/"),
         ("VYOS_API_KEY", "k3y"),
         (
@@ -313,7 +312,6 @@ fn the_builder_reads_the_vyos_variables() {
             "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89",
         ),
     ]);
-    let lookup = |name: &str| vars.get(name).map(|v| (*v).to_owned());
     let client = cpps_vyos::ClientBuilder::from_env(&lookup)
         .unwrap()
         .build()
@@ -321,22 +319,21 @@ fn the_builder_reads_the_vyos_variables() {
     assert_eq!(client.http().base_url().as_str(), "https://192.0.2.1/");
     assert!(!format!("{client:?}").contains("k3y"));
 
-    let missing = |name: &str| (name == "VYOS_API_KEY").then(|| "k".to_owned());
+    let missing = env_lookup(&[("VYOS_API_KEY", "k")]);
     let e = cpps_vyos::ClientBuilder::from_env(&missing)
         .unwrap_err()
         .to_string();
     assert!(e.contains("VYOS_URL"), "{e}");
-    let no_key = |name: &str| (name == "VYOS_URL").then(|| "https://r/".to_owned());
+    let no_key = env_lookup(&[("VYOS_URL", "https://r/")]);
     let e = cpps_vyos::ClientBuilder::from_env(&no_key)
         .unwrap_err()
         .to_string();
     assert!(e.contains("VYOS_API_KEY"), "{e}");
-    let bad_pin = |name: &str| match name {
-        "VYOS_URL" => Some("https://r/".to_owned()),
-        "VYOS_API_KEY" => Some("k".to_owned()),
-        "VYOS_FINGERPRINT" => Some("nope".to_owned()),
-        _ => None,
-    };
+    let bad_pin = env_lookup(&[
+        ("VYOS_URL", "https://r/"),
+        ("VYOS_API_KEY", "k"),
+        ("VYOS_FINGERPRINT", "nope"),
+    ]);
     let e = format!(
         "{:#}",
         anyhow_like(cpps_vyos::ClientBuilder::from_env(&bad_pin).unwrap_err())
