@@ -432,13 +432,13 @@ async fn an_ha_remove_of_an_unmanaged_guest_is_refused_upstream_and_accepted_by_
 #[tokio::test]
 async fn upstream_an_added_resource_is_queued_then_reaches_its_state() {
     let api = common::pve_mock_api().await;
-    common::pve_call("GET", "version")
-        .respond_with(ResponseTemplate::new(200).set_body_json(
-            json!({"data": {"version": "9.0.10", "release": "9.0", "repoid": "0c5b3a7f"}}),
-        ))
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::expect_once(
+        &api,
+        "GET",
+        "version",
+        json!({"version": "9.0.10", "release": "9.0", "repoid": "0c5b3a7f"}),
+    )
+    .await;
     common::pve_call("POST", "cluster/ha/resources")
         .and(wiremock::matchers::body_string_contains("sid=vm%3A101"))
         .and(wiremock::matchers::body_string_contains("state=started"))

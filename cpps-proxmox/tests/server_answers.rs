@@ -533,13 +533,13 @@ async fn ha_resources_are_added_moved_and_waited_for_per_release() {
     use cpps_proxmox::api::HaResourceSpec;
     use wiremock::matchers::body_string_contains;
     let api = common::pve_mock_api().await;
-    common::pve_call("GET", "version")
-        .respond_with(ResponseTemplate::new(200).set_body_json(
-            json!({"data": {"version": "8.4.1", "release": "8.4", "repoid": "abc"}}),
-        ))
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::expect_once(
+        &api,
+        "GET",
+        "version",
+        json!({"version": "8.4.1", "release": "8.4", "repoid": "abc"}),
+    )
+    .await;
     common::pve_call("POST", "cluster/ha/resources")
         .and(body_string_contains("sid=vm%3A100"))
         .and(body_string_contains("group=franca"))
