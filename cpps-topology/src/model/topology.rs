@@ -374,7 +374,7 @@ impl HostFacts {
     }
 }
 
-/// What the checks filter every K3s cluster on, packed in six bytes (a [`K3sCluster`] is about
+/// What the checks filter every K3s cluster on, packed in eight bytes (a [`K3sCluster`] is about
 /// 400, on several cache lines): a check's pass over the clusters reads these, and reads a
 /// cluster only where they say it may emit a finding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -390,22 +390,23 @@ pub(crate) struct ClusterFacts {
     /// `cert_manager.state`.
     pub(crate) cert_manager: Option<State>,
     /// The flags below, one bit each.
-    flags: u8,
+    flags: u16,
 }
 
 impl ClusterFacts {
-    const NODES: u8 = 1;
-    const CANDIDATES: u8 = 1 << 1;
-    const LXC_EXCEPTION: u8 = 1 << 2;
-    const DEFAULT_DENY: u8 = 1 << 3;
-    const FREE_TEXT: u8 = 1 << 4;
-    const UNRESOLVED_NODES: u8 = 1 << 5;
-    const DEFERRED: u8 = 1 << 6;
-    const DNS01_ISSUER: u8 = 1 << 7;
+    const NODES: u16 = 1;
+    const CANDIDATES: u16 = 1 << 1;
+    const LXC_EXCEPTION: u16 = 1 << 2;
+    const DEFAULT_DENY: u16 = 1 << 3;
+    const FREE_TEXT: u16 = 1 << 4;
+    const UNRESOLVED_NODES: u16 = 1 << 5;
+    const DEFERRED: u16 = 1 << 6;
+    const DNS01_ISSUER: u16 = 1 << 7;
+    const REVIEW_SIGNALS: u16 = 1 << 8;
 
     /// The facts of `k`, of whose `nodes` `resolved` name a guest of the topology.
     fn of(k: &K3sCluster, resolved: usize) -> Self {
-        let flag = |set: bool, bit: u8| if set { bit } else { 0 };
+        let flag = |set: bool, bit: u16| if set { bit } else { 0 };
         let free_text = k.meta.note.is_some()
             || k.meta.use_case.is_some()
             || k.cert_manager.as_ref().is_some_and(|cm| cm.note.is_some())
@@ -424,6 +425,7 @@ impl ClusterFacts {
                 | flag(k.default_deny, Self::DEFAULT_DENY)
                 | flag(free_text, Self::FREE_TEXT)
                 | flag(k.meta.deferred, Self::DEFERRED)
+                | flag(!k.review_signals.is_empty(), Self::REVIEW_SIGNALS)
                 | flag(
                     k.cert_manager
                         .as_ref()
@@ -433,13 +435,18 @@ impl ClusterFacts {
         }
     }
 
-    fn has(self, bit: u8) -> bool {
+    fn has(self, bit: u16) -> bool {
         self.flags & bit != 0
     }
 
     /// `meta.deferred`.
     pub(crate) fn deferred(self) -> bool {
         self.has(Self::DEFERRED)
+    }
+
+    /// `review_signals` is not empty.
+    pub(crate) fn review_signals(self) -> bool {
+        self.has(Self::REVIEW_SIGNALS)
     }
 
     /// `cert_manager.dns01_cluster_issuer`.

@@ -433,7 +433,8 @@ pub(super) fn gpu_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         }
-        if let Some(h) = topo.host(&g.host) {
+        if let Some(hi) = ctx.refs.guest_host[gi].get() {
+            let h = &topo.hosts()[hi];
             let available: u32 = h
                 .gpus
                 .iter()
@@ -545,7 +546,8 @@ fn review_trigger(signal: ReviewSignal) -> (Review, &'static str) {
 pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let policy = review_trigger(ReviewSignal::CiliumPolicyRequired).1;
-    for k in topo.k3s_clusters() {
+    let facts = &ctx.refs.cluster_facts;
+    for k in with_review_signals(ctx) {
         for (i, &signal) in k.review_signals.iter().enumerate() {
             let quote = match (review_trigger(signal), signal) {
                 ((Review::ArchitectureB, quote), _) => quote,
@@ -581,11 +583,11 @@ pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
-    let gpu_sites: BTreeSet<&str> = topo
-        .k3s_clusters()
+    let gpu_sites: BTreeSet<&str> = facts
         .iter()
-        .filter(|k| k.purpose == ClusterPurpose::Gpu && k.meta.state != State::Desired)
-        .map(|k| k.site.as_str())
+        .enumerate()
+        .filter(|(_, f)| f.purpose == ClusterPurpose::Gpu && f.state != State::Desired)
+        .map(|(ki, _)| topo.k3s_clusters()[ki].site.as_str())
         .collect();
     for h in topo.hosts() {
         if h.gpus.is_empty()
@@ -609,7 +611,7 @@ pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// GPU-007: ADR-009's "Critério revisado pra reabrir Cilium no GPU": a recorded use case that
 /// MultiKueue + Traefik + replicated SeaweedFS do not cover reopens the question.
 pub(super) fn gpu_007(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for k in ctx.topo.k3s_clusters() {
+    for k in with_review_signals(ctx) {
         for (i, &signal) in k.review_signals.iter().enumerate() {
             let (Review::ReopenCilium, quote) = review_trigger(signal) else {
                 continue;
@@ -625,6 +627,16 @@ pub(super) fn gpu_007(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
+}
+
+/// The clusters that record review signals (found on their packed facts).
+fn with_review_signals<'t>(ctx: &Ctx<'t>) -> impl Iterator<Item = &'t K3sCluster> + 't {
+    let clusters = ctx.topo.k3s_clusters();
+    clusters
+        .iter()
+        .zip(&ctx.refs.cluster_facts)
+        .filter(|(_, f)| f.review_signals())
+        .map(|(k, _)| k)
 }
 
 /// Whether a cluster has (or plans) VM nodes.
