@@ -10,7 +10,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{Edit, Variant, apply_to, check_variants, found, pairs, run, today, triples};
+use common::{Edit, Pass, RuleCase, Variant, apply_to, check_rule_cases, found, run, today};
 use cpps_topology::check::check_on;
 use cpps_topology::load::load_str;
 use cpps_topology::report::Severity;
@@ -690,25 +690,16 @@ fn state_awareness_lowers_desired_components_to_info() {
     assert!(got.iter().any(|(r, _, _)| r == "LINSTOR-003"), "{got:?}");
 }
 
-/// A rule whose logic was corrected: a pass and a fail on the base fixture (the pass yields no
-/// finding of the rule; the fail exactly `expect`), and variants of the default topology.
-struct LogicCase {
-    rule: &'static str,
-    pass: &'static [Edit],
-    fail: &'static [Edit],
-    expect: &'static [(&'static str, &'static str, Severity)],
-    variants: &'static [Variant],
-}
-
 const WITNESS_IN_BETA: Edit = (
     "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
     "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3, diskful: false }]",
 );
 
-const LOGIC_CASES: &[LogicCase] = &[
+/// Rules whose logic was corrected: a pass yields no finding of the rule (others may fire).
+const LOGIC_CASES: &[RuleCase] = &[
     // "place_count: 3 … só após correção do pve-ippri-34" is an order: a pool already at 3
     // while its site has an empty replication interface was raised first.
-    LogicCase {
+    RuleCase {
         rule: "LINSTOR-002",
         pass: &[],
         fail: &[(
@@ -734,7 +725,7 @@ const LOGIC_CASES: &[LogicCase] = &[
     },
     // A diskless tie-breaker holds no replica: it may (and for LINSTOR-006 should) be in
     // another site; a diskful node there is cross-site replication.
-    LogicCase {
+    RuleCase {
         rule: "LINSTOR-004",
         pass: &[WITNESS_IN_BETA],
         fail: &[(
@@ -752,7 +743,7 @@ const LOGIC_CASES: &[LogicCase] = &[
         }],
     },
     // Two replicas need a witness in a third site, not a third node of the same site.
-    LogicCase {
+    RuleCase {
         rule: "LINSTOR-006",
         pass: &[
             (
@@ -784,7 +775,7 @@ const LOGIC_CASES: &[LogicCase] = &[
         }],
     },
     // HA is not DR for any component that declares HA, Traefik included.
-    LogicCase {
+    RuleCase {
         rule: "HADR-001",
         pass: &[],
         fail: &[(
@@ -799,7 +790,7 @@ const LOGIC_CASES: &[LogicCase] = &[
         }],
     },
     // A cluster's intended placement is judged before it has nodes or candidate hosts.
-    LogicCase {
+    RuleCase {
         rule: "CNI-001",
         pass: &[],
         fail: &[(
@@ -817,7 +808,7 @@ const LOGIC_CASES: &[LogicCase] = &[
         }],
     },
     // A GPU node on a host without a tier is a finding: its placement cannot be judged.
-    LogicCase {
+    RuleCase {
         rule: "GPU-002",
         pass: &[],
         fail: &[(
@@ -835,7 +826,7 @@ const LOGIC_CASES: &[LogicCase] = &[
         }],
     },
     // OBS-001 speaks of the alerting capability, not of the first observability tool.
-    LogicCase {
+    RuleCase {
         rule: "OBS-001",
         pass: &[(
             "  - id: observability\n",
@@ -862,7 +853,7 @@ const LOGIC_CASES: &[LogicCase] = &[
     },
     // `deferred: true` (🚫) is a desired component: on a validated or declared one it mixes
     // two states.
-    LogicCase {
+    RuleCase {
         rule: "STATE-001",
         pass: &[],
         fail: &[(
@@ -883,21 +874,7 @@ const LOGIC_CASES: &[LogicCase] = &[
 
 #[test]
 fn corrected_rules_pass_fail_and_follow_variants_of_the_default_topology() {
-    let default = pairs(&run(cpps_topology::DEFAULT_TOPOLOGY_YAML, "cpps.yaml"));
     let mut failures = Vec::new();
-    for case in LOGIC_CASES {
-        let what = format!("{} pass", case.rule);
-        let pass = found(&run(&apply_to(BASE, case.pass, &what), &what));
-        if pass.iter().any(|(r, _, _)| r == case.rule) {
-            failures.push(format!("{what}: the rule fired: {pass:?}"));
-        }
-        let what = format!("{} fail", case.rule);
-        let fail = found(&run(&apply_to(BASE, case.fail, &what), &what));
-        let want = triples(case.expect);
-        if fail != want {
-            failures.push(format!("{what}: expected {want:?}, got {fail:?}"));
-        }
-        check_variants(case.rule, case.variants, &default, &mut failures);
-    }
+    check_rule_cases(LOGIC_CASES, BASE, Pass::WithoutTheRule, &mut failures);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

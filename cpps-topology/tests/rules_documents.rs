@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{Edit, Variant, apply_to, check_variants, found, pairs, run, triples};
+use common::{Edit, Pass, RuleCase, Variant, apply_to, check_rule_cases, find, found, pairs, run};
 use cpps_topology::DEFAULT_TOPOLOGY_YAML;
 use cpps_topology::report::Severity;
 
@@ -17,14 +17,6 @@ const BASE: &str = include_str!("fixtures/rules/base.yaml");
 /// The last line of the base: records of the documents are appended after it.
 const BASE_END: &str =
     "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }\n";
-
-struct Case {
-    rule: &'static str,
-    pass: &'static [Edit],
-    fail: &'static [Edit],
-    expect: &'static [(&'static str, &'static str, Severity)],
-    variants: &'static [Variant],
-}
 
 use Severity::{Info, Warning};
 
@@ -58,10 +50,10 @@ const CILIUM_GAMMA: Edit = (
 /// … or with flannel (the pass).
 const FLANNEL_GAMMA: &str = "  - { id: k3s-gamma, site: beta, node_placement: vm, cni: { kind: flannel }, purpose: general, default_deny: true, cert_manager: { dns01_cluster_issuer: true, state: desired }, state: desired, use_case: later }\n  - id: gpu-alpha\n";
 
-const CASES: &[Case] = &[
+const CASES: &[RuleCase] = &[
     // The documents disagree: reported on the subject, with both sentences; claims that agree
     // are no contradiction.
-    Case {
+    RuleCase {
         rule: "DOC-001",
         pass: &[CONTRADICTION_AGREES],
         fail: &[CONTRADICTION_DISAGREES],
@@ -77,7 +69,7 @@ const CASES: &[Case] = &[
         }],
     },
     // A rejected alternative adopted in production is an error; in the plan, info.
-    Case {
+    RuleCase {
         rule: "DOC-002",
         pass: &[REJECT_CEPH],
         fail: &[
@@ -122,7 +114,7 @@ const CASES: &[Case] = &[
     },
     // An identity provider in one site only; a MultiKueue managed from where none of its
     // clusters runs.
-    Case {
+    RuleCase {
         rule: "DOC-003",
         pass: &[(
             "  - id: observability\n",
@@ -153,7 +145,7 @@ const CASES: &[Case] = &[
         ],
     },
     // "Métricas LINSTOR/PBS antes de declarar produção".
-    Case {
+    RuleCase {
         rule: "DOC-004",
         pass: &[],
         fail: &[("    metrics: [linstor, drbd, pbs]\n", "")],
@@ -173,7 +165,7 @@ const CASES: &[Case] = &[
         }],
     },
     // The NVRM alert of the driver runbook.
-    Case {
+    RuleCase {
         rule: "DOC-005",
         pass: &[],
         fail: &[("      - { kind: nvrm_errors, state: validated }\n", "")],
@@ -189,7 +181,7 @@ const CASES: &[Case] = &[
         }],
     },
     // A PBS in service says which VM it runs in; that VM uses no GPU.
-    Case {
+    RuleCase {
         rule: "DOC-006",
         pass: &[],
         fail: &[(
@@ -207,7 +199,7 @@ const CASES: &[Case] = &[
         }],
     },
     // "ArgoCD SP (não depende de Cilium — pode subir antes/em paralelo)".
-    Case {
+    RuleCase {
         rule: "DOC-007",
         pass: &[ARGOCD_GAMMA, (CILIUM_GAMMA.0, FLANNEL_GAMMA)],
         fail: &[ARGOCD_GAMMA, CILIUM_GAMMA],
@@ -219,7 +211,7 @@ const CASES: &[Case] = &[
         }],
     },
     // The GPU LXC on LINSTOR and in PBS.
-    Case {
+    RuleCase {
         rule: "DOC-008",
         pass: &[],
         fail: &[(
@@ -240,28 +232,8 @@ const CASES: &[Case] = &[
 
 #[test]
 fn every_document_rule_passes_fails_and_follows_variants_of_the_default_topology() {
-    let default = pairs(&run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml"));
     let mut failures = Vec::new();
-    for case in CASES {
-        let what = format!("{} pass", case.rule);
-        let pass = found(&run(&apply_to(BASE, case.pass, &what), &what));
-        if !pass.is_empty() {
-            failures.push(format!("{what}: expected no finding, got {pass:?}"));
-        }
-        let what = format!("{} fail", case.rule);
-        let fail = found(&run(&apply_to(BASE, case.fail, &what), &what));
-        let want = triples(case.expect);
-        if fail != want {
-            failures.push(format!("{what}: expected {want:?}, got {fail:?}"));
-        }
-        if !case.expect.iter().any(|(r, _, _)| *r == case.rule) {
-            failures.push(format!("{what}: must fire the rule itself"));
-        }
-        if case.variants.is_empty() {
-            failures.push(format!("{}: no variant of the default", case.rule));
-        }
-        check_variants(case.rule, case.variants, &default, &mut failures);
-    }
+    check_rule_cases(CASES, BASE, Pass::Clean, &mut failures);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -277,22 +249,10 @@ fn every_document_rule_has_a_case() {
     assert_eq!(cased, rules);
 }
 
-fn finding<'r>(
-    report: &'r cpps_topology::report::Report,
-    rule: &str,
-    subject: &str,
-) -> &'r cpps_topology::report::Finding {
-    report
-        .findings
-        .iter()
-        .find(|f| f.rule.as_str() == rule && f.subject.id() == subject)
-        .unwrap_or_else(|| panic!("no {rule} on {subject}"))
-}
-
 #[test]
 fn a_contradiction_names_both_documents_and_a_wrong_record_is_a_warning() {
     let report = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
-    let f = finding(&report, "DOC-001", "wg-sp-franca");
+    let f = find(&report, "DOC-001", "wg-sp-franca");
     assert_eq!(f.severity, Info);
     assert!(
         f.message.contains("004_29bfc39840ca04c0.txt says desired")
@@ -304,7 +264,7 @@ fn a_contradiction_names_both_documents_and_a_wrong_record_is_a_warning() {
         f.message
     );
     // A table row's tab-separated cells read as columns.
-    let f = finding(&report, "DOC-001", "seaweedfs-hudi");
+    let f = find(&report, "DOC-001", "seaweedfs-hudi");
     assert!(
         f.message.contains("SeaweedFS + Hudi | ❌ Desejado"),
         "{}",
@@ -372,7 +332,7 @@ fn an_adoption_follows_its_state_and_a_planned_replacement_lowers_it() {
     // K3s Franca runs flannel in production: the rejected "flannel sem Cilium", with its
     // migration planned (franca-cilium-migration replaces it): a warning.
     let report = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
-    let f = finding(&report, "DOC-002", "k3s-franca");
+    let f = find(&report, "DOC-002", "k3s-franca");
     assert_eq!(f.severity, Warning);
     assert!(
         f.message.contains("«Calico, flannel sem Cilium, Linkerd»")
@@ -390,7 +350,7 @@ fn an_adoption_follows_its_state_and_a_planned_replacement_lowers_it() {
     );
     let report = run(&text, "r.yaml");
     assert_eq!(
-        finding(&report, "DOC-002", "k3s-franca").severity,
+        find(&report, "DOC-002", "k3s-franca").severity,
         Severity::Error
     );
     assert!(
@@ -412,7 +372,7 @@ fn an_adoption_follows_its_state_and_a_planned_replacement_lowers_it() {
             )],
             state,
         );
-        finding(&run(&text, "s.yaml"), "DOC-002", "secrets").severity
+        find(&run(&text, "s.yaml"), "DOC-002", "secrets").severity
     };
     assert_eq!(secrets("desired"), Info);
     assert_eq!(secrets("declared"), Severity::Error);

@@ -196,3 +196,63 @@ pub(crate) fn check_variants(
         }
     }
 }
+
+/// A rule against the rule tests' base fixture and against the default topology: the `pass`
+/// edits of the base yield no finding of the rule, the `fail` edits exactly `expect` (which must
+/// include the rule itself), and each of `variants` (at least one) flips the rule on the default
+/// as it says.
+pub(crate) struct RuleCase {
+    /// The rule.
+    pub(crate) rule: &'static str,
+    /// Edits of the base on which the rule does not fire.
+    pub(crate) pass: &'static [Edit],
+    /// Edits of the base that yield exactly `expect`.
+    pub(crate) fail: &'static [Edit],
+    /// `(rule, subject, severity)` of every finding of the failing fixture.
+    pub(crate) expect: &'static [(&'static str, &'static str, Severity)],
+    /// Variants of the default topology.
+    pub(crate) variants: &'static [Variant],
+}
+
+/// What a [`RuleCase`]'s passing fixture may still report.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pass {
+    /// No finding at all.
+    Clean,
+    /// No finding of the case's rule (other rules may fire).
+    WithoutTheRule,
+}
+
+/// Checks each of `cases` over `base` (see [`RuleCase`]), pushing every failure to `failures`.
+pub(crate) fn check_rule_cases(
+    cases: &[RuleCase],
+    base: &str,
+    pass_means: Pass,
+    failures: &mut Vec<String>,
+) {
+    let default = pairs(&run(cpps_topology::DEFAULT_TOPOLOGY_YAML, "cpps.yaml"));
+    for case in cases {
+        let what = format!("{} pass", case.rule);
+        let pass = found(&run(&apply_to(base, case.pass, &what), &what));
+        let fired = match pass_means {
+            Pass::Clean => !pass.is_empty(),
+            Pass::WithoutTheRule => pass.iter().any(|(r, _, _)| r == case.rule),
+        };
+        if fired {
+            failures.push(format!("{what}: unexpected findings {pass:?}"));
+        }
+        let what = format!("{} fail", case.rule);
+        let fail = found(&run(&apply_to(base, case.fail, &what), &what));
+        let want = triples(case.expect);
+        if fail != want {
+            failures.push(format!("{what}: expected {want:?}, got {fail:?}"));
+        }
+        if !case.expect.iter().any(|(r, _, _)| *r == case.rule) {
+            failures.push(format!("{what}: must fire the rule itself"));
+        }
+        if case.variants.is_empty() {
+            failures.push(format!("{}: no variant of the default", case.rule));
+        }
+        check_variants(case.rule, case.variants, &default, failures);
+    }
+}
