@@ -4,8 +4,10 @@
 //! Prints `name: value` lines: the median time of several runs per size, the findings count,
 //! and the ratio of the two medians. Targets: under 250 ms at 100k guests on one core, and a
 //! ratio of at most 11 for 10× the input (no quadratic rule, and no rule that reads the whole
-//! model: the checks read the arrays the topology resolves when it is built, a few bytes per
-//! guest instead of the ~300 of a `Guest`, see `model::Topology`).
+//! model: the checks read the arrays the topology resolves when it is built, references as
+//! positions and a few bytes of packed facts per guest, host and K3s cluster instead of the
+//! ~300–400 of a `Guest` or a `K3sCluster`, see `model::Topology`). A third size, 1M guests, is
+//! timed with `--bench` only.
 //!
 //! Two clocks: wall time, and the CPU time of the benchmark thread (Linux
 //! `/proc/thread-self/schedstat`, nanoseconds on CPU). On a busy shared machine the wall time of
@@ -83,7 +85,7 @@ fn main() {
     // `cargo test --benches` runs bench binaries without `--bench`: keep that run short.
     let quick = !std::env::args().any(|a| a == "--bench");
     let runs = if quick { 1 } else { 11 };
-    // Batches that make each sample last about 0.1 s of CPU (a 10k check takes about 1 ms):
+    // Batches that make each sample last about 0.1 s of CPU (a 10k check takes 0.5-1 ms):
     // the thread's CPU clock advances in scheduler ticks of a few milliseconds.
     let small = median_check(10_000, runs, if quick { 1 } else { 100 });
     let large = median_check(100_000, runs, if quick { 1 } else { 10 });
@@ -119,6 +121,12 @@ fn main() {
             "scaling_ratio_wall_1m_over_100k: {:.2}",
             huge.wall.as_secs_f64() / large.wall.as_secs_f64()
         );
+        if let (Some(a), Some(b)) = (large.cpu, huge.cpu) {
+            println!(
+                "scaling_ratio_cpu_1m_over_100k: {:.2}",
+                b.as_secs_f64() / a.as_secs_f64()
+            );
+        }
     }
     println!("runs_per_size: {runs}");
     println!(

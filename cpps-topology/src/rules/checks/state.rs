@@ -409,11 +409,11 @@ impl<'a> LineCursor<'a> {
     }
 }
 
-/// The free text of a component, field by field (for a topology built in code, which has no file
-/// text to read whole).
-fn free_text<'t>(c: ComponentRef<'t>) -> Vec<(Field, &'t str)> {
+/// The free text of a component, field by field, into `out` (emptied first, so that one buffer
+/// serves every component), for a topology built in code, which has no file text to read whole.
+fn free_text<'t>(c: ComponentRef<'t>, out: &mut Vec<(Field, &'t str)>) {
     let meta = c.meta();
-    let mut out: Vec<(Field, &'t str)> = Vec::new();
+    out.clear();
     let mut push = |field: Field, text: Option<&'t str>| {
         if let Some(text) = text {
             out.push((field, text));
@@ -454,7 +454,6 @@ fn free_text<'t>(c: ComponentRef<'t>) -> Vec<(Field, &'t str)> {
         }
         _ => {}
     }
-    out
 }
 
 fn secret_message(where_: &str, hit: &SecretHit, text: &str) -> String {
@@ -520,8 +519,10 @@ pub(super) fn sec_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
             // Many components share a text (every pool's `provider`, say): a text found clean
             // once is not read again.
             let mut clean: HashMap<&str, ()> = HashMap::new();
+            let mut texts = Vec::new();
             for c in others.chain(hosts).chain(clusters).chain(guests) {
-                for (field, text) in free_text(c) {
+                free_text(c, &mut texts);
+                for &(field, text) in &texts {
                     if clean.contains_key(text) {
                         continue;
                     }
