@@ -13,13 +13,13 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{find, finding};
+use common::{find, finding, of_rule};
 use cpps_topology::check::{CheckOptions, run};
 use cpps_topology::iac::{
     DeclaredKind, Evidence, EvidenceKind, Field, IacChecks, IacError, IacInputs, LiveSeen, Mapping,
     Supported, Value, Verdict, render_table, sources_table,
 };
-use cpps_topology::report::{Finding, Format, Report};
+use cpps_topology::report::{Format, Report};
 use cpps_topology::{Topology, default_topology, load_str};
 
 fn fixture(path: &str) -> PathBuf {
@@ -62,14 +62,6 @@ fn check(topology: &Topology, evidence: &Evidence) -> Report {
         &CheckOptions::on(jiff::civil::date(2026, 12, 1)),
         &[&iac],
     )
-}
-
-fn iac_findings(report: &Report) -> Vec<&Finding> {
-    report
-        .findings
-        .iter()
-        .filter(|f| f.rule.as_str().starts_with("IAC-"))
-        .collect()
 }
 
 /// The 1-based line of the first line of `path` containing `needle`.
@@ -343,9 +335,8 @@ fn iac_003_a_validated_component_made_by_hand() {
     let report = check(&default_topology(), &e);
     let f = find(&report, "IAC-003", "pve-ippri-12");
     assert_eq!(f.severity.as_str(), "warning");
-    let hosts: Vec<&str> = iac_findings(&report)
+    let hosts: Vec<&str> = of_rule(&report.findings, "IAC-003")
         .iter()
-        .filter(|f| f.rule.as_str() == "IAC-003")
         .map(|f| f.subject.id())
         .collect();
     assert_eq!(hosts, ["pve-ippri-12"]);
@@ -382,21 +373,15 @@ fn iac_004_ha_true_in_the_config_without_an_ha_resource_in_the_state() {
             f.message
         );
         // pbs-sp has `ha: true` too, and its HA resource vm:130 is in the state.
-        let ha: Vec<&str> = iac_findings(&report)
+        let ha: Vec<&str> = of_rule(&report.findings, "IAC-004")
             .iter()
-            .filter(|f| f.rule.as_str() == "IAC-004")
             .map(|f| f.subject.id())
             .collect();
         assert_eq!(ha, ["traefik-sp"], "{state}");
     }
     // Without a state, the config alone cannot tell.
     let e = evidence(&[(EvidenceKind::PulumiConfig, config)]);
-    assert!(
-        !check(&default_topology(), &e)
-            .findings
-            .iter()
-            .any(|f| f.rule.as_str() == "IAC-004")
-    );
+    assert!(of_rule(&check(&default_topology(), &e).findings, "IAC-004").is_empty());
 }
 
 #[test]
@@ -406,9 +391,8 @@ fn iac_005_an_empty_linstor_interface_in_the_inventory_and_the_config() {
         (EvidenceKind::PulumiConfig, "pulumi/Pulumi.prod.yaml"),
     ]);
     let report = check(&default_topology(), &e);
-    let found: Vec<(String, u32)> = iac_findings(&report)
+    let found: Vec<(String, u32)> = of_rule(&report.findings, "IAC-005")
         .iter()
-        .filter(|f| f.rule.as_str() == "IAC-005")
         .map(|f| (f.location.file.clone(), f.location.line))
         .collect();
     assert_eq!(
@@ -470,12 +454,7 @@ fn iac_006_the_iac_and_the_file_disagree_on_a_field() {
         )
     );
     // The embedded topology agrees with the sample: no IAC-006 at all.
-    assert!(
-        !check(&default_topology(), &e)
-            .findings
-            .iter()
-            .any(|f| f.rule.as_str() == "IAC-006")
-    );
+    assert!(of_rule(&check(&default_topology(), &e).findings, "IAC-006").is_empty());
 }
 
 #[test]
