@@ -64,8 +64,11 @@ pub fn fastest(rounds: usize, mut f: impl FnMut()) -> Sample {
         }
         best.wall = best.wall.min(started.elapsed() / batch);
         if let (Some(a), Some(b)) = (cpu_start, thread_cpu()) {
+            // A clock that did not advance over a 100 ms round was not read anew: no sample.
             let spent = b.saturating_sub(a) / batch;
-            best.cpu = Some(best.cpu.map_or(spent, |c| c.min(spent)));
+            if !spent.is_zero() {
+                best.cpu = Some(best.cpu.map_or(spent, |c| c.min(spent)));
+            }
         }
     }
     best
