@@ -29,13 +29,7 @@ fn stdout(o: &Output) -> String {
 #[test]
 fn text_report_of_two_a5000s() {
     let o = run(FakeNvml::TwoA5000, &["--driver-version", "550.54.15"]);
-    let out = stdout(&o);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{out}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let out = common::stdout_of_exit(&o, 0);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "host: driver 550.54.15, CUDA 12.4: warning");
     assert_eq!(
@@ -64,8 +58,7 @@ fn text_report_of_two_a5000s() {
 #[test]
 fn driver_not_pinned_is_a_warning() {
     let o = run(FakeNvml::TwoA5000, &["--driver-version", "535.183.01"]);
-    let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}");
+    let out = common::stdout_of_exit(&o, 0);
     assert!(out.contains(
         "  warning driver-not-pinned: NVIDIA driver 550.54.15 is running, the pinned version is 535.183.01"
     ));
@@ -174,8 +167,7 @@ fn no_gpu_is_reported_not_failed() {
         .arg(dir.join("libnvidia-ml.so.1"))
         .output()
         .unwrap();
-    let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}");
+    let out = common::stdout_of_exit(&o, 0);
     assert!(
         out.starts_with("NVML not available here: the NVML library "),
         "{out}"

@@ -23,10 +23,6 @@ fn submit(args: &[&str]) -> Output {
         .expect("gpu-submit runs")
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
 #[test]
 fn the_plan_changes_nothing_and_says_so() {
     let o = submit(&[
@@ -38,8 +34,7 @@ fn the_plan_changes_nothing_and_says_so() {
         "python3",
         "train.py",
     ]);
-    let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}");
+    let out = common::stdout_of_exit(&o, 0);
     assert_eq!(
         out.lines().collect::<Vec<_>>(),
         [
@@ -100,8 +95,7 @@ async fn applied_job_is_followed_to_completion_and_placed() {
         "--name",
         "smoke",
     ]);
-    let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}");
+    let out = common::stdout_of_exit(&o, 0);
     assert!(
         out.contains("  the API server accepts it (server-side dry run)\n"),
         "{out}"
@@ -146,13 +140,7 @@ async fn applied_job_is_followed_to_completion_and_placed() {
     .await
     .unwrap();
     kueue.await.unwrap();
-    let out = stdout(&o);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{out}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let out = common::stdout_of_exit(&o, 0);
     let job = jobs.get("smoke").await.unwrap();
     let uid = job.metadata.uid.unwrap();
     let lines: Vec<&str> = out.lines().collect();
