@@ -4,8 +4,10 @@
 //! it was built, see [`Refs`]) and a [`Sink`] that only emits findings of the check's own rule. No
 //! check compares every component with every other: each iterates one list and follows its
 //! references by position (or, for the few lists that do not grow with the guests, by id in a
-//! `HashMap`), so a check costs O(n) and the whole run O(n log n) with the final sort. Ids and
-//! field paths are formatted only when a finding is emitted.
+//! `HashMap`), so a check costs O(n) and the whole run O(n log n) with the final sort. A pass over
+//! the guests, hosts or K3s clusters filters on their packed facts ([`Refs`]: a few bytes each)
+//! and reads a component itself only where it may emit; repeated references in a list are found
+//! by position ([`Repeats`]). Ids and field paths are formatted only when a finding is emitted.
 //!
 //! Checks beyond this table (the live rules, the IaC rules) join the same report through
 //! [`crate::check::ExtraChecks`] and [`crate::check::run`].

@@ -53,7 +53,7 @@ impl NodeField {
 /// Where a node of a cluster is, or will be.
 struct Placed<'t> {
     placement: NodePlacement,
-    /// The host's position in [`Topology::hosts`].
+    /// The host's position in [`crate::model::Topology::hosts`].
     host_at: usize,
     host: &'t Host,
     field: NodeField,
