@@ -272,9 +272,10 @@ pub(super) fn pve_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             .filter(|ha_state| state == State::Validated && *ha_state < State::Validated)
     };
     let facts = &ctx.refs.guest_facts;
-    for (gi, g) in topo.guests().iter().enumerate() {
-        let f = facts[gi];
+    // The facts are iterated, not the guests: a guest is read only where a finding is emitted.
+    for (gi, f) in facts.iter().enumerate() {
         if let Some(ha_state) = lagging(f.ha(), f.ha_state, f.state) {
+            let g = &topo.guests()[gi];
             let boot = if g.on_boot {
                 " (it only starts on boot)"
             } else {

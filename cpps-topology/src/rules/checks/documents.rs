@@ -553,11 +553,11 @@ pub(super) fn doc_007(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 pub(super) fn doc_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let facts = &ctx.refs.guest_facts;
-    for (gi, g) in topo.guests().iter().enumerate() {
-        let f = facts[gi];
+    for (gi, &f) in facts.iter().enumerate() {
         if f.kind != GuestKind::Lxc || f.state == State::Desired || (f.storage() && f.backup()) {
             continue;
         }
+        let g = &topo.guests()[gi];
         let in_gpu_cluster = || {
             ctx.refs.guest_listing[gi]
                 .cluster

@@ -413,10 +413,11 @@ pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 pub(super) fn gpu_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let facts = &ctx.refs.guest_facts;
-    for (gi, g) in topo.guests().iter().enumerate() {
-        if !facts[gi].gpu() {
+    for (gi, f) in facts.iter().enumerate() {
+        if !f.gpu() {
             continue;
         }
+        let g = &topo.guests()[gi];
         let Some(gpu) = &g.gpu else {
             continue;
         };

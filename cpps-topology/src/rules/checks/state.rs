@@ -274,18 +274,20 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         emit_weakest(sink, c, state, &w);
     }
     // Guests, in one pass over their facts: their host, and their `ha` more mature than them.
-    for (gi, g) in topo.guests().iter().enumerate() {
-        let f = facts[gi];
+    // The facts are iterated, not the guests: a guest is read only where a finding is emitted.
+    for (gi, &f) in facts.iter().enumerate() {
+        let g = || &topo.guests()[gi];
         if let Some(ha) = f.ha_state.filter(|_| f.ha())
             && ha > f.state
         {
             sink.emit_at(
                 Severity::Error,
-                ComponentRef::Guest(g),
+                ComponentRef::Guest(g()),
                 "ha",
                 format!(
                     "guest {}: its `ha` is marked {ha}, more mature than the guest itself ({})",
-                    g.id, g.meta.state
+                    g().id,
+                    g().meta.state
                 ),
             );
         }
@@ -294,7 +296,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
             continue;
         }
         if f.deferred() {
-            deferred(sink, ComponentRef::Guest(g), state);
+            deferred(sink, ComponentRef::Guest(g()), state);
         }
         let mut w = Weakest::new(state);
         if let Some(hi) = refs.guest_host[gi].get() {
@@ -305,7 +307,9 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
                 Field("host", None),
             );
         }
-        emit_weakest(sink, ComponentRef::Guest(g), state, &w);
+        if w.state.is_some() {
+            emit_weakest(sink, ComponentRef::Guest(g()), state, &w);
+        }
     }
     // Clusters, on their packed facts: their site and node guests.
     for (ki, f) in refs.cluster_facts.iter().enumerate() {

@@ -336,8 +336,7 @@ pub(super) fn backup_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 pub(super) fn hadr_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let facts = &ctx.refs.guest_facts;
-    for (gi, g) in topo.guests().iter().enumerate() {
-        let f = facts[gi];
+    for (gi, &f) in facts.iter().enumerate() {
         if f.state == State::Desired || !(f.ha() || f.storage()) {
             continue;
         }
@@ -346,6 +345,7 @@ pub(super) fn hadr_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         if covered {
             continue;
         }
+        let g = &topo.guests()[gi];
         let protection = match (&g.storage, g.ha) {
             (Some(pool), true) => format!("HA and replicated storage ({pool})"),
             (Some(pool), false) => format!("replicated storage ({pool})"),
