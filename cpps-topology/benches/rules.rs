@@ -85,14 +85,15 @@ fn main() {
     // `cargo test --benches` runs bench binaries without `--bench`: keep that run short.
     let quick = !std::env::args().any(|a| a == "--bench");
     let runs = if quick { 1 } else { 11 };
-    // Batches that make each sample last about 0.1 s of CPU (a 10k check takes 0.5-1 ms):
-    // the thread's CPU clock advances in scheduler ticks of a few milliseconds.
-    let small = median_check(10_000, runs, if quick { 1 } else { 100 });
-    let large = median_check(100_000, runs, if quick { 1 } else { 10 });
+    // Batches that make each sample last about 0.2 s of CPU (a 10k check takes 0.5-1 ms): the
+    // thread's CPU clock advances in scheduler ticks of a few milliseconds, so a sample of 50 ms
+    // would move a ratio by up to 10 % either way.
+    let small = median_check(10_000, runs, if quick { 1 } else { 400 });
+    let large = median_check(100_000, runs, if quick { 1 } else { 40 });
     // A third size, past the caches: a quadratic rule would make 1M/100k ~100; a linear check
     // shows 10 plus the step from cache to memory (the resolved arrays of 1M guests no longer
     // fit in the caches that hold those of 100k).
-    let huge = (!quick).then(|| median_check(1_000_000, 3, 1));
+    let huge = (!quick).then(|| median_check(1_000_000, 3, 3));
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     for (name, t) in [("10k", &small), ("100k", &large)] {
         println!("check_{name}_guests_wall_ms: {:.2}", ms(t.wall));
