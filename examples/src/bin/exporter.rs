@@ -159,19 +159,23 @@ async fn main() -> ExitCode {
                     openmetrics: metrics.encode(Exposition::OpenMetrics).into(),
                     text: metrics.encode(Exposition::PrometheusText).into(),
                 };
-                if let Ok(mut slot) = state.write() {
-                    *slot = Some(Arc::new(scrape));
-                }
+                // The log of an observation is written, in one piece, before a scrape can see
+                // the observation: whoever reads the metrics can read why a source failed.
+                let mut log = String::new();
                 for site in &observed.sites {
                     let (configured, answered) = site.answered();
-                    eprintln!(
-                        "exporter: site {}: {answered}/{configured} sources answered in {:.1?}",
+                    log.push_str(&format!(
+                        "exporter: site {}: {answered}/{configured} sources answered in {:.1?}\n",
                         site.site,
                         started.elapsed()
-                    );
+                    ));
                     for failure in site.failures() {
-                        eprintln!("exporter:   {failure}");
+                        log.push_str(&format!("exporter:   {failure}\n"));
                     }
+                }
+                eprint!("{log}");
+                if let Ok(mut slot) = state.write() {
+                    *slot = Some(Arc::new(scrape));
                 }
                 tokio::time::sleep(interval).await;
             }
