@@ -896,16 +896,19 @@ pub struct QemuNet {
 
 impl QemuNet {
     /// The keys this type reads (besides the model keys); checked against pve-apidoc.json.
-    pub const KEYS: &'static [&'static str] = &[
-        "model",
-        "macaddr",
-        "bridge",
-        "firewall",
-        "tag",
-        "link_down",
-        "mtu",
-    ];
+    pub const KEYS: &'static [&'static str] = &QEMU_NET_KEYS;
 }
+
+/// [`QemuNet::KEYS`], as the array the parser takes them with.
+const QEMU_NET_KEYS: [&str; 7] = [
+    "model",
+    "macaddr",
+    "bridge",
+    "firewall",
+    "tag",
+    "link_down",
+    "mtu",
+];
 
 impl FromStr for QemuNet {
     type Err = Error;
@@ -922,19 +925,7 @@ impl FromStr for QemuNet {
                 link_down,
                 mtu,
             ],
-        ) = PropertyString::parse_keyed(
-            text,
-            KIND,
-            [
-                "model",
-                "macaddr",
-                "bridge",
-                "firewall",
-                "tag",
-                "link_down",
-                "mtu",
-            ],
-        )?;
+        ) = PropertyString::parse_keyed(text, KIND, QEMU_NET_KEYS)?;
         if let Some((m, mac)) = ps.take_where(|k| QEMU_NIC_MODELS.contains(&k)) {
             if model.is_some() || macaddr.is_some() {
                 return Err(Error::invalid(KIND, text, "model given twice"));
