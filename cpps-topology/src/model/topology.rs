@@ -232,6 +232,20 @@ pub(crate) struct Listing {
     pub(crate) field: u32,
 }
 
+/// Declares the one-bit flags of a packed facts type (a `flags` field of type `$bits`): a
+/// constant for each flag's bit and an accessor that reads it.
+macro_rules! packed_flags {
+    ($bits:ty; $( $(#[$doc:meta])* $name:ident => $bit:ident = $shift:literal, )+) => {
+        $( const $bit: $bits = 1 << $shift; )+
+        $(
+            $(#[$doc])*
+            pub(crate) fn $name(self) -> bool {
+                self.flags & Self::$bit != 0
+            }
+        )+
+    };
+}
+
 /// What the checks filter every guest on, packed in four bytes (a [`Guest`] is about 300): a
 /// check's pass over 100k guests reads 400 kB of these instead of 30 MB of guests, and reads a
 /// guest itself only where the facts say it may emit a finding.
@@ -248,13 +262,23 @@ pub(crate) struct GuestFacts {
 }
 
 impl GuestFacts {
-    const DEFERRED: u8 = 1;
-    const PRIVILEGED: u8 = 1 << 1;
-    const HA: u8 = 1 << 2;
-    const GPU: u8 = 1 << 3;
-    const STORAGE: u8 = 1 << 4;
-    const BACKUP: u8 = 1 << 5;
-    const FREE_TEXT: u8 = 1 << 6;
+    packed_flags! {
+        u8;
+        /// `meta.deferred`.
+        deferred => DEFERRED = 0,
+        /// `privileged`.
+        privileged => PRIVILEGED = 1,
+        /// `ha`.
+        ha => HA = 2,
+        /// `gpu` is set.
+        gpu => GPU = 3,
+        /// `storage` is set.
+        storage => STORAGE = 4,
+        /// `backup` is set.
+        backup => BACKUP = 5,
+        /// One of `meta.note`, `meta.use_case`, `role` (its free text) is set.
+        free_text => FREE_TEXT = 6,
+    }
 
     fn of(g: &Guest) -> Self {
         let flag = |set: bool, bit: u8| if set { bit } else { 0 };
@@ -274,45 +298,6 @@ impl GuestFacts {
                 ),
         }
     }
-
-    fn has(self, bit: u8) -> bool {
-        self.flags & bit != 0
-    }
-
-    /// `meta.deferred`.
-    pub(crate) fn deferred(self) -> bool {
-        self.has(Self::DEFERRED)
-    }
-
-    /// `privileged`.
-    pub(crate) fn privileged(self) -> bool {
-        self.has(Self::PRIVILEGED)
-    }
-
-    /// `ha`.
-    pub(crate) fn ha(self) -> bool {
-        self.has(Self::HA)
-    }
-
-    /// `gpu` is set.
-    pub(crate) fn gpu(self) -> bool {
-        self.has(Self::GPU)
-    }
-
-    /// `storage` is set.
-    pub(crate) fn storage(self) -> bool {
-        self.has(Self::STORAGE)
-    }
-
-    /// `backup` is set.
-    pub(crate) fn backup(self) -> bool {
-        self.has(Self::BACKUP)
-    }
-
-    /// One of `meta.note`, `meta.use_case`, `role` (its free text) is set.
-    pub(crate) fn free_text(self) -> bool {
-        self.has(Self::FREE_TEXT)
-    }
 }
 
 /// What the checks filter every host on, packed in two bytes (a [`Host`] is about 300): the
@@ -326,11 +311,19 @@ pub(crate) struct HostFacts {
 }
 
 impl HostFacts {
-    const SATELLITE: u8 = 1;
-    const CONTROLLER: u8 = 1 << 1;
-    const FREE_TEXT: u8 = 1 << 2;
-    const DEFERRED: u8 = 1 << 3;
-    const EMPTY_INTERFACE: u8 = 1 << 4;
+    packed_flags! {
+        u8;
+        /// The host runs a LINSTOR satellite (`linstor.roles`).
+        satellite => SATELLITE = 0,
+        /// The host runs a LINSTOR controller (`linstor.roles`).
+        controller => CONTROLLER = 1,
+        /// One of `meta.note`, `meta.use_case` (its free text) is set.
+        free_text => FREE_TEXT = 2,
+        /// `meta.deferred`.
+        deferred => DEFERRED = 3,
+        /// Its LINSTOR replication interface is written but empty (or blank).
+        empty_interface => EMPTY_INTERFACE = 4,
+    }
 
     fn of(h: &Host) -> Self {
         let flag = |set: bool, bit: u8| if set { bit } else { 0 };
@@ -346,31 +339,6 @@ impl HostFacts {
                 | flag(h.meta.deferred, Self::DEFERRED)
                 | flag(host_interface_is_empty(h), Self::EMPTY_INTERFACE),
         }
-    }
-
-    /// `meta.deferred`.
-    pub(crate) fn deferred(self) -> bool {
-        self.flags & Self::DEFERRED != 0
-    }
-
-    /// Its LINSTOR replication interface is written but empty (or blank).
-    pub(crate) fn empty_interface(self) -> bool {
-        self.flags & Self::EMPTY_INTERFACE != 0
-    }
-
-    /// The host runs a LINSTOR satellite (`linstor.roles`).
-    pub(crate) fn satellite(self) -> bool {
-        self.flags & Self::SATELLITE != 0
-    }
-
-    /// The host runs a LINSTOR controller (`linstor.roles`).
-    pub(crate) fn controller(self) -> bool {
-        self.flags & Self::CONTROLLER != 0
-    }
-
-    /// One of `meta.note`, `meta.use_case` (its free text) is set.
-    pub(crate) fn free_text(self) -> bool {
-        self.flags & Self::FREE_TEXT != 0
     }
 }
 
@@ -394,15 +362,28 @@ pub(crate) struct ClusterFacts {
 }
 
 impl ClusterFacts {
-    const NODES: u16 = 1;
-    const CANDIDATES: u16 = 1 << 1;
-    const LXC_EXCEPTION: u16 = 1 << 2;
-    const DEFAULT_DENY: u16 = 1 << 3;
-    const FREE_TEXT: u16 = 1 << 4;
-    const UNRESOLVED_NODES: u16 = 1 << 5;
-    const DEFERRED: u16 = 1 << 6;
-    const DNS01_ISSUER: u16 = 1 << 7;
-    const REVIEW_SIGNALS: u16 = 1 << 8;
+    packed_flags! {
+        u16;
+        /// `nodes` is not empty (its entries may name no guest of the topology).
+        lists_nodes => NODES = 0,
+        /// `candidate_hosts` is not empty.
+        has_candidates => CANDIDATES = 1,
+        /// `cilium_lxc_exception` is set.
+        lxc_exception => LXC_EXCEPTION = 2,
+        /// `default_deny`.
+        default_deny => DEFAULT_DENY = 3,
+        /// One of `meta.note`, `meta.use_case`, `cert_manager.note`, `cilium_lxc_exception`,
+        /// `placement_claims` (its free text) is set.
+        free_text => FREE_TEXT = 4,
+        /// Some entry of `nodes` names no guest of the topology (a topology built in code).
+        unresolved_nodes => UNRESOLVED_NODES = 5,
+        /// `meta.deferred`.
+        deferred => DEFERRED = 6,
+        /// `cert_manager.dns01_cluster_issuer`.
+        dns01_issuer => DNS01_ISSUER = 7,
+        /// `review_signals` is not empty.
+        review_signals => REVIEW_SIGNALS = 8,
+    }
 
     /// The facts of `k`, of whose `nodes` `resolved` name a guest of the topology.
     fn of(k: &K3sCluster, resolved: usize) -> Self {
@@ -433,56 +414,6 @@ impl ClusterFacts {
                     Self::DNS01_ISSUER,
                 ),
         }
-    }
-
-    fn has(self, bit: u16) -> bool {
-        self.flags & bit != 0
-    }
-
-    /// `meta.deferred`.
-    pub(crate) fn deferred(self) -> bool {
-        self.has(Self::DEFERRED)
-    }
-
-    /// `review_signals` is not empty.
-    pub(crate) fn review_signals(self) -> bool {
-        self.has(Self::REVIEW_SIGNALS)
-    }
-
-    /// `cert_manager.dns01_cluster_issuer`.
-    pub(crate) fn dns01_issuer(self) -> bool {
-        self.has(Self::DNS01_ISSUER)
-    }
-
-    /// `nodes` is not empty (its entries may name no guest of the topology).
-    pub(crate) fn lists_nodes(self) -> bool {
-        self.has(Self::NODES)
-    }
-
-    /// Some entry of `nodes` names no guest of the topology (a topology built in code).
-    pub(crate) fn unresolved_nodes(self) -> bool {
-        self.has(Self::UNRESOLVED_NODES)
-    }
-
-    /// `candidate_hosts` is not empty.
-    pub(crate) fn has_candidates(self) -> bool {
-        self.has(Self::CANDIDATES)
-    }
-
-    /// `cilium_lxc_exception` is set.
-    pub(crate) fn lxc_exception(self) -> bool {
-        self.has(Self::LXC_EXCEPTION)
-    }
-
-    /// `default_deny`.
-    pub(crate) fn default_deny(self) -> bool {
-        self.has(Self::DEFAULT_DENY)
-    }
-
-    /// One of `meta.note`, `meta.use_case`, `cert_manager.note`, `cilium_lxc_exception`,
-    /// `placement_claims` (its free text) is set.
-    pub(crate) fn free_text(self) -> bool {
-        self.has(Self::FREE_TEXT)
     }
 }
 
