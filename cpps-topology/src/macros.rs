@@ -7,7 +7,7 @@
 /// Attributes (docs, derives, serde) pass through unchanged, so a serde name stays what its own
 /// attribute says; the name given here is what messages and reports show.
 ///
-/// ```ignore
+/// ```text
 /// named_enum! {
 ///     /// How serious a finding is.
 ///     #[derive(Debug, Clone, Copy)]
