@@ -6,24 +6,27 @@
 //! cargo bench -p cpps-proxmox --bench property -- [KEYS]
 //! ```
 //!
-//! Parses strings of `KEYS` (default 3 000), ten and a hundred times as many keys, and prints
-//! for each size the fastest sample (each at least 100 ms of runs) in wall time and in the
-//! thread's CPU time (`/proc/thread-self/schedstat`: a shared machine's waits for a core are not
-//! the parser's), the ratios of consecutive sizes, and one `PASS`/`MISS` line per parser: ten
-//! times the input at most twelve times the CPU time, judged on the larger pair (30 000 →
-//! 300 000 keys by default; the smaller pair is printed too). Every part has the same length,
-//! so ten times the keys is ten times the bytes, and the keys come in no order, so `Volume`
-//! sorts them.
+//! Runs itself twice, once with glibc's allocator as it comes and once with glibc keeping freed
+//! memory (see `KEEP_FREED_MEMORY`), and in each run parses strings of `KEYS` (default 3 000),
+//! ten and a hundred times as many keys. For each size it prints the fastest sample (each at
+//! least 100 ms of runs) in wall time and in the thread's CPU time
+//! (`/proc/thread-self/schedstat`: a shared machine's waits for a core are not the parser's) and
+//! the page faults a parse takes, then the ratios of consecutive sizes and one `PASS`/`MISS` line
+//! per parser and allocator setting: ten times the input at most twelve times the CPU time,
+//! judged on the larger pair (30 000 → 300 000 keys by default; the smaller pair is printed
+//! too). Every part has the same length, so ten times the keys is ten times the bytes, and the
+//! keys come in no order, so `Volume` sorts them.
 //!
 //! The parser touches about 66 bytes a key (the text, its copy, 16 bytes of offsets, a 4-byte
-//! hash and 2 bytes of Bloom filter), `Volume` 24 more for its sort: 30 000 keys run inside a
-//! 4 MiB L2 cache, 300 000 keys stream from the shared L3; `-- 30000` judges 300 000 →
-//! 3 000 000 keys, both past the L2. On a shared machine these ratios move by half between
-//! runs (the neighbours' use of the shared cache and memory bandwidth, page faults where the
-//! allocator gave memory back between samples); instruction counts do not: where valgrind is
-//! installed the bench counts them (cachegrind, `CPPS_PROPERTY_BENCH_ONLY=parse:N` minus
-//! `gen:N`, the input's generation; `generic:N` and `typed:N` run one parser) at `KEYS` and ten
-//! times it. A benchmark, not a test: it asserts nothing.
+//! hash and 2 bytes of Bloom filter), `Volume` 24 more for its sort: 30 000 keys stay in a
+//! core's 2 MiB L2 cache between runs, 300 000 keys stream from the shared L3; `-- 30000`
+//! judges 300 000 → 3 000 000 keys, both past the L2 (and past the 32 MiB above which glibc maps
+//! every block anew, whatever its settings). On a shared machine these ratios move by half
+//! between runs (the neighbours' use of the shared cache and memory bandwidth); instruction
+//! counts do not: where valgrind is installed the bench counts them (cachegrind,
+//! `CPPS_PROPERTY_BENCH_ONLY=parse:N` minus `gen:N`, the input's generation; `generic:N` and
+//! `typed:N` run one parser) at `KEYS` and ten times it. A benchmark, not a test: it asserts
+//! nothing.
 
 use std::hint::black_box;
 
@@ -139,9 +142,10 @@ fn main() {
                 );
                 run.args(std::env::args().skip(1))
                     .env(ALLOCATOR_ENV, allocator);
-                if let Some(tunables) = tunables {
-                    run.env("GLIBC_TUNABLES", tunables);
-                }
+                match tunables {
+                    Some(tunables) => run.env("GLIBC_TUNABLES", tunables),
+                    None => run.env_remove("GLIBC_TUNABLES"),
+                };
                 match run.status() {
                     Ok(status) if status.success() => {}
                     other => println!("{allocator}: the timed run failed: {other:?}"),
