@@ -14,7 +14,7 @@
 
 // foldhash: the indexes are keyed by ids from the team's own file, so SipHash's protection
 // against chosen keys buys nothing and costs ~40 % of a check's instructions.
-use foldhash::{HashMap, HashMapExt};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::RuleId;
 use crate::finding::{Finding, Location, Severity, Subject};
@@ -182,7 +182,7 @@ impl<'t> Ctx<'t> {
 pub(crate) struct Repeats<'t> {
     last_list: Vec<u32>,
     list: u32,
-    unresolved: HashMap<&'t str, ()>,
+    unresolved: HashSet<&'t str>,
 }
 
 impl<'t> Repeats<'t> {
@@ -191,7 +191,7 @@ impl<'t> Repeats<'t> {
         Repeats {
             last_list: vec![0; positions],
             list: 0,
-            unresolved: HashMap::new(),
+            unresolved: HashSet::new(),
         }
     }
 
@@ -205,7 +205,7 @@ impl<'t> Repeats<'t> {
     pub(crate) fn repeated(&mut self, at: Pos, id: &'t str) -> bool {
         match at.get().and_then(|i| self.last_list.get_mut(i)) {
             Some(last) => std::mem::replace(last, self.list) == self.list,
-            None => self.unresolved.insert(id, ()).is_some(),
+            None => !self.unresolved.insert(id),
         }
     }
 
@@ -213,7 +213,7 @@ impl<'t> Repeats<'t> {
     pub(crate) fn named(&self, at: Pos, id: &str) -> bool {
         match at.get().and_then(|i| self.last_list.get(i)) {
             Some(&last) => last == self.list,
-            None => self.unresolved.contains_key(id),
+            None => self.unresolved.contains(id),
         }
     }
 }
