@@ -280,16 +280,29 @@ pub(crate) struct SparesService<S> {
 /// The opener's requests end with this error, by design.
 pub(crate) const OPENED_AS_SPARE: &str = "connection opened as a spare";
 
-impl<S, R, C> Service<R> for SparesService<S>
-where
-    S: Service<R, Response = C, Error = BoxError> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-    R: Debug + Send + 'static,
-    C: Send + 'static,
+/// The connector below a [`SparesLayer`], as both of its roles call it: a service that can be
+/// moved into a spawned task, with a future and a connection that can be too.
+trait Connector<R>:
+    Service<R, Error = BoxError, Future: Send + 'static, Response: Send + 'static> + Send + 'static
 {
-    type Response = C;
+}
+
+impl<S, R> Connector<R> for S
+where
+    S: Service<R, Error = BoxError> + Send + 'static,
+    S::Future: Send + 'static,
+    S::Response: Send + 'static,
+{
+}
+
+impl<S, R> Service<R> for SparesService<S>
+where
+    S: Connector<R> + Clone,
+    R: Debug + Send + 'static,
+{
+    type Response = S::Response;
     type Error = BoxError;
-    type Future = BoxFuture<Result<C, BoxError>>;
+    type Future = BoxFuture<Result<S::Response, BoxError>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
         self.inner.poll_ready(cx)
@@ -308,19 +321,13 @@ where
 
 /// The main client's connect: a spare of this destination when there is one (or one being
 /// opened, waited for), else a connection opened now.
-fn take_spare<S, R, C>(
+fn take_spare<S: Connector<R>, R: Debug + Send + 'static>(
     mut inner: S,
     spares: &Spares,
     destination: R,
-) -> BoxFuture<Result<C, BoxError>>
-where
-    S: Service<R, Response = C, Error = BoxError> + Send + 'static,
-    S::Future: Send + 'static,
-    R: Debug + Send + 'static,
-    C: Send + 'static,
-{
+) -> BoxFuture<Result<S::Response, BoxError>> {
     match spares.claim(&format!("{destination:?}")) {
-        Claim::Ready(spare) => match spare.downcast::<C>() {
+        Claim::Ready(spare) => match spare.downcast::<S::Response>() {
             Ok(connection) => Box::pin(async move { Ok(*connection) }),
             Err(_) => Box::pin(spares.timed(inner.call(destination))),
         },
@@ -328,7 +335,7 @@ where
             let spares = spares.clone();
             Box::pin(async move {
                 if let Ok(spare) = receive.await
-                    && let Ok(connection) = spare.downcast::<C>()
+                    && let Ok(connection) = spare.downcast::<S::Response>()
                 {
                     return Ok(*connection);
                 }
@@ -343,17 +350,11 @@ where
 
 /// The opener's connect: opens a spare of this destination in the background (only to the
 /// spares' own destination, [`Spares::begin`]) and fails with [`OPENED_AS_SPARE`].
-fn open_spare<S, R, C>(
+fn open_spare<S: Connector<R>, R: Debug + Send + 'static>(
     mut inner: S,
     spares: Spares,
     destination: R,
-) -> BoxFuture<Result<C, BoxError>>
-where
-    S: Service<R, Response = C, Error = BoxError> + Send + 'static,
-    S::Future: Send + 'static,
-    R: Debug + Send + 'static,
-    C: Send + 'static,
-{
+) -> BoxFuture<Result<S::Response, BoxError>> {
     if spares.begin(format!("{destination:?}")) {
         let timeout = spares.shared.connect_timeout;
         let max_age = spares.shared.max_age;
