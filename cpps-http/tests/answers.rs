@@ -1,6 +1,7 @@
 //! What the runtime keeps of an answer: the reason phrase, per-request size caps, the client's
 //! own secrets scrubbed from every text, and connect timeouts counted as "not sent".
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -141,16 +142,8 @@ async fn an_echoed_credential_is_scrubbed_from_every_text() {
     };
     assert_eq!(excerpt, "credential '[redacted]' is not valid here");
 
-    #[derive(Debug, serde::Deserialize)]
-    #[allow(dead_code)]
-    struct Guest {
-        vmid: u32,
-    }
-    #[derive(Debug, serde::Deserialize)]
-    #[allow(dead_code)]
-    struct Data {
-        data: Guest,
-    }
+    // `{"data":{"vmid":<number>}}`, read as maps: the secret stands where a number belongs.
+    type Data = BTreeMap<String, BTreeMap<String, u32>>;
     let answer = client.execute(Request::get("shape")).await.unwrap();
     let error = answer.json::<Data>().unwrap_err();
     let shown = format!("{error} {error:?}");
