@@ -38,12 +38,13 @@ fn upid_parts() -> impl Strategy<Value = UpidParts> {
         "[a-z0-9\\\\-]{0,8}",
         user(),
     )
-        .prop_map(
-            |(node, pid, pstart, task_id, start, wtype, wid, user)| match task_id {
-                Some(t) => UpidParts::pbs(node, pid, pstart, t, u64::from(start), wtype, wid, user),
-                None => UpidParts::pve(node, pid, pstart, u64::from(start), wtype, wid, user),
-            },
-        )
+        .prop_map(|(node, pid, pstart, task_id, start, wtype, wid, user)| {
+            let parts = UpidParts::pve(node, pid, pstart, u64::from(start), wtype, wid, user);
+            match task_id {
+                Some(t) => parts.with_task_id(t),
+                None => parts,
+            }
+        })
 }
 
 /// A canonical property string: optional head, then `key=value` sorted by key.

@@ -36,7 +36,8 @@ pub struct UpidParts {
 }
 
 impl UpidParts {
-    /// Parts for a PVE UPID.
+    /// Parts for a PVE UPID, which has no task counter ([`UpidParts::with_task_id`] adds the
+    /// one of a PBS UPID).
     pub fn pve(
         node: impl Into<String>,
         pid: u32,
@@ -58,21 +59,11 @@ impl UpidParts {
         }
     }
 
-    /// Parts for a PBS UPID (with its task counter).
-    #[allow(clippy::too_many_arguments)]
-    pub fn pbs(
-        node: impl Into<String>,
-        pid: u32,
-        pstart: u64,
-        task_id: u64,
-        starttime: u64,
-        worker_type: impl Into<String>,
-        worker_id: impl Into<String>,
-        user: impl Into<String>,
-    ) -> Self {
+    /// The same parts with a task counter: the parts of a PBS UPID.
+    pub fn with_task_id(self, task_id: u64) -> Self {
         UpidParts {
             task_id: Some(task_id),
-            ..UpidParts::pve(node, pid, pstart, starttime, worker_type, worker_id, user)
+            ..self
         }
     }
 }
