@@ -19,9 +19,7 @@ use cpps_proxmox::{Error, GuestConfig, VmId};
 
 #[tokio::test]
 async fn token_auth_with_the_real_ca_file() {
-    let Some(s) = common::fakepve("token_auth_with_the_real_ca_file").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let version = s.token_client().version().await.unwrap();
     assert!(version.release.starts_with('9'), "{version:?}");
     assert!(version.version.starts_with(&version.release), "{version:?}");
@@ -29,9 +27,7 @@ async fn token_auth_with_the_real_ca_file() {
 
 #[tokio::test]
 async fn a_wrong_ca_or_pin_is_refused_before_sending() {
-    let Some(s) = common::fakepve("a_wrong_ca_or_pin_is_refused_before_sending").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let other = s
         .token_builder()
         .tls(TlsMode::ca_file(&s.pve.other_ca_file))
@@ -52,9 +48,7 @@ async fn a_wrong_ca_or_pin_is_refused_before_sending() {
 
 #[tokio::test]
 async fn pinning_the_node_fingerprint_works_without_the_ca() {
-    let Some(s) = common::fakepve("pinning_the_node_fingerprint_works_without_the_ca").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s
         .token_builder()
         .tls(TlsMode::pinned(&s.pve.fingerprint).unwrap())
@@ -69,9 +63,7 @@ async fn pinning_the_node_fingerprint_works_without_the_ca() {
 
 #[tokio::test]
 async fn password_login_then_writes_carry_the_csrf_token() {
-    let Some(s) = common::fakepve("password_login_then_writes_carry_the_csrf_token").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s.password_client();
     pve.login().await.unwrap();
     // A write: fakepve answers 401 "invalid csrf token" unless the header matches the ticket.
@@ -91,9 +83,7 @@ async fn password_login_then_writes_carry_the_csrf_token() {
 
 #[tokio::test]
 async fn a_write_without_csrf_is_refused_with_401() {
-    let Some(s) = common::fakepve("a_write_without_csrf_is_refused_with_401").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     // By hand: a ticket cookie but no CSRFPreventionToken header.
     let http = cpps_http::HttpClient::builder(format!("{}api2/json/", s.pve.url).parse().unwrap())
         .tls(TlsMode::ca_file(&s.pve.ca_file))
@@ -129,9 +119,7 @@ async fn a_write_without_csrf_is_refused_with_401() {
 
 #[tokio::test]
 async fn a_bad_token_is_a_401_error() {
-    let Some(s) = common::fakepve("a_bad_token_is_a_401_error").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s
         .token_builder()
         .api_token(
@@ -155,9 +143,7 @@ async fn a_bad_token_is_a_401_error() {
 
 #[tokio::test]
 async fn a_wrong_password_is_an_auth_error() {
-    let Some(s) = common::fakepve("a_wrong_password_is_an_auth_error").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s
         .password_builder()
         .password(
@@ -175,9 +161,7 @@ async fn a_wrong_password_is_an_auth_error() {
 
 #[tokio::test]
 async fn cluster_status_and_resources_of_every_type() {
-    let Some(s) = common::fakepve("cluster_status_and_resources_of_every_type").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s.token_client();
     let status = pve.cluster().status().await.unwrap();
     let cluster = status
@@ -248,9 +232,7 @@ async fn cluster_status_and_resources_of_every_type() {
 
 #[tokio::test]
 async fn node_status_lists_and_storage() {
-    let Some(s) = common::fakepve("node_status_lists_and_storage").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s.token_client();
     let node = pve.node("pve-ippri-32");
     // fakepve answers node status with schema-shaped placeholders (zeros and "fake"), so
@@ -293,9 +275,7 @@ async fn node_status_lists_and_storage() {
 
 #[tokio::test]
 async fn configs_with_property_strings_and_privilege() {
-    let Some(s) = common::fakepve("configs_with_property_strings_and_privilege").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s.token_client();
     let vm = pve
         .node("pve-ippri-31")
@@ -348,9 +328,7 @@ async fn configs_with_property_strings_and_privilege() {
 
 #[tokio::test]
 async fn a_missing_vm_is_not_found() {
-    let Some(s) = common::fakepve("a_missing_vm_is_not_found").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let err = s
         .token_client()
         .node("pve-ippri-31")
@@ -365,9 +343,7 @@ async fn a_missing_vm_is_not_found() {
 
 #[tokio::test]
 async fn parameter_errors_come_back_per_field() {
-    let Some(s) = common::fakepve("parameter_errors_come_back_per_field").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let err = s
         .token_client()
         .get_raw("/nodes/pve-ippri-31/qemu/abc/config", &[])
@@ -387,9 +363,7 @@ async fn parameter_errors_come_back_per_field() {
 
 #[tokio::test]
 async fn ha_resources_and_current_status_decode() {
-    let Some(s) = common::fakepve("ha_resources_and_current_status_decode").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     // fakepve's HA endpoints answer schema-shaped placeholders (testing.md: "its HA
     // endpoints are placeholders"), so this checks decoding and paths, not HA logic.
     let pve = s.token_client();
@@ -421,10 +395,7 @@ async fn ha_resources_and_current_status_decode() {
 
 #[tokio::test]
 async fn snapshots_create_list_rollback_delete_qemu_and_lxc() {
-    let Some(s) = common::fakepve("snapshots_create_list_rollback_delete_qemu_and_lxc").await
-    else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s.token_client();
     let name = SnapshotName::new("pre-upgrade").unwrap();
     let vm = pve.node("pve-ippri-32").qemu(common::vmid(101));
@@ -481,9 +452,7 @@ async fn snapshots_create_list_rollback_delete_qemu_and_lxc() {
 
 #[tokio::test]
 async fn a_failed_task_carries_its_log_tail() {
-    let Some(s) = common::fakepve("a_failed_task_carries_its_log_tail").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s.token_client();
     let ct = pve.node("pve-ippri-31").lxc(common::vmid(200));
     let name = SnapshotName::new("twice").unwrap();
@@ -536,9 +505,7 @@ async fn a_failed_task_carries_its_log_tail() {
 
 #[tokio::test]
 async fn shutdown_and_migrate_return_upids_that_finish() {
-    let Some(s) = common::fakepve("shutdown_and_migrate_return_upids_that_finish").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s.token_client();
     let ct = pve.node("pve-ippri-32").lxc(common::vmid(202));
     let upid = ct.start().await.unwrap();
@@ -585,10 +552,7 @@ async fn shutdown_and_migrate_return_upids_that_finish() {
 
 #[tokio::test]
 async fn fault_fail_maps_to_a_typed_error_and_503_is_retried() {
-    let Some(s) = common::fakepve("fault_fail_maps_to_a_typed_error_and_503_is_retried").await
-    else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s.token_client();
     s.fail(
         "GET",
@@ -639,9 +603,7 @@ async fn fault_fail_maps_to_a_typed_error_and_503_is_retried() {
 
 #[tokio::test]
 async fn slow_network_hits_the_request_timeout() {
-    let Some(s) = common::fakepve("slow_network_hits_the_request_timeout").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     // 20 PVE seconds at a time scale of 0.05 is one real second per answer.
     s.control("slow_network", serde_json::json!({"latency": 20}))
         .await;
@@ -667,9 +629,7 @@ async fn slow_network_hits_the_request_timeout() {
 
 #[tokio::test]
 async fn revoked_tickets_cause_one_relogin() {
-    let Some(s) = common::fakepve("revoked_tickets_cause_one_relogin").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s.password_client();
     assert_eq!(pve.nodes().await.unwrap().len(), 2);
     s.control("revoke_tickets", serde_json::json!({})).await;
@@ -707,9 +667,7 @@ async fn revoked_tickets_cause_one_relogin() {
 
 #[tokio::test]
 async fn a_second_factor_without_totp_is_a_clear_error() {
-    let Some(s) = common::fakepve("a_second_factor_without_totp_is_a_clear_error").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     s.control("tfa", serde_json::json!({"on": true})).await;
     let err = s.password_client().nodes().await.unwrap_err();
     assert!(
@@ -721,9 +679,7 @@ async fn a_second_factor_without_totp_is_a_clear_error() {
 
 #[tokio::test]
 async fn config_sweep_is_bounded_and_complete() {
-    let Some(s) = common::fakepve("config_sweep_is_bounded_and_complete").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s.token_client();
     let guests = pve.guests().await.unwrap();
     assert_eq!(guests.len(), 5);
@@ -741,9 +697,7 @@ async fn config_sweep_is_bounded_and_complete() {
 
 #[tokio::test]
 async fn raw_escape_hatch_reads_and_writes() {
-    let Some(s) = common::fakepve("raw_escape_hatch_reads_and_writes").await else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s.token_client();
     let pending = pve
         .get_raw("nodes/pve-ippri-31/qemu/100/pending", &[])
@@ -780,10 +734,7 @@ async fn raw_escape_hatch_reads_and_writes() {
 
 #[tokio::test]
 async fn inventory_from_environment_has_the_documented_shape() {
-    let Some(s) = common::fakepve("inventory_from_environment_has_the_documented_shape").await
-    else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let vars = [
         ("PROXMOX_VE_ENDPOINT", s.pve.url.clone()),
         ("PROXMOX_VE_USERNAME", s.pve.user.clone()),

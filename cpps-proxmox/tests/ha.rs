@@ -111,11 +111,7 @@ async fn node_of(pve: &Client, id: u32) -> String {
 /// guest, which reads back in its status and in `/cluster/resources` `hastate`.
 #[tokio::test]
 async fn stop_and_start_of_an_ha_vm_are_ha_workers_and_the_vm_follows() {
-    let Some(s) =
-        common::fakepve("stop_and_start_of_an_ha_vm_are_ha_workers_and_the_vm_follows").await
-    else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s.token_client();
     let vm = pve.node("pve-ippri-31").qemu(common::vmid(100));
     assert!(vm.status().await.unwrap().ha_managed());
@@ -159,13 +155,7 @@ async fn stop_and_start_of_an_ha_vm_are_ha_workers_and_the_vm_follows() {
 /// was seen, while the guest did change: fakepve acts without showing it.
 #[tokio::test]
 async fn the_wait_after_an_ha_worker_asks_the_ha_manager_which_fakepve_leaves_empty() {
-    let Some(s) = common::fakepve(
-        "the_wait_after_an_ha_worker_asks_the_ha_manager_which_fakepve_leaves_empty",
-    )
-    .await
-    else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s.token_client();
     let status = pve.cluster().ha_status().await.unwrap();
     assert_eq!(status.len(), 1, "{status:?}");
@@ -221,11 +211,7 @@ async fn the_wait_after_an_ha_worker_asks_the_ha_manager_which_fakepve_leaves_em
 /// fakepve kept nothing, and the wait for the new service runs out.
 #[tokio::test]
 async fn an_ha_add_is_validated_and_answered_but_not_kept_by_fakepve() {
-    let Some(s) =
-        common::fakepve("an_ha_add_is_validated_and_answered_but_not_kept_by_fakepve").await
-    else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s.token_client();
     let cluster = pve.cluster();
     let vm101 = sid("vm:101");
@@ -319,11 +305,7 @@ async fn an_ha_add_is_validated_and_answered_but_not_kept_by_fakepve() {
 /// wait runs out and the VM is read back where it was.
 #[tokio::test]
 async fn ha_migrate_and_relocate_are_answered_but_nothing_moves_in_fakepve() {
-    let Some(s) =
-        common::fakepve("ha_migrate_and_relocate_are_answered_but_nothing_moves_in_fakepve").await
-    else {
-        return;
-    };
+    let s = common::fakepve_or_return!();
     let pve = s.token_client();
     let cluster = pve.cluster();
     let vm100 = sid("vm:100");
@@ -390,11 +372,7 @@ async fn ha_migrate_and_relocate_are_answered_but_nothing_moves_in_fakepve() {
 /// a typed error with its message (replayed below), and the runbook never removes a resource.
 #[tokio::test]
 async fn an_ha_remove_of_an_unmanaged_guest_is_refused_upstream_and_accepted_by_fakepve() {
-    if let Some(s) = common::fakepve(
-        "an_ha_remove_of_an_unmanaged_guest_is_refused_upstream_and_accepted_by_fakepve",
-    )
-    .await
-    {
+    if let Some(s) = common::fakepve(&common::this_test()).await {
         s.token_client()
             .cluster()
             .ha_remove(&sid("vm:101"))

@@ -103,6 +103,28 @@ pub async fn fakepve(test: &str) -> Option<Session> {
     Some(session)
 }
 
+/// The name of the running test: libtest runs each test on a thread it names after the test.
+pub fn this_test() -> String {
+    std::thread::current()
+        .name()
+        .unwrap_or("an unnamed test")
+        .to_owned()
+}
+
+/// The fakepve session of the test it stands in ([`fakepve`], named by [`this_test`]), or a
+/// return from that test, after saying why, when `CPPS_TEST_FAKEPVE` is not set.
+#[allow(unused_macros)]
+macro_rules! fakepve_or_return {
+    () => {
+        match $crate::common::fakepve(&$crate::common::this_test()).await {
+            Some(session) => session,
+            None => return,
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use fakepve_or_return;
+
 impl Session {
     /// Calls the control endpoint (`POST /NAME` with a JSON body), panicking on failure.
     pub async fn control(&self, name: &str, body: Value) -> Value {
