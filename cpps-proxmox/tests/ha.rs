@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use cpps_proxmox::api::{HaResourceSpec, MigrateOptions};
 use cpps_proxmox::family::{self, ExitStatus, Product, Upid, WaitOptions};
-use cpps_proxmox::types::{GuestStatus, HaSid, HaStatusType, ResourceFilter};
+use cpps_proxmox::types::{ClusterResource, GuestStatus, HaSid, HaStatusType, ResourceFilter};
 use cpps_proxmox::{Client, Error, HaWanted, NodeName};
 use serde_json::json;
 use wiremock::ResponseTemplate;
@@ -79,28 +79,25 @@ async fn vm_reaches(pve: &Client, node: &str, id: u32, wanted: GuestStatus) {
     }
 }
 
-/// The HA state `/cluster/resources` shows for a guest (`hastate`).
-async fn hastate(pve: &Client, id: u32) -> Option<String> {
+/// The entry `/cluster/resources` shows for guest `id`.
+async fn resource_of(pve: &Client, id: u32) -> ClusterResource {
     pve.cluster()
         .resources(Some(ResourceFilter::Vm))
         .await
         .unwrap()
         .into_iter()
         .find(|r| r.vmid.map(|v| v.get()) == Some(id))
-        .and_then(|r| r.hastate)
+        .unwrap_or_else(|| panic!("guest {id} is not in /cluster/resources"))
+}
+
+/// The HA state `/cluster/resources` shows for a guest (`hastate`).
+async fn hastate(pve: &Client, id: u32) -> Option<String> {
+    resource_of(pve, id).await.hastate
 }
 
 /// The node `/cluster/resources` shows a guest on.
 async fn node_of(pve: &Client, id: u32) -> String {
-    pve.cluster()
-        .resources(Some(ResourceFilter::Vm))
-        .await
-        .unwrap()
-        .into_iter()
-        .find(|r| r.vmid.map(|v| v.get()) == Some(id))
-        .and_then(|r| r.node)
-        .map(|n| n.to_string())
-        .unwrap()
+    resource_of(pve, id).await.node.unwrap().to_string()
 }
 
 /// Honoured: stop and start of an HA-managed VM are queued with the HA manager, not done by the
