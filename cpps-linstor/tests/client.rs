@@ -4,7 +4,7 @@ mod common;
 
 use std::time::Instant;
 
-use cpps_http::test_util::env_lookup;
+use cpps_http::test_util::{MockApi, env_lookup};
 use cpps_http::{Delivery, Url};
 use cpps_linstor::{ClientBuilder, Credentials, Error, SecretString};
 use wiremock::matchers::method;
@@ -14,6 +14,22 @@ use common::{
     CONNECT_TIMEOUT, client_for, client_with_retries, closed_port_url, mock, mock_client,
     silent_controller,
 };
+
+/// Mounts `POST /v1/resource-definitions/vm-100-disk-0/snapshots` answering that snapshot
+/// `snap1` was registered, expected once.
+async fn serve_snapshot_creation(server: &MockApi) {
+    common::mount_once(
+        server,
+        common::controller_call("POST", "/v1/resource-definitions/vm-100-disk-0/snapshots"),
+        common::json_answer(
+            201,
+            serde_json::json!([
+                {"ret_code": 17563649, "message": "New snapshot 'snap1' of resource 'vm-100-disk-0' registered."}
+            ]),
+        ),
+    )
+    .await;
+}
 
 // golinstor's `TestBaseURLFailover` (client/client_test.go) is the behaviour mirrored here: the
 // first controller is down, the next one answers and becomes the active one.
@@ -60,13 +76,7 @@ async fn no_reachable_controller_lists_every_one_tried() {
 #[tokio::test]
 async fn writes_fail_over_only_on_connection_errors() {
     let second = mock().await;
-    common::controller_call("POST", "/v1/resource-definitions/vm-100-disk-0/snapshots")
-        .respond_with(ResponseTemplate::new(201).set_body_json(serde_json::json!([
-            {"ret_code": 17563649, "message": "New snapshot 'snap1' of resource 'vm-100-disk-0' registered."}
-        ])))
-        .expect(1)
-        .mount(second.server())
-        .await;
+    serve_snapshot_creation(&second).await;
     let client = client_for(&[closed_port_url(), second.base_url()]);
     let answer = client
         .create_snapshot(
@@ -88,14 +98,13 @@ async fn writes_fail_over_only_on_connection_errors() {
 #[tokio::test]
 async fn redirects_are_not_followed_and_say_to_use_https() {
     let server = mock().await;
-    common::controller_call("GET", "/v1/view/resources")
-        .respond_with(
-            ResponseTemplate::new(302)
-                .insert_header("Location", "https://127.0.0.1:3371/v1/view/resources"),
-        )
-        .expect(1)
-        .mount(server.server())
-        .await;
+    common::mount_once(
+        &server,
+        common::controller_call("GET", "/v1/view/resources"),
+        ResponseTemplate::new(302)
+            .insert_header("Location", "https://127.0.0.1:3371/v1/view/resources"),
+    )
+    .await;
     let client = mock_client(&server);
     let err = client
         .resources_view_filtered(&[], &["vm-100-disk-0".parse().unwrap()])
@@ -148,12 +157,17 @@ async fn bearer_token_and_basic_credentials_are_sent() {
 #[tokio::test]
 async fn unauthorized_answers_decode_their_messages() {
     let server = mock().await;
-    common::controller_call("GET", "/v1/nodes")
-        .respond_with(ResponseTemplate::new(401).set_body_json(serde_json::json!([
-            {"ret_code": -3458764513820540930_i64, "message": "Authentication required"}
-        ])))
-        .mount(server.server())
-        .await;
+    common::mount(
+        &server,
+        common::controller_call("GET", "/v1/nodes"),
+        common::json_answer(
+            401,
+            serde_json::json!([
+                {"ret_code": -3458764513820540930_i64, "message": "Authentication required"}
+            ]),
+        ),
+    )
+    .await;
     let err = mock_client(&server).nodes().await.expect_err("401");
     assert_eq!(err.status().map(|s| s.as_u16()), Some(401));
     let messages = err.api_messages().expect("ApiCallRc list");
@@ -197,13 +211,7 @@ async fn a_silent_controller_costs_one_connect_timeout_then_the_next_answers() {
 async fn a_write_fails_over_past_a_silent_controller() {
     let silent = silent_controller().await;
     let second = mock().await;
-    common::controller_call("POST", "/v1/resource-definitions/vm-100-disk-0/snapshots")
-        .respond_with(ResponseTemplate::new(201).set_body_json(serde_json::json!([
-            {"ret_code": 17563649, "message": "New snapshot 'snap1' of resource 'vm-100-disk-0' registered."}
-        ])))
-        .expect(1)
-        .mount(second.server())
-        .await;
+    serve_snapshot_creation(&second).await;
     let second_url = second.base_url();
     let client = client_with_retries(&[&silent.url, &second_url]);
     let answer = client
@@ -385,25 +393,28 @@ async fn from_env_credentials_basic_and_bearer_file() {
 #[tokio::test]
 async fn echoed_credentials_never_reach_an_error() {
     let server = mock().await;
-    common::controller_call("GET", "/v1/nodes")
-        .respond_with(
-            ResponseTemplate::new(401).set_body_json(serde_json::json!([{
+    common::mount(
+        &server,
+        common::controller_call("GET", "/v1/nodes"),
+        common::json_answer(
+            401,
+            serde_json::json!([{
                 "ret_code": -3458764513820540930_i64,
                 "message": "credential 'Basic YWRtaW46aHVudGVyMg==' is not valid here",
                 "cause": "password hunter2 was refused",
                 "details": "user admin, password hunter2",
                 "correction": "check YWRtaW46aHVudGVyMg=="
-            }])),
-        )
-        .mount(server.server())
-        .await;
-    common::controller_call("GET", "/v1/view/storage-pools")
-        .respond_with(
-            ResponseTemplate::new(403)
-                .set_body_string("<html>Authorization: Basic YWRtaW46aHVudGVyMg== denied</html>"),
-        )
-        .mount(server.server())
-        .await;
+            }]),
+        ),
+    )
+    .await;
+    common::mount(
+        &server,
+        common::controller_call("GET", "/v1/view/storage-pools"),
+        ResponseTemplate::new(403)
+            .set_body_string("<html>Authorization: Basic YWRtaW46aHVudGVyMg== denied</html>"),
+    )
+    .await;
     let client = common::single_attempt_builder(server.base_url().as_str())
         .credentials(Credentials::basic("admin", SecretString::from("hunter2")))
         .build()
@@ -444,13 +455,13 @@ async fn a_reachable_first_controller_still_gets_its_retries() {
         .mount(first.server())
         .await;
     common::serve_version(&first, "first", 1).await;
-    Mock::given(method("GET"))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_json(common::controller_version_body("second")),
-        )
-        .expect(0)
-        .mount(second.server())
-        .await;
+    common::mount_times(
+        &second,
+        Mock::given(method("GET")),
+        common::version_answer("second"),
+        0,
+    )
+    .await;
     let (first_url, second_url) = (first.base_url(), second.base_url());
     let client = client_with_retries(&[&first_url, &second_url]);
     let version = client

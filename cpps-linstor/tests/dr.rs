@@ -6,23 +6,11 @@ use std::time::Duration;
 
 use cpps_linstor::dr::{self, CopySource};
 use serde_json::json;
-use wiremock::ResponseTemplate;
 
-use common::{mock, mock_client};
+use common::{mock, mock_client, ok, serve_get};
 
 const HOUR_MS: i64 = 3_600_000;
 const NOW: i64 = 1_767_225_600_000;
-
-async fn serve(server: &cpps_http::test_util::MockApi, route: &str, answer: ResponseTemplate) {
-    common::controller_call("GET", route)
-        .respond_with(answer)
-        .mount(server.server())
-        .await;
-}
-
-fn ok(body: serde_json::Value) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(body)
-}
 
 // linstor-server `Remotes.java` (`getRemotes`) answers one `RemoteList` object, where the spec
 // announces an array of them; both decode. `Json.java` (`apiToS3Remote`, `apiToLinstorRemote`)
@@ -36,7 +24,7 @@ async fn remotes_decode_in_both_shapes_and_keep_no_secret() {
     });
     for answer in [remote_list.clone(), json!([remote_list])] {
         let server = mock().await;
-        serve(&server, "/v1/remotes", ok(answer)).await;
+        serve_get(&server, "/v1/remotes", ok(answer)).await;
         let remotes = mock_client(&server)
             .remotes()
             .await
@@ -61,7 +49,7 @@ async fn remotes_decode_in_both_shapes_and_keep_no_secret() {
 #[tokio::test]
 async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
     let server = mock().await;
-    serve(
+    serve_get(
         &server,
         "/v1/remotes",
         ok(json!({
@@ -70,13 +58,13 @@ async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
         })),
     )
     .await;
-    serve(
+    serve_get(
         &server,
         "/v1/schedules",
         ok(json!({"data": [{"schedule_name": "nightly", "full_cron": "0 2 * * 0", "inc_cron": "0 2 * * *", "keep_remote": 7, "on_failure": "RETRY", "max_retries": 3}]})),
     )
     .await;
-    serve(
+    serve_get(
         &server,
         "/v1/view/schedules-by-resource",
         ok(json!({"data": [
@@ -86,7 +74,7 @@ async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
         ]})),
     )
     .await;
-    serve(
+    serve_get(
         &server,
         "/v1/remotes/s3-franca/backups",
         ok(json!({"linstor": {
@@ -97,12 +85,15 @@ async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
         }, "other": {}})),
     )
     .await;
-    serve(
+    serve_get(
         &server,
         "/v1/remotes/s3-broken/backups",
-        ResponseTemplate::new(500).set_body_json(json!([
-            {"ret_code": -4611686018427386880_i64, "message": "Unable to reach the bucket"}
-        ])),
+        common::json_answer(
+            500,
+            json!([
+                {"ret_code": -4611686018427386880_i64, "message": "Unable to reach the bucket"}
+            ]),
+        ),
     )
     .await;
     let state = mock_client(&server)

@@ -12,11 +12,9 @@ use wiremock::matchers::query_param;
 
 use common::{fixture, mock, mock_client};
 
+/// Mounts `GET ROUTE` answering `body` with `200`.
 async fn serve(server: &cpps_http::test_util::MockApi, route: &str, body: serde_json::Value) {
-    common::controller_call("GET", route)
-        .respond_with(ResponseTemplate::new(200).set_body_json(body))
-        .mount(server.server())
-        .await;
+    common::serve_get(server, route, common::ok(body)).await;
 }
 
 // Node shapes per the spec's `Node` schema; controllers write the type in capitals
@@ -236,16 +234,14 @@ async fn pagination_streams_pages_until_a_short_one() {
     let nodes = fixture("nodes.json");
     let all = nodes.as_array().unwrap().clone();
     for (offset, range) in [(0, 0..3), (3, 3..6), (6, 6..7)] {
-        common::controller_call("GET", "/v1/nodes")
-            .and(query_param("offset", offset.to_string()))
-            .and(query_param("limit", "3"))
-            .respond_with(
-                ResponseTemplate::new(200)
-                    .set_body_json(serde_json::Value::Array(all[range].to_vec())),
-            )
-            .expect(1)
-            .mount(server.server())
-            .await;
+        common::mount_once(
+            &server,
+            common::controller_call("GET", "/v1/nodes")
+                .and(query_param("offset", offset.to_string()))
+                .and(query_param("limit", "3")),
+            common::ok(serde_json::Value::Array(all[range].to_vec())),
+        )
+        .await;
     }
     let client = mock_client(&server);
     let names: Vec<String> = client
@@ -272,14 +268,13 @@ async fn pagination_streams_pages_until_a_short_one() {
 #[tokio::test]
 async fn garbage_answers_are_typed_errors() {
     let server = mock().await;
-    common::controller_call("GET", "/v1/nodes")
-        .respond_with(ResponseTemplate::new(200).set_body_string("<html>proxy</html>"))
-        .mount(server.server())
-        .await;
-    common::controller_call("GET", "/v1/view/storage-pools")
-        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!([{"storage_pool_name": "x", "provider_kind": "LVM", "free_capacity": "lots"}])))
-        .mount(server.server())
-        .await;
+    common::serve_get(
+        &server,
+        "/v1/nodes",
+        ResponseTemplate::new(200).set_body_string("<html>proxy</html>"),
+    )
+    .await;
+    serve(&server, "/v1/view/storage-pools", serde_json::json!([{"storage_pool_name": "x", "provider_kind": "LVM", "free_capacity": "lots"}])).await;
     let client = mock_client(&server);
     let err = client.nodes().await.expect_err("not JSON");
     assert!(matches!(err, cpps_linstor::Error::Http(_)), "{err:?}");
@@ -387,11 +382,12 @@ async fn the_resources_view_is_read_in_pages_under_a_settable_cap() {
 async fn a_server_that_ignores_paging_is_asked_once() {
     let server = mock().await;
     let all = fixture("nodes.json");
-    common::controller_call("GET", "/v1/nodes")
-        .respond_with(ResponseTemplate::new(200).set_body_json(all))
-        .expect(1)
-        .mount(server.server())
-        .await;
+    common::mount_once(
+        &server,
+        common::controller_call("GET", "/v1/nodes"),
+        common::ok(all),
+    )
+    .await;
     let nodes: Vec<_> = mock_client(&server)
         .nodes_paged(3)
         .try_collect()

@@ -17,19 +17,23 @@ use common::{mock, mock_client};
 #[tokio::test]
 async fn warnings_on_success_reach_the_caller() {
     let server = mock().await;
-    common::controller_call("POST", "/v1/resource-definitions/vm-100-disk-0/snapshots")
-        .and(body_json(serde_json::json!({"name": "before-upgrade", "nodes": ["pve-ippri-11", "pve-ippri-12"]})))
-        .respond_with(ResponseTemplate::new(201).set_body_json(serde_json::json!([
-            {"ret_code": 17563649, "message": "New snapshot 'before-upgrade' of resource 'vm-100-disk-0' registered.",
-             "details": "Snapshot 'before-upgrade' of resource 'vm-100-disk-0' UUID is: 2f0d5c1e-7a38-4f5e-9d0a-8b6c4e3f2a10",
-             "obj_refs": {"RscDfn": "vm-100-disk-0", "SnapshotName": "before-upgrade"}},
-            {"ret_code": -9223372036837211158_i64, "message": "No connection to satellite 'pve-ippri-12'",
-             "details": "The snapshot will be taken when the satellite reconnects.",
-             "obj_refs": {"Node": "pve-ippri-12"}}
-        ])))
-        .expect(1)
-        .mount(server.server())
-        .await;
+    common::mount_once(
+        &server,
+        common::controller_call("POST", "/v1/resource-definitions/vm-100-disk-0/snapshots")
+            .and(body_json(serde_json::json!({"name": "before-upgrade", "nodes": ["pve-ippri-11", "pve-ippri-12"]}))),
+        common::json_answer(
+            201,
+            serde_json::json!([
+                {"ret_code": 17563649, "message": "New snapshot 'before-upgrade' of resource 'vm-100-disk-0' registered.",
+                 "details": "Snapshot 'before-upgrade' of resource 'vm-100-disk-0' UUID is: 2f0d5c1e-7a38-4f5e-9d0a-8b6c4e3f2a10",
+                 "obj_refs": {"RscDfn": "vm-100-disk-0", "SnapshotName": "before-upgrade"}},
+                {"ret_code": -9223372036837211158_i64, "message": "No connection to satellite 'pve-ippri-12'",
+                 "details": "The snapshot will be taken when the satellite reconnects.",
+                 "obj_refs": {"Node": "pve-ippri-12"}}
+            ]),
+        ),
+    )
+    .await;
     let client = mock_client(&server);
     let answer = client
         .create_snapshot(
@@ -78,19 +82,20 @@ async fn not_enough_nodes_is_a_typed_error_with_every_field() {
         "obj_refs": {"RscGrp": "sp-ssd"},
         "created_at": "2026-06-02T10:11:12.000Z"
     });
-    common::controller_call("PUT", "/v1/resource-groups/sp-ssd")
-        .and(body_json(
+    common::mount_once(
+        &server,
+        common::controller_call("PUT", "/v1/resource-groups/sp-ssd").and(body_json(
             serde_json::json!({"select_filter": {"place_count": 3}}),
-        ))
-        .respond_with(ResponseTemplate::new(500).set_body_json(serde_json::json!([rc.clone()])))
-        .expect(1)
-        .mount(server.server())
-        .await;
-    common::controller_call("PUT", "/v1/resource-groups/sp-ssd-3")
-        .respond_with(ResponseTemplate::new(500).set_body_json(rc))
-        .expect(1)
-        .mount(server.server())
-        .await;
+        )),
+        common::json_answer(500, serde_json::json!([rc.clone()])),
+    )
+    .await;
+    common::mount_once(
+        &server,
+        common::controller_call("PUT", "/v1/resource-groups/sp-ssd-3"),
+        common::json_answer(500, rc),
+    )
+    .await;
     let client = mock_client(&server);
     for group in ["sp-ssd", "sp-ssd-3"] {
         let err = client
@@ -135,15 +140,19 @@ async fn not_enough_nodes_is_a_typed_error_with_every_field() {
 #[tokio::test]
 async fn an_error_message_in_a_success_status_is_an_error() {
     let server = mock().await;
-    common::controller_call("DELETE", "/v1/resource-definitions/vm-100-disk-0/snapshots/gone")
-        .and(query_param("nodes", "pve-ippri-11"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!([
-            // MASK_ERROR | MASK_DEL | MASK_SNAPSHOT | FAIL_NOT_FOUND_SNAPSHOT_DFN (313)
-            {"ret_code": -4611686018376269511_i64, "message": "Snapshot definition 'gone' of resource 'vm-100-disk-0' not found."}
-        ])))
-        .expect(1)
-        .mount(server.server())
-        .await;
+    common::mount_once(
+        &server,
+        common::controller_call("DELETE", "/v1/resource-definitions/vm-100-disk-0/snapshots/gone")
+            .and(query_param("nodes", "pve-ippri-11")),
+        common::json_answer(
+            200,
+            serde_json::json!([
+                // MASK_ERROR | MASK_DEL | MASK_SNAPSHOT | FAIL_NOT_FOUND_SNAPSHOT_DFN (313)
+                {"ret_code": -4611686018376269511_i64, "message": "Snapshot definition 'gone' of resource 'vm-100-disk-0' not found."}
+            ]),
+        ),
+    )
+    .await;
     let err = mock_client(&server)
         .delete_snapshot(
             &"vm-100-disk-0".parse().unwrap(),
@@ -161,15 +170,28 @@ async fn an_error_message_in_a_success_status_is_an_error() {
     server.verify().await;
 }
 
+/// A `MODIFIED`-style success answer (ret_code 17563651) with this status.
+fn modified(status: u16) -> ResponseTemplate {
+    common::json_answer(
+        status,
+        serde_json::json!([{"ret_code": 17563651, "message": "ok"}]),
+    )
+}
+
 /// The source definition of the restores below, in group `sp-ssd`.
 async fn serve_source_definition(server: &cpps_http::test_util::MockApi) {
-    common::controller_call("GET", "/v1/resource-definitions")
-        .and(query_param("resource_definitions", "vm-100-disk-0"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!([
-            {"name": "vm-100-disk-0", "resource_group_name": "sp-ssd", "props": {}, "flags": []}
-        ])))
-        .mount(server.server())
-        .await;
+    common::mount(
+        server,
+        common::controller_call("GET", "/v1/resource-definitions")
+            .and(query_param("resource_definitions", "vm-100-disk-0")),
+        common::json_answer(
+            200,
+            serde_json::json!([
+                {"name": "vm-100-disk-0", "resource_group_name": "sp-ssd", "props": {}, "flags": []}
+            ]),
+        ),
+    )
+    .await;
 }
 
 // Restoring runs three requests in order, as the `linstor snapshot resource restore` command
@@ -181,10 +203,7 @@ async fn serve_source_definition(server: &cpps_http::test_util::MockApi) {
 async fn restore_rollback_and_properties_send_the_spec_bodies() {
     let server = mock().await;
     serve_source_definition(&server).await;
-    let ok = || {
-        ResponseTemplate::new(200)
-            .set_body_json(serde_json::json!([{"ret_code": 17563651, "message": "ok"}]))
-    };
+    let ok = || modified(200);
     for (verb, route, body) in [
         (
             "POST",
@@ -217,12 +236,12 @@ async fn restore_rollback_and_properties_send_the_spec_bodies() {
             serde_json::json!({"override_props": {"DrbdOptions/AutoEvictAfterTime": "120"}}),
         ),
     ] {
-        common::controller_call(verb, route)
-            .and(body_json(body))
-            .respond_with(ok())
-            .expect(1)
-            .mount(server.server())
-            .await;
+        common::mount_once(
+            &server,
+            common::controller_call(verb, route).and(body_json(body)),
+            ok(),
+        )
+        .await;
     }
     let client = mock_client(&server);
     let rsc = "vm-100-disk-0".parse().unwrap();
@@ -279,44 +298,40 @@ async fn a_failed_restore_deletes_the_target_or_says_what_is_left() {
     for delete_works in [true, false] {
         let server = mock().await;
         serve_source_definition(&server).await;
-        let ok = ResponseTemplate::new(201)
-            .set_body_json(serde_json::json!([{"ret_code": 17563651, "message": "ok"}]));
-        common::controller_call("POST", "/v1/resource-definitions")
-            .respond_with(ok.clone())
-            .expect(1)
-            .mount(server.server())
-            .await;
-        common::controller_call(
-            "POST",
-            "/v1/resource-definitions/vm-100-disk-0/snapshot-restore-volume-definition/snap1",
-        )
-        .respond_with(ok.clone())
-        .expect(1)
-        .mount(server.server())
-        .await;
+        let ok = modified(201);
         // FAIL_NOT_ENOUGH_NODES (996) | MASK_ERROR, as ApiConsts codes it.
-        common::controller_call(
-            "POST",
-            "/v1/resource-definitions/vm-100-disk-0/snapshot-restore-resource/snap1",
-        )
-        .respond_with(ResponseTemplate::new(500).set_body_json(serde_json::json!([
-            {"ret_code": -4611686018427386908_i64, "message": "Not enough available nodes"}
-        ])))
-        .expect(1)
-        .mount(server.server())
-        .await;
+        let not_enough_nodes = common::json_answer(
+            500,
+            serde_json::json!([
+                {"ret_code": -4611686018427386908_i64, "message": "Not enough available nodes"}
+            ]),
+        );
         let delete = if delete_works {
             ok.clone()
         } else {
-            ResponseTemplate::new(500).set_body_json(serde_json::json!([
-                {"ret_code": -4611686018427386880_i64, "message": "Database unavailable"}
-            ]))
+            common::json_answer(
+                500,
+                serde_json::json!([
+                    {"ret_code": -4611686018427386880_i64, "message": "Database unavailable"}
+                ]),
+            )
         };
-        common::controller_call("DELETE", "/v1/resource-definitions/vm-100-restored")
-            .respond_with(delete)
-            .expect(1)
-            .mount(server.server())
-            .await;
+        for (verb, route, answer) in [
+            ("POST", "/v1/resource-definitions", ok.clone()),
+            (
+                "POST",
+                "/v1/resource-definitions/vm-100-disk-0/snapshot-restore-volume-definition/snap1",
+                ok,
+            ),
+            (
+                "POST",
+                "/v1/resource-definitions/vm-100-disk-0/snapshot-restore-resource/snap1",
+                not_enough_nodes,
+            ),
+            ("DELETE", "/v1/resource-definitions/vm-100-restored", delete),
+        ] {
+            common::mount_once(&server, common::controller_call(verb, route), answer).await;
+        }
         let err = mock_client(&server)
             .restore_snapshot(
                 &"vm-100-disk-0".parse().unwrap(),

@@ -10,7 +10,7 @@ use cpps_linstor::health::ClusterState;
 use cpps_linstor::{Client, ClientBuilder, RetryPolicy};
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path};
-use wiremock::{Mock, ResponseTemplate};
+use wiremock::{Mock, MockBuilder, ResponseTemplate};
 
 /// The controller list `LS_CONTROLLERS` would hold for these URLs.
 fn controller_list<'a>(urls: impl IntoIterator<Item = &'a Url>) -> String {
@@ -55,17 +55,53 @@ pub(crate) fn controller_version_body(version: &str) -> Value {
 }
 
 /// A mock of `METHOD PATH` on a controller, for a test to add matchers and an answer to.
-pub(crate) fn controller_call(http_method: &str, api_path: &str) -> wiremock::MockBuilder {
+pub(crate) fn controller_call(http_method: &str, api_path: &str) -> MockBuilder {
     Mock::given(method(http_method)).and(path(api_path))
+}
+
+/// A JSON answer with this status (an `ApiCallRc` list, a model, a list of models).
+pub(crate) fn json_answer(status: u16, body: Value) -> ResponseTemplate {
+    ResponseTemplate::new(status).set_body_json(body)
+}
+
+/// A `200` JSON answer.
+pub(crate) fn ok(body: Value) -> ResponseTemplate {
+    json_answer(200, body)
+}
+
+/// Mounts `GET PATH` answering `answer`, as often as it is asked.
+pub(crate) async fn serve_get(server: &MockApi, api_path: &str, answer: ResponseTemplate) {
+    mount(server, controller_call("GET", api_path), answer).await;
+}
+
+/// Mounts `call` (a [`controller_call`], perhaps with more matchers) answering `answer`, as often
+/// as it is asked.
+pub(crate) async fn mount(server: &MockApi, call: MockBuilder, answer: ResponseTemplate) {
+    call.respond_with(answer).mount(server.server()).await;
+}
+
+/// Mounts `call` answering `answer`, expected `times` times (checked by `server.verify()`).
+pub(crate) async fn mount_times(
+    server: &MockApi,
+    call: MockBuilder,
+    answer: ResponseTemplate,
+    times: u64,
+) {
+    call.respond_with(answer)
+        .expect(times)
+        .mount(server.server())
+        .await;
+}
+
+/// Mounts `call` answering `answer`, expected exactly once.
+pub(crate) async fn mount_once(server: &MockApi, call: MockBuilder, answer: ResponseTemplate) {
+    mount_times(server, call, answer, 1).await;
 }
 
 /// Mounts `GET /v1/controller/version` answering `version`, expected `times` times.
 pub(crate) async fn serve_version(server: &MockApi, version: &str, times: u64) {
-    controller_call("GET", "/v1/controller/version")
-        .respond_with(ResponseTemplate::new(200).set_body_json(controller_version_body(version)))
-        .expect(times)
-        .mount(server.server())
-        .await;
+    let call = controller_call("GET", "/v1/controller/version");
+    mount_times(server, call, version_answer(version), times).await;
 }
 
 /// Mounts `GET /v1/controller/version` answering `version` to requests with this
@@ -76,12 +112,14 @@ pub(crate) async fn serve_version_to(
     version: &str,
     times: u64,
 ) {
-    controller_call("GET", "/v1/controller/version")
-        .and(header("authorization", authorization))
-        .respond_with(ResponseTemplate::new(200).set_body_json(controller_version_body(version)))
-        .expect(times)
-        .mount(server.server())
-        .await;
+    let call = controller_call("GET", "/v1/controller/version")
+        .and(header("authorization", authorization));
+    mount_times(server, call, version_answer(version), times).await;
+}
+
+/// The `200` answer of `GET /v1/controller/version` with `version`.
+pub(crate) fn version_answer(version: &str) -> ResponseTemplate {
+    json_answer(200, controller_version_body(version))
 }
 
 /// The version the controller answered (`GET /v1/controller/version`), panicking on an error.
