@@ -14,6 +14,13 @@ const fn cite(document: Document, quote: &'static str) -> Citation {
     Citation { document, quote }
 }
 
+/// The sentence both PVE-003 (the live HA resource) and IAC-004 (the HA resource in the Pulumi
+/// state) come from.
+const TRAEFIK_SP_HA_IS_NOT_REAL: Citation = cite(
+    ARCH,
+    "traefik-sp tem ha: True no Pulumi config, mas o Pulumi não cria recurso HA Proxmox real — apenas VM normal com on_boot=True",
+);
+
 /// Every rule, in the order of `adr-invariants.md`.
 pub(super) static CATALOGUE: &[RuleInfo] = &[
     RuleInfo {
@@ -88,10 +95,7 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         kind: RuleKind::StaticAndLive,
         title: "a guest declared HA is a real Proxmox HA resource, not just on_boot",
         citations: &[
-            cite(
-                ARCH,
-                "traefik-sp tem ha: True no Pulumi config, mas o Pulumi não cria recurso HA Proxmox real — apenas VM normal com on_boot=True",
-            ),
+            TRAEFIK_SP_HA_IS_NOT_REAL,
             cite(
                 ARCH,
                 "HA configurado via Proxmox (declarado mas não implementado em VMs como traefik-sp)",
@@ -765,10 +769,7 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         kind: RuleKind::Iac,
         title: "`ha: true` in the IaC has a Proxmox HA resource in the Pulumi state",
         citations: &[
-            cite(
-                ARCH,
-                "traefik-sp tem ha: True no Pulumi config, mas o Pulumi não cria recurso HA Proxmox real — apenas VM normal com on_boot=True",
-            ),
+            TRAEFIK_SP_HA_IS_NOT_REAL,
             cite(
                 ARCH,
                 "`traefik-sp` com `ha: True` no config (Pulumi não cria HA real ainda)",
