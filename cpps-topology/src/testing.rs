@@ -553,104 +553,84 @@ pub fn renamed(id: &str) -> String {
     s
 }
 
+/// An id, or a field holding ids, that [`rename_all`] renames in place.
+trait Rename {
+    fn rename(&mut self);
+}
+
+impl<T: crate::model::SharedId + AsRef<str>> Rename for T {
+    fn rename(&mut self) {
+        // `renamed` of a valid id is a valid id (same characters, starts with `r`), unless it
+        // grows past the length limit: then the id is kept.
+        if let Ok(id) = renamed(self.as_ref()).parse() {
+            *self = id;
+        }
+    }
+}
+
+impl<T: Rename> Rename for Option<T> {
+    fn rename(&mut self) {
+        self.iter_mut().for_each(Rename::rename);
+    }
+}
+
+impl<T: Rename> Rename for Vec<T> {
+    fn rename(&mut self) {
+        self.iter_mut().for_each(Rename::rename);
+    }
+}
+
+impl<T: Rename, const N: usize> Rename for [T; N] {
+    fn rename(&mut self) {
+        self.iter_mut().for_each(Rename::rename);
+    }
+}
+
+/// Renames the listed fields of each element of each list (`list => field, …;`), and
+/// implements [`Rename`] for the parts of a component that hold ids (`impl Part => field, …;`).
+macro_rules! rename_fields {
+    ($(impl $part:ty => $($part_field:ident),+;)*) => {
+        $(impl Rename for $part {
+            fn rename(&mut self) {
+                $( self.$part_field.rename(); )+
+            }
+        })*
+    };
+    ($($list:expr => $($field:ident),+;)*) => {
+        $(for x in &mut $list {
+            $( x.$field.rename(); )+
+        })*
+    };
+}
+
+rename_fields! {
+    impl PoolNode => host;
+    impl LinstorController => primary, standby;
+    impl PbsSync => target, link;
+}
+
 /// The same topology with every id — components, tiers, every reference and suppression
 /// subject — replaced by [`renamed`]`(id)`. Locations, states and all other fields are kept;
 /// lookups are rebuilt. A rule that depends on names rather than structure will see a change.
 pub fn rename_all(topology: &Topology) -> Topology {
-    fn r<T: std::str::FromStr + AsRef<str> + Clone>(x: &T) -> T {
-        // `renamed` of a valid id is a valid id (same characters, starts with `r`), unless it
-        // grows past the length limit: then the id is kept.
-        renamed(x.as_ref()).parse().unwrap_or_else(|_| x.clone())
-    }
     let mut renamed_topology = topology.clone();
     renamed_topology.edit(|t| {
-        for x in &mut t.tiers {
-            x.id = r(&x.id);
-        }
-        for x in &mut t.sites {
-            x.id = r(&x.id);
-        }
-        for x in &mut t.proxmox_clusters {
-            x.id = r(&x.id);
-            x.site = r(&x.site);
-        }
-        for x in &mut t.hosts {
-            x.id = r(&x.id);
-            x.site = r(&x.site);
-            x.proxmox_cluster = x.proxmox_cluster.as_ref().map(r);
-            x.tier = x.tier.as_ref().map(r);
-        }
-        for x in &mut t.guests {
-            x.id = r(&x.id);
-            x.host = r(&x.host);
-            x.storage = x.storage.as_ref().map(r);
-            x.backup = x.backup.as_ref().map(r);
-        }
-        for x in &mut t.linstor_pools {
-            x.id = r(&x.id);
-            x.site = r(&x.site);
-            for n in &mut x.nodes {
-                n.host = r(&n.host);
-            }
-            if let Some(c) = &mut x.controller {
-                c.primary = c.primary.as_ref().map(r);
-                c.standby = c.standby.iter().map(r).collect();
-            }
-        }
-        for x in &mut t.k3s_clusters {
-            x.id = r(&x.id);
-            x.site = r(&x.site);
-            x.nodes = x.nodes.iter().map(r).collect();
-            x.candidate_hosts = x.candidate_hosts.iter().map(r).collect();
-        }
-        for x in &mut t.argocd {
-            x.id = r(&x.id);
-            x.site = r(&x.site);
-            x.runs_in = x.runs_in.as_ref().map(r);
-            x.manages = x.manages.iter().map(r).collect();
-        }
-        for x in &mut t.pbs {
-            x.id = r(&x.id);
-            x.site = r(&x.site);
-            x.guest = x.guest.as_ref().map(r);
-            for s in &mut x.sync_to {
-                s.target = r(&s.target);
-                s.link = s.link.as_ref().map(r);
-            }
-        }
-        for x in &mut t.routers {
-            x.id = r(&x.id);
-            x.site = r(&x.site);
-            x.host = x.host.as_ref().map(r);
-            x.guest = x.guest.as_ref().map(r);
-            x.vrrp_peer = x.vrrp_peer.as_ref().map(r);
-            x.wireguard_peers = x.wireguard_peers.iter().map(r).collect();
-        }
-        for x in &mut t.traefik {
-            x.id = r(&x.id);
-            x.site = r(&x.site);
-            x.guest = x.guest.as_ref().map(r);
-            x.host = x.host.as_ref().map(r);
-        }
-        for x in &mut t.links {
-            x.id = r(&x.id);
-            x.sites = [r(&x.sites[0]), r(&x.sites[1])];
-            x.endpoints = x.endpoints.iter().map(r).collect();
-        }
-        for x in &mut t.patterns {
-            x.id = r(&x.id);
-            x.members = x.members.iter().map(r).collect();
-            x.manager = x.manager.as_ref().map(r);
-            x.argocd = x.argocd.as_ref().map(r);
-        }
-        for x in &mut t.capabilities {
-            x.id = r(&x.id);
-            x.site = x.site.as_ref().map(r);
-        }
-        for x in &mut t.items {
-            x.id = r(&x.id);
-            x.site = x.site.as_ref().map(r);
-            x.cluster = x.cluster.as_ref().map(r);
+        rename_fields! {
+            t.tiers => id;
+            t.sites => id;
+            t.proxmox_clusters => id, site;
+            t.hosts => id, site, proxmox_cluster, tier;
+            t.guests => id, host, storage, backup;
+            t.linstor_pools => id, site, nodes, controller;
+            t.k3s_clusters => id, site, nodes, candidate_hosts;
+            t.argocd => id, site, runs_in, manages;
+            t.pbs => id, site, guest, sync_to;
+            t.routers => id, site, host, guest, vrrp_peer, wireguard_peers;
+            t.traefik => id, site, guest, host;
+            t.links => id, sites, endpoints;
+            t.patterns => id, members, manager, argocd;
+            t.capabilities => id, site;
+            t.items => id, site, cluster;
         }
         for x in &mut t.suppressions {
             if x.subject != "*" {
@@ -666,27 +646,11 @@ pub fn rename_all(topology: &Topology) -> Topology {
 #[cfg(feature = "proptest")]
 pub fn valid_topology() -> impl proptest::strategy::Strategy<Value = Topology> {
     use proptest::prelude::*;
-    (
-        1usize..=3,
-        1usize..=8,
-        0usize..=60,
-        any::<u64>(),
-        any::<bool>(),
-    )
-        .prop_map(|(sites, hosts_per_site, guests, seed, random_states)| {
-            generate(
-                Shape {
-                    sites,
-                    hosts_per_site,
-                    guests,
-                    random_states,
-                },
-                seed,
-            )
-        })
+    shape_and_seed().prop_map(|(shape, seed)| generate(shape, seed))
 }
 
-/// Proptest strategy: a [`Shape`] and seed, for tests that want to build and then mutate.
+/// Proptest strategy: a [`Shape`] and seed, for tests that want to build and then mutate: the
+/// shapes of [`valid_topology`].
 #[cfg(feature = "proptest")]
 pub fn shape_and_seed() -> impl proptest::strategy::Strategy<Value = (Shape, u64)> {
     use proptest::prelude::*;
