@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use cpps_http::StatusCode;
 use cpps_http::test_util::MockApi;
-use cpps_proxmox::family::{Upid, WaitOptions};
+use cpps_proxmox::family::WaitOptions;
 use cpps_proxmox::{Client, Error};
 use serde_json::json;
 use wiremock::ResponseTemplate;
@@ -129,16 +129,13 @@ async fn a_failed_task_with_a_long_log_carries_its_last_lines() {
     // PVE's `GET /nodes/{node}/tasks/{upid}/log` pages with `start`/`limit` and reports
     // `total` (pve-apidoc.json; PVE::API2::Tasks::read_task_log).
     let api = common::pve_mock_api().await;
-    let upid: Upid = "UPID:pve1:0000ABCD:00001234:66000000:qmigrate:100:root@pam!ci:"
-        .parse()
-        .unwrap();
+    let upid = common::upid("UPID:pve1:0000ABCD:00001234:66000000:qmigrate:100:root@pam!ci:");
     let task = upid.task_path();
     common::pve_call("GET", &format!("{task}/status"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": {
-            "upid": upid.as_str(), "status": "stopped", "exitstatus": "migration aborted", "node": "pve1",
-            "type": "qmigrate", "id": "100", "user": "root@pam", "tokenid": "ci",
-            "starttime": 1_711_276_032u64, "pid": 43981, "pstart": 4660
-        }})))
+        .respond_with(common::data_answer(common::task_status(
+            &upid,
+            Some("migration aborted"),
+        )))
         .expect(1)
         .mount(api.server())
         .await;
@@ -192,26 +189,20 @@ async fn a_failed_task_with_a_long_log_carries_its_last_lines() {
 async fn waiting_polls_until_stopped_then_times_out_when_asked() {
     // PVE's task status says `running` until the worker ends (pve-apidoc.json, `status` enum).
     let api = common::pve_mock_api().await;
-    let upid: Upid = "UPID:pve1:0000ABCD:00001234:66000000:qmstart:100:root@pam:"
-        .parse()
-        .unwrap();
+    let upid = common::upid("UPID:pve1:0000ABCD:00001234:66000000:qmstart:100:root@pam:");
     let status = format!("{}/status", upid.task_path());
-    let body = |state: &str| {
-        let mut data = json!({"upid": upid.as_str(), "status": state, "node": "pve1", "type": "qmstart",
-            "id": "100", "user": "root@pam", "starttime": 1, "pid": 1, "pstart": 1});
-        if state == "stopped" {
-            data["exitstatus"] = json!("WARNINGS: 2");
-        }
-        ResponseTemplate::new(200).set_body_json(json!({"data": data}))
-    };
+    let running = common::data_answer(common::task_status(&upid, None));
     common::pve_call("GET", &status)
-        .respond_with(body("running"))
+        .respond_with(running.clone())
         .up_to_n_times(3)
         .with_priority(1)
         .mount(api.server())
         .await;
     common::pve_call("GET", &status)
-        .respond_with(body("stopped"))
+        .respond_with(common::data_answer(common::task_status(
+            &upid,
+            Some("WARNINGS: 2"),
+        )))
         .expect(1)
         .mount(api.server())
         .await;
@@ -232,7 +223,7 @@ async fn waiting_polls_until_stopped_then_times_out_when_asked() {
 
     let api = common::pve_mock_api().await;
     common::pve_call("GET", &status)
-        .respond_with(body("running"))
+        .respond_with(running)
         .mount(api.server())
         .await;
     let err = client(&api)

@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use cpps_http::StatusCode;
 use cpps_http::test_util::env_lookup;
-use cpps_proxmox::family::Upid;
 use cpps_proxmox::types::{ClusterStatusEntry, ResourceFilter, TaskListItem};
 use cpps_proxmox::{Client, ClientBuilder, Error, HaWanted, VmId};
 use serde_json::json;
@@ -235,9 +234,7 @@ fn cluster_status_and_task_lists_read_as_real_pve_writes_them() {
 /// `src/PVE/API2/Qemu.pm`). The wait must go on until the HA manager shows the VM started.
 #[tokio::test]
 async fn waiting_on_an_ha_start_waits_for_the_ha_manager() {
-    let upid: Upid = "UPID:pve1:0000A1B2:0001C3D4:6B0AEC70:hastart:100:root@pam!ci:"
-        .parse()
-        .unwrap();
+    let upid = common::upid("UPID:pve1:0000A1B2:0001C3D4:6B0AEC70:hastart:100:root@pam!ci:");
     let outcome = common::wait_through_ha(
         &upid,
         &["Requesting HA start for VM 100", "TASK OK"],
@@ -260,9 +257,7 @@ async fn waiting_on_an_ha_start_waits_for_the_ha_manager() {
 /// service is on pve2 and no longer migrating.
 #[tokio::test]
 async fn waiting_on_an_ha_migration_waits_for_the_target_node() {
-    let upid: Upid = "UPID:pve1:0000A1B3:0001C3D4:6B0AEC71:hamigrate:100:root@pam:"
-        .parse()
-        .unwrap();
+    let upid = common::upid("UPID:pve1:0000A1B3:0001C3D4:6B0AEC71:hamigrate:100:root@pam:");
     let outcome = common::wait_through_ha(
         &upid,
         &["Requesting HA migration for VM 100 to node pve2", "TASK OK"],
@@ -283,9 +278,7 @@ async fn waiting_on_an_ha_migration_waits_for_the_target_node() {
 /// at once.
 #[tokio::test]
 async fn an_ha_stop_that_never_happens_times_out_and_an_error_state_fails() {
-    let upid: Upid = "UPID:pve1:0000A1B4:0001C3D4:6B0AEC72:hastop:100:root@pam:"
-        .parse()
-        .unwrap();
+    let upid = common::upid("UPID:pve1:0000A1B4:0001C3D4:6B0AEC72:hastop:100:root@pam:");
     let running = common::ha_service_entry("pve1", "started", "stopping", "stopped");
     let options = common::quick_wait().timeout(Some(Duration::from_millis(300)));
     let err = common::wait_through_ha(
@@ -328,9 +321,7 @@ async fn an_ha_stop_that_never_happens_times_out_and_an_error_state_fails() {
 #[tokio::test]
 async fn other_tasks_end_with_the_task() {
     let api = common::pve_mock_api().await;
-    let upid: Upid = "UPID:pve1:0000A1B5:0001C3D4:6B0AEC73:qmstart:100:root@pam:"
-        .parse()
-        .unwrap();
+    let upid = common::upid("UPID:pve1:0000A1B5:0001C3D4:6B0AEC73:qmstart:100:root@pam:");
     common::serve_finished_task(&api, &upid, &["TASK OK"]).await;
     let outcome = common::mock_client(&api)
         .wait(&upid, &common::quick_wait())
@@ -613,9 +604,7 @@ async fn vzdump_jobs_uncovered_guests_and_a_backup_waited_on() {
         ]),
     )
     .await;
-    let upid: Upid = "UPID:pve1:0000A1B6:0001C3D4:6B0AEC74:vzdump:201:root@pam!ci:"
-        .parse()
-        .unwrap();
+    let upid = common::upid("UPID:pve1:0000A1B6:0001C3D4:6B0AEC74:vzdump:201:root@pam!ci:");
     common::pve_call("POST", "nodes/pve1/vzdump")
         .and(body_string_contains("vmid=201"))
         .and(body_string_contains("storage=pbs-franca"))

@@ -282,16 +282,39 @@ pub fn token_client(url: &str) -> Client {
         .expect("the client builds")
 }
 
-/// Serves a task that has stopped with `OK`: its status (as pve-manager `PVE/API2/Tasks.pm`
-/// `read_task_status` writes it) and its log lines `log`.
+/// A UPID known to be valid.
+pub fn upid(text: &str) -> Upid {
+    text.parse().expect("a valid UPID")
+}
+
+/// The data of `GET /nodes/{node}/tasks/{upid}/status` as pve-manager `PVE/API2/Tasks.pm`
+/// `read_task_status` writes it: the UPID's own parts (`PVE::Tools::upid_decode`, a token's
+/// name split off into `tokenid` by `convert_token_task`), `running`, or `stopped` with its
+/// `exitstatus`.
+pub fn task_status(upid: &Upid, exitstatus: Option<&str>) -> Value {
+    let (user, tokenid) = match upid.user().split_once('!') {
+        Some((user, token)) => (user, Some(token)),
+        None => (upid.user(), None),
+    };
+    let mut status = json!({
+        "upid": upid.as_str(), "node": upid.node(), "pid": upid.pid(), "pstart": upid.pstart(),
+        "starttime": upid.starttime(), "type": upid.worker_type(), "id": upid.worker_id(),
+        "user": user, "status": if exitstatus.is_some() { "stopped" } else { "running" },
+    });
+    if let Some(token) = tokenid {
+        status["tokenid"] = json!(token);
+    }
+    if let Some(exitstatus) = exitstatus {
+        status["exitstatus"] = json!(exitstatus);
+    }
+    status
+}
+
+/// Serves a task that has stopped with `OK` ([`task_status`]) and its log lines `log`.
 pub async fn serve_finished_task(api: &MockApi, upid: &Upid, log: &[&str]) {
     Mock::given(method("GET"))
         .and(path(format!("/api2/json/{}/status", upid.task_path())))
-        .respond_with(data_answer(json!({
-            "upid": upid.as_str(), "node": upid.node(), "pid": 41394, "pstart": 1000,
-            "starttime": 1795878000, "type": upid.worker_type(), "id": upid.worker_id(),
-            "user": "root@pam", "status": "stopped", "exitstatus": "OK"
-        })))
+        .respond_with(data_answer(task_status(upid, Some("OK"))))
         .mount(api.server())
         .await;
     let lines: Vec<Value> = log
