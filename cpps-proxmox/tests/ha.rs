@@ -298,7 +298,7 @@ async fn an_ha_add_is_validated_and_answered_but_not_kept_by_fakepve() {
 /// (a type qemu-server never uses: its own is `qmigrate`) that does nothing.
 ///
 /// The client follows upstream: it waits for the HA manager to show the service on the target
-/// (`server_answers.rs`, `waiting_on_an_ha_migration_waits_for_the_target_node`), so here the
+/// (`server_answers.rs`, `waiting_on_an_ha_worker_waits_for_the_ha_manager`), so here the
 /// wait runs out and the VM is read back where it was.
 #[tokio::test]
 async fn ha_migrate_and_relocate_are_answered_but_nothing_moves_in_fakepve() {

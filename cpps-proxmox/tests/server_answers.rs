@@ -10,7 +10,7 @@ use cpps_http::StatusCode;
 use cpps_http::test_util::env_lookup;
 use cpps_proxmox::types::{ClusterStatusEntry, ResourceFilter, TaskListItem};
 use cpps_proxmox::{Client, ClientBuilder, Error, HaWanted, VmId};
-use serde_json::json;
+use serde_json::{Value, json};
 use wiremock::ResponseTemplate;
 use wiremock::matchers::{query_param, query_param_is_missing};
 
@@ -151,7 +151,7 @@ async fn the_observed_config_is_the_current_one_and_pending_is_separate() {
 #[tokio::test]
 async fn list_calls_have_their_own_cap_settable_per_client_and_per_call() {
     let api = common::pve_mock_api().await;
-    let entries: Vec<serde_json::Value> = (0..50_000)
+    let entries: Vec<Value> = (0..50_000)
         .map(|i| {
             json!({"id": format!("qemu/{}", 100 + i), "type": "qemu", "node": "pve-ippri-31",
                    "vmid": 100 + i, "name": format!("guest-with-a-long-name-{i:08}"),
@@ -229,48 +229,72 @@ fn cluster_status_and_task_lists_read_as_real_pve_writes_them() {
     assert_eq!(tasks[0].auth_id().unwrap().to_string(), "root@pam!ci");
 }
 
-/// Defect 4. For an HA-managed VM, `POST …/status/start` forks a `hastart` worker that runs
-/// `ha-manager set vm:100 --state started` and ends OK at once (qemu-server
-/// `src/PVE/API2/Qemu.pm`). The wait must go on until the HA manager shows the VM started.
+/// Defect 4. For an HA-managed VM, qemu-server `src/PVE/API2/Qemu.pm` forks an HA worker that
+/// only asks the HA manager and ends OK at once; the wait must go on until the HA manager shows
+/// the service where it was asked to be. Each case: the worker, its log, the service entry the
+/// HA manager shows for a number of reads, then the entry that ends the wait.
 #[tokio::test]
-async fn waiting_on_an_ha_start_waits_for_the_ha_manager() {
-    let upid = common::upid("UPID:pve1:0000A1B2:0001C3D4:6B0AEC70:hastart:100:root@pam!ci:");
-    let outcome = common::wait_through_ha(
-        &upid,
-        &["Requesting HA start for VM 100", "TASK OK"],
-        common::ha_service_entry("pve1", "stopped", "starting", "started"),
-        3,
-        common::ha_service_entry("pve1", "started", "started", "started"),
-        &common::quick_wait(),
-    )
-    .await
-    .unwrap();
-    let ha = outcome.ha.as_ref().expect("it waited for the HA manager");
-    assert_eq!(ha.wanted, HaWanted::Started);
-    assert_eq!((ha.sid.as_str(), ha.state.as_str()), ("vm:100", "started"));
-    assert_eq!(ha.polls, 4);
-    assert!(outcome.exit_status.is_success());
-}
-
-/// Defect 4, migration: `hamigrate` runs `ha-manager migrate vm:100 pve2` and logs "Requesting
-/// HA migration for VM 100 to node pve2" (qemu-server `src/PVE/API2/Qemu.pm`); done when the
-/// service is on pve2 and no longer migrating.
-#[tokio::test]
-async fn waiting_on_an_ha_migration_waits_for_the_target_node() {
-    let upid = common::upid("UPID:pve1:0000A1B3:0001C3D4:6B0AEC71:hamigrate:100:root@pam:");
-    let outcome = common::wait_through_ha(
-        &upid,
-        &["Requesting HA migration for VM 100 to node pve2", "TASK OK"],
-        common::ha_service_entry("pve1", "migrate", "migrate", "started"),
-        2,
-        common::ha_service_entry("pve2", "started", "started", "started"),
-        &common::quick_wait(),
-    )
-    .await
-    .unwrap();
-    let ha = outcome.ha.unwrap();
-    assert_eq!(ha.wanted, HaWanted::OnNode("pve2".to_owned()));
-    assert_eq!(ha.node, "pve2");
+async fn waiting_on_an_ha_worker_waits_for_the_ha_manager() {
+    struct Case {
+        name: &'static str,
+        upid: &'static str,
+        log: &'static [&'static str],
+        meanwhile: Value,
+        reads: u32,
+        done: Value,
+        wanted: HaWanted,
+        node: &'static str,
+    }
+    let cases = [
+        // `hastart` runs `ha-manager set vm:100 --state started`: done when it is started.
+        Case {
+            name: "start",
+            upid: "UPID:pve1:0000A1B2:0001C3D4:6B0AEC70:hastart:100:root@pam!ci:",
+            log: &["Requesting HA start for VM 100", "TASK OK"],
+            meanwhile: common::ha_service_entry("pve1", "stopped", "starting", "started"),
+            reads: 3,
+            done: common::ha_service_entry("pve1", "started", "started", "started"),
+            wanted: HaWanted::Started,
+            node: "pve1",
+        },
+        // `hamigrate` runs `ha-manager migrate vm:100 pve2` and logs "Requesting HA migration
+        // for VM 100 to node pve2": done when the service is on pve2 and no longer migrating.
+        Case {
+            name: "migration",
+            upid: "UPID:pve1:0000A1B3:0001C3D4:6B0AEC71:hamigrate:100:root@pam:",
+            log: &["Requesting HA migration for VM 100 to node pve2", "TASK OK"],
+            meanwhile: common::ha_service_entry("pve1", "migrate", "migrate", "started"),
+            reads: 2,
+            done: common::ha_service_entry("pve2", "started", "started", "started"),
+            wanted: HaWanted::OnNode("pve2".to_owned()),
+            node: "pve2",
+        },
+    ];
+    for case in cases {
+        let name = case.name;
+        let outcome = common::wait_through_ha(
+            &common::upid(case.upid),
+            case.log,
+            case.meanwhile,
+            u64::from(case.reads),
+            case.done,
+            &common::quick_wait(),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let ha = outcome
+            .ha
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: it did not wait for the HA manager"));
+        assert_eq!(ha.wanted, case.wanted, "{name}");
+        assert_eq!(
+            (ha.sid.as_str(), ha.state.as_str(), ha.node.as_str()),
+            ("vm:100", "started", case.node),
+            "{name}"
+        );
+        assert_eq!(ha.polls, case.reads + 1, "{name}");
+        assert!(outcome.exit_status.is_success(), "{name}");
+    }
 }
 
 /// Defect 4, bounded: a stop the HA manager never carries out ends at the wait's timeout with
