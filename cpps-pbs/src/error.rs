@@ -12,6 +12,7 @@ cpps_proxmox::family_error! {
     /// wrong.
     pub enum Error {
         product: "PBS",
+        not_supported: NotSupported,
         answered: {},
         not_sent: {
             /// The server's release does not have this endpoint or parameter; nothing was sent.
@@ -39,13 +40,6 @@ cpps_proxmox::family_error! {
             input: String::new(),
             reason: other.to_string(),
         },
-    }
-}
-
-impl Error {
-    /// Whether the server's release lacks what was asked for.
-    pub fn is_not_supported(&self) -> bool {
-        matches!(self, Error::NotSupported { .. })
     }
 }
 

@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use std::future::Future;
 use std::time::Duration;
 
+use cpps_proxmox::family::bounded;
 use futures::StreamExt as _;
 use serde::Serialize;
 
@@ -68,33 +69,9 @@ impl ReportOptions {
     }
 }
 
-/// A part of the inventory that could not be read, and why; the report is built from the
-/// rest.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
-pub struct PartError {
-    /// What could not be read (`GET /admin/gc`, `datastores`, …).
-    pub part: String,
-    /// The error and its causes, scrubbed of the client's secrets.
-    pub error: String,
-    /// The HTTP status, when the server answered.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub status: Option<u16>,
-    /// The server's release does not have it (not a failure of the server).
-    pub not_supported: bool,
-}
-
-impl PartError {
-    /// The part error for `error`.
-    pub fn new(part: impl Into<String>, error: &Error) -> Self {
-        PartError {
-            part: part.into(),
-            error: error_chain(error),
-            status: error.status().map(|s| s.as_u16()),
-            not_supported: error.is_not_supported(),
-        }
-    }
-}
+/// A part of the inventory that could not be read, and why (the Proxmox family's, which the
+/// PVE inventory keeps too); the report is built from the rest.
+pub use cpps_proxmox::family::PartError;
 
 /// Everything the report is built from, as the API answered it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -225,14 +202,13 @@ pub async fn collect_within(
 
 /// The list `result` holds, or an empty one with its error kept in `errors`.
 fn part<T>(errors: &mut Vec<PartError>, name: &str, result: Result<Vec<T>, PartError>) -> Vec<T> {
-    result.unwrap_or_else(|mut error| {
-        error.part = name.to_owned();
-        errors.push(error);
+    result.unwrap_or_else(|error| {
+        errors.push(error.named(name));
         Vec::new()
     })
 }
 
-/// [`bounded`] for a part that chooses by the server's release: when reading the release
+/// [`bounded`](cpps_proxmox::family::bounded) for a part that chooses by the server's release: when reading the release
 /// failed, that failure is the part's error and `future` is never started (so it sends nothing).
 async fn after_version<T>(
     version: &Result<cpps_proxmox::family::ServerVersion, PartError>,
@@ -243,29 +219,6 @@ async fn after_version<T>(
         Ok(_) => bounded(deadline, future).await,
         Err(error) => Err(error.clone()),
     }
-}
-
-/// Runs `future` until `deadline`, if any; its error (or running out of time) as a
-/// [`PartError`] whose part the caller names.
-async fn bounded<T>(
-    deadline: Option<tokio::time::Instant>,
-    future: impl Future<Output = Result<T, Error>>,
-) -> Result<T, PartError> {
-    let result = match deadline {
-        None => future.await,
-        Some(at) => match tokio::time::timeout_at(at, future).await {
-            Ok(result) => result,
-            Err(_) => {
-                return Err(PartError {
-                    part: String::new(),
-                    error: "not finished within the run's time limit".to_owned(),
-                    status: None,
-                    not_supported: false,
-                });
-            }
-        },
-    };
-    result.map_err(|error| PartError::new("", &error))
 }
 
 async fn store_snapshots(

@@ -11,6 +11,7 @@ crate::family_error! {
     /// `cpps-http`) or name the value that was wrong.
     pub enum Error {
         product: "PVE",
+        not_supported: NotSupported,
         answered: {
             /// The HA manager did not show the requested state within the time allowed (after a
             /// `hastart`/`hastop`/`hamigrate` task, which only queues the request).

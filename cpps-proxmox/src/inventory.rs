@@ -11,8 +11,9 @@ use futures::StreamExt as _;
 use serde::Serialize;
 use tokio::time::Instant;
 
+use crate::family::bounded;
 use crate::types::{GuestKind, ResourceFilter};
-use crate::{Client, Error, GuestRef};
+use crate::{Client, GuestRef};
 
 /// A node in the inventory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -45,61 +46,9 @@ pub struct InventoryGuest {
     pub ha: Option<String>,
 }
 
-/// A part of the inventory that could not be read, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
-pub struct PartError {
-    /// What could not be read (`nodes`, `guests`, `HA resources`, `config of CT 200 on pve2`).
-    pub part: String,
-    /// The error and its causes, scrubbed of the client's secrets.
-    pub error: String,
-    /// The HTTP status, when the server answered.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub status: Option<u16>,
-}
-
-/// Why one part failed: the client's error, or the run's time limit.
-enum PartFailure {
-    Error(Error),
-    OutOfTime,
-}
-
-impl From<Error> for PartFailure {
-    fn from(error: Error) -> Self {
-        PartFailure::Error(error)
-    }
-}
-
-impl PartFailure {
-    fn part(self, part: impl Into<String>) -> PartError {
-        match self {
-            PartFailure::Error(error) => PartError {
-                part: part.into(),
-                error: error_chain(&error),
-                status: error.status().map(|s| s.as_u16()),
-            },
-            PartFailure::OutOfTime => PartError {
-                part: part.into(),
-                error: "not finished within the run's time limit".to_owned(),
-                status: None,
-            },
-        }
-    }
-}
-
-/// Runs `future` until `deadline`, if any.
-async fn bounded<T>(
-    deadline: Option<Instant>,
-    future: impl Future<Output = Result<T, Error>>,
-) -> Result<T, PartFailure> {
-    match deadline {
-        None => Ok(future.await?),
-        Some(at) => match tokio::time::timeout_at(at, future).await {
-            Ok(result) => Ok(result?),
-            Err(_) => Err(PartFailure::OutOfTime),
-        },
-    }
-}
+/// A part of the inventory that could not be read, and why (the Proxmox family's, which the
+/// PBS report keeps too).
+pub use crate::family::PartError;
 
 /// An error and its sources joined by `: ` (the workspace's one renderer, in `cpps-http`).
 pub use cpps_http::error_chain;
@@ -236,11 +185,11 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
     .await;
     let mut errors = Vec::new();
     let nodes = nodes.unwrap_or_else(|e| {
-        errors.push(e.part("nodes"));
+        errors.push(e.named("nodes"));
         Vec::new()
     });
     let resources = resources.unwrap_or_else(|e| {
-        errors.push(e.part("guests"));
+        errors.push(e.named("guests"));
         Vec::new()
     });
     let ha_state: BTreeMap<String, String> = match ha {
@@ -249,7 +198,7 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
             .filter_map(|r| Some((r.guest()?.vmid.to_string(), r.state?)))
             .collect(),
         Err(e) => {
-            errors.push(e.part("HA resources"));
+            errors.push(e.named("HA resources"));
             BTreeMap::new()
         }
     };
@@ -259,7 +208,7 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
         .filter(|g| g.kind == GuestKind::Lxc)
         .collect();
     let mut privileged = BTreeMap::new();
-    let configs: Vec<(GuestRef, Result<Option<bool>, PartFailure>)> =
+    let configs: Vec<(GuestRef, Result<Option<bool>, PartError>)> =
         futures::stream::iter(containers)
             .map(|guest| async move {
                 let read = bounded(deadline, async {
@@ -282,7 +231,9 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
                 privileged.insert(guest.vmid, value);
             }
             Ok(None) => {}
-            Err(e) => errors.push(e.part(format!("config of CT {} on {}", guest.vmid, guest.node))),
+            Err(e) => {
+                errors.push(e.named(format!("config of CT {} on {}", guest.vmid, guest.node)))
+            }
         }
     }
     errors.sort_by(|a, b| a.part.cmp(&b.part));

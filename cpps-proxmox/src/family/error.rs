@@ -8,6 +8,9 @@
 /// (grouped by whether the request reached the server), the helpers every cpps error has
 /// (`delivery()`, `status()`, `is_not_found()`, `is_conflict()`, `field_errors()`,
 /// `invalid()`), and, for a product crate, `From<family::Error>` variant by variant.
+/// `not_supported` names the product's variant for a release that lacks what was asked: it
+/// gives `is_not_supported()` and the [`PartFailure`](crate::family::PartFailure) that report
+/// parts keep.
 ///
 /// `product` names the server in the variants' documentation (`"PVE"`, `"PBS"`, or `"the
 /// Proxmox"` for the family itself); `Display` texts never name a product, so a PBS user never
@@ -42,6 +45,7 @@ macro_rules! family_error {
         $(#[$meta:meta])*
         pub enum $name:ident {
             product: $product:literal,
+            $(not_supported: $not_supported:ident,)?
             answered: { $(
                 $(#[$answered_meta:meta])*
                 $answered:ident { $( $(#[$answered_field_meta:meta])* $answered_field:ident : $answered_type:ty ),* $(,)? }
@@ -210,6 +214,25 @@ macro_rules! family_error {
                 }
             }
         }
+
+        $(
+            impl $name {
+                /// Whether the server's release lacks what was asked for (nothing was sent).
+                pub fn is_not_supported(&self) -> bool {
+                    ::std::matches!(self, Self::$not_supported { .. })
+                }
+            }
+
+            impl $crate::family::PartFailure for $name {
+                fn status(&self) -> ::std::option::Option<$crate::family::__private::cpps_http::StatusCode> {
+                    $name::status(self)
+                }
+
+                fn is_not_supported(&self) -> bool {
+                    $name::is_not_supported(self)
+                }
+            }
+        )?
 
         $(
             impl ::std::convert::From<$family> for $name {

@@ -25,6 +25,8 @@
 //! - [`Upid`]: parse and print both UPID layouts, keeping the text as sent.
 //! - [`wait_task`], [`task_status`], [`task_log_tail`]: poll a task with back-off until it
 //!   stops; a failure carries the log tail.
+//! - [`PartError`] and [`bounded`]: a part of a report that could not be read (its error, or
+//!   the run's time limit), kept beside what was read.
 //! - [`UserId`], [`TokenId`], [`AuthId`]: validated ids; [`names`]: the validated-name building
 //!   block ([`names::NameRule`] over the servers' syntaxes, and
 //!   [`validated_name!`](crate::validated_name) declaring a name type with a product's error).
@@ -71,6 +73,7 @@ mod envelope;
 pub(crate) mod error;
 mod ids;
 pub mod names;
+mod part;
 mod task;
 mod upid;
 mod version;
@@ -94,6 +97,7 @@ pub mod __private {
     pub use serde;
 }
 pub use ids::{AuthId, Product, TokenId, UserId};
+pub use part::{PartError, PartFailure, bounded};
 pub use task::{
     ExitStatus, LogLine, TaskOutcome, TaskState, TaskStatus, WaitOptions, log_tail_start,
     task_log_tail, task_status, wait_task,

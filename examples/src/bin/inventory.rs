@@ -11,7 +11,7 @@
 //! `PROXMOX_VE_PASSWORD`, and `PROXMOX_VE_CA_FILE` or `PROXMOX_VE_FINGERPRINT` (pin the node
 //! certificate of a self-signed cluster), or `PROXMOX_VE_INSECURE=true` only when asked.
 //!
-//! JSON: `{"nodes":[{"node","status"}],"guests":[{"node","vmid","kind","name","status","privileged" (lxc),"ha"}],"errors":[{"part","error","status"}]}`.
+//! JSON: `{"nodes":[{"node","status"}],"guests":[{"node","vmid","kind","name","status","privileged" (lxc),"ha"}],"errors":[{"part","error","status","not_supported"}]}`.
 #![forbid(unsafe_code)]
 
 use std::process::ExitCode;
