@@ -460,11 +460,9 @@ pub(super) fn doc_005(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 .map(|a| a.state.min(c.meta.state))
         })
         .max();
-    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
-        if f.purpose != ClusterPurpose::Gpu || f.state == State::Desired {
-            continue;
-        }
-        let k = &topo.k3s_clusters()[ki];
+    for (_, _, k) in
+        ctx.clusters_where(|f| f.purpose == ClusterPurpose::Gpu && f.state != State::Desired)
+    {
         if best.is_some_and(|b| b >= k.meta.state) {
             continue;
         }

@@ -19,8 +19,8 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use super::RuleId;
 use crate::finding::{Finding, Location, Severity, Subject};
 use crate::model::{
-    ArgoCd, ComponentRef, Host, Location as ModelLocation, Pos, Refs, Site, SiteId, SiteKey, State,
-    Topology,
+    ArgoCd, ClusterFacts, ComponentRef, Host, K3sCluster, Location as ModelLocation, Pos, Refs,
+    Site, SiteId, SiteKey, State, Topology,
 };
 
 mod compute;
@@ -166,6 +166,20 @@ impl<'t> Ctx<'t> {
             .of(ki)
             .iter()
             .map(|n| (n.field as usize, n.guest as usize))
+    }
+
+    /// The K3s clusters whose packed facts pass `keep`, with their position and facts: the pass
+    /// reads the facts of every cluster and a cluster itself only where `keep` holds.
+    pub(crate) fn clusters_where(
+        &self,
+        keep: impl Fn(&ClusterFacts) -> bool,
+    ) -> impl Iterator<Item = (usize, &'t ClusterFacts, &'t K3sCluster)> {
+        self.refs
+            .cluster_facts
+            .iter()
+            .zip(self.topo.k3s_clusters())
+            .enumerate()
+            .filter_map(move |(ki, (f, k))| keep(f).then_some((ki, f, k)))
     }
 
     /// Whether K3s cluster `ki` lists any guest of the topology as a node.

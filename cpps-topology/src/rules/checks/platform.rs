@@ -104,12 +104,7 @@ fn placements<'t>(ctx: &Ctx<'t>, ki: usize) -> impl Iterator<Item = Placed<'t>> 
 /// CNI-001: Cilium runs on VM nodes; an LXC node is allowed only privileged, on a Tier 3 host
 /// (GPU only through LXC), with an explicit exception on the cluster.
 pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let topo = ctx.topo;
-    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
-        if f.cni != CniKind::Cilium {
-            continue;
-        }
-        let k = &topo.k3s_clusters()[ki];
+    for (ki, f, k) in ctx.clusters_where(|f| f.cni == CniKind::Cilium) {
         // A cluster with neither nodes nor candidate hosts yet is judged on its intended
         // placement alone: a plan to run Cilium on LXC breaks the decision before any node
         // exists.
@@ -178,11 +173,7 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// CNI-002: Cilium 1.16 or later.
 pub(super) fn cni_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
-        if f.cni != CniKind::Cilium {
-            continue;
-        }
-        let k = &ctx.topo.k3s_clusters()[ki];
+    for (_, _, k) in ctx.clusters_where(|f| f.cni == CniKind::Cilium) {
         if let Some(v) = &k.cni.version
             && !(v.major() > 1
                 || (v.major() == 1 && v.numbers().get(1).copied().unwrap_or(0) >= 16))
@@ -199,19 +190,16 @@ pub(super) fn cni_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// CNI-003: a Cilium cluster declares NetworkPolicy default-deny.
 pub(super) fn cni_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
-        if f.cni == CniKind::Cilium && !f.default_deny() {
-            let k = &ctx.topo.k3s_clusters()[ki];
-            sink.emit_at(
-                scaled(Severity::Warning, k.meta.state),
-                ComponentRef::K3sCluster(k),
-                "default_deny",
-                format!(
-                    "k3s cluster {} runs Cilium without NetworkPolicy default-deny",
-                    k.id
-                ),
-            );
-        }
+    for (_, _, k) in ctx.clusters_where(|f| f.cni == CniKind::Cilium && !f.default_deny()) {
+        sink.emit_at(
+            scaled(Severity::Warning, k.meta.state),
+            ComponentRef::K3sCluster(k),
+            "default_deny",
+            format!(
+                "k3s cluster {} runs Cilium without NetworkPolicy default-deny",
+                k.id
+            ),
+        );
     }
 }
 
@@ -296,12 +284,7 @@ pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// GPU-002: a GPU cluster's placement follows its hosts' tier, and the documents' disagreement
 /// about a placement is surfaced.
 pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let topo = ctx.topo;
-    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
-        if f.purpose != ClusterPurpose::Gpu {
-            continue;
-        }
-        let k = &topo.k3s_clusters()[ki];
+    for (ki, _, k) in ctx.clusters_where(|f| f.purpose == ClusterPurpose::Gpu) {
         let c = ComponentRef::K3sCluster(k);
         for Placed {
             placement,
@@ -459,11 +442,9 @@ pub(super) fn gpu_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// GPU-004: each GPU cluster in service is registered with an ArgoCD of its site, in service too.
 pub(super) fn gpu_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
-        if f.purpose != ClusterPurpose::Gpu || f.state == State::Desired {
-            continue;
-        }
-        let k = &ctx.topo.k3s_clusters()[ki];
+    for (ki, _, k) in
+        ctx.clusters_where(|f| f.purpose == ClusterPurpose::Gpu && f.state != State::Desired)
+    {
         let local: Vec<_> = ctx
             .managers_of(ki)
             .iter()

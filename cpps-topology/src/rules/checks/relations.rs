@@ -44,8 +44,8 @@ use std::collections::hash_map::Entry;
 use super::{Ctx, Repeats, Sink, scaled};
 use crate::finding::Severity;
 use crate::model::{
-    ClusterNode, ClusterPurpose, ComponentRef, GuestId, GuestKind, K3sCluster, LinstorController,
-    NodePlacement, PatternKind, Pbs, Router, State, Traefik,
+    ClusterNode, ClusterPurpose, ComponentRef, Guest, GuestId, GuestKind, HostId, K3sCluster,
+    LinstorController, NodePlacement, PatternKind, Pbs, Router, State, Traefik,
 };
 
 fn placement_of(kind: GuestKind, privileged: bool) -> NodePlacement {
@@ -70,6 +70,32 @@ pub(super) fn controller_field(controller: &LinstorController, j: usize) -> Stri
         (true, 0) => "controller.primary".to_owned(),
         (true, j) => format!("controller.standby[{}]", j - 1),
         (false, j) => format!("controller.standby[{j}]"),
+    }
+}
+
+/// REL-001's finding on `c`, a `what` (`router`, `traefik`) in guest `g` that also names its
+/// `host`, when `g` runs on another host.
+fn host_is_its_guests(
+    sink: &mut Sink<'_>,
+    c: ComponentRef<'_>,
+    what: &str,
+    host: Option<&HostId>,
+    g: &Guest,
+) {
+    if let Some(h) = host
+        && h != &g.host
+    {
+        sink.emit_at(
+            scaled(Severity::Error, c.meta().state.min(g.meta.state)),
+            c,
+            "host",
+            format!(
+                "{what} {} is on host {h} and in guest {}, which is on host {}",
+                c.id_str(),
+                g.id,
+                g.host
+            ),
+        );
     }
 }
 
@@ -334,33 +360,17 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                     ),
                 );
             }
-            if let Some(h) = &r.host
-                && h != &g.host
-            {
-                sink.emit_at(
-                    err(r.meta.state, g.meta.state),
-                    c,
-                    "host",
-                    format!(
-                        "router {} is on host {h} and in guest {}, which is on host {}",
-                        r.id, g.id, g.host
-                    ),
-                );
-            }
+            host_is_its_guests(sink, c, "router", r.host.as_ref(), g);
         }
     }
     for t in topo.traefik() {
-        if let (Some(h), Some(g)) = (&t.host, t.guest.as_ref().and_then(|g| topo.guest(g)))
-            && h != &g.host
-        {
-            sink.emit_at(
-                err(t.meta.state, g.meta.state),
+        if let Some(g) = t.guest.as_ref().and_then(|g| topo.guest(g)) {
+            host_is_its_guests(
+                sink,
                 ComponentRef::Traefik(t),
-                "host",
-                format!(
-                    "traefik {} is on host {h} and in guest {}, which is on host {}",
-                    t.id, g.id, g.host
-                ),
+                "traefik",
+                t.host.as_ref(),
+                g,
             );
         }
     }
@@ -588,11 +598,10 @@ pub(super) fn rel_002<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     }
 
     // A GPU cluster has a GPU on one of its listed nodes.
-    for (ki, f) in refs.cluster_facts.iter().enumerate() {
-        if f.purpose != ClusterPurpose::Gpu || !ctx.has_nodes(ki) {
+    for (ki, _, k) in ctx.clusters_where(|f| f.purpose == ClusterPurpose::Gpu) {
+        if !ctx.has_nodes(ki) {
             continue;
         }
-        let k = &topo.k3s_clusters()[ki];
         let with_gpu = ctx.nodes_of(ki).any(|(_, gi)| refs.guest_facts[gi].gpu());
         if !with_gpu {
             sink.emit_at(
