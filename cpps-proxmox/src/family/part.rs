@@ -75,3 +75,44 @@ pub async fn bounded<T, E: PartFailure>(
     };
     result.map_err(|error| PartError::new("", &error))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::Error;
+    use crate::family::ServerVersion;
+
+    #[tokio::test]
+    async fn a_part_keeps_its_error_or_says_it_ran_out_of_time() {
+        let read: Result<u32, PartError> = bounded(None, async { Ok::<_, Error>(7) }).await;
+        assert_eq!(read, Ok(7));
+
+        let unsupported = Error::NotSupported {
+            what: "failback".to_owned(),
+            version: ServerVersion::new(8, 4, 1),
+        };
+        let failed = bounded(None, async { Err::<u32, _>(unsupported) })
+            .await
+            .unwrap_err()
+            .named("HA resources");
+        assert_eq!(failed.part, "HA resources");
+        assert_eq!(failed.error, "failback is not supported by PVE 8.4.1");
+        assert_eq!(failed.status, None);
+        assert!(failed.not_supported);
+
+        let deadline = Instant::now() + Duration::from_millis(20);
+        let slow = async {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            Ok::<u32, Error>(1)
+        };
+        let late = bounded(Some(deadline), slow)
+            .await
+            .unwrap_err()
+            .named("nodes");
+        assert_eq!(late, PartError::out_of_time("nodes"));
+        assert_eq!(late.error, "not finished within the run's time limit");
+        assert!(!late.not_supported);
+    }
+}
