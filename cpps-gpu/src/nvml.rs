@@ -290,7 +290,7 @@ pub struct XidEvent {
     pub xid: u64,
     /// For XID 154: the recovery action the driver asks for, read as the field
     /// `NVML_FI_DEV_GET_GPU_RECOVERY_ACTION` when the event arrived (`None` when unreadable).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub recovery_action: Option<RecoveryAction>,
 }
 

@@ -20,7 +20,7 @@ pub struct Application {
     /// What to deploy where.
     pub spec: ApplicationSpec,
     /// What the controller observed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<ApplicationStatus>,
 }
 custom_resource!(
@@ -50,13 +50,13 @@ pub struct ApplicationSpec {
 #[serde(rename_all = "camelCase")]
 pub struct Destination {
     /// API server URL.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
     /// Cluster name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Namespace.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
 }
 
@@ -92,19 +92,19 @@ string_enum! {
 #[serde(rename_all = "camelCase")]
 pub struct ApplicationStatus {
     /// Sync state.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sync: Option<SyncStatus>,
     /// Health.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub health: Option<HealthStatus>,
     /// The last or current operation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub operation_state: Option<OperationState>,
     /// Conditions (`ComparisonError`, `SyncError`, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<ApplicationCondition>,
     /// Last reconciliation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reconciled_at: Option<Time>,
     /// Fields not modelled here.
     #[serde(flatten)]
@@ -118,7 +118,7 @@ pub struct SyncStatus {
     /// `Synced`, `OutOfSync` or `Unknown`.
     pub status: SyncStatusCode,
     /// The revision compared.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub revision: Option<String>,
 }
 
@@ -127,10 +127,10 @@ pub struct SyncStatus {
 #[serde(rename_all = "camelCase")]
 pub struct HealthStatus {
     /// The health code.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<HealthStatusCode>,
     /// Message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
@@ -141,16 +141,16 @@ pub struct OperationState {
     /// Phase.
     pub phase: OperationPhase,
     /// Message (typically errors).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// The requested operation.
     #[serde(default)]
     pub operation: serde_json::Value,
     /// Start.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub started_at: Option<Time>,
     /// End.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<Time>,
 }
 
@@ -164,7 +164,7 @@ pub struct ApplicationCondition {
     /// Message.
     pub message: String,
     /// When it appeared.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<Time>,
 }
 

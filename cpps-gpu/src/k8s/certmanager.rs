@@ -19,7 +19,7 @@ pub struct Certificate {
     /// What to issue.
     pub spec: CertificateSpec,
     /// What cert-manager did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<CertificateStatus>,
 }
 custom_resource!(
@@ -43,13 +43,13 @@ pub struct CertificateSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dns_names: Vec<String>,
     /// Common name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub common_name: Option<String>,
     /// Requested lifetime, e.g. `2160h`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub duration: Option<String>,
     /// Renew this long before expiry.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub renew_before: Option<String>,
     /// Fields not modelled here.
     #[serde(flatten)]
@@ -63,10 +63,10 @@ pub struct IssuerRef {
     /// Issuer name.
     pub name: String,
     /// `Issuer` or `ClusterIssuer`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// API group.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
 }
 
@@ -78,22 +78,22 @@ pub struct CertificateStatus {
     #[serde(default)]
     pub conditions: Vec<CertificateCondition>,
     /// Start of validity of the current certificate.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub not_before: Option<Time>,
     /// Expiry of the current certificate.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub not_after: Option<Time>,
     /// When cert-manager will renew it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub renewal_time: Option<Time>,
     /// Issuance count.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub revision: Option<i64>,
     /// Failed issuances in a row.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_issuance_attempts: Option<i64>,
     /// Last failure.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_failure_time: Option<Time>,
 }
 
@@ -107,13 +107,13 @@ pub struct CertificateCondition {
     /// `True`, `False`, `Unknown`.
     pub status: String,
     /// Reason.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// When it changed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<Time>,
 }
 

@@ -579,7 +579,7 @@ pub fn kueue_status(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
         if let Some(why) = cq
             .status
             .as_ref()
-            .and_then(|st| is_false(&st.conditions, "Active"))
+            .and_then(|st| is_false(&st.queue.conditions, "Active"))
         {
             f.push(
                 Finding::new(Severity::Warning, "clusterqueue-inactive", why).about(obj(

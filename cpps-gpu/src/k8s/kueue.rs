@@ -76,7 +76,7 @@ pub struct ResourceFlavorSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tolerations: Vec<Toleration>,
     /// Topology for topology-aware scheduling.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub topology_name: Option<String>,
 }
 
@@ -112,7 +112,7 @@ pub struct ClusterQueue {
     #[serde(default)]
     pub spec: ClusterQueueSpec,
     /// What Kueue observed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<ClusterQueueStatus>,
 }
 custom_resource!(
@@ -129,25 +129,25 @@ custom_resource!(
 #[serde(rename_all = "camelCase")]
 pub struct ClusterQueueSpec {
     /// The cohort it borrows in (`cohort` in `v1beta1`).
-    #[serde(default, alias = "cohort", skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "cohort", skip_serializing_if = "Option::is_none")]
     pub cohort_name: Option<String>,
     /// `v1beta1` only: the AdmissionChecks every Workload needs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub admission_checks: Vec<String>,
     /// The AdmissionChecks, with the flavors each applies to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub admission_checks_strategy: Option<AdmissionChecksStrategy>,
     /// Namespaces allowed to submit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace_selector: Option<LabelSelector>,
     /// Quotas.
     #[serde(default)]
     pub resource_groups: Vec<ResourceGroup>,
     /// `StrictFIFO` or `BestEffortFIFO`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub queueing_strategy: Option<String>,
     /// `None`, `Hold` or `HoldAndDrain`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_policy: Option<String>,
 }
 
@@ -211,29 +211,40 @@ pub struct ResourceQuota {
     /// The quota.
     pub nominal_quota: Quantity,
     /// How much more it may borrow.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub borrowing_limit: Option<Quantity>,
     /// How much it may lend.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub lending_limit: Option<Quantity>,
+}
+
+/// What both kinds of queue report in their `status`: the conditions and the Workload counts
+/// (`ClusterQueueStatus` and `LocalQueueStatus` in kubernetes-sigs/kueue
+/// `apis/kueue/v1beta2/clusterqueue_types.go` and `localqueue_types.go` share these fields).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueStatus {
+    /// Conditions (`Active`, …).
+    #[serde(default)]
+    pub conditions: Vec<Condition>,
+    /// Workloads waiting.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending_workloads: Option<i32>,
+    /// Workloads holding quota.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reserving_workloads: Option<i32>,
+    /// Workloads admitted and not finished.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admitted_workloads: Option<i32>,
 }
 
 /// `ClusterQueue.status`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterQueueStatus {
-    /// Conditions (`Active`, …).
-    #[serde(default)]
-    pub conditions: Vec<Condition>,
-    /// Workloads waiting.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pending_workloads: Option<i32>,
-    /// Workloads holding quota.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reserving_workloads: Option<i32>,
-    /// Workloads admitted and not finished.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub admitted_workloads: Option<i32>,
+    /// The conditions and Workload counts every queue reports.
+    #[serde(flatten)]
+    pub queue: QueueStatus,
     /// Quota in use, by flavor.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flavors_usage: Vec<FlavorUsage>,
@@ -260,10 +271,10 @@ pub struct ResourceUsage {
     /// The resource.
     pub name: String,
     /// Used, including borrowed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub total: Option<Quantity>,
     /// Borrowed from the cohort.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub borrowed: Option<Quantity>,
 }
 
@@ -279,9 +290,9 @@ pub struct LocalQueue {
     pub metadata: ObjectMeta,
     /// The queue.
     pub spec: LocalQueueSpec,
-    /// What Kueue observed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<LocalQueueStatus>,
+    /// What Kueue observed (its conditions and Workload counts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<QueueStatus>,
 }
 custom_resource!(
     LocalQueue,
@@ -299,26 +310,8 @@ pub struct LocalQueueSpec {
     /// The ClusterQueue behind it.
     pub cluster_queue: String,
     /// `None`, `Hold` or `HoldAndDrain`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_policy: Option<String>,
-}
-
-/// `LocalQueue.status`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LocalQueueStatus {
-    /// Conditions (`Active`, …).
-    #[serde(default)]
-    pub conditions: Vec<Condition>,
-    /// Workloads waiting.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pending_workloads: Option<i32>,
-    /// Workloads holding quota.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reserving_workloads: Option<i32>,
-    /// Workloads admitted and not finished.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub admitted_workloads: Option<i32>,
 }
 
 impl LocalQueue {
@@ -355,7 +348,7 @@ pub struct Workload {
     #[serde(default)]
     pub spec: WorkloadSpec,
     /// What Kueue decided.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<WorkloadStatus>,
 }
 custom_resource!(
@@ -372,16 +365,16 @@ custom_resource!(
 #[serde(rename_all = "camelCase")]
 pub struct WorkloadSpec {
     /// The LocalQueue.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub queue_name: Option<String>,
     /// Pod sets.
     #[serde(default)]
     pub pod_sets: Vec<PodSet>,
     /// Priority.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
     /// Whether the workload may be admitted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub active: Option<bool>,
     /// Fields not modelled here.
     #[serde(flatten)]
@@ -411,10 +404,10 @@ pub struct WorkloadStatus {
     #[serde(default)]
     pub conditions: Vec<Condition>,
     /// Where it was admitted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub admission: Option<Admission>,
     /// MultiKueue: the worker cluster it was dispatched to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cluster_name: Option<String>,
     /// Fields not modelled here.
     #[serde(flatten)]
@@ -445,7 +438,7 @@ pub struct PodSetAssignment {
     #[serde(default)]
     pub resource_usage: BTreeMap<String, Quantity>,
     /// Pods.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<i32>,
 }
 
@@ -542,7 +535,7 @@ pub struct AdmissionCheck {
     /// The check.
     pub spec: AdmissionCheckSpec,
     /// Whether its controller is active.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<AdmissionCheckStatus>,
 }
 custom_resource!(
@@ -570,7 +563,7 @@ pub struct AdmissionCheckSpec {
     /// The controller, e.g. `kueue.x-k8s.io/multikueue`.
     pub controller_name: String,
     /// Its parameters object.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub parameters: Option<ParametersReference>,
     /// Fields not modelled here.
     #[serde(flatten)]
@@ -689,7 +682,7 @@ pub struct MultiKueueCluster {
     #[serde(default)]
     pub spec: serde_json::Value,
     /// Whether it is connected (`Active` condition).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<MultiKueueClusterStatus>,
 }
 custom_resource!(
@@ -1153,6 +1146,37 @@ pub async fn run_batch(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both queues' `status` carry the same conditions and Workload counts
+    /// (kubernetes-sigs/kueue `apis/kueue/v1beta2/clusterqueue_types.go` and
+    /// `localqueue_types.go`); the ClusterQueue's flavor usage sits beside them, and a round trip
+    /// writes the same camelCase fields back.
+    #[test]
+    fn both_queues_decode_the_shared_status() {
+        let counts = serde_json::json!({
+            "pendingWorkloads": 2, "reservingWorkloads": 1, "admittedWorkloads": 1,
+            "conditions": [{"type": "Active", "status": "True", "reason": "Ready", "message": "",
+                            "lastTransitionTime": "2026-01-01T00:00:00Z"}]
+        });
+        let mut cq_status = counts.clone();
+        cq_status["flavorsUsage"] = serde_json::json!([{"name": "a5000", "resources": [
+            {"name": "nvidia.com/gpu", "total": "1"}]}]);
+        let cq: ClusterQueueStatus = serde_json::from_value(cq_status.clone()).unwrap();
+        let lq: QueueStatus = serde_json::from_value(counts.clone()).unwrap();
+        assert_eq!(cq.queue, lq);
+        assert_eq!(
+            (
+                lq.pending_workloads,
+                lq.reserving_workloads,
+                lq.admitted_workloads
+            ),
+            (Some(2), Some(1), Some(1))
+        );
+        assert_eq!(lq.conditions[0].type_, "Active");
+        assert_eq!(cq.flavors_usage[0].resources[0].name, "nvidia.com/gpu");
+        assert_eq!(serde_json::to_value(&cq).unwrap(), cq_status);
+        assert_eq!(serde_json::to_value(&lq).unwrap(), counts);
+    }
 
     /// A ClusterQueue as a `v1beta1`-only Kueue serves it (kubernetes-sigs/kueue
     /// `apis/kueue/v1beta1/clusterqueue_types.go`: `spec.cohort`, `spec.admissionChecks` as a

@@ -86,7 +86,7 @@ pub struct SharedResource {
     /// Replicas per physical GPU.
     pub replicas: u32,
     /// A per-resource rename, as written (the plugin ignores it: see [`SharedResource::advertised`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rename: Option<String>,
 }
 
@@ -111,16 +111,13 @@ impl SharedResource {
 
 #[derive(Deserialize)]
 struct File {
-    #[serde(default)]
     sharing: Option<Sharing>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Sharing {
-    #[serde(default)]
     time_slicing: Option<Replicated>,
-    #[serde(default)]
     mps: Option<Replicated>,
 }
 
