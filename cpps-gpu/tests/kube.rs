@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use cpps_gpu::health::{Finding, Severity};
 use cpps_gpu::k8s::argocd::{Application, HealthStatusCode, SyncStatusCode};
-use cpps_gpu::k8s::certmanager::Certificate;
 use cpps_gpu::k8s::checks::{self, CheckPolicy};
 use cpps_gpu::k8s::cni::CniKind;
 use cpps_gpu::k8s::kueue::{
@@ -451,13 +450,13 @@ async fn hami_and_the_device_plugin_on_one_node() {
     );
     assert_eq!(h.nvidia_plugin_pod, None);
 
-    let found = my_findings(&snap, &id);
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0].code, "hami-and-device-plugin");
-    assert_eq!(found[0].severity, Severity::Critical);
     assert_eq!(
-        found[0].object.as_deref(),
-        Some(format!("Node {both}").as_str())
+        mine_sorted(&my_findings(&snap, &id), &id),
+        [(
+            "Node ID-both".to_owned(),
+            Severity::Critical,
+            "hami-and-device-plugin".to_owned()
+        )]
     );
 }
 
@@ -586,9 +585,9 @@ async fn job_to_local_queue_followed_to_admission() {
     let st = cq_read.status.as_ref().unwrap();
     assert_eq!(
         (
-            st.pending_workloads,
-            st.reserving_workloads,
-            st.admitted_workloads
+            st.queue.pending_workloads,
+            st.queue.reserving_workloads,
+            st.queue.admitted_workloads
         ),
         (Some(0), Some(1), Some(1))
     );
@@ -596,17 +595,18 @@ async fn job_to_local_queue_followed_to_admission() {
         st.flavors_usage[0].resources[0].total.as_ref().unwrap().0,
         "1"
     );
-    assert_eq!(st.conditions[0].type_, "Active");
+    assert_eq!(st.queue.conditions[0].type_, "Active");
     assert!(snap.local_queues.iter().any(
         |l| l.metadata.namespace.as_deref() == Some(id.as_str()) && l.spec.cluster_queue == cq
     ));
     assert!(snap.workloads.iter().any(|w| w.is_owned_by(&uid)));
-    let found = my_findings(&snap, &id);
-    let codes: Vec<&str> = found.iter().map(|f| f.code.as_str()).collect();
-    assert_eq!(codes, ["localqueue-without-clusterqueue"], "{found:?}");
     assert_eq!(
-        found[0].object.as_deref(),
-        Some(format!("LocalQueue {id}/orphan").as_str())
+        mine_sorted(&my_findings(&snap, &id), &id),
+        [(
+            "LocalQueue ID/orphan".to_owned(),
+            Severity::Warning,
+            "localqueue-without-clusterqueue".to_owned()
+        )]
     );
 }
 
@@ -619,15 +619,7 @@ async fn batch_run_to_completion_reports_where_it_ran() {
     let Some((client, id)) = common::kube_namespace("batch").await else {
         return;
     };
-    let node = format!("{id}-gpu-sp-01");
-    common::gpu_node(
-        &client,
-        &node,
-        json!({}),
-        json!({}),
-        json!({"nvidia.com/gpu": "4"}),
-    )
-    .await;
+    let (node, kueue) = common::kueue_running_on_a_gpu_node(&client, &id, "smoke").await;
     let submission = JobSubmission::new(
         &id,
         "smoke",
@@ -636,14 +628,6 @@ async fn batch_run_to_completion_reports_where_it_ran() {
         &["nvidia-smi", "-L"],
         1,
     );
-    let kueue = tokio::spawn(common::act_as_kueue(
-        client.clone(),
-        id.clone(),
-        "smoke".to_owned(),
-        format!("{id}-cq"),
-        format!("{id}-a5000"),
-        Some(node.clone()),
-    ));
     let run = k8s::kueue::run_batch(
         &client,
         &submission,
@@ -853,7 +837,6 @@ async fn argocd_applications_and_certificate_expiry() {
     let Some((client, id)) = common::kube_namespace("gitops").await else {
         return;
     };
-    let apps: Api<Application> = Api::namespaced(client.clone(), &id);
     let mut ok = Application::new(
         &id,
         "openobserve",
@@ -862,31 +845,21 @@ async fn argocd_applications_and_certificate_expiry() {
         "observability",
     );
     ok.spec.other.insert("source".to_owned(), json!({"repoURL": "https://git.example.invalid/infra.git", "path": "apps/o2", "targetRevision": "HEAD"}));
-    let mut ok_v = serde_json::to_value(&ok).unwrap();
-    ok_v["status"] = json!({"sync": {"status": "Synced", "revision": "abc123"}, "health": {"status": "Healthy"},
+    let ok_status = json!({"sync": {"status": "Synced", "revision": "abc123"}, "health": {"status": "Healthy"},
         "operationState": {"phase": "Succeeded", "message": "successfully synced", "startedAt": "2026-01-01T00:00:00Z",
                            "finishedAt": "2026-01-01T00:00:05Z", "operation": {"sync": {"revision": "abc123"}}},
         "reconciledAt": "2026-01-01T00:00:10Z"});
-    let mut bad_v = serde_json::to_value(Application::new(
-        &id,
-        "vllm",
-        "gpu",
-        "https://gpu-sp-01:6443",
-        "inference",
-    ))
-    .unwrap();
-    bad_v["status"] = json!({"sync": {"status": "OutOfSync", "revision": "def456"},
+    let bad = Application::new(&id, "vllm", "gpu", "https://gpu-sp-01:6443", "inference");
+    let bad_status = json!({"sync": {"status": "OutOfSync", "revision": "def456"},
         "health": {"status": "Degraded", "message": "Deployment vllm has 0/1 ready"},
         "operationState": {"phase": "Failed", "message": "one or more objects failed to apply", "startedAt": "2026-01-01T00:00:00Z",
                            "operation": {"sync": {"revision": "def456"}}},
         "conditions": [{"type": "ComparisonError", "message": "rpc error: repository not accessible"}],
         "resources": [{"kind": "Deployment", "name": "vllm", "status": "OutOfSync"}]});
-    for v in [ok_v, bad_v] {
-        let app: Application = serde_json::from_value(v).unwrap();
-        apps.create(&PostParams::default(), &app).await.unwrap();
+    for (app, status) in [(ok, ok_status), (bad, bad_status)] {
+        common::application_with_status(&client, &app, status).await;
     }
 
-    let certs: Api<Certificate> = Api::namespaced(client.clone(), &id);
     // Whole seconds: the API server stores times to the second.
     let now = jiff::Timestamp::from_second(jiff::Timestamp::now().as_second()).unwrap();
     let at = |days: i64| (now + jiff::SignedDuration::from_hours(24 * days)).to_string();
@@ -896,14 +869,7 @@ async fn argocd_applications_and_certificate_expiry() {
         ("urgent", 2, true),
         ("gone", -2, false),
     ] {
-        let c = Certificate::new(
-            &id,
-            name,
-            &format!("{name}-tls"),
-            "letsencrypt",
-            &[&format!("{name}.colabh.org")],
-        );
-        common::create_with_status(&certs, &c, json!({
+        common::certificate_with_status(&client, &id, name, json!({
             "conditions": [{"type": "Ready", "status": if ready { "True" } else { "False" },
                 "reason": if ready { "Ready" } else { "Expired" },
                 "message": if ready { "Certificate is up to date and has not expired" } else { "Certificate expired" },

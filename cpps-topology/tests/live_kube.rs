@@ -11,7 +11,6 @@ mod common;
 
 use common::{load, of_rule, subject_messages};
 use cpps_gpu::k8s::argocd::Application;
-use cpps_gpu::k8s::certmanager::Certificate;
 use cpps_topology::live::sources::{KubeSource, Sources};
 use cpps_topology::live::{self, LiveOptions, ObserveOptions};
 use k8s_openapi::api::core::v1::Node;
@@ -78,23 +77,16 @@ async fn argocd_out_of_sync_expiring_certificates_and_missing_nodes() {
         let app: Application = serde_json::from_value(v).unwrap();
         apps.create(&PostParams::default(), &app).await.unwrap();
     }
-    let certs: Api<Certificate> = Api::namespaced(client.clone(), &id);
     let now = jiff::Timestamp::from_second(jiff::Timestamp::now().as_second()).unwrap();
     let at = |days: i64| {
         (now + jiff::SignedDuration::from_hours(24 * days) + jiff::SignedDuration::from_mins(5))
             .to_string()
     };
     for (name, days) in [("fresh", 60), ("soon", 6)] {
-        let c = Certificate::new(
+        kube_common::certificate_with_status(
+            &client,
             &id,
             name,
-            &format!("{name}-tls"),
-            "letsencrypt",
-            &[&format!("{name}.colabh.org")],
-        );
-        kube_common::create_with_status(
-            &certs,
-            &c,
             json!({"conditions": [{"type": "Ready", "status": "True", "reason": "Ready"}],
                    "notAfter": at(days)}),
         )

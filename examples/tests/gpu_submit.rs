@@ -58,9 +58,8 @@ fn the_plan_changes_nothing_and_says_so() {
     );
     // --apply without a cluster is refused, and nothing is attempted.
     let o = submit(&["--namespace", "ml", "--queue", "team-a", "--apply"]);
-    assert_eq!(o.status.code(), Some(2));
     assert_eq!(
-        String::from_utf8_lossy(&o.stderr),
+        common::stderr_of_exit(&o, 2),
         "gpu-submit: --apply needs --kubeconfig\n"
     );
 }
@@ -77,12 +76,10 @@ fn help_documents_the_timeout_and_the_plan() {
 
 #[tokio::test]
 async fn applied_job_is_followed_to_completion_and_placed() {
-    let Some(client) = gpu_common::kube_client().await else {
+    let Some((client, id)) = gpu_common::kube_namespace("submit").await else {
         return;
     };
     let kubeconfig = std::env::var(gpu_common::KUBECONFIG_VAR).unwrap();
-    let id = gpu_common::unique("submit");
-    gpu_common::namespace(&client, &id).await;
 
     // The plan is validated by the server and creates nothing.
     let o = submit(&[
@@ -103,23 +100,7 @@ async fn applied_job_is_followed_to_completion_and_placed() {
     let jobs: Api<Job> = Api::namespaced(client.clone(), &id);
     assert!(jobs.get_opt("smoke").await.unwrap().is_none());
 
-    let node = format!("{id}-gpu-sp-01");
-    gpu_common::gpu_node(
-        &client,
-        &node,
-        serde_json::json!({}),
-        serde_json::json!({}),
-        serde_json::json!({"nvidia.com/gpu": "4"}),
-    )
-    .await;
-    let kueue = tokio::spawn(gpu_common::act_as_kueue(
-        client.clone(),
-        id.clone(),
-        "smoke".to_owned(),
-        format!("{id}-cq"),
-        format!("{id}-a5000"),
-        Some(node.clone()),
-    ));
+    let (node, kueue) = gpu_common::kueue_running_on_a_gpu_node(&client, &id, "smoke").await;
     let binary_kubeconfig = kubeconfig.clone();
     let binary_id = id.clone();
     let o = tokio::task::spawn_blocking(move || {
@@ -163,12 +144,10 @@ async fn applied_job_is_followed_to_completion_and_placed() {
 
 #[tokio::test]
 async fn timeout_ends_a_run_nobody_admits() {
-    let Some(client) = gpu_common::kube_client().await else {
+    let Some((_client, id)) = gpu_common::kube_namespace("unadmitted").await else {
         return;
     };
     let kubeconfig = std::env::var(gpu_common::KUBECONFIG_VAR).unwrap();
-    let id = gpu_common::unique("unadmitted");
-    gpu_common::namespace(&client, &id).await;
     let started = Instant::now();
     let o = tokio::task::spawn_blocking(move || {
         submit(&[

@@ -147,6 +147,79 @@ pub async fn gpu_node(
     .await;
 }
 
+/// A GPU node `{id}-gpu-sp-01` with four `nvidia.com/gpu`, and [`act_as_kueue`] started for the
+/// Job `job` in namespace `id`: it admits the Job to ClusterQueue `{id}-cq` with flavor
+/// `{id}-a5000` and runs it to success on that node. Returns the node's name and the stand-in's
+/// task, to be awaited once the Job is done.
+pub async fn kueue_running_on_a_gpu_node(
+    client: &kube::Client,
+    id: &str,
+    job: &str,
+) -> (String, tokio::task::JoinHandle<()>) {
+    let node = format!("{id}-gpu-sp-01");
+    gpu_node(
+        client,
+        &node,
+        serde_json::json!({}),
+        serde_json::json!({}),
+        serde_json::json!({"nvidia.com/gpu": "4"}),
+    )
+    .await;
+    let kueue = tokio::spawn(act_as_kueue(
+        client.clone(),
+        id.to_owned(),
+        job.to_owned(),
+        format!("{id}-cq"),
+        format!("{id}-a5000"),
+        Some(node.clone()),
+    ));
+    (node, kueue)
+}
+
+/// Creates the cert-manager Certificate `name` in `ns` (secret `{name}-tls`, issuer
+/// `letsencrypt`, DNS name `{name}.colabh.org`) and writes `status` as cert-manager would.
+pub async fn certificate_with_status(
+    client: &kube::Client,
+    ns: &str,
+    name: &str,
+    status: serde_json::Value,
+) {
+    use cpps_gpu::k8s::certmanager::Certificate;
+    let api: kube::Api<Certificate> = kube::Api::namespaced(client.clone(), ns);
+    let certificate = Certificate::new(
+        ns,
+        name,
+        &format!("{name}-tls"),
+        "letsencrypt",
+        &[&format!("{name}.colabh.org")],
+    );
+    create_with_status(&api, &certificate, status).await;
+}
+
+/// Creates the Argo CD Application `app` with `status` in the same request: the Application CRD
+/// declares no status subresource (`subresources: {}` in argo-cd
+/// `manifests/crds/application-crd.yaml`, kept in the fixture), so the status is stored with the
+/// object, as Argo CD's controller writes it.
+pub async fn application_with_status(
+    client: &kube::Client,
+    app: &cpps_gpu::k8s::argocd::Application,
+    status: serde_json::Value,
+) {
+    let ns = app
+        .metadata
+        .namespace
+        .as_deref()
+        .expect("Application has a namespace");
+    let api: kube::Api<cpps_gpu::k8s::argocd::Application> =
+        kube::Api::namespaced(client.clone(), ns);
+    let mut body = serde_json::to_value(app).unwrap();
+    body["status"] = status;
+    let app = serde_json::from_value(body).expect("Application with status");
+    api.create(&kube::api::PostParams::default(), &app)
+        .await
+        .expect("Application created");
+}
+
 /// Stands in for the Kueue controller (and, with `run_on`, for the Job controller and the
 /// scheduler), which this API server does not run: when the Job `job_name` appears, creates its
 /// Workload (owned by the Job, as Kueue's jobframework does), then writes `QuotaReserved` and
