@@ -124,8 +124,7 @@ async fn json_report_carries_classes_counts_and_the_controller() {
 #[tokio::test]
 async fn unreachable_controllers_exit_2_with_the_reason() {
     let out = run(&format!("{},{}", dead_controller(), dead_controller()), &[]).await;
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr_of_exit(&out, 2);
     assert!(
         err.contains("no LINSTOR controller could be reached"),
         "{err}"
@@ -185,8 +184,7 @@ async fn a_certificate_without_its_key_is_refused() {
         &[],
     )
     .await;
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr_of_exit(&out, 2);
     assert!(
         err.contains("LS_USER_CERTIFICATE[_FILE] and LS_USER_KEY[_FILE]: set both or none"),
         "{err}"
@@ -209,8 +207,7 @@ async fn timeout_bounds_the_whole_run_against_a_controller_that_never_answers() 
     let out = run(&format!("http://{addr}"), &["--timeout", "2"]).await;
     let elapsed = started.elapsed();
     held.abort();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = common::stderr_of_exit(&out, 2);
     assert!(elapsed < std::time::Duration::from_secs(5), "{elapsed:?}");
     assert!(elapsed >= std::time::Duration::from_secs(2), "{elapsed:?}");
     assert!(err.contains("2s"), "the error names the timeout: {err}");

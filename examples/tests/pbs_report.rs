@@ -194,8 +194,7 @@ async fn a_missing_repository_exits_2_naming_the_variable() {
         .output()
         .await
         .expect("pbs-report runs");
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = common::stderr_of_exit(&out, 2);
     assert!(stderr.contains("PBS_REPOSITORY is not set"), "{stderr}");
     assert!(!stderr.contains(SECRET), "{stderr}");
 }
@@ -207,8 +206,7 @@ async fn a_bad_rpo_is_refused_by_name() {
         .output()
         .await
         .expect("pbs-report runs");
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = common::stderr_of_exit(&out, 2);
     assert!(stderr.contains("invalid duration `26x`"), "{stderr}");
 }
 

@@ -14,10 +14,23 @@ use cpps_http::{HttpClient, Request, RetryPolicy};
 /// failure shows both outputs).
 #[track_caller]
 pub fn stdout_of_exit(out: &std::process::Output, code: i32) -> String {
+    outputs_of_exit(out, code).0
+}
+
+/// The standard error of a binary's run, after checking that it exited with `code` (the
+/// failure shows both outputs).
+#[track_caller]
+pub fn stderr_of_exit(out: &std::process::Output, code: i32) -> String {
+    outputs_of_exit(out, code).1
+}
+
+/// Standard output and standard error of a run that exited with `code`.
+#[track_caller]
+fn outputs_of_exit(out: &std::process::Output, code: i32) -> (String, String) {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(code), "{stdout}\n{stderr}");
-    stdout
+    (stdout, stderr)
 }
 
 /// The `--help` of the binary `exe`, after checking that it exits 0 and documents the bound on
