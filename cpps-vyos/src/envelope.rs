@@ -28,7 +28,6 @@ struct Body {
     success: bool,
     #[serde(default)]
     data: Value,
-    #[serde(default)]
     error: Option<String>,
 }
 
