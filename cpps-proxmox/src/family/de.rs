@@ -111,40 +111,31 @@ pub fn opt_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Erro
     to_bool(loose(d)?)
 }
 
-fn to_u64<E: de::Error>(value: Loose) -> Result<Option<u64>, E> {
-    match value {
-        Loose::Null => Ok(None),
-        Loose::U(u) => Ok(Some(u)),
-        Loose::I(i) => u64::try_from(i)
-            .map(Some)
-            .map_err(|_| E::custom(format!("expected a non-negative integer, got {i}"))),
-        Loose::F(f) if f >= 0.0 && f.fract() == 0.0 && f < 1.8e19 => Ok(Some(f as u64)),
-        Loose::F(f) => Err(E::custom(format!("expected an integer, got {f}"))),
-        Loose::Bool(b) => Ok(Some(u64::from(b))),
+/// An integer of type `N`: a JSON integer, a float without a fraction, `0`/`1` for a boolean,
+/// or a string of digits; out of `N`'s range is an error that says so.
+fn to_integer<N: TryFrom<i128>, E: de::Error>(value: Loose) -> Result<Option<N>, E> {
+    let whole = match value {
+        Loose::Null => return Ok(None),
+        Loose::U(u) => i128::from(u),
+        Loose::I(i) => i128::from(i),
+        // Below 2^64 in magnitude, so the cast is exact for every whole value.
+        Loose::F(f) if f.fract() == 0.0 && f.abs() < 1.8e19 => f as i128,
+        Loose::F(f) => return Err(E::custom(format!("expected an integer, got {f}"))),
+        Loose::Bool(b) => i128::from(b),
         Loose::S(s) => s
             .trim()
-            .parse::<u64>()
-            .map(Some)
-            .map_err(|_| E::custom(format!("expected an integer, got `{s}`"))),
-    }
-}
-
-fn to_i64<E: de::Error>(value: Loose) -> Result<Option<i64>, E> {
-    match value {
-        Loose::Null => Ok(None),
-        Loose::I(i) => Ok(Some(i)),
-        Loose::U(u) => i64::try_from(u)
-            .map(Some)
-            .map_err(|_| E::custom(format!("integer {u} is too large"))),
-        Loose::F(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Ok(Some(f as i64)),
-        Loose::F(f) => Err(E::custom(format!("expected an integer, got {f}"))),
-        Loose::Bool(b) => Ok(Some(i64::from(b))),
-        Loose::S(s) => s
-            .trim()
-            .parse::<i64>()
-            .map(Some)
-            .map_err(|_| E::custom(format!("expected an integer, got `{s}`"))),
-    }
+            .parse::<i128>()
+            .map_err(|_| E::custom(format!("expected an integer, got `{s}`")))?,
+    };
+    N::try_from(whole).map(Some).map_err(|_| {
+        if whole < 0 && N::try_from(-1).is_err() {
+            E::custom(format!("expected a non-negative integer, got {whole}"))
+        } else if whole < 0 {
+            E::custom(format!("integer {whole} is too small"))
+        } else {
+            E::custom(format!("integer {whole} is too large"))
+        }
+    })
 }
 
 fn to_f64<E: de::Error>(value: Loose) -> Result<Option<f64>, E> {
@@ -164,38 +155,32 @@ fn to_f64<E: de::Error>(value: Loose) -> Result<Option<f64>, E> {
 
 /// An unsigned integer written as a number or a string.
 pub fn u64<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-    to_u64(loose(d)?)?.ok_or_else(|| de::Error::custom("expected an integer, got null"))
+    to_integer(loose(d)?)?.ok_or_else(|| de::Error::custom("expected an integer, got null"))
 }
 
 /// Like [`u64()`], also accepting `null`.
 pub fn opt_u64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    to_u64(loose(d)?)
+    to_integer(loose(d)?)
 }
 
 /// A 32-bit unsigned integer written as a number or a string (VM ids, counts).
 pub fn u32<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-    let value = u64(d)?;
-    u32::try_from(value).map_err(|_| de::Error::custom(format!("integer {value} is too large")))
+    to_integer(loose(d)?)?.ok_or_else(|| de::Error::custom("expected an integer, got null"))
 }
 
 /// Like [`u32()`], also accepting `null`.
 pub fn opt_u32<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
-    match opt_u64(d)? {
-        None => Ok(None),
-        Some(v) => u32::try_from(v)
-            .map(Some)
-            .map_err(|_| de::Error::custom(format!("integer {v} is too large"))),
-    }
+    to_integer(loose(d)?)
 }
 
 /// A signed integer written as a number or a string.
 pub fn i64<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
-    to_i64(loose(d)?)?.ok_or_else(|| de::Error::custom("expected an integer, got null"))
+    to_integer(loose(d)?)?.ok_or_else(|| de::Error::custom("expected an integer, got null"))
 }
 
 /// Like [`i64()`], also accepting `null`.
 pub fn opt_i64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
-    to_i64(loose(d)?)
+    to_integer(loose(d)?)
 }
 
 /// A floating-point number written as a number or a string.
@@ -260,5 +245,53 @@ mod tests {
         assert!(err.to_string().contains("boolean"), "{err}");
         let err = serde_json::from_str::<S>(r#"{"b":0,"n":"x1"}"#).unwrap_err();
         assert!(err.to_string().contains("`x1`"), "{err}");
+    }
+
+    #[derive(Deserialize, Debug)]
+    struct Integers {
+        #[serde(default, deserialize_with = "super::opt_u32")]
+        u32: Option<u32>,
+        #[serde(default, deserialize_with = "super::opt_u64")]
+        u64: Option<u64>,
+        #[serde(default, deserialize_with = "super::opt_i64")]
+        i64: Option<i64>,
+    }
+
+    #[test]
+    fn integers_are_read_in_their_range_or_refused_saying_why() {
+        let read = |json: &str| serde_json::from_str::<Integers>(json).map_err(|e| e.to_string());
+        let ok = |u32, u64, i64| (u32, u64, i64);
+        for (json, expected) in [
+            (
+                r#"{"u32":"100","u64":2.0,"i64":-3}"#,
+                ok(Some(100), Some(2), Some(-3)),
+            ),
+            (
+                r#"{"u32":true,"u64":"18446744073709551615","i64":"-7"}"#,
+                ok(Some(1), Some(u64::MAX), Some(-7)),
+            ),
+            (r#"{"u32":null,"i64":-2.0}"#, ok(None, None, Some(-2))),
+        ] {
+            let value = read(json).unwrap_or_else(|e| panic!("{json}: {e}"));
+            assert_eq!((value.u32, value.u64, value.i64), expected, "{json}");
+        }
+        for (json, message) in [
+            (r#"{"u32":4294967296}"#, "integer 4294967296 is too large"),
+            (r#"{"u64":-1}"#, "expected a non-negative integer, got -1"),
+            (r#"{"u64":"-5"}"#, "expected a non-negative integer, got -5"),
+            (
+                r#"{"i64":9223372036854775808}"#,
+                "integer 9223372036854775808 is too large",
+            ),
+            (
+                r#"{"i64":"-9223372036854775809"}"#,
+                "integer -9223372036854775809 is too small",
+            ),
+            (r#"{"u64":1.5}"#, "expected an integer, got 1.5"),
+            (r#"{"i64":"ten"}"#, "expected an integer, got `ten`"),
+        ] {
+            let err = read(json).expect_err(json);
+            assert!(err.contains(message), "{json}: {err}");
+        }
     }
 }
