@@ -8,8 +8,9 @@
 //!
 //! Runs itself twice, once with glibc's allocator as it comes and once with glibc keeping freed
 //! memory (see `KEEP_FREED_MEMORY`), and in each run parses strings of `KEYS` (default 3 000),
-//! ten and a hundred times as many keys. For each size it prints the fastest sample (each at
-//! least 100 ms of runs) in wall time and in the thread's CPU time
+//! ten and a hundred times as many keys. For each size it prints the fastest of nine samples
+//! (each at least 100 ms of runs; the sizes take turns within each round, so a neighbour's
+//! burst on a shared machine slows all sizes alike) in wall time and in the thread's CPU time
 //! (`/proc/thread-self/schedstat`: a shared machine's waits for a core are not the parser's) and
 //! the page faults a parse takes, then the ratios of consecutive sizes and one `PASS`/`MISS` line
 //! per parser and allocator setting: ten times the input at most twelve times the CPU time,
@@ -81,11 +82,7 @@ fn timed_runs(keys: usize, allocator: &str) {
         ("Volume::from_str", parse_typed),
     ] {
         let name = format!("{parser} ({allocator})");
-        let timed: Vec<Sample> = inputs
-            .iter()
-            .zip([9, 7, 5])
-            .map(|(input, rounds)| fastest(rounds, || parse(input)))
-            .collect();
+        let timed = fastest_interleaved(9, &inputs, parse);
         for ((n, sample), input) in sizes.iter().zip(&timed).zip(&inputs) {
             let cpu = sample.cpu.map_or("-".to_owned(), |c| format!("{c:?}"));
             let faults =
@@ -97,6 +94,29 @@ fn timed_runs(keys: usize, allocator: &str) {
         }
         print_scaling(&name, "keys", &sizes, &timed, 12.0);
     }
+}
+
+/// The fastest sample of `parse` on each of `inputs` over `rounds` rounds, the inputs taking
+/// turns within each round: a neighbour's burst on a shared machine then slows every size alike
+/// rather than the one being timed at that moment.
+fn fastest_interleaved(rounds: usize, inputs: &[String], parse: fn(&str)) -> Vec<Sample> {
+    let mut best: Vec<Option<Sample>> = vec![None; inputs.len()];
+    for _ in 0..rounds {
+        for (input, best) in inputs.iter().zip(&mut best) {
+            let sample = fastest(1, || parse(input));
+            *best = Some(match best.take() {
+                None => sample,
+                Some(b) => Sample {
+                    wall: b.wall.min(sample.wall),
+                    cpu: match (b.cpu, sample.cpu) {
+                        (Some(x), Some(y)) => Some(x.min(y)),
+                        (x, y) => x.or(y),
+                    },
+                },
+            });
+        }
+    }
+    best.into_iter().flatten().collect()
 }
 
 /// The page faults of one call of `parse`, averaged over a few after a first one.
