@@ -1,5 +1,6 @@
 //! The string enums of every client crate: open ([`crate::keep_unknown_enum`], for values a
-//! server sends) and closed ([`crate::named_enum`], for this project's own verdicts and kinds).
+//! server sends) and closed ([`crate::named_enum`], for this project's own verdicts and kinds,
+//! re-exported from `cpps-named-enum`, which `cpps-topology` uses without the HTTP stack).
 
 /// Declares an enum that mirrors a string value of a server and keeps unknown values in a last
 /// `Unknown(String)` variant, so that a value added by a newer server never breaks decoding:
@@ -88,60 +89,6 @@ macro_rules! keep_unknown_enum {
             ) -> Result<Self, D::Error> {
                 let value = <::std::borrow::Cow<'de, str> as $crate::__private::serde::Deserialize>::deserialize(deserializer)?;
                 Ok($name::from(value.as_ref()))
-            }
-        }
-    };
-}
-
-/// Declares a closed enum whose variants each have one fixed name, with `as_str` returning that
-/// name and `Display` writing it (through [`std::fmt::Formatter::pad`], so width and alignment
-/// work): for the project's own kinds and verdicts, where a value outside the list cannot occur
-/// (for a server's values, which can, see [`keep_unknown_enum!`](crate::keep_unknown_enum)).
-///
-/// Attributes (docs, derives, serde) pass through unchanged, so a serde name stays what its own
-/// attribute says; the name given here is what messages and reports show. The enum must be
-/// `Copy` (`as_str` takes `self`).
-///
-/// ```
-/// cpps_http::named_enum! {
-///     /// A verdict.
-///     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-///     pub enum Verdict {
-///         /// Fine.
-///         Healthy => "healthy",
-///         /// Not fine.
-///         Degraded => "degraded",
-///     }
-/// }
-/// assert_eq!(Verdict::Degraded.as_str(), "degraded");
-/// assert_eq!(format!("[{:<8}]", Verdict::Healthy), "[healthy ]");
-/// ```
-#[macro_export]
-macro_rules! named_enum {
-    (
-        $(#[$attr:meta])*
-        $vis:vis enum $name:ident {
-            $( $(#[$variant_attr:meta])* $variant:ident => $text:literal, )+
-        }
-    ) => {
-        $(#[$attr])*
-        $vis enum $name {
-            $( $(#[$variant_attr])* $variant, )+
-        }
-
-        impl $name {
-            /// The variant's name, one of:
-            $( #[doc = concat!("- `", $text, "`")] )+
-            $vis fn as_str(self) -> &'static str {
-                match self {
-                    $( Self::$variant => $text, )+
-                }
-            }
-        }
-
-        impl ::std::fmt::Display for $name {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.pad(self.as_str())
             }
         }
     };

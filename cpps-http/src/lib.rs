@@ -59,6 +59,7 @@ pub use retry::RetryPolicy;
 pub use scrub::{REDACTED, Scrubber, header_value_forms};
 pub use tls::{ClientIdentity, Fingerprint, TlsMode, TlsVars};
 
+pub use cpps_named_enum::named_enum;
 pub use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 pub use secrecy::{ExposeSecret, SecretString};
 pub use url::Url;

@@ -39,7 +39,7 @@ impl Serialize for RuleId {
     }
 }
 
-named_enum! {
+cpps_named_enum::named_enum! {
     /// How serious a finding is.
     ///
     /// Ordered: `Info < Warning < Error`.

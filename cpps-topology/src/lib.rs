@@ -12,9 +12,6 @@
 //! | `proptest` | proptest strategies for valid topologies in [`testing`] |
 #![forbid(unsafe_code)]
 
-#[macro_use]
-mod macros;
-
 pub mod check;
 pub mod diagram;
 pub mod finding;

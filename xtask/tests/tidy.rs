@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const CRATES: [&str; 9] = [
+const CRATES: [&str; 10] = [
+    "cpps-named-enum",
     "cpps-http",
     "cpps-proxmox",
     "cpps-pbs",

@@ -11,7 +11,7 @@ use crate::model::ComponentKind;
 /// The mapping CPPS uses (`src/iac/default-mapping.yaml`).
 pub const DEFAULT_MAPPING_YAML: &str = include_str!("default-mapping.yaml");
 
-named_enum! {
+cpps_named_enum::named_enum! {
     /// A topology field that IaC evidence can set. Its name is how the topology file writes it.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
     #[non_exhaustive]

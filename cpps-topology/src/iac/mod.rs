@@ -49,7 +49,7 @@ pub use mapping::{
 };
 pub use table::{LiveSeen, SourcesRow, Supported, Verdict, render_table, sources_table};
 
-named_enum! {
+cpps_named_enum::named_enum! {
     /// A kind of IaC evidence (the `NAME` of `--iac NAME=FILE`); its name is the flag's `NAME`.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
     #[serde(rename_all = "kebab-case")]

@@ -9,7 +9,7 @@ use super::checks::{covered, resolve};
 use super::{Evidence, EvidenceKind};
 use crate::model::{State, Topology};
 
-named_enum! {
+cpps_named_enum::named_enum! {
     /// What the live systems say of a component, for [`sources_table`].
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
     #[serde(rename_all = "snake_case")]
@@ -26,7 +26,7 @@ named_enum! {
     }
 }
 
-named_enum! {
+cpps_named_enum::named_enum! {
     /// The state the evidence supports.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
     #[serde(rename_all = "snake_case")]

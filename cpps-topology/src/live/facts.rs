@@ -8,7 +8,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-named_enum! {
+cpps_named_enum::named_enum! {
     /// Which live system a fact or a failure comes from.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
     #[serde(rename_all = "snake_case")]
@@ -125,7 +125,7 @@ pub struct PveNode {
     pub pve_version: Option<String>,
 }
 
-named_enum! {
+cpps_named_enum::named_enum! {
     /// VM or container. Its name (`vm`, `lxc`) is how the topology file writes guest kinds.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
     #[serde(rename_all = "snake_case")]

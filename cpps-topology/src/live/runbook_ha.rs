@@ -29,7 +29,7 @@ use crate::model::Topology;
 /// status` knows where it came from.
 pub const HA_COMMENT: &str = "cpps: declared `ha: true` in the topology (PVE-003)";
 
-named_enum! {
+cpps_named_enum::named_enum! {
     /// The state an added resource is asked for: the guest's own. Its name is how `ha-manager`
     /// and the API write it.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::*;
 
-named_enum! {
+cpps_named_enum::named_enum! {
     /// The kind of a component. Its name is the singular used in messages (`host`, `k3s cluster`).
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     #[non_exhaustive]

@@ -45,7 +45,7 @@ impl fmt::Display for Location {
     }
 }
 
-named_enum! {
+cpps_named_enum::named_enum! {
     /// The maturity of a component, from the table "Os 3 estados".
     ///
     /// Ordered by maturity: `Desired < Declared < Validated`, so "a state at least as mature as"

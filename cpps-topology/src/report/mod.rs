@@ -147,7 +147,7 @@ impl Report {
     }
 }
 
-named_enum! {
+cpps_named_enum::named_enum! {
     /// An output format of [`Report::render`].
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
     #[non_exhaustive]
