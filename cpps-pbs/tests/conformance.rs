@@ -222,7 +222,8 @@ fn every_typed_field_exists_in_the_schema() {
     let mut fields_checked = 0;
     for endpoint in ENDPOINTS {
         let id = endpoint.id();
-        let info = common::method_info(endpoint.path, endpoint.method)
+        let info = common::schema()
+            .method(endpoint.path, endpoint.method)
             .unwrap_or_else(|| panic!("{id}: not in the schema"));
         let returns = &info["returns"];
         // The kind of each answer (object, array, UPID, undocumented) is checked by
@@ -306,7 +307,9 @@ fn the_comparison_catches_drift() {
         },
         "required": ["size"]
     });
-    let info = common::method_info("/admin/datastore/{store}/snapshots", "GET").unwrap();
+    let info = common::schema()
+        .method("/admin/datastore/{store}/snapshots", "GET")
+        .unwrap();
     let mut problems = Vec::new();
     compare(&ours, &ours, &info["returns"]["items"], "x", &mut problems);
     let text = problems.join("\n");
@@ -325,7 +328,9 @@ fn the_comparison_catches_drift() {
 /// (`src/datastore.rs`), as pbs-apidoc.json writes them.
 #[test]
 fn the_datastore_name_rule_is_the_schemas() {
-    let info = common::method_info("/admin/datastore/{store}/status", "GET").unwrap();
+    let info = common::schema()
+        .method("/admin/datastore/{store}/status", "GET")
+        .unwrap();
     let store = &info["parameters"]["properties"]["store"];
     let rule = cpps_pbs::types::DatastoreName::RULE;
     assert_eq!(store["pattern"], format!("/^{}$/", rule.syntax.pattern));

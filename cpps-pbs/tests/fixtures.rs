@@ -96,7 +96,8 @@ fn every_fixture_decodes_into_its_type() {
 fn every_fixture_field_exists_in_the_schema() {
     let mut problems = Vec::new();
     for (fixture, endpoint) in FIXTURES {
-        let info = common::method_info(endpoint.path, endpoint.method)
+        let info = common::schema()
+            .method(endpoint.path, endpoint.method)
             .unwrap_or_else(|| panic!("{} {} not in the schema", endpoint.method, endpoint.path));
         let returns = &info["returns"];
         if let Returns::UndocumentedList(_) = endpoint.returns {
@@ -157,7 +158,9 @@ fn every_fixture_file_is_listed() {
 #[test]
 fn the_shape_check_catches_drift() {
     // The checker itself must fail on a renamed field, a wrong type and a missing field.
-    let info = common::method_info("/admin/datastore/{store}/snapshots", "GET").unwrap();
+    let info = common::schema()
+        .method("/admin/datastore/{store}/snapshots", "GET")
+        .unwrap();
     let drifted = serde_json::json!([{
         "backup_type": "vm", "backup-id": 100, "files": [], "protected": false
     }]);

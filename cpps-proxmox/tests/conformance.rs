@@ -158,7 +158,9 @@ fn the_table_conforms_to_the_pve_9_schema() {
 
 #[test]
 fn the_ha_list_exceptions_are_declared_for_the_single_resource() {
-    let one = common::pve_method("/cluster/ha/resources/{sid}", "GET").unwrap();
+    let one = common::pve_schema()
+        .method("/cluster/ha/resources/{sid}", "GET")
+        .unwrap();
     let declared = returned_properties(one);
     for missing in MISSING_FROM_SCHEMA
         .iter()
@@ -256,7 +258,7 @@ fn the_check_fails_on_a_wrong_entry() {
 }
 
 fn format_keys(path: &str, key: &str) -> BTreeSet<String> {
-    let info = common::pve_method(path, "GET").unwrap();
+    let info = common::pve_schema().method(path, "GET").unwrap();
     info["returns"]["properties"][key]["format"]
         .as_object()
         .unwrap_or_else(|| panic!("{path} `{key}` has no format"))
@@ -295,7 +297,9 @@ fn property_string_keys_are_schema_keys() {
 
 #[test]
 fn resource_filter_values_are_schema_values() {
-    let info = common::pve_method("/cluster/resources", "GET").unwrap();
+    let info = common::pve_schema()
+        .method("/cluster/resources", "GET")
+        .unwrap();
     let allowed: Vec<&str> = info["parameters"]["properties"]["type"]["enum"]
         .as_array()
         .unwrap()
@@ -319,7 +323,9 @@ fn resource_filter_values_are_schema_values() {
 fn the_name_rules_are_the_schemas() {
     use cpps_proxmox::family::names;
     use cpps_proxmox::types::{NodeName, SnapshotName};
-    let info = common::pve_method("/nodes/{node}/qemu/{vmid}/snapshot", "POST").unwrap();
+    let info = common::pve_schema()
+        .method("/nodes/{node}/qemu/{vmid}/snapshot", "POST")
+        .unwrap();
     let parameters = &info["parameters"]["properties"];
     assert_eq!(parameters["snapname"]["format"], "pve-configid");
     assert_eq!(

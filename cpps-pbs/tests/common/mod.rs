@@ -32,16 +32,6 @@ pub fn schema() -> &'static cpps_proxmox::family::apidoc::ApiDoc {
     })
 }
 
-/// The PBS API schema tree.
-pub fn apidoc() -> &'static Value {
-    schema().tree()
-}
-
-/// The schema of one method of one path (`info.GET` of the node whose `path` matches).
-pub fn method_info(api_path: &str, http_method: &str) -> Option<&'static Value> {
-    schema().method(api_path, http_method)
-}
-
 pub use cpps_proxmox::family::apidoc::is_optional;
 
 fn json_type(value: &Value) -> &'static str {

@@ -30,16 +30,6 @@ pub fn pve_schema() -> &'static cpps_proxmox::family::apidoc::ApiDoc {
     })
 }
 
-/// The PVE API schema tree.
-pub fn pve_apidoc() -> &'static Value {
-    pve_schema().tree()
-}
-
-/// `info.METHOD` of the schema node whose `path` is `api_path`.
-pub fn pve_method(api_path: &str, http_method: &str) -> Option<&'static Value> {
-    pve_schema().method(api_path, http_method)
-}
-
 /// What `xtask/env/fakepve.sh` wrote to `fakepve.json`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct FakePve {
