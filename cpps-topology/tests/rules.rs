@@ -10,13 +10,33 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{Edit, Pass, RuleCase, Variant, apply_to, check_rule_cases, found, run, today};
+use common::{
+    Edit, Pass, RuleCase, Variant, apply_to, check_pass_fail, check_rule_cases, found, run, today,
+};
 use cpps_topology::check::check_on;
 use cpps_topology::load::load_str;
 use cpps_topology::report::Severity;
 use cpps_topology::rules;
 
 const BASE: &str = include_str!("fixtures/rules/base.yaml");
+
+/// b3's LINSTOR replication interface is empty: it cannot replicate.
+const B3_EMPTY_INTERFACE: Edit = (
+    "  - id: b3\n    site: beta\n    proxmox_cluster: pve-beta\n    tier: tier-2a\n    pve_version: \"9.0\"\n    linstor: { roles: [satellite], interface: ens19 }",
+    "  - id: b3\n    site: beta\n    proxmox_cluster: pve-beta\n    tier: tier-2a\n    pve_version: \"9.0\"\n    linstor: { roles: [satellite], interface: \"\" }",
+);
+
+/// A diskless tie-breaker of ssd-beta in alpha.
+const WITNESS_IN_BETA: Edit = (
+    "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
+    "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3, diskful: false }]",
+);
+
+/// ssd-beta only declared, with 2 replicas.
+const SSD_BETA_DECLARED_WITH_2_REPLICAS: Edit = (
+    "    place_count: 3\n    controller: { primary: b1, standby: [b2] }\n    state: validated",
+    "    place_count: 2\n    controller: { primary: b1, standby: [b2] }\n    state: declared",
+);
 
 struct Case {
     rule: &'static str,
@@ -95,10 +115,7 @@ const CASES: &[Case] = &[
     Case {
         rule: "LINSTOR-001",
         pass: &[],
-        fail: &[(
-            "  - id: b3\n    site: beta\n    proxmox_cluster: pve-beta\n    tier: tier-2a\n    pve_version: \"9.0\"\n    linstor: { roles: [satellite], interface: ens19 }",
-            "  - id: b3\n    site: beta\n    proxmox_cluster: pve-beta\n    tier: tier-2a\n    pve_version: \"9.0\"\n    linstor: { roles: [satellite], interface: \"\" }",
-        )],
+        fail: &[B3_EMPTY_INTERFACE],
         // ssd-beta already asks for 3 replicas while b3 cannot replicate: the documents raise
         // place_count only after that fix (LINSTOR-002's ordering).
         expect: &[
@@ -110,25 +127,13 @@ const CASES: &[Case] = &[
         rule: "LINSTOR-002",
         // A declared pool may still run 2 replicas: only production pools need 3. Both keep a
         // witness in the other site, so LINSTOR-006 stays silent.
-        pass: &[
-            (
-                "    place_count: 3\n    controller: { primary: b1, standby: [b2] }\n    state: validated",
-                "    place_count: 2\n    controller: { primary: b1, standby: [b2] }\n    state: declared",
-            ),
-            (
-                "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
-                "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3, diskful: false }]",
-            ),
-        ],
+        pass: &[SSD_BETA_DECLARED_WITH_2_REPLICAS, WITNESS_IN_BETA],
         fail: &[
             (
                 "    place_count: 3\n    controller: { primary: b1, standby: [b2] }",
                 "    place_count: 2\n    controller: { primary: b1, standby: [b2] }",
             ),
-            (
-                "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
-                "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3, diskful: false }]",
-            ),
+            WITNESS_IN_BETA,
         ],
         expect: &[("LINSTOR-002", "ssd-beta", Warning)],
     },
@@ -145,10 +150,7 @@ const CASES: &[Case] = &[
     Case {
         rule: "LINSTOR-004",
         // A diskless tie-breaker holds no replica: it may sit in another site.
-        pass: &[(
-            "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
-            "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3, diskful: false }]",
-        )],
+        pass: &[WITNESS_IN_BETA],
         fail: &[(
             "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
             "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3 }]",
@@ -523,45 +525,13 @@ fn the_base_fixture_has_no_finding() {
 fn every_rule_passes_its_passing_fixture_and_fires_on_its_failing_one() {
     let mut failures = Vec::new();
     for case in CASES {
-        let pass = run(
-            &apply(case.pass, case.rule, "pass"),
-            &format!("{}-pass.yaml", case.rule),
+        check_pass_fail(
+            case.rule,
+            (case.pass, case.fail),
+            case.expect,
+            (BASE, Pass::Clean),
+            &mut failures,
         );
-        let got = found(&pass);
-        if !got.is_empty() {
-            failures.push(format!(
-                "{} pass: expected no finding, got {got:?}",
-                case.rule
-            ));
-        }
-        let fail = run(
-            &apply(case.fail, case.rule, "fail"),
-            &format!("{}-fail.yaml", case.rule),
-        );
-        let got = found(&fail);
-        let want: BTreeSet<_> = case
-            .expect
-            .iter()
-            .map(|(r, s, sev)| ((*r).to_owned(), (*s).to_owned(), *sev))
-            .collect();
-        if got != want {
-            failures.push(format!(
-                "{} fail: expected {want:?}, got {got:?}",
-                case.rule
-            ));
-        }
-        if !case.expect.iter().any(|(r, _, _)| *r == case.rule) {
-            failures.push(format!(
-                "{}: its failing fixture must fire the rule itself",
-                case.rule
-            ));
-        }
-        // Every finding points into the fixture file.
-        for f in &fail.findings {
-            if f.location.line < 1 || f.location.file != format!("{}-fail.yaml", case.rule) {
-                failures.push(format!("{}: bad location {}", case.rule, f.location));
-            }
-        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -690,11 +660,6 @@ fn state_awareness_lowers_desired_components_to_info() {
     assert!(got.iter().any(|(r, _, _)| r == "LINSTOR-003"), "{got:?}");
 }
 
-const WITNESS_IN_BETA: Edit = (
-    "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
-    "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3, diskful: false }]",
-);
-
 /// Rules whose logic was corrected: a pass yields no finding of the rule (others may fire).
 const LOGIC_CASES: &[RuleCase] = &[
     // "place_count: 3 … só após correção do pve-ippri-34" is an order: a pool already at 3
@@ -702,10 +667,7 @@ const LOGIC_CASES: &[RuleCase] = &[
     RuleCase {
         rule: "LINSTOR-002",
         pass: &[],
-        fail: &[(
-            "  - id: b3\n    site: beta\n    proxmox_cluster: pve-beta\n    tier: tier-2a\n    pve_version: \"9.0\"\n    linstor: { roles: [satellite], interface: ens19 }",
-            "  - id: b3\n    site: beta\n    proxmox_cluster: pve-beta\n    tier: tier-2a\n    pve_version: \"9.0\"\n    linstor: { roles: [satellite], interface: \"\" }",
-        )],
+        fail: &[B3_EMPTY_INTERFACE],
         expect: &[
             ("LINSTOR-001", "b3", Error),
             ("LINSTOR-002", "ssd-beta", Warning),
@@ -745,18 +707,9 @@ const LOGIC_CASES: &[RuleCase] = &[
     // Two replicas need a witness in a third site, not a third node of the same site.
     RuleCase {
         rule: "LINSTOR-006",
-        pass: &[
-            (
-                "    place_count: 3\n    controller: { primary: b1, standby: [b2] }\n    state: validated",
-                "    place_count: 2\n    controller: { primary: b1, standby: [b2] }\n    state: declared",
-            ),
-            WITNESS_IN_BETA,
-        ],
+        pass: &[SSD_BETA_DECLARED_WITH_2_REPLICAS, WITNESS_IN_BETA],
         fail: &[
-            (
-                "    place_count: 3\n    controller: { primary: b1, standby: [b2] }\n    state: validated",
-                "    place_count: 2\n    controller: { primary: b1, standby: [b2] }\n    state: declared",
-            ),
+            SSD_BETA_DECLARED_WITH_2_REPLICAS,
             (
                 "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
                 "nodes: [{ host: b1 }, { host: b2 }, { host: b3, diskful: false }]",

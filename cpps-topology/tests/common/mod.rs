@@ -223,6 +223,42 @@ pub(crate) enum Pass {
     WithoutTheRule,
 }
 
+/// Checks `rule` against edits of `base`: the `pass` edits yield what `pass_means` allows, the
+/// `fail` edits exactly `expect` (which must include the rule itself), each finding located in
+/// the failing fixture's file. Each failure is pushed to `failures`.
+pub(crate) fn check_pass_fail(
+    rule: &str,
+    (pass, fail): (&[Edit], &[Edit]),
+    expect: &[(&str, &str, Severity)],
+    (base, pass_means): (&str, Pass),
+    failures: &mut Vec<String>,
+) {
+    let what = format!("{rule} pass");
+    let passing = found(&run(&apply_to(base, pass, &what), &what));
+    let fired = match pass_means {
+        Pass::Clean => !passing.is_empty(),
+        Pass::WithoutTheRule => passing.iter().any(|(r, _, _)| r == rule),
+    };
+    if fired {
+        failures.push(format!("{what}: unexpected findings {passing:?}"));
+    }
+    let what = format!("{rule} fail");
+    let report = run(&apply_to(base, fail, &what), &what);
+    let failing = found(&report);
+    let want = triples(expect);
+    if failing != want {
+        failures.push(format!("{what}: expected {want:?}, got {failing:?}"));
+    }
+    if !expect.iter().any(|(r, _, _)| *r == rule) {
+        failures.push(format!("{what}: must fire the rule itself"));
+    }
+    for f in &report.findings {
+        if f.location.line < 1 || f.location.file != what {
+            failures.push(format!("{what}: bad location {}", f.location));
+        }
+    }
+}
+
 /// Checks each of `cases` over `base` (see [`RuleCase`]), pushing every failure to `failures`.
 pub(crate) fn check_rule_cases(
     cases: &[RuleCase],
@@ -232,24 +268,13 @@ pub(crate) fn check_rule_cases(
 ) {
     let default = pairs(&run(cpps_topology::DEFAULT_TOPOLOGY_YAML, "cpps.yaml"));
     for case in cases {
-        let what = format!("{} pass", case.rule);
-        let pass = found(&run(&apply_to(base, case.pass, &what), &what));
-        let fired = match pass_means {
-            Pass::Clean => !pass.is_empty(),
-            Pass::WithoutTheRule => pass.iter().any(|(r, _, _)| r == case.rule),
-        };
-        if fired {
-            failures.push(format!("{what}: unexpected findings {pass:?}"));
-        }
-        let what = format!("{} fail", case.rule);
-        let fail = found(&run(&apply_to(base, case.fail, &what), &what));
-        let want = triples(case.expect);
-        if fail != want {
-            failures.push(format!("{what}: expected {want:?}, got {fail:?}"));
-        }
-        if !case.expect.iter().any(|(r, _, _)| *r == case.rule) {
-            failures.push(format!("{what}: must fire the rule itself"));
-        }
+        check_pass_fail(
+            case.rule,
+            (case.pass, case.fail),
+            case.expect,
+            (base, pass_means),
+            failures,
+        );
         if case.variants.is_empty() {
             failures.push(format!("{}: no variant of the default", case.rule));
         }
