@@ -62,60 +62,32 @@ impl Client {
             .map_ok(|page| stream::iter(page.into_iter().map(Ok)))
             .try_flatten()
     }
+}
 
-    /// `GET /v1/nodes` page by page.
-    pub fn nodes_paged(
-        &self,
-        page_size: u32,
-    ) -> impl Stream<Item = Result<Node, Error>> + Send + 'static {
-        self.paginate("v1/nodes", page_size)
-    }
+/// The paged form of each list endpoint: `NAME(page_size)` streams `GET /PATH` through
+/// [`Client::paginate`].
+macro_rules! paged_lists {
+    ($($name:ident => $item:ty, $path:literal;)+) => {
+        impl Client {
+            $(
+                #[doc = concat!("`GET /", $path, "` page by page.")]
+                pub fn $name(
+                    &self,
+                    page_size: u32,
+                ) -> impl Stream<Item = Result<$item, Error>> + Send + 'static {
+                    self.paginate($path, page_size)
+                }
+            )+
+        }
+    };
+}
 
-    /// `GET /v1/view/storage-pools` page by page.
-    pub fn storage_pools_paged(
-        &self,
-        page_size: u32,
-    ) -> impl Stream<Item = Result<StoragePool, Error>> + Send + 'static {
-        self.paginate("v1/view/storage-pools", page_size)
-    }
-
-    /// `GET /v1/resource-groups` page by page.
-    pub fn resource_groups_paged(
-        &self,
-        page_size: u32,
-    ) -> impl Stream<Item = Result<ResourceGroup, Error>> + Send + 'static {
-        self.paginate("v1/resource-groups", page_size)
-    }
-
-    /// `GET /v1/resource-definitions` page by page.
-    pub fn resource_definitions_paged(
-        &self,
-        page_size: u32,
-    ) -> impl Stream<Item = Result<ResourceDefinition, Error>> + Send + 'static {
-        self.paginate("v1/resource-definitions", page_size)
-    }
-
-    /// `GET /v1/view/resources` page by page.
-    pub fn resources_view_paged(
-        &self,
-        page_size: u32,
-    ) -> impl Stream<Item = Result<ResourceWithVolumes, Error>> + Send + 'static {
-        self.paginate("v1/view/resources", page_size)
-    }
-
-    /// `GET /v1/view/snapshots` page by page.
-    pub fn snapshots_paged(
-        &self,
-        page_size: u32,
-    ) -> impl Stream<Item = Result<Snapshot, Error>> + Send + 'static {
-        self.paginate("v1/view/snapshots", page_size)
-    }
-
-    /// `GET /v1/error-reports` page by page.
-    pub fn error_reports_paged(
-        &self,
-        page_size: u32,
-    ) -> impl Stream<Item = Result<ErrorReport, Error>> + Send + 'static {
-        self.paginate("v1/error-reports", page_size)
-    }
+paged_lists! {
+    nodes_paged => Node, "v1/nodes";
+    storage_pools_paged => StoragePool, "v1/view/storage-pools";
+    resource_groups_paged => ResourceGroup, "v1/resource-groups";
+    resource_definitions_paged => ResourceDefinition, "v1/resource-definitions";
+    resources_view_paged => ResourceWithVolumes, "v1/view/resources";
+    snapshots_paged => Snapshot, "v1/view/snapshots";
+    error_reports_paged => ErrorReport, "v1/error-reports";
 }
