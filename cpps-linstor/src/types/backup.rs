@@ -18,13 +18,10 @@ pub struct S3Remote {
     #[serde(default, deserialize_with = "de::null_default")]
     pub remote_name: String,
     /// S3 endpoint.
-    #[serde(default)]
     pub endpoint: Option<String>,
     /// Bucket.
-    #[serde(default)]
     pub bucket: Option<String>,
     /// Region.
-    #[serde(default)]
     pub region: Option<String>,
 }
 
@@ -35,10 +32,8 @@ pub struct LinstorRemote {
     #[serde(default, deserialize_with = "de::null_default")]
     pub remote_name: String,
     /// The other cluster's controller URL.
-    #[serde(default)]
     pub url: Option<String>,
     /// The other cluster's id.
-    #[serde(default)]
     pub cluster_id: Option<String>,
 }
 
@@ -49,13 +44,10 @@ pub struct EbsRemote {
     #[serde(default, deserialize_with = "de::null_default")]
     pub remote_name: String,
     /// Endpoint.
-    #[serde(default)]
     pub endpoint: Option<String>,
     /// Region.
-    #[serde(default)]
     pub region: Option<String>,
     /// Availability zone.
-    #[serde(default)]
     pub availability_zone: Option<String>,
 }
 
@@ -125,34 +117,25 @@ pub struct Backup {
     #[serde(default, deserialize_with = "de::null_default")]
     pub id: String,
     /// When it started, in milliseconds since the Unix epoch.
-    #[serde(default)]
     pub start_timestamp: Option<i64>,
     /// When it finished, in milliseconds since the Unix epoch.
-    #[serde(default)]
     pub finished_timestamp: Option<i64>,
     /// The resource it was taken from.
     #[serde(default, deserialize_with = "de::null_default")]
     pub origin_rsc: String,
     /// The snapshot it was shipped from.
-    #[serde(default)]
     pub origin_snap: Option<String>,
     /// The node it was shipped from.
-    #[serde(default)]
     pub origin_node: Option<String>,
     /// Failure messages.
-    #[serde(default)]
     pub fail_messages: Option<String>,
     /// Whether it completed successfully.
-    #[serde(default)]
     pub success: Option<bool>,
     /// Whether it is being shipped now.
-    #[serde(default)]
     pub shipping: Option<bool>,
     /// Whether it can be restored.
-    #[serde(default)]
     pub restorable: Option<bool>,
     /// The backup it is incremental to.
-    #[serde(default)]
     pub based_on_id: Option<String>,
 }
 
@@ -192,19 +175,14 @@ pub struct Schedule {
     #[serde(default, deserialize_with = "de::null_default")]
     pub full_cron: String,
     /// Cron expression of incremental backups.
-    #[serde(default)]
     pub inc_cron: Option<String>,
     /// Snapshots kept locally.
-    #[serde(default)]
     pub keep_local: Option<i64>,
     /// Full backups kept on the remote.
-    #[serde(default)]
     pub keep_remote: Option<i64>,
     /// What happens after a failure.
-    #[serde(default)]
     pub on_failure: Option<OnFailure>,
     /// Retries when `on_failure` is `RETRY`.
-    #[serde(default)]
     pub max_retries: Option<i64>,
 }
 
@@ -230,16 +208,12 @@ pub struct ScheduledResource {
     #[serde(default, deserialize_with = "de::null_default")]
     pub schedule_name: String,
     /// Why the resource has no active schedule; when set, the times below mean nothing.
-    #[serde(default)]
     pub reason: Option<String>,
     /// When the last scheduled shipping was shipped (ms since the epoch; negative: never).
-    #[serde(default)]
     pub last_snap_time: Option<i64>,
     /// Whether that shipping was incremental.
-    #[serde(default)]
     pub last_snap_inc: Option<bool>,
     /// When the next shipping happens (ms since the epoch; negative: running now).
-    #[serde(default)]
     pub next_exec_time: Option<i64>,
 }
 

@@ -9,16 +9,12 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ControllerVersion {
     /// LINSTOR version.
-    #[serde(default)]
     pub version: Option<String>,
     /// Git hash.
-    #[serde(default)]
     pub git_hash: Option<String>,
     /// Build time.
-    #[serde(default)]
     pub build_time: Option<String>,
     /// REST API version.
-    #[serde(default)]
     pub rest_api_version: Option<String>,
 }
 
@@ -129,39 +125,28 @@ impl ControllerProperties {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorReport {
     /// Node that wrote the report.
-    #[serde(default)]
     pub node_name: Option<String>,
     /// When the error happened, in milliseconds since the Unix epoch (UTC).
     pub error_time: i64,
     /// File name (`ErrorReport-{instance}-{node}-{seq}.log`).
-    #[serde(default)]
     pub filename: Option<String>,
     /// Full text, when asked for with `withContent=true`.
-    #[serde(default)]
     pub text: Option<String>,
     /// Module (`CONTROLLER`, `SATELLITE`).
-    #[serde(default)]
     pub module: Option<String>,
     /// LINSTOR version.
-    #[serde(default)]
     pub version: Option<String>,
     /// Peer involved.
-    #[serde(default)]
     pub peer: Option<String>,
     /// Exception class.
-    #[serde(default)]
     pub exception: Option<String>,
     /// Exception message.
-    #[serde(default)]
     pub exception_message: Option<String>,
     /// Source file of the exception.
-    #[serde(default)]
     pub origin_file: Option<String>,
     /// Method of the exception.
-    #[serde(default)]
     pub origin_method: Option<String>,
     /// Line of the exception.
-    #[serde(default)]
     pub origin_line: Option<i64>,
 }
 

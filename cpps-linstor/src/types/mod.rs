@@ -2,7 +2,8 @@
 //!
 //! Every struct accepts fields it does not know; every enum mirroring a server value keeps
 //! unknown values in a last `Unknown(String)` variant; lists and maps sent as `null` decode as
-//! empty. Names in answers are plain `String`s: the controller is the authority on them, and a
+//! empty (`de::null_default`), and an optional field that is missing or `null` is `None` (serde's
+//! own rule for `Option`, so those fields carry no `default`). Names in answers are plain `String`s: the controller is the authority on them, and a
 //! name this client would not accept as input must still not break decoding of a whole list.
 
 pub mod backup;

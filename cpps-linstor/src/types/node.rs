@@ -81,10 +81,8 @@ pub struct Node {
     #[serde(default, deserialize_with = "de::null_default")]
     pub net_interfaces: Vec<NetInterface>,
     /// The controller's connection to the node.
-    #[serde(default)]
     pub connection_status: Option<ConnectionStatus>,
     /// Object id.
-    #[serde(default)]
     pub uuid: Option<String>,
     /// Storage providers the satellite supports.
     #[serde(default, deserialize_with = "de::null_default")]
@@ -99,13 +97,10 @@ pub struct Node {
     #[serde(default, deserialize_with = "de::null_default")]
     pub unsupported_layers: BTreeMap<String, Vec<String>>,
     /// When the node was evicted, in milliseconds since the Unix epoch (UTC).
-    #[serde(default)]
     pub eviction_timestamp: Option<i64>,
     /// `LINUX` or `WINDOWS`.
-    #[serde(default)]
     pub platform: Option<String>,
     /// Operating system variant.
-    #[serde(default)]
     pub os_variant: Option<String>,
 }
 
@@ -135,15 +130,11 @@ pub struct NetInterface {
     #[serde(default, deserialize_with = "de::null_default")]
     pub address: String,
     /// Satellite port, when this interface carries the controller connection.
-    #[serde(default)]
     pub satellite_port: Option<i64>,
     /// Encryption of the satellite connection.
-    #[serde(default)]
     pub satellite_encryption_type: Option<SatelliteEncryption>,
     /// Whether the satellite connection uses this interface.
-    #[serde(default)]
     pub is_active: Option<bool>,
     /// Object id.
-    #[serde(default)]
     pub uuid: Option<String>,
 }

@@ -216,13 +216,13 @@ pub struct ApiCallRc {
     #[serde(default, deserialize_with = "de::null_default")]
     pub message: String,
     /// Cause of the error.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
     /// Details of the message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<String>,
     /// Possible correction.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub correction: Option<String>,
     /// Ids of the error reports about this message (`linstor error-reports show ID`).
     #[serde(default, deserialize_with = "de::null_default")]
@@ -231,7 +231,7 @@ pub struct ApiCallRc {
     #[serde(default, deserialize_with = "de::null_default")]
     pub obj_refs: BTreeMap<String, String>,
     /// When the message was created (RFC 3339), when the controller says.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
 }
 

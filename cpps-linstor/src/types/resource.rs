@@ -13,10 +13,10 @@ use crate::types::storage::ProviderKind;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct AutoSelectFilter {
     /// Number of diskful replicas.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub place_count: Option<i64>,
     /// Replicas to add to the existing ones.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub additional_place_count: Option<i64>,
     /// Nodes to place on.
     #[serde(
@@ -26,7 +26,7 @@ pub struct AutoSelectFilter {
     )]
     pub node_name_list: Vec<String>,
     /// Storage pool (older single-pool form).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub storage_pool: Option<String>,
     /// Storage pools to place on.
     #[serde(
@@ -50,7 +50,7 @@ pub struct AutoSelectFilter {
     )]
     pub not_place_with_rsc: Vec<String>,
     /// Regular expression of resources not to share nodes with.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub not_place_with_rsc_regex: Option<String>,
     /// Properties whose values replicas share.
     #[serde(
@@ -88,16 +88,16 @@ pub struct AutoSelectFilter {
     )]
     pub provider_list: Vec<String>,
     /// Whether the remaining nodes get a diskless replica.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub diskless_on_remaining: Option<bool>,
     /// Diskless type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub diskless_type: Option<String>,
     /// Thin over-provisioning multiplier.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub overprovision: Option<f64>,
     /// Ports per resource.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub port_count: Option<i64>,
 }
 
@@ -121,19 +121,15 @@ pub struct ResourceGroup {
     #[serde(default, deserialize_with = "de::null_default")]
     pub name: String,
     /// Description.
-    #[serde(default)]
     pub description: Option<String>,
     /// Properties.
     #[serde(default, deserialize_with = "de::null_default")]
     pub props: BTreeMap<String, String>,
     /// Placement rules.
-    #[serde(default)]
     pub select_filter: Option<AutoSelectFilter>,
     /// Object id.
-    #[serde(default)]
     pub uuid: Option<String>,
     /// DRBD peer slots.
-    #[serde(default)]
     pub peer_slots: Option<i64>,
 }
 
@@ -148,10 +144,9 @@ impl ResourceGroup {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceDefinitionLayer {
     /// Layer type.
-    #[serde(rename = "type", default)]
+    #[serde(rename = "type")]
     pub layer_type: Option<LayerType>,
     /// Layer data, kept as sent (its shape depends on the layer).
-    #[serde(default)]
     pub data: Option<serde_json::Value>,
 }
 
@@ -162,7 +157,6 @@ pub struct ResourceDefinition {
     #[serde(default, deserialize_with = "de::null_default")]
     pub name: String,
     /// External name.
-    #[serde(default)]
     pub external_name: Option<String>,
     /// Properties.
     #[serde(default, deserialize_with = "de::null_default")]
@@ -174,10 +168,8 @@ pub struct ResourceDefinition {
     #[serde(default, deserialize_with = "de::null_default")]
     pub layer_data: Vec<ResourceDefinitionLayer>,
     /// Object id.
-    #[serde(default)]
     pub uuid: Option<String>,
     /// The resource group it belongs to.
-    #[serde(default)]
     pub resource_group_name: Option<String>,
     /// Volume definitions, kept as sent (requested with `with_volume_definitions=true`).
     #[serde(default, deserialize_with = "de::null_default")]
@@ -299,10 +291,8 @@ cpps_http::keep_unknown_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReplicationState {
     /// The state.
-    #[serde(default)]
     pub replication_state: Option<ReplicationStateKind>,
     /// Sync progress in percent, while syncing.
-    #[serde(default)]
     pub done_percentage: Option<f64>,
 }
 
@@ -310,7 +300,6 @@ pub struct ReplicationState {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct VolumeState {
     /// The disk state; absent when the satellite is offline.
-    #[serde(default)]
     pub disk_state: Option<DiskState>,
     /// Replication state per peer node.
     #[serde(default, deserialize_with = "de::null_default")]
@@ -321,11 +310,10 @@ pub struct VolumeState {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VolumeLayer {
     /// Layer type.
-    #[serde(rename = "type", default)]
+    #[serde(rename = "type")]
     pub layer_type: Option<LayerType>,
     /// Layer data, kept as sent: its shape depends on the layer, and a layer this client does
     /// not know must not break decoding.
-    #[serde(default)]
     pub data: Option<serde_json::Value>,
 }
 
@@ -333,25 +321,18 @@ pub struct VolumeLayer {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DrbdVolume {
     /// DRBD device path (`/dev/drbd1000`).
-    #[serde(default)]
     pub device_path: Option<String>,
     /// Backing device.
-    #[serde(default)]
     pub backing_device: Option<String>,
     /// Meta disk.
-    #[serde(default)]
     pub meta_disk: Option<String>,
     /// Allocated KiB.
-    #[serde(default)]
     pub allocated_size_kib: Option<i64>,
     /// Usable KiB.
-    #[serde(default)]
     pub usable_size_kib: Option<i64>,
     /// Disk state.
-    #[serde(default)]
     pub disk_state: Option<String>,
     /// Pool for external metadata (`null` for internal).
-    #[serde(default)]
     pub ext_meta_stor_pool: Option<String>,
 }
 
@@ -369,22 +350,16 @@ impl VolumeLayer {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Volume {
     /// Volume number.
-    #[serde(default)]
     pub volume_number: Option<i64>,
     /// Storage pool.
-    #[serde(default)]
     pub storage_pool_name: Option<String>,
     /// Provider of the pool.
-    #[serde(default)]
     pub provider_kind: Option<ProviderKind>,
     /// Device path.
-    #[serde(default)]
     pub device_path: Option<String>,
     /// Allocated KiB.
-    #[serde(default)]
     pub allocated_size_kib: Option<i64>,
     /// Usable KiB.
-    #[serde(default)]
     pub usable_size_kib: Option<i64>,
     /// Properties.
     #[serde(default, deserialize_with = "de::null_default")]
@@ -393,13 +368,11 @@ pub struct Volume {
     #[serde(default, deserialize_with = "de::null_default")]
     pub flags: Vec<String>,
     /// Live state; absent or empty when the satellite is offline.
-    #[serde(default)]
     pub state: Option<VolumeState>,
     /// Per-layer data.
     #[serde(default, deserialize_with = "de::null_default")]
     pub layer_data_list: Vec<VolumeLayer>,
     /// Object id.
-    #[serde(default)]
     pub uuid: Option<String>,
     /// Messages about the volume.
     #[serde(default, deserialize_with = "de::null_default")]
@@ -417,10 +390,8 @@ impl Volume {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DrbdConnection {
     /// Whether the connection is up.
-    #[serde(default)]
     pub connected: Option<bool>,
     /// The DRBD connection state.
-    #[serde(default)]
     pub message: Option<DrbdConnectionState>,
 }
 
@@ -428,13 +399,11 @@ pub struct DrbdConnection {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DrbdResource {
     /// DRBD node id.
-    #[serde(default)]
     pub node_id: Option<i64>,
     /// TCP ports.
     #[serde(default, deserialize_with = "de::null_default")]
     pub tcp_ports: Vec<i64>,
     /// Peer slots.
-    #[serde(default)]
     pub peer_slots: Option<i64>,
     /// Flags.
     #[serde(default, deserialize_with = "de::null_default")]
@@ -446,10 +415,8 @@ pub struct DrbdResource {
     #[serde(default, deserialize_with = "de::null_default")]
     pub drbd_volumes: Vec<serde_json::Value>,
     /// Promotion score.
-    #[serde(default)]
     pub promotion_score: Option<i64>,
     /// Whether the resource may be promoted here.
-    #[serde(default)]
     pub may_promote: Option<bool>,
 }
 
@@ -457,16 +424,14 @@ pub struct DrbdResource {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceLayer {
     /// Layer type.
-    #[serde(rename = "type", default)]
+    #[serde(rename = "type")]
     pub layer_type: Option<LayerType>,
     /// Suffix of the layer's resource name.
-    #[serde(default)]
     pub resource_name_suffix: Option<String>,
     /// Lower layers.
     #[serde(default, deserialize_with = "de::null_default")]
     pub children: Vec<ResourceLayer>,
     /// DRBD data, for a DRBD layer.
-    #[serde(default)]
     pub drbd: Option<DrbdResource>,
     /// The data of other layers (`storage`, `luks`, `nvme`, …, and layers this client does not
     /// know), kept as sent.
@@ -487,7 +452,6 @@ impl ResourceLayer {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResourceState {
     /// Whether the resource is in use (DRBD primary).
-    #[serde(default)]
     pub in_use: Option<bool>,
 }
 
@@ -507,22 +471,17 @@ pub struct ResourceWithVolumes {
     #[serde(default, deserialize_with = "de::null_default")]
     pub flags: Vec<String>,
     /// The layer tree.
-    #[serde(default)]
     pub layer_object: Option<ResourceLayer>,
     /// Live state.
-    #[serde(default)]
     pub state: Option<ResourceState>,
     /// Object id.
-    #[serde(default)]
     pub uuid: Option<String>,
     /// Creation time, in milliseconds since the Unix epoch (UTC).
-    #[serde(default)]
     pub create_timestamp: Option<i64>,
     /// Volumes.
     #[serde(default, deserialize_with = "de::null_default")]
     pub volumes: Vec<Volume>,
     /// Shared space name of the first volume's pool.
-    #[serde(default)]
     pub shared_name: Option<String>,
 }
 

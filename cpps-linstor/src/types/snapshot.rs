@@ -10,19 +10,15 @@ use crate::types::de;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SnapshotNode {
     /// Snapshot name.
-    #[serde(default)]
     pub snapshot_name: Option<String>,
     /// Node the snapshot was taken on.
-    #[serde(default)]
     pub node_name: Option<String>,
     /// Creation time, in milliseconds since the Unix epoch (UTC).
-    #[serde(default)]
     pub create_timestamp: Option<i64>,
     /// Flags.
     #[serde(default, deserialize_with = "de::null_default")]
     pub flags: Vec<String>,
     /// Object id.
-    #[serde(default)]
     pub uuid: Option<String>,
 }
 
@@ -30,10 +26,8 @@ pub struct SnapshotNode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SnapshotVolumeDefinition {
     /// Volume number.
-    #[serde(default)]
     pub volume_number: Option<i64>,
     /// Size in KiB.
-    #[serde(default)]
     pub size_kib: Option<i64>,
 }
 
@@ -59,7 +53,6 @@ pub struct Snapshot {
     #[serde(default, deserialize_with = "de::null_default")]
     pub volume_definitions: Vec<SnapshotVolumeDefinition>,
     /// Object id.
-    #[serde(default)]
     pub uuid: Option<String>,
     /// Per-node snapshots.
     #[serde(default, deserialize_with = "de::null_default")]

@@ -43,7 +43,6 @@ pub struct StoragePool {
     /// Pool name.
     pub storage_pool_name: String,
     /// Node the pool is on.
-    #[serde(default)]
     pub node_name: Option<String>,
     /// Backend.
     pub provider_kind: ProviderKind,
@@ -54,28 +53,21 @@ pub struct StoragePool {
     #[serde(default, deserialize_with = "de::null_default")]
     pub static_traits: BTreeMap<String, String>,
     /// Free capacity in KiB; `i64::MAX` for diskless pools.
-    #[serde(default)]
     pub free_capacity: Option<i64>,
     /// Total capacity in KiB; `i64::MAX` for diskless pools.
-    #[serde(default)]
     pub total_capacity: Option<i64>,
     /// Free-space manager name.
-    #[serde(default)]
     pub free_space_mgr_name: Option<String>,
     /// Object id.
-    #[serde(default)]
     pub uuid: Option<String>,
     /// Messages about the pool (an error here means the pool is unusable).
     #[serde(default, deserialize_with = "de::null_default")]
     pub reports: Vec<ApiCallRc>,
     /// Whether the pool supports snapshots.
-    #[serde(default)]
     pub supports_snapshots: Option<bool>,
     /// Shared space name.
-    #[serde(default)]
     pub shared_space: Option<String>,
     /// Whether a shared pool uses external locking.
-    #[serde(default)]
     pub external_locking: Option<bool>,
 }
 
