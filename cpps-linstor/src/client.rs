@@ -622,31 +622,31 @@ mod tests {
     // where Go's `net/url` would refuse a first path segment with a colon.
     #[test]
     fn controller_entries_follow_golinstor() {
-        assert_eq!(one("just.domain", false), "http://just.domain:3370/");
-        assert_eq!(
-            one("linstor://just.domain", false),
-            "http://just.domain:3370/"
-        );
-        assert_eq!(
-            one("linstor+ssl://just.domain", false),
-            "https://just.domain:3371/"
-        );
-        assert_eq!(one("just.domain:4000", false), "http://just.domain:4000/");
-        assert_eq!(one("http://just.domain", false), "http://just.domain:3370/");
-        assert_eq!(
-            one("https://just.domain", false),
-            "https://just.domain:3371/"
-        );
-        assert_eq!(
-            one("http://[fe80::5054:ff:fe00:a]:3370", false),
-            "http://[fe80::5054:ff:fe00:a]:3370/"
-        );
-        assert_eq!(one("just.domain", true), "https://just.domain:3371/");
-        assert_eq!(one("just.domain:4000", true), "https://just.domain:4000/");
-        assert_eq!(one("[::1]:3370", false), "http://[::1]:3370/");
-        assert_eq!(one("10.10.20.1:3370", false), "http://10.10.20.1:3370/");
-        assert_eq!(one("http://10.10.20.1:80", false), "http://10.10.20.1/");
-        assert_eq!(one("pve-ippri-11:", false), "http://pve-ippri-11:3370/");
+        for (entry, https, url) in [
+            ("just.domain", false, "http://just.domain:3370/"),
+            ("linstor://just.domain", false, "http://just.domain:3370/"),
+            (
+                "linstor+ssl://just.domain",
+                false,
+                "https://just.domain:3371/",
+            ),
+            ("just.domain:4000", false, "http://just.domain:4000/"),
+            ("http://just.domain", false, "http://just.domain:3370/"),
+            ("https://just.domain", false, "https://just.domain:3371/"),
+            (
+                "http://[fe80::5054:ff:fe00:a]:3370",
+                false,
+                "http://[fe80::5054:ff:fe00:a]:3370/",
+            ),
+            ("just.domain", true, "https://just.domain:3371/"),
+            ("just.domain:4000", true, "https://just.domain:4000/"),
+            ("[::1]:3370", false, "http://[::1]:3370/"),
+            ("10.10.20.1:3370", false, "http://10.10.20.1:3370/"),
+            ("http://10.10.20.1:80", false, "http://10.10.20.1/"),
+            ("pve-ippri-11:", false, "http://pve-ippri-11:3370/"),
+        ] {
+            assert_eq!(one(entry, https), url, "`{entry}` (https {https})");
+        }
         let list = ControllerList::parse("a, linstor+ssl://b ,c:1,,", false).unwrap();
         let urls: Vec<String> = list.urls().iter().map(Url::to_string).collect();
         assert_eq!(urls, ["http://a:3370/", "https://b:3371/", "http://c:1/"]);
@@ -658,25 +658,30 @@ mod tests {
     // that is not a number ("invalid port") and control characters; the entry is named.
     #[test]
     fn controller_garbage_is_refused_naming_the_entry() {
-        assert!(reason("pve-ippri-11\\").contains("invalid character `\\`"));
-        assert!(reason("pve ippri 11").contains("invalid character ` `"));
-        assert!(reason("http://pve-ippri-11\\:3370").contains("invalid character"));
-        assert!(reason("pve-ippri-11:33x0").contains("the port `33x0`"));
-        assert!(reason("pve-ippri-11:0").contains("the port `0`"));
-        assert!(reason("pve-ippri-11:99999").contains("the port `99999`"));
-        assert!(reason("pve\u{7}ippri").contains("control character"));
-        assert!(reason("https://http://just.domain:4000").contains("more than one `://`"));
-        assert!(reason("https://just.domain:4000:5000").contains("more than one port"));
-        assert!(reason("ftp://x").contains("unknown scheme"));
-        assert!(reason("http://x/v1").contains("no path"));
+        for (entry, says) in [
+            ("pve-ippri-11\\", "invalid character `\\`"),
+            ("pve ippri 11", "invalid character ` `"),
+            ("http://pve-ippri-11\\:3370", "invalid character"),
+            ("pve-ippri-11:33x0", "the port `33x0`"),
+            ("pve-ippri-11:0", "the port `0`"),
+            ("pve-ippri-11:99999", "the port `99999`"),
+            ("pve\u{7}ippri", "control character"),
+            ("https://http://just.domain:4000", "more than one `://`"),
+            ("https://just.domain:4000:5000", "more than one port"),
+            ("ftp://x", "unknown scheme"),
+            ("http://x/v1", "no path"),
+            ("[fe80::zz]:3370", "not an IPv6 address"),
+            ("http://:3370", "no host"),
+        ] {
+            let reason = reason(entry);
+            assert!(reason.contains(says), "`{entry}`: {reason}");
+        }
         assert!(
             ControllerList::parse("http://admin@x", false)
                 .unwrap_err()
                 .to_string()
                 .contains("user name")
         );
-        assert!(reason("[fe80::zz]:3370").contains("not an IPv6 address"));
-        assert!(reason("http://:3370").contains("no host"));
         let err = ControllerList::parse("pve-ippri-11, pve-ippri-12\\", false).unwrap_err();
         assert!(
             err.to_string().contains("`pve-ippri-12\\`"),
