@@ -411,8 +411,9 @@ impl ByteRanks {
 
 /// Sorts `items` by the low `bits` bits of their ranks (the bits above are equal), in place:
 /// an American flag sort on the top eight of those bits (each item swapped into its bucket's
-/// next free slot: 256 places written at once, which stay in the cache), then each bucket the
-/// same way on the bits below, while it is in the cache; buckets of a few items are compared.
+/// next free slot, in sweeps whose accesses overlap: 256 places written at once, which stay in
+/// the cache), then each bucket the same way on the bits below, while it is in the cache;
+/// buckets of a few items are compared.
 fn sort_by_rank(items: &mut [Entry], bits: u32) {
     if bits == 0 {
         return;
@@ -431,16 +432,21 @@ fn sort_by_rank(items: &mut [Entry], bits: u32) {
     for i in 1..starts.len() {
         starts[i] += starts[i - 1];
     }
-    let mut next = starts;
-    for bucket in 0..256 {
-        while next[bucket] < starts[bucket + 1] {
-            let slot = next[bucket];
-            let belongs = bucket_of(&items[slot]);
-            if belongs != bucket {
-                items.swap(slot, next[belongs]);
+    // Each sweep sends every item not yet in its bucket's filled part to its bucket's next free
+    // slot, the item there coming back to be sent on the next sweep: the items' destinations do
+    // not depend on one another within a sweep, so the memory accesses of a large array overlap
+    // instead of waiting one after another (as following one cycle of swaps would).
+    let mut filled: [usize; 256] = std::array::from_fn(|bucket| starts[bucket]);
+    let mut unfilled: Vec<usize> = (0..256).filter(|&b| starts[b + 1] > starts[b]).collect();
+    while unfilled.len() > 1 {
+        unfilled.retain(|&bucket| {
+            for slot in filled[bucket]..starts[bucket + 1] {
+                let belongs = bucket_of(&items[slot]);
+                items.swap(slot, filled[belongs]);
+                filled[belongs] += 1;
             }
-            next[belongs] += 1;
-        }
+            filled[bucket] < starts[bucket + 1]
+        });
     }
     for bucket in starts.windows(2).filter(|w| w[1] - w[0] > 1) {
         sort_by_rank(&mut items[bucket[0]..bucket[1]], below);
