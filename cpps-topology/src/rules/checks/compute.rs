@@ -3,7 +3,7 @@
 use super::relations::controller_field;
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
-use crate::model::{ClusterPurpose, ComponentRef, SiteId, State};
+use crate::model::{ClusterPurpose, ComponentRef, GuestId, HostId, SiteId, State};
 
 /// SITE-001: nothing essential of a site runs on, stores on, or is backed up only to a
 /// component of another site ("nada essencial depende de link cross-site").
@@ -16,8 +16,8 @@ use crate::model::{ClusterPurpose, ComponentRef, SiteId, State};
 /// *sync* of it ("PBS local" then "PBS remoto cross-site"), never a remote PBS alone.
 pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    let guest_site = |id| topo.guest(id).and_then(|g| topo.site_of_guest(g));
-    let host_site = |id| topo.host(id).map(|h| &h.site);
+    let guest_site = |id: &GuestId| topo.guest(id).and_then(|g| topo.site_of_guest(g));
+    let host_site = |id: &HostId| topo.host(id).map(|h| &h.site);
     let emit = |sink: &mut Sink<'_>,
                 c: ComponentRef<'_>,
                 field: &str,
@@ -125,73 +125,40 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
-    for p in topo.pbs() {
-        if let Some(site) = p.guest.as_ref().and_then(guest_site)
-            && site != &p.site
+    // A PBS, a Traefik or a router: the guest it runs in and the host it runs on directly.
+    let placed = |sink: &mut Sink<'_>,
+                  c: ComponentRef<'_>,
+                  own: &SiteId,
+                  guest: Option<&GuestId>,
+                  host: Option<&HostId>| {
+        if let Some(site) = guest.and_then(guest_site)
+            && site != own
         {
             emit(
                 sink,
-                ComponentRef::Pbs(p),
+                c,
                 "guest",
-                &p.site,
+                own,
                 "the guest it runs in".to_owned(),
                 site,
             );
         }
+        if let Some(site) = host.and_then(host_site)
+            && site != own
+        {
+            emit(sink, c, "host", own, "the host it runs on".to_owned(), site);
+        }
+    };
+    for p in topo.pbs() {
+        placed(sink, ComponentRef::Pbs(p), &p.site, p.guest.as_ref(), None);
     }
     for t in topo.traefik() {
         let c = ComponentRef::Traefik(t);
-        if let Some(site) = t.guest.as_ref().and_then(guest_site)
-            && site != &t.site
-        {
-            emit(
-                sink,
-                c,
-                "guest",
-                &t.site,
-                "the guest it runs in".to_owned(),
-                site,
-            );
-        }
-        if let Some(site) = t.host.as_ref().and_then(host_site)
-            && site != &t.site
-        {
-            emit(
-                sink,
-                c,
-                "host",
-                &t.site,
-                "the host it runs on".to_owned(),
-                site,
-            );
-        }
+        placed(sink, c, &t.site, t.guest.as_ref(), t.host.as_ref());
     }
     for r in topo.routers() {
         let c = ComponentRef::Router(r);
-        if let Some(site) = r.guest.as_ref().and_then(guest_site)
-            && site != &r.site
-        {
-            emit(
-                sink,
-                c,
-                "guest",
-                &r.site,
-                "the guest it runs in".to_owned(),
-                site,
-            );
-        }
-        if let Some(site) = r.host.as_ref().and_then(host_site)
-            && site != &r.site
-        {
-            emit(
-                sink,
-                c,
-                "host",
-                &r.site,
-                "the host it runs on".to_owned(),
-                site,
-            );
-        }
+        placed(sink, c, &r.site, r.guest.as_ref(), r.host.as_ref());
     }
     for (pi, pool) in topo.linstor_pools().iter().enumerate() {
         for (j, at) in refs.pool_controllers.of(pi).iter().enumerate() {

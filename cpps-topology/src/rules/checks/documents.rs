@@ -398,50 +398,47 @@ pub(super) fn doc_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             .collect();
         (live, names)
     };
-    let why = |names: Vec<String>| {
-        if names.is_empty() {
-            "none is declared".to_owned()
-        } else {
-            names.join(", ")
-        }
-    };
-    let (linstor_live, linstor_names) = collectors(MetricsSource::Linstor);
-    if !linstor_live {
-        let why = why(linstor_names);
-        for p in topo
-            .linstor_pools()
-            .iter()
-            .filter(|p| p.meta.state == State::Validated)
-        {
-            sink.emit_at(
-                Severity::Warning,
-                ComponentRef::LinstorPool(p),
-                "state",
-                format!(
-                    "LINSTOR pool {} is validated but no observability capability in production collects LINSTOR metrics ({why})",
-                    p.id
-                ),
-            );
-        }
+    uncollected(
+        sink,
+        collectors(MetricsSource::Linstor),
+        topo.linstor_pools().iter().map(ComponentRef::LinstorPool),
+        ("LINSTOR pool", "LINSTOR"),
+    );
+    uncollected(
+        sink,
+        collectors(MetricsSource::Pbs),
+        topo.pbs().iter().map(ComponentRef::Pbs),
+        ("PBS", "PBS"),
+    );
+}
+
+/// DOC-004's finding on each validated component of `components` (a `what`, whose metrics are
+/// `metrics`) unless a capability in production collects them: `collected` says whether one does,
+/// and names the capabilities that would.
+fn uncollected<'t>(
+    sink: &mut Sink<'_>,
+    (collected, names): (bool, Vec<String>),
+    components: impl Iterator<Item = ComponentRef<'t>>,
+    (what, metrics): (&str, &str),
+) {
+    if collected {
+        return;
     }
-    let (pbs_live, pbs_names) = collectors(MetricsSource::Pbs);
-    if !pbs_live {
-        let why = why(pbs_names);
-        for p in topo
-            .pbs()
-            .iter()
-            .filter(|p| p.meta.state == State::Validated)
-        {
-            sink.emit_at(
-                Severity::Warning,
-                ComponentRef::Pbs(p),
-                "state",
-                format!(
-                    "PBS {} is validated but no observability capability in production collects PBS metrics ({why})",
-                    p.id
-                ),
-            );
-        }
+    let why = if names.is_empty() {
+        "none is declared".to_owned()
+    } else {
+        names.join(", ")
+    };
+    for c in components.filter(|c| c.meta().state == State::Validated) {
+        sink.emit_at(
+            Severity::Warning,
+            c,
+            "state",
+            format!(
+                "{what} {} is validated but no observability capability in production collects {metrics} metrics ({why})",
+                c.id_str()
+            ),
+        );
     }
 }
 
