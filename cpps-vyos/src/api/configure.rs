@@ -229,6 +229,13 @@ pub fn touches_https_service(commands: &[Command]) -> bool {
     })
 }
 
+/// What is known of a change when the configuration could not be read back.
+fn read_back_failed(e: &Error) -> Landed {
+    Landed::Unknown {
+        reason: format!("reading the configuration back failed: {e}"),
+    }
+}
+
 impl Client {
     /// What [`Client::configure`] would do, read from the router without writing: its version,
     /// whether commit-confirm can be used and what happens if it is not confirmed
@@ -353,6 +360,15 @@ impl Client {
             .await
     }
 
+    /// Whether the batch `commands` shows in the configuration read back now
+    /// ([`Client::config_tree`]); unknown, with the reason, when the read fails.
+    async fn batch_landed_now(&self, commands: &[Command]) -> Landed {
+        match self.config_tree().await {
+            Ok(tree) => batch_landed(&tree, commands),
+            Err(e) => read_back_failed(&e),
+        }
+    }
+
     /// Everything after a write's answer: the commit-confirm check, the background-commit
     /// warning and the read-back.
     pub(crate) async fn after_write(
@@ -366,31 +382,19 @@ impl Client {
             Ok(data) => data,
             Err(WriteFailure::Other(e)) => return Err(e),
             Err(WriteFailure::MaybeSent(source)) => {
-                let landed = match self.config_tree().await {
-                    Ok(tree) => batch_landed(&tree, commands),
-                    Err(e) => Landed::Unknown {
-                        reason: format!("reading the configuration back failed: {e}"),
-                    },
-                };
                 return Err(Error::WriteTimedOut {
                     endpoint,
-                    landed,
+                    landed: self.batch_landed_now(commands).await,
                     source,
                 });
             }
         };
         let message = data_text(endpoint, data)?;
         if commit_confirm.is_some() && !message.contains(CONFIRM_STARTED) {
-            let landed = match self.config_tree().await {
-                Ok(tree) => batch_landed(&tree, commands),
-                Err(e) => Landed::Unknown {
-                    reason: format!("reading the configuration back failed: {e}"),
-                },
-            };
             return Err(Error::CommitConfirmNotInitialized {
                 endpoint,
                 message,
-                landed,
+                landed: self.batch_landed_now(commands).await,
             });
         }
         let background_commit =
@@ -436,11 +440,7 @@ impl Client {
                         break;
                     }
                 }
-                Err(e) => {
-                    outcome.0 = Landed::Unknown {
-                        reason: format!("reading the configuration back failed: {e}"),
-                    };
-                }
+                Err(e) => outcome.0 = read_back_failed(&e),
             }
         }
         if outcome.0 != Landed::Yes {

@@ -7,6 +7,7 @@
 
 use serde::Serialize;
 
+use crate::api::words;
 use crate::client::{Client, WriteFailure, data_text};
 use crate::error::{Error, Landed};
 
@@ -23,10 +24,6 @@ struct ImageBody<'a> {
     url: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     name: Option<&'a str>,
-}
-
-fn words(path: &[&str]) -> Vec<String> {
-    path.iter().map(|s| (*s).to_owned()).collect()
 }
 
 impl Client {

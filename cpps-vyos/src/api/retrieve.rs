@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::api::words;
 use crate::client::{Client, kind};
 use crate::config::ConfigTree;
 use crate::error::Error;
@@ -40,11 +41,31 @@ impl ConfigFormat {
     }
 }
 
-fn words(path: &[&str]) -> Vec<String> {
-    path.iter().map(|s| (*s).to_owned()).collect()
+/// The error for an answer of the wrong JSON kind to `what`.
+fn unexpected(what: &str, answer: &Value, expected: &str) -> Error {
+    Error::UnexpectedAnswer {
+        endpoint: RETRIEVE,
+        message: format!("{what} answered {}, expected {expected}", kind(answer)),
+    }
 }
 
 impl Client {
+    /// `POST /retrieve` with `op` on `path` (and `configFormat` when given): the answer's data.
+    async fn retrieve(
+        &self,
+        op: &'static str,
+        path: &[&str],
+        format: Option<ConfigFormat>,
+    ) -> Result<Value, Error> {
+        let path = words(path);
+        let body = RetrieveBody {
+            op,
+            path: &path,
+            config_format: format.map(ConfigFormat::as_str),
+        };
+        self.read(RETRIEVE, &body).await
+    }
+
     /// `POST /retrieve` with `op: showConfig`: the configuration below `path` (empty: all) in the
     /// given form; JSON forms come back as JSON, `raw` as a JSON string.
     ///
@@ -52,16 +73,7 @@ impl Client {
     /// [`Error::Api`] when VyOS refuses (for example a path that does not exist), [`Error::Http`] for
     /// transport failures.
     pub async fn show_config(&self, path: &[&str], format: ConfigFormat) -> Result<Value, Error> {
-        let path = words(path);
-        self.read::<_, Value>(
-            RETRIEVE,
-            &RetrieveBody {
-                op: "showConfig",
-                path: &path,
-                config_format: Some(format.as_str()),
-            },
-        )
-        .await
+        self.retrieve("showConfig", path, Some(format)).await
     }
 
     /// `POST /retrieve` with `op: showConfig` and `configFormat: raw`: the configuration below
@@ -72,10 +84,7 @@ impl Client {
     pub async fn show_config_raw(&self, path: &[&str]) -> Result<String, Error> {
         match self.show_config(path, ConfigFormat::Raw).await? {
             Value::String(s) => Ok(s),
-            other => Err(Error::UnexpectedAnswer {
-                endpoint: RETRIEVE,
-                message: format!("showConfig raw answered {}, expected text", kind(&other)),
-            }),
+            other => Err(unexpected("showConfig raw", &other, "text")),
         }
     }
 
@@ -93,24 +102,10 @@ impl Client {
     /// # Errors
     /// [`Error::Api`], [`Error::Http`], or [`Error::UnexpectedAnswer`] for a non-text answer.
     pub async fn return_value(&self, path: &[&str]) -> Result<Option<String>, Error> {
-        let path = words(path);
-        match self
-            .read::<_, Value>(
-                RETRIEVE,
-                &RetrieveBody {
-                    op: "returnValue",
-                    path: &path,
-                    config_format: None,
-                },
-            )
-            .await?
-        {
+        match self.retrieve("returnValue", path, None).await? {
             Value::Null => Ok(None),
             Value::String(s) => Ok(Some(s)),
-            other => Err(Error::UnexpectedAnswer {
-                endpoint: RETRIEVE,
-                message: format!("returnValue answered {}, expected text", kind(&other)),
-            }),
+            other => Err(unexpected("returnValue", &other, "text")),
         }
     }
 
@@ -119,17 +114,7 @@ impl Client {
     /// # Errors
     /// [`Error::Api`], [`Error::Http`], or [`Error::UnexpectedAnswer`] for a non-list answer.
     pub async fn return_values(&self, path: &[&str]) -> Result<Vec<String>, Error> {
-        let path = words(path);
-        let data: Value = self
-            .read(
-                RETRIEVE,
-                &RetrieveBody {
-                    op: "returnValues",
-                    path: &path,
-                    config_format: None,
-                },
-            )
-            .await?;
+        let data = self.retrieve("returnValues", path, None).await?;
         serde_json::from_value(data).map_err(|e| Error::UnexpectedAnswer {
             endpoint: RETRIEVE,
             message: format!("returnValues: {e}"),
@@ -141,23 +126,9 @@ impl Client {
     /// # Errors
     /// [`Error::Api`], [`Error::Http`], or [`Error::UnexpectedAnswer`] for a non-boolean answer.
     pub async fn exists(&self, path: &[&str]) -> Result<bool, Error> {
-        let path = words(path);
-        match self
-            .read::<_, Value>(
-                RETRIEVE,
-                &RetrieveBody {
-                    op: "exists",
-                    path: &path,
-                    config_format: None,
-                },
-            )
-            .await?
-        {
+        match self.retrieve("exists", path, None).await? {
             Value::Bool(b) => Ok(b),
-            other => Err(Error::UnexpectedAnswer {
-                endpoint: RETRIEVE,
-                message: format!("exists answered {}, expected a boolean", kind(&other)),
-            }),
+            other => Err(unexpected("exists", &other, "a boolean")),
         }
     }
 }
