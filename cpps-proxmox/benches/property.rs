@@ -18,9 +18,9 @@
 //! too). Every part has the same length, so ten times the keys is ten times the bytes, and the
 //! keys come in no order, so `Volume` sorts them.
 //!
-//! The parser touches about 66 bytes a key (the text, its copy, 16 bytes of offsets, a 4-byte
-//! hash and 2 bytes of Bloom filter), `Volume` 24 more for its sort: 30 000 keys stay in a
-//! core's 2 MiB L2 cache between runs, 300 000 keys stream from the shared L3; `-- 30000`
+//! The parser touches about 74 bytes a key (the text, its copy, 16 bytes of offsets, a 4-byte
+//! hash and 2 bytes of Bloom filter) and `Volume` sorts those offsets in place: 30 000 keys stay
+//! in a core's 2 MiB L2 cache between runs, 300 000 keys stream from the shared L3; `-- 30000`
 //! judges 300 000 → 3 000 000 keys, both past the L2 (and past the 32 MiB above which glibc maps
 //! every block anew, whatever its settings). On a shared machine these ratios move by half
 //! between runs (the neighbours' use of the shared cache and memory bandwidth); instruction
@@ -64,11 +64,12 @@ fn parse_typed(text: &str) {
 /// Names the allocator settings a timed run has (set for the runs this bench starts itself).
 const ALLOCATOR_ENV: &str = "CPPS_PROPERTY_BENCH_ALLOCATOR";
 
-/// glibc's settings that keep freed memory in the process: with its defaults, freeing the
-/// blocks of a 300 000-key parse leaves more than twice the largest block free at the top of
-/// the heap, so glibc gives it back to the kernel and the next parse takes every page anew
-/// (a page fault each); 30 000 keys stay under that threshold. With these, both sizes run on
-/// memory the process holds already, as a long-running one would.
+/// glibc's settings that keep freed memory in the process: with its defaults, glibc gives
+/// memory back to the kernel when more than twice the largest block freed so far lies free at
+/// the top of the heap, and the next parse then takes every page anew (a page fault each); a
+/// parse's blocks stay under that (the `Volume` sort needs no block of its own), but other
+/// allocations of a process may not. With these, both sizes run on memory the process holds
+/// already, as a long-running one would.
 const KEEP_FREED_MEMORY: &str =
     "glibc.malloc.trim_threshold=4294967295:glibc.malloc.mmap_threshold=33554432";
 
