@@ -20,24 +20,11 @@ use cpps_proxmox::family::{Answer, Param, Product, ServerVersion};
 use serde_json::Value;
 
 fn schema_of(type_name: &str) -> Value {
-    use cpps_pbs::types::*;
-    let schema = match type_name {
-        "Datastore" => schemars::schema_for!(Datastore),
-        "DatastoreStatus" => schemars::schema_for!(DatastoreStatus),
-        "DatastoreUsage" => schemars::schema_for!(DatastoreUsage),
-        "BackupGroup" => schemars::schema_for!(BackupGroup),
-        "Namespace" => schemars::schema_for!(Namespace),
-        "Snapshot" => schemars::schema_for!(Snapshot),
-        "GcStatus" => schemars::schema_for!(GcStatus),
-        "PruneJob" => schemars::schema_for!(PruneJob),
-        "SyncJob" => schemars::schema_for!(SyncJob),
-        "VerifyJob" => schemars::schema_for!(VerifyJob),
-        "Remote" => schemars::schema_for!(Remote),
-        "TaskListItem" => schemars::schema_for!(TaskListItem),
-        "Version" => schemars::schema_for!(Version),
-        other => panic!("no JSON Schema for type {other}: add it here"),
-    };
-    schema.as_value().clone()
+    common::with_answer_type!(
+        type_name,
+        |T| schemars::schema_for!(T).as_value().clone(),
+        other => panic!("no JSON Schema for type {other}: add it to common::with_answer_type")
+    )
 }
 
 /// Follows `$ref` into `$defs` of the root schema.

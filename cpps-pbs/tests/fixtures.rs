@@ -47,26 +47,13 @@ fn decode_as<T: DeserializeOwned>(data: &Value, list: bool) -> Result<usize, Str
 }
 
 fn decode(returns: Returns, data: &Value) -> Result<usize, String> {
-    use cpps_pbs::types::*;
     let (name, list) = match returns {
         Returns::Object(answer) => (answer.name, false),
         Returns::List(answer) | Returns::UndocumentedList(answer) => (answer.name, true),
         other => return Err(format!("unhandled {other:?}")),
     };
     match name {
-        "Datastore" => decode_as::<Datastore>(data, list),
-        "DatastoreStatus" => decode_as::<DatastoreStatus>(data, list),
-        "DatastoreUsage" => decode_as::<DatastoreUsage>(data, list),
-        "BackupGroup" => decode_as::<BackupGroup>(data, list),
-        "Namespace" => decode_as::<Namespace>(data, list),
-        "Snapshot" => decode_as::<Snapshot>(data, list),
-        "GcStatus" => decode_as::<GcStatus>(data, list),
-        "PruneJob" => decode_as::<PruneJob>(data, list),
-        "SyncJob" => decode_as::<SyncJob>(data, list),
-        "VerifyJob" => decode_as::<VerifyJob>(data, list),
-        "Remote" => decode_as::<Remote>(data, list),
-        "TaskListItem" => decode_as::<TaskListItem>(data, list),
-        "family::TaskStatus" => decode_as::<TaskStatus>(data, list),
+        "family::TaskStatus" => decode_as::<cpps_proxmox::family::TaskStatus>(data, list),
         "family::LogLine" => decode_as::<cpps_proxmox::family::LogLine>(data, list),
         // The login answer's type is private to `cpps-proxmox`; `tests/auth.rs` logs in with
         // this fixture. Here: the two members the login reads are strings.
@@ -75,7 +62,11 @@ fn decode(returns: Returns, data: &Value) -> Result<usize, String> {
             .all(|key| data[key].is_string())
             .then_some(1)
             .ok_or_else(|| "ticket or CSRFPreventionToken missing".to_owned()),
-        other => Err(format!("no decoder for type {other}")),
+        name => common::with_answer_type!(
+            name,
+            |T| decode_as::<T>(data, list),
+            other => Err(format!("no decoder for type {other}"))
+        ),
     }
 }
 

@@ -15,6 +15,30 @@ use serde_json::Value;
 use wiremock::matchers::{method, path, query_param};
 use wiremock::{Mock, ResponseTemplate};
 
+/// Runs `$body` with `$T` the PBS answer type that the endpoint table names `$name` (the name
+/// given to `Answer::of`), or `$fallback` for a name that is not one of them: the one list of
+/// the crate's answer types that the conformance and fixture tests look a type up in.
+#[allow(unused_macros)]
+macro_rules! with_answer_type {
+    ($name:expr, |$T:ident| $body:expr, $other:ident => $fallback:expr) => {
+        $crate::common::with_answer_type!(@in [
+            Datastore, DatastoreStatus, DatastoreUsage, BackupGroup, Namespace, Snapshot, GcStatus,
+            PruneJob, SyncJob, VerifyJob, Remote, TaskListItem, Version
+        ] $name, $T, $body, $other, $fallback)
+    };
+    (@in [$($type:ident),*] $name:expr, $T:ident, $body:expr, $other:ident, $fallback:expr) => {
+        match $name {
+            $(stringify!($type) => {
+                type $T = cpps_pbs::types::$type;
+                $body
+            })*
+            $other => $fallback,
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use with_answer_type;
+
 /// "Now" of the fixtures: 2026-11-29T08:00:00Z. Their times are set relative to it.
 pub const NOW: i64 = 1_795_939_200;
 
