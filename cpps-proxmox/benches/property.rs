@@ -11,7 +11,7 @@
 //! ten and a hundred times as many keys. For each size it prints the fastest of nine samples
 //! (each at least 100 ms of runs; the sizes take turns within each round, so a neighbour's
 //! burst on a shared machine slows all sizes alike) in wall time and in the thread's CPU time
-//! (`/proc/thread-self/schedstat`: a shared machine's waits for a core are not the parser's) and
+//! (`CLOCK_THREAD_CPUTIME_ID`: a shared machine's waits for a core are not the parser's) and
 //! the page faults a parse takes, then the ratios of consecutive sizes and one `PASS`/`MISS` line
 //! per parser and allocator setting: ten times the input at most twelve times the CPU time,
 //! judged on the larger pair (30 000 → 300 000 keys by default; the smaller pair is printed

@@ -9,11 +9,11 @@
 //! ~300–400 of a `Guest` or a `K3sCluster`, see `model::Topology`). A third size, 1M guests, is
 //! timed with `--bench` only.
 //!
-//! Two clocks: wall time, and the CPU time of the benchmark thread (Linux
-//! `/proc/thread-self/schedstat`, nanoseconds on CPU). On a busy shared machine the wall time of
+//! Two clocks: wall time, and the CPU time of the benchmark thread
+//! (`CLOCK_THREAD_CPUTIME_ID`, nanoseconds on CPU). On a busy shared machine the wall time of
 //! a long run is inflated by waiting for a core, so the CPU time is the figure to compare, and
-//! the scaling verdict is judged on it; where schedstat is unavailable the CPU lines are omitted
-//! and the verdict is judged on wall time.
+//! the scaling verdict is judged on it; where that clock is unavailable the CPU lines are
+//! omitted and the verdict is judged on wall time.
 
 use std::time::{Duration, Instant};
 
