@@ -647,17 +647,23 @@ impl Cx<'_> {
         Some(s.value.0)
     }
 
+    /// Converts each of `files` with `convert`, keeping what it builds: a component it cannot
+    /// build has recorded its errors.
+    fn each<F, T>(
+        &mut self,
+        files: &[F],
+        mut convert: impl FnMut(&mut Self, &F) -> Option<T>,
+    ) -> Vec<T> {
+        files.iter().filter_map(|c| convert(self, c)).collect()
+    }
+
     /// Converts the kinds that come before the guests, and frees their file form.
     fn early(&mut self, f: &mut TopologyFile) -> Early {
         let early = Early {
-            tiers: f.tiers.iter().filter_map(|c| self.tier(c)).collect(),
-            sites: f.sites.iter().filter_map(|c| self.site(c)).collect(),
-            proxmox_clusters: f
-                .proxmox_clusters
-                .iter()
-                .filter_map(|c| self.proxmox_cluster(c))
-                .collect(),
-            hosts: f.hosts.iter().filter_map(|c| self.host(c)).collect(),
+            tiers: self.each(&f.tiers, Self::tier),
+            sites: self.each(&f.sites, Self::site),
+            proxmox_clusters: self.each(&f.proxmox_clusters, Self::proxmox_cluster),
+            hosts: self.each(&f.hosts, Self::host),
         };
         f.tiers = Vec::new();
         f.sites = Vec::new();
@@ -721,33 +727,17 @@ impl Cx<'_> {
             sites: early.sites,
             proxmox_clusters: early.proxmox_clusters,
             hosts: early.hosts,
-            linstor_pools: f
-                .linstor_pools
-                .iter()
-                .filter_map(|c| self.linstor_pool(c))
-                .collect(),
-            k3s_clusters: f
-                .k3s_clusters
-                .iter()
-                .filter_map(|c| self.k3s_cluster(c))
-                .collect(),
-            argocd: f.argocd.iter().filter_map(|c| self.argocd(c)).collect(),
-            pbs: f.pbs.iter().filter_map(|c| self.pbs(c)).collect(),
-            routers: f.routers.iter().filter_map(|c| self.router(c)).collect(),
-            traefik: f.traefik.iter().filter_map(|c| self.traefik(c)).collect(),
-            links: f.links.iter().filter_map(|c| self.link(c)).collect(),
-            patterns: f.patterns.iter().filter_map(|c| self.pattern(c)).collect(),
-            capabilities: f
-                .capabilities
-                .iter()
-                .filter_map(|c| self.capability(c))
-                .collect(),
-            items: f.items.iter().filter_map(|c| self.item(c)).collect(),
-            suppressions: f
-                .suppressions
-                .iter()
-                .filter_map(|c| self.suppression(c))
-                .collect(),
+            linstor_pools: self.each(&f.linstor_pools, Self::linstor_pool),
+            k3s_clusters: self.each(&f.k3s_clusters, Self::k3s_cluster),
+            argocd: self.each(&f.argocd, Self::argocd),
+            pbs: self.each(&f.pbs, Self::pbs),
+            routers: self.each(&f.routers, Self::router),
+            traefik: self.each(&f.traefik, Self::traefik),
+            links: self.each(&f.links, Self::link),
+            patterns: self.each(&f.patterns, Self::pattern),
+            capabilities: self.each(&f.capabilities, Self::capability),
+            items: self.each(&f.items, Self::item),
+            suppressions: self.each(&f.suppressions, Self::suppression),
             ..Parts::default()
         };
         let (pending, rejected, contradictions) = self.documents(&f, &parts.items);
