@@ -243,26 +243,14 @@ fn commands_of(
             }
             Node::Branch(b) => {
                 kinds.push(StepKind::Node);
-                if b.children.is_empty() {
-                    out.push(Command::set_with_kinds(path.clone(), kinds.clone(), None));
-                }
-                commands_of(&b.children, path, kinds, out);
-                if let Some(c) = &b.comment {
-                    out.push(Command::comment(path.clone(), c));
-                }
+                branch_commands(b, path, kinds, out);
             }
             Node::Tag(t) => {
                 kinds.push(StepKind::Tag);
                 for (entry, b) in &t.entries {
                     path.push(entry.clone());
                     kinds.push(StepKind::Entry);
-                    if b.children.is_empty() {
-                        out.push(Command::set_with_kinds(path.clone(), kinds.clone(), None));
-                    }
-                    commands_of(&b.children, path, kinds, out);
-                    if let Some(c) = &b.comment {
-                        out.push(Command::comment(path.clone(), c));
-                    }
+                    branch_commands(b, path, kinds, out);
                     path.pop();
                     kinds.pop();
                 }
@@ -270,6 +258,23 @@ fn commands_of(
         }
         path.pop();
         kinds.pop();
+    }
+}
+
+/// The commands of a branch (a node or a tag entry) at `path`: a bare `set` when it has no
+/// children, then its children's, then its comment.
+fn branch_commands(
+    b: &Branch,
+    path: &mut Vec<String>,
+    kinds: &mut Vec<StepKind>,
+    out: &mut Vec<Command>,
+) {
+    if b.children.is_empty() {
+        out.push(Command::set_with_kinds(path.clone(), kinds.clone(), None));
+    }
+    commands_of(&b.children, path, kinds, out);
+    if let Some(c) = &b.comment {
+        out.push(Command::comment(path.clone(), c));
     }
 }
 
