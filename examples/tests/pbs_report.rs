@@ -194,8 +194,7 @@ async fn a_missing_repository_exits_2_naming_the_variable() {
         .output()
         .await
         .expect("pbs-report runs");
-    let stderr = common::stderr_of_exit(&out, 2);
-    assert!(stderr.contains("PBS_REPOSITORY is not set"), "{stderr}");
+    let stderr = common::stderr_of_exit_saying(&out, 2, "PBS_REPOSITORY is not set");
     assert!(!stderr.contains(SECRET), "{stderr}");
 }
 
@@ -206,8 +205,7 @@ async fn a_bad_rpo_is_refused_by_name() {
         .output()
         .await
         .expect("pbs-report runs");
-    let stderr = common::stderr_of_exit(&out, 2);
-    assert!(stderr.contains("invalid duration `26x`"), "{stderr}");
+    common::stderr_of_exit_saying(&out, 2, "invalid duration `26x`");
 }
 
 #[tokio::test]

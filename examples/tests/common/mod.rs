@@ -24,6 +24,15 @@ pub fn stderr_of_exit(out: &std::process::Output, code: i32) -> String {
     outputs_of_exit(out, code).1
 }
 
+/// The standard error of a binary's run, after checking that it exited with `code` and that
+/// the standard error contains `says`.
+#[track_caller]
+pub fn stderr_of_exit_saying(out: &std::process::Output, code: i32, says: &str) -> String {
+    let stderr = stderr_of_exit(out, code);
+    assert!(stderr.contains(says), "expected `{says}` in: {stderr}");
+    stderr
+}
+
 /// Standard output and standard error of a run that exited with `code`.
 #[track_caller]
 fn outputs_of_exit(out: &std::process::Output, code: i32) -> (String, String) {
