@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use cpps_http::test_util::MockApi;
 use cpps_pbs::checks::Sites;
-use cpps_pbs::report::{self, Inventory, ReportOptions};
+use cpps_pbs::report::{self, Inventory, Report, ReportOptions};
 use serde_json::json;
 use wiremock::matchers::{method, path, query_param, query_param_is_missing};
 use wiremock::{Mock, ResponseTemplate};
@@ -99,6 +99,15 @@ fn options() -> ReportOptions {
         .sites(Sites::new("site-a").with_remote("pbs-b", "site-b"))
 }
 
+/// The report of `store1` alone, at the fixtures' "now", with [`options`].
+fn store1_report(inventory: &Inventory) -> Report {
+    report::build(
+        inventory,
+        common::NOW,
+        &options().stores(vec!["store1".to_owned()]),
+    )
+}
+
 #[tokio::test]
 async fn report_over_all_datastores() {
     let inventory = inventory(None).await;
@@ -166,7 +175,7 @@ async fn report_over_all_datastores() {
 async fn report_over_one_datastore_reads_only_its_snapshots() {
     let stores = vec!["store1".to_owned()];
     let inventory = inventory(Some(&stores)).await;
-    let report = report::build(&inventory, common::NOW, &options().stores(stores));
+    let report = store1_report(&inventory);
     assert_eq!(report.datastores.len(), 1);
     // Only store1's problems count: the failed verify job.
     assert_eq!(
@@ -190,7 +199,7 @@ async fn unreadable_remotes_do_not_stop_the_report() {
     assert!(inventory.remotes.is_empty());
     let error = inventory.remotes_error.as_deref().unwrap();
     assert!(error.contains("permission check failed"), "{error}");
-    let report = report::build(&inventory, common::NOW, &options().stores(stores));
+    let report = store1_report(&inventory);
     let store1 = &report.datastores[0];
     assert_eq!(store1.sync.cross_site, cpps_pbs::checks::CrossSiteSync::Ok);
     assert_eq!(store1.sync.links[0].remote_host, None);
@@ -208,11 +217,7 @@ fn a_healthy_inventory_passes() {
     // Keep vm/100 only: fresh and verified.
     let mut inventory = store1_inventory(vm100_snapshots());
     inventory.datastores = common::data("datastores.json");
-    let report = report::build(
-        &inventory,
-        common::NOW,
-        &options().stores(vec!["store1".to_owned()]),
-    );
+    let report = store1_report(&inventory);
     assert!(!report.is_failing(), "{}", report.to_text());
     assert!(report.to_text().contains("result: OK"));
     assert_eq!(report.summary.without_cross_site_sync, 0);
@@ -249,11 +254,7 @@ async fn an_old_pbs_and_a_forbidden_part_still_give_a_report() {
             ("garbage-collection jobs (GET /admin/gc)", None, true),
         ]
     );
-    let report = report::build(
-        &inventory,
-        common::NOW,
-        &options().stores(vec!["store1".to_owned()]),
-    );
+    let report = store1_report(&inventory);
     assert!(report.is_partial());
     assert_eq!(report.summary.unread_parts, 1);
     assert_eq!(report.summary.guests, 4);
@@ -283,11 +284,7 @@ fn an_unknown_verification_state_fails_the_report() {
         }
     }
     let inventory = store1_inventory(snapshots);
-    let report = report::build(
-        &inventory,
-        common::NOW,
-        &options().stores(vec!["store1".to_owned()]),
-    );
+    let report = store1_report(&inventory);
     assert_eq!(report.summary.verify_unknown, 1);
     assert_eq!(report.summary.verify_failures, 0);
     assert!(report.is_failing());
@@ -339,11 +336,7 @@ async fn a_failed_version_read_is_sent_once_and_shared_by_the_parts_that_need_it
     assert_eq!(inventory.datastores.len(), 3);
     assert_eq!(inventory.verify_jobs.len(), 2);
     assert_eq!(inventory.prune_jobs.len(), 3);
-    let report = report::build(
-        &inventory,
-        common::NOW,
-        &options().stores(vec!["store1".to_owned()]),
-    );
+    let report = store1_report(&inventory);
     assert!(report.is_partial());
     assert_eq!(report.summary.guests, 4);
 }
