@@ -21,11 +21,10 @@ async fn serve_snapshot_creation(server: &MockApi) {
     common::mount_once(
         server,
         common::controller_call("POST", "/v1/resource-definitions/vm-100-disk-0/snapshots"),
-        common::json_answer(
+        common::rc_answer(
             201,
-            serde_json::json!([
-                {"ret_code": 17563649, "message": "New snapshot 'snap1' of resource 'vm-100-disk-0' registered."}
-            ]),
+            17563649,
+            "New snapshot 'snap1' of resource 'vm-100-disk-0' registered.",
         ),
     )
     .await;
@@ -160,12 +159,7 @@ async fn unauthorized_answers_decode_their_messages() {
     common::mount(
         &server,
         common::controller_call("GET", "/v1/nodes"),
-        common::json_answer(
-            401,
-            serde_json::json!([
-                {"ret_code": -3458764513820540930_i64, "message": "Authentication required"}
-            ]),
-        ),
+        common::rc_answer(401, -3458764513820540930, "Authentication required"),
     )
     .await;
     let err = mock_client(&server).nodes().await.expect_err("401");

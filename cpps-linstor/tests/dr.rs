@@ -88,12 +88,7 @@ async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
     serve_get(
         &server,
         "/v1/remotes/s3-broken/backups",
-        common::json_answer(
-            500,
-            json!([
-                {"ret_code": -4611686018427386880_i64, "message": "Unable to reach the bucket"}
-            ]),
-        ),
+        common::rc_answer(500, -4611686018427386880, "Unable to reach the bucket"),
     )
     .await;
     let state = mock_client(&server)

@@ -140,16 +140,19 @@ async fn not_enough_nodes_is_a_typed_error_with_every_field() {
 #[tokio::test]
 async fn an_error_message_in_a_success_status_is_an_error() {
     let server = mock().await;
+    // The answer's ret_code: MASK_ERROR | MASK_DEL | MASK_SNAPSHOT | FAIL_NOT_FOUND_SNAPSHOT_DFN
+    // (313).
     common::mount_once(
         &server,
-        common::controller_call("DELETE", "/v1/resource-definitions/vm-100-disk-0/snapshots/gone")
-            .and(query_param("nodes", "pve-ippri-11")),
-        common::json_answer(
+        common::controller_call(
+            "DELETE",
+            "/v1/resource-definitions/vm-100-disk-0/snapshots/gone",
+        )
+        .and(query_param("nodes", "pve-ippri-11")),
+        common::rc_answer(
             200,
-            serde_json::json!([
-                // MASK_ERROR | MASK_DEL | MASK_SNAPSHOT | FAIL_NOT_FOUND_SNAPSHOT_DFN (313)
-                {"ret_code": -4611686018376269511_i64, "message": "Snapshot definition 'gone' of resource 'vm-100-disk-0' not found."}
-            ]),
+            -4611686018376269511,
+            "Snapshot definition 'gone' of resource 'vm-100-disk-0' not found.",
         ),
     )
     .await;
@@ -172,10 +175,7 @@ async fn an_error_message_in_a_success_status_is_an_error() {
 
 /// A `MODIFIED`-style success answer (ret_code 17563651) with this status.
 fn modified(status: u16) -> ResponseTemplate {
-    common::json_answer(
-        status,
-        serde_json::json!([{"ret_code": 17563651, "message": "ok"}]),
-    )
+    common::rc_answer(status, 17563651, "ok")
 }
 
 /// The source definition of the restores below, in group `sp-ssd`.
@@ -300,21 +300,12 @@ async fn a_failed_restore_deletes_the_target_or_says_what_is_left() {
         serve_source_definition(&server).await;
         let ok = modified(201);
         // FAIL_NOT_ENOUGH_NODES (996) | MASK_ERROR, as ApiConsts codes it.
-        let not_enough_nodes = common::json_answer(
-            500,
-            serde_json::json!([
-                {"ret_code": -4611686018427386908_i64, "message": "Not enough available nodes"}
-            ]),
-        );
+        let not_enough_nodes =
+            common::rc_answer(500, -4611686018427386908, "Not enough available nodes");
         let delete = if delete_works {
             ok.clone()
         } else {
-            common::json_answer(
-                500,
-                serde_json::json!([
-                    {"ret_code": -4611686018427386880_i64, "message": "Database unavailable"}
-                ]),
-            )
+            common::rc_answer(500, -4611686018427386880, "Database unavailable")
         };
         for (verb, route, answer) in [
             ("POST", "/v1/resource-definitions", ok.clone()),

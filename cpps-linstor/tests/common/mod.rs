@@ -64,6 +64,12 @@ pub(crate) fn json_answer(status: u16, body: Value) -> ResponseTemplate {
     ResponseTemplate::new(status).set_body_json(body)
 }
 
+/// An answer of one LINSTOR `ApiCallRc` message (`[{"ret_code": …, "message": …}]`, as
+/// linstor-server `Json.java` `apiCallRcToJson` writes it) with this status.
+pub(crate) fn rc_answer(status: u16, ret_code: i64, message: &str) -> ResponseTemplate {
+    json_answer(status, json!([{"ret_code": ret_code, "message": message}]))
+}
+
 /// A `200` JSON answer.
 pub(crate) fn ok(body: Value) -> ResponseTemplate {
     json_answer(200, body)
