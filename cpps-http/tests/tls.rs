@@ -3,8 +3,9 @@
 mod common;
 
 use std::io::Write;
+use std::time::Duration;
 
-use common::{TestPki, start_tls_server};
+use common::{KeepAliveServer, TestPki};
 use cpps_http::{Delivery, Error, Fingerprint, HttpClient, Request, TlsMode};
 
 fn client(port: u16, tls: TlsMode) -> Result<HttpClient, Error> {
@@ -17,7 +18,8 @@ fn client(port: u16, tls: TlsMode) -> Result<HttpClient, Error> {
 #[tokio::test]
 async fn the_right_pin_is_accepted() {
     let pki = TestPki::generate();
-    let (port, served) = start_tls_server(&pki).await;
+    let server = KeepAliveServer::start(&pki, Duration::ZERO).await;
+    let port = server.port;
     let pin = Fingerprint::of_der(pki.leaf_der.as_ref()).to_string();
     // Proxmox prints `AA:BB:…`; lower case without colons is accepted too.
     let compact = pin.replace(':', "").to_lowercase();
@@ -27,36 +29,39 @@ async fn the_right_pin_is_accepted() {
         assert_eq!(answer.status().as_u16(), 200);
         assert_eq!(answer.text(), "ok");
     }
-    assert_eq!(served.load(std::sync::atomic::Ordering::SeqCst), 2);
+    assert_eq!(server.requests(), 2);
 }
 
 #[tokio::test]
 async fn a_wrong_pin_is_rejected_before_sending() {
     let pki = TestPki::generate();
-    let (port, served) = start_tls_server(&pki).await;
+    let server = KeepAliveServer::start(&pki, Duration::ZERO).await;
+    let port = server.port;
     let other = TestPki::generate();
     let wrong = Fingerprint::of_der(other.leaf_der.as_ref());
     let client = client(port, TlsMode::Pinned(wrong)).unwrap();
     let err = client.execute(Request::get("version")).await.unwrap_err();
     assert!(err.is_connect(), "{err:?}");
     assert_eq!(err.delivery(), Delivery::NotSent);
-    assert_eq!(served.load(std::sync::atomic::Ordering::SeqCst), 0);
+    assert_eq!(server.requests(), 0);
 }
 
 #[tokio::test]
 async fn system_roots_reject_a_private_ca() {
     let pki = TestPki::generate();
-    let (port, served) = start_tls_server(&pki).await;
+    let server = KeepAliveServer::start(&pki, Duration::ZERO).await;
+    let port = server.port;
     let client = client(port, TlsMode::SystemRoots).unwrap();
     let err = client.execute(Request::get("version")).await.unwrap_err();
     assert!(err.is_connect(), "{err:?}");
-    assert_eq!(served.load(std::sync::atomic::Ordering::SeqCst), 0);
+    assert_eq!(server.requests(), 0);
 }
 
 #[tokio::test]
 async fn a_ca_bundle_file_is_trusted_when_given() {
     let pki = TestPki::generate();
-    let (port, _served) = start_tls_server(&pki).await;
+    let server = KeepAliveServer::start(&pki, Duration::ZERO).await;
+    let port = server.port;
     let mut file = tempfile::NamedTempFile::new().unwrap();
     file.write_all(pki.ca_pem.as_bytes()).unwrap();
     let trusted = client(port, TlsMode::ca_file(file.path())).unwrap();
@@ -76,7 +81,8 @@ async fn a_ca_bundle_file_is_trusted_when_given() {
 #[tokio::test]
 async fn the_insecure_mode_accepts_anything_when_asked_by_name() {
     let pki = TestPki::generate();
-    let (port, _served) = start_tls_server(&pki).await;
+    let server = KeepAliveServer::start(&pki, Duration::ZERO).await;
+    let port = server.port;
     let client = client(port, TlsMode::danger_accept_invalid_certs()).unwrap();
     let answer = client.execute(Request::get("version")).await.unwrap();
     assert_eq!(answer.text(), "ok");

@@ -50,46 +50,6 @@ impl TestPki {
     }
 }
 
-/// A minimal HTTPS server on 127.0.0.1 that answers every request with `200 ok`.
-/// Returns its port and a counter of requests served.
-pub async fn start_tls_server(pki: &TestPki) -> (u16, Arc<AtomicUsize>) {
-    let acceptor = pki.acceptor();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let served = Arc::new(AtomicUsize::new(0));
-    let counter = served.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                return;
-            };
-            let acceptor = acceptor.clone();
-            let counter = counter.clone();
-            tokio::spawn(async move {
-                let Ok(mut tls) = acceptor.accept(stream).await else {
-                    return;
-                };
-                let mut buf = vec![0u8; 8192];
-                let mut seen = Vec::new();
-                while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match tls.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => seen.extend_from_slice(&buf[..n]),
-                    }
-                }
-                counter.fetch_add(1, Ordering::SeqCst);
-                let _ = tls
-                    .write_all(
-                        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok",
-                    )
-                    .await;
-                let _ = tls.shutdown().await;
-            });
-        }
-    });
-    (port, served)
-}
-
 /// A plain TCP server that reads one request and closes the connection without answering
 /// (a reset after the request was sent). Returns its port and a counter of connections.
 pub async fn start_resetting_server() -> (u16, Arc<AtomicUsize>) {
