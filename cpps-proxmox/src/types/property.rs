@@ -112,9 +112,10 @@ impl PropertyString {
     /// Parses a property string, setting aside the values of `own` (the keys a typed value
     /// has fields for): they are not among the entries, and are returned in the order asked.
     ///
-    /// One pass over the text (`parts_of`) after the count of its parts: each part is checked,
-    /// its key hashed into the [`KeyFilter`] of repeated keys or routed to `own`, the keys'
-    /// shared prefix kept, and the text copied a block at a time behind the pass.
+    /// One pass over the text (`parts_of`), the number of its parts estimated from its first
+    /// block ([`estimated_parts`]): each part is checked, its key hashed into the [`KeyFilter`]
+    /// of repeated keys or routed to `own`, the keys' shared prefix kept, and the text copied a
+    /// block at a time behind the pass. The text is read from memory once.
     fn parse_setting_aside<const N: usize>(
         text: &str,
         own: [&str; N],
@@ -129,7 +130,7 @@ impl PropertyString {
                 ),
             ));
         }
-        let parts = memchr::memchr_iter(b',', text.as_bytes()).count() + 1;
+        let parts = estimated_parts(text);
         let mut out = PropertyString {
             text: String::with_capacity(text.len()),
             default: None,
@@ -140,7 +141,12 @@ impl PropertyString {
         let mut copied = 0;
         let mut set_aside: [Option<Span>; N] = [None; N];
         let own_first_bytes = FirstBytes::of(&own);
-        let mut keys = KeyFilter::for_parts(parts);
+        // A text longer than its first block may have many more parts than that block says.
+        let mut keys = KeyFilter::for_parts(if text.len() > COPY_BLOCK {
+            parts.max(PAIRWISE_UP_TO + 1)
+        } else {
+            parts
+        });
         let mut first_key: Option<&str> = None;
         // The first malformed part, if any; a repeated key before it is reported instead,
         // as a reading from left to right meets it first.
@@ -482,6 +488,18 @@ impl FirstBytes {
     }
 }
 
+/// How many parts `text` has: counted in a text of one block, estimated from the first block
+/// in a longer one (the vectors grow, and [`KeyFilter`] is rebuilt, when the rest has more).
+fn estimated_parts(text: &str) -> usize {
+    let head = &text.as_bytes()[..text.len().min(COPY_BLOCK)];
+    let in_head = memchr::memchr_iter(b',', head).count() + 1;
+    if head.len() == text.len() {
+        in_head
+    } else {
+        (in_head as u64 * text.len() as u64 / head.len() as u64) as usize
+    }
+}
+
 /// The parts of `text` as byte offsets, in order: `(start, first '=' if any, end)`, `end`
 /// being the `,` that closes the part or the end of the text. One pass over the text, the
 /// separators found by `memchr`'s vectorised search.
@@ -524,28 +542,32 @@ fn first_duplicate_pairwise(text: &str, entries: &[Entry]) -> Option<usize> {
 /// core's cache). A key whose bits are all set already may repeat an earlier one (about one key
 /// in a thousand does by chance); only those are checked, by their hashes and then their
 /// text, in [`KeyFilter::first_duplicate`].
+///
+/// Sized from an estimate of the keys (the parts of the text's first block, scaled to its
+/// length: no pass over the whole text to count them); when more than twice as many come, the
+/// filter is rebuilt for twice the keys seen from their kept hashes, finding what a filter of
+/// that size from the start would have found (each rebuild doubles it: linear in all).
 struct KeyFilter {
     hasher: foldhash::fast::RandomState,
-    /// A word for every four keys: exactly, not rounded up to a power of two, so that the
-    /// filter is no larger than the 16 bits a key it is sized for (a power of two would make it
-    /// up to twice that, which at 300 000 keys is 1 MiB instead of 600 kB).
+    /// A word for every four keys it is sized for: exactly, not rounded up to a power of two,
+    /// so that the filter is no larger than the 16 bits a key (a power of two would make it up
+    /// to twice that, which at 300 000 keys is 1 MiB instead of 600 kB).
     words: Vec<u64>,
-    /// Each key's hash, in reading order (the low 32 bits).
+    /// Each key's 32-bit hash, in reading order: the filter's bits are taken from it.
     hashes: Vec<u32>,
     /// Positions of the keys whose bits were all set already, in reading order.
     candidates: Vec<u32>,
-    /// The latest keys' hashes, not yet set in `words`: set a batch at a time, the accesses of
-    /// a filter larger than the cache overlap instead of waiting one after another.
-    pending: [u64; FILTER_BATCH],
-    pending_len: usize,
+    /// How many of the last hashes are not yet set in `words`: they are set a batch at a time,
+    /// so that the accesses of a filter larger than the cache overlap instead of waiting one
+    /// after another.
+    pending: usize,
 }
 
 /// How many keys [`KeyFilter`] sets at once.
 const FILTER_BATCH: usize = 32;
 
 impl KeyFilter {
-    /// A filter for a string of `parts` parts, or `None` when they are few enough to compare
-    /// pairwise.
+    /// A filter for about `parts` keys, or `None` when they are few enough to compare pairwise.
     fn for_parts(parts: usize) -> Option<KeyFilter> {
         if parts <= PAIRWISE_UP_TO {
             return None;
@@ -555,39 +577,44 @@ impl KeyFilter {
             words: vec![0; parts.div_ceil(4)],
             hashes: Vec::with_capacity(parts),
             candidates: Vec::new(),
-            pending: [0; FILTER_BATCH],
-            pending_len: 0,
+            pending: 0,
         })
     }
 
     /// Records the next entry's key.
     fn add(&mut self, key: &str) {
-        let hash = self.hasher.hash_one(key);
-        self.hashes.push(hash as u32);
-        self.pending[self.pending_len] = hash;
-        self.pending_len += 1;
-        if self.pending_len == FILTER_BATCH {
+        self.hashes.push(self.hasher.hash_one(key) as u32);
+        self.pending += 1;
+        if self.pending == FILTER_BATCH {
             self.set_pending();
         }
     }
 
-    /// Sets the pending keys' bits, in reading order, noting the keys whose bits were all set.
+    /// Sets the pending keys' bits, in reading order, noting the keys whose bits were all set;
+    /// rebuilds the filter first when it holds more than twice the keys it was sized for.
     fn set_pending(&mut self) {
-        let first = self.hashes.len() - self.pending_len;
-        for (i, &hash) in self.pending[..self.pending_len].iter().enumerate() {
-            // The hash's top bits scaled to the number of words (a multiply and a shift).
-            let word = ((u128::from(hash) * self.words.len() as u128) >> 64) as usize;
-            let bits = (1u64 << (hash & 63))
-                | (1u64 << ((hash >> 6) & 63))
-                | (1u64 << ((hash >> 12) & 63))
-                | (1u64 << ((hash >> 18) & 63));
+        if self.hashes.len() > 8 * self.words.len() {
+            self.words = vec![0; self.hashes.len() / 2];
+            self.candidates.clear();
+            self.pending = self.hashes.len();
+        }
+        let words = self.words.len() as u64;
+        for i in self.hashes.len() - self.pending..self.hashes.len() {
+            // The hash spread over 64 bits: its top half, scaled to the number of words (a
+            // multiply and a shift), picks the word, its low bits the four bits in it.
+            let mixed = u64::from(self.hashes[i]).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let word = (((mixed >> 32) * words) >> 32) as usize;
+            let bits = (1u64 << (mixed & 63))
+                | (1u64 << ((mixed >> 6) & 63))
+                | (1u64 << ((mixed >> 12) & 63))
+                | (1u64 << ((mixed >> 18) & 63));
             let seen = &mut self.words[word];
             if *seen & bits == bits {
-                self.candidates.push((first + i) as u32);
+                self.candidates.push(i as u32);
             }
             *seen |= bits;
         }
-        self.pending_len = 0;
+        self.pending = 0;
     }
 
     /// The position of the first entry whose key an earlier entry has already: the duplicate
@@ -1421,6 +1448,30 @@ mod tests {
                 );
             }
         }
+        // A filter sized for far fewer keys than come (a text whose first block is sparse) is
+        // rebuilt as they come, and finds the same repeat.
+        for repeats in [0usize, 1, 7] {
+            let mut keys: Vec<String> = (0..5_000).map(|i| format!("k{i}")).collect();
+            for _ in 0..repeats {
+                let from = lcg(&mut seed) as usize % keys.len();
+                let to = lcg(&mut seed) as usize % keys.len();
+                keys[to] = keys[from].clone();
+            }
+            let (text, entries) = entries_of(&keys);
+            let mut filter = KeyFilter::for_parts(PAIRWISE_UP_TO + 1).expect("more than 16");
+            for e in &entries {
+                filter.add(e.key(&text));
+            }
+            assert!(
+                filter.words.len() * 8 + FILTER_BATCH >= keys.len(),
+                "rebuilt for the keys that came: at most eight a word"
+            );
+            assert_eq!(
+                filter.first_duplicate(&text, &entries),
+                first_duplicate_pairwise(&text, &entries),
+                "5 000 keys, {repeats} repeats, filter sized for 17"
+            );
+        }
         // One key written over and over: found at its second part, not after comparing all.
         let keys = vec!["a".to_owned(); 100_000];
         let (text, entries) = entries_of(&keys);
@@ -1429,6 +1480,23 @@ mod tests {
             filter.add(e.key(&text));
         }
         assert_eq!(filter.first_duplicate(&text, &entries), Some(1));
+    }
+
+    #[test]
+    fn a_string_whose_first_block_has_few_parts_still_finds_its_repeated_key() {
+        // The parts are estimated from the first 16 KiB, here one long default value: the
+        // filter sized from that is rebuilt as the keys come.
+        let head = "x".repeat(2 * COPY_BLOCK);
+        let keys: String = (0..3_000).map(|i| format!(",key{i}=v{i}")).collect();
+        let parsed = PropertyString::parse(&format!("{head}{keys}")).expect("unique keys");
+        assert_eq!(parsed.len(), 3_000);
+        assert_eq!(parsed.get("key2999"), Some("v2999"));
+        let err = PropertyString::parse(&format!("{head}{keys},key1234=again,key77=again"))
+            .expect_err("key1234 is repeated");
+        assert!(
+            err.to_string().contains("duplicate key `key1234`"),
+            "names the first repeat: {err}"
+        );
     }
 
     #[test]
