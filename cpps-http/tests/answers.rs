@@ -1,5 +1,6 @@
-//! What the runtime keeps of an answer: the reason phrase, per-request size caps, the client's
-//! own secrets scrubbed from every text, and connect timeouts counted as "not sent".
+//! What the runtime keeps of an answer: the reason phrase, the size cap (the client's and per
+//! request), the client's own secrets scrubbed from every text, and connect timeouts counted as
+//! "not sent".
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -87,6 +88,12 @@ async fn a_request_can_raise_or_lower_the_size_cap_and_the_error_says_how() {
     assert!(
         matches!(error, Error::BodyTooLarge { limit: 1024, .. }),
         "{error:?}"
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("larger than the 1024-byte limit"),
+        "{error}"
     );
     assert!(error.to_string().contains("max_response_bytes"), "{error}");
     let answer = client
