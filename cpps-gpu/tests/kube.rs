@@ -48,6 +48,18 @@ fn mine_sorted(findings: &[Finding], id: &str) -> Vec<(String, Severity, String)
     found
 }
 
+/// Asserts that this test's findings are exactly `expected`: (object with `id` written `ID`,
+/// severity, code), in [`mine_sorted`]'s order.
+#[track_caller]
+fn assert_mine(findings: &[Finding], id: &str, expected: &[(&str, Severity, &str)]) {
+    let found = mine_sorted(findings, id);
+    let found: Vec<(&str, Severity, &str)> = found
+        .iter()
+        .map(|(object, severity, code)| (object.as_str(), *severity, code.as_str()))
+        .collect();
+    assert_eq!(found, expected);
+}
+
 /// The findings of the default checks on `snap`, now, about this test's objects (whose names
 /// hold `id`).
 fn my_findings(snap: &k8s::ClusterSnapshot, id: &str) -> Vec<Finding> {
@@ -450,13 +462,10 @@ async fn hami_and_the_device_plugin_on_one_node() {
     );
     assert_eq!(h.nvidia_plugin_pod, None);
 
-    assert_eq!(
-        mine_sorted(&my_findings(&snap, &id), &id),
-        [(
-            "Node ID-both".to_owned(),
-            Severity::Critical,
-            "hami-and-device-plugin".to_owned()
-        )]
+    assert_mine(
+        &my_findings(&snap, &id),
+        &id,
+        &[("Node ID-both", Severity::Critical, "hami-and-device-plugin")],
     );
 }
 
@@ -600,13 +609,14 @@ async fn job_to_local_queue_followed_to_admission() {
         |l| l.metadata.namespace.as_deref() == Some(id.as_str()) && l.spec.cluster_queue == cq
     ));
     assert!(snap.workloads.iter().any(|w| w.is_owned_by(&uid)));
-    assert_eq!(
-        mine_sorted(&my_findings(&snap, &id), &id),
-        [(
-            "LocalQueue ID/orphan".to_owned(),
+    assert_mine(
+        &my_findings(&snap, &id),
+        &id,
+        &[(
+            "LocalQueue ID/orphan",
             Severity::Warning,
-            "localqueue-without-clusterqueue".to_owned()
-        )]
+            "localqueue-without-clusterqueue",
+        )],
     );
 }
 
@@ -803,27 +813,27 @@ async fn multikueue_manager_is_checked_for_workers_not_flavors() {
     assert_eq!(ours.len(), 2);
 
     let findings = checks::run(&snap, &CheckPolicy::default(), jiff::Timestamp::now());
-    let found = mine_sorted(&findings, &id);
     // No flavor-matches-no-node, no quota-above-capacity for the manager's queue.
-    assert_eq!(
-        found,
-        [
+    assert_mine(
+        &findings,
+        &id,
+        &[
             (
-                "AdmissionCheck ID-multikueue-down".to_owned(),
+                "AdmissionCheck ID-multikueue-down",
                 Severity::Critical,
-                "multikueue-no-usable-cluster".to_owned()
+                "multikueue-no-usable-cluster",
             ),
             (
-                "MultiKueueCluster ID-franca".to_owned(),
+                "MultiKueueCluster ID-franca",
                 Severity::Warning,
-                "multikueue-cluster-inactive".to_owned()
+                "multikueue-cluster-inactive",
             ),
             (
-                "MultiKueueCluster ID-ghost".to_owned(),
+                "MultiKueueCluster ID-ghost",
                 Severity::Warning,
-                "multikueue-cluster-missing".to_owned()
+                "multikueue-cluster-missing",
             ),
-        ]
+        ],
     );
     let versions = findings.iter().find(|f| f.code == "kueue-version").unwrap();
     assert_eq!(
@@ -927,51 +937,31 @@ async fn argocd_applications_and_certificate_expiry() {
     assert!(soon.is_ready());
 
     let findings = checks::run(&snap, &CheckPolicy::default(), now);
-    let found = mine_sorted(&findings, &id);
-    assert_eq!(
-        found,
-        vec![
+    assert_mine(
+        &findings,
+        &id,
+        &[
+            ("Application ID/vllm", Severity::Warning, "argocd-condition"),
             (
-                "Application ID/vllm".to_owned(),
+                "Application ID/vllm",
                 Severity::Warning,
-                "argocd-condition".to_owned()
+                "argocd-out-of-sync",
             ),
             (
-                "Application ID/vllm".to_owned(),
-                Severity::Warning,
-                "argocd-out-of-sync".to_owned()
-            ),
-            (
-                "Application ID/vllm".to_owned(),
+                "Application ID/vllm",
                 Severity::Critical,
-                "argocd-sync-failed".to_owned()
+                "argocd-sync-failed",
             ),
             (
-                "Application ID/vllm".to_owned(),
+                "Application ID/vllm",
                 Severity::Critical,
-                "argocd-unhealthy".to_owned()
+                "argocd-unhealthy",
             ),
-            (
-                "Certificate ID/gone".to_owned(),
-                Severity::Warning,
-                "cert-not-ready".to_owned()
-            ),
-            (
-                "Certificate ID/gone".to_owned(),
-                Severity::Critical,
-                "cert-expired".to_owned()
-            ),
-            (
-                "Certificate ID/soon".to_owned(),
-                Severity::Warning,
-                "cert-expiring".to_owned()
-            ),
-            (
-                "Certificate ID/urgent".to_owned(),
-                Severity::Critical,
-                "cert-expiring".to_owned()
-            ),
-        ]
+            ("Certificate ID/gone", Severity::Warning, "cert-not-ready"),
+            ("Certificate ID/gone", Severity::Critical, "cert-expired"),
+            ("Certificate ID/soon", Severity::Warning, "cert-expiring"),
+            ("Certificate ID/urgent", Severity::Critical, "cert-expiring"),
+        ],
     );
 }
 
