@@ -421,32 +421,20 @@ async fn upstream_an_added_resource_is_queued_then_reaches_its_state() {
         .expect(1)
         .mount(api.server())
         .await;
-    let status = |service: serde_json::Value| {
-        json!({"data": [
-            {"id": "quorum", "type": "quorum", "status": "OK", "quorate": 1, "node": "pve1"},
-            {"id": "master", "type": "master", "node": "pve1",
-             "status": "pve1 (active, Tue Dec  1 10:00:00 2026)", "timestamp": 1795960800},
-            service
-        ]})
-    };
-    common::pve_call("GET", "cluster/ha/status/current")
-        .respond_with(ResponseTemplate::new(200).set_body_json(status(json!({
+    common::serve_ha_status(
+        &api,
+        json!({
             "id": "service:vm:101", "type": "service", "sid": "vm:101", "node": "pve2",
             "state": "queued", "request_state": "started", "status": "vm:101 (pve2, queued)"
-        }))))
-        .up_to_n_times(2)
-        .with_priority(1)
-        .mount(api.server())
-        .await;
-    common::pve_call("GET", "cluster/ha/status/current")
-        .respond_with(ResponseTemplate::new(200).set_body_json(status(json!({
+        }),
+        2,
+        json!({
             "id": "service:vm:101", "type": "service", "sid": "vm:101", "node": "pve2",
             "crm_state": "started", "state": "started", "request_state": "started",
             "status": "vm:101 (pve2, started)"
-        }))))
-        .with_priority(2)
-        .mount(api.server())
-        .await;
+        }),
+    )
+    .await;
     common::pve_call("GET", "cluster/ha/resources")
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
             {"sid": "vm:101", "type": "vm", "state": "started", "digest": "5f1e0c"}

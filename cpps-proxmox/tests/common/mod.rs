@@ -328,7 +328,8 @@ pub async fn serve_ha_status(api: &MockApi, first: Value, times: u64, then: Valu
     let status = |service: Value| {
         json!({"data": [
             {"id": "quorum", "type": "quorum", "status": "OK", "quorate": 1, "node": "pve1"},
-            {"id": "master", "type": "master", "node": "pve1", "status": "pve1 (active, Tue Dec  1 10:00:00 2026)"},
+            {"id": "master", "type": "master", "node": "pve1",
+             "status": "pve1 (active, Tue Dec  1 10:00:00 2026)", "timestamp": 1795960800},
             service
         ]})
     };
