@@ -191,13 +191,14 @@ fn xid_finding(event: &XidEvent) -> Finding {
 
 /// The ECC findings: the mode, then uncorrected errors by counter, each counter on its own.
 fn ecc_findings(ecc: &Ecc, policy: &HealthPolicy, f: &mut Vec<Finding>) {
+    let disabled = if policy.require_ecc {
+        Severity::Warning
+    } else {
+        Severity::Info
+    };
     match &ecc.mode {
         Reading::Value(m) if !m.current => f.push(Finding::new(
-            if policy.require_ecc {
-                Severity::Warning
-            } else {
-                Severity::Info
-            },
+            disabled,
             "ecc-disabled",
             if m.pending {
                 "ECC is disabled (enabled again after the next reboot); memory errors go undetected"
@@ -208,11 +209,7 @@ fn ecc_findings(ecc: &Ecc, policy: &HealthPolicy, f: &mut Vec<Finding>) {
             },
         )),
         Reading::Value(m) if !m.pending => f.push(Finding::new(
-            if policy.require_ecc {
-                Severity::Warning
-            } else {
-                Severity::Info
-            },
+            disabled,
             "ecc-disabled-pending",
             "ECC will be disabled at the next reboot",
         )),

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::Timestamp;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::argocd::{HealthStatusCode, OperationPhase, SyncStatusCode};
 use super::cni::CniKind;
@@ -54,6 +55,11 @@ fn obj(kind: &str, ns: Option<&str>, name: Option<&str>) -> String {
         Some(ns) => format!("{kind} {ns}/{}", name.unwrap_or("")),
         None => format!("{kind} {}", name.unwrap_or("")),
     }
+}
+
+/// `Kind namespace/name` of a namespaced object, from its metadata.
+fn namespaced_obj(kind: &str, meta: &ObjectMeta) -> String {
+    obj(kind, meta.namespace.as_deref(), meta.name.as_deref())
 }
 
 /// Runs every check; findings sorted most severe first.
@@ -555,11 +561,7 @@ fn is_false(
 /// LocalQueues without their ClusterQueue, inactive queues, evicted Workloads.
 pub fn kueue_status(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
     for lq in &s.local_queues {
-        let o = obj(
-            "LocalQueue",
-            lq.metadata.namespace.as_deref(),
-            lq.metadata.name.as_deref(),
-        );
+        let o = namespaced_obj("LocalQueue", &lq.metadata);
         if !s
             .cluster_queues
             .iter()
@@ -598,11 +600,7 @@ pub fn kueue_status(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
                     "workload-evicted",
                     format!("evicted: {reason}"),
                 )
-                .about(obj(
-                    "Workload",
-                    wl.metadata.namespace.as_deref(),
-                    wl.metadata.name.as_deref(),
-                )),
+                .about(namespaced_obj("Workload", &wl.metadata)),
             );
         }
     }
@@ -611,11 +609,7 @@ pub fn kueue_status(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
 /// Argo CD: out of sync, degraded or missing, failed operations, error conditions.
 pub fn argocd(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
     for app in &s.applications {
-        let o = obj(
-            "Application",
-            app.metadata.namespace.as_deref(),
-            app.metadata.name.as_deref(),
-        );
+        let o = namespaced_obj("Application", &app.metadata);
         let Some(st) = &app.status else { continue };
         if let Some(sync) = &st.sync
             && sync.status != SyncStatusCode::Synced
@@ -682,11 +676,7 @@ pub fn certificates(
     f: &mut Vec<Finding>,
 ) {
     for c in &s.certificates {
-        let o = obj(
-            "Certificate",
-            c.metadata.namespace.as_deref(),
-            c.metadata.name.as_deref(),
-        );
+        let o = namespaced_obj("Certificate", &c.metadata);
         let not_after = c.status.as_ref().and_then(|st| st.not_after.as_ref());
         if let Some(na) = not_after
             && let Some(e) = policy.cert_expiry.judge(na.0.as_second(), now.as_second())
