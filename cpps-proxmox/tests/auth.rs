@@ -18,14 +18,13 @@ use wiremock::ResponseTemplate;
 use wiremock::matchers::{body_string_contains, header};
 
 fn ticket(ticket: &str, csrf: &str) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(json!({"data": {
+    common::data_answer(json!({
         "ticket": ticket, "CSRFPreventionToken": csrf, "username": "ops@pve", "clustername": "ippri"
-    }}))
+    }))
 }
 
 fn nodes() -> ResponseTemplate {
-    ResponseTemplate::new(200)
-        .set_body_json(json!({"data": [{"node": "pve1", "status": "online"}]}))
+    common::data_answer(json!([{"node": "pve1", "status": "online"}]))
 }
 
 fn client(api: &MockApi) -> cpps_proxmox::ClientBuilder {
@@ -69,9 +68,9 @@ async fn an_old_ticket_is_renewed_by_posting_it_as_the_password() {
     common::pve_call("POST", "nodes/pve1/lxc/200/status/start")
         .and(header("cookie", "PVEAuthCookie=PVE:ops@pve:T2"))
         .and(header("CSRFPreventionToken", "C2"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(
-            json!({"data": "UPID:pve1:00001234:00005678:65F0A1B2:vzstart:200:ops@pve:"}),
-        ))
+        .respond_with(common::data_answer(json!(
+            "UPID:pve1:00001234:00005678:65F0A1B2:vzstart:200:ops@pve:"
+        )))
         .expect(1)
         .mount(api.server())
         .await;
@@ -110,10 +109,7 @@ async fn a_refused_renewal_falls_back_to_the_password() {
         .await;
     common::pve_call("POST", "access/ticket")
         .and(body_string_contains("password=PVE%3A"))
-        .respond_with(
-            ResponseTemplate::new(401)
-                .set_body_json(json!({"data": null, "message": "authentication failure\n"})),
-        )
+        .respond_with(common::error_answer(401, "authentication failure\n"))
         .expect(1)
         .mount(api.server())
         .await;
@@ -140,9 +136,9 @@ async fn a_totp_challenge_is_answered_with_the_code() {
     // PVE >= 7.2: the password step answers a `PVE:!tfa!` challenge ticket and `NeedTFA: 1`.
     common::pve_call("POST", "access/ticket")
         .and(body_string_contains("password=hunter2"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": {
+        .respond_with(common::data_answer(json!({
             "ticket": "PVE:!tfa!CHALLENGE", "NeedTFA": 1, "username": "ops@pve", "CSRFPreventionToken": "X"
-        }})))
+        })))
         .expect(1)
         .mount(api.server())
         .await;
@@ -174,17 +170,14 @@ async fn a_refused_second_factor_is_an_auth_error() {
     let api = common::pve_mock_api().await;
     common::pve_call("POST", "access/ticket")
         .and(body_string_contains("password=hunter2"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(
-            json!({"data": {"ticket": "PVE:!tfa!C", "NeedTFA": 1, "username": "ops@pve"}}),
+        .respond_with(common::data_answer(
+            json!({"ticket": "PVE:!tfa!C", "NeedTFA": 1, "username": "ops@pve"}),
         ))
         .mount(api.server())
         .await;
     common::pve_call("POST", "access/ticket")
         .and(body_string_contains("tfa-challenge="))
-        .respond_with(
-            ResponseTemplate::new(401)
-                .set_body_json(json!({"data": null, "message": "authentication failure\n"})),
-        )
+        .respond_with(common::error_answer(401, "authentication failure\n"))
         .mount(api.server())
         .await;
     let pve = client(&api)

@@ -26,8 +26,8 @@ async fn the_token_header_has_pves_form() {
             "authorization",
             "PVEAPIToken=root@pam!ci=5ecr3t",
         ))
-        .respond_with(ResponseTemplate::new(200).set_body_json(
-            json!({"data": {"version": "9.0.10", "release": "9.0", "repoid": "abc"}}),
+        .respond_with(common::data_answer(
+            json!({"version": "9.0.10", "release": "9.0", "repoid": "abc"}),
         ))
         .expect(1)
         .mount(api.server())
@@ -47,10 +47,9 @@ async fn reads_are_retried_after_a_proxy_error_and_writes_are_not() {
         .mount(api.server())
         .await;
     common::pve_call("GET", "nodes")
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(json!({"data": [{"node": "pve1", "status": "online"}]})),
-        )
+        .respond_with(common::data_answer(
+            json!([{"node": "pve1", "status": "online"}]),
+        ))
         .expect(1)
         .mount(api.server())
         .await;
@@ -87,7 +86,9 @@ async fn malformed_bodies_are_typed_errors() {
         .mount(api.server())
         .await;
     common::pve_call("GET", "cluster/status")
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [{"type": "cluster", "id": "cluster", "name": "c", "quorate": "maybe"}]})))
+        .respond_with(common::data_answer(
+            json!([{"type": "cluster", "id": "cluster", "name": "c", "quorate": "maybe"}]),
+        ))
         .mount(api.server())
         .await;
     common::pve_call("GET", "cluster/resources")

@@ -33,7 +33,6 @@ use cpps_proxmox::family::{self, ExitStatus, Product, Upid, WaitOptions};
 use cpps_proxmox::types::{ClusterResource, GuestStatus, HaSid, HaStatusType, ResourceFilter};
 use cpps_proxmox::{Client, Error, HaWanted, NodeName};
 use serde_json::json;
-use wiremock::ResponseTemplate;
 
 fn sid(text: &str) -> HaSid {
     text.parse().unwrap()
@@ -379,9 +378,10 @@ async fn an_ha_remove_of_an_unmanaged_guest_is_refused_upstream_and_accepted_by_
 
     let api = common::pve_mock_api().await;
     common::pve_call("DELETE", "cluster/ha/resources/vm%3A101")
-        .respond_with(ResponseTemplate::new(500).set_body_json(json!({
-            "data": null, "message": "cannot delete service 'vm:101', not HA managed!\n"
-        })))
+        .respond_with(common::error_answer(
+            500,
+            "cannot delete service 'vm:101', not HA managed!\n",
+        ))
         .expect(1)
         .mount(api.server())
         .await;
@@ -417,7 +417,7 @@ async fn upstream_an_added_resource_is_queued_then_reaches_its_state() {
     common::pve_call("POST", "cluster/ha/resources")
         .and(wiremock::matchers::body_string_contains("sid=vm%3A101"))
         .and(wiremock::matchers::body_string_contains("state=started"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": null})))
+        .respond_with(common::data_answer(json!(null)))
         .expect(1)
         .mount(api.server())
         .await;
@@ -436,9 +436,9 @@ async fn upstream_an_added_resource_is_queued_then_reaches_its_state() {
     )
     .await;
     common::pve_call("GET", "cluster/ha/resources")
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
+        .respond_with(common::data_answer(json!([
             {"sid": "vm:101", "type": "vm", "state": "started", "digest": "5f1e0c"}
-        ]})))
+        ])))
         .mount(api.server())
         .await;
     let pve = common::mock_client(&api);

@@ -99,19 +99,17 @@ async fn the_observed_config_is_the_current_one_and_pending_is_separate() {
     let api = common::pve_mock_api().await;
     common::pve_call("GET", "nodes/pve1/qemu/100/config")
         .and(query_param("current", "1"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(json!({"data": {"memory": "4096", "cores": 2, "digest": "aa11"}})),
-        )
+        .respond_with(common::data_answer(
+            json!({"memory": "4096", "cores": 2, "digest": "aa11"}),
+        ))
         .expect(1)
         .mount(api.server())
         .await;
     common::pve_call("GET", "nodes/pve1/qemu/100/config")
         .and(query_param_is_missing("current"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(json!({"data": {"memory": "8192", "cores": 2, "digest": "aa11"}})),
-        )
+        .respond_with(common::data_answer(
+            json!({"memory": "8192", "cores": 2, "digest": "aa11"}),
+        ))
         .expect(1)
         .mount(api.server())
         .await;
@@ -378,14 +376,15 @@ async fn the_inventory_keeps_what_it_read_beside_what_failed() {
         .mount(api.server())
         .await;
     common::pve_call("GET", "cluster/ha/resources")
-        .respond_with(ResponseTemplate::new(403).set_body_json(
-            json!({"data": null, "message": "Permission check failed (/, Sys.Audit)\n"}),
+        .respond_with(common::error_answer(
+            403,
+            "Permission check failed (/, Sys.Audit)\n",
         ))
         .mount(api.server())
         .await;
     common::pve_call("GET", "nodes/pve1/lxc/200/config")
-        .respond_with(ResponseTemplate::new(200).set_body_json(
-            json!({"data": {"hostname": "dns1", "unprivileged": 1, "digest": "bb22"}}),
+        .respond_with(common::data_answer(
+            json!({"hostname": "dns1", "unprivileged": 1, "digest": "bb22"}),
         ))
         .mount(api.server())
         .await;
@@ -496,19 +495,20 @@ async fn a_config_write_with_a_stale_digest_is_a_conflict() {
     common::pve_call("PUT", "nodes/pve1/qemu/100/config")
         .and(body_string_contains("digest=aa11"))
         .and(body_string_contains("cores=4"))
-        .respond_with(ResponseTemplate::new(500).set_body_json(json!({
-            "data": null, "message": "checksum mismatch (file change by other user?)\n"
-        })))
+        .respond_with(common::error_answer(
+            500,
+            "checksum mismatch (file change by other user?)\n",
+        ))
         .expect(1)
         .mount(api.server())
         .await;
     common::pve_call("PUT", "nodes/pve1/lxc/200/config")
         .and(body_string_contains("digest=bb22"))
         .and(body_string_contains("delete=mp1"))
-        .respond_with(ResponseTemplate::new(500).set_body_json(json!({
-            "data": null,
-            "message": "detected modified configuration - file changed by other user? Try again.\n"
-        })))
+        .respond_with(common::error_answer(
+            500,
+            "detected modified configuration - file changed by other user? Try again.\n",
+        ))
         .expect(1)
         .mount(api.server())
         .await;

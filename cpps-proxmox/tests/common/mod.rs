@@ -243,6 +243,12 @@ pub fn data_answer(data: Value) -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_json(json!({ "data": data }))
 }
 
+/// An error answer as PVE writes it from libpve-http-server-perl 5.2.0 on: the status, and
+/// `{"data": null, "message": message}` (pve-http-server `src/PVE/APIServer/Formatter/Standard.pm`).
+pub fn error_answer(status: u16, message: &str) -> ResponseTemplate {
+    ResponseTemplate::new(status).set_body_json(json!({ "data": null, "message": message }))
+}
+
 /// Task-wait options for tests against fakepve (a real server's pace): polls every 20 to
 /// 200 ms, gives up after 30 s.
 pub fn fakepve_wait() -> WaitOptions {
