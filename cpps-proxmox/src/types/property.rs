@@ -217,6 +217,10 @@ impl PropertyString {
             return Err(Error::invalid("property string", text, reason));
         }
         out.text.push_str(&text[copied..]);
+        // An estimate from a dense first block may have reserved far more parts than came.
+        if out.entries.capacity() > 2 * out.entries.len() + 64 {
+            out.entries.shrink_to_fit();
+        }
         let values = set_aside.map(|span| span.map(|s| s.get(text).to_owned()));
         Ok((out, values))
     }
@@ -1497,6 +1501,21 @@ mod tests {
         assert!(
             err.to_string().contains("duplicate key `key1234`"),
             "names the first repeat: {err}"
+        );
+    }
+
+    #[test]
+    fn a_string_whose_first_block_is_dense_keeps_no_room_for_the_parts_it_lacks() {
+        // 4 000 short parts, then one long value: the first block promises many more parts.
+        let parts: String = (0..4_000).map(|i| format!("k{i}=v,")).collect();
+        let text = format!("{parts}last={}", "x".repeat(20 * COPY_BLOCK));
+        let parsed = PropertyString::parse(&text).expect("unique keys");
+        assert_eq!(parsed.len(), 4_001);
+        assert!(
+            parsed.entries.capacity() <= 2 * parsed.len() + 64,
+            "{} entries reserved for {}",
+            parsed.entries.capacity(),
+            parsed.len()
         );
     }
 
