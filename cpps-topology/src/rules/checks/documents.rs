@@ -401,18 +401,24 @@ pub(super) fn doc_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     uncollected(
         sink,
         collectors(MetricsSource::Linstor),
-        topo.linstor_pools().iter().map(ComponentRef::LinstorPool),
+        topo.linstor_pools()
+            .iter()
+            .filter(|p| p.meta.state == State::Validated)
+            .map(ComponentRef::LinstorPool),
         ("LINSTOR pool", "LINSTOR"),
     );
     uncollected(
         sink,
         collectors(MetricsSource::Pbs),
-        topo.pbs().iter().map(ComponentRef::Pbs),
+        topo.pbs()
+            .iter()
+            .filter(|p| p.meta.state == State::Validated)
+            .map(ComponentRef::Pbs),
         ("PBS", "PBS"),
     );
 }
 
-/// DOC-004's finding on each validated component of `components` (a `what`, whose metrics are
+/// DOC-004's finding on each of `components` (validated ones, each a `what`, whose metrics are
 /// `metrics`) unless a capability in production collects them: `collected` says whether one does,
 /// and names the capabilities that would.
 fn uncollected<'t>(
@@ -429,16 +435,13 @@ fn uncollected<'t>(
     } else {
         names.join(", ")
     };
-    for c in components.filter(|c| c.meta().state == State::Validated) {
-        sink.emit_at(
-            Severity::Warning,
-            c,
-            "state",
-            format!(
-                "{what} {} is validated but no observability capability in production collects {metrics} metrics ({why})",
-                c.id_str()
-            ),
-        );
+    // The message after the component's id is the same for each: written once.
+    let rest = format!(
+        " is validated but no observability capability in production collects {metrics} metrics ({why})"
+    );
+    for c in components {
+        let message = [what, " ", c.id_str(), &rest].concat();
+        sink.emit_at(Severity::Warning, c, "state", message);
     }
 }
 

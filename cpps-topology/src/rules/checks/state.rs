@@ -5,7 +5,7 @@ use foldhash::{HashMap, HashMapExt};
 use super::secrets::{SecretHit, find_secrets};
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
-use crate::model::{AlertKind, CapabilityKind, ComponentRef, Location, SiteKey, State};
+use crate::model::{AlertKind, CapabilityKind, ComponentRef, Location, Pos, SiteKey, State};
 
 /// A field of a component naming what it stands on: `host`, `nodes[3]`, …
 #[derive(Clone, Copy)]
@@ -60,6 +60,22 @@ impl<'t> Weakest<'t> {
             }
         }
     }
+
+    /// [`Weakest::see_by`] for each entry of the list `field` of references resolved to
+    /// positions (`field[i]`); an entry that names no component is passed over.
+    fn see_listed(
+        &mut self,
+        (kind, field): (&'static str, &'static str),
+        listed: &[Pos],
+        id: impl Fn(usize) -> &'t str,
+        state: impl Fn(usize) -> State,
+    ) {
+        for (i, at) in listed.iter().enumerate() {
+            if let Some(at) = at.get() {
+                self.see_by(kind, || id(at), state(at), Field(field, Some(i)));
+            }
+        }
+    }
 }
 
 /// Emits the finding of `w`, if it found a dependency less mature than the component (inlined:
@@ -96,25 +112,46 @@ fn emit_weakest_found(
     );
 }
 
+/// STATE-001's finding on `c`, in `state` and marked deferred: 🚫 deferred is a roadmap mark
+/// ("desired", deferred on purpose), so a component that is validated or declared and deferred at
+/// once mixes two states.
+fn deferred(sink: &mut Sink<'_>, c: ComponentRef<'_>, state: State) {
+    sink.emit_at(
+        Severity::Error,
+        c,
+        "state",
+        format!(
+            "{} {} is `{state}` and marked `deferred: true`: a deferred component (🚫) is `desired`, not {state}",
+            c.kind(),
+            c.id_str()
+        ),
+    );
+}
+
+/// What STATE-001 judges of component `c` in `state` (marked `deferred` or not): unless it is
+/// desired (nothing is less mature than desired), whether it is deferred too, and then the
+/// [`Weakest`] of what it stands on, to be filled (inlined: this runs once per component).
+#[inline]
+fn judged<'t>(
+    sink: &mut Sink<'_>,
+    c: ComponentRef<'_>,
+    state: State,
+    is_deferred: bool,
+) -> Option<Weakest<'t>> {
+    if state == State::Desired {
+        return None;
+    }
+    if is_deferred {
+        deferred(sink, c, state);
+    }
+    Some(Weakest::new(state))
+}
+
 /// STATE-001: a component is no more mature than what it stands on, and a property's state is no
 /// more mature than its component's ("Misturar os três é o erro mais comum").
 pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let facts = &ctx.refs.guest_facts;
-    // 🚫 deferred is a roadmap mark ("desired", deferred on purpose): a component that is
-    // validated or declared and deferred at once mixes two states.
-    let deferred = |sink: &mut Sink<'_>, c: ComponentRef<'_>, state: State| {
-        sink.emit_at(
-            Severity::Error,
-            c,
-            "state",
-            format!(
-                "{} {} is `{state}` and marked `deferred: true`: a deferred component (🚫) is `desired`, not {state}",
-                c.kind(),
-                c.id_str()
-            ),
-        );
-    };
     // Guests and clusters are judged on their packed facts, hosts, pools and patterns follow
     // their references by position (below).
     for c in topo.components_besides_guests().filter(|c| {
@@ -127,14 +164,9 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         )
     }) {
         let state = c.meta().state;
-        if state == State::Desired {
-            // Nothing is less mature than desired.
+        let Some(mut w) = judged(sink, c, state, c.meta().deferred) else {
             continue;
-        }
-        if c.meta().deferred {
-            deferred(sink, c, state);
-        }
-        let mut w = Weakest::new(state);
+        };
         let site = |w: &mut Weakest<'t>, id: &crate::model::SiteId| {
             if let Some(s) = topo.site(id) {
                 w.see("site", s.id.as_str(), s.meta.state, Field("site", None));
@@ -215,62 +247,39 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     };
     let hosts = topo.hosts();
     for (hi, h) in hosts.iter().enumerate() {
-        let state = refs.host_facts[hi].state;
-        if state == State::Desired {
+        let (c, f) = (ComponentRef::Host(h), refs.host_facts[hi]);
+        let Some(mut w) = judged(sink, c, f.state, f.deferred()) else {
             continue;
-        }
-        let c = ComponentRef::Host(h);
-        if refs.host_facts[hi].deferred() {
-            deferred(sink, c, state);
-        }
-        let mut w = Weakest::new(state);
+        };
         site_by_key(&mut w, refs.host_site[hi]);
-        emit_weakest(sink, c, state, &w);
+        emit_weakest(sink, c, f.state, &w);
     }
     for (pi, p) in topo.linstor_pools().iter().enumerate() {
-        let state = p.meta.state;
-        if state == State::Desired {
+        let (c, state) = (ComponentRef::LinstorPool(p), p.meta.state);
+        let Some(mut w) = judged(sink, c, state, p.meta.deferred) else {
             continue;
-        }
-        let c = ComponentRef::LinstorPool(p);
-        if p.meta.deferred {
-            deferred(sink, c, state);
-        }
-        let mut w = Weakest::new(state);
+        };
         site_by_key(&mut w, refs.pool_site[pi]);
-        for (i, at) in refs.pool_nodes.of(pi).iter().enumerate() {
-            if let Some(hi) = at.get() {
-                w.see_by(
-                    "host",
-                    || hosts[hi].id.as_str(),
-                    refs.host_facts[hi].state,
-                    Field("nodes", Some(i)),
-                );
-            }
-        }
+        w.see_listed(
+            ("host", "nodes"),
+            refs.pool_nodes.of(pi),
+            |hi| hosts[hi].id.as_str(),
+            |hi| refs.host_facts[hi].state,
+        );
         emit_weakest(sink, c, state, &w);
     }
     let clusters = topo.k3s_clusters();
     for (pi, p) in topo.patterns().iter().enumerate() {
-        let state = p.meta.state;
-        if state == State::Desired {
+        let (c, state) = (ComponentRef::Pattern(p), p.meta.state);
+        let Some(mut w) = judged(sink, c, state, p.meta.deferred) else {
             continue;
-        }
-        let c = ComponentRef::Pattern(p);
-        if p.meta.deferred {
-            deferred(sink, c, state);
-        }
-        let mut w = Weakest::new(state);
-        for (i, at) in refs.pattern_members.of(pi).iter().enumerate() {
-            if let Some(ki) = at.get() {
-                w.see_by(
-                    "cluster",
-                    || clusters[ki].id.as_str(),
-                    refs.cluster_facts[ki].state,
-                    Field("members", Some(i)),
-                );
-            }
-        }
+        };
+        w.see_listed(
+            ("cluster", "members"),
+            refs.pattern_members.of(pi),
+            |ki| clusters[ki].id.as_str(),
+            |ki| refs.cluster_facts[ki].state,
+        );
         emit_weakest(sink, c, state, &w);
     }
     // Guests, in one pass over their facts: their host, and their `ha` more mature than them.
@@ -291,6 +300,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
                 ),
             );
         }
+        // [`judged`], written out: the hottest loop checks the facts before it names the guest.
         let state = f.state;
         if state == State::Desired {
             continue;
