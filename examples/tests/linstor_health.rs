@@ -11,6 +11,19 @@ fn fixture(name: &str) -> serde_json::Value {
     common::json_file(&format!("cpps-linstor/tests/fixtures/{name}"))
 }
 
+/// The replicas of `vm-100-disk-0` from the resources fixture: a resource that is healthy.
+fn healthy_resources() -> serde_json::Value {
+    let all = fixture("resources.json");
+    let healthy = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["name"] == "vm-100-disk-0")
+        .cloned()
+        .collect();
+    serde_json::Value::Array(healthy)
+}
+
 async fn controller(resources: serde_json::Value) -> MockServer {
     let server = MockServer::start().await;
     for (route, body) in [
@@ -91,15 +104,7 @@ async fn text_report_lists_every_class_and_exits_1() {
 
 #[tokio::test]
 async fn json_report_carries_classes_counts_and_the_controller() {
-    let all = fixture("resources.json");
-    let healthy: Vec<serde_json::Value> = all
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["name"] == "vm-100-disk-0")
-        .cloned()
-        .collect();
-    let server = controller(serde_json::Value::Array(healthy)).await;
+    let server = controller(healthy_resources()).await;
     let out = run(&server.uri(), &["--format", "json"]).await;
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
     // Nodes evicted/offline in the fixtures still raise the alert.
@@ -229,14 +234,6 @@ async fn off_site_copies_and_sites_are_shown() {
         };
         node["props"]["Aux/site"] = serde_json::json!(site);
     }
-    let all = fixture("resources.json");
-    let healthy: Vec<serde_json::Value> = all
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["name"] == "vm-100-disk-0")
-        .cloned()
-        .collect();
     let server = MockServer::start().await;
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -250,7 +247,7 @@ async fn off_site_copies_and_sites_are_shown() {
             "/v1/resource-definitions",
             fixture("resource_definitions.json"),
         ),
-        ("/v1/view/resources", serde_json::Value::Array(healthy)),
+        ("/v1/view/resources", healthy_resources()),
         (
             "/v1/remotes",
             serde_json::json!({"linstor_remotes": [{"remote_name": "franca"}]}),
