@@ -136,17 +136,11 @@ async fn remotes_with_fingerprints() {
 /// answers a request that carries it the way PBS 3.2 does, so sending it fails the test.
 #[tokio::test]
 async fn sync_jobs_of_pbs_3_2_are_listed_without_sync_direction() {
-    use wiremock::matchers::{method, path, query_param_is_missing};
+    use wiremock::matchers::{method, path};
     use wiremock::{Mock, ResponseTemplate};
     let api = common::mock_api().await;
     common::serve_version(&api, "3.2", "7").await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/admin/sync"))
-        .and(query_param_is_missing("sync-direction"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(common::load("sync_jobs.json")))
-        .expect(2)
-        .mount(api.server())
-        .await;
+    common::serve_fixture_without(&api, "/admin/sync", "sync-direction", "sync_jobs.json", 2).await;
     Mock::given(method("GET"))
         .and(path("/api2/json/admin/sync"))
         .and(wiremock::matchers::query_param("sync-direction", "all"))

@@ -10,7 +10,7 @@ use cpps_http::test_util::MockApi;
 use cpps_pbs::checks::Sites;
 use cpps_pbs::report::{self, Inventory, Report, ReportOptions};
 use serde_json::json;
-use wiremock::matchers::{method, path, query_param, query_param_is_missing};
+use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
 async fn inventory(stores: Option<&[String]>) -> Inventory {
@@ -45,24 +45,21 @@ async fn inventory_with(stores: Option<&[String]>, remotes_readable: bool) -> In
     )
     .await;
     // The root namespace is asked for without `ns`.
-    Mock::given(method("GET"))
-        .and(path("/api2/json/admin/datastore/store1/snapshots"))
-        .and(query_param_is_missing("ns"))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_json(common::load("snapshots_store1.json")),
-        )
-        .expect(1)
-        .mount(api.server())
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/admin/datastore/store1/snapshots"))
-        .and(query_param("ns", "pve-b"))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_json(common::load("snapshots_pve_b.json")),
-        )
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::serve_fixture_without(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        "ns",
+        "snapshots_store1.json",
+        1,
+    )
+    .await;
+    common::serve_fixture(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        &[("ns", "pve-b")],
+        "snapshots_pve_b.json",
+    )
+    .await;
     if stores.is_none() {
         common::serve_json(
             &api,
@@ -233,13 +230,7 @@ async fn an_old_pbs_and_a_forbidden_part_still_give_a_report() {
     common::serve_version(&api, "3.1", "2").await;
     common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
     common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/admin/sync"))
-        .and(query_param_is_missing("sync-direction"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(common::load("sync_jobs.json")))
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::serve_fixture_without(&api, "/admin/sync", "sync-direction", "sync_jobs.json", 1).await;
     common::serve_permission_denied(&api, "/admin/verify").await;
     common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
     let inventory = collect_store1_with_remotes(&api).await;

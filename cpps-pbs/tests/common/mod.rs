@@ -175,6 +175,25 @@ pub async fn serve_json(api: &MockApi, api_path: &str, query: &[(&str, &str)], b
         .await;
 }
 
+/// Answers `GET /api2/json{api_path}` asked without the query parameter `missing` with a
+/// fixture, expecting exactly `times` calls (a request that carries it is unexpected).
+pub async fn serve_fixture_without(
+    api: &MockApi,
+    api_path: &str,
+    missing: &str,
+    fixture: &str,
+    times: u64,
+) {
+    Mock::given(method("GET"))
+        .and(path(format!("/api2/json{api_path}")))
+        .and(wiremock::matchers::query_param_is_missing(missing))
+        .respond_with(ResponseTemplate::new(200).set_body_json(load(fixture)))
+        .expect(times)
+        .named(format!("GET {api_path} without {missing}"))
+        .mount(api.server())
+        .await;
+}
+
 /// Answers `GET /api2/json{api_path}` as PBS answers a token without the privilege: 403 with
 /// the message in the body's `message` (proxmox-rest-server, see `cpps-proxmox`'s envelope
 /// docs), expecting exactly one call.
