@@ -156,13 +156,16 @@ macro_rules! edits {
     }};
 }
 
+/// A desired GPU VM on b2.
+const GPU_B_2_PLANNED: Edit = (
+    "  - { id: pbs-b-vm,",
+    "  - { id: gpu-b-2, host: b2, kind: vm, gpu: { model: A5500 }, state: desired, use_case: vLLM next to the apps }\n  - { id: pbs-b-vm,",
+);
+
 /// A desired general-purpose cluster of beta whose node is a desired GPU VM on b2.
 const PLANNED_GPU_NODE_POOL: &[Edit] = &[
     B2_GPU,
-    (
-        "  - { id: pbs-b-vm,",
-        "  - { id: gpu-b-2, host: b2, kind: vm, gpu: { model: A5500 }, state: desired, use_case: vLLM next to the apps }\n  - { id: pbs-b-vm,",
-    ),
+    GPU_B_2_PLANNED,
     (
         "  - id: gpu-alpha\n",
         "  - { id: k3s-beta-2, site: beta, nodes: [gpu-b-2], cni: { kind: cilium, version: \"1.17.0\" }, purpose: general, default_deny: true, cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: desired }, state: desired, use_case: apps with a GPU node pool }\n  - id: gpu-alpha\n",
@@ -172,10 +175,7 @@ const PLANNED_GPU_NODE_POOL: &[Edit] = &[
 /// The same guest in a desired GPU cluster of its own: architecture (A).
 const PLANNED_GPU_CLUSTER: &[Edit] = &[
     B2_GPU,
-    (
-        "  - { id: pbs-b-vm,",
-        "  - { id: gpu-b-2, host: b2, kind: vm, gpu: { model: A5500 }, state: desired, use_case: vLLM next to the apps }\n  - { id: pbs-b-vm,",
-    ),
+    GPU_B_2_PLANNED,
     (
         "  - id: gpu-alpha\n",
         "  - { id: gpu-beta-2, site: beta, nodes: [gpu-b-2], cni: { kind: flannel }, purpose: gpu, cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: desired }, state: desired, use_case: vLLM }\n  - id: gpu-alpha\n",
@@ -224,16 +224,19 @@ macro_rules! planned_lxc_on {
     };
 }
 
+/// ArgoCD alpha manages k3s-alpha-2 too.
+const ALPHA_MANAGES_K3S_ALPHA_2: Edit = (
+    "manages: [k3s-alpha, gpu-alpha]",
+    "manages: [k3s-alpha, gpu-alpha, k3s-alpha-2]",
+);
+
 /// Two more clusters in service (declared, no nodes yet), each registered with its site's ArgoCD.
 const TWO_MORE_CLUSTERS: &[Edit] = &[
     (
         "  - id: gpu-alpha\n",
         "  - { id: k3s-alpha-2, site: alpha, cni: { kind: flannel }, purpose: general, cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: declared }, state: declared }\n  - { id: k3s-beta-2, site: beta, cni: { kind: flannel }, purpose: general, cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: declared }, state: declared }\n  - id: gpu-alpha\n",
     ),
-    (
-        "manages: [k3s-alpha, gpu-alpha]",
-        "manages: [k3s-alpha, gpu-alpha, k3s-alpha-2]",
-    ),
+    ALPHA_MANAGES_K3S_ALPHA_2,
     ("manages: [k3s-beta]", "manages: [k3s-beta, k3s-beta-2]"),
 ];
 
@@ -242,11 +245,14 @@ const ONE_MORE_CLUSTER: &[Edit] = &[
         "  - id: gpu-alpha\n",
         "  - { id: k3s-alpha-2, site: alpha, cni: { kind: flannel }, purpose: general, cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: declared }, state: declared }\n  - id: gpu-alpha\n",
     ),
-    (
-        "manages: [k3s-alpha, gpu-alpha]",
-        "manages: [k3s-alpha, gpu-alpha, k3s-alpha-2]",
-    ),
+    ALPHA_MANAGES_K3S_ALPHA_2,
 ];
+
+/// Karmada adopted (declared, no longer deferred).
+const KARMADA_ADOPTED: Edit = (
+    "members: [k3s-alpha, k3s-beta], state: desired, deferred: true }",
+    "members: [k3s-alpha, k3s-beta], state: declared }",
+);
 
 const NO_KARMADA: Edit = (
     "  - { id: karmada, kind: karmada, members: [k3s-alpha, k3s-beta], state: desired, deferred: true }\n",
@@ -610,23 +616,14 @@ const CASES: &[Case] = &[
             },
             Fixture {
                 what: "5 clusters in service, Karmada adopted",
-                edits: edits!(
-                    TWO_MORE_CLUSTERS,
-                    &[(
-                        "members: [k3s-alpha, k3s-beta], state: desired, deferred: true }",
-                        "members: [k3s-alpha, k3s-beta], state: declared }",
-                    )]
-                ),
+                edits: edits!(TWO_MORE_CLUSTERS, &[KARMADA_ADOPTED]),
                 expect: &[],
             },
         ],
         fail: &[
             Fixture {
                 what: "Karmada adopted with 3 clusters",
-                edits: &[(
-                    "members: [k3s-alpha, k3s-beta], state: desired, deferred: true }",
-                    "members: [k3s-alpha, k3s-beta], state: declared }",
-                )],
+                edits: &[KARMADA_ADOPTED],
                 expect: &[("MESH-003", "karmada", Warning)],
             },
             Fixture {
