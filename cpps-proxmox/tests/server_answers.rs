@@ -1,13 +1,13 @@
 //! How real PVE 8 and 9 answer where fakepve does not show it (issue 14), each case tied to the
 //! upstream file that shows the behaviour. wiremock serves the answers; a tiny raw HTTP/1.1
-//! server (`common::raw_http_server`) sends the reason phrases wiremock cannot.
+//! server (`cpps_http::test_util::RawServer`) sends the reason phrases wiremock cannot.
 
 mod common;
 
 use std::time::Duration;
 
 use cpps_http::StatusCode;
-use cpps_http::test_util::env_lookup;
+use cpps_http::test_util::{RawServer, env_lookup};
 use cpps_proxmox::types::{ClusterStatusEntry, ResourceFilter, TaskListItem};
 use cpps_proxmox::{Client, ClientBuilder, Error, HaWanted, VmId};
 use serde_json::{Value, json};
@@ -23,12 +23,13 @@ use wiremock::matchers::{query_param, query_param_is_missing};
 #[tokio::test]
 async fn an_old_pve_error_keeps_the_reason_phrase_and_is_still_not_found() {
     let reason = "Configuration file 'nodes/pve1/qemu-server/999.conf' does not exist";
-    let url = common::raw_http_server(common::raw_response(
+    let server = RawServer::start(common::raw_response(
         &format!("500 {reason}"),
         r#"{"data":null}"#,
     ))
     .await;
-    let pve = common::token_client(&url);
+    let url = server.url("");
+    let pve = common::token_client(url.as_str());
     let err = pve
         .node("pve1")
         .qemu(VmId::new(999).unwrap())
@@ -50,12 +51,13 @@ async fn an_old_pve_error_keeps_the_reason_phrase_and_is_still_not_found() {
 /// Defect 1, the other errors of that layout: the reason phrase is the message.
 #[tokio::test]
 async fn an_old_pve_error_message_comes_from_the_reason_phrase() {
-    let url = common::raw_http_server(common::raw_response(
+    let server = RawServer::start(common::raw_response(
         "500 unable to read file '/etc/pve/nodes/pve1/lxc/200.conf' - got timeout",
         r#"{"data":null}"#,
     ))
     .await;
-    let err = common::token_client(&url)
+    let url = server.url("");
+    let err = common::token_client(url.as_str())
         .node("pve1")
         .lxc(VmId::new(200).unwrap())
         .config()
@@ -75,12 +77,13 @@ async fn an_old_pve_error_message_comes_from_the_reason_phrase() {
 #[tokio::test]
 async fn a_new_pve_error_is_read_from_the_body() {
     let reason = "Configuration file 'nodes/pve1/qemu-server/999.conf' does not exist";
-    let url = common::raw_http_server(common::raw_response(
+    let server = RawServer::start(common::raw_response(
         &format!("500 {reason}"),
         &format!(r#"{{"data":null,"message":"{reason}\n"}}"#),
     ))
     .await;
-    let err = common::token_client(&url)
+    let url = server.url("");
+    let err = common::token_client(url.as_str())
         .node("pve1")
         .qemu(VmId::new(999).unwrap())
         .config()

@@ -391,37 +391,8 @@ pub fn mock_client(api: &MockApi) -> Client {
         .expect("the client builds")
 }
 
-/// A one-purpose HTTP/1.1 server on 127.0.0.1 that answers every request with `response`,
-/// written byte for byte (status line included), then closes the connection. wiremock cannot
-/// send a reason phrase of its own; this can, as `pve-http-server` does. Returns the base URL.
-pub async fn raw_http_server(response: String) -> String {
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a local port");
-    let address = listener.local_addr().expect("the local address");
-    tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
-            let response = response.clone();
-            tokio::spawn(async move {
-                // Read the request head (the tests send GETs without bodies).
-                let mut head = Vec::new();
-                let mut buf = [0u8; 1024];
-                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match stream.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => head.extend_from_slice(&buf[..n]),
-                    }
-                }
-                let _ = stream.write_all(response.as_bytes()).await;
-                let _ = stream.shutdown().await;
-            });
-        }
-    });
-    format!("http://{address}/")
-}
-
-/// A raw HTTP/1.1 answer with this status line, a JSON body and `Connection: close`.
+/// A raw HTTP/1.1 answer with this status line, a JSON body and `Connection: close`, for
+/// `cpps_http::test_util::RawServer` (which sends the reason phrases wiremock cannot).
 pub fn raw_response(status_line: &str, body: &str) -> String {
     format!(
         "HTTP/1.1 {status_line}\r\nContent-Type: application/json;charset=UTF-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
