@@ -55,14 +55,17 @@ pub trait ExtraChecks {
     /// How many rules these checks add to the report's "rules checked".
     fn rule_count(&self) -> usize;
 
-    /// Appends the findings (with locations in `file`) and the notes of these checks.
-    fn run(
-        &self,
-        topology: &Topology,
-        file: &str,
-        findings: &mut Vec<Finding>,
-        notes: &mut Vec<Note>,
-    );
+    /// The findings (with locations in `file`) and the notes of these checks.
+    fn run(&self, topology: &Topology, file: &str) -> ExtraFindings;
+}
+
+/// What one [`ExtraChecks`] adds to the report.
+#[derive(Debug, Default)]
+pub struct ExtraFindings {
+    /// Its findings, to which the file's suppressions then apply.
+    pub findings: Vec<Finding>,
+    /// Its notes.
+    pub notes: Vec<Note>,
 }
 
 /// Checks a topology against every static rule of the catalogue, as of today (UTC).
@@ -105,7 +108,9 @@ pub fn run(
     let mut extra_notes = Vec::new();
     let mut rules_checked = STATIC_CHECKS.len();
     for extra in extra_checks {
-        extra.run(topology, file, &mut findings, &mut extra_notes);
+        let added = extra.run(topology, file);
+        findings.extend(added.findings);
+        extra_notes.extend(added.notes);
         rules_checked += extra.rule_count();
     }
     let mut notes = Vec::new();

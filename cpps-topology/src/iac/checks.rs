@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Declaration, DeclaredKind, Evidence, EvidenceKind, FieldValue, Origin, Value};
-use crate::check::ExtraChecks;
+use crate::check::{ExtraChecks, ExtraFindings};
 use crate::finding::{Finding, Location, RuleId, Subject};
 use crate::iac::mapping::Field;
 use crate::model::{ComponentKind, ComponentRef, State, Topology};
@@ -165,13 +165,8 @@ impl ExtraChecks for IacChecks<'_> {
         RULES.len()
     }
 
-    fn run(
-        &self,
-        topology: &Topology,
-        file: &str,
-        findings: &mut Vec<Finding>,
-        notes: &mut Vec<Note>,
-    ) {
+    fn run(&self, topology: &Topology, file: &str) -> ExtraFindings {
+        let (mut findings, mut notes) = (Vec::new(), Vec::new());
         let evidence = self.evidence;
         let resolved = resolve(topology, evidence);
         let finding =
@@ -233,7 +228,7 @@ impl ExtraChecks for IacChecks<'_> {
                 _ => {}
             }
             if let Some(ds) = declared {
-                self.fields(topology, file, c, ds, findings, &finding);
+                self.fields(topology, file, c, ds, &mut findings, &finding);
             }
         }
 
@@ -254,6 +249,7 @@ impl ExtraChecks for IacChecks<'_> {
                 });
             }
         }
+        ExtraFindings { findings, notes }
     }
 }
 

@@ -47,8 +47,7 @@ pub use facts::{Observation, SiteObservation, SourceFailure, SourceKind, Sourced
 pub use observe::{NoProgress, ObserveOptions, Progress, observe, observe_with};
 pub use rules::LiveOptions;
 
-use crate::check::{CheckOptions, ExtraChecks};
-use crate::finding::Finding;
+use crate::check::{CheckOptions, ExtraChecks, ExtraFindings};
 use crate::model::Topology;
 use crate::report::{Note, Report};
 
@@ -73,30 +72,21 @@ impl ExtraChecks for LiveChecks<'_> {
         rules::LIVE_CHECKS.len()
     }
 
-    fn run(
-        &self,
-        topology: &Topology,
-        file: &str,
-        findings: &mut Vec<Finding>,
-        notes: &mut Vec<Note>,
-    ) {
-        findings.extend(rules::live_findings(
-            topology,
-            file,
-            self.observed,
-            self.diff,
-            self.options,
-        ));
+    fn run(&self, topology: &Topology, file: &str) -> ExtraFindings {
+        let findings = rules::live_findings(topology, file, self.observed, self.diff, self.options);
         // A component live but not yet `validated` is not a broken decision: the report says
         // the evidence supports promoting it.
-        for d in &self.diff.drift {
-            if let diff::DriftKind::LiveButNotValidated = d.kind {
-                notes.push(Note {
-                    message: d.message.clone(),
-                    location: None,
-                });
-            }
-        }
+        let notes = self
+            .diff
+            .drift
+            .iter()
+            .filter(|d| matches!(d.kind, diff::DriftKind::LiveButNotValidated))
+            .map(|d| Note {
+                message: d.message.clone(),
+                location: None,
+            })
+            .collect();
+        ExtraFindings { findings, notes }
     }
 }
 
