@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use cpps_http::test_util::MockApi;
-use serde_json::Value;
-use wiremock::matchers::{method, path, query_param};
-use wiremock::{Mock, ResponseTemplate};
+use serde_json::{Value, json};
+use wiremock::matchers::{header, method, path, query_param, query_param_is_missing};
+use wiremock::{Mock, MockBuilder, ResponseTemplate};
 
 /// Runs `$body` with `$T` the PBS answer type that the endpoint table names `$name` (the name
 /// given to `Answer::of`), or `$fallback` for a name that is not one of them: the one list of
@@ -156,6 +156,31 @@ pub async fn mock_api() -> MockApi {
     MockApi::start("/api2/json").await
 }
 
+/// `GET /api2/json{api_path}` with these query parameters (at least).
+fn get(api_path: &str, query: &[(&str, &str)]) -> MockBuilder {
+    let mut call = Mock::given(method("GET")).and(path(format!("/api2/json{api_path}")));
+    for (key, value) in query {
+        call = call.and(query_param(*key, *value));
+    }
+    call
+}
+
+/// Mounts `call` answering `answer`, expected exactly `times` times; `name` says which mock
+/// failed its expectation.
+async fn mount(
+    api: &MockApi,
+    call: MockBuilder,
+    answer: ResponseTemplate,
+    times: u64,
+    name: String,
+) {
+    call.respond_with(answer)
+        .expect(times)
+        .named(name)
+        .mount(api.server())
+        .await;
+}
+
 /// Answers `GET /api2/json{api_path}` (with these query parameters, at least) with a fixture,
 /// expecting exactly one call.
 pub async fn serve_fixture(api: &MockApi, api_path: &str, query: &[(&str, &str)], fixture: &str) {
@@ -164,15 +189,15 @@ pub async fn serve_fixture(api: &MockApi, api_path: &str, query: &[(&str, &str)]
 
 /// Answers `GET /api2/json{api_path}` with a JSON body, expecting exactly one call.
 pub async fn serve_json(api: &MockApi, api_path: &str, query: &[(&str, &str)], body: Value) {
-    let mut mock = Mock::given(method("GET")).and(path(format!("/api2/json{api_path}")));
-    for (key, value) in query {
-        mock = mock.and(query_param(*key, *value));
-    }
-    mock.respond_with(ResponseTemplate::new(200).set_body_json(body))
-        .expect(1)
-        .named(format!("GET {api_path}"))
-        .mount(api.server())
-        .await;
+    let answer = ResponseTemplate::new(200).set_body_json(body);
+    mount(
+        api,
+        get(api_path, query),
+        answer,
+        1,
+        format!("GET {api_path}"),
+    )
+    .await;
 }
 
 /// Answers `GET /api2/json{api_path}` asked without the query parameter `missing` with a
@@ -184,44 +209,28 @@ pub async fn serve_fixture_without(
     fixture: &str,
     times: u64,
 ) {
-    Mock::given(method("GET"))
-        .and(path(format!("/api2/json{api_path}")))
-        .and(wiremock::matchers::query_param_is_missing(missing))
-        .respond_with(ResponseTemplate::new(200).set_body_json(load(fixture)))
-        .expect(times)
-        .named(format!("GET {api_path} without {missing}"))
-        .mount(api.server())
-        .await;
+    let call = get(api_path, &[]).and(query_param_is_missing(missing));
+    let answer = ResponseTemplate::new(200).set_body_json(load(fixture));
+    let name = format!("GET {api_path} without {missing}");
+    mount(api, call, answer, times, name).await;
 }
 
 /// Answers `GET /api2/json{api_path}` as PBS answers a token without the privilege: 403 with
 /// the message in the body's `message` (proxmox-rest-server, see `cpps-proxmox`'s envelope
 /// docs), expecting exactly one call.
 pub async fn serve_permission_denied(api: &MockApi, api_path: &str) {
-    Mock::given(method("GET"))
-        .and(path(format!("/api2/json{api_path}")))
-        .respond_with(ResponseTemplate::new(403).set_body_json(
-            serde_json::json!({"data": null, "message": "permission check failed\n"}),
-        ))
-        .expect(1)
-        .named(format!("GET {api_path} (denied)"))
-        .mount(api.server())
-        .await;
+    let answer = ResponseTemplate::new(403)
+        .set_body_json(json!({"data": null, "message": "permission check failed\n"}));
+    let name = format!("GET {api_path} (denied)");
+    mount(api, get(api_path, &[]), answer, 1, name).await;
 }
 
 /// Answers `GET /api2/json/version` as a PBS of release `version` (`3.2`) and patch `release`
 /// (`4`) does (proxmox-backup `src/api2/version.rs`), expecting exactly one call: the client
 /// reads it once and keeps it.
 pub async fn serve_version(api: &MockApi, version: &str, release: &str) {
-    Mock::given(method("GET"))
-        .and(path("/api2/json/version"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
-            "data": {"version": version, "release": release, "repoid": "d3adb33f"}
-        })))
-        .expect(1)
-        .named("GET /version")
-        .mount(api.server())
-        .await;
+    let body = json!({"data": {"version": version, "release": release, "repoid": "d3adb33f"}});
+    serve_json(api, "/version", &[], body).await;
 }
 
 /// A fixture by file name.
@@ -261,18 +270,8 @@ pub async fn serve_authorized(
     query: &[(&str, &str)],
     fixture: &str,
 ) {
-    let mut mock = Mock::given(method("GET"))
-        .and(path(format!("/api2/json{api_path}")))
-        .and(wiremock::matchers::header(
-            "authorization",
-            token_header().as_str(),
-        ));
-    for (key, value) in query {
-        mock = mock.and(query_param(*key, *value));
-    }
-    mock.respond_with(ResponseTemplate::new(200).set_body_json(load(fixture)))
-        .expect(1)
-        .named(format!("GET {api_path} with the token"))
-        .mount(api.server())
-        .await;
+    let call = get(api_path, query).and(header("authorization", token_header().as_str()));
+    let answer = ResponseTemplate::new(200).set_body_json(load(fixture));
+    let name = format!("GET {api_path} with the token");
+    mount(api, call, answer, 1, name).await;
 }
