@@ -60,6 +60,17 @@ fn assert_mine(findings: &[Finding], id: &str, expected: &[(&str, Severity, &str
     assert_eq!(found, expected);
 }
 
+/// The object `ns/name` among `objects`, panicking when it is missing.
+#[track_caller]
+fn named<'a, K: kube::Resource>(objects: &'a [K], ns: &str, name: &str) -> &'a K {
+    objects
+        .iter()
+        .find(|o| {
+            o.meta().namespace.as_deref() == Some(ns) && o.meta().name.as_deref() == Some(name)
+        })
+        .unwrap_or_else(|| panic!("{ns}/{name} was not read"))
+}
+
 /// The findings of the default checks on `snap`, now, about this test's objects (whose names
 /// hold `id`).
 fn my_findings(snap: &k8s::ClusterSnapshot, id: &str) -> Vec<Finding> {
@@ -638,14 +649,10 @@ async fn batch_run_to_completion_reports_where_it_ran() {
         &["nvidia-smi", "-L"],
         1,
     );
-    let run = k8s::kueue::run_batch(
-        &client,
-        &submission,
-        Duration::from_secs(20),
-        Duration::from_millis(50),
-    )
-    .await
-    .unwrap();
+    let batch = |submission, timeout| {
+        k8s::kueue::run_batch(&client, submission, timeout, Duration::from_millis(50))
+    };
+    let run = batch(&submission, Duration::from_secs(20)).await.unwrap();
     kueue.await.unwrap();
     assert!(!run.followed.timed_out);
     assert!(run.succeeded(), "{:?}", run.followed.states);
@@ -667,14 +674,7 @@ async fn batch_run_to_completion_reports_where_it_ran() {
 
     // Nobody admits this one: the timeout ends the wait and what was seen is still returned.
     let late = JobSubmission::new(&id, "late", "team-a", "busybox", &["true"], 0);
-    let run = k8s::kueue::run_batch(
-        &client,
-        &late,
-        Duration::from_millis(600),
-        Duration::from_millis(50),
-    )
-    .await
-    .unwrap();
+    let run = batch(&late, Duration::from_millis(600)).await.unwrap();
     assert!(run.followed.timed_out);
     assert_eq!(run.followed.states, []);
     assert_eq!(run.placement, None);
@@ -890,14 +890,7 @@ async fn argocd_applications_and_certificate_expiry() {
     }
 
     let snap = k8s::collect(&client).await.unwrap();
-    let vllm = snap
-        .applications
-        .iter()
-        .find(|a| {
-            a.metadata.namespace.as_deref() == Some(id.as_str())
-                && a.metadata.name.as_deref() == Some("vllm")
-        })
-        .unwrap();
+    let vllm = named(&snap.applications, &id, "vllm");
     let st = vllm.status.as_ref().unwrap();
     assert_eq!(st.sync.as_ref().unwrap().status, SyncStatusCode::OutOfSync);
     assert_eq!(
@@ -906,23 +899,9 @@ async fn argocd_applications_and_certificate_expiry() {
     );
     // Fields the trimmed CRD keeps as unknown survive the round trip.
     assert_eq!(st.other["resources"][0]["name"], "vllm");
-    let o2 = snap
-        .applications
-        .iter()
-        .find(|a| {
-            a.metadata.namespace.as_deref() == Some(id.as_str())
-                && a.metadata.name.as_deref() == Some("openobserve")
-        })
-        .unwrap();
+    let o2 = named(&snap.applications, &id, "openobserve");
     assert_eq!(o2.spec.other["source"]["path"], "apps/o2");
-    let soon = snap
-        .certificates
-        .iter()
-        .find(|c| {
-            c.metadata.namespace.as_deref() == Some(id.as_str())
-                && c.metadata.name.as_deref() == Some("soon")
-        })
-        .unwrap();
+    let soon = named(&snap.certificates, &id, "soon");
     assert_eq!(
         soon.status
             .as_ref()
