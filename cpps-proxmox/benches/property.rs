@@ -78,10 +78,19 @@ const KEEP_FREED_MEMORY: &str =
 fn timed_runs(keys: usize, allocator: &str) {
     let sizes = [keys, keys * 10, keys * 100];
     let inputs: Vec<String> = sizes.iter().map(|&n| text(n)).collect();
-    for (parser, parse) in [
+    let parsers = [
         ("PropertyString::parse", parse_generic as fn(&str)),
         ("Volume::from_str", parse_typed),
-    ] {
+    ];
+    // A second of work before the first sample: a core that was idle runs slower for a while
+    // (the first size timed in a fresh process came out up to 40 % slower).
+    let warm_up = std::time::Instant::now();
+    while warm_up.elapsed() < std::time::Duration::from_secs(1) {
+        for (input, (_, parse)) in inputs.iter().zip(parsers.iter().cycle()) {
+            parse(input);
+        }
+    }
+    for (parser, parse) in parsers {
         let name = format!("{parser} ({allocator})");
         let timed = fastest_interleaved(9, &inputs, parse);
         for ((n, sample), input) in sizes.iter().zip(&timed).zip(&inputs) {
