@@ -102,6 +102,23 @@ mod tests {
         assert_eq!(failed.status, None);
         assert!(failed.not_supported);
 
+        // An answered error keeps its status and is not taken for a missing feature.
+        let missing = Error::from(crate::family::Error::NotFound {
+            method: cpps_http::Method::GET,
+            url: "https://pve1:8006/api2/json/cluster/ha/resources"
+                .parse()
+                .unwrap(),
+            status: StatusCode::NOT_FOUND,
+            message: "no such resource".to_owned(),
+        });
+        assert!(!missing.is_not_supported());
+        let failed = bounded(None, async { Err::<u32, _>(missing) })
+            .await
+            .unwrap_err()
+            .named("HA resources");
+        assert_eq!(failed.status, Some(404));
+        assert!(!failed.not_supported, "{failed:?}");
+
         let deadline = Instant::now() + Duration::from_millis(20);
         let slow = async {
             tokio::time::sleep(Duration::from_secs(5)).await;
