@@ -263,6 +263,90 @@ async fn pagination_streams_pages_until_a_short_one() {
     assert!(err.to_string().contains("page_size"), "{err}");
 }
 
+// Each method `paged_lists!` writes asks its own list path with `offset`/`limit` (the spec's
+// `Offset` and `Limit` parameters on each of these paths in linstor-rest-v1-openapi.yaml) and
+// stops at a short page: an empty first page is the whole list.
+#[tokio::test]
+async fn each_paged_list_asks_its_own_path() {
+    let server = mock().await;
+    for api_path in [
+        "/v1/nodes",
+        "/v1/view/storage-pools",
+        "/v1/resource-groups",
+        "/v1/resource-definitions",
+        "/v1/view/resources",
+        "/v1/view/snapshots",
+        "/v1/error-reports",
+    ] {
+        common::mount_once(
+            &server,
+            common::controller_call("GET", api_path)
+                .and(query_param("offset", "0"))
+                .and(query_param("limit", "2")),
+            common::ok(serde_json::json!([])),
+        )
+        .await;
+    }
+    let client = mock_client(&server);
+    assert!(
+        client
+            .nodes_paged(2)
+            .try_collect::<Vec<_>>()
+            .await
+            .expect("nodes")
+            .is_empty()
+    );
+    assert!(
+        client
+            .storage_pools_paged(2)
+            .try_collect::<Vec<_>>()
+            .await
+            .expect("storage pools")
+            .is_empty()
+    );
+    assert!(
+        client
+            .resource_groups_paged(2)
+            .try_collect::<Vec<_>>()
+            .await
+            .expect("resource groups")
+            .is_empty()
+    );
+    assert!(
+        client
+            .resource_definitions_paged(2)
+            .try_collect::<Vec<_>>()
+            .await
+            .expect("resource definitions")
+            .is_empty()
+    );
+    assert!(
+        client
+            .resources_view_paged(2)
+            .try_collect::<Vec<_>>()
+            .await
+            .expect("resources")
+            .is_empty()
+    );
+    assert!(
+        client
+            .snapshots_paged(2)
+            .try_collect::<Vec<_>>()
+            .await
+            .expect("snapshots")
+            .is_empty()
+    );
+    assert!(
+        client
+            .error_reports_paged(2)
+            .try_collect::<Vec<_>>()
+            .await
+            .expect("error reports")
+            .is_empty()
+    );
+    server.verify().await;
+}
+
 // A body that is not JSON at all (a proxy's HTML page) is a decode error naming the path, never
 // a panic.
 #[tokio::test]
