@@ -60,6 +60,7 @@ mod tests {
         };
         let error = Error::from(not_found);
         assert!(error.is_not_found());
+        assert!(!error.is_not_supported());
         assert_eq!(error.status(), Some(StatusCode::NOT_FOUND));
         assert_eq!(error.delivery(), Delivery::Answered);
         assert!(!error.to_string().contains("PVE"), "{error}");
