@@ -22,10 +22,6 @@ fn run(variant: FakeNvml, extra: &[&str]) -> Output {
         .expect("gpu-health runs")
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
 #[test]
 fn text_report_of_two_a5000s() {
     let o = run(FakeNvml::TwoA5000, &["--driver-version", "550.54.15"]);
@@ -68,7 +64,7 @@ fn driver_not_pinned_is_a_warning() {
 #[test]
 fn ecc_disabled_is_reported_on_the_gpu_line_and_as_a_finding() {
     let o = run(FakeNvml::EccDisabledOnGpu0, &[]);
-    let out = stdout(&o);
+    let out = common::stdout_of_exit(&o, 0);
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[1].ends_with(" ECC off: warning"), "{out}");
     assert_eq!(
@@ -117,9 +113,8 @@ fn timeout_bounds_a_cluster_that_never_answers() {
         ],
     );
     let elapsed = started.elapsed();
-    let out = stdout(&o);
+    let out = common::stdout_of_exit(&o, 0);
     assert!(elapsed < std::time::Duration::from_secs(6), "{elapsed:?}");
-    assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(out.starts_with("host: driver 550.54.15"), "{out}");
     assert!(
         out.contains("  warning cluster-timeout: the cluster was not read within 2 s"),
@@ -174,7 +169,7 @@ fn no_gpu_is_reported_not_failed() {
     );
     let o = run(FakeNvml::DriverMismatch, &[]);
     assert_eq!(
-        stdout(&o).lines().next(),
+        common::stdout_of_exit(&o, 0).lines().next(),
         Some("NVML not available here: the NVML library does not match the loaded kernel driver")
     );
 }
