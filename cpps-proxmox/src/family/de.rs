@@ -287,6 +287,16 @@ mod tests {
                 r#"{"i64":"-9223372036854775809"}"#,
                 "integer -9223372036854775809 is too small",
             ),
+            (
+                r#"{"u64":"18446744073709551616"}"#,
+                "integer 18446744073709551616 is too large",
+            ),
+            (r#"{"u32":-1}"#, "expected a non-negative integer, got -1"),
+            (r#"{"u64":-2.0}"#, "expected a non-negative integer, got -2"),
+            (
+                r#"{"u64":1e20}"#,
+                "expected an integer, got 100000000000000000000",
+            ),
             (r#"{"u64":1.5}"#, "expected an integer, got 1.5"),
             (r#"{"i64":"ten"}"#, "expected an integer, got `ten`"),
         ] {
