@@ -238,7 +238,8 @@ pub async fn expect_once(api: &MockApi, http_method: &str, api_path: &str, data:
         .await;
 }
 
-/// A 200 answer `{"data": data}`, the envelope of every PVE answer.
+/// A 200 answer `{"data": data}`, the envelope of every PVE answer (pve-http-server
+/// `src/PVE/APIServer/Formatter/Standard.pm`).
 pub fn data_answer(data: Value) -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_json(json!({ "data": data }))
 }
