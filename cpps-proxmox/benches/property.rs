@@ -18,8 +18,8 @@
 //! too). Every part has the same length, so ten times the keys is ten times the bytes, and the
 //! keys come in no order, so `Volume` sorts them.
 //!
-//! The parser touches about 74 bytes a key (the text, its copy, 16 bytes of offsets, a 4-byte
-//! hash and 2 bytes of Bloom filter) and `Volume` sorts those offsets in place: 30 000 keys stay
+//! The parser touches about 74 bytes a key (the text, read once, its copy, 16 bytes of offsets, a
+//! 4-byte hash and 1.5 bytes of Bloom filter) and `Volume` sorts those offsets in place: 30 000 keys stay
 //! in a core's 2 MiB L2 cache between runs, 300 000 keys stream from the shared L3; `-- 30000`
 //! judges 300 000 → 3 000 000 keys, both past the L2 (and past the 32 MiB above which glibc maps
 //! every block anew, whatever its settings). On a shared machine these ratios move by half
@@ -31,7 +31,11 @@
 
 use std::hint::black_box;
 
-use cpps_http::test_util::bench::{Sample, fastest, instructions, minor_faults, print_scaling};
+use std::time::Duration;
+
+use cpps_http::test_util::bench::{
+    fastest_in_turns, instructions, minor_faults, print_scaling, warm_up,
+};
 
 use cpps_proxmox::types::{PropertyString, Volume};
 
@@ -82,17 +86,12 @@ fn timed_runs(keys: usize, allocator: &str) {
         ("PropertyString::parse", parse_generic as fn(&str)),
         ("Volume::from_str", parse_typed),
     ];
-    // A second of work before the first sample: a core that was idle runs slower for a while
-    // (the first size timed in a fresh process came out up to 40 % slower).
-    let warm_up = std::time::Instant::now();
-    while warm_up.elapsed() < std::time::Duration::from_secs(1) {
-        for (input, (_, parse)) in inputs.iter().zip(parsers.iter().cycle()) {
-            parse(input);
-        }
+    for (_, parse) in parsers {
+        warm_up(Duration::from_secs(1), &inputs, |input| parse(input));
     }
     for (parser, parse) in parsers {
         let name = format!("{parser} ({allocator})");
-        let timed = fastest_interleaved(9, &inputs, parse);
+        let timed = fastest_in_turns(9, &inputs, |input| parse(input));
         for ((n, sample), input) in sizes.iter().zip(&timed).zip(&inputs) {
             let cpu = sample.cpu.map_or("-".to_owned(), |c| format!("{c:?}"));
             let faults =
@@ -104,29 +103,6 @@ fn timed_runs(keys: usize, allocator: &str) {
         }
         print_scaling(&name, "keys", &sizes, &timed, 12.0);
     }
-}
-
-/// The fastest sample of `parse` on each of `inputs` over `rounds` rounds, the inputs taking
-/// turns within each round: a neighbour's burst on a shared machine then slows every size alike
-/// rather than the one being timed at that moment.
-fn fastest_interleaved(rounds: usize, inputs: &[String], parse: fn(&str)) -> Vec<Sample> {
-    let mut best: Vec<Option<Sample>> = vec![None; inputs.len()];
-    for _ in 0..rounds {
-        for (input, best) in inputs.iter().zip(&mut best) {
-            let sample = fastest(1, || parse(input));
-            *best = Some(match best.take() {
-                None => sample,
-                Some(b) => Sample {
-                    wall: b.wall.min(sample.wall),
-                    cpu: match (b.cpu, sample.cpu) {
-                        (Some(x), Some(y)) => Some(x.min(y)),
-                        (x, y) => x.or(y),
-                    },
-                },
-            });
-        }
-    }
-    best.into_iter().flatten().collect()
 }
 
 /// The page faults of one call of `parse`, averaged over a few after a first one.

@@ -1,6 +1,7 @@
 //! How the `config.boot` and `set` readers scale with a leaf of many values (a firewall group of
-//! 60,000 addresses once took 6.6 s in both): the fastest samples (each at least 100 ms of
-//! runs) at N, 10·N and 100·N values in wall time and in the thread's CPU time, the ratios, and
+//! 60,000 addresses once took 6.6 s in both): after a second of warm-up, the fastest of five
+//! samples (each at least 100 ms of runs; the sizes take turns within each round) at N, 10·N and
+//! 100·N values in wall time and in the thread's CPU time, the ratios, and
 //! whether 10× the input costs at most 12× the CPU time on the larger pair. A benchmark, not a
 //! test: `cargo bench -p cpps-vyos --bench parse` (part of `cargo xtask bench parsers`). On a
 //! loaded machine the time ratios move by half between runs; instruction counts do not: where
@@ -8,7 +9,9 @@
 //! generation) at N and 10·N.
 #![allow(missing_docs)]
 
-use cpps_http::test_util::bench::{Sample, fastest, instructions, print_scaling};
+use std::time::Duration;
+
+use cpps_http::test_util::bench::{fastest_in_turns, instructions, print_scaling, warm_up};
 
 use cpps_vyos::ConfigTree;
 
@@ -80,11 +83,10 @@ fn main() {
         }
         let inputs: Vec<String> = sizes.iter().map(|&n| make(n)).collect();
         assert!(inputs.iter().all(|input| parse(input).is_ok()));
-        let timed: Vec<Sample> = inputs
-            .iter()
-            .zip([7, 5, 3])
-            .map(|(input, rounds)| fastest(rounds, || parse(input).unwrap()))
-            .collect();
+        warm_up(Duration::from_secs(1), &inputs, |input| {
+            parse(input).unwrap()
+        });
+        let timed = fastest_in_turns(5, &inputs, |input| parse(input).unwrap());
         drop(inputs);
         for (n, sample) in sizes.iter().zip(&timed) {
             let cpu = sample.cpu.map_or("-".to_owned(), |c| {

@@ -66,16 +66,59 @@ pub fn fastest(rounds: usize, mut f: impl FnMut()) -> Sample {
         for _ in 0..batch {
             f();
         }
-        best.wall = best.wall.min(started.elapsed() / batch);
-        if let (Some(a), Some(b)) = (cpu_start, thread_cpu()) {
-            // A clock that did not advance over a 100 ms round was not read anew: no sample.
-            let spent = b.saturating_sub(a) / batch;
-            if !spent.is_zero() {
-                best.cpu = Some(best.cpu.map_or(spent, |c| c.min(spent)));
-            }
+        let cpu = match (cpu_start, thread_cpu()) {
+            // A clock that did not advance over a 100 ms round gives no sample.
+            (Some(a), Some(b)) => Some(b.saturating_sub(a) / batch).filter(|c| !c.is_zero()),
+            _ => None,
+        };
+        best = best.or_faster(Sample {
+            wall: started.elapsed() / batch,
+            cpu,
+        });
+    }
+    best
+}
+
+impl Sample {
+    /// The faster of the two, clock by clock (a missing CPU time is no sample).
+    pub fn or_faster(self, other: Sample) -> Sample {
+        Sample {
+            wall: self.wall.min(other.wall),
+            cpu: match (self.cpu, other.cpu) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+        }
+    }
+}
+
+/// [`fastest`] of `f` on each of `inputs` over `rounds` rounds, the inputs taking turns within
+/// each round (one [`fastest`] sample each): a neighbour's burst on a shared machine then slows
+/// every input alike rather than the one being timed at that moment. One sample per input, in
+/// their order.
+pub fn fastest_in_turns<I>(rounds: usize, inputs: &[I], mut f: impl FnMut(&I)) -> Vec<Sample> {
+    let mut best = vec![
+        Sample {
+            wall: Duration::MAX,
+            cpu: None,
+        };
+        inputs.len()
+    ];
+    for _ in 0..rounds {
+        for (input, best) in inputs.iter().zip(&mut best) {
+            *best = best.or_faster(fastest(1, || f(input)));
         }
     }
     best
+}
+
+/// Runs `f` on the inputs in turn for `duration` before anything is timed: a core that was idle
+/// runs slower for a while (the first input timed in a fresh process came out up to 40 % slow).
+pub fn warm_up<I>(duration: Duration, inputs: &[I], mut f: impl FnMut(&I)) {
+    let started = Instant::now();
+    while started.elapsed() < duration {
+        inputs.iter().for_each(&mut f);
+    }
 }
 
 /// Instructions of this very binary run with `env_var=what` under cachegrind (the bench is
@@ -129,5 +172,50 @@ pub fn print_scaling(name: &str, unit: &str, sizes: &[usize], timed: &[Sample], 
             sizes[i + 1],
             if ratio <= limit { "PASS" } else { "MISS" }
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_faster_of_two_samples_is_taken_clock_by_clock() {
+        let ms = Duration::from_millis;
+        let a = Sample {
+            wall: ms(5),
+            cpu: Some(ms(4)),
+        };
+        let b = Sample {
+            wall: ms(3),
+            cpu: Some(ms(6)),
+        };
+        let no_cpu = Sample {
+            wall: ms(9),
+            cpu: None,
+        };
+        assert_eq!(
+            a.or_faster(b),
+            Sample {
+                wall: ms(3),
+                cpu: Some(ms(4))
+            }
+        );
+        assert_eq!(a.or_faster(no_cpu), a);
+        assert_eq!(no_cpu.or_faster(b), b);
+    }
+
+    #[test]
+    fn samples_in_turns_come_one_per_input_in_order() {
+        let mut seen: Vec<u32> = Vec::new();
+        let timed = fastest_in_turns(2, &[1u32, 2, 3], |&i| seen.push(i));
+        assert_eq!(timed.len(), 3);
+        assert!(
+            timed.iter().all(|s| s.wall < Duration::MAX),
+            "each input was timed"
+        );
+        // Each input's runs come together, and each round visits every input in order.
+        seen.dedup();
+        assert_eq!(seen, [1, 2, 3, 1, 2, 3]);
     }
 }
