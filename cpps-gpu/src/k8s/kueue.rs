@@ -220,7 +220,8 @@ pub struct ResourceQuota {
 
 /// What both kinds of queue report in their `status`: the conditions and the Workload counts
 /// (`ClusterQueueStatus` and `LocalQueueStatus` in kubernetes-sigs/kueue
-/// `apis/kueue/v1beta2/clusterqueue_types.go` and `localqueue_types.go` share these fields).
+/// `apis/kueue/v1beta2/clusterqueue_types.go` and `localqueue_types.go` share these fields, with
+/// the same JSON names as in `apis/kueue/v1beta1/clusterqueue_types.go` and `localqueue_types.go`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QueueStatus {
@@ -1147,10 +1148,12 @@ pub async fn run_batch(
 mod tests {
     use super::*;
 
-    /// Both queues' `status` carry the same conditions and Workload counts
-    /// (kubernetes-sigs/kueue `apis/kueue/v1beta2/clusterqueue_types.go` and
-    /// `localqueue_types.go`); the ClusterQueue's flavor usage sits beside them, and a round trip
-    /// writes the same camelCase fields back.
+    /// Both queues' `status` carry the same conditions and Workload counts, under the same JSON
+    /// names in both served versions (kubernetes-sigs/kueue
+    /// `apis/kueue/v1beta2/clusterqueue_types.go` and `localqueue_types.go`, and
+    /// `apis/kueue/v1beta1/clusterqueue_types.go` and `localqueue_types.go`), so this one answer
+    /// stands for both; the ClusterQueue's flavor usage sits beside them, and a round trip writes
+    /// the same camelCase fields back.
     #[test]
     fn both_queues_decode_the_shared_status() {
         let counts = serde_json::json!({
