@@ -128,13 +128,14 @@ fn deferred(sink: &mut Sink<'_>, c: ComponentRef<'_>, state: State) {
     );
 }
 
-/// What STATE-001 judges of component `c` in `state` (marked `deferred` or not): unless it is
-/// desired (nothing is less mature than desired), whether it is deferred too, and then the
-/// [`Weakest`] of what it stands on, to be filled (inlined: this runs once per component).
+/// What STATE-001 judges of the component `c()` names, in `state` (marked `deferred` or not):
+/// unless it is desired (nothing is less mature than desired), whether it is deferred too, and
+/// then the [`Weakest`] of what it stands on, to be filled (inlined: this runs once per
+/// component; `c` is called only for a deferred finding, so the guest pass reads its facts alone).
 #[inline]
-fn judged<'t>(
+fn judged<'t, 'c>(
     sink: &mut Sink<'_>,
-    c: ComponentRef<'_>,
+    c: impl FnOnce() -> ComponentRef<'c>,
     state: State,
     is_deferred: bool,
 ) -> Option<Weakest<'t>> {
@@ -142,7 +143,7 @@ fn judged<'t>(
         return None;
     }
     if is_deferred {
-        deferred(sink, c, state);
+        deferred(sink, c(), state);
     }
     Some(Weakest::new(state))
 }
@@ -164,7 +165,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         )
     }) {
         let state = c.meta().state;
-        let Some(mut w) = judged(sink, c, state, c.meta().deferred) else {
+        let Some(mut w) = judged(sink, || c, state, c.meta().deferred) else {
             continue;
         };
         let site = |w: &mut Weakest<'t>, id: &crate::model::SiteId| {
@@ -248,7 +249,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     let hosts = topo.hosts();
     for (hi, h) in hosts.iter().enumerate() {
         let (c, f) = (ComponentRef::Host(h), refs.host_facts[hi]);
-        let Some(mut w) = judged(sink, c, f.state, f.deferred()) else {
+        let Some(mut w) = judged(sink, || c, f.state, f.deferred()) else {
             continue;
         };
         site_by_key(&mut w, refs.host_site[hi]);
@@ -256,7 +257,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     }
     for (pi, p) in topo.linstor_pools().iter().enumerate() {
         let (c, state) = (ComponentRef::LinstorPool(p), p.meta.state);
-        let Some(mut w) = judged(sink, c, state, p.meta.deferred) else {
+        let Some(mut w) = judged(sink, || c, state, p.meta.deferred) else {
             continue;
         };
         site_by_key(&mut w, refs.pool_site[pi]);
@@ -271,7 +272,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     let clusters = topo.k3s_clusters();
     for (pi, p) in topo.patterns().iter().enumerate() {
         let (c, state) = (ComponentRef::Pattern(p), p.meta.state);
-        let Some(mut w) = judged(sink, c, state, p.meta.deferred) else {
+        let Some(mut w) = judged(sink, || c, state, p.meta.deferred) else {
             continue;
         };
         w.see_listed(
@@ -300,15 +301,10 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
                 ),
             );
         }
-        // [`judged`], written out: the hottest loop checks the facts before it names the guest.
         let state = f.state;
-        if state == State::Desired {
+        let Some(mut w) = judged(sink, || ComponentRef::Guest(g()), state, f.deferred()) else {
             continue;
-        }
-        if f.deferred() {
-            deferred(sink, ComponentRef::Guest(g()), state);
-        }
-        let mut w = Weakest::new(state);
+        };
         if let Some(hi) = refs.guest_host[gi].get() {
             w.see_by(
                 "host",
@@ -323,11 +319,10 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     }
     // Clusters, on their packed facts: their site and node guests.
     for (ki, f) in refs.cluster_facts.iter().enumerate() {
-        let state = f.state;
-        if f.deferred() && state != State::Desired {
-            deferred(sink, ComponentRef::K3sCluster(&clusters[ki]), state);
-        }
-        let mut w = Weakest::new(state);
+        let (c, state) = (ComponentRef::K3sCluster(&clusters[ki]), f.state);
+        let Some(mut w) = judged(sink, || c, state, f.deferred()) else {
+            continue;
+        };
         site_by_key(&mut w, refs.cluster_site[ki]);
         for (i, gi) in ctx.nodes_of(ki) {
             w.see_by(
@@ -337,7 +332,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
                 Field("nodes", Some(i)),
             );
         }
-        emit_weakest(sink, ComponentRef::K3sCluster(&clusters[ki]), state, &w);
+        emit_weakest(sink, c, state, &w);
     }
     // Properties more mature than their component are the inverse mix (a guest's `ha`: above).
     for (ki, f) in refs.cluster_facts.iter().enumerate() {
