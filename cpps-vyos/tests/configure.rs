@@ -164,6 +164,11 @@ async fn reads_are_not_held_up_by_a_write() {
 
 /// A router whose `/configure` answers too late, whose configuration reads back as `after`.
 async fn slow_router(after: &str) -> (MockApi, Client) {
+    slow_router_reading_back(ok(json!(after))).await
+}
+
+/// A router whose `/configure` answers too late and whose `/retrieve` answers `read_back`.
+async fn slow_router_reading_back(read_back: ResponseTemplate) -> (MockApi, Client) {
     let api = MockApi::start("").await;
     let http = api
         .client_builder()
@@ -179,7 +184,7 @@ async fn slow_router(after: &str) -> (MockApi, Client) {
         .mount(api.server())
         .await;
     post("/retrieve")
-        .respond_with(ok(json!(after)))
+        .respond_with(read_back)
         .expect(1)
         .mount(api.server())
         .await;
@@ -207,6 +212,28 @@ async fn a_timed_out_write_that_landed_is_reported_as_landed() {
         }) => {
             assert_eq!(landed, Landed::Yes);
             assert_eq!(source.delivery(), cpps_http::Delivery::MaybeSent);
+        }
+        other => panic!("{other:?}"),
+    }
+    api.verify().await;
+}
+
+/// A timed-out write whose read-back is refused too: what landed is unknown, and the reason says
+/// that the read-back failed (never a guess of yes or no).
+#[tokio::test]
+async fn a_timed_out_write_whose_read_back_fails_is_unknown() {
+    let cmds = vec![Command::set(["system", "host-name"], Some("franca-gw"))];
+    let (api, client) = slow_router_reading_back(err(400, "Configuration is locked")).await;
+    match client.configure(&cmds, None).await {
+        Err(Error::WriteTimedOut {
+            landed: Landed::Unknown { reason },
+            ..
+        }) => {
+            assert!(
+                reason.starts_with("reading the configuration back failed: "),
+                "{reason}"
+            );
+            assert!(reason.contains("Configuration is locked"), "{reason}");
         }
         other => panic!("{other:?}"),
     }
