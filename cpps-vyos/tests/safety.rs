@@ -71,8 +71,10 @@ async fn on_1_4_commit_confirm_is_refused_before_anything_is_written() {
     api.assert_no_unexpected_requests();
 }
 
-/// A plain batch on 1.4 is one `/configure` with exactly the fields of `ConfigureListModel`
-/// (sagitta): no `confirm_time` key at all; it is read back and every command judged.
+/// A plain batch is one `/configure` with exactly the fields of `ConfigureListModel` (vyos-1x
+/// `sagitta` `src/services/vyos-http-api-server` for 1.4, `src/services/api/rest/models.py` for
+/// 1.5): no `confirm_time` key at all; on both it is read back through `/retrieve` `showConfig`
+/// (`RetrieveModel` in the same files) and every command judged.
 #[tokio::test]
 async fn on_both_versions_a_batch_is_one_request_read_back_per_command() {
     for profile in [Profile::V14, Profile::V15] {
