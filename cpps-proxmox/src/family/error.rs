@@ -13,8 +13,9 @@
 /// parts keep.
 ///
 /// `product` names the server in the variants' documentation (`"PVE"`, `"PBS"`, or `"the
-/// Proxmox"` for the family itself); `Display` texts never name a product, so a PBS user never
-/// reads PVE wording. `from_family` is the path of `family::Error` as the calling crate names
+/// Proxmox"` for the family itself); the shared variants' `Display` texts never name a product,
+/// so a PBS user never reads PVE wording (a product's own variants, such as its `NotSupported`,
+/// name their product). `from_family` is the path of `family::Error` as the calling crate names
 /// it; the optional `other => …` arm maps variants a later family adds (a crate other than
 /// `cpps-proxmox` must have it, `family::Error` being `#[non_exhaustive]`).
 ///
