@@ -814,14 +814,34 @@ const LOGIC_CASES: &[RuleCase] = &[
             "  - { id: traefik-beta, site: beta, address: 10.2.0.6, state: validated, deferred: true }",
         )],
         expect: &[("STATE-001", "traefik-beta", Error)],
-        variants: &[Variant {
-            edit: (
-                "    kind: karmada\n    state: desired\n    deferred: true\n",
-                "    kind: karmada\n    state: declared\n    deferred: true\n",
-            ),
-            disappears: &[],
-            appears: &[("STATE-001", "karmada")],
-        }],
+        // A pattern, a guest and a K3s cluster: the guests and clusters are judged on their
+        // packed facts, the other components one by one.
+        variants: &[
+            Variant {
+                edit: (
+                    "    kind: karmada\n    state: desired\n    deferred: true\n",
+                    "    kind: karmada\n    state: declared\n    deferred: true\n",
+                ),
+                disappears: &[],
+                appears: &[("STATE-001", "karmada")],
+            },
+            Variant {
+                edit: (
+                    "    gpu: { model: A5000, count: 1 }\n    state: validated\n",
+                    "    gpu: { model: A5000, count: 1 }\n    state: validated\n    deferred: true\n",
+                ),
+                disappears: &[],
+                appears: &[("STATE-001", "gpu-sp-01")],
+            },
+            Variant {
+                edit: (
+                    "    state: validated\n    note: >-\n      🚧 Validado parcial: K3s Franca",
+                    "    state: validated\n    deferred: true\n    note: >-\n      🚧 Validado parcial: K3s Franca",
+                ),
+                disappears: &[],
+                appears: &[("STATE-001", "k3s-franca")],
+            },
+        ],
     },
 ];
 
