@@ -64,6 +64,36 @@ fn median_check(guests: usize, runs: usize, batch: u32) -> Timing {
     }
 }
 
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// The `check_{name}_…` lines of one size: its median wall and CPU times, its components and
+/// findings.
+fn print_timing(name: &str, t: &Timing) {
+    println!("check_{name}_guests_wall_ms: {:.2}", ms(t.wall));
+    if let Some(cpu) = t.cpu {
+        println!("check_{name}_guests_cpu_ms: {:.2}", ms(cpu));
+    }
+    println!("check_{name}_components: {}", t.components);
+    println!("check_{name}_findings: {}", t.findings);
+}
+
+/// The `scaling_ratio_{wall,cpu}_{ratio}` lines: `large`'s median over `small`'s (the CPU line
+/// only where both CPU times are known).
+fn print_scaling(ratio: &str, small: &Timing, large: &Timing) {
+    println!(
+        "scaling_ratio_wall_{ratio}: {:.2}",
+        large.wall.as_secs_f64() / small.wall.as_secs_f64()
+    );
+    if let (Some(a), Some(b)) = (small.cpu, large.cpu) {
+        println!(
+            "scaling_ratio_cpu_{ratio}: {:.2}",
+            b.as_secs_f64() / a.as_secs_f64()
+        );
+    }
+}
+
 fn main() {
     // `CPPS_RULES_BENCH_ONLY=N`: one check of N guests and nothing else, for profilers
     // (`CPPS_RULES_BENCH_BATCH=B`: B checks instead of one, for sampling profilers).
@@ -76,10 +106,7 @@ fn main() {
             .and_then(|b| b.parse().ok())
             .unwrap_or(1);
         let t = median_check(n, 1, batch);
-        println!(
-            "check_{n}_guests_wall_ms: {:.2}",
-            t.wall.as_secs_f64() * 1e3
-        );
+        println!("check_{n}_guests_wall_ms: {:.2}", ms(t.wall));
         return;
     }
     // `cargo test --benches` runs bench binaries without `--bench`: keep that run short.
@@ -94,40 +121,12 @@ fn main() {
     // shows 10 plus the step from cache to memory (the resolved arrays of 1M guests no longer
     // fit in the caches that hold those of 100k).
     let huge = (!quick).then(|| median_check(1_000_000, 3, 3));
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    for (name, t) in [("10k", &small), ("100k", &large)] {
-        println!("check_{name}_guests_wall_ms: {:.2}", ms(t.wall));
-        if let Some(cpu) = t.cpu {
-            println!("check_{name}_guests_cpu_ms: {:.2}", ms(cpu));
-        }
-        println!("check_{name}_components: {}", t.components);
-        println!("check_{name}_findings: {}", t.findings);
-    }
-    println!(
-        "scaling_ratio_wall_100k_over_10k: {:.2}",
-        large.wall.as_secs_f64() / small.wall.as_secs_f64()
-    );
-    if let (Some(a), Some(b)) = (small.cpu, large.cpu) {
-        println!(
-            "scaling_ratio_cpu_100k_over_10k: {:.2}",
-            b.as_secs_f64() / a.as_secs_f64()
-        );
-    }
+    print_timing("10k", &small);
+    print_timing("100k", &large);
+    print_scaling("100k_over_10k", &small, &large);
     if let Some(huge) = &huge {
-        println!("check_1m_guests_wall_ms: {:.2}", ms(huge.wall));
-        if let Some(cpu) = huge.cpu {
-            println!("check_1m_guests_cpu_ms: {:.2}", ms(cpu));
-        }
-        println!(
-            "scaling_ratio_wall_1m_over_100k: {:.2}",
-            huge.wall.as_secs_f64() / large.wall.as_secs_f64()
-        );
-        if let (Some(a), Some(b)) = (large.cpu, huge.cpu) {
-            println!(
-                "scaling_ratio_cpu_1m_over_100k: {:.2}",
-                b.as_secs_f64() / a.as_secs_f64()
-            );
-        }
+        print_timing("1m", huge);
+        print_scaling("1m_over_100k", &large, huge);
     }
     println!("runs_per_size: {runs}");
     println!(
