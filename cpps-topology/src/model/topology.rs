@@ -233,9 +233,14 @@ pub(crate) struct Listing {
 }
 
 /// Declares the one-bit flags of a packed facts type (a `flags` field of type `$bits`): a
-/// constant for each flag's bit and an accessor that reads it.
+/// constant for each flag's bit, an accessor that reads it, and `$pack`, which packs the flags of
+/// one component, each set where the condition written after it (`if …`) holds.
 macro_rules! packed_flags {
-    ($bits:ty; $( $(#[$doc:meta])* $name:ident => $bit:ident = $shift:literal, )+) => {
+    (
+        $bits:ty;
+        fn $pack:ident($($arg:ident: $ty:ty),*);
+        $( $(#[$doc:meta])* $name:ident => $bit:ident = $shift:literal if $set:expr, )+
+    ) => {
         $( const $bit: $bits = 1 << $shift; )+
         $(
             $(#[$doc])*
@@ -243,6 +248,13 @@ macro_rules! packed_flags {
                 self.flags & Self::$bit != 0
             }
         )+
+
+        /// The flags of one component, packed.
+        fn $pack($($arg: $ty),*) -> $bits {
+            let mut flags = 0;
+            $( if $set { flags |= Self::$bit; } )+
+            flags
+        }
     };
 }
 
@@ -264,38 +276,30 @@ pub(crate) struct GuestFacts {
 impl GuestFacts {
     packed_flags! {
         u8;
+        fn flags_of(g: &Guest);
         /// `meta.deferred`.
-        deferred => DEFERRED = 0,
+        deferred => DEFERRED = 0 if g.meta.deferred,
         /// `privileged`.
-        privileged => PRIVILEGED = 1,
+        privileged => PRIVILEGED = 1 if g.privileged,
         /// `ha`.
-        ha => HA = 2,
+        ha => HA = 2 if g.ha,
         /// `gpu` is set.
-        gpu => GPU = 3,
+        gpu => GPU = 3 if g.gpu.is_some(),
         /// `storage` is set.
-        storage => STORAGE = 4,
+        storage => STORAGE = 4 if g.storage.is_some(),
         /// `backup` is set.
-        backup => BACKUP = 5,
+        backup => BACKUP = 5 if g.backup.is_some(),
         /// One of `meta.note`, `meta.use_case`, `role` (its free text) is set.
-        free_text => FREE_TEXT = 6,
+        free_text => FREE_TEXT = 6
+            if g.meta.note.is_some() || g.meta.use_case.is_some() || g.role.is_some(),
     }
 
     fn of(g: &Guest) -> Self {
-        let flag = |set: bool, bit: u8| if set { bit } else { 0 };
         GuestFacts {
             state: g.meta.state,
             ha_state: g.ha_state,
             kind: g.kind,
-            flags: flag(g.meta.deferred, Self::DEFERRED)
-                | flag(g.privileged, Self::PRIVILEGED)
-                | flag(g.ha, Self::HA)
-                | flag(g.gpu.is_some(), Self::GPU)
-                | flag(g.storage.is_some(), Self::STORAGE)
-                | flag(g.backup.is_some(), Self::BACKUP)
-                | flag(
-                    g.meta.note.is_some() || g.meta.use_case.is_some() || g.role.is_some(),
-                    Self::FREE_TEXT,
-                ),
+            flags: Self::flags_of(g),
         }
     }
 }
@@ -313,31 +317,23 @@ pub(crate) struct HostFacts {
 impl HostFacts {
     packed_flags! {
         u8;
+        fn flags_of(h: &Host);
         /// The host runs a LINSTOR satellite (`linstor.roles`).
-        satellite => SATELLITE = 0,
+        satellite => SATELLITE = 0 if h.linstor.as_ref().is_some_and(|l| l.is_satellite()),
         /// The host runs a LINSTOR controller (`linstor.roles`).
-        controller => CONTROLLER = 1,
+        controller => CONTROLLER = 1 if h.linstor.as_ref().is_some_and(|l| l.is_controller()),
         /// One of `meta.note`, `meta.use_case` (its free text) is set.
-        free_text => FREE_TEXT = 2,
+        free_text => FREE_TEXT = 2 if h.meta.note.is_some() || h.meta.use_case.is_some(),
         /// `meta.deferred`.
-        deferred => DEFERRED = 3,
+        deferred => DEFERRED = 3 if h.meta.deferred,
         /// Its LINSTOR replication interface is written but empty (or blank).
-        empty_interface => EMPTY_INTERFACE = 4,
+        empty_interface => EMPTY_INTERFACE = 4 if host_interface_is_empty(h),
     }
 
     fn of(h: &Host) -> Self {
-        let flag = |set: bool, bit: u8| if set { bit } else { 0 };
-        let linstor = h.linstor.as_ref();
         HostFacts {
             state: h.meta.state,
-            flags: flag(linstor.is_some_and(|l| l.is_satellite()), Self::SATELLITE)
-                | flag(linstor.is_some_and(|l| l.is_controller()), Self::CONTROLLER)
-                | flag(
-                    h.meta.note.is_some() || h.meta.use_case.is_some(),
-                    Self::FREE_TEXT,
-                )
-                | flag(h.meta.deferred, Self::DEFERRED)
-                | flag(host_interface_is_empty(h), Self::EMPTY_INTERFACE),
+            flags: Self::flags_of(h),
         }
     }
 }
@@ -364,55 +360,43 @@ pub(crate) struct ClusterFacts {
 impl ClusterFacts {
     packed_flags! {
         u16;
+        fn flags_of(k: &K3sCluster, resolved: usize);
         /// `nodes` is not empty (its entries may name no guest of the topology).
-        lists_nodes => NODES = 0,
+        lists_nodes => NODES = 0 if !k.nodes.is_empty(),
         /// `candidate_hosts` is not empty.
-        has_candidates => CANDIDATES = 1,
+        has_candidates => CANDIDATES = 1 if !k.candidate_hosts.is_empty(),
         /// `cilium_lxc_exception` is set.
-        lxc_exception => LXC_EXCEPTION = 2,
+        lxc_exception => LXC_EXCEPTION = 2 if k.cilium_lxc_exception.is_some(),
         /// `default_deny`.
-        default_deny => DEFAULT_DENY = 3,
+        default_deny => DEFAULT_DENY = 3 if k.default_deny,
         /// One of `meta.note`, `meta.use_case`, `cert_manager.note`, `cilium_lxc_exception`,
         /// `placement_claims` (its free text) is set.
-        free_text => FREE_TEXT = 4,
+        free_text => FREE_TEXT = 4
+            if k.meta.note.is_some()
+                || k.meta.use_case.is_some()
+                || k.cert_manager.as_ref().is_some_and(|cm| cm.note.is_some())
+                || k.cilium_lxc_exception.is_some()
+                || !k.placement_claims.is_empty(),
         /// Some entry of `nodes` names no guest of the topology (a topology built in code).
-        unresolved_nodes => UNRESOLVED_NODES = 5,
+        unresolved_nodes => UNRESOLVED_NODES = 5 if resolved < k.nodes.len(),
         /// `meta.deferred`.
-        deferred => DEFERRED = 6,
+        deferred => DEFERRED = 6 if k.meta.deferred,
         /// `cert_manager.dns01_cluster_issuer`.
-        dns01_issuer => DNS01_ISSUER = 7,
+        dns01_issuer => DNS01_ISSUER = 7
+            if k.cert_manager.as_ref().is_some_and(|cm| cm.dns01_cluster_issuer),
         /// `review_signals` is not empty.
-        review_signals => REVIEW_SIGNALS = 8,
+        review_signals => REVIEW_SIGNALS = 8 if !k.review_signals.is_empty(),
     }
 
     /// The facts of `k`, of whose `nodes` `resolved` name a guest of the topology.
     fn of(k: &K3sCluster, resolved: usize) -> Self {
-        let flag = |set: bool, bit: u16| if set { bit } else { 0 };
-        let free_text = k.meta.note.is_some()
-            || k.meta.use_case.is_some()
-            || k.cert_manager.as_ref().is_some_and(|cm| cm.note.is_some())
-            || k.cilium_lxc_exception.is_some()
-            || !k.placement_claims.is_empty();
         ClusterFacts {
             state: k.meta.state,
             purpose: k.purpose,
             cni: k.cni.kind,
             node_placement: k.node_placement,
             cert_manager: k.cert_manager.as_ref().map(|cm| cm.state),
-            flags: flag(!k.nodes.is_empty(), Self::NODES)
-                | flag(resolved < k.nodes.len(), Self::UNRESOLVED_NODES)
-                | flag(!k.candidate_hosts.is_empty(), Self::CANDIDATES)
-                | flag(k.cilium_lxc_exception.is_some(), Self::LXC_EXCEPTION)
-                | flag(k.default_deny, Self::DEFAULT_DENY)
-                | flag(free_text, Self::FREE_TEXT)
-                | flag(k.meta.deferred, Self::DEFERRED)
-                | flag(!k.review_signals.is_empty(), Self::REVIEW_SIGNALS)
-                | flag(
-                    k.cert_manager
-                        .as_ref()
-                        .is_some_and(|cm| cm.dns01_cluster_issuer),
-                    Self::DNS01_ISSUER,
-                ),
+            flags: Self::flags_of(k, resolved),
         }
     }
 }
