@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use common::today;
 use cpps_topology::check::check_on;
-use cpps_topology::model::{CniKind, ComponentRef, State, Topology};
+use cpps_topology::model::{CniKind, ComponentRef, Parts, State, Topology};
 use cpps_topology::report::{Report, Severity};
 use cpps_topology::testing::{
     Shape, generate, rename_all, renamed, shape_and_seed, valid_topology,
@@ -51,6 +51,19 @@ fn new_findings(before: &Report, after: &Report) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Checks `topology`, then a copy changed by `change`: what `change` returns (the subject it
+/// changed) and the findings the copy has that `topology` has not.
+fn after_change<R>(
+    topology: &Topology,
+    change: impl FnOnce(&mut Parts) -> R,
+) -> (R, Vec<(String, String)>) {
+    let before = check_on(topology, today());
+    let mut mutated = topology.clone();
+    let changed = mutated.edit(change);
+    let after = check_on(&mutated, today());
+    (changed, new_findings(&before, &after))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -82,16 +95,13 @@ proptest! {
         }) else {
             return Ok(());
         };
-        let before = check_on(&topology, today());
-        let mut mutated = topology.clone();
-        let subject = mutated.edit(|parts| {
+        let (subject, new) = after_change(&topology, |parts| {
             let host = &mut parts.hosts[index];
             if let Some(linstor) = host.linstor.as_mut() {
                 linstor.interface = Some(String::new());
             }
             host.id.to_string()
         });
-        let after = check_on(&mutated, today());
         let site = &topology.hosts()[index].site;
         let raised_first = topology
             .linstor_pools()
@@ -102,7 +112,7 @@ proptest! {
             .chain(raised_first)
             .collect();
         expected.sort();
-        prop_assert_eq!(new_findings(&before, &after), expected);
+        prop_assert_eq!(new, expected);
     }
 
     #[test]
@@ -114,23 +124,19 @@ proptest! {
         else {
             return Ok(());
         };
-        let before = check_on(&topology, today());
-        let mut mutated = topology.clone();
-        mutated.edit(|parts| parts.k3s_clusters[index].default_deny = false);
-        let subject = mutated.k3s_clusters()[index].id.to_string();
-        let after = check_on(&mutated, today());
-        prop_assert_eq!(
-            new_findings(&before, &after),
-            vec![("CNI-003".to_owned(), subject)]
-        );
+        let (subject, new) = after_change(&topology, |parts| {
+            let cluster = &mut parts.k3s_clusters[index];
+            cluster.default_deny = false;
+            cluster.id.to_string()
+        });
+        prop_assert_eq!(new, vec![("CNI-003".to_owned(), subject)]);
     }
 
     #[test]
     fn a_desired_component_without_use_case_fires_exactly_frugal_001(topology in valid_topology()) {
         // Demote a leaf (a guest nothing stands on) to desired: FRUGAL-001 fires on it; rules on
         // components that stand on it may change, so only guests outside clusters and PBS qualify.
-        let mut mutated = topology.clone();
-        let Some(index) = mutated.guests().iter().position(|g| {
+        let Some(index) = topology.guests().iter().position(|g| {
             g.meta.state == State::Validated
                 && topology.cluster_of_guest(&g.id).is_none()
                 && !topology.pbs().iter().any(|p| p.guest.as_ref() == Some(&g.id))
@@ -140,17 +146,13 @@ proptest! {
         }) else {
             return Ok(());
         };
-        let before = check_on(&topology, today());
-        mutated.edit(|parts| {
-            parts.guests[index].meta.state = State::Desired;
-            parts.guests[index].meta.use_case = None;
+        let (subject, new) = after_change(&topology, |parts| {
+            let guest = &mut parts.guests[index];
+            guest.meta.state = State::Desired;
+            guest.meta.use_case = None;
+            guest.id.to_string()
         });
-        let subject = mutated.guests()[index].id.to_string();
-        let after = check_on(&mutated, today());
-        prop_assert_eq!(
-            new_findings(&before, &after),
-            vec![("FRUGAL-001".to_owned(), subject)]
-        );
+        prop_assert_eq!(new, vec![("FRUGAL-001".to_owned(), subject)]);
     }
 
     #[test]
