@@ -78,6 +78,39 @@ fn my_findings(snap: &k8s::ClusterSnapshot, id: &str) -> Vec<Finding> {
     mine(&findings, id).into_iter().cloned().collect()
 }
 
+/// Creates the ResourceFlavor `name` selecting nodes by `node_labels`.
+async fn create_flavor(client: &kube::Client, name: &str, node_labels: &[(&str, &str)]) {
+    let labels = node_labels
+        .iter()
+        .map(|&(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+    Api::<ResourceFlavor>::all(client.clone())
+        .create(&PostParams::default(), &ResourceFlavor::new(name, labels))
+        .await
+        .unwrap();
+}
+
+/// The ClusterQueue `name` (served at `v1beta2`) with `spec`.
+fn cluster_queue(name: &str, spec: serde_json::Value) -> ClusterQueue {
+    serde_json::from_value(json!({
+        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
+        "metadata": {"name": name}, "spec": spec
+    }))
+    .unwrap()
+}
+
+/// Creates [`cluster_queue`] `name` with `spec`; returns it as the server stored it.
+async fn create_cluster_queue(
+    client: &kube::Client,
+    name: &str,
+    spec: serde_json::Value,
+) -> ClusterQueue {
+    Api::<ClusterQueue>::all(client.clone())
+        .create(&PostParams::default(), &cluster_queue(name, spec))
+        .await
+        .unwrap()
+}
+
 /// The NVIDIA device plugin as its Helm chart deploys it
 /// (`deployments/helm/nvidia-device-plugin/templates/daemonset-device-plugin.yml` in
 /// NVIDIA/k8s-device-plugin): the config-manager sidecar with `DEFAULT_CONFIG` and
@@ -135,12 +168,10 @@ async fn device_plugin_pod(client: &kube::Client, ns: &str, node: &str, ds_uid: 
 /// capacity is checked under the name it really advertises and the rename is a finding.
 #[tokio::test]
 async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes() {
-    let Some(client) = common::kube_client().await else {
+    let Some((client, id)) = common::kube_namespace("ts").await else {
         return;
     };
-    let id = common::unique("ts");
     let ns = id.clone();
-    common::namespace(&client, &ns).await;
     let ts = |replicas: u32, extra: &str| {
         format!(
             "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: {replicas}\n{extra}"
@@ -220,36 +251,30 @@ async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes()
     let unlabelled = node("unlabelled", json!({}), json!({"nvidia.com/gpu": "1"})).await;
 
     // The -SHARED trap: a flavor written for the plain product name.
-    let flavors: Api<ResourceFlavor> = Api::all(client.clone());
     let trap = format!("{id}-a5000");
     let shared = format!("{id}-a5000-shared");
     for (name, product) in [
         (&trap, "NVIDIA-RTX-A5000"),
         (&shared, "NVIDIA-RTX-A5000-SHARED"),
     ] {
-        let rf = ResourceFlavor::new(
-            name,
-            BTreeMap::from([
-                ("cpps.test/run".to_owned(), id.clone()),
-                ("nvidia.com/gpu.product".to_owned(), product.to_owned()),
-            ]),
-        );
-        flavors.create(&PostParams::default(), &rf).await.unwrap();
+        let labels = [
+            ("cpps.test/run", id.as_str()),
+            ("nvidia.com/gpu.product", product),
+        ];
+        create_flavor(&client, name, &labels).await;
     }
     // A ClusterQueue asking 20 GPUs of a flavor whose nodes allocate 4 + 2 + 4 + 0 + 1.
     let cq_name = format!("{id}-cq");
-    let cqs: Api<ClusterQueue> = Api::all(client.clone());
-    let cq: ClusterQueue = serde_json::from_value(json!({
-        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
-        "metadata": {"name": cq_name},
-        "spec": {"namespaceSelector": {}, "resourceGroups": [{
+    let created = create_cluster_queue(
+        &client,
+        &cq_name,
+        json!({"namespaceSelector": {}, "resourceGroups": [{
             "coveredResources": ["cpu", "nvidia.com/gpu"],
             "flavors": [{"name": shared, "resources": [
                 {"name": "cpu", "nominalQuota": "24"},
-                {"name": "nvidia.com/gpu", "nominalQuota": 20}]}]}]}
-    }))
-    .unwrap();
-    let created = cqs.create(&PostParams::default(), &cq).await.unwrap();
+                {"name": "nvidia.com/gpu", "nominalQuota": 20}]}]}]}),
+    )
+    .await;
     // The server applied the CRD's defaults (real schema): queueingStrategy, stopPolicy.
     assert_eq!(
         created.spec.queueing_strategy.as_deref(),
@@ -361,10 +386,9 @@ async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes()
 /// `[KMGTPE]i` and `[numkMGTPE]`): the server stores them, the client must read them.
 #[tokio::test]
 async fn quantities_with_exa_suffixes() {
-    let Some(client) = common::kube_client().await else {
+    let Some((client, id)) = common::kube_with_id("exa").await else {
         return;
     };
-    let id = common::unique("exa");
     let node = format!("{id}-big");
     common::gpu_node(
         &client,
@@ -375,27 +399,14 @@ async fn quantities_with_exa_suffixes() {
     )
     .await;
     let flavor = format!("{id}-big");
-    Api::<ResourceFlavor>::all(client.clone())
-        .create(
-            &PostParams::default(),
-            &ResourceFlavor::new(
-                &flavor,
-                BTreeMap::from([("cpps.test/run".to_owned(), id.clone())]),
-            ),
-        )
-        .await
-        .unwrap();
-    let cq_name = format!("{id}-cq");
-    let cq: ClusterQueue = serde_json::from_value(json!({
-        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": cq_name},
-        "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["memory"],
-            "flavors": [{"name": flavor, "resources": [{"name": "memory", "nominalQuota": "3E"}]}]}]}
-    }))
-    .unwrap();
-    Api::<ClusterQueue>::all(client.clone())
-        .create(&PostParams::default(), &cq)
-        .await
-        .unwrap();
+    create_flavor(&client, &flavor, &[("cpps.test/run", id.as_str())]).await;
+    create_cluster_queue(
+        &client,
+        &format!("{id}-cq"),
+        json!({"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["memory"],
+            "flavors": [{"name": flavor, "resources": [{"name": "memory", "nominalQuota": "3E"}]}]}]}),
+    )
+    .await;
     let snap = k8s::collect(&client).await.unwrap();
     let n = snap.nodes.iter().find(|n| n.name == node).unwrap();
     assert_eq!(n.allocatable.get("memory"), Some(&(2.0 * 2f64.powi(60))));
@@ -487,19 +498,12 @@ async fn job_to_local_queue_followed_to_admission() {
     };
     let flavor = format!("{id}-gpu");
     let cq = format!("{id}-cq");
-    Api::<ResourceFlavor>::all(client.clone())
-        .create(
-            &PostParams::default(),
-            &ResourceFlavor::new(&flavor, BTreeMap::new()),
-        )
-        .await
-        .unwrap();
-    let cq_obj: ClusterQueue = serde_json::from_value(json!({
-        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": cq},
-        "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"],
-            "flavors": [{"name": flavor, "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "4"}]}]}]}
-    }))
-    .unwrap();
+    create_flavor(&client, &flavor, &[]).await;
+    let cq_obj = cluster_queue(
+        &cq,
+        json!({"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"],
+            "flavors": [{"name": flavor, "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "4"}]}]}]}),
+    );
     let cqs: Api<ClusterQueue> = Api::all(client.clone());
     common::create_with_status(&cqs, &cq_obj, json!({
         "pendingWorkloads": 0, "reservingWorkloads": 1, "admittedWorkloads": 1,
@@ -713,10 +717,9 @@ async fn multikueue_cluster(client: &kube::Client, name: &str, active: bool) {
 /// `v1beta2`; each is read at the version served and the report says which.
 #[tokio::test]
 async fn multikueue_manager_is_checked_for_workers_not_flavors() {
-    let Some(client) = common::kube_client().await else {
+    let Some((client, id)) = common::kube_with_id("mk").await else {
         return;
     };
-    let id = common::unique("mk");
     let franca = format!("{id}-franca");
     let sp = format!("{id}-sp");
     let ghost = format!("{id}-ghost");
@@ -753,31 +756,17 @@ async fn multikueue_manager_is_checked_for_workers_not_flavors() {
     }
     // The manager's queue: a flavor of the workers' GPUs (no such node here), 16 GPUs.
     let flavor = format!("{id}-worker-a5000");
-    Api::<ResourceFlavor>::all(client.clone())
-        .create(
-            &PostParams::default(),
-            &ResourceFlavor::new(
-                &flavor,
-                BTreeMap::from([(
-                    "nvidia.com/gpu.product".to_owned(),
-                    format!("{id}-NVIDIA-RTX-A5000"),
-                )]),
-            ),
-        )
-        .await
-        .unwrap();
-    let cq: ClusterQueue = serde_json::from_value(json!({
-        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": format!("{id}-manager")},
-        "spec": {"namespaceSelector": {},
-                 "admissionChecksStrategy": {"admissionChecks": [{"name": ac}]},
-                 "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"],
-                    "flavors": [{"name": flavor, "resources": [{"name": "nvidia.com/gpu", "nominalQuota": 16}]}]}]}
-    }))
-    .unwrap();
-    Api::<ClusterQueue>::all(client.clone())
-        .create(&PostParams::default(), &cq)
-        .await
-        .unwrap();
+    let product = format!("{id}-NVIDIA-RTX-A5000");
+    create_flavor(&client, &flavor, &[("nvidia.com/gpu.product", &product)]).await;
+    create_cluster_queue(
+        &client,
+        &format!("{id}-manager"),
+        json!({"namespaceSelector": {},
+               "admissionChecksStrategy": {"admissionChecks": [{"name": ac}]},
+               "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"],
+                  "flavors": [{"name": flavor, "resources": [{"name": "nvidia.com/gpu", "nominalQuota": 16}]}]}]}),
+    )
+    .await;
 
     let snap = k8s::collect(&client).await.unwrap();
     assert!(snap.is_multikueue_manager());
@@ -973,21 +962,22 @@ async fn cni_observed_from_daemonsets() {
         .await;
     }
     let snap = k8s::collect(&client).await.unwrap();
-    let cilium = snap
-        .cni
-        .iter()
-        .find(|c| c.source == format!("DaemonSet {id}/cilium"))
-        .unwrap();
-    assert_eq!(cilium.kind, CniKind::Cilium);
-    assert_eq!(cilium.version.as_deref(), Some("v1.16.3"));
-    assert_eq!(cilium.ready, Some((2, 3)));
-    let flannel = snap
-        .cni
-        .iter()
-        .find(|c| c.source == format!("DaemonSet {id}/kube-flannel-ds"))
-        .unwrap();
-    assert_eq!(flannel.kind, CniKind::Flannel);
-    assert_eq!(flannel.version.as_deref(), Some("v0.25.7"));
+    for (ds, kind, version) in [
+        ("cilium", CniKind::Cilium, "v1.16.3"),
+        ("kube-flannel-ds", CniKind::Flannel, "v0.25.7"),
+    ] {
+        let source = format!("DaemonSet {id}/{ds}");
+        let cni = snap
+            .cni
+            .iter()
+            .find(|c| c.source == source)
+            .unwrap_or_else(|| panic!("{source} not observed: {:?}", snap.cni));
+        assert_eq!(
+            (&cni.kind, cni.version.as_deref(), cni.ready),
+            (&kind, Some(version), Some((2, 3))),
+            "{source}"
+        );
+    }
     let policy = CheckPolicy::default().with_expected_cni(CniKind::Flannel);
     let findings = checks::run(&snap, &policy, jiff::Timestamp::now());
     assert!(

@@ -27,12 +27,15 @@ pub async fn kube_client() -> Option<kube::Client> {
     Some(client)
 }
 
-/// A client for the test API server and a fresh namespace named `PREFIX-<unique>` (its name is
-/// also the test's id, found in the names of the objects it creates), or `None` as
-/// [`kube_client`].
+/// A client for the test API server and the test's id `PREFIX-<unique>` (found in the names of
+/// the objects it creates), or `None` as [`kube_client`].
+pub async fn kube_with_id(prefix: &str) -> Option<(kube::Client, String)> {
+    Some((kube_client().await?, unique(prefix)))
+}
+
+/// As [`kube_with_id`], and a fresh namespace named after the id.
 pub async fn kube_namespace(prefix: &str) -> Option<(kube::Client, String)> {
-    let client = kube_client().await?;
-    let id = unique(prefix);
+    let (client, id) = kube_with_id(prefix).await?;
     namespace(&client, &id).await;
     Some((client, id))
 }
