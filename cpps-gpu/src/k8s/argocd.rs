@@ -5,7 +5,7 @@ use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use serde::{Deserialize, Serialize};
 
-use super::custom::{custom_resource, string_enum};
+use super::custom::{custom_resource, new_object, string_enum};
 
 /// An Argo CD Application.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -178,14 +178,11 @@ impl Application {
         server: &str,
         dest_namespace: &str,
     ) -> Self {
+        let (api_version, kind, metadata) = new_object::<Self>(Some(namespace), name);
         Self {
-            api_version: "argoproj.io/v1alpha1".to_owned(),
-            kind: "Application".to_owned(),
-            metadata: ObjectMeta {
-                name: Some(name.to_owned()),
-                namespace: Some(namespace.to_owned()),
-                ..ObjectMeta::default()
-            },
+            api_version,
+            kind,
+            metadata,
             spec: ApplicationSpec {
                 project: project.to_owned(),
                 destination: Destination {

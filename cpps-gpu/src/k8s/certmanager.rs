@@ -4,7 +4,7 @@ use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use serde::{Deserialize, Serialize};
 
-use super::custom::custom_resource;
+use super::custom::{custom_resource, new_object};
 
 /// A cert-manager Certificate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -126,14 +126,11 @@ impl Certificate {
         issuer: &str,
         dns_names: &[&str],
     ) -> Self {
+        let (api_version, kind, metadata) = new_object::<Self>(Some(namespace), name);
         Self {
-            api_version: "cert-manager.io/v1".to_owned(),
-            kind: "Certificate".to_owned(),
-            metadata: ObjectMeta {
-                name: Some(name.to_owned()),
-                namespace: Some(namespace.to_owned()),
-                ..ObjectMeta::default()
-            },
+            api_version,
+            kind,
+            metadata,
             spec: CertificateSpec {
                 secret_name: secret_name.to_owned(),
                 issuer_ref: IssuerRef {

@@ -31,6 +31,29 @@ macro_rules! custom_resource {
     };
 }
 
+/// The `apiVersion`, `kind` and metadata of a new `K` named `name` (in `namespace`, for a
+/// namespaced kind), taken from its [`custom_resource!`] declaration so that a constructor cannot
+/// disagree with the API path the object is sent to.
+pub(crate) fn new_object<K: kube::Resource<DynamicType = ()>>(
+    namespace: Option<&str>,
+    name: &str,
+) -> (
+    String,
+    String,
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) {
+    let metadata = k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        name: Some(name.to_owned()),
+        namespace: namespace.map(str::to_owned),
+        ..Default::default()
+    };
+    (
+        K::api_version(&()).into_owned(),
+        K::kind(&()).into_owned(),
+        metadata,
+    )
+}
+
 /// A string enum that keeps unknown values: `Display`, `FromStr`, serde as the string.
 macro_rules! string_enum {
     ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident = $s:literal),+ $(,)? }) => {

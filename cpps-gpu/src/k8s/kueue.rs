@@ -24,7 +24,7 @@ use k8s_openapi::{ClusterResourceScope, NamespaceResourceScope};
 use kube::api::{ListParams, PostParams};
 use serde::{Deserialize, Serialize};
 
-use super::custom::custom_resource;
+use super::custom::{custom_resource, new_object};
 use crate::error::Error;
 
 /// Kueue's API group.
@@ -83,13 +83,11 @@ pub struct ResourceFlavorSpec {
 impl ResourceFlavor {
     /// A flavor with the given node labels.
     pub fn new(name: &str, node_labels: BTreeMap<String, String>) -> Self {
+        let (api_version, kind, metadata) = new_object::<Self>(None, name);
         Self {
-            api_version: API_VERSION.to_owned(),
-            kind: "ResourceFlavor".to_owned(),
-            metadata: ObjectMeta {
-                name: Some(name.to_owned()),
-                ..ObjectMeta::default()
-            },
+            api_version,
+            kind,
+            metadata,
             spec: ResourceFlavorSpec {
                 node_labels,
                 ..ResourceFlavorSpec::default()
@@ -318,14 +316,11 @@ pub struct LocalQueueSpec {
 impl LocalQueue {
     /// A LocalQueue in `namespace` backed by `cluster_queue`.
     pub fn new(namespace: &str, name: &str, cluster_queue: &str) -> Self {
+        let (api_version, kind, metadata) = new_object::<Self>(Some(namespace), name);
         Self {
-            api_version: API_VERSION.to_owned(),
-            kind: "LocalQueue".to_owned(),
-            metadata: ObjectMeta {
-                name: Some(name.to_owned()),
-                namespace: Some(namespace.to_owned()),
-                ..ObjectMeta::default()
-            },
+            api_version,
+            kind,
+            metadata,
             spec: LocalQueueSpec {
                 cluster_queue: cluster_queue.to_owned(),
                 stop_policy: None,
@@ -586,13 +581,11 @@ pub struct ParametersReference {
 impl AdmissionCheck {
     /// A MultiKueue AdmissionCheck whose parameters are the MultiKueueConfig `config`.
     pub fn multikueue(name: &str, config: &str) -> Self {
+        let (api_version, kind, metadata) = new_object::<Self>(None, name);
         Self {
-            api_version: "kueue.x-k8s.io/v1beta1".to_owned(),
-            kind: "AdmissionCheck".to_owned(),
-            metadata: ObjectMeta {
-                name: Some(name.to_owned()),
-                ..ObjectMeta::default()
-            },
+            api_version,
+            kind,
+            metadata,
             spec: AdmissionCheckSpec {
                 controller_name: MULTIKUEUE_CONTROLLER.to_owned(),
                 parameters: Some(ParametersReference {
@@ -655,13 +648,11 @@ pub struct MultiKueueConfigSpec {
 impl MultiKueueConfig {
     /// A MultiKueueConfig over `clusters`.
     pub fn new(name: &str, clusters: &[&str]) -> Self {
+        let (api_version, kind, metadata) = new_object::<Self>(None, name);
         Self {
-            api_version: "kueue.x-k8s.io/v1beta1".to_owned(),
-            kind: "MultiKueueConfig".to_owned(),
-            metadata: ObjectMeta {
-                name: Some(name.to_owned()),
-                ..ObjectMeta::default()
-            },
+            api_version,
+            kind,
+            metadata,
             spec: MultiKueueConfigSpec {
                 clusters: clusters.iter().map(|c| (*c).to_owned()).collect(),
             },
