@@ -1054,37 +1054,24 @@ impl Topology {
 
     /// Every component, kind by kind in the order of the fields, each in file order.
     pub fn components(&self) -> impl Iterator<Item = ComponentRef<'_>> + '_ {
-        let it = self.parts.sites.iter().map(ComponentRef::Site);
-        let it = it.chain(self.parts.hosts.iter().map(ComponentRef::Host));
-        let it = it.chain(self.parts.guests.iter().map(ComponentRef::Guest));
-        let it = it.chain(
-            self.parts
-                .proxmox_clusters
-                .iter()
-                .map(ComponentRef::ProxmoxCluster),
-        );
-        let it = it.chain(
-            self.parts
-                .linstor_pools
-                .iter()
-                .map(ComponentRef::LinstorPool),
-        );
-        let it = it.chain(self.parts.k3s_clusters.iter().map(ComponentRef::K3sCluster));
-        let it = it.chain(self.parts.argocd.iter().map(ComponentRef::ArgoCd));
-        let it = it.chain(self.parts.pbs.iter().map(ComponentRef::Pbs));
-        let it = it.chain(self.parts.routers.iter().map(ComponentRef::Router));
-        let it = it.chain(self.parts.traefik.iter().map(ComponentRef::Traefik));
-        let it = it.chain(self.parts.links.iter().map(ComponentRef::Link));
-        let it = it.chain(self.parts.patterns.iter().map(ComponentRef::Pattern));
-        let it = it.chain(self.parts.capabilities.iter().map(ComponentRef::Capability));
-        it.chain(self.parts.items.iter().map(ComponentRef::Item))
+        self.components_in_order(&self.parts.guests)
     }
 
     /// Every component but the guests, in the order of [`Topology::components`]: for the checks
     /// that judge the guests on their packed facts instead.
     pub(crate) fn components_besides_guests(&self) -> impl Iterator<Item = ComponentRef<'_>> + '_ {
+        self.components_in_order(&[])
+    }
+
+    /// The components in the order of [`Topology::components`], with `guests` in the guests'
+    /// place (all of them, or none).
+    fn components_in_order<'a>(
+        &'a self,
+        guests: &'a [Guest],
+    ) -> impl Iterator<Item = ComponentRef<'a>> + 'a {
         let it = self.parts.sites.iter().map(ComponentRef::Site);
         let it = it.chain(self.parts.hosts.iter().map(ComponentRef::Host));
+        let it = it.chain(guests.iter().map(ComponentRef::Guest));
         let it = it.chain(
             self.parts
                 .proxmox_clusters
