@@ -178,21 +178,21 @@ impl Application {
         server: &str,
         dest_namespace: &str,
     ) -> Self {
-        let (api_version, kind, metadata) = new_object::<Self>(Some(namespace), name);
-        Self {
-            api_version,
-            kind,
-            metadata,
-            spec: ApplicationSpec {
-                project: project.to_owned(),
-                destination: Destination {
-                    server: Some(server.to_owned()),
-                    name: None,
-                    namespace: Some(dest_namespace.to_owned()),
+        new_object!(
+            Some(namespace),
+            name,
+            Self {
+                spec: ApplicationSpec {
+                    project: project.to_owned(),
+                    destination: Destination {
+                        server: Some(server.to_owned()),
+                        name: None,
+                        namespace: Some(dest_namespace.to_owned()),
+                    },
+                    other: serde_json::Map::new(),
                 },
-                other: serde_json::Map::new(),
-            },
-            status: None,
-        }
+                status: None,
+            }
+        )
     }
 }

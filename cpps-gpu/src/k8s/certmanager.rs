@@ -126,23 +126,23 @@ impl Certificate {
         issuer: &str,
         dns_names: &[&str],
     ) -> Self {
-        let (api_version, kind, metadata) = new_object::<Self>(Some(namespace), name);
-        Self {
-            api_version,
-            kind,
-            metadata,
-            spec: CertificateSpec {
-                secret_name: secret_name.to_owned(),
-                issuer_ref: IssuerRef {
-                    name: issuer.to_owned(),
-                    kind: Some("ClusterIssuer".to_owned()),
-                    group: Some("cert-manager.io".to_owned()),
+        new_object!(
+            Some(namespace),
+            name,
+            Self {
+                spec: CertificateSpec {
+                    secret_name: secret_name.to_owned(),
+                    issuer_ref: IssuerRef {
+                        name: issuer.to_owned(),
+                        kind: Some("ClusterIssuer".to_owned()),
+                        group: Some("cert-manager.io".to_owned()),
+                    },
+                    dns_names: dns_names.iter().map(|s| (*s).to_owned()).collect(),
+                    ..CertificateSpec::default()
                 },
-                dns_names: dns_names.iter().map(|s| (*s).to_owned()).collect(),
-                ..CertificateSpec::default()
-            },
-            status: None,
-        }
+                status: None,
+            }
+        )
     }
 
     /// Whether the `Ready` condition is `True`.

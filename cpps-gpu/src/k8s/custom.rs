@@ -31,27 +31,25 @@ macro_rules! custom_resource {
     };
 }
 
-/// The `apiVersion`, `kind` and metadata of a new `K` named `name` (in `namespace`, for a
-/// namespaced kind), taken from its [`custom_resource!`] declaration so that a constructor cannot
-/// disagree with the API path the object is sent to.
-pub(crate) fn new_object<K: kube::Resource<DynamicType = ()>>(
-    namespace: Option<&str>,
-    name: &str,
-) -> (
-    String,
-    String,
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-) {
-    let metadata = k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
-        name: Some(name.to_owned()),
-        namespace: namespace.map(str::to_owned),
-        ..Default::default()
-    };
-    (
-        K::api_version(&()).into_owned(),
-        K::kind(&()).into_owned(),
-        metadata,
-    )
+/// A new object of a [`custom_resource!`] type named `$name` (in `$namespace`, an
+/// `Option<&str>`, for a namespaced kind): `new_object!(namespace, name, Self { spec, status })`
+/// fills in `api_version`, `kind` and `metadata`, the first two from the type's
+/// `custom_resource!` declaration, so that a constructor cannot disagree with the API path the
+/// object is sent to.
+macro_rules! new_object {
+    ($namespace:expr, $name:expr, $ty:ident { $($fields:tt)* }) => {{
+        let metadata = k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            name: Some($name.to_owned()),
+            namespace: $namespace.map(str::to_owned),
+            ..Default::default()
+        };
+        $ty {
+            api_version: <$ty as kube::Resource>::api_version(&()).into_owned(),
+            kind: <$ty as kube::Resource>::kind(&()).into_owned(),
+            metadata,
+            $($fields)*
+        }
+    }};
 }
 
 /// A string enum that keeps unknown values: `Display`, `FromStr`, serde as the string.
@@ -107,4 +105,4 @@ macro_rules! string_enum {
     };
 }
 
-pub(crate) use {custom_resource, string_enum};
+pub(crate) use {custom_resource, new_object, string_enum};

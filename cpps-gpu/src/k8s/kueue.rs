@@ -83,16 +83,16 @@ pub struct ResourceFlavorSpec {
 impl ResourceFlavor {
     /// A flavor with the given node labels.
     pub fn new(name: &str, node_labels: BTreeMap<String, String>) -> Self {
-        let (api_version, kind, metadata) = new_object::<Self>(None, name);
-        Self {
-            api_version,
-            kind,
-            metadata,
-            spec: ResourceFlavorSpec {
-                node_labels,
-                ..ResourceFlavorSpec::default()
-            },
-        }
+        new_object!(
+            None,
+            name,
+            Self {
+                spec: ResourceFlavorSpec {
+                    node_labels,
+                    ..ResourceFlavorSpec::default()
+                },
+            }
+        )
     }
 }
 
@@ -316,17 +316,17 @@ pub struct LocalQueueSpec {
 impl LocalQueue {
     /// A LocalQueue in `namespace` backed by `cluster_queue`.
     pub fn new(namespace: &str, name: &str, cluster_queue: &str) -> Self {
-        let (api_version, kind, metadata) = new_object::<Self>(Some(namespace), name);
-        Self {
-            api_version,
-            kind,
-            metadata,
-            spec: LocalQueueSpec {
-                cluster_queue: cluster_queue.to_owned(),
-                stop_policy: None,
-            },
-            status: None,
-        }
+        new_object!(
+            Some(namespace),
+            name,
+            Self {
+                spec: LocalQueueSpec {
+                    cluster_queue: cluster_queue.to_owned(),
+                    stop_policy: None,
+                },
+                status: None,
+            }
+        )
     }
 }
 
@@ -581,22 +581,22 @@ pub struct ParametersReference {
 impl AdmissionCheck {
     /// A MultiKueue AdmissionCheck whose parameters are the MultiKueueConfig `config`.
     pub fn multikueue(name: &str, config: &str) -> Self {
-        let (api_version, kind, metadata) = new_object::<Self>(None, name);
-        Self {
-            api_version,
-            kind,
-            metadata,
-            spec: AdmissionCheckSpec {
-                controller_name: MULTIKUEUE_CONTROLLER.to_owned(),
-                parameters: Some(ParametersReference {
-                    api_group: GROUP.to_owned(),
-                    kind: "MultiKueueConfig".to_owned(),
-                    name: config.to_owned(),
-                }),
-                other: serde_json::Map::new(),
-            },
-            status: None,
-        }
+        new_object!(
+            None,
+            name,
+            Self {
+                spec: AdmissionCheckSpec {
+                    controller_name: MULTIKUEUE_CONTROLLER.to_owned(),
+                    parameters: Some(ParametersReference {
+                        api_group: GROUP.to_owned(),
+                        kind: "MultiKueueConfig".to_owned(),
+                        name: config.to_owned(),
+                    }),
+                    other: serde_json::Map::new(),
+                },
+                status: None,
+            }
+        )
     }
 
     /// Whether MultiKueue's controller handles it.
@@ -648,15 +648,15 @@ pub struct MultiKueueConfigSpec {
 impl MultiKueueConfig {
     /// A MultiKueueConfig over `clusters`.
     pub fn new(name: &str, clusters: &[&str]) -> Self {
-        let (api_version, kind, metadata) = new_object::<Self>(None, name);
-        Self {
-            api_version,
-            kind,
-            metadata,
-            spec: MultiKueueConfigSpec {
-                clusters: clusters.iter().map(|c| (*c).to_owned()).collect(),
-            },
-        }
+        new_object!(
+            None,
+            name,
+            Self {
+                spec: MultiKueueConfigSpec {
+                    clusters: clusters.iter().map(|c| (*c).to_owned()).collect(),
+                },
+            }
+        )
     }
 }
 
