@@ -272,7 +272,11 @@ fn property_string_keys_are_schema_keys() {
     const QEMU: &str = "/nodes/{node}/qemu/{vmid}/config";
     const LXC: &str = "/nodes/{node}/lxc/{vmid}/config";
     let qemu_net = format_keys(QEMU, "net[n]");
-    for key in QemuNet::KEYS.iter().chain(QEMU_NIC_MODELS) {
+    for key in QemuNet::KEYS
+        .iter()
+        .chain(&["model"])
+        .chain(QEMU_NIC_MODELS)
+    {
         assert!(qemu_net.contains(*key), "qemu net[n] has no `{key}`");
     }
     let lxc_net = format_keys(LXC, "net[n]");

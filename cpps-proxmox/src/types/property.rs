@@ -864,45 +864,177 @@ fn print_canonical(
     Ok(())
 }
 
-/// `value` (of `key`) as a `0`/`1` flag.
-fn bool_value(value: Option<String>, key: &str, kind: &'static str) -> Result<Option<bool>, Error> {
-    match value {
-        None => Ok(None),
-        Some(v) => parse_bool(&v)
-            .map(Some)
-            .ok_or_else(|| Error::invalid(kind, &v, format!("`{key}` must be 0 or 1"))),
+/// The value of a typed property string's field: read from the text of its key, printed back
+/// as PVE writes it.
+trait PropertyValue: Sized {
+    /// `text`, the value of `key` in a `kind`, as this type.
+    fn read(text: String, key: &str, kind: &'static str) -> Result<Self, Error>;
+
+    /// The value as written in a property string.
+    fn print(&self) -> String;
+}
+
+impl PropertyValue for String {
+    fn read(text: String, _key: &str, _kind: &'static str) -> Result<Self, Error> {
+        Ok(text)
+    }
+
+    fn print(&self) -> String {
+        self.clone()
     }
 }
 
-/// `value` (of `key`) as a number.
-fn number_value<T: FromStr>(
+/// A `0`/`1` flag.
+impl PropertyValue for bool {
+    fn read(text: String, key: &str, kind: &'static str) -> Result<Self, Error> {
+        parse_bool(&text)
+            .ok_or_else(|| Error::invalid(kind, &text, format!("`{key}` must be 0 or 1")))
+    }
+
+    fn print(&self) -> String {
+        if *self { "1" } else { "0" }.to_owned()
+    }
+}
+
+/// Numbers, written in decimal.
+macro_rules! number_property_values {
+    ($($number:ty),*) => {$(
+        impl PropertyValue for $number {
+            fn read(text: String, key: &str, kind: &'static str) -> Result<Self, Error> {
+                text.parse()
+                    .map_err(|_| Error::invalid(kind, &text, format!("`{key}` must be a number")))
+            }
+
+            fn print(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+
+number_property_values!(u16, u32, u64);
+
+/// `value`, the text of `key` in a `kind` if the string has it, as `T`.
+fn read_value<T: PropertyValue>(
     value: Option<String>,
     key: &str,
     kind: &'static str,
 ) -> Result<Option<T>, Error> {
-    match value {
-        None => Ok(None),
-        Some(v) => v
-            .parse()
-            .map(Some)
-            .map_err(|_| Error::invalid(kind, &v, format!("`{key}` must be a number"))),
-    }
+    value.map(|v| T::read(v, key, kind)).transpose()
 }
 
-fn put_bool(pairs: &mut BTreeMap<&'static str, String>, key: &'static str, value: Option<bool>) {
-    if let Some(b) = value {
-        pairs.insert(key, if b { "1" } else { "0" }.to_owned());
-    }
-}
+/// Declares a typed property string from one list of its keyed fields (`field: Type`, or
+/// `field: Type = "key"` where the key is not the field's name; each an `Option<Type>` of the
+/// struct): the struct, with `extra` for the other keys last;
+/// `KEYS`; `from_keyed`, the value from the keyed fields' texts (in `KEYS` order, as
+/// [`PropertyString::parse_setting_aside`] returns them) and the other keys; and `keyed_pairs`,
+/// the keyed fields that are set, by key, for [`print_canonical`].
+///
+/// A type whose string has more than keyed fields (a NIC model key, a default part) names the
+/// fields it reads itself in `lead { ... }` (they come first, and `from_keyed` leaves them at
+/// their default) and implements `FromStr` and `Display` with those helpers. A type without
+/// `lead` gets both: its string is keyed parts only (a part without a key is an error), printed
+/// in PVE's canonical order.
+macro_rules! typed_property_string {
+    (@key $field:ident $key:literal) => {
+        $key
+    };
+    (@key $field:ident) => {
+        stringify!($field)
+    };
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident($kind:literal) {
+            lead {
+                $( $(#[$lead_meta:meta])* pub $lead:ident: $lead_type:ty, )*
+            }
+            $( $(#[$field_meta:meta])* $field:ident: $type:ty $(= $key:literal)?, )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, Default)]
+        #[non_exhaustive]
+        pub struct $name {
+            $( $(#[$lead_meta])* pub $lead: $lead_type, )*
+            $( $(#[$field_meta])* pub $field: Option<$type>, )*
+            /// Other keys (any this type has no field for, and any a later PVE adds), kept as
+            /// written.
+            pub extra: OtherKeys,
+        }
 
-fn put<T: ToString>(
-    pairs: &mut BTreeMap<&'static str, String>,
-    key: &'static str,
-    value: &Option<T>,
-) {
-    if let Some(v) = value {
-        pairs.insert(key, v.to_string());
-    }
+        impl $name {
+            /// The keys of this type's keyed fields; checked against pve-apidoc.json.
+            pub const KEYS: &'static [&'static str] = &Self::OWN_KEYS;
+
+            /// [`Self::KEYS`], as the array the parser sets aside.
+            const OWN_KEYS: [&'static str; [$(stringify!($field)),*].len()] =
+                [$(typed_property_string!(@key $field $($key)?)),*];
+
+            /// What the errors call a string of this type.
+            const KIND: &'static str = $kind;
+
+            /// The value of the keyed fields' `values` (in [`Self::KEYS`] order) and `extra`,
+            /// the `lead` fields left at their default.
+            fn from_keyed(
+                values: [Option<String>; Self::OWN_KEYS.len()],
+                extra: OtherKeys,
+            ) -> Result<Self, Error> {
+                let [$($field),*] = values;
+                Ok($name {
+                    $( $lead: Default::default(), )*
+                    $(
+                        $field: read_value(
+                            $field,
+                            typed_property_string!(@key $field $($key)?),
+                            $kind,
+                        )?,
+                    )*
+                    extra,
+                })
+            }
+
+            /// The keyed fields that are set, by key, as they print.
+            fn keyed_pairs(&self) -> BTreeMap<&'static str, String> {
+                let mut pairs = BTreeMap::new();
+                $(
+                    if let Some(value) = &self.$field {
+                        let key = typed_property_string!(@key $field $($key)?);
+                        pairs.insert(key, value.print());
+                    }
+                )*
+                pairs
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident($kind:literal) {
+            $( $(#[$field_meta:meta])* $field:ident: $type:ty $(= $key:literal)?, )*
+        }
+    ) => {
+        typed_property_string! {
+            $(#[$meta])*
+            pub struct $name($kind) {
+                lead {}
+                $( $(#[$field_meta])* $field: $type $(= $key)?, )*
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = Error;
+            fn from_str(text: &str) -> Result<Self, Error> {
+                let (ps, values) =
+                    PropertyString::parse_keyed(text, $name::KIND, $name::OWN_KEYS)?;
+                $name::from_keyed(values, ps.into_other_keys())
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                print_canonical(f, None, self.keyed_pairs(), &self.extra)
+            }
+        }
+    };
 }
 
 /// The NIC models a QEMU `netN` accepts as a key (`virtio=MAC`), from pve-apidoc.json `net[n]`.
@@ -923,79 +1055,53 @@ pub const QEMU_NIC_MODELS: &[&str] = &[
     "vmxnet3",
 ];
 
-/// A QEMU network device, `netN` (`virtio=BC:24:11:00:00:01,bridge=vmbr0,firewall=1,tag=20`).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub struct QemuNet {
-    /// The NIC model (`virtio`, `e1000`, …).
-    pub model: String,
-    /// The MAC address.
-    pub macaddr: Option<String>,
-    /// The bridge.
-    pub bridge: Option<String>,
-    /// Whether the firewall applies.
-    pub firewall: Option<bool>,
-    /// VLAN tag.
-    pub tag: Option<u16>,
-    /// Whether the link is down.
-    pub link_down: Option<bool>,
-    /// MTU.
-    pub mtu: Option<u32>,
-    /// Other keys (`rate`, `queues`, `trunks`, and any added later), kept as written.
-    pub extra: OtherKeys,
+typed_property_string! {
+    /// A QEMU network device, `netN` (`virtio=BC:24:11:00:00:01,bridge=vmbr0,firewall=1,tag=20`):
+    /// the model is a key of its own holding the MAC address, or `model=…` (with `macaddr=…`).
+    /// The keys without a field here (`rate`, `queues`, `trunks`, …) are in `extra`.
+    pub struct QemuNet("QEMU net device") {
+        lead {
+            /// The NIC model (`virtio`, `e1000`, …): a key of [`QEMU_NIC_MODELS`], or `model`.
+            pub model: String,
+        }
+        /// The MAC address.
+        macaddr: String,
+        /// The bridge.
+        bridge: String,
+        /// Whether the firewall applies.
+        firewall: bool,
+        /// VLAN tag.
+        tag: u16,
+        /// Whether the link is down.
+        link_down: bool,
+        /// MTU.
+        mtu: u32,
+    }
 }
-
-impl QemuNet {
-    /// The keys this type reads (besides the model keys); checked against pve-apidoc.json.
-    pub const KEYS: &'static [&'static str] = &QEMU_NET_KEYS;
-}
-
-/// [`QemuNet::KEYS`], as the array the parser takes them with.
-const QEMU_NET_KEYS: [&str; 7] = [
-    "model",
-    "macaddr",
-    "bridge",
-    "firewall",
-    "tag",
-    "link_down",
-    "mtu",
-];
 
 impl FromStr for QemuNet {
     type Err = Error;
     fn from_str(text: &str) -> Result<Self, Error> {
-        const KIND: &str = "QEMU net device";
-        let (
-            mut ps,
-            [
-                mut model,
-                mut macaddr,
-                bridge,
-                firewall,
-                tag,
-                link_down,
-                mtu,
-            ],
-        ) = PropertyString::parse_keyed(text, KIND, QEMU_NET_KEYS)?;
-        if let Some((m, mac)) = ps.take_where(|k| QEMU_NIC_MODELS.contains(&k)) {
-            if model.is_some() || macaddr.is_some() {
-                return Err(Error::invalid(KIND, text, "model given twice"));
+        let (mut ps, values) = PropertyString::parse_keyed(text, Self::KIND, Self::OWN_KEYS)?;
+        let model_key = ps.take("model");
+        let model_part = ps.take_where(|k| QEMU_NIC_MODELS.contains(&k));
+        let mut net = QemuNet::from_keyed(values, ps.into_other_keys())?;
+        net.model = match (model_part, model_key) {
+            (Some((model, mac)), None) if net.macaddr.is_none() => {
+                net.macaddr = Some(mac);
+                model
             }
-            model = Some(m);
-            macaddr = Some(mac);
-        }
-        let model =
-            model.ok_or_else(|| Error::invalid(KIND, text, "no NIC model (`virtio=MAC`)"))?;
-        Ok(QemuNet {
-            model,
-            macaddr,
-            bridge,
-            firewall: bool_value(firewall, "firewall", KIND)?,
-            tag: number_value(tag, "tag", KIND)?,
-            link_down: bool_value(link_down, "link_down", KIND)?,
-            mtu: number_value(mtu, "mtu", KIND)?,
-            extra: ps.into_other_keys(),
-        })
+            (Some(_), _) => return Err(Error::invalid(Self::KIND, text, "model given twice")),
+            (None, Some(model)) => model,
+            (None, None) => {
+                return Err(Error::invalid(
+                    Self::KIND,
+                    text,
+                    "no NIC model (`virtio=MAC`)",
+                ));
+            }
+        };
+        Ok(net)
     }
 }
 
@@ -1005,137 +1111,65 @@ impl fmt::Display for QemuNet {
             Some(mac) => format!("{}={mac}", self.model),
             None => format!("model={}", self.model),
         };
-        let mut pairs = BTreeMap::new();
-        put(&mut pairs, "bridge", &self.bridge);
-        put_bool(&mut pairs, "firewall", self.firewall);
-        put(&mut pairs, "tag", &self.tag);
-        put_bool(&mut pairs, "link_down", self.link_down);
-        put(&mut pairs, "mtu", &self.mtu);
+        let mut pairs = self.keyed_pairs();
+        pairs.remove("macaddr");
         print_canonical(f, Some(&head), pairs, &self.extra)
     }
 }
 
-/// A container network interface, `netN` (`name=eth0,bridge=vmbr0,hwaddr=…,ip=dhcp,type=veth`).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub struct LxcNet {
-    /// Interface name inside the container.
-    pub name: Option<String>,
-    /// The bridge.
-    pub bridge: Option<String>,
-    /// MAC address.
-    pub hwaddr: Option<String>,
-    /// IPv4 address with prefix, `dhcp` or `manual`.
-    pub ip: Option<String>,
-    /// IPv6 address with prefix, `auto`, `dhcp` or `manual`.
-    pub ip6: Option<String>,
-    /// IPv4 gateway.
-    pub gw: Option<String>,
-    /// IPv6 gateway.
-    pub gw6: Option<String>,
-    /// Whether the firewall applies.
-    pub firewall: Option<bool>,
-    /// VLAN tag.
-    pub tag: Option<u16>,
-    /// Interface type (`veth`).
-    pub kind: Option<String>,
-    /// MTU.
-    pub mtu: Option<u32>,
-    /// Other keys, kept as written.
-    pub extra: OtherKeys,
-}
-
-impl LxcNet {
-    /// The keys this type reads; checked against pve-apidoc.json.
-    pub const KEYS: &'static [&'static str] = &LXC_NET_KEYS;
-}
-
-/// [`LxcNet::KEYS`], as the array the parser takes them with.
-const LXC_NET_KEYS: [&str; 11] = [
-    "name", "bridge", "hwaddr", "ip", "ip6", "gw", "gw6", "firewall", "tag", "type", "mtu",
-];
-
-impl FromStr for LxcNet {
-    type Err = Error;
-    fn from_str(text: &str) -> Result<Self, Error> {
-        const KIND: &str = "container net device";
-        let (
-            ps,
-            [
-                name,
-                bridge,
-                hwaddr,
-                ip,
-                ip6,
-                gw,
-                gw6,
-                firewall,
-                tag,
-                kind,
-                mtu,
-            ],
-        ) = PropertyString::parse_keyed(text, KIND, LXC_NET_KEYS)?;
-        Ok(LxcNet {
-            name,
-            bridge,
-            hwaddr,
-            ip,
-            ip6,
-            gw,
-            gw6,
-            firewall: bool_value(firewall, "firewall", KIND)?,
-            tag: number_value(tag, "tag", KIND)?,
-            kind,
-            mtu: number_value(mtu, "mtu", KIND)?,
-            extra: ps.into_other_keys(),
-        })
+typed_property_string! {
+    /// A container network interface, `netN`
+    /// (`name=eth0,bridge=vmbr0,hwaddr=…,ip=dhcp,type=veth`).
+    pub struct LxcNet("container net device") {
+        /// Interface name inside the container.
+        name: String,
+        /// The bridge.
+        bridge: String,
+        /// MAC address.
+        hwaddr: String,
+        /// IPv4 address with prefix, `dhcp` or `manual`.
+        ip: String,
+        /// IPv6 address with prefix, `auto`, `dhcp` or `manual`.
+        ip6: String,
+        /// IPv4 gateway.
+        gw: String,
+        /// IPv6 gateway.
+        gw6: String,
+        /// Whether the firewall applies.
+        firewall: bool,
+        /// VLAN tag.
+        tag: u16,
+        /// Interface type (`veth`).
+        kind: String = "type",
+        /// MTU.
+        mtu: u32,
     }
 }
 
-impl fmt::Display for LxcNet {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut pairs = BTreeMap::new();
-        put(&mut pairs, "name", &self.name);
-        put(&mut pairs, "bridge", &self.bridge);
-        put(&mut pairs, "hwaddr", &self.hwaddr);
-        put(&mut pairs, "ip", &self.ip);
-        put(&mut pairs, "ip6", &self.ip6);
-        put(&mut pairs, "gw", &self.gw);
-        put(&mut pairs, "gw6", &self.gw6);
-        put_bool(&mut pairs, "firewall", self.firewall);
-        put(&mut pairs, "tag", &self.tag);
-        put(&mut pairs, "type", &self.kind);
-        put(&mut pairs, "mtu", &self.mtu);
-        print_canonical(f, None, pairs, &self.extra)
+typed_property_string! {
+    /// A volume: a QEMU disk (`scsi0: local-lvm:vm-100-disk-0,iothread=1,size=32G`), a container
+    /// `rootfs` (`local-lvm:vm-200-disk-0,size=8G`) or mount point `mpN`
+    /// (`local-lvm:vm-200-disk-1,mp=/srv,backup=1,size=16G`). `KEYS` leaves out the default key
+    /// (`file` for QEMU, `volume` for containers); `media` exists for QEMU disks, `mp` for
+    /// container mount points.
+    pub struct Volume("volume") {
+        lead {
+            /// The volume (`storage:name`, a path, `none`, or `cdrom`): the default key (`file`
+            /// for QEMU, `volume` for containers).
+            pub volume: String,
+        }
+        /// Size as written (`8G`, `512M`, `1T`).
+        size: String,
+        /// Mount path inside the container (`mpN` only).
+        mp: String,
+        /// `cdrom` or `disk` (QEMU).
+        media: String,
+        /// Whether backups include it.
+        backup: bool,
     }
-}
-
-/// A volume: a QEMU disk (`scsi0: local-lvm:vm-100-disk-0,iothread=1,size=32G`), a container
-/// `rootfs` (`local-lvm:vm-200-disk-0,size=8G`) or mount point `mpN`
-/// (`local-lvm:vm-200-disk-1,mp=/srv,backup=1,size=16G`).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub struct Volume {
-    /// The volume (`storage:name`, a path, `none`, or `cdrom`): the default key (`file` for
-    /// QEMU, `volume` for containers).
-    pub volume: String,
-    /// Size as written (`8G`, `512M`, `1T`).
-    pub size: Option<String>,
-    /// Mount path inside the container (`mpN` only).
-    pub mp: Option<String>,
-    /// `cdrom` or `disk` (QEMU).
-    pub media: Option<String>,
-    /// Whether backups include it.
-    pub backup: Option<bool>,
-    /// Other keys, kept as written.
-    pub extra: OtherKeys,
 }
 
 impl Volume {
-    /// The keys this type reads (besides the default key); checked against pve-apidoc.json
-    /// (`media` exists for QEMU disks, `mp` for container mount points).
-    pub const KEYS: &'static [&'static str] = &["size", "mp", "media", "backup"];
-
     /// The size in bytes, from `size` (`K`, `M`, `G`, `T` suffixes, powers of 1024; bare
     /// numbers are bytes).
     pub fn size_bytes(&self) -> Option<u64> {
@@ -1166,23 +1200,17 @@ impl Volume {
 impl FromStr for Volume {
     type Err = Error;
     fn from_str(text: &str) -> Result<Self, Error> {
-        const KIND: &str = "volume";
-        let (mut ps, [size, mp, media, backup]) =
-            PropertyString::parse_setting_aside(text, ["size", "mp", "media", "backup"])?;
+        let (mut ps, values) = PropertyString::parse_setting_aside(text, Self::OWN_KEYS)?;
         let volume = match ps.take_default() {
             Some(v) => v,
             None => ps
                 .take("file")
                 .or_else(|| ps.take("volume"))
-                .ok_or_else(|| Error::invalid(KIND, text, "no volume"))?,
+                .ok_or_else(|| Error::invalid(Self::KIND, text, "no volume"))?,
         };
         Ok(Volume {
             volume,
-            size,
-            mp,
-            media,
-            backup: bool_value(backup, "backup", KIND)?,
-            extra: ps.into_other_keys(),
+            ..Volume::from_keyed(values, ps.into_other_keys())?
         })
     }
 }
@@ -1193,11 +1221,7 @@ impl fmt::Display for Volume {
     /// key cannot hold one, so it is written `file=…` instead, which parses back to the same
     /// value.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut pairs = BTreeMap::new();
-        put(&mut pairs, "size", &self.size);
-        put(&mut pairs, "mp", &self.mp);
-        put(&mut pairs, "media", &self.media);
-        put_bool(&mut pairs, "backup", self.backup);
+        let mut pairs = self.keyed_pairs();
         if self.volume.contains('=') || self.volume.trim().is_empty() {
             pairs.insert("file", self.volume.clone());
             print_canonical(f, None, pairs, &self.extra)
@@ -1207,69 +1231,21 @@ impl fmt::Display for Volume {
     }
 }
 
-/// Container `features` (`nesting=1,keyctl=1`).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub struct LxcFeatures {
-    /// Nested containers (and Docker).
-    pub nesting: Option<bool>,
-    /// `keyctl()` for unprivileged containers.
-    pub keyctl: Option<bool>,
-    /// FUSE mounts.
-    pub fuse: Option<bool>,
-    /// `mknod()`.
-    pub mknod: Option<bool>,
-    /// Allowed file-system types for `mount` (`nfs;cifs`).
-    pub mount: Option<String>,
-    /// `/sys` mounted `rw`.
-    pub force_rw_sys: Option<bool>,
-    /// Other keys, kept as written.
-    pub extra: OtherKeys,
-}
-
-impl LxcFeatures {
-    /// The keys this type reads; checked against pve-apidoc.json.
-    pub const KEYS: &'static [&'static str] = &LXC_FEATURE_KEYS;
-}
-
-/// [`LxcFeatures::KEYS`], as the array the parser takes them with.
-const LXC_FEATURE_KEYS: [&str; 6] = [
-    "nesting",
-    "keyctl",
-    "fuse",
-    "mknod",
-    "mount",
-    "force_rw_sys",
-];
-
-impl FromStr for LxcFeatures {
-    type Err = Error;
-    fn from_str(text: &str) -> Result<Self, Error> {
-        const KIND: &str = "container features";
-        let (ps, [nesting, keyctl, fuse, mknod, mount, force_rw_sys]) =
-            PropertyString::parse_keyed(text, KIND, LXC_FEATURE_KEYS)?;
-        Ok(LxcFeatures {
-            nesting: bool_value(nesting, "nesting", KIND)?,
-            keyctl: bool_value(keyctl, "keyctl", KIND)?,
-            fuse: bool_value(fuse, "fuse", KIND)?,
-            mknod: bool_value(mknod, "mknod", KIND)?,
-            mount,
-            force_rw_sys: bool_value(force_rw_sys, "force_rw_sys", KIND)?,
-            extra: ps.into_other_keys(),
-        })
-    }
-}
-
-impl fmt::Display for LxcFeatures {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut pairs = BTreeMap::new();
-        put_bool(&mut pairs, "nesting", self.nesting);
-        put_bool(&mut pairs, "keyctl", self.keyctl);
-        put_bool(&mut pairs, "fuse", self.fuse);
-        put_bool(&mut pairs, "mknod", self.mknod);
-        put(&mut pairs, "mount", &self.mount);
-        put_bool(&mut pairs, "force_rw_sys", self.force_rw_sys);
-        print_canonical(f, None, pairs, &self.extra)
+typed_property_string! {
+    /// Container `features` (`nesting=1,keyctl=1`).
+    pub struct LxcFeatures("container features") {
+        /// Nested containers (and Docker).
+        nesting: bool,
+        /// `keyctl()` for unprivileged containers.
+        keyctl: bool,
+        /// FUSE mounts.
+        fuse: bool,
+        /// `mknod()`.
+        mknod: bool,
+        /// Allowed file-system types for `mount` (`nfs;cifs`).
+        mount: String,
+        /// `/sys` mounted `rw`.
+        force_rw_sys: bool,
     }
 }
 
@@ -1299,7 +1275,7 @@ impl FromStr for QemuMemory {
     fn from_str(text: &str) -> Result<Self, Error> {
         const KIND: &str = "QEMU memory";
         let (mut ps, [current]) = PropertyString::parse_setting_aside(text, ["current"])?;
-        let explicit = number_value::<u64>(current, "current", KIND)?;
+        let explicit = read_value::<u64>(current, "current", KIND)?;
         let current =
             match ps.take_default() {
                 Some(d) => {
