@@ -4,14 +4,17 @@
 //! decision, so `check` reports nothing on it) with a few textual edits. Every edit must match
 //! the base exactly once, so a change to the base cannot silently turn a case into a no-op. A
 //! passing fixture must yield no finding at all; a failing one exactly the listed
-//! `(rule, subject, severity)` triples, no more, no less.
+//! `(rule, subject, severity)` triples, no more, no less. The GPU, multi-cluster and GitOps
+//! rules are cased in `tests/rules_gpu_mesh.rs` (several fixtures each, counted), the rules
+//! derived from the documents in `tests/rules_documents.rs`.
 
 mod common;
 
 use std::collections::BTreeSet;
 
 use common::{
-    Edit, Pass, RuleCase, Variant, apply_to, check_pass_fail, check_rule_cases, found, run, today,
+    Edit, GPU_MESH_RULES, Pass, RuleCase, Variant, apply_to, check_pass_fail, check_rule_cases,
+    found, run, today,
 };
 use cpps_topology::check::check_on;
 use cpps_topology::load::load_str;
@@ -344,18 +347,6 @@ const CASES: &[Case] = &[
         expect: &[("CNI-003", "k3s-beta", Warning)],
     },
     Case {
-        rule: "GPU-001",
-        pass: &[],
-        fail: &[("    nodes: [k3s-a-1]\n", "    nodes: [k3s-a-1, gpu-a-1]\n")],
-        // gpu-a-1 now also sits in a Cilium cluster as a privileged LXC without exception, and
-        // it is a node of two clusters (gpu-alpha lists it after k3s-alpha).
-        expect: &[
-            ("CNI-001", "k3s-alpha", Error),
-            ("GPU-001", "k3s-alpha", Error),
-            ("REL-001", "gpu-alpha", Error),
-        ],
-    },
-    Case {
         rule: "GPU-002",
         // On a Tier 2A host a GPU VM with passthrough is fine.
         pass: &[
@@ -384,32 +375,6 @@ const CASES: &[Case] = &[
         expect: &[("GPU-003", "gpu-a-1", Error)],
     },
     Case {
-        rule: "GPU-004",
-        pass: &[],
-        fail: &[("manages: [k3s-alpha, gpu-alpha]", "manages: [k3s-alpha]")],
-        // Unregistered, the GPU cluster is also managed by no ArgoCD at all, and MultiKueue has
-        // no kubeconfig for it.
-        expect: &[
-            ("GITOPS-001", "gpu-alpha", Error),
-            ("GPU-004", "gpu-alpha", Warning),
-            ("MESH-002", "kueue", Info),
-        ],
-    },
-    Case {
-        rule: "GPU-006",
-        // A GPU workload in the GPU cluster is the decision; in the general-purpose cluster it
-        // is "Workloads GPU + apps gerais misturados" (more in tests/rules_gpu_mesh.rs).
-        pass: &[(
-            "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }",
-            "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }\n  - { id: vllm, layer: 8b, site: alpha, cluster: gpu-alpha, state: validated }",
-        )],
-        fail: &[(
-            "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }",
-            "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }\n  - { id: vllm, layer: 8b, site: alpha, cluster: k3s-alpha, state: validated }",
-        )],
-        expect: &[("GPU-006", "vllm", Info)],
-    },
-    Case {
         rule: "MESH-001",
         pass: &[],
         fail: &[(
@@ -417,33 +382,6 @@ const CASES: &[Case] = &[
             "    cni: { kind: flannel }",
         )],
         expect: &[("MESH-001", "mesh", Error)],
-    },
-    Case {
-        rule: "MESH-002",
-        pass: &[],
-        fail: &[("manages: [k3s-beta]", "manages: []")],
-        expect: &[
-            ("GITOPS-001", "k3s-beta", Error),
-            ("MESH-002", "kueue", Info),
-        ],
-    },
-    Case {
-        rule: "MESH-003",
-        pass: &[],
-        fail: &[(
-            "members: [k3s-alpha, k3s-beta], state: desired, deferred: true }",
-            "members: [k3s-alpha, k3s-beta], state: declared }",
-        )],
-        expect: &[("MESH-003", "karmada", Warning)],
-    },
-    Case {
-        rule: "GITOPS-001",
-        pass: &[],
-        fail: &[("manages: [k3s-beta]", "manages: [k3s-beta, k3s-alpha]")],
-        expect: &[
-            ("GITOPS-001", "argocd-beta", Error),
-            ("GITOPS-001", "k3s-alpha", Error),
-        ],
     },
     Case {
         rule: "SEC-001",
@@ -536,19 +474,17 @@ fn every_rule_passes_its_passing_fixture_and_fires_on_its_failing_one() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Static rules whose pass, fail and variant fixtures are in `tests/rules_gpu_mesh.rs`.
-const CASED_IN_RULES_GPU_MESH: &[&str] = &["GPU-007", "GPU-008"];
-
 #[test]
 fn every_static_rule_has_a_case_and_no_live_only_rule_has_one() {
     let cased: BTreeSet<&str> = CASES.iter().map(|c| c.rule).collect();
     assert_eq!(cased.len(), CASES.len(), "one case per rule");
     // The rules derived from the documents beyond the team's catalogue (DOC-…) have their pass,
-    // fail and variant fixtures in tests/rules_documents.rs.
+    // fail and variant fixtures in tests/rules_documents.rs, the GPU, multi-cluster and GitOps
+    // rules in tests/rules_gpu_mesh.rs.
     let static_rules: BTreeSet<&str> = rules::catalogue()
         .iter()
         .filter(|r| r.kind.has_static_part() && !r.id.as_str().starts_with("DOC-"))
-        .filter(|r| !CASED_IN_RULES_GPU_MESH.contains(&r.id.as_str()))
+        .filter(|r| !GPU_MESH_RULES.contains(&r.id.as_str()))
         .map(|r| r.id.as_str())
         .collect();
     assert_eq!(cased, static_rules);

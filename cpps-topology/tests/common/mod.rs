@@ -90,6 +90,19 @@ pub(crate) fn document(path: &str) -> String {
         .unwrap_or_else(|e| panic!("cannot read {} ({e})", file.display()))
 }
 
+/// The GPU, multi-cluster and GitOps rules: their fixtures and variants are in
+/// `tests/rules_gpu_mesh.rs`, those of the other static rules in `tests/rules.rs`.
+pub(crate) const GPU_MESH_RULES: &[&str] = &[
+    "GPU-001",
+    "GPU-004",
+    "GPU-006",
+    "GPU-007",
+    "GPU-008",
+    "MESH-002",
+    "MESH-003",
+    "GITOPS-001",
+];
+
 /// The two-site estate the live tests observe.
 pub(crate) const LIVE_ESTATE: &str = include_str!("../fixtures/live/two-sites.yaml");
 
