@@ -332,16 +332,19 @@ fn ipsec_connections_with_multi_line_selectors() {
     assert_eq!(conns[2].proposal, None);
 }
 
-async fn answer_show(
-    api: &cpps_http::test_util::MockApi,
-    words: &[&str],
-    response: wiremock::ResponseTemplate,
-) {
-    common::post("/show")
-        .and(body_partial_json(json!({"op": "show", "path": words})))
-        .respond_with(response)
-        .mount(api.server())
-        .await;
+/// A router whose `POST /show` answers each command of `answers` (its words) as given.
+async fn router_showing(
+    answers: &[(&[&str], wiremock::ResponseTemplate)],
+) -> (cpps_http::test_util::MockApi, cpps_vyos::Client) {
+    let (api, client) = common::router().await;
+    for (words, response) in answers {
+        common::post("/show")
+            .and(body_partial_json(json!({"op": "show", "path": words})))
+            .respond_with(response.clone())
+            .mount(api.server())
+            .await;
+    }
+    (api, client)
 }
 
 // Through `/show` (vyos-1x `src/services/api/rest/routers.py` `show_op`: `session.show(path)`,
@@ -352,64 +355,54 @@ async fn answer_show(
 // subsystem is not configured: `None`, not an error; other text is an error, never empty.
 #[tokio::test]
 async fn client_readings_through_show() {
-    let (api, client) = common::router().await;
-    answer_show(
-        &api,
-        &["bgp", "summary"],
-        common::ok(json!(show_fixture("bgp-summary-frr10.txt"))),
-    )
-    .await;
-    answer_show(
-        &api,
-        &["vpn", "ipsec", "sa"],
-        common::err(400, "IPsec not initialized\n"),
-    )
-    .await;
-    answer_show(
-        &api,
-        &["vpn", "ipsec", "connections"],
-        common::ok(json!(show_fixture("ipsec-connections.txt"))),
-    )
+    let (_api, client) = router_showing(&[
+        (
+            &["bgp", "summary"],
+            common::ok(json!(show_fixture("bgp-summary-frr10.txt"))),
+        ),
+        (
+            &["vpn", "ipsec", "sa"],
+            common::err(400, "IPsec not initialized\n"),
+        ),
+        (
+            &["vpn", "ipsec", "connections"],
+            common::ok(json!(show_fixture("ipsec-connections.txt"))),
+        ),
+    ])
     .await;
     let bgp = client.bgp_summary().await.unwrap().unwrap();
     assert_eq!(bgp.families.len(), 2);
     assert_eq!(client.ipsec_sas().await.unwrap(), None);
     assert_eq!(client.ipsec_connections().await.unwrap().unwrap().len(), 4);
 
-    let (api, client) = common::router().await;
-    answer_show(
-        &api,
-        &["bgp", "summary"],
-        common::ok(json!("% BGP instance not found\n")),
-    )
-    .await;
-    answer_show(
-        &api,
-        &["vpn", "ipsec", "sa"],
-        common::ok(json!(show_fixture("ipsec-sa.txt"))),
-    )
+    let (_api, client) = router_showing(&[
+        (
+            &["bgp", "summary"],
+            common::ok(json!("% BGP instance not found\n")),
+        ),
+        (
+            &["vpn", "ipsec", "sa"],
+            common::ok(json!(show_fixture("ipsec-sa.txt"))),
+        ),
+    ])
     .await;
     assert_eq!(client.bgp_summary().await.unwrap(), None);
     assert_eq!(client.ipsec_sas().await.unwrap().unwrap().len(), 3);
 
-    let (api, client) = common::router().await;
-    answer_show(
-        &api,
-        &["bgp", "summary"],
-        common::err(400, "% BGP instance not found\n"),
-    )
-    .await;
-    answer_show(
-        &api,
-        &["vpn", "ipsec", "sa"],
-        common::ok(json!("Something else entirely\n")),
-    )
-    .await;
-    answer_show(
-        &api,
-        &["vpn", "ipsec", "connections"],
-        common::err(400, "Failed to get connections\n"),
-    )
+    let (_api, client) = router_showing(&[
+        (
+            &["bgp", "summary"],
+            common::err(400, "% BGP instance not found\n"),
+        ),
+        (
+            &["vpn", "ipsec", "sa"],
+            common::ok(json!("Something else entirely\n")),
+        ),
+        (
+            &["vpn", "ipsec", "connections"],
+            common::err(400, "Failed to get connections\n"),
+        ),
+    ])
     .await;
     assert_eq!(client.bgp_summary().await.unwrap(), None);
     let err = client.ipsec_sas().await.unwrap_err();
