@@ -35,6 +35,18 @@ const WITNESS_IN_BETA: Edit = (
     "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3, diskful: false }]",
 );
 
+/// A diskful replica of ssd-beta in alpha: cross-site replication.
+const REPLICA_IN_ALPHA: Edit = (
+    "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
+    "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3 }]",
+);
+
+/// b3 holds no replica of ssd-beta: two diskful nodes and a tie-breaker in the same site.
+const B3_DISKLESS: Edit = (
+    "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
+    "nodes: [{ host: b1 }, { host: b2 }, { host: b3, diskful: false }]",
+);
+
 /// ssd-beta only declared, with 2 replicas.
 const SSD_BETA_DECLARED_WITH_2_REPLICAS: Edit = (
     "    place_count: 3\n    controller: { primary: b1, standby: [b2] }\n    state: validated",
@@ -144,20 +156,14 @@ const CASES: &[Case] = &[
         rule: "LINSTOR-003",
         // The base is the boundary: place_count 3 on exactly 3 diskful nodes.
         pass: &[],
-        fail: &[(
-            "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
-            "nodes: [{ host: b1 }, { host: b2 }, { host: b3, diskful: false }]",
-        )],
+        fail: &[B3_DISKLESS],
         expect: &[("LINSTOR-003", "ssd-beta", Error)],
     },
     Case {
         rule: "LINSTOR-004",
         // A diskless tie-breaker holds no replica: it may sit in another site.
         pass: &[WITNESS_IN_BETA],
-        fail: &[(
-            "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
-            "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3 }]",
-        )],
+        fail: &[REPLICA_IN_ALPHA],
         expect: &[("LINSTOR-004", "ssd-beta", Error)],
     },
     Case {
@@ -626,10 +632,7 @@ const LOGIC_CASES: &[RuleCase] = &[
     RuleCase {
         rule: "LINSTOR-004",
         pass: &[WITNESS_IN_BETA],
-        fail: &[(
-            "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
-            "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }, { host: a3 }]",
-        )],
+        fail: &[REPLICA_IN_ALPHA],
         expect: &[("LINSTOR-004", "ssd-beta", Error)],
         variants: &[Variant {
             edit: (
@@ -644,13 +647,7 @@ const LOGIC_CASES: &[RuleCase] = &[
     RuleCase {
         rule: "LINSTOR-006",
         pass: &[SSD_BETA_DECLARED_WITH_2_REPLICAS, WITNESS_IN_BETA],
-        fail: &[
-            SSD_BETA_DECLARED_WITH_2_REPLICAS,
-            (
-                "nodes: [{ host: b1 }, { host: b2 }, { host: b3 }]",
-                "nodes: [{ host: b1 }, { host: b2 }, { host: b3, diskful: false }]",
-            ),
-        ],
+        fail: &[SSD_BETA_DECLARED_WITH_2_REPLICAS, B3_DISKLESS],
         expect: &[("LINSTOR-006", "ssd-beta", Warning)],
         variants: &[Variant {
             // sp-ssd keeps 2 replicas on three SP hosts: a diskless node in Franca is the
