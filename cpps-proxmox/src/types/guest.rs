@@ -205,27 +205,19 @@ impl Config {
     }
 
     fn get_u64(&self, key: &str) -> Result<Option<u64>, Error> {
-        match self.get_str(key) {
-            None => Ok(None),
-            Some(v) => v.trim().parse().map(Some).map_err(|_| {
-                Error::invalid(
-                    "configuration value",
-                    &v,
-                    format!("`{key}` must be a whole number"),
-                )
-            }),
-        }
+        self.get_number(key, "a whole number")
     }
 
     fn get_f64(&self, key: &str) -> Result<Option<f64>, Error> {
+        self.get_number(key, "a number")
+    }
+
+    /// The value of `key` as a `T`, or an error saying it must be `what`.
+    fn get_number<T: std::str::FromStr>(&self, key: &str, what: &str) -> Result<Option<T>, Error> {
         match self.get_str(key) {
             None => Ok(None),
             Some(v) => v.trim().parse().map(Some).map_err(|_| {
-                Error::invalid(
-                    "configuration value",
-                    &v,
-                    format!("`{key}` must be a number"),
-                )
+                Error::invalid("configuration value", &v, format!("`{key}` must be {what}"))
             }),
         }
     }
@@ -286,6 +278,32 @@ impl Config {
     }
 }
 
+/// The accessors of keys QEMU and container configurations share, with the same meaning and
+/// default in pve-apidoc.json: `onboot`, `template`, `lock` and `tags`.
+macro_rules! guest_config_accessors {
+    () => {
+        /// `onboot` (default off).
+        pub fn onboot(&self) -> Result<bool, Error> {
+            Ok(self.raw.get_bool("onboot")?.unwrap_or(false))
+        }
+
+        /// `template` (default off).
+        pub fn template(&self) -> Result<bool, Error> {
+            Ok(self.raw.get_bool("template")?.unwrap_or(false))
+        }
+
+        /// `lock`.
+        pub fn lock(&self) -> Option<String> {
+            self.raw.get_str("lock")
+        }
+
+        /// Tags.
+        pub fn tags(&self) -> Vec<String> {
+            self.raw.tags()
+        }
+    };
+}
+
 /// Disk keys of a QEMU configuration (`ide[n]`, `sata[n]`, `scsi[n]`, `virtio[n]`, and the
 /// single `efidisk0` and `tpmstate0`).
 const QEMU_DISK_PREFIXES: &[&str] = &["ide", "sata", "scsi", "virtio"];
@@ -340,20 +358,7 @@ impl QemuConfig {
         Ok(self.raw.get_u64("sockets")?.unwrap_or(1))
     }
 
-    /// `onboot` (default off).
-    pub fn onboot(&self) -> Result<bool, Error> {
-        Ok(self.raw.get_bool("onboot")?.unwrap_or(false))
-    }
-
-    /// `template`.
-    pub fn template(&self) -> Result<bool, Error> {
-        Ok(self.raw.get_bool("template")?.unwrap_or(false))
-    }
-
-    /// `lock`.
-    pub fn lock(&self) -> Option<String> {
-        self.raw.get_str("lock")
-    }
+    guest_config_accessors!();
 
     /// `netN`.
     pub fn nets(&self) -> Result<BTreeMap<u32, QemuNet>, Error> {
@@ -375,11 +380,6 @@ impl QemuConfig {
             }
         }
         Ok(out)
-    }
-
-    /// Tags.
-    pub fn tags(&self) -> Vec<String> {
-        self.raw.tags()
     }
 }
 
@@ -455,24 +455,11 @@ impl LxcConfig {
         self.raw.get_f64("cores")
     }
 
-    /// `onboot`.
-    pub fn onboot(&self) -> Result<bool, Error> {
-        Ok(self.raw.get_bool("onboot")?.unwrap_or(false))
-    }
-
-    /// `template`.
-    pub fn template(&self) -> Result<bool, Error> {
-        Ok(self.raw.get_bool("template")?.unwrap_or(false))
-    }
+    guest_config_accessors!();
 
     /// `ostype`.
     pub fn ostype(&self) -> Option<String> {
         self.raw.get_str("ostype")
-    }
-
-    /// `lock`.
-    pub fn lock(&self) -> Option<String> {
-        self.raw.get_str("lock")
     }
 
     /// `features`.
@@ -493,11 +480,6 @@ impl LxcConfig {
     /// `netN`.
     pub fn nets(&self) -> Result<BTreeMap<u32, LxcNet>, Error> {
         self.raw.indexed("net")
-    }
-
-    /// Tags.
-    pub fn tags(&self) -> Vec<String> {
-        self.raw.tags()
     }
 }
 
