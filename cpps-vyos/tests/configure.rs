@@ -191,13 +191,19 @@ async fn slow_router_reading_back(read_back: ResponseTemplate) -> (MockApi, Clie
     (api, client)
 }
 
-#[tokio::test]
-async fn a_timed_out_write_that_landed_is_reported_as_landed() {
+/// The configuration `basic-api-service.config.boot`, and a copy whose host name is `franca-gw`.
+fn basic_and_renamed() -> (ConfigTree, ConfigTree) {
     let before = ConfigTree::parse_boot(&config_fixture("basic-api-service.config.boot")).unwrap();
     let mut after = before.clone();
     after
         .set_value(&["system", "host-name"], "franca-gw")
         .unwrap();
+    (before, after)
+}
+
+#[tokio::test]
+async fn a_timed_out_write_that_landed_is_reported_as_landed() {
+    let (before, mut after) = basic_and_renamed();
     after
         .apply(&Command::delete(["system", "ntp"], None))
         .unwrap();
@@ -242,11 +248,7 @@ async fn a_timed_out_write_whose_read_back_fails_is_unknown() {
 
 #[tokio::test]
 async fn a_timed_out_write_that_did_not_land_is_reported_as_not_landed() {
-    let before = ConfigTree::parse_boot(&config_fixture("basic-api-service.config.boot")).unwrap();
-    let mut after = before.clone();
-    after
-        .set_value(&["system", "host-name"], "franca-gw")
-        .unwrap();
+    let (before, after) = basic_and_renamed();
     let cmds = diff(&before, &after);
     let (api, client) = slow_router(&before.to_boot_string()).await;
     match client.configure(&cmds, None).await {
