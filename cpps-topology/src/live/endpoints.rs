@@ -905,19 +905,25 @@ impl ClientVars {
     }
 }
 
-/// The variables a client reads: the environment itself for endpoints read from it, the
-/// endpoint's own values for a file's.
-fn client_lookup<'a>(
-    from_environment: bool,
-    vars: &'a ClientVars,
-    lookup: &'a dyn Fn(&str) -> Option<String>,
-) -> impl Fn(&str) -> Option<String> + 'a {
-    move |name: &str| {
-        if from_environment {
-            lookup(name)
-        } else {
-            vars.get(name)
+impl<'a> BuildCx<'a> {
+    /// The variables a client reads: the environment itself for endpoints read from it; for an
+    /// endpoint of the file, its own values, which `write` sets (it is not called otherwise).
+    fn client_env(
+        &self,
+        write: impl FnOnce(&mut ClientVars) -> Result<(), EndpointsError>,
+    ) -> Result<impl Fn(&str) -> Option<String> + 'a, EndpointsError> {
+        let (from_environment, lookup) = (self.from_environment, self.lookup);
+        let mut vars = ClientVars::default();
+        if !from_environment {
+            write(&mut vars)?;
         }
+        Ok(move |name: &str| {
+            if from_environment {
+                lookup(name)
+            } else {
+                vars.get(name)
+            }
+        })
     }
 }
 
@@ -926,35 +932,36 @@ fn proxmox_source(
     path: &str,
     cx: &BuildCx<'_>,
 ) -> Result<PveSource, EndpointsError> {
-    let (options, from_environment, lookup) = (cx.options, cx.from_environment, cx.lookup);
-    let mut vars = ClientVars::default();
-    if !from_environment {
+    let env = cx.client_env(|vars| {
         vars.set(cpps_proxmox::ENV_ENDPOINT, &p.url);
         if let Some(token) = &p.token {
             vars.secret(
                 cpps_proxmox::ENV_API_TOKEN,
-                &token.resolve(lookup, &format!("{path}.token"))?,
+                &token.resolve(cx.lookup, &format!("{path}.token"))?,
             );
         } else if let (Some(user), Some(password)) = (&p.user, &p.password) {
             vars.set(cpps_proxmox::ENV_USERNAME, user);
             vars.secret(
                 cpps_proxmox::ENV_PASSWORD,
-                &password.resolve(lookup, &format!("{path}.password"))?,
+                &password.resolve(cx.lookup, &format!("{path}.password"))?,
             );
         }
-    }
-    let mut builder =
-        cpps_proxmox::ClientBuilder::from_env(&client_lookup(from_environment, &vars, lookup))
-            .map_err(|e| invalid(path, &e))?;
-    if !from_environment {
+        Ok(())
+    })?;
+    let mut builder = cpps_proxmox::ClientBuilder::from_env(&env).map_err(|e| invalid(path, &e))?;
+    if !cx.from_environment {
         builder = builder.tls(p.tls.mode(path)?);
     }
     let client = builder
-        .http_settings(|http| options.transport(http))
-        .retry(options.retry())
+        .http_settings(|http| cx.options.transport(http))
+        .retry(cx.options.retry())
         .build()
         .map_err(|e| invalid(path, &e))?;
-    Ok(PveSource::new(client, p.url.clone(), options.concurrency))
+    Ok(PveSource::new(
+        client,
+        p.url.clone(),
+        cx.options.concurrency,
+    ))
 }
 
 fn linstor_source(
@@ -962,9 +969,7 @@ fn linstor_source(
     path: &str,
     cx: &BuildCx<'_>,
 ) -> Result<LinstorSource, EndpointsError> {
-    let (options, from_environment, lookup) = (cx.options, cx.from_environment, cx.lookup);
-    let mut vars = ClientVars::default();
-    if !from_environment {
+    let env = cx.client_env(|vars| {
         vars.set(cpps_linstor::ENV_CONTROLLERS, &l.controllers);
         if let Some(ca) = &l.ca_file {
             vars.set(cpps_linstor::ENV_ROOT_CA_FILE, ca.display().to_string());
@@ -981,38 +986,35 @@ fn linstor_source(
                 vars.set(cpps_linstor::ENV_USERNAME, user);
                 vars.secret(
                     cpps_linstor::ENV_PASSWORD,
-                    &password.resolve(lookup, &format!("{path}.password"))?,
+                    &password.resolve(cx.lookup, &format!("{path}.password"))?,
                 );
             }
             (None, _, _) => {}
         }
-    }
-    let mut builder =
-        cpps_linstor::ClientBuilder::from_env(&client_lookup(from_environment, &vars, lookup))
-            .map_err(|e| invalid(path, &e))?;
+        Ok(())
+    })?;
+    let mut builder = cpps_linstor::ClientBuilder::from_env(&env).map_err(|e| invalid(path, &e))?;
     // golinstor has no variable holding a bearer token itself (only LS_BEARER_TOKEN_FILE), so a
     // token named by variable is handed to the builder directly.
     if let Some(token @ SecretRef::Env(_)) = &l.bearer_token {
         builder = builder.credentials(cpps_linstor::Credentials::bearer(
-            token.resolve(lookup, &format!("{path}.bearer_token"))?,
+            token.resolve(cx.lookup, &format!("{path}.bearer_token"))?,
         ));
     }
     let client = builder
-        .http_settings(|http| options.transport(http))
-        .retry(options.retry())
+        .http_settings(|http| cx.options.transport(http))
+        .retry(cx.options.retry())
         .build()
         .map_err(|e| invalid(path, &e))?;
     Ok(LinstorSource::new(client))
 }
 
 fn pbs_source(p: &PbsEndpoint, path: &str, cx: &BuildCx<'_>) -> Result<PbsSource, EndpointsError> {
-    let (options, from_environment, lookup) = (cx.options, cx.from_environment, cx.lookup);
-    let mut vars = ClientVars::default();
-    if !from_environment {
+    let env = cx.client_env(|vars| {
         vars.set(cpps_pbs::ENV_REPOSITORY, &p.repository);
         vars.secret(
             cpps_pbs::ENV_PASSWORD,
-            &p.password.resolve(lookup, &format!("{path}.password"))?,
+            &p.password.resolve(cx.lookup, &format!("{path}.password"))?,
         );
         if let Some(fingerprint) = &p.fingerprint {
             vars.set(cpps_pbs::ENV_FINGERPRINT, fingerprint);
@@ -1020,10 +1022,9 @@ fn pbs_source(p: &PbsEndpoint, path: &str, cx: &BuildCx<'_>) -> Result<PbsSource
         if let Some(url) = &p.url {
             vars.set(cpps_pbs::ENV_URL, url);
         }
-    }
-    let builder =
-        cpps_pbs::ClientBuilder::from_env(&client_lookup(from_environment, &vars, lookup))
-            .map_err(|e| invalid(path, &e))?;
+        Ok(())
+    })?;
+    let builder = cpps_pbs::ClientBuilder::from_env(&env).map_err(|e| invalid(path, &e))?;
     let repository: cpps_pbs::Repository = p
         .repository
         .parse()
@@ -1033,8 +1034,8 @@ fn pbs_source(p: &PbsEndpoint, path: &str, cx: &BuildCx<'_>) -> Result<PbsSource
         .clone()
         .unwrap_or_else(|| repository.base_url().to_string());
     let client = builder
-        .http_settings(|http| options.transport(http))
-        .retry(options.retry())
+        .http_settings(|http| cx.options.transport(http))
+        .retry(cx.options.retry())
         .build()
         .map_err(|e| invalid(path, &e))?;
     Ok(PbsSource::new(client, endpoint))
@@ -1045,23 +1046,20 @@ fn vyos_source(
     path: &str,
     cx: &BuildCx<'_>,
 ) -> Result<VyosSource, EndpointsError> {
-    let (options, from_environment, lookup) = (cx.options, cx.from_environment, cx.lookup);
-    let mut vars = ClientVars::default();
-    if !from_environment {
+    let env = cx.client_env(|vars| {
         vars.set(cpps_vyos::ENV_URL, &v.url);
         vars.secret(
             cpps_vyos::ENV_API_KEY,
-            &v.key.resolve(lookup, &format!("{path}.key"))?,
+            &v.key.resolve(cx.lookup, &format!("{path}.key"))?,
         );
-    }
-    let mut builder =
-        cpps_vyos::ClientBuilder::from_env(&client_lookup(from_environment, &vars, lookup))
-            .map_err(|e| invalid(path, &e))?;
-    if !from_environment {
+        Ok(())
+    })?;
+    let mut builder = cpps_vyos::ClientBuilder::from_env(&env).map_err(|e| invalid(path, &e))?;
+    if !cx.from_environment {
         builder = builder.tls(v.tls.mode(path)?);
     }
     let client = builder
-        .http_settings(|http| options.transport(http))
+        .http_settings(|http| cx.options.transport(http))
         .build()
         .map_err(|e| invalid(path, &e))?;
     Ok(VyosSource::new(client, v.url.clone()))
