@@ -415,13 +415,14 @@ fn the_alert_rules_pass_promtool() {
     let Some((_, promtool_bin)) = prometheus_tools("the_alert_rules_pass_promtool") else {
         return;
     };
+    // `promtool check rules FILE` or `promtool test rules FILE`, which must succeed: its output.
+    let promtool_rules = |verb: &str, file: &Path| {
+        let (ok, out) = promtool(&promtool_bin, &[verb, "rules", &file.to_string_lossy()], "");
+        assert!(ok, "promtool {verb} rules:\n{out}");
+        out
+    };
     let rules = repo("examples/alerts/cpps.rules.yml");
-    let (ok, out) = promtool(
-        &promtool_bin,
-        &["check", "rules", &rules.to_string_lossy()],
-        "",
-    );
-    assert!(ok, "promtool check rules:\n{out}");
+    let out = promtool_rules("check", &rules);
     // promtool counts every rule of the file.
     let parsed: serde_json::Value =
         serde_saphyr::from_str(&std::fs::read_to_string(&rules).unwrap()).unwrap();
@@ -437,13 +438,7 @@ fn the_alert_rules_pass_promtool() {
     );
     // Each of the five basic alerts fires on a series that should fire it and stays silent on
     // one that should not (examples/alerts/tests/cpps.rules.test.yml says which).
-    let tests = repo("examples/alerts/tests/cpps.rules.test.yml");
-    let (ok, out) = promtool(
-        &promtool_bin,
-        &["test", "rules", &tests.to_string_lossy()],
-        "",
-    );
-    assert!(ok, "promtool test rules:\n{out}");
+    let out = promtool_rules("test", &repo("examples/alerts/tests/cpps.rules.test.yml"));
     assert!(out.contains("SUCCESS"), "{out}");
 }
 
