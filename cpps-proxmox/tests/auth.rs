@@ -39,41 +39,42 @@ fn client(api: &MockApi) -> cpps_proxmox::ClientBuilder {
 #[tokio::test]
 async fn an_old_ticket_is_renewed_by_posting_it_as_the_password() {
     let api = common::pve_mock_api().await;
-    common::pve_call("POST", "access/ticket")
-        .and(body_string_contains("password=hunter2"))
-        .respond_with(ticket("PVE:ops@pve:T1", "C1"))
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::mount_once(
+        &api,
+        common::pve_form_call("POST", "access/ticket", &["password=hunter2"]),
+        ticket("PVE:ops@pve:T1", "C1"),
+    )
+    .await;
     // The renewal posts the current ticket as the password (form-encoded `PVE%3Aops%40pve%3AT1`).
-    common::pve_call("POST", "access/ticket")
-        .and(body_string_contains("password=PVE%3Aops%40pve%3AT1"))
-        .respond_with(ticket("PVE:ops@pve:T2", "C2"))
-        .expect(1)
-        .mount(api.server())
-        .await;
-    common::pve_call("GET", "nodes")
-        .and(header("cookie", "PVEAuthCookie=PVE:ops@pve:T1"))
-        .respond_with(nodes())
-        .expect(1)
-        .mount(api.server())
-        .await;
-    common::pve_call("GET", "nodes")
-        .and(header("cookie", "PVEAuthCookie=PVE:ops@pve:T2"))
-        .respond_with(nodes())
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::mount_once(
+        &api,
+        common::pve_form_call("POST", "access/ticket", &["password=PVE%3Aops%40pve%3AT1"]),
+        ticket("PVE:ops@pve:T2", "C2"),
+    )
+    .await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", "nodes").and(header("cookie", "PVEAuthCookie=PVE:ops@pve:T1")),
+        nodes(),
+    )
+    .await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", "nodes").and(header("cookie", "PVEAuthCookie=PVE:ops@pve:T2")),
+        nodes(),
+    )
+    .await;
     // Writes carry the CSRF token of the renewed ticket.
-    common::pve_call("POST", "nodes/pve1/lxc/200/status/start")
-        .and(header("cookie", "PVEAuthCookie=PVE:ops@pve:T2"))
-        .and(header("CSRFPreventionToken", "C2"))
-        .respond_with(common::data_answer(json!(
+    common::mount_once(
+        &api,
+        common::pve_call("POST", "nodes/pve1/lxc/200/status/start")
+            .and(header("cookie", "PVEAuthCookie=PVE:ops@pve:T2"))
+            .and(header("CSRFPreventionToken", "C2")),
+        common::data_answer(json!(
             "UPID:pve1:00001234:00005678:65F0A1B2:vzstart:200:ops@pve:"
-        )))
-        .expect(1)
-        .mount(api.server())
-        .await;
+        )),
+    )
+    .await;
 
     let pve = client(&api)
         .renew_ticket_after(Duration::from_millis(300))
@@ -107,12 +108,12 @@ async fn a_refused_renewal_falls_back_to_the_password() {
         .expect(2)
         .mount(api.server())
         .await;
-    common::pve_call("POST", "access/ticket")
-        .and(body_string_contains("password=PVE%3A"))
-        .respond_with(common::error_answer(401, "authentication failure\n"))
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::mount_once(
+        &api,
+        common::pve_form_call("POST", "access/ticket", &["password=PVE%3A"]),
+        common::error_answer(401, "authentication failure\n"),
+    )
+    .await;
     common::pve_call("GET", "nodes")
         .respond_with(nodes())
         .expect(2)
@@ -134,29 +135,28 @@ async fn a_refused_renewal_falls_back_to_the_password() {
 async fn a_totp_challenge_is_answered_with_the_code() {
     let api = common::pve_mock_api().await;
     // PVE >= 7.2: the password step answers a `PVE:!tfa!` challenge ticket and `NeedTFA: 1`.
-    common::pve_call("POST", "access/ticket")
-        .and(body_string_contains("password=hunter2"))
-        .respond_with(common::data_answer(json!({
+    common::mount_once(&api, common::pve_form_call("POST", "access/ticket", &["password=hunter2"]), common::data_answer(json!({
             "ticket": "PVE:!tfa!CHALLENGE", "NeedTFA": 1, "username": "ops@pve", "CSRFPreventionToken": "X"
-        })))
-        .expect(1)
-        .mount(api.server())
-        .await;
-    common::pve_call("POST", "access/ticket")
-        .and(body_string_contains(
-            "tfa-challenge=PVE%3A%21tfa%21CHALLENGE",
-        ))
-        .and(body_string_contains("password=totp%3A123456"))
-        .respond_with(ticket("PVE:ops@pve:FULL", "C"))
-        .expect(1)
-        .mount(api.server())
-        .await;
-    common::pve_call("GET", "nodes")
-        .and(header("cookie", "PVEAuthCookie=PVE:ops@pve:FULL"))
-        .respond_with(nodes())
-        .expect(1)
-        .mount(api.server())
-        .await;
+        }))).await;
+    common::mount_once(
+        &api,
+        common::pve_form_call(
+            "POST",
+            "access/ticket",
+            &[
+                "tfa-challenge=PVE%3A%21tfa%21CHALLENGE",
+                "password=totp%3A123456",
+            ],
+        ),
+        ticket("PVE:ops@pve:FULL", "C"),
+    )
+    .await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", "nodes").and(header("cookie", "PVEAuthCookie=PVE:ops@pve:FULL")),
+        nodes(),
+    )
+    .await;
     let pve = client(&api)
         .totp(Arc::new(|| Ok(SecretString::from("123456".to_owned()))))
         .build()

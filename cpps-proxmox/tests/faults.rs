@@ -21,17 +21,15 @@ fn client(api: &MockApi) -> Client {
 async fn the_token_header_has_pves_form() {
     // pve-docs, "API Tokens": `Authorization: PVEAPIToken=USER@REALM!TOKENID=UUID`.
     let api = common::pve_mock_api().await;
-    common::pve_call("GET", "version")
-        .and(wiremock::matchers::header(
+    common::mount_once(
+        &api,
+        common::pve_call("GET", "version").and(wiremock::matchers::header(
             "authorization",
             "PVEAPIToken=root@pam!ci=5ecr3t",
-        ))
-        .respond_with(common::data_answer(
-            json!({"version": "9.0.10", "release": "9.0", "repoid": "abc"}),
-        ))
-        .expect(1)
-        .mount(api.server())
-        .await;
+        )),
+        common::version_answer("9.0.10"),
+    )
+    .await;
     assert_eq!(client(&api).version().await.unwrap().version, "9.0.10");
 }
 
@@ -46,19 +44,19 @@ async fn reads_are_retried_after_a_proxy_error_and_writes_are_not() {
         .with_priority(1)
         .mount(api.server())
         .await;
-    common::pve_call("GET", "nodes")
-        .respond_with(common::data_answer(
-            json!([{"node": "pve1", "status": "online"}]),
-        ))
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", "nodes"),
+        common::data_answer(json!([{"node": "pve1", "status": "online"}])),
+    )
+    .await;
     assert_eq!(client(&api).nodes().await.unwrap().len(), 1);
-    common::pve_call("POST", "nodes/pve1/qemu/100/status/start")
-        .respond_with(ResponseTemplate::new(503))
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::mount_once(
+        &api,
+        common::pve_call("POST", "nodes/pve1/qemu/100/status/start"),
+        ResponseTemplate::new(503),
+    )
+    .await;
     let err = client(&api)
         .node("pve1")
         .qemu(100.try_into().unwrap())
@@ -132,34 +130,29 @@ async fn a_failed_task_with_a_long_log_carries_its_last_lines() {
     let api = common::pve_mock_api().await;
     let upid = common::upid("UPID:pve1:0000ABCD:00001234:66000000:qmigrate:100:root@pam!ci:");
     let task = upid.task_path();
-    common::pve_call("GET", &format!("{task}/status"))
-        .respond_with(common::data_answer(common::task_status(
-            &upid,
-            Some("migration aborted"),
-        )))
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", &format!("{task}/status")),
+        common::data_answer(common::task_status(&upid, Some("migration aborted"))),
+    )
+    .await;
     let lines: Vec<_> = (1..=100)
         .map(|n| json!({"n": n, "t": format!("line {n}")}))
         .collect();
-    common::pve_call("GET", &format!("{task}/log"))
-        .and(query_param("start", "0"))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_json(json!({"data": lines[..3], "total": 100})),
-        )
-        .expect(1)
-        .mount(api.server())
-        .await;
-    common::pve_call("GET", &format!("{task}/log"))
-        .and(query_param("start", "97"))
-        .and(query_param("limit", "3"))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_json(json!({"data": lines[97..], "total": 100})),
-        )
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", &format!("{task}/log")).and(query_param("start", "0")),
+        ResponseTemplate::new(200).set_body_json(json!({"data": lines[..3], "total": 100})),
+    )
+    .await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", &format!("{task}/log"))
+            .and(query_param("start", "97"))
+            .and(query_param("limit", "3")),
+        ResponseTemplate::new(200).set_body_json(json!({"data": lines[97..], "total": 100})),
+    )
+    .await;
     let started = std::time::Instant::now();
     let err = client(&api)
         .wait(
@@ -199,14 +192,12 @@ async fn waiting_polls_until_stopped_then_times_out_when_asked() {
         .with_priority(1)
         .mount(api.server())
         .await;
-    common::pve_call("GET", &status)
-        .respond_with(common::data_answer(common::task_status(
-            &upid,
-            Some("WARNINGS: 2"),
-        )))
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", &status),
+        common::data_answer(common::task_status(&upid, Some("WARNINGS: 2"))),
+    )
+    .await;
     let pve = client(&api);
     let outcome = pve
         .wait(

@@ -377,14 +377,12 @@ async fn an_ha_remove_of_an_unmanaged_guest_is_refused_upstream_and_accepted_by_
     }
 
     let api = common::pve_mock_api().await;
-    common::pve_call("DELETE", "cluster/ha/resources/vm%3A101")
-        .respond_with(common::error_answer(
-            500,
-            "cannot delete service 'vm:101', not HA managed!\n",
-        ))
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::mount_once(
+        &api,
+        common::pve_call("DELETE", "cluster/ha/resources/vm%3A101"),
+        common::error_answer(500, "cannot delete service 'vm:101', not HA managed!\n"),
+    )
+    .await;
     let err = common::mock_client(&api)
         .cluster()
         .ha_remove(&sid("vm:101"))
@@ -407,20 +405,17 @@ async fn an_ha_remove_of_an_unmanaged_guest_is_refused_upstream_and_accepted_by_
 #[tokio::test]
 async fn upstream_an_added_resource_is_queued_then_reaches_its_state() {
     let api = common::pve_mock_api().await;
-    common::expect_once(
+    common::expect_version_once(&api, "9.0.10").await;
+    common::mount_once(
         &api,
-        "GET",
-        "version",
-        json!({"version": "9.0.10", "release": "9.0", "repoid": "0c5b3a7f"}),
+        common::pve_form_call(
+            "POST",
+            "cluster/ha/resources",
+            &["sid=vm%3A101", "state=started"],
+        ),
+        common::data_answer(json!(null)),
     )
     .await;
-    common::pve_call("POST", "cluster/ha/resources")
-        .and(wiremock::matchers::body_string_contains("sid=vm%3A101"))
-        .and(wiremock::matchers::body_string_contains("state=started"))
-        .respond_with(common::data_answer(json!(null)))
-        .expect(1)
-        .mount(api.server())
-        .await;
     common::serve_ha_status(
         &api,
         json!({

@@ -8,11 +8,23 @@ use std::time::Duration;
 
 use cpps_http::StatusCode;
 use cpps_http::test_util::{RawServer, env_lookup};
-use cpps_proxmox::types::{ClusterStatusEntry, ResourceFilter, TaskListItem};
+use cpps_proxmox::types::{ClusterStatusEntry, GuestKind, ResourceFilter, TaskListItem};
 use cpps_proxmox::{Client, ClientBuilder, Error, HaWanted, VmId};
 use serde_json::{Value, json};
 use wiremock::ResponseTemplate;
 use wiremock::matchers::{query_param, query_param_is_missing};
+
+/// The error of reading the configuration of guest `vmid` (a `kind`) on node `pve1` from a
+/// server that answers with `status_line` (its status and reason phrase) and `body`.
+async fn config_read_error(kind: GuestKind, vmid: u32, status_line: &str, body: &str) -> Error {
+    let server = RawServer::start(common::raw_response(status_line, body)).await;
+    let node = common::token_client(server.url("").as_str()).node("pve1");
+    let read = match kind {
+        GuestKind::Qemu => node.qemu(common::vmid(vmid)).config().await.map(drop),
+        GuestKind::Lxc => node.lxc(common::vmid(vmid)).config().await.map(drop),
+    };
+    read.expect_err("the server answers an error")
+}
 
 /// Defect 1. Before libpve-http-server-perl 5.2.0 (January 2025) an API error's body is only
 /// `{"data":null}` and the message travels in the HTTP reason phrase alone: pve-http-server
@@ -23,19 +35,13 @@ use wiremock::matchers::{query_param, query_param_is_missing};
 #[tokio::test]
 async fn an_old_pve_error_keeps_the_reason_phrase_and_is_still_not_found() {
     let reason = "Configuration file 'nodes/pve1/qemu-server/999.conf' does not exist";
-    let server = RawServer::start(common::raw_response(
+    let err = config_read_error(
+        GuestKind::Qemu,
+        999,
         &format!("500 {reason}"),
         r#"{"data":null}"#,
-    ))
+    )
     .await;
-    let url = server.url("");
-    let pve = common::token_client(url.as_str());
-    let err = pve
-        .node("pve1")
-        .qemu(VmId::new(999).unwrap())
-        .config()
-        .await
-        .unwrap_err();
     assert!(err.is_not_found(), "{err:?}");
     let Error::NotFound {
         status, message, ..
@@ -51,18 +57,13 @@ async fn an_old_pve_error_keeps_the_reason_phrase_and_is_still_not_found() {
 /// Defect 1, the other errors of that layout: the reason phrase is the message.
 #[tokio::test]
 async fn an_old_pve_error_message_comes_from_the_reason_phrase() {
-    let server = RawServer::start(common::raw_response(
+    let err = config_read_error(
+        GuestKind::Lxc,
+        200,
         "500 unable to read file '/etc/pve/nodes/pve1/lxc/200.conf' - got timeout",
         r#"{"data":null}"#,
-    ))
+    )
     .await;
-    let url = server.url("");
-    let err = common::token_client(url.as_str())
-        .node("pve1")
-        .lxc(VmId::new(200).unwrap())
-        .config()
-        .await
-        .unwrap_err();
     assert!(!err.is_not_found());
     let Error::Api { message, .. } = &err else {
         panic!("{err:?}");
@@ -77,18 +78,13 @@ async fn an_old_pve_error_message_comes_from_the_reason_phrase() {
 #[tokio::test]
 async fn a_new_pve_error_is_read_from_the_body() {
     let reason = "Configuration file 'nodes/pve1/qemu-server/999.conf' does not exist";
-    let server = RawServer::start(common::raw_response(
+    let err = config_read_error(
+        GuestKind::Qemu,
+        999,
         &format!("500 {reason}"),
         &format!(r#"{{"data":null,"message":"{reason}\n"}}"#),
-    ))
+    )
     .await;
-    let url = server.url("");
-    let err = common::token_client(url.as_str())
-        .node("pve1")
-        .qemu(VmId::new(999).unwrap())
-        .config()
-        .await
-        .unwrap_err();
     assert!(err.is_not_found(), "{err:?}");
     assert!(err.to_string().ends_with(reason), "{err}");
 }
@@ -100,22 +96,19 @@ async fn a_new_pve_error_is_read_from_the_body() {
 #[tokio::test]
 async fn the_observed_config_is_the_current_one_and_pending_is_separate() {
     let api = common::pve_mock_api().await;
-    common::pve_call("GET", "nodes/pve1/qemu/100/config")
-        .and(query_param("current", "1"))
-        .respond_with(common::data_answer(
-            json!({"memory": "4096", "cores": 2, "digest": "aa11"}),
-        ))
-        .expect(1)
-        .mount(api.server())
-        .await;
-    common::pve_call("GET", "nodes/pve1/qemu/100/config")
-        .and(query_param_is_missing("current"))
-        .respond_with(common::data_answer(
-            json!({"memory": "8192", "cores": 2, "digest": "aa11"}),
-        ))
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", "nodes/pve1/qemu/100/config").and(query_param("current", "1")),
+        common::data_answer(json!({"memory": "4096", "cores": 2, "digest": "aa11"})),
+    )
+    .await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", "nodes/pve1/qemu/100/config")
+            .and(query_param_is_missing("current")),
+        common::data_answer(json!({"memory": "8192", "cores": 2, "digest": "aa11"})),
+    )
+    .await;
     common::expect_once(
         &api,
         "GET",
@@ -493,34 +486,36 @@ fn the_environment_is_read_as_the_bpg_provider_reads_it() {
 #[tokio::test]
 async fn a_config_write_with_a_stale_digest_is_a_conflict() {
     use cpps_proxmox::api::ConfigUpdate;
-    use wiremock::matchers::body_string_contains;
     let api = common::pve_mock_api().await;
-    common::pve_call("PUT", "nodes/pve1/qemu/100/config")
-        .and(body_string_contains("digest=aa11"))
-        .and(body_string_contains("cores=4"))
-        .respond_with(common::error_answer(
-            500,
-            "checksum mismatch (file change by other user?)\n",
-        ))
-        .expect(1)
-        .mount(api.server())
-        .await;
-    common::pve_call("PUT", "nodes/pve1/lxc/200/config")
-        .and(body_string_contains("digest=bb22"))
-        .and(body_string_contains("delete=mp1"))
-        .respond_with(common::error_answer(
+    common::mount_once(
+        &api,
+        common::pve_form_call(
+            "PUT",
+            "nodes/pve1/qemu/100/config",
+            &["digest=aa11", "cores=4"],
+        ),
+        common::error_answer(500, "checksum mismatch (file change by other user?)\n"),
+    )
+    .await;
+    common::mount_once(
+        &api,
+        common::pve_form_call(
+            "PUT",
+            "nodes/pve1/lxc/200/config",
+            &["digest=bb22", "delete=mp1"],
+        ),
+        common::error_answer(
             500,
             "detected modified configuration - file changed by other user? Try again.\n",
-        ))
-        .expect(1)
-        .mount(api.server())
-        .await;
-    common::pve_call("PUT", "nodes/pve1/lxc/200/config")
-        .and(body_string_contains("digest=cc33"))
-        .respond_with(common::data_answer(json!(null)))
-        .expect(1)
-        .mount(api.server())
-        .await;
+        ),
+    )
+    .await;
+    common::mount_once(
+        &api,
+        common::pve_form_call("PUT", "nodes/pve1/lxc/200/config", &["digest=cc33"]),
+        common::data_answer(json!(null)),
+    )
+    .await;
     let pve = common::mock_client(&api);
     let node = pve.node("pve1");
     let err = node
@@ -549,28 +544,28 @@ async fn a_config_write_with_a_stale_digest_is_a_conflict() {
 #[tokio::test]
 async fn ha_resources_are_added_moved_and_waited_for_per_release() {
     use cpps_proxmox::api::HaResourceSpec;
-    use wiremock::matchers::body_string_contains;
     let api = common::pve_mock_api().await;
-    common::expect_once(
+    common::expect_version_once(&api, "8.4.1").await;
+    common::mount_once(
         &api,
-        "GET",
-        "version",
-        json!({"version": "8.4.1", "release": "8.4", "repoid": "abc"}),
+        common::pve_form_call(
+            "POST",
+            "cluster/ha/resources",
+            &["sid=vm%3A100", "group=franca"],
+        ),
+        common::data_answer(json!(null)),
     )
     .await;
-    common::pve_call("POST", "cluster/ha/resources")
-        .and(body_string_contains("sid=vm%3A100"))
-        .and(body_string_contains("group=franca"))
-        .respond_with(common::data_answer(json!(null)))
-        .expect(1)
-        .mount(api.server())
-        .await;
-    common::pve_call("POST", "cluster/ha/resources/vm%3A100/migrate")
-        .and(body_string_contains("node=pve2"))
-        .respond_with(common::data_answer(json!(null)))
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::mount_once(
+        &api,
+        common::pve_form_call(
+            "POST",
+            "cluster/ha/resources/vm%3A100/migrate",
+            &["node=pve2"],
+        ),
+        common::data_answer(json!(null)),
+    )
+    .await;
     common::expect_once(&api, "DELETE", "cluster/ha/resources/vm%3A100", json!(null)).await;
     common::serve_ha_status(
         &api,
@@ -615,7 +610,6 @@ async fn ha_resources_are_added_moved_and_waited_for_per_release() {
 /// `PVE/API2/Cluster/BackupInfo.pm`), and a vzdump of one guest started and waited on to its end.
 #[tokio::test]
 async fn vzdump_jobs_uncovered_guests_and_a_backup_waited_on() {
-    use wiremock::matchers::body_string_contains;
     let api = common::pve_mock_api().await;
     common::expect_once(&api, "GET", "cluster/backup", json!([
             {"id": "backup-5f1a", "type": "vzdump", "enabled": 1, "schedule": "21:00", "storage": "pbs-franca",
@@ -632,13 +626,16 @@ async fn vzdump_jobs_uncovered_guests_and_a_backup_waited_on() {
     )
     .await;
     let upid = common::upid("UPID:pve1:0000A1B6:0001C3D4:6B0AEC74:vzdump:201:root@pam!ci:");
-    common::pve_call("POST", "nodes/pve1/vzdump")
-        .and(body_string_contains("vmid=201"))
-        .and(body_string_contains("storage=pbs-franca"))
-        .respond_with(common::data_answer(json!(upid.as_str())))
-        .expect(1)
-        .mount(api.server())
-        .await;
+    common::mount_once(
+        &api,
+        common::pve_form_call(
+            "POST",
+            "nodes/pve1/vzdump",
+            &["vmid=201", "storage=pbs-franca"],
+        ),
+        common::data_answer(json!(upid.as_str())),
+    )
+    .await;
     common::serve_finished_task(&api, &upid, &["INFO: starting new backup job", "TASK OK"]).await;
     let pve = common::mock_client(&api);
     let jobs = pve.cluster().backup_jobs().await.unwrap();

@@ -13,7 +13,7 @@ use cpps_proxmox::Client;
 use cpps_proxmox::family::{Upid, WaitOptions};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use wiremock::matchers::{method, path};
+use wiremock::matchers::{body_string_contains, method, path};
 use wiremock::{Mock, ResponseTemplate};
 
 /// The folder holding the upstream API schema (a copy of `shared/specs/`, see `SOURCE.md` there).
@@ -228,14 +228,44 @@ pub fn pve_call(http_method: &str, api_path: &str) -> wiremock::MockBuilder {
     Mock::given(method(http_method)).and(path(format!("/api2/json/{api_path}")))
 }
 
-/// Mounts a mock of `METHOD /api2/json/API_PATH` that answers `{"data": data}` and must be
-/// called exactly once (checked by `MockApi::verify`).
-pub async fn expect_once(api: &MockApi, http_method: &str, api_path: &str, data: Value) {
-    pve_call(http_method, api_path)
-        .respond_with(data_answer(data))
+/// A mock of `METHOD /api2/json/API_PATH` whose form body holds each of `parts` (`key=value`,
+/// form-encoded: `sid=vm%3A100`).
+pub fn pve_form_call(http_method: &str, api_path: &str, parts: &[&str]) -> wiremock::MockBuilder {
+    parts
+        .iter()
+        .fold(pve_call(http_method, api_path), |call, part| {
+            call.and(body_string_contains(*part))
+        })
+}
+
+/// Mounts `call` answering `answer`; it must be called exactly once (checked by
+/// `MockApi::verify`).
+pub async fn mount_once(api: &MockApi, call: wiremock::MockBuilder, answer: ResponseTemplate) {
+    call.respond_with(answer)
         .expect(1)
         .mount(api.server())
         .await;
+}
+
+/// Mounts a mock of `METHOD /api2/json/API_PATH` that answers `{"data": data}` and must be
+/// called exactly once (checked by `MockApi::verify`).
+pub async fn expect_once(api: &MockApi, http_method: &str, api_path: &str, data: Value) {
+    mount_once(api, pve_call(http_method, api_path), data_answer(data)).await;
+}
+
+/// The answer of `GET /version` from a PVE of `version` (`9.0.10`): pve-manager
+/// `PVE/API2/Version.pm` writes the version, the release (its major and minor) and the
+/// repository's commit.
+pub fn version_answer(version: &str) -> ResponseTemplate {
+    let release = version
+        .rsplit_once('.')
+        .map_or(version, |(release, _)| release);
+    data_answer(json!({"version": version, "release": release, "repoid": "0c5b3a7f"}))
+}
+
+/// Mounts `GET /version` answering as a PVE of `version`; it must be asked exactly once.
+pub async fn expect_version_once(api: &MockApi, version: &str) {
+    mount_once(api, pve_call("GET", "version"), version_answer(version)).await;
 }
 
 /// A 200 answer `{"data": data}`, the envelope of every PVE answer (pve-http-server
