@@ -12,11 +12,12 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-
-use common::{Edit, GPU_MESH_RULES as RULES, apply_to, run};
+use common::{
+    Counted, Edit, GPU_MESH_RULES as RULES, apply_to, changes, check_fixture, counted,
+    counted_list, run,
+};
 use cpps_topology::load::load_str;
-use cpps_topology::report::{Report, Severity};
+use cpps_topology::report::Severity;
 use cpps_topology::rules;
 
 use Severity::{Error, Info, Warning};
@@ -26,28 +27,8 @@ const DEFAULT: &str = cpps_topology::DEFAULT_TOPOLOGY_YAML;
 
 type Expected = &'static [(&'static str, &'static str, Severity)];
 
-/// Every finding as `(rule, subject, severity) -> count`.
-fn counted(report: &Report) -> BTreeMap<(String, String, Severity), usize> {
-    let mut out = BTreeMap::new();
-    for f in &report.findings {
-        *out.entry((f.rule.to_string(), f.subject.id().to_owned(), f.severity))
-            .or_default() += 1;
-    }
-    out
-}
-
-fn expected(list: Expected) -> BTreeMap<(String, String, Severity), usize> {
-    let mut out = BTreeMap::new();
-    for (rule, subject, severity) in list {
-        *out.entry(((*rule).to_owned(), (*subject).to_owned(), *severity))
-            .or_default() += 1;
-    }
-    out
-}
-
-fn ours(
-    all: BTreeMap<(String, String, Severity), usize>,
-) -> BTreeMap<(String, String, Severity), usize> {
+/// The findings of [`RULES`] among `all`.
+fn ours(all: Counted) -> Counted {
     all.into_iter()
         .filter(|((rule, _, _), _)| RULES.contains(&rule.as_str()))
         .collect()
@@ -708,17 +689,7 @@ fn every_rule_passes_fails_and_follows_variants_of_the_default_topology() {
         for (which, fixtures) in [("pass", case.pass), ("fail", case.fail)] {
             for fixture in fixtures {
                 let what = format!("{} {which}: {}", case.rule, fixture.what);
-                let want = expected(fixture.expect);
-                let report = run(&apply_to(BASE, fixture.edits, &what), &what);
-                let got = counted(&report);
-                if got != want {
-                    failures.push(format!("{what}: expected {want:?}, got {got:?}"));
-                }
-                for f in &report.findings {
-                    if f.location.line < 1 || f.location.file != what {
-                        failures.push(format!("{what}: bad location {}", f.location));
-                    }
-                }
+                check_fixture(&what, (BASE, fixture.edits), fixture.expect, &mut failures);
                 let fires = fixture.expect.iter().any(|(r, _, _)| *r == case.rule);
                 if which == "fail" && !fires {
                     failures.push(format!("{what}: a failing fixture must fire the rule"));
@@ -731,23 +702,12 @@ fn every_rule_passes_fails_and_follows_variants_of_the_default_topology() {
         assert!(!case.pass.is_empty() && !case.fail.is_empty() && !case.variants.is_empty());
         for v in case.variants {
             let what = format!("{} variant: {}", case.rule, v.what);
-            let got = ours(counted(&run(&apply_to(DEFAULT, &[v.edit], &what), &what)));
-            let mut want = ours(default.clone());
-            for key in expected(v.disappears).into_keys() {
-                match want.get_mut(&key) {
-                    Some(n) if *n > 1 => *n -= 1,
-                    Some(_) => {
-                        want.remove(&key);
-                    }
-                    None => failures.push(format!("{what}: {key:?} is not on the default")),
-                }
-            }
-            for (key, n) in expected(v.appears) {
-                *want.entry(key).or_default() += n;
-            }
-            if got != want {
+            let got = counted(&run(&apply_to(DEFAULT, &[v.edit], &what), &what));
+            let (appeared, disappeared) = changes(&default, &got);
+            let (appeared, disappeared) = (ours(appeared), ours(disappeared));
+            if appeared != counted_list(v.appears) || disappeared != counted_list(v.disappears) {
                 failures.push(format!(
-                    "{what}: expected {want:?}\n  got {got:?}\n  default {:?}",
+                    "{what}: appeared {appeared:?}, disappeared {disappeared:?}\n  default {:?}",
                     ours(default.clone())
                 ));
             }
@@ -780,7 +740,7 @@ fn the_default_topology_yields_these_findings_of_these_rules() {
     // Franca GPU cluster is still a plan that follows ADR-009, and no review trigger holds
     // ("Hoje, nenhum desses sinais existe").
     let got = ours(counted(&run(DEFAULT, "cpps.yaml")));
-    let want = expected(&[
+    let want = counted_list(&[
         ("GPU-004", "k3s-gpu-sp", Warning),
         ("MESH-002", "multikueue", Info),
     ]);

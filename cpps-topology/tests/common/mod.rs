@@ -1,12 +1,13 @@
 //! What the tests share: loading a fixture text, checking it on a fixed day, the findings as
-//! `(rule, subject, severity)` triples or as `severity subject message` lines, finding one
+//! `(rule, subject, severity)` triples (counted, and how two reports differ) or as
+//! `severity subject message` lines, the rule tests' fixture and variant checks, finding one
 //! finding, textual edits that must match exactly once, and the live tests' estate and closed
 //! port.
 
 // Each test file uses part of this module.
 #![allow(dead_code)]
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use cpps_topology::Topology;
 use cpps_topology::check::check_on;
@@ -162,12 +163,41 @@ pub(crate) fn pairs(report: &Report) -> BTreeSet<(String, String)> {
         .collect()
 }
 
-/// `expect` as the set [`found`] returns.
-pub(crate) fn triples(expect: &[(&str, &str, Severity)]) -> BTreeSet<(String, String, Severity)> {
-    expect
-        .iter()
-        .map(|(r, s, sev)| ((*r).to_owned(), (*s).to_owned(), *sev))
-        .collect()
+/// Findings as `(rule, subject, severity)`, each with how many times it is reported.
+pub(crate) type Counted = BTreeMap<(String, String, Severity), usize>;
+
+/// Every finding of `report`, counted.
+pub(crate) fn counted(report: &Report) -> Counted {
+    let mut out = Counted::new();
+    for f in &report.findings {
+        *out.entry((f.rule.to_string(), f.subject.id().to_owned(), f.severity))
+            .or_default() += 1;
+    }
+    out
+}
+
+/// `expect` as [`counted`] returns it: a triple listed twice counts two.
+pub(crate) fn counted_list(expect: &[(&str, &str, Severity)]) -> Counted {
+    let mut out = Counted::new();
+    for (rule, subject, severity) in expect {
+        *out.entry(((*rule).to_owned(), (*subject).to_owned(), *severity))
+            .or_default() += 1;
+    }
+    out
+}
+
+/// How `after` differs from `before`: the findings it reports more often (`appeared`) and
+/// those it reports less often (`disappeared`), each counted by the difference.
+pub(crate) fn changes(before: &Counted, after: &Counted) -> (Counted, Counted) {
+    let more = |a: &Counted, b: &Counted| -> Counted {
+        a.iter()
+            .filter_map(|(key, n)| {
+                let less = b.get(key).copied().unwrap_or(0);
+                (*n > less).then(|| (key.clone(), n - less))
+            })
+            .collect()
+    };
+    (more(after, before), more(before, after))
 }
 
 /// Checks `rule`'s variants of the default topology (whose findings are `default`): each one's
@@ -236,9 +266,31 @@ pub(crate) enum Pass {
     WithoutTheRule,
 }
 
+/// Checks the fixture `what`, `base` with `edits`: it must yield exactly `expect` (counted: a
+/// finding listed twice must be reported twice), each finding located in the fixture's file.
+/// Each failure is pushed to `failures`.
+pub(crate) fn check_fixture(
+    what: &str,
+    (base, edits): (&str, &[Edit]),
+    expect: &[(&str, &str, Severity)],
+    failures: &mut Vec<String>,
+) {
+    let report = run(&apply_to(base, edits, what), what);
+    let got = counted(&report);
+    let want = counted_list(expect);
+    if got != want {
+        failures.push(format!("{what}: expected {want:?}, got {got:?}"));
+    }
+    for f in &report.findings {
+        if f.location.line < 1 || f.location.file != what {
+            failures.push(format!("{what}: bad location {}", f.location));
+        }
+    }
+}
+
 /// Checks `rule` against edits of `base`: the `pass` edits yield what `pass_means` allows, the
-/// `fail` edits exactly `expect` (which must include the rule itself), each finding located in
-/// the failing fixture's file. Each failure is pushed to `failures`.
+/// `fail` edits exactly `expect` (which must include the rule itself; see [`check_fixture`]).
+/// Each failure is pushed to `failures`.
 pub(crate) fn check_pass_fail(
     rule: &str,
     (pass, fail): (&[Edit], &[Edit]),
@@ -256,19 +308,9 @@ pub(crate) fn check_pass_fail(
         failures.push(format!("{what}: unexpected findings {passing:?}"));
     }
     let what = format!("{rule} fail");
-    let report = run(&apply_to(base, fail, &what), &what);
-    let failing = found(&report);
-    let want = triples(expect);
-    if failing != want {
-        failures.push(format!("{what}: expected {want:?}, got {failing:?}"));
-    }
+    check_fixture(&what, (base, fail), expect, failures);
     if !expect.iter().any(|(r, _, _)| *r == rule) {
         failures.push(format!("{what}: must fire the rule itself"));
-    }
-    for f in &report.findings {
-        if f.location.line < 1 || f.location.file != what {
-            failures.push(format!("{what}: bad location {}", f.location));
-        }
     }
 }
 
