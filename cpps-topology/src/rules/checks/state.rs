@@ -128,6 +128,22 @@ fn deferred(sink: &mut Sink<'_>, c: ComponentRef<'_>, state: State) {
     );
 }
 
+/// STATE-001's finding on `c` (a guest or a Traefik, the `noun` of the message), whose `ha` is
+/// marked `ha`, more mature than `c` itself.
+fn ha_more_mature(sink: &mut Sink<'_>, c: ComponentRef<'_>, noun: &str, ha: State) {
+    sink.emit_at(
+        Severity::Error,
+        c,
+        "ha",
+        format!(
+            "{} {}: its `ha` is marked {ha}, more mature than the {noun} itself ({})",
+            c.kind(),
+            c.id_str(),
+            c.meta().state
+        ),
+    );
+}
+
 /// What STATE-001 judges of the component `c()` names, in `state` (marked `deferred` or not):
 /// unless it is desired (nothing is less mature than desired), whether it is deferred too, and
 /// then the [`Weakest`] of what it stands on, to be filled (inlined: this runs once per
@@ -290,16 +306,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         if let Some(ha) = f.ha_state.filter(|_| f.ha())
             && ha > f.state
         {
-            sink.emit_at(
-                Severity::Error,
-                ComponentRef::Guest(g()),
-                "ha",
-                format!(
-                    "guest {}: its `ha` is marked {ha}, more mature than the guest itself ({})",
-                    g().id,
-                    g().meta.state
-                ),
-            );
+            ha_more_mature(sink, ComponentRef::Guest(g()), "guest", ha);
         }
         let state = f.state;
         let Some(mut w) = judged(sink, || ComponentRef::Guest(g()), state, f.deferred()) else {
@@ -355,15 +362,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         if let Some(ha) = t.ha_state.filter(|_| t.ha)
             && ha > t.meta.state
         {
-            sink.emit_at(
-                Severity::Error,
-                ComponentRef::Traefik(t),
-                "ha",
-                format!(
-                    "traefik {}: its `ha` is marked {ha}, more mature than the instance itself ({})",
-                    t.id, t.meta.state
-                ),
-            );
+            ha_more_mature(sink, ComponentRef::Traefik(t), "instance", ha);
         }
     }
     for cap in topo.capabilities() {
