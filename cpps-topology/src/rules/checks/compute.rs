@@ -230,6 +230,21 @@ pub(super) fn pve_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
+/// PVE-003's finding on `c` (a guest or a Traefik) in production with `ha: true`, whose HA is
+/// only `ha_state`: `missing` says what is missing.
+fn ha_lags(sink: &mut Sink<'_>, c: ComponentRef<'_>, ha_state: State, missing: &str) {
+    sink.emit_at(
+        Severity::Warning,
+        c,
+        "ha",
+        format!(
+            "{} {} runs in production with `ha: true`, but its HA is only {ha_state}: {missing}",
+            c.kind(),
+            c.id_str()
+        ),
+    );
+}
+
 /// PVE-003 (static part): a running guest or Traefik whose `ha: true` is only declared is not a
 /// Proxmox HA resource yet. The live part compares with the HA resources Proxmox reports.
 pub(super) fn pve_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
@@ -243,38 +258,22 @@ pub(super) fn pve_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     for (gi, f) in facts.iter().enumerate() {
         if let Some(ha_state) = lagging(f.ha(), f.ha_state, f.state) {
             let g = &topo.guests()[gi];
-            let boot = if g.on_boot {
-                " (it only starts on boot)"
+            let missing = if g.on_boot {
+                "no Proxmox HA resource exists (it only starts on boot)"
             } else {
-                ""
+                "no Proxmox HA resource exists"
             };
-            sink.emit_at(
-                Severity::Warning,
-                ComponentRef::Guest(g),
-                "ha",
-                format!(
-                    "guest {} runs in production with `ha: true`, but its HA is only {ha_state}: no Proxmox HA resource exists{boot}",
-                    g.id
-                ),
-            );
+            ha_lags(sink, ComponentRef::Guest(g), ha_state, missing);
         }
     }
     for t in topo.traefik() {
         if let Some(ha_state) = lagging(t.ha, t.ha_state, t.meta.state) {
-            let boot = if t.on_boot {
-                " (a normal VM with on_boot)"
+            let missing = if t.on_boot {
+                "Pulumi creates no Proxmox HA resource (a normal VM with on_boot)"
             } else {
-                ""
+                "Pulumi creates no Proxmox HA resource"
             };
-            sink.emit_at(
-                Severity::Warning,
-                ComponentRef::Traefik(t),
-                "ha",
-                format!(
-                    "traefik {} runs in production with `ha: true`, but its HA is only {ha_state}: Pulumi creates no Proxmox HA resource{boot}",
-                    t.id
-                ),
-            );
+            ha_lags(sink, ComponentRef::Traefik(t), ha_state, missing);
         }
     }
 }
