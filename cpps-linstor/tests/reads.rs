@@ -12,6 +12,18 @@ use wiremock::matchers::query_param;
 
 use common::{fixture, mock, mock_client};
 
+/// Asserts that a paged list (`what`) reads without an error and has no items.
+async fn assert_no_items<T: std::fmt::Debug>(
+    pages: impl futures::Stream<Item = Result<T, cpps_linstor::Error>>,
+    what: &str,
+) {
+    let items: Vec<T> = pages
+        .try_collect()
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(items.is_empty(), "{what}: {items:?}");
+}
+
 /// Mounts `GET ROUTE` answering `body` with `200`.
 async fn serve(server: &cpps_http::test_util::MockApi, route: &str, body: serde_json::Value) {
     common::serve_get(server, route, common::ok(body)).await;
@@ -288,62 +300,13 @@ async fn each_paged_list_asks_its_own_path() {
         .await;
     }
     let client = mock_client(&server);
-    assert!(
-        client
-            .nodes_paged(2)
-            .try_collect::<Vec<_>>()
-            .await
-            .expect("nodes")
-            .is_empty()
-    );
-    assert!(
-        client
-            .storage_pools_paged(2)
-            .try_collect::<Vec<_>>()
-            .await
-            .expect("storage pools")
-            .is_empty()
-    );
-    assert!(
-        client
-            .resource_groups_paged(2)
-            .try_collect::<Vec<_>>()
-            .await
-            .expect("resource groups")
-            .is_empty()
-    );
-    assert!(
-        client
-            .resource_definitions_paged(2)
-            .try_collect::<Vec<_>>()
-            .await
-            .expect("resource definitions")
-            .is_empty()
-    );
-    assert!(
-        client
-            .resources_view_paged(2)
-            .try_collect::<Vec<_>>()
-            .await
-            .expect("resources")
-            .is_empty()
-    );
-    assert!(
-        client
-            .snapshots_paged(2)
-            .try_collect::<Vec<_>>()
-            .await
-            .expect("snapshots")
-            .is_empty()
-    );
-    assert!(
-        client
-            .error_reports_paged(2)
-            .try_collect::<Vec<_>>()
-            .await
-            .expect("error reports")
-            .is_empty()
-    );
+    assert_no_items(client.nodes_paged(2), "nodes").await;
+    assert_no_items(client.storage_pools_paged(2), "storage pools").await;
+    assert_no_items(client.resource_groups_paged(2), "resource groups").await;
+    assert_no_items(client.resource_definitions_paged(2), "resource definitions").await;
+    assert_no_items(client.resources_view_paged(2), "resources").await;
+    assert_no_items(client.snapshots_paged(2), "snapshots").await;
+    assert_no_items(client.error_reports_paged(2), "error reports").await;
     server.verify().await;
 }
 
