@@ -8,12 +8,24 @@ use std::time::Duration;
 use common::{KeepAliveServer, TestPki};
 use cpps_http::{HttpClient, Request, TlsMode};
 
-fn client(pki: &TestPki, port: u16, idle: Duration) -> HttpClient {
-    HttpClient::builder(format!("https://localhost:{port}/").parse().unwrap())
-        .tls(TlsMode::CaPem(pki.ca_pem.clone().into_bytes()))
-        .pool_idle_timeout(idle)
-        .build()
-        .unwrap()
+/// A [`KeepAliveServer`] answering after `answer_delay`, and a client trusting it whose idle
+/// pooled connections are kept for `idle`.
+async fn server_and_client(
+    answer_delay: Duration,
+    idle: Duration,
+) -> (KeepAliveServer, HttpClient) {
+    let pki = TestPki::generate();
+    let server = KeepAliveServer::start(&pki, answer_delay).await;
+    let client = HttpClient::builder(
+        format!("https://localhost:{}/", server.port)
+            .parse()
+            .unwrap(),
+    )
+    .tls(TlsMode::CaPem(pki.ca_pem.clone().into_bytes()))
+    .pool_idle_timeout(idle)
+    .build()
+    .unwrap();
+    (server, client)
 }
 
 /// Waits until `done` holds, for at most 5 s.
@@ -29,10 +41,9 @@ async fn until(what: &str, done: impl Fn() -> bool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn preconnected_connections_carry_the_next_requests_and_send_nothing_before() {
-    let pki = TestPki::generate();
     // Answers take 200 ms, so the four requests are in flight at once.
-    let server = KeepAliveServer::start(&pki, Duration::from_millis(200)).await;
-    let client = client(&pki, server.port, Duration::from_secs(90));
+    let (server, client) =
+        server_and_client(Duration::from_millis(200), Duration::from_secs(90)).await;
     client.preconnect(4);
     // Counted before `preconnect` returns, so the next requests wait for them.
     assert_eq!(client.spare_connections(), 4);
@@ -50,9 +61,7 @@ async fn preconnected_connections_carry_the_next_requests_and_send_nothing_befor
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_wait_for_spares_still_being_opened() {
-    let pki = TestPki::generate();
-    let server = KeepAliveServer::start(&pki, Duration::ZERO).await;
-    let client = client(&pki, server.port, Duration::from_secs(90));
+    let (server, client) = server_and_client(Duration::ZERO, Duration::from_secs(90)).await;
     // The requests leave at once, while the spares' handshakes are under way.
     client.preconnect(3);
     let answers = futures_join(&client, 3).await;
@@ -68,10 +77,8 @@ async fn requests_wait_for_spares_still_being_opened() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_spare_nobody_takes_is_closed_and_not_handed_out() {
-    let pki = TestPki::generate();
-    let server = KeepAliveServer::start(&pki, Duration::ZERO).await;
     // Spares live as long as idle pooled connections, at most 3 s.
-    let client = client(&pki, server.port, Duration::from_millis(200));
+    let (server, client) = server_and_client(Duration::ZERO, Duration::from_millis(200)).await;
     client.preconnect(2);
     until("2 connections accepted", || server.connections() == 2).await;
     tokio::time::sleep(Duration::from_millis(400)).await;
@@ -87,9 +94,7 @@ async fn a_spare_nobody_takes_is_closed_and_not_handed_out() {
 
 #[tokio::test]
 async fn outside_a_runtime_preconnect_does_nothing() {
-    let pki = TestPki::generate();
-    let server = KeepAliveServer::start(&pki, Duration::ZERO).await;
-    let client = client(&pki, server.port, Duration::from_secs(90));
+    let (server, client) = server_and_client(Duration::ZERO, Duration::from_secs(90)).await;
     let handle = std::thread::spawn(move || {
         client.preconnect(2);
         client.spare_connections_started()
