@@ -45,7 +45,7 @@ use super::{Ctx, Repeats, Sink, scaled};
 use crate::finding::Severity;
 use crate::model::{
     ClusterNode, ClusterPurpose, ComponentRef, Guest, GuestId, GuestKind, HostId, K3sCluster,
-    LinstorController, NodePlacement, PatternKind, Pbs, Router, State, Traefik,
+    K3sClusterId, LinstorController, NodePlacement, PatternKind, Pbs, Pos, Router, State, Traefik,
 };
 
 fn placement_of(kind: GuestKind, privileged: bool) -> NodePlacement {
@@ -96,6 +96,30 @@ fn host_is_its_guests(
                 g.host
             ),
         );
+    }
+}
+
+/// REL-001's finding on each entry of the list `field` of `c` (a `what`: `ArgoCD`, `pattern`),
+/// `clusters` resolved to `positions`, that names a K3s cluster the list named before.
+fn clusters_listed_twice<'t>(
+    sink: &mut Sink<'_>,
+    repeats: &mut Repeats<'t>,
+    c: ComponentRef<'_>,
+    what: &str,
+    field: &str,
+    clusters: &'t [K3sClusterId],
+    positions: &[Pos],
+) {
+    repeats.next_list();
+    for ((i, k), at) in clusters.iter().enumerate().zip(positions) {
+        if repeats.repeated(*at, k.as_str()) {
+            sink.emit_at(
+                scaled(Severity::Error, c.meta().state),
+                c,
+                &format!("{field}[{i}]"),
+                format!("{what} {} lists cluster {k} twice", c.id_str()),
+            );
+        }
     }
 }
 
@@ -392,18 +416,15 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     // ArgoCD: each managed cluster once.
     let mut repeats = Repeats::new(clusters.len());
     for (ai, a) in topo.argocd().iter().enumerate() {
-        repeats.next_list();
-        let managed = refs.argocd_manages.of(ai);
-        for ((i, k), at) in a.manages.iter().enumerate().zip(managed) {
-            if repeats.repeated(*at, k.as_str()) {
-                sink.emit_at(
-                    scaled(Severity::Error, a.meta.state),
-                    ComponentRef::ArgoCd(a),
-                    &format!("manages[{i}]"),
-                    format!("ArgoCD {} lists cluster {k} twice", a.id),
-                );
-            }
-        }
+        clusters_listed_twice(
+            sink,
+            &mut repeats,
+            ComponentRef::ArgoCd(a),
+            "ArgoCD",
+            "manages",
+            &a.manages,
+            refs.argocd_manages.of(ai),
+        );
     }
 
     // Patterns: fields of their kind only; ApplicationSet members registered with its ArgoCD.
@@ -432,18 +453,16 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         }
-        repeats.next_list();
         let members = refs.pattern_members.of(pi);
-        for ((i, m), at) in p.members.iter().enumerate().zip(members) {
-            if repeats.repeated(*at, m.as_str()) {
-                sink.emit_at(
-                    sev,
-                    c,
-                    &format!("members[{i}]"),
-                    format!("pattern {} lists cluster {m} twice", p.id),
-                );
-            }
-        }
+        clusters_listed_twice(
+            sink,
+            &mut repeats,
+            c,
+            "pattern",
+            "members",
+            &p.members,
+            members,
+        );
         if p.kind == PatternKind::ApplicationSet
             && let Some(ai) = p.argocd.as_ref().and_then(|a| topo.argocd_position(a))
         {
