@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use cpps_http::test_util::{MockApi, env_lookup};
 use cpps_http::{Delivery, Url};
-use cpps_linstor::{ClientBuilder, Credentials, Error, SecretString};
+use cpps_linstor::{Client, ClientBuilder, Credentials, Error, SecretString};
 use wiremock::matchers::method;
 use wiremock::{Mock, ResponseTemplate};
 
@@ -28,6 +28,22 @@ async fn serve_snapshot_creation(server: &MockApi) {
         ),
     )
     .await;
+}
+
+/// Creates the snapshot [`serve_snapshot_creation`] answers through `client`, which must reach
+/// `second` (after failing over), and checks LINSTOR's success message.
+async fn create_snapshot_on(client: &Client, second: &MockApi) {
+    let answer = client
+        .create_snapshot(
+            &"vm-100-disk-0".parse().unwrap(),
+            &"snap1".parse().unwrap(),
+            &[],
+        )
+        .await
+        .expect("snapshot created on the second controller");
+    assert_eq!(answer.messages().len(), 1);
+    assert!(answer.messages()[0].is_success());
+    second.verify().await;
 }
 
 // golinstor's `TestBaseURLFailover` (client/client_test.go) is the behaviour mirrored here: the
@@ -77,17 +93,7 @@ async fn writes_fail_over_only_on_connection_errors() {
     let second = mock().await;
     serve_snapshot_creation(&second).await;
     let client = client_for(&[closed_port_url(), second.base_url()]);
-    let answer = client
-        .create_snapshot(
-            &"vm-100-disk-0".parse().unwrap(),
-            &"snap1".parse().unwrap(),
-            &[],
-        )
-        .await
-        .expect("snapshot created on the second controller");
-    assert_eq!(answer.messages().len(), 1);
-    assert!(answer.messages()[0].is_success());
-    second.verify().await;
+    create_snapshot_on(&client, &second).await;
 }
 
 // LINSTOR's `Rest/AutoHTTPs` answers plain HTTP with a redirect to https://…:3371 whose Location
@@ -208,16 +214,7 @@ async fn a_write_fails_over_past_a_silent_controller() {
     serve_snapshot_creation(&second).await;
     let second_url = second.base_url();
     let client = client_with_retries(&[&silent.url, &second_url]);
-    let answer = client
-        .create_snapshot(
-            &"vm-100-disk-0".parse().unwrap(),
-            &"snap1".parse().unwrap(),
-            &[],
-        )
-        .await
-        .expect("snapshot created on the second controller");
-    assert!(answer.messages()[0].is_success());
-    second.verify().await;
+    create_snapshot_on(&client, &second).await;
 }
 
 // Every controller silent: each is tried once (the last with its retry policy), the error lists
