@@ -119,12 +119,7 @@ impl Client {
     }
 
     async fn image(&self, body: ImageBody<'_>) -> Result<String, Error> {
-        let _guard = self.write_guard().await;
-        match self.write_once("image", &body).await {
-            Ok(data) => data_text("image", data),
-            Err(WriteFailure::Other(e)) => Err(e),
-            Err(WriteFailure::MaybeSent(source)) => Err(unknown("image", source)),
-        }
+        self.text_write("image", &body).await
     }
 
     async fn op_write(
@@ -133,8 +128,18 @@ impl Client {
         op: &'static str,
         path: &[String],
     ) -> Result<String, Error> {
+        self.text_write(endpoint, &PathBody { op, path }).await
+    }
+
+    /// Sends an operational command once (under the write guard) and returns the text it
+    /// answered; a timeout leaves what happened unknown.
+    async fn text_write<T: Serialize>(
+        &self,
+        endpoint: &'static str,
+        body: &T,
+    ) -> Result<String, Error> {
         let _guard = self.write_guard().await;
-        match self.write_once(endpoint, &PathBody { op, path }).await {
+        match self.write_once(endpoint, body).await {
             Ok(data) => data_text(endpoint, data),
             Err(WriteFailure::Other(e)) => Err(e),
             Err(WriteFailure::MaybeSent(source)) => Err(unknown(endpoint, source)),
