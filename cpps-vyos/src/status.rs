@@ -287,18 +287,13 @@ impl Client {
     /// # Errors
     /// As [`Client::show`]; [`Error::UnexpectedAnswer`] when the text is no summary.
     pub async fn bgp_summary(&self) -> Result<Option<BgpSummary>, Error> {
-        let Some(text) = self
-            .show_unless(&["bgp", "summary"], bgp::NO_BGP_INSTANCE)
-            .await?
-        else {
-            return Ok(None);
-        };
-        parse_bgp_summary(&text)
-            .map(Some)
-            .ok_or_else(|| Error::UnexpectedAnswer {
-                endpoint: "show",
-                message: "`show bgp summary` printed neither a BGP summary nor `% BGP instance not found`".to_owned(),
-            })
+        self.show_unless(
+            &["bgp", "summary"],
+            bgp::NO_BGP_INSTANCE,
+            "a BGP summary",
+            parse_bgp_summary,
+        )
+        .await
     }
 
     /// `POST /show` `vpn ipsec sa`, read by [`parse_ipsec_sas`]. `None`: IPsec is not
@@ -307,20 +302,13 @@ impl Client {
     /// # Errors
     /// As [`Client::show`]; [`Error::UnexpectedAnswer`] when the text is no SA table.
     pub async fn ipsec_sas(&self) -> Result<Option<Vec<IpsecSa>>, Error> {
-        let Some(text) = self
-            .show_unless(&["vpn", "ipsec", "sa"], ipsec::IPSEC_NOT_INITIALIZED)
-            .await?
-        else {
-            return Ok(None);
-        };
-        parse_ipsec_sas(&text)
-            .map(Some)
-            .ok_or_else(|| Error::UnexpectedAnswer {
-                endpoint: "show",
-                message:
-                    "`show vpn ipsec sa` printed neither an SA table nor `IPsec not initialized`"
-                        .to_owned(),
-            })
+        self.show_unless(
+            &["vpn", "ipsec", "sa"],
+            ipsec::IPSEC_NOT_INITIALIZED,
+            "an SA table",
+            parse_ipsec_sas,
+        )
+        .await
     }
 
     /// `POST /show` `vpn ipsec connections`, read by [`parse_ipsec_connections`]: every
@@ -330,37 +318,40 @@ impl Client {
     /// # Errors
     /// As [`Client::ipsec_sas`].
     pub async fn ipsec_connections(&self) -> Result<Option<Vec<IpsecConnection>>, Error> {
-        let Some(text) = self
-            .show_unless(
-                &["vpn", "ipsec", "connections"],
-                ipsec::IPSEC_NOT_INITIALIZED,
-            )
-            .await?
-        else {
-            return Ok(None);
-        };
-        parse_ipsec_connections(&text)
-            .map(Some)
-            .ok_or_else(|| Error::UnexpectedAnswer {
-                endpoint: "show",
-                message: "`show vpn ipsec connections` printed neither a connection table nor `IPsec not initialized`".to_owned(),
-            })
+        self.show_unless(
+            &["vpn", "ipsec", "connections"],
+            ipsec::IPSEC_NOT_INITIALIZED,
+            "a connection table",
+            parse_ipsec_connections,
+        )
+        .await
     }
 
-    /// `show PATH`, or `None` when the router answers `not_configured` on a line of its own,
-    /// as text or as the message of a refused command (an op-mode script that exits non-zero
-    /// is answered 400 by the API: vyos-1x `python/vyos/configsession.py` `__run_command`).
-    async fn show_unless(
+    /// `POST /show` `PATH`, read by `parse`. `None` when the subsystem is not configured: a line
+    /// of the text, or of the refused command's message, is `not_configured`. Text that is
+    /// neither `expected` (what `parse` reads) nor that is [`Error::UnexpectedAnswer`].
+    async fn show_unless<T>(
         &self,
         path: &[&str],
         not_configured: &str,
-    ) -> Result<Option<String>, Error> {
+        expected: &str,
+        parse: impl FnOnce(&str) -> Option<T>,
+    ) -> Result<Option<T>, Error> {
         let says = |text: &str| text.lines().any(|l| l.trim() == not_configured);
-        match self.show(path).await {
-            Ok(text) if says(&text) => Ok(None),
-            Ok(text) => Ok(Some(text)),
-            Err(Error::Api { message, .. }) if says(&message) => Ok(None),
-            Err(e) => Err(e),
-        }
+        let text = match self.show(path).await {
+            Ok(text) if says(&text) => return Ok(None),
+            Ok(text) => text,
+            Err(Error::Api { message, .. }) if says(&message) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        parse(&text)
+            .map(Some)
+            .ok_or_else(|| Error::UnexpectedAnswer {
+                endpoint: "show",
+                message: format!(
+                    "`show {}` printed neither {expected} nor `{not_configured}`",
+                    path.join(" ")
+                ),
+            })
     }
 }

@@ -405,17 +405,16 @@ async fn client_readings_through_show() {
     ])
     .await;
     assert_eq!(client.bgp_summary().await.unwrap(), None);
-    let err = client.ipsec_sas().await.unwrap_err();
-    assert!(
-        matches!(
-            err,
-            Error::UnexpectedAnswer {
-                endpoint: "show",
-                ..
-            }
+    match client.ipsec_sas().await.unwrap_err() {
+        Error::UnexpectedAnswer { endpoint, message } => assert_eq!(
+            (endpoint, message.as_str()),
+            (
+                "show",
+                "`show vpn ipsec sa` printed neither an SA table nor `IPsec not initialized`"
+            )
         ),
-        "{err:?}"
-    );
+        other => panic!("{other:?}"),
+    }
     let err = client.ipsec_connections().await.unwrap_err();
     assert!(matches!(err, Error::Api { status: 400, .. }), "{err:?}");
 }
