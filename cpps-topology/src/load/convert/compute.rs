@@ -9,8 +9,7 @@ use crate::load::FileErrorKind;
 
 impl Cx<'_> {
     fn gpu(&mut self, meta: &mut Meta, path: &str, g: &At<GpuFile>) -> Option<Gpu> {
-        let at = self.loc(&g.at);
-        meta.set_field_location(path, at);
+        self.locate(meta, path, &g.at);
         let model = g.value.model.value.trim().to_owned();
         if model.is_empty() {
             let mat = self.loc(&g.value.model.at);
@@ -90,15 +89,12 @@ impl Cx<'_> {
         let pve_version = self.field::<Version>(&mut meta, "pve_version", &h.pve_version);
         let nvidia_driver = self.field::<Version>(&mut meta, "nvidia_driver", &h.nvidia_driver);
         let linstor = h.linstor.as_ref().map(|l| {
-            let at = self.loc(&l.at);
-            meta.set_field_location("linstor", at);
+            self.locate(&mut meta, "linstor", &l.at);
             if l.value.roles.at.line() > 0 {
-                let rat = self.loc(&l.value.roles.at);
-                meta.set_field_location("linstor.roles", rat);
+                self.locate(&mut meta, "linstor.roles", &l.value.roles.at);
             }
             let interface = l.value.interface.as_ref().map(|i| {
-                let iat = self.loc(&i.at);
-                meta.set_field_location("linstor.interface", iat);
+                self.locate(&mut meta, "linstor.interface", &i.at);
                 i.value.clone()
             });
             HostLinstor {
@@ -124,8 +120,7 @@ impl Cx<'_> {
     pub(super) fn guest(&mut self, g: &GuestFile) -> Option<Guest> {
         let (id, mut meta) = self.component(K::Guest, g)?;
         let host = self.reference(&mut meta, "host", Target::Kind(K::Host), &g.host);
-        let kat = self.loc(&g.kind.at);
-        meta.set_field_location("kind", kat);
+        self.locate(&mut meta, "kind", &g.kind.at);
         let privileged = self.flag(&mut meta, "privileged", &g.privileged);
         if privileged && g.kind.value == GuestKind::Vm {
             let at = meta.at("privileged");

@@ -16,8 +16,7 @@ impl Cx<'_> {
         let site = self.opt_reference(&mut meta, "site", Target::Kind(K::Site), &c.site);
         let mut alerts = Vec::new();
         for (i, a) in c.alerts.iter().enumerate() {
-            let at = self.loc(&a.at);
-            meta.set_field_location(format!("alerts[{i}]"), at);
+            let at = self.locate(&mut meta, format!("alerts[{i}]"), &a.at);
             let state = match &a.value.state {
                 Some(s) => s.value.0,
                 None => {
@@ -40,8 +39,7 @@ impl Cx<'_> {
         }
         let metrics = match &c.metrics {
             Some(m) => {
-                let at = self.loc(&m.at);
-                meta.set_field_location("metrics", at);
+                self.locate(&mut meta, "metrics", &m.at);
                 m.value.clone()
             }
             None => Vec::new(),
@@ -115,8 +113,7 @@ impl Cx<'_> {
         v: &Option<At<String>>,
     ) -> Option<String> {
         let v = v.as_ref()?;
-        let at = self.loc(&v.at);
-        meta.set_field_location(path, at);
+        self.locate(meta, path, &v.at);
         Some(v.value.trim().to_owned())
     }
 

@@ -460,6 +460,18 @@ impl Cx<'_> {
         self.lines.location(l)
     }
 
+    /// Notes in `meta` that its field `path` is written at `l`, and returns that location.
+    fn locate(
+        &self,
+        meta: &mut Meta,
+        path: impl AsRef<str>,
+        l: &serde_saphyr::Location,
+    ) -> Location {
+        let at = self.loc(l);
+        meta.set_field_location(path, at);
+        at
+    }
+
     fn error(&mut self, kind: FileErrorKind, at: Location) {
         self.errors.push((kind, at));
     }
@@ -578,8 +590,7 @@ impl Cx<'_> {
         v: &At<String>,
     ) -> Option<T> {
         let path = path.as_ref();
-        let at = self.loc(&v.at);
-        meta.set_field_location(path, at);
+        let at = self.locate(meta, path, &v.at);
         let parsed = self.shared_id::<T>(path, v)?;
         self.refs.push((target, v.value.clone(), at));
         Some(parsed)
@@ -619,16 +630,14 @@ impl Cx<'_> {
         T::Err: std::fmt::Display,
     {
         let v = v.as_ref()?;
-        let at = self.loc(&v.at);
-        meta.set_field_location(path, at);
+        self.locate(meta, path, &v.at);
         self.parse(path, v)
     }
 
     fn flag(&mut self, meta: &mut Meta, path: &str, v: &Option<At<bool>>) -> bool {
         match v {
             Some(v) => {
-                let at = self.loc(&v.at);
-                meta.set_field_location(path, at);
+                self.locate(meta, path, &v.at);
                 v.value
             }
             None => false,
@@ -642,8 +651,7 @@ impl Cx<'_> {
         s: &Option<At<FileState>>,
     ) -> Option<State> {
         let s = s.as_ref()?;
-        let at = self.loc(&s.at);
-        meta.set_field_location(path, at);
+        self.locate(meta, path, &s.at);
         Some(s.value.0)
     }
 

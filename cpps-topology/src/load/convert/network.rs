@@ -63,8 +63,7 @@ impl Cx<'_> {
 
     pub(super) fn link(&mut self, l: &LinkFile) -> Option<Link> {
         let (id, mut meta) = self.component(K::Link, l)?;
-        let sat = self.loc(&l.sites.at);
-        meta.set_field_location("sites", sat);
+        let sat = self.locate(&mut meta, "sites", &l.sites.at);
         let sites: Vec<SiteId> =
             self.references(&mut meta, "sites", Target::Kind(K::Site), &l.sites.value);
         let endpoints = self.references(

@@ -13,8 +13,7 @@ impl Cx<'_> {
         let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &k.site);
         let nodes = self.references(&mut meta, "nodes", Target::Kind(K::Guest), &k.nodes);
         let node_placement = k.node_placement.as_ref().map(|n| {
-            let at = self.loc(&n.at);
-            meta.set_field_location("node_placement", at);
+            self.locate(&mut meta, "node_placement", &n.at);
             n.value
         });
         let candidate_hosts = self.references(
@@ -23,24 +22,19 @@ impl Cx<'_> {
             Target::Kind(K::Host),
             &k.candidate_hosts,
         );
-        let cat = self.loc(&k.cni.at);
-        meta.set_field_location("cni", cat);
-        let kat = self.loc(&k.cni.value.kind.at);
-        meta.set_field_location("cni.kind", kat);
+        self.locate(&mut meta, "cni", &k.cni.at);
+        self.locate(&mut meta, "cni.kind", &k.cni.value.kind.at);
         let cni = Cni {
             kind: k.cni.value.kind.value,
             version: self.field::<Version>(&mut meta, "cni.version", &k.cni.value.version),
         };
-        let pat = self.loc(&k.purpose.at);
-        meta.set_field_location("purpose", pat);
+        self.locate(&mut meta, "purpose", &k.purpose.at);
         let default_deny = self.flag(&mut meta, "default_deny", &k.default_deny);
         let cert_manager = k.cert_manager.as_ref().map(|c| {
-            let at = self.loc(&c.at);
-            meta.set_field_location("cert_manager", at);
+            let at = self.locate(&mut meta, "cert_manager", &c.at);
             let state = match &c.value.state {
                 Some(s) => {
-                    let sat = self.loc(&s.at);
-                    meta.set_field_location("cert_manager.state", sat);
+                    self.locate(&mut meta, "cert_manager.state", &s.at);
                     s.value.0
                 }
                 None => {
@@ -63,8 +57,7 @@ impl Cx<'_> {
         });
         let nvidia_driver = self.field::<Version>(&mut meta, "nvidia_driver", &k.nvidia_driver);
         let cilium_lxc_exception = k.cilium_lxc_exception.as_ref().map(|e| {
-            let at = self.loc(&e.at);
-            meta.set_field_location("cilium_lxc_exception", at);
+            self.locate(&mut meta, "cilium_lxc_exception", &e.at);
             e.value.clone()
         });
         let placement_claims = k
@@ -83,8 +76,7 @@ impl Cx<'_> {
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                let at = self.loc(&r.at);
-                meta.set_field_location(format!("review_signals[{i}]"), at);
+                self.locate(&mut meta, format!("review_signals[{i}]"), &r.at);
                 r.value
             })
             .collect();

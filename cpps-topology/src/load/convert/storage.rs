@@ -14,8 +14,7 @@ impl Cx<'_> {
         let site = self.reference(&mut meta, "site", Target::Kind(K::Site), &p.site);
         let mut nodes = Vec::new();
         for (i, n) in p.nodes.iter().enumerate() {
-            let at = self.loc(&n.at);
-            meta.set_field_location(format!("nodes[{i}]"), at);
+            self.locate(&mut meta, format!("nodes[{i}]"), &n.at);
             if let Some(host) = self.reference(
                 &mut meta,
                 format!("nodes[{i}].host"),
@@ -28,14 +27,12 @@ impl Cx<'_> {
                 });
             }
         }
-        let pat = self.loc(&p.place_count.at);
-        meta.set_field_location("place_count", pat);
+        let pat = self.locate(&mut meta, "place_count", &p.place_count.at);
         if p.place_count.value == 0 {
             self.invalid("place_count", "place_count is at least 1", pat);
         }
         let controller = p.controller.as_ref().map(|c| {
-            let at = self.loc(&c.at);
-            meta.set_field_location("controller", at);
+            self.locate(&mut meta, "controller", &c.at);
             let primary = self.opt_reference(
                 &mut meta,
                 "controller.primary",
@@ -78,8 +75,7 @@ impl Cx<'_> {
             .iter()
             .enumerate()
             .map(|(i, d)| {
-                let at = self.loc(&d.at);
-                meta.set_field_location(format!("datastores[{i}]"), at);
+                self.locate(&mut meta, format!("datastores[{i}]"), &d.at);
                 Datastore {
                     name: d.value.name.clone(),
                     encrypted: d.value.encrypted,
@@ -88,8 +84,7 @@ impl Cx<'_> {
             .collect();
         let mut sync_to = Vec::new();
         for (i, s) in p.sync_to.iter().enumerate() {
-            let at = self.loc(&s.at);
-            meta.set_field_location(format!("sync_to[{i}]"), at);
+            self.locate(&mut meta, format!("sync_to[{i}]"), &s.at);
             let target = self.reference(
                 &mut meta,
                 format!("sync_to[{i}].target"),
