@@ -13,8 +13,8 @@
 mod common;
 
 use common::{
-    Counted, Edit, GPU_MESH_RULES as RULES, apply_to, changes, check_fixture, counted,
-    counted_list, run,
+    Counted, Edit, GPU_MESH_RULES as RULES, apply_to, check_default_variant, check_fixture,
+    counted, counted_list, run,
 };
 use cpps_topology::load::load_str;
 use cpps_topology::report::Severity;
@@ -702,15 +702,14 @@ fn every_rule_passes_fails_and_follows_variants_of_the_default_topology() {
         assert!(!case.pass.is_empty() && !case.fail.is_empty() && !case.variants.is_empty());
         for v in case.variants {
             let what = format!("{} variant: {}", case.rule, v.what);
-            let got = counted(&run(&apply_to(DEFAULT, &[v.edit], &what), &what));
-            let (appeared, disappeared) = changes(&default, &got);
-            let (appeared, disappeared) = (ours(appeared), ours(disappeared));
-            if appeared != counted_list(v.appears) || disappeared != counted_list(v.disappears) {
-                failures.push(format!(
-                    "{what}: appeared {appeared:?}, disappeared {disappeared:?}\n  default {:?}",
-                    ours(default.clone())
-                ));
-            }
+            check_default_variant(
+                &what,
+                v.edit,
+                v.appears,
+                v.disappears,
+                (&default, &|rule| RULES.contains(&rule)),
+                &mut failures,
+            );
             if !v
                 .appears
                 .iter()

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{Edit, apply_to, changes, counted, counted_list, run};
+use common::{Edit, apply_to, check_default_variant, counted, run};
 use cpps_topology::DEFAULT_TOPOLOGY_YAML;
 use cpps_topology::report::Severity::{self, Error, Info, Warning};
 
@@ -229,20 +229,14 @@ fn each_variant_of_the_default_changes_exactly_its_findings() {
     let mut failures = Vec::new();
     for (i, v) in VARIANTS.iter().enumerate() {
         let what = format!("{} variant {i} ({})", v.rule, v.why);
-        let text = apply_to(DEFAULT_TOPOLOGY_YAML, &[v.edit], &what);
-        let (appeared, disappeared) = changes(&default, &counted(&run(&text, &what)));
-        if appeared != counted_list(v.appears) {
-            failures.push(format!(
-                "{what}: appeared {appeared:?}, expected {:?}",
-                v.appears
-            ));
-        }
-        if disappeared != counted_list(v.disappears) {
-            failures.push(format!(
-                "{what}: disappeared {disappeared:?}, expected {:?}",
-                v.disappears
-            ));
-        }
+        check_default_variant(
+            &what,
+            v.edit,
+            v.appears,
+            v.disappears,
+            (&default, &|_| true),
+            &mut failures,
+        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

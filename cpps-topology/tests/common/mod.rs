@@ -200,6 +200,34 @@ pub(crate) fn changes(before: &Counted, after: &Counted) -> (Counted, Counted) {
     (more(after, before), more(before, after))
 }
 
+/// Checks the variant `what` of the default topology, whose findings are `default`: `edit` must
+/// make exactly `appears` appear and `disappears` disappear (counted), among the findings of the
+/// rules `compared` accepts. Each failure is pushed to `failures`.
+pub(crate) fn check_default_variant(
+    what: &str,
+    edit: Edit,
+    appears: &[(&str, &str, Severity)],
+    disappears: &[(&str, &str, Severity)],
+    (default, compared): (&Counted, &dyn Fn(&str) -> bool),
+    failures: &mut Vec<String>,
+) {
+    let text = apply_to(cpps_topology::DEFAULT_TOPOLOGY_YAML, &[edit], what);
+    let (appeared, disappeared) = changes(default, &counted(&run(&text, what)));
+    let of_compared = |all: Counted| -> Counted {
+        all.into_iter()
+            .filter(|((rule, _, _), _)| compared(rule))
+            .collect()
+    };
+    for (which, got, want) in [
+        ("appeared", of_compared(appeared), appears),
+        ("disappeared", of_compared(disappeared), disappears),
+    ] {
+        if got != counted_list(want) {
+            failures.push(format!("{what}: {which} {got:?}, expected {want:?}"));
+        }
+    }
+}
+
 /// Checks `rule`'s variants of the default topology (whose findings are `default`): each one's
 /// `disappears` must be on the default and gone, its `appears` absent and then found, and the
 /// rule itself must be among them. Each failure is pushed to `failures`.
