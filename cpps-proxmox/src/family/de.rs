@@ -9,7 +9,7 @@
 //! struct Node {
 //!     #[serde(default, deserialize_with = "cpps_proxmox::family::de::opt_bool")]
 //!     online: Option<bool>,
-//!     #[serde(deserialize_with = "cpps_proxmox::family::de::u64")]
+//!     #[serde(deserialize_with = "cpps_proxmox::family::de::integer")]
 //!     maxmem: u64,
 //! }
 //! let node: Node = serde_json::from_str(r#"{"online": 1, "maxmem": "2048"}"#).unwrap();
@@ -153,33 +153,16 @@ fn to_f64<E: de::Error>(value: Loose) -> Result<Option<f64>, E> {
     }
 }
 
-/// An unsigned integer written as a number or a string.
-pub fn u64<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+/// An integer written as a number or a string (`"100"`), in the range of the field's type
+/// (`u64`, `u32`, `i64`, …): out of it is an error that says so.
+pub fn integer<'de, N: TryFrom<i128>, D: Deserializer<'de>>(d: D) -> Result<N, D::Error> {
     to_integer(loose(d)?)?.ok_or_else(|| de::Error::custom("expected an integer, got null"))
 }
 
-/// Like [`u64()`], also accepting `null`.
-pub fn opt_u64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    to_integer(loose(d)?)
-}
-
-/// A 32-bit unsigned integer written as a number or a string (VM ids, counts).
-pub fn u32<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-    to_integer(loose(d)?)?.ok_or_else(|| de::Error::custom("expected an integer, got null"))
-}
-
-/// Like [`u32()`], also accepting `null`.
-pub fn opt_u32<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
-    to_integer(loose(d)?)
-}
-
-/// A signed integer written as a number or a string.
-pub fn i64<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
-    to_integer(loose(d)?)?.ok_or_else(|| de::Error::custom("expected an integer, got null"))
-}
-
-/// Like [`i64()`], also accepting `null`.
-pub fn opt_i64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+/// Like [`integer()`], also accepting `null`.
+pub fn opt_integer<'de, N: TryFrom<i128>, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<N>, D::Error> {
     to_integer(loose(d)?)
 }
 
@@ -216,7 +199,7 @@ mod tests {
         b: bool,
         #[serde(default, deserialize_with = "super::opt_bool")]
         ob: Option<bool>,
-        #[serde(deserialize_with = "super::u64")]
+        #[serde(deserialize_with = "super::integer")]
         n: u64,
         #[serde(default, deserialize_with = "super::opt_f64")]
         f: Option<f64>,
@@ -249,11 +232,11 @@ mod tests {
 
     #[derive(Deserialize, Debug)]
     struct Integers {
-        #[serde(default, deserialize_with = "super::opt_u32")]
+        #[serde(default, deserialize_with = "super::opt_integer")]
         u32: Option<u32>,
-        #[serde(default, deserialize_with = "super::opt_u64")]
+        #[serde(default, deserialize_with = "super::opt_integer")]
         u64: Option<u64>,
-        #[serde(default, deserialize_with = "super::opt_i64")]
+        #[serde(default, deserialize_with = "super::opt_integer")]
         i64: Option<i64>,
     }
 

@@ -51,7 +51,7 @@ pub struct Page<T> {
     /// The `data` member.
     pub data: T,
     /// The `total` member, when the server sent one.
-    #[serde(default, deserialize_with = "crate::family::de::opt_u64")]
+    #[serde(default, deserialize_with = "crate::family::de::opt_integer")]
     pub total: Option<u64>,
 }
 

@@ -115,13 +115,13 @@ pub struct TaskStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokenid: Option<String>,
     /// Start time (Unix epoch seconds).
-    #[serde(deserialize_with = "de::u64")]
+    #[serde(deserialize_with = "de::integer")]
     pub starttime: u64,
     /// The worker's pid.
-    #[serde(deserialize_with = "de::u64")]
+    #[serde(deserialize_with = "de::integer")]
     pub pid: u64,
     /// The worker's process start time.
-    #[serde(deserialize_with = "de::u64")]
+    #[serde(deserialize_with = "de::integer")]
     pub pstart: u64,
 }
 
@@ -146,7 +146,7 @@ impl TaskStatus {
 #[non_exhaustive]
 pub struct LogLine {
     /// Line number (1-based).
-    #[serde(deserialize_with = "de::u64")]
+    #[serde(deserialize_with = "de::integer")]
     pub n: u64,
     /// The text.
     pub t: String,

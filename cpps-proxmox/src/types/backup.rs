@@ -40,7 +40,7 @@ pub struct BackupJob {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
     /// When it runs next (Unix epoch seconds).
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub next_run: Option<u64>,
 }
 

@@ -46,10 +46,10 @@ pub struct ClusterStatusEntry {
     #[serde(default, deserialize_with = "de::opt_bool")]
     pub quorate: Option<bool>,
     /// Cluster: number of nodes.
-    #[serde(default, deserialize_with = "de::opt_u32")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub nodes: Option<u32>,
     /// Cluster: config version.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub version: Option<u64>,
     /// Node: whether it is online. Real PVE sends this boolean (as `0`/`1`) on node entries
     /// only (pve-manager `PVE/API2/Cluster.pm`, `get_status`: `online => $d->{online}` on each
@@ -61,7 +61,7 @@ pub struct ClusterStatusEntry {
     #[serde(default, deserialize_with = "de::opt_bool")]
     pub local: Option<bool>,
     /// Node: corosync node id.
-    #[serde(default, deserialize_with = "de::opt_u32")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub nodeid: Option<u32>,
     /// Node: cluster IP.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -176,19 +176,19 @@ pub struct ClusterResource {
     #[serde(default, deserialize_with = "de::opt_f64")]
     pub maxcpu: Option<f64>,
     /// Memory used, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub mem: Option<u64>,
     /// Memory size, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub maxmem: Option<u64>,
     /// Disk used, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub disk: Option<u64>,
     /// Disk size, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub maxdisk: Option<u64>,
     /// Uptime, seconds.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub uptime: Option<u64>,
     /// Storage id (storages).
     #[serde(default, skip_serializing_if = "Option::is_none")]

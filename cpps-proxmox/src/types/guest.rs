@@ -51,16 +51,16 @@ pub struct QemuListItem {
     #[serde(default, deserialize_with = "de::opt_f64")]
     pub cpus: Option<f64>,
     /// Memory, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub maxmem: Option<u64>,
     /// Memory used, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub mem: Option<u64>,
     /// Boot disk size, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub maxdisk: Option<u64>,
     /// Uptime, seconds.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub uptime: Option<u64>,
     /// Whether it is a template.
     #[serde(default, deserialize_with = "de::opt_bool")]
@@ -88,19 +88,19 @@ pub struct LxcListItem {
     #[serde(default, deserialize_with = "de::opt_f64")]
     pub cpus: Option<f64>,
     /// Memory, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub maxmem: Option<u64>,
     /// Memory used, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub mem: Option<u64>,
     /// Root disk size, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub maxdisk: Option<u64>,
     /// Swap, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub maxswap: Option<u64>,
     /// Uptime, seconds.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub uptime: Option<u64>,
     /// Whether it is a template.
     #[serde(default, deserialize_with = "de::opt_bool")]
@@ -131,13 +131,13 @@ pub struct GuestCurrentStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ha: Option<serde_json::Value>,
     /// Uptime, seconds.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub uptime: Option<u64>,
     /// CPUs.
     #[serde(default, deserialize_with = "de::opt_f64")]
     pub cpus: Option<f64>,
     /// Memory, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub maxmem: Option<u64>,
     /// Lock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -169,7 +169,7 @@ pub struct Snapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
     /// Creation time (Unix epoch seconds).
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub snaptime: Option<u64>,
     /// Whether RAM was saved (QEMU).
     #[serde(default, deserialize_with = "de::opt_bool")]
@@ -563,7 +563,7 @@ pub struct PendingEntry {
     #[serde(default, deserialize_with = "crate::family::de::opt_string")]
     pub pending: Option<String>,
     /// A pending removal of the key: 1, or 2 for a forced one (absent or 0: none).
-    #[serde(default, deserialize_with = "crate::family::de::opt_u32")]
+    #[serde(default, deserialize_with = "crate::family::de::opt_integer")]
     pub delete: Option<u32>,
 }
 

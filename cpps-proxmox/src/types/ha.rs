@@ -87,10 +87,10 @@ pub struct HaResource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
     /// Restart attempts on the same node.
-    #[serde(default, deserialize_with = "de::opt_u32")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub max_restart: Option<u32>,
     /// Relocation attempts.
-    #[serde(default, deserialize_with = "de::opt_u32")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub max_relocate: Option<u32>,
 }
 
@@ -148,6 +148,6 @@ pub struct HaStatusEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crm_state: Option<String>,
     /// Last update (Unix epoch seconds).
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub timestamp: Option<u64>,
 }

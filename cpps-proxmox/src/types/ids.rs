@@ -76,7 +76,7 @@ impl Serialize for VmId {
 impl<'de> Deserialize<'de> for VmId {
     /// Accepts a number or a string (PVE sends both).
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let id = crate::family::de::u32(d)?;
+        let id: u32 = crate::family::de::integer(d)?;
         VmId::new(id).map_err(serde::de::Error::custom)
     }
 }

@@ -27,16 +27,16 @@ pub struct NodeListItem {
     #[serde(default, deserialize_with = "de::opt_f64")]
     pub cpu: Option<f64>,
     /// CPUs.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub maxcpu: Option<u64>,
     /// Memory used, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub mem: Option<u64>,
     /// Memory, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub maxmem: Option<u64>,
     /// Uptime, seconds.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub uptime: Option<u64>,
     /// Subscription level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -52,16 +52,16 @@ pub struct NodeListItem {
 #[non_exhaustive]
 pub struct NodeMemory {
     /// Total, bytes.
-    #[serde(deserialize_with = "de::u64")]
+    #[serde(deserialize_with = "de::integer")]
     pub total: u64,
     /// Used, bytes.
-    #[serde(deserialize_with = "de::u64")]
+    #[serde(deserialize_with = "de::integer")]
     pub used: u64,
     /// Free, bytes.
-    #[serde(deserialize_with = "de::u64")]
+    #[serde(deserialize_with = "de::integer")]
     pub free: u64,
     /// Available, bytes (PVE 8.2+).
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub available: Option<u64>,
 }
 
@@ -70,16 +70,16 @@ pub struct NodeMemory {
 #[non_exhaustive]
 pub struct NodeRootFs {
     /// Total, bytes.
-    #[serde(deserialize_with = "de::u64")]
+    #[serde(deserialize_with = "de::integer")]
     pub total: u64,
     /// Used, bytes.
-    #[serde(deserialize_with = "de::u64")]
+    #[serde(deserialize_with = "de::integer")]
     pub used: u64,
     /// Available to unprivileged users, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub avail: Option<u64>,
     /// Free, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub free: Option<u64>,
 }
 

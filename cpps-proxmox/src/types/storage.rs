@@ -26,13 +26,13 @@ pub struct NodeStorage {
     #[serde(default, deserialize_with = "de::opt_bool")]
     pub shared: Option<bool>,
     /// Size, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub total: Option<u64>,
     /// Used, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub used: Option<u64>,
     /// Available, bytes.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub avail: Option<u64>,
     /// Used fraction (0..=1).
     #[serde(default, deserialize_with = "de::opt_f64")]

@@ -27,10 +27,10 @@ pub struct TaskListItem {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokenid: Option<String>,
     /// Start time (Unix epoch seconds).
-    #[serde(deserialize_with = "de::u64")]
+    #[serde(deserialize_with = "de::integer")]
     pub starttime: u64,
     /// End time, once finished.
-    #[serde(default, deserialize_with = "de::opt_u64")]
+    #[serde(default, deserialize_with = "de::opt_integer")]
     pub endtime: Option<u64>,
     /// Exit status of a finished task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
