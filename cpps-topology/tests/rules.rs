@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 
 use common::{
     Edit, GPU_MESH_RULES, Pass, RuleCase, Variant, apply_to, check_pass_fail, check_rule_cases,
-    found, run, today,
+    found, line_at, run, today,
 };
 use cpps_topology::check::check_on;
 use cpps_topology::load::load_str;
@@ -502,10 +502,7 @@ fn a_finding_points_at_the_field_that_breaks_the_rule() {
     let text = apply(case.fail, case.rule, "fail");
     let report = run(&text, "l1.yaml");
     let finding = &report.findings[0];
-    let line = text
-        .lines()
-        .nth(finding.location.line as usize - 1)
-        .unwrap();
+    let line = line_at(&text, finding);
     assert!(
         line.contains("interface: \"\""),
         "line {}: {line}",

@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{find, finding, today};
+use common::{find, finding, line_at, today};
 use cpps_topology::check::check_on;
 use cpps_topology::report::{Format, Report, Severity};
 
@@ -21,10 +21,7 @@ fn the_documented_gaps_are_reported() {
     let f = find(&r, "LINSTOR-001", "pve-ippri-34");
     assert_eq!(f.severity, Severity::Error);
     assert_eq!(f.site.as_deref(), Some("sp"));
-    let line = cpps_topology::DEFAULT_TOPOLOGY_YAML
-        .lines()
-        .nth(f.location.line as usize - 1)
-        .unwrap();
+    let line = line_at(cpps_topology::DEFAULT_TOPOLOGY_YAML, f);
     assert!(line.contains("\"\""), "{line}");
 
     // "place_count: 3 no SP SSD (hoje 2 …) — só após correção do pve-ippri-34".

@@ -14,7 +14,7 @@ mod common;
 
 use common::{
     Counted, Edit, GPU_MESH_RULES as RULES, apply_to, check_default_variant, check_fixture,
-    counted, counted_list, run,
+    counted, counted_list, line_at, run,
 };
 use cpps_topology::load::load_str;
 use cpps_topology::report::Severity;
@@ -815,7 +815,7 @@ fn review_signals_name_their_trigger_and_rule() {
         }
         for f in mine {
             assert_eq!(f.severity, Info);
-            let line = text.lines().nth(f.location.line as usize - 1).unwrap();
+            let line = line_at(&text, f);
             assert!(line.contains("review_signals"), "{line}");
         }
     }
@@ -903,6 +903,6 @@ fn a_finding_on_a_planned_gpu_cluster_points_at_the_field() {
         .find(|f| f.rule.as_str() == "GPU-008")
         .expect("a GPU-008 finding");
     assert!(f.message.contains("has no GPU"), "{}", f.message);
-    let line = text.lines().nth(f.location.line as usize - 1).unwrap();
+    let line = line_at(&text, f);
     assert!(line.contains("candidate_hosts: [a2]"), "{line}");
 }

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{Edit, apply_to, check_default_variant, counted, run};
+use common::{Edit, apply_to, check_default_variant, counted, line_at, run};
 use cpps_topology::DEFAULT_TOPOLOGY_YAML;
 use cpps_topology::report::Severity::{self, Error, Info, Warning};
 
@@ -296,7 +296,7 @@ fn a_secret_found_in_prose_is_masked_in_every_report_format() {
             .expect("SEC-001 fires");
         assert!(f.message.contains("masked"), "{}", f.message);
         // The finding points at the value itself.
-        let line = text.lines().nth(f.location.line as usize - 1).unwrap();
+        let line = line_at(&text, f);
         let column = f.location.column as usize;
         let from: String = line.chars().skip(column - 1).collect();
         assert!(

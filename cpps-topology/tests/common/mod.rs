@@ -51,6 +51,14 @@ pub(crate) fn find<'r>(report: &'r Report, rule: &str, subject: &str) -> &'r Fin
     })
 }
 
+/// The line of `text` that `finding` points at; a line 0 or past the end fails the test.
+pub(crate) fn line_at<'t>(text: &'t str, finding: &Finding) -> &'t str {
+    (finding.location.line as usize)
+        .checked_sub(1)
+        .and_then(|index| text.lines().nth(index))
+        .unwrap_or_else(|| panic!("{} points at no line of the text", finding.location))
+}
+
 /// The findings of `rule`, in their order.
 pub(crate) fn of_rule<'f>(findings: &'f [Finding], rule: &str) -> Vec<&'f Finding> {
     findings
