@@ -328,8 +328,10 @@ impl Client {
     }
 
     /// `POST /show` `PATH`, read by `parse`. `None` when the subsystem is not configured: a line
-    /// of the text, or of the refused command's message, is `not_configured`. Text that is
-    /// neither `expected` (what `parse` reads) nor that is [`Error::UnexpectedAnswer`].
+    /// of the text is `not_configured`, or of the message of the refused command (an op-mode
+    /// script that exits non-zero is answered 400 by the API: vyos-1x
+    /// `python/vyos/configsession.py` `__run_command`). Text that `parse` cannot read (it is not
+    /// `expected`) is [`Error::UnexpectedAnswer`].
     async fn show_unless<T>(
         &self,
         path: &[&str],

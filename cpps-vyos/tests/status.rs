@@ -417,6 +417,32 @@ async fn client_readings_through_show() {
     }
     let err = client.ipsec_connections().await.unwrap_err();
     assert!(matches!(err, Error::Api { status: 400, .. }), "{err:?}");
+
+    // The other readings' junk: each error names its command, what it expected and the line
+    // that says "not configured".
+    let junk = || common::ok(json!("Something else entirely\n"));
+    let (_api, client) = router_showing(&[
+        (&["bgp", "summary"], junk()),
+        (&["vpn", "ipsec", "connections"], junk()),
+    ])
+    .await;
+    for (err, expected) in [
+        (
+            client.bgp_summary().await.unwrap_err(),
+            "`show bgp summary` printed neither a BGP summary nor `% BGP instance not found`",
+        ),
+        (
+            client.ipsec_connections().await.unwrap_err(),
+            "`show vpn ipsec connections` printed neither a connection table nor `IPsec not initialized`",
+        ),
+    ] {
+        match err {
+            Error::UnexpectedAnswer { endpoint, message } => {
+                assert_eq!((endpoint, message.as_str()), ("show", expected));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }
 
 // One pass over the text: 20 000 neighbors and 20 000 SAs read in well under a second; a
