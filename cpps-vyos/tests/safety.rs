@@ -184,9 +184,15 @@ async fn the_confirm_action_is_read_from_the_router() {
     );
 }
 
-/// A server that drops `confirm_time` (1.4's pydantic model, or any build without it) answers
-/// success without "Initialized commit-confirm": the client reports it as an error that says the
-/// change may be committed for good, with what the read-back found.
+/// A server that drops `confirm_time` answers as for a plain commit. vyos-1x `sagitta`
+/// `src/services/vyos-http-api-server` (1.4): `ConfigureListModel` has no `confirm_time`
+/// (pydantic ignores the unknown field) and `_configure_op` keeps nothing of `session.commit()`,
+/// so it answers `success(msg)` with `msg` still `None`: `data: null`. Only 1.5's commit-confirm
+/// path says the timer started (`src/services/api/rest/routers.py` `run_commit_confirm`: the
+/// commit's output, then `commit_confirm`'s text, "Initialized commit-confirm; N minutes to
+/// confirm before reboot", `python/vyos/config_mgmt.py`). Here the router says 1.5 on `/info`
+/// and answers as 1.4 does: the client trusts the answer over the version and reports an error
+/// that says the change may be committed for good, with what the read-back found.
 #[tokio::test]
 async fn an_answer_without_initialized_commit_confirm_is_an_error() {
     let api = MockApi::start("").await;
