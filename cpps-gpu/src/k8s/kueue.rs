@@ -31,8 +31,6 @@ use crate::error::Error;
 pub const GROUP: &str = "kueue.x-k8s.io";
 /// The versions read, newest first.
 pub const VERSIONS: [&str; 2] = ["v1beta2", "v1beta1"];
-/// The API group and version objects are written in (Kueue's storage version).
-pub const API_VERSION: &str = "kueue.x-k8s.io/v1beta2";
 /// The controller name of MultiKueue's AdmissionCheck (`MultiKueueControllerName` in
 /// `apis/kueue/v1beta1/multikueue_types.go` and `v1beta2`).
 pub const MULTIKUEUE_CONTROLLER: &str = "kueue.x-k8s.io/multikueue";
