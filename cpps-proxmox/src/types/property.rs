@@ -1320,6 +1320,27 @@ mod tests {
     }
 
     #[test]
+    fn qemu_net_takes_its_model_from_a_model_key_or_from_model_and_macaddr_once() {
+        let net: QemuNet = "model=e1000,macaddr=BC:24:11:AA:BB:CC,bridge=vmbr0"
+            .parse()
+            .unwrap();
+        assert_eq!(net.model, "e1000");
+        assert_eq!(net.macaddr.as_deref(), Some("BC:24:11:AA:BB:CC"));
+        assert_eq!(net.to_string(), "e1000=BC:24:11:AA:BB:CC,bridge=vmbr0");
+        let no_mac: QemuNet = "model=virtio,bridge=vmbr0".parse().unwrap();
+        assert_eq!(no_mac.to_string(), "model=virtio,bridge=vmbr0");
+        for (text, reason) in [
+            ("virtio=AA,model=e1000", "model given twice"),
+            ("virtio=AA,macaddr=BB", "model given twice"),
+            ("bridge=vmbr0,macaddr=AA", "no NIC model"),
+            ("virtio=AA,tag=x", "`tag` must be a number"),
+        ] {
+            let err = text.parse::<QemuNet>().unwrap_err().to_string();
+            assert!(err.contains(reason), "{text}: {err}");
+        }
+    }
+
+    #[test]
     fn volumes_parse_sizes() {
         let rootfs: Volume = "local-lvm:vm-200-disk-0,size=8G".parse().unwrap();
         assert_eq!(rootfs.storage(), Some("local-lvm"));
