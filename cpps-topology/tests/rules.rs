@@ -4,9 +4,9 @@
 //! decision, so `check` reports nothing on it) with a few textual edits. Every edit must match
 //! the base exactly once, so a change to the base cannot silently turn a case into a no-op. A
 //! passing fixture must yield no finding at all; a failing one exactly the listed
-//! `(rule, subject, severity)` triples, each as often as listed, no more, no less. The GPU, multi-cluster and GitOps
-//! rules are cased in `tests/rules_gpu_mesh.rs` (several fixtures each, counted), the rules
-//! derived from the documents in `tests/rules_documents.rs`.
+//! `(rule, subject, severity)` triples, each as often as listed, no more, no less. The GPU,
+//! multi-cluster and GitOps rules are cased in `tests/rules_gpu_mesh.rs` (several fixtures each,
+//! counted), the rules derived from the documents in `tests/rules_documents.rs`.
 
 mod common;
 
