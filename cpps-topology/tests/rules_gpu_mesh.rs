@@ -332,6 +332,7 @@ const CASES: &[Case] = &[
         rule: "GPU-006",
         pass: &[
             Fixture {
+                // ADR-009's decision, architecture (A): GPU workloads in a cluster of their own.
                 what: "a GPU workload in the GPU cluster",
                 edits: &[(
                     "  - { id: webapp, layer: 8a, site: alpha, cluster: k3s-alpha, state: validated }",
