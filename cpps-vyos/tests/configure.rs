@@ -57,8 +57,11 @@ async fn an_empty_path_is_refused_before_sending_and_a_400_is_reported() {
         api.unexpected_requests().is_empty(),
         "nothing may reach the router"
     );
-    // The server's own check (`MultipartRequest.body` / `BasePathModel.check_non_empty`) answers 400;
-    // a strict-mode delete of a missing node is 400 too (`_configure_op`).
+    // The server's own check answers 400: `BasePathModel.check_non_empty` (vyos-1x
+    // `src/services/api/rest/models.py`), whose failure `validation_exception_handler`
+    // (`src/services/vyos-http-api-server`) answers `error(400, …)`, or `MultipartRequest.body`
+    // for a form (`routers.py`); sagitta's `src/services/vyos-http-api-server` holds all three. A
+    // strict-mode delete of a missing node is 400 too (`_configure_op`, same files).
     post("/configure")
         .respond_with(err(
             400,

@@ -13,7 +13,9 @@ use wiremock::{Mock, ResponseTemplate};
 #[tokio::test]
 async fn show_config_raw_is_parsed_into_a_tree() {
     let (api, client) = router().await;
-    // `retrieve_op`: `configFormat: raw` answers the config.boot text as a JSON string.
+    // `retrieve_op` (vyos-1x `src/services/api/rest/routers.py`; sagitta's
+    // `src/services/vyos-http-api-server` alike): `configFormat: raw` answers the config.boot text
+    // as a JSON string.
     post("/retrieve")
         .and(body_json(
             json!({"key": KEY, "op": "showConfig", "path": [], "configFormat": "raw"}),
@@ -83,7 +85,8 @@ async fn show_config_json_return_values_and_exists() {
 #[tokio::test]
 async fn errors_are_decoded_whatever_the_content_type_and_unescaped() {
     let (api, client) = router().await;
-    // `models.error`: `html.escape(msg, quote=False)`, status 400, `text/html`.
+    // `error()` in vyos-1x `src/services/api/rest/models.py` (1.5): `html.escape(msg,
+    // quote=False)`, status 400, `text/html`.
     post("/show")
         .respond_with(err(400, "Invalid command: show <foo> & more"))
         .mount(api.server())
@@ -101,12 +104,36 @@ async fn errors_are_decoded_whatever_the_content_type_and_unescaped() {
         other => panic!("{other:?}"),
     }
     assert!(!format!("{e:?} {e}").contains(KEY));
+
+    // 1.4's `error()` (vyos-1x `sagitta` `src/services/vyos-http-api-server`) sends the text as it
+    // is: read the same.
+    let (api, client) = router().await;
+    let raw =
+        json!({"success": false, "data": null, "error": "Invalid command: show <foo> & more"});
+    post("/show")
+        .respond_with(
+            ResponseTemplate::new(400)
+                .insert_header("content-type", "text/html; charset=utf-8")
+                .set_body_string(raw.to_string()),
+        )
+        .mount(api.server())
+        .await;
+    match client.show(&["foo"]).await {
+        Err(Error::Api {
+            status: 400,
+            message,
+            ..
+        }) => assert_eq!(message, "Invalid command: show <foo> & more"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[tokio::test]
 async fn bad_key_422_500_and_non_vyos_answers() {
     let (api, client) = router().await;
-    // `auth_required`: HTTPException(401, 'Valid API key is required') through `error()`.
+    // `auth_required` (vyos-1x `src/services/api/rest/routers.py`; sagitta's
+    // `src/services/vyos-http-api-server` alike): HTTPException(401, 'Valid API key is required')
+    // through `error()`.
     post("/retrieve")
         .respond_with(err(401, "Valid API key is required"))
         .mount(api.server())
@@ -118,7 +145,9 @@ async fn bad_key_422_500_and_non_vyos_answers() {
         })
     ));
 
-    // `MultipartRequest.body`: 422 'Non-empty data field is required'; `_configure_op`: 500.
+    // Same files: `MultipartRequest.body` answers 422 'Non-empty data field is required'; every
+    // operation (`reset_op` here) answers 500 "An internal error occured…" on an unexpected
+    // exception.
     post("/generate")
         .respond_with(err(422, "Non-empty data field is required"))
         .mount(api.server())
