@@ -47,7 +47,9 @@ pub enum Error {
         /// Why the client refuses.
         reason: String,
     },
-    /// A commit-confirm was sent but the answer does not say that VyOS started its confirm timer:
+    /// A commit-confirm was sent but the answer does not say that VyOS started its confirm timer
+    /// (a success without "Initialized commit-confirm", or a refusal that came after the commit,
+    /// such as "Another confirm is pending", when the read-back does not rule the change out):
     /// the change may be committed FOR GOOD, without the automatic revert.
     #[error(
         "/{endpoint} did not say commit-confirm was initialized (answer: {message:?}); the change may be committed without revert; landed: {landed}"

@@ -32,7 +32,9 @@
 //! [`Client::confirm`] saves it. VyOS 1.4's API has no commit-confirm (its models drop
 //! `confirm_time` and commit for good), so on 1.4, and on routers whose version cannot be told,
 //! the client refuses with [`Error::CommitConfirmUnsupported`] before sending anything; an
-//! answer that does not say the timer started is [`Error::CommitConfirmNotInitialized`].
+//! answer that does not say the timer started is [`Error::CommitConfirmNotInitialized`], and
+//! so is a refusal after the commit ("Another confirm is pending": VyOS commits, then starts
+//! the timer) unless the read-back shows that nothing landed.
 //! Changes below `service https` are committed by VyOS in the background after it answered; the
 //! client says so ([`Committed::background_commit`]) and reads the configuration back.
 //!

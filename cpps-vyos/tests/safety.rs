@@ -129,9 +129,10 @@ async fn on_1_5_commit_confirm_says_what_happens_and_confirm_saves() {
 
     let done = client.configure(&batch(), five()).await.unwrap();
     assert_eq!(fake.requests_to("configure")[0]["confirm_time"], json!(5));
-    assert!(
-        done.message
-            .starts_with("Initialized commit-confirm; 5 minutes")
+    // `run_commit_confirm`: the commit's output (none here), a line break, `commit_confirm`'s.
+    assert_eq!(
+        done.message,
+        "\nInitialized commit-confirm; 5 minutes to confirm before reboot\n"
     );
     assert_eq!(done.commit_confirm.unwrap().action, ConfirmAction::Reboot);
     assert_eq!(done.landed, Landed::Yes);
@@ -160,6 +161,42 @@ async fn on_1_5_commit_confirm_says_what_happens_and_confirm_saves() {
         client.confirm().await,
         Err(Error::NothingToConfirm { .. })
     ));
+}
+
+/// vyos-1x `src/services/api/rest/routers.py` `run_commit_confirm` commits, then starts the timer:
+/// while another commit-confirm is pending, `config-mgmt commit_confirm` prints "Another confirm
+/// is pending" and exits 1 (`commit_confirm` and `run` in `python/vyos/config_mgmt.py`), which
+/// `__run_command` (`python/vyos/configsession.py`) raises and `_configure_op` answers 400, the
+/// batch committed for good. The client reads back and says so; a refusal whose read-back shows
+/// nothing landed stays a refusal.
+#[tokio::test]
+async fn a_timer_refused_after_the_commit_is_reported_as_committed_without_revert() {
+    let (_api, client, fake) = FakeRouter::new(Profile::V15, start_tree()).start().await;
+    client.configure(&batch(), five()).await.unwrap();
+    let second = vec![Command::set(["system", "domain-name"], Some("example.net"))];
+    match client.configure(&second, five()).await {
+        Err(Error::CommitConfirmNotInitialized {
+            endpoint: "configure",
+            message,
+            landed,
+        }) => {
+            assert_eq!(message, "Another confirm is pending\n");
+            assert_eq!(landed, Landed::Yes);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(fake.running().exists(&["system", "domain-name"]));
+
+    // Refused before anything was committed (a node below a leaf): still a refusal.
+    let bad = vec![Command::set(["system", "host-name", "below"], Some("x"))];
+    match client.configure(&bad, five()).await {
+        Err(Error::Api {
+            endpoint: "configure",
+            status: 400,
+            message,
+        }) => assert!(message.contains("is not valid"), "{message}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 /// `system config-management commit-confirm action reload` (`vyos-http-api.md`,
@@ -266,7 +303,9 @@ async fn https_changes_are_committed_in_the_background_and_checked() {
 }
 
 /// Every write is read back: a router that applied only part of a batch is reported as partly
-/// landed, command by command.
+/// landed, command by command. The commit is answered `data: null`, as 1.4's `_configure_op`
+/// answers it (vyos-1x `sagitta` `src/services/vyos-http-api-server`), and the read-back is
+/// `showConfig` `raw` text (its shape: `tests/common`).
 #[tokio::test]
 async fn a_partly_applied_batch_is_reported_per_command() {
     let api = MockApi::start("").await;
@@ -377,7 +416,9 @@ async fn an_echoed_key_is_scrubbed_from_errors() {
 }
 
 /// vyatta-cfg `src/cnode/cnode-algorithm.cpp`: `showConfig` of a missing path prints
-/// "Specified configuration path is not valid"; the API answers it as 400 (`retrieve_op`).
+/// "Specified configuration path is not valid"; the API answers it as 400 (`retrieve_op` in vyos-1x
+/// `src/services/api/rest/routers.py`, and in sagitta's `src/services/vyos-http-api-server`: a
+/// `ConfigSessionError` is `error(400, str(e))`).
 #[tokio::test]
 async fn a_missing_path_is_not_found_and_answered() {
     let api = MockApi::start("").await;

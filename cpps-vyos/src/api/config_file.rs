@@ -72,8 +72,11 @@ impl Client {
     ///
     /// # Errors
     /// [`Error::Parse`] when inline text does not parse (nothing is sent); [`Error::Api`] when VyOS
-    /// refuses; [`Error::WriteTimedOut`] when no answer came: for inline text the configuration is
-    /// read back and checked for its `set` commands, for a file [`Landed::Unknown`].
+    /// refuses; with commit-confirm, [`Error::CommitConfirmNotInitialized`] as for
+    /// [`Client::configure`] (a refusal is one unless the read-back shows nothing of inline text
+    /// landed; a file cannot be checked); [`Error::WriteTimedOut`] when no answer came: for
+    /// inline text the configuration is read back and checked for its `set` commands, for a file
+    /// [`Landed::Unknown`].
     pub async fn merge(
         &self,
         source: &ConfigSource,

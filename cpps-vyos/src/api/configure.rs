@@ -323,8 +323,10 @@ impl Client {
     /// [`Error::EmptyPath`] for a command without a path and
     /// [`Error::CommitConfirmUnsupported`] (nothing is sent); [`Error::Api`] when VyOS refuses the
     /// batch (it then discards the whole session); [`Error::CommitConfirmNotInitialized`] when the
-    /// answer does not say that the confirm timer started; [`Error::WriteTimedOut`] when no answer
-    /// came: the configuration was read back and [`Landed`] says whether the change is in it.
+    /// answer does not say that the confirm timer started (with commit-confirm, a refusal whose
+    /// read-back does not show the batch absent is one too: VyOS commits before it starts the
+    /// timer); [`Error::WriteTimedOut`] when no answer came: the configuration was read back and
+    /// [`Landed`] says whether the change is in it.
     pub async fn configure(
         &self,
         commands: &[Command],
@@ -380,6 +382,28 @@ impl Client {
     ) -> Result<Committed, Error> {
         let data = match answer {
             Ok(data) => data,
+            // With commit-confirm, VyOS commits before it starts the timer (`run_commit_confirm`
+            // in vyos-1x `src/services/api/rest/routers.py`), so a refused timer ("Another
+            // confirm is pending", `commit_confirm` in `python/vyos/config_mgmt.py`) is answered
+            // 400 after the batch was committed for good: the read-back tells.
+            Err(WriteFailure::Other(Error::Api {
+                status, message, ..
+            })) if commit_confirm.is_some() => {
+                let landed = self.batch_landed_now(commands).await;
+                return Err(if landed == Landed::No {
+                    Error::Api {
+                        endpoint,
+                        status,
+                        message,
+                    }
+                } else {
+                    Error::CommitConfirmNotInitialized {
+                        endpoint,
+                        message,
+                        landed,
+                    }
+                });
+            }
             Err(WriteFailure::Other(e)) => return Err(e),
             Err(WriteFailure::MaybeSent(source)) => {
                 return Err(Error::WriteTimedOut {

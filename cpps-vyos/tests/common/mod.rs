@@ -99,7 +99,8 @@ pub fn config_fixture(name: &str) -> String {
 //   commit-confirm; N minutes to confirm before reboot" (`python/vyos/config_mgmt.py`),
 //   `confirm` "Reboot timer stopped" or "No confirm pending"; `GET /info`.
 // Both: a batch that changes `service https` is answered with `self_ref_msg` and committed in a
-// background task whose failure is only logged (`call_commit`); showConfig `raw` answers the
+// background task whose failure is only logged (`call_commit`; on 1.5 with `confirm_time`,
+// `call_commit_confirm`, which then starts the timer); showConfig `raw` answers the
 // configuration with a blank first column (vyatta-cfg `src/cnode/cnode-algorithm.cpp`); `show
 // system commit file 0` answers the archived config.boot with its footer.
 // ---------------------------------------------------------------------------------------------
@@ -263,17 +264,12 @@ impl FakeRouter {
                 );
             }
         }
-        let mut msg = String::new();
-        if confirm_time > 0 {
-            let mut st = self.state.lock().unwrap();
-            if st.confirm_pending.is_some() {
-                return err(400, "Another confirm is pending");
-            }
-            st.confirm_pending = Some(confirm_time);
-            msg.push_str(&format!(
-                "Initialized commit-confirm; {confirm_time} minutes to confirm before reboot\n"
-            ));
-        }
+        // 1.5's `_configure_op` (`routers.py`): a change below `service https` is committed, and
+        // its timer started, in a background task (`call_commit_confirm`, failures only logged)
+        // after the answer `self_ref_msg`; otherwise `run_commit_confirm` commits first and then
+        // starts the timer, whose refusal ("Another confirm is pending", exit 1 of `config-mgmt
+        // commit_confirm` in `python/vyos/config_mgmt.py`) is answered 400 with the change
+        // committed.
         if https {
             let state = self.state.clone();
             std::thread::spawn(move || {
@@ -281,17 +277,27 @@ impl FakeRouter {
                 let mut st = state.lock().unwrap();
                 if !st.https_commit_fails {
                     st.running = working;
+                    if confirm_time > 0 && st.confirm_pending.is_none() {
+                        st.confirm_pending = Some(confirm_time);
+                    }
                 }
             });
-            msg.push_str("Requested HTTP API server configuration change; commit will be called in the background");
-        } else {
-            self.state.lock().unwrap().running = working;
+            return ok(json!(
+                "Requested HTTP API server configuration change; commit will be called in the background"
+            ));
         }
-        ok(if msg.is_empty() {
-            Value::Null
-        } else {
-            Value::String(msg)
-        })
+        let mut st = self.state.lock().unwrap();
+        st.running = working;
+        if confirm_time == 0 {
+            return ok(Value::Null);
+        }
+        if st.confirm_pending.is_some() {
+            return err(400, "Another confirm is pending\n");
+        }
+        st.confirm_pending = Some(confirm_time);
+        ok(json!(format!(
+            "\nInitialized commit-confirm; {confirm_time} minutes to confirm before reboot\n"
+        )))
     }
 
     fn config_file(&self, body: &Value) -> ResponseTemplate {
