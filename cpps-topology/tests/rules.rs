@@ -618,8 +618,8 @@ const LOGIC_CASES: &[RuleCase] = &[
                 "linstor: { roles: [satellite], interface: ens19 }",
             ),
             disappears: &[
-                ("LINSTOR-002", "nvme-pool"),
-                ("LINSTOR-001", "pve-ippri-34"),
+                ("LINSTOR-002", "nvme-pool", Warning),
+                ("LINSTOR-001", "pve-ippri-34", Error),
             ],
             appears: &[],
         }],
@@ -637,7 +637,7 @@ const LOGIC_CASES: &[RuleCase] = &[
                 "      - { host: pve-ippri-12 }\n      - { host: pve-labri-31 }\n",
             ),
             disappears: &[],
-            appears: &[("LINSTOR-004", "sp-ssd")],
+            appears: &[("LINSTOR-004", "sp-ssd", Error)],
         }],
     },
     // Two replicas need a witness in a third site, not a third node of the same site.
@@ -653,7 +653,7 @@ const LOGIC_CASES: &[RuleCase] = &[
                 "      - { host: pve-ippri-12 }\n",
                 "      - { host: pve-ippri-12 }\n      - { host: pve-labri-31, diskful: false }\n",
             ),
-            disappears: &[("LINSTOR-006", "sp-ssd")],
+            disappears: &[("LINSTOR-006", "sp-ssd", Warning)],
             appears: &[],
         }],
     },
@@ -668,7 +668,12 @@ const LOGIC_CASES: &[RuleCase] = &[
         expect: &[("HADR-001", "traefik-alpha", Warning)],
         variants: &[Variant {
             edit: ("    ha: true\n    ha_state: declared\n", ""),
-            disappears: &[("HADR-001", "traefik-sp")],
+            // Without `ha: true`, traefik-sp no longer claims an HA that Pulumi does not create
+            // (PVE-003) either.
+            disappears: &[
+                ("HADR-001", "traefik-sp", Warning),
+                ("PVE-003", "traefik-sp", Warning),
+            ],
             appears: &[],
         }],
     },
@@ -686,8 +691,9 @@ const LOGIC_CASES: &[RuleCase] = &[
                 "  - id: k3s-sp-main\n    site: sp\n    node_placement: vm\n",
                 "  - id: k3s-sp-main\n    site: sp\n    node_placement: lxc_privileged\n",
             ),
+            // k3s-sp-main is desired: info.
             disappears: &[],
-            appears: &[("CNI-001", "k3s-sp-main")],
+            appears: &[("CNI-001", "k3s-sp-main", Info)],
         }],
     },
     // A GPU node on a host without a tier is a finding: its placement cannot be judged.
@@ -704,8 +710,13 @@ const LOGIC_CASES: &[RuleCase] = &[
                 "  - id: pve-ippri-31\n    site: sp\n    proxmox_cluster: pve-sp\n    tier: tier-3\n",
                 "  - id: pve-ippri-31\n    site: sp\n    proxmox_cluster: pve-sp\n",
             ),
+            // With no tier on pve-ippri-31 nothing forces k3s-gpu-sp into an LXC, so its placement
+            // is also the forced standardisation the decision table rejects (DOC-002).
             disappears: &[],
-            appears: &[("GPU-002", "k3s-gpu-sp")],
+            appears: &[
+                ("GPU-002", "k3s-gpu-sp", Warning),
+                ("DOC-002", "k3s-gpu-sp", Error),
+            ],
         }],
     },
     // OBS-001 speaks of the alerting capability, not of the first observability tool.
@@ -730,8 +741,8 @@ const LOGIC_CASES: &[RuleCase] = &[
                 "    alerts:\n      - { kind: node_down, state: desired }\n      - { kind: linstor_degraded, state: desired }\n      - { kind: drbd_desync, state: desired }\n      - { kind: argocd_out_of_sync, state: desired }\n      - { kind: cert_expiring, state: desired }\n      - { kind: nvrm_errors, state: desired }\n",
                 "",
             ),
-            disappears: &[("OBS-001", "obs-alerting")],
-            appears: &[("OBS-001", "obs-openobserve")],
+            disappears: &[("OBS-001", "obs-alerting", Info)],
+            appears: &[("OBS-001", "obs-openobserve", Warning)],
         }],
     },
     // `deferred: true` (🚫) is a desired component: on a validated or declared one it mixes
@@ -752,8 +763,12 @@ const LOGIC_CASES: &[RuleCase] = &[
                     "    kind: karmada\n    state: desired\n    deferred: true\n",
                     "    kind: karmada\n    state: declared\n    deferred: true\n",
                 ),
+                // Declared, Karmada is also adopted with fewer than 5 clusters (MESH-003).
                 disappears: &[],
-                appears: &[("STATE-001", "karmada")],
+                appears: &[
+                    ("STATE-001", "karmada", Error),
+                    ("MESH-003", "karmada", Warning),
+                ],
             },
             Variant {
                 edit: (
@@ -761,15 +776,17 @@ const LOGIC_CASES: &[RuleCase] = &[
                     "    gpu: { model: A5000, count: 1 }\n    state: validated\n    deferred: true\n",
                 ),
                 disappears: &[],
-                appears: &[("STATE-001", "gpu-sp-01")],
+                appears: &[("STATE-001", "gpu-sp-01", Error)],
             },
             Variant {
                 edit: (
                     "    state: validated\n    note: >-\n      🚧 Validado parcial: K3s Franca",
                     "    state: validated\n    deferred: true\n    note: >-\n      🚧 Validado parcial: K3s Franca",
                 ),
-                disappears: &[],
-                appears: &[("STATE-001", "k3s-franca")],
+                // DOC-002 leaves a deferred component alone: k3s-franca's flannel is no longer
+                // reported.
+                disappears: &[("DOC-002", "k3s-franca", Warning)],
+                appears: &[("STATE-001", "k3s-franca", Error)],
             },
         ],
     },

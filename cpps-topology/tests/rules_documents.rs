@@ -2,7 +2,8 @@
 //! each against a passing and a failing fixture (`tests/fixtures/rules/base.yaml` with a few
 //! edits: the pass yields no finding at all, the fail exactly the listed findings), and against
 //! variants of the embedded default topology, where one change must turn the rule's finding on
-//! or off: users run the check on their own file as it evolves.
+//! or off and change exactly the listed findings of every rule (counted): users run the check on
+//! their own file as it evolves.
 
 mod common;
 
@@ -64,7 +65,7 @@ const CASES: &[RuleCase] = &[
                 "      - { source: 000_be2f9e2558fad79c.txt, state: validated, quote: \"SeaweedFS (datasets",
                 "      - { source: 000_be2f9e2558fad79c.txt, state: desired, quote: \"SeaweedFS (datasets",
             ),
-            disappears: &[("DOC-001", "seaweedfs-hudi")],
+            disappears: &[("DOC-001", "seaweedfs-hudi", Info)],
             appears: &[],
         }],
     },
@@ -88,7 +89,7 @@ const CASES: &[RuleCase] = &[
                     "    tool: Sealed Secrets\n",
                 ),
                 disappears: &[],
-                appears: &[("DOC-002", "secrets")],
+                appears: &[("DOC-002", "secrets", Info)],
             },
             Variant {
                 // Without a placement claim of ADR-009, the Franca GPU cluster in LXC on a
@@ -98,8 +99,10 @@ const CASES: &[RuleCase] = &[
                     "    placement_claims:\n      - placement: vm\n        cni: cilium\n        source: 004_29bfc39840ca04c0.txt\n        quote: \"GPU placement: Diferenciado por site: SP em LXC (Tier 3 obriga); Franca em VM com Cilium (Tier 2A permite)\"\n      - placement: lxc_privileged\n        cni: flannel\n        source: 000_be2f9e2558fad79c.txt\n        quote: \"Replicar mesma arquitetura: K3s standalone em LXC privileged em algum dos hosts labri-31/32/33, sem Cilium.\"\n",
                     "",
                 ),
-                disappears: &[],
-                appears: &[("DOC-002", "k3s-gpu-franca")],
+                // With no placement claims left, the documents' disagreement on this placement is
+                // no longer reported (GPU-002).
+                disappears: &[("GPU-002", "k3s-gpu-franca", Info)],
+                appears: &[("DOC-002", "k3s-gpu-franca", Info)],
             },
             Variant {
                 // Karmada no longer deferred is adopted as the default multi-cluster pattern.
@@ -107,8 +110,13 @@ const CASES: &[RuleCase] = &[
                     "    kind: karmada\n    state: desired\n    deferred: true\n",
                     "    kind: karmada\n    state: desired\n",
                 ),
+                // Not deferred, Karmada is a plan like any other and must name its use case
+                // (FRUGAL-001).
                 disappears: &[],
-                appears: &[("DOC-002", "karmada")],
+                appears: &[
+                    ("DOC-002", "karmada", Info),
+                    ("FRUGAL-001", "karmada", Info),
+                ],
             },
         ],
     },
@@ -132,15 +140,16 @@ const CASES: &[RuleCase] = &[
                     "  - id: iam-authentik\n    kind: iam\n    site: sp\n",
                 ),
                 disappears: &[],
-                appears: &[("DOC-003", "iam-authentik")],
+                appears: &[("DOC-003", "iam-authentik", Info)],
             },
             Variant {
                 edit: (
                     "    members: [k3s-gpu-sp, k3s-gpu-franca]\n",
                     "    members: [k3s-gpu-franca]\n    manager: k3s-gpu-sp\n",
                 ),
-                disappears: &[],
-                appears: &[("DOC-003", "multikueue")],
+                // The MultiKueue now names its manager (MESH-002 is satisfied).
+                disappears: &[("MESH-002", "multikueue", Info)],
+                appears: &[("DOC-003", "multikueue", Info)],
             },
         ],
     },
@@ -160,7 +169,10 @@ const CASES: &[RuleCase] = &[
                 "    metrics: [linstor, drbd, pbs]\n    state: desired",
                 "    metrics: [linstor, drbd, pbs]\n    state: validated",
             ),
-            disappears: &[("DOC-004", "sp-ssd"), ("DOC-004", "franca-ssd")],
+            disappears: &[
+                ("DOC-004", "sp-ssd", Warning),
+                ("DOC-004", "franca-ssd", Warning),
+            ],
             appears: &[],
         }],
     },
@@ -176,8 +188,14 @@ const CASES: &[RuleCase] = &[
                 "    state: desired\n    note: >-\n      ❌ Hardware presente",
                 "    state: declared\n    note: >-\n      ❌ Hardware presente",
             ),
+            // In service, it is also joined with the SP GPU cluster by no ApplicationSet (GPU-008,
+            // on both).
             disappears: &[],
-            appears: &[("DOC-005", "k3s-gpu-franca")],
+            appears: &[
+                ("DOC-005", "k3s-gpu-franca", Warning),
+                ("GPU-008", "k3s-gpu-franca", Warning),
+                ("GPU-008", "k3s-gpu-sp", Warning),
+            ],
         }],
     },
     // A PBS in service says which VM it runs in; that VM uses no GPU.
@@ -195,7 +213,7 @@ const CASES: &[RuleCase] = &[
                 "    sync_to: [{ target: pbs-franca, link: wg-sp-franca }]\n    state: declared",
             ),
             disappears: &[],
-            appears: &[("DOC-006", "pbs-sp")],
+            appears: &[("DOC-006", "pbs-sp", Warning)],
         }],
     },
     // "ArgoCD SP (não depende de Cilium — pode subir antes/em paralelo)".
@@ -206,7 +224,7 @@ const CASES: &[RuleCase] = &[
         expect: &[("DOC-007", "argocd-gamma", Info)],
         variants: &[Variant {
             edit: ("    runs_in: k3s-sp-main\n", ""),
-            disappears: &[("DOC-007", "argocd-sp")],
+            disappears: &[("DOC-007", "argocd-sp", Info)],
             appears: &[],
         }],
     },
@@ -224,8 +242,9 @@ const CASES: &[RuleCase] = &[
                 "    gpu: { model: A5000, count: 1 }\n    state: validated",
                 "    gpu: { model: A5000, count: 1 }\n    storage: sp-ssd\n    backup: pbs-sp\n    state: validated",
             ),
-            disappears: &[("DOC-008", "gpu-sp-01")],
-            appears: &[],
+            // pbs-sp is only desired: the replicated guest has no backup in service yet (HADR-001).
+            disappears: &[("DOC-008", "gpu-sp-01", Warning)],
+            appears: &[("HADR-001", "gpu-sp-01", Warning)],
         }],
     },
 ];

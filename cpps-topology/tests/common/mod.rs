@@ -157,10 +157,12 @@ pub(crate) fn apply_to(base: &str, edits: &[(&str, &str)], what: &str) -> String
 pub(crate) struct Variant {
     /// The change.
     pub(crate) edit: Edit,
-    /// `(rule, subject)` found on the default and gone on the variant.
-    pub(crate) disappears: &'static [(&'static str, &'static str)],
-    /// `(rule, subject)` absent from the default and found on the variant.
-    pub(crate) appears: &'static [(&'static str, &'static str)],
+    /// Every `(rule, subject, severity)` the variant reports less often than the default, of
+    /// every rule (counted).
+    pub(crate) disappears: &'static [(&'static str, &'static str, Severity)],
+    /// Every `(rule, subject, severity)` the variant reports more often than the default, of
+    /// every rule (counted).
+    pub(crate) appears: &'static [(&'static str, &'static str, Severity)],
 }
 
 /// Every finding as `(rule, subject)`.
@@ -236,40 +238,31 @@ pub(crate) fn check_default_variant(
     }
 }
 
-/// Checks `rule`'s variants of the default topology (whose findings are `default`): each one's
-/// `disappears` must be on the default and gone, its `appears` absent and then found, and the
-/// rule itself must be among them. Each failure is pushed to `failures`.
+/// Checks `rule`'s variants of the default topology (whose findings are `default`): each one
+/// must make exactly its `appears` appear and its `disappears` disappear, of every rule
+/// (counted, see [`check_default_variant`]), and the rule itself must be among them. Each
+/// failure is pushed to `failures`.
 pub(crate) fn check_variants(
     rule: &str,
     variants: &[Variant],
-    default: &BTreeSet<(String, String)>,
+    default: &Counted,
     failures: &mut Vec<String>,
 ) {
     for (i, v) in variants.iter().enumerate() {
         let what = format!("{rule} variant {i}");
-        let text = apply_to(cpps_topology::DEFAULT_TOPOLOGY_YAML, &[v.edit], &what);
-        let got = pairs(&run(&text, &what));
-        for (r, subject) in v.disappears {
-            let key = ((*r).to_owned(), (*subject).to_owned());
-            if !default.contains(&key) || got.contains(&key) {
-                failures.push(format!(
-                    "{what}: {r} on {subject} should be on the default and gone on the variant"
-                ));
-            }
-        }
-        for (r, subject) in v.appears {
-            let key = ((*r).to_owned(), (*subject).to_owned());
-            if default.contains(&key) || !got.contains(&key) {
-                failures.push(format!(
-                    "{what}: {r} on {subject} should be absent from the default and on the variant"
-                ));
-            }
-        }
+        check_default_variant(
+            &what,
+            v.edit,
+            v.appears,
+            v.disappears,
+            (default, &|_| true),
+            failures,
+        );
         if !v
             .disappears
             .iter()
             .chain(v.appears)
-            .any(|(r, _)| *r == rule)
+            .any(|(r, _, _)| *r == rule)
         {
             failures.push(format!("{what}: the variant must flip the rule itself"));
         }
@@ -279,7 +272,7 @@ pub(crate) fn check_variants(
 /// A rule against the rule tests' base fixture and against the default topology: the `pass`
 /// edits of the base yield no finding of the rule, the `fail` edits exactly `expect` (which must
 /// include the rule itself), and each of `variants` (at least one) flips the rule on the default
-/// as it says.
+/// and changes exactly the findings it lists.
 pub(crate) struct RuleCase {
     /// The rule.
     pub(crate) rule: &'static str,
@@ -357,7 +350,7 @@ pub(crate) fn check_rule_cases(
     pass_means: Pass,
     failures: &mut Vec<String>,
 ) {
-    let default = pairs(&run(cpps_topology::DEFAULT_TOPOLOGY_YAML, "cpps.yaml"));
+    let default = counted(&run(cpps_topology::DEFAULT_TOPOLOGY_YAML, "cpps.yaml"));
     for case in cases {
         check_pass_fail(
             case.rule,
