@@ -710,8 +710,9 @@ const LOGIC_CASES: &[RuleCase] = &[
                 "  - id: pve-ippri-31\n    site: sp\n    proxmox_cluster: pve-sp\n    tier: tier-3\n",
                 "  - id: pve-ippri-31\n    site: sp\n    proxmox_cluster: pve-sp\n",
             ),
-            // With no tier on pve-ippri-31 nothing forces k3s-gpu-sp into an LXC, so its placement
-            // is also the forced standardisation the decision table rejects (DOC-002).
+            // DOC-002 counts a host without a tier as one whose tier does not force the LXC
+            // (`placement_forced`), so k3s-gpu-sp's placement is also reported as the
+            // standardisation the decision table rejects.
             disappears: &[],
             appears: &[
                 ("GPU-002", "k3s-gpu-sp", Warning),
