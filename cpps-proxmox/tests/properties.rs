@@ -214,6 +214,42 @@ proptest! {
         prop_assert_eq!(memory.parse::<QemuMemory>().unwrap().to_string(), memory);
     }
 
+    /// Each key a typed value has a field for is read into it and is not among the other keys;
+    /// every other key is (`type` is `LxcNet::kind`, the model key and the default part are
+    /// `QemuNet::model` and `Volume::volume`).
+    #[test]
+    fn typed_property_strings_keep_the_keys_without_a_field_as_other_keys(
+        net in qemu_net_text(),
+        ct_net in lxc_net_text(),
+        volume in volume_text(),
+        features in features_text(),
+    ) {
+        /// The keys of `text` (its first part left out when `head`) that are not in `keys`.
+        fn others<'a>(text: &'a str, head: bool, keys: &[&str]) -> Vec<&'a str> {
+            let mut out: Vec<&str> = text
+                .split(',')
+                .skip(usize::from(head))
+                .filter_map(|part| part.split_once('=').map(|(k, _)| k))
+                .filter(|k| !keys.contains(k))
+                .collect();
+            out.sort_unstable();
+            out
+        }
+        fn extra_keys(extra: &cpps_proxmox::types::OtherKeys) -> Vec<&str> {
+            extra.iter().map(|(k, _)| k).collect()
+        }
+        let parsed = net.parse::<QemuNet>().unwrap();
+        prop_assert_eq!(extra_keys(&parsed.extra), others(&net, true, QemuNet::KEYS));
+        prop_assert!(parsed.macaddr.is_some());
+        let parsed = ct_net.parse::<LxcNet>().unwrap();
+        prop_assert_eq!(extra_keys(&parsed.extra), others(&ct_net, false, LxcNet::KEYS));
+        prop_assert_eq!(parsed.kind.is_some(), ct_net.contains("type=veth"));
+        let parsed = volume.parse::<Volume>().unwrap();
+        prop_assert_eq!(extra_keys(&parsed.extra), others(&volume, true, Volume::KEYS));
+        let parsed = features.parse::<LxcFeatures>().unwrap();
+        prop_assert_eq!(extra_keys(&parsed.extra), others(&features, false, LxcFeatures::KEYS));
+    }
+
     #[test]
     fn any_order_prints_to_an_equal_value(text in qemu_net_text(), seed in any::<u64>()) {
         // Shuffle the key=value parts: PVE accepts any order; printing sorts them.

@@ -1372,6 +1372,177 @@ mod tests {
         assert_eq!(m.to_string(), "2048");
     }
 
+    #[test]
+    fn lxc_net_reads_each_key_into_its_field_and_type_into_kind() {
+        let text = "bridge=vmbr0,firewall=0,gw=10.0.0.1,gw6=fe80::1,hwaddr=BC:24:11:00:00:02,\
+                    ip=10.0.0.5/24,ip6=auto,mtu=1400,name=eth0,rate=10,tag=5,type=veth";
+        let net: LxcNet = text.parse().unwrap();
+        assert_eq!(net.name.as_deref(), Some("eth0"));
+        assert_eq!(net.bridge.as_deref(), Some("vmbr0"));
+        assert_eq!(net.hwaddr.as_deref(), Some("BC:24:11:00:00:02"));
+        assert_eq!(net.ip.as_deref(), Some("10.0.0.5/24"));
+        assert_eq!(net.ip6.as_deref(), Some("auto"));
+        assert_eq!(net.gw.as_deref(), Some("10.0.0.1"));
+        assert_eq!(net.gw6.as_deref(), Some("fe80::1"));
+        assert_eq!(net.firewall, Some(false));
+        assert_eq!(net.tag, Some(5));
+        assert_eq!(net.kind.as_deref(), Some("veth"));
+        assert_eq!(net.mtu, Some(1400));
+        let other: Vec<(&str, &str)> = net.extra.iter().collect();
+        assert_eq!(other, [("rate", "10")], "only the key without a field");
+        // A flag prints as PVE writes it (`0`), `kind` under its key `type`, all sorted by key.
+        assert_eq!(net.to_string(), text);
+        assert_eq!(LxcNet::KEYS[9], "type");
+    }
+
+    #[test]
+    fn a_bad_value_names_its_key_and_the_kind_of_string() {
+        fn error_of<T: FromStr<Err = Error>>(text: &str) -> (&'static str, String, String) {
+            match text.parse::<T>() {
+                Err(Error::Invalid {
+                    kind,
+                    input,
+                    reason,
+                }) => (kind, input, reason),
+                Err(other) => panic!("{text}: {other:?}"),
+                Ok(_) => panic!("{text} parsed"),
+            }
+        }
+        let net = "container net device";
+        let qemu_net = "QEMU net device";
+        let features = "container features";
+        let cases = [
+            (
+                error_of::<LxcNet>("firewall=maybe"),
+                net,
+                "maybe",
+                "`firewall` must be 0 or 1",
+            ),
+            (
+                error_of::<LxcNet>("tag=x"),
+                net,
+                "x",
+                "`tag` must be a number",
+            ),
+            (
+                error_of::<LxcNet>("tag=70000"),
+                net,
+                "70000",
+                "`tag` must be a number",
+            ),
+            (
+                error_of::<LxcNet>("mtu=-1"),
+                net,
+                "-1",
+                "`mtu` must be a number",
+            ),
+            (
+                error_of::<LxcNet>("name=eth0,eth1"),
+                net,
+                "name=eth0,eth1",
+                "unexpected part `eth1` without a key",
+            ),
+            (
+                error_of::<QemuNet>("virtio=AA,firewall=2"),
+                qemu_net,
+                "2",
+                "`firewall` must be 0 or 1",
+            ),
+            (
+                error_of::<QemuNet>("virtio=AA,link_down=2"),
+                qemu_net,
+                "2",
+                "`link_down` must be 0 or 1",
+            ),
+            (
+                error_of::<QemuNet>("virtio=AA,mtu=x"),
+                qemu_net,
+                "x",
+                "`mtu` must be a number",
+            ),
+            (
+                error_of::<Volume>("local:vm-1-disk-0,backup=2"),
+                "volume",
+                "2",
+                "`backup` must be 0 or 1",
+            ),
+            (
+                error_of::<Volume>("size=8G"),
+                "volume",
+                "size=8G",
+                "no volume",
+            ),
+            (
+                error_of::<LxcFeatures>("nesting=2"),
+                features,
+                "2",
+                "`nesting` must be 0 or 1",
+            ),
+            (
+                error_of::<LxcFeatures>("keyctl=2"),
+                features,
+                "2",
+                "`keyctl` must be 0 or 1",
+            ),
+            (
+                error_of::<LxcFeatures>("fuse=2"),
+                features,
+                "2",
+                "`fuse` must be 0 or 1",
+            ),
+            (
+                error_of::<LxcFeatures>("mknod=2"),
+                features,
+                "2",
+                "`mknod` must be 0 or 1",
+            ),
+            (
+                error_of::<LxcFeatures>("force_rw_sys=2"),
+                features,
+                "2",
+                "`force_rw_sys` must be 0 or 1",
+            ),
+            (
+                error_of::<QemuMemory>("current=x"),
+                "QEMU memory",
+                "x",
+                "`current` must be a number",
+            ),
+        ];
+        for ((kind, input, reason), want_kind, want_input, want_reason) in cases {
+            assert_eq!(
+                (kind, input.as_str(), reason.as_str()),
+                (want_kind, want_input, want_reason)
+            );
+        }
+    }
+
+    #[test]
+    fn flags_print_as_zero_or_one_and_mount_as_written() {
+        let f: LxcFeatures = "nesting=1,fuse=0,mount=nfs;cifs,force_rw_sys=0,zz=1"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            (f.nesting, f.fuse, f.force_rw_sys, f.keyctl, f.mknod),
+            (Some(true), Some(false), Some(false), None, None)
+        );
+        assert_eq!(f.mount.as_deref(), Some("nfs;cifs"));
+        assert_eq!(f.extra.iter().collect::<Vec<_>>(), [("zz", "1")]);
+        assert_eq!(
+            f.to_string(),
+            "force_rw_sys=0,fuse=0,mount=nfs;cifs,nesting=1,zz=1"
+        );
+        let net: QemuNet = "e1000=AA,link_down=1,firewall=0,mtu=1500".parse().unwrap();
+        assert_eq!(
+            (net.link_down, net.firewall, net.mtu),
+            (Some(true), Some(false), Some(1500))
+        );
+        assert_eq!(net.to_string(), "e1000=AA,firewall=0,link_down=1,mtu=1500");
+        let disk: Volume = "local:vm-1-disk-0,backup=0".parse().unwrap();
+        assert_eq!(disk.backup, Some(false));
+        assert_eq!(disk.to_string(), "local:vm-1-disk-0,backup=0");
+    }
+
     /// A small deterministic generator for the tests below (no dependency, same keys each run).
     fn lcg(seed: &mut u64) -> u64 {
         *seed = seed
