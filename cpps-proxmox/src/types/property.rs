@@ -1058,7 +1058,8 @@ pub const QEMU_NIC_MODELS: &[&str] = &[
 typed_property_string! {
     /// A QEMU network device, `netN` (`virtio=BC:24:11:00:00:01,bridge=vmbr0,firewall=1,tag=20`):
     /// the model is a key of its own holding the MAC address, or `model=…` (with `macaddr=…`).
-    /// The keys without a field here (`rate`, `queues`, `trunks`, …) are in `extra`.
+    /// `KEYS` leaves out `model` and the model keys ([`QEMU_NIC_MODELS`]); the keys without a
+    /// field here (`rate`, `queues`, `trunks`, …) are in `extra`.
     pub struct QemuNet("QEMU net device") {
         lead {
             /// The NIC model (`virtio`, `e1000`, …): a key of [`QEMU_NIC_MODELS`], or `model`.
