@@ -15,7 +15,7 @@ use cpps_http::{RetryPolicy, SecretString};
 use cpps_proxmox::{Client, Error};
 use serde_json::json;
 use wiremock::ResponseTemplate;
-use wiremock::matchers::{body_string_contains, header};
+use wiremock::matchers::header;
 
 fn ticket(ticket: &str, csrf: &str) -> ResponseTemplate {
     common::data_answer(json!({
@@ -99,8 +99,7 @@ async fn a_refused_renewal_falls_back_to_the_password() {
     let api = common::pve_mock_api().await;
     let logins = Arc::new(AtomicUsize::new(0));
     let counter = logins.clone();
-    common::pve_call("POST", "access/ticket")
-        .and(body_string_contains("password=hunter2"))
+    common::pve_form_call("POST", "access/ticket", &["password=hunter2"])
         .respond_with(move |_: &wiremock::Request| {
             let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
             ticket(&format!("PVE:ops@pve:P{n}"), "C")
@@ -135,9 +134,17 @@ async fn a_refused_renewal_falls_back_to_the_password() {
 async fn a_totp_challenge_is_answered_with_the_code() {
     let api = common::pve_mock_api().await;
     // PVE >= 7.2: the password step answers a `PVE:!tfa!` challenge ticket and `NeedTFA: 1`.
-    common::mount_once(&api, common::pve_form_call("POST", "access/ticket", &["password=hunter2"]), common::data_answer(json!({
-            "ticket": "PVE:!tfa!CHALLENGE", "NeedTFA": 1, "username": "ops@pve", "CSRFPreventionToken": "X"
-        }))).await;
+    common::mount_once(
+        &api,
+        common::pve_form_call("POST", "access/ticket", &["password=hunter2"]),
+        common::data_answer(json!({
+            "ticket": "PVE:!tfa!CHALLENGE",
+            "NeedTFA": 1,
+            "username": "ops@pve",
+            "CSRFPreventionToken": "X",
+        })),
+    )
+    .await;
     common::mount_once(
         &api,
         common::pve_form_call(
@@ -168,15 +175,13 @@ async fn a_totp_challenge_is_answered_with_the_code() {
 #[tokio::test]
 async fn a_refused_second_factor_is_an_auth_error() {
     let api = common::pve_mock_api().await;
-    common::pve_call("POST", "access/ticket")
-        .and(body_string_contains("password=hunter2"))
+    common::pve_form_call("POST", "access/ticket", &["password=hunter2"])
         .respond_with(common::data_answer(
             json!({"ticket": "PVE:!tfa!C", "NeedTFA": 1, "username": "ops@pve"}),
         ))
         .mount(api.server())
         .await;
-    common::pve_call("POST", "access/ticket")
-        .and(body_string_contains("tfa-challenge="))
+    common::pve_form_call("POST", "access/ticket", &["tfa-challenge="])
         .respond_with(common::error_answer(401, "authentication failure\n"))
         .mount(api.server())
         .await;
