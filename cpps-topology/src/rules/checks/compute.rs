@@ -249,14 +249,15 @@ fn ha_lags(sink: &mut Sink<'_>, c: ComponentRef<'_>, ha_state: State, missing: &
 /// Proxmox HA resource yet. The live part compares with the HA resources Proxmox reports.
 pub(super) fn pve_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    let lagging = |ha: bool, ha_state: Option<State>, state: State| {
-        ha.then(|| ha_state.unwrap_or(state))
-            .filter(|ha_state| state == State::Validated && *ha_state < State::Validated)
+    // Of a component with `ha: true`: an `ha` without a state of its own has the component's,
+    // so only a state below production, on a component in production, lags.
+    let lagging = |ha_state: Option<State>, state: State| {
+        ha_state.filter(|ha_state| state == State::Validated && *ha_state < State::Validated)
     };
     let facts = &ctx.refs.guest_facts;
     // The facts are iterated, not the guests: a guest is read only where a finding is emitted.
-    for (gi, f) in facts.iter().enumerate() {
-        if let Some(ha_state) = lagging(f.ha(), f.ha_state, f.state) {
+    for (gi, f) in facts.iter().enumerate().filter(|(_, f)| f.ha()) {
+        if let Some(ha_state) = lagging(f.ha_state, f.state) {
             let g = &topo.guests()[gi];
             let missing = if g.on_boot {
                 "no Proxmox HA resource exists (it only starts on boot)"
@@ -266,8 +267,8 @@ pub(super) fn pve_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ha_lags(sink, ComponentRef::Guest(g), ha_state, missing);
         }
     }
-    for t in topo.traefik() {
-        if let Some(ha_state) = lagging(t.ha, t.ha_state, t.meta.state) {
+    for t in topo.traefik().iter().filter(|t| t.ha) {
+        if let Some(ha_state) = lagging(t.ha_state, t.meta.state) {
             let missing = if t.on_boot {
                 "Pulumi creates no Proxmox HA resource (a normal VM with on_boot)"
             } else {
