@@ -398,18 +398,27 @@ pub(super) fn doc_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             .collect();
         (live, names)
     };
-    let pools = topo.linstor_pools().iter().map(ComponentRef::LinstorPool);
     uncollected(
         sink,
         collectors(MetricsSource::Linstor),
-        pools,
+        topo.linstor_pools()
+            .iter()
+            .filter(|p| p.meta.state == State::Validated)
+            .map(ComponentRef::LinstorPool),
         ("LINSTOR pool", "LINSTOR"),
     );
-    let pbs = topo.pbs().iter().map(ComponentRef::Pbs);
-    uncollected(sink, collectors(MetricsSource::Pbs), pbs, ("PBS", "PBS"));
+    uncollected(
+        sink,
+        collectors(MetricsSource::Pbs),
+        topo.pbs()
+            .iter()
+            .filter(|p| p.meta.state == State::Validated)
+            .map(ComponentRef::Pbs),
+        ("PBS", "PBS"),
+    );
 }
 
-/// DOC-004's finding on each validated one of `components` (each a `what`, whose metrics are
+/// DOC-004's finding on each of `components` (validated ones, each a `what`, whose metrics are
 /// `metrics`) unless a capability in production collects them: `collected` says whether one does,
 /// and names the capabilities that would.
 fn uncollected<'t>(
@@ -430,7 +439,7 @@ fn uncollected<'t>(
     let rest = format!(
         " is validated but no observability capability in production collects {metrics} metrics ({why})"
     );
-    for c in components.filter(|c| c.meta().state == State::Validated) {
+    for c in components {
         let message = [what, " ", c.id_str(), &rest].concat();
         sink.emit_at(Severity::Warning, c, "state", message);
     }
