@@ -490,6 +490,19 @@ impl Refs {
     }
 }
 
+/// The items at the positions that `by` groups under `key`, in file order (none when `by` has no
+/// such group).
+fn grouped<'a, K: std::hash::Hash + Eq, T>(
+    by: &'a HashMap<K, Vec<usize>>,
+    key: &K,
+    items: &'a [T],
+) -> impl Iterator<Item = &'a T> + 'a {
+    by.get(key)
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter_map(|&i| items.get(i))
+}
+
 /// The position of the first component with the id of component `i`, given the array of those
 /// positions (empty when ids are unique).
 fn first_of(first: &[u32], i: usize) -> usize {
@@ -961,24 +974,12 @@ impl Topology {
 
     /// The guests on a host, in file order.
     pub fn guests_on<'a>(&'a self, host: &HostId) -> impl Iterator<Item = &'a Guest> + 'a {
-        self.index
-            .guests_by_host
-            .get(host)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-            .iter()
-            .filter_map(|&i| self.parts.guests.get(i))
+        grouped(&self.index.guests_by_host, host, &self.parts.guests)
     }
 
     /// The hosts of a site, in file order.
     pub fn hosts_in<'a>(&'a self, site: &SiteId) -> impl Iterator<Item = &'a Host> + 'a {
-        self.index
-            .hosts_by_site
-            .get(site)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-            .iter()
-            .filter_map(|&i| self.parts.hosts.get(i))
+        grouped(&self.index.hosts_by_site, site, &self.parts.hosts)
     }
 
     /// The hosts of a Proxmox cluster, in file order.
@@ -986,13 +987,7 @@ impl Topology {
         &'a self,
         cluster: &ProxmoxClusterId,
     ) -> impl Iterator<Item = &'a Host> + 'a {
-        self.index
-            .hosts_by_cluster
-            .get(cluster)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-            .iter()
-            .filter_map(|&i| self.parts.hosts.get(i))
+        grouped(&self.index.hosts_by_cluster, cluster, &self.parts.hosts)
     }
 
     /// The (first) K3s cluster that lists this guest as a node.
