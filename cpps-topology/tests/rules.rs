@@ -710,13 +710,14 @@ const LOGIC_CASES: &[RuleCase] = &[
                 "  - id: pve-ippri-31\n    site: sp\n    proxmox_cluster: pve-sp\n    tier: tier-3\n",
                 "  - id: pve-ippri-31\n    site: sp\n    proxmox_cluster: pve-sp\n",
             ),
-            // DOC-002 counts a host without a tier as one whose tier does not force the LXC
-            // (`placement_forced`), so k3s-gpu-sp's placement is also reported as the
-            // standardisation the decision table rejects.
+            // Without a tier on pve-ippri-31 nothing says whether k3s-gpu-sp's LXC is forced:
+            // DOC-002 reports the uniform placement as the standardisation the decision table
+            // rejects at a warning that says so (an unknown is neither "allows otherwise", an
+            // error, nor "forced", no finding).
             disappears: &[],
             appears: &[
                 ("GPU-002", "k3s-gpu-sp", Warning),
-                ("DOC-002", "k3s-gpu-sp", Error),
+                ("DOC-002", "k3s-gpu-sp", Warning),
             ],
         }],
     },
@@ -798,4 +799,116 @@ fn corrected_rules_pass_fail_and_follow_variants_of_the_default_topology() {
     let mut failures = Vec::new();
     check_rule_cases(LOGIC_CASES, BASE, Pass::WithoutTheRule, &mut failures);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Each finding of `rule` whose message contains `marker`, as `severity subject message`, with
+/// the text of its line from its column on (the field it points at).
+fn pinned(report: &cpps_topology::report::Report, text: &str, rule: &str, marker: &str) -> Vec<String> {
+    report
+        .findings
+        .iter()
+        .filter(|f| f.rule.as_str() == rule && f.message.contains(marker))
+        .map(|f| {
+            let line = line_at(text, f);
+            let from = line
+                .get(f.location.column as usize - 1..)
+                .unwrap_or_else(|| panic!("{} is past its line: {line}", f.location));
+            format!("{} {} {} @ {from}", f.severity, f.subject, f.message)
+        })
+        .collect()
+}
+
+#[test]
+fn an_ha_that_lags_is_worded_by_kind_and_boot_and_points_at_ha() {
+    let text = apply_to(
+        BASE,
+        &[
+            (
+                "  - { id: k3s-a-1, host: a2, kind: vm, ha: true, on_boot: true,",
+                "  - { id: k3s-a-1, host: a2, kind: vm, ha: true, ha_state: declared, on_boot: true,",
+            ),
+            (
+                "  - { id: k3s-b-1, host: b2, kind: vm, ha: true, on_boot: true,",
+                "  - { id: k3s-b-1, host: b2, kind: vm, ha: true, ha_state: desired,",
+            ),
+            (
+                "ha: true, on_boot: true, state: validated }",
+                "ha: true, ha_state: declared, on_boot: true, state: validated }",
+            ),
+            (
+                "address: 10.2.0.6, state: validated }",
+                "address: 10.2.0.6, ha: true, ha_state: declared, state: validated }",
+            ),
+        ],
+        "PVE-003 wording",
+    );
+    let report = run(&text, "ha.yaml");
+    // Guests first, then the Traefik instances, each in file order.
+    assert_eq!(
+        pinned(&report, &text, "PVE-003", ""),
+        [
+            "warning k3s-a-1 guest k3s-a-1 runs in production with `ha: true`, but its HA is only declared: no Proxmox HA resource exists (it only starts on boot) @ ha: true, ha_state: declared, on_boot: true, storage: ssd-alpha, backup: pbs-alpha, state: validated }",
+            "warning k3s-b-1 guest k3s-b-1 runs in production with `ha: true`, but its HA is only desired: no Proxmox HA resource exists @ ha: true, ha_state: desired, storage: ssd-beta, backup: pbs-beta, state: validated }",
+            "warning traefik-alpha traefik traefik-alpha runs in production with `ha: true`, but its HA is only declared: Pulumi creates no Proxmox HA resource (a normal VM with on_boot) @ ha: true, ha_state: declared, on_boot: true, state: validated }",
+            "warning traefik-beta traefik traefik-beta runs in production with `ha: true`, but its HA is only declared: Pulumi creates no Proxmox HA resource @ ha: true, ha_state: declared, state: validated }",
+        ]
+    );
+}
+
+#[test]
+fn an_ha_more_mature_than_its_component_is_worded_by_kind_and_points_at_ha() {
+    let text = apply_to(
+        BASE,
+        &[
+            (
+                "role: pbs, backup: pbs-alpha, state: validated }",
+                "role: pbs, backup: pbs-alpha, ha: true, ha_state: validated, state: declared }",
+            ),
+            (
+                "address: 10.2.0.6, state: validated }",
+                "address: 10.2.0.6, ha: true, ha_state: validated, state: declared }",
+            ),
+        ],
+        "STATE-001 ha wording",
+    );
+    let report = run(&text, "ha.yaml");
+    assert_eq!(
+        pinned(&report, &text, "STATE-001", "its `ha`"),
+        [
+            "error pbs-a-vm guest pbs-a-vm: its `ha` is marked validated, more mature than the guest itself (declared) @ ha: true, ha_state: validated, state: declared }",
+            "error traefik-beta traefik traefik-beta: its `ha` is marked validated, more mature than the instance itself (declared) @ ha: true, ha_state: validated, state: declared }",
+        ]
+    );
+}
+
+#[test]
+fn a_cluster_listed_twice_points_at_the_repeated_entry_with_the_lists_severity() {
+    let text = apply_to(
+        BASE,
+        &[
+            (
+                "manages: [k3s-alpha, gpu-alpha]",
+                "manages: [k3s-alpha, gpu-alpha, k3s-alpha]",
+            ),
+            (
+                "id: mesh, kind: cluster_mesh, members: [k3s-alpha, k3s-beta]",
+                "id: mesh, kind: cluster_mesh, members: [k3s-alpha, k3s-beta, k3s-beta]",
+            ),
+            (
+                "id: karmada, kind: karmada, members: [k3s-alpha, k3s-beta]",
+                "id: karmada, kind: karmada, members: [k3s-alpha, k3s-beta, k3s-alpha]",
+            ),
+        ],
+        "REL-001 listed twice",
+    );
+    let report = run(&text, "twice.yaml");
+    // A desired pattern's finding is information only.
+    assert_eq!(
+        pinned(&report, &text, "REL-001", "twice"),
+        [
+            "error argocd-alpha ArgoCD argocd-alpha lists cluster k3s-alpha twice @ k3s-alpha], state: validated }",
+            "error mesh pattern mesh lists cluster k3s-beta twice @ k3s-beta], state: validated }",
+            "info karmada pattern karmada lists cluster k3s-alpha twice @ k3s-alpha], state: desired, deferred: true }",
+        ]
+    );
 }

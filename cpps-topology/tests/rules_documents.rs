@@ -407,6 +407,52 @@ fn an_adoption_follows_its_state_and_a_planned_replacement_lowers_it() {
     assert!(!pairs(&run(&text, "h.yaml")).contains(&("DOC-002".to_owned(), "secrets".to_owned())));
 }
 
+/// The uniform GPU placement of the decision table ("Padronização forçada (ambos LXC ou ambos
+/// VM)") is judged on the hosts' tier: a tier that forces the LXC is no standardisation, one that
+/// allows a VM is, and a host without a tier leaves it unknown, which is said as such at a
+/// warning, never as "allows otherwise" nor as nothing.
+#[test]
+fn a_uniform_gpu_placement_is_judged_on_the_hosts_tier_and_an_unknown_tier_is_said() {
+    let tier = |line: &'static str| {
+        let text = apply_to(
+            DEFAULT_TOPOLOGY_YAML,
+            &[(
+                "  - id: pve-ippri-31\n    site: sp\n    proxmox_cluster: pve-sp\n    tier: tier-3\n",
+                line,
+            )],
+            line,
+        );
+        run(&text, "t.yaml")
+    };
+    // Tier 3 ("LXC privileged só Tier 3") forces k3s-gpu-sp's LXC: no DOC-002 on it.
+    let forced = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    assert!(!pairs(&forced).contains(&("DOC-002".to_owned(), "k3s-gpu-sp".to_owned())));
+    // Tier 2A allows a VM: the LXC is the standardisation the table rejects.
+    let allows = tier(
+        "  - id: pve-ippri-31\n    site: sp\n    proxmox_cluster: pve-sp\n    tier: tier-2a\n",
+    );
+    let f = find(&allows, "DOC-002", "k3s-gpu-sp");
+    assert_eq!(f.severity, Severity::Error);
+    assert!(
+        f.message
+            .contains("although its hosts' tier allows otherwise")
+            && f.message.contains("«Padronização forçada"),
+        "{}",
+        f.message
+    );
+    // No tier: unknown, a warning that names the host.
+    let unknown = tier("  - id: pve-ippri-31\n    site: sp\n    proxmox_cluster: pve-sp\n");
+    let f = find(&unknown, "DOC-002", "k3s-gpu-sp");
+    assert_eq!(f.severity, Warning);
+    assert!(
+        f.message.contains(
+            "whether its hosts' tier forces it is unknown (host pve-ippri-31 has no hardware tier)"
+        ) && !f.message.contains("allows otherwise"),
+        "{}",
+        f.message
+    );
+}
+
 #[test]
 fn a_rejected_alternative_names_what_adopts_it_or_a_rule_that_exists() {
     // Neither signals nor a rule: the loader refuses it.

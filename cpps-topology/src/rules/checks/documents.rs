@@ -129,24 +129,42 @@ fn gpu_placement(topo: &Topology, k: &K3sCluster) -> Option<NodePlacement> {
     })
 }
 
-/// Whether a GPU cluster's hosts (nodes' hosts, or candidate hosts) are all of a tier that
-/// forces its placement (GPU only through a privileged LXC): then its placement is not a choice.
-fn placement_forced(topo: &Topology, k: &K3sCluster) -> bool {
-    let hosts: Vec<_> = k
+/// What a GPU cluster's hosts' tier says of its placement.
+#[derive(Debug, PartialEq, Eq)]
+enum TierSays<'t> {
+    /// Every host (nodes' hosts, or candidate hosts) is of a tier whose GPU is reachable only
+    /// through a privileged LXC: the placement is not a choice.
+    Forced,
+    /// A host is of a tier that allows another placement.
+    AllowsOtherwise,
+    /// No host allows otherwise, but this one has no tier the topology knows (or no host is
+    /// modelled): whether the placement is forced is unknown.
+    Unknown(Option<&'t str>),
+}
+
+fn tier_says<'t>(topo: &'t Topology, k: &'t K3sCluster) -> TierSays<'t> {
+    let mut unknown = None;
+    let mut any = false;
+    for h in k
         .nodes
         .iter()
         .filter_map(|n| topo.guest(n))
         .map(|g| &g.host)
         .chain(&k.candidate_hosts)
         .filter_map(|h| topo.host(h))
-        .collect();
-    !hosts.is_empty()
-        && hosts.iter().all(|h| {
-            h.tier
-                .as_ref()
-                .and_then(|t| topo.tier(t))
-                .is_some_and(|t| t.capabilities.gpu_lxc_only)
-        })
+    {
+        any = true;
+        match h.tier.as_ref().and_then(|t| topo.tier(t)) {
+            Some(t) if !t.capabilities.gpu_lxc_only => return TierSays::AllowsOtherwise,
+            Some(_) => {}
+            None => unknown = unknown.or(Some(h.id.as_str())),
+        }
+    }
+    match (any, unknown) {
+        (false, _) => TierSays::Unknown(None),
+        (true, None) => TierSays::Forced,
+        (true, Some(host)) => TierSays::Unknown(Some(host)),
+    }
 }
 
 /// DOC-002: a component adopts an alternative the decision table rejects, in production or in
@@ -189,7 +207,13 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
         let signals = &r.adopted_when;
-        let emit = |sink: &mut Sink<'_>, c: ComponentRef<'_>, field: &str, how: String| {
+        // `base`: an adoption the topology shows is an error; one that rests on an unknown (a
+        // host without a tier) a warning. Both follow the component's state.
+        let emit = |sink: &mut Sink<'_>,
+                    base: Severity,
+                    c: ComponentRef<'_>,
+                    field: &str,
+                    how: String| {
             let meta = c.meta();
             let replacement = replacements
                 .get(r.id.as_str())
@@ -202,7 +226,7 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                         .as_ref()
                         .is_none_or(|s| topo.site_of(c).as_ref() == Some(s)),
                 });
-            let mut severity = scaled(Severity::Error, meta.state);
+            let mut severity = scaled(base, meta.state);
             let mut planned = String::new();
             if let Some(item) = replacement {
                 if severity == Severity::Error {
@@ -234,7 +258,13 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                     continue;
                 }
                 if let Some(word) = signals.tools.iter().find(|w| mentions(text, w)) {
-                    emit(sink, *c, field, format!("names `{word}` in its {field}"));
+                    emit(
+                        sink,
+                        Severity::Error,
+                        *c,
+                        field,
+                        format!("names `{word}` in its {field}"),
+                    );
                     last = Some(c.id_str());
                 }
             }
@@ -246,6 +276,7 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             {
                 emit(
                     sink,
+                    Severity::Error,
                     ComponentRef::K3sCluster(k),
                     "cni.kind",
                     format!("is a general-purpose cluster on {}", cni_name(k.cni.kind)),
@@ -262,6 +293,7 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 };
                 emit(
                     sink,
+                    Severity::Error,
                     ComponentRef::Pattern(p),
                     "state",
                     format!("is a {kind} pattern that is not deferred"),
@@ -283,17 +315,35 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                     // states for the cluster is that document's decision (GPU-002 reports the
                     // documents' disagreement).
                     let backed = k.placement_claims.iter().any(|c| c.placement == *p);
-                    if placement_forced(topo, k) || backed {
+                    if backed {
                         continue;
                     }
+                    let sites = sites.iter().copied().collect::<Vec<_>>().join(", ");
+                    let (base, how) = match tier_says(topo, k) {
+                        TierSays::Forced => continue,
+                        TierSays::AllowsOtherwise => (
+                            Severity::Error,
+                            format!(
+                                "is placed like the GPU clusters of every other site although its hosts' tier allows otherwise, and no document states that placement for it ({sites})"
+                            ),
+                        ),
+                        TierSays::Unknown(host) => (
+                            Severity::Warning,
+                            format!(
+                                "is placed like the GPU clusters of every other site, no document states that placement for it ({sites}), and whether its hosts' tier forces it is unknown ({})",
+                                match host {
+                                    Some(h) => format!("host {h} has no hardware tier"),
+                                    None => "no host of it is modelled".to_owned(),
+                                }
+                            ),
+                        ),
+                    };
                     emit(
                         sink,
+                        base,
                         ComponentRef::K3sCluster(k),
                         "node_placement",
-                        format!(
-                            "is placed like the GPU clusters of every other site although its hosts' tier allows otherwise, and no document states that placement for it ({})",
-                            sites.iter().copied().collect::<Vec<_>>().join(", ")
-                        ),
+                        how,
                     );
                 }
             }
