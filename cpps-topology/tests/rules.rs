@@ -803,7 +803,12 @@ fn corrected_rules_pass_fail_and_follow_variants_of_the_default_topology() {
 
 /// Each finding of `rule` whose message contains `marker`, as `severity subject message`, with
 /// the text of its line from its column on (the field it points at).
-fn pinned(report: &cpps_topology::report::Report, text: &str, rule: &str, marker: &str) -> Vec<String> {
+fn pinned(
+    report: &cpps_topology::report::Report,
+    text: &str,
+    rule: &str,
+    marker: &str,
+) -> Vec<String> {
     report
         .findings
         .iter()
@@ -843,14 +848,14 @@ fn an_ha_that_lags_is_worded_by_kind_and_boot_and_points_at_ha() {
         "PVE-003 wording",
     );
     let report = run(&text, "ha.yaml");
-    // Guests first, then the Traefik instances, each in file order.
+    // In the report's order (site by site); each points at the value of `ha`.
     assert_eq!(
         pinned(&report, &text, "PVE-003", ""),
         [
-            "warning k3s-a-1 guest k3s-a-1 runs in production with `ha: true`, but its HA is only declared: no Proxmox HA resource exists (it only starts on boot) @ ha: true, ha_state: declared, on_boot: true, storage: ssd-alpha, backup: pbs-alpha, state: validated }",
-            "warning k3s-b-1 guest k3s-b-1 runs in production with `ha: true`, but its HA is only desired: no Proxmox HA resource exists @ ha: true, ha_state: desired, storage: ssd-beta, backup: pbs-beta, state: validated }",
-            "warning traefik-alpha traefik traefik-alpha runs in production with `ha: true`, but its HA is only declared: Pulumi creates no Proxmox HA resource (a normal VM with on_boot) @ ha: true, ha_state: declared, on_boot: true, state: validated }",
-            "warning traefik-beta traefik traefik-beta runs in production with `ha: true`, but its HA is only declared: Pulumi creates no Proxmox HA resource @ ha: true, ha_state: declared, state: validated }",
+            "warning k3s-a-1 guest k3s-a-1 runs in production with `ha: true`, but its HA is only declared: no Proxmox HA resource exists (it only starts on boot) @ true, ha_state: declared, on_boot: true, storage: ssd-alpha, backup: pbs-alpha, state: validated }",
+            "warning traefik-alpha traefik traefik-alpha runs in production with `ha: true`, but its HA is only declared: Pulumi creates no Proxmox HA resource (a normal VM with on_boot) @ true, ha_state: declared, on_boot: true, state: validated }",
+            "warning k3s-b-1 guest k3s-b-1 runs in production with `ha: true`, but its HA is only desired: no Proxmox HA resource exists @ true, ha_state: desired, storage: ssd-beta, backup: pbs-beta, state: validated }",
+            "warning traefik-beta traefik traefik-beta runs in production with `ha: true`, but its HA is only declared: Pulumi creates no Proxmox HA resource @ true, ha_state: declared, state: validated }",
         ]
     );
 }
@@ -875,8 +880,8 @@ fn an_ha_more_mature_than_its_component_is_worded_by_kind_and_points_at_ha() {
     assert_eq!(
         pinned(&report, &text, "STATE-001", "its `ha`"),
         [
-            "error pbs-a-vm guest pbs-a-vm: its `ha` is marked validated, more mature than the guest itself (declared) @ ha: true, ha_state: validated, state: declared }",
-            "error traefik-beta traefik traefik-beta: its `ha` is marked validated, more mature than the instance itself (declared) @ ha: true, ha_state: validated, state: declared }",
+            "error pbs-a-vm guest pbs-a-vm: its `ha` is marked validated, more mature than the guest itself (declared) @ true, ha_state: validated, state: declared }",
+            "error traefik-beta traefik traefik-beta: its `ha` is marked validated, more mature than the instance itself (declared) @ true, ha_state: validated, state: declared }",
         ]
     );
 }
