@@ -672,3 +672,138 @@ fn metrics_name_every_subject_of_kubernetes_and_pbs() {
         assert!(lines.contains(&line), "missing `{line}` in:\n{text}");
     }
 }
+
+/// One server per client (PVE, LINSTOR, PBS, VyOS), each answering nothing it is asked.
+struct Servers {
+    pve: cpps_http::test_util::MockApi,
+    linstor: cpps_http::test_util::MockApi,
+    pbs: cpps_http::test_util::MockApi,
+    vyos: cpps_http::test_util::MockApi,
+}
+
+impl Servers {
+    async fn start() -> Self {
+        use cpps_http::test_util::MockApi;
+        Servers {
+            pve: MockApi::start("/api2/json").await,
+            linstor: MockApi::start("").await,
+            pbs: MockApi::start("/api2/json").await,
+            vyos: MockApi::start("").await,
+        }
+    }
+
+    fn url(api: &cpps_http::test_util::MockApi) -> String {
+        api.base_url().as_str().trim_end_matches('/').to_owned()
+    }
+
+    /// The credentials each server was sent, per client: the `Authorization` headers of PVE,
+    /// LINSTOR and PBS, the `key` of VyOS's request bodies (each distinct one once).
+    async fn credentials(&self) -> [Vec<String>; 4] {
+        async fn seen(
+            api: &cpps_http::test_util::MockApi,
+            of: impl Fn(&wiremock::Request) -> Option<String>,
+        ) -> Vec<String> {
+            let mut seen: Vec<String> = api
+                .server()
+                .received_requests()
+                .await
+                .unwrap_or_default()
+                .iter()
+                .filter_map(of)
+                .collect();
+            seen.dedup();
+            seen
+        }
+        let header = |r: &wiremock::Request| {
+            r.headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let key = |r: &wiremock::Request| {
+            serde_json::from_slice::<serde_json::Value>(&r.body)
+                .ok()
+                .and_then(|b| b["key"].as_str().map(str::to_owned))
+        };
+        [
+            seen(&self.pve, header).await,
+            seen(&self.linstor, header).await,
+            seen(&self.pbs, header).await,
+            seen(&self.vyos, key).await,
+        ]
+    }
+}
+
+/// Observes every client of `endpoints`' site `sp` once (each fails: its server answers 404).
+async fn ask_each(endpoints: &live::endpoints::Endpoints, env: &dyn Fn(&str) -> Option<String>) {
+    let options = live::endpoints::ClientOptions {
+        retries: 0,
+        ..Default::default()
+    };
+    let sources = endpoints.sources(&options, env).unwrap();
+    live::observe(&sources, &ObserveOptions::default()).await;
+}
+
+#[tokio::test]
+async fn each_client_reads_the_environment_for_a_site_from_it_and_the_file_for_a_site_of_the_file()
+{
+    // What each client sends is its crate's (pinned in its own tests); here only whose values
+    // it sends. `Basic base64("admin:ls-env")`, `Basic base64("admin:ls-file")` (RFC 7617).
+    const LS_ENV: &str = "Basic YWRtaW46bHMtZW52";
+    const LS_FILE: &str = "Basic YWRtaW46bHMtZmlsZQ==";
+    let (from_env, from_file) = (Servers::start().await, Servers::start().await);
+    // The clients' own variables name the first servers; the file's endpoints the second, with
+    // their secrets in variables of other names.
+    let vars: Vec<(&str, String)> = vec![
+        ("PROXMOX_VE_ENDPOINT", Servers::url(&from_env.pve)),
+        ("PROXMOX_VE_API_TOKEN", "env@pve!ro=pve-env".to_owned()),
+        ("LS_CONTROLLERS", Servers::url(&from_env.linstor)),
+        ("LS_USERNAME", "admin".to_owned()),
+        ("LS_PASSWORD", "ls-env".to_owned()),
+        ("PBS_REPOSITORY", "env@pbs!ro@127.0.0.1:store1".to_owned()),
+        ("PBS_PASSWORD", "pbs-env".to_owned()),
+        ("CPPS_PBS_URL", Servers::url(&from_env.pbs)),
+        ("VYOS_URL", Servers::url(&from_env.vyos)),
+        ("VYOS_API_KEY", "vyos-env".to_owned()),
+        ("SP_PVE", "file@pve!ro=pve-file".to_owned()),
+        ("SP_LS", "ls-file".to_owned()),
+        ("SP_PBS", "pbs-file".to_owned()),
+        ("SP_VYOS", "vyos-file".to_owned()),
+    ];
+    let env = |k: &str| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
+
+    let file = live::endpoints::Endpoints::parse(
+        "e.yaml",
+        &format!(
+            "sites:\n  sp:\n    proxmox:\n      url: {}\n      token_env: SP_PVE\n    linstor:\n      controllers: {}\n      user: admin\n      password_env: SP_LS\n    pbs:\n      repository: file@pbs!ro@127.0.0.1:store1\n      url: {}\n      password_env: SP_PBS\n    vyos:\n      url: {}\n      key_env: SP_VYOS\n",
+            Servers::url(&from_file.pve),
+            Servers::url(&from_file.linstor),
+            Servers::url(&from_file.pbs),
+            Servers::url(&from_file.vyos),
+        ),
+    )
+    .unwrap();
+    ask_each(&file, &env).await;
+    assert_eq!(
+        from_file.credentials().await,
+        [
+            vec!["PVEAPIToken=file@pve!ro=pve-file".to_owned()],
+            vec![LS_FILE.to_owned()],
+            vec!["PBSAPIToken=file@pbs!ro:pbs-file".to_owned()],
+            vec!["vyos-file".to_owned()],
+        ]
+    );
+    assert_eq!(from_env.credentials().await, <[Vec<String>; 4]>::default());
+
+    let environment = live::endpoints::Endpoints::from_env("sp", None, &env).unwrap();
+    ask_each(&environment, &env).await;
+    assert_eq!(
+        from_env.credentials().await,
+        [
+            vec!["PVEAPIToken=env@pve!ro=pve-env".to_owned()],
+            vec![LS_ENV.to_owned()],
+            vec!["PBSAPIToken=env@pbs!ro:pbs-env".to_owned()],
+            vec!["vyos-env".to_owned()],
+        ]
+    );
+}
