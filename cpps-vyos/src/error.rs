@@ -50,7 +50,10 @@ pub enum Error {
     /// A commit-confirm was sent but the answer does not say that VyOS started its confirm timer
     /// (a success without "Initialized commit-confirm", or a refusal that came after the commit,
     /// such as "Another confirm is pending", when the read-back does not rule the change out):
-    /// the change may be committed FOR GOOD, without the automatic revert.
+    /// the change may be committed FOR GOOD, without the automatic revert. VyOS 1.5 answers a
+    /// change below `service https` before it commits it and starts the timer in the background,
+    /// so such a change is always this error; [`Client::confirm`](crate::Client::confirm) then
+    /// tells whether a timer is pending.
     #[error(
         "/{endpoint} did not say commit-confirm was initialized (answer: {message:?}); the change may be committed without revert; landed: {landed}"
     )]

@@ -36,7 +36,9 @@
 //! so is a refusal after the commit ("Another confirm is pending": VyOS commits, then starts
 //! the timer) unless the read-back shows that nothing landed.
 //! Changes below `service https` are committed by VyOS in the background after it answered; the
-//! client says so ([`Committed::background_commit`]) and reads the configuration back.
+//! client says so ([`Committed::background_commit`]) and reads the configuration back. With
+//! commit-confirm, such an answer cannot say the timer started (1.5 starts it in the background
+//! too): [`Error::CommitConfirmNotInitialized`], after the read-back waited for the commit.
 //!
 //! # Environment
 //!

@@ -302,6 +302,40 @@ async fn https_changes_are_committed_in_the_background_and_checked() {
     );
 }
 
+/// vyos-1x `src/services/api/rest/routers.py` (1.5): a change below `service https` with
+/// `confirm_time` is answered `self_ref_msg` alone, then committed and its timer started in a
+/// background task (`call_commit_confirm`, failures only logged). The answer cannot say the timer
+/// started: an error, whose read-back waited for the background commit; `confirm` then tells
+/// whether a timer is pending (here it is: confirmed and saved).
+#[tokio::test]
+async fn a_commit_confirmed_https_change_is_not_reported_as_started() {
+    let (_api, client, fake) = FakeRouter::new(Profile::V15, start_tree()).start().await;
+    let cmds = vec![Command::set(
+        ["service", "https", "listen-address"],
+        Some("192.0.2.1"),
+    )];
+    match client.configure(&cmds, five()).await {
+        Err(Error::CommitConfirmNotInitialized {
+            endpoint: "configure",
+            message,
+            landed,
+        }) => {
+            assert_eq!(
+                message,
+                "Requested HTTP API server configuration change; commit will be called in the background"
+            );
+            assert_eq!(landed, Landed::Yes);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        client.confirm().await.unwrap().message,
+        "Reboot timer stopped\n"
+    );
+    let saved = fake.state.lock().unwrap().saved.clone();
+    assert_eq!(saved, fake.running());
+}
+
 /// Every write is read back: a router that applied only part of a batch is reported as partly
 /// landed, command by command. The commit is answered `data: null`, as 1.4's `_configure_op`
 /// answers it (vyos-1x `sagitta` `src/services/vyos-http-api-server`), and the read-back is

@@ -371,6 +371,47 @@ impl Client {
         }
     }
 
+    /// The configuration read back after a write and judged per command: once, or, after a
+    /// `background_commit`, up to [`BACKGROUND_READS`] times until the whole change shows.
+    async fn read_back_after(
+        &self,
+        commands: &[Command],
+        background_commit: bool,
+    ) -> (Landed, Vec<CommandLanded>) {
+        let reads = if background_commit {
+            BACKGROUND_READS
+        } else {
+            1
+        };
+        let mut outcome = (
+            Landed::Unknown {
+                reason: "not read back".to_owned(),
+            },
+            commands
+                .iter()
+                .map(|c| CommandLanded {
+                    command: c.clone(),
+                    landed: None,
+                })
+                .collect::<Vec<_>>(),
+        );
+        for attempt in 0..reads {
+            if attempt > 0 {
+                tokio::time::sleep(BACKGROUND_WAIT).await;
+            }
+            match self.config_tree().await {
+                Ok(tree) => {
+                    outcome = read_back(&tree, commands);
+                    if outcome.0 == Landed::Yes {
+                        break;
+                    }
+                }
+                Err(e) => outcome.0 = read_back_failed(&e),
+            }
+        }
+        outcome
+    }
+
     /// Everything after a write's answer: the commit-confirm check, the background-commit
     /// warning and the read-back.
     pub(crate) async fn after_write(
@@ -414,15 +455,18 @@ impl Client {
             }
         };
         let message = data_text(endpoint, data)?;
+        let background_commit =
+            message.contains(BACKGROUND_COMMIT) || touches_https_service(commands);
         if commit_confirm.is_some() && !message.contains(CONFIRM_STARTED) {
+            // Below `service https`, 1.5 commits and starts the timer in a background task
+            // (`call_commit_confirm` in `routers.py`) after answering `self_ref_msg`: the answer
+            // cannot tell, so the read-back waits for the commit as for any background commit.
             return Err(Error::CommitConfirmNotInitialized {
                 endpoint,
                 message,
-                landed: self.batch_landed_now(commands).await,
+                landed: self.read_back_after(commands, background_commit).await.0,
             });
         }
-        let background_commit =
-            message.contains(BACKGROUND_COMMIT) || touches_https_service(commands);
         let mut warnings = Vec::new();
         if background_commit {
             warnings.push(
@@ -436,37 +480,7 @@ impl Client {
                 cc.minutes, cc.action
             ));
         }
-        let reads = if background_commit {
-            BACKGROUND_READS
-        } else {
-            1
-        };
-        let mut outcome = (
-            Landed::Unknown {
-                reason: "not read back".to_owned(),
-            },
-            commands
-                .iter()
-                .map(|c| CommandLanded {
-                    command: c.clone(),
-                    landed: None,
-                })
-                .collect::<Vec<_>>(),
-        );
-        for attempt in 0..reads {
-            if attempt > 0 {
-                tokio::time::sleep(BACKGROUND_WAIT).await;
-            }
-            match self.config_tree().await {
-                Ok(tree) => {
-                    outcome = read_back(&tree, commands);
-                    if outcome.0 == Landed::Yes {
-                        break;
-                    }
-                }
-                Err(e) => outcome.0 = read_back_failed(&e),
-            }
-        }
+        let outcome = self.read_back_after(commands, background_commit).await;
         if outcome.0 != Landed::Yes {
             warnings.push(format!(
                 "the configuration read back does not show the whole change (landed: {})",
