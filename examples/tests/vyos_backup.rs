@@ -54,6 +54,10 @@ fn help_documents_the_timeout_the_variables_and_the_file_modes() {
 
 #[tokio::test]
 async fn a_backup_keeps_the_router_text_and_its_footer() {
+    // `showConfig` `raw` answers the running configuration with a blank first column (vyatta-cfg
+    // `src/cnode/cnode-algorithm.cpp`, through `retrieve_op` in vyos-1x
+    // `src/services/api/rest/routers.py`); `show system commit file 0` the archived config.boot
+    // with its footer (`show_commit_file` in vyos-1x `python/vyos/config_mgmt.py`).
     let server = MockServer::start().await;
     let shown = " system {\n     host-name sp-gw\n     login {\n         user vyos {\n             authentication {\n                 plaintext-password Hunter2\n             }\n         }\n     }\n }\n";
     let footer = "// Warning: Do not remove the following line.\n// vyos-config-version: \"system@27\"\n// Release version: 1.4.0\n";
