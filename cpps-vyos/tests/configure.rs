@@ -26,6 +26,10 @@ fn batch() -> Vec<Command> {
     ]
 }
 
+/// `ConfigureListModel` is `key` and `commands` of `{op, path, value}` (vyos-1x
+/// `src/services/api/rest/models.py`, `confirm_time` optional; sagitta's
+/// `src/services/vyos-http-api-server` without it), and `_configure_op` passes a comment's text as
+/// `value` (`session.comment(path, value=value)`); 1.4 answers a plain commit `data: null`.
 #[tokio::test]
 async fn a_batch_without_confirm_has_no_confirm_time_and_comments_travel_as_value() {
     let (api, client) = router().await;
@@ -179,8 +183,10 @@ async fn slow_router_reading_back(read_back: ResponseTemplate) -> (MockApi, Clie
         .build()
         .unwrap();
     let client = Client::new(http, cpps_vyos::SecretString::from(KEY.to_owned()));
-    // VyOS documents that a commit that timed out may still be applied: the client must neither
-    // retry nor guess, but read back.
+    // A client that stops waiting does not stop the server: `_configure_op` (vyos-1x
+    // `src/services/api/rest/routers.py`; sagitta's `src/services/vyos-http-api-server`) commits
+    // under its global lock whatever became of the connection, so a commit that timed out may
+    // still be applied: the client must neither retry nor guess, but read back.
     post("/configure")
         .respond_with(ok(json!(null)).set_delay(Duration::from_secs(2)))
         .expect(1)
