@@ -933,6 +933,10 @@ async fn argocd_applications_and_certificate_expiry() {
     );
 }
 
+/// The CNIs' DaemonSets as their manifests name them (`cilium` of cilium/cilium
+/// `install/kubernetes/cilium/templates/cilium-agent/daemonset.yaml`, `kube-flannel-ds` of
+/// flannel-io/flannel `Documentation/kube-flannel.yml`; the images: `k8s::cni`'s unit test):
+/// kind and version from the image, readiness from the status the server stored.
 #[tokio::test]
 async fn cni_observed_from_daemonsets() {
     let Some((client, id)) = common::kube_namespace("cni").await else {

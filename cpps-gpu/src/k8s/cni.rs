@@ -107,8 +107,28 @@ pub fn observe(daemonsets: &[DaemonSet], nodes: &[Node]) -> Vec<CniObservation> 
 mod tests {
     use super::*;
 
+    /// The images as the CNIs' own manifests name them: flannel-io/flannel
+    /// `Documentation/kube-flannel.yml` (DaemonSet `kube-flannel-ds`, container image
+    /// `ghcr.io/flannel-io/flannel:v0.28.9` today, `docker.io/flannel/flannel` before, its
+    /// init container `ghcr.io/flannel-io/flannel-cni-plugin`), K3s's mirrored flannel, and
+    /// cilium/cilium `install/kubernetes/cilium/templates/cilium-agent/daemonset.yaml`
+    /// (DaemonSet `cilium`, image `quay.io/cilium/cilium` of `values.yaml`, pinned by digest).
     #[test]
     fn tags_and_repos() {
+        assert_eq!(
+            classify(repo_of("ghcr.io/flannel-io/flannel:v0.28.9")),
+            Some(CniKind::Flannel)
+        );
+        assert_eq!(
+            image_tag("ghcr.io/flannel-io/flannel:v0.28.9"),
+            Some("v0.28.9")
+        );
+        assert_eq!(
+            classify(repo_of(
+                "ghcr.io/flannel-io/flannel-cni-plugin:v1.9.1-flannel3"
+            )),
+            None
+        );
         assert_eq!(
             image_tag("quay.io/cilium/cilium:v1.16.3@sha256:abc"),
             Some("v1.16.3")
