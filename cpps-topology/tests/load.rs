@@ -437,3 +437,75 @@ fn the_benchmark_files_are_the_default_with_extra_guests() {
         base + added
     );
 }
+
+#[test]
+fn the_hosts_of_a_site_or_cluster_and_the_guests_of_a_host_come_in_file_order() {
+    // Sites, clusters and hosts interleaved, and ids out of alphabetical order, so that neither
+    // grouping nor sorting could give the file's order by chance.
+    let t = load_str(
+        "order.yaml",
+        "version: 1
+sites:
+  - { id: sp, state: validated }
+  - { id: franca, state: validated }
+proxmox_clusters:
+  - { id: pve-sp, site: sp, state: validated }
+  - { id: pve-franca, site: franca, state: validated }
+hosts:
+  - { id: h-sp-c, site: sp, proxmox_cluster: pve-sp, state: validated }
+  - { id: h-fr-b, site: franca, proxmox_cluster: pve-franca, state: validated }
+  - { id: h-sp-a, site: sp, state: validated }
+  - { id: h-fr-a, site: franca, proxmox_cluster: pve-franca, state: validated }
+  - { id: h-sp-b, site: sp, proxmox_cluster: pve-sp, state: validated }
+guests:
+  - { id: g-3, host: h-sp-c, kind: vm, state: validated }
+  - { id: g-9, host: h-fr-b, kind: vm, state: validated }
+  - { id: g-1, host: h-sp-c, kind: lxc, state: validated }
+  - { id: g-2, host: h-sp-c, kind: vm, state: validated }
+",
+    )
+    .unwrap_or_else(|e| panic!("{}", e.render()));
+    let site = |s: &str| s.parse().unwrap();
+    let cluster = |c: &str| c.parse().unwrap();
+    let host = |h: &str| h.parse().unwrap();
+    assert_eq!(
+        t.hosts_in(&site("sp"))
+            .map(|h| h.id.as_str())
+            .collect::<Vec<_>>(),
+        ["h-sp-c", "h-sp-a", "h-sp-b"]
+    );
+    assert_eq!(
+        t.hosts_in(&site("franca"))
+            .map(|h| h.id.as_str())
+            .collect::<Vec<_>>(),
+        ["h-fr-b", "h-fr-a"]
+    );
+    assert_eq!(
+        t.hosts_of_cluster(&cluster("pve-sp"))
+            .map(|h| h.id.as_str())
+            .collect::<Vec<_>>(),
+        ["h-sp-c", "h-sp-b"]
+    );
+    assert_eq!(
+        t.hosts_of_cluster(&cluster("pve-franca"))
+            .map(|h| h.id.as_str())
+            .collect::<Vec<_>>(),
+        ["h-fr-b", "h-fr-a"]
+    );
+    assert_eq!(
+        t.guests_on(&host("h-sp-c"))
+            .map(|g| g.id.as_str())
+            .collect::<Vec<_>>(),
+        ["g-3", "g-1", "g-2"]
+    );
+    assert_eq!(
+        t.guests_on(&host("h-fr-b"))
+            .map(|g| g.id.as_str())
+            .collect::<Vec<_>>(),
+        ["g-9"]
+    );
+    // A host without guests, a site and a cluster that are not there: nothing.
+    assert_eq!(t.guests_on(&host("h-sp-a")).count(), 0);
+    assert_eq!(t.hosts_in(&site("nowhere")).count(), 0);
+    assert_eq!(t.hosts_of_cluster(&cluster("pve-nowhere")).count(), 0);
+}
