@@ -314,6 +314,15 @@ async fn a_commit_confirmed_https_change_is_not_reported_as_started() {
         ["service", "https", "listen-address"],
         Some("192.0.2.1"),
     )];
+    let plan = client
+        .plan_configure(&cmds, five())
+        .await
+        .unwrap()
+        .to_string();
+    assert!(
+        plan.contains("its answer cannot say the timer started"),
+        "{plan}"
+    );
     match client.configure(&cmds, five()).await {
         Err(Error::CommitConfirmNotInitialized {
             endpoint: "configure",

@@ -216,6 +216,14 @@ impl fmt::Display for ConfigurePlan {
                  answering, and does not report a failure; the result is checked by reading the \
                  configuration back"
             )?;
+            if self.commit_confirm.is_some() {
+                writeln!(
+                    f,
+                    "with commit-confirm, VyOS starts the timer in the background too: its answer \
+                     cannot say the timer started, so the write is reported as not initialized \
+                     and `confirm` tells whether a timer is pending"
+                )?;
+            }
         }
         Ok(())
     }
