@@ -10,7 +10,7 @@ use std::num::NonZeroU32;
 use common::{FakeRouter, KEY, Profile, err, ok, post, serve_info_1_5};
 use cpps_http::test_util::{MockApi, env_lookup};
 use cpps_vyos::config::ConfigTree;
-use cpps_vyos::{ApiGeneration, Client, Command, ConfirmAction, Error, Landed};
+use cpps_vyos::{ApiGeneration, Client, Command, Committed, ConfirmAction, Error, Landed};
 use serde_json::json;
 
 fn start_tree() -> ConfigTree {
@@ -33,6 +33,18 @@ fn batch() -> Vec<Command> {
 
 fn five() -> Option<NonZeroU32> {
     NonZeroU32::new(5)
+}
+
+/// The answer text and the read-back of a write that did not start its commit-confirm timer.
+fn not_initialized(result: Result<Committed, Error>) -> (String, Landed) {
+    match result {
+        Err(Error::CommitConfirmNotInitialized {
+            endpoint: "configure",
+            message,
+            landed,
+        }) => (message, landed),
+        other => panic!("{other:?}"),
+    }
 }
 
 /// vyos-1x `sagitta` `src/services/vyos-http-api-server`: `ConfigureListModel` has no
@@ -174,17 +186,10 @@ async fn a_timer_refused_after_the_commit_is_reported_as_committed_without_rever
     let (_api, client, fake) = FakeRouter::new(Profile::V15, start_tree()).start().await;
     client.configure(&batch(), five()).await.unwrap();
     let second = vec![Command::set(["system", "domain-name"], Some("example.net"))];
-    match client.configure(&second, five()).await {
-        Err(Error::CommitConfirmNotInitialized {
-            endpoint: "configure",
-            message,
-            landed,
-        }) => {
-            assert_eq!(message, "Another confirm is pending\n");
-            assert_eq!(landed, Landed::Yes);
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_eq!(
+        not_initialized(client.configure(&second, five()).await),
+        ("Another confirm is pending\n".to_owned(), Landed::Yes)
+    );
     assert!(fake.running().exists(&["system", "domain-name"]));
 
     // Refused before anything was committed (a node below a leaf): still a refusal.
@@ -246,17 +251,10 @@ async fn an_answer_without_initialized_commit_confirm_is_an_error() {
         .mount(api.server())
         .await;
     let cmds = vec![Command::set(["system", "host-name"], Some("r2"))];
-    match client.configure(&cmds, five()).await {
-        Err(Error::CommitConfirmNotInitialized {
-            endpoint: "configure",
-            message,
-            landed,
-        }) => {
-            assert_eq!(message, "");
-            assert_eq!(landed, Landed::Yes);
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_eq!(
+        not_initialized(client.configure(&cmds, five()).await),
+        ("".to_owned(), Landed::Yes)
+    );
     api.verify().await;
 }
 
@@ -323,20 +321,10 @@ async fn a_commit_confirmed_https_change_is_not_reported_as_started() {
         plan.contains("its answer cannot say the timer started"),
         "{plan}"
     );
-    match client.configure(&cmds, five()).await {
-        Err(Error::CommitConfirmNotInitialized {
-            endpoint: "configure",
-            message,
-            landed,
-        }) => {
-            assert_eq!(
-                message,
-                "Requested HTTP API server configuration change; commit will be called in the background"
-            );
-            assert_eq!(landed, Landed::Yes);
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_eq!(
+        not_initialized(client.configure(&cmds, five()).await),
+        ("Requested HTTP API server configuration change; commit will be called in the background".to_owned(), Landed::Yes)
+    );
     assert_eq!(
         client.confirm().await.unwrap().message,
         "Reboot timer stopped\n"
