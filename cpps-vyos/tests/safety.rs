@@ -35,14 +35,15 @@ fn five() -> Option<NonZeroU32> {
     NonZeroU32::new(5)
 }
 
-/// The answer text and the read-back of a write that did not start its commit-confirm timer.
-fn not_initialized(result: Result<Committed, Error>) -> (String, Landed) {
+/// The endpoint, the answer text and the read-back of a write that did not start its
+/// commit-confirm timer.
+fn not_initialized(result: Result<Committed, Error>) -> (&'static str, String, Landed) {
     match result {
         Err(Error::CommitConfirmNotInitialized {
-            endpoint: "configure",
+            endpoint,
             message,
             landed,
-        }) => (message, landed),
+        }) => (endpoint, message, landed),
         other => panic!("{other:?}"),
     }
 }
@@ -188,9 +189,23 @@ async fn a_timer_refused_after_the_commit_is_reported_as_committed_without_rever
     let second = vec![Command::set(["system", "domain-name"], Some("example.net"))];
     assert_eq!(
         not_initialized(client.configure(&second, five()).await),
-        ("Another confirm is pending\n".to_owned(), Landed::Yes)
+        (
+            "configure",
+            "Another confirm is pending\n".to_owned(),
+            Landed::Yes
+        )
     );
     assert!(fake.running().exists(&["system", "domain-name"]));
+    // `config_file_op` commits a merge the same way (`run_commit_confirm`).
+    let inline = cpps_vyos::ConfigSource::Inline("system {\n    time-zone UTC\n}\n".to_owned());
+    assert_eq!(
+        not_initialized(client.merge(&inline, five()).await),
+        (
+            "config-file",
+            "Another confirm is pending\n".to_owned(),
+            Landed::Yes
+        )
+    );
 
     // Refused before anything was committed (a node below a leaf): still a refusal.
     let bad = vec![Command::set(["system", "host-name", "below"], Some("x"))];
@@ -253,7 +268,7 @@ async fn an_answer_without_initialized_commit_confirm_is_an_error() {
     let cmds = vec![Command::set(["system", "host-name"], Some("r2"))];
     assert_eq!(
         not_initialized(client.configure(&cmds, five()).await),
-        ("".to_owned(), Landed::Yes)
+        ("configure", "".to_owned(), Landed::Yes)
     );
     api.verify().await;
 }
@@ -323,7 +338,7 @@ async fn a_commit_confirmed_https_change_is_not_reported_as_started() {
     );
     assert_eq!(
         not_initialized(client.configure(&cmds, five()).await),
-        ("Requested HTTP API server configuration change; commit will be called in the background".to_owned(), Landed::Yes)
+        ("configure", "Requested HTTP API server configuration change; commit will be called in the background".to_owned(), Landed::Yes)
     );
     assert_eq!(
         client.confirm().await.unwrap().message,

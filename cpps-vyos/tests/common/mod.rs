@@ -338,10 +338,14 @@ impl FakeRouter {
                     .get("confirm_time")
                     .and_then(Value::as_u64)
                     .unwrap_or(0);
+                // `config_file_op` commits as `_configure_op` does (`run_commit_confirm`).
                 if minutes > 0 {
+                    if st.confirm_pending.is_some() {
+                        return err(400, "Another confirm is pending\n");
+                    }
                     st.confirm_pending = Some(minutes as u32);
                     return ok(json!(format!(
-                        "Initialized commit-confirm; {minutes} minutes to confirm before reboot\n"
+                        "\nInitialized commit-confirm; {minutes} minutes to confirm before reboot\n"
                     )));
                 }
                 ok(Value::Null)
