@@ -219,6 +219,14 @@ impl Client {
         self.version.get_or_try_init(|| find).await.cloned()
     }
 
+    /// Whether this router's error texts are HTML-escaped (see [`VyosEnvelope::errors_escaped`]):
+    /// not once its version is known to be 1.4.
+    pub(crate) fn errors_escaped(&self) -> bool {
+        self.version
+            .get()
+            .is_none_or(|v| v.api != crate::ApiGeneration::V14)
+    }
+
     fn request<T: Serialize>(&self, endpoint: &'static str, body: &T) -> Result<Request, Error> {
         let keyed = Keyed {
             key: self.key.expose(),
@@ -235,7 +243,11 @@ impl Client {
         body: &B,
     ) -> Result<T, Error> {
         let request = self.request(endpoint, body)?.idempotent(true);
-        self.http.send(&VyosEnvelope { endpoint }, request).await
+        let envelope = VyosEnvelope {
+            endpoint,
+            errors_escaped: self.errors_escaped(),
+        };
+        self.http.send(&envelope, request).await
     }
 
     /// POSTs a write, once. The caller holds the write guard.
@@ -249,7 +261,9 @@ impl Client {
             .map_err(WriteFailure::Other)?
             .idempotent(false);
         match self.http.execute(request).await {
-            Ok(response) => decode(endpoint, &response).map_err(WriteFailure::Other),
+            Ok(response) => {
+                decode(endpoint, &response, self.errors_escaped()).map_err(WriteFailure::Other)
+            }
             Err(e) if e.delivery() == Delivery::MaybeSent => Err(WriteFailure::MaybeSent(e)),
             Err(e) => Err(WriteFailure::Other(e.into())),
         }
@@ -265,8 +279,12 @@ pub(crate) enum WriteFailure {
 }
 
 /// The `data` of an answer (see [`crate::envelope`]).
-pub(crate) fn decode(endpoint: &'static str, response: &Response) -> Result<Value, Error> {
-    decode_data(endpoint, response)
+pub(crate) fn decode(
+    endpoint: &'static str,
+    response: &Response,
+    errors_escaped: bool,
+) -> Result<Value, Error> {
+    decode_data(endpoint, response, errors_escaped)
 }
 
 /// Turns VyOS's `data` into text: operational commands answer a string, some answer `null`.

@@ -4,7 +4,8 @@
 //! Sources: `success()`/`error()` in vyos-1x `src/services/api/rest/models.py` (1.5) and in
 //! `src/services/vyos-http-api-server` (1.4, branch `sagitta`): the JSON is sent in an
 //! `HTMLResponse`, so as `text/html`; 1.5 HTML-escapes the error text
-//! (`escape(msg, quote=False)`), 1.4 does not; a bad key is 401 "Valid API key is required"
+//! (`escape(msg, quote=False)`), 1.4 does not, so the text is unescaped only for a router not
+//! known to be 1.4 (the client's cached version decides); a bad key is 401 "Valid API key is required"
 //! (`auth_required`), a refused command 400, a malformed request 400 or 422, an internal error
 //! 500.
 
@@ -21,6 +22,9 @@ use crate::error::Error;
 pub struct VyosEnvelope {
     /// The endpoint the answer comes from (`retrieve`, `configure`, …), named in errors.
     pub endpoint: &'static str,
+    /// Whether the router HTML-escapes the text of its errors: VyOS 1.5 and later do, 1.4 does
+    /// not. A client sets it from the router's version, true while the version is not known.
+    pub errors_escaped: bool,
 }
 
 #[derive(Deserialize)]
@@ -35,7 +39,7 @@ impl cpps_http::Envelope for VyosEnvelope {
     type Error = Error;
 
     fn decode<T: DeserializeOwned>(&self, response: Response) -> Result<T, Error> {
-        let data = decode_data(self.endpoint, &response)?;
+        let data = decode_data(self.endpoint, &response, self.errors_escaped)?;
         serde_json::from_value(data).map_err(|e| Error::UnexpectedAnswer {
             endpoint: self.endpoint,
             message: response.scrub(&e.to_string()),
@@ -43,18 +47,30 @@ impl cpps_http::Envelope for VyosEnvelope {
     }
 }
 
-/// The `data` of a successful answer, or the structured error of any other.
-pub(crate) fn decode_data(endpoint: &'static str, response: &Response) -> Result<Value, Error> {
+/// The `data` of a successful answer, or the structured error of any other (its text unescaped
+/// when `errors_escaped`).
+pub(crate) fn decode_data(
+    endpoint: &'static str,
+    response: &Response,
+    errors_escaped: bool,
+) -> Result<Value, Error> {
     let status = response.status();
     let body: Option<Body> = serde_json::from_slice(response.bytes()).ok();
     match body {
         Some(b) if b.success && status.is_success() => Ok(b.data),
         _ if status == StatusCode::UNAUTHORIZED => Err(Error::Unauthorized { endpoint }),
-        Some(b) => Err(Error::Api {
-            endpoint,
-            status: status.as_u16(),
-            message: response.scrub(&unescape_html(b.error.as_deref().unwrap_or(""))),
-        }),
+        Some(b) => {
+            let text = b.error.as_deref().unwrap_or("");
+            Err(Error::Api {
+                endpoint,
+                status: status.as_u16(),
+                message: response.scrub(&if errors_escaped {
+                    unescape_html(text)
+                } else {
+                    text.to_owned()
+                }),
+            })
+        }
         None if status.is_success() => Err(Error::UnexpectedAnswer {
             endpoint,
             message: format!("not a VyOS answer: {}", response.excerpt()),

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{KEY, config_fixture, err, ok, post, router};
+use common::{KEY, config_fixture, err, ok, post, router, serve_info_1_5};
 use cpps_vyos::{ConfigFormat, Error};
 use secrecy::ExposeSecret;
 use serde_json::json;
@@ -86,11 +86,16 @@ async fn show_config_json_return_values_and_exists() {
 async fn errors_are_decoded_whatever_the_content_type_and_unescaped() {
     let (api, client) = router().await;
     // `error()` in vyos-1x `src/services/api/rest/models.py` (1.5): `html.escape(msg,
-    // quote=False)`, status 400, `text/html`.
+    // quote=False)`, status 400, `text/html`; the router known to be 1.5 by its `/info`.
+    serve_info_1_5(&api).await;
     post("/show")
         .respond_with(err(400, "Invalid command: show <foo> & more"))
         .mount(api.server())
         .await;
+    assert_eq!(
+        client.version().await.unwrap().api,
+        cpps_vyos::ApiGeneration::V15
+    );
     let e = client.show(&["foo"]).await.unwrap_err();
     match &e {
         Error::Api {
@@ -106,26 +111,58 @@ async fn errors_are_decoded_whatever_the_content_type_and_unescaped() {
     assert!(!format!("{e:?} {e}").contains(KEY));
 
     // 1.4's `error()` (vyos-1x `sagitta` `src/services/vyos-http-api-server`) sends the text as it
-    // is: read the same.
+    // is, so it is not unescaped once the router is known to be 1.4: a literal `&amp;` stays.
+    // While the version is not known the text is read as 1.5 writes it (the entity decoded).
+    let raw_error = |message: &str| {
+        ResponseTemplate::new(400)
+            .insert_header("content-type", "text/html; charset=utf-8")
+            .set_body_string(json!({"success": false, "data": null, "error": message}).to_string())
+    };
     let (api, client) = router().await;
-    let raw =
-        json!({"success": false, "data": null, "error": "Invalid command: show <foo> & more"});
-    post("/show")
-        .respond_with(
-            ResponseTemplate::new(400)
-                .insert_header("content-type", "text/html; charset=utf-8")
-                .set_body_string(raw.to_string()),
-        )
+    // No `/info` on 1.4 (404); `show version` names the release.
+    Mock::given(method("GET"))
+        .and(path("/info"))
+        .respond_with(ResponseTemplate::new(404))
         .mount(api.server())
         .await;
-    match client.show(&["foo"]).await {
+    post("/show")
+        .and(body_json(
+            json!({"key": KEY, "op": "show", "path": ["version"]}),
+        ))
+        .respond_with(ok(json!(
+            "Version:          VyOS 1.4.0\nRelease train:    sagitta\n"
+        )))
+        .mount(api.server())
+        .await;
+    post("/show")
+        .and(body_json(
+            json!({"key": KEY, "op": "show", "path": ["foo"]}),
+        ))
+        .respond_with(raw_error("Invalid command: show <foo> &amp; more"))
+        .mount(api.server())
+        .await;
+    let message = |r: Result<String, Error>| match r {
         Err(Error::Api {
             status: 400,
             message,
             ..
-        }) => assert_eq!(message, "Invalid command: show <foo> & more"),
+        }) => message,
         other => panic!("{other:?}"),
-    }
+    };
+    assert_eq!(
+        message(client.show(&["foo"]).await),
+        "Invalid command: show <foo> & more",
+        "version not known yet: read as 1.5 escapes"
+    );
+    assert_eq!(
+        client.version().await.unwrap().api,
+        cpps_vyos::ApiGeneration::V14
+    );
+    assert_eq!(
+        message(client.show(&["foo"]).await),
+        "Invalid command: show <foo> &amp; more",
+        "a 1.4 router's text is kept as written"
+    );
 }
 
 #[tokio::test]

@@ -117,7 +117,8 @@ impl Client {
         ) {
             return Ok(None);
         }
-        let data = decode("info", &response)?;
+        // Only 1.5 and later serve `/info`: their errors are escaped.
+        let data = decode("info", &response, true)?;
         serde_json::from_value(data)
             .map(Some)
             .map_err(|e| Error::UnexpectedAnswer {
