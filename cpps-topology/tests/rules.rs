@@ -917,3 +917,82 @@ fn a_cluster_listed_twice_points_at_the_repeated_entry_with_the_lists_severity()
         ]
     );
 }
+
+/// CNI-001 allows a privileged LXC with Cilium only on a Tier 3 host with the cluster's
+/// `cilium_lxc_exception` (ADR-002). A host without a tier leaves that unknown: the finding says
+/// so at a warning naming the host, never that the host "is not a Tier 3 host"; a tier that is
+/// not Tier 3, or a missing exception, stays the error.
+#[test]
+fn cni_001_on_a_host_without_a_tier_says_the_exception_is_unknown() {
+    let excepted_lxc_on_a1: [Edit; 2] = [
+        (
+            "  - { id: k3s-a-1, host: a2, kind: vm,",
+            "  - { id: k3s-a-1, host: a1, kind: lxc, privileged: true,",
+        ),
+        (
+            "    nodes: [k3s-a-1]\n    cni: { kind: cilium, version: \"1.16.3\" }",
+            "    nodes: [k3s-a-1]\n    cilium_lxc_exception: Tier 3 host, ADR-002\n    cni: { kind: cilium, version: \"1.16.3\" }",
+        ),
+    ];
+    let a1_tier = |tier: &'static str| -> Edit {
+        (
+            "  - id: a1\n    site: alpha\n    proxmox_cluster: pve-alpha\n    tier: tier-3\n",
+            tier,
+        )
+    };
+    let cni_001 = |edits: &[Edit]| {
+        let text = apply_to(BASE, edits, "cni-001 tier");
+        let report = run(&text, "t.yaml");
+        report
+            .findings
+            .iter()
+            .filter(|f| f.rule.as_str() == "CNI-001")
+            .map(|f| (f.subject.id().to_owned(), f.severity, f.message.clone()))
+            .collect::<Vec<_>>()
+    };
+    // Tier 3 with the exception: allowed.
+    assert_eq!(cni_001(&excepted_lxc_on_a1), []);
+    // No tier on a1: unknown, a warning that names the host.
+    let mut edits = excepted_lxc_on_a1.to_vec();
+    edits.push(a1_tier(
+        "  - id: a1\n    site: alpha\n    proxmox_cluster: pve-alpha\n",
+    ));
+    let unknown = cni_001(&edits);
+    assert_eq!(unknown.len(), 1, "{unknown:?}");
+    let (subject, severity, message) = &unknown[0];
+    assert_eq!((subject.as_str(), *severity), ("k3s-alpha", Warning));
+    assert!(
+        message.contains("a privileged LXC on a1, which has no hardware tier the topology knows")
+            && !message.contains("not a Tier 3 host"),
+        "{message}"
+    );
+    // Tier 2A on a1: the exception does not hold, the error says why.
+    edits.pop();
+    edits.push(a1_tier(
+        "  - id: a1\n    site: alpha\n    proxmox_cluster: pve-alpha\n    tier: tier-2a\n",
+    ));
+    let other = cni_001(&edits);
+    assert_eq!(other.len(), 1, "{other:?}");
+    assert_eq!(other[0].1, Error);
+    assert!(
+        other[0]
+            .2
+            .contains("a privileged LXC on a1, which is not a Tier 3 host"),
+        "{}",
+        other[0].2
+    );
+    // No tier and no exception: the missing exception is the error, whatever the tier.
+    let no_tier_no_exception = cni_001(&[
+        excepted_lxc_on_a1[0],
+        a1_tier("  - id: a1\n    site: alpha\n    proxmox_cluster: pve-alpha\n"),
+    ]);
+    assert_eq!(no_tier_no_exception.len(), 1, "{no_tier_no_exception:?}");
+    assert_eq!(no_tier_no_exception[0].1, Error);
+    assert!(
+        no_tier_no_exception[0]
+            .2
+            .contains("a privileged LXC without a `cilium_lxc_exception` on the cluster"),
+        "{}",
+        no_tier_no_exception[0].2
+    );
+}

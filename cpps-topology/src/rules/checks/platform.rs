@@ -143,23 +143,41 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             if placement == NodePlacement::Vm {
                 continue;
             }
-            let tier3 = capabilities(ctx, host_at).is_some_and(|c| c.gpu_lxc_only);
-            let allowed = placement == NodePlacement::LxcPrivileged && tier3 && f.lxc_exception();
-            if allowed {
+            // The host's tier: Tier 3 (GPU only through LXC), another, or unknown (no tier, or
+            // one the topology does not model; GPU-002 reports that gap on GPU clusters).
+            let tier3 = capabilities(ctx, host_at).map(|c| c.gpu_lxc_only);
+            let excepted = placement == NodePlacement::LxcPrivileged && f.lxc_exception();
+            if excepted && tier3 == Some(true) {
                 continue;
             }
-            let why = if placement == NodePlacement::Lxc {
-                "an unprivileged LXC".to_owned()
-            } else if !tier3 {
-                format!(
-                    "a privileged LXC on {}, which is not a Tier 3 host",
-                    host.id
+            // A privileged LXC with the exception on a host of unknown tier: whether the
+            // exception holds is unknown, said as such at a warning, never as "not Tier 3".
+            let (severity, why) = if placement == NodePlacement::Lxc {
+                (Severity::Error, "an unprivileged LXC".to_owned())
+            } else if tier3 == Some(false) {
+                (
+                    Severity::Error,
+                    format!(
+                        "a privileged LXC on {}, which is not a Tier 3 host",
+                        host.id
+                    ),
+                )
+            } else if !excepted {
+                (
+                    Severity::Error,
+                    "a privileged LXC without a `cilium_lxc_exception` on the cluster".to_owned(),
                 )
             } else {
-                "a privileged LXC without a `cilium_lxc_exception` on the cluster".to_owned()
+                (
+                    Severity::Warning,
+                    format!(
+                        "a privileged LXC on {}, which has no hardware tier the topology knows, so whether its `cilium_lxc_exception` (Tier 3 only) holds is unknown",
+                        host.id
+                    ),
+                )
             };
             sink.emit_at(
-                scaled(Severity::Error, k.meta.state),
+                scaled(severity, k.meta.state),
                 ComponentRef::K3sCluster(k),
                 &field.path(),
                 format!(
