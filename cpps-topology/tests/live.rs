@@ -419,6 +419,34 @@ fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
     assert!(!obs.iter().any(|m| m.starts_with("warning sp")), "{obs:#?}");
 }
 
+/// GPU-005 with a pinned driver whose running version NVML did not give: unknown, reported at
+/// the driver-pin policy's `unreadable` severity (warning by default), never passed as a driver
+/// that matches its pin.
+#[test]
+fn a_pinned_driver_whose_version_was_not_read_is_reported_as_unknown() {
+    let topo = live_estate();
+    let mut sp = SiteObservation::new("sp");
+    sp.proxmox = Sourced::Observed(sp_pve());
+    sp.gpus = vec![(
+        "pve-ippri-31".to_owned(),
+        Sourced::Observed(GpuHostFacts {
+            driver_version: None,
+            ..GpuHostFacts::default()
+        }),
+    )];
+    let audit = live::audit(
+        &topo,
+        &observation(sp, franca_unreachable()),
+        &LiveOptions::at(NOW),
+    );
+    assert_eq!(
+        messages(&of_rule(&audit.report.findings, "GPU-005")),
+        [
+            "warning pve-ippri-31 the NVIDIA driver version running on pve-ippri-31 could not be read, the file pins 550.54.15: whether it is the pinned one is unknown",
+        ]
+    );
+}
+
 #[test]
 fn kubernetes_rules_name_the_cluster_and_the_object() {
     let yaml = LIVE_ESTATE.to_owned()

@@ -420,6 +420,17 @@ fn gpu_005(live: &Live<'_>, sink: &mut Sink<'_>) {
                         host.id
                     ),
                 ),
+                // A pin and no version read: unknown, never a driver that matches. The policy's
+                // `unreadable` severity says how loud.
+                (Some(pin), None, Some(severity)) => emit_on(
+                    sink,
+                    from_gpu_severity(severity),
+                    c,
+                    format!(
+                        "the NVIDIA driver version running on {} could not be read, the file pins {pin}: whether it is the pinned one is unknown",
+                        host.id
+                    ),
+                ),
                 (None, Some(running), _) => emit_on(
                     sink,
                     Severity::Warning,
