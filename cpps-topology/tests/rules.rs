@@ -996,3 +996,51 @@ fn cni_001_on_a_host_without_a_tier_says_the_exception_is_unknown() {
         no_tier_no_exception[0].2
     );
 }
+
+/// CNI-002 asks for Cilium 1.16 or later ("Cilium 1.16+"). A Cilium cluster without a version,
+/// or with a major only, leaves that unknown: a warning that says so, never a pass.
+#[test]
+fn cni_002_on_a_cilium_without_a_known_minor_says_the_version_is_unknown() {
+    let cni_002 = |version: &'static str| {
+        let text = apply_to(
+            BASE,
+            &[(
+                "    nodes: [k3s-a-1]\n    cni: { kind: cilium, version: \"1.16.3\" }",
+                version,
+            )],
+            "cni-002 version",
+        );
+        let report = run(&text, "v.yaml");
+        report
+            .findings
+            .iter()
+            .filter(|f| f.rule.as_str() == "CNI-002")
+            .map(|f| (f.subject.id().to_owned(), f.severity, f.message.clone()))
+            .collect::<Vec<_>>()
+    };
+    let warning = |message: &str| vec![("k3s-alpha".to_owned(), Warning, message.to_owned())];
+    assert_eq!(
+        cni_002("    nodes: [k3s-a-1]\n    cni: { kind: cilium }"),
+        warning(
+            "k3s cluster k3s-alpha runs Cilium without a `cni.version`: whether it is 1.16 or later is unknown"
+        )
+    );
+    assert_eq!(
+        cni_002("    nodes: [k3s-a-1]\n    cni: { kind: cilium, version: \"1\" }"),
+        warning(
+            "k3s cluster k3s-alpha runs Cilium 1 without a minor version: whether it is 1.16 or later is unknown"
+        )
+    );
+    assert_eq!(
+        cni_002("    nodes: [k3s-a-1]\n    cni: { kind: cilium, version: \"1.15.7\" }"),
+        warning("k3s cluster k3s-alpha runs Cilium 1.15.7, older than 1.16")
+    );
+    assert_eq!(
+        cni_002("    nodes: [k3s-a-1]\n    cni: { kind: cilium, version: \"1.16\" }"),
+        []
+    );
+    assert_eq!(
+        cni_002("    nodes: [k3s-a-1]\n    cni: { kind: cilium, version: \"2\" }"),
+        []
+    );
+}

@@ -189,20 +189,44 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// CNI-002: Cilium 1.16 or later.
+/// CNI-002: Cilium 1.16 or later. A Cilium cluster that declares no version, or only a major
+/// `1` (no minor), leaves that unknown: said as such, never passed as 1.16 or later.
 pub(super) fn cni_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     for (_, _, k) in ctx.clusters_where(|f| f.cni == CniKind::Cilium) {
-        if let Some(v) = &k.cni.version
-            && !(v.major() > 1
-                || (v.major() == 1 && v.numbers().get(1).copied().unwrap_or(0) >= 16))
-        {
-            sink.emit_at(
-                scaled(Severity::Warning, k.meta.state),
-                ComponentRef::K3sCluster(k),
+        let (field, message) = match &k.cni.version {
+            None => (
+                "cni",
+                format!(
+                    "k3s cluster {} runs Cilium without a `cni.version`: whether it is 1.16 or later is unknown",
+                    k.id
+                ),
+            ),
+            Some(v) if v.major() > 1 => continue,
+            Some(v) if v.major() == 1 => match v.numbers().get(1) {
+                Some(&minor) if minor >= 16 => continue,
+                Some(_) => (
+                    "cni.version",
+                    format!("k3s cluster {} runs Cilium {v}, older than 1.16", k.id),
+                ),
+                None => (
+                    "cni.version",
+                    format!(
+                        "k3s cluster {} runs Cilium {v} without a minor version: whether it is 1.16 or later is unknown",
+                        k.id
+                    ),
+                ),
+            },
+            Some(v) => (
                 "cni.version",
                 format!("k3s cluster {} runs Cilium {v}, older than 1.16", k.id),
-            );
-        }
+            ),
+        };
+        sink.emit_at(
+            scaled(Severity::Warning, k.meta.state),
+            ComponentRef::K3sCluster(k),
+            field,
+            message,
+        );
     }
 }
 
