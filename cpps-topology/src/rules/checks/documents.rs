@@ -142,22 +142,23 @@ enum TierSays<'t> {
     Unknown(Option<&'t str>),
 }
 
-fn tier_says<'t>(topo: &'t Topology, k: &'t K3sCluster) -> TierSays<'t> {
+fn tier_says<'t>(ctx: &Ctx<'t>, k: &'t K3sCluster) -> TierSays<'t> {
+    let topo = ctx.topo;
     let mut unknown = None;
     let mut any = false;
-    for h in k
+    for hi in k
         .nodes
         .iter()
         .filter_map(|n| topo.guest(n))
         .map(|g| &g.host)
         .chain(&k.candidate_hosts)
-        .filter_map(|h| topo.host(h))
+        .filter_map(|h| topo.host_position(h))
     {
         any = true;
-        match h.tier.as_ref().and_then(|t| topo.tier(t)) {
-            Some(t) if !t.capabilities.gpu_lxc_only => return TierSays::AllowsOtherwise,
+        match ctx.tier_capabilities(hi) {
+            Some(caps) if !caps.gpu_lxc_only => return TierSays::AllowsOtherwise,
             Some(_) => {}
-            None => unknown = unknown.or(Some(h.id.as_str())),
+            None => unknown = unknown.or(Some(topo.hosts()[hi].id.as_str())),
         }
     }
     match (any, unknown) {
@@ -319,7 +320,7 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                         continue;
                     }
                     let sites = sites.iter().copied().collect::<Vec<_>>().join(", ");
-                    let (base, how) = match tier_says(topo, k) {
+                    let (base, how) = match tier_says(ctx, k) {
                         TierSays::Forced => continue,
                         TierSays::AllowsOtherwise => (
                             Severity::Error,

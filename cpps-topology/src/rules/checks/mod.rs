@@ -20,7 +20,7 @@ use super::RuleId;
 use crate::finding::{Finding, Location, Severity, Subject};
 use crate::model::{
     ArgoCd, ClusterFacts, ComponentRef, Host, K3sCluster, Location as ModelLocation, Pos, Refs,
-    Site, SiteId, SiteKey, State, Topology,
+    Site, SiteId, SiteKey, State, TierCapabilities, Topology,
 };
 
 mod compute;
@@ -157,6 +157,14 @@ impl<'t> Ctx<'t> {
     pub(crate) fn host_of_guest_at(&self, gi: usize) -> Option<(usize, &'t Host)> {
         let hi = self.refs.guest_host.get(gi)?.get()?;
         self.topo.hosts().get(hi).map(|h| (hi, h))
+    }
+
+    /// The capabilities of the hardware tier of host `hi`: none when the host has no tier, or
+    /// one the topology does not model (each rule that judges a host on its tier says what such
+    /// an unknown means for it: CNI-001, GPU-002, DOC-002).
+    pub(crate) fn tier_capabilities(&self, hi: usize) -> Option<&'t TierCapabilities> {
+        let tier = self.refs.host_tier.get(hi)?.get()?;
+        self.topo.tiers().get(tier).map(|t| &t.capabilities)
     }
 
     /// The node guests of K3s cluster `ki` with their field position (`nodes[i]`), in order.

@@ -8,7 +8,7 @@ use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
 use crate::model::{
     ClusterPurpose, CniKind, ComponentRef, GuestKind, Host, K3sCluster, NodePlacement, PatternKind,
-    ReviewSignal, State, TierCapabilities,
+    ReviewSignal, State,
 };
 
 fn placement_name(p: NodePlacement) -> &'static str {
@@ -25,12 +25,6 @@ fn cni_name(c: CniKind) -> &'static str {
         CniKind::Cilium => "Cilium",
         CniKind::Calico => "Calico",
     }
-}
-
-/// The capabilities of the hardware tier of host `hi`.
-fn capabilities<'t>(ctx: &Ctx<'t>, hi: usize) -> Option<&'t TierCapabilities> {
-    let tier = ctx.refs.host_tier[hi].get()?;
-    ctx.topo.tiers().get(tier).map(|t| &t.capabilities)
 }
 
 /// The field of a cluster that places a node: `nodes[i]` or `candidate_hosts[i]`, formatted only
@@ -145,7 +139,7 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
             // The host's tier: Tier 3 (GPU only through LXC), another, or unknown (no tier, or
             // one the topology does not model; GPU-002 reports that gap on GPU clusters).
-            let tier3 = capabilities(ctx, host_at).map(|c| c.gpu_lxc_only);
+            let tier3 = ctx.tier_capabilities(host_at).map(|c| c.gpu_lxc_only);
             let excepted = placement == NodePlacement::LxcPrivileged && f.lxc_exception();
             if excepted && tier3 == Some(true) {
                 continue;
@@ -335,7 +329,7 @@ pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             field,
         } in placements(ctx, ki)
         {
-            let Some(caps) = capabilities(ctx, host_at) else {
+            let Some(caps) = ctx.tier_capabilities(host_at) else {
                 // Without a tier nothing says whether this host's GPU is reachable from a VM or
                 // only from a privileged LXC: the placement cannot be judged, and that is a gap.
                 sink.emit_at(
