@@ -10,8 +10,6 @@ use cpps_http::test_util::MockApi;
 use cpps_pbs::checks::Sites;
 use cpps_pbs::report::{self, Inventory, Report, ReportOptions};
 use serde_json::json;
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, ResponseTemplate};
 
 async fn inventory(stores: Option<&[String]>) -> Inventory {
     inventory_with(stores, true).await
@@ -76,14 +74,14 @@ async fn inventory_with(stores: Option<&[String]>, remotes_readable: bool) -> In
         )
         .await;
         // An unmounted removable datastore: the report keeps the error and goes on.
-        Mock::given(method("GET"))
-            .and(path("/api2/json/admin/datastore/archive/namespace"))
-            .respond_with(ResponseTemplate::new(400).set_body_json(
-                json!({"data": null, "message": "datastore 'archive' is not mounted\n"}),
-            ))
-            .expect(1)
-            .mount(api.server())
-            .await;
+        common::serve_error(
+            &api,
+            "/admin/datastore/archive/namespace",
+            400,
+            "datastore 'archive' is not mounted\n",
+            1,
+        )
+        .await;
     }
     let inventory = report::collect(&common::token_client(&api), stores).await;
     api.verify().await;
@@ -293,16 +291,8 @@ fn an_unknown_verification_state_fails_the_report() {
 #[tokio::test]
 async fn a_failed_version_read_is_sent_once_and_shared_by_the_parts_that_need_it() {
     let api = common::mock_api().await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/version"))
-        .respond_with(
-            ResponseTemplate::new(503)
-                .set_body_json(json!({"data": null, "message": "service unavailable\n"})),
-        )
-        .expect(4)
-        .named("GET /version, one read with its retries")
-        .mount(api.server())
-        .await;
+    // One read with its retries.
+    common::serve_error(&api, "/version", 503, "service unavailable\n", 4).await;
     common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
     common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
     common::serve_fixture(&api, "/admin/verify", &[], "verify_jobs.json").await;

@@ -215,14 +215,20 @@ pub async fn serve_fixture_without(
     mount(api, call, answer, times, name).await;
 }
 
-/// Answers `GET /api2/json{api_path}` as PBS answers a token without the privilege: 403 with
-/// the message in the body's `message` (proxmox-rest-server, see `cpps-proxmox`'s envelope
-/// docs), expecting exactly one call.
+/// Answers `GET /api2/json{api_path}` as PBS answers a failed call: `status` with the message
+/// in the body's `message` (proxmox-rest-server, see `cpps-proxmox`'s envelope docs),
+/// expecting exactly `times` calls.
+pub async fn serve_error(api: &MockApi, api_path: &str, status: u16, message: &str, times: u64) {
+    let answer =
+        ResponseTemplate::new(status).set_body_json(json!({"data": null, "message": message}));
+    let name = format!("GET {api_path} ({status})");
+    mount(api, get(api_path, &[]), answer, times, name).await;
+}
+
+/// Answers `GET /api2/json{api_path}` as PBS answers a token without the privilege (403,
+/// [`serve_error`]), expecting exactly one call.
 pub async fn serve_permission_denied(api: &MockApi, api_path: &str) {
-    let answer = ResponseTemplate::new(403)
-        .set_body_json(json!({"data": null, "message": "permission check failed\n"}));
-    let name = format!("GET {api_path} (denied)");
-    mount(api, get(api_path, &[]), answer, 1, name).await;
+    serve_error(api, api_path, 403, "permission check failed\n", 1).await;
 }
 
 /// Answers `GET /api2/json/version` as a PBS of release `version` (`3.2`) and patch `release`
