@@ -23,7 +23,8 @@ pub struct VyosEnvelope {
     /// The endpoint the answer comes from (`retrieve`, `configure`, …), named in errors.
     pub endpoint: &'static str,
     /// Whether the router HTML-escapes the text of its errors: VyOS 1.5 and later do, 1.4 does
-    /// not. A client sets it from the router's version, true while the version is not known.
+    /// not. A client sets it from the router's version: false only once the version is known to
+    /// be 1.4 (true while it is not known, and for [`crate::ApiGeneration::Unknown`]).
     pub errors_escaped: bool,
 }
 

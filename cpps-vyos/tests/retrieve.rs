@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{KEY, config_fixture, err, ok, post, router, serve_info_1_5};
+use common::{KEY, config_fixture, err, err_as_written, ok, post, router, serve_info_1_5};
 use cpps_vyos::{ConfigFormat, Error};
 use secrecy::ExposeSecret;
 use serde_json::json;
@@ -113,11 +113,6 @@ async fn errors_are_decoded_whatever_the_content_type_and_unescaped() {
     // 1.4's `error()` (vyos-1x `sagitta` `src/services/vyos-http-api-server`) sends the text as it
     // is, so it is not unescaped once the router is known to be 1.4: a literal `&amp;` stays.
     // While the version is not known the text is read as 1.5 writes it (the entity decoded).
-    let raw_error = |message: &str| {
-        ResponseTemplate::new(400)
-            .insert_header("content-type", "text/html; charset=utf-8")
-            .set_body_string(json!({"success": false, "data": null, "error": message}).to_string())
-    };
     let (api, client) = router().await;
     // No `/info` on 1.4 (404); `show version` names the release.
     Mock::given(method("GET"))
@@ -138,7 +133,10 @@ async fn errors_are_decoded_whatever_the_content_type_and_unescaped() {
         .and(body_json(
             json!({"key": KEY, "op": "show", "path": ["foo"]}),
         ))
-        .respond_with(raw_error("Invalid command: show <foo> &amp; more"))
+        .respond_with(err_as_written(
+            400,
+            "Invalid command: show <foo> &amp; more",
+        ))
         .mount(api.server())
         .await;
     let message = |r: Result<String, Error>| match r {
@@ -162,6 +160,41 @@ async fn errors_are_decoded_whatever_the_content_type_and_unescaped() {
         message(client.show(&["foo"]).await),
         "Invalid command: show <foo> &amp; more",
         "a 1.4 router's text is kept as written"
+    );
+
+    // A version that names neither generation (`ApiGeneration::Unknown`) is not known to be 1.4:
+    // its text is read as 1.5 writes it.
+    let (api, client) = router().await;
+    Mock::given(method("GET"))
+        .and(path("/info"))
+        .respond_with(ResponseTemplate::new(404))
+        .mount(api.server())
+        .await;
+    post("/show")
+        .and(body_json(
+            json!({"key": KEY, "op": "show", "path": ["version"]}),
+        ))
+        .respond_with(ok(json!("Version:          VyOS equuleus-custom\n")))
+        .mount(api.server())
+        .await;
+    post("/show")
+        .and(body_json(
+            json!({"key": KEY, "op": "show", "path": ["foo"]}),
+        ))
+        .respond_with(err_as_written(
+            400,
+            "Invalid command: show <foo> &amp; more",
+        ))
+        .mount(api.server())
+        .await;
+    assert_eq!(
+        client.version().await.unwrap().api,
+        cpps_vyos::ApiGeneration::Unknown
+    );
+    assert_eq!(
+        message(client.show(&["foo"]).await),
+        "Invalid command: show <foo> & more",
+        "a version of neither generation: read as 1.5 escapes"
     );
 }
 

@@ -5,8 +5,9 @@
 //! `merge` and inline `string`, commit-confirm with `confirm_time` and `op: confirm`) and vyos-1x
 //! `src/services/api/rest/models.py` and `routers.py` (JSON bodies with `key`; answers
 //! `{"success","data","error"}` sent as `text/html` by `HTMLResponse`; error text HTML-escaped by
-//! `escape(msg, quote=False)`; 400 for a refused command, 401 for a bad key, 422/500; one global
-//! lock around every configuration session). Each test names the behaviour it relies on.
+//! `escape(msg, quote=False)` on 1.5, as written by 1.4's `src/services/vyos-http-api-server`;
+//! 400 for a refused command, 401 for a bad key, 422/500; one global lock around every
+//! configuration session). Each test names the behaviour it relies on.
 #![allow(dead_code, unreachable_pub)]
 
 use cpps_http::test_util::MockApi;
@@ -48,15 +49,22 @@ pub fn ok(data: Value) -> ResponseTemplate {
         .set_body_string(json!({"success": true, "data": data, "error": null}).to_string())
 }
 
-/// VyOS's error answer (`models.error`): the message HTML-escaped, `text/html`.
+/// VyOS 1.5's error answer (`error()` in vyos-1x `src/services/api/rest/models.py`): the message
+/// HTML-escaped (`escape(msg, quote=False)`), `text/html`.
 pub fn err(status: u16, message: &str) -> ResponseTemplate {
     let escaped = message
         .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;");
+    err_as_written(status, &escaped)
+}
+
+/// VyOS 1.4's error answer (`error()` in vyos-1x `src/services/vyos-http-api-server`, branch
+/// `sagitta`): the message as it is, `text/html`.
+pub fn err_as_written(status: u16, message: &str) -> ResponseTemplate {
     ResponseTemplate::new(status)
         .insert_header("content-type", "text/html; charset=utf-8")
-        .set_body_string(json!({"success": false, "data": null, "error": escaped}).to_string())
+        .set_body_string(json!({"success": false, "data": null, "error": message}).to_string())
 }
 
 /// The path of the `vyos` user's plaintext password in VyOS's own default configuration.
@@ -182,6 +190,15 @@ impl FakeRouter {
     pub fn running(&self) -> ConfigTree {
         self.state.lock().unwrap().running.clone()
     }
+
+    /// This profile's error answer: escaped by 1.5 ([`err`]), as written by 1.4
+    /// ([`err_as_written`]).
+    fn err(&self, status: u16, message: &str) -> ResponseTemplate {
+        match self.profile {
+            Profile::V14 => err_as_written(status, message),
+            Profile::V15 => err(status, message),
+        }
+    }
 }
 
 /// A pydantic validation failure, answered as the servers' `validation_exception_handler` does.
@@ -255,10 +272,10 @@ impl FakeRouter {
                 "set" => VCommand::set(path.clone(), value.as_deref()),
                 "delete" => VCommand::delete(path.clone(), value.as_deref()),
                 "comment" => VCommand::comment(path.clone(), value.as_deref().unwrap_or("")),
-                other => return err(400, &format!("'{other}' is not a valid operation")),
+                other => return self.err(400, &format!("'{other}' is not a valid operation")),
             };
             if let Err(e) = working.apply(&cmd) {
-                return err(
+                return self.err(
                     400,
                     &format!("Configuration path: [{}] is not valid\n{e}", path.join(" ")),
                 );
@@ -292,7 +309,7 @@ impl FakeRouter {
             return ok(Value::Null);
         }
         if st.confirm_pending.is_some() {
-            return err(400, "Another confirm is pending\n");
+            return self.err(400, "Another confirm is pending\n");
         }
         st.confirm_pending = Some(confirm_time);
         ok(json!(format!(
@@ -322,10 +339,10 @@ impl FakeRouter {
             },
             (Profile::V15, "load" | "merge") => {
                 let Some(text) = str_field(body, "string").ok().flatten() else {
-                    return err(400, "Missing required field \"file | string\"");
+                    return self.err(400, "Missing required field \"file | string\"");
                 };
                 let Ok(tree) = ConfigTree::parse_boot(text) else {
-                    return err(400, "Failed to parse specified config file");
+                    return self.err(400, "Failed to parse specified config file");
                 };
                 if op == "load" {
                     st.running = tree;
@@ -341,7 +358,7 @@ impl FakeRouter {
                 // `config_file_op` commits as `_configure_op` does (`run_commit_confirm`).
                 if minutes > 0 {
                     if st.confirm_pending.is_some() {
-                        return err(400, "Another confirm is pending\n");
+                        return self.err(400, "Another confirm is pending\n");
                     }
                     st.confirm_pending = Some(minutes as u32);
                     return ok(json!(format!(
@@ -351,8 +368,8 @@ impl FakeRouter {
                 ok(Value::Null)
             }
             (Profile::V14, "load") if file.is_some() => ok(Value::Null),
-            (Profile::V14, "load") => err(400, "Missing required field \"file\""),
-            (_, other) => err(400, &format!("'{other}' is not a valid operation")),
+            (Profile::V14, "load") => self.err(400, "Missing required field \"file\""),
+            (_, other) => self.err(400, &format!("'{other}' is not a valid operation")),
         }
     }
 
@@ -372,7 +389,7 @@ impl FakeRouter {
             "returnValue" => ok(st.running.value(&path).map_or(Value::Null, |v| json!(v))),
             "returnValues" => ok(json!(st.running.values(&path))),
             "exists" => ok(json!(st.running.exists(&path))),
-            other => err(400, &format!("'{other}' is not a valid operation")),
+            other => self.err(400, &format!("'{other}' is not a valid operation")),
         }
     }
 
@@ -402,16 +419,16 @@ impl FakeRouter {
             }))),
             // vyos-1x `src/op_mode/ipsec.py`: without IPsec it prints `IPsec not initialized`
             // and exits 1, which `show_op` answers 400 (`ConfigSessionError`).
-            ["vpn", "ipsec", "sa"] => err(400, "IPsec not initialized\n"),
+            ["vpn", "ipsec", "sa"] => self.err(400, "IPsec not initialized\n"),
             ["system", "commit", "file", "0"] => match &st.footer {
                 Some(f) => {
                     let mut saved = st.saved.clone();
                     saved.footer = Some(f.clone());
                     ok(json!(saved.to_boot_string()))
                 }
-                None => err(400, "commit revision 0 not available"),
+                None => self.err(400, "commit revision 0 not available"),
             },
-            _ => err(400, "Invalid command"),
+            _ => self.err(400, "Invalid command"),
         }
     }
 }
@@ -439,7 +456,7 @@ impl wiremock::Respond for FakeRouter {
             .requests
             .push((path.clone(), body.clone()));
         if body.get("key").and_then(Value::as_str) != Some(KEY) {
-            return err(401, "Valid API key is required");
+            return self.err(401, "Valid API key is required");
         }
         match path.as_str() {
             "configure" => self.configure(&body),
