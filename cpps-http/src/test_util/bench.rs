@@ -206,6 +206,32 @@ mod tests {
     }
 
     #[test]
+    fn the_thread_clock_moves_with_work_and_never_past_the_wall_clock() {
+        let wall_start = Instant::now();
+        let cpu_start = thread_cpu().expect("Linux has CLOCK_THREAD_CPUTIME_ID");
+        let mut spins = 0u64;
+        // Busy until the thread has been on a CPU for 2 ms (bounded by 10 s of wall time).
+        while thread_cpu().unwrap().saturating_sub(cpu_start) < Duration::from_millis(2)
+            && wall_start.elapsed() < Duration::from_secs(10)
+        {
+            spins = std::hint::black_box(spins + 1);
+        }
+        let cpu = thread_cpu().unwrap().saturating_sub(cpu_start);
+        let wall = wall_start.elapsed();
+        assert!(
+            cpu >= Duration::from_millis(2),
+            "{cpu:?} on a CPU in {wall:?}"
+        );
+        assert!(cpu <= wall, "thread CPU {cpu:?} exceeds wall {wall:?}");
+        // Finer than a scheduler tick (4 ms): a clock moving a tick at a time would first pass
+        // 2 ms at 4. Time waiting for a core is not counted, so a busy neighbour does not add.
+        assert!(
+            cpu < Duration::from_millis(3),
+            "the clock jumped to {cpu:?}"
+        );
+    }
+
+    #[test]
     fn samples_in_turns_come_one_per_input_in_order() {
         let mut seen: Vec<u32> = Vec::new();
         let timed = fastest_in_turns(2, &[1u32, 2, 3], |&i| seen.push(i));
