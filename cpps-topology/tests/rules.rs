@@ -823,10 +823,16 @@ fn pinned(
         .collect()
 }
 
+/// What [`pinned`] gives of `rule` on the base fixture after `edits` (`what` names the change
+/// when an edit does not apply).
+fn pinned_after(edits: &[Edit], what: &str, rule: &str, marker: &str) -> Vec<String> {
+    let text = apply_to(BASE, edits, what);
+    pinned(&run(&text, "edited.yaml"), &text, rule, marker)
+}
+
 #[test]
 fn an_ha_that_lags_is_worded_by_kind_and_boot_and_points_at_ha() {
-    let text = apply_to(
-        BASE,
+    let found = pinned_after(
         &[
             (
                 "  - { id: k3s-a-1, host: a2, kind: vm, ha: true, on_boot: true,",
@@ -846,11 +852,12 @@ fn an_ha_that_lags_is_worded_by_kind_and_boot_and_points_at_ha() {
             ),
         ],
         "PVE-003 wording",
+        "PVE-003",
+        "",
     );
-    let report = run(&text, "ha.yaml");
     // In the report's order (site by site); each points at the value of `ha`.
     assert_eq!(
-        pinned(&report, &text, "PVE-003", ""),
+        found,
         [
             "warning k3s-a-1 guest k3s-a-1 runs in production with `ha: true`, but its HA is only declared: no Proxmox HA resource exists (it only starts on boot) @ true, ha_state: declared, on_boot: true, storage: ssd-alpha, backup: pbs-alpha, state: validated }",
             "warning traefik-alpha traefik traefik-alpha runs in production with `ha: true`, but its HA is only declared: Pulumi creates no Proxmox HA resource (a normal VM with on_boot) @ true, ha_state: declared, on_boot: true, state: validated }",
@@ -862,8 +869,7 @@ fn an_ha_that_lags_is_worded_by_kind_and_boot_and_points_at_ha() {
 
 #[test]
 fn an_ha_more_mature_than_its_component_is_worded_by_kind_and_points_at_ha() {
-    let text = apply_to(
-        BASE,
+    let found = pinned_after(
         &[
             (
                 "role: pbs, backup: pbs-alpha, state: validated }",
@@ -875,10 +881,11 @@ fn an_ha_more_mature_than_its_component_is_worded_by_kind_and_points_at_ha() {
             ),
         ],
         "STATE-001 ha wording",
+        "STATE-001",
+        "its `ha`",
     );
-    let report = run(&text, "ha.yaml");
     assert_eq!(
-        pinned(&report, &text, "STATE-001", "its `ha`"),
+        found,
         [
             "error pbs-a-vm guest pbs-a-vm: its `ha` is marked validated, more mature than the guest itself (declared) @ true, ha_state: validated, state: declared }",
             "error traefik-beta traefik traefik-beta: its `ha` is marked validated, more mature than the instance itself (declared) @ true, ha_state: validated, state: declared }",
@@ -888,8 +895,7 @@ fn an_ha_more_mature_than_its_component_is_worded_by_kind_and_points_at_ha() {
 
 #[test]
 fn a_cluster_listed_twice_points_at_the_repeated_entry_with_the_lists_severity() {
-    let text = apply_to(
-        BASE,
+    let found = pinned_after(
         &[
             (
                 "manages: [k3s-alpha, gpu-alpha]",
@@ -905,11 +911,12 @@ fn a_cluster_listed_twice_points_at_the_repeated_entry_with_the_lists_severity()
             ),
         ],
         "REL-001 listed twice",
+        "REL-001",
+        "twice",
     );
-    let report = run(&text, "twice.yaml");
     // A desired pattern's finding is information only.
     assert_eq!(
-        pinned(&report, &text, "REL-001", "twice"),
+        found,
         [
             "error argocd-alpha ArgoCD argocd-alpha lists cluster k3s-alpha twice @ k3s-alpha], state: validated }",
             "error mesh pattern mesh lists cluster k3s-beta twice @ k3s-beta], state: validated }",
@@ -940,60 +947,40 @@ fn cni_001_on_a_host_without_a_tier_says_the_exception_is_unknown() {
             tier,
         )
     };
-    let cni_001 = |edits: &[Edit]| {
-        let text = apply_to(BASE, edits, "cni-001 tier");
-        let report = run(&text, "t.yaml");
-        report
-            .findings
-            .iter()
-            .filter(|f| f.rule.as_str() == "CNI-001")
-            .map(|f| (f.subject.id().to_owned(), f.severity, f.message.clone()))
-            .collect::<Vec<_>>()
-    };
+    let cni_001 = |edits: &[Edit]| pinned_after(edits, "cni-001 tier", "CNI-001", "");
     // Tier 3 with the exception: allowed.
-    assert_eq!(cni_001(&excepted_lxc_on_a1), []);
-    // No tier on a1: unknown, a warning that names the host.
+    assert_eq!(cni_001(&excepted_lxc_on_a1), [""; 0]);
+    // No tier on a1: unknown, a warning that names the host (never "not a Tier 3 host").
     let mut edits = excepted_lxc_on_a1.to_vec();
     edits.push(a1_tier(
         "  - id: a1\n    site: alpha\n    proxmox_cluster: pve-alpha\n",
     ));
-    let unknown = cni_001(&edits);
-    assert_eq!(unknown.len(), 1, "{unknown:?}");
-    let (subject, severity, message) = &unknown[0];
-    assert_eq!((subject.as_str(), *severity), ("k3s-alpha", Warning));
-    assert!(
-        message.contains("a privileged LXC on a1, which has no hardware tier the topology knows")
-            && !message.contains("not a Tier 3 host"),
-        "{message}"
+    assert_eq!(
+        cni_001(&edits),
+        [
+            "warning k3s-alpha k3s cluster k3s-alpha runs Cilium with a node that is a privileged LXC on a1, which has no hardware tier the topology knows, so whether its `cilium_lxc_exception` (Tier 3 only) holds is unknown: Cilium is supported on VMs @ k3s-a-1]"
+        ]
     );
     // Tier 2A on a1: the exception does not hold, the error says why.
     edits.pop();
     edits.push(a1_tier(
         "  - id: a1\n    site: alpha\n    proxmox_cluster: pve-alpha\n    tier: tier-2a\n",
     ));
-    let other = cni_001(&edits);
-    assert_eq!(other.len(), 1, "{other:?}");
-    assert_eq!(other[0].1, Error);
-    assert!(
-        other[0]
-            .2
-            .contains("a privileged LXC on a1, which is not a Tier 3 host"),
-        "{}",
-        other[0].2
+    assert_eq!(
+        cni_001(&edits),
+        [
+            "error k3s-alpha k3s cluster k3s-alpha runs Cilium with a node that is a privileged LXC on a1, which is not a Tier 3 host: Cilium is supported on VMs @ k3s-a-1]"
+        ]
     );
     // No tier and no exception: the missing exception is the error, whatever the tier.
-    let no_tier_no_exception = cni_001(&[
-        excepted_lxc_on_a1[0],
-        a1_tier("  - id: a1\n    site: alpha\n    proxmox_cluster: pve-alpha\n"),
-    ]);
-    assert_eq!(no_tier_no_exception.len(), 1, "{no_tier_no_exception:?}");
-    assert_eq!(no_tier_no_exception[0].1, Error);
-    assert!(
-        no_tier_no_exception[0]
-            .2
-            .contains("a privileged LXC without a `cilium_lxc_exception` on the cluster"),
-        "{}",
-        no_tier_no_exception[0].2
+    assert_eq!(
+        cni_001(&[
+            excepted_lxc_on_a1[0],
+            a1_tier("  - id: a1\n    site: alpha\n    proxmox_cluster: pve-alpha\n"),
+        ]),
+        [
+            "error k3s-alpha k3s cluster k3s-alpha runs Cilium with a node that is a privileged LXC without a `cilium_lxc_exception` on the cluster: Cilium is supported on VMs @ k3s-a-1]"
+        ]
     );
 }
 
@@ -1002,45 +989,45 @@ fn cni_001_on_a_host_without_a_tier_says_the_exception_is_unknown() {
 #[test]
 fn cni_002_on_a_cilium_without_a_known_minor_says_the_version_is_unknown() {
     let cni_002 = |version: &'static str| {
-        let text = apply_to(
-            BASE,
+        pinned_after(
             &[(
                 "    nodes: [k3s-a-1]\n    cni: { kind: cilium, version: \"1.16.3\" }",
                 version,
             )],
             "cni-002 version",
-        );
-        let report = run(&text, "v.yaml");
-        report
-            .findings
-            .iter()
-            .filter(|f| f.rule.as_str() == "CNI-002")
-            .map(|f| (f.subject.id().to_owned(), f.severity, f.message.clone()))
-            .collect::<Vec<_>>()
+            "CNI-002",
+            "",
+        )
     };
-    let warning = |message: &str| vec![("k3s-alpha".to_owned(), Warning, message.to_owned())];
+    // Each points at what it judges: the `cni` without a version, or the version.
+    let warning = |message: &str, at: &str| vec![format!("warning k3s-alpha {message} @ {at}")];
     assert_eq!(
         cni_002("    nodes: [k3s-a-1]\n    cni: { kind: cilium }"),
         warning(
-            "k3s cluster k3s-alpha runs Cilium without a `cni.version`: whether it is 1.16 or later is unknown"
+            "k3s cluster k3s-alpha runs Cilium without a `cni.version`: whether it is 1.16 or later is unknown",
+            "{ kind: cilium }"
         )
     );
     assert_eq!(
         cni_002("    nodes: [k3s-a-1]\n    cni: { kind: cilium, version: \"1\" }"),
         warning(
-            "k3s cluster k3s-alpha runs Cilium 1 without a minor version: whether it is 1.16 or later is unknown"
+            "k3s cluster k3s-alpha runs Cilium 1 without a minor version: whether it is 1.16 or later is unknown",
+            "\"1\" }"
         )
     );
     assert_eq!(
         cni_002("    nodes: [k3s-a-1]\n    cni: { kind: cilium, version: \"1.15.7\" }"),
-        warning("k3s cluster k3s-alpha runs Cilium 1.15.7, older than 1.16")
+        warning(
+            "k3s cluster k3s-alpha runs Cilium 1.15.7, older than 1.16",
+            "\"1.15.7\" }"
+        )
     );
     assert_eq!(
         cni_002("    nodes: [k3s-a-1]\n    cni: { kind: cilium, version: \"1.16\" }"),
-        []
+        [""; 0]
     );
     assert_eq!(
         cni_002("    nodes: [k3s-a-1]\n    cni: { kind: cilium, version: \"2\" }"),
-        []
+        [""; 0]
     );
 }
