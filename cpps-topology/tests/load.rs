@@ -465,47 +465,30 @@ guests:
 ",
     )
     .unwrap_or_else(|e| panic!("{}", e.render()));
-    let site = |s: &str| s.parse().unwrap();
-    let cluster = |c: &str| c.parse().unwrap();
-    let host = |h: &str| h.parse().unwrap();
-    assert_eq!(
-        t.hosts_in(&site("sp"))
+    // The ids each lookup gives, in its order.
+    let in_site = |s: &str| {
+        t.hosts_in(&s.parse().unwrap())
             .map(|h| h.id.as_str())
-            .collect::<Vec<_>>(),
-        ["h-sp-c", "h-sp-a", "h-sp-b"]
-    );
-    assert_eq!(
-        t.hosts_in(&site("franca"))
+            .collect::<Vec<_>>()
+    };
+    let of_cluster = |c: &str| {
+        t.hosts_of_cluster(&c.parse().unwrap())
             .map(|h| h.id.as_str())
-            .collect::<Vec<_>>(),
-        ["h-fr-b", "h-fr-a"]
-    );
-    assert_eq!(
-        t.hosts_of_cluster(&cluster("pve-sp"))
-            .map(|h| h.id.as_str())
-            .collect::<Vec<_>>(),
-        ["h-sp-c", "h-sp-b"]
-    );
-    assert_eq!(
-        t.hosts_of_cluster(&cluster("pve-franca"))
-            .map(|h| h.id.as_str())
-            .collect::<Vec<_>>(),
-        ["h-fr-b", "h-fr-a"]
-    );
-    assert_eq!(
-        t.guests_on(&host("h-sp-c"))
+            .collect::<Vec<_>>()
+    };
+    let on_host = |h: &str| {
+        t.guests_on(&h.parse().unwrap())
             .map(|g| g.id.as_str())
-            .collect::<Vec<_>>(),
-        ["g-3", "g-1", "g-2"]
-    );
-    assert_eq!(
-        t.guests_on(&host("h-fr-b"))
-            .map(|g| g.id.as_str())
-            .collect::<Vec<_>>(),
-        ["g-9"]
-    );
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(in_site("sp"), ["h-sp-c", "h-sp-a", "h-sp-b"]);
+    assert_eq!(in_site("franca"), ["h-fr-b", "h-fr-a"]);
+    assert_eq!(of_cluster("pve-sp"), ["h-sp-c", "h-sp-b"]);
+    assert_eq!(of_cluster("pve-franca"), ["h-fr-b", "h-fr-a"]);
+    assert_eq!(on_host("h-sp-c"), ["g-3", "g-1", "g-2"]);
+    assert_eq!(on_host("h-fr-b"), ["g-9"]);
     // A host without guests, a site and a cluster that are not there: nothing.
-    assert_eq!(t.guests_on(&host("h-sp-a")).count(), 0);
-    assert_eq!(t.hosts_in(&site("nowhere")).count(), 0);
-    assert_eq!(t.hosts_of_cluster(&cluster("pve-nowhere")).count(), 0);
+    assert_eq!(on_host("h-sp-a"), [""; 0]);
+    assert_eq!(in_site("nowhere"), [""; 0]);
+    assert_eq!(of_cluster("pve-nowhere"), [""; 0]);
 }
