@@ -811,16 +811,14 @@ async fn each_client_reads_the_environment_for_a_site_from_it_and_the_file_for_a
         ),
     )
     .unwrap();
+    let file_values = [
+        vec!["PVEAPIToken=file@pve!ro=pve-file".to_owned()],
+        vec![LS_FILE.to_owned()],
+        vec!["PBSAPIToken=file@pbs!ro:pbs-file".to_owned()],
+        vec!["vyos-file".to_owned()],
+    ];
     ask_each(&file, &env).await;
-    assert_eq!(
-        from_file.credentials().await,
-        [
-            vec!["PVEAPIToken=file@pve!ro=pve-file".to_owned()],
-            vec![LS_FILE.to_owned()],
-            vec!["PBSAPIToken=file@pbs!ro:pbs-file".to_owned()],
-            vec!["vyos-file".to_owned()],
-        ]
-    );
+    assert_eq!(from_file.credentials().await, file_values);
     assert_eq!(from_env.credentials().await, <[Vec<String>; 4]>::default());
 
     let environment = live::endpoints::Endpoints::from_env("sp", None, &env).unwrap();
@@ -834,4 +832,6 @@ async fn each_client_reads_the_environment_for_a_site_from_it_and_the_file_for_a
             vec!["vyos-env".to_owned()],
         ]
     );
+    // The site read from the environment sent nothing to the file's servers.
+    assert_eq!(from_file.credentials().await, file_values);
 }
