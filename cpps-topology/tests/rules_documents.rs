@@ -409,8 +409,8 @@ fn an_adoption_follows_its_state_and_a_planned_replacement_lowers_it() {
 
 /// The uniform GPU placement of the decision table ("Padronização forçada (ambos LXC ou ambos
 /// VM)") is judged on the hosts' tier: a tier that forces the LXC is no standardisation, one that
-/// allows a VM is, and a host without a tier leaves it unknown, which is said as such at a
-/// warning, never as "allows otherwise" nor as nothing.
+/// allows a VM is, and a host without a tier (or no host modelled) leaves it unknown, which is
+/// said as such at a warning, never as "allows otherwise" nor as nothing.
 #[test]
 fn a_uniform_gpu_placement_is_judged_on_the_hosts_tier_and_an_unknown_tier_is_said() {
     let tier = |line: &'static str| {
@@ -448,6 +448,24 @@ fn a_uniform_gpu_placement_is_judged_on_the_hosts_tier_and_an_unknown_tier_is_sa
         f.message.contains(
             "whether its hosts' tier forces it is unknown (host pve-ippri-31 has no hardware tier)"
         ) && !f.message.contains("allows otherwise"),
+        "{}",
+        f.message
+    );
+    // No node and no candidate host: no host of it is modelled, unknown too.
+    let text = apply_to(
+        DEFAULT_TOPOLOGY_YAML,
+        &[(
+            "    nodes: [gpu-sp-01]\n    node_placement: lxc_privileged\n",
+            "    node_placement: lxc_privileged\n",
+        )],
+        "no host",
+    );
+    let no_host = run(&text, "n.yaml");
+    let f = find(&no_host, "DOC-002", "k3s-gpu-sp");
+    assert_eq!(f.severity, Warning);
+    assert!(
+        f.message
+            .contains("whether its hosts' tier forces it is unknown (no host of it is modelled)"),
         "{}",
         f.message
     );
