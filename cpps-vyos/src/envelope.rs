@@ -5,9 +5,9 @@
 //! `src/services/vyos-http-api-server` (1.4, branch `sagitta`): the JSON is sent in an
 //! `HTMLResponse`, so as `text/html`; 1.5 HTML-escapes the error text
 //! (`escape(msg, quote=False)`), 1.4 does not, so the text is unescaped only for a router not
-//! known to be 1.4 (the client's cached version decides); a bad key is 401 "Valid API key is required"
-//! (`auth_required`), a refused command 400, a malformed request 400 or 422, an internal error
-//! 500.
+//! known to be 1.4 (the client's cached version decides); a bad key is 401 "Valid API key is
+//! required" (`auth_required`), a refused command 400, a malformed request 400 (both versions'
+//! `validation_exception_handler` answers through `error()`) or 422, an internal error 500.
 
 use cpps_http::{Response, StatusCode};
 use serde::Deserialize;

@@ -6,8 +6,10 @@
 //!   optional commit-confirm ([`Client::plan_configure`], [`Client::configure`],
 //!   [`Client::confirm`]), `/config-file` ([`Client::save`], [`Client::load`], [`Client::merge`]),
 //!   the operational endpoints, `GET /info` and the router's version ([`Client::version`]). Every
-//!   answer is decoded by [`envelope::VyosEnvelope`]. One write in flight per router; writes are
-//!   never retried, and every write is checked by reading the configuration back
+//!   answer is decoded by [`envelope::VyosEnvelope`]; the text of an error answer
+//!   ([`Error::Api`]) is HTML-unescaped as VyOS 1.5 escapes it, and kept as written once
+//!   [`Client::version`] has found the router to be 1.4. One write in flight per router; writes
+//!   are never retried, and every write is checked by reading the configuration back
 //!   ([`Committed::landed`], [`Committed::commands`]).
 //! - [`config`]: a parser for `config.boot` (exactly as VyOS prints it) and for `set` commands
 //!   into one typed tree ([`ConfigTree`]), rendering back to both forms, a diff of two trees as
