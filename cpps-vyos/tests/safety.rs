@@ -114,6 +114,37 @@ async fn on_both_versions_a_batch_is_one_request_read_back_per_command() {
     }
 }
 
+/// A refused batch's error text reads as the router wrote it on both versions: 1.5's `error()`
+/// (vyos-1x `src/services/api/rest/models.py`) HTML-escapes it and the client unescapes it, 1.4's
+/// (`sagitta` `src/services/vyos-http-api-server`) sends it as it is and the client, knowing the
+/// version, keeps it (a literal `&amp;` in the path stays one).
+#[tokio::test]
+async fn on_both_versions_a_refusal_reads_as_the_router_wrote_it() {
+    for (profile, api) in [
+        (Profile::V14, ApiGeneration::V14),
+        (Profile::V15, ApiGeneration::V15),
+    ] {
+        let (_api, client, _fake) = FakeRouter::new(profile, start_tree()).start().await;
+        assert_eq!(client.version().await.unwrap().api, api);
+        let bad = vec![Command::set(
+            ["system", "host-name", "a&amp;<b>"],
+            Some("x"),
+        )];
+        match client.configure(&bad, None).await {
+            Err(Error::Api {
+                status: 400,
+                message,
+                ..
+            }) => assert!(
+                message
+                    .starts_with("Configuration path: [system host-name a&amp;<b>] is not valid"),
+                "{profile:?}: {message}"
+            ),
+            other => panic!("{profile:?}: {other:?}"),
+        }
+    }
+}
+
 /// vyos-1x `src/services/api/rest/models.py` (1.5): `confirm_time: StrictInt` at the top level of
 /// `ConfigureListModel`; `routers.py` answers `commit_confirm`'s text, `python/vyos/config_mgmt.py`
 /// "Initialized commit-confirm; N minutes to confirm before reboot"; `confirm` answers "Reboot
