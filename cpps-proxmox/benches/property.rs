@@ -19,11 +19,11 @@
 //! keys come in no order, so `Volume` sorts them.
 //!
 //! The parser touches about 74 bytes a key (the text, read once, its copy, 16 bytes of offsets, a
-//! 4-byte hash and 1.5 bytes of Bloom filter) and `Volume` sorts those offsets in place: 30 000 keys stay
-//! in a core's 2 MiB L2 cache between runs, 300 000 keys stream from the shared L3; `-- 30000`
-//! judges 300 000 → 3 000 000 keys, both past the L2 (and past the 32 MiB above which glibc maps
-//! every block anew, whatever its settings). On a shared machine these ratios move by half
-//! between runs (the neighbours' use of the shared cache and memory bandwidth); instruction
+//! 4-byte hash and 1.5 bytes of Bloom filter) and `Volume` sorts those offsets in place: 30 000
+//! keys stay in a core's 2 MiB L2 cache between runs, 300 000 keys stream from the shared L3;
+//! `-- 30000` judges 300 000 → 3 000 000 keys, both past the L2 (and past the 32 MiB above which
+//! glibc maps every block anew, whatever its settings). On a shared machine these ratios move by
+//! half between runs (the neighbours' use of the shared cache and memory bandwidth); instruction
 //! counts do not: where valgrind is installed the bench counts them (cachegrind,
 //! `CPPS_PROPERTY_BENCH_ONLY=parse:N` minus `gen:N`, the input's generation; `generic:N` and
 //! `typed:N` run one parser) at `KEYS` and ten times it. A benchmark, not a test: it asserts
