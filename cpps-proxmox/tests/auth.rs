@@ -27,6 +27,13 @@ fn nodes() -> ResponseTemplate {
     common::data_answer(json!([{"node": "pve1", "status": "online"}]))
 }
 
+/// Answers one `GET /nodes` that carries the ticket `ticket` in its cookie.
+async fn serve_nodes_once_for(api: &MockApi, ticket: &str) {
+    let cookie = format!("PVEAuthCookie={ticket}");
+    let call = common::pve_call("GET", "nodes").and(header("cookie", cookie.as_str()));
+    common::mount_once(api, call, nodes()).await;
+}
+
 fn client(api: &MockApi) -> cpps_proxmox::ClientBuilder {
     Client::builder(api.base_url().as_str())
         .password(
@@ -52,18 +59,8 @@ async fn an_old_ticket_is_renewed_by_posting_it_as_the_password() {
         ticket("PVE:ops@pve:T2", "C2"),
     )
     .await;
-    common::mount_once(
-        &api,
-        common::pve_call("GET", "nodes").and(header("cookie", "PVEAuthCookie=PVE:ops@pve:T1")),
-        nodes(),
-    )
-    .await;
-    common::mount_once(
-        &api,
-        common::pve_call("GET", "nodes").and(header("cookie", "PVEAuthCookie=PVE:ops@pve:T2")),
-        nodes(),
-    )
-    .await;
+    serve_nodes_once_for(&api, "PVE:ops@pve:T1").await;
+    serve_nodes_once_for(&api, "PVE:ops@pve:T2").await;
     // Writes carry the CSRF token of the renewed ticket.
     common::mount_once(
         &api,
@@ -158,12 +155,7 @@ async fn a_totp_challenge_is_answered_with_the_code() {
         ticket("PVE:ops@pve:FULL", "C"),
     )
     .await;
-    common::mount_once(
-        &api,
-        common::pve_call("GET", "nodes").and(header("cookie", "PVEAuthCookie=PVE:ops@pve:FULL")),
-        nodes(),
-    )
-    .await;
+    serve_nodes_once_for(&api, "PVE:ops@pve:FULL").await;
     let pve = client(&api)
         .totp(Arc::new(|| Ok(SecretString::from("123456".to_owned()))))
         .build()
