@@ -4,6 +4,7 @@
 mod common;
 
 use common::{KEY, config_fixture, err, err_as_written, ok, post, router, serve_info_1_5};
+use cpps_http::test_util::MockApi;
 use cpps_vyos::{ConfigFormat, Error};
 use secrecy::ExposeSecret;
 use serde_json::json;
@@ -113,32 +114,11 @@ async fn errors_are_decoded_whatever_the_content_type_and_unescaped() {
     // 1.4's `error()` (vyos-1x `sagitta` `src/services/vyos-http-api-server`) sends the text as it
     // is, so it is not unescaped once the router is known to be 1.4: a literal `&amp;` stays.
     // While the version is not known the text is read as 1.5 writes it (the entity decoded).
-    let (api, client) = router().await;
     // No `/info` on 1.4 (404); `show version` names the release.
-    Mock::given(method("GET"))
-        .and(path("/info"))
-        .respond_with(ResponseTemplate::new(404))
-        .mount(api.server())
-        .await;
-    post("/show")
-        .and(body_json(
-            json!({"key": KEY, "op": "show", "path": ["version"]}),
-        ))
-        .respond_with(ok(json!(
-            "Version:          VyOS 1.4.0\nRelease train:    sagitta\n"
-        )))
-        .mount(api.server())
-        .await;
-    post("/show")
-        .and(body_json(
-            json!({"key": KEY, "op": "show", "path": ["foo"]}),
-        ))
-        .respond_with(err_as_written(
-            400,
-            "Invalid command: show <foo> &amp; more",
-        ))
-        .mount(api.server())
-        .await;
+    let (_api, client) = router_without_info_refusing_foo(
+        "Version:          VyOS 1.4.0\nRelease train:    sagitta\n",
+    )
+    .await;
     let message = |r: Result<String, Error>| match r {
         Err(Error::Api {
             status: 400,
@@ -164,29 +144,8 @@ async fn errors_are_decoded_whatever_the_content_type_and_unescaped() {
 
     // A version that names neither generation (`ApiGeneration::Unknown`) is not known to be 1.4:
     // its text is read as 1.5 writes it.
-    let (api, client) = router().await;
-    Mock::given(method("GET"))
-        .and(path("/info"))
-        .respond_with(ResponseTemplate::new(404))
-        .mount(api.server())
-        .await;
-    post("/show")
-        .and(body_json(
-            json!({"key": KEY, "op": "show", "path": ["version"]}),
-        ))
-        .respond_with(ok(json!("Version:          VyOS equuleus-custom\n")))
-        .mount(api.server())
-        .await;
-    post("/show")
-        .and(body_json(
-            json!({"key": KEY, "op": "show", "path": ["foo"]}),
-        ))
-        .respond_with(err_as_written(
-            400,
-            "Invalid command: show <foo> &amp; more",
-        ))
-        .mount(api.server())
-        .await;
+    let (_api, client) =
+        router_without_info_refusing_foo("Version:          VyOS equuleus-custom\n").await;
     assert_eq!(
         client.version().await.unwrap().api,
         cpps_vyos::ApiGeneration::Unknown
@@ -283,4 +242,33 @@ async fn debug_never_shows_the_key() {
     let shown = format!("{client:?}");
     assert!(!shown.contains(KEY), "{shown}");
     assert!(shown.contains("redacted"), "{shown}");
+}
+
+/// A router without `/info` (404, as 1.4 answers) whose `show version` prints `version` and
+/// whose `show foo` is refused with a text holding a literal `&amp;`, sent as written.
+async fn router_without_info_refusing_foo(version: &str) -> (MockApi, cpps_vyos::Client) {
+    let (api, client) = router().await;
+    Mock::given(method("GET"))
+        .and(path("/info"))
+        .respond_with(ResponseTemplate::new(404))
+        .mount(api.server())
+        .await;
+    post("/show")
+        .and(body_json(
+            json!({"key": KEY, "op": "show", "path": ["version"]}),
+        ))
+        .respond_with(ok(json!(version)))
+        .mount(api.server())
+        .await;
+    post("/show")
+        .and(body_json(
+            json!({"key": KEY, "op": "show", "path": ["foo"]}),
+        ))
+        .respond_with(err_as_written(
+            400,
+            "Invalid command: show <foo> &amp; more",
+        ))
+        .mount(api.server())
+        .await;
+    (api, client)
 }
