@@ -18,9 +18,7 @@ venv="$cache/venv-fakepve"
 version="0.5.0"
 
 if ! "$venv/bin/python" -c "import fakepve, cryptography, sys; sys.exit(fakepve.__version__ != '$version')" 2>/dev/null; then
-  mkdir -p "$cache"
-  python3 -m venv "$venv" >&2
-  "$venv/bin/pip" install -q "fakepve[crypto]==$version" >&2
+  bash "$repo/xtask/env/install.sh" venv "$venv" "fakepve[crypto]==$version"
 fi
 
 # A server left by an earlier run in the same state folder is stopped first.

@@ -25,17 +25,14 @@ installed() { "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.ex
 
 if ! installed pulumi "$pulumi_version" || ! installed pulumi_proxmoxve "$provider8" \
   || ! installed ansible-core "$ansible_version"; then
-  mkdir -p "$cache"
-  python3 -m venv "$venv" >&2
-  "$venv/bin/pip" install -q "pulumi==$pulumi_version" "pulumi-proxmoxve==$provider8" \
-    "ansible-core==$ansible_version" >&2
+  bash "$(dirname "$0")/install.sh" venv "$venv" "pulumi==$pulumi_version" \
+    "pulumi-proxmoxve==$provider8" "ansible-core==$ansible_version"
 fi
 
 # Provider 7.x beside 8.x: installed without dependencies (the SDK is the venv's) into a folder
 # that a run puts first on PYTHONPATH.
 if ! PYTHONPATH="$pve7" "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('pulumi_proxmoxve') != '$provider7')" 2>/dev/null; then
-  rm -rf "$pve7"
-  "$venv/bin/pip" install -q --no-deps --target "$pve7" "pulumi-proxmoxve==$provider7" >&2
+  bash "$(dirname "$0")/install.sh" pip-target "$venv" "$pve7" "pulumi-proxmoxve==$provider7"
 fi
 
 "$venv/bin/ansible-inventory" --version >&2

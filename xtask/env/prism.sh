@@ -29,9 +29,7 @@ fi
 cache="${CPPS_TOOL_CACHE:-$HOME/.cache/cpps-tools}/prism"
 prism="$cache/node_modules/.bin/prism"
 if [ ! -x "$prism" ]; then
-  command -v npm >/dev/null || { echo "prism.sh: npm is required to install Prism" >&2; exit 1; }
-  mkdir -p "$cache"
-  npm install --silent --no-audit --no-fund --prefix "$cache" '@stoplight/prism-cli@5' >&2
+  bash "$root/xtask/env/install.sh" npm "$cache" '@stoplight/prism-cli@5'
 fi
 [ -x "$prism" ] || { echo "prism.sh: Prism did not install into $cache" >&2; exit 1; }
 

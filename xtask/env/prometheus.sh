@@ -11,12 +11,10 @@ set -euo pipefail
 if [ $# -ne 1 ]; then echo "usage: $0 STATE_DIR" >&2; exit 2; fi
 mkdir -p "$1"
 if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >&2
-  # --no-install-recommends: the web console libraries and node exporter are not needed.
-  apt-get install -y -qq --no-install-recommends prometheus >&2
+  # Without recommends (install.sh): the web console libraries and node exporter are not needed.
   # The package enables and starts a system Prometheus on :9090 where init runs; the tests
   # start their own on a free port and never talk to it.
+  bash "$(dirname "$0")/install.sh" apt prometheus
 fi
 prometheus=$(command -v prometheus)
 promtool=$(command -v promtool)

@@ -74,6 +74,18 @@ fn tool_cache() -> PathBuf {
     )
 }
 
+/// Installs a tool the way the test servers' scripts do: through `xtask/env/install.sh`, which
+/// takes the machine's install lock and says which package failed and why.
+fn install(args: &[&str]) -> Result<()> {
+    let root = crate::workspace_root()?;
+    crate::test::run_step(
+        &format!("install.sh {}", args.join(" ")),
+        Command::new("bash")
+            .arg(root.join("xtask/env/install.sh"))
+            .args(args),
+    )
+}
+
 /// A venv with proxmoxer, cached outside the repository; versions pinned so that two runs of the
 /// benchmark compare the same client.
 fn proxmoxer_python() -> Result<PathBuf> {
@@ -85,20 +97,7 @@ fn proxmoxer_python() -> Result<PathBuf> {
         .status()
         .is_ok_and(|s| s.success());
     if !ready {
-        eprintln!("xtask bench: creating {}", venv.display());
-        crate::test::run_step(
-            "python3 -m venv",
-            Command::new("python3").arg("-m").arg("venv").arg(&venv),
-        )?;
-        crate::test::run_step(
-            "pip install proxmoxer",
-            Command::new(venv.join("bin").join("pip")).args([
-                "install",
-                "-q",
-                "proxmoxer==2.3.0",
-                "requests==2.34.2",
-            ]),
-        )?;
+        install(&["venv", &venv.to_string_lossy(), "proxmoxer==2.3.0", "requests==2.34.2"])?;
     }
     Ok(python)
 }
@@ -188,11 +187,16 @@ struct Nginx {
 
 impl Nginx {
     fn start(dir: &Path, answers: &Path, cert: &Path, key: &Path) -> Result<Nginx> {
-        let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"]
-            .into_iter()
-            .map(PathBuf::from)
-            .find(|p| p.exists())
-            .context("nginx is not installed (Debian: apt-get install -y nginx-light)")?;
+        let find = || {
+            ["/usr/sbin/nginx", "/usr/bin/nginx"]
+                .into_iter()
+                .map(PathBuf::from)
+                .find(|p| p.exists())
+        };
+        if find().is_none() {
+            install(&["apt", "nginx-light"])?;
+        }
+        let nginx = find().context("nginx-light installed, yet no nginx binary was found")?;
         let port = free_port()?;
         let second_port = free_port()?;
         let log = dir.join("access.log");
