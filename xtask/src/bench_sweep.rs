@@ -97,7 +97,12 @@ fn proxmoxer_python() -> Result<PathBuf> {
         .status()
         .is_ok_and(|s| s.success());
     if !ready {
-        install(&["venv", &venv.to_string_lossy(), "proxmoxer==2.3.0", "requests==2.34.2"])?;
+        install(&[
+            "venv",
+            &venv.to_string_lossy(),
+            "proxmoxer==2.3.0",
+            "requests==2.34.2",
+        ])?;
     }
     Ok(python)
 }
