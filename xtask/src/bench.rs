@@ -27,12 +27,12 @@
 //!   N, 10·N and 100·N, in thread CPU time, with instruction counts when valgrind is installed
 //!   (benches `property` of cpps-proxmox and `parse` of cpps-vyos).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::path::Path;
+use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 
-use crate::test::cargo;
+use crate::tools::cargo;
 
 /// Arguments of `cargo xtask bench`.
 #[derive(Debug, clap::Args)]
@@ -105,38 +105,4 @@ fn cargo_bench(root: &Path, package: &str, bench: &str, args: &[&str]) -> Result
         bail!("the {bench} bench failed ({status})");
     }
     Ok(())
-}
-
-/// Builds a bench binary and returns its path (from cargo's JSON messages).
-pub(crate) fn bench_executable(root: &Path, package: &str, bench: &str) -> Result<PathBuf> {
-    // The live features: benches that need them say so (`required-features`).
-    let features: &[&str] = if package == "cpps-topology" {
-        &["--features", "live"]
-    } else {
-        &[]
-    };
-    let output = Command::new(cargo())
-        .args([
-            "bench",
-            "-p",
-            package,
-            "--bench",
-            bench,
-            "--no-run",
-            "--message-format=json",
-        ])
-        .args(features)
-        .current_dir(root)
-        .stderr(Stdio::inherit())
-        .output()
-        .context("building the sweep bench")?;
-    if !output.status.success() {
-        bail!("building the {bench} bench failed");
-    }
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|m| m["target"]["name"] == bench)
-        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-        .with_context(|| format!("cargo did not report the {bench} executable"))
 }

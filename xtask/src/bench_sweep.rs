@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::bench::bench_executable;
+use crate::tools::{bench_executable, install, run_step, tool_cache};
 
 /// Arguments of `cargo xtask bench sweep`.
 #[derive(Debug, Clone, clap::Args)]
@@ -64,28 +64,6 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(value * scale))
 }
 
-fn tool_cache() -> PathBuf {
-    std::env::var_os("CPPS_TOOL_CACHE").map_or_else(
-        || {
-            let home = std::env::var_os("HOME").unwrap_or_else(|| "/root".into());
-            PathBuf::from(home).join(".cache").join("cpps-tools")
-        },
-        PathBuf::from,
-    )
-}
-
-/// Installs a tool the way the test servers' scripts do: through `xtask/env/install.sh`, which
-/// takes the machine's install lock and says which package failed and why.
-fn install(args: &[&str]) -> Result<()> {
-    let root = crate::workspace_root()?;
-    crate::test::run_step(
-        &format!("install.sh {}", args.join(" ")),
-        Command::new("bash")
-            .arg(root.join("xtask/env/install.sh"))
-            .args(args),
-    )
-}
-
 /// A venv with proxmoxer, cached outside the repository; versions pinned so that two runs of the
 /// benchmark compare the same client.
 fn proxmoxer_python() -> Result<PathBuf> {
@@ -119,7 +97,7 @@ impl Fakepve {
         std::fs::create_dir_all(&state)?;
         let estate = state.join("estate.json");
         // The estate generator needs only Python's standard library.
-        crate::test::run_step(
+        run_step(
             "generate the estate",
             Command::new("python3")
                 .arg(root.join("xtask/bench/estate.py"))
@@ -589,7 +567,7 @@ pub(crate) fn run_sweep(root: &Path, args: &SweepArgs) -> Result<()> {
 
     // fakepve: the second figure, and the source of the answers served statically afterwards.
     let fakepve = Fakepve::start(root, args.nodes, args.guests)?;
-    crate::test::run_step(
+    run_step(
         "capture fakepve's answers",
         Command::new("python3")
             .arg(root.join("xtask/bench/capture.py"))

@@ -4,7 +4,8 @@ use std::process::{Command, ExitCode};
 
 use anyhow::Result;
 
-use crate::test::{TestArgs, cargo, run_step};
+use crate::test::TestArgs;
+use crate::tools::{cargo, run_step};
 
 /// Arguments of `cargo xtask ci`.
 #[derive(Debug, clap::Args)]

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::test::cargo;
+use crate::tools::cargo;
 
 /// The bound on the run of the smoke (the build before it is not counted).
 const RUN_LIMIT: Duration = Duration::from_secs(60);

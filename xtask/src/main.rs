@@ -16,6 +16,7 @@ mod diagram;
 mod gpu_smoke;
 mod schema;
 mod test;
+mod tools;
 
 /// Workspace automation for the CPPS SDK.
 #[derive(Debug, Parser)]

@@ -15,6 +15,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use crate::tools::cargo;
+
 /// Arguments of `cargo xtask test`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct TestArgs {
@@ -268,23 +270,6 @@ fn print_tail(log: &Path) {
             eprintln!("    {line}");
         }
     }
-}
-
-/// The cargo that runs this xtask.
-pub(crate) fn cargo() -> PathBuf {
-    std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from)
-}
-
-/// Fails unless `command` succeeds, echoing it first.
-pub(crate) fn run_step(name: &str, command: &mut Command) -> Result<()> {
-    eprintln!("xtask: {name}");
-    let status = command
-        .status()
-        .with_context(|| format!("running {name}"))?;
-    if !status.success() {
-        bail!("{name} failed ({status})");
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -239,9 +239,11 @@ fn no_service_script_runs_a_package_manager_of_its_own() {
             ]
             .iter()
             .any(|tool| code.contains(tool));
-            // The private source download of kube-apiserver.sh touches no system lock.
+            // The private source download of kube-apiserver.sh touches no system lock, and a
+            // message may name a command.
             let private = code.contains("apt-get $O");
-            if installs && !private {
+            let message = code.trim_start().starts_with("echo ") || code.contains("|| { echo");
+            if installs && !private && !message {
                 offenders.push(format!("{}:{}: {line}", path.display(), number + 1));
             }
         }
