@@ -54,20 +54,27 @@ impl FakeMachine {
         self.dir.path().join(sub)
     }
 
-    /// `install.sh ARGS`, started in the background with this machine's tools and lock.
-    fn spawn(&self, args: &[&str]) -> Child {
+    /// `install.sh ARGS` with this machine's tools, cache and lock.
+    fn command(&self, args: &[&str]) -> Command {
         let path = format!(
             "{}:{}",
             self.path("bin").display(),
             std::env::var("PATH").unwrap()
         );
-        Command::new("bash")
+        let mut command = Command::new("bash");
+        command
             .arg(install_script())
             .args(args)
             .env("PATH", path)
             .env("FAKE_STATE", self.path("state"))
             .env("CPPS_TOOL_CACHE", self.path("cache"))
-            .env("CPPS_INSTALL_LOCK", self.path("install.lock"))
+            .env("CPPS_INSTALL_LOCK", self.path("install.lock"));
+        command
+    }
+
+    /// `install.sh ARGS`, started in the background.
+    fn spawn(&self, args: &[&str]) -> Child {
+        self.command(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -190,23 +197,11 @@ fn a_lock_held_too_long_is_named_in_the_error() {
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let mut command = Command::new("bash");
-    command
-        .arg(install_script())
-        .args(["apt", "golang-go"])
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                machine.path("bin").display(),
-                std::env::var("PATH").unwrap()
-            ),
-        )
-        .env("FAKE_STATE", machine.path("state"))
-        .env("CPPS_TOOL_CACHE", machine.path("cache"))
-        .env("CPPS_INSTALL_LOCK", &lock)
-        .env("CPPS_INSTALL_LOCK_WAIT", "1");
-    let output = command.output().unwrap();
+    let output = machine
+        .command(&["apt", "golang-go"])
+        .env("CPPS_INSTALL_LOCK_WAIT", "1")
+        .output()
+        .unwrap();
     holder.kill().unwrap();
     let _ = holder.wait();
     assert_eq!(output.status.code(), Some(75));
