@@ -153,6 +153,10 @@ pub const XID_TABLE: &[XidInfo] = &[
 /// "the GPU can be immediately used again by starting a new GPU process"; GPU_RESET, terminate the
 /// GPU processes and reset the GPU; NODE_REBOOT, reboot the operating system; DRAIN_P2P, stop
 /// peer-to-peer traffic; DRAIN_AND_RESET, both.
+///
+/// Values 0 to 5 as in go-nvml `gen/nvml/nvml.h` (RECOVER_IMEX_DOMAIN = 5 since NVML v595);
+/// NVIDIA's NVML change log, "Changes between NVML v610 and v615", adds BUS_RESET and
+/// SYSTEM_REBOOT after it, 6 and 7.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -167,6 +171,12 @@ pub enum RecoveryAction {
     DrainP2p,
     /// `NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET` (4).
     DrainAndReset,
+    /// `NVML_GPU_RECOVERY_ACTION_RECOVER_IMEX_DOMAIN` (5).
+    RecoverImexDomain,
+    /// `NVML_GPU_RECOVERY_ACTION_BUS_RESET` (6).
+    BusReset,
+    /// `NVML_GPU_RECOVERY_ACTION_SYSTEM_REBOOT` (7).
+    SystemReboot,
     /// A value this crate does not know, kept as sent.
     Unknown(u32),
 }
@@ -180,18 +190,28 @@ impl RecoveryAction {
             2 => Self::NodeReboot,
             3 => Self::DrainP2p,
             4 => Self::DrainAndReset,
+            5 => Self::RecoverImexDomain,
+            6 => Self::BusReset,
+            7 => Self::SystemReboot,
             other => Self::Unknown(other),
         }
     }
 
     /// How to handle an XID 154 carrying this action: NONE needs nothing, draining peer-to-peer
-    /// traffic is a warning, a reset or a reboot is critical, an unknown action a warning (never
-    /// healthy).
+    /// traffic is a warning, a reset, a reboot or an IMEX-domain recovery is critical. An action
+    /// this table does not know is critical too: newer drivers have added only heavier actions
+    /// (bus reset, system reboot), and a reset-sized action must never read as a warning.
     pub fn class(self) -> XidClass {
         match self {
             Self::None => XidClass::NoAction,
-            Self::DrainP2p | Self::Unknown(_) => Warning,
-            Self::GpuReset | Self::NodeReboot | Self::DrainAndReset => Critical,
+            Self::DrainP2p => Warning,
+            Self::GpuReset
+            | Self::NodeReboot
+            | Self::DrainAndReset
+            | Self::RecoverImexDomain
+            | Self::BusReset
+            | Self::SystemReboot
+            | Self::Unknown(_) => Critical,
         }
     }
 
@@ -206,7 +226,14 @@ impl RecoveryAction {
             Self::DrainAndReset => {
                 "GPU recovery action changed to DRAIN_AND_RESET (stop peer-to-peer traffic, reset the GPU)"
             }
-            Self::Unknown(_) => "GPU recovery action changed to an action this table does not know",
+            Self::RecoverImexDomain => {
+                "GPU recovery action changed to RECOVER_IMEX_DOMAIN (recover the IMEX domain)"
+            }
+            Self::BusReset => "GPU recovery action changed to BUS_RESET (reset the GPU's PCIe bus)",
+            Self::SystemReboot => "GPU recovery action changed to SYSTEM_REBOOT (reboot the host)",
+            Self::Unknown(_) => {
+                "GPU recovery action changed to an action this table does not know (treated as a reset)"
+            }
         }
     }
 }
@@ -262,6 +289,24 @@ mod tests {
         assert_eq!(unknown.code, 12345);
     }
 
+    /// Issue 34 D5. go-nvml `gen/nvml/nvml.h` `nvmlDeviceGpuRecoveryAction_t`:
+    /// `NVML_GPU_RECOVERY_ACTION_RECOVER_IMEX_DOMAIN = 5`; NVIDIA's NVML change log ("Changes
+    /// between NVML v610 and v615") adds `BUS_RESET` and `SYSTEM_REBOOT` after it (6 and 7). Each
+    /// takes the GPU out of service, and an action this table does not know yet may be as bad.
+    #[test]
+    fn newer_recovery_actions_and_unknown_ones_are_critical() {
+        for v in [5, 6, 7, 8, 77] {
+            let action = RecoveryAction::from_nvml(v);
+            assert_eq!(action.class(), Critical, "action {v} ({action:?})");
+            assert_eq!(classify_event(154, Some(action)).class, Critical);
+        }
+        assert_eq!(
+            classify_event(154, Some(RecoveryAction::from_nvml(6))).meaning,
+            "GPU recovery action changed to BUS_RESET (reset the GPU's PCIe bus)"
+        );
+        assert_eq!(RecoveryAction::from_nvml(8), RecoveryAction::Unknown(8));
+    }
+
     #[test]
     fn xid_154_follows_its_recovery_action() {
         let class = |a| classify_event(154, Some(RecoveryAction::from_nvml(a))).class;
@@ -270,7 +315,7 @@ mod tests {
         assert_eq!(class(2), Critical);
         assert_eq!(class(3), Warning);
         assert_eq!(class(4), Critical);
-        assert_eq!(class(77), Warning);
+        assert_eq!(class(77), Critical);
         assert_eq!(RecoveryAction::from_nvml(77), RecoveryAction::Unknown(77));
         assert_eq!(classify_event(154, None).class, Critical);
         // The payload only matters for 154.
