@@ -212,11 +212,30 @@ impl ClusterApi {
         self.client.get_list(Request::get("cluster/backup")).await
     }
 
-    /// `GET /cluster/backup-info/not-backed-up`: the guests no enabled backup job covers.
+    /// `GET /cluster/backup-info/not-backed-up`: the guests that no vzdump job names, enabled
+    /// or not, on any storage (pve-manager `PVE/API2/Cluster/BackupInfo.pm`,
+    /// `get_included_vmids`), of those the caller may audit (`VM.Audit` filters the list).
+    /// An empty answer does not mean every guest is backed up: see
+    /// [`ClusterApi::guests_without_job`].
     pub async fn not_backed_up(&self) -> Result<Vec<NotBackedUp>, Error> {
         self.client
             .get_list(Request::get("cluster/backup-info/not-backed-up"))
             .await
+    }
+
+    /// `GET /cluster/backup` and `GET /cluster/resources?type=vm`: the guests that no job for
+    /// which `counts` holds includes (for example `BackupJob::is_enabled`), judged by
+    /// [`crate::types::uncovered_guests`]. Both lists are filtered by the caller's rights.
+    pub async fn guests_without_job(
+        &self,
+        counts: impl Fn(&BackupJob) -> bool,
+    ) -> Result<Vec<ClusterResource>, Error> {
+        let jobs = self.backup_jobs().await?;
+        let guests = self.resources(Some(ResourceFilter::Vm)).await?;
+        Ok(crate::types::uncovered_guests(&jobs, &guests, counts)
+            .into_iter()
+            .cloned()
+            .collect())
     }
 
     /// `GET /cluster/ha/status/current`: quorum, master, LRMs and services.

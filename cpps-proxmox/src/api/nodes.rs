@@ -6,6 +6,7 @@ use crate::api::{LxcApi, QemuApi};
 use crate::family::{TaskStatus, Upid};
 use crate::types::{
     LxcListItem, NodeName, NodeStatus, NodeStorage, QemuListItem, TaskFilter, TaskListItem, VmId,
+    VzdumpStart,
 };
 use crate::{Client, Error};
 
@@ -79,19 +80,20 @@ impl NodeApi {
 
     /// `POST /nodes/{node}/vzdump`: backs up one guest of this node now to `storage` (a PBS
     /// storage, for a copy that leaves the host) in `mode` (`snapshot`, `suspend`, `stop`;
-    /// PVE's default is `snapshot`). Answers the task: wait for it with [`Client::wait`].
+    /// PVE's default is `snapshot`). Answers the task (wait for it with [`Client::wait`]), or
+    /// [`VzdumpStart::NotOnThisNode`] when the guest runs elsewhere and nothing was done.
     pub async fn vzdump(
         &self,
         vmid: VmId,
         storage: &str,
         mode: Option<&str>,
-    ) -> Result<Upid, Error> {
+    ) -> Result<VzdumpStart, Error> {
         let mut form = vec![("vmid", vmid.to_string()), ("storage", storage.to_owned())];
         if let Some(mode) = mode {
             form.push(("mode", mode.to_owned()));
         }
         self.client
-            .write_upid(Request::post(self.path("vzdump")?).form(&form))
+            .get(Request::post(self.path("vzdump")?).form(&form))
             .await
     }
 

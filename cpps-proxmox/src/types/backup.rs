@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::family::de;
-use crate::types::{GuestKind, VmId};
+use crate::family::{Upid, de};
+use crate::types::{ClusterResource, GuestKind, ResourceType, VmId};
 
 /// One entry of `GET /cluster/backup`: a scheduled vzdump job.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -33,6 +33,9 @@ pub struct BackupJob {
     /// Only guests on this node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
+    /// With `all`: the guests left out, `300,301`.
+    #[serde(default, deserialize_with = "de::opt_string")]
+    pub exclude: Option<String>,
     /// `snapshot`, `suspend` or `stop`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
@@ -49,10 +52,63 @@ impl BackupJob {
     pub fn is_enabled(&self) -> bool {
         self.enabled != Some(false)
     }
+
+    /// Whether the job backs up `guest` (an entry of `GET /cluster/resources`), as vzdump
+    /// chooses its guests: `pool` first, else the `vmid` list, else `all` less `exclude`; then
+    /// only those on `node` when the job names one (pve-manager `PVE/VZDump.pm`,
+    /// `get_included_guests`). Says nothing about `enabled` or the storage.
+    pub fn includes(&self, guest: &ClusterResource) -> bool {
+        let Some(vmid) = guest.vmid else {
+            return false;
+        };
+        let picked = if let Some(pool) = &self.pool {
+            guest.pool.as_deref() == Some(pool.as_str())
+        } else if let Some(list) = &self.vmid {
+            list_has(list, vmid)
+        } else if self.all == Some(true) {
+            !self.exclude.as_deref().is_some_and(|l| list_has(l, vmid))
+        } else {
+            false
+        };
+        picked
+            && self
+                .node
+                .as_deref()
+                .is_none_or(|node| guest.node.as_deref() == Some(node))
+    }
 }
 
-/// One entry of `GET /cluster/backup-info/not-backed-up`: a guest no enabled backup job
-/// covers.
+/// Whether the id list `list` (`100,101`; pve-common `split_list` also takes `;`, spaces and
+/// NULs as separators) names `vmid`.
+fn list_has(list: &str, vmid: VmId) -> bool {
+    list.split(|c: char| c == ',' || c == ';' || c == '\0' || c.is_whitespace())
+        .any(|item| item.trim().parse::<u32>().ok() == Some(vmid.get()))
+}
+
+/// The guests of `resources` (its `qemu` and `lxc` entries) that no job of `jobs` for which
+/// `counts` holds includes ([`BackupJob::includes`]).
+///
+/// This is what [`NotBackedUp`] is not: PVE's own list counts every vzdump job, disabled
+/// ones and those to local storage included. `counts` says which jobs an audit trusts, for
+/// example `|job| job.is_enabled() && job.storage.as_deref() == Some("pbs-franca")`.
+pub fn uncovered_guests<'a>(
+    jobs: &[BackupJob],
+    resources: &'a [ClusterResource],
+    counts: impl Fn(&BackupJob) -> bool,
+) -> Vec<&'a ClusterResource> {
+    let trusted: Vec<&BackupJob> = jobs.iter().filter(|job| counts(job)).collect();
+    resources
+        .iter()
+        .filter(|r| matches!(r.kind, ResourceType::Qemu | ResourceType::Lxc))
+        .filter(|r| !trusted.iter().any(|job| job.includes(r)))
+        .collect()
+}
+
+/// One entry of `GET /cluster/backup-info/not-backed-up`: a guest that no vzdump job names
+/// at all. PVE counts every job, **enabled or not, to any storage** (pve-manager
+/// `PVE/API2/Cluster/BackupInfo.pm`, `get_included_vmids`), so a guest covered only by a
+/// disabled job or one to local storage is not listed; [`uncovered_guests`] judges the jobs
+/// an audit trusts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct NotBackedUp {
@@ -64,4 +120,29 @@ pub struct NotBackedUp {
     /// Its name.
     #[serde(default, deserialize_with = "de::opt_string")]
     pub name: Option<String>,
+}
+
+/// What `POST /nodes/{node}/vzdump` started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum VzdumpStart {
+    /// A backup task: wait for it with [`crate::Client::wait`].
+    Task(Upid),
+    /// PVE answered `"OK"` and **backed up nothing**: the guest does not run on the node asked
+    /// (after an HA migration, say). vzdump skips the guests of other nodes silently
+    /// (pve-manager `PVE/API2/VZDump.pm`: `return "OK" if !scalar(@{$local_vmids}) &&
+    /// !$param->{all}`). Ask the node the guest is on.
+    NotOnThisNode,
+}
+
+impl<'de> Deserialize<'de> for VzdumpStart {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        if text == "OK" {
+            return Ok(VzdumpStart::NotOnThisNode);
+        }
+        Upid::parse(&text)
+            .map(VzdumpStart::Task)
+            .map_err(serde::de::Error::custom)
+    }
 }

@@ -13,7 +13,7 @@ mod property;
 mod storage;
 mod task;
 
-pub use backup::{BackupJob, NotBackedUp};
+pub use backup::{BackupJob, NotBackedUp, VzdumpStart, uncovered_guests};
 pub use cluster::{
     ClusterResource, ClusterStatusEntry, ClusterStatusType, ResourceFilter, ResourceType, Version,
 };
