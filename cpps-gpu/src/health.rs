@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::nvml::{Ecc, GpuSnapshot, HostSnapshot, Reading, XidEvent};
+use crate::nvml::{Ecc, GpuSnapshot, HostSnapshot, OpenError, Reading, XidEvent};
 use crate::policy::DriverPinPolicy;
 use crate::xid::{self, XidClass};
 
@@ -182,11 +182,43 @@ fn xid_finding(event: &XidEvent) -> Finding {
         XidClass::Warning | XidClass::Unclassified => Severity::Warning,
         XidClass::Application | XidClass::NoAction => Severity::Info,
     };
+    // A lost GPU is NVML's answer, not an XID the driver logged: it gets its own code and no
+    // made-up XID number.
+    if event.xid == xid::GPU_LOST {
+        return Finding::new(severity, "gpu-lost", info.meaning);
+    }
     Finding::new(
         severity,
         "xid",
         format!("XID {}: {}", event.xid, info.meaning),
     )
+}
+
+/// The one finding for a GPU NVML could not open (`nvmlDeviceGetHandleByIndex_v2` failed): no
+/// reading exists, so listing each unreadable value would only hide what is wrong.
+fn unopened_finding(gpu: &GpuSnapshot, why: &OpenError) -> Finding {
+    let cannot_open = |detail: &str| {
+        Finding::new(
+            Severity::Critical,
+            "gpu-unopenable",
+            format!("NVML cannot open the GPU: {detail}"),
+        )
+    };
+    match why {
+        OpenError::Lost => xid_finding(&XidEvent::new(Some(gpu.index), None, xid::GPU_LOST)),
+        OpenError::InsufficientPower => cannot_open(
+            "its external power cables are not properly attached (NVML_ERROR_INSUFFICIENT_POWER)",
+        ),
+        OpenError::IrqIssue => cannot_open(
+            "the NVIDIA kernel driver detected an interrupt issue (NVML_ERROR_IRQ_ISSUE)",
+        ),
+        OpenError::NoPermission => Finding::new(
+            Severity::Warning,
+            "gpu-no-permission",
+            "no permission to open the GPU (NVML_ERROR_NO_PERMISSION): cannot tell its health",
+        ),
+        OpenError::Other(e) => cannot_open(e),
+    }
 }
 
 /// The ECC findings: the mode, then uncorrected errors by counter, each counter on its own.
@@ -274,6 +306,16 @@ fn ecc_findings(ecc: &Ecc, policy: &HealthPolicy, f: &mut Vec<Finding>) {
 /// The verdict for one GPU; its XIDs are those whose [`XidEvent::owner`] it is.
 pub fn gpu_verdict(gpu: &GpuSnapshot, host: &HostSnapshot, policy: &HealthPolicy) -> GpuVerdict {
     let mut f = Vec::new();
+    if let Some(why) = &gpu.unopened {
+        f.push(unopened_finding(gpu, why));
+        xid_findings(gpu, host, &mut f);
+        return GpuVerdict {
+            index: gpu.index,
+            uuid: None,
+            severity: worst(&f),
+            findings: f,
+        };
+    }
     if gpu.lost {
         f.push(xid_finding(&XidEvent::new(
             Some(gpu.index),
@@ -344,16 +386,25 @@ pub fn gpu_verdict(gpu: &GpuSnapshot, host: &HostSnapshot, policy: &HealthPolicy
             format!("XID events of this GPU are not watched: {}", u.reason),
         ));
     }
-    for e in &host.xids {
-        if e.owner(&host.gpus).is_some_and(|g| g.index == gpu.index) {
-            f.push(xid_finding(e));
-        }
-    }
+    xid_findings(gpu, host, &mut f);
     GpuVerdict {
         index: gpu.index,
         uuid,
         severity: worst(&f),
         findings: f,
+    }
+}
+
+/// The XID findings of the events whose [`XidEvent::owner`] is `gpu`; a lost GPU is reported once.
+fn xid_findings(gpu: &GpuSnapshot, host: &HostSnapshot, f: &mut Vec<Finding>) {
+    for e in &host.xids {
+        if e.owner(&host.gpus).is_some_and(|g| g.index == gpu.index) {
+            let finding = xid_finding(e);
+            if finding.code == "gpu-lost" && f.iter().any(|x| x.code == "gpu-lost") {
+                continue;
+            }
+            f.push(finding);
+        }
     }
 }
 
@@ -574,8 +625,14 @@ mod tests {
         g.lost = true;
         let v = host_verdict(&host(vec![g], vec![]), &HealthPolicy::default());
         assert_eq!(
-            v.gpus[0].findings[0].message,
-            "XID 18446744073709551615: GPU lost (NVML cannot reach it any more)"
+            (
+                v.gpus[0].findings[0].code.as_str(),
+                v.gpus[0].findings[0].message.as_str()
+            ),
+            (
+                "gpu-lost",
+                "GPU lost: NVML cannot reach it any more (fallen off the bus or otherwise inaccessible)"
+            )
         );
         assert!(v.is_critical());
     }

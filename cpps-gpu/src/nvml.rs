@@ -17,7 +17,7 @@ use nvml_wrapper::error::NvmlError;
 use serde::Serialize;
 
 use crate::error::{Error, NvmlUnavailable};
-use crate::xid::RecoveryAction;
+use crate::xid::{self, RecoveryAction};
 
 /// The library name NVML is loaded from by default (what the NVIDIA driver installs).
 pub const DEFAULT_LIBRARY: &str = "libnvidia-ml.so.1";
@@ -234,6 +234,38 @@ pub struct GpuProcess {
     pub used_memory: Option<u64>,
 }
 
+/// Why NVML could not open a GPU: the answer of `nvmlDeviceGetHandleByIndex_v2`, whose documented
+/// failures (go-nvml `gen/nvml/nvml.h`) each say something about the board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum OpenError {
+    /// `NVML_ERROR_INSUFFICIENT_POWER`: "any attached devices have improperly attached external
+    /// power cables".
+    InsufficientPower,
+    /// `NVML_ERROR_IRQ_ISSUE`: "NVIDIA kernel detected an interrupt issue with the attached GPUs".
+    IrqIssue,
+    /// `NVML_ERROR_NO_PERMISSION`: "the user doesn't have permission to talk to this device".
+    NoPermission,
+    /// `NVML_ERROR_GPU_IS_LOST`: "the target GPU has fallen off the bus or is otherwise
+    /// inaccessible".
+    Lost,
+    /// Any other answer, as NVML worded it.
+    Other(String),
+}
+
+impl OpenError {
+    fn from_nvml(e: &NvmlError) -> Self {
+        match e {
+            NvmlError::InsufficientPower => Self::InsufficientPower,
+            NvmlError::IrqIssue => Self::IrqIssue,
+            NvmlError::NoPermission => Self::NoPermission,
+            NvmlError::GpuLost => Self::Lost,
+            other => Self::Other(other.to_string()),
+        }
+    }
+}
+
 /// Everything read about one GPU.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GpuSnapshot {
@@ -267,6 +299,9 @@ pub struct GpuSnapshot {
     pub processes: Reading<Vec<GpuProcess>>,
     /// Some call answered `NVML_ERROR_GPU_IS_LOST`.
     pub lost: bool,
+    /// NVML could not open the GPU at all; every reading is then `Failed` with this reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unopened: Option<OpenError>,
 }
 
 impl GpuSnapshot {
@@ -457,6 +492,7 @@ impl NvmlSource {
             Ok(d) => d,
             Err(e) => {
                 let lost = matches!(e, NvmlError::GpuLost);
+                let unopened = Some(OpenError::from_nvml(&e));
                 let msg = e.to_string();
                 macro_rules! failed {
                     () => {
@@ -479,6 +515,7 @@ impl NvmlSource {
                     mig_mode: failed!(),
                     processes: failed!(),
                     lost,
+                    unopened,
                 };
             }
         };
@@ -582,6 +619,7 @@ impl NvmlSource {
             mig_mode,
             processes,
             lost,
+            unopened: None,
         }
     }
 }
@@ -671,7 +709,15 @@ impl GpuSource for NvmlSource {
                         },
                     });
                 }
-                Err(NvmlError::Timeout) => break,
+                // nvml.h, nvmlEventSetWait_v2: TIMEOUT also when "interrupt arrived", before the
+                // timeout passed; the window goes on until its deadline.
+                Err(NvmlError::Timeout) => {}
+                // nvml.h: GPU_IS_LOST "if a GPU has fallen off the bus". The GPU's failure, not
+                // the read's: reported as an event, and the wait ends (the set stays lost).
+                Err(NvmlError::GpuLost) => {
+                    events.push(XidEvent::new(self.lost_gpu(), None, xid::GPU_LOST));
+                    break;
+                }
                 Err(source) => {
                     return Err(Error::Nvml {
                         call: "nvmlEventSetWait_v2",
@@ -702,6 +748,19 @@ fn recovery_action(device: &nvml_wrapper::Device<'_>) -> Option<RecoveryAction> 
         SampleValue::U32(v) => Some(RecoveryAction::from_nvml(v)),
         SampleValue::U64(v) => u32::try_from(v).ok().map(RecoveryAction::from_nvml),
         _ => None,
+    }
+}
+
+impl NvmlSource {
+    /// The first GPU whose UUID read answers `GPU_IS_LOST`: the one an event wait's
+    /// `GPU_IS_LOST` was about, as far as NVML can tell.
+    fn lost_gpu(&self) -> Option<u32> {
+        (0..self.count).find(|&i| {
+            matches!(
+                self.nvml.device_by_index(i).and_then(|d| d.uuid()),
+                Err(NvmlError::GpuLost)
+            )
+        })
     }
 }
 
@@ -857,6 +916,7 @@ impl FakeGpuSource {
             mig_mode: Reading::NotSupported,
             processes: Reading::Value(vec![]),
             lost: false,
+            unopened: None,
         }
     }
 }

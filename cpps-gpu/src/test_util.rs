@@ -45,6 +45,14 @@ pub enum FakeNvml {
     Xid92And154WithRecoveryAction(u32),
     /// XID 154 on GPU 1 with the recovery-action field not supported.
     Xid154WithoutRecoveryAction,
+    /// `nvmlDeviceGetHandleByIndex_v2` on GPU 1 answers this `nvmlReturn_t` (8
+    /// `INSUFFICIENT_POWER`, 11 `IRQ_ISSUE`, 4 `NO_PERMISSION`, 15 `GPU_IS_LOST`).
+    HandleErrorOnGpu1(u32),
+    /// XID 79 on GPU 1, then `nvmlEventSetWait_v2` answers `GPU_IS_LOST`, and GPU 1's UUID read
+    /// answers `GPU_IS_LOST` from then on.
+    LostDuringXidWait,
+    /// The first event wait answers `TIMEOUT` at once (an interrupt), then XID 48 arrives on GPU 1.
+    XidAfterEarlyTimeout,
 }
 
 impl FakeNvml {
@@ -77,6 +85,14 @@ impl FakeNvml {
                 ];
             }
             Self::Xid154WithoutRecoveryAction => &["-DFAKE_XIDS=154"],
+            Self::HandleErrorOnGpu1(code) => {
+                return vec![
+                    "-DFAKE_HANDLE_ERROR_DEVICE=1".to_owned(),
+                    format!("-DFAKE_HANDLE_ERROR={code}"),
+                ];
+            }
+            Self::LostDuringXidWait => &["-DFAKE_XIDS=79", "-DFAKE_WAIT_LOST"],
+            Self::XidAfterEarlyTimeout => &["-DFAKE_XIDS=48", "-DFAKE_EARLY_TIMEOUTS=1"],
         };
         flags.iter().map(|f| (*f).to_owned()).collect()
     }

@@ -142,7 +142,7 @@ pub const XID_TABLE: &[XidInfo] = &[
     row(
         GPU_LOST,
         Critical,
-        "GPU lost (NVML cannot reach it any more)",
+        "GPU lost: NVML cannot reach it any more (fallen off the bus or otherwise inaccessible)",
     ),
 ];
 

@@ -308,6 +308,15 @@ fn xid_92_is_a_warning_and_154_follows_its_recovery_action() {
         (Some(1), RecoveryAction::GpuReset, Severity::Critical),
         (Some(2), RecoveryAction::NodeReboot, Severity::Critical),
         (Some(3), RecoveryAction::DrainP2p, Severity::Warning),
+        // go-nvml gen/nvml/nvml.h `nvmlDeviceGpuRecoveryAction_t`: RECOVER_IMEX_DOMAIN = 5; the
+        // NVML change log (v610 to v615) adds BUS_RESET and SYSTEM_REBOOT after it.
+        (
+            Some(5),
+            RecoveryAction::RecoverImexDomain,
+            Severity::Critical,
+        ),
+        (Some(6), RecoveryAction::BusReset, Severity::Critical),
+        (Some(7), RecoveryAction::SystemReboot, Severity::Critical),
     ];
     for (action, expected, gpu_severity) in cases {
         let variant = FakeNvml::Xid92And154WithRecoveryAction(action.unwrap());
@@ -354,6 +363,77 @@ fn xid_92_is_a_warning_and_154_follows_its_recovery_action() {
                 && f.message
                     == "XID 154: GPU recovery action changed (the action could not be read)")
     );
+}
+
+/// Issue 34 D4. go-nvml `gen/nvml/nvml.h`, `nvmlEventSetWait_v2`: "NVML_ERROR_GPU_IS_LOST if a
+/// GPU has fallen off the bus or is otherwise inaccessible". That is the GPU's failure, not the
+/// program's: the snapshot is kept and the lost GPU is a critical finding.
+#[test]
+fn gpu_lost_during_the_xid_wait_is_a_critical_finding() {
+    let src = open(FakeNvml::LostDuringXidWait).unwrap();
+    let snap = snapshot(&src, Duration::from_millis(100)).expect("a lost GPU is a finding");
+    let got: Vec<_> = snap.xids.iter().map(|x| (x.gpu_index, x.xid)).collect();
+    assert_eq!(got, [(Some(1), 79), (Some(1), cpps_gpu::xid::GPU_LOST)]);
+    let v = host_verdict(&snap, &HealthPolicy::default());
+    assert!(v.is_critical());
+    let lost: Vec<_> = v.gpus[1]
+        .findings
+        .iter()
+        .filter(|f| f.code == "gpu-lost")
+        .map(|f| (f.severity, f.message.as_str()))
+        .collect();
+    assert_eq!(
+        lost,
+        [(
+            Severity::Critical,
+            "GPU lost: NVML cannot reach it any more (fallen off the bus or otherwise inaccessible)"
+        )]
+    );
+    assert_eq!(v.gpus[0].severity, Severity::Ok);
+}
+
+/// Issue 34 D7. go-nvml `gen/nvml/nvml.h`, `nvmlDeviceGetHandleByIndex_v2` returns
+/// INSUFFICIENT_POWER ("improperly attached external power cables"), NO_PERMISSION, IRQ_ISSUE
+/// ("NVIDIA kernel detected an interrupt issue") and GPU_IS_LOST. A GPU that cannot be opened
+/// is critical; without permission its health cannot be told.
+#[test]
+fn a_gpu_that_cannot_be_opened_is_critical_or_cannot_tell() {
+    let cases = [
+        (8, "gpu-unopenable", Severity::Critical, "power"),
+        (11, "gpu-unopenable", Severity::Critical, "interrupt"),
+        (15, "gpu-lost", Severity::Critical, "GPU lost"),
+        (4, "gpu-no-permission", Severity::Warning, "cannot tell"),
+    ];
+    for (code, finding, severity, words) in cases {
+        let src = open(FakeNvml::HandleErrorOnGpu1(code)).unwrap();
+        let snap = snapshot(&src, Duration::from_millis(10)).unwrap();
+        let v = host_verdict(&snap, &HealthPolicy::default());
+        assert_eq!(v.gpus[0].severity, Severity::Ok, "code {code}");
+        let got: Vec<_> = v.gpus[1]
+            .findings
+            .iter()
+            .map(|f| (f.code.as_str(), f.severity))
+            .collect();
+        // One finding that says what is wrong, not a list of unreadable values.
+        assert_eq!(got, [(finding, severity)], "code {code}");
+        let message = &v.gpus[1].findings[0].message;
+        assert!(message.contains(words), "code {code}: {message}");
+        assert_eq!(v.gpus[1].severity, severity);
+    }
+}
+
+/// Suspected item of issue 34: go-nvml `gen/nvml/nvml.h`, `nvmlEventSetWait_v2` "can return before
+/// specified timeout passes (e.g. when interrupt arrives)" with NVML_ERROR_TIMEOUT. An early
+/// TIMEOUT must not end the XID window.
+#[test]
+fn an_interrupt_does_not_end_the_xid_window() {
+    let src = open(FakeNvml::XidAfterEarlyTimeout).unwrap();
+    let started = std::time::Instant::now();
+    let watch = src.xid_events(Duration::from_millis(300), 16).unwrap();
+    let got: Vec<_> = watch.events.iter().map(|x| (x.gpu_index, x.xid)).collect();
+    assert_eq!(got, [(Some(1), 48)]);
+    // And the window still ends: the fake's waits take the time they are given.
+    assert!(started.elapsed() < Duration::from_secs(2));
 }
 
 #[test]

@@ -202,3 +202,24 @@ async fn cluster_checks_with_a_kubeconfig() {
     let critical = v["severity"] == "critical";
     assert_eq!(o.status.code(), Some(if critical { 1 } else { 0 }));
 }
+
+/// Issue 34 D4: go-nvml `gen/nvml/nvml.h`, `nvmlEventSetWait_v2` answers GPU_IS_LOST when a GPU
+/// falls off the bus. That is a critical finding (exit 1) next to the other readings, not a run
+/// that could not be done (exit 2).
+#[test]
+fn a_gpu_lost_during_the_xid_wait_is_critical_not_a_failed_run() {
+    let o = run(FakeNvml::LostDuringXidWait, &[]);
+    let out = common::stdout_of_exit(&o, 1);
+    assert!(
+        out.contains(
+            "  critical gpu-lost: GPU lost: NVML cannot reach it any more (fallen off the bus or otherwise inaccessible)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("GPU lost on GPU 1: "), "{out}");
+    assert!(
+        out.contains("XID 79 on GPU 1: GPU has fallen off the bus"),
+        "{out}"
+    );
+    assert!(out.ends_with("overall: critical\n"), "{out}");
+}

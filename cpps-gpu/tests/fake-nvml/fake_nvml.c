@@ -25,9 +25,19 @@
  *                     (a transient failure; later calls succeed)
  *   FAKE_RECOVERY_ACTION   the value of field NVML_FI_DEV_GET_GPU_RECOVERY_ACTION (230) on every
  *                     board (nvmlDeviceGpuRecoveryAction_t); without it the field is NOT_SUPPORTED
+ *   FAKE_HANDLE_ERROR_DEVICE, FAKE_HANDLE_ERROR   a board whose nvmlDeviceGetHandleByIndex_v2
+ *                     answers the given nvmlReturn_t (8 INSUFFICIENT_POWER, 11 IRQ_ISSUE,
+ *                     4 NO_PERMISSION, 15 GPU_IS_LOST: the answers nvml.h documents for it)
+ *   FAKE_WAIT_LOST    once the XIDs are delivered, nvmlEventSetWait_v2 answers GPU_IS_LOST (nvml.h:
+ *                     "if a GPU has fallen off the bus"), and from then on the XID board's UUID read
+ *                     answers GPU_IS_LOST too
+ *   FAKE_EARLY_TIMEOUTS   the first N waits answer TIMEOUT at once, as nvml.h documents for an
+ *                     interrupt ("can return before specified timeout passes (e.g. when interrupt
+ *                     arrives)"); every other TIMEOUT comes after the requested wait, as on a real host
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef FAKE_INIT_RESULT
 #define FAKE_INIT_RESULT 0
@@ -50,6 +60,15 @@
 #ifndef FAKE_UUID_FAIL_ONCE_DEVICE
 #define FAKE_UUID_FAIL_ONCE_DEVICE -1
 #endif
+#ifndef FAKE_HANDLE_ERROR_DEVICE
+#define FAKE_HANDLE_ERROR_DEVICE -1
+#endif
+#ifndef FAKE_HANDLE_ERROR
+#define FAKE_HANDLE_ERROR 0
+#endif
+#ifndef FAKE_EARLY_TIMEOUTS
+#define FAKE_EARLY_TIMEOUTS 0
+#endif
 
 typedef int nvmlReturn_t;
 #define NVML_SUCCESS 0
@@ -58,6 +77,7 @@ typedef int nvmlReturn_t;
 #define NVML_ERROR_NOT_SUPPORTED 3
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
 #define NVML_ERROR_TIMEOUT 10
+#define NVML_ERROR_GPU_IS_LOST 15
 #define NVML_ERROR_UNKNOWN 999
 
 #define NVML_FI_DEV_GET_GPU_RECOVERY_ACTION 230
@@ -189,6 +209,7 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *count) {
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_t *device) {
     if (!initialized) return NVML_ERROR_UNINITIALIZED;
     if (device == NULL || index >= FAKE_DEVICE_COUNT) return NVML_ERROR_INVALID_ARGUMENT;
+    if ((int)index == FAKE_HANDLE_ERROR_DEVICE && FAKE_HANDLE_ERROR != 0) return FAKE_HANDLE_ERROR;
     *device = &devices[index];
     return NVML_SUCCESS;
 }
@@ -202,8 +223,10 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *buf, unsigned len) {
     return copy_str(d->name, buf, len);
 }
 static int uuid_failed_once = 0;
+static int wait_lost = 0;
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *buf, unsigned len) {
     if (!valid(d)) return NVML_ERROR_INVALID_ARGUMENT;
+    if (wait_lost && (int)d->index == FAKE_XID_DEVICE) return NVML_ERROR_GPU_IS_LOST;
     if ((int)d->index == FAKE_UUID_FAIL_ONCE_DEVICE && !uuid_failed_once) {
         uuid_failed_once = 1;
         return NVML_ERROR_UNKNOWN;
@@ -321,9 +344,13 @@ nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t d, unsigned long long types, 
     set->registered[d->index] |= types;
     return NVML_SUCCESS;
 }
+static unsigned early_timeouts = 0;
 nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned timeout_ms) {
-    (void)timeout_ms;
     if (set == NULL || data == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    if (early_timeouts < FAKE_EARLY_TIMEOUTS) {
+        early_timeouts++;
+        return NVML_ERROR_TIMEOUT;
+    }
 #ifdef FAKE_XIDS
     if (FAKE_XID_DEVICE < FAKE_DEVICE_COUNT && set->next < FAKE_XID_COUNT &&
         (set->registered[FAKE_XID_DEVICE] & NVML_EVENT_TYPE_XID_CRITICAL_ERROR)) {
@@ -334,6 +361,12 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsi
         return NVML_SUCCESS;
     }
 #endif
+#ifdef FAKE_WAIT_LOST
+    wait_lost = 1;
+    return NVML_ERROR_GPU_IS_LOST;
+#endif
+    /* A real wait: nothing arrives within timeout_ms (capped so a test cannot hang on it). */
+    usleep((timeout_ms < 2000 ? timeout_ms : 2000) * 1000);
     return NVML_ERROR_TIMEOUT;
 }
 nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {

@@ -173,14 +173,16 @@ fn print_text(r: &Report) {
             } else {
                 for x in &snap.xids {
                     let info = cpps_gpu::xid::classify_event(x.xid, x.recovery_action);
-                    println!(
-                        "XID {} on GPU {}: {} ({:?})",
-                        x.xid,
-                        x.gpu_index
-                            .map_or_else(|| "?".to_owned(), |i| i.to_string()),
-                        info.meaning,
-                        info.class
-                    );
+                    let gpu = x
+                        .gpu_index
+                        .map_or_else(|| "?".to_owned(), |i| i.to_string());
+                    // A lost GPU is NVML's answer, not an XID number the driver logged.
+                    let what = if x.xid == cpps_gpu::xid::GPU_LOST {
+                        "GPU lost".to_owned()
+                    } else {
+                        format!("XID {}", x.xid)
+                    };
+                    println!("{what} on GPU {gpu}: {} ({:?})", info.meaning, info.class);
                 }
             }
         }
