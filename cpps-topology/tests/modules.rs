@@ -122,3 +122,60 @@ fn the_cycle_finder_sees_a_cycle() {
         Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
     );
 }
+
+/// The live half's system folders (`live/pve/`, …): one room per system.
+const LIVE_SYSTEMS: [&str; 6] = ["gpu", "kube", "linstor", "pbs", "pve", "vyos"];
+
+/// The other system folders a file of `folder` names, through `live::X::` or `super::super::X`
+/// (comments ignored). The shared vocabulary (`live::facts`, `live::sources`, `live::diff`,
+/// `live::rules`) is not a folder, so naming it is fine.
+fn folders_named(text: &str, folder: &str) -> Vec<String> {
+    let code: String = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    LIVE_SYSTEMS
+        .iter()
+        .filter(|other| **other != folder)
+        .filter(|other| {
+            code.contains(&format!("live::{other}::"))
+                || code.contains(&format!("super::super::{other}"))
+        })
+        .map(|other| (*other).to_owned())
+        .collect()
+}
+
+/// Each `(folder, other folder)` where a file of the first names the second.
+fn live_folder_imports() -> Vec<(String, String)> {
+    let live = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/live");
+    let mut found = Vec::new();
+    for folder in LIVE_SYSTEMS {
+        let mut files = Vec::new();
+        rust_files(&live.join(folder), &mut files);
+        assert!(!files.is_empty(), "live/{folder}/ has no Rust file");
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("source is readable");
+            for other in folders_named(&text, folder) {
+                found.push((folder.to_owned(), other));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_live_system_folders_do_not_import_each_other() {
+    assert_eq!(live_folder_imports(), Vec::<(String, String)>::new());
+}
+
+#[test]
+fn a_folder_naming_another_is_seen() {
+    let text = "use crate::live::pve::index::PveIndex;\n// live::vyos:: in a comment\n";
+    assert_eq!(folders_named(text, "pbs"), ["pve"]);
+    assert_eq!(
+        folders_named("use super::super::kube::facts;", "gpu"),
+        ["kube"]
+    );
+    assert!(folders_named("use crate::live::facts::PveFacts;", "pbs").is_empty());
+}

@@ -8,13 +8,10 @@
 //! where a source answered: a component whose source failed is [`Evidence::Unknown`], never
 //! "missing".
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use serde::Serialize;
 
 use super::facts::{Observation, SiteObservation, SourceKind, Sourced};
-use super::index::{LinstorIndex, PbsIndex, PveIndex, kube_nodes};
-use crate::model::{ComponentRef, GuestKind, SiteId, State, Topology};
+use crate::model::{ComponentRef, Site, SiteId, State, Topology};
 
 /// What the live systems say about one declared component.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -124,7 +121,8 @@ impl Diff {
     }
 }
 
-fn evidence_of<T>(source: &Sourced<T>, present: impl FnOnce(&T) -> bool) -> Evidence {
+/// The evidence `source` gives: present when it answered and `present` holds of its facts.
+pub(crate) fn evidence_of<T>(source: &Sourced<T>, present: impl FnOnce(&T) -> bool) -> Evidence {
     match source {
         Sourced::NotConfigured => Evidence::NotObserved,
         Sourced::Failed(f) => Evidence::Unknown(f.to_string()),
@@ -138,13 +136,20 @@ fn evidence_of<T>(source: &Sourced<T>, present: impl FnOnce(&T) -> bool) -> Evid
     }
 }
 
-struct Builder<'a> {
-    topo: &'a Topology,
+/// The comparison being built: each system's part of a site records its components' evidence
+/// and differences here.
+pub(crate) struct Builder<'a> {
+    pub(crate) topo: &'a Topology,
     out: Diff,
 }
 
 impl Builder<'_> {
-    fn record(&mut self, c: ComponentRef<'_>, site: &SiteObservation, evidence: Evidence) {
+    pub(crate) fn record(
+        &mut self,
+        c: ComponentRef<'_>,
+        site: &SiteObservation,
+        evidence: Evidence,
+    ) {
         let declared = c.meta().state;
         let id = c.id_str().to_owned();
         match (&evidence, declared) {
@@ -181,7 +186,7 @@ impl Builder<'_> {
         });
     }
 
-    fn drift(
+    pub(crate) fn drift(
         &mut self,
         site: &SiteObservation,
         c: ComponentRef<'_>,
@@ -198,7 +203,7 @@ impl Builder<'_> {
     }
 
     /// `c` declares `property`, which the site does not have.
-    fn not_realized(
+    pub(crate) fn not_realized(
         &mut self,
         site: &SiteObservation,
         c: ComponentRef<'_>,
@@ -213,7 +218,7 @@ impl Builder<'_> {
 
     /// [`Self::not_realized`] for the `names` of `property` that are not `observed`, when any:
     /// `message` gets them, comma-separated.
-    fn declared_missing<'n>(
+    pub(crate) fn declared_missing<'n>(
         &mut self,
         site: &SiteObservation,
         c: ComponentRef<'_>,
@@ -227,375 +232,39 @@ impl Builder<'_> {
             self.not_realized(site, c, property, message(&missing.join(", ")));
         }
     }
-
-    fn site(&mut self, site: &SiteObservation) {
-        let topo = self.topo;
-        let Some(site_id) = site
-            .site
-            .parse::<SiteId>()
-            .ok()
-            .and_then(|id| topo.site(&id))
-        else {
-            return;
-        };
-        let pve = &site.proxmox;
-        // Every lookup into what the site's sources report goes through these indexes, built
-        // once: no component searches a list of facts.
-        let pve_index = pve.observed().map(PveIndex::new).unwrap_or_default();
-        let linstor_index = site
-            .linstor
-            .observed()
-            .map(LinstorIndex::new)
-            .unwrap_or_default();
-        let pbs_index = site.pbs.observed().map(PbsIndex::new).unwrap_or_default();
-
-        // Hosts and Proxmox nodes.
-        let hosts: Vec<_> = topo.hosts_in(&site_id.id).collect();
-        for host in &hosts {
-            let node = pve_index.node(host.id.as_str());
-            let evidence = evidence_of(pve, |_| node.is_some());
-            let c = ComponentRef::Host(host);
-            self.record(c, site, evidence);
-            if let Some(node) = node {
-                if !node.online {
-                    self.drift(
-                        site,
-                        c,
-                        DriftKind::Mismatch {
-                            property: "status".to_owned(),
-                            declared: "online".to_owned(),
-                            observed: "offline".to_owned(),
-                        },
-                        format!("Proxmox reports node {} offline", node.name),
-                    );
-                }
-                if let (Some(declared), Some(observed)) = (&host.pve_version, &node.pve_version) {
-                    let major = observed.split('.').next().unwrap_or("");
-                    if major != declared.major().to_string() {
-                        self.drift(
-                            site,
-                            c,
-                            DriftKind::Mismatch {
-                                property: "pve_version".to_owned(),
-                                declared: declared.to_string(),
-                                observed: observed.clone(),
-                            },
-                            format!(
-                                "node {} runs pve-manager {observed}, the file declares {declared}",
-                                node.name
-                            ),
-                        );
-                    }
-                }
-            }
-        }
-        if let Some(facts) = pve.observed() {
-            let declared: BTreeSet<&str> = hosts.iter().map(|h| h.id.as_str()).collect();
-            for node in &facts.nodes {
-                if !declared.contains(node.name.as_str()) && topo.component(&node.name).is_none() {
-                    self.out.drift.push(Drift {
-                        site: site.site.clone(),
-                        component: None,
-                        declared: None,
-                        kind: DriftKind::PresentButUndeclared {
-                            what: "node".to_owned(),
-                            name: node.name.clone(),
-                        },
-                        message: format!(
-                            "Proxmox node {} is in the cluster but not in the topology file",
-                            node.name
-                        ),
-                    });
-                }
-            }
-        }
-
-        // Guests (and the Traefik instances that are guests).
-        let mut declared_guests: BTreeSet<String> = BTreeSet::new();
-        for guest in topo
-            .guests()
-            .iter()
-            .filter(|g| topo.site_of_guest(g) == Some(&site_id.id))
-        {
-            declared_guests.insert(guest.id.as_str().to_owned());
-            let observed = pve_index.guest(guest.id.as_str());
-            let evidence = evidence_of(pve, |_| observed.is_some());
-            let c = ComponentRef::Guest(guest);
-            self.record(c, site, evidence);
-            let Some(g) = observed else { continue };
-            let kind = match guest.kind {
-                GuestKind::Vm => "vm",
-                GuestKind::Lxc => "lxc",
-            };
-            if kind != g.kind.as_str() {
-                self.drift(
-                    site,
-                    c,
-                    DriftKind::Mismatch {
-                        property: "kind".to_owned(),
-                        declared: kind.to_owned(),
-                        observed: g.kind.as_str().to_owned(),
-                    },
-                    format!(
-                        "guest {} is a {} ({}), declared {kind}",
-                        guest.id,
-                        g.kind.as_str(),
-                        g.vmid
-                    ),
-                );
-            }
-            if guest.kind == GuestKind::Lxc
-                && let Some(privileged) = g.privileged
-                && privileged != guest.privileged
-            {
-                let word = |p: bool| if p { "privileged" } else { "unprivileged" };
-                self.drift(
-                    site,
-                    c,
-                    DriftKind::Mismatch {
-                        property: "privileged".to_owned(),
-                        declared: guest.privileged.to_string(),
-                        observed: privileged.to_string(),
-                    },
-                    format!(
-                        "CT {} ({}) is {}, the file declares it {}",
-                        g.vmid,
-                        guest.id,
-                        word(privileged),
-                        word(guest.privileged)
-                    ),
-                );
-            }
-            if g.node != guest.host.as_str() {
-                self.drift(
-                    site,
-                    c,
-                    DriftKind::Mismatch {
-                        property: "host".to_owned(),
-                        declared: guest.host.to_string(),
-                        observed: g.node.clone(),
-                    },
-                    format!(
-                        "guest {} ({}) runs on {}, declared on {}",
-                        guest.id, g.vmid, g.node, guest.host
-                    ),
-                );
-            }
-            if guest.ha && !g.ha {
-                self.not_realized(
-                    site,
-                    c,
-                    "ha",
-                    format!(
-                        "guest {} declares `ha: true` but {} {} is not a Proxmox HA resource",
-                        guest.id,
-                        if g.kind.as_str() == "lxc" { "CT" } else { "VM" },
-                        g.vmid
-                    ),
-                );
-            }
-        }
-        for traefik in topo.traefik().iter().filter(|t| t.site == site_id.id) {
-            let name = traefik
-                .guest
-                .as_ref()
-                .map_or(traefik.id.as_str(), |g| g.as_str());
-            declared_guests.insert(name.to_owned());
-            let observed = pve_index.guest(name);
-            let c = ComponentRef::Traefik(traefik);
-            let evidence = evidence_of(pve, |_| observed.is_some());
-            self.record(c, site, evidence);
-            if let Some(g) = observed
-                && traefik.ha
-                && !g.ha
-            {
-                self.not_realized(
-                    site,
-                    c,
-                    "ha",
-                    format!(
-                        "{} declares `ha: true` but its guest {} ({name}) is not a Proxmox HA resource",
-                        traefik.id, g.vmid
-                    ),
-                );
-            }
-        }
-        if let Some(facts) = pve.observed() {
-            for g in &facts.guests {
-                let name = g.name.as_deref().unwrap_or("");
-                if !declared_guests.contains(name) {
-                    self.out.drift.push(Drift {
-                        site: site.site.clone(),
-                        component: None,
-                        declared: None,
-                        kind: DriftKind::PresentButUndeclared {
-                            what: "guest".to_owned(),
-                            name: if name.is_empty() {
-                                g.vmid.to_string()
-                            } else {
-                                name.to_owned()
-                            },
-                        },
-                        message: format!(
-                            "{} {} ({}) on {} is {} but not in the topology file",
-                            if g.kind.as_str() == "lxc" { "CT" } else { "VM" },
-                            g.vmid,
-                            if name.is_empty() { "no name" } else { name },
-                            g.node,
-                            g.status
-                        ),
-                    });
-                }
-            }
-        }
-
-        // Proxmox clusters: present when any of their hosts is.
-        for cluster in topo
-            .proxmox_clusters()
-            .iter()
-            .filter(|c| c.site == site_id.id)
-        {
-            let evidence = evidence_of(pve, |_| {
-                topo.hosts_of_cluster(&cluster.id)
-                    .any(|h| pve_index.node(h.id.as_str()).is_some())
-            });
-            self.record(ComponentRef::ProxmoxCluster(cluster), site, evidence);
-        }
-
-        // LINSTOR pools.
-        for pool in topo.linstor_pools().iter().filter(|p| p.site == site_id.id) {
-            let name = pool.storage_pool.as_deref().unwrap_or(pool.id.as_str());
-            let c = ComponentRef::LinstorPool(pool);
-            let on = linstor_index.pool_nodes(name);
-            let evidence = evidence_of(&site.linstor, |_| on.is_some());
-            self.record(c, site, evidence.clone());
-            let Some(on) = on else {
-                continue;
-            };
-            let names = pool.nodes.iter().map(|n| n.host.as_str());
-            self.declared_missing(
-                site,
-                c,
-                "nodes",
-                names,
-                |h| on.contains(h),
-                |missing| format!("storage pool {name} of {} is not on {missing}", pool.id),
-            );
-            let counts: BTreeSet<i64> = linstor_index.group_counts(name).iter().copied().collect();
-            let declared = i64::from(pool.place_count);
-            for count in counts.into_iter().filter(|c| *c != declared) {
-                self.drift(
-                    site,
-                    c,
-                    DriftKind::Mismatch {
-                        property: "place_count".to_owned(),
-                        declared: declared.to_string(),
-                        observed: count.to_string(),
-                    },
-                    format!(
-                        "a resource group on {name} places {count} replicas, {} declares {declared}",
-                        pool.id
-                    ),
-                );
-            }
-        }
-
-        // K3s clusters.
-        let kube: BTreeMap<&str, &Sourced<super::facts::KubeFacts>> = site
-            .kubernetes
-            .iter()
-            .map(|(id, s)| (id.as_str(), s))
-            .collect();
-        for cluster in topo.k3s_clusters().iter().filter(|c| c.site == site_id.id) {
-            let c = ComponentRef::K3sCluster(cluster);
-            let Some(source) = kube.get(cluster.id.as_str()) else {
-                self.record(c, site, Evidence::NotObserved);
-                continue;
-            };
-            self.record(c, site, evidence_of(source, |_| true));
-            let Some(facts) = source.observed() else {
-                continue;
-            };
-            let observed_nodes = kube_nodes(facts);
-            let names = cluster.nodes.iter().map(|n| n.as_str());
-            self.declared_missing(
-                site,
-                c,
-                "nodes",
-                names,
-                |n| observed_nodes.contains(n),
-                |missing| {
-                    format!(
-                        "cluster {} has no Kubernetes node named {missing}",
-                        cluster.id
-                    )
-                },
-            );
-            let declared_cni = format!("{:?}", cluster.cni.kind).to_ascii_lowercase();
-            if !facts.cni.is_empty() && !facts.cni.iter().any(|(k, _)| *k == declared_cni) {
-                let seen: Vec<&str> = facts.cni.iter().map(|(k, _)| k.as_str()).collect();
-                self.drift(
-                    site,
-                    c,
-                    DriftKind::Mismatch {
-                        property: "cni".to_owned(),
-                        declared: declared_cni.clone(),
-                        observed: seen.join(","),
-                    },
-                    format!(
-                        "cluster {} runs {}, declared {declared_cni}",
-                        cluster.id,
-                        seen.join(", ")
-                    ),
-                );
-            }
-        }
-        for argocd in topo.argocd().iter().filter(|a| a.site == site_id.id) {
-            let c = ComponentRef::ArgoCd(argocd);
-            let source = argocd
-                .runs_in
-                .as_ref()
-                .and_then(|r| kube.get(r.as_str()).copied());
-            let evidence = match source {
-                Some(s) => evidence_of(s, |f| f.argocd_served),
-                None => Evidence::NotObserved,
-            };
-            self.record(c, site, evidence);
-        }
-
-        // PBS and routers: the site's server.
-        for pbs in topo.pbs().iter().filter(|p| p.site == site_id.id) {
-            let c = ComponentRef::Pbs(pbs);
-            self.record(c, site, evidence_of(&site.pbs, |_| true));
-            if site.pbs.observed().is_some() {
-                let names = pbs.datastores.iter().map(|d| d.name.as_str());
-                self.declared_missing(
-                    site,
-                    c,
-                    "datastores",
-                    names,
-                    |d| pbs_index.has_datastore(d),
-                    |missing| format!("{} has no datastore {missing}", pbs.id),
-                );
-            }
-        }
-        for router in topo.routers().iter().filter(|r| r.site == site_id.id) {
-            let c = ComponentRef::Router(router);
-            self.record(c, site, evidence_of(&site.vyos, |_| true));
-            if let Some(facts) = site.vyos.observed()
-                && router.vrrp_peer.is_some()
-                && facts.vrrp.is_empty()
-            {
-                self.not_realized(
-                    site,
-                    c,
-                    "vrrp_peer",
-                    format!("{} declares a VRRP peer but has no VRRP group", router.id),
-                );
-            }
-        }
+    /// Something `site`'s source shows that the file does not declare.
+    pub(crate) fn undeclared(
+        &mut self,
+        site: &SiteObservation,
+        what: &str,
+        name: String,
+        message: String,
+    ) {
+        self.out.drift.push(Drift {
+            site: site.site.clone(),
+            component: None,
+            declared: None,
+            kind: DriftKind::PresentButUndeclared {
+                what: what.to_owned(),
+                name,
+            },
+            message,
+        });
     }
 }
+
+/// One system's part of a site's comparison: the components that system can show.
+type SitePart = fn(&mut Builder<'_>, &SiteObservation, &Site);
+
+/// Every system's part, in the order the comparison lists components. NVML has none: a GPU
+/// host's evidence is its Proxmox node, and GPU-005 reads the GPU facts directly.
+const SITE_PARTS: [SitePart; 5] = [
+    super::pve::site::compare,
+    super::linstor::site::compare,
+    super::kube::site::compare,
+    super::pbs::site::compare,
+    super::vyos::site::compare,
+];
 
 /// Compares the declared topology with what was observed, site by site.
 ///
@@ -607,7 +276,16 @@ pub fn diff(topology: &Topology, observed: &Observation) -> Diff {
         out: Diff::default(),
     };
     for site in &observed.sites {
-        b.site(site);
+        let declared = site
+            .site
+            .parse::<SiteId>()
+            .ok()
+            .and_then(|id| topology.site(&id));
+        if let Some(declared) = declared {
+            for part in SITE_PARTS {
+                part(&mut b, site, declared);
+            }
+        }
     }
     b.out
 }

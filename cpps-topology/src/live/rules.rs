@@ -1,7 +1,9 @@
-//! The live parts of the catalogue's rules: STATE-002/003, PVE-003, LINSTOR-007, BACKUP-003,
-//! GPU-005, GITOPS-002, INGRESS-002 and OBS-001, and the live network rules LINK-001, LINK-002
-//! and VRRP-001 (`docs/live-invariants.md`, in its `net` module), over an [`Observation`] and its
-//! [`Diff`].
+//! The live parts of the catalogue's rules, over an [`Observation`] and its [`Diff`]: a loop over
+//! the systems, each of which lists its own rules in its folder (`pve/rules.rs`: PVE-003;
+//! `linstor/rules.rs`: LINSTOR-007; `kube/rules.rs`: INGRESS-002, GITOPS-002; `gpu/rules.rs`:
+//! GPU-005; `vyos/rules.rs`: LINK-001, LINK-002, VRRP-001, `docs/live-invariants.md`). The rules
+//! that read more than one system are here: STATE-002/003 (the diff), BACKUP-003 (PBS against
+//! Proxmox) and OBS-001 (the basic alerts).
 //!
 //! They emit the same [`Finding`]s as the static checks, with the component's location in the
 //! topology file, so suppressions and every report format apply to them unchanged.
@@ -10,13 +12,13 @@ use std::collections::BTreeMap;
 
 use super::diff::{Diff, Drift, DriftKind, Evidence, source_of};
 use super::facts::{Observation, SiteObservation, SourceFailure};
-use super::index::{DeclaredIndex, PbsIndex, PveIndex};
+use super::index::DeclaredIndex;
+use super::pbs::index::PbsIndex;
+use super::pve::index::PveIndex;
 use crate::finding::{Finding, Severity};
 use crate::model::{ComponentRef, Location as ModelLocation, State, Topology};
 use crate::rules::RuleId;
 use crate::rules::checks::Sink;
-
-mod net;
 
 /// Thresholds of the live rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +45,7 @@ impl LiveOptions {
 }
 
 /// A `cpps-gpu` severity as a finding's: critical is an error.
-fn from_gpu_severity(severity: cpps_gpu::health::Severity) -> Severity {
+pub(crate) fn from_gpu_severity(severity: cpps_gpu::health::Severity) -> Severity {
     match severity {
         cpps_gpu::health::Severity::Critical => Severity::Error,
         cpps_gpu::health::Severity::Warning => Severity::Warning,
@@ -57,23 +59,31 @@ impl Default for LiveOptions {
     }
 }
 
-type LiveCheck = fn(&Live<'_>, &mut Sink<'_>);
+/// One live rule's check.
+pub(crate) type LiveCheck = fn(&Live<'_>, &mut Sink<'_>);
 
-/// Every rule with a live part and its check, in catalogue order.
-pub(crate) static LIVE_CHECKS: &[(RuleId, LiveCheck)] = &[
+/// The rules that read more than one system (the diff of all of them, PBS against Proxmox).
+const ACROSS_SYSTEMS: &[(RuleId, LiveCheck)] = &[
     (RuleId("STATE-002"), state_002),
     (RuleId("STATE-003"), state_003),
-    (RuleId("PVE-003"), pve_003),
-    (RuleId("LINSTOR-007"), linstor_007),
     (RuleId("BACKUP-003"), backup_003),
-    (RuleId("INGRESS-002"), ingress_002),
-    (RuleId("GPU-005"), gpu_005),
-    (RuleId("GITOPS-002"), gitops_002),
     (RuleId("OBS-001"), obs_001),
-    (RuleId("LINK-001"), net::link_001),
-    (RuleId("LINK-002"), net::link_002),
-    (RuleId("VRRP-001"), net::vrrp_001),
 ];
+
+/// Every rule with a live part, system by system: each system's folder lists its own.
+pub(crate) static LIVE_CHECKS: [&[(RuleId, LiveCheck)]; 6] = [
+    ACROSS_SYSTEMS,
+    super::pve::rules::CHECKS,
+    super::linstor::rules::CHECKS,
+    super::kube::rules::CHECKS,
+    super::gpu::rules::CHECKS,
+    super::vyos::rules::CHECKS,
+];
+
+/// How many rules have a live part.
+pub(crate) fn live_check_count() -> usize {
+    LIVE_CHECKS.iter().map(|checks| checks.len()).sum()
+}
 
 /// What the live checks read.
 pub(crate) struct Live<'a> {
@@ -86,12 +96,13 @@ pub(crate) struct Live<'a> {
 }
 
 impl<'a> Live<'a> {
-    fn site_ref(&self, site: &str) -> Option<ComponentRef<'a>> {
+    /// The site with this id, as a component.
+    pub(crate) fn site_ref(&self, site: &str) -> Option<ComponentRef<'a>> {
         self.declared.site(site)
     }
 
     /// The component of the topology a drift is about, if any.
-    fn component_of(&self, drift: &Drift) -> Option<ComponentRef<'a>> {
+    pub(crate) fn component_of(&self, drift: &Drift) -> Option<ComponentRef<'a>> {
         drift
             .component
             .as_deref()
@@ -99,7 +110,13 @@ impl<'a> Live<'a> {
     }
 }
 
-fn emit_on(sink: &mut Sink<'_>, severity: Severity, c: ComponentRef<'_>, message: String) {
+/// Emits a finding on `c`, at its place in the topology file.
+pub(crate) fn emit_on(
+    sink: &mut Sink<'_>,
+    severity: Severity,
+    c: ComponentRef<'_>,
+    message: String,
+) {
     let at: ModelLocation = c.meta().location;
     sink.emit(severity, c, at, message);
 }
@@ -120,7 +137,7 @@ pub(crate) fn live_findings(
         declared: DeclaredIndex::new(topo),
     };
     let mut sink = Sink::new(topo, file);
-    for (rule, check) in LIVE_CHECKS {
+    for (rule, check) in LIVE_CHECKS.iter().copied().flatten() {
         sink.set_rule(*rule);
         check(&live, &mut sink);
     }
@@ -225,75 +242,6 @@ fn state_003(live: &Live<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// PVE-003: a guest declared HA is a real Proxmox HA resource, not just `on_boot`.
-fn pve_003(live: &Live<'_>, sink: &mut Sink<'_>) {
-    for drift in &live.diff.drift {
-        if let DriftKind::DeclaredNotRealized { property } = &drift.kind
-            && property == "ha"
-            && let Some(c) = live.component_of(drift)
-        {
-            emit_on(
-                sink,
-                Severity::Warning,
-                c,
-                format!(
-                    "{}; without an HA resource it only restarts with its node (on_boot), it does not fail over",
-                    drift.message
-                ),
-            );
-        }
-    }
-}
-
-/// LINSTOR-007: no resource degraded or desynced.
-///
-/// Every class but `healthy` is a finding, `unknown` included (unknown is never healthy), except
-/// `inactive`: linstor-client skips INACTIVE resources (`vlm_cmds.py`), nothing is expected of
-/// a resource deactivated on purpose.
-fn linstor_007(live: &Live<'_>, sink: &mut Sink<'_>) {
-    for site in &live.observed.sites {
-        let Some(facts) = site.linstor.observed() else {
-            continue;
-        };
-        for r in facts
-            .resources
-            .iter()
-            .filter(|r| r.class != "healthy" && r.class != "inactive")
-        {
-            let pool = r
-                .storage_pools
-                .iter()
-                .find_map(|name| live.declared.pool_named(&site.site, name));
-            let subject = match pool {
-                Some(p) => ComponentRef::LinstorPool(p),
-                None => match live.site_ref(&site.site) {
-                    Some(s) => s,
-                    None => continue,
-                },
-            };
-            // A group without place_count wants the controller's default, as cpps-linstor's
-            // health derivation counts it.
-            let wanted = r
-                .place_count
-                .unwrap_or(cpps_linstor::health::DEFAULT_PLACE_COUNT);
-            let detail = if r.findings.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", r.findings.join("; "))
-            };
-            emit_on(
-                sink,
-                Severity::Error,
-                subject,
-                format!(
-                    "resource {} is {} ({} of {wanted} replicas UpToDate){detail}",
-                    r.name, r.class, r.up_to_date
-                ),
-            );
-        }
-    }
-}
-
 /// BACKUP-003: every validated guest has a recent, verified backup.
 fn backup_003(live: &Live<'_>, sink: &mut Sink<'_>) {
     for site in &live.observed.sites {
@@ -348,163 +296,6 @@ fn age(seconds: i64) -> String {
         format!("{}h{}m", s / 3600, (s % 3600) / 60)
     } else {
         format!("{}m", s / 60)
-    }
-}
-
-/// INGRESS-002 (live): no certificate expires within the warning window, none is not Ready.
-fn ingress_002(live: &Live<'_>, sink: &mut Sink<'_>) {
-    for site in &live.observed.sites {
-        for (id, source) in &site.kubernetes {
-            let (Some(facts), Some(cluster)) = (source.observed(), live.declared.k3s_cluster(id))
-            else {
-                continue;
-            };
-            for cert in &facts.certificates {
-                let policy = &live.options.cert_expiry;
-                let expiry = cert
-                    .not_after
-                    .and_then(|t| policy.judge(t, live.options.now));
-                let message = match expiry {
-                    Some(e) if e.expired => Some((
-                        from_gpu_severity(e.severity),
-                        format!("certificate {} has expired", cert.name),
-                    )),
-                    Some(e) => Some((
-                        from_gpu_severity(e.severity),
-                        format!(
-                            "certificate {} expires in {} days (warning at {})",
-                            cert.name, e.days_left, policy.warning_days
-                        ),
-                    )),
-                    None if !cert.ready => Some((
-                        Severity::Warning,
-                        format!("certificate {} is not Ready", cert.name),
-                    )),
-                    None => None,
-                };
-                if let Some((severity, message)) = message {
-                    emit_on(sink, severity, ComponentRef::K3sCluster(cluster), message);
-                }
-            }
-        }
-    }
-}
-
-/// GPU-005: the running NVIDIA driver is the pinned one; NVRM/XID errors raise an alert.
-fn gpu_005(live: &Live<'_>, sink: &mut Sink<'_>) {
-    for site in &live.observed.sites {
-        for (host_id, source) in &site.gpus {
-            let (Some(facts), Some(host)) = (source.observed(), live.declared.host(host_id)) else {
-                continue;
-            };
-            let c = ComponentRef::Host(host);
-            // The pin: the host's own, else that of a K3s cluster whose nodes run on it.
-            let pinned = host.nvidia_driver.clone().or_else(|| {
-                live.topo
-                    .guests_on(&host.id)
-                    .filter_map(|g| live.topo.cluster_of_guest(&g.id))
-                    .find_map(|k| k.nvidia_driver.clone())
-            });
-            let mismatch = pinned.as_ref().and_then(|pin| {
-                live.options
-                    .driver_pin
-                    .judge(facts.driver_version.as_deref(), pin.as_str())
-            });
-            match (&pinned, &facts.driver_version, mismatch) {
-                (Some(pin), Some(running), Some(severity)) => emit_on(
-                    sink,
-                    from_gpu_severity(severity),
-                    c,
-                    format!(
-                        "NVIDIA driver {running} is running on {}, the file pins {pin}",
-                        host.id
-                    ),
-                ),
-                // A pin and no version read: unknown, never a driver that matches. The policy's
-                // `unreadable` severity says how loud.
-                (Some(pin), None, Some(severity)) => emit_on(
-                    sink,
-                    from_gpu_severity(severity),
-                    c,
-                    format!(
-                        "the NVIDIA driver version running on {} could not be read, the file pins {pin}: whether it is the pinned one is unknown",
-                        host.id
-                    ),
-                ),
-                (None, Some(running), _) => emit_on(
-                    sink,
-                    Severity::Warning,
-                    c,
-                    format!(
-                        "NVIDIA driver {running} is running on {} but the file pins no version (ADR-009: document the exact version)",
-                        host.id
-                    ),
-                ),
-                _ => {}
-            }
-            if !facts.critical_xids.is_empty() {
-                let codes: Vec<String> = facts.critical_xids.iter().map(u64::to_string).collect();
-                emit_on(
-                    sink,
-                    Severity::Warning,
-                    c,
-                    format!("critical XID errors on {}: {}", host.id, codes.join(", ")),
-                );
-            }
-            for gpu in facts.gpus.iter().filter(|g| g.health == "critical") {
-                emit_on(
-                    sink,
-                    Severity::Warning,
-                    c,
-                    format!(
-                        "GPU {} ({}) is critical: {}",
-                        gpu.index,
-                        gpu.uuid.as_deref().unwrap_or("no UUID"),
-                        gpu.findings.join("; ")
-                    ),
-                );
-            }
-        }
-    }
-}
-
-/// GITOPS-002: no Argo CD Application OutOfSync or Degraded.
-fn gitops_002(live: &Live<'_>, sink: &mut Sink<'_>) {
-    for site in &live.observed.sites {
-        for (id, source) in &site.kubernetes {
-            let Some(facts) = source.observed() else {
-                continue;
-            };
-            let argocd = live.declared.argocd_in(id);
-            let subject = match (argocd, live.declared.k3s_cluster(id)) {
-                (Some(a), _) => ComponentRef::ArgoCd(a),
-                (None, Some(c)) => ComponentRef::K3sCluster(c),
-                (None, None) => continue,
-            };
-            for app in &facts.applications {
-                let out_of_sync = app.sync.as_deref() == Some("OutOfSync");
-                let degraded = app.health.as_deref() == Some("Degraded");
-                if out_of_sync || degraded {
-                    let mut states = Vec::new();
-                    if out_of_sync {
-                        states.push("OutOfSync");
-                    }
-                    if degraded {
-                        states.push("Degraded");
-                    }
-                    emit_on(
-                        sink,
-                        Severity::Warning,
-                        subject,
-                        format!(
-                            "Argo CD Application {} in cluster {id} is {}",
-                            app.name,
-                            states.join(" and ")
-                        ),
-                    );
-                }
-            }
-        }
     }
 }
 

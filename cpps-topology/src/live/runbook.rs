@@ -128,7 +128,7 @@ pub fn plan_driver_update(
 
     let mut guests = Vec::new();
     let mut snapshots = Vec::new();
-    let pve_index = pve.map(super::index::PveIndex::new);
+    let pve_index = pve.map(super::pve::index::PveIndex::new);
     let resource_names: std::collections::HashSet<&str> = linstor
         .map(|l| l.resources.iter().map(|r| r.name.as_str()).collect())
         .unwrap_or_default();

@@ -22,7 +22,7 @@ use cpps_proxmox::{HaReached, HaWanted, VmId};
 use serde::Serialize;
 
 use super::facts::{Observation, PveFacts, PveGuestKind};
-use super::index::PveIndex;
+use super::pve::index::PveIndex;
 use crate::model::Topology;
 
 /// The comment the plan gives each resource it adds, so that a person reading `ha-manager

@@ -1,5 +1,6 @@
 //! Adapters from each client's typed answers to observed [facts](super::facts), behind one
-//! small trait so that every source can be replaced in tests.
+//! small trait so that every source can be replaced in tests. Each system's adapter is in its
+//! folder (`live/pve/source.rs`, …) and re-exported here.
 //!
 //! | source | facts | client |
 //! | --- | --- | --- |
@@ -16,19 +17,14 @@ use super::facts::{
     GpuHostFacts, KubeFacts, LinstorFacts, PbsFacts, PveFacts, SourceFailure, SourceKind, VyosFacts,
 };
 
-mod gpu;
-mod kube;
-mod linstor;
-mod pbs;
-mod pve;
-mod vyos;
-
-pub use gpu::{NvmlSource, gpu_facts};
-pub use kube::{KubeSource, kube_facts};
-pub use linstor::{LinstorSource, linstor_facts};
-pub use pbs::PbsSource;
-pub use pve::PveSource;
-pub use vyos::{VyosSource, apply_vrrp, apply_wireguard, bgp_facts, ipsec_facts, vyos_facts};
+pub use super::gpu::source::{NvmlSource, gpu_facts};
+pub use super::kube::source::{KubeSource, kube_facts};
+pub use super::linstor::source::{LinstorSource, linstor_facts};
+pub use super::pbs::source::PbsSource;
+pub use super::pve::source::PveSource;
+pub use super::vyos::source::{
+    VyosSource, apply_vrrp, apply_wireguard, bgp_facts, ipsec_facts, vyos_facts,
+};
 
 /// One live system that can be asked for its facts.
 ///

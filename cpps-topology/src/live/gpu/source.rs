@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use cpps_gpu::health::{HealthPolicy, host_verdict};
 use cpps_gpu::nvml::{self, HostSnapshot};
 
-use super::Source;
 use crate::live::facts::{GpuFact, GpuHostFacts, SourceFailure, SourceKind};
+use crate::live::sources::Source;
 
 /// The GPUs of the host this program runs on, read through NVML (`nvml-wrapper`), with the
 /// library found by the loader or at `library`.

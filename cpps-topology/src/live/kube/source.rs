@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use cpps_gpu::k8s::ClusterSnapshot;
 use cpps_gpu::k8s::cni::CniKind;
 
-use super::Source;
 use crate::live::facts::{ArgoApp, CertFact, KubeFacts, SourceFailure, SourceKind};
+use crate::live::sources::Source;
 
 /// One K3s cluster's API server, read through `kube` with [`cpps_gpu::k8s::collect`] (list
 /// calls of nodes, pods, daemonsets, configmaps, Kueue, Argo CD and cert-manager objects).

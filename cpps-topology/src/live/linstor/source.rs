@@ -6,11 +6,11 @@ use async_trait::async_trait;
 use cpps_linstor::Client;
 use cpps_linstor::health::{self, ClusterState, HealthOptions};
 
-use super::Source;
 use crate::live::facts::{
     DrbdConnectionFact, LinstorFacts, LinstorGroup, LinstorNode, LinstorResource,
     LinstorStoragePool, SourceFailure, SourceKind,
 };
+use crate::live::sources::Source;
 
 /// A site's LINSTOR controllers, read through [`cpps_linstor::Client`]
 /// ([`Client::cluster_state`]: `GET /v1/nodes`, `/v1/view/storage-pools`,

@@ -6,8 +6,8 @@ use async_trait::async_trait;
 use cpps_pbs::types::BackupType;
 use cpps_pbs::{Client, SnapshotQuery};
 
-use super::Source;
 use crate::live::facts::{GuestBackupFact, PbsFacts, PbsJobFact, SourceFailure, SourceKind};
+use crate::live::sources::Source;
 
 /// A site's PBS, read through [`cpps_pbs::Client`]: `GET /admin/datastore`, then per
 /// datastore `GET /admin/datastore/{store}/namespace` and `…/snapshots` per namespace, and

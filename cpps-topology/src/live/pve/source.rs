@@ -8,8 +8,8 @@ use cpps_proxmox::types::{GuestKind, LxcConfig, NodeState, ResourceFilter};
 use cpps_proxmox::{Client, GuestRef};
 use futures::StreamExt;
 
-use super::Source;
 use crate::live::facts::{PveFacts, PveGuest, PveGuestKind, PveNode, SourceFailure, SourceKind};
+use crate::live::sources::Source;
 
 /// A site's Proxmox VE cluster, read through [`cpps_proxmox::Client`].
 ///

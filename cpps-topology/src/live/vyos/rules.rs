@@ -11,11 +11,20 @@
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::{Live, emit_on};
+use super::facts::{VyosFacts, WireGuardPeerFact};
 use crate::finding::Severity;
-use crate::live::facts::{DrbdConnectionFact, SiteObservation, VyosFacts, WireGuardPeerFact};
+use crate::live::facts::{DrbdConnectionFact, SiteObservation};
+use crate::live::rules::{Live, LiveCheck, emit_on};
 use crate::model::{ComponentRef, Link, Router, State};
+use crate::rules::RuleId;
 use crate::rules::checks::Sink;
+
+/// This system's live rules and their checks.
+pub(crate) static CHECKS: &[(RuleId, LiveCheck)] = &[
+    (RuleId("LINK-001"), link_001),
+    (RuleId("LINK-002"), link_002),
+    (RuleId("VRRP-001"), vrrp_001),
+];
 
 /// A handshake older than this is stale: VyOS's own `status: active` threshold (vyos-1x
 /// `python/vyos/ifconfig/wireguard.py`, "Five minutes and the tunnel is still active"); a peer
@@ -242,7 +251,7 @@ fn partial<'f>(facts: &'f VyosFacts, command: &str) -> Vec<&'f str> {
 /// LINK-001: the WireGuard peer of each observed end of a declared link shook hands within
 /// [`HANDSHAKE_STALE_SECS`]; a DRBD connection across the link that is not `Connected` is named
 /// with the stale peer, in one finding.
-pub(super) fn link_001(live: &Live<'_>, sink: &mut Sink<'_>) {
+pub(crate) fn link_001(live: &Live<'_>, sink: &mut Sink<'_>) {
     let drbd = cross_site_drbd(live);
     for (end, _, facts) in link_ends(live) {
         let subject = ComponentRef::Link(end.link);
@@ -378,7 +387,7 @@ fn observed_routers<'a>(live: &Live<'a>) -> Vec<ObservedRouter<'a>> {
 /// LINK-002: BGP sessions Established and IPsec tunnels up; on a link's far side the finding is
 /// the link's, otherwise the router's. A neighbor shut down on purpose (`Idle (Admin)`) is not
 /// reported.
-pub(super) fn link_002(live: &Live<'_>, sink: &mut Sink<'_>) {
+pub(crate) fn link_002(live: &Live<'_>, sink: &mut Sink<'_>) {
     let ends = link_ends(live);
     let mut ends_of: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, (end, _, _)) in ends.iter().enumerate() {
@@ -447,7 +456,7 @@ pub(super) fn link_002(live: &Live<'_>, sink: &mut Sink<'_>) {
 
 /// VRRP-001: every VRRP group of a router is MASTER or BACKUP; FAULT, INIT and any other word
 /// are findings (unknown is never healthy), and so is a state that could not be read.
-pub(super) fn vrrp_001(live: &Live<'_>, sink: &mut Sink<'_>) {
+pub(crate) fn vrrp_001(live: &Live<'_>, sink: &mut Sink<'_>) {
     for ObservedRouter {
         facts,
         subject,

@@ -5,11 +5,11 @@ use async_trait::async_trait;
 use cpps_vyos::status::{BgpSummary, IpsecConnection, VrrpStatus, WireGuardStatus};
 use cpps_vyos::{Client, ConfigTree};
 
-use super::Source;
 use crate::live::facts::{
     BgpNeighborFact, IpsecTunnelFact, SourceFailure, SourceKind, VrrpFact, VyosFacts,
     WireGuardPeerFact, error_chain,
 };
+use crate::live::sources::Source;
 
 /// A site's VyOS router, read through [`cpps_vyos::Client::config_tree`]
 /// (`POST /retrieve`, `showConfig`) and its operational readings through `POST /show`:

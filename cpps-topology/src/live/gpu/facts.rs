@@ -1,0 +1,31 @@
+//! What NVML reports on a GPU host, in a shape independent of `cpps-gpu`'s `nvml`.
+
+use serde::Serialize;
+
+/// One GPU's health.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GpuFact {
+    /// NVML index.
+    pub index: u32,
+    /// UUID, when read.
+    pub uuid: Option<String>,
+    /// Model name, when read.
+    pub name: Option<String>,
+    /// `ok`, `warning` or `critical`.
+    pub health: String,
+    /// What was found.
+    pub findings: Vec<String>,
+}
+
+/// What NVML says on one GPU host.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct GpuHostFacts {
+    /// The running NVIDIA driver version.
+    pub driver_version: Option<String>,
+    /// GPUs.
+    pub gpus: Vec<GpuFact>,
+    /// XID codes seen while listening, with the GPU UUID when known.
+    pub xids: Vec<(Option<String>, u64)>,
+    /// Critical XIDs among them (NVRM errors the documents ask to alert on).
+    pub critical_xids: Vec<u64>,
+}

@@ -1,0 +1,89 @@
+//! GPU-005's live part: the running NVIDIA driver is the pinned one; NVRM/XID errors and
+//! critical GPUs raise an alert.
+
+use crate::finding::Severity;
+use crate::live::rules::{Live, LiveCheck, emit_on, from_gpu_severity};
+use crate::model::ComponentRef;
+use crate::rules::RuleId;
+use crate::rules::checks::Sink;
+
+/// This system's live rules and their checks.
+pub(crate) static CHECKS: &[(RuleId, LiveCheck)] = &[(RuleId("GPU-005"), gpu_005)];
+
+/// GPU-005: the running NVIDIA driver is the pinned one; NVRM/XID errors raise an alert.
+pub(crate) fn gpu_005(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for site in &live.observed.sites {
+        for (host_id, source) in &site.gpus {
+            let (Some(facts), Some(host)) = (source.observed(), live.declared.host(host_id)) else {
+                continue;
+            };
+            let c = ComponentRef::Host(host);
+            // The pin: the host's own, else that of a K3s cluster whose nodes run on it.
+            let pinned = host.nvidia_driver.clone().or_else(|| {
+                live.topo
+                    .guests_on(&host.id)
+                    .filter_map(|g| live.topo.cluster_of_guest(&g.id))
+                    .find_map(|k| k.nvidia_driver.clone())
+            });
+            let mismatch = pinned.as_ref().and_then(|pin| {
+                live.options
+                    .driver_pin
+                    .judge(facts.driver_version.as_deref(), pin.as_str())
+            });
+            match (&pinned, &facts.driver_version, mismatch) {
+                (Some(pin), Some(running), Some(severity)) => emit_on(
+                    sink,
+                    from_gpu_severity(severity),
+                    c,
+                    format!(
+                        "NVIDIA driver {running} is running on {}, the file pins {pin}",
+                        host.id
+                    ),
+                ),
+                // A pin and no version read: unknown, never a driver that matches. The policy's
+                // `unreadable` severity says how loud.
+                (Some(pin), None, Some(severity)) => emit_on(
+                    sink,
+                    from_gpu_severity(severity),
+                    c,
+                    format!(
+                        "the NVIDIA driver version running on {} could not be read, the file pins {pin}: whether it is the pinned one is unknown",
+                        host.id
+                    ),
+                ),
+                (None, Some(running), _) => emit_on(
+                    sink,
+                    Severity::Warning,
+                    c,
+                    format!(
+                        "NVIDIA driver {running} is running on {} but the file pins no version (ADR-009: document the exact version)",
+                        host.id
+                    ),
+                ),
+                _ => {}
+            }
+            if !facts.critical_xids.is_empty() {
+                let codes: Vec<String> = facts.critical_xids.iter().map(u64::to_string).collect();
+                emit_on(
+                    sink,
+                    Severity::Warning,
+                    c,
+                    format!("critical XID errors on {}: {}", host.id, codes.join(", ")),
+                );
+            }
+            for gpu in facts.gpus.iter().filter(|g| g.health == "critical") {
+                emit_on(
+                    sink,
+                    Severity::Warning,
+                    c,
+                    format!(
+                        "GPU {} ({}) is critical: {}",
+                        gpu.index,
+                        gpu.uuid.as_deref().unwrap_or("no UUID"),
+                        gpu.findings.join("; ")
+                    ),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! Kubernetes: a K3s cluster's nodes, CNI, Argo CD Applications, Certificates, Kueue.
+//!
+//! This system's room of the live half: `source.rs` asks the client, `facts.rs` is what it
+//! answered, `site.rs` is its part of a site's comparison and `rules.rs` holds its live rules. It
+//! imports no other system's folder.
+
+pub(crate) mod facts;
+pub(crate) mod rules;
+pub(crate) mod site;
+pub(crate) mod source;

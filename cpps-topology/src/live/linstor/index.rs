@@ -1,0 +1,45 @@
+//! Lookups into a site's LINSTOR facts by storage pool, built once per site so that matching declared components with what the source
+//! reports costs O(1) per component (the "no quadratic rule" invariant, for the live half).
+
+// foldhash: keys are names the team's own systems report; see `Topology`'s index.
+use foldhash::{HashMap, HashSet};
+
+use super::facts::LinstorFacts;
+
+/// A site's LINSTOR facts by storage pool.
+#[derive(Debug, Default)]
+pub(crate) struct LinstorIndex<'a> {
+    /// The nodes each storage pool is on.
+    pool_nodes: HashMap<&'a str, HashSet<&'a str>>,
+    /// The `place_count`s of the resource groups on each storage pool.
+    group_counts: HashMap<&'a str, Vec<i64>>,
+}
+
+impl<'a> LinstorIndex<'a> {
+    pub(crate) fn new(facts: &'a LinstorFacts) -> Self {
+        let mut index = Self::default();
+        for pool in &facts.storage_pools {
+            index
+                .pool_nodes
+                .entry(pool.name.as_str())
+                .or_default()
+                .insert(pool.node.as_str());
+        }
+        for group in &facts.groups {
+            if let (Some(pool), Some(count)) = (group.storage_pool.as_deref(), group.place_count) {
+                index.group_counts.entry(pool).or_default().push(count);
+            }
+        }
+        index
+    }
+
+    /// The nodes storage pool `name` is on (empty when no node has it).
+    pub(crate) fn pool_nodes(&self, name: &str) -> Option<&HashSet<&'a str>> {
+        self.pool_nodes.get(name)
+    }
+
+    /// The `place_count`s of the resource groups on storage pool `name`.
+    pub(crate) fn group_counts(&self, name: &str) -> &[i64] {
+        self.group_counts.get(name).map_or(&[], Vec::as_slice)
+    }
+}

@@ -1,0 +1,61 @@
+//! What Proxmox VE reports, in a shape independent of `cpps-proxmox`.
+
+use serde::Serialize;
+
+/// A Proxmox VE node as `GET /nodes` and `GET /nodes/{node}/status` report it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PveNode {
+    /// Node name.
+    pub name: String,
+    /// Whether `GET /nodes` says `online`.
+    pub online: bool,
+    /// The `pve-manager` version (`9.0.10`), when the node's status could be read.
+    pub pve_version: Option<String>,
+}
+
+cpps_named_enum::named_enum! {
+    /// VM or container. Its name (`vm`, `lxc`) is how the topology file writes guest kinds.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum PveGuestKind {
+        /// A QEMU VM.
+        Vm => "vm",
+        /// An LXC container.
+        Lxc => "lxc",
+    }
+}
+
+/// A guest as the cluster reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PveGuest {
+    /// The VM id.
+    pub vmid: u32,
+    /// Its name (host name for containers); `None` when PVE reports none.
+    pub name: Option<String>,
+    /// The node it runs on.
+    pub node: String,
+    /// VM or container.
+    pub kind: PveGuestKind,
+    /// `running`, `stopped`, …
+    pub status: String,
+    /// Containers: whether it is privileged; `None` for VMs or when the config was unreadable.
+    pub privileged: Option<bool>,
+    /// Whether it is a Proxmox HA resource (listed by `GET /cluster/ha/resources`, or with an
+    /// HA state in `GET /cluster/resources`).
+    pub ha: bool,
+    /// The HA state when managed (`started`, …).
+    pub ha_state: Option<String>,
+    /// The storage volumes of its configuration (`storage:volume`), for containers.
+    pub volumes: Vec<String>,
+}
+
+/// Everything read from one site's Proxmox VE cluster.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct PveFacts {
+    /// Nodes, by name.
+    pub nodes: Vec<PveNode>,
+    /// Guests, by VM id.
+    pub guests: Vec<PveGuest>,
+    /// Problems that did not stop the observation (a node whose status could not be read).
+    pub partial: Vec<String>,
+}

@@ -1,0 +1,274 @@
+//! Proxmox VE's part of a site's comparison: hosts with nodes, guests and Traefik instances with
+//! guests, clusters with their hosts; nodes and guests the file does not declare.
+
+use std::collections::BTreeSet;
+
+use super::facts::{PveFacts, PveGuest};
+use super::index::PveIndex;
+use crate::live::diff::{Builder, DriftKind, evidence_of};
+use crate::live::facts::SiteObservation;
+use crate::model::{ComponentRef, Guest, GuestKind, Site};
+
+/// Compares `declared`'s hosts, guests, Traefik instances and clusters with what the site's
+/// Proxmox VE reports.
+pub(crate) fn compare(b: &mut Builder<'_>, site: &SiteObservation, declared: &Site) {
+    let pve = &site.proxmox;
+    // Every lookup goes through this index, built once: no component searches a list of facts.
+    let index = pve.observed().map(PveIndex::new).unwrap_or_default();
+    nodes(b, site, declared, &index);
+    let mut names = guests(b, site, declared, &index);
+    traefik(b, site, declared, &index, &mut names);
+    if let Some(facts) = pve.observed() {
+        undeclared_guests(b, site, facts, &names);
+    }
+    clusters(b, site, declared, &index);
+}
+
+/// Hosts and Proxmox nodes: presence, online state, the pve-manager major; undeclared nodes.
+fn nodes(b: &mut Builder<'_>, site: &SiteObservation, site_id: &Site, pve_index: &PveIndex<'_>) {
+    let (topo, pve) = (b.topo, &site.proxmox);
+    let hosts: Vec<_> = topo.hosts_in(&site_id.id).collect();
+    for host in &hosts {
+        let node = pve_index.node(host.id.as_str());
+        let evidence = evidence_of(pve, |_| node.is_some());
+        let c = ComponentRef::Host(host);
+        b.record(c, site, evidence);
+        if let Some(node) = node {
+            if !node.online {
+                b.drift(
+                    site,
+                    c,
+                    DriftKind::Mismatch {
+                        property: "status".to_owned(),
+                        declared: "online".to_owned(),
+                        observed: "offline".to_owned(),
+                    },
+                    format!("Proxmox reports node {} offline", node.name),
+                );
+            }
+            if let (Some(declared), Some(observed)) = (&host.pve_version, &node.pve_version) {
+                let major = observed.split('.').next().unwrap_or("");
+                if major != declared.major().to_string() {
+                    b.drift(
+                        site,
+                        c,
+                        DriftKind::Mismatch {
+                            property: "pve_version".to_owned(),
+                            declared: declared.to_string(),
+                            observed: observed.clone(),
+                        },
+                        format!(
+                            "node {} runs pve-manager {observed}, the file declares {declared}",
+                            node.name
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    if let Some(facts) = pve.observed() {
+        let declared: BTreeSet<&str> = hosts.iter().map(|h| h.id.as_str()).collect();
+        for node in &facts.nodes {
+            if !declared.contains(node.name.as_str()) && topo.component(&node.name).is_none() {
+                b.undeclared(
+                    site,
+                    "node",
+                    node.name.clone(),
+                    format!(
+                        "Proxmox node {} is in the cluster but not in the topology file",
+                        node.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Guests: presence and their properties. Returns the declared names, for the undeclared ones.
+fn guests(
+    b: &mut Builder<'_>,
+    site: &SiteObservation,
+    site_id: &Site,
+    pve_index: &PveIndex<'_>,
+) -> BTreeSet<String> {
+    let (topo, pve) = (b.topo, &site.proxmox);
+
+    let mut declared_guests: BTreeSet<String> = BTreeSet::new();
+    for guest in topo
+        .guests()
+        .iter()
+        .filter(|g| topo.site_of_guest(g) == Some(&site_id.id))
+    {
+        declared_guests.insert(guest.id.as_str().to_owned());
+        let observed = pve_index.guest(guest.id.as_str());
+        let evidence = evidence_of(pve, |_| observed.is_some());
+        let c = ComponentRef::Guest(guest);
+        b.record(c, site, evidence);
+        let Some(g) = observed else { continue };
+        guest_mismatches(b, site, guest, g);
+        if guest.ha && !g.ha {
+            b.not_realized(
+                site,
+                c,
+                "ha",
+                format!(
+                    "guest {} declares `ha: true` but {} {} is not a Proxmox HA resource",
+                    guest.id,
+                    if g.kind.as_str() == "lxc" { "CT" } else { "VM" },
+                    g.vmid
+                ),
+            );
+        }
+    }
+    declared_guests
+}
+
+/// A declared guest's kind, privilege and host against the Proxmox guest of its name.
+fn guest_mismatches(b: &mut Builder<'_>, site: &SiteObservation, guest: &Guest, g: &PveGuest) {
+    let c = ComponentRef::Guest(guest);
+    let kind = match guest.kind {
+        GuestKind::Vm => "vm",
+        GuestKind::Lxc => "lxc",
+    };
+    if kind != g.kind.as_str() {
+        b.drift(
+            site,
+            c,
+            DriftKind::Mismatch {
+                property: "kind".to_owned(),
+                declared: kind.to_owned(),
+                observed: g.kind.as_str().to_owned(),
+            },
+            format!(
+                "guest {} is a {} ({}), declared {kind}",
+                guest.id,
+                g.kind.as_str(),
+                g.vmid
+            ),
+        );
+    }
+    if guest.kind == GuestKind::Lxc
+        && let Some(privileged) = g.privileged
+        && privileged != guest.privileged
+    {
+        let word = |p: bool| if p { "privileged" } else { "unprivileged" };
+        b.drift(
+            site,
+            c,
+            DriftKind::Mismatch {
+                property: "privileged".to_owned(),
+                declared: guest.privileged.to_string(),
+                observed: privileged.to_string(),
+            },
+            format!(
+                "CT {} ({}) is {}, the file declares it {}",
+                g.vmid,
+                guest.id,
+                word(privileged),
+                word(guest.privileged)
+            ),
+        );
+    }
+    if g.node != guest.host.as_str() {
+        b.drift(
+            site,
+            c,
+            DriftKind::Mismatch {
+                property: "host".to_owned(),
+                declared: guest.host.to_string(),
+                observed: g.node.clone(),
+            },
+            format!(
+                "guest {} ({}) runs on {}, declared on {}",
+                guest.id, g.vmid, g.node, guest.host
+            ),
+        );
+    }
+}
+
+/// Traefik instances that are guests: presence and HA. Their guest names join `declared_guests`.
+fn traefik(
+    b: &mut Builder<'_>,
+    site: &SiteObservation,
+    site_id: &Site,
+    pve_index: &PveIndex<'_>,
+    declared_guests: &mut BTreeSet<String>,
+) {
+    let (topo, pve) = (b.topo, &site.proxmox);
+    for traefik in topo.traefik().iter().filter(|t| t.site == site_id.id) {
+        let name = traefik
+            .guest
+            .as_ref()
+            .map_or(traefik.id.as_str(), |g| g.as_str());
+        declared_guests.insert(name.to_owned());
+        let observed = pve_index.guest(name);
+        let c = ComponentRef::Traefik(traefik);
+        let evidence = evidence_of(pve, |_| observed.is_some());
+        b.record(c, site, evidence);
+        if let Some(g) = observed
+            && traefik.ha
+            && !g.ha
+        {
+            b.not_realized(
+                site,
+                c,
+                "ha",
+                format!(
+                    "{} declares `ha: true` but its guest {} ({name}) is not a Proxmox HA resource",
+                    traefik.id, g.vmid
+                ),
+            );
+        }
+    }
+}
+
+/// Guests Proxmox reports that the file does not declare.
+fn undeclared_guests(
+    b: &mut Builder<'_>,
+    site: &SiteObservation,
+    facts: &PveFacts,
+    declared_guests: &BTreeSet<String>,
+) {
+    {
+        for g in &facts.guests {
+            let name = g.name.as_deref().unwrap_or("");
+            if !declared_guests.contains(name) {
+                let shown = if name.is_empty() {
+                    g.vmid.to_string()
+                } else {
+                    name.to_owned()
+                };
+                b.undeclared(
+                    site,
+                    "guest",
+                    shown,
+                    format!(
+                        "{} {} ({}) on {} is {} but not in the topology file",
+                        if g.kind.as_str() == "lxc" { "CT" } else { "VM" },
+                        g.vmid,
+                        if name.is_empty() { "no name" } else { name },
+                        g.node,
+                        g.status
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Proxmox clusters: present when any of their hosts is.
+fn clusters(b: &mut Builder<'_>, site: &SiteObservation, site_id: &Site, pve_index: &PveIndex<'_>) {
+    let (topo, pve) = (b.topo, &site.proxmox);
+
+    for cluster in topo
+        .proxmox_clusters()
+        .iter()
+        .filter(|c| c.site == site_id.id)
+    {
+        let evidence = evidence_of(pve, |_| {
+            topo.hosts_of_cluster(&cluster.id)
+                .any(|h| pve_index.node(h.id.as_str()).is_some())
+        });
+        b.record(ComponentRef::ProxmoxCluster(cluster), site, evidence);
+    }
+}

@@ -1,0 +1,93 @@
+//! What a VyOS router reports, in a shape independent of `cpps-vyos`.
+
+use serde::Serialize;
+
+/// A VRRP group on a router.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VrrpFact {
+    /// Group name.
+    pub group: String,
+    /// Interface.
+    pub interface: Option<String>,
+    /// Virtual addresses.
+    pub addresses: Vec<String>,
+    /// Its live state as `show vrrp` prints it (`MASTER`, `BACKUP`, `FAULT`, `INIT`, or any
+    /// other word, kept); `None` when not read (the reading failed, or the group is not in
+    /// `show vrrp`).
+    pub state: Option<String>,
+}
+
+/// One WireGuard peer of a router: its configuration and its live state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WireGuardPeerFact {
+    /// The interface (`wg0`).
+    pub interface: String,
+    /// The peer's name in the configuration.
+    pub peer: String,
+    /// Its `allowed-ips` (configuration).
+    pub allowed_ips: Vec<String>,
+    /// Its configured `address` (the remote end), when set.
+    pub address: Option<String>,
+    /// Whether the live state was read (`show interfaces wireguard IFACE`): without it nothing
+    /// is known of the handshake.
+    pub observed: bool,
+    /// Seconds since the latest handshake; `None`: none ever (or not observed).
+    pub latest_handshake_secs: Option<u64>,
+}
+
+/// One BGP neighbor as the router's summary reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BgpNeighborFact {
+    /// The address family (`IPv4 Unicast`).
+    pub family: String,
+    /// The neighbor's address.
+    pub neighbor: String,
+    /// Its AS.
+    pub remote_as: String,
+    /// The session state as FRR prints it (`Established`, `Active`, `Idle (Admin)`, …).
+    pub state: String,
+    /// Whether it is Established (an unknown state is not).
+    pub established: bool,
+    /// Whether it is shut down on purpose (`Idle (Admin)`).
+    pub admin_down: bool,
+    /// `Up/Down` as printed.
+    pub up_down: String,
+}
+
+/// One IPsec tunnel (CHILD_SA) as `show vpn ipsec connections` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IpsecTunnelFact {
+    /// The IKE connection (the site-to-site peer).
+    pub connection: String,
+    /// The tunnel.
+    pub tunnel: String,
+    /// The remote address(es), comma-separated.
+    pub remote_address: String,
+    /// `up`, `down` or any other word, kept.
+    pub state: String,
+    /// Whether it is up (an unknown state is not).
+    pub up: bool,
+}
+
+/// What one site's VyOS router reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct VyosFacts {
+    /// The router.
+    pub server: String,
+    /// `system host-name`.
+    pub host_name: Option<String>,
+    /// VRRP groups.
+    pub vrrp: Vec<VrrpFact>,
+    /// WireGuard peers (`interface/peer`).
+    pub wireguard_peers: Vec<String>,
+    /// WireGuard peers with their live state.
+    pub wireguard: Vec<WireGuardPeerFact>,
+    /// BGP neighbors; `None`: no BGP instance on the router (or the summary could not be read:
+    /// see `partial`).
+    pub bgp: Option<Vec<BgpNeighborFact>>,
+    /// IPsec tunnels; `None`: IPsec is not configured (or could not be read: see `partial`).
+    pub ipsec: Option<Vec<IpsecTunnelFact>>,
+    /// Parts that could not be read and did not stop the observation (one WireGuard
+    /// interface's state, the VRRP, BGP or IPsec reading), each with its error.
+    pub partial: Vec<String>,
+}

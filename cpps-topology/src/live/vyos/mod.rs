@@ -1,0 +1,10 @@
+//! VyOS: host name, VRRP, WireGuard, BGP and IPsec.
+//!
+//! This system's room of the live half: `source.rs` asks the client, `facts.rs` is what it
+//! answered, `site.rs` is its part of a site's comparison and `rules.rs` holds its live rules. It
+//! imports no other system's folder.
+
+pub(crate) mod facts;
+pub(crate) mod rules;
+pub(crate) mod site;
+pub(crate) mod source;
