@@ -17,8 +17,8 @@
 //!   secrets by one list ([`config::secrets`]). Both readers and the diff take time linear in
 //!   the input, a leaf of hundreds of thousands of values included (`cargo bench -p cpps-vyos
 //!   --bench parse`).
-//! - [`status`]: typed readings of `show interfaces wireguard NAME` (peers, handshake age,
-//!   transfer), `show vrrp`, `show bgp summary` (FRR 9.1 on 1.4 and FRR 10 on 1.5) and `show vpn
+//! - [`status`]: typed readings of `show interfaces wireguard NAME summary` (peers, handshake
+//!   age, transfer; `wg show` on 1.4, VyOS's own table on 1.5), `show vrrp`, `show bgp summary` (FRR 9.1 on 1.4 and FRR 10 on 1.5) and `show vpn
 //!   ipsec sa` / `connections`, for the inter-site view; a router without BGP or IPsec says so
 //!   in its own words and reads as `None`, unknown states are kept and never read as up.
 //! - [`backup`]: saving a router's configuration to files and telling what changed since the last

@@ -1,10 +1,12 @@
 //! Typed readings of operational `show` output, for the inter-site view: WireGuard peers and
-//! their handshakes ([`Client::wireguard_status`]), VRRP groups ([`Client::vrrp_status`]), the
+//! their handshakes ([`Client::wireguard_summary`]), VRRP groups ([`Client::vrrp_status`]), the
 //! BGP summary ([`Client::bgp_summary`]) and IPsec SAs and connections ([`Client::ipsec_sas`],
 //! [`Client::ipsec_connections`]).
 //!
-//! Sources: vyos-1x (`sagitta`) `op-mode-definitions/show-interfaces-wireguard.xml.in` (`show
-//! interfaces wireguard NAME` runs `interfaces.py show`, which prints
+//! Sources: vyos-1x `op-mode-definitions/show-interfaces-wireguard.xml.in` (`show interfaces
+//! wireguard NAME` runs `interfaces.py show`, which prints `ip addr show` and counters and no
+//! peer; `... NAME summary` prints the peers: `sudo wg show NAME` on `sagitta`, wireguard-tools
+//! `src/show.c` `pretty_print`, and `interfaces_wireguard.py show_summary` on `current`,
 //! `WireGuardOperational.show_interface` of `python/vyos/ifconfig/wireguard.py`),
 //! `python/vyos/ifconfig/vrrp.py` (`VRRP.format`: a `tabulate` table with the headers `Name`,
 //! `Interface`, `VRID`, `State`, `Priority`, `Last Transition`), FRRouting `bgpd/bgp_vty.c`
@@ -30,7 +32,22 @@ use std::time::Duration;
 use crate::client::Client;
 use crate::error::Error;
 
-/// One WireGuard interface as `show interfaces wireguard NAME` prints it.
+/// Which program printed a WireGuard reading: the two routers' `show interfaces wireguard NAME
+/// summary` differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WireGuardPrinter {
+    /// wireguard-tools `wg show NAME` (`src/show.c` `pretty_print`): VyOS 1.4 (`sagitta`) and
+    /// 1.5 builds before vyos-1x commit c6062ef1 (T4833). Peers by public key, `peer:` at
+    /// column 0, attributes two spaces in, no peer names and no `status`.
+    WgShow,
+    /// VyOS's own table (vyos-1x `python/vyos/ifconfig/wireguard.py`
+    /// `WireGuardOperational.show_interface`, printed by `src/op_mode/interfaces_wireguard.py`
+    /// `show_summary` on `current`): `  peer: NAME` two spaces in, attributes four.
+    VyosTable,
+}
+
+/// One WireGuard interface as `show interfaces wireguard NAME summary` prints it.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct WireGuardStatus {
@@ -40,36 +57,69 @@ pub struct WireGuardStatus {
     pub listen_port: Option<u16>,
     /// The peers with live state.
     pub peers: Vec<WireGuardPeerStatus>,
+    /// Which printer wrote the text; `None` when it printed no peer (both print the interface
+    /// lines alike).
+    pub printer: Option<WireGuardPrinter>,
 }
 
 /// One peer.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct WireGuardPeerStatus {
-    /// The peer's name in the configuration (`peer: franca`).
+    /// The peer's name in the configuration (`peer: franca`). Empty when `wg show` printed the
+    /// peer (it knows only keys) and no configuration named it ([`WireGuardStatus::name_peers`]).
     pub name: String,
-    /// `public key`.
+    /// `public key` (VyOS's table) or the key after `peer:` (`wg show`).
     pub public_key: Option<String>,
-    /// Time since the latest handshake; `None`: no handshake ever (VyOS then prints neither
-    /// `latest handshake` nor `status`).
+    /// Time since the latest handshake; `None`: no handshake ever (neither printer then prints
+    /// `latest handshake`), or a text that tells no age ([`Self::latest_handshake_printed`]).
     pub latest_handshake: Option<Duration>,
-    /// `status: active|inactive` (active: a handshake in the last five minutes); `None` when
-    /// not printed (no handshake ever). Unknown words are kept.
+    /// `latest handshake` as printed (`0:01:05`, `1 minute, 5 seconds ago`, `Now`, or `wg`'s
+    /// "(System clock wound backward; …)"); `None`: the line was not printed (no handshake ever).
+    pub latest_handshake_printed: Option<String>,
+    /// `status: active|inactive` (VyOS's table only; active: a handshake in the last five
+    /// minutes); `None` when not printed. Unknown words are kept.
     pub status: Option<String>,
     /// `endpoint`.
     pub endpoint: Option<String>,
-    /// `allowed ips`.
+    /// `allowed ips` (`wg show`'s `(none)` is an empty list).
     pub allowed_ips: Vec<String>,
-    /// Bytes received, from `transfer: X received, Y sent` (VyOS rounds to its unit: `1 MB`).
+    /// Bytes received, from `transfer: X received, Y sent` (rounded by the printer: VyOS to
+    /// whole `KB`/`MB`…, `wg` to two decimals of `KiB`/`MiB`…); `None` when not printed (no
+    /// byte either way).
     pub rx_bytes: Option<u64>,
     /// Bytes sent.
     pub tx_bytes: Option<u64>,
 }
 
 impl WireGuardPeerStatus {
-    /// Whether the peer shook hands within `limit`. A peer that never did is not healthy.
+    /// Whether the peer shook hands within `limit`. A peer that never did, or whose handshake
+    /// age cannot be read, is not healthy.
     pub fn handshake_within(&self, limit: Duration) -> bool {
         self.latest_handshake.is_some_and(|d| d <= limit)
+    }
+}
+
+impl WireGuardStatus {
+    /// Names the peers that `wg show` printed by key only, from the configured peers of this
+    /// interface (`configured`: [`crate::ConfigTree::wireguard`]); a key no configured peer
+    /// holds stays unnamed.
+    pub fn name_peers(&mut self, configured: &[crate::config::views::WireGuardInterface]) {
+        let Some(iface) = configured.iter().find(|i| i.name == self.interface) else {
+            return;
+        };
+        for peer in self.peers.iter_mut().filter(|p| p.name.is_empty()) {
+            let Some(key) = peer.public_key.as_deref() else {
+                continue;
+            };
+            if let Some(c) = iface
+                .peers
+                .iter()
+                .find(|c| c.public_key.as_deref() == Some(key))
+            {
+                peer.name.clone_from(&c.name);
+            }
+        }
     }
 }
 
@@ -83,36 +133,125 @@ fn parse_timedelta(s: &str) -> Option<Duration> {
     let h: u64 = parts.next()?.parse().ok()?;
     let m: u64 = parts.next()?.parse().ok()?;
     let sec: f64 = parts.next()?.parse().ok()?;
-    Some(Duration::from_secs(days * 86_400 + h * 3_600 + m * 60) + Duration::from_secs_f64(sec))
+    if !sec.is_finite() || sec < 0.0 {
+        return None;
+    }
+    let whole = days
+        .checked_mul(86_400)?
+        .checked_add(h.checked_mul(3_600)?)?
+        .checked_add(m.checked_mul(60)?)?;
+    Some(Duration::from_secs(whole) + Duration::try_from_secs_f64(sec).ok()?)
 }
 
-/// `hurry.filesize.size(n, system=alternative)`: `123 bytes`, `1 byte`, `4 KB`, `1 MB`, … (1024s).
+/// wireguard-tools `src/show.c` `ago`: `Now`, or `pretty_time` (`N year(s)`, `day(s)`,
+/// `hour(s)`, `minute(s)`, `second(s)`, the non-zero ones joined by `, `; a year is 365 days)
+/// and ` ago`.
+fn parse_wg_ago(s: &str) -> Option<Duration> {
+    if s == "Now" {
+        return Some(Duration::ZERO);
+    }
+    let mut secs: u64 = 0;
+    for part in s.strip_suffix(" ago")?.split(", ") {
+        let (n, unit) = part.split_once(' ')?;
+        let n: u64 = n.parse().ok()?;
+        let unit: u64 = match unit.trim_end_matches('s') {
+            "year" => 365 * 86_400,
+            "day" => 86_400,
+            "hour" => 3_600,
+            "minute" => 60,
+            "second" => 1,
+            _ => return None,
+        };
+        secs = secs.checked_add(n.checked_mul(unit)?)?;
+    }
+    Some(Duration::from_secs(secs))
+}
+
+/// A transfer amount as either printer writes it: VyOS's `hurry.filesize.size(n,
+/// system=alternative)` (`123 bytes`, `1 byte`, `4 KB`, `1 MB`: whole numbers of 1024s) or
+/// wireguard-tools `src/show.c` `bytes` (`%u B` below 1024, else `%.2f` `KiB`/`MiB`/`GiB`/`TiB`).
 fn parse_size(s: &str) -> Option<u64> {
     let mut it = s.split_whitespace();
-    let n: u64 = it.next()?.parse().ok()?;
-    let unit = match it.next()? {
-        "byte" | "bytes" => 1,
-        "KB" => 1 << 10,
-        "MB" => 1 << 20,
-        "GB" => 1 << 30,
-        "TB" => 1 << 40,
+    let number = it.next()?;
+    let unit: u64 = match it.next()? {
+        "B" | "byte" | "bytes" => 1,
+        "KB" | "KiB" => 1 << 10,
+        "MB" | "MiB" => 1 << 20,
+        "GB" | "GiB" => 1 << 30,
+        "TB" | "TiB" => 1 << 40,
         "PB" => 1 << 50,
         _ => return None,
     };
-    n.checked_mul(unit)
+    if let Ok(n) = number.parse::<u64>() {
+        return n.checked_mul(unit);
+    }
+    let f: f64 = number.parse().ok()?;
+    let bytes = (f * unit as f64).round();
+    // 2^64 is exact as an f64; at or above it (or NaN, or negative) no byte count is meant.
+    let limit = 2f64.powi(64);
+    (bytes.is_finite() && (0.0..limit).contains(&bytes)).then_some(bytes as u64)
 }
 
-/// Reads the text of `show interfaces wireguard NAME` (one interface or several one after the
-/// other). Lines it does not know are skipped; a peer is never invented.
+/// The line without terminal colour codes (`ESC [ … letter`): wireguard-tools
+/// `src/terminal.c` writes them when `WG_COLOR_MODE=always`, and drops them otherwise.
+fn without_colours(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains('\u{1b}') {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        for d in chars.by_ref() {
+            if d.is_ascii_alphabetic() {
+                break;
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Sets one peer attribute from `key: value`.
+fn peer_attribute(peer: &mut WireGuardPeerStatus, key: &str, value: &str) {
+    match key {
+        "public key" => peer.public_key = Some(value.to_owned()),
+        "latest handshake" => {
+            peer.latest_handshake = parse_wg_ago(value).or_else(|| parse_timedelta(value));
+            peer.latest_handshake_printed = Some(value.to_owned());
+        }
+        "status" => peer.status = Some(value.to_owned()),
+        "endpoint" => peer.endpoint = Some(value.to_owned()),
+        "allowed ips" if value == "(none)" => peer.allowed_ips.clear(),
+        "allowed ips" => {
+            peer.allowed_ips = value.split(", ").map(str::to_owned).collect();
+        }
+        "transfer" => {
+            if let Some((rx, tx)) = value.split_once(" received, ") {
+                peer.rx_bytes = parse_size(rx);
+                peer.tx_bytes = parse_size(tx.trim_end_matches(" sent"));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Reads the text of `show interfaces wireguard NAME summary` as either printer writes it
+/// ([`WireGuardPrinter`]; one interface or several one after the other). Lines it does not know
+/// are skipped; a peer is never invented. `show interfaces wireguard NAME` (`interfaces.py
+/// show`: `ip addr show` and counters) holds no peer and reads as no interface.
 pub fn parse_wireguard(text: &str) -> Vec<WireGuardStatus> {
     let mut out: Vec<WireGuardStatus> = Vec::new();
-    for line in text.lines() {
-        let trimmed = line.trim();
-        let Some((key, value)) = trimmed.split_once(": ") else {
+    for raw in text.lines() {
+        let line = without_colours(raw);
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let Some((key, value)) = line.trim().split_once(": ") else {
             continue;
         };
         let value = value.trim();
-        if key == "interface" && !line.starts_with(' ') {
+        if indent == 0 && key == "interface" {
             out.push(WireGuardStatus {
                 interface: value.to_owned(),
                 ..WireGuardStatus::default()
@@ -122,39 +261,37 @@ pub fn parse_wireguard(text: &str) -> Vec<WireGuardStatus> {
         let Some(iface) = out.last_mut() else {
             continue;
         };
-        let indent = line.len() - line.trim_start().len();
-        if key == "peer" {
-            iface.peers.push(WireGuardPeerStatus {
-                name: value.to_owned(),
-                ..WireGuardPeerStatus::default()
-            });
-            continue;
-        }
-        if indent < 4 || iface.peers.is_empty() {
-            if key == "listening port" {
-                iface.listen_port = value.parse().ok();
+        // `wg show` prints `peer: KEY` at column 0, VyOS `  peer: NAME` two spaces in.
+        let (printer, name, public_key) = match (indent, key, iface.printer) {
+            (0, "peer", None | Some(WireGuardPrinter::WgShow)) => {
+                (WireGuardPrinter::WgShow, "", Some(value.to_owned()))
             }
-            continue;
-        }
-        let Some(peer) = iface.peers.last_mut() else {
-            continue;
-        };
-        match key {
-            "public key" => peer.public_key = Some(value.to_owned()),
-            "latest handshake" => peer.latest_handshake = parse_timedelta(value),
-            "status" => peer.status = Some(value.to_owned()),
-            "endpoint" => peer.endpoint = Some(value.to_owned()),
-            "allowed ips" => {
-                peer.allowed_ips = value.split(", ").map(str::to_owned).collect();
+            (2, "peer", None | Some(WireGuardPrinter::VyosTable)) => {
+                (WireGuardPrinter::VyosTable, value, None)
             }
-            "transfer" => {
-                if let Some((rx, tx)) = value.split_once(" received, ") {
-                    peer.rx_bytes = parse_size(rx);
-                    peer.tx_bytes = parse_size(tx.trim_end_matches(" sent"));
+            _ => {
+                let attribute_indent = match iface.printer {
+                    Some(WireGuardPrinter::WgShow) => 2,
+                    _ => 4,
+                };
+                match iface.peers.last_mut() {
+                    Some(peer) if indent == attribute_indent => {
+                        peer_attribute(peer, key, value);
+                    }
+                    None if indent == 2 && key == "listening port" => {
+                        iface.listen_port = value.parse().ok();
+                    }
+                    _ => {}
                 }
+                continue;
             }
-            _ => {}
-        }
+        };
+        iface.printer = Some(printer);
+        iface.peers.push(WireGuardPeerStatus {
+            name: name.to_owned(),
+            public_key,
+            ..WireGuardPeerStatus::default()
+        });
     }
     out
 }
@@ -257,10 +394,44 @@ pub fn parse_vrrp(text: &str) -> Vec<VrrpStatus> {
 }
 
 impl Client {
-    /// `POST /show` `interfaces wireguard NAME`, read by [`parse_wireguard`].
+    /// `POST /show` `interfaces wireguard NAME summary`, the command that prints the peers
+    /// (vyos-1x `op-mode-definitions/show-interfaces-wireguard.xml.in`: `sudo wg show NAME` on
+    /// `sagitta`, `interfaces_wireguard.py show_summary` on `current`), read by
+    /// [`parse_wireguard`]. Peers that `wg show` printed by key only are named from the
+    /// configuration (`POST /retrieve` `showConfig`, [`WireGuardStatus::name_peers`]), so both
+    /// versions answer the same names.
     ///
     /// # Errors
-    /// As [`Client::show`].
+    /// As [`Client::show`] and [`Client::config_tree`]; [`Error::UnexpectedAnswer`] when the
+    /// text holds no interface.
+    pub async fn wireguard_summary(&self, interface: &str) -> Result<WireGuardStatus, Error> {
+        let text = self
+            .show(&["interfaces", "wireguard", interface, "summary"])
+            .await?;
+        let mut status =
+            parse_wireguard(&text)
+                .into_iter()
+                .next()
+                .ok_or_else(|| Error::UnexpectedAnswer {
+                    endpoint: "show",
+                    message: format!(
+                        "`show interfaces wireguard {interface} summary` printed no interface"
+                    ),
+                })?;
+        if status.peers.iter().any(|p| p.name.is_empty()) {
+            status.name_peers(&self.config_tree().await?.wireguard()?);
+        }
+        Ok(status)
+    }
+
+    /// `POST /show` `interfaces wireguard NAME`, read by [`parse_wireguard`].
+    ///
+    /// On real routers this command runs `interfaces.py show` (`ip addr show` and counters),
+    /// which prints no peers, so the answer is [`Error::UnexpectedAnswer`]: use
+    /// [`Client::wireguard_summary`]. Kept for callers written against older releases.
+    ///
+    /// # Errors
+    /// As [`Client::show`]; [`Error::UnexpectedAnswer`] when the text holds no interface.
     pub async fn wireguard_status(&self, interface: &str) -> Result<WireGuardStatus, Error> {
         let text = self.show(&["interfaces", "wireguard", interface]).await?;
         parse_wireguard(&text)

@@ -1,6 +1,6 @@
 //! The operational readings of `cpps_vyos::status`, on text written as VyOS's printers write it:
-//! `WireGuardOperational.show_interface` in vyos-1x (`sagitta`) `python/vyos/ifconfig/wireguard.py`
-//! (a peer that never shook hands gets neither `latest handshake` nor `status`; `latest
+//! `WireGuardOperational.show_interface` in vyos-1x (`current`) `python/vyos/ifconfig/wireguard.py`
+//! and wireguard-tools `src/show.c` `pretty_print` (see `common::printers`) (a peer that never shook hands gets neither `latest handshake` nor `status`; `latest
 //! handshake` is Python's `str(timedelta)`; transfer through `hurry.filesize` `alternative`) and
 //! `VRRP.format` in `python/vyos/ifconfig/vrrp.py` (`tabulate`, headers Name, Interface, VRID,
 //! State, Priority, Last Transition), and the BGP and IPsec summaries (see each test).
@@ -9,14 +9,258 @@ mod common;
 
 use std::time::Duration;
 
+use common::printers::{self, LiveInterface, LivePeer};
 use cpps_vyos::Error;
 use cpps_vyos::status::{
-    BgpState, IpsecState, PrefixCount, VrrpState, parse_bgp_summary, parse_ipsec_connections,
-    parse_ipsec_sas, parse_vrrp, parse_wireguard,
+    BgpState, IpsecState, PrefixCount, VrrpState, WireGuardPrinter, parse_bgp_summary,
+    parse_ipsec_connections, parse_ipsec_sas, parse_vrrp, parse_wireguard,
 };
 use proptest::prelude::*;
 use serde_json::json;
 use wiremock::matchers::body_partial_json;
+
+/// A peer's name, handshake age (s), status, bytes received and sent.
+type PeerRow<'a> = (
+    &'a str,
+    Option<u64>,
+    Option<&'a str>,
+    Option<u64>,
+    Option<u64>,
+);
+
+/// Three peers as the kernel holds them: one that shook hands 65 s ago and moved bytes, one
+/// that never did (no allowed IPs), one a year and a month ago.
+fn three_live_peers() -> LiveInterface {
+    let peer = |name: &str, key: &str| LivePeer {
+        name: name.to_owned(),
+        public_key: key.to_owned(),
+        preshared_key: false,
+        endpoint: None,
+        allowed_ips: Vec::new(),
+        handshake_ago: None,
+        rx: 0,
+        tx: 0,
+        keepalive: None,
+    };
+    LiveInterface {
+        name: "wg0".to_owned(),
+        public_key: "Zm9vYmFyYmF6cXV4MDAwMDAwMDAwMDAwMDAwMDAwMDA=".to_owned(),
+        listen_port: 51820,
+        description: Some("SP to Franca".to_owned()),
+        addresses: vec!["10.255.0.1/30".to_owned()],
+        peers: vec![
+            LivePeer {
+                preshared_key: true,
+                endpoint: Some("198.51.100.7:51820".to_owned()),
+                allowed_ips: vec!["10.255.0.0/30".to_owned(), "10.20.0.0/16".to_owned()],
+                handshake_ago: Some(65),
+                rx: 1_536,
+                tx: 3 << 20,
+                keepalive: Some(25),
+                ..peer("franca", "RnJhbmNhUHViS2V5MDAwMDAwMDAwMDAwMDAwMDAwMDA=")
+            },
+            peer(
+                "backup-site",
+                "QmFja3VwU2l0ZVB1YktleTAwMDAwMDAwMDAwMDAwMDA=",
+            ),
+            LivePeer {
+                allowed_ips: vec!["10.255.2.0/30".to_owned()],
+                handshake_ago: Some(400 * 86_400 + 5),
+                rx: 1,
+                tx: 1_048_575,
+                ..peer("old", "T2xkUGVlclB1YktleTAwMDAwMDAwMDAwMDAwMDAwMDA=")
+            },
+        ],
+    }
+}
+
+// VyOS 1.4's `show interfaces wireguard NAME summary` is `sudo wg show NAME` (vyos-1x `sagitta`
+// `op-mode-definitions/show-interfaces-wireguard.xml.in`), printed by wireguard-tools
+// `src/show.c` `pretty_print`: `peer: KEY` at column 0, attributes two spaces in, handshakes as
+// `ago` ("1 minute, 5 seconds ago"), transfers as `bytes` ("1.50 KiB"), `(none)` for no allowed
+// IPs. The text comes from `common::printers::wg_show`, which follows that code. Failed before
+// the reader knew `wg show`: it took the key for a name and skipped every attribute.
+#[test]
+fn wg_show_peers_by_key() {
+    let text = printers::wg_show(&three_live_peers());
+    assert!(text.contains("\npeer: RnJhbmNh"), "{text}");
+    let all = parse_wireguard(&text);
+    assert_eq!(all.len(), 1);
+    let wg = &all[0];
+    assert_eq!(
+        (wg.interface.as_str(), wg.listen_port),
+        ("wg0", Some(51820))
+    );
+    // `peer_cmp`: latest handshake first, never last.
+    let keys: Vec<Option<&str>> = wg.peers.iter().map(|p| p.public_key.as_deref()).collect();
+    assert_eq!(
+        keys,
+        [
+            Some("RnJhbmNhUHViS2V5MDAwMDAwMDAwMDAwMDAwMDAwMDA="),
+            Some("T2xkUGVlclB1YktleTAwMDAwMDAwMDAwMDAwMDAwMDA="),
+            Some("QmFja3VwU2l0ZVB1YktleTAwMDAwMDAwMDAwMDAwMDA="),
+        ]
+    );
+    let franca = &wg.peers[0];
+    assert_eq!(franca.latest_handshake, Some(Duration::from_secs(65)));
+    assert_eq!(
+        franca.latest_handshake_printed.as_deref(),
+        Some("1 minute, 5 seconds ago")
+    );
+    assert_eq!(franca.endpoint.as_deref(), Some("198.51.100.7:51820"));
+    assert_eq!(franca.allowed_ips, ["10.255.0.0/30", "10.20.0.0/16"]);
+    assert_eq!(
+        (franca.rx_bytes, franca.tx_bytes),
+        (Some(1_536), Some(3 << 20))
+    );
+    // `wg` has no status line and no names.
+    assert_eq!((franca.status.as_deref(), franca.name.as_str()), (None, ""));
+    let old = &wg.peers[1];
+    assert_eq!(
+        old.latest_handshake,
+        Some(Duration::from_secs(400 * 86_400 + 5))
+    );
+    // "1 B received, 1024.00 KiB sent": two decimals of KiB, read back to the byte they round to.
+    assert_eq!((old.rx_bytes, old.tx_bytes), (Some(1), Some(1 << 20)));
+    let never = &wg.peers[2];
+    assert_eq!(
+        (
+            never.latest_handshake,
+            never.latest_handshake_printed.as_deref()
+        ),
+        (None, None)
+    );
+    assert!(never.allowed_ips.is_empty());
+    assert!(!never.handshake_within(Duration::from_secs(3600)));
+    assert_eq!(wg.printer, Some(WireGuardPrinter::WgShow));
+}
+
+// `show.c` `ago`: "Now" in the handshake's second, and a clock wound backward tells no age
+// (kept as printed, never read as a fresh handshake); `src/terminal.c` writes colour codes only
+// with `WG_COLOR_MODE=always`, and they are dropped.
+#[test]
+fn wg_show_now_backward_clock_and_colours() {
+    let text = "\u{1b}[0m\u{1b}[32m\u{1b}[1minterface\u{1b}[0m: \u{1b}[32mwg0\u{1b}[0m\n  \u{1b}[1mlistening port\u{1b}[0m: 51820\n\n\u{1b}[33m\u{1b}[1mpeer\u{1b}[0m: \u{1b}[33mQUJD\u{1b}[0m\n  allowed ips: 10.0.0.1/32\n  latest handshake: Now\n\npeer: REVG\n  allowed ips: (none)\n  latest handshake: (System clock wound backward; connection problems may ensue.)\n";
+    let wg = &parse_wireguard(text)[0];
+    assert_eq!(
+        (wg.interface.as_str(), wg.listen_port),
+        ("wg0", Some(51820))
+    );
+    assert_eq!(wg.peers[0].public_key.as_deref(), Some("QUJD"));
+    assert_eq!(wg.peers[0].latest_handshake, Some(Duration::ZERO));
+    let backward = &wg.peers[1];
+    assert_eq!(backward.latest_handshake, None);
+    assert!(
+        backward
+            .latest_handshake_printed
+            .as_deref()
+            .is_some_and(|s| s.starts_with("(System clock wound backward"))
+    );
+    assert!(!backward.handshake_within(Duration::from_secs(3600)));
+}
+
+// VyOS 1.5 (`current`): `summary` runs `interfaces_wireguard.py show_summary`, which returns
+// `WireGuardOperational.show_interface` (`python/vyos/ifconfig/wireguard.py`): names, `status`,
+// `str(timedelta)` handshakes and `hurry.filesize` sizes; produced by
+// `common::printers::vyos_show_interface`.
+#[test]
+fn vyos_table_from_its_printer() {
+    let text = printers::vyos_show_interface(&three_live_peers());
+    let wg = &parse_wireguard(&text)[0];
+    assert_eq!(wg.printer, Some(WireGuardPrinter::VyosTable));
+    let got: Vec<PeerRow<'_>> = wg
+        .peers
+        .iter()
+        .map(|p| {
+            (
+                p.name.as_str(),
+                p.latest_handshake.map(|d| d.as_secs()),
+                p.status.as_deref(),
+                p.rx_bytes,
+                p.tx_bytes,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "franca",
+                Some(65),
+                Some("active"),
+                Some(1 << 10),
+                Some(3 << 20)
+            ),
+            ("backup-site", None, None, None, None),
+            (
+                "old",
+                Some(400 * 86_400 + 5),
+                Some("inactive"),
+                Some(1),
+                Some(1023 << 10)
+            ),
+        ]
+    );
+    assert_eq!(
+        wg.peers[0].public_key.as_deref(),
+        Some("RnJhbmNhUHViS2V5MDAwMDAwMDAwMDAwMDAwMDAwMDA=")
+    );
+}
+
+// The client reads the command that prints peers, on both fake routers (`tests/common`): 1.4's
+// `wg show` is named from the configuration by key, so both answer the same peers with the same
+// handshakes. `show interfaces wireguard NAME` itself (`interfaces.py show`) prints no peer: the
+// older reading says so instead of an empty, healthy-looking list.
+#[tokio::test]
+async fn wireguard_summary_on_both_profiles() {
+    for profile in [common::Profile::V14, common::Profile::V15] {
+        let tree = cpps_vyos::ConfigTree::parse_boot(&common::config_fixture(
+            "dialup-router-medium-vpn.config.boot",
+        ))
+        .unwrap();
+        let (_api, client, _fake) = common::FakeRouter::new(profile, tree).start().await;
+        let wg = client.wireguard_summary("wg0").await.unwrap();
+        let mut got: Vec<(String, Option<u64>, Vec<String>)> = wg
+            .peers
+            .iter()
+            .map(|p| {
+                (
+                    p.name.clone(),
+                    p.latest_handshake.map(|d| d.as_secs()),
+                    p.allowed_ips.clone(),
+                )
+            })
+            .collect();
+        got.sort();
+        let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            got,
+            [
+                ("blue".to_owned(), Some(3_723), s(&["192.168.10.3/32"])),
+                ("green".to_owned(), None, s(&["192.168.10.21/32"])),
+                (
+                    "pink".to_owned(),
+                    Some(2 * 86_400 + 5),
+                    s(&["192.168.10.14/32", "192.168.10.16/32"])
+                ),
+                ("red".to_owned(), Some(40), s(&["192.168.10.4/32"])),
+            ],
+            "{profile:?}"
+        );
+        let expected = match profile {
+            common::Profile::V14 => WireGuardPrinter::WgShow,
+            common::Profile::V15 => WireGuardPrinter::VyosTable,
+        };
+        assert_eq!(wg.printer, Some(expected));
+        match client.wireguard_status("wg0").await.unwrap_err() {
+            Error::UnexpectedAnswer { message, .. } => assert_eq!(
+                message,
+                "`show interfaces wireguard wg0` printed no interface"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+}
 
 /// Family, VRF, router id, local AS, neighbors, total.
 type FamilyRow<'a> = (

@@ -10,6 +10,8 @@
 //! configuration session). Each test names the behaviour it relies on.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod printers;
+
 use cpps_http::test_util::MockApi;
 use cpps_vyos::Client;
 use serde_json::{Value, json};
@@ -422,6 +424,24 @@ impl FakeRouter {
             // vyos-1x `src/op_mode/ipsec.py`: without IPsec it prints `IPsec not initialized`
             // and exits 1, which `show_op` answers 400 (`ConfigSessionError`).
             ["vpn", "ipsec", "sa"] => self.err(400, "IPsec not initialized\n"),
+            // vyos-1x `op-mode-definitions/show-interfaces-wireguard.xml.in`: `summary` runs
+            // `sudo wg show NAME` on sagitta and `interfaces_wireguard.py show_summary` on
+            // current; without `summary`, `interfaces.py show` prints `ip addr show` and the
+            // counters (`_format_show_data`), no peer.
+            ["interfaces", "wireguard", name, "summary"] => match live_wireguard(&st.running, name)
+            {
+                Some(live) => ok(json!(match self.profile {
+                    Profile::V14 => printers::wg_show(&live),
+                    Profile::V15 => printers::vyos_show_interface(&live),
+                })),
+                None => self.err(
+                    400,
+                    &format!("WireGuard interface {name} is not configured\n"),
+                ),
+            },
+            ["interfaces", "wireguard", name] => ok(json!(format!(
+                "{name}: <POINTOPOINT,NOARP,UP,LOWER_UP> mtu 1420 qdisc noqueue state UNKNOWN group default qlen 1000\n    link/none \n    inet 192.168.10.1/24 brd 192.168.10.255 scope global {name}\n       valid_lft forever preferred_lft forever\n\n    RX:  bytes  packets  errors  dropped  overrun       mcast\n      12582912    10231       0        0        0           0\n    TX:  bytes  packets  errors  dropped  carrier  collisions\n       3145728     9876       0        0        0           0\n"
+            ))),
             ["system", "commit", "file", "0"] => match &st.footer {
                 Some(f) => {
                     let mut saved = st.saved.clone();
@@ -468,4 +488,39 @@ impl wiremock::Respond for FakeRouter {
             _ => ResponseTemplate::new(404).set_body_json(json!({"detail": "Not Found"})),
         }
     }
+}
+
+/// The live state of WireGuard interface `name` of `running`: its configured peers with the
+/// states of [`printers::live_state`].
+fn live_wireguard(running: &ConfigTree, name: &str) -> Option<printers::LiveInterface> {
+    let iface = running
+        .wireguard()
+        .ok()?
+        .into_iter()
+        .find(|i| i.name == name)?;
+    Some(printers::LiveInterface {
+        name: iface.name.clone(),
+        public_key: "cHVibGljLWtleS1vZi13ZzAtMDAwMDAwMDAwMDAwMDA=".to_owned(),
+        listen_port: iface.port.unwrap_or(51820),
+        description: iface.description.clone(),
+        addresses: iface.addresses.clone(),
+        peers: iface
+            .peers
+            .iter()
+            .map(|p| {
+                let (handshake_ago, rx, tx) = printers::live_state(&p.name);
+                printers::LivePeer {
+                    name: p.name.clone(),
+                    public_key: p.public_key.clone().unwrap_or_default(),
+                    preshared_key: p.preshared_key.is_some(),
+                    endpoint: p.address.clone(),
+                    allowed_ips: p.allowed_ips.clone(),
+                    handshake_ago,
+                    rx,
+                    tx,
+                    keepalive: p.persistent_keepalive,
+                }
+            })
+            .collect(),
+    })
 }
