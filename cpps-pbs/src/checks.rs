@@ -81,8 +81,11 @@ pub struct GuestBackup {
     pub backup_type: BackupType,
     /// The backup id (the VM id for guests).
     pub backup_id: String,
-    /// How many snapshots the group holds.
+    /// How many finished snapshots the group holds.
     pub snapshot_count: usize,
+    /// How many unfinished snapshots (running or abandoned backups, no manifest) the group
+    /// holds; they are left out of every other field.
+    pub unfinished_count: usize,
     /// When the newest snapshot was taken (UNIX epoch).
     pub newest_time: i64,
     /// Age of the newest snapshot in seconds.
@@ -119,6 +122,11 @@ impl GuestBackup {
 /// The newest snapshot per guest in the snapshot list of one namespace of a datastore, its
 /// age at `now`, its verification, and whether it breaches `rpo`. Sorted by backup type, then
 /// id (numerically when both ids are numbers). Linear in the number of snapshots.
+///
+/// Only finished snapshots count ([`Snapshot::is_finished`]): the list also holds running and
+/// abandoned backups, which are no backup yet. They are counted in
+/// [`GuestBackup::unfinished_count`]; a group with no finished snapshot has no backup and no
+/// entry.
 pub fn newest_per_guest(
     store: &str,
     namespace: &str,
@@ -132,7 +140,14 @@ pub fn newest_per_guest(
         newest_ok: Option<i64>,
     }
     let mut groups: HashMap<(&BackupType, &str), Acc<'_>> = HashMap::new();
+    let mut unfinished: HashMap<(&BackupType, &str), usize> = HashMap::new();
     for snapshot in snapshots {
+        if !snapshot.is_finished() {
+            *unfinished
+                .entry((&snapshot.backup_type, snapshot.backup_id.as_str()))
+                .or_default() += 1;
+            continue;
+        }
         let ok_time = snapshot.verified_ok().then_some(snapshot.backup_time);
         groups
             .entry((&snapshot.backup_type, snapshot.backup_id.as_str()))
@@ -160,6 +175,10 @@ pub fn newest_per_guest(
                 backup_type: acc.newest.backup_type.clone(),
                 backup_id: acc.newest.backup_id.clone(),
                 snapshot_count: acc.count,
+                unfinished_count: unfinished
+                    .get(&(&acc.newest.backup_type, acc.newest.backup_id.as_str()))
+                    .copied()
+                    .unwrap_or(0),
                 newest_time: acc.newest.backup_time,
                 newest_age_secs,
                 newest_verification: acc.newest.verification.as_ref().map(|v| v.state.clone()),

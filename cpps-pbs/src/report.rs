@@ -407,9 +407,14 @@ impl Report {
                     Some(other) => format!("UNKNOWN ({other})"),
                     None => "never".to_owned(),
                 };
+                // A running or abandoned backup is shown beside, never as, the newest.
+                let unfinished = match guest.unfinished_count {
+                    0 => String::new(),
+                    n => format!(" ({n} unfinished)"),
+                };
                 let _ = writeln!(
                     out,
-                    "  {:<16} {:<21} {:>7} {:>9}  {:<10} {}",
+                    "  {:<16} {:<21} {:>7} {:>9}  {:<10} {}{unfinished}",
                     if guest.namespace.is_empty() {
                         format!("{}/{}", guest.backup_type, guest.backup_id)
                     } else {

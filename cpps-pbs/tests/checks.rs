@@ -279,3 +279,41 @@ fn failed_and_overdue_jobs() {
     );
     assert!(lenient.iter().all(|p| p.is_failure()));
 }
+
+/// N5: `GET /admin/datastore/{store}/snapshots` lists unfinished snapshots too (proxmox-backup
+/// `src/api2/admin/datastore.rs` `list_snapshots_blocking`). A snapshot without its manifest
+/// `index.json.blob` is unfinished (`pbs-datastore/src/backup_info.rs` `is_finished`); its
+/// manifest cannot be read, so the server lists its files by name with no `size` and no
+/// `verification` (the `Err` arm of `info_to_snapshot_list_item`). A running or abandoned
+/// backup must not satisfy the RPO, nor be planned for a verify.
+#[test]
+fn an_unfinished_snapshot_is_not_the_newest_backup() {
+    let mut snapshots: Vec<Snapshot> = data("snapshots_store1.json");
+    // vm/100's newest finished snapshot is 2 h old; add a running one from 10 minutes ago,
+    // shaped as the server's `Err` arm writes it.
+    let running: Snapshot = serde_json::from_value(serde_json::json!({
+        "backup-type": "vm", "backup-id": "100", "backup-time": common::NOW - 600,
+        "files": [{"filename": "drive-scsi0.img.fidx"}, {"filename": "qemu-server.conf.blob"}],
+        "protected": false, "owner": "backup@pbs!pve-a"
+    }))
+    .unwrap();
+    assert!(!running.is_finished());
+    assert!(snapshots[0].is_finished());
+    snapshots.push(running);
+    // ct/300 has only an abandoned snapshot.
+    let abandoned: Snapshot = serde_json::from_value(serde_json::json!({
+        "backup-type": "ct", "backup-id": "300", "backup-time": common::NOW - 3600,
+        "files": ["root.pxar.didx"], "protected": false
+    }))
+    .unwrap();
+    snapshots.push(abandoned);
+    let guests = newest_per_guest("store1", "", &snapshots, common::NOW, rpo());
+    let vm100 = &guests[0];
+    assert_eq!(vm100.backup_id, "100");
+    assert_eq!(vm100.newest_time, common::NOW - 2 * H);
+    assert_eq!(vm100.newest_verification, Some(VerifyState::Ok));
+    assert_eq!(vm100.snapshot_count, 2);
+    assert_eq!(vm100.unfinished_count, 1);
+    // No finished snapshot: no backup, so no entry (and nothing to verify).
+    assert!(guests.iter().all(|g| g.backup_id != "300"));
+}

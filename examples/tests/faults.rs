@@ -270,7 +270,7 @@ impl Flavor {
                 } else if path.ends_with("/snapshots") {
                     let state = if unknown { UNKNOWN_VALUE } else { "ok" };
                     format!(
-                        r#"[{{"backup-type":"vm","backup-id":"900","backup-time":1780000000,"size":1,"files":[],"verification":{{"state":"{state}","upid":"UPID:pbs:0000:0000:0000:00000000:verify:faultstore:root@pam:"}}}}]"#
+                        r#"[{{"backup-type":"vm","backup-id":"900","backup-time":1780000000,"size":1,"files":["index.json.blob"],"verification":{{"state":"{state}","upid":"UPID:pbs:0000:0000:0000:00000000:verify:faultstore:root@pam:"}}}}]"#
                     )
                 } else if path.ends_with("/version") {
                     r#"{"version":"4.0","release":"4.0.11","repoid":"abcdef12"}"#.to_owned()

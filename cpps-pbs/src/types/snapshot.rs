@@ -145,7 +145,18 @@ pub struct Snapshot {
     pub comment: Option<String>,
 }
 
+/// The manifest of a snapshot: the last file a backup writes.
+const MANIFEST_BLOB_NAME: &str = "index.json.blob";
+
 impl Snapshot {
+    /// Whether the backup finished: its manifest `index.json.blob` exists. The snapshot list
+    /// also holds running and abandoned backups (proxmox-backup `src/api2/admin/datastore.rs`
+    /// `list_snapshots_blocking`); `pbs-datastore/src/backup_info.rs` `is_finished` is this
+    /// same test.
+    pub fn is_finished(&self) -> bool {
+        self.files.iter().any(|f| f.name() == MANIFEST_BLOB_NAME)
+    }
+
     /// Whether the last verification succeeded.
     pub fn verified_ok(&self) -> bool {
         matches!(
