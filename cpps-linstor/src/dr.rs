@@ -4,9 +4,17 @@
 //! `Schedules.java`): to an S3 (or EBS) remote, where each shipped snapshot is a [`Backup`]
 //! listed by `GET /v1/remotes/{remote}/backups`, and to another LINSTOR cluster (a LINSTOR
 //! remote), where the copy is a snapshot of the other cluster. Schedules ship periodically and
-//! say when they last shipped each resource (`GET /v1/view/schedules-by-resource`,
+//! say when they last *started* shipping each resource (`GET /v1/view/schedules-by-resource`,
 //! `last_snap_time`). [`Client::dr_state`] reads all of it; [`assess`] is a pure function that
 //! says, per resource, its newest off-site copy and whether it is older than allowed.
+//!
+//! Only a finished, successful entry of a backup list is a copy. A schedule's `last_snap_time`
+//! is written when shipping starts (linstor-server `CtrlBackupCreateApiCallHandler`
+//! `setIncrementalDependentProps`, called for S3 at the start of a backup and by
+//! `CtrlBackupL2LSrcApiCallHandler` for a LINSTOR remote; `CtrlScheduleApiCallHandler` returns
+//! it) and stays when that shipment fails, so it is shown as the last attempt, never as a copy.
+//! A copy on another LINSTOR cluster is a snapshot of that cluster, which this client does not
+//! read: such resources show their last attempt and no confirmed copy.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -16,7 +24,7 @@ use serde::Serialize;
 
 use crate::client::Client;
 use crate::error::Error;
-use crate::types::backup::{Backup, BackupList, Remotes, Schedule, ScheduledResource};
+use crate::types::backup::{BackupList, Remotes, Schedule, ScheduledResource};
 
 /// Remotes listed at once when their backups are read.
 const REMOTES_IN_FLIGHT: usize = 4;
@@ -80,13 +88,9 @@ impl Client {
 /// Where an off-site copy comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "by", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CopySource {
-    /// A schedule's last shipping.
-    Schedule {
-        /// The schedule.
-        name: String,
-    },
-    /// A backup listed in an S3 remote.
+    /// A finished, successful backup listed in an S3 remote.
     Backup {
         /// The backup id.
         id: String,
@@ -102,9 +106,24 @@ pub struct OffSiteCopy {
     pub kind: String,
     /// How it is known.
     pub source: CopySource,
-    /// When it was shipped, in milliseconds since the Unix epoch.
+    /// When its shipping finished, in milliseconds since the Unix epoch.
     pub shipped_at_ms: i64,
     /// Its age at the time of the assessment (zero when in the future).
+    pub age: Duration,
+}
+
+/// A schedule's last shipment of a resource: when it *started*, whatever became of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LastAttempt {
+    /// The remote it was shipped to.
+    pub remote: String,
+    /// The remote's kind (`s3`, `linstor`, `ebs`; `unknown` for a remote not listed).
+    pub kind: String,
+    /// The schedule.
+    pub schedule: String,
+    /// When shipping started (`last_snap_time`), in milliseconds since the Unix epoch.
+    pub started_at_ms: i64,
+    /// How long ago it started at the time of the assessment (zero when in the future).
     pub age: Duration,
 }
 
@@ -113,8 +132,10 @@ pub struct OffSiteCopy {
 pub struct ResourceDr {
     /// Resource name.
     pub resource: String,
-    /// Every known copy, newest first.
+    /// Every finished, successful copy, newest first.
     pub copies: Vec<OffSiteCopy>,
+    /// The schedules' last shipments, newest first: not copies, since one may have failed.
+    pub last_attempts: Vec<LastAttempt>,
     /// Schedules shipping it, as `schedule → remote`, with the reason when one is not active.
     pub schedules: Vec<String>,
     /// Whether its newest copy is older than the allowed age, or it has none.
@@ -125,6 +146,16 @@ impl ResourceDr {
     /// The newest copy.
     pub fn newest(&self) -> Option<&OffSiteCopy> {
         self.copies.first()
+    }
+
+    /// The newest schedule shipment when it started after the newest copy finished (or there
+    /// is no copy): what finished copies cannot tell about.
+    pub fn unconfirmed_attempt(&self) -> Option<&LastAttempt> {
+        let attempt = self.last_attempts.first()?;
+        match self.newest() {
+            Some(copy) if copy.shipped_at_ms >= attempt.started_at_ms => None,
+            _ => Some(attempt),
+        }
     }
 }
 
@@ -139,6 +170,9 @@ pub struct DrReport {
     pub without_copy: usize,
     /// Resources whose newest copy is older than allowed (those without copy included).
     pub stale: usize,
+    /// Of the stale ones, those whose schedule started a shipment within the allowed age: it
+    /// may have finished (to a LINSTOR remote, whose copies this view does not read) or failed.
+    pub unconfirmed: usize,
     /// Remotes whose backups could not be listed.
     pub unreadable: BTreeMap<String, String>,
 }
@@ -149,6 +183,7 @@ pub fn assess(state: &DrState, resources: &[&str], now_ms: i64, max_age: Duratio
     let kinds: BTreeMap<&str, &str> = state.remotes.names().collect();
     let kind_of = |remote: &str| kinds.get(remote).copied().unwrap_or("unknown").to_owned();
     let mut copies: BTreeMap<&str, Vec<OffSiteCopy>> = BTreeMap::new();
+    let mut attempts: BTreeMap<&str, Vec<LastAttempt>> = BTreeMap::new();
     let mut schedules: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     let age =
         |at: i64| Duration::from_millis(u64::try_from(now_ms.saturating_sub(at)).unwrap_or(0));
@@ -161,24 +196,23 @@ pub fn assess(state: &DrState, resources: &[&str], now_ms: i64, max_age: Duratio
             .entry(entry.rsc_name.as_str())
             .or_default()
             .push(label);
-        if let Some(at) = entry.last_shipped() {
-            copies
+        if let Some(at) = entry.last_started() {
+            attempts
                 .entry(entry.rsc_name.as_str())
                 .or_default()
-                .push(OffSiteCopy {
+                .push(LastAttempt {
                     remote: entry.remote_name.clone(),
                     kind: kind_of(&entry.remote_name),
-                    source: CopySource::Schedule {
-                        name: entry.schedule_name.clone(),
-                    },
-                    shipped_at_ms: at,
+                    schedule: entry.schedule_name.clone(),
+                    started_at_ms: at,
                     age: age(at),
                 });
         }
     }
     for (remote, list) in &state.backups {
         for backup in list.linstor.values().filter(|b| b.is_complete()) {
-            let Some(at) = shipped_at(backup) else {
+            // A start time is not a finish time: an entry without one is no finished copy.
+            let Some(at) = backup.finished_timestamp else {
                 continue;
             };
             copies
@@ -204,9 +238,12 @@ pub fn assess(state: &DrState, resources: &[&str], now_ms: i64, max_age: Duratio
             let mut list = copies.remove(name).unwrap_or_default();
             list.sort_by_key(|c| std::cmp::Reverse(c.shipped_at_ms));
             let stale = list.first().is_none_or(|c| c.age > max_age);
+            let mut tried = attempts.remove(name).unwrap_or_default();
+            tried.sort_by_key(|a| std::cmp::Reverse(a.started_at_ms));
             ResourceDr {
                 resource: name.to_owned(),
                 copies: list,
+                last_attempts: tried,
                 schedules: schedules.remove(name).unwrap_or_default(),
                 stale,
             }
@@ -220,13 +257,13 @@ pub fn assess(state: &DrState, resources: &[&str], now_ms: i64, max_age: Duratio
             .collect(),
         without_copy: resources.iter().filter(|r| r.copies.is_empty()).count(),
         stale: resources.iter().filter(|r| r.stale).count(),
+        unconfirmed: resources
+            .iter()
+            .filter(|r| r.stale && r.unconfirmed_attempt().is_some_and(|a| a.age <= max_age))
+            .count(),
         resources,
         unreadable: state.unreadable.clone(),
     }
-}
-
-fn shipped_at(backup: &Backup) -> Option<i64> {
-    backup.finished_timestamp.or(backup.start_timestamp)
 }
 
 /// `3 h 20 min`, `2 d 4 h`: an age for people.
@@ -257,7 +294,6 @@ pub fn render_text(report: &DrReport) -> String {
         let newest = match resource.newest() {
             Some(copy) => {
                 let via = match &copy.source {
-                    CopySource::Schedule { name } => format!("schedule {name}"),
                     CopySource::Backup { id } => format!("backup {id}"),
                 };
                 format!(
@@ -271,11 +307,23 @@ pub fn render_text(report: &DrReport) -> String {
         };
         let stale = if resource.stale { "  STALE" } else { "" };
         let _ = writeln!(out, "  {:<32} {newest}{stale}", resource.resource);
+        if let Some(attempt) = resource.unconfirmed_attempt() {
+            let _ = writeln!(
+                out,
+                "  {:<32} last shipment by schedule {} to {} ({}) started {} ago (unconfirmed)",
+                "",
+                attempt.schedule,
+                attempt.remote,
+                attempt.kind,
+                age_text(attempt.age)
+            );
+        }
     }
     let _ = writeln!(
         out,
-        "  {} without an off-site copy, {} older than allowed or missing",
-        report.without_copy, report.stale
+        "  {} without an off-site copy, {} older than allowed or missing ({} with a newer \
+         unconfirmed shipment)",
+        report.without_copy, report.stale, report.unconfirmed
     );
     out
 }

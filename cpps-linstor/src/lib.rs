@@ -29,8 +29,9 @@
 //!   unknown / inactive, classified as linstor-client shows volumes; replicas per site, DRBD
 //!   quorum and tie-breakers, and placement risks; evicted and offline nodes; pools running out
 //!   of space.
-//! - **DR view** ([`dr::assess`]): per resource its newest off-site copy (S3 backups, shipments
-//!   to another LINSTOR cluster) and its age.
+//! - **DR view** ([`dr::assess`]): per resource its newest off-site copy (an S3 backup that
+//!   finished successfully) and its age, and the schedules' last shipments as unconfirmed
+//!   attempts (LINSTOR records when shipping starts, not whether it finished).
 //! - **Test helpers** (feature `test-util`, `test_util`): a wiremock controller serving this
 //!   crate's payload fixtures, for the tests of the crates built on it.
 //!

@@ -43,8 +43,9 @@ async fn remotes_decode_in_both_shapes_and_keep_no_secret() {
 // Off-site copies from both ways LINSTOR ships (linstor-server `Backups.java` for S3 listings,
 // `Schedules.java`/`View.java` for `schedules-by-resource`): a backup counts when it finished
 // successfully (`success`, not `shipping`, not `restorable: false`); a schedule's
-// `last_snap_time` counts unless it is negative (never shipped) or a `reason` says the schedule
-// is not active (the spec's `ScheduledRscs`: "If this is set, ignore all long and boolean
+// `last_snap_time` is the start of its last shipment (see the D4 test below), shown as an
+// unconfirmed attempt unless it is negative (never shipped) or a `reason` says the schedule is
+// not active (the spec's `ScheduledRscs`: "If this is set, ignore all long and boolean
 // parameters"). A remote whose listing fails is reported, and the rest still is.
 #[tokio::test]
 async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
@@ -115,21 +116,33 @@ async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
             .unwrap()
     };
 
+    // Its shipment to the LINSTOR remote started 3 h ago, which is no proof of a copy; its
+    // finished S3 backup is 50 h old.
     let vm100 = by_name("vm-100-disk-0");
     let newest = vm100.newest().unwrap();
     assert_eq!(
         (newest.remote.as_str(), newest.kind.as_str()),
-        ("franca", "linstor")
+        ("s3-franca", "s3")
     );
     assert_eq!(
         newest.source,
-        CopySource::Schedule {
-            name: "nightly".to_owned()
+        CopySource::Backup {
+            id: "vm-100-disk-0^back_old".to_owned()
         }
     );
-    assert_eq!(newest.age, Duration::from_secs(3 * 3600));
-    assert_eq!(vm100.copies.len(), 2);
-    assert!(!vm100.stale);
+    assert_eq!(newest.age, Duration::from_secs(50 * 3600));
+    assert_eq!(vm100.copies.len(), 1);
+    assert!(vm100.stale);
+    let attempt = vm100.unconfirmed_attempt().unwrap();
+    assert_eq!(
+        (
+            attempt.remote.as_str(),
+            attempt.kind.as_str(),
+            attempt.schedule.as_str()
+        ),
+        ("franca", "linstor", "nightly")
+    );
+    assert_eq!(attempt.age, Duration::from_secs(3 * 3600));
 
     // Never shipped by its schedule; its S3 backup is 30 h old: older than allowed.
     let vm101 = by_name("vm-101-disk-0");
@@ -137,19 +150,22 @@ async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
     assert!(vm101.stale);
     // An inactive schedule's time is ignored; its reason is shown.
     let vm102 = by_name("vm-102-disk-0");
-    assert!(vm102.copies.is_empty());
+    assert!(vm102.copies.is_empty() && vm102.last_attempts.is_empty());
     assert_eq!(
         vm102.schedules,
         ["nightly → franca (inactive: resource-definition is not deployed)"]
     );
     // A failed and a running backup are no copies.
     assert!(by_name("vm-103-disk-0").copies.is_empty());
-    assert_eq!((report.without_copy, report.stale), (2, 3));
+    assert_eq!(
+        (report.without_copy, report.stale, report.unconfirmed),
+        (2, 4, 1)
+    );
     assert!(report.unreadable["s3-broken"].contains("Unable to reach the bucket"));
 
     let text = dr::render_text(&report);
     assert!(
-        text.contains("vm-100-disk-0                    newest copy on franca (linstor) 3 h 0 min old, by schedule nightly"),
+        text.contains("vm-100-disk-0                    newest copy on s3-franca (s3) 2 d 2 h old, by backup vm-100-disk-0^back_old  STALE\n                                   last shipment by schedule nightly to franca (linstor) started 3 h 0 min ago (unconfirmed)\n"),
         "{text}"
     );
     assert!(
@@ -158,6 +174,73 @@ async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
     );
     assert!(
         text.contains("remote s3-broken: backups not readable"),
+        "{text}"
+    );
+}
+
+// Issue 33, D4. linstor-server writes a schedule's `LastBackupTime` when shipping *starts*:
+// `CtrlBackupCreateApiCallHandler.setIncrementalDependentProps` sets it to
+// `System.currentTimeMillis()` for S3 while the backup is being started, and
+// `CtrlBackupL2LSrcApiCallHandler` calls the same method for a LINSTOR remote before the copy
+// is sent; `CtrlScheduleApiCallHandler.listActiveSchedules` returns it as `last_snap_time`.
+// So a shipment that started an hour ago and then failed still shows `last_snap_time` one hour
+// old. The backup list tells what finished: `CtrlBackupApiCallHandler` lists a backup whose
+// S3 meta-file was written with its `finished_timestamp` and `success: true`, and one without a
+// meta-file (shipping broke off) with only its `start_timestamp` and `success: false`, or
+// `null` while shipping, and `restorable: false`. Only finished, successful entries are
+// copies; the schedule's time is the last attempt.
+#[test]
+fn a_shipment_that_started_but_failed_is_no_fresh_copy() {
+    let state = dr::DrState {
+        remotes: serde_json::from_value(json!({"s3_remotes": [{"remote_name": "s3-franca"}]}))
+            .unwrap(),
+        scheduled: serde_json::from_value(json!([
+            {"rsc_name": "vm-100-disk-0", "remote_name": "s3-franca", "schedule_name": "nightly", "last_snap_time": NOW - HOUR_MS, "last_snap_inc": true, "next_exec_time": NOW + 23 * HOUR_MS}
+        ]))
+        .unwrap(),
+        backups: [(
+            "s3-franca".to_owned(),
+            serde_json::from_value(json!({"linstor": {
+                "vm-100-disk-0^back_20261230_020000": {"id": "vm-100-disk-0^back_20261230_020000", "origin_rsc": "vm-100-disk-0", "start_timestamp": NOW - 31 * HOUR_MS, "finished_timestamp": NOW - 30 * HOUR_MS, "success": true, "shipping": false, "restorable": true},
+                "vm-100-disk-0^back_20261231_230000": {"id": "vm-100-disk-0^back_20261231_230000", "origin_rsc": "vm-100-disk-0", "start_timestamp": NOW - HOUR_MS, "success": false, "shipping": false, "restorable": false},
+                "vm-100-disk-0^back_20261231_235000": {"id": "vm-100-disk-0^back_20261231_235000", "origin_rsc": "vm-100-disk-0", "start_timestamp": NOW - HOUR_MS / 6, "success": true, "shipping": false}
+            }}))
+            .unwrap(),
+        )]
+        .into(),
+        ..dr::DrState::default()
+    };
+    let report = dr::assess(
+        &state,
+        &["vm-100-disk-0"],
+        NOW,
+        Duration::from_secs(26 * 3600),
+    );
+    let vm100 = &report.resources[0];
+    let ids: Vec<&CopySource> = vm100.copies.iter().map(|c| &c.source).collect();
+    assert_eq!(
+        ids,
+        [&CopySource::Backup {
+            id: "vm-100-disk-0^back_20261230_020000".to_owned()
+        }],
+        "only the finished, successful backup is a copy (a success without a finish time is \
+         no finished copy)"
+    );
+    assert_eq!(vm100.newest().unwrap().age, Duration::from_secs(30 * 3600));
+    assert!(vm100.stale, "the newest finished copy is 30 h old");
+    assert_eq!(
+        vm100.last_attempts[0].started_at_ms,
+        NOW - HOUR_MS,
+        "the schedule's time is kept as the last attempt"
+    );
+    assert_eq!(report.stale, 1);
+    let text = dr::render_text(&report);
+    assert!(
+        text.contains("newest copy on s3-franca (s3) 1 d 6 h old, by backup vm-100-disk-0^back_20261230_020000"),
+        "{text}"
+    );
+    assert!(
+        text.contains("last shipment by schedule nightly to s3-franca (s3) started 1 h 0 min ago (unconfirmed)"),
         "{text}"
     );
 }

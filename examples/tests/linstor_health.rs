@@ -222,7 +222,10 @@ fn help_documents_the_timeout() {
 // The site view and the off-site copies: nodes carry their site in `Aux/site` (here set on the
 // fixture nodes), and `--off-site` reads `/v1/remotes`, `/v1/schedules` and
 // `/v1/view/schedules-by-resource` (shapes per linstor-server `Remotes.java` and the spec's
-// `ScheduledRscsList`). A resource without a recent off-site copy makes the run exit 1.
+// `ScheduledRscsList`). A resource without a recent off-site copy makes the run exit 1; a
+// schedule's `last_snap_time` is when its last shipment started (linstor-server
+// `CtrlBackupCreateApiCallHandler.setIncrementalDependentProps`), so it shows as an
+// unconfirmed attempt, not a copy.
 #[tokio::test]
 async fn off_site_copies_and_sites_are_shown() {
     let mut nodes = fixture("nodes.json");
@@ -274,7 +277,8 @@ async fn off_site_copies_and_sites_are_shown() {
         &[
             "      sites: sp: 2 diskful (2 UpToDate), 1 tie-breaker",
             "OFF-SITE COPIES",
-            "  vm-100-disk-0                    newest copy on franca (linstor) 2 h 0 min old, by schedule nightly",
+            "  vm-100-disk-0                    no off-site copy  STALE",
+            "                                   last shipment by schedule nightly to franca (linstor) started 2 h 0 min ago (unconfirmed)",
             "  vm-101-disk-0                    no off-site copy  STALE",
         ],
     );

@@ -209,7 +209,10 @@ pub struct ScheduledResource {
     pub schedule_name: String,
     /// Why the resource has no active schedule; when set, the times below mean nothing.
     pub reason: Option<String>,
-    /// When the last scheduled shipping was shipped (ms since the epoch; negative: never).
+    /// When the last scheduled shipping *started* (ms since the epoch; negative: never).
+    /// linstor-server writes it as shipping starts and keeps it when shipping fails
+    /// (`CtrlBackupCreateApiCallHandler.setIncrementalDependentProps`), so it is no proof of a
+    /// copy.
     pub last_snap_time: Option<i64>,
     /// Whether that shipping was incremental.
     pub last_snap_inc: Option<bool>,
@@ -218,8 +221,9 @@ pub struct ScheduledResource {
 }
 
 impl ScheduledResource {
-    /// When the last scheduled shipping happened, when it did and the schedule is active.
-    pub fn last_shipped(&self) -> Option<i64> {
+    /// When the last scheduled shipping started, when one did and the schedule is active. It
+    /// may have failed since: the backup list says which shipments finished.
+    pub fn last_started(&self) -> Option<i64> {
         if self.reason.as_deref().is_some_and(|r| !r.trim().is_empty()) {
             return None;
         }

@@ -17,7 +17,9 @@
 //! replicas per site (`--site-property`, default `Aux/site`) and its risks.
 //!
 //! With `--off-site`, it also reads the remotes, the backups in S3 remotes and the backup
-//! schedules, and says per resource where its newest off-site copy is and how old it is.
+//! schedules, and says per resource where its newest off-site copy is and how old it is. Only
+//! finished, successful backups count; a schedule's last shipment is shown as an unconfirmed
+//! attempt, since LINSTOR records when shipping starts, not whether it finished.
 //!
 //! Exit status: 0 when all is well (pools low on space and risks are reported but do not fail), 1 when a
 //! resource is degraded, desynced, disconnected or unknown, a node is evicted or offline, or
