@@ -523,6 +523,11 @@ async fn job_to_local_queue_followed_to_admission() {
     )
     .await
     .unwrap();
+    // Issue 34 D3: `spec.clusterQueue` is optional (kueue `apis/kueue/v1beta2/localqueue_types.go`,
+    // `+optional`, omitempty); such a queue is a finding, and the rest of the list is still read.
+    let mut no_cq = LocalQueue::new(&id, "no-cq", &cq);
+    no_cq.spec.cluster_queue = None;
+    lqs.create(&PostParams::default(), &no_cq).await.unwrap();
 
     let submission = JobSubmission::new(
         &id,
@@ -620,18 +625,28 @@ async fn job_to_local_queue_followed_to_admission() {
         "1"
     );
     assert_eq!(st.queue.conditions[0].type_, "Active");
-    assert!(snap.local_queues.iter().any(
-        |l| l.metadata.namespace.as_deref() == Some(id.as_str()) && l.spec.cluster_queue == cq
-    ));
+    assert!(
+        snap.local_queues
+            .iter()
+            .any(|l| l.metadata.namespace.as_deref() == Some(id.as_str())
+                && l.spec.cluster_queue.as_deref() == Some(cq.as_str()))
+    );
     assert!(snap.workloads.iter().any(|w| w.is_owned_by(&uid)));
     assert_mine(
         &my_findings(&snap, &id),
         &id,
-        &[(
-            "LocalQueue ID/orphan",
-            Severity::Warning,
-            "localqueue-without-clusterqueue",
-        )],
+        &[
+            (
+                "LocalQueue ID/no-cq",
+                Severity::Warning,
+                "localqueue-without-clusterqueue",
+            ),
+            (
+                "LocalQueue ID/orphan",
+                Severity::Warning,
+                "localqueue-without-clusterqueue",
+            ),
+        ],
     );
 }
 

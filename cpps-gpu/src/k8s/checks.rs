@@ -558,24 +558,45 @@ fn is_false(
         .map(|c| format!("{}: {}", c.reason, c.message))
 }
 
-/// LocalQueues without their ClusterQueue, inactive queues, evicted Workloads.
+/// Kueue objects that do not decode, LocalQueues without their ClusterQueue, inactive queues,
+/// evicted Workloads.
 pub fn kueue_status(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
+    for u in &s.undecodable {
+        f.push(
+            Finding::new(
+                Severity::Warning,
+                "kueue-object-undecodable",
+                format!("cannot tell what it says: {}", u.reason),
+            )
+            .about(&u.object),
+        );
+    }
     for lq in &s.local_queues {
         let o = namespaced_obj("LocalQueue", &lq.metadata);
-        if !s
-            .cluster_queues
-            .iter()
-            .any(|cq| cq.metadata.name.as_deref() == Some(lq.spec.cluster_queue.as_str()))
-        {
-            f.push(
-                Finding::new(
-                    Severity::Warning,
-                    "localqueue-without-clusterqueue",
-                    format!("ClusterQueue {} does not exist", lq.spec.cluster_queue),
-                )
-                .about(o),
-            );
-        }
+        // Kueue's LocalQueue controller (`pkg/controller/core/localqueue_controller.go`) marks a
+        // queue whose ClusterQueue it cannot find inactive, `ClusterQueueDoesNotExist`.
+        let message = match lq.spec.cluster_queue.as_deref() {
+            None | Some("") => {
+                "spec.clusterQueue is not set: Kueue admits nothing from this queue".to_owned()
+            }
+            Some(name)
+                if !s
+                    .cluster_queues
+                    .iter()
+                    .any(|cq| cq.metadata.name.as_deref() == Some(name)) =>
+            {
+                format!("ClusterQueue {name} does not exist")
+            }
+            Some(_) => continue,
+        };
+        f.push(
+            Finding::new(
+                Severity::Warning,
+                "localqueue-without-clusterqueue",
+                message,
+            )
+            .about(o),
+        );
     }
     for cq in &s.cluster_queues {
         if let Some(why) = cq
@@ -953,6 +974,42 @@ mod tests {
         let mut f = Vec::new();
         device_plugin(&s, &mut f);
         assert_eq!(f[0].code, "device-plugin-config-unselected");
+    }
+
+    /// Issue 34 D3: a LocalQueue without `spec.clusterQueue` (optional in kueue
+    /// `apis/kueue/v1beta2/localqueue_types.go`) and an object that did not decode are each a
+    /// finding about that object.
+    #[test]
+    fn kueue_objects_are_judged_one_by_one() {
+        let mut s = empty();
+        let mut lq = crate::k8s::kueue::LocalQueue::new("ml", "team-b", "gpu");
+        lq.spec.cluster_queue = None;
+        s.local_queues = vec![lq];
+        s.undecodable = vec![crate::k8s::kueue::Undecodable {
+            object: "LocalQueue ml/odd".into(),
+            reason: "invalid type: integer `7`, expected a string".into(),
+        }];
+        let mut f = Vec::new();
+        kueue_status(&s, &mut f);
+        let got: Vec<_> = f
+            .iter()
+            .map(|x| (x.object.as_deref(), x.code.as_str(), x.message.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    Some("LocalQueue ml/odd"),
+                    "kueue-object-undecodable",
+                    "cannot tell what it says: invalid type: integer `7`, expected a string"
+                ),
+                (
+                    Some("LocalQueue ml/team-b"),
+                    "localqueue-without-clusterqueue",
+                    "spec.clusterQueue is not set: Kueue admits nothing from this queue"
+                ),
+            ]
+        );
     }
 
     #[test]

@@ -304,8 +304,10 @@ custom_resource!(
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LocalQueueSpec {
-    /// The ClusterQueue behind it.
-    pub cluster_queue: String,
+    /// The ClusterQueue behind it; optional (`+optional`, `omitempty` in
+    /// `apis/kueue/v1beta2/localqueue_types.go`), and without one the queue admits nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster_queue: Option<String>,
     /// `None`, `Hold` or `HoldAndDrain`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_policy: Option<String>,
@@ -319,7 +321,7 @@ impl LocalQueue {
             name,
             Self {
                 spec: LocalQueueSpec {
-                    cluster_queue: cluster_queue.to_owned(),
+                    cluster_queue: Some(cluster_queue.to_owned()),
                     stop_policy: None,
                 },
                 status: None,
@@ -760,15 +762,67 @@ pub async fn served_versions(client: &kube::Client) -> Result<ServedVersions, Er
     Ok(served)
 }
 
+/// A Kueue object the list returned that does not decode into this crate's type: a finding about
+/// that one object, while the rest of the list is read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Undecodable {
+    /// `Kind namespace/name` (or `Kind name` for a cluster-scoped kind).
+    pub object: String,
+    /// The decoding error, with the field it stopped at.
+    pub reason: String,
+}
+
+/// The items of one list: those that decode, and those that do not.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listed<K> {
+    /// The objects that decode.
+    pub items: Vec<K>,
+    /// The objects that do not.
+    pub undecodable: Vec<Undecodable>,
+}
+
+/// Decodes the list's items one by one, so that one odd object is a finding about that object and
+/// not a failed list.
+pub(crate) fn decode_items<K>(kind: &str, items: Vec<kube::api::DynamicObject>) -> Listed<K>
+where
+    K: serde::de::DeserializeOwned,
+{
+    let mut listed = Listed {
+        items: Vec::with_capacity(items.len()),
+        undecodable: Vec::new(),
+    };
+    for o in items {
+        let object = format!(
+            "{kind} {}{}",
+            o.metadata
+                .namespace
+                .as_deref()
+                .map(|n| format!("{n}/"))
+                .unwrap_or_default(),
+            o.metadata.name.as_deref().unwrap_or("")
+        );
+        let decoded = serde_json::to_value(&o).and_then(serde_json::from_value::<K>);
+        match decoded {
+            Ok(k) => listed.items.push(k),
+            Err(e) => listed.undecodable.push(Undecodable {
+                object,
+                reason: e.to_string(),
+            }),
+        }
+    }
+    listed
+}
+
 /// Lists a Kueue resource at the version the server serves it at (`GET
-/// /apis/kueue.x-k8s.io/{version}/{plural}`, all namespaces); `None` when it is not served.
+/// /apis/kueue.x-k8s.io/{version}/{plural}`, all namespaces), decoding each item on its own;
+/// `None` when it is not served.
 pub(crate) async fn list_served<K>(
     client: &kube::Client,
     served: &ServedVersions,
     namespace: Option<&str>,
     kind: &str,
     plural: &str,
-) -> Result<Option<Vec<K>>, Error>
+) -> Result<Option<Listed<K>>, Error>
 where
     K: serde::de::DeserializeOwned,
 {
@@ -792,34 +846,11 @@ where
             kube::Api::<kube::api::DynamicObject>::all_with(client.clone(), &resource),
         ),
     };
-    let list = match api.list(&ListParams::default()).await {
-        Ok(l) => l,
-        Err(kube::Error::Api(s)) if s.code == 404 => return Ok(None),
-        Err(source) => return Err(Error::kube("GET", path, source)),
-    };
-    list.items
-        .into_iter()
-        .map(|o| {
-            let name = format!(
-                "{kind} {}{}",
-                o.metadata
-                    .namespace
-                    .as_deref()
-                    .map(|n| format!("{n}/"))
-                    .unwrap_or_default(),
-                o.metadata.name.as_deref().unwrap_or("")
-            );
-            let value = serde_json::to_value(&o).map_err(|e| Error::Invalid {
-                field: name.clone(),
-                reason: e.to_string(),
-            })?;
-            serde_json::from_value(value).map_err(|e| Error::Invalid {
-                field: name,
-                reason: e.to_string(),
-            })
-        })
-        .collect::<Result<Vec<K>, Error>>()
-        .map(Some)
+    match api.list(&ListParams::default()).await {
+        Ok(list) => Ok(Some(decode_items(kind, list.items))),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
+        Err(source) => Err(Error::kube("GET", path, source)),
+    }
 }
 
 /// A batch Job to send to a LocalQueue.
@@ -983,7 +1014,7 @@ pub async fn follow_workload(
                 reason: "the server serves no Kueue Workloads (is Kueue installed?)".to_owned(),
             });
         };
-        if let Some(wl) = list.into_iter().find(|w| w.is_owned_by(job_uid)) {
+        if let Some(wl) = list.items.into_iter().find(|w| w.is_owned_by(job_uid)) {
             let state = wl.state();
             if followed.states.last() != Some(&state) {
                 followed.states.push(state.clone());
@@ -1136,6 +1167,57 @@ pub async fn run_batch(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 34 D3. kubernetes-sigs/kueue `apis/kueue/v1beta2/localqueue_types.go`: `ClusterQueue
+    /// ClusterQueueReference json:"clusterQueue,omitempty"` with `+optional` (and `omitempty` in
+    /// `apis/kueue/v1beta1/localqueue_types.go`; `clusterQueue` is not in the CRD's `required`
+    /// list, `config/components/crd/bases/kueue.x-k8s.io_localqueues.yaml`). The server answers
+    /// such a LocalQueue without the field.
+    #[test]
+    fn a_local_queue_without_cluster_queue_decodes() {
+        let v = serde_json::json!({
+            "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+            "metadata": {"name": "team-b", "namespace": "ml"},
+            "spec": {}
+        });
+        let lq: LocalQueue = serde_json::from_value(v).expect("clusterQueue is optional");
+        let back = serde_json::to_value(&lq).unwrap();
+        assert_eq!(back["spec"].get("clusterQueue"), None);
+        assert_eq!(lq.metadata.name.as_deref(), Some("team-b"));
+        assert_eq!(lq.spec.cluster_queue, None);
+    }
+
+    /// Issue 34 D3: the list is decoded item by item; an object that does not decode is named
+    /// with its reason, and the others are read.
+    #[test]
+    fn one_odd_object_does_not_sink_the_list() {
+        let objects: Vec<kube::api::DynamicObject> = serde_json::from_value(serde_json::json!([
+            {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+             "metadata": {"name": "team-a", "namespace": "ml"}, "spec": {"clusterQueue": "gpu"}},
+            {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+             "metadata": {"name": "odd", "namespace": "ml"}, "spec": {"clusterQueue": 7}},
+            {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+             "metadata": {"name": "team-b", "namespace": "ml"}, "spec": {}}
+        ]))
+        .unwrap();
+        let listed = decode_items::<LocalQueue>("LocalQueue", objects);
+        let names: Vec<_> = listed
+            .items
+            .iter()
+            .map(|l| (l.metadata.name.as_deref(), l.spec.cluster_queue.as_deref()))
+            .collect();
+        assert_eq!(
+            names,
+            [(Some("team-a"), Some("gpu")), (Some("team-b"), None)]
+        );
+        assert_eq!(listed.undecodable.len(), 1);
+        assert_eq!(listed.undecodable[0].object, "LocalQueue ml/odd");
+        assert!(
+            listed.undecodable[0].reason.contains("invalid type"),
+            "{}",
+            listed.undecodable[0].reason
+        );
+    }
 
     /// Both queues' `status` carry the same conditions and Workload counts, under the same JSON
     /// names in both served versions (kubernetes-sigs/kueue

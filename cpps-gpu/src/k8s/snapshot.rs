@@ -10,8 +10,8 @@ use super::argocd::Application;
 use super::certmanager::Certificate;
 use super::cni::{self, CniObservation};
 use super::kueue::{
-    self, AdmissionCheck, ClusterQueue, LocalQueue, MultiKueueCluster, MultiKueueConfig,
-    ResourceFlavor, ServedVersions, Workload,
+    self, AdmissionCheck, ClusterQueue, Listed, LocalQueue, MultiKueueCluster, MultiKueueConfig,
+    ResourceFlavor, ServedVersions, Undecodable, Workload,
 };
 use super::list_all;
 use super::nodes::{self, GpuNode};
@@ -57,6 +57,8 @@ pub struct ClusterSnapshot {
     pub cni: Vec<CniObservation>,
     /// Resource kinds not served by this cluster.
     pub missing: Vec<Missing>,
+    /// Kueue objects that were listed but do not decode (each a finding; the rest is read).
+    pub undecodable: Vec<Undecodable>,
 }
 
 impl ClusterSnapshot {
@@ -79,6 +81,7 @@ impl ClusterSnapshot {
             certificates: vec![],
             cni: vec![],
             missing: vec![],
+            undecodable: vec![],
         }
     }
 
@@ -95,6 +98,15 @@ fn or_missing<T>(v: Option<Vec<T>>, what: &'static str, missing: &mut Vec<Missin
     v.unwrap_or_else(|| {
         missing.push(Missing(what));
         Vec::new()
+    })
+}
+
+/// The items of a Kueue list, its undecodable objects moved to `undecodable`; `None` (not
+/// served) stays `None`.
+fn items<T>(listed: Option<Listed<T>>, undecodable: &mut Vec<Undecodable>) -> Option<Vec<T>> {
+    listed.map(|l| {
+        undecodable.extend(l.undecodable);
+        l.items
     })
 }
 
@@ -175,8 +187,17 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
         }
     )?;
     let (raw_nodes, pods, daemonsets, configmaps) = core;
+    let mut undecodable = Vec::new();
+    let u = &mut undecodable;
     let (flavors, cqs, lqs, wls) = queues;
+    let (flavors, cqs, lqs, wls) = (
+        items(flavors, u),
+        items(cqs, u),
+        items(lqs, u),
+        items(wls, u),
+    );
     let (acs, mkconfs, mks, apps, certs) = others;
+    let (acs, mkconfs, mks) = (items(acs, u), items(mkconfs, u), items(mks, u));
     let mut missing = Vec::new();
     let raw_nodes = raw_nodes.unwrap_or_default();
     let pods = pods.unwrap_or_default();
@@ -202,6 +223,7 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
         applications: or_missing(apps, "argoproj.io/v1alpha1 Application", &mut missing),
         certificates: or_missing(certs, "cert-manager.io/v1 Certificate", &mut missing),
         missing,
+        undecodable,
     })
 }
 
