@@ -80,6 +80,29 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// The router refused a write (`success: false`) and the configuration read back shows some
+    /// or all of it, or cannot tell: a refusal does not mean nothing happened. vyatta-cfg
+    /// `src/commit/commit-algorithm.cpp` commits each priority subtree on its own
+    /// (`_commit_exec_prio_subtree`), keeps those that succeeded, and prints `Commit failed`
+    /// when any failed; the API's `_configure_op` then only discards what is left of the session
+    /// and answers 400. What did land is live and NOT saved. A command that was already in
+    /// effect before the write reads as landed too.
+    #[error(
+        "/{endpoint} answered {status}: {message}; the configuration read back shows landed: {landed}"
+    )]
+    RefusedAfterCommit {
+        /// The endpoint.
+        endpoint: &'static str,
+        /// The HTTP status.
+        status: u16,
+        /// VyOS's `error` text (the commit's output).
+        message: String,
+        /// The whole batch, judged from the configuration read back.
+        landed: Landed,
+        /// Each command, judged from the configuration read back (secret values are hidden
+        /// in `Debug`).
+        commands: Vec<crate::CommandLanded>,
+    },
     /// A write got no answer (it timed out or the connection broke after sending). It was not
     /// repeated; the configuration was read back to tell whether it took effect.
     #[error("write to /{endpoint} got no answer; landed: {landed}")]
@@ -167,6 +190,7 @@ impl Error {
             Error::WriteTimedOut { .. } => Delivery::MaybeSent,
             Error::Unauthorized { .. }
             | Error::Api { .. }
+            | Error::RefusedAfterCommit { .. }
             | Error::UnexpectedAnswer { .. }
             | Error::CommitConfirmNotInitialized { .. }
             | Error::NothingToConfirm { .. } => Delivery::Answered,
@@ -189,7 +213,9 @@ impl Error {
         match self {
             Error::Http(e) => e.status(),
             Error::Unauthorized { .. } => Some(StatusCode::UNAUTHORIZED),
-            Error::Api { status, .. } => StatusCode::from_u16(*status).ok(),
+            Error::Api { status, .. } | Error::RefusedAfterCommit { status, .. } => {
+                StatusCode::from_u16(*status).ok()
+            }
             _ => None,
         }
     }

@@ -74,6 +74,13 @@ async fn an_empty_path_is_refused_before_sending_and_a_400_is_reported() {
         .expect(1)
         .mount(api.server())
         .await;
+    // After a refusal the configuration is read back (a refused commit can be partly live):
+    // here it shows none of the batch, so the refusal stays a refusal.
+    post("/retrieve")
+        .respond_with(ok(json!("system {\n    host-name sp-gw\n}\n")))
+        .expect(1)
+        .mount(api.server())
+        .await;
     match client.configure(&batch(), None).await {
         Err(Error::Api {
             endpoint: "configure",

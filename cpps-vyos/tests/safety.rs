@@ -145,6 +145,66 @@ async fn on_both_versions_a_refusal_reads_as_the_router_wrote_it() {
     }
 }
 
+/// A commit that fails in one priority subtree keeps the others: vyatta-cfg
+/// `src/commit/commit-algorithm.cpp` `_commit_exec_prio_subtree` commits each subtree on its own
+/// and `Commit failed` ends the output; `_configure_op` (vyos-1x `routers.py`, and `sagitta`
+/// `src/services/vyos-http-api-server`) only discards what is left and answers 400. The client
+/// reads back and reports, per command, what is live. Failed first: the refusal was a plain
+/// `Error::Api`, as if nothing had happened.
+#[tokio::test]
+async fn a_refused_commit_reports_what_landed_per_command() {
+    for profile in [Profile::V14, Profile::V15] {
+        let (_api, client, fake) = FakeRouter::new(profile, start_tree()).start().await;
+        fake.state.lock().unwrap().failing_subtree =
+            Some(vec!["interfaces".into(), "ethernet".into(), "eth1".into()]);
+        let cmds = vec![
+            Command::set(["system", "domain-name"], Some("example.net")),
+            Command::set(
+                ["interfaces", "ethernet", "eth1", "address"],
+                Some("198.51.100.1/24"),
+            ),
+        ];
+        match client.configure(&cmds, None).await {
+            Err(Error::RefusedAfterCommit {
+                endpoint,
+                status,
+                message,
+                landed,
+                commands,
+            }) => {
+                assert_eq!((endpoint, status), ("configure", 400), "{profile:?}");
+                assert_eq!(
+                    message,
+                    "[[interfaces ethernet eth1]] failed\nCommit failed\n"
+                );
+                assert_eq!(
+                    landed,
+                    Landed::Partly {
+                        landed: 1,
+                        checked: 2
+                    }
+                );
+                assert_eq!(
+                    commands.iter().map(|c| c.landed).collect::<Vec<_>>(),
+                    [Some(true), Some(false)],
+                    "{profile:?}"
+                );
+            }
+            other => panic!("{profile:?}: {other:?}"),
+        }
+        // Live, not saved.
+        assert!(fake.running().exists(&["system", "domain-name"]));
+        assert!(
+            !fake
+                .state
+                .lock()
+                .unwrap()
+                .saved
+                .exists(&["system", "domain-name"])
+        );
+    }
+}
+
 /// vyos-1x `src/services/api/rest/models.py` (1.5): `confirm_time: StrictInt` at the top level of
 /// `ConfigureListModel`; `routers.py` answers `commit_confirm`'s text, `python/vyos/config_mgmt.py`
 /// "Initialized commit-confirm; N minutes to confirm before reboot"; `confirm` answers "Reboot

@@ -329,8 +329,11 @@ impl Client {
     ///
     /// # Errors
     /// [`Error::EmptyPath`] for a command without a path and
-    /// [`Error::CommitConfirmUnsupported`] (nothing is sent); [`Error::Api`] when VyOS refuses the
-    /// batch (it then discards the whole session); [`Error::CommitConfirmNotInitialized`] when the
+    /// [`Error::CommitConfirmUnsupported`] (nothing is sent); when VyOS refuses the batch, the
+    /// configuration is read back: [`Error::Api`] when none of it shows, else
+    /// [`Error::RefusedAfterCommit`] with each command's state (vyatta-cfg keeps every priority
+    /// subtree whose commit succeeded and VyOS discards only the rest, so part of a refused
+    /// batch can be live, and unsaved); [`Error::CommitConfirmNotInitialized`] when the
     /// answer does not say that the confirm timer started (with commit-confirm, a refusal whose
     /// read-back does not show the batch absent is one too: VyOS commits before it starts the
     /// timer); [`Error::WriteTimedOut`] when no answer came: the configuration was read back and
@@ -450,6 +453,29 @@ impl Client {
                         endpoint,
                         message,
                         landed,
+                    }
+                });
+            }
+            // vyatta-cfg `src/commit/commit-algorithm.cpp` commits each priority subtree that
+            // succeeds (`_commit_exec_prio_subtree`) and the API discards only the rest, so a
+            // refusal may leave part of the batch live: the read-back tells, per command.
+            Err(WriteFailure::Other(Error::Api {
+                status, message, ..
+            })) if !commands.is_empty() => {
+                let (landed, per_command) = self.read_back_after(commands, false).await;
+                return Err(if landed == Landed::No {
+                    Error::Api {
+                        endpoint,
+                        status,
+                        message,
+                    }
+                } else {
+                    Error::RefusedAfterCommit {
+                        endpoint,
+                        status,
+                        message,
+                        landed,
+                        commands: per_command,
                     }
                 });
             }

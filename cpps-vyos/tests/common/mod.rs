@@ -140,6 +140,9 @@ pub struct RouterState {
     pub https_commit_fails: bool,
     /// The footer of the archived config.boot; `None`: no commit archive.
     pub footer: Option<String>,
+    /// A priority subtree whose commit fails (its commit script exits non-zero): the rest of
+    /// the batch is committed, as vyatta-cfg does.
+    pub failing_subtree: Option<Vec<String>>,
 }
 
 /// The fake router.
@@ -162,6 +165,7 @@ impl FakeRouter {
                 requests: Vec::new(),
                 https_commit_fails: false,
                 footer: Some(FOOTER.to_owned()),
+                failing_subtree: None,
             })),
         }
     }
@@ -308,6 +312,32 @@ impl FakeRouter {
             ));
         }
         let mut st = self.state.lock().unwrap();
+        // vyatta-cfg `src/commit/commit-algorithm.cpp`: each priority subtree is committed on its
+        // own (`_commit_exec_prio_subtree`); one that fails prints `[[PATH]] failed`, the rest
+        // stay committed, and the commit ends with `Commit failed` and a non-zero exit, which
+        // `session.commit()` (`python/vyos/configsession.py` `__run_command`) raises as
+        // `ConfigSessionError` and `_configure_op` answers 400 after `session.discard()`.
+        if let Some(failing) = st.failing_subtree.clone() {
+            let under = |c: &Value| {
+                path_field(c)
+                    .is_ok_and(|p| p.len() >= failing.len() && p[..failing.len()] == failing[..])
+            };
+            if cmds.iter().any(under) {
+                for c in cmds.iter().filter(|c| !under(c)) {
+                    let path = path_field(c).unwrap_or_default();
+                    let value = str_field(c, "value").ok().flatten();
+                    let cmd = match str_field(c, "op").ok().flatten() {
+                        Some("delete") => VCommand::delete(path, value),
+                        _ => VCommand::set(path, value),
+                    };
+                    let _ = st.running.apply(&cmd);
+                }
+                return self.err(
+                    400,
+                    &format!("[[{}]] failed\nCommit failed\n", failing.join(" ")),
+                );
+            }
+        }
         st.running = working;
         if confirm_time == 0 {
             return ok(Value::Null);
