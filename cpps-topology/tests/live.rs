@@ -19,7 +19,7 @@ use cpps_topology::live::sources::{Source, Sources};
 use cpps_topology::live::{self, LiveOptions, Observation, ObserveOptions};
 use cpps_topology::report::Severity;
 
-use common::{LIVE_ESTATE, live_estate, load, messages, of_rule};
+use common::{LIVE_ESTATE, live_estate, load, messages, of_rule, subject_messages};
 
 const NOW: i64 = 1_780_000_000;
 
@@ -91,6 +91,7 @@ fn guest(vmid: u32, name: &str, node: &str, kind: PveGuestKind, ha: bool) -> Pve
         privileged: (kind == PveGuestKind::Lxc).then_some(false),
         ha,
         ha_state: ha.then(|| "started".to_owned()),
+        ha_request: ha.then(|| "started".to_owned()),
         volumes: Vec::new(),
     }
 }
@@ -281,6 +282,51 @@ fn drift_and_state_rules_over_the_estate() {
     }));
     // The report counts the live rules.
     assert_eq!(audit.report.summary.rules_checked, 47 + 12);
+}
+
+/// An HA resource whose requested state is `ignored` or `disabled` does not fail over:
+/// pve-ha-manager `src/PVE/HA/Manager.pm` drops an `ignored` service from the manager's state
+/// (`update`: "removing stale service … ignored state requested") and returns for a `disabled`
+/// one before an offline node is fenced (`next_state_stopped`), so neither is recovered. Where
+/// the HA list was not read, `hastate` carries the requested state of a dropped service
+/// (pve-manager `PVE/API2/Cluster.pm`, `resources`).
+#[test]
+fn an_ha_resource_the_manager_does_not_recover_does_not_realize_ha() {
+    let topo = live_estate();
+    let pve_003_with = |request: Option<&str>, hastate: Option<&str>| {
+        let mut facts = sp_pve();
+        let gitlab = facts.guests.iter_mut().find(|g| g.vmid == 100).unwrap();
+        gitlab.ha_request = request.map(str::to_owned);
+        gitlab.ha_state = hastate.map(str::to_owned);
+        let mut sp = SiteObservation::new("sp");
+        sp.proxmox = Sourced::Observed(facts);
+        let audit = live::audit(
+            &topo,
+            &observation(sp, franca_unreachable()),
+            &LiveOptions::at(NOW),
+        );
+        let findings = of_rule(&audit.report.findings, "PVE-003");
+        subject_messages(&findings)
+            .into_iter()
+            .filter(|m| m.starts_with("gitlab "))
+            .collect::<Vec<_>>()
+    };
+    for state in ["ignored", "disabled"] {
+        assert_eq!(
+            pve_003_with(Some(state), Some("started")),
+            [format!(
+                "gitlab guest gitlab declares `ha: true` but VM 100 is an HA resource in state `{state}`, which the HA manager does not recover; it does not fail over"
+            )]
+        );
+    }
+    assert_eq!(
+        pve_003_with(None, Some("ignored")),
+        [
+            "gitlab guest gitlab declares `ha: true` but VM 100 is an HA resource in state `ignored`, which the HA manager does not recover; it does not fail over"
+        ]
+    );
+    assert!(pve_003_with(Some("started"), Some("started")).is_empty());
+    assert!(pve_003_with(Some("stopped"), Some("stopped")).is_empty());
 }
 
 #[test]

@@ -204,6 +204,7 @@ fn guest(vmid: u32, name: &str) -> PveGuest {
         privileged: None,
         ha: false,
         ha_state: None,
+        ha_request: None,
         volumes: Vec::new(),
     }
 }

@@ -215,6 +215,7 @@ fn pve_guest(vmid: u32, name: &str, kind: PveGuestKind, status: &str, ha: bool) 
         privileged: None,
         ha,
         ha_state: ha.then(|| "started".to_owned()),
+        ha_request: ha.then(|| "started".to_owned()),
         volumes: Vec::new(),
     }
 }
@@ -325,6 +326,30 @@ fn the_ha_plan_warns_where_the_facts_do_not_tell() {
         plan.warnings[2].contains("legacy-nfs (CT 202) is `paused`"),
         "{:?}",
         plan.warnings
+    );
+}
+
+/// A declared-HA guest whose HA resource is `ignored` or `disabled` gets no add (it has a
+/// resource) but a warning that it will not fail over: pve-ha-manager `src/PVE/HA/Manager.pm`
+/// drops an `ignored` service and never fences nor recovers a `disabled` one.
+#[test]
+fn the_ha_plan_warns_of_a_resource_the_manager_does_not_recover() {
+    let topology = live_estate();
+    let mut gitlab = pve_guest(100, "gitlab", PveGuestKind::Vm, "running", true);
+    gitlab.ha_request = Some("ignored".to_owned());
+    let facts = sp_facts(vec![gitlab]);
+    let plan = runbook_ha::plan_site_ha(&topology, "sp", Some(&facts));
+    assert!(plan.adds.iter().all(|a| a.component != "gitlab"));
+    let about_gitlab: Vec<&String> = plan
+        .warnings
+        .iter()
+        .filter(|w| w.contains("gitlab"))
+        .collect();
+    assert_eq!(
+        about_gitlab,
+        [
+            "site sp: gitlab (VM 100) is an HA resource in state `ignored`, which the HA manager does not recover: set its state to `started` (`ha-manager set vm:100 --state started`); this plan changes no existing resource"
+        ]
     );
 }
 

@@ -218,6 +218,15 @@ pub fn plan_site_ha(topology: &Topology, site: &str, pve: Option<&PveFacts>) -> 
             }
             continue;
         };
+        if *ha && let Some(state) = g.ha_without_failover() {
+            plan.warnings.push(format!(
+                "site {site}: {component} ({} {}) is an HA resource in state `{state}`, which the HA manager does not recover: set its state to `started` (`ha-manager set {}:{} --state started`); this plan changes no existing resource",
+                kind_word(g.kind),
+                g.vmid,
+                if g.kind == PveGuestKind::Lxc { "ct" } else { "vm" },
+                g.vmid
+            ));
+        }
         if !*ha || g.ha {
             continue;
         }

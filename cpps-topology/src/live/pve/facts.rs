@@ -43,8 +43,13 @@ pub struct PveGuest {
     /// Whether it is a Proxmox HA resource (listed by `GET /cluster/ha/resources`, or with an
     /// HA state in `GET /cluster/resources`).
     pub ha: bool,
-    /// The HA state when managed (`started`, …).
+    /// The HA state when managed (`started`, …): the HA manager's state of the service, or
+    /// the configured one where the manager holds none (pve-manager `PVE/API2/Cluster.pm`,
+    /// `resources`: `hastate`).
     pub ha_state: Option<String>,
+    /// The HA resource's requested state (`started`, `stopped`, `disabled`, `ignored`, or any
+    /// other word, kept), when `GET /cluster/ha/resources` was read and lists the guest.
+    pub ha_request: Option<String>,
     /// The storage volumes of its configuration (`storage:volume`), for containers.
     pub volumes: Vec<String>,
 }
@@ -58,4 +63,17 @@ pub struct PveFacts {
     pub guests: Vec<PveGuest>,
     /// Problems that did not stop the observation (a node whose status could not be read).
     pub partial: Vec<String>,
+}
+
+impl PveGuest {
+    /// The HA state that keeps this guest from failing over, when it has one: `ignored` (the
+    /// manager drops the service from its state) or `disabled` (it stays stopped and is never
+    /// fenced nor recovered): pve-ha-manager `src/PVE/HA/Manager.pm`, `update` ("removing stale
+    /// service … ignored state requested") and `next_state_stopped` (returns for `disabled`
+    /// before the fencing of an offline node). Read from the requested state, else from
+    /// `hastate`, which is the requested state for a service the manager dropped.
+    pub fn ha_without_failover(&self) -> Option<&str> {
+        let state = self.ha_request.as_deref().or(self.ha_state.as_deref())?;
+        matches!(state, "ignored" | "disabled").then_some(state)
+    }
 }

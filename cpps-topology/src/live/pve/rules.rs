@@ -14,19 +14,19 @@ pub(crate) static CHECKS: &[(RuleId, LiveCheck)] = &[(RuleId("PVE-003"), pve_003
 /// PVE-003: a guest declared HA is a real Proxmox HA resource, not just `on_boot`.
 pub(crate) fn pve_003(live: &Live<'_>, sink: &mut Sink<'_>) {
     for drift in &live.diff.drift {
-        if let DriftKind::DeclaredNotRealized { property } = &drift.kind
-            && property == "ha"
-            && let Some(c) = live.component_of(drift)
-        {
-            emit_on(
-                sink,
-                Severity::Warning,
-                c,
-                format!(
-                    "{}; without an HA resource it only restarts with its node (on_boot), it does not fail over",
-                    drift.message
-                ),
-            );
+        let DriftKind::DeclaredNotRealized { property } = &drift.kind else {
+            continue;
+        };
+        let why = match property.as_str() {
+            "ha" => {
+                "without an HA resource it only restarts with its node (on_boot), it does not fail over"
+            }
+            "ha_state" => "it does not fail over",
+            _ => continue,
+        };
+        if let Some(c) = live.component_of(drift) {
+            let message = format!("{}; {why}", drift.message);
+            emit_on(sink, Severity::Warning, c, message);
         }
     }
 }

@@ -106,18 +106,15 @@ fn guests(
         b.record(c, site, evidence);
         let Some(g) = observed else { continue };
         guest_mismatches(b, site, guest, g);
-        if guest.ha && !g.ha {
-            b.not_realized(
-                site,
-                c,
-                "ha",
-                format!(
-                    "guest {} declares `ha: true` but {} {} is not a Proxmox HA resource",
-                    guest.id,
-                    if g.kind.as_str() == "lxc" { "CT" } else { "VM" },
-                    g.vmid
-                ),
+        if guest.ha
+            && let Some(why) = ha_not_realized(g)
+        {
+            let what = if g.kind.as_str() == "lxc" { "CT" } else { "VM" };
+            let message = format!(
+                "guest {} declares `ha: true` but {what} {} {why}",
+                guest.id, g.vmid
             );
+            b.not_realized(site, c, ha_property(g), message);
         }
     }
     declared_guests
@@ -207,19 +204,33 @@ fn traefik(
         b.record(c, site, evidence);
         if let Some(g) = observed
             && traefik.ha
-            && !g.ha
+            && let Some(why) = ha_not_realized(g)
         {
-            b.not_realized(
-                site,
-                c,
-                "ha",
-                format!(
-                    "{} declares `ha: true` but its guest {} ({name}) is not a Proxmox HA resource",
-                    traefik.id, g.vmid
-                ),
+            let message = format!(
+                "{} declares `ha: true` but its guest {} ({name}) {why}",
+                traefik.id, g.vmid
             );
+            b.not_realized(site, c, ha_property(g), message);
         }
     }
+}
+
+/// Why guest `g`'s HA does not realize a declared `ha: true`, if it does not: it is no HA
+/// resource, or its resource is in a state the HA manager does not recover
+/// ([`PveGuest::ha_without_failover`]).
+fn ha_not_realized(g: &PveGuest) -> Option<String> {
+    if !g.ha {
+        return Some("is not a Proxmox HA resource".to_owned());
+    }
+    g.ha_without_failover().map(|state| {
+        format!("is an HA resource in state `{state}`, which the HA manager does not recover")
+    })
+}
+
+/// The property a guest's unrealized HA is about: `ha` when it is no HA resource, `ha_state`
+/// when its resource's state keeps it from failing over.
+fn ha_property(g: &PveGuest) -> &'static str {
+    if g.ha { "ha_state" } else { "ha" }
 }
 
 /// Guests Proxmox reports that the file does not declare.

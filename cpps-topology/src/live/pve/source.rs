@@ -1,6 +1,6 @@
 //! Proxmox VE: nodes, versions, guests, container privilege and HA resources.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use cpps_proxmox::inventory::list_round;
@@ -61,6 +61,18 @@ enum Answer {
     Config(GuestRef, Result<LxcConfig, cpps_proxmox::Error>),
 }
 
+/// The requested state of each guest's HA resource, by VM id. A resource listed without a
+/// state requests `started`, the schema's default (pve-ha-manager `src/PVE/HA/Resources.pm`,
+/// `state`; `HA/Config.pm` `read_and_check_resources_config` fills it in the same way).
+fn requested_states(list: &[cpps_proxmox::types::HaResource]) -> BTreeMap<u32, String> {
+    list.iter()
+        .filter_map(|r| {
+            let state = r.state.clone().unwrap_or_else(|| "started".to_owned());
+            Some((r.guest()?.vmid.get(), state))
+        })
+        .collect()
+}
+
 /// `pve-manager/9.0.10/abcdef` → `9.0.10`.
 fn manager_version(text: &str) -> String {
     text.split('/').nth(1).unwrap_or(text).to_owned()
@@ -110,18 +122,14 @@ impl Source<PveFacts> for PveSource {
         let mut partial = Vec::new();
         // HA resources may fail on their own: a cluster without HA configured still answers,
         // and `hastate` in the resources list says the same for managed guests.
-        let ha_sids: BTreeSet<u32> = match ha {
-            Ok(list) => list
-                .iter()
-                .filter_map(|r| r.guest())
-                .map(|sid| sid.vmid.get())
-                .collect(),
+        let ha_requests = match ha {
+            Ok(list) => requested_states(&list),
             Err(e) => {
                 partial.push(format!(
                     "HA resources: {}",
                     crate::live::facts::error_chain(&e)
                 ));
-                BTreeSet::new()
+                BTreeMap::new()
             }
         };
 
@@ -238,8 +246,9 @@ impl Source<PveFacts> for PveSource {
                     kind,
                     status: r.status.clone().unwrap_or_else(|| "unknown".to_owned()),
                     privileged,
-                    ha: ha_state.is_some() || ha_sids.contains(&vmid),
+                    ha: ha_state.is_some() || ha_requests.contains_key(&vmid),
                     ha_state,
+                    ha_request: ha_requests.get(&vmid).cloned(),
                     volumes,
                 })
             })
@@ -255,7 +264,25 @@ impl Source<PveFacts> for PveSource {
 
 #[cfg(test)]
 mod tests {
-    use super::manager_version;
+    use super::{manager_version, requested_states};
+
+    /// `GET /cluster/ha/resources` lists the section config as written (pve-ha-manager
+    /// `src/PVE/API2/HA/Resources.pm`, `index`, over `read_resources_config`): `state` is absent
+    /// where the default `started` was never written, and `ignored`/`disabled` are kept.
+    #[test]
+    fn a_resource_without_a_state_requests_started() {
+        let list: Vec<cpps_proxmox::types::HaResource> =
+            serde_json::from_value(serde_json::json!([
+                {"sid": "vm:100", "type": "vm", "digest": "0"},
+                {"sid": "ct:200", "type": "ct", "state": "ignored"},
+                {"sid": "vm:101", "type": "vm", "state": "disabled"}
+            ]))
+            .unwrap();
+        let states = requested_states(&list);
+        assert_eq!(states[&100], "started");
+        assert_eq!(states[&200], "ignored");
+        assert_eq!(states[&101], "disabled");
+    }
 
     #[test]
     fn manager_version_is_the_second_field() {
