@@ -315,6 +315,11 @@ pub enum CrossSiteSync {
     SameSiteOnly,
     /// No sync job involves this datastore in this direction.
     None,
+    /// The lists read do not show a copy, but they may be incomplete: PBS filters the sync
+    /// jobs and remotes by the caller's rights instead of refusing them (proxmox-backup
+    /// `src/api2/admin/sync.rs`, `check_sync_job_read_access`; `src/api2/config/remote.rs`),
+    /// and the caller was not shown to hold `Remote.Audit` and `Datastore.Audit`.
+    CannotTell,
 }
 
 impl CrossSiteSync {

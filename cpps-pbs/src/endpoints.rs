@@ -137,6 +137,15 @@ pub const REMOTES: Endpoint = Endpoint::new(
     Returns::List(Answer::of::<Remote>("Remote")),
 );
 
+/// `GET /access/permissions`: the caller's privileges per ACL path (a map of maps, read
+/// through its keys).
+pub const PERMISSIONS: Endpoint = Endpoint::new(
+    "GET",
+    "/access/permissions",
+    Returns::Object(Answer::keys("Permissions", || &[])),
+)
+.params(&[Param::string("path")]);
+
 /// `POST /admin/sync/{id}/run`: runs a sync job now.
 pub const RUN_SYNC_JOB: Endpoint =
     Endpoint::new("POST", "/admin/sync/{id}/run", Returns::UndocumentedUpid);
@@ -217,6 +226,7 @@ pub const ENDPOINTS: &[&Endpoint] = &[
     &SYNC_JOBS,
     &VERIFY_JOBS,
     &REMOTES,
+    &PERMISSIONS,
     &RUN_SYNC_JOB,
     &RUN_VERIFY_JOB,
     &RUN_PRUNE_JOB,

@@ -97,6 +97,12 @@ pub struct Inventory {
     /// Why the remotes could not be read (reading them needs `Remote.Audit`, which a
     /// datastore-audit token may lack); sites are then matched by remote name only.
     pub remotes_error: Option<String>,
+    /// Whether the sync job and remote lists are known to be complete: the caller holds
+    /// `Remote.Audit` on `/remote` and `Datastore.Audit` on `/datastore`, both propagating
+    /// (`GET /access/permissions`). `None` when the rights could not be read. PBS filters both
+    /// lists by these rights rather than refusing them, so only `Some(true)` lets the report
+    /// say that no copy exists.
+    pub sync_lists_complete: Option<bool>,
     /// The other parts that could not be read (the datastore list, usage, job lists, an
     /// endpoint the server's release lacks), each with its error.
     pub errors: Vec<PartError>,
@@ -113,7 +119,7 @@ pub struct Inventory {
 ///
 /// Calls `GET /version` (once), `GET /admin/datastore`, `GET /status/datastore-usage`,
 /// `GET /admin/sync`, `GET /admin/verify`, `GET /admin/prune`, `GET /admin/gc`,
-/// `GET /config/remote`, `GET /admin/datastore/{store}/namespace` and
+/// `GET /config/remote`, `GET /access/permissions`, `GET /admin/datastore/{store}/namespace` and
 /// `GET /admin/datastore/{store}/snapshots?ns=…`.
 pub async fn collect(client: &Client, stores: Option<&[String]>) -> Inventory {
     collect_within(client, stores, None).await
@@ -155,8 +161,8 @@ pub async fn collect_within(
             .collect::<BTreeMap<_, _>>()
             .await
     };
-    // Boxed: seven answers held at once make a large future.
-    let (usage, sync_jobs, verify_jobs, prune_jobs, gc_jobs, remotes, snapshots) =
+    // Boxed: eight answers held at once make a large future.
+    let (usage, sync_jobs, verify_jobs, prune_jobs, gc_jobs, remotes, rights, snapshots) =
         Box::pin(async {
             futures::join!(
                 bounded(deadline, client.datastore_usage()),
@@ -165,6 +171,7 @@ pub async fn collect_within(
                 bounded(deadline, client.prune_jobs(None)),
                 after_version(&version, deadline, client.gc_jobs(None)),
                 bounded(deadline, client.remotes()),
+                bounded(deadline, client.permissions(None)),
                 snapshots,
             )
         })
@@ -196,8 +203,24 @@ pub async fn collect_within(
         gc_jobs,
         remotes,
         remotes_error,
+        sync_lists_complete: rights.ok().map(|rights| sees_every_sync_job(&rights)),
         errors,
     }
+}
+
+/// Whether rights (`GET /access/permissions`) let the caller see every sync job and remote:
+/// `Remote.Audit` on `/remote` and `Datastore.Audit` on `/datastore`, both propagating to
+/// every remote and datastore below (proxmox-backup `src/api2/config/sync.rs`
+/// `check_sync_job_read_access`). A path's entry already holds what `/` grants.
+fn sees_every_sync_job(rights: &crate::types::Permissions) -> bool {
+    let propagates = |path: &str, privilege: &str| {
+        rights
+            .get(path)
+            .and_then(|p| p.get(privilege))
+            .copied()
+            .unwrap_or(false)
+    };
+    propagates("/remote", "Remote.Audit") && propagates("/datastore", "Datastore.Audit")
 }
 
 /// The list `result` holds, or an empty one with its error kept in `errors`.
@@ -515,6 +538,21 @@ fn sync_text(verdict: CrossSiteSync) -> &'static str {
         }
         CrossSiteSync::SameSiteOnly => "none (only same-site or local sync)",
         CrossSiteSync::None => "none (no sync job)",
+        CrossSiteSync::CannotTell => {
+            "cannot tell (no copy seen, but the token may not see every sync job: it needs Remote.Audit on /remote and Datastore.Audit on /datastore)"
+        }
+    }
+}
+
+/// A verdict that says a copy is absent becomes [`CrossSiteSync::CannotTell`] when the sync
+/// lists may be filtered: a job hidden from the caller may make the copy. Verdicts about a job
+/// that was seen (ok, stale, failed, never ran) stand.
+fn unless_complete(verdict: CrossSiteSync) -> CrossSiteSync {
+    match verdict {
+        CrossSiteSync::None | CrossSiteSync::SameSiteOnly | CrossSiteSync::PullOnly => {
+            CrossSiteSync::CannotTell
+        }
+        other => other,
     }
 }
 
@@ -546,7 +584,7 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
                 Some(Err(error)) => (Vec::new(), Some(error.clone())),
                 None => (Vec::new(), Some("not read".to_owned())),
             };
-            let sync = checks::datastore_sync(
+            let mut sync = checks::datastore_sync(
                 store,
                 &inventory.sync_jobs,
                 &inventory.remotes,
@@ -554,6 +592,10 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
                 now,
                 options.rpo,
             );
+            if inventory.sync_lists_complete != Some(true) {
+                sync.cross_site = unless_complete(sync.cross_site);
+                sync.incoming = unless_complete(sync.incoming);
+            }
             summary.datastores += 1;
             summary.unreadable_datastores += usize::from(error.is_some());
             summary.guests += guests.len();

@@ -35,6 +35,7 @@ async fn inventory_with(stores: Option<&[String]>, remotes_readable: bool) -> In
     } else {
         common::serve_permission_denied(&api, "/config/remote").await;
     }
+    common::serve_full_rights(&api).await;
     common::serve_fixture(
         &api,
         "/admin/datastore/store1/namespace",
@@ -335,6 +336,7 @@ fn part_errors(inventory: &Inventory) -> Vec<(&str, Option<u16>, bool)> {
 /// report of `store1` and checks that every mounted answer was asked for and nothing else.
 async fn collect_store1_with_remotes(api: &MockApi) -> Inventory {
     common::serve_fixture(api, "/config/remote", &[], "remotes.json").await;
+    common::serve_full_rights(api).await;
     common::serve_json(
         api,
         "/admin/datastore/store1/namespace",
@@ -374,4 +376,66 @@ fn store1_inventory(snapshots: Vec<cpps_pbs::types::Snapshot>) -> Inventory {
     inventory.sync_jobs.truncate(1);
     inventory.remotes = common::data("remotes.json");
     inventory
+}
+
+/// N7: without `Remote.Audit`, PBS does not refuse the sync job list or the remote list, it
+/// **filters** them: 200 with fewer items. proxmox-backup `src/api2/admin/sync.rs`
+/// `list_config_sync_jobs` keeps only the jobs `check_sync_job_read_access`
+/// (`src/api2/config/sync.rs`) allows (Datastore.Audit on the job's namespace, Remote.Audit on
+/// its remote), and `src/api2/config/remote.rs` `list_remotes` is "filtered by Remote.Audit
+/// privileges". So an empty list from a token that lacks those rights is no proof that no sync
+/// job exists: the report must say it cannot tell, never "none (no sync job)". The caller's
+/// rights are read from `GET /access/permissions` (`src/api2/access/mod.rs`
+/// `list_permissions`: path → privilege → propagates; paths without privileges are left out).
+#[tokio::test]
+async fn sync_jobs_hidden_by_the_token_rights_are_not_stated_as_none() {
+    let api = common::mock_api().await;
+    common::serve_version(&api, "4.0", "14").await;
+    common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
+    common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
+    let empty = json!({"data": []});
+    common::serve_json(
+        &api,
+        "/admin/sync",
+        &[("sync-direction", "all")],
+        empty.clone(),
+    )
+    .await;
+    common::serve_fixture(&api, "/admin/verify", &[], "verify_jobs.json").await;
+    common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
+    common::serve_fixture(&api, "/admin/gc", &[], "gc_jobs.json").await;
+    common::serve_json(&api, "/config/remote", &[], empty).await;
+    // A datastore-audit token: no `/remote` entry at all.
+    let rights = json!({"data": {
+        "/datastore": {"Datastore.Audit": true},
+        "/datastore/store1": {"Datastore.Audit": true}
+    }});
+    common::serve_json(&api, "/access/permissions", &[], rights).await;
+    common::serve_json(
+        &api,
+        "/admin/datastore/store1/namespace",
+        &[],
+        json!({"data": [{"ns": ""}]}),
+    )
+    .await;
+    common::serve_fixture(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        &[],
+        "snapshots_store1.json",
+    )
+    .await;
+    let stores = vec!["store1".to_owned()];
+    let inventory = report::collect(&common::token_client(&api), Some(&stores)).await;
+    let report = store1_report(&inventory);
+    let store1 = &report.datastores[0];
+    assert_eq!(
+        store1.sync.cross_site,
+        cpps_pbs::checks::CrossSiteSync::CannotTell
+    );
+    let text = report.to_text();
+    assert!(!text.contains("no sync job"), "{text}");
+    assert!(text.contains("cannot tell"), "{text}");
+    api.verify().await;
+    api.assert_no_unexpected_requests();
 }

@@ -53,6 +53,17 @@ async fn pbs(snapshots: Value, sync: Value, verify: Value, prune: Value, gc: Val
     serve(&server, "/admin/prune", prune).await;
     serve(&server, "/admin/gc", gc).await;
     serve(&server, "/config/remote", fixture("remotes.json")).await;
+    // A token that sees every sync job and remote (proxmox-backup `src/api2/access/mod.rs`
+    // `list_permissions`); without these rights PBS filters the lists (issue 31, N7).
+    serve(
+        &server,
+        "/access/permissions",
+        json!({"data": {
+            "/datastore": {"Datastore.Audit": true},
+            "/remote": {"Remote.Audit": true}
+        }}),
+    )
+    .await;
     serve(
         &server,
         "/admin/datastore/store1/namespace",

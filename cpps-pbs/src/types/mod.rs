@@ -21,7 +21,7 @@ pub use datastore::{
 };
 pub use ids::{BackupType, DatastoreName};
 pub use jobs::{JobRunStatus, PruneJob, SyncDirection, SyncJob, VerifyJob};
-pub use remote::Remote;
+pub use remote::{Permissions, Remote};
 pub use snapshot::{BackupGroup, Namespace, Snapshot, SnapshotFile, Verification, VerifyState};
 pub use task::TaskListItem;
 pub use version::Version;

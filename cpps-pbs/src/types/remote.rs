@@ -37,3 +37,8 @@ impl Remote {
         self.port.unwrap_or(crate::DEFAULT_PORT)
     }
 }
+
+/// `GET /access/permissions`: ACL path → privilege name → whether it propagates to the paths
+/// below. Paths where the caller holds nothing are absent (proxmox-backup
+/// `src/api2/access/mod.rs`, `list_permissions`).
+pub type Permissions = std::collections::BTreeMap<String, std::collections::BTreeMap<String, bool>>;

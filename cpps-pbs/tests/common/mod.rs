@@ -23,7 +23,7 @@ macro_rules! with_answer_type {
     ($name:expr, |$T:ident| $body:expr, $other:ident => $fallback:expr) => {
         $crate::common::with_answer_type!(@in [
             Datastore, DatastoreStatus, DatastoreUsage, BackupGroup, Namespace, Snapshot, GcStatus,
-            PruneJob, SyncJob, VerifyJob, Remote, TaskListItem, Version
+            PruneJob, SyncJob, VerifyJob, Remote, TaskListItem, Version, Permissions
         ] $name, $T, $body, $other, $fallback)
     };
     (@in [$($type:ident),*] $name:expr, $T:ident, $body:expr, $other:ident, $fallback:expr) => {
@@ -280,4 +280,16 @@ pub async fn serve_authorized(
     let answer = ResponseTemplate::new(200).set_body_json(load(fixture));
     let name = format!("GET {api_path} with the token");
     mount(api, call, answer, 1, name).await;
+}
+
+/// Answers `GET /access/permissions` (once) as PBS does for a token that sees every sync job
+/// and remote: `Remote.Audit` and `Datastore.Audit` propagating from `/` (the shape of
+/// proxmox-backup `src/api2/access/mod.rs` `list_permissions`: path → privilege → propagates).
+pub async fn serve_full_rights(api: &MockApi) {
+    let rights = json!({"data": {
+        "/": {"Datastore.Audit": true, "Remote.Audit": true, "Sys.Audit": true},
+        "/datastore": {"Datastore.Audit": true, "Remote.Audit": true, "Sys.Audit": true},
+        "/remote": {"Datastore.Audit": true, "Remote.Audit": true, "Sys.Audit": true}
+    }});
+    serve_json(api, "/access/permissions", &[], rights).await;
 }
