@@ -23,6 +23,21 @@ use crate::{Delivery, Error, Scrubber};
 /// The default cap on response bodies: 8 MiB.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
 
+/// How long an idle pooled connection is kept by default: 30 s. A connection idle longer is
+/// likelier to lead to a server that restarted, died or was cut off, and a request sent on it
+/// waits out the request timeout instead of failing at connect (hyper's default is 90 s).
+const DEFAULT_POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// TCP keepalive of every connection: the first probe after this much idle time
+/// (`TCP_KEEPIDLE`), ...
+const TCP_KEEPALIVE_IDLE: Duration = Duration::from_secs(10);
+/// ... the next ones this far apart (`TCP_KEEPINTVL`), ...
+const TCP_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(5);
+/// ... and the connection closed after this many unanswered probes (`TCP_KEEPCNT`): a dead
+/// peer is noticed after 25 s of idle time, before [`DEFAULT_POOL_IDLE_TIMEOUT`] ends, where
+/// reqwest's defaults (15 s, 15 s, 3) take 60 s.
+const TCP_KEEPALIVE_PROBES: u32 = 3;
+
 /// Configures and builds an [`HttpClient`].
 ///
 /// ```
@@ -68,7 +83,7 @@ impl Default for ClientBuilder {
             tls: TlsMode::SystemRoots,
             identity: None,
             retry: RetryPolicy::default(),
-            pool_idle_timeout: Duration::from_secs(90),
+            pool_idle_timeout: DEFAULT_POOL_IDLE_TIMEOUT,
             pool_max_idle_per_host: 256,
         }
     }
@@ -133,7 +148,10 @@ impl ClientBuilder {
         self
     }
 
-    /// How long an idle pooled connection is kept (default 90 s).
+    /// How long an idle pooled connection is kept (default 30 s).
+    /// Every connection also has TCP keepalive (first probe after 10 s idle, then every 5 s,
+    /// closed after 3 unanswered), so a pooled connection to a dead server is closed while
+    /// idle.
     pub fn pool_idle_timeout(mut self, timeout: Duration) -> Self {
         self.pool_idle_timeout = timeout;
         self
@@ -194,6 +212,9 @@ impl ClientBuilder {
                 // explain it.
                 .redirect(reqwest::redirect::Policy::none())
                 .tcp_nodelay(true)
+                .tcp_keepalive(TCP_KEEPALIVE_IDLE)
+                .tcp_keepalive_interval(TCP_KEEPALIVE_INTERVAL)
+                .tcp_keepalive_retries(TCP_KEEPALIVE_PROBES)
         };
         let built = |builder: reqwest::ClientBuilder| {
             builder.build().map_err(|e| Error::Config {
@@ -667,4 +688,24 @@ fn retry_after(response: &Response) -> Option<Duration> {
         .parse::<u64>()
         .ok()
         .map(Duration::from_secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Issue 33, D5: a pooled connection idle for 90 s (hyper's default) to a controller that died
+    // meanwhile cost a whole request timeout before the client failed over; 30 s bounds that,
+    // and TCP keepalive closes such a connection after 25 s of idle time
+    // (`tests/keepalive.rs` checks the socket).
+    #[test]
+    fn idle_pooled_connections_are_kept_30_seconds() {
+        assert_eq!(
+            ClientBuilder::default().pool_idle_timeout,
+            Duration::from_secs(30)
+        );
+        let keepalive_closes_after =
+            TCP_KEEPALIVE_IDLE + TCP_KEEPALIVE_INTERVAL * TCP_KEEPALIVE_PROBES;
+        assert!(keepalive_closes_after < DEFAULT_POOL_IDLE_TIMEOUT);
+    }
 }
