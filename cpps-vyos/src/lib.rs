@@ -5,7 +5,8 @@
 //!   [`Client::return_values`], [`Client::exists`]), `/configure` as one batch per commit with
 //!   optional commit-confirm ([`Client::plan_configure`], [`Client::configure`],
 //!   [`Client::confirm`]), `/config-file` ([`Client::save`], [`Client::load`], [`Client::merge`]),
-//!   the operational endpoints, `GET /info` and the router's version ([`Client::version`]). Every
+//!   the operational endpoints, `GET /info` and the router's version ([`Client::version`]),
+//!   `GET /openapi.json` for commit-confirm ([`Client::commit_confirm_support`]). Every
 //!   answer is decoded by [`envelope::VyosEnvelope`]; the text of an error answer
 //!   ([`Error::Api`]) is HTML-unescaped as VyOS 1.5 escapes it, and kept as written once
 //!   [`Client::version`] has found the router to be 1.4. One write in flight per router; writes
@@ -31,9 +32,12 @@
 //! `system config-management commit-confirm action` says: by default it REBOOTS into the saved
 //! configuration (`/config/config.boot`), which drops every commit not saved, not only this one;
 //! with `reload` it loads the previous configuration. A confirmed change is not saved by VyOS, so
-//! [`Client::confirm`] saves it. VyOS 1.4's API has no commit-confirm (its models drop
-//! `confirm_time` and commit for good), so on 1.4, and on routers whose version cannot be told,
-//! the client refuses with [`Error::CommitConfirmUnsupported`] before sending anything; an
+//! [`Client::confirm`] saves it. VyOS 1.4's API has no commit-confirm, nor have 1.5 builds
+//! before vyos-1x PR #4533, though they answer `/info` (their models drop `confirm_time` and
+//! commit for good), so the client decides from the API's own schema
+//! ([`Client::commit_confirm_support`]: `confirm_time` in the `/configure` request of
+//! `/openapi.json`) and, where it is absent or cannot be read, refuses with
+//! [`Error::CommitConfirmUnsupported`] before sending anything; an
 //! answer that does not say the timer started is [`Error::CommitConfirmNotInitialized`], and
 //! so is a refusal after the commit ("Another confirm is pending": VyOS commits, then starts
 //! the timer) unless the read-back shows that nothing landed.
@@ -84,6 +88,7 @@ pub use api::configure::{
     read_back, touches_https_service,
 };
 pub use api::info::{ApiGeneration, Info, RouterVersion, VersionSource};
+pub use api::openapi::CommitConfirmSupport;
 pub use api::retrieve::ConfigFormat;
 pub use auth::ApiKey;
 pub use client::{Client, ClientBuilder, ENV_API_KEY, ENV_FINGERPRINT, ENV_URL, tls_vars};

@@ -145,6 +145,44 @@ async fn on_both_versions_a_refusal_reads_as_the_router_wrote_it() {
     }
 }
 
+/// A 1.5 rolling build from between vyos-1x PR #4380 (`GET /info`, March 2025) and PR #4533
+/// (`confirm_time`, June 2025) answers `/info` but its pydantic `ConfigureListModel` drops
+/// `confirm_time`, so a commit-confirm batch would be committed for good with no timer. The
+/// capability comes from the API's own schema (`GET /openapi.json`, FastAPI), never from `/info`.
+/// Failed first: the client took `/info` for commit-confirm and the batch was committed for good.
+#[tokio::test]
+async fn commit_confirm_is_decided_by_the_schema_not_by_info() {
+    let (_api, client, fake) = FakeRouter::new(Profile::V15, start_tree()).start().await;
+    fake.state.lock().unwrap().confirm_time = false;
+    assert!(client.info().await.unwrap().is_some());
+    match client.configure(&batch(), five()).await {
+        Err(Error::CommitConfirmUnsupported { reason, .. }) => {
+            assert!(reason.contains("/openapi.json"), "{reason}");
+            assert!(reason.contains("no confirm_time"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(fake.requests_to("configure").is_empty());
+    assert_eq!(fake.running(), start_tree());
+    assert_eq!(
+        client.commit_confirm_support().await.unwrap(),
+        cpps_vyos::CommitConfirmSupport::No {
+            reason: "the API's schema (/openapi.json) has no confirm_time in the /configure request: the server would drop it and the change would be committed for good".to_owned()
+        }
+    );
+    // The same router once it declares the field.
+    fake.state.lock().unwrap().confirm_time = true;
+    assert!(
+        client
+            .commit_confirm_support()
+            .await
+            .unwrap()
+            .is_supported()
+    );
+    let done = client.configure(&batch(), five()).await.unwrap();
+    assert_eq!(done.commit_confirm.map(|c| c.minutes), Some(5));
+}
+
 /// A commit that fails in one priority subtree keeps the others: vyatta-cfg
 /// `src/commit/commit-algorithm.cpp` `_commit_exec_prio_subtree` commits each subtree on its own
 /// and `Commit failed` ends the output; `_configure_op` (vyos-1x `routers.py`, and `sagitta`

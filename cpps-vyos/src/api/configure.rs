@@ -22,6 +22,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::api::openapi::CommitConfirmSupport;
 use crate::client::{Client, WriteFailure, data_text};
 use crate::config::{Command, ConfigTree, Op};
 use crate::error::{Error, Landed};
@@ -279,31 +280,20 @@ impl Client {
         })
     }
 
-    /// Checks that the router can honour a commit-confirm and reads what it does when the
-    /// confirm does not come.
+    /// Checks that the router can honour a commit-confirm, from the API's own schema
+    /// ([`Client::commit_confirm_support`]: `confirm_time` in the `/configure` request of
+    /// `/openapi.json`, never the presence of `/info`), and reads what it does when the confirm
+    /// does not come.
     ///
     /// # Errors
-    /// [`Error::CommitConfirmUnsupported`] on VyOS 1.4 and on routers whose version cannot be
-    /// told; errors of [`Client::version`] and [`Client::return_value`].
+    /// [`Error::CommitConfirmUnsupported`] when the schema has no `confirm_time` or cannot be
+    /// read; errors of [`Client::commit_confirm_support`], [`Client::version`] and
+    /// [`Client::return_value`].
     pub(crate) async fn commit_confirm_for(
         &self,
         minutes: NonZeroU32,
     ) -> Result<CommitConfirm, Error> {
-        let version = self.version().await?;
-        if !version.supports_commit_confirm() {
-            let reason = match version.api {
-                crate::ApiGeneration::V14 => "VyOS 1.4's API has no confirm_time and no confirm operation (vyos-1x sagitta src/services/vyos-http-api-server): the change would be committed for good".to_owned(),
-                _ => "the router's API version cannot be told (no /info), so confirm_time may be ignored and the change committed for good".to_owned(),
-            };
-            return Err(Error::CommitConfirmUnsupported {
-                version: if version.text.is_empty() {
-                    "unknown".to_owned()
-                } else {
-                    version.text
-                },
-                reason,
-            });
-        }
+        self.require_commit_confirm().await?;
         let action = self
             .return_value(&["system", "config-management", "commit-confirm", "action"])
             .await?;
@@ -313,14 +303,35 @@ impl Client {
         })
     }
 
+    /// [`Error::CommitConfirmUnsupported`] unless the API's schema shows `confirm_time`.
+    async fn require_commit_confirm(&self) -> Result<(), Error> {
+        let reason = match self.commit_confirm_support().await? {
+            CommitConfirmSupport::Yes => return Ok(()),
+            CommitConfirmSupport::No { reason } | CommitConfirmSupport::Unknown { reason } => {
+                reason
+            }
+        };
+        let version = self.version().await?.text;
+        Err(Error::CommitConfirmUnsupported {
+            version: if version.is_empty() {
+                "unknown".to_owned()
+            } else {
+                version
+            },
+            reason,
+        })
+    }
+
     /// `POST /configure` with `commands` as ONE request, so VyOS applies them in one session and one
     /// commit; with `confirm_minutes`, as a commit-confirm: unless [`Client::confirm`] is called in
     /// time, VyOS reboots into its saved configuration (or reloads the previous one, as
     /// `system config-management commit-confirm action` says; [`Committed::commit_confirm`]).
     /// An empty batch sends nothing.
     ///
-    /// Before sending a commit-confirm, the router's version is checked ([`Client::version`]):
-    /// VyOS 1.4 would drop `confirm_time` and commit for good, so the client refuses. After every
+    /// Before sending a commit-confirm, the API's schema is read
+    /// ([`Client::commit_confirm_support`]): a server whose `/configure` model does not declare
+    /// `confirm_time` (VyOS 1.4, and 1.5 builds before vyos-1x PR #4533) would drop it and commit
+    /// for good, so the client refuses. After every
     /// write the configuration is read back and each command judged
     /// ([`Committed::commands`]); a change below `service https`, which VyOS commits in the
     /// background after answering, is looked for a few times.
@@ -536,19 +547,14 @@ impl Client {
     /// next reboot would otherwise lose it.
     ///
     /// # Errors
-    /// [`Error::CommitConfirmUnsupported`] on routers without commit-confirm (nothing is sent);
-    /// [`Error::NothingToConfirm`] when VyOS says no confirm is pending (the timer ran out: the
+    /// [`Error::CommitConfirmUnsupported`] on routers whose API schema has no `confirm_time`
+    /// (nothing is sent); [`Error::NothingToConfirm`] when VyOS says no confirm is pending (the timer ran out: the
     /// router is reverting or has reverted); [`Error::Api`] when VyOS refuses;
     /// [`Error::WriteTimedOut`] (with [`Landed::Unknown`]: a confirm leaves no trace in the
     /// configuration) when no answer came; errors of [`Client::save`].
     pub async fn confirm(&self) -> Result<Confirmed, Error> {
-        let version = self.version().await?;
-        if !version.supports_commit_confirm() {
-            return Err(Error::CommitConfirmUnsupported {
-                version: version.text,
-                reason: "there is no confirm operation in this router's API".to_owned(),
-            });
-        }
+        // The `confirm` operation came with `confirm_time` (vyos-1x PR #4533).
+        self.require_commit_confirm().await?;
         let guard = self.write_guard().await;
         let message = match self
             .write_once(CONFIG_FILE, &ConfirmBody { op: "confirm" })

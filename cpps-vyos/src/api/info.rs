@@ -35,7 +35,8 @@ pub struct Info {
 pub enum ApiGeneration {
     /// VyOS 1.4 (`sagitta`): no commit-confirm through the API.
     V14,
-    /// VyOS 1.5 and later (`/info`, `confirm_time`, `op: confirm`).
+    /// VyOS 1.5 and later (`/info`; `confirm_time` and `op: confirm` only from vyos-1x PR
+    /// #4533: see [`Client::commit_confirm_support`]).
     V15,
     /// Neither could be told (a 1.5 build older than `/info`, an unknown version text): the
     /// client does not assume commit-confirm works.
@@ -66,8 +67,10 @@ pub struct RouterVersion {
 }
 
 impl RouterVersion {
-    /// Whether the API takes `confirm_time` and `op: confirm` (VyOS 1.5 `models.py`:
-    /// `ConfigureListModel.confirm_time`, `ConfigFileModel.confirm_time`).
+    /// Whether the version names the 1.5 API generation, whose later builds take `confirm_time`
+    /// and `op: confirm`. Not what the client decides commit-confirm by: 1.5 rolling builds
+    /// answered `/info` (vyos-1x PR #4380) months before they declared `confirm_time` (PR
+    /// #4533); [`Client::commit_confirm_support`] reads the API's own schema.
     pub fn supports_commit_confirm(&self) -> bool {
         self.api == ApiGeneration::V15
     }

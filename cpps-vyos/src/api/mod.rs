@@ -3,6 +3,7 @@
 pub mod config_file;
 pub mod configure;
 pub mod info;
+pub mod openapi;
 pub mod ops;
 pub mod retrieve;
 

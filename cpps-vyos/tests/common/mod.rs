@@ -33,7 +33,8 @@ pub fn post(p: &str) -> MockBuilder {
     Mock::given(method("POST")).and(path(p))
 }
 
-/// Serves `GET /info` as a VyOS 1.5 router named `r1` answers it (the 1.5 API's version probe).
+/// Serves `GET /info` as a VyOS 1.5 router named `r1` answers it (the 1.5 API's version probe),
+/// and `GET /openapi.json` with `confirm_time` in the `/configure` request ([`openapi_doc`]).
 pub async fn serve_info_1_5(api: &MockApi) {
     Mock::given(method("GET"))
         .and(path("/info"))
@@ -42,6 +43,66 @@ pub async fn serve_info_1_5(api: &MockApi) {
         ))
         .mount(api.server())
         .await;
+    Mock::given(method("GET"))
+        .and(path("/openapi.json"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openapi_doc(true)))
+        .mount(api.server())
+        .await;
+}
+
+/// The part of `GET /openapi.json` the client reads, as FastAPI generates it from the route
+/// `configure_op(data: Union[ConfigureModel, ConfigureListModel], …)` (vyos-1x `routers.py`;
+/// `sagitta`'s `src/services/vyos-http-api-server` alike): the request body is an `anyOf` of
+/// `$ref`s into `components.schemas`, one object schema per pydantic model, with a property per
+/// declared field. `confirm_time: StrictInt = 0` (PR #4533) appears only where it is declared.
+pub fn openapi_doc(confirm_time: bool) -> Value {
+    let mut list = json!({
+        "properties": {
+            "key": {"type": "string", "title": "Key"},
+            "commands": {"items": {"$ref": "#/components/schemas/BaseConfigureModel"}, "type": "array", "title": "Commands"}
+        },
+        "type": "object",
+        "required": ["key", "commands"],
+        "title": "ConfigureListModel"
+    });
+    if confirm_time {
+        list["properties"]["confirm_time"] =
+            json!({"type": "integer", "title": "Confirm Time", "default": 0});
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {"title": "VyOS API", "version": "0.1.0"},
+        "paths": {
+            "/configure": {"post": {
+                "summary": "Configure Op",
+                "operationId": "configure_op_configure_post",
+                "requestBody": {
+                    "content": {"application/json": {"schema": {
+                        "anyOf": [
+                            {"$ref": "#/components/schemas/ConfigureModel"},
+                            {"$ref": "#/components/schemas/ConfigureListModel"}
+                        ],
+                        "title": "Data"
+                    }}},
+                    "required": true
+                }
+            }}
+        },
+        "components": {"schemas": {
+            "ConfigureListModel": list,
+            "ConfigureModel": {
+                "properties": {
+                    "key": {"type": "string", "title": "Key"},
+                    "op": {"type": "string", "title": "Op"},
+                    "path": {"items": {"type": "string"}, "type": "array", "title": "Path"},
+                    "value": {"type": "string", "title": "Value"}
+                },
+                "type": "object",
+                "required": ["key", "op", "path"],
+                "title": "ConfigureModel"
+            }
+        }}
+    })
 }
 
 /// VyOS's success answer (`models.success`): JSON in an `HTMLResponse`, so `text/html`.
@@ -143,6 +204,10 @@ pub struct RouterState {
     /// A priority subtree whose commit fails (its commit script exits non-zero): the rest of
     /// the batch is committed, as vyatta-cfg does.
     pub failing_subtree: Option<Vec<String>>,
+    /// Whether `/openapi.json` shows `confirm_time` in `/configure` (and the server honours it):
+    /// 1.5 after PR #4533; a 1.5 rolling build between PR #4380 (`/info`) and PR #4533 has
+    /// `/info` and no `confirm_time`.
+    pub confirm_time: bool,
 }
 
 /// The fake router.
@@ -166,6 +231,7 @@ impl FakeRouter {
                 https_commit_fails: false,
                 footer: Some(FOOTER.to_owned()),
                 failing_subtree: None,
+                confirm_time: profile == Profile::V15,
             })),
         }
     }
@@ -245,8 +311,11 @@ impl FakeRouter {
         let Some(Value::Array(cmds)) = body.get("commands") else {
             return invalid("{'loc': ('body', 'commands'), 'msg': 'field required'}");
         };
-        // 1.4's model has no confirm_time: pydantic drops the field.
+        // 1.4's model has no confirm_time, nor has 1.5's before PR #4533: pydantic drops the
+        // field.
+        let declared = self.state.lock().unwrap().confirm_time;
         let confirm_time = match (self.profile, body.get("confirm_time")) {
+            (Profile::V15, _) if !declared => 0,
             (Profile::V15, Some(Value::Number(n))) => n.as_u64().unwrap_or(0) as u32,
             (Profile::V15, Some(Value::Null) | None) | (Profile::V14, _) => 0,
             (Profile::V15, Some(_)) => {
@@ -488,6 +557,10 @@ impl FakeRouter {
 impl wiremock::Respond for FakeRouter {
     fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
         let path = request.url.path().trim_start_matches('/').to_owned();
+        if path == "openapi.json" {
+            return ResponseTemplate::new(200)
+                .set_body_json(openapi_doc(self.state.lock().unwrap().confirm_time));
+        }
         if path == "info" {
             return match self.profile {
                 // FastAPI's answer for a route that does not exist.
