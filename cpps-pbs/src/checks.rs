@@ -268,7 +268,7 @@ pub struct SyncLink {
     pub remote_site: Option<String>,
     /// Whether the other side is another site; `None` when unknown.
     pub cross_site: Option<bool>,
-    /// How the last run ended; `None` when it never ran (or runs now).
+    /// How the last run ended; `None` when it never ran or runs now ([`SyncLink::running_since`]).
     #[serde(serialize_with = "crate::types::exit_status::option::serialize")]
     pub last_run: Option<ExitStatus>,
     /// When the last run ended.
@@ -277,6 +277,8 @@ pub struct SyncLink {
     pub last_run_age_secs: Option<u64>,
     /// The last run succeeded but ended longer ago than the RPO.
     pub stale: bool,
+    /// When the run going on now started; PBS keeps no result of the run before it.
+    pub running_since: Option<i64>,
 }
 
 impl SyncLink {
@@ -304,6 +306,9 @@ pub enum CrossSiteSync {
     Failed,
     /// Jobs to another site exist but none has finished a run yet.
     NeverRun,
+    /// A job to another site runs now and none has a result: PBS drops the previous result
+    /// while a run goes on, so whether a copy exists is known when it ends.
+    Running,
     /// Jobs to remotes exist but the site of at least one remote is not known.
     SiteUnknown,
     /// A job's direction is a value this client does not know; it proves nothing.
@@ -359,6 +364,8 @@ fn verdict(links: &[&SyncLink]) -> Option<CrossSiteSync> {
         .any(|l| l.last_run.as_ref().is_some_and(|run| !run.is_success()))
     {
         CrossSiteSync::Failed
+    } else if cross.iter().any(|l| l.running_since.is_some()) {
+        CrossSiteSync::Running
     } else if !cross.is_empty() {
         CrossSiteSync::NeverRun
     } else if links.iter().any(|l| l.cross_site.is_none()) {
@@ -425,6 +432,7 @@ pub fn datastore_sync(
                 last_run_age_secs,
                 // A success without an end time cannot be shown to be recent.
                 stale: succeeded && last_run_age_secs.is_none_or(|a| a > rpo.as_secs()),
+                running_since: job.status.running_since(),
             }
         })
         .collect();
@@ -522,6 +530,7 @@ impl JobProblem {
 }
 
 /// The jobs whose last run failed, or whose next run is more than `grace` overdue at `now`.
+/// A job that runs now is neither.
 ///
 /// A run that ended with warnings is not a failure. Disabled prune jobs are skipped. Failed
 /// jobs come first, then overdue ones, each sorted by kind, store and id.
@@ -549,6 +558,9 @@ pub fn job_problems(
                     endtime: status.last_run_endtime,
                 },
             });
+        } else if status.is_running() {
+            // A run is going on; its `next-run` counts from its start, so a long run would
+            // read as overdue although it is happening.
         } else if let Some(next_run) = status.next_run {
             let late = age(now, next_run);
             if late > grace {

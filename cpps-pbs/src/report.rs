@@ -390,7 +390,10 @@ impl Report {
                     (None, _) => "local".to_owned(),
                 };
                 let last = link.last_run.as_ref().map_or_else(
-                    || "never ran".to_owned(),
+                    || match link.running_since {
+                        Some(start) => format!("running since {}", timestamp(start)),
+                        None => "never ran".to_owned(),
+                    },
                     |state| match link.last_run_age_secs {
                         Some(age) => format!(
                             "last run {state}, {} ago{}",
@@ -531,6 +534,7 @@ fn sync_text(verdict: CrossSiteSync) -> &'static str {
         CrossSiteSync::Stale => "STALE (the last success is older than the RPO)",
         CrossSiteSync::Failed => "FAILED (the last run to the other site failed)",
         CrossSiteSync::NeverRun => "never ran",
+        CrossSiteSync::Running => "running now (its previous result is not kept while it runs)",
         CrossSiteSync::SiteUnknown => "unknown (say which site each remote is in)",
         CrossSiteSync::DirectionUnknown => "unknown (a sync direction this client does not know)",
         CrossSiteSync::PullOnly => {

@@ -317,3 +317,32 @@ fn an_unfinished_snapshot_is_not_the_newest_backup() {
     // No finished snapshot: no backup, so no entry (and nothing to verify).
     assert!(guests.iter().all(|g| g.backup_id != "300"));
 }
+
+/// N10: while a job runs, PBS's job state is `Started { upid }` and proxmox-backup
+/// `src/server/jobstate.rs` `compute_schedule_status` answers `last-run-upid` with no
+/// `last-run-state` and no `last-run-endtime` (the previous run's result is not kept), and
+/// computes `next-run` from the start. A long push that runs now is neither "never ran" nor
+/// overdue.
+#[test]
+fn a_running_sync_job_is_running_not_never_run() {
+    let mut jobs: Vec<SyncJob> = data("sync_jobs.json");
+    jobs.truncate(1);
+    let job: SyncJob = serde_json::from_value(serde_json::json!({
+        "id": "s-push-b", "store": "store1", "remote": "pbs-b", "remote-store": "from-site-a",
+        "sync-direction": "push", "schedule": "hourly",
+        // Started six hours before the fixtures' now (0x6B0B8720), still running.
+        "last-run-upid": "UPID:pbs-a:00000901:0000A1B2:0000001F:6B0B8720:syncjob:pbs\\x2db\\x3afrom\\x2dsite\\x2da\\x3astore1\\x3a\\x3as\\x2dpush\\x2db:root@pam:",
+        "next-run": common::NOW - 5 * H
+    }))
+    .unwrap();
+    assert!(job.status.is_running());
+    assert_eq!(job.status.running_since(), Some(common::NOW - 6 * H));
+    jobs[0] = job;
+    let remotes: Vec<Remote> = data("remotes.json");
+    let sites = Sites::new("site-a").with_remote("pbs-b", "site-b");
+    let store1 = datastore_sync("store1", &jobs, &remotes, &sites, common::NOW, rpo());
+    assert_eq!(store1.cross_site, CrossSiteSync::Running);
+    assert_eq!(store1.links[0].running_since, Some(common::NOW - 6 * H));
+    let problems = job_problems(&[], &jobs, &[], &[], common::NOW, Duration::from_secs(3600));
+    assert!(problems.is_empty(), "{problems:?}");
+}

@@ -164,3 +164,24 @@ pub struct PruneJob {
     #[serde(flatten)]
     pub status: JobRunStatus,
 }
+
+impl JobRunStatus {
+    /// Whether a run is going on now: the job has a task but neither a result nor an end
+    /// (proxmox-backup `src/server/jobstate.rs` `compute_schedule_status`, state `Started`).
+    /// The previous run's result is not kept while it runs.
+    pub fn is_running(&self) -> bool {
+        self.last_run_upid.is_some()
+            && self.last_run_state.is_none()
+            && self.last_run_endtime.is_none()
+    }
+
+    /// When the running run started (its task's start time), if one runs.
+    pub fn running_since(&self) -> Option<i64> {
+        if !self.is_running() {
+            return None;
+        }
+        self.last_run_upid
+            .as_ref()
+            .and_then(|upid| i64::try_from(upid.starttime()).ok())
+    }
+}
