@@ -424,14 +424,25 @@ struct Inner {
 
 /// A LINSTOR controller client: cheap to clone, clones share the connection pools.
 ///
-/// Calls go to the controller that answered last. When a request certainly did not reach it
-/// ([`Delivery::NotSent`]: connection refused, DNS, TLS handshake, and a connect that timed out
-/// because the host is powered off or cut off and drops the SYNs), the next controller of the
-/// list is tried, and the one that answers becomes the active one; golinstor does the same on
-/// any network error (`client/client.go`, `retry` and `findRespondingController`). In one pass
-/// over the list, every controller but the last is asked once, so that a silent controller costs
-/// one connect timeout, not one per retry; the last one gets the retry policy. Errors after a
-/// request may have been sent are never retried on another controller.
+/// Calls go to the controller that answered last. When a request got no answer from it, the
+/// next controller of the list is tried, and the one that answers becomes the active one, as
+/// golinstor does on any network error (`client/client.go`, `retry` and
+/// `findRespondingController`):
+///
+/// - a read (an idempotent request) moves on after any error that came with no answer: refused,
+///   DNS, TLS handshake, a connect timeout (a powered-off host or a cut-off site drops the
+///   SYNs), and also a connection that broke or timed out after the request was written, such
+///   as a pooled keep-alive connection to a controller that has since died or hung. When the
+///   active controller took the request and gave no answer, it is asked once more at the end,
+///   since it may only have been slow (golinstor resends to the first controller that accepts
+///   a connection, which may be the same one);
+/// - a write moves on only when it certainly was not sent ([`Delivery::NotSent`]); once it may
+///   have reached a controller it is never sent to another one.
+///
+/// In one pass over the list, every controller but the last is asked once, so that a silent
+/// controller costs one timeout, not one per retry; the last one gets the retry policy, and so
+/// does a controller that answered with 429, 502, 503 or 504. cpps-http's TCP keepalive and
+/// pool idle time close pooled connections to a dead controller while they are idle.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), cpps_linstor::Error> {
@@ -479,27 +490,38 @@ impl Client {
     {
         let count = self.inner.endpoints.len();
         let start = self.inner.active.load(Ordering::Relaxed) % count;
-        let mut tried = Vec::with_capacity(count);
-        let mut last = None;
-        for step in 0..count {
-            let index = (start + step) % count;
+        let read = request.is_idempotent();
+        // (controller, whether it gets the retry policy): one pass over the list from the
+        // active controller, the last one with the retry policy.
+        let mut plan: Vec<(usize, bool)> = (0..count)
+            .map(|step| ((start + step) % count, step + 1 == count))
+            .collect();
+        let mut tried = Vec::with_capacity(count + 1);
+        let mut last: Option<cpps_http::Error> = None;
+        let mut step = 0;
+        while let Some(&(index, with_retries)) = plan.get(step) {
+            step += 1;
             let endpoint = &self.inner.endpoints[index];
-            let is_last = step + 1 == count;
-            let once = if is_last {
+            let once = if with_retries {
                 request.clone()
             } else {
                 request.clone().idempotent(false)
             };
             let mut outcome = call(endpoint.http.clone(), once).await;
             match outcome {
-                Err(Error::Http(e)) if not_sent(&e) => {
-                    tracing::warn!(controller = %endpoint.url, error = %e, "LINSTOR controller cannot be reached");
+                Err(Error::Http(e)) if not_sent(&e) || (read && unanswered(&e)) => {
+                    tracing::warn!(controller = %endpoint.url, error = %e, "LINSTOR controller did not answer");
                     tried.push(endpoint.url.to_string());
-                    last = Some(e);
+                    // golinstor's `findRespondingController` may pick the controller that
+                    // failed again: one that accepted the read may only have been slow.
+                    if read && step == 1 && count > 1 && e.delivery() == Delivery::MaybeSent {
+                        plan.push((start, false));
+                    }
+                    last = Some(more_telling(last, e));
                     continue;
                 }
-                Err(ref e) if !is_last && request.is_idempotent() && worth_retrying(e) => {
-                    // The controller was reached: give it the retries it would have had alone.
+                Err(ref e) if !with_retries && read && worth_retrying(e) => {
+                    // The controller answered: give it the retries it would have had alone.
                     outcome = call(endpoint.http.clone(), request.clone()).await;
                 }
                 _ => {}
@@ -585,6 +607,32 @@ impl Client {
 /// A request that cannot even be formed (`Config`) would fail the same way everywhere.
 fn not_sent(error: &cpps_http::Error) -> bool {
     error.delivery() == Delivery::NotSent && !matches!(error, cpps_http::Error::Config { .. })
+}
+
+/// Whether the request got no answer at all: a connection that failed or was refused, or a
+/// timeout before an answer came. A read that got none moves to the next controller, as
+/// golinstor's `retry` does on any `net.Error` (`client/client.go`).
+fn unanswered(error: &cpps_http::Error) -> bool {
+    matches!(
+        error,
+        cpps_http::Error::Connect { .. }
+            | cpps_http::Error::Transport { .. }
+            | cpps_http::Error::Timeout { .. }
+            | cpps_http::Error::Deadline { .. }
+    )
+}
+
+/// The error to report when no controller answered: the newest one, unless an older one may
+/// have been sent and the newest certainly was not, so that [`Error::delivery`] stays true.
+fn more_telling(kept: Option<cpps_http::Error>, newest: cpps_http::Error) -> cpps_http::Error {
+    match kept {
+        Some(kept)
+            if kept.delivery() == Delivery::MaybeSent && newest.delivery() == Delivery::NotSent =>
+        {
+            kept
+        }
+        _ => newest,
+    }
 }
 
 /// What cpps-http retries on one server: answers 429/502/503/504 and failures after sending.

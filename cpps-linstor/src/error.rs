@@ -28,12 +28,13 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// No controller could be reached; each one's connection error is listed.
+    /// No controller answered (a read tries each one, a write each one it certainly did not
+    /// reach); [`Error::delivery`] says whether the request may have reached one.
     #[error("no LINSTOR controller could be reached (tried {})", .tried.join(", "))]
     NoControllerReachable {
-        /// The controllers tried, in order.
+        /// The controllers tried, in order (the first one twice when it was asked again).
         tried: Vec<String>,
-        /// The connection error of the last one.
+        /// The last error, or an earlier one after which the request may have been sent.
         #[source]
         last: cpps_http::Error,
     },
@@ -104,8 +105,8 @@ impl Error {
         match self {
             Error::InvalidController { .. }
             | Error::InvalidName(_)
-            | Error::InvalidArgument { .. }
-            | Error::NoControllerReachable { .. } => Delivery::NotSent,
+            | Error::InvalidArgument { .. } => Delivery::NotSent,
+            Error::NoControllerReachable { last, .. } => last.delivery(),
             Error::Redirected { .. } | Error::Api { .. } => Delivery::Answered,
             Error::RestoreFailed { source, .. } => source.delivery(),
             Error::Http(e) => e.delivery(),

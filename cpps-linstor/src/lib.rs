@@ -9,8 +9,9 @@
 //!   `is_not_found()`.
 //! - **Controllers** from `LS_CONTROLLERS` (comma-separated, parsed like golinstor and
 //!   python-linstor, refusing what golinstor refuses: [`ControllerList`]), with fail-over to the
-//!   next controller whenever a request certainly did not reach one (refused, DNS, TLS, and a
-//!   connect that timed out because the host is off or its site cut off). Redirects are never
+//!   next controller as golinstor does: a read moves on after any error that got no answer
+//!   (refused, DNS, TLS, a connect timeout, and a pooled connection that broke or went silent),
+//!   a write only when it certainly did not reach a controller. Redirects are never
 //!   followed: LINSTOR's HTTP→HTTPS redirect drops query strings and turns POST into GET, so a
 //!   3xx is [`Error::Redirected`], telling to use the https URL.
 //! - **`ApiCallRc` decoded exactly** ([`ApiCallRc`]): type bits compared exactly (an error is not

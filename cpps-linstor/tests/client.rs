@@ -464,3 +464,107 @@ async fn a_reachable_first_controller_still_gets_its_retries() {
     first.verify().await;
     second.verify().await;
 }
+
+/// The per-attempt timeout of the clients of the D5 tests: what a controller that accepts but
+/// never answers costs per request.
+const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// A client of `controllers` with the crate's default retry policy and short timeouts.
+fn client_of_short_patience(controllers: &[&Url]) -> Client {
+    let list: Vec<&str> = controllers.iter().map(|u| u.as_str()).collect();
+    Client::builder(list.join(","))
+        .connect_timeout(CONNECT_TIMEOUT)
+        .request_timeout(REQUEST_TIMEOUT)
+        .deadline(std::time::Duration::from_secs(5))
+        .build()
+        .expect("a client for local test servers builds")
+}
+
+// Issue 33, D5. golinstor fails over on any network error, a read timeout included
+// (client/client.go `retry`: any `net.Error` makes `findRespondingController` dial every
+// controller and resend the request to the first that accepts). Here the first controller
+// answers one poll, which leaves a kept-alive connection in the pool, and then goes silent.
+// The next read is sent on that pooled connection and times out: a read that got no answer
+// moves to the next controller, after one attempt on the silent one.
+#[tokio::test]
+async fn a_read_fails_over_when_a_pooled_controller_goes_silent() {
+    let first = common::goes_silent_after_one_answer("1.30.0").await;
+    let second = mock().await;
+    common::serve_version(&second, "1.31.0", 1).await;
+    let second_url = second.base_url();
+    let client = client_of_short_patience(&[&first.url, &second_url]);
+    assert_eq!(
+        common::answered_version(&client).await.as_deref(),
+        Some("1.30.0")
+    );
+    let started = Instant::now();
+    let version = client
+        .controller_version()
+        .await
+        .expect("the second controller answers");
+    let elapsed = started.elapsed();
+    assert_eq!(version.version.as_deref(), Some("1.31.0"));
+    assert_eq!(client.active_controller(), &second_url);
+    assert_eq!(
+        (first.requests(), first.connections()),
+        (2, 1),
+        "the second read went once to the silent controller, on the pooled connection"
+    );
+    assert!(
+        elapsed >= REQUEST_TIMEOUT && elapsed < 2 * REQUEST_TIMEOUT,
+        "{elapsed:?}: one request timeout on the silent controller"
+    );
+    second.verify().await;
+}
+
+// Issue 33, D5: golinstor's `findRespondingController` dials every controller, the one that
+// failed included, and resends to the first in the list that accepts, so a controller that was
+// only slow is asked again. Here the next controller is down: the silent one is asked again,
+// last, once; the error lists every attempt and says the request may have been sent.
+#[tokio::test]
+async fn a_read_asks_the_first_controller_again_last() {
+    let first = common::goes_silent_after_one_answer("1.30.0").await;
+    let dead = closed_port_url();
+    let client = client_of_short_patience(&[&first.url, &dead]);
+    common::answered_version(&client).await;
+    let err = client
+        .controller_version()
+        .await
+        .expect_err("nobody answers");
+    match &err {
+        Error::NoControllerReachable { tried, .. } => assert_eq!(
+            tried,
+            &vec![
+                first.url.to_string(),
+                dead.to_string(),
+                first.url.to_string()
+            ]
+        ),
+        other => panic!("expected NoControllerReachable, got {other:?}"),
+    }
+    assert_eq!(err.delivery(), Delivery::MaybeSent);
+    assert_eq!(first.requests(), 3, "answered, timed out, asked again once");
+}
+
+// A write that may have reached the silent controller is never sent to another one: LINSTOR
+// may be applying it (a refusal or a timeout does not mean nothing happened).
+#[tokio::test]
+async fn a_write_that_may_have_been_sent_stays_on_its_controller() {
+    let first = common::goes_silent_after_one_answer("1.30.0").await;
+    let second = mock().await;
+    let second_url = second.base_url();
+    let client = client_of_short_patience(&[&first.url, &second_url]);
+    common::answered_version(&client).await;
+    let err = client
+        .create_snapshot(
+            &"vm-100-disk-0".parse().unwrap(),
+            &"snap1".parse().unwrap(),
+            &[],
+        )
+        .await
+        .expect_err("the silent controller never answers");
+    assert_eq!(err.delivery(), Delivery::MaybeSent, "{err:?}");
+    assert_eq!(client.active_controller(), &first.url);
+    assert_eq!(first.requests(), 2);
+    second.assert_no_unexpected_requests();
+}

@@ -226,3 +226,88 @@ pub(crate) async fn silent_controller() -> SilentController {
         _listener: listener,
     }
 }
+
+/// A controller that answers its first request, over HTTP/1.1 with keep-alive, and then never
+/// answers again: neither on that kept-alive connection nor on new ones, which it still
+/// accepts. It is a controller that hung, or whose site was cut off, after a first poll left a
+/// pooled connection to it in the client (issue 33, D5). It counts the requests and
+/// connections it got.
+pub(crate) struct GoesSilent {
+    /// The controller's URL.
+    pub(crate) url: Url,
+    requests: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    connections: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl GoesSilent {
+    /// Requests received (their heads read to the end), the answered first one included.
+    pub(crate) fn requests(&self) -> usize {
+        self.requests.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Connections accepted.
+    pub(crate) fn connections(&self) -> usize {
+        self.connections.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl Drop for GoesSilent {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Starts a [`GoesSilent`] controller whose one answer is `GET /v1/controller/version` with
+/// `version` (whatever the first request asked).
+pub(crate) async fn goes_silent_after_one_answer(version: &str) -> GoesSilent {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1");
+    let port = listener.local_addr().expect("local address").port();
+    let body = controller_version_body(version).to_string();
+    let answer = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let requests = Arc::new(AtomicUsize::new(0));
+    let connections = Arc::new(AtomicUsize::new(0));
+    let (counted, accepted) = (requests.clone(), connections.clone());
+    let task = tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            accepted.fetch_add(1, Ordering::SeqCst);
+            let (counted, answer) = (counted.clone(), answer.clone());
+            tokio::spawn(async move {
+                let mut seen = Vec::new();
+                let mut buffer = [0_u8; 4096];
+                // Reads until the client closes; answers only the very first request head.
+                while let Ok(read) = stream.read(&mut buffer).await {
+                    if read == 0 {
+                        break;
+                    }
+                    seen.extend_from_slice(&buffer[..read]);
+                    while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                        seen.drain(..end + 4);
+                        if counted.fetch_add(1, Ordering::SeqCst) == 0
+                            && stream.write_all(answer.as_bytes()).await.is_err()
+                        {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    GoesSilent {
+        url: format!("http://127.0.0.1:{port}/")
+            .parse()
+            .expect("valid URL"),
+        requests,
+        connections,
+        task,
+    }
+}
