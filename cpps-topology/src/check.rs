@@ -248,17 +248,22 @@ impl CheckRun {
     }
 }
 
-/// Loads `topology` (or the embedded default topology when `None`), checks it as of `today`, and
-/// renders the report in `format`: the whole of `cargo xtask check` except printing.
+/// Loads `topology` (or the embedded default topology when `None`), checks it as of `today` with
+/// `extra_checks` (such as [`crate::iac::IacChecks`] for `--iac`), and renders the report in
+/// `format`: the whole of `cargo xtask check` except printing, its one library entry point.
 pub fn run_check(
     topology: Option<&std::path::Path>,
+    extra_checks: &[&dyn ExtraChecks],
     format: crate::report::Format,
     deny_warnings: bool,
     today: jiff::civil::Date,
 ) -> CheckRun {
     match crate::load::load_or_default(topology) {
         Err(error) => CheckRun::invalid(error.render()),
-        Ok(topology) => CheckRun::from_report(&check_on(&topology, today), format, deny_warnings),
+        Ok(topology) => {
+            let report = run(&topology, &CheckOptions::on(today), extra_checks);
+            CheckRun::from_report(&report, format, deny_warnings)
+        }
     }
 }
 

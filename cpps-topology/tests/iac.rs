@@ -668,13 +668,9 @@ fn the_check_with_iac_exits_as_cargo_xtask_check() {
         flag("pulumi-export", "stack-export-v8.json"),
         flag("ansible", "ansible/hosts.list.json"),
     ];
-    let run = cpps_topology::iac::run_check_with_iac(
-        None,
-        flags.iter().map(String::as_str),
-        Format::Json,
-        false,
-        today,
-    );
+    let evidence = Evidence::from_flags(flags.iter().map(String::as_str)).unwrap();
+    let iac = IacChecks::new(&evidence);
+    let run = cpps_topology::check::run_check(None, &[&iac], Format::Json, false, today);
     assert_eq!(
         run.exit_code,
         cpps_topology::check::EXIT_FINDINGS,
@@ -696,21 +692,13 @@ fn the_check_with_iac_exits_as_cargo_xtask_check() {
         rules.into_iter().collect::<Vec<_>>(),
         ["IAC-002", "IAC-003", "IAC-005"]
     );
-    // Evidence that cannot be used: exit 2 and the reason, no report.
-    let run = cpps_topology::iac::run_check_with_iac(
-        None,
-        ["pulumi-export=/nonexistent/stack.json"],
-        Format::Text,
-        false,
-        today,
-    );
-    assert_eq!(run.exit_code, cpps_topology::check::EXIT_INVALID);
-    assert!(run.stdout.is_empty());
+    // Evidence that cannot be used is an error naming the file, before any check runs.
+    let error = Evidence::from_flags(["pulumi-export=/nonexistent/stack.json"]).unwrap_err();
     assert!(
-        run.stderr
-            .starts_with("error: cannot read /nonexistent/stack.json:"),
-        "{}",
-        run.stderr
+        error
+            .to_string()
+            .starts_with("cannot read /nonexistent/stack.json:"),
+        "{error}"
     );
 }
 

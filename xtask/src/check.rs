@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
-use cpps_topology::check::run_check;
+use cpps_topology::check::{CheckRun, ExtraChecks, run_check};
+use cpps_topology::iac::{Evidence, IacChecks};
 use cpps_topology::report::Format;
 
 /// Arguments of `cargo xtask check`.
@@ -67,21 +68,24 @@ enum Deny {
 
 pub(crate) fn run(args: CheckArgs) -> Result<ExitCode> {
     let deny_warnings = matches!(args.deny, Some(Deny::Warnings));
-    let outcome = if args.iac.is_empty() {
-        run_check(
-            args.topology.as_deref(),
-            args.format.into(),
-            deny_warnings,
-            cpps_topology::check::today(),
-        )
-    } else {
-        cpps_topology::iac::run_check_with_iac(
-            args.topology.as_deref(),
-            args.iac.iter().map(String::as_str),
-            args.format.into(),
-            deny_warnings,
-            cpps_topology::check::today(),
-        )
+    let outcome = match Evidence::from_flags(args.iac.iter().map(String::as_str)) {
+        // Evidence that cannot be used: exit 2 with the reason, no report.
+        Err(e) => CheckRun::invalid(format!("error: {e}\n")),
+        Ok(evidence) => {
+            let iac = IacChecks::new(&evidence);
+            let extra: Vec<&dyn ExtraChecks> = if args.iac.is_empty() {
+                Vec::new()
+            } else {
+                vec![&iac]
+            };
+            run_check(
+                args.topology.as_deref(),
+                &extra,
+                args.format.into(),
+                deny_warnings,
+                cpps_topology::check::today(),
+            )
+        }
     };
     if !outcome.stderr.is_empty() {
         eprint!("{}", outcome.stderr);

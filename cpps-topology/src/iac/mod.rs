@@ -283,6 +283,12 @@ impl Evidence {
         Ok(())
     }
 
+    /// The evidence the `--iac NAME=FILE` flags of `cargo xtask check` name, read:
+    /// [`IacInputs::parse`] then [`Evidence::load`].
+    pub fn from_flags<'a>(flags: impl IntoIterator<Item = &'a str>) -> Result<Self, IacError> {
+        Self::load(&IacInputs::parse(flags)?)
+    }
+
     /// Reads every input of `inputs` from disk.
     pub fn load(inputs: &IacInputs) -> Result<Self, IacError> {
         let mapping = match &inputs.mapping {
@@ -529,29 +535,4 @@ impl Lines {
             u32::try_from(column).unwrap_or(u32::MAX),
         )
     }
-}
-
-/// `cargo xtask check --iac …`: loads `topology` (or the embedded default topology), reads the
-/// evidence of the `--iac NAME=FILE` flags, checks both as of `today` and renders the report:
-/// the same exit codes as [`crate::check::run_check`] (2 also when an evidence file cannot be
-/// used, with the reason on `stderr`).
-pub fn run_check_with_iac<'a>(
-    topology: Option<&Path>,
-    iac_flags: impl IntoIterator<Item = &'a str>,
-    format: crate::report::Format,
-    deny_warnings: bool,
-    today: jiff::civil::Date,
-) -> crate::check::CheckRun {
-    use crate::check::{CheckOptions, CheckRun};
-    let topology = match crate::load::load_or_default(topology) {
-        Ok(t) => t,
-        Err(e) => return CheckRun::invalid(e.render()),
-    };
-    let evidence = match IacInputs::parse(iac_flags).and_then(|inputs| Evidence::load(&inputs)) {
-        Ok(e) => e,
-        Err(e) => return CheckRun::invalid(format!("error: {e}\n")),
-    };
-    let iac = IacChecks::new(&evidence);
-    let report = crate::check::run(&topology, &CheckOptions::on(today), &[&iac]);
-    CheckRun::from_report(&report, format, deny_warnings)
 }
