@@ -114,8 +114,8 @@ async fn create_cluster_queue(
 /// The NVIDIA device plugin as its Helm chart deploys it
 /// (`deployments/helm/nvidia-device-plugin/templates/daemonset-device-plugin.yml` in
 /// NVIDIA/k8s-device-plugin): the config-manager sidecar with `DEFAULT_CONFIG` and
-/// `FALLBACK_STRATEGIES`, the ConfigMap mounted as `available-configs`. Returns the DaemonSet's
-/// UID, for the owner references of its pods.
+/// `FALLBACK_STRATEGIES`, the ConfigMap mounted as `available-configs` at `/available-configs`
+/// (`CONFIG_FILE_SRCDIR`). Returns the DaemonSet's UID, for the owner references of its pods.
 async fn device_plugin_daemonset(
     client: &kube::Client,
     ns: &str,
@@ -133,8 +133,12 @@ async fn device_plugin_daemonset(
                           "env": [{"name": "NODE_LABEL", "value": "nvidia.com/device-plugin.config"},
                                   {"name": "CONFIG_FILE_SRCDIR", "value": "/available-configs"},
                                   {"name": "DEFAULT_CONFIG", "value": default_config},
-                                  {"name": "FALLBACK_STRATEGIES", "value": "named,single"}]},
-                         {"name": "nvidia-device-plugin-ctr", "image": image, "command": ["nvidia-device-plugin"]}],
+                                  {"name": "FALLBACK_STRATEGIES", "value": "named,single"}],
+                          "volumeMounts": [{"name": "available-configs", "mountPath": "/available-configs"},
+                                           {"name": "config", "mountPath": "/config"}]},
+                         {"name": "nvidia-device-plugin-ctr", "image": image, "command": ["nvidia-device-plugin"],
+                          "volumeMounts": [{"name": "available-configs", "mountPath": "/available-configs"},
+                                           {"name": "config", "mountPath": "/config"}]}],
                      "volumes": [{"name": "available-configs", "configMap": {"name": configmap}},
                                  {"name": "config", "emptyDir": {}}]}}}
     }))
@@ -299,13 +303,17 @@ async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes()
         .iter()
         .find(|d| d.daemonset == format!("{ns}/nvidia-device-plugin"))
         .unwrap();
-    assert_eq!(d.configmap, format!("{ns}/time-slicing-config"));
+    assert_eq!(
+        d.configmap(),
+        Some(format!("{ns}/time-slicing-config").as_str())
+    );
+    assert_eq!(d.node_label, "nvidia.com/device-plugin.config");
     assert_eq!(d.default_config, None);
     assert_eq!(d.fallback_strategies, ["named", "single"]);
     let cfg = snap
         .plugin_configs
         .iter()
-        .find(|c| c.key == id && c.configmap == d.configmap)
+        .find(|c| c.key == id && d.configmap() == Some(c.configmap.as_str()))
         .unwrap();
     assert_eq!(cfg.sharing.as_ref().unwrap().gpu_replicas(), Some(4));
     let mps = snap

@@ -9,9 +9,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use super::argocd::{HealthStatusCode, OperationPhase, SyncStatusCode};
 use super::cni::CniKind;
 use super::kueue::{MultiKueueCluster, MultiKueueConfig, ResourceFlavor};
-use super::nodes::{GpuNode, LABEL_PLUGIN_CONFIG};
+use super::nodes::GpuNode;
 use super::quantity;
-use super::sharing::{Choice, PluginConfig, Strategy};
+use super::sharing::{Choice, ConfigSource, PluginConfig, SharingConfig, Strategy};
 use super::snapshot::ClusterSnapshot;
 use crate::health::{Finding, Severity};
 use crate::policy::CertExpiryPolicy;
@@ -258,7 +258,8 @@ pub fn multikueue(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
 /// The device plugin's configuration, per GPU node: the key its config-manager picks (node label,
 /// `DEFAULT_CONFIG`, fallbacks; see [`sharing`](super::sharing)), then the sharing that key
 /// configures against the node's labels and capacity, under the resource name the plugin really
-/// advertises.
+/// advertises. Where the DaemonSet does not say which configuration the plugin gets, the node's
+/// finding says so: that is never a pass.
 pub fn device_plugin(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
     for e in &s.plugin_config_errors {
         f.push(
@@ -270,6 +271,7 @@ pub fn device_plugin(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
             .about(format!("ConfigMap {} key {}", e.configmap, e.key)),
         );
     }
+    renames_ignored(&s.plugin_configs, f);
     let mut keys: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for c in &s.plugin_configs {
         keys.entry(c.configmap.as_str()).or_default().push(&c.key);
@@ -277,12 +279,87 @@ pub fn device_plugin(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
     for e in &s.plugin_config_errors {
         keys.entry(e.configmap.as_str()).or_default().push(&e.key);
     }
-    let configs: BTreeMap<(&str, &str), &PluginConfig> = s
-        .plugin_configs
-        .iter()
-        .map(|c| ((c.configmap.as_str(), c.key.as_str()), c))
-        .collect();
-    for c in &s.plugin_configs {
+    for node in s.nodes.iter().filter(|n| n.has_gpu()) {
+        let o = obj("Node", None, Some(&node.name));
+        let hami = node.hami_registered || node.hami_plugin_pod.is_some();
+        let deployment = match &node.nvidia_plugin_daemonset {
+            Some(ds) => match s.device_plugins.iter().find(|d| &d.daemonset == ds) {
+                Some(d) => d,
+                None => {
+                    f.push(unknown_config(
+                        format!("DaemonSet {ds} of the node's device-plugin pod was not read"),
+                        &o,
+                    ));
+                    continue;
+                }
+            },
+            // A HAMi node runs HAMi's plugin, not NVIDIA's: its shares are HAMi's
+            // (DeviceSplitCount), not this DaemonSet's configuration.
+            None if hami => continue,
+            None if s.device_plugins.len() == 1 => &s.device_plugins[0],
+            None => continue,
+        };
+        let (sharing, place) = match &deployment.config {
+            ConfigSource::Unknown(why) => {
+                f.push(unknown_config(
+                    format!("DaemonSet {}: {why}", deployment.daemonset),
+                    &o,
+                ));
+                continue;
+            }
+            ConfigSource::ConfigMap(cm) => {
+                let cm_keys = keys.get(cm.as_str()).map_or(&[][..], Vec::as_slice);
+                let choice = deployment.choose(
+                    node.labels.get(&deployment.node_label).map(String::as_str),
+                    cm_keys,
+                );
+                if let Choice::Fails(why) = &choice {
+                    f.push(
+                        Finding::new(
+                            Severity::Warning,
+                            "device-plugin-config-unselected",
+                            format!("the device plugin's config-manager cannot choose a configuration: {why}"),
+                        )
+                        .about(&o),
+                    );
+                    continue;
+                }
+                let config = choice.key().and_then(|k| {
+                    s.plugin_configs
+                        .iter()
+                        .find(|c| c.configmap == *cm && c.key == k)
+                });
+                let place = match choice.key() {
+                    Some(k) => format!("{cm} key {k}"),
+                    None => format!("{cm} (empty fallback)"),
+                };
+                (config.and_then(|c| c.sharing.as_ref()), place)
+            }
+            _ => (
+                None,
+                format!(
+                    "DaemonSet {} (built-in configuration)",
+                    deployment.daemonset
+                ),
+            ),
+        };
+        node_sharing(node, sharing, &place, &o, f);
+    }
+}
+
+/// "Cannot tell which configuration the plugin uses", about `object`.
+fn unknown_config(why: String, object: &str) -> Finding {
+    Finding::new(
+        Severity::Warning,
+        "device-plugin-config-unknown",
+        format!("cannot tell which configuration the device plugin uses: {why}"),
+    )
+    .about(object)
+}
+
+/// Per-resource renames the plugin ignores (`DisableResourceNamingInConfig`).
+fn renames_ignored(configs: &[PluginConfig], f: &mut Vec<Finding>) {
+    for c in configs {
         let Some(sh) = &c.sharing else { continue };
         for r in &sh.resources {
             if let Some(rename) = r.ignored_rename(sh.rename_by_default) {
@@ -305,97 +382,70 @@ pub fn device_plugin(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
             }
         }
     }
-    for node in s.nodes.iter().filter(|n| n.has_gpu()) {
-        let deployment = match &node.nvidia_plugin_daemonset {
-            Some(ds) => s.device_plugins.iter().find(|d| &d.daemonset == ds),
-            None if s.device_plugins.len() == 1 => s.device_plugins.first(),
-            None => None,
-        };
-        let Some(d) = deployment else { continue };
-        let o = obj("Node", None, Some(&node.name));
-        let empty = Vec::new();
-        let cm_keys = keys.get(d.configmap.as_str()).unwrap_or(&empty);
-        let choice = d.choose(
-            node.labels.get(LABEL_PLUGIN_CONFIG).map(String::as_str),
-            cm_keys,
+}
+
+/// The node's labels and capacity against the sharing its configuration (at `place`) sets.
+fn node_sharing(
+    node: &GpuNode,
+    sharing: Option<&SharingConfig>,
+    place: &str,
+    o: &str,
+    f: &mut Vec<Finding>,
+) {
+    let (replicas, resource, strategy) = match sharing {
+        Some(sh) => match sh.gpu_resource() {
+            Some(r) => (
+                r.replicas,
+                r.advertised(sh.rename_by_default),
+                Some(sh.strategy),
+            ),
+            None => return,
+        },
+        None => (1, super::nodes::GPU_RESOURCE.to_owned(), None),
+    };
+    if let Some(r) = node.replicas
+        && r != replicas
+    {
+        f.push(
+            Finding::new(
+                Severity::Warning,
+                "time-slicing-replicas",
+                format!("label nvidia.com/gpu.replicas is {r}, {place} configures {replicas}"),
+            )
+            .about(o),
         );
-        let sharing = match &choice {
-            Choice::Fails(why) => {
-                f.push(
-                    Finding::new(
-                        Severity::Warning,
-                        "device-plugin-config-unselected",
-                        format!("the device plugin's config-manager cannot choose a configuration: {why}"),
-                    )
-                    .about(&o),
-                );
-                continue;
-            }
-            Choice::Empty => None,
-            other => other
-                .key()
-                .and_then(|k| configs.get(&(d.configmap.as_str(), k)))
-                .and_then(|c| c.sharing.as_ref()),
+    }
+    if let (Some(label), Some(strategy)) = (&node.sharing_strategy, strategy)
+        && label != &strategy.to_string()
+    {
+        f.push(
+            Finding::new(
+                Severity::Warning,
+                "sharing-strategy",
+                format!("label nvidia.com/gpu.sharing-strategy is {label}, {place} configures {strategy}"),
+            )
+            .about(o),
+        );
+    }
+    if let Some(count) = node.count {
+        let expected = f64::from(count) * f64::from(replicas);
+        let actual = match resource.as_str() {
+            super::nodes::GPU_RESOURCE => node.gpu_capacity,
+            super::nodes::SHARED_GPU_RESOURCE => node.shared_gpu_capacity,
+            other => node.allocatable.get(other).copied(),
         };
-        let place = match choice.key() {
-            Some(k) => format!("{} key {k}", d.configmap),
-            None => format!("{} (empty fallback)", d.configmap),
-        };
-        let (replicas, resource, strategy) = match sharing {
-            Some(sh) => match sh.gpu_resource() {
-                Some(r) => (
-                    r.replicas,
-                    r.advertised(sh.rename_by_default),
-                    Some(sh.strategy),
-                ),
-                None => continue,
-            },
-            None => (1, super::nodes::GPU_RESOURCE.to_owned(), None),
-        };
-        if let Some(r) = node.replicas
-            && r != replicas
-        {
+        if actual != Some(expected) {
             f.push(
                 Finding::new(
                     Severity::Warning,
-                    "time-slicing-replicas",
-                    format!("label nvidia.com/gpu.replicas is {r}, {place} configures {replicas}"),
+                    "time-slicing-capacity",
+                    format!(
+                        "{resource} capacity is {}, expected {count} GPUs x {replicas} replicas = {expected} ({place})",
+                        actual.map_or_else(|| "absent".to_owned(), |a| a.to_string()),
+                    ),
                 )
-                .about(&o),
+                .about(o),
             );
-        }
-        if let (Some(label), Some(strategy)) = (&node.sharing_strategy, strategy)
-            && label != &strategy.to_string()
-        {
-            f.push(
-                Finding::new(
-                    Severity::Warning,
-                    "sharing-strategy",
-                    format!("label nvidia.com/gpu.sharing-strategy is {label}, {place} configures {strategy}"),
-                )
-                .about(&o),
-            );
-        }
-        if let Some(count) = node.count {
-            let expected = f64::from(count) * f64::from(replicas);
-            let actual = match resource.as_str() {
-                super::nodes::GPU_RESOURCE => node.gpu_capacity,
-                super::nodes::SHARED_GPU_RESOURCE => node.shared_gpu_capacity,
-                other => node.allocatable.get(other).copied(),
-            };
-            if actual != Some(expected) {
-                f.push(
-                    Finding::new(
-                        Severity::Warning,
-                        "time-slicing-capacity",
-                        format!(
-                            "{resource} capacity is {}, expected {count} GPUs x {replicas} replicas = {expected} ({place})",
-                            actual.map_or_else(|| "absent".to_owned(), |a| a.to_string()),
-                        ),
-                    )
-                    .about(&o),
-                );
-            }
         }
     }
 }
@@ -883,7 +933,8 @@ mod tests {
     fn plugin(default: Option<&str>) -> PluginDeployment {
         PluginDeployment {
             daemonset: "kube-system/nvdp".to_owned(),
-            configmap: "kube-system/nvdp-configs".to_owned(),
+            config: ConfigSource::ConfigMap("kube-system/nvdp-configs".to_owned()),
+            node_label: crate::k8s::sharing::CONFIG_LABEL.to_owned(),
             default_config: default.map(str::to_owned),
             fallback_strategies: vec!["named".to_owned(), "single".to_owned()],
         }
@@ -918,6 +969,59 @@ mod tests {
             f[0].message,
             "nvidia.com/gpu.shared capacity is 4, expected 1 GPUs x 8 replicas = 8 (kube-system/nvdp-configs key any)"
         );
+    }
+
+    /// Issue 34 D1: a plugin DaemonSet whose configuration cannot be followed, or that was not
+    /// read at all, is a "cannot tell" finding on each of its nodes, never a silent pass.
+    #[test]
+    fn an_unknown_configuration_is_said_not_passed() {
+        let mut s = empty();
+        let mut n = node("gpu-sp-01", &[], 4.0);
+        n.nvidia_plugin_daemonset = Some("kube-system/nvdp".to_owned());
+        s.nodes = vec![n.clone()];
+        let mut d = plugin(None);
+        d.config = ConfigSource::Unknown("volume time-slicing-config is not a ConfigMap".into());
+        s.device_plugins = vec![d];
+        let mut f = Vec::new();
+        device_plugin(&s, &mut f);
+        let got: Vec<_> = f
+            .iter()
+            .map(|x| (x.code.as_str(), x.message.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [(
+                "device-plugin-config-unknown",
+                "cannot tell which configuration the device plugin uses: DaemonSet kube-system/nvdp: volume time-slicing-config is not a ConfigMap"
+            )]
+        );
+        // The pod's DaemonSet was not among those read (a list filtered by permission).
+        s.device_plugins = vec![];
+        let mut f = Vec::new();
+        device_plugin(&s, &mut f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].code, "device-plugin-config-unknown");
+        assert_eq!(f[0].object.as_deref(), Some("Node gpu-sp-01"));
+    }
+
+    /// Suspected item of issue 34, confirmed: a HAMi node (HAMi's device plugin advertises
+    /// `nvidia.com/gpu` shares of its own, `nvidia.deviceSplitCount`, default 10, in
+    /// Project-HAMi/HAMi `docs/config.md`) was judged by the cluster's only NVIDIA plugin
+    /// configuration, which does not run there.
+    #[test]
+    fn a_hami_node_is_not_judged_by_the_nvidia_plugin_config() {
+        let mut s = empty();
+        let mut n = node("gpu-hami-01", &[], 10.0);
+        n.hami_registered = true;
+        s.nodes = vec![n];
+        s.device_plugins = vec![plugin(None)];
+        s.plugin_configs = vec![config(
+            "default",
+            "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n",
+        )];
+        let mut f = Vec::new();
+        device_plugin(&s, &mut f);
+        assert!(f.is_empty(), "{f:?}");
     }
 
     #[test]
@@ -968,9 +1072,10 @@ mod tests {
             ]
         );
         // A label naming a key the ConfigMap lacks: config-manager fails on that node.
-        s.nodes[0]
-            .labels
-            .insert(LABEL_PLUGIN_CONFIG.to_owned(), "nope".to_owned());
+        s.nodes[0].labels.insert(
+            crate::k8s::nodes::LABEL_PLUGIN_CONFIG.to_owned(),
+            "nope".to_owned(),
+        );
         let mut f = Vec::new();
         device_plugin(&s, &mut f);
         assert_eq!(f[0].code, "device-plugin-config-unselected");

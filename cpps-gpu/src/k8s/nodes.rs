@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::api::core::v1::{Container, Node, Pod};
 use serde::Serialize;
 
 use super::quantity;
@@ -89,36 +89,86 @@ impl GpuNode {
     }
 }
 
-/// Which GPU device plugin a pod is, from its images and labels.
+/// Which GPU device plugin a pod is, from what its containers run and its labels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PluginKind {
     Nvidia,
     Hami,
 }
 
+/// The image's repository, without tag or digest.
+fn image_repo(image: &str) -> &str {
+    let repo = image.split('@').next().unwrap_or(image);
+    match repo.rfind(':') {
+        Some(i) if !repo[i..].contains('/') => &repo[..i],
+        _ => repo,
+    }
+}
+
+/// The program a command starts: the last path segment of its first word.
+fn program(command: &[String]) -> Option<&str> {
+    command
+        .first()
+        .map(|c| c.rsplit('/').next().unwrap_or(c.as_str()))
+}
+
+/// The container's command, or its image's `ENTRYPOINT` where that is known: the
+/// `k8s-device-plugin` image starts `nvidia-device-plugin` (NVIDIA/k8s-device-plugin
+/// `deployments/container/Dockerfile`, `ENTRYPOINT ["nvidia-device-plugin"]`).
+fn runs(c: &Container) -> Option<&str> {
+    match c.command.as_deref() {
+        Some(cmd) if !cmd.is_empty() => program(cmd),
+        _ if c
+            .image
+            .as_deref()
+            .is_some_and(|i| image_repo(i).ends_with("k8s-device-plugin")) =>
+        {
+            Some("nvidia-device-plugin")
+        }
+        _ => None,
+    }
+}
+
+/// Whether the container is NVIDIA's device plugin, by what it runs: the one image also holds
+/// GPU Feature Discovery, the MPS control daemon and config-manager, so the image does not tell.
+/// The Helm chart and the static manifest run `nvidia-device-plugin`; the GPU Operator runs it
+/// through a shell script in its container `nvidia-device-plugin` (gpu-operator
+/// `assets/state-device-plugin/0500_daemonset.yaml`: `["/bin/sh", "-c"]`, args
+/// `["/bin/entrypoint.sh"]`, which ends in `exec nvidia-device-plugin`).
+pub(crate) fn is_nvidia_device_plugin(c: &Container) -> bool {
+    match runs(c) {
+        Some("nvidia-device-plugin") => true,
+        Some("sh" | "bash") if c.name == "nvidia-device-plugin" => c
+            .args
+            .iter()
+            .flatten()
+            .chain(c.command.iter().flatten())
+            .any(|a| a.contains("entrypoint.sh") || a.contains("nvidia-device-plugin")),
+        _ => false,
+    }
+}
+
+/// Whether the container is config-manager, the sidecar that picks the plugin's configuration
+/// (`command: ["config-manager"]` in the Helm chart and the GPU Operator alike).
+pub(crate) fn is_config_manager(c: &Container) -> bool {
+    runs(c) == Some("config-manager")
+}
+
 pub(crate) fn plugin_kind(pod: &Pod) -> Option<PluginKind> {
-    let images = pod
-        .spec
-        .iter()
-        .flat_map(|s| s.containers.iter())
-        .filter_map(|c| c.image.as_deref());
+    let containers = pod.spec.iter().flat_map(|s| s.containers.iter());
     let labels = pod.metadata.labels.clone().unwrap_or_default();
     let component = labels
         .get("app.kubernetes.io/component")
         .map(String::as_str);
     let mut kind = None;
-    for image in images {
-        let repo = image.split('@').next().unwrap_or(image);
-        let repo = match repo.rfind(':') {
-            Some(i) if !repo[i..].contains('/') => &repo[..i],
-            _ => repo,
-        };
+    for c in containers {
+        let repo = c.image.as_deref().map(image_repo).unwrap_or("");
         if repo.ends_with("/hami") || repo.ends_with("projecthami/hami") {
             // HAMi ships scheduler and device plugin in one image; the component label tells.
             if component != Some("hami-scheduler") {
                 return Some(PluginKind::Hami);
             }
-        } else if repo.ends_with("k8s-device-plugin") {
+        } else if is_nvidia_device_plugin(c) {
             kind = Some(PluginKind::Nvidia);
         }
     }
@@ -195,4 +245,117 @@ pub fn inventory(nodes: &[Node], pods: &[Pod]) -> Vec<GpuNode> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pod of `image` on node `n1` whose containers are `containers` (JSON, as the API server
+    /// returns them).
+    fn pod(name: &str, containers: serde_json::Value) -> Pod {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": name, "namespace": "gpu"},
+            "spec": {"nodeName": "n1", "containers": containers}
+        }))
+        .unwrap()
+    }
+
+    const IMAGE: &str = "nvcr.io/nvidia/k8s-device-plugin:v0.17.0";
+
+    /// Issue 34 D2. GPU Feature Discovery and the MPS control daemon ship in the device plugin's
+    /// image (NVIDIA/k8s-device-plugin `deployments/helm/nvidia-device-plugin/templates/
+    /// daemonset-gfd.yml`: container `gpu-feature-discovery-ctr`, command
+    /// `["gpu-feature-discovery"]`; `daemonset-mps-control-daemon.yml`: `mps-control-daemon-ctr`,
+    /// `[mps-control-daemon]`; gpu-operator `deployments/gpu-operator/values.yaml` `gfd.image:
+    /// k8s-device-plugin`, `assets/gpu-feature-discovery/0500_daemonset.yaml`), and each runs a
+    /// config-manager sidecar from it. None of them is the device plugin: on a HAMi node they
+    /// must not look like a second GPU plugin.
+    #[test]
+    fn gfd_mps_and_config_manager_are_not_the_device_plugin() {
+        let others = [
+            // Helm chart GFD, with its config-manager sidecar.
+            pod(
+                "gfd",
+                serde_json::json!([
+                    {"name": "gpu-feature-discovery-sidecar", "image": IMAGE, "command": ["config-manager"]},
+                    {"name": "gpu-feature-discovery-ctr", "image": IMAGE, "command": ["gpu-feature-discovery"]}
+                ]),
+            ),
+            // Helm chart MPS control daemon.
+            pod(
+                "mps",
+                serde_json::json!([
+                    {"name": "mps-control-daemon-sidecar", "image": IMAGE, "command": ["config-manager"]},
+                    {"name": "mps-control-daemon-ctr", "image": IMAGE, "command": ["mps-control-daemon"]}
+                ]),
+            ),
+            // GPU Operator GFD (assets/gpu-feature-discovery/0500_daemonset.yaml).
+            pod(
+                "op-gfd",
+                serde_json::json!([
+                    {"name": "gpu-feature-discovery", "image": IMAGE, "command": ["gpu-feature-discovery"]},
+                    {"name": "config-manager", "image": IMAGE, "command": ["config-manager"]}
+                ]),
+            ),
+            // The static GFD manifest (deployments/static/gpu-feature-discovery-daemonset.yaml).
+            pod(
+                "static-gfd",
+                serde_json::json!([
+                    {"name": "gpu-feature-discovery", "image": IMAGE, "command": ["/usr/bin/gpu-feature-discovery"]}
+                ]),
+            ),
+        ];
+        for p in &others {
+            assert_eq!(plugin_kind(p), None, "{:?}", p.metadata.name);
+        }
+        // A HAMi node running GFD: no second plugin, so no `hami-and-device-plugin` input.
+        let node: Node = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "n1", "annotations": {"hami.io/node-nvidia-register": "GPU-a,10,24564,100,NVIDIA-NVIDIA RTX A5000,0,true:"}}
+        }))
+        .unwrap();
+        let inv = inventory(std::slice::from_ref(&node), &others);
+        assert!(inv[0].hami_registered);
+        assert_eq!(inv[0].nvidia_plugin_pod, None);
+    }
+
+    /// The device plugin as each upstream layout runs it: the Helm chart's
+    /// `nvidia-device-plugin-ctr` with command `["nvidia-device-plugin"]`; the static manifest
+    /// (`deployments/static/nvidia-device-plugin.yml`), no command, so the image's
+    /// `ENTRYPOINT ["nvidia-device-plugin"]` (`deployments/container/Dockerfile`); the GPU
+    /// Operator's `nvidia-device-plugin` container, `["/bin/sh", "-c"]` with args
+    /// `["/bin/entrypoint.sh"]`, a script that ends in `exec nvidia-device-plugin`
+    /// (gpu-operator `assets/state-device-plugin/0500_daemonset.yaml`, `0400_configmap.yaml`).
+    #[test]
+    fn the_device_plugin_is_found_in_every_layout() {
+        let plugins = [
+            pod(
+                "helm",
+                serde_json::json!([
+                    {"name": "nvidia-device-plugin-sidecar", "image": IMAGE, "command": ["config-manager"]},
+                    {"name": "nvidia-device-plugin-ctr", "image": IMAGE, "command": ["nvidia-device-plugin"]}
+                ]),
+            ),
+            pod(
+                "static",
+                serde_json::json!([{"name": "nvidia-device-plugin-ctr", "image": IMAGE}]),
+            ),
+            pod(
+                "operator",
+                serde_json::json!([
+                    {"name": "nvidia-device-plugin", "image": IMAGE, "command": ["/bin/sh", "-c"],
+                     "args": ["/bin/entrypoint.sh"]},
+                    {"name": "config-manager", "image": IMAGE, "command": ["config-manager"]}
+                ]),
+            ),
+        ];
+        for p in &plugins {
+            assert_eq!(
+                plugin_kind(p),
+                Some(PluginKind::Nvidia),
+                "{:?}",
+                p.metadata.name
+            );
+        }
+    }
 }

@@ -12,18 +12,23 @@
 //! - `api/config/v1/replicas.go`: `renameByDefault` renames a shared resource to
 //!   `<name>.shared` (`DefaultSharedRename`, suffix from `consts.go`); a resource's `replicas`
 //!   must be at least 2.
-//! - `cmd/config-manager/main.go`: the plugin's sidecar picks the key named by the node label
-//!   `nvidia.com/device-plugin.config`, else `DEFAULT_CONFIG`, else tries `FALLBACK_STRATEGIES`
-//!   in order (`named`: a key `default`; `single`: the only key; `empty`: no config), else fails.
+//! - `cmd/config-manager/main.go`: the plugin's sidecar fails when its directory holds no file
+//!   ("no configuration files available"), else picks the key named by the node label `NODE_LABEL`
+//!   (default `nvidia.com/device-plugin.config`), else `DEFAULT_CONFIG`, else tries
+//!   `FALLBACK_STRATEGIES` in order (`named`: a key `default`; `single`: the only key; `empty`:
+//!   no config), else fails. Its directory is `CONFIG_FILE_SRCDIR`.
 //! - `deployments/helm/nvidia-device-plugin/templates/daemonset-device-plugin.yml`: the sidecar's
-//!   environment, and the ConfigMap mounted as the volume `available-configs`.
-
-use std::collections::BTreeMap;
+//!   environment, and the ConfigMap mounted at `/available-configs` as the volume
+//!   `available-configs`. The GPU Operator (NVIDIA/gpu-operator `controllers/object_controls.go`,
+//!   `handleDevicePluginConfig`, `addSharedMountsForPluginConfig`) names that volume after the
+//!   ConfigMap instead; so the ConfigMap is found from `CONFIG_FILE_SRCDIR`, the mount at that
+//!   path and its volume, and a layout that cannot be followed is [`ConfigSource::Unknown`].
 
 use k8s_openapi::api::apps::v1::DaemonSet;
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::core::v1::{ConfigMap, Container, PodSpec};
 use serde::{Deserialize, Serialize};
 
+use super::nodes::{is_config_manager, is_nvidia_device_plugin};
 use crate::error::Error;
 
 /// The node label that names a node's configuration (config-manager's `DefaultConfigLabel`).
@@ -32,8 +37,6 @@ pub const CONFIG_LABEL: &str = "nvidia.com/device-plugin.config";
 pub const SHARED_SUFFIX: &str = ".shared";
 /// The key the `named` fallback looks for (`NamedConfigFallback`).
 pub const NAMED_FALLBACK: &str = "default";
-/// The volume the device plugin's DaemonSet mounts its ConfigMap as.
-pub const CONFIGS_VOLUME: &str = "available-configs";
 
 /// The GPU sharing strategy of a configuration (`SharingStrategy` in `sharing.go`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -179,81 +182,214 @@ impl SharingConfig {
     }
 }
 
-/// A device-plugin DaemonSet that reads a ConfigMap, with how its config-manager chooses a key.
+/// Where a device-plugin DaemonSet takes its configuration from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "from", content = "detail")]
+#[non_exhaustive]
+pub enum ConfigSource {
+    /// No config-manager and no config file: the plugin runs its built-in defaults (no sharing).
+    BuiltIn,
+    /// The ConfigMap (`namespace/name`) config-manager reads its keys from.
+    ConfigMap(String),
+    /// The DaemonSet does not say which configuration the plugin gets: cannot tell, and why.
+    Unknown(String),
+}
+
+/// A device-plugin DaemonSet, with where its configuration comes from and how its config-manager
+/// chooses a key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PluginDeployment {
     /// `namespace/name` of the DaemonSet.
     pub daemonset: String,
-    /// `namespace/name` of the ConfigMap mounted as `available-configs`.
-    pub configmap: String,
+    /// Where the configuration comes from.
+    pub config: ConfigSource,
+    /// The node label that names a node's key (`NODE_LABEL`, default [`CONFIG_LABEL`]).
+    pub node_label: String,
     /// `DEFAULT_CONFIG`, when set and not empty.
     pub default_config: Option<String>,
     /// `FALLBACK_STRATEGIES`, in order.
     pub fallback_strategies: Vec<String>,
 }
 
-fn is_device_plugin_image(image: &str) -> bool {
-    let repo = image.split('@').next().unwrap_or(image);
-    let repo = match repo.rfind(':') {
-        Some(i) if !repo[i..].contains('/') => &repo[..i],
-        _ => repo,
-    };
-    repo.ends_with("k8s-device-plugin")
+impl PluginDeployment {
+    /// The ConfigMap (`namespace/name`) config-manager reads, when that is known.
+    pub fn configmap(&self) -> Option<&str> {
+        match &self.config {
+            ConfigSource::ConfigMap(cm) => Some(cm),
+            _ => None,
+        }
+    }
 }
 
-/// The device-plugin DaemonSets that mount a ConfigMap (the Helm chart's and the GPU Operator's
-/// layout); a DaemonSet without one runs with its built-in configuration and is left out.
-pub fn deployments(daemonsets: &[DaemonSet]) -> Vec<PluginDeployment> {
-    let mut out = Vec::new();
-    for ds in daemonsets {
-        let Some(pod) = ds.spec.as_ref().and_then(|s| s.template.spec.as_ref()) else {
-            continue;
-        };
-        let containers = pod
-            .containers
-            .iter()
-            .chain(pod.init_containers.iter().flatten());
-        if !containers
-            .clone()
-            .any(|c| c.image.as_deref().is_some_and(is_device_plugin_image))
-        {
-            continue;
-        }
-        let namespace = ds.metadata.namespace.clone().unwrap_or_default();
-        let Some(cm) = pod
-            .volumes
+/// config-manager's settings: a flag on its command line wins over its environment variable
+/// (`cmd/config-manager/main.go`: urfave/cli flags with `EnvVars`).
+struct Settings<'a> {
+    container: &'a Container,
+}
+
+impl Settings<'_> {
+    /// The value of `--flag` / `ENV`; `Err` when the variable comes from a `valueFrom` that
+    /// cannot be read here.
+    fn get(&self, flag: &str, env: &str) -> Result<Option<String>, String> {
+        let c = self.container;
+        let words: Vec<&String> = c
+            .command
             .iter()
             .flatten()
-            .find(|v| v.name == CONFIGS_VOLUME)
-            .and_then(|v| v.config_map.as_ref())
-            .map(|c| c.name.clone())
-        else {
-            continue;
-        };
-        let env: BTreeMap<&str, &str> = containers
-            .flat_map(|c| c.env.iter().flatten())
-            .filter_map(|e| e.value.as_deref().map(|v| (e.name.as_str(), v)))
+            .chain(c.args.iter().flatten())
             .collect();
-        out.push(PluginDeployment {
-            daemonset: format!("{namespace}/{}", ds.metadata.name.as_deref().unwrap_or("")),
-            configmap: format!("{namespace}/{cm}"),
-            default_config: env
-                .get("DEFAULT_CONFIG")
-                .filter(|v| !v.is_empty())
-                .map(|v| (*v).to_owned()),
-            fallback_strategies: env
-                .get("FALLBACK_STRATEGIES")
-                .map(|v| {
-                    v.split(',')
-                        .map(str::trim)
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default(),
-        });
+        let long = format!("--{flag}");
+        for (i, w) in words.iter().enumerate() {
+            if let Some(v) = w.strip_prefix(&format!("{long}=")) {
+                return Ok(Some(v.to_owned()));
+            }
+            if **w == long {
+                return Ok(words.get(i + 1).map(|v| (*v).clone()));
+            }
+        }
+        match c.env.iter().flatten().rfind(|e| e.name == env) {
+            None => Ok(None),
+            Some(e) if e.value_from.is_some() => Err(format!(
+                "{env} of container {} comes from a valueFrom reference",
+                c.name
+            )),
+            Some(e) => Ok(e.value.clone()),
+        }
     }
-    out
+}
+
+/// The ConfigMap mounted at config-manager's `CONFIG_FILE_SRCDIR`: the mount at that path, its
+/// volume, the volume's ConfigMap (the Helm chart names the volume `available-configs`, the GPU
+/// Operator after the ConfigMap; both mount it at `/available-configs`).
+fn source_configmap(
+    namespace: &str,
+    pod: &PodSpec,
+    cm: &Container,
+    srcdir: &str,
+) -> Result<String, String> {
+    let dir = srcdir.trim_end_matches('/');
+    let mount = cm
+        .volume_mounts
+        .iter()
+        .flatten()
+        .find(|m| m.mount_path.trim_end_matches('/') == dir)
+        .ok_or_else(|| {
+            format!(
+                "no volume is mounted at CONFIG_FILE_SRCDIR {srcdir} in container {}",
+                cm.name
+            )
+        })?;
+    if mount.sub_path.as_deref().is_some_and(|p| !p.is_empty()) {
+        return Err(format!("the volume at {srcdir} is mounted with a subPath"));
+    }
+    let volume = pod
+        .volumes
+        .iter()
+        .flatten()
+        .find(|v| v.name == mount.name)
+        .ok_or_else(|| format!("the pod has no volume {}", mount.name))?;
+    let source = volume
+        .config_map
+        .as_ref()
+        .ok_or_else(|| format!("volume {} is not a ConfigMap", volume.name))?;
+    if source.items.as_ref().is_some_and(|i| !i.is_empty()) {
+        // `items` renames keys to paths: the file names config-manager sees are not the keys.
+        return Err(format!(
+            "volume {} projects selected keys (items)",
+            volume.name
+        ));
+    }
+    Ok(format!("{namespace}/{}", source.name))
+}
+
+/// What one plugin DaemonSet says about its configuration.
+fn deployment(ds: &DaemonSet, pod: &PodSpec, plugin: &Container) -> PluginDeployment {
+    let namespace = ds.metadata.namespace.clone().unwrap_or_default();
+    let mut d = PluginDeployment {
+        daemonset: format!("{namespace}/{}", ds.metadata.name.as_deref().unwrap_or("")),
+        config: ConfigSource::BuiltIn,
+        node_label: CONFIG_LABEL.to_owned(),
+        default_config: None,
+        fallback_strategies: Vec::new(),
+    };
+    // The running sidecar rules the node's configuration; the init container runs once before.
+    let Some(cm) = pod
+        .containers
+        .iter()
+        .find(|c| is_config_manager(c))
+        .or_else(|| {
+            pod.init_containers
+                .iter()
+                .flatten()
+                .find(|c| is_config_manager(c))
+        })
+    else {
+        let plugin = Settings { container: plugin };
+        if !matches!(plugin.get("config-file", "CONFIG_FILE"), Ok(None)) {
+            d.config = ConfigSource::Unknown(format!(
+                "the plugin container {} reads a config file that no config-manager chooses",
+                plugin.container.name
+            ));
+        }
+        return d;
+    };
+    d.config =
+        read_config_manager(&mut d, &namespace, pod, cm).unwrap_or_else(ConfigSource::Unknown);
+    d
+}
+
+/// config-manager's settings into `d`, and the ConfigMap it reads; `Err` says why that cannot
+/// be told.
+fn read_config_manager(
+    d: &mut PluginDeployment,
+    namespace: &str,
+    pod: &PodSpec,
+    cm: &Container,
+) -> Result<ConfigSource, String> {
+    let settings = Settings { container: cm };
+    if let Some(label) = settings
+        .get("node-label", "NODE_LABEL")?
+        .filter(|l| !l.is_empty())
+    {
+        d.node_label = label;
+    }
+    d.default_config = settings
+        .get("default-config", "DEFAULT_CONFIG")?
+        .filter(|v| !v.is_empty());
+    d.fallback_strategies = settings
+        .get("fallback-strategies", "FALLBACK_STRATEGIES")?
+        .map(|v| {
+            v.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    let srcdir = settings
+        .get("config-file-srcdir", "CONFIG_FILE_SRCDIR")?
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| {
+            format!(
+                "config-manager container {} sets no CONFIG_FILE_SRCDIR",
+                cm.name
+            )
+        })?;
+    source_configmap(namespace, pod, cm, &srcdir).map(ConfigSource::ConfigMap)
+}
+
+/// The NVIDIA device-plugin DaemonSets (those whose pods run the plugin, in the Helm chart's,
+/// the static manifest's or the GPU Operator's layout; not GPU Feature Discovery or the MPS
+/// daemon, which share its image), each with where its configuration comes from.
+pub fn deployments(daemonsets: &[DaemonSet]) -> Vec<PluginDeployment> {
+    daemonsets
+        .iter()
+        .filter_map(|ds| {
+            let pod = ds.spec.as_ref()?.template.spec.as_ref()?;
+            let plugin = pod.containers.iter().find(|c| is_nvidia_device_plugin(c))?;
+            Some(deployment(ds, pod, plugin))
+        })
+        .collect()
 }
 
 /// A key of the plugin's ConfigMap that could not be parsed.
@@ -281,7 +417,10 @@ pub fn configs(
             cm.metadata.namespace.as_deref().unwrap_or(""),
             cm.metadata.name.as_deref().unwrap_or("")
         );
-        if !deployments.iter().any(|d| d.configmap == name) {
+        if !deployments
+            .iter()
+            .any(|d| d.configmap() == Some(name.as_str()))
+        {
             continue;
         }
         for (key, value) in cm.data.iter().flatten() {
@@ -321,17 +460,24 @@ pub enum Choice {
 }
 
 impl PluginDeployment {
-    /// The key config-manager picks for a node with `label` (`updateConfigName`), given the
-    /// keys of the ConfigMap.
+    /// The key config-manager picks for a node whose [`PluginDeployment::node_label`] is `label`
+    /// (`updateConfigName`), given the keys (file names) of the ConfigMap.
     pub fn choose(&self, label: Option<&str>, keys: &[&str]) -> Choice {
         let has = |k: &str| keys.contains(&k);
+        let configmap = self.configmap().unwrap_or("(unknown)");
+        // updateConfigName: with no file at all it fails before looking at label or fallbacks.
+        if keys.is_empty() {
+            return Choice::Fails(format!(
+                "ConfigMap {configmap} has no keys (or was not read): config-manager fails with \"no configuration files available\""
+            ));
+        }
         if let Some(l) = label.filter(|l| !l.is_empty()) {
             return if has(l) {
                 Choice::Label(l.to_owned())
             } else {
                 Choice::Fails(format!(
-                    "label {CONFIG_LABEL}={l} names no key of ConfigMap {}",
-                    self.configmap
+                    "label {}={l} names no key of ConfigMap {configmap}",
+                    self.node_label
                 ))
             };
         }
@@ -340,8 +486,8 @@ impl PluginDeployment {
                 Choice::Default(d.clone())
             } else {
                 Choice::Fails(format!(
-                    "DEFAULT_CONFIG={d} of DaemonSet {} names no key of ConfigMap {}",
-                    self.daemonset, self.configmap
+                    "DEFAULT_CONFIG={d} of DaemonSet {} names no key of ConfigMap {configmap}",
+                    self.daemonset
                 ))
             };
         }
@@ -360,10 +506,10 @@ impl PluginDeployment {
             }
         }
         Choice::Fails(format!(
-            "no {CONFIG_LABEL} label, no DEFAULT_CONFIG, and the fallbacks [{}] of DaemonSet {} choose no key of ConfigMap {}",
+            "no {} label, no DEFAULT_CONFIG, and the fallbacks [{}] of DaemonSet {} choose no key of ConfigMap {configmap}",
+            self.node_label,
             self.fallback_strategies.join(","),
             self.daemonset,
-            self.configmap
         ))
     }
 }
@@ -432,11 +578,244 @@ mod tests {
         assert!(source.contains("line 5"), "{source}");
     }
 
+    const IMAGE: &str = "nvcr.io/nvidia/k8s-device-plugin:v0.17.0";
+
+    /// config-manager's environment as both layouts set it.
+    fn cm_env(default: &str, fallbacks: &str) -> serde_json::Value {
+        serde_json::json!([
+            {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+            {"name": "NODE_LABEL", "value": "nvidia.com/device-plugin.config"},
+            {"name": "CONFIG_FILE_SRCDIR", "value": "/available-configs"},
+            {"name": "CONFIG_FILE_DST", "value": "/config/config.yaml"},
+            {"name": "DEFAULT_CONFIG", "value": default},
+            {"name": "FALLBACK_STRATEGIES", "value": fallbacks}
+        ])
+    }
+
+    /// The device plugin's DaemonSet as the GPU Operator renders it with a custom configuration:
+    /// gpu-operator `assets/state-device-plugin/0500_daemonset.yaml` transformed by
+    /// `controllers/object_controls.go` `handleDevicePluginConfig`: the volume is named after
+    /// the ConfigMap (`createConfigMapVolume(config.Name, nil)`) and mounted at
+    /// `/available-configs` in the plugin and both config-manager containers
+    /// (`addSharedMountsForPluginConfig`); config-manager gets `DEFAULT_CONFIG` and
+    /// `FALLBACK_STRATEGIES=empty` (`transformConfigManagerSidecarContainer`).
+    fn operator_daemonset() -> DaemonSet {
+        let mounts = serde_json::json!([
+            {"name": "config", "mountPath": "/config"},
+            {"name": "time-slicing-config", "mountPath": "/available-configs"}
+        ]);
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "nvidia-device-plugin-daemonset", "namespace": "gpu-operator"},
+            "spec": {"selector": {"matchLabels": {"app": "nvidia-device-plugin-daemonset"}},
+              "template": {"spec": {
+                "initContainers": [
+                    {"name": "toolkit-validation", "image": "nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.0",
+                     "command": ["sh", "-c"], "args": ["until [ -f /run/nvidia/validations/toolkit-ready ]; do sleep 5; done"]},
+                    {"name": "config-manager-init", "image": IMAGE, "command": ["config-manager"],
+                     "env": cm_env("a5000", "empty"), "volumeMounts": mounts}
+                ],
+                "containers": [
+                    {"name": "nvidia-device-plugin", "image": IMAGE, "command": ["/bin/sh", "-c"],
+                     "args": ["/bin/entrypoint.sh"],
+                     "env": [{"name": "CONFIG_FILE", "value": "/config/config.yaml"}],
+                     "volumeMounts": [
+                         {"name": "nvidia-device-plugin-entrypoint", "mountPath": "/bin/entrypoint.sh", "subPath": "entrypoint.sh"},
+                         {"name": "config", "mountPath": "/config"},
+                         {"name": "time-slicing-config", "mountPath": "/available-configs"}]},
+                    {"name": "config-manager", "image": IMAGE, "command": ["config-manager"],
+                     "env": cm_env("a5000", "empty"), "volumeMounts": mounts}
+                ],
+                "volumes": [
+                    {"name": "nvidia-device-plugin-entrypoint", "configMap": {"name": "nvidia-device-plugin-entrypoint", "defaultMode": 448}},
+                    {"name": "time-slicing-config", "configMap": {"name": "time-slicing-config"}},
+                    {"name": "config", "emptyDir": {}}
+                ]}}}
+        }))
+        .unwrap()
+    }
+
+    /// Issue 34 D1. Under the GPU Operator the volume is not called `available-configs`; the
+    /// DaemonSet was skipped and every sharing check did nothing.
+    #[test]
+    fn the_operator_layout_is_read() {
+        let d = deployments(&[operator_daemonset()]);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(
+            d[0].daemonset,
+            "gpu-operator/nvidia-device-plugin-daemonset"
+        );
+        assert_eq!(
+            d[0].config,
+            ConfigSource::ConfigMap("gpu-operator/time-slicing-config".into())
+        );
+        assert_eq!(d[0].default_config.as_deref(), Some("a5000"));
+        assert_eq!(d[0].fallback_strategies, ["empty"]);
+        assert_eq!(d[0].node_label, CONFIG_LABEL);
+    }
+
+    /// The Helm chart's layout (`templates/daemonset-device-plugin.yml`): the volume
+    /// `available-configs` at `/available-configs`; its GFD DaemonSet (`daemonset-gfd.yml`)
+    /// reads the same ConfigMap but is not the plugin.
+    #[test]
+    fn the_helm_layout_is_read_and_gfd_is_not_the_plugin() {
+        let helm = |name: &str, main: serde_json::Value| -> DaemonSet {
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": name, "namespace": "nvdp"},
+                "spec": {"selector": {}, "template": {"spec": {
+                    "containers": [
+                        {"name": "sidecar", "image": IMAGE, "command": ["config-manager"],
+                         "env": cm_env("", "named,single"),
+                         "volumeMounts": [{"name": "available-configs", "mountPath": "/available-configs"},
+                                          {"name": "config", "mountPath": "/config"}]},
+                        main],
+                    "volumes": [{"name": "available-configs", "configMap": {"name": "nvdp-configs"}},
+                                {"name": "config", "emptyDir": {}}]}}}
+            }))
+            .unwrap()
+        };
+        let d = deployments(&[
+            helm(
+                "nvdp-nvidia-device-plugin",
+                serde_json::json!({"name": "nvidia-device-plugin-ctr", "image": IMAGE,
+                                   "command": ["nvidia-device-plugin"]}),
+            ),
+            helm(
+                "nvdp-gpu-feature-discovery",
+                serde_json::json!({"name": "gpu-feature-discovery-ctr", "image": IMAGE,
+                                   "command": ["gpu-feature-discovery"]}),
+            ),
+        ]);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].daemonset, "nvdp/nvdp-nvidia-device-plugin");
+        assert_eq!(d[0].configmap(), Some("nvdp/nvdp-configs"));
+        assert_eq!(d[0].default_config, None);
+        assert_eq!(d[0].fallback_strategies, ["named", "single"]);
+    }
+
+    /// A layout this code cannot follow is "cannot tell", never a configuration: the volume at
+    /// `CONFIG_FILE_SRCDIR` missing, or a projection of selected keys.
+    #[test]
+    fn what_cannot_be_followed_is_unknown() {
+        let mut ds = operator_daemonset();
+        let pod = ds.spec.as_mut().unwrap().template.spec.as_mut().unwrap();
+        for c in &mut pod.containers {
+            c.volume_mounts
+                .get_or_insert_default()
+                .retain(|m| m.mount_path != "/available-configs");
+        }
+        pod.init_containers = None;
+        let d = deployments(&[ds]);
+        assert_eq!(
+            d[0].config,
+            ConfigSource::Unknown(
+                "no volume is mounted at CONFIG_FILE_SRCDIR /available-configs in container config-manager".into()
+            )
+        );
+        let mut ds = operator_daemonset();
+        let pod = ds.spec.as_mut().unwrap().template.spec.as_mut().unwrap();
+        for v in pod.volumes.iter_mut().flatten() {
+            if let Some(cm) = v
+                .config_map
+                .as_mut()
+                .filter(|c| c.name == "time-slicing-config")
+            {
+                cm.items = Some(vec![k8s_openapi::api::core::v1::KeyToPath {
+                    key: "a5000".into(),
+                    path: "any".into(),
+                    mode: None,
+                }]);
+            }
+        }
+        assert!(matches!(
+            deployments(&[ds])[0].config,
+            ConfigSource::Unknown(_)
+        ));
+    }
+
+    /// The plugin without config-manager runs its built-in defaults (the chart without a
+    /// ConfigMap, the static manifest); with a `CONFIG_FILE` of its own, the file is not known.
+    #[test]
+    fn without_config_manager_the_plugin_runs_its_defaults() {
+        let ds = |env: serde_json::Value| -> DaemonSet {
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "nvidia-device-plugin-daemonset", "namespace": "kube-system"},
+                "spec": {"selector": {}, "template": {"spec": {"containers": [
+                    {"name": "nvidia-device-plugin-ctr", "image": IMAGE, "env": env}]}}}
+            }))
+            .unwrap()
+        };
+        assert_eq!(
+            deployments(&[ds(serde_json::json!([]))])[0].config,
+            ConfigSource::BuiltIn
+        );
+        let own_file =
+            ds(serde_json::json!([{"name": "CONFIG_FILE", "value": "/etc/nvdp/config.yaml"}]));
+        assert!(matches!(
+            deployments(&[own_file])[0].config,
+            ConfigSource::Unknown(_)
+        ));
+    }
+
+    /// Suspected item of issue 34, confirmed: config-manager's `NODE_LABEL` (flag `node-label`,
+    /// `cmd/config-manager/main.go`) names the label that picks a node's key; a command-line flag
+    /// wins over the variable (urfave/cli).
+    #[test]
+    fn node_label_is_config_managers_own() {
+        let mut ds = operator_daemonset();
+        let pod = ds.spec.as_mut().unwrap().template.spec.as_mut().unwrap();
+        for c in pod
+            .containers
+            .iter_mut()
+            .filter(|c| c.name == "config-manager")
+        {
+            for e in c.env.iter_mut().flatten() {
+                if e.name == "NODE_LABEL" {
+                    e.value = Some("example.org/gpu-config".into());
+                }
+            }
+        }
+        assert_eq!(
+            deployments(&[ds.clone()])[0].node_label,
+            "example.org/gpu-config"
+        );
+        let pod = ds.spec.as_mut().unwrap().template.spec.as_mut().unwrap();
+        for c in pod
+            .containers
+            .iter_mut()
+            .filter(|c| c.name == "config-manager")
+        {
+            c.args = Some(vec!["--node-label=example.org/other".into()]);
+        }
+        assert_eq!(deployments(&[ds])[0].node_label, "example.org/other");
+    }
+
+    /// Suspected item of issue 34, confirmed: `updateConfigName` (`cmd/config-manager/main.go`)
+    /// fails with "no configuration files available" when the directory holds no file, before
+    /// any fallback, `empty` included.
+    #[test]
+    fn no_keys_fails_before_the_fallbacks() {
+        let d = PluginDeployment {
+            daemonset: "gpu-operator/nvidia-device-plugin-daemonset".into(),
+            config: ConfigSource::ConfigMap("gpu-operator/time-slicing-config".into()),
+            node_label: CONFIG_LABEL.into(),
+            default_config: None,
+            fallback_strategies: vec!["empty".into()],
+        };
+        match d.choose(None, &[]) {
+            Choice::Fails(why) => {
+                assert!(why.contains("no configuration files available"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(d.choose(None, &["a5000"]), Choice::Empty);
+    }
+
     #[test]
     fn config_manager_choice() {
         let d = |default: Option<&str>, fallbacks: &[&str]| PluginDeployment {
             daemonset: "kube-system/nvdp".into(),
-            configmap: "kube-system/nvdp-configs".into(),
+            config: ConfigSource::ConfigMap("kube-system/nvdp-configs".into()),
+            node_label: CONFIG_LABEL.into(),
             default_config: default.map(str::to_owned),
             fallback_strategies: fallbacks.iter().map(|s| (*s).to_owned()).collect(),
         };
