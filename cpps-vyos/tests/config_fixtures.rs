@@ -396,6 +396,37 @@ fn apostrophes_inner_quotes_and_backslashes_are_values_as_printed() {
     );
 }
 
+/// A value or tag value that starts and ends with `'` is printed bare by VyOS (vyatta-cfg
+/// `src/cnode/cnode-algorithm.cpp` `_print_value_str` and `_diff_show_other` quote only for a
+/// blank or one of `*}{;`), and its own config lexer opens a quoted string only at `"`
+/// (`src/cparse/cparse_lex.l`: `<sValue>\"`; an unquoted value is
+/// `[^{"[:space:]][^{[:space:]]*`), so `'uplink'` is the value `'uplink'`, quotes included.
+/// Failed first: the reader took `'` for a quote, read `uplink` and rendered `"'uplink'"`-less
+/// text, so render∘parse was not the identity and diffs showed false changes.
+#[test]
+fn single_quotes_in_config_boot_are_part_of_the_value() {
+    let text = "interfaces {\n    ethernet eth0 {\n        description 'uplink'\n    }\n    ethernet eth1 {\n        description '\n    }\n}\nservice {\n    snmp {\n        community 'ro' {\n            authorization ro\n        }\n    }\n}\n";
+    let tree = ConfigTree::parse_boot(text).unwrap();
+    assert_eq!(
+        tree.value(&["interfaces", "ethernet", "eth0", "description"]),
+        Some("'uplink'")
+    );
+    assert_eq!(
+        tree.value(&["interfaces", "ethernet", "eth1", "description"]),
+        Some("'")
+    );
+    assert!(tree.exists(&["service", "snmp", "community", "'ro'", "authorization"]));
+    assert_eq!(tree.to_boot_string(), text);
+    // The `set` form quotes every value, here with `"` (a `'` ends the value), and quotes a tag
+    // word that starts with a quote; both read back as written.
+    let set = tree.to_set_string();
+    assert_eq!(
+        set,
+        "set interfaces ethernet eth0 description \"'uplink'\"\nset interfaces ethernet eth1 description \"'\"\nset service snmp community \"'ro'\" authorization 'ro'\n"
+    );
+    assert_eq!(ConfigTree::parse_set(&set).unwrap().root, tree.root);
+}
+
 /// `/retrieve` `showConfig` inside the API's session prints a blank column before each line
 /// (vyatta-cfg `src/cnode/cnode-algorithm.cpp`: `PFX_DIFF_NONE` for unchanged lines of the active
 /// against the working configuration) and no footer.

@@ -16,11 +16,11 @@ const SAMPLE: &str = r#"interfaces {
     ethernet eth0 {
         address 192.0.2.1/24
         address "2001:db8::1/64"
-        description 'to "ISP"'
+        description "to "ISP""
         disable
     }
     // skipped like VyOS does
-    ethernet 'eth1' {
+    ethernet eth1 {
     }
 }
 system {

@@ -4,8 +4,10 @@
 //! VyOS prints a configuration with `cli-shell-api showConfig` (vyatta-cfg
 //! `src/cnode/cnode-algorithm.cpp`, `_print_value_str` and `_diff_show_other`): a value is put in
 //! double quotes only when it is empty or contains white space or one of `*`, `}`, `{`, `;`, and
-//! nothing is ever escaped. So `description Bob's-uplink` is printed bare, a quoted value can hold
-//! a `"`, and a backslash is just a backslash. This reader follows exactly that: a quoted value
+//! nothing is ever escaped. So `description Bob's-uplink` and `description 'uplink'` are printed
+//! bare, a quoted value can hold a `"`, and a backslash is just a backslash. Its config lexer
+//! (`src/cparse/cparse_lex.l`) opens a quoted value only at `"`: `'uplink'` is a value with its
+//! quotes. This reader follows exactly that: only `"` quotes, and a quoted value
 //! ends at the first quote after which the line holds only blanks (a leaf) or blanks, `{` and
 //! blanks (a tag entry; `}` too, for hand-written files), so an inner `"` never ends it; no escape sequence is decoded.
 //!
@@ -30,7 +32,8 @@ pub(crate) struct Token<'a> {
 pub(crate) enum Tok<'a> {
     /// A bare word.
     Ident(&'a str),
-    /// A single- or double-quoted string, its content as written.
+    /// A quoted string (`"` in `config.boot`, either quote in a `set` line), its content as
+    /// written.
     Str(&'a str),
     LBrace,
     RBrace,
@@ -224,7 +227,10 @@ impl<'a> Lexer<'a> {
                     self.advance_to(self.line_end);
                     return Ok(token(Tok::LineComment));
                 }
-                b'"' | b'\'' => {
+                // In `config.boot` only `"` opens a quoted value (vyatta-cfg
+                // `src/cparse/cparse_lex.l`, `<sValue>\"`): VyOS prints `'uplink'` bare, quotes
+                // included. A `set` line takes either quote.
+                b'"' | b'\'' if c == b'"' || !self.braces => {
                     let line_end = self.line_end;
                     let close = if self.braces {
                         // The first quote at or after the tail's start - 1 closes the value.
@@ -357,9 +363,10 @@ pub(crate) fn comment_problem(text: &str) -> Option<&'static str> {
 }
 
 /// Whether a value is written in quotes in `config.boot`: as VyOS does, plus a value that starts
-/// with a quote (which would otherwise read back as a quoted string).
+/// with `"` (which would otherwise read back as a quoted string). A leading `'` is printed bare,
+/// as VyOS prints it, since only `"` opens a quoted value there.
 pub(crate) fn boot_needs_quotes(value: &str) -> bool {
-    value.is_empty() || value.chars().any(vyos_quotes) || value.starts_with(['"', '\''])
+    value.is_empty() || value.chars().any(vyos_quotes) || value.starts_with('"')
 }
 
 /// A value or tag value as `config.boot` writes it.
@@ -397,9 +404,10 @@ pub(crate) fn set_value(value: &str) -> String {
     format!("{q}{value}{q}")
 }
 
-/// A path word in a `set` command: bare when `config.boot` would write it bare, quoted otherwise.
+/// A path word in a `set` command: bare when `config.boot` would write it bare and it does not
+/// start with a quote (a `set` line takes both quotes), quoted otherwise.
 pub(crate) fn set_word(word: &str) -> String {
-    if boot_needs_quotes(word) {
+    if boot_needs_quotes(word) || word.starts_with('\'') {
         set_value(word)
     } else {
         word.to_owned()
