@@ -7,7 +7,9 @@
 //! - **degraded**: fewer `UpToDate` diskful replicas than its group's `place_count`, or than 2
 //!   when the group sets none (the controller's default: linstor-server `AutoSelectorConfig`
 //!   stores `replicaCount == null ? 2`, and linstor-client's `advise.py` expects
-//!   `place_count or 2`);
+//!   `place_count or 2`), or a volume whose `reports` hold an error (linstor-client
+//!   `show_volumes` shows it as "Error" whatever its disk state; such a replica is not counted
+//!   as `UpToDate`);
 //! - **desynced**: a volume `Outdated` or `Inconsistent`, or a peer in a resync state
 //!   (`SyncSource`, `SyncTarget`, paused or starting syncs), with the sync percentage;
 //! - **disconnected**: a DRBD connection that is not `Connected` (`StandAlone`, `Connecting`, …)
@@ -139,7 +141,7 @@ cpps_http::named_enum! {
         Disconnected => "disconnected",
         /// Data being resynchronised or outdated.
         Desynced => "desynced",
-        /// Fewer `UpToDate` diskful replicas than wanted.
+        /// Fewer `UpToDate` diskful replicas than wanted, or a volume reporting an error.
         Degraded => "degraded",
         /// Every replica is `INACTIVE`: deactivated on purpose, nothing expected of it.
         Inactive => "inactive",
@@ -583,6 +585,13 @@ fn resource_health(
                 Some(n) => format!("volume {n} on {node_name}"),
                 None => format!("a volume on {node_name}"),
             };
+            for message in error_reports(volume) {
+                all_up_to_date = false;
+                findings.push(Finding {
+                    class: HealthClass::Degraded,
+                    message: format!("{label} reports an error: {message}"),
+                });
+            }
             if !expects_disk_state(volume) {
                 // linstor-client shows such a volume as "Created"; it has no DRBD state to
                 // judge. Still, a replica on a node nobody can see is not counted as present.
@@ -735,6 +744,17 @@ fn resource_health(
         findings,
         syncing,
     }
+}
+
+/// The messages of a volume's error reports. linstor-client `show_volumes` (`vlm_cmds.py`)
+/// shows a volume as "Error" when any report `is_error()` (both type bits), whatever its disk
+/// state: a create or adjust that failed on the satellite leaves the replica unusable.
+fn error_reports(volume: &Volume) -> impl Iterator<Item = &str> {
+    volume
+        .reports
+        .iter()
+        .filter(|r| r.is_error())
+        .map(|r| r.message.as_str())
 }
 
 /// Whether a disk state is expected: linstor-client `volume_expects_disk_state` (the volume's top

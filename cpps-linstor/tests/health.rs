@@ -588,3 +588,53 @@ fn a_quorum_policy_that_differs_from_the_group_is_flagged() {
             .contains("on-no-quorum is suspend-io on the resource, io-error")
     );
 }
+
+// Issue 33, D7. linstor-client `show_volumes` (linstor_client/commands/vlm_cmds.py) shows
+// "Error" in red for a volume any of whose `reports` is an error (`has_errors = any([x.is_error()
+// for x in vlm.reports])`; python-linstor's `ApiCallResponse.is_error` tests both type bits,
+// `ApiConsts.MASK_ERROR`), whatever its disk state says. linstor-server fills `Volume.reports`
+// (`Json.java` `apiToVolume`) from the satellites' answers when the view is listed
+// (`CtrlVlmListApiCallHandler`, `VlmAllocatedFetcherProto.parseVlmAllocated`, which prefixes
+// "Node: '…', resource: '…', volume: N - "); the satellite's message for a failing device provider
+// is `StltApiCallHandlerUtils.getVlmAllocatedCapacities`'. Such a replica is not counted as
+// UpToDate, and a warning report alone changes nothing.
+#[tokio::test]
+async fn a_volume_reporting_an_error_is_not_healthy() {
+    let error_rc = i64::from_ne_bytes(0xC000_0000_0000_0004_u64.to_ne_bytes());
+    let warning_rc = i64::from_ne_bytes(0x8000_0000_0000_0004_u64.to_ne_bytes());
+    let mut failing = replica("vm-100-disk-0", "n2", &[], "DRBD", Some("UpToDate"));
+    failing["volumes"][0]["reports"] = json!([{
+        "ret_code": error_rc,
+        "message": "Node: 'n2', resource: 'vm-100-disk-0', volume: 0 - The device provider generated a StorageException. Error report number: 6930D3A2-9B8E3-000001",
+        "cause": "External command for stripe size failed"
+    }]);
+    let mut warned = replica("vm-101-disk-0", "n2", &[], "DRBD", Some("UpToDate"));
+    warned["volumes"][0]["reports"] = json!([{"ret_code": warning_rc, "message": "a warning"}]);
+    let state = served(
+        json!([node("n1", "ONLINE", None), node("n2", "ONLINE", None)]),
+        json!([group("g", json!({"place_count": 2}), json!({}))]),
+        json!([
+            definition("vm-100-disk-0", "g", json!({})),
+            definition("vm-101-disk-0", "g", json!({}))
+        ]),
+        json!([
+            replica("vm-100-disk-0", "n1", &[], "DRBD", Some("UpToDate")),
+            failing,
+            replica("vm-101-disk-0", "n1", &[], "DRBD", Some("UpToDate")),
+            warned,
+        ]),
+    )
+    .await;
+    let report = health::assess(&state, &HealthOptions::default());
+    let failed = resource(&report, "vm-100-disk-0");
+    assert_eq!(failed.class, HealthClass::Degraded, "{:?}", failed.findings);
+    assert_eq!((failed.diskful, failed.up_to_date), (2, 1));
+    assert!(
+        failed.findings.iter().any(|f| f.message
+            == "volume 0 on n2 reports an error: Node: 'n2', resource: 'vm-100-disk-0', volume: 0 - The device provider generated a StorageException. Error report number: 6930D3A2-9B8E3-000001"),
+        "{:?}",
+        failed.findings
+    );
+    let warned = resource(&report, "vm-101-disk-0");
+    assert_eq!(warned.class, HealthClass::Healthy, "{:?}", warned.findings);
+}
