@@ -241,3 +241,36 @@ async fn a_broken_answer_names_the_json_path() {
     let text = cpps_pbs::report::error_chain(&err);
     assert!(text.contains("data[0].backup-time"), "{text}");
 }
+
+/// N11: a datastore that does not exist. proxmox-backup looks it up in the section config
+/// (`pbs-datastore/src/datastore.rs` `lookup_datastore` → `config.lookup("datastore", name)`),
+/// whose `lookup_json` (proxmox `proxmox-section-config`) fails with `no such datastore
+/// 'nope'`; that plain error (no `HttpError`) becomes HTTP 400 with the message as the body
+/// (proxmox `proxmox-rest-server` `formatter.rs` `error_to_response`). It must read as "not
+/// found", not as a bad request.
+#[tokio::test]
+async fn a_missing_datastore_is_not_found() {
+    use wiremock::matchers::{method, path};
+    let api = common::mock_api().await;
+    wiremock::Mock::given(method("GET"))
+        .and(path("/api2/json/admin/datastore/nope/status"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(400)
+                .insert_header("content-type", "application/json;charset=UTF-8")
+                .set_body_string("no such datastore 'nope'"),
+        )
+        .expect(1)
+        .mount(api.server())
+        .await;
+    let err = common::token_client(&api)
+        .datastore_status("nope", false)
+        .await
+        .unwrap_err();
+    assert!(err.is_not_found(), "{err:?}");
+    assert_eq!(err.status(), Some(cpps_http::StatusCode::BAD_REQUEST));
+    assert!(
+        err.to_string().contains("no such datastore 'nope'"),
+        "{err}"
+    );
+    api.verify().await;
+}

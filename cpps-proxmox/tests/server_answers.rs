@@ -91,6 +91,29 @@ async fn a_new_pve_error_is_read_from_the_body() {
     assert!(err.to_string().ends_with(reason), "{err}");
 }
 
+/// N11: a guest that is not under the HA manager. pve-ha-manager `src/PVE/API2/HA/Resources.pm`
+/// (`read`, through `$api_copy_config`) dies with "no such resource 'vm:999'\n", which
+/// pve-http-server answers as HTTP 500 with that message (in the reason phrase, and in the body
+/// since libpve-http-server-perl 5.2.0). It is a not-found, like a missing guest's
+/// configuration.
+#[tokio::test]
+async fn a_missing_ha_resource_is_not_found() {
+    let message = "no such resource 'vm:999'";
+    let server = RawServer::start(common::raw_response(
+        &format!("500 {message}"),
+        &format!(r#"{{"data":null,"message":"{message}\n"}}"#),
+    ))
+    .await;
+    let err = common::token_client(server.url("").as_str())
+        .cluster()
+        .ha_resource("vm:999")
+        .await
+        .expect_err("the server answers an error");
+    assert!(err.is_not_found(), "{err:?}");
+    assert_eq!(err.status(), Some(StatusCode::INTERNAL_SERVER_ERROR));
+    assert!(err.to_string().ends_with(message), "{err}");
+}
+
 /// Defect 5. `GET …/config` answers the configuration with pending changes applied unless
 /// `current=1` (qemu-server `src/PVE/API2/Qemu.pm` `vm_config`; pve-container
 /// `src/PVE/API2/LXC/Config.pm`, parameter `current`). The observed configuration is the

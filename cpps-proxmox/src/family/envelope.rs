@@ -148,12 +148,22 @@ pub fn error_from_response(response: Response) -> Error {
     }
 }
 
-/// Whether an error answer means "no such object": a 404, or a 500 whose message says
-/// "does not exist" (PVE's wording for a missing guest configuration, storage or node file).
+/// Whether an error answer means "no such object": a 404; a 500 whose message says
+/// "does not exist" (PVE's wording for a missing guest configuration, storage or node file);
+/// or a 400 or 500 whose message starts with "no such" and names an object. PBS's section
+/// configurations fail a lookup with "no such datastore 'x'" / "no such sync 'x'" (proxmox
+/// `proxmox-section-config` `lookup_json`), which `proxmox-rest-server` `error_to_response`
+/// answers as 400; pve-ha-manager dies with "no such resource 'vm:100'" (`HA/Resources.pm`),
+/// a 500. "no such option" and "no such property" name a parameter, not an object.
 pub fn is_not_found(status: StatusCode, message: &str) -> bool {
+    let lower = message.trim_start().to_ascii_lowercase();
+    let no_such_object = lower.starts_with("no such ")
+        && !lower.starts_with("no such option")
+        && !lower.starts_with("no such property");
     status == StatusCode::NOT_FOUND
-        || (status == StatusCode::INTERNAL_SERVER_ERROR
-            && message.to_ascii_lowercase().contains("does not exist"))
+        || (status == StatusCode::INTERNAL_SERVER_ERROR && lower.contains("does not exist"))
+        || ((status == StatusCode::BAD_REQUEST || status == StatusCode::INTERNAL_SERVER_ERROR)
+            && no_such_object)
 }
 
 /// Whether an error message says that a write's `digest` no longer matches the configuration:
@@ -215,6 +225,25 @@ mod tests {
         let errors = err.field_errors().expect("field errors");
         assert_eq!(errors["vmid"], "type check ('integer') failed - got 'abc'");
         assert!(err.to_string().contains("Parameter verification failed."));
+    }
+
+    /// "no such <object>" is a not-found at 400 (PBS) and 500 (PVE); "no such option" is a
+    /// parameter error (pve-ha-manager `HA/Config.pm`: "no such option '$k'").
+    #[test]
+    fn no_such_object_is_not_found_but_no_such_option_is_not() {
+        for (status, message, found) in [
+            (400, "no such datastore 'nope'", true),
+            (400, "no such sync 'nightly'", true),
+            (500, "no such resource 'vm:999'\n", true),
+            (500, "no such option 'group'\n", false),
+            (403, "no such user", false),
+        ] {
+            assert_eq!(
+                is_not_found(StatusCode::from_u16(status).unwrap(), message),
+                found,
+                "{status} {message}"
+            );
+        }
     }
 
     #[test]

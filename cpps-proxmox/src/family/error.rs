@@ -84,8 +84,8 @@ macro_rules! family_error {
                 errors: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
             },
 
-            #[doc = concat!("The object does not exist: a 404, or a ", $product,
-                " HTTP 500 \"… does not exist\" answer.")]
+            #[doc = concat!("The object does not exist: a 404, a ", $product,
+                " HTTP 500 \"… does not exist\" answer, or a 400/500 \"no such …\" naming an object.")]
             #[error("{method} {url}: not found: {message}")]
             NotFound {
                 /// The request method.

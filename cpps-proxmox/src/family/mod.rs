@@ -16,8 +16,8 @@
 //!
 //! - [`decode_envelope`] / [`DataEnvelope`]: the one decoder of `{"data": …}` answers and of
 //!   error bodies into [`Error::Api`](crate::Error::Api) (with the per-field `errors` map of a
-//!   400) or [`Error::NotFound`](crate::Error::NotFound) (404, or a 500 saying "does not
-//!   exist"); [`decode_page`] keeps `total` too.
+//!   400) or [`Error::NotFound`](crate::Error::NotFound) (404, a 500 saying "does not
+//!   exist", or a 400/500 "no such datastore/resource …"); [`decode_page`] keeps `total` too.
 //! - [`de`]: `deserialize_with` helpers for `0`/`1` booleans and numbers sent as strings.
 //! - [`TokenAuth`] and [`TicketAuth`], parameterized by [`Product`]: the API-token header, and
 //!   the ticket flow (`POST /access/ticket`, cookie, `CSRFPreventionToken` on writes, renewal
