@@ -25,31 +25,8 @@ pub mod rules;
 pub mod schema;
 pub mod testing;
 
-pub use load::{LoadError, load_file, load_or_default, load_str};
+pub use load::{
+    DEFAULT_TOPOLOGY_NAME, DEFAULT_TOPOLOGY_YAML, LoadError, default_topology, load_file,
+    load_or_default, load_str, try_default_topology,
+};
 pub use model::Topology;
-
-/// The CPPS infrastructure as the source documents describe it (`topology/cpps.yaml`).
-pub const DEFAULT_TOPOLOGY_YAML: &str = include_str!("../topology/cpps.yaml");
-
-/// The file name the default topology reports in diagnostics and findings.
-pub const DEFAULT_TOPOLOGY_NAME: &str = "cpps-topology/topology/cpps.yaml";
-
-/// The embedded default topology, loaded.
-///
-/// The file is compiled into the crate and `tests/default.rs` loads it, so this cannot fail
-/// at run time unless the crate was built from an untested file; [`try_default_topology`]
-/// returns the error instead of panicking.
-pub fn default_topology() -> Topology {
-    match try_default_topology() {
-        Ok(t) => t,
-        Err(e) => panic!(
-            "the embedded default topology does not load: {}",
-            e.render()
-        ),
-    }
-}
-
-/// The embedded default topology, or why it does not load.
-pub fn try_default_topology() -> Result<Topology, LoadError> {
-    load_str(DEFAULT_TOPOLOGY_NAME, DEFAULT_TOPOLOGY_YAML)
-}

@@ -224,6 +224,43 @@ fn reading_a_missing_file_is_a_read_error_naming_the_path() {
     assert!(err.location().is_none());
 }
 
+/// A file over the cap is refused before it is parsed, naming the size and the cap; the same
+/// holds for text handed to `load_str`. Real topology files are tens of KiB.
+#[test]
+fn a_file_over_the_size_cap_is_refused_before_parsing() {
+    let cap = cpps_topology::load::MAX_TOPOLOGY_BYTES;
+    let over = usize::try_from(cap).unwrap() + 1;
+    // Comment lines: nothing to parse, so only the cap can say why it is refused.
+    let text = "#".repeat(over - 1) + "\n";
+    let dir = std::env::temp_dir().join(format!("cpps-load-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("huge.yaml");
+    std::fs::write(&path, &text).unwrap();
+
+    let err = load_file(&path).unwrap_err();
+    assert!(
+        matches!(err, LoadError::TooLarge { size, cap: c, .. } if size == over as u64 && c == cap),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "topology file `{}` is {over} bytes, over the cap of {cap} bytes (real topology files are tens of KiB)",
+            path.display()
+        )
+    );
+    let err = load_str("huge.yaml", &text).unwrap_err();
+    assert!(matches!(err, LoadError::TooLarge { .. }), "{err:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // At the cap exactly, the file is read and judged on its content.
+    let at_cap = "#".repeat(usize::try_from(cap).unwrap() - 1) + "\n";
+    assert!(!matches!(
+        load_str("at-cap.yaml", &at_cap).unwrap_err(),
+        LoadError::TooLarge { .. }
+    ));
+}
+
 #[test]
 fn load_file_reads_from_disk() {
     let path = format!(

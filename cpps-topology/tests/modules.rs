@@ -179,3 +179,30 @@ fn a_folder_naming_another_is_seen() {
     );
     assert!(folders_named("use crate::live::facts::PveFacts;", "pbs").is_empty());
 }
+
+/// `lib.rs` declares modules and re-exports only, so no module can call back up into code of
+/// its own (the loader once called `crate::try_default_topology`, defined there).
+#[test]
+fn lib_rs_defines_no_code_a_module_could_call_back_into() {
+    let lib = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
+        .expect("lib.rs is readable");
+    let defining: Vec<&str> = lib
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| !l.starts_with("//"))
+        .filter(|l| {
+            [
+                "fn ",
+                "pub fn ",
+                "const ",
+                "pub const ",
+                "static ",
+                "pub static ",
+                "impl ",
+            ]
+            .iter()
+            .any(|k| l.starts_with(k))
+        })
+        .collect();
+    assert!(defining.is_empty(), "{defining:?}");
+}

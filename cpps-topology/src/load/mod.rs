@@ -46,10 +46,28 @@ use crate::model::{Location, Source, Topology};
 /// The only file format version this crate reads.
 pub const FORMAT_VERSION: u32 = 1;
 
+/// The largest topology file (or text) the loader reads, in bytes: 2 MiB. Real topology files
+/// are tens of KiB (the default one is about 40 KiB); a larger input is refused at once, before
+/// it is parsed, instead of costing seconds of parsing (the README's performance section gives
+/// the load time at this size).
+pub const MAX_TOPOLOGY_BYTES: u64 = 2 * 1024 * 1024;
+
 /// Why a topology could not be loaded.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LoadError {
+    /// The file (or text) is larger than [`MAX_TOPOLOGY_BYTES`]; nothing of it was parsed.
+    #[error(
+        "topology file `{name}` is {size} bytes, over the cap of {cap} bytes (real topology files are tens of KiB)"
+    )]
+    TooLarge {
+        /// The file name (the path given, or the name passed to [`load_str`]).
+        name: String,
+        /// Its size in bytes (at least `cap + 1` when the file grew while it was read).
+        size: u64,
+        /// The cap, [`MAX_TOPOLOGY_BYTES`].
+        cap: u64,
+    },
     /// The file could not be read.
     #[error("cannot read topology file `{}`", path.display())]
     Read {
@@ -69,7 +87,7 @@ impl LoadError {
     pub fn file_error(&self) -> Option<&FileError> {
         match self {
             LoadError::Invalid(e) => Some(e),
-            LoadError::Read { .. } => None,
+            LoadError::Read { .. } | LoadError::TooLarge { .. } => None,
         }
     }
 
@@ -77,7 +95,7 @@ impl LoadError {
     pub fn file_errors(&self) -> Vec<&FileError> {
         match self {
             LoadError::Invalid(e) => std::iter::once(&**e).chain(e.related.iter()).collect(),
-            LoadError::Read { .. } => Vec::new(),
+            LoadError::Read { .. } | LoadError::TooLarge { .. } => Vec::new(),
         }
     }
 
@@ -104,6 +122,7 @@ impl Diagnostic for LoadError {
         match self {
             LoadError::Invalid(e) => e.code(),
             LoadError::Read { .. } => Some(Box::new("topology::read")),
+            LoadError::TooLarge { .. } => Some(Box::new("topology::too_large")),
         }
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
@@ -461,25 +480,50 @@ impl fmt::Display for FileErrorKind {
     }
 }
 
-/// Loads a topology from YAML text. `name` is the file name shown in diagnostics.
+/// Loads a topology from YAML text. `name` is the file name shown in diagnostics. Text over
+/// [`MAX_TOPOLOGY_BYTES`] is refused unparsed.
 pub fn load_str(name: &str, text: &str) -> Result<Topology, LoadError> {
+    within_cap(name, text.len() as u64)?;
     load_source(Source {
         name: name.to_owned(),
         text: Arc::from(text),
     })
 }
 
-/// Reads and loads a topology file.
+/// `Err(TooLarge)` when `size` is over [`MAX_TOPOLOGY_BYTES`].
+fn within_cap(name: &str, size: u64) -> Result<(), LoadError> {
+    if size > MAX_TOPOLOGY_BYTES {
+        return Err(LoadError::TooLarge {
+            name: name.to_owned(),
+            size,
+            cap: MAX_TOPOLOGY_BYTES,
+        });
+    }
+    Ok(())
+}
+
+/// Reads and loads a topology file; a file over [`MAX_TOPOLOGY_BYTES`] is refused before it is
+/// read whole.
 pub fn load_file(path: impl AsRef<Path>) -> Result<Topology, LoadError> {
+    use std::io::Read as _;
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
+    let name = path.display().to_string();
+    let read_error = |source| LoadError::Read {
         path: path.to_owned(),
         source,
-    })?;
+    };
+    let file = std::fs::File::open(path).map_err(read_error)?;
+    within_cap(&name, file.metadata().map_err(read_error)?.len())?;
+    // The metadata can lie (a pipe, a file still growing): read at most one byte past the cap.
+    let mut text = String::new();
+    file.take(MAX_TOPOLOGY_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(read_error)?;
+    within_cap(&name, text.len() as u64)?;
     // Into the shared text the topology keeps, and the read buffer freed before parsing: the
     // file is held once while it loads, not twice.
     load_source(Source {
-        name: path.display().to_string(),
+        name,
         text: Arc::from(text),
     })
 }
@@ -489,12 +533,12 @@ fn load_source(source: Source) -> Result<Topology, LoadError> {
 }
 
 /// Loads the topology file at `path`, or the embedded default topology
-/// ([`crate::DEFAULT_TOPOLOGY_YAML`]) when there is none: what every binary's `--topology FILE`
+/// ([`DEFAULT_TOPOLOGY_YAML`]) when there is none: what every binary's `--topology FILE`
 /// means.
 pub fn load_or_default(path: Option<&Path>) -> Result<Topology, LoadError> {
     match path {
         Some(path) => load_file(path),
-        None => crate::try_default_topology(),
+        None => try_default_topology(),
     }
 }
 
@@ -512,4 +556,30 @@ pub(crate) fn suggest<'a>(
         }
     }
     best.map(|(_, c)| c.to_owned())
+}
+
+/// The CPPS infrastructure as the source documents describe it (`topology/cpps.yaml`).
+pub const DEFAULT_TOPOLOGY_YAML: &str = include_str!("../../topology/cpps.yaml");
+
+/// The file name the default topology reports in diagnostics and findings.
+pub const DEFAULT_TOPOLOGY_NAME: &str = "cpps-topology/topology/cpps.yaml";
+
+/// The embedded default topology, loaded.
+///
+/// The file is compiled into the crate and `tests/default.rs` loads it, so this cannot fail
+/// at run time unless the crate was built from an untested file; [`try_default_topology`]
+/// returns the error instead of panicking.
+pub fn default_topology() -> Topology {
+    match try_default_topology() {
+        Ok(t) => t,
+        Err(e) => panic!(
+            "the embedded default topology does not load: {}",
+            e.render()
+        ),
+    }
+}
+
+/// The embedded default topology, or why it does not load.
+pub fn try_default_topology() -> Result<Topology, LoadError> {
+    load_str(DEFAULT_TOPOLOGY_NAME, DEFAULT_TOPOLOGY_YAML)
 }
