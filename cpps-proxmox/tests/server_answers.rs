@@ -772,3 +772,35 @@ async fn guests_covered_only_by_a_disabled_job_are_found() {
     assert_eq!(as_pve[0].vmid.map(|v| v.get()), Some(300));
     api.verify().await;
 }
+
+/// N13: pve-ha-manager `src/PVE/HA/Config.pm` `parse_sid` takes a bare VMID and finds its type
+/// in the cluster's vmlist: "200" is `ct:200` when guest 200 is a container, and an unknown
+/// VMID fails ("unable to detect SID from VMID - VM/CT 300 does not exist"). The SDK must not
+/// guess `vm:` for a bare id.
+#[test]
+fn a_bare_ha_id_is_resolved_through_the_guest_list() {
+    use cpps_proxmox::types::{ClusterResource, HaSid};
+    let guests: Vec<ClusterResource> = serde_json::from_value(json!([
+        {"id": "qemu/100", "type": "qemu", "vmid": 100, "node": "pve1"},
+        {"id": "lxc/200", "type": "lxc", "vmid": 200, "node": "pve2"}
+    ]))
+    .unwrap();
+    assert!("200".parse::<HaSid>().is_err());
+    assert_eq!(
+        HaSid::resolve("200", &guests).unwrap().to_string(),
+        "ct:200"
+    );
+    assert_eq!(
+        HaSid::resolve("100", &guests).unwrap().to_string(),
+        "vm:100"
+    );
+    assert_eq!(
+        HaSid::resolve("ct:300", &guests).unwrap().to_string(),
+        "ct:300"
+    );
+    let err = HaSid::resolve("300", &guests).unwrap_err().to_string();
+    assert!(
+        err.contains("300") && err.contains("does not exist"),
+        "{err}"
+    );
+}

@@ -7,15 +7,45 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::Error;
 use crate::family::de;
-use crate::types::{GuestKind, VmId};
+use crate::types::{ClusterResource, GuestKind, ResourceType, VmId};
 
-/// An HA resource id: `vm:100` or `ct:200` (a bare number means `vm:`).
+/// An HA resource id: `vm:100` or `ct:200`. A bare VMID is refused by [`FromStr`]: PVE
+/// resolves it through the guest list, which [`HaSid::resolve`] does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct HaSid {
     /// VM or container.
     pub kind: GuestKind,
     /// The guest.
     pub vmid: VmId,
+}
+
+impl HaSid {
+    /// Reads `text` as PVE does (pve-ha-manager `src/PVE/HA/Config.pm` `parse_sid`): `vm:ID`
+    /// and `ct:ID` as written, and a bare VMID by looking its type up among `guests` (the
+    /// `qemu` and `lxc` entries of `GET /cluster/resources`), so `200` is `ct:200` for a
+    /// container. A bare VMID that is not among them is an error, as on the server.
+    pub fn resolve(text: &str, guests: &[ClusterResource]) -> Result<HaSid, Error> {
+        if text.contains(':') {
+            return text.parse();
+        }
+        let vmid: VmId = text.parse()?;
+        let kind = guests
+            .iter()
+            .filter(|g| g.vmid == Some(vmid))
+            .find_map(|g| match g.kind {
+                ResourceType::Qemu => Some(GuestKind::Qemu),
+                ResourceType::Lxc => Some(GuestKind::Lxc),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                Error::invalid(
+                    "HA resource id",
+                    text,
+                    "unable to detect the type from the VMID: the VM/CT does not exist",
+                )
+            })?;
+        Ok(HaSid { kind, vmid })
+    }
 }
 
 impl FromStr for HaSid {
@@ -31,7 +61,15 @@ impl FromStr for HaSid {
                     "expected `vm:ID` or `ct:ID`",
                 ));
             }
-            None => (GuestKind::Qemu, s),
+            // PVE finds a bare VMID's type in the cluster's vmlist (`HA/Config.pm`
+            // `parse_sid`); guessing `vm:` would name the wrong resource for a container.
+            None => {
+                return Err(Error::invalid(
+                    "HA resource id",
+                    s,
+                    "expected `vm:ID` or `ct:ID` (a bare VMID needs the guest list: HaSid::resolve)",
+                ));
+            }
         };
         Ok(HaSid {
             kind,
