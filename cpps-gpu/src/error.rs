@@ -85,6 +85,14 @@ pub enum Error {
         #[source]
         source: serde_saphyr::Error,
     },
+    /// The NVIDIA device plugin refuses its configuration (and so does not start).
+    #[error("the device plugin refuses its configuration in {location}: {reason}")]
+    DevicePluginConfigRefused {
+        /// ConfigMap namespace/name and key.
+        location: String,
+        /// The plugin's reason, with the field.
+        reason: String,
+    },
     /// Something did not happen in time.
     #[error("timed out waiting for {what}")]
     Timeout {

@@ -11,7 +11,9 @@ use super::cni::CniKind;
 use super::kueue::{MultiKueueCluster, MultiKueueConfig, ResourceFlavor};
 use super::nodes::GpuNode;
 use super::quantity;
-use super::sharing::{Choice, ConfigSource, PluginConfig, SharingConfig, Strategy};
+use super::sharing::{
+    Choice, ConfigSource, PluginConfig, PluginDeployment, SharingConfig, Strategy,
+};
 use super::snapshot::ClusterSnapshot;
 use crate::health::{Finding, Severity};
 use crate::policy::CertExpiryPolicy;
@@ -309,31 +311,13 @@ pub fn device_plugin(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
             }
             ConfigSource::ConfigMap(cm) => {
                 let cm_keys = keys.get(cm.as_str()).map_or(&[][..], Vec::as_slice);
-                let choice = deployment.choose(
-                    node.labels.get(&deployment.node_label).map(String::as_str),
-                    cm_keys,
-                );
-                if let Choice::Fails(why) = &choice {
-                    f.push(
-                        Finding::new(
-                            Severity::Warning,
-                            "device-plugin-config-unselected",
-                            format!("the device plugin's config-manager cannot choose a configuration: {why}"),
-                        )
-                        .about(&o),
-                    );
-                    continue;
+                match chosen(s, node, deployment, cm, cm_keys, &o) {
+                    Ok(chosen) => chosen,
+                    Err(finding) => {
+                        f.push(finding);
+                        continue;
+                    }
                 }
-                let config = choice.key().and_then(|k| {
-                    s.plugin_configs
-                        .iter()
-                        .find(|c| c.configmap == *cm && c.key == k)
-                });
-                let place = match choice.key() {
-                    Some(k) => format!("{cm} key {k}"),
-                    None => format!("{cm} (empty fallback)"),
-                };
-                (config.and_then(|c| c.sharing.as_ref()), place)
             }
             _ => (
                 None,
@@ -345,6 +329,57 @@ pub fn device_plugin(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
         };
         node_sharing(node, sharing, &place, &o, f);
     }
+}
+
+/// The sharing config-manager chooses for `node` from ConfigMap `cm` (with keys `cm_keys`), and
+/// where it comes from; `Err` is the finding when it chooses none, or one the plugin refuses.
+fn chosen<'a>(
+    s: &'a ClusterSnapshot,
+    node: &GpuNode,
+    deployment: &PluginDeployment,
+    cm: &str,
+    cm_keys: &[&str],
+    o: &str,
+) -> Result<(Option<&'a SharingConfig>, String), Finding> {
+    let choice = deployment.choose(
+        node.labels.get(&deployment.node_label).map(String::as_str),
+        cm_keys,
+    );
+    if let Choice::Fails(why) = &choice {
+        return Err(Finding::new(
+            Severity::Warning,
+            "device-plugin-config-unselected",
+            format!("the device plugin's config-manager cannot choose a configuration: {why}"),
+        )
+        .about(o));
+    }
+    // The plugin refuses the chosen file and does not start (api/config/v1/replicas.go,
+    // config.go): the node offers no GPU at all, not "no sharing".
+    if let Some(e) = choice.key().and_then(|k| {
+        s.plugin_config_errors
+            .iter()
+            .find(|e| e.configmap == cm && e.key == k)
+    }) {
+        return Err(Finding::new(
+            Severity::Critical,
+            "device-plugin-config-invalid",
+            format!(
+                "config-manager chooses {cm} key {}, which the device plugin cannot use, so it does not start and the node offers no GPU: {}",
+                e.key, e.message
+            ),
+        )
+        .about(o));
+    }
+    let config = choice.key().and_then(|k| {
+        s.plugin_configs
+            .iter()
+            .find(|c| c.configmap == cm && c.key == k)
+    });
+    let place = match choice.key() {
+        Some(k) => format!("{cm} key {k}"),
+        None => format!("{cm} (empty fallback)"),
+    };
+    Ok((config.and_then(|c| c.sharing.as_ref()), place))
 }
 
 /// "Cannot tell which configuration the plugin uses", about `object`.
@@ -1079,6 +1114,56 @@ mod tests {
         let mut f = Vec::new();
         device_plugin(&s, &mut f);
         assert_eq!(f[0].code, "device-plugin-config-unselected");
+    }
+
+    /// Issue 34 D6: a node whose chosen key the plugin refuses (`api/config/v1/replicas.go`:
+    /// "number of replicas must be >= 2") runs no device plugin, so it offers no GPU: critical,
+    /// not "no sharing".
+    #[test]
+    fn a_node_on_a_refused_configuration_is_critical() {
+        let mut s = empty();
+        let mut n = node("gpu-sp-01", &[], 1.0);
+        n.labels.insert(
+            crate::k8s::nodes::LABEL_PLUGIN_CONFIG.to_owned(),
+            "one".to_owned(),
+        );
+        s.nodes = vec![n];
+        s.device_plugins = vec![plugin(None)];
+        let (configs, errors) = crate::k8s::sharing::configs(
+            &s.device_plugins,
+            &[serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "nvdp-configs", "namespace": "kube-system"},
+                "data": {"one": "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 1\n"}
+            }))
+            .unwrap()],
+        );
+        (s.plugin_configs, s.plugin_config_errors) = (configs, errors);
+        let mut f = Vec::new();
+        device_plugin(&s, &mut f);
+        let got: Vec<_> = f
+            .iter()
+            .map(|x| (x.severity, x.code.as_str(), x.object.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    Severity::Warning,
+                    "device-plugin-config-invalid",
+                    Some("ConfigMap kube-system/nvdp-configs key one")
+                ),
+                (
+                    Severity::Critical,
+                    "device-plugin-config-invalid",
+                    Some("Node gpu-sp-01")
+                ),
+            ]
+        );
+        assert!(
+            f[1].message.contains("number of replicas must be >= 2"),
+            "{}",
+            f[1].message
+        );
     }
 
     /// Issue 34 D3: a LocalQueue without `spec.clusterQueue` (optional in kueue

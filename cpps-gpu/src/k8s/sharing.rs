@@ -114,6 +114,7 @@ impl SharedResource {
 
 #[derive(Deserialize)]
 struct File {
+    version: Option<String>,
     sharing: Option<Sharing>,
 }
 
@@ -124,42 +125,120 @@ struct Sharing {
     mps: Option<Replicated>,
 }
 
+/// `ReplicatedResources` as written, every field optional so that what the plugin refuses can be
+/// told apart from what it accepts.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Replicated {
     #[serde(default)]
     rename_by_default: bool,
-    #[serde(default)]
-    resources: Vec<SharedResource>,
+    resources: Option<Vec<RawResource>>,
 }
 
-impl Replicated {
-    fn is_replicated(&self) -> bool {
-        self.resources.iter().any(|r| r.replicas > 1)
+#[derive(Deserialize)]
+struct RawResource {
+    name: Option<String>,
+    replicas: Option<i64>,
+    rename: Option<String>,
+}
+
+/// The version `parseConfigFrom` accepts (`Version` in `api/config/v1/config.go`).
+const VERSION: &str = "v1";
+/// The domain `NewResourceName` puts before a bare name (`ResourceNamePrefix`).
+const RESOURCE_PREFIX: &str = "nvidia.com/";
+
+/// A resource name as `NewResourceName` (`api/config/v1/resources.go`) reads it: `gpu` is
+/// `nvidia.com/gpu`.
+fn resource_name(n: &str) -> String {
+    if n.starts_with(RESOURCE_PREFIX) {
+        n.to_owned()
+    } else {
+        format!("{RESOURCE_PREFIX}{n}")
     }
 }
 
-/// Parses one ConfigMap value (the plugin's `config.yaml`).
+impl Replicated {
+    /// The resources, checked as `ReplicatedResources.UnmarshalJSON` and
+    /// `ReplicatedResource.UnmarshalJSON` (`api/config/v1/replicas.go`) check them; `Err` is the
+    /// plugin's own words.
+    fn validate(self, at: &str) -> Result<SharingConfigParts, String> {
+        let raw = self
+            .resources
+            .filter(|r| !r.is_empty())
+            .ok_or_else(|| format!("{at}: no resources specified"))?;
+        let mut resources = Vec::with_capacity(raw.len());
+        for (i, r) in raw.into_iter().enumerate() {
+            let name = r
+                .name
+                .ok_or_else(|| format!("{at}.resources[{i}]: no resource name specified"))?;
+            let replicas = r
+                .replicas
+                .ok_or_else(|| format!("{at}.resources[{i}]: no replicas specified"))?;
+            let replicas = u32::try_from(replicas)
+                .ok()
+                .filter(|n| *n >= 2)
+                .ok_or_else(|| format!("{at}.resources[{i}]: number of replicas must be >= 2"))?;
+            resources.push(SharedResource {
+                name: resource_name(&name),
+                replicas,
+                rename: r.rename.map(|n| resource_name(&n)),
+            });
+        }
+        Ok((self.rename_by_default, resources))
+    }
+}
+
+/// `renameByDefault` and the checked resources.
+type SharingConfigParts = (bool, Vec<SharedResource>);
+
+/// Parses one ConfigMap value (the plugin's `config.yaml`), refusing what the plugin refuses.
 ///
 /// # Errors
-/// [`Error::DevicePluginConfig`] with the YAML error (line and column).
+/// [`Error::DevicePluginConfig`] with the YAML error (line and column);
+/// [`Error::DevicePluginConfigRefused`] for a file the plugin refuses to start with (an unknown
+/// `version`, a sharing section without resources, a resource without name or with fewer than 2
+/// replicas).
 pub fn parse(configmap: &str, key: &str, yaml: &str) -> Result<PluginConfig, Error> {
+    let location = || format!("ConfigMap {configmap} key {key}");
     let file: File = serde_saphyr::from_str(yaml).map_err(|source| Error::DevicePluginConfig {
-        location: format!("ConfigMap {configmap} key {key}"),
+        location: location(),
         source,
     })?;
-    let sharing = file.sharing.and_then(|s| {
-        // sharing.go `SharingStrategy`: MPS when it replicates something, else time-slicing.
-        let (strategy, r) = match (s.mps, s.time_slicing) {
-            (Some(m), _) if m.is_replicated() => (Strategy::Mps, m),
-            (_, Some(t)) if t.is_replicated() => (Strategy::TimeSlicing, t),
-            _ => return None,
-        };
-        Some(SharingConfig {
-            strategy,
-            rename_by_default: r.rename_by_default,
-            resources: r.resources,
-        })
+    let refused = |reason: String| Error::DevicePluginConfigRefused {
+        location: location(),
+        reason,
+    };
+    // parseConfigFrom: no version is v1, any other is refused.
+    if let Some(v) = file
+        .version
+        .as_deref()
+        .filter(|v| !v.is_empty() && *v != VERSION)
+    {
+        return Err(refused(format!("unknown version: {v}")));
+    }
+    let (mps, time_slicing) = match file.sharing {
+        Some(s) => (
+            s.mps
+                .map(|m| m.validate("sharing.mps"))
+                .transpose()
+                .map_err(refused)?,
+            s.time_slicing
+                .map(|t| t.validate("sharing.timeSlicing"))
+                .transpose()
+                .map_err(refused)?,
+        ),
+        None => (None, None),
+    };
+    // sharing.go `SharingStrategy`: MPS when it is set (and so, once valid, replicates).
+    let sharing = match (mps, time_slicing) {
+        (Some(m), _) => Some((Strategy::Mps, m)),
+        (None, Some(t)) => Some((Strategy::TimeSlicing, t)),
+        (None, None) => None,
+    }
+    .map(|(strategy, (rename_by_default, resources))| SharingConfig {
+        strategy,
+        rename_by_default,
+        resources,
     });
     Ok(PluginConfig {
         configmap: configmap.to_owned(),
@@ -565,6 +644,53 @@ mod tests {
             rename: Some("nvidia.com/gpu.shared".into()),
         };
         assert_eq!(same.ignored_rename(true), None);
+    }
+
+    /// Issue 34 D6. The plugin refuses these configurations, so it does not start:
+    /// NVIDIA/k8s-device-plugin `api/config/v1/replicas.go` `ReplicatedResource.UnmarshalJSON`
+    /// ("number of replicas must be >= 2", "no replicas specified", "no resource name
+    /// specified") and `ReplicatedResources.UnmarshalJSON` ("no resources specified", for a
+    /// missing or empty list); `api/config/v1/config.go` `parseConfigFrom` ("unknown version").
+    #[test]
+    fn configurations_the_plugin_refuses_are_errors() {
+        let ts = |resources: &str| format!("version: v1\nsharing:\n  timeSlicing:\n{resources}");
+        let cases = [
+            (
+                ts("    resources:\n    - name: nvidia.com/gpu\n      replicas: 1\n"),
+                "number of replicas must be >= 2",
+            ),
+            (ts("    resources: []\n"), "no resources specified"),
+            (ts("    renameByDefault: true\n"), "no resources specified"),
+            (
+                "version: v1\nsharing:\n  mps:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 0\n".to_owned(),
+                "number of replicas must be >= 2",
+            ),
+            (
+                "version: v2\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n".to_owned(),
+                "unknown version: v2",
+            ),
+        ];
+        for (yaml, words) in cases {
+            let err = parse("ns/cm", "k", &yaml).expect_err(&yaml);
+            let text = match std::error::Error::source(&err) {
+                Some(s) => format!("{err}: {s}"),
+                None => err.to_string(),
+            };
+            assert!(text.contains(words), "{yaml}: {text}");
+            assert!(text.contains("ConfigMap ns/cm key k"), "{text}");
+        }
+        // No version is v1 (parseConfigFrom), and an empty file configures nothing.
+        assert!(parse("ns/cm", "k", "sharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 2\n").is_ok());
+        assert_eq!(parse("ns/cm", "k", "").unwrap().sharing, None);
+    }
+
+    /// `api/config/v1/resources.go` `NewResourceName`: a name without a domain gets the prefix
+    /// `nvidia.com/`, so `gpu` is `nvidia.com/gpu`.
+    #[test]
+    fn a_bare_resource_name_is_nvidias() {
+        let yaml = "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: gpu\n      replicas: 4\n";
+        let s = parse("ns/cm", "k", yaml).unwrap().sharing.unwrap();
+        assert_eq!(s.gpu_replicas(), Some(4));
     }
 
     #[test]
