@@ -69,6 +69,12 @@ pub const ENV_TLS: [&str; 6] = [
 /// character that cannot be in a host name (a backslash, a space, a control character). A path
 /// other than `/`, a query, a fragment or a user name is refused as well: golinstor would drop
 /// or misuse them silently.
+///
+/// One difference: an entry without a scheme that starts with a digit or `[` and has a port,
+/// such as `10.0.0.1:3370` or `[::1]:3370`, is accepted as python-linstor and linstor-client
+/// accept it (`controller_uri_list` prefixes `linstor://`), where golinstor refuses it (Go's
+/// `net/url`: "first path segment in URL cannot contain colon"). Tools built on golinstor
+/// (linstor-csi, …) need `http://10.0.0.1:3370` for the same controller.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ControllerList(Vec<Url>);
 
@@ -665,9 +671,8 @@ mod tests {
     }
 
     // The accepted forms and their URLs are golinstor's `TestNewClient_ViaEnv`
-    // (client/client_test.go); `10.10.20.1:3370` is accepted as python-linstor does (it prefixes
-    // `linstor://` to entries without a scheme, `controller_uri_list` in linstor/linstorapi.py),
-    // where Go's `net/url` would refuse a first path segment with a colon.
+    // (client/client_test.go); `10.10.20.1:3370` is accepted as python-linstor does (see
+    // `an_address_with_a_port_and_no_scheme_is_accepted_and_documented`).
     #[test]
     fn controller_entries_follow_golinstor() {
         for (entry, https, url) in [
@@ -736,6 +741,33 @@ mod tests {
             "the bad entry of a list is named: {err}"
         );
         assert!(ControllerList::parse(" , ", false).is_err());
+    }
+
+    // Issue 33: `10.0.0.1:3370` is where this parser and golinstor's part. Go's `net/url`
+    // (`getScheme`: a scheme cannot start with a digit or `[`, so the entry is a path; then
+    // `parse`: "first path segment in URL cannot contain colon") refuses it, and golinstor's
+    // `NewClient` fails with "failed to parse controller URLs". python-linstor's
+    // `controller_uri_list` (linstor/linstorapi.py, whose docstring converts "a simple
+    // '10.0.0.1,10.0.0.2' ip/host list") prefixes `linstor://` and accepts it, and so does
+    // linstor-client, which reads the same `LS_CONTROLLERS`. It is accepted here, and the crate
+    // docs and the README's variables table say that golinstor refuses it.
+    #[test]
+    fn an_address_with_a_port_and_no_scheme_is_accepted_and_documented() {
+        assert_eq!(one("10.0.0.1:3370", false), "http://10.0.0.1:3370/");
+        assert_eq!(one("[::1]:3370", true), "https://[::1]:3370/");
+        // This module's code, without these tests (which name what they look for).
+        let own = include_str!("client.rs");
+        let own_docs = own.split("#[cfg(test)]").next().unwrap_or(own);
+        for (file, text) in [
+            ("cpps-linstor/src/lib.rs", include_str!("lib.rs")),
+            ("cpps-linstor/src/client.rs", own_docs),
+            ("README.md", include_str!("../../README.md")),
+        ] {
+            assert!(
+                text.contains("`10.0.0.1:3370`") && text.contains("golinstor refuses"),
+                "{file} does not say that golinstor refuses `10.0.0.1:3370`"
+            );
+        }
     }
 
     #[test]

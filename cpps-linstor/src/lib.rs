@@ -42,7 +42,7 @@
 //!
 //! | variable | meaning |
 //! | --- | --- |
-//! | `LS_CONTROLLERS` | the controllers (default `localhost`) |
+//! | `LS_CONTROLLERS` | the controllers (default `localhost`); `10.0.0.1:3370`, an address with a port and no scheme, is accepted as python-linstor accepts it, though golinstor refuses it |
 //! | `LS_USERNAME`, `LS_PASSWORD` | HTTP Basic authentication |
 //! | `LS_BEARER_TOKEN_FILE` | path of a file holding a bearer token (wins over Basic) |
 //! | `LS_ROOT_CA` / `LS_ROOT_CA_FILE` | CA certificates: PEM text / path of a PEM file |
