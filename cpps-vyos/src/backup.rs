@@ -138,7 +138,7 @@ pub async fn backup(client: &Client, opts: &BackupOptions) -> Result<BackupRepor
 
 /// The footer of the newest commit revision (`show system commit file 0`), without the blank
 /// lines before it; `None` when the router has no archive or the text has no footer.
-async fn saved_footer(client: &Client) -> Option<String> {
+pub(crate) async fn saved_footer(client: &Client) -> Option<String> {
     let text = client.show(&["system", "commit", "file", "0"]).await.ok()?;
     let footer = ConfigTree::parse_boot(&text).ok()?.footer?;
     Some(footer.trim_start_matches('\n').to_owned())

@@ -103,6 +103,13 @@ pub enum Error {
         /// in `Debug`).
         commands: Vec<crate::CommandLanded>,
     },
+    /// Inline configuration text for `load`/`merge` that VyOS would not read as meant; nothing
+    /// was sent.
+    #[error("inline configuration refused, nothing was sent: {reason}")]
+    InlineConfigRefused {
+        /// Why.
+        reason: String,
+    },
     /// A write got no answer (it timed out or the connection broke after sending). It was not
     /// repeated; the configuration was read back to tell whether it took effect.
     #[error("write to /{endpoint} got no answer; landed: {landed}")]
@@ -196,6 +203,7 @@ impl Error {
             | Error::NothingToConfirm { .. } => Delivery::Answered,
             Error::Config { .. }
             | Error::CommitConfirmUnsupported { .. }
+            | Error::InlineConfigRefused { .. }
             | Error::Io { .. }
             | Error::Parse(_)
             | Error::EmptyPath

@@ -1,6 +1,8 @@
 //! Property tests of the configuration model: reading back a rendering gives the same tree (both
 //! forms), applying `diff(a, b)` to `a` gives `b`, and no input makes a reader panic.
 
+mod common;
+
 use cpps_vyos::config::{
     Branch, Command, ConfigTree, Leaf, Node, Tag, diff, hints, parse_commands,
 };
@@ -186,6 +188,25 @@ proptest! {
         let text = t.to_set_string();
         let back = ConfigTree::parse_set(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         prop_assert_eq!(back, t, "{}", text);
+    }
+
+    // What `load`/`merge` send (`ConfigTree::to_load_string`) reads back as the same tree in
+    // the dialect of VyOS's loader (vyos1x-config `src/vyos1x_lexer.mll`, `common::vyos1x`),
+    // whatever quotes and backslashes the values hold. Comments are not compared: the loader's
+    // reader in `common` drops them.
+    #[test]
+    fn load_rendering_reads_back_in_the_loaders_dialect(mut t in tree()) {
+        conform(&mut t);
+        let text = t.to_load_string();
+        let cmds = common::vyos1x::parse(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let mut back = ConfigTree::default();
+        for c in &cmds {
+            back.apply(c).map_err(|e| TestCaseError::fail(format!("{c}: {e}\n{text}")))?;
+        }
+        let no_comments = |s: String| {
+            s.lines().filter(|l| !l.starts_with("comment ")).collect::<Vec<_>>().join("\n")
+        };
+        prop_assert_eq!(no_comments(back.to_set_string()), no_comments(t.to_set_string()), "{}", text);
     }
 
     #[test]

@@ -279,8 +279,13 @@ async fn config_file_save_load_and_merge() {
     let (api, client) = router().await;
     // `vyos-http-api.md`, "/config-file": save with and without file; load/merge a file or an
     // inline `string`; `confirm_time` at the top level.
-    let inline =
-        "interfaces {\n    ethernet eth1 {\n        address \"192.168.2.137/24\"\n    }\n}\n";
+    // With its version footer, and in the dialect VyOS's loader reads (every value in double
+    // quotes): sent as it is.
+    let inline = format!(
+        "interfaces {{\n    ethernet eth1 {{\n        address \"192.168.2.137/24\"\n    }}\n}}\n{}",
+        common::FOOTER
+    );
+    let inline = inline.as_str();
     // A 1.5 router (`/info`), whose commit-confirm action is the default, and whose
     // configuration reads back as the merged text.
     serve_info_1_5(&api).await;

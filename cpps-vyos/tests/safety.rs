@@ -183,6 +183,50 @@ async fn commit_confirm_is_decided_by_the_schema_not_by_info() {
     assert_eq!(done.commit_confirm.map(|c| c.minutes), Some(5));
 }
 
+/// Inline `merge` text is read by vyos1x-config on the router (vyos-1x
+/// `src/helpers/vyos-merge-config.py`, `vyos.configtree.ConfigTree`; vyos1x-config
+/// `src/vyos1x_lexer.mll`: `'` and `"` open strings, `\` escapes are decoded), after
+/// `python/vyos/migrate.py`, which migrates a text without footer from version 0. VyOS's printed
+/// form (`description Bob's-uplink`) would break there; the client sends the loader's dialect
+/// with the router's footer, and the router holds exactly the values meant. Failed first: the
+/// text went as printed, without footer, and the router refused or mangled it.
+#[tokio::test]
+async fn inline_merge_is_sent_in_the_loaders_dialect_with_a_footer() {
+    let (_api, client, fake) = FakeRouter::new(Profile::V15, start_tree()).start().await;
+    let text = "interfaces {\n    ethernet eth0 {\n        description Bob's-uplink\n    }\n    ethernet eth1 {\n        description \"to \"Franca\" over C:\\fibre\"\n    }\n    ethernet eth2 {\n        description 'uplink'\n    }\n}\n";
+    let meant = ConfigTree::parse_boot(text).unwrap();
+    let done = client
+        .merge(&cpps_vyos::ConfigSource::Inline(text.to_owned()), None)
+        .await
+        .unwrap();
+    assert_eq!(done.landed, Landed::Yes);
+    let running = fake.running();
+    for eth in ["eth0", "eth1", "eth2"] {
+        let path = ["interfaces", "ethernet", eth, "description"];
+        assert_eq!(running.value(&path), meant.value(&path), "{eth}");
+    }
+    assert_eq!(
+        running.value(&["interfaces", "ethernet", "eth1", "description"]),
+        Some("to \"Franca\" over C:\\fibre")
+    );
+    assert!(!fake.state.lock().unwrap().migrated_from_zero);
+    let sent = &fake.requests_to("config-file")[0]["string"];
+    assert!(sent.as_str().unwrap().ends_with(common::FOOTER), "{sent}");
+
+    // No footer in the text and none on the router (no commit archive): refused, not sent.
+    fake.state.lock().unwrap().footer = None;
+    match client
+        .merge(&cpps_vyos::ConfigSource::Inline(text.to_owned()), None)
+        .await
+    {
+        Err(Error::InlineConfigRefused { reason }) => {
+            assert!(reason.contains("version 0"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(fake.requests_to("config-file").len(), 1);
+}
+
 /// A commit that fails in one priority subtree keeps the others: vyatta-cfg
 /// `src/commit/commit-algorithm.cpp` `_commit_exec_prio_subtree` commits each subtree on its own
 /// and `Commit failed` ends the output; `_configure_op` (vyos-1x `routers.py`, and `sagitta`

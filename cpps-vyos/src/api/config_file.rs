@@ -22,7 +22,9 @@ const CONFIG_FILE: &str = "config-file";
 pub enum ConfigSource {
     /// A file on the router (`file`).
     File(String),
-    /// `config.boot` text sent in the request (`string`; VyOS 1.4+).
+    /// `config.boot` text in the form this crate reads and writes (VyOS's `showConfig` form),
+    /// sent in the request (`string`; VyOS 1.5). It is sent re-rendered as VyOS's loader reads
+    /// it ([`ConfigTree::to_load_string`]) with a version footer: its own, else the router's.
     Inline(String),
 }
 
@@ -68,11 +70,13 @@ impl Client {
     }
 
     /// `POST /config-file` with `op: merge`: merges into the configuration and commits it (optionally
-    /// as a commit-confirm).
+    /// as a commit-confirm). Inline text is sent as VyOS's loader reads it, with a version footer
+    /// (see [`ConfigSource::Inline`]).
     ///
     /// # Errors
-    /// [`Error::Parse`] when inline text does not parse (nothing is sent); [`Error::Api`] when VyOS
-    /// refuses; with commit-confirm, [`Error::CommitConfirmNotInitialized`] as for
+    /// [`Error::Parse`] when inline text does not parse, and [`Error::InlineConfigRefused`] when
+    /// neither it nor the router has a version footer (nothing is sent); [`Error::Api`] or
+    /// [`Error::RefusedAfterCommit`] when VyOS refuses; with commit-confirm, [`Error::CommitConfirmNotInitialized`] as for
     /// [`Client::configure`] (a refusal is one unless the read-back shows nothing of inline text
     /// landed; a file cannot be checked); [`Error::WriteTimedOut`] when no answer came: for
     /// inline text the configuration is read back and checked for its `set` commands, for a file
@@ -94,7 +98,10 @@ impl Client {
         let (file, string, expected) = match source {
             ConfigSource::File(f) => (Some(f.as_str()), None, None),
             // Checked before sending, and kept to tell afterwards whether it landed.
-            ConfigSource::Inline(s) => (None, Some(s.as_str()), Some(ConfigTree::parse_boot(s)?)),
+            ConfigSource::Inline(s) => {
+                let tree = ConfigTree::parse_boot(s)?;
+                (None, Some(self.load_text(&tree).await?), Some(tree))
+            }
         };
         let commit_confirm = match confirm_minutes {
             Some(m) => Some(self.commit_confirm_for(m).await?),
@@ -103,7 +110,7 @@ impl Client {
         let body = FileBody {
             op,
             file,
-            string,
+            string: string.as_deref(),
             confirm_time: confirm_minutes.map(NonZeroU32::get),
         };
         let commands: Vec<Command> = expected.map(|t| t.to_commands()).unwrap_or_default();
@@ -112,6 +119,34 @@ impl Client {
         drop(guard);
         self.after_write(CONFIG_FILE, answer, &commands, commit_confirm)
             .await
+    }
+
+    /// The text of `tree` as VyOS's `load`/`merge` read it, with a version footer.
+    ///
+    /// `vyos-merge-config.py` and `vyos-load-config.py` (vyos-1x) parse with vyos1x-config, whose
+    /// lexer (`src/vyos1x_lexer.mll`) reads `'` and `"` as string quotes and decodes `\`
+    /// escapes, so VyOS's printed form (`description Bob's-uplink`) would break or be mangled:
+    /// [`ConfigTree::to_load_string`] writes what that lexer reads back as this tree. And
+    /// `python/vyos/migrate.py` runs every migration script from version 0 on a file without
+    /// footer (`version_info_from_file`: no `// Warning: Do not remove the following line.`),
+    /// which can rewrite current syntax: the text's own footer is kept, else the router's
+    /// (`show system commit file 0`), else the text is refused.
+    ///
+    /// # Errors
+    /// [`Error::InlineConfigRefused`] when no version footer can be found.
+    async fn load_text(&self, tree: &ConfigTree) -> Result<String, Error> {
+        let mut tree = tree.clone();
+        if !tree.footer.as_deref().is_some_and(has_version_footer) {
+            match crate::backup::saved_footer(self).await {
+                Some(footer) if has_version_footer(&footer) => tree.footer = Some(footer),
+                _ => {
+                    return Err(Error::InlineConfigRefused {
+                        reason: "the text has no version footer and the router's could not be read (`show system commit file 0`); VyOS would migrate it from version 0 (vyos-1x python/vyos/migrate.py)".to_owned(),
+                    });
+                }
+            }
+        }
+        Ok(tree.to_load_string())
     }
 
     async fn file_write(&self, body: &FileBody<'_>) -> Result<Committed, Error> {
@@ -128,4 +163,13 @@ impl Client {
             }),
         }
     }
+}
+
+/// Whether `footer` holds the version lines `python/vyos/component_version.py` looks for
+/// (`REGEX_WARN_VYOS` and `REGEX_COMPONENT_VERSION_VYOS`, or their Vyatta forms).
+fn has_version_footer(footer: &str) -> bool {
+    (footer.contains("// Warning: Do not remove the following line.")
+        && footer.contains("// vyos-config-version:"))
+        || (footer.contains("/* Warning: Do not remove the following line. */")
+            && footer.contains("vyatta-config-version:"))
 }

@@ -338,7 +338,7 @@ fn take_comment(comments: &mut Vec<&str>) -> Option<String> {
 /// Renders a tree in VyOS's `config.boot` form.
 pub(crate) fn render(tree: &ConfigTree) -> String {
     let mut out = String::new();
-    render_children(&mut out, &tree.root.children, 0);
+    render_children(&mut out, &tree.root.children, 0, &boot_value, &boot_value);
     // The footer as read, byte for byte (its own line breaks included).
     if let Some(footer) = &tree.footer {
         out.push_str(footer);
@@ -362,7 +362,54 @@ fn comment(out: &mut String, c: &Option<String>, level: usize) {
     }
 }
 
-fn render_children(out: &mut String, children: &IndexMap<String, Node>, level: usize) {
+/// Renders a tree's nodes (no footer) in the dialect of vyos1x-config, the parser behind VyOS's
+/// `load` and `merge` (`src/vyos1x_lexer.mll`): `'` and `"` both open strings there and `\`
+/// escapes inside them, and `//` starts a comment even after a name, so every value is written
+/// in double quotes with `\` and `"` escaped, as vyos1x-config's own renderer does (`src/config_tree.ml` `render_values`, `Util.escape_string`); a tag value bare, as it
+/// does (`render_tag_node_child`), unless that lexer would not read it back as one word.
+pub(crate) fn render_vyos1x(tree: &ConfigTree) -> String {
+    let mut out = String::new();
+    render_children(&mut out, &tree.root.children, 0, &vyos1x_value, &vyos1x_tag);
+    out
+}
+
+/// A value in vyos1x-config's double quotes.
+fn vyos1x_value(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push('"');
+    for c in value.chars() {
+        if matches!(c, '"' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+/// A tag value for vyos1x-config: bare when its lexer reads it as one identifier (no blank,
+/// brace or quote, and not the start of a comment), else quoted.
+fn vyos1x_tag(value: &str) -> String {
+    let bare = !value.is_empty()
+        && !value.starts_with("//")
+        && !value.starts_with("/*")
+        && !value
+            .chars()
+            .any(|c| matches!(c, ' ' | '\t' | '\n' | '\r' | '{' | '}' | '"' | '\''));
+    if bare {
+        value.to_owned()
+    } else {
+        vyos1x_value(value)
+    }
+}
+
+fn render_children(
+    out: &mut String,
+    children: &IndexMap<String, Node>,
+    level: usize,
+    value: &dyn Fn(&str) -> String,
+    tag: &dyn Fn(&str) -> String,
+) {
     for (name, node) in children {
         match node {
             Node::Leaf(leaf) => {
@@ -376,7 +423,7 @@ fn render_children(out: &mut String, children: &IndexMap<String, Node>, level: u
                     indent(out, level);
                     out.push_str(name);
                     out.push(' ');
-                    out.push_str(&boot_value(v));
+                    out.push_str(&value(v));
                     out.push('\n');
                 }
             }
@@ -385,7 +432,7 @@ fn render_children(out: &mut String, children: &IndexMap<String, Node>, level: u
                 indent(out, level);
                 out.push_str(name);
                 out.push_str(" {\n");
-                render_children(out, &b.children, level + 1);
+                render_children(out, &b.children, level + 1, value, tag);
                 indent(out, level);
                 out.push_str("}\n");
             }
@@ -396,9 +443,9 @@ fn render_children(out: &mut String, children: &IndexMap<String, Node>, level: u
                     indent(out, level);
                     out.push_str(name);
                     out.push(' ');
-                    out.push_str(&boot_value(entry));
+                    out.push_str(&tag(entry));
                     out.push_str(" {\n");
-                    render_children(out, &b.children, level + 1);
+                    render_children(out, &b.children, level + 1, value, tag);
                     indent(out, level);
                     out.push_str("}\n");
                 }

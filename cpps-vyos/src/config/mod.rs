@@ -41,6 +41,18 @@ impl ConfigTree {
         boot::render(self)
     }
 
+    /// The tree as VyOS's `load` and `merge` read it (vyos1x-config, `src/vyos1x_lexer.mll`:
+    /// `'` and `"` open strings and `\` escapes in them): every value and tag value in double
+    /// quotes with `\` and `"` escaped, then the footer as read. This is the text
+    /// [`crate::Client::load`] and [`crate::Client::merge`] send for inline text.
+    pub fn to_load_string(&self) -> String {
+        let mut out = boot::render_vyos1x(self);
+        if let Some(footer) = &self.footer {
+            out.push_str(footer);
+        }
+        out
+    }
+
     /// The tree as `/retrieve` `showConfig` answers it inside the API's configuration session
     /// with nothing uncommitted: the `config.boot` form without footer, each line after a blank
     /// column (vyatta-cfg `src/cnode/cnode-algorithm.cpp` compares the active and the working

@@ -11,6 +11,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod printers;
+pub mod vyos1x;
 
 use cpps_http::test_util::MockApi;
 use cpps_vyos::Client;
@@ -204,6 +205,9 @@ pub struct RouterState {
     /// A priority subtree whose commit fails (its commit script exits non-zero): the rest of
     /// the batch is committed, as vyatta-cfg does.
     pub failing_subtree: Option<Vec<String>>,
+    /// Whether the last inline `load`/`merge` had no version footer, so that VyOS's
+    /// `python/vyos/migrate.py` ran every migration from version 0 on it.
+    pub migrated_from_zero: bool,
     /// Whether `/openapi.json` shows `confirm_time` in `/configure` (and the server honours it):
     /// 1.5 after PR #4533; a 1.5 rolling build between PR #4380 (`/info`) and PR #4533 has
     /// `/info` and no `confirm_time`.
@@ -231,6 +235,7 @@ impl FakeRouter {
                 https_commit_fails: false,
                 footer: Some(FOOTER.to_owned()),
                 failing_subtree: None,
+                migrated_from_zero: false,
                 confirm_time: profile == Profile::V15,
             })),
         }
@@ -444,16 +449,24 @@ impl FakeRouter {
                 let Some(text) = str_field(body, "string").ok().flatten() else {
                     return self.err(400, "Missing required field \"file | string\"");
                 };
-                let Ok(tree) = ConfigTree::parse_boot(text) else {
+                // `vyos-load-config.py` / `vyos-merge-config.py` read the text with vyos1x-config
+                // (`vyos1x`), after `ConfigMigrate` (`python/vyos/migrate.py`), which migrates a
+                // text without footer from version 0.
+                st.migrated_from_zero = !text.contains("// vyos-config-version:");
+                let Ok(commands) = vyos1x::parse(text) else {
                     return self.err(400, "Failed to parse specified config file");
                 };
-                if op == "load" {
-                    st.running = tree;
+                let mut tree = if op == "load" {
+                    ConfigTree::default()
                 } else {
-                    for c in tree.to_commands() {
-                        let _ = st.running.apply(&c);
+                    st.running.clone()
+                };
+                for c in &commands {
+                    if tree.apply(c).is_err() {
+                        return self.err(400, "Failed to parse specified config file");
                     }
                 }
+                st.running = tree;
                 let minutes = body
                     .get("confirm_time")
                     .and_then(Value::as_u64)
