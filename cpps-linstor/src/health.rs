@@ -10,7 +10,8 @@
 //!   `place_count or 2`), or a volume whose `reports` hold an error (linstor-client
 //!   `show_volumes` shows it as "Error" whatever its disk state; such a replica is not counted
 //!   as `UpToDate`);
-//! - **desynced**: a volume `Outdated` or `Inconsistent`, or a peer in a resync state
+//! - **desynced**: a volume `Outdated`, `Inconsistent` or `SyncTarget(42.50%)` (the satellite's
+//!   disk state of a resync target whose progress it knows), or a peer in a resync state
 //!   (`SyncSource`, `SyncTarget`, paused or starting syncs), with the sync percentage;
 //! - **disconnected**: a DRBD connection that is not `Connected` (`StandAlone`, `Connecting`, …)
 //!   seen from an online node;
@@ -24,7 +25,11 @@
 //! `volume_expects_disk_state` and `show_volumes`): a disk state is expected only when the
 //! volume's top layer is DRBD; a volume of another top layer (a plain `STORAGE`, `LUKS` or
 //! `NVME` resource) is "Created" and counts as present when its node is online. An `INACTIVE`
-//! replica (not also `EVICTED`) is skipped.
+//! replica (not also `EVICTED`) is skipped. linstor-client's `volume_state_cell` also lists
+//! `Created` and `Attached` as good disk states of a DRBD-top volume, but linstor-server never
+//! sends them there: a volume's disk state comes only from `DrbdVolume.diskStateInfo` (DRBD's
+//! labels, `drbdstate/DiskState.java`, or `SyncTarget(42.50%)`) and from `CloneService`
+//! (`Cloning`, `CloningDone`, `CloningFailed`), so they are kept as unknown values.
 //!
 //! **Sites and risks.** Each node's site is read from a node property (default `Aux/site`,
 //! [`HealthOptions::site_property`]) or given by the caller ([`HealthOptions::node_sites`]).
@@ -606,6 +611,14 @@ fn resource_health(
             }
             let state = volume.disk_state().filter(|_| node_online);
             match state {
+                Some(DiskState::Unknown(raw)) if sync_target_done(raw).is_some() => {
+                    all_up_to_date = false;
+                    let done = sync_target_done(raw).unwrap_or_default();
+                    findings.push(Finding {
+                        class: HealthClass::Desynced,
+                        message: format!("{label} is SyncTarget ({done} done)"),
+                    });
+                }
                 None | Some(DiskState::DUnknown | DiskState::Unknown(_)) => {
                     all_up_to_date = false;
                     let why = if node_online {
@@ -744,6 +757,16 @@ fn resource_health(
         findings,
         syncing,
     }
+}
+
+/// The percentage of a disk state `SyncTarget(42.50%)`: linstor-server's satellite reports a
+/// resync target so, instead of DRBD's `Inconsistent`, when it knows how far the sync is
+/// (`DrbdVolume.diskStateInfo`).
+fn sync_target_done(disk_state: &str) -> Option<&str> {
+    disk_state
+        .strip_prefix("SyncTarget(")?
+        .strip_suffix(')')
+        .filter(|done| done.ends_with('%'))
 }
 
 /// The messages of a volume's error reports. linstor-client `show_volumes` (`vlm_cmds.py`)

@@ -638,3 +638,45 @@ async fn a_volume_reporting_an_error_is_not_healthy() {
     let warned = resource(&report, "vm-101-disk-0");
     assert_eq!(warned.class, HealthClass::Healthy, "{:?}", warned.findings);
 }
+
+// Settling issue 33's S7 turned this up. For a DRBD-top volume the satellite reports DRBD's
+// disk state label, except while it is a resync target with a known percentage: then
+// linstor-server `DrbdVolume.diskStateInfo` (satellite/…/layer/drbd/drbdstate/DrbdVolume.java)
+// sends `String.format("SyncTarget(%.2f%%)", donePercentage)`, published by
+// `DrbdEventPublisher.triggerVolumeDiskStateEvent` and served as `state.disk_state`
+// (`Json.java`). linstor-client's `volume_state_cell` shows it in yellow, as any state outside its
+// lists. The replica is being resynchronised: desynced, not unknown, and not UpToDate.
+#[tokio::test]
+async fn a_sync_target_with_its_percentage_is_desynced_not_unknown() {
+    let mut target = replica(
+        "vm-100-disk-0",
+        "n2",
+        &[],
+        "DRBD",
+        Some("SyncTarget(42.50%)"),
+    );
+    target["volumes"][0]["state"]["replication_states"] =
+        json!({"n1": {"replication_state": "SyncTarget", "done_percentage": 42.5}});
+    let state = served(
+        json!([node("n1", "ONLINE", None), node("n2", "ONLINE", None)]),
+        json!([group("g", json!({"place_count": 2}), json!({}))]),
+        json!([definition("vm-100-disk-0", "g", json!({}))]),
+        json!([
+            replica("vm-100-disk-0", "n1", &[], "DRBD", Some("UpToDate")),
+            target,
+        ]),
+    )
+    .await;
+    let report = health::assess(&state, &HealthOptions::default());
+    let r = resource(&report, "vm-100-disk-0");
+    assert_eq!(r.class, HealthClass::Desynced, "{:?}", r.findings);
+    assert_eq!(r.up_to_date, 1);
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.message == "volume 0 on n2 is SyncTarget (42.50% done)"),
+        "{:?}",
+        r.findings
+    );
+    assert!(r.findings.iter().all(|f| f.class != HealthClass::Unknown));
+}
