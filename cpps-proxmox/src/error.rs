@@ -37,6 +37,18 @@ crate::family_error! {
                 /// Why it will not happen.
                 reason: String,
             },
+            /// An HA request was queued (its `hastart`/`hastop`/`hamigrate` task ended OK), but
+            /// its outcome cannot be read with the caller's rights: the action may still
+            /// happen. `GET /cluster/ha/status/current` needs `Sys.Audit` on `/`.
+            #[error("HA request for {sid} ({wanted}) was queued, but its outcome cannot be read: {reason}")]
+            HaUnobserved {
+                /// The resource or guest.
+                sid: String,
+                /// What was waited for.
+                wanted: String,
+                /// Why it cannot be read.
+                reason: String,
+            },
         },
         not_sent: {
             /// A server release that lacks what was asked for; nothing was sent.

@@ -9,6 +9,9 @@
 //! `src/PVE/API2/LXC.pm` the same for `ct:ID`). The action is done when the HA manager says
 //! so in `GET /cluster/ha/status/current` (pve-ha-manager `src/PVE/API2/HA/Status.pm`: a
 //! `service` entry per resource with `sid`, `node`, `crm_state` and the verbose `state`).
+//! That status needs `Sys.Audit` on `/`; a token without it (a pool-scoped one) is followed
+//! through the guest's `hastate` in `GET /cluster/resources`, and when neither shows the
+//! guest the wait ends with [`Error::HaUnobserved`]: the request was queued all the same.
 
 use std::fmt;
 use std::time::Duration;
@@ -17,7 +20,7 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 use crate::family::{Product, Upid, WaitOptions};
-use crate::types::{HaStatusEntry, HaStatusType};
+use crate::types::{ClusterResource, HaStatusEntry, HaStatusType, ResourceFilter, ResourceType};
 use crate::{Client, Error};
 
 /// What the HA manager must show for an action to be done.
@@ -99,10 +102,54 @@ fn service_of<'a>(entries: &'a [HaStatusEntry], vmid: &str) -> Option<&'a HaStat
     })
 }
 
-/// Whether `entry` shows `wanted` done; an error when it shows the action cannot happen.
-fn reached(entry: &HaStatusEntry, wanted: &HaWanted) -> Result<bool, String> {
-    let crm = entry.crm_state.as_deref().unwrap_or("");
-    let state = entry.state.as_deref().unwrap_or("");
+/// What one read showed of a guest's HA service.
+#[derive(Debug, Clone)]
+struct Seen {
+    sid: Option<String>,
+    node: Option<String>,
+    /// The verbose state (`started`, `starting`, `migrate`, …).
+    state: String,
+    /// The CRM state.
+    crm: String,
+}
+
+impl Seen {
+    fn from_status(entry: &HaStatusEntry) -> Seen {
+        Seen {
+            sid: entry.sid.clone(),
+            node: entry.node.clone(),
+            state: entry.state.clone().unwrap_or_default(),
+            crm: entry.crm_state.clone().unwrap_or_default(),
+        }
+    }
+
+    /// From a `GET /cluster/resources` guest entry: `hastate` is the HA manager's service
+    /// state (pve-manager `PVE/API2/Cluster.pm` `resources`), and the guest's own `status`
+    /// says whether a `started`/`stopped` service has got there yet.
+    fn from_resource(guest: &ClusterResource, hastate: &str) -> Seen {
+        let running = guest.status.as_deref() == Some("running");
+        let state = match hastate {
+            "started" if !running => "starting",
+            "stopped" if running => "stopping",
+            other => other,
+        };
+        let prefix = if guest.kind == ResourceType::Lxc {
+            "ct"
+        } else {
+            "vm"
+        };
+        Seen {
+            sid: guest.vmid.map(|v| format!("{prefix}:{v}")),
+            node: guest.node.clone(),
+            state: state.to_owned(),
+            crm: hastate.to_owned(),
+        }
+    }
+}
+
+/// Whether `seen` shows `wanted` done; an error when it shows the action cannot happen.
+fn reached(seen: &Seen, wanted: &HaWanted) -> Result<bool, String> {
+    let (crm, state) = (seen.crm.as_str(), seen.state.as_str());
     // `error`: the CRM gave up on the service; `deleting`: it was removed from HA; `ignored`:
     // HA no longer acts on it (pve-ha-manager `src/PVE/HA/Tools.pm`,
     // `get_verbose_service_state`).
@@ -115,11 +162,63 @@ fn reached(entry: &HaStatusEntry, wanted: &HaWanted) -> Result<bool, String> {
         HaWanted::Started => crm == "started" && state == "started",
         HaWanted::Stopped => crm == "stopped" && state == "stopped",
         HaWanted::OnNode(node) => {
-            entry.node.as_deref() == Some(node.as_str())
+            seen.node.as_deref() == Some(node.as_str())
                 && matches!(crm, "started" | "stopped")
                 && !matches!(state, "migrate" | "relocate" | "starting" | "stopping")
         }
     })
+}
+
+/// Where the wait reads the HA manager's view: its status, or, for a caller without
+/// `Sys.Audit` on `/`, the guest list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    HaStatus,
+    GuestList,
+}
+
+/// One read of guest `vmid`'s HA service. A 403 on `GET /cluster/ha/status/current` (it
+/// needs `Sys.Audit` on `/`: pve-ha-manager `src/PVE/API2/HA/Status.pm`) switches to
+/// `GET /cluster/resources?type=vm`, which any token may read for the guests it may audit.
+async fn look(
+    client: &Client,
+    vmid: &str,
+    wanted: &HaWanted,
+    source: &mut Source,
+) -> Result<Option<Seen>, Error> {
+    if *source == Source::HaStatus {
+        match client.cluster().ha_status().await {
+            Ok(entries) => return Ok(service_of(&entries, vmid).map(Seen::from_status)),
+            Err(e) if e.status() == Some(cpps_http::StatusCode::FORBIDDEN) => {
+                *source = Source::GuestList;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let unobserved = |reason: String| Error::HaUnobserved {
+        sid: vmid.to_owned(),
+        wanted: wanted.to_string(),
+        reason,
+    };
+    let guests = client
+        .cluster()
+        .resources(Some(ResourceFilter::Vm))
+        .await
+        .map_err(|e| {
+            unobserved(format!(
+                "GET /cluster/ha/status/current needs Sys.Audit on /, and the guest list could not be read ({e})"
+            ))
+        })?;
+    let guest = guests
+        .iter()
+        .find(|g| g.vmid.is_some_and(|v| v.to_string() == vmid));
+    match guest.and_then(|g| g.hastate.as_deref().map(|h| (g, h))) {
+        Some((guest, hastate)) => Ok(Some(Seen::from_resource(guest, hastate))),
+        None => Err(unobserved(
+            "GET /cluster/ha/status/current needs Sys.Audit on /, and the guest list shows no HA state for the guest"
+                .to_owned(),
+        )),
+    }
 }
 
 /// Polls `GET /cluster/ha/status/current` until the service of `upid`'s guest shows `wanted`,
@@ -134,7 +233,9 @@ pub(crate) async fn wait_for(
     wait_for_guest(client, upid.worker_id(), wanted, options, deadline).await
 }
 
-/// Polls `GET /cluster/ha/status/current` until the service of guest `vmid` shows `wanted`.
+/// Polls `GET /cluster/ha/status/current` until the service of guest `vmid` shows `wanted`
+/// (without `Sys.Audit` on `/`, the guest's `hastate` in `GET /cluster/resources`; when
+/// neither can be read, [`Error::HaUnobserved`]: the request stays queued).
 pub(crate) async fn wait_for_guest(
     client: &Client,
     vmid: &str,
@@ -145,26 +246,26 @@ pub(crate) async fn wait_for_guest(
     let vmid = vmid.to_owned();
     let mut interval = options.initial_interval;
     let mut polls = 0u32;
+    let mut source = Source::HaStatus;
     let started = Instant::now();
     loop {
-        let entries = client.cluster().ha_status().await?;
+        let seen = look(client, &vmid, &wanted, &mut source).await?;
         polls += 1;
-        let entry = service_of(&entries, vmid.as_str());
-        if let Some(entry) = entry {
-            match reached(entry, &wanted) {
+        if let Some(seen) = &seen {
+            match reached(seen, &wanted) {
                 Ok(true) => {
                     return Ok(HaReached {
-                        sid: entry.sid.clone().unwrap_or_default(),
+                        sid: seen.sid.clone().unwrap_or_default(),
                         wanted,
-                        state: entry.state.clone().unwrap_or_default(),
-                        node: entry.node.clone().unwrap_or_default(),
+                        state: seen.state.clone(),
+                        node: seen.node.clone().unwrap_or_default(),
                         polls,
                     });
                 }
                 Ok(false) => {}
                 Err(reason) => {
                     return Err(Error::HaWait {
-                        sid: entry.sid.clone().unwrap_or(vmid),
+                        sid: seen.sid.clone().unwrap_or(vmid),
                         wanted: wanted.to_string(),
                         reason,
                     });
@@ -175,27 +276,32 @@ pub(crate) async fn wait_for_guest(
         if let Some(at) = deadline {
             let now = Instant::now();
             if now >= at {
-                let seen = entry.map_or_else(
-                    || "no HA service entry".to_owned(),
-                    |e| {
-                        format!(
-                            "last seen `{}` on {}",
-                            e.state.as_deref().unwrap_or("?"),
-                            e.node.as_deref().unwrap_or("?")
-                        )
-                    },
-                );
-                return Err(Error::HaTimeout {
-                    sid: entry.and_then(|e| e.sid.clone()).unwrap_or(vmid),
-                    wanted: wanted.to_string(),
-                    last_seen: seen,
-                    waited: started.elapsed(),
-                });
+                return Err(timed_out(seen.as_ref(), vmid, wanted, started));
             }
             pause = pause.min(at - now);
         }
         tokio::time::sleep(pause).await;
         interval = (interval * 2).min(options.max_interval.max(options.initial_interval));
+    }
+}
+
+/// The timeout error, with what was seen last.
+fn timed_out(seen: Option<&Seen>, vmid: String, wanted: HaWanted, started: Instant) -> Error {
+    let last_seen = seen.map_or_else(
+        || "no HA service entry".to_owned(),
+        |s| {
+            format!(
+                "last seen `{}` on {}",
+                if s.state.is_empty() { "?" } else { &s.state },
+                s.node.as_deref().unwrap_or("?")
+            )
+        },
+    );
+    Error::HaTimeout {
+        sid: seen.and_then(|s| s.sid.clone()).unwrap_or(vmid),
+        wanted: wanted.to_string(),
+        last_seen,
+        waited: started.elapsed(),
     }
 }
 

@@ -804,3 +804,86 @@ fn a_bare_ha_id_is_resolved_through_the_guest_list() {
         "{err}"
     );
 }
+
+/// N1: `GET /cluster/ha/status/current` needs `Sys.Audit` on `/` (pve-ha-manager
+/// `src/PVE/API2/HA/Status.pm`, `status`: `check => ['perm', '/', ['Sys.Audit']]`), so a
+/// pool-scoped token gets 403 "Permission check failed (/, Sys.Audit)" after its `hastart`
+/// task has already queued the request. The wait must go on with what the token may read:
+/// `GET /cluster/resources?type=vm` (pve-manager `PVE/API2/Cluster.pm` `resources`, filtered
+/// by `VM.Audit`) gives each HA guest's `hastate`, the HA manager's service state, beside its
+/// `status` and `node`.
+#[tokio::test]
+async fn an_ha_wait_without_sys_audit_follows_the_guest_list() {
+    let api = common::pve_mock_api().await;
+    let upid = common::upid("UPID:pve1:0000A1B2:0001C3D4:6B0AEC70:hastart:100:pool@pve!ops:");
+    common::serve_finished_task(&api, &upid, &["Requesting HA start for VM 100", "TASK OK"]).await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path(
+            "/api2/json/cluster/ha/status/current",
+        ))
+        .respond_with(common::error_answer(
+            403,
+            "Permission check failed (/, Sys.Audit)",
+        ))
+        .mount(api.server())
+        .await;
+    let guest = |hastate: &str, status: &str| {
+        common::data_answer(json!([
+            {"id": "qemu/100", "type": "qemu", "vmid": 100, "node": "pve1", "status": status,
+             "hastate": hastate, "pool": "ops"}
+        ]))
+    };
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path("/api2/json/cluster/resources"))
+        .and(query_param("type", "vm"))
+        .respond_with(guest("started", "stopped"))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(api.server())
+        .await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path("/api2/json/cluster/resources"))
+        .and(query_param("type", "vm"))
+        .respond_with(guest("started", "running"))
+        .with_priority(2)
+        .mount(api.server())
+        .await;
+    let outcome = common::mock_client(&api)
+        .wait(&upid, &common::quick_wait())
+        .await
+        .unwrap();
+    let ha = outcome.ha.expect("an HA wait");
+    assert_eq!((ha.node.as_str(), ha.state.as_str()), ("pve1", "started"));
+    assert_eq!(ha.sid, "vm:100");
+}
+
+/// N1, when the guest list does not show the guest either: the error says the request was
+/// queued, so the caller does not take the refusal for "nothing happened".
+#[tokio::test]
+async fn an_ha_wait_that_cannot_read_the_outcome_says_the_request_was_queued() {
+    let api = common::pve_mock_api().await;
+    let upid = common::upid("UPID:pve1:0000A1B2:0001C3D4:6B0AEC70:hastart:100:pool@pve!ops:");
+    common::serve_finished_task(&api, &upid, &["Requesting HA start for VM 100", "TASK OK"]).await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path(
+            "/api2/json/cluster/ha/status/current",
+        ))
+        .respond_with(common::error_answer(
+            403,
+            "Permission check failed (/, Sys.Audit)",
+        ))
+        .mount(api.server())
+        .await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path("/api2/json/cluster/resources"))
+        .respond_with(common::data_answer(json!([])))
+        .mount(api.server())
+        .await;
+    let err = common::mock_client(&api)
+        .wait(&upid, &common::quick_wait())
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("queued"), "{text}");
+    assert!(text.contains("Sys.Audit"), "{text}");
+}

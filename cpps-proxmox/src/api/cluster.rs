@@ -189,7 +189,8 @@ impl ClusterApi {
 
     /// Polls `GET /cluster/ha/status/current` until the HA manager shows `wanted` for `sid`,
     /// within `options.timeout` ([`Error::HaTimeout`]; a service in `error` is
-    /// [`Error::HaWait`]).
+    /// [`Error::HaWait`]). Without `Sys.Audit` on `/` it follows the guest's `hastate` in
+    /// `GET /cluster/resources`, or ends with [`Error::HaUnobserved`].
     pub async fn ha_wait(
         &self,
         sid: &HaSid,
