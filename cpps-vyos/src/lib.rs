@@ -28,10 +28,13 @@
 //! # Commit-confirm: what really happens
 //!
 //! VyOS 1.5's API takes `confirm_time`: the batch is committed and a timer started. If
-//! [`Client::confirm`] does not come in time, VyOS does what
-//! `system config-management commit-confirm action` says: by default it REBOOTS into the saved
-//! configuration (`/config/config.boot`), which drops every commit not saved, not only this one;
-//! with `reload` it loads the previous configuration. A confirmed change is not saved by VyOS, so
+//! [`Client::confirm`] does not come in time, VyOS reboots or reloads, as its answer to the
+//! write says ("… to confirm before reboot"; [`Committed::commit_confirm`]): a REBOOT into the
+//! saved configuration (`/config/config.boot`) drops every commit not saved, not only this one;
+//! a reload loads the previous configuration. `system config-management commit-confirm action`
+//! is meant to choose (default `reboot`, read into the plan), but `current`'s `ConfigMgmt`
+//! (vyos-1x `python/vyos/config_mgmt.py`) reloads whatever it says, so the answer decides. A
+//! confirmed change is not saved by VyOS, so
 //! [`Client::confirm`] saves it. VyOS 1.4's API has no commit-confirm, nor have 1.5 builds
 //! before vyos-1x PR #4533, though they answer `/info` (their models drop `confirm_time` and
 //! commit for good), so the client decides from the API's own schema

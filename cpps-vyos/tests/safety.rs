@@ -392,6 +392,35 @@ async fn a_timer_refused_after_the_commit_is_reported_as_committed_without_rever
     }
 }
 
+/// What happens when the confirm does not come is what the router's answer says, not what
+/// its configuration says: vyos-1x `current` `python/vyos/config_mgmt.py` (T5976) sets
+/// `reboot_unconfirmed = bool(d.get('commit_confirm') == 'reboot')`, but
+/// `get_config_dict(…, with_defaults=True)` makes `commit_confirm` the dict `{'action': 'reboot'}`,
+/// so the router reloads, and `commit_confirm` answers "… minutes to confirm before reload",
+/// though the action is `reboot`. The plan says the configuration's action and that the answer
+/// decides; the write reports the answer's. Failed first: the write reported `Reboot`.
+#[tokio::test]
+async fn the_confirm_action_is_taken_from_the_routers_answer() {
+    let (_api, client, fake) = FakeRouter::new(Profile::V15, start_tree()).start().await;
+    fake.state.lock().unwrap().answers_action = "reload".to_owned();
+    let plan = client.plan_configure(&batch(), five()).await.unwrap();
+    assert_eq!(
+        plan.commit_confirm.as_ref().unwrap().action,
+        ConfirmAction::Reboot
+    );
+    let text = plan.to_string();
+    assert!(text.contains("the router's answer decides"), "{text}");
+    let done = client.configure(&batch(), five()).await.unwrap();
+    assert_eq!(done.commit_confirm.unwrap().action, ConfirmAction::Reload);
+    assert!(
+        done.warnings
+            .iter()
+            .any(|w| w.ends_with("VyOS will reload the previous configuration")),
+        "{:?}",
+        done.warnings
+    );
+}
+
 /// `system config-management commit-confirm action reload` (`vyos-http-api.md`,
 /// "Commit-confirm") is read and said in the plan.
 #[tokio::test]

@@ -132,7 +132,8 @@ pub struct Committed {
     /// before the commit ran and would not report its failure; [`Committed::landed`] is what the
     /// read-back found.
     pub background_commit: bool,
-    /// The commit-confirm VyOS started, if one was asked.
+    /// The commit-confirm VyOS started, if one was asked; its action is the one VyOS's answer
+    /// names.
     pub commit_confirm: Option<CommitConfirm>,
     /// Things the caller should tell the user.
     pub warnings: Vec<String>,
@@ -173,7 +174,9 @@ pub struct ConfigurePlan {
     pub commands: Vec<Command>,
     /// The commands already in effect in the running configuration.
     pub already_in_effect: usize,
-    /// The commit-confirm that would be asked, and what VyOS would do if it is not confirmed.
+    /// The commit-confirm that would be asked, and what VyOS would do if it is not confirmed as
+    /// its configuration says; the router's answer to the write decides
+    /// ([`Committed::commit_confirm`]).
     pub commit_confirm: Option<CommitConfirm>,
     /// Why commit-confirm cannot be used on this router, when it was asked and cannot.
     pub commit_confirm_refused: Option<String>,
@@ -205,8 +208,9 @@ impl fmt::Display for ConfigurePlan {
             writeln!(
                 f,
                 "commit-confirm: unless confirmed within {} minute(s), VyOS will {} \
-                 (system config-management commit-confirm action); after the confirm the \
-                 configuration is saved",
+                 (system config-management commit-confirm action); the router's answer decides \
+                 (some 1.5 builds reload whatever the setting says) and the write reports it; \
+                 after the confirm the configuration is saved",
                 cc.minutes, cc.action
             )?;
         }
@@ -227,6 +231,24 @@ impl fmt::Display for ConfigurePlan {
             }
         }
         Ok(())
+    }
+}
+
+/// The action a commit-confirm answer names: `commit_confirm` in vyos-1x
+/// `python/vyos/config_mgmt.py` answers "Initialized commit-confirm; N minutes to confirm before
+/// reboot" or "… before reload". Any other word, or none, is kept as
+/// [`ConfirmAction::Unknown`].
+fn action_from_answer(message: &str) -> ConfirmAction {
+    let line = message
+        .lines()
+        .find(|l| l.contains(CONFIRM_STARTED))
+        .unwrap_or(message)
+        .trim();
+    match line.rsplit_once(" before ") {
+        Some((_, "reboot")) => ConfirmAction::Reboot,
+        Some((_, "reload")) => ConfirmAction::Reload,
+        Some((_, other)) => ConfirmAction::Unknown(other.to_owned()),
+        None => ConfirmAction::Unknown(line.to_owned()),
     }
 }
 
@@ -512,6 +534,14 @@ impl Client {
                 landed: self.read_back_after(commands, background_commit).await.0,
             });
         }
+        // What VyOS does without a confirm is what its answer says ("… before reload"), not what
+        // the configuration says: `current`'s `ConfigMgmt.__init__` (vyos-1x
+        // `python/vyos/config_mgmt.py`, T5976) compares the dict `commit_confirm` with
+        // `'reboot'`, so it reloads whatever `commit-confirm action` holds.
+        let commit_confirm = commit_confirm.map(|mut cc| {
+            cc.action = action_from_answer(&message);
+            cc
+        });
         let mut warnings = Vec::new();
         if background_commit {
             warnings.push(

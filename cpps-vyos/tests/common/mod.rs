@@ -208,6 +208,11 @@ pub struct RouterState {
     /// Whether the last inline `load`/`merge` had no version footer, so that VyOS's
     /// `python/vyos/migrate.py` ran every migration from version 0 on it.
     pub migrated_from_zero: bool,
+    /// The action the commit-confirm answer names (`… to confirm before ACTION`): `reboot` as
+    /// builds before vyos-1x T5976 always do; `reload` as `current`'s `ConfigMgmt.__init__` says
+    /// whatever the configuration holds (`python/vyos/config_mgmt.py`: `d.get('commit_confirm')
+    /// == 'reboot'` compares the dict `{'action': …}` of `get_config_dict(with_defaults=True)`).
+    pub answers_action: String,
     /// Whether `/openapi.json` shows `confirm_time` in `/configure` (and the server honours it):
     /// 1.5 after PR #4533; a 1.5 rolling build between PR #4380 (`/info`) and PR #4533 has
     /// `/info` and no `confirm_time`.
@@ -236,6 +241,7 @@ impl FakeRouter {
                 footer: Some(FOOTER.to_owned()),
                 failing_subtree: None,
                 migrated_from_zero: false,
+                answers_action: "reboot".to_owned(),
                 confirm_time: profile == Profile::V15,
             })),
         }
@@ -421,7 +427,8 @@ impl FakeRouter {
         }
         st.confirm_pending = Some(confirm_time);
         ok(json!(format!(
-            "\nInitialized commit-confirm; {confirm_time} minutes to confirm before reboot\n"
+            "\nInitialized commit-confirm; {confirm_time} minutes to confirm before {}\n",
+            st.answers_action
         )))
     }
 
@@ -478,7 +485,8 @@ impl FakeRouter {
                     }
                     st.confirm_pending = Some(minutes as u32);
                     return ok(json!(format!(
-                        "\nInitialized commit-confirm; {minutes} minutes to confirm before reboot\n"
+                        "\nInitialized commit-confirm; {minutes} minutes to confirm before {}\n",
+                        st.answers_action
                     )));
                 }
                 ok(Value::Null)
