@@ -36,7 +36,8 @@
 //! Each resource lists its replicas per site and its DRBD quorum settings, and gets
 //! [`Risk`]s that do not change its class: diskful replicas all in one failure domain when the
 //! group's `replicas_on_different`/`x_replicas_on_different_map` asks for several, two diskful
-//! replicas without a tie-breaker (split brain), a quorum policy that differs from the group's,
+//! replicas without a tie-breaker where a third node has a storage pool to hold one (split
+//! brain; linstor-client `advise.py`), a quorum policy that differs from the group's,
 //! and diskful replicas in more than one site when the group does not ask for that. A diskless
 //! tie-breaker in a third site stores no data and is not cross-site replication.
 //!
@@ -188,8 +189,9 @@ cpps_http::named_enum! {
         /// All diskful replicas share one value of a property the group asks replicas to differ in
         /// (one failure domain).
         SingleFailureDomain => "single_failure_domain",
-        /// Two diskful replicas and no diskless one: without a tie-breaker's vote, a network split
-        /// leaves each side without quorum or, with quorum off, both primary (split brain).
+        /// Two diskful replicas and no diskless one, while a third node has a storage pool:
+        /// without a tie-breaker's vote, a network split leaves each side without quorum or,
+        /// with quorum off, both primary (split brain).
         NoTieBreaker => "no_tie_breaker",
         /// The resource definition sets a DRBD quorum option the group sets otherwise.
         QuorumDiffersFromGroup => "quorum_differs_from_group",
@@ -444,6 +446,7 @@ pub fn assess(state: &ClusterState, options: &HealthOptions) -> HealthReport {
         nodes: &nodes_by_name,
         sites: &sites,
         site_property: &options.site_property,
+        pool_nodes: pool_nodes(state),
     };
     let resources: Vec<ResourceHealth> = replicas
         .into_iter()
@@ -505,6 +508,26 @@ struct Context<'a> {
     nodes: &'a BTreeMap<&'a str, &'a Node>,
     sites: &'a BTreeMap<&'a str, &'a str>,
     site_property: &'a str,
+    /// Nodes that could hold a replica ([`pool_nodes`]).
+    pool_nodes: usize,
+}
+
+/// Nodes with a storage pool, diskless ones included, as linstor-client `advise.py` counts
+/// them (`_check_expected_replicas`); without a pool list, the satellite and combined nodes.
+fn pool_nodes(state: &ClusterState) -> usize {
+    if state.storage_pools.is_empty() {
+        return state
+            .nodes
+            .iter()
+            .filter(|n| matches!(n.node_type, NodeType::Satellite | NodeType::Combined))
+            .count();
+    }
+    state
+        .storage_pools
+        .iter()
+        .filter_map(|p| p.node_name.as_deref())
+        .collect::<BTreeSet<_>>()
+        .len()
 }
 
 /// `ApiConsts.NAMESPC_DRBD_RESOURCE_OPTIONS` + `/quorum` (linstor-common `consts.json`,
@@ -878,7 +901,9 @@ fn risks(
     }
     // linstor-client `advise.py` (`_check_expected_replicas`, `_IssueNoTiebreaker`): two replicas
     // need a third, diskless, vote.
-    if diskful_nodes.len() == 2 && diskless == 0 {
+    // linstor-client `advise.py` raises it only where more than two nodes have a storage pool:
+    // in a two-node cluster no node is left to hold a tie-breaker.
+    if diskful_nodes.len() == 2 && diskless == 0 && ctx.pool_nodes > 2 {
         risks.push(Risk {
             kind: RiskKind::NoTieBreaker,
             message: "2 diskful replicas and no diskless tie-breaker: a network split between them risks split brain".to_owned(),

@@ -680,3 +680,58 @@ async fn a_sync_target_with_its_percentage_is_desynced_not_unknown() {
     );
     assert!(r.findings.iter().all(|f| f.class != HealthClass::Unknown));
 }
+
+/// A storage pool `pool` of `provider` on `node`.
+fn pool(node: &str, pool: &str, provider: &str) -> Value {
+    json!({"storage_pool_name": pool, "node_name": node, "provider_kind": provider})
+}
+
+// Issue 33, S9. linstor-client `advise.py` (`_check_expected_replicas`) raises "no-tiebreaker"
+// only when `expected == 2 and r_deployed_len == 2` and more than two nodes have a storage pool
+// (`len(set(node for node, _ in s_pools.keys())) > 2`; every satellite has
+// `DfltDisklessStorPool`, which counts): in a two-node cluster there is no third node to hold
+// a tie-breaker, and the advice `linstor rd ap --drbd-diskless --place-count 1` could not be
+// followed.
+#[test]
+fn no_tie_breaker_is_a_risk_only_where_a_third_node_could_hold_one() {
+    fn decode<T: serde::de::DeserializeOwned>(v: Value) -> T {
+        serde_json::from_value(v).expect("decodes")
+    }
+    let state = |nodes: &[&str], pools: Value| ClusterState {
+        nodes: nodes
+            .iter()
+            .map(|n| decode(node(n, "ONLINE", None)))
+            .collect(),
+        storage_pools: decode(pools),
+        resource_groups: decode(json!([group("g", json!({"place_count": 2}), json!({}))])),
+        resource_definitions: decode(json!([definition("vm-100-disk-0", "g", json!({}))])),
+        resources: decode(json!([
+            replica("vm-100-disk-0", "n1", &[], "DRBD", Some("UpToDate")),
+            replica("vm-100-disk-0", "n2", &[], "DRBD", Some("UpToDate")),
+        ])),
+    };
+    let two_nodes = state(
+        &["n1", "n2"],
+        json!([
+            pool("n1", "DfltDisklessStorPool", "DISKLESS"),
+            pool("n1", "ssd-pool", "LVM_THIN"),
+            pool("n2", "DfltDisklessStorPool", "DISKLESS"),
+            pool("n2", "ssd-pool", "LVM_THIN")
+        ]),
+    );
+    let kinds = |state: &ClusterState| -> Vec<RiskKind> {
+        let report = health::assess(state, &HealthOptions::default());
+        resource(&report, "vm-100-disk-0")
+            .risks
+            .iter()
+            .map(|r| r.kind)
+            .collect()
+    };
+    assert_eq!(kinds(&two_nodes), []);
+    let mut three_nodes = two_nodes.clone();
+    three_nodes.nodes.push(decode(node("n3", "ONLINE", None)));
+    three_nodes
+        .storage_pools
+        .push(decode(pool("n3", "DfltDisklessStorPool", "DISKLESS")));
+    assert_eq!(kinds(&three_nodes), [RiskKind::NoTieBreaker]);
+}
