@@ -38,7 +38,7 @@ fn the_plan_changes_nothing_and_says_so() {
     assert_eq!(
         out.lines().collect::<Vec<_>>(),
         [
-            "plan: create Job ml/cpps-gpu-smoke in LocalQueue team-a (suspended until Kueue admits it)",
+            "plan: create Job ml/cpps-gpu-smoke-<suffix> in LocalQueue team-a (suspended until Kueue admits it)",
             "  image nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04, 1 nvidia.com/gpu, command: python3 train.py",
             "  not checked by a server (no --kubeconfig)",
             "nothing was created; run again with --apply to submit it",
@@ -98,7 +98,13 @@ async fn applied_job_is_followed_to_completion_and_placed() {
         "{out}"
     );
     let jobs: Api<Job> = Api::namespaced(client.clone(), &id);
-    assert!(jobs.get_opt("smoke").await.unwrap().is_none());
+    assert!(
+        jobs.list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
 
     let (node, kueue) = gpu_common::kueue_running_on_a_gpu_node(&client, &id, "smoke").await;
     let binary_kubeconfig = kubeconfig.clone();
@@ -122,10 +128,15 @@ async fn applied_job_is_followed_to_completion_and_placed() {
     .unwrap();
     kueue.await.unwrap();
     let out = common::stdout_of_exit(&o, 0);
-    let job = jobs.get("smoke").await.unwrap();
+    // The server named the Job from the prefix (generateName).
+    let mut created = jobs.list(&Default::default()).await.unwrap().items;
+    assert_eq!(created.len(), 1);
+    let job = created.remove(0);
+    let name = job.metadata.name.unwrap();
+    assert!(name.starts_with("smoke-"), "{name}");
     let uid = job.metadata.uid.unwrap();
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[0], format!("submitted Job {id}/smoke (uid {uid})"));
+    assert_eq!(lines[0], format!("submitted Job {id}/{name} (uid {uid})"));
     // The binary polls every 200 ms; Kueue's stand-in takes 400 ms a step, so every state is seen.
     assert_eq!(
         lines[1],
@@ -174,11 +185,7 @@ async fn timeout_ends_a_run_nobody_admits() {
     assert_eq!(v["timed_out"], true);
     assert_eq!(v["succeeded"], false);
     // Partial results: the Job was created and is named, its Workload never appeared.
-    assert!(
-        v["run"]["job"]
-            .as_str()
-            .unwrap()
-            .ends_with("/cpps-gpu-smoke")
-    );
+    let job = v["run"]["job"].as_str().unwrap();
+    assert!(job.contains("/cpps-gpu-smoke-"), "{job}");
     assert_eq!(v["run"]["followed"]["states"], serde_json::json!([]));
 }

@@ -859,7 +859,8 @@ where
 pub struct JobSubmission {
     /// Namespace (the LocalQueue's).
     pub namespace: String,
-    /// Job name.
+    /// The Job's name prefix: the server completes `{name}-` into a unique name
+    /// (`generateName`), so that submitting again never collides with an earlier Job.
     pub name: String,
     /// The LocalQueue.
     pub queue: String,
@@ -871,7 +872,13 @@ pub struct JobSubmission {
     pub gpus: u32,
     /// Parallel pods.
     pub parallelism: i32,
+    /// Seconds after it finishes that the Job (and so its pods and Workload) may be deleted
+    /// (`ttlSecondsAfterFinished`); `None` keeps it.
+    pub ttl_seconds_after_finished: Option<i32>,
 }
+
+/// How long a finished Job is kept by default: an hour, long enough to read its logs.
+pub const DEFAULT_TTL_SECONDS_AFTER_FINISHED: i32 = 3600;
 
 impl JobSubmission {
     /// A one-pod Job running `command` in `image`, asking for `gpus` GPUs, for `queue`.
@@ -891,11 +898,14 @@ impl JobSubmission {
             command: command.iter().map(|s| (*s).to_owned()).collect(),
             gpus,
             parallelism: 1,
+            ttl_seconds_after_finished: Some(DEFAULT_TTL_SECONDS_AFTER_FINISHED),
         }
     }
 
     /// The Job that would be created: the plan. Created suspended, as Kueue requires: Kueue
-    /// unsuspends it on admission.
+    /// unsuspends it on admission. Named by the server from `generateName` (a fixed name made
+    /// the second submission a 409 AlreadyExists), and deleted `ttlSecondsAfterFinished` after it
+    /// finishes.
     pub fn job(&self) -> Job {
         let mut limits = BTreeMap::new();
         if self.gpus > 0 {
@@ -903,7 +913,7 @@ impl JobSubmission {
         }
         Job {
             metadata: ObjectMeta {
-                name: Some(self.name.clone()),
+                generate_name: Some(format!("{}-", self.name)),
                 namespace: Some(self.namespace.clone()),
                 labels: Some(BTreeMap::from([(
                     QUEUE_NAME_LABEL.to_owned(),
@@ -916,6 +926,7 @@ impl JobSubmission {
                 parallelism: Some(self.parallelism),
                 completions: Some(self.parallelism),
                 backoff_limit: Some(0),
+                ttl_seconds_after_finished: self.ttl_seconds_after_finished,
                 template: PodTemplateSpec {
                     metadata: None,
                     spec: Some(PodSpec {
@@ -1124,6 +1135,8 @@ pub async fn run_batch(
     let started = tokio::time::Instant::now();
     let job = submission.submit(client, false).await?;
     let uid = job.metadata.uid.clone().unwrap_or_default();
+    // The name the server generated: the Job's pods carry it in their `job-name` label.
+    let name = job.metadata.name.clone().unwrap_or_default();
     let left = timeout.saturating_sub(started.elapsed());
     let followed = follow_workload(
         client,
@@ -1144,7 +1157,7 @@ pub async fn run_batch(
         (Some(wl), true) => {
             let pods: kube::Api<k8s_openapi::api::core::v1::Pod> =
                 kube::Api::namespaced(client.clone(), &submission.namespace);
-            let lp = ListParams::default().labels(&format!("{JOB_NAME_LABEL}={}", submission.name));
+            let lp = ListParams::default().labels(&format!("{JOB_NAME_LABEL}={name}"));
             let pods = pods.list(&lp).await.map_err(|source| {
                 Error::kube(
                     "GET",
@@ -1157,7 +1170,7 @@ pub async fn run_batch(
         _ => None,
     };
     Ok(BatchRun {
-        job: format!("{}/{}", submission.namespace, submission.name),
+        job: format!("{}/{name}", submission.namespace),
         uid,
         followed,
         placement,
@@ -1167,6 +1180,22 @@ pub async fn run_batch(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Suspected item of issue 34, confirmed: a fixed Job name makes a second submission a 409
+    /// (AlreadyExists). `ObjectMeta.generateName` (k8s.io/apimachinery `meta/v1/types.go`): "a
+    /// unique name ONLY IF the Name field has not been provided"; `JobSpec.ttlSecondsAfterFinished`
+    /// (k8s.io/api `batch/v1/types.go`): once finished, the Job "is eligible to be automatically
+    /// deleted", so repeated submissions do not pile up.
+    #[test]
+    fn each_submission_gets_a_name_of_its_own_and_a_ttl() {
+        let job = JobSubmission::new("ml", "smoke", "team-a", "busybox", &["true"], 0).job();
+        assert_eq!(job.metadata.name, None);
+        assert_eq!(job.metadata.generate_name.as_deref(), Some("smoke-"));
+        assert_eq!(
+            job.spec.as_ref().unwrap().ttl_seconds_after_finished,
+            Some(3600)
+        );
+    }
 
     /// Issue 34 D3. kubernetes-sigs/kueue `apis/kueue/v1beta2/localqueue_types.go`: `ClusterQueue
     /// ClusterQueueReference json:"clusterQueue,omitempty"` with `+optional` (and `omitempty` in

@@ -224,7 +224,8 @@ pub async fn application_with_status(
 }
 
 /// Stands in for the Kueue controller (and, with `run_on`, for the Job controller and the
-/// scheduler), which this API server does not run: when the Job `job_name` appears, creates its
+/// scheduler), which this API server does not run: when the Job the server named from the prefix
+/// `job_name` appears (`generateName`), creates its
 /// Workload (owned by the Job, as Kueue's jobframework does), then writes `QuotaReserved` and
 /// `Admitted` with an admission to `cq`/`flavor`, as Kueue's scheduler would
 /// (kubernetes-sigs/kueue `apis/kueue/v1beta2/workload_types.go`: conditions `QuotaReserved`,
@@ -247,12 +248,20 @@ pub async fn act_as_kueue(
     use serde_json::json;
 
     let jobs: Api<Job> = Api::namespaced(client.clone(), &ns);
+    // The Job is named by the server from `generateName` `{job_name}-` (JobSubmission::job).
+    let prefix = format!("{job_name}-");
     let job = loop {
-        if let Some(j) = jobs.get_opt(&job_name).await.unwrap() {
+        let list = jobs.list(&Default::default()).await.unwrap();
+        if let Some(j) = list
+            .items
+            .into_iter()
+            .find(|j| j.metadata.generate_name.as_deref() == Some(prefix.as_str()))
+        {
             break j;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     };
+    let job_name = job.metadata.name.clone().unwrap();
     let uid = job.metadata.uid.clone().unwrap();
     let queue = job
         .metadata

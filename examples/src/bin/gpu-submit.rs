@@ -39,7 +39,8 @@ struct Args {
     /// The LocalQueue (label kueue.x-k8s.io/queue-name).
     #[arg(long, value_name = "NAME")]
     queue: String,
-    /// The Job's name.
+    /// The Job's name prefix: the server adds a unique suffix (generateName), so running again
+    /// never collides with an earlier Job; a finished Job is deleted after an hour.
     #[arg(long, value_name = "NAME", default_value = "cpps-gpu-smoke")]
     name: String,
     /// The container image.
@@ -98,7 +99,7 @@ fn print_text(submission: &JobSubmission, outcome: &Outcome) {
     match outcome {
         Outcome::Plan { server_accepts, .. } => {
             println!(
-                "plan: create Job {}/{} in LocalQueue {} (suspended until Kueue admits it)",
+                "plan: create Job {}/{}-<suffix> in LocalQueue {} (suspended until Kueue admits it)",
                 submission.namespace, submission.name, submission.queue
             );
             println!(
