@@ -4,9 +4,9 @@
 
 use crate::family::{Answer, Endpoint, LogLine, Param, Returns, ServerVersion, TaskStatus};
 use crate::types::{
-    BackupJob, ClusterResource, ClusterStatusEntry, GuestCurrentStatus, HaResource, HaStatusEntry,
-    LxcConfig, LxcListItem, NodeListItem, NodeStatus, NodeStorage, NotBackedUp, PendingEntry,
-    QemuConfig, QemuListItem, Snapshot, TaskListItem, Version,
+    BackupJob, ClusterResource, ClusterStatusEntry, GuestCurrentStatus, HaMove, HaResource,
+    HaStatusEntry, LxcConfig, LxcListItem, NodeListItem, NodeStatus, NodeStorage, NotBackedUp,
+    PendingEntry, QemuConfig, QemuListItem, Snapshot, TaskListItem, Version,
 };
 
 /// The first release whose HA manager has rules instead of groups: `POST
@@ -88,13 +88,13 @@ pub const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new(
         "POST",
         "/cluster/ha/resources/{sid}/migrate",
-        Returns::Nothing,
+        Returns::Object(Answer::of::<HaMove>("HaMove")),
     )
     .params(&[Param::string("node")]),
     Endpoint::new(
         "POST",
         "/cluster/ha/resources/{sid}/relocate",
-        Returns::Nothing,
+        Returns::Object(Answer::of::<HaMove>("HaMove")),
     )
     .params(&[Param::string("node")]),
     Endpoint::new(

@@ -887,3 +887,54 @@ async fn an_ha_wait_that_cannot_read_the_outcome_says_the_request_was_queued() {
     assert!(text.contains("queued"), "{text}");
     assert!(text.contains("Sys.Audit"), "{text}");
 }
+
+/// N2: PVE 9 answers an HA migrate/relocate with an object (pve-ha-manager
+/// `src/PVE/API2/HA/Resources.pm` `migrate`/`relocate`: `sid`, `requested-node`, and, from
+/// `HA/Config.pm` `get_resource_motion_info`, `comigrated-resources` and
+/// `blocking-resources` with `{sid, cause: "resource-affinity"}`). The command is queued all
+/// the same, but the CRM drops a move that a negative resource affinity blocks (`HA/Manager.pm`
+/// `queue_resource_motion`: "crm command … error - service … in negative affinity"), so a
+/// blocked move never happens and must be reported at once, not waited out.
+#[tokio::test]
+async fn a_blocked_ha_move_is_reported_at_once() {
+    let api = common::pve_mock_api().await;
+    common::mount_once(
+        &api,
+        common::pve_form_call(
+            "POST",
+            "cluster/ha/resources/vm%3A100/migrate",
+            &["node=pve2"],
+        ),
+        common::data_answer(json!({
+            "sid": "vm:100", "requested-node": "pve2",
+            "blocking-resources": [{"sid": "ct:201", "cause": "resource-affinity"}]
+        })),
+    )
+    .await;
+    common::mount_once(
+        &api,
+        common::pve_form_call(
+            "POST",
+            "cluster/ha/resources/vm%3A100/relocate",
+            &["node=pve3"],
+        ),
+        common::data_answer(json!({
+            "sid": "vm:100", "requested-node": "pve3", "comigrated-resources": ["vm:101"]
+        })),
+    )
+    .await;
+    let cluster = common::mock_client(&api).cluster();
+    let sid: cpps_proxmox::types::HaSid = "vm:100".parse().unwrap();
+    let err = cluster.ha_move(&sid, "pve2", false).await.unwrap_err();
+    let Error::HaWait { reason, .. } = &err else {
+        panic!("{err:?}");
+    };
+    assert!(
+        reason.contains("ct:201") && reason.contains("resource-affinity"),
+        "{reason}"
+    );
+    let moved = cluster.ha_move(&sid, "pve3", true).await.unwrap();
+    assert_eq!(moved.requested_node.as_deref(), Some("pve3"));
+    assert_eq!(moved.comigrated, ["vm:101"]);
+    api.verify().await;
+}

@@ -5,8 +5,8 @@ use cpps_http::{Request, encode_segment};
 use crate::endpoints::HA_RULES_SINCE;
 use crate::family::{ServerVersion, WaitOptions};
 use crate::types::{
-    BackupJob, ClusterResource, ClusterStatusEntry, HaResource, HaSid, HaStatusEntry, NotBackedUp,
-    ResourceFilter,
+    BackupJob, ClusterResource, ClusterStatusEntry, HaMove, HaResource, HaSid, HaStatusEntry,
+    NotBackedUp, ResourceFilter,
 };
 use crate::{Client, Error, HaReached, HaWanted};
 
@@ -169,12 +169,17 @@ impl ClusterApi {
     }
 
     /// `POST /cluster/ha/resources/{sid}/migrate` (online) or `…/relocate` (stop, move,
-    /// start): asks the HA manager to move the guest to `node`. PVE 9 answers an object
-    /// (`requested-node`, `blocking-resources`), PVE 8 `null`: both are accepted. The move
+    /// start): asks the HA manager to move the guest to `node`. PVE 9 answers what moves along
+    /// and what blocks the move ([`HaMove`]), PVE 8 `null` (an empty [`HaMove`]). The move
     /// happens later: wait for it with [`ClusterApi::ha_wait`] and [`HaWanted::OnNode`].
-    pub async fn ha_move(&self, sid: &HaSid, node: &str, relocate: bool) -> Result<(), Error> {
+    ///
+    /// A move that resources block is [`Error::HaWait`] at once: PVE queues the command, but
+    /// the HA manager drops it (pve-ha-manager `src/PVE/HA/Manager.pm`
+    /// `queue_resource_motion`: one negative resource affinity "is enough to not execute
+    /// migration"), so waiting would only run out.
+    pub async fn ha_move(&self, sid: &HaSid, node: &str, relocate: bool) -> Result<HaMove, Error> {
         let action = if relocate { "relocate" } else { "migrate" };
-        let _: Option<serde_json::Value> = self
+        let answer: Option<HaMove> = self
             .client
             .get(
                 Request::post(format!(
@@ -184,7 +189,29 @@ impl ClusterApi {
                 .form(&[("node", node)]),
             )
             .await?;
-        Ok(())
+        let answer = answer.unwrap_or_default();
+        if !answer.blocking.is_empty() {
+            let blockers: Vec<String> = answer
+                .blocking
+                .iter()
+                .map(|b| {
+                    format!(
+                        "{} ({})",
+                        b.sid,
+                        b.cause.as_deref().unwrap_or("no cause given")
+                    )
+                })
+                .collect();
+            return Err(Error::HaWait {
+                sid: sid.to_string(),
+                wanted: format!("on node {node}"),
+                reason: format!(
+                    "blocked by {}; the HA manager drops the queued {action}",
+                    blockers.join(", ")
+                ),
+            });
+        }
+        Ok(answer)
     }
 
     /// Polls `GET /cluster/ha/status/current` until the HA manager shows `wanted` for `sid`,

@@ -189,3 +189,32 @@ pub struct HaStatusEntry {
     #[serde(default, deserialize_with = "de::opt_integer")]
     pub timestamp: Option<u64>,
 }
+
+/// What PVE 9 answers to an HA migrate or relocate (pve-ha-manager
+/// `src/PVE/API2/HA/Resources.pm`); PVE 8 answers `null`, read as the default.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub struct HaMove {
+    /// The node asked for.
+    #[serde(default)]
+    pub requested_node: Option<String>,
+    /// Resources that move along (positive resource affinity).
+    #[serde(default, rename = "comigrated-resources")]
+    pub comigrated: Vec<String>,
+    /// Resources that keep it from the node (negative resource affinity): the HA manager
+    /// drops such a move.
+    #[serde(default, rename = "blocking-resources")]
+    pub blocking: Vec<HaBlocker>,
+}
+
+/// A resource blocking an HA move.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct HaBlocker {
+    /// The blocking resource (`ct:201`).
+    pub sid: String,
+    /// Why (`resource-affinity`; a newer release's value is kept as written).
+    #[serde(default)]
+    pub cause: Option<String>,
+}

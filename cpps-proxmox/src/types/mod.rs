@@ -21,11 +21,12 @@ pub use guest::{
     Config, GuestCurrentStatus, GuestKind, GuestStatus, LxcConfig, LxcListItem, PendingEntry,
     Privilege, QemuConfig, QemuListItem, Snapshot,
 };
-pub use ha::{HaResource, HaSid, HaStatusEntry, HaStatusType};
+pub use ha::{HaBlocker, HaMove, HaResource, HaSid, HaStatusEntry, HaStatusType};
 pub use ids::{NodeName, SnapshotName, VmId};
 pub use node::{NodeListItem, NodeMemory, NodeRootFs, NodeState, NodeStatus};
 pub use property::{
-    LxcFeatures, LxcNet, OtherKeys, PropertyString, QEMU_NIC_MODELS, QemuMemory, QemuNet, Volume,
+    LxcFeatures, LxcNet, MAX_PROPERTY_STRING, OtherKeys, PropertyString, QEMU_NIC_MODELS,
+    QemuMemory, QemuNet, Volume,
 };
 pub use storage::NodeStorage;
 pub use task::{TaskFilter, TaskListItem};
