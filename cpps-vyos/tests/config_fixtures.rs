@@ -316,12 +316,18 @@ fn every_commands_file_parses_and_renders_back_line_for_line() {
     }
 }
 
-/// Files as VyOS prints and saves them, written after vyatta-cfg `src/cnode/cnode-algorithm.cpp`
-/// (`_print_value_str`: a value is quoted only when it is empty or holds a blank or one of `*}{;`,
-/// nothing is escaped; `_diff_show_other`: a tag value likewise, names never): a bare apostrophe
-/// (`Bob's-uplink`), quotes inside a quoted value, a backslash, `"*"`, `""`, and the
-/// `// vyos-config-version:` footer.
-const ROUTER_FILES: &[&str] = &["sp-gw.config.boot"];
+/// A file as VyOS prints and saves it, produced by `common::printers::cnode_print`, which follows
+/// vyatta-cfg `src/cnode/cnode-algorithm.cpp` rule for rule (`_print_value_str`: a value is quoted
+/// only when it is empty or holds a blank or one of `*}{;`, nothing is escaped;
+/// `_diff_show_other`: a tag value likewise, names never; `_diff_print_comment`, `_diff_print_indent`),
+/// with the footer of vyos-1x `python/vyos/component_version.py`: a bare apostrophe
+/// (`Bob's-uplink`), quotes inside a quoted value, a backslash, `"*"`, `""`.
+fn router_files() -> Vec<(String, String)> {
+    vec![(
+        "sp-gw (printers::sp_gw_config_boot)".to_owned(),
+        common::printers::sp_gw_config_boot(),
+    )]
+}
 
 /// Smoketest configurations (vyos-1x `smoketest/configs/NAME`) that are exactly VyOS's own printer
 /// output. The other five were edited by hand upstream (values quoted that VyOS prints bare, such
@@ -347,10 +353,7 @@ fn showconfig(name: &str) -> String {
 /// included.
 #[test]
 fn every_router_file_renders_back_byte_for_byte() {
-    let mut texts: Vec<(String, String)> = ROUTER_FILES
-        .iter()
-        .map(|n| ((*n).to_owned(), showconfig(n)))
-        .collect();
+    let mut texts = router_files();
     texts.extend(
         PRINTER_EXACT_SMOKETESTS
             .iter()
@@ -364,7 +367,7 @@ fn every_router_file_renders_back_byte_for_byte() {
 
 #[test]
 fn apostrophes_inner_quotes_and_backslashes_are_values_as_printed() {
-    let tree = ConfigTree::parse_boot(&showconfig("sp-gw.config.boot")).unwrap();
+    let tree = ConfigTree::parse_boot(&common::printers::sp_gw_config_boot()).unwrap();
     let eth = |n: &str, leaf: &str| {
         tree.value(&["interfaces", "ethernet", n, leaf])
             .map(str::to_owned)
@@ -432,10 +435,10 @@ fn single_quotes_in_config_boot_are_part_of_the_value() {
 /// against the working configuration) and no footer.
 #[test]
 fn the_api_showconfig_form_reads_and_renders_back() {
-    let text = showconfig("sp-gw.showconfig");
+    let text = common::printers::sp_gw_show_config();
     let tree = ConfigTree::parse_boot(&text).unwrap();
     assert_eq!(tree.to_show_config_string(), text);
-    let saved = ConfigTree::parse_boot(&showconfig("sp-gw.config.boot")).unwrap();
+    let saved = ConfigTree::parse_boot(&common::printers::sp_gw_config_boot()).unwrap();
     assert_eq!(tree.root, saved.root);
 }
 

@@ -209,3 +209,280 @@ pub fn live_state(name: &str) -> (Option<u64>, u64, u64) {
         _ => (None, 0, 0),
     }
 }
+
+/// A node of a configuration as vyatta-cfg's printer sees it (`CfgNode`), children in VyOS's
+/// sorted order.
+#[derive(Clone, Debug)]
+pub enum CNode {
+    /// A leaf with one or more values (a multi-value leaf prints one line per value).
+    Leaf(&'static str, Vec<&'static str>),
+    /// A valueless leaf (`is_leaf_typeless`): the name alone.
+    Typeless(&'static str),
+    /// An intermediate node, with an optional comment.
+    Node(&'static str, Option<&'static str>, Vec<CNode>),
+    /// A tag node's entry (`name value {`), with an optional comment.
+    Tag(&'static str, &'static str, Option<&'static str>, Vec<CNode>),
+}
+
+/// vyatta-cfg `src/cnode/cnode-algorithm.cpp` `_print_value_str` (secrets not hidden): quotes
+/// only a value that is empty or where `strcspn(vstr, "*}{;\011\012\013\014\015 ") < vlen`;
+/// nothing is escaped.
+fn cnode_value(v: &str) -> String {
+    let special = |c: char| "*}{;\t\n\u{b}\u{c}\r ".contains(c);
+    if v.is_empty() || v.chars().any(special) {
+        format!("\"{v}\"")
+    } else {
+        v.to_owned()
+    }
+}
+
+/// `_diff_show_other` for a tag value: the same `strcspn` test without the empty case.
+fn cnode_tag_value(v: &str) -> String {
+    if v.chars().any(|c| "*}{;\t\n\u{b}\u{c}\r ".contains(c)) {
+        format!("\"{v}\"")
+    } else {
+        v.to_owned()
+    }
+}
+
+/// vyatta-cfg `src/cnode/cnode-algorithm.cpp` `_show_diff` as showConfig runs it: every line
+/// starts with `pfx` (`PFX_DIFF_NULL`, "", when both configurations are the same node, as for
+/// the saved file; `PFX_DIFF_NONE`, " ", for an unchanged line of the active against the working
+/// configuration, as inside the API's session) and four spaces per level
+/// (`_diff_print_indent`); a comment is `/* c */` on the line before its node
+/// (`_diff_print_comment`); a leaf is `name value` per value (`_diff_check_and_show_leaf`); a
+/// typeless leaf is its name, other nodes `name {` or `name value {` … `}` (`_diff_show_other`).
+pub fn cnode_print(nodes: &[CNode], pfx: &str) -> String {
+    fn walk(out: &mut String, nodes: &[CNode], level: usize, pfx: &str) {
+        let indent = |out: &mut String| {
+            out.push_str(pfx);
+            out.push_str(&"    ".repeat(level));
+        };
+        for n in nodes {
+            match n {
+                CNode::Leaf(name, values) => {
+                    for v in values {
+                        indent(out);
+                        *out += &format!("{name} {}\n", cnode_value(v));
+                    }
+                }
+                CNode::Typeless(name) => {
+                    indent(out);
+                    *out += &format!("{name}\n");
+                }
+                CNode::Node(name, comment, children) | CNode::Tag(name, _, comment, children) => {
+                    if let Some(c) = comment {
+                        indent(out);
+                        *out += &format!("/* {c} */\n");
+                    }
+                    indent(out);
+                    out.push_str(name);
+                    if let CNode::Tag(_, value, _, _) = n {
+                        *out += &format!(" {}", cnode_tag_value(value));
+                    }
+                    out.push_str(" {\n");
+                    walk(out, children, level + 1, pfx);
+                    indent(out);
+                    out.push_str("}\n");
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    walk(&mut out, nodes, 0, pfx);
+    out
+}
+
+/// vyos-1x `python/vyos/component_version.py` `CONFIG_FILE_VERSION`, as `save` appends it.
+pub fn version_footer(components: &str, release: &str) -> String {
+    format!(
+        "// Warning: Do not remove the following line.\n// vyos-config-version: \"{components}\"\n// Release version: {release}\n"
+    )
+}
+
+/// A São Paulo gateway's configuration whose values exercise the printer's rules: a bare
+/// apostrophe, double quotes inside a quoted value, a backslash, `*`, an empty value, a quoted
+/// tag value with an apostrophe, secrets, a comment.
+pub fn sp_gw() -> Vec<CNode> {
+    use CNode::{Leaf, Node, Tag};
+    vec![
+        Node(
+            "interfaces",
+            None,
+            vec![
+                Tag(
+                    "ethernet",
+                    "eth0",
+                    None,
+                    vec![
+                        Leaf("address", vec!["192.0.2.1/24"]),
+                        Leaf("description", vec!["Bob's-uplink"]),
+                        Leaf("hw-id", vec!["00:50:56:aa:bb:01"]),
+                    ],
+                ),
+                Tag(
+                    "ethernet",
+                    "eth1",
+                    None,
+                    vec![
+                        Leaf("address", vec!["10.10.0.1/24"]),
+                        Leaf("description", vec!["to \"Franca\" over the \"long\" fibre"]),
+                    ],
+                ),
+                Tag(
+                    "wireguard",
+                    "wg0",
+                    Some("inter-site tunnel"),
+                    vec![
+                        Leaf("address", vec!["10.255.0.1/30"]),
+                        Leaf("description", vec!["C:\\tunnels\\sp-franca"]),
+                        Tag(
+                            "peer",
+                            "franca",
+                            None,
+                            vec![
+                                Leaf("address", vec!["198.51.100.7"]),
+                                Leaf("allowed-ips", vec!["10.255.0.0/30"]),
+                                Leaf("port", vec!["51820"]),
+                                Leaf(
+                                    "preshared-key",
+                                    vec!["kP3x4mpleKey0000000000000000000000000000000="],
+                                ),
+                                Leaf(
+                                    "public-key",
+                                    vec!["Zm9vYmFyYmF6cXV4MDAwMDAwMDAwMDAwMDAwMDAwMDA="],
+                                ),
+                            ],
+                        ),
+                        Leaf("port", vec!["51820"]),
+                        Leaf(
+                            "private-key",
+                            vec!["cHJpdmF0ZWtleTAwMDAwMDAwMDAwMDAwMDAwMDAwMDA="],
+                        ),
+                    ],
+                ),
+            ],
+        ),
+        Node(
+            "service",
+            None,
+            vec![
+                Node(
+                    "https",
+                    None,
+                    vec![
+                        Node(
+                            "api",
+                            None,
+                            vec![Node(
+                                "keys",
+                                None,
+                                vec![Tag(
+                                    "id",
+                                    "automation",
+                                    None,
+                                    vec![Leaf("key", vec!["s3cr3t key"])],
+                                )],
+                            )],
+                        ),
+                        Leaf("listen-address", vec!["*"]),
+                    ],
+                ),
+                Node(
+                    "snmp",
+                    None,
+                    vec![
+                        Tag(
+                            "community",
+                            "it's public",
+                            None,
+                            vec![Leaf("authorization", vec!["ro"])],
+                        ),
+                        Tag(
+                            "trap-target",
+                            "192.0.2.50",
+                            None,
+                            vec![Leaf("community", vec!["Tr4p'Secret"])],
+                        ),
+                    ],
+                ),
+            ],
+        ),
+        Node(
+            "system",
+            None,
+            vec![
+                Node(
+                    "config-management",
+                    None,
+                    vec![
+                        Node(
+                            "commit-archive",
+                            None,
+                            vec![Leaf(
+                                "location",
+                                vec!["scp://backup:Hunter2@192.0.2.5:/srv/vyos"],
+                            )],
+                        ),
+                        Leaf("commit-revisions", vec!["100"]),
+                    ],
+                ),
+                Leaf("host-name", vec!["sp-gw"]),
+                Node(
+                    "login",
+                    None,
+                    vec![
+                        Node(
+                            "banner",
+                            None,
+                            vec![Leaf(
+                                "pre-login",
+                                vec!["Authorised access only; all sessions are logged"],
+                            )],
+                        ),
+                        Tag(
+                            "user",
+                            "vyos",
+                            None,
+                            vec![Node(
+                                "authentication",
+                                None,
+                                vec![
+                                    Leaf("encrypted-password", vec!["$6$rounds=656000$abc$xyz"]),
+                                    Leaf("plaintext-password", vec![""]),
+                                    Tag(
+                                        "public-keys",
+                                        "ops@laptop",
+                                        None,
+                                        vec![
+                                            Leaf(
+                                                "key",
+                                                vec!["AAAAC3NzaC1lZDI1NTE5AAAAIFakeKeyForTests"],
+                                            ),
+                                            Leaf("type", vec!["ssh-ed25519"]),
+                                        ],
+                                    ),
+                                ],
+                            )],
+                        ),
+                    ],
+                ),
+            ],
+        ),
+    ]
+}
+
+/// `sp_gw` as `save` writes it: the printer's text (`PFX_DIFF_NULL`) and the 1.4.0 footer.
+pub fn sp_gw_config_boot() -> String {
+    cnode_print(&sp_gw(), "")
+        + &version_footer(
+            "bgp@5:broadcast-relay@1:cluster@2:config-management@1:conntrack@5:conntrack-sync@2:container@2:dhcp-relay@2:dhcp-server@8:dhcpv6-server@1:dns-dynamic@4:dns-forwarding@4:firewall@15:flow-accounting@1:https@6:ids@1:interfaces@32:ipoe-server@3:ipsec@13:isis@3:l2tp@9:lldp@2:mdns@1:monitoring@1:nat@8:nat66@3:ntp@3:openconnect@3:ospf@2:pim@1:policy@8:pppoe-server@10:pptp@5:qos@2:quagga@11:rip@1:rpki@2:salt@1:snmp@3:ssh@2:sstp@6:system@27:vrf@3:vrrp@4:vyos-accel-ppp@2:wanloadbalance@3:webproxy@2",
+            "1.4.0",
+        )
+}
+
+/// `sp_gw` as `/retrieve` `showConfig` prints it inside the API's session with nothing
+/// uncommitted: `PFX_DIFF_NONE` before every line, no footer.
+pub fn sp_gw_show_config() -> String {
+    cnode_print(&sp_gw(), " ")
+}
