@@ -358,28 +358,32 @@ fn a_volume_holding_an_equals_sign_prints_with_its_key() {
     assert_eq!(volume.to_string(), "local-lvm:vm-200-disk-0,size=8G");
 }
 
-/// A property string with many keys parses (linear; `cargo bench -p cpps-proxmox --bench
-/// property` measures the growth). 100 000 keys took over 10 s with the quadratic duplicate
-/// check; this test asserts only the values, never a time.
+/// A property string with as many keys as the size cap allows parses and keeps every key; a
+/// longer one is refused with the cap named (real strings have about ten keys). This test
+/// asserts only the values, never a time.
 #[test]
-fn a_property_string_with_many_keys_parses_and_keeps_every_key() {
-    let text: String = (0..100_000)
+fn a_property_string_at_the_cap_keeps_every_key_and_a_longer_one_is_refused() {
+    let text: String = (0..5_000)
         .map(|i| format!("k{i}={i}"))
         .collect::<Vec<_>>()
         .join(",");
+    assert!(text.len() <= cpps_proxmox::types::MAX_PROPERTY_STRING);
     let parsed = PropertyString::parse(&text).unwrap();
-    assert_eq!(parsed.len(), 100_000);
-    assert_eq!(parsed.get("k99999"), Some("99999"));
+    assert_eq!(parsed.len(), 5_000);
+    assert_eq!(parsed.get("k4999"), Some("4999"));
     let duplicate = format!("{text},k5=again");
     let err = PropertyString::parse(&duplicate).unwrap_err().to_string();
     assert!(err.contains("duplicate key `k5`"), "{err}");
+    let over: String = (0..20_000).map(|i| format!("k{i}={i},")).collect();
+    let err = PropertyString::parse(&over).unwrap_err().to_string();
+    assert!(err.contains("bytes a property string may be"), "{err}");
 }
 
 /// Of several repeated keys, the error names the one a reading from left to right meets first,
-/// at every size: a few keys are compared pairwise, many go through the hashed partitions.
+/// among few keys and among as many as the size cap allows.
 #[test]
 fn the_first_repeated_key_in_reading_order_is_the_one_named() {
-    for keys in [5usize, 40, 3_000, 20_000] {
+    for keys in [5usize, 40, 3_000, 5_000] {
         let mut parts: Vec<String> = (0..keys).map(|i| format!("k{i}=v")).collect();
         // `k1` comes back near the end, `k2` just after the middle: `k2`'s second part is met first.
         parts.insert(keys - 1, "k1=again".to_owned());
@@ -441,7 +445,7 @@ fn a_typed_values_own_key_given_twice_is_named_in_reading_order() {
 /// first eight bytes after it are equal too; and a value's own keys are not among them.
 #[test]
 fn many_other_keys_in_no_order_come_back_sorted() {
-    let n = 5_000;
+    let n = 1_500;
     let mut keys: Vec<String> = (0..n)
         .map(|i| match i % 3 {
             0 => format!("shared-long-prefix-{}", i * 7_919 % n),
