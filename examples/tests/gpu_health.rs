@@ -223,3 +223,55 @@ fn a_gpu_lost_during_the_xid_wait_is_critical_not_a_failed_run() {
     );
     assert!(out.ends_with("overall: critical\n"), "{out}");
 }
+
+/// Suspected item of issue 34, confirmed: a cluster that refuses the reads (403 Forbidden, the
+/// Status body kube-apiserver writes, k8s.io/apiserver `pkg/endpoints/handlers/responsewriters/
+/// errors.go` `forbiddenMessage`) made the run exit 2 and threw the NVML results away. The host's
+/// readings are still reported, and the cluster is a finding that says it could not be read.
+#[test]
+fn a_cluster_that_refuses_keeps_the_nvml_results() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for c in listener.incoming().take(64) {
+            let Ok(mut c) = c else { continue };
+            let mut buf = [0u8; 8192];
+            let mut seen = Vec::new();
+            while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                match c.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => seen.extend_from_slice(&buf[..n]),
+                }
+            }
+            let body = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \"gpu-reader\" cannot get path \"/apis/kueue.x-k8s.io/v1beta2\"","reason":"Forbidden","details":{},"code":403}"#;
+            let _ = write!(
+                c,
+                "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:{port}\ncontexts:\n- name: c\n  context: {{cluster: c, user: u}}\nusers:\n- name: u\n  user: {{token: not-a-secret}}\n"
+        ),
+    )
+    .unwrap();
+    let o = run(
+        FakeNvml::TwoA5000,
+        &["--kubeconfig", kubeconfig.to_str().unwrap()],
+    );
+    let out = common::stdout_of_exit(&o, 0);
+    assert!(out.starts_with("host: driver 550.54.15"), "{out}");
+    assert!(out.contains("GPU 1 NVIDIA RTX A5000"), "{out}");
+    let finding = out
+        .lines()
+        .find(|l| l.starts_with("  warning cluster-unreadable: "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(finding.contains("403"), "{finding}");
+    assert!(!out.contains("not-a-secret"), "{out}");
+}

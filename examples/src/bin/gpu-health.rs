@@ -8,7 +8,8 @@
 //! ```
 //!
 //! `--timeout` (default 30 s) bounds the whole run: the XID wait is cut to it, and a cluster that
-//! has not answered by then is reported as a finding next to the NVML results.
+//! has not answered by then, or that refused to be read, is reported as a finding next to the
+//! NVML results.
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
@@ -270,7 +271,20 @@ async fn run(args: &Args) -> anyhow::Result<Report> {
     let cluster = match &args.kubeconfig {
         Some(p) => Some(
             match tokio::time::timeout_at(deadline, read_cluster(p)).await {
-                Ok(report) => report?,
+                Ok(Ok(report)) => report,
+                // A refusal (403) or any failed read is a finding about the cluster; the host's
+                // readings above stand on their own and are still reported.
+                Ok(Err(e)) => ClusterReport {
+                    gpu_nodes: 0,
+                    missing: vec![],
+                    findings: vec![Finding::new(
+                        Severity::Warning,
+                        "cluster-unreadable",
+                        format!(
+                            "the cluster could not be read, so its state cannot be told: {e:#}"
+                        ),
+                    )],
+                },
                 Err(_) => ClusterReport {
                     gpu_nodes: 0,
                     missing: vec![],
