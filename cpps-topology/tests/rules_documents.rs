@@ -96,7 +96,7 @@ const CASES: &[RuleCase] = &[
                 // Tier 2A host (which allows a VM) is the forced standardisation the table
                 // rejects.
                 edit: (
-                    "    placement_claims:\n      - placement: vm\n        cni: cilium\n        source: 004_29bfc39840ca04c0.txt\n        quote: \"GPU placement: Diferenciado por site: SP em LXC (Tier 3 obriga); Franca em VM com Cilium (Tier 2A permite)\"\n      - placement: lxc_privileged\n        cni: flannel\n        source: 000_be2f9e2558fad79c.txt\n        quote: \"Replicar mesma arquitetura: K3s standalone em LXC privileged em algum dos hosts labri-31/32/33, sem Cilium.\"\n",
+                    "    placement_claims:\n      - placement: vm\n        cni: cilium\n        source: 004_29bfc39840ca04c0.txt\n        quote: \"GPU placement\\tDiferenciado por site: SP em LXC (Tier 3 obriga); Franca em VM com Cilium (Tier 2A permite)\"\n      - placement: lxc_privileged\n        cni: flannel\n        source: 000_be2f9e2558fad79c.txt\n        quote: \"Replicar mesma arquitetura: K3s standalone em LXC privileged em algum dos hosts labri-31/32/33, sem Cilium.\"\n",
                     "",
                 ),
                 // With no placement claims left, the documents' disagreement on this placement is
@@ -524,4 +524,92 @@ fn a_rejected_alternative_names_what_adopts_it_or_a_rule_that_exists() {
     );
     let err = cpps_topology::load_str("d.yaml", &text).unwrap_err();
     assert!(err.render().contains("secrets"), "{}", err.render());
+}
+
+/// A document's sentence reads the same wherever a finding quotes it. The file quotes a table
+/// row as the document writes it (cells separated by a tab: `docs/seeds/004_…` «GPU placement⇥
+/// Diferenciado por site: …»), and every rule shows the cells as columns, never a raw tab.
+#[test]
+fn a_quote_is_kept_verbatim_in_the_file_and_rendered_one_way_by_every_rule() {
+    let t = cpps_topology::default_topology();
+    let k = t
+        .k3s_cluster(&"k3s-gpu-franca".parse().unwrap())
+        .expect("k3s-gpu-franca");
+    assert!(
+        k.placement_claims[0]
+            .quote
+            .starts_with("GPU placement\tDiferenciado por site: ")
+    );
+    let report = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    let tabbed: Vec<&str> = report
+        .findings
+        .iter()
+        .filter(|f| f.message.contains('\t'))
+        .map(|f| f.message.as_str())
+        .collect();
+    assert!(tabbed.is_empty(), "{tabbed:#?}");
+    let f = find(&report, "GPU-002", "k3s-gpu-franca");
+    assert!(
+        f.message
+            .contains("(«GPU placement | Diferenciado por site: SP em LXC (Tier 3 obriga); Franca em VM com Cilium (Tier 2A permite)»)"),
+        "{}",
+        f.message
+    );
+    let f = find(&report, "DOC-001", "seaweedfs-hudi");
+    assert!(
+        f.message
+            .contains("«SeaweedFS + Hudi | ❌ Desejado | Plano em Plataforma de Dados»"),
+        "{}",
+        f.message
+    );
+}
+
+/// Each DOC-001 finding cites the sentences of its own disagreement (its record's claims), and
+/// the rule's fixed citations are the documents' rule on states, which holds for every one of
+/// them: no claim of one record is printed under the finding of another.
+#[test]
+fn each_contradiction_cites_its_own_sentences_and_the_rule_cites_only_what_holds_for_all() {
+    let t = cpps_topology::default_topology();
+    let info = cpps_topology::rules::lookup("DOC-001").expect("DOC-001");
+    let claims: BTreeSet<&str> = t
+        .contradictions()
+        .iter()
+        .flat_map(|c| c.claims.iter().map(|x| x.quote.text.as_str()))
+        .collect();
+    for citation in info.citations {
+        assert!(
+            !claims
+                .iter()
+                .any(|q| q.contains(citation.quote) || citation.quote.contains(q)),
+            "DOC-001 cites «{}», a claim of one contradiction, under all of them",
+            citation.quote
+        );
+    }
+    let report = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    for c in t.contradictions() {
+        let f = report
+            .findings
+            .iter()
+            .find(|f| {
+                f.rule.as_str() == "DOC-001"
+                    && f.subject.id() == c.subject
+                    && c.claims.iter().all(|x| {
+                        f.message
+                            .contains(&format!("«{}»", x.quote.text.replace('\t', " | ")))
+                    })
+            })
+            .unwrap_or_else(|| panic!("no DOC-001 finding quotes every claim of {}", c.id));
+        for other in t.contradictions().iter().filter(|o| o.subject != c.subject) {
+            for x in &other.claims {
+                assert!(
+                    c.claims.iter().any(|y| y.quote.text == x.quote.text)
+                        || !f.message.contains(&format!("«{}»", x.quote.text)),
+                    "{}'s finding quotes «{}» of {}",
+                    c.id,
+                    x.quote.text,
+                    other.id
+                );
+            }
+        }
+    }
 }

@@ -630,14 +630,15 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         kind: RuleKind::Static,
         title: "a fact the two documents state differently is reported, with the state the file follows",
         citations: &[
+            // Only what holds for every disagreement: each finding's message quotes the
+            // sentences of its own record (the claims of `contradictions:`).
             cite(
                 ARCH,
                 "Cada item deste documento marca explicitamente seu estado.",
             ),
-            cite(ADR9, "TLS via Traefik + cert-manager já existe"),
             cite(
-                ADR9,
-                "Network connectivity entre API servers (já temos via VyOS+WireGuard)",
+                ARCH,
+                "Toda afirmação sobre a infra deve cair em uma destas categorias. Misturar os três é o erro mais comum.",
             ),
         ],
         remediation: "settle the fact in both documents; until then keep the state the file follows, said why in the contradiction's note",

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::{Ctx, Sink, scaled};
+use super::{Ctx, Sink, quoted, scaled};
 use crate::finding::Severity;
 use crate::model::{
     AlertKind, CapabilityKind, ClusterPurpose, CniKind, ComponentRef, GuestKind, Item, K3sCluster,
@@ -68,13 +68,11 @@ pub(super) fn doc_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             .claims
             .iter()
             .map(|claim| {
-                // A table row's cells are tab-separated in the document; a report shows them as
-                // the table's columns.
                 format!(
                     "{} says {} («{}»)",
                     claim.quote.source,
                     claim.state,
-                    claim.quote.text.replace('\t', " | ")
+                    quoted(&claim.quote.text)
                 )
             })
             .collect();
@@ -244,10 +242,10 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                     c.kind(),
                     c.id_str(),
                     meta.state,
-                    r.alternative,
-                    r.topic,
-                    r.decision,
-                    r.reason
+                    quoted(&r.alternative),
+                    quoted(&r.topic),
+                    quoted(&r.decision),
+                    quoted(&r.reason)
                 ),
             );
         };

@@ -240,6 +240,14 @@ impl<'t> Repeats<'t> {
     }
 }
 
+/// A document's sentence as a finding shows it: a table row's tab-separated cells read as the
+/// table's columns (`a | b`). Every rule that quotes a document renders it through here, so a
+/// quote reads the same in DOC-001, DOC-002 and GPU-002; the file keeps the tab, as the document
+/// writes it.
+pub(crate) fn quoted(text: &str) -> String {
+    text.replace('\t', " | ")
+}
+
 fn site_pair<'a>(a: &'a SiteId, b: &'a SiteId) -> (&'a str, &'a str) {
     if a.as_str() <= b.as_str() {
         (a.as_str(), b.as_str())

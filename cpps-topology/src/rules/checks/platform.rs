@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::{Ctx, Sink, scaled};
+use super::{Ctx, Sink, quoted, scaled};
 use crate::finding::Severity;
 use crate::model::{
     ClusterPurpose, CniKind, ComponentRef, GuestKind, Host, K3sCluster, NodePlacement, PatternKind,
@@ -399,7 +399,7 @@ pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                             "{} says {}{cni} («{}»)",
                             claim.source,
                             placement_name(claim.placement),
-                            claim.quote
+                            quoted(&claim.quote)
                         )
                     })
                     .collect();
