@@ -199,3 +199,56 @@ fn the_readme_shows_the_main_job_as_it_prints() {
         "the README's excerpt is too short to say anything"
     );
 }
+
+/// PVE-002 with no version to compare: the architecture has the upgrade under way («🚧 Em
+/// andamento: upgrade PVE 9.x dos nodes restantes»), so a cluster whose hosts state no
+/// `pve_version` may well run two major versions. That is "cannot tell", at the rule's severity,
+/// never silence; stating every version settles it.
+#[test]
+fn pve_002_says_cannot_tell_when_hosts_state_no_version() {
+    let r = report();
+    for (cluster, hosts) in [("pve-franca", 7), ("pve-sp", 6)] {
+        let f = find(&r, "PVE-002", cluster);
+        assert_eq!(f.severity, Severity::Warning);
+        assert!(
+            f.message.starts_with(&format!(
+                "cannot tell whether Proxmox cluster {cluster} runs one major PVE version: {hosts} of its {hosts} host(s) state no `pve_version`"
+            )),
+            "{}",
+            f.message
+        );
+    }
+    // Every SP host with a version (a variant of the default): SP is settled, Franca is not.
+    let sp_hosts = [
+        "pve-ippri-11",
+        "pve-ippri-12",
+        "pve-ippri-31",
+        "pve-ippri-33",
+        "pve-ippri-34",
+        "pve-ippri-unnamed-1",
+    ];
+    let mut text = cpps_topology::DEFAULT_TOPOLOGY_YAML.to_owned();
+    for h in sp_hosts {
+        let from = format!("  - id: {h}\n    site: sp\n    proxmox_cluster: pve-sp\n");
+        assert!(text.contains(&from), "{from}");
+        text = text.replace(&from, &format!("{from}    pve_version: \"9.0\"\n"));
+    }
+    let r = common::run(&text, "versions.yaml");
+    assert!(finding(&r, "PVE-002", "pve-sp").is_none());
+    assert_eq!(
+        find(&r, "PVE-002", "pve-franca").severity,
+        Severity::Warning
+    );
+    // One host without a version in a cluster whose others are on 9.0: still cannot tell.
+    let text = text.replace(
+        "  - id: pve-ippri-34\n    site: sp\n    proxmox_cluster: pve-sp\n    pve_version: \"9.0\"\n",
+        "  - id: pve-ippri-34\n    site: sp\n    proxmox_cluster: pve-sp\n",
+    );
+    let r = common::run(&text, "one-missing.yaml");
+    let f = find(&r, "PVE-002", "pve-sp");
+    assert!(
+        f.message.contains("1 of its 6 host(s) state no `pve_version` (pve-ippri-34), the others' newest is PVE 9.0"),
+        "{}",
+        f.message
+    );
+}
