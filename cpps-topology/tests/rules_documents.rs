@@ -9,7 +9,9 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{Edit, Pass, RuleCase, Variant, apply_to, check_rule_cases, find, found, pairs, run};
+use common::{
+    Edit, Pass, RuleCase, Variant, apply_to, check_rule_cases, find, finding, found, pairs, run,
+};
 use cpps_topology::DEFAULT_TOPOLOGY_YAML;
 use cpps_topology::report::Severity;
 
@@ -188,12 +190,14 @@ const CASES: &[RuleCase] = &[
                 "    state: desired\n    note: >-\n      ❌ Hardware presente",
                 "    state: declared\n    note: >-\n      ❌ Hardware presente",
             ),
-            // In service, it is also joined with the SP GPU cluster by no ApplicationSet (GPU-008,
-            // on both).
+            // In service, it is also joined with the SP GPU cluster by no ApplicationSet, and by
+            // a MultiKueue only desired (GPU-008, twice on both).
             disappears: &[],
             appears: &[
                 ("DOC-005", "k3s-gpu-franca", Warning),
                 ("GPU-008", "k3s-gpu-franca", Warning),
+                ("GPU-008", "k3s-gpu-franca", Warning),
+                ("GPU-008", "k3s-gpu-sp", Warning),
                 ("GPU-008", "k3s-gpu-sp", Warning),
             ],
         }],
@@ -612,4 +616,77 @@ fn each_contradiction_cites_its_own_sentences_and_the_rule_cites_only_what_holds
             }
         }
     }
+}
+
+/// An item of the default's capabilities list carrying `tool`, in `state`.
+fn with_capability(tool: &str, state: &str) -> String {
+    let item = format!(
+        "\ncapabilities:\n  - {{ id: remote-access, kind: iam, tool: \"{tool}\", state: {state}, use_case: admins reach the sites }}\n"
+    );
+    let text = DEFAULT_TOPOLOGY_YAML.replacen("\ncapabilities:\n", &item, 1);
+    assert_ne!(text, DEFAULT_TOPOLOGY_YAML);
+    text
+}
+
+/// «Octelium agora» and «CrowdSec agora» are rejected *now*; the decisions name them as their
+/// own future («→ Octelium/Teleport futuro», «→ CrowdSec futuro»). A planned component with the
+/// future option passes; one in service adopts the rejected alternative.
+#[test]
+fn the_future_option_of_a_decision_is_allowed_and_the_rejected_now_is_not() {
+    for tool in ["Octelium/Teleport", "CrowdSec"] {
+        let planned = run(&with_capability(tool, "desired"), "planned.yaml");
+        assert!(
+            finding(&planned, "DOC-002", "remote-access").is_none(),
+            "{tool} planned is the decision's future option"
+        );
+        for state in ["declared", "validated"] {
+            let now = run(&with_capability(tool, state), "now.yaml");
+            let f = find(&now, "DOC-002", "remote-access");
+            assert_eq!(f.severity, Severity::Error, "{tool} {state}");
+            assert!(f.message.contains(" agora»"), "{}", f.message);
+        }
+    }
+}
+
+/// DOC-002 and MESH-003 judge Karmada on the same condition («Karmada só com escala/scheduling
+/// real»; «critério: 5+ clusters»): not deferred with fewer than 5 clusters in service, DOC-002
+/// reports the rejected default; with 5 it does not, and MESH-003 asks for the review.
+#[test]
+fn karmada_is_judged_on_the_same_criterion_by_doc_002_and_mesh_003() {
+    let adopted = (
+        "    kind: karmada\n    state: desired\n    deferred: true\n",
+        "    kind: karmada\n    state: desired\n    use_case: federation\n",
+    );
+    let early = run(
+        &apply_to(DEFAULT_TOPOLOGY_YAML, &[adopted], "karmada"),
+        "k.yaml",
+    );
+    let f = find(&early, "DOC-002", "karmada");
+    assert!(
+        f.message
+            .contains("2 K3s cluster(s) in service, the criterion is 5+"),
+        "{}",
+        f.message
+    );
+    assert!(finding(&early, "MESH-003", "karmada").is_none());
+    // Three more clusters in service: five in all.
+    let more = (
+        "  - id: k3s-gpu-franca\n",
+        "  - { id: k3s-x1, site: sp, node_placement: vm, cni: { kind: cilium, version: \"1.16\" }, purpose: general, default_deny: true, state: declared }\n  - { id: k3s-x2, site: sp, node_placement: vm, cni: { kind: cilium, version: \"1.16\" }, purpose: general, default_deny: true, state: declared }\n  - { id: k3s-x3, site: sp, node_placement: vm, cni: { kind: cilium, version: \"1.16\" }, purpose: general, default_deny: true, state: declared }\n  - id: k3s-gpu-franca\n",
+    );
+    let scaled = run(
+        &apply_to(DEFAULT_TOPOLOGY_YAML, &[adopted, more], "karmada at scale"),
+        "k5.yaml",
+    );
+    assert!(finding(&scaled, "DOC-002", "karmada").is_none());
+    // The plan is now the criterion's own: MESH-003 only asks to review it (info), as it does
+    // for a deferred Karmada at that scale.
+    assert_eq!(find(&scaled, "MESH-003", "karmada").severity, Info);
+    // Still deferred at that scale: MESH-003 asks to review it; DOC-002 has nothing to say.
+    let deferred = run(
+        &apply_to(DEFAULT_TOPOLOGY_YAML, &[more], "deferred at scale"),
+        "k5d.yaml",
+    );
+    assert_eq!(find(&deferred, "MESH-003", "karmada").severity, Info);
+    assert!(finding(&deferred, "DOC-002", "karmada").is_none());
 }

@@ -176,6 +176,13 @@ pub struct AdoptionSignals {
     /// GPU clusters of two or more sites all placed alike adopt it, unless a document's
     /// placement claim backs the placement (then GPU-002 reports the documents' disagreement).
     pub uniform_gpu_placement: bool,
+    /// The alternative is rejected «agora» (now) and the decision names it as its own future
+    /// («→ Octelium/Teleport futuro», «→ CrowdSec futuro»): only a component in service
+    /// (`declared` or `validated`) adopts it; a `desired` one is that future, planned.
+    pub now_only: bool,
+    /// The alternative is rejected until this many K3s clusters are in service (Karmada's
+    /// «critério: 5+ clusters»): from then on it is no adoption, and MESH-003 asks to review it.
+    pub until_clusters: Option<u32>,
 }
 
 impl AdoptionSignals {

@@ -236,6 +236,8 @@ impl Cx<'_> {
                     cni: a.value.cni.clone(),
                     patterns: a.value.patterns.clone(),
                     uniform_gpu_placement: a.value.uniform_gpu_placement,
+                    now_only: a.value.now_only,
+                    until_clusters: a.value.until_clusters,
                 })
                 .unwrap_or_default();
             let flagged_by = r.flagged_by.as_ref().map(|x| x.value.trim().to_owned());

@@ -114,6 +114,13 @@ pub(crate) struct AdoptionFile {
     /// GPU clusters of every site placed alike.
     #[serde(default)]
     pub(crate) uniform_gpu_placement: bool,
+    /// Rejected «agora»: only a component in service adopts it; a planned one is the
+    /// decision's own future option.
+    #[serde(default)]
+    pub(crate) now_only: bool,
+    /// Rejected until this many K3s clusters are in service.
+    #[serde(default)]
+    pub(crate) until_clusters: Option<u32>,
 }
 
 /// An alternative the decision table rejects.

@@ -191,6 +191,12 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 .map(move |(text, field)| (c, field, text.to_lowercase()))
         })
         .collect();
+    let in_service = ctx
+        .refs
+        .cluster_facts
+        .iter()
+        .filter(|f| f.state != State::Desired)
+        .count();
     for r in topo.rejected() {
         if let Some(rule) = &r.flagged_by {
             let known = crate::rules::lookup(rule).is_some_and(|i| i.kind.has_static_part());
@@ -206,6 +212,13 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
         let signals = &r.adopted_when;
+        // Rejected only until the criterion of scale is met (Karmada: «critério: 5+ clusters»):
+        // from there on MESH-003 asks to review it, with the same count.
+        let criterion = match signals.until_clusters {
+            Some(n) if in_service >= n as usize => continue,
+            Some(n) => format!("; {in_service} K3s cluster(s) in service, the criterion is {n}+"),
+            None => String::new(),
+        };
         // `base`: an adoption the topology shows is an error; one that rests on an unknown (a
         // host without a tier) a warning. Both follow the component's state.
         let emit = |sink: &mut Sink<'_>,
@@ -214,6 +227,10 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                     field: &str,
                     how: String| {
             let meta = c.meta();
+            if signals.now_only && meta.state == State::Desired {
+                // Rejected «agora»: a planned adoption is the decision's own future option.
+                return;
+            }
             let replacement = replacements
                 .get(r.id.as_str())
                 .into_iter()
@@ -238,7 +255,7 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 c,
                 field,
                 format!(
-                    "{} {} ({}) {how}: «{}» is the alternative the decision table rejects for «{}» (decision: «{}»; «{}»){planned}",
+                    "{} {} ({}) {how}: «{}» is the alternative the decision table rejects for «{}» (decision: «{}»; «{}»){criterion}{planned}",
                     c.kind(),
                     c.id_str(),
                     meta.state,
