@@ -87,6 +87,12 @@ const KUEUE_BOTH: Edit = (
     "members: [gpu-alpha, k3s-beta, gpu-beta], manager: k3s-alpha",
 );
 
+/// MultiKueue would join both GPU clusters, but it is only planned.
+const KUEUE_BOTH_PLANNED: Edit = (
+    "members: [gpu-alpha, k3s-beta], manager: k3s-alpha, state: validated",
+    "members: [gpu-alpha, k3s-beta, gpu-beta], manager: k3s-alpha, state: desired, use_case: batch across sites",
+);
+
 const APPSET_BOTH: Edit = (
     "  - { id: appset, kind: application_set, members: [k3s-alpha, k3s-beta],",
     "  - { id: appset, kind: application_set, members: [k3s-alpha, k3s-beta, gpu-alpha, gpu-beta],",
@@ -491,6 +497,15 @@ const CASES: &[Case] = &[
                 ],
             },
             Fixture {
+                // The pattern's state counts: a MultiKueue only desired links nothing in service.
+                what: "an ApplicationSet joins both GPU clusters, MultiKueue only in the plan",
+                edits: edits!(GPU_BETA, &[KUEUE_BOTH_PLANNED, APPSET_BOTH]),
+                expect: &[
+                    ("GPU-008", "gpu-alpha", Warning),
+                    ("GPU-008", "gpu-beta", Warning),
+                ],
+            },
+            Fixture {
                 what: "neither MultiKueue nor an ApplicationSet joins the GPU clusters",
                 edits: GPU_BETA,
                 expect: &[
@@ -503,13 +518,15 @@ const CASES: &[Case] = &[
         ],
         variants: &[
             Variant {
-                what: "the Franca GPU cluster is provisioned: MultiKueue joins it, no ApplicationSet does",
+                what: "the Franca GPU cluster is provisioned: MultiKueue joins it only in the plan, no ApplicationSet does",
                 edit: (
                     "    state: desired\n    note: >-\n      ❌ Hardware presente",
                     "    state: declared\n    note: >-\n      ❌ Hardware presente",
                 ),
                 appears: &[
                     ("GPU-008", "k3s-gpu-franca", Warning),
+                    ("GPU-008", "k3s-gpu-franca", Warning),
+                    ("GPU-008", "k3s-gpu-sp", Warning),
                     ("GPU-008", "k3s-gpu-sp", Warning),
                 ],
                 disappears: &[],

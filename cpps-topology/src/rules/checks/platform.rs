@@ -7,8 +7,8 @@ use foldhash::{HashMap, HashMapExt};
 use super::{Ctx, Sink, quoted, scaled};
 use crate::finding::Severity;
 use crate::model::{
-    ClusterPurpose, CniKind, ComponentRef, GuestKind, Host, K3sCluster, NodePlacement, PatternKind,
-    ReviewSignal, State,
+    ClusterPurpose, CniKind, ComponentRef, GuestKind, Host, K3sCluster, NodePlacement, Pattern,
+    PatternKind, ReviewSignal, State,
 };
 
 fn placement_name(p: NodePlacement) -> &'static str {
@@ -674,8 +674,9 @@ pub(super) fn gpu_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let provisioned =
         |k: &K3sCluster| k.purpose == ClusterPurpose::Gpu && k.meta.state != State::Desired;
-    // For each MultiKueue and ApplicationSet, the sites of the provisioned GPU clusters it joins.
-    let mut joined: HashMap<&str, Vec<(PatternKind, BTreeSet<&str>)>> = HashMap::new();
+    // For each MultiKueue and ApplicationSet, the sites of the provisioned GPU clusters it joins,
+    // with the pattern itself: a pattern only planned does not link clusters in service.
+    let mut joined: HashMap<&str, Vec<(&Pattern, BTreeSet<&str>)>> = HashMap::new();
     for p in topo.patterns() {
         if !matches!(
             p.kind,
@@ -695,7 +696,7 @@ pub(super) fn gpu_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             joined
                 .entry(k.id.as_str())
                 .or_default()
-                .push((p.kind, sites.clone()));
+                .push((p, sites.clone()));
         }
     }
     // The GPU clusters, found on the clusters' packed facts.
@@ -765,10 +766,23 @@ pub(super) fn gpu_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             (PatternKind::MultiKueue, "MultiKueue"),
             (PatternKind::ApplicationSet, "ApplicationSet"),
         ] {
-            let linked = patterns
+            let across: Vec<&Pattern> = patterns
                 .iter()
-                .any(|(p, sites)| *p == kind && sites.iter().any(|s| *s != k.site.as_str()));
+                .filter(|(p, sites)| p.kind == kind && sites.iter().any(|s| *s != k.site.as_str()))
+                .map(|(p, _)| *p)
+                .collect();
+            // The link is as mature as the cluster it serves, or it is not there yet.
+            let linked = across.iter().any(|p| p.meta.state >= k.meta.state);
             if !linked {
+                let only = across
+                    .iter()
+                    .map(|p| format!("{} is only {}", p.id, p.meta.state))
+                    .collect::<Vec<_>>();
+                let only = if only.is_empty() {
+                    String::new()
+                } else {
+                    format!(" as mature as it ({})", only.join(", "))
+                };
                 let others: Vec<&str> = provisioned_sites
                     .iter()
                     .copied()
@@ -779,8 +793,9 @@ pub(super) fn gpu_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                     c,
                     "purpose",
                     format!(
-                        "GPU cluster {} of site {} is joined by no {name} with the GPU clusters of {}: ADR-009 links the GPU clusters of the sites through MultiKueue + ApplicationSet",
+                        "GPU cluster {} ({}) of site {} is joined by no {name}{only} with the GPU clusters of {}: ADR-009 links the GPU clusters of the sites through MultiKueue + ApplicationSet",
                         k.id,
+                        k.meta.state,
                         k.site,
                         others.join(", ")
                     ),
@@ -874,11 +889,24 @@ pub(super) fn mesh_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// MESH-003, both ways: Karmada adopted with fewer than 5 clusters in service is too early; with
-/// 5 or more, its criterion is reached and a Karmada still deferred (or absent) is due for review.
+/// The number of K3s clusters in service from which Karmada is no longer rejected: the file's
+/// rejected Karmada records say it (`adopted_when.until_clusters`, which DOC-002 reads too), and
+/// the architecture's «critério: 5+ clusters» when none does.
+fn karmada_criterion(topo: &crate::model::Topology) -> usize {
+    topo.rejected()
+        .iter()
+        .filter(|r| r.adopted_when.patterns.contains(&PatternKind::Karmada))
+        .find_map(|r| r.adopted_when.until_clusters)
+        .map_or(5, |n| n as usize)
+}
+
+/// MESH-003, both ways: Karmada adopted with fewer than 5 clusters in service (the count DOC-002
+/// uses for the same record) is too early; with that many or more, its criterion is reached and
+/// a Karmada still deferred (or absent) is due for review.
 /// "Scheduling dinâmico real", the other half of the criterion, is not in the model.
 pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
+    let criterion = karmada_criterion(topo);
     let in_service = || {
         ctx.refs
             .cluster_facts
@@ -892,7 +920,9 @@ pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         .iter()
         .filter(|p| p.kind == PatternKind::Karmada)
         .peekable();
-    let fifth = in_service().nth(4).map(|(ki, _)| &topo.k3s_clusters()[ki]);
+    let fifth = in_service()
+        .nth(criterion.saturating_sub(1))
+        .map(|(ki, _)| &topo.k3s_clusters()[ki]);
     if let Some(fifth) = fifth
         && karmada.peek().is_none()
     {
@@ -901,29 +931,29 @@ pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ComponentRef::K3sCluster(fifth),
             "state",
             format!(
-                "k3s cluster {} brings the clusters in service to {clusters}: Karmada's criterion (5+ clusters) is reached and the topology has no Karmada; review whether to adopt it (ADR-004)",
+                "k3s cluster {} brings the clusters in service to {clusters}: Karmada's criterion ({criterion}+ clusters) is reached and the topology has no Karmada; review whether to adopt it (ADR-004)",
                 fifth.id
             ),
         );
     }
     for p in karmada {
-        if p.meta.state != State::Desired && clusters < 5 {
+        if p.meta.state != State::Desired && clusters < criterion {
             sink.emit_at(
                 Severity::Warning,
                 ComponentRef::Pattern(p),
                 "state",
                 format!(
-                    "Karmada {} is {} with only {clusters} cluster(s) in service; the criterion is 5+ clusters or real dynamic scheduling",
+                    "Karmada {} is {} with only {clusters} cluster(s) in service; the criterion is {criterion}+ clusters or real dynamic scheduling",
                     p.id, p.meta.state
                 ),
             );
-        } else if p.meta.state == State::Desired && clusters >= 5 {
+        } else if p.meta.state == State::Desired && clusters >= criterion {
             sink.emit_at(
                 Severity::Info,
                 ComponentRef::Pattern(p),
                 "state",
                 format!(
-                    "Karmada {} is still {} with {clusters} clusters in service: its criterion (5+ clusters) is reached; review whether to adopt it (ADR-004)",
+                    "Karmada {} is still {} with {clusters} clusters in service: its criterion ({criterion}+ clusters) is reached; review whether to adopt it (ADR-004)",
                     p.id,
                     if p.meta.deferred { "deferred" } else { "desired" }
                 ),
