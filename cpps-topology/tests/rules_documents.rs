@@ -44,14 +44,17 @@ const ARGOCD_GAMMA: Edit = (
     "  - { id: argocd-beta, site: beta, runs_in: k3s-beta, manages: [k3s-beta], state: validated }\n  - { id: argocd-gamma, site: beta, runs_in: k3s-gamma, state: desired, use_case: later }",
 );
 
-/// `k3s-gamma` with Cilium (the fail) …
+/// `k3s-gamma` with Cilium, planned: ArgoCD may be planned in it (the pass) …
 const CILIUM_GAMMA: Edit = (
     "  - id: gpu-alpha\n",
     "  - { id: k3s-gamma, site: beta, node_placement: vm, cni: { kind: cilium, version: \"1.17.0\" }, purpose: general, default_deny: true, cert_manager: { dns01_cluster_issuer: true, state: desired }, state: desired, use_case: later }\n  - id: gpu-alpha\n",
 );
 
-/// … or with flannel (the pass).
-const FLANNEL_GAMMA: &str = "  - { id: k3s-gamma, site: beta, node_placement: vm, cni: { kind: flannel }, purpose: general, default_deny: true, cert_manager: { dns01_cluster_issuer: true, state: desired }, state: desired, use_case: later }\n  - id: gpu-alpha\n";
+/// … but not when the Cilium cluster is deferred: the ArgoCD would wait for it (the fail).
+const CILIUM_GAMMA_DEFERRED: Edit = (
+    "  - id: gpu-alpha\n",
+    "  - { id: k3s-gamma, site: beta, node_placement: vm, cni: { kind: cilium, version: \"1.17.0\" }, purpose: general, default_deny: true, cert_manager: { dns01_cluster_issuer: true, state: desired }, state: desired, deferred: true, note: later }\n  - id: gpu-alpha\n",
+);
 
 const CASES: &[RuleCase] = &[
     // The documents disagree: reported on the subject, with both sentences; claims that agree
@@ -220,16 +223,21 @@ const CASES: &[RuleCase] = &[
             appears: &[("DOC-006", "pbs-sp", Warning)],
         }],
     },
-    // "ArgoCD SP (não depende de Cilium — pode subir antes/em paralelo)".
+    // "ArgoCD SP (não depende de Cilium — pode subir antes/em paralelo)": planned in the Cilium
+    // cluster is ADR-009's plan («K3s SP principal: … ArgoCD SP …»); waiting for a deferred one
+    // is not.
     RuleCase {
         rule: "DOC-007",
-        pass: &[ARGOCD_GAMMA, (CILIUM_GAMMA.0, FLANNEL_GAMMA)],
-        fail: &[ARGOCD_GAMMA, CILIUM_GAMMA],
+        pass: &[ARGOCD_GAMMA, CILIUM_GAMMA],
+        fail: &[ARGOCD_GAMMA, CILIUM_GAMMA_DEFERRED],
         expect: &[("DOC-007", "argocd-gamma", Info)],
         variants: &[Variant {
-            edit: ("    runs_in: k3s-sp-main\n", ""),
-            disappears: &[("DOC-007", "argocd-sp", Info)],
-            appears: &[],
+            edit: (
+                "    state: desired\n    note: >-\n      ❌ K3s SP greenfield",
+                "    state: desired\n    deferred: true\n    note: >-\n      ❌ K3s SP greenfield",
+            ),
+            disappears: &[],
+            appears: &[("DOC-007", "argocd-sp", Info)],
         }],
     },
     // The GPU LXC on LINSTOR and in PBS.
@@ -689,4 +697,35 @@ fn karmada_is_judged_on_the_same_criterion_by_doc_002_and_mesh_003() {
     );
     assert_eq!(find(&deferred, "MESH-003", "karmada").severity, Info);
     assert!(finding(&deferred, "DOC-002", "karmada").is_none());
+}
+
+/// DOC-007 against REL-002, settled: ADR-009's «K3s SP principal: workloads gerais (apps
+/// stateful tipo Tutor, OpenObserve, ArgoCD SP, Authentik)» places ArgoCD SP in the Cilium
+/// cluster, and the architecture's «não depende de Cilium — pode subir antes/em paralelo» is
+/// about order. The default (ArgoCD SP planned in k3s-sp-main) is clean for both rules; GPU-004
+/// keeps its warning on the SP GPU cluster, naming the documents' disagreement on ArgoCD SP
+/// (both say ✅ «Gerenciado via ArgoCD multi-cluster», the architecture labels ArgoCD SP ❌).
+#[test]
+fn argocd_sp_in_the_main_cluster_is_the_plan_and_gpu_004_names_the_disagreement() {
+    let report = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    assert!(finding(&report, "DOC-007", "argocd-sp").is_none());
+    assert!(finding(&report, "REL-002", "argocd-sp").is_none());
+    let info = cpps_topology::rules::lookup("DOC-007").unwrap();
+    assert!(
+        info.citations
+            .iter()
+            .any(|c| c.quote.contains("ArgoCD SP, Authentik"))
+    );
+    let f = find(&report, "GPU-004", "k3s-gpu-sp");
+    assert_eq!(f.severity, Warning);
+    assert!(
+        f.message.contains("contradiction adr9-argocd-multicluster")
+            && f.message.contains("«Gerenciado via ArgoCD multi-cluster»")
+            && f.message.contains(
+                "against «❌ Desejado: ArgoCD SP (não depende de Cilium — pode subir antes/em paralelo)»"
+            )
+            && f.message.ends_with("the file follows desired"),
+        "{}",
+        f.message
+    );
 }

@@ -709,12 +709,22 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         id: RuleId("DOC-007"),
         severity: Severity::Info,
         kind: RuleKind::Static,
-        title: "an ArgoCD does not wait for Cilium",
-        citations: &[cite(
-            ARCH,
-            "ArgoCD SP (não depende de Cilium — pode subir antes/em paralelo)",
-        )],
-        remediation: "bring the ArgoCD up before or in parallel with the Cilium cluster; nothing of it needs Cilium",
+        title: "an ArgoCD does not wait for Cilium: it is not planned in a Cilium cluster that is deferred",
+        // Settled against REL-002: ADR-009 places ArgoCD SP in the main cluster (the second
+        // sentence), which runs Cilium; the architecture's sentence is about order, not place:
+        // ArgoCD can come up there before or in parallel with Cilium. So being planned in the
+        // Cilium cluster is the documents' plan; waiting for a postponed one is not.
+        citations: &[
+            cite(
+                ARCH,
+                "ArgoCD SP (não depende de Cilium — pode subir antes/em paralelo)",
+            ),
+            cite(
+                ADR9,
+                "K3s SP principal: workloads gerais (apps stateful tipo Tutor, OpenObserve, ArgoCD SP, Authentik)",
+            ),
+        ],
+        remediation: "do not postpone the ArgoCD with its Cilium cluster: bring the cluster up (with Cilium or before it) now, or run the ArgoCD in a cluster of its site that is not deferred",
     },
     RuleInfo {
         id: RuleId("DOC-008"),

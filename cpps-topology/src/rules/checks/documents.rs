@@ -585,19 +585,18 @@ pub(super) fn doc_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 }
 
 /// DOC-007: an ArgoCD does not wait for Cilium ("não depende de Cilium — pode subir antes/em
-/// paralelo"): one planned inside a Cilium cluster that is not in production yet is pointed out,
-/// since it can come up before the Cilium cluster (a review fact, info).
+/// paralelo"). ADR-009 places ArgoCD SP in the main cluster, which runs Cilium («K3s SP
+/// principal: workloads gerais (… ArgoCD SP …)»), so an ArgoCD planned there is the documents'
+/// plan (REL-002 wants it in the site's general-purpose cluster): the architecture's sentence
+/// is about order. What breaks it is an ArgoCD whose Cilium cluster is deferred: postponed with
+/// it, the ArgoCD waits for Cilium.
 pub(super) fn doc_007(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     for a in topo.argocd() {
         let Some(k) = a.runs_in.as_ref().and_then(|id| topo.k3s_cluster(id)) else {
             continue;
         };
-        if k.cni.kind != CniKind::Cilium || k.meta.state == State::Validated {
-            continue;
-        }
-        if a.meta.state > k.meta.state {
-            // More mature than its cluster: STATE-001 reports the mix.
+        if k.cni.kind != CniKind::Cilium || !k.meta.deferred {
             continue;
         }
         sink.emit_at(
@@ -605,8 +604,8 @@ pub(super) fn doc_007(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ComponentRef::ArgoCd(a),
             "runs_in",
             format!(
-                "ArgoCD {} ({}) is planned in {}, a Cilium cluster that is {}: an ArgoCD does not depend on Cilium and can come up before or in parallel with it",
-                a.id, a.meta.state, k.id, k.meta.state
+                "ArgoCD {} ({}) is planned in {}, a Cilium cluster that is deferred: the ArgoCD waits for it, yet it does not depend on Cilium and can come up before or in parallel with it",
+                a.id, a.meta.state, k.id
             ),
         );
     }

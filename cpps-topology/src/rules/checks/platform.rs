@@ -502,11 +502,41 @@ pub(super) fn gpu_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         } else {
             continue;
         };
+        // Where the documents disagree on the ArgoCD's state, the file follows the architecture's
+        // label of that ArgoCD («Cada item deste documento marca explicitamente seu estado.»);
+        // the finding names the record and the sentences, so the other reading is in view.
+        let disputed: Vec<String> = local
+            .iter()
+            .flat_map(|a| {
+                ctx.topo
+                    .contradictions()
+                    .iter()
+                    .filter(|c| c.subject == a.id.as_str() && c.field.is_none())
+                    .map(|c| {
+                        let says = |keep: fn(State) -> bool| {
+                            c.claims
+                                .iter()
+                                .filter(|x| keep(x.state))
+                                .map(|x| format!("«{}»", quoted(&x.quote.text)))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        };
+                        format!(
+                            "; the documents disagree on {} (contradiction {}): {} against {}, and the file follows {}",
+                            a.id,
+                            c.id,
+                            says(|s| s != State::Desired),
+                            says(|s| s == State::Desired),
+                            c.follows
+                        )
+                    })
+            })
+            .collect();
         sink.emit_at(
             Severity::Warning,
             ComponentRef::K3sCluster(k),
             "state",
-            format!("GPU cluster {} {problem}", k.id),
+            format!("GPU cluster {} {problem}{}", k.id, disputed.concat()),
         );
     }
 }
