@@ -140,12 +140,14 @@ const CASES: &[RuleCase] = &[
         expect: &[("DOC-003", "idp-alpha", Warning)],
         variants: &[
             Variant {
+                // Authentik placed in SP with a second one in Franca: each site has its own,
+                // and the "cannot tell" of the site-less default is settled.
                 edit: (
                     "  - id: iam-authentik\n    kind: iam\n",
-                    "  - id: iam-authentik\n    kind: iam\n    site: sp\n",
+                    "  - { id: iam-franca, kind: iam, tool: Authentik, site: franca, state: desired, use_case: SSO in Franca }\n  - id: iam-authentik\n    kind: iam\n    site: sp\n",
                 ),
-                disappears: &[],
-                appears: &[("DOC-003", "iam-authentik", Info)],
+                disappears: &[("DOC-003", "iam-authentik", Info)],
+                appears: &[],
             },
             Variant {
                 edit: (
@@ -725,6 +727,50 @@ fn argocd_sp_in_the_main_cluster_is_the_plan_and_gpu_004_names_the_disagreement(
                 "against «❌ Desejado: ArgoCD SP (não depende de Cilium — pode subir antes/em paralelo)»"
             )
             && f.message.ends_with("the file follows desired"),
+        "{}",
+        f.message
+    );
+}
+
+/// DOC-003 on an identity provider that states no site: where it runs is unknown, so whether the
+/// other site depends on the link for its logins cannot be told. That is said (at the rule's
+/// severity, scaled by state), never passed; stating the site turns it into the judgement.
+#[test]
+fn an_identity_provider_without_a_site_is_cannot_tell_not_a_pass() {
+    let unsited = (
+        "  - id: observability\n",
+        "  - { id: idp, kind: iam, tool: Authentik, state: validated }\n  - id: observability\n",
+    );
+    let got = found(&run(&apply_to(BASE, &[unsited], "unsited"), "u.yaml"));
+    assert_eq!(
+        got,
+        [("DOC-003".to_owned(), "idp".to_owned(), Warning)]
+            .into_iter()
+            .collect()
+    );
+    let report = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    let f = find(&report, "DOC-003", "iam-authentik");
+    assert_eq!(f.severity, Info);
+    assert!(
+        f.message
+            .starts_with("cannot tell whether site(s) franca, sp depend on the cross-site link")
+            && f.message.contains("iam-authentik states no `site`"),
+        "{}",
+        f.message
+    );
+    let sited = apply_to(
+        DEFAULT_TOPOLOGY_YAML,
+        &[(
+            "  - id: iam-authentik\n    kind: iam\n",
+            "  - id: iam-authentik\n    kind: iam\n    site: sp\n",
+        )],
+        "sited",
+    );
+    let sited = run(&sited, "s.yaml");
+    let f = find(&sited, "DOC-003", "iam-authentik");
+    assert!(
+        f.message
+            .contains("runs in site sp and site(s) franca have none of their own"),
         "{}",
         f.message
     );

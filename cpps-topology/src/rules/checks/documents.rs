@@ -413,17 +413,13 @@ pub(super) fn doc_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             .iter()
             .filter_map(|c| c.site.as_ref().map(|s| s.as_str()))
             .collect();
-        if served.is_empty() || of_kind.iter().any(|c| c.site.is_none()) {
-            // Site-less: where it runs is not stated, so nothing can be judged.
-            continue;
-        }
         let without: Vec<&str> = topo
             .sites()
             .iter()
             .map(|s| s.id.as_str())
             .filter(|s| !served.contains(s))
             .collect();
-        if without.is_empty() {
+        if of_kind.is_empty() || without.is_empty() {
             continue;
         }
         let what = if kind == CapabilityKind::Iam {
@@ -431,6 +427,24 @@ pub(super) fn doc_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         } else {
             "DNS"
         };
+        let unsited: Vec<_> = of_kind.iter().filter(|c| c.site.is_none()).collect();
+        if !unsited.is_empty() {
+            // Where it runs is not stated: whether the sites without one of their own depend on
+            // the link cannot be told, which is said, never passed.
+            for c in unsited {
+                sink.emit_at(
+                    scaled(Severity::Warning, c.meta.state),
+                    ComponentRef::Capability(c),
+                    "kind",
+                    format!(
+                        "cannot tell whether site(s) {} depend on the cross-site link for their {what}: {what} {} states no `site`",
+                        without.join(", "),
+                        c.id
+                    ),
+                );
+            }
+            continue;
+        }
         for c in &of_kind {
             sink.emit_at(
                 scaled(Severity::Warning, c.meta.state),
