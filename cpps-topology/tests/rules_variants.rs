@@ -150,6 +150,16 @@ const VARIANTS: &[Variant] = &[
     // REL-001: relations that cannot exist.
     Variant {
         rule: "REL-001",
+        why: "Hubble on K3s Franca, which runs flannel",
+        edit: (
+            "    cni: { kind: flannel }\n    purpose: general\n    default_deny: false\n",
+            "    cni: { kind: flannel }\n    purpose: general\n    default_deny: false\n    hubble: true\n",
+        ),
+        appears: &[("REL-001", "k3s-franca", Error)],
+        disappears: &[],
+    },
+    Variant {
+        rule: "REL-001",
         why: "a pool node on a host that runs no LINSTOR satellite",
         edit: (
             "      - { host: pve-ippri-34 }\n",
@@ -328,4 +338,60 @@ fn the_default_topology_has_no_secret_and_no_impossible_relation() {
         .map(|f| format!("{} {}: {}", f.rule, f.subject, f.message))
         .collect();
     assert!(hits.is_empty(), "{hits:#?}");
+}
+
+/// REL-001 on the fields of a K3s cluster whose meaning depends on another of its fields
+/// (ADR-009: «Hubble e Cilium NetworkPolicy avançada ficam restritos ao cluster onde Cilium
+/// roda»): each broken one is one error on the cluster, at the field; the same fields where the
+/// other field agrees pass.
+#[test]
+fn a_field_that_depends_on_another_is_judged_by_it() {
+    let base = include_str!("fixtures/rules/base.yaml");
+    let rel = |edits: &[Edit]| -> Vec<(String, String)> {
+        let report = run(&apply_to(base, edits, "dependent field"), "d.yaml");
+        report
+            .findings
+            .iter()
+            .map(|f| (f.rule.as_str().to_owned(), f.subject.id().to_owned()))
+            .collect()
+    };
+    let alpha_flannel: Edit = (
+        "    cni: { kind: cilium, version: \"1.16.3\" }\n",
+        "    cni: { kind: flannel }\n",
+    );
+    // Hubble with Cilium passes.
+    let pass = rel(&[(
+        "    default_deny: true\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+        "    default_deny: true\n    hubble: true\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+    )]);
+    assert!(pass.is_empty(), "{pass:?}");
+    let rel001 = vec![("REL-001".to_owned(), "k3s-alpha".to_owned())];
+    // Hubble on flannel (the flannel cluster also adopts nothing else: it is what the base
+    // fixture's rejected records leave alone).
+    let hubble = rel(&[
+        alpha_flannel,
+        (
+            "    default_deny: true\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+            "    default_deny: true\n    hubble: true\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+        ),
+    ]);
+    let flannel = rel(&[alpha_flannel]);
+    let added: Vec<_> = hubble
+        .iter()
+        .filter(|f| !flannel.contains(f))
+        .cloned()
+        .collect();
+    assert_eq!(added, rel001, "hubble on flannel");
+    // A DNS-01 provider without the DNS-01 ClusterIssuer.
+    let provider = rel(&[(
+        "    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+        "    cert_manager: { dns01_cluster_issuer: false, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+    )]);
+    assert!(provider.contains(&rel001[0]), "{provider:?}");
+    // A VM + Cilium proof of concept on a general-purpose cluster.
+    let poc = rel(&[(
+        "    default_deny: true\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+        "    default_deny: true\n    cilium_vm_poc: declared\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+    )]);
+    assert_eq!(poc, rel001, "poc");
 }

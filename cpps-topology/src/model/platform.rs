@@ -128,7 +128,8 @@ pub struct K3sCluster {
     pub purpose: ClusterPurpose,
     /// NetworkPolicy default-deny. Location: `meta.at("default_deny")`.
     pub default_deny: bool,
-    /// Hubble enabled.
+    /// Hubble enabled (Cilium's observability: only a Cilium cluster has it, REL-001). Location:
+    /// `meta.at("hubble")`.
     pub hubble: bool,
     /// cert-manager, if any. Location: `meta.at("cert_manager")`.
     pub cert_manager: Option<CertManager>,
