@@ -691,9 +691,10 @@ const LOGIC_CASES: &[RuleCase] = &[
                 "  - id: k3s-sp-main\n    site: sp\n    node_placement: vm\n",
                 "  - id: k3s-sp-main\n    site: sp\n    node_placement: lxc_privileged\n",
             ),
-            // k3s-sp-main is desired: info.
+            // k3s-sp-main is desired, yet a plan of Cilium on LXC is at least a warning
+            // (ADR-009 rejects (C): «Cilium não roda confiavelmente em LXC»).
             disappears: &[],
-            appears: &[("CNI-001", "k3s-sp-main", Info)],
+            appears: &[("CNI-001", "k3s-sp-main", Warning)],
         }],
     },
     // A GPU node on a host without a tier is a finding: its placement cannot be judged.

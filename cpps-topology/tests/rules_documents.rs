@@ -303,7 +303,9 @@ fn a_contradiction_names_both_documents_and_a_wrong_record_is_a_warning() {
         "{}",
         f.message
     );
-    // One contradiction per ADR-009 claim of presence, each on its subject.
+    // One contradiction per disagreement of the documents, each on its subject (ADR-009's
+    // «NetworkPolicy básica L3/L4 | ✅ flannel + iptables» says what flannel allows, which the
+    // architecture does not deny: no record).
     let subjects: BTreeSet<&str> = report
         .findings
         .iter()
@@ -315,10 +317,12 @@ fn a_contradiction_names_both_documents_and_a_wrong_record_is_a_warning() {
         [
             "applicationset",
             "argocd-sp",
+            "gpu-sharing",
             "gpu-sp-01",
-            "k3s-gpu-sp",
+            "k3s-sp-main",
             "obs-otel-collector",
             "seaweedfs-hudi",
+            "sp",
             "tls-cert-manager",
             "wg-sp-franca"
         ]
@@ -773,5 +777,113 @@ fn an_identity_provider_without_a_site_is_cannot_tell_not_a_pass() {
             .contains("runs in site sp and site(s) franca have none of their own"),
         "{}",
         f.message
+    );
+}
+
+/// The documents' disagreements on a value (ADR-009's header and decision line put the main SP
+/// cluster in LXC, its next section and the architecture in VMs; one K3s cluster per site against
+/// two in SP; one cluster per ArgoCD against ArgoCD SP managing both) are reported with each
+/// sentence's value and the value the file follows; a record that follows a value no claim gives
+/// is a warning. Without the records (the files of last round), DOC-001 said nothing of them.
+#[test]
+fn a_disagreement_on_a_value_is_reported_with_each_value() {
+    let report = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    let on = |subject: &str, needle: &str| {
+        report
+            .findings
+            .iter()
+            .find(|f| {
+                f.rule.as_str() == "DOC-001"
+                    && f.subject.id() == subject
+                    && f.message.contains(needle)
+            })
+            .unwrap_or_else(|| panic!("no DOC-001 on {subject} with «{needle}»"))
+    };
+    let f = on(
+        "k3s-sp-main",
+        "ADR-002 revisado (Cilium em LXC é o caminho CPPS)",
+    );
+    assert!(
+        f.message.contains("000_be2f9e2558fad79c.txt says desired, `lxc_privileged`")
+            && f.message.contains("004_29bfc39840ca04c0.txt says desired, `vm` («Decisão CPPS (ADR-002): Cilium roda em VMs por padrão")
+            && f.message.ends_with("the file follows desired, `vm`"),
+        "{}",
+        f.message
+    );
+    on("k3s-sp-main", "«Cilium + Hubble (LXC priv.)»");
+    on("gpu-sharing", "«HAMi/Device Plugin time-slicing»");
+    on("sp", "`1 per site` («K3s (1 cluster por site)»)");
+    on(
+        "argocd-sp",
+        "`1 cluster` («2 ArgoCDs independentes (1 por cluster)»)",
+    );
+    assert!(
+        !report
+            .findings
+            .iter()
+            .any(|f| f.rule.as_str() == "DOC-001" && f.severity == Warning),
+        "every record of the default follows one of its claims"
+    );
+    // Following a value no claim gives is a mistake of the file.
+    let text = apply_to(
+        DEFAULT_TOPOLOGY_YAML,
+        &[(
+            "    follows_value: 2 clusters\n",
+            "    follows_value: 3 clusters\n",
+        )],
+        "bad value",
+    );
+    let report = run(&text, "v.yaml");
+    let f = report
+        .findings
+        .iter()
+        .find(|f| f.rule.as_str() == "DOC-001" && f.severity == Warning)
+        .expect("a warning on the record");
+    assert!(
+        f.message
+            .contains("`3 clusters`, a value none of its claims gives"),
+        "{}",
+        f.message
+    );
+}
+
+/// Cilium planned on LXC for a main cluster without the Tier 3 exception: ADR-002, as ADR-009's
+/// rejected alternative (C) cites it («Cilium não roda confiavelmente em LXC»), makes it at
+/// least a warning, not a review fact. ADR-009's header and decision line say otherwise
+/// (recorded), and the finding names both sides' sentences.
+#[test]
+fn cilium_planned_on_lxc_is_a_warning_that_names_both_sentences() {
+    let text = apply_to(
+        DEFAULT_TOPOLOGY_YAML,
+        &[(
+            "  - id: k3s-sp-main\n    site: sp\n    node_placement: vm\n",
+            "  - id: k3s-sp-main\n    site: sp\n    node_placement: lxc_privileged\n",
+        )],
+        "main in LXC",
+    );
+    let report = run(&text, "lxc.yaml");
+    let f = find(&report, "CNI-001", "k3s-sp-main");
+    assert_eq!(f.severity, Warning);
+    assert!(
+        f.message.contains("«ADR-002 revisado (Cilium em LXC é o caminho CPPS)» against «Decisão CPPS (ADR-002): Cilium roda em VMs por padrão")
+            && f.message.contains("«Arquitetura (A) — Clusters separados, ambos em LXC.», «Cilium + Hubble (LXC priv.)» against «Por que o cluster principal está em VM, não LXC»")
+            && f.message.ends_with("and the file follows desired, `vm`"),
+        "{}",
+        f.message
+    );
+    let info = cpps_topology::rules::lookup("CNI-001").unwrap();
+    assert!(
+        info.citations
+            .iter()
+            .any(|c| c.quote.contains("Cilium não roda confiavelmente em LXC"))
+    );
+    // The default plans the main cluster in VMs: no CNI-001.
+    assert!(
+        finding(
+            &run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml"),
+            "CNI-001",
+            "k3s-sp-main"
+        )
+        .is_none()
     );
 }

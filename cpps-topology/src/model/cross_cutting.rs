@@ -231,6 +231,9 @@ pub struct DocumentClaim {
     /// The state it gives the fact (`✅` is `validated`, `❌` `desired`, "já existe"
     /// `validated`).
     pub state: State,
+    /// The value it gives the subject's field (`vm`, `lxc_privileged`, `1 per site`), when the
+    /// documents disagree on a value rather than (or as well as) a state.
+    pub value: Option<String>,
     /// Where the claim is in the file.
     pub location: Location,
 }
@@ -251,6 +254,9 @@ pub struct Contradiction {
     pub claims: Vec<DocumentClaim>,
     /// The state this file gives the fact (one of the claims', said why in `note`).
     pub follows: State,
+    /// The value this file gives the subject's field, when the claims give values (one of
+    /// theirs).
+    pub follows_value: Option<String>,
     /// Why the file follows that claim.
     pub note: Option<String>,
     /// Where its `id:` is in the file.

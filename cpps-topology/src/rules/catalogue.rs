@@ -284,10 +284,17 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         severity: Severity::Error,
         kind: RuleKind::Static,
         title: "Cilium runs on VM nodes; LXC nodes only privileged on a Tier 3 host",
-        citations: &[cite(
-            ARCH,
-            "Cilium roda em VMs por padrão (caminho documentado upstream). LXC privileged é exceção apenas pra hosts Tier 3 (sem iGPU, NVIDIA disputada entre display + workload — pve-ippri-31/33).",
-        )],
+        citations: &[
+            cite(
+                ARCH,
+                "Cilium roda em VMs por padrão (caminho documentado upstream). LXC privileged é exceção apenas pra hosts Tier 3 (sem iGPU, NVIDIA disputada entre display + workload — pve-ippri-31/33).",
+            ),
+            // Why a plan breaking it is at least a warning: ADR-009 rejects (C) for it.
+            cite(
+                ADR9,
+                "Rejeitada porque conflita com ADR-002 (Cilium não roda confiavelmente em LXC).",
+            ),
+        ],
         remediation: "run the cluster's nodes as VMs, or drop Cilium from the cluster",
     },
     RuleInfo {

@@ -284,6 +284,7 @@ impl Cx<'_> {
                 claims.push(DocumentClaim {
                     quote,
                     state,
+                    value: claim.value.value.clone(),
                     location: at,
                 });
             }
@@ -301,6 +302,7 @@ impl Cx<'_> {
                 field: c.field.clone(),
                 claims,
                 follows,
+                follows_value: c.follows_value.clone(),
                 note: c.note.clone(),
                 location,
                 subject_location,

@@ -164,6 +164,10 @@ pub(crate) struct ClaimFile {
     /// The state it gives the fact: exactly one.
     #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
+    /// The value it gives the subject's `field` (`vm`, `lxc_privileged`), when the documents
+    /// disagree on a value rather than a state.
+    #[serde(default)]
+    pub(crate) value: Option<String>,
 }
 
 /// A fact the two documents state differently.
@@ -183,6 +187,9 @@ pub(crate) struct ContradictionFile {
     /// The state this file gives the fact: exactly one.
     #[schemars(required)]
     pub(crate) follows: Option<At<FileState>>,
+    /// The value this file gives the subject's `field`, when the claims give values.
+    #[serde(default)]
+    pub(crate) follows_value: Option<String>,
     /// Why the file follows that claim.
     #[serde(default)]
     pub(crate) note: Option<String>,

@@ -60,10 +60,36 @@ pub(super) fn doc_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         }
-        if states.len() < 2 {
+        // The claims may also disagree on a value of the subject's field (a placement, a count):
+        // the file then follows one of their values.
+        let values: BTreeSet<&str> = c
+            .claims
+            .iter()
+            .filter_map(|claim| claim.value.as_deref())
+            .collect();
+        let follows_value = c.follows_value.as_deref();
+        if !values.is_empty() && follows_value.is_none_or(|v| !values.contains(v)) {
+            sink.emit(
+                Severity::Warning,
+                subject,
+                c.location,
+                format!(
+                    "contradiction {}: its claims give values to {what} but the file follows {}",
+                    c.id,
+                    follows_value.map_or("none of them".to_owned(), |v| format!(
+                        "`{v}`, a value none of its claims gives"
+                    ))
+                ),
+            );
+        }
+        if states.len() < 2 && values.len() < 2 {
             // The claims agree: nothing to report.
             continue;
         }
+        let with_value = |state: State, value: Option<&str>| match value {
+            Some(v) => format!("{state}, `{v}`"),
+            None => state.to_string(),
+        };
         let claims: Vec<String> = c
             .claims
             .iter()
@@ -71,7 +97,7 @@ pub(super) fn doc_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 format!(
                     "{} says {} («{}»)",
                     claim.quote.source,
-                    claim.state,
+                    with_value(claim.state, claim.value.as_deref()),
                     quoted(&claim.quote.text)
                 )
             })
@@ -83,7 +109,7 @@ pub(super) fn doc_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             format!(
                 "the documents disagree on {what}: {}; the file follows {}",
                 claims.join("; "),
-                c.follows
+                with_value(c.follows, follows_value)
             ),
         );
     }

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::{Ctx, Sink, quoted, scaled};
+use super::{Ctx, Sink, disputes, quoted, scaled};
 use crate::finding::Severity;
 use crate::model::{
     ClusterPurpose, CniKind, ComponentRef, GuestKind, Host, K3sCluster, NodePlacement, Pattern,
@@ -116,13 +116,16 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 }
                 _ => "unprivileged LXC nodes",
             };
+            // A plan too: ADR-009 rejects (C) because «Cilium não roda confiavelmente em LXC»,
+            // so planning it is at least a warning, never only a review fact.
             sink.emit_at(
-                scaled(Severity::Error, k.meta.state),
+                scaled(Severity::Error, k.meta.state).max(Severity::Warning),
                 ComponentRef::K3sCluster(k),
                 "node_placement",
                 format!(
-                    "k3s cluster {} plans Cilium on {why}: Cilium is supported on VMs",
-                    k.id
+                    "k3s cluster {} plans Cilium on {why}: Cilium is supported on VMs{}",
+                    k.id,
+                    disputes(ctx.topo, k.id.as_str(), Some("node_placement"))
                 ),
             );
             continue;
@@ -171,12 +174,13 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 )
             };
             sink.emit_at(
-                scaled(severity, k.meta.state),
+                scaled(severity, k.meta.state).max(Severity::Warning),
                 ComponentRef::K3sCluster(k),
                 &field.path(),
                 format!(
-                    "k3s cluster {} runs Cilium with a node that is {why}: Cilium is supported on VMs",
-                    k.id
+                    "k3s cluster {} runs Cilium with a node that is {why}: Cilium is supported on VMs{}",
+                    k.id,
+                    disputes(ctx.topo, k.id.as_str(), Some("node_placement"))
                 ),
             );
         }
@@ -507,30 +511,7 @@ pub(super) fn gpu_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         // the finding names the record and the sentences, so the other reading is in view.
         let disputed: Vec<String> = local
             .iter()
-            .flat_map(|a| {
-                ctx.topo
-                    .contradictions()
-                    .iter()
-                    .filter(|c| c.subject == a.id.as_str() && c.field.is_none())
-                    .map(|c| {
-                        let says = |keep: fn(State) -> bool| {
-                            c.claims
-                                .iter()
-                                .filter(|x| keep(x.state))
-                                .map(|x| format!("«{}»", quoted(&x.quote.text)))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        };
-                        format!(
-                            "; the documents disagree on {} (contradiction {}): {} against {}, and the file follows {}",
-                            a.id,
-                            c.id,
-                            says(|s| s != State::Desired),
-                            says(|s| s == State::Desired),
-                            c.follows
-                        )
-                    })
-            })
+            .map(|a| disputes(ctx.topo, a.id.as_str(), None))
             .collect();
         sink.emit_at(
             Severity::Warning,
