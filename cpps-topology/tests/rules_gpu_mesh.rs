@@ -928,3 +928,32 @@ fn a_finding_on_a_planned_gpu_cluster_points_at_the_field() {
     let line = line_at(&text, f);
     assert!(line.contains("candidate_hosts: [a2]"), "{line}");
 }
+
+/// MESH-002's fix says what MultiKueue actually reads. Kueue takes a worker's kubeconfig from a
+/// Secret in its own namespace under the key `kubeconfig` (kubernetes-sigs/kueue
+/// `apis/kueue/v1beta1/multikueue_types.go` and `v1beta2`: `MultiKueueConfigSecretKey =
+/// "kubeconfig"`, `KubeConfig{location, locationType: Secret}`, v1beta2 `ClusterSource`;
+/// `pkg/controller/admissionchecks/multikueue/multikueuecluster.go` `getKubeConfigFromSecret`
+/// reads it in `configNamespace`, default `kueue-system` in `apis/config/v1beta2/defaults.go`).
+/// `argocd cluster add` writes Argo CD's own cluster Secret, which Kueue does not read, so it
+/// must not be given as what provides the kubeconfig.
+#[test]
+fn mesh_002_says_which_secret_multikueue_reads() {
+    let fix = rules::lookup("MESH-002").unwrap().remediation;
+    assert!(
+        fix.contains("Secret whose key `kubeconfig`")
+            && fix.contains("Kueue namespace (kueue-system by default)")
+            && fix.contains("MultiKueueCluster")
+            && fix.contains("locationType: Secret")
+            && fix.contains("clusterSource"),
+        "{fix}"
+    );
+    assert!(
+        !fix.contains("which gives the manager its kubeconfig"),
+        "{fix}"
+    );
+    assert!(
+        fix.contains("does not give MultiKueue its kubeconfig"),
+        "{fix}"
+    );
+}

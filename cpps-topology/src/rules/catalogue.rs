@@ -506,7 +506,13 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
                 "kubeconfigs corretos (ArgoCD multi-cluster já registra)",
             ),
         ],
-        remediation: "name the MultiKueue manager cluster and register every worker with ArgoCD (argocd cluster add), which gives the manager its kubeconfig; no ClusterMesh is needed",
+        // What Kueue reads (kubernetes-sigs/kueue, apis/kueue/v1beta1 and v1beta2
+        // multikueue_types.go: MultiKueueConfigSecretKey = "kubeconfig", KubeConfig with
+        // locationType Secret, v1beta2 ClusterSource; pkg/controller/admissionchecks/multikueue/
+        // multikueuecluster.go getKubeConfigFromSecret reads the Secret in Kueue's own namespace,
+        // config DefaultNamespace "kueue-system"): `argocd cluster add` writes an Argo CD cluster
+        // Secret in Argo CD's namespace, which Kueue never reads.
+        remediation: "name the MultiKueue manager cluster; for each worker, create in the manager's Kueue namespace (kueue-system by default) a Secret whose key `kubeconfig` holds a kubeconfig for the worker's API server, and a MultiKueueCluster pointing at it (kubeConfig: {location: <secret>, locationType: Secret}; v1beta2: spec.clusterSource.kubeConfig), listed in the MultiKueueConfig of the ClusterQueue's admission check. Registering the worker with ArgoCD (argocd cluster add) deploys the Kueue config there but does not give MultiKueue its kubeconfig; no ClusterMesh is needed",
     },
     RuleInfo {
         id: RuleId("MESH-003"),
