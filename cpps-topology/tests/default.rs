@@ -98,7 +98,7 @@ fn sp_ssd_is_validated_with_place_count_two_and_an_ha_controller_on_its_vip() {
     let t = t();
     let p = t.linstor_pool(&"sp-ssd".parse().unwrap()).unwrap();
     assert_eq!(p.meta.state, State::Validated);
-    assert_eq!(p.place_count, 2);
+    assert_eq!(p.place_count, Some(2));
     let hosts: Vec<&str> = p.nodes.iter().map(|n| n.host.as_str()).collect();
     assert_eq!(hosts, ["pve-ippri-11", "pve-ippri-12", "pve-ippri-31"]);
     let c = p.controller.as_ref().unwrap();

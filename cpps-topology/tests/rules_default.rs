@@ -253,3 +253,59 @@ fn pve_002_says_cannot_tell_when_hosts_state_no_version() {
         f.message
     );
 }
+
+/// The default file states only what the documents state: no GPU count (they name the model
+/// per host, «NVIDIA A5500»), and a place_count only for the SP SSD pool («place_count: 3 no SP
+/// SSD (hoje 2 …)»). The rules that need a count say "not stated" instead of deciding on a
+/// guess (the file used to write «3 assumed» and GPU counts of 1, which decided LINSTOR-002 and
+/// LINSTOR-006); stating the count (a one-change variant) settles them.
+#[test]
+fn unstated_counts_are_not_invented_and_the_rules_say_not_stated() {
+    let t = cpps_topology::default_topology();
+    assert!(
+        t.hosts()
+            .iter()
+            .flat_map(|h| &h.gpus)
+            .all(|g| g.count.is_none())
+    );
+    assert!(
+        t.guests()
+            .iter()
+            .filter_map(|g| g.gpu.as_ref())
+            .all(|g| g.count.is_none())
+    );
+    let stated: Vec<(&str, Option<u32>)> = t
+        .linstor_pools()
+        .iter()
+        .map(|p| (p.id.as_str(), p.place_count))
+        .collect();
+    assert_eq!(
+        stated,
+        [
+            ("franca-ssd", None),
+            ("sp-ssd", Some(2)),
+            ("nvme-pool", None)
+        ]
+    );
+    let r = report();
+    let f = find(&r, "LINSTOR-002", "franca-ssd");
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(f.message.contains("not stated"), "{}", f.message);
+    // nvme-pool is not in production and its count is not stated: no ordering finding on a
+    // guessed 3.
+    assert!(finding(&r, "LINSTOR-002", "nvme-pool").is_none());
+    for pool in ["franca-ssd", "nvme-pool"] {
+        let f = find(&r, "LINSTOR-006", pool);
+        assert_eq!(f.severity, Severity::Warning);
+        assert!(f.message.contains("states no place_count"), "{}", f.message);
+    }
+    // One change: Franca's count stated as 3 settles both.
+    let text = cpps_topology::DEFAULT_TOPOLOGY_YAML.replacen(
+        "    # place_count is not stated in the documents (only SP SSD is named, running with 2).\n",
+        "    place_count: 3\n",
+        1,
+    );
+    let r = common::run(&text, "franca-3.yaml");
+    assert!(finding(&r, "LINSTOR-002", "franca-ssd").is_none());
+    assert!(finding(&r, "LINSTOR-006", "franca-ssd").is_none());
+}

@@ -253,8 +253,8 @@ const CASES: &[RuleCase] = &[
         expect: &[("DOC-008", "gpu-a-1", Warning)],
         variants: &[Variant {
             edit: (
-                "    gpu: { model: A5000, count: 1 }\n    state: validated",
-                "    gpu: { model: A5000, count: 1 }\n    storage: sp-ssd\n    backup: pbs-sp\n    state: validated",
+                "    gpu: { model: A5000 }\n    state: validated",
+                "    gpu: { model: A5000 }\n    storage: sp-ssd\n    backup: pbs-sp\n    state: validated",
             ),
             // pbs-sp is only desired: the replicated guest has no backup in service yet (HADR-001).
             disappears: &[("DOC-008", "gpu-sp-01", Warning)],

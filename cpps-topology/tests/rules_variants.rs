@@ -32,8 +32,8 @@ const VARIANTS: &[Variant] = &[
         rule: "SITE-001",
         why: "a guest backed up only to the other site's PBS has no backup while the link is down",
         edit: (
-            "    gpu: { model: A5000, count: 1 }\n    state: validated\n",
-            "    gpu: { model: A5000, count: 1 }\n    backup: pbs-franca\n    state: validated\n",
+            "    gpu: { model: A5000 }\n    state: validated\n",
+            "    gpu: { model: A5000 }\n    backup: pbs-franca\n    state: validated\n",
         ),
         // pbs-franca is only desired: the dependency is a plan, so info.
         appears: &[("SITE-001", "gpu-sp-01", Info)],
@@ -225,7 +225,7 @@ const VARIANTS: &[Variant] = &[
         rule: "REL-002",
         why: "a GPU cluster whose only node has no GPU",
         edit: (
-            "    role: k3s-server (standalone K3s, GPU cluster)\n    gpu: { model: A5000, count: 1 }\n",
+            "    role: k3s-server (standalone K3s, GPU cluster)\n    gpu: { model: A5000 }\n",
             "    role: k3s-server (standalone K3s, GPU cluster)\n",
         ),
         appears: &[("REL-002", "k3s-gpu-sp", Warning)],
@@ -394,4 +394,42 @@ fn a_field_that_depends_on_another_is_judged_by_it() {
         "    default_deny: true\n    cilium_vm_poc: declared\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
     )]);
     assert_eq!(poc, rel001, "poc");
+}
+
+/// GPU-003 with a host GPU whose count is not stated: it has at least one, so a guest using one
+/// passes; a guest using two may or may not fit, which is "not stated" (a warning), neither a
+/// pass nor the error a stated count of 1 gives.
+#[test]
+fn a_gpu_count_not_stated_is_said_by_gpu_003() {
+    let base = include_str!("fixtures/rules/base.yaml");
+    let host_unstated: Edit = (
+        "    gpus: [{ model: A5000, count: 1 }]\n",
+        "    gpus: [{ model: A5000 }]\n",
+    );
+    let guest_two: Edit = (
+        "    gpu: { model: A5000, count: 1 }\n",
+        "    gpu: { model: A5000, count: 2 }\n",
+    );
+    let gpu3 = |edits: &[Edit]| -> Vec<(String, Severity, String)> {
+        run(&apply_to(base, edits, "gpu count"), "g.yaml")
+            .findings
+            .iter()
+            .filter(|f| f.rule.as_str() == "GPU-003")
+            .map(|f| (f.subject.id().to_owned(), f.severity, f.message.clone()))
+            .collect()
+    };
+    assert!(gpu3(&[host_unstated]).is_empty());
+    let unknown = gpu3(&[host_unstated, guest_two]);
+    assert_eq!(unknown.len(), 1, "{unknown:?}");
+    assert_eq!((unknown[0].0.as_str(), unknown[0].1), ("gpu-a-1", Warning));
+    assert!(
+        unknown[0]
+            .2
+            .contains("at least 1: how many it has is not stated"),
+        "{}",
+        unknown[0].2
+    );
+    let known = gpu3(&[guest_two]);
+    assert_eq!(known.len(), 1, "{known:?}");
+    assert_eq!(known[0].1, Error);
 }

@@ -459,20 +459,36 @@ pub(super) fn gpu_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         }
         if let Some(hi) = ctx.refs.guest_host[gi].get() {
             let h = &topo.hosts()[hi];
-            let available: u32 = h
+            // Counts the file does not state are at least one GPU each, and no more is known:
+            // a guest that may need more than that lower bound is "not stated", never a pass
+            // nor an error.
+            let of_model: Vec<Option<u32>> = h
                 .gpus
                 .iter()
                 .filter(|x| x.model.eq_ignore_ascii_case(&gpu.model))
                 .map(|x| x.count)
-                .sum();
-            if available < gpu.count {
+                .collect();
+            let at_least: u32 = of_model.iter().map(|x| x.unwrap_or(1)).sum();
+            let needs = gpu.count.unwrap_or(1);
+            let unstated = of_model.iter().any(Option::is_none);
+            if at_least < needs && !unstated {
                 sink.emit_at(
                     severity,
                     c,
                     "gpu",
                     format!(
-                        "guest {} uses {} × {} but its host {} has {available}",
-                        g.id, gpu.count, gpu.model, h.id
+                        "guest {} uses {needs} × {} but its host {} has {at_least}",
+                        g.id, gpu.model, h.id
+                    ),
+                );
+            } else if at_least < needs {
+                sink.emit_at(
+                    scaled(Severity::Warning, g.meta.state),
+                    c,
+                    "gpu",
+                    format!(
+                        "guest {} uses {needs} × {} and its host {} has at least {at_least}: how many it has is not stated",
+                        g.id, gpu.model, h.id
                     ),
                 );
             }
