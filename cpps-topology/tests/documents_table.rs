@@ -57,8 +57,15 @@ fn table() -> Vec<Row> {
     for (i, line) in text.lines().enumerate() {
         let c = cells(line);
         if c.len() != 5
-            || !["label", "pending", "decision", "criterion", "disagreement"]
-                .contains(&c[0].as_str())
+            || ![
+                "label",
+                "pending",
+                "planned",
+                "decision",
+                "criterion",
+                "disagreement",
+            ]
+            .contains(&c[0].as_str())
         {
             continue;
         }
@@ -204,6 +211,47 @@ fn units() -> Units {
             i += 1;
         }
     }
+    // Planned items outside the pending lists: the connectivity evolution's next steps, the
+    // overview's future roadmap and the "Expansão futura" list of the architecture; ADR-009's
+    // GPU platform list, its MVP recommendation for service discovery, and the shared storage and
+    // models of its Franca provisioning paragraph.
+    for l in &a {
+        if ["Próximo:", "Futuro:", "Fallback admin:"]
+            .iter()
+            .any(|p| l.starts_with(p))
+        {
+            push("planned", ARCH, l);
+        }
+    }
+    for l in between(
+        &a,
+        |l| l.ends_with("Roadmap futuro inclui:"),
+        |l| l == "Princípios",
+    ) {
+        if !l.trim().is_empty() {
+            push("planned", ARCH, l);
+        }
+    }
+    for l in between(
+        &a,
+        |l| l.starts_with("A modularidade entre camadas permite expandir"),
+        |l| l == "Próximos passos",
+    ) {
+        if !l.trim().is_empty() {
+            push("planned", ARCH, l);
+        }
+    }
+    for l in between(&b, |l| l == "Plataforma:", |l| !l.starts_with("- ")) {
+        push("planned", ADR9, l.trim_start_matches("- "));
+    }
+    for l in &b {
+        if l.contains("Recomendação MVP: Opção 1 (Traefik)") {
+            push("planned", ADR9, l);
+        }
+        if l.contains("Modelos compartilhados via MLflow centralizado") {
+            some.push(("planned", ADR9, l.trim().to_owned()));
+        }
+    }
     // The decision table: every row under its header.
     for l in between(
         &a,
@@ -252,6 +300,13 @@ fn the_documents_have_the_counted_items() {
     let some = |kind: &str| u.some.iter().filter(|(k, _, _)| *k == kind).count();
     assert_eq!(some("label"), 1, "the decision's diagram");
     assert_eq!(count("pending", ARCH), 29);
+    assert_eq!(count("planned", ARCH), 10);
+    assert_eq!(count("planned", ADR9), 7);
+    assert_eq!(
+        some("planned"),
+        1,
+        "the provisioning paragraph's shared storage and models"
+    );
     assert_eq!(count("decision", ARCH), 14);
     assert_eq!(count("criterion", ADR9), 9);
     assert_eq!(some("criterion"), 3, "the provisioning paragraph's lines");
@@ -455,6 +510,12 @@ fn every_named_id_exists_and_states_agree_with_the_default_topology() {
                     "line {}: unknown label state `{}`",
                     r.line, r.state
                 ));
+            }
+            "planned"
+                if !["validated", "declared", "desired", "deferred"]
+                    .contains(&r.state.as_str()) =>
+            {
+                failures.push(format!("line {}: state `{}`", r.line, r.state))
             }
             "pending" if r.state != "pending" => {
                 failures.push(format!("line {}: state `{}`", r.line, r.state))

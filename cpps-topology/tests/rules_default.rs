@@ -152,7 +152,7 @@ fn what_the_documents_ask_is_reported_on_the_default_and_nothing_is_suppressed()
         .filter(|f| f.rule.as_str() == "DOC-001")
         .inspect(|f| assert_eq!(f.severity, Severity::Info, "{}", f.message))
         .count();
-    assert_eq!(contradictions, 12);
+    assert_eq!(contradictions, 13);
     // A rejected option is not asked for its use case.
     assert!(
         !r.findings

@@ -316,6 +316,7 @@ fn a_contradiction_names_both_documents_and_a_wrong_record_is_a_warning() {
         subjects,
         [
             "applicationset",
+            "apps-repo-refactor",
             "argocd-sp",
             "gpu-sharing",
             "gpu-sp-01",
