@@ -195,13 +195,18 @@ const CASES: &[RuleCase] = &[
                 "    state: desired\n    note: >-\n      ❌ Hardware presente",
                 "    state: declared\n    note: >-\n      ❌ Hardware presente",
             ),
-            // In service, it is also joined with the SP GPU cluster by no ApplicationSet, and by
-            // a MultiKueue only desired (GPU-008, twice on both).
+            // In service, it is also joined with the SP GPU cluster by no ApplicationSet, by a
+            // MultiKueue only desired, and shares no storage and models in service yet (GPU-008,
+            // three times on both); GPU clusters in two sites are a GPU-006 review fact.
             disappears: &[],
             appears: &[
                 ("DOC-005", "k3s-gpu-franca", Warning),
+                ("GPU-006", "k3s-gpu-franca", Info),
+                ("GPU-006", "k3s-gpu-sp", Info),
                 ("GPU-008", "k3s-gpu-franca", Warning),
                 ("GPU-008", "k3s-gpu-franca", Warning),
+                ("GPU-008", "k3s-gpu-franca", Warning),
+                ("GPU-008", "k3s-gpu-sp", Warning),
                 ("GPU-008", "k3s-gpu-sp", Warning),
                 ("GPU-008", "k3s-gpu-sp", Warning),
             ],

@@ -125,8 +125,23 @@ pub struct Item {
     /// migration of K3s Franca to Cilium replaces "flannel sem Cilium"). Location:
     /// `meta.at("replaces")`.
     pub replaces: Option<String>,
+    /// What it provides that a rule asks for by structure, not by the tool's name. Location:
+    /// `meta.at("role")`.
+    pub role: Option<ItemRole>,
     /// State, note, use case, locations.
     pub meta: Meta,
+}
+
+/// What an item provides that ADR-009's plan for two GPU clusters asks for (GPU-008).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ItemRole {
+    /// Storage shared by the GPU clusters of the sites («Storage compartilhado via SeaweedFS
+    /// replicado»).
+    SharedGpuStorage,
+    /// A model registry shared by them («Modelos compartilhados via MLflow centralizado»).
+    ModelRegistry,
 }
 
 /// A sentence of one of the two source documents, quoted verbatim.

@@ -422,6 +422,16 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
                 ADR9,
                 "Aparecer hardware GPU adicional que justifique node pool em vez de cluster dedicado",
             ),
+            // The team's catalogue lists these among GPU-006's triggers too.
+            cite(
+                ADR9,
+                "As features Cilium perdidas no GPU seriam realmente relevantes se:",
+            ),
+            cite(ADR9, "50+ workloads cross-site se descobrindo entre si"),
+            cite(
+                ADR9,
+                "GPU em Franca também (justificaria ClusterMesh entre 2 GPU clusters)",
+            ),
         ],
         remediation: "review ADR-009's separate GPU cluster against the trigger and record the outcome (drop the signal once reviewed, or plan the change)",
     },
@@ -451,6 +461,10 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
                 ADR9,
                 "GPU bursting com pod migração (workload em execução é movido entre clusters automaticamente — exige service mesh)",
             ),
+            cite(
+                ADR9,
+                "Adicionar quando ClusterMesh entre os 2 clusters virar útil (bursting, MultiKueue avançado, Hubble unificado)",
+            ),
         ],
         remediation: "evaluate Cilium for the GPU clusters: VM + Cilium only after a validated proof of concept (GPU-008)",
     },
@@ -467,6 +481,14 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
             cite(
                 ADR9,
                 "MultiKueue + ApplicationSet ligam os 2 GPU clusters (SP + Franca) via control plane, sem precisar Cilium.",
+            ),
+            cite(
+                ADR9,
+                "Comunicação com cluster Franca principal via Traefik HTTP.",
+            ),
+            cite(
+                ADR9,
+                "Storage compartilhado via SeaweedFS replicado. Modelos compartilhados via MLflow centralizado.",
             ),
             cite(
                 ADR9,

@@ -66,6 +66,10 @@ impl Cx<'_> {
         );
         let tool = self.text_field(&mut meta, "tool", &i.tool);
         let replaces = self.text_field(&mut meta, "replaces", &i.replaces);
+        let role = i.role.as_ref().map(|r| {
+            self.locate(&mut meta, "role", &r.at);
+            r.value
+        });
         Some(Item {
             id,
             layer: i.layer.clone(),
@@ -73,6 +77,7 @@ impl Cx<'_> {
             cluster,
             tool,
             replaces,
+            role,
             meta,
         })
     }

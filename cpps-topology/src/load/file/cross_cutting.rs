@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{At, FileState};
-use crate::model::{AlertKind, CapabilityKind, CniKind, MetricsSource, PatternKind};
+use crate::model::{AlertKind, CapabilityKind, CniKind, ItemRole, MetricsSource, PatternKind};
 
 /// An alert.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -61,6 +61,9 @@ component_file! {
         /// The id of a rejected alternative it replaces where that is still in use.
         #[serde(default)]
         pub(crate) replaces: Option<At<String>>,
+        /// What it provides (`shared_gpu_storage`, `model_registry`).
+        #[serde(default)]
+        pub(crate) role: Option<At<ItemRole>>,
     }
 }
 

@@ -7,8 +7,8 @@ use foldhash::{HashMap, HashMapExt};
 use super::{Ctx, Sink, disputes, quoted, scaled};
 use crate::finding::Severity;
 use crate::model::{
-    ClusterPurpose, CniKind, ComponentRef, GuestKind, Host, K3sCluster, NodePlacement, Pattern,
-    PatternKind, ReviewSignal, State,
+    ClusterPurpose, CniKind, ComponentRef, GuestKind, Host, ItemRole, K3sCluster, NodePlacement,
+    Pattern, PatternKind, ReviewSignal, State,
 };
 
 fn placement_name(p: NodePlacement) -> &'static str {
@@ -538,18 +538,22 @@ pub(super) fn gpu_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// Which of ADR-009's two review lists a signal belongs to.
+/// Which of ADR-009's review lists a signal belongs to.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Review {
     /// "Critério de revisão": move to architecture (B), GPU-006.
     ArchitectureB,
-    /// "Critério revisado pra reabrir Cilium no GPU", GPU-007.
+    /// "As features Cilium perdidas no GPU seriam realmente relevantes se:", GPU-006 (the
+    /// team's catalogue lists these among its triggers).
+    LostCiliumFeatures,
+    /// "Critério revisado pra reabrir Cilium no GPU" and "Adicionar quando ClusterMesh …
+    /// virar útil", GPU-007.
     ReopenCilium,
 }
 
 /// The review list of a signal and the ADR-009 sentence it stands for.
 fn review_trigger(signal: ReviewSignal) -> (Review, &'static str) {
-    use Review::{ArchitectureB, ReopenCilium};
+    use Review::{ArchitectureB, LostCiliumFeatures, ReopenCilium};
     match signal {
         ReviewSignal::TwoClusterOverhead => (
             ArchitectureB,
@@ -581,6 +585,14 @@ fn review_trigger(signal: ReviewSignal) -> (Review, &'static str) {
             "Multi-tenant GPU estrito com L7 NetworkPolicy",
         ),
         ReviewSignal::PodMigrationBursting => (ReopenCilium, "GPU bursting com pod migração"),
+        ReviewSignal::FiftyCrossSiteWorkloads => (
+            LostCiliumFeatures,
+            "50+ workloads cross-site se descobrindo entre si",
+        ),
+        ReviewSignal::AdvancedMultiKueue | ReviewSignal::UnifiedHubble => (
+            ReopenCilium,
+            "Adicionar quando ClusterMesh entre os 2 clusters virar útil (bursting, MultiKueue avançado, Hubble unificado)",
+        ),
     }
 }
 
@@ -594,11 +606,17 @@ pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let facts = &ctx.refs.cluster_facts;
     for k in with_review_signals(ctx) {
         for (i, &signal) in k.review_signals.iter().enumerate() {
-            let quote = match (review_trigger(signal), signal) {
-                ((Review::ArchitectureB, quote), _) => quote,
+            let (what, quote) = match (review_trigger(signal), signal) {
+                ((Review::ArchitectureB, quote), _) => ("for architecture (B)", quote),
+                ((Review::LostCiliumFeatures, quote), _) => (
+                    "under which the Cilium features lost in the GPU cluster matter",
+                    quote,
+                ),
                 // A compliance or multi-tenant L7 requirement is a formal Cilium NetworkPolicy
                 // requirement too ("(compliance, multi-tenant)").
-                (_, ReviewSignal::L7Compliance | ReviewSignal::MultiTenantL7) => policy,
+                (_, ReviewSignal::L7Compliance | ReviewSignal::MultiTenantL7) => {
+                    ("for architecture (B)", policy)
+                }
                 _ => continue,
             };
             sink.emit_at(
@@ -606,7 +624,7 @@ pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ComponentRef::K3sCluster(k),
                 &format!("review_signals[{i}]"),
                 format!(
-                    "k3s cluster {} records an ADR-009 review trigger for architecture (B): «{quote}»",
+                    "k3s cluster {} records an ADR-009 review trigger {what}: «{quote}»",
                     k.id
                 ),
             );
@@ -634,6 +652,25 @@ pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         .filter(|(_, f)| f.purpose == ClusterPurpose::Gpu && f.state != State::Desired)
         .map(|(ki, _)| topo.k3s_clusters()[ki].site.as_str())
         .collect();
+    // "GPU em Franca também (justificaria ClusterMesh entre 2 GPU clusters)": GPU clusters in
+    // service in two sites. ADR-009's later "Critério revisado" answers it with MultiKueue
+    // (GPU-008), so it is a review fact, reported once per such cluster.
+    if gpu_sites.len() >= 2 {
+        let sites = gpu_sites.iter().copied().collect::<Vec<_>>().join(", ");
+        for (_, _, k) in
+            ctx.clusters_where(|f| f.purpose == ClusterPurpose::Gpu && f.state != State::Desired)
+        {
+            sink.emit_at(
+                Severity::Info,
+                ComponentRef::K3sCluster(k),
+                "state",
+                format!(
+                    "GPU cluster {} is one of the GPU clusters in service in sites {sites}: an ADR-009 condition under which the Cilium features lost in the GPU cluster matter («GPU em Franca também (justificaria ClusterMesh entre 2 GPU clusters)»); its later criterion answers it with MultiKueue + Traefik + SeaweedFS replicado",
+                    k.id
+                ),
+            );
+        }
+    }
     for h in topo.hosts() {
         if h.gpus.is_empty()
             || h.meta.state == State::Validated
@@ -691,6 +728,78 @@ fn has_vm_nodes(ctx: &Ctx<'_>, ki: usize) -> bool {
         || ctx
             .nodes_of(ki)
             .any(|(_, gi)| ctx.refs.guest_facts[gi].kind == GuestKind::Vm)
+}
+
+/// GPU-008's «Comunicação com cluster Franca principal via Traefik HTTP»: a GPU cluster in
+/// service talks to its site's main cluster through that site's Traefik, at least as mature as
+/// itself.
+fn traefik_for(ctx: &Ctx<'_>, k: &K3sCluster, sink: &mut Sink<'_>) {
+    let best = ctx
+        .topo
+        .traefik()
+        .iter()
+        .filter(|t| t.site == k.site)
+        .map(|t| t.meta.state)
+        .max();
+    if best.is_some_and(|b| b >= k.meta.state) {
+        return;
+    }
+    let have = best.map_or("none".to_owned(), |b| format!("only {b}"));
+    sink.emit_at(
+        Severity::Warning,
+        ComponentRef::K3sCluster(k),
+        "site",
+        format!(
+            "GPU cluster {} ({}) talks to its site's main cluster through Traefik HTTP, and site {} has {have}: ADR-009 «Comunicação com cluster Franca principal via Traefik HTTP»",
+            k.id, k.meta.state, k.site
+        ),
+    );
+}
+
+/// GPU-008's «Storage compartilhado via SeaweedFS replicado. Modelos compartilhados via MLflow
+/// centralizado.»: with GPU clusters in service in two sites, an item providing shared GPU
+/// storage and one providing the model registry (`role`), each at least as mature as the
+/// cluster. Judged on the role, not on a tool's name.
+fn shared_with_other_sites(ctx: &Ctx<'_>, k: &K3sCluster, sink: &mut Sink<'_>) {
+    let mut missing = Vec::new();
+    for (role, what) in [
+        (
+            ItemRole::SharedGpuStorage,
+            "shared storage («Storage compartilhado via SeaweedFS replicado»)",
+        ),
+        (
+            ItemRole::ModelRegistry,
+            "model registry («Modelos compartilhados via MLflow centralizado»)",
+        ),
+    ] {
+        let best = ctx
+            .topo
+            .items()
+            .iter()
+            .filter(|i| i.role == Some(role))
+            .map(|i| i.meta.state)
+            .max();
+        if best.is_none_or(|b| b < k.meta.state) {
+            let have = best.map_or("none is declared".to_owned(), |b| {
+                format!("the best is {b}")
+            });
+            missing.push(format!("{what}: {have}"));
+        }
+    }
+    if missing.is_empty() {
+        return;
+    }
+    sink.emit_at(
+        scaled(Severity::Warning, k.meta.state),
+        ComponentRef::K3sCluster(k),
+        "purpose",
+        format!(
+            "GPU cluster {} ({}) shares GPU work with the other sites' GPU clusters but has no {}",
+            k.id,
+            k.meta.state,
+            missing.join("; no ")
+        ),
+    );
 }
 
 /// GPU-008: ADR-009's "Quando o cluster GPU Franca for provisionado": a GPU cluster goes on GPU
@@ -785,9 +894,13 @@ pub(super) fn gpu_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         }
+        if provisioned(k) {
+            traefik_for(ctx, k, sink);
+        }
         if !provisioned(k) || provisioned_sites.len() < 2 {
             continue;
         }
+        shared_with_other_sites(ctx, k, sink);
         let patterns = joined.get(k.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
         for (kind, name) in [
             (PatternKind::MultiKueue, "MultiKueue"),
