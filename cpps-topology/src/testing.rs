@@ -286,7 +286,7 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
                     ha: nodes.len() > 1,
                 }),
                 nodes,
-                place_count,
+                place_count: Some(place_count),
                 meta: g.meta_at_most(max),
             });
         }
@@ -540,7 +540,7 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
 fn gpu(model: &str) -> Gpu {
     Gpu {
         model: model.to_owned(),
-        count: 1,
+        count: Some(1),
     }
 }
 
@@ -780,7 +780,10 @@ mod tests {
                 );
                 assert_eq!(structural_problems(&t), Vec::<String>::new(), "seed {seed}");
                 for p in t.linstor_pools() {
-                    assert!(p.place_count >= 1 && p.place_count as usize <= p.diskful_count());
+                    assert!(
+                        p.place_count
+                            .is_some_and(|c| c >= 1 && c as usize <= p.diskful_count())
+                    );
                     assert!(
                         p.nodes
                             .iter()

@@ -375,7 +375,7 @@ fn alias_amplification_is_refused_with_a_clear_error() {
 fn a_few_aliases_of_a_shared_block_still_load() {
     let text = "version: 1\nsites:\n  - { id: sp, state: validated }\nhosts:\n  - { id: h0, site: sp, gpus: &g [{ model: A5000, count: 1 }], state: validated }\n  - { id: h1, site: sp, gpus: *g, state: validated }\n  - { id: h2, site: sp, gpus: *g, state: validated }\n";
     let topology = load_str("shared.yaml", text).unwrap_or_else(|e| panic!("{}", e.render()));
-    assert!(topology.hosts().iter().all(|h| h.gpu_count() == 1));
+    assert!(topology.hosts().iter().all(|h| h.gpu_count() == Some(1)));
 }
 
 /// A host with 16,000 GPUs loads with every GPU's location recorded: field locations are a map,
@@ -391,7 +391,7 @@ fn a_host_with_thousands_of_gpus_keeps_every_gpu_location() {
     );
     let topology = load_str("gpus.yaml", &text).unwrap_or_else(|e| panic!("{}", e.render()));
     let host = &topology.hosts()[0];
-    assert_eq!(host.gpu_count(), 16_000);
+    assert_eq!(host.gpu_count(), Some(16_000));
     let last = host.meta.field_location("gpus[15999]").expect("recorded");
     assert_eq!(last.line, 7);
     assert_eq!(&text[last.offset..last.offset + 7], "{ model");
@@ -528,4 +528,19 @@ guests:
     assert_eq!(on_host("h-sp-a"), [""; 0]);
     assert_eq!(in_site("nowhere"), [""; 0]);
     assert_eq!(of_cluster("pve-nowhere"), [""; 0]);
+}
+
+/// A count the file does not write is not stated: the loader does not invent one (it used to
+/// default a GPU count to 1 and required `place_count`). A GPU written without a count is at
+/// least one.
+#[test]
+fn unstated_counts_stay_unstated() {
+    let text = "version: 1\nsites:\n  - { id: sp, state: validated }\nhosts:\n  - { id: h0, site: sp, gpus: [{ model: A5000 }, { model: A5500, count: 2 }], linstor: { roles: [satellite], interface: ens19 }, state: validated }\nlinstor_pools:\n  - { id: p, site: sp, provider: lvm-thin, nodes: [{ host: h0 }], state: validated }\n";
+    let topology = load_str("unstated.yaml", text).unwrap_or_else(|e| panic!("{}", e.render()));
+    let host = &topology.hosts()[0];
+    assert_eq!(host.gpus[0].count, None);
+    assert_eq!(host.gpus[1].count, Some(2));
+    assert_eq!(host.gpu_count(), None);
+    assert_eq!(host.gpu_count_at_least(), 3);
+    assert_eq!(topology.linstor_pools()[0].place_count, None);
 }

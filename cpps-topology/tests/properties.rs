@@ -106,7 +106,7 @@ proptest! {
         let raised_first = topology
             .linstor_pools()
             .iter()
-            .filter(|p| &p.site == site && p.place_count >= 3)
+            .filter(|p| &p.site == site && p.place_count.is_some_and(|c| c >= 3))
             .map(|p| ("LINSTOR-002".to_owned(), p.id.to_string()));
         let mut expected: Vec<(String, String)> = std::iter::once(("LINSTOR-001".to_owned(), subject))
             .chain(raised_first)

@@ -9,7 +9,9 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{Edit, Pass, RuleCase, Variant, apply_to, check_rule_cases, find, found, pairs, run};
+use common::{
+    Edit, Pass, RuleCase, Variant, apply_to, check_rule_cases, find, finding, found, pairs, run,
+};
 use cpps_topology::DEFAULT_TOPOLOGY_YAML;
 use cpps_topology::report::Severity;
 
@@ -42,14 +44,17 @@ const ARGOCD_GAMMA: Edit = (
     "  - { id: argocd-beta, site: beta, runs_in: k3s-beta, manages: [k3s-beta], state: validated }\n  - { id: argocd-gamma, site: beta, runs_in: k3s-gamma, state: desired, use_case: later }",
 );
 
-/// `k3s-gamma` with Cilium (the fail) …
+/// `k3s-gamma` with Cilium, planned: ArgoCD may be planned in it (the pass) …
 const CILIUM_GAMMA: Edit = (
     "  - id: gpu-alpha\n",
     "  - { id: k3s-gamma, site: beta, node_placement: vm, cni: { kind: cilium, version: \"1.17.0\" }, purpose: general, default_deny: true, cert_manager: { dns01_cluster_issuer: true, state: desired }, state: desired, use_case: later }\n  - id: gpu-alpha\n",
 );
 
-/// … or with flannel (the pass).
-const FLANNEL_GAMMA: &str = "  - { id: k3s-gamma, site: beta, node_placement: vm, cni: { kind: flannel }, purpose: general, default_deny: true, cert_manager: { dns01_cluster_issuer: true, state: desired }, state: desired, use_case: later }\n  - id: gpu-alpha\n";
+/// … but not when the Cilium cluster is deferred: the ArgoCD would wait for it (the fail).
+const CILIUM_GAMMA_DEFERRED: Edit = (
+    "  - id: gpu-alpha\n",
+    "  - { id: k3s-gamma, site: beta, node_placement: vm, cni: { kind: cilium, version: \"1.17.0\" }, purpose: general, default_deny: true, cert_manager: { dns01_cluster_issuer: true, state: desired }, state: desired, deferred: true, note: later }\n  - id: gpu-alpha\n",
+);
 
 const CASES: &[RuleCase] = &[
     // The documents disagree: reported on the subject, with both sentences; claims that agree
@@ -96,7 +101,7 @@ const CASES: &[RuleCase] = &[
                 // Tier 2A host (which allows a VM) is the forced standardisation the table
                 // rejects.
                 edit: (
-                    "    placement_claims:\n      - placement: vm\n        cni: cilium\n        source: 004_29bfc39840ca04c0.txt\n        quote: \"GPU placement: Diferenciado por site: SP em LXC (Tier 3 obriga); Franca em VM com Cilium (Tier 2A permite)\"\n      - placement: lxc_privileged\n        cni: flannel\n        source: 000_be2f9e2558fad79c.txt\n        quote: \"Replicar mesma arquitetura: K3s standalone em LXC privileged em algum dos hosts labri-31/32/33, sem Cilium.\"\n",
+                    "    placement_claims:\n      - placement: vm\n        cni: cilium\n        source: 004_29bfc39840ca04c0.txt\n        quote: \"GPU placement\\tDiferenciado por site: SP em LXC (Tier 3 obriga); Franca em VM com Cilium (Tier 2A permite)\"\n      - placement: lxc_privileged\n        cni: flannel\n        source: 000_be2f9e2558fad79c.txt\n        quote: \"Replicar mesma arquitetura: K3s standalone em LXC privileged em algum dos hosts labri-31/32/33, sem Cilium.\"\n",
                     "",
                 ),
                 // With no placement claims left, the documents' disagreement on this placement is
@@ -135,12 +140,14 @@ const CASES: &[RuleCase] = &[
         expect: &[("DOC-003", "idp-alpha", Warning)],
         variants: &[
             Variant {
+                // Authentik placed in SP with a second one in Franca: each site has its own,
+                // and the "cannot tell" of the site-less default is settled.
                 edit: (
                     "  - id: iam-authentik\n    kind: iam\n",
-                    "  - id: iam-authentik\n    kind: iam\n    site: sp\n",
+                    "  - { id: iam-franca, kind: iam, tool: Authentik, site: franca, state: desired, use_case: SSO in Franca }\n  - id: iam-authentik\n    kind: iam\n    site: sp\n",
                 ),
-                disappears: &[],
-                appears: &[("DOC-003", "iam-authentik", Info)],
+                disappears: &[("DOC-003", "iam-authentik", Info)],
+                appears: &[],
             },
             Variant {
                 edit: (
@@ -188,12 +195,19 @@ const CASES: &[RuleCase] = &[
                 "    state: desired\n    note: >-\n      ❌ Hardware presente",
                 "    state: declared\n    note: >-\n      ❌ Hardware presente",
             ),
-            // In service, it is also joined with the SP GPU cluster by no ApplicationSet (GPU-008,
-            // on both).
+            // In service, it is also joined with the SP GPU cluster by no ApplicationSet, by a
+            // MultiKueue only desired, and shares no storage and models in service yet (GPU-008,
+            // three times on both); GPU clusters in two sites are a GPU-006 review fact.
             disappears: &[],
             appears: &[
                 ("DOC-005", "k3s-gpu-franca", Warning),
+                ("GPU-006", "k3s-gpu-franca", Info),
+                ("GPU-006", "k3s-gpu-sp", Info),
                 ("GPU-008", "k3s-gpu-franca", Warning),
+                ("GPU-008", "k3s-gpu-franca", Warning),
+                ("GPU-008", "k3s-gpu-franca", Warning),
+                ("GPU-008", "k3s-gpu-sp", Warning),
+                ("GPU-008", "k3s-gpu-sp", Warning),
                 ("GPU-008", "k3s-gpu-sp", Warning),
             ],
         }],
@@ -216,16 +230,21 @@ const CASES: &[RuleCase] = &[
             appears: &[("DOC-006", "pbs-sp", Warning)],
         }],
     },
-    // "ArgoCD SP (não depende de Cilium — pode subir antes/em paralelo)".
+    // "ArgoCD SP (não depende de Cilium — pode subir antes/em paralelo)": planned in the Cilium
+    // cluster is ADR-009's plan («K3s SP principal: … ArgoCD SP …»); waiting for a deferred one
+    // is not.
     RuleCase {
         rule: "DOC-007",
-        pass: &[ARGOCD_GAMMA, (CILIUM_GAMMA.0, FLANNEL_GAMMA)],
-        fail: &[ARGOCD_GAMMA, CILIUM_GAMMA],
+        pass: &[ARGOCD_GAMMA, CILIUM_GAMMA],
+        fail: &[ARGOCD_GAMMA, CILIUM_GAMMA_DEFERRED],
         expect: &[("DOC-007", "argocd-gamma", Info)],
         variants: &[Variant {
-            edit: ("    runs_in: k3s-sp-main\n", ""),
-            disappears: &[("DOC-007", "argocd-sp", Info)],
-            appears: &[],
+            edit: (
+                "    state: desired\n    note: >-\n      ❌ K3s SP greenfield",
+                "    state: desired\n    deferred: true\n    note: >-\n      ❌ K3s SP greenfield",
+            ),
+            disappears: &[],
+            appears: &[("DOC-007", "argocd-sp", Info)],
         }],
     },
     // The GPU LXC on LINSTOR and in PBS.
@@ -239,8 +258,8 @@ const CASES: &[RuleCase] = &[
         expect: &[("DOC-008", "gpu-a-1", Warning)],
         variants: &[Variant {
             edit: (
-                "    gpu: { model: A5000, count: 1 }\n    state: validated",
-                "    gpu: { model: A5000, count: 1 }\n    storage: sp-ssd\n    backup: pbs-sp\n    state: validated",
+                "    gpu: { model: A5000 }\n    state: validated",
+                "    gpu: { model: A5000 }\n    storage: sp-ssd\n    backup: pbs-sp\n    state: validated",
             ),
             // pbs-sp is only desired: the replicated guest has no backup in service yet (HADR-001).
             disappears: &[("DOC-008", "gpu-sp-01", Warning)],
@@ -289,7 +308,9 @@ fn a_contradiction_names_both_documents_and_a_wrong_record_is_a_warning() {
         "{}",
         f.message
     );
-    // One contradiction per ADR-009 claim of presence, each on its subject.
+    // One contradiction per disagreement of the documents, each on its subject (ADR-009's
+    // «NetworkPolicy básica L3/L4 | ✅ flannel + iptables» says what flannel allows, which the
+    // architecture does not deny: no record).
     let subjects: BTreeSet<&str> = report
         .findings
         .iter()
@@ -300,11 +321,14 @@ fn a_contradiction_names_both_documents_and_a_wrong_record_is_a_warning() {
         subjects,
         [
             "applicationset",
+            "apps-repo-refactor",
             "argocd-sp",
+            "gpu-sharing",
             "gpu-sp-01",
-            "k3s-gpu-sp",
+            "k3s-sp-main",
             "obs-otel-collector",
             "seaweedfs-hudi",
+            "sp",
             "tls-cert-manager",
             "wg-sp-franca"
         ]
@@ -524,4 +548,348 @@ fn a_rejected_alternative_names_what_adopts_it_or_a_rule_that_exists() {
     );
     let err = cpps_topology::load_str("d.yaml", &text).unwrap_err();
     assert!(err.render().contains("secrets"), "{}", err.render());
+}
+
+/// A document's sentence reads the same wherever a finding quotes it. The file quotes a table
+/// row as the document writes it (cells separated by a tab: `docs/seeds/004_…` «GPU placement⇥
+/// Diferenciado por site: …»), and every rule shows the cells as columns, never a raw tab.
+#[test]
+fn a_quote_is_kept_verbatim_in_the_file_and_rendered_one_way_by_every_rule() {
+    let t = cpps_topology::default_topology();
+    let k = t
+        .k3s_cluster(&"k3s-gpu-franca".parse().unwrap())
+        .expect("k3s-gpu-franca");
+    assert!(
+        k.placement_claims[0]
+            .quote
+            .starts_with("GPU placement\tDiferenciado por site: ")
+    );
+    let report = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    let tabbed: Vec<&str> = report
+        .findings
+        .iter()
+        .filter(|f| f.message.contains('\t'))
+        .map(|f| f.message.as_str())
+        .collect();
+    assert!(tabbed.is_empty(), "{tabbed:#?}");
+    let f = find(&report, "GPU-002", "k3s-gpu-franca");
+    assert!(
+        f.message
+            .contains("(«GPU placement | Diferenciado por site: SP em LXC (Tier 3 obriga); Franca em VM com Cilium (Tier 2A permite)»)"),
+        "{}",
+        f.message
+    );
+    let f = find(&report, "DOC-001", "seaweedfs-hudi");
+    assert!(
+        f.message
+            .contains("«SeaweedFS + Hudi | ❌ Desejado | Plano em Plataforma de Dados»"),
+        "{}",
+        f.message
+    );
+}
+
+/// Each DOC-001 finding cites the sentences of its own disagreement (its record's claims), and
+/// the rule's fixed citations are the documents' rule on states, which holds for every one of
+/// them: no claim of one record is printed under the finding of another.
+#[test]
+fn each_contradiction_cites_its_own_sentences_and_the_rule_cites_only_what_holds_for_all() {
+    let t = cpps_topology::default_topology();
+    let info = cpps_topology::rules::lookup("DOC-001").expect("DOC-001");
+    let claims: BTreeSet<&str> = t
+        .contradictions()
+        .iter()
+        .flat_map(|c| c.claims.iter().map(|x| x.quote.text.as_str()))
+        .collect();
+    for citation in info.citations {
+        assert!(
+            !claims
+                .iter()
+                .any(|q| q.contains(citation.quote) || citation.quote.contains(q)),
+            "DOC-001 cites «{}», a claim of one contradiction, under all of them",
+            citation.quote
+        );
+    }
+    let report = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    for c in t.contradictions() {
+        let f = report
+            .findings
+            .iter()
+            .find(|f| {
+                f.rule.as_str() == "DOC-001"
+                    && f.subject.id() == c.subject
+                    && c.claims.iter().all(|x| {
+                        f.message
+                            .contains(&format!("«{}»", x.quote.text.replace('\t', " | ")))
+                    })
+            })
+            .unwrap_or_else(|| panic!("no DOC-001 finding quotes every claim of {}", c.id));
+        for other in t.contradictions().iter().filter(|o| o.subject != c.subject) {
+            for x in &other.claims {
+                assert!(
+                    c.claims.iter().any(|y| y.quote.text == x.quote.text)
+                        || !f.message.contains(&format!("«{}»", x.quote.text)),
+                    "{}'s finding quotes «{}» of {}",
+                    c.id,
+                    x.quote.text,
+                    other.id
+                );
+            }
+        }
+    }
+}
+
+/// An item of the default's capabilities list carrying `tool`, in `state`.
+fn with_capability(tool: &str, state: &str) -> String {
+    let item = format!(
+        "\ncapabilities:\n  - {{ id: remote-access, kind: iam, tool: \"{tool}\", state: {state}, use_case: admins reach the sites }}\n"
+    );
+    let text = DEFAULT_TOPOLOGY_YAML.replacen("\ncapabilities:\n", &item, 1);
+    assert_ne!(text, DEFAULT_TOPOLOGY_YAML);
+    text
+}
+
+/// «Octelium agora» and «CrowdSec agora» are rejected *now*; the decisions name them as their
+/// own future («→ Octelium/Teleport futuro», «→ CrowdSec futuro»). A planned component with the
+/// future option passes; one in service adopts the rejected alternative.
+#[test]
+fn the_future_option_of_a_decision_is_allowed_and_the_rejected_now_is_not() {
+    for tool in ["Octelium/Teleport", "CrowdSec"] {
+        let planned = run(&with_capability(tool, "desired"), "planned.yaml");
+        assert!(
+            finding(&planned, "DOC-002", "remote-access").is_none(),
+            "{tool} planned is the decision's future option"
+        );
+        for state in ["declared", "validated"] {
+            let now = run(&with_capability(tool, state), "now.yaml");
+            let f = find(&now, "DOC-002", "remote-access");
+            assert_eq!(f.severity, Severity::Error, "{tool} {state}");
+            assert!(f.message.contains(" agora»"), "{}", f.message);
+        }
+    }
+}
+
+/// DOC-002 and MESH-003 judge Karmada on the same condition («Karmada só com escala/scheduling
+/// real»; «critério: 5+ clusters»): not deferred with fewer than 5 clusters in service, DOC-002
+/// reports the rejected default; with 5 it does not, and MESH-003 asks for the review.
+#[test]
+fn karmada_is_judged_on_the_same_criterion_by_doc_002_and_mesh_003() {
+    let adopted = (
+        "    kind: karmada\n    state: desired\n    deferred: true\n",
+        "    kind: karmada\n    state: desired\n    use_case: federation\n",
+    );
+    let early = run(
+        &apply_to(DEFAULT_TOPOLOGY_YAML, &[adopted], "karmada"),
+        "k.yaml",
+    );
+    let f = find(&early, "DOC-002", "karmada");
+    assert!(
+        f.message
+            .contains("2 K3s cluster(s) in service, the criterion is 5+"),
+        "{}",
+        f.message
+    );
+    assert!(finding(&early, "MESH-003", "karmada").is_none());
+    // Three more clusters in service: five in all.
+    let more = (
+        "  - id: k3s-gpu-franca\n",
+        "  - { id: k3s-x1, site: sp, node_placement: vm, cni: { kind: cilium, version: \"1.16\" }, purpose: general, default_deny: true, state: declared }\n  - { id: k3s-x2, site: sp, node_placement: vm, cni: { kind: cilium, version: \"1.16\" }, purpose: general, default_deny: true, state: declared }\n  - { id: k3s-x3, site: sp, node_placement: vm, cni: { kind: cilium, version: \"1.16\" }, purpose: general, default_deny: true, state: declared }\n  - id: k3s-gpu-franca\n",
+    );
+    let scaled = run(
+        &apply_to(DEFAULT_TOPOLOGY_YAML, &[adopted, more], "karmada at scale"),
+        "k5.yaml",
+    );
+    assert!(finding(&scaled, "DOC-002", "karmada").is_none());
+    // The plan is now the criterion's own: MESH-003 only asks to review it (info), as it does
+    // for a deferred Karmada at that scale.
+    assert_eq!(find(&scaled, "MESH-003", "karmada").severity, Info);
+    // Still deferred at that scale: MESH-003 asks to review it; DOC-002 has nothing to say.
+    let deferred = run(
+        &apply_to(DEFAULT_TOPOLOGY_YAML, &[more], "deferred at scale"),
+        "k5d.yaml",
+    );
+    assert_eq!(find(&deferred, "MESH-003", "karmada").severity, Info);
+    assert!(finding(&deferred, "DOC-002", "karmada").is_none());
+}
+
+/// DOC-007 against REL-002, settled: ADR-009's «K3s SP principal: workloads gerais (apps
+/// stateful tipo Tutor, OpenObserve, ArgoCD SP, Authentik)» places ArgoCD SP in the Cilium
+/// cluster, and the architecture's «não depende de Cilium — pode subir antes/em paralelo» is
+/// about order. The default (ArgoCD SP planned in k3s-sp-main) is clean for both rules; GPU-004
+/// keeps its warning on the SP GPU cluster, naming the documents' disagreement on ArgoCD SP
+/// (both say ✅ «Gerenciado via ArgoCD multi-cluster», the architecture labels ArgoCD SP ❌).
+#[test]
+fn argocd_sp_in_the_main_cluster_is_the_plan_and_gpu_004_names_the_disagreement() {
+    let report = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    assert!(finding(&report, "DOC-007", "argocd-sp").is_none());
+    assert!(finding(&report, "REL-002", "argocd-sp").is_none());
+    let info = cpps_topology::rules::lookup("DOC-007").unwrap();
+    assert!(
+        info.citations
+            .iter()
+            .any(|c| c.quote.contains("ArgoCD SP, Authentik"))
+    );
+    let f = find(&report, "GPU-004", "k3s-gpu-sp");
+    assert_eq!(f.severity, Warning);
+    assert!(
+        f.message.contains("contradiction adr9-argocd-multicluster")
+            && f.message.contains("«Gerenciado via ArgoCD multi-cluster»")
+            && f.message.contains(
+                "against «❌ Desejado: ArgoCD SP (não depende de Cilium — pode subir antes/em paralelo)»"
+            )
+            && f.message.ends_with("the file follows desired"),
+        "{}",
+        f.message
+    );
+}
+
+/// DOC-003 on an identity provider that states no site: where it runs is unknown, so whether the
+/// other site depends on the link for its logins cannot be told. That is said (at the rule's
+/// severity, scaled by state), never passed; stating the site turns it into the judgement.
+#[test]
+fn an_identity_provider_without_a_site_is_cannot_tell_not_a_pass() {
+    let unsited = (
+        "  - id: observability\n",
+        "  - { id: idp, kind: iam, tool: Authentik, state: validated }\n  - id: observability\n",
+    );
+    let got = found(&run(&apply_to(BASE, &[unsited], "unsited"), "u.yaml"));
+    assert_eq!(
+        got,
+        [("DOC-003".to_owned(), "idp".to_owned(), Warning)]
+            .into_iter()
+            .collect()
+    );
+    let report = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    let f = find(&report, "DOC-003", "iam-authentik");
+    assert_eq!(f.severity, Info);
+    assert!(
+        f.message
+            .starts_with("cannot tell whether site(s) franca, sp depend on the cross-site link")
+            && f.message.contains("iam-authentik states no `site`"),
+        "{}",
+        f.message
+    );
+    let sited = apply_to(
+        DEFAULT_TOPOLOGY_YAML,
+        &[(
+            "  - id: iam-authentik\n    kind: iam\n",
+            "  - id: iam-authentik\n    kind: iam\n    site: sp\n",
+        )],
+        "sited",
+    );
+    let sited = run(&sited, "s.yaml");
+    let f = find(&sited, "DOC-003", "iam-authentik");
+    assert!(
+        f.message
+            .contains("runs in site sp and site(s) franca have none of their own"),
+        "{}",
+        f.message
+    );
+}
+
+/// The documents' disagreements on a value (ADR-009's header and decision line put the main SP
+/// cluster in LXC, its next section and the architecture in VMs; one K3s cluster per site against
+/// two in SP; one cluster per ArgoCD against ArgoCD SP managing both) are reported with each
+/// sentence's value and the value the file follows; a record that follows a value no claim gives
+/// is a warning. Without the records (the files of last round), DOC-001 said nothing of them.
+#[test]
+fn a_disagreement_on_a_value_is_reported_with_each_value() {
+    let report = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    let on = |subject: &str, needle: &str| {
+        report
+            .findings
+            .iter()
+            .find(|f| {
+                f.rule.as_str() == "DOC-001"
+                    && f.subject.id() == subject
+                    && f.message.contains(needle)
+            })
+            .unwrap_or_else(|| panic!("no DOC-001 on {subject} with «{needle}»"))
+    };
+    let f = on(
+        "k3s-sp-main",
+        "ADR-002 revisado (Cilium em LXC é o caminho CPPS)",
+    );
+    assert!(
+        f.message.contains("000_be2f9e2558fad79c.txt says desired, `lxc_privileged`")
+            && f.message.contains("004_29bfc39840ca04c0.txt says desired, `vm` («Decisão CPPS (ADR-002): Cilium roda em VMs por padrão")
+            && f.message.ends_with("the file follows desired, `vm`"),
+        "{}",
+        f.message
+    );
+    on("k3s-sp-main", "«Cilium + Hubble (LXC priv.)»");
+    on("gpu-sharing", "«HAMi/Device Plugin time-slicing»");
+    on("sp", "`1 per site` («K3s (1 cluster por site)»)");
+    on(
+        "argocd-sp",
+        "`1 cluster` («2 ArgoCDs independentes (1 por cluster)»)",
+    );
+    assert!(
+        !report
+            .findings
+            .iter()
+            .any(|f| f.rule.as_str() == "DOC-001" && f.severity == Warning),
+        "every record of the default follows one of its claims"
+    );
+    // Following a value no claim gives is a mistake of the file.
+    let text = apply_to(
+        DEFAULT_TOPOLOGY_YAML,
+        &[(
+            "    follows_value: 2 clusters\n",
+            "    follows_value: 3 clusters\n",
+        )],
+        "bad value",
+    );
+    let report = run(&text, "v.yaml");
+    let f = report
+        .findings
+        .iter()
+        .find(|f| f.rule.as_str() == "DOC-001" && f.severity == Warning)
+        .expect("a warning on the record");
+    assert!(
+        f.message
+            .contains("`3 clusters`, a value none of its claims gives"),
+        "{}",
+        f.message
+    );
+}
+
+/// Cilium planned on LXC for a main cluster without the Tier 3 exception: ADR-002, as ADR-009's
+/// rejected alternative (C) cites it («Cilium não roda confiavelmente em LXC»), makes it at
+/// least a warning, not a review fact. ADR-009's header and decision line say otherwise
+/// (recorded), and the finding names both sides' sentences.
+#[test]
+fn cilium_planned_on_lxc_is_a_warning_that_names_both_sentences() {
+    let text = apply_to(
+        DEFAULT_TOPOLOGY_YAML,
+        &[(
+            "  - id: k3s-sp-main\n    site: sp\n    node_placement: vm\n",
+            "  - id: k3s-sp-main\n    site: sp\n    node_placement: lxc_privileged\n",
+        )],
+        "main in LXC",
+    );
+    let report = run(&text, "lxc.yaml");
+    let f = find(&report, "CNI-001", "k3s-sp-main");
+    assert_eq!(f.severity, Warning);
+    assert!(
+        f.message.contains("«ADR-002 revisado (Cilium em LXC é o caminho CPPS)» against «Decisão CPPS (ADR-002): Cilium roda em VMs por padrão")
+            && f.message.contains("«Arquitetura (A) — Clusters separados, ambos em LXC.», «Cilium + Hubble (LXC priv.)» against «Por que o cluster principal está em VM, não LXC»")
+            && f.message.ends_with("and the file follows desired, `vm`"),
+        "{}",
+        f.message
+    );
+    let info = cpps_topology::rules::lookup("CNI-001").unwrap();
+    assert!(
+        info.citations
+            .iter()
+            .any(|c| c.quote.contains("Cilium não roda confiavelmente em LXC"))
+    );
+    // The default plans the main cluster in VMs: no CNI-001.
+    assert!(
+        finding(
+            &run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml"),
+            "CNI-001",
+            "k3s-sp-main"
+        )
+        .is_none()
+    );
 }

@@ -14,7 +14,7 @@ mod common;
 
 use common::{
     Counted, Edit, GPU_MESH_RULES as RULES, apply_to, check_default_variant, check_fixture,
-    counted, counted_list, line_at, run,
+    counted, counted_list, find, line_at, run,
 };
 use cpps_topology::load::load_str;
 use cpps_topology::report::Severity;
@@ -80,11 +80,30 @@ const GPU_BETA: &[Edit] = &[
         "  - id: gpu-beta\n    site: beta\n    nodes: [gpu-b-1]\n    purpose: gpu\n    cni: { kind: flannel }\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: gpu-alpha\n",
     ),
     ("manages: [k3s-beta]", "manages: [k3s-beta, gpu-beta]"),
+    // What the two GPU clusters share («Storage compartilhado via SeaweedFS replicado. Modelos
+    // compartilhados via MLflow centralizado.»), in production.
+    (
+        "  - { id: webapp, layer: 8a,",
+        "  - { id: shared-storage, layer: 8c, tool: SeaweedFS, role: shared_gpu_storage, state: validated }\n  - { id: registry, layer: 8b, tool: MLflow, role: model_registry, state: validated }\n  - { id: webapp, layer: 8a,",
+    ),
+];
+
+/// GPU clusters in service in alpha and beta: «GPU em Franca também (justificaria ClusterMesh
+/// entre 2 GPU clusters)», a GPU-006 review fact on each.
+const TWO_GPU_SITES: [(&str, &str, Severity); 2] = [
+    ("GPU-006", "gpu-alpha", Info),
+    ("GPU-006", "gpu-beta", Info),
 ];
 
 const KUEUE_BOTH: Edit = (
     "members: [gpu-alpha, k3s-beta], manager: k3s-alpha",
     "members: [gpu-alpha, k3s-beta, gpu-beta], manager: k3s-alpha",
+);
+
+/// MultiKueue would join both GPU clusters, but it is only planned.
+const KUEUE_BOTH_PLANNED: Edit = (
+    "members: [gpu-alpha, k3s-beta], manager: k3s-alpha, state: validated",
+    "members: [gpu-alpha, k3s-beta, gpu-beta], manager: k3s-alpha, state: desired, use_case: batch across sites",
 );
 
 const APPSET_BOTH: Edit = (
@@ -458,7 +477,7 @@ const CASES: &[Case] = &[
             Fixture {
                 what: "GPU clusters of two sites joined by MultiKueue and an ApplicationSet",
                 edits: edits!(GPU_BETA, &[KUEUE_BOTH, APPSET_BOTH]),
-                expect: &[],
+                expect: &TWO_GPU_SITES,
             },
         ],
         fail: &[
@@ -486,6 +505,19 @@ const CASES: &[Case] = &[
                 what: "MultiKueue joins both GPU clusters, no ApplicationSet does",
                 edits: edits!(GPU_BETA, &[KUEUE_BOTH]),
                 expect: &[
+                    TWO_GPU_SITES[0],
+                    TWO_GPU_SITES[1],
+                    ("GPU-008", "gpu-alpha", Warning),
+                    ("GPU-008", "gpu-beta", Warning),
+                ],
+            },
+            Fixture {
+                // The pattern's state counts: a MultiKueue only desired links nothing in service.
+                what: "an ApplicationSet joins both GPU clusters, MultiKueue only in the plan",
+                edits: edits!(GPU_BETA, &[KUEUE_BOTH_PLANNED, APPSET_BOTH]),
+                expect: &[
+                    TWO_GPU_SITES[0],
+                    TWO_GPU_SITES[1],
                     ("GPU-008", "gpu-alpha", Warning),
                     ("GPU-008", "gpu-beta", Warning),
                 ],
@@ -494,6 +526,8 @@ const CASES: &[Case] = &[
                 what: "neither MultiKueue nor an ApplicationSet joins the GPU clusters",
                 edits: GPU_BETA,
                 expect: &[
+                    TWO_GPU_SITES[0],
+                    TWO_GPU_SITES[1],
                     ("GPU-008", "gpu-alpha", Warning),
                     ("GPU-008", "gpu-alpha", Warning),
                     ("GPU-008", "gpu-beta", Warning),
@@ -503,13 +537,19 @@ const CASES: &[Case] = &[
         ],
         variants: &[
             Variant {
-                what: "the Franca GPU cluster is provisioned: MultiKueue joins it, no ApplicationSet does",
+                what: "the Franca GPU cluster is provisioned: MultiKueue joins it only in the plan, no ApplicationSet does, shared storage and models are only planned",
                 edit: (
                     "    state: desired\n    note: >-\n      ❌ Hardware presente",
                     "    state: declared\n    note: >-\n      ❌ Hardware presente",
                 ),
                 appears: &[
+                    ("GPU-006", "k3s-gpu-franca", Info),
+                    ("GPU-006", "k3s-gpu-sp", Info),
                     ("GPU-008", "k3s-gpu-franca", Warning),
+                    ("GPU-008", "k3s-gpu-franca", Warning),
+                    ("GPU-008", "k3s-gpu-franca", Warning),
+                    ("GPU-008", "k3s-gpu-sp", Warning),
+                    ("GPU-008", "k3s-gpu-sp", Warning),
                     ("GPU-008", "k3s-gpu-sp", Warning),
                 ],
                 disappears: &[],
@@ -853,9 +893,16 @@ fn gitops_001_quotes_one_argocd_per_site_and_gpu_006_quotes_its_review_criterion
             .any(|q| q.contains("ArgoCD SP gerencia ambos")),
         "{quotes:?}"
     );
-    // GPU-006: the heading and the five triggers of "Critério de revisão", nothing else.
+    // GPU-006: the heading and the five triggers of "Critério de revisão", then the heading of
+    // "relevantes se" and the two of its conditions only GPU-006 reads (the team's catalogue
+    // lists "GPU clusters in 2 sites" and "50+ cross-site workloads" among its triggers).
     let gpu6 = rules::lookup("GPU-006").unwrap();
-    assert_eq!(gpu6.citations.len(), 6);
+    assert_eq!(gpu6.citations.len(), 9);
+    assert!(
+        gpu6.citations[6]
+            .quote
+            .starts_with("As features Cilium perdidas")
+    );
     assert!(
         gpu6.citations[0]
             .quote
@@ -864,20 +911,38 @@ fn gitops_001_quotes_one_argocd_per_site_and_gpu_006_quotes_its_review_criterion
     let adr = include_str!("../docs/seeds/000_be2f9e2558fad79c.txt");
     let section =
         &adr[adr.find("Critério de revisão").unwrap()..adr.find("Notas operacionais").unwrap()];
-    for c in gpu6.citations {
+    for c in &gpu6.citations[..6] {
         assert!(
             section.contains(c.quote),
             "«{}» is not in Critério de revisão",
             c.quote
         );
     }
-    // GPU-007: the four items of "Critério revisado pra reabrir Cilium no GPU".
+    let relevant = &adr[adr.find("As features Cilium perdidas").unwrap()
+        ..adr.find("Hoje nenhum desses sinais existe").unwrap()];
+    for c in &gpu6.citations[6..] {
+        assert!(
+            relevant.contains(c.quote),
+            "«{}» is not in «relevantes se»",
+            c.quote
+        );
+    }
+    // GPU-007: the four items of "Critério revisado pra reabrir Cilium no GPU", then the
+    // decision's own condition for adding Cilium to the GPU cluster ("Adicionar quando
+    // ClusterMesh entre os 2 clusters virar útil (bursting, MultiKueue avançado, Hubble
+    // unificado)").
     let gpu7 = rules::lookup("GPU-007").unwrap();
     let section = &adr[adr
         .find("Critério revisado pra reabrir Cilium no GPU")
         .unwrap()..adr.find("Quando o cluster GPU Franca").unwrap()];
-    assert_eq!(gpu7.citations.len(), 5);
-    for c in gpu7.citations {
+    assert_eq!(gpu7.citations.len(), 6);
+    assert!(adr.contains(gpu7.citations[5].quote));
+    assert!(
+        gpu7.citations[5]
+            .quote
+            .starts_with("Adicionar quando ClusterMesh")
+    );
+    for c in &gpu7.citations[..5] {
         assert!(
             section.contains(c.quote),
             "«{}» is not in Critério revisado",
@@ -910,4 +975,119 @@ fn a_finding_on_a_planned_gpu_cluster_points_at_the_field() {
     assert!(f.message.contains("has no GPU"), "{}", f.message);
     let line = line_at(&text, f);
     assert!(line.contains("candidate_hosts: [a2]"), "{line}");
+}
+
+/// MESH-002's fix says what MultiKueue actually reads. Kueue takes a worker's kubeconfig from a
+/// Secret in its own namespace under the key `kubeconfig` (kubernetes-sigs/kueue
+/// `apis/kueue/v1beta1/multikueue_types.go` and `v1beta2`: `MultiKueueConfigSecretKey =
+/// "kubeconfig"`, `KubeConfig{location, locationType: Secret}`, v1beta2 `ClusterSource`;
+/// `pkg/controller/admissionchecks/multikueue/multikueuecluster.go` `getKubeConfigFromSecret`
+/// reads it in `configNamespace`, default `kueue-system` in `apis/config/v1beta2/defaults.go`).
+/// `argocd cluster add` writes Argo CD's own cluster Secret, which Kueue does not read, so it
+/// must not be given as what provides the kubeconfig.
+#[test]
+fn mesh_002_says_which_secret_multikueue_reads() {
+    let fix = rules::lookup("MESH-002").unwrap().remediation;
+    assert!(
+        fix.contains("Secret whose key `kubeconfig`")
+            && fix.contains("Kueue namespace (kueue-system by default)")
+            && fix.contains("MultiKueueCluster")
+            && fix.contains("locationType: Secret")
+            && fix.contains("clusterSource"),
+        "{fix}"
+    );
+    assert!(
+        !fix.contains("which gives the manager its kubeconfig"),
+        "{fix}"
+    );
+    assert!(
+        fix.contains("does not give MultiKueue its kubeconfig"),
+        "{fix}"
+    );
+}
+
+/// The review criteria that were not modelled, each on a variant of the default: «50+
+/// workloads cross-site se descobrindo entre si» (GPU-006, recorded), «Adicionar quando
+/// ClusterMesh entre os 2 clusters virar útil (bursting, MultiKueue avançado, Hubble unificado)»
+/// (GPU-007, recorded), «Comunicação com cluster Franca principal via Traefik HTTP» (GPU-008: a
+/// GPU cluster in service needs its site's Traefik as mature), and «Storage compartilhado via
+/// SeaweedFS replicado. Modelos compartilhados via MLflow centralizado.» (GPU-008: items with
+/// those roles as mature as the GPU clusters).
+#[test]
+fn the_remaining_review_criteria_are_reported() {
+    let signals = |list: &'static str| {
+        let edit: Edit = (
+            "    nodes: [gpu-sp-01]\n",
+            Box::leak(
+                format!("    nodes: [gpu-sp-01]\n    review_signals: [{list}]\n").into_boxed_str(),
+            ),
+        );
+        run(&apply_to(DEFAULT, &[edit], list), "signals.yaml")
+    };
+    let r = signals("fifty_cross_site_workloads");
+    let f = find(&r, "GPU-006", "k3s-gpu-sp");
+    assert!(
+        f.message
+            .contains("«50+ workloads cross-site se descobrindo entre si»"),
+        "{}",
+        f.message
+    );
+    for signal in ["advanced_multi_kueue", "unified_hubble"] {
+        let r = signals(signal);
+        let f = find(&r, "GPU-007", "k3s-gpu-sp");
+        assert!(
+            f.message.contains("MultiKueue avançado, Hubble unificado"),
+            "{}",
+            f.message
+        );
+    }
+    // Traefik SP only declared while the SP GPU cluster is validated.
+    let text = apply_to(
+        DEFAULT,
+        &[(
+            "    ha_state: declared\n    on_boot: true\n    state: validated\n",
+            "    ha_state: declared\n    on_boot: true\n    state: declared\n",
+        )],
+        "traefik declared",
+    );
+    let r = run(&text, "traefik.yaml");
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.rule.as_str() == "GPU-008" && f.message.contains("Traefik HTTP"))
+        .expect("GPU-008 on the Traefik of the GPU cluster's site");
+    assert_eq!(f.subject.id(), "k3s-gpu-sp");
+    assert!(
+        f.message.contains("site sp has only declared"),
+        "{}",
+        f.message
+    );
+    // Both GPU clusters in service: shared storage and models are only planned (a finding on
+    // each); in service too, the finding goes.
+    let franca: Edit = (
+        "    state: desired\n    note: >-\n      ❌ Hardware presente",
+        "    state: declared\n    note: >-\n      ❌ Hardware presente",
+    );
+    let shared = |r: &cpps_topology::report::Report, k: &str| {
+        r.findings.iter().any(|f| {
+            f.rule.as_str() == "GPU-008"
+                && f.subject.id() == k
+                && f.message.contains("SeaweedFS replicado")
+        })
+    };
+    let r = run(&apply_to(DEFAULT, &[franca], "franca"), "franca.yaml");
+    assert!(shared(&r, "k3s-gpu-sp") && shared(&r, "k3s-gpu-franca"));
+    let in_service = [
+        franca,
+        (
+            "    role: model_registry\n    state: desired\n",
+            "    role: model_registry\n    state: validated\n",
+        ),
+        (
+            "    role: shared_gpu_storage\n    state: desired\n",
+            "    role: shared_gpu_storage\n    state: validated\n",
+        ),
+    ];
+    let r = run(&apply_to(DEFAULT, &in_service, "shared"), "shared.yaml");
+    assert!(!shared(&r, "k3s-gpu-sp") && !shared(&r, "k3s-gpu-franca"));
 }

@@ -32,8 +32,8 @@ const VARIANTS: &[Variant] = &[
         rule: "SITE-001",
         why: "a guest backed up only to the other site's PBS has no backup while the link is down",
         edit: (
-            "    gpu: { model: A5000, count: 1 }\n    state: validated\n",
-            "    gpu: { model: A5000, count: 1 }\n    backup: pbs-franca\n    state: validated\n",
+            "    gpu: { model: A5000 }\n    state: validated\n",
+            "    gpu: { model: A5000 }\n    backup: pbs-franca\n    state: validated\n",
         ),
         // pbs-franca is only desired: the dependency is a plan, so info.
         appears: &[("SITE-001", "gpu-sp-01", Info)],
@@ -150,6 +150,16 @@ const VARIANTS: &[Variant] = &[
     // REL-001: relations that cannot exist.
     Variant {
         rule: "REL-001",
+        why: "Hubble on K3s Franca, which runs flannel",
+        edit: (
+            "    cni: { kind: flannel }\n    purpose: general\n    default_deny: false\n",
+            "    cni: { kind: flannel }\n    purpose: general\n    default_deny: false\n    hubble: true\n",
+        ),
+        appears: &[("REL-001", "k3s-franca", Error)],
+        disappears: &[],
+    },
+    Variant {
+        rule: "REL-001",
         why: "a pool node on a host that runs no LINSTOR satellite",
         edit: (
             "      - { host: pve-ippri-34 }\n",
@@ -215,7 +225,7 @@ const VARIANTS: &[Variant] = &[
         rule: "REL-002",
         why: "a GPU cluster whose only node has no GPU",
         edit: (
-            "    role: k3s-server (standalone K3s, GPU cluster)\n    gpu: { model: A5000, count: 1 }\n",
+            "    role: k3s-server (standalone K3s, GPU cluster)\n    gpu: { model: A5000 }\n",
             "    role: k3s-server (standalone K3s, GPU cluster)\n",
         ),
         appears: &[("REL-002", "k3s-gpu-sp", Warning)],
@@ -328,4 +338,98 @@ fn the_default_topology_has_no_secret_and_no_impossible_relation() {
         .map(|f| format!("{} {}: {}", f.rule, f.subject, f.message))
         .collect();
     assert!(hits.is_empty(), "{hits:#?}");
+}
+
+/// REL-001 on the fields of a K3s cluster whose meaning depends on another of its fields
+/// (ADR-009: «Hubble e Cilium NetworkPolicy avançada ficam restritos ao cluster onde Cilium
+/// roda»): each broken one is one error on the cluster, at the field; the same fields where the
+/// other field agrees pass.
+#[test]
+fn a_field_that_depends_on_another_is_judged_by_it() {
+    let base = include_str!("fixtures/rules/base.yaml");
+    let rel = |edits: &[Edit]| -> Vec<(String, String)> {
+        let report = run(&apply_to(base, edits, "dependent field"), "d.yaml");
+        report
+            .findings
+            .iter()
+            .map(|f| (f.rule.as_str().to_owned(), f.subject.id().to_owned()))
+            .collect()
+    };
+    let alpha_flannel: Edit = (
+        "    cni: { kind: cilium, version: \"1.16.3\" }\n",
+        "    cni: { kind: flannel }\n",
+    );
+    // Hubble with Cilium passes.
+    let pass = rel(&[(
+        "    default_deny: true\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+        "    default_deny: true\n    hubble: true\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+    )]);
+    assert!(pass.is_empty(), "{pass:?}");
+    let rel001 = vec![("REL-001".to_owned(), "k3s-alpha".to_owned())];
+    // Hubble on flannel (the flannel cluster also adopts nothing else: it is what the base
+    // fixture's rejected records leave alone).
+    let hubble = rel(&[
+        alpha_flannel,
+        (
+            "    default_deny: true\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+            "    default_deny: true\n    hubble: true\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+        ),
+    ]);
+    let flannel = rel(&[alpha_flannel]);
+    let added: Vec<_> = hubble
+        .iter()
+        .filter(|f| !flannel.contains(f))
+        .cloned()
+        .collect();
+    assert_eq!(added, rel001, "hubble on flannel");
+    // A DNS-01 provider without the DNS-01 ClusterIssuer.
+    let provider = rel(&[(
+        "    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+        "    cert_manager: { dns01_cluster_issuer: false, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+    )]);
+    assert!(provider.contains(&rel001[0]), "{provider:?}");
+    // A VM + Cilium proof of concept on a general-purpose cluster.
+    let poc = rel(&[(
+        "    default_deny: true\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+        "    default_deny: true\n    cilium_vm_poc: declared\n    cert_manager: { dns01_cluster_issuer: true, dns01_provider: cloudflare, state: validated }\n    state: validated\n  - id: k3s-beta",
+    )]);
+    assert_eq!(poc, rel001, "poc");
+}
+
+/// GPU-003 with a host GPU whose count is not stated: it has at least one, so a guest using one
+/// passes; a guest using two may or may not fit, which is "not stated" (a warning), neither a
+/// pass nor the error a stated count of 1 gives.
+#[test]
+fn a_gpu_count_not_stated_is_said_by_gpu_003() {
+    let base = include_str!("fixtures/rules/base.yaml");
+    let host_unstated: Edit = (
+        "    gpus: [{ model: A5000, count: 1 }]\n",
+        "    gpus: [{ model: A5000 }]\n",
+    );
+    let guest_two: Edit = (
+        "    gpu: { model: A5000, count: 1 }\n",
+        "    gpu: { model: A5000, count: 2 }\n",
+    );
+    let gpu3 = |edits: &[Edit]| -> Vec<(String, Severity, String)> {
+        run(&apply_to(base, edits, "gpu count"), "g.yaml")
+            .findings
+            .iter()
+            .filter(|f| f.rule.as_str() == "GPU-003")
+            .map(|f| (f.subject.id().to_owned(), f.severity, f.message.clone()))
+            .collect()
+    };
+    assert!(gpu3(&[host_unstated]).is_empty());
+    let unknown = gpu3(&[host_unstated, guest_two]);
+    assert_eq!(unknown.len(), 1, "{unknown:?}");
+    assert_eq!((unknown[0].0.as_str(), unknown[0].1), ("gpu-a-1", Warning));
+    assert!(
+        unknown[0]
+            .2
+            .contains("at least 1: how many it has is not stated"),
+        "{}",
+        unknown[0].2
+    );
+    let known = gpu3(&[guest_two]);
+    assert_eq!(known.len(), 1, "{known:?}");
+    assert_eq!(known[0].1, Error);
 }

@@ -49,8 +49,9 @@ pub struct HardwareTier {
 pub struct Gpu {
     /// Model (`A5000`, `A5500`).
     pub model: String,
-    /// How many (at least 1).
-    pub count: u32,
+    /// How many (at least 1), when the file states it: the documents name the model per host
+    /// ("NVIDIA A5500") without a count, and a GPU written without one is at least one.
+    pub count: Option<u32>,
 }
 
 /// A LINSTOR role of a host.
@@ -113,16 +114,22 @@ pub struct Host {
 }
 
 impl Host {
-    /// Total number of GPUs.
-    pub fn gpu_count(&self) -> u32 {
+    /// Total number of GPUs, when every entry states its count (`None`: not stated; the host
+    /// has at least [`Host::gpu_count_at_least`]).
+    pub fn gpu_count(&self) -> Option<u32> {
         self.gpus.iter().map(|g| g.count).sum()
+    }
+
+    /// The number of GPUs the host has at least: each entry's count, or one where it states none.
+    pub fn gpu_count_at_least(&self) -> u32 {
+        self.gpus.iter().map(|g| g.count.unwrap_or(1)).sum()
     }
 
     /// Whether the host has a GPU of `model`.
     pub fn has_gpu_model(&self, model: &str) -> bool {
         self.gpus
             .iter()
-            .any(|g| g.count > 0 && g.model.eq_ignore_ascii_case(model))
+            .any(|g| g.count != Some(0) && g.model.eq_ignore_ascii_case(model))
     }
 }
 

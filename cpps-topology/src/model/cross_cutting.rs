@@ -125,8 +125,23 @@ pub struct Item {
     /// migration of K3s Franca to Cilium replaces "flannel sem Cilium"). Location:
     /// `meta.at("replaces")`.
     pub replaces: Option<String>,
+    /// What it provides that a rule asks for by structure, not by the tool's name. Location:
+    /// `meta.at("role")`.
+    pub role: Option<ItemRole>,
     /// State, note, use case, locations.
     pub meta: Meta,
+}
+
+/// What an item provides that ADR-009's plan for two GPU clusters asks for (GPU-008).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ItemRole {
+    /// Storage shared by the GPU clusters of the sites («Storage compartilhado via SeaweedFS
+    /// replicado»).
+    SharedGpuStorage,
+    /// A model registry shared by them («Modelos compartilhados via MLflow centralizado»).
+    ModelRegistry,
 }
 
 /// A sentence of one of the two source documents, quoted verbatim.
@@ -176,6 +191,13 @@ pub struct AdoptionSignals {
     /// GPU clusters of two or more sites all placed alike adopt it, unless a document's
     /// placement claim backs the placement (then GPU-002 reports the documents' disagreement).
     pub uniform_gpu_placement: bool,
+    /// The alternative is rejected «agora» (now) and the decision names it as its own future
+    /// («→ Octelium/Teleport futuro», «→ CrowdSec futuro»): only a component in service
+    /// (`declared` or `validated`) adopts it; a `desired` one is that future, planned.
+    pub now_only: bool,
+    /// The alternative is rejected until this many K3s clusters are in service (Karmada's
+    /// «critério: 5+ clusters»): from then on it is no adoption, and MESH-003 asks to review it.
+    pub until_clusters: Option<u32>,
 }
 
 impl AdoptionSignals {
@@ -224,6 +246,9 @@ pub struct DocumentClaim {
     /// The state it gives the fact (`✅` is `validated`, `❌` `desired`, "já existe"
     /// `validated`).
     pub state: State,
+    /// The value it gives the subject's field (`vm`, `lxc_privileged`, `1 per site`), when the
+    /// documents disagree on a value rather than (or as well as) a state.
+    pub value: Option<String>,
     /// Where the claim is in the file.
     pub location: Location,
 }
@@ -244,6 +269,9 @@ pub struct Contradiction {
     pub claims: Vec<DocumentClaim>,
     /// The state this file gives the fact (one of the claims', said why in `note`).
     pub follows: State,
+    /// The value this file gives the subject's field, when the claims give values (one of
+    /// theirs).
+    pub follows_value: Option<String>,
     /// Why the file follows that claim.
     pub note: Option<String>,
     /// Where its `id:` is in the file.

@@ -91,8 +91,17 @@ pub enum ReviewSignal {
     L7Compliance,
     /// "Multi-tenant GPU estrito com L7 NetworkPolicy" (GPU-007; also GPU-006's).
     MultiTenantL7,
-    /// "GPU bursting com pod migração" (GPU-007).
+    /// "GPU bursting com pod migração" (GPU-007; also "bursting" of "Adicionar quando
+    /// ClusterMesh entre os 2 clusters virar útil").
     PodMigrationBursting,
+    /// "50+ workloads cross-site se descobrindo entre si" (GPU-006: the Cilium features lost in
+    /// the GPU cluster would matter).
+    FiftyCrossSiteWorkloads,
+    /// "MultiKueue avançado" of "Adicionar quando ClusterMesh entre os 2 clusters virar útil"
+    /// (GPU-007).
+    AdvancedMultiKueue,
+    /// "Hubble unificado" of the same sentence (GPU-007).
+    UnifiedHubble,
 }
 
 /// cert-manager in a cluster.
@@ -128,7 +137,8 @@ pub struct K3sCluster {
     pub purpose: ClusterPurpose,
     /// NetworkPolicy default-deny. Location: `meta.at("default_deny")`.
     pub default_deny: bool,
-    /// Hubble enabled.
+    /// Hubble enabled (Cilium's observability: only a Cilium cluster has it, REL-001). Location:
+    /// `meta.at("hubble")`.
     pub hubble: bool,
     /// cert-manager, if any. Location: `meta.at("cert_manager")`.
     pub cert_manager: Option<CertManager>,

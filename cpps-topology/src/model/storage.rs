@@ -56,8 +56,10 @@ pub struct LinstorPool {
     pub storage_pool: Option<String>,
     /// Its nodes. Locations: `meta.at("nodes[i]")`, `meta.at("nodes[i].host")`.
     pub nodes: Vec<PoolNode>,
-    /// DRBD replicas per resource. Location: `meta.at("place_count")`.
-    pub place_count: u32,
+    /// DRBD replicas per resource, when the file states it (the documents state it for the SP SSD
+    /// pool only; a rule that needs it says "not stated" otherwise). Location:
+    /// `meta.at("place_count")`.
+    pub place_count: Option<u32>,
     /// Its controller. Location: `meta.at("controller")`.
     pub controller: Option<LinstorController>,
     /// State, note, use case, locations.

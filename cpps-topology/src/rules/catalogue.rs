@@ -284,10 +284,17 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         severity: Severity::Error,
         kind: RuleKind::Static,
         title: "Cilium runs on VM nodes; LXC nodes only privileged on a Tier 3 host",
-        citations: &[cite(
-            ARCH,
-            "Cilium roda em VMs por padrão (caminho documentado upstream). LXC privileged é exceção apenas pra hosts Tier 3 (sem iGPU, NVIDIA disputada entre display + workload — pve-ippri-31/33).",
-        )],
+        citations: &[
+            cite(
+                ARCH,
+                "Cilium roda em VMs por padrão (caminho documentado upstream). LXC privileged é exceção apenas pra hosts Tier 3 (sem iGPU, NVIDIA disputada entre display + workload — pve-ippri-31/33).",
+            ),
+            // Why a plan breaking it is at least a warning: ADR-009 rejects (C) for it.
+            cite(
+                ADR9,
+                "Rejeitada porque conflita com ADR-002 (Cilium não roda confiavelmente em LXC).",
+            ),
+        ],
         remediation: "run the cluster's nodes as VMs, or drop Cilium from the cluster",
     },
     RuleInfo {
@@ -415,6 +422,16 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
                 ADR9,
                 "Aparecer hardware GPU adicional que justifique node pool em vez de cluster dedicado",
             ),
+            // The team's catalogue lists these among GPU-006's triggers too.
+            cite(
+                ADR9,
+                "As features Cilium perdidas no GPU seriam realmente relevantes se:",
+            ),
+            cite(ADR9, "50+ workloads cross-site se descobrindo entre si"),
+            cite(
+                ADR9,
+                "GPU em Franca também (justificaria ClusterMesh entre 2 GPU clusters)",
+            ),
         ],
         remediation: "review ADR-009's separate GPU cluster against the trigger and record the outcome (drop the signal once reviewed, or plan the change)",
     },
@@ -444,6 +461,10 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
                 ADR9,
                 "GPU bursting com pod migração (workload em execução é movido entre clusters automaticamente — exige service mesh)",
             ),
+            cite(
+                ADR9,
+                "Adicionar quando ClusterMesh entre os 2 clusters virar útil (bursting, MultiKueue avançado, Hubble unificado)",
+            ),
         ],
         remediation: "evaluate Cilium for the GPU clusters: VM + Cilium only after a validated proof of concept (GPU-008)",
     },
@@ -460,6 +481,14 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
             cite(
                 ADR9,
                 "MultiKueue + ApplicationSet ligam os 2 GPU clusters (SP + Franca) via control plane, sem precisar Cilium.",
+            ),
+            cite(
+                ADR9,
+                "Comunicação com cluster Franca principal via Traefik HTTP.",
+            ),
+            cite(
+                ADR9,
+                "Storage compartilhado via SeaweedFS replicado. Modelos compartilhados via MLflow centralizado.",
             ),
             cite(
                 ADR9,
@@ -499,7 +528,13 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
                 "kubeconfigs corretos (ArgoCD multi-cluster já registra)",
             ),
         ],
-        remediation: "name the MultiKueue manager cluster and register every worker with ArgoCD (argocd cluster add), which gives the manager its kubeconfig; no ClusterMesh is needed",
+        // What Kueue reads (kubernetes-sigs/kueue, apis/kueue/v1beta1 and v1beta2
+        // multikueue_types.go: MultiKueueConfigSecretKey = "kubeconfig", KubeConfig with
+        // locationType Secret, v1beta2 ClusterSource; pkg/controller/admissionchecks/multikueue/
+        // multikueuecluster.go getKubeConfigFromSecret reads the Secret in Kueue's own namespace,
+        // config DefaultNamespace "kueue-system"): `argocd cluster add` writes an Argo CD cluster
+        // Secret in Argo CD's namespace, which Kueue never reads.
+        remediation: "name the MultiKueue manager cluster; for each worker, create in the manager's Kueue namespace (kueue-system by default) a Secret whose key `kubeconfig` holds a kubeconfig for the worker's API server, and a MultiKueueCluster pointing at it (kubeConfig: {location: <secret>, locationType: Secret}; v1beta2: spec.clusterSource.kubeConfig), listed in the MultiKueueConfig of the ClusterQueue's admission check. Registering the worker with ArgoCD (argocd cluster add) deploys the Kueue config there but does not give MultiKueue its kubeconfig; no ClusterMesh is needed",
     },
     RuleInfo {
         id: RuleId("MESH-003"),
@@ -630,14 +665,15 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         kind: RuleKind::Static,
         title: "a fact the two documents state differently is reported, with the state the file follows",
         citations: &[
+            // Only what holds for every disagreement: each finding's message quotes the
+            // sentences of its own record (the claims of `contradictions:`).
             cite(
                 ARCH,
                 "Cada item deste documento marca explicitamente seu estado.",
             ),
-            cite(ADR9, "TLS via Traefik + cert-manager já existe"),
             cite(
-                ADR9,
-                "Network connectivity entre API servers (já temos via VyOS+WireGuard)",
+                ARCH,
+                "Toda afirmação sobre a infra deve cair em uma destas categorias. Misturar os três é o erro mais comum.",
             ),
         ],
         remediation: "settle the fact in both documents; until then keep the state the file follows, said why in the contradiction's note",
@@ -708,12 +744,22 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         id: RuleId("DOC-007"),
         severity: Severity::Info,
         kind: RuleKind::Static,
-        title: "an ArgoCD does not wait for Cilium",
-        citations: &[cite(
-            ARCH,
-            "ArgoCD SP (não depende de Cilium — pode subir antes/em paralelo)",
-        )],
-        remediation: "bring the ArgoCD up before or in parallel with the Cilium cluster; nothing of it needs Cilium",
+        title: "an ArgoCD does not wait for Cilium: it is not planned in a Cilium cluster that is deferred",
+        // Settled against REL-002: ADR-009 places ArgoCD SP in the main cluster (the second
+        // sentence), which runs Cilium; the architecture's sentence is about order, not place:
+        // ArgoCD can come up there before or in parallel with Cilium. So being planned in the
+        // Cilium cluster is the documents' plan; waiting for a postponed one is not.
+        citations: &[
+            cite(
+                ARCH,
+                "ArgoCD SP (não depende de Cilium — pode subir antes/em paralelo)",
+            ),
+            cite(
+                ADR9,
+                "K3s SP principal: workloads gerais (apps stateful tipo Tutor, OpenObserve, ArgoCD SP, Authentik)",
+            ),
+        ],
+        remediation: "do not postpone the ArgoCD with its Cilium cluster: bring the cluster up (with Cilium or before it) now, or run the ArgoCD in a cluster of its site that is not deferred",
     },
     RuleInfo {
         id: RuleId("DOC-008"),

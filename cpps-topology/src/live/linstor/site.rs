@@ -35,7 +35,10 @@ pub(crate) fn compare(b: &mut Builder<'_>, site: &SiteObservation, site_id: &Sit
             |missing| format!("storage pool {name} of {} is not on {missing}", pool.id),
         );
         let counts: BTreeSet<i64> = linstor_index.group_counts(name).iter().copied().collect();
-        let declared = i64::from(pool.place_count);
+        // A pool that states no place_count declares nothing to compare.
+        let Some(declared) = pool.place_count.map(i64::from) else {
+            continue;
+        };
         for count in counts.into_iter().filter(|c| *c != declared) {
             b.drift(
                 site,

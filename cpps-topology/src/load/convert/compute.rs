@@ -16,14 +16,16 @@ impl Cx<'_> {
             self.invalid(&format!("{path}.model"), "the GPU model is empty", mat);
             return None;
         }
-        if g.value.count.value == 0 {
-            let cat = self.loc(&g.value.count.at);
+        if let Some(count) = &g.value.count
+            && count.value == 0
+        {
+            let cat = self.loc(&count.at);
             self.invalid(&format!("{path}.count"), "a GPU count is at least 1", cat);
             return None;
         }
         Some(Gpu {
             model,
-            count: g.value.count.value,
+            count: g.value.count.as_ref().map(|c| c.value),
         })
     }
 

@@ -66,6 +66,10 @@ impl Cx<'_> {
         );
         let tool = self.text_field(&mut meta, "tool", &i.tool);
         let replaces = self.text_field(&mut meta, "replaces", &i.replaces);
+        let role = i.role.as_ref().map(|r| {
+            self.locate(&mut meta, "role", &r.at);
+            r.value
+        });
         Some(Item {
             id,
             layer: i.layer.clone(),
@@ -73,6 +77,7 @@ impl Cx<'_> {
             cluster,
             tool,
             replaces,
+            role,
             meta,
         })
     }
@@ -236,6 +241,8 @@ impl Cx<'_> {
                     cni: a.value.cni.clone(),
                     patterns: a.value.patterns.clone(),
                     uniform_gpu_placement: a.value.uniform_gpu_placement,
+                    now_only: a.value.now_only,
+                    until_clusters: a.value.until_clusters,
                 })
                 .unwrap_or_default();
             let flagged_by = r.flagged_by.as_ref().map(|x| x.value.trim().to_owned());
@@ -282,6 +289,7 @@ impl Cx<'_> {
                 claims.push(DocumentClaim {
                     quote,
                     state,
+                    value: claim.value.value.clone(),
                     location: at,
                 });
             }
@@ -299,6 +307,7 @@ impl Cx<'_> {
                 field: c.field.clone(),
                 claims,
                 follows,
+                follows_value: c.follows_value.clone(),
                 note: c.note.clone(),
                 location,
                 subject_location,

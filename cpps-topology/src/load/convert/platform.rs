@@ -30,6 +30,7 @@ impl Cx<'_> {
         };
         self.locate(&mut meta, "purpose", &k.purpose.at);
         let default_deny = self.flag(&mut meta, "default_deny", &k.default_deny);
+        let hubble = self.flag(&mut meta, "hubble", &k.hubble);
         let cert_manager = k.cert_manager.as_ref().map(|c| {
             let at = self.locate(&mut meta, "cert_manager", &c.at);
             let state = match &c.value.state {
@@ -91,7 +92,7 @@ impl Cx<'_> {
             cni,
             purpose: k.purpose.value,
             default_deny,
-            hubble: k.hubble,
+            hubble,
             cert_manager,
             nvidia_driver,
             cilium_lxc_exception,

@@ -27,9 +27,11 @@ impl Cx<'_> {
                 });
             }
         }
-        let pat = self.locate(&mut meta, "place_count", &p.place_count.at);
-        if p.place_count.value == 0 {
-            self.invalid("place_count", "place_count is at least 1", pat);
+        if let Some(pc) = &p.place_count {
+            let pat = self.locate(&mut meta, "place_count", &pc.at);
+            if pc.value == 0 {
+                self.invalid("place_count", "place_count is at least 1", pat);
+            }
         }
         let controller = p.controller.as_ref().map(|c| {
             self.locate(&mut meta, "controller", &c.at);
@@ -60,7 +62,7 @@ impl Cx<'_> {
             provider: p.provider.clone(),
             storage_pool: p.storage_pool.clone(),
             nodes,
-            place_count: p.place_count.value,
+            place_count: p.place_count.as_ref().map(|pc| pc.value),
             controller,
             meta,
         })

@@ -66,16 +66,9 @@ component_file! {
 pub(crate) struct GpuFile {
     /// Model (`A5000`).
     pub(crate) model: At<String>,
-    /// How many (at least 1).
-    #[serde(default = "one")]
-    pub(crate) count: At<u32>,
-}
-
-fn one() -> At<u32> {
-    At {
-        value: 1,
-        at: serde_saphyr::Location::UNKNOWN,
-    }
+    /// How many (at least 1); left out when not known.
+    #[serde(default)]
+    pub(crate) count: Option<At<u32>>,
 }
 
 /// A host's part in LINSTOR.

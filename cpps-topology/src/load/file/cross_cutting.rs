@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{At, FileState};
-use crate::model::{AlertKind, CapabilityKind, CniKind, MetricsSource, PatternKind};
+use crate::model::{AlertKind, CapabilityKind, CniKind, ItemRole, MetricsSource, PatternKind};
 
 /// An alert.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -61,6 +61,9 @@ component_file! {
         /// The id of a rejected alternative it replaces where that is still in use.
         #[serde(default)]
         pub(crate) replaces: Option<At<String>>,
+        /// What it provides (`shared_gpu_storage`, `model_registry`).
+        #[serde(default)]
+        pub(crate) role: Option<At<ItemRole>>,
     }
 }
 
@@ -114,6 +117,13 @@ pub(crate) struct AdoptionFile {
     /// GPU clusters of every site placed alike.
     #[serde(default)]
     pub(crate) uniform_gpu_placement: bool,
+    /// Rejected «agora»: only a component in service adopts it; a planned one is the
+    /// decision's own future option.
+    #[serde(default)]
+    pub(crate) now_only: bool,
+    /// Rejected until this many K3s clusters are in service.
+    #[serde(default)]
+    pub(crate) until_clusters: Option<u32>,
 }
 
 /// An alternative the decision table rejects.
@@ -157,6 +167,10 @@ pub(crate) struct ClaimFile {
     /// The state it gives the fact: exactly one.
     #[schemars(required)]
     pub(crate) state: Option<At<FileState>>,
+    /// The value it gives the subject's `field` (`vm`, `lxc_privileged`), when the documents
+    /// disagree on a value rather than a state.
+    #[serde(default)]
+    pub(crate) value: Option<String>,
 }
 
 /// A fact the two documents state differently.
@@ -176,6 +190,9 @@ pub(crate) struct ContradictionFile {
     /// The state this file gives the fact: exactly one.
     #[schemars(required)]
     pub(crate) follows: Option<At<FileState>>,
+    /// The value this file gives the subject's `field`, when the claims give values.
+    #[serde(default)]
+    pub(crate) follows_value: Option<String>,
     /// Why the file follows that claim.
     #[serde(default)]
     pub(crate) note: Option<String>,

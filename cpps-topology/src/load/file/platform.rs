@@ -77,7 +77,7 @@ component_file! {
         pub(crate) default_deny: Option<At<bool>>,
         /// Hubble enabled.
         #[serde(default)]
-        pub(crate) hubble: bool,
+        pub(crate) hubble: Option<At<bool>>,
         /// cert-manager.
         #[serde(default)]
         pub(crate) cert_manager: Option<At<CertManagerFile>>,

@@ -54,8 +54,9 @@ component_file! {
         /// Its nodes.
         #[serde(default)]
         pub(crate) nodes: Vec<At<PoolNodeFile>>,
-        /// DRBD replicas per resource.
-        pub(crate) place_count: At<u32>,
+        /// DRBD replicas per resource (leave it out when it is not known).
+        #[serde(default)]
+        pub(crate) place_count: Option<At<u32>>,
         /// Its controller.
         #[serde(default)]
         pub(crate) controller: Option<At<ControllerFile>>,

@@ -202,6 +202,12 @@ pub(super) fn pve_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 }
 
 /// PVE-002: the hosts of one Proxmox cluster run the same major PVE version.
+///
+/// A host without `pve_version` is not a host on the newest version: while any host of a
+/// cluster states none, whether the cluster is on one major version cannot be told, and that is
+/// said at the rule's severity (the architecture has the upgrade under way, «🚧 Em andamento:
+/// upgrade PVE 9.x dos nodes restantes», so mixed versions are the documents' present). The
+/// live audit reads the versions themselves.
 pub(super) fn pve_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     for cluster in topo.proxmox_clusters() {
@@ -209,6 +215,28 @@ pub(super) fn pve_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             .hosts_of_cluster(&cluster.id)
             .filter_map(|h| h.pve_version.as_ref())
             .max_by_key(|v| v.major());
+        let unstated: Vec<&str> = topo
+            .hosts_of_cluster(&cluster.id)
+            .filter(|h| h.pve_version.is_none())
+            .map(|h| h.id.as_str())
+            .collect();
+        if !unstated.is_empty() {
+            let hosts = topo.hosts_of_cluster(&cluster.id).count();
+            sink.emit_at(
+                scaled(Severity::Warning, cluster.meta.state),
+                ComponentRef::ProxmoxCluster(cluster),
+                "site",
+                format!(
+                    "cannot tell whether Proxmox cluster {} runs one major PVE version: {} of its {hosts} host(s) state no `pve_version` ({}){}",
+                    cluster.id,
+                    unstated.len(),
+                    unstated.join(", "),
+                    newest
+                        .map(|v| format!(", the others' newest is PVE {v}"))
+                        .unwrap_or_default()
+                ),
+            );
+        }
         let Some(newest) = newest else {
             continue;
         };

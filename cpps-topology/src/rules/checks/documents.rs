@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::{Ctx, Sink, scaled};
+use super::{Ctx, Sink, quoted, scaled};
 use crate::finding::Severity;
 use crate::model::{
     AlertKind, CapabilityKind, ClusterPurpose, CniKind, ComponentRef, GuestKind, Item, K3sCluster,
@@ -60,21 +60,45 @@ pub(super) fn doc_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         }
-        if states.len() < 2 {
+        // The claims may also disagree on a value of the subject's field (a placement, a count):
+        // the file then follows one of their values.
+        let values: BTreeSet<&str> = c
+            .claims
+            .iter()
+            .filter_map(|claim| claim.value.as_deref())
+            .collect();
+        let follows_value = c.follows_value.as_deref();
+        if !values.is_empty() && follows_value.is_none_or(|v| !values.contains(v)) {
+            sink.emit(
+                Severity::Warning,
+                subject,
+                c.location,
+                format!(
+                    "contradiction {}: its claims give values to {what} but the file follows {}",
+                    c.id,
+                    follows_value.map_or("none of them".to_owned(), |v| format!(
+                        "`{v}`, a value none of its claims gives"
+                    ))
+                ),
+            );
+        }
+        if states.len() < 2 && values.len() < 2 {
             // The claims agree: nothing to report.
             continue;
         }
+        let with_value = |state: State, value: Option<&str>| match value {
+            Some(v) => format!("{state}, `{v}`"),
+            None => state.to_string(),
+        };
         let claims: Vec<String> = c
             .claims
             .iter()
             .map(|claim| {
-                // A table row's cells are tab-separated in the document; a report shows them as
-                // the table's columns.
                 format!(
                     "{} says {} («{}»)",
                     claim.quote.source,
-                    claim.state,
-                    claim.quote.text.replace('\t', " | ")
+                    with_value(claim.state, claim.value.as_deref()),
+                    quoted(&claim.quote.text)
                 )
             })
             .collect();
@@ -85,7 +109,7 @@ pub(super) fn doc_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             format!(
                 "the documents disagree on {what}: {}; the file follows {}",
                 claims.join("; "),
-                c.follows
+                with_value(c.follows, follows_value)
             ),
         );
     }
@@ -193,6 +217,12 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 .map(move |(text, field)| (c, field, text.to_lowercase()))
         })
         .collect();
+    let in_service = ctx
+        .refs
+        .cluster_facts
+        .iter()
+        .filter(|f| f.state != State::Desired)
+        .count();
     for r in topo.rejected() {
         if let Some(rule) = &r.flagged_by {
             let known = crate::rules::lookup(rule).is_some_and(|i| i.kind.has_static_part());
@@ -208,6 +238,13 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
         let signals = &r.adopted_when;
+        // Rejected only until the criterion of scale is met (Karmada: «critério: 5+ clusters»):
+        // from there on MESH-003 asks to review it, with the same count.
+        let criterion = match signals.until_clusters {
+            Some(n) if in_service >= n as usize => continue,
+            Some(n) => format!("; {in_service} K3s cluster(s) in service, the criterion is {n}+"),
+            None => String::new(),
+        };
         // `base`: an adoption the topology shows is an error; one that rests on an unknown (a
         // host without a tier) a warning. Both follow the component's state.
         let emit = |sink: &mut Sink<'_>,
@@ -216,6 +253,10 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                     field: &str,
                     how: String| {
             let meta = c.meta();
+            if signals.now_only && meta.state == State::Desired {
+                // Rejected «agora»: a planned adoption is the decision's own future option.
+                return;
+            }
             let replacement = replacements
                 .get(r.id.as_str())
                 .into_iter()
@@ -240,14 +281,14 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 c,
                 field,
                 format!(
-                    "{} {} ({}) {how}: «{}» is the alternative the decision table rejects for «{}» (decision: «{}»; «{}»){planned}",
+                    "{} {} ({}) {how}: «{}» is the alternative the decision table rejects for «{}» (decision: «{}»; «{}»){criterion}{planned}",
                     c.kind(),
                     c.id_str(),
                     meta.state,
-                    r.alternative,
-                    r.topic,
-                    r.decision,
-                    r.reason
+                    quoted(&r.alternative),
+                    quoted(&r.topic),
+                    quoted(&r.decision),
+                    quoted(&r.reason)
                 ),
             );
         };
@@ -398,17 +439,13 @@ pub(super) fn doc_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             .iter()
             .filter_map(|c| c.site.as_ref().map(|s| s.as_str()))
             .collect();
-        if served.is_empty() || of_kind.iter().any(|c| c.site.is_none()) {
-            // Site-less: where it runs is not stated, so nothing can be judged.
-            continue;
-        }
         let without: Vec<&str> = topo
             .sites()
             .iter()
             .map(|s| s.id.as_str())
             .filter(|s| !served.contains(s))
             .collect();
-        if without.is_empty() {
+        if of_kind.is_empty() || without.is_empty() {
             continue;
         }
         let what = if kind == CapabilityKind::Iam {
@@ -416,6 +453,24 @@ pub(super) fn doc_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         } else {
             "DNS"
         };
+        let unsited: Vec<_> = of_kind.iter().filter(|c| c.site.is_none()).collect();
+        if !unsited.is_empty() {
+            // Where it runs is not stated: whether the sites without one of their own depend on
+            // the link cannot be told, which is said, never passed.
+            for c in unsited {
+                sink.emit_at(
+                    scaled(Severity::Warning, c.meta.state),
+                    ComponentRef::Capability(c),
+                    "kind",
+                    format!(
+                        "cannot tell whether site(s) {} depend on the cross-site link for their {what}: {what} {} states no `site`",
+                        without.join(", "),
+                        c.id
+                    ),
+                );
+            }
+            continue;
+        }
         for c in &of_kind {
             sink.emit_at(
                 scaled(Severity::Warning, c.meta.state),
@@ -570,19 +625,18 @@ pub(super) fn doc_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 }
 
 /// DOC-007: an ArgoCD does not wait for Cilium ("não depende de Cilium — pode subir antes/em
-/// paralelo"): one planned inside a Cilium cluster that is not in production yet is pointed out,
-/// since it can come up before the Cilium cluster (a review fact, info).
+/// paralelo"). ADR-009 places ArgoCD SP in the main cluster, which runs Cilium («K3s SP
+/// principal: workloads gerais (… ArgoCD SP …)»), so an ArgoCD planned there is the documents'
+/// plan (REL-002 wants it in the site's general-purpose cluster): the architecture's sentence
+/// is about order. What breaks it is an ArgoCD whose Cilium cluster is deferred: postponed with
+/// it, the ArgoCD waits for Cilium.
 pub(super) fn doc_007(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     for a in topo.argocd() {
         let Some(k) = a.runs_in.as_ref().and_then(|id| topo.k3s_cluster(id)) else {
             continue;
         };
-        if k.cni.kind != CniKind::Cilium || k.meta.state == State::Validated {
-            continue;
-        }
-        if a.meta.state > k.meta.state {
-            // More mature than its cluster: STATE-001 reports the mix.
+        if k.cni.kind != CniKind::Cilium || !k.meta.deferred {
             continue;
         }
         sink.emit_at(
@@ -590,8 +644,8 @@ pub(super) fn doc_007(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ComponentRef::ArgoCd(a),
             "runs_in",
             format!(
-                "ArgoCD {} ({}) is planned in {}, a Cilium cluster that is {}: an ArgoCD does not depend on Cilium and can come up before or in parallel with it",
-                a.id, a.meta.state, k.id, k.meta.state
+                "ArgoCD {} ({}) is planned in {}, a Cilium cluster that is deferred: the ArgoCD waits for it, yet it does not depend on Cilium and can come up before or in parallel with it",
+                a.id, a.meta.state, k.id
             ),
         );
     }

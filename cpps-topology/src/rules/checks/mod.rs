@@ -240,6 +240,49 @@ impl<'t> Repeats<'t> {
     }
 }
 
+/// A document's sentence as a finding shows it: a table row's tab-separated cells read as the
+/// table's columns (`a | b`). Every rule that quotes a document renders it through here, so a
+/// quote reads the same in DOC-001, DOC-002 and GPU-002; the file keeps the tab, as the document
+/// writes it.
+pub(crate) fn quoted(text: &str) -> String {
+    text.replace('\t', " | ")
+}
+
+/// What the file's `contradictions:` record of the documents' disagreement on `subject` (and
+/// `field`: `None` for the subject's own state) says, as a clause to append to a finding that
+/// rests on the state or value the file follows: the other claims' sentences against the
+/// followed ones, and what the file follows. Empty when no record is about it.
+pub(crate) fn disputes(topo: &Topology, subject: &str, field: Option<&str>) -> String {
+    topo.contradictions()
+        .iter()
+        .filter(|c| c.subject == subject && c.field.as_deref() == field)
+        .map(|c| {
+            let followed = |x: &crate::model::DocumentClaim| {
+                x.state == c.follows
+                    && (c.follows_value.is_none() || x.value == c.follows_value)
+            };
+            let says = |keep: bool| {
+                c.claims
+                    .iter()
+                    .filter(|x| followed(x) == keep)
+                    .map(|x| format!("«{}»", quoted(&x.quote.text)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let follows = match &c.follows_value {
+                Some(v) => format!("{}, `{v}`", c.follows),
+                None => c.follows.to_string(),
+            };
+            format!(
+                "; the documents disagree on {subject} (contradiction {}): {} against {}, and the file follows {follows}",
+                c.id,
+                says(false),
+                says(true)
+            )
+        })
+        .collect()
+}
+
 fn site_pair<'a>(a: &'a SiteId, b: &'a SiteId) -> (&'a str, &'a str) {
     if a.as_str() <= b.as_str() {
         (a.as_str(), b.as_str())

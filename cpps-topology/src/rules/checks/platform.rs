@@ -4,11 +4,11 @@ use std::collections::BTreeSet;
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::{Ctx, Sink, scaled};
+use super::{Ctx, Sink, disputes, quoted, scaled};
 use crate::finding::Severity;
 use crate::model::{
-    ClusterPurpose, CniKind, ComponentRef, GuestKind, Host, K3sCluster, NodePlacement, PatternKind,
-    ReviewSignal, State,
+    ClusterPurpose, CniKind, ComponentRef, GuestKind, Host, ItemRole, K3sCluster, NodePlacement,
+    Pattern, PatternKind, ReviewSignal, State,
 };
 
 fn placement_name(p: NodePlacement) -> &'static str {
@@ -116,13 +116,16 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 }
                 _ => "unprivileged LXC nodes",
             };
+            // A plan too: ADR-009 rejects (C) because «Cilium não roda confiavelmente em LXC»,
+            // so planning it is at least a warning, never only a review fact.
             sink.emit_at(
-                scaled(Severity::Error, k.meta.state),
+                scaled(Severity::Error, k.meta.state).max(Severity::Warning),
                 ComponentRef::K3sCluster(k),
                 "node_placement",
                 format!(
-                    "k3s cluster {} plans Cilium on {why}: Cilium is supported on VMs",
-                    k.id
+                    "k3s cluster {} plans Cilium on {why}: Cilium is supported on VMs{}",
+                    k.id,
+                    disputes(ctx.topo, k.id.as_str(), Some("node_placement"))
                 ),
             );
             continue;
@@ -171,12 +174,13 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 )
             };
             sink.emit_at(
-                scaled(severity, k.meta.state),
+                scaled(severity, k.meta.state).max(Severity::Warning),
                 ComponentRef::K3sCluster(k),
                 &field.path(),
                 format!(
-                    "k3s cluster {} runs Cilium with a node that is {why}: Cilium is supported on VMs",
-                    k.id
+                    "k3s cluster {} runs Cilium with a node that is {why}: Cilium is supported on VMs{}",
+                    k.id,
+                    disputes(ctx.topo, k.id.as_str(), Some("node_placement"))
                 ),
             );
         }
@@ -399,7 +403,7 @@ pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                             "{} says {}{cni} («{}»)",
                             claim.source,
                             placement_name(claim.placement),
-                            claim.quote
+                            quoted(&claim.quote)
                         )
                     })
                     .collect();
@@ -455,20 +459,36 @@ pub(super) fn gpu_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         }
         if let Some(hi) = ctx.refs.guest_host[gi].get() {
             let h = &topo.hosts()[hi];
-            let available: u32 = h
+            // Counts the file does not state are at least one GPU each, and no more is known:
+            // a guest that may need more than that lower bound is "not stated", never a pass
+            // nor an error.
+            let of_model: Vec<Option<u32>> = h
                 .gpus
                 .iter()
                 .filter(|x| x.model.eq_ignore_ascii_case(&gpu.model))
                 .map(|x| x.count)
-                .sum();
-            if available < gpu.count {
+                .collect();
+            let at_least: u32 = of_model.iter().map(|x| x.unwrap_or(1)).sum();
+            let needs = gpu.count.unwrap_or(1);
+            let unstated = of_model.iter().any(Option::is_none);
+            if at_least < needs && !unstated {
                 sink.emit_at(
                     severity,
                     c,
                     "gpu",
                     format!(
-                        "guest {} uses {} × {} but its host {} has {available}",
-                        g.id, gpu.count, gpu.model, h.id
+                        "guest {} uses {needs} × {} but its host {} has {at_least}",
+                        g.id, gpu.model, h.id
+                    ),
+                );
+            } else if at_least < needs {
+                sink.emit_at(
+                    scaled(Severity::Warning, g.meta.state),
+                    c,
+                    "gpu",
+                    format!(
+                        "guest {} uses {needs} × {} and its host {} has at least {at_least}: how many it has is not stated",
+                        g.id, gpu.model, h.id
                     ),
                 );
             }
@@ -502,27 +522,38 @@ pub(super) fn gpu_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         } else {
             continue;
         };
+        // Where the documents disagree on the ArgoCD's state, the file follows the architecture's
+        // label of that ArgoCD («Cada item deste documento marca explicitamente seu estado.»);
+        // the finding names the record and the sentences, so the other reading is in view.
+        let disputed: Vec<String> = local
+            .iter()
+            .map(|a| disputes(ctx.topo, a.id.as_str(), None))
+            .collect();
         sink.emit_at(
             Severity::Warning,
             ComponentRef::K3sCluster(k),
             "state",
-            format!("GPU cluster {} {problem}", k.id),
+            format!("GPU cluster {} {problem}{}", k.id, disputed.concat()),
         );
     }
 }
 
-/// Which of ADR-009's two review lists a signal belongs to.
+/// Which of ADR-009's review lists a signal belongs to.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Review {
     /// "Critério de revisão": move to architecture (B), GPU-006.
     ArchitectureB,
-    /// "Critério revisado pra reabrir Cilium no GPU", GPU-007.
+    /// "As features Cilium perdidas no GPU seriam realmente relevantes se:", GPU-006 (the
+    /// team's catalogue lists these among its triggers).
+    LostCiliumFeatures,
+    /// "Critério revisado pra reabrir Cilium no GPU" and "Adicionar quando ClusterMesh …
+    /// virar útil", GPU-007.
     ReopenCilium,
 }
 
 /// The review list of a signal and the ADR-009 sentence it stands for.
 fn review_trigger(signal: ReviewSignal) -> (Review, &'static str) {
-    use Review::{ArchitectureB, ReopenCilium};
+    use Review::{ArchitectureB, LostCiliumFeatures, ReopenCilium};
     match signal {
         ReviewSignal::TwoClusterOverhead => (
             ArchitectureB,
@@ -554,6 +585,14 @@ fn review_trigger(signal: ReviewSignal) -> (Review, &'static str) {
             "Multi-tenant GPU estrito com L7 NetworkPolicy",
         ),
         ReviewSignal::PodMigrationBursting => (ReopenCilium, "GPU bursting com pod migração"),
+        ReviewSignal::FiftyCrossSiteWorkloads => (
+            LostCiliumFeatures,
+            "50+ workloads cross-site se descobrindo entre si",
+        ),
+        ReviewSignal::AdvancedMultiKueue | ReviewSignal::UnifiedHubble => (
+            ReopenCilium,
+            "Adicionar quando ClusterMesh entre os 2 clusters virar útil (bursting, MultiKueue avançado, Hubble unificado)",
+        ),
     }
 }
 
@@ -567,11 +606,17 @@ pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let facts = &ctx.refs.cluster_facts;
     for k in with_review_signals(ctx) {
         for (i, &signal) in k.review_signals.iter().enumerate() {
-            let quote = match (review_trigger(signal), signal) {
-                ((Review::ArchitectureB, quote), _) => quote,
+            let (what, quote) = match (review_trigger(signal), signal) {
+                ((Review::ArchitectureB, quote), _) => ("for architecture (B)", quote),
+                ((Review::LostCiliumFeatures, quote), _) => (
+                    "under which the Cilium features lost in the GPU cluster matter",
+                    quote,
+                ),
                 // A compliance or multi-tenant L7 requirement is a formal Cilium NetworkPolicy
                 // requirement too ("(compliance, multi-tenant)").
-                (_, ReviewSignal::L7Compliance | ReviewSignal::MultiTenantL7) => policy,
+                (_, ReviewSignal::L7Compliance | ReviewSignal::MultiTenantL7) => {
+                    ("for architecture (B)", policy)
+                }
                 _ => continue,
             };
             sink.emit_at(
@@ -579,7 +624,7 @@ pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ComponentRef::K3sCluster(k),
                 &format!("review_signals[{i}]"),
                 format!(
-                    "k3s cluster {} records an ADR-009 review trigger for architecture (B): «{quote}»",
+                    "k3s cluster {} records an ADR-009 review trigger {what}: «{quote}»",
                     k.id
                 ),
             );
@@ -607,6 +652,25 @@ pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         .filter(|(_, f)| f.purpose == ClusterPurpose::Gpu && f.state != State::Desired)
         .map(|(ki, _)| topo.k3s_clusters()[ki].site.as_str())
         .collect();
+    // "GPU em Franca também (justificaria ClusterMesh entre 2 GPU clusters)": GPU clusters in
+    // service in two sites. ADR-009's later "Critério revisado" answers it with MultiKueue
+    // (GPU-008), so it is a review fact, reported once per such cluster.
+    if gpu_sites.len() >= 2 {
+        let sites = gpu_sites.iter().copied().collect::<Vec<_>>().join(", ");
+        for (_, _, k) in
+            ctx.clusters_where(|f| f.purpose == ClusterPurpose::Gpu && f.state != State::Desired)
+        {
+            sink.emit_at(
+                Severity::Info,
+                ComponentRef::K3sCluster(k),
+                "state",
+                format!(
+                    "GPU cluster {} is one of the GPU clusters in service in sites {sites}: an ADR-009 condition under which the Cilium features lost in the GPU cluster matter («GPU em Franca também (justificaria ClusterMesh entre 2 GPU clusters)»); its later criterion answers it with MultiKueue + Traefik + SeaweedFS replicado",
+                    k.id
+                ),
+            );
+        }
+    }
     for h in topo.hosts() {
         if h.gpus.is_empty()
             || h.meta.state == State::Validated
@@ -666,6 +730,78 @@ fn has_vm_nodes(ctx: &Ctx<'_>, ki: usize) -> bool {
             .any(|(_, gi)| ctx.refs.guest_facts[gi].kind == GuestKind::Vm)
 }
 
+/// GPU-008's «Comunicação com cluster Franca principal via Traefik HTTP»: a GPU cluster in
+/// service talks to its site's main cluster through that site's Traefik, at least as mature as
+/// itself.
+fn traefik_for(ctx: &Ctx<'_>, k: &K3sCluster, sink: &mut Sink<'_>) {
+    let best = ctx
+        .topo
+        .traefik()
+        .iter()
+        .filter(|t| t.site == k.site)
+        .map(|t| t.meta.state)
+        .max();
+    if best.is_some_and(|b| b >= k.meta.state) {
+        return;
+    }
+    let have = best.map_or("none".to_owned(), |b| format!("only {b}"));
+    sink.emit_at(
+        Severity::Warning,
+        ComponentRef::K3sCluster(k),
+        "site",
+        format!(
+            "GPU cluster {} ({}) talks to its site's main cluster through Traefik HTTP, and site {} has {have}: ADR-009 «Comunicação com cluster Franca principal via Traefik HTTP»",
+            k.id, k.meta.state, k.site
+        ),
+    );
+}
+
+/// GPU-008's «Storage compartilhado via SeaweedFS replicado. Modelos compartilhados via MLflow
+/// centralizado.»: with GPU clusters in service in two sites, an item providing shared GPU
+/// storage and one providing the model registry (`role`), each at least as mature as the
+/// cluster. Judged on the role, not on a tool's name.
+fn shared_with_other_sites(ctx: &Ctx<'_>, k: &K3sCluster, sink: &mut Sink<'_>) {
+    let mut missing = Vec::new();
+    for (role, what) in [
+        (
+            ItemRole::SharedGpuStorage,
+            "shared storage («Storage compartilhado via SeaweedFS replicado»)",
+        ),
+        (
+            ItemRole::ModelRegistry,
+            "model registry («Modelos compartilhados via MLflow centralizado»)",
+        ),
+    ] {
+        let best = ctx
+            .topo
+            .items()
+            .iter()
+            .filter(|i| i.role == Some(role))
+            .map(|i| i.meta.state)
+            .max();
+        if best.is_none_or(|b| b < k.meta.state) {
+            let have = best.map_or("none is declared".to_owned(), |b| {
+                format!("the best is {b}")
+            });
+            missing.push(format!("{what}: {have}"));
+        }
+    }
+    if missing.is_empty() {
+        return;
+    }
+    sink.emit_at(
+        scaled(Severity::Warning, k.meta.state),
+        ComponentRef::K3sCluster(k),
+        "purpose",
+        format!(
+            "GPU cluster {} ({}) shares GPU work with the other sites' GPU clusters but has no {}",
+            k.id,
+            k.meta.state,
+            missing.join("; no ")
+        ),
+    );
+}
+
 /// GPU-008: ADR-009's "Quando o cluster GPU Franca for provisionado": a GPU cluster goes on GPU
 /// hosts of its site; VM + Cilium only after a validated proof of concept; once GPU clusters are
 /// provisioned in two or more sites, MultiKueue and an ApplicationSet join each with the others.
@@ -674,8 +810,9 @@ pub(super) fn gpu_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let provisioned =
         |k: &K3sCluster| k.purpose == ClusterPurpose::Gpu && k.meta.state != State::Desired;
-    // For each MultiKueue and ApplicationSet, the sites of the provisioned GPU clusters it joins.
-    let mut joined: HashMap<&str, Vec<(PatternKind, BTreeSet<&str>)>> = HashMap::new();
+    // For each MultiKueue and ApplicationSet, the sites of the provisioned GPU clusters it joins,
+    // with the pattern itself: a pattern only planned does not link clusters in service.
+    let mut joined: HashMap<&str, Vec<(&Pattern, BTreeSet<&str>)>> = HashMap::new();
     for p in topo.patterns() {
         if !matches!(
             p.kind,
@@ -695,7 +832,7 @@ pub(super) fn gpu_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             joined
                 .entry(k.id.as_str())
                 .or_default()
-                .push((p.kind, sites.clone()));
+                .push((p, sites.clone()));
         }
     }
     // The GPU clusters, found on the clusters' packed facts.
@@ -757,18 +894,35 @@ pub(super) fn gpu_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         }
+        if provisioned(k) {
+            traefik_for(ctx, k, sink);
+        }
         if !provisioned(k) || provisioned_sites.len() < 2 {
             continue;
         }
+        shared_with_other_sites(ctx, k, sink);
         let patterns = joined.get(k.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
         for (kind, name) in [
             (PatternKind::MultiKueue, "MultiKueue"),
             (PatternKind::ApplicationSet, "ApplicationSet"),
         ] {
-            let linked = patterns
+            let across: Vec<&Pattern> = patterns
                 .iter()
-                .any(|(p, sites)| *p == kind && sites.iter().any(|s| *s != k.site.as_str()));
+                .filter(|(p, sites)| p.kind == kind && sites.iter().any(|s| *s != k.site.as_str()))
+                .map(|(p, _)| *p)
+                .collect();
+            // The link is as mature as the cluster it serves, or it is not there yet.
+            let linked = across.iter().any(|p| p.meta.state >= k.meta.state);
             if !linked {
+                let only = across
+                    .iter()
+                    .map(|p| format!("{} is only {}", p.id, p.meta.state))
+                    .collect::<Vec<_>>();
+                let only = if only.is_empty() {
+                    String::new()
+                } else {
+                    format!(" as mature as it ({})", only.join(", "))
+                };
                 let others: Vec<&str> = provisioned_sites
                     .iter()
                     .copied()
@@ -779,8 +933,9 @@ pub(super) fn gpu_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                     c,
                     "purpose",
                     format!(
-                        "GPU cluster {} of site {} is joined by no {name} with the GPU clusters of {}: ADR-009 links the GPU clusters of the sites through MultiKueue + ApplicationSet",
+                        "GPU cluster {} ({}) of site {} is joined by no {name}{only} with the GPU clusters of {}: ADR-009 links the GPU clusters of the sites through MultiKueue + ApplicationSet",
                         k.id,
+                        k.meta.state,
                         k.site,
                         others.join(", ")
                     ),
@@ -874,11 +1029,24 @@ pub(super) fn mesh_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// MESH-003, both ways: Karmada adopted with fewer than 5 clusters in service is too early; with
-/// 5 or more, its criterion is reached and a Karmada still deferred (or absent) is due for review.
+/// The number of K3s clusters in service from which Karmada is no longer rejected: the file's
+/// rejected Karmada records say it (`adopted_when.until_clusters`, which DOC-002 reads too), and
+/// the architecture's «critério: 5+ clusters» when none does.
+fn karmada_criterion(topo: &crate::model::Topology) -> usize {
+    topo.rejected()
+        .iter()
+        .filter(|r| r.adopted_when.patterns.contains(&PatternKind::Karmada))
+        .find_map(|r| r.adopted_when.until_clusters)
+        .map_or(5, |n| n as usize)
+}
+
+/// MESH-003, both ways: Karmada adopted with fewer than 5 clusters in service (the count DOC-002
+/// uses for the same record) is too early; with that many or more, its criterion is reached and
+/// a Karmada still deferred (or absent) is due for review.
 /// "Scheduling dinâmico real", the other half of the criterion, is not in the model.
 pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
+    let criterion = karmada_criterion(topo);
     let in_service = || {
         ctx.refs
             .cluster_facts
@@ -892,7 +1060,9 @@ pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         .iter()
         .filter(|p| p.kind == PatternKind::Karmada)
         .peekable();
-    let fifth = in_service().nth(4).map(|(ki, _)| &topo.k3s_clusters()[ki]);
+    let fifth = in_service()
+        .nth(criterion.saturating_sub(1))
+        .map(|(ki, _)| &topo.k3s_clusters()[ki]);
     if let Some(fifth) = fifth
         && karmada.peek().is_none()
     {
@@ -901,29 +1071,29 @@ pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ComponentRef::K3sCluster(fifth),
             "state",
             format!(
-                "k3s cluster {} brings the clusters in service to {clusters}: Karmada's criterion (5+ clusters) is reached and the topology has no Karmada; review whether to adopt it (ADR-004)",
+                "k3s cluster {} brings the clusters in service to {clusters}: Karmada's criterion ({criterion}+ clusters) is reached and the topology has no Karmada; review whether to adopt it (ADR-004)",
                 fifth.id
             ),
         );
     }
     for p in karmada {
-        if p.meta.state != State::Desired && clusters < 5 {
+        if p.meta.state != State::Desired && clusters < criterion {
             sink.emit_at(
                 Severity::Warning,
                 ComponentRef::Pattern(p),
                 "state",
                 format!(
-                    "Karmada {} is {} with only {clusters} cluster(s) in service; the criterion is 5+ clusters or real dynamic scheduling",
+                    "Karmada {} is {} with only {clusters} cluster(s) in service; the criterion is {criterion}+ clusters or real dynamic scheduling",
                     p.id, p.meta.state
                 ),
             );
-        } else if p.meta.state == State::Desired && clusters >= 5 {
+        } else if p.meta.state == State::Desired && clusters >= criterion {
             sink.emit_at(
                 Severity::Info,
                 ComponentRef::Pattern(p),
                 "state",
                 format!(
-                    "Karmada {} is still {} with {clusters} clusters in service: its criterion (5+ clusters) is reached; review whether to adopt it (ADR-004)",
+                    "Karmada {} is still {} with {clusters} clusters in service: its criterion ({criterion}+ clusters) is reached; review whether to adopt it (ADR-004)",
                     p.id,
                     if p.meta.deferred { "deferred" } else { "desired" }
                 ),

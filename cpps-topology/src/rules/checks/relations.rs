@@ -24,7 +24,10 @@
 //! * a pattern `manager` on a pattern that is not MultiKueue, an `argocd` on one that is not an
 //!   ApplicationSet, and an ApplicationSet member its ArgoCD does not manage (an ApplicationSet
 //!   deploys only to clusters registered with its ArgoCD);
-//! * an item whose cluster is in another site than the item.
+//! * an item whose cluster is in another site than the item;
+//! * a K3s cluster field whose meaning depends on another field that says otherwise: Hubble or a
+//!   Cilium LXC exception without Cilium, a VM + Cilium proof of concept on a general-purpose
+//!   cluster, a DNS-01 provider without a DNS-01 ClusterIssuer.
 //!
 //! REL-002, contradicting a decision:
 //! * a PBS whose guest is not a VM dedicated to it ("Onde rodar PBS (VM dedicada por site)"):
@@ -44,8 +47,9 @@ use std::collections::hash_map::Entry;
 use super::{Ctx, Repeats, Sink, scaled};
 use crate::finding::Severity;
 use crate::model::{
-    ClusterNode, ClusterPurpose, ComponentRef, Guest, GuestId, GuestKind, HostId, K3sCluster,
-    K3sClusterId, LinstorController, NodePlacement, PatternKind, Pbs, Pos, Router, State, Traefik,
+    ClusterNode, ClusterPurpose, CniKind, ComponentRef, Guest, GuestId, GuestKind, HostId,
+    K3sCluster, K3sClusterId, LinstorController, NodePlacement, PatternKind, Pbs, Pos, Router,
+    State, Traefik,
 };
 
 fn placement_of(kind: GuestKind, privileged: bool) -> NodePlacement {
@@ -123,10 +127,61 @@ fn clusters_listed_twice<'t>(
     }
 }
 
+/// REL-001's fields whose meaning depends on another field of the same K3s cluster: each is
+/// impossible where that other field says otherwise. Hubble and the Cilium LXC exception need
+/// Cilium (ADR-009: «Hubble e Cilium NetworkPolicy avançada ficam restritos ao cluster onde
+/// Cilium roda»); the VM + Cilium proof of concept is a GPU cluster's («avalia migrar pra VM +
+/// Cilium com POC validado primeiro»); a DNS-01 provider needs the DNS-01 ClusterIssuer it
+/// solves for.
+fn dependent_fields(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    for k in ctx.topo.k3s_clusters() {
+        let cilium = k.cni.kind == CniKind::Cilium;
+        let mut broken: Vec<(&str, String)> = Vec::new();
+        if k.hubble && !cilium {
+            broken.push((
+                "hubble",
+                "enables Hubble without Cilium: Hubble is Cilium's observability and stays in the cluster where Cilium runs".to_owned(),
+            ));
+        }
+        if k.cilium_lxc_exception.is_some() && !cilium {
+            broken.push((
+                "cilium_lxc_exception",
+                "has a `cilium_lxc_exception` but does not run Cilium".to_owned(),
+            ));
+        }
+        if k.cilium_vm_poc.is_some() && k.purpose != ClusterPurpose::Gpu {
+            broken.push((
+                "cilium_vm_poc",
+                "records a VM + Cilium proof of concept (`cilium_vm_poc`), which ADR-009 asks of a GPU cluster, but is general-purpose".to_owned(),
+            ));
+        }
+        if let Some(cm) = &k.cert_manager
+            && let Some(provider) = &cm.dns01_provider
+            && !cm.dns01_cluster_issuer
+        {
+            broken.push((
+                "cert_manager",
+                format!(
+                    "names DNS-01 provider `{provider}` for cert-manager without a DNS-01 ClusterIssuer (`dns01_cluster_issuer`)"
+                ),
+            ));
+        }
+        for (field, why) in broken {
+            sink.emit_at(
+                scaled(Severity::Error, k.meta.state),
+                ComponentRef::K3sCluster(k),
+                field,
+                format!("k3s cluster {} {why}", k.id),
+            );
+        }
+    }
+}
+
 /// REL-001: a relation the model accepts but the world does not allow.
 pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let err = |a: State, b: State| scaled(Severity::Error, a.min(b));
+    dependent_fields(ctx, sink);
 
     // Cluster nodes: one cluster per guest, and the cluster's stated placement. A node naming a
     // guest is listed again when the guest's first listing is another one; the ids that name no

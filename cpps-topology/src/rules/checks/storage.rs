@@ -63,16 +63,30 @@ pub(super) fn linstor_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             .iter()
             .map(|&h| hosts[h as usize].id.as_str())
             .collect();
-        if pool.place_count >= 3 {
+        let Some(place_count) = pool.place_count else {
+            // Not stated: whether a production pool keeps 3 replicas is unknown, said as such.
+            if pool.meta.state == State::Validated {
+                sink.emit_at(
+                    Severity::Warning,
+                    ComponentRef::LinstorPool(pool),
+                    "nodes",
+                    format!(
+                        "production pool {} states no place_count: whether it keeps 3 replicas is not stated",
+                        pool.id
+                    ),
+                );
+            }
+            continue;
+        };
+        if place_count >= 3 {
             if !blockers.is_empty() {
                 sink.emit_at(
                     scaled(Severity::Warning, pool.meta.state),
                     ComponentRef::LinstorPool(pool),
                     "place_count",
                     format!(
-                        "pool {} asks for place_count {} before the replication interface of {} is fixed (LINSTOR-001): the documents raise it only after that fix",
+                        "pool {} asks for place_count {place_count} before the replication interface of {} is fixed (LINSTOR-001): the documents raise it only after that fix",
                         pool.id,
-                        pool.place_count,
                         blockers.join(", ")
                     ),
                 );
@@ -95,25 +109,29 @@ pub(super) fn linstor_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ComponentRef::LinstorPool(pool),
             "place_count",
             format!(
-                "production pool {} keeps place_count {} (losing one node degrades it){blocked}",
-                pool.id, pool.place_count
+                "production pool {} keeps place_count {place_count} (losing one node degrades it){blocked}",
+                pool.id
             ),
         );
     }
 }
 
-/// LINSTOR-003: place_count is at most the number of diskful nodes.
+/// LINSTOR-003: place_count is at most the number of diskful nodes. A pool that states no
+/// place_count has no count to compare (LINSTOR-002 and LINSTOR-006 say it is not stated).
 pub(super) fn linstor_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     for pool in ctx.topo.linstor_pools() {
         let diskful = pool.diskful_count();
-        if pool.place_count as usize > diskful {
+        let Some(place_count) = pool.place_count else {
+            continue;
+        };
+        if place_count as usize > diskful {
             sink.emit_at(
                 scaled(Severity::Error, pool.meta.state),
                 ComponentRef::LinstorPool(pool),
                 "place_count",
                 format!(
-                    "pool {} asks for place_count {} but has only {diskful} diskful node(s)",
-                    pool.id, pool.place_count
+                    "pool {} asks for place_count {place_count} but has only {diskful} diskful node(s)",
+                    pool.id
                 ),
             );
         }
@@ -212,8 +230,22 @@ pub(super) fn linstor_005(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 pub(super) fn linstor_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let (topo, refs) = (ctx.topo, ctx.refs);
     for (pi, pool) in topo.linstor_pools().iter().enumerate() {
-        if pool.place_count != 2 {
-            continue;
+        match pool.place_count {
+            Some(2) => {}
+            Some(_) => continue,
+            None => {
+                // Whether it keeps 2 replicas is unknown: said, never passed.
+                sink.emit_at(
+                    scaled(Severity::Warning, pool.meta.state),
+                    ComponentRef::LinstorPool(pool),
+                    "nodes",
+                    format!(
+                        "pool {} states no place_count: whether it keeps 2 replicas and needs a tie-breaker in a third site is not stated",
+                        pool.id
+                    ),
+                );
+                continue;
+            }
         }
         let hosts = refs.pool_nodes.of(pi).iter().map(|at| at.get());
         let witness_elsewhere = pool.nodes.iter().zip(hosts).any(|(n, hi)| {
