@@ -271,6 +271,42 @@ proptest! {
         }
     }
 
+    /// Direction config.boot → `set` (reliability issue 37, item 3): any `config.boot` text the
+    /// reader accepts renders to `set` text the `set` reader accepts, names with quotes
+    /// (`u"`, found by the fault suite) and nesting near the limit included.
+    #[test]
+    fn any_accepted_boot_text_renders_to_set_text_that_reads(
+        parts in prop::collection::vec(prop::sample::select(vec![
+            "u\"\n", "x\"y {\n", "a'\n", "v 'w'\n", "q \"r s\" {\n", "}\n", "n {\n", "+m\n", "-k {\n",
+            "//c\n", "l 1\n",
+        ]), 0..12),
+        depth in 60usize..70,
+    ) {
+        let s = format!("{}{}{}", "d {\n".repeat(depth), parts.concat(), "}\n".repeat(depth));
+        if let Ok(t) = ConfigTree::parse_boot(&s) {
+            let set = t.to_set_string();
+            ConfigTree::parse_set(&set).map_err(|e| TestCaseError::fail(format!("{e}\n{s}\n=>\n{set}")))?;
+        }
+    }
+
+    /// Direction `set` → config.boot: any `set` text the reader accepts renders to `config.boot`
+    /// text the `config.boot` reader accepts: the same nesting limit both ways (a deep `set` file
+    /// once rendered to a backup that `vyos-backup`'s next run could not read).
+    #[test]
+    fn any_accepted_set_text_renders_to_boot_text_that_reads(
+        words in prop::collection::vec(prop::sample::select(vec![
+            "a", "interfaces", "ethernet", "eth0", "vif", "10", "peer", "p1",
+        ]), 55..75),
+        value in prop::option::of(Just("'v'")),
+    ) {
+        let text = format!("set {}{}", words.join(" "), value.map(|v| format!(" {v}")).unwrap_or_default());
+        if let Ok(t) = ConfigTree::parse_set(&text) {
+            let boot = t.to_boot_string();
+            let back = ConfigTree::parse_boot(&boot).map_err(|e| TestCaseError::fail(format!("{e}\n{text}\n=>\n{boot}")))?;
+            prop_assert_eq!(&back.to_set_string(), &t.to_set_string());
+        }
+    }
+
     #[test]
     fn arbitrary_text_never_panics(s in any::<String>()) {
         let _ = ConfigTree::parse_boot(&s);
@@ -287,6 +323,36 @@ proptest! {
         let _ = ConfigTree::parse_set(&s);
         let _ = parse_commands(&s);
     }
+}
+
+/// The two minimised inputs of reliability issue 37, item 3: a `config.boot` node name `u"`
+/// (its `set` rendering could not be read) is refused by both readers alike, and a `set` path 65
+/// braces deep (its `config.boot` rendering could not be read) is refused as `config.boot` refuses
+/// it; 64 braces read back both ways.
+#[test]
+fn quoted_names_and_deep_nesting_are_refused_alike_in_both_forms() {
+    let boot = ConfigTree::parse_boot("u\"\n").unwrap_err();
+    let set = ConfigTree::parse_set("set u\"").unwrap_err();
+    assert!(
+        boot.to_string()
+            .contains("a node name cannot hold blanks, quotes"),
+        "{boot}"
+    );
+    assert!(
+        set.to_string()
+            .contains("a node name cannot hold blanks, quotes"),
+        "{set}"
+    );
+    let path = |n: usize| format!("set {} leaf 'v'", vec!["a"; n].join(" "));
+    let ok = ConfigTree::parse_set(&path(64)).unwrap();
+    assert_eq!(ConfigTree::parse_boot(&ok.to_boot_string()).unwrap(), ok);
+    let deep = ConfigTree::parse_set(&path(65)).unwrap_err();
+    assert!(deep.to_string().contains("more than 64 levels"), "{deep}");
+    let boot_deep = format!("{}leaf v\n{}", "a {\n".repeat(65), "}\n".repeat(65));
+    assert_eq!(
+        ConfigTree::parse_boot(&boot_deep).unwrap_err().kind,
+        cpps_vyos::ParseErrorKind::TooDeep
+    );
 }
 
 #[test]

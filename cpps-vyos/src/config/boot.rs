@@ -12,13 +12,10 @@
 
 use indexmap::IndexMap;
 
-use crate::config::lex::{Lexer, Tok, Token, boot_value};
-use crate::config::tree::{Branch, ConfigTree, Leaf, Node, Tag};
+use crate::config::lex::{Lexer, Tok, Token, boot_value, name_problem};
+use crate::config::tree::{Branch, ConfigTree, Leaf, MAX_DEPTH, Node, Tag};
 use crate::config::unique::{self, ValueHasher};
 use crate::error::{ParseError, ParseErrorKind};
-
-/// Nesting deeper than this is refused (real configurations stay below 15).
-const MAX_DEPTH: usize = 64;
 
 /// Reads a `config.boot` file.
 ///
@@ -252,6 +249,17 @@ impl<'a> Parser<'a> {
                 // prints names bare, and such a name would not read back.
                 Tok::Ident(name) if name.starts_with(['"', '\'']) => {
                     return Err(unexpected(&t, "a node name"));
+                }
+                // Only names the `set` form can write are read, so every tree read here renders
+                // to `set` text that reads back (the `set` reader refuses the same names).
+                Tok::Ident(name) if name_problem(name).is_some() => {
+                    let reason = name_problem(name).unwrap_or_default();
+                    return Err(error(
+                        &t,
+                        ParseErrorKind::Apply(format!(
+                            "node name {name:?} cannot be written in a VyOS configuration: {reason}"
+                        )),
+                    ));
                 }
                 Tok::Ident(name) => {
                     *footer_start = if depth == 0 { None } else { *footer_start };

@@ -75,6 +75,10 @@ pub enum StepKind {
     Leaf,
 }
 
+/// Nesting deeper than this many braces is refused by both readers (real configurations stay
+/// below 15), so whatever one form reads, the other can read back.
+pub(crate) const MAX_DEPTH: usize = 64;
+
 /// A borrowed view of the node at some path.
 #[derive(Clone, Copy, Debug)]
 pub enum NodeRef<'a> {
@@ -300,6 +304,15 @@ impl ConfigTree {
         if path.is_empty() {
             return Err(ApplyError::EmptyPath);
         }
+        // Each word opens at most one brace, so only long paths need counting.
+        if path.len() > MAX_DEPTH && self.braces_along(path, kinds, value) > MAX_DEPTH {
+            return Err(unrepresentable(
+                path,
+                "node name",
+                &path[path.len() - 1],
+                "nodes nested more than 64 levels deep cannot be read back from config.boot",
+            ));
+        }
         if let Some(v) = value
             && let Some(reason) = value_problem(v)
         {
@@ -395,6 +408,45 @@ impl ConfigTree {
             };
         }
         Ok(())
+    }
+
+    /// How many braces `config.boot` would open down to the node that setting `path` (with
+    /// `kinds` and `value`, as [`ConfigTree::set_path`] takes them) creates or reaches: one per
+    /// plain node and one per tag entry; a leaf and a tag node's name open none.
+    fn braces_along(&self, path: &[String], kinds: &[StepKind], value: Option<&str>) -> usize {
+        enum At<'a> {
+            Branch(Option<&'a Branch>),
+            Tag(Option<&'a Tag>),
+        }
+        let mut at = At::Branch(Some(&self.root));
+        let mut braces = 0;
+        let last = path.len().saturating_sub(1);
+        for (i, word) in path.iter().enumerate() {
+            let kind = kinds.get(i).copied().unwrap_or(StepKind::Node);
+            at = match at {
+                At::Tag(t) => {
+                    braces += 1;
+                    At::Branch(t.and_then(|t| t.entries.get(word)))
+                }
+                At::Branch(b) => match b.and_then(|b| b.children.get(word)) {
+                    Some(Node::Leaf(_)) => return braces,
+                    Some(Node::Branch(inner)) => {
+                        braces += 1;
+                        At::Branch(Some(inner))
+                    }
+                    Some(Node::Tag(t)) => At::Tag(Some(t)),
+                    None if i == last && (value.is_some() || kind == StepKind::Leaf) => {
+                        return braces;
+                    }
+                    None if i != last && kind == StepKind::Tag => At::Tag(None),
+                    None => {
+                        braces += 1;
+                        At::Branch(None)
+                    }
+                },
+            };
+        }
+        braces
     }
 
     /// Removes the node at `path`, or only `value` from the leaf there, as VyOS's `delete` does; a
