@@ -1,5 +1,6 @@
 //! The CNI a cluster runs (Cilium or flannel, and its version), as observed from its DaemonSets,
-//! and, for K3s's embedded flannel (no pods), from the flannel annotations on its nodes.
+//! and, for K3s's embedded flannel (no pods), from the flannel annotations on its nodes when no
+//! CNI DaemonSet runs (flannel leaves its annotations behind after a move to Cilium).
 
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::Node;
@@ -54,7 +55,7 @@ fn classify(repo: &str) -> Option<CniKind> {
     }
 }
 
-/// The CNIs observed in `daemonsets` and on `nodes`.
+/// The CNIs observed in `daemonsets` and, when none is, K3s's embedded flannel on `nodes`.
 pub fn observe(daemonsets: &[DaemonSet], nodes: &[Node]) -> Vec<CniObservation> {
     let mut out = Vec::new();
     for ds in daemonsets {
@@ -84,7 +85,10 @@ pub fn observe(daemonsets: &[DaemonSet], nodes: &[Node]) -> Vec<CniObservation> 
             }
         }
     }
-    if !out.iter().any(|o| o.kind == CniKind::Flannel) {
+    // K3s's embedded flannel runs no pods, so only its node annotations show it. flannel writes
+    // them (flannel-io/flannel `pkg/subnet/kube/kube.go`, `AcquireLease`) and never removes
+    // them: once another CNI's DaemonSet runs, they are what an earlier flannel left behind.
+    if out.is_empty() {
         let embedded = nodes.iter().any(|n| {
             n.metadata
                 .annotations
@@ -106,6 +110,34 @@ pub fn observe(daemonsets: &[DaemonSet], nodes: &[Node]) -> Vec<CniObservation> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Suspected item of issue 34, confirmed: flannel writes its node annotations
+    /// (flannel-io/flannel `pkg/subnet/kube/kube.go`, `AcquireLease`: `backend-type`,
+    /// `backend-data`, `public-ip`, `kube-subnet-manager`) and no code of it removes them, so
+    /// after a move to Cilium they stay on every node. With a Cilium DaemonSet running they are
+    /// not a second CNI (which made `cni-unexpected` fire on a correct cluster).
+    #[test]
+    fn flannel_annotations_left_after_a_move_to_cilium_are_not_flannel() {
+        let cilium: DaemonSet = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "cilium", "namespace": "kube-system"},
+            "spec": {"selector": {}, "template": {"spec": {"containers": [
+                {"name": "cilium-agent", "image": "quay.io/cilium/cilium:v1.16.3@sha256:abc"}]}}}
+        }))
+        .unwrap();
+        let node: Node = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "gpu-sp-01", "annotations": {
+                "flannel.alpha.coreos.com/backend-type": "vxlan",
+                "flannel.alpha.coreos.com/kube-subnet-manager": "true",
+                "flannel.alpha.coreos.com/public-ip": "10.0.0.31"}}
+        }))
+        .unwrap();
+        let seen = observe(std::slice::from_ref(&cilium), std::slice::from_ref(&node));
+        let kinds: Vec<_> = seen.iter().map(|o| &o.kind).collect();
+        assert_eq!(kinds, [&CniKind::Cilium]);
+        // Without any CNI DaemonSet they are K3s's embedded flannel, as before.
+        let seen = observe(&[], std::slice::from_ref(&node));
+        assert_eq!(seen[0].kind, CniKind::Flannel);
+    }
 
     /// The images as the CNIs' own manifests name them: flannel-io/flannel
     /// `Documentation/kube-flannel.yml` (DaemonSet `kube-flannel-ds`, container image
