@@ -30,6 +30,9 @@
 //!   unknown / inactive, classified as linstor-client shows volumes; replicas per site, DRBD
 //!   quorum and tie-breakers, and placement risks; evicted and offline nodes; pools running out
 //!   of space.
+//! - **StandAlone connections** ([`split_brain::standalone`]): each DRBD connection that will
+//!   not reconnect by itself, with which side's data is newer where the disk states tell, and a
+//!   possible split brain (both sides `UpToDate`) where they do not; never a guess.
 //! - **DR view** ([`dr::assess`]): per resource its newest off-site copy (an S3 backup that
 //!   finished successfully) and its age, and the schedules' last shipments as unconfirmed
 //!   attempts (LINSTOR records when shipping starts, not whether it finished).
@@ -90,6 +93,7 @@ mod error;
 pub mod health;
 pub mod names;
 mod plan;
+pub mod split_brain;
 #[cfg(feature = "test-util")]
 pub mod test_util;
 pub mod types;

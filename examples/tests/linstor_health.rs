@@ -97,6 +97,9 @@ async fn text_report_lists_every_class_and_exits_1() {
             "      unknown: volume 0 on pve-ippri-33 has no state: the node is not online",
             "SUMMARY: 1 healthy, 1 degraded, 1 desynced, 1 disconnected, 1 unknown, 0 inactive; 4 at risk; 1 evicted and 2 offline nodes; 1 pools low on space, 1 with errors",
             "      risk no_tie_breaker: 2 diskful replicas and no diskless tie-breaker: a network split between them risks split brain",
+            // Both sides StandAlone, one Outdated: the disk states say whose data is newer.
+            "STANDALONE DRBD CONNECTIONS",
+            "  vm-103-disk-0 pve-ippri-11 (StandAlone) ↔ pve-ippri-12 (StandAlone): pve-ippri-11 has the newer data; pve-ippri-12 is behind",
         ],
     );
     server.verify().await;
@@ -110,6 +113,11 @@ async fn json_report_carries_classes_counts_and_the_controller() {
     // Nodes evicted/offline in the fixtures still raise the alert.
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(json["alerts"], true);
+    assert_eq!(
+        json["standalone"],
+        serde_json::json!([]),
+        "no StandAlone connection"
+    );
     assert_eq!(json["report"]["counts"]["evicted_nodes"], 1);
     let resources = json["report"]["resources"].as_array().unwrap();
     let vm100 = resources

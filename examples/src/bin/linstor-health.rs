@@ -16,6 +16,10 @@
 //! "created", `INACTIVE` replicas are skipped, a group without `place_count` wants 2), its
 //! replicas per site (`--site-property`, default `Aux/site`) and its risks.
 //!
+//! DRBD connections in `StandAlone` are listed with which side's data is newer where the disk
+//! states tell, and as a possible split brain where both sides are `UpToDate`; it never
+//! guesses which side to keep.
+//!
 //! With `--off-site`, it also reads the remotes, the backups in S3 remotes and the backup
 //! schedules, and says per resource where its newest off-site copy is and how old it is. Only
 //! finished, successful backups count; a schedule's last shipment is shown as an unconfirmed
@@ -34,6 +38,7 @@ use cpps_examples::Format;
 use cpps_linstor::ClientBuilder;
 use cpps_linstor::dr;
 use cpps_linstor::health::{self, HealthOptions};
+use cpps_linstor::split_brain;
 
 /// LINSTOR and DRBD health from the controllers in LS_CONTROLLERS.
 #[derive(Debug, Parser)]
@@ -121,9 +126,12 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
         None
     };
     let stale = matches!(&off_site, Some(Ok(view)) if view.stale > 0);
+    // A StandAlone connection already makes its resource disconnected, an alert.
+    let standalone = split_brain::standalone(&state);
     match args.format {
         Format::Text => {
             print!("{}", health::render_text(&report));
+            print!("{}", split_brain::render_text(&standalone));
             match &off_site {
                 Some(Ok(view)) => print!("{}", dr::render_text(view)),
                 Some(Err(reason)) => println!("OFF-SITE COPIES\n  not readable: {reason}"),
@@ -137,6 +145,7 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
                 "pool_warnings": report.has_pool_warnings(),
                 "risks": report.has_risks(),
                 "report": report,
+                "standalone": standalone,
             });
             match &off_site {
                 Some(Ok(view)) => {

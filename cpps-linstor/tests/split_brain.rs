@@ -1,0 +1,204 @@
+//! `StandAlone` DRBD connections and possible split brains, from the states the controller
+//! reports (`GET /v1/view/resources`: `layer_object.drbd.connections` and `state.disk_state`).
+
+use cpps_linstor::health::ClusterState;
+use cpps_linstor::split_brain::{self, StandAlone, Verdict};
+use cpps_linstor::types::resource::DrbdConnectionState;
+use serde_json::{Value, json};
+
+fn decode<T: serde::de::DeserializeOwned>(v: Value) -> T {
+    serde_json::from_value(v).expect("decodes")
+}
+
+fn node(name: &str, status: &str) -> Value {
+    json!({"name": name, "type": "SATELLITE", "connection_status": status, "props": {}, "flags": [], "net_interfaces": []})
+}
+
+/// A DRBD replica of one volume in `disk_state`, with its connection states towards peers
+/// (`connected` as linstor-server `Json.java` writes it: true only for `Connected`).
+fn replica(
+    rsc: &str,
+    node: &str,
+    flags: &[&str],
+    disk_state: &str,
+    peers: &[(&str, &str)],
+) -> Value {
+    let connections: serde_json::Map<String, Value> = peers
+        .iter()
+        .map(|(peer, state)| {
+            (
+                (*peer).to_owned(),
+                json!({"connected": *state == "Connected", "message": state}),
+            )
+        })
+        .collect();
+    json!({
+        "name": rsc, "node_name": node, "props": {}, "flags": flags,
+        "layer_object": {"type": "DRBD", "drbd": {"connections": connections}},
+        "volumes": [{
+            "volume_number": 0,
+            "layer_data_list": [{"type": "DRBD", "data": {}}, {"type": "STORAGE", "data": {}}],
+            "state": {"disk_state": disk_state, "replication_states": {}}
+        }]
+    })
+}
+
+fn state(nodes: &[(&str, &str)], resources: Value) -> ClusterState {
+    ClusterState {
+        nodes: nodes.iter().map(|(n, s)| decode(node(n, s))).collect(),
+        resources: decode(resources),
+        ..ClusterState::default()
+    }
+}
+
+fn only(state: &ClusterState) -> StandAlone {
+    let mut found = split_brain::standalone(state);
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.remove(0)
+}
+
+// LINBIT/drbd9-tests `tests/split-brain`: two nodes with up-to-date data are disconnected,
+// both write, and on reconnecting each connection ends `StandAlone` (drbd >= 9.0.26; up to
+// 9.0.25 one side often stayed `Connecting`), while each side's disk stays `UpToDate`. The test
+// then picks the side to discard by hand (`connect --discard-my-data`): the states do not say.
+// Being in use on one side does not say either, so it is not used.
+#[test]
+fn two_up_to_date_sides_apart_are_a_possible_split_brain_never_a_guess() {
+    for far_side in ["StandAlone", "Connecting"] {
+        let mut a = replica(
+            "vm-100-disk-0",
+            "n1",
+            &[],
+            "UpToDate",
+            &[("n2", "StandAlone")],
+        );
+        a["state"] = json!({"in_use": true});
+        let b = replica("vm-100-disk-0", "n2", &[], "UpToDate", &[("n1", far_side)]);
+        let found = only(&state(&[("n1", "ONLINE"), ("n2", "ONLINE")], json!([a, b])));
+        assert_eq!(found.nodes, ["n1", "n2"]);
+        assert_eq!(
+            found.states,
+            [
+                Some(DrbdConnectionState::StandAlone),
+                Some(decode(json!(far_side)))
+            ]
+        );
+        assert_eq!(found.verdict, Verdict::PossibleSplitBrain, "{far_side}");
+        let text = split_brain::render_text(&[found]);
+        assert!(
+            text.contains("vm-100-disk-0 n1 (StandAlone) ↔ n2 ("),
+            "{text}"
+        );
+        assert!(
+            text.contains("the states do not say which side to keep"),
+            "{text}"
+        );
+    }
+}
+
+// DRBD marks a peer's disk `Outdated` when it may no longer be current (fencing, a lost
+// connection while the other side stayed primary), and a resync target is `Inconsistent`: the
+// `UpToDate` side has the newer data, and the other resyncs from it once connected.
+#[test]
+fn an_outdated_side_is_behind_the_up_to_date_one() {
+    let found = only(&state(
+        &[("n1", "ONLINE"), ("n2", "ONLINE")],
+        json!([
+            replica(
+                "vm-100-disk-0",
+                "n1",
+                &[],
+                "Outdated",
+                &[("n2", "StandAlone")]
+            ),
+            replica(
+                "vm-100-disk-0",
+                "n2",
+                &[],
+                "UpToDate",
+                &[("n1", "StandAlone")]
+            )
+        ]),
+    ));
+    assert_eq!(
+        found.verdict,
+        Verdict::Newer {
+            newer: "n2".to_owned(),
+            older: "n1".to_owned()
+        }
+    );
+}
+
+// A tie-breaker or client holds no data, so nothing diverged; a side on an offline node is not
+// seen, and then nothing is said about whose data is newer.
+#[test]
+fn a_diskless_side_or_an_unseen_side_says_no_more_than_it_can() {
+    let found = split_brain::standalone(&state(
+        &[("n1", "ONLINE"), ("n2", "ONLINE"), ("n3", "OFFLINE")],
+        json!([
+            replica(
+                "vm-100-disk-0",
+                "n1",
+                &[],
+                "UpToDate",
+                &[("n2", "StandAlone"), ("n3", "StandAlone")]
+            ),
+            replica(
+                "vm-100-disk-0",
+                "n2",
+                &["TIE_BREAKER", "DRBD_DISKLESS"],
+                "Diskless",
+                &[("n1", "Connected")]
+            ),
+            replica(
+                "vm-100-disk-0",
+                "n3",
+                &[],
+                "UpToDate",
+                &[("n1", "Connected")]
+            ),
+            replica(
+                "vm-101-disk-0",
+                "n1",
+                &[],
+                "UpToDate",
+                &[("n2", "Connected")]
+            ),
+            replica(
+                "vm-101-disk-0",
+                "n2",
+                &[],
+                "UpToDate",
+                &[("n1", "Connected")]
+            )
+        ]),
+    ));
+    let verdicts: Vec<(&[String; 2], &Verdict)> =
+        found.iter().map(|c| (&c.nodes, &c.verdict)).collect();
+    assert_eq!(
+        verdicts,
+        [
+            (
+                &["n1".to_owned(), "n2".to_owned()],
+                &Verdict::Diskless {
+                    node: "n2".to_owned()
+                }
+            ),
+            (
+                &["n1".to_owned(), "n3".to_owned()],
+                &Verdict::CannotTell {
+                    reason: "n3 is not seen (not online, or no replica listed)".to_owned()
+                }
+            ),
+        ]
+    );
+    assert_eq!(
+        found[1].states,
+        [Some(DrbdConnectionState::StandAlone), None]
+    );
+    assert_eq!(
+        found[0].states[1],
+        Some(DrbdConnectionState::Connected),
+        "each side's own report is kept"
+    );
+}
