@@ -101,6 +101,22 @@ pub enum Error {
         /// The configured cap in bytes.
         limit: usize,
     },
+    /// The response body is larger than a cap that a service crate set for a kind of call
+    /// (the list calls of the Proxmox clients), named by `setting` so that the hint points at
+    /// the cap that applied, not at the client's `max_response_bytes` ([`Error::naming_cap`]).
+    #[error(
+        "response of {method} {url} is larger than the {limit}-byte limit (raise it with {setting})"
+    )]
+    BodyTooLargeFor {
+        /// The request method.
+        method: Method,
+        /// The URL that was requested.
+        url: Url,
+        /// The cap in bytes.
+        limit: usize,
+        /// The setting that set the cap, as its user writes it.
+        setting: &'static str,
+    },
     /// The server answered with an error status that the service crate did not map further.
     #[error("{method} {url} answered {status}{}", reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default())]
     Status {
@@ -145,7 +161,9 @@ impl Error {
     pub fn delivery(&self) -> Delivery {
         match self {
             Error::Config { .. } | Error::Tls { .. } | Error::Connect { .. } => Delivery::NotSent,
-            Error::Transport { .. } | Error::BodyTooLarge { .. } => Delivery::MaybeSent,
+            Error::Transport { .. }
+            | Error::BodyTooLarge { .. }
+            | Error::BodyTooLargeFor { .. } => Delivery::MaybeSent,
             Error::Timeout { delivery, .. } | Error::Deadline { delivery, .. } => *delivery,
             Error::Status { .. } | Error::Decode { .. } => Delivery::Answered,
             Error::Auth { .. } => Delivery::Answered,
@@ -178,6 +196,31 @@ impl Error {
     /// (another controller) or again cannot repeat an action.
     pub fn is_not_sent(&self) -> bool {
         self.delivery() == Delivery::NotSent
+    }
+
+    /// Whether the answer was refused for its size ([`Error::BodyTooLarge`] or
+    /// [`Error::BodyTooLargeFor`]).
+    pub fn is_body_too_large(&self) -> bool {
+        matches!(
+            self,
+            Error::BodyTooLarge { .. } | Error::BodyTooLargeFor { .. }
+        )
+    }
+
+    /// This error, where it is a size refusal, with its hint naming `setting`: a service crate
+    /// that gives a kind of call its own cap (per request) says which of its settings that is,
+    /// since the default hint names the client's `max_response_bytes`. Other errors are
+    /// returned as they are.
+    pub fn naming_cap(self, setting: &'static str) -> Error {
+        match self {
+            Error::BodyTooLarge { method, url, limit } => Error::BodyTooLargeFor {
+                method,
+                url,
+                limit,
+                setting,
+            },
+            other => other,
+        }
     }
 
     /// The JSON path of a decode failure.
@@ -404,5 +447,31 @@ mod tests {
             error_chain(&Outer(cause(), "request failed: connection refused")),
             "request failed: connection refused"
         );
+    }
+
+    /// N12: a size refusal renamed by the service crate names its setting and keeps its
+    /// delivery; other errors pass unchanged.
+    #[test]
+    fn naming_cap_names_the_setting_that_applied() {
+        let url: Url = "https://pve.example:8006/api2/json/cluster/resources"
+            .parse()
+            .unwrap();
+        let refused = Error::BodyTooLarge {
+            method: Method::GET,
+            url: url.clone(),
+            limit: 1024,
+        };
+        let named = refused.naming_cap("list_max_response_bytes");
+        assert!(named.is_body_too_large());
+        assert_eq!(named.delivery(), Delivery::MaybeSent);
+        assert_eq!(
+            named.to_string(),
+            "response of GET https://pve.example:8006/api2/json/cluster/resources is larger than the 1024-byte limit (raise it with list_max_response_bytes)"
+        );
+        let other = Error::Config {
+            reason: "no token".to_owned(),
+        }
+        .naming_cap("list_max_response_bytes");
+        assert!(!other.is_body_too_large());
     }
 }

@@ -312,6 +312,7 @@ impl Client {
 
     /// Sends a list call, with the list cap.
     pub(crate) async fn get_list<T: DeserializeOwned>(&self, call: Call) -> Result<T, Error> {
+        // The list cap, not the client's `max_response_bytes`, applies: the hint says so.
         self.http
             .send(
                 &PbsEnvelope,
@@ -319,5 +320,11 @@ impl Client {
                     .max_response_bytes(self.list_max_response_bytes),
             )
             .await
+            .map_err(|e| match e {
+                Error::Http(http) => Error::Http(http.naming_cap(
+                    "list_max_response_bytes on the client's builder, or Client::with_list_max_response_bytes for one call",
+                )),
+                other => other,
+            })
     }
 }

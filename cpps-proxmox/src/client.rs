@@ -252,6 +252,9 @@ fn api_base(text: &str) -> Result<Url, Error> {
     })
 }
 
+/// The settings that raise the cap of list calls, as a size refusal names them.
+const LIST_CAP_SETTING: &str = "list_max_response_bytes on the client's builder, or Client::with_list_max_response_bytes for one call";
+
 /// A typed Proxmox VE client. Cheap to clone: clones share one connection pool and one login.
 ///
 /// Handlers name the API's shape: `pve.node("pve-ippri-31").lxc(vmid).config().await?`.
@@ -391,8 +394,13 @@ impl Client {
 
     /// A list read, with the list cap.
     pub(crate) async fn get_list<T: DeserializeOwned>(&self, request: Request) -> Result<T, Error> {
+        // The list cap, not the client's `max_response_bytes`, applies: the hint says so.
         self.get(request.max_response_bytes(self.list_max_response_bytes))
             .await
+            .map_err(|e| match e {
+                Error::Http(http) => Error::Http(http.naming_cap(LIST_CAP_SETTING)),
+                other => other,
+            })
     }
 
     pub(crate) async fn write_upid(&self, request: Request) -> Result<Upid, Error> {

@@ -204,7 +204,10 @@ async fn list_calls_have_their_own_cap_settable_per_client_and_per_call() {
         .unwrap_err();
     let text = cpps_proxmox::inventory::error_chain(&err);
     assert!(text.contains("1048576-byte limit"), "{text}");
-    assert!(text.contains("max_response_bytes"), "{text}");
+    // N12: the hint names the setting that capped this call (the list cap), not the
+    // builder's `max_response_bytes`, which does not apply to list calls.
+    assert!(text.contains("with_list_max_response_bytes"), "{text}");
+    assert!(!text.contains("raise it with max_response_bytes"), "{text}");
     // Per client, through the builder.
     let small = Client::builder(api.base_url().as_str())
         .api_token_str("root@pam!ci=5ecr3t")
@@ -212,7 +215,13 @@ async fn list_calls_have_their_own_cap_settable_per_client_and_per_call() {
         .list_max_response_bytes(2 << 20)
         .build()
         .unwrap();
-    assert!(small.cluster().resources(None).await.is_err());
+    let err = small.cluster().resources(None).await.unwrap_err();
+    let text = cpps_proxmox::inventory::error_chain(&err);
+    assert!(text.contains("2097152-byte limit"), "{text}");
+    assert!(
+        text.contains("list_max_response_bytes on the client's builder"),
+        "{text}"
+    );
 }
 
 /// Defect 10. Real PVE puts a boolean `online` on node entries of `/cluster/status` and none
