@@ -342,17 +342,24 @@ impl VrrpState {
     }
 }
 
+/// What `vrrp.py` prints when no group is configured (vyos-1x `src/op_mode/vrrp.py`, exit 0).
+const VRRP_NOT_CONFIGURED: &str = "VRRP not configured!";
+/// What `vrrp.py` prints when groups are configured but keepalived is down (exit 0).
+const VRRP_NOT_RUNNING: &str = "VRRP is not running";
+
 /// Reads `show vrrp`: a `tabulate` "simple" table whose second line is dashes marking each
-/// column's extent. Returns an empty list for text without that table ("VRRP is not
-/// configured").
+/// column's extent. Returns an empty list for text without that table; [`Client::vrrp_status`]
+/// tells "not configured" from "not running" and from other text.
 pub fn parse_vrrp(text: &str) -> Vec<VrrpStatus> {
+    vrrp_table(text).unwrap_or_default()
+}
+
+/// The rows of the `show vrrp` table; `None` when the text holds no table.
+fn vrrp_table(text: &str) -> Option<Vec<VrrpStatus>> {
     let lines: Vec<&str> = text.lines().collect();
-    let Some(dash_at) = lines
+    let dash_at = lines
         .iter()
-        .position(|l| !l.trim().is_empty() && l.trim().chars().all(|c| c == '-' || c == ' '))
-    else {
-        return Vec::new();
-    };
+        .position(|l| !l.trim().is_empty() && l.trim().chars().all(|c| c == '-' || c == ' '))?;
     // Column extents from the runs of dashes.
     let dashes = lines[dash_at].as_bytes();
     let mut cols = Vec::new();
@@ -369,13 +376,13 @@ pub fn parse_vrrp(text: &str) -> Vec<VrrpStatus> {
         }
     }
     if cols.len() < 6 {
-        return Vec::new();
+        return None;
     }
     let cell = |line: &str, (a, b): (usize, usize)| -> String {
         let end = b.min(line.len());
         line.get(a.min(end)..end).unwrap_or("").trim().to_owned()
     };
-    lines[dash_at + 1..]
+    let rows = lines[dash_at + 1..]
         .iter()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
@@ -390,7 +397,8 @@ pub fn parse_vrrp(text: &str) -> Vec<VrrpStatus> {
                 last_transition: cell(l, last),
             }
         })
-        .collect()
+        .collect();
+    Some(rows)
 }
 
 impl Client {
@@ -443,12 +451,30 @@ impl Client {
             })
     }
 
-    /// `POST /show` `vrrp`, read by [`parse_vrrp`].
+    /// `POST /show` `vrrp`, read by [`parse_vrrp`]. An empty list: no group is configured
+    /// (`VRRP not configured!`, vyos-1x `src/op_mode/vrrp.py`).
     ///
     /// # Errors
-    /// As [`Client::show`].
+    /// As [`Client::show`]; [`Error::UnexpectedAnswer`] when VRRP is configured but not running
+    /// (`VRRP is not running`: keepalived is down, so no group's state is known, which is never
+    /// "no groups") and when the text is neither the table nor `VRRP not configured!`.
     pub async fn vrrp_status(&self) -> Result<Vec<VrrpStatus>, Error> {
-        Ok(parse_vrrp(&self.show(&["vrrp"]).await?))
+        let text = self.show(&["vrrp"]).await?;
+        let says = |words: &str| text.lines().any(|l| l.trim() == words);
+        if says(VRRP_NOT_CONFIGURED) {
+            return Ok(Vec::new());
+        }
+        let message = if says(VRRP_NOT_RUNNING) {
+            "`show vrrp`: VRRP is not running (groups are configured but keepalived is down): their states are unknown".to_owned()
+        } else if let Some(rows) = vrrp_table(&text) {
+            return Ok(rows);
+        } else {
+            format!("`show vrrp` printed neither a VRRP table nor `{VRRP_NOT_CONFIGURED}`")
+        };
+        Err(Error::UnexpectedAnswer {
+            endpoint: "show",
+            message,
+        })
     }
 
     /// `POST /show` `bgp summary` (every address family), read by [`parse_bgp_summary`].

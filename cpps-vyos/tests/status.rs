@@ -689,6 +689,37 @@ async fn client_readings_through_show() {
     }
 }
 
+// S4 of issue 32: vyos-1x `src/op_mode/vrrp.py` (`show vrrp` runs `vrrp.py --summary`,
+// `op-mode-definitions/vrrp.xml.in`, both branches) prints `VRRP not configured!` and exits 0
+// when no group is configured, and `VRRP is not running` and exits 0 when groups are configured
+// but keepalived is down; the API answers both 200 with the text. Not configured is an empty
+// list; not running is an error (the groups' states are unknown, never "no groups"); other text
+// is an error too. Failed first: not running and junk both read as an empty list.
+#[tokio::test]
+async fn vrrp_not_running_is_not_an_empty_list() {
+    for (text, expected) in [
+        ("VRRP not configured!\n", Ok(0)),
+        (
+            "VRRP is not running\n",
+            Err(
+                "`show vrrp`: VRRP is not running (groups are configured but keepalived is down): their states are unknown",
+            ),
+        ),
+        (
+            "Something else entirely\n",
+            Err("`show vrrp` printed neither a VRRP table nor `VRRP not configured!`"),
+        ),
+    ] {
+        let (_api, client) = router_showing(&[(&["vrrp"], common::ok(json!(text)))]).await;
+        let got = match client.vrrp_status().await {
+            Ok(groups) => Ok(groups.len()),
+            Err(Error::UnexpectedAnswer { message, .. }) => Err(message),
+            Err(other) => panic!("{other:?}"),
+        };
+        assert_eq!(got, expected.map_err(str::to_owned), "{text}");
+    }
+}
+
 // One pass over the text: 20 000 neighbors and 20 000 SAs read in well under a second; a
 // quadratic reader would need minutes.
 #[test]
