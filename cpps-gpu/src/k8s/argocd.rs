@@ -6,6 +6,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use serde::{Deserialize, Serialize};
 
 use super::custom::{custom_resource, new_object, string_enum};
+use crate::health::Severity;
 
 /// An Argo CD Application.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,13 +67,31 @@ string_enum! {
 }
 
 string_enum! {
-    /// `status.health.status`.
+    /// `status.health.status` (argoproj/gitops-engine `pkg/health/health.go`).
     HealthStatusCode {
         Healthy = "Healthy",
         Progressing = "Progressing",
         Degraded = "Degraded",
         Suspended = "Suspended",
         Missing = "Missing",
+        /// Argo CD's own "Unknown": "health assessment failed and actual health status is
+        /// unknown".
+        NotAssessed = "Unknown",
+    }
+}
+
+/// How an Application's health is reported, one answer for this crate's checks and the live
+/// audit's GITOPS-002: `Degraded` and `Missing` (its resources "missing in the cluster",
+/// `pkg/health/health.go`) are critical; Argo CD's `Unknown` and any value this crate does not
+/// know are a warning, since its health cannot be told; `Healthy`, `Progressing` and `Suspended`
+/// are not findings.
+pub fn health_severity(code: &HealthStatusCode) -> Option<Severity> {
+    match code {
+        HealthStatusCode::Degraded | HealthStatusCode::Missing => Some(Severity::Critical),
+        HealthStatusCode::NotAssessed | HealthStatusCode::Unknown(_) => Some(Severity::Warning),
+        HealthStatusCode::Healthy | HealthStatusCode::Progressing | HealthStatusCode::Suspended => {
+            None
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use super::argocd::{HealthStatusCode, OperationPhase, SyncStatusCode};
+use super::argocd::{OperationPhase, SyncStatusCode, health_severity};
 use super::cni::CniKind;
 use super::kueue::{MultiKueueCluster, MultiKueueConfig, ResourceFlavor};
 use super::nodes::GpuNode;
@@ -730,20 +730,26 @@ pub fn argocd(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
             );
         }
         if let Some(code) = st.health.as_ref().and_then(|h| h.status.as_ref())
-            && matches!(code, HealthStatusCode::Degraded | HealthStatusCode::Missing)
+            && let Some(severity) = health_severity(code)
         {
             let msg = st.health.as_ref().and_then(|h| h.message.clone());
-            f.push(
+            let finding = if severity == Severity::Critical {
                 Finding::new(
-                    Severity::Critical,
+                    severity,
                     "argocd-unhealthy",
                     match msg {
                         Some(m) => format!("health {code}: {m}"),
                         None => format!("health {code}"),
                     },
                 )
-                .about(&o),
-            );
+            } else {
+                Finding::new(
+                    severity,
+                    "argocd-health-unknown",
+                    format!("health {code}: cannot tell whether the Application is healthy"),
+                )
+            };
+            f.push(finding.about(&o));
         }
         if let Some(op) = &st.operation_state
             && matches!(op.phase, OperationPhase::Failed | OperationPhase::Error)
@@ -1281,11 +1287,48 @@ mod tests {
         );
         assert_eq!(
             st.health.as_ref().unwrap().status,
-            Some(HealthStatusCode::Unknown("Unheard".to_owned()))
+            Some(crate::k8s::argocd::HealthStatusCode::Unknown(
+                "Unheard".to_owned()
+            ))
         );
         let mut f = Vec::new();
         argocd(&s, &mut f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].message, "sync status Unknown");
+        let got: Vec<_> = f
+            .iter()
+            .map(|x| (x.severity, x.code.as_str(), x.message.as_str()))
+            .collect();
+        // A health value this crate does not know is never a pass.
+        assert_eq!(
+            got,
+            [
+                (
+                    Severity::Warning,
+                    "argocd-out-of-sync",
+                    "sync status Unknown"
+                ),
+                (
+                    Severity::Warning,
+                    "argocd-health-unknown",
+                    "health Unheard: cannot tell whether the Application is healthy"
+                ),
+            ]
+        );
+    }
+
+    /// argoproj/gitops-engine `pkg/health/health.go`: `HealthStatusUnknown` = "Unknown", "health
+    /// assessment failed and actual health status is unknown"; `HealthStatusMissing` = "Missing",
+    /// the resource "is missing in the cluster". Unknown is "cannot tell" (a warning), never
+    /// silence; Missing is critical, one answer shared with the live audit
+    /// (`argocd::health_severity`).
+    #[test]
+    fn argocd_health_unknown_is_said_and_missing_is_critical() {
+        use crate::k8s::argocd::HealthStatusCode;
+        let code = |s: &str| -> HealthStatusCode { s.parse().unwrap() };
+        assert_eq!(health_severity(&code("Unknown")), Some(Severity::Warning));
+        assert_eq!(health_severity(&code("Missing")), Some(Severity::Critical));
+        assert_eq!(health_severity(&code("Degraded")), Some(Severity::Critical));
+        assert_eq!(health_severity(&code("Healthy")), None);
+        assert_eq!(health_severity(&code("Progressing")), None);
+        assert_eq!(health_severity(&code("Suspended")), None);
     }
 }
