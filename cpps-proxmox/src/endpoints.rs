@@ -75,13 +75,19 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Param::string("storage"),
         Param::string("mode"),
     ]),
+    Endpoint::new(
+        "GET",
+        "/cluster/ha/groups",
+        Returns::List(Answer::keys("HaGroup", || &["group"])),
+    ),
     Endpoint::new("POST", "/cluster/ha/resources", Returns::Nothing).params(&[
         Param::string("sid"),
         Param::string("state"),
         Param::string("comment"),
         Param::integer("max_restart"),
         Param::integer("max_relocate"),
-        Param::string("group").before(HA_RULES_SINCE),
+        // PVE 9 takes `group` until the groups are migrated to rules (`ha_groups_migrated`).
+        Param::string("group"),
         Param::boolean("failback").since(HA_RULES_SINCE),
     ]),
     Endpoint::new("DELETE", "/cluster/ha/resources/{sid}", Returns::Nothing),

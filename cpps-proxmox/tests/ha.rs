@@ -201,8 +201,8 @@ async fn the_wait_after_an_ha_worker_asks_the_ha_manager_which_fakepve_leaves_em
 /// and stores nothing.
 ///
 /// The client follows upstream: the sid is typed (`vm:ID`/`ct:ID`, what `parse_sid` accepts), the
-/// parameters are chosen by the release (`failback` is PVE 9's, `group` is refused before sending
-/// to PVE 9, where groups became rules), a 400 of the schema check is a typed error with its
+/// parameters are chosen by the release (`failback` is PVE 9's) and by the cluster (`group` is
+/// refused before sending once the groups are migrated to rules), a 400 of the schema check is a typed error with its
 /// field, and what an add did is read back, never assumed: here the read-back shows that
 /// fakepve kept nothing, and the wait for the new service runs out.
 #[tokio::test]
@@ -214,12 +214,26 @@ async fn an_ha_add_is_validated_and_answered_but_not_kept_by_fakepve() {
 
     // The release decides the form: fakepve is PVE 9.
     assert_eq!(pve.server_version().await.unwrap().major, 9);
+    // `group` is decided by the cluster, not the release (pve-ha-manager `HA/Resources.pm`
+    // refuses it only once the groups are migrated to rules): fakepve's `GET
+    // /cluster/ha/groups` lists a group, so its groups are not migrated and the add sends
+    // `group`, as a PVE 9 node does mid-upgrade (issue 31, N8).
+    assert!(!cluster.ha_groups_migrated().await.unwrap());
     let mut grouped = HaResourceSpec::new(vm101).state("stopped");
     grouped.group = Some("franca".to_owned());
     let since = s.request_count().await;
-    let err = cluster.ha_add(&grouped).await.unwrap_err();
-    assert!(matches!(err, Error::NotSupported { .. }), "{err:?}");
-    assert_eq!(s.request_count().await, since, "nothing is sent");
+    cluster.ha_add(&grouped).await.unwrap();
+    let (_, seen) = s.requests_since(since).await;
+    assert_eq!(
+        seen,
+        [
+            ("GET".to_owned(), "/api2/json/cluster/ha/groups".to_owned()),
+            (
+                "POST".to_owned(),
+                "/api2/json/cluster/ha/resources".to_owned()
+            )
+        ]
+    );
 
     // The schema check is honoured: an unknown state is PVE's 400 with the field named.
     let err = cluster

@@ -947,3 +947,68 @@ async fn a_blocked_ha_move_is_reported_at_once() {
     assert_eq!(moved.comigrated, ["vm:101"]);
     api.verify().await;
 }
+
+/// N8: PVE 9 refuses `group` only once the cluster's groups are migrated to rules
+/// (pve-ha-manager `src/PVE/API2/HA/Resources.pm` `create`: "invalid parameter 'group': ha
+/// groups have been migrated to rules" if `have_groups_been_migrated()`, which is true when
+/// `groups.cfg` holds no group: `HA/Config.pm`), and the CRM migrates them only when every node
+/// runs 9 (`HA/Manager.pm`). Mid-upgrade a 9.x node still takes `group`, so the gate is the
+/// cluster's migration state, read from `GET /cluster/ha/groups` (`HA/Groups.pm` `index`
+/// lists the groups, and dies "cannot index groups: ha groups have been migrated to rules"
+/// after), not the node's release.
+#[tokio::test]
+async fn an_ha_group_is_sent_to_pve_9_until_the_groups_are_migrated() {
+    use cpps_proxmox::api::HaResourceSpec;
+    // Mid-upgrade: a 9.0 node, the groups still there.
+    let api = common::pve_mock_api().await;
+    common::expect_version_once(&api, "9.0.10").await;
+    common::expect_once(
+        &api,
+        "GET",
+        "cluster/ha/groups",
+        json!([{"group": "franca", "type": "group", "nodes": "pve1,pve2"}]),
+    )
+    .await;
+    common::mount_once(
+        &api,
+        common::pve_form_call(
+            "POST",
+            "cluster/ha/resources",
+            &["sid=vm%3A100", "group=franca"],
+        ),
+        common::data_answer(json!(null)),
+    )
+    .await;
+    let sid: cpps_proxmox::types::HaSid = "vm:100".parse().unwrap();
+    let mut spec = HaResourceSpec::new(sid);
+    spec.group = Some("franca".to_owned());
+    common::mock_client(&api)
+        .cluster()
+        .ha_add(&spec)
+        .await
+        .unwrap();
+    api.verify().await;
+    api.assert_no_unexpected_requests();
+
+    // Migrated: refused before sending, with the server's reason.
+    let api = common::pve_mock_api().await;
+    common::expect_version_once(&api, "9.0.10").await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", "cluster/ha/groups"),
+        common::error_answer(
+            500,
+            "cannot index groups: ha groups have been migrated to rules",
+        ),
+    )
+    .await;
+    let err = common::mock_client(&api)
+        .cluster()
+        .ha_add(&spec)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::NotSupported { .. }), "{err:?}");
+    assert!(err.to_string().contains("migrated to rules"), "{err}");
+    api.verify().await;
+    api.assert_no_unexpected_requests();
+}

@@ -59,9 +59,14 @@ impl HaResourceSpec {
         self
     }
 
-    /// The form for `version`: `group` is sent to PVE 8 only and `failback` to PVE 9 only; the
-    /// other release gets [`Error::NotSupported`], nothing is sent.
-    fn form(&self, version: ServerVersion) -> Result<Vec<(&'static str, String)>, Error> {
+    /// The form for `version`: `failback` is sent to PVE 9 only, and `group` unless the
+    /// cluster's groups have been migrated to rules (`groups_migrated`); otherwise
+    /// [`Error::NotSupported`], nothing is sent.
+    fn form(
+        &self,
+        version: ServerVersion,
+        groups_migrated: bool,
+    ) -> Result<Vec<(&'static str, String)>, Error> {
         let mut form = vec![("sid", self.sid.to_string())];
         if let Some(state) = &self.state {
             form.push(("state", state.clone()));
@@ -76,9 +81,10 @@ impl HaResourceSpec {
             form.push(("max_relocate", n.to_string()));
         }
         if let Some(group) = &self.group {
-            if version >= HA_RULES_SINCE {
+            if groups_migrated {
                 return Err(Error::NotSupported {
-                    what: "an HA group (PVE 9 uses HA rules)".to_owned(),
+                    what: "an HA group (the cluster's HA groups have been migrated to rules)"
+                        .to_owned(),
                     version,
                 });
             }
@@ -133,6 +139,25 @@ impl ClusterApi {
             .await
     }
 
+    /// `GET /cluster/ha/groups`: whether the cluster's HA groups have been migrated to rules,
+    /// after which PVE 9 refuses `group` and before which it refuses rule writes. Upstream's
+    /// test is "no group left" (pve-ha-manager `src/PVE/HA/Config.pm`
+    /// `have_groups_been_migrated`); the CRM migrates them once every node runs PVE 9
+    /// (`HA/Manager.pm`). On a migrated PVE 9 the list dies with "cannot index groups: ha
+    /// groups have been migrated to rules" (`HA/Groups.pm` `index`), read as `true`; any other
+    /// error is returned (for example a 403: the list needs `Sys.Audit` on `/`).
+    pub async fn ha_groups_migrated(&self) -> Result<bool, Error> {
+        let groups: Result<Vec<serde_json::Value>, Error> =
+            self.client.get(Request::get("cluster/ha/groups")).await;
+        match groups {
+            Ok(groups) => Ok(groups.is_empty()),
+            Err(Error::Api { message, .. }) if message.contains("have been migrated to rules") => {
+                Ok(true)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// `GET /cluster/ha/resources/{sid}`.
     pub async fn ha_resource(&self, sid: &str) -> Result<HaResource, Error> {
         self.client
@@ -145,9 +170,13 @@ impl ClusterApi {
 
     /// `POST /cluster/ha/resources`: puts a guest under the HA manager. The parameters
     /// differ between PVE 8 and 9 ([`HaResourceSpec::group`], [`HaResourceSpec::failback`]);
-    /// the release is read once ([`Client::server_version`]).
+    /// the release is read once ([`Client::server_version`]). On PVE 9 a `group` is sent while
+    /// the cluster still has groups ([`ClusterApi::ha_groups_migrated`]).
     pub async fn ha_add(&self, spec: &HaResourceSpec) -> Result<(), Error> {
-        let form = spec.form(self.client.server_version().await?)?;
+        let version = self.client.server_version().await?;
+        let groups_migrated =
+            spec.group.is_some() && version >= HA_RULES_SINCE && self.ha_groups_migrated().await?;
+        let form = spec.form(version, groups_migrated)?;
         let _: Option<serde_json::Value> = self
             .client
             .get(Request::post("cluster/ha/resources").form(&form))
