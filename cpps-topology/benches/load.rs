@@ -1,9 +1,11 @@
 //! `cargo xtask bench load`: loading a topology file ([`cpps_topology::load::load_file`])
 //! against serde-saphyr parsing the same file into a generic value (`serde_json::Value`, the
-//! untyped value serde-saphyr supports), time and peak memory, at several file sizes.
+//! untyped value serde-saphyr supports), time and peak memory, at several file sizes: by default
+//! the size of the real topology file (about 50 kB), ten times it, and the loader's cap
+//! ([`cpps_topology::load::MAX_TOPOLOGY_BYTES`], 2 MiB; a larger file is refused unparsed).
 //!
 //! ```text
-//! cargo bench -p cpps-topology --bench load -- [MB ...]        (default: 5 20 50)
+//! cargo bench -p cpps-topology --bench load -- [kB ...]        (default: 50 500 2000)
 //! ```
 //!
 //! Each file is the embedded CPPS default with extra validated guests spread over its named
@@ -15,9 +17,9 @@
 //! part of it). Printed: median times, their ratio, peak memory, its multiple of the file size
 //! and its bytes per guest (with the size of a [`Guest`] and of its [`Meta`], for the
 //! breakdown the loader's documentation gives), and one `PASS`/`MISS` line per target and size:
-//! the loader at most 1.5× the generic parse, its peak memory at most 8× the file size (issue
-//! 19's target, and the bound the loader's documentation states). A benchmark, not a test: it
-//! asserts nothing.
+//! the loader at most 1.5× the generic parse, and from 1 MB up its peak memory at most 8× the
+//! file size (the bound the loader's documentation states; below that the peak is the
+//! process's fixed few MiB). A benchmark, not a test: it asserts nothing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -32,6 +34,8 @@ const TIME_TARGET: f64 = 1.5;
 /// The loader's peak memory may be at most this multiple of the file's size (issue 19's target,
 /// and the bound `cpps_topology::load`'s documentation states).
 const MEMORY_TARGET: f64 = 8.0;
+/// The memory target is judged from this file size up (the loader's cap is 2 MiB).
+const MEMORY_TARGET_FROM_BYTES: usize = 1_000_000;
 
 /// Seconds this thread has spent on a CPU: on a shared machine, wall time also counts the
 /// waits for a core.
@@ -140,7 +144,7 @@ fn main() {
     }
     let sizes: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
     let sizes = if sizes.is_empty() {
-        vec![5, 20, 50]
+        vec![50, 500, 2000]
     } else {
         sizes
     };
@@ -149,14 +153,14 @@ fn main() {
     println!("load_size_of_guest_bytes: {}", size_of::<Guest>());
     println!("load_size_of_meta_bytes: {}", size_of::<Meta>());
     let mut targets = Vec::new();
-    for mb in sizes {
-        let (text, guests) = default_of_size(mb * 1_000_000);
-        let file = dir.join(format!("topology-{mb}mb.yaml"));
+    for kb in sizes {
+        let (text, guests) = default_of_size(kb * 1_000);
+        let file = dir.join(format!("topology-{kb}kb.yaml"));
         std::fs::write(&file, &text).expect("the bench file can be written");
         let file_bytes = text.len();
         drop(text);
         // More rounds where a round is short.
-        let rounds = if mb <= 20 { 5 } else { 3 };
+        let rounds = if kb <= 500 { 9 } else { 5 };
         run_child("loader", &file);
         run_child("value", &file);
         let (mut loader, mut value) = (Vec::new(), Vec::new());
@@ -171,7 +175,7 @@ fn main() {
         let (loader_s, value_s) = (cpu(&loader), cpu(&value));
         let (loader_peak, value_peak) = (peak_mib(&loader), peak_mib(&value));
         let file_mib = file_bytes as f64 / (1024.0 * 1024.0);
-        let name = format!("load_{mb}mb");
+        let name = format!("load_{kb}kb");
         println!("{name}_file_bytes: {file_bytes}");
         println!("{name}_guests: {guests}");
         println!("{name}_rounds: {rounds}");
@@ -200,11 +204,14 @@ fn main() {
             loader_s / value_s,
             verdict(loader_s <= TIME_TARGET * value_s)
         ));
-        targets.push(format!(
-            "target {name} loader peak memory <= {MEMORY_TARGET}x the file ({:.2}x): {}",
-            loader_peak / file_mib,
-            verdict(loader_peak <= MEMORY_TARGET * file_mib)
-        ));
+        // Below a megabyte the peak is the process's fixed few MiB, not the file's.
+        if file_bytes >= MEMORY_TARGET_FROM_BYTES {
+            targets.push(format!(
+                "target {name} loader peak memory <= {MEMORY_TARGET}x the file ({:.2}x): {}",
+                loader_peak / file_mib,
+                verdict(loader_peak <= MEMORY_TARGET * file_mib)
+            ));
+        }
     }
     for line in targets {
         println!("{line}");

@@ -19,10 +19,10 @@
 //!   connections opened, config round trips, the critical path, and the targets.
 //! * `rules` — `check` on synthetic topologies of 10k and 100k guests.
 //! * `decode` — a 100k-entry `/cluster/resources` answer into the typed model vs `serde_json::Value`.
-//! * `memory` — peak RSS of the 100k-guest audit path (load, check, render).
+//! * `memory` — peak RSS of the audit path (load, check, render) at 6 000 extra guests.
 //! * `load` — `cpps_topology::load` against serde-saphyr parsing the same file into a generic
-//!   value, time and peak memory (each parse in a child process of its own), at 5, 20 and
-//!   50 MB (bench `load` of cpps-topology).
+//!   value, time and peak memory (each parse in a child process of its own), at the real file's
+//!   size (50 kB), ten times it and the loader's 2 MiB cap (bench `load` of cpps-topology).
 //! * `parsers` — the PVE property-string parser and the VyOS `config.boot` and `set` readers at
 //!   N, 10·N and 100·N, in thread CPU time, with instruction counts when valgrind is installed
 //!   (benches `property` of cpps-proxmox and `parse` of cpps-vyos).
@@ -49,11 +49,11 @@ enum Bench {
     Rules,
     /// Typed decoding vs `serde_json::Value`.
     Decode,
-    /// Peak memory of the 100k-guest audit path.
+    /// Peak memory of the audit path at 6 000 extra guests (ten times a 600-guest site).
     Memory,
     /// Loading topology files against serde-saphyr's generic parse: time and peak memory.
     Load {
-        /// File sizes in MB (default 5, 20 and 50).
+        /// File sizes in kB (default 50, 500 and 2000: the real file, ten times it, the cap).
         sizes: Vec<usize>,
     },
     /// The PVE property-string and VyOS configuration parsers at N, 10·N and 100·N.
