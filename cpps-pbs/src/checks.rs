@@ -98,6 +98,10 @@ pub struct GuestBackup {
     pub rpo_breached: bool,
     /// No snapshot that verified OK is within the RPO.
     pub verified_rpo_breached: bool,
+    /// Whether a push to another site that succeeded within the RPO has this group in its
+    /// scope; `None` when that cannot be told (or was not judged: [`crate::report::build`]
+    /// judges it).
+    pub off_site: Option<bool>,
 }
 
 impl GuestBackup {
@@ -185,6 +189,7 @@ pub fn newest_per_guest(
                 newest_verified_ok_time: acc.newest_ok,
                 rpo_breached: newest_age_secs > rpo_secs,
                 verified_rpo_breached: acc.newest_ok.is_none_or(|ok| age(now, ok) > rpo_secs),
+                off_site: None,
             }
         })
         .collect();
@@ -318,6 +323,9 @@ pub enum CrossSiteSync {
     PullOnly,
     /// Sync jobs exist, but only to the same site or between local datastores.
     SameSiteOnly,
+    /// A job to another site succeeded within the RPO, but some groups of the datastore are
+    /// outside the scope of every such job (its namespace, `max-depth` or group filter).
+    Partial,
     /// No sync job involves this datastore in this direction.
     None,
     /// The lists read do not show a copy, but they may be incomplete: PBS filters the sync

@@ -17,8 +17,8 @@ use serde::Serialize;
 
 use crate::checks::{self, CrossSiteSync, DatastoreSync, GuestBackup, JobIssue, JobProblem, Sites};
 use crate::types::{
-    Datastore, DatastoreUsage, GcStatus, PruneJob, Remote, Snapshot, SyncJob, VerifyJob,
-    VerifyState,
+    Datastore, DatastoreUsage, GcStatus, PruneJob, Remote, Snapshot, SyncDirection, SyncJob,
+    VerifyJob, VerifyState,
 };
 use crate::{Client, Error, SnapshotQuery};
 
@@ -434,10 +434,18 @@ impl Report {
                     None => "never".to_owned(),
                 };
                 // A running or abandoned backup is shown beside, never as, the newest.
-                let unfinished = match guest.unfinished_count {
+                let mut unfinished = match guest.unfinished_count {
                     0 => String::new(),
                     n => format!(" ({n} unfinished)"),
                 };
+                // Only where a copy to the other site exists at all is the per-group scope news.
+                if store.sync.links.iter().any(|l| l.cross_site == Some(true)) {
+                    match guest.off_site {
+                        Some(false) => unfinished.push_str(" (not copied off-site)"),
+                        None => unfinished.push_str(" (off-site copy: cannot tell)"),
+                        Some(true) => {}
+                    }
+                }
                 let _ = writeln!(
                     out,
                     "  {:<16} {:<21} {:>7} {:>9}  {:<10} {}{unfinished}",
@@ -541,9 +549,53 @@ fn sync_text(verdict: CrossSiteSync) -> &'static str {
             "none (only pulls the other site's backups; push these to the other site)"
         }
         CrossSiteSync::SameSiteOnly => "none (only same-site or local sync)",
+        CrossSiteSync::Partial => {
+            "PARTIAL (the pushes to the other site leave out some groups: namespace, max-depth or group filter)"
+        }
         CrossSiteSync::None => "none (no sync job)",
         CrossSiteSync::CannotTell => {
             "cannot tell (no copy seen, but the token may not see every sync job: it needs Remote.Audit on /remote and Datastore.Audit on /datastore)"
+        }
+    }
+}
+
+/// Judges per group whether a push to another site that succeeded within the RPO has it in its
+/// scope ([`SyncJob::scope_includes`](crate::types::SyncJob::scope_includes)), and turns an
+/// "ok" datastore verdict into [`CrossSiteSync::Partial`] when a group is left out, or
+/// [`CrossSiteSync::CannotTell`] when that cannot be told: a job that pushes one namespace or
+/// a few groups does not copy the whole datastore.
+fn judge_off_site(guests: &mut [GuestBackup], sync: &mut DatastoreSync, jobs: &[SyncJob]) {
+    let pushes: Vec<&SyncJob> = sync
+        .links
+        .iter()
+        .filter(|l| {
+            l.direction == SyncDirection::Push
+                && l.cross_site == Some(true)
+                && l.succeeded_recently()
+        })
+        .filter_map(|l| {
+            jobs.iter()
+                .find(|j| j.id == l.job_id && j.store == sync.store)
+        })
+        .collect();
+    for guest in guests.iter_mut() {
+        let scopes: Vec<Option<bool>> = pushes
+            .iter()
+            .map(|job| job.scope_includes(&guest.namespace, &guest.backup_type, &guest.backup_id))
+            .collect();
+        guest.off_site = if scopes.contains(&Some(true)) {
+            Some(true)
+        } else if scopes.contains(&None) {
+            None
+        } else {
+            Some(false)
+        };
+    }
+    if sync.cross_site == CrossSiteSync::Ok {
+        if guests.iter().any(|g| g.off_site == Some(false)) {
+            sync.cross_site = CrossSiteSync::Partial;
+        } else if guests.iter().any(|g| g.off_site.is_none()) {
+            sync.cross_site = CrossSiteSync::CannotTell;
         }
     }
 }
@@ -600,6 +652,8 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
                 sync.cross_site = unless_complete(sync.cross_site);
                 sync.incoming = unless_complete(sync.incoming);
             }
+            let mut guests = guests;
+            judge_off_site(&mut guests, &mut sync, &inventory.sync_jobs);
             summary.datastores += 1;
             summary.unreadable_datastores += usize::from(error.is_some());
             summary.guests += guests.len();

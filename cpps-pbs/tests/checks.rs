@@ -346,3 +346,38 @@ fn a_running_sync_job_is_running_not_never_run() {
     let problems = job_problems(&[], &jobs, &[], &[], common::NOW, Duration::from_secs(3600));
     assert!(problems.is_empty(), "{problems:?}");
 }
+
+/// N6: the namespace scope of a sync job: `ns` and the namespaces below it, down to
+/// `max-depth` levels (0: `ns` alone; none: every level), as pbs-api-types `src/jobs.rs`
+/// `SyncJobConfig` documents `max-depth` ("0 == no recursion, empty == automatic full
+/// recursion").
+#[test]
+fn a_sync_job_scope_follows_its_namespace_and_depth() {
+    let mut job: SyncJob = data::<Vec<SyncJob>>("sync_jobs.json").remove(0);
+    job.ns = Some("site-a".to_owned());
+    let vm = BackupType::Vm;
+    assert_eq!(job.scope_includes("site-a", &vm, "100"), Some(true));
+    assert_eq!(job.scope_includes("site-a/lab/gpu", &vm, "100"), Some(true));
+    assert_eq!(job.scope_includes("", &vm, "100"), Some(false));
+    assert_eq!(job.scope_includes("site-ab", &vm, "100"), Some(false));
+    job.max_depth = Some(1);
+    assert_eq!(job.scope_includes("site-a/lab", &vm, "100"), Some(true));
+    assert_eq!(
+        job.scope_includes("site-a/lab/gpu", &vm, "100"),
+        Some(false)
+    );
+    job.max_depth = Some(0);
+    assert_eq!(job.scope_includes("site-a/lab", &vm, "100"), Some(false));
+    job.group_filter = vec![
+        "include:type:vm".to_owned(),
+        "exclude:group:vm/101".to_owned(),
+    ];
+    assert_eq!(job.scope_includes("site-a", &vm, "100"), Some(true));
+    assert_eq!(job.scope_includes("site-a", &vm, "101"), Some(false));
+    assert_eq!(
+        job.scope_includes("site-a", &BackupType::Ct, "200"),
+        Some(false)
+    );
+    job.group_filter = vec!["mirror:vm".to_owned()];
+    assert_eq!(job.scope_includes("site-a", &vm, "100"), None);
+}

@@ -439,3 +439,49 @@ async fn sync_jobs_hidden_by_the_token_rights_are_not_stated_as_none() {
     api.verify().await;
     api.assert_no_unexpected_requests();
 }
+
+/// N6: a sync job copies only its scope: the groups of its namespace `ns` and, within
+/// `max-depth` (none: every level), the namespaces below, that pass its `group-filter`
+/// (pbs-api-types `src/jobs.rs` `SyncJobConfig`; filters `type:`, `group:`, `regex:`, with
+/// `include:`/`exclude:`, applied as `src/datastore.rs` `BackupGroup::apply_filters` does:
+/// any include must match when there is one, no exclude may match). A push of `type:ct` from
+/// `store1` does not copy `vm/100` off-site, so the datastore is not "ok" as a whole.
+#[test]
+fn a_push_copies_only_the_groups_in_its_scope() {
+    let with_filter = |filters: &[&str]| {
+        let mut inventory = store1_inventory(vm100_snapshots());
+        inventory.sync_jobs[0].group_filter = filters.iter().map(|f| (*f).to_owned()).collect();
+        let report = store1_report(&inventory);
+        let store1 = report.datastores[0].clone();
+        (store1.sync.cross_site, store1.guests[0].off_site)
+    };
+    use cpps_pbs::checks::CrossSiteSync;
+    assert_eq!(with_filter(&[]), (CrossSiteSync::Ok, Some(true)));
+    assert_eq!(
+        with_filter(&["type:ct"]),
+        (CrossSiteSync::Partial, Some(false))
+    );
+    assert_eq!(
+        with_filter(&["group:vm/100"]),
+        (CrossSiteSync::Ok, Some(true))
+    );
+    assert_eq!(
+        with_filter(&["type:vm", "exclude:group:vm/100"]),
+        (CrossSiteSync::Partial, Some(false))
+    );
+    // A regular expression is not evaluated here: cannot tell, never ok.
+    assert_eq!(
+        with_filter(&["regex:^vm/1"]),
+        (CrossSiteSync::CannotTell, None)
+    );
+    // A namespace outside the job's: `ns` is `pve-b`, the guest is in the root.
+    let mut inventory = store1_inventory(vm100_snapshots());
+    inventory.sync_jobs[0].ns = Some("pve-b".to_owned());
+    let report = store1_report(&inventory);
+    assert_eq!(report.datastores[0].sync.cross_site, CrossSiteSync::Partial);
+    assert!(
+        report.to_text().contains("not copied off-site"),
+        "{}",
+        report.to_text()
+    );
+}

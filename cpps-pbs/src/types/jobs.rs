@@ -79,6 +79,16 @@ pub struct SyncJob {
     /// The comment.
     #[serde(default)]
     pub comment: Option<String>,
+    /// How many namespace levels below `ns` the job takes (0: `ns` only; none: all).
+    #[serde(default)]
+    pub max_depth: Option<u64>,
+    /// The group filters, as written (`type:vm`, `group:vm/100`, `regex:RE`, each optionally
+    /// prefixed `include:` or `exclude:`).
+    #[serde(default)]
+    pub group_filter: Vec<String>,
+    /// Only the last N snapshots of each group are copied.
+    #[serde(default)]
+    pub transfer_last: Option<u64>,
     /// Last and next run.
     #[serde(flatten)]
     pub status: JobRunStatus,
@@ -88,6 +98,63 @@ impl SyncJob {
     /// The direction, `pull` when the server left it out.
     pub fn direction(&self) -> SyncDirection {
         self.sync_direction.clone().unwrap_or(SyncDirection::Pull)
+    }
+
+    /// Whether the group `backup_type/backup_id` in namespace `namespace` (`""`: the root) of
+    /// the job's local datastore is in the job's scope: in `ns` or below it within
+    /// `max-depth`, and passing `group-filter` (pbs-api-types `src/jobs.rs` `SyncJobConfig`,
+    /// `GroupFilter`; `src/datastore.rs` `BackupGroup::apply_filters`: with any include filter
+    /// one must match, and no exclude filter may). `None` when a filter is a `regex:` (not
+    /// evaluated here) or one this client does not know.
+    pub fn scope_includes(
+        &self,
+        namespace: &str,
+        backup_type: &super::BackupType,
+        backup_id: &str,
+    ) -> Option<bool> {
+        let anchor = self.ns.as_deref().unwrap_or("");
+        let below = if anchor.is_empty() {
+            Some(namespace)
+        } else if namespace == anchor {
+            Some("")
+        } else {
+            namespace
+                .strip_prefix(anchor)
+                .and_then(|rest| rest.strip_prefix('/'))
+        };
+        let Some(below) = below else {
+            return Some(false);
+        };
+        let depth = if below.is_empty() {
+            0
+        } else {
+            below.split('/').count() as u64
+        };
+        if self.max_depth.is_some_and(|max| depth > max) {
+            return Some(false);
+        }
+        let group = format!("{backup_type}/{backup_id}");
+        let mut includes = Vec::new();
+        let mut excludes = Vec::new();
+        for filter in &self.group_filter {
+            let (exclude, rest) = match filter.split_once(':') {
+                Some(("exclude", rest)) => (true, rest),
+                Some(("include", rest)) => (false, rest),
+                _ => (false, filter.as_str()),
+            };
+            let matched = match rest.split_once(':') {
+                Some(("type", value)) => value == backup_type.to_string(),
+                Some(("group", value)) => value == group,
+                _ => return None,
+            };
+            if exclude {
+                excludes.push(matched);
+            } else {
+                includes.push(matched);
+            }
+        }
+        let included = includes.is_empty() || includes.iter().any(|m| *m);
+        Some(included && !excludes.iter().any(|m| *m))
     }
 }
 
