@@ -13,9 +13,9 @@
 //!   cap, retry) are `cpps-http`'s, forwarded once. The server's release is read once
 //!   ([`Client::server_version`]) and chosen by where PBS 3.0–3.2, 3.3+ and 4 differ: a call
 //!   the server cannot answer is [`Error::NotSupported`], sent to no server.
-//! - [`checks`]: pure functions over typed answers: the newest snapshot per guest and its age,
-//!   verification, recovery-point breaches, cross-site sync per datastore, failed and overdue
-//!   jobs.
+//! - [`checks`]: pure functions over typed answers: the newest finished snapshot per guest and
+//!   its age, verification, recovery-point breaches, cross-site sync per datastore (and, in the
+//!   report, per group by each push's scope), running, failed and overdue jobs.
 //! - [`report`]: the backup report of the `pbs-report` example, built from those checks.
 //! - [`fix`]: what would fix a report (run failed or overdue jobs, verify unverified guests),
 //!   as a plan, and applying it with each task waited on.
