@@ -1012,3 +1012,33 @@ async fn an_ha_group_is_sent_to_pve_9_until_the_groups_are_migrated() {
     api.verify().await;
     api.assert_no_unexpected_requests();
 }
+
+/// Suspected item, confirmed: a UPID whose task file does not exist answers HTTP 400 with the
+/// parameter error `upid: "no such task"` (pve-manager `PVE/API2/Tasks.pm`, `read_task_log`
+/// and `read_task_status`: `raise_param_exc({ upid => "no such task" }) if !-f $filename`).
+/// The task is missing, so it is a not-found, with the server's words.
+#[tokio::test]
+async fn an_unknown_upid_is_not_found() {
+    let api = common::pve_mock_api().await;
+    let upid = common::upid("UPID:pve1:0000A1B2:0001C3D4:6B0AEC70:vzdump:100:root@pam:");
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path(format!(
+            "/api2/json/{}/status",
+            upid.task_path()
+        )))
+        .respond_with(ResponseTemplate::new(400).set_body_json(json!({
+            "data": null,
+            "message": "Parameter verification failed.\n",
+            "errors": {"upid": "no such task"}
+        })))
+        .mount(api.server())
+        .await;
+    let err = common::mock_client(&api)
+        .node("pve1")
+        .task_status(&upid)
+        .await
+        .unwrap_err();
+    assert!(err.is_not_found(), "{err:?}");
+    assert_eq!(err.status(), Some(StatusCode::BAD_REQUEST));
+    assert!(err.to_string().contains("upid: no such task"), "{err}");
+}

@@ -139,6 +139,18 @@ pub fn error_from_response(response: Response) -> Error {
             message,
         };
     }
+    // A missing object named by a parameter: PVE answers an unknown UPID with the parameter
+    // error `upid: "no such task"` (pve-manager `PVE/API2/Tasks.pm`, `raise_param_exc`).
+    if status == StatusCode::BAD_REQUEST
+        && let Some((field, text)) = errors.iter().find(|(_, text)| is_not_found(status, text))
+    {
+        return Error::NotFound {
+            method: response.method().clone(),
+            url: response.url().clone(),
+            status,
+            message: format!("{field}: {text}"),
+        };
+    }
     Error::Api {
         method: response.method().clone(),
         url: response.url().clone(),
