@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 use tokio::time::Instant;
 use url::Url;
 
+use crate::activity::Activity;
 use crate::auth::Auth;
 use crate::error::sanitize_url;
 use crate::pool::{SpareRole, Spares, SparesLayer};
@@ -67,6 +68,7 @@ pub struct ClientBuilder {
     retry: RetryPolicy,
     pool_idle_timeout: Duration,
     pool_max_idle_per_host: usize,
+    activity: Activity,
 }
 
 impl Default for ClientBuilder {
@@ -85,6 +87,7 @@ impl Default for ClientBuilder {
             retry: RetryPolicy::default(),
             pool_idle_timeout: DEFAULT_POOL_IDLE_TIMEOUT,
             pool_max_idle_per_host: 256,
+            activity: Activity::default(),
         }
     }
 }
@@ -166,6 +169,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Reports this client's requests into `activity` (by default each builder has its own,
+    /// shared by the clients built from its clones): a caller whose own time limit runs out
+    /// reads [`Activity::snapshot`] to say what it was waiting for.
+    pub fn activity(mut self, activity: Activity) -> Self {
+        self.activity = activity;
+        self
+    }
+
     /// Builds the client. Fails on an unusable base URL or TLS configuration.
     pub fn build(self) -> Result<HttpClient, Error> {
         let Some(mut base_url) = self.base_url else {
@@ -240,6 +251,7 @@ impl ClientBuilder {
                 retry: self.retry,
                 tls_mode: self.tls,
                 connect_timeout: self.connect_timeout,
+                activity: self.activity,
             }),
             auth: None,
             scrubber: Arc::default(),
@@ -265,6 +277,7 @@ struct Inner {
     retry: RetryPolicy,
     tls_mode: TlsMode,
     connect_timeout: Duration,
+    activity: Activity,
 }
 
 /// A cheap-to-clone REST client: clones share one connection pool.
@@ -295,6 +308,12 @@ impl fmt::Debug for HttpClient {
 }
 
 impl HttpClient {
+    /// What this client is waiting for: its requests in flight and the last few that got no
+    /// answer (shared with the clients built from clones of its builder).
+    pub fn activity(&self) -> &Activity {
+        &self.inner.activity
+    }
+
     /// Starts configuring a client for a base URL such as `https://host:8006/api2/json`.
     pub fn builder(base_url: Url) -> ClientBuilder {
         ClientBuilder::default().base_url(base_url)
@@ -452,11 +471,15 @@ impl HttpClient {
             budget: deadline,
         };
         let mut may_have_sent = false;
+        let named = format!("{} {}", request.method, sanitize_url(&url));
+        let in_flight = self.inner.activity.start(named.clone());
         let outcome = tokio::time::timeout(
             deadline,
             self.execute_attempts(&request, &url, started, &mut may_have_sent),
         )
         .await;
+        drop(in_flight);
+        let outcome = self.note_unanswered(&named, outcome, deadline);
         match outcome {
             Ok(result) => result.map(|mut response| {
                 response.deadline = Some(decode_deadline);
@@ -473,6 +496,28 @@ impl HttpClient {
                 },
             }),
         }
+    }
+
+    /// Records a request that ended without an answer (a transport error, or the deadline) in
+    /// the client's [`Activity`]; an answer of any status is not recorded.
+    fn note_unanswered(
+        &self,
+        named: &str,
+        outcome: Result<Result<Response, Error>, tokio::time::error::Elapsed>,
+        deadline: Duration,
+    ) -> Result<Result<Response, Error>, tokio::time::error::Elapsed> {
+        match &outcome {
+            Ok(Err(e)) => self
+                .inner
+                .activity
+                .unanswered(named, &crate::error_chain(e)),
+            Err(_) => self.inner.activity.unanswered(
+                named,
+                &format!("no answer within the {deadline:?} deadline"),
+            ),
+            Ok(Ok(_)) => {}
+        }
+        outcome
     }
 
     async fn execute_attempts(

@@ -34,6 +34,7 @@
 //! | `test-util` | [`test_util`]: a wiremock server with a catch-all "unexpected request" responder, a client factory and a fixture loader, shared by every crate's tests; [`test_util::bench`]: the benchmarks' CPU clock, fastest sample, cachegrind counts, memory figures and scaling verdict |
 #![forbid(unsafe_code)]
 
+mod activity;
 mod auth;
 mod client;
 mod enums;
@@ -49,6 +50,7 @@ mod tls;
 #[cfg(feature = "test-util")]
 pub mod test_util;
 
+pub use activity::{Activity, ActivitySnapshot};
 pub use auth::{Auth, HeaderAuth};
 pub use client::{ClientBuilder, DEFAULT_MAX_RESPONSE_BYTES, HttpClient};
 pub use error::{

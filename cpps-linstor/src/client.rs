@@ -487,6 +487,14 @@ impl Client {
         &self.inner.endpoints[index].url
     }
 
+    /// What the client is waiting for, across its controllers: the requests in flight and the
+    /// last few that got no answer ([`cpps_http::ActivitySnapshot`]), for a caller whose own
+    /// time limit ran out to name them.
+    pub fn activity(&self) -> cpps_http::ActivitySnapshot {
+        // The controllers' clients come from clones of one builder, so they share one record.
+        self.inner.endpoints[0].http.activity().snapshot()
+    }
+
     /// Sends `request` through `call` to the active controller, failing over as described on
     /// [`Client`].
     async fn fail_over<R, F, Fut>(&self, request: Request, call: F) -> Result<R, Error>

@@ -88,15 +88,22 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
         .connect_timeout(timeout.min(Duration::from_secs(5)))
         .request_timeout(timeout.min(Duration::from_secs(30)))
         .build()?;
+    // What the run was waiting for when its time ran out: the requests in flight and those
+    // that got no answer, each naming its controller.
     let spent = || {
+        let controllers: Vec<String> = client.controllers().iter().map(|u| u.to_string()).collect();
         anyhow::anyhow!(
-            "no complete answer from the LINSTOR controllers within --timeout {}s",
-            args.timeout
+            "no complete answer from the LINSTOR controllers ({}) within --timeout {}s: {}",
+            controllers.join(", "),
+            args.timeout,
+            client.activity()
         )
     };
     // The client's deadline bounds each call on one controller; this bounds the whole run,
-    // fail-over included.
-    let state = tokio::time::timeout_at(deadline, client.cluster_state())
+    // fail-over included. The call is polled through a reference, so that it is still in
+    // flight (and named) when the time runs out.
+    let mut reading = std::pin::pin!(client.cluster_state());
+    let state = tokio::time::timeout_at(deadline, &mut reading)
         .await
         .map_err(|_| spent())??;
     let report = health::assess(
@@ -115,13 +122,14 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
         let max_age = Duration::from_secs(args.max_copy_age * 3600);
-        Some(
-            match tokio::time::timeout_at(deadline, client.dr_state()).await {
+        Some({
+            let mut reading = std::pin::pin!(client.dr_state());
+            match tokio::time::timeout_at(deadline, &mut reading).await {
                 Ok(Ok(dr_state)) => Ok(dr::assess(&dr_state, &names, now_ms, max_age)),
                 Ok(Err(e)) => Err(format!("{:#}", anyhow::Error::from(e))),
                 Err(_) => Err(spent().to_string()),
-            },
-        )
+            }
+        })
     } else {
         None
     };
