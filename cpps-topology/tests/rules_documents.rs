@@ -1016,3 +1016,19 @@ fn each_decision_row_is_judged_on_its_field() {
         );
     }
 }
+
+/// A catalogue citation of a table row keeps the document's tab and prints as the findings do
+/// (DOC-002 cites the decision table's header row).
+#[test]
+fn a_cited_table_row_prints_as_columns() {
+    let info = cpps_topology::rules::lookup("DOC-002").unwrap();
+    let header = info
+        .citations
+        .iter()
+        .find(|c| c.quote.starts_with("Tópico\t"))
+        .expect("the header row");
+    assert_eq!(
+        header.to_string(),
+        "004_29bfc39840ca04c0.txt: «Tópico | Decisão | Alternativa rejeitada | Motivo | ADR»"
+    );
+}
