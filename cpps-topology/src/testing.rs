@@ -287,6 +287,7 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
                 }),
                 nodes,
                 place_count: Some(place_count),
+                backend: None,
                 meta: g.meta_at_most(max),
             });
         }
@@ -451,6 +452,7 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
             site: id(format!("s{s}")),
             runs_in,
             manages: managed.into_iter().map(id).collect(),
+            repo_layout: None,
             meta: g.meta_at_most(max),
         });
     }
@@ -530,6 +532,7 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
             })
             .collect(),
         metrics: Vec::new(),
+        choices: Default::default(),
         meta,
     });
     let mut topology = Topology::from_parts(t);

@@ -893,3 +893,142 @@ fn cilium_planned_on_lxc_is_a_warning_that_names_both_sentences() {
         .is_none()
     );
 }
+
+/// The eight decision rows that only matched a word of a free-text `tool`, `provider` or
+/// `role` are judged on fields of their own (a pool's `backend`, an ArgoCD's `repo_layout`, a
+/// capability's `iac_tool`, `secrets_tool`, `remote_access`, `dns_failover`, `edge_defense`):
+/// each flips on a one-change variant of the default, with no word written anywhere, and the
+/// decided option passes.
+#[test]
+fn each_decision_row_is_judged_on_its_field() {
+    // A capability of the default's list, written as one inserted line.
+    const CAPS: &str = "\ncapabilities:\n";
+    let capability = |fields: &str, state: &str| -> (&'static str, &'static str) {
+        (
+            CAPS,
+            Box::leak(
+                format!(
+                    "\ncapabilities:\n  - {{ id: probe, kind: iam, {fields}, state: {state}, use_case: the decision }}\n"
+                )
+                .into_boxed_str(),
+            ),
+        )
+    };
+    let rows: Vec<(&str, (&str, &str), Severity, &str)> = vec![
+        (
+            "franca-ssd",
+            (
+                "    storage_pool: linstor_ssd\n    backend: linstor_drbd\n",
+                "    storage_pool: linstor_ssd\n    backend: ceph\n",
+            ),
+            Severity::Error,
+            "«Ceph»",
+        ),
+        (
+            "argocd-franca",
+            (
+                "`colabhd/devops`\".\n    repo_layout: monorepo\n",
+                "`colabhd/devops`\".\n    repo_layout: multi_repo\n",
+            ),
+            Severity::Error,
+            "«Multi-repo»",
+        ),
+        (
+            "cicd-iac",
+            ("    iac_tool: pulumi\n", "    iac_tool: opentofu\n"),
+            Info,
+            "«Terraform/OpenTofu»",
+        ),
+        (
+            "secrets",
+            (
+                "    secrets_tool: sops_age\n",
+                "    secrets_tool: sealed_secrets\n",
+            ),
+            Info,
+            "«Sealed Secrets»",
+        ),
+        (
+            "iam-authentik",
+            (
+                "    remote_access: [ssh_ldap]\n",
+                "    remote_access: [ssh_ldap, tailscale]\n",
+            ),
+            Info,
+            "«Tailscale managed»",
+        ),
+        (
+            "probe",
+            capability("remote_access: [octelium]", "declared"),
+            Severity::Error,
+            "«Octelium agora»",
+        ),
+        (
+            "probe",
+            capability("edge_defense: [crowdsec]", "validated"),
+            Severity::Error,
+            "«CrowdSec agora»",
+        ),
+        (
+            "probe",
+            capability("dns_failover: cloudflare_lb", "desired"),
+            Info,
+            "«DNS round-robin, Cloudflare LB pago, External DNS Operator»",
+        ),
+    ];
+    let default = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
+    for (subject, edit, severity, alternative) in rows {
+        assert!(
+            finding(&default, "DOC-002", subject).is_none(),
+            "{subject} in the default"
+        );
+        let report = run(
+            &apply_to(DEFAULT_TOPOLOGY_YAML, &[edit], subject),
+            "row.yaml",
+        );
+        let f = find(&report, "DOC-002", subject);
+        assert_eq!(f.severity, severity, "{subject}: {}", f.message);
+        assert!(
+            f.message.contains("states `") && f.message.contains(alternative),
+            "{}",
+            f.message
+        );
+    }
+    // The decided or future options pass: Octelium/Teleport and CrowdSec planned, the
+    // decided DNS failover and edge defense in production.
+    for (fields, state) in [
+        ("remote_access: [octelium, teleport]", "desired"),
+        ("edge_defense: [crowdsec]", "desired"),
+        ("dns_failover: cloudflare_tunnel", "validated"),
+        (
+            "edge_defense: [vyos_rules, cloudflare_proxy, fail2ban]",
+            "validated",
+        ),
+        ("remote_access: [wireguard_vyos, headscale]", "validated"),
+    ] {
+        let report = run(
+            &apply_to(DEFAULT_TOPOLOGY_YAML, &[capability(fields, state)], fields),
+            "pass.yaml",
+        );
+        assert!(
+            finding(&report, "DOC-002", "probe").is_none(),
+            "{fields} {state}"
+        );
+    }
+}
+
+/// A catalogue citation of a table row keeps the document's tab and prints as the findings do
+/// (DOC-002 cites the decision table's header row).
+#[test]
+fn a_cited_table_row_prints_as_columns() {
+    let info = cpps_topology::rules::lookup("DOC-002").unwrap();
+    let header = info
+        .citations
+        .iter()
+        .find(|c| c.quote.starts_with("Tópico\t"))
+        .expect("the header row");
+    assert_eq!(
+        header.to_string(),
+        "004_29bfc39840ca04c0.txt: «Tópico | Decisão | Alternativa rejeitada | Motivo | ADR»"
+    );
+}

@@ -433,3 +433,49 @@ fn a_gpu_count_not_stated_is_said_by_gpu_003() {
     assert_eq!(known.len(), 1, "{known:?}");
     assert_eq!(known[0].1, Error);
 }
+
+/// More fields whose meaning depends on another: a Traefik's `ha_state` is the state of its
+/// `ha`, so it needs `ha: true`; alerts and collected metrics belong to an observability
+/// capability. Each is one REL-001 error on a base-fixture variant; the same fields where the
+/// other agrees pass (the base has both).
+#[test]
+fn ha_state_needs_ha_and_alerts_need_observability() {
+    let base = include_str!("fixtures/rules/base.yaml");
+    let rel001 = |edits: &[Edit]| -> Vec<String> {
+        run(&apply_to(base, edits, "dependent"), "d.yaml")
+            .findings
+            .iter()
+            .filter(|f| f.rule.as_str() == "REL-001")
+            .map(|f| f.subject.id().to_owned())
+            .collect()
+    };
+    assert!(rel001(&[]).is_empty());
+    let ha_state = rel001(&[(
+        "ha: true, on_boot: true, state: validated }",
+        "ha_state: declared, on_boot: true, state: validated }",
+    )]);
+    assert_eq!(ha_state, ["traefik-alpha"]);
+    let text = apply_to(base, &[], "base");
+    let observability = text
+        .find("  - id: observability\n")
+        .expect("the base's observability");
+    let kind_line = text[observability..]
+        .lines()
+        .find(|l| l.trim_start().starts_with("kind:"))
+        .expect("its kind");
+    let kind_edit: Edit = (
+        Box::leak(format!("  - id: observability\n{kind_line}\n").into_boxed_str()),
+        Box::leak(
+            format!(
+                "  - id: observability\n{}\n",
+                kind_line.replace("observability", "ci_cd")
+            )
+            .into_boxed_str(),
+        ),
+    );
+    let moved = rel001(&[kind_edit]);
+    assert!(
+        !moved.is_empty() && moved.iter().all(|s| s == "observability"),
+        "{moved:?}"
+    );
+}

@@ -103,6 +103,9 @@ pub struct Capability {
     pub alerts: Vec<Alert>,
     /// What it collects metrics of (observability). Location: `meta.at("metrics")`.
     pub metrics: Vec<MetricsSource>,
+    /// The options of the decision table it states (IaC tool, secrets tool, remote access,
+    /// DNS failover, edge defense).
+    pub choices: super::CapabilityChoices,
     /// State, note, use case, locations.
     pub meta: Meta,
 }
@@ -191,6 +194,9 @@ pub struct AdoptionSignals {
     /// GPU clusters of two or more sites all placed alike adopt it, unless a document's
     /// placement claim backs the placement (then GPU-002 reports the documents' disagreement).
     pub uniform_gpu_placement: bool,
+    /// A component stating one of these `(field, value)` pairs in the fields of the decision
+    /// table (`backend: ceph`, `iac_tool: terraform`) adopts it: judged on structure.
+    pub choices: Vec<(&'static str, &'static str)>,
     /// The alternative is rejected «agora» (now) and the decision names it as its own future
     /// («→ Octelium/Teleport futuro», «→ CrowdSec futuro»): only a component in service
     /// (`declared` or `validated`) adopts it; a `desired` one is that future, planned.
@@ -207,6 +213,7 @@ impl AdoptionSignals {
             && self.cni.is_empty()
             && self.patterns.is_empty()
             && !self.uniform_gpu_placement
+            && self.choices.is_empty()
     }
 }
 

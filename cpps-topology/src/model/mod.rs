@@ -25,6 +25,7 @@
 mod component;
 mod compute;
 mod cross_cutting;
+mod decisions;
 mod ids;
 mod network;
 mod platform;
@@ -35,6 +36,7 @@ mod values;
 pub use component::*;
 pub use compute::*;
 pub use cross_cutting::*;
+pub use decisions::*;
 pub use ids::*;
 pub use network::*;
 pub use platform::*;

@@ -171,6 +171,9 @@ pub struct ArgoCd {
     pub runs_in: Option<K3sClusterId>,
     /// The clusters it manages. Locations: `meta.at("manages[i]")`.
     pub manages: Vec<K3sClusterId>,
+    /// The layout of the repository it reconciles from (decision table «GitOps repo»), when
+    /// stated. Location: `meta.at("repo_layout")`.
+    pub repo_layout: Option<super::RepoLayout>,
     /// State, note, use case, locations.
     pub meta: Meta,
 }

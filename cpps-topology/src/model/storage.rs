@@ -62,6 +62,9 @@ pub struct LinstorPool {
     pub place_count: Option<u32>,
     /// Its controller. Location: `meta.at("controller")`.
     pub controller: Option<LinstorController>,
+    /// The replicated storage it is (decision table «Storage replicado»), when stated.
+    /// Location: `meta.at("backend")`.
+    pub backend: Option<super::StorageBackend>,
     /// State, note, use case, locations.
     pub meta: Meta,
 }

@@ -509,7 +509,7 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         id: RuleId("MESH-002"),
         severity: Severity::Info,
         kind: RuleKind::Static,
-        title: "MultiKueue names its manager and reaches its workers' API servers with kubeconfigs (ArgoCD registration), not ClusterMesh",
+        title: "MultiKueue names its manager and its workers are registered (the documents count on ArgoCD's registration); it reaches their API servers with kubeconfigs, not ClusterMesh",
         citations: &[
             cite(
                 ADR9,

@@ -170,8 +170,15 @@ pub struct Citation {
 }
 
 impl fmt::Display for Citation {
+    /// `file: «quote»`, a table row's tab-separated cells shown as columns (`a | b`), as every
+    /// finding renders a quote; `quote` itself keeps the document's tab.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: «{}»", self.document.file_name(), self.quote)
+        write!(
+            f,
+            "{}: «{}»",
+            self.document.file_name(),
+            checks::quoted(self.quote)
+        )
     }
 }
 

@@ -44,6 +44,7 @@ impl Cx<'_> {
             }
             None => Vec::new(),
         };
+        let choices = self.capability_choices(&mut meta, c);
         Some(Capability {
             id,
             kind: c.kind,
@@ -51,6 +52,7 @@ impl Cx<'_> {
             site,
             alerts,
             metrics,
+            choices,
             meta,
         })
     }
@@ -241,6 +243,7 @@ impl Cx<'_> {
                     cni: a.value.cni.clone(),
                     patterns: a.value.patterns.clone(),
                     uniform_gpu_placement: a.value.uniform_gpu_placement,
+                    choices: adoption_choices(&a.value),
                     now_only: a.value.now_only,
                     until_clusters: a.value.until_clusters,
                 })
@@ -330,5 +333,57 @@ impl Cx<'_> {
             }
         }
         (pending, rejected, contradictions)
+    }
+}
+
+/// The `(field, value)` pairs of the decision-table fields that adopt a rejected alternative.
+fn adoption_choices(a: &AdoptionFile) -> Vec<(&'static str, &'static str)> {
+    let mut out = Vec::new();
+    out.extend(a.backend.iter().map(|v| ("backend", v.as_str())));
+    out.extend(a.repo_layout.iter().map(|v| ("repo_layout", v.as_str())));
+    out.extend(a.iac_tool.iter().map(|v| ("iac_tool", v.as_str())));
+    out.extend(a.secrets_tool.iter().map(|v| ("secrets_tool", v.as_str())));
+    out.extend(
+        a.remote_access
+            .iter()
+            .map(|v| ("remote_access", v.as_str())),
+    );
+    out.extend(a.dns_failover.iter().map(|v| ("dns_failover", v.as_str())));
+    out.extend(a.edge_defense.iter().map(|v| ("edge_defense", v.as_str())));
+    out
+}
+
+impl Cx<'_> {
+    /// A capability's decision-table fields, each located.
+    fn capability_choices(&mut self, meta: &mut Meta, c: &CapabilityFile) -> CapabilityChoices {
+        fn one<T: Copy>(
+            cx: &mut Cx<'_>,
+            meta: &mut Meta,
+            path: &str,
+            v: &Option<At<T>>,
+        ) -> Option<T> {
+            v.as_ref().map(|v| {
+                cx.locate(meta, path, &v.at);
+                v.value
+            })
+        }
+        fn many<T: Clone>(
+            cx: &mut Cx<'_>,
+            meta: &mut Meta,
+            path: &str,
+            v: &Option<At<Vec<T>>>,
+        ) -> Vec<T> {
+            v.as_ref().map_or_else(Vec::new, |v| {
+                cx.locate(meta, path, &v.at);
+                v.value.clone()
+            })
+        }
+        CapabilityChoices {
+            iac_tool: one(self, meta, "iac_tool", &c.iac_tool),
+            secrets_tool: one(self, meta, "secrets_tool", &c.secrets_tool),
+            remote_access: many(self, meta, "remote_access", &c.remote_access),
+            dns_failover: one(self, meta, "dns_failover", &c.dns_failover),
+            edge_defense: many(self, meta, "edge_defense", &c.edge_defense),
+        }
     }
 }

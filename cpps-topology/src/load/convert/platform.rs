@@ -118,12 +118,17 @@ impl Cx<'_> {
             Target::Kind(K::K3sCluster),
             &a.manages,
         );
+        let repo_layout = a.repo_layout.as_ref().map(|r| {
+            self.locate(&mut meta, "repo_layout", &r.at);
+            r.value
+        });
         let site = site?;
         Some(ArgoCd {
             id,
             site,
             runs_in,
             manages,
+            repo_layout,
             meta,
         })
     }

@@ -27,6 +27,10 @@ impl Cx<'_> {
                 });
             }
         }
+        let backend = p.backend.as_ref().map(|b| {
+            self.locate(&mut meta, "backend", &b.at);
+            b.value
+        });
         if let Some(pc) = &p.place_count {
             let pat = self.locate(&mut meta, "place_count", &pc.at);
             if pc.value == 0 {
@@ -64,6 +68,7 @@ impl Cx<'_> {
             nodes,
             place_count: p.place_count.as_ref().map(|pc| pc.value),
             controller,
+            backend,
             meta,
         })
     }

@@ -39,6 +39,22 @@ component_file! {
         /// What it collects metrics of (observability): `linstor`, `drbd`, `pbs`.
         #[serde(default)]
         pub(crate) metrics: Option<At<Vec<MetricsSource>>>,
+        /// The IaC tool (decision table «IaC Proxmox»).
+        #[serde(default)]
+        pub(crate) iac_tool: Option<At<crate::model::IacTool>>,
+        /// The secrets tool (row «Secrets»).
+        #[serde(default)]
+        pub(crate) secrets_tool: Option<At<crate::model::SecretsTool>>,
+        /// Tools for people to reach the sites (rows «Multi-site federação humana», «Acesso
+        /// seguro humano»).
+        #[serde(default)]
+        pub(crate) remote_access: Option<At<Vec<crate::model::RemoteAccess>>>,
+        /// How DNS fails over between sites (row «Failover DNS»).
+        #[serde(default)]
+        pub(crate) dns_failover: Option<At<crate::model::DnsFailover>>,
+        /// The edge defense (row «Defesa de borda»).
+        #[serde(default)]
+        pub(crate) edge_defense: Option<At<Vec<crate::model::EdgeDefense>>>,
     }
 }
 
@@ -117,6 +133,27 @@ pub(crate) struct AdoptionFile {
     /// GPU clusters of every site placed alike.
     #[serde(default)]
     pub(crate) uniform_gpu_placement: bool,
+    /// Pool backends that adopt it.
+    #[serde(default)]
+    pub(crate) backend: Vec<crate::model::StorageBackend>,
+    /// ArgoCD repository layouts that adopt it.
+    #[serde(default)]
+    pub(crate) repo_layout: Vec<crate::model::RepoLayout>,
+    /// Capability IaC tools that adopt it.
+    #[serde(default)]
+    pub(crate) iac_tool: Vec<crate::model::IacTool>,
+    /// Capability secrets tools that adopt it.
+    #[serde(default)]
+    pub(crate) secrets_tool: Vec<crate::model::SecretsTool>,
+    /// Capability remote-access tools that adopt it.
+    #[serde(default)]
+    pub(crate) remote_access: Vec<crate::model::RemoteAccess>,
+    /// Capability DNS failovers that adopt it.
+    #[serde(default)]
+    pub(crate) dns_failover: Vec<crate::model::DnsFailover>,
+    /// Capability edge defenses that adopt it.
+    #[serde(default)]
+    pub(crate) edge_defense: Vec<crate::model::EdgeDefense>,
     /// Rejected «agora»: only a component in service adopts it; a planned one is the
     /// decision's own future option.
     #[serde(default)]

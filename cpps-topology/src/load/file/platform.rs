@@ -111,6 +111,9 @@ component_file! {
         /// The clusters it manages.
         #[serde(default)]
         pub(crate) manages: Vec<At<String>>,
+        /// The repository layout: `monorepo` (decided) or `multi_repo` (rejected).
+        #[serde(default)]
+        pub(crate) repo_layout: Option<At<crate::model::RepoLayout>>,
     }
 }
 

@@ -60,6 +60,9 @@ component_file! {
         /// Its controller.
         #[serde(default)]
         pub(crate) controller: Option<At<ControllerFile>>,
+        /// The replicated storage it is: `linstor_drbd` (decided) or `ceph` (rejected).
+        #[serde(default)]
+        pub(crate) backend: Option<At<crate::model::StorageBackend>>,
     }
 }
 

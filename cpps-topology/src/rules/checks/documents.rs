@@ -217,6 +217,24 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 .map(move |(text, field)| (c, field, text.to_lowercase()))
         })
         .collect();
+    // Every decision-table field stated by a component, as `(component, field, value)`.
+    let mut choices: Vec<(ComponentRef<'_>, &'static str, &'static str)> = Vec::new();
+    for p in topo.linstor_pools() {
+        choices.extend(
+            p.backend
+                .map(|b| (ComponentRef::LinstorPool(p), "backend", b.as_str())),
+        );
+    }
+    for a in topo.argocd() {
+        choices.extend(
+            a.repo_layout
+                .map(|r| (ComponentRef::ArgoCd(a), "repo_layout", r.as_str())),
+        );
+    }
+    for cap in topo.capabilities() {
+        let c = ComponentRef::Capability(cap);
+        choices.extend(cap.choices.pairs().into_iter().map(|(f, v)| (c, f, v)));
+    }
     let in_service = ctx
         .refs
         .cluster_facts
@@ -292,6 +310,20 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         };
+        // The decision-table fields: a component stating the rejected option adopts it.
+        if !signals.choices.is_empty() {
+            for (c, field, value) in &choices {
+                if signals.choices.contains(&(*field, *value)) {
+                    emit(
+                        sink,
+                        Severity::Error,
+                        *c,
+                        field,
+                        format!("states `{field}: {value}`"),
+                    );
+                }
+            }
+        }
         if !signals.tools.is_empty() {
             let mut last: Option<&str> = None;
             for (c, field, text) in &tools {

@@ -27,7 +27,8 @@
 //! * an item whose cluster is in another site than the item;
 //! * a K3s cluster field whose meaning depends on another field that says otherwise: Hubble or a
 //!   Cilium LXC exception without Cilium, a VM + Cilium proof of concept on a general-purpose
-//!   cluster, a DNS-01 provider without a DNS-01 ClusterIssuer.
+//!   cluster, a DNS-01 provider without a DNS-01 ClusterIssuer; a Traefik's `ha_state` without
+//!   `ha: true`; alerts or metrics on a capability that is not observability.
 //!
 //! REL-002, contradicting a decision:
 //! * a PBS whose guest is not a VM dedicated to it ("Onde rodar PBS (VM dedicada por site)"):
@@ -47,9 +48,9 @@ use std::collections::hash_map::Entry;
 use super::{Ctx, Repeats, Sink, scaled};
 use crate::finding::Severity;
 use crate::model::{
-    ClusterNode, ClusterPurpose, CniKind, ComponentRef, Guest, GuestId, GuestKind, HostId,
-    K3sCluster, K3sClusterId, LinstorController, NodePlacement, PatternKind, Pbs, Pos, Router,
-    State, Traefik,
+    CapabilityKind, ClusterNode, ClusterPurpose, CniKind, ComponentRef, Guest, GuestId, GuestKind,
+    HostId, K3sCluster, K3sClusterId, LinstorController, NodePlacement, PatternKind, Pbs, Pos,
+    Router, State, Traefik,
 };
 
 fn placement_of(kind: GuestKind, privileged: bool) -> NodePlacement {
@@ -177,11 +178,51 @@ fn dependent_fields(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
+/// REL-001's other dependent fields: a Traefik's `ha_state` says how far its `ha` is realised,
+/// so it needs `ha: true`; alerts and collected metrics are an observability capability's.
+fn dependent_fields_elsewhere(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    for t in ctx.topo.traefik() {
+        if t.ha_state.is_some() && !t.ha {
+            sink.emit_at(
+                scaled(Severity::Error, t.meta.state),
+                ComponentRef::Traefik(t),
+                "state",
+                format!(
+                    "traefik {} states `ha_state` without `ha: true`: there is no HA whose state it could be",
+                    t.id
+                ),
+            );
+        }
+    }
+    for c in ctx.topo.capabilities() {
+        if c.kind == CapabilityKind::Observability {
+            continue;
+        }
+        for (present, field) in [
+            (!c.alerts.is_empty(), "alerts"),
+            (!c.metrics.is_empty(), "metrics"),
+        ] {
+            if present {
+                sink.emit_at(
+                    scaled(Severity::Error, c.meta.state),
+                    ComponentRef::Capability(c),
+                    field,
+                    format!(
+                        "capability {} has `{field}`, which only an observability capability has",
+                        c.id
+                    ),
+                );
+            }
+        }
+    }
+}
+
 /// REL-001: a relation the model accepts but the world does not allow.
 pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let err = |a: State, b: State| scaled(Severity::Error, a.min(b));
     dependent_fields(ctx, sink);
+    dependent_fields_elsewhere(ctx, sink);
 
     // Cluster nodes: one cluster per guest, and the cluster's stated placement. A node naming a
     // guest is listed again when the guest's first listing is another one; the ids that name no
