@@ -424,7 +424,9 @@ fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
         "pve-ippri-31".to_owned(),
         Sourced::Observed(GpuHostFacts {
             driver_version: Some("550.90.07".to_owned()),
-            critical_xids: vec![79],
+            // cpps-gpu reports a GPU NVML calls lost (NVML_ERROR_GPU_IS_LOST, go-nvml `nvml.h`)
+            // as its pseudo-XID GPU_LOST, which the finding names in words.
+            critical_xids: vec![79, cpps_gpu::xid::GPU_LOST],
             ..GpuHostFacts::default()
         }),
     )];
@@ -456,7 +458,7 @@ fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
         gpu,
         [
             "warning pve-ippri-31 NVIDIA driver 550.90.07 is running on pve-ippri-31, the file pins 550.54.15",
-            "warning pve-ippri-31 critical XID errors on pve-ippri-31: 79",
+            "warning pve-ippri-31 critical XID errors on pve-ippri-31: 79, GPU lost",
         ]
     );
     let obs = messages(&of_rule(findings, "OBS-001"));
@@ -525,6 +527,24 @@ k3s_clusters:
                     sync: Some("Synced".to_owned()),
                     health: Some("Healthy".to_owned()),
                 },
+                // gitops-engine `pkg/health/health.go`: `Missing` (its resources are missing in
+                // the cluster) is as bad as `Degraded`; `Unknown` ("health assessment failed")
+                // and a value this crate does not know cannot be told healthy.
+                ArgoApp {
+                    name: "argocd/gone".to_owned(),
+                    sync: Some("Synced".to_owned()),
+                    health: Some("Missing".to_owned()),
+                },
+                ArgoApp {
+                    name: "argocd/unsure".to_owned(),
+                    sync: Some("Synced".to_owned()),
+                    health: Some("Unknown".to_owned()),
+                },
+                ArgoApp {
+                    name: "argocd/newer".to_owned(),
+                    sync: Some("Synced".to_owned()),
+                    health: Some("Hibernating".to_owned()),
+                },
             ],
             argocd_served: true,
             certificates: vec![
@@ -551,9 +571,16 @@ k3s_clusters:
     });
     let audit = live::audit(&topo, &observation(sp, franca), &LiveOptions::at(NOW));
     let findings = &audit.report.findings;
+    let mut gitops_002 = messages(&of_rule(findings, "GITOPS-002"));
+    gitops_002.sort();
     assert_eq!(
-        messages(&of_rule(findings, "GITOPS-002")),
-        ["warning gpu-sp-01 Argo CD Application argocd/vllm in cluster gpu-sp-01 is OutOfSync"]
+        gitops_002,
+        [
+            "error gpu-sp-01 Argo CD Application argocd/gone in cluster gpu-sp-01 is Missing",
+            "warning gpu-sp-01 Argo CD Application argocd/newer in cluster gpu-sp-01 has health `Hibernating`: whether it is healthy cannot be told",
+            "warning gpu-sp-01 Argo CD Application argocd/unsure in cluster gpu-sp-01 has health `Unknown`: whether it is healthy cannot be told",
+            "warning gpu-sp-01 Argo CD Application argocd/vllm in cluster gpu-sp-01 is OutOfSync",
+        ]
     );
     assert_eq!(
         messages(&of_rule(findings, "INGRESS-002"))

@@ -63,7 +63,15 @@ pub(crate) fn gpu_005(live: &Live<'_>, sink: &mut Sink<'_>) {
                 _ => {}
             }
             if !facts.critical_xids.is_empty() {
-                let codes: Vec<String> = facts.critical_xids.iter().map(u64::to_string).collect();
+                // A GPU NVML reports lost carries cpps-gpu's pseudo-XID, which no driver prints.
+                let codes: Vec<String> = facts
+                    .critical_xids
+                    .iter()
+                    .map(|&xid| match xid {
+                        cpps_gpu::xid::GPU_LOST => "GPU lost".to_owned(),
+                        xid => xid.to_string(),
+                    })
+                    .collect();
                 emit_on(
                     sink,
                     Severity::Warning,

@@ -2,6 +2,7 @@
 //! Certificates) and GITOPS-002 (Argo CD Applications).
 
 use crate::finding::Severity;
+use crate::live::facts::ArgoApp;
 use crate::live::rules::{Live, LiveCheck, emit_on, from_gpu_severity};
 use crate::model::ComponentRef;
 use crate::rules::RuleId;
@@ -66,28 +67,41 @@ pub(crate) fn gitops_002(live: &Live<'_>, sink: &mut Sink<'_>) {
                 (None, None) => continue,
             };
             for app in &facts.applications {
-                let out_of_sync = app.sync.as_deref() == Some("OutOfSync");
-                let degraded = app.health.as_deref() == Some("Degraded");
-                if out_of_sync || degraded {
-                    let mut states = Vec::new();
-                    if out_of_sync {
-                        states.push("OutOfSync");
-                    }
-                    if degraded {
-                        states.push("Degraded");
-                    }
-                    emit_on(
-                        sink,
-                        Severity::Warning,
-                        subject,
-                        format!(
-                            "Argo CD Application {} in cluster {id} is {}",
-                            app.name,
-                            states.join(" and ")
-                        ),
-                    );
+                if let Some((severity, state)) = app_finding(app) {
+                    let message =
+                        format!("Argo CD Application {} in cluster {id} {state}", app.name);
+                    emit_on(sink, severity, subject, message);
                 }
             }
         }
+    }
+}
+
+/// What GITOPS-002 says of `app`, if anything: OutOfSync is a warning; its health is judged by
+/// `cpps_gpu`'s one answer ([`cpps_gpu::k8s::argocd::health_severity`]: `Degraded` and
+/// `Missing` are errors, Argo CD's `Unknown` and any value not known here cannot be told
+/// healthy). An Application that reports no health yet says nothing either way.
+fn app_finding(app: &ArgoApp) -> Option<(Severity, String)> {
+    use cpps_gpu::k8s::argocd::{HealthStatusCode, health_severity};
+    let out_of_sync = app.sync.as_deref() == Some("OutOfSync");
+    let health = app.health.as_deref().map(|h| {
+        let code: HealthStatusCode = h.parse().unwrap_or_else(|never| match never {});
+        (h, health_severity(&code).map(from_gpu_severity))
+    });
+    match health {
+        Some((h, Some(Severity::Error))) if out_of_sync => {
+            Some((Severity::Error, format!("is OutOfSync and {h}")))
+        }
+        Some((h, Some(Severity::Error))) => Some((Severity::Error, format!("is {h}"))),
+        Some((h, Some(severity))) if out_of_sync => Some((
+            severity.max(Severity::Warning),
+            format!("is OutOfSync and has health `{h}`: whether it is healthy cannot be told"),
+        )),
+        _ if out_of_sync => Some((Severity::Warning, "is OutOfSync".to_owned())),
+        Some((h, Some(severity))) => Some((
+            severity,
+            format!("has health `{h}`: whether it is healthy cannot be told"),
+        )),
+        _ => None,
     }
 }
