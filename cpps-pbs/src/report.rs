@@ -97,6 +97,9 @@ pub struct Inventory {
     /// Why the remotes could not be read (reading them needs `Remote.Audit`, which a
     /// datastore-audit token may lack); sites are then matched by remote name only.
     pub remotes_error: Option<String>,
+    /// Per datastore, the namespaces whose snapshots could not be read, each with its error;
+    /// the datastore's other namespaces are in [`Inventory::snapshots`].
+    pub namespace_errors: BTreeMap<String, Vec<(String, String)>>,
     /// Whether the sync job and remote lists are known to be complete: the caller holds
     /// `Remote.Audit` on `/remote` and `Datastore.Audit` on `/datastore`, both propagating
     /// (`GET /access/permissions`). `None` when the rights could not be read. PBS filters both
@@ -158,7 +161,7 @@ pub async fn collect_within(
                 (store, answer)
             })
             .buffer_unordered(CONCURRENT_STORES)
-            .collect::<BTreeMap<_, _>>()
+            .collect::<Vec<_>>()
             .await
     };
     // Boxed: eight answers held at once make a large future.
@@ -189,6 +192,19 @@ pub async fn collect_within(
         "garbage-collection jobs (GET /admin/gc)",
         gc_jobs,
     );
+    let mut namespace_errors = BTreeMap::new();
+    let snapshots = snapshots
+        .into_iter()
+        .map(|(store, answer)| {
+            let answer = answer.map(|(read, failed)| {
+                if !failed.is_empty() {
+                    namespace_errors.insert(store.clone(), failed);
+                }
+                read
+            });
+            (store, answer)
+        })
+        .collect();
     let (remotes, remotes_error): (Vec<Remote>, Option<String>) = match remotes {
         Ok(remotes) => (remotes, None),
         Err(error) => (Vec::new(), Some(error.error)),
@@ -203,6 +219,7 @@ pub async fn collect_within(
         gc_jobs,
         remotes,
         remotes_error,
+        namespace_errors,
         sync_lists_complete: rights.ok().map(|rights| sees_every_sync_job(&rights)),
         errors,
     }
@@ -244,21 +261,29 @@ async fn after_version<T>(
     }
 }
 
-async fn store_snapshots(
-    client: &Client,
-    store: &str,
-) -> Result<BTreeMap<String, Vec<Snapshot>>, Error> {
+/// The snapshots of each namespace of a datastore, and the namespaces that could not be read.
+type StoreSnapshots = (BTreeMap<String, Vec<Snapshot>>, Vec<(String, String)>);
+
+/// Reads the snapshots of `store` namespace by namespace. A namespace that fails (a token may
+/// audit some namespaces only: each has its own ACL path) is kept as an error beside the
+/// others; only a failed namespace list fails the datastore.
+async fn store_snapshots(client: &Client, store: &str) -> Result<StoreSnapshots, Error> {
     let mut by_namespace = BTreeMap::new();
+    let mut failed = Vec::new();
     for namespace in client.namespaces(store, None, None).await? {
         let query = SnapshotQuery {
             // The root is asked for without `ns`.
             ns: (!namespace.ns.is_empty()).then(|| namespace.ns.clone()),
             ..SnapshotQuery::default()
         };
-        let snapshots = client.snapshots(store, &query).await?;
-        by_namespace.insert(namespace.ns, snapshots);
+        match client.snapshots(store, &query).await {
+            Ok(snapshots) => {
+                by_namespace.insert(namespace.ns, snapshots);
+            }
+            Err(e) => failed.push((namespace.ns, error_chain(&e))),
+        }
     }
-    Ok(by_namespace)
+    Ok((by_namespace, failed))
 }
 
 /// An error and its sources joined by `: ` (the workspace's one renderer, in `cpps-http`).
@@ -276,6 +301,9 @@ pub struct DatastoreReport {
     pub total_bytes: Option<u64>,
     /// Why its snapshots could not be read.
     pub error: Option<String>,
+    /// The namespaces whose snapshots could not be read, each with why (`ns `x`: …`); the
+    /// other namespaces are reported.
+    pub namespace_errors: Vec<String>,
     /// The newest backup of each guest, namespace by namespace (a guest in a namespace is
     /// written `ns:vm/100` in the text form).
     pub guests: Vec<GuestBackup>,
@@ -291,6 +319,8 @@ pub struct Summary {
     pub datastores: usize,
     /// Datastores whose snapshots could not be read.
     pub unreadable_datastores: usize,
+    /// Namespaces whose snapshots could not be read (in readable datastores).
+    pub unreadable_namespaces: usize,
     /// Guests (backup groups) reported.
     pub guests: usize,
     /// Guests whose newest snapshot is older than the RPO.
@@ -336,8 +366,8 @@ pub struct Report {
 impl Report {
     /// Whether the report found a problem that fails it: an RPO breach, a failed job, a newest
     /// snapshot that failed verification or whose verification state is unknown, or a
-    /// datastore that could not be read. Overdue jobs, unverified snapshots and missing
-    /// cross-site sync are shown but do not fail it.
+    /// datastore or namespace that could not be read. Overdue jobs, unverified snapshots and
+    /// missing cross-site sync are shown but do not fail it.
     pub fn is_failing(&self) -> bool {
         let s = &self.summary;
         s.rpo_breaches > 0
@@ -345,6 +375,7 @@ impl Report {
             || s.verify_failures > 0
             || s.verify_unknown > 0
             || s.unreadable_datastores > 0
+            || s.unreadable_namespaces > 0
     }
 
     /// Whether some parts could not be read (the report shows the rest); an endpoint the
@@ -416,6 +447,10 @@ impl Report {
             if let Some(error) = &store.error {
                 let _ = writeln!(out, "  ERROR: snapshots could not be read: {error}");
                 continue;
+            }
+            for error in &store.namespace_errors {
+                let (ns, why) = error.split_once(": ").unwrap_or((error.as_str(), ""));
+                let _ = writeln!(out, "  ERROR: {ns} could not be read: {why}");
             }
             if store.guests.is_empty() {
                 let _ = writeln!(out, "  no backups");
@@ -510,9 +545,10 @@ impl Report {
         let s = &self.summary;
         let _ = writeln!(
             out,
-            "\nsummary: {} datastores ({} unreadable), {} guests, {} RPO breaches, {} failed verifications, {} unknown verification states, {} never verified, {} failed jobs, {} overdue jobs, {} datastores without a recent cross-site copy",
+            "\nsummary: {} datastores ({} unreadable, {} namespaces unreadable), {} guests, {} RPO breaches, {} failed verifications, {} unknown verification states, {} never verified, {} failed jobs, {} overdue jobs, {} datastores without a recent cross-site copy",
             s.datastores,
             s.unreadable_datastores,
+            s.unreadable_namespaces,
             s.guests,
             s.rpo_breaches,
             s.verify_failures,
@@ -654,6 +690,14 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
             }
             let mut guests = guests;
             judge_off_site(&mut guests, &mut sync, &inventory.sync_jobs);
+            let namespace_errors: Vec<String> = inventory
+                .namespace_errors
+                .get(store)
+                .into_iter()
+                .flatten()
+                .map(|(ns, e)| format!("namespace `{ns}`: {e}"))
+                .collect();
+            summary.unreadable_namespaces += namespace_errors.len();
             summary.datastores += 1;
             summary.unreadable_datastores += usize::from(error.is_some());
             summary.guests += guests.len();
@@ -670,6 +714,7 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
                 used_bytes: usage.and_then(|u| u.used),
                 total_bytes: usage.and_then(|u| u.total),
                 error,
+                namespace_errors,
                 guests,
                 sync,
             }

@@ -485,3 +485,74 @@ fn a_push_copies_only_the_groups_in_its_scope() {
         report.to_text()
     );
 }
+
+/// Suspected item of issue 31, confirmed: the snapshots are read namespace by namespace
+/// (proxmox-backup `src/api2/admin/datastore.rs` `list_snapshots` takes one `ns`), and one
+/// namespace that fails (here a 403: the token may audit the root but not `pve-b`, whose ACL
+/// path is `/datastore/store1/pve-b`) dropped the whole datastore from the report. The other
+/// namespaces are kept; the failed one is an error of its own that fails the report.
+#[tokio::test]
+async fn one_failing_namespace_keeps_the_rest_of_the_datastore() {
+    let api = common::mock_api().await;
+    common::serve_version(&api, "4.0", "14").await;
+    common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
+    common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
+    common::serve_fixture(
+        &api,
+        "/admin/sync",
+        &[("sync-direction", "all")],
+        "sync_jobs.json",
+    )
+    .await;
+    common::serve_fixture(&api, "/admin/verify", &[], "verify_jobs.json").await;
+    common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
+    common::serve_fixture(&api, "/admin/gc", &[], "gc_jobs.json").await;
+    common::serve_fixture(&api, "/config/remote", &[], "remotes.json").await;
+    common::serve_full_rights(&api).await;
+    common::serve_fixture(
+        &api,
+        "/admin/datastore/store1/namespace",
+        &[],
+        "namespaces_store1.json",
+    )
+    .await;
+    common::serve_fixture_without(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        "ns",
+        "snapshots_store1.json",
+        1,
+    )
+    .await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path(
+            "/api2/json/admin/datastore/store1/snapshots",
+        ))
+        .and(wiremock::matchers::query_param("ns", "pve-b"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(403)
+                .set_body_json(json!({"data": null, "message": "permission check failed\n"})),
+        )
+        .mount(api.server())
+        .await;
+    let stores = vec!["store1".to_owned()];
+    let inventory = report::collect(&common::token_client(&api), Some(&stores)).await;
+    let report = store1_report(&inventory);
+    let store1 = &report.datastores[0];
+    assert_eq!(store1.error, None);
+    assert_eq!(report.summary.guests, 4, "{}", report.to_text());
+    assert_eq!(store1.namespace_errors.len(), 1);
+    assert!(
+        store1.namespace_errors[0].contains("pve-b"),
+        "{:?}",
+        store1.namespace_errors
+    );
+    assert_eq!(report.summary.unreadable_namespaces, 1);
+    assert!(report.is_failing());
+    let text = report.to_text();
+    assert!(
+        text.contains("namespace `pve-b` could not be read"),
+        "{text}"
+    );
+    api.verify().await;
+}
