@@ -70,8 +70,14 @@ fn the_plan_for_the_cpps_gpu_host_changes_nothing() {
             "  1. Announce the maintenance window of the GPU cluster k3s-gpu-sp: the driver update on pve-ippri-31 stops its GPU work.",
             "  2. Drain node gpu-sp-01 of k3s-gpu-sp: kubectl drain gpu-sp-01 --ignore-daemonsets --delete-emptydir-data",
             "  4. Snapshot: nothing to snapshot on LINSTOR; confirm a verified PBS backup of each container instead.",
+            // A privileged container uses the host's kernel module with its own user-space
+            // libraries: until they match, nvidia-smi inside it fails with NVML's
+            // LIB_RM_VERSION_MISMATCH (go-nvml `gen/nvml/nvml.h`, "RM detects a driver/library
+            // version mismatch").
+            "  7. Start container gpu-sp-01, install driver 550.127.05's user-space libraries inside it (NVIDIA's installer with --no-kernel-module, or the matching libnvidia packages: the container uses the host's kernel module, and nvidia-smi fails with \"Driver/library version mismatch\" until they match), check nvidia-smi inside it shows 550.127.05; kubectl uncordon gpu-sp-01.",
             "  8. Write `nvidia_driver: \"550.127.05\"` for pve-ippri-31 in the topology file (GPU-005 compares it with what runs).",
             "  2. Reinstall NVIDIA driver <current version> on pve-ippri-31 and reboot it if needed.",
+            "  3. Start container gpu-sp-01, reinstall driver <current version>'s user-space libraries inside it, check nvidia-smi; uncordon gpu-sp-01.",
             "  - LINSTOR was not observed: no snapshot can be planned",
         ],
     );

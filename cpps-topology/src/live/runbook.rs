@@ -229,9 +229,11 @@ pub fn plan_driver_update(
     steps.push(format!(
         "Check the host: nvidia-smi shows {target_text}; `gpu-health --driver-version {target_text}` exits 0 and dmesg shows no NVRM/Xid error."
     ));
+    // A privileged container uses the host's kernel module with its own user-space libraries:
+    // until they match, NVML in it fails with LIB_RM_VERSION_MISMATCH (go-nvml `nvml.h`).
     for g in &guests {
         steps.push(format!(
-            "Start container {} and check nvidia-smi inside it shows {target_text}; kubectl uncordon {}.",
+            "Start container {}, install driver {target_text}'s user-space libraries inside it (NVIDIA's installer with --no-kernel-module, or the matching libnvidia packages: the container uses the host's kernel module, and nvidia-smi fails with \"Driver/library version mismatch\" until they match), check nvidia-smi inside it shows {target_text}; kubectl uncordon {}.",
             ct(g),
             g.id
         ));
@@ -259,7 +261,7 @@ pub fn plan_driver_update(
     ));
     for g in &guests {
         rollback.push(format!(
-            "Start container {} and uncordon {}; check nvidia-smi.",
+            "Start container {}, reinstall driver {current_text}'s user-space libraries inside it, check nvidia-smi; uncordon {}.",
             ct(g),
             g.id
         ));
