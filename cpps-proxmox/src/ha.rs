@@ -152,8 +152,9 @@ fn reached(seen: &Seen, wanted: &HaWanted) -> Result<bool, String> {
     let (crm, state) = (seen.crm.as_str(), seen.state.as_str());
     // `error`: the CRM gave up on the service; `deleting`: it was removed from HA; `ignored`:
     // HA no longer acts on it (pve-ha-manager `src/PVE/HA/Tools.pm`,
-    // `get_verbose_service_state`).
-    if matches!(crm, "error") || matches!(state, "error" | "deleting" | "ignored") {
+    // `get_verbose_service_state`); `ignore`: the HA stack is disarmed in `ignore` mode
+    // (`src/PVE/API2/HA/Status.pm`, 5.1.3+).
+    if matches!(crm, "error") || matches!(state, "error" | "deleting" | "ignored" | "ignore") {
         return Err(format!(
             "the HA manager shows it `{state}` (CRM state `{crm}`)"
         ));
@@ -167,6 +168,28 @@ fn reached(seen: &Seen, wanted: &HaWanted) -> Result<bool, String> {
                 && !matches!(state, "migrate" | "relocate" | "starting" | "stopping")
         }
     })
+}
+
+/// An error when the HA stack is disarmed (pve-ha-manager 5.1.3+, `disarm-ha`): the status's
+/// `fencing` entry says `disarming` or `disarmed`, and the CRM then applies no command to any
+/// service until `arm-ha` (`src/PVE/HA/Manager.pm` `handle_disarm`: services frozen, or HA
+/// tracking suspended in `ignore` mode), so a queued request cannot be waited for.
+fn disarmed(entries: &[HaStatusEntry], vmid: &str, wanted: &HaWanted) -> Result<(), Error> {
+    let fencing = entries.iter().find(|e| e.kind == HaStatusType::Fencing);
+    let Some(fencing) = fencing else {
+        return Ok(());
+    };
+    match fencing.armed_state.as_deref() {
+        Some(state @ ("disarming" | "disarmed")) => Err(Error::HaWait {
+            sid: vmid.to_owned(),
+            wanted: wanted.to_string(),
+            reason: format!(
+                "the HA stack is {state} (resource mode {}): the HA manager applies no command until `ha-manager arm-ha`",
+                fencing.resource_mode.as_deref().unwrap_or("unknown")
+            ),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Where the wait reads the HA manager's view: its status, or, for a caller without
@@ -188,7 +211,10 @@ async fn look(
 ) -> Result<Option<Seen>, Error> {
     if *source == Source::HaStatus {
         match client.cluster().ha_status().await {
-            Ok(entries) => return Ok(service_of(&entries, vmid).map(Seen::from_status)),
+            Ok(entries) => {
+                disarmed(&entries, vmid, wanted)?;
+                return Ok(service_of(&entries, vmid).map(Seen::from_status));
+            }
             Err(e) if e.status() == Some(cpps_http::StatusCode::FORBIDDEN) => {
                 *source = Source::GuestList;
             }

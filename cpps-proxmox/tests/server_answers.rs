@@ -1042,3 +1042,51 @@ async fn an_unknown_upid_is_not_found() {
     assert_eq!(err.status(), Some(StatusCode::BAD_REQUEST));
     assert!(err.to_string().contains("upid: no such task"), "{err}");
 }
+
+/// Suspected item of issue 31, confirmed: pve-ha-manager 5.1.3 ("fix #2751: add disarm-ha and
+/// arm-ha commands", `debian/changelog`) adds a `fencing` entry to
+/// `GET /cluster/ha/status/current` with `armed-state` (`armed`, `standby`, `disarming`,
+/// `disarmed`) and `resource_mode` (`freeze`, `ignore`), and shows every service's state as
+/// `ignore` in `ignore` mode (`src/PVE/API2/HA/Status.pm`). While disarmed the CRM acts on no
+/// service (`HA/Manager.pm` `handle_disarm`: frozen, or HA tracking suspended), so a wait for a
+/// queued start must end at once with the reason, not run out.
+#[tokio::test]
+async fn an_ha_wait_on_a_disarmed_stack_ends_at_once() {
+    let fencing = |mode: &str| {
+        json!({"id": "fencing", "type": "fencing", "node": "pve1",
+               "status": format!("disarmed, resource mode: {mode} (CRM watchdog released)"),
+               "armed-state": "disarmed", "resource_mode": mode})
+    };
+    for (mode, state) in [("freeze", "freeze"), ("ignore", "ignore")] {
+        let api = common::pve_mock_api().await;
+        let upid = common::upid("UPID:pve1:0000A1B2:0001C3D4:6B0AEC70:hastart:100:root@pam:");
+        common::serve_finished_task(&api, &upid, &["Requesting HA start for VM 100", "TASK OK"])
+            .await;
+        let service = common::ha_service_entry("pve1", "stopped", state, "started");
+        wiremock::Mock::given(wiremock::matchers::method("GET"))
+            .and(wiremock::matchers::path(
+                "/api2/json/cluster/ha/status/current",
+            ))
+            .respond_with(common::data_answer(json!([fencing(mode), service])))
+            .mount(api.server())
+            .await;
+        let mut options = common::quick_wait();
+        options.timeout = Some(Duration::from_secs(30));
+        let started = std::time::Instant::now();
+        let err = common::mock_client(&api)
+            .wait(&upid, &options)
+            .await
+            .unwrap_err();
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{mode}: waited it out"
+        );
+        let Error::HaWait { reason, .. } = &err else {
+            panic!("{mode}: {err:?}");
+        };
+        assert!(
+            reason.contains("disarmed") && reason.contains(mode),
+            "{reason}"
+        );
+    }
+}

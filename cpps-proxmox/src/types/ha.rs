@@ -188,6 +188,16 @@ pub struct HaStatusEntry {
     /// Last update (Unix epoch seconds).
     #[serde(default, deserialize_with = "de::opt_integer")]
     pub timestamp: Option<u64>,
+    /// Fencing entry (pve-ha-manager 5.1.3+): `armed`, `standby`, `disarming`, `disarmed`.
+    #[serde(
+        rename = "armed-state",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub armed_state: Option<String>,
+    /// Fencing entry, while disarmed: `freeze` or `ignore`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_mode: Option<String>,
 }
 
 /// What PVE 9 answers to an HA migrate or relocate (pve-ha-manager
