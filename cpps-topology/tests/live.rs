@@ -281,7 +281,7 @@ fn drift_and_state_rules_over_the_estate() {
             .starts_with("guest build-runner is `declared` in the file but is live")
     }));
     // The report counts the live rules.
-    assert_eq!(audit.report.summary.rules_checked, 47 + 12);
+    assert_eq!(audit.report.summary.rules_checked, 47 + 13);
 }
 
 /// An HA resource whose requested state is `ignored` or `disabled` does not fail over:
@@ -327,6 +327,45 @@ fn an_ha_resource_the_manager_does_not_recover_does_not_realize_ha() {
     );
     assert!(pve_003_with(Some("started"), Some("started")).is_empty());
     assert!(pve_003_with(Some("stopped"), Some("stopped")).is_empty());
+}
+
+/// PVE-002's live part: the versions the nodes report (`GET /nodes/{node}/status`,
+/// `pveversion`, pve-manager `PVE/API2/Nodes.pm`), mid-upgrade from 8.4 to 9: the node on the
+/// older major is named with both versions, and a node whose version was not read is "cannot
+/// tell", never counted as either.
+#[test]
+fn pve_002_compares_the_versions_the_nodes_report() {
+    let topo = live_estate();
+    let live_002 = |versions: [Option<&str>; 2]| {
+        let mut facts = sp_pve();
+        for (node, version) in facts.nodes.iter_mut().zip(versions) {
+            node.pve_version = version.map(str::to_owned);
+        }
+        let mut sp = SiteObservation::new("sp");
+        sp.proxmox = Sourced::Observed(facts);
+        let audit = live::audit(
+            &topo,
+            &observation(sp, franca_unreachable()),
+            &LiveOptions::at(NOW),
+        );
+        let mut found = messages(&of_rule(&audit.report.findings, "PVE-002"));
+        found.retain(|m| m.contains("reports") || m.contains("report"));
+        found.sort();
+        found
+    };
+    assert_eq!(
+        live_002([Some("8.4.1"), Some("9.0.10")]),
+        [
+            "warning pve-ippri-31 node pve-ippri-31 reports pve-manager 8.4.1 while Proxmox cluster pve-sp already has nodes on 9.0.10"
+        ]
+    );
+    assert_eq!(
+        live_002([Some("9.0.10"), None]),
+        [
+            "warning pve-sp cannot tell whether Proxmox cluster pve-sp runs one major PVE version: node pve-ippri-32 did not report its version"
+        ]
+    );
+    assert!(live_002([Some("9.0.10"), Some("9.1.2")]).is_empty());
 }
 
 #[test]

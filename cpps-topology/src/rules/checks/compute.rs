@@ -201,6 +201,19 @@ pub(super) fn pve_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
+/// Of `versions` (an item and its major PVE version), the one on the newest major (the last of
+/// them) and the items on an older major: PVE-002's judgement, of the versions the file states
+/// and of those the nodes report (`live/pve/rules.rs`).
+pub(crate) fn lagging_majors<T: Copy>(versions: &[(T, u64)]) -> Option<(T, Vec<T>)> {
+    let &(newest, top) = versions.iter().max_by_key(|(_, major)| *major)?;
+    let behind = versions
+        .iter()
+        .filter(|(_, major)| *major < top)
+        .map(|(item, _)| *item)
+        .collect();
+    Some((newest, behind))
+}
+
 /// PVE-002: the hosts of one Proxmox cluster run the same major PVE version.
 ///
 /// A host without `pve_version` is not a host on the newest version: while any host of a
@@ -211,10 +224,14 @@ pub(super) fn pve_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 pub(super) fn pve_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     for cluster in topo.proxmox_clusters() {
-        let newest = topo
+        let stated: Vec<(&crate::model::Host, u64)> = topo
             .hosts_of_cluster(&cluster.id)
-            .filter_map(|h| h.pve_version.as_ref())
-            .max_by_key(|v| v.major());
+            .filter_map(|h| h.pve_version.as_ref().map(|v| (h, v.major())))
+            .collect();
+        let lagging = lagging_majors(&stated);
+        let newest = lagging
+            .as_ref()
+            .and_then(|(newest, _)| newest.pve_version.as_ref());
         let unstated: Vec<&str> = topo
             .hosts_of_cluster(&cluster.id)
             .filter(|h| h.pve_version.is_none())
@@ -237,13 +254,11 @@ pub(super) fn pve_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         }
-        let Some(newest) = newest else {
+        let (Some(newest), Some((_, behind))) = (newest, &lagging) else {
             continue;
         };
-        for h in topo.hosts_of_cluster(&cluster.id) {
-            if let Some(v) = &h.pve_version
-                && v.major() < newest.major()
-            {
+        for h in behind {
+            if let Some(v) = &h.pve_version {
                 sink.emit_at(
                     scaled(Severity::Warning, h.meta.state),
                     ComponentRef::Host(h),

@@ -24,6 +24,7 @@ use crate::model::{
 };
 
 mod compute;
+pub(crate) use compute::lagging_majors;
 mod documents;
 mod network;
 mod platform;
