@@ -4,32 +4,8 @@ use serde::Serialize;
 
 use crate::nvml::{Ecc, GpuSnapshot, HostSnapshot, OpenError, Reading, XidEvent};
 use crate::policy::DriverPinPolicy;
+pub use crate::severity::Severity;
 use crate::xid::{self, XidClass};
-
-/// How bad a finding is. Ordered: `Ok < Info < Warning < Critical`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    /// Nothing to report.
-    Ok,
-    /// Worth knowing, no action.
-    Info,
-    /// Needs attention soon.
-    Warning,
-    /// Page someone.
-    Critical,
-}
-
-impl std::fmt::Display for Severity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Ok => "ok",
-            Self::Info => "info",
-            Self::Warning => "warning",
-            Self::Critical => "critical",
-        })
-    }
-}
 
 /// One thing found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

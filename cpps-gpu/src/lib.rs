@@ -21,6 +21,7 @@ pub mod health;
 pub mod k8s;
 pub mod nvml;
 pub mod policy;
+mod severity;
 pub mod smoke;
 #[cfg(feature = "test-util")]
 pub mod test_util;

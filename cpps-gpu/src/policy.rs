@@ -5,7 +5,7 @@
 //! Both are plain `Copy` values with documented defaults; callers that want other answers set
 //! the fields.
 
-use crate::health::Severity;
+use crate::severity::Severity;
 
 /// When a certificate's expiry is a finding.
 ///

@@ -23,8 +23,9 @@ pub const LABEL_REPLICAS: &str = "nvidia.com/gpu.replicas";
 pub const LABEL_SHARING: &str = "nvidia.com/gpu.sharing-strategy";
 /// GPU Feature Discovery: memory per GPU in MiB.
 pub const LABEL_MEMORY: &str = "nvidia.com/gpu.memory";
-/// The device plugin's per-node configuration key.
-pub const LABEL_PLUGIN_CONFIG: &str = super::sharing::CONFIG_LABEL;
+/// The node label that names a node's device-plugin configuration (config-manager's
+/// `DefaultConfigLabel`).
+pub const LABEL_PLUGIN_CONFIG: &str = "nvidia.com/device-plugin.config";
 /// HAMi: device registration annotation written by its device plugin.
 pub const HAMI_REGISTER: &str = "hami.io/node-nvidia-register";
 /// HAMi: handshake annotation written by its scheduler.

@@ -32,7 +32,7 @@ use super::nodes::{is_config_manager, is_nvidia_device_plugin};
 use crate::error::Error;
 
 /// The node label that names a node's configuration (config-manager's `DefaultConfigLabel`).
-pub const CONFIG_LABEL: &str = "nvidia.com/device-plugin.config";
+pub const CONFIG_LABEL: &str = super::nodes::LABEL_PLUGIN_CONFIG;
 /// The suffix `renameByDefault` gives shared resources (`DefaultSharedResourceNameSuffix`).
 pub const SHARED_SUFFIX: &str = ".shared";
 /// The key the `named` fallback looks for (`NamedConfigFallback`).
