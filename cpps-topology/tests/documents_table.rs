@@ -148,12 +148,13 @@ fn units() -> Units {
             push("label", ADR9, l);
         }
     }
+    // What MultiKueue needs (✅) and what it does not (❌ ClusterMesh).
     for l in between(
         &b,
         |l| l == "MultiKueue cross-site funciona com:",
         |l| l.starts_with("Pro batch GPU"),
     ) {
-        if l.contains('✅') {
+        if l.contains('✅') || l.contains('❌') {
             push("label", ADR9, l);
         }
     }
@@ -244,6 +245,12 @@ fn units() -> Units {
     for l in between(&b, |l| l == "Plataforma:", |l| !l.starts_with("- ")) {
         push("planned", ADR9, l.trim_start_matches("- "));
     }
+    // Every "Recomendação MVP" of both documents: what the MVP is planned to use.
+    for l in &a {
+        if l.starts_with("Recomendação MVP:") {
+            push("planned", ARCH, l);
+        }
+    }
     for l in &b {
         if l.contains("Recomendação MVP: Opção 1 (Traefik)") {
             push("planned", ADR9, l);
@@ -310,11 +317,11 @@ fn the_documents_have_the_counted_items() {
             .count()
     };
     assert_eq!(count("label", ARCH), 60);
-    assert_eq!(count("label", ADR9), 18);
+    assert_eq!(count("label", ADR9), 19);
     let some = |kind: &str| u.some.iter().filter(|(k, _, _)| *k == kind).count();
     assert_eq!(some("label"), 1, "the decision's diagram");
     assert_eq!(count("pending", ARCH), 29);
-    assert_eq!(count("planned", ARCH), 10);
+    assert_eq!(count("planned", ARCH), 12);
     assert_eq!(count("planned", ADR9), 7);
     assert_eq!(
         some("planned"),
@@ -604,4 +611,68 @@ fn every_record_of_the_default_is_in_the_table_and_quotes_its_document() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The number just before `what` in `text` (`"81 state labels"` → 81).
+fn count_before(text: &str, what: &str) -> usize {
+    let at = text
+        .find(what)
+        .unwrap_or_else(|| panic!("no `{what}` in {text}"));
+    let digits: String = text[..at]
+        .trim_end()
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("no number before `{what}`"))
+}
+
+/// The counts the table's text states are the table's own rows, per kind and document.
+#[test]
+fn the_stated_counts_are_the_rows_of_the_table() {
+    let doc = document("documents-table.md");
+    let start = doc
+        .find("Counts, as rows of this table:")
+        .expect("the counts");
+    let text: String = doc[start..]
+        .split("\n\n")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let rows = table();
+    let of = |kind: &str, document: Option<&str>| {
+        rows.iter()
+            .filter(|r| r.kind == kind && document.is_none_or(|d| r.document == d))
+            .count()
+    };
+    let labels = &text[text.find("state labels").unwrap()..];
+    let planned = &text[text.find("planned items").unwrap()..];
+    assert_eq!(count_before(&text, "state labels"), of("label", None));
+    assert_eq!(
+        count_before(labels, "of the architecture"),
+        of("label", Some(ARCH))
+    );
+    assert_eq!(count_before(labels, "of ADR-009"), of("label", Some(ADR9)));
+    assert_eq!(count_before(&text, "pending items"), of("pending", None));
+    assert_eq!(count_before(&text, "planned items"), of("planned", None));
+    assert_eq!(
+        count_before(planned, "of the architecture"),
+        of("planned", Some(ARCH))
+    );
+    assert_eq!(
+        count_before(planned, "of ADR-009"),
+        of("planned", Some(ADR9))
+    );
+    assert_eq!(count_before(&text, "decision rows"), of("decision", None));
+    assert_eq!(
+        count_before(&text, "review criteria"),
+        of("criterion", None)
+    );
 }
