@@ -24,6 +24,18 @@ fn the_documented_gaps_are_reported() {
     let line = line_at(cpps_topology::DEFAULT_TOPOLOGY_YAML, f);
     assert!(line.contains("\"\""), "{line}");
 
+    // A node of a pool whose interface the documents do not state (only pve-ippri-34's is,
+    // as empty): "not stated", never a pass (the file's header: "a rule that needs it says
+    // «not stated»").
+    let f = find(&r, "LINSTOR-001", "pve-ippri-33");
+    assert!(
+        f.message
+            .contains("states no LINSTOR replication interface"),
+        "{}",
+        f.message
+    );
+    assert!(f.severity < Severity::Error, "{:?}", f.severity);
+
     // "place_count: 3 no SP SSD (hoje 2 …) — só após correção do pve-ippri-34".
     let f = find(&r, "LINSTOR-002", "sp-ssd");
     assert_eq!(f.severity, Severity::Warning);

@@ -9,16 +9,16 @@ use crate::finding::Severity;
 use crate::model::{ComponentRef, LinstorController, LinstorPool, SiteId, State};
 
 /// LINSTOR-001 (static part): every satellite, and every node of a pool, has a non-empty
-/// replication interface.
+/// replication interface; one whose interface the file does not state is "not stated".
 pub(super) fn linstor_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let all_pools = ctx.topo.linstor_pools();
-    // On the hosts' packed facts: a host is read only when its interface is empty.
     for (hi, f) in ctx.refs.host_facts.iter().enumerate() {
-        if !f.empty_interface() {
-            continue;
-        }
         let pools = ctx.refs.pools_of_host(hi);
         if !f.satellite() && pools.is_empty() {
+            continue;
+        }
+        if !f.empty_interface() {
+            interface_not_stated(ctx, sink, hi, pools);
             continue;
         }
         let h = &ctx.topo.hosts()[hi];
@@ -46,6 +46,33 @@ pub(super) fn linstor_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ),
         );
     }
+}
+
+/// LINSTOR-001 on host `hi`, a satellite or a node of `pools`, when the file states no
+/// replication interface for it: whether DRBD can replicate to it cannot be told.
+fn interface_not_stated(ctx: &Ctx<'_>, sink: &mut Sink<'_>, hi: usize, pools: &[u32]) {
+    let h = &ctx.topo.hosts()[hi];
+    if h.linstor.as_ref().is_none_or(|l| l.interface.is_some()) {
+        return;
+    }
+    let all_pools = ctx.topo.linstor_pools();
+    let names: Vec<&str> = pools
+        .iter()
+        .map(|&p| all_pools[p as usize].id.as_str())
+        .collect();
+    let used_by = match names.is_empty() {
+        true => String::new(),
+        false => format!(" (node of pool {})", names.join(", ")),
+    };
+    sink.emit_at(
+        scaled(Severity::Warning, h.meta.state),
+        ComponentRef::Host(h),
+        "linstor",
+        format!(
+            "host {}{used_by} states no LINSTOR replication interface (`linstor.interface`): whether DRBD can replicate to it cannot be told",
+            h.id
+        ),
+    );
 }
 
 /// LINSTOR-002: production pools keep 3 replicas; raising place_count waits for LINSTOR-001.
