@@ -188,7 +188,7 @@ async fn list_calls_have_their_own_cap_settable_per_client_and_per_call() {
         .mount(api.server())
         .await;
     let pve = common::mock_client(&api);
-    // The list cap (256 MiB by default) takes it, though the client's cap is 8 MiB.
+    // The list cap (32 MiB by default) takes it, though the client's cap is 8 MiB.
     let all = pve
         .cluster()
         .resources(Some(ResourceFilter::Vm))
@@ -222,6 +222,32 @@ async fn list_calls_have_their_own_cap_settable_per_client_and_per_call() {
         text.contains("list_max_response_bytes on the client's builder"),
         "{text}"
     );
+}
+
+/// The list cap's default is sized from real answers: `/cluster/resources` of 10 000 guests
+/// is about 3.2 MB (318 bytes an entry, the decode bench's 100 000-entry answer being 31.8 MB),
+/// and the default is ten times that. A 40 MiB list (a proxy's runaway answer, or a fault
+/// server's) is refused at the cap instead of being read whole, naming the setting to raise.
+#[tokio::test]
+async fn a_list_answer_past_ten_times_a_real_one_is_refused_by_default() {
+    let api = common::pve_mock_api().await;
+    let padding = "x".repeat(1_000);
+    let entries: Vec<Value> = (0..42_000)
+        .map(|i| json!({"sid": format!("vm:{}", 100 + i), "type": "vm", "comment": padding}))
+        .collect();
+    let body = serde_json::to_vec(&json!({ "data": entries })).unwrap();
+    assert!(body.len() > 40 << 20, "{}", body.len());
+    common::pve_call("GET", "cluster/ha/resources")
+        .respond_with(ResponseTemplate::new(200).set_body_raw(body, "application/json"))
+        .mount(api.server())
+        .await;
+    let pve = common::mock_client(&api);
+    let Err(err) = pve.cluster().ha_resources().await else {
+        panic!("a 40 MiB list was read whole");
+    };
+    let text = cpps_proxmox::inventory::error_chain(&err);
+    assert!(text.contains(&format!("{}-byte limit", 32 << 20)), "{text}");
+    assert!(text.contains("list_max_response_bytes"), "{text}");
 }
 
 /// Defect 10. Real PVE puts a boolean `online` on node entries of `/cluster/status` and none
