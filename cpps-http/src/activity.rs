@@ -44,6 +44,7 @@ impl Activity {
         InFlight {
             activity: self.clone(),
             id,
+            finished: false,
         }
     }
 
@@ -82,17 +83,39 @@ impl fmt::Debug for Activity {
     }
 }
 
-/// A request in flight; dropping it (the request ended, or its future was dropped) removes it.
+/// A request in flight; dropping it removes it. Dropped before [`InFlight::finish`] (its
+/// caller stopped waiting: a time limit of its own ran out), it is recorded as unanswered.
 pub(crate) struct InFlight {
     activity: Activity,
     id: u64,
+    finished: bool,
+}
+
+impl InFlight {
+    /// The request ended (with an answer or an error of its own).
+    pub(crate) fn finish(mut self) {
+        self.finished = true;
+    }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        let id = self.id;
-        self.activity
-            .with_log(|log| log.in_flight.retain(|(other, _, _)| *other != id));
+        let (id, finished) = (self.id, self.finished);
+        let cut = self.activity.with_log(|log| {
+            let at = log
+                .in_flight
+                .iter()
+                .position(|(other, _, _)| *other == id)?;
+            let (_, request, since) = log.in_flight.remove(at);
+            (!finished).then(|| (request, since.elapsed()))
+        });
+        if let Some((request, waited)) = cut {
+            let why = format!(
+                "no answer after {:.1} s, when the caller stopped waiting",
+                waited.as_secs_f64()
+            );
+            self.activity.unanswered(&request, &why);
+        }
     }
 }
 
@@ -134,15 +157,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_request_dropped_before_it_finished_was_cut_off() {
+        let activity = Activity::default();
+        activity
+            .start("GET http://127.0.0.1:1/api2/json/nodes".to_owned())
+            .finish();
+        drop(activity.start("GET http://127.0.0.1:1/api2/json/cluster/ha/resources".to_owned()));
+        let now = activity.snapshot();
+        assert!(now.waiting.is_empty());
+        assert_eq!(now.unanswered.len(), 1, "{now:?}");
+        assert!(
+            now.unanswered[0].starts_with(
+                "GET http://127.0.0.1:1/api2/json/cluster/ha/resources: no answer after "
+            ),
+            "{now:?}"
+        );
+    }
+
+    #[test]
     fn a_request_is_waiting_until_its_guard_drops_and_unanswered_ones_are_kept_in_order() {
         let activity = Activity::default();
         let first = activity.start("GET http://127.0.0.1:1/v1/nodes".to_owned());
         let second = activity.start("GET http://127.0.0.1:2/v1/nodes".to_owned());
-        drop(first);
+        first.finish();
         let now = activity.snapshot();
         assert_eq!(now.waiting.len(), 1);
         assert_eq!(now.waiting[0].0, "GET http://127.0.0.1:2/v1/nodes");
-        drop(second);
+        second.finish();
         for i in 0..10 {
             activity.unanswered(&format!("GET http://127.0.0.1:{i}/"), "connection refused");
         }

@@ -478,7 +478,7 @@ impl HttpClient {
             self.execute_attempts(&request, &url, started, &mut may_have_sent),
         )
         .await;
-        drop(in_flight);
+        in_flight.finish();
         let outcome = self.note_unanswered(&named, outcome, deadline);
         match outcome {
             Ok(result) => result.map(|mut response| {

@@ -221,7 +221,11 @@ pub async fn collect_within(
         remotes_error,
         namespace_errors,
         sync_lists_complete: rights.ok().map(|rights| sees_every_sync_job(&rights)),
-        errors,
+        // A part cut off by the time limit names the requests left without an answer.
+        errors: {
+            let activity = client.http.activity().snapshot();
+            errors.into_iter().map(|e| e.waiting_for(&activity)).collect()
+        },
     }
 }
 

@@ -331,6 +331,13 @@ pub enum GuestConfig {
 }
 
 impl Client {
+    /// What this client is waiting for: its requests in flight and the last few that got no
+    /// answer (cut off by a caller's time limit, or failed without one), for a caller whose own
+    /// time limit ran out to name them.
+    pub fn activity(&self) -> cpps_http::ActivitySnapshot {
+        self.http.activity().snapshot()
+    }
+
     /// Starts configuring a client for `endpoint` (`https://host:8006/`; `/api2/json` is
     /// added when missing).
     pub fn builder(endpoint: impl Into<String>) -> ClientBuilder {

@@ -236,6 +236,12 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
             }
         }
     }
+    // A part cut off by the run's time limit says which requests were left without an answer.
+    let activity = client.activity();
+    let mut errors: Vec<PartError> = errors
+        .into_iter()
+        .map(|e| e.waiting_for(&activity))
+        .collect();
     errors.sort_by(|a, b| a.part.cmp(&b.part));
     let mut guests: Vec<InventoryGuest> = resources
         .iter()

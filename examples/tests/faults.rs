@@ -668,10 +668,10 @@ impl Binary {
     }
 
     /// Whether a run cut by its `--timeout` names what it was waiting for: the request and
-    /// the server's address, as its other errors do (issue 37). Not yet `inventory` and
-    /// `vyos-backup`, whose messages say only that the time ran out.
+    /// the server's address, as its other errors do (issue 37). Not yet `vyos-backup`, whose
+    /// message says only that the time ran out.
     fn names_what_it_waited_for(self) -> bool {
-        matches!(self, Self::LinstorHealth)
+        matches!(self, Self::LinstorHealth | Self::Inventory | Self::PbsReport)
     }
 
     /// Whether its `--help` documents `--timeout`.

@@ -7,6 +7,9 @@ use cpps_http::{StatusCode, error_chain};
 use serde::Serialize;
 use tokio::time::Instant;
 
+/// What a part cut off by the run's time limit says.
+const OUT_OF_TIME: &str = "not finished within the run's time limit";
+
 /// A part of a report that could not be read, and why; the report is built from the rest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
@@ -45,9 +48,24 @@ impl PartError {
     pub fn out_of_time(part: impl Into<String>) -> Self {
         PartError {
             part: part.into(),
-            error: "not finished within the run's time limit".to_owned(),
+            error: OUT_OF_TIME.to_owned(),
             status: None,
             not_supported: false,
+        }
+    }
+
+    /// For a part cut off by the run's time limit ([`PartError::out_of_time`]), the error names
+    /// the requests the client was left waiting on (from its [`cpps_http::Activity`]); any
+    /// other error is returned as it is.
+    pub fn waiting_for(self, activity: &cpps_http::ActivitySnapshot) -> Self {
+        if self.error != OUT_OF_TIME
+            || activity.unanswered.is_empty() && activity.waiting.is_empty()
+        {
+            return self;
+        }
+        PartError {
+            error: format!("{OUT_OF_TIME}: {activity}"),
+            ..self
         }
     }
 
