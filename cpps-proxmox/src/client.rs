@@ -45,30 +45,11 @@ pub fn tls_vars() -> cpps_http::TlsVars {
         .insecure(ENV_INSECURE)
 }
 
-/// The one default bound on requests in flight for fan-out reads: what callers of
-/// [`Client::guest_configs`] and [`crate::inventory::collect`] pass unless they know better,
-/// and the `inventory` binary's `--concurrency` default.
-///
-/// PVE's API server speaks HTTP/1.1, so requests in flight are connections, and each new
-/// connection costs a TCP and a TLS handshake on both sides. The bound is a trade-off between
-/// round trips and handshakes (`cargo xtask bench sweep`, 224 container configs on a 2-core
-/// machine, captured answers served by nginx):
-///
-/// * with 20 ms of round-trip time, the configs take `⌈configs / bound⌉` round trips: 8 in
-///   flight took 0.77 s, 32 took 0.30 s, 64 took 0.23 s (2.9× the 4-round-trip critical
-///   path), 128 no better (0.22 s);
-/// * on a local network the handshakes are the cost: 16 or 32 in flight took 0.04 s, 64 took
-///   0.06–0.12 s, two thirds of the client's CPU then being the handshakes' key exchange and
-///   signature checks.
-///
-/// 64 is the most: it keeps a cross-site sweep within a few round trips. The inventory sweep
-/// ([`crate::inventory::collect`], and the live audit's Proxmox source) uses fewer when the
-/// server is near: [`crate::inventory::config_bound`] gives
-/// [`crate::inventory::NEAR_CONCURRENCY`] (16) in flight when the first connect took 5 ms or
-/// less and grows with the connect time up to this bound, so a LAN sweep pays 16 handshakes,
-/// not 64. The pool keeps that many connections idle for reuse (`pool_max_idle_per_host`,
-/// default 256), so a sweep opens about `bound` connections, not more. Lower it for a small or
-/// loaded server; raise it only for a bigger estate far away.
+/// The one default bound on requests in flight for fan-out reads ([`Client::guest_configs`],
+/// [`crate::inventory::collect`], the `inventory` binary's `--concurrency`). PVE speaks HTTP/1.1,
+/// so each request in flight is a connection with its own handshakes: 64 keeps a cross-site
+/// sweep within a few round trips, and the sweep itself uses fewer for a near server
+/// ([`crate::inventory::config_bound`]). The README's performance section has the measurements.
 pub const DEFAULT_CONCURRENCY: usize = 64;
 
 /// The response-size cap of list calls (`/cluster/resources`, HA resources, task lists) unless
