@@ -412,8 +412,8 @@ const CASES: &[Case] = &[
             Variant {
                 what: "the team records driver instability on k3s-gpu-sp",
                 edit: (
-                    "    purpose: gpu\n    default_deny: false\n",
-                    "    purpose: gpu\n    default_deny: false\n    review_signals: [driver_instability]\n",
+                    "    purpose: gpu\n    # The exact NVIDIA driver version",
+                    "    purpose: gpu\n    review_signals: [driver_instability]\n    # The exact NVIDIA driver version",
                 ),
                 appears: &[("GPU-006", "k3s-gpu-sp", Info)],
                 disappears: &[],
@@ -454,8 +454,8 @@ const CASES: &[Case] = &[
         variants: &[Variant {
             what: "a cross-site stateful pipeline recorded on k3s-gpu-sp",
             edit: (
-                "    purpose: gpu\n    default_deny: false\n",
-                "    purpose: gpu\n    default_deny: false\n    review_signals: [cross_site_stateful_pipeline]\n",
+                "    purpose: gpu\n    # The exact NVIDIA driver version",
+                "    purpose: gpu\n    review_signals: [cross_site_stateful_pipeline]\n    # The exact NVIDIA driver version",
             ),
             appears: &[("GPU-007", "k3s-gpu-sp", Info)],
             disappears: &[],

@@ -109,8 +109,8 @@ const VARIANTS: &[Variant] = &[
         rule: "INGRESS-002",
         why: "cert-manager in production in K3s Franca settles the finding",
         edit: (
-            "    default_deny: false\n    cert_manager:\n      dns01_cluster_issuer: true\n      dns01_provider: cloudflare\n      state: desired\n",
-            "    default_deny: false\n    cert_manager:\n      dns01_cluster_issuer: true\n      dns01_provider: cloudflare\n      state: validated\n",
+            "    purpose: general\n    cert_manager:\n      dns01_cluster_issuer: true\n      dns01_provider: cloudflare\n      state: desired\n",
+            "    purpose: general\n    cert_manager:\n      dns01_cluster_issuer: true\n      dns01_provider: cloudflare\n      state: validated\n",
         ),
         appears: &[],
         disappears: &[("INGRESS-002", "k3s-franca", Warning)],
@@ -152,8 +152,8 @@ const VARIANTS: &[Variant] = &[
         rule: "REL-001",
         why: "Hubble on K3s Franca, which runs flannel",
         edit: (
-            "    cni: { kind: flannel }\n    purpose: general\n    default_deny: false\n",
-            "    cni: { kind: flannel }\n    purpose: general\n    default_deny: false\n    hubble: true\n",
+            "    cni: { kind: flannel }\n    purpose: general\n",
+            "    cni: { kind: flannel }\n    purpose: general\n    hubble: true\n",
         ),
         appears: &[("REL-001", "k3s-franca", Error)],
         disappears: &[],
