@@ -72,6 +72,19 @@ pub enum Error {
         /// VyOS's answer text.
         message: String,
     },
+    /// `confirm` stopped the commit-confirm timer, so the change stays live, but the `save`
+    /// after it failed: a reboot would lose the change. Call [`Client::save`](crate::Client::save)
+    /// again, not `confirm` (which would now find nothing to confirm).
+    #[error(
+        "the commit-confirm was confirmed ({message:?}) but saving the configuration failed; the change is live and not saved"
+    )]
+    ConfirmedNotSaved {
+        /// VyOS's answer to `confirm`.
+        message: String,
+        /// Why the save failed.
+        #[source]
+        source: Box<Error>,
+    },
     /// The router's answer was not what the API documents.
     #[error("unexpected answer from /{endpoint}: {message}")]
     UnexpectedAnswer {
@@ -198,6 +211,7 @@ impl Error {
             Error::Unauthorized { .. }
             | Error::Api { .. }
             | Error::RefusedAfterCommit { .. }
+            | Error::ConfirmedNotSaved { .. }
             | Error::UnexpectedAnswer { .. }
             | Error::CommitConfirmNotInitialized { .. }
             | Error::NothingToConfirm { .. } => Delivery::Answered,

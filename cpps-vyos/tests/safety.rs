@@ -421,6 +421,35 @@ async fn the_confirm_action_is_taken_from_the_routers_answer() {
     );
 }
 
+/// S6 of issue 32: `confirm` is two writes, `op: confirm` (which stops the timer, vyos-1x
+/// `python/vyos/config_mgmt.py` `confirm`) and `op: save`. When only the save fails, the change
+/// is confirmed and live but not saved; a retried `confirm` would read "No confirm pending"
+/// (`NothingToConfirm`, which says the timer ran out). So the error says the confirm happened
+/// and the save is what to repeat. Failed first: the save's `Error::Api` came back as if the
+/// confirm had failed.
+#[tokio::test]
+async fn a_confirm_whose_save_fails_says_it_was_confirmed() {
+    let (_api, client, fake) = FakeRouter::new(Profile::V15, start_tree()).start().await;
+    client.configure(&batch(), five()).await.unwrap();
+    fake.state.lock().unwrap().save_fails = true;
+    match client.confirm().await {
+        Err(Error::ConfirmedNotSaved { message, source }) => {
+            assert_eq!(message, "Reboot timer stopped\n");
+            assert!(
+                matches!(*source, Error::Api { status: 400, ref message, .. } if message.contains("No space left")),
+                "{source:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(fake.state.lock().unwrap().confirm_pending, None);
+    // What to do next: save again, which works once the disk has room.
+    fake.state.lock().unwrap().save_fails = false;
+    client.save(None).await.unwrap();
+    let saved = fake.state.lock().unwrap().saved.clone();
+    assert_eq!(saved, fake.running());
+}
+
 /// `system config-management commit-confirm action reload` (`vyos-http-api.md`,
 /// "Commit-confirm") is read and said in the plan.
 #[tokio::test]

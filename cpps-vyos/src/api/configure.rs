@@ -581,7 +581,8 @@ impl Client {
     /// (nothing is sent); [`Error::NothingToConfirm`] when VyOS says no confirm is pending (the timer ran out: the
     /// router is reverting or has reverted); [`Error::Api`] when VyOS refuses;
     /// [`Error::WriteTimedOut`] (with [`Landed::Unknown`]: a confirm leaves no trace in the
-    /// configuration) when no answer came; errors of [`Client::save`].
+    /// configuration) when no answer came; [`Error::ConfirmedNotSaved`] when the confirm went
+    /// through and only the save after it failed (save again; do not confirm again).
     pub async fn confirm(&self) -> Result<Confirmed, Error> {
         // The `confirm` operation came with `confirm_time` (vyos-1x PR #4533).
         self.require_commit_confirm().await?;
@@ -608,8 +609,15 @@ impl Client {
         if message.contains("No confirm pending") {
             return Err(Error::NothingToConfirm { message });
         }
-        let saved = self.save(None).await?;
-        Ok(Confirmed { message, saved })
+        // The timer is stopped: a failed save must not read as a failed confirm, since a retried
+        // confirm would find nothing pending (`NothingToConfirm`, "the timer ran out").
+        match self.save(None).await {
+            Ok(saved) => Ok(Confirmed { message, saved }),
+            Err(e) => Err(Error::ConfirmedNotSaved {
+                message,
+                source: Box::new(e),
+            }),
+        }
     }
 }
 

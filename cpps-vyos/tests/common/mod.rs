@@ -213,6 +213,9 @@ pub struct RouterState {
     /// whatever the configuration holds (`python/vyos/config_mgmt.py`: `d.get('commit_confirm')
     /// == 'reboot'` compares the dict `{'action': …}` of `get_config_dict(with_defaults=True)`).
     pub answers_action: String,
+    /// Whether `save` fails (a full disk, say): `save_config` exits non-zero and the API answers
+    /// 400 with its output.
+    pub save_fails: bool,
     /// Whether `/openapi.json` shows `confirm_time` in `/configure` (and the server honours it):
     /// 1.5 after PR #4533; a 1.5 rolling build between PR #4380 (`/info`) and PR #4533 has
     /// `/info` and no `confirm_time`.
@@ -242,6 +245,7 @@ impl FakeRouter {
                 failing_subtree: None,
                 migrated_from_zero: false,
                 answers_action: "reboot".to_owned(),
+                save_fails: false,
                 confirm_time: profile == Profile::V15,
             })),
         }
@@ -441,6 +445,10 @@ impl FakeRouter {
         let file = str_field(body, "file").ok().flatten().map(str::to_owned);
         let mut st = self.state.lock().unwrap();
         match (self.profile, op.as_str()) {
+            (_, "save") if st.save_fails => self.err(
+                400,
+                "Failed to save configuration: No space left on device\n",
+            ),
             (_, "save") => {
                 st.saved = st.running.clone();
                 let target = file.unwrap_or_else(|| "/config/config.boot".to_owned());
