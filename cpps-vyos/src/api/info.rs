@@ -131,7 +131,9 @@ impl Client {
     }
 
     /// The router's version: `GET /info` (1.5), or `show version` through `POST /show` where
-    /// there is no `/info` (1.4). Found once, then cached for this client and its clones.
+    /// there is no `/info` (1.4). Found once, then cached for this client and its clones: an
+    /// image upgrade or rollback is seen by a new client. What the router can do is not taken
+    /// from it: [`Client::commit_confirm_support`] reads the API's schema on every call.
     ///
     /// # Errors
     /// As [`Client::info`] and [`Client::show`].
