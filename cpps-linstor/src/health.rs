@@ -76,6 +76,18 @@ pub struct ClusterState {
     pub resources: Vec<ResourceWithVolumes>,
 }
 
+impl ClusterState {
+    /// The names of the nodes the controller sees online: whose view of their replicas and
+    /// connections is current (an offline satellite's is stale).
+    pub fn online_nodes(&self) -> BTreeSet<&str> {
+        self.nodes
+            .iter()
+            .filter(|n| n.is_online())
+            .map(|n| n.name.as_str())
+            .collect()
+    }
+}
+
 impl Client {
     /// Fetches a [`ClusterState`]: `GET /v1/nodes`, `/v1/view/storage-pools`,
     /// `/v1/resource-groups`, `/v1/resource-definitions` and `/v1/view/resources`, the five

@@ -76,12 +76,7 @@ enum Data {
 /// Every `StandAlone` connection between replicas of a resource seen from an online node, each
 /// pair once, in resource and node order.
 pub fn standalone(state: &ClusterState) -> Vec<StandAlone> {
-    let online: BTreeSet<&str> = state
-        .nodes
-        .iter()
-        .filter(|n| n.is_online())
-        .map(|n| n.name.as_str())
-        .collect();
+    let online = state.online_nodes();
     let mut replicas: BTreeMap<(&str, &str), &ResourceWithVolumes> = BTreeMap::new();
     for replica in &state.resources {
         replicas.insert((replica.name.as_str(), replica.node_name.as_str()), replica);

@@ -86,12 +86,7 @@ pub fn linstor_facts(state: &ClusterState) -> LinstorFacts {
     }
     // The DRBD connections that are down, as cpps-linstor's health counts them (from online
     // nodes only: an offline satellite's view is stale).
-    let online: BTreeSet<&str> = state
-        .nodes
-        .iter()
-        .filter(|n| n.is_online())
-        .map(|n| n.name.as_str())
-        .collect();
+    let online = state.online_nodes();
     let mut connections_down = Vec::new();
     for r in state
         .resources

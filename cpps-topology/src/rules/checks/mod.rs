@@ -24,6 +24,7 @@ use crate::model::{
 };
 
 mod compute;
+#[cfg(feature = "live")]
 pub(crate) use compute::lagging_majors;
 mod documents;
 mod network;
