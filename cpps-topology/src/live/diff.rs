@@ -10,8 +10,8 @@
 
 use serde::Serialize;
 
-use super::facts::{Observation, SiteObservation, SourceKind, Sourced};
-use crate::model::{ComponentRef, Site, SiteId, State, Topology};
+use super::facts::{SiteObservation, SourceKind, Sourced};
+use crate::model::{ComponentRef, State, Topology};
 
 /// What the live systems say about one declared component.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -143,6 +143,21 @@ pub(crate) struct Builder<'a> {
     out: Diff,
 }
 
+impl<'a> Builder<'a> {
+    /// An empty comparison of `topo`.
+    pub(crate) fn new(topo: &'a Topology) -> Self {
+        Self {
+            topo,
+            out: Diff::default(),
+        }
+    }
+
+    /// The comparison built.
+    pub(crate) fn finish(self) -> Diff {
+        self.out
+    }
+}
+
 impl Builder<'_> {
     pub(crate) fn record(
         &mut self,
@@ -251,43 +266,6 @@ impl Builder<'_> {
             message,
         });
     }
-}
-
-/// One system's part of a site's comparison: the components that system can show.
-type SitePart = fn(&mut Builder<'_>, &SiteObservation, &Site);
-
-/// Every system's part, in the order the comparison lists components. NVML has none: a GPU
-/// host's evidence is its Proxmox node, and GPU-005 reads the GPU facts directly.
-const SITE_PARTS: [SitePart; 5] = [
-    super::pve::site::compare,
-    super::linstor::site::compare,
-    super::kube::site::compare,
-    super::pbs::site::compare,
-    super::vyos::site::compare,
-];
-
-/// Compares the declared topology with what was observed, site by site.
-///
-/// Only sites present in `observed` are compared; a site that was not observed at all says
-/// nothing either way.
-pub fn diff(topology: &Topology, observed: &Observation) -> Diff {
-    let mut b = Builder {
-        topo: topology,
-        out: Diff::default(),
-    };
-    for site in &observed.sites {
-        let declared = site
-            .site
-            .parse::<SiteId>()
-            .ok()
-            .and_then(|id| topology.site(&id));
-        if let Some(declared) = declared {
-            for part in SITE_PARTS {
-                part(&mut b, site, declared);
-            }
-        }
-    }
-    b.out
 }
 
 /// The sources a component's evidence depends on (for counting what a failed source hides).

@@ -9,7 +9,7 @@
 //!    clients' environment variables) → [`sources::Sources`];
 //! 2. [`observe`]: every site at once, a bounded number of sources in flight and one
 //!    deadline; a source that fails is reported in its own site and hides nothing else;
-//! 3. [`diff::diff`]: per component, the evidence against the declared state;
+//! 3. [`diff()`]: per component, the evidence against the declared state;
 //! 4. [`audit`]: the static findings, the drift and the live rules in one
 //!    [`crate::report::Report`], suppressions applied;
 //! 5. the runbooks, plans first and executed only when asked: [`runbook`] (ADR-009's driver
@@ -40,7 +40,9 @@ mod observe;
 pub mod rules;
 pub mod runbook;
 pub mod runbook_ha;
+mod source;
 pub mod sources;
+mod systems;
 
 // One room per live system: its source, facts, lookups, part of a site's comparison and live
 // rules. The public paths are the façades above (`facts`, `sources`).
@@ -51,10 +53,11 @@ mod pbs;
 mod pve;
 mod vyos;
 
-pub use diff::{Diff, diff};
+pub use diff::Diff;
 pub use facts::{Observation, SiteObservation, SourceFailure, SourceKind, Sourced};
 pub use observe::{NoProgress, ObserveOptions, Progress, observe, observe_with};
 pub use rules::LiveOptions;
+pub use systems::diff;
 
 use crate::check::{CheckOptions, ExtraChecks, ExtraFindings};
 use crate::model::Topology;
@@ -78,11 +81,12 @@ struct LiveChecks<'a> {
 
 impl ExtraChecks for LiveChecks<'_> {
     fn rule_count(&self) -> usize {
-        rules::live_check_count()
+        systems::live_check_count()
     }
 
     fn run(&self, topology: &Topology, file: &str) -> ExtraFindings {
-        let findings = rules::live_findings(topology, file, self.observed, self.diff, self.options);
+        let findings =
+            systems::live_findings(topology, file, self.observed, self.diff, self.options);
         // A component live but not yet `validated` is not a broken decision: the report says
         // the evidence supports promoting it.
         let notes = self

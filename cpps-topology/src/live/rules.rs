@@ -15,7 +15,7 @@ use super::facts::{Observation, SiteObservation, SourceFailure};
 use super::index::DeclaredIndex;
 use super::pbs::index::PbsIndex;
 use super::pve::index::PveIndex;
-use crate::finding::{Finding, Severity};
+use crate::finding::Severity;
 use crate::model::{ComponentRef, Location as ModelLocation, State, Topology};
 use crate::rules::RuleId;
 use crate::rules::checks::Sink;
@@ -63,27 +63,12 @@ impl Default for LiveOptions {
 pub(crate) type LiveCheck = fn(&Live<'_>, &mut Sink<'_>);
 
 /// The rules that read more than one system (the diff of all of them, PBS against Proxmox).
-const ACROSS_SYSTEMS: &[(RuleId, LiveCheck)] = &[
+pub(crate) const ACROSS_SYSTEMS: &[(RuleId, LiveCheck)] = &[
     (RuleId("STATE-002"), state_002),
     (RuleId("STATE-003"), state_003),
     (RuleId("BACKUP-003"), backup_003),
     (RuleId("OBS-001"), obs_001),
 ];
-
-/// Every rule with a live part, system by system: each system's folder lists its own.
-pub(crate) static LIVE_CHECKS: [&[(RuleId, LiveCheck)]; 6] = [
-    ACROSS_SYSTEMS,
-    super::pve::rules::CHECKS,
-    super::linstor::rules::CHECKS,
-    super::kube::rules::CHECKS,
-    super::gpu::rules::CHECKS,
-    super::vyos::rules::CHECKS,
-];
-
-/// How many rules have a live part.
-pub(crate) fn live_check_count() -> usize {
-    LIVE_CHECKS.iter().map(|checks| checks.len()).sum()
-}
 
 /// What the live checks read.
 pub(crate) struct Live<'a> {
@@ -119,29 +104,6 @@ pub(crate) fn emit_on(
 ) {
     let at: ModelLocation = c.meta().location;
     sink.emit(severity, c, at, message);
-}
-
-/// Runs every live check over `observed` and its diff.
-pub(crate) fn live_findings(
-    topo: &Topology,
-    file: &str,
-    observed: &Observation,
-    diff: &Diff,
-    options: LiveOptions,
-) -> Vec<Finding> {
-    let live = Live {
-        topo,
-        observed,
-        diff,
-        options,
-        declared: DeclaredIndex::new(topo),
-    };
-    let mut sink = Sink::new(topo, file);
-    for (rule, check) in LIVE_CHECKS.iter().copied().flatten() {
-        sink.set_rule(*rule);
-        check(&live, &mut sink);
-    }
-    sink.into_findings()
 }
 
 /// STATE-002: validated components observed as declared; sites and sources that cannot be

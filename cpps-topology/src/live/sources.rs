@@ -11,38 +11,17 @@
 //! | [`PbsSource`] | datastores, sync/verify/prune jobs, newest verified snapshot per guest | `cpps-pbs` |
 //! | [`VyosSource`] | host name, VRRP groups and states, WireGuard peers and handshakes, BGP neighbors, IPsec tunnels | `cpps-vyos` |
 
-use async_trait::async_trait;
-
-use super::facts::{
-    GpuHostFacts, KubeFacts, LinstorFacts, PbsFacts, PveFacts, SourceFailure, SourceKind, VyosFacts,
-};
+use super::facts::{GpuHostFacts, KubeFacts, LinstorFacts, PbsFacts, PveFacts, VyosFacts};
 
 pub use super::gpu::source::{NvmlSource, gpu_facts};
 pub use super::kube::source::{KubeSource, kube_facts};
 pub use super::linstor::source::{LinstorSource, linstor_facts};
 pub use super::pbs::source::PbsSource;
 pub use super::pve::source::PveSource;
+pub use super::source::{BoxSource, Source};
 pub use super::vyos::source::{
     VyosSource, apply_vrrp, apply_wireguard, bgp_facts, ipsec_facts, vyos_facts,
 };
-
-/// One live system that can be asked for its facts.
-///
-/// Implementations must not hold a secret in what [`Source::endpoint`] returns.
-#[async_trait]
-pub trait Source<T>: Send + Sync {
-    /// Which system.
-    fn kind(&self) -> SourceKind;
-
-    /// Where it is asked (a URL, a kubeconfig path), for reports.
-    fn endpoint(&self) -> String;
-
-    /// Reads the facts; every failure is a [`SourceFailure`] naming this source.
-    async fn observe(&self) -> Result<T, SourceFailure>;
-}
-
-/// A boxed source.
-pub type BoxSource<T> = Box<dyn Source<T>>;
 
 /// The sources of one site.
 #[derive(Default)]

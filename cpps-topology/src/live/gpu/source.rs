@@ -8,7 +8,7 @@ use cpps_gpu::health::{HealthPolicy, host_verdict};
 use cpps_gpu::nvml::{self, HostSnapshot};
 
 use crate::live::facts::{GpuFact, GpuHostFacts, SourceFailure, SourceKind};
-use crate::live::sources::Source;
+use crate::live::source::Source;
 
 /// The GPUs of the host this program runs on, read through NVML (`nvml-wrapper`), with the
 /// library found by the loader or at `library`.

@@ -8,7 +8,7 @@ use cpps_gpu::k8s::ClusterSnapshot;
 use cpps_gpu::k8s::cni::CniKind;
 
 use crate::live::facts::{ArgoApp, CertFact, KubeFacts, SourceFailure, SourceKind};
-use crate::live::sources::Source;
+use crate::live::source::Source;
 
 /// One K3s cluster's API server, read through `kube` with [`cpps_gpu::k8s::collect`] (list
 /// calls of nodes, pods, daemonsets, configmaps, Kueue, Argo CD and cert-manager objects).

@@ -10,7 +10,7 @@ use crate::live::facts::{
     DrbdConnectionFact, LinstorFacts, LinstorGroup, LinstorNode, LinstorResource,
     LinstorStoragePool, SourceFailure, SourceKind,
 };
-use crate::live::sources::Source;
+use crate::live::source::Source;
 
 /// A site's LINSTOR controllers, read through [`cpps_linstor::Client`]
 /// ([`Client::cluster_state`]: `GET /v1/nodes`, `/v1/view/storage-pools`,

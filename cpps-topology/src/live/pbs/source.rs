@@ -7,7 +7,7 @@ use cpps_pbs::types::BackupType;
 use cpps_pbs::{Client, SnapshotQuery};
 
 use crate::live::facts::{GuestBackupFact, PbsFacts, PbsJobFact, SourceFailure, SourceKind};
-use crate::live::sources::Source;
+use crate::live::source::Source;
 
 /// A site's PBS, read through [`cpps_pbs::Client`]: `GET /admin/datastore`, then per
 /// datastore `GET /admin/datastore/{store}/namespace` and `…/snapshots` per namespace, and

@@ -9,7 +9,7 @@ use cpps_proxmox::{Client, GuestRef};
 use futures::StreamExt;
 
 use crate::live::facts::{PveFacts, PveGuest, PveGuestKind, PveNode, SourceFailure, SourceKind};
-use crate::live::sources::Source;
+use crate::live::source::Source;
 
 /// A site's Proxmox VE cluster, read through [`cpps_proxmox::Client`].
 ///

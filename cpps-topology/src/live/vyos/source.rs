@@ -9,7 +9,7 @@ use crate::live::facts::{
     BgpNeighborFact, IpsecTunnelFact, SourceFailure, SourceKind, VrrpFact, VyosFacts,
     WireGuardPeerFact, error_chain,
 };
-use crate::live::sources::Source;
+use crate::live::source::Source;
 
 /// A site's VyOS router, read through [`cpps_vyos::Client::config_tree`]
 /// (`POST /retrieve`, `showConfig`) and its operational readings through `POST /show`:
