@@ -13,10 +13,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::{Mutex as AsyncMutex, OnceCell, OwnedMutexGuard};
 
-use crate::api::info::RouterVersion;
 use crate::auth::{ApiKey, KeyScrub};
 use crate::envelope::{VyosEnvelope, decode_data};
 use crate::error::Error;
+use crate::version::RouterVersion;
 
 /// The environment variables [`ClientBuilder::from_env`] reads.
 pub const ENV_URL: &str = "VYOS_URL";

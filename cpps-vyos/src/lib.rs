@@ -84,6 +84,7 @@ pub mod config;
 pub mod envelope;
 mod error;
 pub mod status;
+mod version;
 
 pub use api::config_file::ConfigSource;
 pub use api::configure::{
