@@ -9,12 +9,12 @@
 use std::sync::Arc;
 
 use cpps_http::{Auth, HttpClient, SecretString};
-use cpps_proxmox::family::{Product, TicketAuth, TokenAuth};
+use cpps_proxmox_family::{Product, TicketAuth, TokenAuth};
 
 use crate::types::AuthId;
 
-/// The shared Proxmox-family credentials (`cpps_proxmox::family::Credentials`).
-pub use cpps_proxmox::family::Credentials;
+/// The shared Proxmox-family credentials (`cpps_proxmox_family::Credentials`).
+pub use cpps_proxmox_family::Credentials;
 
 /// What `proxmox-backup-client` does with an auth id and `PBS_PASSWORD`: the secret of a token
 /// id, the password of a user id.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cpps_http::{HttpClient, SecretString, TlsMode, Url};
-use cpps_proxmox::family::{ServerVersion, TokenId, UserId};
+use cpps_proxmox_family::{ServerVersion, TokenId, UserId};
 use serde::de::DeserializeOwned;
 use tokio::sync::OnceCell;
 
@@ -154,7 +154,7 @@ impl ClientBuilder {
     pub fn url(mut self, url: Url) -> Self {
         self.url = Ok(url.clone());
         if !url.path().trim_end_matches('/').ends_with("/api2/json") {
-            self.url = cpps_proxmox::family::api_base(url.as_str()).map_err(Error::from);
+            self.url = cpps_proxmox_family::api_base(url.as_str()).map_err(Error::from);
         }
         self
     }
@@ -225,7 +225,7 @@ impl Client {
     /// [`ClientBuilder::password`].
     pub fn builder(url: impl AsRef<str>) -> ClientBuilder {
         ClientBuilder {
-            url: cpps_proxmox::family::api_base(url.as_ref()).map_err(Error::from),
+            url: cpps_proxmox_family::api_base(url.as_ref()).map_err(Error::from),
             http: defaults(),
             credentials: None,
             repository: None,

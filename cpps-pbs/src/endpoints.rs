@@ -8,9 +8,9 @@
 //! parameter names and types, the answer's kind and members, version gates), then compares
 //! every typed answer's JSON Schema with the schema's.
 
-pub(crate) use cpps_proxmox::family::Call;
-use cpps_proxmox::family::{Answer, LogLine, Param, ServerVersion, TaskStatus};
-pub use cpps_proxmox::family::{Endpoint, Returns};
+pub(crate) use cpps_proxmox_family::Call;
+use cpps_proxmox_family::{Answer, LogLine, Param, ServerVersion, TaskStatus};
+pub use cpps_proxmox_family::{Endpoint, Returns};
 
 use crate::types::{
     BackupGroup, Datastore, DatastoreStatus, DatastoreUsage, GcStatus, Namespace, PruneJob, Remote,
@@ -279,7 +279,7 @@ mod tests {
 
     #[test]
     fn the_gates_are_the_ones_the_client_applies() {
-        use cpps_proxmox::family::Gate;
+        use cpps_proxmox_family::Gate;
         assert_eq!(GC_JOBS.gate, Gate::Since(GC_JOBS_SINCE));
         assert_eq!(
             SYNC_JOBS.param("sync-direction").map(|p| p.gate),

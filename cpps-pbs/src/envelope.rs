@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use crate::Error;
 
 /// Decodes `{"data": …}` answers and PBS's error bodies (the Proxmox-family decoder,
-/// `cpps_proxmox::family::decode_envelope`, which `proxmox-rest-server` answers share with
+/// `cpps_proxmox_family::decode_envelope`, which `proxmox-rest-server` answers share with
 /// PVE) into this crate's [`Error`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PbsEnvelope;
@@ -16,6 +16,6 @@ impl cpps_http::Envelope for PbsEnvelope {
     type Error = Error;
 
     fn decode<T: DeserializeOwned>(&self, response: Response) -> Result<T, Error> {
-        Ok(cpps_proxmox::family::decode_envelope(response)?)
+        Ok(cpps_proxmox_family::decode_envelope(response)?)
     }
 }

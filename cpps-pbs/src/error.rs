@@ -1,9 +1,9 @@
-//! The one error type of the crate, written by `cpps_proxmox::family_error!` from the variants
+//! The one error type of the crate, written by `cpps_proxmox_family::family_error!` from the variants
 //! every Proxmox client shares, plus PBS's own.
 
-use cpps_proxmox::family::ServerVersion;
+use cpps_proxmox_family::ServerVersion;
 
-cpps_proxmox::family_error! {
+cpps_proxmox_family::family_error! {
     /// An error of the PBS client, of its configuration, or of a value that failed validation.
     ///
     /// Errors of the Proxmox-family pieces it shares with `cpps-proxmox` (envelope, task wait,
@@ -35,7 +35,7 @@ cpps_proxmox::family_error! {
             },
         },
         // `family::Error` is non-exhaustive: a variant added there is still an error here.
-        from_family: cpps_proxmox::family::Error, other => Error::Invalid {
+        from_family: cpps_proxmox_family::Error, other => Error::Invalid {
             kind: "answer",
             input: String::new(),
             reason: other.to_string(),
@@ -50,7 +50,7 @@ mod tests {
 
     #[test]
     fn family_errors_convert_with_their_helpers_and_no_pve_wording() {
-        let not_found = cpps_proxmox::family::Error::NotFound {
+        let not_found = cpps_proxmox_family::Error::NotFound {
             method: Method::GET,
             url: "https://pbs1:8007/api2/json/admin/datastore/x/status"
                 .parse()
@@ -64,7 +64,7 @@ mod tests {
         assert_eq!(error.status(), Some(StatusCode::NOT_FOUND));
         assert_eq!(error.delivery(), Delivery::Answered);
         assert!(!error.to_string().contains("PVE"), "{error}");
-        let invalid = Error::from(cpps_proxmox::family::Error::invalid(
+        let invalid = Error::from(cpps_proxmox_family::Error::invalid(
             "UPID",
             "x",
             "too short",

@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use cpps_proxmox::family::WaitOptions;
+use cpps_proxmox_family::WaitOptions;
 use serde::Serialize;
 
 use crate::checks::{CrossSiteSync, JobKind};

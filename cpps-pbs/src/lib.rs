@@ -22,7 +22,7 @@
 //! - the typed reads, on `cpps-http` and `cpps-proxmox`'s Proxmox-family pieces (envelope,
 //!   token and ticket auth, UPIDs, task wait, the endpoint table, validated names such as
 //!   [`types::DatastoreName`], and the shared variants of [`Error`], written by
-//!   `cpps_proxmox::family_error!`); every read decodes through [`PbsEnvelope`].
+//!   `cpps_proxmox_family::family_error!`); every read decodes through [`PbsEnvelope`].
 //!
 //! | variable | meaning |
 //! | --- | --- |

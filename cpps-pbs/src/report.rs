@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::future::Future;
 use std::time::Duration;
 
-use cpps_proxmox::family::bounded;
+use cpps_proxmox_family::bounded;
 use futures::StreamExt as _;
 use serde::Serialize;
 
@@ -71,7 +71,7 @@ impl ReportOptions {
 
 /// A part of the inventory that could not be read, and why (the Proxmox family's, which the
 /// PVE inventory keeps too); the report is built from the rest.
-pub use cpps_proxmox::family::PartError;
+pub use cpps_proxmox_family::PartError;
 
 /// Everything the report is built from, as the API answered it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -224,7 +224,10 @@ pub async fn collect_within(
         // A part cut off by the time limit names the requests left without an answer.
         errors: {
             let activity = client.http.activity().snapshot();
-            errors.into_iter().map(|e| e.waiting_for(&activity)).collect()
+            errors
+                .into_iter()
+                .map(|e| e.waiting_for(&activity))
+                .collect()
         },
     }
 }
@@ -252,10 +255,10 @@ fn part<T>(errors: &mut Vec<PartError>, name: &str, result: Result<Vec<T>, PartE
     })
 }
 
-/// [`bounded`](cpps_proxmox::family::bounded) for a part that chooses by the server's release: when reading the release
+/// [`bounded`](cpps_proxmox_family::bounded) for a part that chooses by the server's release: when reading the release
 /// failed, that failure is the part's error and `future` is never started (so it sends nothing).
 async fn after_version<T>(
-    version: &Result<cpps_proxmox::family::ServerVersion, PartError>,
+    version: &Result<cpps_proxmox_family::ServerVersion, PartError>,
     deadline: Option<tokio::time::Instant>,
     future: impl Future<Output = Result<T, Error>>,
 ) -> Result<T, PartError> {

@@ -15,8 +15,8 @@
 mod common;
 
 use cpps_pbs::endpoints::{ENDPOINTS, Endpoint, Returns};
-use cpps_proxmox::family::apidoc::Reference;
-use cpps_proxmox::family::{Answer, Param, Product, ServerVersion};
+use cpps_proxmox_family::apidoc::Reference;
+use cpps_proxmox_family::{Answer, Param, Product, ServerVersion};
 use serde_json::Value;
 
 fn schema_of(type_name: &str) -> Value {
@@ -252,7 +252,7 @@ fn check_family_type(name: &str, theirs: &Value, id: &str, problems: &mut Vec<St
             serde_json::to_value(status).unwrap()
         }
         "LogLine" => {
-            let lines: Vec<cpps_proxmox::family::LogLine> = common::data("task_log.json");
+            let lines: Vec<cpps_proxmox_family::LogLine> = common::data("task_log.json");
             serde_json::to_value(&lines[0]).unwrap()
         }
         "Ticket" => serde_json::json!({ "ticket": "x", "CSRFPreventionToken": "y" }),

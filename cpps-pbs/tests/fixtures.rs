@@ -53,8 +53,8 @@ fn decode(returns: Returns, data: &Value) -> Result<usize, String> {
         other => return Err(format!("unhandled {other:?}")),
     };
     match name {
-        "family::TaskStatus" => decode_as::<cpps_proxmox::family::TaskStatus>(data, list),
-        "family::LogLine" => decode_as::<cpps_proxmox::family::LogLine>(data, list),
+        "family::TaskStatus" => decode_as::<cpps_proxmox_family::TaskStatus>(data, list),
+        "family::LogLine" => decode_as::<cpps_proxmox_family::LogLine>(data, list),
         // The login answer's type is private to `cpps-proxmox`; `tests/auth.rs` logs in with
         // this fixture. Here: the two members the login reads are strings.
         "family::Ticket" => ["ticket", "CSRFPreventionToken"]

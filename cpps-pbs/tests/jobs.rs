@@ -157,7 +157,7 @@ async fn sync_jobs_of_pbs_3_2_are_listed_without_sync_direction() {
     assert_eq!(pbs.sync_jobs(None).await.unwrap().len(), 3);
     assert_eq!(
         pbs.server_version().await.unwrap(),
-        cpps_proxmox::family::ServerVersion::new(3, 2, 7)
+        cpps_proxmox_family::ServerVersion::new(3, 2, 7)
     );
     api.verify().await;
 }
@@ -224,7 +224,7 @@ async fn jobs_run_on_demand_and_are_waited_on() {
     let pbs = common::token_client(&api);
     let started = pbs.run_job(RunnableJob::Verify, "v-store1").await.unwrap();
     assert_eq!(started, upid);
-    let options = cpps_proxmox::family::WaitOptions::default().intervals(
+    let options = cpps_proxmox_family::WaitOptions::default().intervals(
         std::time::Duration::from_millis(5),
         std::time::Duration::from_millis(10),
     );

@@ -8,7 +8,7 @@ use std::time::Duration;
 use cpps_http::test_util::MockApi;
 use cpps_pbs::TaskQuery;
 use cpps_pbs::types::{ExitStatus, TaskState, Upid};
-use cpps_proxmox::family::WaitOptions;
+use cpps_proxmox_family::WaitOptions;
 use wiremock::matchers::{method, path, query_param};
 use wiremock::{Mock, ResponseTemplate};
 

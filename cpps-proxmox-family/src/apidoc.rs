@@ -6,7 +6,7 @@
 //! helpers here accept both.
 //!
 //! [`ApiDoc::check_table`] is the one conformance check of an endpoint table
-//! ([`family::Endpoint`](crate::family::Endpoint)) against a schema: `cpps-proxmox` and
+//! ([`family::Endpoint`](crate::Endpoint)) against a schema: `cpps-proxmox` and
 //! `cpps-pbs` both call it from their conformance tests.
 
 use std::borrow::Borrow;
@@ -15,7 +15,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::family::{Endpoint, Gate, Product, Returns, ServerVersion};
+use crate::{Endpoint, Gate, Product, Returns, ServerVersion};
 
 /// A loaded schema tree.
 #[derive(Debug, Clone)]

@@ -12,8 +12,8 @@ use serde::Deserialize;
 use tokio::sync::{Mutex, RwLock};
 use tokio::time::Instant;
 
-use crate::family::Error;
-use crate::family::{Product, TokenId, UserId};
+use crate::Error;
+use crate::{Product, TokenId, UserId};
 
 /// `Authorization: PVEAPIToken=USER@REALM!ID=SECRET` (PVE) or
 /// `Authorization: PBSAPIToken=USER@REALM!ID:SECRET` (PBS).
@@ -128,11 +128,7 @@ struct TicketAnswer {
     ticket: Option<String>,
     #[serde(rename = "CSRFPreventionToken", default)]
     csrf: Option<String>,
-    #[serde(
-        rename = "NeedTFA",
-        default,
-        deserialize_with = "crate::family::de::opt_bool"
-    )]
+    #[serde(rename = "NeedTFA", default, deserialize_with = "crate::de::opt_bool")]
     need_tfa: Option<bool>,
 }
 
@@ -240,7 +236,7 @@ impl TicketAuth {
         let response = self.login.execute(request).await?;
         let status = response.status();
         if !status.is_success() {
-            let message = match crate::family::error_from_response(response) {
+            let message = match crate::error_from_response(response) {
                 Error::Api { message, .. } | Error::NotFound { message, .. } => message,
                 other => other.to_string(),
             };

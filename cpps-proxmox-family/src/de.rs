@@ -7,9 +7,9 @@
 //! ```
 //! #[derive(serde::Deserialize)]
 //! struct Node {
-//!     #[serde(default, deserialize_with = "cpps_proxmox::family::de::opt_bool")]
+//!     #[serde(default, deserialize_with = "cpps_proxmox_family::de::opt_bool")]
 //!     online: Option<bool>,
-//!     #[serde(deserialize_with = "cpps_proxmox::family::de::integer")]
+//!     #[serde(deserialize_with = "cpps_proxmox_family::de::integer")]
 //!     maxmem: u64,
 //! }
 //! let node: Node = serde_json::from_str(r#"{"online": 1, "maxmem": "2048"}"#).unwrap();

@@ -11,7 +11,7 @@ use cpps_http::{Method, Request, encode_segment};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
-use crate::family::ServerVersion;
+use crate::ServerVersion;
 
 /// The schema type of a parameter, as the API viewer's schema names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -394,9 +394,7 @@ mod tests {
     const STATUS: Endpoint = Endpoint::new(
         "GET",
         "/nodes/{node}/tasks/{upid}/status",
-        Returns::Object(Answer::of::<crate::family::TaskStatus>(
-            "family::TaskStatus",
-        )),
+        Returns::Object(Answer::of::<crate::TaskStatus>("family::TaskStatus")),
     );
     const LIST: Endpoint = Endpoint::new(
         "GET",

@@ -7,7 +7,7 @@
 /// and kept). Used by `cpps-proxmox` and `cpps-pbs` alike, so that neither copies it.
 ///
 /// ```
-/// cpps_proxmox::keep_unknown_enum! {
+/// cpps_proxmox_family::keep_unknown_enum! {
 ///     /// A colour.
 ///     Colour {
 ///         /// Red.
@@ -25,7 +25,7 @@ macro_rules! keep_unknown_enum {
             $( $(#[$vmeta:meta])* $variant:ident = $wire:literal, )+
         }
     ) => {
-        $crate::family::__private::cpps_http::keep_unknown_enum! {
+        $crate::__private::cpps_http::keep_unknown_enum! {
             $(#[$meta])*
             $name {
                 $( $(#[$vmeta])* $variant = $wire, )+

@@ -6,7 +6,7 @@ use cpps_http::{Response, StatusCode};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use crate::family::Error;
+use crate::Error;
 
 /// The decoder of Proxmox answers: implements [`cpps_http::Envelope`] with
 /// [`decode_envelope`].
@@ -51,7 +51,7 @@ pub struct Page<T> {
     /// The `data` member.
     pub data: T,
     /// The `total` member, when the server sent one.
-    #[serde(default, deserialize_with = "crate::family::de::opt_integer")]
+    #[serde(default, deserialize_with = "crate::de::opt_integer")]
     pub total: Option<u64>,
 }
 

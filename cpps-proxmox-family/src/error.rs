@@ -9,7 +9,7 @@
 /// (`delivery()`, `status()`, `is_not_found()`, `is_conflict()`, `field_errors()`,
 /// `invalid()`), and, for a product crate, `From<family::Error>` variant by variant.
 /// `not_supported` names the product's variant for a release that lacks what was asked: it
-/// gives `is_not_supported()` and the [`PartFailure`](crate::family::PartFailure) that report
+/// gives `is_not_supported()` and the [`PartFailure`](crate::PartFailure) that report
 /// parts keep.
 ///
 /// `product` names the server in the variants' documentation (`"PVE"`, `"PBS"`, or `"the
@@ -20,7 +20,7 @@
 /// `cpps-proxmox` must have it, `family::Error` being `#[non_exhaustive]`).
 ///
 /// ```
-/// cpps_proxmox::family_error! {
+/// cpps_proxmox_family::family_error! {
 ///     /// The error of a Proxmox product client.
 ///     pub enum Error {
 ///         product: "PMG",
@@ -33,10 +33,10 @@
 ///                 reason: String,
 ///             },
 ///         },
-///         from_family: cpps_proxmox::family::Error, other => Error::Config { reason: other.to_string() },
+///         from_family: cpps_proxmox_family::Error, other => Error::Config { reason: other.to_string() },
 ///     }
 /// }
-/// let error = Error::from(cpps_proxmox::family::Error::invalid("UPID", "x", "too short"));
+/// let error = Error::from(cpps_proxmox_family::Error::invalid("UPID", "x", "too short"));
 /// assert_eq!(error.to_string(), "invalid UPID `x`: too short");
 /// assert_eq!(error.delivery(), cpps_http::Delivery::NotSent);
 /// ```
@@ -65,18 +65,18 @@ macro_rules! family_error {
             /// The request failed in the shared runtime (connection, TLS, timeout, decoding,
             /// auth).
             #[error("request failed")]
-            Http(#[from] $crate::family::__private::cpps_http::Error),
+            Http(#[from] $crate::__private::cpps_http::Error),
 
             #[doc = concat!("The ", $product, " server answered with an error status and a message ",
                 "(the body's `message`, or the HTTP reason phrase on servers that put it only there).")]
             #[error("{method} {url} answered {status}: {message}")]
             Api {
                 /// The request method.
-                method: $crate::family::__private::cpps_http::Method,
+                method: $crate::__private::cpps_http::Method,
                 /// The URL that was requested.
-                url: $crate::family::__private::cpps_http::Url,
+                url: $crate::__private::cpps_http::Url,
                 /// The HTTP status.
-                status: $crate::family::__private::cpps_http::StatusCode,
+                status: $crate::__private::cpps_http::StatusCode,
                 /// The server's message, trimmed.
                 message: ::std::string::String,
                 /// Per-parameter messages of a 400 "Parameter verification failed." answer (the
@@ -89,11 +89,11 @@ macro_rules! family_error {
             #[error("{method} {url}: not found: {message}")]
             NotFound {
                 /// The request method.
-                method: $crate::family::__private::cpps_http::Method,
+                method: $crate::__private::cpps_http::Method,
                 /// The URL that was requested.
-                url: $crate::family::__private::cpps_http::Url,
+                url: $crate::__private::cpps_http::Url,
                 /// The HTTP status the server used (404 or 500).
-                status: $crate::family::__private::cpps_http::StatusCode,
+                status: $crate::__private::cpps_http::StatusCode,
                 /// The server's message, trimmed.
                 message: ::std::string::String,
             },
@@ -103,11 +103,11 @@ macro_rules! family_error {
             #[error("{method} {url}: the configuration changed since it was read: {message}")]
             Conflict {
                 /// The request method.
-                method: $crate::family::__private::cpps_http::Method,
+                method: $crate::__private::cpps_http::Method,
                 /// The URL that was requested.
-                url: $crate::family::__private::cpps_http::Url,
+                url: $crate::__private::cpps_http::Url,
                 /// The HTTP status the server used.
-                status: $crate::family::__private::cpps_http::StatusCode,
+                status: $crate::__private::cpps_http::StatusCode,
                 /// The server's message, trimmed.
                 message: ::std::string::String,
             },
@@ -116,7 +116,7 @@ macro_rules! family_error {
             #[error("task {upid} failed: {exit_status}")]
             TaskFailed {
                 /// The task.
-                upid: ::std::boxed::Box<$crate::family::Upid>,
+                upid: ::std::boxed::Box<$crate::Upid>,
                 /// The exit status as the server wrote it (`Error: …`, or a bare error message).
                 exit_status: ::std::string::String,
                 /// The last lines of the task log, the last one included.
@@ -127,7 +127,7 @@ macro_rules! family_error {
             #[error("task {upid} still running after {waited:?}")]
             TaskTimeout {
                 /// The task.
-                upid: ::std::boxed::Box<$crate::family::Upid>,
+                upid: ::std::boxed::Box<$crate::Upid>,
                 /// How long the caller waited.
                 waited: ::std::time::Duration,
             },
@@ -156,8 +156,8 @@ macro_rules! family_error {
 
         impl $name {
             /// Whether the request may have reached the server.
-            pub fn delivery(&self) -> $crate::family::__private::cpps_http::Delivery {
-                use $crate::family::__private::cpps_http::Delivery;
+            pub fn delivery(&self) -> $crate::__private::cpps_http::Delivery {
+                use $crate::__private::cpps_http::Delivery;
                 match self {
                     Self::Http(e) => e.delivery(),
                     Self::Api { .. }
@@ -171,7 +171,7 @@ macro_rules! family_error {
             }
 
             /// The HTTP status of the answer, when the server answered.
-            pub fn status(&self) -> ::std::option::Option<$crate::family::__private::cpps_http::StatusCode> {
+            pub fn status(&self) -> ::std::option::Option<$crate::__private::cpps_http::StatusCode> {
                 match self {
                     Self::Http(e) => e.status(),
                     Self::Api { status, .. }
@@ -210,7 +210,7 @@ macro_rules! family_error {
             ) -> Self {
                 Self::Invalid {
                     kind,
-                    input: $crate::family::__private::shorten(input),
+                    input: $crate::__private::shorten(input),
                     reason: reason.into(),
                 }
             }
@@ -224,8 +224,8 @@ macro_rules! family_error {
                 }
             }
 
-            impl $crate::family::PartFailure for $name {
-                fn status(&self) -> ::std::option::Option<$crate::family::__private::cpps_http::StatusCode> {
+            impl $crate::PartFailure for $name {
+                fn status(&self) -> ::std::option::Option<$crate::__private::cpps_http::StatusCode> {
                     $name::status(self)
                 }
 
@@ -264,8 +264,8 @@ macro_rules! family_error {
 }
 
 crate::family_error! {
-    /// An error of a Proxmox-family piece ([`decode_envelope`](crate::family::decode_envelope),
-    /// [`wait_task`](crate::family::wait_task), the id and UPID parsers, the token splitter).
+    /// An error of a Proxmox-family piece ([`decode_envelope`](crate::decode_envelope),
+    /// [`wait_task`](crate::wait_task), the id and UPID parsers, the token splitter).
     ///
     /// The product crates convert it into their own error (`cpps_proxmox::Error`,
     /// `cpps_pbs::Error`, written by the same [`family_error!`](crate::family_error)) variant

@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::family::Error;
+use crate::Error;
 
 /// Which Proxmox product a client talks to: the login flow, cookie and token header differ
 /// only in names and one separator.
@@ -64,7 +64,7 @@ impl Product {
 
 fn valid_realm(realm: &str) -> bool {
     // The safe-id syntax (pve-apidoc.json / pbs-apidoc.json `realm` pattern).
-    (crate::family::names::SAFE_ID.matches)(realm)
+    (crate::names::SAFE_ID.matches)(realm)
 }
 
 fn valid_user_name(name: &str) -> bool {

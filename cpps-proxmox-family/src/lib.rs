@@ -1,4 +1,6 @@
-//! The pieces every Proxmox product shares (PVE and PBS), for reuse by `cpps-pbs`.
+//! The pieces every Proxmox product shares (PVE and PBS), in a crate of their own so that
+//! `cpps-pbs` depends on them and not on the PVE client (`cpps-proxmox` re-exports this crate as
+//! `cpps_proxmox::family`). It imports nothing of either product.
 //!
 //! Both products run the same REST framework family (`pve-http-server` for PVE,
 //! `proxmox-rest-server` for PBS) and differ only in names:
@@ -15,9 +17,9 @@
 //! What is here:
 //!
 //! - [`decode_envelope`] / [`DataEnvelope`]: the one decoder of `{"data": …}` answers and of
-//!   error bodies into [`Error::Api`](crate::Error::Api) (with the per-field `errors` map of a
-//!   400) or [`Error::NotFound`](crate::Error::NotFound) (404, a 500 saying "does not
-//!   exist", or a 400/500 "no such datastore/resource …"); [`decode_page`] keeps `total` too.
+//!   error bodies into [`Error::Api`] (with the per-field `errors` map of a 400) or
+//!   [`Error::NotFound`] (404, a 500 saying "does not exist", or a 400/500 "no such
+//!   datastore/resource …"); [`decode_page`] keeps `total` too.
 //! - [`de`]: `deserialize_with` helpers for `0`/`1` booleans and numbers sent as strings.
 //! - [`TokenAuth`] and [`TicketAuth`], parameterized by [`Product`]: the API-token header, and
 //!   the ticket flow (`POST /access/ticket`, cookie, `CSRFPreventionToken` on writes, renewal
@@ -41,9 +43,9 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use cpps_http::{HttpClient, SecretString, TlsMode};
-//! use cpps_proxmox::family::{self, Product, TicketAuth, TokenAuth, Upid, WaitOptions};
+//! use cpps_proxmox_family::{self as family, Product, TicketAuth, TokenAuth, Upid, WaitOptions};
 //!
-//! # async fn run() -> Result<(), cpps_proxmox::family::Error> {
+//! # async fn run() -> Result<(), cpps_proxmox_family::Error> {
 //! let http = HttpClient::builder("https://pbs.example:8007/api2/json".parse().unwrap())
 //!     .tls(TlsMode::pinned("AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99")?)
 //!     .build()?;
@@ -62,6 +64,8 @@
 //! # Ok(())
 //! # }
 //! ```
+
+#![forbid(unsafe_code)]
 
 #[cfg(feature = "test-util")]
 pub mod apidoc;

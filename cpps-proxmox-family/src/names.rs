@@ -125,10 +125,10 @@ impl NameRule {
 /// `cpps-pbs` alike, so that neither writes a name type by hand.
 ///
 /// ```
-/// use cpps_proxmox::family::{Error, names::{NameRule, SAFE_ID}};
+/// use cpps_proxmox_family::{Error, names::{NameRule, SAFE_ID}};
 ///
 /// const REMOTE_ID: NameRule = NameRule::new("remote id", SAFE_ID).length(3, 32);
-/// cpps_proxmox::validated_name! {
+/// cpps_proxmox_family::validated_name! {
 ///     /// A remote's id.
 ///     pub struct RemoteId(rule = REMOTE_ID, error = Error);
 /// }
@@ -150,7 +150,7 @@ macro_rules! validated_name {
 
         impl $name {
             /// The rule every value follows.
-            pub const RULE: $crate::family::names::NameRule = $rule;
+            pub const RULE: $crate::names::NameRule = $rule;
 
             /// Validates the name.
             pub fn new(name: impl ::std::convert::Into<::std::string::String>) -> ::std::result::Result<Self, $error> {
@@ -208,16 +208,16 @@ macro_rules! validated_name {
             }
         }
 
-        impl $crate::family::__private::serde::Serialize for $name {
-            fn serialize<S: $crate::family::__private::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+        impl $crate::__private::serde::Serialize for $name {
+            fn serialize<S: $crate::__private::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
                 serializer.serialize_str(&self.0)
             }
         }
 
-        impl<'de> $crate::family::__private::serde::Deserialize<'de> for $name {
-            fn deserialize<D: $crate::family::__private::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                let value = <::std::string::String as $crate::family::__private::serde::Deserialize>::deserialize(deserializer)?;
-                $name::new(value).map_err(<D::Error as $crate::family::__private::serde::de::Error>::custom)
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                let value = <::std::string::String as $crate::__private::serde::Deserialize>::deserialize(deserializer)?;
+                $name::new(value).map_err(<D::Error as $crate::__private::serde::de::Error>::custom)
             }
         }
 

@@ -7,8 +7,8 @@ use cpps_http::{HttpClient, Request};
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
-use crate::family::Error;
-use crate::family::{AuthId, DataEnvelope, Page, PageEnvelope, Product, Upid, de};
+use crate::Error;
+use crate::{AuthId, DataEnvelope, Page, PageEnvelope, Product, Upid, de};
 
 /// Whether a task runs.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -5,8 +5,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::family::AuthId;
-use crate::family::Error;
+use crate::AuthId;
+use crate::Error;
 
 /// The parts of a UPID.
 ///
@@ -74,7 +74,7 @@ impl UpidParts {
 /// text), so `upid.to_string()` always gives back the input.
 ///
 /// ```
-/// use cpps_proxmox::family::Upid;
+/// use cpps_proxmox_family::Upid;
 ///
 /// let upid: Upid = "UPID:pve1:000A1B2C:0123ABCD:6650F00D:qmstart:100:root@pam!ci:".parse()?;
 /// assert_eq!(upid.node(), "pve1");
@@ -86,7 +86,7 @@ impl UpidParts {
 ///
 /// let pbs: Upid = "UPID:pbs1:00004F37:0039E469:00000003:5CA78B83:garbage_collection:store1:root@pam:".parse()?;
 /// assert_eq!(pbs.task_id(), Some(3));
-/// # Ok::<(), cpps_proxmox::Error>(())
+/// # Ok::<(), cpps_proxmox_family::Error>(())
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Upid {

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::family::Error;
+use crate::Error;
 
 /// A Proxmox VE or Backup Server release, `major.minor.patch`.
 ///

@@ -66,6 +66,11 @@ crate::family_error! {
                 reason: String,
             },
         },
-        from_family: crate::family::Error,
+        // `family::Error` is non-exhaustive: a variant added there is still an error here.
+        from_family: crate::family::Error, other => Error::Invalid {
+            kind: "answer",
+            input: String::new(),
+            reason: other.to_string(),
+        },
     }
 }

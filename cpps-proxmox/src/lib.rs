@@ -52,7 +52,10 @@ mod client;
 mod endpoints;
 mod envelope;
 mod error;
-pub mod family;
+/// The pieces shared with Proxmox Backup Server, in their own crate (`cpps-proxmox-family`).
+pub use cpps_proxmox_family as family;
+// The family's macros, for this crate's own types (`crate::family_error!`, …).
+pub(crate) use cpps_proxmox_family::{family_error, keep_unknown_enum, validated_name};
 mod ha;
 pub mod inventory;
 pub mod types;

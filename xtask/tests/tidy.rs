@@ -3,9 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const CRATES: [&str; 10] = [
+const CRATES: [&str; 11] = [
     "cpps-named-enum",
     "cpps-http",
+    "cpps-proxmox-family",
     "cpps-proxmox",
     "cpps-pbs",
     "cpps-linstor",
@@ -231,4 +232,167 @@ fn the_secret_detector_recognises_what_it_should() {
     );
     assert!(secret_looking("-----BEGIN PRIVATE KEY-----").is_some());
     assert!(secret_looking(r#""tokenid": "root@pam!ci""#).is_none());
+}
+
+/// A crate's modules as paths (`k8s::nodes`, `health`), each with the modules its code names
+/// through `crate::…` or `super::…` (comments ignored; a name resolves to the longest module
+/// path it starts with).
+fn module_graph(
+    src: &Path,
+) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let files = files_under(src, &[".rs"]);
+    let module_of = |file: &Path| -> String {
+        let rel = file
+            .strip_prefix(src)
+            .expect("under src")
+            .with_extension("");
+        let mut parts: Vec<String> = rel
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        if matches!(
+            parts.last().map(String::as_str),
+            Some("mod" | "lib" | "main")
+        ) {
+            parts.pop();
+        }
+        parts.join("::")
+    };
+    let modules: BTreeSet<String> = files.iter().map(|f| module_of(f)).collect();
+    let resolve = |path: &[&str]| -> Option<String> {
+        (1..=path.len())
+            .rev()
+            .map(|n| path[..n].join("::"))
+            .find(|m| modules.contains(m))
+    };
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let from = module_of(file);
+        let parent: Vec<&str> = from.split("::").filter(|p| !p.is_empty()).collect();
+        // A mod.rs's `super` is its directory's parent; a file's is its directory.
+        let base: Vec<&str> = parent[..parent.len().saturating_sub(1)].to_vec();
+        let text = std::fs::read_to_string(file).expect("readable source");
+        let deps = graph.entry(from.clone()).or_default();
+        // Inside an inline `mod name { … }` (`mod tests`, `mod __private`), `super` is this
+        // file's own module: the brace depth at which each inline module opened.
+        let (mut depth, mut inline): (i64, Vec<i64>) = (0, Vec::new());
+        for line in text.lines() {
+            let code = line.split("//").next().unwrap_or("");
+            let trimmed = code.trim_start();
+            let opens_mod = ["mod ", "pub mod ", "pub(crate) mod "]
+                .iter()
+                .any(|p| trimmed.starts_with(p))
+                && code.contains('{');
+            if opens_mod {
+                inline.push(depth);
+            }
+            depth += code.matches('{').count() as i64 - code.matches('}').count() as i64;
+            let super_base = if inline.is_empty() {
+                base.clone()
+            } else {
+                parent.clone()
+            };
+            if inline.last().is_some_and(|opened| depth <= *opened) {
+                inline.pop();
+            }
+            for (prefix, root) in [("crate::", Vec::new()), ("super::", super_base)] {
+                for (i, _) in code.match_indices(prefix) {
+                    let rest = &code[i + prefix.len()..];
+                    // `super::{a, b::c}` names several; `super::a::b` one.
+                    let names: Vec<&str> = match rest.strip_prefix('{') {
+                        Some(list) => list.split('}').next().unwrap_or("").split(',').collect(),
+                        None => vec![rest],
+                    };
+                    for name in names {
+                        let segments: Vec<&str> = name
+                            .trim()
+                            .split("::")
+                            .map(|s| {
+                                s.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                            })
+                            .take_while(|s| {
+                                !s.is_empty()
+                                    && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                            })
+                            .collect();
+                        let mut path = root.clone();
+                        path.extend(segments);
+                        if let Some(m) = resolve(&path)
+                            && m != from
+                            && !m.is_empty()
+                        {
+                            deps.insert(m);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// Each pair of modules of a crate that name each other (a loop of two, the kind the reviews
+/// found: `health` ↔ `policy`), a module and its own submodules apart.
+fn module_loops(src: &Path) -> Vec<(String, String)> {
+    let graph = module_graph(src);
+    let mut loops = Vec::new();
+    for (a, deps) in &graph {
+        for b in deps {
+            // A module and its own submodule share items by design (`mod.rs` re-exports).
+            let nested = b.starts_with(&format!("{a}::")) || a.starts_with(&format!("{b}::"));
+            if a < b && !nested && graph.get(b).is_some_and(|d| d.contains(a)) {
+                loops.push((a.clone(), b.clone()));
+            }
+        }
+    }
+    loops
+}
+
+#[test]
+fn no_two_modules_of_a_crate_import_each_other() {
+    for krate in CRATES {
+        let loops = module_loops(&root().join(krate).join("src"));
+        assert!(
+            loops.is_empty(),
+            "{krate}: modules that import each other: {loops:?}"
+        );
+    }
+}
+
+#[test]
+fn the_module_loop_finder_sees_a_loop() {
+    let dir = std::env::temp_dir().join(format!("cpps-tidy-loops-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("k8s")).unwrap();
+    std::fs::write(
+        dir.join("lib.rs"),
+        "pub mod health;\npub mod policy;\npub mod k8s;\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("health.rs"), "use crate::policy::Pin;\n").unwrap();
+    std::fs::write(
+        dir.join("policy.rs"),
+        "use crate::health::Severity; // crate::k8s\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("k8s/mod.rs"), "pub mod nodes;\npub mod sharing;\n").unwrap();
+    std::fs::write(
+        dir.join("k8s/nodes.rs"),
+        "const X: &str = super::sharing::LABEL;\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("k8s/sharing.rs"),
+        "use super::{nodes::is_plugin, other};\n",
+    )
+    .unwrap();
+    let loops = module_loops(&dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        loops,
+        [
+            ("health".to_owned(), "policy".to_owned()),
+            ("k8s::nodes".to_owned(), "k8s::sharing".to_owned()),
+        ]
+    );
 }

@@ -1,6 +1,6 @@
 //! Worker tasks: list, status, and waiting for one to finish.
 
-use cpps_proxmox::family::{self, Product, TaskOutcome, WaitOptions};
+use cpps_proxmox_family::{self as family, Product, TaskOutcome, WaitOptions};
 
 use crate::endpoints::TASKS;
 use crate::types::{TaskListItem, TaskStatus, Upid};

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ExitStatus, Upid};
 
-cpps_proxmox::keep_unknown_enum! {
+cpps_proxmox_family::keep_unknown_enum! {
     /// Where a datastore keeps its chunks (`backend-type`).
     BackendType {
         /// A local file system (`filesystem`).
@@ -14,7 +14,7 @@ cpps_proxmox::keep_unknown_enum! {
     }
 }
 
-cpps_proxmox::keep_unknown_enum! {
+cpps_proxmox_family::keep_unknown_enum! {
     /// Whether a removable datastore is mounted (`mount-status`).
     MountStatus {
         /// Mounted (`mounted`).

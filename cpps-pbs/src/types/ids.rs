@@ -1,10 +1,10 @@
 //! Typed identifiers with validating constructors.
 
-use cpps_proxmox::family::names::{NameRule, SAFE_ID};
+use cpps_proxmox_family::names::{NameRule, SAFE_ID};
 
 use crate::Error;
 
-cpps_proxmox::keep_unknown_enum! {
+cpps_proxmox_family::keep_unknown_enum! {
     /// The type of a backup group: a VM, a container or a host (`backup-type`).
     BackupType {
         /// A QEMU virtual machine (`vm`).
@@ -20,7 +20,7 @@ cpps_proxmox::keep_unknown_enum! {
 /// characters.
 const DATASTORE_NAME: NameRule = NameRule::new("datastore name", SAFE_ID).length(3, 32);
 
-cpps_proxmox::validated_name! {
+cpps_proxmox_family::validated_name! {
     /// The name of a datastore: 3 to 32 characters of PBS's safe-id syntax (`DATASTORE_SCHEMA`).
     pub struct DatastoreName(rule = DATASTORE_NAME, error = Error);
 }

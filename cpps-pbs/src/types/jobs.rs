@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AuthId, ExitStatus, Upid};
 
-cpps_proxmox::keep_unknown_enum! {
+cpps_proxmox_family::keep_unknown_enum! {
     /// The direction of a sync job (`sync-direction`).
     SyncDirection {
         /// Pull from the remote into the local datastore (`pull`, the default).

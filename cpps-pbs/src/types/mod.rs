@@ -14,7 +14,7 @@ mod version;
 
 pub(crate) mod exit_status;
 
-pub use cpps_proxmox::family::{AuthId, ExitStatus, TaskState, TaskStatus, Upid};
+pub use cpps_proxmox_family::{AuthId, ExitStatus, TaskState, TaskStatus, Upid};
 pub use datastore::{
     BackendType, Datastore, DatastoreStatus, DatastoreUsage, GcCacheStats, GcCounters, GcStatus,
     MountStatus, TypeCounts, TypeCountsByType,

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AuthId, BackupType, Upid};
 
-cpps_proxmox::keep_unknown_enum! {
+cpps_proxmox_family::keep_unknown_enum! {
     /// The result of the last verification of a snapshot (`verification.state`).
     VerifyState {
         /// Verified without error (`ok`).

@@ -48,15 +48,15 @@ pub fn specs_dir() -> PathBuf {
 }
 
 /// The PBS API schema, loaded once.
-pub fn schema() -> &'static cpps_proxmox::family::apidoc::ApiDoc {
-    static DOC: OnceLock<cpps_proxmox::family::apidoc::ApiDoc> = OnceLock::new();
+pub fn schema() -> &'static cpps_proxmox_family::apidoc::ApiDoc {
+    static DOC: OnceLock<cpps_proxmox_family::apidoc::ApiDoc> = OnceLock::new();
     DOC.get_or_init(|| {
-        cpps_proxmox::family::apidoc::ApiDoc::load(&specs_dir().join("pbs-apidoc.json"))
+        cpps_proxmox_family::apidoc::ApiDoc::load(&specs_dir().join("pbs-apidoc.json"))
             .unwrap_or_else(|e| panic!("{e}"))
     })
 }
 
-pub use cpps_proxmox::family::apidoc::is_optional;
+pub use cpps_proxmox_family::apidoc::is_optional;
 
 fn json_type(value: &Value) -> &'static str {
     match value {
