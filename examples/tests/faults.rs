@@ -671,7 +671,10 @@ impl Binary {
     /// the server's address, as its other errors do (issue 37). Not yet `vyos-backup`, whose
     /// message says only that the time ran out.
     fn names_what_it_waited_for(self) -> bool {
-        matches!(self, Self::LinstorHealth | Self::Inventory | Self::PbsReport)
+        matches!(
+            self,
+            Self::LinstorHealth | Self::Inventory | Self::PbsReport
+        )
     }
 
     /// Whether its `--help` documents `--timeout`.
