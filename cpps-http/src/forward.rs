@@ -5,7 +5,7 @@
 /// Generates, inside a service crate's `impl ClientBuilder { … }`, the transport setters of
 /// [`ClientBuilder`](crate::ClientBuilder), each forwarding to a field named `http` of type
 /// `cpps_http::ClientBuilder`: `tls`, `client_identity`, `connect_timeout`, `request_timeout`,
-/// `deadline`, `max_response_bytes`, `retry`, `user_agent`, `pool_idle_timeout`,
+/// `deadline`, `max_response_bytes`, `activity`, `retry`, `user_agent`, `pool_idle_timeout`,
 /// `pool_max_idle_per_host`, and `http_settings` for anything else. Written once here, so that
 /// the four REST clients are configured in the same words.
 ///
@@ -63,6 +63,13 @@ macro_rules! forward_http_settings {
         /// Largest response body accepted, in bytes (list calls may set their own cap).
         pub fn max_response_bytes(mut self, bytes: usize) -> Self {
             self.http = self.http.max_response_bytes(bytes);
+            self
+        }
+
+        /// Where the client records what it is waiting for (`cpps_http::Activity`), so that a
+        /// caller whose own time limit runs out can name the requests left unanswered.
+        pub fn activity(mut self, activity: $crate::Activity) -> Self {
+            self.http = self.http.activity(activity);
             self
         }
 

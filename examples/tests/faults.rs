@@ -668,8 +668,7 @@ impl Binary {
     }
 
     /// Whether a run cut by its `--timeout` names what it was waiting for: the request and
-    /// the server's address, as its other errors do (issue 37). Not yet `vyos-backup`, whose
-    /// message says only that the time ran out.
+    /// the server's address, as its other errors do (issue 37).
     fn names_what_it_waited_for(self) -> bool {
         matches!(
             self,

@@ -52,7 +52,9 @@ async fn main() -> ExitCode {
     let args = Args::parse();
     let timeout = Duration::from_secs(args.timeout.max(1));
     let started = Instant::now();
-    let outcome = tokio::time::timeout(timeout, run(&args, timeout)).await;
+    // What the router's client waits on, to name it if the time runs out.
+    let activity = cpps_http::Activity::default();
+    let outcome = tokio::time::timeout(timeout, run(&args, timeout, activity.clone())).await;
     match outcome {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(e)) => {
@@ -61,16 +63,17 @@ async fn main() -> ExitCode {
         }
         Err(_) => {
             eprintln!(
-                "vyos-backup: gave up after {:.1} s (--timeout {})",
+                "vyos-backup: gave up after {:.1} s (--timeout {}): {}",
                 started.elapsed().as_secs_f64(),
-                args.timeout
+                args.timeout,
+                activity.snapshot()
             );
             ExitCode::FAILURE
         }
     }
 }
 
-async fn run(args: &Args, timeout: Duration) -> anyhow::Result<()> {
+async fn run(args: &Args, timeout: Duration, activity: cpps_http::Activity) -> anyhow::Result<()> {
     let url = args.url.as_ref().map(Url::to_string);
     let lookup = |name: &str| match (name, &url) {
         (cpps_vyos::ENV_URL, Some(u)) => Some(u.clone()),
@@ -82,6 +85,7 @@ async fn run(args: &Args, timeout: Duration) -> anyhow::Result<()> {
         .connect_timeout(timeout.min(Duration::from_secs(10)))
         .request_timeout(timeout)
         .deadline(timeout)
+        .activity(activity)
         .build()
         .context("HTTP client")?;
     let mut opts = BackupOptions::new(&args.out);
