@@ -137,16 +137,23 @@ async fn vyos() -> MockApi {
         )
         .mount(api.server())
         .await;
-    // vyos-1x `python/vyos/ifconfig/wireguard.py` `show_interface`: a peer that never shook
+    // The peers are printed only by `show interfaces wireguard NAME summary` (vyos-1x
+    // `op-mode-definitions/show-interfaces-wireguard.xml.in`); on 1.5 it is `show_summary`, that is
+    // `python/vyos/ifconfig/wireguard.py` `show_interface`: a peer that never shook
     // hands has neither `latest handshake` nor `status`; `latest handshake` is `str(timedelta)`;
     // a peer without live state (pink) is not listed.
     let wg0 = "interface: wg0\n  address: 192.168.10.1/24\n  public key: cHVibGljLWtleS1vZi13ZzAtMDAwMDAwMDAwMDAwMDA=\n  private key: (hidden)\n  listening port: 7777\n\n  peer: red\n    public key: ALGWvMJCKpHF2tVH3hEIHqUe9iFfAmZATUUok/WQzks=\n    latest handshake: 0:00:40\n    status: active\n    allowed ips: 192.168.10.4/32\n    transfer: 1 MB received, 2 MB sent\n    persistent keepalive: every 20 seconds\n\n  peer: green\n    public key: 5iQUD3VoCDBTPXAPHOwUJ0p7xzKGHEY/wQmgvBVmaFI=\n    allowed ips: 192.168.10.21/32\n    persistent keepalive: every 25 seconds\n\n  peer: blue\n    public key: G4pZishpMRrLmd96Kr6V7LIuNGdcUb81gWaYZ+FWkG0=\n    latest handshake: 1:02:03\n    status: inactive\n    allowed ips: 192.168.10.3/32\n";
-    show(&api, &["interfaces", "wireguard", "wg0"], ok_text(wg0)).await;
+    show(
+        &api,
+        &["interfaces", "wireguard", "wg0", "summary"],
+        ok_text(wg0),
+    )
+    .await;
     // A reading that fails (the API answers a refused command 400, vyos-1x
     // `src/services/api/rest/routers.py` `show_op`) is one partial line; the rest is kept.
     show(
         &api,
-        &["interfaces", "wireguard", "wg1"],
+        &["interfaces", "wireguard", "wg1", "summary"],
         ResponseTemplate::new(400).set_body_string(
             json!({"success": false, "data": null, "error": "wg1: device busy"}).to_string(),
         ),
@@ -351,7 +358,7 @@ async fn backups_jobs_and_router_facts_feed_the_audit() {
     );
     assert_eq!(vyos.partial.len(), 1, "{:?}", vyos.partial);
     assert!(
-        vyos.partial[0].starts_with("show interfaces wireguard wg1: ")
+        vyos.partial[0].starts_with("show interfaces wireguard wg1 summary: ")
             && vyos.partial[0].contains("wg1: device busy"),
         "{:?}",
         vyos.partial

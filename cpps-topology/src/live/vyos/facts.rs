@@ -28,8 +28,8 @@ pub struct WireGuardPeerFact {
     pub allowed_ips: Vec<String>,
     /// Its configured `address` (the remote end), when set.
     pub address: Option<String>,
-    /// Whether the live state was read (`show interfaces wireguard IFACE`): without it nothing
-    /// is known of the handshake.
+    /// Whether the live state was read (`show interfaces wireguard IFACE summary`): without it
+    /// nothing is known of the handshake.
     pub observed: bool,
     /// Seconds since the latest handshake; `None`: none ever (or not observed).
     pub latest_handshake_secs: Option<u64>,

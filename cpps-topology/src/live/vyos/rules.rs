@@ -287,7 +287,7 @@ pub(crate) fn link_001(live: &Live<'_>, sink: &mut Sink<'_>) {
         if !peer.observed {
             let why = partial(
                 facts,
-                &format!("show interfaces wireguard {}", peer.interface),
+                &format!("show interfaces wireguard {} summary", peer.interface),
             );
             emit_on(
                 sink,

@@ -13,7 +13,8 @@ use crate::live::source::Source;
 
 /// A site's VyOS router, read through [`cpps_vyos::Client::config_tree`]
 /// (`POST /retrieve`, `showConfig`) and its operational readings through `POST /show`:
-/// [`Client::wireguard_status`] per WireGuard interface, [`Client::vrrp_status`] when VRRP is
+/// [`Client::wireguard_summary`] per WireGuard interface (the one command that prints its
+/// peers on a real router), [`Client::vrrp_status`] when VRRP is
 /// configured, [`Client::bgp_summary`] and [`Client::ipsec_connections`].
 ///
 /// The configuration is required (without it the source failed); each reading that fails is
@@ -62,10 +63,10 @@ impl Source<VyosFacts> for VyosSource {
             .collect();
         interfaces.dedup();
         for interface in interfaces {
-            match self.client.wireguard_status(&interface).await {
+            match self.client.wireguard_summary(&interface).await {
                 Ok(status) => apply_wireguard(&mut facts, &status),
                 Err(e) => facts.partial.push(format!(
-                    "show interfaces wireguard {interface}: {}",
+                    "show interfaces wireguard {interface} summary: {}",
                     error_chain(&e)
                 )),
             }
@@ -136,7 +137,9 @@ pub fn vyos_facts(tree: &ConfigTree) -> Result<VyosFacts, cpps_vyos::Error> {
 }
 
 /// Marks the peers of `status.interface` as observed, with their handshakes. A configured peer
-/// that `show` does not list is observed with no handshake (VyOS lists every configured peer).
+/// that the summary does not list is observed with no handshake: both printers list the peers
+/// the kernel holds (`wg show` on 1.4; on 1.5 the configured peers the kernel knows), so an
+/// unlisted one has no session.
 pub fn apply_wireguard(facts: &mut VyosFacts, status: &WireGuardStatus) {
     let live: std::collections::HashMap<&str, _> = status
         .peers
