@@ -5,8 +5,9 @@
 //! that read more than one system are here: STATE-002/003 (the diff), BACKUP-003 (PBS against
 //! Proxmox) and OBS-001 (the basic alerts).
 //!
-//! They emit the same [`Finding`]s as the static checks, with the component's location in the
-//! topology file, so suppressions and every report format apply to them unchanged.
+//! They emit the same [`Finding`](crate::finding::Finding)s as the static checks, with the
+//! component's location in the topology file, so suppressions and every report format apply to them
+//! unchanged.
 
 use std::collections::BTreeMap;
 
