@@ -15,29 +15,31 @@ async fn inventory(stores: Option<&[String]>) -> Inventory {
     inventory_with(stores, true).await
 }
 
-async fn inventory_with(stores: Option<&[String]>, remotes_readable: bool) -> Inventory {
-    let api = common::mock_api().await;
-    common::serve_version(&api, "4.0", "14").await;
-    common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
-    common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
+/// The fixtures' server up to `store1`'s root namespace: the version, the datastores, the jobs,
+/// the remotes (or a refusal of them), full rights, `store1`'s namespaces and its root
+/// snapshots. Each test adds what it reads beyond that.
+async fn serve_through_store1_root(api: &MockApi, remotes_readable: bool) {
+    common::serve_version(api, "4.0", "14").await;
+    common::serve_authorized(api, "/admin/datastore", &[], "datastores.json").await;
+    common::serve_fixture(api, "/status/datastore-usage", &[], "datastore_usage.json").await;
     common::serve_fixture(
-        &api,
+        api,
         "/admin/sync",
         &[("sync-direction", "all")],
         "sync_jobs.json",
     )
     .await;
-    common::serve_fixture(&api, "/admin/verify", &[], "verify_jobs.json").await;
-    common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
-    common::serve_fixture(&api, "/admin/gc", &[], "gc_jobs.json").await;
+    common::serve_fixture(api, "/admin/verify", &[], "verify_jobs.json").await;
+    common::serve_fixture(api, "/admin/prune", &[], "prune_jobs.json").await;
+    common::serve_fixture(api, "/admin/gc", &[], "gc_jobs.json").await;
     if remotes_readable {
-        common::serve_fixture(&api, "/config/remote", &[], "remotes.json").await;
+        common::serve_fixture(api, "/config/remote", &[], "remotes.json").await;
     } else {
-        common::serve_permission_denied(&api, "/config/remote").await;
+        common::serve_permission_denied(api, "/config/remote").await;
     }
-    common::serve_full_rights(&api).await;
+    common::serve_full_rights(api).await;
     common::serve_fixture(
-        &api,
+        api,
         "/admin/datastore/store1/namespace",
         &[],
         "namespaces_store1.json",
@@ -45,13 +47,18 @@ async fn inventory_with(stores: Option<&[String]>, remotes_readable: bool) -> In
     .await;
     // The root namespace is asked for without `ns`.
     common::serve_fixture_without(
-        &api,
+        api,
         "/admin/datastore/store1/snapshots",
         "ns",
         "snapshots_store1.json",
         1,
     )
     .await;
+}
+
+async fn inventory_with(stores: Option<&[String]>, remotes_readable: bool) -> Inventory {
+    let api = common::mock_api().await;
+    serve_through_store1_root(&api, remotes_readable).await;
     common::serve_fixture(
         &api,
         "/admin/datastore/store1/snapshots",
@@ -494,36 +501,7 @@ fn a_push_copies_only_the_groups_in_its_scope() {
 #[tokio::test]
 async fn one_failing_namespace_keeps_the_rest_of_the_datastore() {
     let api = common::mock_api().await;
-    common::serve_version(&api, "4.0", "14").await;
-    common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
-    common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
-    common::serve_fixture(
-        &api,
-        "/admin/sync",
-        &[("sync-direction", "all")],
-        "sync_jobs.json",
-    )
-    .await;
-    common::serve_fixture(&api, "/admin/verify", &[], "verify_jobs.json").await;
-    common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
-    common::serve_fixture(&api, "/admin/gc", &[], "gc_jobs.json").await;
-    common::serve_fixture(&api, "/config/remote", &[], "remotes.json").await;
-    common::serve_full_rights(&api).await;
-    common::serve_fixture(
-        &api,
-        "/admin/datastore/store1/namespace",
-        &[],
-        "namespaces_store1.json",
-    )
-    .await;
-    common::serve_fixture_without(
-        &api,
-        "/admin/datastore/store1/snapshots",
-        "ns",
-        "snapshots_store1.json",
-        1,
-    )
-    .await;
+    serve_through_store1_root(&api, true).await;
     wiremock::Mock::given(wiremock::matchers::method("GET"))
         .and(wiremock::matchers::path(
             "/api2/json/admin/datastore/store1/snapshots",
