@@ -499,7 +499,8 @@ impl HttpClient {
     }
 
     /// Records a request that ended without an answer (a transport error, or the deadline) in
-    /// the client's [`Activity`]; an answer of any status is not recorded.
+    /// the client's [`Activity`]; an answer of any status, and one refused for its size, are
+    /// not recorded.
     fn note_unanswered(
         &self,
         named: &str,
@@ -507,15 +508,16 @@ impl HttpClient {
         deadline: Duration,
     ) -> Result<Result<Response, Error>, tokio::time::error::Elapsed> {
         match &outcome {
-            Ok(Err(e)) => self
-                .inner
-                .activity
-                .unanswered(named, &crate::error_chain(e)),
+            Ok(Err(e)) if !e.is_body_too_large() && e.status().is_none() => {
+                self.inner
+                    .activity
+                    .unanswered(named, &crate::error_chain(e));
+            }
             Err(_) => self.inner.activity.unanswered(
                 named,
                 &format!("no answer within the {deadline:?} deadline"),
             ),
-            Ok(Ok(_)) => {}
+            Ok(_) => {}
         }
         outcome
     }

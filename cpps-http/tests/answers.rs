@@ -96,6 +96,12 @@ async fn a_request_can_raise_or_lower_the_size_cap_and_the_error_says_how() {
         "{error}"
     );
     assert!(error.to_string().contains("max_response_bytes"), "{error}");
+    // The server answered: a body refused for its size is no request left without an answer.
+    assert!(
+        client.activity().snapshot().unanswered.is_empty(),
+        "{}",
+        client.activity().snapshot()
+    );
     let answer = client
         .execute(Request::get("big").max_response_bytes(8192))
         .await
