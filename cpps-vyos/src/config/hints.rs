@@ -3,12 +3,14 @@
 //! `set interfaces ethernet eth0 address '192.0.2.1/24'` does not say that `ethernet` is a tag node
 //! and `eth0` one of its entries; VyOS knows it from its interface definitions, which this crate does
 //! not ship. Where a tree already holds a node, [`crate::ConfigTree::apply`] follows that node. For
-//! new nodes the kind is guessed: a word that [`TAG_NODES`] lists below its parent word and that is followed by another word is a tag node
-//! and that next word its entry; the last word is a leaf when a value follows it or when it is not
+//! new nodes the kind is guessed: a word that [`TAG_NODES`] lists below its parent word and that is
+//! followed by another word is a tag node and that next word its entry, and so is a word followed by
+//! one that no node name can be (it holds a blank or a quote) and then by more words; the last word is a leaf when a value follows it or when it is not
 //! an entry. So an empty plain node (`api { }`) read from the `set` form comes back as a valueless
 //! leaf, and a tag node missing from the table comes back as plain nodes: both render the same `set`
 //! lines, but their `config.boot` rendering differs from VyOS's.
 
+use crate::config::lex::{name_problem, value_problem};
 use crate::config::tree::StepKind;
 
 /// VyOS tag nodes as `(parent, name)`: `name` is a tag node where the nearest word before it that is
@@ -204,7 +206,13 @@ pub fn infer_kinds(path: &[String], has_value: bool) -> Vec<StepKind> {
     let mut i = 0;
     let mut parent = "";
     while i < path.len() {
-        if i < last && is_tag_node(parent, &path[i]) {
+        // A word that no node name can be (a blank, a quote) is a tag entry, whatever the list
+        // says: `config.boot` marks tag nodes by syntax, so unlisted ones reach `set` text too.
+        // Only with a word after it: a last word that needs quotes reads back as a value.
+        let next_is_entry = i + 1 < last
+            && name_problem(&path[i + 1]).is_some()
+            && value_problem(&path[i + 1]).is_none();
+        if i < last && (is_tag_node(parent, &path[i]) || next_is_entry) {
             kinds.push(StepKind::Tag);
             kinds.push(StepKind::Entry);
             parent = &path[i];

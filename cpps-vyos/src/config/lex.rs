@@ -404,10 +404,15 @@ pub(crate) fn set_value(value: &str) -> String {
     format!("{q}{value}{q}")
 }
 
+/// Whether [`set_word`] quotes `word`.
+pub(crate) fn set_needs_quotes(word: &str) -> bool {
+    boot_needs_quotes(word) || word.starts_with('\'')
+}
+
 /// A path word in a `set` command: bare when `config.boot` would write it bare and it does not
 /// start with a quote (a `set` line takes both quotes), quoted otherwise.
 pub(crate) fn set_word(word: &str) -> String {
-    if boot_needs_quotes(word) || word.starts_with('\'') {
+    if set_needs_quotes(word) {
         set_value(word)
     } else {
         word.to_owned()

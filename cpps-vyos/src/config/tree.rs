@@ -9,7 +9,7 @@ use std::fmt;
 
 use indexmap::IndexMap;
 
-use crate::config::lex::{boot_needs_quotes, comment_problem, name_problem, value_problem};
+use crate::config::lex::{comment_problem, name_problem, set_needs_quotes, value_problem};
 use crate::config::secrets::is_secret_path;
 use crate::error::Error as ApplyError;
 
@@ -341,7 +341,7 @@ impl ConfigTree {
                     }
                     // An empty entry ends its `set` line; quoted, as config.boot would write it,
                     // it would read back as the tag's value.
-                    if is_last && !t.entries.contains_key(word) && boot_needs_quotes(word) {
+                    if is_last && !t.entries.contains_key(word) && set_needs_quotes(word) {
                         return Err(unrepresentable(
                             &path[..=i],
                             "tag value",
