@@ -381,3 +381,32 @@ fn a_sync_job_scope_follows_its_namespace_and_depth() {
     job.group_filter = vec!["mirror:vm".to_owned()];
     assert_eq!(job.scope_includes("site-a", &vm, "100"), None);
 }
+
+/// Regex group filters, as proxmox-backup evaluates them: pbs-api-types `src/jobs.rs`
+/// `FilterType::from_str` compiles `regex:RE` with the `regex` crate, and
+/// `src/datastore.rs` `BackupGroup::matches` calls `regex.is_match(&self.to_string())` on
+/// `type/id`: unanchored, so `vm/1` matches `vm/100`. A regex the server would refuse to
+/// compile cannot be judged here.
+#[test]
+fn a_sync_job_regex_filter_is_matched_on_type_slash_id_unanchored() {
+    let mut job: SyncJob = data::<Vec<SyncJob>>("sync_jobs.json").remove(0);
+    let vm = BackupType::Vm;
+    job.group_filter = vec!["regex:^vm/1\\d\\d$".to_owned()];
+    assert_eq!(job.scope_includes("", &vm, "100"), Some(true));
+    assert_eq!(job.scope_includes("", &vm, "200"), Some(false));
+    assert_eq!(job.scope_includes("", &BackupType::Ct, "100"), Some(false));
+    // Unanchored: `vm/1` is found inside `vm/100` and `ct/vm/1` never exists.
+    job.group_filter = vec!["include:regex:vm/1".to_owned()];
+    assert_eq!(job.scope_includes("", &vm, "100"), Some(true));
+    assert_eq!(job.scope_includes("", &vm, "21"), Some(false));
+    // An exclude regex removes what the include admitted.
+    job.group_filter = vec![
+        "type:vm".to_owned(),
+        "exclude:regex:^vm/9[0-9]+$".to_owned(),
+    ];
+    assert_eq!(job.scope_includes("", &vm, "100"), Some(true));
+    assert_eq!(job.scope_includes("", &vm, "900"), Some(false));
+    // A regex the server could not compile: not judged.
+    job.group_filter = vec!["regex:vm/(".to_owned()];
+    assert_eq!(job.scope_includes("", &vm, "100"), None);
+}

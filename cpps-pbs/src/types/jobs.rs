@@ -104,8 +104,9 @@ impl SyncJob {
     /// the job's local datastore is in the job's scope: in `ns` or below it within
     /// `max-depth`, and passing `group-filter` (pbs-api-types `src/jobs.rs` `SyncJobConfig`,
     /// `GroupFilter`; `src/datastore.rs` `BackupGroup::apply_filters`: with any include filter
-    /// one must match, and no exclude filter may). `None` when a filter is a `regex:` (not
-    /// evaluated here) or one this client does not know.
+    /// one must match, and no exclude filter may; a `regex:` filter is matched unanchored against
+    /// `type/id`, as `BackupGroup::matches` does). `None` when a filter is one this client
+    /// does not know, or a `regex:` that does not compile.
     pub fn scope_includes(
         &self,
         namespace: &str,
@@ -145,6 +146,10 @@ impl SyncJob {
             let matched = match rest.split_once(':') {
                 Some(("type", value)) => value == backup_type.to_string(),
                 Some(("group", value)) => value == group,
+                // PBS compiles the filter with the same `regex` crate and matches it,
+                // unanchored, against `type/id` (pbs-api-types `BackupGroup::matches`); one
+                // it could not compile is not judged here.
+                Some(("regex", value)) => regex::Regex::new(value).ok()?.is_match(&group),
                 _ => return None,
             };
             if exclude {
