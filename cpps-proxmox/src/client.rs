@@ -18,7 +18,7 @@ use crate::family::{
 };
 use crate::types::{
     ClusterResource, GuestKind, LxcConfig, NodeListItem, NodeName, QemuConfig, ResourceFilter,
-    ResourceType, Version, VmId,
+    ResourceType, StorageConfig, Version, VmId,
 };
 
 /// The environment variable naming the API endpoint (`https://host:8006/`), as the bpg
@@ -404,6 +404,18 @@ impl Client {
     /// `GET /nodes`.
     pub async fn nodes(&self) -> Result<Vec<NodeListItem>, Error> {
         self.get(Request::get("nodes")).await
+    }
+
+    /// `GET /storage` (with `type` when `kind` is given): the storages' configuration, as
+    /// `storage.cfg` holds it, of those the caller may audit (pve-storage
+    /// `src/PVE/API2/Storage/Config.pm` `index` leaves out the others, so the list may be
+    /// filtered). `Some("pbs")` gives the Proxmox Backup Server targets.
+    pub async fn storage_configs(&self, kind: Option<&str>) -> Result<Vec<StorageConfig>, Error> {
+        let mut request = Request::get("storage");
+        if let Some(kind) = kind {
+            request = request.query("type", kind);
+        }
+        self.get_list(request).await
     }
 
     /// Cluster-wide endpoints (`/cluster/…`).

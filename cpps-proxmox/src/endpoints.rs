@@ -6,7 +6,7 @@ use crate::family::{Answer, Endpoint, LogLine, Param, Returns, ServerVersion, Ta
 use crate::types::{
     BackupJob, ClusterResource, ClusterStatusEntry, GuestCurrentStatus, HaMove, HaResource,
     HaStatusEntry, LxcConfig, LxcListItem, NodeListItem, NodeStatus, NodeStorage, NotBackedUp,
-    PendingEntry, QemuConfig, QemuListItem, Snapshot, TaskListItem, Version,
+    PendingEntry, QemuConfig, QemuListItem, Snapshot, StorageConfig, TaskListItem, Version,
 };
 
 /// The first release whose HA manager has rules instead of groups: `POST
@@ -113,6 +113,12 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "/nodes/{node}/status",
         Returns::Object(Answer::of::<NodeStatus>("NodeStatus")),
     ),
+    Endpoint::new(
+        "GET",
+        "/storage",
+        Returns::List(Answer::of::<StorageConfig>("StorageConfig")),
+    )
+    .params(&[Param::string("type")]),
     Endpoint::new(
         "GET",
         "/nodes/{node}/storage",

@@ -20,6 +20,75 @@ use serde_json::Value;
 
 /// Fields the client reads that the schema does not declare, each with where PVE sends it.
 const MISSING_FROM_SCHEMA: &[SchemaGap] = &[
+    // pve-storage `src/PVE/API2/Storage/Config.pm` `index` returns each storage's whole
+    // `storage.cfg` section (`$api_storage_config`; the PBS keys of
+    // `src/PVE/Storage/PBSPlugin.pm` `options`), but its schema declares only `storage`.
+    SchemaGap {
+        method: "GET",
+        path: "/storage",
+        name: "type",
+        why: "pve-storage PVE/API2/Storage/Config.pm $api_storage_config",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/storage",
+        name: "content",
+        why: "pve-storage PVE/API2/Storage/Config.pm $api_storage_config",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/storage",
+        name: "disable",
+        why: "pve-storage PVE/API2/Storage/Config.pm $api_storage_config",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/storage",
+        name: "nodes",
+        why: "pve-storage PVE/API2/Storage/Config.pm $api_storage_config",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/storage",
+        name: "server",
+        why: "pve-storage PVE/API2/Storage/Config.pm $api_storage_config",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/storage",
+        name: "port",
+        why: "pve-storage PVE/API2/Storage/Config.pm $api_storage_config",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/storage",
+        name: "datastore",
+        why: "pve-storage PVE/API2/Storage/Config.pm $api_storage_config",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/storage",
+        name: "namespace",
+        why: "pve-storage PVE/API2/Storage/Config.pm $api_storage_config",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/storage",
+        name: "username",
+        why: "pve-storage PVE/API2/Storage/Config.pm $api_storage_config",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/storage",
+        name: "fingerprint",
+        why: "pve-storage PVE/API2/Storage/Config.pm $api_storage_config",
+    },
+    SchemaGap {
+        method: "GET",
+        path: "/storage",
+        name: "encryption-key",
+        why: "pve-storage PVE/API2/Storage/Config.pm $api_storage_config",
+    },
     // pve-manager `PVE/API2/Tasks.pm` `node_tasks` passes every entry through
     // `convert_token_task`, which splits a token's `user@realm!token` into `user` and
     // `tokenid`; the schema of the list declares only `user` (issue 14, defect 10).

@@ -771,3 +771,39 @@ async fn inventory_from_environment_has_the_documented_shape() {
     let text = inventory.to_text();
     assert!(text.contains("monitoring") && text.contains("no"), "{text}");
 }
+
+/// `GET /storage?type=pbs` against fakepve: a PBS storage created through `POST /storage`
+/// (validated by fakepve as pve-storage's `PBSPlugin` options) is read back typed, and
+/// removed again so the other tests see the estate unchanged.
+#[tokio::test]
+async fn a_pbs_storage_is_read_back_from_the_storage_config() {
+    let s = common::fakepve_or_return!();
+    let pve = s.token_client();
+    pve.post_raw(
+        "storage",
+        &[
+            ("storage", "pbs-chain-test"),
+            ("type", "pbs"),
+            ("server", "127.0.0.1"),
+            ("datastore", "store1"),
+            ("namespace", "site-a"),
+            ("username", "backup@pbs"),
+        ],
+    )
+    .await
+    .unwrap();
+    let read = pve.storage_configs(Some("pbs")).await;
+    let removed = pve
+        .raw(cpps_http::Method::DELETE, "storage/pbs-chain-test", &[])
+        .await;
+    let stores = read.unwrap();
+    removed.unwrap();
+    let chain = stores
+        .iter()
+        .find(|s| s.storage == "pbs-chain-test")
+        .unwrap();
+    assert!(chain.is_pbs() && !chain.is_encrypted());
+    assert_eq!(chain.datastore.as_deref(), Some("store1"));
+    assert_eq!(chain.namespace.as_deref(), Some("site-a"));
+    assert!(stores.iter().all(|s| s.kind == "pbs"));
+}

@@ -1116,3 +1116,41 @@ async fn an_ha_wait_on_a_disarmed_stack_ends_at_once() {
         );
     }
 }
+
+/// The backup chain's first link: the PBS storages as `GET /storage?type=pbs` lists them.
+/// pve-storage `src/PVE/API2/Storage/Config.pm` `$api_storage_config` returns the
+/// `storage.cfg` section (the keys of `src/PVE/Storage/PBSPlugin.pm` `options`) plus `storage`
+/// and `digest`; `on_add_hook` stores the key file apart and leaves the key's fingerprint in
+/// `encryption-key`. The password is never in the section.
+#[tokio::test]
+async fn pbs_storages_are_read_with_datastore_namespace_and_encryption() {
+    let api = common::pve_mock_api().await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", "storage").and(query_param("type", "pbs")),
+        common::data_answer(json!([
+            {"storage": "pbs-franca", "type": "pbs", "server": "pbs-a.example", "datastore": "store1",
+             "namespace": "site-a", "username": "backup@pbs!pve", "content": "backup",
+             "fingerprint": "64:d3:ff:3a:50:38:53:5a:9b:f7:50:a4:d6:1c:f3:6a:5a:a1:b6:90:4c:44:e6:55:d3:3e:6b:1f:dd:5c:5e:8a",
+             "encryption-key": "a7:49:ff:53:3a:b2:0d:4c:77:e4:1c:52:de:6f:80:57:dd:5b:b9:2f:d0:62:23:c0:1c:6a:a6:9f:2f:2c:93:3a",
+             "prune-backups": "keep-all=1", "digest": "c8a3d4fa0a47f0e63e1ba0b8b5ee3d3cb6e7c0b2"},
+            {"storage": "pbs-plain", "type": "pbs", "server": "10.1.0.9", "port": 8008,
+             "datastore": "store2", "content": "backup", "disable": 1,
+             "digest": "c8a3d4fa0a47f0e63e1ba0b8b5ee3d3cb6e7c0b2"}
+        ])),
+    )
+    .await;
+    let pve = common::mock_client(&api);
+    let stores = pve.storage_configs(Some("pbs")).await.unwrap();
+    assert_eq!(stores.len(), 2);
+    let franca = &stores[0];
+    assert!(franca.is_pbs() && franca.is_encrypted() && franca.is_enabled());
+    assert_eq!(franca.datastore.as_deref(), Some("store1"));
+    assert_eq!(franca.namespace.as_deref(), Some("site-a"));
+    assert_eq!(franca.server.as_deref(), Some("pbs-a.example"));
+    assert!(franca.fingerprint.as_deref().unwrap().starts_with("64:d3"));
+    let plain = &stores[1];
+    assert!(!plain.is_encrypted() && !plain.is_enabled());
+    assert_eq!((plain.port, plain.namespace.as_deref()), (Some(8008), None));
+    api.verify().await;
+}

@@ -28,5 +28,5 @@ pub use property::{
     LxcFeatures, LxcNet, MAX_PROPERTY_STRING, OtherKeys, PropertyString, QEMU_NIC_MODELS,
     QemuMemory, QemuNet, Volume,
 };
-pub use storage::NodeStorage;
+pub use storage::{NodeStorage, StorageConfig};
 pub use task::{TaskFilter, TaskListItem};
