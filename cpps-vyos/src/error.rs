@@ -65,6 +65,26 @@ pub enum Error {
         /// Whether the change is in the configuration read back.
         landed: Landed,
     },
+    /// VyOS refused a commit-confirmed write and the configuration read back shows none of it,
+    /// yet a confirm timer may be running (S1 of issue 32): the first commit-confirm
+    /// `_configure_op` of vyos-1x `src/services/api/rest/routers.py` calls
+    /// `session.commit_confirm()` (which arms the systemd timer, `commit_confirm` in
+    /// `python/vyos/config_mgmt.py`) BEFORE `session.commit()`, and a failed commit leaves that
+    /// timer armed, so the router reboots (or reloads) when it runs out, with no warning; later
+    /// builds (`run_commit_confirm`) commit first and arm nothing after a failure. The answer
+    /// cannot tell them apart: call [`Client::confirm`](crate::Client::confirm), which stops such
+    /// a timer or answers "No confirm pending" ([`Error::NothingToConfirm`]).
+    #[error(
+        "/{endpoint} answered {status}: {message}; nothing of the change shows, but a commit-confirm timer may be armed (call confirm to stop it)"
+    )]
+    CommitConfirmRefused {
+        /// The endpoint.
+        endpoint: &'static str,
+        /// The HTTP status.
+        status: u16,
+        /// VyOS's `error` text.
+        message: String,
+    },
     /// `confirm` found no commit-confirm pending: the timer already ran out (the router is
     /// reverting, by reload or reboot, or has reverted) or nothing was committed with confirm.
     #[error("no commit-confirm is pending on the router (answer: {message:?})")]
@@ -211,6 +231,7 @@ impl Error {
             Error::Unauthorized { .. }
             | Error::Api { .. }
             | Error::RefusedAfterCommit { .. }
+            | Error::CommitConfirmRefused { .. }
             | Error::ConfirmedNotSaved { .. }
             | Error::UnexpectedAnswer { .. }
             | Error::CommitConfirmNotInitialized { .. }
@@ -235,9 +256,9 @@ impl Error {
         match self {
             Error::Http(e) => e.status(),
             Error::Unauthorized { .. } => Some(StatusCode::UNAUTHORIZED),
-            Error::Api { status, .. } | Error::RefusedAfterCommit { status, .. } => {
-                StatusCode::from_u16(*status).ok()
-            }
+            Error::Api { status, .. }
+            | Error::RefusedAfterCommit { status, .. }
+            | Error::CommitConfirmRefused { status, .. } => StatusCode::from_u16(*status).ok(),
             _ => None,
         }
     }

@@ -380,16 +380,76 @@ async fn a_timer_refused_after_the_commit_is_reported_as_committed_without_rever
         )
     );
 
-    // Refused before anything was committed (a node below a leaf): still a refusal.
+    // Refused before anything was committed (a node below a leaf): still a refusal, which says
+    // that a timer may be armed (S1: the answer cannot tell the builds apart).
     let bad = vec![Command::set(["system", "host-name", "below"], Some("x"))];
     match client.configure(&bad, five()).await {
-        Err(Error::Api {
+        Err(Error::CommitConfirmRefused {
             endpoint: "configure",
             status: 400,
             message,
         }) => assert!(message.contains("is not valid"), "{message}"),
         other => panic!("{other:?}"),
     }
+}
+
+/// S1 of issue 32, confirmed: the first commit-confirm `_configure_op` (vyos-1x
+/// `src/services/api/rest/routers.py`, before `run_commit_confirm`) calls
+/// `session.commit_confirm(minutes=…)`, which arms the systemd timer (`commit_confirm` in
+/// `python/vyos/config_mgmt.py`: `systemd-run --on-active=Nm --unit=commit-confirm`), and only
+/// then `session.commit()`. A failed commit is answered 400 after `session.discard()`; nothing
+/// stops the timer, and the router reboots when it runs out. The error says so, and `confirm`
+/// stops it. Failed first: the refusal came back as a plain `Error::Api`.
+#[tokio::test]
+async fn a_refused_commit_confirm_says_a_timer_may_be_armed() {
+    let (_api, client, fake) = FakeRouter::new(Profile::V15, start_tree()).start().await;
+    {
+        let mut st = fake.state.lock().unwrap();
+        st.timer_before_commit = true;
+        st.failing_subtree = Some(vec!["system".to_owned()]);
+    }
+    let cmds = vec![Command::set(["system", "domain-name"], Some("example.net"))];
+    match client.configure(&cmds, five()).await {
+        Err(e @ Error::CommitConfirmRefused { status: 400, .. }) => {
+            assert!(e.to_string().contains("timer may be armed"), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(!fake.running().exists(&["system", "domain-name"]));
+    assert_eq!(fake.state.lock().unwrap().confirm_pending, Some(5));
+    let confirmed = client.confirm().await.unwrap();
+    assert_eq!(confirmed.message, "Reboot timer stopped\n");
+    assert_eq!(fake.state.lock().unwrap().confirm_pending, None);
+}
+
+/// S10 of issue 32, confirmed in vyos-1x and not in vyconf: `vyconfd`'s `handle_connection`
+/// (vyos/vyconf `src/vyconfd.ml`) answers an unimplemented request `status=Fail`, but
+/// `ConfigSession.commit_confirm` and `confirm` (vyos-1x `python/vyos/configsession.py`) with
+/// the vyconf backend return the text `unimplemented` without asking it, and the API answers
+/// that as a success. A commit-confirm is then committed for good
+/// (`CommitConfirmNotInitialized`, as before), and a confirm that stopped nothing must not read
+/// as confirmed and saved. Failed first: `confirm` returned `Ok` and saved.
+#[tokio::test]
+async fn the_vyconf_backends_unimplemented_is_never_a_confirm() {
+    let (_api, client, fake) = FakeRouter::new(Profile::V15, start_tree()).start().await;
+    fake.state.lock().unwrap().vyconf_backend = true;
+    assert_eq!(
+        not_initialized(client.configure(&batch(), five()).await),
+        ("configure", "unimplemented".to_owned(), Landed::Yes)
+    );
+    match client.confirm().await {
+        Err(Error::UnexpectedAnswer {
+            endpoint: "config-file",
+            message,
+        }) => assert!(message.contains("\"unimplemented\""), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    let saves = fake
+        .requests_to("config-file")
+        .iter()
+        .filter(|b| b["op"] == "save")
+        .count();
+    assert_eq!(saves, 0, "nothing is saved after such an answer");
 }
 
 /// What happens when the confirm does not come is what the router's answer says, not what

@@ -260,6 +260,25 @@ pub fn touches_https_service(commands: &[Command]) -> bool {
     })
 }
 
+/// What a read-back right after a write without an answer can tell (S3 of issue 32): only that
+/// the change is in. nginx waits 600 s for the API (`proxy_read_timeout 600` in vyos-1x
+/// `data/templates/https/nginx.default.j2`, both branches) and the API's commit goes on after
+/// the client stopped waiting, under `_configure_op`'s lock, which `retrieve_op`
+/// (`src/services/api/rest/routers.py`) does not take: a read-back that does not show the
+/// change may have raced a commit still running.
+fn after_timeout(seen: Landed) -> Landed {
+    match seen {
+        Landed::Yes | Landed::Unknown { .. } => seen,
+        other => Landed::Unknown {
+            reason: format!(
+                "the read-back shows landed: {other}, but the commit may still be running on the \
+                 router (its API goes on after the client stops waiting, and reads do not wait \
+                 for it): read the configuration again later"
+            ),
+        },
+    }
+}
+
 /// What is known of a change when the configuration could not be read back.
 fn read_back_failed(e: &Error) -> Landed {
     Landed::Unknown {
@@ -369,8 +388,11 @@ impl Client {
     /// batch can be live, and unsaved); [`Error::CommitConfirmNotInitialized`] when the
     /// answer does not say that the confirm timer started (with commit-confirm, a refusal whose
     /// read-back does not show the batch absent is one too: VyOS commits before it starts the
-    /// timer); [`Error::WriteTimedOut`] when no answer came: the configuration was read back and
-    /// [`Landed`] says whether the change is in it.
+    /// timer); [`Error::CommitConfirmRefused`] for a commit-confirmed batch refused with nothing
+    /// landed (the first commit-confirm builds armed the timer before the commit);
+    /// [`Error::WriteTimedOut`] when no answer came: the configuration was read back, and
+    /// [`Landed`] is `Yes` only when the change shows, else unknown (the commit may still be
+    /// running on the router).
     pub async fn configure(
         &self,
         commands: &[Command],
@@ -467,16 +489,19 @@ impl Client {
     ) -> Result<Committed, Error> {
         let data = match answer {
             Ok(data) => data,
-            // With commit-confirm, VyOS commits before it starts the timer (`run_commit_confirm`
-            // in vyos-1x `src/services/api/rest/routers.py`), so a refused timer ("Another
-            // confirm is pending", `commit_confirm` in `python/vyos/config_mgmt.py`) is answered
-            // 400 after the batch was committed for good: the read-back tells.
+            // With commit-confirm, later builds commit before they start the timer
+            // (`run_commit_confirm` in vyos-1x `src/services/api/rest/routers.py`), so a refused
+            // timer ("Another confirm is pending", `commit_confirm` in
+            // `python/vyos/config_mgmt.py`) is answered 400 after the batch was committed for
+            // good: the read-back tells. The first commit-confirm `_configure_op` armed the
+            // timer before committing, so a refusal that left nothing may still have a timer
+            // running (S1 of issue 32).
             Err(WriteFailure::Other(Error::Api {
                 status, message, ..
             })) if commit_confirm.is_some() => {
                 let landed = self.batch_landed_now(commands).await;
                 return Err(if landed == Landed::No {
-                    Error::Api {
+                    Error::CommitConfirmRefused {
                         endpoint,
                         status,
                         message,
@@ -516,7 +541,7 @@ impl Client {
             Err(WriteFailure::MaybeSent(source)) => {
                 return Err(Error::WriteTimedOut {
                     endpoint,
-                    landed: self.batch_landed_now(commands).await,
+                    landed: after_timeout(self.batch_landed_now(commands).await),
                     source,
                 });
             }
@@ -582,7 +607,9 @@ impl Client {
     /// router is reverting or has reverted); [`Error::Api`] when VyOS refuses;
     /// [`Error::WriteTimedOut`] (with [`Landed::Unknown`]: a confirm leaves no trace in the
     /// configuration) when no answer came; [`Error::ConfirmedNotSaved`] when the confirm went
-    /// through and only the save after it failed (save again; do not confirm again).
+    /// through and only the save after it failed (save again; do not confirm again);
+    /// [`Error::UnexpectedAnswer`] when the answer does not say a timer was stopped (the vyconf
+    /// backend answers `unimplemented`), and nothing is saved.
     pub async fn confirm(&self) -> Result<Confirmed, Error> {
         // The `confirm` operation came with `confirm_time` (vyos-1x PR #4533).
         self.require_commit_confirm().await?;
@@ -608,6 +635,19 @@ impl Client {
         // the timer is not running.
         if message.contains("No confirm pending") {
             return Err(Error::NothingToConfirm { message });
+        }
+        // Only "Reboot timer stopped" / "Reload timer stopped" (`confirm` in
+        // `config_mgmt.py`) says a timer was stopped. With the vyconf backend,
+        // `ConfigSession.confirm` (`python/vyos/configsession.py`) returns the text
+        // `unimplemented`, which the API answers as a success (S10 of issue 32).
+        if !message.contains("timer stopped") {
+            return Err(Error::UnexpectedAnswer {
+                endpoint: CONFIG_FILE,
+                message: format!(
+                    "the confirm's answer {message:?} does not say a timer was stopped; nothing \
+                     was saved"
+                ),
+            });
         }
         // The timer is stopped: a failed save must not read as a failed confirm, since a retried
         // confirm would find nothing pending (`NothingToConfirm`, "the timer ran out").

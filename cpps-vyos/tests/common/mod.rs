@@ -220,6 +220,14 @@ pub struct RouterState {
     /// 1.5 after PR #4533; a 1.5 rolling build between PR #4380 (`/info`) and PR #4533 has
     /// `/info` and no `confirm_time`.
     pub confirm_time: bool,
+    /// Whether the server is the first commit-confirm `_configure_op` of vyos-1x
+    /// `src/services/api/rest/routers.py`, which calls `session.commit_confirm()` (arming the
+    /// timer) BEFORE `session.commit()`; later builds commit first (`run_commit_confirm`).
+    pub timer_before_commit: bool,
+    /// Whether the router runs the vyconf backend: `ConfigSession.commit_confirm` and
+    /// `confirm` (`python/vyos/configsession.py`) then return the text `unimplemented`, the
+    /// commit is made for good and no timer is armed.
+    pub vyconf_backend: bool,
 }
 
 /// The fake router.
@@ -247,6 +255,8 @@ impl FakeRouter {
                 answers_action: "reboot".to_owned(),
                 save_fails: false,
                 confirm_time: profile == Profile::V15,
+                timer_before_commit: false,
+                vyconf_backend: false,
             })),
         }
     }
@@ -396,6 +406,19 @@ impl FakeRouter {
             ));
         }
         let mut st = self.state.lock().unwrap();
+        if st.vyconf_backend && confirm_time > 0 {
+            st.running = working;
+            return ok(json!("unimplemented"));
+        }
+        // The first commit-confirm `_configure_op`: the timer is armed, then the commit runs;
+        // a failed commit is answered 400 and nothing disarms the timer.
+        let armed_first = st.timer_before_commit && confirm_time > 0;
+        if armed_first {
+            if st.confirm_pending.is_some() {
+                return self.err(400, "Another confirm is pending\n");
+            }
+            st.confirm_pending = Some(confirm_time);
+        }
         // vyatta-cfg `src/commit/commit-algorithm.cpp`: each priority subtree is committed on its
         // own (`_commit_exec_prio_subtree`); one that fails prints `[[PATH]] failed`, the rest
         // stay committed, and the commit ends with `Commit failed` and a non-zero exit, which
@@ -426,10 +449,12 @@ impl FakeRouter {
         if confirm_time == 0 {
             return ok(Value::Null);
         }
-        if st.confirm_pending.is_some() {
-            return self.err(400, "Another confirm is pending\n");
+        if !armed_first {
+            if st.confirm_pending.is_some() {
+                return self.err(400, "Another confirm is pending\n");
+            }
+            st.confirm_pending = Some(confirm_time);
         }
-        st.confirm_pending = Some(confirm_time);
         ok(json!(format!(
             "\nInitialized commit-confirm; {confirm_time} minutes to confirm before {}\n",
             st.answers_action
@@ -456,6 +481,7 @@ impl FakeRouter {
                     "Saving configuration to '{target}'...\nDone\n"
                 )))
             }
+            (Profile::V15, "confirm") if st.vyconf_backend => ok(json!("unimplemented")),
             (Profile::V15, "confirm") => match st.confirm_pending.take() {
                 Some(_) => ok(json!("Reboot timer stopped\n")),
                 None => ok(json!("No confirm pending")),
