@@ -155,3 +155,35 @@ fn every_named_secret_is_redacted_and_public_keys_are_kept() {
         Some("scp://backup:<redacted>@192.0.2.5:/srv")
     );
 }
+
+/// S5 of issue 32: the name of `service snmp community NAME` is the community string (vyos-1x
+/// `interface-definitions/service_snmp.xml.in`), so a change list printed from a backup
+/// (`vyos-backup` prints each changed command) or a command's `Debug` must not show it.
+/// Failed first: `Debug` printed the path as it is, `public-Str1ng` included.
+#[test]
+fn an_snmp_community_name_is_hidden_in_a_printed_command() {
+    let cmd = Command::set(
+        [
+            "service",
+            "snmp",
+            "community",
+            "public-Str1ng",
+            "authorization",
+        ],
+        Some("ro"),
+    );
+    let shown = format!("{cmd:?}");
+    assert!(!shown.contains("public-Str1ng"), "{shown}");
+    assert!(shown.contains("<redacted>"), "{shown}");
+    assert_eq!(
+        cmd.redacted().to_string(),
+        "set service snmp community <redacted> authorization 'ro'"
+    );
+    // Other tag names stay, and so does the command itself.
+    let other = Command::set(
+        ["interfaces", "ethernet", "eth0", "description"],
+        Some("up"),
+    );
+    assert_eq!(other.redacted(), other);
+    assert_eq!(cmd.path[3], "public-Str1ng");
+}

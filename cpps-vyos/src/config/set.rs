@@ -123,17 +123,36 @@ impl Command {
     }
 }
 
+impl Command {
+    /// A copy safe to print: a secret value (the list of [`crate::config::secrets`]) and the
+    /// name of an SNMP community (`service snmp community NAME`: the name is the community
+    /// string, vyos-1x `interface-definitions/service_snmp.xml.in`) are replaced with
+    /// [`crate::config::secrets::REDACTED`], as [`crate::ConfigTree::redact`] does in a tree.
+    #[must_use]
+    pub fn redacted(&self) -> Command {
+        use crate::config::secrets::{REDACTED, classify, redact_value};
+        let mut out = self.clone();
+        if let Some(name) = out.path.get_mut(3)
+            && self.path[..3] == ["service", "snmp", "community"]
+        {
+            REDACTED.clone_into(name);
+        }
+        if self.op != Op::Comment
+            && let (Some(kind), Some(v)) = (classify(&self.path), out.value.as_mut())
+        {
+            *v = redact_value(kind, v);
+        }
+        out
+    }
+}
+
 impl fmt::Debug for Command {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let secret = self.op != Op::Comment && crate::config::secrets::is_secret_path(&self.path);
-        let value = match &self.value {
-            Some(_) if secret => Some("<redacted>"),
-            v => v.as_deref(),
-        };
+        let shown = self.redacted();
         f.debug_struct("Command")
             .field("op", &self.op)
-            .field("path", &self.path)
-            .field("value", &value)
+            .field("path", &shown.path)
+            .field("value", &shown.value)
             .field("kinds", &self.kinds)
             .finish()
     }

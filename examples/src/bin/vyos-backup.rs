@@ -131,16 +131,8 @@ async fn run(args: &Args, timeout: Duration, activity: cpps_http::Activity) -> a
     Ok(())
 }
 
-/// A command as text, its value hidden when it is a secret (same list as `--redact`).
+/// A command as text, its secret value and an SNMP community name hidden (same list as
+/// `--redact`; `Command::redacted`).
 fn redacted_line(c: &cpps_vyos::Command) -> String {
-    if c.op != cpps_vyos::Op::Comment
-        && c.value.is_some()
-        && cpps_vyos::config::secrets::is_secret_path(&c.path)
-    {
-        let mut hidden = c.clone();
-        hidden.value = Some(cpps_vyos::config::secrets::REDACTED.to_owned());
-        hidden.to_string()
-    } else {
-        c.to_string()
-    }
+    c.redacted().to_string()
 }
