@@ -252,7 +252,13 @@ pub struct ClientBuilder {
     controllers: Controllers,
     default_https: bool,
     credentials: Credentials,
+    resources_view_max_response_bytes: usize,
 }
+
+/// The default response-size cap of the unpaged resources view
+/// ([`ClientBuilder::resources_view_max_response_bytes`]): 128 MiB, room for ten times a
+/// 3,000-replica estate at the 2 to 3 KiB a replica takes in linstor-server's answer.
+pub const DEFAULT_RESOURCES_VIEW_MAX_RESPONSE_BYTES: usize = 128 << 20;
 
 impl ClientBuilder {
     cpps_http::forward_http_settings!();
@@ -271,7 +277,17 @@ impl ClientBuilder {
             controllers,
             default_https: false,
             credentials: Credentials::None,
+            resources_view_max_response_bytes: DEFAULT_RESOURCES_VIEW_MAX_RESPONSE_BYTES,
         }
+    }
+
+    /// The response-size cap of the one unpaged read of `GET /v1/view/resources`
+    /// ([`Client::resources_view`], default [`DEFAULT_RESOURCES_VIEW_MAX_RESPONSE_BYTES`]), in
+    /// place of `max_response_bytes` for that read only: the view is read whole because every
+    /// request to it, a page or not, makes the controller ask every satellite.
+    pub fn resources_view_max_response_bytes(mut self, bytes: usize) -> Self {
+        self.resources_view_max_response_bytes = bytes;
+        self
     }
 
     /// Reads the variables golinstor reads (`client/client.go`, `NewClient` and
@@ -396,6 +412,7 @@ impl ClientBuilder {
             inner: Arc::new(Inner {
                 endpoints,
                 active: AtomicUsize::new(0),
+                resources_view_max_response_bytes: self.resources_view_max_response_bytes,
             }),
         })
     }
@@ -426,6 +443,7 @@ struct Endpoint {
 struct Inner {
     endpoints: Vec<Endpoint>,
     active: AtomicUsize,
+    resources_view_max_response_bytes: usize,
 }
 
 /// A LINSTOR controller client: cheap to clone, clones share the connection pools.
@@ -465,6 +483,12 @@ pub struct Client {
 }
 
 impl Client {
+    /// The cap of [`Client::resources_view`]
+    /// ([`ClientBuilder::resources_view_max_response_bytes`]).
+    pub(crate) fn resources_view_max_response_bytes(&self) -> usize {
+        self.inner.resources_view_max_response_bytes
+    }
+
     /// A builder for these controllers, an `LS_CONTROLLERS`-style list
     /// (`"linstor+ssl://10.10.20.1,pve-ippri-11"`), parsed when the client is built.
     pub fn builder(controllers: impl Into<String>) -> ClientBuilder {

@@ -91,10 +91,12 @@ impl ClusterState {
 impl Client {
     /// Fetches a [`ClusterState`]: `GET /v1/nodes`, `/v1/view/storage-pools`,
     /// `/v1/resource-groups`, `/v1/resource-definitions` and `/v1/view/resources`, the five
-    /// lists at once on the active controller's connection pool, each page by page
-    /// (`offset`/`limit`, [`MAX_PAGE_SIZE`] per page), so that no answer grows with the estate
-    /// past the client's size cap (the whole resources view of a few thousand replicas is
-    /// larger than the default 8 MiB).
+    /// lists at once on the active controller's connection pool. The first four are read page
+    /// by page (`offset`/`limit`, [`MAX_PAGE_SIZE`] per page), so that no answer grows past the
+    /// client's size cap; the resources view is read in one request
+    /// ([`Client::resources_view`]), since every page of it makes the controller ask every
+    /// satellite again. Only when that answer passes its cap is the view read again page by
+    /// page.
     pub async fn cluster_state(&self) -> Result<ClusterState, Error> {
         let (nodes, storage_pools, resource_groups, resource_definitions, resources) = futures::try_join!(
             self.nodes_paged(MAX_PAGE_SIZE).try_collect::<Vec<_>>(),
@@ -104,8 +106,7 @@ impl Client {
                 .try_collect::<Vec<_>>(),
             self.resource_definitions_paged(MAX_PAGE_SIZE)
                 .try_collect::<Vec<_>>(),
-            self.resources_view_paged(MAX_PAGE_SIZE)
-                .try_collect::<Vec<_>>(),
+            self.resources_view_whole_or_paged(),
         )?;
         Ok(ClusterState {
             nodes,
@@ -114,6 +115,22 @@ impl Client {
             resource_definitions,
             resources,
         })
+    }
+}
+
+impl Client {
+    /// [`Client::resources_view`], or, when its answer passes
+    /// [`ClientBuilder::resources_view_max_response_bytes`](crate::ClientBuilder::resources_view_max_response_bytes),
+    /// the view page by page under the client's own cap: a lowered cap costs one more fan-out
+    /// and a page each, never the poll.
+    async fn resources_view_whole_or_paged(&self) -> Result<Vec<ResourceWithVolumes>, Error> {
+        match self.resources_view().await {
+            Err(Error::Http(e)) if e.is_body_too_large() => {
+                tracing::warn!(error = %e, "the resources view passes its cap; reading it page by page");
+                self.resources_view_paged(MAX_PAGE_SIZE).try_collect().await
+            }
+            other => other,
+        }
     }
 }
 

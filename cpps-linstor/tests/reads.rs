@@ -362,10 +362,14 @@ impl wiremock::Respond for PagedView {
 }
 
 // Issue 16, defect 4: the whole `/v1/view/resources` of a large cluster passes the client's size
-// cap (8 MiB at about 3,000 replicas of this shape). The cap is a builder setting, and
-// `cluster_state` reads the view page by page (`offset`/`limit`, 50 per page: the spec's `Limit`
-// maximum), so each answer stays small. Here 160 replicas of about 3 KiB each against a cap of
-// 256 KiB: the unpaged read fails with the cap's error, the paged one gets every replica.
+// cap (8 MiB at about 3,000 replicas of this shape). Issue 33, S2: every request to the view
+// makes the controller ask every satellite (linstor-server `CtrlVlmListApiCallHandler`), so
+// `cluster_state` reads it whole under its own settable cap
+// (`resources_view_max_response_bytes`, 128 MiB), and only when the answer passes that cap
+// reads it again page by page (`offset`/`limit`, 50 per page: the spec's `Limit` maximum) under
+// the client's cap. Here 160 replicas of about 3 KiB each against a view cap of 256 KiB: the
+// unpaged read fails with the cap's error naming the setting, and `cluster_state` still gets
+// every replica, in one refused request and four pages.
 #[tokio::test]
 async fn the_resources_view_is_read_in_pages_under_a_settable_cap() {
     let template = fixture("resources.json")[0].clone();
@@ -400,7 +404,7 @@ async fn the_resources_view_is_read_in_pages_under_a_settable_cap() {
     }
     let client = cpps_linstor::Client::builder(server.base_url().as_str())
         .retry(cpps_linstor::RetryPolicy::none())
-        .max_response_bytes(256 * 1024)
+        .resources_view_max_response_bytes(256 * 1024)
         .build()
         .unwrap();
     let err = client
@@ -408,10 +412,14 @@ async fn the_resources_view_is_read_in_pages_under_a_settable_cap() {
         .await
         .expect_err("one answer passes the cap");
     assert!(
-        matches!(&err, cpps_linstor::Error::Http(cpps_http::Error::BodyTooLarge { limit, .. }) if *limit == 256 * 1024),
+        matches!(&err, cpps_linstor::Error::Http(cpps_http::Error::BodyTooLargeFor { limit, .. }) if *limit == 256 * 1024),
         "{err:?}"
     );
-    assert!(err.to_string().contains("max_response_bytes"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("resources_view_max_response_bytes"),
+        "{err}"
+    );
     offsets.lock().unwrap().clear();
 
     let state = client
@@ -420,7 +428,8 @@ async fn the_resources_view_is_read_in_pages_under_a_settable_cap() {
         .expect("pages fit under the cap");
     assert_eq!(state.resources.len(), 160);
     assert_eq!(state.resources[159].name, "vm-1159-disk-0");
-    assert_eq!(*offsets.lock().unwrap(), [0, 50, 100, 150]);
+    // The whole view first (no `offset`: 0), refused by the cap, then the pages.
+    assert_eq!(*offsets.lock().unwrap(), [0, 0, 50, 100, 150]);
 }
 
 // A controller that ignores `offset`/`limit` and answers everything at once (a page longer

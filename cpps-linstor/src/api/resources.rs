@@ -70,9 +70,28 @@ impl Client {
     }
 
     /// `GET /v1/view/resources`: every resource on every node, with volumes, disk states,
-    /// replication states and DRBD connections.
+    /// replication states and DRBD connections, in one request without `offset`/`limit`, as
+    /// linstor-client and python-linstor ask for it.
+    ///
+    /// One request, because every request to this path, a page or not, makes the controller ask
+    /// every satellite with thin volumes for their allocation and build the whole list before it
+    /// cuts the page (linstor-server `CtrlVlmListApiCallHandler.listVlms` through
+    /// `VlmAllocatedFetcherProto.requestVlmAllocated`; `View.viewResources` applies
+    /// `skip(offset).limit(limit)` afterwards): pages of 50 cost 60 such fan-outs for 3,000
+    /// replicas. The answer, 2 to 3 KiB per replica, may be up to
+    /// [`ClientBuilder::resources_view_max_response_bytes`](crate::ClientBuilder::resources_view_max_response_bytes)
+    /// (128 MiB by default) instead of `max_response_bytes`; a larger one is refused with an
+    /// error naming that setting.
     pub async fn resources_view(&self) -> Result<Vec<ResourceWithVolumes>, Error> {
-        self.get_json(Request::get("v1/view/resources")).await
+        let cap = self.resources_view_max_response_bytes();
+        self.get_json(Request::get("v1/view/resources").max_response_bytes(cap))
+            .await
+            .map_err(|e| match e {
+                Error::Http(http) => {
+                    Error::Http(http.naming_cap("resources_view_max_response_bytes"))
+                }
+                other => other,
+            })
     }
 
     /// `GET /v1/view/resources?nodes=…&resources=…`: the resources view, filtered (an empty
