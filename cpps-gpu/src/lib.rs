@@ -4,6 +4,9 @@
 //!   (through `nvml-wrapper`) and a fake for callers' tests.
 //! - [`xid`]: the XID table (critical / warning / application), citing NVIDIA's Xid catalog per
 //!   code; XID 154 classified by its recovery action.
+//! - [`kernel_log`]: the XID history since boot from the kernel log (`/dev/kmsg` or journal
+//!   text): `NVRM: Xid` lines counted per GPU and XID, graded by the one table, with a bounded
+//!   read and the exporter's metric families.
 //! - [`health`]: per-GPU and per-host verdicts (ECC mode and counters, row remapping, XIDs by
 //!   one matching rule) and the pinned-driver check.
 //! - [`smoke`]: the smoke run of the NVML path on a real GPU (`cargo xtask gpu-smoke`).
@@ -19,6 +22,7 @@
 pub mod error;
 pub mod health;
 pub mod k8s;
+pub mod kernel_log;
 pub mod nvml;
 pub mod policy;
 mod severity;
