@@ -137,6 +137,17 @@ pub const REMOTES: Endpoint = Endpoint::new(
     Returns::List(Answer::of::<Remote>("Remote")),
 );
 
+/// `GET /config/remote/{name}/scan/{store}/groups`: the groups of a remote's datastore, read
+/// by this server with the remote's own credentials (proxmox-backup `src/api2/config/remote.rs`,
+/// `scan_remote_groups`, which forwards to the remote's `admin/datastore/{store}/groups`; needs
+/// `Remote.Audit` on `/remote/{name}`).
+pub const REMOTE_SCAN_GROUPS: Endpoint = Endpoint::new(
+    "GET",
+    "/config/remote/{name}/scan/{store}/groups",
+    Returns::List(Answer::of::<BackupGroup>("BackupGroup")),
+)
+.params(&[Param::string("namespace")]);
+
 /// `GET /access/permissions`: the caller's privileges per ACL path (a map of maps, read
 /// through its keys).
 pub const PERMISSIONS: Endpoint = Endpoint::new(
@@ -226,6 +237,7 @@ pub const ENDPOINTS: &[&Endpoint] = &[
     &SYNC_JOBS,
     &VERIFY_JOBS,
     &REMOTES,
+    &REMOTE_SCAN_GROUPS,
     &PERMISSIONS,
     &RUN_SYNC_JOB,
     &RUN_VERIFY_JOB,

@@ -16,6 +16,11 @@
 //! - [`checks`]: pure functions over typed answers: the newest finished snapshot per guest and
 //!   its age, verification, recovery-point breaches, cross-site sync per datastore (and, in the
 //!   report, per group by each push's scope), running, failed and overdue jobs.
+//! - [`chain`]: the backup chain of each guest across both sites (PVE storage of type `pbs`,
+//!   vzdump job and its last task, newest finished snapshot, verification, the copy on the
+//!   other site's PBS), one verdict per guest against the RPO; unknown or permission-filtered
+//!   parts are "cannot tell", never ok. The copy is read with [`Client::remote_groups`]
+//!   (`GET /config/remote/{name}/scan/{store}/groups`) or a second client.
 //! - [`report`]: the backup report of the `pbs-report` example, built from those checks.
 //! - [`fix`]: what would fix a report (run failed or overdue jobs, verify unverified guests),
 //!   as a plan, and applying it with each task waited on.
@@ -54,6 +59,7 @@
 
 mod api;
 mod auth;
+pub mod chain;
 pub mod checks;
 mod client;
 mod config;

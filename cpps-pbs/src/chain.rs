@@ -1,0 +1,734 @@
+//! The backup chain of each guest, end to end across two sites: the PVE storage of type
+//! `pbs` a vzdump job writes to, the job's last run, the newest *finished* snapshot in that
+//! PBS datastore and namespace, its verification, and the copy on the other site's PBS. One
+//! verdict per guest against the RPO: "backed up here at T, verified at T', copied there at
+//! T''".
+//!
+//! Pure: the caller reads PVE (`cpps-proxmox`: `Client::storage_configs(Some("pbs"))`,
+//! `ClusterApi::backup_jobs` with `BackupJob::includes`, `NodeApi::tasks` with
+//! `typefilter=vzdump`) and the two PBS servers (this crate: [`crate::checks::newest_per_guest`]
+//! over the snapshots, and [`crate::Client::remote_groups`] or a second client for the copy),
+//! and hands the answers over as [`ChainInput`]. The rules: unknown is never healthy (each
+//! part that could not be read makes the verdict [`Verdict::CannotTell`] unless something
+//! already breaches); a list the server filtered by permission is not taken as the whole
+//! truth (a guest missing from it is "cannot tell", not "missing"); a running backup is no
+//! backup (only finished snapshots count).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::checks::GuestBackup;
+use crate::types::{BackupGroup, BackupType, ExitStatus, VerifyState};
+
+/// A guest of the PVE cluster (an entry of `GET /cluster/resources?type=vm`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ChainGuest {
+    /// The guest id (the backup id of its PBS group).
+    pub vmid: u32,
+    /// Its name.
+    pub name: Option<String>,
+    /// The node it runs on.
+    pub node: Option<String>,
+    /// `vm` for QEMU, `ct` for containers (vzdump's backup types).
+    pub backup_type: BackupType,
+}
+
+impl ChainGuest {
+    /// A guest.
+    pub fn new(vmid: u32, backup_type: BackupType) -> Self {
+        Self {
+            vmid,
+            name: None,
+            node: None,
+            backup_type,
+        }
+    }
+
+    /// With its name.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// With its node.
+    pub fn node(mut self, node: impl Into<String>) -> Self {
+        self.node = Some(node.into());
+        self
+    }
+}
+
+/// A PVE storage of type `pbs` that writes to the PBS whose snapshots are in
+/// [`ChainInput::here`] (pve-storage `src/PVE/Storage/PBSPlugin.pm` options).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PbsTarget {
+    /// The PVE storage id.
+    pub storage: String,
+    /// The PBS datastore.
+    pub datastore: String,
+    /// The namespace, empty for the root.
+    pub namespace: String,
+    /// Whether the backups are encrypted on the client (`encryption-key` set).
+    pub encrypted: bool,
+    /// Whether the storage is enabled.
+    pub enabled: bool,
+}
+
+impl PbsTarget {
+    /// An enabled, unencrypted target.
+    pub fn new(
+        storage: impl Into<String>,
+        datastore: impl Into<String>,
+        namespace: impl Into<String>,
+    ) -> Self {
+        Self {
+            storage: storage.into(),
+            datastore: datastore.into(),
+            namespace: namespace.into(),
+            encrypted: false,
+            enabled: true,
+        }
+    }
+
+    /// Whether backups are encrypted.
+    pub fn encrypted(mut self, yes: bool) -> Self {
+        self.encrypted = yes;
+        self
+    }
+
+    /// Whether the storage is enabled.
+    pub fn enabled(mut self, yes: bool) -> Self {
+        self.enabled = yes;
+        self
+    }
+}
+
+/// A vzdump job (`GET /cluster/backup`) with the guests it includes, as the caller resolved
+/// them (`cpps-proxmox` `BackupJob::includes`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ChainJob {
+    /// The job id.
+    pub id: String,
+    /// Whether it runs.
+    pub enabled: bool,
+    /// Its target storage.
+    pub storage: Option<String>,
+    /// The guests it includes.
+    pub vmids: Vec<u32>,
+}
+
+impl ChainJob {
+    /// A job.
+    pub fn new(
+        id: impl Into<String>,
+        enabled: bool,
+        storage: Option<String>,
+        vmids: Vec<u32>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            enabled,
+            storage,
+            vmids,
+        }
+    }
+}
+
+/// A vzdump task of `GET /nodes/{node}/tasks?typefilter=vzdump`.
+///
+/// pve-manager `PVE/API2/VZDump.pm` names the task after the guest only when it backs up one
+/// guest of its node (`$taskid = $local_vmids->[0] if scalar(@{$local_vmids}) == 1`);
+/// otherwise the id is empty and only the task's log says which guests it covered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct VzdumpRun {
+    /// The node it ran on.
+    pub node: String,
+    /// The guest, when the task backed up one guest.
+    pub vmid: Option<u32>,
+    /// When it started.
+    pub starttime: i64,
+    /// When it ended; `None` while it runs.
+    pub endtime: Option<i64>,
+    /// Its exit status, once ended.
+    pub status: Option<ExitStatus>,
+}
+
+impl VzdumpRun {
+    /// A task that started at `starttime` and runs still.
+    pub fn new(node: impl Into<String>, vmid: Option<u32>, starttime: i64) -> Self {
+        Self {
+            node: node.into(),
+            vmid,
+            starttime,
+            endtime: None,
+            status: None,
+        }
+    }
+
+    /// The task ended at `endtime` with `status`.
+    pub fn ended(mut self, endtime: i64, status: ExitStatus) -> Self {
+        self.endtime = Some(endtime);
+        self.status = Some(status);
+        self
+    }
+}
+
+/// The copies of one local datastore and namespace on the other site.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SiteCopies {
+    /// The local datastore the copies are of.
+    pub datastore: String,
+    /// The local namespace, empty for the root.
+    pub namespace: String,
+    /// The other site.
+    pub site: String,
+    /// The groups there, or why they could not be read.
+    pub groups: Result<Vec<CopyGroup>, String>,
+    /// Whether the list is known to be whole; the remote scan lists only what the remote's
+    /// credentials own or may audit (proxmox-backup `src/api2/admin/datastore.rs`
+    /// `list_groups`), so it is not.
+    pub complete: bool,
+}
+
+impl SiteCopies {
+    /// The copies of `datastore`/`namespace` on `site`; `complete` says whether the list is
+    /// known to be whole.
+    pub fn new(
+        datastore: impl Into<String>,
+        namespace: impl Into<String>,
+        site: impl Into<String>,
+        groups: Result<Vec<CopyGroup>, String>,
+        complete: bool,
+    ) -> Self {
+        Self {
+            datastore: datastore.into(),
+            namespace: namespace.into(),
+            site: site.into(),
+            groups,
+            complete,
+        }
+    }
+}
+
+/// One group of the copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CopyGroup {
+    /// `vm` or `ct`.
+    pub backup_type: BackupType,
+    /// The guest id.
+    pub backup_id: String,
+    /// The newest snapshot's time.
+    pub newest: i64,
+    /// Whether `newest` is known to be a finished snapshot. A group list's `last-backup`
+    /// is not: proxmox-backup `list_groups` folds the snapshots in a way that can end on an
+    /// unfinished one (a transfer still running).
+    pub finished: bool,
+}
+
+impl CopyGroup {
+    /// The groups of a group list (`GET /admin/datastore/{store}/groups` or the remote scan).
+    pub fn from_groups(groups: &[BackupGroup]) -> Vec<CopyGroup> {
+        groups
+            .iter()
+            .map(|g| CopyGroup {
+                backup_type: g.backup_type.clone(),
+                backup_id: g.backup_id.clone(),
+                newest: g.last_backup,
+                finished: false,
+            })
+            .collect()
+    }
+
+    /// The groups of [`crate::checks::newest_per_guest`] over the other site's snapshots
+    /// (finished ones only).
+    pub fn from_backups(backups: &[GuestBackup]) -> Vec<CopyGroup> {
+        backups
+            .iter()
+            .map(|b| CopyGroup {
+                backup_type: b.backup_type.clone(),
+                backup_id: b.backup_id.clone(),
+                newest: b.newest_time,
+                finished: true,
+            })
+            .collect()
+    }
+}
+
+/// The newest finished backups of one datastore and namespace of this site's PBS.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SiteBackups {
+    /// The datastore.
+    pub datastore: String,
+    /// The namespace, empty for the root.
+    pub namespace: String,
+    /// [`crate::checks::newest_per_guest`]'s answer, or why the snapshots could not be read.
+    pub backups: Result<Vec<GuestBackup>, String>,
+}
+
+impl SiteBackups {
+    /// The backups of `datastore`/`namespace`.
+    pub fn new(
+        datastore: impl Into<String>,
+        namespace: impl Into<String>,
+        backups: Result<Vec<GuestBackup>, String>,
+    ) -> Self {
+        Self {
+            datastore: datastore.into(),
+            namespace: namespace.into(),
+            backups,
+        }
+    }
+}
+
+/// Everything the chain is judged from. Its `Default` has read nothing: no guests, and the
+/// vzdump tasks "not read".
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ChainInput {
+    /// The guests.
+    pub guests: Vec<ChainGuest>,
+    /// The PBS storages writing to this site's PBS.
+    pub targets: Vec<PbsTarget>,
+    /// Whether `targets` is the whole storage list: `GET /storage` leaves out what the caller
+    /// may not audit (pve-storage `PVE/API2/Storage/Config.pm` `index`).
+    pub targets_complete: bool,
+    /// The vzdump jobs.
+    pub jobs: Vec<ChainJob>,
+    /// The vzdump tasks, or why they could not be read.
+    pub runs: Result<Vec<VzdumpRun>, String>,
+    /// This site's backups, per datastore and namespace.
+    pub here: Vec<SiteBackups>,
+    /// The other site's copies, per local datastore and namespace.
+    pub there: Vec<SiteCopies>,
+}
+
+impl Default for ChainInput {
+    fn default() -> Self {
+        Self {
+            guests: Vec::new(),
+            targets: Vec::new(),
+            targets_complete: false,
+            jobs: Vec::new(),
+            runs: Err("not read".to_owned()),
+            here: Vec::new(),
+            there: Vec::new(),
+        }
+    }
+}
+
+/// The verdict on one guest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Verdict {
+    /// Backed up, verified and copied within the RPO.
+    Ok,
+    /// A link is missing, failed or older than the RPO.
+    Breach,
+    /// Nothing breaches, but a link could not be read or judged.
+    CannotTell,
+}
+
+/// The last vzdump run that covered a guest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "state")]
+#[non_exhaustive]
+pub enum LastRun {
+    /// A task named after the guest ended.
+    Ended {
+        /// When it ended.
+        end: i64,
+        /// Its exit status (`OK`, `WARNINGS: N`, or the error).
+        status: String,
+        /// Whether it succeeded.
+        success: bool,
+    },
+    /// A task named after the guest is running.
+    Running {
+        /// When it started.
+        since: i64,
+    },
+    /// Only tasks for several guests ran on its node; their logs say whether this guest was
+    /// among them.
+    Shared {
+        /// When the newest of them started.
+        start: i64,
+        /// Its exit status, once ended.
+        status: Option<String>,
+    },
+    /// No vzdump task was found for it.
+    NotSeen,
+    /// The task lists could not be read.
+    CannotTell,
+}
+
+/// The chain of one guest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct GuestChain {
+    /// The guest id.
+    pub vmid: u32,
+    /// Its name.
+    pub name: Option<String>,
+    /// The enabled jobs to a PBS storage that include it.
+    pub jobs: Vec<String>,
+    /// The PBS storage judged (the one with the newest backup when several).
+    pub storage: Option<String>,
+    /// Whether its backups there are encrypted.
+    pub encrypted: Option<bool>,
+    /// The last vzdump run.
+    pub last_run: LastRun,
+    /// When the newest finished snapshot here was taken.
+    pub backed_up: Option<i64>,
+    /// When the newest snapshot that verified ok was taken.
+    pub verified: Option<i64>,
+    /// The other site.
+    pub copy_site: Option<String>,
+    /// When the newest copy there was taken.
+    pub copied: Option<i64>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why it is not ok, one reason a line.
+    pub reasons: Vec<String>,
+}
+
+/// A UNIX time as RFC 3339 (UTC), or the number when it is out of range.
+fn at(time: i64) -> String {
+    jiff::Timestamp::from_second(time).map_or_else(|_| time.to_string(), |t| t.to_string())
+}
+
+impl fmt::Display for GuestChain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verdict = match self.verdict {
+            Verdict::Ok => "ok",
+            Verdict::Breach => "BREACH",
+            Verdict::CannotTell => "cannot tell",
+        };
+        write!(f, "{} ", self.vmid)?;
+        if let Some(name) = &self.name {
+            write!(f, "({name}) ")?;
+        }
+        write!(f, "{verdict}: ")?;
+        match self.backed_up {
+            Some(t) => write!(f, "backed up here at {}", at(t))?,
+            None => f.write_str("no backup here")?,
+        }
+        match self.verified {
+            Some(t) => write!(f, ", verified (snapshot of {})", at(t))?,
+            None => f.write_str(", never verified")?,
+        }
+        match (self.copied, &self.copy_site) {
+            (Some(t), Some(site)) => write!(f, ", copied to {site} at {}", at(t))?,
+            (None, Some(site)) => write!(f, ", no copy seen on {site}")?,
+            _ => f.write_str(", copy not read")?,
+        }
+        for reason in &self.reasons {
+            write!(f, "\n    - {reason}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What one guest's judgement gathers: breaches and parts that could not be told.
+#[derive(Default)]
+struct Findings {
+    breach: Vec<String>,
+    unknown: Vec<String>,
+}
+
+impl Findings {
+    fn verdict(&self) -> Verdict {
+        if !self.breach.is_empty() {
+            Verdict::Breach
+        } else if !self.unknown.is_empty() {
+            Verdict::CannotTell
+        } else {
+            Verdict::Ok
+        }
+    }
+}
+
+/// One verdict per guest of `input`, at `now`, against `rpo`. Sorted as the guests are.
+pub fn judge(input: &ChainInput, now: i64, rpo: Duration) -> Vec<GuestChain> {
+    let rpo = i64::try_from(rpo.as_secs()).unwrap_or(i64::MAX);
+    let targets: HashMap<&str, &PbsTarget> = input
+        .targets
+        .iter()
+        .map(|t| (t.storage.as_str(), t))
+        .collect();
+    input
+        .guests
+        .iter()
+        .map(|guest| judge_guest(input, &targets, guest, now, rpo))
+        .collect()
+}
+
+fn judge_guest(
+    input: &ChainInput,
+    targets: &HashMap<&str, &PbsTarget>,
+    guest: &ChainGuest,
+    now: i64,
+    rpo: i64,
+) -> GuestChain {
+    let mut findings = Findings::default();
+    let mut jobs = Vec::new();
+    let mut candidates: Vec<&PbsTarget> = Vec::new();
+    for job in input
+        .jobs
+        .iter()
+        .filter(|j| j.enabled && j.vmids.contains(&guest.vmid))
+    {
+        match job.storage.as_deref().and_then(|s| targets.get(s)) {
+            Some(target) if target.enabled => {
+                jobs.push(job.id.clone());
+                if !candidates.contains(target) {
+                    candidates.push(target);
+                }
+            }
+            Some(_) => findings
+                .breach
+                .push(format!("job {} writes to a disabled storage", job.id)),
+            None if !input.targets_complete => findings.unknown.push(format!(
+                "job {} writes to storage {}, not in the storage list the credentials see",
+                job.id,
+                job.storage.as_deref().unwrap_or("(default)")
+            )),
+            None => {}
+        }
+    }
+    if candidates.is_empty() && findings.unknown.is_empty() {
+        findings
+            .breach
+            .push("no enabled vzdump job to a PBS storage includes it".to_owned());
+    }
+    let last_run = last_run(input, guest);
+    match &last_run {
+        LastRun::Ended {
+            success: false,
+            status,
+            end,
+        } => findings.breach.push(format!(
+            "its last vzdump task failed at {}: {status}",
+            at(*end)
+        )),
+        LastRun::CannotTell => findings
+            .unknown
+            .push("the vzdump task lists could not be read".to_owned()),
+        _ => {}
+    }
+    // Of several PBS targets, the one holding the newest backup is judged.
+    let judged = candidates
+        .iter()
+        .map(|t| (*t, here_backup(input, t, guest)))
+        .max_by_key(|(_, b)| b.as_ref().ok().copied().flatten().map(|b| b.newest_time));
+    let mut chain = GuestChain {
+        vmid: guest.vmid,
+        name: guest.name.clone(),
+        jobs,
+        storage: judged.as_ref().map(|(t, _)| t.storage.clone()),
+        encrypted: judged.as_ref().map(|(t, _)| t.encrypted),
+        last_run,
+        backed_up: None,
+        verified: None,
+        copy_site: None,
+        copied: None,
+        verdict: Verdict::Ok,
+        reasons: Vec::new(),
+    };
+    if let Some((target, backup)) = judged {
+        judge_here(&mut chain, &mut findings, target, backup, now, rpo);
+        judge_there(&mut chain, &mut findings, input, target, guest, now, rpo);
+    }
+    chain.verdict = findings.verdict();
+    chain.reasons = findings.breach;
+    chain.reasons.extend(findings.unknown);
+    chain
+}
+
+/// The newest finished backup of `guest` in `target`: `Err` when the datastore was not read.
+fn here_backup<'a>(
+    input: &'a ChainInput,
+    target: &PbsTarget,
+    guest: &ChainGuest,
+) -> Result<Option<&'a GuestBackup>, String> {
+    let site = input
+        .here
+        .iter()
+        .find(|s| s.datastore == target.datastore && s.namespace == target.namespace)
+        .ok_or_else(|| {
+            format!(
+                "{} was not read",
+                place(&target.datastore, &target.namespace)
+            )
+        })?;
+    let backups = site.backups.as_ref().map_err(|e| {
+        format!(
+            "{} could not be read: {e}",
+            place(&target.datastore, &target.namespace)
+        )
+    })?;
+    let id = guest.vmid.to_string();
+    Ok(backups
+        .iter()
+        .find(|b| b.backup_type == guest.backup_type && b.backup_id == id))
+}
+
+fn place(datastore: &str, namespace: &str) -> String {
+    if namespace.is_empty() {
+        format!("datastore {datastore}")
+    } else {
+        format!("datastore {datastore} namespace {namespace}")
+    }
+}
+
+fn judge_here(
+    chain: &mut GuestChain,
+    findings: &mut Findings,
+    target: &PbsTarget,
+    backup: Result<Option<&GuestBackup>, String>,
+    now: i64,
+    rpo: i64,
+) {
+    let backup = match backup {
+        Ok(Some(backup)) => backup,
+        Ok(None) => {
+            findings.breach.push(format!(
+                "no finished backup in {}",
+                place(&target.datastore, &target.namespace)
+            ));
+            return;
+        }
+        Err(why) => {
+            findings.unknown.push(why);
+            return;
+        }
+    };
+    chain.backed_up = Some(backup.newest_time);
+    chain.verified = backup.newest_verified_ok_time;
+    if now.saturating_sub(backup.newest_time) > rpo {
+        findings.breach.push(format!(
+            "the newest finished backup ({}) is older than the RPO",
+            at(backup.newest_time)
+        ));
+    }
+    match &backup.newest_verification {
+        Some(VerifyState::Failed) => findings
+            .breach
+            .push("the newest backup failed verification".to_owned()),
+        Some(VerifyState::Unknown(state)) => findings.unknown.push(format!(
+            "the newest backup's verification state `{state}` is unknown to this client"
+        )),
+        _ => {}
+    }
+    if backup
+        .newest_verified_ok_time
+        .is_none_or(|t| now.saturating_sub(t) > rpo)
+    {
+        findings
+            .breach
+            .push("no backup verified ok within the RPO".to_owned());
+    }
+}
+
+fn judge_there(
+    chain: &mut GuestChain,
+    findings: &mut Findings,
+    input: &ChainInput,
+    target: &PbsTarget,
+    guest: &ChainGuest,
+    now: i64,
+    rpo: i64,
+) {
+    let Some(copies) = input
+        .there
+        .iter()
+        .find(|c| c.datastore == target.datastore && c.namespace == target.namespace)
+    else {
+        findings.unknown.push(format!(
+            "no copy of {} on the other site was read",
+            place(&target.datastore, &target.namespace)
+        ));
+        return;
+    };
+    chain.copy_site = Some(copies.site.clone());
+    let groups = match &copies.groups {
+        Ok(groups) => groups,
+        Err(why) => {
+            findings.unknown.push(format!(
+                "the copy on {} could not be read: {why}",
+                copies.site
+            ));
+            return;
+        }
+    };
+    let id = guest.vmid.to_string();
+    let Some(copy) = groups
+        .iter()
+        .filter(|g| g.backup_type == guest.backup_type && g.backup_id == id)
+        .max_by_key(|g| g.newest)
+    else {
+        if copies.complete {
+            findings.breach.push(format!("no copy on {}", copies.site));
+        } else {
+            findings.unknown.push(format!(
+                "not among the groups of {} that the credentials may list",
+                copies.site
+            ));
+        }
+        return;
+    };
+    chain.copied = Some(copy.newest);
+    if now.saturating_sub(copy.newest) > rpo {
+        findings.breach.push(format!(
+            "the newest copy on {} ({}) is older than the RPO",
+            copies.site,
+            at(copy.newest)
+        ));
+    }
+}
+
+/// The last vzdump task of `guest`: the newest named after it, else the newest for several
+/// guests on its node.
+fn last_run(input: &ChainInput, guest: &ChainGuest) -> LastRun {
+    let Ok(runs) = &input.runs else {
+        return LastRun::CannotTell;
+    };
+    if let Some(run) = runs
+        .iter()
+        .filter(|r| r.vmid == Some(guest.vmid))
+        .max_by_key(|r| r.starttime)
+    {
+        return match (run.endtime, &run.status) {
+            (Some(end), Some(status)) => LastRun::Ended {
+                end,
+                status: status.to_string(),
+                success: status.is_success(),
+            },
+            (None, _) => LastRun::Running {
+                since: run.starttime,
+            },
+            // Ended without a status: not a success.
+            (Some(end), None) => LastRun::Ended {
+                end,
+                status: "unknown".to_owned(),
+                success: false,
+            },
+        };
+    }
+    runs.iter()
+        .filter(|r| r.vmid.is_none() && guest.node.as_deref().is_none_or(|n| n == r.node))
+        .max_by_key(|r| r.starttime)
+        .map_or(LastRun::NotSeen, |run| LastRun::Shared {
+            start: run.starttime,
+            status: run.status.as_ref().map(ToString::to_string),
+        })
+}

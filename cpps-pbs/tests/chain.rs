@@ -1,0 +1,248 @@
+//! The backup chain per guest across both sites (`cpps_pbs::chain`), judged from answers
+//! shaped as the servers write them: the PBS snapshot and group lists are the fixtures of
+//! `tests/fixtures/` (proxmox-backup `src/api2/admin/datastore.rs` `list_snapshots_blocking`,
+//! `list_groups`; the remote scan, `src/api2/config/remote.rs` `scan_remote_groups`, forwards
+//! the remote's `list_groups` answer unchanged).
+
+mod common;
+
+use std::time::Duration;
+
+use common::{NOW, data};
+use cpps_pbs::chain::{
+    ChainGuest, ChainInput, ChainJob, CopyGroup, LastRun, PbsTarget, SiteBackups, SiteCopies,
+    Verdict, VzdumpRun, judge,
+};
+use cpps_pbs::checks::newest_per_guest;
+use cpps_pbs::types::{BackupGroup, BackupType, ExitStatus, Snapshot};
+
+const H: i64 = 3600;
+
+fn rpo() -> Duration {
+    Duration::from_secs(26 * 3600)
+}
+
+/// The estate of the fixtures: guests 100 and 101 (VMs), 200 (a container) in a job to the
+/// PBS storage `pbs-franca`, and 300 only in a disabled job to local storage.
+fn input() -> ChainInput {
+    let snapshots: Vec<Snapshot> = data("snapshots_store1.json");
+    let groups: Vec<BackupGroup> = data("groups_store1.json");
+    let mut input = ChainInput::default();
+    input.guests = vec![
+        ChainGuest::new(100, BackupType::Vm)
+            .name("gitlab")
+            .node("pve1"),
+        ChainGuest::new(101, BackupType::Vm)
+            .name("build-runner")
+            .node("pve2"),
+        ChainGuest::new(200, BackupType::Ct)
+            .name("dns1")
+            .node("pve1"),
+        ChainGuest::new(300, BackupType::Vm)
+            .name("scratch")
+            .node("pve2"),
+    ];
+    input.targets = vec![PbsTarget::new("pbs-franca", "store1", "").encrypted(true)];
+    input.targets_complete = true;
+    input.jobs = vec![
+        ChainJob::new(
+            "backup-5f1a",
+            true,
+            Some("pbs-franca".to_owned()),
+            vec![100, 101, 200],
+        ),
+        ChainJob::new(
+            "backup-old",
+            false,
+            Some("local".to_owned()),
+            vec![100, 101, 200, 300],
+        ),
+    ];
+    // pve-manager `PVE/API2/VZDump.pm`: a task for several guests of a node has no id; one for
+    // a single guest is named after it.
+    input.runs = Ok(vec![
+        VzdumpRun::new("pve1", None, NOW - 3 * H).ended(NOW - 2 * H, ExitStatus::parse("OK")),
+        VzdumpRun::new("pve2", Some(101), NOW - 4 * H)
+            .ended(NOW - 4 * H + 60, ExitStatus::parse("job errors")),
+    ]);
+    input.here = vec![SiteBackups::new(
+        "store1",
+        "",
+        Ok(newest_per_guest("store1", "", &snapshots, NOW, rpo())),
+    )];
+    input.there = vec![SiteCopies::new(
+        "store1",
+        "",
+        "site-b",
+        Ok(CopyGroup::from_groups(&groups)),
+        true,
+    )];
+    input
+}
+
+fn find(chains: &[cpps_pbs::chain::GuestChain], vmid: u32) -> &cpps_pbs::chain::GuestChain {
+    chains.iter().find(|c| c.vmid == vmid).unwrap()
+}
+
+#[test]
+fn each_guest_gets_one_verdict_over_the_whole_chain() {
+    let chains = judge(&input(), NOW, rpo());
+    assert_eq!(chains.len(), 4);
+    let gitlab = find(&chains, 100);
+    assert_eq!(gitlab.verdict, Verdict::Ok, "{gitlab}");
+    assert_eq!(gitlab.backed_up, Some(NOW - 2 * H));
+    assert_eq!(gitlab.verified, Some(NOW - 2 * H));
+    assert_eq!(gitlab.copied, Some(NOW - 2 * H));
+    assert_eq!(gitlab.storage.as_deref(), Some("pbs-franca"));
+    assert_eq!(gitlab.encrypted, Some(true));
+    assert!(matches!(gitlab.last_run, LastRun::Shared { start, .. } if start == NOW - 3 * H));
+    assert!(
+        gitlab.to_string().contains("copied to site-b at"),
+        "{gitlab}"
+    );
+
+    // 101: the newest snapshot failed verification, the last verified one is 50 h old, and
+    // its own vzdump task failed.
+    let runner = find(&chains, 101);
+    assert_eq!(runner.verdict, Verdict::Breach);
+    assert_eq!(runner.verified, Some(NOW - 50 * H));
+    assert!(
+        matches!(&runner.last_run, LastRun::Ended { success: false, status, .. } if status == "job errors")
+    );
+    assert_eq!(runner.reasons.len(), 3, "{:?}", runner.reasons);
+
+    // 200: 74 h old here and there, never verified.
+    let dns = find(&chains, 200);
+    assert_eq!(dns.verdict, Verdict::Breach);
+    assert_eq!(dns.backed_up, Some(NOW - 74 * H));
+    assert_eq!(dns.verified, None);
+    assert!(dns.reasons.iter().any(|r| r.contains("older than the RPO")));
+    assert!(
+        dns.reasons
+            .iter()
+            .any(|r| r.contains("newest copy on site-b"))
+    );
+
+    // 300: only a disabled job to local storage names it.
+    let scratch = find(&chains, 300);
+    assert_eq!(scratch.verdict, Verdict::Breach);
+    assert_eq!(
+        scratch.reasons,
+        ["no enabled vzdump job to a PBS storage includes it"]
+    );
+    assert!(scratch.jobs.is_empty() && scratch.storage.is_none());
+}
+
+/// proxmox-backup `list_snapshots_blocking` lists running and abandoned backups too
+/// (`backup_info.rs` `is_finished`: no manifest). A backup of 200 taken an hour ago and not
+/// finished is no backup: 200 still breaches.
+#[test]
+fn a_running_backup_is_no_link_of_the_chain() {
+    let mut snapshots: Vec<Snapshot> = data("snapshots_store1.json");
+    let mut running = snapshots
+        .iter()
+        .find(|s| s.backup_id == "200")
+        .unwrap()
+        .clone();
+    running.backup_time = NOW - H;
+    running.files.clear();
+    running.verification = None;
+    snapshots.push(running);
+    let mut input = input();
+    input.here[0].backups = Ok(newest_per_guest("store1", "", &snapshots, NOW, rpo()));
+    let chains = judge(&input, NOW, rpo());
+    let dns = find(&chains, 200);
+    assert_eq!(dns.backed_up, Some(NOW - 74 * H));
+    assert_eq!(dns.verdict, Verdict::Breach);
+}
+
+/// What could not be read is "cannot tell", never ok: a storage list filtered by
+/// `Datastore.Audit` (pve-storage `PVE/API2/Storage/Config.pm` `index`), a remote scan that
+/// lists only what the remote's credentials own or may audit (`list_groups`), an unreadable
+/// datastore, and task lists that did not answer.
+#[test]
+fn what_was_not_read_or_was_filtered_is_cannot_tell() {
+    let mut input = input();
+    input.targets_complete = false;
+    input
+        .guests
+        .push(ChainGuest::new(201, BackupType::Ct).node("pve2"));
+    input.jobs.push(ChainJob::new(
+        "backup-hidden",
+        true,
+        Some("pbs-other".to_owned()),
+        vec![201],
+    ));
+    input.runs = Err("403 Permission check failed".to_owned());
+    if let Ok(groups) = &mut input.there[0].groups {
+        groups.retain(|g| g.backup_id != "100");
+    }
+    input.there[0].complete = false;
+    let chains = judge(&input, NOW, rpo());
+    let hidden = find(&chains, 201);
+    assert_eq!(hidden.verdict, Verdict::CannotTell, "{hidden}");
+    assert!(hidden.reasons[0].contains("pbs-other"));
+    let gitlab = find(&chains, 100);
+    assert_eq!(gitlab.verdict, Verdict::CannotTell, "{gitlab}");
+    assert_eq!(gitlab.last_run, LastRun::CannotTell);
+    assert_eq!(gitlab.copied, None);
+    assert!(gitlab.reasons.iter().any(|r| r.contains("may list")));
+    // A breach stays a breach beside what cannot be told.
+    assert_eq!(find(&chains, 200).verdict, Verdict::Breach);
+
+    input.here[0].backups = Err("datastore 'store1' is not mounted".to_owned());
+    input.there.clear();
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert_eq!(gitlab.verdict, Verdict::CannotTell);
+    assert_eq!(gitlab.backed_up, None);
+    assert!(gitlab.reasons.iter().any(|r| r.contains("not mounted")));
+}
+
+/// A copy missing from a list known to be whole is a breach; a copy older than the RPO too.
+#[test]
+fn a_missing_or_old_copy_on_the_other_site_breaches() {
+    let mut input = input();
+    if let Ok(groups) = &mut input.there[0].groups {
+        groups.retain(|g| g.backup_id != "100");
+    }
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert_eq!(gitlab.verdict, Verdict::Breach);
+    assert_eq!(gitlab.reasons, ["no copy on site-b"]);
+    assert!(gitlab.to_string().contains("no copy seen on site-b"));
+}
+
+/// The copy seen from this site: `GET /config/remote/{name}/scan/{store}/groups` with
+/// `namespace` (proxmox-backup `src/api2/config/remote.rs` `scan_remote_groups`, which
+/// answers the remote's own `list_groups` list, here `groups_store1.json`), and the 403 of a
+/// token without `Remote.Audit` on `/remote/{name}` (its `access` permission).
+#[tokio::test]
+async fn the_other_sites_groups_are_read_through_the_remote_scan() {
+    let api = common::mock_api().await;
+    common::serve_fixture(
+        &api,
+        "/config/remote/pbs-b/scan/from-site-a/groups",
+        &[("namespace", "site-a")],
+        "groups_store1.json",
+    )
+    .await;
+    common::serve_permission_denied(&api, "/config/remote/pbs-c/scan/from-site-a/groups").await;
+    let pbs = common::token_client(&api);
+    let groups = pbs
+        .remote_groups("pbs-b", "from-site-a", Some("site-a"))
+        .await
+        .unwrap();
+    let copies = CopyGroup::from_groups(&groups);
+    assert_eq!(copies.len(), 4);
+    assert_eq!(copies[0].backup_id, "100");
+    assert_eq!(copies[0].newest, NOW - 2 * H);
+    assert!(!copies[0].finished);
+    let denied = pbs
+        .remote_groups("pbs-c", "from-site-a", None)
+        .await
+        .unwrap_err();
+    assert_eq!(denied.status(), Some(cpps_http::StatusCode::FORBIDDEN));
+    api.verify().await;
+    api.assert_no_unexpected_requests();
+}
