@@ -37,6 +37,17 @@ async fn linstor() -> MockServer {
 
 /// Starts the exporter on `port` for the two-site fixture topology, with `endpoints` (YAML).
 fn exporter(dir: &Path, endpoints: &str, port: u16, env: Vec<(String, String)>) -> Running {
+    exporter_with(dir, endpoints, port, env, &[])
+}
+
+/// [`exporter`] with more arguments.
+fn exporter_with(
+    dir: &Path,
+    endpoints: &str,
+    port: u16,
+    env: Vec<(String, String)>,
+    more: &[&std::ffi::OsStr],
+) -> Running {
     let file = dir.join("endpoints.yaml");
     std::fs::write(&file, endpoints).unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_exporter"))
@@ -45,6 +56,7 @@ fn exporter(dir: &Path, endpoints: &str, port: u16, env: Vec<(String, String)>) 
         .arg("--endpoints")
         .arg(&file)
         .args(["--listen", &format!("127.0.0.1:{port}"), "--interval", "1"])
+        .args(more)
         .envs(env)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -560,4 +572,116 @@ fn every_alert_uses_metrics_the_exporter_emits() {
             "pbs_snapshot_vm_last_timestamp".to_owned()
         ])
     );
+}
+
+/// `--kernel-log` over a saved `/dev/kmsg` (cpps-gpu/tests/fixtures/kmsg/nvrm-xid.kmsg, lines
+/// from NVIDIA/open-gpu-kernel-modules; see its README): the XID history per GPU, XID and
+/// class in both expositions (before OpenMetrics' `# EOF`), linted by `promtool check metrics`
+/// when `cargo xtask test` provides it; an unreadable log is `cpps_gpu_xid_log_up 0`, never an
+/// empty history.
+#[tokio::test]
+async fn the_exporter_serves_the_xid_history_of_the_kernel_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let kmsg = repo("cpps-gpu/tests/fixtures/kmsg/nvrm-xid.kmsg");
+    let port = free_port();
+    let endpoints = format!("sites:\n{}", franca_closed());
+    let _exporter = exporter_with(
+        dir.path(),
+        &endpoints,
+        port,
+        vec![franca_token()],
+        &["--kernel-log".as_ref(), kmsg.as_os_str()],
+    );
+    let text = scrape(port, None, Duration::from_secs(60))
+        .await
+        .expect("metrics within 60 s")
+        .text;
+    let expected = [
+        "cpps_gpu_xid_log_up 1",
+        r#"cpps_gpu_xid_log_lines{pci_bus_id="0000:01:00",xid="94",class="warning"} 2"#,
+        r#"cpps_gpu_xid_log_lines{pci_bus_id="0000:41:00",xid="79",class="critical"} 1"#,
+        r#"cpps_gpu_xid_log_lines{pci_bus_id="0000:41:00",xid="154",class="warning"} 1"#,
+        r#"cpps_gpu_xid_log_last_seconds_since_boot{pci_bus_id="0000:41:00",xid="79",class="critical"} 9.000000"#,
+        "cpps_gpu_xid_log_complete 1",
+        "cpps_gpu_xid_log_unparsed 1",
+        // The topology's own series are still there.
+        r#"cpps_up{site="franca",source="proxmox"} 0"#,
+    ];
+    common::assert_has_lines(&text, &expected);
+    let om = scrape(port, Some(PROMETHEUS_ACCEPT), Duration::from_secs(5))
+        .await
+        .expect("the second scrape answers at once")
+        .text;
+    common::assert_has_lines(&om, &expected);
+    assert!(om.ends_with("# EOF\n"), "{om}");
+    assert_eq!(om.matches("# EOF").count(), 1, "{om}");
+    if let Some((_, promtool_bin)) =
+        prometheus_tools("the_exporter_serves_the_xid_history_of_the_kernel_log (promtool)")
+    {
+        let (ok, out) = promtool(&promtool_bin, &["check", "metrics"], &text);
+        assert!(ok, "promtool check metrics:\n{out}\n{text}");
+    }
+
+    let port = free_port();
+    let missing = dir.path().join("no-such-kmsg");
+    let _unread = exporter_with(
+        dir.path(),
+        &endpoints,
+        port,
+        vec![franca_token()],
+        &["--kernel-log".as_ref(), missing.as_os_str()],
+    );
+    let text = scrape(port, None, Duration::from_secs(60))
+        .await
+        .expect("metrics within 60 s")
+        .text;
+    common::assert_has_lines(&text, &["cpps_gpu_xid_log_up 0"]);
+    assert!(!text.contains("cpps_gpu_xid_log_lines{"), "{text}");
+}
+
+/// `examples/alerts/gpu-xid.rules.yml` passes `promtool check rules` and its unit tests
+/// (`examples/alerts/tests/gpu-xid.rules.test.yml`), and uses only series the XID history
+/// serves.
+#[test]
+fn the_xid_alert_rules_pass_promtool_and_use_served_metrics() {
+    use cpps_gpu::kernel_log::{KernelLog, XidHistory, exposition, exposition_unreadable};
+    let rules = repo("examples/alerts/gpu-xid.rules.yml");
+    let parsed: serde_json::Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(&rules).unwrap()).unwrap();
+    let fixture = std::fs::read_to_string(repo("cpps-gpu/tests/fixtures/kmsg/nvrm-xid.kmsg"));
+    let log = KernelLog {
+        text: fixture.unwrap(),
+        records_lost: false,
+    };
+    let served = exposition(&XidHistory::from_log(&log)) + &exposition_unreadable();
+    let mut count = 0;
+    for rule in parsed["groups"][0]["rules"].as_array().unwrap() {
+        let expr = rule["expr"].as_str().unwrap();
+        let used = metric_names(expr);
+        assert!(!used.is_empty(), "no metric in `{expr}`");
+        for metric in used {
+            assert!(
+                served.contains(&format!("# TYPE {metric} gauge")),
+                "`{metric}` is not served (`{expr}`)"
+            );
+        }
+        count += 1;
+    }
+    assert_eq!(count, 5);
+    let Some((_, promtool_bin)) = prometheus_tools("the_xid_alert_rules_pass_promtool") else {
+        return;
+    };
+    let (ok, out) = promtool(
+        &promtool_bin,
+        &["check", "rules", &rules.to_string_lossy()],
+        "",
+    );
+    assert!(ok && out.contains("SUCCESS: 5 rules found"), "{out}");
+    let tests = repo("examples/alerts/tests/gpu-xid.rules.test.yml");
+    let (ok, out) = promtool(
+        &promtool_bin,
+        &["test", "rules", &tests.to_string_lossy()],
+        "",
+    );
+    assert!(ok && out.contains("SUCCESS"), "{out}");
 }

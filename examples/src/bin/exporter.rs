@@ -2,7 +2,10 @@
 //! five basic alerts of the documents (node down, LINSTOR degraded, DRBD desync, ArgoCD
 //! out-of-sync, certificate expiring) as metrics naming their subject, PBS job states and
 //! newest-backup age per guest, GPU health, and the audit's findings. Alerting rules for them:
-//! `examples/alerts/cpps.rules.yml`.
+//! `examples/alerts/cpps.rules.yml`. With `--kernel-log /dev/kmsg` (or a saved
+//! `journalctl -k -b -o short-monotonic`), also the XID history of this host's GPUs since boot
+//! (`cpps_gpu_xid_log_*`, read by `cpps_gpu::kernel_log`), with its alerts in
+//! `examples/alerts/gpu-xid.rules.yml`.
 //!
 //! ```console
 //! cargo run -p cpps-examples --bin exporter -- --endpoints endpoints.yaml --listen 127.0.0.1:9842
@@ -16,6 +19,7 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -51,6 +55,36 @@ struct Args {
     /// source still unanswered is reported as down (`cpps_up 0`) with the reason on stderr.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     timeout: u64,
+    /// Read this host's kernel log at each observation for `NVRM: Xid` lines: `/dev/kmsg`
+    /// (needs root or CAP_SYSLOG where `kernel.dmesg_restrict` is 1) or a text file.
+    #[arg(long, value_name = "PATH")]
+    kernel_log: Option<PathBuf>,
+    /// Refuse a kernel log larger than this many bytes (the read is an error, reported as
+    /// `cpps_gpu_xid_log_up 0`, rather than a silently shortened history).
+    #[arg(long, value_name = "BYTES", default_value_t = cpps_gpu::kernel_log::DEFAULT_CAP)]
+    kernel_log_cap: usize,
+}
+
+/// The XID history families for `--kernel-log`, and a line for the log when it failed.
+async fn xid_families(path: &Path, cap: usize) -> (String, Option<String>) {
+    use cpps_gpu::kernel_log::{XidHistory, exposition, exposition_unreadable, read_kernel_log};
+    let owned = path.to_owned();
+    match tokio::task::spawn_blocking(move || read_kernel_log(&owned, cap)).await {
+        Ok(Ok(log)) => (exposition(&XidHistory::from_log(&log)), None),
+        Ok(Err(e)) => {
+            let why = std::error::Error::source(&e).map_or(String::new(), |s| format!(": {s}"));
+            (exposition_unreadable(), Some(format!("{e}{why}")))
+        }
+        Err(e) => (exposition_unreadable(), Some(e.to_string())),
+    }
+}
+
+/// `encoded` with `families` added: before OpenMetrics' closing `# EOF`, or at the end.
+fn with_families(encoded: String, families: &str) -> String {
+    match encoded.strip_suffix("# EOF\n") {
+        Some(body) => format!("{body}{families}# EOF\n"),
+        None => encoded + families,
+    }
 }
 
 /// The last observation, encoded in both expositions.
@@ -149,15 +183,22 @@ async fn main() -> ExitCode {
             deadline: timeout,
         };
         let interval = Duration::from_secs(args.interval.max(1));
+        let kernel_log = args.kernel_log.clone();
+        let kernel_log_cap = args.kernel_log_cap;
         async move {
             loop {
                 let started = Instant::now();
                 let observed = live::observe(&sources, &options).await;
                 let audit = live::audit(&topology, &observed, &LiveOptions::default());
                 let metrics = Metrics::new(&observed, Some(&audit.report));
+                let (xids, xid_failure) = match &kernel_log {
+                    Some(path) => xid_families(path, kernel_log_cap).await,
+                    None => (String::new(), None),
+                };
                 let scrape = Scrape {
-                    openmetrics: metrics.encode(Exposition::OpenMetrics).into(),
-                    text: metrics.encode(Exposition::PrometheusText).into(),
+                    openmetrics: with_families(metrics.encode(Exposition::OpenMetrics), &xids)
+                        .into(),
+                    text: with_families(metrics.encode(Exposition::PrometheusText), &xids).into(),
                 };
                 // The log of an observation is written, in one piece, before a scrape can see
                 // the observation: whoever reads the metrics can read why a source failed.
@@ -172,6 +213,9 @@ async fn main() -> ExitCode {
                     for failure in site.failures() {
                         log.push_str(&format!("exporter:   {failure}\n"));
                     }
+                }
+                if let Some(why) = xid_failure {
+                    log.push_str(&format!("exporter: XID history: {why}\n"));
                 }
                 eprint!("{log}");
                 if let Ok(mut slot) = state.write() {
