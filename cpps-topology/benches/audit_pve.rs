@@ -48,10 +48,9 @@ async fn main() {
         sources.site_mut(&format!("site{index}")).proxmox =
             Some(Box::new(PveSource::new(client, text("url"), concurrency)));
     }
-    let options = ObserveOptions {
-        concurrency: paths.len(),
-        deadline: Duration::from_secs(60),
-    };
+    let mut options = ObserveOptions::default();
+    options.concurrency = paths.len();
+    options.deadline = Duration::from_secs(60);
     let observation = live::observe(&sources, &options).await;
     let elapsed = started.elapsed();
     let (mut guests, mut requests) = (0, 0);

@@ -128,14 +128,7 @@ async fn fan_out_is_bounded_and_a_failing_site_hides_nothing() {
             Fake::new(SourceKind::Proxmox, Duration::from_millis(50), answer).counted(&now, &max),
         ));
     }
-    let observed = live::observe(
-        &sources,
-        &ObserveOptions {
-            concurrency: 2,
-            deadline: Duration::from_secs(10),
-        },
-    )
-    .await;
+    let observed = live::observe(&sources, &ObserveOptions::new(2, Duration::from_secs(10))).await;
     assert_eq!(max.load(Ordering::SeqCst), 2, "at most 2 sources in flight");
     assert_eq!(observed.sites.len(), 5);
     let sites: Vec<&str> = observed.sites.iter().map(|s| s.site.as_str()).collect();
@@ -165,10 +158,7 @@ async fn the_deadline_cuts_a_silent_source_and_keeps_the_others() {
     let started = std::time::Instant::now();
     let observed = live::observe(
         &sources,
-        &ObserveOptions {
-            concurrency: 4,
-            deadline: Duration::from_millis(300),
-        },
+        &ObserveOptions::new(4, Duration::from_millis(300)),
     )
     .await;
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -876,10 +866,8 @@ impl Servers {
 
 /// Observes every client of `endpoints`' site `sp` once (each fails: its server answers 404).
 async fn ask_each(endpoints: &live::endpoints::Endpoints, env: &dyn Fn(&str) -> Option<String>) {
-    let options = live::endpoints::ClientOptions {
-        retries: 0,
-        ..Default::default()
-    };
+    let mut options = live::endpoints::ClientOptions::default();
+    options.retries = 0;
     let sources = endpoints.sources(&options, env).unwrap();
     live::observe(&sources, &ObserveOptions::default()).await;
 }

@@ -60,10 +60,8 @@ async fn resource_health_per_pool_while_the_other_sites_controller_is_cut_off() 
     .unwrap();
     let topology = load("linstor.yaml", TOPOLOGY);
     endpoints.check_against(&topology).unwrap();
-    let options = ClientOptions {
-        retries: 0,
-        ..ClientOptions::default()
-    };
+    let mut options = ClientOptions::default();
+    options.retries = 0;
     let sources = endpoints.sources(&options, &|_| None).unwrap();
     let observed = live::observe(&sources, &ObserveOptions::default()).await;
     server.assert_no_unexpected_requests();

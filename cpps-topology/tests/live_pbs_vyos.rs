@@ -235,15 +235,9 @@ async fn backups_jobs_and_router_facts_feed_the_audit() {
     )
     .unwrap();
     let lookup = |k: &str| (k == "PBS_SECRET").then(|| "0b7a0c4e-secret".to_owned());
-    let sources = endpoints
-        .sources(
-            &ClientOptions {
-                retries: 0,
-                ..ClientOptions::default()
-            },
-            &lookup,
-        )
-        .unwrap();
+    let mut options = ClientOptions::default();
+    options.retries = 0;
+    let sources = endpoints.sources(&options, &lookup).unwrap();
     let observed = live::observe(&sources, &ObserveOptions::default()).await;
     pbs.assert_no_unexpected_requests();
     router.assert_no_unexpected_requests();

@@ -791,6 +791,7 @@ impl Endpoints {
 
 /// Timeouts and limits of the clients built by [`Endpoints::sources`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ClientOptions {
     /// Connection timeout.
     pub connect_timeout: Duration,

@@ -16,12 +16,23 @@ use super::sources::{Source, Sources};
 
 /// Limits of one observation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ObserveOptions {
     /// At most this many sources are asked at once, across all sites (at least 1).
     pub concurrency: usize,
     /// The whole sweep ends after this long; a source still unanswered then is a failure
     /// ("no answer within …") and the others keep what they said.
     pub deadline: Duration,
+}
+
+impl ObserveOptions {
+    /// At most `concurrency` sources at once (at least 1), all done within `deadline`.
+    pub fn new(concurrency: usize, deadline: Duration) -> Self {
+        Self {
+            concurrency: concurrency.max(1),
+            deadline,
+        }
+    }
 }
 
 impl Default for ObserveOptions {

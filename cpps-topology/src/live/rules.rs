@@ -23,6 +23,7 @@ use crate::rules::checks::Sink;
 
 /// Thresholds of the live rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LiveOptions {
     /// "Now", in Unix seconds: backup ages and certificate expiries are measured from it.
     pub now: i64,

@@ -71,6 +71,7 @@ fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
 
 /// The result of checking a topology.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Report {
     /// The file that was checked, as shown in locations.
     pub file: String,

@@ -162,10 +162,7 @@ async fn main() -> ExitCode {
     if sources.is_empty() {
         eprintln!("audit: no live endpoint is configured: static findings only");
     }
-    let options = ObserveOptions {
-        concurrency: args.concurrency.max(1),
-        deadline: left,
-    };
+    let options = ObserveOptions::new(args.concurrency, left);
     // A progress bar per site on a terminal, for text output only; none in CI or for JSON.
     let show_bars = format == Format::Text
         && std::io::stderr().is_terminal()

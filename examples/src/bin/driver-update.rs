@@ -109,10 +109,7 @@ async fn main() -> ExitCode {
         Ok(s) => s,
         Err(e) => return invalid(e),
     };
-    let observe = ObserveOptions {
-        deadline: left,
-        ..ObserveOptions::default()
-    };
+    let observe = ObserveOptions::new(ObserveOptions::default().concurrency, left);
     let observed = live::observe(&sources, &observe).await;
     let site_obs = observed.site(&site);
     for failure in site_obs.map(|s| s.failures()).unwrap_or_default() {

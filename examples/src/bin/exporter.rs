@@ -178,10 +178,7 @@ async fn main() -> ExitCode {
     let state: Shared = Arc::new(RwLock::new(None));
     let refresh = {
         let state = state.clone();
-        let options = ObserveOptions {
-            concurrency: 8,
-            deadline: timeout,
-        };
+        let options = ObserveOptions::new(8, timeout);
         let interval = Duration::from_secs(args.interval.max(1));
         let kernel_log = args.kernel_log.clone();
         let kernel_log_cap = args.kernel_log_cap;
