@@ -22,6 +22,10 @@
 //!   age, transfer; `wg show` on 1.4, VyOS's own table on 1.5), `show vrrp`, `show bgp summary` (FRR 9.1 on 1.4 and FRR 10 on 1.5) and `show vpn
 //!   ipsec sa` / `connections`, for the inter-site view; a router without BGP or IPsec says so
 //!   in its own words and reads as `None`, unknown states are kept and never read as up.
+//! - [`apply`]: the safe apply ([`apply::safe_apply`]: commit with confirm, check WireGuard,
+//!   BGP and VRRP from this router and its peer, confirm only when nothing that held broke,
+//!   else let the timer revert or roll back), and the commit revisions (list, compare, soft
+//!   rollback).
 //! - [`backup`]: saving a router's configuration to files and telling what changed since the last
 //!   backup of the same router.
 //!
@@ -77,6 +81,7 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
+pub mod apply;
 mod auth;
 pub mod backup;
 mod client;

@@ -198,8 +198,9 @@ impl fmt::Display for ConfigurePlan {
             self.commands.len(),
             self.already_in_effect
         )?;
+        // Secret values never reach a printed plan.
         for c in &self.commands {
-            writeln!(f, "  {c}")?;
+            writeln!(f, "  {}", c.redacted())?;
         }
         if let Some(reason) = &self.commit_confirm_refused {
             writeln!(f, "commit-confirm REFUSED: {reason}; nothing would be sent")?;

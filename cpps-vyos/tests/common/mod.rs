@@ -19,6 +19,10 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockBuilder, ResponseTemplate};
 
+/// This crate's fixtures, named from the workspace so that `examples/tests/vyos_apply.rs`,
+/// which runs the `vyos-apply` binary against these fakes, finds them too.
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../cpps-vyos/tests/fixtures");
+
 /// The API key the tests use.
 pub const KEY: &str = "S3cur3-test-key-do-not-log";
 
@@ -143,16 +147,13 @@ pub const PLAINTEXT_PASSWORD: &[&str] = &[
 
 /// A fixture file of `tests/fixtures/show` (texts of operational `show` commands).
 pub fn show_fixture(name: &str) -> String {
-    let path = format!("{}/tests/fixtures/show/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{FIXTURES}/show/{name}");
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// A fixture file of `tests/fixtures/vyos-configs`.
 pub fn config_fixture(name: &str) -> String {
-    let path = format!(
-        "{}/tests/fixtures/vyos-configs/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{FIXTURES}/vyos-configs/{name}");
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -228,6 +229,11 @@ pub struct RouterState {
     /// `confirm` (`python/vyos/configsession.py`) then return the text `unimplemented`, the
     /// commit is made for good and no timer is armed.
     pub vyconf_backend: bool,
+    /// WireGuard peers whose tunnel is down: their summary shows no handshake.
+    pub stale_peers: Vec<String>,
+    /// Another fake router whose WireGuard peer (the name) loses its tunnel when this one
+    /// commits a change below `interfaces wireguard` (the two ends of one tunnel).
+    pub tunnel_to: Option<(Arc<Mutex<RouterState>>, String)>,
 }
 
 /// The fake router.
@@ -257,6 +263,8 @@ impl FakeRouter {
                 confirm_time: profile == Profile::V15,
                 timer_before_commit: false,
                 vyconf_backend: false,
+                stale_peers: Vec::new(),
+                tunnel_to: None,
             })),
         }
     }
@@ -446,6 +454,12 @@ impl FakeRouter {
             }
         }
         st.running = working;
+        let wireguard = cmds.iter().any(|c| {
+            path_field(c).is_ok_and(|p| p.len() > 1 && p[0] == "interfaces" && p[1] == "wireguard")
+        });
+        if let (true, Some((other, peer))) = (wireguard, &st.tunnel_to) {
+            other.lock().unwrap().stale_peers.push(peer.clone());
+        }
         if confirm_time == 0 {
             return ok(Value::Null);
         }
@@ -582,8 +596,9 @@ impl FakeRouter {
             // `sudo wg show NAME` on sagitta and `interfaces_wireguard.py show_summary` on
             // current; without `summary`, `interfaces.py show` prints `ip addr show` and the
             // counters (`_format_show_data`), no peer.
-            ["interfaces", "wireguard", name, "summary"] => match live_wireguard(&st.running, name)
-            {
+            // vyos-1x `src/op_mode/vrrp.py` prints this and exits 0 without VRRP groups.
+            ["vrrp"] => ok(json!("VRRP not configured!\n")),
+            ["interfaces", "wireguard", name, "summary"] => match live_wireguard(&st, name) {
                 Some(live) => ok(json!(match self.profile {
                     Profile::V14 => printers::wg_show(&live),
                     Profile::V15 => printers::vyos_show_interface(&live),
@@ -650,8 +665,9 @@ impl wiremock::Respond for FakeRouter {
 
 /// The live state of WireGuard interface `name` of `running`: its configured peers with the
 /// states of [`printers::live_state`].
-fn live_wireguard(running: &ConfigTree, name: &str) -> Option<printers::LiveInterface> {
-    let iface = running
+fn live_wireguard(st: &RouterState, name: &str) -> Option<printers::LiveInterface> {
+    let iface = st
+        .running
         .wireguard()
         .ok()?
         .into_iter()
@@ -666,7 +682,10 @@ fn live_wireguard(running: &ConfigTree, name: &str) -> Option<printers::LiveInte
             .peers
             .iter()
             .map(|p| {
-                let (handshake_ago, rx, tx) = printers::live_state(&p.name);
+                let (mut handshake_ago, rx, tx) = printers::live_state(&p.name);
+                if st.stale_peers.contains(&p.name) {
+                    handshake_ago = None;
+                }
                 printers::LivePeer {
                     name: p.name.clone(),
                     public_key: p.public_key.clone().unwrap_or_default(),

@@ -1,0 +1,510 @@
+//! The safe apply: a change is committed with commit-confirm, what it must not break is checked
+//! from this router AND from its peer, and it is confirmed only when every check that held
+//! before still holds. Otherwise it is left to VyOS's timer to revert, or, on routers whose API
+//! has no commit-confirm (VyOS 1.4, 1.5 builds before vyos-1x PR #4533), rolled back by sending
+//! the inverse batch. Also the commit revisions: list, compare and soft rollback.
+//!
+//! What is checked, on each router (`POST /show`): the peers of every configured WireGuard
+//! interface shook hands recently (`show interfaces wireguard NAME summary`), the BGP sessions
+//! are `Established` (`show bgp summary`), the VRRP groups keep their roles (`show vrrp`).
+//! Reachability of named addresses is not checked: neither API has a ping operation (vyos-1x
+//! `src/services/api/rest/routers.py` on `current`, `src/services/vyos-http-api-server` on
+//! `sagitta`: `show`, `generate`, `reset`, `reboot`, `poweroff`, `image`, … but no `ping`), and
+//! [`ApplyReport::not_checked`] says so. A check that held before the change and cannot be read
+//! after it counts as broken: unknown is never healthy.
+//!
+//! Soft rollback: `rollback-soft N` (`ConfigMgmt.rollback_soft` in vyos-1x
+//! `python/vyos/config_mgmt.py`, both branches) loads revision N into a configuration session
+//! for the user to commit; it is a configure-mode command that neither API exposes. So
+//! [`Client::rollback_soft_commands`] does what it does through the API: it reads revision N
+//! (`show system commit file N`) and returns the batch that turns the running configuration
+//! into it, to be applied like any change (with commit-confirm where the router has it).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use crate::config::{Command, ConfigTree, diff};
+use crate::status::VrrpState;
+use crate::{Client, CommitConfirm, Error};
+
+/// How old a WireGuard handshake may be and still count as fresh: WireGuard re-handshakes every
+/// 120 s while traffic flows (`REKEY_AFTER_TIME`, the WireGuard paper §6.1), plus a margin.
+pub const DEFAULT_HANDSHAKE_LIMIT: Duration = Duration::from_secs(180);
+
+/// One thing checked on one router.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Check {
+    /// Which router (`this` or `peer`).
+    pub router: String,
+    /// What: `wireguard wg0 peer red`, `bgp 192.0.2.11`, `vrrp LAN`, or the reading that failed.
+    pub subject: String,
+    /// The state read, as text (`handshake 40 s ago`, `Established`, `MASTER`).
+    pub state: String,
+    /// Whether it is healthy; `None` when it cannot be told.
+    pub healthy: Option<bool>,
+}
+
+impl Check {
+    /// A check of `router`.
+    pub fn new(router: &str, subject: &str, state: &str, healthy: Option<bool>) -> Self {
+        Self {
+            router: router.to_owned(),
+            subject: subject.to_owned(),
+            state: state.to_owned(),
+            healthy,
+        }
+    }
+}
+
+/// Reads the checks of one router. A reading that fails becomes one check that cannot tell.
+pub async fn health(client: &Client, router: &str, handshake_limit: Duration) -> Vec<Check> {
+    let mut out = Vec::new();
+    let check = |subject: String, state: String, healthy: Option<bool>| Check {
+        router: router.to_owned(),
+        subject,
+        state,
+        healthy,
+    };
+    match client.config_tree().await.and_then(|t| t.wireguard()) {
+        Ok(interfaces) => {
+            for iface in interfaces {
+                match client.wireguard_summary(&iface.name).await {
+                    Ok(status) => out.extend(status.peers.iter().map(|p| {
+                        let state = p.latest_handshake.map_or_else(
+                            || "no handshake".to_owned(),
+                            |d| format!("handshake {} s ago", d.as_secs()),
+                        );
+                        let name = if p.name.is_empty() {
+                            p.public_key.clone().unwrap_or_default()
+                        } else {
+                            p.name.clone()
+                        };
+                        check(
+                            format!("wireguard {} peer {name}", iface.name),
+                            state,
+                            Some(p.handshake_within(handshake_limit)),
+                        )
+                    })),
+                    Err(e) => out.push(check(
+                        format!("wireguard {}", iface.name),
+                        e.to_string(),
+                        None,
+                    )),
+                }
+            }
+        }
+        Err(e) => out.push(check("wireguard".to_owned(), e.to_string(), None)),
+    }
+    match client.bgp_summary().await {
+        Ok(Some(summary)) => out.extend(summary.neighbors().map(|(family, n)| {
+            check(
+                format!("bgp {} {}", family.family, n.neighbor),
+                n.state.as_str().to_owned(),
+                Some(n.state.is_established()),
+            )
+        })),
+        Ok(None) => {}
+        Err(e) => out.push(check("bgp".to_owned(), e.to_string(), None)),
+    }
+    match client.vrrp_status().await {
+        Ok(groups) => out.extend(groups.iter().map(|g| {
+            let known = !matches!(g.state, VrrpState::Unknown(_) | VrrpState::Fault);
+            check(
+                format!("vrrp {} {}", g.group, g.interface),
+                vrrp_word(&g.state),
+                Some(known),
+            )
+        })),
+        Err(e) => out.push(check("vrrp".to_owned(), e.to_string(), None)),
+    }
+    out
+}
+
+fn vrrp_word(s: &VrrpState) -> String {
+    match s {
+        VrrpState::Master => "MASTER".to_owned(),
+        VrrpState::Backup => "BACKUP".to_owned(),
+        VrrpState::Fault => "FAULT".to_owned(),
+        VrrpState::Init => "INIT".to_owned(),
+        VrrpState::Unknown(w) => w.clone(),
+    }
+}
+
+/// A check that held before the change and does not hold after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Broken {
+    /// The check before the change.
+    pub before: Check,
+    /// The check after it; `None` when it is no longer reported at all.
+    pub after: Option<Check>,
+}
+
+impl fmt::Display for Broken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = &self.before;
+        match &self.after {
+            Some(a) => write!(
+                f,
+                "{}: {} was {}, now {}",
+                b.router, b.subject, b.state, a.state
+            ),
+            None => write!(
+                f,
+                "{}: {} was {}, now not reported",
+                b.router, b.subject, b.state
+            ),
+        }
+    }
+}
+
+/// The checks that held before and do not after: a healthy one that is unhealthy, cannot be told
+/// or is gone, and a VRRP group whose role changed (a failover is what a change must not cause).
+pub fn broken(before: &[Check], after: &[Check]) -> Vec<Broken> {
+    let now: BTreeMap<(&str, &str), &Check> = after
+        .iter()
+        .map(|c| ((c.router.as_str(), c.subject.as_str()), c))
+        .collect();
+    before
+        .iter()
+        .filter(|b| b.healthy == Some(true))
+        .filter_map(|b| {
+            let a = now.get(&(b.router.as_str(), b.subject.as_str())).copied();
+            let holds = a.is_some_and(|a| {
+                a.healthy == Some(true) && (!b.subject.starts_with("vrrp ") || a.state == b.state)
+            });
+            (!holds).then(|| Broken {
+                before: b.clone(),
+                after: a.cloned(),
+            })
+        })
+        .collect()
+}
+
+/// How [`safe_apply`] runs.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ApplyOptions {
+    /// Minutes of commit-confirm.
+    pub confirm_minutes: NonZeroU32,
+    /// How long to wait after the commit before checking (tunnels and sessions re-form).
+    pub settle: Duration,
+    /// See [`DEFAULT_HANDSHAKE_LIMIT`].
+    pub handshake_limit: Duration,
+}
+
+impl ApplyOptions {
+    /// `confirm_minutes` of commit-confirm, checks 30 s after the commit.
+    pub fn new(confirm_minutes: NonZeroU32) -> Self {
+        Self {
+            confirm_minutes,
+            settle: Duration::from_secs(30),
+            handshake_limit: DEFAULT_HANDSHAKE_LIMIT,
+        }
+    }
+}
+
+/// How a safe apply ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ApplyOutcome {
+    /// Every check held: the change was confirmed (and saved) or, without commit-confirm, kept
+    /// and saved.
+    Kept {
+        /// VyOS's answer to the confirm, or `None` where there was no commit-confirm.
+        confirm: Option<String>,
+    },
+    /// A check failed and the change was NOT confirmed: VyOS's timer reverts it.
+    LeftToRevert {
+        /// The commit-confirm VyOS started (minutes, and the action its answer named).
+        commit_confirm: CommitConfirm,
+    },
+    /// A check failed on a router without commit-confirm: the inverse batch was sent.
+    RolledBack {
+        /// The commands sent to undo the change.
+        commands: Vec<Command>,
+    },
+    /// A check failed, there is no commit-confirm, and the rollback failed: the change is live.
+    RollbackFailed {
+        /// Why.
+        error: String,
+    },
+    /// The change was not committed, or the commit's outcome is not what was asked.
+    NotApplied {
+        /// Why.
+        error: String,
+    },
+}
+
+/// What a safe apply did, step by step; printed, it is the run's report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ApplyReport {
+    /// Whether the router's API has commit-confirm (from `/openapi.json`).
+    pub commit_confirm: bool,
+    /// The checks before the change.
+    pub before: Vec<Check>,
+    /// The checks after it.
+    pub after: Vec<Check>,
+    /// The checks that held before and not after.
+    pub broken: Vec<Broken>,
+    /// What was not checked, and why.
+    pub not_checked: Vec<String>,
+    /// How it ended.
+    pub outcome: ApplyOutcome,
+}
+
+impl fmt::Display for ApplyReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for b in &self.broken {
+            writeln!(f, "BROKEN {b}")?;
+        }
+        for n in &self.not_checked {
+            writeln!(f, "not checked: {n}")?;
+        }
+        match &self.outcome {
+            ApplyOutcome::Kept { confirm: Some(m) } => {
+                writeln!(f, "all checks held: confirmed ({}) and saved", m.trim())
+            }
+            ApplyOutcome::Kept { confirm: None } => writeln!(
+                f,
+                "all checks held: kept and saved (this router has no commit-confirm)"
+            ),
+            ApplyOutcome::LeftToRevert { commit_confirm } => writeln!(
+                f,
+                "NOT confirmed: unless someone confirms within {} minute(s), VyOS will {}",
+                commit_confirm.minutes, commit_confirm.action
+            ),
+            ApplyOutcome::RolledBack { commands } => writeln!(
+                f,
+                "NOT kept: this router has no commit-confirm, so the change was rolled back with {} command(s)",
+                commands.len()
+            ),
+            ApplyOutcome::RollbackFailed { error } => writeln!(
+                f,
+                "NOT kept, and the rollback FAILED ({error}): the change is live"
+            ),
+            ApplyOutcome::NotApplied { error } => writeln!(f, "not applied: {error}"),
+        }
+    }
+}
+
+const NO_PING: &str = "reachability of named addresses: the VyOS API has no ping operation";
+
+/// Applies `commands` to `local` safely (see the module documentation): checks both routers,
+/// commits (with commit-confirm where the API has it), waits `opts.settle`, checks again, and
+/// confirms only when nothing that held broke; else leaves the timer to revert or rolls back.
+///
+/// # Errors
+/// Only when nothing was sent: [`Client::commit_confirm_support`] or the first read of the
+/// configuration failed. Everything after the write is in the report.
+pub async fn safe_apply(
+    local: &Client,
+    peer: Option<&Client>,
+    commands: &[Command],
+    opts: &ApplyOptions,
+) -> Result<ApplyReport, Error> {
+    let has_confirm = matches!(
+        local.commit_confirm_support().await?,
+        crate::CommitConfirmSupport::Yes
+    );
+    let running = local.config_tree().await?;
+    let mut before = health(local, "this", opts.handshake_limit).await;
+    if let Some(p) = peer {
+        before.extend(health(p, "peer", opts.handshake_limit).await);
+    }
+    let mut report = ApplyReport {
+        commit_confirm: has_confirm,
+        before,
+        after: Vec::new(),
+        broken: Vec::new(),
+        not_checked: vec![NO_PING.to_owned()],
+        outcome: ApplyOutcome::NotApplied {
+            error: String::new(),
+        },
+    };
+    let minutes = has_confirm.then_some(opts.confirm_minutes);
+    let committed = match local.configure(commands, minutes).await {
+        Ok(c) if c.landed == crate::Landed::Yes => c,
+        Ok(c) => {
+            report.outcome = ApplyOutcome::NotApplied {
+                error: format!("the change did not fully land (landed: {})", c.landed),
+            };
+            return Ok(report);
+        }
+        Err(e) => {
+            report.outcome = ApplyOutcome::NotApplied {
+                error: e.to_string(),
+            };
+            return Ok(report);
+        }
+    };
+    tokio::time::sleep(opts.settle).await;
+    let mut after = health(local, "this", opts.handshake_limit).await;
+    if let Some(p) = peer {
+        after.extend(health(p, "peer", opts.handshake_limit).await);
+    }
+    report.broken = broken(&report.before, &after);
+    report.after = after;
+    report.outcome = decide(local, &running, committed.commit_confirm, &report.broken).await;
+    Ok(report)
+}
+
+/// Confirms (or keeps and saves) when nothing broke; else leaves the timer or rolls back.
+async fn decide(
+    local: &Client,
+    running: &ConfigTree,
+    cc: Option<CommitConfirm>,
+    broken: &[Broken],
+) -> ApplyOutcome {
+    match (cc, broken.is_empty()) {
+        (Some(_), true) => match local.confirm().await {
+            Ok(c) => ApplyOutcome::Kept {
+                confirm: Some(c.message),
+            },
+            Err(e) => ApplyOutcome::NotApplied {
+                error: format!("the checks held but the confirm failed: {e}"),
+            },
+        },
+        (None, true) => match local.save(None).await {
+            Ok(_) => ApplyOutcome::Kept { confirm: None },
+            Err(e) => ApplyOutcome::NotApplied {
+                error: format!("the checks held and the change is live, but saving failed: {e}"),
+            },
+        },
+        (Some(commit_confirm), false) => ApplyOutcome::LeftToRevert { commit_confirm },
+        (None, false) => {
+            let undo = match local.config_tree().await {
+                Ok(now) => diff(&now, running),
+                Err(e) => {
+                    return ApplyOutcome::RollbackFailed {
+                        error: e.to_string(),
+                    };
+                }
+            };
+            match local.configure(&undo, None).await {
+                Ok(_) => ApplyOutcome::RolledBack { commands: undo },
+                Err(e) => ApplyOutcome::RollbackFailed {
+                    error: e.to_string(),
+                },
+            }
+        }
+    }
+}
+
+/// One entry of `show system commit`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Revision {
+    /// The revision number (0 is the newest).
+    pub number: u32,
+    /// When, as printed (`2024-10-01 12:00:00`, the router's local time).
+    pub time: String,
+    /// `by USER`.
+    pub user: String,
+    /// `via APP` (`cli`, `vyos-http-api`, …).
+    pub via: String,
+    /// The commit comment, when it is not the default.
+    pub comment: Option<String>,
+}
+
+/// Reads `show system commit`: `ConfigMgmt.format_log_data` (vyos-1x
+/// `python/vyos/config_mgmt.py`, both branches) prints a `tabulate` "plain" table of rows
+/// `N  DATE TIME  by USER  via APP`, each followed by a row holding only the comment when it
+/// is not `commit`. Lines that fit neither are skipped.
+pub fn parse_commit_log(text: &str) -> Vec<Revision> {
+    let mut out: Vec<Revision> = Vec::new();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let number = words.first().and_then(|w| w.parse::<u32>().ok());
+        let by = words.iter().position(|w| *w == "by");
+        let via = words.iter().rposition(|w| *w == "via");
+        match (number, by, via) {
+            (Some(number), Some(by), Some(via)) if by >= 2 && via > by => out.push(Revision {
+                number,
+                time: words[1..by].join(" "),
+                user: words[by + 1..via].join(" "),
+                via: words[via + 1..].join(" "),
+                comment: None,
+            }),
+            _ if !line.trim().is_empty() => {
+                if let Some(last) = out.last_mut() {
+                    last.comment = Some(line.trim().to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+impl Client {
+    /// `POST /show` `system commit`: the commit revisions ([`parse_commit_log`]). Empty when
+    /// `system config-management commit-revisions` is not set.
+    ///
+    /// # Errors
+    /// As [`Client::show`].
+    pub async fn commit_revisions(&self) -> Result<Vec<Revision>, Error> {
+        Ok(parse_commit_log(&self.show(&["system", "commit"]).await?))
+    }
+
+    /// `POST /show` `system commit diff N` (or `… diff N M`): what changed between revision
+    /// `rev` and the running configuration (or revision `rev2`), as VyOS prints it.
+    ///
+    /// # Errors
+    /// As [`Client::show`].
+    pub async fn commit_diff(&self, rev: u32, rev2: Option<u32>) -> Result<String, Error> {
+        let (a, b) = (rev.to_string(), rev2.map(|r| r.to_string()));
+        let mut path = vec!["system", "commit", "diff", a.as_str()];
+        if let Some(b) = &b {
+            path.push(b.as_str());
+        }
+        self.show(&path).await
+    }
+
+    /// The batch a soft rollback to revision `rev` sends (see the module documentation):
+    /// `POST /show` `system commit file N`, parsed, against the running configuration.
+    ///
+    /// # Errors
+    /// As [`Client::show`] and [`Client::config_tree`]; [`Error::Parse`] when the revision's
+    /// text does not parse.
+    pub async fn rollback_soft_commands(&self, rev: u32) -> Result<Vec<Command>, Error> {
+        let text = self
+            .show(&["system", "commit", "file", &rev.to_string()])
+            .await?;
+        let target = ConfigTree::parse_boot(&text)?;
+        Ok(diff(&self.config_tree().await?, &target))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Text laid out as `ConfigMgmt.format_log_data` (vyos-1x `python/vyos/config_mgmt.py`)
+    /// prints it: `tabulate(rows, tablefmt='plain')` of `[N, TIME, 'by USER', 'via APP']`,
+    /// with `[None, COMMENT]` after a commit whose comment is not `commit`; `tabulate` pads each
+    /// column to its widest cell, two spaces apart, numbers right-aligned, `None` as blank.
+    #[test]
+    fn the_commit_log_is_read_with_comments() {
+        let text = " 0  2024-10-01 12:00:00  by vyos  via vyos-http-api\n    add uplink\n 1  2024-09-30 08:15:02  by root  via cli\n10  2024-09-01 00:00:01  by vyos  via init";
+        let revs = parse_commit_log(text);
+        assert_eq!(revs.len(), 3, "{revs:?}");
+        assert_eq!(
+            revs[0],
+            Revision {
+                number: 0,
+                time: "2024-10-01 12:00:00".to_owned(),
+                user: "vyos".to_owned(),
+                via: "vyos-http-api".to_owned(),
+                comment: Some("add uplink".to_owned()),
+            }
+        );
+        assert_eq!((revs[1].number, revs[1].via.as_str()), (1, "cli"));
+        assert_eq!((revs[2].number, revs[2].comment.clone()), (10, None));
+        assert!(parse_commit_log("").is_empty());
+    }
+}

@@ -1,0 +1,167 @@
+//! The safe apply on the fake 1.4 and 1.5 routers of `common`: two routers joined by the
+//! WireGuard tunnel of VyOS's own test configuration `dialup-router-medium-vpn.config.boot`
+//! (peer `red` shook hands 40 s ago). The peer's summary is printed as each version prints it
+//! (`sudo wg show` on 1.4, `interfaces_wireguard.py show_summary` on 1.5, vyos-1x
+//! `op-mode-definitions/show-interfaces-wireguard.xml.in`), `show vrrp` says `VRRP not
+//! configured!` (`src/op_mode/vrrp.py`), `show bgp summary` is FRR's (9.1 on 1.4, 10 on 1.5).
+
+mod common;
+
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use common::{FakeRouter, Profile, config_fixture};
+use cpps_http::test_util::MockApi;
+use cpps_vyos::apply::{ApplyOptions, ApplyOutcome, safe_apply};
+use cpps_vyos::config::ConfigTree;
+use cpps_vyos::{Client, Command, ConfirmAction};
+
+fn options() -> ApplyOptions {
+    let mut o = ApplyOptions::new(NonZeroU32::new(5).unwrap());
+    o.settle = Duration::ZERO;
+    o
+}
+
+fn tree() -> ConfigTree {
+    ConfigTree::parse_boot(&config_fixture("dialup-router-medium-vpn.config.boot")).unwrap()
+}
+
+/// Two fake routers of `profile` (their servers, then this router and its fake, then the peer
+/// and its fake); a commit below `interfaces wireguard` on the first takes the tunnel down as
+/// the second sees it (its peer `red` stops shaking hands).
+async fn pair(profile: Profile) -> ([MockApi; 2], Client, FakeRouter, Client, FakeRouter) {
+    let (api_a, a, fa) = FakeRouter::new(profile, tree()).start().await;
+    let (api_b, b, fb) = FakeRouter::new(profile, tree()).start().await;
+    fa.state.lock().unwrap().tunnel_to = Some((fb.state.clone(), "red".to_owned()));
+    ([api_a, api_b], a, fa, b, fb)
+}
+
+fn breaking_change() -> Vec<Command> {
+    vec![Command::set(
+        ["interfaces", "wireguard", "wg0", "peer", "red", "port"],
+        Some("51821"),
+    )]
+}
+
+fn harmless_change() -> Vec<Command> {
+    vec![Command::set(["system", "domain-name"], Some("example.net"))]
+}
+
+/// 1.5: the change is committed with `confirm_time`; the peer's check fails, so no `confirm` is
+/// sent and VyOS's timer reverts it (its answer names the action: "… before reboot").
+#[tokio::test]
+async fn on_1_5_a_change_whose_peer_check_fails_is_left_to_revert() {
+    let (_servers, a, fa, b, _fb) = pair(Profile::V15).await;
+    let report = safe_apply(&a, Some(&b), &breaking_change(), &options())
+        .await
+        .unwrap();
+    assert!(report.commit_confirm);
+    assert_eq!(report.broken.len(), 1, "{report}");
+    assert_eq!(report.broken[0].before.router, "peer");
+    assert_eq!(report.broken[0].before.subject, "wireguard wg0 peer red");
+    assert_eq!(
+        report.broken[0].after.as_ref().unwrap().state,
+        "no handshake"
+    );
+    match &report.outcome {
+        ApplyOutcome::LeftToRevert { commit_confirm } => {
+            assert_eq!(commit_confirm.minutes, 5);
+            assert_eq!(commit_confirm.action, ConfirmAction::Reboot);
+        }
+        other => panic!("{other:?}"),
+    }
+    let ops: Vec<_> = fa
+        .requests_to("config-file")
+        .iter()
+        .map(|b| b["op"].clone())
+        .collect();
+    assert!(ops.is_empty(), "neither confirm nor save: {ops:?}");
+    assert_eq!(fa.state.lock().unwrap().confirm_pending, Some(5));
+    let text = report.to_string();
+    assert!(text.contains("NOT confirmed"), "{text}");
+    assert!(text.contains("no ping operation"), "{text}");
+}
+
+/// 1.4 has no commit-confirm (`confirm_time` is not in its `/openapi.json`): the change is
+/// committed for good, and when the peer's check fails the inverse batch is sent.
+#[tokio::test]
+async fn on_1_4_a_change_whose_peer_check_fails_is_rolled_back() {
+    let (_servers, a, fa, b, _fb) = pair(Profile::V14).await;
+    let before = fa.running();
+    let report = safe_apply(&a, Some(&b), &breaking_change(), &options())
+        .await
+        .unwrap();
+    assert!(!report.commit_confirm);
+    assert_eq!(report.broken.len(), 1, "{report}");
+    match &report.outcome {
+        ApplyOutcome::RolledBack { commands } => assert_eq!(commands.len(), 1, "{commands:?}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(fa.running(), before);
+    assert!(fa.requests_to("configure")[0].get("confirm_time").is_none());
+    assert!(report.to_string().contains("rolled back"), "{report}");
+}
+
+/// A change that breaks nothing is confirmed and saved on 1.5, kept and saved on 1.4.
+#[tokio::test]
+async fn on_both_versions_a_harmless_change_is_kept() {
+    for profile in [Profile::V15, Profile::V14] {
+        let (_servers, a, fa, b, _fb) = pair(profile).await;
+        let report = safe_apply(&a, Some(&b), &harmless_change(), &options())
+            .await
+            .unwrap();
+        assert!(report.broken.is_empty(), "{profile:?}: {report}");
+        // Red (40 s) is fresh on both ends; blue, pink and green were stale before.
+        let fresh = report
+            .before
+            .iter()
+            .filter(|c| c.healthy == Some(true) && c.subject.starts_with("wireguard"))
+            .count();
+        assert_eq!(fresh, 2, "{profile:?}: {:?}", report.before);
+        let ops: Vec<_> = fa
+            .requests_to("config-file")
+            .iter()
+            .map(|b| b["op"].as_str().unwrap_or("").to_owned())
+            .collect();
+        match (profile, &report.outcome) {
+            (Profile::V15, ApplyOutcome::Kept { confirm: Some(m) }) => {
+                assert_eq!(m, "Reboot timer stopped\n");
+                assert_eq!(ops, ["confirm", "save"]);
+            }
+            (Profile::V14, ApplyOutcome::Kept { confirm: None }) => assert_eq!(ops, ["save"]),
+            other => panic!("{other:?}"),
+        }
+        assert!(fa.running().exists(&["system", "domain-name"]));
+    }
+}
+
+/// The checks compare like with like: a check that could not be read before does not block,
+/// one that held and can no longer be read does.
+#[test]
+fn a_check_that_held_and_cannot_be_read_after_is_broken() {
+    use cpps_vyos::apply::{Check, broken};
+    let c = |subject: &str, state: &str, healthy: Option<bool>| {
+        Check::new("this", subject, state, healthy)
+    };
+    let before = vec![
+        c("bgp ipv4 192.0.2.11", "Established", Some(true)),
+        c("vrrp LAN eth1", "MASTER", Some(true)),
+        c("wireguard", "read failed", None),
+    ];
+    let after = vec![
+        c("bgp", "read failed", None),
+        c("vrrp LAN eth1", "BACKUP", Some(true)),
+        c("wireguard", "read failed", None),
+    ];
+    let found: Vec<String> = broken(&before, &after)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "this: bgp ipv4 192.0.2.11 was Established, now not reported",
+            "this: vrrp LAN eth1 was MASTER, now BACKUP",
+        ]
+    );
+}

@@ -1,0 +1,222 @@
+//! `vyos-apply`: applies `set`/`delete` commands to a VyOS router safely. By default it only
+//! plans: it prints what would be sent and whether the router's API has commit-confirm. With
+//! `--apply` it commits with commit-confirm (`--confirm-minutes`), checks WireGuard handshakes,
+//! BGP sessions and VRRP roles on this router and, with `--check`, on its peer, and confirms
+//! only when nothing that held before broke; otherwise the router's timer reverts the change,
+//! or, where the API has no commit-confirm, the inverse batch is sent. Also the commit
+//! revisions: `--revisions`, `--diff N`, `--rollback-soft N` (planned, or applied as above).
+//!
+//! ```text
+//! VYOS_URL=https://192.168.10.1 VYOS_API_KEY=… [VYOS_FINGERPRINT=…] \
+//!   [VYOS_PEER_URL=… VYOS_PEER_API_KEY=… VYOS_PEER_FINGERPRINT=…] \
+//!   vyos-apply [--commands FILE] [--apply [--confirm-minutes N] [--check] [--settle S]]
+//!              [--revisions | --diff N | --rollback-soft N] [--timeout SECONDS]
+//! ```
+#![forbid(unsafe_code)]
+
+use std::num::NonZeroU32;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use clap::Parser;
+use cpps_vyos::apply::{ApplyOptions, ApplyOutcome, safe_apply};
+use cpps_vyos::{Client, ClientBuilder, Command, CommitConfirmSupport, Url};
+
+/// Apply commands to a VyOS router, proving the change from its peer before keeping it.
+///
+/// The router comes from VYOS_URL, VYOS_API_KEY and VYOS_FINGERPRINT (SHA-256 of its
+/// certificate, AB:CD:…; without it the system roots verify it); its peer, for --check, from
+/// VYOS_PEER_URL, VYOS_PEER_API_KEY and VYOS_PEER_FINGERPRINT.
+///
+/// Without --apply nothing is written. With --apply the commands are committed with
+/// commit-confirm where the router's API has it (`confirm_time` in /openapi.json): if a check
+/// that held before the change fails after it, the change is NOT confirmed and VyOS reverts it
+/// when the timer runs out (reboot into the saved configuration, or reload, as its answer
+/// says). Where the API has no commit-confirm (VyOS 1.4), the change is committed for good and
+/// rolled back by sending the inverse commands when a check fails. Secrets are never printed.
+/// Reachability of addresses is not checked: the VyOS API has no ping operation.
+#[derive(Parser)]
+#[command(name = "vyos-apply", version)]
+struct Args {
+    /// A file of `set`/`delete` commands, one a line, as `show configuration commands` prints.
+    #[arg(long, value_name = "FILE")]
+    commands: Option<PathBuf>,
+    /// Commit the change (default: plan only).
+    #[arg(long)]
+    apply: bool,
+    /// Minutes of commit-confirm before VyOS reverts an unconfirmed change.
+    #[arg(long, value_name = "N", default_value_t = NonZeroU32::MIN.saturating_add(4))]
+    confirm_minutes: NonZeroU32,
+    /// Also check from the peer router (VYOS_PEER_URL, VYOS_PEER_API_KEY).
+    #[arg(long)]
+    check: bool,
+    /// Seconds to wait after the commit before checking.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    settle: u64,
+    /// List the commit revisions (`show system commit`).
+    #[arg(long)]
+    revisions: bool,
+    /// Show what changed since revision N (`show system commit diff N`).
+    #[arg(long, value_name = "N")]
+    diff: Option<u32>,
+    /// Go back to revision N without reboot: the commands that turn the running configuration
+    /// into it, planned, or applied safely with --apply.
+    #[arg(long, value_name = "N")]
+    rollback_soft: Option<u32>,
+    /// The router's API URL (default: $VYOS_URL).
+    #[arg(long, value_name = "URL")]
+    url: Option<Url>,
+    /// Seconds the whole run may take, every request, the settling wait and the checks
+    /// included; what was done by then is printed, and the run stops with an error. With
+    /// --apply, a run cut before the confirm leaves the change to VyOS's timer.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    timeout: u64,
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    let timeout = Duration::from_secs(args.timeout.max(1));
+    let started = Instant::now();
+    let activity = cpps_http::Activity::default();
+    match tokio::time::timeout(timeout, run(&args, timeout, activity.clone())).await {
+        Ok(Ok(code)) => code,
+        Ok(Err(e)) => {
+            eprintln!("vyos-apply: {e:#}");
+            ExitCode::FAILURE
+        }
+        Err(_) => {
+            eprintln!(
+                "vyos-apply: gave up after {:.1} s (--timeout {}): {}",
+                started.elapsed().as_secs_f64(),
+                args.timeout,
+                activity.snapshot()
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A client from the environment; `prefix` maps `VYOS_` to `VYOS_PEER_` for the peer.
+fn client(
+    url: Option<&Url>,
+    peer: bool,
+    timeout: Duration,
+    activity: cpps_http::Activity,
+) -> anyhow::Result<Client> {
+    let url = url.map(Url::to_string);
+    let lookup = |name: &str| match (name, &url) {
+        (cpps_vyos::ENV_URL, Some(u)) => Some(u.clone()),
+        _ if peer => cpps_http::env::process_env(&name.replacen("VYOS_", "VYOS_PEER_", 1)),
+        _ => cpps_http::env::process_env(name),
+    };
+    ClientBuilder::from_env(&lookup)
+        .context(if peer {
+            "peer settings"
+        } else {
+            "router settings"
+        })?
+        .connect_timeout(timeout.min(Duration::from_secs(10)))
+        .request_timeout(timeout)
+        .deadline(timeout)
+        .activity(activity)
+        .build()
+        .context("HTTP client")
+}
+
+async fn run(
+    args: &Args,
+    timeout: Duration,
+    activity: cpps_http::Activity,
+) -> anyhow::Result<ExitCode> {
+    let router = client(args.url.as_ref(), false, timeout, activity.clone())?;
+    if args.revisions {
+        for r in router
+            .commit_revisions()
+            .await
+            .context("show system commit")?
+        {
+            let comment = r.comment.map(|c| format!("  ({c})")).unwrap_or_default();
+            println!(
+                "{}  {}  by {}  via {}{comment}",
+                r.number, r.time, r.user, r.via
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(n) = args.diff {
+        print!(
+            "{}",
+            router
+                .commit_diff(n, None)
+                .await
+                .context("show system commit diff")?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let commands = match (&args.commands, args.rollback_soft) {
+        (Some(path), None) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            cpps_vyos::config::parse_commands(&text).context("the commands file")?
+        }
+        (None, Some(n)) => router
+            .rollback_soft_commands(n)
+            .await
+            .with_context(|| format!("revision {n}"))?,
+        _ => bail!("give either --commands FILE or --rollback-soft N"),
+    };
+    plan(&router, &commands, args).await?;
+    if !args.apply {
+        println!("plan only: nothing was sent (use --apply)");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let peer = if args.check {
+        Some(client(None, true, timeout, activity)?)
+    } else {
+        None
+    };
+    let mut opts = ApplyOptions::new(args.confirm_minutes);
+    opts.settle = Duration::from_secs(args.settle);
+    let report = safe_apply(&router, peer.as_ref(), &commands, &opts)
+        .await
+        .context("apply")?;
+    for c in report.after.iter().filter(|c| c.healthy != Some(true)) {
+        println!("check {}: {} is {}", c.router, c.subject, c.state);
+    }
+    print!("{report}");
+    Ok(match report.outcome {
+        ApplyOutcome::Kept { .. } => ExitCode::SUCCESS,
+        _ => ExitCode::from(2),
+    })
+}
+
+/// Prints the plan: the router's capability and the commands, secrets hidden
+/// (`ConfigurePlan`'s text redacts them).
+async fn plan(router: &Client, commands: &[Command], args: &Args) -> anyhow::Result<()> {
+    let support = router
+        .commit_confirm_support()
+        .await
+        .context("/openapi.json")?;
+    let has_confirm = support == CommitConfirmSupport::Yes;
+    match support {
+        CommitConfirmSupport::Yes => {
+            println!("commit-confirm: yes (confirm_time in /openapi.json)");
+        }
+        CommitConfirmSupport::No { reason } | CommitConfirmSupport::Unknown { reason } => {
+            println!(
+                "commit-confirm: NO ({reason}); with --apply, a failed check is undone by sending the inverse commands"
+            );
+        }
+        _ => println!("commit-confirm: NO (an answer this program does not know)"),
+    }
+    let minutes = has_confirm.then_some(args.confirm_minutes);
+    let plan = router
+        .plan_configure(commands, minutes)
+        .await
+        .context("plan")?;
+    print!("{plan}");
+    Ok(())
+}

@@ -1,0 +1,141 @@
+//! Runs the built `vyos-apply` binary against the fake 1.4 and 1.5 routers of cpps-vyos's tests
+//! (`cpps-vyos/tests/common`: answers shaped after vyos-1x `src/services/api/rest/routers.py`
+//! on `current` and `src/services/vyos-http-api-server` on `sagitta`, each naming its source),
+//! two of them joined by the WireGuard tunnel of VyOS's test configuration
+//! `dialup-router-medium-vpn.config.boot`: a change below `interfaces wireguard` on one takes the
+//! tunnel down as the other sees it.
+
+mod common;
+#[path = "../../cpps-vyos/tests/common/mod.rs"]
+mod vyos_fake;
+
+use std::io::Write;
+use std::process::{Command, Output};
+
+use cpps_http::test_util::MockApi;
+use cpps_vyos::config::ConfigTree;
+use vyos_fake::{FakeRouter, KEY, Profile, config_fixture};
+
+/// Two fake routers of `profile`, the second the first's tunnel peer.
+async fn pair(profile: Profile) -> ([MockApi; 2], FakeRouter, FakeRouter) {
+    let tree =
+        ConfigTree::parse_boot(&config_fixture("dialup-router-medium-vpn.config.boot")).unwrap();
+    let (api_a, _, fa) = FakeRouter::new(profile, tree.clone()).start().await;
+    let (api_b, _, fb) = FakeRouter::new(profile, tree).start().await;
+    fa.state.lock().unwrap().tunnel_to = Some((fb.state.clone(), "red".to_owned()));
+    ([api_a, api_b], fa, fb)
+}
+
+/// A commands file: the change below `interfaces wireguard` and a secret, whose value must
+/// never be printed.
+fn commands_file() -> tempfile::NamedTempFile {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    writeln!(
+        f,
+        "set interfaces wireguard wg0 peer red port '51821'\nset system login user ops authentication plaintext-password 'Hunter2-never-shown'"
+    )
+    .unwrap();
+    f
+}
+
+fn run(servers: &[MockApi; 2], extra: &[&str], file: &std::path::Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vyos-apply"))
+        .args(["--commands", file.to_str().unwrap(), "--settle", "0"])
+        .args(extra)
+        .env("VYOS_URL", servers[0].base_url().to_string())
+        .env("VYOS_API_KEY", KEY)
+        .env("VYOS_PEER_URL", servers[1].base_url().to_string())
+        .env("VYOS_PEER_API_KEY", KEY)
+        .env_remove("VYOS_FINGERPRINT")
+        .env_remove("VYOS_PEER_FINGERPRINT")
+        .output()
+        .expect("vyos-apply runs")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn help_documents_the_timeout_the_modes_and_the_variables() {
+    let help = common::help_documenting_timeout(env!("CARGO_BIN_EXE_vyos-apply"));
+    for needle in [
+        "--apply",
+        "--confirm-minutes",
+        "--check",
+        "--revisions",
+        "--rollback-soft",
+        "VYOS_PEER_URL",
+        "no ping operation",
+    ] {
+        assert!(help.contains(needle), "--help lacks `{needle}`:\n{help}");
+    }
+}
+
+/// By default nothing is written: the plan names the capability and the commands.
+#[tokio::test]
+async fn by_default_it_plans_and_writes_nothing() {
+    let (servers, fa, _fb) = pair(Profile::V15).await;
+    let file = commands_file();
+    let out = run(&servers, &[], file.path());
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(all.contains("commit-confirm: yes"), "{all}");
+    assert!(
+        all.contains("set interfaces wireguard wg0 peer red port '51821'"),
+        "{all}"
+    );
+    assert!(all.contains("plan only: nothing was sent"), "{all}");
+    assert!(!all.contains("Hunter2-never-shown"), "{all}");
+    assert!(fa.requests_to("configure").is_empty());
+}
+
+/// On both versions a change whose check from the peer fails is not kept: 1.5 leaves it to
+/// the commit-confirm timer (no confirm is sent), 1.4 has no commit-confirm and sends the
+/// inverse commands. The run exits 2 and says which.
+#[tokio::test]
+async fn a_change_whose_peer_check_fails_is_not_kept_on_either_version() {
+    for profile in [Profile::V15, Profile::V14] {
+        let (servers, fa, _fb) = pair(profile).await;
+        let before = fa.running();
+        let file = commands_file();
+        let out = run(
+            &servers,
+            &["--apply", "--check", "--confirm-minutes", "3"],
+            file.path(),
+        );
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{profile:?}: {all}");
+        assert!(
+            all.contains(
+                "BROKEN peer: wireguard wg0 peer red was handshake 40 s ago, now no handshake"
+            ),
+            "{profile:?}: {all}"
+        );
+        assert!(!all.contains("Hunter2-never-shown"), "{profile:?}: {all}");
+        let file_ops: Vec<String> = fa
+            .requests_to("config-file")
+            .iter()
+            .map(|b| b["op"].as_str().unwrap_or("").to_owned())
+            .collect();
+        assert!(file_ops.is_empty(), "{profile:?}: {file_ops:?}");
+        match profile {
+            Profile::V15 => {
+                assert!(
+                    all.contains("NOT confirmed: unless someone confirms within 3 minute(s), VyOS will REBOOT"),
+                    "{all}"
+                );
+                assert_eq!(fa.state.lock().unwrap().confirm_pending, Some(3));
+            }
+            Profile::V14 => {
+                assert!(all.contains("commit-confirm: NO"), "{all}");
+                assert!(all.contains("rolled back with 2 command(s)"), "{all}");
+                assert_eq!(fa.running(), before);
+            }
+        }
+    }
+}
