@@ -43,10 +43,12 @@ impl Finding {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct HealthPolicy {
-    /// Warn at or above this core temperature (°C).
+    /// Warn at or above this core temperature (°C) when NVML gives no slowdown threshold.
     pub temperature_warning_c: u32,
-    /// Critical at or above this core temperature (°C).
+    /// Critical at or above this core temperature (°C) when NVML gives no slowdown threshold.
     pub temperature_critical_c: u32,
+    /// Warn this many °C below the GPU's own slowdown threshold (critical at it).
+    pub temperature_margin_c: u32,
     /// The driver version the runbook pins, if any.
     pub pinned_driver: Option<String>,
     /// How a driver other than the pinned one is reported (shared with GPU-005).
@@ -63,6 +65,7 @@ impl Default for HealthPolicy {
         Self {
             temperature_warning_c: 85,
             temperature_critical_c: 93,
+            temperature_margin_c: 5,
             pinned_driver: None,
             driver_pin: DriverPinPolicy::default(),
             require_ecc: true,
@@ -306,21 +309,8 @@ pub fn gpu_verdict(gpu: &GpuSnapshot, host: &HostSnapshot, policy: &HealthPolicy
             format!("the GPU's UUID cannot be read: {error}"),
         ));
     }
-    if let Some(&t) = gpu.temperature_c.value() {
-        if t >= policy.temperature_critical_c {
-            f.push(Finding::new(
-                Severity::Critical,
-                "temperature",
-                format!("{t} °C, at or above {} °C", policy.temperature_critical_c),
-            ));
-        } else if t >= policy.temperature_warning_c {
-            f.push(Finding::new(
-                Severity::Warning,
-                "temperature",
-                format!("{t} °C, at or above {} °C", policy.temperature_warning_c),
-            ));
-        }
-    }
+    temperature_findings(gpu, policy, &mut f);
+    limit_findings(gpu, &mut f);
     ecc_findings(&gpu.ecc, policy, &mut f);
     if let Some(r) = gpu.remapped_rows.value() {
         if r.failure {
@@ -369,6 +359,172 @@ pub fn gpu_verdict(gpu: &GpuSnapshot, host: &HostSnapshot, policy: &HealthPolicy
         severity: worst(&f),
         findings: f,
     }
+}
+
+/// The core temperature against the GPU's own thresholds (`NVML_TEMPERATURE_THRESHOLD_SLOWDOWN`
+/// and `_SHUTDOWN`, nvml.h): critical at slowdown (hardware slowdown has begun) or shutdown,
+/// a warning within the policy's margin below slowdown. Only without a readable slowdown
+/// threshold do the policy's fixed temperatures apply.
+fn temperature_findings(gpu: &GpuSnapshot, policy: &HealthPolicy, f: &mut Vec<Finding>) {
+    let Some(&t) = gpu.temperature_c.value() else {
+        return;
+    };
+    let limits = &gpu.limits;
+    let shutdown = limits.shutdown_temperature_c.value().copied();
+    let (severity, message) = match limits.slowdown_temperature_c.value().copied() {
+        Some(_) if shutdown.is_some_and(|x| t >= x) => (
+            Severity::Critical,
+            format!(
+                "{t} °C, at or above its shutdown threshold {} °C",
+                shutdown.unwrap_or_default()
+            ),
+        ),
+        Some(s) if t >= s => (
+            Severity::Critical,
+            format!("{t} °C, at or above its slowdown threshold {s} °C (hardware slowdown)"),
+        ),
+        Some(s) if t.saturating_add(policy.temperature_margin_c) >= s => (
+            Severity::Warning,
+            format!(
+                "{t} °C, within {} °C of its slowdown threshold {s} °C",
+                policy.temperature_margin_c
+            ),
+        ),
+        Some(_) => return,
+        None if t >= policy.temperature_critical_c => (
+            Severity::Critical,
+            format!(
+                "{t} °C, at or above {} °C (NVML gives no slowdown threshold)",
+                policy.temperature_critical_c
+            ),
+        ),
+        None if t >= policy.temperature_warning_c => (
+            Severity::Warning,
+            format!(
+                "{t} °C, at or above {} °C (NVML gives no slowdown threshold)",
+                policy.temperature_warning_c
+            ),
+        ),
+        None => return,
+    };
+    f.push(Finding::new(severity, "temperature", message));
+}
+
+/// The `nvmlClocksEventReason*` bits of nvml.h (go-nvml `gen/nvml/nvml.h`; nvml-wrapper 0.13
+/// `ThrottleReasons`) and how each is judged: the slowdowns (thermal, power brake, the
+/// hardware slowdown nvml.h ties to heat, a power-supply brake or too much power draw) are
+/// warnings, the software power cap is worth knowing, the rest (idle, application clocks, sync
+/// boost, display clocks) are normal operation.
+const CLOCK_EVENT_REASONS: &[(u64, &str, Severity)] = &[
+    (0x1, "GPU idle", Severity::Ok),
+    (0x2, "applications clocks setting", Severity::Ok),
+    (0x4, "software power cap", Severity::Info),
+    (0x8, "hardware slowdown", Severity::Warning),
+    (0x10, "sync boost", Severity::Ok),
+    (0x20, "software thermal slowdown", Severity::Warning),
+    (0x40, "hardware thermal slowdown", Severity::Warning),
+    (0x80, "hardware power brake slowdown", Severity::Warning),
+    (0x100, "display clock setting", Severity::Ok),
+];
+
+/// Clock event reasons, power draw against the enforced limit, the PCIe link against its
+/// maximum, and memory banks without spare rows.
+fn limit_findings(gpu: &GpuSnapshot, f: &mut Vec<Finding>) {
+    if let Some(&bits) = gpu.limits.clock_event_reasons.value() {
+        clock_findings(bits, f);
+    }
+    if let (Some(&p), Some(&limit)) = (gpu.power_mw.value(), gpu.power_limit_mw.value())
+        && p > limit
+    {
+        f.push(Finding::new(
+            Severity::Warning,
+            "power-over-limit",
+            format!(
+                "draws {:.1} W, above its enforced power limit {:.1} W",
+                f64::from(p) / 1000.0,
+                f64::from(limit) / 1000.0
+            ),
+        ));
+    }
+    if let Some(link) = gpu.limits.pcie.value() {
+        pcie_findings(gpu, link, f);
+    }
+    if let Some(h) = gpu.limits.row_remapper.value() {
+        if h.none > 0 {
+            f.push(Finding::new(
+                Severity::Warning,
+                "remapper-banks-exhausted",
+                format!(
+                    "{} memory bank(s) have no spare row left: a new uncorrectable error there cannot be remapped",
+                    h.none
+                ),
+            ));
+        } else if h.low > 0 {
+            f.push(Finding::new(
+                Severity::Info,
+                "remapper-banks-low",
+                format!("{} memory bank(s) have few spare rows left", h.low),
+            ));
+        }
+    }
+}
+
+fn clock_findings(bits: u64, f: &mut Vec<Finding>) {
+    for severity in [Severity::Warning, Severity::Info] {
+        let names: Vec<&str> = CLOCK_EVENT_REASONS
+            .iter()
+            .filter(|(bit, _, s)| bits & bit != 0 && *s == severity)
+            .map(|(_, name, _)| *name)
+            .collect();
+        if !names.is_empty() {
+            let code = match severity {
+                Severity::Warning => "clocks-slowdown",
+                _ => "clocks-power-cap",
+            };
+            let message = format!("clocks held down by {}", names.join(", "));
+            f.push(Finding::new(severity, code, message));
+        }
+    }
+    let known = CLOCK_EVENT_REASONS
+        .iter()
+        .fold(0, |acc, (bit, _, _)| acc | bit);
+    if bits & !known != 0 {
+        f.push(Finding::new(
+            Severity::Warning,
+            "clocks-unknown-reason",
+            format!(
+                "clock event reason bits {:#x} that this table does not know",
+                bits & !known
+            ),
+        ));
+    }
+}
+
+/// A link below its maximum while the GPU works is a downtrained link (a slot, riser or card
+/// problem) and a warning; while it is idle, power management may have lowered it, so it is
+/// only reported. Utilization that cannot be read counts as busy.
+fn pcie_findings(gpu: &GpuSnapshot, link: &crate::nvml::PcieLink, f: &mut Vec<Finding>) {
+    if link.generation >= link.max_generation && link.width >= link.max_width {
+        return;
+    }
+    let idle = gpu.utilization.value().is_some_and(|u| u.gpu_percent == 0);
+    let text = format!(
+        "PCIe link Gen{} x{}, below the Gen{} x{} this GPU and slot allow",
+        link.generation, link.width, link.max_generation, link.max_width
+    );
+    f.push(if idle {
+        Finding::new(
+            Severity::Info,
+            "pcie-link-reduced",
+            format!("{text}, while the GPU is idle (power management may lower it)"),
+        )
+    } else {
+        Finding::new(
+            Severity::Warning,
+            "pcie-downtrained",
+            format!("{text}, while the GPU is busy"),
+        )
+    });
 }
 
 /// The XID findings of the events whose [`XidEvent::owner`] is `gpu`; a lost GPU is reported once.

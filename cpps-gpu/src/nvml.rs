@@ -203,6 +203,66 @@ pub struct RetiredPages {
     pub pending: bool,
 }
 
+/// The PCIe link: what it trained to and the most this GPU and slot allow
+/// (`nvmlDeviceGetCurrPcieLinkGeneration`/`Width`, `nvmlDeviceGetMaxPcieLinkGeneration`/`Width`:
+/// "the maximum ... possible with this device and system", go-nvml `gen/nvml/nvml.h`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PcieLink {
+    /// Current link generation.
+    pub generation: u32,
+    /// Highest generation this GPU and slot allow.
+    pub max_generation: u32,
+    /// Current link width (lanes).
+    pub width: u32,
+    /// Widest link this GPU and slot allow.
+    pub max_width: u32,
+}
+
+/// Spare-row availability per memory bank (`nvmlRowRemapperHistogramValues_t`, nvml.h: "max"
+/// counts the banks with all reserved rows available, "none" the banks with none left).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RowRemapperHistogram {
+    /// Banks with every spare row available.
+    pub max: u32,
+    /// Banks with high availability.
+    pub high: u32,
+    /// Banks with partial availability.
+    pub partial: u32,
+    /// Banks with low availability.
+    pub low: u32,
+    /// Banks with no spare row left.
+    pub none: u32,
+}
+
+/// What limits the GPU now: clock event (throttle) reasons, NVML's own temperature
+/// thresholds, the PCIe link and the row remapper's spare rows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    /// `nvmlDeviceGetCurrentClocksThrottleReasons` as sent: the `nvmlClocksEventReason*` bits
+    /// of nvml.h, unknown bits kept.
+    pub clock_event_reasons: Reading<u64>,
+    /// `NVML_TEMPERATURE_THRESHOLD_SLOWDOWN`: where the GPU begins hardware slowdown (°C).
+    pub slowdown_temperature_c: Reading<u32>,
+    /// `NVML_TEMPERATURE_THRESHOLD_SHUTDOWN`: where it shuts down for protection (°C).
+    pub shutdown_temperature_c: Reading<u32>,
+    /// The PCIe link.
+    pub pcie: Reading<PcieLink>,
+    /// `nvmlDeviceGetRowRemapperHistogram`.
+    pub row_remapper: Reading<RowRemapperHistogram>,
+}
+
+impl Limits {
+    fn failed(error: &str) -> Self {
+        Self {
+            clock_event_reasons: Reading::failed(error),
+            slowdown_temperature_c: Reading::failed(error),
+            shutdown_temperature_c: Reading::failed(error),
+            pcie: Reading::failed(error),
+            row_remapper: Reading::failed(error),
+        }
+    }
+}
+
 /// Row remapping (Ampere and newer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct RemappedRows {
@@ -293,6 +353,8 @@ pub struct GpuSnapshot {
     pub retired_pages: Reading<RetiredPages>,
     /// Remapped rows.
     pub remapped_rows: Reading<RemappedRows>,
+    /// Throttling, thresholds, PCIe link and spare rows.
+    pub limits: Limits,
     /// MIG mode.
     pub mig_mode: Reading<MigMode>,
     /// Compute processes.
@@ -512,6 +574,7 @@ impl NvmlSource {
                     ecc: Ecc::failed(&msg),
                     retired_pages: failed!(),
                     remapped_rows: failed!(),
+                    limits: Limits::failed(&msg),
                     mig_mode: failed!(),
                     processes: failed!(),
                     lost,
@@ -582,6 +645,7 @@ impl NvmlSource {
             l,
         );
         let remapped_rows = Reading::from_nvml(remapped_rows(&self.nvml, &device), l);
+        let limits = read_limits(&self.nvml, &device, l);
         let mig_mode = Reading::from_nvml(
             device.mig_mode().map(|m| MigMode {
                 current: m.current == 1,
@@ -616,6 +680,7 @@ impl NvmlSource {
             ecc,
             retired_pages,
             remapped_rows,
+            limits,
             mig_mode,
             processes,
             lost,
@@ -653,6 +718,80 @@ fn remapped_rows(
         uncorrectable: unc,
         pending: pending != 0,
         failure: failure != 0,
+    })
+}
+
+/// The [`Limits`] of one GPU, each value read on its own.
+fn read_limits(nvml: &Nvml, device: &nvml_wrapper::Device<'_>, l: &mut bool) -> Limits {
+    use nvml_wrapper::enum_wrappers::device::TemperatureThreshold;
+    // nvml-wrapper 0.13 `current_throttle_reasons` truncates unknown bits; the raw value is
+    // rebuilt from the strict call's `IncorrectBits` so that a bit added by a newer driver is
+    // kept and reported.
+    let reasons = match device.current_throttle_reasons_strict() {
+        Ok(r) => Ok(r.bits()),
+        Err(NvmlError::IncorrectBits(nvml_wrapper::error::Bits::U64(bits))) => Ok(bits),
+        Err(e) => Err(e),
+    };
+    let pcie = (|| {
+        Ok(PcieLink {
+            generation: device.current_pcie_link_gen()?,
+            max_generation: device.max_pcie_link_gen()?,
+            width: device.current_pcie_link_width()?,
+            max_width: device.max_pcie_link_width()?,
+        })
+    })();
+    Limits {
+        clock_event_reasons: Reading::from_nvml(reasons, l),
+        slowdown_temperature_c: Reading::from_nvml(
+            device.temperature_threshold(TemperatureThreshold::Slowdown),
+            l,
+        ),
+        shutdown_temperature_c: Reading::from_nvml(
+            device.temperature_threshold(TemperatureThreshold::Shutdown),
+            l,
+        ),
+        pcie: Reading::from_nvml(pcie, l),
+        row_remapper: Reading::from_nvml(row_remapper_histogram(nvml, device), l),
+    }
+}
+
+/// `nvmlDeviceGetRowRemapperHistogram`, which nvml-wrapper 0.13 does not wrap: called through
+/// the library's own symbol table.
+// SAFETY: as for `remapped_rows`: the symbol and the handle come from the same live `Nvml`;
+// the out-pointer is to a local `#[repr(C)]` copy of the struct nvml.h's signature
+// `nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t,
+// nvmlRowRemapperHistogramValues_t *values)` takes (five `unsigned int`s).
+#[allow(unsafe_code)]
+fn row_remapper_histogram(
+    nvml: &Nvml,
+    device: &nvml_wrapper::Device<'_>,
+) -> Result<RowRemapperHistogram, NvmlError> {
+    let sym = nvml_wrapper::error::nvml_sym(nvml.lib().nvmlDeviceGetRowRemapperHistogram.as_ref())?;
+    // nvml.h's struct, five `unsigned int`s in this order (nvml-wrapper does not re-export
+    // nvml-wrapper-sys's copy of it).
+    #[repr(C)]
+    struct Values {
+        max: std::ffi::c_uint,
+        high: std::ffi::c_uint,
+        partial: std::ffi::c_uint,
+        low: std::ffi::c_uint,
+        none: std::ffi::c_uint,
+    }
+    let mut v = Values {
+        max: 0,
+        high: 0,
+        partial: 0,
+        low: 0,
+        none: 0,
+    };
+    let rc = unsafe { sym(device.handle(), (&raw mut v).cast()) };
+    nvml_wrapper::error::nvml_try(rc)?;
+    Ok(RowRemapperHistogram {
+        max: v.max,
+        high: v.high,
+        partial: v.partial,
+        low: v.low,
+        none: v.none,
     })
 }
 
@@ -913,6 +1052,24 @@ impl FakeGpuSource {
                 pending: false,
                 failure: false,
             }),
+            limits: Limits {
+                clock_event_reasons: Reading::Value(0),
+                slowdown_temperature_c: Reading::Value(93),
+                shutdown_temperature_c: Reading::Value(98),
+                pcie: Reading::Value(PcieLink {
+                    generation: 4,
+                    max_generation: 4,
+                    width: 16,
+                    max_width: 16,
+                }),
+                row_remapper: Reading::Value(RowRemapperHistogram {
+                    max: 64,
+                    high: 0,
+                    partial: 0,
+                    low: 0,
+                    none: 0,
+                }),
+            },
             mig_mode: Reading::NotSupported,
             processes: Reading::Value(vec![]),
             lost: false,

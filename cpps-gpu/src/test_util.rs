@@ -53,6 +53,27 @@ pub enum FakeNvml {
     LostDuringXidWait,
     /// The first event wait answers `TIMEOUT` at once (an interrupt), then XID 48 arrives on GPU 1.
     XidAfterEarlyTimeout,
+    /// GPU 1's clock event (throttle) reasons are these `nvmlClocksEventReason*` bits.
+    ClockEventReasonsOnGpu1(u64),
+    /// GPU 1 is at this temperature (°C); both boards' slowdown threshold is 93 °C and their
+    /// shutdown threshold 98 °C.
+    TemperatureOnGpu1(u32),
+    /// GPU 1 is at this temperature (°C) and NVML offers no temperature thresholds.
+    TemperatureWithoutThresholdsOnGpu1(u32),
+    /// GPU 1 draws this many milliwatts (its enforced limit is 230 W).
+    PowerDrawOnGpu1(u32),
+    /// GPU 1's PCIe link trained to this generation and width (both boards allow Gen4 x16), at
+    /// this GPU utilization (%).
+    PcieLinkOnGpu1 {
+        /// Current generation.
+        generation: u32,
+        /// Current width.
+        width: u32,
+        /// GPU utilization, percent.
+        utilization: u32,
+    },
+    /// This many of GPU 1's memory banks have no spare row left.
+    RemapperBanksExhaustedOnGpu1(u32),
 }
 
 impl FakeNvml {
@@ -93,6 +114,31 @@ impl FakeNvml {
             }
             Self::LostDuringXidWait => &["-DFAKE_XIDS=79", "-DFAKE_WAIT_LOST"],
             Self::XidAfterEarlyTimeout => &["-DFAKE_XIDS=48", "-DFAKE_EARLY_TIMEOUTS=1"],
+            Self::ClockEventReasonsOnGpu1(bits) => {
+                return vec![format!("-DFAKE_CLOCK_REASONS_GPU1={bits:#x}ULL")];
+            }
+            Self::TemperatureOnGpu1(c) => return vec![format!("-DFAKE_TEMPERATURE_GPU1={c}")],
+            Self::TemperatureWithoutThresholdsOnGpu1(c) => {
+                return vec![
+                    format!("-DFAKE_TEMPERATURE_GPU1={c}"),
+                    "-DFAKE_NO_THRESHOLDS".to_owned(),
+                ];
+            }
+            Self::PowerDrawOnGpu1(mw) => return vec![format!("-DFAKE_POWER_MW_GPU1={mw}")],
+            Self::PcieLinkOnGpu1 {
+                generation,
+                width,
+                utilization,
+            } => {
+                return vec![
+                    format!("-DFAKE_PCIE_GEN_GPU1={generation}"),
+                    format!("-DFAKE_PCIE_WIDTH_GPU1={width}"),
+                    format!("-DFAKE_UTIL_GPU1={utilization}"),
+                ];
+            }
+            Self::RemapperBanksExhaustedOnGpu1(n) => {
+                return vec![format!("-DFAKE_REMAPPER_NONE_GPU1={n}")];
+            }
         };
         flags.iter().map(|f| (*f).to_owned()).collect()
     }

@@ -15,8 +15,8 @@ use std::time::Duration;
 use common::{FakeNvml, fake_nvml};
 use cpps_gpu::health::{HealthPolicy, Severity, host_verdict};
 use cpps_gpu::nvml::{
-    CudaVersion, Ecc, EccMode, GpuProcess, GpuSource, Memory, NvmlSource, Reading, RemappedRows,
-    Unwatched, Utilization, snapshot,
+    CudaVersion, Ecc, EccMode, GpuProcess, GpuSource, Limits, Memory, NvmlSource, PcieLink,
+    Reading, RemappedRows, RowRemapperHistogram, Unwatched, Utilization, snapshot,
 };
 use cpps_gpu::policy::DriverPinPolicy;
 use cpps_gpu::xid::RecoveryAction;
@@ -551,4 +551,208 @@ fn smoke_run_reports_what_it_saw() {
             NvmlUnavailable::LibraryMissing { .. }
         ))
     ));
+}
+
+/// GPU 1's findings beyond the two every variant of the fake has (its lifetime uncorrectable
+/// error and its pending row remapping): (code, severity, message).
+fn gpu1_extra_findings(v: FakeNvml) -> Vec<(String, Severity, String)> {
+    let src = open(v).unwrap();
+    let snap = snapshot(&src, Duration::from_millis(10)).unwrap();
+    let verdict = host_verdict(&snap, &HealthPolicy::default());
+    verdict.gpus[1]
+        .findings
+        .iter()
+        .filter(|f| {
+            !["ecc-uncorrected-aggregate", "remapped-rows-pending"].contains(&f.code.as_str())
+        })
+        .map(|f| (f.code.clone(), f.severity, f.message.clone()))
+        .collect()
+}
+
+fn row(code: &str, severity: Severity, message: &str) -> (String, Severity, String) {
+    (code.to_owned(), severity, message.to_owned())
+}
+
+/// Issue 34, throttling and link health: read through nvml-wrapper 0.13
+/// (`current_throttle_reasons_strict`, `temperature_threshold`, `current_pcie_link_gen`/`width`,
+/// `max_pcie_link_gen`/`width`) and `nvmlDeviceGetRowRemapperHistogram` (nvml.h; not wrapped by
+/// nvml-wrapper 0.13). The fake's healthy boards: no throttling but idle on GPU 1, slowdown
+/// 93 °C and shutdown 98 °C, Gen4 x16 of Gen4 x16, GPU 1 with one bank below full spare rows.
+#[test]
+fn limits_are_read_from_nvml() {
+    let gpus = open(FakeNvml::TwoA5000).unwrap().gpus().unwrap();
+    let link = PcieLink {
+        generation: 4,
+        max_generation: 4,
+        width: 16,
+        max_width: 16,
+    };
+    assert_eq!(
+        gpus[1].limits,
+        Limits {
+            clock_event_reasons: Reading::Value(0x1),
+            slowdown_temperature_c: Reading::Value(93),
+            shutdown_temperature_c: Reading::Value(98),
+            pcie: Reading::Value(link),
+            row_remapper: Reading::Value(RowRemapperHistogram {
+                max: 63,
+                high: 1,
+                partial: 0,
+                low: 0,
+                none: 0,
+            }),
+        }
+    );
+    assert_eq!(gpus[0].limits.clock_event_reasons, Reading::Value(0));
+    assert!(gpu1_extra_findings(FakeNvml::TwoA5000).is_empty());
+}
+
+/// nvml.h `nvmlClocksEventReason*`: HW slowdown 0x8 and HW thermal slowdown 0x40 hold clocks
+/// down by half or more (warnings), the SW power cap 0x4 is reported, and a bit nvml.h does not
+/// define here (0x400) is kept and never read as healthy.
+#[test]
+fn clock_event_reasons_are_judged_bit_by_bit() {
+    let bits = 0x8 | 0x40 | 0x4 | 0x400;
+    let gpus = open(FakeNvml::ClockEventReasonsOnGpu1(bits))
+        .unwrap()
+        .gpus()
+        .unwrap();
+    assert_eq!(gpus[1].limits.clock_event_reasons, Reading::Value(bits));
+    assert_eq!(
+        gpu1_extra_findings(FakeNvml::ClockEventReasonsOnGpu1(bits)),
+        [
+            row(
+                "clocks-slowdown",
+                Severity::Warning,
+                "clocks held down by hardware slowdown, hardware thermal slowdown"
+            ),
+            row(
+                "clocks-power-cap",
+                Severity::Info,
+                "clocks held down by software power cap"
+            ),
+            row(
+                "clocks-unknown-reason",
+                Severity::Warning,
+                "clock event reason bits 0x400 that this table does not know"
+            ),
+        ]
+    );
+}
+
+/// The temperature against NVML's own thresholds (`NVML_TEMPERATURE_THRESHOLD_SLOWDOWN` 93 °C
+/// and `_SHUTDOWN` 98 °C on the fake), not fixed numbers: 86 °C is fine, 90 °C is within the
+/// 5 °C margin, 94 °C is past slowdown, 99 °C past shutdown. Without thresholds the policy's
+/// fixed 85/93 °C apply, and say so.
+#[test]
+fn temperature_is_judged_against_nvml_thresholds() {
+    assert!(gpu1_extra_findings(FakeNvml::TemperatureOnGpu1(86)).is_empty());
+    assert_eq!(
+        gpu1_extra_findings(FakeNvml::TemperatureOnGpu1(90)),
+        [row(
+            "temperature",
+            Severity::Warning,
+            "90 °C, within 5 °C of its slowdown threshold 93 °C"
+        )]
+    );
+    assert_eq!(
+        gpu1_extra_findings(FakeNvml::TemperatureOnGpu1(94)),
+        [row(
+            "temperature",
+            Severity::Critical,
+            "94 °C, at or above its slowdown threshold 93 °C (hardware slowdown)"
+        )]
+    );
+    assert_eq!(
+        gpu1_extra_findings(FakeNvml::TemperatureOnGpu1(99)),
+        [row(
+            "temperature",
+            Severity::Critical,
+            "99 °C, at or above its shutdown threshold 98 °C"
+        )]
+    );
+    assert_eq!(
+        gpu1_extra_findings(FakeNvml::TemperatureWithoutThresholdsOnGpu1(86)),
+        [row(
+            "temperature",
+            Severity::Warning,
+            "86 °C, at or above 85 °C (NVML gives no slowdown threshold)"
+        )]
+    );
+}
+
+/// Power draw (`nvmlDeviceGetPowerUsage`) above the enforced limit
+/// (`nvmlDeviceGetEnforcedPowerLimit`, 230 W on the fake) is a warning; at the limit it is not.
+#[test]
+fn power_draw_above_the_enforced_limit_is_a_warning() {
+    assert!(gpu1_extra_findings(FakeNvml::PowerDrawOnGpu1(230_000)).is_empty());
+    assert_eq!(
+        gpu1_extra_findings(FakeNvml::PowerDrawOnGpu1(241_500)),
+        [row(
+            "power-over-limit",
+            Severity::Warning,
+            "draws 241.5 W, above its enforced power limit 230.0 W"
+        )]
+    );
+}
+
+/// A link below the maximum this GPU and slot allow (`nvmlDeviceGetMaxPcieLinkWidth`: "the
+/// maximum PCIe link width possible with this device and system") is downtrained when the GPU
+/// is busy; while it is idle power management may have lowered it, so it is only reported.
+#[test]
+fn a_downtrained_pcie_link_is_a_warning_under_load() {
+    let busy_x8 = FakeNvml::PcieLinkOnGpu1 {
+        generation: 4,
+        width: 8,
+        utilization: 90,
+    };
+    assert_eq!(
+        gpu1_extra_findings(busy_x8),
+        [row(
+            "pcie-downtrained",
+            Severity::Warning,
+            "PCIe link Gen4 x8, below the Gen4 x16 this GPU and slot allow, while the GPU is busy"
+        )]
+    );
+    let idle_gen1 = FakeNvml::PcieLinkOnGpu1 {
+        generation: 1,
+        width: 16,
+        utilization: 0,
+    };
+    assert_eq!(
+        gpu1_extra_findings(idle_gen1),
+        [row(
+            "pcie-link-reduced",
+            Severity::Info,
+            "PCIe link Gen1 x16, below the Gen4 x16 this GPU and slot allow, while the GPU is idle (power management may lower it)"
+        )]
+    );
+}
+
+/// `nvmlRowRemapperHistogramValues_t.none` (nvml.h: "no reserved rows available") counts banks
+/// where a new uncorrectable error cannot be remapped.
+#[test]
+fn banks_without_spare_rows_are_a_warning() {
+    let gpus = open(FakeNvml::RemapperBanksExhaustedOnGpu1(2))
+        .unwrap()
+        .gpus()
+        .unwrap();
+    assert_eq!(
+        gpus[1].limits.row_remapper,
+        Reading::Value(RowRemapperHistogram {
+            max: 61,
+            high: 1,
+            partial: 0,
+            low: 0,
+            none: 2,
+        })
+    );
+    assert_eq!(
+        gpu1_extra_findings(FakeNvml::RemapperBanksExhaustedOnGpu1(2)),
+        [row(
+            "remapper-banks-exhausted",
+            Severity::Warning,
+            "2 memory bank(s) have no spare row left: a new uncorrectable error there cannot be remapped"
+        )]
+    );
 }

@@ -34,6 +34,16 @@
  *   FAKE_EARLY_TIMEOUTS   the first N waits answer TIMEOUT at once, as nvml.h documents for an
  *                     interrupt ("can return before specified timeout passes (e.g. when interrupt
  *                     arrives)"); every other TIMEOUT comes after the requested wait, as on a real host
+ *   FAKE_CLOCK_REASONS_GPU1   board 1's nvmlDeviceGetCurrentClocksThrottleReasons bits (nvml.h
+ *                     nvmlClocksEventReason*; default 0x1, GPU idle)
+ *   FAKE_TEMPERATURE_GPU1     board 1's core temperature (°C; default 67)
+ *   FAKE_NO_THRESHOLDS        nvmlDeviceGetTemperatureThreshold answers NOT_SUPPORTED (otherwise
+ *                     slowdown 93 °C and shutdown 98 °C on both boards: scenario values)
+ *   FAKE_POWER_MW_GPU1        board 1's power draw (mW; default 88000, the limit is 230000)
+ *   FAKE_PCIE_GEN_GPU1, FAKE_PCIE_WIDTH_GPU1   board 1's current PCIe link (default Gen4 x16,
+ *                     the maximum of both boards)
+ *   FAKE_UTIL_GPU1            board 1's GPU utilization (%; default 0, idle)
+ *   FAKE_REMAPPER_NONE_GPU1   board 1's row-remapper banks with no spare row left (default 0)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +79,27 @@
 #ifndef FAKE_EARLY_TIMEOUTS
 #define FAKE_EARLY_TIMEOUTS 0
 #endif
+#ifndef FAKE_CLOCK_REASONS_GPU1
+#define FAKE_CLOCK_REASONS_GPU1 0x1ULL
+#endif
+#ifndef FAKE_TEMPERATURE_GPU1
+#define FAKE_TEMPERATURE_GPU1 67
+#endif
+#ifndef FAKE_POWER_MW_GPU1
+#define FAKE_POWER_MW_GPU1 88000
+#endif
+#ifndef FAKE_PCIE_GEN_GPU1
+#define FAKE_PCIE_GEN_GPU1 4
+#endif
+#ifndef FAKE_PCIE_WIDTH_GPU1
+#define FAKE_PCIE_WIDTH_GPU1 16
+#endif
+#ifndef FAKE_UTIL_GPU1
+#define FAKE_UTIL_GPU1 0
+#endif
+#ifndef FAKE_REMAPPER_NONE_GPU1
+#define FAKE_REMAPPER_NONE_GPU1 0
+#endif
 
 typedef int nvmlReturn_t;
 #define NVML_SUCCESS 0
@@ -101,6 +132,10 @@ typedef struct fake_device {
     unsigned nprocs;
     unsigned pids[2];
     unsigned long long proc_mem[2];
+    unsigned long long clock_reasons;
+    unsigned pcie_gen, pcie_max_gen, pcie_width, pcie_max_width;
+    /* nvmlRowRemapperHistogramValues_t: max, high, partial, low, none */
+    unsigned remapper[5];
 } *nvmlDevice_t;
 
 typedef struct {
@@ -137,6 +172,9 @@ static struct fake_device devices[2] = {
         .ecc = {{0, 3}, {0, 0}},
         .remap_corr = 0, .remap_unc = 0, .remap_pending = 0, .remap_failure = 0,
         .nprocs = 1, .pids = {4242, 0}, .proc_mem = {2 * GIB - 512ULL * 1024 * 1024, 0},
+        .clock_reasons = 0,
+        .pcie_gen = 4, .pcie_max_gen = 4, .pcie_width = 16, .pcie_max_width = 16,
+        .remapper = {64, 0, 0, 0, 0},
     },
     {
         .index = 1, .name = "NVIDIA RTX A5000",
@@ -144,11 +182,15 @@ static struct fake_device devices[2] = {
         .bus_id = "00000000:41:00.0", .domain = 0, .bus = 0x41, .dev = 0,
         .pci_device_id = 0x223110DE, .pci_subsystem_id = 0x147E10DE,
         .total = A5000_TOTAL, .reserved = 300ULL * 1024 * 1024, .used = 512ULL * 1024 * 1024,
-        .temperature_c = 67, .power_mw = 88000, .power_limit_mw = 230000,
-        .util_gpu = 0, .util_mem = 0,
+        .temperature_c = FAKE_TEMPERATURE_GPU1, .power_mw = FAKE_POWER_MW_GPU1, .power_limit_mw = 230000,
+        .util_gpu = FAKE_UTIL_GPU1, .util_mem = 0,
         .ecc = {{0, 17}, {0, 1}},
         .remap_corr = 0, .remap_unc = 1, .remap_pending = 1, .remap_failure = 0,
         .nprocs = 0,
+        .clock_reasons = FAKE_CLOCK_REASONS_GPU1,
+        .pcie_gen = FAKE_PCIE_GEN_GPU1, .pcie_max_gen = 4,
+        .pcie_width = FAKE_PCIE_WIDTH_GPU1, .pcie_max_width = 16,
+        .remapper = {63 - FAKE_REMAPPER_NONE_GPU1, 1, 0, 0, FAKE_REMAPPER_NONE_GPU1},
     },
 };
 
@@ -303,6 +345,47 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned *corr, unsigned 
     *failure = d->remap_failure;
     return NVML_SUCCESS;
 }
+nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t d, unsigned long long *reasons) {
+    if (!valid(d) || reasons == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    *reasons = d->clock_reasons;
+    return NVML_SUCCESS;
+}
+/* nvmlTemperatureThresholds_t: 0 SHUTDOWN, 1 SLOWDOWN; the others are not offered here. */
+nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t d, int type, unsigned *t) {
+    if (!valid(d) || t == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+#ifdef FAKE_NO_THRESHOLDS
+    return NVML_ERROR_NOT_SUPPORTED;
+#endif
+    if (type == 0) { *t = 98; return NVML_SUCCESS; }
+    if (type == 1) { *t = 93; return NVML_SUCCESS; }
+    return NVML_ERROR_NOT_SUPPORTED;
+}
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned *v) {
+    if (!valid(d) || v == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    *v = d->pcie_gen;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned *v) {
+    if (!valid(d) || v == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    *v = d->pcie_max_gen;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned *v) {
+    if (!valid(d) || v == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    *v = d->pcie_width;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned *v) {
+    if (!valid(d) || v == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    *v = d->pcie_max_width;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t d, unsigned *values) {
+    if (!valid(d) || values == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    memcpy(values, d->remapper, sizeof(d->remapper));
+    return NVML_SUCCESS;
+}
+
 /* The RTX A5000 has no MIG: real NVML answers NOT_SUPPORTED. */
 nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned *current, unsigned *pending) {
     (void)current; (void)pending;
