@@ -33,6 +33,11 @@
 //! - **StandAlone connections** ([`split_brain::standalone`]): each DRBD connection that will
 //!   not reconnect by itself, with which side's data is newer where the disk states tell, and a
 //!   possible split brain (both sides `UpToDate`) where they do not; never a guess.
+//! - **What a site loss would do** ([`site_loss::what_if_site_down`]): per resource whether
+//!   the survivors keep DRBD quorum (majority of the diskful voters, diskless tie-breakers
+//!   breaking an even split, the setting of the resource definition, group or controller),
+//!   keep an `UpToDate` replica and keep the Primary; a replica of unknown site is "cannot
+//!   tell".
 //! - **DR view** ([`dr::assess`]): per resource its newest off-site copy (an S3 backup that
 //!   finished successfully) and its age, and the schedules' last shipments as unconfirmed
 //!   attempts (LINSTOR records when shipping starts, not whether it finished).
@@ -93,6 +98,7 @@ mod error;
 pub mod health;
 pub mod names;
 mod plan;
+pub mod site_loss;
 pub mod split_brain;
 #[cfg(feature = "test-util")]
 pub mod test_util;

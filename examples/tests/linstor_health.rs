@@ -295,3 +295,94 @@ async fn off_site_copies_and_sites_are_shown() {
         "{text}"
     );
 }
+
+/// A controller serving the lists of `cpps-linstor/tests/fixtures/site_loss_witness.json` (two
+/// sites, a witness site and a node with no site) and no controller property.
+async fn witness_controller() -> MockServer {
+    let placement = fixture("site_loss_witness.json");
+    let server = MockServer::start().await;
+    for (route, key) in [
+        ("/v1/nodes", "nodes"),
+        ("/v1/view/storage-pools", "storage_pools"),
+        ("/v1/resource-groups", "resource_groups"),
+        ("/v1/resource-definitions", "resource_definitions"),
+        ("/v1/view/resources", "resources"),
+        ("/v1/controller/properties", "controller_props"),
+    ] {
+        Mock::given(method("GET"))
+            .and(path(route))
+            .respond_with(ResponseTemplate::new(200).set_body_json(placement[key].clone()))
+            .mount(&server)
+            .await;
+    }
+    server
+}
+
+// Issue 33, "what a site loss would do": `--what-if-site-down` answers per resource by DRBD's
+// quorum rules (`cpps_linstor::site_loss`, whose tests derive each answer), `--site NODE=SITE`
+// places a node without `Aux/site`, and losing data or quorum fails the run.
+#[tokio::test]
+async fn what_if_site_down_lists_what_the_site_takes() {
+    let server = witness_controller().await;
+    let out = run(
+        &server.uri(),
+        &["--what-if-site-down", "franca", "--format", "json"],
+    )
+    .await;
+    let text = common::stdout_of_exit(&out, 1);
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let view = &json["what_if_site_down"];
+    assert_eq!(view["site"], "franca");
+    let effects = |name: &str| {
+        view["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .map(|r| r["effects"].clone())
+    };
+    assert_eq!(
+        effects("vm-200-disk-0"),
+        Some(serde_json::json!(["loses_primary"]))
+    );
+    assert_eq!(
+        effects("vm-202-disk-0"),
+        Some(serde_json::json!(["loses_last_up_to_date"]))
+    );
+    assert_eq!(
+        effects("vm-203-disk-0"),
+        Some(serde_json::json!(["cannot_tell"]))
+    );
+
+    // With the unplaced node given a site, vm-203 is told: its one survivor lacks quorum.
+    let out = run(
+        &server.uri(),
+        &[
+            "--what-if-site-down",
+            "franca",
+            "--site",
+            "pve-lab-9=witness",
+        ],
+    )
+    .await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[
+            "IF SITE franca GOES DOWN (nodes: pve-franca-1, pve-franca-2)",
+            "  vm-203-disk-0                    loses_quorum: 1 of 2 votes left, 2 needed (majority resource definition)",
+        ],
+    );
+}
+
+// A site no node is in is refused, so that a misspelt name never reads as "all survive".
+#[tokio::test]
+async fn what_if_an_unknown_site_is_refused() {
+    let server = witness_controller().await;
+    let out = run(&server.uri(), &["--what-if-site-down", "frnaca"]).await;
+    common::stderr_of_exit_saying(
+        &out,
+        2,
+        "no node is known in site `frnaca` (known sites: franca, sp, witness;",
+    );
+}

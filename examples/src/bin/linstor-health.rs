@@ -25,10 +25,21 @@
 //! finished, successful backups count; a schedule's last shipment is shown as an unconfirmed
 //! attempt, since LINSTOR records when shipping starts, not whether it finished.
 //!
+//! With `--what-if-site-down SITE`, it also reads the controller's properties and says per
+//! resource what that site going dark would do, by DRBD's quorum rules
+//! (`cpps_linstor::site_loss`): loses quorum, loses its last `UpToDate` replica, loses its
+//! Primary, or survives; a replica on a node without a known site is "cannot tell". Sites come
+//! from the node property `--site-property` (default `Aux/site`) and, for nodes without it, from
+//! `--site NODE=SITE` (repeatable). A site no node is known in is refused (exit 2), so that a
+//! misspelt name does not read as "everything survives".
+//!
 //! Exit status: 0 when all is well (pools low on space and risks are reported but do not fail), 1 when a
 //! resource is degraded, desynced, disconnected or unknown, a node is evicted or offline, or
 //! (with `--off-site`) a resource has no off-site copy younger than `--max-copy-age` or the
-//! copies could not be read; 2 when the controllers could not be asked within the timeout.
+//! copies could not be read, or (with `--what-if-site-down`) a resource would lose quorum or its
+//! last `UpToDate` replica, or cannot be told (losing a Primary alone does not fail: a guest
+//! running in the lost site always does); 2 when the controllers could not be asked within the
+//! timeout, or the site is not known.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -38,6 +49,7 @@ use cpps_examples::Format;
 use cpps_linstor::ClientBuilder;
 use cpps_linstor::dr;
 use cpps_linstor::health::{self, HealthOptions};
+use cpps_linstor::site_loss::{self, SiteLossEffect};
 use cpps_linstor::split_brain;
 
 /// LINSTOR and DRBD health from the controllers in LS_CONTROLLERS.
@@ -67,6 +79,22 @@ struct Args {
     /// (or that has none) is reported as stale and makes the run exit 1.
     #[arg(long, value_name = "HOURS", default_value_t = 26, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     max_copy_age: u64,
+    /// Say per resource what this site going dark would do: lose quorum, lose its last
+    /// UpToDate replica, lose its Primary, or survive.
+    #[arg(long, value_name = "SITE")]
+    what_if_site_down: Option<String>,
+    /// The site of a node that does not carry --site-property, as NODE=SITE (repeatable).
+    #[arg(long = "site", value_name = "NODE=SITE", value_parser = parse_node_site)]
+    sites: Vec<(String, String)>,
+}
+
+fn parse_node_site(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((node, site)) if !node.trim().is_empty() && !site.trim().is_empty() => {
+            Ok((node.trim().to_owned(), site.trim().to_owned()))
+        }
+        _ => Err(format!("`{text}` is not NODE=SITE")),
+    }
 }
 
 fn parse_fraction(text: &str) -> Result<f64, String> {
@@ -106,14 +134,34 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
     let state = tokio::time::timeout_at(deadline, &mut reading)
         .await
         .map_err(|_| spent())??;
-    let report = health::assess(
-        &state,
-        &HealthOptions {
-            pool_low_free_fraction: args.low_space,
-            site_property: args.site_property.clone(),
-            ..HealthOptions::default()
-        },
-    );
+    let options = HealthOptions {
+        pool_low_free_fraction: args.low_space,
+        site_property: args.site_property.clone(),
+        node_sites: args.sites.iter().cloned().collect(),
+    };
+    let report = health::assess(&state, &options);
+    let site_loss = match &args.what_if_site_down {
+        Some(site) => {
+            let mut reading = std::pin::pin!(client.controller_properties());
+            let props = tokio::time::timeout_at(deadline, &mut reading)
+                .await
+                .map_err(|_| spent())??;
+            Some(what_if(&state, &options, &props.0, site)?)
+        }
+        None => None,
+    };
+    let site_losses = site_loss.as_ref().is_some_and(|r| {
+        r.resources.iter().any(|resource| {
+            resource.effects.iter().any(|e| {
+                matches!(
+                    e,
+                    SiteLossEffect::LosesQuorum
+                        | SiteLossEffect::LosesLastUpToDate
+                        | SiteLossEffect::CannotTell
+                )
+            })
+        })
+    });
     // The DR view is read after the health view, within what is left of the timeout: when it
     // cannot be read, the health report is still printed, with the reason.
     let off_site = if args.off_site {
@@ -140,6 +188,9 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
         Format::Text => {
             print!("{}", health::render_text(&report));
             print!("{}", split_brain::render_text(&standalone));
+            if let Some(view) = &site_loss {
+                print!("{}", site_loss::render_text(view));
+            }
             match &off_site {
                 Some(Ok(view)) => print!("{}", dr::render_text(view)),
                 Some(Err(reason)) => println!("OFF-SITE COPIES\n  not readable: {reason}"),
@@ -155,6 +206,9 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
                 "report": report,
                 "standalone": standalone,
             });
+            if let Some(view) = &site_loss {
+                json["what_if_site_down"] = serde_json::to_value(view)?;
+            }
             match &off_site {
                 Some(Ok(view)) => {
                     json["off_site"] = serde_json::to_value(view)?;
@@ -169,7 +223,32 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
     if let Some(Err(reason)) = &off_site {
         eprintln!("linstor-health: off-site copies not readable: {reason}");
     }
-    Ok(report.has_alerts() || stale || matches!(off_site, Some(Err(_))))
+    Ok(report.has_alerts() || stale || site_losses || matches!(off_site, Some(Err(_))))
+}
+
+/// [`site_loss::what_if_site_down`] for `site`, refused when no node is known in it.
+fn what_if(
+    state: &health::ClusterState,
+    options: &HealthOptions,
+    controller_props: &std::collections::BTreeMap<String, String>,
+    site: &str,
+) -> anyhow::Result<site_loss::SiteLossReport> {
+    let view = site_loss::what_if_site_down(state, options, controller_props, site);
+    if view.nodes.is_empty() {
+        let known: std::collections::BTreeSet<String> = site_loss::node_sites(state, options)
+            .into_values()
+            .collect();
+        let known: Vec<String> = known.into_iter().collect();
+        anyhow::bail!(
+            "no node is known in site `{site}` (known sites: {}; set them with --site-property or --site NODE=SITE)",
+            if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            }
+        );
+    }
+    Ok(view)
 }
 
 #[tokio::main(flavor = "current_thread")]

@@ -1,0 +1,460 @@
+//! What a site going dark would do to each resource, from the live placement and the DRBD
+//! quorum settings: [`what_if_site_down`], a pure function over a [`ClusterState`].
+//!
+//! For each resource the surviving nodes (online now, not in the lost site) are counted as DRBD
+//! counts them on a surviving diskful node (drbd `drbd/drbd_state.c`, `calc_quorum` and
+//! `__calc_quorum_with_disk`):
+//!
+//! - **voters** are the diskful replicas: the surviving ones, `UpToDate` or merely present, and
+//!   the absent ones (the lost site's, and those on nodes offline already), which count as
+//!   unknown unless their last known disk state was `Outdated`. When every absent replica is
+//!   outdated, DRBD drops them from the voters.
+//! - **quorum** is reached with `up_to_date + present >= quorum_at` (`majority`: half the voters
+//!   plus one; `all`: every voter; a number: that number) and `up_to_date >=` the
+//!   `quorum-minimum-redundancy` threshold.
+//! - **diskless tie-breakers**: with an even number of voters and exactly one vote short, a
+//!   majority of the diskless replicas being reachable keeps quorum, provided the survivors had
+//!   quorum before. DRBD counts every intentionally diskless peer here unless its
+//!   `peer-tiebreaker` flag (DRBD 9.3.1, `ChangeLog`) is off; LINSTOR's own tie-breaker
+//!   (`TIE_BREAKER` flag) is such a peer, added by linstor-server
+//!   `CtrlRscAutoTieBreakerHelper.shouldTieBreakerExist` to an even count of diskful replicas.
+//!
+//! The setting is `DrbdOptions/Resource/quorum` (and `quorum-minimum-redundancy`,
+//! `on-no-quorum`) from the resource definition, else its group, else the controller: the
+//! priority linstor-server `CtrlRscAutoQuorumHelper.getPrioProps` reads (RD, RG, controller).
+//! Unset everywhere, DRBD's own default, `off`, applies: nothing loses quorum, and a split can
+//! leave both sides writing.
+//!
+//! Each resource gets its [`SiteLossEffect`]s: loses quorum, loses its last `UpToDate` replica,
+//! loses its Primary (the replica `in_use` is in the lost site); none means it survives. A
+//! replica whose node has no known site makes the answer "cannot tell", never "survives".
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::health::{ClusterState, HealthOptions};
+use crate::types::LayerType;
+use crate::types::node::Node;
+use crate::types::resource::{DiskState, ResourceWithVolumes};
+
+/// `DrbdOptions/Resource/quorum`.
+const QUORUM_KEY: &str = "DrbdOptions/Resource/quorum";
+/// `DrbdOptions/Resource/quorum-minimum-redundancy`.
+const MIN_REDUNDANCY_KEY: &str = "DrbdOptions/Resource/quorum-minimum-redundancy";
+/// `DrbdOptions/Resource/on-no-quorum`.
+const ON_NO_QUORUM_KEY: &str = "DrbdOptions/Resource/on-no-quorum";
+
+cpps_http::named_enum! {
+    /// What losing the site does to a resource.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum SiteLossEffect {
+        /// Some replica's site is not known, or a quorum setting is not understood: the answer
+        /// cannot be told.
+        CannotTell => "cannot_tell",
+        /// No surviving diskful replica is `UpToDate`: the data is gone with the site.
+        LosesLastUpToDate => "loses_last_up_to_date",
+        /// The survivors lack quorum: with `on-no-quorum` they freeze or fail I/O.
+        LosesQuorum => "loses_quorum",
+        /// The Primary (the replica in use) is in the lost site: its guest stops and must be
+        /// started on a survivor.
+        LosesPrimary => "loses_primary",
+    }
+}
+
+/// The quorum a resource runs with, and where each value comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QuorumSetting {
+    /// `quorum` (`off` when unset everywhere).
+    pub quorum: String,
+    /// Where it was set: `resource definition`, `resource group`, `controller` or `DRBD default`.
+    pub source: &'static str,
+    /// `quorum-minimum-redundancy`, when set.
+    pub minimum_redundancy: Option<String>,
+    /// `on-no-quorum`, when set.
+    pub on_no_quorum: Option<String>,
+}
+
+/// The DRBD vote count on the surviving side.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Votes {
+    /// Surviving diskful replicas that are `UpToDate`.
+    pub up_to_date: usize,
+    /// Other surviving diskful replicas.
+    pub present: usize,
+    /// Absent diskful replicas whose last state was `Outdated`.
+    pub outdated: usize,
+    /// Other absent diskful replicas.
+    pub unknown: usize,
+    /// Surviving diskless replicas (tie-breaker votes).
+    pub diskless: usize,
+    /// Absent diskless replicas.
+    pub missing_diskless: usize,
+    /// The voters DRBD counts.
+    pub voters: usize,
+    /// The votes needed (`None` with quorum off).
+    pub quorum_at: Option<usize>,
+    /// Whether the diskless tie-breakers keep quorum.
+    pub by_tie_breaker: bool,
+}
+
+/// One resource's answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResourceSiteLoss {
+    /// Resource name.
+    pub name: String,
+    /// The effects; empty means it survives.
+    pub effects: Vec<SiteLossEffect>,
+    /// The quorum setting used.
+    pub quorum: QuorumSetting,
+    /// The vote count after the loss.
+    pub votes: Votes,
+    /// Nodes of its replicas in the lost site.
+    pub lost_nodes: Vec<String>,
+    /// Why, in words.
+    pub reasons: Vec<String>,
+}
+
+impl ResourceSiteLoss {
+    /// Whether no effect applies.
+    pub fn survives(&self) -> bool {
+        self.effects.is_empty()
+    }
+}
+
+/// The answer for one site.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct SiteLossReport {
+    /// The site assumed dark.
+    pub site: String,
+    /// The nodes in it.
+    pub nodes: Vec<String>,
+    /// Every resource with at least one active replica, by name.
+    pub resources: Vec<ResourceSiteLoss>,
+}
+
+impl SiteLossReport {
+    /// Resources with this effect.
+    pub fn with(&self, effect: SiteLossEffect) -> impl Iterator<Item = &ResourceSiteLoss> {
+        self.resources
+            .iter()
+            .filter(move |r| r.effects.contains(&effect))
+    }
+
+    /// Whether any resource would lose anything, or cannot be told.
+    pub fn has_losses(&self) -> bool {
+        self.resources.iter().any(|r| !r.survives())
+    }
+}
+
+/// Each node's site: its [`HealthOptions::site_property`], else [`HealthOptions::node_sites`].
+pub fn node_sites(state: &ClusterState, options: &HealthOptions) -> BTreeMap<String, String> {
+    let mut sites = BTreeMap::new();
+    for node in &state.nodes {
+        if let Some(site) = node
+            .props
+            .get(&options.site_property)
+            .map(|s| s.trim())
+            .filter(|s| !s.is_empty())
+        {
+            sites.insert(node.name.clone(), site.to_owned());
+        }
+    }
+    for (node, site) in &options.node_sites {
+        sites.entry(node.clone()).or_insert_with(|| site.clone());
+    }
+    sites
+}
+
+/// What `site` going dark would do to each resource of `state`. `controller_props` are the
+/// controller's properties (`GET /v1/controller/properties`), the last place a quorum setting
+/// is looked for.
+pub fn what_if_site_down(
+    state: &ClusterState,
+    options: &HealthOptions,
+    controller_props: &BTreeMap<String, String>,
+    site: &str,
+) -> SiteLossReport {
+    let sites = node_sites(state, options);
+    let nodes: BTreeMap<&str, &Node> = state.nodes.iter().map(|n| (n.name.as_str(), n)).collect();
+    let mut replicas: BTreeMap<&str, Vec<&ResourceWithVolumes>> = BTreeMap::new();
+    for replica in &state.resources {
+        // linstor-client `show_volumes` skips `INACTIVE` replicas that are not `EVICTED`; DRBD
+        // does not run them, so they hold no vote.
+        if replica.has_flag("INACTIVE") && !replica.has_flag("EVICTED") {
+            continue;
+        }
+        replicas
+            .entry(replica.name.as_str())
+            .or_default()
+            .push(replica);
+    }
+    let resources = replicas
+        .into_iter()
+        .map(|(name, list)| {
+            let quorum = quorum_setting(state, name, controller_props);
+            resource_loss(
+                name,
+                &list,
+                quorum,
+                &Placement {
+                    sites: &sites,
+                    nodes: &nodes,
+                    site,
+                },
+            )
+        })
+        .collect();
+    SiteLossReport {
+        site: site.to_owned(),
+        nodes: sites
+            .iter()
+            .filter(|(_, s)| s.as_str() == site)
+            .map(|(n, _)| n.clone())
+            .collect(),
+        resources,
+    }
+}
+
+/// The placement a resource is judged in.
+struct Placement<'a> {
+    sites: &'a BTreeMap<String, String>,
+    nodes: &'a BTreeMap<&'a str, &'a Node>,
+    site: &'a str,
+}
+
+/// The quorum setting of resource `name`: resource definition, else group, else controller.
+fn quorum_setting(
+    state: &ClusterState,
+    name: &str,
+    controller: &BTreeMap<String, String>,
+) -> QuorumSetting {
+    let definition = state.resource_definitions.iter().find(|d| d.name == name);
+    let group = definition
+        .and_then(|d| d.resource_group_name.as_deref())
+        .and_then(|g| state.resource_groups.iter().find(|rg| rg.name == g));
+    let levels: [(&'static str, Option<&BTreeMap<String, String>>); 3] = [
+        ("resource definition", definition.map(|d| &d.props)),
+        ("resource group", group.map(|g| &g.props)),
+        ("controller", Some(controller)),
+    ];
+    let lookup = |key: &str| {
+        levels.iter().find_map(|(source, props)| {
+            let value = (*props)?.get(key)?.trim();
+            (!value.is_empty()).then(|| (*source, value.to_owned()))
+        })
+    };
+    let (source, quorum) = lookup(QUORUM_KEY).unwrap_or(("DRBD default", "off".to_owned()));
+    QuorumSetting {
+        quorum,
+        source,
+        minimum_redundancy: lookup(MIN_REDUNDANCY_KEY).map(|(_, v)| v),
+        on_no_quorum: lookup(ON_NO_QUORUM_KEY).map(|(_, v)| v),
+    }
+}
+
+/// A quorum threshold as DRBD's `calc_quorum_at` reads it: `majority`, `all`, a number, or
+/// `off` (no threshold); `Err` for anything else.
+fn threshold(setting: &str, voters: usize) -> Result<Option<usize>, ()> {
+    match setting.trim().to_ascii_lowercase().as_str() {
+        "off" => Ok(None),
+        "majority" => Ok(Some(voters / 2 + 1)),
+        "all" => Ok(Some(voters)),
+        number => number.parse::<usize>().map(Some).map_err(|_| ()),
+    }
+}
+
+/// Whether a diskful replica is `UpToDate`: every volume so, or, below a top layer other than
+/// DRBD (which has no disk state: linstor-client `volume_expects_disk_state`), present.
+fn replica_up_to_date(replica: &ResourceWithVolumes) -> bool {
+    !replica.volumes.is_empty()
+        && replica.volumes.iter().all(|v| {
+            let drbd_top = match v.layer_data_list.first() {
+                Some(top) => top.layer_type == Some(LayerType::Drbd),
+                None => v.disk_state().is_some(),
+            };
+            !drbd_top || v.disk_state() == Some(&DiskState::UpToDate)
+        })
+}
+
+fn replica_outdated(replica: &ResourceWithVolumes) -> bool {
+    replica
+        .volumes
+        .iter()
+        .any(|v| v.disk_state() == Some(&DiskState::Outdated))
+}
+
+/// DRBD's quorum decision over `votes` (fills `voters`, `quorum_at`, `by_tie_breaker`).
+/// `Err` when a setting is not understood.
+fn decide(votes: &mut Votes, quorum: &QuorumSetting, had_quorum: bool) -> Result<bool, ()> {
+    let v = votes;
+    v.voters = if v.unknown > 0 {
+        v.outdated + v.unknown + v.up_to_date + v.present
+    } else {
+        v.up_to_date + v.present
+    };
+    let Some(quorum_at) = threshold(&quorum.quorum, v.voters)? else {
+        v.quorum_at = None;
+        return Ok(true);
+    };
+    v.quorum_at = Some(quorum_at);
+    let min_redundancy = match &quorum.minimum_redundancy {
+        Some(setting) => threshold(setting, v.voters)?.unwrap_or(0),
+        None => 0,
+    };
+    let reached = v.up_to_date + v.present;
+    if reached >= quorum_at && v.up_to_date >= min_redundancy {
+        return Ok(true);
+    }
+    let diskless_majority = (v.diskless + v.missing_diskless) / 2 + 1;
+    v.by_tie_breaker = v.voters != 0
+        && v.voters.is_multiple_of(2)
+        && reached + 1 == quorum_at
+        && v.diskless >= diskless_majority
+        && had_quorum;
+    Ok(v.by_tie_breaker)
+}
+
+/// The votes on the surviving side when the nodes `lost` says are gone.
+fn count_votes(
+    replicas: &[&ResourceWithVolumes],
+    online: &dyn Fn(&str) -> bool,
+    lost: &dyn Fn(&str) -> bool,
+) -> Votes {
+    let mut votes = Votes::default();
+    for replica in replicas {
+        let node = replica.node_name.as_str();
+        let here = online(node) && !lost(node);
+        match (replica.is_diskless(), here) {
+            (true, true) => votes.diskless += 1,
+            (true, false) => votes.missing_diskless += 1,
+            (false, true) if replica_up_to_date(replica) => votes.up_to_date += 1,
+            (false, true) => votes.present += 1,
+            // The disk state of a replica on an offline node is stale, so it is unknown.
+            (false, false) if online(node) && replica_outdated(replica) => votes.outdated += 1,
+            (false, false) => votes.unknown += 1,
+        }
+    }
+    votes
+}
+
+fn resource_loss(
+    name: &str,
+    replicas: &[&ResourceWithVolumes],
+    quorum: QuorumSetting,
+    at: &Placement<'_>,
+) -> ResourceSiteLoss {
+    let mut effects = Vec::new();
+    let mut reasons = Vec::new();
+    let online = |node: &str| at.nodes.get(node).is_some_and(|n| n.is_online());
+    let in_site = |node: &str| at.sites.get(node).is_some_and(|s| s == at.site);
+    let lost_nodes: Vec<String> = replicas
+        .iter()
+        .map(|r| r.node_name.clone())
+        .filter(|n| in_site(n))
+        .collect();
+    let unsited: Vec<&str> = replicas
+        .iter()
+        .map(|r| r.node_name.as_str())
+        .filter(|n| !at.sites.contains_key(*n))
+        .collect();
+    let before = count_votes(replicas, &online, &|_| false);
+    let mut votes = count_votes(replicas, &online, &in_site);
+    if !unsited.is_empty() {
+        // Whether those replicas go dark with the site decides every count below.
+        return ResourceSiteLoss {
+            name: name.to_owned(),
+            effects: vec![SiteLossEffect::CannotTell],
+            quorum,
+            votes,
+            lost_nodes,
+            reasons: vec![format!("no site known for {}", unsited.join(", "))],
+        };
+    }
+    let had_quorum = decide(&mut before.clone(), &quorum, true).unwrap_or(false);
+    if votes.up_to_date == 0 && before.up_to_date > 0 {
+        effects.push(SiteLossEffect::LosesLastUpToDate);
+        reasons.push(format!(
+            "no UpToDate diskful replica outside {} ({} UpToDate now)",
+            at.site, before.up_to_date
+        ));
+    } else if before.up_to_date == 0 {
+        // Nothing is UpToDate even now: what the site takes with it cannot be told.
+        effects.push(SiteLossEffect::CannotTell);
+        reasons.push("no UpToDate diskful replica even now".to_owned());
+    }
+    match decide(&mut votes, &quorum, had_quorum) {
+        Err(()) => {
+            effects.push(SiteLossEffect::CannotTell);
+            reasons.push(format!("quorum setting `{}` not understood", quorum.quorum));
+        }
+        Ok(false) if votes.up_to_date + votes.present > 0 => {
+            effects.push(SiteLossEffect::LosesQuorum);
+            reasons.push(format!(
+                "{} of {} votes left, {} needed ({} {})",
+                votes.up_to_date + votes.present,
+                votes.voters,
+                votes.quorum_at.unwrap_or_default(),
+                quorum.quorum,
+                quorum.source
+            ));
+        }
+        Ok(_) => {}
+    }
+    let primary_lost: Vec<&str> = replicas
+        .iter()
+        .filter(|r| r.state.as_ref().and_then(|s| s.in_use) == Some(true))
+        .map(|r| r.node_name.as_str())
+        .filter(|n| in_site(n))
+        .collect();
+    if !primary_lost.is_empty() {
+        effects.push(SiteLossEffect::LosesPrimary);
+        reasons.push(format!("Primary on {}", primary_lost.join(", ")));
+    }
+    effects.sort();
+    effects.dedup();
+    ResourceSiteLoss {
+        name: name.to_owned(),
+        effects,
+        quorum,
+        votes,
+        lost_nodes,
+        reasons,
+    }
+}
+
+/// Renders a report as plain text: one line per resource that does not survive, then a
+/// summary.
+pub fn render_text(report: &SiteLossReport) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "IF SITE {} GOES DOWN (nodes: {})",
+        report.site,
+        if report.nodes.is_empty() {
+            "none known".to_owned()
+        } else {
+            report.nodes.join(", ")
+        }
+    );
+    for resource in report.resources.iter().filter(|r| !r.survives()) {
+        let effects: Vec<&str> = resource.effects.iter().map(|e| e.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "  {:<32} {}: {}",
+            resource.name,
+            effects.join(", "),
+            resource.reasons.join("; ")
+        );
+    }
+    let survive = report.resources.iter().filter(|r| r.survives()).count();
+    let _ = writeln!(
+        out,
+        "  {survive} of {} resources survive",
+        report.resources.len()
+    );
+    out
+}

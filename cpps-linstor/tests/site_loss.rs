@@ -1,0 +1,153 @@
+//! What a site loss would do (issue 33, "Capabilities"), over two placements:
+//! `tests/fixtures/site_loss_two_sites.json` (sites `franca` and `sp`, two nodes each) and
+//! `tests/fixtures/site_loss_witness.json` (the same plus a diskless tie-breaker node in a third
+//! site, `witness`, and a node with no site).
+//!
+//! The fixtures hold the lists linstor-client's advise reads for its state of the world
+//! (`linstor_client/commands/advise.py`, `_state_of_the_world`: nodes, resource groups,
+//! resource definitions, resources with their flags `DRBD_DISKLESS`/`TIE_BREAKER` and states),
+//! shaped as the controller sends them; each expected answer is worked out by DRBD's rules
+//! (drbd `drbd/drbd_state.c`, `calc_quorum`, `__calc_quorum_with_disk`, `calc_quorum_at`):
+//!
+//! - 4 diskful replicas split 2+2 with `quorum majority`: 2 of 4 votes, 3 needed, and no
+//!   diskless vote, so either site's loss costs quorum (`vm-100`); with a witness tie-breaker
+//!   the even split one vote short is kept by the diskless majority (`vm-201`).
+//! - A tie-breaker in one of the two sites only helps when the other site goes down (`vm-104`).
+//! - A lost replica last seen `Outdated` leaves the voters (every absent one outdated), so the
+//!   `UpToDate` survivor keeps quorum alone (`vm-105`, site `sp`); the reverse leaves an
+//!   `Outdated` survivor without quorum and without `UpToDate` data.
+//! - `quorum` unset on the definition, its group and the controller is DRBD's `off` (`vm-103`).
+//! - A diskless client votes like a tie-breaker (`vm-204`): DRBD counts any intentionally
+//!   diskless peer, and linstor-server `CtrlRscAutoTieBreakerHelper.shouldTieBreakerExist` adds
+//!   no tie-breaker where such a replica exists.
+//! - A replica on a node with no site makes the answer "cannot tell" (`vm-203`).
+
+use std::collections::BTreeMap;
+
+use cpps_linstor::health::{ClusterState, HealthOptions};
+use cpps_linstor::site_loss::{self, SiteLossEffect};
+use serde_json::Value;
+
+fn load(name: &str) -> (ClusterState, BTreeMap<String, String>, Value) {
+    let fixture = cpps_linstor::test_util::fixture(name);
+    fn list<T: serde::de::DeserializeOwned>(fixture: &Value, key: &str) -> Vec<T> {
+        serde_json::from_value(fixture[key].clone()).expect(key)
+    }
+    let state = ClusterState {
+        nodes: list(&fixture, "nodes"),
+        storage_pools: list(&fixture, "storage_pools"),
+        resource_groups: list(&fixture, "resource_groups"),
+        resource_definitions: list(&fixture, "resource_definitions"),
+        resources: list(&fixture, "resources"),
+    };
+    let controller = serde_json::from_value(fixture["controller_props"].clone()).unwrap();
+    (state, controller, fixture["expected"].clone())
+}
+
+/// Checks every site's expected answer of fixture `name`; returns how many were checked.
+fn check(name: &str) -> usize {
+    let (state, controller, expected) = load(name);
+    let mut checked = 0;
+    for (site, resources) in expected.as_object().expect("expected per site") {
+        let report =
+            site_loss::what_if_site_down(&state, &HealthOptions::default(), &controller, site);
+        let got: BTreeMap<&str, Vec<&str>> = report
+            .resources
+            .iter()
+            .map(|r| {
+                let effects = r.effects.iter().map(|e| e.as_str()).collect();
+                (r.name.as_str(), effects)
+            })
+            .collect();
+        let want: BTreeMap<&str, Vec<&str>> = resources
+            .as_object()
+            .expect("expected per resource")
+            .iter()
+            .map(|(rsc, effects)| {
+                let list = effects.as_array().expect("a list of effects");
+                (
+                    rsc.as_str(),
+                    list.iter().filter_map(Value::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            want,
+            "{name}, site {site} down:\n{}",
+            site_loss::render_text(&report)
+        );
+        checked += want.len();
+    }
+    checked
+}
+
+#[test]
+fn two_sites_each_loss_as_drbd_counts_it() {
+    assert_eq!(check("site_loss_two_sites.json"), 12);
+}
+
+#[test]
+fn two_sites_and_a_witness_each_loss_as_drbd_counts_it() {
+    assert_eq!(check("site_loss_witness.json"), 15);
+}
+
+// The witness keeps `vm-200` by DRBD's tie-breaker rule: 2 voters, 1 left, 2 needed, and the
+// one diskless vote is the majority of one.
+#[test]
+fn the_vote_count_names_the_tie_breaker() {
+    let (state, controller, _) = load("site_loss_witness.json");
+    let report =
+        site_loss::what_if_site_down(&state, &HealthOptions::default(), &controller, "franca");
+    assert_eq!(report.nodes, ["pve-franca-1", "pve-franca-2"]);
+    let vm200 = report
+        .resources
+        .iter()
+        .find(|r| r.name == "vm-200-disk-0")
+        .unwrap();
+    let votes = vm200.votes;
+    assert_eq!(
+        (
+            votes.up_to_date,
+            votes.unknown,
+            votes.diskless,
+            votes.voters
+        ),
+        (1, 1, 1, 2)
+    );
+    assert_eq!(votes.quorum_at, Some(2));
+    assert!(votes.by_tie_breaker);
+    assert_eq!(vm200.quorum.quorum, "majority");
+    assert_eq!(vm200.quorum.source, "resource definition");
+    assert_eq!(vm200.quorum.on_no_quorum.as_deref(), Some("io-error"));
+    assert!(report.has_losses());
+}
+
+// Priority of the quorum setting: resource definition, group, controller
+// (linstor-server `CtrlRscAutoQuorumHelper.getPrioProps`); unset everywhere, DRBD's `off`.
+// A setting that is not understood is "cannot tell", never "survives".
+#[test]
+fn the_controller_setting_applies_when_the_definition_and_group_set_none() {
+    let (state, _, _) = load("site_loss_two_sites.json");
+    let options = HealthOptions::default();
+    let of = |controller: &BTreeMap<String, String>| {
+        let report = site_loss::what_if_site_down(&state, &options, controller, "franca");
+        let vm103 = report
+            .resources
+            .into_iter()
+            .find(|r| r.name == "vm-103-disk-0")
+            .unwrap();
+        (vm103.quorum.source, vm103.effects)
+    };
+    assert_eq!(of(&BTreeMap::new()), ("DRBD default", vec![]));
+    let majority = BTreeMap::from([(
+        "DrbdOptions/Resource/quorum".to_owned(),
+        "majority".to_owned(),
+    )]);
+    assert_eq!(
+        of(&majority),
+        ("controller", vec![SiteLossEffect::LosesQuorum])
+    );
+    let odd = BTreeMap::from([("DrbdOptions/Resource/quorum".to_owned(), "most".to_owned())]);
+    assert_eq!(of(&odd), ("controller", vec![SiteLossEffect::CannotTell]));
+}
