@@ -605,6 +605,9 @@ fn not_applicable(binary: Binary, scenario: Scenario) -> Option<&'static str> {
         (Binary::VyosBackup, Scenario::UnknownEnum) => {
             Some("a backup reads configuration text, which has no server enum")
         }
+        (Binary::VyosApply, Scenario::UnknownEnum) => {
+            Some("a plan reads configuration text and the API schema, which have no server enum")
+        }
         _ => None,
     }
 }
@@ -616,16 +619,18 @@ enum Binary {
     PbsReport,
     LinstorHealth,
     VyosBackup,
+    VyosApply,
     Audit,
     Exporter,
     DriverUpdate,
 }
 
-const BINARIES: [Binary; 7] = [
+const BINARIES: [Binary; 8] = [
     Binary::Inventory,
     Binary::PbsReport,
     Binary::LinstorHealth,
     Binary::VyosBackup,
+    Binary::VyosApply,
     Binary::Audit,
     Binary::Exporter,
     Binary::DriverUpdate,
@@ -638,6 +643,7 @@ impl Binary {
             Self::PbsReport => "pbs-report",
             Self::LinstorHealth => "linstor-health",
             Self::VyosBackup => "vyos-backup",
+            Self::VyosApply => "vyos-apply",
             Self::Audit => "audit",
             Self::Exporter => "exporter",
             Self::DriverUpdate => "driver-update",
@@ -650,6 +656,7 @@ impl Binary {
             Self::PbsReport => env!("CARGO_BIN_EXE_pbs-report"),
             Self::LinstorHealth => env!("CARGO_BIN_EXE_linstor-health"),
             Self::VyosBackup => env!("CARGO_BIN_EXE_vyos-backup"),
+            Self::VyosApply => env!("CARGO_BIN_EXE_vyos-apply"),
             Self::Audit => env!("CARGO_BIN_EXE_audit"),
             Self::Exporter => env!("CARGO_BIN_EXE_exporter"),
             Self::DriverUpdate => env!("CARGO_BIN_EXE_driver-update"),
@@ -662,7 +669,7 @@ impl Binary {
             Self::Inventory | Self::Audit | Self::Exporter => &[Flavor::Proxmox],
             Self::PbsReport => &[Flavor::Pbs],
             Self::LinstorHealth => &[Flavor::Linstor],
-            Self::VyosBackup => &[Flavor::Vyos],
+            Self::VyosBackup | Self::VyosApply => &[Flavor::Vyos],
             Self::DriverUpdate => &[Flavor::Proxmox, Flavor::Linstor],
         }
     }
@@ -778,6 +785,15 @@ async fn run_binary(binary: Binary, servers: &[&FaultServer], timeout_flag: bool
                 .env("VYOS_API_KEY", VYOS_KEY)
                 .arg("--out")
                 .arg(dir.path().join("backup"));
+        }
+        // Its default mode, the plan: reads only.
+        Binary::VyosApply => {
+            let file = dir.path().join("change.set");
+            std::fs::write(&file, "set system domain-name 'example.net'\n").unwrap();
+            cmd.env("VYOS_URL", url(0))
+                .env("VYOS_API_KEY", VYOS_KEY)
+                .arg("--commands")
+                .arg(file);
         }
         Binary::Audit | Binary::Exporter | Binary::DriverUpdate => {
             let mut sp = format!(

@@ -196,6 +196,14 @@ async fn run(
 /// Prints the plan: the router's capability and the commands, secrets hidden
 /// (`ConfigurePlan`'s text redacts them).
 async fn plan(router: &Client, commands: &[Command], args: &Args) -> anyhow::Result<()> {
+    let running = router
+        .config_tree()
+        .await
+        .context("the running configuration")?;
+    println!(
+        "router: {}",
+        running.host_name().unwrap_or("(no host name)")
+    );
     let support = router
         .commit_confirm_support()
         .await
