@@ -49,6 +49,8 @@ pub(crate) fn run(args: CiArgs) -> Result<ExitCode> {
             .env("RUSTDOCFLAGS", "-D warnings")
             .current_dir(&root),
     )?;
+    // Last: a fresh machine first installs cargo-semver-checks (minutes, cached afterwards).
+    crate::semver::check(&root, None)?;
     eprintln!("xtask ci: all checks passed");
     Ok(ExitCode::SUCCESS)
 }

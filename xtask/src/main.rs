@@ -15,6 +15,7 @@ mod ci;
 mod diagram;
 mod gpu_smoke;
 mod schema;
+mod semver;
 mod test;
 mod tools;
 
@@ -38,13 +39,17 @@ enum Command {
     /// Start the independent test servers (fakepve, Prism, kube-apiserver) on 127.0.0.1, run
     /// every test of the workspace with them, and stop them.
     Test(test::TestArgs),
-    /// Run what CI checks: fmt, clippy -D warnings, the tests (with their servers), docs.
+    /// Run what CI checks: fmt, clippy -D warnings, the tests (with their servers), docs, and
+    /// the public API against the last release.
     Ci(ci::CiArgs),
     /// Benchmarks: proxmoxer vs cpps on fakepve, the rule engine, decoding, peak memory.
     Bench(bench::BenchArgs),
     /// Run the NVML path on this machine's real GPUs (cpps-gpu's example `gpu-smoke`) and print
     /// what it saw; exit 1 with "no NVML library" where there is none.
     GpuSmoke(gpu_smoke::GpuSmokeArgs),
+    /// Compare the library crates' public API with the last release (`xtask/semver-baseline`)
+    /// using cargo-semver-checks, installed into the tool cache on first use.
+    Semver(semver::SemverArgs),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +62,7 @@ fn main() -> ExitCode {
         Command::Ci(args) => ci::run(args),
         Command::Bench(args) => bench::run(args),
         Command::GpuSmoke(args) => gpu_smoke::run(args),
+        Command::Semver(args) => semver::run(args),
     };
     match result {
         Ok(code) => code,
