@@ -159,7 +159,13 @@ async fn device_plugin_pod(client: &kube::Client, ns: &str, node: &str, ds_uid: 
             {"name": "nvidia-device-plugin-ctr", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}]}
     }))
     .unwrap();
-    pods.create(&PostParams::default(), &pod).await.unwrap();
+    common::create_with_status(&pods, &pod, running_and_ready()).await;
+}
+
+/// The status the kubelet writes for a pod whose containers run and pass readiness
+/// (`Running`, condition `Ready` `True`).
+fn running_and_ready() -> serde_json::Value {
+    json!({"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]})
 }
 
 /// Issue 18 items 6 and 7. The device plugin's configuration, as NVIDIA/k8s-device-plugin reads
@@ -455,26 +461,18 @@ async fn hami_and_the_device_plugin_on_one_node() {
         }))
         .unwrap()
     };
-    pods.create(
-        &PostParams::default(),
-        &pod(
-            "nvidia-device-plugin",
-            &both,
-            "nvcr.io/nvidia/k8s-device-plugin:v0.17.0",
-        ),
-    )
-    .await
-    .unwrap();
-    pods.create(
-        &PostParams::default(),
-        &pod(
-            "hami-device-plugin",
-            &hami_only,
-            "docker.io/projecthami/hami:v2.4.1",
-        ),
-    )
-    .await
-    .unwrap();
+    let nvidia = pod(
+        "nvidia-device-plugin",
+        &both,
+        "nvcr.io/nvidia/k8s-device-plugin:v0.17.0",
+    );
+    common::create_with_status(&pods, &nvidia, running_and_ready()).await;
+    let hami = pod(
+        "hami-device-plugin",
+        &hami_only,
+        "docker.io/projecthami/hami:v2.4.1",
+    );
+    common::create_with_status(&pods, &hami, running_and_ready()).await;
 
     let snap = k8s::collect(&client).await.unwrap();
     let n = snap.nodes.iter().find(|n| n.name == both).unwrap();
@@ -1063,5 +1061,94 @@ async fn bad_kubeconfig_is_a_typed_error() {
     assert_eq!(
         err.to_string(),
         format!("cannot use kubeconfig {}", path.display())
+    );
+}
+
+/// Issue 34, cluster-side readiness: device-plugin pods as the kubelet reports them. A
+/// container in `CrashLoopBackOff` (kubernetes `pkg/kubelet/container/sync_result.go`,
+/// `ErrCrashLoopBackOff`, the waiting reason of a container restarted with back-off) is
+/// critical; `Ready` `False` (k8s.io/api `core/v1` `PodReady`) a warning; no `Ready` condition
+/// at all is "cannot tell", never fine; a Ready pod is no finding.
+#[tokio::test]
+async fn device_plugin_pods_that_do_not_serve_are_found() {
+    let Some((client, id)) = common::kube_namespace("gpu-plugin-pods").await else {
+        return;
+    };
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &id);
+    let plugin = |name: &str| -> Pod {
+        serde_json::from_value(json!({
+            "metadata": {"name": format!("nvidia-device-plugin-{name}")},
+            "spec": {"nodeName": format!("{id}-{name}"), "containers": [
+                {"name": "nvidia-device-plugin-ctr", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}]}
+        }))
+        .unwrap()
+    };
+    common::create_with_status(&pods, &plugin("ready"), running_and_ready()).await;
+    let looping = json!({
+        "phase": "Running",
+        "conditions": [{"type": "Ready", "status": "False", "reason": "ContainersNotReady"}],
+        "containerStatuses": [{"name": "nvidia-device-plugin-ctr", "ready": false, "restartCount": 7,
+            "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.0", "imageID": "",
+            "state": {"waiting": {"reason": "CrashLoopBackOff",
+                "message": "back-off 5m0s restarting failed container"}}}]
+    });
+    common::create_with_status(&pods, &plugin("looping"), looping).await;
+    let not_ready = json!({
+        "phase": "Running",
+        "conditions": [{"type": "Ready", "status": "False", "reason": "ContainersNotReady"}],
+        "containerStatuses": [{"name": "nvidia-device-plugin-ctr", "ready": false, "restartCount": 0,
+            "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.0", "imageID": "",
+            "state": {"waiting": {"reason": "ContainerCreating"}}}]
+    });
+    common::create_with_status(&pods, &plugin("starting"), not_ready).await;
+    common::create_with_status(&pods, &plugin("pending"), json!({"phase": "Pending"})).await;
+
+    let snap = k8s::collect(&client).await.unwrap();
+    let looping = snap
+        .plugin_pods
+        .iter()
+        .find(|p| p.pod == format!("{id}/nvidia-device-plugin-looping"))
+        .unwrap();
+    assert_eq!(looping.restarts, 7);
+    assert_eq!(looping.ready, Some(false));
+    let findings = my_findings(&snap, &id);
+    assert_mine(
+        &findings,
+        &id,
+        &[
+            (
+                "Pod ID/nvidia-device-plugin-looping",
+                Severity::Critical,
+                "device-plugin-crashlooping",
+            ),
+            (
+                "Pod ID/nvidia-device-plugin-pending",
+                Severity::Warning,
+                "device-plugin-readiness-unknown",
+            ),
+            (
+                "Pod ID/nvidia-device-plugin-starting",
+                Severity::Warning,
+                "device-plugin-not-ready",
+            ),
+        ],
+    );
+    let message = |code: &str| {
+        findings
+            .iter()
+            .find(|f| f.code == code)
+            .map(|f| f.message.replace(&id, "ID"))
+    };
+    assert_eq!(
+        message("device-plugin-crashlooping").as_deref(),
+        Some(
+            "device plugin on ID-looping: nvidia-device-plugin-ctr in CrashLoopBackOff (7 restarts); the node's GPUs are not advertised"
+        )
+    );
+    assert_eq!(
+        message("device-plugin-not-ready").as_deref(),
+        Some(
+            "device plugin on ID-starting is not Ready (phase Running; nvidia-device-plugin-ctr: ContainerCreating)"
+        )
     );
 }

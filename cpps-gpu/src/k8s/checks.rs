@@ -9,7 +9,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use super::argocd::{OperationPhase, SyncStatusCode, health_severity};
 use super::cni::CniKind;
 use super::kueue::{MultiKueueCluster, MultiKueueConfig, ResourceFlavor};
-use super::nodes::GpuNode;
+use super::nodes::{GpuNode, PluginPod};
 use super::quantity;
 use super::sharing::{
     Choice, ConfigSource, PluginConfig, PluginDeployment, SharingConfig, Strategy,
@@ -68,6 +68,7 @@ fn namespaced_obj(kind: &str, meta: &ObjectMeta) -> String {
 pub fn run(s: &ClusterSnapshot, policy: &CheckPolicy, now: Timestamp) -> Vec<Finding> {
     let mut f = Vec::new();
     device_plugin(s, &mut f);
+    plugin_pods(&s.plugin_pods, &mut f);
     plugin_exclusivity(&s.nodes, &mut f);
     let manager = manager_flavors(s);
     let local_flavors: Vec<ResourceFlavor> = s
@@ -328,6 +329,63 @@ pub fn device_plugin(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
             ),
         };
         node_sharing(node, sharing, &place, &o, f);
+    }
+}
+
+/// Device-plugin pods that do not serve: a container in `CrashLoopBackOff` (the kubelet's
+/// waiting reason for a container it restarts with back-off, kubernetes
+/// `pkg/kubelet/container/sync_result.go` `ErrCrashLoopBackOff`) is critical, since the node's
+/// GPUs are then neither advertised nor health-checked; a pod whose `Ready` condition is
+/// `False` is a warning; one with no `Ready` condition cannot be judged, and says so.
+pub fn plugin_pods(pods: &[PluginPod], f: &mut Vec<Finding>) {
+    for p in pods {
+        let o = format!("Pod {}", p.pod);
+        let node = p.node.as_deref().unwrap_or("no node yet");
+        let looping: Vec<&str> = p
+            .waiting
+            .iter()
+            .filter(|(_, reason)| reason == "CrashLoopBackOff")
+            .map(|(c, _)| c.as_str())
+            .collect();
+        let waiting = p
+            .waiting
+            .iter()
+            .map(|(c, r)| format!("{c}: {r}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let finding = if !looping.is_empty() {
+            Finding::new(
+                Severity::Critical,
+                "device-plugin-crashlooping",
+                format!(
+                    "device plugin on {node}: {} in CrashLoopBackOff ({} restarts); the node's GPUs are not advertised",
+                    looping.join(", "),
+                    p.restarts
+                ),
+            )
+        } else if p.ready == Some(false) {
+            Finding::new(
+                Severity::Warning,
+                "device-plugin-not-ready",
+                format!(
+                    "device plugin on {node} is not Ready (phase {}{}{waiting})",
+                    p.phase.as_deref().unwrap_or("unknown"),
+                    if waiting.is_empty() { "" } else { "; " },
+                ),
+            )
+        } else if p.ready.is_none() {
+            Finding::new(
+                Severity::Warning,
+                "device-plugin-readiness-unknown",
+                format!(
+                    "device plugin on {node} reports no Ready condition (phase {}): cannot tell whether it serves",
+                    p.phase.as_deref().unwrap_or("unknown")
+                ),
+            )
+        } else {
+            continue;
+        };
+        f.push(finding.about(o));
     }
 }
 

@@ -91,10 +91,80 @@ impl GpuNode {
 }
 
 /// Which GPU device plugin a pod is, from what its containers run and its labels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PluginKind {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PluginKind {
+    /// NVIDIA's `k8s-device-plugin`.
     Nvidia,
+    /// HAMi's device plugin.
     Hami,
+}
+
+/// A GPU device-plugin pod as the kubelet reports it (`status.conditions`, the containers'
+/// `state.waiting.reason` and `restartCount`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PluginPod {
+    /// `namespace/name`.
+    pub pod: String,
+    /// `spec.nodeName`, once scheduled.
+    pub node: Option<String>,
+    /// Which plugin.
+    pub kind: PluginKind,
+    /// `status.phase`.
+    pub phase: Option<String>,
+    /// The `Ready` condition: `Some(true)` only for status `True`; `None` when the pod reports
+    /// no such condition (or an unknown status), which is "cannot tell".
+    pub ready: Option<bool>,
+    /// (container, reason) of every container, init containers included, that is waiting.
+    pub waiting: Vec<(String, String)>,
+    /// The containers' restarts, summed.
+    pub restarts: i32,
+}
+
+/// The GPU device-plugin pods (NVIDIA's and HAMi's) among `pods`, with their readiness.
+pub fn plugin_pods(pods: &[Pod]) -> Vec<PluginPod> {
+    pods.iter()
+        .filter_map(|p| {
+            let kind = plugin_kind(p)?;
+            let ns = p.metadata.namespace.as_deref().unwrap_or("");
+            let status = p.status.as_ref();
+            let ready = status
+                .and_then(|s| s.conditions.as_ref())
+                .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"))
+                .and_then(|c| match c.status.as_str() {
+                    "True" => Some(true),
+                    "False" => Some(false),
+                    _ => None,
+                });
+            let containers = status
+                .into_iter()
+                .flat_map(|s| {
+                    s.init_container_statuses
+                        .iter()
+                        .chain(&s.container_statuses)
+                })
+                .flatten();
+            let mut waiting = Vec::new();
+            let mut restarts = 0_i32;
+            for c in containers {
+                restarts = restarts.saturating_add(c.restart_count);
+                let reason = c.state.as_ref().and_then(|s| s.waiting.as_ref());
+                if let Some(w) = reason {
+                    let why = w.reason.clone().unwrap_or_else(|| "waiting".to_owned());
+                    waiting.push((c.name.clone(), why));
+                }
+            }
+            Some(PluginPod {
+                pod: format!("{ns}/{}", p.metadata.name.as_deref().unwrap_or("")),
+                node: p.spec.as_ref().and_then(|s| s.node_name.clone()),
+                kind,
+                phase: status.and_then(|s| s.phase.clone()),
+                ready,
+                waiting,
+                restarts,
+            })
+        })
+        .collect()
 }
 
 /// The image's repository, without tag or digest.

@@ -59,6 +59,8 @@ pub struct ClusterSnapshot {
     pub missing: Vec<Missing>,
     /// Kueue objects that were listed but do not decode (each a finding; the rest is read).
     pub undecodable: Vec<Undecodable>,
+    /// The GPU device-plugin pods and their readiness.
+    pub plugin_pods: Vec<nodes::PluginPod>,
 }
 
 impl ClusterSnapshot {
@@ -82,6 +84,7 @@ impl ClusterSnapshot {
             cni: vec![],
             missing: vec![],
             undecodable: vec![],
+            plugin_pods: vec![],
         }
     }
 
@@ -207,6 +210,7 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
         sharing::configs(&device_plugins, &configmaps.unwrap_or_default());
     Ok(ClusterSnapshot {
         nodes: nodes::inventory(&raw_nodes, &pods),
+        plugin_pods: nodes::plugin_pods(&pods),
         cni: cni::observe(&daemonsets, &raw_nodes),
         device_plugins,
         plugin_configs,
