@@ -217,18 +217,32 @@ fn dependent_fields_elsewhere(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
+/// REL-001's severity for an impossible relation between two components: an error, scaled by the
+/// less mature of their states.
+fn err(a: State, b: State) -> Severity {
+    scaled(Severity::Error, a.min(b))
+}
+
 /// REL-001: a relation the model accepts but the world does not allow.
 pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let topo = ctx.topo;
-    let err = |a: State, b: State| scaled(Severity::Error, a.min(b));
     dependent_fields(ctx, sink);
     dependent_fields_elsewhere(ctx, sink);
+    cluster_nodes(ctx, sink);
+    pool_hosts(ctx, sink);
+    replicated_guests(ctx, sink);
+    link_ends(ctx, sink);
+    routers(ctx, sink);
+    pbs_syncs(ctx, sink);
+    argocd_and_patterns(ctx, sink);
+    item_sites(ctx, sink);
+}
 
-    // Cluster nodes: one cluster per guest, and the cluster's stated placement. A node naming a
-    // guest is listed again when the guest's first listing is another one; the ids that name no
-    // guest (a topology built in code) are compared as strings. The clusters are read through
-    // their packed facts, a cluster itself only to name it in a finding.
-    let refs = ctx.refs;
+/// REL-001's cluster nodes: one cluster per guest, and the cluster's stated placement. A node
+/// naming a guest is listed again when the guest's first listing is another one; the ids that
+/// name no guest (a topology built in code) are compared as strings. The clusters are read
+/// through their packed facts, a cluster itself only to name it in a finding.
+fn cluster_nodes(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let (refs, topo) = (ctx.refs, ctx.topo);
     let clusters = topo.k3s_clusters();
     let mut unresolved_first: HashMap<&str, usize> = HashMap::new();
     let listed_again = |sink: &mut Sink<'_>, ki: usize, i: usize, first: usize| {
@@ -283,30 +297,40 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
         if let Some(stated) = f.node_placement {
-            for (i, gi) in ctx.nodes_of(ki) {
-                let g = refs.guest_facts[gi];
-                let actual = placement_of(g.kind, g.privileged());
-                if actual != stated {
-                    let k = &clusters[ki];
-                    sink.emit_at(
-                        err(f.state, g.state),
-                        ComponentRef::K3sCluster(k),
-                        &format!("nodes[{i}]"),
-                        format!(
-                            "k3s cluster {} states `node_placement` {} but its node {} is {}",
-                            k.id,
-                            placement_name(stated),
-                            topo.guests()[gi].id,
-                            placement_name(actual)
-                        ),
-                    );
-                }
-            }
+            placement_contradicted(ctx, sink, ki, stated);
         }
     }
+}
 
-    // LINSTOR: pool nodes run a satellite, controllers run a controller (hosts followed by
-    // position, read through their packed facts).
+/// REL-001's findings on the nodes of cluster `ki` that are not the `stated` placement.
+fn placement_contradicted(ctx: &Ctx<'_>, sink: &mut Sink<'_>, ki: usize, stated: NodePlacement) {
+    let (refs, topo) = (ctx.refs, ctx.topo);
+    let f = &refs.cluster_facts[ki];
+    for (i, gi) in ctx.nodes_of(ki) {
+        let g = refs.guest_facts[gi];
+        let actual = placement_of(g.kind, g.privileged());
+        if actual != stated {
+            let k = &topo.k3s_clusters()[ki];
+            sink.emit_at(
+                err(f.state, g.state),
+                ComponentRef::K3sCluster(k),
+                &format!("nodes[{i}]"),
+                format!(
+                    "k3s cluster {} states `node_placement` {} but its node {} is {}",
+                    k.id,
+                    placement_name(stated),
+                    topo.guests()[gi].id,
+                    placement_name(actual)
+                ),
+            );
+        }
+    }
+}
+
+/// REL-001's LINSTOR pools: pool nodes run a satellite, controllers run a controller (hosts
+/// followed by position, read through their packed facts).
+fn pool_hosts(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let (refs, topo) = (ctx.refs, ctx.topo);
     let hosts = topo.hosts();
     let mut repeats = Repeats::new(hosts.len());
     for (pi, pool) in topo.linstor_pools().iter().enumerate() {
@@ -340,48 +364,60 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 );
             }
         }
-        let Some(controller) = &pool.controller else {
-            continue;
-        };
-        let controllers = refs.pool_controllers.of(pi);
-        for (j, at) in controllers.iter().enumerate() {
-            if let Some(hi) = at.get()
-                && !refs.host_facts[hi].controller()
-            {
-                let h = &hosts[hi];
-                sink.emit_at(
-                    err(pool.meta.state, h.meta.state),
-                    c,
-                    &controller_field(controller, j),
-                    format!(
-                        "pool {} names host {} as a LINSTOR controller, but the host runs no controller (`linstor.roles`)",
-                        pool.id, h.id
-                    ),
-                );
-            }
-        }
-        if let Some(primary) = &controller.primary {
-            // Equal ids resolve to one position; ids that name no host are compared as text.
-            let standby = &controllers[1..];
-            let own = match controllers[0].get() {
-                Some(_) => standby.iter().position(|at| *at == controllers[0]),
-                None => controller.standby.iter().position(|h| h == primary),
-            };
-            if let Some(i) = own {
-                sink.emit_at(
-                    scaled(Severity::Error, pool.meta.state),
-                    c,
-                    &format!("controller.standby[{i}]"),
-                    format!(
-                        "pool {}'s controller host {primary} is its own standby",
-                        pool.id
-                    ),
-                );
-            }
+        if let Some(controller) = &pool.controller {
+            pool_controllers(ctx, sink, pi, controller);
         }
     }
+}
 
-    // Guests on replicated storage: their host attaches the DRBD volume.
+/// REL-001's controllers of pool `pi`: each runs a LINSTOR controller, and the primary is not
+/// also a standby.
+fn pool_controllers(ctx: &Ctx<'_>, sink: &mut Sink<'_>, pi: usize, controller: &LinstorController) {
+    let (refs, topo) = (ctx.refs, ctx.topo);
+    let (hosts, pool) = (topo.hosts(), &topo.linstor_pools()[pi]);
+    let c = ComponentRef::LinstorPool(pool);
+    let controllers = refs.pool_controllers.of(pi);
+    for (j, at) in controllers.iter().enumerate() {
+        if let Some(hi) = at.get()
+            && !refs.host_facts[hi].controller()
+        {
+            let h = &hosts[hi];
+            sink.emit_at(
+                err(pool.meta.state, h.meta.state),
+                c,
+                &controller_field(controller, j),
+                format!(
+                    "pool {} names host {} as a LINSTOR controller, but the host runs no controller (`linstor.roles`)",
+                    pool.id, h.id
+                ),
+            );
+        }
+    }
+    if let Some(primary) = &controller.primary {
+        // Equal ids resolve to one position; ids that name no host are compared as text.
+        let standby = &controllers[1..];
+        let own = match controllers[0].get() {
+            Some(_) => standby.iter().position(|at| *at == controllers[0]),
+            None => controller.standby.iter().position(|h| h == primary),
+        };
+        if let Some(i) = own {
+            sink.emit_at(
+                scaled(Severity::Error, pool.meta.state),
+                c,
+                &format!("controller.standby[{i}]"),
+                format!(
+                    "pool {}'s controller host {primary} is its own standby",
+                    pool.id
+                ),
+            );
+        }
+    }
+}
+
+/// REL-001's guests on replicated storage: their host attaches the DRBD volume.
+fn replicated_guests(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let (refs, topo) = (ctx.refs, ctx.topo);
+    let hosts = topo.hosts();
     for (gi, (host, pool)) in refs.guest_host.iter().zip(&refs.guest_storage).enumerate() {
         let (Some(hi), Some(pi)) = (host.get(), pool.get()) else {
             continue;
@@ -399,8 +435,11 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
+}
 
-    // Links: their ends are routers of the two sites they join, one in each.
+/// REL-001's links: their ends are routers of the two sites they join, one in each.
+fn link_ends(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
     for l in topo.links() {
         let c = ComponentRef::Link(l);
         let mut first_in: HashMap<&str, &str> = HashMap::new();
@@ -432,8 +471,11 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
+}
 
-    // Routers: peers, and where they run.
+/// REL-001's routers (peers, and where they run) and the Traefik instances' guests.
+fn routers(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
     for r in topo.routers() {
         let c = ComponentRef::Router(r);
         if let Some(peer) = r.vrrp_peer.as_ref() {
@@ -494,9 +536,11 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
+}
 
-    // PBS sync jobs go to another PBS.
-    for p in topo.pbs() {
+/// REL-001's PBS sync jobs: they go to another PBS.
+fn pbs_syncs(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    for p in ctx.topo.pbs() {
         for (i, sync) in p.sync_to.iter().enumerate() {
             if sync.target == p.id {
                 sink.emit_at(
@@ -508,9 +552,13 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
+}
 
-    // ArgoCD: each managed cluster once.
-    let mut repeats = Repeats::new(clusters.len());
+/// REL-001's ArgoCD instances (each managed cluster once) and patterns (fields of their kind
+/// only; ApplicationSet members registered with its ArgoCD). One [`Repeats`] serves both.
+fn argocd_and_patterns(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let (refs, topo) = (ctx.refs, ctx.topo);
+    let mut repeats = Repeats::new(topo.k3s_clusters().len());
     for (ai, a) in topo.argocd().iter().enumerate() {
         clusters_listed_twice(
             sink,
@@ -583,8 +631,11 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
+}
 
-    // Items: the cluster they run in is in their site.
+/// REL-001's items: the cluster they run in is in their site.
+fn item_sites(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
     for item in topo.items() {
         if let (Some(site), Some(k)) = (
             &item.site,
@@ -624,13 +675,23 @@ impl fmt::Display for Use<'_> {
 }
 
 /// REL-002: a relation that is possible but contradicts a decision of the documents.
-pub(super) fn rel_002<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
-    let topo = ctx.topo;
-    let warn = |a: State, b: State| scaled(Severity::Warning, a.min(b));
+pub(super) fn rel_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    pbs_dedicated_vm(ctx, sink);
+    argocd_in_gpu_cluster(ctx, sink);
+    gpu_cluster_without_gpu(ctx, sink);
+}
 
-    // What else the guest of each PBS is: a K3s node, the guest of a PBS, a Traefik, a router.
-    // Only the PBS guests (a few) are looked for, and named only when a finding is emitted.
-    let refs = ctx.refs;
+/// REL-002's severity for a relation between two components that contradicts a decision: a
+/// warning, scaled by the less mature of their states.
+fn warn(a: State, b: State) -> Severity {
+    scaled(Severity::Warning, a.min(b))
+}
+
+/// REL-002's PBS guests: a PBS runs in a VM dedicated to it (a GPU in that VM is DOC-006's).
+/// What else the guest of each PBS is: a K3s node, the guest of a PBS, a Traefik, a router.
+/// Only the PBS guests (a few) are looked for, and named only when a finding is emitted.
+fn pbs_dedicated_vm<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
+    let (refs, topo) = (ctx.refs, ctx.topo);
     let mut slot_of: HashMap<usize, usize> = HashMap::new();
     let mut uses: Vec<Vec<Use<'t>>> = Vec::new();
     let mut pbs_guests = Vec::new();
@@ -666,7 +727,6 @@ pub(super) fn rel_002<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
             used(position(&r.guest), Use::Router(r));
         }
     }
-    // A PBS runs in a VM dedicated to it (a GPU in that VM is DOC-006's).
     for (p, g, slot) in pbs_guests {
         let others: Vec<String> = uses[slot]
             .iter()
@@ -694,8 +754,12 @@ pub(super) fn rel_002<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
             );
         }
     }
+}
 
-    // ArgoCD is a general workload: it runs in the site's general-purpose cluster.
+/// REL-002's ArgoCD instances: ArgoCD is a general workload, it runs in the site's
+/// general-purpose cluster.
+fn argocd_in_gpu_cluster(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
     for a in topo.argocd() {
         if let Some(k) = a.runs_in.as_ref().and_then(|k| topo.k3s_cluster(k))
             && k.purpose == ClusterPurpose::Gpu
@@ -711,8 +775,11 @@ pub(super) fn rel_002<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
             );
         }
     }
+}
 
-    // A GPU cluster has a GPU on one of its listed nodes.
+/// REL-002's GPU clusters: one of its listed nodes has a GPU.
+fn gpu_cluster_without_gpu(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let refs = ctx.refs;
     for (ki, _, k) in ctx.clusters_where(|f| f.purpose == ClusterPurpose::Gpu) {
         if !ctx.has_nodes(ki) {
             continue;
