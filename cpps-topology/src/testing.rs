@@ -167,7 +167,9 @@ fn extended_default(mut more: impl FnMut(usize, usize) -> bool) -> (String, usiz
 }
 
 /// A valid topology of the given shape (see the module docs for what "valid" guarantees).
-#[allow(clippy::too_many_lines)]
+///
+/// The parts are built in one fixed order: the random draws, and so the topology of a seed,
+/// depend on it.
 pub fn generate(shape: Shape, seed: u64) -> Topology {
     let mut g = Gen {
         rng: Rng(seed),
@@ -177,6 +179,36 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
     let hps = shape.hosts_per_site.max(1);
     let name = format!("generated {n_sites}x{hps} seed {seed}");
     let mut t = Parts::default();
+    add_tiers(&mut t);
+    for s in 0..n_sites {
+        add_site(&mut g, &mut t, s, hps);
+    }
+    let (general, gpu_nodes) = add_guests(&mut g, &mut t, shape.guests, n_sites, hps);
+    let mut cilium = Vec::new();
+    let mut gpu_clusters = Vec::new();
+    for s in 0..n_sites {
+        let mut managed = add_general_clusters(&mut g, &mut t, s, &general[s], &mut cilium);
+        if let Some(cid) = add_gpu_cluster(&mut g, &mut t, s, &gpu_nodes[s]) {
+            managed.push(cid.clone());
+            gpu_clusters.push(cid);
+        }
+        add_argocd(&mut g, &mut t, s, managed);
+    }
+    if n_sites > 1 {
+        link_sites(&mut t, n_sites);
+    }
+    // Cross-site patterns only when every pair of sites is linked (n <= 3).
+    if n_sites <= 3 {
+        add_patterns(&mut g, &mut t, cilium, gpu_clusters);
+    }
+    add_observability(&mut g, &mut t);
+    let mut topology = Topology::from_parts(t);
+    topology.name = Some(name);
+    topology
+}
+
+/// The two hardware tiers the generated hosts use.
+fn add_tiers(t: &mut Parts) {
     t.tiers.push(HardwareTier {
         id: id("tier-2a".to_owned()),
         description: None,
@@ -197,121 +229,136 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
         },
         location: Location::UNKNOWN,
     });
+}
 
-    for s in 0..n_sites {
-        t.sites.push(Site {
-            id: id(format!("s{s}")),
-            name: None,
-            meta: Meta::new(State::Validated),
-        });
-        t.proxmox_clusters.push(ProxmoxCluster {
-            id: id(format!("s{s}-pve")),
+/// Site `s`: its Proxmox cluster, router, Traefik, `hps` hosts, pools and PBS.
+fn add_site(g: &mut Gen, t: &mut Parts, s: usize, hps: usize) {
+    t.sites.push(Site {
+        id: id(format!("s{s}")),
+        name: None,
+        meta: Meta::new(State::Validated),
+    });
+    t.proxmox_clusters.push(ProxmoxCluster {
+        id: id(format!("s{s}-pve")),
+        site: id(format!("s{s}")),
+        meta: g.meta(),
+    });
+    t.routers.push(Router {
+        id: id(format!("s{s}-vyos")),
+        site: id(format!("s{s}")),
+        host: None,
+        guest: None,
+        vrrp_peer: None,
+        wireguard_peers: Vec::new(),
+        subnets: vec![format!("10.{s}.0.0/16")],
+        // Validated: the validated links depend on their end routers.
+        meta: Meta::new(State::Validated),
+    });
+    t.traefik.push(Traefik {
+        id: id(format!("s{s}-traefik")),
+        site: id(format!("s{s}")),
+        guest: None,
+        host: None,
+        address: None,
+        ha: false,
+        ha_state: None,
+        on_boot: true,
+        meta: g.meta(),
+    });
+    add_hosts(g, t, s, hps);
+    add_pools(g, t, s, hps);
+    t.pbs.push(Pbs {
+        id: id(format!("s{s}-pbs")),
+        site: id(format!("s{s}")),
+        guest: None,
+        datastores: vec![Datastore {
+            name: "main".to_owned(),
+            encrypted: true,
+        }],
+        sync_to: Vec::new(),
+        rpo: None,
+        meta: g.meta(),
+    });
+}
+
+/// The `hps` hosts of site `s`.
+fn add_hosts(g: &mut Gen, t: &mut Parts, s: usize, hps: usize) {
+    for h in 0..hps {
+        // Every fourth host is Tier 3 with an A5000, every other one Tier 2A with an A5500
+        // that no guest uses.
+        let (tier, gpus) = match h % 4 {
+            3 => (Some(id("tier-3".to_owned())), vec![gpu("A5000")]),
+            1 => (Some(id("tier-2a".to_owned())), vec![gpu("A5500")]),
+            _ => (None, Vec::new()),
+        };
+        // Every host is the primary or a standby controller of its pool (below), so every
+        // host runs a controller as well as a satellite.
+        let roles = vec![LinstorRole::Satellite, LinstorRole::Controller];
+        t.hosts.push(Host {
+            id: id(format!("s{s}-h{h}")),
             site: id(format!("s{s}")),
-            meta: g.meta(),
-        });
-        t.routers.push(Router {
-            id: id(format!("s{s}-vyos")),
-            site: id(format!("s{s}")),
-            host: None,
-            guest: None,
-            vrrp_peer: None,
-            wireguard_peers: Vec::new(),
-            subnets: vec![format!("10.{s}.0.0/16")],
-            // Validated: the validated links depend on their end routers.
-            meta: Meta::new(State::Validated),
-        });
-        t.traefik.push(Traefik {
-            id: id(format!("s{s}-traefik")),
-            site: id(format!("s{s}")),
-            guest: None,
-            host: None,
-            address: None,
-            ha: false,
-            ha_state: None,
-            on_boot: true,
-            meta: g.meta(),
-        });
-        for h in 0..hps {
-            // Every fourth host is Tier 3 with an A5000, every other one Tier 2A with an A5500
-            // that no guest uses.
-            let (tier, gpus) = match h % 4 {
-                3 => (Some(id("tier-3".to_owned())), vec![gpu("A5000")]),
-                1 => (Some(id("tier-2a".to_owned())), vec![gpu("A5500")]),
-                _ => (None, Vec::new()),
-            };
-            // Every host is the primary or a standby controller of its pool (below), so every
-            // host runs a controller as well as a satellite.
-            let roles = vec![LinstorRole::Satellite, LinstorRole::Controller];
-            t.hosts.push(Host {
-                id: id(format!("s{s}-h{h}")),
-                site: id(format!("s{s}")),
-                proxmox_cluster: Some(id(format!("s{s}-pve"))),
-                tier,
-                gpus,
-                pve_version: Version::new("9.0").ok(),
-                linstor: Some(HostLinstor {
-                    roles,
-                    interface: Some(format!("eth{}", 1 + g.rng.below(3))),
-                }),
-                nvidia_driver: None,
-                placeholder: false,
-                meta: g.meta(),
-            });
-        }
-        // Pools of up to 3 consecutive hosts.
-        for (p, chunk) in (0..hps).collect::<Vec<_>>().chunks(3).enumerate() {
-            let nodes: Vec<PoolNode> = chunk
-                .iter()
-                .map(|h| PoolNode {
-                    host: id(format!("s{s}-h{h}")),
-                    diskful: true,
-                })
-                .collect();
-            let place_count = 1 + g.rng.below(nodes.len() as u64) as u32;
-            let first_host = t.hosts.len() - hps;
-            let max = chunk
-                .iter()
-                .map(|&h| t.hosts[first_host + h].meta.state)
-                .min()
-                .unwrap_or(State::Validated);
-            t.linstor_pools.push(LinstorPool {
-                id: id(format!("s{s}-pool{p}")),
-                site: id(format!("s{s}")),
-                provider: "lvm-thin".to_owned(),
-                storage_pool: Some("linstor_ssd".to_owned()),
-                controller: Some(LinstorController {
-                    primary: Some(nodes[0].host.clone()),
-                    standby: nodes[1..].iter().map(|n| n.host.clone()).collect(),
-                    vip: None,
-                    ha: nodes.len() > 1,
-                }),
-                nodes,
-                place_count: Some(place_count),
-                backend: None,
-                meta: g.meta_at_most(max),
-            });
-        }
-        t.pbs.push(Pbs {
-            id: id(format!("s{s}-pbs")),
-            site: id(format!("s{s}")),
-            guest: None,
-            datastores: vec![Datastore {
-                name: "main".to_owned(),
-                encrypted: true,
-            }],
-            sync_to: Vec::new(),
-            rpo: None,
+            proxmox_cluster: Some(id(format!("s{s}-pve"))),
+            tier,
+            gpus,
+            pve_version: Version::new("9.0").ok(),
+            linstor: Some(HostLinstor {
+                roles,
+                interface: Some(format!("eth{}", 1 + g.rng.below(3))),
+            }),
+            nvidia_driver: None,
+            placeholder: false,
             meta: g.meta(),
         });
     }
+}
 
-    // Guests round-robin over every host of every site.
+/// The pools of site `s`: up to 3 consecutive hosts of its `hps` each.
+fn add_pools(g: &mut Gen, t: &mut Parts, s: usize, hps: usize) {
+    for (p, chunk) in (0..hps).collect::<Vec<_>>().chunks(3).enumerate() {
+        let nodes: Vec<PoolNode> = chunk
+            .iter()
+            .map(|h| PoolNode {
+                host: id(format!("s{s}-h{h}")),
+                diskful: true,
+            })
+            .collect();
+        let place_count = 1 + g.rng.below(nodes.len() as u64) as u32;
+        let first_host = t.hosts.len() - hps;
+        let max = chunk
+            .iter()
+            .map(|&h| t.hosts[first_host + h].meta.state)
+            .min()
+            .unwrap_or(State::Validated);
+        t.linstor_pools.push(LinstorPool {
+            id: id(format!("s{s}-pool{p}")),
+            site: id(format!("s{s}")),
+            provider: "lvm-thin".to_owned(),
+            storage_pool: Some("linstor_ssd".to_owned()),
+            controller: Some(LinstorController {
+                primary: Some(nodes[0].host.clone()),
+                standby: nodes[1..].iter().map(|n| n.host.clone()).collect(),
+                vip: None,
+                ha: nodes.len() > 1,
+            }),
+            nodes,
+            place_count: Some(place_count),
+            backend: None,
+            meta: g.meta_at_most(max),
+        });
+    }
+}
+
+/// Per site, the positions of the general VM guests and of the GPU guests (in that order).
+type SiteGuests = (Vec<Vec<usize>>, Vec<Vec<usize>>);
+
+/// `guests` guests, round-robin over every host of every site.
+fn add_guests(g: &mut Gen, t: &mut Parts, guests: usize, n_sites: usize, hps: usize) -> SiteGuests {
     let total_hosts = n_sites * hps;
     let mut general: Vec<Vec<usize>> = vec![Vec::new(); n_sites];
     let mut gpu_nodes: Vec<Vec<usize>> = vec![Vec::new(); n_sites];
     let mut per_host = vec![0usize; total_hosts];
-    t.guests.reserve(shape.guests);
-    for k in 0..shape.guests {
+    t.guests.reserve(guests);
+    for k in 0..guests {
         let hi = k % total_hosts;
         let (s, h) = (hi / hps, hi % hps);
         let n = per_host[hi];
@@ -346,176 +393,197 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
             meta: g.meta_at_most(t.hosts[hi].meta.state),
         });
     }
+    (general, gpu_nodes)
+}
 
-    // Clusters: general VM clusters of up to 10 nodes, one GPU cluster per site.
-    let mut cilium = Vec::new();
-    let mut gpu_clusters = Vec::new();
-    for s in 0..n_sites {
-        let mut managed = Vec::new();
-        for (c, chunk) in general[s].chunks(10).enumerate() {
-            let is_cilium = g.rng.bool();
-            let cid = format!("s{s}-k{c}");
-            let max = chunk
-                .iter()
-                .map(|&i| t.guests[i].meta.state)
-                .min()
-                .unwrap_or(State::Validated);
-            if is_cilium {
-                cilium.push(cid.clone());
-            }
-            managed.push(cid.clone());
-            let meta = g.meta_at_most(max);
-            t.k3s_clusters.push(K3sCluster {
-                id: id(cid),
-                site: id(format!("s{s}")),
-                nodes: chunk.iter().map(|&i| t.guests[i].id.clone()).collect(),
-                node_placement: Some(NodePlacement::Vm),
-                candidate_hosts: Vec::new(),
-                cni: if is_cilium {
-                    Cni {
-                        kind: CniKind::Cilium,
-                        version: Version::new("1.16.3").ok(),
-                    }
-                } else {
-                    Cni {
-                        kind: CniKind::Flannel,
-                        version: None,
-                    }
-                },
-                purpose: ClusterPurpose::General,
-                default_deny: true,
-                hubble: is_cilium,
-                cert_manager: Some(CertManager {
-                    dns01_cluster_issuer: true,
-                    dns01_provider: Some("cloudflare".to_owned()),
-                    state: meta.state,
-                    note: None,
-                }),
-                nvidia_driver: None,
-                cilium_lxc_exception: None,
-                placement_claims: Vec::new(),
-                review_signals: Vec::new(),
-                cilium_vm_poc: None,
-                meta,
-            });
+/// The general VM clusters of site `s`, of up to 10 of its `general` guests each; the Cilium
+/// ones are added to `cilium`. Returns their ids.
+fn add_general_clusters(
+    g: &mut Gen,
+    t: &mut Parts,
+    s: usize,
+    general: &[usize],
+    cilium: &mut Vec<String>,
+) -> Vec<String> {
+    let mut managed = Vec::new();
+    for (c, chunk) in general.chunks(10).enumerate() {
+        let is_cilium = g.rng.bool();
+        let cid = format!("s{s}-k{c}");
+        let max = chunk
+            .iter()
+            .map(|&i| t.guests[i].meta.state)
+            .min()
+            .unwrap_or(State::Validated);
+        if is_cilium {
+            cilium.push(cid.clone());
         }
-        if !gpu_nodes[s].is_empty() {
-            let max = gpu_nodes[s]
-                .iter()
-                .map(|&i| t.guests[i].meta.state)
-                .min()
-                .unwrap_or(State::Validated);
-            let cid = format!("s{s}-gpu");
-            managed.push(cid.clone());
-            gpu_clusters.push(cid.clone());
-            let meta = g.meta_at_most(max);
-            t.k3s_clusters.push(K3sCluster {
-                id: id(cid),
-                site: id(format!("s{s}")),
-                nodes: gpu_nodes[s]
-                    .iter()
-                    .map(|&i| t.guests[i].id.clone())
-                    .collect(),
-                node_placement: Some(NodePlacement::LxcPrivileged),
-                candidate_hosts: Vec::new(),
-                cni: Cni {
+        managed.push(cid.clone());
+        let meta = g.meta_at_most(max);
+        t.k3s_clusters.push(K3sCluster {
+            id: id(cid),
+            site: id(format!("s{s}")),
+            nodes: chunk.iter().map(|&i| t.guests[i].id.clone()).collect(),
+            node_placement: Some(NodePlacement::Vm),
+            candidate_hosts: Vec::new(),
+            cni: if is_cilium {
+                Cni {
+                    kind: CniKind::Cilium,
+                    version: Version::new("1.16.3").ok(),
+                }
+            } else {
+                Cni {
                     kind: CniKind::Flannel,
                     version: None,
-                },
-                purpose: ClusterPurpose::Gpu,
-                default_deny: true,
-                hubble: false,
-                cert_manager: Some(CertManager {
-                    dns01_cluster_issuer: true,
-                    dns01_provider: Some("cloudflare".to_owned()),
-                    state: meta.state,
-                    note: None,
-                }),
-                nvidia_driver: Version::new("550.54.15").ok(),
-                cilium_lxc_exception: None,
-                placement_claims: Vec::new(),
-                review_signals: Vec::new(),
-                cilium_vm_poc: None,
-                meta,
-            });
-        }
-        let runs_in: Option<crate::model::K3sClusterId> = managed
-            .first()
-            .filter(|c| !c.ends_with("-gpu"))
-            .map(|c| id(c.clone()));
-        let max = runs_in
-            .as_ref()
-            .and_then(|c| t.k3s_clusters.iter().find(|k| &k.id == c))
-            .map_or(State::Validated, |k| k.meta.state);
-        t.argocd.push(ArgoCd {
-            id: id(format!("s{s}-argocd")),
+                }
+            },
+            purpose: ClusterPurpose::General,
+            default_deny: true,
+            hubble: is_cilium,
+            cert_manager: Some(CertManager {
+                dns01_cluster_issuer: true,
+                dns01_provider: Some("cloudflare".to_owned()),
+                state: meta.state,
+                note: None,
+            }),
+            nvidia_driver: None,
+            cilium_lxc_exception: None,
+            placement_claims: Vec::new(),
+            review_signals: Vec::new(),
+            cilium_vm_poc: None,
+            meta,
+        });
+    }
+    managed
+}
+
+/// The GPU cluster of site `s`, of its `gpu_nodes`, if it has any; returns its id.
+fn add_gpu_cluster(g: &mut Gen, t: &mut Parts, s: usize, gpu_nodes: &[usize]) -> Option<String> {
+    if !gpu_nodes.is_empty() {
+        let max = gpu_nodes
+            .iter()
+            .map(|&i| t.guests[i].meta.state)
+            .min()
+            .unwrap_or(State::Validated);
+        let cid = format!("s{s}-gpu");
+        let meta = g.meta_at_most(max);
+        t.k3s_clusters.push(K3sCluster {
+            id: id(cid.clone()),
             site: id(format!("s{s}")),
-            runs_in,
-            manages: managed.into_iter().map(id).collect(),
-            repo_layout: None,
+            nodes: gpu_nodes.iter().map(|&i| t.guests[i].id.clone()).collect(),
+            node_placement: Some(NodePlacement::LxcPrivileged),
+            candidate_hosts: Vec::new(),
+            cni: Cni {
+                kind: CniKind::Flannel,
+                version: None,
+            },
+            purpose: ClusterPurpose::Gpu,
+            default_deny: true,
+            hubble: false,
+            cert_manager: Some(CertManager {
+                dns01_cluster_issuer: true,
+                dns01_provider: Some("cloudflare".to_owned()),
+                state: meta.state,
+                note: None,
+            }),
+            nvidia_driver: Version::new("550.54.15").ok(),
+            cilium_lxc_exception: None,
+            placement_claims: Vec::new(),
+            review_signals: Vec::new(),
+            cilium_vm_poc: None,
+            meta,
+        });
+        return Some(cid);
+    }
+    None
+}
+
+/// The ArgoCD of site `s`, managing the clusters `managed`; it runs in the first, unless that
+/// is the GPU cluster.
+fn add_argocd(g: &mut Gen, t: &mut Parts, s: usize, managed: Vec<String>) {
+    let runs_in: Option<crate::model::K3sClusterId> = managed
+        .first()
+        .filter(|c| !c.ends_with("-gpu"))
+        .map(|c| id(c.clone()));
+    let max = runs_in
+        .as_ref()
+        .and_then(|c| t.k3s_clusters.iter().find(|k| &k.id == c))
+        .map_or(State::Validated, |k| k.meta.state);
+    t.argocd.push(ArgoCd {
+        id: id(format!("s{s}-argocd")),
+        site: id(format!("s{s}")),
+        runs_in,
+        manages: managed.into_iter().map(id).collect(),
+        repo_layout: None,
+        meta: g.meta_at_most(max),
+    });
+}
+
+/// Links between the `n_sites` sites: a ring over them (with 2 or 3 sites, every pair); PBS
+/// syncs along it.
+fn link_sites(t: &mut Parts, n_sites: usize) {
+    let pairs: Vec<(usize, usize)> = if n_sites == 2 {
+        vec![(0, 1)]
+    } else {
+        (0..n_sites).map(|a| (a, (a + 1) % n_sites)).collect()
+    };
+    for &(a, b) in &pairs {
+        let lid = format!("wg-s{a}-s{b}");
+        t.links.push(Link {
+            id: id(lid.clone()),
+            kind: LinkKind::Wireguard,
+            sites: [id(format!("s{a}")), id(format!("s{b}"))],
+            endpoints: vec![id(format!("s{a}-vyos")), id(format!("s{b}-vyos"))],
+            over: None,
+            meta: Meta::new(State::Validated),
+        });
+        t.routers[a].wireguard_peers.push(id(format!("s{b}-vyos")));
+        t.routers[b].wireguard_peers.push(id(format!("s{a}-vyos")));
+        t.pbs[a].sync_to.push(PbsSync {
+            target: id(format!("s{b}-pbs")),
+            link: Some(id(lid)),
+        });
+    }
+}
+
+/// The least mature state of the clusters named `members`.
+fn least_mature(t: &Parts, members: &[String]) -> State {
+    members
+        .iter()
+        .filter_map(|m| t.k3s_clusters.iter().find(|k| k.id.as_str() == m))
+        .map(|k| k.meta.state)
+        .min()
+        .unwrap_or(State::Validated)
+}
+
+/// The cross-site patterns (a Cilium ClusterMesh, a MultiKueue), each no more mature than its
+/// least mature member.
+fn add_patterns(g: &mut Gen, t: &mut Parts, cilium: Vec<String>, gpu_clusters: Vec<String>) {
+    if cilium.len() >= 2 {
+        let max = least_mature(t, &cilium);
+        t.patterns.push(Pattern {
+            id: id("mesh".to_owned()),
+            kind: PatternKind::ClusterMesh,
+            members: cilium.into_iter().map(id).collect(),
+            manager: None,
+            argocd: None,
             meta: g.meta_at_most(max),
         });
     }
+    if gpu_clusters.len() >= 2 {
+        let max = least_mature(t, &gpu_clusters);
+        t.patterns.push(Pattern {
+            id: id("multikueue".to_owned()),
+            kind: PatternKind::MultiKueue,
+            manager: Some(id(gpu_clusters[0].clone())),
+            members: gpu_clusters.into_iter().map(id).collect(),
+            argocd: None,
+            meta: g.meta_at_most(max),
+        });
+    }
+}
 
-    // Links: a ring over the sites (with 2 or 3 sites, every pair); PBS syncs along it.
-    if n_sites > 1 {
-        let pairs: Vec<(usize, usize)> = if n_sites == 2 {
-            vec![(0, 1)]
-        } else {
-            (0..n_sites).map(|a| (a, (a + 1) % n_sites)).collect()
-        };
-        for &(a, b) in &pairs {
-            let lid = format!("wg-s{a}-s{b}");
-            t.links.push(Link {
-                id: id(lid.clone()),
-                kind: LinkKind::Wireguard,
-                sites: [id(format!("s{a}")), id(format!("s{b}"))],
-                endpoints: vec![id(format!("s{a}-vyos")), id(format!("s{b}-vyos"))],
-                over: None,
-                meta: Meta::new(State::Validated),
-            });
-            t.routers[a].wireguard_peers.push(id(format!("s{b}-vyos")));
-            t.routers[b].wireguard_peers.push(id(format!("s{a}-vyos")));
-            t.pbs[a].sync_to.push(PbsSync {
-                target: id(format!("s{b}-pbs")),
-                link: Some(id(lid)),
-            });
-        }
-    }
-    // Cross-site patterns only when every pair of sites is linked (n <= 3), no more mature
-    // than their least mature member.
-    let least_mature = |t: &Parts, members: &[String]| {
-        members
-            .iter()
-            .filter_map(|m| t.k3s_clusters.iter().find(|k| k.id.as_str() == m))
-            .map(|k| k.meta.state)
-            .min()
-            .unwrap_or(State::Validated)
-    };
-    if n_sites <= 3 {
-        if cilium.len() >= 2 {
-            let max = least_mature(&t, &cilium);
-            t.patterns.push(Pattern {
-                id: id("mesh".to_owned()),
-                kind: PatternKind::ClusterMesh,
-                members: cilium.into_iter().map(id).collect(),
-                manager: None,
-                argocd: None,
-                meta: g.meta_at_most(max),
-            });
-        }
-        if gpu_clusters.len() >= 2 {
-            let max = least_mature(&t, &gpu_clusters);
-            t.patterns.push(Pattern {
-                id: id("multikueue".to_owned()),
-                kind: PatternKind::MultiKueue,
-                manager: Some(id(gpu_clusters[0].clone())),
-                members: gpu_clusters.into_iter().map(id).collect(),
-                argocd: None,
-                meta: g.meta_at_most(max),
-            });
-        }
-    }
+/// The observability capability, with the basic alerts.
+fn add_observability(g: &mut Gen, t: &mut Parts) {
     let meta = g.meta();
     t.capabilities.push(Capability {
         id: id("obs".to_owned()),
@@ -535,9 +603,6 @@ pub fn generate(shape: Shape, seed: u64) -> Topology {
         choices: Default::default(),
         meta,
     });
-    let mut topology = Topology::from_parts(t);
-    topology.name = Some(name);
-    topology
 }
 
 fn gpu(model: &str) -> Gpu {
