@@ -12,7 +12,7 @@ use super::{Ctx, Sink, quoted, scaled};
 use crate::finding::Severity;
 use crate::model::{
     AlertKind, CapabilityKind, ClusterPurpose, CniKind, ComponentRef, GuestKind, Item, K3sCluster,
-    MetricsSource, NodePlacement, PatternKind, State, Topology,
+    MetricsSource, NodePlacement, PatternKind, RejectedAlternative, State, Topology,
 };
 
 fn cni_name(c: CniKind) -> &'static str {
@@ -200,24 +200,69 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     if topo.rejected().is_empty() {
         return;
     }
-    // Built once: the items that replace each rejected alternative, and every component's tool
-    // texts in lower case, so that each alternative costs one pass over them.
+    // Built once: the items that replace each rejected alternative, every component's tool
+    // texts in lower case and its decision-table fields, so that each alternative costs one
+    // pass over them.
+    let replacements = replacements(topo);
+    let tools = tool_texts_lowercase(topo);
+    let choices = decision_choices(topo);
+    let in_service = ctx
+        .refs
+        .cluster_facts
+        .iter()
+        .filter(|f| f.state != State::Desired)
+        .count();
+    for r in topo.rejected() {
+        flagged_by_known_rule(r, sink);
+        let signals = &r.adopted_when;
+        // Rejected only until the criterion of scale is met (Karmada: «critério: 5+ clusters»):
+        // from there on MESH-003 asks to review it, with the same count.
+        let criterion = match signals.until_clusters {
+            Some(n) if in_service >= n as usize => continue,
+            Some(n) => format!("; {in_service} K3s cluster(s) in service, the criterion is {n}+"),
+            None => String::new(),
+        };
+        let adoption = Adoption {
+            topo,
+            r,
+            replacements: &replacements,
+            criterion,
+        };
+        adoption.stated_choices(sink, &choices);
+        adoption.named_tools(sink, &tools);
+        adoption.cni_and_patterns(sink);
+        if signals.uniform_gpu_placement {
+            adoption.uniform_gpu_placement(ctx, sink);
+        }
+    }
+}
+
+/// The items that replace each rejected alternative, by the alternative's id.
+fn replacements(topo: &Topology) -> HashMap<&str, Vec<&Item>> {
     let mut replacements: HashMap<&str, Vec<&Item>> = HashMap::new();
     for item in topo.items() {
         if let Some(r) = &item.replaces {
             replacements.entry(r.as_str()).or_default().push(item);
         }
     }
-    let tools: Vec<(ComponentRef<'_>, &'static str, String)> = topo
-        .components()
+    replacements
+}
+
+/// Every component's tool texts in lower case, as `(component, field, text)`; deferred
+/// components adopt nothing yet.
+fn tool_texts_lowercase(topo: &Topology) -> Vec<(ComponentRef<'_>, &'static str, String)> {
+    topo.components()
         .filter(|c| !c.meta().deferred)
         .flat_map(|c| {
             tool_texts(c)
                 .into_iter()
                 .map(move |(text, field)| (c, field, text.to_lowercase()))
         })
-        .collect();
-    // Every decision-table field stated by a component, as `(component, field, value)`.
+        .collect()
+}
+
+/// Every decision-table field stated by a component, as `(component, field, value)`.
+fn decision_choices(topo: &Topology) -> Vec<(ComponentRef<'_>, &'static str, &'static str)> {
     let mut choices: Vec<(ComponentRef<'_>, &'static str, &'static str)> = Vec::new();
     for p in topo.linstor_pools() {
         choices.extend(
@@ -235,86 +280,103 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         let c = ComponentRef::Capability(cap);
         choices.extend(cap.choices.pairs().into_iter().map(|(f, v)| (c, f, v)));
     }
-    let in_service = ctx
-        .refs
-        .cluster_facts
-        .iter()
-        .filter(|f| f.state != State::Desired)
-        .count();
-    for r in topo.rejected() {
-        if let Some(rule) = &r.flagged_by {
-            let known = crate::rules::lookup(rule).is_some_and(|i| i.kind.has_static_part());
-            if !known {
-                sink.emit_topology(
-                    Severity::Warning,
-                    r.location,
-                    format!(
-                        "rejected alternative {} is said to be flagged by `{rule}`, which is not a static rule of the catalogue",
-                        r.id
-                    ),
-                );
-            }
-        }
-        let signals = &r.adopted_when;
-        // Rejected only until the criterion of scale is met (Karmada: «critério: 5+ clusters»):
-        // from there on MESH-003 asks to review it, with the same count.
-        let criterion = match signals.until_clusters {
-            Some(n) if in_service >= n as usize => continue,
-            Some(n) => format!("; {in_service} K3s cluster(s) in service, the criterion is {n}+"),
-            None => String::new(),
-        };
-        // `base`: an adoption the topology shows is an error; one that rests on an unknown (a
-        // host without a tier) a warning. Both follow the component's state.
-        let emit = |sink: &mut Sink<'_>,
-                    base: Severity,
-                    c: ComponentRef<'_>,
-                    field: &str,
-                    how: String| {
-            let meta = c.meta();
-            if signals.now_only && meta.state == State::Desired {
-                // Rejected «agora»: a planned adoption is the decision's own future option.
-                return;
-            }
-            let replacement = replacements
-                .get(r.id.as_str())
-                .into_iter()
-                .flatten()
-                .find(|item| match &item.cluster {
-                    Some(k) => k.as_str() == c.id_str(),
-                    None => item
-                        .site
-                        .as_ref()
-                        .is_none_or(|s| topo.site_of(c).as_ref() == Some(s)),
-                });
-            let mut severity = scaled(base, meta.state);
-            let mut planned = String::new();
-            if let Some(item) = replacement {
-                if severity == Severity::Error {
-                    severity = Severity::Warning;
-                }
-                planned = format!("; item {} ({}) replaces it", item.id, item.meta.state);
-            }
-            sink.emit_at(
-                severity,
-                c,
-                field,
+    choices
+}
+
+/// DOC-002's warning on a rejected alternative said to be flagged by a rule that is not a
+/// static rule of the catalogue.
+fn flagged_by_known_rule(r: &RejectedAlternative, sink: &mut Sink<'_>) {
+    if let Some(rule) = &r.flagged_by {
+        let known = crate::rules::lookup(rule).is_some_and(|i| i.kind.has_static_part());
+        if !known {
+            sink.emit_topology(
+                Severity::Warning,
+                r.location,
                 format!(
-                    "{} {} ({}) {how}: «{}» is the alternative the decision table rejects for «{}» (decision: «{}»; «{}»){criterion}{planned}",
-                    c.kind(),
-                    c.id_str(),
-                    meta.state,
-                    quoted(&r.alternative),
-                    quoted(&r.topic),
-                    quoted(&r.decision),
-                    quoted(&r.reason)
+                    "rejected alternative {} is said to be flagged by `{rule}`, which is not a static rule of the catalogue",
+                    r.id
                 ),
             );
-        };
-        // The decision-table fields: a component stating the rejected option adopts it.
+        }
+    }
+}
+
+/// One rejected alternative, and what DOC-002's findings on its adoptions say.
+struct Adoption<'a, 't> {
+    topo: &'t Topology,
+    r: &'t RejectedAlternative,
+    /// The items that replace each rejected alternative.
+    replacements: &'a HashMap<&'t str, Vec<&'t Item>>,
+    /// The criterion of scale not yet met, as the end of the message, or empty.
+    criterion: String,
+}
+
+impl Adoption<'_, '_> {
+    /// The finding on `c` adopting the alternative by its `field` (`how`). `base`: an adoption
+    /// the topology shows is an error; one that rests on an unknown (a host without a tier) a
+    /// warning. Both follow the component's state.
+    fn emit(
+        &self,
+        sink: &mut Sink<'_>,
+        base: Severity,
+        c: ComponentRef<'_>,
+        field: &str,
+        how: String,
+    ) {
+        let (topo, r, criterion) = (self.topo, self.r, &self.criterion);
+        let meta = c.meta();
+        if r.adopted_when.now_only && meta.state == State::Desired {
+            // Rejected «agora»: a planned adoption is the decision's own future option.
+            return;
+        }
+        let replacement = self
+            .replacements
+            .get(r.id.as_str())
+            .into_iter()
+            .flatten()
+            .find(|item| match &item.cluster {
+                Some(k) => k.as_str() == c.id_str(),
+                None => item
+                    .site
+                    .as_ref()
+                    .is_none_or(|s| topo.site_of(c).as_ref() == Some(s)),
+            });
+        let mut severity = scaled(base, meta.state);
+        let mut planned = String::new();
+        if let Some(item) = replacement {
+            if severity == Severity::Error {
+                severity = Severity::Warning;
+            }
+            planned = format!("; item {} ({}) replaces it", item.id, item.meta.state);
+        }
+        sink.emit_at(
+        severity,
+        c,
+        field,
+        format!(
+            "{} {} ({}) {how}: «{}» is the alternative the decision table rejects for «{}» (decision: «{}»; «{}»){criterion}{planned}",
+            c.kind(),
+            c.id_str(),
+            meta.state,
+            quoted(&r.alternative),
+            quoted(&r.topic),
+            quoted(&r.decision),
+            quoted(&r.reason)
+        ),
+    );
+    }
+
+    /// The decision-table fields: a component stating the rejected option adopts it.
+    fn stated_choices(
+        &self,
+        sink: &mut Sink<'_>,
+        choices: &[(ComponentRef<'_>, &'static str, &'static str)],
+    ) {
+        let signals = &self.r.adopted_when;
         if !signals.choices.is_empty() {
-            for (c, field, value) in &choices {
+            for (c, field, value) in choices {
                 if signals.choices.contains(&(*field, *value)) {
-                    emit(
+                    self.emit(
                         sink,
                         Severity::Error,
                         *c,
@@ -324,15 +386,20 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 }
             }
         }
+    }
+
+    /// The tools: a component naming the alternative in a tool text adopts it, once.
+    fn named_tools(&self, sink: &mut Sink<'_>, tools: &[(ComponentRef<'_>, &'static str, String)]) {
+        let signals = &self.r.adopted_when;
         if !signals.tools.is_empty() {
             let mut last: Option<&str> = None;
-            for (c, field, text) in &tools {
+            for (c, field, text) in tools {
                 // One finding per component, even when two of its texts name the alternative.
                 if last == Some(c.id_str()) {
                     continue;
                 }
                 if let Some(word) = signals.tools.iter().find(|w| mentions(text, w)) {
-                    emit(
+                    self.emit(
                         sink,
                         Severity::Error,
                         *c,
@@ -343,12 +410,18 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 }
             }
         }
+    }
+
+    /// A general-purpose cluster on the rejected CNI; a pattern of a rejected kind that is not
+    /// deferred.
+    fn cni_and_patterns(&self, sink: &mut Sink<'_>) {
+        let (topo, signals) = (self.topo, &self.r.adopted_when);
         for k in topo.k3s_clusters() {
             if k.purpose == ClusterPurpose::General
                 && !k.meta.deferred
                 && signals.cni.contains(&k.cni.kind)
             {
-                emit(
+                self.emit(
                     sink,
                     Severity::Error,
                     ComponentRef::K3sCluster(k),
@@ -365,7 +438,7 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                     PatternKind::ApplicationSet => "ApplicationSet",
                     PatternKind::Karmada => "Karmada",
                 };
-                emit(
+                self.emit(
                     sink,
                     Severity::Error,
                     ComponentRef::Pattern(p),
@@ -374,52 +447,56 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 );
             }
         }
-        if signals.uniform_gpu_placement {
-            let gpu: Vec<(&K3sCluster, NodePlacement)> = topo
-                .k3s_clusters()
-                .iter()
-                .filter(|k| k.purpose == ClusterPurpose::Gpu)
-                .filter_map(|k| gpu_placement(topo, k).map(|p| (k, p)))
-                .collect();
-            let sites: BTreeSet<&str> = gpu.iter().map(|(k, _)| k.site.as_str()).collect();
-            let uniform = gpu.windows(2).all(|w| w[0].1 == w[1].1);
-            if sites.len() >= 2 && uniform {
-                for (k, p) in &gpu {
-                    // A placement the tier forces is not a standardisation; one a document
-                    // states for the cluster is that document's decision (GPU-002 reports the
-                    // documents' disagreement).
-                    let backed = k.placement_claims.iter().any(|c| c.placement == *p);
-                    if backed {
-                        continue;
-                    }
-                    let sites = sites.iter().copied().collect::<Vec<_>>().join(", ");
-                    let (base, how) = match tier_says(ctx, k) {
-                        TierSays::Forced => continue,
-                        TierSays::AllowsOtherwise => (
-                            Severity::Error,
-                            format!(
-                                "is placed like the GPU clusters of every other site although its hosts' tier allows otherwise, and no document states that placement for it ({sites})"
-                            ),
-                        ),
-                        TierSays::Unknown(host) => (
-                            Severity::Warning,
-                            format!(
-                                "is placed like the GPU clusters of every other site, no document states that placement for it ({sites}), and whether its hosts' tier forces it is unknown ({})",
-                                match host {
-                                    Some(h) => format!("host {h} has no hardware tier"),
-                                    None => "no host of it is modelled".to_owned(),
-                                }
-                            ),
-                        ),
-                    };
-                    emit(
-                        sink,
-                        base,
-                        ComponentRef::K3sCluster(k),
-                        "node_placement",
-                        how,
-                    );
+    }
+
+    /// The GPU clusters of two or more sites all placed alike, where neither the tier nor a
+    /// document makes that placement theirs.
+    fn uniform_gpu_placement(&self, ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+        let topo = self.topo;
+        let gpu: Vec<(&K3sCluster, NodePlacement)> = topo
+            .k3s_clusters()
+            .iter()
+            .filter(|k| k.purpose == ClusterPurpose::Gpu)
+            .filter_map(|k| gpu_placement(topo, k).map(|p| (k, p)))
+            .collect();
+        let sites: BTreeSet<&str> = gpu.iter().map(|(k, _)| k.site.as_str()).collect();
+        let uniform = gpu.windows(2).all(|w| w[0].1 == w[1].1);
+        if sites.len() >= 2 && uniform {
+            for (k, p) in &gpu {
+                // A placement the tier forces is not a standardisation; one a document
+                // states for the cluster is that document's decision (GPU-002 reports the
+                // documents' disagreement).
+                let backed = k.placement_claims.iter().any(|c| c.placement == *p);
+                if backed {
+                    continue;
                 }
+                let sites = sites.iter().copied().collect::<Vec<_>>().join(", ");
+                let (base, how) = match tier_says(ctx, k) {
+                    TierSays::Forced => continue,
+                    TierSays::AllowsOtherwise => (
+                        Severity::Error,
+                        format!(
+                            "is placed like the GPU clusters of every other site although its hosts' tier allows otherwise, and no document states that placement for it ({sites})"
+                        ),
+                    ),
+                    TierSays::Unknown(host) => (
+                        Severity::Warning,
+                        format!(
+                            "is placed like the GPU clusters of every other site, no document states that placement for it ({sites}), and whether its hosts' tier forces it is unknown ({})",
+                            match host {
+                                Some(h) => format!("host {h} has no hardware tier"),
+                                None => "no host of it is modelled".to_owned(),
+                            }
+                        ),
+                    ),
+                };
+                self.emit(
+                    sink,
+                    base,
+                    ComponentRef::K3sCluster(k),
+                    "node_placement",
+                    how,
+                );
             }
         }
     }
