@@ -1103,7 +1103,23 @@ async fn device_plugin_pods_that_do_not_serve_are_found() {
     common::create_with_status(&pods, &plugin("starting"), not_ready).await;
     common::create_with_status(&pods, &plugin("pending"), json!({"phase": "Pending"})).await;
 
+    // K3s's own RuntimeClass (k3s-io/k3s `manifests/runtimes.yaml`), under this test's name
+    // since RuntimeClasses are cluster-wide: read back with its handler.
+    let rc: k8s_openapi::api::node::v1::RuntimeClass = serde_json::from_value(json!({
+        "metadata": {"name": format!("{id}-nvidia")}, "handler": "nvidia"
+    }))
+    .unwrap();
+    Api::<k8s_openapi::api::node::v1::RuntimeClass>::all(client.clone())
+        .create(&PostParams::default(), &rc)
+        .await
+        .unwrap();
+
     let snap = k8s::collect(&client).await.unwrap();
+    let classes = snap.runtime_classes.as_ref().expect("RuntimeClasses read");
+    assert_eq!(
+        classes.get(&format!("{id}-nvidia")).map(String::as_str),
+        Some("nvidia")
+    );
     let looping = snap
         .plugin_pods
         .iter()

@@ -69,6 +69,7 @@ pub fn run(s: &ClusterSnapshot, policy: &CheckPolicy, now: Timestamp) -> Vec<Fin
     let mut f = Vec::new();
     device_plugin(s, &mut f);
     plugin_pods(&s.plugin_pods, &mut f);
+    runtime_class(s, &mut f);
     plugin_exclusivity(&s.nodes, &mut f);
     let manager = manager_flavors(s);
     let local_flavors: Vec<ResourceFlavor> = s
@@ -386,6 +387,41 @@ pub fn plugin_pods(pods: &[PluginPod], f: &mut Vec<Finding>) {
             continue;
         };
         f.push(finding.about(o));
+    }
+}
+
+/// The `nvidia` RuntimeClass that K3s creates for the NVIDIA container runtime (k3s-io/k3s
+/// `manifests/runtimes.yaml`: `name: nvidia`, `handler: nvidia`), which GPU pods on K3s name
+/// in `runtimeClassName`: missing while the cluster has GPU nodes or device-plugin pods, or
+/// with another handler, is a warning (such pods are refused or start without the GPU
+/// runtime). RuntimeClasses that could not be read are listed in `missing`, not judged here.
+pub fn runtime_class(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
+    let Some(classes) = &s.runtime_classes else {
+        return;
+    };
+    if !s.nodes.iter().any(GpuNode::has_gpu) && s.plugin_pods.is_empty() {
+        return;
+    }
+    let o = obj("RuntimeClass", None, Some("nvidia"));
+    match classes.get("nvidia").map(String::as_str) {
+        Some("nvidia") => {}
+        Some(other) => f.push(
+            Finding::new(
+                Severity::Warning,
+                "runtimeclass-nvidia-handler",
+                format!("RuntimeClass nvidia runs handler {other}, not K3s's nvidia"),
+            )
+            .about(o),
+        ),
+        None => f.push(
+            Finding::new(
+                Severity::Warning,
+                "runtimeclass-nvidia-missing",
+                "the cluster has GPU nodes but no RuntimeClass nvidia: pods that ask for it are \
+                 refused (K3s creates it when it finds the NVIDIA container runtime)",
+            )
+            .about(o),
+        ),
     }
 }
 
@@ -1388,5 +1424,38 @@ mod tests {
         assert_eq!(health_severity(&code("Healthy")), None);
         assert_eq!(health_severity(&code("Progressing")), None);
         assert_eq!(health_severity(&code("Suspended")), None);
+    }
+
+    /// k3s-io/k3s `manifests/runtimes.yaml`: RuntimeClass `nvidia` with handler `nvidia`.
+    #[test]
+    fn the_nvidia_runtimeclass_is_checked_only_with_gpus() {
+        let codes = |s: &ClusterSnapshot| {
+            let mut f = Vec::new();
+            runtime_class(s, &mut f);
+            f.into_iter()
+                .map(|x| (x.object.unwrap_or_default(), x.severity, x.code))
+                .collect::<Vec<_>>()
+        };
+        let mut s = empty();
+        s.nodes = vec![node("gpu-1", &[], 1.0)];
+        // Not read: no verdict here (the snapshot's `missing` says so).
+        assert!(codes(&s).is_empty());
+        s.runtime_classes = Some(BTreeMap::new());
+        assert_eq!(
+            codes(&s),
+            [(
+                "RuntimeClass nvidia".to_owned(),
+                Severity::Warning,
+                "runtimeclass-nvidia-missing".to_owned()
+            )]
+        );
+        s.runtime_classes = Some(BTreeMap::from([("nvidia".to_owned(), "runc".to_owned())]));
+        assert_eq!(codes(&s)[0].2, "runtimeclass-nvidia-handler");
+        s.runtime_classes = Some(BTreeMap::from([("nvidia".to_owned(), "nvidia".to_owned())]));
+        assert!(codes(&s).is_empty());
+        // No GPU anywhere: nothing to say.
+        let mut cpu_only = empty();
+        cpu_only.runtime_classes = Some(BTreeMap::new());
+        assert!(codes(&cpu_only).is_empty());
     }
 }

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{ConfigMap, Node, Pod};
+use k8s_openapi::api::node::v1::RuntimeClass;
 use serde::Serialize;
 
 use super::argocd::Application;
@@ -61,6 +62,9 @@ pub struct ClusterSnapshot {
     pub undecodable: Vec<Undecodable>,
     /// The GPU device-plugin pods and their readiness.
     pub plugin_pods: Vec<nodes::PluginPod>,
+    /// RuntimeClasses, name to handler (`node.k8s.io/v1`); `None` when they could not be read
+    /// (not served, or the reader may not list them: then `missing` says so).
+    pub runtime_classes: Option<BTreeMap<String, String>>,
 }
 
 impl ClusterSnapshot {
@@ -85,6 +89,7 @@ impl ClusterSnapshot {
             missing: vec![],
             undecodable: vec![],
             plugin_pods: vec![],
+            runtime_classes: None,
         }
     }
 
@@ -186,6 +191,7 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
                 ),
                 list_all::<Application>(client),
                 list_all::<Certificate>(client),
+                list_permitted::<RuntimeClass>(client),
             )
         }
     )?;
@@ -199,9 +205,12 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
         items(lqs, u),
         items(wls, u),
     );
-    let (acs, mkconfs, mks, apps, certs) = others;
+    let (acs, mkconfs, mks, apps, certs, runtime_classes) = others;
     let (acs, mkconfs, mks) = (items(acs, u), items(mkconfs, u), items(mks, u));
     let mut missing = Vec::new();
+    if runtime_classes.is_none() {
+        missing.push(Missing("node.k8s.io/v1 RuntimeClass"));
+    }
     let raw_nodes = raw_nodes.unwrap_or_default();
     let pods = pods.unwrap_or_default();
     let daemonsets = daemonsets.unwrap_or_default();
@@ -211,6 +220,11 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
     Ok(ClusterSnapshot {
         nodes: nodes::inventory(&raw_nodes, &pods),
         plugin_pods: nodes::plugin_pods(&pods),
+        runtime_classes: runtime_classes.map(|rcs| {
+            rcs.into_iter()
+                .map(|rc| (rc.metadata.name.unwrap_or_default(), rc.handler))
+                .collect()
+        }),
         cni: cni::observe(&daemonsets, &raw_nodes),
         device_plugins,
         plugin_configs,
@@ -229,6 +243,21 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
         missing,
         undecodable,
     })
+}
+
+/// [`list_all`], with a refusal (401, 403) read as "not read" instead of a failed snapshot: a
+/// reader that may not list this kind still gets everything else, and the gap is in `missing`.
+async fn list_permitted<K>(client: &kube::Client) -> Result<Option<Vec<K>>, Error>
+where
+    K: kube::Resource<DynamicType = ()> + Clone + std::fmt::Debug + serde::de::DeserializeOwned,
+{
+    match list_all::<K>(client).await {
+        Err(Error::Kube {
+            source: kube::Error::Api(s),
+            ..
+        }) if s.code == 401 || s.code == 403 => Ok(None),
+        other => other,
+    }
 }
 
 /// The version each kind was read at, by kind name.
