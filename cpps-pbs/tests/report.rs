@@ -476,9 +476,19 @@ fn a_push_copies_only_the_groups_in_its_scope() {
         with_filter(&["type:vm", "exclude:group:vm/100"]),
         (CrossSiteSync::Partial, Some(false))
     );
-    // A regular expression is not evaluated here: cannot tell, never ok.
+    // A regular expression is matched as PBS matches it (pbs-api-types
+    // `BackupGroup::matches`: unanchored, on `type/id`); one PBS could not compile cannot be
+    // judged: cannot tell, never ok.
     assert_eq!(
         with_filter(&["regex:^vm/1"]),
+        (CrossSiteSync::Ok, Some(true))
+    );
+    assert_eq!(
+        with_filter(&["regex:^ct/"]),
+        (CrossSiteSync::Partial, Some(false))
+    );
+    assert_eq!(
+        with_filter(&["regex:vm/("]),
         (CrossSiteSync::CannotTell, None)
     );
     // A namespace outside the job's: `ns` is `pve-b`, the guest is in the root.
