@@ -289,6 +289,51 @@ impl SiteBackups {
     }
 }
 
+/// The backups of each of `targets`' datastore and namespace in a report's inventory
+/// ([`crate::report::collect`]), judged at `now` against `rpo`. A datastore the inventory did
+/// not read is left out (so "not read"); one it could not read, or a namespace whose snapshots
+/// failed, carries the error. A namespace missing from the datastore's list is "cannot tell":
+/// PBS lists only the namespaces the credentials may see (proxmox-backup
+/// `src/api2/admin/namespace.rs` `list_namespaces`).
+pub fn site_backups(
+    inventory: &crate::report::Inventory,
+    targets: &[PbsTarget],
+    now: i64,
+    rpo: Duration,
+) -> Vec<SiteBackups> {
+    let mut out: Vec<SiteBackups> = Vec::new();
+    for target in targets {
+        let (store, ns) = (target.datastore.as_str(), target.namespace.as_str());
+        if out
+            .iter()
+            .any(|s| s.datastore == store && s.namespace == ns)
+        {
+            continue;
+        }
+        let Some(read) = inventory.snapshots.get(store) else {
+            continue;
+        };
+        let failed_ns = inventory
+            .namespace_errors
+            .get(store)
+            .and_then(|errors| errors.iter().find(|(n, _)| n == ns));
+        let backups = match (read, failed_ns) {
+            (Err(e), _) => Err(e.clone()),
+            (Ok(_), Some((_, e))) => Err(e.clone()),
+            (Ok(namespaces), None) => match namespaces.get(ns) {
+                Some(snapshots) => Ok(crate::checks::newest_per_guest(
+                    store, ns, snapshots, now, rpo,
+                )),
+                None => Err(format!(
+                    "namespace `{ns}` is not listed (missing, or hidden from the credentials)"
+                )),
+            },
+        };
+        out.push(SiteBackups::new(store, ns, backups));
+    }
+    out
+}
+
 /// Everything the chain is judged from. Its `Default` has read nothing: no guests, and the
 /// vzdump tasks "not read".
 #[derive(Debug, Clone)]
@@ -482,6 +527,8 @@ fn judge_guest(
     let mut findings = Findings::default();
     let mut jobs = Vec::new();
     let mut candidates: Vec<&PbsTarget> = Vec::new();
+    // Jobs to a disabled or unlisted storage matter only when no PBS job covers the guest.
+    let mut elsewhere = Findings::default();
     for job in input
         .jobs
         .iter()
@@ -494,10 +541,10 @@ fn judge_guest(
                     candidates.push(target);
                 }
             }
-            Some(_) => findings
+            Some(_) => elsewhere
                 .breach
                 .push(format!("job {} writes to a disabled storage", job.id)),
-            None if !input.targets_complete => findings.unknown.push(format!(
+            None if !input.targets_complete => elsewhere.unknown.push(format!(
                 "job {} writes to storage {}, not in the storage list the credentials see",
                 job.id,
                 job.storage.as_deref().unwrap_or("(default)")
@@ -505,10 +552,14 @@ fn judge_guest(
             None => {}
         }
     }
-    if candidates.is_empty() && findings.unknown.is_empty() {
-        findings
-            .breach
-            .push("no enabled vzdump job to a PBS storage includes it".to_owned());
+    if candidates.is_empty() {
+        if elsewhere.unknown.is_empty() {
+            findings.breach.push(
+                "no enabled vzdump job to a PBS storage of this report includes it".to_owned(),
+            );
+        }
+        findings.breach.append(&mut elsewhere.breach);
+        findings.unknown.append(&mut elsewhere.unknown);
     }
     let last_run = last_run(input, guest);
     match &last_run {

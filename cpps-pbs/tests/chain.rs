@@ -128,7 +128,7 @@ fn each_guest_gets_one_verdict_over_the_whole_chain() {
     assert_eq!(scratch.verdict, Verdict::Breach);
     assert_eq!(
         scratch.reasons,
-        ["no enabled vzdump job to a PBS storage includes it"]
+        ["no enabled vzdump job to a PBS storage of this report includes it"]
     );
     assert!(scratch.jobs.is_empty() && scratch.storage.is_none());
 }
@@ -178,6 +178,13 @@ fn what_was_not_read_or_was_filtered_is_cannot_tell() {
         groups.retain(|g| g.backup_id != "100");
     }
     input.there[0].complete = false;
+    // 100 is also in a job to a storage the list does not show: its PBS job decides.
+    input.jobs.push(ChainJob::new(
+        "backup-usb",
+        true,
+        Some("usb-disk".to_owned()),
+        vec![100],
+    ));
     let chains = judge(&input, NOW, rpo());
     let hidden = find(&chains, 201);
     assert_eq!(hidden.verdict, Verdict::CannotTell, "{hidden}");
