@@ -26,6 +26,9 @@
 //!   BGP and VRRP from this router and its peer, confirm only when nothing that held broke,
 //!   else let the timer revert or roll back), and the commit revisions (list, compare, soft
 //!   rollback).
+//! - [`pair`]: the two routers of a site compared ([`pair::compare`]): VRRP groups (VRID,
+//!   virtual addresses, priorities, authentication, preempt) and the WireGuard tunnel (keys,
+//!   allowed-ips, endpoints), as typed findings; secrets compared, never shown.
 //! - [`backup`]: saving a router's configuration to files and telling what changed since the last
 //!   backup of the same router.
 //!
@@ -88,6 +91,7 @@ mod client;
 pub mod config;
 pub mod envelope;
 mod error;
+pub mod pair;
 pub mod status;
 mod version;
 

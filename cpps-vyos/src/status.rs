@@ -55,6 +55,9 @@ pub struct WireGuardStatus {
     pub interface: String,
     /// `listening port`.
     pub listen_port: Option<u16>,
+    /// The interface's own `public key` (both printers show it; the configuration holds only
+    /// the private key), which the other end's peer must hold.
+    pub public_key: Option<String>,
     /// The peers with live state.
     pub peers: Vec<WireGuardPeerStatus>,
     /// Which printer wrote the text; `None` when it printed no peer (both print the interface
@@ -280,6 +283,9 @@ pub fn parse_wireguard(text: &str) -> Vec<WireGuardStatus> {
                     }
                     None if indent == 2 && key == "listening port" => {
                         iface.listen_port = value.parse().ok();
+                    }
+                    None if indent == 2 && key == "public key" => {
+                        iface.public_key = Some(value.to_owned());
                     }
                     _ => {}
                 }

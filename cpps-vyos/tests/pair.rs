@@ -1,0 +1,185 @@
+//! The pair comparison of two routers (`cpps_vyos::pair`). The configurations use the nodes of
+//! vyos-1x `interface-definitions/high-availability.xml.in` (`vrrp group NAME`: `interface`,
+//! `vrid`, `address`, `priority`, `authentication type`/`password`, `no-preempt`) and
+//! `interfaces_wireguard.xml.in` (`peer NAME`: `public-key`, `allowed-ips`, `address`, `port`);
+//! the interfaces' public keys are read from `show interfaces wireguard NAME summary` as both
+//! printers print them (`public key:`), on the fake 1.4 and 1.5 routers of `common`.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::{FakeRouter, Profile, config_fixture};
+use cpps_vyos::ConfigTree;
+use cpps_vyos::pair::{PairArea, PairKind, PairSide, compare, read_side};
+
+const KEY_A: &str = "YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE=";
+const KEY_B: &str = "YmJiYmJiYmJiYmJiYmJiYmJiYmJiYmJiYmJiYmJiYmI=";
+
+/// A router of the pair: `me` is `a` or `b`, the other end is the other letter.
+fn router(me: &str, priority: u8, extra: &str) -> ConfigTree {
+    let (my_wan, other_wan, my_tun, other_tun, other_key) = match me {
+        "a" => (
+            "198.51.100.1",
+            "198.51.100.2",
+            "10.255.0.1",
+            "10.255.0.2",
+            KEY_B,
+        ),
+        _ => (
+            "198.51.100.2",
+            "198.51.100.1",
+            "10.255.0.2",
+            "10.255.0.1",
+            KEY_A,
+        ),
+    };
+    let text = format!(
+        "set interfaces ethernet eth0 address '{my_wan}/24'
+set interfaces ethernet eth1 address '192.0.2.{}/24'
+set interfaces wireguard wg0 address '{my_tun}/30'
+set interfaces wireguard wg0 port '51820'
+set interfaces wireguard wg0 private-key 'cHJpdmF0ZS1rZXktbmV2ZXItc2hvd24tMDAwMDAwMDA='
+set interfaces wireguard wg0 peer other public-key '{other_key}'
+set interfaces wireguard wg0 peer other allowed-ips '{other_tun}/32'
+set interfaces wireguard wg0 peer other address '{other_wan}'
+set interfaces wireguard wg0 peer other port '51820'
+set high-availability vrrp group LAN interface 'eth1'
+set high-availability vrrp group LAN vrid '10'
+set high-availability vrrp group LAN address '192.0.2.254/24'
+set high-availability vrrp group LAN priority '{priority}'
+set high-availability vrrp group LAN authentication type 'plaintext-password'
+set high-availability vrrp group LAN authentication password 'VrrpS3cr'
+{extra}",
+        if me == "a" { 2 } else { 3 }
+    );
+    ConfigTree::parse_set(&text).unwrap()
+}
+
+fn side(label: &str, tree: ConfigTree, key: Option<&str>) -> PairSide {
+    let keys: BTreeMap<String, String> = key
+        .map(|k| BTreeMap::from([("wg0".to_owned(), k.to_owned())]))
+        .unwrap_or_default();
+    PairSide::new(label, tree, keys)
+}
+
+#[test]
+fn a_matching_pair_has_no_finding() {
+    let a = side("gw-a", router("a", 200, ""), Some(KEY_A));
+    let b = side("gw-b", router("b", 100, ""), Some(KEY_B));
+    assert_eq!(compare(&a, &b).unwrap(), []);
+}
+
+#[test]
+fn each_difference_is_a_finding_and_no_secret_is_shown() {
+    let a = side(
+        "gw-a",
+        router("a", 100, "set high-availability vrrp group LAN no-preempt"),
+        Some(KEY_A),
+    );
+    let b_extra = "set high-availability vrrp group LAN vrid '11'
+set high-availability vrrp group LAN authentication password 'Other-S3cr'
+set high-availability vrrp group DMZ vrid '20'
+set high-availability vrrp group DMZ interface 'eth1'
+set interfaces wireguard wg0 peer other allowed-ips '10.255.0.9/32'
+set interfaces wireguard wg0 peer other port '51821'";
+    let mut b_tree = router("b", 100, b_extra);
+    // A configuration read without VyOS's schema keeps every `set` value of a leaf: the
+    // values replaced are deleted, as VyOS's single-valued leaves would hold one.
+    let lan = "high-availability vrrp group LAN";
+    let peer = "interfaces wireguard wg0 peer other";
+    for (path, old) in [
+        (format!("{lan} vrid"), "10"),
+        (format!("{lan} authentication password"), "VrrpS3cr"),
+        (format!("{peer} allowed-ips"), "10.255.0.1/32"),
+        (format!("{peer} port"), "51820"),
+    ] {
+        let path: Vec<&str> = path.split(' ').collect();
+        b_tree
+            .apply(&cpps_vyos::Command::delete(path, Some(old)))
+            .unwrap();
+    }
+    let b = side("gw-b", b_tree, Some(KEY_B));
+    let found = compare(&a, &b).unwrap();
+    let messages: Vec<(PairArea, &str, &str)> = found
+        .iter()
+        .map(|f| (f.area, f.subject.as_str(), f.message.as_str()))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            (PairArea::Vrrp, "DMZ", "only on gw-b"),
+            (
+                PairArea::Vrrp,
+                "LAN",
+                "VRID Some(10) on gw-a, Some(11) on gw-b"
+            ),
+            (
+                PairArea::Vrrp,
+                "LAN",
+                "both have priority 100: the master is chosen by interface address"
+            ),
+            (PairArea::Vrrp, "LAN", "the authentication passwords differ"),
+            (
+                PairArea::Vrrp,
+                "LAN",
+                "no-preempt is true on gw-a, false on gw-b"
+            ),
+            (
+                PairArea::WireGuard,
+                "gw-b wg0 peer other",
+                "allowed-ips [\"10.255.0.9/32\"] do not cover gw-a's wg0 address 10.255.0.1/30"
+            ),
+            (
+                PairArea::WireGuard,
+                "gw-b wg0 peer other",
+                "endpoint port 51821, but gw-a's wg0 listens on Some(51820)"
+            ),
+        ]
+    );
+    let all = format!("{found:?}");
+    for secret in [
+        "VrrpS3cr",
+        "Other-S3cr",
+        "cHJpdmF0ZS1rZXktbmV2ZXItc2hvd24tMDAwMDAwMDA=",
+    ] {
+        assert!(!all.contains(secret), "{all}");
+    }
+}
+
+#[test]
+fn a_key_that_could_not_be_read_cannot_tell_and_a_wrong_key_is_a_mismatch() {
+    let a = side("gw-a", router("a", 200, ""), None);
+    let b = side("gw-b", router("b", 100, ""), Some(KEY_B));
+    let found = compare(&a, &b).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].kind, PairKind::CannotTell);
+    assert_eq!(found[0].subject, "gw-b");
+
+    let b = side("gw-b", router("b", 100, ""), Some(KEY_A));
+    let a = side("gw-a", router("a", 200, ""), Some(KEY_A));
+    let found = compare(&a, &b).unwrap();
+    assert!(
+        found.iter().any(|f| f.kind == PairKind::Mismatch
+            && f.message
+                == "no tunnel to gw-b found: no peer holds the public key of any of its interfaces"),
+        "{found:?}"
+    );
+}
+
+/// The interface's public key comes from the summary both printers print: `wg show` on 1.4,
+/// `interfaces_wireguard.py show_summary` on 1.5 (the fake prints each as its code does).
+#[tokio::test]
+async fn the_interface_key_is_read_from_both_printers() {
+    for profile in [Profile::V14, Profile::V15] {
+        let tree = ConfigTree::parse_boot(&config_fixture("dialup-router-medium-vpn.config.boot"))
+            .unwrap();
+        let (_api, client, _fake) = FakeRouter::new(profile, tree).start().await;
+        let side = read_side(&client, "gw").await.unwrap();
+        assert_eq!(
+            side.wireguard_keys.get("wg0").map(String::as_str),
+            Some("cHVibGljLWtleS1vZi13ZzAtMDAwMDAwMDAwMDAwMDA="),
+            "{profile:?}"
+        );
+    }
+}
