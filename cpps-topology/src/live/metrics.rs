@@ -24,7 +24,7 @@ use prometheus_client::metrics::MetricType;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::{Registry, Unit};
 
-use super::facts::{Observation, SourceKind, Sourced};
+use super::facts::{Observation, SiteObservation, SourceKind, Sourced};
 use crate::report::Report;
 
 /// Every metric name [`render`] can write, with its help text (all gauges).
@@ -244,224 +244,255 @@ pub fn render(observed: &Observation, report: Option<&Report>) -> String {
     Metrics::new(observed, report).encode(Exposition::OpenMetrics)
 }
 
+/// Every series of `observed` and `report`, site by site in the observation's order, then the
+/// findings.
 fn collect(out: &mut Out, observed: &Observation, report: Option<&Report>) {
     out.push("cpps_observation_timestamp_seconds", &[], observed.taken_at);
     for site in &observed.sites {
         let s = site.site.as_str();
-        up(out, s, SourceKind::Proxmox, "", &site.proxmox);
-        up(out, s, SourceKind::Linstor, "", &site.linstor);
-        up(out, s, SourceKind::Pbs, "", &site.pbs);
-        up(out, s, SourceKind::Vyos, "", &site.vyos);
-        for (id, k) in &site.kubernetes {
-            up(out, s, SourceKind::Kubernetes, id, k);
-        }
-        for (id, g) in &site.gpus {
-            up(out, s, SourceKind::Nvml, id, g);
-        }
+        sources_up(out, s, site);
+        proxmox(out, s, site);
+        linstor(out, s, site);
+        kubernetes(out, s, site);
+        pbs(out, s, site);
+        gpus(out, s, site);
+    }
+    if let Some(report) = report {
+        findings(out, report);
+    }
+}
 
-        if let Some(pve) = site.proxmox.observed() {
-            for n in &pve.nodes {
-                let id = format!("node/{}", n.name);
-                out.push("pve_up", &[("site", s), ("id", &id)], flag(n.online));
-            }
-            for g in &pve.guests {
-                let kind = if g.kind.as_str() == "lxc" {
-                    "lxc"
-                } else {
-                    "qemu"
-                };
-                let id = format!("{kind}/{}", g.vmid);
-                out.push(
-                    "pve_up",
-                    &[("site", s), ("id", &id)],
-                    flag(g.status == "running"),
-                );
-                out.push(
-                    "pve_guest_info",
-                    &[
-                        ("site", s),
-                        ("id", &id),
-                        ("node", &g.node),
-                        ("name", g.name.as_deref().unwrap_or("")),
-                        ("type", kind),
-                    ],
-                    1,
-                );
-                if let Some(state) = &g.ha_state {
-                    out.push(
-                        "pve_ha_state",
-                        &[("site", s), ("id", &id), ("state", state)],
-                        1,
-                    );
-                }
-            }
-        }
+/// `cpps_up` for each configured source of site `s`.
+fn sources_up(out: &mut Out, s: &str, site: &SiteObservation) {
+    up(out, s, SourceKind::Proxmox, "", &site.proxmox);
+    up(out, s, SourceKind::Linstor, "", &site.linstor);
+    up(out, s, SourceKind::Pbs, "", &site.pbs);
+    up(out, s, SourceKind::Vyos, "", &site.vyos);
+    for (id, k) in &site.kubernetes {
+        up(out, s, SourceKind::Kubernetes, id, k);
+    }
+    for (id, g) in &site.gpus {
+        up(out, s, SourceKind::Nvml, id, g);
+    }
+}
 
-        if let Some(l) = site.linstor.observed() {
-            for n in &l.nodes {
-                out.push(
-                    "cpps_linstor_node_online",
-                    &[("site", s), ("node", &n.name)],
-                    flag(n.online),
-                );
-            }
-            for r in &l.resources {
-                let pool = r.storage_pools.join(",");
-                let labels = [("site", s), ("resource", r.name.as_str()), ("pool", &pool)];
-                out.push(
-                    "cpps_linstor_resource_degraded",
-                    &labels,
-                    flag(matches!(r.class.as_str(), "degraded" | "unknown")),
-                );
-                out.push(
-                    "cpps_drbd_resource_desynced",
-                    &labels,
-                    flag(matches!(r.class.as_str(), "desynced" | "disconnected")),
-                );
-            }
+/// prometheus-pve-exporter's `pve_up`, `pve_guest_info` and `pve_ha_state` of site `s`.
+fn proxmox(out: &mut Out, s: &str, site: &SiteObservation) {
+    if let Some(pve) = site.proxmox.observed() {
+        for n in &pve.nodes {
+            let id = format!("node/{}", n.name);
+            out.push("pve_up", &[("site", s), ("id", &id)], flag(n.online));
         }
-
-        for (cluster, k) in &site.kubernetes {
-            let Some(k) = k.observed() else { continue };
-            for app in &k.applications {
-                let (ns, name) = app.name.split_once('/').unwrap_or(("", &app.name));
-                out.push(
-                    "argocd_app_info",
-                    &[
-                        ("site", s),
-                        ("cluster", cluster),
-                        ("namespace", ns),
-                        ("name", name),
-                        ("sync_status", app.sync.as_deref().unwrap_or("Unknown")),
-                        ("health_status", app.health.as_deref().unwrap_or("Unknown")),
-                    ],
-                    1,
-                );
-            }
-            for cert in &k.certificates {
-                let (ns, name) = cert.name.split_once('/').unwrap_or(("", &cert.name));
-                let labels = [
-                    ("site", s),
-                    ("cluster", cluster.as_str()),
-                    ("namespace", ns),
-                    ("name", name),
-                ];
-                if let Some(t) = cert.not_after {
-                    out.push(
-                        "certmanager_certificate_expiration_timestamp_seconds",
-                        &labels,
-                        t,
-                    );
-                }
-                let mut ready = labels.to_vec();
-                ready.push(("condition", "True"));
-                out.push(
-                    "certmanager_certificate_ready_status",
-                    &ready,
-                    flag(cert.ready),
-                );
-            }
-        }
-
-        if site.pbs.is_configured() {
+        for g in &pve.guests {
+            let kind = if g.kind.as_str() == "lxc" {
+                "lxc"
+            } else {
+                "qemu"
+            };
+            let id = format!("{kind}/{}", g.vmid);
             out.push(
-                "pbs_up",
-                &[("site", s)],
-                flag(site.pbs.observed().is_some()),
+                "pve_up",
+                &[("site", s), ("id", &id)],
+                flag(g.status == "running"),
             );
-        }
-        if let Some(p) = site.pbs.observed() {
-            let names: BTreeMap<String, &str> = site
-                .proxmox
-                .observed()
-                .map(|pve| {
-                    pve.guests
-                        .iter()
-                        .map(|g| (g.vmid.to_string(), g.name.as_deref().unwrap_or("")))
-                        .collect()
-                })
-                .unwrap_or_default();
-            for b in &p.backups {
-                let vm_name = names.get(&b.backup_id).copied().unwrap_or("");
-                let labels = [
+            out.push(
+                "pve_guest_info",
+                &[
                     ("site", s),
-                    ("datastore", b.store.as_str()),
-                    ("namespace", b.namespace.as_str()),
-                    ("vm_id", b.backup_id.as_str()),
-                    ("vm_name", vm_name),
-                ];
-                out.push("pbs_snapshot_vm_last_timestamp", &labels, b.newest_time);
+                    ("id", &id),
+                    ("node", &g.node),
+                    ("name", g.name.as_deref().unwrap_or("")),
+                    ("type", kind),
+                ],
+                1,
+            );
+            if let Some(state) = &g.ha_state {
                 out.push(
-                    "pbs_snapshot_vm_last_verify",
-                    &labels,
-                    flag(b.newest_verified_time == Some(b.newest_time)),
+                    "pve_ha_state",
+                    &[("site", s), ("id", &id), ("state", state)],
+                    1,
                 );
-            }
-            for j in &p.jobs {
-                if let Some(ok) = j.last_ok {
-                    out.push(
-                        "cpps_pbs_job_last_run_ok",
-                        &[
-                            ("site", s),
-                            ("kind", j.kind.as_str()),
-                            ("id", j.id.as_str()),
-                            ("datastore", j.store.as_str()),
-                        ],
-                        flag(ok),
-                    );
-                }
-            }
-        }
-
-        for (host, g) in &site.gpus {
-            let Some(g) = g.observed() else { continue };
-            let driver = g.driver_version.as_deref().unwrap_or("");
-            for gpu in &g.gpus {
-                let index = gpu.index.to_string();
-                let uuid = gpu.uuid.as_deref().unwrap_or("");
-                let labels = [
-                    ("site", s),
-                    ("Hostname", host.as_str()),
-                    ("gpu", index.as_str()),
-                    ("UUID", uuid),
-                    ("modelName", gpu.name.as_deref().unwrap_or("")),
-                    ("DCGM_FI_DRIVER_VERSION", driver),
-                ];
-                let last_xid = g
-                    .xids
-                    .iter()
-                    .rev()
-                    .find(|(u, _)| u.as_deref() == Some(uuid) || u.is_none())
-                    .map_or(0, |(_, x)| i64::try_from(*x).unwrap_or(i64::MAX));
-                out.push("DCGM_FI_DEV_XID_ERRORS", &labels, last_xid);
-                let health = match gpu.health.as_str() {
-                    "ok" => 0,
-                    "info" => 1,
-                    "warning" => 2,
-                    _ => 3,
-                };
-                out.push("cpps_gpu_health_status", &labels, health);
             }
         }
     }
+}
 
-    if let Some(report) = report {
-        let mut counts: BTreeMap<(String, &str, &str), usize> = BTreeMap::new();
-        for f in report.active() {
-            *counts
-                .entry((
-                    f.site.clone().unwrap_or_default(),
-                    f.rule.as_str(),
-                    f.severity.as_str(),
-                ))
-                .or_default() += 1;
-        }
-        for ((site, rule, severity), n) in counts {
+/// LINSTOR's satellites and resources of site `s`, with their DRBD state.
+fn linstor(out: &mut Out, s: &str, site: &SiteObservation) {
+    if let Some(l) = site.linstor.observed() {
+        for n in &l.nodes {
             out.push(
-                "cpps_findings",
-                &[("site", &site), ("rule", rule), ("severity", severity)],
-                i64::try_from(n).unwrap_or(i64::MAX),
+                "cpps_linstor_node_online",
+                &[("site", s), ("node", &n.name)],
+                flag(n.online),
             );
         }
+        for r in &l.resources {
+            let pool = r.storage_pools.join(",");
+            let labels = [("site", s), ("resource", r.name.as_str()), ("pool", &pool)];
+            out.push(
+                "cpps_linstor_resource_degraded",
+                &labels,
+                flag(matches!(r.class.as_str(), "degraded" | "unknown")),
+            );
+            out.push(
+                "cpps_drbd_resource_desynced",
+                &labels,
+                flag(matches!(r.class.as_str(), "desynced" | "disconnected")),
+            );
+        }
+    }
+}
+
+/// Argo CD's `argocd_app_info` and cert-manager's certificate series of each cluster of site `s`.
+fn kubernetes(out: &mut Out, s: &str, site: &SiteObservation) {
+    for (cluster, k) in &site.kubernetes {
+        let Some(k) = k.observed() else { continue };
+        for app in &k.applications {
+            let (ns, name) = app.name.split_once('/').unwrap_or(("", &app.name));
+            out.push(
+                "argocd_app_info",
+                &[
+                    ("site", s),
+                    ("cluster", cluster),
+                    ("namespace", ns),
+                    ("name", name),
+                    ("sync_status", app.sync.as_deref().unwrap_or("Unknown")),
+                    ("health_status", app.health.as_deref().unwrap_or("Unknown")),
+                ],
+                1,
+            );
+        }
+        for cert in &k.certificates {
+            let (ns, name) = cert.name.split_once('/').unwrap_or(("", &cert.name));
+            let labels = [
+                ("site", s),
+                ("cluster", cluster.as_str()),
+                ("namespace", ns),
+                ("name", name),
+            ];
+            if let Some(t) = cert.not_after {
+                out.push(
+                    "certmanager_certificate_expiration_timestamp_seconds",
+                    &labels,
+                    t,
+                );
+            }
+            let mut ready = labels.to_vec();
+            ready.push(("condition", "True"));
+            out.push(
+                "certmanager_certificate_ready_status",
+                &ready,
+                flag(cert.ready),
+            );
+        }
+    }
+}
+
+/// pbs-exporter's `pbs_up` and snapshot series of site `s`, and its jobs' last results.
+fn pbs(out: &mut Out, s: &str, site: &SiteObservation) {
+    if site.pbs.is_configured() {
+        out.push(
+            "pbs_up",
+            &[("site", s)],
+            flag(site.pbs.observed().is_some()),
+        );
+    }
+    if let Some(p) = site.pbs.observed() {
+        let names: BTreeMap<String, &str> = site
+            .proxmox
+            .observed()
+            .map(|pve| {
+                pve.guests
+                    .iter()
+                    .map(|g| (g.vmid.to_string(), g.name.as_deref().unwrap_or("")))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for b in &p.backups {
+            let vm_name = names.get(&b.backup_id).copied().unwrap_or("");
+            let labels = [
+                ("site", s),
+                ("datastore", b.store.as_str()),
+                ("namespace", b.namespace.as_str()),
+                ("vm_id", b.backup_id.as_str()),
+                ("vm_name", vm_name),
+            ];
+            out.push("pbs_snapshot_vm_last_timestamp", &labels, b.newest_time);
+            out.push(
+                "pbs_snapshot_vm_last_verify",
+                &labels,
+                flag(b.newest_verified_time == Some(b.newest_time)),
+            );
+        }
+        for j in &p.jobs {
+            if let Some(ok) = j.last_ok {
+                out.push(
+                    "cpps_pbs_job_last_run_ok",
+                    &[
+                        ("site", s),
+                        ("kind", j.kind.as_str()),
+                        ("id", j.id.as_str()),
+                        ("datastore", j.store.as_str()),
+                    ],
+                    flag(ok),
+                );
+            }
+        }
+    }
+}
+
+/// dcgm-exporter's `DCGM_FI_DEV_XID_ERRORS` and the GPU health of each host of site `s`.
+fn gpus(out: &mut Out, s: &str, site: &SiteObservation) {
+    for (host, g) in &site.gpus {
+        let Some(g) = g.observed() else { continue };
+        let driver = g.driver_version.as_deref().unwrap_or("");
+        for gpu in &g.gpus {
+            let index = gpu.index.to_string();
+            let uuid = gpu.uuid.as_deref().unwrap_or("");
+            let labels = [
+                ("site", s),
+                ("Hostname", host.as_str()),
+                ("gpu", index.as_str()),
+                ("UUID", uuid),
+                ("modelName", gpu.name.as_deref().unwrap_or("")),
+                ("DCGM_FI_DRIVER_VERSION", driver),
+            ];
+            let last_xid = g
+                .xids
+                .iter()
+                .rev()
+                .find(|(u, _)| u.as_deref() == Some(uuid) || u.is_none())
+                .map_or(0, |(_, x)| i64::try_from(*x).unwrap_or(i64::MAX));
+            out.push("DCGM_FI_DEV_XID_ERRORS", &labels, last_xid);
+            let health = match gpu.health.as_str() {
+                "ok" => 0,
+                "info" => 1,
+                "warning" => 2,
+                _ => 3,
+            };
+            out.push("cpps_gpu_health_status", &labels, health);
+        }
+    }
+}
+
+/// `cpps_findings`: the report's unsuppressed findings counted by site, rule and severity.
+fn findings(out: &mut Out, report: &Report) {
+    let mut counts: BTreeMap<(String, &str, &str), usize> = BTreeMap::new();
+    for f in report.active() {
+        *counts
+            .entry((
+                f.site.clone().unwrap_or_default(),
+                f.rule.as_str(),
+                f.severity.as_str(),
+            ))
+            .or_default() += 1;
+    }
+    for ((site, rule, severity), n) in counts {
+        out.push(
+            "cpps_findings",
+            &[("site", &site), ("rule", rule), ("severity", severity)],
+            i64::try_from(n).unwrap_or(i64::MAX),
+        );
     }
 }
