@@ -528,43 +528,7 @@ fn first_positions<K: std::hash::Hash + Eq, T>(
 
 /// Builds the [`Refs`] of `parts`, given the lookup maps by id already built (`ix`).
 fn resolve(parts: &Parts, ix: &Index) -> Refs {
-    // Sites: declared ones first (the first of an id wins), then each id only referenced.
-    let mut undeclared: HashMap<SiteId, SiteKey> = HashMap::new();
-    let site_keys: Vec<SiteKey> = parts
-        .sites
-        .iter()
-        .enumerate()
-        .map(|(i, s)| SiteKey(ix.sites.get(&s.id).copied().unwrap_or(i) as u32))
-        .collect();
-    let declared = parts.sites.len();
-    let mut key = |id: &SiteId| -> SiteKey {
-        if let Some(&i) = ix.sites.get(id) {
-            return SiteKey(i as u32);
-        }
-        if let Some(&k) = undeclared.get(id) {
-            return k;
-        }
-        let k = SiteKey((declared + undeclared.len()) as u32);
-        undeclared.insert(id.clone(), k);
-        k
-    };
-    let host_site: Vec<SiteKey> = parts.hosts.iter().map(|h| key(&h.site)).collect();
-    let cluster_site: Vec<SiteKey> = parts.k3s_clusters.iter().map(|k| key(&k.site)).collect();
-    let pool_site: Vec<SiteKey> = parts.linstor_pools.iter().map(|p| key(&p.site)).collect();
-    let pbs_site: Vec<SiteKey> = parts.pbs.iter().map(|p| key(&p.site)).collect();
-    let argocd_site: Vec<SiteKey> = parts.argocd.iter().map(|a| key(&a.site)).collect();
-    let router_site: Vec<SiteKey> = parts.routers.iter().map(|r| key(&r.site)).collect();
-    let traefik_site: Vec<SiteKey> = parts.traefik.iter().map(|t| key(&t.site)).collect();
-    let pve_cluster_site: Vec<SiteKey> = parts
-        .proxmox_clusters
-        .iter()
-        .map(|p| key(&p.site))
-        .collect();
-    let site_key_count = declared + undeclared.len();
-
-    fn pos<K: std::hash::Hash + Eq>(map: &HashMap<K, usize>, id: &K) -> Pos {
-        map.get(id).map_or(Pos::NONE, |&i| Pos::at(i))
-    }
+    let sites = site_keys(parts, ix);
     let host_tier = parts
         .hosts
         .iter()
@@ -598,8 +562,123 @@ fn resolve(parts: &Parts, ix: &Index) -> Refs {
         .iter()
         .map(|g| g.backup.as_ref().map_or(Pos::NONE, |p| pos(&ix.pbs, p)))
         .collect();
+    let (cluster_nodes, guest_listing) = cluster_listing(parts, ix);
+    let by_site = |keys: &[SiteKey]| {
+        Grouped::build(sites.count, || {
+            keys.iter().enumerate().map(|(i, k)| (k.index(), i as u32))
+        })
+    };
+    Refs {
+        argocd_manages: argocd_manages(parts, ix),
+        pool_nodes: pool_nodes(parts, ix),
+        pool_controllers: pool_controllers(parts, ix),
+        pattern_members: pattern_members(parts, ix),
+        host_facts: parts.hosts.iter().map(HostFacts::of).collect(),
+        cluster_facts: parts
+            .k3s_clusters
+            .iter()
+            .enumerate()
+            .map(|(ki, k)| ClusterFacts::of(k, cluster_nodes.of(ki).len()))
+            .collect(),
+        guest_facts: parts.guests.iter().map(GuestFacts::of).collect(),
+        pbs_by_site: by_site(&sites.pbs_site),
+        routers_by_site: by_site(&sites.router_site),
+        traefik_by_site: by_site(&sites.traefik_site),
+        argocd_by_site: by_site(&sites.argocd_site),
+        clusters_by_site: by_site(&sites.cluster_site),
+        empty_interface_by_site: empty_interface_by_site(parts, &sites),
+        site_keys: sites.site_keys,
+        host_site: sites.host_site,
+        host_tier,
+        host_pve_cluster,
+        pve_cluster_site: sites.pve_cluster_site,
+        guest_host,
+        guest_storage,
+        guest_backup,
+        guest_listing,
+        cluster_site: sites.cluster_site,
+        cluster_nodes,
+        cluster_managers: cluster_managers(parts, ix),
+        pool_site: sites.pool_site,
+        host_pools: host_pools(parts, ix),
+        pbs_site: sites.pbs_site,
+        argocd_site: sites.argocd_site,
+        host_first: first_positions(&parts.hosts, &ix.hosts, |h| &h.id),
+        cluster_first: first_positions(&parts.k3s_clusters, &ix.k3s_clusters, |k| &k.id),
+    }
+}
 
-    // Cluster nodes, and where each guest is first listed.
+/// The site keys of every component with a site, built together: each id only referenced gets
+/// the next key, in one fixed order.
+struct SiteKeys {
+    site_keys: Vec<SiteKey>,
+    host_site: Vec<SiteKey>,
+    cluster_site: Vec<SiteKey>,
+    pool_site: Vec<SiteKey>,
+    pbs_site: Vec<SiteKey>,
+    argocd_site: Vec<SiteKey>,
+    router_site: Vec<SiteKey>,
+    traefik_site: Vec<SiteKey>,
+    pve_cluster_site: Vec<SiteKey>,
+    /// How many keys there are: the declared sites and the ids only referenced.
+    count: usize,
+}
+
+/// Sites: declared ones first (the first of an id wins), then each id only referenced.
+fn site_keys(parts: &Parts, ix: &Index) -> SiteKeys {
+    let mut undeclared: HashMap<SiteId, SiteKey> = HashMap::new();
+    let site_keys: Vec<SiteKey> = parts
+        .sites
+        .iter()
+        .enumerate()
+        .map(|(i, s)| SiteKey(ix.sites.get(&s.id).copied().unwrap_or(i) as u32))
+        .collect();
+    let declared = parts.sites.len();
+    let mut key = |id: &SiteId| -> SiteKey {
+        if let Some(&i) = ix.sites.get(id) {
+            return SiteKey(i as u32);
+        }
+        if let Some(&k) = undeclared.get(id) {
+            return k;
+        }
+        let k = SiteKey((declared + undeclared.len()) as u32);
+        undeclared.insert(id.clone(), k);
+        k
+    };
+    let host_site: Vec<SiteKey> = parts.hosts.iter().map(|h| key(&h.site)).collect();
+    let cluster_site: Vec<SiteKey> = parts.k3s_clusters.iter().map(|k| key(&k.site)).collect();
+    let pool_site: Vec<SiteKey> = parts.linstor_pools.iter().map(|p| key(&p.site)).collect();
+    let pbs_site: Vec<SiteKey> = parts.pbs.iter().map(|p| key(&p.site)).collect();
+    let argocd_site: Vec<SiteKey> = parts.argocd.iter().map(|a| key(&a.site)).collect();
+    let router_site: Vec<SiteKey> = parts.routers.iter().map(|r| key(&r.site)).collect();
+    let traefik_site: Vec<SiteKey> = parts.traefik.iter().map(|t| key(&t.site)).collect();
+    let pve_cluster_site: Vec<SiteKey> = parts
+        .proxmox_clusters
+        .iter()
+        .map(|p| key(&p.site))
+        .collect();
+    SiteKeys {
+        site_keys,
+        host_site,
+        cluster_site,
+        pool_site,
+        pbs_site,
+        argocd_site,
+        router_site,
+        traefik_site,
+        pve_cluster_site,
+        count: declared + undeclared.len(),
+    }
+}
+
+/// The position of the component with id `id` in `map`, none when no component has it.
+fn pos<K: std::hash::Hash + Eq>(map: &HashMap<K, usize>, id: &K) -> Pos {
+    map.get(id).map_or(Pos::NONE, |&i| Pos::at(i))
+}
+
+/// The resolved nodes of each K3s cluster, and where each guest is first listed (a guest whose
+/// id repeats takes the listing of the first guest with that id).
+fn cluster_listing(parts: &Parts, ix: &Index) -> (Grouped<ClusterNode>, Vec<Listing>) {
     let node_guests: Vec<Vec<ClusterNode>> = parts
         .k3s_clusters
         .iter()
@@ -643,54 +722,71 @@ fn resolve(parts: &Parts, ix: &Index) -> Refs {
     for (gi, &first) in guest_first.iter().enumerate() {
         guest_listing[gi] = guest_listing[first as usize];
     }
+    (cluster_nodes, guest_listing)
+}
 
-    let cluster_first = first_positions(&parts.k3s_clusters, &ix.k3s_clusters, |k| &k.id);
-    let cluster_managers = Grouped::build(parts.k3s_clusters.len(), || {
+/// The ArgoCD instances (positions) that list each K3s cluster in `manages`.
+fn cluster_managers(parts: &Parts, ix: &Index) -> Grouped<u32> {
+    Grouped::build(parts.k3s_clusters.len(), || {
         parts.argocd.iter().enumerate().flat_map(|(ai, a)| {
             a.manages
                 .iter()
                 .filter_map(|k| ix.k3s_clusters.get(k))
                 .map(move |&ki| (ki, ai as u32))
         })
-    });
-    let host_first = first_positions(&parts.hosts, &ix.hosts, |h| &h.id);
-    let host_pools = Grouped::build(parts.hosts.len(), || {
+    })
+}
+
+/// The pools (positions) that each host is a node of.
+fn host_pools(parts: &Parts, ix: &Index) -> Grouped<u32> {
+    Grouped::build(parts.hosts.len(), || {
         parts.linstor_pools.iter().enumerate().flat_map(|(pi, p)| {
             p.nodes
                 .iter()
                 .filter_map(|n| ix.hosts.get(&n.host))
                 .map(move |&hi| (hi, pi as u32))
         })
-    });
-    let by_site = |keys: &[SiteKey]| {
-        Grouped::build(site_key_count, || {
-            keys.iter().enumerate().map(|(i, k)| (k.index(), i as u32))
-        })
-    };
-    let empty_interface_by_site = Grouped::build(site_key_count, || {
+    })
+}
+
+/// The hosts (positions) of each site key whose LINSTOR interface is written but empty.
+fn empty_interface_by_site(parts: &Parts, sites: &SiteKeys) -> Grouped<u32> {
+    Grouped::build(sites.count, || {
         parts
             .hosts
             .iter()
-            .zip(&host_site)
+            .zip(&sites.host_site)
             .enumerate()
             .filter(|(_, (h, _))| host_interface_is_empty(h))
             .map(|(i, (_, k))| (k.index(), i as u32))
-    });
-    let argocd_manages = Grouped::build(parts.argocd.len(), || {
+    })
+}
+
+/// Each ArgoCD's `manages`, resolved entry by entry.
+fn argocd_manages(parts: &Parts, ix: &Index) -> Grouped<Pos> {
+    Grouped::build(parts.argocd.len(), || {
         parts.argocd.iter().enumerate().flat_map(|(ai, a)| {
             a.manages
                 .iter()
                 .map(move |k| (ai, pos(&ix.k3s_clusters, k)))
         })
-    });
-    let pool_nodes = Grouped::build(parts.linstor_pools.len(), || {
+    })
+}
+
+/// Each pool's nodes' hosts, resolved entry by entry.
+fn pool_nodes(parts: &Parts, ix: &Index) -> Grouped<Pos> {
+    Grouped::build(parts.linstor_pools.len(), || {
         parts
             .linstor_pools
             .iter()
             .enumerate()
             .flat_map(|(pi, p)| p.nodes.iter().map(move |n| (pi, pos(&ix.hosts, &n.host))))
-    });
-    let pool_controllers = Grouped::build(parts.linstor_pools.len(), || {
+    })
+}
+
+/// Each pool's controller hosts (primary, then standby), resolved entry by entry.
+fn pool_controllers(parts: &Parts, ix: &Index) -> Grouped<Pos> {
+    Grouped::build(parts.linstor_pools.len(), || {
         parts.linstor_pools.iter().enumerate().flat_map(|(pi, p)| {
             let hosts = p
                 .controller
@@ -698,52 +794,18 @@ fn resolve(parts: &Parts, ix: &Index) -> Refs {
                 .flat_map(|c| c.primary.iter().chain(&c.standby));
             hosts.map(move |h| (pi, pos(&ix.hosts, h)))
         })
-    });
-    let pattern_members = Grouped::build(parts.patterns.len(), || {
+    })
+}
+
+/// Each pattern's members, resolved entry by entry.
+fn pattern_members(parts: &Parts, ix: &Index) -> Grouped<Pos> {
+    Grouped::build(parts.patterns.len(), || {
         parts.patterns.iter().enumerate().flat_map(|(pi, p)| {
             p.members
                 .iter()
                 .map(move |k| (pi, pos(&ix.k3s_clusters, k)))
         })
-    });
-    Refs {
-        argocd_manages,
-        pool_nodes,
-        pool_controllers,
-        pattern_members,
-        host_facts: parts.hosts.iter().map(HostFacts::of).collect(),
-        cluster_facts: parts
-            .k3s_clusters
-            .iter()
-            .enumerate()
-            .map(|(ki, k)| ClusterFacts::of(k, cluster_nodes.of(ki).len()))
-            .collect(),
-        guest_facts: parts.guests.iter().map(GuestFacts::of).collect(),
-        pbs_by_site: by_site(&pbs_site),
-        routers_by_site: by_site(&router_site),
-        traefik_by_site: by_site(&traefik_site),
-        argocd_by_site: by_site(&argocd_site),
-        clusters_by_site: by_site(&cluster_site),
-        empty_interface_by_site,
-        site_keys,
-        host_site,
-        host_tier,
-        host_pve_cluster,
-        pve_cluster_site,
-        guest_host,
-        guest_storage,
-        guest_backup,
-        guest_listing,
-        cluster_site,
-        cluster_nodes,
-        cluster_managers,
-        pool_site,
-        host_pools,
-        pbs_site,
-        argocd_site,
-        host_first,
-        cluster_first,
-    }
+    })
 }
 
 /// Whether a host's LINSTOR replication interface is written but empty (or blank).
