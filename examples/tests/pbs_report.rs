@@ -2,6 +2,9 @@
 //! which are shaped exactly as Proxmox's PBS API schema (`pbs-apidoc.json`) says; no fake PBS
 //! server exists. `CPPS_PBS_URL` points the binary at the mock (plain HTTP on 127.0.0.1).
 
+#[path = "../../cpps-proxmox/tests/common/mod.rs"]
+mod pve;
+
 mod common;
 
 use serde_json::{Value, json};
@@ -365,4 +368,246 @@ async fn fix_plans_by_default_and_applies_with_apply() {
         posts.contains(&"/api2/json/admin/datastore/store1/verify".to_owned()),
         "{posts:?}"
     );
+}
+
+/// Runs `pbs-report` against the PBS mock `server`, with the PVE variables `pve` (no PVE
+/// variable of the caller's environment leaks in).
+async fn run_with_pve(
+    server: &MockServer,
+    args: &[&str],
+    pve: &[(&str, String)],
+) -> std::process::Output {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_pbs-report"));
+    for var in [
+        "PROXMOX_VE_ENDPOINT",
+        "PROXMOX_VE_API_TOKEN",
+        "PROXMOX_VE_USERNAME",
+        "PROXMOX_VE_PASSWORD",
+        "PROXMOX_VE_CA_FILE",
+        "PROXMOX_VE_FINGERPRINT",
+        "PROXMOX_VE_INSECURE",
+        "PBS_FINGERPRINT",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.args(args)
+        .env("PBS_REPOSITORY", "report@pbs!ro@pbs-a.example:store1")
+        .env("PBS_PASSWORD", SECRET)
+        .env("CPPS_PBS_URL", format!("{}/api2/json", server.uri()))
+        .envs(pve.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .await
+        .expect("pbs-report runs")
+}
+
+/// A PBS 4 holding fresh, verified backups of vm/100 and ct/200 in store1, whose remote
+/// `pbs-b` lists only vm/100 in `from-site-a` (the remote scan, proxmox-backup
+/// `src/api2/config/remote.rs` `scan_remote_groups`, answers the remote's `list_groups`).
+async fn pbs_for_the_chain(fresh: i64) -> MockServer {
+    let upid = "UPID:pbs-a:00000777:0000A1B2:0000000B:6B0A5FD0:verificationjob:store1:root@pam:";
+    let snapshots = json!({"data": [
+        {"backup-type": "vm", "backup-id": "100", "backup-time": fresh, "files": ["index.json.blob"],
+         "protected": false, "verification": {"state": "ok", "upid": upid}},
+        {"backup-type": "ct", "backup-id": "200", "backup-time": fresh - 600, "files": ["index.json.blob"],
+         "protected": false, "verification": {"state": "ok", "upid": upid}}
+    ]});
+    let none = json!({"data": []});
+    let server = pbs(snapshots, none.clone(), none.clone(), none.clone(), none).await;
+    serve(
+        &server,
+        "/config/remote/pbs-b/scan/from-site-a/groups",
+        json!({"data": [
+            {"backup-type": "vm", "backup-id": "100", "last-backup": fresh, "backup-count": 3,
+             "files": ["index.json.blob"], "owner": "sync@pbs"}
+        ]}),
+    )
+    .await;
+    server
+}
+
+/// A PVE cluster (wiremock) as pve-manager and pve-storage answer: three guests
+/// (`GET /cluster/resources?type=vm`), the PBS storage `pbs-franca` on store1 beside `local`
+/// (`GET /storage`, pve-storage `PVE/API2/Storage/Config.pm`), an enabled job to it for 100
+/// and 200 and a disabled one to local (`GET /cluster/backup`), and on pve1 one vzdump task
+/// for several guests, so without an id (pve-manager `PVE/API2/VZDump.pm`).
+async fn pve_for_the_chain(fresh: i64) -> MockServer {
+    let server = MockServer::start().await;
+    let answer = |path_: &str, data: Value| {
+        Mock::given(method("GET"))
+            .and(path(format!("/api2/json/{path_}")))
+            .and(header("authorization", "PVEAPIToken=root@pam!ci=5ecr3t"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": data})))
+            .expect(1)
+    };
+    // The vzdump tasks are asked for by type (`typefilter`), running ones included.
+    let tasks = |node: &str, data: Value| {
+        Mock::given(method("GET"))
+            .and(path(format!("/api2/json/nodes/{node}/tasks")))
+            .and(query_param("typefilter", "vzdump"))
+            .and(query_param("source", "all"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": data})))
+            .expect(1)
+    };
+    answer("cluster/resources", json!([
+        {"id": "qemu/100", "type": "qemu", "vmid": 100, "node": "pve1", "name": "gitlab", "status": "running"},
+        {"id": "lxc/200", "type": "lxc", "vmid": 200, "node": "pve1", "name": "dns1", "status": "running"},
+        {"id": "qemu/300", "type": "qemu", "vmid": 300, "node": "pve2", "name": "scratch", "status": "stopped"}
+    ]))
+    .mount(&server)
+    .await;
+    answer("storage", json!([
+        {"storage": "local", "type": "dir", "path": "/var/lib/vz", "content": "backup,iso,vztmpl",
+         "digest": "c8a3d4fa0a47f0e63e1ba0b8b5ee3d3cb6e7c0b2"},
+        {"storage": "pbs-franca", "type": "pbs", "server": "pbs-a.example", "datastore": "store1",
+         "username": "backup@pbs!pve", "content": "backup",
+         "encryption-key": "a7:49:ff:53:3a:b2:0d:4c:77:e4:1c:52:de:6f:80:57:dd:5b:b9:2f:d0:62:23:c0:1c:6a:a6:9f:2f:2c:93:3a",
+         "digest": "c8a3d4fa0a47f0e63e1ba0b8b5ee3d3cb6e7c0b2"}
+    ]))
+    .mount(&server)
+    .await;
+    answer("cluster/backup", json!([
+        {"id": "backup-5f1a", "type": "vzdump", "enabled": 1, "schedule": "21:00", "storage": "pbs-franca",
+         "vmid": "100,200", "mode": "snapshot"},
+        {"id": "backup-old", "type": "vzdump", "enabled": 0, "schedule": "sun 03:00", "storage": "local",
+         "all": 1, "exclude": "300"}
+    ]))
+    .mount(&server)
+    .await;
+    let start = fresh - 300;
+    tasks("pve1", json!([
+        {"upid": format!("UPID:pve1:0000A1B6:0001C3D4:{start:08X}:vzdump::root@pam:"), "node": "pve1",
+         "type": "vzdump", "id": "", "user": "root@pam", "starttime": start, "endtime": fresh + 60,
+         "status": "OK"}
+    ]))
+    .mount(&server)
+    .await;
+    tasks("pve2", json!([])).mount(&server).await;
+    server
+}
+
+/// Capability (issue 31): the backup chain per guest across both sites. 100 is backed up,
+/// verified and copied to site-b; 200's copy is not among the groups the remote's
+/// credentials list, which is "cannot tell" (`list_groups` filters by owner); 300 is only in
+/// a disabled job to local storage, a breach.
+#[tokio::test]
+async fn the_backup_chain_gives_one_verdict_per_guest() {
+    let fresh = now() - 3600;
+    let pbs = pbs_for_the_chain(fresh).await;
+    let pve = pve_for_the_chain(fresh).await;
+    let env = [
+        ("PROXMOX_VE_ENDPOINT", pve.uri()),
+        ("PROXMOX_VE_API_TOKEN", "root@pam!ci=5ecr3t".to_owned()),
+    ];
+    let args = [
+        "--format",
+        "json",
+        "--site",
+        "site-a",
+        "--remote-site",
+        "pbs-b=site-b",
+        "--chain",
+        "--copy",
+        "pbs-b:from-site-a",
+    ];
+    let out = run_with_pve(&pbs, &args, &env).await;
+    let stdout = common::stdout_of_exit(&out, 1);
+    let both: Value = serde_json::from_str(&stdout).expect("the output is JSON");
+    let chain = both["chain"].as_array().expect("a chain list");
+    let verdicts: Vec<(u64, &str)> = chain
+        .iter()
+        .map(|c| (c["vmid"].as_u64().unwrap(), c["verdict"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [(100, "ok"), (200, "cannot-tell"), (300, "breach")],
+        "{stdout}"
+    );
+    assert_eq!(chain[0]["backed_up"], fresh);
+    assert_eq!(chain[0]["copied"], fresh);
+    assert_eq!(chain[0]["copy_site"], "site-b");
+    assert_eq!(chain[0]["encrypted"], true);
+    assert_eq!(chain[0]["last_run"]["state"], "shared");
+    assert_eq!(both["report"]["summary"]["guests"], 2);
+    pbs.verify().await;
+    pve.verify().await;
+
+    // The text form says it in one line per guest.
+    let pbs = pbs_for_the_chain(fresh).await;
+    let pve = pve_for_the_chain(fresh).await;
+    let env = [
+        ("PROXMOX_VE_ENDPOINT", pve.uri()),
+        ("PROXMOX_VE_API_TOKEN", "root@pam!ci=5ecr3t".to_owned()),
+    ];
+    let out = run_with_pve(&pbs, &args[2..], &env).await;
+    let text = common::stdout_of_exit(&out, 1);
+    let line = text
+        .lines()
+        .find(|l| {
+            l.trim_start()
+                .starts_with("100 (gitlab) ok: backed up here at")
+        })
+        .unwrap_or_else(|| panic!("no chain line for 100 in\n{text}"));
+    assert!(line.contains("copied to site-b at"), "{line}");
+    assert!(text.contains("no enabled vzdump job to a PBS storage of this report includes it"));
+}
+
+/// The backup chain against fakepve (run by `cargo xtask test`): the guests, the storage list
+/// (with a PBS storage created through `POST /storage`, validated by fakepve as pve-storage's
+/// `PBSPlugin`), the vzdump jobs and the vzdump tasks all come from it. fakepve's
+/// `GET /cluster/backup` is a schema placeholder (one job for pool `example` to `local`), so no
+/// job to the PBS storage covers any guest: every guest is a breach, and 100's own vzdump task
+/// (fakepve's `backup`, named after the guest) is its last run.
+#[tokio::test]
+async fn the_backup_chain_reads_the_guests_storages_and_tasks_of_fakepve() {
+    let Some(s) =
+        pve::fakepve("the_backup_chain_reads_the_guests_storages_and_tasks_of_fakepve").await
+    else {
+        return;
+    };
+    s.control("backup", json!({"vmid": 100})).await;
+    let client = s.token_client();
+    client
+        .post_raw(
+            "storage",
+            &[
+                ("storage", "pbs-chain-report"),
+                ("type", "pbs"),
+                ("server", "127.0.0.1"),
+                ("datastore", "store1"),
+                ("username", "backup@pbs"),
+            ],
+        )
+        .await
+        .unwrap();
+    let pbs = pbs_with_fixtures().await;
+    let env = [
+        ("PROXMOX_VE_ENDPOINT", s.pve.url.clone()),
+        (
+            "PROXMOX_VE_API_TOKEN",
+            format!("{}={}", s.pve.token_id, s.pve.token_secret),
+        ),
+        ("PROXMOX_VE_CA_FILE", s.pve.ca_file.display().to_string()),
+    ];
+    let out = run_with_pve(&pbs, &["--format", "json", "--chain"], &env).await;
+    let removed = client
+        .raw(cpps_http::Method::DELETE, "storage/pbs-chain-report", &[])
+        .await;
+    let stdout = common::stdout_of_exit(&out, 1);
+    removed.unwrap();
+    let both: Value = serde_json::from_str(&stdout).expect("the output is JSON");
+    let chain = both["chain"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let vmids: Vec<u64> = chain.iter().map(|c| c["vmid"].as_u64().unwrap()).collect();
+    assert_eq!(vmids, [100, 101, 200, 201, 202], "{stdout}");
+    for guest in chain {
+        assert_eq!(guest["verdict"], "breach", "{guest}");
+        assert_eq!(
+            guest["reasons"][0],
+            "no enabled vzdump job to a PBS storage of this report includes it"
+        );
+    }
+    assert_eq!(chain[0]["last_run"]["state"], "ended", "{}", chain[0]);
+    assert_eq!(chain[0]["last_run"]["status"], "OK");
+    assert_eq!(chain[0]["last_run"]["success"], true);
 }

@@ -126,6 +126,13 @@ def control_app(pve):
         pve.tfa = bool(b.get('on'))
         return web.json_response({'ok': True})
 
+    async def backup(request):
+        # fakepve's own vzdump of one guest (`FakePve.backup`): a `vzdump` task named after the
+        # guest, as pve-manager `PVE/API2/VZDump.pm` names a one-guest task.
+        b = await request.json()
+        upid = await pve.backup(int(b['vmid']), secs=float(b.get('secs', 0)))
+        return web.json_response({'upid': upid})
+
     async def reset(request):
         pve.failures.clear()
         pve.network.update(latency=0.0, jitter=0.0, node_latency={}, drop_rate=0.0, hang_rate=0.0)
@@ -146,6 +153,7 @@ def control_app(pve):
     app.router.add_post('/revoke_tickets', revoke)
     app.router.add_post('/tfa', tfa)
     app.router.add_post('/reset', reset)
+    app.router.add_post('/backup', backup)
     app.router.add_get('/requests', requests)
     return app
 

@@ -16,6 +16,16 @@
 //! sync/verify/prune jobs again, verify guests never verified) and changes nothing; with
 //! `--apply` it runs the plan, each task waited on to its end.
 //!
+//! With `--chain` it also judges each guest's backup chain end to end, one line per guest
+//! ("backed up here at T, verified (snapshot of T'), copied to SITE at T''"): the PVE cluster
+//! named by `PROXMOX_VE_ENDPOINT` (and `PROXMOX_VE_API_TOKEN` and the TLS variables, as
+//! `inventory` reads them) gives the guests, its PBS storages on the datastores this report
+//! reads (`GET /storage`), the vzdump jobs (`GET /cluster/backup`) and their tasks
+//! (`GET /nodes/{node}/tasks?typefilter=vzdump`); this PBS gives the newest finished snapshots
+//! and their verification; `--copy REMOTE:STORE[:NAMESPACE]` names where the other site keeps
+//! the copies, read through this PBS's remote scan. A part that could not be read, or a list
+//! the server filters by permission, makes that guest "cannot tell", never ok.
+//!
 //! Every run ends within `--timeout` seconds (default 30): the client's deadline is set to it,
 //! and what was read by then is reported. Each part that could not be read (a job list the
 //! token may not see, an endpoint the server's release lacks, one datastore) is printed with
@@ -23,7 +33,8 @@
 //!
 //! Exit status: 0 when all is well; 1 when a guest's newest backup is older than the RPO or
 //! failed verification (or has an unknown verification state), a job's last run failed, a
-//! datastore could not be read, or the report is partial; 2 when the report could not be made
+//! datastore could not be read, a guest's chain (with `--chain`) is not ok, or the report is
+//! partial; 2 when the report could not be made
 //! (configuration, or nothing answered within the timeout).
 
 use std::process::ExitCode;
@@ -31,9 +42,15 @@ use std::time::Duration;
 
 use clap::Parser;
 use cpps_examples::Format;
+use cpps_pbs::chain::{
+    self, ChainGuest, ChainInput, ChainJob, CopyGroup, GuestChain, PbsTarget, SiteCopies, Verdict,
+    VzdumpRun,
+};
 use cpps_pbs::checks::{Sites, parse_duration};
 use cpps_pbs::report::{self, ReportOptions};
+use cpps_pbs::types::{BackupType, ExitStatus};
 use cpps_pbs::{ClientBuilder, Error};
+use cpps_proxmox::types::{ClusterResource, ResourceFilter, ResourceType, TaskFilter};
 
 /// Backup report of the Proxmox Backup Server in PBS_REPOSITORY.
 ///
@@ -69,9 +86,48 @@ struct Args {
     /// With --fix: run the plan, waiting for each task to end.
     #[arg(long, requires = "fix")]
     apply: bool,
+    /// Also judge each guest's backup chain, end to end: read the PVE cluster named by
+    /// `PROXMOX_VE_ENDPOINT` (with `PROXMOX_VE_API_TOKEN` and the TLS variables, as
+    /// `inventory` does) for its guests, its PBS storages writing to the datastores this report
+    /// reads, its vzdump jobs and their tasks; then this PBS's newest finished snapshots and
+    /// their verification, and the copy named by `--copy`. One verdict per guest.
+    #[arg(long)]
+    chain: bool,
+    /// With --chain: where the other site keeps the copies, `REMOTE:STORE[:NAMESPACE]` (a
+    /// remote of this PBS, read with `GET /config/remote/{REMOTE}/scan/{STORE}/groups`; the
+    /// namespace defaults to the PVE storage's). Without it every copy is "cannot tell".
+    #[arg(long, requires = "chain", value_parser = parse_copy)]
+    copy: Option<Copy>,
+    /// With --chain: judge only these PVE storages (repeatable); by default every PBS storage
+    /// whose datastore this report reads (its server is not compared with the repository's
+    /// host, which may be written as a name or an address).
+    #[arg(long = "pve-storage", requires = "chain")]
+    pve_storages: Vec<String>,
     /// A job whose next run is later than this is reported as overdue.
     #[arg(long, default_value = "1h", value_parser = parse_rpo)]
     overdue_grace: Duration,
+}
+
+/// Where the other site keeps the copies: a remote of this PBS, its datastore and namespace.
+#[derive(Debug, Clone)]
+struct Copy {
+    remote: String,
+    store: String,
+    namespace: Option<String>,
+}
+
+fn parse_copy(text: &str) -> Result<Copy, String> {
+    let mut parts = text.splitn(3, ':');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(remote), Some(store), namespace) if !remote.is_empty() && !store.is_empty() => {
+            Ok(Copy {
+                remote: remote.to_owned(),
+                store: store.to_owned(),
+                namespace: namespace.map(str::to_owned),
+            })
+        }
+        _ => Err(format!("`{text}` is not REMOTE:STORE[:NAMESPACE]")),
+    }
 }
 
 fn parse_rpo(text: &str) -> Result<Duration, String> {
@@ -110,19 +166,27 @@ async fn run(args: &Args) -> Result<(bool, bool), Error> {
         sites = sites.with_remote(remote.clone(), site.clone());
     }
     let mut options = ReportOptions::new(args.rpo)
-        .sites(sites)
+        .sites(sites.clone())
         .overdue_grace(args.overdue_grace);
     if let Some(stores) = stores {
         options = options.stores(stores);
     }
-    let report = report::build(&inventory, jiff::Timestamp::now().as_second(), &options);
-    match args.format {
-        Format::Text => print!("{}", report.to_text()),
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&report).unwrap_or_default()
-        ),
-    }
+    let now = jiff::Timestamp::now().as_second();
+    let report = report::build(&inventory, now, &options);
+    let chains = if args.chain {
+        Some(Box::pin(chain(args, &pbs, &inventory, &sites, now)).await)
+    } else {
+        None
+    };
+    print_report(args, &report, chains.as_ref());
+    let chain_failing = match &chains {
+        Some(Ok(chains)) => chains.iter().any(|c| c.verdict != Verdict::Ok),
+        Some(Err(error)) => {
+            eprintln!("pbs-report: the backup chain could not be read from PVE: {error}");
+            true
+        }
+        None => false,
+    };
     for error in report.errors.iter().filter(|e| !e.not_supported) {
         eprintln!(
             "pbs-report: {} could not be read: {}",
@@ -162,7 +226,10 @@ async fn run(args: &Args) -> Result<(bool, bool), Error> {
             reason: "names a server that answered none of the report's reads".to_owned(),
         });
     }
-    Ok((report.is_failing() || fix_failed, report.is_partial()))
+    Ok((
+        report.is_failing() || fix_failed || chain_failing,
+        report.is_partial(),
+    ))
 }
 
 #[tokio::main]
@@ -176,4 +243,230 @@ async fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The RPO as hours when whole, else seconds.
+fn rpo_text(rpo: Duration) -> String {
+    let secs = rpo.as_secs();
+    if secs.is_multiple_of(3600) {
+        format!("{}h", secs / 3600)
+    } else {
+        format!("{secs}s")
+    }
+}
+
+/// Prints the report, and the backup chain when it was asked for (text: one line per guest;
+/// JSON: `{"report": …, "chain": […]}`).
+fn print_report(
+    args: &Args,
+    report: &report::Report,
+    chains: Option<&Result<Vec<GuestChain>, String>>,
+) {
+    match (args.format, chains) {
+        (Format::Text, _) => {
+            print!("{}", report.to_text());
+            if let Some(Ok(chains)) = chains {
+                println!("\nbackup chain per guest (RPO {}):", rpo_text(args.rpo));
+                for chain in chains {
+                    println!("  {chain}");
+                }
+            }
+        }
+        (Format::Json, None) => println!(
+            "{}",
+            serde_json::to_string_pretty(report).unwrap_or_default()
+        ),
+        (Format::Json, Some(chains)) => {
+            let chain = match chains {
+                Ok(chains) => serde_json::to_value(chains).unwrap_or_default(),
+                Err(error) => serde_json::json!({"error": error}),
+            };
+            let both = serde_json::json!({"report": report, "chain": chain});
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&both).unwrap_or_default()
+            );
+        }
+    }
+}
+
+/// Reads the PVE side of the backup chain: guests, PBS storages of the reported datastores,
+/// the vzdump jobs (each with the guests it includes) and the vzdump tasks of the guests'
+/// nodes. An unreadable storage or job list ends the chain: without it no guest can be judged.
+async fn read_pve(args: &Args, stores: &[String], timeout: Duration) -> Result<ChainInput, String> {
+    let pve = cpps_proxmox::ClientBuilder::from_env(&cpps_http::env::process_env)
+        .and_then(|b| b.deadline(timeout).request_timeout(timeout).build())
+        .map_err(|e| report::error_chain(&e))?;
+    let read = |e: cpps_proxmox::Error| report::error_chain(&e);
+    let resources = pve
+        .cluster()
+        .resources(Some(ResourceFilter::Vm))
+        .await
+        .map_err(read)?;
+    let storages = pve.storage_configs(None).await.map_err(read)?;
+    let backup_jobs = pve.cluster().backup_jobs().await.map_err(read)?;
+    let guests: Vec<&ClusterResource> = resources
+        .iter()
+        .filter(|r| r.vmid.is_some() && r.template != Some(true))
+        .collect();
+    let mut input = ChainInput::default();
+    for guest in &guests {
+        let (Some(vmid), Some(kind)) = (guest.vmid, backup_type(&guest.kind)) else {
+            continue;
+        };
+        let mut chain_guest = ChainGuest::new(vmid.get(), kind);
+        if let Some(name) = &guest.name {
+            chain_guest = chain_guest.name(name.clone());
+        }
+        if let Some(node) = &guest.node {
+            chain_guest = chain_guest.node(node.clone());
+        }
+        input.guests.push(chain_guest);
+    }
+    input.targets = storages
+        .iter()
+        .filter(|s| s.is_pbs())
+        .filter(|s| s.datastore.as_ref().is_some_and(|d| stores.contains(d)))
+        .filter(|s| args.pve_storages.is_empty() || args.pve_storages.contains(&s.storage))
+        .map(|s| {
+            PbsTarget::new(
+                s.storage.clone(),
+                s.datastore.clone().unwrap_or_default(),
+                s.namespace.clone().unwrap_or_default(),
+            )
+            .encrypted(s.is_encrypted())
+            .enabled(s.is_enabled())
+        })
+        .collect();
+    // GET /storage is filtered by Datastore.Audit (pve-storage `PVE/API2/Storage/Config.pm`),
+    // so a job's storage missing from it is "cannot tell"; a listed storage that is not one of
+    // this report's PBS targets is simply another place.
+    input.targets_complete = false;
+    input.jobs = backup_jobs
+        .iter()
+        .filter(|job| {
+            let listed = storages
+                .iter()
+                .any(|s| Some(&s.storage) == job.storage.as_ref());
+            !listed
+                || input
+                    .targets
+                    .iter()
+                    .any(|t| Some(&t.storage) == job.storage.as_ref())
+        })
+        .map(|job| {
+            let vmids = guests
+                .iter()
+                .filter(|g| job.includes(g))
+                .filter_map(|g| g.vmid.map(|v| v.get()))
+                .collect();
+            ChainJob::new(job.id.clone(), job.is_enabled(), job.storage.clone(), vmids)
+        })
+        .collect();
+    input.runs = read_runs(&pve, &guests).await;
+    Ok(input)
+}
+
+/// The vzdump backup type of a guest resource.
+fn backup_type(kind: &ResourceType) -> Option<BackupType> {
+    match kind {
+        ResourceType::Qemu => Some(BackupType::Vm),
+        ResourceType::Lxc => Some(BackupType::Ct),
+        _ => None,
+    }
+}
+
+/// The vzdump tasks of the guests' nodes (`GET /nodes/{node}/tasks?typefilter=vzdump&source=all`,
+/// running ones included), or the first error.
+async fn read_runs(
+    pve: &cpps_proxmox::Client,
+    guests: &[&ClusterResource],
+) -> Result<Vec<VzdumpRun>, String> {
+    let mut nodes: Vec<&str> = guests.iter().filter_map(|g| g.node.as_deref()).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let mut runs = Vec::new();
+    for node in nodes {
+        let mut filter = TaskFilter::default().typefilter("vzdump").limit(1000);
+        filter.source = Some("all".to_owned());
+        let tasks = pve
+            .node(node)
+            .tasks(&filter)
+            .await
+            .map_err(|e| format!("tasks of {node}: {}", report::error_chain(&e)))?;
+        // The type is checked again: the filter is the server's, and a fake may ignore it.
+        for task in tasks.iter().filter(|t| t.worker_type == "vzdump") {
+            let vmid = task.id.as_deref().and_then(|id| id.parse().ok());
+            let start = i64::try_from(task.starttime).unwrap_or(i64::MAX);
+            let mut run = VzdumpRun::new(task.node.clone(), vmid, start);
+            if let Some(end) = task.endtime {
+                let status = task.status.as_deref().unwrap_or("unknown");
+                run = run.ended(
+                    i64::try_from(end).unwrap_or(i64::MAX),
+                    ExitStatus::parse(status),
+                );
+            }
+            runs.push(run);
+        }
+    }
+    Ok(runs)
+}
+
+/// The copies of each target's datastore and namespace on the other site, read through the
+/// remote scan of this PBS; the list is the remote credentials' view, so never complete.
+async fn read_copies(
+    pbs: &cpps_pbs::Client,
+    copy: &Copy,
+    targets: &[PbsTarget],
+    sites: &Sites,
+) -> Vec<SiteCopies> {
+    let site = sites
+        .site_of_name(&copy.remote)
+        .map_or_else(|| format!("remote {}", copy.remote), str::to_owned);
+    let mut out: Vec<SiteCopies> = Vec::new();
+    for target in targets {
+        let (store, ns) = (&target.datastore, &target.namespace);
+        if out
+            .iter()
+            .any(|c| &c.datastore == store && &c.namespace == ns)
+        {
+            continue;
+        }
+        let remote_ns = copy.namespace.clone().unwrap_or_else(|| ns.clone());
+        let groups = pbs
+            .remote_groups(
+                &copy.remote,
+                &copy.store,
+                (!remote_ns.is_empty()).then_some(remote_ns.as_str()),
+            )
+            .await
+            .map(|groups| CopyGroup::from_groups(&groups))
+            .map_err(|e| report::error_chain(&e));
+        out.push(SiteCopies::new(
+            store.clone(),
+            ns.clone(),
+            site.clone(),
+            groups,
+            false,
+        ));
+    }
+    out
+}
+
+/// The backup chain of every guest: PVE's side, this PBS's snapshots, the copies.
+async fn chain(
+    args: &Args,
+    pbs: &cpps_pbs::Client,
+    inventory: &report::Inventory,
+    sites: &Sites,
+    now: i64,
+) -> Result<Vec<GuestChain>, String> {
+    let timeout = Duration::from_secs(args.timeout);
+    let stores: Vec<String> = inventory.snapshots.keys().cloned().collect();
+    let mut input = read_pve(args, &stores, timeout).await?;
+    input.here = chain::site_backups(inventory, &input.targets, now, args.rpo);
+    if let Some(copy) = &args.copy {
+        input.there = read_copies(pbs, copy, &input.targets, sites).await;
+    }
+    Ok(chain::judge(&input, now, args.rpo))
 }
