@@ -189,3 +189,68 @@ async fn timeout_ends_a_run_nobody_admits() {
     assert!(job.contains("/cpps-gpu-smoke-"), "{job}");
     assert_eq!(v["run"]["followed"]["states"], serde_json::json!([]));
 }
+
+/// Issue 34: Kueue's reason for not admitting a Workload is shown. The stand-in writes what
+/// kueue's workload controller writes for a LocalQueue that does not exist
+/// (`pkg/controller/core/workload_controller.go`: `QuotaReserved` `False`, reason
+/// `Inadmissible`, "LocalQueue %s is terminating or missing").
+#[tokio::test]
+async fn kueue_inadmissible_reason_is_shown() {
+    let Some((client, id)) = gpu_common::kube_namespace("inadmissible").await else {
+        return;
+    };
+    let kubeconfig = std::env::var(gpu_common::KUBECONFIG_VAR).unwrap();
+    let ns = id.clone();
+    let kueue = tokio::spawn(async move {
+        let jobs: Api<Job> = Api::namespaced(client.clone(), &ns);
+        let job = loop {
+            let list = jobs.list(&Default::default()).await.unwrap();
+            if let Some(j) = list.items.into_iter().next() {
+                break j;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        let wls: Api<cpps_gpu::k8s::kueue::Workload> = Api::namespaced(client.clone(), &ns);
+        let wl: cpps_gpu::k8s::kueue::Workload = serde_json::from_value(serde_json::json!({
+            "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+            "metadata": {"name": "job-inadmissible-1a2b3", "ownerReferences": [{
+                "apiVersion": "batch/v1", "kind": "Job", "name": job.metadata.name.clone().unwrap(),
+                "uid": job.metadata.uid.clone().unwrap(), "controller": true}]},
+            "spec": {"queueName": "nobody", "podSets": [{"name": "main", "count": 1,
+                "template": job.spec.unwrap().template}]}
+        }))
+        .unwrap();
+        let status = serde_json::json!({"conditions": [{"type": "QuotaReserved", "status": "False",
+            "reason": "Inadmissible", "message": "LocalQueue nobody is terminating or missing",
+            "lastTransitionTime": jiff::Timestamp::now().to_string()}]});
+        gpu_common::create_with_status(&wls, &wl, status).await;
+    });
+    let o = tokio::task::spawn_blocking(move || {
+        submit(&[
+            "--kubeconfig",
+            &kubeconfig,
+            "--namespace",
+            &id,
+            "--queue",
+            "nobody",
+            "--apply",
+            "--timeout",
+            "3",
+        ])
+    })
+    .await
+    .unwrap();
+    kueue.await.unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[1], "workload: pending", "{out}");
+    assert_eq!(
+        lines[2], "  not admitted: Inadmissible: LocalQueue nobody is terminating or missing",
+        "{out}"
+    );
+    assert_eq!(
+        lines[3], "result: timed out before the Job finished",
+        "{out}"
+    );
+}

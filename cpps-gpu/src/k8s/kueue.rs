@@ -508,6 +508,22 @@ impl Workload {
         }
     }
 
+    /// Why Kueue has not admitted it: the reason and message of a `QuotaReserved` condition
+    /// that is `False` (kueue `pkg/workload/workload.go` `UnsetQuotaReservationWithCondition`,
+    /// with reasons such as `Inadmissible` (`apis/kueue/v1beta2/workload_types.go`
+    /// `WorkloadInadmissible`) and `Pending`). `None` once quota is reserved, or when Kueue has
+    /// not said.
+    pub fn not_admitted_because(&self) -> Option<String> {
+        if !matches!(self.state(), WorkloadState::Pending) {
+            return None;
+        }
+        self.status
+            .iter()
+            .flat_map(|s| s.conditions.iter())
+            .find(|c| c.type_ == "QuotaReserved" && c.status == "False")
+            .map(|c| format!("{}: {}", c.reason, c.message))
+    }
+
     /// Whether the Workload belongs to the object with this UID (its owner reference).
     pub fn is_owned_by(&self, uid: &str) -> bool {
         self.metadata

@@ -131,6 +131,16 @@ fn print_text(submission: &JobSubmission, outcome: &Outcome) {
                         states.join(" -> ")
                     }
                 );
+                // Kueue's own words for a Workload it does not admit (e.g. `Inadmissible`: the
+                // LocalQueue or ClusterQueue is missing or stopped).
+                if let Some(why) = run
+                    .followed
+                    .workload
+                    .as_ref()
+                    .and_then(|wl| wl.not_admitted_because())
+                {
+                    println!("  not admitted: {why}");
+                }
                 if let Some(p) = &run.placement {
                     let flavors: Vec<String> =
                         p.flavors.iter().map(|(k, v)| format!("{k}={v}")).collect();
