@@ -232,9 +232,11 @@ pub enum ApplyOutcome {
         /// Why.
         error: String,
     },
-    /// The change was not committed, or the commit's outcome is not what was asked.
+    /// The write did not go as asked: refused, not (fully) landed, or its confirm or save
+    /// failed. A refusal does not mean nothing happened: the error says what the read-back
+    /// found and whether a commit-confirm timer may be running.
     NotApplied {
-        /// Why.
+        /// Why, with what the read-back found.
         error: String,
     },
 }

@@ -29,6 +29,8 @@
 //! - [`pair`]: the two routers of a site compared ([`pair::compare`]): VRRP groups (VRID,
 //!   virtual addresses, priorities, authentication, preempt) and the WireGuard tunnel (keys,
 //!   allowed-ips, endpoints), as typed findings; secrets compared, never shown.
+//! - [`upgrade`]: a staged image upgrade of the pair as a plan only
+//!   ([`upgrade::upgrade_plan`]: the VRRP backup first, the checks, then the master).
 //! - [`backup`]: saving a router's configuration to files and telling what changed since the last
 //!   backup of the same router.
 //!
@@ -93,6 +95,7 @@ pub mod envelope;
 mod error;
 pub mod pair;
 pub mod status;
+pub mod upgrade;
 mod version;
 
 pub use api::config_file::ConfigSource;

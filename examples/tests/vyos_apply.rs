@@ -69,6 +69,7 @@ fn help_documents_the_timeout_the_modes_and_the_variables() {
         "--check",
         "--revisions",
         "--rollback-soft",
+        "--upgrade-plan",
         "VYOS_PEER_URL",
         "no ping operation",
     ] {
@@ -137,5 +138,30 @@ async fn a_change_whose_peer_check_fails_is_not_kept_on_either_version() {
                 assert_eq!(fa.running(), before);
             }
         }
+    }
+}
+
+/// `--upgrade-plan` only plans: with no VRRP group (`VRRP not configured!`, vyos-1x
+/// `src/op_mode/vrrp.py`) neither router is the backup, so there is no order, and the run says
+/// so and exits 2 without writing.
+#[tokio::test]
+async fn an_upgrade_plan_without_vrrp_roles_is_refused_and_writes_nothing() {
+    let (servers, fa, fb) = pair(Profile::V15).await;
+    let file = commands_file();
+    let out = run(
+        &servers,
+        &["--upgrade-plan", "https://downloads.example.net/vyos.iso"],
+        file.path(),
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(
+        all.contains("no upgrade plan: this has no VRRP group, so neither router is the backup"),
+        "{all}"
+    );
+    for fake in [&fa, &fb] {
+        assert!(fake.requests_to("configure").is_empty());
+        assert!(fake.requests_to("image").is_empty());
+        assert!(fake.requests_to("reboot").is_empty());
     }
 }

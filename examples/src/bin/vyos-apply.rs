@@ -4,13 +4,15 @@
 //! BGP sessions and VRRP roles on this router and, with `--check`, on its peer, and confirms
 //! only when nothing that held before broke; otherwise the router's timer reverts the change,
 //! or, where the API has no commit-confirm, the inverse batch is sent. Also the commit
-//! revisions: `--revisions`, `--diff N`, `--rollback-soft N` (planned, or applied as above).
+//! revisions: `--revisions`, `--diff N`, `--rollback-soft N` (planned, or applied as above);
+//! and `--upgrade-plan URL`, the staged image upgrade of the pair (plan only).
 //!
 //! ```text
 //! VYOS_URL=https://192.168.10.1 VYOS_API_KEY=… [VYOS_FINGERPRINT=…] \
 //!   [VYOS_PEER_URL=… VYOS_PEER_API_KEY=… VYOS_PEER_FINGERPRINT=…] \
 //!   vyos-apply [--commands FILE] [--apply [--confirm-minutes N] [--check] [--settle S]]
-//!              [--revisions | --diff N | --rollback-soft N] [--timeout SECONDS]
+//!              [--revisions | --diff N | --rollback-soft N | --upgrade-plan URL]
+//!              [--timeout SECONDS]
 //! ```
 #![forbid(unsafe_code)]
 
@@ -65,6 +67,10 @@ struct Args {
     /// into it, planned, or applied safely with --apply.
     #[arg(long, value_name = "N")]
     rollback_soft: Option<u32>,
+    /// Plan (only) a staged upgrade of this router and its peer to the image at URL: the VRRP
+    /// backup first, then the checks, then the master (needs VYOS_PEER_URL, VYOS_PEER_API_KEY).
+    #[arg(long, value_name = "URL")]
+    upgrade_plan: Option<String>,
     /// The router's API URL (default: $VYOS_URL).
     #[arg(long, value_name = "URL")]
     url: Option<Url>,
@@ -145,6 +151,22 @@ async fn run(
             );
         }
         return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(image) = &args.upgrade_plan {
+        let peer = client(None, true, timeout, activity.clone())?;
+        let this = router
+            .vrrp_status()
+            .await
+            .context("show vrrp (this router)")?;
+        let other = peer.vrrp_status().await.context("show vrrp (peer)")?;
+        let plan = cpps_vyos::upgrade::upgrade_plan(("this", &this), ("peer", &other), image);
+        print!("{plan}");
+        println!("plan only: nothing was sent");
+        return Ok(if plan.refused.is_some() {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        });
     }
     if let Some(n) = args.diff {
         print!(
