@@ -38,6 +38,9 @@
 //!   breaking an even split, the setting of the resource definition, group or controller),
 //!   keep an `UpToDate` replica and keep the Primary; a replica of unknown site is "cannot
 //!   tell".
+//! - **Node maintenance** ([`evacuate::plan`]): what `PUT /v1/nodes/{node}/evacuate` will do
+//!   per resource (deleted, replaced and where it could go, left), and whether a resource drops
+//!   below its place count or loses quorum while the node is away.
 //! - **DR view** ([`dr::assess`]): per resource its newest off-site copy (an S3 backup that
 //!   finished successfully) and its age, and the schedules' last shipments as unconfirmed
 //!   attempts (LINSTOR records when shipping starts, not whether it finished).
@@ -95,6 +98,7 @@ mod client;
 pub mod dr;
 mod envelope;
 mod error;
+pub mod evacuate;
 pub mod health;
 pub mod names;
 mod plan;

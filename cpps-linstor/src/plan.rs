@@ -219,6 +219,31 @@ impl Plan {
         ))
     }
 
+    /// `PUT /v1/nodes/{node}/evacuate`: moves the node's DRBD resources elsewhere and deletes
+    /// them there once synced, and sets the node `EVACUATE` (no new resources). `target`, when
+    /// not empty, are the only nodes allowed to take them; `do_not_target` are excluded (the
+    /// spec's `NodeEvacuate`). [`crate::evacuate::plan`] says what it will do.
+    pub fn node_evacuate(node: &NodeName, target: &[NodeName], do_not_target: &[NodeName]) -> Plan {
+        let mut body = json!({});
+        if !target.is_empty() {
+            body["target"] = json!(target.iter().map(NodeName::as_str).collect::<Vec<_>>());
+        }
+        if !do_not_target.is_empty() {
+            body["do_not_target"] = json!(
+                do_not_target
+                    .iter()
+                    .map(NodeName::as_str)
+                    .collect::<Vec<_>>()
+            );
+        }
+        Plan::new(
+            format!("evacuate node {node}"),
+            Method::PUT,
+            format!("v1/nodes/{}/evacuate", encode_segment(node.as_str())),
+            Some(body),
+        )
+    }
+
     /// `PUT /v1/nodes/{node}`: sets (`set`) and deletes (`delete`) properties of a node.
     pub fn node_set_properties(
         node: &NodeName,

@@ -178,6 +178,38 @@ pub fn what_if_site_down(
     site: &str,
 ) -> SiteLossReport {
     let sites = node_sites(state, options);
+    let lost = |node: &str| sites.get(node).is_some_and(|s| s == site);
+    SiteLossReport {
+        site: site.to_owned(),
+        nodes: sites
+            .iter()
+            .filter(|(_, s)| s.as_str() == site)
+            .map(|(n, _)| n.clone())
+            .collect(),
+        resources: losses(state, controller_props, &lost, Some(&sites), site),
+    }
+}
+
+/// What `nodes` going away together (maintenance, an evacuation) would do to each resource of
+/// `state`, by the same count as [`what_if_site_down`]; no site is needed.
+pub fn what_if_nodes_down(
+    state: &ClusterState,
+    controller_props: &BTreeMap<String, String>,
+    nodes: &[&str],
+) -> Vec<ResourceSiteLoss> {
+    let lost = |node: &str| nodes.contains(&node);
+    losses(state, controller_props, &lost, None, &nodes.join(", "))
+}
+
+/// Each resource's answer when the nodes `lost` says are gone; with `sites`, a replica on a
+/// node without a site cannot be told. `label` names what went away, in reasons.
+fn losses(
+    state: &ClusterState,
+    controller_props: &BTreeMap<String, String>,
+    lost: &dyn Fn(&str) -> bool,
+    sites: Option<&BTreeMap<String, String>>,
+    label: &str,
+) -> Vec<ResourceSiteLoss> {
     let nodes: BTreeMap<&str, &Node> = state.nodes.iter().map(|n| (n.name.as_str(), n)).collect();
     let mut replicas: BTreeMap<&str, Vec<&ResourceWithVolumes>> = BTreeMap::new();
     for replica in &state.resources {
@@ -191,38 +223,28 @@ pub fn what_if_site_down(
             .or_default()
             .push(replica);
     }
-    let resources = replicas
+    let at = Placement {
+        sites,
+        nodes: &nodes,
+        lost,
+        label,
+    };
+    replicas
         .into_iter()
         .map(|(name, list)| {
             let quorum = quorum_setting(state, name, controller_props);
-            resource_loss(
-                name,
-                &list,
-                quorum,
-                &Placement {
-                    sites: &sites,
-                    nodes: &nodes,
-                    site,
-                },
-            )
+            resource_loss(name, &list, quorum, &at)
         })
-        .collect();
-    SiteLossReport {
-        site: site.to_owned(),
-        nodes: sites
-            .iter()
-            .filter(|(_, s)| s.as_str() == site)
-            .map(|(n, _)| n.clone())
-            .collect(),
-        resources,
-    }
+        .collect()
 }
 
 /// The placement a resource is judged in.
 struct Placement<'a> {
-    sites: &'a BTreeMap<String, String>,
+    /// Node sites, when a replica's site decides whether it is lost.
+    sites: Option<&'a BTreeMap<String, String>>,
     nodes: &'a BTreeMap<&'a str, &'a Node>,
-    site: &'a str,
+    lost: &'a dyn Fn(&str) -> bool,
+    label: &'a str,
 }
 
 /// The quorum setting of resource `name`: resource definition, else group, else controller.
@@ -349,7 +371,7 @@ fn resource_loss(
     let mut effects = Vec::new();
     let mut reasons = Vec::new();
     let online = |node: &str| at.nodes.get(node).is_some_and(|n| n.is_online());
-    let in_site = |node: &str| at.sites.get(node).is_some_and(|s| s == at.site);
+    let in_site = at.lost;
     let lost_nodes: Vec<String> = replicas
         .iter()
         .map(|r| r.node_name.clone())
@@ -358,7 +380,7 @@ fn resource_loss(
     let unsited: Vec<&str> = replicas
         .iter()
         .map(|r| r.node_name.as_str())
-        .filter(|n| !at.sites.contains_key(*n))
+        .filter(|n| at.sites.is_some_and(|sites| !sites.contains_key(*n)))
         .collect();
     let before = count_votes(replicas, &online, &|_| false);
     let mut votes = count_votes(replicas, &online, &in_site);
@@ -378,7 +400,7 @@ fn resource_loss(
         effects.push(SiteLossEffect::LosesLastUpToDate);
         reasons.push(format!(
             "no UpToDate diskful replica outside {} ({} UpToDate now)",
-            at.site, before.up_to_date
+            at.label, before.up_to_date
         ));
     } else if before.up_to_date == 0 {
         // Nothing is UpToDate even now: what the site takes with it cannot be told.

@@ -75,6 +75,13 @@ fn write_plans() -> Vec<Plan> {
         )
         .unwrap(),
     ];
+    // Node maintenance (`cpps_linstor::evacuate`): the request with and without targets.
+    plans.push(Plan::node_evacuate(&node, &[], &[]));
+    plans.push(Plan::node_evacuate(
+        &node,
+        &["pve-ippri-12".parse().unwrap()],
+        &["pve-ippri-31".parse().unwrap()],
+    ));
     plans.extend(Plan::snapshot_restore(
         &rsc,
         &snap,

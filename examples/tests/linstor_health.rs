@@ -386,3 +386,71 @@ async fn what_if_an_unknown_site_is_refused() {
         "no node is known in site `frnaca` (known sites: franca, sp, witness;",
     );
 }
+
+/// A controller serving `cpps-linstor/tests/fixtures/site_loss_two_sites.json` (with storage
+/// pools) and answering `PUT /v1/nodes/{node}/evacuate` with a success message, expected
+/// `evacuations` times.
+async fn two_site_controller(node: &str, evacuations: u64) -> MockServer {
+    let placement = fixture("site_loss_two_sites.json");
+    let server = MockServer::start().await;
+    for (route, key) in [
+        ("/v1/nodes", "nodes"),
+        ("/v1/view/storage-pools", "storage_pools"),
+        ("/v1/resource-groups", "resource_groups"),
+        ("/v1/resource-definitions", "resource_definitions"),
+        ("/v1/view/resources", "resources"),
+        ("/v1/controller/properties", "controller_props"),
+    ] {
+        Mock::given(method("GET"))
+            .and(path(route))
+            .respond_with(ResponseTemplate::new(200).set_body_json(placement[key].clone()))
+            .mount(&server)
+            .await;
+    }
+    // A success `ApiCallRc` (no error or warning bits), as the spec's `ApiCallRcList`.
+    Mock::given(method("PUT"))
+        .and(path(format!("/v1/nodes/{node}/evacuate")))
+        .and(wiremock::matchers::body_json(serde_json::json!({})))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            serde_json::json!([{"ret_code": 17563651, "message": "Node evacuation started"}]),
+        ))
+        .expect(evacuations)
+        .mount(&server)
+        .await;
+    server
+}
+
+// Issue 33, node maintenance: the plan is shown and nothing is sent without --apply; with it,
+// a node whose absence would cost quorum is not evacuated (exit 1), and one whose peers suffice
+// is (the request as `cpps_linstor::Plan::node_evacuate` builds it, Prism-checked in
+// cpps-linstor's tests/prism.rs).
+#[tokio::test]
+async fn evacuate_plans_and_applies_only_what_the_pre_check_allows() {
+    let server = two_site_controller("pve-franca-1", 0).await;
+    let out = run(&server.uri(), &["--evacuate", "pve-franca-1", "--apply"]).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[
+            "EVACUATE pve-franca-1",
+            "  request: evacuate node pve-franca-1: PUT /v1/nodes/pve-franca-1/evacuate {}",
+            "  vm-101-disk-0                    replaced (to one of pve-sp-1, pve-sp-2); while away 1/2 UpToDate BELOW PLACE COUNT LOSES_QUORUM",
+        ],
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not evacuating pve-franca-1"),
+        "{out:?}"
+    );
+    server.verify().await;
+
+    let server = two_site_controller("pve-sp-2", 1).await;
+    let out = run(&server.uri(), &["--evacuate", "pve-sp-2", "--apply"]).await;
+    // Exit 1 all the same: the placement's vm-105-disk-0 has an Outdated replica (desynced).
+    let stderr = common::stderr_of_exit(&out, 1);
+    assert!(
+        stderr.contains("evacuation of pve-sp-2 started"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Node evacuation started"), "{stderr}");
+    server.verify().await;
+}

@@ -33,24 +33,33 @@
 //! `--site NODE=SITE` (repeatable). A site no node is known in is refused (exit 2), so that a
 //! misspelt name does not read as "everything survives".
 //!
+//! With `--evacuate NODE`, it plans that node's evacuation for maintenance
+//! (`cpps_linstor::evacuate`): per resource what the controller will do (deleted, replaced and
+//! which nodes could take the new replica, or left), and whether it drops below its place count
+//! or loses quorum or its last `UpToDate` replica while the node is away. It changes nothing
+//! unless `--apply` is also given; then it sends `PUT /v1/nodes/NODE/evacuate`, and refuses to
+//! when the pre-check finds a resource that would lose quorum or its last `UpToDate` replica.
+//!
 //! Exit status: 0 when all is well (pools low on space and risks are reported but do not fail), 1 when a
 //! resource is degraded, desynced, disconnected or unknown, a node is evicted or offline, or
 //! (with `--off-site`) a resource has no off-site copy younger than `--max-copy-age` or the
 //! copies could not be read, or (with `--what-if-site-down`) a resource would lose quorum or its
 //! last `UpToDate` replica, or cannot be told (losing a Primary alone does not fail: a guest
-//! running in the lost site always does); 2 when the controllers could not be asked within the
-//! timeout, or the site is not known.
+//! running in the lost site always does), or (with `--evacuate`) the pre-check blocks the
+//! evacuation; 2 when the controllers could not be asked within the timeout, the site or node
+//! is not known, or the evacuation request failed.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
 use cpps_examples::Format;
-use cpps_linstor::ClientBuilder;
 use cpps_linstor::dr;
+use cpps_linstor::evacuate;
 use cpps_linstor::health::{self, HealthOptions};
 use cpps_linstor::site_loss::{self, SiteLossEffect};
 use cpps_linstor::split_brain;
+use cpps_linstor::{ClientBuilder, NodeName};
 
 /// LINSTOR and DRBD health from the controllers in LS_CONTROLLERS.
 #[derive(Debug, Parser)]
@@ -86,6 +95,14 @@ struct Args {
     /// The site of a node that does not carry --site-property, as NODE=SITE (repeatable).
     #[arg(long = "site", value_name = "NODE=SITE", value_parser = parse_node_site)]
     sites: Vec<(String, String)>,
+    /// Plan the evacuation of this node for maintenance: what moves where, and whether a
+    /// resource drops below its place count or loses quorum while the node is away.
+    #[arg(long, value_name = "NODE")]
+    evacuate: Option<NodeName>,
+    /// With --evacuate: send the evacuation, unless the pre-check finds a resource that would
+    /// lose quorum or its last UpToDate replica.
+    #[arg(long, requires = "evacuate")]
+    apply: bool,
 }
 
 fn parse_node_site(text: &str) -> Result<(String, String), String> {
@@ -140,16 +157,31 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
         node_sites: args.sites.iter().cloned().collect(),
     };
     let report = health::assess(&state, &options);
+    let controller_props = if args.what_if_site_down.is_some() || args.evacuate.is_some() {
+        let mut reading = std::pin::pin!(client.controller_properties());
+        tokio::time::timeout_at(deadline, &mut reading)
+            .await
+            .map_err(|_| spent())??
+            .0
+    } else {
+        Default::default()
+    };
     let site_loss = match &args.what_if_site_down {
-        Some(site) => {
-            let mut reading = std::pin::pin!(client.controller_properties());
-            let props = tokio::time::timeout_at(deadline, &mut reading)
-                .await
-                .map_err(|_| spent())??;
-            Some(what_if(&state, &options, &props.0, site)?)
+        Some(site) => Some(what_if(&state, &options, &controller_props, site)?),
+        None => None,
+    };
+    let evacuation = match &args.evacuate {
+        Some(node) => {
+            if !state.nodes.iter().any(|n| n.name == node.as_str()) {
+                anyhow::bail!("node `{node}` is not known to the controller");
+            }
+            Some(evacuate::plan(&state, &controller_props, node, &[], &[]))
         }
         None => None,
     };
+    let blocked = evacuation
+        .as_ref()
+        .is_some_and(evacuate::EvacuationPlan::blocked);
     let site_losses = site_loss.as_ref().is_some_and(|r| {
         r.resources.iter().any(|resource| {
             resource.effects.iter().any(|e| {
@@ -191,6 +223,9 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
             if let Some(view) = &site_loss {
                 print!("{}", site_loss::render_text(view));
             }
+            if let Some(plan) = &evacuation {
+                print!("{}", evacuate::render_text(plan));
+            }
             match &off_site {
                 Some(Ok(view)) => print!("{}", dr::render_text(view)),
                 Some(Err(reason)) => println!("OFF-SITE COPIES\n  not readable: {reason}"),
@@ -209,6 +244,9 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
             if let Some(view) = &site_loss {
                 json["what_if_site_down"] = serde_json::to_value(view)?;
             }
+            if let Some(plan) = &evacuation {
+                json["evacuate"] = serde_json::to_value(plan)?;
+            }
             match &off_site {
                 Some(Ok(view)) => {
                     json["off_site"] = serde_json::to_value(view)?;
@@ -223,7 +261,24 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
     if let Some(Err(reason)) = &off_site {
         eprintln!("linstor-health: off-site copies not readable: {reason}");
     }
-    Ok(report.has_alerts() || stale || site_losses || matches!(off_site, Some(Err(_))))
+    if let Some(plan) = evacuation.as_ref().filter(|_| args.apply) {
+        if blocked {
+            eprintln!(
+                "linstor-health: not evacuating {}: the pre-check blocks it",
+                plan.node
+            );
+        } else {
+            let mut sending = std::pin::pin!(client.apply(&plan.request));
+            let messages = tokio::time::timeout_at(deadline, &mut sending)
+                .await
+                .map_err(|_| spent())??;
+            eprintln!("linstor-health: evacuation of {} started", plan.node);
+            for message in messages.messages() {
+                eprintln!("  {}", message.message);
+            }
+        }
+    }
+    Ok(report.has_alerts() || stale || site_losses || blocked || matches!(off_site, Some(Err(_))))
 }
 
 /// [`site_loss::what_if_site_down`] for `site`, refused when no node is known in it.

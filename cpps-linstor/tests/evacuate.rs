@@ -1,0 +1,173 @@
+//! Node maintenance (issue 33, "Capabilities"): the evacuation plan of a node of
+//! `tests/fixtures/site_loss_two_sites.json`, each action as linstor-server
+//! `CtrlNodeApiCallHandler.evacuateNodeInTrasaction` decides it (diskless or not `UpToDate`:
+//! deleted; `getUpToDatePeerCount` already at the place count: deleted; otherwise replaced by the
+//! autoplacer), and each pre-check by DRBD's quorum count (`cpps_linstor::site_loss`).
+
+use cpps_linstor::evacuate::{self, EvacuateAction};
+use cpps_linstor::health::ClusterState;
+use cpps_linstor::site_loss::SiteLossEffect;
+use cpps_linstor::{NodeName, Plan};
+use serde_json::{Value, json};
+
+fn state() -> ClusterState {
+    let fixture = cpps_linstor::test_util::fixture("site_loss_two_sites.json");
+    fn list<T: serde::de::DeserializeOwned>(fixture: &Value, key: &str) -> Vec<T> {
+        serde_json::from_value(fixture[key].clone()).expect(key)
+    }
+    ClusterState {
+        nodes: list(&fixture, "nodes"),
+        storage_pools: list(&fixture, "storage_pools"),
+        resource_groups: list(&fixture, "resource_groups"),
+        resource_definitions: list(&fixture, "resource_definitions"),
+        resources: list(&fixture, "resources"),
+    }
+}
+
+/// A resource's row: name, action, candidates, `UpToDate` replicas while away, DRBD's answer.
+type Row<'a> = (
+    &'a str,
+    EvacuateAction,
+    Vec<&'a str>,
+    usize,
+    Vec<SiteLossEffect>,
+);
+
+fn node(name: &str) -> NodeName {
+    name.parse().unwrap()
+}
+
+#[test]
+fn evacuating_a_node_says_what_moves_and_what_its_absence_costs() {
+    let plan = evacuate::plan(
+        &state(),
+        &Default::default(),
+        &node("pve-franca-1"),
+        &[],
+        &[],
+    );
+    let got: Vec<Row<'_>> = plan
+        .resources
+        .iter()
+        .map(|r| {
+            let candidates = r.candidates.iter().map(String::as_str).collect();
+            let name = r.name.as_str();
+            (
+                name,
+                r.action,
+                candidates,
+                r.up_to_date_while_away,
+                r.while_away.clone(),
+            )
+        })
+        .collect();
+    use EvacuateAction::*;
+    use SiteLossEffect::*;
+    assert_eq!(
+        got,
+        vec![
+            // 3 UpToDate peers meet place_count 2; 3 of 4 votes keep quorum.
+            (
+                "vm-100-disk-0",
+                DeletedPeersSuffice,
+                vec![],
+                3,
+                vec![LosesPrimary]
+            ),
+            // 1 peer of 2 wanted: replaced on a node without it; 1 of 2 votes lacks quorum.
+            (
+                "vm-101-disk-0",
+                Replaced,
+                vec!["pve-sp-1", "pve-sp-2"],
+                1,
+                vec![LosesQuorum]
+            ),
+            ("vm-102-disk-0", DeletedPeersSuffice, vec![], 2, vec![]),
+            // Quorum off: one replica left, below place_count, still writable.
+            (
+                "vm-103-disk-0",
+                Replaced,
+                vec!["pve-franca-2", "pve-sp-2"],
+                1,
+                vec![]
+            ),
+            // The tie-breaker on pve-franca-2 keeps the even split; it also holds the resource,
+            // so only pve-sp-2 can take the new replica.
+            (
+                "vm-104-disk-0",
+                Replaced,
+                vec!["pve-sp-2"],
+                1,
+                vec![LosesPrimary]
+            ),
+            // The only UpToDate replica leaves; the Outdated one cannot hold quorum.
+            (
+                "vm-105-disk-0",
+                Replaced,
+                vec!["pve-franca-2", "pve-sp-2"],
+                0,
+                vec![LosesLastUpToDate, LosesQuorum]
+            ),
+        ]
+    );
+    assert!(plan.resources[1].below_place_count() && plan.resources[1].blocks());
+    assert!(!plan.resources[3].blocks() && plan.resources[3].below_place_count());
+    assert!(plan.blocked());
+    assert_eq!(
+        plan.request,
+        Plan {
+            description: "evacuate node pve-franca-1".to_owned(),
+            method: cpps_http::Method::PUT,
+            path: "v1/nodes/pve-franca-1/evacuate".to_owned(),
+            query: vec![],
+            body: Some(json!({})),
+        }
+    );
+    let text = evacuate::render_text(&plan);
+    assert!(
+        text.contains("  vm-101-disk-0                    replaced (to one of pve-sp-1, pve-sp-2); while away 1/2 UpToDate BELOW PLACE COUNT LOSES_QUORUM\n"),
+        "{text}"
+    );
+}
+
+// `target` and `do_not_target` narrow the candidates as the spec's `NodeEvacuate` describes,
+// and travel in the request body.
+#[test]
+fn targets_narrow_the_candidates_and_travel_in_the_request() {
+    let plan = evacuate::plan(
+        &state(),
+        &Default::default(),
+        &node("pve-franca-1"),
+        &[node("pve-sp-1"), node("pve-sp-2")],
+        &[node("pve-sp-1")],
+    );
+    let vm103 = plan
+        .resources
+        .iter()
+        .find(|r| r.name == "vm-103-disk-0")
+        .unwrap();
+    assert_eq!(vm103.candidates, ["pve-sp-2"]);
+    assert_eq!(
+        plan.request.body,
+        Some(json!({"target": ["pve-sp-1", "pve-sp-2"], "do_not_target": ["pve-sp-1"]}))
+    );
+}
+
+// A node whose resources all keep quorum and an UpToDate peer is not blocked.
+#[test]
+fn a_node_whose_peers_suffice_is_not_blocked() {
+    let plan = evacuate::plan(&state(), &Default::default(), &node("pve-sp-2"), &[], &[]);
+    let names: Vec<(&str, EvacuateAction)> = plan
+        .resources
+        .iter()
+        .map(|r| (r.name.as_str(), r.action))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("vm-100-disk-0", EvacuateAction::DeletedPeersSuffice),
+            ("vm-102-disk-0", EvacuateAction::DeletedPeersSuffice)
+        ]
+    );
+    assert!(!plan.blocked());
+}
