@@ -5,7 +5,9 @@ use foldhash::{HashMap, HashMapExt};
 use super::secrets::{SecretHit, find_secrets};
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
-use crate::model::{AlertKind, CapabilityKind, ComponentRef, Location, Pos, SiteKey, State};
+use crate::model::{
+    AlertKind, CapabilityKind, ComponentRef, Location, Pos, SiteKey, State, Topology,
+};
 
 /// A field of a component naming what it stands on: `host`, `nodes[3]`, …
 #[derive(Clone, Copy)]
@@ -166,11 +168,18 @@ fn judged<'t, 'c>(
 
 /// STATE-001: a component is no more mature than what it stands on, and a property's state is no
 /// more mature than its component's ("Misturar os três é o erro mais comum").
-pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
+pub(super) fn state_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    components_by_id(ctx, sink);
+    hosts_pools_patterns(ctx, sink);
+    guests(ctx, sink);
+    clusters(ctx, sink);
+    properties_more_mature(ctx, sink);
+}
+
+/// STATE-001's components that follow their references by id. Guests and clusters are judged
+/// on their packed facts, hosts, pools and patterns follow their references by position.
+fn components_by_id<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    let facts = &ctx.refs.guest_facts;
-    // Guests and clusters are judged on their packed facts, hosts, pools and patterns follow
-    // their references by position (below).
     for c in topo.components_besides_guests().filter(|c| {
         !matches!(
             c,
@@ -184,91 +193,103 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         let Some(mut w) = judged(sink, || c, state, c.meta().deferred) else {
             continue;
         };
-        let site = |w: &mut Weakest<'t>, id: &crate::model::SiteId| {
-            if let Some(s) = topo.site(id) {
-                w.see("site", s.id.as_str(), s.meta.state, Field("site", None));
-            }
-        };
-        match c {
-            ComponentRef::Site(_) => {}
-            // These use the resolved references (below).
-            ComponentRef::Guest(_)
-            | ComponentRef::K3sCluster(_)
-            | ComponentRef::Host(_)
-            | ComponentRef::LinstorPool(_)
-            | ComponentRef::Pattern(_) => continue,
-            ComponentRef::ProxmoxCluster(p) => site(&mut w, &p.site),
-            ComponentRef::ArgoCd(a) => {
-                site(&mut w, &a.site);
-                if let Some(k) = a.runs_in.as_ref().and_then(|id| topo.k3s_cluster(id)) {
-                    w.see(
-                        "cluster",
-                        k.id.as_str(),
-                        k.meta.state,
-                        Field("runs_in", None),
-                    );
-                }
-            }
-            ComponentRef::Pbs(p) => {
-                site(&mut w, &p.site);
-                if let Some(g) = p.guest.as_ref().and_then(|id| topo.guest(id)) {
-                    w.see("guest", g.id.as_str(), g.meta.state, Field("guest", None));
-                }
-            }
-            ComponentRef::Router(r) => site(&mut w, &r.site),
-            ComponentRef::Traefik(t) => {
-                site(&mut w, &t.site);
-                if let Some(g) = t.guest.as_ref().and_then(|id| topo.guest(id)) {
-                    w.see("guest", g.id.as_str(), g.meta.state, Field("guest", None));
-                }
-            }
-            ComponentRef::Link(l) => {
-                for (i, r) in l.endpoints.iter().enumerate() {
-                    if let Some(r) = topo.router(r) {
-                        w.see(
-                            "router",
-                            r.id.as_str(),
-                            r.meta.state,
-                            Field("endpoints", Some(i)),
-                        );
-                    }
-                }
-            }
-            ComponentRef::Capability(cap) => {
-                if let Some(id) = &cap.site {
-                    site(&mut w, id);
-                }
-            }
-            ComponentRef::Item(item) => {
-                if let Some(id) = &item.site {
-                    site(&mut w, id);
-                }
-                if let Some(k) = item.cluster.as_ref().and_then(|id| topo.k3s_cluster(id)) {
-                    w.see(
-                        "cluster",
-                        k.id.as_str(),
-                        k.meta.state,
-                        Field("cluster", None),
-                    );
-                }
-            }
+        if stands_on(topo, c, &mut w) {
+            emit_weakest(sink, c, state, &w);
         }
-        emit_weakest(sink, c, state, &w);
     }
-    // Hosts, pools and patterns: their site by key, what they stand on by position.
-    let refs = ctx.refs;
-    let site_by_key = |w: &mut Weakest<'t>, key: SiteKey| {
-        if let Some(s) = ctx.site(key) {
+}
+
+/// Sees in `w` what `c` stands on; false for the components judged by position instead.
+fn stands_on<'t>(topo: &'t Topology, c: ComponentRef<'t>, w: &mut Weakest<'t>) -> bool {
+    let site = |w: &mut Weakest<'t>, id: &crate::model::SiteId| {
+        if let Some(s) = topo.site(id) {
             w.see("site", s.id.as_str(), s.meta.state, Field("site", None));
         }
     };
+    match c {
+        ComponentRef::Site(_) => {}
+        // These use the resolved references (below).
+        ComponentRef::Guest(_)
+        | ComponentRef::K3sCluster(_)
+        | ComponentRef::Host(_)
+        | ComponentRef::LinstorPool(_)
+        | ComponentRef::Pattern(_) => return false,
+        ComponentRef::ProxmoxCluster(p) => site(w, &p.site),
+        ComponentRef::ArgoCd(a) => {
+            site(w, &a.site);
+            if let Some(k) = a.runs_in.as_ref().and_then(|id| topo.k3s_cluster(id)) {
+                w.see(
+                    "cluster",
+                    k.id.as_str(),
+                    k.meta.state,
+                    Field("runs_in", None),
+                );
+            }
+        }
+        ComponentRef::Pbs(p) => {
+            site(w, &p.site);
+            if let Some(g) = p.guest.as_ref().and_then(|id| topo.guest(id)) {
+                w.see("guest", g.id.as_str(), g.meta.state, Field("guest", None));
+            }
+        }
+        ComponentRef::Router(r) => site(w, &r.site),
+        ComponentRef::Traefik(t) => {
+            site(w, &t.site);
+            if let Some(g) = t.guest.as_ref().and_then(|id| topo.guest(id)) {
+                w.see("guest", g.id.as_str(), g.meta.state, Field("guest", None));
+            }
+        }
+        ComponentRef::Link(l) => {
+            for (i, r) in l.endpoints.iter().enumerate() {
+                if let Some(r) = topo.router(r) {
+                    w.see(
+                        "router",
+                        r.id.as_str(),
+                        r.meta.state,
+                        Field("endpoints", Some(i)),
+                    );
+                }
+            }
+        }
+        ComponentRef::Capability(cap) => {
+            if let Some(id) = &cap.site {
+                site(w, id);
+            }
+        }
+        ComponentRef::Item(item) => {
+            if let Some(id) = &item.site {
+                site(w, id);
+            }
+            if let Some(k) = item.cluster.as_ref().and_then(|id| topo.k3s_cluster(id)) {
+                w.see(
+                    "cluster",
+                    k.id.as_str(),
+                    k.meta.state,
+                    Field("cluster", None),
+                );
+            }
+        }
+    }
+    true
+}
+
+/// Sees in `w` the site of site key `key`, if it is declared.
+fn site_by_key<'t>(ctx: &Ctx<'t>, w: &mut Weakest<'t>, key: SiteKey) {
+    if let Some(s) = ctx.site(key) {
+        w.see("site", s.id.as_str(), s.meta.state, Field("site", None));
+    }
+}
+
+/// STATE-001's hosts, pools and patterns: their site by key, what they stand on by position.
+fn hosts_pools_patterns<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
+    let (refs, topo) = (ctx.refs, ctx.topo);
     let hosts = topo.hosts();
     for (hi, h) in hosts.iter().enumerate() {
         let (c, f) = (ComponentRef::Host(h), refs.host_facts[hi]);
         let Some(mut w) = judged(sink, || c, f.state, f.deferred()) else {
             continue;
         };
-        site_by_key(&mut w, refs.host_site[hi]);
+        site_by_key(ctx, &mut w, refs.host_site[hi]);
         emit_weakest(sink, c, f.state, &w);
     }
     for (pi, p) in topo.linstor_pools().iter().enumerate() {
@@ -276,7 +297,7 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         let Some(mut w) = judged(sink, || c, state, p.meta.deferred) else {
             continue;
         };
-        site_by_key(&mut w, refs.pool_site[pi]);
+        site_by_key(ctx, &mut w, refs.pool_site[pi]);
         w.see_listed(
             ("host", "nodes"),
             refs.pool_nodes.of(pi),
@@ -299,8 +320,14 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         );
         emit_weakest(sink, c, state, &w);
     }
-    // Guests, in one pass over their facts: their host, and their `ha` more mature than them.
-    // The facts are iterated, not the guests: a guest is read only where a finding is emitted.
+}
+
+/// STATE-001's guests, in one pass over their facts: their host, and their `ha` more mature
+/// than them. The facts are iterated, not the guests: a guest is read only where a finding is
+/// emitted.
+fn guests(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let (refs, topo) = (ctx.refs, ctx.topo);
+    let (facts, hosts) = (&refs.guest_facts, topo.hosts());
     for (gi, &f) in facts.iter().enumerate() {
         let g = || &topo.guests()[gi];
         if let Some(ha) = f.ha_state.filter(|_| f.ha())
@@ -324,13 +351,18 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
             emit_weakest(sink, ComponentRef::Guest(g()), state, &w);
         }
     }
-    // Clusters, on their packed facts: their site and node guests.
+}
+
+/// STATE-001's clusters, on their packed facts: their site and node guests.
+fn clusters(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let (refs, topo) = (ctx.refs, ctx.topo);
+    let (facts, clusters) = (&refs.guest_facts, topo.k3s_clusters());
     for (ki, f) in refs.cluster_facts.iter().enumerate() {
         let (c, state) = (ComponentRef::K3sCluster(&clusters[ki]), f.state);
         let Some(mut w) = judged(sink, || c, state, f.deferred()) else {
             continue;
         };
-        site_by_key(&mut w, refs.cluster_site[ki]);
+        site_by_key(ctx, &mut w, refs.cluster_site[ki]);
         for (i, gi) in ctx.nodes_of(ki) {
             w.see_by(
                 "node guest",
@@ -341,7 +373,13 @@ pub(super) fn state_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
         }
         emit_weakest(sink, c, state, &w);
     }
-    // Properties more mature than their component are the inverse mix (a guest's `ha`: above).
+}
+
+/// STATE-001's properties more mature than their component: the inverse mix (a guest's `ha`
+/// is judged with the guest).
+fn properties_more_mature(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let (refs, topo) = (ctx.refs, ctx.topo);
+    let clusters = topo.k3s_clusters();
     for (ki, f) in refs.cluster_facts.iter().enumerate() {
         if let Some(cm) = f.cert_manager
             && cm > f.state
