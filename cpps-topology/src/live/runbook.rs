@@ -7,14 +7,15 @@
 //! maintenance steps and the rollback. Only the snapshot step is executable
 //! ([`apply_snapshots`]); every other step is for a person, written so that it can be followed.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::time::Duration;
 
 use cpps_linstor::{Plan, ResourceName, SnapshotName};
 use serde::Serialize;
 
-use super::facts::{LinstorFacts, PveFacts};
-use crate::model::{GuestKind, Topology};
+use super::facts::{LinstorFacts, PveFacts, PveGuest};
+use crate::model::{Guest, GuestKind, Host, Topology};
 
 /// A GPU container of the host and what protects its data.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -102,16 +103,7 @@ pub fn plan_driver_update(
     if gpu_guests.is_empty() {
         return Err(RunbookError::NoGpuGuest(host.to_owned()));
     }
-    let current_driver = h
-        .nvidia_driver
-        .as_ref()
-        .map(ToString::to_string)
-        .or_else(|| {
-            gpu_guests
-                .iter()
-                .filter_map(|g| topology.cluster_of_guest(&g.id))
-                .find_map(|k| k.nvidia_driver.as_ref().map(ToString::to_string))
-        });
+    let current_driver = current_driver(topology, h, &gpu_guests);
     if current_driver.is_none() {
         warnings.push(format!(
             "the topology pins no NVIDIA driver for {host}: write the running version in `nvidia_driver` before the update, or the rollback has no target (ADR-009: «Documentar versão exata»)"
@@ -126,15 +118,88 @@ pub fn plan_driver_update(
         warnings.push("LINSTOR was not observed: no snapshot can be planned".to_owned());
     }
 
+    let planning = GuestPlanning {
+        topology,
+        host,
+        pve_observed: pve.is_some(),
+        pve_index: pve.map(super::pve::index::PveIndex::new),
+        linstor,
+        resource_names: linstor
+            .map(|l| l.resources.iter().map(|r| r.name.as_str()).collect())
+            .unwrap_or_default(),
+        snapshot_name: &snapshot_name,
+    };
     let mut guests = Vec::new();
     let mut snapshots = Vec::new();
-    let pve_index = pve.map(super::pve::index::PveIndex::new);
-    let resource_names: std::collections::HashSet<&str> = linstor
-        .map(|l| l.resources.iter().map(|r| r.name.as_str()).collect())
-        .unwrap_or_default();
     for g in &gpu_guests {
-        let observed = pve_index.as_ref().and_then(|p| p.guest(g.id.as_str()));
-        if pve.is_some() && observed.is_none() {
+        guests.push(planning.plan(g, &mut snapshots, &mut warnings));
+    }
+
+    let target = target_driver.map(ToOwned::to_owned);
+    let target_text = target.as_deref().unwrap_or("<target version>");
+    let current_text = current_driver.as_deref().unwrap_or("<current version>");
+    let steps = steps(host, &guests, &snapshots, target_text, current_text);
+    let rollback = rollback(
+        host,
+        &guests,
+        !snapshots.is_empty(),
+        snapshot,
+        &snapshot_name,
+        current_text,
+    );
+    Ok(DriverUpdatePlan {
+        host: host.to_owned(),
+        current_driver,
+        target_driver: target,
+        snapshot: snapshot.to_owned(),
+        guests,
+        snapshots,
+        steps,
+        rollback,
+        warnings,
+    })
+}
+
+/// The driver the topology pins for host `h`: the host's own, else the first of the clusters
+/// its GPU guests are nodes of.
+fn current_driver(topology: &Topology, h: &Host, gpu_guests: &[&Guest]) -> Option<String> {
+    h.nvidia_driver
+        .as_ref()
+        .map(ToString::to_string)
+        .or_else(|| {
+            gpu_guests
+                .iter()
+                .filter_map(|g| topology.cluster_of_guest(&g.id))
+                .find_map(|k| k.nvidia_driver.as_ref().map(ToString::to_string))
+        })
+}
+
+/// What planning each GPU container of the host reads: the topology and what Proxmox and
+/// LINSTOR said.
+struct GuestPlanning<'a> {
+    topology: &'a Topology,
+    host: &'a str,
+    /// Whether Proxmox was observed (a guest it does not list is then a warning).
+    pve_observed: bool,
+    pve_index: Option<super::pve::index::PveIndex<'a>>,
+    linstor: Option<&'a LinstorFacts>,
+    /// The names of the LINSTOR resources observed.
+    resource_names: HashSet<&'a str>,
+    snapshot_name: &'a SnapshotName,
+}
+
+impl GuestPlanning<'_> {
+    /// Guest `g`'s part of the plan; its snapshot requests go to `snapshots`, what cannot be
+    /// established to `warnings`.
+    fn plan(
+        &self,
+        g: &Guest,
+        snapshots: &mut Vec<Plan>,
+        warnings: &mut Vec<String>,
+    ) -> PlannedGuest {
+        let host = self.host;
+        let observed = self.pve_index.as_ref().and_then(|p| p.guest(g.id.as_str()));
+        if self.pve_observed && observed.is_none() {
             warnings.push(format!("guest {} is not in Proxmox", g.id));
         }
         if let Some(o) = observed
@@ -147,50 +212,76 @@ pub fn plan_driver_update(
         }
         let volumes = observed.map(|o| o.volumes.clone()).unwrap_or_default();
         let mut resources = Vec::new();
-        if let (Some(l), Some(o)) = (linstor, observed) {
-            let suffix = format!("_{}", o.vmid);
-            for v in &volumes {
-                let name = volume_name(v);
-                // linstor-proxmox names a volume after its resource (`pm-1a2b3c4d_201`, or
-                // `vm-201-disk-1` in older plugins).
-                match resource_names.get(name) {
-                    Some(r) => resources.push((*r).to_owned()),
-                    None => warnings.push(format!(
-                        "volume {v} of {} is not a LINSTOR resource: no snapshot protects it (a PBS backup must)",
-                        g.id
-                    )),
-                }
-            }
-            let by_vmid: Vec<String> = l
-                .resources
-                .iter()
-                .filter(|r| r.name.ends_with(&suffix) && !resources.contains(&r.name))
-                .map(|r| r.name.clone())
-                .collect();
-            resources.extend(by_vmid);
+        if let (Some(l), Some(o)) = (self.linstor, observed) {
+            resources = self.resources(g, o, l, &volumes, warnings);
         }
         for r in &resources {
             match ResourceName::new(r.as_str()) {
-                Ok(name) => snapshots.push(Plan::snapshot_create(&name, &snapshot_name, &[])),
+                Ok(name) => snapshots.push(Plan::snapshot_create(&name, self.snapshot_name, &[])),
                 Err(_) => warnings.push(format!("`{r}` is not a valid LINSTOR resource name")),
             }
         }
-        guests.push(PlannedGuest {
+        PlannedGuest {
             id: g.id.to_string(),
             vmid: observed.map(|o| o.vmid),
-            cluster: topology.cluster_of_guest(&g.id).map(|k| k.id.to_string()),
+            cluster: self
+                .topology
+                .cluster_of_guest(&g.id)
+                .map(|k| k.id.to_string()),
             volumes,
             resources,
-        });
+        }
     }
 
-    let target = target_driver.map(ToOwned::to_owned);
-    let target_text = target.as_deref().unwrap_or("<target version>");
-    let current_text = current_driver.as_deref().unwrap_or("<current version>");
-    let ct = |g: &PlannedGuest| {
-        g.vmid
-            .map_or_else(|| g.id.clone(), |v| format!("{v} ({})", g.id))
-    };
+    /// The LINSTOR resources behind guest `g` (observed as `o`): those its `volumes` name, then
+    /// those named after its VM id.
+    fn resources(
+        &self,
+        g: &Guest,
+        o: &PveGuest,
+        l: &LinstorFacts,
+        volumes: &[String],
+        warnings: &mut Vec<String>,
+    ) -> Vec<String> {
+        let mut resources = Vec::new();
+        let suffix = format!("_{}", o.vmid);
+        for v in volumes {
+            let name = volume_name(v);
+            // linstor-proxmox names a volume after its resource (`pm-1a2b3c4d_201`, or
+            // `vm-201-disk-1` in older plugins).
+            match self.resource_names.get(name) {
+                Some(r) => resources.push((*r).to_owned()),
+                None => warnings.push(format!(
+                    "volume {v} of {} is not a LINSTOR resource: no snapshot protects it (a PBS backup must)",
+                    g.id
+                )),
+            }
+        }
+        let by_vmid: Vec<String> = l
+            .resources
+            .iter()
+            .filter(|r| r.name.ends_with(&suffix) && !resources.contains(&r.name))
+            .map(|r| r.name.clone())
+            .collect();
+        resources.extend(by_vmid);
+        resources
+    }
+}
+
+/// A container as the steps name it: its VM id and guest id, or the guest id alone.
+fn container(g: &PlannedGuest) -> String {
+    g.vmid
+        .map_or_else(|| g.id.clone(), |v| format!("{v} ({})", g.id))
+}
+
+/// The maintenance steps of the driver update of `host`, in order.
+fn steps(
+    host: &str,
+    guests: &[PlannedGuest],
+    snapshots: &[Plan],
+    target_text: &str,
+    current_text: &str,
+) -> Vec<String> {
     let mut steps = Vec::new();
     let clusters: Vec<String> = guests.iter().filter_map(|g| g.cluster.clone()).collect();
     steps.push(format!(
@@ -198,7 +289,7 @@ pub fn plan_driver_update(
         if clusters.len() == 1 { "" } else { "s" },
         if clusters.is_empty() { "(none declared)".to_owned() } else { clusters.join(", ") }
     ));
-    for g in &guests {
+    for g in guests {
         steps.push(format!(
             "Drain node {} of {}: kubectl drain {} --ignore-daemonsets --delete-emptydir-data",
             g.id,
@@ -206,10 +297,10 @@ pub fn plan_driver_update(
             g.id
         ));
     }
-    for g in &guests {
+    for g in guests {
         steps.push(format!(
             "Shut container {} down: POST /nodes/{host}/lxc/{}/status/shutdown (pct shutdown)",
-            ct(g),
+            container(g),
             g.vmid
                 .map_or_else(|| "<vmid>".to_owned(), |v| v.to_string())
         ));
@@ -219,7 +310,7 @@ pub fn plan_driver_update(
             "Snapshot: nothing to snapshot on LINSTOR; confirm a verified PBS backup of each container instead.".to_owned(),
         );
     } else {
-        for p in &snapshots {
+        for p in snapshots {
             steps.push(format!("Snapshot (--apply runs this step and waits): {p}"));
         }
     }
@@ -231,27 +322,38 @@ pub fn plan_driver_update(
     ));
     // A privileged container uses the host's kernel module with its own user-space libraries:
     // until they match, NVML in it fails with LIB_RM_VERSION_MISMATCH (go-nvml `nvml.h`).
-    for g in &guests {
+    for g in guests {
         steps.push(format!(
             "Start container {}, install driver {target_text}'s user-space libraries inside it (NVIDIA's installer with --no-kernel-module, or the matching libnvidia packages: the container uses the host's kernel module, and nvidia-smi fails with \"Driver/library version mismatch\" until they match), check nvidia-smi inside it shows {target_text}; kubectl uncordon {}.",
-            ct(g),
+            container(g),
             g.id
         ));
     }
     steps.push(format!(
         "Write `nvidia_driver: \"{target_text}\"` for {host} in the topology file (GPU-005 compares it with what runs)."
     ));
+    steps
+}
 
+/// The rollback of the driver update of `host`, in order.
+fn rollback(
+    host: &str,
+    guests: &[PlannedGuest],
+    snapshotted: bool,
+    snapshot: &str,
+    snapshot_name: &SnapshotName,
+    current_text: &str,
+) -> Vec<String> {
     let mut rollback = Vec::new();
-    for g in &guests {
-        rollback.push(format!("Shut container {} down.", ct(g)));
+    for g in guests {
+        rollback.push(format!("Shut container {} down.", container(g)));
     }
-    for g in &guests {
+    for g in guests {
         for r in &g.resources {
             if let Ok(name) = ResourceName::new(r.as_str()) {
                 rollback.push(format!(
                     "Roll back: {}",
-                    Plan::snapshot_rollback(&name, &snapshot_name)
+                    Plan::snapshot_rollback(&name, snapshot_name)
                 ));
             }
         }
@@ -259,30 +361,19 @@ pub fn plan_driver_update(
     rollback.push(format!(
         "Reinstall NVIDIA driver {current_text} on {host} and reboot it if needed."
     ));
-    for g in &guests {
+    for g in guests {
         rollback.push(format!(
             "Start container {}, reinstall driver {current_text}'s user-space libraries inside it, check nvidia-smi; uncordon {}.",
-            ct(g),
+            container(g),
             g.id
         ));
     }
-    if !snapshots.is_empty() {
+    if snapshotted {
         rollback.push(format!(
             "When the update is confirmed, delete snapshot {snapshot} of every resource (DELETE /v1/resource-definitions/{{resource}}/snapshots/{snapshot})."
         ));
     }
-
-    Ok(DriverUpdatePlan {
-        host: host.to_owned(),
-        current_driver,
-        target_driver: target,
-        snapshot: snapshot.to_owned(),
-        guests,
-        snapshots,
-        steps,
-        rollback,
-        warnings,
-    })
+    rollback
 }
 
 impl DriverUpdatePlan {
