@@ -57,6 +57,13 @@
 //! client says so ([`Committed::background_commit`]) and reads the configuration back. With
 //! commit-confirm, such an answer cannot say the timer started (1.5 starts it in the background
 //! too): [`Error::CommitConfirmNotInitialized`], after the read-back waited for the commit.
+//! The first commit-confirm builds armed the timer before committing, so a refused
+//! commit-confirmed batch that left nothing is [`Error::CommitConfirmRefused`]: a timer may be
+//! running, and [`Client::confirm`] stops it. With the vyconf backend VyOS answers
+//! `unimplemented` to both commit-confirm and confirm, as a success: the write is
+//! [`Error::CommitConfirmNotInitialized`] and the confirm [`Error::UnexpectedAnswer`]. A write
+//! that got no answer may still be committing on the router (nginx waits 600 s and reads do
+//! not wait for the commit): only a read-back that shows it says [`Landed::Yes`].
 //!
 //! # Environment
 //!
