@@ -741,10 +741,18 @@ fn is_false(
 /// evicted Workloads.
 pub fn kueue_status(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
     for u in &s.undecodable {
+        // Applications and Certificates are decoded one by one too (snapshot::list_items).
+        let other = ["Application ", "Certificate "]
+            .iter()
+            .any(|k| u.object.starts_with(k));
         f.push(
             Finding::new(
                 Severity::Warning,
-                "kueue-object-undecodable",
+                if other {
+                    "object-undecodable"
+                } else {
+                    "kueue-object-undecodable"
+                },
                 format!("cannot tell what it says: {}", u.reason),
             )
             .about(&u.object),
@@ -1457,5 +1465,41 @@ mod tests {
         let mut cpu_only = empty();
         cpu_only.runtime_classes = Some(BTreeMap::new());
         assert!(codes(&cpu_only).is_empty());
+    }
+
+    /// An Application without `spec` (a field this crate's type requires) is one finding about
+    /// that Application; the list's other items are read.
+    #[test]
+    fn one_odd_application_does_not_sink_the_list() {
+        let item = |name: &str, spec: bool| -> kube::api::DynamicObject {
+            let mut v = serde_json::json!({
+                "apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+                "metadata": {"name": name, "namespace": "argocd"},
+            });
+            if spec {
+                v["spec"] = serde_json::json!({"destination": {"name": "in-cluster"},
+                    "project": "default"});
+            }
+            serde_json::from_value(v).unwrap()
+        };
+        let listed: crate::k8s::kueue::Listed<Application> = crate::k8s::kueue::decode_items(
+            "Application",
+            vec![item("good", true), item("odd", false)],
+        );
+        assert_eq!(listed.items.len(), 1);
+        assert_eq!(listed.undecodable.len(), 1);
+        assert_eq!(listed.undecodable[0].object, "Application argocd/odd");
+        let mut s = empty();
+        s.undecodable = listed.undecodable;
+        let mut f = Vec::new();
+        kueue_status(&s, &mut f);
+        assert_eq!(
+            (f[0].object.as_deref(), f[0].code.as_str(), f[0].severity),
+            (
+                Some("Application argocd/odd"),
+                "object-undecodable",
+                Severity::Warning
+            )
+        );
     }
 }

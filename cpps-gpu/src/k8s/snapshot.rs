@@ -58,7 +58,8 @@ pub struct ClusterSnapshot {
     pub cni: Vec<CniObservation>,
     /// Resource kinds not served by this cluster.
     pub missing: Vec<Missing>,
-    /// Kueue objects that were listed but do not decode (each a finding; the rest is read).
+    /// Kueue objects, Applications and Certificates that were listed but do not decode (each a
+    /// finding; the rest is read).
     pub undecodable: Vec<Undecodable>,
     /// The GPU device-plugin pods and their readiness.
     pub plugin_pods: Vec<nodes::PluginPod>,
@@ -189,8 +190,8 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
                     "MultiKueueCluster",
                     "multikueueclusters"
                 ),
-                list_all::<Application>(client),
-                list_all::<Certificate>(client),
+                list_items::<Application>(client, "Application"),
+                list_items::<Certificate>(client, "Certificate"),
                 list_permitted::<RuntimeClass>(client),
             )
         }
@@ -207,6 +208,7 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
     );
     let (acs, mkconfs, mks, apps, certs, runtime_classes) = others;
     let (acs, mkconfs, mks) = (items(acs, u), items(mkconfs, u), items(mks, u));
+    let (apps, certs) = (items(apps, u), items(certs, u));
     let mut missing = Vec::new();
     if runtime_classes.is_none() {
         missing.push(Missing("node.k8s.io/v1 RuntimeClass"));
@@ -243,6 +245,22 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
         missing,
         undecodable,
     })
+}
+
+/// Lists every `K` (all namespaces) and decodes the items one by one (as the Kueue lists are):
+/// one Application or Certificate the types here cannot read is a finding about that object
+/// (in `undecodable`), not a failed snapshot. `None` when the kind is not served.
+async fn list_items<K>(client: &kube::Client, kind: &str) -> Result<Option<Listed<K>>, Error>
+where
+    K: kube::Resource<DynamicType = ()> + serde::de::DeserializeOwned,
+{
+    let resource = kube::discovery::ApiResource::erase::<K>(&());
+    let api = kube::Api::<kube::api::DynamicObject>::all_with(client.clone(), &resource);
+    match api.list(&kube::api::ListParams::default()).await {
+        Ok(list) => Ok(Some(kueue::decode_items(kind, list.items))),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
+        Err(source) => Err(Error::kube("GET", K::url_path(&(), None), source)),
+    }
 }
 
 /// [`list_all`], with a refusal (401, 403) read as "not read" instead of a failed snapshot: a
