@@ -178,144 +178,184 @@ impl Cx<'_> {
         Vec<Contradiction>,
     ) {
         let mut seen: HashMap<String, Location> = HashMap::new();
-        let mut register = |cx: &mut Self, id: &At<String>| -> Location {
-            let at = cx.loc(&id.at);
-            let first = cx
-                .ids
-                .get(id.value.as_str())
-                .map(|(_, l)| l)
-                .or_else(|| seen.get(&id.value).copied());
-            match first {
-                Some(first) => cx.error(
-                    FileErrorKind::DuplicateId {
-                        id: id.value.clone(),
-                        first,
-                    },
-                    at,
-                ),
-                None => {
-                    seen.insert(id.value.clone(), at);
-                }
-            }
-            if id.value.trim().is_empty() {
-                cx.invalid("id", "an id is not empty", at);
-            }
-            at
-        };
         let mut pending = Vec::with_capacity(f.pending.len());
         for p in &f.pending {
-            let location = register(self, &p.id);
-            let quote = self.quote("quote", &p.quote.value.source, &p.quote.value.text);
-            let state = self.record_state("pending item", &p.id.value, &p.state, location);
-            let mut about = Vec::with_capacity(p.about.len());
-            let mut about_locations = Vec::with_capacity(p.about.len());
-            for a in &p.about {
-                let at = self.loc(&a.at);
-                self.refs.push((Target::Any, a.value.clone(), at));
-                about.push(a.value.clone());
-                about_locations.push(at);
-            }
-            pending.push(PendingItem {
-                id: p.id.value.clone(),
-                section: p.section.clone(),
-                quote,
-                state,
-                about,
-                about_locations,
-                note: p.note.clone(),
-                location,
-            });
+            pending.push(self.pending_item(&mut seen, p));
         }
         let mut rejected = Vec::with_capacity(f.rejected.len());
         for r in &f.rejected {
-            let location = register(self, &r.id);
-            let adopted_when = r
-                .adopted_when
-                .as_ref()
-                .map(|a| AdoptionSignals {
-                    tools: a
-                        .value
-                        .tools
-                        .iter()
-                        .map(|t| t.trim().to_lowercase())
-                        .filter(|t| !t.is_empty())
-                        .collect(),
-                    cni: a.value.cni.clone(),
-                    patterns: a.value.patterns.clone(),
-                    uniform_gpu_placement: a.value.uniform_gpu_placement,
-                    choices: adoption_choices(&a.value),
-                    now_only: a.value.now_only,
-                    until_clusters: a.value.until_clusters,
-                })
-                .unwrap_or_default();
-            let flagged_by = r.flagged_by.as_ref().map(|x| x.value.trim().to_owned());
-            if adopted_when.is_empty() && flagged_by.is_none() {
-                self.invalid(
-                    "adopted_when",
-                    "a rejected alternative says what adopts it (`adopted_when`) or which rule flags it (`flagged_by`)",
-                    location,
-                );
-            }
-            rejected.push(RejectedAlternative {
-                id: r.id.value.clone(),
-                topic: r.topic.clone(),
-                decision: r.decision.clone(),
-                alternative: r.alternative.clone(),
-                reason: r.reason.clone(),
-                adr: r.adr.clone(),
-                adopted_when,
-                flagged_by,
-                note: r.note.clone(),
-                location,
-            });
+            rejected.push(self.rejected_alternative(&mut seen, r));
         }
         let mut contradictions = Vec::with_capacity(f.contradictions.len());
         for c in &f.contradictions {
-            let location = register(self, &c.id);
-            let subject_location = self.loc(&c.subject.at);
-            self.refs
-                .push((Target::Any, c.subject.value.clone(), subject_location));
-            let mut claims = Vec::with_capacity(c.claims.len());
-            for (i, claim) in c.claims.iter().enumerate() {
-                let at = self.loc(&claim.at);
-                let quote = self.quote(
-                    &format!("claims[{i}]"),
-                    &claim.value.source,
-                    &claim.value.quote,
-                );
-                let state = self.record_state(
-                    "claim",
-                    &format!("{}.claims[{i}]", c.id.value),
-                    &claim.value.state,
-                    at,
-                );
-                claims.push(DocumentClaim {
-                    quote,
-                    state,
-                    value: claim.value.value.clone(),
-                    location: at,
-                });
+            contradictions.push(self.contradiction(&mut seen, c));
+        }
+        self.replaced_alternatives(items, &rejected);
+        (pending, rejected, contradictions)
+    }
+
+    /// The location of a document record's `id`, which is an error where a component or an
+    /// earlier record (`seen`) has it already, or where it is empty.
+    fn register_record(
+        &mut self,
+        seen: &mut HashMap<String, Location>,
+        id: &At<String>,
+    ) -> Location {
+        let at = self.loc(&id.at);
+        let first = self
+            .ids
+            .get(id.value.as_str())
+            .map(|(_, l)| l)
+            .or_else(|| seen.get(&id.value).copied());
+        match first {
+            Some(first) => self.error(
+                FileErrorKind::DuplicateId {
+                    id: id.value.clone(),
+                    first,
+                },
+                at,
+            ),
+            None => {
+                seen.insert(id.value.clone(), at);
             }
-            if claims.len() < 2 {
-                self.invalid(
-                    "claims",
-                    "a contradiction quotes at least two claims",
-                    location,
-                );
-            }
-            let follows = self.record_state("contradiction", &c.id.value, &c.follows, location);
-            contradictions.push(Contradiction {
-                id: c.id.value.clone(),
-                subject: c.subject.value.clone(),
-                field: c.field.clone(),
-                claims,
-                follows,
-                follows_value: c.follows_value.clone(),
-                note: c.note.clone(),
+        }
+        if id.value.trim().is_empty() {
+            self.invalid("id", "an id is not empty", at);
+        }
+        at
+    }
+
+    /// A pending item; what it is `about` is resolved later, as any component.
+    fn pending_item(
+        &mut self,
+        seen: &mut HashMap<String, Location>,
+        p: &PendingFile,
+    ) -> PendingItem {
+        let location = self.register_record(seen, &p.id);
+        let quote = self.quote("quote", &p.quote.value.source, &p.quote.value.text);
+        let state = self.record_state("pending item", &p.id.value, &p.state, location);
+        let mut about = Vec::with_capacity(p.about.len());
+        let mut about_locations = Vec::with_capacity(p.about.len());
+        for a in &p.about {
+            let at = self.loc(&a.at);
+            self.refs.push((Target::Any, a.value.clone(), at));
+            about.push(a.value.clone());
+            about_locations.push(at);
+        }
+        PendingItem {
+            id: p.id.value.clone(),
+            section: p.section.clone(),
+            quote,
+            state,
+            about,
+            about_locations,
+            note: p.note.clone(),
+            location,
+        }
+    }
+
+    /// A rejected alternative: what adopts it, or the rule that flags it.
+    fn rejected_alternative(
+        &mut self,
+        seen: &mut HashMap<String, Location>,
+        r: &RejectedFile,
+    ) -> RejectedAlternative {
+        let location = self.register_record(seen, &r.id);
+        let adopted_when = r
+            .adopted_when
+            .as_ref()
+            .map(|a| AdoptionSignals {
+                tools: a
+                    .value
+                    .tools
+                    .iter()
+                    .map(|t| t.trim().to_lowercase())
+                    .filter(|t| !t.is_empty())
+                    .collect(),
+                cni: a.value.cni.clone(),
+                patterns: a.value.patterns.clone(),
+                uniform_gpu_placement: a.value.uniform_gpu_placement,
+                choices: adoption_choices(&a.value),
+                now_only: a.value.now_only,
+                until_clusters: a.value.until_clusters,
+            })
+            .unwrap_or_default();
+        let flagged_by = r.flagged_by.as_ref().map(|x| x.value.trim().to_owned());
+        if adopted_when.is_empty() && flagged_by.is_none() {
+            self.invalid(
+                "adopted_when",
+                "a rejected alternative says what adopts it (`adopted_when`) or which rule flags it (`flagged_by`)",
                 location,
-                subject_location,
+            );
+        }
+        RejectedAlternative {
+            id: r.id.value.clone(),
+            topic: r.topic.clone(),
+            decision: r.decision.clone(),
+            alternative: r.alternative.clone(),
+            reason: r.reason.clone(),
+            adr: r.adr.clone(),
+            adopted_when,
+            flagged_by,
+            note: r.note.clone(),
+            location,
+        }
+    }
+
+    /// A contradiction between the documents: its subject and at least two quoted claims.
+    fn contradiction(
+        &mut self,
+        seen: &mut HashMap<String, Location>,
+        c: &ContradictionFile,
+    ) -> Contradiction {
+        let location = self.register_record(seen, &c.id);
+        let subject_location = self.loc(&c.subject.at);
+        self.refs
+            .push((Target::Any, c.subject.value.clone(), subject_location));
+        let mut claims = Vec::with_capacity(c.claims.len());
+        for (i, claim) in c.claims.iter().enumerate() {
+            let at = self.loc(&claim.at);
+            let quote = self.quote(
+                &format!("claims[{i}]"),
+                &claim.value.source,
+                &claim.value.quote,
+            );
+            let state = self.record_state(
+                "claim",
+                &format!("{}.claims[{i}]", c.id.value),
+                &claim.value.state,
+                at,
+            );
+            claims.push(DocumentClaim {
+                quote,
+                state,
+                value: claim.value.value.clone(),
+                location: at,
             });
         }
+        if claims.len() < 2 {
+            self.invalid(
+                "claims",
+                "a contradiction quotes at least two claims",
+                location,
+            );
+        }
+        let follows = self.record_state("contradiction", &c.id.value, &c.follows, location);
+        Contradiction {
+            id: c.id.value.clone(),
+            subject: c.subject.value.clone(),
+            field: c.field.clone(),
+            claims,
+            follows,
+            follows_value: c.follows_value.clone(),
+            note: c.note.clone(),
+            location,
+            subject_location,
+        }
+    }
+
+    /// An item's `replaces` names a rejected alternative.
+    fn replaced_alternatives(&mut self, items: &[Item], rejected: &[RejectedAlternative]) {
         for item in items {
             if let Some(r) = &item.replaces
                 && !rejected.iter().any(|x| &x.id == r)
@@ -332,7 +372,6 @@ impl Cx<'_> {
                 );
             }
         }
-        (pending, rejected, contradictions)
     }
 }
 
