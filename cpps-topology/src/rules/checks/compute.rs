@@ -15,29 +15,39 @@ use crate::model::{ClusterPurpose, ComponentRef, GuestId, HostId, SiteId, State}
 /// site has no backup while the link is down: the documents want a local PBS and a cross-site
 /// *sync* of it ("PBS local" then "PBS remoto cross-site"), never a remote PBS alone.
 pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let topo = ctx.topo;
-    let guest_site = |id: &GuestId| topo.guest(id).and_then(|g| topo.site_of_guest(g));
-    let host_site = |id: &HostId| topo.host(id).map(|h| &h.site);
-    let emit = |sink: &mut Sink<'_>,
-                c: ComponentRef<'_>,
-                field: &str,
-                own: &SiteId,
-                what: String,
-                other: &SiteId| {
-        let state = c.meta().state;
-        sink.emit_at(
-            scaled(Severity::Error, state),
-            c,
-            field,
-            format!(
-                "{} {} belongs to site {own} but {what} is in site {other}: a partition of the cross-site link would take it down",
-                c.kind(),
-                c.id_str()
-            ),
-        );
-    };
-    // Guests, in one pass over their resolved references: storage pool and backup PBS.
-    let refs = ctx.refs;
+    guests_across(ctx, sink);
+    clusters_across(ctx, sink);
+    argocd_across(ctx, sink);
+    placed_across(ctx, sink);
+    controllers_across(ctx, sink);
+}
+
+/// SITE-001's finding on `c` of site `own`, whose `field` names `what`, which is in site
+/// `other`.
+fn emit(
+    sink: &mut Sink<'_>,
+    c: ComponentRef<'_>,
+    field: &str,
+    own: &SiteId,
+    what: String,
+    other: &SiteId,
+) {
+    let state = c.meta().state;
+    sink.emit_at(
+        scaled(Severity::Error, state),
+        c,
+        field,
+        format!(
+            "{} {} belongs to site {own} but {what} is in site {other}: a partition of the cross-site link would take it down",
+            c.kind(),
+            c.id_str()
+        ),
+    );
+}
+
+/// SITE-001's guests, in one pass over their resolved references: storage pool and backup PBS.
+fn guests_across(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let (topo, refs) = (ctx.topo, ctx.refs);
     let pools = topo.linstor_pools();
     let guest_refs = refs.guest_host.iter().zip(&refs.guest_storage);
     for (gi, ((host, pool), backup)) in guest_refs.zip(&refs.guest_backup).enumerate() {
@@ -75,7 +85,13 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
-    // Clusters, on their packed facts: a cluster is read only to name it.
+}
+
+/// SITE-001's clusters, on their packed facts (a cluster is read only to name it): their node
+/// guests' hosts, and the candidate hosts of a general-purpose cluster not yet placed.
+fn clusters_across(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let (topo, refs) = (ctx.topo, ctx.refs);
+    let host_site = |id: &HostId| topo.host(id).map(|h| &h.site);
     let clusters = topo.k3s_clusters();
     for (ki, f) in refs.cluster_facts.iter().enumerate() {
         if !f.lists_nodes() && f.purpose == ClusterPurpose::General && f.has_candidates() {
@@ -111,8 +127,12 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
-    for a in topo.argocd() {
-        if let Some(k) = a.runs_in.as_ref().and_then(|id| topo.k3s_cluster(id))
+}
+
+/// SITE-001's ArgoCD instances: the cluster each runs in.
+fn argocd_across(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    for a in ctx.topo.argocd() {
+        if let Some(k) = a.runs_in.as_ref().and_then(|id| ctx.topo.k3s_cluster(id))
             && k.site != a.site
         {
             emit(
@@ -125,41 +145,66 @@ pub(super) fn site_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
-    // A PBS, a Traefik or a router: the guest it runs in and the host it runs on directly.
-    let placed = |sink: &mut Sink<'_>,
-                  c: ComponentRef<'_>,
-                  own: &SiteId,
-                  guest: Option<&GuestId>,
-                  host: Option<&HostId>| {
-        if let Some(site) = guest.and_then(guest_site)
-            && site != own
-        {
-            emit(
-                sink,
-                c,
-                "guest",
-                own,
-                "the guest it runs in".to_owned(),
-                site,
-            );
-        }
-        if let Some(site) = host.and_then(host_site)
-            && site != own
-        {
-            emit(sink, c, "host", own, "the host it runs on".to_owned(), site);
-        }
-    };
+}
+
+/// SITE-001's finding on `c` of site `own` (a PBS, a Traefik or a router): the guest it runs
+/// in and the host it runs on directly.
+fn placed(
+    ctx: &Ctx<'_>,
+    sink: &mut Sink<'_>,
+    c: ComponentRef<'_>,
+    own: &SiteId,
+    guest: Option<&GuestId>,
+    host: Option<&HostId>,
+) {
+    let topo = ctx.topo;
+    let guest_site = |id: &GuestId| topo.guest(id).and_then(|g| topo.site_of_guest(g));
+    let host_site = |id: &HostId| topo.host(id).map(|h| &h.site);
+    if let Some(site) = guest.and_then(guest_site)
+        && site != own
+    {
+        emit(
+            sink,
+            c,
+            "guest",
+            own,
+            "the guest it runs in".to_owned(),
+            site,
+        );
+    }
+    if let Some(site) = host.and_then(host_site)
+        && site != own
+    {
+        emit(sink, c, "host", own, "the host it runs on".to_owned(), site);
+    }
+}
+
+/// SITE-001's PBS, Traefik and router instances, where they run.
+fn placed_across(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
     for p in topo.pbs() {
-        placed(sink, ComponentRef::Pbs(p), &p.site, p.guest.as_ref(), None);
+        placed(
+            ctx,
+            sink,
+            ComponentRef::Pbs(p),
+            &p.site,
+            p.guest.as_ref(),
+            None,
+        );
     }
     for t in topo.traefik() {
         let c = ComponentRef::Traefik(t);
-        placed(sink, c, &t.site, t.guest.as_ref(), t.host.as_ref());
+        placed(ctx, sink, c, &t.site, t.guest.as_ref(), t.host.as_ref());
     }
     for r in topo.routers() {
         let c = ComponentRef::Router(r);
-        placed(sink, c, &r.site, r.guest.as_ref(), r.host.as_ref());
+        placed(ctx, sink, c, &r.site, r.guest.as_ref(), r.host.as_ref());
     }
+}
+
+/// SITE-001's LINSTOR pools: their controller hosts.
+fn controllers_across(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let (topo, refs) = (ctx.topo, ctx.refs);
     for (pi, pool) in topo.linstor_pools().iter().enumerate() {
         for (j, at) in refs.pool_controllers.of(pi).iter().enumerate() {
             if let Some(hi) = at.get()
