@@ -1,0 +1,191 @@
+//! Runs the built `pve-upgrade`: the plan for a cluster mid-upgrade (a wiremock PVE answering
+//! as pve-manager and pve-ha-manager do), `--apply` refused before any request, and, with
+//! `CPPS_TEST_FAKEPVE`, the plan against fakepve, whose node versions are placeholders.
+
+#[path = "../../cpps-proxmox/tests/common/mod.rs"]
+mod pve;
+
+mod common;
+
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path, query_param};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+async fn run(
+    endpoint: &str,
+    token: &str,
+    ca_file: Option<&str>,
+    args: &[&str],
+) -> std::process::Output {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_pve-upgrade"));
+    for var in [
+        "PROXMOX_VE_USERNAME",
+        "PROXMOX_VE_PASSWORD",
+        "PROXMOX_VE_CA_FILE",
+        "PROXMOX_VE_FINGERPRINT",
+        "PROXMOX_VE_INSECURE",
+    ] {
+        cmd.env_remove(var);
+    }
+    if let Some(ca) = ca_file {
+        cmd.env("PROXMOX_VE_CA_FILE", ca);
+    }
+    cmd.args(args)
+        .env("PROXMOX_VE_ENDPOINT", endpoint)
+        .env("PROXMOX_VE_API_TOKEN", token)
+        .output()
+        .await
+        .expect("pve-upgrade runs")
+}
+
+async fn answer(server: &MockServer, api_path: &str, data: Value) {
+    Mock::given(method("GET"))
+        .and(path(format!("/api2/json/{api_path}")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": data})))
+        .mount(server)
+        .await;
+}
+
+/// Three nodes, two on 8.4 and one already on 9.0 (`pveversion` as pve-manager
+/// `PVE/API2/Nodes.pm` status writes it), quorate (`GET /cluster/status`), one HA group not
+/// migrated yet (pve-ha-manager `HA/Manager.pm` migrates only once every node runs 9) and no
+/// rule yet; on pve1 an HA VM, a running VM without HA, a stopped one, and a running one whose
+/// HA state is `ignored` (pve-ha-manager `HA/Manager.pm` leaves it alone, so it stays).
+async fn cluster_mid_upgrade() -> MockServer {
+    let server = MockServer::start().await;
+    answer(
+        &server,
+        "nodes",
+        json!([
+            {"node": "pve1", "status": "online"}, {"node": "pve2", "status": "online"},
+            {"node": "pve3", "status": "online"}
+        ]),
+    )
+    .await;
+    for (node, version) in [
+        ("pve1", "pve-manager/8.4.1/2a5fa54a8503f96d"),
+        ("pve2", "pve-manager/8.4.1/2a5fa54a8503f96d"),
+        ("pve3", "pve-manager/9.0.3/025864202ebb6109"),
+    ] {
+        answer(&server, &format!("nodes/{node}/status"), json!({
+            "pveversion": version, "kversion": "Linux 6.8.12-9-pve", "uptime": 86400,
+            "cpu": 0.05, "loadavg": ["0.10", "0.12", "0.09"],
+            "memory": {"total": 68719476736_u64, "used": 8589934592_u64, "free": 60129542144_u64},
+            "rootfs": {"total": 100, "used": 10, "avail": 90, "free": 90}
+        })).await;
+    }
+    answer(&server, "cluster/status", json!([
+        {"type": "cluster", "id": "cluster", "name": "franca", "nodes": 3, "quorate": 1, "version": 7},
+        {"type": "node", "id": "node/pve1", "name": "pve1", "nodeid": 1, "online": 1, "local": 1},
+        {"type": "node", "id": "node/pve2", "name": "pve2", "nodeid": 2, "online": 1, "local": 0},
+        {"type": "node", "id": "node/pve3", "name": "pve3", "nodeid": 3, "online": 1, "local": 0}
+    ])).await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/cluster/resources"))
+        .and(query_param("type", "vm"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
+            {"id": "qemu/100", "type": "qemu", "vmid": 100, "node": "pve1", "status": "running", "hastate": "started"},
+            {"id": "qemu/101", "type": "qemu", "vmid": 101, "node": "pve1", "status": "running"},
+            {"id": "qemu/102", "type": "qemu", "vmid": 102, "node": "pve1", "status": "stopped"},
+            {"id": "qemu/103", "type": "qemu", "vmid": 103, "node": "pve1", "status": "running", "hastate": "ignored"},
+            {"id": "lxc/200", "type": "lxc", "vmid": 200, "node": "pve3", "status": "running"}
+        ]})))
+        .mount(&server)
+        .await;
+    answer(
+        &server,
+        "cluster/ha/groups",
+        json!([
+            {"group": "prefer-pve1", "type": "group", "nodes": "pve1:2,pve2:1"}
+        ]),
+    )
+    .await;
+    answer(&server, "cluster/ha/rules", json!([])).await;
+    server
+}
+
+#[tokio::test]
+async fn the_plan_lists_each_node_below_the_target_with_its_guests() {
+    let server = cluster_mid_upgrade().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, &[]).await;
+    let text = common::stdout_of_exit(&out, 0);
+    common::assert_has_lines(
+        &text,
+        &[
+            "cluster: 3 nodes, quorate",
+            "HA: groups not migrated yet (the CRM migrates them once every node runs 9)",
+            "HA rules: 0",
+            "node pve3: pve-manager/9.0.3/025864202ebb6109",
+            "step 1: pve1",
+            "  moved by HA: 100",
+            "  to migrate or shut down by hand: 101, 103",
+            "step 2: pve2",
+            "  moved by HA: none",
+        ],
+    );
+    assert!(!text.contains("step 3"), "{text}");
+    assert!(!text.contains("BLOCKED"), "{text}");
+
+    let out = run(
+        &server.uri(),
+        "root@pam!ci=5ecr3t",
+        None,
+        &["--format", "json"],
+    )
+    .await;
+    let plan: Value = serde_json::from_str(&common::stdout_of_exit(&out, 0)).unwrap();
+    assert_eq!(plan["nodes"][0]["major"], 8);
+    assert_eq!(plan["nodes"][2]["major"], 9);
+    assert_eq!(plan["ha_groups_migrated"]["Ok"], false);
+}
+
+/// Node maintenance has no API endpoint (pve-ha-manager `src/PVE/CLI/ha_manager.pm`
+/// `node-maintenance-set` is a command-line method; `pve-apidoc.json` has no such path), so
+/// `--apply` is refused before any request is sent.
+#[tokio::test]
+async fn apply_is_refused_before_any_request() {
+    let server = MockServer::start().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, &["--apply"]).await;
+    let stderr = common::stderr_of_exit(&out, 2);
+    assert!(
+        stderr.contains("node maintenance has no API endpoint"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("src/PVE/CLI/ha_manager.pm"), "{stderr}");
+    assert!(
+        server
+            .received_requests()
+            .await
+            .unwrap_or_default()
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn the_help_documents_the_timeout() {
+    let help = common::help_documenting_timeout(env!("CARGO_BIN_EXE_pve-upgrade"));
+    assert!(help.contains("--apply"), "{help}");
+}
+
+/// Against fakepve (run by `cargo xtask test`): its node status answers `pveversion: "fake"`
+/// (a schema placeholder), so no node's version can be told, and its two nodes could not
+/// keep a quorum with one out: the plan is made, and blocked, exit 1.
+#[tokio::test]
+async fn against_fakepve_unknown_versions_block_the_plan() {
+    let Some(s) = pve::fakepve("against_fakepve_unknown_versions_block_the_plan").await else {
+        return;
+    };
+    let token = format!("{}={}", s.pve.token_id, s.pve.token_secret);
+    let ca = s.pve.ca_file.display().to_string();
+    let out = run(&s.pve.url, &token, Some(&ca), &[]).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[
+            "cluster: 2 nodes, quorate",
+            "BLOCKED: pve-ippri-31: version cannot be told (`fake`)",
+            "BLOCKED: with one of the 2 online nodes out, 1 of 2 votes would not be a quorum",
+        ],
+    );
+    assert!(text.contains("step 1: pve-ippri-31"), "{text}");
+}
