@@ -38,9 +38,13 @@ fn commands_file() -> tempfile::NamedTempFile {
     f
 }
 
-fn run(servers: &[MockApi; 2], extra: &[&str], file: &std::path::Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vyos-apply"))
-        .args(["--commands", file.to_str().unwrap(), "--settle", "0"])
+/// Runs the binary against the pair, with `--commands FILE` when a file is given.
+fn run(servers: &[MockApi; 2], extra: &[&str], file: Option<&std::path::Path>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vyos-apply"));
+    if let Some(f) = file {
+        cmd.args(["--commands", f.to_str().unwrap()]);
+    }
+    cmd.args(["--settle", "0"])
         .args(extra)
         .env("VYOS_URL", servers[0].base_url().to_string())
         .env("VYOS_API_KEY", KEY)
@@ -82,7 +86,7 @@ fn help_documents_the_timeout_the_modes_and_the_variables() {
 async fn by_default_it_plans_and_writes_nothing() {
     let (servers, fa, _fb) = pair(Profile::V15).await;
     let file = commands_file();
-    let out = run(&servers, &[], file.path());
+    let out = run(&servers, &[], Some(file.path()));
     let all = text(&out);
     assert_eq!(out.status.code(), Some(0), "{all}");
     assert!(all.contains("commit-confirm: yes"), "{all}");
@@ -107,7 +111,7 @@ async fn a_change_whose_peer_check_fails_is_not_kept_on_either_version() {
         let out = run(
             &servers,
             &["--apply", "--check", "--confirm-minutes", "3"],
-            file.path(),
+            Some(file.path()),
         );
         let all = text(&out);
         assert_eq!(out.status.code(), Some(2), "{profile:?}: {all}");
@@ -151,7 +155,7 @@ async fn an_upgrade_plan_without_vrrp_roles_is_refused_and_writes_nothing() {
     let out = run(
         &servers,
         &["--upgrade-plan", "https://downloads.example.net/vyos.iso"],
-        file.path(),
+        Some(file.path()),
     );
     let all = text(&out);
     assert_eq!(out.status.code(), Some(2), "{all}");
@@ -164,4 +168,45 @@ async fn an_upgrade_plan_without_vrrp_roles_is_refused_and_writes_nothing() {
         assert!(fake.requests_to("image").is_empty());
         assert!(fake.requests_to("reboot").is_empty());
     }
+}
+
+/// `--revisions` reads `show system commit`; `--rollback-soft 0` plans the batch back to the
+/// archived revision 0 (`show system commit file 0`, the saved configuration), and with
+/// `--apply` sends it with commit-confirm and confirms once the checks hold.
+#[tokio::test]
+async fn revisions_are_listed_and_a_soft_rollback_is_planned_then_applied() {
+    let (servers, fa, _fb) = pair(Profile::V15).await;
+    let out = run(&servers, &["--revisions"], None);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    common::assert_has_lines(
+        &all,
+        &[
+            "0  2025-01-10 10:00:00  by vyos  via vyos-http-api  (add the uplink)",
+            "1  2025-01-09 08:15:02  by root  via cli",
+        ],
+    );
+
+    let saved = fa.running();
+    fa.state
+        .lock()
+        .unwrap()
+        .running
+        .apply(&cpps_vyos::Command::set(
+            ["system", "domain-name"],
+            Some("example.net"),
+        ))
+        .unwrap();
+    let out = run(&servers, &["--rollback-soft", "0"], None);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(all.contains("  delete system domain-name"), "{all}");
+    assert!(all.contains("plan only"), "{all}");
+    assert!(fa.requests_to("configure").is_empty());
+
+    let out = run(&servers, &["--rollback-soft", "0", "--apply"], None);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(all.contains("all checks held: confirmed"), "{all}");
+    assert_eq!(fa.running(), saved);
 }

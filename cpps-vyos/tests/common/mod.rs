@@ -611,6 +611,12 @@ impl FakeRouter {
             ["interfaces", "wireguard", name] => ok(json!(format!(
                 "{name}: <POINTOPOINT,NOARP,UP,LOWER_UP> mtu 1420 qdisc noqueue state UNKNOWN group default qlen 1000\n    link/none \n    inet 192.168.10.1/24 brd 192.168.10.255 scope global {name}\n       valid_lft forever preferred_lft forever\n\n    RX:  bytes  packets  errors  dropped  overrun       mcast\n      12582912    10231       0        0        0           0\n    TX:  bytes  packets  errors  dropped  carrier  collisions\n       3145728     9876       0        0        0           0\n"
             ))),
+            // `ConfigMgmt.format_log_data` (vyos-1x `python/vyos/config_mgmt.py`):
+            // `tabulate(plain)` of `[N, TIME, 'by USER', 'via APP']`, then `[None, COMMENT]`
+            // when the comment is not `commit`.
+            ["system", "commit"] => ok(json!(
+                "0  2025-01-10 10:00:00  by vyos  via vyos-http-api\n   add the uplink\n1  2025-01-09 08:15:02  by root  via cli"
+            )),
             ["system", "commit", "file", "0"] => match &st.footer {
                 Some(f) => {
                     let mut saved = st.saved.clone();
