@@ -511,6 +511,22 @@ impl Client {
         &self.inner.endpoints[index].url
     }
 
+    /// Makes the first controller whose URL host is one of `hosts` (node names or addresses,
+    /// compared without regard to case) the one calls go to first, as if it had answered last;
+    /// fail-over still moves on from it. Returns its URL, or `None` (nothing changed) when no
+    /// controller matches. [`crate::ha::active_controller`] says which node runs the active
+    /// controller of a drbd-reactor HA pair.
+    pub fn prefer_controller(&self, hosts: &[&str]) -> Option<&Url> {
+        let index = self.inner.endpoints.iter().position(|e| {
+            e.url.host_str().is_some_and(|host| {
+                let host = host.trim_start_matches('[').trim_end_matches(']');
+                hosts.iter().any(|h| h.eq_ignore_ascii_case(host))
+            })
+        })?;
+        self.inner.active.store(index, Ordering::Relaxed);
+        Some(&self.inner.endpoints[index].url)
+    }
+
     /// What the client is waiting for, across its controllers: the requests in flight and the
     /// last few that got no answer ([`cpps_http::ActivitySnapshot`]), for a caller whose own
     /// time limit ran out to name them.

@@ -41,6 +41,9 @@
 //! - **Node maintenance** ([`evacuate::plan`]): what `PUT /v1/nodes/{node}/evacuate` will do
 //!   per resource (deleted, replaced and where it could go, left), and whether a resource drops
 //!   below its place count or loses quorum while the node is away.
+//! - **Active controller** ([`ha::active_controller`]): of a drbd-reactor HA pair, the node
+//!   where the controller's database resource is Primary; [`Client::prefer_controller`] sends
+//!   calls there first.
 //! - **DR view** ([`dr::assess`]): per resource its newest off-site copy (an S3 backup that
 //!   finished successfully) and its age, and the schedules' last shipments as unconfirmed
 //!   attempts (LINSTOR records when shipping starts, not whether it finished).
@@ -99,6 +102,7 @@ pub mod dr;
 mod envelope;
 mod error;
 pub mod evacuate;
+pub mod ha;
 pub mod health;
 pub mod names;
 mod plan;

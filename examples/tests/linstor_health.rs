@@ -331,6 +331,11 @@ async fn what_if_site_down_lists_what_the_site_takes() {
     .await;
     let text = common::stdout_of_exit(&out, 1);
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // No `linstor_db` resource here: no drbd-reactor HA pair to tell about.
+    assert_eq!(
+        json["controller_ha"],
+        serde_json::json!({"kind": "no_resource"})
+    );
     let view = &json["what_if_site_down"];
     assert_eq!(view["site"], "franca");
     let effects = |name: &str| {

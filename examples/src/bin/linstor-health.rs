@@ -40,6 +40,10 @@
 //! unless `--apply` is also given; then it sends `PUT /v1/nodes/NODE/evacuate`, and refuses to
 //! when the pre-check finds a resource that would lose quorum or its last `UpToDate` replica.
 //!
+//! Where the controllers run as a drbd-reactor HA pair, the node on which their database
+//! resource `linstor_db` is Primary runs the active one (`cpps_linstor::ha`); it is shown, and
+//! the run's later calls go to that controller first.
+//!
 //! Exit status: 0 when all is well (pools low on space and risks are reported but do not fail), 1 when a
 //! resource is degraded, desynced, disconnected or unknown, a node is evicted or offline, or
 //! (with `--off-site`) a resource has no off-site copy younger than `--max-copy-age` or the
@@ -56,6 +60,7 @@ use clap::Parser;
 use cpps_examples::Format;
 use cpps_linstor::dr;
 use cpps_linstor::evacuate;
+use cpps_linstor::ha::{self, ActiveController};
 use cpps_linstor::health::{self, HealthOptions};
 use cpps_linstor::site_loss::{self, SiteLossEffect};
 use cpps_linstor::split_brain;
@@ -151,6 +156,9 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
     let state = tokio::time::timeout_at(deadline, &mut reading)
         .await
         .map_err(|_| spent())??;
+    // The promoter runs the controller where its database is Primary: ask that one first.
+    let ha_controller = ha::active_controller(&state, ha::DEFAULT_CONTROLLER_RESOURCE);
+    client.prefer_controller(&ha_controller.hosts());
     let options = HealthOptions {
         pool_low_free_fraction: args.low_space,
         site_property: args.site_property.clone(),
@@ -220,6 +228,25 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
         Format::Text => {
             print!("{}", health::render_text(&report));
             print!("{}", split_brain::render_text(&standalone));
+            match &ha_controller {
+                ActiveController::Node { node, .. } => {
+                    println!(
+                        "CONTROLLER HA: linstor_db is Primary on {node} (the active controller)"
+                    );
+                }
+                ActiveController::Several(nodes) => {
+                    println!(
+                        "CONTROLLER HA: linstor_db is Primary on several nodes: {}",
+                        nodes.join(", ")
+                    );
+                }
+                ActiveController::NotInUse => {
+                    println!(
+                        "CONTROLLER HA: linstor_db is Primary nowhere: the active controller cannot be told"
+                    );
+                }
+                ActiveController::NoResource => {}
+            }
             if let Some(view) = &site_loss {
                 print!("{}", site_loss::render_text(view));
             }
@@ -240,6 +267,7 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
                 "risks": report.has_risks(),
                 "report": report,
                 "standalone": standalone,
+                "controller_ha": ha_controller,
             });
             if let Some(view) = &site_loss {
                 json["what_if_site_down"] = serde_json::to_value(view)?;
