@@ -1,6 +1,9 @@
 //! `gpu-smoke`: the NVML path on the real GPUs of this machine, in a few seconds; prints what it
-//! saw (device count, names, driver version, ECC mode, remapped rows, an XID event set registered
-//! and polled). Run by `cargo xtask gpu-smoke`; never needed to build or pass the tests.
+//! saw (device count, names, driver version, ECC mode, remapped rows, temperature against the
+//! thresholds, power, clock event reasons, PCIe link, spare-row banks, an XID event set
+//! registered and polled) and, where `nvidia-smi` exists, what `nvidia-smi -q` says of the same
+//! values for each GPU (bounded to 30 s). Run by `cargo xtask gpu-smoke`; never needed to build
+//! or pass the tests.
 //!
 //! ```text
 //! cargo run -p cpps-gpu --example gpu-smoke -- [--nvml-lib PATH] [--poll-ms MS]
@@ -11,13 +14,55 @@
 
 use std::ffi::OsString;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use cpps_gpu::{Error, NvmlUnavailable};
 
 fn usage() -> ExitCode {
     eprintln!("usage: gpu-smoke [--nvml-lib PATH] [--poll-ms MS]");
     ExitCode::from(2)
+}
+
+/// Runs `nvidia-smi -q` (at most 30 s) and prints, per GPU of `report`, the lines of its
+/// section (matched by PCI bus id) that hold the readings above.
+fn compare_with_nvidia_smi(report: &cpps_gpu::smoke::SmokeReport) {
+    let child = std::process::Command::new("nvidia-smi")
+        .arg("-q")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        println!("nvidia-smi: not found; nothing to compare with");
+        return;
+    };
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if started.elapsed() < Duration::from_secs(30) => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                println!("nvidia-smi -q: no answer within 30 s");
+                return;
+            }
+        }
+    }
+    let mut text = String::new();
+    if let Some(mut out) = child.stdout.take() {
+        let _ = std::io::Read::read_to_string(&mut out, &mut text);
+    }
+    let sections = cpps_gpu::smoke::nvidia_smi_q_sections(&text);
+    for g in &report.gpus {
+        let bus = g.pci_bus_id.value().map(String::as_str).unwrap_or("?");
+        println!("GPU {} by nvidia-smi -q ({bus}):", g.index);
+        match sections.iter().find(|(b, _)| b.eq_ignore_ascii_case(bus)) {
+            Some((_, lines)) => lines.iter().for_each(|l| println!("  {l}")),
+            None => println!("  no section for this bus id"),
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -40,6 +85,7 @@ fn main() -> ExitCode {
     match cpps_gpu::smoke::smoke(library.as_deref(), poll) {
         Ok(report) => {
             println!("{report}");
+            compare_with_nvidia_smi(&report);
             ExitCode::SUCCESS
         }
         Err(Error::NvmlUnavailable(NvmlUnavailable::LibraryMissing { library, detail })) => {

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::nvml::{EccMode, GpuSource, NvmlSource, Reading, RemappedRows, Unwatched, XidEvent};
+use crate::nvml::{
+    EccMode, GpuSource, Limits, NvmlSource, Reading, RemappedRows, Unwatched, XidEvent,
+};
 
 /// One GPU as the smoke run saw it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -25,6 +27,16 @@ pub struct SmokeGpu {
     pub ecc_mode: Reading<EccMode>,
     /// Row remapping.
     pub remapped_rows: Reading<RemappedRows>,
+    /// PCI bus id, as NVML writes it (`00000000:01:00.0`).
+    pub pci_bus_id: Reading<String>,
+    /// Core temperature, °C.
+    pub temperature_c: Reading<u32>,
+    /// Power draw, mW.
+    pub power_mw: Reading<u32>,
+    /// Enforced power limit, mW.
+    pub power_limit_mw: Reading<u32>,
+    /// Clock event reasons, thresholds, PCIe link and spare rows.
+    pub limits: Limits,
 }
 
 /// What the smoke run saw.
@@ -79,6 +91,11 @@ pub fn smoke(library: Option<&OsStr>, poll: Duration) -> Result<SmokeReport, Err
                 uuid: g.uuid,
                 ecc_mode: g.ecc.mode,
                 remapped_rows: g.remapped_rows,
+                pci_bus_id: g.pci_bus_id,
+                temperature_c: g.temperature_c,
+                power_mw: g.power_mw,
+                power_limit_mw: g.power_limit_mw,
+                limits: g.limits,
             })
             .collect(),
         watched,
@@ -95,6 +112,94 @@ fn reading<T>(r: &Reading<T>, f: impl Fn(&T) -> String) -> String {
         Reading::NotSupported => "not supported".to_owned(),
         Reading::Failed { error } => format!("error ({error})"),
     }
+}
+
+/// The second and third lines of a GPU: bus id, temperature against NVML's thresholds, power,
+/// clock event reasons, PCIe link, spare-row banks.
+fn write_limits(f: &mut fmt::Formatter<'_>, g: &SmokeGpu) -> fmt::Result {
+    let l = &g.limits;
+    let celsius = |r: &Reading<u32>| reading(r, |v| format!("{v} °C"));
+    let watts = |r: &Reading<u32>| reading(r, |v| format!("{:.1} W", f64::from(*v) / 1000.0));
+    writeln!(
+        f,
+        "  PCI {}; temperature {} (slowdown {}, shutdown {}); power {} of {}",
+        reading(&g.pci_bus_id, String::clone),
+        celsius(&g.temperature_c),
+        celsius(&l.slowdown_temperature_c),
+        celsius(&l.shutdown_temperature_c),
+        watts(&g.power_mw),
+        watts(&g.power_limit_mw),
+    )?;
+    writeln!(
+        f,
+        "  clock event reasons {}; PCIe {}; spare-row banks {}",
+        reading(&l.clock_event_reasons, |b| format!("{b:#x}")),
+        reading(&l.pcie, |p| format!(
+            "Gen{} x{} (max Gen{} x{})",
+            p.generation, p.width, p.max_generation, p.max_width
+        )),
+        reading(&l.row_remapper, |h| format!(
+            "max {}, high {}, partial {}, low {}, none {}",
+            h.max, h.high, h.partial, h.low, h.none
+        )),
+    )
+}
+
+/// The `nvidia-smi -q` lines to print next to the NVML readings, per GPU: the values this smoke
+/// reads, by the names `nvidia-smi -q` gives them (older drivers say "Clocks Throttle Reasons",
+/// newer ones "Clocks Event Reasons").
+const SMI_KEYS: &[&str] = &[
+    "Product Name",
+    "GPU UUID",
+    "GPU Current Temp",
+    "GPU Shutdown Temp",
+    "GPU Slowdown Temp",
+    "Power Draw",
+    "Current Power Limit",
+    "Enforced Power Limit",
+    "PCIe Generation",
+    "Link Width",
+    "ECC Mode",
+    "Clocks Event Reasons",
+    "Clocks Throttle Reasons",
+    "Remapped Rows",
+];
+
+/// Picks from `nvidia-smi -q` text, for each `GPU <bus id>` section, the lines of [`SMI_KEYS`]
+/// (and the lines nested under them), each written `Parent / Key : value` so that `Current`
+/// and `Max` say what they are. Indentation gives the nesting; a line without ` : ` is a header.
+pub fn nvidia_smi_q_sections(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    let mut stack: Vec<(usize, String)> = Vec::new();
+    for line in text.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let trimmed = line.trim();
+        if let Some(bus) = trimmed.strip_prefix("GPU ").filter(|_| indent == 0) {
+            out.push((bus.trim().to_owned(), Vec::new()));
+            stack.clear();
+            continue;
+        }
+        let Some((_, lines)) = out.last_mut() else {
+            continue;
+        };
+        while stack.last().is_some_and(|(i, _)| *i >= indent) {
+            stack.pop();
+        }
+        let (key, value) = match trimmed.split_once(" : ") {
+            Some((k, v)) => (k.trim(), Some(v.trim())),
+            None => (trimmed.trim_end_matches(':').trim(), None),
+        };
+        let mut path: Vec<&str> = stack.iter().map(|(_, k)| k.as_str()).collect();
+        path.push(key);
+        match value {
+            None => stack.push((indent, key.to_owned())),
+            Some(v) if path.iter().any(|p| SMI_KEYS.contains(p)) => {
+                lines.push(format!("{} : {v}", path.join(" / ")));
+            }
+            Some(_) => {}
+        }
+    }
+    out
 }
 
 impl fmt::Display for SmokeReport {
@@ -123,6 +228,7 @@ impl fmt::Display for SmokeReport {
                     r.correctable, r.uncorrectable, r.pending, r.failure
                 )),
             )?;
+            write_limits(f, g)?;
         }
         let watched: Vec<String> = self.watched.iter().map(u32::to_string).collect();
         writeln!(

@@ -530,19 +530,25 @@ fn smoke_run_reports_what_it_saw() {
     assert_eq!(report.watched, [0]);
     let text = report.to_string();
     let lines: Vec<&str> = text.lines().collect();
+    // Every reading the crate takes is printed, the limits included (to compare with
+    // `nvidia-smi -q` on a real host).
     assert_eq!(
-        &lines[..6],
+        &lines[..10],
         [
             "devices: 2",
             "driver: 550.54.15, NVML 12.550.54.15",
             "GPU 0: NVIDIA RTX A5000 GPU-3f8a2c1e-7b4d-4e9a-9c21-5d6e7f801a01; ECC on (pending on); remapped rows correctable 0, uncorrectable 0, pending false, failure false",
+            "  PCI 00000000:01:00.0; temperature 41 °C (slowdown 93 °C, shutdown 98 °C); power 61.0 W of 230.0 W",
+            "  clock event reasons 0x0; PCIe Gen4 x16 (max Gen4 x16); spare-row banks max 64, high 0, partial 0, low 0, none 0",
             "GPU 1: NVIDIA RTX A5000 GPU-9b1d4f70-2e3c-4a5b-8d6e-0f1a2b3c4d02; ECC on (pending on); remapped rows correctable 0, uncorrectable 1, pending true, failure false",
+            "  PCI 00000000:41:00.0; temperature 67 °C (slowdown 93 °C, shutdown 98 °C); power 88.0 W of 230.0 W",
+            "  clock event reasons 0x1; PCIe Gen4 x16 (max Gen4 x16); spare-row banks max 63, high 1, partial 0, low 0, none 0",
             "XID event set: GPUs [0] registered, polled up to 20 ms: 1 event(s)",
             "  GPU 1 not registered: the GPU does not support XID events",
         ]
     );
-    assert_eq!(lines[6], "  XID 48 on GPU 0");
-    assert!(lines[7].starts_with("took "), "{text}");
+    assert_eq!(lines[10], "  XID 48 on GPU 0");
+    assert!(lines[11].starts_with("took "), "{text}");
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("libnvidia-ml.so.1");
     assert!(matches!(
@@ -755,4 +761,53 @@ fn banks_without_spare_rows_are_a_warning() {
             "2 memory bank(s) have no spare row left: a new uncorrectable error there cannot be remapped"
         )]
     );
+}
+
+/// The lines the smoke prints from `nvidia-smi -q` next to its own readings. The text below is
+/// written in the layout `nvidia-smi -q` uses (a `GPU <bus id>` header per GPU, indented
+/// `Key : Value` lines, headers without a value nesting `Current`/`Max`); it is not a capture
+/// of a real run, which only a GPU host can give.
+#[test]
+fn nvidia_smi_q_lines_are_picked_per_gpu_with_their_parents() {
+    let text = "\
+==============NVSMI LOG==============
+
+Driver Version                            : 550.54.15
+
+GPU 00000000:01:00.0
+    Product Name                          : NVIDIA RTX A5000
+    GPU UUID                              : GPU-3f8a2c1e-7b4d-4e9a-9c21-5d6e7f801a01
+    PCI
+        GPU Link Info
+            PCIe Generation
+                Max                       : 4
+                Current                   : 1
+            Link Width
+                Max                       : 16x
+                Current                   : 16x
+    Fan Speed                             : 30 %
+    Temperature
+        GPU Current Temp                  : 41 C
+        GPU Shutdown Temp                 : 98 C
+
+GPU 00000000:41:00.0
+    Product Name                          : NVIDIA RTX A5000
+";
+    let sections = cpps_gpu::smoke::nvidia_smi_q_sections(text);
+    assert_eq!(sections.len(), 2);
+    assert_eq!(sections[0].0, "00000000:01:00.0");
+    assert_eq!(
+        sections[0].1,
+        [
+            "Product Name : NVIDIA RTX A5000",
+            "GPU UUID : GPU-3f8a2c1e-7b4d-4e9a-9c21-5d6e7f801a01",
+            "PCI / GPU Link Info / PCIe Generation / Max : 4",
+            "PCI / GPU Link Info / PCIe Generation / Current : 1",
+            "PCI / GPU Link Info / Link Width / Max : 16x",
+            "PCI / GPU Link Info / Link Width / Current : 16x",
+            "Temperature / GPU Current Temp : 41 C",
+            "Temperature / GPU Shutdown Temp : 98 C",
+        ]
+    );
+    assert_eq!(sections[1].1, ["Product Name : NVIDIA RTX A5000"]);
 }
