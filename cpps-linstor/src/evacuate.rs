@@ -13,7 +13,7 @@
 //!
 //! The pre-check says, per resource, what the node being away does meanwhile: fewer `UpToDate`
 //! replicas than the place count, and the DRBD quorum count of
-//! [`site_loss::what_if_nodes_down`](crate::site_loss::what_if_nodes_down) (loses quorum, loses
+//! [`site_loss::what_if_nodes_down`] (loses quorum, loses
 //! its last `UpToDate` replica, loses its Primary). linstor-client's `advise maintenance`
 //! (`advise.py`, `maintenance`) flags a single replica and fewer than three replicas; this
 //! counts the votes instead.
