@@ -210,3 +210,27 @@ async fn revisions_are_listed_and_a_soft_rollback_is_planned_then_applied() {
     assert!(all.contains("all checks held: confirmed"), "{all}");
     assert_eq!(fa.running(), saved);
 }
+
+/// With --apply, a --timeout that would cut the run between the commit and the confirm, or a
+/// commit-confirm shorter than the run, is refused before anything is sent.
+#[tokio::test]
+async fn an_apply_whose_time_cannot_cover_the_checks_is_refused_before_sending() {
+    let (servers, fa, _fb) = pair(Profile::V15).await;
+    let file = commands_file();
+    for (extra, words) in [
+        (
+            &["--apply", "--timeout", "15"][..],
+            "--timeout 15 leaves no time for the checks after --settle 0: give at least 20",
+        ),
+        (
+            &["--apply", "--timeout", "120", "--confirm-minutes", "1"][..],
+            "--confirm-minutes 1 would let VyOS revert before this run (--timeout 120) can confirm",
+        ),
+    ] {
+        let out = run(&servers, extra, Some(file.path()));
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{all}");
+        assert!(all.contains(words), "{all}");
+    }
+    assert!(fa.state.lock().unwrap().requests.is_empty());
+}

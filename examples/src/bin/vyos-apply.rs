@@ -54,8 +54,9 @@ struct Args {
     /// Also check from the peer router (VYOS_PEER_URL, VYOS_PEER_API_KEY).
     #[arg(long)]
     check: bool,
-    /// Seconds to wait after the commit before checking.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    /// Seconds to wait after the commit before checking; with --apply, --timeout must leave at
+    /// least 20 s more for the checks and the confirm.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     settle: u64,
     /// List the commit revisions (`show system commit`).
     #[arg(long)]
@@ -76,10 +77,14 @@ struct Args {
     url: Option<Url>,
     /// Seconds the whole run may take, every request, the settling wait and the checks
     /// included; what was done by then is printed, and the run stops with an error. With
-    /// --apply, a run cut before the confirm leaves the change to VyOS's timer.
+    /// --apply, a run cut before the confirm leaves the change to VyOS's timer, or, on a router
+    /// without commit-confirm, live and unchecked: keep it generous.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     timeout: u64,
 }
+
+/// Seconds a run with --apply keeps, after the settling wait, for the checks and the confirm.
+const MIN_CHECK_SECONDS: u64 = 20;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
@@ -137,6 +142,24 @@ async fn run(
     timeout: Duration,
     activity: cpps_http::Activity,
 ) -> anyhow::Result<ExitCode> {
+    if args.apply {
+        // A run cut between the commit and the confirm would leave the change unchecked.
+        if args.timeout < args.settle.saturating_add(MIN_CHECK_SECONDS) {
+            bail!(
+                "--timeout {} leaves no time for the checks after --settle {}: give at least {} (nothing was sent)",
+                args.timeout,
+                args.settle,
+                args.settle.saturating_add(MIN_CHECK_SECONDS)
+            );
+        }
+        if u64::from(args.confirm_minutes.get()).saturating_mul(60) <= args.timeout {
+            bail!(
+                "--confirm-minutes {} would let VyOS revert before this run (--timeout {}) can confirm (nothing was sent)",
+                args.confirm_minutes,
+                args.timeout
+            );
+        }
+    }
     let router = client(args.url.as_ref(), false, timeout, activity.clone())?;
     if args.revisions {
         for r in router
