@@ -102,25 +102,7 @@ pub(super) fn read_state(
     text: &str,
 ) -> Result<(), IacError> {
     let document: Json = serde_json::from_str(text).map_err(|e| IacError::json(file, &e))?;
-    match document.get("version").and_then(Json::as_u64) {
-        Some(3) => {}
-        Some(other) => {
-            return Err(IacError::shape(
-                file,
-                "version",
-                format!(
-                    "deployment version {other} is not supported (pulumi stack export writes 3)"
-                ),
-            ));
-        }
-        None => {
-            return Err(IacError::shape(
-                file,
-                "version",
-                "missing: not a `pulumi stack export` document",
-            ));
-        }
-    }
+    check_version(file, &document)?;
     let resources = document
         .get("deployment")
         .and_then(|d| d.get("resources"))
@@ -152,32 +134,8 @@ pub(super) fn read_state(
             column,
             urn: Some(urn.to_owned()),
         };
-        let input = |name: &str| -> Option<&Json> {
-            resource
-                .get("inputs")
-                .and_then(|m| m.get(name))
-                .or_else(|| resource.get("outputs").and_then(|m| m.get(name)))
-                .filter(|v| !v.is_null())
-        };
         if HA_TYPES.contains(&token) {
-            let resource_id = input("resourceId").ok_or_else(|| {
-                IacError::shape(
-                    file,
-                    path("inputs.resourceId"),
-                    "an HA resource without resourceId",
-                )
-            })?;
-            let resource_id = match resource_id {
-                Json::String(s) => s.clone(),
-                v if is_secret(v) => "[secret]".to_owned(),
-                _ => {
-                    return Err(IacError::shape(
-                        file,
-                        path("inputs.resourceId"),
-                        "not a string such as \"vm:120\"",
-                    ));
-                }
-            };
+            let resource_id = ha_resource_id(file, i, resource)?;
             evidence.ha_resources.push(HaResource {
                 resource_id,
                 origin,
@@ -188,54 +146,117 @@ pub(super) fn read_state(
             *evidence.other_types.entry(token.to_owned()).or_default() += 1;
             continue;
         };
-        let urn_name = urn.rsplit("::").next().unwrap_or(urn).to_owned();
-        let name = match declared {
-            DeclaredKind::Container => input("initialization")
-                .and_then(|i| i.get("hostname"))
-                .and_then(Json::as_str)
-                .map(str::to_owned),
-            _ => input("name").and_then(Json::as_str).map(str::to_owned),
-        }
-        .unwrap_or(urn_name);
-        let mut fields = Vec::new();
-        let mut push = |field: Field, value: Value| {
-            fields.push(FieldValue {
-                field,
-                value,
-                origin: origin.clone(),
-            });
-        };
-        if let Some(v) = input("nodeName") {
-            push(Field::Host, scalar(v));
-        }
-        // 7.x and the 8.x legacy resources: `vmId`; the 8.x `Vm` resource: `resourceId`.
-        if let Some(v) = input("vmId").or_else(|| input("resourceId")) {
-            push(Field::VmId, scalar(v));
-        }
-        if let Some(v) = input("onBoot").or_else(|| input("startOnBoot")) {
-            push(Field::OnBoot, scalar(v));
-        }
-        if declared == DeclaredKind::Container {
-            // The provider's default is an unprivileged container.
-            match input("unprivileged") {
-                Some(v) => push(
-                    Field::Privileged,
-                    match scalar(v) {
-                        Value::Bool(b) => Value::Bool(!b),
-                        other => other,
-                    },
-                ),
-                None => push(Field::Privileged, Value::Bool(false)),
-            }
-        }
-        evidence.declarations.push(Declaration {
-            name,
-            kind: declared,
-            origin,
-            fields,
-        });
+        evidence
+            .declarations
+            .push(declaration(resource, declared, urn, origin));
     }
     Ok(())
+}
+
+/// The stack export's `version`: `pulumi stack export` writes 3, the only one read.
+fn check_version(file: &str, document: &Json) -> Result<(), IacError> {
+    match document.get("version").and_then(Json::as_u64) {
+        Some(3) => {}
+        Some(other) => {
+            return Err(IacError::shape(
+                file,
+                "version",
+                format!(
+                    "deployment version {other} is not supported (pulumi stack export writes 3)"
+                ),
+            ));
+        }
+        None => {
+            return Err(IacError::shape(
+                file,
+                "version",
+                "missing: not a `pulumi stack export` document",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The input `name` of a resource, else its output of that name; null is absent.
+fn input<'a>(resource: &'a Json, name: &str) -> Option<&'a Json> {
+    resource
+        .get("inputs")
+        .and_then(|m| m.get(name))
+        .or_else(|| resource.get("outputs").and_then(|m| m.get(name)))
+        .filter(|v| !v.is_null())
+}
+
+/// The `resourceId` of HA resource `i` (`vm:120`), `[secret]` where the state hides it.
+fn ha_resource_id(file: &str, i: usize, resource: &Json) -> Result<String, IacError> {
+    let path = |field: &str| format!("deployment.resources[{i}].{field}");
+    let resource_id = input(resource, "resourceId").ok_or_else(|| {
+        IacError::shape(
+            file,
+            path("inputs.resourceId"),
+            "an HA resource without resourceId",
+        )
+    })?;
+    match resource_id {
+        Json::String(s) => Ok(s.clone()),
+        v if is_secret(v) => Ok("[secret]".to_owned()),
+        _ => Err(IacError::shape(
+            file,
+            path("inputs.resourceId"),
+            "not a string such as \"vm:120\"",
+        )),
+    }
+}
+
+/// The declaration of `resource`, a `declared` guest named by its hostname or name, else by its
+/// URN's last part.
+fn declaration(resource: &Json, declared: DeclaredKind, urn: &str, origin: Origin) -> Declaration {
+    let input = |name: &str| input(resource, name);
+    let urn_name = urn.rsplit("::").next().unwrap_or(urn).to_owned();
+    let name = match declared {
+        DeclaredKind::Container => input("initialization")
+            .and_then(|i| i.get("hostname"))
+            .and_then(Json::as_str)
+            .map(str::to_owned),
+        _ => input("name").and_then(Json::as_str).map(str::to_owned),
+    }
+    .unwrap_or(urn_name);
+    let mut fields = Vec::new();
+    let mut push = |field: Field, value: Value| {
+        fields.push(FieldValue {
+            field,
+            value,
+            origin: origin.clone(),
+        });
+    };
+    if let Some(v) = input("nodeName") {
+        push(Field::Host, scalar(v));
+    }
+    // 7.x and the 8.x legacy resources: `vmId`; the 8.x `Vm` resource: `resourceId`.
+    if let Some(v) = input("vmId").or_else(|| input("resourceId")) {
+        push(Field::VmId, scalar(v));
+    }
+    if let Some(v) = input("onBoot").or_else(|| input("startOnBoot")) {
+        push(Field::OnBoot, scalar(v));
+    }
+    if declared == DeclaredKind::Container {
+        // The provider's default is an unprivileged container.
+        match input("unprivileged") {
+            Some(v) => push(
+                Field::Privileged,
+                match scalar(v) {
+                    Value::Bool(b) => Value::Bool(!b),
+                    other => other,
+                },
+            ),
+            None => push(Field::Privileged, Value::Bool(false)),
+        }
+    }
+    Declaration {
+        name,
+        kind: declared,
+        origin,
+        fields,
+    }
 }
 
 /// A JSON scalar as a [`Value`]: whole numbers (the engine writes `120` or `120.0`) as
