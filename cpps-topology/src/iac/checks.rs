@@ -264,135 +264,172 @@ impl IacChecks<'_> {
         findings: &mut Vec<Finding>,
         finding: &dyn Fn(RuleId, ComponentRef<'_>, String, Location) -> Finding,
     ) {
-        let evidence = self.evidence;
-        let values = |field: Field| -> Vec<&FieldValue> {
-            declarations.iter().filter_map(|d| d.field(field)).collect()
+        let d = Declared {
+            c,
+            declarations,
+            finding,
         };
+        ha_without_resource(self.evidence, &d, findings);
+        let empty_interface = empty_interface(topology, &d, findings);
+        field_differs(file, &d, empty_interface, findings);
+    }
+}
 
-        // IAC-004: `ha: true` in the IaC, and no HA resource in the Pulumi state names the guest.
-        if evidence.has_pulumi_state()
-            && let Some(ha) = values(Field::Ha)
-                .into_iter()
-                .find(|v| v.value == Value::Bool(true))
-        {
-            let ids: BTreeSet<u64> = values(Field::VmId)
+/// One component, its declarations in the IaC, and how a finding on it is made.
+struct Declared<'a, 'c> {
+    c: ComponentRef<'c>,
+    declarations: &'a [&'a Declaration],
+    finding: &'a dyn Fn(RuleId, ComponentRef<'_>, String, Location) -> Finding,
+}
+
+impl Declared<'_, '_> {
+    /// Every value the declarations give `field`.
+    fn values(&self, field: Field) -> Vec<&FieldValue> {
+        self.declarations
+            .iter()
+            .filter_map(|d| d.field(field))
+            .collect()
+    }
+}
+
+/// IAC-004: `ha: true` in the IaC, and no HA resource in the Pulumi state names the guest.
+fn ha_without_resource(evidence: &Evidence, d: &Declared<'_, '_>, findings: &mut Vec<Finding>) {
+    if evidence.has_pulumi_state()
+        && let Some(ha) = d
+            .values(Field::Ha)
+            .into_iter()
+            .find(|v| v.value == Value::Bool(true))
+    {
+        let ids: BTreeSet<u64> = d
+            .values(Field::VmId)
+            .iter()
+            .filter_map(|v| match &v.value {
+                Value::Int(n) => Some(*n),
+                Value::Text(t) => t.trim().parse().ok(),
+                _ => None,
+            })
+            .collect();
+        let has_resource = evidence
+            .ha_resources
+            .iter()
+            .any(|r| r.vm_id().is_some_and(|id| ids.contains(&id)));
+        if !has_resource {
+            let guest = d
+                .declarations
                 .iter()
-                .filter_map(|v| match &v.value {
-                    Value::Int(n) => Some(*n),
-                    Value::Text(t) => t.trim().parse().ok(),
-                    _ => None,
-                })
-                .collect();
-            let has_resource = evidence
-                .ha_resources
-                .iter()
-                .any(|r| r.vm_id().is_some_and(|id| ids.contains(&id)));
-            if !has_resource {
-                let guest = declarations
-                    .iter()
-                    .find(|d| matches!(d.kind, DeclaredKind::Vm | DeclaredKind::Container));
-                let which = match (guest, ids.iter().next()) {
-                    (Some(g), Some(id)) => format!(
-                        "the state has its guest ({}, VM id {id}) but no HA resource with resourceId vm:{id}",
-                        g.origin.urn.as_deref().unwrap_or(&g.name)
-                    ),
-                    (Some(g), None) => format!(
-                        "the state has its guest ({}) without a VM id, and no HA resource can name it",
-                        g.origin.urn.as_deref().unwrap_or(&g.name)
-                    ),
-                    (None, _) => "the state has neither its guest nor an HA resource".to_owned(),
-                };
-                let states: Vec<String> = evidence
-                    .inputs
-                    .iter()
-                    .filter(|(k, _)| k.is_pulumi_state())
-                    .map(|(k, f)| format!("{k} {f}"))
-                    .collect();
-                findings.push(finding(
-                    HA_WITHOUT_RESOURCE,
-                    c,
-                    format!(
-                        "{} {} has `ha: true` in the IaC ({}:{}); {} ({}): Pulumi creates no Proxmox HA resource for it, only a guest with on_boot",
-                        c.kind(),
-                        c.id_str(),
-                        ha.origin.file,
-                        ha.origin.line,
-                        which,
-                        states.join(", ")
-                    ),
-                    at(&ha.origin),
-                ));
-            }
-        }
-
-        // IAC-005: an empty replication interface, wherever the IaC writes it.
-        let mut empty_interface = false;
-        for v in values(Field::LinstorInterface) {
-            if let Value::Text(t) = &v.value
-                && t.trim().is_empty()
-            {
-                empty_interface = true;
-                let pools: Vec<&str> = topology
-                    .linstor_pools()
-                    .iter()
-                    .filter(|p| p.nodes.iter().any(|n| n.host.as_str() == c.id_str()))
-                    .map(|p| p.id.as_str())
-                    .collect();
-                let pools = if pools.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (node of pool {})", pools.join(", "))
-                };
-                findings.push(finding(
-                    EMPTY_LINSTOR_INTERFACE,
-                    c,
-                    format!(
-                        "the IaC gives {} {}{pools} an empty LINSTOR replication interface (linstor_interface: \"\" at {}:{}, {}): DRBD cannot replicate to it (LINSTOR-001)",
-                        c.kind(),
-                        c.id_str(),
-                        v.origin.file,
-                        v.origin.line,
-                        v.origin.kind
-                    ),
-                    at(&v.origin),
-                ));
-            }
-        }
-
-        // IAC-006: the IaC and the file disagree on a field the file writes.
-        for field in [
-            Field::Host,
-            Field::OnBoot,
-            Field::Ha,
-            Field::Privileged,
-            Field::LinstorInterface,
-        ] {
-            if field == Field::LinstorInterface && empty_interface {
-                continue;
-            }
-            let Some(ours) = topology_value(c, field) else {
-                continue;
+                .find(|x| matches!(x.kind, DeclaredKind::Vm | DeclaredKind::Container));
+            let which = match (guest, ids.iter().next()) {
+                (Some(g), Some(id)) => format!(
+                    "the state has its guest ({}, VM id {id}) but no HA resource with resourceId vm:{id}",
+                    g.origin.urn.as_deref().unwrap_or(&g.name)
+                ),
+                (Some(g), None) => format!(
+                    "the state has its guest ({}) without a VM id, and no HA resource can name it",
+                    g.origin.urn.as_deref().unwrap_or(&g.name)
+                ),
+                (None, _) => "the state has neither its guest nor an HA resource".to_owned(),
             };
-            for v in values(field) {
-                if v.value == Value::Secret || v.value == ours {
-                    continue;
-                }
-                let l = c.meta().at(field.as_str());
-                findings.push(finding(
-                    FIELD_DIFFERS,
-                    c,
-                    format!(
-                        "{} {} has {field}: {ours} in the topology file ({file}:{}) but {} in the IaC ({})",
-                        c.kind(),
-                        c.id_str(),
-                        l.line,
-                        v.value,
-                        v.origin
-                    ),
-                    at(&v.origin),
-                ));
-                break;
+            let states: Vec<String> = evidence
+                .inputs
+                .iter()
+                .filter(|(k, _)| k.is_pulumi_state())
+                .map(|(k, f)| format!("{k} {f}"))
+                .collect();
+            findings.push((d.finding)(
+                HA_WITHOUT_RESOURCE,
+                d.c,
+                format!(
+                    "{} {} has `ha: true` in the IaC ({}:{}); {} ({}): Pulumi creates no Proxmox HA resource for it, only a guest with on_boot",
+                    d.c.kind(),
+                    d.c.id_str(),
+                    ha.origin.file,
+                    ha.origin.line,
+                    which,
+                    states.join(", ")
+                ),
+                at(&ha.origin),
+            ));
+        }
+    }
+}
+
+/// IAC-005: an empty replication interface, wherever the IaC writes it. Whether it found one.
+fn empty_interface(topology: &Topology, d: &Declared<'_, '_>, findings: &mut Vec<Finding>) -> bool {
+    let mut empty_interface = false;
+    for v in d.values(Field::LinstorInterface) {
+        if let Value::Text(t) = &v.value
+            && t.trim().is_empty()
+        {
+            empty_interface = true;
+            let pools: Vec<&str> = topology
+                .linstor_pools()
+                .iter()
+                .filter(|p| p.nodes.iter().any(|n| n.host.as_str() == d.c.id_str()))
+                .map(|p| p.id.as_str())
+                .collect();
+            let pools = if pools.is_empty() {
+                String::new()
+            } else {
+                format!(" (node of pool {})", pools.join(", "))
+            };
+            findings.push((d.finding)(
+                EMPTY_LINSTOR_INTERFACE,
+                d.c,
+                format!(
+                    "the IaC gives {} {}{pools} an empty LINSTOR replication interface (linstor_interface: \"\" at {}:{}, {}): DRBD cannot replicate to it (LINSTOR-001)",
+                    d.c.kind(),
+                    d.c.id_str(),
+                    v.origin.file,
+                    v.origin.line,
+                    v.origin.kind
+                ),
+                at(&v.origin),
+            ));
+        }
+    }
+    empty_interface
+}
+
+/// IAC-006: the IaC and the file disagree on a field the file writes (an empty interface is
+/// IAC-005's alone).
+fn field_differs(
+    file: &str,
+    d: &Declared<'_, '_>,
+    empty_interface: bool,
+    findings: &mut Vec<Finding>,
+) {
+    for field in [
+        Field::Host,
+        Field::OnBoot,
+        Field::Ha,
+        Field::Privileged,
+        Field::LinstorInterface,
+    ] {
+        if field == Field::LinstorInterface && empty_interface {
+            continue;
+        }
+        let Some(ours) = topology_value(d.c, field) else {
+            continue;
+        };
+        for v in d.values(field) {
+            if v.value == Value::Secret || v.value == ours {
+                continue;
             }
+            let l = d.c.meta().at(field.as_str());
+            findings.push((d.finding)(
+                FIELD_DIFFERS,
+                d.c,
+                format!(
+                    "{} {} has {field}: {ours} in the topology file ({file}:{}) but {} in the IaC ({})",
+                    d.c.kind(),
+                    d.c.id_str(),
+                    l.line,
+                    v.value,
+                    v.origin
+                ),
+                at(&v.origin),
+            ));
+            break;
         }
     }
 }
