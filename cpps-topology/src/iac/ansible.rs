@@ -107,51 +107,11 @@ pub(super) fn read_list(
                 .ok_or_else(|| IacError::shape(file, "_meta.hostvars", "not an object of hosts"))
         })
         .transpose()?;
-    // Every host: those with variables and those only listed in a group.
-    let mut hosts: BTreeSet<&str> = hostvars
-        .map(|h| h.keys().map(String::as_str).collect())
-        .unwrap_or_default();
-    for (group, body) in groups {
-        if group == "_meta" {
-            continue;
-        }
-        if let Some(list) = body.get("hosts") {
-            let list = list.as_array().ok_or_else(|| {
-                IacError::shape(file, format!("{group}.hosts"), "not a list of host names")
-            })?;
-            for (i, host) in list.iter().enumerate() {
-                hosts.insert(host.as_str().ok_or_else(|| {
-                    IacError::shape(file, format!("{group}.hosts[{i}]"), "not a host name")
-                })?);
-            }
-        }
-    }
+    let hosts = all_hosts(file, groups, hostvars)?;
     let json_lines = NameLines::new(file, &json_names(text));
     let source_lines = source.map(|(name, text)| NameLines::new(name, text));
-    let place = |host: &str, var: Option<&str>| -> Origin {
-        if let Some(lines) = &source_lines {
-            let at = var
-                .and_then(|v| lines.var(host, v))
-                .or_else(|| lines.host(host));
-            if let Some((line, column)) = at {
-                return Origin {
-                    kind: EvidenceKind::Ansible,
-                    file: lines.file.clone(),
-                    line,
-                    column,
-                    urn: None,
-                };
-            }
-        }
-        let (line, column) = json_lines.host(host).unwrap_or((0, 0));
-        Origin {
-            kind: EvidenceKind::Ansible,
-            file: json_lines.file.clone(),
-            line,
-            column,
-            urn: None,
-        }
-    };
+    let place =
+        |host: &str, var: Option<&str>| place(&json_lines, source_lines.as_ref(), host, var);
     let mapping = evidence.mapping.ansible.clone();
     for host in hosts {
         let vars = hostvars.and_then(|h| h.get(host)).and_then(Json::as_object);
@@ -160,20 +120,9 @@ pub(super) fn read_list(
             let Some(value) = vars.and_then(|v| v.get(var)) else {
                 continue;
             };
-            let value = match value {
-                Json::Bool(b) => Value::Bool(*b),
-                Json::Number(n) => n
-                    .as_u64()
-                    .map_or_else(|| Value::Text(n.to_string()), Value::Int),
-                Json::String(s) => Value::Text(s.clone()),
-                Json::Null => Value::Text(String::new()),
-                // Vault-encrypted variables print as `{"__ansible_vault": "…"}`.
-                Json::Object(o) if o.contains_key("__ansible_vault") => Value::Secret,
-                other => Value::Text(other.to_string()),
-            };
             fields.push(FieldValue {
                 field: *field,
-                value,
+                value: hostvar_value(value),
                 origin: place(host, Some(var)),
             });
         }
@@ -202,6 +151,80 @@ pub(super) fn read_list(
         }
     }
     Ok(())
+}
+
+/// Every host: those with variables and those only listed in a group.
+fn all_hosts<'a>(
+    file: &str,
+    groups: &'a serde_json::Map<String, Json>,
+    hostvars: Option<&'a serde_json::Map<String, Json>>,
+) -> Result<BTreeSet<&'a str>, IacError> {
+    let mut hosts: BTreeSet<&str> = hostvars
+        .map(|h| h.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    for (group, body) in groups {
+        if group == "_meta" {
+            continue;
+        }
+        if let Some(list) = body.get("hosts") {
+            let list = list.as_array().ok_or_else(|| {
+                IacError::shape(file, format!("{group}.hosts"), "not a list of host names")
+            })?;
+            for (i, host) in list.iter().enumerate() {
+                hosts.insert(host.as_str().ok_or_else(|| {
+                    IacError::shape(file, format!("{group}.hosts[{i}]"), "not a host name")
+                })?);
+            }
+        }
+    }
+    Ok(hosts)
+}
+
+/// Where `host`'s variable `var` (or, without one, the host) is written: in the inventory's
+/// source where it is given and names it, else in the JSON list output.
+fn place(
+    json_lines: &NameLines,
+    source_lines: Option<&NameLines>,
+    host: &str,
+    var: Option<&str>,
+) -> Origin {
+    if let Some(lines) = source_lines {
+        let at = var
+            .and_then(|v| lines.var(host, v))
+            .or_else(|| lines.host(host));
+        if let Some((line, column)) = at {
+            return Origin {
+                kind: EvidenceKind::Ansible,
+                file: lines.file.clone(),
+                line,
+                column,
+                urn: None,
+            };
+        }
+    }
+    let (line, column) = json_lines.host(host).unwrap_or((0, 0));
+    Origin {
+        kind: EvidenceKind::Ansible,
+        file: json_lines.file.clone(),
+        line,
+        column,
+        urn: None,
+    }
+}
+
+/// A host variable's value as the IaC evidence holds it.
+fn hostvar_value(value: &Json) -> Value {
+    match value {
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => n
+            .as_u64()
+            .map_or_else(|| Value::Text(n.to_string()), Value::Int),
+        Json::String(s) => Value::Text(s.clone()),
+        Json::Null => Value::Text(String::new()),
+        // Vault-encrypted variables print as `{"__ansible_vault": "…"}`.
+        Json::Object(o) if o.contains_key("__ansible_vault") => Value::Secret,
+        other => Value::Text(other.to_string()),
+    }
 }
 
 /// The JSON text with `"name": {` lines turned into `name: {`, so that [`NameLines`] finds the
