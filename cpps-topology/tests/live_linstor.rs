@@ -9,7 +9,13 @@ mod common;
 use common::{closed_port, load, of_rule, subject_messages};
 use cpps_http::test_util::MockApi;
 use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
-use cpps_topology::live::facts::SourceKind;
+use std::collections::BTreeMap;
+
+use cpps_linstor::health::ClusterState;
+use cpps_topology::live::facts::{
+    LinstorFacts, LinstorReading, Observation, SiteObservation, SourceKind, Sourced,
+};
+use cpps_topology::live::sources::linstor_facts;
 use cpps_topology::live::{self, LiveOptions, ObserveOptions};
 
 const TOPOLOGY: &str = "
@@ -43,6 +49,18 @@ linstor_pools:
 async fn controller() -> MockApi {
     let server = MockApi::start("").await;
     cpps_linstor::test_util::mount_cluster_state(server.server(), None).await;
+    // A string map (`Properties` in the LINSTOR OpenAPI file; the AutoEvict keys are those its
+    // `PUT /v1/controller/properties` documents), with no quorum setting: DRBD's `off`.
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path("/v1/controller/properties"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(200).set_body_json(serde_json::json!({
+                "DrbdOptions/AutoEvictAllowEviction": "True",
+                "DrbdOptions/Net/protocol": "C"
+            })),
+        )
+        .mount(server.server())
+        .await;
     server
 }
 
@@ -168,4 +186,71 @@ async fn the_official_spec_served_by_prism_is_observed() {
     // Prism answers with the spec's examples: every list decodes and is assessed.
     assert!(!facts.nodes.is_empty(), "{facts:?}");
     assert!(facts.resources.iter().all(|r| !r.class.is_empty()));
+}
+
+/// The cluster of cpps-linstor's `tests/fixtures/site_loss_two_sites.json` (the lists
+/// linstor-client's advise reads, `linstor_client/commands/advise.py` `_state_of_the_world`;
+/// nodes placed by their `Aux/site` property in `franca` and `sp`), with the controller's
+/// properties as given (`None`: not read).
+fn stretched_cluster(props: Option<BTreeMap<String, String>>) -> LinstorFacts {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../cpps-linstor/tests/fixtures/site_loss_two_sites.json"
+    );
+    let fixture: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    fn list<T: serde::de::DeserializeOwned>(fixture: &serde_json::Value, key: &str) -> Vec<T> {
+        serde_json::from_value(fixture[key].clone()).unwrap()
+    }
+    let state = ClusterState {
+        nodes: list(&fixture, "nodes"),
+        storage_pools: list(&fixture, "storage_pools"),
+        resource_groups: list(&fixture, "resource_groups"),
+        resource_definitions: list(&fixture, "resource_definitions"),
+        resources: list(&fixture, "resources"),
+    };
+    let mut facts = linstor_facts(&state);
+    facts.reading = LinstorReading::new(state, props);
+    facts
+}
+
+fn site_loss_findings(facts: LinstorFacts) -> Vec<String> {
+    let topology = load("stretched.yaml", TOPOLOGY);
+    let mut sp = SiteObservation::new("sp");
+    sp.linstor = Sourced::Observed(facts);
+    let observed = Observation {
+        taken_at: 0,
+        sites: vec![sp],
+    };
+    let audit = live::audit(&topology, &observed, &LiveOptions::at(0));
+    subject_messages(&of_rule(&audit.report.findings, "LINSTOR-008"))
+}
+
+/// LINSTOR-008 on a cluster stretched over both sites: what Franca going dark would do, as the
+/// fixture's expected answer for `franca` says (worked out by DRBD's quorum rules, drbd
+/// `drbd/drbd_state.c` `calc_quorum`): vm-100 and vm-104 lose quorum, vm-100, vm-101 and vm-104
+/// their Primary, vm-101 and vm-105 their last UpToDate replica, vm-105 quorum too.
+#[test]
+fn a_resource_that_would_not_survive_the_other_site_is_a_finding() {
+    assert_eq!(
+        site_loss_findings(stretched_cluster(Some(BTreeMap::new()))),
+        [
+            "sp if site franca went dark, 2 LINSTOR resources of site sp would lose their last UpToDate replica: vm-101-disk-0, vm-105-disk-0",
+            "sp if site franca went dark, 3 LINSTOR resources of site sp would lose quorum: vm-100-disk-0, vm-104-disk-0, vm-105-disk-0",
+            "sp if site franca went dark, 3 LINSTOR resources of site sp would lose their Primary: vm-100-disk-0, vm-101-disk-0, vm-104-disk-0",
+        ]
+    );
+}
+
+/// Without the controller's properties (the last place a quorum setting is looked for,
+/// linstor-server `CtrlRscAutoQuorumHelper.getPrioProps`), no count can be made: "cannot tell",
+/// never "survives".
+#[test]
+fn without_the_controller_properties_the_site_loss_cannot_be_told() {
+    assert_eq!(
+        site_loss_findings(stretched_cluster(None)),
+        [
+            "sp cannot tell whether LINSTOR at sp survives another site going dark: the controller's properties, where DRBD quorum may be set, could not be read"
+        ]
+    );
 }

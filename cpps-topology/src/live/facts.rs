@@ -13,7 +13,7 @@ use serde::Serialize;
 pub use super::gpu::facts::{GpuFact, GpuHostFacts};
 pub use super::kube::facts::{ArgoApp, CertFact, KubeFacts};
 pub use super::linstor::facts::{
-    DrbdConnectionFact, LinstorFacts, LinstorGroup, LinstorNode, LinstorResource,
+    DrbdConnectionFact, LinstorFacts, LinstorGroup, LinstorNode, LinstorReading, LinstorResource,
     LinstorStoragePool,
 };
 pub use super::pbs::facts::{GuestBackupFact, PbsFacts, PbsJobFact};

@@ -181,6 +181,17 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         remediation: "restore the missing replicas (linstor resource create / drbdadm adjust) before any other change",
     },
     RuleInfo {
+        id: RuleId("LINSTOR-008"),
+        severity: Severity::Warning,
+        kind: RuleKind::Live,
+        title: "no LINSTOR resource of a site would lose quorum, its last UpToDate replica or its Primary if another site went dark",
+        citations: &[cite(
+            ARCH,
+            "Autonomia por site — cada site sobrevive a partição de rede; nada essencial depende de link cross-site",
+        )],
+        remediation: "place the resource's replicas (and its tie-breaker) within its site, or give it a witness in a third site; `linstor-health --what-if-site-down SITE` shows the vote count",
+    },
+    RuleInfo {
         id: RuleId("BACKUP-001"),
         severity: Severity::Warning,
         kind: RuleKind::Static,

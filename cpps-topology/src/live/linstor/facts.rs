@@ -1,5 +1,10 @@
 //! What LINSTOR reports, in a shape independent of `cpps-linstor`.
 
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use cpps_linstor::health::ClusterState;
 use serde::Serialize;
 
 /// A LINSTOR node.
@@ -84,4 +89,58 @@ pub struct LinstorFacts {
     pub resources: Vec<LinstorResource>,
     /// DRBD connections not `Connected`, seen from online nodes.
     pub connections_down: Vec<DrbdConnectionFact>,
+    /// The controller's whole answer, for the rules that reason over it with `cpps-linstor`
+    /// itself (LINSTOR-008: what a site going dark would do); not serialised.
+    #[serde(skip)]
+    pub reading: LinstorReading,
+}
+
+/// The controller's whole answer: the cluster state and its properties. Two readings are equal
+/// when they are the same reading; Debug prints no content.
+#[derive(Clone, Default)]
+pub struct LinstorReading(Option<Arc<Reading>>);
+
+struct Reading {
+    state: ClusterState,
+    controller_props: Option<BTreeMap<String, String>>,
+}
+
+impl LinstorReading {
+    /// A reading of `state`, with the controller's properties when they could be read.
+    pub fn new(state: ClusterState, controller_props: Option<BTreeMap<String, String>>) -> Self {
+        Self(Some(Arc::new(Reading {
+            state,
+            controller_props,
+        })))
+    }
+
+    /// The cluster state; `None` when the facts were built without one.
+    pub fn state(&self) -> Option<&ClusterState> {
+        self.0.as_ref().map(|r| &r.state)
+    }
+
+    /// `GET /v1/controller/properties`; `None` when not read (the last place DRBD quorum
+    /// settings are looked for, so without it no quorum count can be told).
+    pub fn controller_props(&self) -> Option<&BTreeMap<String, String>> {
+        self.0.as_ref().and_then(|r| r.controller_props.as_ref())
+    }
+}
+
+impl PartialEq for LinstorReading {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for LinstorReading {}
+
+impl fmt::Debug for LinstorReading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.0.is_some() { "read" } else { "none" };
+        write!(f, "LinstorReading({what})")
+    }
 }

@@ -1,4 +1,10 @@
-//! LINSTOR-007's live part: no resource degraded or desynced.
+//! LINSTOR-007's live part (no resource degraded or desynced) and LINSTOR-008 (no resource
+//! depends on another site).
+
+use std::collections::BTreeMap;
+
+use cpps_linstor::health::HealthOptions;
+use cpps_linstor::site_loss::{self, SiteLossEffect};
 
 use crate::finding::Severity;
 use crate::live::rules::{Live, LiveCheck, emit_on};
@@ -7,7 +13,13 @@ use crate::rules::RuleId;
 use crate::rules::checks::Sink;
 
 /// This system's live rules and their checks.
-pub(crate) static CHECKS: &[(RuleId, LiveCheck)] = &[(RuleId("LINSTOR-007"), linstor_007)];
+pub(crate) static CHECKS: &[(RuleId, LiveCheck)] = &[
+    (RuleId("LINSTOR-007"), linstor_007),
+    (RuleId("LINSTOR-008"), linstor_008),
+];
+
+/// At most this many resources are named in one LINSTOR-008 finding; the count says the rest.
+const NAMED_RESOURCES: usize = 10;
 
 /// LINSTOR-007: no resource degraded or desynced.
 ///
@@ -56,4 +68,95 @@ pub(crate) fn linstor_007(live: &Live<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
+}
+
+/// LINSTOR-008: each site survives a partition, so no resource of a site's LINSTOR cluster may
+/// lose its quorum, its last `UpToDate` replica or its Primary when another declared site goes
+/// dark. The count is `cpps_linstor::site_loss::what_if_site_down` (DRBD's quorum rules, the
+/// quorum settings of the resource definition, group and controller), with each node's site
+/// from the topology's hosts; a replica on a node the topology does not place is "cannot tell".
+pub(crate) fn linstor_008(live: &Live<'_>, sink: &mut Sink<'_>) {
+    let options = HealthOptions {
+        node_sites: live
+            .topo
+            .hosts()
+            .iter()
+            .map(|h| (h.id.to_string(), h.site.to_string()))
+            .collect(),
+        ..HealthOptions::default()
+    };
+    for site in &live.observed.sites {
+        let (Some(facts), Some(site_ref)) = (site.linstor.observed(), live.site_ref(&site.site))
+        else {
+            continue;
+        };
+        let Some(state) = facts.reading.state() else {
+            continue;
+        };
+        let Some(props) = facts.reading.controller_props() else {
+            emit_on(
+                sink,
+                Severity::Warning,
+                site_ref,
+                format!(
+                    "cannot tell whether LINSTOR at {} survives another site going dark: the \
+                     controller's properties, where DRBD quorum may be set, could not be read",
+                    site.site
+                ),
+            );
+            continue;
+        };
+        for other in live
+            .topo
+            .sites()
+            .iter()
+            .filter(|s| s.id.as_str() != site.site)
+        {
+            let report = site_loss::what_if_site_down(state, &options, props, other.id.as_str());
+            let mut by_effect: BTreeMap<SiteLossEffect, Vec<&str>> = BTreeMap::new();
+            for r in &report.resources {
+                for effect in &r.effects {
+                    by_effect.entry(*effect).or_default().push(r.name.as_str());
+                }
+            }
+            for (effect, names) in by_effect {
+                let message = site_loss_message(&site.site, other.id.as_str(), effect, &names);
+                emit_on(sink, Severity::Warning, site_ref, message);
+            }
+        }
+    }
+}
+
+/// "if site X went dark, N LINSTOR resources of site Y would …: a, b, c".
+fn site_loss_message(site: &str, other: &str, effect: SiteLossEffect, names: &[&str]) -> String {
+    let shown = names
+        .iter()
+        .take(NAMED_RESOURCES)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = names.len().saturating_sub(NAMED_RESOURCES);
+    let shown = if more > 0 {
+        format!("{shown} and {more} more")
+    } else {
+        shown
+    };
+    let resources = format!(
+        "{} LINSTOR resource{} of site {site}",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" }
+    );
+    let would = match effect {
+        SiteLossEffect::LosesLastUpToDate => "lose their last UpToDate replica",
+        SiteLossEffect::LosesQuorum => "lose quorum",
+        SiteLossEffect::LosesPrimary => "lose their Primary",
+        SiteLossEffect::CannotTell => {
+            return format!(
+                "cannot tell what site {other} going dark would do to {resources} (a replica \
+                 on a node the topology does not place, or a quorum setting not understood): \
+                 {shown}"
+            );
+        }
+    };
+    format!("if site {other} went dark, {resources} would {would}: {shown}")
 }

@@ -7,7 +7,7 @@ use cpps_linstor::Client;
 use cpps_linstor::health::{self, ClusterState, HealthOptions};
 
 use crate::live::facts::{
-    DrbdConnectionFact, LinstorFacts, LinstorGroup, LinstorNode, LinstorResource,
+    DrbdConnectionFact, LinstorFacts, LinstorGroup, LinstorNode, LinstorReading, LinstorResource,
     LinstorStoragePool, SourceFailure, SourceKind,
 };
 use crate::live::source::Source;
@@ -53,7 +53,10 @@ impl Source<LinstorFacts> for LinstorSource {
             .cluster_state()
             .await
             .map_err(|e| SourceFailure::from_error(SourceKind::Linstor, self.endpoint(), &e))?;
+        // Without them the quorum settings cannot be resolved: LINSTOR-008 then says so.
+        let props = self.client.controller_properties().await.ok().map(|p| p.0);
         let mut facts = linstor_facts(&state);
+        facts.reading = LinstorReading::new(state, props);
         facts.controller = self
             .client
             .active_controller()
@@ -110,6 +113,7 @@ pub fn linstor_facts(state: &ClusterState) -> LinstorFacts {
         }
     }
     LinstorFacts {
+        reading: LinstorReading::default(),
         connections_down,
         controller: String::new(),
         nodes: state
