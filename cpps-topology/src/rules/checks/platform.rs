@@ -8,7 +8,7 @@ use super::{Ctx, Sink, disputes, quoted, scaled};
 use crate::finding::Severity;
 use crate::model::{
     ClusterPurpose, CniKind, ComponentRef, GuestKind, Host, ItemRole, K3sCluster, NodePlacement,
-    Pattern, PatternKind, ReviewSignal, State,
+    Pattern, PatternKind, ReviewSignal, State, TierCapabilities,
 };
 
 fn placement_name(p: NodePlacement) -> &'static str {
@@ -349,28 +349,7 @@ pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 );
                 continue;
             };
-            let problem = if placement == NodePlacement::Lxc {
-                Some("an unprivileged LXC cannot use the host's NVIDIA card".to_owned())
-            } else if caps.gpu_lxc_only && placement != NodePlacement::LxcPrivileged {
-                Some(format!(
-                    "host {} is of a tier where the GPU is reachable only from a privileged LXC, not a {}",
-                    host.id,
-                    placement_name(placement)
-                ))
-            } else if caps.gpu_lxc_only && k.cni.kind == CniKind::Cilium {
-                Some(format!(
-                    "host {} is of a tier where the GPU cluster runs in LXC, where Cilium is not supported",
-                    host.id
-                ))
-            } else if placement == NodePlacement::Vm && !caps.gpu_passthrough_vm {
-                Some(format!(
-                    "host {}'s tier has no GPU passthrough to a VM",
-                    host.id
-                ))
-            } else {
-                None
-            };
-            if let Some(problem) = problem {
+            if let Some(problem) = placement_problem(k, placement, host, caps) {
                 sink.emit_at(
                     scaled(Severity::Error, k.meta.state),
                     c,
@@ -384,50 +363,87 @@ pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 );
             }
         }
-        // The documents' own contradiction: two claims about the same cluster that disagree.
-        if let Some(first) = k.placement_claims.first() {
-            let disagree = k
+        documents_disagree(k, sink);
+    }
+}
+
+/// GPU-002's problem with GPU cluster `k` placed as `placement` on `host`, of a tier with
+/// `caps`, if there is one.
+fn placement_problem(
+    k: &K3sCluster,
+    placement: NodePlacement,
+    host: &Host,
+    caps: &TierCapabilities,
+) -> Option<String> {
+    if placement == NodePlacement::Lxc {
+        Some("an unprivileged LXC cannot use the host's NVIDIA card".to_owned())
+    } else if caps.gpu_lxc_only && placement != NodePlacement::LxcPrivileged {
+        Some(format!(
+            "host {} is of a tier where the GPU is reachable only from a privileged LXC, not a {}",
+            host.id,
+            placement_name(placement)
+        ))
+    } else if caps.gpu_lxc_only && k.cni.kind == CniKind::Cilium {
+        Some(format!(
+            "host {} is of a tier where the GPU cluster runs in LXC, where Cilium is not supported",
+            host.id
+        ))
+    } else if placement == NodePlacement::Vm && !caps.gpu_passthrough_vm {
+        Some(format!(
+            "host {}'s tier has no GPU passthrough to a VM",
+            host.id
+        ))
+    } else {
+        None
+    }
+}
+
+/// GPU-002's note on the documents' own contradiction: two claims about where cluster `k` runs
+/// that disagree.
+fn documents_disagree(k: &K3sCluster, sink: &mut Sink<'_>) {
+    let c = ComponentRef::K3sCluster(k);
+    if let Some(first) = k.placement_claims.first() {
+        let disagree = k
+            .placement_claims
+            .iter()
+            .any(|c| c.placement != first.placement || c.cni != first.cni);
+        if disagree {
+            let claims: Vec<String> = k
                 .placement_claims
                 .iter()
-                .any(|c| c.placement != first.placement || c.cni != first.cni);
-            if disagree {
-                let claims: Vec<String> = k
-                    .placement_claims
-                    .iter()
-                    .map(|claim| {
-                        let cni = claim
-                            .cni
-                            .map(|c| format!(" with {}", cni_name(c)))
-                            .unwrap_or_default();
-                        format!(
-                            "{} says {}{cni} («{}»)",
-                            claim.source,
-                            placement_name(claim.placement),
-                            quoted(&claim.quote)
-                        )
-                    })
-                    .collect();
-                let chosen = k
-                    .node_placement
-                    .map(|p| {
-                        format!(
-                            "; the topology chooses {} with {}",
-                            placement_name(p),
-                            cni_name(k.cni.kind)
-                        )
-                    })
-                    .unwrap_or_default();
-                sink.emit(
-                    Severity::Info,
-                    c,
-                    first.location,
+                .map(|claim| {
+                    let cni = claim
+                        .cni
+                        .map(|c| format!(" with {}", cni_name(c)))
+                        .unwrap_or_default();
                     format!(
-                        "the documents disagree on where GPU cluster {} runs: {}{chosen}",
-                        k.id,
-                        claims.join("; ")
-                    ),
-                );
-            }
+                        "{} says {}{cni} («{}»)",
+                        claim.source,
+                        placement_name(claim.placement),
+                        quoted(&claim.quote)
+                    )
+                })
+                .collect();
+            let chosen = k
+                .node_placement
+                .map(|p| {
+                    format!(
+                        "; the topology chooses {} with {}",
+                        placement_name(p),
+                        cni_name(k.cni.kind)
+                    )
+                })
+                .unwrap_or_default();
+            sink.emit(
+                Severity::Info,
+                c,
+                first.location,
+                format!(
+                    "the documents disagree on where GPU cluster {} runs: {}{chosen}",
+                    k.id,
+                    claims.join("; ")
+                ),
+            );
         }
     }
 }
@@ -808,11 +824,49 @@ fn shared_with_other_sites(ctx: &Ctx<'_>, k: &K3sCluster, sink: &mut Sink<'_>) {
 /// (Its registration with the site's ArgoCD is GPU-004.)
 pub(super) fn gpu_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    let provisioned =
-        |k: &K3sCluster| k.purpose == ClusterPurpose::Gpu && k.meta.state != State::Desired;
-    // For each MultiKueue and ApplicationSet, the sites of the provisioned GPU clusters it joins,
-    // with the pattern itself: a pattern only planned does not link clusters in service.
-    let mut joined: HashMap<&str, Vec<(&Pattern, BTreeSet<&str>)>> = HashMap::new();
+    let joined = joined_gpu_sites(ctx);
+    // The GPU clusters, found on the clusters' packed facts.
+    let facts = &ctx.refs.cluster_facts;
+    let gpu_clusters = || {
+        facts
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.purpose == ClusterPurpose::Gpu)
+            .map(|(ki, _)| (ki, &topo.k3s_clusters()[ki]))
+    };
+    let provisioned_sites: BTreeSet<&str> = gpu_clusters()
+        .filter(|(_, k)| provisioned(k))
+        .map(|(_, k)| k.site.as_str())
+        .collect();
+    for (ki, k) in gpu_clusters() {
+        candidate_hosts_elsewhere(ctx, k, sink);
+        cilium_without_poc(ctx, ki, k, sink);
+        if provisioned(k) {
+            traefik_for(ctx, k, sink);
+        }
+        if !provisioned(k) || provisioned_sites.len() < 2 {
+            continue;
+        }
+        shared_with_other_sites(ctx, k, sink);
+        let patterns = joined.get(k.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+        not_joined(k, patterns, &provisioned_sites, sink);
+    }
+}
+
+/// Whether `k` is a GPU cluster past desired (GPU-008's "provisioned").
+fn provisioned(k: &K3sCluster) -> bool {
+    k.purpose == ClusterPurpose::Gpu && k.meta.state != State::Desired
+}
+
+/// The MultiKueue and ApplicationSet patterns that join each provisioned GPU cluster, by its
+/// id, each with the sites of the provisioned GPU clusters it joins.
+type JoinedSites<'t> = HashMap<&'t str, Vec<(&'t Pattern, BTreeSet<&'t str>)>>;
+
+/// For each MultiKueue and ApplicationSet, the sites of the provisioned GPU clusters it joins,
+/// with the pattern itself: a pattern only planned does not link clusters in service.
+fn joined_gpu_sites<'t>(ctx: &Ctx<'t>) -> JoinedSites<'t> {
+    let topo = ctx.topo;
+    let mut joined: JoinedSites<'t> = HashMap::new();
     for p in topo.patterns() {
         if !matches!(
             p.kind,
@@ -835,112 +889,111 @@ pub(super) fn gpu_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 .push((p, sites.clone()));
         }
     }
-    // The GPU clusters, found on the clusters' packed facts.
-    let facts = &ctx.refs.cluster_facts;
-    let gpu_clusters = || {
-        facts
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.purpose == ClusterPurpose::Gpu)
-            .map(|(ki, _)| (ki, &topo.k3s_clusters()[ki]))
-    };
-    let provisioned_sites: BTreeSet<&str> = gpu_clusters()
-        .filter(|(_, k)| provisioned(k))
-        .map(|(_, k)| k.site.as_str())
-        .collect();
-    for (ki, k) in gpu_clusters() {
-        let c = ComponentRef::K3sCluster(k);
-        for (i, id) in k.candidate_hosts.iter().enumerate() {
-            let Some(h) = topo.host(id) else {
-                continue;
-            };
-            let problem = if h.site != k.site {
-                format!("is in site {}", h.site)
-            } else if h.gpus.is_empty() {
-                "has no GPU".to_owned()
-            } else {
-                continue;
-            };
-            sink.emit_at(
-                scaled(Severity::Warning, k.meta.state),
-                c,
-                &format!("candidate_hosts[{i}]"),
-                format!(
-                    "GPU cluster {} of site {} may be placed on host {}, which {problem}: the GPU cluster goes on one of its site's GPU hosts (ADR-009)",
-                    k.id, k.site, h.id
-                ),
-            );
-        }
-        if k.cni.kind == CniKind::Cilium
-            && has_vm_nodes(ctx, ki)
-            && k.cilium_vm_poc != Some(State::Validated)
-        {
-            let poc = k
-                .cilium_vm_poc
-                .map(|s| format!("its proof of concept is only {s}"))
-                .unwrap_or_else(|| "no proof of concept is recorded (`cilium_vm_poc`)".to_owned());
-            let field = if k.cilium_vm_poc.is_some() {
-                "cilium_vm_poc"
-            } else {
-                "cni.kind"
-            };
-            sink.emit_at(
-                scaled(Severity::Warning, k.meta.state),
-                c,
-                field,
-                format!(
-                    "GPU cluster {} runs VM nodes with Cilium but {poc}: ADR-009 replicates the privileged LXC without Cilium and moves to VM + Cilium only with a validated POC first",
-                    k.id
-                ),
-            );
-        }
-        if provisioned(k) {
-            traefik_for(ctx, k, sink);
-        }
-        if !provisioned(k) || provisioned_sites.len() < 2 {
+    joined
+}
+
+/// GPU-008's candidate hosts of GPU cluster `k`: GPU hosts of its site.
+fn candidate_hosts_elsewhere(ctx: &Ctx<'_>, k: &K3sCluster, sink: &mut Sink<'_>) {
+    let (topo, c) = (ctx.topo, ComponentRef::K3sCluster(k));
+    for (i, id) in k.candidate_hosts.iter().enumerate() {
+        let Some(h) = topo.host(id) else {
             continue;
-        }
-        shared_with_other_sites(ctx, k, sink);
-        let patterns = joined.get(k.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-        for (kind, name) in [
-            (PatternKind::MultiKueue, "MultiKueue"),
-            (PatternKind::ApplicationSet, "ApplicationSet"),
-        ] {
-            let across: Vec<&Pattern> = patterns
+        };
+        let problem = if h.site != k.site {
+            format!("is in site {}", h.site)
+        } else if h.gpus.is_empty() {
+            "has no GPU".to_owned()
+        } else {
+            continue;
+        };
+        sink.emit_at(
+            scaled(Severity::Warning, k.meta.state),
+            c,
+            &format!("candidate_hosts[{i}]"),
+            format!(
+                "GPU cluster {} of site {} may be placed on host {}, which {problem}: the GPU cluster goes on one of its site's GPU hosts (ADR-009)",
+                k.id, k.site, h.id
+            ),
+        );
+    }
+}
+
+/// GPU-008's VM + Cilium in GPU cluster `k` (at `ki`): only after a validated proof of concept.
+fn cilium_without_poc(ctx: &Ctx<'_>, ki: usize, k: &K3sCluster, sink: &mut Sink<'_>) {
+    let c = ComponentRef::K3sCluster(k);
+    if k.cni.kind == CniKind::Cilium
+        && has_vm_nodes(ctx, ki)
+        && k.cilium_vm_poc != Some(State::Validated)
+    {
+        let poc = k
+            .cilium_vm_poc
+            .map(|s| format!("its proof of concept is only {s}"))
+            .unwrap_or_else(|| "no proof of concept is recorded (`cilium_vm_poc`)".to_owned());
+        let field = if k.cilium_vm_poc.is_some() {
+            "cilium_vm_poc"
+        } else {
+            "cni.kind"
+        };
+        sink.emit_at(
+            scaled(Severity::Warning, k.meta.state),
+            c,
+            field,
+            format!(
+                "GPU cluster {} runs VM nodes with Cilium but {poc}: ADR-009 replicates the privileged LXC without Cilium and moves to VM + Cilium only with a validated POC first",
+                k.id
+            ),
+        );
+    }
+}
+
+/// GPU-008's MultiKueue and ApplicationSet of provisioned GPU cluster `k`: each joins it with
+/// the GPU clusters of the other `provisioned_sites`, as mature as it (`patterns`: those that
+/// join it).
+fn not_joined(
+    k: &K3sCluster,
+    patterns: &[(&Pattern, BTreeSet<&str>)],
+    provisioned_sites: &BTreeSet<&str>,
+    sink: &mut Sink<'_>,
+) {
+    let c = ComponentRef::K3sCluster(k);
+    for (kind, name) in [
+        (PatternKind::MultiKueue, "MultiKueue"),
+        (PatternKind::ApplicationSet, "ApplicationSet"),
+    ] {
+        let across: Vec<&Pattern> = patterns
+            .iter()
+            .filter(|(p, sites)| p.kind == kind && sites.iter().any(|s| *s != k.site.as_str()))
+            .map(|(p, _)| *p)
+            .collect();
+        // The link is as mature as the cluster it serves, or it is not there yet.
+        let linked = across.iter().any(|p| p.meta.state >= k.meta.state);
+        if !linked {
+            let only = across
                 .iter()
-                .filter(|(p, sites)| p.kind == kind && sites.iter().any(|s| *s != k.site.as_str()))
-                .map(|(p, _)| *p)
+                .map(|p| format!("{} is only {}", p.id, p.meta.state))
+                .collect::<Vec<_>>();
+            let only = if only.is_empty() {
+                String::new()
+            } else {
+                format!(" as mature as it ({})", only.join(", "))
+            };
+            let others: Vec<&str> = provisioned_sites
+                .iter()
+                .copied()
+                .filter(|s| *s != k.site.as_str())
                 .collect();
-            // The link is as mature as the cluster it serves, or it is not there yet.
-            let linked = across.iter().any(|p| p.meta.state >= k.meta.state);
-            if !linked {
-                let only = across
-                    .iter()
-                    .map(|p| format!("{} is only {}", p.id, p.meta.state))
-                    .collect::<Vec<_>>();
-                let only = if only.is_empty() {
-                    String::new()
-                } else {
-                    format!(" as mature as it ({})", only.join(", "))
-                };
-                let others: Vec<&str> = provisioned_sites
-                    .iter()
-                    .copied()
-                    .filter(|s| *s != k.site.as_str())
-                    .collect();
-                sink.emit_at(
-                    scaled(Severity::Warning, k.meta.state),
-                    c,
-                    "purpose",
-                    format!(
-                        "GPU cluster {} ({}) of site {} is joined by no {name}{only} with the GPU clusters of {}: ADR-009 links the GPU clusters of the sites through MultiKueue + ApplicationSet",
-                        k.id,
-                        k.meta.state,
-                        k.site,
-                        others.join(", ")
-                    ),
-                );
-            }
+            sink.emit_at(
+                scaled(Severity::Warning, k.meta.state),
+                c,
+                "purpose",
+                format!(
+                    "GPU cluster {} ({}) of site {} is joined by no {name}{only} with the GPU clusters of {}: ADR-009 links the GPU clusters of the sites through MultiKueue + ApplicationSet",
+                    k.id,
+                    k.meta.state,
+                    k.site,
+                    others.join(", ")
+                ),
+            );
         }
     }
 }
@@ -1107,8 +1160,15 @@ pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// ArgoCD SP manages the main and the GPU cluster); every site with a K3s cluster has one; every
 /// cluster in service is managed by exactly one ArgoCD, of its own site.
 pub(super) fn gitops_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let topo = ctx.topo;
-    let refs = ctx.refs;
+    sites_without_argocd(ctx, sink);
+    managers_per_cluster(ctx, sink);
+    managed_elsewhere(ctx, sink);
+    argocd_per_site(ctx, sink);
+}
+
+/// GITOPS-001's sites with a K3s cluster and no ArgoCD.
+fn sites_without_argocd(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let (topo, refs) = (ctx.topo, ctx.refs);
     for (si, site) in topo.sites().iter().enumerate() {
         let key = refs.site_keys[si].index();
         let clusters: Vec<&K3sCluster> = refs
@@ -1137,6 +1197,11 @@ pub(super) fn gitops_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ),
         );
     }
+}
+
+/// GITOPS-001's clusters: one in service is managed by exactly one ArgoCD.
+fn managers_per_cluster(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
     for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
         let managers = ctx.managers_of(ki);
         if managers.len() == 1 || (managers.is_empty() && f.state == State::Desired) {
@@ -1169,6 +1234,11 @@ pub(super) fn gitops_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
+}
+
+/// GITOPS-001's ArgoCD instances: each manages clusters of its own site.
+fn managed_elsewhere(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let (topo, refs) = (ctx.topo, ctx.refs);
     for (ai, a) in topo.argocd().iter().enumerate() {
         for (index, ki) in ctx.managed_by(ai) {
             if refs.cluster_site[ki] == refs.argocd_site[ai] {
@@ -1186,6 +1256,11 @@ pub(super) fn gitops_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
+}
+
+/// GITOPS-001's sites: one ArgoCD in service each.
+fn argocd_per_site(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
     let mut per_site: HashMap<&str, usize> = HashMap::new();
     for a in topo
         .argocd()
