@@ -743,7 +743,49 @@ async fn a_second_submission_gets_its_own_job() {
     // TTLAfterFinished, alpha until 1.21, GA in 1.23); the unit test pins what is sent.
 }
 
+/// A JWT whose payload is `{"exp":4102444800}` (2100-01-01, base64url per RFC 7515); the
+/// header and signature are not read.
+const FUTURE_TOKEN: &str = "eyJhbGciOiJSUzI1NiJ9.eyJleHAiOjQxMDI0NDQ4MDB9.c2ln";
+/// The same with `{"exp":1700000000}` (2023-11-14).
+const EXPIRED_TOKEN: &str = "eyJhbGciOiJSUzI1NiJ9.eyJleHAiOjE3MDAwMDAwMDB9.c2ln";
+
+/// Writes Secret `name` in Kueue's default namespace (created when missing) with `data` as
+/// its string data, as an operator gives the MultiKueue manager a worker's kubeconfig (kueue
+/// `MultiKueueConfigSecretKey`: key `kubeconfig`).
+async fn kueue_secret(client: &kube::Client, name: &str, data: serde_json::Value) {
+    use k8s_openapi::api::core::v1::{Namespace, Secret};
+    let ns = k8s::worker_kubeconfig::DEFAULT_KUEUE_NAMESPACE;
+    let namespace: Namespace = serde_json::from_value(json!({"metadata": {"name": ns}})).unwrap();
+    // Shared by every test: created once, "already exists" is fine.
+    let _ = Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &namespace)
+        .await;
+    let secret: Secret =
+        serde_json::from_value(json!({"metadata": {"name": name}, "stringData": data})).unwrap();
+    Api::<Secret>::namespaced(client.clone(), ns)
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+}
+
+/// A kubeconfig for a worker whose user has `token`.
+fn worker_kubeconfig(token: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Config\ncurrent-context: w\nclusters:\n- name: w\n  cluster: {{server: 'https://127.0.0.1:6443'}}\ncontexts:\n- name: w\n  context: {{cluster: w, user: u}}\nusers:\n- name: u\n  user: {{token: {token}}}\n"
+    )
+}
+
 async fn multikueue_cluster(client: &kube::Client, name: &str, active: bool) {
+    kueue_secret(
+        client,
+        name,
+        json!({"kubeconfig": worker_kubeconfig(FUTURE_TOKEN)}),
+    )
+    .await;
+    multikueue_cluster_without_secret(client, name, active).await;
+}
+
+async fn multikueue_cluster_without_secret(client: &kube::Client, name: &str, active: bool) {
     let api: Api<MultiKueueCluster> = Api::all(client.clone());
     let mk: MultiKueueCluster = serde_json::from_value(json!({
         "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "MultiKueueCluster", "metadata": {"name": name},
@@ -1167,4 +1209,74 @@ async fn device_plugin_pods_that_do_not_serve_are_found() {
             "device plugin on ID-starting is not Ready (phase Running; nvidia-device-plugin-ctr: ContainerCreating)"
         )
     );
+}
+
+/// Issue 34: the MultiKueue manager reaches a worker through the kubeconfig in a Secret of
+/// Kueue's namespace (kueue `apis/kueue/v1beta2/multikueue_types.go`,
+/// `MultiKueueConfigSecretKey` "kubeconfig", `SecretLocationType`). A missing Secret or key is
+/// critical; an expired bearer token (its JWT `exp`, RFC 7519) is judged like a certificate;
+/// the token never appears in a finding.
+#[tokio::test]
+async fn multikueue_worker_kubeconfig_secrets_are_read_for_presence_and_expiry() {
+    let Some((client, id)) = common::kube_with_id("gpu-mk-secret").await else {
+        return;
+    };
+    common::install_crds(&client).await;
+    let (good, expired, missing, nokey) = (
+        format!("{id}-good"),
+        format!("{id}-expired"),
+        format!("{id}-missing"),
+        format!("{id}-nokey"),
+    );
+    multikueue_cluster(&client, &good, true).await;
+    kueue_secret(
+        &client,
+        &expired,
+        json!({"kubeconfig": worker_kubeconfig(EXPIRED_TOKEN)}),
+    )
+    .await;
+    multikueue_cluster_without_secret(&client, &expired, true).await;
+    multikueue_cluster_without_secret(&client, &missing, true).await;
+    kueue_secret(
+        &client,
+        &nokey,
+        json!({"config": "not the key Kueue reads"}),
+    )
+    .await;
+    multikueue_cluster_without_secret(&client, &nokey, true).await;
+
+    let snap = k8s::collect(&client).await.unwrap();
+    let findings = my_findings(&snap, &id);
+    assert_mine(
+        &findings,
+        &id,
+        &[
+            (
+                "MultiKueueCluster ID-expired",
+                Severity::Critical,
+                "multikueue-token-expired",
+            ),
+            (
+                "MultiKueueCluster ID-missing",
+                Severity::Critical,
+                "multikueue-kubeconfig-missing",
+            ),
+            (
+                "MultiKueueCluster ID-nokey",
+                Severity::Critical,
+                "multikueue-kubeconfig-missing",
+            ),
+        ],
+    );
+    let expired_finding = findings
+        .iter()
+        .find(|f| f.code == "multikueue-token-expired")
+        .unwrap();
+    assert_eq!(
+        expired_finding.message.replace(&id, "ID"),
+        "the token in Secret kueue-system/ID-expired expired at 2023-11-14T22:13:20Z"
+    );
+    for f in &findings {
+        assert!(!f.message.contains("eyJ"), "a token in {f:?}");
+    }
 }

@@ -87,6 +87,7 @@ pub fn run(s: &ClusterSnapshot, policy: &CheckPolicy, now: Timestamp) -> Vec<Fin
     quotas(s, &mut f);
     kueue_versions(s, &mut f);
     multikueue(s, &mut f);
+    worker_kubeconfigs(s, policy, now, &mut f);
     kueue_status(s, &mut f);
     argocd(s, &mut f);
     certificates(s, policy, now, &mut f);
@@ -387,6 +388,74 @@ pub fn plugin_pods(pods: &[PluginPod], f: &mut Vec<Finding>) {
             continue;
         };
         f.push(finding.about(o));
+    }
+}
+
+/// Each MultiKueueCluster's kubeconfig Secret (kueue `MultiKueueConfigSecretKey` `kubeconfig`
+/// in Kueue's namespace): missing, or without the key, the manager cannot reach the worker
+/// (critical); unreadable or unparsable is "cannot tell" (a warning); a bearer token's `exp`
+/// is judged like a certificate's end (the shared [`CertExpiryPolicy`](crate::policy::CertExpiryPolicy)).
+/// Only the expiry is ever shown, never the token.
+pub fn worker_kubeconfigs(
+    s: &ClusterSnapshot,
+    policy: &CheckPolicy,
+    now: Timestamp,
+    f: &mut Vec<Finding>,
+) {
+    use super::worker_kubeconfig::WorkerKubeconfig as K;
+    for w in &s.worker_secrets {
+        let o = obj("MultiKueueCluster", None, Some(&w.cluster));
+        let (severity, code, message) = match &w.state {
+            K::Missing => (
+                Severity::Critical,
+                "multikueue-kubeconfig-missing",
+                format!(
+                    "Secret {} does not exist: the manager cannot reach this worker",
+                    w.secret
+                ),
+            ),
+            K::NoKubeconfigKey => (
+                Severity::Critical,
+                "multikueue-kubeconfig-missing",
+                format!(
+                    "Secret {} has no key kubeconfig: the manager cannot reach this worker",
+                    w.secret
+                ),
+            ),
+            K::Unreadable(why) | K::Unparsable(why) => (
+                Severity::Warning,
+                "multikueue-kubeconfig-unreadable",
+                format!(
+                    "cannot tell whether Secret {} lets the manager in: {why}",
+                    w.secret
+                ),
+            ),
+            K::Token { expires: Some(exp) } => {
+                let Some(e) = policy.cert_expiry.judge(*exp, now.as_second()) else {
+                    continue;
+                };
+                let at = Timestamp::from_second(*exp)
+                    .map_or_else(|_| exp.to_string(), |t| t.to_string());
+                if e.expired {
+                    (
+                        e.severity,
+                        "multikueue-token-expired",
+                        format!("the token in Secret {} expired at {at}", w.secret),
+                    )
+                } else {
+                    (
+                        e.severity,
+                        "multikueue-token-expiring",
+                        format!(
+                            "the token in Secret {} expires at {at} (in {} days)",
+                            w.secret, e.days_left
+                        ),
+                    )
+                }
+            }
+            K::Token { expires: None } | K::NoToken => continue,
+        };
+        f.push(Finding::new(severity, code, message).about(o));
     }
 }
 

@@ -719,6 +719,20 @@ impl MultiKueueCluster {
             .is_some_and(|s| condition_true(&s.conditions, "Active").is_some())
     }
 
+    /// The Secret (in Kueue's namespace) holding its kubeconfig: `spec.clusterSource.kubeConfig`
+    /// (v1beta2) or `spec.kubeConfig` (v1beta1), when `locationType` is `Secret` (the default);
+    /// `None` for a `Path` or a ClusterProfile (kueue `apis/kueue/v1beta2/multikueue_types.go`).
+    pub fn kubeconfig_secret(&self) -> Option<&str> {
+        let kc = self
+            .spec
+            .pointer("/clusterSource/kubeConfig")
+            .or_else(|| self.spec.get("kubeConfig"))?;
+        match kc.get("locationType").and_then(|t| t.as_str()) {
+            None | Some("Secret") => kc.get("location")?.as_str(),
+            Some(_) => None,
+        }
+    }
+
     /// The `Active` condition's reason and message when it is not `True`.
     pub fn inactive_because(&self) -> Option<String> {
         if self.is_active() {

@@ -16,6 +16,7 @@ pub mod nodes;
 pub mod quantity;
 pub mod sharing;
 pub mod snapshot;
+pub mod worker_kubeconfig;
 
 use std::path::Path;
 

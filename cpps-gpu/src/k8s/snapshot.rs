@@ -17,6 +17,9 @@ use super::kueue::{
 use super::list_all;
 use super::nodes::{self, GpuNode};
 use super::sharing::{self, ConfigError, PluginConfig, PluginDeployment};
+use super::worker_kubeconfig::{
+    DEFAULT_KUEUE_NAMESPACE, WorkerKubeconfig, WorkerSecret, judge_kubeconfig,
+};
 use crate::error::Error;
 
 /// A resource kind the cluster does not serve (its CRD is not installed).
@@ -66,6 +69,8 @@ pub struct ClusterSnapshot {
     /// RuntimeClasses, name to handler (`node.k8s.io/v1`); `None` when they could not be read
     /// (not served, or the reader may not list them: then `missing` says so).
     pub runtime_classes: Option<BTreeMap<String, String>>,
+    /// The kubeconfig Secret of each MultiKueueCluster that names one.
+    pub worker_secrets: Vec<WorkerSecret>,
 }
 
 impl ClusterSnapshot {
@@ -91,6 +96,7 @@ impl ClusterSnapshot {
             undecodable: vec![],
             plugin_pods: vec![],
             runtime_classes: None,
+            worker_secrets: vec![],
         }
     }
 
@@ -219,7 +225,10 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
     let device_plugins = sharing::deployments(&daemonsets);
     let (plugin_configs, plugin_config_errors) =
         sharing::configs(&device_plugins, &configmaps.unwrap_or_default());
+    let mks = mks.unwrap_or_default();
+    let worker_secrets = worker_secrets(client, &mks, &kueue_namespace(&pods)).await;
     Ok(ClusterSnapshot {
+        worker_secrets,
         nodes: nodes::inventory(&raw_nodes, &pods),
         plugin_pods: nodes::plugin_pods(&pods),
         runtime_classes: runtime_classes.map(|rcs| {
@@ -239,7 +248,7 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
         // Only MultiKueue managers have these: absent CRDs are not a gap of a plain Kueue.
         admission_checks: acs.unwrap_or_default(),
         multikueue_configs: mkconfs.unwrap_or_default(),
-        multikueue_clusters: mks.unwrap_or_default(),
+        multikueue_clusters: mks,
         applications: or_missing(apps, "argoproj.io/v1alpha1 Application", &mut missing),
         certificates: or_missing(certs, "cert-manager.io/v1 Certificate", &mut missing),
         missing,
@@ -261,6 +270,64 @@ where
         Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
         Err(source) => Err(Error::kube("GET", K::url_path(&(), None), source)),
     }
+}
+
+/// Kueue's namespace: that of its controller-manager pod (label `control-plane:
+/// controller-manager` with a `kueue` image, as Kueue's manifests deploy it), else
+/// [`DEFAULT_KUEUE_NAMESPACE`].
+fn kueue_namespace(pods: &[Pod]) -> String {
+    pods.iter()
+        .find(|p| {
+            let manager = p
+                .metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get("control-plane"))
+                .is_some_and(|v| v == "controller-manager");
+            let kueue = p.spec.iter().flat_map(|s| &s.containers).any(|c| {
+                c.image
+                    .as_deref()
+                    .is_some_and(|i| i.contains("/kueue/kueue") || i.contains("/kueue:"))
+            });
+            manager && kueue
+        })
+        .and_then(|p| p.metadata.namespace.clone())
+        .unwrap_or_else(|| DEFAULT_KUEUE_NAMESPACE.to_owned())
+}
+
+/// `GET` each MultiKueueCluster's kubeconfig Secret in `namespace`, one at a time; only what
+/// [`judge_kubeconfig`] makes of it is kept, never the Secret's data.
+async fn worker_secrets(
+    client: &kube::Client,
+    clusters: &[MultiKueueCluster],
+    namespace: &str,
+) -> Vec<WorkerSecret> {
+    let api: kube::Api<k8s_openapi::api::core::v1::Secret> =
+        kube::Api::namespaced(client.clone(), namespace);
+    let mut out = Vec::new();
+    for c in clusters {
+        let (Some(cluster), Some(name)) = (c.metadata.name.as_deref(), c.kubeconfig_secret())
+        else {
+            continue;
+        };
+        let state = match api.get_opt(name).await {
+            Ok(None) => WorkerKubeconfig::Missing,
+            Ok(Some(secret)) => match secret.data.as_ref().and_then(|d| d.get("kubeconfig")) {
+                Some(bytes) => judge_kubeconfig(&bytes.0),
+                None => WorkerKubeconfig::NoKubeconfigKey,
+            },
+            Err(kube::Error::Api(s)) => {
+                WorkerKubeconfig::Unreadable(format!("{} {}", s.code, s.reason))
+            }
+            Err(e) => WorkerKubeconfig::Unreadable(e.to_string()),
+        };
+        out.push(WorkerSecret {
+            cluster: cluster.to_owned(),
+            secret: format!("{namespace}/{name}"),
+            state,
+        });
+    }
+    out
 }
 
 /// [`list_all`], with a refusal (401, 403) read as "not read" instead of a failed snapshot: a
