@@ -21,7 +21,7 @@ use cpps_proxmox::types::{GuestKind as PveKind, HaSid};
 use cpps_proxmox::{HaReached, HaWanted, VmId};
 use serde::Serialize;
 
-use super::facts::{Observation, PveFacts, PveGuestKind};
+use super::facts::{Observation, PveFacts, PveGuest, PveGuestKind};
 use super::pve::index::PveIndex;
 use crate::model::Topology;
 
@@ -162,35 +162,7 @@ pub fn plan_ha(topology: &Topology, observed: &Observation) -> HaPlan {
 /// warning when the site declares an HA guest, never a guess).
 pub fn plan_site_ha(topology: &Topology, site: &str, pve: Option<&PveFacts>) -> HaPlan {
     let mut plan = HaPlan::default();
-    // The declared HA guests of the site: guests, and the guests Traefik instances run in.
-    let mut declared: Vec<(String, &str, bool)> = Vec::new();
-    for guest in topology.guests().iter().filter(|g| {
-        topology
-            .site_of_guest(g)
-            .is_some_and(|s| s.as_str() == site)
-    }) {
-        declared.push((guest.id.to_string(), guest.id.as_str(), guest.ha));
-    }
-    for traefik in topology
-        .traefik()
-        .iter()
-        .filter(|t| t.site.as_str() == site)
-    {
-        let name = traefik
-            .guest
-            .as_ref()
-            .map_or(traefik.id.as_str(), |g| g.as_str());
-        // A Traefik instance in a declared guest: the guest's own `ha` or the instance's.
-        match declared.iter_mut().find(|(_, n, _)| *n == name) {
-            Some(entry) => {
-                if traefik.ha && !entry.2 {
-                    entry.0 = traefik.id.to_string();
-                    entry.2 = true;
-                }
-            }
-            None => declared.push((traefik.id.to_string(), name, traefik.ha)),
-        }
-    }
+    let declared = declared_guests(topology, site);
     let Some(facts) = pve else {
         if declared.iter().any(|(_, _, ha)| *ha) {
             plan.warnings.push(format!(
@@ -218,50 +190,98 @@ pub fn plan_site_ha(topology: &Topology, site: &str, pve: Option<&PveFacts>) -> 
             }
             continue;
         };
-        if *ha && let Some(state) = g.ha_without_failover() {
-            plan.warnings.push(format!(
-                "site {site}: {component} ({} {}) is an HA resource in state `{state}`, which the HA manager does not recover: set its state to `started` (`ha-manager set {}:{} --state started`); this plan changes no existing resource",
-                kind_word(g.kind),
-                g.vmid,
-                if g.kind == PveGuestKind::Lxc { "ct" } else { "vm" },
-                g.vmid
-            ));
-        }
-        if !*ha || g.ha {
-            continue;
-        }
-        let state = match g.status.as_str() {
-            "running" => HaRequest::Started,
-            "stopped" => HaRequest::Stopped,
-            other => {
-                plan.warnings.push(format!(
-                    "site {site}: {component} ({} {}) is `{other}`: no state to keep, no HA resource planned",
-                    kind_word(g.kind),
-                    g.vmid
-                ));
-                continue;
-            }
-        };
-        let kind = match g.kind {
-            PveGuestKind::Vm => PveKind::Qemu,
-            PveGuestKind::Lxc => PveKind::Lxc,
-        };
-        let Ok(vmid) = VmId::new(g.vmid) else {
-            plan.warnings.push(format!(
-                "site {site}: {component} has VM id {}, which is not a Proxmox VM id",
-                g.vmid
-            ));
-            continue;
-        };
-        plan.adds.push(HaAdd {
-            site: site.to_owned(),
-            component: component.clone(),
-            sid: HaSid { kind, vmid }.to_string(),
-            node: g.node.clone(),
-            state,
-        });
+        plan_guest(&mut plan, site, component, g, *ha);
     }
-    // HA resources the topology does not declare HA.
+    undeclared(&mut plan, site, facts, &declared);
+    plan
+}
+
+/// A guest the site declares, as `(component, guest name, ha)`: the component is the guest, or
+/// the Traefik instance that makes it HA.
+type DeclaredGuest<'t> = (String, &'t str, bool);
+
+/// The declared HA guests of the site: guests, and the guests Traefik instances run in.
+fn declared_guests<'t>(topology: &'t Topology, site: &str) -> Vec<DeclaredGuest<'t>> {
+    let mut declared: Vec<DeclaredGuest<'t>> = Vec::new();
+    for guest in topology.guests().iter().filter(|g| {
+        topology
+            .site_of_guest(g)
+            .is_some_and(|s| s.as_str() == site)
+    }) {
+        declared.push((guest.id.to_string(), guest.id.as_str(), guest.ha));
+    }
+    for traefik in topology
+        .traefik()
+        .iter()
+        .filter(|t| t.site.as_str() == site)
+    {
+        let name = traefik
+            .guest
+            .as_ref()
+            .map_or(traefik.id.as_str(), |g| g.as_str());
+        // A Traefik instance in a declared guest: the guest's own `ha` or the instance's.
+        match declared.iter_mut().find(|(_, n, _)| *n == name) {
+            Some(entry) => {
+                if traefik.ha && !entry.2 {
+                    entry.0 = traefik.id.to_string();
+                    entry.2 = true;
+                }
+            }
+            None => declared.push((traefik.id.to_string(), name, traefik.ha)),
+        }
+    }
+    declared
+}
+
+/// The HA add of guest `g`, which `component` declares (`ha`), where it is not an HA resource
+/// yet; a warning where it is one that does not fail over, or where no add can be planned.
+fn plan_guest(plan: &mut HaPlan, site: &str, component: &str, g: &PveGuest, ha: bool) {
+    if ha && let Some(state) = g.ha_without_failover() {
+        plan.warnings.push(format!(
+            "site {site}: {component} ({} {}) is an HA resource in state `{state}`, which the HA manager does not recover: set its state to `started` (`ha-manager set {}:{} --state started`); this plan changes no existing resource",
+            kind_word(g.kind),
+            g.vmid,
+            if g.kind == PveGuestKind::Lxc { "ct" } else { "vm" },
+            g.vmid
+        ));
+    }
+    if !ha || g.ha {
+        return;
+    }
+    let state = match g.status.as_str() {
+        "running" => HaRequest::Started,
+        "stopped" => HaRequest::Stopped,
+        other => {
+            plan.warnings.push(format!(
+                "site {site}: {component} ({} {}) is `{other}`: no state to keep, no HA resource planned",
+                kind_word(g.kind),
+                g.vmid
+            ));
+            return;
+        }
+    };
+    let kind = match g.kind {
+        PveGuestKind::Vm => PveKind::Qemu,
+        PveGuestKind::Lxc => PveKind::Lxc,
+    };
+    let Ok(vmid) = VmId::new(g.vmid) else {
+        plan.warnings.push(format!(
+            "site {site}: {component} has VM id {}, which is not a Proxmox VM id",
+            g.vmid
+        ));
+        return;
+    };
+    plan.adds.push(HaAdd {
+        site: site.to_owned(),
+        component: component.to_owned(),
+        sid: HaSid { kind, vmid }.to_string(),
+        node: g.node.clone(),
+        state,
+    });
+}
+
+/// HA resources the topology does not declare HA: listed, never removed.
+fn undeclared(plan: &mut HaPlan, site: &str, facts: &PveFacts, declared: &[DeclaredGuest<'_>]) {
     for g in facts.guests.iter().filter(|g| g.ha) {
         let name = g.name.as_deref().unwrap_or("");
         let declared_ha = declared.iter().find(|(_, n, _)| *n == name);
@@ -282,7 +302,6 @@ pub fn plan_site_ha(topology: &Topology, site: &str, pve: Option<&PveFacts>) -> 
             sid_text(g.kind, g.vmid),
         ));
     }
-    plan
 }
 
 fn kind_word(kind: PveGuestKind) -> &'static str {
