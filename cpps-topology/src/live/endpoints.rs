@@ -475,106 +475,113 @@ impl Endpoints {
         let cx = Cx { file };
         let mut out = Endpoints::default();
         for (site, s) in doc.sites {
-            let base = format!("sites.{site}");
-            let mut ends = SiteEndpoints::default();
-            if let Some(p) = s.proxmox {
-                let path = format!("{base}.proxmox");
-                let token = file_secret!(cx, &path, p.token, p.token_env, p.token_file)?;
-                let password =
-                    file_secret!(cx, &path, p.password, p.password_env, p.password_file)?;
-                let tls = tls_choice(&path, p.ca_file, p.fingerprint, p.insecure)?;
-                match (&token, &p.user, &password) {
-                    (Some(_), None, None) | (None, Some(_), Some(_)) => {}
-                    _ => {
-                        return Err(EndpointsError::Invalid {
-                            path,
-                            reason:
-                                "give token_env/token_file, or user with password_env/password_file"
-                                    .to_owned(),
-                        });
-                    }
-                }
-                ends.proxmox = Some(ProxmoxEndpoint {
-                    url: p.url,
-                    token,
-                    user: p.user,
-                    password,
-                    tls,
-                });
-            }
-            if let Some(l) = s.linstor {
-                let path = format!("{base}.linstor");
-                ends.linstor = Some(LinstorEndpoint {
-                    controllers: l.controllers,
-                    bearer_token: file_secret!(
-                        cx,
-                        &path,
-                        l.bearer_token,
-                        l.bearer_token_env,
-                        l.bearer_token_file
-                    )?,
-                    user: l.user,
-                    password: file_secret!(cx, &path, l.password, l.password_env, l.password_file)?,
-                    ca_file: l.ca_file,
-                });
-            }
-            if let Some(p) = s.pbs {
-                let path = format!("{base}.pbs");
-                let password = required_file_secret!(
-                    cx,
-                    &path,
-                    p.password,
-                    p.password_env,
-                    p.password_file,
-                    "the token secret"
-                )?;
-                ends.pbs = Some(PbsEndpoint {
-                    repository: p.repository,
-                    password,
-                    fingerprint: p.fingerprint,
-                    url: p.url,
-                });
-            }
-            if let Some(v) = s.vyos {
-                let path = format!("{base}.vyos");
-                let key = required_file_secret!(
-                    cx,
-                    &path,
-                    v.key,
-                    v.key_env,
-                    v.key_file,
-                    "the HTTPS API key"
-                )?;
-                let tls = tls_choice(&path, v.ca_file, v.fingerprint, v.insecure)?;
-                ends.vyos = Some(VyosEndpoint {
-                    url: v.url,
-                    key,
-                    tls,
-                });
-            }
-            ends.kubernetes = s
-                .kubernetes
-                .into_iter()
-                .map(|(id, k)| {
-                    (
-                        id,
-                        KubeEndpoint {
-                            kubeconfig: k.kubeconfig,
-                        },
-                    )
-                })
-                .collect();
-            ends.nvml = s
-                .nvml
-                .into_iter()
-                .map(|n| NvmlEndpoint {
-                    host: n.host,
-                    library: n.library,
-                })
-                .collect();
+            let ends = Self::site(&cx, &format!("sites.{site}"), s)?;
             out.sites.insert(site, ends);
         }
         Ok(out)
+    }
+
+    /// The endpoints of the site at `base` (`sites.<name>`) of the file.
+    fn site(cx: &Cx<'_>, base: &str, s: FileSite) -> Result<SiteEndpoints, EndpointsError> {
+        let mut ends = SiteEndpoints::default();
+        if let Some(p) = s.proxmox {
+            ends.proxmox = Some(Self::proxmox(cx, &format!("{base}.proxmox"), p)?);
+        }
+        if let Some(l) = s.linstor {
+            let path = format!("{base}.linstor");
+            ends.linstor = Some(LinstorEndpoint {
+                controllers: l.controllers,
+                bearer_token: file_secret!(
+                    cx,
+                    &path,
+                    l.bearer_token,
+                    l.bearer_token_env,
+                    l.bearer_token_file
+                )?,
+                user: l.user,
+                password: file_secret!(cx, &path, l.password, l.password_env, l.password_file)?,
+                ca_file: l.ca_file,
+            });
+        }
+        if let Some(p) = s.pbs {
+            let path = format!("{base}.pbs");
+            let password = required_file_secret!(
+                cx,
+                &path,
+                p.password,
+                p.password_env,
+                p.password_file,
+                "the token secret"
+            )?;
+            ends.pbs = Some(PbsEndpoint {
+                repository: p.repository,
+                password,
+                fingerprint: p.fingerprint,
+                url: p.url,
+            });
+        }
+        if let Some(v) = s.vyos {
+            let path = format!("{base}.vyos");
+            let key = required_file_secret!(
+                cx,
+                &path,
+                v.key,
+                v.key_env,
+                v.key_file,
+                "the HTTPS API key"
+            )?;
+            let tls = tls_choice(&path, v.ca_file, v.fingerprint, v.insecure)?;
+            ends.vyos = Some(VyosEndpoint {
+                url: v.url,
+                key,
+                tls,
+            });
+        }
+        ends.kubernetes = s
+            .kubernetes
+            .into_iter()
+            .map(|(id, k)| {
+                (
+                    id,
+                    KubeEndpoint {
+                        kubeconfig: k.kubeconfig,
+                    },
+                )
+            })
+            .collect();
+        ends.nvml = s
+            .nvml
+            .into_iter()
+            .map(|n| NvmlEndpoint {
+                host: n.host,
+                library: n.library,
+            })
+            .collect();
+        Ok(ends)
+    }
+
+    /// The Proxmox endpoint at `path`: a token, or a user with a password, and its TLS choice.
+    fn proxmox(cx: &Cx<'_>, path: &str, p: FileProxmox) -> Result<ProxmoxEndpoint, EndpointsError> {
+        let token = file_secret!(cx, path, p.token, p.token_env, p.token_file)?;
+        let password = file_secret!(cx, path, p.password, p.password_env, p.password_file)?;
+        let tls = tls_choice(path, p.ca_file, p.fingerprint, p.insecure)?;
+        match (&token, &p.user, &password) {
+            (Some(_), None, None) | (None, Some(_), Some(_)) => {}
+            _ => {
+                return Err(EndpointsError::Invalid {
+                    path: path.to_owned(),
+                    reason: "give token_env/token_file, or user with password_env/password_file"
+                        .to_owned(),
+                });
+            }
+        }
+        Ok(ProxmoxEndpoint {
+            url: p.url,
+            token,
+            user: p.user,
+            password,
+            tls,
+        })
     }
 
     /// The endpoints of one site from the clients' environment variables, read through
