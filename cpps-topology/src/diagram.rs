@@ -46,6 +46,15 @@ pub fn mermaid(topology: &Topology) -> String {
     for def in CLASS_DEFS {
         let _ = writeln!(out, "  {def}");
     }
+    let ids = node_ids(topology);
+    let site_nodes = write_nodes(&mut out, topology, &ids);
+    write_edges(&mut out, topology, &ids, &site_nodes);
+    out
+}
+
+/// The node id of every component but the sites: `n0`, `n1`, … in the order of
+/// [`Topology::components`].
+fn node_ids(topology: &Topology) -> Ids {
     let mut ids = Ids {
         by_id: HashMap::new(),
     };
@@ -57,25 +66,32 @@ pub fn mermaid(topology: &Topology) -> String {
         ids.by_id.insert(c.id_str().to_owned(), format!("n{next}"));
         next += 1;
     }
-    let node_line = |out: &mut String, c: ComponentRef<'_>, ids: &Ids, indent: &str| {
-        let Some(n) = ids.node(c.id_str()) else {
-            return;
-        };
-        let label = format!("{}<br/>{}", escape(c.id_str()), c.kind());
-        let (open, close) = match c {
-            ComponentRef::Host(_) => ("[", "]"),
-            ComponentRef::Guest(_) => ("(", ")"),
-            ComponentRef::K3sCluster(_) | ComponentRef::ProxmoxCluster(_) => ("{{", "}}"),
-            ComponentRef::LinstorPool(_) | ComponentRef::Pbs(_) => ("[(", ")]"),
-            _ => ("[/", "/]"),
-        };
-        let _ = writeln!(
-            out,
-            "{indent}{n}{open}\"{label}\"{close}:::{}",
-            class(c.meta().state)
-        );
-    };
+    ids
+}
 
+/// The node line of `c`, its shape telling its kind, its class its state.
+fn node_line(out: &mut String, c: ComponentRef<'_>, ids: &Ids, indent: &str) {
+    let Some(n) = ids.node(c.id_str()) else {
+        return;
+    };
+    let label = format!("{}<br/>{}", escape(c.id_str()), c.kind());
+    let (open, close) = match c {
+        ComponentRef::Host(_) => ("[", "]"),
+        ComponentRef::Guest(_) => ("(", ")"),
+        ComponentRef::K3sCluster(_) | ComponentRef::ProxmoxCluster(_) => ("{{", "}}"),
+        ComponentRef::LinstorPool(_) | ComponentRef::Pbs(_) => ("[(", ")]"),
+        _ => ("[/", "/]"),
+    };
+    let _ = writeln!(
+        out,
+        "{indent}{n}{open}\"{label}\"{close}:::{}",
+        class(c.meta().state)
+    );
+}
+
+/// The nodes: one subgraph per site with the components bound to it, then the others. Returns
+/// the subgraph id of each site.
+fn write_nodes(out: &mut String, topology: &Topology, ids: &Ids) -> HashMap<String, String> {
     // Group site-bound components by site; the others go after the subgraphs.
     let mut per_site: HashMap<String, Vec<ComponentRef<'_>>> = HashMap::new();
     let mut unsited = Vec::new();
@@ -100,46 +116,56 @@ pub fn mermaid(topology: &Topology) -> String {
         };
         let _ = writeln!(out, "  subgraph {sid}[\"{title}\"]");
         for c in per_site.get(site.id.as_str()).into_iter().flatten() {
-            node_line(&mut out, *c, &ids, "    ");
+            node_line(out, *c, ids, "    ");
         }
         let _ = writeln!(out, "  end");
         let _ = writeln!(out, "  class {sid} {}", class(site.meta.state));
     }
     for c in &unsited {
-        node_line(&mut out, *c, &ids, "  ");
+        node_line(out, *c, ids, "  ");
     }
+    site_nodes
+}
 
+/// The edges between the nodes (see [`mermaid`]); a link without end routers joins the sites'
+/// subgraphs.
+fn write_edges(
+    out: &mut String,
+    topology: &Topology,
+    ids: &Ids,
+    site_nodes: &HashMap<String, String>,
+) {
     let edge = |out: &mut String, from: &str, arrow: &str, to: &str| {
         if let (Some(a), Some(b)) = (ids.node(from), ids.node(to)) {
             let _ = writeln!(out, "  {a} {arrow} {b}");
         }
     };
     for g in topology.guests() {
-        edge(&mut out, g.host.as_str(), "-->", g.id.as_str());
+        edge(out, g.host.as_str(), "-->", g.id.as_str());
     }
     for k in topology.k3s_clusters() {
         for n in &k.nodes {
-            edge(&mut out, k.id.as_str(), "-.->|node|", n.as_str());
+            edge(out, k.id.as_str(), "-.->|node|", n.as_str());
         }
     }
     for p in topology.linstor_pools() {
         for n in &p.nodes {
-            edge(&mut out, p.id.as_str(), "-.->|replica|", n.host.as_str());
+            edge(out, p.id.as_str(), "-.->|replica|", n.host.as_str());
         }
     }
     for a in topology.argocd() {
         for m in &a.manages {
-            edge(&mut out, a.id.as_str(), "-->|manages|", m.as_str());
+            edge(out, a.id.as_str(), "-->|manages|", m.as_str());
         }
     }
     for p in topology.pbs() {
         for s in &p.sync_to {
-            edge(&mut out, p.id.as_str(), "-->|sync|", s.target.as_str());
+            edge(out, p.id.as_str(), "-->|sync|", s.target.as_str());
         }
     }
     for l in topology.links() {
         for e in &l.endpoints {
-            edge(&mut out, l.id.as_str(), "<-->", e.as_str());
+            edge(out, l.id.as_str(), "<-->", e.as_str());
         }
         if l.endpoints.is_empty() {
             for s in &l.sites {
@@ -151,10 +177,9 @@ pub fn mermaid(topology: &Topology) -> String {
     }
     for p in topology.patterns() {
         for m in &p.members {
-            edge(&mut out, p.id.as_str(), "-.-", m.as_str());
+            edge(out, p.id.as_str(), "-.-", m.as_str());
         }
     }
-    out
 }
 
 #[cfg(test)]
