@@ -165,6 +165,13 @@ fn missing_link(ctx: &Ctx<'_>, a: &SiteId, b: &SiteId, needed: State) -> Option<
 /// NET-003: every cross-site dependency has a WireGuard link between its sites, at least as
 /// mature as the dependency.
 pub(super) fn net_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    pbs_syncs(ctx, sink);
+    pattern_sites(ctx, sink);
+    managed_clusters(ctx, sink);
+}
+
+/// NET-003's PBS sync jobs to a PBS of another site: over a link that joins the two sites.
+fn pbs_syncs(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     for pbs in topo.pbs() {
         for (i, sync) in pbs.sync_to.iter().enumerate() {
@@ -203,6 +210,11 @@ pub(super) fn net_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
+}
+
+/// NET-003's patterns: every pair of the sites their clusters are in is linked.
+fn pattern_sites(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
     let clusters = topo.k3s_clusters();
     for (pi, p) in topo.patterns().iter().enumerate() {
         // The members by position, then the manager; each site once, by key.
@@ -245,6 +257,11 @@ pub(super) fn net_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
+}
+
+/// NET-003's ArgoCD instances: linked to the site of each cluster they manage elsewhere.
+fn managed_clusters(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
+    let topo = ctx.topo;
     for (ai, a) in topo.argocd().iter().enumerate() {
         for (i, ki) in ctx.managed_by(ai) {
             if ctx.refs.cluster_site[ki] == ctx.refs.argocd_site[ai] {
