@@ -41,6 +41,7 @@ pub struct SmokeGpu {
 
 /// What the smoke run saw.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct SmokeReport {
     /// Devices NVML counts.
     pub device_count: u32,

@@ -161,6 +161,7 @@ impl ResourceDr {
 
 /// The DR view of a cluster.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct DrReport {
     /// Remotes as `(name, kind)`.
     pub remotes: Vec<(String, String)>,

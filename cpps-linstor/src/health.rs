@@ -144,6 +144,7 @@ pub const DEFAULT_PLACE_COUNT: i64 = 2;
 
 /// Thresholds and site settings of the assessment.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct HealthOptions {
     /// A pool with less free space than this fraction of its total is running out of space
     /// (default 0.10).
@@ -381,6 +382,7 @@ pub struct HealthCounts {
 
 /// The assessment of a whole cluster.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct HealthReport {
     /// Nodes.
     pub nodes: Vec<NodeHealth>,

@@ -153,13 +153,9 @@ fn a_clean_cluster_has_no_alerts() {
     state
         .resource_definitions
         .retain(|d| d.name == "vm-100-disk-0");
-    let report = health::assess(
-        &state,
-        &HealthOptions {
-            pool_low_free_fraction: 0.01,
-            ..HealthOptions::default()
-        },
-    );
+    let mut options = HealthOptions::default();
+    options.pool_low_free_fraction = 0.01;
+    let report = health::assess(&state, &options);
     assert!(!report.has_alerts(), "{}", health::render_text(&report));
     assert_eq!(report.counts.healthy, 1);
     assert_eq!(report.counts.low_space_pools, 0);
@@ -390,16 +386,14 @@ fn replicas_are_counted_per_site_and_a_witness_tie_breaker_is_not_cross_site() {
             replica("stretched", "fr2", &[], "DRBD", Some("UpToDate")),
         ]),
     );
-    let options = HealthOptions {
-        node_sites: BTreeMap::from([
-            ("fr2".to_owned(), "franca".to_owned()),
-            (
-                "sp1".to_owned(),
-                "ignored: the node's property wins".to_owned(),
-            ),
-        ]),
-        ..HealthOptions::default()
-    };
+    let mut options = HealthOptions::default();
+    options.node_sites = BTreeMap::from([
+        ("fr2".to_owned(), "franca".to_owned()),
+        (
+            "sp1".to_owned(),
+            "ignored: the node's property wins".to_owned(),
+        ),
+    ]);
     let report = health::assess(&state, &options);
     let intra = resource(&report, "intra");
     assert_eq!(intra.class, HealthClass::Healthy, "{:?}", intra.findings);

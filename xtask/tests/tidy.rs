@@ -396,3 +396,100 @@ fn the_module_loop_finder_sees_a_loop() {
         ]
     );
 }
+
+/// The public option and report structs of `text` (one file) that may grow fields but would
+/// break a caller's struct literal or pattern when they do: `*Options` and `*Report` structs with
+/// named fields that lack `#[non_exhaustive]`, and `*Options` structs with neither `Default` nor
+/// a constructor (with `#[non_exhaustive]`, those are how a caller builds one; `crate_text` is the
+/// whole crate, where the impl may live).
+fn growable_structs_left_open(text: &str, crate_text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.trim_start().strip_prefix("pub struct ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let grows = name.ends_with("Options") || name.ends_with("Report");
+        if !grows || !rest[name.len()..].trim_start().starts_with('{') {
+            continue;
+        }
+        let attributes: Vec<&str> = lines[..i]
+            .iter()
+            .rev()
+            .take_while(|l| {
+                let l = l.trim_start();
+                l.starts_with("#[") || l.starts_with("///") || l.starts_with("//")
+            })
+            .copied()
+            .collect();
+        if !attributes.iter().any(|l| l.contains("#[non_exhaustive]")) {
+            found.push(format!("{name}: not #[non_exhaustive]"));
+        }
+        let derives_default = attributes
+            .iter()
+            .any(|l| l.contains("derive(") && l.contains("Default"));
+        let has_default = derives_default
+            || crate_text.contains(&format!("impl Default for {name} "))
+            || crate_text.contains(&format!("impl Default for {name}{{"));
+        // A struct with a required field has a constructor taking it instead.
+        let has_constructor = crate_text
+            .split(&format!("impl {name} {{"))
+            .skip(1)
+            .any(|body| {
+                body.lines()
+                    .take(30)
+                    .any(|l| l.contains("pub fn") && l.contains("-> Self"))
+            });
+        if name.ends_with("Options") && !has_default && !has_constructor {
+            found.push(format!("{name}: neither Default nor a constructor"));
+        }
+    }
+    found
+}
+
+/// Issue 37, item 5: option and report structs gain fields between versions; a caller's struct
+/// literal must not break when they do.
+#[test]
+fn option_and_report_structs_may_grow_without_breaking_callers() {
+    let mut open = Vec::new();
+    for krate in CRATES
+        .iter()
+        .filter(|k| !matches!(**k, "examples" | "xtask"))
+    {
+        let files = files_under(&root().join(krate).join("src"), &[".rs"]);
+        let crate_text: String = files
+            .iter()
+            .map(|f| std::fs::read_to_string(f).unwrap())
+            .collect();
+        for file in &files {
+            let text = std::fs::read_to_string(file).unwrap();
+            for problem in growable_structs_left_open(&text, &crate_text) {
+                open.push(format!("{}: {problem}", file.display()));
+            }
+        }
+    }
+    assert!(
+        open.is_empty(),
+        "structs that would break callers when they grow:\n{}",
+        open.join("\n")
+    );
+}
+
+#[test]
+fn the_growable_struct_finder_sees_an_open_struct() {
+    let text = "/// Doc.\n#[derive(Debug, Clone)]\npub struct HealthOptions {\n    pub a: u8,\n}\n\
+                #[derive(Debug)]\n#[non_exhaustive]\npub struct HealthReport {\n    pub b: u8,\n}\n\
+                #[derive(Debug, Default)]\n#[non_exhaustive]\npub struct FineOptions {\n}\n\
+                pub struct Plain {\n}\npub struct TupleReport(u8);\n";
+    assert_eq!(
+        growable_structs_left_open(text, text),
+        [
+            "HealthOptions: not #[non_exhaustive]",
+            "HealthOptions: neither Default nor a constructor"
+        ]
+    );
+}

@@ -123,6 +123,7 @@ impl ControllerProperties {
 
 /// An error report (`GET /v1/error-reports`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ErrorReport {
     /// Node that wrote the report.
     pub node_name: Option<String>,

@@ -159,11 +159,10 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
     // The promoter runs the controller where its database is Primary: ask that one first.
     let ha_controller = ha::active_controller(&state, ha::DEFAULT_CONTROLLER_RESOURCE);
     client.prefer_controller(&ha_controller.hosts());
-    let options = HealthOptions {
-        pool_low_free_fraction: args.low_space,
-        site_property: args.site_property.clone(),
-        node_sites: args.sites.iter().cloned().collect(),
-    };
+    let mut options = HealthOptions::default();
+    options.pool_low_free_fraction = args.low_space;
+    options.site_property.clone_from(&args.site_property);
+    options.node_sites = args.sites.iter().cloned().collect();
     let report = health::assess(&state, &options);
     let controller_props = if args.what_if_site_down.is_some() || args.evacuate.is_some() {
         let mut reading = std::pin::pin!(client.controller_properties());

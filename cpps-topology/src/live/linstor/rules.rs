@@ -76,15 +76,13 @@ pub(crate) fn linstor_007(live: &Live<'_>, sink: &mut Sink<'_>) {
 /// quorum settings of the resource definition, group and controller), with each node's site
 /// from the topology's hosts; a replica on a node the topology does not place is "cannot tell".
 pub(crate) fn linstor_008(live: &Live<'_>, sink: &mut Sink<'_>) {
-    let options = HealthOptions {
-        node_sites: live
-            .topo
-            .hosts()
-            .iter()
-            .map(|h| (h.id.to_string(), h.site.to_string()))
-            .collect(),
-        ..HealthOptions::default()
-    };
+    let mut options = HealthOptions::default();
+    options.node_sites = live
+        .topo
+        .hosts()
+        .iter()
+        .map(|h| (h.id.to_string(), h.site.to_string()))
+        .collect();
     for site in &live.observed.sites {
         let (Some(facts), Some(site_ref)) = (site.linstor.observed(), live.site_ref(&site.site))
         else {
