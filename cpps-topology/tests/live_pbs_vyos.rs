@@ -8,6 +8,7 @@
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use common::{live_estate, load, rule_messages};
@@ -16,9 +17,12 @@ use cpps_topology::Topology;
 use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
 use cpps_topology::live::facts::{
     BgpNeighborFact, DrbdConnectionFact, IpsecTunnelFact, LinstorFacts, PveFacts, PveGuest,
-    PveGuestKind, PveNode, SiteObservation, Sourced, VrrpFact, VyosFacts, WireGuardPeerFact,
+    PveGuestKind, PveNode, RouterSide, SiteObservation, Sourced, VrrpFact, VyosFacts,
+    WireGuardPeerFact,
 };
 use cpps_topology::live::{self, LiveOptions, Observation, ObserveOptions};
+use cpps_vyos::ConfigTree;
+use cpps_vyos::pair::PairSide;
 use serde_json::json;
 use wiremock::matchers::{body_partial_json, method, path, query_param};
 use wiremock::{Mock, ResponseTemplate};
@@ -577,6 +581,84 @@ fn stale_or_missing_peers_and_failed_readings() {
         rule_messages(&audit.report, "VRRP-001"),
         [
             "warning vyos-sp the state of VRRP group LAN on eth1 of vyos-sp is unknown (show vrrp: HTTP request failed: timed out)"
+        ]
+    );
+}
+
+const KEY_SP: &str = "c3Bzc3Bzc3Bzc3Bzc3Bzc3Bzc3Bzc3Bzc3Bzc3Bzc3A=";
+const KEY_FRANCA: &str = "ZnJhbmNhZnJhbmNhZnJhbmNhZnJhbmNhZnJhbmNhZnI=";
+
+/// One end of `wg-sp-franca`, in the configuration nodes of vyos-1x
+/// `interface-definitions/interfaces_wireguard.xml.in` (`peer NAME`: `public-key`,
+/// `allowed-ips`, `address`, `port`); `peer_key` is the key its peer carries, `own_key` the
+/// interface's public key as `show interfaces wireguard wg0 summary` prints it (`None`: not read).
+fn wireguard_end(me: &str, peer_key: &str, own_key: Option<&str>) -> VyosFacts {
+    let (wan, other_wan, tun, other_tun) = match me {
+        "sp" => ("198.51.100.1", "198.51.100.2", "10.255.0.1", "10.255.0.2"),
+        _ => ("198.51.100.2", "198.51.100.1", "10.255.0.2", "10.255.0.1"),
+    };
+    let tree = ConfigTree::parse_set(&format!(
+        "set interfaces ethernet eth0 address '{wan}/24'
+set interfaces wireguard wg0 address '{tun}/30'
+set interfaces wireguard wg0 port '51820'
+set interfaces wireguard wg0 private-key 'cHJpdmF0ZS1rZXktbmV2ZXItc2hvd24tMDAwMDAwMDA='
+set interfaces wireguard wg0 peer other public-key '{peer_key}'
+set interfaces wireguard wg0 peer other allowed-ips '{other_tun}/32'
+set interfaces wireguard wg0 peer other address '{other_wan}'
+set interfaces wireguard wg0 peer other port '51820'
+"
+    ))
+    .unwrap();
+    let keys = own_key
+        .map(|k| BTreeMap::from([("wg0".to_owned(), k.to_owned())]))
+        .unwrap_or_default();
+    VyosFacts {
+        side: RouterSide::new(PairSide::new(&format!("vyos-{me}"), tree, keys)),
+        ..VyosFacts::default()
+    }
+}
+
+fn link_003(sp: VyosFacts, franca: VyosFacts) -> Vec<String> {
+    let topology = load("linked.yaml", LINKED);
+    let mut sites = [SiteObservation::new("sp"), SiteObservation::new("franca")];
+    sites[0].vyos = Sourced::Observed(sp);
+    sites[1].vyos = Sourced::Observed(franca);
+    let observed = Observation {
+        taken_at: 0,
+        sites: sites.into(),
+    };
+    let audit = live::audit(&topology, &observed, &LiveOptions::at(0));
+    rule_messages(&audit.report, "LINK-003")
+}
+
+/// LINK-003 compares the two ends of a declared link with `cpps_vyos::pair::compare_wireguard`:
+/// a tunnel whose ends carry each other's keys is no finding; a peer key that is not the other
+/// end's interface key is; an interface key that could not be read is "cannot tell".
+#[test]
+fn the_two_ends_of_a_link_are_compared_as_a_pair() {
+    let matching = link_003(
+        wireguard_end("sp", KEY_FRANCA, Some(KEY_SP)),
+        wireguard_end("franca", KEY_SP, Some(KEY_FRANCA)),
+    );
+    assert_eq!(matching, Vec::<String>::new());
+    let wrong_key = link_003(
+        wireguard_end("sp", KEY_SP, Some(KEY_SP)),
+        wireguard_end("franca", KEY_SP, Some(KEY_FRANCA)),
+    );
+    assert_eq!(
+        wrong_key,
+        [
+            "error wg-sp-franca link wg-sp-franca: no tunnel to vyos-franca found: no peer holds the public key of any of its interfaces"
+        ]
+    );
+    let unread = link_003(
+        wireguard_end("sp", KEY_FRANCA, Some(KEY_SP)),
+        wireguard_end("franca", KEY_SP, None),
+    );
+    assert_eq!(
+        unread,
+        [
+            "warning wg-sp-franca link wg-sp-franca: cannot tell: no tunnel to vyos-franca found: its interfaces' public keys could not be read"
         ]
     );
 }

@@ -19,7 +19,7 @@ pub use super::linstor::facts::{
 pub use super::pbs::facts::{GuestBackupFact, PbsFacts, PbsJobFact};
 pub use super::pve::facts::{PveFacts, PveGuest, PveGuestKind, PveNode};
 pub use super::vyos::facts::{
-    BgpNeighborFact, IpsecTunnelFact, VrrpFact, VyosFacts, WireGuardPeerFact,
+    BgpNeighborFact, IpsecTunnelFact, RouterSide, VrrpFact, VyosFacts, WireGuardPeerFact,
 };
 
 cpps_named_enum::named_enum! {

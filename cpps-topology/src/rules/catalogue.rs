@@ -896,4 +896,12 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         citations: &[cite(ARCH, "VRRP HA pra VyOS (single-node hoje)")],
         remediation: "check the group's interface and tracked scripts (FAULT) or the peer's reachability; a group that never leaves INIT has no usable interface",
     },
+    RuleInfo {
+        id: RuleId("LINK-003"),
+        severity: Severity::Error,
+        kind: RuleKind::Live,
+        title: "the two routers of a cross-site link agree on their WireGuard tunnel (keys, allowed-ips, endpoints)",
+        citations: &[cite(ARCH, "WireGuard SP↔Franca via UnespNet")],
+        remediation: "give each router's peer the other's interface public key (`show interfaces wireguard wg0 public-key`), its tunnel address in allowed-ips and its listening port",
+    },
 ];

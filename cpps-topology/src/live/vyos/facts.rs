@@ -1,5 +1,9 @@
 //! What a VyOS router reports, in a shape independent of `cpps-vyos`.
 
+use std::fmt;
+use std::sync::Arc;
+
+use cpps_vyos::pair::PairSide;
 use serde::Serialize;
 
 /// A VRRP group on a router.
@@ -90,4 +94,46 @@ pub struct VyosFacts {
     /// Parts that could not be read and did not stop the observation (one WireGuard
     /// interface's state, the VRRP, BGP or IPsec reading), each with its error.
     pub partial: Vec<String>,
+    /// The router's configuration and its interfaces' public keys, for the rules that compare
+    /// two routers with `cpps-vyos` itself (LINK-003); not serialised.
+    #[serde(skip)]
+    pub side: RouterSide,
+}
+
+/// One router as `cpps_vyos::pair` compares it. Its configuration holds secrets (private keys,
+/// VRRP passwords), so Debug prints none of it; two are equal when they are the same reading.
+#[derive(Clone, Default)]
+pub struct RouterSide(Option<Arc<PairSide>>);
+
+impl RouterSide {
+    /// A side read from a router.
+    pub fn new(side: PairSide) -> Self {
+        Self(Some(Arc::new(side)))
+    }
+
+    /// The side; `None` when the facts were built without one.
+    pub fn get(&self) -> Option<&PairSide> {
+        self.0.as_deref()
+    }
+}
+
+impl PartialEq for RouterSide {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for RouterSide {}
+
+impl fmt::Debug for RouterSide {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Some(side) => write!(f, "RouterSide({})", side.label),
+            None => f.write_str("RouterSide(none)"),
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! The live network rules over what the VyOS routers report (`docs/live-invariants.md`):
 //! LINK-001 (a declared cross-site link's WireGuard peer shook hands recently; a DRBD connection
 //! across the link that is not `Connected` is traced to it), LINK-002 (BGP sessions
-//! Established and IPsec tunnels up) and VRRP-001 (VRRP groups MASTER or BACKUP).
+//! Established and IPsec tunnels up), LINK-003 (the link's two routers agree on their WireGuard
+//! tunnel, compared by `cpps_vyos::pair`) and VRRP-001 (VRRP groups MASTER or BACKUP).
 //!
 //! Which WireGuard peer carries a link: the topology names routers and sites, VyOS names peers,
 //! so the peer of a link on the local router is the one named after the remote router or the
@@ -9,6 +10,7 @@
 //! router routes. A BGP neighbor or IPsec tunnel belongs to a link when its address is in such a
 //! subnet or in the link peer's `allowed-ips`; otherwise it is reported on the router.
 
+use cpps_vyos::pair::{self, PairKind, PairSide};
 use foldhash::{HashMap, HashMapExt};
 
 use super::facts::{VyosFacts, WireGuardPeerFact};
@@ -23,6 +25,7 @@ use crate::rules::checks::Sink;
 pub(crate) static CHECKS: &[(RuleId, LiveCheck)] = &[
     (RuleId("LINK-001"), link_001),
     (RuleId("LINK-002"), link_002),
+    (RuleId("LINK-003"), link_003),
     (RuleId("VRRP-001"), vrrp_001),
 ];
 
@@ -494,6 +497,57 @@ pub(crate) fn vrrp_001(live: &Live<'_>, sink: &mut Sink<'_>) {
                     ),
                 ),
             }
+        }
+    }
+}
+
+/// LINK-003: the two routers of a declared cross-site link agree on their WireGuard tunnel:
+/// each has a peer carrying the other's interface public key, with `allowed-ips` covering the
+/// other's addresses and the other's listening port (`cpps_vyos::pair::compare_wireguard`, after
+/// vyos-1x `interfaces_wireguard.xml.in`). What the configurations cannot settle (a key not
+/// read, an endpoint behind NAT) is "cannot tell". An end not observed is STATE-002's.
+pub(crate) fn link_003(live: &Live<'_>, sink: &mut Sink<'_>) {
+    let side_of = |site: &str| -> Option<&PairSide> {
+        live.observed
+            .sites
+            .iter()
+            .find(|s| s.site == site)
+            .and_then(|s| s.vyos.observed())
+            .and_then(|f| f.side.get())
+    };
+    for link in live
+        .topo
+        .links()
+        .iter()
+        .filter(|l| l.meta.state >= State::Declared)
+    {
+        let (Some(a), Some(b)) = (
+            side_of(link.sites[0].as_str()),
+            side_of(link.sites[1].as_str()),
+        ) else {
+            continue;
+        };
+        let subject = ComponentRef::Link(link);
+        match pair::compare_wireguard(a, b) {
+            Ok(findings) => {
+                for f in findings {
+                    let (severity, prefix) = match f.kind {
+                        PairKind::Mismatch => (link_severity(link), ""),
+                        _ => (Severity::Warning, "cannot tell: "),
+                    };
+                    let message = format!("link {}: {prefix}{}", link.id, f.message);
+                    emit_on(sink, severity, subject, message);
+                }
+            }
+            Err(e) => emit_on(
+                sink,
+                Severity::Warning,
+                subject,
+                format!(
+                    "link {}: the two routers' WireGuard configurations cannot be compared: {e}",
+                    link.id
+                ),
+            ),
         }
     }
 }

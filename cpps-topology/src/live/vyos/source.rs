@@ -5,8 +5,10 @@ use async_trait::async_trait;
 use cpps_vyos::status::{BgpSummary, IpsecConnection, VrrpStatus, WireGuardStatus};
 use cpps_vyos::{Client, ConfigTree};
 
+use cpps_vyos::pair::PairSide;
+
 use crate::live::facts::{
-    BgpNeighborFact, IpsecTunnelFact, SourceFailure, SourceKind, VrrpFact, VyosFacts,
+    BgpNeighborFact, IpsecTunnelFact, RouterSide, SourceFailure, SourceKind, VrrpFact, VyosFacts,
     WireGuardPeerFact, error_chain,
 };
 use crate::live::source::Source;
@@ -62,9 +64,15 @@ impl Source<VyosFacts> for VyosSource {
             .map(|p| p.interface.clone())
             .collect();
         interfaces.dedup();
+        let mut keys = std::collections::BTreeMap::new();
         for interface in interfaces {
             match self.client.wireguard_summary(&interface).await {
-                Ok(status) => apply_wireguard(&mut facts, &status),
+                Ok(status) => {
+                    if let Some(key) = &status.public_key {
+                        keys.insert(interface.clone(), key.clone());
+                    }
+                    apply_wireguard(&mut facts, &status);
+                }
                 Err(e) => facts.partial.push(format!(
                     "show interfaces wireguard {interface} summary: {}",
                     error_chain(&e)
@@ -91,6 +99,11 @@ impl Source<VyosFacts> for VyosSource {
                 .partial
                 .push(format!("show vpn ipsec connections: {}", error_chain(&e))),
         }
+        let label = facts
+            .host_name
+            .clone()
+            .unwrap_or_else(|| self.endpoint.clone());
+        facts.side = RouterSide::new(PairSide::new(&label, tree, keys));
         Ok(facts)
     }
 }
@@ -133,6 +146,7 @@ pub fn vyos_facts(tree: &ConfigTree) -> Result<VyosFacts, cpps_vyos::Error> {
         bgp: None,
         ipsec: None,
         partial: Vec::new(),
+        side: RouterSide::default(),
     })
 }
 
