@@ -473,6 +473,14 @@ async fn hami_and_the_device_plugin_on_one_node() {
         "docker.io/projecthami/hami:v2.4.1",
     );
     common::create_with_status(&pods, &hami, running_and_ready()).await;
+    // HAMi's plugin runs on `both` too: what runs decides, not the register annotation,
+    // which HAMi never removes (Project-HAMi/HAMi `pkg/device/nvidia/device.go` `NodeCleanUp`).
+    let hami_both = pod(
+        "hami-device-plugin-both",
+        &both,
+        "docker.io/projecthami/hami:v2.4.1",
+    );
+    common::create_with_status(&pods, &hami_both, running_and_ready()).await;
 
     let snap = k8s::collect(&client).await.unwrap();
     let n = snap.nodes.iter().find(|n| n.name == both).unwrap();

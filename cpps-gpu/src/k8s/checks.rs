@@ -649,22 +649,38 @@ fn node_sharing(
 }
 
 /// HAMi and the NVIDIA device plugin must never serve the same node.
+///
+/// Judged by the plugin pods that run there: HAMi never removes its register annotation
+/// (its `NodeCleanUp` clears only the handshake), so after a move to NVIDIA's plugin the
+/// annotation alone is a stale leftover, reported as Info.
 pub fn plugin_exclusivity(nodes: &[GpuNode], f: &mut Vec<Finding>) {
     for n in nodes {
-        let hami = n.hami_registered || n.hami_plugin_pod.is_some();
-        if hami && let Some(pod) = &n.nvidia_plugin_pod {
+        let Some(pod) = &n.nvidia_plugin_pod else {
+            continue;
+        };
+        let o = obj("Node", None, Some(&n.name));
+        if let Some(hami) = &n.hami_plugin_pod {
             f.push(
                 Finding::new(
                     Severity::Critical,
                     "hami-and-device-plugin",
                     format!(
-                        "both HAMi ({}) and the NVIDIA device plugin ({pod}) manage this node's GPUs",
-                        n.hami_plugin_pod
-                            .as_deref()
-                            .unwrap_or("registration annotation")
+                        "both HAMi ({hami}) and the NVIDIA device plugin ({pod}) manage this node's GPUs"
                     ),
                 )
-                .about(obj("Node", None, Some(&n.name))),
+                .about(o),
+            );
+        } else if n.hami_registered {
+            f.push(
+                Finding::new(
+                    Severity::Info,
+                    "hami-registration-stale",
+                    format!(
+                        "annotation {} is left from HAMi, which no longer runs here; the NVIDIA device plugin ({pod}) serves the node",
+                        super::nodes::HAMI_REGISTER
+                    ),
+                )
+                .about(o),
             );
         }
     }
@@ -1389,6 +1405,29 @@ mod tests {
         n.nvidia_plugin_pod = Some("kube-system/nvidia-device-plugin-y".to_owned());
         plugin_exclusivity(&[n], &mut f);
         assert_eq!(f[0].severity, Severity::Critical);
+    }
+
+    /// Audit 34 N1: HAMi never removes its register annotation. Project-HAMi/HAMi
+    /// `pkg/device/nvidia/device.go` `NodeCleanUp` marks only `hami.io/node-handshake` for
+    /// deletion (`pkg/util/util.go` `MarkAnnotationsToDelete`), and `hami.io/node-nvidia-register`
+    /// is written only by the plugin's `register.go`. After a move to NVIDIA's plugin the
+    /// annotation stays: what runs on the node decides, and a stale annotation is no conflict.
+    #[test]
+    fn a_stale_hami_annotation_beside_the_nvidia_plugin_is_not_a_conflict() {
+        let mut n = node("gpu-sp-01", &[], 1.0);
+        n.hami_registered = true;
+        n.nvidia_plugin_pod = Some("kube-system/nvidia-device-plugin-y".to_owned());
+        let mut f = Vec::new();
+        plugin_exclusivity(std::slice::from_ref(&n), &mut f);
+        let got: Vec<(Severity, &str)> = f.iter().map(|x| (x.severity, x.code.as_str())).collect();
+        assert_eq!(got, [(Severity::Info, "hami-registration-stale")], "{f:?}");
+        // With HAMi's plugin also running there, both serve the node: Critical.
+        n.hami_plugin_pod = Some("kube-system/hami-device-plugin-x".to_owned());
+        let mut f = Vec::new();
+        plugin_exclusivity(&[n], &mut f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::Critical);
+        assert_eq!(f[0].code, "hami-and-device-plugin");
     }
 
     #[test]
