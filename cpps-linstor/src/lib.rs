@@ -36,7 +36,8 @@
 //! - **What a site loss would do** ([`site_loss::what_if_site_down`]): per resource whether
 //!   the survivors keep DRBD quorum (majority of the diskful voters, diskless tie-breakers
 //!   breaking an even split, the setting of the resource definition, group or controller),
-//!   keep an `UpToDate` replica and keep the Primary; a replica of unknown site is "cannot
+//!   keep an `UpToDate` replica and keep the Primary; a replica of unknown site, or a verdict
+//!   that hangs on whether a diskless client votes (not on DRBD 9.3.1 and later), is "cannot
 //!   tell".
 //! - **Node maintenance** ([`evacuate::plan`]): what `PUT /v1/nodes/{node}/evacuate` will do
 //!   per resource (deleted, replaced and where it could go, left), and whether a resource drops

@@ -18,6 +18,10 @@
 //!   `peer-tiebreaker` flag (DRBD 9.3.1, `ChangeLog`) is off; LINSTOR's own tie-breaker
 //!   (`TIE_BREAKER` flag) is such a peer, added by linstor-server
 //!   `CtrlRscAutoTieBreakerHelper.shouldTieBreakerExist` to an even count of diskful replicas.
+//!   A LINSTOR diskless client (DRBD layer flag `CLIENT`) is one only on older DRBD: linstor-server
+//!   `ConfFileBuilder.appendVlmIfPresent` writes `tiebreaker no` for it when the satellite runs
+//!   DRBD kmod 9.3.1 and utils 9.34 or later. The REST answer does not carry the version, so
+//!   where the verdict depends on whether clients vote the answer is "cannot tell".
 //!
 //! The setting is `DrbdOptions/Resource/quorum` (and `quorum-minimum-redundancy`,
 //! `on-no-quorum`) from the resource definition, else its group, else the controller: the
@@ -87,10 +91,16 @@ pub struct Votes {
     pub outdated: usize,
     /// Other absent diskful replicas.
     pub unknown: usize,
-    /// Surviving diskless replicas (tie-breaker votes).
+    /// Surviving diskless replicas that always break ties (LINSTOR's `TIE_BREAKER`, and
+    /// diskless replicas without the DRBD `CLIENT` flag).
     pub diskless: usize,
-    /// Absent diskless replicas.
+    /// Absent diskless replicas that always break ties.
     pub missing_diskless: usize,
+    /// Surviving diskless clients (DRBD `CLIENT` flag, or no DRBD layer data): tie-breakers
+    /// only on DRBD older than 9.3.1.
+    pub clients: usize,
+    /// Absent diskless clients.
+    pub missing_clients: usize,
     /// The voters DRBD counts.
     pub voters: usize,
     /// The votes needed (`None` with quorum off).
@@ -308,9 +318,15 @@ fn replica_outdated(replica: &ResourceWithVolumes) -> bool {
         .any(|v| v.disk_state() == Some(&DiskState::Outdated))
 }
 
-/// DRBD's quorum decision over `votes` (fills `voters`, `quorum_at`, `by_tie_breaker`).
+/// DRBD's quorum decision over `votes` (fills `voters`, `quorum_at`, `by_tie_breaker`);
+/// `clients_vote` says whether diskless clients break ties (DRBD before 9.3.1).
 /// `Err` when a setting is not understood.
-fn decide(votes: &mut Votes, quorum: &QuorumSetting, had_quorum: bool) -> Result<bool, ()> {
+fn decide(
+    votes: &mut Votes,
+    quorum: &QuorumSetting,
+    had_quorum: bool,
+    clients_vote: bool,
+) -> Result<bool, ()> {
     let v = votes;
     v.voters = if v.unknown > 0 {
         v.outdated + v.unknown + v.up_to_date + v.present
@@ -330,13 +346,34 @@ fn decide(votes: &mut Votes, quorum: &QuorumSetting, had_quorum: bool) -> Result
     if reached >= quorum_at && v.up_to_date >= min_redundancy {
         return Ok(true);
     }
-    let diskless_majority = (v.diskless + v.missing_diskless) / 2 + 1;
+    let (here, away) = if clients_vote {
+        (
+            v.diskless + v.clients,
+            v.missing_diskless + v.missing_clients,
+        )
+    } else {
+        (v.diskless, v.missing_diskless)
+    };
+    let diskless_majority = (here + away) / 2 + 1;
     v.by_tie_breaker = v.voters != 0
         && v.voters.is_multiple_of(2)
         && reached + 1 == quorum_at
-        && v.diskless >= diskless_majority
+        && here >= diskless_majority
         && had_quorum;
     Ok(v.by_tie_breaker)
+}
+
+/// Whether a diskless replica may be a LINSTOR client rather than a tie-breaker: not
+/// `TIE_BREAKER` (linstor-server `CtrlRscAutoTieBreakerHelper` clears `CLIENT` on those), and
+/// its DRBD layer carries `CLIENT` or is not shown, so the flag cannot be read.
+fn is_client(replica: &ResourceWithVolumes) -> bool {
+    if replica.has_flag("TIE_BREAKER") {
+        return false;
+    }
+    match replica.layer_object.as_ref().and_then(|l| l.find_drbd()) {
+        Some(drbd) => drbd.flags.iter().any(|f| f.eq_ignore_ascii_case("CLIENT")),
+        None => true,
+    }
 }
 
 /// The votes on the surviving side when the nodes `lost` says are gone.
@@ -350,6 +387,8 @@ fn count_votes(
         let node = replica.node_name.as_str();
         let here = online(node) && !lost(node);
         match (replica.is_diskless(), here) {
+            (true, true) if is_client(replica) => votes.clients += 1,
+            (true, false) if is_client(replica) => votes.missing_clients += 1,
             (true, true) => votes.diskless += 1,
             (true, false) => votes.missing_diskless += 1,
             (false, true) if replica_up_to_date(replica) => votes.up_to_date += 1,
@@ -360,6 +399,26 @@ fn count_votes(
         }
     }
     votes
+}
+
+/// Whether the survivors keep quorum, counted both with and without the diskless clients'
+/// tie-breaking votes. `Err(None)`: a setting is not understood; `Err(Some(n))`: the two counts
+/// differ, so the answer hangs on whether the `n` clients vote.
+fn quorum_kept(
+    votes: &mut Votes,
+    before: Votes,
+    quorum: &QuorumSetting,
+) -> Result<bool, Option<usize>> {
+    let had =
+        |clients_vote| decide(&mut before.clone(), quorum, true, clients_vote).unwrap_or(false);
+    let mut without = *votes;
+    let with_clients = decide(votes, quorum, had(true), true).map_err(|()| None)?;
+    let without_clients = decide(&mut without, quorum, had(false), false).map_err(|()| None)?;
+    if with_clients == without_clients {
+        Ok(with_clients)
+    } else {
+        Err(Some(votes.clients + votes.missing_clients))
+    }
 }
 
 fn resource_loss(
@@ -395,7 +454,6 @@ fn resource_loss(
             reasons: vec![format!("no site known for {}", unsited.join(", "))],
         };
     }
-    let had_quorum = decide(&mut before.clone(), &quorum, true).unwrap_or(false);
     if votes.up_to_date == 0 && before.up_to_date > 0 {
         effects.push(SiteLossEffect::LosesLastUpToDate);
         reasons.push(format!(
@@ -407,10 +465,18 @@ fn resource_loss(
         effects.push(SiteLossEffect::CannotTell);
         reasons.push("no UpToDate diskful replica even now".to_owned());
     }
-    match decide(&mut votes, &quorum, had_quorum) {
-        Err(()) => {
+    match quorum_kept(&mut votes, before, &quorum) {
+        Err(None) => {
             effects.push(SiteLossEffect::CannotTell);
             reasons.push(format!("quorum setting `{}` not understood", quorum.quorum));
+        }
+        Err(Some(clients)) => {
+            effects.push(SiteLossEffect::CannotTell);
+            reasons.push(format!(
+                "quorum depends on whether {clients} diskless client(s) vote: DRBD 9.3.1 and \
+                 later does not count a LINSTOR client (`tiebreaker no`), and the DRBD version \
+                 is not known"
+            ));
         }
         Ok(false) if votes.up_to_date + votes.present > 0 => {
             effects.push(SiteLossEffect::LosesQuorum);

@@ -17,9 +17,13 @@
 //!   `UpToDate` survivor keeps quorum alone (`vm-105`, site `sp`); the reverse leaves an
 //!   `Outdated` survivor without quorum and without `UpToDate` data.
 //! - `quorum` unset on the definition, its group and the controller is DRBD's `off` (`vm-103`).
-//! - A diskless client votes like a tie-breaker (`vm-204`): DRBD counts any intentionally
-//!   diskless peer, and linstor-server `CtrlRscAutoTieBreakerHelper.shouldTieBreakerExist` adds
-//!   no tie-breaker where such a replica exists.
+//! - A diskless client (`vm-204`, DRBD layer flag `CLIENT`) may or may not vote: linstor-server
+//!   `satellite/.../resfiles/ConfFileBuilder.java` (`appendVlmIfPresent`) writes `tiebreaker no`
+//!   for a `CLIENT` peer when DRBD is at least 9.3.1 (kmod) and 9.34 (utils), and older DRBD
+//!   counts every intentionally diskless peer (drbd `drbd/drbd_state.c`,
+//!   `__calc_quorum_with_disk`). The version is not in the REST answer, so where the verdict
+//!   depends on it (site `franca` down: the client is the one tie-breaking vote) it cannot be
+//!   told; site `sp` down loses quorum either way.
 //! - A replica on a node with no site makes the answer "cannot tell" (`vm-203`).
 
 use std::collections::BTreeMap;
@@ -150,4 +154,43 @@ fn the_controller_setting_applies_when_the_definition_and_group_set_none() {
     );
     let odd = BTreeMap::from([("DrbdOptions/Resource/quorum".to_owned(), "most".to_owned())]);
     assert_eq!(of(&odd), ("controller", vec![SiteLossEffect::CannotTell]));
+}
+
+// N1: LINSTOR's own tie-breaker (`TIE_BREAKER`, no DRBD `CLIENT` flag: linstor-server
+// `CtrlRscAutoTieBreakerHelper` clears it) always gets `tiebreaker yes` from
+// `ConfFileBuilder.appendVlmIfPresent`; a `CLIENT` replica gets `tiebreaker no` on DRBD >= 9.3.1.
+// `vm-204` with a witness tie-breaker added: with `sp` down, the survivors (one UpToDate and the
+// witness) keep quorum only if the lost client does not vote (tie-breaker majority of 1, not
+// of 2), so the answer depends on the DRBD version: cannot tell. With `franca` down the client
+// and the witness both survive, so quorum is kept either way.
+#[test]
+fn a_diskless_client_vote_depends_on_the_drbd_version() {
+    let (mut state, controller, _) = load("site_loss_witness.json");
+    let mut witness = state
+        .resources
+        .iter()
+        .find(|r| r.name == "vm-200-disk-0" && r.node_name == "witness-1")
+        .unwrap()
+        .clone();
+    witness.name = "vm-204-disk-0".to_owned();
+    state.resources.push(witness);
+    let options = HealthOptions::default();
+    let vm204 = |site: &str| {
+        site_loss::what_if_site_down(&state, &options, &controller, site)
+            .resources
+            .into_iter()
+            .find(|r| r.name == "vm-204-disk-0")
+            .unwrap()
+    };
+    let sp = vm204("sp");
+    assert_eq!(sp.effects, [SiteLossEffect::CannotTell]);
+    assert!(
+        sp.reasons.iter().any(|r| r.contains("diskless client")),
+        "{:?}",
+        sp.reasons
+    );
+    assert_eq!((sp.votes.diskless, sp.votes.missing_clients), (1, 1));
+    let franca = vm204("franca");
+    assert_eq!(franca.effects, [SiteLossEffect::LosesPrimary]);
+    assert!(franca.votes.by_tie_breaker);
 }
