@@ -11,7 +11,9 @@
 //! `src/services/api/rest/routers.py` on `current`, `src/services/vyos-http-api-server` on
 //! `sagitta`: `show`, `generate`, `reset`, `reboot`, `poweroff`, `image`, … but no `ping`), and
 //! [`ApplyReport::not_checked`] says so. A check that held before the change and cannot be read
-//! after it counts as broken: unknown is never healthy.
+//! after it counts as broken: unknown is never healthy. A router (this one, or the peer when
+//! one is given) with no check that held before the change could show nothing the change
+//! breaks, so then nothing is sent: confirming would be blind.
 //!
 //! Soft rollback: `rollback-soft N` (`ConfigMgmt.rollback_soft` in vyos-1x
 //! `python/vyos/config_mgmt.py`, both branches) loads revision N into a configuration session
@@ -299,6 +301,8 @@ const NO_PING: &str = "reachability of named addresses: the VyOS API has no ping
 /// Applies `commands` to `local` safely (see the module documentation): checks both routers,
 /// commits (with commit-confirm where the API has it), waits `opts.settle`, checks again, and
 /// confirms only when nothing that held broke; else leaves the timer to revert or rolls back.
+/// When this router or the peer had no check that held before, nothing is sent and the outcome
+/// is [`ApplyOutcome::NotApplied`] naming that router.
 ///
 /// # Errors
 /// Only when nothing was sent: [`Client::commit_confirm_support`] or the first read of the
@@ -328,6 +332,15 @@ pub async fn safe_apply(
             error: String::new(),
         },
     };
+    if let Some(blind) = unverified(&report.before, peer.is_some()) {
+        report.outcome = ApplyOutcome::NotApplied {
+            error: format!(
+                "nothing could be checked on {blind} before the change, so nothing it breaks \
+                 could be seen and it could only be confirmed blind: nothing was sent"
+            ),
+        };
+        return Ok(report);
+    }
     let minutes = has_confirm.then_some(opts.confirm_minutes);
     let committed = match local.configure(commands, minutes).await {
         Ok(c) if c.landed == crate::Landed::Yes => c,
@@ -353,6 +366,22 @@ pub async fn safe_apply(
     report.after = after;
     report.outcome = decide(local, &running, committed.commit_confirm, &report.broken).await;
     Ok(report)
+}
+
+/// The first router (`this`, then `peer` when one is checked) with no check that held before
+/// the change: [`broken`] compares only checks that held, so on that router nothing the change
+/// breaks could be seen, and confirming would be blind.
+fn unverified(before: &[Check], with_peer: bool) -> Option<&'static str> {
+    let routers: &[&'static str] = if with_peer {
+        &["this", "peer"]
+    } else {
+        &["this"]
+    };
+    routers.iter().copied().find(|r| {
+        !before
+            .iter()
+            .any(|c| c.router == *r && c.healthy == Some(true))
+    })
 }
 
 /// Confirms (or keeps and saves) when nothing broke; else leaves the timer or rolls back.

@@ -165,3 +165,30 @@ fn a_check_that_held_and_cannot_be_read_after_is_broken() {
         ]
     );
 }
+
+/// Nothing verified, nothing confirmed (audit N2): a peer whose API cannot be read before the
+/// change (nginx answers 503 while `service https api` is off, vyos-1x
+/// `data/templates/https/nginx.default.j2`; here every path fails) offers no check that could
+/// break, so without this rule the change would be confirmed blind. It is not sent at all, and
+/// the report says which router could not be checked.
+#[tokio::test]
+async fn a_change_is_not_sent_when_a_router_cannot_be_checked_before() {
+    let (_api_a, a, fa) = FakeRouter::new(Profile::V15, tree()).start().await;
+    let (_dead, peer) = common::router().await;
+    let report = safe_apply(&a, Some(&peer), &harmless_change(), &options())
+        .await
+        .unwrap();
+    assert!(fa.requests_to("configure").is_empty(), "{report}");
+    assert!(fa.requests_to("config-file").is_empty(), "{report}");
+    match &report.outcome {
+        ApplyOutcome::NotApplied { error } => {
+            assert!(
+                error.contains("nothing could be checked on peer"),
+                "{error}"
+            );
+            assert!(error.contains("nothing was sent"), "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(!fa.running().exists(&["system", "domain-name"]));
+}
