@@ -166,7 +166,7 @@ const SMI_KEYS: &[&str] = &[
     "Remapped Rows",
 ];
 
-/// Picks from `nvidia-smi -q` text, for each `GPU <bus id>` section, the lines of [`SMI_KEYS`]
+/// Picks from `nvidia-smi -q` text, for each `GPU <bus id>` section, the lines of `SMI_KEYS`
 /// (and the lines nested under them), each written `Parent / Key : value` so that `Current`
 /// and `Max` say what they are. Indentation gives the nesting; a line without ` : ` is a header.
 pub fn nvidia_smi_q_sections(text: &str) -> Vec<(String, Vec<String>)> {

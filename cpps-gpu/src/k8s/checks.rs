@@ -394,7 +394,7 @@ pub fn plugin_pods(pods: &[PluginPod], f: &mut Vec<Finding>) {
 /// Each MultiKueueCluster's kubeconfig Secret (kueue `MultiKueueConfigSecretKey` `kubeconfig`
 /// in Kueue's namespace): missing, or without the key, the manager cannot reach the worker
 /// (critical); unreadable or unparsable is "cannot tell" (a warning); a bearer token's `exp`
-/// is judged like a certificate's end (the shared [`CertExpiryPolicy`](crate::policy::CertExpiryPolicy)).
+/// is judged like a certificate's end (the shared [`CertExpiryPolicy`]).
 /// Only the expiry is ever shown, never the token.
 pub fn worker_kubeconfigs(
     s: &ClusterSnapshot,
