@@ -27,6 +27,10 @@ pub enum FakeNvml {
     NoDevice,
     /// `nvmlInit_v2` answers `NVML_ERROR_LIB_RM_VERSION_MISMATCH`.
     DriverMismatch,
+    /// `nvmlInit_v2` answers this `nvmlReturn_t` (9 `DRIVER_NOT_LOADED`, 4 `NO_PERMISSION`).
+    InitError(u32),
+    /// `nvmlInit_v2` never returns.
+    InitHangs,
     /// As [`FakeNvml::TwoA5000`], with ECC disabled on GPU 0 (its volatile counters answer
     /// `NOT_SUPPORTED`, its aggregate ones still answer).
     EccDisabledOnGpu0,
@@ -83,6 +87,8 @@ impl FakeNvml {
             Self::TwoA5000WithXids => &["-DFAKE_XIDS=79,13"],
             Self::NoDevice => &["-DFAKE_DEVICE_COUNT=0"],
             Self::DriverMismatch => &["-DFAKE_INIT_RESULT=18"],
+            Self::InitError(code) => return vec![format!("-DFAKE_INIT_RESULT={code}")],
+            Self::InitHangs => &["-DFAKE_INIT_HANG"],
             Self::EccDisabledOnGpu0 => &["-DFAKE_ECC_DISABLED_DEVICE=0"],
             Self::AggregateEccUnsupportedOnGpu1 => &["-DFAKE_AGGREGATE_UNSUPPORTED_DEVICE=1"],
             Self::XidOnGpu0EventsUnsupportedOnGpu1 => &[

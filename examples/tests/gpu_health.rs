@@ -167,10 +167,50 @@ fn no_gpu_is_reported_not_failed() {
         out.starts_with("NVML not available here: the NVML library "),
         "{out}"
     );
+}
+
+/// Audit 34 N2: a host whose NVML library loads but cannot initialise is a GPU host whose
+/// GPUs cannot be used, not "no GPU here". go-nvml `gen/nvml/nvml.h` `nvmlInit_v2` answers
+/// `NVML_ERROR_DRIVER_NOT_LOADED` "if NVIDIA driver is not running" and
+/// `NVML_ERROR_NO_PERMISSION` "if NVML does not have permission to talk to the driver";
+/// nvml-wrapper 0.13 maps a library/driver mismatch (18) to `NvmlError::LibRmVersionMismatch`.
+/// A broken driver is Critical (exit 1); no permission or an NVML that never answers leaves
+/// the host's state untold (Warning, exit 2), never ok.
+#[test]
+fn nvml_that_cannot_initialise_is_never_ok() {
     let o = run(FakeNvml::DriverMismatch, &[]);
+    let out = common::stdout_of_exit(&o, 1);
+    let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
-        common::stdout_of_exit(&o, 0).lines().next(),
-        Some("NVML not available here: the NVML library does not match the loaded kernel driver")
+        lines,
+        [
+            "NVML not available here: the NVML library does not match the loaded kernel driver",
+            "  critical nvml-driver-unusable: the NVML library is installed but the NVIDIA driver cannot be used: the NVML library does not match the loaded kernel driver",
+            "overall: critical",
+        ]
+    );
+    let o = run(FakeNvml::InitError(9), &[]);
+    let out = common::stdout_of_exit(&o, 1);
+    assert_eq!(out.lines().last(), Some("overall: critical"), "{out}");
+    assert!(out.contains("nvml-driver-unusable"), "{out}");
+    let o = run(FakeNvml::InitError(4), &["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&common::stdout_of_exit(&o, 2)).unwrap();
+    assert_eq!(v["severity"], "warning");
+    assert_eq!(v["nvml"]["finding"]["code"], "nvml-unreadable");
+    assert_eq!(
+        v["nvml"]["unavailable"],
+        "no permission to talk to the NVIDIA driver"
+    );
+    // An NVML that never answers: the run ends at its bound and says it cannot tell.
+    let o = run(FakeNvml::InitHangs, &["--timeout", "1"]);
+    let out = common::stdout_of_exit(&o, 2);
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "NVML not available here: NVML did not answer within 1 s",
+            "  warning nvml-unreadable: cannot tell the GPUs' state: NVML did not answer within 1 s",
+            "overall: warning",
+        ]
     );
 }
 

@@ -9,6 +9,7 @@
  *
  * Build-time knobs (gcc -D...), one shared object per variant:
  *   FAKE_INIT_RESULT  return code of nvmlInit_v2 (default 0; 18 = NVML_ERROR_LIB_RM_VERSION_MISMATCH)
+ *   FAKE_INIT_HANG    nvmlInit_v2 never returns (a wedged driver)
  *   FAKE_DEVICE_COUNT number of boards reported (default 2)
  *   FAKE_XIDS         comma-separated XID codes delivered by nvmlEventSetWait_v2
  *   FAKE_XID_DEVICE   the board the XIDs are delivered on (default 1)
@@ -215,6 +216,9 @@ static nvmlReturn_t copy_str(const char *s, char *buf, unsigned len) {
 }
 
 nvmlReturn_t nvmlInit_v2(void) {
+#ifdef FAKE_INIT_HANG
+    for (;;) pause();
+#endif
     if (FAKE_INIT_RESULT != 0) return FAKE_INIT_RESULT;
     initialized++;
     return NVML_SUCCESS;

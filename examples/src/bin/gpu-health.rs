@@ -1,6 +1,8 @@
 //! `gpu-health`: local GPUs through NVML with their verdicts (ECC mode and counters, row
 //! remapping, XIDs) and, given a kubeconfig, the GPU cluster's cross-checks. Read-only. Exit
-//! status 1 on any critical finding, 2 when it could not run.
+//! status 1 on any critical finding, 2 when it could not run or could not tell the local GPUs'
+//! state (an NVML that may not talk to the driver, or that does not answer). An NVML library
+//! that loads but whose driver is not loaded or does not match it is critical.
 //!
 //! ```text
 //! gpu-health [--nvml-lib PATH] [--kubeconfig PATH] [--driver-version V] [--format text|json]
@@ -18,6 +20,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use cpps_examples::Format;
+use cpps_gpu::NvmlUnavailable;
 use cpps_gpu::health::{Finding, HealthPolicy, HostVerdict, Severity, host_verdict};
 use cpps_gpu::k8s::checks::{self, CheckPolicy};
 use cpps_gpu::nvml::{GpuSnapshot, HostSnapshot, NvmlSource, Reading, snapshot};
@@ -62,6 +65,9 @@ struct NvmlReport {
     available: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     unavailable: Option<String>,
+    /// What an NVML that could not be used means for this host (none: no GPU here).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    finding: Option<Finding>,
     #[serde(skip_serializing_if = "Option::is_none")]
     snapshot: Option<HostSnapshot>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -86,6 +92,7 @@ fn read_nvml(
             return Ok(NvmlReport {
                 available: false,
                 unavailable: Some(why.to_string()),
+                finding: unavailable_finding(&why),
                 snapshot: None,
                 verdict: None,
             });
@@ -101,9 +108,34 @@ fn read_nvml(
     Ok(NvmlReport {
         available: true,
         unavailable: None,
+        finding: None,
         snapshot: Some(snap),
         verdict: Some(verdict),
     })
+}
+
+/// No library or no GPU is a host without GPUs. A library that loads but cannot reach its
+/// driver is a GPU host whose GPUs cannot be used (nvml.h `nvmlInit_v2`: DRIVER_NOT_LOADED,
+/// LIB_RM_VERSION_MISMATCH), and one that may not talk to it cannot tell.
+fn unavailable_finding(why: &NvmlUnavailable) -> Option<Finding> {
+    match why {
+        NvmlUnavailable::LibraryMissing { .. } | NvmlUnavailable::NoDevice => None,
+        NvmlUnavailable::DriverNotLoaded | NvmlUnavailable::DriverMismatch => Some(Finding::new(
+            Severity::Critical,
+            "nvml-driver-unusable",
+            format!("the NVML library is installed but the NVIDIA driver cannot be used: {why}"),
+        )),
+        _ => Some(unreadable(why.to_string())),
+    }
+}
+
+/// The local GPUs' state could not be read: a Warning that makes the run exit 2, never ok.
+fn unreadable(why: String) -> Finding {
+    Finding::new(
+        Severity::Warning,
+        "nvml-unreadable",
+        format!("cannot tell the GPUs' state: {why}"),
+    )
 }
 
 async fn read_cluster(path: &std::path::Path) -> anyhow::Result<ClusterReport> {
@@ -187,10 +219,15 @@ fn print_text(r: &Report) {
                 }
             }
         }
-        _ => println!(
-            "NVML not available here: {}",
-            r.nvml.unavailable.as_deref().unwrap_or("unknown")
-        ),
+        _ => {
+            println!(
+                "NVML not available here: {}",
+                r.nvml.unavailable.as_deref().unwrap_or("unknown")
+            );
+            if let Some(f) = &r.nvml.finding {
+                println!("  {} {}: {}", f.severity, f.code, f.message);
+            }
+        }
     }
     if let Some(c) = &r.cluster {
         println!("cluster: {} GPU node(s)", c.gpu_nodes);
@@ -240,6 +277,9 @@ async fn async_main() -> ExitCode {
             }
             if report.severity == Severity::Critical {
                 ExitCode::from(1)
+            } else if report.nvml.finding.is_some() {
+                // NVML is there but its answer is missing: the host's state is not told.
+                ExitCode::from(2)
             } else {
                 ExitCode::SUCCESS
             }
@@ -261,12 +301,16 @@ async fn run(args: &Args) -> anyhow::Result<Report> {
     let nvml = tokio::task::spawn_blocking(move || read_nvml(library, driver, xid_wait));
     let nvml = match tokio::time::timeout_at(deadline, nvml).await {
         Ok(joined) => joined??,
-        Err(_) => NvmlReport {
-            available: false,
-            unavailable: Some(format!("NVML did not answer within {} s", args.timeout)),
-            snapshot: None,
-            verdict: None,
-        },
+        Err(_) => {
+            let why = format!("NVML did not answer within {} s", args.timeout);
+            NvmlReport {
+                available: false,
+                finding: Some(unreadable(why.clone())),
+                unavailable: Some(why),
+                snapshot: None,
+                verdict: None,
+            }
+        }
     };
     let cluster = match &args.kubeconfig {
         Some(p) => Some(
@@ -301,6 +345,9 @@ async fn run(args: &Args) -> anyhow::Result<Report> {
     let mut severity = nvml.verdict.as_ref().map_or(Severity::Ok, |v| v.severity);
     if !nvml.available && args.driver_version.is_some() {
         severity = severity.max(Severity::Warning);
+    }
+    if let Some(f) = &nvml.finding {
+        severity = severity.max(f.severity);
     }
     if let Some(c) = &cluster {
         severity = severity.max(
