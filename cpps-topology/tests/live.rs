@@ -769,6 +769,7 @@ fn metrics_name_every_subject_of_kubernetes_and_pbs() {
             store: "store1".to_owned(),
             last_ok: Some(false),
             last_end: Some(NOW),
+            pulls_into: None,
         }],
         backups: vec![GuestBackupFact {
             store: "store1".to_owned(),

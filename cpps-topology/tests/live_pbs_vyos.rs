@@ -16,9 +16,9 @@ use cpps_http::test_util::MockApi;
 use cpps_topology::Topology;
 use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
 use cpps_topology::live::facts::{
-    BgpNeighborFact, DrbdConnectionFact, IpsecTunnelFact, LinstorFacts, PveFacts, PveGuest,
-    PveGuestKind, PveNode, RouterSide, SiteObservation, Sourced, VrrpFact, VyosFacts,
-    WireGuardPeerFact,
+    BgpNeighborFact, DrbdConnectionFact, GuestBackupFact, IpsecTunnelFact, LinstorFacts, PbsFacts,
+    PbsJobFact, PveFacts, PveGuest, PveGuestKind, PveNode, RouterSide, SiteObservation, Sourced,
+    VrrpFact, VyosFacts, WireGuardPeerFact,
 };
 use cpps_topology::live::{self, LiveOptions, Observation, ObserveOptions};
 use cpps_vyos::ConfigTree;
@@ -291,6 +291,22 @@ async fn backups_jobs_and_router_facts_feed_the_audit() {
         jobs.contains(&("prune", "p-store1", Some(true))),
         "{jobs:?}"
     );
+    // Only a pull from a remote brings another server's group ids here (BACKUP-003): the
+    // push from store1 and the local sync into archive do not.
+    let pulls: Vec<(&str, Option<&str>)> = facts
+        .jobs
+        .iter()
+        .filter(|j| j.kind == "sync")
+        .map(|j| (j.id.as_str(), j.pulls_into.as_deref()))
+        .collect();
+    assert_eq!(
+        pulls,
+        [
+            ("s-push-b", None),
+            ("s-pull-b", Some("")),
+            ("s-local", None)
+        ]
+    );
 
     let vyos = sp
         .vyos
@@ -385,6 +401,68 @@ async fn backups_jobs_and_router_facts_feed_the_audit() {
         [
             "warning legacy-nfs guest legacy-nfs (101): newest verified backup is 2d2h old, RPO is 1d (newest backup 20h0m ago)",
             "warning monitoring guest monitoring (200): newest verified backup is none, RPO is 1d (newest backup 3d2h ago)",
+        ]
+    );
+}
+
+fn backup_group(store: &str, namespace: &str, ty: &str, id: &str) -> GuestBackupFact {
+    GuestBackupFact {
+        store: store.to_owned(),
+        namespace: namespace.to_owned(),
+        backup_type: ty.to_owned(),
+        backup_id: id.to_owned(),
+        newest_time: NOW - 60,
+        newest_verified_time: Some(NOW - 60),
+    }
+}
+
+/// BACKUP-003 matches a guest's backups by type and id, and never counts a group that may be
+/// another guest's. A PBS group is `{type}/{id}` in a datastore and namespace (proxmox-backup
+/// `pbs-api-types/src/datastore.rs`, `BackupGroup { ty, id }` under a `BackupNamespace`), and a
+/// pull sync keeps the source's group ids (`src/server/pull.rs`, `pull_group`), so the other
+/// site's `vm/101`, pulled here, has this site's guest 101's id; a `ct/100` is not VM 100's.
+#[test]
+fn backup_003_matches_type_and_refuses_ambiguous_groups() {
+    let topology = live_estate();
+    let mut site = SiteObservation::new("sp");
+    site.proxmox = Sourced::Observed(PveFacts {
+        nodes: Vec::new(),
+        guests: vec![
+            guest(100, "gitlab"),
+            guest(101, "legacy-nfs"),
+            guest(200, "monitoring"),
+        ],
+        partial: Vec::new(),
+    });
+    site.pbs = Sourced::Observed(PbsFacts {
+        server: "https://127.0.0.1:8007".to_owned(),
+        datastores: vec!["store1".to_owned(), "mirror".to_owned()],
+        jobs: vec![PbsJobFact {
+            kind: "sync".to_owned(),
+            id: "pull-franca".to_owned(),
+            store: "mirror".to_owned(),
+            last_ok: Some(true),
+            last_end: Some(NOW),
+            pulls_into: Some(String::new()),
+        }],
+        backups: vec![
+            // VM 100 has no backup: a container 100 is another guest.
+            backup_group("store1", "", "ct", "100"),
+            // VM 101's only group is in the datastore a sync pulls the other site into.
+            backup_group("mirror", "", "vm", "101"),
+            // Container 200 has two groups: the facts do not say which one is its own.
+            backup_group("store1", "", "ct", "200"),
+            backup_group("store1", "franca", "ct", "200"),
+        ],
+        partial: Vec::new(),
+    });
+    let audit = audit_at_now(&topology, vec![site]);
+    assert_eq!(
+        rule_messages(&audit.report, "BACKUP-003"),
+        [
+            "warning gitlab guest gitlab (100) has no backup on https://127.0.0.1:8007",
+            "warning legacy-nfs guest legacy-nfs (101): cannot tell whether it has a backup on https://127.0.0.1:8007: vm/101 is in mirror (a sync job pulls into it, keeping the other server's group ids)",
+            "warning monitoring guest monitoring (200): cannot tell whether it has a backup on https://127.0.0.1:8007: ct/200 is in more than one place (store1, store1 namespace `franca`), and the facts do not say which is this guest's",
         ]
     );
 }

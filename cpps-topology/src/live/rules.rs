@@ -12,9 +12,10 @@
 use std::collections::BTreeMap;
 
 use super::diff::{Diff, Drift, DriftKind, Evidence, source_of};
+use super::facts::{GuestBackupFact, PveGuestKind};
 use super::facts::{Observation, SiteObservation, SourceFailure};
 use super::index::DeclaredIndex;
-use super::pbs::index::PbsIndex;
+use super::pbs::index::{GuestBackups, PbsIndex};
 use super::pve::index::PveIndex;
 use crate::finding::Severity;
 use crate::model::{ComponentRef, Location as ModelLocation, State, Topology};
@@ -223,32 +224,48 @@ fn backup_003(live: &Live<'_>, sink: &mut Sink<'_>) {
             let Some(rpo) = live.topo.rpo_of(guest) else {
                 continue;
             };
+            // PBS writes a QEMU guest's backups as `vm/{vmid}` and a container's as
+            // `ct/{vmid}` (proxmox-backup `pbs-api-types/src/datastore.rs`, `BackupType`).
+            let backup_type = match observed.kind {
+                PveGuestKind::Vm => "vm",
+                PveGuestKind::Lxc => "ct",
+            };
             let id = observed.vmid.to_string();
-            let backups = pbs_index.backups(&id);
-            let newest_verified = backups.iter().filter_map(|b| b.newest_verified_time).max();
-            let newest = backups.iter().map(|b| b.newest_time).max();
-            let limit = i64::try_from(rpo.as_secs()).unwrap_or(i64::MAX);
-            let message = match (newest, newest_verified) {
-                (None, _) => Some(format!(
-                    "guest {} ({}) has no backup on {}",
-                    guest.id, observed.vmid, pbs.server
+            let who = format!("guest {} ({})", guest.id, observed.vmid);
+            let message = match pbs_index.guest_backups(backup_type, &id) {
+                GuestBackups::None => Some(format!("{who} has no backup on {}", pbs.server)),
+                GuestBackups::Ambiguous(why) => Some(format!(
+                    "{who}: cannot tell whether it has a backup on {}: {why}",
+                    pbs.server
                 )),
-                (Some(_), Some(t)) if live.options.now - t <= limit => None,
-                (Some(n), verified) => Some(format!(
-                    "guest {} ({}): newest verified backup is {}, RPO is {rpo} (newest backup {} ago)",
-                    guest.id,
-                    observed.vmid,
-                    verified.map_or_else(
-                        || "none".to_owned(),
-                        |t| format!("{} old", age(live.options.now - t))
-                    ),
-                    age(live.options.now - n)
-                )),
+                GuestBackups::One(backup) => rpo_message(live, &who, rpo, backup),
             };
             if let Some(message) = message {
                 emit_on(sink, Severity::Warning, ComponentRef::Guest(guest), message);
             }
         }
+    }
+}
+
+/// BACKUP-003's words for a guest whose one backup group is known: none when its newest
+/// verified snapshot is within the RPO.
+fn rpo_message(
+    live: &Live<'_>,
+    who: &str,
+    rpo: crate::model::Rpo,
+    backup: &GuestBackupFact,
+) -> Option<String> {
+    let limit = i64::try_from(rpo.as_secs()).unwrap_or(i64::MAX);
+    match backup.newest_verified_time {
+        Some(t) if live.options.now - t <= limit => None,
+        verified => Some(format!(
+            "{who}: newest verified backup is {}, RPO is {rpo} (newest backup {} ago)",
+            verified.map_or_else(
+                || "none".to_owned(),
+                |t| format!("{} old", age(live.options.now - t))
+            ),
+            age(live.options.now - backup.newest_time)
+        )),
     }
 }
 

@@ -32,6 +32,9 @@ pub struct PbsJobFact {
     pub last_ok: Option<bool>,
     /// The last run's end (Unix seconds).
     pub last_end: Option<i64>,
+    /// For a sync job that pulls from a remote (or whose direction is unknown): the local
+    /// namespace it writes into, empty for the root. Pulled groups keep the remote's ids.
+    pub pulls_into: Option<String>,
 }
 
 /// Everything read from one site's PBS.

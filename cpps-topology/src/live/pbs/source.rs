@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use cpps_pbs::types::BackupType;
+use cpps_pbs::types::{BackupType, SyncDirection};
 use cpps_pbs::{Client, SnapshotQuery};
 
 use crate::live::facts::{GuestBackupFact, PbsFacts, PbsJobFact, SourceFailure, SourceKind};
@@ -43,7 +43,14 @@ enum Job {
 impl Job {
     fn fact(&self) -> PbsJobFact {
         match self {
-            Job::Sync(j) => job("sync", &j.id, &j.store, &j.status),
+            Job::Sync(j) => PbsJobFact {
+                // A pull keeps the remote's group ids (proxmox-backup `src/server/pull.rs`), so
+                // its target may hold another cluster's guests under this cluster's VM ids. A
+                // local sync (no remote) copies this server's own groups.
+                pulls_into: (j.remote.is_some() && j.direction() != SyncDirection::Push)
+                    .then(|| j.ns.clone().unwrap_or_default()),
+                ..job("sync", &j.id, &j.store, &j.status)
+            },
             Job::Verify(j) => job("verify", &j.id, &j.store, &j.status),
             Job::Prune(j) => job("prune", &j.id, &j.store, &j.status),
         }
@@ -57,6 +64,7 @@ fn job(kind: &str, id: &str, store: &str, status: &cpps_pbs::types::JobRunStatus
         store: store.to_owned(),
         last_ok: status.last_run_state.as_ref().map(|s| s.is_success()),
         last_end: status.last_run_endtime,
+        pulls_into: None,
     }
 }
 
