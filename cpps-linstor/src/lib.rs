@@ -35,7 +35,8 @@
 //!   possible split brain (both sides `UpToDate`) where they do not; never a guess.
 //! - **What a site loss would do** ([`site_loss::what_if_site_down`]): per resource whether
 //!   the survivors keep DRBD quorum (majority of the diskful voters, diskless tie-breakers
-//!   breaking an even split, the setting of the resource definition, group or controller),
+//!   breaking an even split, the setting of the resource, definition, group, node or
+//!   controller),
 //!   keep an `UpToDate` replica and keep the Primary; a replica of unknown site, or a verdict
 //!   that hangs on whether a diskless client votes (not on DRBD 9.3.1 and later), is "cannot
 //!   tell".

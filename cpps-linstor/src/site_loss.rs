@@ -24,8 +24,11 @@
 //!   where the verdict depends on whether clients vote the answer is "cannot tell".
 //!
 //! The setting is `DrbdOptions/Resource/quorum` (and `quorum-minimum-redundancy`,
-//! `on-no-quorum`) from the resource definition, else its group, else the controller: the
-//! priority linstor-server `CtrlRscAutoQuorumHelper.getPrioProps` reads (RD, RG, controller).
+//! `on-no-quorum`) as the satellite writes it into a node's `.res` file: from the resource on
+//! that node, else its definition, else its group, else that node, else the controller
+//! (linstor-server `satellite/.../layer/drbd/resfiles/ConfFileBuilder.java`,
+//! `localRscPrioProps`: R, RD, RG, N, C). It is read on the surviving diskful replicas; when
+//! they are set differently, the quorum answer cannot be told.
 //! Unset everywhere, DRBD's own default, `off`, applies: nothing loses quorum, and a split can
 //! leave both sides writing.
 //!
@@ -72,7 +75,8 @@ cpps_http::named_enum! {
 pub struct QuorumSetting {
     /// `quorum` (`off` when unset everywhere).
     pub quorum: String,
-    /// Where it was set: `resource definition`, `resource group`, `controller` or `DRBD default`.
+    /// Where it was set: `resource`, `resource definition`, `resource group`, `node`,
+    /// `controller` or `DRBD default`.
     pub source: &'static str,
     /// `quorum-minimum-redundancy`, when set.
     pub minimum_redundancy: Option<String>,
@@ -242,10 +246,62 @@ fn losses(
     replicas
         .into_iter()
         .map(|(name, list)| {
-            let quorum = quorum_setting(state, name, controller_props);
-            resource_loss(name, &list, quorum, &at)
+            let (quorum, mixed) = survivors_quorum(state, name, &list, controller_props, &at);
+            resource_loss(name, &list, quorum, mixed, &at)
         })
         .collect()
+}
+
+/// The quorum setting on the surviving diskful replicas of `name` (on all of them when none
+/// survives), and a reason when the survivors are set differently.
+fn survivors_quorum(
+    state: &ClusterState,
+    name: &str,
+    replicas: &[&ResourceWithVolumes],
+    controller: &BTreeMap<String, String>,
+    at: &Placement<'_>,
+) -> (QuorumSetting, Option<String>) {
+    let node = |r: &ResourceWithVolumes| at.nodes.get(r.node_name.as_str()).copied();
+    let diskful: Vec<&ResourceWithVolumes> = replicas
+        .iter()
+        .copied()
+        .filter(|r| !r.is_diskless())
+        .collect();
+    let survivors: Vec<&ResourceWithVolumes> = diskful
+        .iter()
+        .copied()
+        .filter(|r| node(r).is_some_and(Node::is_online) && !(at.lost)(&r.node_name))
+        .collect();
+    let judged = if survivors.is_empty() {
+        &diskful
+    } else {
+        &survivors
+    };
+    let settings: Vec<(&str, QuorumSetting)> = judged
+        .iter()
+        .map(|r| {
+            let setting = quorum_setting(state, name, Some((r, node(r))), controller);
+            (r.node_name.as_str(), setting)
+        })
+        .collect();
+    let Some((_, first)) = settings.first() else {
+        return (quorum_setting(state, name, None, controller), None);
+    };
+    // `on-no-quorum` changes what a node does without quorum, not the count.
+    let differ = settings.iter().any(|(_, s)| {
+        (&s.quorum, &s.minimum_redundancy) != (&first.quorum, &first.minimum_redundancy)
+    });
+    let reason = (differ && !survivors.is_empty()).then(|| {
+        let each: Vec<String> = settings
+            .iter()
+            .map(|(node, s)| format!("{node} {} ({})", s.quorum, s.source))
+            .collect();
+        format!(
+            "quorum set differently on the surviving nodes: {}",
+            each.join(", ")
+        )
+    });
+    (first.clone(), reason)
 }
 
 /// The placement a resource is judged in.
@@ -257,19 +313,24 @@ struct Placement<'a> {
     label: &'a str,
 }
 
-/// The quorum setting of resource `name`: resource definition, else group, else controller.
+/// The quorum setting of resource `name` on one `replica` and its `node`: the resource, else
+/// its definition, else its group, else the node, else the controller (`ConfFileBuilder`
+/// `localRscPrioProps`). Without a replica, only the shared levels are read.
 fn quorum_setting(
     state: &ClusterState,
     name: &str,
+    replica: Option<(&ResourceWithVolumes, Option<&Node>)>,
     controller: &BTreeMap<String, String>,
 ) -> QuorumSetting {
     let definition = state.resource_definitions.iter().find(|d| d.name == name);
     let group = definition
         .and_then(|d| d.resource_group_name.as_deref())
         .and_then(|g| state.resource_groups.iter().find(|rg| rg.name == g));
-    let levels: [(&'static str, Option<&BTreeMap<String, String>>); 3] = [
+    let levels: [(&'static str, Option<&BTreeMap<String, String>>); 5] = [
+        ("resource", replica.map(|(r, _)| &r.props)),
         ("resource definition", definition.map(|d| &d.props)),
         ("resource group", group.map(|g| &g.props)),
+        ("node", replica.and_then(|(_, n)| n).map(|n| &n.props)),
         ("controller", Some(controller)),
     ];
     let lookup = |key: &str| {
@@ -421,10 +482,13 @@ fn quorum_kept(
     }
 }
 
+/// One resource's answer under `quorum`; `mixed` is why the survivors' quorum settings
+/// differ, which leaves the quorum answer untold.
 fn resource_loss(
     name: &str,
     replicas: &[&ResourceWithVolumes],
     quorum: QuorumSetting,
+    mixed: Option<String>,
     at: &Placement<'_>,
 ) -> ResourceSiteLoss {
     let mut effects = Vec::new();
@@ -465,12 +529,20 @@ fn resource_loss(
         effects.push(SiteLossEffect::CannotTell);
         reasons.push("no UpToDate diskful replica even now".to_owned());
     }
-    match quorum_kept(&mut votes, before, &quorum) {
-        Err(None) => {
+    let kept = match mixed {
+        Some(reason) => Err(Err(reason)),
+        None => quorum_kept(&mut votes, before, &quorum).map_err(Ok),
+    };
+    match kept {
+        Err(Err(reason)) => {
+            effects.push(SiteLossEffect::CannotTell);
+            reasons.push(reason);
+        }
+        Err(Ok(None)) => {
             effects.push(SiteLossEffect::CannotTell);
             reasons.push(format!("quorum setting `{}` not understood", quorum.quorum));
         }
-        Err(Some(clients)) => {
+        Err(Ok(Some(clients))) => {
             effects.push(SiteLossEffect::CannotTell);
             reasons.push(format!(
                 "quorum depends on whether {clients} diskless client(s) vote: DRBD 9.3.1 and \

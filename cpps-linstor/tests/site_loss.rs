@@ -16,7 +16,8 @@
 //! - A lost replica last seen `Outdated` leaves the voters (every absent one outdated), so the
 //!   `UpToDate` survivor keeps quorum alone (`vm-105`, site `sp`); the reverse leaves an
 //!   `Outdated` survivor without quorum and without `UpToDate` data.
-//! - `quorum` unset on the definition, its group and the controller is DRBD's `off` (`vm-103`).
+//! - `quorum` unset on the resource, its definition, group, nodes and the controller is DRBD's
+//!   `off` (`vm-103`).
 //! - A diskless client (`vm-204`, DRBD layer flag `CLIENT`) may or may not vote: linstor-server
 //!   `satellite/.../resfiles/ConfFileBuilder.java` (`appendVlmIfPresent`) writes `tiebreaker no`
 //!   for a `CLIENT` peer when DRBD is at least 9.3.1 (kmod) and 9.34 (utils), and older DRBD
@@ -127,8 +128,9 @@ fn the_vote_count_names_the_tie_breaker() {
     assert!(report.has_losses());
 }
 
-// Priority of the quorum setting: resource definition, group, controller
-// (linstor-server `CtrlRscAutoQuorumHelper.getPrioProps`); unset everywhere, DRBD's `off`.
+// Priority of the quorum setting: resource definition, group, controller (linstor-server
+// `ConfFileBuilder` `localRscPrioProps`, whose resource and node levels are tested below);
+// unset everywhere, DRBD's `off`.
 // A setting that is not understood is "cannot tell", never "survives".
 #[test]
 fn the_controller_setting_applies_when_the_definition_and_group_set_none() {
@@ -193,4 +195,80 @@ fn a_diskless_client_vote_depends_on_the_drbd_version() {
     let franca = vm204("franca");
     assert_eq!(franca.effects, [SiteLossEffect::LosesPrimary]);
     assert!(franca.votes.by_tie_breaker);
+}
+
+// N5: the satellite writes a resource's DRBD options from linstor-server
+// `satellite/.../layer/drbd/resfiles/ConfFileBuilder.java` `localRscPrioProps`: the resource
+// on that node (R), its definition (RD), group (RG), that node (N), the controller (C). So a
+// `quorum` set on one replica or on a node applies there: `vm-103` (unset on RD, RG and C) on
+// its `sp` survivor loses quorum once the resource or the node sets `majority`, R wins over N,
+// and survivors set differently cannot be told.
+#[test]
+fn quorum_set_on_the_resource_or_the_node_applies_on_that_node() {
+    let (state, controller, _) = load("site_loss_two_sites.json");
+    let options = HealthOptions::default();
+    let answer = |state: &ClusterState, name: &str| {
+        let report = site_loss::what_if_site_down(state, &options, &controller, "franca");
+        let found = report.resources.into_iter().find(|r| r.name == name);
+        let found = found.unwrap();
+        (found.quorum.source, found.effects)
+    };
+    let quorum = |value: &str| {
+        BTreeMap::from([("DrbdOptions/Resource/quorum".to_owned(), value.to_owned())])
+    };
+    let replica = |state: &mut ClusterState, name: &str, node: &str| {
+        let found = state
+            .resources
+            .iter_mut()
+            .find(|r| r.name == name && r.node_name == node);
+        found.unwrap().props.clone_from(&quorum("majority"));
+    };
+
+    let mut on_resource = state.clone();
+    replica(&mut on_resource, "vm-103-disk-0", "pve-sp-1");
+    assert_eq!(
+        answer(&on_resource, "vm-103-disk-0"),
+        ("resource", vec![SiteLossEffect::LosesQuorum])
+    );
+
+    let mut on_node = state.clone();
+    let node = on_node.nodes.iter_mut().find(|n| n.name == "pve-sp-1");
+    node.unwrap().props.extend(quorum("majority"));
+    assert_eq!(
+        answer(&on_node, "vm-103-disk-0"),
+        ("node", vec![SiteLossEffect::LosesQuorum])
+    );
+    // The resource's own `off` wins over the node's `majority`.
+    let sp1 = on_node
+        .resources
+        .iter_mut()
+        .find(|r| r.name == "vm-103-disk-0" && r.node_name == "pve-sp-1");
+    sp1.unwrap().props.clone_from(&quorum("off"));
+    assert_eq!(answer(&on_node, "vm-103-disk-0"), ("resource", vec![]));
+
+    // `vm-100`'s two `sp` survivors: one set `off` on the resource, the other `majority` from
+    // the definition.
+    let mut split = state.clone();
+    let sp1 = split
+        .resources
+        .iter_mut()
+        .find(|r| r.name == "vm-100-disk-0" && r.node_name == "pve-sp-1");
+    sp1.unwrap().props.clone_from(&quorum("off"));
+    let report = site_loss::what_if_site_down(&split, &options, &controller, "franca");
+    let vm100 = report.resources.iter().find(|r| r.name == "vm-100-disk-0");
+    let vm100 = vm100.unwrap();
+    // Its Primary is in `franca`; whether the survivors keep quorum cannot be told.
+    assert_eq!(
+        vm100.effects,
+        [SiteLossEffect::CannotTell, SiteLossEffect::LosesPrimary]
+    );
+    assert!(
+        vm100.reasons.contains(
+            &"quorum set differently on the surviving nodes: pve-sp-1 off (resource), \
+              pve-sp-2 majority (resource definition)"
+                .to_owned()
+        ),
+        "{:?}",
+        vm100.reasons
+    );
 }
