@@ -339,6 +339,13 @@ pub enum KernelLogError {
         /// The cap, in bytes.
         cap: usize,
     },
+    /// The log held nothing. A real `/dev/kmsg` always holds records from boot; an empty one is
+    /// a stand-in (inside a container, a link to `/dev/null` or `/dev/console`): no input.
+    #[error("the kernel log {path} is empty: cannot tell the XID history")]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
     /// `/dev/kmsg` cannot be read without blocking on this platform.
     #[error("cannot read {path} without blocking on this platform")]
     Unsupported {
@@ -370,7 +377,8 @@ const O_NONBLOCK: Option<i32> = if cfg!(all(
 
 /// Reads the kernel log at `path` (`/dev/kmsg`, or a text file such as a saved journal) up to
 /// `cap` bytes, without waiting for new records. More than `cap` is an error, not a silently
-/// shortened history.
+/// shortened history; an empty log is an error too ([`KernelLogError::Empty`]), not a history
+/// without XIDs.
 pub fn read_kernel_log(path: &Path, cap: usize) -> Result<KernelLog, KernelLogError> {
     let io = |source| KernelLogError::Io {
         path: path.to_owned(),
@@ -398,13 +406,20 @@ pub fn read_kernel_log(path: &Path, cap: usize) -> Result<KernelLog, KernelLogEr
         }
     }
     let file = options.open(path).map_err(io)?;
-    read_bounded(file, cap).map_err(|e| match e {
+    let log = read_bounded(file, cap).map_err(|e| match e {
         Bounded::Io(source) => io(source),
         Bounded::TooLarge => KernelLogError::TooLarge {
             path: path.to_owned(),
             cap,
         },
-    })
+    })?;
+    // Nothing read is no input (a `/dev/null` stand-in), never a history without XIDs.
+    if log.text.is_empty() {
+        return Err(KernelLogError::Empty {
+            path: path.to_owned(),
+        });
+    }
+    Ok(log)
 }
 
 enum Bounded {
@@ -701,6 +716,26 @@ mod tests {
             e.to_string(),
             "the kernel log /dev/kmsg holds more than 15 bytes; not read (raise the cap)"
         );
+    }
+
+    /// Audit 34 S-a: in an LXC container `/dev/kmsg` is often a link to `/dev/console` or
+    /// `/dev/null` (LXC's `lxc.kmsg`, lxc.container.conf(5); the usual kubelet-in-LXC
+    /// workaround `ln -sf /dev/null /dev/kmsg`), which reads as nothing. A real `/dev/kmsg`
+    /// always holds records from boot (Linux `Documentation/ABI/testing/dev-kmsg`: records
+    /// are numbered from 0 at boot), so an empty read is no input, not "no XIDs".
+    #[test]
+    fn an_empty_log_is_not_read() {
+        let e = read_kernel_log(Path::new("/dev/null"), 1024).unwrap_err();
+        assert!(matches!(e, KernelLogError::Empty { .. }), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "the kernel log /dev/null is empty: cannot tell the XID history"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("kmsg");
+        std::fs::write(&empty, "").unwrap();
+        let e = read_kernel_log(&empty, 1024).unwrap_err();
+        assert!(matches!(e, KernelLogError::Empty { .. }), "{e:?}");
     }
 
     #[test]

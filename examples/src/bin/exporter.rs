@@ -56,7 +56,8 @@ struct Args {
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     timeout: u64,
     /// Read this host's kernel log at each observation for `NVRM: Xid` lines: `/dev/kmsg`
-    /// (needs root or CAP_SYSLOG where `kernel.dmesg_restrict` is 1) or a text file.
+    /// (needs root or CAP_SYSLOG where `kernel.dmesg_restrict` is 1) or a text file. An empty
+    /// log (inside a container, `/dev/kmsg` linked to `/dev/null`) is `cpps_gpu_xid_log_up 0`.
     #[arg(long, value_name = "PATH")]
     kernel_log: Option<PathBuf>,
     /// Refuse a kernel log larger than this many bytes (the read is an error, reported as
