@@ -11,7 +11,8 @@
 //! `src/services/api/rest/routers.py` on `current`, `src/services/vyos-http-api-server` on
 //! `sagitta`: `show`, `generate`, `reset`, `reboot`, `poweroff`, `image`, … but no `ping`), and
 //! [`ApplyReport::not_checked`] says so. A check that held before the change and cannot be read
-//! after it counts as broken: unknown is never healthy. A router (this one, or the peer when
+//! after it counts as broken: unknown is never healthy. After the commit a handshake counts only
+//! when it was made after the commit: one from before says nothing about the change. A router (this one, or the peer when
 //! one is given) with no check that held before the change could show nothing the change
 //! breaks, so then nothing is sent: confirming would be blind.
 //!
@@ -63,6 +64,26 @@ impl Check {
 
 /// Reads the checks of one router. A reading that fails becomes one check that cannot tell.
 pub async fn health(client: &Client, router: &str, handshake_limit: Duration) -> Vec<Check> {
+    health_since(client, router, handshake_limit, None).await
+}
+
+/// The limit a handshake must be within to have happened after a commit that ended `since`
+/// ago. `wg show` prints whole seconds, cut down (wireguard-tools `src/show.c`, `ago`; vyos-1x
+/// `python/vyos/ifconfig/wireguard.py` `show_interface` likewise), so a printed age `a` is a
+/// real age below `a + 1`: only `a + 1 <= since` proves the handshake came after the commit.
+fn after_commit_limit(handshake_limit: Duration, since: Duration) -> Duration {
+    handshake_limit.min(Duration::from_secs(since.as_secs().saturating_sub(1)))
+}
+
+/// [`health`], where `since_commit` (after a commit) limits a fresh handshake to one made
+/// after the commit: one from before it says nothing about the changed configuration.
+async fn health_since(
+    client: &Client,
+    router: &str,
+    handshake_limit: Duration,
+    since_commit: Option<Duration>,
+) -> Vec<Check> {
+    let limit = since_commit.map_or(handshake_limit, |s| after_commit_limit(handshake_limit, s));
     let mut out = Vec::new();
     let check = |subject: String, state: String, healthy: Option<bool>| Check {
         router: router.to_owned(),
@@ -75,10 +96,16 @@ pub async fn health(client: &Client, router: &str, handshake_limit: Duration) ->
             for iface in interfaces {
                 match client.wireguard_summary(&iface.name).await {
                     Ok(status) => out.extend(status.peers.iter().map(|p| {
-                        let state = p.latest_handshake.map_or_else(
-                            || "no handshake".to_owned(),
-                            |d| format!("handshake {} s ago", d.as_secs()),
-                        );
+                        let before_commit = since_commit.is_some()
+                            && p.handshake_within(handshake_limit)
+                            && !p.handshake_within(limit);
+                        let state = match p.latest_handshake {
+                            None => "no handshake".to_owned(),
+                            Some(d) if before_commit => {
+                                format!("handshake {} s ago, before the commit", d.as_secs())
+                            }
+                            Some(d) => format!("handshake {} s ago", d.as_secs()),
+                        };
                         let name = if p.name.is_empty() {
                             p.public_key.clone().unwrap_or_default()
                         } else {
@@ -87,7 +114,7 @@ pub async fn health(client: &Client, router: &str, handshake_limit: Duration) ->
                         check(
                             format!("wireguard {} peer {name}", iface.name),
                             state,
-                            Some(p.handshake_within(handshake_limit)),
+                            Some(p.handshake_within(limit)),
                         )
                     })),
                     Err(e) => out.push(check(
@@ -357,10 +384,12 @@ pub async fn safe_apply(
             return Ok(report);
         }
     };
+    let committed_at = std::time::Instant::now();
     tokio::time::sleep(opts.settle).await;
-    let mut after = health(local, "this", opts.handshake_limit).await;
+    let since = Some(committed_at.elapsed());
+    let mut after = health_since(local, "this", opts.handshake_limit, since).await;
     if let Some(p) = peer {
-        after.extend(health(p, "peer", opts.handshake_limit).await);
+        after.extend(health_since(p, "peer", opts.handshake_limit, since).await);
     }
     report.broken = broken(&report.before, &after);
     report.after = after;

@@ -22,6 +22,22 @@ fn options() -> ApplyOptions {
     o
 }
 
+/// Checks 2 s after the commit: a handshake printed as 1 s ago then came after it (see
+/// [`fresh_after_commit`]).
+fn settled() -> ApplyOptions {
+    let mut o = options();
+    o.settle = Duration::from_secs(2);
+    o
+}
+
+/// Makes red's handshake 1 s old on both ends; the fakes' clock does not move, so the checks
+/// after a 2 s settle see a handshake made after the commit.
+fn fresh_after_commit(fa: &FakeRouter, fb: &FakeRouter) {
+    for f in [fa, fb] {
+        f.state.lock().unwrap().handshake_ago = vec![("red".to_owned(), 1)];
+    }
+}
+
 fn tree() -> ConfigTree {
     ConfigTree::parse_boot(&config_fixture("dialup-router-medium-vpn.config.boot")).unwrap()
 }
@@ -51,8 +67,9 @@ fn harmless_change() -> Vec<Command> {
 /// sent and VyOS's timer reverts it (its answer names the action: "… before reboot").
 #[tokio::test]
 async fn on_1_5_a_change_whose_peer_check_fails_is_left_to_revert() {
-    let (_servers, a, fa, b, _fb) = pair(Profile::V15).await;
-    let report = safe_apply(&a, Some(&b), &breaking_change(), &options())
+    let (_servers, a, fa, b, fb) = pair(Profile::V15).await;
+    fresh_after_commit(&fa, &fb);
+    let report = safe_apply(&a, Some(&b), &breaking_change(), &settled())
         .await
         .unwrap();
     assert!(report.commit_confirm);
@@ -86,9 +103,10 @@ async fn on_1_5_a_change_whose_peer_check_fails_is_left_to_revert() {
 /// committed for good, and when the peer's check fails the inverse batch is sent.
 #[tokio::test]
 async fn on_1_4_a_change_whose_peer_check_fails_is_rolled_back() {
-    let (_servers, a, fa, b, _fb) = pair(Profile::V14).await;
+    let (_servers, a, fa, b, fb) = pair(Profile::V14).await;
+    fresh_after_commit(&fa, &fb);
     let before = fa.running();
-    let report = safe_apply(&a, Some(&b), &breaking_change(), &options())
+    let report = safe_apply(&a, Some(&b), &breaking_change(), &settled())
         .await
         .unwrap();
     assert!(!report.commit_confirm);
@@ -106,12 +124,13 @@ async fn on_1_4_a_change_whose_peer_check_fails_is_rolled_back() {
 #[tokio::test]
 async fn on_both_versions_a_harmless_change_is_kept() {
     for profile in [Profile::V15, Profile::V14] {
-        let (_servers, a, fa, b, _fb) = pair(profile).await;
-        let report = safe_apply(&a, Some(&b), &harmless_change(), &options())
+        let (_servers, a, fa, b, fb) = pair(profile).await;
+        fresh_after_commit(&fa, &fb);
+        let report = safe_apply(&a, Some(&b), &harmless_change(), &settled())
             .await
             .unwrap();
         assert!(report.broken.is_empty(), "{profile:?}: {report}");
-        // Red (40 s) is fresh on both ends; blue, pink and green were stale before.
+        // Red (1 s) is fresh on both ends; blue, pink and green were stale before.
         let fresh = report
             .before
             .iter()
@@ -191,4 +210,30 @@ async fn a_change_is_not_sent_when_a_router_cannot_be_checked_before() {
         other => panic!("{other:?}"),
     }
     assert!(!fa.running().exists(&["system", "domain-name"]));
+}
+
+/// A handshake from before the commit says nothing about the changed configuration (audit
+/// N3): red last shook hands 40 s ago, within the 180 s limit, but the checks run 2 s after
+/// the commit, so that handshake predates it on both ends and the change is not confirmed.
+/// Ages as `wg show` prints them, whole seconds cut down (wireguard-tools `src/show.c` `ago`;
+/// vyos-1x `python/vyos/ifconfig/wireguard.py` `show_interface`, `int(time.time() - ...)`).
+#[tokio::test]
+async fn a_handshake_from_before_the_commit_is_not_fresh_after_it() {
+    let (_servers, a, fa, b, _fb) = pair(Profile::V15).await;
+    let report = safe_apply(&a, Some(&b), &harmless_change(), &settled())
+        .await
+        .unwrap();
+    let found: Vec<String> = report.broken.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        found,
+        [
+            "this: wireguard wg0 peer red was handshake 40 s ago, now handshake 40 s ago, before the commit",
+            "peer: wireguard wg0 peer red was handshake 40 s ago, now handshake 40 s ago, before the commit",
+        ]
+    );
+    assert!(
+        matches!(report.outcome, ApplyOutcome::LeftToRevert { .. }),
+        "{report}"
+    );
+    assert!(fa.requests_to("config-file").is_empty(), "no confirm");
 }

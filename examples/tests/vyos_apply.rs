@@ -44,8 +44,10 @@ fn run(servers: &[MockApi; 2], extra: &[&str], file: Option<&std::path::Path>) -
     if let Some(f) = file {
         cmd.args(["--commands", f.to_str().unwrap()]);
     }
-    cmd.args(["--settle", "0"])
-        .args(extra)
+    if !extra.contains(&"--settle") {
+        cmd.args(["--settle", "0"]);
+    }
+    cmd.args(extra)
         .env("VYOS_URL", servers[0].base_url().to_string())
         .env("VYOS_API_KEY", KEY)
         .env("VYOS_PEER_URL", servers[1].base_url().to_string())
@@ -175,7 +177,7 @@ async fn an_upgrade_plan_without_vrrp_roles_is_refused_and_writes_nothing() {
 /// `--apply` sends it with commit-confirm and confirms once the checks hold.
 #[tokio::test]
 async fn revisions_are_listed_and_a_soft_rollback_is_planned_then_applied() {
-    let (servers, fa, _fb) = pair(Profile::V15).await;
+    let (servers, fa, fb) = pair(Profile::V15).await;
     let out = run(&servers, &["--revisions"], None);
     let all = text(&out);
     assert_eq!(out.status.code(), Some(0), "{all}");
@@ -204,7 +206,24 @@ async fn revisions_are_listed_and_a_soft_rollback_is_planned_then_applied() {
     assert!(all.contains("plan only"), "{all}");
     assert!(fa.requests_to("configure").is_empty());
 
-    let out = run(&servers, &["--rollback-soft", "0", "--apply"], None);
+    // Only a handshake made after the commit counts: red's is 1 s old, the checks run 2 s
+    // after the commit (the fakes' clock does not move).
+    for f in [&fa, &fb] {
+        f.state.lock().unwrap().handshake_ago = vec![("red".to_owned(), 1)];
+    }
+    let out = run(
+        &servers,
+        &[
+            "--rollback-soft",
+            "0",
+            "--apply",
+            "--settle",
+            "2",
+            "--timeout",
+            "30",
+        ],
+        None,
+    );
     let all = text(&out);
     assert_eq!(out.status.code(), Some(0), "{all}");
     assert!(all.contains("all checks held: confirmed"), "{all}");

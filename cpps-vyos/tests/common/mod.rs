@@ -231,6 +231,9 @@ pub struct RouterState {
     pub vyconf_backend: bool,
     /// WireGuard peers whose tunnel is down: their summary shows no handshake.
     pub stale_peers: Vec<String>,
+    /// WireGuard peers whose last handshake the test sets (name, seconds ago), over
+    /// [`printers::live_state`]; the fake's clock does not move, so the age printed stays.
+    pub handshake_ago: Vec<(String, u64)>,
     /// Another fake router whose WireGuard peer (the name) loses its tunnel when this one
     /// commits a change below `interfaces wireguard` (the two ends of one tunnel).
     pub tunnel_to: Option<(Arc<Mutex<RouterState>>, String)>,
@@ -264,6 +267,7 @@ impl FakeRouter {
                 timer_before_commit: false,
                 vyconf_backend: false,
                 stale_peers: Vec::new(),
+                handshake_ago: Vec::new(),
                 tunnel_to: None,
             })),
         }
@@ -689,6 +693,9 @@ fn live_wireguard(st: &RouterState, name: &str) -> Option<printers::LiveInterfac
             .iter()
             .map(|p| {
                 let (mut handshake_ago, rx, tx) = printers::live_state(&p.name);
+                if let Some((_, ago)) = st.handshake_ago.iter().find(|(n, _)| *n == p.name) {
+                    handshake_ago = Some(*ago);
+                }
                 if st.stale_peers.contains(&p.name) {
                     handshake_ago = None;
                 }

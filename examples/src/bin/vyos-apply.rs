@@ -55,7 +55,8 @@ struct Args {
     #[arg(long)]
     check: bool,
     /// Seconds to wait after the commit before checking; with --apply, --timeout must leave at
-    /// least 20 s more for the checks and the confirm.
+    /// least 20 s more for the checks and the confirm. Only a WireGuard handshake made after the
+    /// commit counts, and tunnels re-handshake every 120 s while traffic flows.
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     settle: u64,
     /// List the commit revisions (`show system commit`).
