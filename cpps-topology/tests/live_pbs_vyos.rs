@@ -467,6 +467,36 @@ fn backup_003_matches_type_and_refuses_ambiguous_groups() {
     );
 }
 
+/// BACKUP-003 does not say "has no backup" when part of the server went unread: a namespace
+/// or datastore whose snapshots could not be listed may hold the guest's group. proxmox-backup
+/// `src/api2/admin/datastore.rs` `list_snapshots` and `src/api2/admin/namespace.rs`
+/// `list_namespaces` answer 403 (or fail on an unmounted datastore) for one part while the
+/// rest reads fine; the source keeps each such part in `PbsFacts::partial`.
+#[test]
+fn backup_003_cannot_tell_over_a_partial_answer() {
+    let topology = live_estate();
+    let mut site = SiteObservation::new("sp");
+    site.proxmox = Sourced::Observed(PveFacts {
+        nodes: Vec::new(),
+        guests: vec![guest(100, "gitlab"), guest(200, "monitoring")],
+        partial: Vec::new(),
+    });
+    site.pbs = Sourced::Observed(PbsFacts {
+        server: "https://127.0.0.1:8007".to_owned(),
+        datastores: vec!["store1".to_owned()],
+        jobs: Vec::new(),
+        backups: vec![backup_group("store1", "", "ct", "200")],
+        partial: vec!["snapshots of datastore store1 namespace `pve-b`: 403 Forbidden".to_owned()],
+    });
+    let audit = audit_at_now(&topology, vec![site]);
+    assert_eq!(
+        rule_messages(&audit.report, "BACKUP-003"),
+        [
+            "warning gitlab guest gitlab (100): cannot tell whether it has a backup on https://127.0.0.1:8007: vm/100 was not found, but part of the server was not read (snapshots of datastore store1 namespace `pve-b`: 403 Forbidden)",
+        ]
+    );
+}
+
 /// Two sites joined by a validated WireGuard link; SP's router also has a VRRP peer.
 const LINKED: &str = "\
 version: 1

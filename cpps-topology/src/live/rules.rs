@@ -214,6 +214,14 @@ fn backup_003(live: &Live<'_>, sink: &mut Sink<'_>) {
             continue;
         };
         let (pbs_index, pve_index) = (PbsIndex::new(pbs), PveIndex::new(pve));
+        // The parts of `partial` that could hide a group: a datastore's namespaces or one
+        // namespace's snapshots (as `PbsSource` words them); an unread job list hides none.
+        let unread: Vec<&str> = pbs
+            .partial
+            .iter()
+            .map(String::as_str)
+            .filter(|p| p.starts_with("namespaces of ") || p.starts_with("snapshots of "))
+            .collect();
         for guest in live.topo.guests().iter().filter(|g| {
             g.meta.state == State::Validated
                 && live.topo.site_of_guest(g).map(|s| s.as_str()) == Some(site.site.as_str())
@@ -233,6 +241,13 @@ fn backup_003(live: &Live<'_>, sink: &mut Sink<'_>) {
             let id = observed.vmid.to_string();
             let who = format!("guest {} ({})", guest.id, observed.vmid);
             let message = match pbs_index.guest_backups(backup_type, &id) {
+                // A part the server did not answer (a namespace, a datastore) may hold the
+                // group, so its absence is only a fact over a whole answer.
+                GuestBackups::None if !unread.is_empty() => Some(format!(
+                    "{who}: cannot tell whether it has a backup on {}: {backup_type}/{id} was not found, but part of the server was not read ({})",
+                    pbs.server,
+                    unread.join("; ")
+                )),
                 GuestBackups::None => Some(format!("{who} has no backup on {}", pbs.server)),
                 GuestBackups::Ambiguous(why) => Some(format!(
                     "{who}: cannot tell whether it has a backup on {}: {why}",
