@@ -276,17 +276,28 @@ fn one_way(
             ));
         }
     }
-    if let (Some(p), listen) = (peer.port, other.port)
-        && Some(p) != listen
-    {
-        out.push(wg(
+    match (peer.port, other.port) {
+        (Some(p), Some(listen)) if p != listen => out.push(wg(
             &subject,
             PairKind::Mismatch,
             format!(
-                "endpoint port {p}, but {}'s {} listens on {listen:?}",
+                "endpoint port {p}, but {}'s {} listens on {listen}",
                 to.label, other.name
             ),
-        ));
+        )),
+        // Without `port` the kernel picks a random one (vyos-documentation
+        // `docs/configuration/interfaces/wireguard.rst`): the tunnel works when the other end
+        // initiates, which the configuration does not say.
+        (Some(p), None) => out.push(wg(
+            &subject,
+            PairKind::CannotTell,
+            format!(
+                "endpoint port {p}, but {}'s {} sets no port and listens on a random one: the \
+                 tunnel works only while {} initiates it",
+                to.label, other.name, to.label
+            ),
+        )),
+        _ => {}
     }
     if let Some(addr) = &peer.address {
         let known = to

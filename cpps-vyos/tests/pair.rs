@@ -133,7 +133,7 @@ set interfaces wireguard wg0 peer other port '51821'";
             (
                 PairArea::WireGuard,
                 "gw-b wg0 peer other",
-                "endpoint port 51821, but gw-a's wg0 listens on Some(51820)"
+                "endpoint port 51821, but gw-a's wg0 listens on 51820"
             ),
         ]
     );
@@ -182,4 +182,30 @@ async fn the_interface_key_is_read_from_both_printers() {
             "{profile:?}"
         );
     }
+}
+
+/// An interface without `port` listens on a port the kernel picks at random
+/// (vyos-documentation `docs/configuration/interfaces/wireguard.rst`: "otherwise the port is
+/// randomly chosen"), so the other end's endpoint port cannot be judged from the configuration:
+/// "cannot tell", not a mismatch (a tunnel the port-less end initiates works).
+#[test]
+fn an_endpoint_towards_an_interface_without_port_cannot_tell() {
+    let a = side("gw-a", router("a", 200, ""), Some(KEY_A));
+    let without_port = router("b", 100, "")
+        .to_set_string()
+        .replace("set interfaces wireguard wg0 port '51820'\n", "");
+    assert!(!without_port.contains("wg0 port"), "{without_port}");
+    let b = side(
+        "gw-b",
+        ConfigTree::parse_set(&without_port).unwrap(),
+        Some(KEY_B),
+    );
+    let found = compare(&a, &b).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].area, PairArea::WireGuard);
+    assert_eq!(found[0].kind, PairKind::CannotTell);
+    assert_eq!(
+        found[0].message,
+        "endpoint port 51820, but gw-b's wg0 sets no port and listens on a random one: the tunnel works only while gw-b initiates it"
+    );
 }
