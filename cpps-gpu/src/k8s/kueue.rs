@@ -285,7 +285,8 @@ pub struct LocalQueue {
     pub kind: String,
     /// Object metadata.
     pub metadata: ObjectMeta,
-    /// The queue.
+    /// The queue; `+optional` in `localqueue_types.go`, so an absent one is the empty spec.
+    #[serde(default)]
     pub spec: LocalQueueSpec,
     /// What Kueue observed (its conditions and Workload counts).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1244,6 +1245,22 @@ mod tests {
         assert_eq!(back["spec"].get("clusterQueue"), None);
         assert_eq!(lq.metadata.name.as_deref(), Some("team-b"));
         assert_eq!(lq.spec.cluster_queue, None);
+    }
+
+    /// Audit 34 N5: `LocalQueue.Spec` is `+optional` (kubernetes-sigs/kueue
+    /// `apis/kueue/v1beta2/localqueue_types.go`): a queue without `spec` is one without a
+    /// clusterQueue, not an object that cannot be read.
+    #[test]
+    fn a_local_queue_without_spec_has_no_cluster_queue() {
+        let objects: Vec<kube::api::DynamicObject> = serde_json::from_value(serde_json::json!([
+            {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+             "metadata": {"name": "bare", "namespace": "ml"}}
+        ]))
+        .unwrap();
+        let listed = decode_items::<LocalQueue>("LocalQueue", objects);
+        assert!(listed.undecodable.is_empty(), "{:?}", listed.undecodable);
+        assert_eq!(listed.items.len(), 1);
+        assert_eq!(listed.items[0].spec, LocalQueueSpec::default());
     }
 
     /// Issue 34 D3: the list is decoded item by item; an object that does not decode is named
