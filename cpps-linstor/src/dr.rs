@@ -8,7 +8,9 @@
 //! `last_snap_time`). [`Client::dr_state`] reads all of it; [`assess`] is a pure function that
 //! says, per resource, its newest off-site copy and whether it is older than allowed.
 //!
-//! Only a finished, successful entry of a backup list is a copy. A schedule's `last_snap_time`
+//! Only a finished, successful entry of a backup list is a copy, and an incremental one only
+//! while its bases back to a full backup are listed and restorable
+//! ([`BackupList::missing_base`]). A schedule's `last_snap_time`
 //! is written when shipping starts (linstor-server `CtrlBackupCreateApiCallHandler`
 //! `setIncrementalDependentProps`, called for S3 at the start of a backup and by
 //! `CtrlBackupL2LSrcApiCallHandler` for a LINSTOR remote; `CtrlScheduleApiCallHandler` returns
@@ -24,7 +26,7 @@ use serde::Serialize;
 
 use crate::client::Client;
 use crate::error::Error;
-use crate::types::backup::{BackupList, Remotes, Schedule, ScheduledResource};
+use crate::types::backup::{Backup, BackupList, Remotes, Schedule, ScheduledResource};
 
 /// Remotes listed at once when their backups are read.
 const REMOTES_IN_FLIGHT: usize = 4;
@@ -211,7 +213,9 @@ pub fn assess(state: &DrState, resources: &[&str], now_ms: i64, max_age: Duratio
         }
     }
     for (remote, list) in &state.backups {
-        for backup in list.linstor.values().filter(|b| b.is_complete()) {
+        // An incremental whose base is gone cannot be restored (the list is read unfiltered).
+        let restorable = |b: &&Backup| b.is_complete() && list.missing_base(b).is_none();
+        for backup in list.linstor.values().filter(restorable) {
             // A start time is not a finish time: an entry without one is no finished copy.
             let Some(at) = backup.finished_timestamp else {
                 continue;

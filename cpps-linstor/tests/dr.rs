@@ -244,3 +244,56 @@ fn a_shipment_that_started_but_failed_is_no_fresh_copy() {
         "{text}"
     );
 }
+
+// Issue 33, N3. linstor-server `CtrlBackupApiCallHandler.getBackupFromMetadata` sets a
+// backup's `restorable` from its own volume keys only and passes the meta-file's `basedOn`
+// through as `based_on_id` (`Json.java`; the base's meta key, `S3MetafileNameInfo.toString`,
+// ending in `.meta`), never checking that the base is still there. A restore
+// (`CtrlBackupRestoreApiCallHandler`, step 3a) follows that chain back to the full backup, so
+// an incremental whose base was deleted cannot be restored: it is no off-site copy. The
+// unbroken chain (full, then an incremental on it) still counts.
+#[test]
+fn an_incremental_backup_whose_base_is_gone_is_no_copy() {
+    let backup = |id: &str, finished: i64, base: Option<&str>| json!({"id": id, "origin_rsc": id.split('^').next().unwrap(), "start_timestamp": finished - HOUR_MS, "finished_timestamp": finished, "success": true, "shipping": false, "restorable": true, "based_on_id": base});
+    let state = dr::DrState {
+        remotes: serde_json::from_value(json!({"s3_remotes": [{"remote_name": "s3-franca"}]}))
+            .unwrap(),
+        backups: [(
+            "s3-franca".to_owned(),
+            serde_json::from_value(json!({"linstor": {
+                "vm-100-disk-0^back_20261229_020000": backup("vm-100-disk-0^back_20261229_020000", NOW - 50 * HOUR_MS, None),
+                "vm-100-disk-0^back_20261231_020000": backup("vm-100-disk-0^back_20261231_020000", NOW - 2 * HOUR_MS, Some("vm-100-disk-0^back_20261230_020000.meta")),
+                "vm-101-disk-0^back_20261230_020000": backup("vm-101-disk-0^back_20261230_020000", NOW - 26 * HOUR_MS, None),
+                "vm-101-disk-0^back_20261231_020000": backup("vm-101-disk-0^back_20261231_020000", NOW - 2 * HOUR_MS, Some("vm-101-disk-0^back_20261230_020000.meta"))
+            }}))
+            .unwrap(),
+        )]
+        .into(),
+        ..dr::DrState::default()
+    };
+    let report = dr::assess(
+        &state,
+        &["vm-100-disk-0", "vm-101-disk-0"],
+        NOW,
+        Duration::from_secs(26 * 3600),
+    );
+    let ids = |i: usize| -> Vec<CopySource> {
+        let copies = &report.resources[i].copies;
+        copies.iter().map(|c| c.source.clone()).collect()
+    };
+    let backup_id = |id: &str| CopySource::Backup { id: id.to_owned() };
+    assert_eq!(
+        ids(0),
+        [backup_id("vm-100-disk-0^back_20261229_020000")],
+        "the incremental on a deleted base is no copy"
+    );
+    assert!(report.resources[0].stale);
+    assert_eq!(
+        ids(1),
+        [
+            backup_id("vm-101-disk-0^back_20261231_020000"),
+            backup_id("vm-101-disk-0^back_20261230_020000")
+        ]
+    );
+    assert!(!report.resources[1].stale);
+}

@@ -155,6 +155,30 @@ pub struct BackupList {
     pub linstor: BTreeMap<String, Backup>,
 }
 
+impl BackupList {
+    /// The first base in `backup`'s incremental chain that this list no longer holds, or holds
+    /// as not restorable; `None` when the chain reaches a full backup. linstor-server
+    /// `CtrlBackupApiCallHandler.getBackupFromMetadata` never checks the chain, while a restore
+    /// (`CtrlBackupRestoreApiCallHandler`) follows it to the full backup. `based_on_id` is the
+    /// base's meta key (`S3MetafileNameInfo.toString`, the id and `.meta`). Read it only on an
+    /// unfiltered list.
+    pub fn missing_base<'a>(&'a self, backup: &'a Backup) -> Option<&'a str> {
+        let mut current = backup;
+        // Each step moves to another entry, so a chain longer than the list is a loop.
+        for _ in 0..=self.linstor.len() {
+            // No base: a full backup ends the chain.
+            let base = current.based_on_id.as_deref().map(str::trim);
+            let base = base.filter(|b| !b.is_empty())?;
+            let id = base.strip_suffix(".meta").unwrap_or(base);
+            match self.linstor.values().find(|b| b.id == id || b.id == base) {
+                Some(found) if found.restorable != Some(false) => current = found,
+                _ => return Some(base),
+            }
+        }
+        current.based_on_id.as_deref()
+    }
+}
+
 cpps_http::keep_unknown_enum! {
     /// What a schedule does after a failed shipping (`Schedule.on_failure`).
     OnFailure {
