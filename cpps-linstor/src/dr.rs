@@ -191,6 +191,11 @@ pub fn assess(state: &DrState, resources: &[&str], now_ms: i64, max_age: Duratio
     let age =
         |at: i64| Duration::from_millis(u64::try_from(now_ms.saturating_sub(at)).unwrap_or(0));
     for entry in &state.scheduled {
+        // linstor-server `CtrlScheduleApiCallHandler.listScheduledRscs` lists a resource with
+        // no schedule with a null schedule and remote (`none set`): nothing to show.
+        if entry.schedule_name.trim().is_empty() && entry.remote_name.trim().is_empty() {
+            continue;
+        }
         let mut label = format!("{} → {}", entry.schedule_name, entry.remote_name);
         if let Some(reason) = entry.reason.as_deref().filter(|r| !r.trim().is_empty()) {
             label.push_str(&format!(" (inactive: {reason})"));

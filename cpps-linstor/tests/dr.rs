@@ -297,3 +297,26 @@ fn an_incremental_backup_whose_base_is_gone_is_no_copy() {
     );
     assert!(!report.resources[1].stale);
 }
+
+// Issue 33, N6. linstor-server `CtrlScheduleApiCallHandler.listScheduledRscs` lists a resource
+// with no schedule as a `ScheduledRscsPojo` with a null remote and schedule, the reason
+// `none set` (`REASON_NONE_SET`) and -1 times: there is no schedule to show.
+#[test]
+fn a_resource_with_no_schedule_shows_none() {
+    let state = dr::DrState {
+        scheduled: serde_json::from_value(json!([
+            {"rsc_name": "vm-104-disk-0", "remote_name": null, "schedule_name": null, "reason": "none set", "last_snap_time": -1, "last_snap_inc": false, "next_exec_time": -1}
+        ]))
+        .unwrap(),
+        ..dr::DrState::default()
+    };
+    let report = dr::assess(
+        &state,
+        &["vm-104-disk-0"],
+        NOW,
+        Duration::from_secs(26 * 3600),
+    );
+    let vm104 = &report.resources[0];
+    assert_eq!(vm104.schedules, Vec::<String>::new());
+    assert!(vm104.last_attempts.is_empty() && vm104.copies.is_empty() && vm104.stale);
+}
