@@ -438,7 +438,8 @@ pub struct GuestChain {
     pub verified: Option<i64>,
     /// The other site.
     pub copy_site: Option<String>,
-    /// When the newest copy there was taken.
+    /// When the newest copy there was taken, only when it is known to be finished
+    /// ([`CopyGroup::finished`]).
     pub copied: Option<i64>,
     /// The verdict.
     pub verdict: Verdict,
@@ -737,10 +738,21 @@ fn judge_there(
         }
         return;
     };
-    chain.copied = Some(copy.newest);
+    // Only a snapshot known to be finished is a copy.
+    if copy.finished {
+        chain.copied = Some(copy.newest);
+    }
     if now.saturating_sub(copy.newest) > rpo {
         findings.breach.push(format!(
             "the newest copy on {} ({}) is older than the RPO",
+            copies.site,
+            at(copy.newest)
+        ));
+    } else if !copy.finished {
+        // A group list's `last-backup` may be a snapshot still being written or abandoned
+        // (proxmox-backup `src/api2/admin/datastore.rs` `list_groups`), so it is not a copy.
+        findings.unknown.push(format!(
+            "cannot tell whether the newest copy on {} ({}) finished: a group list's last backup may be a snapshot still being written",
             copies.site,
             at(copy.newest)
         ));

@@ -26,7 +26,6 @@ fn rpo() -> Duration {
 /// PBS storage `pbs-franca`, and 300 only in a disabled job to local storage.
 fn input() -> ChainInput {
     let snapshots: Vec<Snapshot> = data("snapshots_store1.json");
-    let groups: Vec<BackupGroup> = data("groups_store1.json");
     let mut input = ChainInput::default();
     input.guests = vec![
         ChainGuest::new(100, BackupType::Vm)
@@ -70,11 +69,19 @@ fn input() -> ChainInput {
         "",
         Ok(newest_per_guest("store1", "", &snapshots, NOW, rpo())),
     )];
+    // The other site's copy, read as its finished snapshots (a group list is not known to be
+    // finished: see `a_copy_from_a_group_list_is_not_known_to_be_finished`).
     input.there = vec![SiteCopies::new(
         "store1",
         "",
         "site-b",
-        Ok(CopyGroup::from_groups(&groups)),
+        Ok(CopyGroup::from_backups(&newest_per_guest(
+            "store1",
+            "",
+            &snapshots,
+            NOW,
+            rpo(),
+        ))),
         true,
     )];
     input
@@ -252,4 +259,32 @@ async fn the_other_sites_groups_are_read_through_the_remote_scan() {
     assert_eq!(denied.status(), Some(cpps_http::StatusCode::FORBIDDEN));
     api.verify().await;
     api.assert_no_unexpected_requests();
+}
+
+/// A group list's `last-backup` is not known to be finished: proxmox-backup
+/// `src/api2/admin/datastore.rs` `list_groups` folds the group's snapshots keeping `a` only
+/// while `a.is_finished()`, so the fold can end on a snapshot still being written (a sync
+/// running) or abandoned. Such a copy is not "copied": within the RPO it is cannot tell.
+#[test]
+fn a_copy_from_a_group_list_is_not_known_to_be_finished() {
+    let groups: Vec<BackupGroup> = data("groups_store1.json");
+    let mut input = input();
+    input.there = vec![SiteCopies::new(
+        "store1",
+        "",
+        "site-b",
+        Ok(CopyGroup::from_groups(&groups)),
+        true,
+    )];
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert_eq!(gitlab.verdict, Verdict::CannotTell, "{gitlab}");
+    assert_eq!(gitlab.copied, None);
+    assert_eq!(
+        gitlab.reasons,
+        [format!(
+            "cannot tell whether the newest copy on site-b ({}) finished: a group list's last backup may be a snapshot still being written",
+            jiff::Timestamp::from_second(NOW - 2 * 3600).unwrap()
+        )]
+    );
 }
