@@ -2,7 +2,7 @@
 //!
 //! LINSTOR ships snapshots off site in two ways (linstor-server `Backups.java`,
 //! `Schedules.java`): to an S3 (or EBS) remote, where each shipped snapshot is a
-//! [`Backup`](crate::types::backup::Backup) listed by `GET /v1/remotes/{remote}/backups`, and to another LINSTOR cluster (a LINSTOR
+//! [`Backup`] listed by `GET /v1/remotes/{remote}/backups`, and to another LINSTOR cluster (a LINSTOR
 //! remote), where the copy is a snapshot of the other cluster. Schedules ship periodically and
 //! say when they last *started* shipping each resource (`GET /v1/view/schedules-by-resource`,
 //! `last_snap_time`). [`Client::dr_state`] reads all of it; [`assess`] is a pure function that
