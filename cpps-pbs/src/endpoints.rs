@@ -175,6 +175,7 @@ pub const VERIFY_DATASTORE: Endpoint =
         Param::string("ns"),
         Param::string("backup-type"),
         Param::string("backup-id"),
+        Param::integer("backup-time"),
         Param::boolean("ignore-verified"),
         Param::integer("outdated-after"),
     ]);

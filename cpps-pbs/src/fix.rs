@@ -3,7 +3,7 @@
 //! [`plan`] is pure: from a [`Report`] it lists the actions this client can take (run a failed
 //! or overdue sync, verify or prune job again; run a push to the other site whose last success
 //! is older than the RPO; verify a guest whose newest snapshot was never verified, or whose
-//! verification state is unknown). [`apply`] runs a plan's actions one at a time, each waited on
+//! verification state is unknown: that one snapshot, never the whole group). [`apply`] runs a plan's actions one at a time, each waited on
 //! to its task's end. A failed verification is not in the plan: verifying the same snapshot
 //! again does not repair it; a new backup does.
 
@@ -32,7 +32,9 @@ pub enum FixAction {
         /// Why.
         reason: String,
     },
-    /// Verify one guest's group (`POST /admin/datastore/{store}/verify`).
+    /// Verify one guest's group (`POST /admin/datastore/{store}/verify`). [`plan`] no longer
+    /// makes it: a group's verification also verifies its unfinished snapshots, and fails on
+    /// them ([`FixAction::VerifySnapshot`]).
     VerifyGroup {
         /// The datastore.
         store: String,
@@ -45,6 +47,31 @@ pub enum FixAction {
         /// Why.
         reason: String,
     },
+    /// Verify one snapshot of a guest's group: its newest finished one
+    /// (`POST /admin/datastore/{store}/verify` with `backup-time`).
+    VerifySnapshot {
+        /// The datastore.
+        store: String,
+        /// The namespace, empty for the root.
+        namespace: String,
+        /// `vm`, `ct` or `host`.
+        backup_type: String,
+        /// The backup id.
+        backup_id: String,
+        /// When the snapshot was taken (UNIX epoch), which names it within its group.
+        backup_time: i64,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// `ns:` for a namespace, nothing for the root: how the plan prefixes a group.
+fn ns_prefix(namespace: &str) -> String {
+    if namespace.is_empty() {
+        String::new()
+    } else {
+        format!("{namespace}:")
+    }
 }
 
 impl fmt::Display for FixAction {
@@ -60,12 +87,25 @@ impl fmt::Display for FixAction {
                 backup_id,
                 reason,
             } => {
-                let ns = if namespace.is_empty() {
-                    String::new()
-                } else {
-                    format!("{namespace}:")
-                };
+                let ns = ns_prefix(namespace);
                 write!(f, "verify {store} {ns}{backup_type}/{backup_id} ({reason})")
+            }
+            FixAction::VerifySnapshot {
+                store,
+                namespace,
+                backup_type,
+                backup_id,
+                backup_time,
+                reason,
+            } => {
+                // PBS names a snapshot `type/id/RFC 3339 time` (pbs-api-types `BackupDir`).
+                let ns = ns_prefix(namespace);
+                let time = jiff::Timestamp::from_second(*backup_time)
+                    .map_or_else(|_| backup_time.to_string(), |t| t.to_string());
+                write!(
+                    f,
+                    "verify {store} {ns}{backup_type}/{backup_id}/{time} ({reason})"
+                )
             }
         }
     }
@@ -120,11 +160,14 @@ pub fn plan(report: &Report) -> Vec<FixAction> {
             } else {
                 continue;
             };
-            actions.insert(FixAction::VerifyGroup {
+            // The newest finished snapshot only: verifying the group would verify its running
+            // or abandoned snapshots too, and fail on them (`src/backup/verify.rs`).
+            actions.insert(FixAction::VerifySnapshot {
                 store: store.store.clone(),
                 namespace: guest.namespace.clone(),
                 backup_type: guest.backup_type.to_string(),
                 backup_id: guest.backup_id.clone(),
+                backup_time: guest.newest_time,
                 reason: reason.to_owned(),
             });
         }
@@ -168,6 +211,22 @@ pub async fn apply(client: &Client, plan: &[FixAction], options: &WaitOptions) -
                 let request =
                     VerifyRequest::group(BackupType::from(backup_type.as_str()), backup_id.clone())
                         .in_namespace(namespace.clone());
+                client.verify(store, &request).await
+            }
+            FixAction::VerifySnapshot {
+                store,
+                namespace,
+                backup_type,
+                backup_id,
+                backup_time,
+                ..
+            } => {
+                let request = VerifyRequest::snapshot(
+                    BackupType::from(backup_type.as_str()),
+                    backup_id.clone(),
+                    *backup_time,
+                )
+                .in_namespace(namespace.clone());
                 client.verify(store, &request).await
             }
         };

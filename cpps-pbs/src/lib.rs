@@ -22,8 +22,8 @@
 //!   parts are "cannot tell", never ok. The copy is read with [`Client::remote_groups`]
 //!   (`GET /config/remote/{name}/scan/{store}/groups`) or a second client.
 //! - [`report`]: the backup report of the `pbs-report` example, built from those checks.
-//! - [`fix`]: what would fix a report (run failed or overdue jobs, verify unverified guests),
-//!   as a plan, and applying it with each task waited on.
+//! - [`fix`]: what would fix a report (run failed or overdue jobs, verify the newest finished
+//!   snapshot of unverified guests), as a plan, and applying it with each task waited on.
 //! - the typed reads, on `cpps-http` and `cpps-proxmox`'s Proxmox-family pieces (envelope,
 //!   token and ticket auth, UPIDs, task wait, the endpoint table, validated names such as
 //!   [`types::DatastoreName`], and the shared variants of [`Error`], written by

@@ -544,3 +544,68 @@ async fn one_failing_namespace_keeps_the_rest_of_the_datastore() {
     );
     api.verify().await;
 }
+
+/// D9: `--fix --apply` verifies the newest **finished** snapshot, not the whole group. A group
+/// verification runs `verify_backup_dir` on every snapshot of the group, an abandoned one
+/// included (proxmox-backup `src/backup/verify.rs` `verify_backup_group`; a snapshot with no
+/// manifest gives "manifest load error" and counts as failed), and the task then ends in
+/// "verification failed" (`src/api2/admin/datastore.rs` `verify`). With `backup-time` as well
+/// as `backup-type` and `backup-id`, the same call verifies that one snapshot
+/// (`verify`: the `(Some, Some, Some)` arm, worker type `verify_snapshot`).
+#[tokio::test]
+async fn the_fix_verifies_the_newest_finished_snapshot_not_the_group() {
+    use wiremock::matchers::{body_string_contains, method, path};
+    use wiremock::{Mock, ResponseTemplate};
+    let mut snapshots: Vec<cpps_pbs::types::Snapshot> = common::data("snapshots_store1.json");
+    snapshots.retain(|s| s.backup_id == "200");
+    // An abandoned backup after the finished one: no `index.json.blob`
+    // (`src/api2/admin/datastore.rs` `list_snapshots_blocking` lists it all the same).
+    let mut abandoned = serde_json::to_value(&snapshots[0]).unwrap();
+    abandoned["backup-time"] = (snapshots[0].backup_time + 86_400).into();
+    abandoned["files"] = json!([{"filename": "root.pxar.didx", "crypt-mode": "none"}]);
+    snapshots.push(serde_json::from_value(abandoned).unwrap());
+    let finished_time = 1_795_672_800_i64;
+    let report = store1_report(&store1_inventory(snapshots));
+    let plan = cpps_pbs::fix::plan(&report);
+    let verifies: Vec<String> = plan
+        .iter()
+        .map(ToString::to_string)
+        .filter(|a| a.starts_with("verify store1"))
+        .collect();
+    assert_eq!(
+        verifies,
+        ["verify store1 ct/200/2026-11-26T06:00:00Z (its newest snapshot was never verified)"]
+    );
+
+    let api = common::mock_api().await;
+    let status = common::load("task_status_failed.json");
+    let upid_text = status["data"]["upid"].as_str().unwrap().to_owned();
+    let upid: cpps_pbs::Upid = upid_text.parse().unwrap();
+    Mock::given(method("POST"))
+        .and(path("/api2/json/admin/datastore/store1/verify"))
+        .and(body_string_contains("backup-type=ct"))
+        .and(body_string_contains("backup-id=200"))
+        .and(body_string_contains(format!("backup-time={finished_time}")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": upid_text})))
+        .expect(1)
+        .mount(api.server())
+        .await;
+    let mut ok = status.clone();
+    ok["data"]["exitstatus"] = "OK".into();
+    Mock::given(method("GET"))
+        .and(path(format!("/api2/json/{}/status", upid.task_path())))
+        .respond_with(ResponseTemplate::new(200).set_body_json(ok))
+        .mount(api.server())
+        .await;
+    let only_verifies: Vec<_> = plan
+        .into_iter()
+        .filter(|a| a.to_string().starts_with("verify store1"))
+        .collect();
+    let options = cpps_proxmox_family::WaitOptions::default()
+        .intervals(Duration::from_millis(5), Duration::from_millis(10));
+    let applied = cpps_pbs::fix::apply(&common::token_client(&api), &only_verifies, &options).await;
+    let outcomes: Vec<_> = applied.iter().map(|a| a.outcome.clone()).collect();
+    assert_eq!(outcomes, [Ok("OK".to_owned())]);
+    api.verify().await;
+    api.assert_no_unexpected_requests();
+}

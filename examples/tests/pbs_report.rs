@@ -308,7 +308,9 @@ async fn fix_plans_by_default_and_applies_with_apply() {
         "{text}"
     );
     assert!(
-        text.contains("  verify store1 ct/200 (its newest snapshot was never verified)"),
+        text.contains(
+            "  verify store1 ct/200/2026-11-26T06:00:00Z (its newest snapshot was never verified)"
+        ),
         "{text}"
     );
     let requests = server.received_requests().await.unwrap_or_default();

@@ -19,7 +19,7 @@ pub enum RunnableJob {
 }
 
 /// What `POST /admin/datastore/{store}/verify` verifies: the whole datastore, or a namespace,
-/// group or the snapshots not verified recently.
+/// group, one snapshot, or the snapshots not verified recently.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct VerifyRequest {
@@ -27,6 +27,10 @@ pub struct VerifyRequest {
     pub ns: Option<String>,
     /// Only this group's type and id (a guest: `vm`, `100`).
     pub group: Option<(BackupType, String)>,
+    /// Only the snapshot of [`VerifyRequest::group`] taken at this UNIX time (`backup-time`).
+    /// PBS then verifies that one snapshot (proxmox-backup `src/api2/admin/datastore.rs`
+    /// `verify`, worker type `verify_snapshot`); it refuses a time without a group.
+    pub backup_time: Option<i64>,
     /// Skip snapshots verified within `outdated_after` days.
     pub ignore_verified: Option<bool>,
     /// Days after which a verification is outdated.
@@ -39,6 +43,20 @@ impl VerifyRequest {
         VerifyRequest {
             group: Some((backup_type, backup_id.into())),
             ..VerifyRequest::default()
+        }
+    }
+
+    /// One snapshot of a guest's group: the one taken at `backup_time` (UNIX epoch). Unlike
+    /// [`VerifyRequest::group`], it does not touch the group's other snapshots, among them an
+    /// unfinished one whose verification fails (`src/backup/verify.rs` `verify_backup_dir`).
+    pub fn snapshot(
+        backup_type: BackupType,
+        backup_id: impl Into<String>,
+        backup_time: i64,
+    ) -> Self {
+        VerifyRequest {
+            backup_time: Some(backup_time),
+            ..VerifyRequest::group(backup_type, backup_id)
         }
     }
 
@@ -112,6 +130,7 @@ impl Client {
                 .string("ns", request.ns.as_deref())
                 .string("backup-type", backup_type)
                 .string("backup-id", backup_id)
+                .integer("backup-time", request.backup_time)
                 .boolean("ignore-verified", request.ignore_verified)
                 .integer("outdated-after", request.outdated_after),
         )
