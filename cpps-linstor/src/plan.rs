@@ -199,11 +199,30 @@ impl Plan {
         )
     }
 
-    /// `PUT /v1/resource-groups/{group}`: sets the group's `place_count` (only that field of
-    /// its select filter; the others are left as they are).
+    /// `PUT /v1/resource-groups/{group}`: sets the group's `place_count`, with a filter of that
+    /// field alone.
+    ///
+    /// The server does not leave the rest of the filter alone: its JSON model defaults
+    /// `node_name_list` to an empty list, not to "absent" (linstor-server `JsonGenTypes.java`
+    /// `AutoSelectFilter`), and `AutoSelectorConfig.applyChanges` replaces every list that is
+    /// not null. So this plan **clears the group's node list**; the other lists default to null
+    /// and are kept. [`Plan::resource_group_place_count_keeping_nodes`] sends the list back,
+    /// and [`Client::set_place_count`](crate::Client::set_place_count) uses it.
     pub fn resource_group_place_count(
         group: &ResourceGroupName,
         place_count: u32,
+    ) -> Result<Plan, Error> {
+        Plan::resource_group_place_count_keeping_nodes(group, place_count, &[])
+    }
+
+    /// `PUT /v1/resource-groups/{group}`: sets the group's `place_count` and sends
+    /// `current_nodes`, the group's `node_name_list` as last read (empty when it has none), back
+    /// with it, because a filter without that list clears it (see
+    /// [`Plan::resource_group_place_count`]).
+    pub fn resource_group_place_count_keeping_nodes(
+        group: &ResourceGroupName,
+        place_count: u32,
+        current_nodes: &[String],
     ) -> Result<Plan, Error> {
         if place_count == 0 || place_count > 31 {
             return Err(Error::InvalidArgument {
@@ -211,11 +230,15 @@ impl Plan {
                 reason: format!("{place_count} is outside 1..=31 (DRBD's peer limit)"),
             });
         }
+        let mut filter = json!({ "place_count": place_count });
+        if !current_nodes.is_empty() {
+            filter["node_name_list"] = json!(current_nodes);
+        }
         Ok(Plan::new(
             format!("set place_count of resource group {group} to {place_count}"),
             Method::PUT,
             format!("v1/resource-groups/{}", encode_segment(group.as_str())),
-            Some(json!({ "select_filter": { "place_count": place_count } })),
+            Some(json!({ "select_filter": filter })),
         ))
     }
 

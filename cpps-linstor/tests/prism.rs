@@ -60,6 +60,12 @@ fn write_plans() -> Vec<Plan> {
         Plan::snapshot_delete(&rsc, &snap, std::slice::from_ref(&node)),
         Plan::snapshot_rollback(&rsc, &snap),
         Plan::resource_group_place_count(&"sp-ssd".parse().unwrap(), 3).unwrap(),
+        Plan::resource_group_place_count_keeping_nodes(
+            &"sp-ssd".parse().unwrap(),
+            3,
+            &["pve-ippri-11".to_owned(), "pve-ippri-31".to_owned()],
+        )
+        .unwrap(),
         Plan::node_set_properties(
             &node,
             &BTreeMap::from([("PrefNic".to_owned(), "data".to_owned())]),

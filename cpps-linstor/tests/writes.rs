@@ -82,6 +82,13 @@ async fn not_enough_nodes_is_a_typed_error_with_every_field() {
         "obj_refs": {"RscGrp": "sp-ssd"},
         "created_at": "2026-06-02T10:11:12.000Z"
     });
+    // `set_place_count` reads the group first (N4); these groups have no node list.
+    common::serve_get(
+        &server,
+        "/v1/resource-groups",
+        common::ok(common::fixture("resource_groups.json")),
+    )
+    .await;
     common::mount_once(
         &server,
         common::controller_call("PUT", "/v1/resource-groups/sp-ssd").and(body_json(
@@ -272,6 +279,43 @@ async fn restore_rollback_and_properties_send_the_spec_bodies() {
     )]
     .into();
     let answer = client.set_controller_properties(&evict, &[]).await.unwrap();
+    assert_eq!(answer.messages()[0].code(), codes::MODIFIED);
+    server.verify().await;
+    server.assert_no_unexpected_requests();
+}
+
+// N4 (audit 33): a filter of `place_count` alone clears the group's `node_name_list`.
+// linstor-server `JsonGenTypes.java` `AutoSelectFilter` defaults `node_name_list` to an empty
+// list (the other lists to null); `ResourceGroups.selectFilterToApi` passes it on and
+// `AutoSelectorConfig.applyChanges` replaces every non-null list. So the client reads the group
+// (`GET /v1/resource-groups?resource_groups=sp-ssd`, `ResourceGroups.listManyResourceGroups`) and
+// sends its node list back; the modify answer is MASK_MOD | MASK_RSC_GRP | MODIFIED.
+#[tokio::test]
+async fn set_place_count_keeps_the_groups_node_list() {
+    let server = mock().await;
+    common::mount_once(
+        &server,
+        common::controller_call("GET", "/v1/resource-groups")
+            .and(query_param("resource_groups", "sp-ssd")),
+        common::ok(serde_json::json!([
+            {"name": "sp-ssd", "select_filter": {"place_count": 2, "node_name_list": ["pve-ippri-11", "pve-ippri-31"],
+             "storage_pool_list": ["ssd-pool"]}}
+        ])),
+    )
+    .await;
+    common::mount_once(
+        &server,
+        common::controller_call("PUT", "/v1/resource-groups/sp-ssd").and(body_json(
+            serde_json::json!({"select_filter": {"place_count": 3, "node_name_list": ["pve-ippri-11", "pve-ippri-31"]}}),
+        )),
+        common::rc_answer(200, 0x0244_0003, "Resource group 'sp-ssd' modified."),
+    )
+    .await;
+    let client = mock_client(&server);
+    let answer = client
+        .set_place_count(&"sp-ssd".parse().unwrap(), 3)
+        .await
+        .expect("the node list is sent back");
     assert_eq!(answer.messages()[0].code(), codes::MODIFIED);
     server.verify().await;
     server.assert_no_unexpected_requests();

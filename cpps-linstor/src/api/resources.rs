@@ -29,14 +29,26 @@ impl Client {
         .await
     }
 
-    /// `PUT /v1/resource-groups/{group}`: applies [`Plan::resource_group_place_count`].
+    /// `GET /v1/resource-groups?resource_groups=NAME`, then `PUT /v1/resource-groups/{group}`:
+    /// applies [`Plan::resource_group_place_count_keeping_nodes`] with the group's current `node_name_list`,
+    /// which a filter of `place_count` alone would clear. A group that changes between the read
+    /// and the write keeps the list as read. When the read fails, nothing is sent.
     pub async fn set_place_count(
         &self,
         group: &ResourceGroupName,
         place_count: u32,
     ) -> Result<ApiCallRcList, Error> {
-        self.apply(&Plan::resource_group_place_count(group, place_count)?)
-            .await
+        let current = self.resource_group(group).await?;
+        let nodes = current
+            .and_then(|g| g.select_filter)
+            .map(|f| f.node_name_list)
+            .unwrap_or_default();
+        self.apply(&Plan::resource_group_place_count_keeping_nodes(
+            group,
+            place_count,
+            &nodes,
+        )?)
+        .await
     }
 
     /// `GET /v1/resource-definitions`: every resource definition.
