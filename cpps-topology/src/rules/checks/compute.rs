@@ -1,6 +1,5 @@
 //! SITE-001 and the Proxmox rules PVE-001, PVE-002, PVE-003 (static part).
 
-use super::relations::controller_field;
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
 use crate::model::{ClusterPurpose, ComponentRef, GuestId, HostId, SiteId, State};
@@ -45,20 +44,16 @@ fn emit(
     );
 }
 
-/// SITE-001's guests, in one pass over their resolved references: storage pool and backup PBS.
+/// SITE-001's guests: storage pool and backup PBS.
 fn guests_across(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let (topo, refs) = (ctx.topo, ctx.refs);
-    let pools = topo.linstor_pools();
-    let guest_refs = refs.guest_host.iter().zip(&refs.guest_storage);
-    for (gi, ((host, pool), backup)) in guest_refs.zip(&refs.guest_backup).enumerate() {
-        let Some(hi) = host.get() else {
+    let topo = ctx.topo;
+    for g in topo.guests() {
+        let Some(host) = topo.host_of(g) else {
             continue;
         };
-        let site = refs.host_site[hi];
-        if let Some(pi) = pool.get()
-            && refs.pool_site[pi] != site
+        if let Some(pool) = topo.pool_of(g)
+            && pool.site != host.site
         {
-            let (g, host, pool) = (&topo.guests()[gi], &topo.hosts()[hi], &pools[pi]);
             emit(
                 sink,
                 ComponentRef::Guest(g),
@@ -68,10 +63,9 @@ fn guests_across(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 &pool.site,
             );
         }
-        if let Some(bi) = backup.get()
-            && refs.pbs_site[bi] != site
+        if let Some(pbs) = topo.backup_of(g)
+            && pbs.site != host.site
         {
-            let (g, host, pbs) = (&topo.guests()[gi], &topo.hosts()[hi], &topo.pbs()[bi]);
             // The backup exists only as far as both ends do.
             let state = g.meta.state.min(pbs.meta.state);
             sink.emit_at(
@@ -87,15 +81,13 @@ fn guests_across(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// SITE-001's clusters, on their packed facts (a cluster is read only to name it): their node
-/// guests' hosts, and the candidate hosts of a general-purpose cluster not yet placed.
+/// SITE-001's clusters: their node guests' hosts, and the candidate hosts of a general-purpose
+/// cluster not yet placed.
 fn clusters_across(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let (topo, refs) = (ctx.topo, ctx.refs);
+    let topo = ctx.topo;
     let host_site = |id: &HostId| topo.host(id).map(|h| &h.site);
-    let clusters = topo.k3s_clusters();
-    for (ki, f) in refs.cluster_facts.iter().enumerate() {
-        if !f.lists_nodes() && f.purpose == ClusterPurpose::General && f.has_candidates() {
-            let k = &clusters[ki];
+    for k in topo.k3s_clusters() {
+        if k.nodes.is_empty() && k.purpose == ClusterPurpose::General {
             for (i, h) in k.candidate_hosts.iter().enumerate() {
                 if let Some(site) = host_site(h)
                     && site != &k.site
@@ -111,17 +103,16 @@ fn clusters_across(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 }
             }
         }
-        for (i, gi) in ctx.nodes_of(ki) {
-            if let Some((hi, host)) = ctx.host_of_guest_at(gi)
-                && refs.host_site[hi] != refs.cluster_site[ki]
+        for (i, g) in topo.nodes_of(k) {
+            if let Some(host) = topo.host_of(g)
+                && host.site != k.site
             {
-                let k = &clusters[ki];
                 emit(
                     sink,
                     ComponentRef::K3sCluster(k),
                     &format!("nodes[{i}]"),
                     &k.site,
-                    format!("its node {}", topo.guests()[gi].id),
+                    format!("its node {}", g.id),
                     &host.site,
                 );
             }
@@ -204,18 +195,19 @@ fn placed_across(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// SITE-001's LINSTOR pools: their controller hosts.
 fn controllers_across(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let (topo, refs) = (ctx.topo, ctx.refs);
-    for (pi, pool) in topo.linstor_pools().iter().enumerate() {
-        for (j, at) in refs.pool_controllers.of(pi).iter().enumerate() {
-            if let Some(hi) = at.get()
-                && refs.host_site[hi] != refs.pool_site[pi]
-                && let Some(controller) = &pool.controller
+    let topo = ctx.topo;
+    for pool in topo.linstor_pools() {
+        let Some(controller) = &pool.controller else {
+            continue;
+        };
+        for (id, field) in controller.hosts_with_fields() {
+            if let Some(h) = topo.host(id)
+                && h.site != pool.site
             {
-                let h = &topo.hosts()[hi];
                 emit(
                     sink,
                     ComponentRef::LinstorPool(pool),
-                    &controller_field(controller, j),
+                    &field,
                     &pool.site,
                     format!("its controller host {}", h.id),
                     &h.site,
@@ -227,12 +219,11 @@ fn controllers_across(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// PVE-001: a Proxmox cluster's hosts are all in the cluster's site.
 pub(super) fn pve_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let (topo, refs) = (ctx.topo, ctx.refs);
-    for (hi, at) in refs.host_pve_cluster.iter().enumerate() {
-        if let Some(ci) = at.get()
-            && refs.pve_cluster_site[ci] != refs.host_site[hi]
+    let topo = ctx.topo;
+    for h in topo.hosts() {
+        if let Some(cluster) = topo.proxmox_cluster_of(h)
+            && cluster.site != h.site
         {
-            let (h, cluster) = (&topo.hosts()[hi], &topo.proxmox_clusters()[ci]);
             sink.emit_at(
                 scaled(Severity::Error, h.meta.state.min(cluster.meta.state)),
                 ComponentRef::Host(h),
@@ -342,11 +333,8 @@ pub(super) fn pve_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let lagging = |ha_state: Option<State>, state: State| {
         ha_state.filter(|ha_state| state == State::Validated && *ha_state < State::Validated)
     };
-    let facts = &ctx.refs.guest_facts;
-    // The facts are iterated, not the guests: a guest is read only where a finding is emitted.
-    for (gi, f) in facts.iter().enumerate().filter(|(_, f)| f.ha()) {
-        if let Some(ha_state) = lagging(f.ha_state, f.state) {
-            let g = &topo.guests()[gi];
+    for g in topo.guests().iter().filter(|g| g.ha) {
+        if let Some(ha_state) = lagging(g.ha_state, g.meta.state) {
             let missing = if g.on_boot {
                 "no Proxmox HA resource exists (it only starts on boot)"
             } else {

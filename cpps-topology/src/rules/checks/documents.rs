@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::{Ctx, Sink, quoted, scaled};
+use super::{Ctx, Sink, gpu_clusters_in_service, quoted, scaled};
 use crate::finding::Severity;
 use crate::model::{
     AlertKind, CapabilityKind, ClusterPurpose, CniKind, ComponentRef, GuestKind, Item, K3sCluster,
@@ -170,19 +170,19 @@ fn tier_says<'t>(ctx: &Ctx<'t>, k: &'t K3sCluster) -> TierSays<'t> {
     let topo = ctx.topo;
     let mut unknown = None;
     let mut any = false;
-    for hi in k
+    for h in k
         .nodes
         .iter()
         .filter_map(|n| topo.guest(n))
         .map(|g| &g.host)
         .chain(&k.candidate_hosts)
-        .filter_map(|h| topo.host_position(h))
+        .filter_map(|h| topo.host(h))
     {
         any = true;
-        match ctx.tier_capabilities(hi) {
+        match ctx.tier_capabilities(h) {
             Some(caps) if !caps.gpu_lxc_only => return TierSays::AllowsOtherwise,
             Some(_) => {}
-            None => unknown = unknown.or(Some(topo.hosts()[hi].id.as_str())),
+            None => unknown = unknown.or(Some(h.id.as_str())),
         }
     }
     match (any, unknown) {
@@ -206,11 +206,10 @@ pub(super) fn doc_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let replacements = replacements(topo);
     let tools = tool_texts_lowercase(topo);
     let choices = decision_choices(topo);
-    let in_service = ctx
-        .refs
-        .cluster_facts
+    let in_service = topo
+        .k3s_clusters()
         .iter()
-        .filter(|f| f.state != State::Desired)
+        .filter(|k| k.meta.state != State::Desired)
         .count();
     for r in topo.rejected() {
         flagged_by_known_rule(r, sink);
@@ -675,9 +674,7 @@ pub(super) fn doc_005(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 .map(|a| a.state.min(c.meta.state))
         })
         .max();
-    for (_, _, k) in
-        ctx.clusters_where(|f| f.purpose == ClusterPurpose::Gpu && f.state != State::Desired)
-    {
+    for k in gpu_clusters_in_service(ctx.topo) {
         if best.is_some_and(|b| b >= k.meta.state) {
             continue;
         }
@@ -764,19 +761,16 @@ pub(super) fn doc_007(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// runbook's rollback is a LINSTOR snapshot of the LXC) and a PBS backup.
 pub(super) fn doc_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    let facts = &ctx.refs.guest_facts;
-    for (gi, &f) in facts.iter().enumerate() {
-        if f.kind != GuestKind::Lxc || f.state == State::Desired || (f.storage() && f.backup()) {
+    for g in topo.guests() {
+        let has_both = g.storage.is_some() && g.backup.is_some();
+        if g.kind != GuestKind::Lxc || g.meta.state == State::Desired || has_both {
             continue;
         }
-        let g = &topo.guests()[gi];
         let in_gpu_cluster = || {
-            ctx.refs.guest_listing[gi]
-                .cluster
-                .get()
-                .is_some_and(|ki| ctx.refs.cluster_facts[ki].purpose == ClusterPurpose::Gpu)
+            topo.cluster_of_guest(&g.id)
+                .is_some_and(|k| k.purpose == ClusterPurpose::Gpu)
         };
-        if !(f.gpu() || in_gpu_cluster()) {
+        if !(g.gpu.is_some() || in_gpu_cluster()) {
             continue;
         }
         let mut missing = Vec::new();

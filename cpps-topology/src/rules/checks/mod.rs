@@ -1,26 +1,24 @@
 //! The static checks: one function per rule with a static part, over indexes built once.
 //!
-//! Every check receives the [`Ctx`] (the topology with its references resolved to positions when
-//! it was built, see [`Refs`]) and a [`Sink`] that only emits findings of the check's own rule. No
-//! check compares every component with every other: each iterates one list and follows its
-//! references by position (or, for the few lists that do not grow with the guests, by id in a
-//! `HashMap`), so a check costs O(n) and the whole run O(n log n) with the final sort. A pass over
-//! the guests, hosts or K3s clusters filters on their packed facts ([`Refs`]: a few bytes each)
-//! and reads a component itself only where it may emit; repeated references in a list are found
-//! by position ([`Repeats`]). Ids and field paths are formatted only when a finding is emitted.
+//! Every check receives the [`Ctx`] (the topology) and a [`Sink`] that only emits findings of the
+//! check's own rule. A check iterates the components and follows their references through the
+//! topology's typed lookups (`host_of`, `pool_of`, `nodes_of`, `managers_of`, …), each a
+//! `HashMap` lookup by id built once with the topology, so no check compares every component with
+//! every other. The estate has about 130 components and ten times that is the largest size that
+//! matters: the checks read the components themselves, plainly.
 //!
 //! Checks beyond this table (the live rules, the IaC rules) join the same report through
 //! [`crate::check::ExtraChecks`] and [`crate::check::run`].
 
 // foldhash: the indexes are keyed by ids from the team's own file, so SipHash's protection
 // against chosen keys buys nothing and costs ~40 % of a check's instructions.
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 use super::RuleId;
 use crate::finding::{Finding, Location, Severity, Subject};
 use crate::model::{
-    ArgoCd, ClusterFacts, ComponentRef, Host, K3sCluster, Location as ModelLocation, Pos, Refs,
-    Site, SiteId, SiteKey, State, TierCapabilities, Topology,
+    ClusterPurpose, ComponentRef, Host, K3sCluster, Location as ModelLocation, SiteId, State,
+    TierCapabilities, Topology,
 };
 
 mod compute;
@@ -98,12 +96,9 @@ pub(crate) fn scaled(base: Severity, state: State) -> Severity {
     }
 }
 
-/// The topology, its resolved references ([`Refs`]: built once with the topology) and the one
-/// index the checks add: the most mature link between two sites.
+/// The topology and the one index the checks add: the most mature link between two sites.
 pub(crate) struct Ctx<'t> {
     pub(crate) topo: &'t Topology,
-    /// The references of the topology resolved to positions, and its site keys.
-    pub(crate) refs: &'t Refs,
     /// The most mature WireGuard link between two sites (key: the two site ids, sorted).
     best_link: HashMap<(&'t str, &'t str), State>,
 }
@@ -116,11 +111,7 @@ impl<'t> Ctx<'t> {
             let best = best_link.entry(key).or_insert(link.meta.state);
             *best = (*best).max(link.meta.state);
         }
-        Ctx {
-            topo,
-            refs: topo.refs(),
-            best_link,
-        }
+        Ctx { topo, best_link }
     }
 
     /// The most mature WireGuard link between sites `a` and `b`.
@@ -128,117 +119,46 @@ impl<'t> Ctx<'t> {
         self.best_link.get(&site_pair(a, b)).copied()
     }
 
-    /// The ArgoCD instances (positions, see [`Ctx::argocd_at`]) that list K3s cluster `ki`
-    /// among their `manages`.
-    pub(crate) fn managers_of(&self, ki: usize) -> &'t [u32] {
-        self.refs.managers_of(ki)
+    /// The capabilities of a host's hardware tier: none when the host has no tier, or one the
+    /// topology does not model (each rule that judges a host on its tier says what such an
+    /// unknown means for it: CNI-001, GPU-002, DOC-002).
+    pub(crate) fn tier_capabilities(&self, host: &Host) -> Option<&'t TierCapabilities> {
+        self.topo.tier_of(host).map(|t| &t.capabilities)
     }
 
-    /// The ArgoCD at a position of [`Ctx::managers_of`].
-    pub(crate) fn argocd_at(&self, a: u32) -> &'t ArgoCd {
-        &self.topo.argocd()[a as usize]
-    }
-
-    /// The K3s clusters that ArgoCD `ai` manages, with the position of the entry in
-    /// `manages` (entries naming no cluster are left out).
-    pub(crate) fn managed_by(&self, ai: usize) -> impl Iterator<Item = (usize, usize)> + 't {
-        self.refs
-            .argocd_manages
-            .of(ai)
-            .iter()
-            .enumerate()
-            .filter_map(|(i, k)| k.get().map(|k| (i, k)))
-    }
-
-    /// The declared site of a site key (none for an id that no site declares).
-    pub(crate) fn site(&self, key: SiteKey) -> Option<&'t Site> {
-        self.topo.sites().get(key.index())
-    }
-
-    /// The host of guest `gi` with its position.
-    pub(crate) fn host_of_guest_at(&self, gi: usize) -> Option<(usize, &'t Host)> {
-        let hi = self.refs.guest_host.get(gi)?.get()?;
-        self.topo.hosts().get(hi).map(|h| (hi, h))
-    }
-
-    /// The capabilities of the hardware tier of host `hi`: none when the host has no tier, or
-    /// one the topology does not model (each rule that judges a host on its tier says what such
-    /// an unknown means for it: CNI-001, GPU-002, DOC-002).
-    pub(crate) fn tier_capabilities(&self, hi: usize) -> Option<&'t TierCapabilities> {
-        let tier = self.refs.host_tier.get(hi)?.get()?;
-        self.topo.tiers().get(tier).map(|t| &t.capabilities)
-    }
-
-    /// The node guests of K3s cluster `ki` with their field position (`nodes[i]`), in order.
-    pub(crate) fn nodes_of(&self, ki: usize) -> impl Iterator<Item = (usize, usize)> + 't {
-        self.refs
-            .cluster_nodes
-            .of(ki)
-            .iter()
-            .map(|n| (n.field as usize, n.guest as usize))
-    }
-
-    /// The K3s clusters whose packed facts pass `keep`, with their position and facts: the pass
-    /// reads the facts of every cluster and a cluster itself only where `keep` holds.
-    pub(crate) fn clusters_where(
-        &self,
-        keep: impl Fn(&ClusterFacts) -> bool,
-    ) -> impl Iterator<Item = (usize, &'t ClusterFacts, &'t K3sCluster)> {
-        self.refs
-            .cluster_facts
-            .iter()
-            .zip(self.topo.k3s_clusters())
-            .enumerate()
-            .filter_map(move |(ki, (f, k))| keep(f).then_some((ki, f, k)))
-    }
-
-    /// Whether K3s cluster `ki` lists any guest of the topology as a node.
-    pub(crate) fn has_nodes(&self, ki: usize) -> bool {
-        !self.refs.cluster_nodes.of(ki).is_empty()
+    /// Whether a K3s cluster lists any guest of the topology as a node.
+    pub(crate) fn has_nodes(&self, k: &K3sCluster) -> bool {
+        self.topo.nodes_of(k).next().is_some()
     }
 }
 
-/// Finds the repeated entries of lists of references resolved to positions (a pool's nodes, an
-/// ArgoCD's `manages`, a pattern's members), O(1) per entry: each position keeps the number of
-/// the list that last named it, so one array serves every list of a check. An entry that names
-/// no component (a topology built in code) is compared by its text: two entries name the same
-/// component exactly when their ids are equal.
+/// The GPU K3s clusters in service (declared or validated), in file order.
+pub(crate) fn gpu_clusters_in_service(topo: &Topology) -> impl Iterator<Item = &K3sCluster> {
+    let clusters = topo.k3s_clusters().iter();
+    clusters.filter(|k| k.purpose == ClusterPurpose::Gpu && k.meta.state != State::Desired)
+}
+
+/// Finds the repeated entries of lists of ids (a pool's nodes, an ArgoCD's `manages`, a
+/// pattern's members): two entries name the same component exactly when their ids are equal.
+#[derive(Default)]
 pub(crate) struct Repeats<'t> {
-    last_list: Vec<u32>,
-    list: u32,
-    unresolved: HashSet<&'t str>,
+    named: HashSet<&'t str>,
 }
 
 impl<'t> Repeats<'t> {
-    /// For lists of positions below `positions`.
-    pub(crate) fn new(positions: usize) -> Self {
-        Repeats {
-            last_list: vec![0; positions],
-            list: 0,
-            unresolved: HashSet::new(),
-        }
-    }
-
     /// Starts the next list (call it before the first): no entry is named yet.
     pub(crate) fn next_list(&mut self) {
-        self.list += 1;
-        self.unresolved.clear();
+        self.named.clear();
     }
 
-    /// Whether the current list named this entry before: `at` is its position, `id` its text.
-    pub(crate) fn repeated(&mut self, at: Pos, id: &'t str) -> bool {
-        match at.get().and_then(|i| self.last_list.get_mut(i)) {
-            Some(last) => std::mem::replace(last, self.list) == self.list,
-            None => !self.unresolved.insert(id),
-        }
+    /// Whether the current list named this id before.
+    pub(crate) fn repeated(&mut self, id: &'t str) -> bool {
+        !self.named.insert(id)
     }
 
-    /// Whether the current list named this entry, without counting this as naming it.
-    pub(crate) fn named(&self, at: Pos, id: &str) -> bool {
-        match at.get().and_then(|i| self.last_list.get(i)) {
-            Some(&last) => last == self.list,
-            None => self.unresolved.contains(id),
-        }
+    /// Whether the current list named this id, without counting this as naming it.
+    pub(crate) fn named(&self, id: &str) -> bool {
+        self.named.contains(id)
     }
 }
 

@@ -8,19 +8,18 @@ use foldhash::{HashMap, HashMapExt};
 
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
-use crate::model::{ClusterPurpose, ComponentRef, Router, SiteId, SiteKey, State};
+use crate::model::{ClusterPurpose, ComponentRef, Router, SiteId, State};
 
 /// The VRRP groups of each site: routers joined by `vrrp_peer` (in either direction, through any
 /// number of routers) are one group, whatever its size. A peer of another site, or the router
 /// itself, joins nothing: VRRP runs inside one network segment (REL-001 reports such a peer).
 /// Groups and their members are in file order. Union-find over the routers, O(n α(n)).
-fn vrrp_groups<'t>(ctx: &Ctx<'t>, site: SiteKey) -> Vec<Vec<&'t Router>> {
+fn vrrp_groups<'t>(ctx: &Ctx<'t>, site: &SiteId) -> Vec<Vec<&'t Router>> {
     let routers: Vec<&Router> = ctx
-        .refs
-        .routers_by_site
-        .of(site.index())
+        .topo
+        .routers()
         .iter()
-        .map(|&r| &ctx.topo.routers()[r as usize])
+        .filter(|r| &r.site == site)
         .collect();
     let index: HashMap<&str, usize> = routers
         .iter()
@@ -64,8 +63,8 @@ fn group_names(group: &[&Router]) -> String {
 /// NET-001: exactly one VyOS router per site, a VRRP group of any size counting as one. A group
 /// counts when one of its routers is in service (declared or validated).
 pub(super) fn net_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for (si, site) in ctx.topo.sites().iter().enumerate() {
-        let groups = vrrp_groups(ctx, ctx.refs.site_keys[si]);
+    for site in ctx.topo.sites() {
+        let groups = vrrp_groups(ctx, &site.id);
         let in_service: Vec<&Vec<&Router>> = groups
             .iter()
             .filter(|g| g.iter().any(|r| r.meta.state != State::Desired))
@@ -113,8 +112,8 @@ pub(super) fn net_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// its validated routers, whoever names whom as `vrrp_peer`; a peer that is only declared makes
 /// a declared router HA in the IaC, not a validated one in production.
 pub(super) fn net_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for (si, _) in ctx.topo.sites().iter().enumerate() {
-        for group in vrrp_groups(ctx, ctx.refs.site_keys[si]) {
+    for site in ctx.topo.sites() {
+        for group in vrrp_groups(ctx, &site.id) {
             for r in &group {
                 let state = r.meta.state;
                 if state == State::Desired {
@@ -215,24 +214,15 @@ fn pbs_syncs(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// NET-003's patterns: every pair of the sites their clusters are in is linked.
 fn pattern_sites(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    let clusters = topo.k3s_clusters();
-    for (pi, p) in topo.patterns().iter().enumerate() {
-        // The members by position, then the manager; each site once, by key.
-        let manager = p
-            .manager
-            .as_ref()
-            .and_then(|m| topo.k3s_cluster_position(m));
-        let members = ctx.refs.pattern_members.of(pi).iter().map(|at| at.get());
+    for p in topo.patterns() {
+        // The members, then the manager; each site once.
         let mut sites: Vec<(&SiteId, usize)> = Vec::new();
-        let mut seen: HashSet<SiteKey> = HashSet::new();
-        for (i, ki) in members
-            .chain(p.manager.as_ref().map(|_| manager))
-            .enumerate()
-        {
-            if let Some(ki) = ki
-                && seen.insert(ctx.refs.cluster_site[ki])
+        let mut seen: HashSet<&SiteId> = HashSet::new();
+        for (i, id) in p.members.iter().chain(&p.manager).enumerate() {
+            if let Some(k) = topo.k3s_cluster(id)
+                && seen.insert(&k.site)
             {
-                sites.push((&clusters[ki].site, i));
+                sites.push((&k.site, i));
             }
         }
         // Sites are few (two today): checking every pair of distinct sites is cheap.
@@ -262,12 +252,11 @@ fn pattern_sites(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// NET-003's ArgoCD instances: linked to the site of each cluster they manage elsewhere.
 fn managed_clusters(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for (ai, a) in topo.argocd().iter().enumerate() {
-        for (i, ki) in ctx.managed_by(ai) {
-            if ctx.refs.cluster_site[ki] == ctx.refs.argocd_site[ai] {
+    for a in topo.argocd() {
+        for (i, k) in topo.managed_by(a) {
+            if k.site == a.site {
                 continue;
             }
-            let k = &topo.k3s_clusters()[ki];
             let needed = a.meta.state.min(k.meta.state);
             if let Some(why) = missing_link(ctx, &a.site, &k.site, needed) {
                 sink.emit_at(
@@ -286,13 +275,12 @@ fn managed_clusters(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// INGRESS-001: one Traefik in service per site.
 pub(super) fn ingress_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for (si, site) in ctx.topo.sites().iter().enumerate() {
+    for site in ctx.topo.sites() {
         let all: Vec<_> = ctx
-            .refs
-            .traefik_by_site
-            .of(ctx.refs.site_keys[si].index())
+            .topo
+            .traefik()
             .iter()
-            .map(|&t| &ctx.topo.traefik()[t as usize])
+            .filter(|t| t.site == site.id)
             .collect();
         let live: Vec<_> = all
             .iter()
@@ -348,22 +336,21 @@ pub(super) fn ingress_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// count, so they are not asked for cert-manager. With more sites or more general clusters, each
 /// general-purpose cluster is checked.
 pub(super) fn ingress_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    // On the clusters' packed facts: a cluster is read only to name it.
-    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
-        if f.state == State::Desired || f.purpose != ClusterPurpose::General {
+    for k in ctx.topo.k3s_clusters() {
+        let state = k.meta.state;
+        if state == State::Desired || k.purpose != ClusterPurpose::General {
             continue;
         }
-        let problem = match f.cert_manager {
+        let problem = match &k.cert_manager {
             None => "has no cert-manager".to_owned(),
-            Some(cm) if cm < f.state => {
-                format!("is {} but its cert-manager is only {cm}", f.state)
+            Some(cm) if cm.state < state => {
+                format!("is {state} but its cert-manager is only {}", cm.state)
             }
-            Some(_) if !f.dns01_issuer() => {
+            Some(cm) if !cm.dns01_cluster_issuer => {
                 "has cert-manager but no ClusterIssuer with a DNS-01 solver".to_owned()
             }
             Some(_) => continue,
         };
-        let k = &ctx.topo.k3s_clusters()[ki];
         sink.emit_at(
             Severity::Warning,
             ComponentRef::K3sCluster(k),

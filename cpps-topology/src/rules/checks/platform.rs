@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::{Ctx, Sink, disputes, quoted, scaled};
+use super::{Ctx, Sink, disputes, gpu_clusters_in_service, quoted, scaled};
 use crate::finding::Severity;
 use crate::model::{
     ClusterPurpose, CniKind, ComponentRef, GuestKind, Host, ItemRole, K3sCluster, NodePlacement,
@@ -47,8 +47,6 @@ impl NodeField {
 /// Where a node of a cluster is, or will be.
 struct Placed<'t> {
     placement: NodePlacement,
-    /// The host's position in [`crate::model::Topology::hosts`].
-    host_at: usize,
     host: &'t Host,
     field: NodeField,
 }
@@ -56,38 +54,29 @@ struct Placed<'t> {
 /// Where a cluster's nodes are, or will be: each listed node guest, or each candidate host when
 /// no node is listed yet. An iterator, so that a check that skips most placements (the VM nodes)
 /// allocates nothing per cluster.
-fn placements<'t>(ctx: &Ctx<'t>, ki: usize) -> impl Iterator<Item = Placed<'t>> + 't {
-    let (topo, refs) = (ctx.topo, ctx.refs);
-    let f = refs.cluster_facts[ki];
-    let nodes = ctx.nodes_of(ki).filter_map(move |(i, gi)| {
-        let g = refs.guest_facts[gi];
-        let host_at = refs.guest_host[gi].get()?;
-        let placement = match (g.kind, g.privileged()) {
+fn placements<'t>(ctx: &Ctx<'t>, k: &'t K3sCluster) -> impl Iterator<Item = Placed<'t>> + 't {
+    let topo = ctx.topo;
+    let nodes = topo.nodes_of(k).filter_map(move |(i, g)| {
+        let placement = match (g.kind, g.privileged) {
             (GuestKind::Vm, _) => NodePlacement::Vm,
             (GuestKind::Lxc, true) => NodePlacement::LxcPrivileged,
             (GuestKind::Lxc, false) => NodePlacement::Lxc,
         };
         Some(Placed {
             placement,
-            host_at,
-            host: &topo.hosts()[host_at],
+            host: topo.host_of(g)?,
             field: NodeField::Node(i),
         })
     });
-    let planned = f
-        .node_placement
-        .filter(|_| !f.lists_nodes() && f.has_candidates());
+    let planned = k.node_placement.filter(|_| k.nodes.is_empty());
     let candidates = planned.into_iter().flat_map(move |placement| {
-        let k = &topo.k3s_clusters()[ki];
         k.candidate_hosts
             .iter()
             .enumerate()
             .filter_map(move |(i, id)| {
-                let host_at = topo.host_position(id)?;
                 Some(Placed {
                     placement,
-                    host_at,
-                    host: &topo.hosts()[host_at],
+                    host: topo.host(id)?,
                     field: NodeField::Candidate(i),
                 })
             })
@@ -95,16 +84,22 @@ fn placements<'t>(ctx: &Ctx<'t>, ki: usize) -> impl Iterator<Item = Placed<'t>> 
     nodes.chain(candidates)
 }
 
+/// The K3s clusters that run Cilium, in file order.
+fn cilium_clusters<'t>(ctx: &Ctx<'t>) -> impl Iterator<Item = &'t K3sCluster> + 't {
+    let clusters = ctx.topo.k3s_clusters().iter();
+    clusters.filter(|k| k.cni.kind == CniKind::Cilium)
+}
+
 /// CNI-001: Cilium runs on VM nodes; an LXC node is allowed only privileged, on a Tier 3 host
 /// (GPU only through LXC), with an explicit exception on the cluster.
 pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for (ki, f, k) in ctx.clusters_where(|f| f.cni == CniKind::Cilium) {
+    for k in cilium_clusters(ctx) {
         // A cluster with neither nodes nor candidate hosts yet is judged on its intended
         // placement alone: a plan to run Cilium on LXC breaks the decision before any node
         // exists.
-        if !f.lists_nodes()
-            && !f.has_candidates()
-            && let Some(placement) = f.node_placement
+        if k.nodes.is_empty()
+            && k.candidate_hosts.is_empty()
+            && let Some(placement) = k.node_placement
             && placement != NodePlacement::Vm
         {
             let why = match (placement, &k.cilium_lxc_exception) {
@@ -132,18 +127,18 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         }
         for Placed {
             placement,
-            host_at,
             host,
             field,
-        } in placements(ctx, ki)
+        } in placements(ctx, k)
         {
             if placement == NodePlacement::Vm {
                 continue;
             }
             // The host's tier: Tier 3 (GPU only through LXC), another, or unknown (no tier, or
             // one the topology does not model; GPU-002 reports that gap on GPU clusters).
-            let tier3 = ctx.tier_capabilities(host_at).map(|c| c.gpu_lxc_only);
-            let excepted = placement == NodePlacement::LxcPrivileged && f.lxc_exception();
+            let tier3 = ctx.tier_capabilities(host).map(|c| c.gpu_lxc_only);
+            let excepted =
+                placement == NodePlacement::LxcPrivileged && k.cilium_lxc_exception.is_some();
             if excepted && tier3 == Some(true) {
                 continue;
             }
@@ -190,7 +185,7 @@ pub(super) fn cni_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// CNI-002: Cilium 1.16 or later. A Cilium cluster that declares no version, or only a major
 /// `1` (no minor), leaves that unknown: said as such, never passed as 1.16 or later.
 pub(super) fn cni_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for (_, _, k) in ctx.clusters_where(|f| f.cni == CniKind::Cilium) {
+    for k in cilium_clusters(ctx) {
         let (field, message) = match &k.cni.version {
             None => (
                 "cni",
@@ -230,7 +225,7 @@ pub(super) fn cni_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// CNI-003: a Cilium cluster declares NetworkPolicy default-deny.
 pub(super) fn cni_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for (_, _, k) in ctx.clusters_where(|f| f.cni == CniKind::Cilium && !f.default_deny()) {
+    for k in cilium_clusters(ctx).filter(|k| !k.default_deny) {
         sink.emit_at(
             scaled(Severity::Warning, k.meta.state),
             ComponentRef::K3sCluster(k),
@@ -241,6 +236,21 @@ pub(super) fn cni_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ),
         );
     }
+}
+
+/// The members of a pattern that name a K3s cluster, with their position in `members`.
+fn members<'t>(
+    ctx: &Ctx<'t>,
+    p: &'t Pattern,
+) -> impl Iterator<Item = (usize, &'t K3sCluster)> + 't {
+    let members = p.members.iter().enumerate();
+    members.filter_map(|(i, id)| ctx.topo.k3s_cluster(id).map(|k| (i, k)))
+}
+
+/// The GPU K3s clusters, in file order.
+fn gpu_clusters<'t>(ctx: &Ctx<'t>) -> impl Iterator<Item = &'t K3sCluster> + 't {
+    let clusters = ctx.topo.k3s_clusters().iter();
+    clusters.filter(|k| k.purpose == ClusterPurpose::Gpu)
 }
 
 /// The severity of adopting an architecture ADR-009 rejects: an error once it is in production,
@@ -258,15 +268,14 @@ fn rejected_architecture(state: State) -> Severity {
 /// ClusterMesh between a GPU cluster and a general-purpose one (D).
 pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
-        if f.purpose != ClusterPurpose::General {
+    for k in topo.k3s_clusters() {
+        if k.purpose != ClusterPurpose::General {
             continue;
         }
-        for (i, gi) in ctx.nodes_of(ki) {
-            if !ctx.refs.guest_facts[gi].gpu() {
+        for (i, g) in topo.nodes_of(k) {
+            if g.gpu.is_none() {
                 continue;
             }
-            let (k, g) = (&topo.k3s_clusters()[ki], &topo.guests()[gi]);
             let alternative = if g.kind == GuestKind::Lxc && k.cni.kind == CniKind::Cilium {
                 "(C), the GPU LXC as a node of the Cilium cluster"
             } else {
@@ -283,31 +292,18 @@ pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
-    let facts = &ctx.refs.cluster_facts;
-    for (pi, p) in topo.patterns().iter().enumerate() {
+    for p in topo.patterns() {
         if p.kind != PatternKind::ClusterMesh {
             continue;
         }
-        // The members by position, judged on their packed facts.
-        let members = || {
-            ctx.refs
-                .pattern_members
-                .of(pi)
-                .iter()
-                .enumerate()
-                .filter_map(|(i, at)| at.get().map(|ki| (i, ki)))
-        };
-        let Some(general) = members()
-            .filter(|&(_, ki)| facts[ki].purpose == ClusterPurpose::General)
-            .max_by_key(|&(_, ki)| facts[ki].state)
-            .map(|(_, ki)| &topo.k3s_clusters()[ki])
+        let Some(general) = members(ctx, p)
+            .map(|(_, k)| k)
+            .filter(|k| k.purpose == ClusterPurpose::General)
+            .max_by_key(|k| k.meta.state)
         else {
             continue;
         };
-        for (i, gpu) in members()
-            .filter(|&(_, ki)| facts[ki].purpose == ClusterPurpose::Gpu)
-            .map(|(i, ki)| (i, &topo.k3s_clusters()[ki]))
-        {
+        for (i, gpu) in members(ctx, p).filter(|(_, k)| k.purpose == ClusterPurpose::Gpu) {
             sink.emit_at(
                 rejected_architecture(p.meta.state.min(gpu.meta.state).min(general.meta.state)),
                 ComponentRef::Pattern(p),
@@ -324,16 +320,15 @@ pub(super) fn gpu_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// GPU-002: a GPU cluster's placement follows its hosts' tier, and the documents' disagreement
 /// about a placement is surfaced.
 pub(super) fn gpu_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for (ki, _, k) in ctx.clusters_where(|f| f.purpose == ClusterPurpose::Gpu) {
+    for k in gpu_clusters(ctx) {
         let c = ComponentRef::K3sCluster(k);
         for Placed {
             placement,
-            host_at,
             host,
             field,
-        } in placements(ctx, ki)
+        } in placements(ctx, k)
         {
-            let Some(caps) = ctx.tier_capabilities(host_at) else {
+            let Some(caps) = ctx.tier_capabilities(host) else {
                 // Without a tier nothing says whether this host's GPU is reachable from a VM or
                 // only from a privileged LXC: the placement cannot be judged, and that is a gap.
                 sink.emit_at(
@@ -451,12 +446,7 @@ fn documents_disagree(k: &K3sCluster, sink: &mut Sink<'_>) {
 /// GPU-003: a guest using a GPU is privileged (when an LXC) and sits on a host with that GPU.
 pub(super) fn gpu_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    let facts = &ctx.refs.guest_facts;
-    for (gi, f) in facts.iter().enumerate() {
-        if !f.gpu() {
-            continue;
-        }
-        let g = &topo.guests()[gi];
+    for g in topo.guests() {
         let Some(gpu) = &g.gpu else {
             continue;
         };
@@ -473,8 +463,7 @@ pub(super) fn gpu_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         }
-        if let Some(hi) = ctx.refs.guest_host[gi].get() {
-            let h = &topo.hosts()[hi];
+        if let Some(h) = topo.host_of(g) {
             // Counts the file does not state are at least one GPU each, and no more is known:
             // a guest that may need more than that lower bound is "not stated", never a pass
             // nor an error.
@@ -514,14 +503,11 @@ pub(super) fn gpu_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// GPU-004: each GPU cluster in service is registered with an ArgoCD of its site, in service too.
 pub(super) fn gpu_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    for (ki, _, k) in
-        ctx.clusters_where(|f| f.purpose == ClusterPurpose::Gpu && f.state != State::Desired)
-    {
+    for k in gpu_clusters_in_service(ctx.topo) {
         let local: Vec<_> = ctx
-            .managers_of(ki)
-            .iter()
-            .filter(|&&a| ctx.refs.argocd_site[a as usize] == ctx.refs.cluster_site[ki])
-            .map(|&a| ctx.argocd_at(a))
+            .topo
+            .managers_of(k)
+            .filter(|a| a.site == k.site)
             .collect();
         let problem = if local.is_empty() {
             format!("is registered with no ArgoCD of site {}", k.site)
@@ -619,7 +605,6 @@ fn review_trigger(signal: ReviewSignal) -> (Review, &'static str) {
 pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let policy = review_trigger(ReviewSignal::CiliumPolicyRequired).1;
-    let facts = &ctx.refs.cluster_facts;
     for k in with_review_signals(ctx) {
         for (i, &signal) in k.review_signals.iter().enumerate() {
             let (what, quote) = match (review_trigger(signal), signal) {
@@ -662,20 +647,15 @@ pub(super) fn gpu_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             );
         }
     }
-    let gpu_sites: BTreeSet<&str> = facts
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.purpose == ClusterPurpose::Gpu && f.state != State::Desired)
-        .map(|(ki, _)| topo.k3s_clusters()[ki].site.as_str())
+    let gpu_sites: BTreeSet<&str> = gpu_clusters_in_service(topo)
+        .map(|k| k.site.as_str())
         .collect();
     // "GPU em Franca também (justificaria ClusterMesh entre 2 GPU clusters)": GPU clusters in
     // service in two sites. ADR-009's later "Critério revisado" answers it with MultiKueue
     // (GPU-008), so it is a review fact, reported once per such cluster.
     if gpu_sites.len() >= 2 {
         let sites = gpu_sites.iter().copied().collect::<Vec<_>>().join(", ");
-        for (_, _, k) in
-            ctx.clusters_where(|f| f.purpose == ClusterPurpose::Gpu && f.state != State::Desired)
-        {
+        for k in gpu_clusters_in_service(topo) {
             sink.emit_at(
                 Severity::Info,
                 ComponentRef::K3sCluster(k),
@@ -727,23 +707,16 @@ pub(super) fn gpu_007(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// The clusters that record review signals (found on their packed facts).
+/// The clusters that record review signals.
 fn with_review_signals<'t>(ctx: &Ctx<'t>) -> impl Iterator<Item = &'t K3sCluster> + 't {
-    let clusters = ctx.topo.k3s_clusters();
-    clusters
-        .iter()
-        .zip(&ctx.refs.cluster_facts)
-        .filter(|(_, f)| f.review_signals())
-        .map(|(k, _)| k)
+    let clusters = ctx.topo.k3s_clusters().iter();
+    clusters.filter(|k| !k.review_signals.is_empty())
 }
 
 /// Whether a cluster has (or plans) VM nodes.
-fn has_vm_nodes(ctx: &Ctx<'_>, ki: usize) -> bool {
-    let k = &ctx.topo.k3s_clusters()[ki];
+fn has_vm_nodes(ctx: &Ctx<'_>, k: &K3sCluster) -> bool {
     k.node_placement == Some(NodePlacement::Vm)
-        || ctx
-            .nodes_of(ki)
-            .any(|(_, gi)| ctx.refs.guest_facts[gi].kind == GuestKind::Vm)
+        || ctx.topo.nodes_of(k).any(|(_, g)| g.kind == GuestKind::Vm)
 }
 
 /// GPU-008's «Comunicação com cluster Franca principal via Traefik HTTP»: a GPU cluster in
@@ -823,24 +796,14 @@ fn shared_with_other_sites(ctx: &Ctx<'_>, k: &K3sCluster, sink: &mut Sink<'_>) {
 /// provisioned in two or more sites, MultiKueue and an ApplicationSet join each with the others.
 /// (Its registration with the site's ArgoCD is GPU-004.)
 pub(super) fn gpu_008(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let topo = ctx.topo;
     let joined = joined_gpu_sites(ctx);
-    // The GPU clusters, found on the clusters' packed facts.
-    let facts = &ctx.refs.cluster_facts;
-    let gpu_clusters = || {
-        facts
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.purpose == ClusterPurpose::Gpu)
-            .map(|(ki, _)| (ki, &topo.k3s_clusters()[ki]))
-    };
-    let provisioned_sites: BTreeSet<&str> = gpu_clusters()
-        .filter(|(_, k)| provisioned(k))
-        .map(|(_, k)| k.site.as_str())
+    let provisioned_sites: BTreeSet<&str> = gpu_clusters(ctx)
+        .filter(|k| provisioned(k))
+        .map(|k| k.site.as_str())
         .collect();
-    for (ki, k) in gpu_clusters() {
+    for k in gpu_clusters(ctx) {
         candidate_hosts_elsewhere(ctx, k, sink);
-        cilium_without_poc(ctx, ki, k, sink);
+        cilium_without_poc(ctx, k, sink);
         if provisioned(k) {
             traefik_for(ctx, k, sink);
         }
@@ -918,11 +881,11 @@ fn candidate_hosts_elsewhere(ctx: &Ctx<'_>, k: &K3sCluster, sink: &mut Sink<'_>)
     }
 }
 
-/// GPU-008's VM + Cilium in GPU cluster `k` (at `ki`): only after a validated proof of concept.
-fn cilium_without_poc(ctx: &Ctx<'_>, ki: usize, k: &K3sCluster, sink: &mut Sink<'_>) {
+/// GPU-008's VM + Cilium in GPU cluster `k`: only after a validated proof of concept.
+fn cilium_without_poc(ctx: &Ctx<'_>, k: &K3sCluster, sink: &mut Sink<'_>) {
     let c = ComponentRef::K3sCluster(k);
     if k.cni.kind == CniKind::Cilium
-        && has_vm_nodes(ctx, ki)
+        && has_vm_nodes(ctx, k)
         && k.cilium_vm_poc != Some(State::Validated)
     {
         let poc = k
@@ -1001,16 +964,12 @@ fn not_joined(
 /// MESH-001: a ClusterMesh joins only Cilium clusters.
 pub(super) fn mesh_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    let facts = &ctx.refs.cluster_facts;
-    for (pi, p) in topo.patterns().iter().enumerate() {
+    for p in topo.patterns() {
         if p.kind != PatternKind::ClusterMesh {
             continue;
         }
-        let members = ctx.refs.pattern_members.of(pi).iter().enumerate();
-        let offenders: Vec<(usize, &K3sCluster)> = members
-            .filter_map(|(i, at)| at.get().map(|ki| (i, ki)))
-            .filter(|&(_, ki)| facts[ki].cni != CniKind::Cilium)
-            .map(|(i, ki)| (i, &topo.k3s_clusters()[ki]))
+        let offenders: Vec<(usize, &K3sCluster)> = members(ctx, p)
+            .filter(|(_, k)| k.cni.kind != CniKind::Cilium)
             .collect();
         if let Some((first, _)) = offenders.first() {
             let names: Vec<String> = offenders
@@ -1037,7 +996,7 @@ pub(super) fn mesh_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// NET-003's.
 pub(super) fn mesh_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for (pi, p) in topo.patterns().iter().enumerate() {
+    for p in topo.patterns() {
         if p.kind != PatternKind::MultiKueue {
             continue;
         }
@@ -1052,19 +1011,11 @@ pub(super) fn mesh_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         }
-        // The manager by position: a member names it exactly when it resolves to it.
-        let manager = p.manager.as_ref().map(|m| topo.k3s_cluster_position(m));
-        let members = p.members.iter().zip(ctx.refs.pattern_members.of(pi));
-        let unregistered: Vec<(usize, &str)> = members
-            .enumerate()
-            .filter(|(_, (m, at))| match manager {
-                Some(Some(ki)) => at.get() != Some(ki),
-                Some(None) => p.manager.as_ref() != Some(*m),
-                None => true,
-            })
-            .filter_map(|(i, (_, at))| at.get().map(|ki| (i, ki)))
-            .filter(|&(_, ki)| ctx.managers_of(ki).is_empty())
-            .map(|(i, ki)| (i, topo.k3s_clusters()[ki].id.as_str()))
+        // The workers: the members but the manager.
+        let unregistered: Vec<(usize, &str)> = members(ctx, p)
+            .filter(|(_, k)| p.manager.as_ref() != Some(&k.id))
+            .filter(|(_, k)| topo.managers_of(k).next().is_none())
+            .map(|(i, k)| (i, k.id.as_str()))
             .collect();
         if let Some((first, _)) = unregistered.first() {
             let names: Vec<&str> = unregistered.iter().map(|(_, id)| *id).collect();
@@ -1101,11 +1052,8 @@ pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
     let criterion = karmada_criterion(topo);
     let in_service = || {
-        ctx.refs
-            .cluster_facts
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.state != State::Desired)
+        let clusters = topo.k3s_clusters().iter();
+        clusters.filter(|k| k.meta.state != State::Desired)
     };
     let clusters = in_service().count();
     let mut karmada = topo
@@ -1113,9 +1061,7 @@ pub(super) fn mesh_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
         .iter()
         .filter(|p| p.kind == PatternKind::Karmada)
         .peekable();
-    let fifth = in_service()
-        .nth(criterion.saturating_sub(1))
-        .map(|(ki, _)| &topo.k3s_clusters()[ki]);
+    let fifth = in_service().nth(criterion.saturating_sub(1));
     if let Some(fifth) = fifth
         && karmada.peek().is_none()
     {
@@ -1168,16 +1114,14 @@ pub(super) fn gitops_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// GITOPS-001's sites with a K3s cluster and no ArgoCD.
 fn sites_without_argocd(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let (topo, refs) = (ctx.topo, ctx.refs);
-    for (si, site) in topo.sites().iter().enumerate() {
-        let key = refs.site_keys[si].index();
-        let clusters: Vec<&K3sCluster> = refs
-            .clusters_by_site
-            .of(key)
+    let topo = ctx.topo;
+    for site in topo.sites() {
+        let clusters: Vec<&K3sCluster> = topo
+            .k3s_clusters()
             .iter()
-            .map(|&k| &topo.k3s_clusters()[k as usize])
+            .filter(|k| k.site == site.id)
             .collect();
-        if clusters.is_empty() || !refs.argocd_by_site.of(key).is_empty() {
+        if clusters.is_empty() || topo.argocd().iter().any(|a| a.site == site.id) {
             continue;
         }
         let most = clusters
@@ -1202,15 +1146,14 @@ fn sites_without_argocd(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// GITOPS-001's clusters: one in service is managed by exactly one ArgoCD.
 fn managers_per_cluster(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for (ki, f) in ctx.refs.cluster_facts.iter().enumerate() {
-        let managers = ctx.managers_of(ki);
-        if managers.len() == 1 || (managers.is_empty() && f.state == State::Desired) {
+    for k in topo.k3s_clusters() {
+        let managers: Vec<_> = topo.managers_of(k).collect();
+        if managers.len() == 1 || (managers.is_empty() && k.meta.state == State::Desired) {
             continue;
         }
-        let k = &topo.k3s_clusters()[ki];
         let c = ComponentRef::K3sCluster(k);
         let severity = scaled(Severity::Error, k.meta.state);
-        match managers {
+        match managers.as_slice() {
             [] if k.meta.state != State::Desired => sink.emit_at(
                 severity,
                 c,
@@ -1219,7 +1162,7 @@ fn managers_per_cluster(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ),
             [] | [_] => {}
             many => {
-                let names: Vec<&str> = many.iter().map(|&a| ctx.argocd_at(a).id.as_str()).collect();
+                let names: Vec<&str> = many.iter().map(|a| a.id.as_str()).collect();
                 sink.emit_at(
                     severity,
                     c,
@@ -1238,13 +1181,12 @@ fn managers_per_cluster(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// GITOPS-001's ArgoCD instances: each manages clusters of its own site.
 fn managed_elsewhere(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let (topo, refs) = (ctx.topo, ctx.refs);
-    for (ai, a) in topo.argocd().iter().enumerate() {
-        for (index, ki) in ctx.managed_by(ai) {
-            if refs.cluster_site[ki] == refs.argocd_site[ai] {
+    let topo = ctx.topo;
+    for a in topo.argocd() {
+        for (index, k) in topo.managed_by(a) {
+            if k.site == a.site {
                 continue;
             }
-            let k = &topo.k3s_clusters()[ki];
             sink.emit_at(
                 scaled(Severity::Error, k.meta.state.min(a.meta.state)),
                 ComponentRef::ArgoCd(a),

@@ -38,7 +38,7 @@
 //!   cluster; the GPU cluster runs GPU work);
 //! * a GPU cluster none of whose listed nodes has a GPU.
 //!
-//! Every check iterates one list and follows references by position or looks them up by id (O(n)).
+//! Every check iterates one list and follows its references through the topology's lookups by id.
 
 use std::fmt;
 
@@ -48,8 +48,8 @@ use std::collections::hash_map::Entry;
 use super::{Ctx, Repeats, Sink, scaled};
 use crate::finding::Severity;
 use crate::model::{
-    CapabilityKind, ClusterNode, ClusterPurpose, CniKind, ComponentRef, Guest, GuestId, GuestKind,
-    HostId, K3sCluster, K3sClusterId, LinstorController, NodePlacement, PatternKind, Pbs, Pos,
+    CapabilityKind, ClusterPurpose, CniKind, ComponentRef, Guest, GuestId, GuestKind, Host, HostId,
+    K3sCluster, K3sClusterId, LinstorController, LinstorPool, NodePlacement, PatternKind, Pbs,
     Router, State, Traefik,
 };
 
@@ -66,15 +66,6 @@ fn placement_name(p: NodePlacement) -> &'static str {
         NodePlacement::Vm => "a VM",
         NodePlacement::Lxc => "an unprivileged LXC",
         NodePlacement::LxcPrivileged => "a privileged LXC",
-    }
-}
-
-/// The field of the `j`-th controller host of a pool (see [`LinstorController::hosts_with_fields`]).
-pub(super) fn controller_field(controller: &LinstorController, j: usize) -> String {
-    match (controller.primary.is_some(), j) {
-        (true, 0) => "controller.primary".to_owned(),
-        (true, j) => format!("controller.standby[{}]", j - 1),
-        (false, j) => format!("controller.standby[{j}]"),
     }
 }
 
@@ -105,7 +96,7 @@ fn host_is_its_guests(
 }
 
 /// REL-001's finding on each entry of the list `field` of `c` (a `what`: `ArgoCD`, `pattern`),
-/// `clusters` resolved to `positions`, that names a K3s cluster the list named before.
+/// `clusters`, that names a K3s cluster the list named before.
 fn clusters_listed_twice<'t>(
     sink: &mut Sink<'_>,
     repeats: &mut Repeats<'t>,
@@ -113,11 +104,10 @@ fn clusters_listed_twice<'t>(
     what: &str,
     field: &str,
     clusters: &'t [K3sClusterId],
-    positions: &[Pos],
 ) {
     repeats.next_list();
-    for ((i, k), at) in clusters.iter().enumerate().zip(positions) {
-        if repeats.repeated(*at, k.as_str()) {
+    for (i, k) in clusters.iter().enumerate() {
+        if repeats.repeated(k.as_str()) {
             sink.emit_at(
                 scaled(Severity::Error, c.meta().state),
                 c,
@@ -239,15 +229,12 @@ pub(super) fn rel_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// REL-001's cluster nodes: one cluster per guest, and the cluster's stated placement. A node
 /// naming a guest is listed again when the guest's first listing is another one; the ids that
-/// name no guest (a topology built in code) are compared as strings. The clusters are read
-/// through their packed facts, a cluster itself only to name it in a finding.
+/// name no guest (a topology built in code) are compared as strings.
 fn cluster_nodes(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let (refs, topo) = (ctx.refs, ctx.topo);
-    let clusters = topo.k3s_clusters();
-    let mut unresolved_first: HashMap<&str, usize> = HashMap::new();
-    let listed_again = |sink: &mut Sink<'_>, ki: usize, i: usize, first: usize| {
-        let (k, other) = (&clusters[ki], &clusters[first]);
-        let detail = if first == ki {
+    let topo = ctx.topo;
+    let mut unresolved_first: HashMap<&str, &K3sCluster> = HashMap::new();
+    let listed_again = |sink: &mut Sink<'_>, k: &K3sCluster, i: usize, other: &K3sCluster| {
+        let detail = if std::ptr::eq(other, k) {
             "twice".to_owned()
         } else {
             format!("while it is a node of cluster {} already", other.id)
@@ -262,64 +249,51 @@ fn cluster_nodes(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             ),
         );
     };
-    for (ki, f) in refs.cluster_facts.iter().enumerate() {
-        // Where the guest of a resolved node is first listed, if not at this node.
-        let first_listing = |n: &ClusterNode| {
-            let listing = refs.guest_listing[n.guest as usize];
-            listing
-                .cluster
-                .get()
-                .filter(|&first| first != ki || listing.field != n.field)
-        };
-        if f.unresolved_nodes() {
-            let k = &clusters[ki];
-            let mut resolved = refs.cluster_nodes.of(ki).iter().peekable();
-            for i in 0..k.nodes.len() {
-                let first = match resolved.next_if(|n| n.field as usize == i) {
-                    Some(n) => first_listing(n),
-                    None => match unresolved_first.entry(k.nodes[i].as_str()) {
-                        Entry::Occupied(first) => Some(*first.get()),
-                        Entry::Vacant(slot) => {
-                            slot.insert(ki);
-                            None
-                        }
-                    },
-                };
-                if let Some(first) = first {
-                    listed_again(sink, ki, i, first);
-                }
-            }
-        } else {
-            for n in refs.cluster_nodes.of(ki) {
-                if let Some(first) = first_listing(n) {
-                    listed_again(sink, ki, n.field as usize, first);
-                }
+    for k in topo.k3s_clusters() {
+        for (i, n) in k.nodes.iter().enumerate() {
+            // Where the node's guest is first listed, if not at this node.
+            let first = match topo.guest(n) {
+                Some(_) => topo
+                    .listing_of(n)
+                    .filter(|&(first, field)| !std::ptr::eq(first, k) || field != i)
+                    .map(|(first, _)| first),
+                None => match unresolved_first.entry(n.as_str()) {
+                    Entry::Occupied(first) => Some(*first.get()),
+                    Entry::Vacant(slot) => {
+                        slot.insert(k);
+                        None
+                    }
+                },
+            };
+            if let Some(first) = first {
+                listed_again(sink, k, i, first);
             }
         }
-        if let Some(stated) = f.node_placement {
-            placement_contradicted(ctx, sink, ki, stated);
+        if let Some(stated) = k.node_placement {
+            placement_contradicted(ctx, sink, k, stated);
         }
     }
 }
 
-/// REL-001's findings on the nodes of cluster `ki` that are not the `stated` placement.
-fn placement_contradicted(ctx: &Ctx<'_>, sink: &mut Sink<'_>, ki: usize, stated: NodePlacement) {
-    let (refs, topo) = (ctx.refs, ctx.topo);
-    let f = &refs.cluster_facts[ki];
-    for (i, gi) in ctx.nodes_of(ki) {
-        let g = refs.guest_facts[gi];
-        let actual = placement_of(g.kind, g.privileged());
+/// REL-001's findings on the nodes of cluster `k` that are not the `stated` placement.
+fn placement_contradicted(
+    ctx: &Ctx<'_>,
+    sink: &mut Sink<'_>,
+    k: &K3sCluster,
+    stated: NodePlacement,
+) {
+    for (i, g) in ctx.topo.nodes_of(k) {
+        let actual = placement_of(g.kind, g.privileged);
         if actual != stated {
-            let k = &topo.k3s_clusters()[ki];
             sink.emit_at(
-                err(f.state, g.state),
+                err(k.meta.state, g.meta.state),
                 ComponentRef::K3sCluster(k),
                 &format!("nodes[{i}]"),
                 format!(
                     "k3s cluster {} states `node_placement` {} but its node {} is {}",
                     k.id,
                     placement_name(stated),
-                    topo.guests()[gi].id,
+                    g.id,
                     placement_name(actual)
                 ),
             );
@@ -327,17 +301,20 @@ fn placement_contradicted(ctx: &Ctx<'_>, sink: &mut Sink<'_>, ki: usize, stated:
     }
 }
 
-/// REL-001's LINSTOR pools: pool nodes run a satellite, controllers run a controller (hosts
-/// followed by position, read through their packed facts).
+/// Whether a host runs a LINSTOR satellite (`linstor.roles`).
+fn runs_satellite(h: &Host) -> bool {
+    h.linstor.as_ref().is_some_and(|l| l.is_satellite())
+}
+
+/// REL-001's LINSTOR pools: pool nodes run a satellite, controllers run a controller.
 fn pool_hosts(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let (refs, topo) = (ctx.refs, ctx.topo);
-    let hosts = topo.hosts();
-    let mut repeats = Repeats::new(hosts.len());
-    for (pi, pool) in topo.linstor_pools().iter().enumerate() {
+    let topo = ctx.topo;
+    let mut repeats = Repeats::default();
+    for pool in topo.linstor_pools() {
         let c = ComponentRef::LinstorPool(pool);
         repeats.next_list();
-        for ((i, node), at) in pool.nodes.iter().enumerate().zip(refs.pool_nodes.of(pi)) {
-            if repeats.repeated(*at, node.host.as_str()) {
+        for (i, node) in pool.nodes.iter().enumerate() {
+            if repeats.repeated(node.host.as_str()) {
                 sink.emit_at(
                     scaled(Severity::Error, pool.meta.state),
                     c,
@@ -349,10 +326,9 @@ fn pool_hosts(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 );
                 continue;
             }
-            if let Some(hi) = at.get()
-                && !refs.host_facts[hi].satellite()
+            if let Some(h) = topo.host(&node.host)
+                && !runs_satellite(h)
             {
-                let h = &hosts[hi];
                 sink.emit_at(
                     err(pool.meta.state, h.meta.state),
                     c,
@@ -365,27 +341,28 @@ fn pool_hosts(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             }
         }
         if let Some(controller) = &pool.controller {
-            pool_controllers(ctx, sink, pi, controller);
+            pool_controllers(ctx, sink, pool, controller);
         }
     }
 }
 
-/// REL-001's controllers of pool `pi`: each runs a LINSTOR controller, and the primary is not
+/// REL-001's controllers of `pool`: each runs a LINSTOR controller, and the primary is not
 /// also a standby.
-fn pool_controllers(ctx: &Ctx<'_>, sink: &mut Sink<'_>, pi: usize, controller: &LinstorController) {
-    let (refs, topo) = (ctx.refs, ctx.topo);
-    let (hosts, pool) = (topo.hosts(), &topo.linstor_pools()[pi]);
+fn pool_controllers(
+    ctx: &Ctx<'_>,
+    sink: &mut Sink<'_>,
+    pool: &LinstorPool,
+    controller: &LinstorController,
+) {
     let c = ComponentRef::LinstorPool(pool);
-    let controllers = refs.pool_controllers.of(pi);
-    for (j, at) in controllers.iter().enumerate() {
-        if let Some(hi) = at.get()
-            && !refs.host_facts[hi].controller()
+    for (id, field) in controller.hosts_with_fields() {
+        if let Some(h) = ctx.topo.host(id)
+            && !h.linstor.as_ref().is_some_and(|l| l.is_controller())
         {
-            let h = &hosts[hi];
             sink.emit_at(
                 err(pool.meta.state, h.meta.state),
                 c,
-                &controller_field(controller, j),
+                &field,
                 format!(
                     "pool {} names host {} as a LINSTOR controller, but the host runs no controller (`linstor.roles`)",
                     pool.id, h.id
@@ -393,44 +370,36 @@ fn pool_controllers(ctx: &Ctx<'_>, sink: &mut Sink<'_>, pi: usize, controller: &
             );
         }
     }
-    if let Some(primary) = &controller.primary {
-        // Equal ids resolve to one position; ids that name no host are compared as text.
-        let standby = &controllers[1..];
-        let own = match controllers[0].get() {
-            Some(_) => standby.iter().position(|at| *at == controllers[0]),
-            None => controller.standby.iter().position(|h| h == primary),
-        };
-        if let Some(i) = own {
-            sink.emit_at(
-                scaled(Severity::Error, pool.meta.state),
-                c,
-                &format!("controller.standby[{i}]"),
-                format!(
-                    "pool {}'s controller host {primary} is its own standby",
-                    pool.id
-                ),
-            );
-        }
+    if let Some(primary) = &controller.primary
+        && let Some(i) = controller.standby.iter().position(|h| h == primary)
+    {
+        sink.emit_at(
+            scaled(Severity::Error, pool.meta.state),
+            c,
+            &format!("controller.standby[{i}]"),
+            format!(
+                "pool {}'s controller host {primary} is its own standby",
+                pool.id
+            ),
+        );
     }
 }
 
 /// REL-001's guests on replicated storage: their host attaches the DRBD volume.
 fn replicated_guests(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let (refs, topo) = (ctx.refs, ctx.topo);
-    let hosts = topo.hosts();
-    for (gi, (host, pool)) in refs.guest_host.iter().zip(&refs.guest_storage).enumerate() {
-        let (Some(hi), Some(pi)) = (host.get(), pool.get()) else {
+    let topo = ctx.topo;
+    for g in topo.guests() {
+        let (Some(host), Some(pool)) = (topo.host_of(g), topo.pool_of(g)) else {
             continue;
         };
-        if !refs.host_facts[hi].satellite() {
-            let (g, pool) = (&topo.guests()[gi], &topo.linstor_pools()[pi]);
+        if !runs_satellite(host) {
             sink.emit_at(
                 err(g.meta.state, pool.meta.state),
                 ComponentRef::Guest(g),
                 "storage",
                 format!(
                     "guest {} keeps its disks on pool {}, but its host {} runs no LINSTOR satellite to attach them",
-                    g.id, pool.id, hosts[hi].id
+                    g.id, pool.id, host.id
                 ),
             );
         }
@@ -557,9 +526,9 @@ fn pbs_syncs(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// REL-001's ArgoCD instances (each managed cluster once) and patterns (fields of their kind
 /// only; ApplicationSet members registered with its ArgoCD). One [`Repeats`] serves both.
 fn argocd_and_patterns(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let (refs, topo) = (ctx.refs, ctx.topo);
-    let mut repeats = Repeats::new(topo.k3s_clusters().len());
-    for (ai, a) in topo.argocd().iter().enumerate() {
+    let topo = ctx.topo;
+    let mut repeats = Repeats::default();
+    for a in topo.argocd() {
         clusters_listed_twice(
             sink,
             &mut repeats,
@@ -567,12 +536,11 @@ fn argocd_and_patterns(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
             "ArgoCD",
             "manages",
             &a.manages,
-            refs.argocd_manages.of(ai),
         );
     }
 
     // Patterns: fields of their kind only; ApplicationSet members registered with its ArgoCD.
-    for (pi, p) in topo.patterns().iter().enumerate() {
+    for p in topo.patterns() {
         let c = ComponentRef::Pattern(p);
         let sev = scaled(Severity::Error, p.meta.state);
         if p.manager.is_some() && p.kind != PatternKind::MultiKueue {
@@ -597,27 +565,17 @@ fn argocd_and_patterns(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         }
-        let members = refs.pattern_members.of(pi);
-        clusters_listed_twice(
-            sink,
-            &mut repeats,
-            c,
-            "pattern",
-            "members",
-            &p.members,
-            members,
-        );
+        clusters_listed_twice(sink, &mut repeats, c, "pattern", "members", &p.members);
         if p.kind == PatternKind::ApplicationSet
-            && let Some(ai) = p.argocd.as_ref().and_then(|a| topo.argocd_position(a))
+            && let Some(a) = p.argocd.as_ref().and_then(|a| topo.argocd_instance(a))
         {
             // The clusters the ArgoCD manages, marked once: a member is looked up in O(1).
-            let a = &topo.argocd()[ai];
             repeats.next_list();
-            for (at, k) in refs.argocd_manages.of(ai).iter().zip(&a.manages) {
-                repeats.repeated(*at, k.as_str());
+            for k in &a.manages {
+                repeats.repeated(k.as_str());
             }
-            for ((i, m), at) in p.members.iter().enumerate().zip(members) {
-                if !repeats.named(*at, m.as_str()) {
+            for (i, m) in p.members.iter().enumerate() {
+                if !repeats.named(m.as_str()) {
                     sink.emit_at(
                         scaled(Severity::Error, p.meta.state.min(a.meta.state)),
                         c,
@@ -691,40 +649,40 @@ fn warn(a: State, b: State) -> Severity {
 /// What else the guest of each PBS is: a K3s node, the guest of a PBS, a Traefik, a router.
 /// Only the PBS guests (a few) are looked for, and named only when a finding is emitted.
 fn pbs_dedicated_vm<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
-    let (refs, topo) = (ctx.refs, ctx.topo);
-    let mut slot_of: HashMap<usize, usize> = HashMap::new();
+    let topo = ctx.topo;
+    // Keyed by the guest's id: the lookups resolve an id to its first guest.
+    let mut slot_of: HashMap<&str, usize> = HashMap::new();
     let mut uses: Vec<Vec<Use<'t>>> = Vec::new();
     let mut pbs_guests = Vec::new();
     for p in topo.pbs() {
-        let Some(gi) = p.guest.as_ref().and_then(|g| topo.guest_position(g)) else {
+        let Some(g) = p.guest.as_ref().and_then(|g| topo.guest(g)) else {
             continue;
         };
-        let slot = *slot_of.entry(gi).or_insert_with(|| {
+        let slot = *slot_of.entry(g.id.as_str()).or_insert_with(|| {
             uses.push(Vec::new());
             uses.len() - 1
         });
-        pbs_guests.push((p, &topo.guests()[gi], slot));
+        pbs_guests.push((p, g, slot));
     }
     if !pbs_guests.is_empty() {
-        let mut used = |guest: Option<usize>, what: Use<'t>| {
-            if let Some(&slot) = guest.and_then(|gi| slot_of.get(&gi)) {
+        let mut used = |guest: Option<&GuestId>, what: Use<'t>| {
+            if let Some(&slot) = guest.and_then(|g| slot_of.get(g.as_str())) {
                 uses[slot].push(what);
             }
         };
-        for (ki, k) in topo.k3s_clusters().iter().enumerate() {
-            for n in refs.cluster_nodes.of(ki) {
-                used(Some(n.guest as usize), Use::Node(k));
+        for k in topo.k3s_clusters() {
+            for (_, g) in topo.nodes_of(k) {
+                used(Some(&g.id), Use::Node(k));
             }
         }
-        let position = |g: &Option<GuestId>| g.as_ref().and_then(|g| topo.guest_position(g));
         for p in topo.pbs() {
-            used(position(&p.guest), Use::Pbs(p));
+            used(p.guest.as_ref(), Use::Pbs(p));
         }
         for t in topo.traefik() {
-            used(position(&t.guest), Use::Traefik(t));
+            used(t.guest.as_ref(), Use::Traefik(t));
         }
         for r in topo.routers() {
-            used(position(&r.guest), Use::Router(r));
+            used(r.guest.as_ref(), Use::Router(r));
         }
     }
     for (p, g, slot) in pbs_guests {
@@ -779,12 +737,12 @@ fn argocd_in_gpu_cluster(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 
 /// REL-002's GPU clusters: one of its listed nodes has a GPU.
 fn gpu_cluster_without_gpu(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let refs = ctx.refs;
-    for (ki, _, k) in ctx.clusters_where(|f| f.purpose == ClusterPurpose::Gpu) {
-        if !ctx.has_nodes(ki) {
+    let gpu_clusters = ctx.topo.k3s_clusters().iter();
+    for k in gpu_clusters.filter(|k| k.purpose == ClusterPurpose::Gpu) {
+        if !ctx.has_nodes(k) {
             continue;
         }
-        let with_gpu = ctx.nodes_of(ki).any(|(_, gi)| refs.guest_facts[gi].gpu());
+        let with_gpu = ctx.topo.nodes_of(k).any(|(_, g)| g.gpu.is_some());
         if !with_gpu {
             sink.emit_at(
                 scaled(Severity::Warning, k.meta.state),

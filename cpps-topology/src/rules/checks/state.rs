@@ -5,9 +5,7 @@ use foldhash::{HashMap, HashMapExt};
 use super::secrets::{SecretHit, find_secrets};
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
-use crate::model::{
-    AlertKind, CapabilityKind, ComponentRef, Location, Pos, SiteKey, State, Topology,
-};
+use crate::model::{AlertKind, CapabilityKind, ComponentRef, Location, SiteId, State, Topology};
 
 /// A field of a component naming what it stands on: `host`, `nodes[3]`, …
 #[derive(Clone, Copy)]
@@ -63,26 +61,22 @@ impl<'t> Weakest<'t> {
         }
     }
 
-    /// [`Weakest::see_by`] for each entry of the list `field` of references resolved to
-    /// positions (`field[i]`); an entry that names no component is passed over.
+    /// [`Weakest::see_by`] for each entry of the list `field` (`field[i]`) that names a
+    /// component, given as its id and state; an entry that names none is passed over.
     fn see_listed(
         &mut self,
         (kind, field): (&'static str, &'static str),
-        listed: &[Pos],
-        id: impl Fn(usize) -> &'t str,
-        state: impl Fn(usize) -> State,
+        listed: impl Iterator<Item = Option<(&'t str, State)>>,
     ) {
-        for (i, at) in listed.iter().enumerate() {
-            if let Some(at) = at.get() {
-                self.see_by(kind, || id(at), state(at), Field(field, Some(i)));
+        for (i, named) in listed.enumerate() {
+            if let Some((id, state)) = named {
+                self.see_by(kind, || id, state, Field(field, Some(i)));
             }
         }
     }
 }
 
-/// Emits the finding of `w`, if it found a dependency less mature than the component (inlined:
-/// this runs once per component, and almost always finds none).
-#[inline]
+/// Emits the finding of `w`, if it found a dependency less mature than the component.
 fn emit_weakest(sink: &mut Sink<'_>, c: ComponentRef<'_>, state: State, w: &Weakest<'_>) {
     if let (Some(dep_state), Some(field)) = (w.state, w.field) {
         emit_weakest_found(sink, c, state, w, dep_state, field);
@@ -148,9 +142,8 @@ fn ha_more_mature(sink: &mut Sink<'_>, c: ComponentRef<'_>, noun: &str, ha: Stat
 
 /// What STATE-001 judges of the component `c()` names, in `state` (marked `deferred` or not):
 /// unless it is desired (nothing is less mature than desired), whether it is deferred too, and
-/// then the [`Weakest`] of what it stands on, to be filled (inlined: this runs once per
-/// component; `c` is called only for a deferred finding, so the guest pass reads its facts alone).
-#[inline]
+/// then the [`Weakest`] of what it stands on, to be filled. `c` is called only for a deferred
+/// finding.
 fn judged<'t, 'c>(
     sink: &mut Sink<'_>,
     c: impl FnOnce() -> ComponentRef<'c>,
@@ -176,15 +169,16 @@ pub(super) fn state_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     properties_more_mature(ctx, sink);
 }
 
-/// STATE-001's components that follow their references by id. Guests and clusters are judged
-/// on their packed facts, hosts, pools and patterns follow their references by position.
+/// STATE-001's components but the hosts, guests, pools, patterns and K3s clusters (which the
+/// functions below judge), each with what it stands on.
 fn components_by_id<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    for c in topo.components_besides_guests().filter(|c| {
+    for c in topo.components().filter(|c| {
         !matches!(
             c,
             ComponentRef::K3sCluster(_)
                 | ComponentRef::Host(_)
+                | ComponentRef::Guest(_)
                 | ComponentRef::LinstorPool(_)
                 | ComponentRef::Pattern(_)
         )
@@ -199,16 +193,12 @@ fn components_by_id<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
     }
 }
 
-/// Sees in `w` what `c` stands on; false for the components judged by position instead.
+/// Sees in `w` what `c` stands on; false for the components judged on their own (below).
 fn stands_on<'t>(topo: &'t Topology, c: ComponentRef<'t>, w: &mut Weakest<'t>) -> bool {
-    let site = |w: &mut Weakest<'t>, id: &crate::model::SiteId| {
-        if let Some(s) = topo.site(id) {
-            w.see("site", s.id.as_str(), s.meta.state, Field("site", None));
-        }
-    };
+    let site = |w: &mut Weakest<'t>, id: &SiteId| site_seen(topo, w, id);
     match c {
         ComponentRef::Site(_) => {}
-        // These use the resolved references (below).
+        // These are judged on their own (below).
         ComponentRef::Guest(_)
         | ComponentRef::K3sCluster(_)
         | ComponentRef::Host(_)
@@ -273,101 +263,87 @@ fn stands_on<'t>(topo: &'t Topology, c: ComponentRef<'t>, w: &mut Weakest<'t>) -
     true
 }
 
-/// Sees in `w` the site of site key `key`, if it is declared.
-fn site_by_key<'t>(ctx: &Ctx<'t>, w: &mut Weakest<'t>, key: SiteKey) {
-    if let Some(s) = ctx.site(key) {
+/// Sees in `w` the site with this id, if it is declared.
+fn site_seen<'t>(topo: &'t Topology, w: &mut Weakest<'t>, site: &SiteId) {
+    if let Some(s) = topo.site(site) {
         w.see("site", s.id.as_str(), s.meta.state, Field("site", None));
     }
 }
 
-/// STATE-001's hosts, pools and patterns: their site by key, what they stand on by position.
+/// STATE-001's hosts, pools and patterns: their site, and the hosts or clusters they list.
 fn hosts_pools_patterns<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
-    let (refs, topo) = (ctx.refs, ctx.topo);
-    let hosts = topo.hosts();
-    for (hi, h) in hosts.iter().enumerate() {
-        let (c, f) = (ComponentRef::Host(h), refs.host_facts[hi]);
-        let Some(mut w) = judged(sink, || c, f.state, f.deferred()) else {
+    let topo = ctx.topo;
+    for h in topo.hosts() {
+        let (c, state) = (ComponentRef::Host(h), h.meta.state);
+        let Some(mut w) = judged(sink, || c, state, h.meta.deferred) else {
             continue;
         };
-        site_by_key(ctx, &mut w, refs.host_site[hi]);
-        emit_weakest(sink, c, f.state, &w);
+        site_seen(topo, &mut w, &h.site);
+        emit_weakest(sink, c, state, &w);
     }
-    for (pi, p) in topo.linstor_pools().iter().enumerate() {
+    for p in topo.linstor_pools() {
         let (c, state) = (ComponentRef::LinstorPool(p), p.meta.state);
         let Some(mut w) = judged(sink, || c, state, p.meta.deferred) else {
             continue;
         };
-        site_by_key(ctx, &mut w, refs.pool_site[pi]);
+        site_seen(topo, &mut w, &p.site);
+        let hosts = p.nodes.iter().map(|n| topo.host(&n.host));
         w.see_listed(
             ("host", "nodes"),
-            refs.pool_nodes.of(pi),
-            |hi| hosts[hi].id.as_str(),
-            |hi| refs.host_facts[hi].state,
+            hosts.map(|h| h.map(|h| (h.id.as_str(), h.meta.state))),
         );
         emit_weakest(sink, c, state, &w);
     }
-    let clusters = topo.k3s_clusters();
-    for (pi, p) in topo.patterns().iter().enumerate() {
+    for p in topo.patterns() {
         let (c, state) = (ComponentRef::Pattern(p), p.meta.state);
         let Some(mut w) = judged(sink, || c, state, p.meta.deferred) else {
             continue;
         };
+        let members = p.members.iter().map(|k| topo.k3s_cluster(k));
         w.see_listed(
             ("cluster", "members"),
-            refs.pattern_members.of(pi),
-            |ki| clusters[ki].id.as_str(),
-            |ki| refs.cluster_facts[ki].state,
+            members.map(|k| k.map(|k| (k.id.as_str(), k.meta.state))),
         );
         emit_weakest(sink, c, state, &w);
     }
 }
 
-/// STATE-001's guests, in one pass over their facts: their host, and their `ha` more mature
-/// than them. The facts are iterated, not the guests: a guest is read only where a finding is
-/// emitted.
+/// STATE-001's guests: their host, and their `ha` more mature than them.
 fn guests(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let (refs, topo) = (ctx.refs, ctx.topo);
-    let (facts, hosts) = (&refs.guest_facts, topo.hosts());
-    for (gi, &f) in facts.iter().enumerate() {
-        let g = || &topo.guests()[gi];
-        if let Some(ha) = f.ha_state.filter(|_| f.ha())
-            && ha > f.state
+    let topo = ctx.topo;
+    for g in topo.guests() {
+        let state = g.meta.state;
+        if let Some(ha) = g.ha_state.filter(|_| g.ha)
+            && ha > state
         {
-            ha_more_mature(sink, ComponentRef::Guest(g()), "guest", ha);
+            ha_more_mature(sink, ComponentRef::Guest(g), "guest", ha);
         }
-        let state = f.state;
-        let Some(mut w) = judged(sink, || ComponentRef::Guest(g()), state, f.deferred()) else {
+        let Some(mut w) = judged(sink, || ComponentRef::Guest(g), state, g.meta.deferred) else {
             continue;
         };
-        if let Some(hi) = refs.guest_host[gi].get() {
-            w.see_by(
-                "host",
-                || hosts[hi].id.as_str(),
-                refs.host_facts[hi].state,
-                Field("host", None),
-            );
+        if let Some(h) = topo.host_of(g) {
+            w.see_by("host", || h.id.as_str(), h.meta.state, Field("host", None));
         }
         if w.state.is_some() {
-            emit_weakest(sink, ComponentRef::Guest(g()), state, &w);
+            emit_weakest(sink, ComponentRef::Guest(g), state, &w);
         }
     }
 }
 
-/// STATE-001's clusters, on their packed facts: their site and node guests.
+/// STATE-001's clusters: their site and node guests.
 fn clusters(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let (refs, topo) = (ctx.refs, ctx.topo);
-    let (facts, clusters) = (&refs.guest_facts, topo.k3s_clusters());
-    for (ki, f) in refs.cluster_facts.iter().enumerate() {
-        let (c, state) = (ComponentRef::K3sCluster(&clusters[ki]), f.state);
-        let Some(mut w) = judged(sink, || c, state, f.deferred()) else {
+    let topo = ctx.topo;
+    for k in topo.k3s_clusters() {
+        let (c, state) = (ComponentRef::K3sCluster(k), k.meta.state);
+        let Some(mut w) = judged(sink, || c, state, k.meta.deferred) else {
             continue;
         };
-        site_by_key(ctx, &mut w, refs.cluster_site[ki]);
-        for (i, gi) in ctx.nodes_of(ki) {
+        site_seen(topo, &mut w, &k.site);
+        for (i, g) in topo.nodes_of(k) {
             w.see_by(
                 "node guest",
-                || topo.guests()[gi].id.as_str(),
-                facts[gi].state,
+                || g.id.as_str(),
+                g.meta.state,
                 Field("nodes", Some(i)),
             );
         }
@@ -378,13 +354,11 @@ fn clusters(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// STATE-001's properties more mature than their component: the inverse mix (a guest's `ha`
 /// is judged with the guest).
 fn properties_more_mature(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let (refs, topo) = (ctx.refs, ctx.topo);
-    let clusters = topo.k3s_clusters();
-    for (ki, f) in refs.cluster_facts.iter().enumerate() {
-        if let Some(cm) = f.cert_manager
-            && cm > f.state
+    let topo = ctx.topo;
+    for k in topo.k3s_clusters() {
+        if let Some(cm) = k.cert_manager.as_ref().map(|cm| cm.state)
+            && cm > k.meta.state
         {
-            let k = &clusters[ki];
             sink.emit_at(
                 Severity::Error,
                 ComponentRef::K3sCluster(k),
@@ -547,26 +521,11 @@ pub(super) fn sec_001<'t>(ctx: &Ctx<'t>, sink: &mut Sink<'_>) {
             });
         }
         None => {
-            // A guest, host or cluster without free text (its packed facts say so) is not
-            // read.
-            let refs = ctx.refs;
-            let with_text = |facts: bool, c: ComponentRef<'t>| facts.then_some(c);
-            let guests = topo.guests().iter().zip(&refs.guest_facts);
-            let guests =
-                guests.filter_map(|(g, f)| with_text(f.free_text(), ComponentRef::Guest(g)));
-            let hosts = topo.hosts().iter().zip(&refs.host_facts);
-            let hosts = hosts.filter_map(|(h, f)| with_text(f.free_text(), ComponentRef::Host(h)));
-            let clusters = topo.k3s_clusters().iter().zip(&refs.cluster_facts);
-            let clusters =
-                clusters.filter_map(|(k, f)| with_text(f.free_text(), ComponentRef::K3sCluster(k)));
-            let others = topo
-                .components_besides_guests()
-                .filter(|c| !matches!(c, ComponentRef::Host(_) | ComponentRef::K3sCluster(_)));
             // Many components share a text (every pool's `provider`, say): a text found clean
             // once is not read again.
             let mut clean: HashMap<&str, ()> = HashMap::new();
             let mut texts = Vec::new();
-            for c in others.chain(hosts).chain(clusters).chain(guests) {
+            for c in in_check_order(topo) {
                 free_text(c, &mut texts);
                 for &(field, text) in &texts {
                     if clean.contains_key(text) {
@@ -684,29 +643,25 @@ pub(super) fn obs_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
+/// Every component: the others first, then the hosts, the K3s clusters and the guests, the
+/// order in which SEC-001 and FRUGAL-001 read them.
+fn in_check_order(topo: &Topology) -> impl Iterator<Item = ComponentRef<'_>> {
+    let others = topo.components().filter(|c| {
+        !matches!(
+            c,
+            ComponentRef::Guest(_) | ComponentRef::Host(_) | ComponentRef::K3sCluster(_)
+        )
+    });
+    others
+        .chain(topo.hosts().iter().map(ComponentRef::Host))
+        .chain(topo.k3s_clusters().iter().map(ComponentRef::K3sCluster))
+        .chain(topo.guests().iter().map(ComponentRef::Guest))
+}
+
 /// FRUGAL-001: a `desired` component names its use case (deferred ones are exempt: they are
 /// on hold on purpose).
 pub(super) fn frugal_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    // A guest, host or cluster is read only when its packed facts say it is desired and not
-    // deferred.
-    let (topo, refs) = (ctx.topo, ctx.refs);
-    let candidate = |state: State, deferred: bool| state == State::Desired && !deferred;
-    let guests = topo.guests().iter().zip(&refs.guest_facts);
-    let guests = guests
-        .filter(|(_, f)| candidate(f.state, f.deferred()))
-        .map(|(g, _)| ComponentRef::Guest(g));
-    let hosts = topo.hosts().iter().zip(&refs.host_facts);
-    let hosts = hosts
-        .filter(|(_, f)| candidate(f.state, f.deferred()))
-        .map(|(h, _)| ComponentRef::Host(h));
-    let clusters = topo.k3s_clusters().iter().zip(&refs.cluster_facts);
-    let clusters = clusters
-        .filter(|(_, f)| candidate(f.state, f.deferred()))
-        .map(|(k, _)| ComponentRef::K3sCluster(k));
-    let others = topo
-        .components_besides_guests()
-        .filter(|c| !matches!(c, ComponentRef::Host(_) | ComponentRef::K3sCluster(_)));
-    for c in others.chain(hosts).chain(clusters).chain(guests) {
+    for c in in_check_order(ctx.topo) {
         let meta = c.meta();
         if meta.state == State::Desired
             && !meta.deferred

@@ -6,23 +6,29 @@ use foldhash::{HashMap, HashMapExt};
 
 use super::{Ctx, Sink, scaled};
 use crate::finding::Severity;
-use crate::model::{ComponentRef, LinstorController, LinstorPool, SiteId, State};
+use crate::model::{ComponentRef, Host, LinstorController, LinstorPool, SiteId, State};
+
+/// Whether a host's LINSTOR replication interface is written but empty (or blank).
+fn host_interface_is_empty(host: &Host) -> bool {
+    host.linstor
+        .as_ref()
+        .and_then(|l| l.interface.as_deref())
+        .is_some_and(|i| i.trim().is_empty())
+}
 
 /// LINSTOR-001 (static part): every satellite, and every node of a pool, has a non-empty
 /// replication interface; one whose interface the file does not state is "not stated".
 pub(super) fn linstor_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let all_pools = ctx.topo.linstor_pools();
-    for (hi, f) in ctx.refs.host_facts.iter().enumerate() {
-        let pools = ctx.refs.pools_of_host(hi);
-        if !f.satellite() && pools.is_empty() {
+    for h in ctx.topo.hosts() {
+        let pools: Vec<&LinstorPool> = ctx.topo.pools_of_host(h).collect();
+        let satellite = h.linstor.as_ref().is_some_and(|l| l.is_satellite());
+        if !satellite && pools.is_empty() {
             continue;
         }
-        if !f.empty_interface() {
-            interface_not_stated(ctx, sink, hi, pools);
+        if !host_interface_is_empty(h) {
+            interface_not_stated(sink, h, &pools);
             continue;
         }
-        let h = &ctx.topo.hosts()[hi];
-        let pools: Vec<&LinstorPool> = pools.iter().map(|&p| &all_pools[p as usize]).collect();
         // The most mature pool using the host decides how bad it is.
         let state = pools
             .iter()
@@ -48,18 +54,13 @@ pub(super) fn linstor_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// LINSTOR-001 on host `hi`, a satellite or a node of `pools`, when the file states no
+/// LINSTOR-001 on host `h`, a satellite or a node of `pools`, when the file states no
 /// replication interface for it: whether DRBD can replicate to it cannot be told.
-fn interface_not_stated(ctx: &Ctx<'_>, sink: &mut Sink<'_>, hi: usize, pools: &[u32]) {
-    let h = &ctx.topo.hosts()[hi];
+fn interface_not_stated(sink: &mut Sink<'_>, h: &Host, pools: &[&LinstorPool]) {
     if h.linstor.as_ref().is_none_or(|l| l.interface.is_some()) {
         return;
     }
-    let all_pools = ctx.topo.linstor_pools();
-    let names: Vec<&str> = pools
-        .iter()
-        .map(|&p| all_pools[p as usize].id.as_str())
-        .collect();
+    let names: Vec<&str> = pools.iter().map(|p| p.id.as_str()).collect();
     let used_by = match names.is_empty() {
         true => String::new(),
         false => format!(" (node of pool {})", names.join(", ")),
@@ -81,14 +82,13 @@ fn interface_not_stated(ctx: &Ctx<'_>, sink: &mut Sink<'_>, hi: usize, pools: &[
 /// site has an empty replication interface, a pool that already asks for 3 replicas (or more)
 /// was raised first, and that is a finding too, not silence.
 pub(super) fn linstor_002(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let hosts = ctx.topo.hosts();
-    for (pi, pool) in ctx.topo.linstor_pools().iter().enumerate() {
+    for pool in ctx.topo.linstor_pools() {
         let blockers: Vec<&str> = ctx
-            .refs
-            .empty_interface_by_site
-            .of(ctx.refs.pool_site[pi].index())
+            .topo
+            .hosts()
             .iter()
-            .map(|&h| hosts[h as usize].id.as_str())
+            .filter(|h| h.site == pool.site && host_interface_is_empty(h))
+            .map(|h| h.id.as_str())
             .collect();
         let Some(place_count) = pool.place_count else {
             // Not stated: whether a production pool keeps 3 replicas is unknown, said as such.
@@ -169,14 +169,13 @@ pub(super) fn linstor_003(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// tie-breaker) holds no replica, so it may sit in another site: that is where the documents
 /// want the witness ("em terceiro site").
 pub(super) fn linstor_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let (topo, refs) = (ctx.topo, ctx.refs);
-    for (pi, pool) in topo.linstor_pools().iter().enumerate() {
-        for ((i, node), at) in pool.nodes.iter().enumerate().zip(refs.pool_nodes.of(pi)) {
+    let topo = ctx.topo;
+    for pool in topo.linstor_pools() {
+        for (i, node) in pool.nodes.iter().enumerate() {
             if node.diskful
-                && let Some(hi) = at.get()
-                && refs.host_site[hi] != refs.pool_site[pi]
+                && let Some(h) = topo.host(&node.host)
+                && h.site != pool.site
             {
-                let h = &topo.hosts()[hi];
                 sink.emit_at(
                     scaled(Severity::Error, pool.meta.state),
                     ComponentRef::LinstorPool(pool),
@@ -255,8 +254,8 @@ pub(super) fn linstor_005(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// failures (power, network), so it does not remove the minority's split-brain the documents
 /// name.
 pub(super) fn linstor_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let (topo, refs) = (ctx.topo, ctx.refs);
-    for (pi, pool) in topo.linstor_pools().iter().enumerate() {
+    let topo = ctx.topo;
+    for pool in topo.linstor_pools() {
         match pool.place_count {
             Some(2) => {}
             Some(_) => continue,
@@ -274,10 +273,10 @@ pub(super) fn linstor_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
                 continue;
             }
         }
-        let hosts = refs.pool_nodes.of(pi).iter().map(|at| at.get());
-        let witness_elsewhere = pool.nodes.iter().zip(hosts).any(|(n, hi)| {
-            !n.diskful && hi.is_some_and(|hi| refs.host_site[hi] != refs.pool_site[pi])
-        });
+        let witness_elsewhere = pool
+            .nodes
+            .iter()
+            .any(|n| !n.diskful && topo.host(&n.host).is_some_and(|h| h.site != pool.site));
         if witness_elsewhere {
             continue;
         }
@@ -306,14 +305,12 @@ pub(super) fn linstor_006(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// that is only `desired` keeps the warning: the source says backup is an MVP priority, not to
 /// be deferred.
 pub(super) fn backup_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
-    let pbs = ctx.topo.pbs();
-    for (si, site) in ctx.topo.sites().iter().enumerate() {
+    for site in ctx.topo.sites() {
         let local: Vec<_> = ctx
-            .refs
-            .pbs_by_site
-            .of(ctx.refs.site_keys[si].index())
+            .topo
+            .pbs()
             .iter()
-            .map(|&p| &pbs[p as usize])
+            .filter(|p| p.site == site.id)
             .collect();
         let best = local.iter().map(|p| p.meta.state).max();
         if best == Some(State::Validated) {
@@ -394,17 +391,16 @@ pub(super) fn backup_004(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
 /// HADR-001: a guest protected by replication or HA has a backup as mature as itself.
 pub(super) fn hadr_001(ctx: &Ctx<'_>, sink: &mut Sink<'_>) {
     let topo = ctx.topo;
-    let facts = &ctx.refs.guest_facts;
-    for (gi, &f) in facts.iter().enumerate() {
-        if f.state == State::Desired || !(f.ha() || f.storage()) {
+    for g in topo.guests() {
+        let state = g.meta.state;
+        if state == State::Desired || !(g.ha || g.storage.is_some()) {
             continue;
         }
-        let backup = ctx.refs.guest_backup[gi].get().map(|b| &topo.pbs()[b]);
-        let covered = backup.is_some_and(|b| b.meta.state >= f.state);
+        let backup = topo.backup_of(g);
+        let covered = backup.is_some_and(|b| b.meta.state >= state);
         if covered {
             continue;
         }
-        let g = &topo.guests()[gi];
         let protection = match (&g.storage, g.ha) {
             (Some(pool), true) => format!("HA and replicated storage ({pool})"),
             (Some(pool), false) => format!("replicated storage ({pool})"),
