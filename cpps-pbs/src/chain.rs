@@ -334,8 +334,8 @@ pub fn site_backups(
     out
 }
 
-/// Everything the chain is judged from. Its `Default` has read nothing: no guests, and the
-/// vzdump tasks "not read".
+/// Everything the chain is judged from. Its `Default` has read nothing: no guests, the vzdump
+/// tasks "not read", and no list known to be whole.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ChainInput {
@@ -350,6 +350,11 @@ pub struct ChainInput {
     pub jobs: Vec<ChainJob>,
     /// The vzdump tasks, or why they could not be read.
     pub runs: Result<Vec<VzdumpRun>, String>,
+    /// Whether `runs` holds every vzdump task of the nodes read. Without `Sys.Audit` on
+    /// `/nodes/{node}`, PVE lists only the caller's own tasks (pve-manager
+    /// `PVE/API2/Tasks.pm` `node_tasks`, `$filter_task`), and scheduled backups run as
+    /// `root@pam`: then a guest with no task seen is "cannot tell", not "not seen".
+    pub runs_complete: bool,
     /// This site's backups, per datastore and namespace.
     pub here: Vec<SiteBackups>,
     /// The other site's copies, per local datastore and namespace.
@@ -364,6 +369,7 @@ impl Default for ChainInput {
             targets_complete: false,
             jobs: Vec::new(),
             runs: Err("not read".to_owned()),
+            runs_complete: false,
             here: Vec::new(),
             there: Vec::new(),
         }
@@ -575,6 +581,10 @@ fn judge_guest(
         LastRun::CannotTell => findings
             .unknown
             .push("the vzdump task lists could not be read".to_owned()),
+        // A failed run could be among the tasks the list left out.
+        LastRun::NotSeen if !input.runs_complete && !candidates.is_empty() => findings.unknown.push(
+            "no vzdump task of it was seen, and the task lists may leave out other users' tasks (Sys.Audit on /nodes/<node> not known to be held)".to_owned(),
+        ),
         _ => {}
     }
     // Of several PBS targets, the one holding the newest backup is judged.

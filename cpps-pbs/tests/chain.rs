@@ -288,3 +288,34 @@ fn a_copy_from_a_group_list_is_not_known_to_be_finished() {
         )]
     );
 }
+
+/// D8: without `Sys.Audit` on `/nodes/{node}`, PVE lists only the caller's own tasks
+/// (pve-manager `PVE/API2/Tasks.pm` `node_tasks`: `$filter_task` skips a task unless
+/// `$auditor || $check_task_user->($task, $user)`), and scheduled backups run as `root@pam`.
+/// An empty task list from such a token is no proof that no backup ran or failed: a guest in a
+/// PBS job with no task seen is "cannot tell", until the caller says the lists are whole.
+#[test]
+fn a_task_list_that_may_be_filtered_does_not_hide_a_failed_backup() {
+    let mut input = input();
+    input.runs = Ok(Vec::new());
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert_eq!(gitlab.last_run, LastRun::NotSeen);
+    assert_eq!(gitlab.verdict, Verdict::CannotTell, "{gitlab}");
+    assert_eq!(
+        gitlab.reasons,
+        [
+            "no vzdump task of it was seen, and the task lists may leave out other users' tasks (Sys.Audit on /nodes/<node> not known to be held)"
+        ]
+    );
+    // 300 is in no PBS job: its breach says so, and no task is expected of it.
+    let scratch = find(&chains, 300);
+    assert_eq!(
+        scratch.reasons,
+        ["no enabled vzdump job to a PBS storage of this report includes it"]
+    );
+    // With the lists known to be whole, no task seen is what it says.
+    input.runs_complete = true;
+    let chains = judge(&input, NOW, rpo());
+    assert_eq!(find(&chains, 100).verdict, Verdict::Ok);
+}
