@@ -37,9 +37,10 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use cpps_examples::LiveTargets;
+use cpps_topology::Topology;
 use cpps_topology::iac::{Evidence, IacChecks, IacInputs, LiveSeen, render_table, sources_table};
-use cpps_topology::live::endpoints::ClientOptions;
-use cpps_topology::live::{self, LiveOptions, ObserveOptions, Progress, SourceKind};
+use cpps_topology::live::endpoints::{ClientOptions, Endpoints, EndpointsError};
+use cpps_topology::live::{self, LiveOptions, Observation, ObserveOptions, Progress, SourceKind};
 use cpps_topology::report::Format;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
@@ -184,100 +185,24 @@ async fn main() -> ExitCode {
     let audit = live::audit_with(&topology, &observed, &LiveOptions::default(), &extra);
     print!("{}", audit.report.render(format));
     if format == Format::Text {
-        println!();
-        for site in &observed.sites {
-            let (configured, answered) = site.answered();
-            println!(
-                "site {}: {answered}/{configured} sources answered",
-                site.site
-            );
-            for failure in site.failures() {
-                println!("  {failure}");
-            }
-        }
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-        for c in &audit.diff.components {
-            *counts.entry(c.evidence.as_str()).or_default() += 1;
-        }
-        let counts: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
-        println!("evidence: {}", counts.join(", "));
+        print_sources_summary(&observed, &audit.diff);
         if let Some(evidence) = &evidence {
-            let seen: BTreeMap<&str, LiveSeen> = audit
-                .diff
-                .components
-                .iter()
-                .map(|c| (c.id.as_str(), live_seen(&c.evidence)))
-                .collect();
-            let live_of = |id: &str| seen.get(id).copied().unwrap_or(LiveSeen::NotObserved);
-            println!();
-            println!("three sources (≠: the evidence contradicts the claim, ?: it cannot decide):");
-            print!(
-                "{}",
-                render_table(&sources_table(&topology, evidence, &live_of))
-            );
+            print_three_sources(&topology, evidence, &audit.diff);
         }
     }
-    let mut fix_failed = false;
-    if args.fix {
-        let plan = live::runbook_ha::plan_ha(&topology, &observed);
-        let text = plan.to_text();
-        // Machine-readable reports keep stdout to themselves.
-        let show = |line: &str| {
-            if format == Format::Text {
-                print!("{line}");
-            } else {
-                eprint!("{line}");
-            }
-        };
-        show("\n");
-        show(&text);
-        if !args.apply {
-            if !plan.is_empty() {
-                show("fix plan only: nothing was changed; run again with --apply\n");
-            }
-        } else {
-            let deadline = started + timeout;
-            let left = deadline.saturating_duration_since(Instant::now());
-            let options = ClientOptions::bounded_by(left);
-            let mut sites: Vec<&str> = plan.adds.iter().map(|a| a.site.as_str()).collect();
-            sites.dedup();
-            for site in sites {
-                let client = match endpoints.proxmox_client(site, &options, &lookup) {
-                    Ok(Some(c)) => c,
-                    Ok(None) => {
-                        fix_failed = true;
-                        show(&format!("fix: site {site} has no Proxmox endpoint\n"));
-                        continue;
-                    }
-                    Err(e) => return fail(e),
-                };
-                // The wait ends a little before the run does, so that the read-back after it
-                // and the outcome's own error (what the HA manager showed) still fit.
-                let left = deadline.saturating_duration_since(Instant::now());
-                let wait = cpps_proxmox::family::WaitOptions::default()
-                    .timeout(Some(
-                        left.saturating_sub((left / 5).min(Duration::from_secs(2))),
-                    ))
-                    .intervals(Duration::from_millis(200), Duration::from_secs(2));
-                let applied = tokio::time::timeout_at(
-                    deadline.into(),
-                    live::runbook_ha::apply_ha(&client, &plan, site, &wait),
-                )
-                .await;
-                let Ok(outcomes) = applied else {
-                    fix_failed = true;
-                    show(&format!(
-                        "fix: --timeout reached while adding the HA resources of {site}: check `ha-manager status` there\n"
-                    ));
-                    continue;
-                };
-                for outcome in outcomes {
-                    fix_failed |= !outcome.is_done();
-                    show(&format!("fix: {outcome}\n"));
-                }
-            }
+    let fix_failed = if args.fix {
+        let deadline = started + timeout;
+        match run_fix(
+            &topology, &observed, &endpoints, &lookup, format, args.apply, deadline,
+        )
+        .await
+        {
+            Ok(failed) => failed,
+            Err(e) => return fail(e),
         }
-    }
+    } else {
+        false
+    };
     if fix_failed || audit.report.fails(args.deny.is_some()) {
         ExitCode::from(cpps_topology::check::EXIT_FINDINGS)
     } else {
@@ -293,4 +218,109 @@ fn live_seen(evidence: &live::diff::Evidence) -> LiveSeen {
         live::diff::Evidence::Unknown(_) => LiveSeen::Unknown,
         live::diff::Evidence::NotObserved => LiveSeen::NotObserved,
     }
+}
+
+/// How many sources of each site answered, the failures, and the evidence counts.
+fn print_sources_summary(observed: &Observation, diff: &live::diff::Diff) {
+    println!();
+    for site in &observed.sites {
+        let (configured, answered) = site.answered();
+        println!(
+            "site {}: {answered}/{configured} sources answered",
+            site.site
+        );
+        for failure in site.failures() {
+            println!("  {failure}");
+        }
+    }
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in &diff.components {
+        *counts.entry(c.evidence.as_str()).or_default() += 1;
+    }
+    let counts: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    println!("evidence: {}", counts.join(", "));
+}
+
+/// Each component's three sources side by side: the topology's claim, the IaC, the live diff.
+fn print_three_sources(topology: &Topology, evidence: &Evidence, diff: &live::diff::Diff) {
+    let seen: BTreeMap<&str, LiveSeen> = diff
+        .components
+        .iter()
+        .map(|c| (c.id.as_str(), live_seen(&c.evidence)))
+        .collect();
+    let live_of = |id: &str| seen.get(id).copied().unwrap_or(LiveSeen::NotObserved);
+    println!();
+    println!("three sources (≠: the evidence contradicts the claim, ?: it cannot decide):");
+    print!(
+        "{}",
+        render_table(&sources_table(topology, evidence, &live_of))
+    );
+}
+
+/// `--fix`: prints the PVE-003 plan and, with `--apply`, adds its HA resources site by site
+/// before `deadline`. Returns whether an add was not confirmed; an error when a client cannot
+/// be built from the endpoints.
+async fn run_fix(
+    topology: &Topology,
+    observed: &Observation,
+    endpoints: &Endpoints,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    format: Format,
+    apply: bool,
+    deadline: Instant,
+) -> Result<bool, EndpointsError> {
+    let plan = live::runbook_ha::plan_ha(topology, observed);
+    // Machine-readable reports keep stdout to themselves.
+    let show = |line: &str| {
+        if format == Format::Text {
+            print!("{line}");
+        } else {
+            eprint!("{line}");
+        }
+    };
+    show("\n");
+    show(&plan.to_text());
+    if !apply {
+        if !plan.is_empty() {
+            show("fix plan only: nothing was changed; run again with --apply\n");
+        }
+        return Ok(false);
+    }
+    let mut fix_failed = false;
+    let left = deadline.saturating_duration_since(Instant::now());
+    let options = ClientOptions::bounded_by(left);
+    let mut sites: Vec<&str> = plan.adds.iter().map(|a| a.site.as_str()).collect();
+    sites.dedup();
+    for site in sites {
+        let Some(client) = endpoints.proxmox_client(site, &options, lookup)? else {
+            fix_failed = true;
+            show(&format!("fix: site {site} has no Proxmox endpoint\n"));
+            continue;
+        };
+        // The wait ends a little before the run does, so that the read-back after it and the
+        // outcome's own error (what the HA manager showed) still fit.
+        let left = deadline.saturating_duration_since(Instant::now());
+        let wait = cpps_proxmox::family::WaitOptions::default()
+            .timeout(Some(
+                left.saturating_sub((left / 5).min(Duration::from_secs(2))),
+            ))
+            .intervals(Duration::from_millis(200), Duration::from_secs(2));
+        let applied = tokio::time::timeout_at(
+            deadline.into(),
+            live::runbook_ha::apply_ha(&client, &plan, site, &wait),
+        )
+        .await;
+        let Ok(outcomes) = applied else {
+            fix_failed = true;
+            show(&format!(
+                "fix: --timeout reached while adding the HA resources of {site}: check `ha-manager status` there\n"
+            ));
+            continue;
+        };
+        for outcome in outcomes {
+            fix_failed |= !outcome.is_done();
+            show(&format!("fix: {outcome}\n"));
+        }
+    }
+    Ok(fix_failed)
 }
