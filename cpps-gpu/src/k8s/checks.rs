@@ -286,7 +286,6 @@ pub fn device_plugin(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
     }
     for node in s.nodes.iter().filter(|n| n.has_gpu()) {
         let o = obj("Node", None, Some(&node.name));
-        let hami = node.hami_registered || node.hami_plugin_pod.is_some();
         let deployment = match &node.nvidia_plugin_daemonset {
             Some(ds) => match s.device_plugins.iter().find(|d| &d.daemonset == ds) {
                 Some(d) => d,
@@ -300,9 +299,13 @@ pub fn device_plugin(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
             },
             // A HAMi node runs HAMi's plugin, not NVIDIA's: its shares are HAMi's
             // (DeviceSplitCount), not this DaemonSet's configuration.
-            None if hami => continue,
-            None if s.device_plugins.len() == 1 => &s.device_plugins[0],
-            None => continue,
+            None if node.hami_plugin_pod.is_some() => continue,
+            // No plugin pod at all (audit N4): no DaemonSet's configuration applies here, and
+            // HAMi's register annotation alone outlives HAMi, so it proves no plugin either.
+            None => {
+                f.push(plugin_absent(node, &o));
+                continue;
+            }
         };
         let (sharing, place) = match &deployment.config {
             ConfigSource::Unknown(why) => {
@@ -459,38 +462,99 @@ pub fn worker_kubeconfigs(
     }
 }
 
-/// The `nvidia` RuntimeClass that K3s creates for the NVIDIA container runtime (k3s-io/k3s
-/// `manifests/runtimes.yaml`: `name: nvidia`, `handler: nvidia`), which GPU pods on K3s name
-/// in `runtimeClassName`: missing while the cluster has GPU nodes or device-plugin pods, or
-/// with another handler, is a warning (such pods are refused or start without the GPU
-/// runtime). RuntimeClasses that could not be read are listed in `missing`, not judged here.
+/// The NVIDIA container runtime that GPU pods on K3s name in `runtimeClassName: nvidia`.
+///
+/// K3s applies RuntimeClass `nvidia` (handler `nvidia`) on every cluster (k3s-io/k3s
+/// `manifests/runtimes.yaml`), but configures that handler in a node's containerd only where it
+/// finds `nvidia-container-runtime` (`pkg/agent/containerd/nvidia.go`
+/// `findNvidiaContainerRuntimes`). So the class is checked (missing, or another handler, is a
+/// warning), and then each GPU node's own handlers, as the kubelet publishes them in
+/// `status.runtimeHandlers`: without the class's handler, pods that name it cannot start there
+/// (a warning about that node); a node that publishes none is "cannot tell" (info), since the
+/// API shows nothing else about the node's containerd configuration. RuntimeClasses that could
+/// not be read are listed in `missing`; the nodes are still judged, against handler `nvidia`.
 pub fn runtime_class(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
-    let Some(classes) = &s.runtime_classes else {
-        return;
-    };
     if !s.nodes.iter().any(GpuNode::has_gpu) && s.plugin_pods.is_empty() {
         return;
     }
+    let handler = match &s.runtime_classes {
+        Some(classes) => nvidia_class(classes, f),
+        None => Some("nvidia"),
+    };
+    if let Some(handler) = handler {
+        node_runtimes(s.nodes.iter().filter(|n| n.has_gpu()), handler, f);
+    }
+}
+
+/// Judges RuntimeClass `nvidia`; its handler, when it exists.
+fn nvidia_class<'a>(
+    classes: &'a BTreeMap<String, String>,
+    f: &mut Vec<Finding>,
+) -> Option<&'a str> {
     let o = obj("RuntimeClass", None, Some("nvidia"));
     match classes.get("nvidia").map(String::as_str) {
-        Some("nvidia") => {}
-        Some(other) => f.push(
-            Finding::new(
+        Some("nvidia") => Some("nvidia"),
+        Some(other) => {
+            f.push(
+                Finding::new(
+                    Severity::Warning,
+                    "runtimeclass-nvidia-handler",
+                    format!("RuntimeClass nvidia runs handler {other}, not K3s's nvidia"),
+                )
+                .about(o),
+            );
+            Some(other)
+        }
+        None => {
+            f.push(
+                Finding::new(
+                    Severity::Warning,
+                    "runtimeclass-nvidia-missing",
+                    "the cluster has GPU nodes but no RuntimeClass nvidia: pods that ask for it \
+                     are refused (K3s creates it when it finds the NVIDIA container runtime)",
+                )
+                .about(o),
+            );
+            None
+        }
+    }
+}
+
+/// Each GPU node's runtime handlers against `handler`.
+fn node_runtimes<'a>(
+    nodes: impl Iterator<Item = &'a GpuNode>,
+    handler: &str,
+    f: &mut Vec<Finding>,
+) {
+    for n in nodes {
+        let o = obj("Node", None, Some(&n.name));
+        let finding = match &n.runtime_handlers {
+            Some(hs) if hs.iter().any(|h| h == handler) => continue,
+            Some(hs) => Finding::new(
                 Severity::Warning,
-                "runtimeclass-nvidia-handler",
-                format!("RuntimeClass nvidia runs handler {other}, not K3s's nvidia"),
-            )
-            .about(o),
-        ),
-        None => f.push(
-            Finding::new(
-                Severity::Warning,
-                "runtimeclass-nvidia-missing",
-                "the cluster has GPU nodes but no RuntimeClass nvidia: pods that ask for it are \
-                 refused (K3s creates it when it finds the NVIDIA container runtime)",
-            )
-            .about(o),
-        ),
+                "runtime-nvidia-missing",
+                format!(
+                    "the node's container runtime has no handler {handler} (it has: {}): pods \
+                     with runtimeClassName nvidia cannot start here (K3s adds the handler only \
+                     where it finds nvidia-container-runtime)",
+                    hs.iter()
+                        .map(|h| if h.is_empty() { "\"\"" } else { h.as_str() })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+            None => Finding::new(
+                Severity::Info,
+                "runtime-nvidia-unknown",
+                format!(
+                    "cannot tell whether the node has the {handler} container runtime: it \
+                     publishes no status.runtimeHandlers (kubelet 1.30 or later with a CRI that \
+                     reports them, such as containerd 2), and RuntimeClass nvidia exists on every \
+                     K3s cluster whatever the nodes have"
+                ),
+            ),
+        };
+        f.push(finding.about(o));
     }
 }
 
@@ -543,6 +607,34 @@ fn chosen<'a>(
         None => format!("{cm} (empty fallback)"),
     };
     Ok((config.and_then(|c| c.sharing.as_ref()), place))
+}
+
+/// Label by which the GPU Operator deploys the device plugin on a node (NVIDIA/gpu-operator
+/// `assets/state-device-plugin/0500_daemonset.yaml` nodeSelector, value `"true"`).
+const DEPLOY_PLUGIN_LABEL: &str = "nvidia.com/gpu.deploy.device-plugin";
+
+/// A GPU node on which no device-plugin pod (NVIDIA's or HAMi's) runs: the kubelet advertises
+/// GPUs only while a plugin is registered, so they are not offered to the scheduler. A warning,
+/// or info where the GPU Operator was told not to deploy the plugin there.
+fn plugin_absent(node: &GpuNode, o: &str) -> Finding {
+    let skipped = node.labels.get(DEPLOY_PLUGIN_LABEL).map(String::as_str) == Some("false");
+    let (severity, why) = if skipped {
+        (
+            Severity::Info,
+            format!(" ({DEPLOY_PLUGIN_LABEL}=false: the GPU Operator was told to skip it)"),
+        )
+    } else {
+        (Severity::Warning, String::new())
+    };
+    Finding::new(
+        severity,
+        "device-plugin-absent",
+        format!(
+            "no GPU device-plugin pod runs on this GPU node, so the kubelet does not offer its \
+             GPUs to the scheduler{why}"
+        ),
+    )
+    .about(o)
 }
 
 /// "Cannot tell which configuration the plugin uses", about `object`.
@@ -1071,6 +1163,7 @@ mod tests {
             nvidia_plugin_pod: None,
             nvidia_plugin_daemonset: None,
             allocatable: BTreeMap::from([("nvidia.com/gpu".to_owned(), gpus)]),
+            runtime_handlers: None,
         }
     }
 
@@ -1179,6 +1272,7 @@ mod tests {
         n.gpu_capacity = None;
         n.shared_gpu_capacity = Some(4.0);
         n.count = Some(1);
+        n.nvidia_plugin_daemonset = Some("kube-system/nvdp".to_owned());
         s.nodes = vec![n];
         s.device_plugins = vec![plugin(None)];
         let ts = |replicas: u32| {
@@ -1241,6 +1335,7 @@ mod tests {
         let mut s = empty();
         let mut n = node("gpu-hami-01", &[], 10.0);
         n.hami_registered = true;
+        n.hami_plugin_pod = Some("kube-system/hami-device-plugin-x".to_owned());
         s.nodes = vec![n];
         s.device_plugins = vec![plugin(None)];
         s.plugin_configs = vec![config(
@@ -1257,6 +1352,7 @@ mod tests {
         let mut s = empty();
         let mut n = node("gpu-sp-01", &[], 4.0);
         n.count = Some(1);
+        n.nvidia_plugin_daemonset = Some("kube-system/nvdp".to_owned());
         s.nodes = vec![n];
         s.device_plugins = vec![plugin(None)];
         s.plugin_configs = vec![config(
@@ -1280,6 +1376,7 @@ mod tests {
         );
         n.sharing_strategy = Some("time-slicing".to_owned());
         n.count = Some(1);
+        n.nvidia_plugin_daemonset = Some("kube-system/nvdp".to_owned());
         s.nodes = vec![n];
         s.device_plugins = vec![plugin(Some("a5000-mps"))];
         s.plugin_configs = vec![
@@ -1320,6 +1417,7 @@ mod tests {
             crate::k8s::nodes::LABEL_PLUGIN_CONFIG.to_owned(),
             "one".to_owned(),
         );
+        n.nvidia_plugin_daemonset = Some("kube-system/nvdp".to_owned());
         s.nodes = vec![n];
         s.device_plugins = vec![plugin(None)];
         let (configs, errors) = crate::k8s::sharing::configs(
@@ -1553,8 +1651,10 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let mut s = empty();
-        s.nodes = vec![node("gpu-1", &[], 1.0)];
-        // Not read: no verdict here (the snapshot's `missing` says so).
+        let mut gpu = node("gpu-1", &[], 1.0);
+        gpu.runtime_handlers = Some(vec!["nvidia".to_owned()]);
+        s.nodes = vec![gpu];
+        // Not read: no verdict on the class here (the snapshot's `missing` says so).
         assert!(codes(&s).is_empty());
         s.runtime_classes = Some(BTreeMap::new());
         assert_eq!(
@@ -1573,6 +1673,111 @@ mod tests {
         let mut cpu_only = empty();
         cpu_only.runtime_classes = Some(BTreeMap::new());
         assert!(codes(&cpu_only).is_empty());
+    }
+
+    /// Audit N4. The kubelet advertises a node's GPUs only while a device plugin is registered
+    /// there; the GPU Operator deploys the plugin only on nodes labelled
+    /// `nvidia.com/gpu.deploy.device-plugin=true` (NVIDIA/gpu-operator
+    /// `assets/state-device-plugin/0500_daemonset.yaml` nodeSelector). A GPU node with no plugin
+    /// pod of either kind is a finding about that node, even where one plugin DaemonSet exists
+    /// (it does not run there) and even with HAMi's register annotation, which outlives HAMi
+    /// (Project-HAMi/HAMi `pkg/device/nvidia/device.go` `NodeCleanUp` leaves it). A node the
+    /// Operator was told to skip (`false`) is only worth knowing.
+    #[test]
+    fn a_gpu_node_without_a_plugin_pod_is_named() {
+        let mut s = empty();
+        let mut served = node("gpu-served", &[], 1.0);
+        served.nvidia_plugin_daemonset = Some("kube-system/nvdp".to_owned());
+        served.nvidia_plugin_pod = Some("kube-system/nvdp-x".to_owned());
+        let bare = node("gpu-bare", &[], 4.0);
+        let mut stale_hami = node("gpu-stale-hami", &[], 0.0);
+        stale_hami.hami_registered = true;
+        let skipped = node(
+            "gpu-skipped",
+            &[
+                ("nvidia.com/gpu.deploy.device-plugin", "false"),
+                ("nvidia.com/gpu.product", "NVIDIA-RTX-A5000"),
+            ],
+            0.0,
+        );
+        s.nodes = vec![served, bare, stale_hami, skipped];
+        s.device_plugins = vec![plugin(None)];
+        s.plugin_configs = vec![config("any", "version: v1\n")];
+        let mut f = Vec::new();
+        device_plugin(&s, &mut f);
+        let got: Vec<_> = f
+            .iter()
+            .map(|x| {
+                (
+                    x.object.as_deref().unwrap_or(""),
+                    x.severity,
+                    x.code.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("Node gpu-bare", Severity::Warning, "device-plugin-absent"),
+                (
+                    "Node gpu-stale-hami",
+                    Severity::Warning,
+                    "device-plugin-absent"
+                ),
+                ("Node gpu-skipped", Severity::Info, "device-plugin-absent"),
+            ]
+        );
+        assert_eq!(
+            f[0].message,
+            "no GPU device-plugin pod runs on this GPU node, so the kubelet does not offer its \
+             GPUs to the scheduler"
+        );
+    }
+
+    /// Audit N3. K3s applies RuntimeClass `nvidia` on every cluster (k3s-io/k3s
+    /// `manifests/runtimes.yaml`) but adds the containerd handler only on a node where it finds
+    /// `nvidia-container-runtime` (`pkg/agent/containerd/nvidia.go` `findNvidiaContainerRuntimes`),
+    /// so the class says nothing about the nodes. What the API does show is each node's
+    /// `status.runtimeHandlers`: containerd 2.x reports every configured runtime, the default
+    /// one also as `""` (containerd `internal/cri/server/status.go` `Status`), and the kubelet
+    /// copies them (kubernetes `pkg/kubelet/nodestatus/setters.go` `RuntimeHandlers`). A GPU
+    /// node without `nvidia` there is a finding about that node; a node that publishes no
+    /// handlers is "cannot tell", never a pass.
+    #[test]
+    fn a_gpu_node_without_the_nvidia_handler_is_named_though_the_class_exists() {
+        let mut s = empty();
+        s.runtime_classes = Some(BTreeMap::from([("nvidia".to_owned(), "nvidia".to_owned())]));
+        let mut bare = node("gpu-bare", &[], 1.0);
+        bare.runtime_handlers = Some(vec!["".to_owned(), "runc".to_owned()]);
+        let mut ready = node("gpu-ready", &[], 1.0);
+        ready.runtime_handlers = Some(vec!["".to_owned(), "nvidia".to_owned(), "runc".to_owned()]);
+        let silent = node("gpu-silent", &[], 1.0);
+        s.nodes = vec![bare, ready, silent];
+        let mut f = Vec::new();
+        runtime_class(&s, &mut f);
+        let got: Vec<_> = f
+            .iter()
+            .map(|x| {
+                (
+                    x.object.as_deref().unwrap_or(""),
+                    x.severity,
+                    x.code.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("Node gpu-bare", Severity::Warning, "runtime-nvidia-missing"),
+                ("Node gpu-silent", Severity::Info, "runtime-nvidia-unknown"),
+            ]
+        );
+        assert_eq!(
+            f[0].message,
+            "the node's container runtime has no handler nvidia (it has: \"\", runc): pods with \
+             runtimeClassName nvidia cannot start here (K3s adds the handler only where it finds \
+             nvidia-container-runtime)"
+        );
     }
 
     /// An Application without `spec` (a field this crate's type requires) is one finding about

@@ -72,6 +72,11 @@ pub struct GpuNode {
     pub nvidia_plugin_daemonset: Option<String>,
     /// Allocatable of every resource, for quota checks.
     pub allocatable: BTreeMap<String, f64>,
+    /// The container runtime handlers the kubelet publishes in `status.runtimeHandlers` (the
+    /// CRI's configured runtimes, the default one also as `""`); `None` when the node publishes
+    /// none (a kubelet before 1.30, or a CRI that does not report them, such as containerd
+    /// 1.x): then whether it has the `nvidia` runtime cannot be told from the API.
+    pub runtime_handlers: Option<Vec<String>>,
 }
 
 impl GpuNode {
@@ -311,6 +316,11 @@ pub fn inventory(nodes: &[Node], pods: &[Pod]) -> Vec<GpuNode> {
                             .collect()
                     })
                     .unwrap_or_default(),
+                runtime_handlers: status.and_then(|s| s.runtime_handlers.as_ref()).map(|hs| {
+                    hs.iter()
+                        .map(|h| h.name.clone().unwrap_or_default())
+                        .collect()
+                }),
                 labels,
                 name,
             }
@@ -388,6 +398,29 @@ mod tests {
         let inv = inventory(std::slice::from_ref(&node), &others);
         assert!(inv[0].hami_registered);
         assert_eq!(inv[0].nvidia_plugin_pod, None);
+    }
+
+    /// Audit N3: the handlers the kubelet copies from the CRI into `status.runtimeHandlers`
+    /// (kubernetes `staging/src/k8s.io/api/core/v1/types.go` `NodeRuntimeHandler`; containerd
+    /// `internal/cri/server/status.go` lists the default runtime also as `""`). A node that
+    /// publishes none is `None`: cannot tell, not "no nvidia handler".
+    #[test]
+    fn runtime_handlers_are_read_from_the_node_status() {
+        let nodes: Vec<Node> = serde_json::from_value(serde_json::json!([
+            {"metadata": {"name": "n1"}, "status": {"runtimeHandlers": [
+                {"name": "", "features": {"recursiveReadOnlyMounts": true, "userNamespaces": true}},
+                {"name": "nvidia", "features": {"recursiveReadOnlyMounts": true, "userNamespaces": true}},
+                {"name": "runc", "features": {"recursiveReadOnlyMounts": true, "userNamespaces": true}}
+            ]}},
+            {"metadata": {"name": "n2"}, "status": {}}
+        ]))
+        .unwrap();
+        let inv = inventory(&nodes, &[]);
+        assert_eq!(
+            inv[0].runtime_handlers.as_deref(),
+            Some(&["".to_owned(), "nvidia".to_owned(), "runc".to_owned()][..])
+        );
+        assert_eq!(inv[1].runtime_handlers, None);
     }
 
     /// The device plugin as each upstream layout runs it: the Helm chart's
