@@ -74,11 +74,11 @@ async fn an_empty_path_is_refused_before_sending_and_a_400_is_reported() {
         .expect(1)
         .mount(api.server())
         .await;
-    // After a refusal the configuration is read back (a refused commit can be partly live):
-    // here it shows none of the batch, so the refusal stays a refusal.
+    // The configuration is read before the write and, after a refusal, again (a refused commit
+    // can be partly live): here it shows none of the batch, so the refusal stays a refusal.
     post("/retrieve")
         .respond_with(ok(json!("system {\n    host-name sp-gw\n}\n")))
-        .expect(1)
+        .expect(2)
         .mount(api.server())
         .await;
     match client.configure(&batch(), None).await {
@@ -199,9 +199,10 @@ async fn slow_router_reading_back(read_back: ResponseTemplate) -> (MockApi, Clie
         .expect(1)
         .mount(api.server())
         .await;
+    // Read before the write (a refusal is judged against it) and once after it.
     post("/retrieve")
         .respond_with(read_back)
-        .expect(1)
+        .expect(2)
         .mount(api.server())
         .await;
     (api, client)

@@ -775,3 +775,55 @@ async fn a_missing_path_is_not_found_and_answered() {
     assert_eq!(refused.delivery(), cpps_http::Delivery::NotSent);
     assert!(!refused.is_not_found() && refused.status().is_none());
 }
+
+/// Audit N10: a batch refused as a whole changed nothing, even when one of its commands was
+/// already in effect. `_configure_op` (vyos-1x `src/services/api/rest/routers.py`; `sagitta`
+/// `src/services/vyos-http-api-server`) calls `session.discard()` when a `set` is refused
+/// before the commit; the client compares the configuration read after the refusal with the one
+/// read before the write. Failed first: `RefusedAfterCommit` with `Partly` ("part is live") on
+/// 1.4 and `CommitConfirmNotInitialized` on 1.5.
+#[tokio::test]
+async fn a_batch_refused_as_a_whole_is_no_partial_commit() {
+    for profile in [Profile::V14, Profile::V15] {
+        let (_api, client, fake) = FakeRouter::new(profile, start_tree()).start().await;
+        let cmds = vec![
+            Command::set(["system", "host-name"], Some("sp-gw")),
+            Command::set(["system", "host-name", "below"], Some("x")),
+        ];
+        let minutes = (profile == Profile::V15).then(|| NonZeroU32::new(5).unwrap());
+        match client.configure(&cmds, minutes).await {
+            Err(Error::Api { status: 400, .. }) if profile == Profile::V14 => {}
+            Err(Error::CommitConfirmRefused { status: 400, .. }) if profile == Profile::V15 => {}
+            other => panic!("{profile:?}: {other:?}"),
+        }
+        assert_eq!(fake.running(), start_tree(), "{profile:?}");
+    }
+}
+
+/// Audit N9: nginx answers a write it gave up on with its own HTML page, 504 when
+/// `proxy_read_timeout 600` ran out, 502 when the API went away (vyos-1x
+/// `data/templates/https/nginx.default.j2`, both branches: `proxy_pass` to the API), while the
+/// API's commit may go on. That is no answer from VyOS: the configuration is read back as after
+/// a write without answer. Failed first: a plain `Error::Http`, with no read-back.
+#[tokio::test]
+async fn a_gateway_answer_to_a_write_is_read_back_like_a_timeout() {
+    for status in [502u16, 504] {
+        let (_api, client, fake) = FakeRouter::new(Profile::V14, start_tree()).start().await;
+        fake.state.lock().unwrap().gateway_status = Some(status);
+        let cmds = vec![Command::set(["system", "domain-name"], Some("example.net"))];
+        match client.configure(&cmds, None).await {
+            Err(e @ Error::WriteTimedOut { .. }) => {
+                assert!(matches!(
+                    e,
+                    Error::WriteTimedOut {
+                        endpoint: "configure",
+                        landed: Landed::Yes,
+                        ..
+                    }
+                ));
+                assert_eq!(e.delivery(), cpps_http::Delivery::MaybeSent, "{status}");
+            }
+            other => panic!("{status}: {other:?}"),
+        }
+    }
+}

@@ -115,10 +115,17 @@ impl Client {
         };
         let commands: Vec<Command> = expected.map(|t| t.to_commands()).unwrap_or_default();
         let guard = self.write_guard().await;
+        let before = self.config_tree().await.ok();
         let answer = self.write_once(CONFIG_FILE, &body).await;
         drop(guard);
-        self.after_write(CONFIG_FILE, answer, &commands, commit_confirm)
-            .await
+        self.after_write(
+            CONFIG_FILE,
+            answer,
+            &commands,
+            commit_confirm,
+            before.as_ref(),
+        )
+        .await
     }
 
     /// The text of `tree` as VyOS's `load`/`merge` read it, with a version footer.

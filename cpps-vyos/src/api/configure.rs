@@ -280,6 +280,38 @@ fn after_timeout(seen: Landed) -> Landed {
     }
 }
 
+/// Each command not judged: the configuration could not be read.
+fn unread(commands: &[Command]) -> Vec<CommandLanded> {
+    commands
+        .iter()
+        .map(|c| CommandLanded {
+            command: c.clone(),
+            landed: None,
+        })
+        .collect()
+}
+
+/// [`read_back`] of `now`, except that a configuration equal to `before` (read before the
+/// write) shows nothing landed: commands that were already in effect did not land.
+fn landed_since(
+    before: Option<&ConfigTree>,
+    now: &ConfigTree,
+    commands: &[Command],
+) -> (Landed, Vec<CommandLanded>) {
+    let (landed, per_command) = read_back(now, commands);
+    if before != Some(now) {
+        return (landed, per_command);
+    }
+    let per_command = per_command
+        .into_iter()
+        .map(|c| CommandLanded {
+            landed: c.landed.map(|_| false),
+            ..c
+        })
+        .collect();
+    (Landed::No, per_command)
+}
+
 /// What is known of a change when the configuration could not be read back.
 fn read_back_failed(e: &Error) -> Landed {
     Landed::Unknown {
@@ -383,7 +415,8 @@ impl Client {
     /// # Errors
     /// [`Error::EmptyPath`] for a command without a path and
     /// [`Error::CommitConfirmUnsupported`] (nothing is sent); when VyOS refuses the batch, the
-    /// configuration is read back: [`Error::Api`] when none of it shows, else
+    /// configuration is read back: [`Error::Api`] when none of it shows or the configuration
+    /// equals the one read before the write (a batch refused as a whole), else
     /// [`Error::RefusedAfterCommit`] with each command's state (vyatta-cfg keeps every priority
     /// subtree whose commit succeeded and VyOS discards only the rest, so part of a refused
     /// batch can be live, and unsaved); [`Error::CommitConfirmNotInitialized`] when the
@@ -391,7 +424,8 @@ impl Client {
     /// read-back does not show the batch absent is one too: VyOS commits before it starts the
     /// timer); [`Error::CommitConfirmRefused`] for a commit-confirmed batch refused with nothing
     /// landed (the first commit-confirm builds armed the timer before the commit);
-    /// [`Error::WriteTimedOut`] when no answer came: the configuration was read back, and
+    /// [`Error::WriteTimedOut`] when no answer came, or only nginx's own 502/504 page (the
+    /// API's commit may go on behind it): the configuration was read back, and
     /// [`Landed`] is `Yes` only when the change shows, else unknown (the commit may still be
     /// running on the router).
     pub async fn configure(
@@ -423,9 +457,12 @@ impl Client {
             confirm_time: confirm_minutes.map(NonZeroU32::get),
         };
         let guard = self.write_guard().await;
+        // Read under the guard, so that no write of this process comes between: a refusal is
+        // judged against it.
+        let before = self.config_tree().await.ok();
         let answer = self.write_once(CONFIGURE, &body).await;
         drop(guard);
-        self.after_write(CONFIGURE, answer, commands, commit_confirm)
+        self.after_write(CONFIGURE, answer, commands, commit_confirm, before.as_ref())
             .await
     }
 
@@ -487,6 +524,7 @@ impl Client {
         answer: Result<Value, WriteFailure>,
         commands: &[Command],
         commit_confirm: Option<CommitConfirm>,
+        before: Option<&ConfigTree>,
     ) -> Result<Committed, Error> {
         let data = match answer {
             Ok(data) => data,
@@ -500,7 +538,10 @@ impl Client {
             Err(WriteFailure::Other(Error::Api {
                 status, message, ..
             })) if commit_confirm.is_some() => {
-                let landed = self.batch_landed_now(commands).await;
+                let landed = match self.config_tree().await {
+                    Ok(now) => landed_since(before, &now, commands).0,
+                    Err(e) => read_back_failed(&e),
+                };
                 return Err(if landed == Landed::No {
                     Error::CommitConfirmRefused {
                         endpoint,
@@ -517,11 +558,16 @@ impl Client {
             }
             // vyatta-cfg `src/commit/commit-algorithm.cpp` commits each priority subtree that
             // succeeds (`_commit_exec_prio_subtree`) and the API discards only the rest, so a
-            // refusal may leave part of the batch live: the read-back tells, per command.
+            // refusal may leave part of the batch live: the read-back tells, per command. A
+            // configuration equal to the one read before the write was refused as a whole (audit
+            // N10), even when some commands were already in effect.
             Err(WriteFailure::Other(Error::Api {
                 status, message, ..
             })) if !commands.is_empty() => {
-                let (landed, per_command) = self.read_back_after(commands, false).await;
+                let (landed, per_command) = match self.config_tree().await {
+                    Ok(now) => landed_since(before, &now, commands),
+                    Err(e) => (read_back_failed(&e), unread(commands)),
+                };
                 return Err(if landed == Landed::No {
                     Error::Api {
                         endpoint,
@@ -536,6 +582,21 @@ impl Client {
                         landed,
                         commands: per_command,
                     }
+                });
+            }
+            // nginx answers a write it gave up on with its own page, 504 once `proxy_read_timeout
+            // 600` ran out, 502 when the API went away (vyos-1x
+            // `data/templates/https/nginx.default.j2`, both branches), while the API's commit may
+            // go on (audit N9): no answer from VyOS, so read back as after a timeout.
+            Err(WriteFailure::Other(Error::Http(source)))
+                if source
+                    .status()
+                    .is_some_and(|s| s.as_u16() == 502 || s.as_u16() == 504) =>
+            {
+                return Err(Error::WriteTimedOut {
+                    endpoint,
+                    landed: after_timeout(self.batch_landed_now(commands).await),
+                    source,
                 });
             }
             Err(WriteFailure::Other(e)) => return Err(e),

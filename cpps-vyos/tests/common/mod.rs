@@ -237,6 +237,24 @@ pub struct RouterState {
     /// Another fake router whose WireGuard peer (the name) loses its tunnel when this one
     /// commits a change below `interfaces wireguard` (the two ends of one tunnel).
     pub tunnel_to: Option<(Arc<Mutex<RouterState>>, String)>,
+    /// A status nginx answers a `/configure` with, in its own HTML page, after the API went on
+    /// with the write (`proxy_read_timeout 600` ran out: 504; the API restarted: 502).
+    pub gateway_status: Option<u16>,
+}
+
+/// nginx's own error page for `status` (`ngx_http_error_502_page` / `ngx_http_error_504_page`
+/// with `ngx_http_error_tail` in nginx `src/http/ngx_http_special_response.c`), `text/html`.
+pub fn nginx_page(status: u16) -> ResponseTemplate {
+    let title = match status {
+        502 => "502 Bad Gateway",
+        504 => "504 Gateway Time-out",
+        _ => "500 Internal Server Error",
+    };
+    ResponseTemplate::new(status)
+        .insert_header("content-type", "text/html")
+        .set_body_string(format!(
+            "<html>\r\n<head><title>{title}</title></head>\r\n<body>\r\n<center><h1>{title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+        ))
 }
 
 /// The fake router.
@@ -269,6 +287,7 @@ impl FakeRouter {
                 stale_peers: Vec::new(),
                 handshake_ago: Vec::new(),
                 tunnel_to: None,
+                gateway_status: None,
             })),
         }
     }
@@ -463,6 +482,9 @@ impl FakeRouter {
         });
         if let (true, Some((other, peer))) = (wireguard, &st.tunnel_to) {
             other.lock().unwrap().stale_peers.push(peer.clone());
+        }
+        if let Some(status) = st.gateway_status {
+            return nginx_page(status);
         }
         if confirm_time == 0 {
             return ok(Value::Null);
