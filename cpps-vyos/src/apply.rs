@@ -16,6 +16,12 @@
 //! one is given) with no check that held before the change could show nothing the change
 //! breaks, so then nothing is sent: confirming would be blind.
 //!
+//! A write that did not go as asked (refused, partly landed, a commit-confirm the answer does
+//! not say started, no answer) is never reported as "not applied" (audit N1): the
+//! configuration is read again and compared with the one read before, and what is live is left
+//! to the timer only when VyOS's answer said it started; otherwise the inverse batch is sent,
+//! and the report says that a timer may still be armed ([`ApplyOutcome::WriteFailed`]).
+//!
 //! Soft rollback: `rollback-soft N` (`ConfigMgmt.rollback_soft` in vyos-1x
 //! `python/vyos/config_mgmt.py`, both branches) loads revision N into a configuration session
 //! for the user to commit; it is a configure-mode command that neither API exposes. So
@@ -268,6 +274,59 @@ pub enum ApplyOutcome {
         /// Why, with what the read-back found.
         error: String,
     },
+    /// The write did not go as asked (refused, partly landed, a commit-confirm the answer does
+    /// not say started, or no answer): the configuration was read again and compared with the
+    /// one read before the write, and what was live was dealt with ([`Undo`]).
+    WriteFailed {
+        /// The write's error.
+        error: String,
+        /// What is live: the commands that turn the configuration read before the write into
+        /// the one read after it (empty: nothing changed); `None` when it could not be read.
+        live: Option<Vec<Command>>,
+        /// Whether a commit-confirm timer may be running.
+        timer: Timer,
+        /// What was done about what is live.
+        undo: Undo,
+    },
+}
+
+/// Whether a commit-confirm timer may be running after a write that did not go as asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Timer {
+    /// No commit-confirm was asked (the router's API has none).
+    NotAsked,
+    /// VyOS's answer said the timer started.
+    Armed(CommitConfirm),
+    /// The answer cannot tell: the first commit-confirm builds armed the timer before the
+    /// commit, later ones only after a commit that succeeded (vyos-1x
+    /// `src/services/api/rest/routers.py`, `_configure_op` then `run_commit_confirm`).
+    MaybeArmed,
+}
+
+/// What a safe apply did about a write that did not go as asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Undo {
+    /// The configuration read after the write equals the one read before: nothing to undo.
+    NothingLive,
+    /// VyOS's answer said a commit-confirm timer started: it reverts the change.
+    LeftToTimer,
+    /// The inverse batch was sent (without commit-confirm) and put the configuration back.
+    RolledBack {
+        /// The commands sent.
+        commands: Vec<Command>,
+    },
+    /// The inverse batch failed: what is live stays live.
+    RollbackFailed {
+        /// Why.
+        error: String,
+    },
+    /// The configuration could not be read after the write: nothing was sent.
+    CannotTell {
+        /// Why.
+        reason: String,
+    },
 }
 
 /// What a safe apply did, step by step; printed, it is the run's report.
@@ -319,7 +378,76 @@ impl fmt::Display for ApplyReport {
                 "NOT kept, and the rollback FAILED ({error}): the change is live"
             ),
             ApplyOutcome::NotApplied { error } => writeln!(f, "not applied: {error}"),
+            ApplyOutcome::WriteFailed {
+                error,
+                live,
+                timer,
+                undo,
+            } => write_failed(f, error, live.as_deref(), timer, undo),
         }
+    }
+}
+
+/// The report of [`ApplyOutcome::WriteFailed`]: what is live (secrets hidden), the timer, and
+/// what was done.
+fn write_failed(
+    f: &mut fmt::Formatter<'_>,
+    error: &str,
+    live: Option<&[Command]>,
+    timer: &Timer,
+    undo: &Undo,
+) -> fmt::Result {
+    writeln!(f, "the write did not go as asked: {error}")?;
+    match live {
+        None => writeln!(f, "what is live could not be read")?,
+        Some([]) => writeln!(
+            f,
+            "the configuration is as before the write: nothing of it is live"
+        )?,
+        Some(live) => {
+            writeln!(
+                f,
+                "LIVE after the write ({} command(s) from before):",
+                live.len()
+            )?;
+            for c in live {
+                writeln!(f, "  {}", c.redacted())?;
+            }
+        }
+    }
+    match timer {
+        Timer::NotAsked => {}
+        Timer::Armed(cc) => writeln!(
+            f,
+            "a commit-confirm timer is armed: unless confirmed within {} minute(s), VyOS will {}",
+            cc.minutes, cc.action
+        )?,
+        Timer::MaybeArmed => writeln!(
+            f,
+            "a commit-confirm timer may be armed (the first commit-confirm builds arm it before \
+             the commit): when it runs out VyOS reboots into its saved configuration or reloads; \
+             `confirm` stops it, and answers \"No confirm pending\" when there is none"
+        )?,
+    }
+    match undo {
+        Undo::NothingLive => writeln!(f, "nothing to undo"),
+        Undo::LeftToTimer => writeln!(f, "left to the commit-confirm timer to revert"),
+        Undo::RolledBack { commands } => writeln!(
+            f,
+            "undone: the inverse batch ({} command(s)) was sent and the configuration is as before",
+            commands.len()
+        ),
+        Undo::RollbackFailed { error } => {
+            writeln!(
+                f,
+                "the inverse batch FAILED ({error}): what is live stays live"
+            )
+        }
+        Undo::CannotTell { reason } => writeln!(
+            f,
+            "the configuration could not be read after the write ({reason}): nothing was undone; \
+             read it and compare before doing anything else"
+        ),
     }
 }
 
@@ -372,15 +500,24 @@ pub async fn safe_apply(
     let committed = match local.configure(commands, minutes).await {
         Ok(c) if c.landed == crate::Landed::Yes => c,
         Ok(c) => {
+            let error = format!("the change did not fully land (landed: {})", c.landed);
+            let timer = c.commit_confirm.map_or(Timer::NotAsked, Timer::Armed);
+            report.outcome = after_failed_write(local, &running, error, timer).await;
+            return Ok(report);
+        }
+        Err(e) if e.delivery() == cpps_http::Delivery::NotSent => {
             report.outcome = ApplyOutcome::NotApplied {
-                error: format!("the change did not fully land (landed: {})", c.landed),
+                error: e.to_string(),
             };
             return Ok(report);
         }
         Err(e) => {
-            report.outcome = ApplyOutcome::NotApplied {
-                error: e.to_string(),
+            let timer = if has_confirm {
+                Timer::MaybeArmed
+            } else {
+                Timer::NotAsked
             };
+            report.outcome = after_failed_write(local, &running, e.to_string(), timer).await;
             return Ok(report);
         }
     };
@@ -395,6 +532,65 @@ pub async fn safe_apply(
     report.after = after;
     report.outcome = decide(local, &running, committed.commit_confirm, &report.broken).await;
     Ok(report)
+}
+
+/// What a write that did not go as asked left (audit N1): the configuration is read again and
+/// compared with `running`, read before the write. A refusal does not mean nothing happened:
+/// vyatta-cfg `src/commit/commit-algorithm.cpp` keeps each priority subtree whose commit
+/// succeeded. What is live is left to the timer only when VyOS's answer said the timer started;
+/// otherwise the inverse batch is sent, since `run_commit_confirm` (vyos-1x
+/// `src/services/api/rest/routers.py`) arms no timer after a commit that failed, so waiting
+/// for one would keep the change for good.
+async fn after_failed_write(
+    local: &Client,
+    running: &ConfigTree,
+    error: String,
+    timer: Timer,
+) -> ApplyOutcome {
+    let now = match local.config_tree().await {
+        Ok(now) => now,
+        Err(e) => {
+            return ApplyOutcome::WriteFailed {
+                error,
+                live: None,
+                timer,
+                undo: Undo::CannotTell {
+                    reason: e.to_string(),
+                },
+            };
+        }
+    };
+    let live = diff(running, &now);
+    let undo = if live.is_empty() {
+        Undo::NothingLive
+    } else if matches!(timer, Timer::Armed(_)) {
+        Undo::LeftToTimer
+    } else {
+        rollback(local, &now, running).await
+    };
+    ApplyOutcome::WriteFailed {
+        error,
+        live: Some(live),
+        timer,
+        undo,
+    }
+}
+
+/// Sends the batch that turns `now` back into `running`, without commit-confirm.
+async fn rollback(local: &Client, now: &ConfigTree, running: &ConfigTree) -> Undo {
+    let commands = diff(now, running);
+    match local.configure(&commands, None).await {
+        Ok(c) if c.landed == crate::Landed::Yes => Undo::RolledBack { commands },
+        Ok(c) => Undo::RollbackFailed {
+            error: format!(
+                "the inverse batch did not fully land (landed: {})",
+                c.landed
+            ),
+        },
+        Err(e) => Undo::RollbackFailed {
+            error: e.to_string(),
+        },
+    }
 }
 
 /// The first router (`this`, then `peer` when one is checked) with no check that held before
@@ -526,7 +722,8 @@ impl Client {
     }
 
     /// The batch a soft rollback to revision `rev` sends (see the module documentation):
-    /// `POST /show` `system commit file N`, parsed, against the running configuration.
+    /// `POST /show` `system commit file N`, read as the saved file it is
+    /// ([`crate::config::rollback_soft_batch`]), against the running configuration.
     ///
     /// # Errors
     /// As [`Client::show`] and [`Client::config_tree`]; [`Error::Parse`] when the revision's
@@ -535,8 +732,11 @@ impl Client {
         let text = self
             .show(&["system", "commit", "file", &rev.to_string()])
             .await?;
-        let target = ConfigTree::parse_boot(&text)?;
-        Ok(diff(&self.config_tree().await?, &target))
+        // Archived revisions are saved files, escaped (N7 of issue 32).
+        Ok(crate::config::rollback_soft_batch(
+            &self.config_tree().await?,
+            &text,
+        )?)
     }
 }
 

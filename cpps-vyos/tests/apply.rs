@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use common::{FakeRouter, Profile, config_fixture};
 use cpps_http::test_util::MockApi;
-use cpps_vyos::apply::{ApplyOptions, ApplyOutcome, safe_apply};
+use cpps_vyos::apply::{ApplyOptions, ApplyOutcome, Timer, Undo, safe_apply};
 use cpps_vyos::config::ConfigTree;
 use cpps_vyos::{Client, Command, ConfirmAction};
 
@@ -236,4 +236,122 @@ async fn a_handshake_from_before_the_commit_is_not_fresh_after_it() {
         "{report}"
     );
     assert!(fa.requests_to("config-file").is_empty(), "no confirm");
+}
+
+/// Two commands, the second in a priority subtree whose commit fails: vyatta-cfg
+/// `src/commit/commit-algorithm.cpp` `_commit_exec_prio_subtree` keeps the first.
+fn half_failing_change(fake: &FakeRouter) -> Vec<Command> {
+    fake.state.lock().unwrap().failing_subtree = Some(vec!["protocols".into(), "static".into()]);
+    vec![
+        Command::set(["system", "domain-name"], Some("example.net")),
+        Command::set(
+            [
+                "protocols",
+                "static",
+                "route",
+                "203.0.113.0/24",
+                "blackhole",
+            ],
+            None,
+        ),
+    ]
+}
+
+/// The outcome of a write that did not go as asked, as (live, timer, undo).
+fn write_failed(outcome: &ApplyOutcome) -> (&Option<Vec<Command>>, &Timer, &Undo) {
+    match outcome {
+        ApplyOutcome::WriteFailed {
+            live, timer, undo, ..
+        } => (live, timer, undo),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Audit N1: a refused commit-confirmed write that partly landed is no "not applied". On
+/// `current`, `run_commit_confirm` (vyos-1x `src/services/api/rest/routers.py`) commits first and
+/// arms the timer only after a commit that succeeded, so a commit that failed in one priority
+/// subtree leaves the rest live with NO timer; `_configure_op` then only discards what is left.
+/// Leaving that to a timer would keep it for good: the inverse is sent, and the report says
+/// what was live and that a timer may still be armed (the first builds armed it before the
+/// commit). Failed first: the outcome was `NotApplied` with the domain name live.
+#[tokio::test]
+async fn on_1_5_a_refused_write_that_partly_landed_is_undone() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V15).await;
+    fresh_after_commit(&fa, &fb);
+    let before = fa.running();
+    let change = half_failing_change(&fa);
+    let report = safe_apply(&a, Some(&b), &change, &settled()).await.unwrap();
+    let (live, timer, undo) = write_failed(&report.outcome);
+    assert_eq!(live.as_deref(), Some(&change[..1]), "{report}");
+    assert_eq!(*timer, Timer::MaybeArmed);
+    match undo {
+        Undo::RolledBack { commands } => assert_eq!(commands.len(), 1, "{commands:?}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(fa.running(), before);
+    assert_eq!(fa.state.lock().unwrap().confirm_pending, None);
+    assert!(
+        fa.requests_to("configure")[1].get("confirm_time").is_none(),
+        "the inverse is no commit-confirm"
+    );
+    let text = report.to_string();
+    assert!(text.contains("set system domain-name"), "{text}");
+    assert!(text.contains("timer may be armed"), "{text}");
+    assert!(text.contains("inverse"), "{text}");
+}
+
+/// Audit N1 on the first commit-confirm builds: `_configure_op` armed the timer
+/// (`session.commit_confirm`) BEFORE `session.commit()`, so the same refusal leaves a timer
+/// running. The inverse is sent all the same (the live part must not wait for a timer that may
+/// not exist), and the report says that a timer may be armed and how to stop it.
+#[tokio::test]
+async fn on_the_first_commit_confirm_builds_a_refused_write_says_the_timer_may_run() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V15).await;
+    fresh_after_commit(&fa, &fb);
+    fa.state.lock().unwrap().timer_before_commit = true;
+    let before = fa.running();
+    let change = half_failing_change(&fa);
+    let report = safe_apply(&a, Some(&b), &change, &settled()).await.unwrap();
+    let (_, timer, undo) = write_failed(&report.outcome);
+    assert_eq!(*timer, Timer::MaybeArmed);
+    assert!(matches!(undo, Undo::RolledBack { .. }), "{undo:?}");
+    assert_eq!(fa.running(), before);
+    assert_eq!(fa.state.lock().unwrap().confirm_pending, Some(5));
+    let text = report.to_string();
+    assert!(text.contains("confirm"), "{text}");
+}
+
+/// Audit N1 on 1.4 (no commit-confirm): the part of a refused batch that is live is undone by
+/// the inverse batch, and the report says so.
+#[tokio::test]
+async fn on_1_4_a_refused_write_that_partly_landed_is_undone() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V14).await;
+    fresh_after_commit(&fa, &fb);
+    let before = fa.running();
+    let change = half_failing_change(&fa);
+    let report = safe_apply(&a, Some(&b), &change, &settled()).await.unwrap();
+    let (live, timer, undo) = write_failed(&report.outcome);
+    assert_eq!(live.as_deref(), Some(&change[..1]));
+    assert_eq!(*timer, Timer::NotAsked);
+    assert!(matches!(undo, Undo::RolledBack { .. }), "{undo:?}");
+    assert_eq!(fa.running(), before);
+}
+
+/// Audit N10 through the safe apply: a batch refused as a whole (a path below a leaf; the fake,
+/// like `_configure_op`, refuses it before committing anything) changed nothing, even though
+/// one of its commands was already in effect: nothing is live and nothing is sent after it.
+#[tokio::test]
+async fn a_write_refused_as_a_whole_leaves_nothing_live() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V14).await;
+    fresh_after_commit(&fa, &fb);
+    let host = fa.running().host_name().unwrap().to_owned();
+    let change = vec![
+        Command::set(["system", "host-name"], Some(host.as_str())),
+        Command::set(["system", "host-name", "below"], Some("x")),
+    ];
+    let report = safe_apply(&a, Some(&b), &change, &settled()).await.unwrap();
+    let (live, _, undo) = write_failed(&report.outcome);
+    assert_eq!(live.as_deref(), Some(&[][..]));
+    assert_eq!(*undo, Undo::NothingLive);
+    assert_eq!(fa.requests_to("configure").len(), 1, "no inverse");
 }
