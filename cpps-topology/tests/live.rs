@@ -319,6 +319,38 @@ fn an_ha_resource_the_manager_does_not_recover_does_not_realize_ha() {
     assert!(pve_003_with(Some("stopped"), Some("stopped")).is_empty());
 }
 
+/// A service the HA manager put in state `error` is never recovered nor moved while its request
+/// stays `started`: pve-ha-manager `src/PVE/HA/Manager.pm` `next_state_error` acts only when the
+/// request becomes `disabled`, and `src/PVE/API2/HA/Resources.pm` refuses any other request
+/// ("service '…' in error state, must be disabled and fixed first"). `hastate` is that CRM state
+/// (pve-manager `PVE/API2/Cluster.pm`, `resources`), so PVE-003 reads it before the request.
+#[test]
+fn an_ha_resource_in_error_state_does_not_realize_ha() {
+    let topo = live_estate();
+    let mut facts = sp_pve();
+    let gitlab = facts.guests.iter_mut().find(|g| g.vmid == 100).unwrap();
+    gitlab.ha_request = Some("started".to_owned());
+    gitlab.ha_state = Some("error".to_owned());
+    let mut sp = SiteObservation::new("sp");
+    sp.proxmox = Sourced::Observed(facts);
+    let audit = live::audit(
+        &topo,
+        &observation(sp, franca_unreachable()),
+        &LiveOptions::at(NOW),
+    );
+    let findings = of_rule(&audit.report.findings, "PVE-003");
+    let about_gitlab: Vec<String> = subject_messages(&findings)
+        .into_iter()
+        .filter(|m| m.starts_with("gitlab "))
+        .collect();
+    assert_eq!(
+        about_gitlab,
+        [
+            "gitlab guest gitlab declares `ha: true` but VM 100 is an HA resource in state `error`, which the HA manager does not recover; it does not fail over"
+        ]
+    );
+}
+
 /// PVE-002's live part: the versions the nodes report (`GET /nodes/{node}/status`,
 /// `pveversion`, pve-manager `PVE/API2/Nodes.pm`), mid-upgrade from 8.4 to 9: the node on the
 /// older major is named with both versions, and a node whose version was not read is "cannot

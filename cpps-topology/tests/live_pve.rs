@@ -353,6 +353,30 @@ fn the_ha_plan_warns_of_a_resource_the_manager_does_not_recover() {
     );
 }
 
+/// A declared-HA guest whose service is in CRM state `error` gets a warning, and the way out
+/// PVE accepts: pve-ha-manager `src/PVE/API2/HA/Resources.pm` refuses any request but
+/// `disabled` for it ("must be disabled and fixed first"), and `src/PVE/HA/Manager.pm`
+/// `next_state_error` leaves `error` only then.
+#[test]
+fn the_ha_plan_warns_of_a_resource_in_error_state() {
+    let topology = live_estate();
+    let mut gitlab = pve_guest(100, "gitlab", PveGuestKind::Vm, "running", true);
+    gitlab.ha_state = Some("error".to_owned());
+    let facts = sp_facts(vec![gitlab]);
+    let plan = runbook_ha::plan_site_ha(&topology, "sp", Some(&facts));
+    let about_gitlab: Vec<&String> = plan
+        .warnings
+        .iter()
+        .filter(|w| w.contains("gitlab"))
+        .collect();
+    assert_eq!(
+        about_gitlab,
+        [
+            "site sp: gitlab (VM 100) is an HA resource in state `error`, which the HA manager does not recover: set it `disabled` (`ha-manager set vm:100 --state disabled`), fix the cause, then set it `started`; this plan changes no existing resource"
+        ]
+    );
+}
+
 /// The plan against fakepve's estate, observed: exactly the add of legacy-nfs (gitlab is HA in
 /// fakepve through `hastate`). Applied against fakepve, the add is accepted but the HA manager
 /// never shows the service and the list does not hold it: fakepve's HA endpoints store nothing

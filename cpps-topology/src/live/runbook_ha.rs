@@ -237,12 +237,28 @@ fn declared_guests<'t>(topology: &'t Topology, site: &str) -> Vec<DeclaredGuest<
 /// yet; a warning where it is one that does not fail over, or where no add can be planned.
 fn plan_guest(plan: &mut HaPlan, site: &str, component: &str, g: &PveGuest, ha: bool) {
     if ha && let Some(state) = g.ha_without_failover() {
+        let sid = format!(
+            "{}:{}",
+            if g.kind == PveGuestKind::Lxc {
+                "ct"
+            } else {
+                "vm"
+            },
+            g.vmid
+        );
+        // A service in `error` takes no request but `disabled` (pve-ha-manager
+        // `src/PVE/API2/HA/Resources.pm`, "must be disabled and fixed first").
+        let fix = if state == "error" {
+            format!(
+                "set it `disabled` (`ha-manager set {sid} --state disabled`), fix the cause, then set it `started`"
+            )
+        } else {
+            format!("set its state to `started` (`ha-manager set {sid} --state started`)")
+        };
         plan.warnings.push(format!(
-            "site {site}: {component} ({} {}) is an HA resource in state `{state}`, which the HA manager does not recover: set its state to `started` (`ha-manager set {}:{} --state started`); this plan changes no existing resource",
+            "site {site}: {component} ({} {}) is an HA resource in state `{state}`, which the HA manager does not recover: {fix}; this plan changes no existing resource",
             kind_word(g.kind),
             g.vmid,
-            if g.kind == PveGuestKind::Lxc { "ct" } else { "vm" },
-            g.vmid
         ));
     }
     if !ha || g.ha {

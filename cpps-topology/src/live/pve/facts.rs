@@ -72,7 +72,15 @@ impl PveGuest {
     /// service … ignored state requested") and `next_state_stopped` (returns for `disabled`
     /// before the fencing of an offline node). Read from the requested state, else from
     /// `hastate`, which is the requested state for a service the manager dropped.
+    ///
+    /// Or the CRM state `error`, whatever the request: `next_state_error` acts only once the
+    /// request is `disabled`, so the service is neither recovered nor moved, and
+    /// `src/PVE/API2/HA/Resources.pm` refuses any other request for it. `hastate` is the CRM
+    /// state while the manager holds one (pve-manager `PVE/API2/Cluster.pm`, `resources`).
     pub fn ha_without_failover(&self) -> Option<&str> {
+        if self.ha_state.as_deref() == Some("error") {
+            return Some("error");
+        }
         let state = self.ha_request.as_deref().or(self.ha_state.as_deref())?;
         matches!(state, "ignored" | "disabled").then_some(state)
     }
