@@ -125,6 +125,18 @@ async fn pbs() -> MockApi {
     get(&api, "/admin/sync", pbs_fixture("sync_jobs.json"), None).await;
     get(&api, "/admin/verify", pbs_fixture("verify_jobs.json"), None).await;
     get(&api, "/admin/prune", pbs_fixture("prune_jobs.json"), None).await;
+    // A token that may audit every datastore (proxmox-backup `src/api2/access/mod.rs`
+    // `list_permissions`: path → privilege → propagates), so the datastore list is whole.
+    get(
+        &api,
+        "/access/permissions",
+        json!({"data": {
+            "/": {"Datastore.Audit": true},
+            "/datastore": {"Datastore.Audit": true}
+        }}),
+        None,
+    )
+    .await;
     api
 }
 
@@ -497,6 +509,35 @@ fn backup_003_cannot_tell_over_a_partial_answer() {
     );
 }
 
+/// D3/D4: a datastore the credentials may not see is left out of `GET /admin/datastore`
+/// (proxmox-backup `src/api2/admin/datastore.rs` `get_datastore_list`), and with it every
+/// group it holds, so over a list that may be filtered a group not found is "cannot tell".
+#[test]
+fn backup_003_cannot_tell_over_a_datastore_list_that_may_be_filtered() {
+    let topology = live_estate();
+    let mut site = SiteObservation::new("sp");
+    site.proxmox = Sourced::Observed(PveFacts {
+        nodes: Vec::new(),
+        guests: vec![guest(100, "gitlab")],
+        partial: Vec::new(),
+    });
+    let filtered = "datastore list may be filtered: the credentials hold neither Datastore.Audit nor Datastore.Backup propagating from /datastore";
+    site.pbs = Sourced::Observed(PbsFacts {
+        server: "https://127.0.0.1:8007".to_owned(),
+        datastores: vec!["store1".to_owned()],
+        jobs: Vec::new(),
+        backups: Vec::new(),
+        partial: vec![filtered.to_owned()],
+    });
+    let audit = audit_at_now(&topology, vec![site]);
+    assert_eq!(
+        rule_messages(&audit.report, "BACKUP-003"),
+        [format!(
+            "warning gitlab guest gitlab (100): cannot tell whether it has a backup on https://127.0.0.1:8007: vm/100 was not found, but part of the server was not read ({filtered})"
+        )]
+    );
+}
+
 /// Two sites joined by a validated WireGuard link; SP's router also has a VRRP peer.
 const LINKED: &str = "\
 version: 1
@@ -768,5 +809,104 @@ fn the_two_ends_of_a_link_are_compared_as_a_pair() {
         [
             "warning wg-sp-franca link wg-sp-franca: cannot tell: no tunnel to vyos-franca found: its interfaces' public keys could not be read"
         ]
+    );
+}
+
+/// D4: `GET /admin/datastore` lists only the datastores the caller may audit or back up to,
+/// or holds a privilege below (proxmox-backup `src/api2/admin/datastore.rs`
+/// `get_datastore_list`), so a declared datastore missing from the list of a token without
+/// `Datastore.Audit` (or `Datastore.Backup`) propagating from `/datastore` may be hidden, not
+/// gone: no "has no datastore" drift is stated, and the PBS observation says its list may be
+/// filtered. With the rights, the same list is whole and the drift stands.
+#[tokio::test]
+async fn a_datastore_list_filtered_by_the_rights_is_no_proof_of_absence() {
+    let observe = |rights: serde_json::Value| async move {
+        let api = MockApi::start("/api2/json").await;
+        get(
+            &api,
+            "/admin/datastore",
+            json!({"data": [{"store": "store1"}]}),
+            None,
+        )
+        .await;
+        get(
+            &api,
+            "/admin/datastore/store1/namespace",
+            json!({"data": [{"ns": ""}]}),
+            None,
+        )
+        .await;
+        get(
+            &api,
+            "/admin/datastore/store1/snapshots",
+            json!({"data": []}),
+            None,
+        )
+        .await;
+        get(
+            &api,
+            "/version",
+            json!({"data": {"version": "4.0", "release": "14", "repoid": "d3adb33f"}}),
+            None,
+        )
+        .await;
+        for route in ["/admin/sync", "/admin/verify", "/admin/prune"] {
+            get(&api, route, json!({"data": []}), None).await;
+        }
+        get(&api, "/access/permissions", json!({"data": rights}), None).await;
+        let endpoints = Endpoints::parse(
+            "endpoints.yaml",
+            &format!(
+                "sites:\n  sp:\n    pbs:\n      repository: report@pbs!ro@127.0.0.1:store1\n      url: {}\n      password_env: PBS_SECRET\n",
+                api.base_url(),
+            ),
+        )
+        .unwrap();
+        let lookup = |k: &str| (k == "PBS_SECRET").then(|| "0b7a0c4e-secret".to_owned());
+        let mut options = ClientOptions::default();
+        options.retries = 0;
+        let sources = endpoints.sources(&options, &lookup).unwrap();
+        let observed = live::observe(&sources, &ObserveOptions::default()).await;
+        api.assert_no_unexpected_requests();
+        let sp = observed.site("sp").unwrap();
+        sp.pbs
+            .observed()
+            .unwrap_or_else(|| panic!("{:?}", sp.pbs.failure()))
+            .clone()
+    };
+    // Datastore.Audit on store1 only: another datastore would be left out of the list.
+    let narrow = observe(json!({"/datastore/store1": {"Datastore.Audit": false}})).await;
+    assert!(
+        narrow
+            .partial
+            .iter()
+            .any(|p| p.starts_with("datastore list may be filtered")),
+        "{:?}",
+        narrow.partial
+    );
+    let whole = observe(json!({"/datastore": {"Datastore.Audit": true}})).await;
+    assert!(whole.partial.is_empty(), "{:?}", whole.partial);
+
+    // `rules/base.yaml` declares datastore `main` on pbs-alpha, which neither list holds.
+    let topology = load(
+        "tests/fixtures/rules/base.yaml",
+        &read("cpps-topology/tests/fixtures/rules/base.yaml"),
+    );
+    let drift_about_datastores = |facts: PbsFacts| {
+        let mut alpha = SiteObservation::new("alpha");
+        alpha.pbs = Sourced::Observed(facts);
+        let audit = audit_at_now(&topology, vec![alpha]);
+        audit
+            .diff
+            .drift
+            .iter()
+            .filter(|d| d.message.contains("datastore"))
+            .map(|d| d.message.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(drift_about_datastores(narrow), Vec::<String>::new());
+    assert_eq!(
+        drift_about_datastores(whole),
+        ["pbs-alpha has no datastore main"]
     );
 }

@@ -16,6 +16,7 @@ use super::facts::{GuestBackupFact, PveGuestKind};
 use super::facts::{Observation, SiteObservation, SourceFailure};
 use super::index::DeclaredIndex;
 use super::pbs::index::{GuestBackups, PbsIndex};
+use super::pbs::source::DATASTORES_FILTERED;
 use super::pve::index::PveIndex;
 use crate::finding::Severity;
 use crate::model::{ComponentRef, Location as ModelLocation, State, Topology};
@@ -214,13 +215,18 @@ fn backup_003(live: &Live<'_>, sink: &mut Sink<'_>) {
             continue;
         };
         let (pbs_index, pve_index) = (PbsIndex::new(pbs), PveIndex::new(pve));
-        // The parts of `partial` that could hide a group: a datastore's namespaces or one
-        // namespace's snapshots (as `PbsSource` words them); an unread job list hides none.
+        // The parts of `partial` that could hide a group: a datastore's namespaces, one
+        // namespace's snapshots, or a datastore list the rights may have trimmed (as
+        // `PbsSource` words them); an unread job list hides none.
         let unread: Vec<&str> = pbs
             .partial
             .iter()
             .map(String::as_str)
-            .filter(|p| p.starts_with("namespaces of ") || p.starts_with("snapshots of "))
+            .filter(|p| {
+                p.starts_with("namespaces of ")
+                    || p.starts_with("snapshots of ")
+                    || p.starts_with(DATASTORES_FILTERED)
+            })
             .collect();
         for guest in live.topo.guests().iter().filter(|g| {
             g.meta.state == State::Validated

@@ -1,7 +1,9 @@
 //! PBS's part of a site's comparison: each declared PBS with the site's server and its
-//! datastores.
+//! datastores. A declared datastore missing from a list the credentials' rights may have
+//! trimmed is no drift: the observation's `partial` says the list may be filtered.
 
 use super::index::PbsIndex;
+use super::source::DATASTORES_FILTERED;
 use crate::live::diff::{Builder, evidence_of};
 use crate::live::facts::SiteObservation;
 use crate::model::{ComponentRef, Site};
@@ -13,7 +15,15 @@ pub(crate) fn compare(b: &mut Builder<'_>, site: &SiteObservation, site_id: &Sit
     for pbs in topo.pbs().iter().filter(|p| p.site == site_id.id) {
         let c = ComponentRef::Pbs(pbs);
         b.record(c, site, evidence_of(&site.pbs, |_| true));
-        if site.pbs.observed().is_some() {
+        // A list the credentials' rights may have trimmed proves no absence
+        // (`source::DATASTORES_FILTERED`): its entry in `partial` says so.
+        let whole = site.pbs.observed().is_some_and(|facts| {
+            !facts
+                .partial
+                .iter()
+                .any(|p| p.starts_with(DATASTORES_FILTERED))
+        });
+        if whole {
             let names = pbs.datastores.iter().map(|d| d.name.as_str());
             b.declared_missing(
                 site,

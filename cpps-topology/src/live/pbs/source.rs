@@ -11,8 +11,10 @@ use crate::live::source::Source;
 
 /// A site's PBS, read through [`cpps_pbs::Client`]: `GET /admin/datastore`, then per
 /// datastore `GET /admin/datastore/{store}/namespace` and `…/snapshots` per namespace, and
-/// `GET /admin/sync`, `/admin/verify`, `/admin/prune` for the jobs' last runs. Only the
-/// datastore list is required; any other part that fails is kept in [`PbsFacts::partial`].
+/// `GET /admin/sync`, `/admin/verify`, `/admin/prune` for the jobs' last runs, and
+/// `GET /access/permissions` to know whether the datastore list is whole. Only the datastore
+/// list is required; any other part that fails, or may be filtered, is kept in
+/// [`PbsFacts::partial`].
 #[derive(Debug, Clone)]
 pub struct PbsSource {
     client: Client,
@@ -31,6 +33,37 @@ impl PbsSource {
     fn fail(&self, error: &cpps_pbs::Error) -> SourceFailure {
         SourceFailure::from_error(SourceKind::Pbs, &self.endpoint, error)
     }
+}
+
+/// How [`PbsFacts::partial`] begins its entry for a datastore list that may leave datastores
+/// out; the diff reads it.
+pub(crate) const DATASTORES_FILTERED: &str = "datastore list may be filtered";
+
+/// Why `GET /admin/datastore` may leave datastores out, if it may: it lists only those the
+/// caller may audit or back up to, or holds a privilege below (proxmox-backup
+/// `src/api2/admin/datastore.rs` `get_datastore_list`), so only `Datastore.Audit` or
+/// `Datastore.Backup` propagating from `/datastore` (`GET /access/permissions`,
+/// `src/api2/access/mod.rs` `list_permissions`: path → privilege → propagates) makes it whole.
+async fn datastore_list_filtered(c: &Client) -> Option<String> {
+    let rights = match c.permissions(None).await {
+        Ok(rights) => rights,
+        Err(e) => {
+            return Some(format!(
+                "the credentials' rights could not be read ({})",
+                crate::live::facts::error_chain(&e)
+            ));
+        }
+    };
+    let propagates = |privilege: &str| {
+        rights
+            .get("/datastore")
+            .and_then(|p| p.get(privilege))
+            .copied()
+            .unwrap_or(false)
+    };
+    (!propagates("Datastore.Audit") && !propagates("Datastore.Backup")).then(|| {
+        "the credentials hold neither Datastore.Audit nor Datastore.Backup propagating from /datastore".to_owned()
+    })
 }
 
 /// A job of any kind, so that the three lists are handled alike.
@@ -86,6 +119,9 @@ impl Source<PbsFacts> for PbsSource {
         let stores = c.datastores().await.map_err(|e| self.fail(&e))?;
         let now = jiff::Timestamp::now().as_second();
         let mut partial = Vec::new();
+        if let Some(why) = datastore_list_filtered(c).await {
+            partial.push(format!("{DATASTORES_FILTERED}: {why}"));
+        }
         let mut backups = Vec::new();
         for store in &stores {
             let namespaces = match c.namespaces(&store.store, None, None).await {
