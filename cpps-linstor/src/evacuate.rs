@@ -8,8 +8,10 @@
 //! `DELETE`, `EVACUATE`, `INACTIVE` or `DRBD_DISKLESS`) already meet the group's place count is
 //! only deleted; any other gets a new replica from the autoplacer first, and is deleted once it
 //! synced. The autoplacer's choice is the controller's; the plan lists the nodes that could
-//! take it (online, holding no replica of the resource, with a diskful pool of the replica's
-//! pool name, within `target`/`do_not_target`).
+//! take it (online, with a diskful pool of the replica's pool name, within
+//! `target`/`do_not_target`): first those holding a DRBD diskless replica of the resource, which
+//! the controller turns diskful (`getStorPoolForEvacuation`), else those holding none. The
+//! group's other filters (`replicas_on_different`, free space) are not applied.
 //!
 //! The pre-check says, per resource, what the node being away does meanwhile: fewer `UpToDate`
 //! replicas than the place count, and the DRBD quorum count of
@@ -180,11 +182,18 @@ pub fn plan(
         } else if up_to_date_peers >= wanted {
             (EvacuateAction::DeletedPeersSuffice, Vec::new())
         } else {
-            let candidates = candidates(state, replica, &peers, node, target, do_not_target);
+            let (candidates, toggle) =
+                candidates(state, replica, &peers, node, target, do_not_target);
             if candidates.is_empty() {
                 reasons.push("no online node with a diskful pool of its pool name".to_owned());
                 (EvacuateAction::NoTarget, candidates)
             } else {
+                if toggle {
+                    reasons.push(format!(
+                        "the controller turns the diskless replica on {} diskful (toggle disk) before it places a new one",
+                        candidates.join(" or ")
+                    ));
+                }
                 (EvacuateAction::Replaced, candidates)
             }
         };
@@ -210,9 +219,17 @@ pub fn plan(
     }
 }
 
-/// The nodes that could take a new replica of `replica`: online, not `node`, holding none of
-/// the resource, not evacuating or evicted, with a diskful pool named as the replica's, and
-/// within `target` (when given) and outside `do_not_target`.
+/// The nodes that could take a new replica of `replica`, and whether they are nodes whose
+/// diskless replica would be turned diskful.
+///
+/// A node qualifies when it is online, not `node`, not evacuating or evicted, has a diskful
+/// pool named as the replica's, and is within `target` (when given) and outside
+/// `do_not_target`. The controller first tries the nodes that hold a DRBD diskless replica of
+/// the resource (a client or a tie-breaker; `TIE_BREAKER` includes `DRBD_DISKLESS`'s bits in
+/// linstor-server `Resource.Flags`): `CtrlNodeApiCallHandler.getStorPoolForEvacuation` limits
+/// the autoplacer to them ("first try to toggle disk if possible") and
+/// `evacuateNodeInTrasaction` then calls `resourceToggleDisk(INTO_DRBD_DISKFUL)`. Only when none
+/// qualifies does it look at the nodes that hold no replica of the resource.
 fn candidates(
     state: &ClusterState,
     replica: &ResourceWithVolumes,
@@ -220,32 +237,45 @@ fn candidates(
     node: &NodeName,
     target: &[NodeName],
     do_not_target: &[NodeName],
-) -> Vec<String> {
+) -> (Vec<String>, bool) {
     let pools: BTreeSet<&str> = replica
         .volumes
         .iter()
         .filter_map(|v| v.storage_pool_name.as_deref())
         .collect();
     let holding: BTreeSet<&str> = peers.iter().map(|p| p.node_name.as_str()).collect();
+    let drbd_diskless: BTreeSet<&str> = peers
+        .iter()
+        .filter(|p| p.has_flag("DRBD_DISKLESS") || p.has_flag("TIE_BREAKER"))
+        .map(|p| p.node_name.as_str())
+        .collect();
     let allowed = |name: &str| {
         (target.is_empty() || target.iter().any(|t| t.as_str() == name))
             && !do_not_target.iter().any(|t| t.as_str() == name)
     };
-    state
-        .nodes
-        .iter()
-        .filter(|n| n.name != node.as_str() && !holding.contains(n.name.as_str()))
-        .filter(|n| n.is_online() && !n.is_evicted() && !n.has_flag("EVACUATE"))
-        .filter(|n| allowed(&n.name))
-        .filter(|n| {
-            state.storage_pools.iter().any(|p| {
-                p.node_name.as_deref() == Some(n.name.as_str())
-                    && !p.is_diskless()
-                    && pools.contains(p.storage_pool_name.as_str())
+    let qualified = |among: &dyn Fn(&str) -> bool| -> Vec<String> {
+        state
+            .nodes
+            .iter()
+            .filter(|n| n.name != node.as_str() && among(n.name.as_str()))
+            .filter(|n| n.is_online() && !n.is_evicted() && !n.has_flag("EVACUATE"))
+            .filter(|n| allowed(&n.name))
+            .filter(|n| {
+                state.storage_pools.iter().any(|p| {
+                    p.node_name.as_deref() == Some(n.name.as_str())
+                        && !p.is_diskless()
+                        && pools.contains(p.storage_pool_name.as_str())
+                })
             })
-        })
-        .map(|n| n.name.clone())
-        .collect()
+            .map(|n| n.name.clone())
+            .collect()
+    };
+    let toggled = qualified(&|name| drbd_diskless.contains(name));
+    if toggled.is_empty() {
+        (qualified(&|name| !holding.contains(name)), false)
+    } else {
+        (toggled, true)
+    }
 }
 
 /// Renders a plan as plain text: the request, then each resource with its action and what the

@@ -91,12 +91,16 @@ fn evacuating_a_node_says_what_moves_and_what_its_absence_costs() {
                 1,
                 vec![]
             ),
-            // The tie-breaker on pve-franca-2 keeps the even split; it also holds the resource,
-            // so only pve-sp-2 can take the new replica.
+            // N8 (audit 33): pve-franca-2 holds a DRBD_DISKLESS tie-breaker of it, and the
+            // controller tries those nodes first: linstor-server `CtrlNodeApiCallHandler`
+            // `getStorPoolForEvacuation` ("first try to toggle disk if possible", the autoplacer
+            // limited to `ResourceUtils.filterResourcesDrbdDiskless`), then
+            // `evacuateNodeInTrasaction` calls `resourceToggleDisk(INTO_DRBD_DISKFUL)` there.
+            // Only when none can take it do nodes without the resource (pve-sp-2) come in.
             (
                 "vm-104-disk-0",
                 Replaced,
-                vec!["pve-sp-2"],
+                vec!["pve-franca-2"],
                 1,
                 vec![LosesPrimary]
             ),
@@ -122,6 +126,13 @@ fn evacuating_a_node_says_what_moves_and_what_its_absence_costs() {
             query: vec![],
             body: Some(json!({})),
         }
+    );
+    assert_eq!(
+        plan.resources[4].reasons,
+        [
+            "the controller turns the diskless replica on pve-franca-2 diskful (toggle disk) before it places a new one",
+            "Primary on pve-franca-1"
+        ]
     );
     let text = evacuate::render_text(&plan);
     assert!(
