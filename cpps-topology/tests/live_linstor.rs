@@ -254,3 +254,47 @@ fn without_the_controller_properties_the_site_loss_cannot_be_told() {
         ]
     );
 }
+
+/// N7 (audit 33): a group that places on several storage pools has its place_count compared
+/// on every one of them. linstor-server `ResourceGroups.selectFilterToApi` takes
+/// `storage_pool_list` (falling back to `storage_pool` only when the list is empty), and
+/// `Json.java` `apiToAutoSelectFilter` writes `storage_pool` as the list's first entry, so
+/// the group below places on `nvme-pool` and `ssd-pool` alike.
+#[test]
+fn a_group_on_several_pools_is_compared_on_each() {
+    let pools = serde_json::json!([
+        {"storage_pool_name": "ssd-pool", "node_name": "pve-ippri-11", "provider_kind": "LVM_THIN"},
+        {"storage_pool_name": "ssd-pool", "node_name": "pve-ippri-12", "provider_kind": "LVM_THIN"},
+        {"storage_pool_name": "ssd-pool", "node_name": "pve-ippri-31", "provider_kind": "LVM_THIN"}
+    ]);
+    let groups = serde_json::json!([
+        {"name": "sp-mixed", "select_filter": {"place_count": 3, "storage_pool": "nvme-pool",
+          "storage_pool_list": ["nvme-pool", "ssd-pool"]}}
+    ]);
+    let state = ClusterState {
+        nodes: Vec::new(),
+        storage_pools: serde_json::from_value(pools).unwrap(),
+        resource_groups: serde_json::from_value(groups).unwrap(),
+        resource_definitions: Vec::new(),
+        resources: Vec::new(),
+    };
+    let topology = load("linstor.yaml", TOPOLOGY);
+    let mut sp = SiteObservation::new("sp");
+    sp.linstor = Sourced::Observed(linstor_facts(&state));
+    let observed = Observation {
+        taken_at: 0,
+        sites: vec![sp],
+    };
+    let audit = live::audit(&topology, &observed, &LiveOptions::at(0));
+    let mismatches: Vec<&str> = audit
+        .diff
+        .drift
+        .iter()
+        .filter(|d| d.component.as_deref() == Some("sp-ssd"))
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        mismatches,
+        ["a resource group on ssd-pool places 3 replicas, sp-ssd declares 2"]
+    );
+}

@@ -34,7 +34,8 @@ pub struct LinstorStoragePool {
 pub struct LinstorGroup {
     /// Group name.
     pub name: String,
-    /// The storage pool it places on, when set.
+    /// A storage pool it places on, when set. A group that places on several pools
+    /// (`storage_pool_list`) appears once per pool, so that each is compared.
     pub storage_pool: Option<String>,
     /// Its place count, when set.
     pub place_count: Option<i64>,
@@ -83,7 +84,7 @@ pub struct LinstorFacts {
     pub nodes: Vec<LinstorNode>,
     /// Storage pools.
     pub storage_pools: Vec<LinstorStoragePool>,
-    /// Resource groups.
+    /// Resource groups, once per storage pool each places on.
     pub groups: Vec<LinstorGroup>,
     /// Resources with their health.
     pub resources: Vec<LinstorResource>,

@@ -138,19 +138,7 @@ pub fn linstor_facts(state: &ClusterState) -> LinstorFacts {
                 name: p.storage_pool_name.clone(),
             })
             .collect(),
-        groups: state
-            .resource_groups
-            .iter()
-            .map(|g| LinstorGroup {
-                name: g.name.clone(),
-                storage_pool: g.select_filter.as_ref().and_then(|f| {
-                    f.storage_pool
-                        .clone()
-                        .or_else(|| f.storage_pool_list.first().cloned())
-                }),
-                place_count: g.select_filter.as_ref().and_then(|f| f.place_count),
-            })
-            .collect(),
+        groups: state.resource_groups.iter().flat_map(group_facts).collect(),
         resources: report
             .resources
             .iter()
@@ -172,4 +160,30 @@ pub fn linstor_facts(state: &ClusterState) -> LinstorFacts {
             })
             .collect(),
     }
+}
+
+/// A resource group's facts, one entry per storage pool it places on, so that its place count
+/// is compared on each (N7 of audit 33).
+///
+/// The list is what the controller places on: linstor-server `ResourceGroups.selectFilterToApi`
+/// takes `storage_pool_list` and falls back to `storage_pool` only when the list is empty, and
+/// `Json.apiToResourceGroup` writes `storage_pool` as the list's first entry. A group with
+/// neither places on any pool and gives one entry without a pool.
+fn group_facts(g: &cpps_linstor::types::resource::ResourceGroup) -> Vec<LinstorGroup> {
+    let place_count = g.select_filter.as_ref().and_then(|f| f.place_count);
+    let pools: Vec<Option<String>> = match g.select_filter.as_ref() {
+        Some(f) if !f.storage_pool_list.is_empty() => {
+            f.storage_pool_list.iter().cloned().map(Some).collect()
+        }
+        Some(f) => vec![f.storage_pool.clone()],
+        None => vec![None],
+    };
+    pools
+        .into_iter()
+        .map(|storage_pool| LinstorGroup {
+            name: g.name.clone(),
+            storage_pool,
+            place_count,
+        })
+        .collect()
 }
