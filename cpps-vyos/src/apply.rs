@@ -14,7 +14,9 @@
 //! after it counts as broken: unknown is never healthy. After the commit a handshake counts only
 //! when it was made after the commit: one from before says nothing about the change. A router (this one, or the peer when
 //! one is given) with no check that held before the change could show nothing the change
-//! breaks, so then nothing is sent: confirming would be blind.
+//! breaks, so then nothing is sent: confirming would be blind. Nor is anything sent when one
+//! of a router's readings failed before the change: one healthy check (a VRRP group) cannot
+//! stand for a tunnel that could not be read. A VRRP group is healthy only as MASTER or BACKUP.
 //!
 //! A write that did not go as asked (refused, partly landed, a commit-confirm the answer does
 //! not say started, no answer) is never reported as "not applied" (audit N1): the
@@ -146,7 +148,8 @@ async fn health_since(
     }
     match client.vrrp_status().await {
         Ok(groups) => out.extend(groups.iter().map(|g| {
-            let known = !matches!(g.state, VrrpState::Unknown(_) | VrrpState::Fault);
+            // Only MASTER and BACKUP are roles; INIT has none yet (audit N2).
+            let known = matches!(g.state, VrrpState::Master | VrrpState::Backup);
             check(
                 format!("vrrp {} {}", g.group, g.interface),
                 vrrp_word(&g.state),
@@ -456,8 +459,8 @@ const NO_PING: &str = "reachability of named addresses: the VyOS API has no ping
 /// Applies `commands` to `local` safely (see the module documentation): checks both routers,
 /// commits (with commit-confirm where the API has it), waits `opts.settle`, checks again, and
 /// confirms only when nothing that held broke; else leaves the timer to revert or rolls back.
-/// When this router or the peer had no check that held before, nothing is sent and the outcome
-/// is [`ApplyOutcome::NotApplied`] naming that router.
+/// When this router or the peer had no check that held before, or one of its readings failed,
+/// nothing is sent and the outcome is [`ApplyOutcome::NotApplied`] naming that router.
 ///
 /// # Errors
 /// Only when nothing was sent: [`Client::commit_confirm_support`] or the first read of the
@@ -490,8 +493,8 @@ pub async fn safe_apply(
     if let Some(blind) = unverified(&report.before, peer.is_some()) {
         report.outcome = ApplyOutcome::NotApplied {
             error: format!(
-                "nothing could be checked on {blind} before the change, so nothing it breaks \
-                 could be seen and it could only be confirmed blind: nothing was sent"
+                "{blind} before the change, so what the change breaks there could not be seen \
+                 and it could only be confirmed blind: nothing was sent"
             ),
         };
         return Ok(report);
@@ -593,19 +596,26 @@ async fn rollback(local: &Client, now: &ConfigTree, running: &ConfigTree) -> Und
     }
 }
 
-/// The first router (`this`, then `peer` when one is checked) with no check that held before
-/// the change: [`broken`] compares only checks that held, so on that router nothing the change
-/// breaks could be seen, and confirming would be blind.
-fn unverified(before: &[Check], with_peer: bool) -> Option<&'static str> {
-    let routers: &[&'static str] = if with_peer {
+/// Why a router (`this`, then `peer` when one is checked) cannot be checked: it has no check
+/// that held before the change, or one of its readings failed (audit N2). [`broken`] compares
+/// only checks that held, so one healthy VRRP group would otherwise stand for a WireGuard or
+/// BGP reading that failed, and a tunnel the change breaks would go unseen.
+fn unverified(before: &[Check], with_peer: bool) -> Option<String> {
+    let routers: &[&str] = if with_peer {
         &["this", "peer"]
     } else {
         &["this"]
     };
-    routers.iter().copied().find(|r| {
-        !before
-            .iter()
-            .any(|c| c.router == *r && c.healthy == Some(true))
+    routers.iter().find_map(|r| {
+        let mine = || before.iter().filter(move |c| c.router == *r);
+        if let Some(failed) = mine().find(|c| c.healthy.is_none()) {
+            return Some(format!(
+                "the reading `{}` failed on {r} ({})",
+                failed.subject, failed.state
+            ));
+        }
+        (!mine().any(|c| c.healthy == Some(true)))
+            .then(|| format!("nothing could be checked on {r}"))
     })
 }
 

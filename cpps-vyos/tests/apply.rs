@@ -201,10 +201,7 @@ async fn a_change_is_not_sent_when_a_router_cannot_be_checked_before() {
     assert!(fa.requests_to("config-file").is_empty(), "{report}");
     match &report.outcome {
         ApplyOutcome::NotApplied { error } => {
-            assert!(
-                error.contains("nothing could be checked on peer"),
-                "{error}"
-            );
+            assert!(error.contains("failed on peer"), "{error}");
             assert!(error.contains("nothing was sent"), "{error}");
         }
         other => panic!("{other:?}"),
@@ -354,4 +351,56 @@ async fn a_write_refused_as_a_whole_leaves_nothing_live() {
     assert_eq!(live.as_deref(), Some(&[][..]));
     assert_eq!(*undo, Undo::NothingLive);
     assert_eq!(fa.requests_to("configure").len(), 1, "no inverse");
+}
+
+/// A `show vrrp` table as `VRRP.format` prints it (vyos-1x `python/vyos/ifconfig/vrrp.py`:
+/// `tabulate`, headers Name, Interface, VRID, State, Priority, Last Transition).
+fn vrrp_table(state: &str) -> String {
+    format!(
+        "Name  Interface  VRID  State     Priority  Last Transition\n----  ---------  ----  --------  --------  ---------------\nLAN   eth1         10  {state:<8}       200  1w2d3h4m5s\n"
+    )
+}
+
+/// Audit N2, the rest: one healthy check must not stand for all. The peer's VRRP group is
+/// MASTER and its BGP sessions are up, but its WireGuard peers could not be read before the
+/// change (`wg show` exits 1, `show_op` answers 400), so a tunnel the change breaks could not
+/// be seen: nothing is sent, and the report names the reading. Failed first: the change was
+/// committed and confirmed.
+#[tokio::test]
+async fn a_reading_that_failed_before_blocks_the_change_whatever_else_held() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V15).await;
+    fresh_after_commit(&fa, &fb);
+    {
+        let mut st = fb.state.lock().unwrap();
+        st.vrrp_table = Some(vrrp_table("MASTER"));
+        st.wireguard_fails = true;
+    }
+    let report = safe_apply(&a, Some(&b), &harmless_change(), &settled())
+        .await
+        .unwrap();
+    assert!(fa.requests_to("configure").is_empty(), "{report}");
+    match &report.outcome {
+        ApplyOutcome::NotApplied { error } => {
+            assert!(error.contains("peer"), "{error}");
+            assert!(error.contains("wireguard wg0"), "{error}");
+            assert!(error.contains("nothing was sent"), "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Audit N2: a VRRP group in INIT (keepalived has not yet joined it, vyos-1x
+/// `python/vyos/ifconfig/vrrp.py` prints keepalived's state) holds no role: it is not healthy.
+/// Failed first: INIT counted as healthy.
+#[tokio::test]
+async fn a_vrrp_group_in_init_is_not_healthy() {
+    let (_servers, a, fa, _b, _fb) = pair(Profile::V15).await;
+    fa.state.lock().unwrap().vrrp_table = Some(vrrp_table("INIT"));
+    let checks = cpps_vyos::apply::health(&a, "this", Duration::from_secs(180)).await;
+    let vrrp: Vec<_> = checks
+        .iter()
+        .filter(|c| c.subject.starts_with("vrrp"))
+        .map(|c| (c.subject.as_str(), c.state.as_str(), c.healthy))
+        .collect();
+    assert_eq!(vrrp, [("vrrp LAN eth1", "INIT", Some(false))]);
 }

@@ -240,6 +240,12 @@ pub struct RouterState {
     /// A status nginx answers a `/configure` with, in its own HTML page, after the API went on
     /// with the write (`proxy_read_timeout 600` ran out: 504; the API restarted: 502).
     pub gateway_status: Option<u16>,
+    /// The `show vrrp` table (`VRRP.format`, vyos-1x `python/vyos/ifconfig/vrrp.py`); `None`:
+    /// `VRRP not configured!`.
+    pub vrrp_table: Option<String>,
+    /// Whether reading WireGuard peers fails: `wg show NAME` exits 1 with "Unable to access
+    /// interface: No such device" (wireguard-tools `src/show.c`) and `show_op` answers 400.
+    pub wireguard_fails: bool,
 }
 
 /// nginx's own error page for `status` (`ngx_http_error_502_page` / `ngx_http_error_504_page`
@@ -288,6 +294,8 @@ impl FakeRouter {
                 handshake_ago: Vec::new(),
                 tunnel_to: None,
                 gateway_status: None,
+                vrrp_table: None,
+                wireguard_fails: false,
             })),
         }
     }
@@ -623,7 +631,14 @@ impl FakeRouter {
             // current; without `summary`, `interfaces.py show` prints `ip addr show` and the
             // counters (`_format_show_data`), no peer.
             // vyos-1x `src/op_mode/vrrp.py` prints this and exits 0 without VRRP groups.
-            ["vrrp"] => ok(json!("VRRP not configured!\n")),
+            ["vrrp"] => ok(json!(
+                st.vrrp_table
+                    .clone()
+                    .unwrap_or_else(|| "VRRP not configured!\n".to_owned())
+            )),
+            ["interfaces", "wireguard", _, "summary"] if st.wireguard_fails => {
+                self.err(400, "Unable to access interface: No such device\n")
+            }
             ["interfaces", "wireguard", name, "summary"] => match live_wireguard(&st, name) {
                 Some(live) => ok(json!(match self.profile {
                     Profile::V14 => printers::wg_show(&live),
