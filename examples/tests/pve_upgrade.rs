@@ -46,62 +46,110 @@ async fn answer(server: &MockServer, api_path: &str, data: Value) {
         .await;
 }
 
-/// Three nodes, two on 8.4 and one already on 9.0 (`pveversion` as pve-manager
-/// `PVE/API2/Nodes.pm` status writes it), quorate (`GET /cluster/status`), one HA group not
-/// migrated yet (pve-ha-manager `HA/Manager.pm` migrates only once every node runs 9) and no
-/// rule yet; on pve1 an HA VM, a running VM without HA, a stopped one, and a running one whose
-/// HA state is `ignored` (pve-ha-manager `HA/Manager.pm` leaves it alone, so it stays).
-async fn cluster_mid_upgrade() -> MockServer {
-    let server = MockServer::start().await;
-    answer(
-        &server,
-        "nodes",
-        json!([
-            {"node": "pve1", "status": "online"}, {"node": "pve2", "status": "online"},
-            {"node": "pve3", "status": "online"}
-        ]),
-    )
-    .await;
-    for (node, version) in [
-        ("pve1", "pve-manager/8.4.1/2a5fa54a8503f96d"),
-        ("pve2", "pve-manager/8.4.1/2a5fa54a8503f96d"),
-        ("pve3", "pve-manager/9.0.3/025864202ebb6109"),
-    ] {
-        answer(&server, &format!("nodes/{node}/status"), json!({
-            "pveversion": version, "kversion": "Linux 6.8.12-9-pve", "uptime": 86400,
-            "cpu": 0.05, "loadavg": ["0.10", "0.12", "0.09"],
-            "memory": {"total": 68719476736_u64, "used": 8589934592_u64, "free": 60129542144_u64},
-            "rootfs": {"total": 100, "used": 10, "avail": 90, "free": 90}
-        })).await;
+/// The answers [`Cluster::serve`] mounts beside the nodes and their versions; the default is a
+/// cluster mid-upgrade ([`cluster_mid_upgrade`]).
+struct Cluster {
+    /// `GET /cluster/resources?type=vm`.
+    guests: Value,
+    /// `GET /cluster/ha/status/current`.
+    ha_status: Value,
+    /// `GET /cluster/config/nodes`.
+    corosync_nodes: Value,
+    /// `GET /cluster/config/qdevice`.
+    qdevice: Value,
+}
+
+impl Default for Cluster {
+    /// Quorate (`GET /cluster/status`), three nodes of one vote each and no QDevice
+    /// (`GET /cluster/config/nodes`, pve-cluster `src/PVE/API2/ClusterConfig.pm` `nodes`: the
+    /// corosync nodelist, values as corosync.conf writes them; `qdevice`: `{}` without a
+    /// QDevice socket), the HA stack armed (pve-ha-manager `src/PVE/API2/HA/Status.pm`: the
+    /// `fencing` entry); on pve1 an HA VM, a running VM without HA, a stopped one, and a
+    /// running one whose HA state is `ignored` (pve-ha-manager `HA/Manager.pm` leaves it
+    /// alone, so it stays).
+    fn default() -> Self {
+        Cluster {
+            guests: json!([
+                {"id": "qemu/100", "type": "qemu", "vmid": 100, "node": "pve1", "status": "running", "hastate": "started"},
+                {"id": "qemu/101", "type": "qemu", "vmid": 101, "node": "pve1", "status": "running"},
+                {"id": "qemu/102", "type": "qemu", "vmid": 102, "node": "pve1", "status": "stopped"},
+                {"id": "qemu/103", "type": "qemu", "vmid": 103, "node": "pve1", "status": "running", "hastate": "ignored"},
+                {"id": "lxc/200", "type": "lxc", "vmid": 200, "node": "pve3", "status": "running"}
+            ]),
+            ha_status: json!([
+                {"id": "quorum", "type": "quorum", "node": "pve3", "status": "OK", "quorate": 1},
+                {"id": "master", "type": "master", "node": "pve3", "status": "pve3 (active, Sat Dec  5 10:00:00 2026)"},
+                {"id": "fencing", "type": "fencing", "node": "pve3", "status": "armed (CRM watchdog active)", "armed-state": "armed"}
+            ]),
+            corosync_nodes: json!([
+                {"node": "pve1", "name": "pve1", "nodeid": "1", "quorum_votes": "1", "ring0_addr": "10.0.0.1"},
+                {"node": "pve2", "name": "pve2", "nodeid": "2", "quorum_votes": "1", "ring0_addr": "10.0.0.2"},
+                {"node": "pve3", "name": "pve3", "nodeid": "3", "quorum_votes": "1", "ring0_addr": "10.0.0.3"}
+            ]),
+            qdevice: json!({}),
+        }
     }
-    answer(&server, "cluster/status", json!([
-        {"type": "cluster", "id": "cluster", "name": "franca", "nodes": 3, "quorate": 1, "version": 7},
-        {"type": "node", "id": "node/pve1", "name": "pve1", "nodeid": 1, "online": 1, "local": 1},
-        {"type": "node", "id": "node/pve2", "name": "pve2", "nodeid": 2, "online": 1, "local": 0},
-        {"type": "node", "id": "node/pve3", "name": "pve3", "nodeid": 3, "online": 1, "local": 0}
-    ])).await;
-    Mock::given(method("GET"))
-        .and(path("/api2/json/cluster/resources"))
-        .and(query_param("type", "vm"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
-            {"id": "qemu/100", "type": "qemu", "vmid": 100, "node": "pve1", "status": "running", "hastate": "started"},
-            {"id": "qemu/101", "type": "qemu", "vmid": 101, "node": "pve1", "status": "running"},
-            {"id": "qemu/102", "type": "qemu", "vmid": 102, "node": "pve1", "status": "stopped"},
-            {"id": "qemu/103", "type": "qemu", "vmid": 103, "node": "pve1", "status": "running", "hastate": "ignored"},
-            {"id": "lxc/200", "type": "lxc", "vmid": 200, "node": "pve3", "status": "running"}
-        ]})))
-        .mount(&server)
+}
+
+impl Cluster {
+    /// Three nodes, two on 8.4 and one already on 9.0 (`pveversion` as pve-manager
+    /// `PVE/API2/Nodes.pm` status writes it), one HA group not migrated yet (pve-ha-manager
+    /// `HA/Manager.pm` migrates only once every node runs 9) and no rule yet, with `self`'s
+    /// answers.
+    async fn serve(self) -> MockServer {
+        let server = MockServer::start().await;
+        answer(
+            &server,
+            "nodes",
+            json!([
+                {"node": "pve1", "status": "online"}, {"node": "pve2", "status": "online"},
+                {"node": "pve3", "status": "online"}
+            ]),
+        )
         .await;
-    answer(
-        &server,
-        "cluster/ha/groups",
-        json!([
-            {"group": "prefer-pve1", "type": "group", "nodes": "pve1:2,pve2:1"}
-        ]),
-    )
-    .await;
-    answer(&server, "cluster/ha/rules", json!([])).await;
-    server
+        for (node, version) in [
+            ("pve1", "pve-manager/8.4.1/2a5fa54a8503f96d"),
+            ("pve2", "pve-manager/8.4.1/2a5fa54a8503f96d"),
+            ("pve3", "pve-manager/9.0.3/025864202ebb6109"),
+        ] {
+            answer(&server, &format!("nodes/{node}/status"), json!({
+                "pveversion": version, "kversion": "Linux 6.8.12-9-pve", "uptime": 86400,
+                "cpu": 0.05, "loadavg": ["0.10", "0.12", "0.09"],
+                "memory": {"total": 68719476736_u64, "used": 8589934592_u64, "free": 60129542144_u64},
+                "rootfs": {"total": 100, "used": 10, "avail": 90, "free": 90}
+            })).await;
+        }
+        answer(&server, "cluster/status", json!([
+            {"type": "cluster", "id": "cluster", "name": "franca", "nodes": 3, "quorate": 1, "version": 7},
+            {"type": "node", "id": "node/pve1", "name": "pve1", "nodeid": 1, "online": 1, "local": 1},
+            {"type": "node", "id": "node/pve2", "name": "pve2", "nodeid": 2, "online": 1, "local": 0},
+            {"type": "node", "id": "node/pve3", "name": "pve3", "nodeid": 3, "online": 1, "local": 0}
+        ])).await;
+        Mock::given(method("GET"))
+            .and(path("/api2/json/cluster/resources"))
+            .and(query_param("type", "vm"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": self.guests})))
+            .mount(&server)
+            .await;
+        answer(
+            &server,
+            "cluster/ha/groups",
+            json!([
+                {"group": "prefer-pve1", "type": "group", "nodes": "pve1:2,pve2:1"}
+            ]),
+        )
+        .await;
+        answer(&server, "cluster/ha/rules", json!([])).await;
+        answer(&server, "cluster/ha/status/current", self.ha_status).await;
+        answer(&server, "cluster/config/nodes", self.corosync_nodes).await;
+        answer(&server, "cluster/config/qdevice", self.qdevice).await;
+        server
+    }
+}
+
+/// The default [`Cluster`].
+async fn cluster_mid_upgrade() -> MockServer {
+    Cluster::default().serve().await
 }
 
 #[tokio::test]
@@ -139,6 +187,104 @@ async fn the_plan_lists_each_node_below_the_target_with_its_guests() {
     assert_eq!(plan["ha_groups_migrated"]["Ok"], false);
 }
 
+/// D1: a service in CRM state `error` is never recovered nor moved (pve-ha-manager
+/// `src/PVE/HA/Manager.pm` `next_state_error` acts only once the request is `disabled`), and a
+/// migration request for it is refused (`src/PVE/API2/HA/Resources.pm`: "service '…' in
+/// error state, must be disabled and fixed first"). `hastate` is that CRM state (pve-manager
+/// `PVE/API2/Cluster.pm` `resources`). The plan must not count it as moved by HA.
+#[tokio::test]
+async fn an_ha_guest_in_error_state_is_not_moved_by_ha() {
+    let mut cluster = Cluster::default();
+    cluster.guests.as_array_mut().unwrap().push(json!(
+        {"id": "qemu/104", "type": "qemu", "vmid": 104, "node": "pve1", "status": "running", "hastate": "error"}
+    ));
+    let server = cluster.serve().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, &[]).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[
+            "  moved by HA: 100",
+            "  not moved by HA: 104 (CRM state `error`)",
+            "BLOCKED: pve1: HA resource 104 is in CRM state `error`: the HA manager neither moves nor recovers it, and refuses a migration until it is set `disabled` and fixed",
+        ],
+    );
+}
+
+/// D6: while the HA stack is disarmed (pve-ha-manager 5.1.3+, `disarm-ha`), the CRM ignores
+/// node maintenance ("ignoring maintenance command for node … HA stack is disarmed",
+/// `src/PVE/HA/Manager.pm`), so nothing is moved by HA: the `fencing` entry of
+/// `GET /cluster/ha/status/current` says so (`src/PVE/API2/HA/Status.pm`: `armed-state`
+/// `disarming` or `disarmed`, `resource_mode`). The plan says it and plans no HA move.
+#[tokio::test]
+async fn a_disarmed_ha_stack_moves_nothing() {
+    let mut cluster = Cluster::default();
+    cluster.ha_status[2] = json!(
+        {"id": "fencing", "type": "fencing", "node": "pve3",
+         "status": "disarmed, resource mode: freeze (CRM watchdog released)",
+         "armed-state": "disarmed", "resource_mode": "freeze"}
+    );
+    let server = cluster.serve().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, &[]).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[
+            "HA stack: disarmed (resource mode freeze): node maintenance is ignored, HA moves nothing",
+            "  moved by HA: none",
+            "  not moved by HA: 100 (HA stack disarmed)",
+            "BLOCKED: the HA stack is disarmed (resource mode freeze): the CRM ignores node maintenance; arm it (`ha-manager arm-ha`) before the upgrade",
+        ],
+    );
+}
+
+/// D7: the votes come from corosync's node list (`GET /cluster/config/nodes`, pve-cluster
+/// `src/PVE/API2/ClusterConfig.pm` `nodes`: `quorum_votes`) and the QDevice
+/// (`GET /cluster/config/qdevice`, `status`: the keys of `corosync-qdevice-tool -sv`), and the
+/// quorum is checked before each step. Three nodes with votes 2, 1, 1: with pve1 out, 2 of 4
+/// votes are no quorum (3 needed); with pve2 out, 3 of 4 are.
+#[tokio::test]
+async fn the_quorum_before_each_step_counts_the_real_votes() {
+    let mut cluster = Cluster::default();
+    cluster.corosync_nodes[0]["quorum_votes"] = json!("2");
+    let server = cluster.serve().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, &[]).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[
+            "  before: without pve1, 2 of 4 votes, quorum 3: NOT quorate",
+            "  before: without pve2, 3 of 4 votes, quorum 3: quorate",
+            "BLOCKED: pve1: with it out, 2 of 4 votes would not be a quorum (3)",
+        ],
+    );
+}
+
+/// D7: a QDevice's vote counts. With pve1's two votes, the QDevice of algorithm `ffsplit`
+/// ("Fifty-Fifty split", one vote: corosync-qdevice `corosync-qdevice(8)`) makes 5 votes,
+/// quorum 3, and pve1 out leaves 3 of them: quorate, where without the QDevice it was not.
+/// Its vote is counted only while it is `Connected`.
+#[tokio::test]
+async fn a_qdevice_vote_counts_in_the_quorum() {
+    let mut cluster = Cluster::default();
+    cluster.corosync_nodes[0]["quorum_votes"] = json!("2");
+    cluster.qdevice = json!({
+        "Algorithm": "Fifty-Fifty split", "Echo reply": "Ok", "Last poll call": "Ok",
+        "Model": "Net", "QNetd host": "10.0.0.9:5403", "State": "Connected",
+        "Tie-breaker": "Node with lowest node ID"
+    });
+    let server = cluster.serve().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, &[]).await;
+    let text = common::stdout_of_exit(&out, 0);
+    common::assert_has_lines(
+        &text,
+        &[
+            "quorum: 5 votes (QDevice Fifty-Fifty split: 1), 3 needed",
+            "  before: without pve1, 3 of 5 votes, quorum 3: quorate",
+        ],
+    );
+}
+
 /// Node maintenance has no API endpoint (pve-ha-manager `src/PVE/CLI/ha_manager.pm`
 /// `node-maintenance-set` is a command-line method; `pve-apidoc.json` has no such path), so
 /// `--apply` is refused before any request is sent.
@@ -168,8 +314,9 @@ async fn the_help_documents_the_timeout() {
 }
 
 /// Against fakepve (run by `cargo xtask test`): its node status answers `pveversion: "fake"`
-/// (a schema placeholder), so no node's version can be told, and its two nodes could not
-/// keep a quorum with one out: the plan is made, and blocked, exit 1.
+/// (a schema placeholder), so no node's version can be told, and its two nodes of one vote
+/// each (`GET /cluster/config/nodes`) could not keep a quorum with one out: the plan is made,
+/// and blocked, exit 1.
 #[tokio::test]
 async fn against_fakepve_unknown_versions_block_the_plan() {
     let Some(s) = pve::fakepve("against_fakepve_unknown_versions_block_the_plan").await else {
@@ -184,7 +331,7 @@ async fn against_fakepve_unknown_versions_block_the_plan() {
         &[
             "cluster: 2 nodes, quorate",
             "BLOCKED: pve-ippri-31: version cannot be told (`fake`)",
-            "BLOCKED: with one of the 2 online nodes out, 1 of 2 votes would not be a quorum",
+            "BLOCKED: pve-ippri-31: with it out, 1 of 2 votes would not be a quorum (2)",
         ],
     );
     assert!(text.contains("step 1: pve-ippri-31"), "{text}");

@@ -7,14 +7,20 @@
 //!
 //! Configured as `inventory` is (`PROXMOX_VE_ENDPOINT`, `PROXMOX_VE_API_TOKEN` or user and
 //! password, and the TLS variables). It reads the version of every node
-//! (`GET /nodes/{node}/status`, `pveversion`), the quorum (`GET /cluster/status`), the HA
+//! (`GET /nodes/{node}/status`, `pveversion`), the quorum (`GET /cluster/status`), the votes
+//! (`GET /cluster/config/nodes`, corosync's `quorum_votes`, and `GET /cluster/config/qdevice`:
+//! pve-cluster `src/PVE/API2/ClusterConfig.pm`), the HA stack's arm state
+//! (`GET /cluster/ha/status/current`, its `fencing` entry), the HA
 //! group→rule migration state (`GET /cluster/ha/groups`: pve-ha-manager `HA/Config.pm`
 //! `have_groups_been_migrated`; the CRM migrates the groups once every node runs 9,
 //! `HA/Manager.pm`), the rules on 9 (`GET /cluster/ha/rules`) and the guests
 //! (`GET /cluster/resources?type=vm`), then prints, for each node still below the target
-//! release: the quorum check before it, node maintenance, the guests that will move (HA
-//! resources, moved by the HA stack) and those that must be moved or stopped by hand, the
-//! upgrade and reboot, and the checks after it.
+//! release: the quorum with that node out (its votes against corosync's expected votes, a
+//! QDevice's vote included), node maintenance, the guests that will move (HA resources, moved
+//! by the HA stack), those HA will not move (a service in CRM state `error`; every one while
+//! the HA stack is disarmed, when the CRM ignores node maintenance: pve-ha-manager
+//! `src/PVE/HA/Manager.pm`) and those that must be moved or stopped by hand, the upgrade and
+//! reboot, and the checks after it.
 //!
 //! It is a plan: nothing is changed. `--apply` is refused before anything is sent, because
 //! node maintenance has no API endpoint: `ha-manager crm-command node-maintenance enable|disable`
@@ -29,16 +35,18 @@
 //! version, a quorum that would be lost, a part that could not be read); 2 no plan could be
 //! made (configuration, nothing answered), or `--apply` was asked for.
 
+use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
 use cpps_examples::Format;
 use cpps_proxmox::types::{
-    ClusterResource, ClusterStatusEntry, ClusterStatusType, NodeState, ResourceFilter,
+    ClusterResource, ClusterStatusEntry, ClusterStatusType, HaStatusType, NodeState, ResourceFilter,
 };
 use cpps_proxmox::{Client, ClientBuilder};
 use serde::Serialize;
+use serde_json::Value;
 
 /// The plan of a rolling PVE major upgrade of the cluster in PROXMOX_VE_ENDPOINT.
 ///
@@ -72,6 +80,10 @@ struct NodePlan {
     major: Option<u64>,
     /// HA resources on the node: the HA stack moves them when maintenance is enabled.
     ha_guests: Vec<u32>,
+    /// HA resources on the node the HA stack will not move, with why.
+    ha_stuck: Vec<(u32, String)>,
+    /// The node's corosync votes, when the node list was read and names it.
+    votes: Option<u64>,
     /// Running guests not managed by HA: to migrate or shut down by hand.
     manual_guests: Vec<u32>,
 }
@@ -85,6 +97,12 @@ struct Plan {
     ha_groups_migrated: Result<bool, String>,
     ha_rules: Option<Result<usize, String>>,
     nodes: Vec<NodePlan>,
+    /// The HA stack's `armed-state` and resource mode when it is not armed, or why it could
+    /// not be read; `None` when armed (or idle).
+    ha_disarmed: Option<Result<String, String>>,
+    /// The QDevice: its algorithm and its votes in the quorum (0 unless `Connected`), `None`
+    /// without one, or why it cannot be counted.
+    qdevice: Option<Result<(String, u64), String>>,
     /// Why a step cannot be taken, one line each.
     blockers: Vec<String>,
 }
@@ -112,6 +130,11 @@ async fn read_plan(pve: &Client, target: u64) -> Result<Plan, cpps_proxmox::Erro
         blockers.push(format!("the guests could not be read: {e}"));
         Vec::new()
     });
+    let disarmed = ha_disarmed(pve).await;
+    let votes = corosync_votes(pve).await;
+    if let Err(e) = &votes {
+        blockers.push(format!("the corosync votes could not be read: {e}"));
+    }
     let mut plans = Vec::new();
     for item in &nodes {
         let name = item.node.to_string();
@@ -127,14 +150,26 @@ async fn read_plan(pve: &Client, target: u64) -> Result<Plan, cpps_proxmox::Erro
         // An `ignored` HA resource is left alone by the HA manager (pve-ha-manager
         // `HA/Manager.pm` drops ignored services), so it does not move with maintenance.
         let ha = |g: &&ClusterResource| g.hastate.as_deref().is_some_and(|s| s != "ignored");
+        let (mut ha_guests, mut ha_stuck) = (Vec::new(), Vec::new());
+        for g in guests.iter().filter(on_node).filter(ha) {
+            let Some(vmid) = g.vmid.map(|v| v.get()) else {
+                continue;
+            };
+            match g.hastate.as_deref() {
+                // `next_state_error` acts only once the request is `disabled`.
+                Some("error") => ha_stuck.push((vmid, "CRM state `error`".to_owned())),
+                _ => match &disarmed {
+                    Some(Ok(_)) => ha_stuck.push((vmid, "HA stack disarmed".to_owned())),
+                    Some(Err(_)) => ha_stuck.push((vmid, "HA arm state unknown".to_owned())),
+                    None => ha_guests.push(vmid),
+                },
+            }
+        }
         plans.push(NodePlan {
             online: item.status == NodeState::Online,
-            ha_guests: guests
-                .iter()
-                .filter(on_node)
-                .filter(ha)
-                .filter_map(|g| g.vmid.map(|v| v.get()))
-                .collect(),
+            ha_guests,
+            ha_stuck,
+            votes: votes.as_ref().ok().and_then(|v| v.get(&name).copied()),
             manual_guests: guests
                 .iter()
                 .filter(on_node)
@@ -170,14 +205,112 @@ async fn read_plan(pve: &Client, target: u64) -> Result<Plan, cpps_proxmox::Erro
         ha_groups_migrated,
         ha_rules,
         nodes: plans,
+        ha_disarmed: disarmed,
+        qdevice: qdevice(pve).await,
         blockers,
     };
     plan.blockers.extend(blockers_of(&plan));
     Ok(plan)
 }
 
-/// What blocks the plan: unknown quorum or versions, offline nodes, a quorum that one node
-/// out would lose (each node one vote, as corosync's default).
+/// The HA stack's state when it is not armed: `GET /cluster/ha/status/current`'s `fencing`
+/// entry (pve-ha-manager 5.1.3+, `src/PVE/API2/HA/Status.pm`) says `disarming` or `disarmed`
+/// with the resource mode; the CRM then ignores node maintenance (`src/PVE/HA/Manager.pm`:
+/// "ignoring maintenance command for node … HA stack is disarmed"). `armed`, `standby` (the
+/// CRM is idle) and no entry (an older release, which cannot be disarmed) are `None`; another
+/// word, or a status that could not be read, is "cannot tell".
+async fn ha_disarmed(pve: &Client) -> Option<Result<String, String>> {
+    let entries = match pve.cluster().ha_status().await {
+        Ok(entries) => entries,
+        Err(e) => return Some(Err(e.to_string())),
+    };
+    let fencing = entries.iter().find(|e| e.kind == HaStatusType::Fencing)?;
+    match fencing.armed_state.as_deref() {
+        None | Some("armed" | "standby") => None,
+        Some(state @ ("disarming" | "disarmed")) => Some(Ok(format!(
+            "{state} (resource mode {})",
+            fencing.resource_mode.as_deref().unwrap_or("unknown")
+        ))),
+        Some(other) => Some(Err(format!("unknown armed-state `{other}`"))),
+    }
+}
+
+/// Each node's corosync votes: `GET /cluster/config/nodes` (pve-cluster
+/// `src/PVE/API2/ClusterConfig.pm` `nodes`, corosync.conf's nodelist, values as strings);
+/// corosync counts one vote where `quorum_votes` is not set.
+async fn corosync_votes(pve: &Client) -> Result<BTreeMap<String, u64>, String> {
+    let list = pve
+        .get_raw("cluster/config/nodes", &[])
+        .await
+        .map_err(|e| e.to_string())?;
+    let items = list.as_array().ok_or("the node list is not a list")?;
+    let mut votes = BTreeMap::new();
+    for item in items {
+        let name = item
+            .get("name")
+            .or_else(|| item.get("node"))
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("a node without a name: {item}"))?;
+        let count = match item.get("quorum_votes") {
+            None | Some(Value::Null) => 1,
+            Some(Value::Number(n)) => n.as_u64().ok_or(format!("{name}: votes {n}"))?,
+            Some(Value::String(s)) => s.parse().map_err(|_| format!("{name}: votes `{s}`"))?,
+            Some(other) => return Err(format!("{name}: votes {other}")),
+        };
+        votes.insert(name.to_owned(), count);
+    }
+    Ok(votes)
+}
+
+/// The QDevice's algorithm and votes: `GET /cluster/config/qdevice` (pve-cluster
+/// `src/PVE/API2/ClusterConfig.pm` `status`: some keys of `corosync-qdevice-tool -sv` on the
+/// node that answers, `{}` without a QDevice). Assumed from corosync-qdevice(8): algorithm
+/// `ffsplit` ("Fifty-Fifty split") gives one vote; `lms` and others are not counted here
+/// ("cannot tell"). A QDevice not `Connected` gives no vote now.
+async fn qdevice(pve: &Client) -> Option<Result<(String, u64), String>> {
+    let status = match pve.get_raw("cluster/config/qdevice", &[]).await {
+        Ok(status) => status,
+        Err(e) => return Some(Err(e.to_string())),
+    };
+    let map = status.as_object().filter(|m| !m.is_empty())?;
+    let text = |key: &str| map.get(key).and_then(Value::as_str).unwrap_or("");
+    let algorithm = text("Algorithm").to_owned();
+    if algorithm != "Fifty-Fifty split" {
+        return Some(Err(format!(
+            "QDevice algorithm `{algorithm}`: its votes are not known to this plan"
+        )));
+    }
+    let votes = u64::from(text("State") == "Connected");
+    Some(Ok((algorithm, votes)))
+}
+
+/// The votes present with `out` down, the expected votes and the quorum (more than half),
+/// when every node's votes are known and the QDevice can be counted. The QDevice's vote is
+/// in the expected votes even while it is not connected (corosync votequorum).
+fn quorum_without(plan: &Plan, out: &str) -> Option<(u64, u64, u64)> {
+    let qdevice_votes = match &plan.qdevice {
+        None => 0,
+        Some(Ok(_)) => 1,
+        Some(Err(_)) => return None,
+    };
+    let present_qdevice = match &plan.qdevice {
+        Some(Ok((_, v))) => *v,
+        _ => 0,
+    };
+    let mut expected = qdevice_votes;
+    let mut present = present_qdevice;
+    for node in &plan.nodes {
+        let votes = node.votes?;
+        expected += votes;
+        if node.online && node.node != out {
+            present += votes;
+        }
+    }
+    Some((present, expected, expected / 2 + 1))
+}
+
+/// What blocks the plan: unknown quorum or versions, offline nodes, a step whose node out
+/// would lose the quorum, HA resources that will not move, a disarmed HA stack.
 fn blockers_of(plan: &Plan) -> Vec<String> {
     let mut out = Vec::new();
     match plan.quorate {
@@ -185,13 +318,34 @@ fn blockers_of(plan: &Plan) -> Vec<String> {
         Some(false) => out.push("the cluster is not quorate now".to_owned()),
         None => out.push("the quorum could not be read".to_owned()),
     }
-    let online = plan.nodes.iter().filter(|n| n.online).count();
-    if plan.nodes_total > 1 && (online - usize::from(online > 0)) * 2 <= plan.nodes_total {
-        out.push(format!(
-            "with one of the {online} online nodes out, {} of {} votes would not be a quorum",
-            online.saturating_sub(1),
-            plan.nodes_total
-        ));
+    match &plan.ha_disarmed {
+        Some(Ok(state)) => out.push(format!(
+            "the HA stack is {state}: the CRM ignores node maintenance; arm it (`ha-manager arm-ha`) before the upgrade"
+        )),
+        Some(Err(e)) => out.push(format!("the HA stack's arm state cannot be told: {e}")),
+        None => {}
+    }
+    if let Some(Err(e)) = &plan.qdevice {
+        out.push(format!("the QDevice cannot be counted: {e}"));
+    }
+    for node in todo(plan) {
+        match quorum_without(plan, &node.node) {
+            Some((present, expected, needed)) if present < needed => out.push(format!(
+                "{}: with it out, {present} of {expected} votes would not be a quorum ({needed})",
+                node.node
+            )),
+            Some(_) => {}
+            None if plan.qdevice.as_ref().is_none_or(Result::is_ok) => {
+                out.push(format!("{}: its votes are not known", node.node));
+            }
+            None => {}
+        }
+        for (vmid, why) in node.ha_stuck.iter().filter(|(_, w)| w.contains("error")) {
+            out.push(format!(
+                "{}: HA resource {vmid} is in {why}: the HA manager neither moves nor recovers it, and refuses a migration until it is set `disabled` and fixed",
+                node.node
+            ));
+        }
     }
     for node in &plan.nodes {
         if !node.online {
@@ -220,6 +374,26 @@ fn print_text(plan: &Plan) {
         None => "quorum unknown",
     };
     println!("cluster: {} nodes, {quorum}", plan.nodes_total);
+    let known: Option<u64> = plan.nodes.iter().map(|n| n.votes).sum();
+    match (&plan.qdevice, known) {
+        (None, Some(votes)) => println!("quorum: {votes} votes, {} needed", votes / 2 + 1),
+        (Some(Ok((algorithm, _))), Some(votes)) => {
+            // The QDevice's one vote is expected whether or not it is connected now.
+            let expected = votes + 1;
+            println!(
+                "quorum: {expected} votes (QDevice {algorithm}: 1), {} needed",
+                expected / 2 + 1
+            );
+        }
+        _ => println!("quorum: the votes cannot be counted"),
+    }
+    match &plan.ha_disarmed {
+        Some(Ok(state)) => {
+            println!("HA stack: {state}: node maintenance is ignored, HA moves nothing")
+        }
+        Some(Err(e)) => println!("HA stack: arm state cannot be told: {e}"),
+        None => {}
+    }
     match &plan.ha_groups_migrated {
         Ok(true) => println!("HA: no group left (migrated to rules, or none defined)"),
         Ok(false) => {
@@ -236,11 +410,7 @@ fn print_text(plan: &Plan) {
         let version = node.pveversion.as_deref().unwrap_or("unknown");
         println!("node {}: {version}", node.node);
     }
-    let todo: Vec<&NodePlan> = plan
-        .nodes
-        .iter()
-        .filter(|n| n.major.is_none_or(|m| m < plan.target))
-        .collect();
+    let todo = todo(plan);
     if todo.is_empty() {
         println!(
             "\nevery node runs {} or later: nothing to upgrade",
@@ -248,14 +418,23 @@ fn print_text(plan: &Plan) {
         );
     }
     for (step, node) in todo.iter().enumerate() {
-        print_steps(step + 1, node, plan.target);
+        print_steps(step + 1, node, plan);
     }
     for blocker in &plan.blockers {
         println!("BLOCKED: {blocker}");
     }
 }
 
-fn print_steps(step: usize, node: &NodePlan, target: u64) {
+/// The nodes below the target release (or of unknown release), in the order of the steps.
+fn todo(plan: &Plan) -> Vec<&NodePlan> {
+    plan.nodes
+        .iter()
+        .filter(|n| n.major.is_none_or(|m| m < plan.target))
+        .collect()
+}
+
+fn print_steps(step: usize, node: &NodePlan, plan: &Plan) {
+    let target = plan.target;
     let list = |ids: &[u32]| {
         if ids.is_empty() {
             "none".to_owned()
@@ -267,12 +446,31 @@ fn print_steps(step: usize, node: &NodePlan, target: u64) {
         }
     };
     println!("\nstep {step}: {}", node.node);
-    println!("  before: the cluster is quorate with {} out", node.node);
+    match quorum_without(plan, &node.node) {
+        Some((present, expected, needed)) => println!(
+            "  before: without {}, {present} of {expected} votes, quorum {needed}: {}",
+            node.node,
+            if present >= needed {
+                "quorate"
+            } else {
+                "NOT quorate"
+            }
+        ),
+        None => println!("  before: without {}, the quorum cannot be told", node.node),
+    }
     println!(
         "  on the node: ha-manager crm-command node-maintenance enable {} (no API endpoint)",
         node.node
     );
     println!("  moved by HA: {}", list(&node.ha_guests));
+    if !node.ha_stuck.is_empty() {
+        let stuck: Vec<String> = node
+            .ha_stuck
+            .iter()
+            .map(|(vmid, why)| format!("{vmid} ({why})"))
+            .collect();
+        println!("  not moved by HA: {}", stuck.join(", "));
+    }
     println!(
         "  to migrate or shut down by hand: {}",
         list(&node.manual_guests)
