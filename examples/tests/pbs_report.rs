@@ -433,6 +433,17 @@ async fn pbs_for_the_chain(fresh: i64) -> MockServer {
 /// and 200 and a disabled one to local (`GET /cluster/backup`), and on pve1 one vzdump task
 /// for several guests, so without an id (pve-manager `PVE/API2/VZDump.pm`).
 async fn pve_for_the_chain(fresh: i64) -> MockServer {
+    let start = fresh - 300;
+    let pve1_tasks = json!([
+        {"upid": format!("UPID:pve1:0000A1B6:0001C3D4:{start:08X}:vzdump::root@pam:"), "node": "pve1",
+         "type": "vzdump", "id": "", "user": "root@pam", "starttime": start, "endtime": fresh + 60,
+         "status": "OK"}
+    ]);
+    pve_for_the_chain_with(pve1_tasks).await
+}
+
+/// [`pve_for_the_chain`] with `pve1_tasks` as pve1's vzdump tasks.
+async fn pve_for_the_chain_with(pve1_tasks: Value) -> MockServer {
     let server = MockServer::start().await;
     let answer = |path_: &str, data: Value| {
         Mock::given(method("GET"))
@@ -475,14 +486,7 @@ async fn pve_for_the_chain(fresh: i64) -> MockServer {
     ]))
     .mount(&server)
     .await;
-    let start = fresh - 300;
-    tasks("pve1", json!([
-        {"upid": format!("UPID:pve1:0000A1B6:0001C3D4:{start:08X}:vzdump::root@pam:"), "node": "pve1",
-         "type": "vzdump", "id": "", "user": "root@pam", "starttime": start, "endtime": fresh + 60,
-         "status": "OK"}
-    ]))
-    .mount(&server)
-    .await;
+    tasks("pve1", pve1_tasks).mount(&server).await;
     tasks("pve2", json!([])).mount(&server).await;
     server
 }
@@ -557,6 +561,61 @@ async fn the_backup_chain_gives_one_verdict_per_guest() {
     );
     assert!(!line.contains("copied to site-b at"), "{line}");
     assert!(text.contains("no enabled vzdump job to a PBS storage of this report includes it"));
+}
+
+/// D8: a token without `Sys.Audit` on `/nodes/{node}` sees only its own tasks (pve-manager
+/// `PVE/API2/Tasks.pm` `node_tasks`, `$filter_task`), and scheduled backups run as
+/// `root@pam`, so an empty task list proves nothing. `pbs-report` asks
+/// `GET /access/permissions?path=/nodes/{node}` (pve-access-control
+/// `PVE/API2/AccessControl.pm` `permissions`: `{}` when nothing is held there): without the
+/// privilege, 100 and 200, in a PBS job with no task seen, say the list may be filtered; with
+/// it, they do not.
+#[tokio::test]
+async fn a_task_list_without_sys_audit_may_be_filtered() {
+    let fresh = now() - 3600;
+    let reasons_of_100 = |audit: bool| async move {
+        let pbs = pbs_for_the_chain(fresh).await;
+        let pve = pve_for_the_chain_with(json!([])).await;
+        for node in ["pve1", "pve2"] {
+            let rights = if audit {
+                json!({format!("/nodes/{node}"): {"Sys.Audit": 1}})
+            } else {
+                json!({})
+            };
+            Mock::given(method("GET"))
+                .and(path("/api2/json/access/permissions"))
+                .and(query_param("path", format!("/nodes/{node}")))
+                .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": rights})))
+                .mount(&pve)
+                .await;
+        }
+        let env = [
+            ("PROXMOX_VE_ENDPOINT", pve.uri()),
+            ("PROXMOX_VE_API_TOKEN", "root@pam!ci=5ecr3t".to_owned()),
+        ];
+        let args = ["--format", "json", "--chain", "--copy", "pbs-b:from-site-a"];
+        let out = run_with_pve(&pbs, &args, &env).await;
+        let stdout = common::stdout_of_exit(&out, 1);
+        let both: Value = serde_json::from_str(&stdout).expect("the output is JSON");
+        let gitlab = both["chain"][0].clone();
+        assert_eq!(gitlab["vmid"], 100, "{stdout}");
+        assert_eq!(gitlab["last_run"]["state"], "not-seen", "{stdout}");
+        gitlab["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let filtered = "no vzdump task of it was seen, and the task lists may leave out other users' tasks (Sys.Audit on /nodes/<node> not known to be held)";
+    assert!(
+        reasons_of_100(false).await.iter().any(|r| r == filtered),
+        "a token without Sys.Audit"
+    );
+    assert!(
+        !reasons_of_100(true).await.iter().any(|r| r == filtered),
+        "a token with Sys.Audit"
+    );
 }
 
 /// The backup chain against fakepve (run by `cargo xtask test`): the guests, the storage list

@@ -364,6 +364,7 @@ async fn read_pve(args: &Args, stores: &[String], timeout: Duration) -> Result<C
         })
         .collect();
     input.runs = read_runs(&pve, &guests).await;
+    input.runs_complete = input.runs.is_ok() && audits_every_node(&pve, &guests).await;
     Ok(input)
 }
 
@@ -374,6 +375,31 @@ fn backup_type(kind: &ResourceType) -> Option<BackupType> {
         ResourceType::Lxc => Some(BackupType::Ct),
         _ => None,
     }
+}
+
+/// Whether the caller holds `Sys.Audit` on `/nodes/{node}` of every guest's node
+/// (`GET /access/permissions?path=…`, pve-access-control `PVE/API2/AccessControl.pm`
+/// `permissions`: `{path: {privilege: propagate}}`, `{}` without any). Without it PVE lists only
+/// the caller's own tasks (pve-manager `PVE/API2/Tasks.pm` `node_tasks`), and scheduled
+/// backups run as `root@pam`; a failed read counts as not held.
+async fn audits_every_node(pve: &cpps_proxmox::Client, guests: &[&ClusterResource]) -> bool {
+    let mut nodes: Vec<&str> = guests.iter().filter_map(|g| g.node.as_deref()).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    for node in nodes {
+        let path = format!("/nodes/{node}");
+        let Ok(rights) = pve
+            .get_raw("access/permissions", &[("path", path.as_str())])
+            .await
+        else {
+            return false;
+        };
+        // `propagate` is 0 or 1; the privilege is held either way.
+        if rights.get(&path).and_then(|p| p.get("Sys.Audit")).is_none() {
+            return false;
+        }
+    }
+    true
 }
 
 /// The vzdump tasks of the guests' nodes (`GET /nodes/{node}/tasks?typefilter=vzdump&source=all`,
