@@ -140,7 +140,8 @@ pub async fn backup(client: &Client, opts: &BackupOptions) -> Result<BackupRepor
 /// lines before it; `None` when the router has no archive or the text has no footer.
 pub(crate) async fn saved_footer(client: &Client) -> Option<String> {
     let text = client.show(&["system", "commit", "file", "0"]).await.ok()?;
-    let footer = ConfigTree::parse_boot(&text).ok()?.footer?;
+    // An archived revision is a saved file (vyos-1x `config_mgmt.py` `_archive_active_config`).
+    let footer = ConfigTree::parse_saved(&text).ok()?.footer?;
     Some(footer.trim_start_matches('\n').to_owned())
 }
 

@@ -1,7 +1,8 @@
-//! Reading and writing the curly-brace `config.boot` form.
+//! Reading and writing the curly-brace form of showConfig text.
 //!
 //! The text is what VyOS prints (`cli-shell-api showConfig`, vyatta-cfg
-//! `src/cnode/cnode-algorithm.cpp`) and saves: bare or double-quoted values, never escaped (see
+//! `src/cnode/cnode-algorithm.cpp`; VyOS 1.4 and 1.5 save another dialect, read by the same
+//! parser in its saved mode, see [`crate::config::saved`]): bare or double-quoted values, never escaped (see
 //! [`crate::config::lex`] for the quoting rules); a newline ends a leaf; `name value {` opens a tag
 //! entry; a `/* … */` comment on its own line belongs to the node after it; `//` lines are skipped;
 //! a repeated leaf adds values; a repeated tag node adds entries. The version footer (everything
@@ -10,9 +11,12 @@
 //! quotes it, a tag entry as `name entry {`, the footer as read. So rendering a tree read from
 //! VyOS's own text gives that text back, byte for byte.
 
+use std::borrow::Cow;
+
 use indexmap::IndexMap;
 
 use crate::config::lex::{Lexer, Tok, Token, boot_value, name_problem};
+use crate::config::saved;
 use crate::config::tree::{Branch, ConfigTree, Leaf, MAX_DEPTH, Node, Tag};
 use crate::config::unique::{self, ValueHasher};
 use crate::error::{ParseError, ParseErrorKind};
@@ -24,12 +28,24 @@ use crate::error::{ParseError, ParseErrorKind};
 /// [`unique`]). So a value costs one allocation, and a leaf with many values reads in linear
 /// time.
 pub(crate) fn parse(src: &str) -> Result<ConfigTree, ParseError> {
+    parse_with(src, false)
+}
+
+/// Reads a saved file whose backslashes were already doubled as VyOS's `ConfigTree` does (see
+/// [`crate::config::saved`]): the same structure, with quoted values decoded as vyos1x-config's
+/// lexer decodes them and bare values that lexer would split refused.
+pub(crate) fn parse_saved(src: &str) -> Result<ConfigTree, ParseError> {
+    parse_with(src, true)
+}
+
+fn parse_with(src: &str, saved: bool) -> Result<ConfigTree, ParseError> {
     let mut p = Parser {
         lex: Lexer::new(src, true),
         peeked: None,
         last_offset: 0,
         last_node_end: None,
         hasher: ValueHasher::default(),
+        saved,
     };
     let mut footer_start = None;
     let root = p.contents(0, &mut footer_start)?;
@@ -56,6 +72,8 @@ struct Parser<'a> {
     /// break, so the node ends on that token's line).
     last_node_end: Option<usize>,
     hasher: ValueHasher,
+    /// Whether the text is a saved file (vyos1x-config's dialect) rather than showConfig text.
+    saved: bool,
 }
 
 /// A branch being read: its nodes, and the hashes of its leaves' values.
@@ -180,6 +198,16 @@ fn error(t: &Token<'_>, kind: ParseErrorKind) -> ParseError {
     }
 }
 
+fn unexpected_what(t: &Token<'_>, found: &str, expected: &'static str) -> ParseError {
+    error(
+        t,
+        ParseErrorKind::Unexpected {
+            found: found.to_owned(),
+            expected,
+        },
+    )
+}
+
 fn unexpected(t: &Token<'_>, expected: &'static str) -> ParseError {
     error(
         t,
@@ -191,6 +219,35 @@ fn unexpected(t: &Token<'_>, expected: &'static str) -> ParseError {
 }
 
 impl<'a> Parser<'a> {
+    /// A value or tag value token as the dialect reads it: as written in showConfig text; in a
+    /// saved file, quoted values decoded and bare words that vyos1x-config's lexer would split
+    /// refused (the value itself is never echoed: it may be a secret).
+    fn value(&self, t: &Token<'a>) -> Result<Cow<'a, str>, ParseError> {
+        match t.kind {
+            Tok::Str(raw) if self.saved => saved::decode(raw).ok_or_else(|| {
+                unexpected_what(
+                    t,
+                    "a `\\` escape vyos1x-config's lexer does not know",
+                    "one of \\/ \\\\ \\b \\f \\n \\r \\t \\' \\\" in a quoted value",
+                )
+            }),
+            Tok::Ident(word)
+                if self.saved
+                    && (word.contains(['"', '\''])
+                        || word.starts_with("//")
+                        || word.starts_with("/*")) =>
+            {
+                Err(unexpected_what(
+                    t,
+                    "a bare value holding a quote or starting like a comment",
+                    "a value VyOS's reader (vyos1x-config) reads as one word",
+                ))
+            }
+            Tok::Ident(v) | Tok::Str(v) => Ok(Cow::Borrowed(v)),
+            _ => Err(unexpected(t, "a value")),
+        }
+    }
+
     fn peek(&mut self) -> Result<Token<'a>, ParseError> {
         if let Some(t) = self.peeked {
             return Ok(t);
@@ -300,7 +357,9 @@ impl<'a> Parser<'a> {
                 inner.comment = comment;
                 pending.node(name, Node::Branch(inner), at)
             }
-            Tok::Ident(value) | Tok::Str(value) => {
+            Tok::Ident(_) | Tok::Str(_) => {
+                let value = self.value(&t)?;
+                let value = value.as_ref();
                 let end = self.peek()?;
                 match end.kind {
                     Tok::LBrace => {

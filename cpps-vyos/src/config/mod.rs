@@ -1,11 +1,20 @@
-//! The configuration model: one typed tree read from either `config.boot` or `set` commands, written
-//! back in either form, compared as a `set`/`delete` batch, viewed through typed views and redacted.
+//! The configuration model: one typed tree read from showConfig text, saved files or `set`
+//! commands, written back in each form, compared as a `set`/`delete` batch, viewed through typed
+//! views and redacted.
+//!
+//! VyOS has three dialects of curly-brace text, kept apart here: showConfig text (vyatta-cfg
+//! `src/cnode/cnode-algorithm.cpp`: values bare or in `"`, never escaped;
+//! [`ConfigTree::parse_boot`], [`ConfigTree::to_boot_string`]); saved files and archived
+//! revisions (vyos1x-config, every value quoted and escaped; [`ConfigTree::parse_saved`],
+//! [`ConfigTree::to_saved_string`]); and the text `load` and `merge` read
+//! ([`ConfigTree::to_load_string`]; `load`'s parser keeps escapes, `merge`'s decodes them).
 
 mod boot;
 mod diff;
 pub mod hints;
 mod lex;
 pub mod redact;
+mod saved;
 pub mod secrets;
 mod set;
 mod tree;
@@ -19,12 +28,37 @@ pub use tree::{Branch, ConfigTree, Leaf, Node, NodeRef, StepKind, Tag};
 use crate::error::ParseError;
 
 impl ConfigTree {
-    /// Reads a `config.boot` file (curly-brace form).
+    /// Reads showConfig text (`cli-shell-api showConfig`, as `/retrieve` and `vyos-backup` get
+    /// it; vyatta-cfg `src/cnode/cnode-algorithm.cpp`): nothing is decoded. A file saved by 1.4
+    /// or 1.5 is another dialect ([`ConfigTree::parse_saved`]).
     ///
     /// # Errors
     /// A [`ParseError`] with the line and column of the first problem.
     pub fn parse_boot(src: &str) -> Result<Self, ParseError> {
         boot::parse(src)
+    }
+
+    /// Reads a saved file or an archived revision (`/config/config.boot`, `show system commit
+    /// file N`, a commit-archive copy) as VyOS itself reads it: VyOS 1.4 and 1.5 write these with
+    /// vyos1x-config, every value quoted and escaped, and read them through `ConfigTree(text)`
+    /// (see [`ConfigTree::to_saved_string`]). Not for showConfig text ([`ConfigTree::parse_boot`]),
+    /// whose values are never escaped.
+    ///
+    /// # Errors
+    /// A [`ParseError`] with the line and column of the first problem; also for an escape VyOS's
+    /// lexer does not know and for a bare value it would split (holding a quote).
+    pub fn parse_saved(src: &str) -> Result<Self, ParseError> {
+        saved::parse(src)
+    }
+
+    /// The tree as `save` writes it and the commit archive keeps it (vyos-1x
+    /// `src/helpers/vyos-save-config.py`, `python/vyos/configtree.py` `to_string`; vyos1x-config
+    /// `src/config_tree.ml` `render_values`, `src/util.ml` `escape_string`): every value in `"`,
+    /// escaped, with `\\` put back single inside a quoted string that holds no escaped quote;
+    /// tag values bare; then the footer as read. A tree read by [`ConfigTree::parse_saved`]
+    /// renders back to its text byte for byte.
+    pub fn to_saved_string(&self) -> String {
+        saved::render(self)
     }
 
     /// Reads `set` commands (VyOS's `show configuration commands` form) into a tree.
@@ -35,8 +69,9 @@ impl ConfigTree {
         set::parse_tree(src)
     }
 
-    /// The tree in VyOS's `config.boot` form, footer included: what `showConfig` prints and
-    /// `save` writes, so a tree read from the router's text renders back to that text.
+    /// The tree in showConfig's form, footer included: what `showConfig` prints, so a tree read
+    /// from the router's showConfig text renders back to that text. What 1.4 and 1.5 save is
+    /// [`ConfigTree::to_saved_string`].
     pub fn to_boot_string(&self) -> String {
         boot::render(self)
     }
@@ -68,6 +103,21 @@ impl ConfigTree {
         }
         out
     }
+}
+
+/// The batch a soft rollback sends: the commands that turn `running` into the revision whose
+/// archived text (`show system commit file N`, vyos-1x `python/vyos/config_mgmt.py`
+/// `show_commit_file`) is `revision_text`. The archive holds saved files
+/// (`_archive_active_config` runs the save script), so the text is read as VyOS's own
+/// `rollback_soft` reads it (`ConfigTree(text)`, see [`ConfigTree::parse_saved`]).
+///
+/// # Errors
+/// A [`ParseError`] when the revision's text does not parse.
+pub fn rollback_soft_batch(
+    running: &ConfigTree,
+    revision_text: &str,
+) -> Result<Vec<Command>, ParseError> {
+    Ok(diff(running, &ConfigTree::parse_saved(revision_text)?))
 }
 
 /// Reads `set`, `delete` and `comment` lines into commands.

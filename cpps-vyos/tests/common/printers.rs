@@ -300,9 +300,11 @@ pub fn version_footer(components: &str, release: &str) -> String {
     )
 }
 
-/// A São Paulo gateway's configuration whose values exercise the printer's rules: a bare
-/// apostrophe, double quotes inside a quoted value, a backslash, `*`, an empty value, a quoted
-/// tag value with an apostrophe, secrets, a comment.
+/// A São Paulo gateway's configuration whose values exercise the printers' rules: an
+/// apostrophe, double quotes inside a value that needs quotes, backslashes (one before a `t`, as
+/// in an escape), `*`, an empty value, a tag value with a `*` (legal for an SNMP community:
+/// `[[:alnum:]-_!@*#]{1,100}`, vyos-1x `interface-definitions/service_snmp.xml.in`), secrets, a
+/// comment.
 pub fn sp_gw() -> Vec<CNode> {
     use CNode::{Leaf, Node, Tag};
     vec![
@@ -394,7 +396,7 @@ pub fn sp_gw() -> Vec<CNode> {
                     vec![
                         Tag(
                             "community",
-                            "it's public",
+                            "pub*lic",
                             None,
                             vec![Leaf("authorization", vec!["ro"])],
                         ),
@@ -435,10 +437,13 @@ pub fn sp_gw() -> Vec<CNode> {
                         Node(
                             "banner",
                             None,
-                            vec![Leaf(
-                                "pre-login",
-                                vec!["Authorised access only; all sessions are logged"],
-                            )],
+                            vec![
+                                Leaf("post-login", vec!["see \"C:\\ops\" and C:\\log"]),
+                                Leaf(
+                                    "pre-login",
+                                    vec!["Authorised access only; all sessions are logged"],
+                                ),
+                            ],
                         ),
                         Tag(
                             "user",
@@ -472,9 +477,135 @@ pub fn sp_gw() -> Vec<CNode> {
     ]
 }
 
-/// `sp_gw` as `save` writes it: the printer's text (`PFX_DIFF_NULL`) and the 1.4.0 footer.
+/// vyos1x-config `src/util.ml` `escape_string` (`escape_bytes`): `"` and `\\` get a backslash,
+/// line feed, tab, carriage return and backspace are `\\n`, `\\t`, `\\r`, `\\b`, other bytes
+/// below 32 and 127 are `\\` and three decimal digits; printable and non-ASCII bytes stay.
+fn vyos1x_escape(v: &str) -> String {
+    let mut out = String::new();
+    for c in v.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{8}' => out.push_str("\\b"),
+            c if (c as u32) < 32 || c as u32 == 127 => out.push_str(&format!("\\{:03}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// vyos1x-config `src/config_tree.ml` `Renderer.render_config` (indent 4): `render_values` writes
+/// each value as `name "escaped"` (every value quoted, `Util.escape_string`), a valueless leaf as
+/// its name; `render_comment` `/* c */` before a node; `render_node` `name {` … `}` for a node
+/// with children; `render_tag_node_child` `parent value {` … `}` per entry with the tag value
+/// bare and unescaped, and the entry's comment before it.
+pub fn vyos1x_render(nodes: &[CNode]) -> String {
+    fn walk(out: &mut String, nodes: &[CNode], level: usize) {
+        let ind = "    ".repeat(level);
+        for n in nodes {
+            match n {
+                CNode::Leaf(name, values) => {
+                    for v in values {
+                        *out += &format!("{ind}{name} \"{}\"\n", vyos1x_escape(v));
+                    }
+                }
+                CNode::Typeless(name) => *out += &format!("{ind}{name}\n"),
+                CNode::Node(name, comment, children) | CNode::Tag(name, _, comment, children) => {
+                    if let Some(c) = comment {
+                        *out += &format!("{ind}/* {c} */\n");
+                    }
+                    out.push_str(&ind);
+                    out.push_str(name);
+                    if let CNode::Tag(_, value, _, _) = n {
+                        *out += &format!(" {value}");
+                    }
+                    out.push_str(" {\n");
+                    walk(out, children, level + 1);
+                    *out += &format!("{ind}}}\n");
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    walk(&mut out, nodes, 0);
+    out
+}
+
+/// vyos-1x `python/vyos/configtree.py` `unescape_backslash` (`replace_backslash` with the pattern
+/// `("[^"]*[\\][^"]*"\n|'[^']*[\\][^']*'\n)`): in each match, left to right and not
+/// overlapping, `\\\\` becomes `\\`. A match runs from a quote to the next same quote, which
+/// must be followed by a line feed, and holds a backslash.
+pub fn py_unescape_backslash(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    loop {
+        let Some(q) = rest.find(['"', '\'']) else {
+            out.push_str(rest);
+            return out;
+        };
+        let quote = &rest[q..q + 1];
+        let after = &rest[q + 1..];
+        let hit = after
+            .find(quote)
+            .filter(|&e| after[e + 1..].starts_with('\n') && after[..e].contains('\\'));
+        match hit {
+            Some(e) => {
+                out.push_str(&rest[..=q]);
+                out.push_str(&after[..e].replace("\\\\", "\\"));
+                out.push_str(quote);
+                out.push('\n');
+                rest = &after[e + 2..];
+            }
+            None => {
+                out.push_str(&rest[..=q]);
+                rest = after;
+            }
+        }
+    }
+}
+
+/// vyos-1x `python/vyos/configtree.py` `escape_backslash`, which `ConfigTree(text)` applies
+/// before vyos1x-config parses: the same pattern as [`py_unescape_backslash`], `\\` to `\\\\`.
+pub fn py_escape_backslash(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(q) = rest.find(['"', '\'']) {
+        let quote = &rest[q..q + 1];
+        let after = &rest[q + 1..];
+        let hit = after
+            .find(quote)
+            .filter(|&e| after[e + 1..].starts_with('\n') && after[..e].contains('\\'));
+        out.push_str(&rest[..=q]);
+        match hit {
+            Some(e) => {
+                out.push_str(&after[..e].replace('\\', "\\\\"));
+                out.push_str(quote);
+                out.push('\n');
+                rest = &after[e + 2..];
+            }
+            None => rest = after,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `sp_gw` as `save` writes it on 1.4 and 1.5, and as `config_mgmt.py`
+/// `_archive_active_config` archives it (`save_config`, the same script): vyos-1x
+/// `src/helpers/vyos-save-config.py` writes `ct.to_string()` of the running tree, `"\n"` and the
+/// system footer (sagitta: `f.write`; current: `add_system_version`, `VersionInfo.write_string`,
+/// the same bytes); `ConfigTree.to_string` (`python/vyos/configtree.py`) is vyos1x-config's
+/// renderer ([`vyos1x_render`]) passed through `unescape_backslash`, then `"\n"` and the tree's
+/// version string, empty for a tree read from `showConfig`.
 pub fn sp_gw_config_boot() -> String {
-    cnode_print(&sp_gw(), "")
+    py_unescape_backslash(&vyos1x_render(&sp_gw()))
+        + "\n"
+        + "\n"
         + &version_footer(
             "bgp@5:broadcast-relay@1:cluster@2:config-management@1:conntrack@5:conntrack-sync@2:container@2:dhcp-relay@2:dhcp-server@8:dhcpv6-server@1:dns-dynamic@4:dns-forwarding@4:firewall@15:flow-accounting@1:https@6:ids@1:interfaces@32:ipoe-server@3:ipsec@13:isis@3:l2tp@9:lldp@2:mdns@1:monitoring@1:nat@8:nat66@3:ntp@3:openconnect@3:ospf@2:pim@1:policy@8:pppoe-server@10:pptp@5:qos@2:quagga@11:rip@1:rpki@2:salt@1:snmp@3:ssh@2:sstp@6:system@27:vrf@3:vrrp@4:vyos-accel-ppp@2:wanloadbalance@3:webproxy@2",
             "1.4.0",
