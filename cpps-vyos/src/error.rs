@@ -143,6 +143,10 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// Inline text for `load` holds a value that VyOS's `load` would keep with its escapes
+    /// (see [`crate::config::NotLoadable`]); nothing was sent. `merge` carries it.
+    #[error("inline configuration refused for load, nothing was sent: {0}")]
+    NotLoadable(#[from] crate::config::NotLoadable),
     /// A write got no answer (it timed out or the connection broke after sending). It was not
     /// repeated; the configuration was read back to tell whether it took effect.
     #[error("write to /{endpoint} got no answer; landed: {landed}")]
@@ -239,6 +243,7 @@ impl Error {
             Error::Config { .. }
             | Error::CommitConfirmUnsupported { .. }
             | Error::InlineConfigRefused { .. }
+            | Error::NotLoadable(_)
             | Error::Io { .. }
             | Error::Parse(_)
             | Error::EmptyPath

@@ -60,7 +60,8 @@ impl Client {
     /// as a commit-confirm).
     ///
     /// # Errors
-    /// As [`Client::merge`].
+    /// As [`Client::merge`]; also [`Error::NotLoadable`] for inline text holding a value with
+    /// `"` or `\` ([`ConfigTree::check_loadable`]), nothing sent.
     pub async fn load(
         &self,
         source: &ConfigSource,
@@ -100,6 +101,10 @@ impl Client {
             // Checked before sending, and kept to tell afterwards whether it landed.
             ConfigSource::Inline(s) => {
                 let tree = ConfigTree::parse_boot(s)?;
+                // `load` keeps escapes that `merge` decodes (N6 of issue 32).
+                if op == "load" {
+                    tree.check_loadable()?;
+                }
                 (None, Some(self.load_text(&tree).await?), Some(tree))
             }
         };

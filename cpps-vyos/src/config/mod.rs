@@ -13,6 +13,7 @@ mod boot;
 mod diff;
 pub mod hints;
 mod lex;
+mod load;
 pub mod redact;
 mod saved;
 pub mod secrets;
@@ -22,6 +23,7 @@ mod unique;
 pub mod views;
 
 pub use diff::diff;
+pub use load::{NotLoadable, ValuePosition};
 pub use set::{Command, Op};
 pub use tree::{Branch, ConfigTree, Leaf, Node, NodeRef, StepKind, Tag};
 
@@ -76,16 +78,28 @@ impl ConfigTree {
         boot::render(self)
     }
 
-    /// The tree as VyOS's `load` and `merge` read it (vyos1x-config, `src/vyos1x_lexer.mll`:
-    /// `'` and `"` open strings and `\` escapes in them): every value and tag value in double
-    /// quotes with `\` and `"` escaped, then the footer as read. This is the text
-    /// [`crate::Client::load`] and [`crate::Client::merge`] send for inline text.
+    /// The tree as VyOS's `merge` reads it (vyos1x-config, `src/vyos1x_lexer.mll`: `'` and `"`
+    /// open strings and `\` escapes in them): every value and tag value in double quotes with
+    /// `\` and `"` escaped, then the footer as read. This is the text [`crate::Client::load`] and
+    /// [`crate::Client::merge`] send for inline text. `load` reads it with vyatta-cfg's parser,
+    /// which reads the same values except those with an escape: it keeps the backslash, so
+    /// `load` refuses them ([`ConfigTree::check_loadable`]).
     pub fn to_load_string(&self) -> String {
         let mut out = boot::render_vyos1x(self);
         if let Some(footer) = &self.footer {
             out.push_str(footer);
         }
         out
+    }
+
+    /// Checks that `load` carries every value of the tree as it is: VyOS's `load` reads the
+    /// text with vyatta-cfg's parser, which keeps escapes (see [`NotLoadable`]), so a value or tag
+    /// value holding `"` or `\` is refused; `merge` decodes them.
+    ///
+    /// # Errors
+    /// [`NotLoadable`] naming the path and position of the first such value, never the value.
+    pub fn check_loadable(&self) -> Result<(), NotLoadable> {
+        load::check(self)
     }
 
     /// The tree as `/retrieve` `showConfig` answers it inside the API's configuration session
