@@ -91,17 +91,16 @@ impl ClusterState {
 impl Client {
     /// Fetches a [`ClusterState`]: `GET /v1/nodes`, `/v1/view/storage-pools`,
     /// `/v1/resource-groups`, `/v1/resource-definitions` and `/v1/view/resources`, the five
-    /// lists at once on the active controller's connection pool. The first four are read page
-    /// by page (`offset`/`limit`, [`MAX_PAGE_SIZE`] per page), so that no answer grows past the
-    /// client's size cap; the resources view is read in one request
-    /// ([`Client::resources_view`]), since every page of it makes the controller ask every
-    /// satellite again. Only when that answer passes its cap is the view read again page by
-    /// page.
+    /// lists at once on the active controller's connection pool. Nodes, groups and definitions
+    /// are read page by page (`offset`/`limit`, [`MAX_PAGE_SIZE`] per page), so that no answer
+    /// grows past the client's size cap. The storage pools and the resources view are read in
+    /// one request each ([`Client::storage_pools`], [`Client::resources_view`]), since every
+    /// page of them makes the controller ask every satellite again. Only when such an answer
+    /// passes its cap is that list read again page by page.
     pub async fn cluster_state(&self) -> Result<ClusterState, Error> {
         let (nodes, storage_pools, resource_groups, resource_definitions, resources) = futures::try_join!(
             self.nodes_paged(MAX_PAGE_SIZE).try_collect::<Vec<_>>(),
-            self.storage_pools_paged(MAX_PAGE_SIZE)
-                .try_collect::<Vec<_>>(),
+            self.storage_pools_whole_or_paged(),
             self.resource_groups_paged(MAX_PAGE_SIZE)
                 .try_collect::<Vec<_>>(),
             self.resource_definitions_paged(MAX_PAGE_SIZE)
@@ -119,6 +118,24 @@ impl Client {
 }
 
 impl Client {
+    /// [`Client::storage_pools`], or, when its answer passes the client's `max_response_bytes`,
+    /// the list page by page.
+    ///
+    /// Every request to `/v1/view/storage-pools`, a page or not, makes the controller ask every
+    /// satellite with thin pools for its free space before it cuts the page (linstor-server
+    /// `View.viewStoragePools` → `CtrlStorPoolListApiCallHandler.listStorPools` with
+    /// `fromCache = false` → `fetchThinFreeSpaceInfo`; `storPoolListToResponse` pages
+    /// afterwards), so one request is one fan-out.
+    async fn storage_pools_whole_or_paged(&self) -> Result<Vec<StoragePool>, Error> {
+        match self.storage_pools().await {
+            Err(Error::Http(e)) if e.is_body_too_large() => {
+                tracing::warn!(error = %e, "the storage pool list passes the cap; reading it page by page");
+                self.storage_pools_paged(MAX_PAGE_SIZE).try_collect().await
+            }
+            other => other,
+        }
+    }
+
     /// [`Client::resources_view`], or, when its answer passes
     /// [`ClientBuilder::resources_view_max_response_bytes`](crate::ClientBuilder::resources_view_max_response_bytes),
     /// the view page by page under the client's own cap: a lowered cap costs one more fan-out

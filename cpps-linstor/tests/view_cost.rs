@@ -134,3 +134,129 @@ async fn a_poll_reads_the_resources_view_in_one_request_at_600_and_3000_replicas
         }
     }
 }
+
+/// `count` storage pools shaped as the fixture's thin pool (`storage_pools.json`), three per node.
+fn storage_pools(count: usize) -> Vec<Value> {
+    let template = fixture("storage_pools.json")[2].clone();
+    (0..count)
+        .map(|i| {
+            let mut pool = template.clone();
+            pool["storage_pool_name"] = Value::from(format!("pool-{}", i % 3));
+            pool["node_name"] = Value::from(format!("pve-{}", i / 3));
+            pool
+        })
+        .collect()
+}
+
+/// The `GET /v1/view/storage-pools` requests one `cluster_state` of `client_of(server)` sends
+/// at `count` pools, each as its query, with the pools it read.
+async fn storage_pool_requests(
+    count: usize,
+    client_of: impl FnOnce(&cpps_http::test_util::MockApi) -> cpps_linstor::Client,
+) -> (Vec<Vec<(String, String)>>, usize) {
+    let server = mock().await;
+    let empty = Value::Array(Vec::new());
+    for list in [
+        "/v1/nodes",
+        "/v1/resource-groups",
+        "/v1/resource-definitions",
+        "/v1/view/resources",
+    ] {
+        common::serve_get(&server, list, common::ok(empty.clone())).await;
+    }
+    Mock::given(method("GET"))
+        .and(path("/v1/view/storage-pools"))
+        .respond_with(PagedView {
+            replicas: storage_pools(count),
+        })
+        .mount(server.server())
+        .await;
+    let state = client_of(&server)
+        .cluster_state()
+        .await
+        .expect("the lists decode");
+    server.assert_no_unexpected_requests();
+    let requests = server
+        .server()
+        .received_requests()
+        .await
+        .expect("wiremock records requests")
+        .into_iter()
+        .filter(|r| r.url.path() == "/v1/view/storage-pools")
+        .map(|r| {
+            r.url
+                .query_pairs()
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect()
+        })
+        .collect();
+    (requests, state.storage_pools.len())
+}
+
+// N2 (audit 33): every request to `/v1/view/storage-pools`, a page or not, makes the controller
+// ask every satellite with thin pools for its free space before it cuts the page
+// (linstor-server `View.viewStoragePools` → `CtrlStorPoolListApiCallHandler.listStorPools` with
+// `fromCache = false` → `freeCapacityFetcher.fetchThinFreeSpaceInfo`; `storPoolListToResponse`
+// applies `skip(offset).limit(limit)` afterwards). Pages of 50 sent 7 requests at 300 pools and
+// 31 at 1,500, each a fan-out; this failed before `cluster_state` read the list in one request.
+#[tokio::test]
+async fn a_poll_reads_the_storage_pools_in_one_request_at_300_and_1500_pools() {
+    let prism = prism_url("CPPS_TEST_PRISM_URL").map(|url| client_for(&[url]));
+    for count in [300, 1_500] {
+        let (requests, read) = storage_pool_requests(count, mock_client).await;
+        assert_eq!(read, count, "every pool read");
+        println!(
+            "{count} pools: {} GET /v1/view/storage-pools per poll",
+            requests.len()
+        );
+        assert_eq!(requests, [Vec::<(String, String)>::new()], "{count} pools");
+        let Some(prism) = &prism else { continue };
+        let response = prism
+            .execute(Request::get("v1/view/storage-pools"))
+            .await
+            .expect("Prism answers");
+        assert!(response.status().is_success(), "{}", response.status());
+    }
+}
+
+// Past the client's response cap (`max_response_bytes`) the whole list is refused, and the
+// pools are read again in pages of 50 (the spec's `Limit` maximum) that fit under it: 300 pools
+// of about 700 bytes against a 64 KiB cap.
+#[tokio::test]
+async fn storage_pools_past_the_cap_are_read_in_pages() {
+    let size = serde_json::to_vec(&storage_pools(300)).unwrap().len();
+    assert!(
+        size > 64 * 1024,
+        "the whole list ({size} bytes) must pass the cap"
+    );
+    let (requests, read) = storage_pool_requests(300, |server| {
+        common::single_attempt_builder(server.base_url().as_str())
+            .max_response_bytes(64 * 1024)
+            .build()
+            .expect("a client builds")
+    })
+    .await;
+    assert_eq!(read, 300);
+    let offsets: Vec<Option<String>> = requests
+        .iter()
+        .map(|q| {
+            q.iter()
+                .find(|(k, _)| k == "offset")
+                .map(|(_, v)| v.clone())
+        })
+        .collect();
+    let page = |o: &str| Some(o.to_owned());
+    assert_eq!(
+        offsets,
+        [
+            None,
+            page("0"),
+            page("50"),
+            page("100"),
+            page("150"),
+            page("200"),
+            page("250"),
+            page("300")
+        ]
+    );
+}
