@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::kernel_log::{KernelLogError, XidHistory};
 use crate::nvml::{Ecc, GpuSnapshot, HostSnapshot, OpenError, Reading, XidEvent};
 use crate::policy::DriverPinPolicy;
 pub use crate::severity::Severity;
@@ -154,13 +155,76 @@ pub fn check_driver(
     })
 }
 
-fn xid_finding(event: &XidEvent) -> Finding {
-    let info = xid::classify_event(event.xid, event.recovery_action);
-    let severity = match info.class {
+/// The severity of an XID class: one mapping for NVML's events and the kernel log's history.
+fn class_severity(class: XidClass) -> Severity {
+    match class {
         XidClass::Critical => Severity::Critical,
         XidClass::Warning | XidClass::Unclassified => Severity::Warning,
         XidClass::Application | XidClass::NoAction => Severity::Info,
+    }
+}
+
+/// What the XID history since boot says ([`kernel_log`](crate::kernel_log)): each GPU's XIDs
+/// graded by the one XID table (as NVML's events are), matched to `gpus` by PCI address;
+/// `NVRM: Xid` lines in an unknown format are a warning, and a history that no longer reaches
+/// back to boot is said. A log that could not be read, or was empty, is "cannot tell" (a
+/// warning), never a history without XIDs.
+pub fn xid_history_findings(
+    history: &Result<XidHistory, KernelLogError>,
+    gpus: &[GpuSnapshot],
+) -> Vec<Finding> {
+    let history = match history {
+        Ok(h) => h,
+        Err(e) => {
+            return vec![Finding::new(
+                Severity::Warning,
+                "xid-history-unknown",
+                format!("cannot tell the XID history since boot: {e}"),
+            )];
+        }
     };
+    let mut findings: Vec<Finding> = history
+        .counts
+        .iter()
+        .map(|c| {
+            let gpu = c.pci.gpu(gpus).map_or_else(
+                || format!("PCI {} (no GPU NVML lists there)", c.pci),
+                |g| format!("GPU {} ({})", g.index, c.pci),
+            );
+            let last = c.last_since_boot.map_or_else(String::new, |d| {
+                format!(", last {:.1} s after boot", d.as_secs_f64())
+            });
+            Finding::new(
+                class_severity(c.class),
+                "xid-history",
+                format!("XID {} x{} on {gpu}{last}: {}", c.xid, c.count, c.meaning),
+            )
+        })
+        .collect();
+    if !history.unparsed.is_empty() {
+        findings.push(Finding::new(
+            Severity::Warning,
+            "xid-history-unparsed",
+            format!(
+                "{} NVRM: Xid line(s) in a format this reader does not know, first: {}",
+                history.unparsed.len(),
+                history.unparsed[0]
+            ),
+        ));
+    }
+    if history.complete == Some(false) {
+        findings.push(Finding::new(
+            Severity::Info,
+            "xid-history-incomplete",
+            "the kernel log no longer reaches back to boot: older XIDs may be missing",
+        ));
+    }
+    findings
+}
+
+fn xid_finding(event: &XidEvent) -> Finding {
+    let info = xid::classify_event(event.xid, event.recovery_action);
+    let severity = class_severity(info.class);
     // A lost GPU is NVML's answer, not an XID the driver logged: it gets its own code and no
     // made-up XID number.
     if event.xid == xid::GPU_LOST {
