@@ -717,17 +717,28 @@ impl Client {
         Ok(parse_commit_log(&self.show(&["system", "commit"]).await?))
     }
 
-    /// `POST /show` `system commit diff N` (or `… diff N M`): what changed between revision
-    /// `rev` and the running configuration (or revision `rev2`), as VyOS prints it.
+    /// What changed between two commit revisions, as VyOS prints it. With `rev2` `None`:
+    /// `POST /show` `system commit diff N`, what commit `rev` changed (vyos-1x
+    /// `python/vyos/config_mgmt.py` `show_commit_diff` compares revision `rev + 1` with `rev`).
+    /// With `rev2`: `system commit file N compare M`, from revision `rev2` to revision `rev`
+    /// (`op-mode-definitions/show-system.xml.in`; `diff` takes one revision). What changed
+    /// since revision N is `commit_diff(0, Some(N))`.
     ///
     /// # Errors
     /// As [`Client::show`].
     pub async fn commit_diff(&self, rev: u32, rev2: Option<u32>) -> Result<String, Error> {
         let (a, b) = (rev.to_string(), rev2.map(|r| r.to_string()));
-        let mut path = vec!["system", "commit", "diff", a.as_str()];
-        if let Some(b) = &b {
-            path.push(b.as_str());
-        }
+        let path = match &b {
+            None => vec!["system", "commit", "diff", a.as_str()],
+            Some(b) => vec![
+                "system",
+                "commit",
+                "file",
+                a.as_str(),
+                "compare",
+                b.as_str(),
+            ],
+        };
         self.show(&path).await
     }
 

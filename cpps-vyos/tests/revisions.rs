@@ -6,6 +6,8 @@ mod common;
 
 use cpps_vyos::ConfigTree;
 use cpps_vyos::config::{Command, Op, rollback_soft_batch};
+use serde_json::json;
+use wiremock::matchers::body_partial_json;
 
 /// A revision equal to the running configuration gives an empty rollback-soft batch; a revision
 /// whose values hold `"` and `\` gives the real values. The revision text comes from
@@ -48,3 +50,33 @@ fn rollback_soft_reads_the_archived_revision_decoded() {
     );
 }
 
+/// `show system commit diff N` runs vyos-1x `src/op_mode/config_mgmt.py` `show_commit_diff`
+/// with `rev=N` only, and `ConfigMgmt.show_commit_diff` (`python/vyos/config_mgmt.py`) then
+/// compares revision N+1 with N: what commit N changed, not what changed since. Two revisions are
+/// compared with `show system commit file N compare M` (`op-mode-definitions/show-system.xml.in`:
+/// `diff` takes one revision), which diffs M against N; so "since N" is `file 0 compare N`.
+/// Failed first: `commit_diff(0, Some(3))` sent `system commit diff 0 3`, which VyOS does not
+/// have.
+#[tokio::test]
+async fn revision_diffs_use_the_commands_vyos_has() {
+    let (api, client) = common::router().await;
+    let answers: [(&[&str], &str); 2] = [
+        (&["system", "commit", "diff", "3"], "what commit 3 changed"),
+        (
+            &["system", "commit", "file", "0", "compare", "3"],
+            "since 3",
+        ),
+    ];
+    for (words, text) in answers {
+        common::post("/show")
+            .and(body_partial_json(json!({"op": "show", "path": words})))
+            .respond_with(common::ok(json!(text)))
+            .mount(api.server())
+            .await;
+    }
+    assert_eq!(
+        client.commit_diff(3, None).await.unwrap(),
+        "what commit 3 changed"
+    );
+    assert_eq!(client.commit_diff(0, Some(3)).await.unwrap(), "since 3");
+}
