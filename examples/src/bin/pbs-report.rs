@@ -13,16 +13,17 @@
 //! (the server certificate's SHA-256 fingerprint; without it the system's trust store is
 //! used). `CPPS_PBS_URL` replaces the API URL derived from the repository. Read-only unless
 //! `--fix --apply`: `--fix` prints the plan of what would fix the report (run failed or overdue
-//! sync/verify/prune jobs again, verify guests never verified) and changes nothing; with
-//! `--apply` it runs the plan, each task waited on to its end.
+//! sync/verify/prune jobs again, verify the newest finished snapshot of guests never verified)
+//! and changes nothing; with `--apply` it runs the plan, each task waited on to its end.
 //!
 //! With `--chain` it also judges each guest's backup chain end to end, one line per guest
 //! ("backed up here at T, verified (snapshot of T'), copied to SITE at T''"): the PVE cluster
 //! named by `PROXMOX_VE_ENDPOINT` (and `PROXMOX_VE_API_TOKEN` and the TLS variables, as
 //! `inventory` reads them) gives the guests, its PBS storages on the datastores this report
 //! reads (`GET /storage`), the vzdump jobs (`GET /cluster/backup`) and their tasks
-//! (`GET /nodes/{node}/tasks?typefilter=vzdump`); this PBS gives the newest finished snapshots
-//! and their verification; `--copy REMOTE:STORE[:NAMESPACE]` names where the other site keeps
+//! (`GET /nodes/{node}/tasks?typefilter=vzdump`, whole only with `Sys.Audit` on the node, read
+//! from `GET /access/permissions`); this PBS gives the newest finished snapshots and their
+//! verification; `--copy REMOTE:STORE[:NAMESPACE]` names where the other site keeps
 //! the copies, read through this PBS's remote scan. A part that could not be read, or a list
 //! the server filters by permission, makes that guest "cannot tell", never ok.
 //!
