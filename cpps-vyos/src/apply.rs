@@ -11,9 +11,13 @@
 //! `src/services/api/rest/routers.py` on `current`, `src/services/vyos-http-api-server` on
 //! `sagitta`: `show`, `generate`, `reset`, `reboot`, `poweroff`, `image`, … but no `ping`), and
 //! [`ApplyReport::not_checked`] says so. A check that held before the change and cannot be read
-//! after it counts as broken: unknown is never healthy. After the commit a handshake counts only
-//! when it was made after the commit: one from before says nothing about the change. A router (this one, or the peer when
-//! one is given) with no check that held before the change could show nothing the change
+//! after it counts as broken: unknown is never healthy. After the commit a WireGuard peer counts
+//! only with a proof made after the commit: a handshake after it, or more bytes received than
+//! before it (a handshake from before says nothing about the change); the default settle
+//! ([`DEFAULT_SETTLE`], 130 s) outlasts WireGuard's 120 s rekey, so an untouched working tunnel
+//! shows one. Each step has its time ([`StepBudgets`]), and with commit-confirm nothing is sent
+//! when the steps after the commit cannot end within the confirm window. A router (this one, or
+//! the peer when one is given) with no check that held before the change could show nothing the change
 //! breaks, so then nothing is sent: confirming would be blind. Nor is anything sent when one
 //! of a router's readings failed before the change: one healthy check (a VRRP group) cannot
 //! stand for a tunnel that could not be read. A VRRP group is healthy only as MASTER or BACKUP.
@@ -56,6 +60,9 @@ pub struct Check {
     pub state: String,
     /// Whether it is healthy; `None` when it cannot be told.
     pub healthy: Option<bool>,
+    /// For a WireGuard peer, the bytes received as printed (`transfer`); compared before and
+    /// after the change.
+    pub received: Option<u64>,
 }
 
 impl Check {
@@ -66,6 +73,7 @@ impl Check {
             subject: subject.to_owned(),
             state: state.to_owned(),
             healthy,
+            received: None,
         }
     }
 }
@@ -73,6 +81,14 @@ impl Check {
 /// Reads the checks of one router. A reading that fails becomes one check that cannot tell.
 pub async fn health(client: &Client, router: &str, handshake_limit: Duration) -> Vec<Check> {
     health_since(client, router, handshake_limit, None).await
+}
+
+/// The state of a checked router after the commit: how long ago the commit ended, and the
+/// checks read before it.
+#[derive(Clone, Copy)]
+struct AfterCommit<'a> {
+    since: Duration,
+    before: &'a [Check],
 }
 
 /// The limit a handshake must be within to have happened after a commit that ended `since`
@@ -83,48 +99,31 @@ fn after_commit_limit(handshake_limit: Duration, since: Duration) -> Duration {
     handshake_limit.min(Duration::from_secs(since.as_secs().saturating_sub(1)))
 }
 
-/// [`health`], where `since_commit` (after a commit) limits a fresh handshake to one made
-/// after the commit: one from before it says nothing about the changed configuration.
+/// [`health`], where `after` (after a commit) asks each WireGuard peer for a proof made after
+/// the commit: a handshake after it, or more bytes received than before it. A handshake from
+/// before says nothing about the changed configuration; bytes received since prove a session
+/// that works (WireGuard accepts data only under a valid session: `REJECT_AFTER_TIME` in
+/// wireguard-linux `drivers/net/wireguard/messages.h`, checked in `receive.c`).
 async fn health_since(
     client: &Client,
     router: &str,
     handshake_limit: Duration,
-    since_commit: Option<Duration>,
+    after: Option<AfterCommit<'_>>,
 ) -> Vec<Check> {
-    let limit = since_commit.map_or(handshake_limit, |s| after_commit_limit(handshake_limit, s));
     let mut out = Vec::new();
-    let check = |subject: String, state: String, healthy: Option<bool>| Check {
-        router: router.to_owned(),
-        subject,
-        state,
-        healthy,
+    let check = |subject: String, state: String, healthy: Option<bool>| {
+        Check::new(router, &subject, &state, healthy)
     };
     match client.config_tree().await.and_then(|t| t.wireguard()) {
         Ok(interfaces) => {
             for iface in interfaces {
                 match client.wireguard_summary(&iface.name).await {
-                    Ok(status) => out.extend(status.peers.iter().map(|p| {
-                        let before_commit = since_commit.is_some()
-                            && p.handshake_within(handshake_limit)
-                            && !p.handshake_within(limit);
-                        let state = match p.latest_handshake {
-                            None => "no handshake".to_owned(),
-                            Some(d) if before_commit => {
-                                format!("handshake {} s ago, before the commit", d.as_secs())
-                            }
-                            Some(d) => format!("handshake {} s ago", d.as_secs()),
-                        };
-                        let name = if p.name.is_empty() {
-                            p.public_key.clone().unwrap_or_default()
-                        } else {
-                            p.name.clone()
-                        };
-                        check(
-                            format!("wireguard {} peer {name}", iface.name),
-                            state,
-                            Some(p.handshake_within(limit)),
-                        )
-                    })),
+                    Ok(status) => out.extend(
+                        status
+                            .peers
+                            .iter()
+                            .map(|p| peer_check(router, &iface.name, p, handshake_limit, after)),
+                    ),
                     Err(e) => out.push(check(
                         format!("wireguard {}", iface.name),
                         e.to_string(),
@@ -159,6 +158,48 @@ async fn health_since(
         Err(e) => out.push(check("vrrp".to_owned(), e.to_string(), None)),
     }
     out
+}
+
+/// The check of one WireGuard peer (see [`health_since`]).
+fn peer_check(
+    router: &str,
+    iface: &str,
+    p: &crate::status::WireGuardPeerStatus,
+    handshake_limit: Duration,
+    after: Option<AfterCommit<'_>>,
+) -> Check {
+    let name = if p.name.is_empty() {
+        p.public_key.clone().unwrap_or_default()
+    } else {
+        p.name.clone()
+    };
+    let subject = format!("wireguard {iface} peer {name}");
+    let limit = after.map_or(handshake_limit, |a| {
+        after_commit_limit(handshake_limit, a.since)
+    });
+    let fresh = p.handshake_within(limit);
+    let before_commit = after.is_some() && p.handshake_within(handshake_limit) && !fresh;
+    let mut state = match p.latest_handshake {
+        None => "no handshake".to_owned(),
+        Some(d) if before_commit => format!("handshake {} s ago, before the commit", d.as_secs()),
+        Some(d) => format!("handshake {} s ago", d.as_secs()),
+    };
+    // Bytes received since the reading before the commit: printed values, rounded by the
+    // printer, so only a printed rise counts.
+    let rose = after.and_then(|a| {
+        let was = a
+            .before
+            .iter()
+            .find(|c| c.router == router && c.subject == subject)?
+            .received?;
+        p.rx_bytes.filter(|now| *now > was).map(|now| (was, now))
+    });
+    if let Some((was, now)) = rose {
+        state.push_str(&format!("; received bytes rose ({was} to {now})"));
+    }
+    let mut c = Check::new(router, &subject, &state, Some(fresh || rose.is_some()));
+    c.received = p.rx_bytes;
+    c
 }
 
 fn vrrp_word(s: &VrrpState) -> String {
@@ -222,25 +263,75 @@ pub fn broken(before: &[Check], after: &[Check]) -> Vec<Broken> {
         .collect()
 }
 
+/// How long [`safe_apply`] waits after the commit by default before checking: longer than
+/// WireGuard's `REKEY_AFTER_TIME` (120 s, wireguard-linux `drivers/net/wireguard/messages.h`),
+/// after which a tunnel that carries any packet (data or persistent keepalive) makes a new
+/// handshake (`keep_key_fresh` in `send.c`), plus `REKEY_TIMEOUT` (5 s) and a margin. So an
+/// untouched working tunnel shows a handshake made after the commit, or bytes received since.
+pub const DEFAULT_SETTLE: Duration = Duration::from_secs(130);
+
+/// Time allowed for each step of a safe apply (audit N4). With commit-confirm, the steps after
+/// the commit must end before VyOS's timer does, or it reverts (a reboot, by default) while the
+/// run still checks: [`safe_apply`] sends nothing when they cannot fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StepBudgets {
+    /// The reads before the change: the API's schema, the configuration, the checks of both
+    /// routers (default 30 s). Past it nothing is sent.
+    pub pre_reads: Duration,
+    /// The commit with its read-back; after a failed write, the read and the inverse batch
+    /// (default 60 s). Past it the write counts as one without answer.
+    pub commit: Duration,
+    /// The checks after the settle, both routers at once (default 45 s). A router not read by
+    /// then cannot tell, which is never healthy.
+    pub checks: Duration,
+    /// The confirm and the save after it; without commit-confirm, the save or the inverse
+    /// batch (default 30 s).
+    pub confirm: Duration,
+}
+
+impl Default for StepBudgets {
+    fn default() -> Self {
+        Self {
+            pre_reads: Duration::from_secs(30),
+            commit: Duration::from_secs(60),
+            checks: Duration::from_secs(45),
+            confirm: Duration::from_secs(30),
+        }
+    }
+}
+
+impl StepBudgets {
+    /// The time from the commit to the end of the confirm: commit, `settle`, checks, confirm.
+    pub fn after_commit(&self, settle: Duration) -> Duration {
+        self.commit + settle + self.checks + self.confirm
+    }
+}
+
 /// How [`safe_apply`] runs.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ApplyOptions {
     /// Minutes of commit-confirm.
     pub confirm_minutes: NonZeroU32,
-    /// How long to wait after the commit before checking (tunnels and sessions re-form).
+    /// How long to wait after the commit before checking (tunnels and sessions re-form); see
+    /// [`DEFAULT_SETTLE`].
     pub settle: Duration,
     /// See [`DEFAULT_HANDSHAKE_LIMIT`].
     pub handshake_limit: Duration,
+    /// The time allowed for each step.
+    pub budgets: StepBudgets,
 }
 
 impl ApplyOptions {
-    /// `confirm_minutes` of commit-confirm, checks 30 s after the commit.
+    /// `confirm_minutes` of commit-confirm, checks [`DEFAULT_SETTLE`] after the commit, the
+    /// default [`StepBudgets`].
     pub fn new(confirm_minutes: NonZeroU32) -> Self {
         Self {
             confirm_minutes,
-            settle: Duration::from_secs(30),
+            settle: DEFAULT_SETTLE,
             handshake_limit: DEFAULT_HANDSHAKE_LIMIT,
+            budgets: StepBudgets::default(),
         }
     }
 }
@@ -275,6 +366,13 @@ pub enum ApplyOutcome {
     /// found and whether a commit-confirm timer may be running.
     NotApplied {
         /// Why, with what the read-back found.
+        error: String,
+    },
+    /// Every check held, but the confirm, or the save after it (or, without commit-confirm,
+    /// the save), failed or got no answer in time: the change is live; the error says whether
+    /// VyOS's timer may still revert it.
+    ConfirmFailed {
+        /// Why.
         error: String,
     },
     /// The write did not go as asked (refused, partly landed, a commit-confirm the answer does
@@ -350,6 +448,20 @@ pub struct ApplyReport {
     pub outcome: ApplyOutcome,
 }
 
+impl ApplyReport {
+    /// The report of a run that sent nothing, for `error`.
+    fn not_sent(commit_confirm: bool, before: Vec<Check>, error: String) -> Self {
+        Self {
+            commit_confirm,
+            before,
+            after: Vec::new(),
+            broken: Vec::new(),
+            not_checked: vec![NO_PING.to_owned()],
+            outcome: ApplyOutcome::NotApplied { error },
+        }
+    }
+}
+
 impl fmt::Display for ApplyReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for b in &self.broken {
@@ -381,6 +493,7 @@ impl fmt::Display for ApplyReport {
                 "NOT kept, and the rollback FAILED ({error}): the change is live"
             ),
             ApplyOutcome::NotApplied { error } => writeln!(f, "not applied: {error}"),
+            ApplyOutcome::ConfirmFailed { error } => writeln!(f, "NOT settled: {error}"),
             ApplyOutcome::WriteFailed {
                 error,
                 live,
@@ -471,6 +584,105 @@ pub async fn safe_apply(
     commands: &[Command],
     opts: &ApplyOptions,
 ) -> Result<ApplyReport, Error> {
+    let pre = tokio::time::timeout(opts.budgets.pre_reads, pre_reads(local, peer, opts)).await;
+    let Ok(pre) = pre else {
+        return Ok(ApplyReport::not_sent(
+            false,
+            Vec::new(),
+            format!(
+                "the reads before the change took longer than their {} s: nothing was sent",
+                opts.budgets.pre_reads.as_secs()
+            ),
+        ));
+    };
+    let (has_confirm, running, before) = pre?;
+    if let Some(blind) = unverified(&before, peer.is_some()) {
+        let error = format!(
+            "{blind} before the change, so what the change breaks there could not be seen and \
+             it could only be confirmed blind: nothing was sent"
+        );
+        return Ok(ApplyReport::not_sent(has_confirm, before, error));
+    }
+    // The time left after the commit is known before it: every step has its budget.
+    let needed = opts.budgets.after_commit(opts.settle);
+    let window = Duration::from_secs(u64::from(opts.confirm_minutes.get()) * 60);
+    if has_confirm && needed >= window {
+        let error = format!(
+            "the steps after the commit may take {} s (commit {} s, settle {} s, checks {} s, \
+             confirm {} s), which does not fit in the commit-confirm window of {} s: VyOS would \
+             revert while the run still checks; nothing was sent",
+            needed.as_secs(),
+            opts.budgets.commit.as_secs(),
+            opts.settle.as_secs(),
+            opts.budgets.checks.as_secs(),
+            opts.budgets.confirm.as_secs(),
+            window.as_secs()
+        );
+        return Ok(ApplyReport::not_sent(has_confirm, before, error));
+    }
+    let mut report = ApplyReport::not_sent(has_confirm, before, String::new());
+    let minutes = has_confirm.then_some(opts.confirm_minutes);
+    let timer_unknown = if has_confirm {
+        Timer::MaybeArmed
+    } else {
+        Timer::NotAsked
+    };
+    let write = tokio::time::timeout(opts.budgets.commit, local.configure(commands, minutes));
+    let committed = match write.await {
+        Ok(Ok(c)) if c.landed == crate::Landed::Yes => c,
+        Ok(Ok(c)) => {
+            let error = format!("the change did not fully land (landed: {})", c.landed);
+            let timer = c.commit_confirm.map_or(Timer::NotAsked, Timer::Armed);
+            report.outcome = after_failed_write(local, &running, error, timer).await;
+            return Ok(report);
+        }
+        Ok(Err(e)) if e.delivery() == cpps_http::Delivery::NotSent => {
+            report.outcome = ApplyOutcome::NotApplied {
+                error: e.to_string(),
+            };
+            return Ok(report);
+        }
+        Ok(Err(e)) => {
+            report.outcome =
+                after_failed_write(local, &running, e.to_string(), timer_unknown).await;
+            return Ok(report);
+        }
+        Err(_) => {
+            let error = format!(
+                "the commit got no answer within its {} s",
+                opts.budgets.commit.as_secs()
+            );
+            report.outcome = after_failed_write(local, &running, error, timer_unknown).await;
+            return Ok(report);
+        }
+    };
+    let committed_at = std::time::Instant::now();
+    tokio::time::sleep(opts.settle).await;
+    let after = AfterCommit {
+        since: committed_at.elapsed(),
+        before: &report.before,
+    };
+    let after = checks_after(local, peer, opts, after).await;
+    report.broken = broken(&report.before, &after);
+    report.after = after;
+    report.outcome = decide(
+        local,
+        &running,
+        committed.commit_confirm,
+        &report.broken,
+        opts,
+    )
+    .await;
+    Ok(report)
+}
+
+/// The reads before the change: whether the API has commit-confirm, the running configuration,
+/// and the checks of this router and of the peer.
+async fn pre_reads(
+    local: &Client,
+    peer: Option<&Client>,
+    opts: &ApplyOptions,
+) -> Result<(bool, ConfigTree, Vec<Check>), Error> {
     let has_confirm = matches!(
         local.commit_confirm_support().await?,
         crate::CommitConfirmSupport::Yes
@@ -480,61 +692,42 @@ pub async fn safe_apply(
     if let Some(p) = peer {
         before.extend(health(p, "peer", opts.handshake_limit).await);
     }
-    let mut report = ApplyReport {
-        commit_confirm: has_confirm,
-        before,
-        after: Vec::new(),
-        broken: Vec::new(),
-        not_checked: vec![NO_PING.to_owned()],
-        outcome: ApplyOutcome::NotApplied {
-            error: String::new(),
-        },
-    };
-    if let Some(blind) = unverified(&report.before, peer.is_some()) {
-        report.outcome = ApplyOutcome::NotApplied {
-            error: format!(
-                "{blind} before the change, so what the change breaks there could not be seen \
-                 and it could only be confirmed blind: nothing was sent"
-            ),
-        };
-        return Ok(report);
-    }
-    let minutes = has_confirm.then_some(opts.confirm_minutes);
-    let committed = match local.configure(commands, minutes).await {
-        Ok(c) if c.landed == crate::Landed::Yes => c,
-        Ok(c) => {
-            let error = format!("the change did not fully land (landed: {})", c.landed);
-            let timer = c.commit_confirm.map_or(Timer::NotAsked, Timer::Armed);
-            report.outcome = after_failed_write(local, &running, error, timer).await;
-            return Ok(report);
+    Ok((has_confirm, running, before))
+}
+
+/// The checks after the settle, both routers at once, each within the checks' budget: a
+/// router not read by then is one check that cannot tell.
+async fn checks_after(
+    local: &Client,
+    peer: Option<&Client>,
+    opts: &ApplyOptions,
+    after: AfterCommit<'_>,
+) -> Vec<Check> {
+    let (mut this, other) = tokio::join!(bounded(local, "this", opts, after), async {
+        match peer {
+            Some(p) => bounded(p, "peer", opts, after).await,
+            None => Vec::new(),
         }
-        Err(e) if e.delivery() == cpps_http::Delivery::NotSent => {
-            report.outcome = ApplyOutcome::NotApplied {
-                error: e.to_string(),
-            };
-            return Ok(report);
-        }
-        Err(e) => {
-            let timer = if has_confirm {
-                Timer::MaybeArmed
-            } else {
-                Timer::NotAsked
-            };
-            report.outcome = after_failed_write(local, &running, e.to_string(), timer).await;
-            return Ok(report);
-        }
-    };
-    let committed_at = std::time::Instant::now();
-    tokio::time::sleep(opts.settle).await;
-    let since = Some(committed_at.elapsed());
-    let mut after = health_since(local, "this", opts.handshake_limit, since).await;
-    if let Some(p) = peer {
-        after.extend(health_since(p, "peer", opts.handshake_limit, since).await);
-    }
-    report.broken = broken(&report.before, &after);
-    report.after = after;
-    report.outcome = decide(local, &running, committed.commit_confirm, &report.broken).await;
-    Ok(report)
+    });
+    this.extend(other);
+    this
+}
+
+/// [`health_since`] within the checks' budget.
+async fn bounded(
+    client: &Client,
+    router: &str,
+    opts: &ApplyOptions,
+    after: AfterCommit<'_>,
+) -> Vec<Check> {
+    let budget = opts.budgets.checks;
+    let read = health_since(client, router, opts.handshake_limit, Some(after));
+    tokio::time::timeout(budget, read)
+        .await
+        .unwrap_or_else(|_| {
+            let state = format!("not read within {} s", budget.as_secs());
+            vec![Check::new(router, "checks", &state, None)]
+        })
 }
 
 /// What a write that did not go as asked left (audit N1): the configuration is read again and
@@ -625,36 +818,53 @@ async fn decide(
     running: &ConfigTree,
     cc: Option<CommitConfirm>,
     broken: &[Broken],
+    opts: &ApplyOptions,
 ) -> ApplyOutcome {
+    let budget = opts.budgets.confirm;
+    let late = || format!("no answer within its {} s", budget.as_secs());
     match (cc, broken.is_empty()) {
-        (Some(_), true) => match local.confirm().await {
-            Ok(c) => ApplyOutcome::Kept {
+        (Some(_), true) => match tokio::time::timeout(budget, local.confirm()).await {
+            Ok(Ok(c)) => ApplyOutcome::Kept {
                 confirm: Some(c.message),
             },
-            Err(e) => ApplyOutcome::NotApplied {
+            Ok(Err(e)) => ApplyOutcome::ConfirmFailed {
                 error: format!("the checks held but the confirm failed: {e}"),
             },
+            Err(_) => ApplyOutcome::ConfirmFailed {
+                error: format!(
+                    "the checks held but the confirm got {}: unless it went through, VyOS's \
+                     timer reverts the change",
+                    late()
+                ),
+            },
         },
-        (None, true) => match local.save(None).await {
-            Ok(_) => ApplyOutcome::Kept { confirm: None },
-            Err(e) => ApplyOutcome::NotApplied {
+        (None, true) => match tokio::time::timeout(budget, local.save(None)).await {
+            Ok(Ok(_)) => ApplyOutcome::Kept { confirm: None },
+            Ok(Err(e)) => ApplyOutcome::ConfirmFailed {
                 error: format!("the checks held and the change is live, but saving failed: {e}"),
+            },
+            Err(_) => ApplyOutcome::ConfirmFailed {
+                error: format!(
+                    "the checks held and the change is live, but the save got {}",
+                    late()
+                ),
             },
         },
         (Some(commit_confirm), false) => ApplyOutcome::LeftToRevert { commit_confirm },
         (None, false) => {
-            let undo = match local.config_tree().await {
-                Ok(now) => diff(&now, running),
-                Err(e) => {
-                    return ApplyOutcome::RollbackFailed {
-                        error: e.to_string(),
-                    };
+            let undo = async {
+                let now = local.config_tree().await.map_err(|e| e.to_string())?;
+                match rollback(local, &now, running).await {
+                    Undo::RolledBack { commands } => Ok(commands),
+                    Undo::RollbackFailed { error } => Err(error),
+                    other => Err(format!("{other:?}")),
                 }
             };
-            match local.configure(&undo, None).await {
-                Ok(_) => ApplyOutcome::RolledBack { commands: undo },
-                Err(e) => ApplyOutcome::RollbackFailed {
-                    error: e.to_string(),
+            match tokio::time::timeout(opts.budgets.commit, undo).await {
+                Ok(Ok(commands)) => ApplyOutcome::RolledBack { commands },
+                Ok(Err(error)) => ApplyOutcome::RollbackFailed { error },
+                Err(_) => ApplyOutcome::RollbackFailed {
+                    error: format!("no answer within {} s", opts.budgets.commit.as_secs()),
                 },
             }
         }

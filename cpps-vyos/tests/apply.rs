@@ -404,3 +404,65 @@ async fn a_vrrp_group_in_init_is_not_healthy() {
         .collect();
     assert_eq!(vrrp, [("vrrp LAN eth1", "INIT", Some(false))]);
 }
+
+/// Audit N4: the steps after the commit (the commit with its read-back, the settle, the checks
+/// and the confirm) must fit in the commit-confirm window, or VyOS reverts (by reboot, as its
+/// answer says) while the run still checks. With one minute of commit-confirm and the default
+/// steps, nothing is sent. Failed first: the change was committed.
+#[tokio::test]
+async fn steps_after_the_commit_that_cannot_fit_the_confirm_window_send_nothing() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V15).await;
+    fresh_after_commit(&fa, &fb);
+    let opts = ApplyOptions::new(NonZeroU32::MIN);
+    let report = safe_apply(&a, Some(&b), &harmless_change(), &opts)
+        .await
+        .unwrap();
+    assert!(fa.requests_to("configure").is_empty(), "{report}");
+    match &report.outcome {
+        ApplyOutcome::NotApplied { error } => {
+            assert!(error.contains("commit-confirm window of 60 s"), "{error}");
+            assert!(error.contains("nothing was sent"), "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Audit N3/N4: the default settle lets an untouched tunnel prove itself. WireGuard starts a new
+/// handshake once the session is `REKEY_AFTER_TIME` (120 s) old and a packet is sent
+/// (wireguard-linux `drivers/net/wireguard/messages.h` and `send.c`
+/// `keep_key_fresh`), so a settle shorter than that made a harmless change revert.
+#[test]
+fn the_default_settle_outlasts_a_rekey() {
+    let opts = ApplyOptions::new(NonZeroU32::new(5).unwrap());
+    assert!(opts.settle > Duration::from_secs(125), "{:?}", opts.settle);
+}
+
+/// Audit N3: bytes received through the tunnel after the commit prove it works as well as a new
+/// handshake: WireGuard accepts data only under a session that is still valid
+/// (`REJECT_AFTER_TIME`, wireguard-linux `drivers/net/wireguard/receive.c`
+/// `counter_validate` and `messages.h`). Red shook hands 40 s before the change, which alone
+/// proves nothing after it; its received counter rose between the readings before and after, so
+/// the change is kept. Failed first: left to revert.
+#[tokio::test]
+async fn bytes_received_after_the_commit_prove_the_tunnel() {
+    for profile in [Profile::V15, Profile::V14] {
+        let (_servers, a, fa, b, fb) = pair(profile).await;
+        for f in [&fa, &fb] {
+            f.state.lock().unwrap().rx_grows = true;
+        }
+        let report = safe_apply(&a, Some(&b), &harmless_change(), &settled())
+            .await
+            .unwrap();
+        assert!(report.broken.is_empty(), "{profile:?}: {report}");
+        assert!(
+            matches!(report.outcome, ApplyOutcome::Kept { .. }),
+            "{profile:?}: {report}"
+        );
+        let red = report
+            .after
+            .iter()
+            .find(|c| c.router == "peer" && c.subject == "wireguard wg0 peer red")
+            .unwrap();
+        assert!(red.state.contains("received"), "{}", red.state);
+    }
+}

@@ -246,6 +246,11 @@ pub struct RouterState {
     /// Whether reading WireGuard peers fails: `wg show NAME` exits 1 with "Unable to access
     /// interface: No such device" (wireguard-tools `src/show.c`) and `show_op` answers 400.
     pub wireguard_fails: bool,
+    /// Whether every peer receives 1 MiB between two readings of the summary (traffic or
+    /// keepalives through a working tunnel).
+    pub rx_grows: bool,
+    /// How many WireGuard summaries were read.
+    pub summary_reads: u64,
 }
 
 /// nginx's own error page for `status` (`ngx_http_error_502_page` / `ngx_http_error_504_page`
@@ -296,6 +301,8 @@ impl FakeRouter {
                 gateway_status: None,
                 vrrp_table: None,
                 wireguard_fails: false,
+                rx_grows: false,
+                summary_reads: 0,
             })),
         }
     }
@@ -604,7 +611,10 @@ impl FakeRouter {
             Ok(p) => p,
             Err(e) => return e,
         };
-        let st = self.state.lock().unwrap();
+        let mut st = self.state.lock().unwrap();
+        if path.last().map(String::as_str) == Some("summary") {
+            st.summary_reads += 1;
+        }
         match path
             .iter()
             .map(String::as_str)
@@ -736,6 +746,11 @@ fn live_wireguard(st: &RouterState, name: &str) -> Option<printers::LiveInterfac
                 if st.stale_peers.contains(&p.name) {
                     handshake_ago = None;
                 }
+                let rx = if st.rx_grows {
+                    rx + st.summary_reads * (1 << 20)
+                } else {
+                    rx
+                };
                 printers::LivePeer {
                     name: p.name.clone(),
                     public_key: p.public_key.clone().unwrap_or_default(),
