@@ -285,6 +285,25 @@ async fn a_qdevice_vote_counts_in_the_quorum() {
     );
 }
 
+/// A node missing from corosync's node list has votes this plan cannot know, so no step's
+/// quorum can be told: each step is blocked, never assumed to hold.
+#[tokio::test]
+async fn unknown_votes_block_every_step() {
+    let mut cluster = Cluster::default();
+    cluster.corosync_nodes.as_array_mut().unwrap().truncate(2);
+    let server = cluster.serve().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, &[]).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[
+            "quorum: the votes cannot be counted",
+            "  before: without pve1, the quorum cannot be told",
+            "BLOCKED: pve1: the quorum without it cannot be told: a node's votes are not known",
+        ],
+    );
+}
+
 /// Node maintenance has no API endpoint (pve-ha-manager `src/PVE/CLI/ha_manager.pm`
 /// `node-maintenance-set` is a command-line method; `pve-apidoc.json` has no such path), so
 /// `--apply` is refused before any request is sent.

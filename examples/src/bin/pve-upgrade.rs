@@ -336,7 +336,10 @@ fn blockers_of(plan: &Plan) -> Vec<String> {
             )),
             Some(_) => {}
             None if plan.qdevice.as_ref().is_none_or(Result::is_ok) => {
-                out.push(format!("{}: its votes are not known", node.node));
+                out.push(format!(
+                    "{}: the quorum without it cannot be told: a node's votes are not known",
+                    node.node
+                ));
             }
             None => {}
         }
