@@ -13,13 +13,62 @@ use cpps_gpu::test_util::{FakeNvml, fake_nvml_library};
 
 fn run(variant: FakeNvml, extra: &[&str]) -> Output {
     let lib = fake_nvml_library(variant).expect("gcc builds the fake NVML library");
-    Command::new(env!("CARGO_BIN_EXE_gpu-health"))
-        .arg("--nvml-lib")
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gpu-health"));
+    cmd.arg("--nvml-lib")
         .arg(&lib)
-        .args(["--xid-wait-ms", "100"])
-        .args(extra)
-        .output()
-        .expect("gpu-health runs")
+        .args(["--xid-wait-ms", "100"]);
+    // This machine's own kernel log is not the fake GPUs' history: tests name a fixture, or
+    // say that none is read.
+    if !extra.contains(&"--kernel-log") {
+        cmd.args(["--kernel-log", "none"]);
+    }
+    cmd.args(extra).output().expect("gpu-health runs")
+}
+
+/// The XID history since boot, from the kernel log (here `journalctl -k -o short-monotonic`
+/// text; cpps-gpu's fixture follows NVIDIA/open-gpu-kernel-modules `krcReportXid` and
+/// `osinit.c`), graded by the one XID table and matched to NVML's GPUs by PCI address: XID 79
+/// on GPU 1 (fake bus 0x41) is critical, exit 1. An empty log is "cannot tell", never a
+/// history without XIDs.
+#[test]
+fn the_xid_history_since_boot_is_graded() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../cpps-gpu/tests/fixtures/kmsg/journal-short-monotonic.txt"
+    );
+    let o = run(FakeNvml::TwoA5000, &["--kernel-log", fixture]);
+    let out = common::stdout_of_exit(&o, 1);
+    let history: Vec<&str> = out.lines().filter(|l| l.contains("xid-history")).collect();
+    assert_eq!(history.len(), 2, "{out}");
+    assert!(
+        history[0].starts_with(
+            "  warning xid-history: XID 94 x1 on GPU 0 (0000:01:00), last 5.2 s after boot: "
+        ),
+        "{out}"
+    );
+    assert!(
+        history[1].starts_with(
+            "  critical xid-history: XID 79 x2 on GPU 1 (0000:41:00), last 9.0 s after boot: "
+        ),
+        "{out}"
+    );
+    assert!(out.ends_with("overall: critical\n"), "{out}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("kmsg");
+    std::fs::write(&empty, "").unwrap();
+    let o = run(
+        FakeNvml::TwoA5000,
+        &["--kernel-log", empty.to_str().unwrap()],
+    );
+    let out = common::stdout_of_exit(&o, 0);
+    assert!(
+        out.contains(&format!(
+            "  warning xid-history-unknown: cannot tell the XID history since boot: the kernel log {} is empty",
+            empty.display()
+        )),
+        "{out}"
+    );
 }
 
 #[test]
@@ -186,6 +235,7 @@ fn nvml_that_cannot_initialise_is_never_ok() {
         [
             "NVML not available here: the NVML library does not match the loaded kernel driver",
             "  critical nvml-driver-unusable: the NVML library is installed but the NVIDIA driver cannot be used: the NVML library does not match the loaded kernel driver",
+            "XID history since boot: not read (none)",
             "overall: critical",
         ]
     );
@@ -209,6 +259,7 @@ fn nvml_that_cannot_initialise_is_never_ok() {
         [
             "NVML not available here: NVML did not answer within 1 s",
             "  warning nvml-unreadable: cannot tell the GPUs' state: NVML did not answer within 1 s",
+            "XID history since boot: not read (none)",
             "overall: warning",
         ]
     );

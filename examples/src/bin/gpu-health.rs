@@ -6,8 +6,14 @@
 //!
 //! ```text
 //! gpu-health [--nvml-lib PATH] [--kubeconfig PATH] [--driver-version V] [--format text|json]
-//!            [--xid-wait-ms MS] [--timeout SECONDS]
+//!            [--xid-wait-ms MS] [--kernel-log PATH|none] [--timeout SECONDS]
 //! ```
+//!
+//! NVML reports only the XIDs that happen while it listens, so the history since boot is read
+//! from the kernel log (`--kernel-log`, default `/dev/kmsg`; a saved `journalctl -k -b -o
+//! short-monotonic` or `dmesg` text works too): the driver's `NVRM: Xid` lines, graded by the one
+//! XID table and matched to the GPUs by PCI address. An empty or unreadable log is "cannot
+//! tell" (a warning); `none` skips it and the report says so.
 //!
 //! `--timeout` (default 30 s) bounds the whole run: the XID wait is cut to it, and a cluster that
 //! has not answered by then, or that refused to be read, is reported as a finding next to the
@@ -21,8 +27,11 @@ use std::time::Duration;
 use clap::Parser;
 use cpps_examples::Format;
 use cpps_gpu::NvmlUnavailable;
-use cpps_gpu::health::{Finding, HealthPolicy, HostVerdict, Severity, host_verdict};
+use cpps_gpu::health::{
+    Finding, HealthPolicy, HostVerdict, Severity, host_verdict, xid_history_findings,
+};
 use cpps_gpu::k8s::checks::{self, CheckPolicy};
+use cpps_gpu::kernel_log::{self, XidHistory};
 use cpps_gpu::nvml::{GpuSnapshot, HostSnapshot, NvmlSource, Reading, snapshot};
 use serde::Serialize;
 
@@ -43,6 +52,10 @@ struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
+    /// The kernel log to read the XID history since boot from: `/dev/kmsg`, a saved journal or
+    /// dmesg text, or `none`.
+    #[arg(long, value_name = "PATH|none", default_value = "/dev/kmsg")]
+    kernel_log: PathBuf,
     /// How long to listen for XID events, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     xid_wait_ms: u64,
@@ -55,6 +68,7 @@ struct Args {
 #[derive(Debug, Serialize)]
 struct Report {
     nvml: NvmlReport,
+    kernel_log: KernelLogReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     cluster: Option<ClusterReport>,
     severity: Severity,
@@ -72,6 +86,35 @@ struct NvmlReport {
     snapshot: Option<HostSnapshot>,
     #[serde(skip_serializing_if = "Option::is_none")]
     verdict: Option<HostVerdict>,
+}
+
+/// The XID history since boot, as read from the kernel log.
+#[derive(Debug, Serialize)]
+struct KernelLogReport {
+    /// The file read, or `none`.
+    source: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history: Option<XidHistory>,
+    findings: Vec<Finding>,
+}
+
+/// Reads and grades the kernel log at `path` (`none`: not read) against the GPUs NVML listed.
+fn read_kernel_log(path: &std::path::Path, gpus: &[GpuSnapshot]) -> KernelLogReport {
+    let source = path.display().to_string();
+    if path.as_os_str() == "none" {
+        return KernelLogReport {
+            source,
+            history: None,
+            findings: vec![],
+        };
+    }
+    let history = kernel_log::read_kernel_log(path, kernel_log::DEFAULT_CAP)
+        .map(|log| XidHistory::from_log(&log));
+    KernelLogReport {
+        source,
+        findings: xid_history_findings(&history, gpus),
+        history: history.ok(),
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -229,6 +272,7 @@ fn print_text(r: &Report) {
             }
         }
     }
+    print_kernel_log(&r.kernel_log);
     if let Some(c) = &r.cluster {
         println!("cluster: {} GPU node(s)", c.gpu_nodes);
         for m in &c.missing {
@@ -242,6 +286,23 @@ fn print_text(r: &Report) {
         }
     }
     println!("overall: {}", r.severity);
+}
+
+fn print_kernel_log(k: &KernelLogReport) {
+    match &k.history {
+        None if k.findings.is_empty() => {
+            println!("XID history since boot: not read ({})", k.source)
+        }
+        None => println!("XID history since boot ({}):", k.source),
+        Some(h) => println!(
+            "XID history since boot ({}): {} XID line(s)",
+            k.source,
+            h.counts.iter().map(|c| c.count).sum::<u64>()
+        ),
+    }
+    for f in &k.findings {
+        println!("  {} {}: {}", f.severity, f.code, f.message);
+    }
 }
 
 fn main() -> ExitCode {
@@ -312,6 +373,18 @@ async fn run(args: &Args) -> anyhow::Result<Report> {
             }
         }
     };
+    let gpus = nvml
+        .snapshot
+        .as_ref()
+        .map(|s| s.gpus.clone())
+        .unwrap_or_default();
+    // No NVML library or no device: a host without GPUs has no XID history to read.
+    let path = if !nvml.available && nvml.finding.is_none() {
+        PathBuf::from("none")
+    } else {
+        args.kernel_log.clone()
+    };
+    let kernel_log = tokio::task::spawn_blocking(move || read_kernel_log(&path, &gpus)).await?;
     let cluster = match &args.kubeconfig {
         Some(p) => Some(
             match tokio::time::timeout_at(deadline, read_cluster(p)).await {
@@ -349,6 +422,9 @@ async fn run(args: &Args) -> anyhow::Result<Report> {
     if let Some(f) = &nvml.finding {
         severity = severity.max(f.severity);
     }
+    for f in &kernel_log.findings {
+        severity = severity.max(f.severity);
+    }
     if let Some(c) = &cluster {
         severity = severity.max(
             c.findings
@@ -360,6 +436,7 @@ async fn run(args: &Args) -> anyhow::Result<Report> {
     }
     Ok(Report {
         nvml,
+        kernel_log,
         cluster,
         severity,
     })
