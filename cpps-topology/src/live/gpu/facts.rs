@@ -28,4 +28,22 @@ pub struct GpuHostFacts {
     pub xids: Vec<(Option<String>, u64)>,
     /// Critical XIDs among them (NVRM errors the documents ask to alert on).
     pub critical_xids: Vec<u64>,
+    /// The XID history since boot from the host's kernel log; `None` when it was not read.
+    pub xid_history: Option<XidHistoryFact>,
+}
+
+/// What the kernel log says about XIDs since boot (graded by `cpps_gpu::health`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "state")]
+pub enum XidHistoryFact {
+    /// The log could not be read or was empty: the history cannot be told.
+    Unknown {
+        /// Why.
+        why: String,
+    },
+    /// The log was read.
+    Read {
+        /// The critical XIDs, one line per GPU and code (`XID 79 x2 on GPU 1 (…)…`).
+        critical: Vec<String>,
+    },
 }

@@ -2,6 +2,7 @@
 //! critical GPUs raise an alert.
 
 use crate::finding::Severity;
+use crate::live::facts::{GpuHostFacts, XidHistoryFact};
 use crate::live::rules::{Live, LiveCheck, emit_on, from_gpu_severity};
 use crate::model::ComponentRef;
 use crate::rules::RuleId;
@@ -9,6 +10,30 @@ use crate::rules::checks::Sink;
 
 /// This system's live rules and their checks.
 pub(crate) static CHECKS: &[(RuleId, LiveCheck)] = &[(RuleId("GPU-005"), gpu_005)];
+
+/// The XID history since boot (the host's kernel log): critical XIDs are a warning, as those
+/// NVML reported while listening are; a log that could not be read is "cannot tell" (info).
+fn xid_history(facts: &GpuHostFacts, host: &str, c: ComponentRef<'_>, sink: &mut Sink<'_>) {
+    match &facts.xid_history {
+        None => {}
+        Some(XidHistoryFact::Unknown { why }) => emit_on(
+            sink,
+            Severity::Info,
+            c,
+            format!("cannot tell the XID history since boot on {host}: {why}"),
+        ),
+        Some(XidHistoryFact::Read { critical }) if !critical.is_empty() => emit_on(
+            sink,
+            Severity::Warning,
+            c,
+            format!(
+                "critical XID errors since boot on {host} (kernel log): {}",
+                critical.join("; ")
+            ),
+        ),
+        Some(XidHistoryFact::Read { .. }) => {}
+    }
+}
 
 /// GPU-005: the running NVIDIA driver is the pinned one; NVRM/XID errors raise an alert.
 pub(crate) fn gpu_005(live: &Live<'_>, sink: &mut Sink<'_>) {
@@ -79,6 +104,7 @@ pub(crate) fn gpu_005(live: &Live<'_>, sink: &mut Sink<'_>) {
                     format!("critical XID errors on {}: {}", host.id, codes.join(", ")),
                 );
             }
+            xid_history(facts, host.id.as_str(), c, sink);
             for gpu in facts.gpus.iter().filter(|g| g.health == "critical") {
                 emit_on(
                     sink,

@@ -1,31 +1,50 @@
-//! NVML on a GPU host: driver version, per-GPU health and XIDs.
+//! NVML on a GPU host: driver version, per-GPU health and XIDs, and the XID history since boot
+//! from its kernel log.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use cpps_gpu::health::{HealthPolicy, host_verdict};
-use cpps_gpu::nvml::{self, HostSnapshot};
+use cpps_gpu::health::{HealthPolicy, Severity, host_verdict, xid_history_findings};
+use cpps_gpu::kernel_log::{self, XidHistory};
+use cpps_gpu::nvml::{self, GpuSnapshot, HostSnapshot};
 
-use crate::live::facts::{GpuFact, GpuHostFacts, SourceFailure, SourceKind};
+use crate::live::facts::{GpuFact, GpuHostFacts, SourceFailure, SourceKind, XidHistoryFact};
 use crate::live::source::Source;
 
 /// The GPUs of the host this program runs on, read through NVML (`nvml-wrapper`), with the
 /// library found by the loader or at `library`.
 ///
 /// NVML calls block, so they run on Tokio's blocking pool; the library is opened at each
-/// observation and closed after it.
+/// observation and closed after it. NVML reports only the XIDs that happen while it listens, so
+/// the history since boot is read from the kernel log (`/dev/kmsg` by default) too.
 #[derive(Debug, Clone)]
 pub struct NvmlSource {
     library: Option<PathBuf>,
     xid_wait: Duration,
+    kernel_log: Option<PathBuf>,
 }
+
+/// The kernel log read by default: this host's, since the source runs on the GPU host.
+const DEFAULT_KERNEL_LOG: &str = "/dev/kmsg";
 
 impl NvmlSource {
     /// A source over the NVML library at `library` (the loader's `libnvidia-ml.so.1` when
-    /// `None`), listening for XID events for `xid_wait`.
+    /// `None`), listening for XID events for `xid_wait`, with the XID history from `/dev/kmsg`.
     pub fn new(library: Option<PathBuf>, xid_wait: Duration) -> Self {
-        Self { library, xid_wait }
+        Self {
+            library,
+            xid_wait,
+            kernel_log: Some(PathBuf::from(DEFAULT_KERNEL_LOG)),
+        }
+    }
+
+    /// The same source reading the XID history from `kernel_log` (`/dev/kmsg`, or a saved
+    /// journal or dmesg text); `None` reads none, and GPU-005 then says nothing about it.
+    #[must_use]
+    pub fn with_kernel_log(mut self, kernel_log: Option<PathBuf>) -> Self {
+        self.kernel_log = kernel_log;
+        self
     }
 }
 
@@ -46,16 +65,41 @@ impl Source<GpuHostFacts> for NvmlSource {
         let library = self.library.clone();
         let wait = self.xid_wait;
         let endpoint = self.endpoint();
+        let kernel_log = self.kernel_log.clone();
         let result = tokio::task::spawn_blocking(move || {
             let source = nvml::NvmlSource::open(library.as_deref().map(|p| p.as_os_str()))?;
-            nvml::snapshot(&source, wait)
+            let snapshot = nvml::snapshot(&source, wait)?;
+            let history = kernel_log
+                .as_deref()
+                .map(|p| xid_history_fact(p, &snapshot.gpus));
+            Ok::<_, cpps_gpu::Error>((snapshot, history))
         })
         .await;
         match result {
-            Ok(Ok(snapshot)) => Ok(gpu_facts(&snapshot)),
+            Ok(Ok((snapshot, history))) => Ok(GpuHostFacts {
+                xid_history: history,
+                ..gpu_facts(&snapshot)
+            }),
             Ok(Err(e)) => Err(SourceFailure::from_error(SourceKind::Nvml, endpoint, &e)),
             Err(join) => Err(SourceFailure::from_error(SourceKind::Nvml, endpoint, &join)),
         }
+    }
+}
+
+/// The XID history in the kernel log at `path`, graded by `cpps_gpu::health` against `gpus`:
+/// its critical lines, or why it cannot be told (unreadable, or empty).
+fn xid_history_fact(path: &Path, gpus: &[GpuSnapshot]) -> XidHistoryFact {
+    let history = kernel_log::read_kernel_log(path, kernel_log::DEFAULT_CAP)
+        .map(|log| XidHistory::from_log(&log));
+    if let Err(e) = &history {
+        return XidHistoryFact::Unknown { why: e.to_string() };
+    }
+    XidHistoryFact::Read {
+        critical: xid_history_findings(&history, gpus)
+            .into_iter()
+            .filter(|f| f.severity == Severity::Critical)
+            .map(|f| f.message)
+            .collect(),
     }
 }
 
@@ -97,5 +141,6 @@ pub fn gpu_facts(snapshot: &HostSnapshot) -> GpuHostFacts {
             .map(|x| (x.gpu_uuid.clone(), x.xid))
             .collect(),
         critical_xids: critical,
+        xid_history: None,
     }
 }
