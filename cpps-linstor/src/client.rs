@@ -16,6 +16,7 @@ use crate::auth::Credentials;
 use crate::envelope::{LinstorEnvelope, decode_write};
 use crate::error::Error;
 use crate::plan::Plan;
+use crate::types::misc::{ControllerProperties, ControllerVersion};
 use crate::types::rc::ApiCallRcList;
 
 /// The controller's plain HTTP port.
@@ -525,6 +526,47 @@ impl Client {
         })?;
         self.inner.active.store(index, Ordering::Relaxed);
         Some(&self.inner.endpoints[index].url)
+    }
+
+    /// Asks every controller of the list at once, each directly and once (no fail-over, no
+    /// retries): `GET /v1/controller/version`, then, of one that answered,
+    /// `GET /v1/controller/properties`. Returns each URL with its answers, in list order.
+    pub(crate) async fn ask_each_controller(
+        &self,
+    ) -> Vec<(
+        Url,
+        Result<ControllerVersion, Error>,
+        Option<ControllerProperties>,
+    )> {
+        let asks = self.inner.endpoints.iter().map(|e| async move {
+            let get = |path: &'static str| Request::get(path).idempotent(false);
+            let version = e
+                .http
+                .send(&LinstorEnvelope, get("v1/controller/version"))
+                .await;
+            let properties = match version {
+                Ok(_) => e
+                    .http
+                    .send(&LinstorEnvelope, get("v1/controller/properties"))
+                    .await
+                    .ok(),
+                Err(_) => None,
+            };
+            (e.url.clone(), version, properties)
+        });
+        futures::future::join_all(asks).await
+    }
+
+    /// Makes the controller with exactly this URL the one calls go to first; `false` when the
+    /// list holds no such URL.
+    pub(crate) fn prefer_url(&self, url: &Url) -> bool {
+        match self.inner.endpoints.iter().position(|e| &e.url == url) {
+            Some(index) => {
+                self.inner.active.store(index, Ordering::Relaxed);
+                true
+            }
+            None => false,
+        }
     }
 
     /// What the client is waiting for, across its controllers: the requests in flight and the

@@ -45,7 +45,9 @@
 //!   below its place count or loses quorum while the node is away.
 //! - **Active controller** ([`ha::active_controller`]): of a drbd-reactor HA pair, the node
 //!   where the controller's database resource is Primary; [`Client::prefer_controller`] sends
-//!   calls there first.
+//!   calls there first. Of a VRRP VIP in front of the controller nodes
+//!   ([`Client::probe_controllers`], [`ha::assess_controllers`]): which node's controller
+//!   answers, whether the VIP gives the same answers, and calls sent to the VIP first.
 //! - **DR view** ([`dr::assess`]): per resource its newest off-site copy (an S3 backup that
 //!   finished successfully) and its age, and the schedules' last shipments as unconfirmed
 //!   attempts (LINSTOR records when shipping starts, not whether it finished).
