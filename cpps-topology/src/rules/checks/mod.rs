@@ -291,3 +291,101 @@ impl<'t> Sink<'t> {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::model::Topology;
+    use crate::testing::{Shape, generate};
+
+    fn topology() -> Topology {
+        let shape = Shape {
+            sites: 2,
+            hosts_per_site: 4,
+            guests: 60,
+            random_states: false,
+        };
+        generate(shape, 7)
+    }
+
+    fn id<T: std::str::FromStr>(text: &str) -> T
+    where
+        T::Err: std::fmt::Debug,
+    {
+        text.parse().expect("a valid id")
+    }
+
+    /// The checks rely on the topology's lookups resolving an id as `Topology::host` and friends
+    /// do: the first component with the id wins, and a list that names a component twice yields
+    /// it twice.
+    #[test]
+    fn lookups_follow_ids_with_the_first_component_winning() {
+        let mut t = topology();
+        let (guest, first, pool) = t.edit(|parts| {
+            let guest = parts.k3s_clusters[0].nodes[1].clone();
+            // A later cluster lists the same guest; a second host takes the first's id, in
+            // another site, and the guest runs on that id.
+            parts.k3s_clusters[1].nodes.insert(0, guest.clone());
+            let mut twin = parts.hosts[0].clone();
+            twin.site = id("elsewhere");
+            parts.hosts.push(twin);
+            let host = parts.hosts[0].id.clone();
+            let g = parts.guests.iter_mut().find(|g| g.id == guest);
+            g.expect("the node guest").host = host.clone();
+            // An ArgoCD manages the first cluster twice; a pool lists the first host twice.
+            let k = parts.k3s_clusters[0].id.clone();
+            parts.argocd[0].manages.push(k.clone());
+            let pool = &mut parts.linstor_pools[0];
+            pool.nodes[0].host = host;
+            pool.nodes.push(pool.nodes[0].clone());
+            (guest, k, pool.id.clone())
+        });
+        let (k, field) = t.listing_of(&guest).expect("the guest is listed");
+        assert_eq!((&k.id, field), (&first, 1));
+        assert_eq!(t.cluster_of_guest(&guest).map(|k| &k.id), Some(&first));
+        let later = &t.k3s_clusters()[1];
+        assert_eq!(
+            t.nodes_of(later).next().map(|(i, g)| (i, &g.id)),
+            Some((0, &guest))
+        );
+
+        let g = t.guest(&guest).expect("the guest");
+        let original = &t.hosts()[0];
+        assert_eq!(t.host_of(g).map(|h| &h.site), Some(&original.site));
+        let twin = t.hosts().last().expect("the twin host");
+        let pools: Vec<&str> = t.pools_of_host(twin).map(|p| p.id.as_str()).collect();
+        let of_original: Vec<&str> = t.pools_of_host(original).map(|p| p.id.as_str()).collect();
+        assert_eq!(pools, of_original);
+        let entries = t.linstor_pools()[0].nodes.iter();
+        let listed = entries.filter(|n| n.host == original.id).count();
+        assert!(listed >= 2);
+        assert_eq!(
+            pools.iter().filter(|p| **p == pool.as_str()).count(),
+            listed
+        );
+
+        let k = &t.k3s_clusters()[0];
+        let managers: Vec<&str> = t.managers_of(k).map(|a| a.id.as_str()).collect();
+        let argocd = t.argocd()[0].id.as_str();
+        assert_eq!(managers.iter().filter(|a| **a == argocd).count(), 2);
+    }
+
+    #[test]
+    fn a_guest_follows_its_storage_backup_and_host_tier() {
+        let t = topology();
+        let g = &t.guests()[0];
+        assert_eq!(t.pool_of(g).map(|p| &p.id), g.storage.as_ref());
+        assert_eq!(t.backup_of(g).map(|p| &p.id), g.backup.as_ref());
+        let h = t.host_of(g).expect("the host");
+        assert_eq!(
+            t.proxmox_cluster_of(h).map(|c| &c.id),
+            h.proxmox_cluster.as_ref()
+        );
+        assert_eq!(t.tier_of(h).map(|x| &x.id), h.tier.as_ref());
+        let mut unset = g.clone();
+        unset.storage = None;
+        unset.backup = None;
+        unset.host = id("no-such-host");
+        assert!(t.pool_of(&unset).is_none() && t.backup_of(&unset).is_none());
+        assert!(t.host_of(&unset).is_none());
+    }
+}
