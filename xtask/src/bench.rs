@@ -17,7 +17,7 @@
 //!   Each client runs under `xtask/bench/measure.py`, which reads its user+system CPU from
 //!   `wait4` (process start-up included). Printed: median times, their ratio, CPU per request,
 //!   connections opened, config round trips, the critical path, and the targets.
-//! * `rules` — `check` on synthetic topologies of 10k and 100k guests.
+//! * `rules` — `check` on synthetic topologies of 600 and 6,000 guests.
 //! * `decode` — a 100k-entry `/cluster/resources` answer into the typed model vs `serde_json::Value`.
 //! * `memory` — peak RSS of the audit path (load, check, render) at 6 000 extra guests.
 //! * `load` — `cpps_topology::load` against serde-saphyr parsing the same file into a generic
@@ -45,7 +45,7 @@ pub(crate) struct BenchArgs {
 enum Bench {
     /// proxmoxer vs cpps-proxmox on the same fakepve estate.
     Sweep(crate::bench_sweep::SweepArgs),
-    /// The rule engine at 10k and 100k guests.
+    /// The rule engine at 600 and 6,000 guests.
     Rules,
     /// Typed decoding vs `serde_json::Value`.
     Decode,
