@@ -12,8 +12,10 @@
 //!   [`Client::version`] has found the router to be 1.4. One write in flight per router; writes
 //!   are never retried, and every write is checked by reading the configuration back
 //!   ([`Committed::landed`], [`Committed::commands`]).
-//! - [`config`]: a parser for `config.boot` (exactly as VyOS prints it) and for `set` commands
-//!   into one typed tree ([`ConfigTree`]), rendering back to both forms, a diff of two trees as
+//! - [`config`]: parsers for showConfig text (exactly as VyOS prints it), for saved files and
+//!   archived revisions (the escaped dialect 1.4 and 1.5 save, [`ConfigTree::parse_saved`]) and
+//!   for `set` commands into one typed tree ([`ConfigTree`]), rendering back to each form, a
+//!   check of what `load` can carry ([`ConfigTree::check_loadable`]), a diff of two trees as
 //!   the `set`/`delete` batch that turns one into the other, typed views, and redaction of
 //!   secrets by one list ([`config::secrets`]). Both readers and the diff take time linear in
 //!   the input, a leaf of hundreds of thousands of values included (`cargo bench -p cpps-vyos

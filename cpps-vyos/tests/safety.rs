@@ -31,6 +31,9 @@ fn batch() -> Vec<Command> {
     ]
 }
 
+/// What a refused `load`/`merge` says once the API's session was discarded (audit N5).
+const DISCARDED: &str = "the API's configuration session was discarded, so nothing the refused write left stays staged there";
+
 fn five() -> Option<NonZeroU32> {
     NonZeroU32::new(5)
 }
@@ -371,11 +374,12 @@ async fn a_timer_refused_after_the_commit_is_reported_as_committed_without_rever
     assert!(fake.running().exists(&["system", "domain-name"]));
     // `config_file_op` commits a merge the same way (`run_commit_confirm`).
     let inline = cpps_vyos::ConfigSource::Inline("system {\n    time-zone UTC\n}\n".to_owned());
+    // A refused merge also discards the API's session (audit N5), and the message says so.
     assert_eq!(
         not_initialized(client.merge(&inline, five()).await),
         (
             "config-file",
-            "Another confirm is pending\n".to_owned(),
+            format!("Another confirm is pending\n; {DISCARDED}"),
             Landed::Yes
         )
     );
@@ -826,4 +830,34 @@ async fn a_gateway_answer_to_a_write_is_read_back_like_a_timeout() {
             other => panic!("{status}: {other:?}"),
         }
     }
+}
+
+/// Audit N5: a refused `load`/`merge` stays staged. `config_file_op` (vyos-1x
+/// `src/services/api/rest/routers.py` on `current`; `sagitta` `src/services/vyos-http-api-server`)
+/// answers a `ConfigSessionError` 400 without `session.discard()`, so what the failed commit left
+/// stays in the API's one shared session (`ConfigSession(os.getpid())`) and the next
+/// `/configure` from any client would commit it. Neither API has a discard operation, but
+/// `_configure_op` discards the session when a command of its batch is refused, and it refuses
+/// an unknown `op` before it sets anything (`'…' is not a valid operation`, same files): the
+/// client sends that, and the error says the staged rest was discarded. Failed first: nothing
+/// was discarded and the error did not say.
+#[tokio::test]
+async fn a_refused_merge_leaves_nothing_staged_and_says_so() {
+    let (_api, client, fake) = FakeRouter::new(Profile::V15, start_tree()).start().await;
+    fake.state.lock().unwrap().failing_subtree = Some(vec!["protocols".into()]);
+    let inline = cpps_vyos::ConfigSource::Inline(
+        "protocols {\n    static {\n        route 203.0.113.0/24 {\n            blackhole\n        }\n    }\n}\nsystem {\n    time-zone UTC\n}\n"
+            .to_owned(),
+    );
+    let e = client.merge(&inline, None).await.unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("Commit failed"), "{text}");
+    assert!(text.contains(DISCARDED), "{text}");
+    assert!(!fake.state.lock().unwrap().staged_left, "{text}");
+    let discards: Vec<_> = fake
+        .requests_to("configure")
+        .iter()
+        .map(|b| b["commands"][0]["op"].clone())
+        .collect();
+    assert_eq!(discards, [json!("discard")]);
 }

@@ -8,7 +8,7 @@ use std::num::NonZeroU32;
 
 use serde::Serialize;
 
-use crate::api::configure::Committed;
+use crate::api::configure::{Committed, ConfigureBody, WireCommand};
 use crate::client::{Client, WriteFailure, data_text};
 use crate::config::Command;
 use crate::config::ConfigTree;
@@ -81,7 +81,10 @@ impl Client {
     /// [`Client::configure`] (a refusal is one unless the read-back shows nothing of inline text
     /// landed; a file cannot be checked); [`Error::WriteTimedOut`] when no answer came: for
     /// inline text the configuration is read back and checked for its `set` commands, for a file
-    /// [`Landed::Unknown`].
+    /// [`Landed::Unknown`]. After a refusal the API's shared configuration session is
+    /// discarded, since `config_file_op` leaves what a failed load or commit did not take staged
+    /// there for the next `/configure` of any client to commit; the error's message says
+    /// whether that worked, and if not, what the operator must do.
     pub async fn merge(
         &self,
         source: &ConfigSource,
@@ -122,15 +125,70 @@ impl Client {
         let guard = self.write_guard().await;
         let before = self.config_tree().await.ok();
         let answer = self.write_once(CONFIG_FILE, &body).await;
+        // A refusal leaves what the failed commit did not take staged (audit N5): cleared before
+        // the read-back, under the same guard, so that no write of this process commits it.
+        let staged = match &answer {
+            Err(WriteFailure::Other(Error::Api { .. })) => Some(self.discard_staged().await),
+            _ => None,
+        };
         drop(guard);
-        self.after_write(
-            CONFIG_FILE,
-            answer,
-            &commands,
-            commit_confirm,
-            before.as_ref(),
-        )
-        .await
+        let result = self
+            .after_write(
+                CONFIG_FILE,
+                answer,
+                &commands,
+                commit_confirm,
+                before.as_ref(),
+            )
+            .await;
+        match staged {
+            Some(note) => result.map_err(|e| with_note(e, &note)),
+            None => result,
+        }
+    }
+
+    /// Discards the API's shared configuration session after a refused `load`/`merge`.
+    ///
+    /// `config_file_op` (vyos-1x `src/services/api/rest/routers.py`; `sagitta`
+    /// `src/services/vyos-http-api-server`) answers a failed load or commit 400 without
+    /// `session.discard()`, so the rest stays staged in the one session the API shares
+    /// (`ConfigSession(os.getpid())`) and the next `/configure` of any client would commit it.
+    /// Neither API has a discard operation, but `_configure_op` (same files) calls
+    /// `session.discard()` when a command of its batch raises, and it raises on an unknown `op`
+    /// before setting anything: a batch of one such command discards the session and changes
+    /// nothing. Returns what to tell the user.
+    async fn discard_staged(&self) -> String {
+        // A non-empty path: `BasePathModel.check_non_empty` would refuse an empty one before
+        // `_configure_op` runs.
+        let path = ["system".to_owned()];
+        let body = ConfigureBody {
+            commands: vec![WireCommand {
+                op: "discard",
+                path: &path,
+                value: None,
+            }],
+            confirm_time: None,
+        };
+        match self.write_once("configure", &body).await {
+            Err(WriteFailure::Other(Error::Api { message, .. }))
+                if message.contains("is not a valid operation") =>
+            {
+                "the API's configuration session was discarded, so nothing the refused write left \
+                 stays staged there"
+                    .to_owned()
+            }
+            other => format!(
+                "what the refused write left may still be staged in the API's session, and the \
+                 next /configure of any client would commit it (discarding it was answered: \
+                 {}); restart the API (`sudo systemctl restart vyos-http-api`: a new process \
+                 has a new session) before any other write",
+                match other {
+                    Ok(_) => "success".to_owned(),
+                    Err(WriteFailure::Other(e)) => e.to_string(),
+                    Err(WriteFailure::MaybeSent(e)) => e.to_string(),
+                }
+            ),
+        }
     }
 
     /// The text of `tree` as VyOS's `load`/`merge` read it, with a version footer.
@@ -174,6 +232,53 @@ impl Client {
                 source,
             }),
         }
+    }
+}
+
+/// `e` with `note` added to VyOS's message, for the refusals a `load`/`merge` can end in.
+fn with_note(e: Error, note: &str) -> Error {
+    match e {
+        Error::Api {
+            endpoint,
+            status,
+            message,
+        } => Error::Api {
+            endpoint,
+            status,
+            message: format!("{message}; {note}"),
+        },
+        Error::RefusedAfterCommit {
+            endpoint,
+            status,
+            message,
+            landed,
+            commands,
+        } => Error::RefusedAfterCommit {
+            endpoint,
+            status,
+            message: format!("{message}; {note}"),
+            landed,
+            commands,
+        },
+        Error::CommitConfirmRefused {
+            endpoint,
+            status,
+            message,
+        } => Error::CommitConfirmRefused {
+            endpoint,
+            status,
+            message: format!("{message}; {note}"),
+        },
+        Error::CommitConfirmNotInitialized {
+            endpoint,
+            message,
+            landed,
+        } => Error::CommitConfirmNotInitialized {
+            endpoint,
+            message: format!("{message}; {note}"),
+            landed,
+        },
+        other => other,
     }
 }
 

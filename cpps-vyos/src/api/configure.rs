@@ -40,19 +40,21 @@ pub(crate) const BACKGROUND_COMMIT: &str = "commit will be called in the backgro
 const BACKGROUND_READS: u32 = 5;
 const BACKGROUND_WAIT: Duration = Duration::from_secs(1);
 
+/// One command of a `/configure` batch as sent.
 #[derive(Serialize)]
-struct WireCommand<'a> {
-    op: &'static str,
-    path: &'a [String],
+pub(crate) struct WireCommand<'a> {
+    pub(crate) op: &'static str,
+    pub(crate) path: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
-    value: Option<&'a str>,
+    pub(crate) value: Option<&'a str>,
 }
 
+/// The body of `POST /configure`.
 #[derive(Serialize)]
-struct ConfigureBody<'a> {
-    commands: Vec<WireCommand<'a>>,
+pub(crate) struct ConfigureBody<'a> {
+    pub(crate) commands: Vec<WireCommand<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    confirm_time: Option<u32>,
+    pub(crate) confirm_time: Option<u32>,
 }
 
 #[derive(Serialize)]

@@ -251,6 +251,10 @@ pub struct RouterState {
     pub rx_grows: bool,
     /// How many WireGuard summaries were read.
     pub summary_reads: u64,
+    /// Whether the API's shared configuration session holds changes a refused `load`/`merge`
+    /// left: `config_file_op` (vyos-1x `src/services/api/rest/routers.py`; `sagitta`
+    /// `src/services/vyos-http-api-server`) answers 400 without `session.discard()`.
+    pub staged_left: bool,
 }
 
 /// nginx's own error page for `status` (`ngx_http_error_502_page` / `ngx_http_error_504_page`
@@ -303,6 +307,7 @@ impl FakeRouter {
                 wireguard_fails: false,
                 rx_grows: false,
                 summary_reads: 0,
+                staged_left: false,
             })),
         }
     }
@@ -420,7 +425,12 @@ impl FakeRouter {
                 "set" => VCommand::set(path.clone(), value.as_deref()),
                 "delete" => VCommand::delete(path.clone(), value.as_deref()),
                 "comment" => VCommand::comment(path.clone(), value.as_deref().unwrap_or("")),
-                other => return self.err(400, &format!("'{other}' is not a valid operation")),
+                // `_configure_op` raises `ConfigSessionError` in its loop, whose handler calls
+                // `session.discard()`: the shared session is clean again.
+                other => {
+                    self.state.lock().unwrap().staged_left = false;
+                    return self.err(400, &format!("'{other}' is not a valid operation"));
+                }
             };
             if let Err(e) = working.apply(&cmd) {
                 return self.err(
@@ -560,6 +570,32 @@ impl FakeRouter {
                 for c in &commands {
                     if tree.apply(c).is_err() {
                         return self.err(400, "Failed to parse specified config file");
+                    }
+                }
+                // vyatta-cfg commits each priority subtree on its own; `config_file_op` answers
+                // the failure 400 and leaves the rest staged in the shared session.
+                if let Some(failing) = st.failing_subtree.clone() {
+                    let base = if op == "load" {
+                        ConfigTree::default()
+                    } else {
+                        st.running.clone()
+                    };
+                    let mut kept = base;
+                    let mut failed = false;
+                    for c in &commands {
+                        if c.path.len() >= failing.len() && c.path[..failing.len()] == failing[..] {
+                            failed = true;
+                        } else {
+                            let _ = kept.apply(c);
+                        }
+                    }
+                    if failed {
+                        st.running = kept;
+                        st.staged_left = true;
+                        return self.err(
+                            400,
+                            &format!("[[{}]] failed\nCommit failed\n", failing.join(" ")),
+                        );
                     }
                 }
                 st.running = tree;
