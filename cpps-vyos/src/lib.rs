@@ -17,7 +17,7 @@
 //!   for `set` commands into one typed tree ([`ConfigTree`]), rendering back to each form, a
 //!   check of what `load` can carry ([`ConfigTree::check_loadable`]), a diff of two trees as
 //!   the `set`/`delete` batch that turns one into the other, typed views, and redaction of
-//!   secrets by one list ([`config::secrets`]). Both readers and the diff take time linear in
+//!   secrets by one list ([`config::secrets`]). The readers and the diff take time linear in
 //!   the input, a leaf of hundreds of thousands of values included (`cargo bench -p cpps-vyos
 //!   --bench parse`).
 //! - [`status`]: typed readings of `show interfaces wireguard NAME summary` (peers, handshake
