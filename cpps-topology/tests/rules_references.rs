@@ -1,8 +1,9 @@
-//! The checks follow references by position (resolved when the topology is built) and compare by
-//! text only the ids that name no component, which only a topology built in code can hold. These
-//! tests pin what REL-001 reports on repeated references of both kinds, so that the two paths
-//! say the same thing: a list that names one component twice, a guest listed by two clusters, a
-//! pool controller that is its own standby, an ApplicationSet member its ArgoCD does not manage.
+//! The checks follow references through the topology's lookups by id (built once with the
+//! topology; the first component with an id wins) and compare by text only the ids that name no
+//! component, which only a topology built in code can hold. These tests pin what REL-001 reports
+//! on repeated references of both kinds, so that the two paths say the same thing: a list that
+//! names one component twice, a guest listed by two clusters, a pool controller that is its own
+//! standby, an ApplicationSet member its ArgoCD does not manage.
 
 use std::collections::BTreeSet;
 
