@@ -236,6 +236,12 @@ pub(crate) fn plugin_kind(pod: &Pod) -> Option<PluginKind> {
     let component = labels
         .get("app.kubernetes.io/component")
         .map(String::as_str);
+    // HAMi's chart labels its plugin pods so (charts/hami/templates/device-plugin/
+    // daemonsetnvidia.yaml); its container runs `nvidia-device-plugin` too, from whatever
+    // image a registry mirror names, so the label comes before what the containers run.
+    if component == Some("hami-device-plugin") {
+        return Some(PluginKind::Hami);
+    }
     let mut kind = None;
     for c in containers {
         let repo = c.image.as_deref().map(image_repo).unwrap_or("");
@@ -398,6 +404,29 @@ mod tests {
         let inv = inventory(std::slice::from_ref(&node), &others);
         assert!(inv[0].hami_registered);
         assert_eq!(inv[0].nvidia_plugin_pod, None);
+    }
+
+    /// Audit S-b, confirmed: HAMi's device plugin runs `nvidia-device-plugin` too (HAMi
+    /// `charts/hami/templates/device-plugin/daemonsetnvidia.yaml`: container `device-plugin`,
+    /// command `nvidia-device-plugin --config-file=/device-config.yaml`), so from a mirrored
+    /// image under another name it read as NVIDIA's plugin, a false `hami-and-device-plugin`.
+    /// The chart labels its pods `app.kubernetes.io/component: hami-device-plugin`.
+    #[test]
+    fn hami_from_a_mirrored_image_is_told_by_its_label() {
+        let p: Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "hami-device-plugin-x", "namespace": "kube-system",
+                "labels": {"app.kubernetes.io/component": "hami-device-plugin",
+                    "app.kubernetes.io/name": "hami", "hami.io/webhook": "ignore"}},
+            "spec": {"nodeName": "n1", "containers": [
+                {"name": "device-plugin", "image": "registry.lab.local/mirror/vgpu-plugin:v2.5.0",
+                 "command": ["nvidia-device-plugin", "--config-file=/device-config.yaml",
+                    "--mig-strategy=none", "--disable-core-limit=false"]},
+                {"name": "vgpu-monitor", "image": "registry.lab.local/mirror/vgpu-plugin:v2.5.0",
+                 "command": ["vGPUmonitor"]}
+            ]}
+        }))
+        .unwrap();
+        assert_eq!(plugin_kind(&p), Some(PluginKind::Hami));
     }
 
     /// Audit N3: the handlers the kubelet copies from the CRI into `status.runtimeHandlers`
