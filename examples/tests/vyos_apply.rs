@@ -76,6 +76,10 @@ fn help_documents_the_timeout_the_modes_and_the_variables() {
         "--revisions",
         "--rollback-soft",
         "--upgrade-plan",
+        "--commit-timeout",
+        "--check-timeout",
+        "--confirm-timeout",
+        "REKEY_AFTER_TIME",
         "VYOS_PEER_URL",
         "no ping operation",
     ] {
@@ -230,26 +234,25 @@ async fn revisions_are_listed_and_a_soft_rollback_is_planned_then_applied() {
     assert_eq!(fa.running(), saved);
 }
 
-/// With --apply, a --timeout that would cut the run between the commit and the confirm, or a
-/// commit-confirm shorter than the run, is refused before anything is sent.
+/// With --apply and commit-confirm, steps after the commit (--commit-timeout, --settle,
+/// --check-timeout, --confirm-timeout) that cannot end within --confirm-minutes are refused
+/// before anything is written (audit N4): VyOS would revert while the run still checks.
 #[tokio::test]
-async fn an_apply_whose_time_cannot_cover_the_checks_is_refused_before_sending() {
+async fn an_apply_whose_steps_cannot_fit_the_confirm_window_sends_nothing() {
     let (servers, fa, _fb) = pair(Profile::V15).await;
     let file = commands_file();
-    for (extra, words) in [
-        (
-            &["--apply", "--timeout", "15"][..],
-            "--timeout 15 leaves no time for the checks after --settle 0: give at least 20",
-        ),
-        (
-            &["--apply", "--timeout", "120", "--confirm-minutes", "1"][..],
-            "--confirm-minutes 1 would let VyOS revert before this run (--timeout 120) can confirm",
-        ),
-    ] {
-        let out = run(&servers, extra, Some(file.path()));
-        let all = text(&out);
-        assert_eq!(out.status.code(), Some(1), "{all}");
-        assert!(all.contains(words), "{all}");
-    }
-    assert!(fa.state.lock().unwrap().requests.is_empty());
+    let out = run(
+        &servers,
+        &["--apply", "--confirm-minutes", "1", "--settle", "130"],
+        Some(file.path()),
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(
+        all.contains("(commit 60 s, settle 130 s, checks 45 s, confirm 30 s), which does not fit in the commit-confirm window of 60 s"),
+        "{all}"
+    );
+    assert!(all.contains("nothing was sent"), "{all}");
+    assert!(fa.requests_to("configure").is_empty(), "{all}");
+    assert!(fa.requests_to("config-file").is_empty(), "{all}");
 }

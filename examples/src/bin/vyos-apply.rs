@@ -10,7 +10,8 @@
 //! ```text
 //! VYOS_URL=https://192.168.10.1 VYOS_API_KEY=… [VYOS_FINGERPRINT=…] \
 //!   [VYOS_PEER_URL=… VYOS_PEER_API_KEY=… VYOS_PEER_FINGERPRINT=…] \
-//!   vyos-apply [--commands FILE] [--apply [--confirm-minutes N] [--check] [--settle S]]
+//!   vyos-apply [--commands FILE] [--apply [--confirm-minutes N] [--check] [--settle S]
+//!              [--commit-timeout S] [--check-timeout S] [--confirm-timeout S]]
 //!              [--revisions | --diff N [--diff-from M] | --rollback-soft N | --upgrade-plan URL]
 //!              [--timeout SECONDS]
 //! ```
@@ -23,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Parser;
-use cpps_vyos::apply::{ApplyOptions, ApplyOutcome, safe_apply};
+use cpps_vyos::apply::{ApplyOptions, ApplyOutcome, StepBudgets, safe_apply};
 use cpps_vyos::{Client, ClientBuilder, Command, CommitConfirmSupport, Url};
 
 /// Apply commands to a VyOS router, proving the change from its peer before keeping it.
@@ -54,11 +55,26 @@ struct Args {
     /// Also check from the peer router (VYOS_PEER_URL, VYOS_PEER_API_KEY).
     #[arg(long)]
     check: bool,
-    /// Seconds to wait after the commit before checking; with --apply, --timeout must leave at
-    /// least 20 s more for the checks and the confirm. Only a WireGuard handshake made after the
-    /// commit counts, and tunnels re-handshake every 120 s while traffic flows.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    /// Seconds to wait after the commit before checking. Only a proof made after the commit
+    /// counts: a WireGuard handshake after it, or more bytes received than before it. Tunnels
+    /// re-handshake once their session is 120 s old (REKEY_AFTER_TIME in wireguard's
+    /// messages.h) and a packet goes through, so the default, 130, lets an untouched tunnel
+    /// prove itself; a shorter settle makes a quiet tunnel fail its check and the change revert.
+    #[arg(long, value_name = "SECONDS", default_value_t = 130)]
     settle: u64,
+    /// With --apply: seconds for the commit and its read-back (and, when the write fails or a
+    /// check fails on a router without commit-confirm, for the inverse batch). Past it the write
+    /// counts as one without answer: the configuration is read back.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    commit_timeout: u64,
+    /// With --apply: seconds for the checks after the settle, both routers at once. A router
+    /// not read by then cannot tell, which counts as broken.
+    #[arg(long, value_name = "SECONDS", default_value_t = 45)]
+    check_timeout: u64,
+    /// With --apply: seconds for the confirm and the save after it (on a router without
+    /// commit-confirm, for the save).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    confirm_timeout: u64,
     /// List the commit revisions (`show system commit`).
     #[arg(long)]
     revisions: bool,
@@ -80,24 +96,22 @@ struct Args {
     /// The router's API URL (default: $VYOS_URL).
     #[arg(long, value_name = "URL")]
     url: Option<Url>,
-    /// Seconds the whole run may take, every request, the settling wait and the checks
-    /// included; what was done by then is printed, and the run stops with an error. With
-    /// --apply, a run cut before the confirm leaves the change to VyOS's timer, or, on a router
-    /// without commit-confirm, live and unchecked: keep it generous.
+    /// Seconds for the reads: of a plan or a read-only run (its whole time), and, with
+    /// --apply, of the plan and of the reads before the change (each). With --apply and
+    /// commit-confirm, the steps after the commit (--commit-timeout + --settle +
+    /// --check-timeout + --confirm-timeout) must fit in --confirm-minutes, or nothing is sent:
+    /// VyOS would revert while the run still checks.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     timeout: u64,
 }
 
-/// Seconds a run with --apply keeps, after the settling wait, for the checks and the confirm.
-const MIN_CHECK_SECONDS: u64 = 20;
-
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let args = Args::parse();
-    let timeout = Duration::from_secs(args.timeout.max(1));
     let started = Instant::now();
     let activity = cpps_http::Activity::default();
-    match tokio::time::timeout(timeout, run(&args, timeout, activity.clone())).await {
+    let limit = run_limit(&args);
+    match tokio::time::timeout(limit, run(&args, activity.clone())).await {
         Ok(Ok(code)) => code,
         Ok(Err(e)) => {
             eprintln!("vyos-apply: {e:#}");
@@ -105,14 +119,44 @@ async fn main() -> ExitCode {
         }
         Err(_) => {
             eprintln!(
-                "vyos-apply: gave up after {:.1} s (--timeout {}): {}",
+                "vyos-apply: gave up after {:.1} s (the sum of the step timeouts): {}",
                 started.elapsed().as_secs_f64(),
-                args.timeout,
                 activity.snapshot()
             );
             ExitCode::FAILURE
         }
     }
+}
+
+/// The step budgets of --apply.
+fn budgets(args: &Args) -> StepBudgets {
+    let mut b = StepBudgets::default();
+    b.pre_reads = Duration::from_secs(args.timeout.max(1));
+    b.commit = Duration::from_secs(args.commit_timeout.max(1));
+    b.checks = Duration::from_secs(args.check_timeout.max(1));
+    b.confirm = Duration::from_secs(args.confirm_timeout.max(1));
+    b
+}
+
+/// The whole run's limit: --timeout without --apply; with it, the plan, then each step's
+/// budget (a second commit budget for an inverse batch), and a margin.
+fn run_limit(args: &Args) -> Duration {
+    let reads = Duration::from_secs(args.timeout.max(1));
+    if !args.apply {
+        return reads;
+    }
+    let b = budgets(args);
+    reads
+        + b.pre_reads
+        + b.after_commit(Duration::from_secs(args.settle))
+        + b.commit
+        + Duration::from_secs(10)
+}
+
+/// The longest single request any step may make.
+fn request_limit(args: &Args) -> Duration {
+    let b = budgets(args);
+    b.pre_reads.max(b.commit).max(b.checks).max(b.confirm)
 }
 
 /// A client from the environment; `prefix` maps `VYOS_` to `VYOS_PEER_` for the peer.
@@ -142,29 +186,8 @@ fn client(
         .context("HTTP client")
 }
 
-async fn run(
-    args: &Args,
-    timeout: Duration,
-    activity: cpps_http::Activity,
-) -> anyhow::Result<ExitCode> {
-    if args.apply {
-        // A run cut between the commit and the confirm would leave the change unchecked.
-        if args.timeout < args.settle.saturating_add(MIN_CHECK_SECONDS) {
-            bail!(
-                "--timeout {} leaves no time for the checks after --settle {}: give at least {} (nothing was sent)",
-                args.timeout,
-                args.settle,
-                args.settle.saturating_add(MIN_CHECK_SECONDS)
-            );
-        }
-        if u64::from(args.confirm_minutes.get()).saturating_mul(60) <= args.timeout {
-            bail!(
-                "--confirm-minutes {} would let VyOS revert before this run (--timeout {}) can confirm (nothing was sent)",
-                args.confirm_minutes,
-                args.timeout
-            );
-        }
-    }
+async fn run(args: &Args, activity: cpps_http::Activity) -> anyhow::Result<ExitCode> {
+    let timeout = request_limit(args);
     let router = client(args.url.as_ref(), false, timeout, activity.clone())?;
     if args.revisions {
         for r in router
@@ -230,6 +253,7 @@ async fn run(
     };
     let mut opts = ApplyOptions::new(args.confirm_minutes);
     opts.settle = Duration::from_secs(args.settle);
+    opts.budgets = budgets(args);
     let report = safe_apply(&router, peer.as_ref(), &commands, &opts)
         .await
         .context("apply")?;
