@@ -15,8 +15,9 @@
 //! `setIncrementalDependentProps`, called for S3 at the start of a backup and by
 //! `CtrlBackupL2LSrcApiCallHandler` for a LINSTOR remote; `CtrlScheduleApiCallHandler` returns
 //! it) and stays when that shipment fails, so it is shown as the last attempt, never as a copy.
-//! A copy on another LINSTOR cluster is a snapshot of that cluster, which this client does not
-//! read: such resources show their last attempt and no confirmed copy.
+//! A copy on another LINSTOR cluster is a snapshot of that cluster: [`assess_with_targets`]
+//! judges it by what the target holds, read with a second client; without it such resources
+//! show their last attempt and no confirmed copy, and the remote is listed as not confirmed.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -27,6 +28,7 @@ use serde::Serialize;
 use crate::client::Client;
 use crate::error::Error;
 use crate::types::backup::{Backup, BackupList, Remotes, Schedule, ScheduledResource};
+use crate::types::snapshot::Snapshot;
 
 /// Remotes listed at once when their backups are read.
 const REMOTES_IN_FLIGHT: usize = 4;
@@ -97,6 +99,12 @@ pub enum CopySource {
         /// The backup id.
         id: String,
     },
+    /// A snapshot the target cluster of a LINSTOR remote received in full
+    /// ([`assess_with_targets`]).
+    TargetSnapshot {
+        /// The snapshot's name on the target (`<backup name>_<source cluster hash>`).
+        snapshot: String,
+    },
 }
 
 /// One off-site copy of a resource.
@@ -108,7 +116,9 @@ pub struct OffSiteCopy {
     pub kind: String,
     /// How it is known.
     pub source: CopySource,
-    /// When its shipping finished, in milliseconds since the Unix epoch.
+    /// When its shipping finished, in milliseconds since the Unix epoch. For a
+    /// [`CopySource::TargetSnapshot`], which has no finish time upstream, the time its data
+    /// was taken (the shipment's start): older, never fresher, than a finish time.
     pub shipped_at_ms: i64,
     /// Its age at the time of the assessment (zero when in the future).
     pub age: Duration,
@@ -181,8 +191,36 @@ pub struct DrReport {
 }
 
 /// Says, for each of `resources`, its off-site copies and whether the newest is older than
-/// `max_age` at `now_ms` (milliseconds since the Unix epoch).
+/// `max_age` at `now_ms` (milliseconds since the Unix epoch). Copies on LINSTOR remotes are not
+/// confirmed: see [`assess_with_targets`].
 pub fn assess(state: &DrState, resources: &[&str], now_ms: i64, max_age: Duration) -> DrReport {
+    assess_with_targets(state, &BTreeMap::new(), resources, now_ms, max_age)
+}
+
+/// The snapshot-definition properties linstor-server keeps on the target cluster of an L2L
+/// shipment, in `BackupShippingUtils.BACKUP_TARGET_PROPS_NAMESPC` (`BackupShipping/Target`).
+const TARGET_SHIPPING_STATUS: &str = "BackupShipping/Target/ShippingStatus";
+const TARGET_START_TIMESTAMP: &str = "BackupShipping/Target/BackupStartTimestamp";
+
+/// [`assess`], with the copies of LINSTOR remotes judged by what their target clusters hold:
+/// `targets` maps a LINSTOR remote's name to the snapshots of the cluster it points to, read
+/// with a second [`Client`] (`GET /v1/view/snapshots` there, [`Client::snapshots`]).
+///
+/// An L2L shipment is a copy only once the target has received it: linstor-server
+/// `CtrlBackupRestoreApiCallHandler` sets the target snapshot's `ShippingStatus` to `Shipping`
+/// when receiving starts, and `shippingReceivedInTransaction` sets `Success` or `Failed` when it
+/// ends (and deletes a failed one); `CtrlBackupApiCallHandler` reads the same status to call a
+/// backup shipped. Its time is `BackupStartTimestamp`, the source's start, since no finish time
+/// is kept. The target resource is matched by name (`dst_rsc_name`, the source's name unless
+/// renamed). A LINSTOR remote missing from `targets` is listed in [`DrReport::unreadable`] as
+/// not confirmed, and its shipments stay attempts.
+pub fn assess_with_targets(
+    state: &DrState,
+    targets: &BTreeMap<String, Vec<Snapshot>>,
+    resources: &[&str],
+    now_ms: i64,
+    max_age: Duration,
+) -> DrReport {
     let kinds: BTreeMap<&str, &str> = state.remotes.names().collect();
     let kind_of = |remote: &str| kinds.get(remote).copied().unwrap_or("unknown").to_owned();
     let mut copies: BTreeMap<&str, Vec<OffSiteCopy>> = BTreeMap::new();
@@ -217,26 +255,17 @@ pub fn assess(state: &DrState, resources: &[&str], now_ms: i64, max_age: Duratio
                 });
         }
     }
-    for (remote, list) in &state.backups {
-        // An incremental whose base is gone cannot be restored (the list is read unfiltered).
-        let restorable = |b: &&Backup| b.is_complete() && list.missing_base(b).is_none();
-        for backup in list.linstor.values().filter(restorable) {
-            // A start time is not a finish time: an entry without one is no finished copy.
-            let Some(at) = backup.finished_timestamp else {
-                continue;
-            };
-            copies
-                .entry(backup.origin_rsc.as_str())
-                .or_default()
-                .push(OffSiteCopy {
-                    remote: remote.clone(),
-                    kind: kind_of(remote),
-                    source: CopySource::Backup {
-                        id: backup.id.clone(),
-                    },
-                    shipped_at_ms: at,
-                    age: age(at),
-                });
+    backup_copies(state, &kind_of, &age, &mut copies);
+    let mut unreadable = state.unreadable.clone();
+    for (remote, kind) in state.remotes.names().filter(|(_, k)| *k == "linstor") {
+        match targets.get(remote) {
+            Some(snapshots) => target_copies(remote, kind, snapshots, &age, &mut copies),
+            None => {
+                unreadable.insert(
+                    remote.to_owned(),
+                    "copies not confirmed: the target cluster was not read".to_owned(),
+                );
+            }
         }
     }
     let mut names: Vec<&str> = resources.to_vec();
@@ -272,7 +301,78 @@ pub fn assess(state: &DrState, resources: &[&str], now_ms: i64, max_age: Duratio
             .filter(|r| r.stale && r.unconfirmed_attempt().is_some_and(|a| a.age <= max_age))
             .count(),
         resources,
-        unreadable: state.unreadable.clone(),
+        unreadable,
+    }
+}
+
+/// The finished, successful backups of the S3 remotes, as copies per resource.
+fn backup_copies<'a>(
+    state: &'a DrState,
+    kind_of: &dyn Fn(&str) -> String,
+    age: &dyn Fn(i64) -> Duration,
+    copies: &mut BTreeMap<&'a str, Vec<OffSiteCopy>>,
+) {
+    for (remote, list) in &state.backups {
+        // An incremental whose base is gone cannot be restored (the list is read unfiltered).
+        let restorable = |b: &&Backup| b.is_complete() && list.missing_base(b).is_none();
+        for backup in list.linstor.values().filter(restorable) {
+            // A start time is not a finish time: an entry without one is no finished copy.
+            let Some(at) = backup.finished_timestamp else {
+                continue;
+            };
+            copies
+                .entry(backup.origin_rsc.as_str())
+                .or_default()
+                .push(OffSiteCopy {
+                    remote: remote.clone(),
+                    kind: kind_of(remote),
+                    source: CopySource::Backup {
+                        id: backup.id.clone(),
+                    },
+                    shipped_at_ms: at,
+                    age: age(at),
+                });
+        }
+    }
+}
+
+/// The snapshots a LINSTOR remote's target cluster received in full, as copies per resource.
+fn target_copies<'a>(
+    remote: &str,
+    kind: &str,
+    snapshots: &'a [Snapshot],
+    age: &dyn Fn(i64) -> Duration,
+    copies: &mut BTreeMap<&'a str, Vec<OffSiteCopy>>,
+) {
+    for snapshot in snapshots {
+        if snapshot
+            .props
+            .get(TARGET_SHIPPING_STATUS)
+            .map(String::as_str)
+            != Some("Success")
+        {
+            continue;
+        }
+        // A copy without its time cannot be aged: it is left out rather than called fresh.
+        let Some(at) = snapshot
+            .props
+            .get(TARGET_START_TIMESTAMP)
+            .and_then(|t| t.trim().parse::<i64>().ok())
+        else {
+            continue;
+        };
+        copies
+            .entry(snapshot.resource_name.as_str())
+            .or_default()
+            .push(OffSiteCopy {
+                remote: remote.to_owned(),
+                kind: kind.to_owned(),
+                source: CopySource::TargetSnapshot {
+                    snapshot: snapshot.name.clone(),
+                },
+                shipped_at_ms: at,
+                age: age(at),
+            });
     }
 }
 
@@ -305,6 +405,9 @@ pub fn render_text(report: &DrReport) -> String {
             Some(copy) => {
                 let via = match &copy.source {
                     CopySource::Backup { id } => format!("backup {id}"),
+                    CopySource::TargetSnapshot { snapshot } => {
+                        format!("snapshot {snapshot} on the target")
+                    }
                 };
                 format!(
                     "newest copy on {} ({}) {} old, by {via}",

@@ -50,7 +50,9 @@
 //!   answers, whether the VIP gives the same answers, and calls sent to the VIP first.
 //! - **DR view** ([`dr::assess`]): per resource its newest off-site copy (an S3 backup that
 //!   finished successfully) and its age, and the schedules' last shipments as unconfirmed
-//!   attempts (LINSTOR records when shipping starts, not whether it finished).
+//!   attempts (LINSTOR records when shipping starts, not whether it finished). Copies on
+//!   another LINSTOR cluster count once that cluster holds them ([`dr::assess_with_targets`],
+//!   read with a second client); without it they are not confirmed.
 //! - **Test helpers** (feature `test-util`, `test_util`): a wiremock controller serving this
 //!   crate's payload fixtures, for the tests of the crates built on it.
 //!

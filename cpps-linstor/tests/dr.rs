@@ -320,3 +320,85 @@ fn a_resource_with_no_schedule_shows_none() {
     assert_eq!(vm104.schedules, Vec::<String>::new());
     assert!(vm104.last_attempts.is_empty() && vm104.copies.is_empty() && vm104.stale);
 }
+
+// An L2L shipment is a copy only once the target cluster has received it. On the target,
+// linstor-server `CtrlBackupRestoreApiCallHandler` sets the snapshot definition's
+// `BackupShipping/Target/ShippingStatus` to `Shipping` and `BackupStartTimestamp` (the source's
+// start, `metadata.getStartTimestamp()`) when receiving starts; `shippingReceivedInTransaction`
+// sets `Success` or `Failed` when it ends. The snapshot is named `<backup>_<source cluster
+// hash>` (`CtrlBackupL2LDstApiCallHandler.startReceivingInTransaction`), in the target resource
+// (`dst_rsc_name`). `GET /v1/view/snapshots` returns the definition's props merged into
+// `props` (`Json.java`). Without the target read, nothing is confirmed.
+#[test]
+fn l2l_copies_are_confirmed_on_the_target() {
+    let state = dr::DrState {
+        remotes: serde_json::from_value(
+            json!({"linstor_remotes": [{"remote_name": "franca", "cluster_id": "c0ffee12-0000-4000-8000-000000000001"}]}),
+        )
+        .unwrap(),
+        scheduled: serde_json::from_value(json!([
+            {"rsc_name": "vm-100-disk-0", "remote_name": "franca", "schedule_name": "nightly", "last_snap_time": NOW - HOUR_MS, "last_snap_inc": true, "next_exec_time": NOW + 23 * HOUR_MS},
+            {"rsc_name": "vm-101-disk-0", "remote_name": "franca", "schedule_name": "nightly", "last_snap_time": NOW - HOUR_MS, "last_snap_inc": true, "next_exec_time": NOW + 23 * HOUR_MS}
+        ]))
+        .unwrap(),
+        ..dr::DrState::default()
+    };
+    let target = |rsc: &str, name: &str, status: &str, start: i64| {
+        json!({"name": name, "resource_name": rsc, "nodes": ["pve-labri-31"], "flags": ["SUCCESSFUL", "BACKUP"],
+               "props": {"BackupShipping/Target/ShippingStatus": status,
+                         "BackupShipping/Target/BackupStartTimestamp": start.to_string(),
+                         "Backup/FromClusterUUID": "5a11ad00-0000-4000-8000-000000000002",
+                         "Backup/FromClusterName": "5a11ad00"}})
+    };
+    let snapshots: Vec<cpps_linstor::types::snapshot::Snapshot> = serde_json::from_value(json!([
+        target(
+            "vm-100-disk-0",
+            "back_20261230_230000_5a11ad00",
+            "Success",
+            NOW - 25 * HOUR_MS
+        ),
+        target(
+            "vm-100-disk-0",
+            "back_20261231_230000_5a11ad00",
+            "Shipping",
+            NOW - HOUR_MS
+        ),
+        target(
+            "vm-101-disk-0",
+            "back_20261231_230000_5a11ad00",
+            "Failed",
+            NOW - HOUR_MS
+        )
+    ]))
+    .unwrap();
+    let resources = ["vm-100-disk-0", "vm-101-disk-0"];
+    let max_age = Duration::from_secs(26 * 3600);
+
+    let unread = dr::assess(&state, &resources, NOW, max_age);
+    assert!(unread.resources.iter().all(|r| r.copies.is_empty()));
+    assert_eq!(
+        unread.unreadable["franca"],
+        "copies not confirmed: the target cluster was not read"
+    );
+    assert_eq!(unread.unconfirmed, 2);
+
+    let targets = [("franca".to_owned(), snapshots)].into();
+    let report = dr::assess_with_targets(&state, &targets, &resources, NOW, max_age);
+    let vm100 = &report.resources[0];
+    assert_eq!(
+        vm100.copies.iter().map(|c| &c.source).collect::<Vec<_>>(),
+        [&CopySource::TargetSnapshot {
+            snapshot: "back_20261230_230000_5a11ad00".to_owned()
+        }],
+        "only the snapshot the target received in full is a copy"
+    );
+    assert_eq!(vm100.newest().unwrap().age, Duration::from_secs(25 * 3600));
+    assert!(!vm100.stale);
+    assert!(report.resources[1].copies.is_empty() && report.resources[1].stale);
+    assert!(!report.unreadable.contains_key("franca"));
+    let text = dr::render_text(&report);
+    assert!(
+        text.contains("newest copy on franca (linstor) 1 d 1 h old, by snapshot back_20261230_230000_5a11ad00 on the target"),
+        "{text}"
+    );
+}
