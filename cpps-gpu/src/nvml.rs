@@ -238,8 +238,8 @@ pub struct RowRemapperHistogram {
 /// thresholds, the PCIe link and the row remapper's spare rows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Limits {
-    /// `nvmlDeviceGetCurrentClocksThrottleReasons` as sent: the `nvmlClocksEventReason*` bits
-    /// of nvml.h, unknown bits kept.
+    /// `nvmlDeviceGetCurrentClocksEventReasons` (else the deprecated `…ThrottleReasons`) as
+    /// sent: the `nvmlClocksEventReason*` bits of nvml.h, unknown bits kept.
     pub clock_event_reasons: Reading<u64>,
     /// `NVML_TEMPERATURE_THRESHOLD_SLOWDOWN`: where the GPU begins hardware slowdown (°C).
     pub slowdown_temperature_c: Reading<u32>,
@@ -724,13 +724,17 @@ fn remapped_rows(
 /// The [`Limits`] of one GPU, each value read on its own.
 fn read_limits(nvml: &Nvml, device: &nvml_wrapper::Device<'_>, l: &mut bool) -> Limits {
     use nvml_wrapper::enum_wrappers::device::TemperatureThreshold;
+    // The current symbol first (audit S-f): nvml.h marks the throttle one DEPRECATED(13.0).
     // nvml-wrapper 0.13 `current_throttle_reasons` truncates unknown bits; the raw value is
     // rebuilt from the strict call's `IncorrectBits` so that a bit added by a newer driver is
-    // kept and reported.
-    let reasons = match device.current_throttle_reasons_strict() {
-        Ok(r) => Ok(r.bits()),
-        Err(NvmlError::IncorrectBits(nvml_wrapper::error::Bits::U64(bits))) => Ok(bits),
-        Err(e) => Err(e),
+    // kept and reported. An older library without the event symbol falls back to it.
+    let reasons = match clock_event_reasons(nvml, device) {
+        Err(NvmlError::FailedToLoadSymbol(_)) => match device.current_throttle_reasons_strict() {
+            Ok(r) => Ok(r.bits()),
+            Err(NvmlError::IncorrectBits(nvml_wrapper::error::Bits::U64(bits))) => Ok(bits),
+            Err(e) => Err(e),
+        },
+        other => other,
     };
     let pcie = (|| {
         Ok(PcieLink {
@@ -753,6 +757,22 @@ fn read_limits(nvml: &Nvml, device: &nvml_wrapper::Device<'_>, l: &mut bool) -> 
         pcie: Reading::from_nvml(pcie, l),
         row_remapper: Reading::from_nvml(row_remapper_histogram(nvml, device), l),
     }
+}
+
+/// `nvmlDeviceGetCurrentClocksEventReasons` (R535 and later), which nvml-wrapper 0.13 does not
+/// wrap (it calls the deprecated `nvmlDeviceGetCurrentClocksThrottleReasons`, same bits):
+/// called through the library's own symbol table; the raw bits, unknown ones kept.
+// SAFETY: as for `remapped_rows`: the symbol and the handle come from the same live `Nvml`;
+// the out-pointer is to a local `unsigned long long`, as nvml.h's signature
+// `nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t, unsigned long long *)`.
+#[allow(unsafe_code)]
+fn clock_event_reasons(nvml: &Nvml, device: &nvml_wrapper::Device<'_>) -> Result<u64, NvmlError> {
+    let sym =
+        nvml_wrapper::error::nvml_sym(nvml.lib().nvmlDeviceGetCurrentClocksEventReasons.as_ref())?;
+    let mut reasons: std::ffi::c_ulonglong = 0;
+    let rc = unsafe { sym(device.handle(), &raw mut reasons) };
+    nvml_wrapper::error::nvml_try(rc)?;
+    Ok(reasons)
 }
 
 /// `nvmlDeviceGetRowRemapperHistogram`, which nvml-wrapper 0.13 does not wrap: called through

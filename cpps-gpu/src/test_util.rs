@@ -78,6 +78,10 @@ pub enum FakeNvml {
     },
     /// This many of GPU 1's memory banks have no spare row left.
     RemapperBanksExhaustedOnGpu1(u32),
+    /// As [`FakeNvml::ClockEventReasonsOnGpu1`], from a library that no longer exports the
+    /// deprecated `nvmlDeviceGetCurrentClocksThrottleReasons`, only
+    /// `nvmlDeviceGetCurrentClocksEventReasons`.
+    ClockEventReasonsWithoutThrottleSymbolOnGpu1(u64),
 }
 
 impl FakeNvml {
@@ -140,6 +144,12 @@ impl FakeNvml {
                     format!("-DFAKE_PCIE_GEN_GPU1={generation}"),
                     format!("-DFAKE_PCIE_WIDTH_GPU1={width}"),
                     format!("-DFAKE_UTIL_GPU1={utilization}"),
+                ];
+            }
+            Self::ClockEventReasonsWithoutThrottleSymbolOnGpu1(bits) => {
+                return vec![
+                    format!("-DFAKE_CLOCK_REASONS_GPU1={bits:#x}ULL"),
+                    "-DFAKE_NO_THROTTLE_SYMBOL".to_owned(),
                 ];
             }
             Self::RemapperBanksExhaustedOnGpu1(n) => {

@@ -613,6 +613,21 @@ fn limits_are_read_from_nvml() {
     assert!(gpu1_extra_findings(FakeNvml::TwoA5000).is_empty());
 }
 
+/// Audit S-f, confirmed: nvml.h marks `nvmlDeviceGetCurrentClocksThrottleReasons`
+/// `DEPRECATED(13.0)` in favour of `nvmlDeviceGetCurrentClocksEventReasons` (same bits).
+/// nvml-wrapper 0.13 calls only the old symbol, so a library without it gave `NotSupported`:
+/// the reasons went unread and unsaid. The current symbol is read first.
+#[test]
+fn clock_event_reasons_are_read_without_the_deprecated_symbol() {
+    let bits = 0x8 | 0x4;
+    let gpus = open(FakeNvml::ClockEventReasonsWithoutThrottleSymbolOnGpu1(bits))
+        .unwrap()
+        .gpus()
+        .unwrap();
+    assert_eq!(gpus[1].limits.clock_event_reasons, Reading::Value(bits));
+    assert_eq!(gpus[0].limits.clock_event_reasons, Reading::Value(0));
+}
+
 /// nvml.h `nvmlClocksEventReason*`: HW slowdown 0x8 and HW thermal slowdown 0x40 hold clocks
 /// down by half or more (warnings), the SW power cap 0x4 is reported, and a bit nvml.h does not
 /// define here (0x400) is kept and never read as healthy.

@@ -38,6 +38,8 @@
  *   FAKE_CLOCK_REASONS_GPU1   board 1's nvmlDeviceGetCurrentClocksThrottleReasons bits (nvml.h
  *                     nvmlClocksEventReason*; default 0x1, GPU idle)
  *   FAKE_TEMPERATURE_GPU1     board 1's core temperature (°C; default 67)
+ *   FAKE_NO_THROTTLE_SYMBOL   the deprecated nvmlDeviceGetCurrentClocksThrottleReasons is not
+ *                             exported (nvmlDeviceGetCurrentClocksEventReasons still is)
  *   FAKE_NO_THRESHOLDS        nvmlDeviceGetTemperatureThreshold answers NOT_SUPPORTED (otherwise
  *                     slowdown 93 °C and shutdown 98 °C on both boards: scenario values)
  *   FAKE_POWER_MW_GPU1        board 1's power draw (mW; default 88000, the limit is 230000)
@@ -349,7 +351,17 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned *corr, unsigned 
     *failure = d->remap_failure;
     return NVML_SUCCESS;
 }
+/* nvml.h: nvmlDeviceGetCurrentClocksThrottleReasons is DEPRECATED(13.0), replaced by
+ * nvmlDeviceGetCurrentClocksEventReasons (same bits); FAKE_NO_THROTTLE_SYMBOL leaves the old
+ * symbol out, as a library that dropped it would. */
+#ifndef FAKE_NO_THROTTLE_SYMBOL
 nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t d, unsigned long long *reasons) {
+    if (!valid(d) || reasons == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    *reasons = d->clock_reasons;
+    return NVML_SUCCESS;
+}
+#endif
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long *reasons) {
     if (!valid(d) || reasons == NULL) return NVML_ERROR_INVALID_ARGUMENT;
     *reasons = d->clock_reasons;
     return NVML_SUCCESS;
