@@ -5,7 +5,8 @@
 //! the backup when every one of its groups is `BACKUP`, the master when every one is `MASTER`;
 //! anything else (a mixed router, a `FAULT`, a state this crate does not know, no group, both
 //! routers in the same role) refuses the plan, since the order would be a guess. The steps use
-//! the API's own operations: `POST /image` `add` (vyos-1x `routers.py` `image_op` runs
+//! the API's own operations (a site with one router, as this estate has today, gets
+//! [`single_router_plan`] instead): `POST /image` `add` (vyos-1x `routers.py` `image_op` runs
 //! `image_installer.py --action add --no-prompt` (`INSTALL_IMAGE` in
 //! `python/vyos/configsession.py`), and `add_image` without a prompt makes the new image the
 //! default boot entry, on `current`) and `POST /reboot` (`reboot_op`), each on one router.
@@ -123,6 +124,75 @@ pub fn upgrade_plan(
             ),
         ));
     }
+    UpgradePlan {
+        steps,
+        refused: None,
+    }
+}
+
+/// The plan for a site with one router (seed 004: one VyOS router a site; VRRP HA for VyOS is
+/// desired, not built): `router` is down while it reboots, so the plan works in a window, is
+/// checked from `peer_site` (the other site's router, across the WireGuard tunnel), and names
+/// the way back to `current_image`. Before the reboot the configuration is saved: the router
+/// boots `/config/config.boot`, and `add_image` copies the saved `/config` into the new image
+/// (vyos-1x `src/op_mode/image_installer.py`), so an unsaved commit would be lost.
+pub fn single_router_plan(
+    router: &str,
+    peer_site: &str,
+    current_image: &str,
+    image_url: &str,
+) -> UpgradePlan {
+    let step = |who: &str, action: String| UpgradeStep {
+        router: who.to_owned(),
+        action,
+    };
+    let steps = vec![
+        step(
+            router,
+            "POST /config-file save (the new image boots the saved configuration); no \
+             commit-confirm may be pending (its timer would reboot or reload in the window)"
+                .to_owned(),
+        ),
+        step(
+            router,
+            "vyos-backup: copy the saved configuration and the commit revisions off the router"
+                .to_owned(),
+        ),
+        step(
+            router,
+            format!(
+                "POST /image add {image_url} (installs it as the default boot image; the \
+                 current one, {current_image}, stays installed)"
+            ),
+        ),
+        step(
+            router,
+            format!(
+                "in a maintenance window: POST /reboot now; the site's routing and tunnel are \
+                 down until it is back (no second router takes over)"
+            ),
+        ),
+        step(
+            router,
+            "wait until its API answers and `show version` names the new image".to_owned(),
+        ),
+        step(
+            peer_site,
+            format!(
+                "checks from the other site: WireGuard handshake with {router} made after the \
+                 reboot, BGP sessions to it Established; stop and roll back if any fails"
+            ),
+        ),
+        step(
+            router,
+            format!(
+                "roll back if needed: `set system image default-boot {current_image}` (op mode, \
+                 `image_manager.py --action set` in vyos-1x \
+                 `op-mode-definitions/system-image.xml.in`; `POST /image set_default` where the \
+                 API has it), then reboot"
+            ),
+        ),
+    ];
     UpgradePlan {
         steps,
         refused: None,

@@ -68,3 +68,40 @@ fn without_one_backup_and_one_master_there_is_no_order() {
         assert_eq!(plan.to_string(), format!("no upgrade plan: {why}\n"));
     }
 }
+
+/// A site with one router (seed 004: "VyOS (1 router por site)"; VRRP HA for VyOS is desired,
+/// not built): no backup takes over, so the plan saves and backs up first, installs, reboots in
+/// a window, checks from the other site's router across the tunnel, and names the way back.
+/// `add_image` without a prompt makes the new image the default boot entry (vyos-1x
+/// `src/op_mode/image_installer.py`, through `POST /image` `add`, `routers.py` `image_op`), the
+/// router boots `/config/config.boot` (so an unsaved commit is lost: `POST /config-file` `save`
+/// first), and `set system image default-boot` (`op-mode-definitions/system-image.xml.in`:
+/// `image_manager.py --action set`) goes back. Failed first: there was no plan for one router.
+#[test]
+fn one_router_per_site_is_saved_upgraded_in_a_window_and_checked_from_the_other_site() {
+    let url = "https://downloads.example.net/vyos-1.5.iso";
+    let plan = cpps_vyos::upgrade::single_router_plan("sp-gw", "rj-gw", "1.4.0", url);
+    assert_eq!(plan.refused, None);
+    let text = plan.to_string();
+    let order: Vec<&str> = plan.steps.iter().map(|s| s.router.as_str()).collect();
+    assert_eq!(
+        order,
+        [
+            "sp-gw", "sp-gw", "sp-gw", "sp-gw", "sp-gw", "rj-gw", "sp-gw"
+        ],
+        "{text}"
+    );
+    for (i, words) in [
+        (0, "POST /config-file save"),
+        (1, "vyos-backup"),
+        (2, &format!("POST /image add {url}") as &str),
+        (3, "maintenance window"),
+        (4, "`show version`"),
+        (5, "WireGuard"),
+        (6, "set system image default-boot 1.4.0"),
+    ] {
+        assert!(plan.steps[i].action.contains(words), "{i}: {text}");
+    }
+    assert!(text.contains("BGP"), "{text}");
+    assert!(text.contains("no second router"), "{text}");
+}
