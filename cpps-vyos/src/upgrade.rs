@@ -167,10 +167,9 @@ pub fn single_router_plan(
         ),
         step(
             router,
-            format!(
-                "in a maintenance window: POST /reboot now; the site's routing and tunnel are \
-                 down until it is back (no second router takes over)"
-            ),
+            "in a maintenance window: POST /reboot now; the site's routing and tunnel are down \
+             until it is back (no second router takes over)"
+                .to_owned(),
         ),
         step(
             router,
