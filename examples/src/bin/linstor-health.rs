@@ -40,6 +40,18 @@
 //! unless `--apply` is also given; then it sends `PUT /v1/nodes/NODE/evacuate`, and refuses to
 //! when the pre-check finds a resource that would lose quorum or its last `UpToDate` replica.
 //!
+//! With `--l2l-target REMOTE=CONTROLLERS` (repeatable, with `--off-site`), the LINSTOR remote
+//! `REMOTE` is read on its target cluster (`GET /v1/view/snapshots` there, with the same `LS_*`
+//! credentials and TLS settings): a shipment counts as a copy once that cluster holds it in
+//! full (`cpps_linstor::dr::assess_with_targets`). Without it, copies on a LINSTOR remote are
+//! reported as not confirmed.
+//!
+//! With `--vip URL`, an entry of `LS_CONTROLLERS` that is the controllers' VRRP VIP, every
+//! controller of the list is asked directly first (`Client::probe_controllers`): which node's
+//! controller answers, and whether the VIP gives the same answers. Calls then go to the VIP
+//! first. A VIP that does not answer, or answers unlike the active node, or cannot be told,
+//! makes the run exit 1.
+//!
 //! Where the controllers run as a drbd-reactor HA pair, the node on which their database
 //! resource `linstor_db` is Primary runs the active one (`cpps_linstor::ha`); it is shown, and
 //! the run's later calls go to that controller first.
@@ -108,6 +120,14 @@ struct Args {
     /// lose quorum or its last UpToDate replica.
     #[arg(long, requires = "evacuate")]
     apply: bool,
+    /// With --off-site: read the target cluster of LINSTOR remote REMOTE through CONTROLLERS
+    /// (an LS_CONTROLLERS-style list), to confirm its copies (repeatable).
+    #[arg(long = "l2l-target", value_name = "REMOTE=CONTROLLERS", value_parser = parse_node_site, requires = "off_site")]
+    l2l_targets: Vec<(String, String)>,
+    /// The entry of LS_CONTROLLERS that is the controllers' VRRP VIP: probe every controller,
+    /// say which node is active and whether the VIP agrees, and send calls to the VIP first.
+    #[arg(long, value_name = "URL")]
+    vip: Option<cpps_linstor::Url>,
 }
 
 fn parse_node_site(text: &str) -> Result<(String, String), String> {
@@ -152,13 +172,23 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
     // The client's deadline bounds each call on one controller; this bounds the whole run,
     // fail-over included. The call is polled through a reference, so that it is still in
     // flight (and named) when the time runs out.
+    let vrrp = match &args.vip {
+        Some(vip) => Some(probe_vip(&client, vip, deadline).await?),
+        None => None,
+    };
+    let vip_trouble = vrrp
+        .as_ref()
+        .is_some_and(|ha| ha.vip != ha::VipState::Agrees);
     let mut reading = std::pin::pin!(client.cluster_state());
     let state = tokio::time::timeout_at(deadline, &mut reading)
         .await
         .map_err(|_| spent())??;
-    // The promoter runs the controller where its database is Primary: ask that one first.
+    // The promoter runs the controller where its database is Primary: ask that one first,
+    // unless the VIP was probed and answers.
     let ha_controller = ha::active_controller(&state, ha::DEFAULT_CONTROLLER_RESOURCE);
-    client.prefer_controller(&ha_controller.hosts());
+    if vrrp.as_ref().and_then(|ha| ha.preferred()).is_none() {
+        client.prefer_controller(&ha_controller.hosts());
+    }
     let mut options = HealthOptions::default();
     options.pool_low_free_fraction = args.low_space;
     options.site_property.clone_from(&args.site_property);
@@ -210,9 +240,15 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
             .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
         let max_age = Duration::from_secs(args.max_copy_age * 3600);
         Some({
+            let (targets, target_errors) = read_l2l_targets(args, timeout, deadline).await;
             let mut reading = std::pin::pin!(client.dr_state());
             match tokio::time::timeout_at(deadline, &mut reading).await {
-                Ok(Ok(dr_state)) => Ok(dr::assess(&dr_state, &names, now_ms, max_age)),
+                Ok(Ok(dr_state)) => {
+                    let mut view =
+                        dr::assess_with_targets(&dr_state, &targets, &names, now_ms, max_age);
+                    view.unreadable.extend(target_errors);
+                    Ok(view)
+                }
                 Ok(Err(e)) => Err(format!("{:#}", anyhow::Error::from(e))),
                 Err(_) => Err(spent().to_string()),
             }
@@ -227,6 +263,9 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
         Format::Text => {
             print!("{}", health::render_text(&report));
             print!("{}", split_brain::render_text(&standalone));
+            if let Some(ha) = &vrrp {
+                print!("{}", render_vrrp(ha));
+            }
             match &ha_controller {
                 ActiveController::Node { node, .. } => {
                     println!(
@@ -268,6 +307,9 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
                 "standalone": standalone,
                 "controller_ha": ha_controller,
             });
+            if let Some(ha) = &vrrp {
+                json["controller_vrrp"] = serde_json::to_value(ha)?;
+            }
             if let Some(view) = &site_loss {
                 json["what_if_site_down"] = serde_json::to_value(view)?;
             }
@@ -305,7 +347,86 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
             }
         }
     }
-    Ok(report.has_alerts() || stale || site_losses || blocked || matches!(off_site, Some(Err(_))))
+    Ok(report.has_alerts()
+        || stale
+        || site_losses
+        || blocked
+        || vip_trouble
+        || matches!(off_site, Some(Err(_))))
+}
+
+/// Probes every controller of the list (`Client::probe_controllers`) with `vip` as the VIP,
+/// refused when the list does not hold it.
+async fn probe_vip(
+    client: &cpps_linstor::Client,
+    vip: &cpps_linstor::Url,
+    deadline: tokio::time::Instant,
+) -> anyhow::Result<ha::ControllerHa> {
+    if !client.controllers().contains(&vip) {
+        anyhow::bail!("--vip {vip} is not one of the controllers in LS_CONTROLLERS");
+    }
+    tokio::time::timeout_at(deadline, client.probe_controllers(Some(vip)))
+        .await
+        .map_err(|_| anyhow::anyhow!("the controllers could not be probed within --timeout"))
+}
+
+/// The controller HA through a VIP, in words.
+fn render_vrrp(probed: &ha::ControllerHa) -> String {
+    use ha::{ActiveNode, VipState};
+    let active = match &probed.active {
+        ActiveNode::One { url } => format!("the controller at {url} answers"),
+        ActiveNode::None => "no controller node answers".to_owned(),
+        ActiveNode::Several(urls) => format!("several controllers answer: {}", urls.join(", ")),
+    };
+    let vip = match &probed.vip {
+        VipState::Agrees => "the VIP answers alike".to_owned(),
+        VipState::NotAnswering => "the VIP does not answer".to_owned(),
+        VipState::NotInList => "no VIP in the list".to_owned(),
+        VipState::Differs { reason } => format!("the VIP differs: {reason}"),
+        VipState::CannotTell { reason } => format!("cannot tell whether the VIP agrees: {reason}"),
+    };
+    format!("CONTROLLER HA (VRRP): {active}; {vip}\n")
+}
+
+/// The snapshots of each `--l2l-target` cluster, and the reason for each that could not be
+/// read (within the run's deadline).
+async fn read_l2l_targets(
+    args: &Args,
+    timeout: Duration,
+    deadline: tokio::time::Instant,
+) -> (
+    std::collections::BTreeMap<String, Vec<cpps_linstor::types::snapshot::Snapshot>>,
+    std::collections::BTreeMap<String, String>,
+) {
+    let mut targets = std::collections::BTreeMap::new();
+    let mut errors = std::collections::BTreeMap::new();
+    for (remote, controllers) in &args.l2l_targets {
+        let read = async {
+            let target = ClientBuilder::from_env(&cpps_http::env::process_env)?
+                .controllers_text(controllers.clone())
+                .deadline(timeout)
+                .build()?;
+            anyhow::Ok(target.snapshots().await?)
+        };
+        match tokio::time::timeout_at(deadline, read).await {
+            Ok(Ok(snapshots)) => {
+                targets.insert(remote.clone(), snapshots);
+            }
+            Ok(Err(e)) => {
+                errors.insert(
+                    remote.clone(),
+                    format!("target cluster not readable: {e:#}"),
+                );
+            }
+            Err(_) => {
+                errors.insert(
+                    remote.clone(),
+                    "target cluster not read within --timeout".to_owned(),
+                );
+            }
+        }
+    }
+    (targets, errors)
 }
 
 /// [`site_loss::what_if_site_down`] for `site`, refused when no node is known in it.
