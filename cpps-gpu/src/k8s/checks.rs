@@ -434,32 +434,68 @@ pub fn worker_kubeconfigs(
                 ),
             ),
             K::Token { expires: Some(exp) } => {
-                let Some(e) = policy.cert_expiry.judge(*exp, now.as_second()) else {
-                    continue;
-                };
-                let at = Timestamp::from_second(*exp)
-                    .map_or_else(|_| exp.to_string(), |t| t.to_string());
-                if e.expired {
-                    (
-                        e.severity,
-                        "multikueue-token-expired",
-                        format!("the token in Secret {} expired at {at}", w.secret),
-                    )
-                } else {
-                    (
-                        e.severity,
-                        "multikueue-token-expiring",
-                        format!(
-                            "the token in Secret {} expires at {at} (in {} days)",
-                            w.secret, e.days_left
-                        ),
-                    )
+                match credential_expiry(policy, now, *exp, "token", &w.secret) {
+                    Some(judged) => judged,
+                    None => continue,
                 }
             }
-            K::Token { expires: None } | K::NoToken => continue,
+            K::ClientCertificate { expires: Some(exp) } => {
+                match credential_expiry(policy, now, *exp, "client certificate", &w.secret) {
+                    Some(judged) => judged,
+                    None => continue,
+                }
+            }
+            // A certificate that does not decode: its end is unknown, never "lasts forever".
+            K::ClientCertificate { expires: None } => (
+                Severity::Warning,
+                "multikueue-kubeconfig-unreadable",
+                format!(
+                    "cannot tell when the client certificate in Secret {} expires: it does not decode",
+                    w.secret
+                ),
+            ),
+            // An exec plugin or credentials in files on the manager: not in the Secret.
+            K::NoToken => (
+                Severity::Info,
+                "multikueue-credential-expiry-unknown",
+                format!(
+                    "Secret {} holds neither a token nor a client certificate: when its credentials expire cannot be told here",
+                    w.secret
+                ),
+            ),
+            K::Token { expires: None } => continue,
         };
         f.push(Finding::new(severity, code, message).about(o));
     }
+}
+
+/// A worker credential that ends at `exp` (seconds since the epoch), judged like a
+/// certificate's end (the shared [`CertExpiryPolicy`]); `None` when it is not near.
+fn credential_expiry(
+    policy: &CheckPolicy,
+    now: Timestamp,
+    exp: i64,
+    what: &str,
+    secret: &str,
+) -> Option<(Severity, &'static str, String)> {
+    let e = policy.cert_expiry.judge(exp, now.as_second())?;
+    let at = Timestamp::from_second(exp).map_or_else(|_| exp.to_string(), |t| t.to_string());
+    Some(if e.expired {
+        (
+            e.severity,
+            "multikueue-token-expired",
+            format!("the {what} in Secret {secret} expired at {at}"),
+        )
+    } else {
+        (
+            e.severity,
+            "multikueue-token-expiring",
+            format!(
+                "the {what} in Secret {secret} expires at {at} (in {} days)",
+                e.days_left
+            ),
+        )
+    })
 }
 
 /// The NVIDIA container runtime that GPU pods on K3s name in `runtimeClassName: nvidia`.
@@ -1673,6 +1709,56 @@ mod tests {
         let mut cpu_only = empty();
         cpu_only.runtime_classes = Some(BTreeMap::new());
         assert!(codes(&cpu_only).is_empty());
+    }
+
+    /// Audit S-h: a worker kubeconfig with a client certificate (K3s's `k3s.yaml`) is judged by
+    /// its `notAfter` like a token's `exp`; one with neither is said, not skipped.
+    #[test]
+    fn client_certificate_worker_kubeconfigs_are_judged_not_skipped() {
+        use crate::k8s::worker_kubeconfig::{WorkerKubeconfig as K, WorkerSecret};
+        let now = Timestamp::from_second(1_800_000_000).unwrap();
+        let mut s = empty();
+        let secret = |cluster: &str, state| WorkerSecret {
+            cluster: cluster.to_owned(),
+            secret: format!("kueue-system/{cluster}"),
+            state,
+        };
+        s.worker_secrets = vec![
+            secret(
+                "w-cert",
+                K::ClientCertificate {
+                    expires: Some(1_800_000_000 + 5 * 86_400),
+                },
+            ),
+            secret("w-exec", K::NoToken),
+        ];
+        let mut f = Vec::new();
+        worker_kubeconfigs(&s, &CheckPolicy::default(), now, &mut f);
+        let got: Vec<_> = f
+            .iter()
+            .map(|x| {
+                (
+                    x.object.as_deref().unwrap_or(""),
+                    x.code.as_str(),
+                    x.message.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "MultiKueueCluster w-cert",
+                    "multikueue-token-expiring",
+                    "the client certificate in Secret kueue-system/w-cert expires at 2027-01-20T08:00:00Z (in 5 days)"
+                ),
+                (
+                    "MultiKueueCluster w-exec",
+                    "multikueue-credential-expiry-unknown",
+                    "Secret kueue-system/w-exec holds neither a token nor a client certificate: when its credentials expire cannot be told here"
+                ),
+            ]
+        );
     }
 
     /// Audit N4. The kubelet advertises a node's GPUs only while a device plugin is registered
