@@ -151,11 +151,13 @@ async fn a_change_whose_peer_check_fails_is_not_kept_on_either_version() {
     }
 }
 
-/// `--upgrade-plan` only plans: with no VRRP group (`VRRP not configured!`, vyos-1x
-/// `src/op_mode/vrrp.py`) neither router is the backup, so there is no order, and the run says
-/// so and exits 2 without writing.
+/// `--upgrade-plan` only plans. With no VRRP group (`VRRP not configured!`, vyos-1x
+/// `src/op_mode/vrrp.py`) the site has one router, as seed 004 says of this estate: the plan
+/// saves, backs up, adds the image, reboots in a window, checks from the peer site, and names
+/// the way back to the running image. Failed first: the run refused ("neither router is the
+/// backup") and exited 2.
 #[tokio::test]
-async fn an_upgrade_plan_without_vrrp_roles_is_refused_and_writes_nothing() {
+async fn an_upgrade_plan_for_one_router_a_site_is_checked_from_the_peer_site() {
     let (servers, fa, fb) = pair(Profile::V15).await;
     let file = commands_file();
     let out = run(
@@ -164,13 +166,21 @@ async fn an_upgrade_plan_without_vrrp_roles_is_refused_and_writes_nothing() {
         Some(file.path()),
     );
     let all = text(&out);
-    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(all.contains("one router at this site"), "{all}");
+    assert!(all.contains("1. this: POST /config-file save"), "{all}");
     assert!(
-        all.contains("no upgrade plan: this has no VRRP group, so neither router is the backup"),
+        all.contains("6. peer site: checks from the other site"),
         "{all}"
     );
+    assert!(
+        all.contains("set system image default-boot 2025.01.10-0020-rolling"),
+        "{all}"
+    );
+    assert!(all.contains("plan only: nothing was sent"), "{all}");
     for fake in [&fa, &fb] {
         assert!(fake.requests_to("configure").is_empty());
+        assert!(fake.requests_to("config-file").is_empty());
         assert!(fake.requests_to("image").is_empty());
         assert!(fake.requests_to("reboot").is_empty());
     }

@@ -89,8 +89,11 @@ struct Args {
     /// into it, planned, or applied safely with --apply.
     #[arg(long, value_name = "N")]
     rollback_soft: Option<u32>,
-    /// Plan (only) a staged upgrade of this router and its peer to the image at URL: the VRRP
-    /// backup first, then the checks, then the master (needs VYOS_PEER_URL, VYOS_PEER_API_KEY).
+    /// Plan (only) an upgrade to the image at URL. With VRRP groups on this router: the pair,
+    /// the VRRP backup first, then the checks, then the master (needs VYOS_PEER_URL,
+    /// VYOS_PEER_API_KEY). Without (one router a site): save, back up, add the image, reboot in
+    /// a window, check from the peer site's router, and the way back (`set system image
+    /// default-boot` of the current image).
     #[arg(long, value_name = "URL")]
     upgrade_plan: Option<String>,
     /// The router's API URL (default: $VYOS_URL).
@@ -204,20 +207,7 @@ async fn run(args: &Args, activity: cpps_http::Activity) -> anyhow::Result<ExitC
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(image) = &args.upgrade_plan {
-        let peer = client(None, true, timeout, activity.clone())?;
-        let this = router
-            .vrrp_status()
-            .await
-            .context("show vrrp (this router)")?;
-        let other = peer.vrrp_status().await.context("show vrrp (peer)")?;
-        let plan = cpps_vyos::upgrade::upgrade_plan(("this", &this), ("peer", &other), image);
-        print!("{plan}");
-        println!("plan only: nothing was sent");
-        return Ok(if plan.refused.is_some() {
-            ExitCode::from(2)
-        } else {
-            ExitCode::SUCCESS
-        });
+        return upgrade_plan(&router, image, timeout, activity.clone()).await;
     }
     if let Some(n) = args.diff {
         print!(
@@ -264,6 +254,43 @@ async fn run(args: &Args, activity: cpps_http::Activity) -> anyhow::Result<ExitC
     Ok(match report.outcome {
         ApplyOutcome::Kept { .. } => ExitCode::SUCCESS,
         _ => ExitCode::from(2),
+    })
+}
+
+/// `--upgrade-plan`: the staged plan of a VRRP pair when this router has VRRP groups, else the
+/// plan for a site with one router (seed 004: one VyOS router a site today), checked from the
+/// peer site's router (VYOS_PEER_URL). Plan only.
+async fn upgrade_plan(
+    router: &Client,
+    image: &str,
+    timeout: Duration,
+    activity: cpps_http::Activity,
+) -> anyhow::Result<ExitCode> {
+    let this = router
+        .vrrp_status()
+        .await
+        .context("show vrrp (this router)")?;
+    let plan = if this.is_empty() {
+        let version = router.version().await.context("show version")?;
+        // Images are named after the version (`show version` on 1.4 says `VyOS 1.4.0`, the
+        // image is `1.4.0`); `show system image` lists them.
+        let current = match version.text.trim_start_matches("VyOS ") {
+            "" => "the current image (see `show system image`)".to_owned(),
+            name => name.to_owned(),
+        };
+        println!("this router has no VRRP group: one router at this site");
+        cpps_vyos::upgrade::single_router_plan("this", "peer site", &current, image)
+    } else {
+        let peer = client(None, true, timeout, activity)?;
+        let other = peer.vrrp_status().await.context("show vrrp (peer)")?;
+        cpps_vyos::upgrade::upgrade_plan(("this", &this), ("peer", &other), image)
+    };
+    print!("{plan}");
+    println!("plan only: nothing was sent");
+    Ok(if plan.refused.is_some() {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
     })
 }
 
