@@ -26,13 +26,15 @@
 //!   in its own words and reads as `None`, unknown states are kept and never read as up.
 //! - [`apply`]: the safe apply ([`apply::safe_apply`]: commit with confirm, check WireGuard,
 //!   BGP and VRRP from this router and its peer, confirm only when nothing that held broke,
-//!   else let the timer revert or roll back), and the commit revisions (list, compare, soft
-//!   rollback).
+//!   else let the timer revert or roll back; each step within its [`apply::StepBudgets`], a
+//!   refused or partly landed write read back and undone), and the commit revisions (list,
+//!   compare, soft rollback).
 //! - [`pair`]: the two routers of a site compared ([`pair::compare`]): VRRP groups (VRID,
 //!   virtual addresses, priorities, authentication, preempt) and the WireGuard tunnel (keys,
 //!   allowed-ips, endpoints), as typed findings; secrets compared, never shown.
 //! - [`upgrade`]: a staged image upgrade of the pair as a plan only
-//!   ([`upgrade::upgrade_plan`]: the VRRP backup first, the checks, then the master).
+//!   ([`upgrade::upgrade_plan`]: the VRRP backup first, the checks, then the master), and of a
+//!   site with one router ([`upgrade::single_router_plan`]: checked from the other site).
 //! - [`backup`]: saving a router's configuration to files and telling what changed since the last
 //!   backup of the same router.
 //!
