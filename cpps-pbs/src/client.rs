@@ -299,9 +299,9 @@ impl Client {
             Ok(())
         } else {
             Err(Error::NotSupported {
-                what,
+                what: what.to_owned(),
                 version,
-                since,
+                since: Some(since),
             })
         }
     }

@@ -1,52 +1,41 @@
-//! The one error type of the crate, written by `cpps_proxmox_family::family_error!` from the variants
-//! every Proxmox client shares, plus PBS's own.
+//! The one error type of the crate: the Proxmox family's generic error over PBS's own errors
+//! ([`PbsError`], none today).
 
-use cpps_proxmox_family::ServerVersion;
+use cpps_http::Delivery;
 
-cpps_proxmox_family::family_error! {
-    /// An error of the PBS client, of its configuration, or of a value that failed validation.
-    ///
-    /// Errors of the Proxmox-family pieces it shares with `cpps-proxmox` (envelope, task wait,
-    /// ids) convert into it variant by variant. No variant holds a secret: messages come from
-    /// the server's answer, scrubbed of the client's own secrets, or name the value that was
-    /// wrong.
-    pub enum Error {
-        product: "PBS",
-        not_supported: NotSupported,
-        answered: {},
-        not_sent: {
-            /// The server's release does not have this endpoint or parameter; nothing was sent.
-            #[error("{what} is not supported by PBS {version} (it needs PBS {since} or later)")]
-            NotSupported {
-                /// What was asked for (`GET /admin/gc`).
-                what: &'static str,
-                /// The server's release.
-                version: ServerVersion,
-                /// The first release that has it.
-                since: ServerVersion,
-            },
-            /// A configuration variable or setting is missing or wrong.
-            #[error("{name} {reason}")]
-            Config {
-                /// The variable or setting (`PBS_REPOSITORY`, `PBS_PASSWORD`, `PBS_FINGERPRINT`).
-                name: &'static str,
-                /// What is wrong with it.
-                reason: String,
-            },
-        },
-        // `family::Error` is non-exhaustive: a variant added there is still an error here.
-        from_family: cpps_proxmox_family::Error, other => Error::Invalid {
-            kind: "answer",
-            input: String::new(),
-            reason: other.to_string(),
-        },
+/// An error of the PBS client, of its configuration, or of a value that failed validation: the
+/// variants every Proxmox client has ([`cpps_proxmox_family::FamilyError`]).
+///
+/// Errors of the Proxmox-family pieces it shares with `cpps-proxmox` (envelope, task wait,
+/// ids) convert into it variant by variant. No variant holds a secret: messages come from
+/// the server's answer, scrubbed of the client's own secrets, or name the value that was
+/// wrong.
+pub type Error = cpps_proxmox_family::FamilyError<PbsError>;
+
+/// PBS's own errors: none yet (every PBS error is one the family shares); the type names the
+/// product in the texts (`… is not supported by PBS 3.1.2`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PbsError {}
+
+impl cpps_proxmox_family::ProductError for PbsError {
+    const NAME: &'static str = "PBS";
+
+    fn config_text(name: &str, reason: &str) -> String {
+        format!("{name} {reason}")
+    }
+
+    fn delivery(&self) -> Delivery {
+        match *self {}
     }
 }
+
+impl cpps_proxmox_family::ProductClient for PbsError {}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use cpps_http::{Delivery, Method, StatusCode};
+    use cpps_proxmox_family::ServerVersion;
 
     #[test]
     fn family_errors_convert_with_their_helpers_and_no_pve_wording() {
@@ -72,9 +61,9 @@ mod tests {
         assert_eq!(invalid.to_string(), "invalid UPID `x`: too short");
         assert_eq!(invalid.delivery(), Delivery::NotSent);
         let old = Error::NotSupported {
-            what: "GET /admin/gc",
+            what: "GET /admin/gc".to_owned(),
             version: ServerVersion::new(3, 1, 2),
-            since: ServerVersion::new(3, 2, 0),
+            since: Some(ServerVersion::new(3, 2, 0)),
         };
         assert!(old.is_not_supported());
         assert_eq!(old.delivery(), Delivery::NotSent);

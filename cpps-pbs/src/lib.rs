@@ -26,8 +26,8 @@
 //!   snapshot of unverified guests), as a plan, and applying it with each task waited on.
 //! - the typed reads, on `cpps-http` and `cpps-proxmox`'s Proxmox-family pieces (envelope,
 //!   token and ticket auth, UPIDs, task wait, the endpoint table, validated names such as
-//!   [`types::DatastoreName`], and the shared variants of [`Error`], written by
-//!   `cpps_proxmox_family::family_error!`); every read decodes through [`PbsEnvelope`].
+//!   [`types::DatastoreName`], and [`Error`], the family's generic error over
+//!   [`PbsError`]); every read decodes through [`PbsEnvelope`].
 //!
 //! | variable | meaning |
 //! | --- | --- |
@@ -79,7 +79,7 @@ pub use client::{
 pub use config::Repository;
 pub use cpps_http::{ClientIdentity, RetryPolicy, SecretString, TlsMode, TlsVars, Url};
 pub use envelope::PbsEnvelope;
-pub use error::Error;
+pub use error::{Error, PbsError};
 pub use types::Upid;
 
 /// The default port of the PBS API.

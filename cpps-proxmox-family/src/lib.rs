@@ -37,8 +37,10 @@
 //!   from an entry, and (feature `test-util`) `apidoc::ApiDoc::check_table`, the one
 //!   conformance check of a table against a product's API schema.
 //!
-//! Errors are the family's own [`Error`] (`#[non_exhaustive]`); `cpps_proxmox::Error` and
-//! `cpps_pbs::Error` each convert it, so neither product's users see the other's wording.
+//! Errors are one generic [`FamilyError`] over what differs between the products
+//! ([`ProductError`]): the family's own [`Error`] is `FamilyError<Shared>`, and
+//! `cpps_proxmox::Error` and `cpps_pbs::Error` each convert it, so neither product's users see
+//! the other's wording.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -90,13 +92,12 @@ pub use envelope::{
     DataEnvelope, Page, PageEnvelope, decode_envelope, decode_page, error_from_response,
     is_conflict, is_not_found,
 };
-pub use error::Error;
+pub use error::{Error, FamilyError, ProductClient, ProductError, Shared};
 
 #[doc(hidden)]
 pub mod __private {
     //! What [`keep_unknown_enum`](crate::keep_unknown_enum) and
-    //! [`family_error`](crate::family_error) expand to in other crates.
-    pub use super::error::shorten;
+    //! [`validated_name`](crate::validated_name) expand to in other crates.
     pub use cpps_http;
     pub use serde;
 }

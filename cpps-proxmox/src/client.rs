@@ -118,15 +118,18 @@ impl ClientBuilder {
     pub fn from_env(lookup: &dyn Fn(&str) -> Option<String>) -> Result<ClientBuilder, Error> {
         let get = |name: &str| cpps_http::env::get(lookup, name);
         let endpoint = get(ENV_ENDPOINT).ok_or_else(|| Error::Config {
+            name: ENV_ENDPOINT,
             reason: format!("{ENV_ENDPOINT} is not set (e.g. https://host:8006/)"),
         })?;
         let mut builder = Client::builder(endpoint);
         builder = match (get(ENV_API_TOKEN), get(ENV_USERNAME), lookup(ENV_PASSWORD)) {
             (Some(token), _, _) => builder.api_token_str(&token).map_err(|e| Error::Config {
+                name: ENV_API_TOKEN,
                 reason: format!("{ENV_API_TOKEN}: {e}"),
             })?,
             (None, Some(user), Some(password)) if !password.is_empty() => {
                 let user = user.parse().map_err(|e| Error::Config {
+                    name: ENV_USERNAME,
                     reason: format!("{ENV_USERNAME}: {e}"),
                 })?;
                 // The password is used as given: it may legitimately end in spaces.
@@ -134,16 +137,19 @@ impl ClientBuilder {
             }
             (None, Some(_), _) => {
                 return Err(Error::Config {
+                    name: ENV_PASSWORD,
                     reason: format!("{ENV_USERNAME} is set but {ENV_PASSWORD} is not"),
                 });
             }
             (None, None, _) => {
                 return Err(Error::Config {
+                    name: "credentials",
                     reason: format!("set {ENV_API_TOKEN}, or {ENV_USERNAME} and {ENV_PASSWORD}"),
                 });
             }
         };
         let tls = TlsMode::from_env(&tls_vars(), lookup).map_err(|e| Error::Config {
+            name: "TLS",
             reason: crate::inventory::error_chain(&e),
         })?;
         if let Some(tls) = tls {
@@ -202,6 +208,7 @@ impl ClientBuilder {
         let url = api_base(&self.endpoint)?;
         let http = self.http.base_url(url).build()?;
         let credentials = self.credentials.ok_or_else(|| Error::Config {
+            name: "credentials",
             reason: "no credentials: set an API token or a user and password".to_owned(),
         })?;
         let (http, ticket) = match credentials {
@@ -230,6 +237,7 @@ impl ClientBuilder {
 
 fn api_base(text: &str) -> Result<Url, Error> {
     family::api_base(text).map_err(|e| Error::Config {
+        name: "endpoint",
         reason: e.to_string(),
     })
 }
@@ -437,7 +445,7 @@ impl Client {
     /// once. Its end is not the action's: the wait goes on polling
     /// `GET /cluster/ha/status/current` until the service shows the requested state (and the
     /// target node, for a migration), within the same `options.timeout`
-    /// ([`Error::HaTimeout`]), and [`WaitOutcome::ha`] says what it waited for.
+    /// ([`PveError::HaTimeout`](crate::PveError::HaTimeout)), and [`WaitOutcome::ha`] says what it waited for.
     pub async fn wait(&self, upid: &Upid, options: &WaitOptions) -> Result<WaitOutcome, Error> {
         let started = tokio::time::Instant::now();
         let task =

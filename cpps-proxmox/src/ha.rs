@@ -11,7 +11,7 @@
 //! `service` entry per resource with `sid`, `node`, `crm_state` and the verbose `state`).
 //! That status needs `Sys.Audit` on `/`; a token without it (a pool-scoped one) is followed
 //! through the guest's `hastate` in `GET /cluster/resources`, and when neither shows the
-//! guest the wait ends with [`Error::HaUnobserved`]: the request was queued all the same.
+//! guest the wait ends with [`PveError::HaUnobserved`](crate::PveError::HaUnobserved): the request was queued all the same.
 
 use std::fmt;
 use std::time::Duration;
@@ -21,7 +21,7 @@ use tokio::time::Instant;
 
 use crate::family::{Product, Upid, WaitOptions};
 use crate::types::{ClusterResource, HaStatusEntry, HaStatusType, ResourceFilter, ResourceType};
-use crate::{Client, Error};
+use crate::{Client, Error, PveError};
 
 /// What the HA manager must show for an action to be done.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -81,10 +81,12 @@ pub(crate) async fn wanted_after(client: &Client, upid: &Upid) -> Result<Option<
                         .map(|(_, n)| n.trim().to_owned())
                 })
                 .filter(|n| !n.is_empty())
-                .ok_or_else(|| Error::HaWait {
-                    sid: upid.worker_id().to_owned(),
-                    wanted: "the migration target".to_owned(),
-                    reason: "the hamigrate task log does not name the target node".to_owned(),
+                .ok_or_else(|| {
+                    Error::from(PveError::HaWait {
+                        sid: upid.worker_id().to_owned(),
+                        wanted: "the migration target".to_owned(),
+                        reason: "the hamigrate task log does not name the target node".to_owned(),
+                    })
                 })?;
             HaWanted::OnNode(node)
         }
@@ -180,14 +182,14 @@ fn disarmed(entries: &[HaStatusEntry], vmid: &str, wanted: &HaWanted) -> Result<
         return Ok(());
     };
     match fencing.armed_state.as_deref() {
-        Some(state @ ("disarming" | "disarmed")) => Err(Error::HaWait {
+        Some(state @ ("disarming" | "disarmed")) => Err(Error::from(PveError::HaWait {
             sid: vmid.to_owned(),
             wanted: wanted.to_string(),
             reason: format!(
                 "the HA stack is {state} (resource mode {}): the HA manager applies no command until `ha-manager arm-ha`",
                 fencing.resource_mode.as_deref().unwrap_or("unknown")
             ),
-        }),
+        })),
         _ => Ok(()),
     }
 }
@@ -221,10 +223,12 @@ async fn look(
             Err(e) => return Err(e),
         }
     }
-    let unobserved = |reason: String| Error::HaUnobserved {
-        sid: vmid.to_owned(),
-        wanted: wanted.to_string(),
-        reason,
+    let unobserved = |reason: String| {
+        Error::from(PveError::HaUnobserved {
+            sid: vmid.to_owned(),
+            wanted: wanted.to_string(),
+            reason,
+        })
     };
     let guests = client
         .cluster()
@@ -261,7 +265,7 @@ pub(crate) async fn wait_for(
 
 /// Polls `GET /cluster/ha/status/current` until the service of guest `vmid` shows `wanted`
 /// (without `Sys.Audit` on `/`, the guest's `hastate` in `GET /cluster/resources`; when
-/// neither can be read, [`Error::HaUnobserved`]: the request stays queued).
+/// neither can be read, [`PveError::HaUnobserved`](crate::PveError::HaUnobserved): the request stays queued).
 pub(crate) async fn wait_for_guest(
     client: &Client,
     vmid: &str,
@@ -290,11 +294,11 @@ pub(crate) async fn wait_for_guest(
                 }
                 Ok(false) => {}
                 Err(reason) => {
-                    return Err(Error::HaWait {
+                    return Err(Error::from(PveError::HaWait {
                         sid: seen.sid.clone().unwrap_or(vmid),
                         wanted: wanted.to_string(),
                         reason,
-                    });
+                    }));
                 }
             }
         }
@@ -323,12 +327,12 @@ fn timed_out(seen: Option<&Seen>, vmid: String, wanted: HaWanted, started: Insta
             )
         },
     );
-    Error::HaTimeout {
+    Error::from(PveError::HaTimeout {
         sid: seen.and_then(|s| s.sid.clone()).unwrap_or(vmid),
         wanted: wanted.to_string(),
         last_seen,
         waited: started.elapsed(),
-    }
+    })
 }
 
 /// The deadline of a wait that started at `started` with `options`.

@@ -54,8 +54,8 @@ mod envelope;
 mod error;
 /// The pieces shared with Proxmox Backup Server, in their own crate (`cpps-proxmox-family`).
 pub use cpps_proxmox_family as family;
-// The family's macros, for this crate's own types (`crate::family_error!`, …).
-pub(crate) use cpps_proxmox_family::{family_error, keep_unknown_enum, validated_name};
+// The family's macros, for this crate's own types (`crate::keep_unknown_enum!`, …).
+pub(crate) use cpps_proxmox_family::{keep_unknown_enum, validated_name};
 mod ha;
 pub mod inventory;
 pub mod types;
@@ -68,7 +68,7 @@ pub use client::{
 pub use cpps_http::{ClientIdentity, RetryPolicy, SecretString, TlsMode, TlsVars, Url};
 pub use endpoints::{ENDPOINTS, HA_RULES_SINCE};
 pub use envelope::PveEnvelope;
-pub use error::Error;
+pub use error::{Error, PveError};
 pub use family::Credentials;
 pub use family::Upid;
 pub use family::{Endpoint, Returns};

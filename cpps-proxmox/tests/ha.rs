@@ -31,7 +31,7 @@ use std::time::Duration;
 use cpps_proxmox::api::{HaResourceSpec, MigrateOptions};
 use cpps_proxmox::family::{self, ExitStatus, Product, Upid, WaitOptions};
 use cpps_proxmox::types::{ClusterResource, GuestStatus, HaSid, HaStatusType, ResourceFilter};
-use cpps_proxmox::{Client, Error, HaWanted, NodeName};
+use cpps_proxmox::{Client, Error, HaWanted, NodeName, PveError};
 use serde_json::json;
 
 fn sid(text: &str) -> HaSid {
@@ -174,12 +174,12 @@ async fn the_wait_after_an_ha_worker_asks_the_ha_manager_which_fakepve_leaves_em
             vm.start().await.unwrap()
         };
         let err = pve.wait(&upid, &short()).await.unwrap_err();
-        let Error::HaTimeout {
+        let Error::Product(PveError::HaTimeout {
             sid,
             wanted: waited_for,
             last_seen,
             ..
-        } = &err
+        }) = &err
         else {
             panic!("{action}: {err:?}");
         };
@@ -296,7 +296,7 @@ async fn an_ha_add_is_validated_and_answered_but_not_kept_by_fakepve() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&err, Error::HaTimeout { last_seen, .. } if last_seen == "no HA service entry"),
+        matches!(&err, Error::Product(PveError::HaTimeout { last_seen, .. }) if last_seen == "no HA service entry"),
         "{err:?}"
     );
 }
@@ -333,7 +333,7 @@ async fn ha_migrate_and_relocate_are_answered_but_nothing_moves_in_fakepve() {
             .await
             .unwrap_err();
         assert!(
-            matches!(&err, Error::HaTimeout { wanted, .. } if wanted == "on node pve-ippri-32"),
+            matches!(&err, Error::Product(PveError::HaTimeout { wanted, .. }) if wanted == "on node pve-ippri-32"),
             "{err:?}"
         );
         assert_eq!(node_of(&pve, 100).await, "pve-ippri-31");

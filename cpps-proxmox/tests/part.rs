@@ -17,6 +17,7 @@ async fn a_part_keeps_its_error_or_says_it_ran_out_of_time() {
     let unsupported = Error::NotSupported {
         what: "failback".to_owned(),
         version: ServerVersion::new(8, 4, 1),
+        since: None,
     };
     let failed = bounded(None, async { Err::<u32, _>(unsupported) })
         .await

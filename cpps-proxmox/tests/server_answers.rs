@@ -11,7 +11,7 @@ use cpps_http::test_util::{RawServer, env_lookup};
 use cpps_proxmox::types::{
     ClusterStatusEntry, GuestKind, ResourceFilter, TaskListItem, VzdumpStart,
 };
-use cpps_proxmox::{Client, ClientBuilder, Error, HaWanted, VmId};
+use cpps_proxmox::{Client, ClientBuilder, Error, HaWanted, PveError, VmId};
 use serde_json::{Value, json};
 use wiremock::ResponseTemplate;
 use wiremock::matchers::{query_param, query_param_is_missing};
@@ -369,12 +369,12 @@ async fn an_ha_stop_that_never_happens_times_out_and_an_error_state_fails() {
     )
     .await
     .unwrap_err();
-    let Error::HaTimeout {
+    let Error::Product(PveError::HaTimeout {
         sid,
         wanted,
         last_seen,
         ..
-    } = &err
+    }) = &err
     else {
         panic!("{err:?}");
     };
@@ -392,7 +392,10 @@ async fn an_ha_stop_that_never_happens_times_out_and_an_error_state_fails() {
     )
     .await
     .unwrap_err();
-    assert!(matches!(err, Error::HaWait { .. }), "{err:?}");
+    assert!(
+        matches!(err, Error::Product(PveError::HaWait { .. })),
+        "{err:?}"
+    );
 }
 
 /// A task that is not an HA worker is done when it stops.
@@ -961,7 +964,7 @@ async fn a_blocked_ha_move_is_reported_at_once() {
     let cluster = common::mock_client(&api).cluster();
     let sid: cpps_proxmox::types::HaSid = "vm:100".parse().unwrap();
     let err = cluster.ha_move(&sid, "pve2", false).await.unwrap_err();
-    let Error::HaWait { reason, .. } = &err else {
+    let Error::Product(PveError::HaWait { reason, .. }) = &err else {
         panic!("{err:?}");
     };
     assert!(
@@ -1107,7 +1110,7 @@ async fn an_ha_wait_on_a_disarmed_stack_ends_at_once() {
             started.elapsed() < Duration::from_secs(10),
             "{mode}: waited it out"
         );
-        let Error::HaWait { reason, .. } = &err else {
+        let Error::Product(PveError::HaWait { reason, .. }) = &err else {
             panic!("{mode}: {err:?}");
         };
         assert!(

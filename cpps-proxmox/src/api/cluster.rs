@@ -8,7 +8,7 @@ use crate::types::{
     BackupJob, ClusterResource, ClusterStatusEntry, HaMove, HaResource, HaSid, HaStatusEntry,
     NotBackedUp, ResourceFilter,
 };
-use crate::{Client, Error, HaReached, HaWanted};
+use crate::{Client, Error, HaReached, HaWanted, PveError};
 
 /// A guest to put under the HA manager (`POST /cluster/ha/resources`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,6 +86,7 @@ impl HaResourceSpec {
                     what: "an HA group (the cluster's HA groups have been migrated to rules)"
                         .to_owned(),
                     version,
+                    since: None,
                 });
             }
             form.push(("group", group.clone()));
@@ -95,6 +96,7 @@ impl HaResourceSpec {
                 return Err(Error::NotSupported {
                     what: "HA `failback` (PVE 9 and later)".to_owned(),
                     version,
+                    since: None,
                 });
             }
             form.push(("failback", if failback { "1" } else { "0" }.to_owned()));
@@ -202,7 +204,7 @@ impl ClusterApi {
     /// and what blocks the move ([`HaMove`]), PVE 8 `null` (an empty [`HaMove`]). The move
     /// happens later: wait for it with [`ClusterApi::ha_wait`] and [`HaWanted::OnNode`].
     ///
-    /// A move that resources block is [`Error::HaWait`] at once: PVE queues the command, but
+    /// A move that resources block is [`PveError::HaWait`](crate::PveError::HaWait) at once: PVE queues the command, but
     /// the HA manager drops it (pve-ha-manager `src/PVE/HA/Manager.pm`
     /// `queue_resource_motion`: one negative resource affinity "is enough to not execute
     /// migration"), so waiting would only run out.
@@ -231,22 +233,22 @@ impl ClusterApi {
                     )
                 })
                 .collect();
-            return Err(Error::HaWait {
+            return Err(Error::from(PveError::HaWait {
                 sid: sid.to_string(),
                 wanted: format!("on node {node}"),
                 reason: format!(
                     "blocked by {}; the HA manager drops the queued {action}",
                     blockers.join(", ")
                 ),
-            });
+            }));
         }
         Ok(answer)
     }
 
     /// Polls `GET /cluster/ha/status/current` until the HA manager shows `wanted` for `sid`,
-    /// within `options.timeout` ([`Error::HaTimeout`]; a service in `error` is
-    /// [`Error::HaWait`]). Without `Sys.Audit` on `/` it follows the guest's `hastate` in
-    /// `GET /cluster/resources`, or ends with [`Error::HaUnobserved`].
+    /// within `options.timeout` ([`PveError::HaTimeout`](crate::PveError::HaTimeout); a service in `error` is
+    /// [`PveError::HaWait`](crate::PveError::HaWait)). Without `Sys.Audit` on `/` it follows the guest's `hastate` in
+    /// `GET /cluster/resources`, or ends with [`PveError::HaUnobserved`](crate::PveError::HaUnobserved).
     pub async fn ha_wait(
         &self,
         sid: &HaSid,
