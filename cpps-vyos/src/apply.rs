@@ -649,7 +649,9 @@ pub async fn safe_apply(
         }
         Err(_) => {
             let error = format!(
-                "the commit got no answer within its {} s",
+                "the commit got no answer within its {} s, and may still be running on the \
+                 router (its API goes on after the client stops waiting): read the \
+                 configuration again later",
                 opts.budgets.commit.as_secs()
             );
             report.outcome = after_failed_write(local, &running, error, timer_unknown).await;
