@@ -8,7 +8,7 @@
 //!   text): `NVRM: Xid` lines counted per GPU and XID, graded by the one table, with a bounded
 //!   read and the exporter's metric families.
 //! - [`health`]: per-GPU and per-host verdicts (ECC mode and counters, row remapping, XIDs by
-//!   one matching rule) and the pinned-driver check.
+//!   one matching rule, the kernel log's XID history since boot) and the pinned-driver check.
 //! - [`smoke`]: the smoke run of the NVML path on a real GPU (`cargo xtask gpu-smoke`).
 //! - [`policy`]: the thresholds shared with `cpps-topology`'s live rules (certificate expiry,
 //!   driver pin), so one fact gets one answer.
