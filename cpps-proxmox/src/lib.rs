@@ -40,7 +40,8 @@
 //! - [`Client::wait`] follows an HA-managed guest's `hastart`/`hastop`/`hamigrate` task to the
 //!   HA manager's final state; config writes send their `digest`.
 //! - Typed reads and writes through handlers ([`Client::cluster`], [`Client::node`],
-//!   [`api::NodeApi::qemu`], [`api::NodeApi::lxc`]); [`Client::get_raw`] and
+//!   [`api::NodeApi::qemu`], [`api::NodeApi::lxc`], both one generic [`api::GuestApi`] over
+//!   the guest kind); [`Client::get_raw`] and
 //!   [`Client::post_raw`] for the rest. [`ENDPOINTS`] lists every endpoint called, as data of
 //!   the family's [`Endpoint`] type (with the PVE 8/9 gate [`HA_RULES_SINCE`]).
 //! - Property strings ([`types::PropertyString`], [`types::QemuNet`], [`types::Volume`], …).

@@ -1,6 +1,9 @@
 //! `/nodes/{node}/qemu/{vmid}/…` and `/nodes/{node}/lxc/{vmid}/…`.
 
+use std::marker::PhantomData;
+
 use cpps_http::{Request, encode_segment};
+use serde::de::DeserializeOwned;
 
 use crate::api::NodeApi;
 use crate::family::Upid;
@@ -158,21 +161,77 @@ impl ConfigUpdate {
     }
 }
 
-/// The shared implementation of the two guest handlers.
+/// A kind of guest, as kube's `Resource` is a kind of object: what [`GuestApi`] needs to know
+/// of it (its path segment and the type its configuration is read into). Implemented by
+/// [`Qemu`] and [`Lxc`] only.
+pub trait GuestType: private::Sealed + Clone + Send + Sync + 'static {
+    /// `qemu` or `lxc`.
+    const KIND: GuestKind;
+    /// What `GET …/config` is read into.
+    type Config: DeserializeOwned + Send;
+}
+
+/// A QEMU virtual machine ([`GuestApi<Qemu>`], [`QemuApi`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Qemu;
+
+/// An LXC container ([`GuestApi<Lxc>`], [`LxcApi`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lxc;
+
+impl GuestType for Qemu {
+    const KIND: GuestKind = GuestKind::Qemu;
+    type Config = QemuConfig;
+}
+
+impl GuestType for Lxc {
+    const KIND: GuestKind = GuestKind::Lxc;
+    type Config = LxcConfig;
+}
+
+mod private {
+    /// Only the two kinds PVE has.
+    pub trait Sealed {}
+    impl Sealed for super::Qemu {}
+    impl Sealed for super::Lxc {}
+}
+
+/// One VM. Get one with [`NodeApi::qemu`].
+pub type QemuApi = GuestApi<Qemu>;
+
+/// One container. Get one with [`NodeApi::lxc`].
+pub type LxcApi = GuestApi<Lxc>;
+
+/// One guest of kind `K` (`/nodes/{node}/{qemu|lxc}/{vmid}/…`): [`QemuApi`] or [`LxcApi`].
+/// The two kinds share every endpoint below; where a parameter exists for one kind only
+/// (`vmstate`, `with-local-disks`, `restart`), the other kind does not send it.
 #[derive(Debug, Clone)]
-struct Guest {
+pub struct GuestApi<K: GuestType> {
     node: NodeApi,
-    kind: GuestKind,
     vmid: VmId,
+    kind: PhantomData<K>,
 }
 
 fn flag(b: bool) -> &'static str {
     if b { "1" } else { "0" }
 }
 
-impl Guest {
+impl<K: GuestType> GuestApi<K> {
+    pub(crate) fn new(node: NodeApi, vmid: VmId) -> Self {
+        GuestApi {
+            node,
+            vmid,
+            kind: PhantomData,
+        }
+    }
+
+    /// The guest id.
+    pub fn vmid(&self) -> VmId {
+        self.vmid
+    }
+
     fn path(&self, rest: &str) -> Result<String, Error> {
-        let base = format!("{}/{}", self.kind.as_str(), self.vmid);
+        let base = format!("{}/{}", K::KIND.as_str(), self.vmid);
         if rest.is_empty() {
             self.node.path(&base)
         } else {
@@ -184,19 +243,61 @@ impl Guest {
         self.node.client()
     }
 
-    async fn status(&self) -> Result<GuestCurrentStatus, Error> {
+    /// `GET /nodes/{node}/{qemu|lxc}/{vmid}/config?current=1`: the configuration in effect
+    /// now, without pending changes.
+    ///
+    /// Without `current=1` PVE answers the configuration with the pending changes applied
+    /// (qemu-server `src/PVE/API2/Qemu.pm` `vm_config`: "Get the virtual machine configuration
+    /// with pending configuration changes applied. Set the 'current' parameter to get the
+    /// current configuration instead."; pve-container `src/PVE/API2/LXC/Config.pm`: `current`,
+    /// "Get current values (instead of pending values)"), which is not what is observed
+    /// running. See [`Self::pending`] and [`Self::config_with_pending`].
+    pub async fn config(&self) -> Result<K::Config, Error> {
+        self.client()
+            .get(Request::get(self.path("config")?).query("current", 1))
+            .await
+    }
+
+    /// `GET /nodes/{node}/{qemu|lxc}/{vmid}/config`: the configuration with pending changes
+    /// applied (what the guest gets at its next start).
+    pub async fn config_with_pending(&self) -> Result<K::Config, Error> {
+        self.client().get(Request::get(self.path("config")?)).await
+    }
+
+    /// `PUT /nodes/{node}/{qemu|lxc}/{vmid}/config`: changes the configuration
+    /// (synchronously), refused with [`Error::Conflict`] when `update.digest` no longer
+    /// matches.
+    pub async fn update_config(&self, update: &ConfigUpdate) -> Result<(), Error> {
+        let _: Option<serde_json::Value> = self
+            .client()
+            .get(Request::put(self.path("config")?).form(&update.form()))
+            .await?;
+        Ok(())
+    }
+
+    /// `GET /nodes/{node}/{qemu|lxc}/{vmid}/pending`: every key with its current value and its
+    /// pending change.
+    pub async fn pending(&self) -> Result<Vec<PendingEntry>, Error> {
+        self.client().get(Request::get(self.path("pending")?)).await
+    }
+
+    /// `GET /nodes/{node}/{qemu|lxc}/{vmid}/status/current`.
+    pub async fn status(&self) -> Result<GuestCurrentStatus, Error> {
         self.client()
             .get(Request::get(self.path("status/current")?))
             .await
     }
 
-    async fn snapshots(&self) -> Result<Vec<Snapshot>, Error> {
+    /// `GET /nodes/{node}/{qemu|lxc}/{vmid}/snapshot`: the snapshots and the `current` pseudo
+    /// entry.
+    pub async fn snapshots(&self) -> Result<Vec<Snapshot>, Error> {
         self.client()
             .get(Request::get(self.path("snapshot")?))
             .await
     }
 
-    async fn snapshot_create(
+    /// `POST /nodes/{node}/{qemu|lxc}/{vmid}/snapshot`: starts a snapshot task.
+    pub async fn snapshot_create(
         &self,
         name: &SnapshotName,
         options: &SnapshotOptions,
@@ -205,7 +306,7 @@ impl Guest {
         if let Some(d) = &options.description {
             form.push(("description", d.clone()));
         }
-        if self.kind == GuestKind::Qemu && options.vmstate {
+        if K::KIND == GuestKind::Qemu && options.vmstate {
             form.push(("vmstate", "1".to_owned()));
         }
         self.client()
@@ -213,12 +314,16 @@ impl Guest {
             .await
     }
 
-    async fn snapshot_delete(&self, name: &SnapshotName) -> Result<Upid, Error> {
+    /// `DELETE /nodes/{node}/{qemu|lxc}/{vmid}/snapshot/{snapname}`: starts a snapshot removal
+    /// task.
+    pub async fn snapshot_delete(&self, name: &SnapshotName) -> Result<Upid, Error> {
         let path = self.path(&format!("snapshot/{}", encode_segment(name.as_str())))?;
         self.client().write_upid(Request::delete(path)).await
     }
 
-    async fn snapshot_rollback(&self, name: &SnapshotName, start: bool) -> Result<Upid, Error> {
+    /// `POST /nodes/{node}/{qemu|lxc}/{vmid}/snapshot/{snapname}/rollback`: starts a rollback
+    /// task; `start` starts the guest afterwards.
+    pub async fn snapshot_rollback(&self, name: &SnapshotName, start: bool) -> Result<Upid, Error> {
         let path = self.path(&format!(
             "snapshot/{}/rollback",
             encode_segment(name.as_str())
@@ -239,7 +344,18 @@ impl Guest {
             .await
     }
 
-    async fn shutdown(&self, options: &ShutdownOptions) -> Result<Upid, Error> {
+    /// `POST /nodes/{node}/{qemu|lxc}/{vmid}/status/start`.
+    pub async fn start(&self) -> Result<Upid, Error> {
+        self.action("start", &[]).await
+    }
+
+    /// `POST /nodes/{node}/{qemu|lxc}/{vmid}/status/stop`: hard stop.
+    pub async fn stop(&self) -> Result<Upid, Error> {
+        self.action("stop", &[]).await
+    }
+
+    /// `POST /nodes/{node}/{qemu|lxc}/{vmid}/status/shutdown`: clean shutdown.
+    pub async fn shutdown(&self, options: &ShutdownOptions) -> Result<Upid, Error> {
         let mut form = Vec::new();
         if let Some(t) = options.timeout {
             form.push(("timeout", t.to_string()));
@@ -250,12 +366,13 @@ impl Guest {
         self.action("shutdown", &form).await
     }
 
-    async fn migrate(&self, options: &MigrateOptions) -> Result<Upid, Error> {
+    /// `POST /nodes/{node}/{qemu|lxc}/{vmid}/migrate`.
+    pub async fn migrate(&self, options: &MigrateOptions) -> Result<Upid, Error> {
         let mut form: Vec<(&str, String)> = vec![("target", options.target.to_string())];
         if options.online {
             form.push(("online", flag(true).to_owned()));
         }
-        match self.kind {
+        match K::KIND {
             GuestKind::Qemu => {
                 if options.with_local_disks {
                     form.push(("with-local-disks", "1".to_owned()));
@@ -275,122 +392,3 @@ impl Guest {
             .await
     }
 }
-
-macro_rules! guest_handler {
-    ($(#[$doc:meta])* $name:ident, $kind:expr, $seg:literal, $config:ty) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone)]
-        pub struct $name {
-            guest: Guest,
-        }
-
-        impl $name {
-            pub(crate) fn new(node: NodeApi, vmid: VmId) -> Self {
-                $name {
-                    guest: Guest { node, kind: $kind, vmid },
-                }
-            }
-
-            /// The guest id.
-            pub fn vmid(&self) -> VmId {
-                self.guest.vmid
-            }
-
-            #[doc = concat!("`GET /nodes/{node}/", $seg, "/{vmid}/config?current=1`: the configuration in effect now, without pending changes.")]
-            ///
-            /// Without `current=1` PVE answers the configuration with the pending changes
-            /// applied (qemu-server `src/PVE/API2/Qemu.pm` `vm_config`: "Get the virtual machine
-            /// configuration with pending configuration changes applied. Set the 'current'
-            /// parameter to get the current configuration instead."; pve-container
-            /// `src/PVE/API2/LXC/Config.pm`: `current`, "Get current values (instead of pending
-            /// values)"), which is not what is observed running. See
-            /// [`Self::pending`] and [`Self::config_with_pending`].
-            pub async fn config(&self) -> Result<$config, Error> {
-                self.guest
-                    .client()
-                    .get(Request::get(self.guest.path("config")?).query("current", 1))
-                    .await
-            }
-
-            #[doc = concat!("`GET /nodes/{node}/", $seg, "/{vmid}/config`: the configuration with pending changes applied (what the guest gets at its next start).")]
-            pub async fn config_with_pending(&self) -> Result<$config, Error> {
-                self.guest.client().get(Request::get(self.guest.path("config")?)).await
-            }
-
-            #[doc = concat!("`PUT /nodes/{node}/", $seg, "/{vmid}/config`: changes the configuration (synchronously), refused with [`Error::Conflict`] when `update.digest` no longer matches.")]
-            pub async fn update_config(&self, update: &ConfigUpdate) -> Result<(), Error> {
-                let _: Option<serde_json::Value> = self
-                    .guest
-                    .client()
-                    .get(Request::put(self.guest.path("config")?).form(&update.form()))
-                    .await?;
-                Ok(())
-            }
-
-            #[doc = concat!("`GET /nodes/{node}/", $seg, "/{vmid}/pending`: every key with its current value and its pending change.")]
-            pub async fn pending(&self) -> Result<Vec<PendingEntry>, Error> {
-                self.guest.client().get(Request::get(self.guest.path("pending")?)).await
-            }
-
-            #[doc = concat!("`GET /nodes/{node}/", $seg, "/{vmid}/status/current`.")]
-            pub async fn status(&self) -> Result<GuestCurrentStatus, Error> {
-                self.guest.status().await
-            }
-
-            #[doc = concat!("`GET /nodes/{node}/", $seg, "/{vmid}/snapshot`: the snapshots and the `current` pseudo entry.")]
-            pub async fn snapshots(&self) -> Result<Vec<Snapshot>, Error> {
-                self.guest.snapshots().await
-            }
-
-            #[doc = concat!("`POST /nodes/{node}/", $seg, "/{vmid}/snapshot`: starts a snapshot task.")]
-            pub async fn snapshot_create(&self, name: &SnapshotName, options: &SnapshotOptions) -> Result<Upid, Error> {
-                self.guest.snapshot_create(name, options).await
-            }
-
-            #[doc = concat!("`DELETE /nodes/{node}/", $seg, "/{vmid}/snapshot/{snapname}`: starts a snapshot removal task.")]
-            pub async fn snapshot_delete(&self, name: &SnapshotName) -> Result<Upid, Error> {
-                self.guest.snapshot_delete(name).await
-            }
-
-            #[doc = concat!("`POST /nodes/{node}/", $seg, "/{vmid}/snapshot/{snapname}/rollback`: starts a rollback task; `start` starts the guest afterwards.")]
-            pub async fn snapshot_rollback(&self, name: &SnapshotName, start: bool) -> Result<Upid, Error> {
-                self.guest.snapshot_rollback(name, start).await
-            }
-
-            #[doc = concat!("`POST /nodes/{node}/", $seg, "/{vmid}/status/start`.")]
-            pub async fn start(&self) -> Result<Upid, Error> {
-                self.guest.action("start", &[]).await
-            }
-
-            #[doc = concat!("`POST /nodes/{node}/", $seg, "/{vmid}/status/stop`: hard stop.")]
-            pub async fn stop(&self) -> Result<Upid, Error> {
-                self.guest.action("stop", &[]).await
-            }
-
-            #[doc = concat!("`POST /nodes/{node}/", $seg, "/{vmid}/status/shutdown`: clean shutdown.")]
-            pub async fn shutdown(&self, options: &ShutdownOptions) -> Result<Upid, Error> {
-                self.guest.shutdown(options).await
-            }
-
-            #[doc = concat!("`POST /nodes/{node}/", $seg, "/{vmid}/migrate`.")]
-            pub async fn migrate(&self, options: &MigrateOptions) -> Result<Upid, Error> {
-                self.guest.migrate(options).await
-            }
-        }
-    };
-}
-
-guest_handler!(
-    /// One VM. Get one with [`NodeApi::qemu`].
-    QemuApi,
-    GuestKind::Qemu,
-    "qemu",
-    QemuConfig
-);
-guest_handler!(
-    /// One container. Get one with [`NodeApi::lxc`].
-    LxcApi,
-    GuestKind::Lxc,
-    "lxc",
-    LxcConfig
-);

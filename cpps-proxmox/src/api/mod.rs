@@ -5,5 +5,8 @@ mod guests;
 mod nodes;
 
 pub use cluster::{ClusterApi, HaResourceSpec};
-pub use guests::{ConfigUpdate, LxcApi, MigrateOptions, QemuApi, ShutdownOptions, SnapshotOptions};
+pub use guests::{
+    ConfigUpdate, GuestApi, GuestType, Lxc, LxcApi, MigrateOptions, Qemu, QemuApi, ShutdownOptions,
+    SnapshotOptions,
+};
 pub use nodes::NodeApi;
