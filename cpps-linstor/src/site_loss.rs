@@ -22,6 +22,11 @@
 //!   `ConfFileBuilder.appendVlmIfPresent` writes `tiebreaker no` for it when the satellite runs
 //!   DRBD kmod 9.3.1 and utils 9.34 or later. The REST answer does not carry the version, so
 //!   where the verdict depends on whether clients vote the answer is "cannot tell".
+//! - **offline nodes**: LINSTOR's `OFFLINE` is the controller's lost connection to a satellite
+//!   (linstor-server `TcpConnectorPeer.connectionStatus`), while DRBD counts a peer by its own
+//!   connection, so a replica on an offline node may still vote. Such replicas are counted both
+//!   as absent and as present (by their last known disk state); where the two differ the answer
+//!   is "cannot tell", never a false "loses quorum".
 //!
 //! The setting is `DrbdOptions/Resource/quorum` (and `quorum-minimum-redundancy`,
 //! `on-no-quorum`) as the satellite writes it into a node's `.res` file: from the resource on
@@ -437,16 +442,22 @@ fn is_client(replica: &ResourceWithVolumes) -> bool {
     }
 }
 
-/// The votes on the surviving side when the nodes `lost` says are gone.
+/// The votes on the surviving side when the nodes `lost` says are gone. With `offline_vote`,
+/// replicas on nodes LINSTOR reports offline (but not lost) count as present, by their last
+/// known disk state.
 fn count_votes(
     replicas: &[&ResourceWithVolumes],
     online: &dyn Fn(&str) -> bool,
     lost: &dyn Fn(&str) -> bool,
+    offline_vote: bool,
 ) -> Votes {
     let mut votes = Votes::default();
     for replica in replicas {
         let node = replica.node_name.as_str();
-        let here = online(node) && !lost(node);
+        // OFFLINE is the controller's connection to the satellite (linstor-server
+        // `TcpConnectorPeer.connectionStatus`); DRBD counts a peer by its own connection
+        // (drbd `drbd_state.c` `calc_quorum`), so an offline node may still vote.
+        let here = (online(node) || offline_vote) && !lost(node);
         match (replica.is_diskless(), here) {
             (true, true) if is_client(replica) => votes.clients += 1,
             (true, false) if is_client(replica) => votes.missing_clients += 1,
@@ -462,23 +473,45 @@ fn count_votes(
     votes
 }
 
-/// Whether the survivors keep quorum, counted both with and without the diskless clients'
-/// tie-breaking votes. `Err(None)`: a setting is not understood; `Err(Some(n))`: the two counts
-/// differ, so the answer hangs on whether the `n` clients vote.
+/// Why the survivors' quorum cannot be told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Untold {
+    /// A setting is not understood.
+    Setting,
+    /// The counts differ on whether diskless clients vote (`clients`) and on whether replicas
+    /// on nodes LINSTOR reports offline vote (`offline`).
+    Depends { clients: bool, offline: bool },
+}
+
+/// Whether the survivors keep quorum, counted with and without the diskless clients'
+/// tie-breaking votes, and with and without the votes of replicas on offline nodes. `votes` and
+/// `before` count offline nodes as absent, `voting` (before, after) as present; `votes` is
+/// filled by the count with clients voting and offline nodes absent.
 fn quorum_kept(
     votes: &mut Votes,
     before: Votes,
+    voting: (Votes, Votes),
     quorum: &QuorumSetting,
-) -> Result<bool, Option<usize>> {
-    let had =
-        |clients_vote| decide(&mut before.clone(), quorum, true, clients_vote).unwrap_or(false);
-    let mut without = *votes;
-    let with_clients = decide(votes, quorum, had(true), true).map_err(|()| None)?;
-    let without_clients = decide(&mut without, quorum, had(false), false).map_err(|()| None)?;
-    if with_clients == without_clients {
-        Ok(with_clients)
+) -> Result<bool, Untold> {
+    let answer = |after: &mut Votes, before: Votes, clients_vote: bool| {
+        let had = decide(&mut before.clone(), quorum, true, clients_vote).unwrap_or(false);
+        decide(after, quorum, had, clients_vote).map_err(|()| Untold::Setting)
+    };
+    let (mut without, mut offline_with, mut offline_without) = (*votes, voting.1, voting.1);
+    let absent = [
+        answer(votes, before, true)?,
+        answer(&mut without, before, false)?,
+    ];
+    let present = [
+        answer(&mut offline_with, voting.0, true)?,
+        answer(&mut offline_without, voting.0, false)?,
+    ];
+    let clients = absent[0] != absent[1] || present[0] != present[1];
+    let offline = absent != present;
+    if clients || offline {
+        Err(Untold::Depends { clients, offline })
     } else {
-        Err(Some(votes.clients + votes.missing_clients))
+        Ok(absent[0])
     }
 }
 
@@ -505,8 +538,12 @@ fn resource_loss(
         .map(|r| r.node_name.as_str())
         .filter(|n| at.sites.is_some_and(|sites| !sites.contains_key(*n)))
         .collect();
-    let before = count_votes(replicas, &online, &|_| false);
-    let mut votes = count_votes(replicas, &online, &in_site);
+    let before = count_votes(replicas, &online, &|_| false, false);
+    let mut votes = count_votes(replicas, &online, &in_site, false);
+    let voting = (
+        count_votes(replicas, &online, &|_| false, true),
+        count_votes(replicas, &online, &in_site, true),
+    );
     if !unsited.is_empty() {
         // Whether those replicas go dark with the site decides every count below.
         return ResourceSiteLoss {
@@ -531,24 +568,30 @@ fn resource_loss(
     }
     let kept = match mixed {
         Some(reason) => Err(Err(reason)),
-        None => quorum_kept(&mut votes, before, &quorum).map_err(Ok),
+        None => quorum_kept(&mut votes, before, voting, &quorum).map_err(Ok),
     };
     match kept {
         Err(Err(reason)) => {
             effects.push(SiteLossEffect::CannotTell);
             reasons.push(reason);
         }
-        Err(Ok(None)) => {
+        Err(Ok(Untold::Setting)) => {
             effects.push(SiteLossEffect::CannotTell);
             reasons.push(format!("quorum setting `{}` not understood", quorum.quorum));
         }
-        Err(Ok(Some(clients))) => {
+        Err(Ok(Untold::Depends { clients, offline })) => {
             effects.push(SiteLossEffect::CannotTell);
-            reasons.push(format!(
-                "quorum depends on whether {clients} diskless client(s) vote: DRBD 9.3.1 and \
-                 later does not count a LINSTOR client (`tiebreaker no`), and the DRBD version \
-                 is not known"
-            ));
+            if clients {
+                reasons.push(format!(
+                    "quorum depends on whether {} diskless client(s) vote: DRBD 9.3.1 and \
+                     later does not count a LINSTOR client (`tiebreaker no`), and the DRBD \
+                     version is not known",
+                    votes.clients + votes.missing_clients
+                ));
+            }
+            if offline {
+                reasons.push(offline_reason(replicas, &online, &in_site));
+            }
         }
         Ok(false) if votes.up_to_date + votes.present > 0 => {
             effects.push(SiteLossEffect::LosesQuorum);
@@ -583,6 +626,24 @@ fn resource_loss(
         lost_nodes,
         reasons,
     }
+}
+
+/// Why replicas on surviving nodes LINSTOR reports offline leave the quorum untold.
+fn offline_reason(
+    replicas: &[&ResourceWithVolumes],
+    online: &dyn Fn(&str) -> bool,
+    lost: &dyn Fn(&str) -> bool,
+) -> String {
+    let nodes: Vec<&str> = replicas
+        .iter()
+        .map(|r| r.node_name.as_str())
+        .filter(|n| !online(n) && !lost(n))
+        .collect();
+    format!(
+        "quorum depends on whether the replicas on {} vote: LINSTOR reports the node(s) not \
+         ONLINE to the controller, but DRBD counts a peer by its own connection",
+        nodes.join(", ")
+    )
 }
 
 /// Renders a report as plain text: one line per resource that does not survive, then a

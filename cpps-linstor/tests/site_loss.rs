@@ -272,3 +272,60 @@ fn quorum_set_on_the_resource_or_the_node_applies_on_that_node() {
         vm100.reasons
     );
 }
+
+// A node LINSTOR reports OFFLINE has lost its connection to the controller (linstor-server
+// `server/.../netcom/TcpConnectorPeer.java` `connectionStatus`), not necessarily to its DRBD
+// peers, which count it by their own connection state (drbd `drbd/drbd_state.c`
+// `calc_quorum`: `peer_device->repl_state`). So its replicas are counted both ways.
+// `vm-201` (2+2 with the witness tie-breaker) with `pve-sp-2` OFFLINE and `franca` down: with
+// `pve-sp-2` voting, 2 of 4 plus the tie-breaker keep quorum; without, 1 of 4 does not. The
+// answer is "cannot tell", not a false "loses quorum". `vm-100` (2+2, no witness) loses quorum
+// either way.
+#[test]
+fn an_offline_node_may_still_vote_in_drbd() {
+    let (mut state, controller, _) = load("site_loss_witness.json");
+    let sp2 = state
+        .nodes
+        .iter_mut()
+        .find(|n| n.name == "pve-sp-2")
+        .unwrap();
+    sp2.connection_status = Some(serde_json::from_value(serde_json::json!("OFFLINE")).unwrap());
+    assert!(!sp2.is_online());
+    let report =
+        site_loss::what_if_site_down(&state, &HealthOptions::default(), &controller, "franca");
+    let vm201 = report
+        .resources
+        .iter()
+        .find(|r| r.name == "vm-201-disk-0")
+        .unwrap();
+    assert_eq!(vm201.effects, [SiteLossEffect::CannotTell]);
+    assert!(
+        vm201
+            .reasons
+            .iter()
+            .any(|r| r.contains("replicas on pve-sp-2 vote")),
+        "{:?}",
+        vm201.reasons
+    );
+    // The reported count is the one with the offline node absent.
+    assert_eq!((vm201.votes.up_to_date, vm201.votes.unknown), (1, 3));
+
+    let (mut state, controller, _) = load("site_loss_two_sites.json");
+    let sp2 = state
+        .nodes
+        .iter_mut()
+        .find(|n| n.name == "pve-sp-2")
+        .unwrap();
+    sp2.connection_status = Some(serde_json::from_value(serde_json::json!("OFFLINE")).unwrap());
+    let report =
+        site_loss::what_if_site_down(&state, &HealthOptions::default(), &controller, "franca");
+    let vm100 = report
+        .resources
+        .iter()
+        .find(|r| r.name == "vm-100-disk-0")
+        .unwrap();
+    assert_eq!(
+        vm100.effects,
+        [SiteLossEffect::LosesQuorum, SiteLossEffect::LosesPrimary]
+    );
+}
