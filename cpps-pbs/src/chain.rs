@@ -721,10 +721,10 @@ fn judge_there(
         ));
         return;
     };
-    chain.copy_site = Some(copies.site.clone());
     let groups = match &copies.groups {
         Ok(groups) => groups,
         Err(why) => {
+            // No site: the line then says "copy not read", not "no copy seen".
             findings.unknown.push(format!(
                 "the copy on {} could not be read: {why}",
                 copies.site
@@ -732,6 +732,7 @@ fn judge_there(
             return;
         }
     };
+    chain.copy_site = Some(copies.site.clone());
     let id = guest.vmid.to_string();
     let Some(copy) = groups
         .iter()
@@ -804,4 +805,158 @@ fn last_run(input: &ChainInput, guest: &ChainGuest) -> LastRun {
             start: run.starttime,
             status: run.status.as_ref().map(ToString::to_string),
         })
+}
+
+impl ChainInput {
+    /// Keeps only the targets `keep` accepts, and drops the jobs that write to a target it
+    /// left out (a job to a storage not listed at all stays: it is "cannot tell").
+    pub fn retain_targets(&mut self, keep: impl Fn(&PbsTarget) -> bool) {
+        let dropped: Vec<String> = self
+            .targets
+            .iter()
+            .filter(|t| !keep(t))
+            .map(|t| t.storage.clone())
+            .collect();
+        self.targets.retain(|t| !dropped.contains(&t.storage));
+        self.jobs
+            .retain(|j| j.storage.as_ref().is_none_or(|s| !dropped.contains(s)));
+    }
+}
+
+/// What one PBS answered for the chain: the newest finished backups of every datastore and
+/// namespace read, the datastores whose namespaces could not be listed, and whether the
+/// datastore list is known to be whole. The live audit keeps one per site, and judges a site's
+/// guests with its own ([`PbsSide::here`]) and the other site's ([`PbsSide::copies`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct PbsSide {
+    /// One entry per datastore and namespace listed; `Err` when its snapshots failed.
+    pub backups: Vec<SiteBackups>,
+    /// Datastores whose namespaces could not be listed, with the error.
+    pub unread: Vec<(String, String)>,
+    /// Whether the datastore list is whole: PBS lists only the datastores the caller may
+    /// audit or back up to (proxmox-backup `src/api2/admin/datastore.rs`
+    /// `get_datastore_list`).
+    pub complete: bool,
+}
+
+impl PbsSide {
+    /// Nothing read yet; `complete` says whether the datastore list will be whole.
+    pub fn new(complete: bool) -> Self {
+        Self {
+            backups: Vec::new(),
+            unread: Vec::new(),
+            complete,
+        }
+    }
+
+    /// The read of `datastore`/`namespace`, or why there is none: its namespaces could not be
+    /// listed, or it was not among those listed (which proves nothing: PBS lists only the
+    /// namespaces and datastores the credentials may see, `src/api2/admin/namespace.rs`
+    /// `list_namespaces`).
+    fn place(&self, datastore: &str, namespace: &str) -> Result<&[GuestBackup], String> {
+        if let Some(site) = self
+            .backups
+            .iter()
+            .find(|s| s.datastore == datastore && s.namespace == namespace)
+        {
+            return site.backups.as_deref().map_err(Clone::clone);
+        }
+        if let Some((_, e)) = self.unread.iter().find(|(d, _)| d == datastore) {
+            return Err(format!(
+                "the namespaces of {datastore} could not be read: {e}"
+            ));
+        }
+        Err(format!(
+            "{} is not listed (missing, or hidden from the credentials)",
+            place(datastore, namespace)
+        ))
+    }
+
+    /// This site's backups for each of `targets`' datastore and namespace.
+    pub fn here(&self, targets: &[PbsTarget]) -> Vec<SiteBackups> {
+        let mut out: Vec<SiteBackups> = Vec::new();
+        for t in targets {
+            if out
+                .iter()
+                .any(|s| s.datastore == t.datastore && s.namespace == t.namespace)
+            {
+                continue;
+            }
+            let backups = self.place(&t.datastore, &t.namespace).map(<[_]>::to_vec);
+            out.push(SiteBackups::new(&t.datastore, &t.namespace, backups));
+        }
+        out
+    }
+
+    /// The copies of `targets`' backups on this PBS, which is `site`'s, where they land:
+    /// `places` (datastore, namespace) are where its pull jobs write. A pull keeps the
+    /// remote's group ids (proxmox-backup `src/server/pull.rs`), so the guest's group is looked
+    /// up there. Every target gets the same groups; with no place, or a place not read, the
+    /// copies are `Err` ("cannot tell").
+    pub fn copies(
+        &self,
+        places: &[(String, String)],
+        targets: &[PbsTarget],
+        site: &str,
+    ) -> Vec<SiteCopies> {
+        let groups: Result<Vec<CopyGroup>, String> = if places.is_empty() {
+            Err(format!("no pull job on {site} says where the copies land"))
+        } else {
+            places
+                .iter()
+                .map(|(d, n)| self.place(d, n).map(CopyGroup::from_backups))
+                .collect::<Result<Vec<_>, _>>()
+                .map(|lists| lists.into_iter().flatten().collect())
+        };
+        let mut out: Vec<SiteCopies> = Vec::new();
+        for t in targets {
+            if out
+                .iter()
+                .any(|c| c.datastore == t.datastore && c.namespace == t.namespace)
+            {
+                continue;
+            }
+            out.push(SiteCopies::new(
+                &t.datastore,
+                &t.namespace,
+                site,
+                groups.clone(),
+                self.complete,
+            ));
+        }
+        out
+    }
+}
+
+/// The copies of each target's datastore and namespace on the other site, read through this
+/// PBS's remote scan (`GET /config/remote/{remote}/scan/{store}/groups`, proxmox-backup
+/// `src/api2/config/remote.rs` `scan_remote_groups`) of `store`, in `namespace` or else the
+/// target's own. The list is the remote credentials' view, so never complete.
+pub async fn read_remote_copies(
+    pbs: &crate::Client,
+    remote: &str,
+    store: &str,
+    namespace: Option<&str>,
+    targets: &[PbsTarget],
+    site: &str,
+) -> Vec<SiteCopies> {
+    let mut out: Vec<SiteCopies> = Vec::new();
+    for target in targets {
+        let (local, ns) = (&target.datastore, &target.namespace);
+        if out
+            .iter()
+            .any(|c| &c.datastore == local && &c.namespace == ns)
+        {
+            continue;
+        }
+        let remote_ns = namespace.unwrap_or(ns);
+        let groups = pbs
+            .remote_groups(remote, store, (!remote_ns.is_empty()).then_some(remote_ns))
+            .await
+            .map(|groups| CopyGroup::from_groups(&groups))
+            .map_err(|e| crate::report::error_chain(&e));
+        out.push(SiteCopies::new(local, ns, site, groups, false));
+    }
+    out
 }
