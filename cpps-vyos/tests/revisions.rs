@@ -50,6 +50,29 @@ fn rollback_soft_reads_the_archived_revision_decoded() {
     );
 }
 
+/// A saved file prints an empty node as its bare name, as it prints a valueless leaf
+/// (vyos1x-config `src/config_tree.ml` `render_node`: a node without children is `name` alone),
+/// and its parser reads `name` alone as a node without values or children
+/// (`src/vyos1x_parser.mly` `leaf_node_body`, "valueless node"): in vyos1x-config the two are one
+/// node, so VyOS's own `rollback_soft` (`python/vyos/config_mgmt.py`, `load(rollback_ct,
+/// switch='explicit')`) sees no change there. Real configurations hold such nodes (vyos-1x
+/// `smoketest/configs/dialup-router-medium-vpn`: `policy route … rule 10 destination { }`).
+/// Failed first: each empty `destination` was deleted and set again, 8 commands for nothing.
+#[test]
+fn an_empty_node_in_a_revision_is_not_a_change() {
+    let running = ConfigTree::parse_boot(
+        "policy {\n    route LAN {\n        rule 10 {\n            destination {\n            }\n            disable\n        }\n    }\n}\nsystem {\n    domain-name example.net\n}\n",
+    )
+    .unwrap();
+    let mut saved = running.clone();
+    saved.apply(&Command::delete(["system"], None)).unwrap();
+    let revision = saved.to_saved_string();
+    assert!(revision.contains("            destination\n"), "{revision}");
+    let batch = rollback_soft_batch(&running, &revision).unwrap();
+    let batch: Vec<(Op, Vec<String>)> = batch.iter().map(|c| (c.op, c.path.clone())).collect();
+    assert_eq!(batch, vec![(Op::Delete, vec!["system".to_owned()])]);
+}
+
 /// `show system commit diff N` runs vyos-1x `src/op_mode/config_mgmt.py` `show_commit_diff`
 /// with `rev=N` only, and `ConfigMgmt.show_commit_diff` (`python/vyos/config_mgmt.py`) then
 /// compares revision N+1 with N: what commit N changed, not what changed since. Two revisions are

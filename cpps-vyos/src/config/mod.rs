@@ -123,7 +123,9 @@ impl ConfigTree {
 /// archived text (`show system commit file N`, vyos-1x `python/vyos/config_mgmt.py`
 /// `show_commit_file`) is `revision_text`. The archive holds saved files
 /// (`_archive_active_config` runs the save script), so the text is read as VyOS's own
-/// `rollback_soft` reads it (`ConfigTree(text)`, see [`ConfigTree::parse_saved`]).
+/// `rollback_soft` reads it (`ConfigTree(text)`, see [`ConfigTree::parse_saved`]). A saved file
+/// prints an empty node and a valueless leaf alike, as a bare name, and vyos1x-config reads both
+/// as one node; so a bare name that `running` holds as an empty node is that node, not a change.
 ///
 /// # Errors
 /// A [`ParseError`] when the revision's text does not parse.
@@ -131,7 +133,9 @@ pub fn rollback_soft_batch(
     running: &ConfigTree,
     revision_text: &str,
 ) -> Result<Vec<Command>, ParseError> {
-    Ok(diff(running, &ConfigTree::parse_saved(revision_text)?))
+    let mut revision = ConfigTree::parse_saved(revision_text)?;
+    saved::align_empty_nodes(&mut revision, running);
+    Ok(diff(running, &revision))
 }
 
 /// Reads `set`, `delete` and `comment` lines into commands.

@@ -104,6 +104,44 @@ pub(crate) fn parse(src: &str) -> Result<ConfigTree, ParseError> {
     crate::config::boot::parse_saved(&escaped)
 }
 
+/// Reads each bare name of `tree` (a saved file) that `like` holds as an empty node as that
+/// node. vyos1x-config renders a node without children as its bare name, as it renders a
+/// valueless leaf (`src/config_tree.ml` `render_node`), and reads a bare name back as a node
+/// without values or children (`src/vyos1x_parser.mly` `leaf_node_body`): to VyOS the two are one
+/// node, so comparing a saved file with a running tree must not see a change there.
+pub(crate) fn align_empty_nodes(tree: &mut ConfigTree, like: &ConfigTree) {
+    align_children(&mut tree.root.children, &like.root.children);
+}
+
+fn align_children(children: &mut IndexMap<String, Node>, like: &IndexMap<String, Node>) {
+    for (name, node) in children.iter_mut() {
+        match (node, like.get(name)) {
+            (node @ Node::Leaf(_), Some(Node::Branch(b))) if b.children.is_empty() => {
+                if let Node::Leaf(leaf) = node
+                    && leaf.values.is_empty()
+                {
+                    let comment = leaf.comment.take();
+                    *node = Node::Branch(crate::config::tree::Branch {
+                        comment,
+                        children: IndexMap::new(),
+                    });
+                }
+            }
+            (Node::Branch(b), Some(Node::Branch(l))) => {
+                align_children(&mut b.children, &l.children)
+            }
+            (Node::Tag(t), Some(Node::Tag(l))) => {
+                for (entry, b) in t.entries.iter_mut() {
+                    if let Some(l) = l.entries.get(entry) {
+                        align_children(&mut b.children, &l.children);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// vyos1x-config `src/util.ml` `escape_string`: `"` and `\` get a backslash; line feed, tab,
 /// carriage return and backspace their letter; other bytes below 32 and DEL three decimal digits.
 fn escape_string(value: &str) -> String {

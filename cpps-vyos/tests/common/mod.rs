@@ -708,7 +708,8 @@ impl FakeRouter {
                 Some(f) => {
                     let mut saved = st.saved.clone();
                     saved.footer = Some(f.clone());
-                    ok(json!(saved.to_boot_string()))
+                    // Archived by the save script: the saved-file dialect.
+                    ok(json!(saved.to_saved_string()))
                 }
                 None => self.err(400, "commit revision 0 not available"),
             },
