@@ -445,7 +445,8 @@ impl Client {
     /// once. Its end is not the action's: the wait goes on polling
     /// `GET /cluster/ha/status/current` until the service shows the requested state (and the
     /// target node, for a migration), within the same `options.timeout`
-    /// ([`PveError::HaTimeout`](crate::PveError::HaTimeout)), and [`WaitOutcome::ha`] says what it waited for.
+    /// ([`PveError::HaTimeout`](crate::PveError::HaTimeout)), and [`WaitOutcome::ha`] says
+    /// what it waited for.
     pub async fn wait(&self, upid: &Upid, options: &WaitOptions) -> Result<WaitOutcome, Error> {
         let started = tokio::time::Instant::now();
         let task =

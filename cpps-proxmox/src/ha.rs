@@ -11,7 +11,7 @@
 //! `service` entry per resource with `sid`, `node`, `crm_state` and the verbose `state`).
 //! That status needs `Sys.Audit` on `/`; a token without it (a pool-scoped one) is followed
 //! through the guest's `hastate` in `GET /cluster/resources`, and when neither shows the
-//! guest the wait ends with [`PveError::HaUnobserved`](crate::PveError::HaUnobserved): the request was queued all the same.
+//! guest the wait ends with [`PveError::HaUnobserved`]: the request was queued all the same.
 
 use std::fmt;
 use std::time::Duration;
@@ -265,7 +265,7 @@ pub(crate) async fn wait_for(
 
 /// Polls `GET /cluster/ha/status/current` until the service of guest `vmid` shows `wanted`
 /// (without `Sys.Audit` on `/`, the guest's `hastate` in `GET /cluster/resources`; when
-/// neither can be read, [`PveError::HaUnobserved`](crate::PveError::HaUnobserved): the request stays queued).
+/// neither can be read, [`PveError::HaUnobserved`]: the request stays queued).
 pub(crate) async fn wait_for_guest(
     client: &Client,
     vmid: &str,

@@ -42,7 +42,8 @@
 //! - Typed reads and writes through handlers ([`Client::cluster`], [`Client::node`],
 //!   [`api::NodeApi::qemu`], [`api::NodeApi::lxc`], both one generic [`api::GuestApi`] over
 //!   the guest kind); [`Client::get_raw`] and
-//!   [`Client::post_raw`] for the rest. [`ENDPOINTS`] lists every endpoint called, as data of
+//!   [`Client::post_raw`] for the rest. [`ENDPOINTS`] lists every endpoint called, and the
+//!   handlers build their requests from its entries, as data of
 //!   the family's [`Endpoint`] type (with the PVE 8/9 gate [`HA_RULES_SINCE`]).
 //! - Property strings ([`types::PropertyString`], [`types::QemuNet`], [`types::Volume`], …).
 //! - [`family`]: the pieces shared with Proxmox Backup Server.

@@ -1,6 +1,8 @@
 //! `/cluster/…`.
 
-use cpps_http::{Request, encode_segment};
+use cpps_http::Method;
+
+use super::request;
 
 use crate::endpoints::HA_RULES_SINCE;
 use crate::family::{ServerVersion, WaitOptions};
@@ -118,7 +120,9 @@ impl ClusterApi {
 
     /// `GET /cluster/status`: the cluster entry (quorum) and one entry per node.
     pub async fn status(&self) -> Result<Vec<ClusterStatusEntry>, Error> {
-        self.client.get(Request::get("cluster/status")).await
+        self.client
+            .get(request(Method::GET, "/cluster/status", &[])?)
+            .await
     }
 
     /// `GET /cluster/resources?type=…`: nodes, guests, storages, pools, SDN; `None` for all.
@@ -126,18 +130,18 @@ impl ClusterApi {
         &self,
         filter: Option<ResourceFilter>,
     ) -> Result<Vec<ClusterResource>, Error> {
-        let mut request = Request::get("cluster/resources");
+        let mut call = request(Method::GET, "/cluster/resources", &[])?;
         if let Some(filter) = filter {
-            request = request.query("type", filter.as_str());
+            call = call.query("type", filter.as_str());
         }
         // A list call: a big cluster's answer is tens of MiB (the list cap, not the 8 MiB one).
-        self.client.get_list(request).await
+        self.client.get_list(call).await
     }
 
     /// `GET /cluster/ha/resources`.
     pub async fn ha_resources(&self) -> Result<Vec<HaResource>, Error> {
         self.client
-            .get_list(Request::get("cluster/ha/resources"))
+            .get_list(request(Method::GET, "/cluster/ha/resources", &[])?)
             .await
     }
 
@@ -150,7 +154,10 @@ impl ClusterApi {
     /// error is returned (for example a 403: the list needs `Sys.Audit` on `/`).
     pub async fn ha_groups_migrated(&self) -> Result<bool, Error> {
         let groups: Result<Vec<serde_json::Value>, Error> =
-            self.client.get(Request::get("cluster/ha/groups")).await;
+            match request(Method::GET, "/cluster/ha/groups", &[]) {
+                Ok(call) => self.client.get(call).await,
+                Err(e) => Err(e),
+            };
         match groups {
             Ok(groups) => Ok(groups.is_empty()),
             Err(Error::Api { message, .. }) if message.contains("have been migrated to rules") => {
@@ -163,10 +170,7 @@ impl ClusterApi {
     /// `GET /cluster/ha/resources/{sid}`.
     pub async fn ha_resource(&self, sid: &str) -> Result<HaResource, Error> {
         self.client
-            .get(Request::get(format!(
-                "cluster/ha/resources/{}",
-                encode_segment(sid)
-            )))
+            .get(request(Method::GET, "/cluster/ha/resources/{sid}", &[sid])?)
             .await
     }
 
@@ -181,7 +185,7 @@ impl ClusterApi {
         let form = spec.form(version, groups_migrated)?;
         let _: Option<serde_json::Value> = self
             .client
-            .get(Request::post("cluster/ha/resources").form(&form))
+            .get(request(Method::POST, "/cluster/ha/resources", &[])?.form(&form))
             .await?;
         Ok(())
     }
@@ -191,10 +195,11 @@ impl ClusterApi {
     pub async fn ha_remove(&self, sid: &HaSid) -> Result<(), Error> {
         let _: Option<serde_json::Value> = self
             .client
-            .get(Request::delete(format!(
-                "cluster/ha/resources/{}",
-                encode_segment(&sid.to_string())
-            )))
+            .get(request(
+                Method::DELETE,
+                "/cluster/ha/resources/{sid}",
+                &[&sid.to_string()],
+            )?)
             .await?;
         Ok(())
     }
@@ -204,7 +209,7 @@ impl ClusterApi {
     /// and what blocks the move ([`HaMove`]), PVE 8 `null` (an empty [`HaMove`]). The move
     /// happens later: wait for it with [`ClusterApi::ha_wait`] and [`HaWanted::OnNode`].
     ///
-    /// A move that resources block is [`PveError::HaWait`](crate::PveError::HaWait) at once: PVE queues the command, but
+    /// A move that resources block is [`PveError::HaWait`] at once: PVE queues the command, but
     /// the HA manager drops it (pve-ha-manager `src/PVE/HA/Manager.pm`
     /// `queue_resource_motion`: one negative resource affinity "is enough to not execute
     /// migration"), so waiting would only run out.
@@ -213,10 +218,11 @@ impl ClusterApi {
         let answer: Option<HaMove> = self
             .client
             .get(
-                Request::post(format!(
-                    "cluster/ha/resources/{}/{action}",
-                    encode_segment(&sid.to_string())
-                ))
+                request(
+                    Method::POST,
+                    &format!("/cluster/ha/resources/{{sid}}/{action}"),
+                    &[&sid.to_string()],
+                )?
                 .form(&[("node", node)]),
             )
             .await?;
@@ -246,9 +252,9 @@ impl ClusterApi {
     }
 
     /// Polls `GET /cluster/ha/status/current` until the HA manager shows `wanted` for `sid`,
-    /// within `options.timeout` ([`PveError::HaTimeout`](crate::PveError::HaTimeout); a service in `error` is
-    /// [`PveError::HaWait`](crate::PveError::HaWait)). Without `Sys.Audit` on `/` it follows the guest's `hastate` in
-    /// `GET /cluster/resources`, or ends with [`PveError::HaUnobserved`](crate::PveError::HaUnobserved).
+    /// within `options.timeout` ([`PveError::HaTimeout`]; a service in `error` is
+    /// [`PveError::HaWait`]). Without `Sys.Audit` on `/` it follows the guest's `hastate` in
+    /// `GET /cluster/resources`, or ends with [`PveError::HaUnobserved`].
     pub async fn ha_wait(
         &self,
         sid: &HaSid,
@@ -268,7 +274,9 @@ impl ClusterApi {
 
     /// `GET /cluster/backup`: the scheduled vzdump jobs.
     pub async fn backup_jobs(&self) -> Result<Vec<BackupJob>, Error> {
-        self.client.get_list(Request::get("cluster/backup")).await
+        self.client
+            .get_list(request(Method::GET, "/cluster/backup", &[])?)
+            .await
     }
 
     /// `GET /cluster/backup-info/not-backed-up`: the guests that no vzdump job names, enabled
@@ -278,7 +286,11 @@ impl ClusterApi {
     /// [`ClusterApi::guests_without_job`].
     pub async fn not_backed_up(&self) -> Result<Vec<NotBackedUp>, Error> {
         self.client
-            .get_list(Request::get("cluster/backup-info/not-backed-up"))
+            .get_list(request(
+                Method::GET,
+                "/cluster/backup-info/not-backed-up",
+                &[],
+            )?)
             .await
     }
 
@@ -300,7 +312,7 @@ impl ClusterApi {
     /// `GET /cluster/ha/status/current`: quorum, master, LRMs and services.
     pub async fn ha_status(&self) -> Result<Vec<HaStatusEntry>, Error> {
         self.client
-            .get(Request::get("cluster/ha/status/current"))
+            .get(request(Method::GET, "/cluster/ha/status/current", &[])?)
             .await
     }
 }

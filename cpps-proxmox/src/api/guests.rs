@@ -2,7 +2,7 @@
 
 use std::marker::PhantomData;
 
-use cpps_http::{Request, encode_segment};
+use cpps_http::{Method, Request};
 use serde::de::DeserializeOwned;
 
 use crate::api::NodeApi;
@@ -168,7 +168,7 @@ pub trait GuestType: private::Sealed + Clone + Send + Sync + 'static {
     /// `qemu` or `lxc`.
     const KIND: GuestKind;
     /// What `GET …/config` is read into.
-    type Config: DeserializeOwned + Send;
+    type Config: DeserializeOwned + std::fmt::Debug + Clone + Send;
 }
 
 /// A QEMU virtual machine ([`GuestApi<Qemu>`], [`QemuApi`]).
@@ -230,13 +230,14 @@ impl<K: GuestType> GuestApi<K> {
         self.vmid
     }
 
-    fn path(&self, rest: &str) -> Result<String, Error> {
-        let base = format!("{}/{}", K::KIND.as_str(), self.vmid);
-        if rest.is_empty() {
-            self.node.path(&base)
-        } else {
-            self.node.path(&format!("{base}/{rest}"))
-        }
+    /// The request to `METHOD /nodes/{node}/{qemu|lxc}/{vmid}/rest` from the endpoint table;
+    /// `args` fill the placeholders of `rest`.
+    fn request(&self, method: Method, rest: &str, args: &[&str]) -> Result<Request, Error> {
+        let vmid = self.vmid.to_string();
+        let mut all = vec![vmid.as_str()];
+        all.extend_from_slice(args);
+        let template = format!("{}/{{vmid}}/{rest}", K::KIND.as_str());
+        self.node.request(method, &template, &all)
     }
 
     fn client(&self) -> &Client {
@@ -254,14 +255,19 @@ impl<K: GuestType> GuestApi<K> {
     /// running. See [`Self::pending`] and [`Self::config_with_pending`].
     pub async fn config(&self) -> Result<K::Config, Error> {
         self.client()
-            .get(Request::get(self.path("config")?).query("current", 1))
+            .get(
+                self.request(Method::GET, "config", &[])?
+                    .query("current", 1),
+            )
             .await
     }
 
     /// `GET /nodes/{node}/{qemu|lxc}/{vmid}/config`: the configuration with pending changes
     /// applied (what the guest gets at its next start).
     pub async fn config_with_pending(&self) -> Result<K::Config, Error> {
-        self.client().get(Request::get(self.path("config")?)).await
+        self.client()
+            .get(self.request(Method::GET, "config", &[])?)
+            .await
     }
 
     /// `PUT /nodes/{node}/{qemu|lxc}/{vmid}/config`: changes the configuration
@@ -270,7 +276,10 @@ impl<K: GuestType> GuestApi<K> {
     pub async fn update_config(&self, update: &ConfigUpdate) -> Result<(), Error> {
         let _: Option<serde_json::Value> = self
             .client()
-            .get(Request::put(self.path("config")?).form(&update.form()))
+            .get(
+                self.request(Method::PUT, "config", &[])?
+                    .form(&update.form()),
+            )
             .await?;
         Ok(())
     }
@@ -278,13 +287,15 @@ impl<K: GuestType> GuestApi<K> {
     /// `GET /nodes/{node}/{qemu|lxc}/{vmid}/pending`: every key with its current value and its
     /// pending change.
     pub async fn pending(&self) -> Result<Vec<PendingEntry>, Error> {
-        self.client().get(Request::get(self.path("pending")?)).await
+        self.client()
+            .get(self.request(Method::GET, "pending", &[])?)
+            .await
     }
 
     /// `GET /nodes/{node}/{qemu|lxc}/{vmid}/status/current`.
     pub async fn status(&self) -> Result<GuestCurrentStatus, Error> {
         self.client()
-            .get(Request::get(self.path("status/current")?))
+            .get(self.request(Method::GET, "status/current", &[])?)
             .await
     }
 
@@ -292,7 +303,7 @@ impl<K: GuestType> GuestApi<K> {
     /// entry.
     pub async fn snapshots(&self) -> Result<Vec<Snapshot>, Error> {
         self.client()
-            .get(Request::get(self.path("snapshot")?))
+            .get(self.request(Method::GET, "snapshot", &[])?)
             .await
     }
 
@@ -310,38 +321,35 @@ impl<K: GuestType> GuestApi<K> {
             form.push(("vmstate", "1".to_owned()));
         }
         self.client()
-            .write_upid(Request::post(self.path("snapshot")?).form(&form))
+            .write_upid(self.request(Method::POST, "snapshot", &[])?.form(&form))
             .await
     }
 
     /// `DELETE /nodes/{node}/{qemu|lxc}/{vmid}/snapshot/{snapname}`: starts a snapshot removal
     /// task.
     pub async fn snapshot_delete(&self, name: &SnapshotName) -> Result<Upid, Error> {
-        let path = self.path(&format!("snapshot/{}", encode_segment(name.as_str())))?;
-        self.client().write_upid(Request::delete(path)).await
+        let request = self.request(Method::DELETE, "snapshot/{snapname}", &[name.as_str()])?;
+        self.client().write_upid(request).await
     }
 
     /// `POST /nodes/{node}/{qemu|lxc}/{vmid}/snapshot/{snapname}/rollback`: starts a rollback
     /// task; `start` starts the guest afterwards.
     pub async fn snapshot_rollback(&self, name: &SnapshotName, start: bool) -> Result<Upid, Error> {
-        let path = self.path(&format!(
-            "snapshot/{}/rollback",
-            encode_segment(name.as_str())
-        ))?;
+        let request = self.request(
+            Method::POST,
+            "snapshot/{snapname}/rollback",
+            &[name.as_str()],
+        )?;
         let mut form: Vec<(&str, &str)> = Vec::new();
         if start {
             form.push(("start", "1"));
         }
-        self.client()
-            .write_upid(Request::post(path).form(&form))
-            .await
+        self.client().write_upid(request.form(&form)).await
     }
 
     async fn action(&self, action: &str, form: &[(&str, String)]) -> Result<Upid, Error> {
-        let path = self.path(&format!("status/{action}"))?;
-        self.client()
-            .write_upid(Request::post(path).form(form))
-            .await
+        let request = self.request(Method::POST, &format!("status/{action}"), &[])?;
+        self.client().write_upid(request.form(form)).await
     }
 
     /// `POST /nodes/{node}/{qemu|lxc}/{vmid}/status/start`.
@@ -388,7 +396,7 @@ impl<K: GuestType> GuestApi<K> {
             }
         }
         self.client()
-            .write_upid(Request::post(self.path("migrate")?).form(&form))
+            .write_upid(self.request(Method::POST, "migrate", &[])?.form(&form))
             .await
     }
 }

@@ -1,6 +1,6 @@
 //! `/nodes/{node}/…`.
 
-use cpps_http::{Request, encode_segment};
+use cpps_http::{Method, Request};
 
 use crate::api::{LxcApi, QemuApi};
 use crate::family::{TaskStatus, Upid};
@@ -30,9 +30,18 @@ impl NodeApi {
         NodeName::new(self.node.as_str())
     }
 
-    pub(crate) fn path(&self, rest: &str) -> Result<String, Error> {
+    /// The request to `METHOD /nodes/{node}/rest` from the endpoint table; `args` fill the
+    /// placeholders of `rest`.
+    pub(crate) fn request(
+        &self,
+        method: Method,
+        rest: &str,
+        args: &[&str],
+    ) -> Result<Request, Error> {
         let node = self.name()?;
-        Ok(format!("nodes/{}/{rest}", encode_segment(node.as_str())))
+        let mut all = vec![node.as_str()];
+        all.extend_from_slice(args);
+        super::request(method, &format!("/nodes/{{node}}/{rest}"), &all)
     }
 
     pub(crate) fn client(&self) -> &Client {
@@ -41,17 +50,23 @@ impl NodeApi {
 
     /// `GET /nodes/{node}/status`.
     pub async fn status(&self) -> Result<NodeStatus, Error> {
-        self.client.get(Request::get(self.path("status")?)).await
+        self.client
+            .get(self.request(Method::GET, "status", &[])?)
+            .await
     }
 
     /// `GET /nodes/{node}/qemu`: the VMs on this node.
     pub async fn qemu_list(&self) -> Result<Vec<QemuListItem>, Error> {
-        self.client.get_list(Request::get(self.path("qemu")?)).await
+        self.client
+            .get_list(self.request(Method::GET, "qemu", &[])?)
+            .await
     }
 
     /// `GET /nodes/{node}/lxc`: the containers on this node.
     pub async fn lxc_list(&self) -> Result<Vec<LxcListItem>, Error> {
-        self.client.get_list(Request::get(self.path("lxc")?)).await
+        self.client
+            .get_list(self.request(Method::GET, "lxc", &[])?)
+            .await
     }
 
     /// One VM: `/nodes/{node}/qemu/{vmid}/…`.
@@ -66,12 +81,14 @@ impl NodeApi {
 
     /// `GET /nodes/{node}/storage`: storages usable on this node, with usage.
     pub async fn storage(&self) -> Result<Vec<NodeStorage>, Error> {
-        self.client.get(Request::get(self.path("storage")?)).await
+        self.client
+            .get(self.request(Method::GET, "storage", &[])?)
+            .await
     }
 
     /// `GET /nodes/{node}/tasks` with filters.
     pub async fn tasks(&self, filter: &TaskFilter) -> Result<Vec<TaskListItem>, Error> {
-        let mut request = Request::get(self.path("tasks")?);
+        let mut request = self.request(Method::GET, "tasks", &[])?;
         for (k, v) in filter.query() {
             request = request.query(k, v);
         }
@@ -93,13 +110,16 @@ impl NodeApi {
             form.push(("mode", mode.to_owned()));
         }
         self.client
-            .get(Request::post(self.path("vzdump")?).form(&form))
+            .get(self.request(Method::POST, "vzdump", &[])?.form(&form))
             .await
     }
 
     /// `GET /nodes/{node}/tasks/{upid}/status`.
     pub async fn task_status(&self, upid: &Upid) -> Result<TaskStatus, Error> {
-        let path = self.path(&format!("tasks/{}", encode_segment(upid.as_str())))?;
-        Ok(crate::family::task_status(self.client.http(), &path).await?)
+        // The family's task reader appends `/status` itself.
+        let request = self.request(Method::GET, "tasks/{upid}/status", &[upid.as_str()])?;
+        let path = request.path();
+        let task = path.strip_suffix("/status").unwrap_or(path);
+        Ok(crate::family::task_status(self.client.http(), task).await?)
     }
 }
