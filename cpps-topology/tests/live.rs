@@ -110,6 +110,7 @@ fn sp_pve() -> PveFacts {
             legacy,
         ],
         partial: Vec::new(),
+        chain: Default::default(),
     }
 }
 
@@ -271,7 +272,7 @@ fn drift_and_state_rules_over_the_estate() {
             .starts_with("guest build-runner is `declared` in the file but is live")
     }));
     // The report counts the live rules.
-    assert_eq!(audit.report.summary.rules_checked, 47 + 15);
+    assert_eq!(audit.report.summary.rules_checked, 47 + 17);
 }
 
 /// An HA resource whose requested state is `ignored` or `disabled` does not fail over:
@@ -480,6 +481,7 @@ fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
                 newest_verified_time: Some(NOW - 3 * 86_400),
             },
         ],
+        chain: Default::default(),
     });
     sp.gpus = vec![(
         "pve-ippri-31".to_owned(),
@@ -629,6 +631,7 @@ k3s_clusters:
         nodes: vec![node("pve-labri-31")],
         guests: vec![guest(300, "tutor", "pve-labri-31", PveGuestKind::Vm, false)],
         partial: Vec::new(),
+        chain: Default::default(),
     });
     let audit = live::audit(&topo, &observation(sp, franca), &LiveOptions::at(NOW));
     let findings = &audit.report.findings;
@@ -811,6 +814,7 @@ fn metrics_name_every_subject_of_kubernetes_and_pbs() {
             newest_time: NOW - 60,
             newest_verified_time: None,
         }],
+        chain: Default::default(),
     });
     sp.proxmox = Sourced::Observed(sp_pve());
     let text = live::metrics::render(

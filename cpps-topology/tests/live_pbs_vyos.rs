@@ -405,6 +405,7 @@ async fn backups_jobs_and_router_facts_feed_the_audit() {
             guest(200, "monitoring"),
         ],
         partial: Vec::new(),
+        chain: Default::default(),
     });
     site.pbs = sp.pbs.clone();
     let audit = audit_at_now(&topology, vec![site]);
@@ -445,6 +446,7 @@ fn backup_003_matches_type_and_refuses_ambiguous_groups() {
             guest(200, "monitoring"),
         ],
         partial: Vec::new(),
+        chain: Default::default(),
     });
     site.pbs = Sourced::Observed(PbsFacts {
         server: "https://127.0.0.1:8007".to_owned(),
@@ -467,6 +469,7 @@ fn backup_003_matches_type_and_refuses_ambiguous_groups() {
             backup_group("store1", "franca", "ct", "200"),
         ],
         partial: Vec::new(),
+        chain: Default::default(),
     });
     let audit = audit_at_now(&topology, vec![site]);
     assert_eq!(
@@ -492,6 +495,7 @@ fn backup_003_cannot_tell_over_a_partial_answer() {
         nodes: Vec::new(),
         guests: vec![guest(100, "gitlab"), guest(200, "monitoring")],
         partial: Vec::new(),
+        chain: Default::default(),
     });
     site.pbs = Sourced::Observed(PbsFacts {
         server: "https://127.0.0.1:8007".to_owned(),
@@ -499,6 +503,7 @@ fn backup_003_cannot_tell_over_a_partial_answer() {
         jobs: Vec::new(),
         backups: vec![backup_group("store1", "", "ct", "200")],
         partial: vec!["snapshots of datastore store1 namespace `pve-b`: 403 Forbidden".to_owned()],
+        chain: Default::default(),
     });
     let audit = audit_at_now(&topology, vec![site]);
     assert_eq!(
@@ -520,6 +525,7 @@ fn backup_003_cannot_tell_over_a_datastore_list_that_may_be_filtered() {
         nodes: Vec::new(),
         guests: vec![guest(100, "gitlab")],
         partial: Vec::new(),
+        chain: Default::default(),
     });
     let filtered = "datastore list may be filtered: the credentials hold neither Datastore.Audit nor Datastore.Backup propagating from /datastore";
     site.pbs = Sourced::Observed(PbsFacts {
@@ -528,6 +534,7 @@ fn backup_003_cannot_tell_over_a_datastore_list_that_may_be_filtered() {
         jobs: Vec::new(),
         backups: Vec::new(),
         partial: vec![filtered.to_owned()],
+        chain: Default::default(),
     });
     let audit = audit_at_now(&topology, vec![site]);
     assert_eq!(

@@ -231,6 +231,7 @@ fn sp_facts(guests: Vec<PveGuest>) -> PveFacts {
             .to_vec(),
         guests,
         partial: Vec::new(),
+        chain: Default::default(),
     }
 }
 

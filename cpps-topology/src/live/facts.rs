@@ -16,8 +16,8 @@ pub use super::linstor::facts::{
     DrbdConnectionFact, LinstorFacts, LinstorGroup, LinstorNode, LinstorReading, LinstorResource,
     LinstorStoragePool,
 };
-pub use super::pbs::facts::{GuestBackupFact, PbsFacts, PbsJobFact};
-pub use super::pve::facts::{PveFacts, PveGuest, PveGuestKind, PveNode};
+pub use super::pbs::facts::{GuestBackupFact, PbsChainReading, PbsFacts, PbsJobFact};
+pub use super::pve::facts::{PveChainReading, PveFacts, PveGuest, PveGuestKind, PveNode};
 pub use super::vyos::facts::{
     BgpNeighborFact, IpsecTunnelFact, RouterSide, VrrpFact, VyosFacts, WireGuardPeerFact,
 };

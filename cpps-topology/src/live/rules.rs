@@ -3,7 +3,8 @@
 //! `linstor/rules.rs`: LINSTOR-007, LINSTOR-008; `kube/rules.rs`: INGRESS-002, GITOPS-002; `gpu/rules.rs`:
 //! GPU-005; `vyos/rules.rs`: LINK-001, LINK-002, LINK-003, VRRP-001, `docs/live-invariants.md`). The rules
 //! that read more than one system are here: STATE-002/003 (the diff), BACKUP-003 (PBS against
-//! Proxmox) and OBS-001 (the basic alerts).
+//! Proxmox), BACKUP-005 (each guest's backup chain across both sites) and OBS-001 (the basic
+//! alerts).
 //!
 //! They emit the same [`Finding`](crate::finding::Finding)s as the static checks, with the
 //! component's location in the topology file, so suppressions and every report format apply to them
@@ -71,6 +72,7 @@ pub(crate) const ACROSS_SYSTEMS: &[(RuleId, LiveCheck)] = &[
     (RuleId("STATE-002"), state_002),
     (RuleId("STATE-003"), state_003),
     (RuleId("BACKUP-003"), backup_003),
+    (RuleId("BACKUP-005"), backup_005),
     (RuleId("OBS-001"), obs_001),
 ];
 
@@ -266,6 +268,149 @@ fn backup_003(live: &Live<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
+}
+
+/// BACKUP-005: each guest's backup chain, end to end: backed up here, verified, copied to the
+/// other site, within the RPO. The PVE side and both PBS readings are judged by
+/// [`cpps_pbs::chain::judge`], the code `pbs-report --chain` runs. The copy is looked for on the
+/// other site's PBS (the endpoints file has one per site), where its pull jobs write; with no
+/// other site, or its PBS not read, every copy is "cannot tell".
+fn backup_005(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for site in &live.observed.sites {
+        let (Some(site_ref), Some(pve)) = (live.site_ref(&site.site), site.proxmox.observed())
+        else {
+            continue;
+        };
+        // Facts built without a reading (not from a source) have nothing to judge.
+        let Some(read) = pve.chain.get() else {
+            continue;
+        };
+        let mut input = match read {
+            Ok(input) => input.clone(),
+            Err(why) => {
+                emit_on(
+                    sink,
+                    Severity::Warning,
+                    site_ref,
+                    format!(
+                        "cannot tell the backup chain of site {}'s guests: the PVE side could not be read: {why}",
+                        site.site
+                    ),
+                );
+                continue;
+            }
+        };
+        input.here = site
+            .pbs
+            .observed()
+            .and_then(|p| p.chain.get())
+            .map(|side| side.here(&input.targets))
+            .unwrap_or_default();
+        input.there = copies_elsewhere(live, site, &input.targets);
+        let declared: BTreeMap<&str, &crate::model::Guest> = live
+            .topo
+            .guests()
+            .iter()
+            .filter(|g| live.topo.site_of_guest(g).map(|s| s.as_str()) == Some(site.site.as_str()))
+            .map(|g| (g.id.as_str(), g))
+            .collect();
+        chain_findings(live, sink, site_ref, &input, &declared);
+    }
+}
+
+/// Judges each guest of `input` against its RPO (the declared guest's, else the topology's;
+/// "not stated" judges everything but the age) and emits what is not ok.
+fn chain_findings(
+    live: &Live<'_>,
+    sink: &mut Sink<'_>,
+    site_ref: ComponentRef<'_>,
+    input: &cpps_pbs::chain::ChainInput,
+    declared: &BTreeMap<&str, &crate::model::Guest>,
+) {
+    for guest in &input.guests {
+        let topo_guest = guest.name.as_deref().and_then(|n| declared.get(n)).copied();
+        let rpo = topo_guest.map_or(live.topo.rpo, |g| live.topo.rpo_of(g));
+        let limit = rpo.map_or(std::time::Duration::MAX, |r| {
+            std::time::Duration::from_secs(r.as_secs())
+        });
+        let mut one = input.clone();
+        one.guests = vec![guest.clone()];
+        for chain in cpps_pbs::chain::judge(&one, live.options.now, limit) {
+            if chain.verdict == cpps_pbs::chain::Verdict::Ok && rpo.is_some() {
+                continue;
+            }
+            let text = chain.to_string().replace("\n    - ", "; ");
+            let message = match rpo {
+                Some(rpo) => format!("backup chain of guest {text} (RPO {rpo})"),
+                None => format!(
+                    "backup chain of guest {text}; RPO not stated, so the ages were not judged"
+                ),
+            };
+            let on = topo_guest.map_or(site_ref, ComponentRef::Guest);
+            emit_on(sink, Severity::Warning, on, message);
+        }
+    }
+}
+
+/// The copies of `targets` on the other site's PBS, where its pull jobs write (a pull keeps
+/// the remote's group ids: proxmox-backup `src/server/pull.rs`). Empty (every copy "cannot
+/// tell") unless exactly one other site was observed.
+fn copies_elsewhere(
+    live: &Live<'_>,
+    site: &SiteObservation,
+    targets: &[cpps_pbs::chain::PbsTarget],
+) -> Vec<cpps_pbs::chain::SiteCopies> {
+    let others: Vec<&SiteObservation> = live
+        .observed
+        .sites
+        .iter()
+        .filter(|s| s.site != site.site)
+        .collect();
+    let [other] = others.as_slice() else {
+        return Vec::new();
+    };
+    let Some(pbs) = other.pbs.observed() else {
+        let why = other.pbs.failure().map_or_else(
+            || format!("the PBS of site {} was not read", other.site),
+            |f| format!("the PBS of site {} was not read: {f}", other.site),
+        );
+        return unread_copies(targets, &other.site, &why);
+    };
+    let Some(side) = pbs.chain.get() else {
+        return Vec::new();
+    };
+    let places: Vec<(String, String)> = pbs
+        .jobs
+        .iter()
+        .filter(|j| j.kind == "sync")
+        .filter_map(|j| Some((j.store.clone(), j.pulls_into.clone()?)))
+        .collect();
+    // With its sync job list unread, no pull job seen says nothing of where copies land.
+    let unread_jobs = pbs.partial.iter().find(|p| p.starts_with("sync jobs: "));
+    if let (true, Some(why)) = (places.is_empty(), unread_jobs) {
+        return unread_copies(targets, &other.site, why);
+    }
+    side.copies(&places, targets, &other.site)
+}
+
+/// Every target's copies on `site` as not read, for `why`.
+fn unread_copies(
+    targets: &[cpps_pbs::chain::PbsTarget],
+    site: &str,
+    why: &str,
+) -> Vec<cpps_pbs::chain::SiteCopies> {
+    targets
+        .iter()
+        .map(|t| {
+            cpps_pbs::chain::SiteCopies::new(
+                &t.datastore,
+                &t.namespace,
+                site,
+                Err(why.to_owned()),
+                false,
+            )
+        })
+        .collect()
 }
 
 /// BACKUP-003's words for a guest whose one backup group is known: none when its newest

@@ -222,6 +222,23 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         remediation: "schedule a PBS backup job with verification for the guest",
     },
     RuleInfo {
+        id: RuleId("BACKUP-005"),
+        severity: Severity::Warning,
+        kind: RuleKind::Live,
+        title: "each guest's backup chain: backed up here, verified, copied to the other site, within the RPO",
+        citations: &[
+            cite(
+                ARCH,
+                "PBS local — retenção média (semanas/meses), restore granular VM-level e por arquivo",
+            ),
+            cite(
+                ARCH,
+                "PBS remoto cross-site — disaster recovery, retenção longa, sync via WireGuard",
+            ),
+        ],
+        remediation: "fix the first broken link: the vzdump job to the PBS storage, its verify job, or the other site's pull of the datastore",
+    },
+    RuleInfo {
         id: RuleId("BACKUP-004"),
         severity: Severity::Info,
         kind: RuleKind::Static,
@@ -378,7 +395,7 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
     RuleInfo {
         id: RuleId("GPU-004"),
         severity: Severity::Warning,
-        kind: RuleKind::Static,
+        kind: RuleKind::StaticAndLive,
         title: "each GPU cluster is registered with its site's ArgoCD",
         citations: &[
             cite(

@@ -43,15 +43,11 @@ use std::time::Duration;
 
 use clap::Parser;
 use cpps_examples::Format;
-use cpps_pbs::chain::{
-    self, ChainGuest, ChainInput, ChainJob, CopyGroup, GuestChain, PbsTarget, SiteCopies, Verdict,
-    VzdumpRun,
-};
+use cpps_pbs::chain::{self, ChainInput, GuestChain, Verdict};
 use cpps_pbs::checks::{Sites, parse_duration};
 use cpps_pbs::report::{self, ReportOptions};
-use cpps_pbs::types::{BackupType, ExitStatus};
 use cpps_pbs::{ClientBuilder, Error};
-use cpps_proxmox::types::{ClusterResource, ResourceFilter, ResourceType, TaskFilter};
+use cpps_topology::live::sources::PveSource;
 
 /// Backup report of the Proxmox Backup Server in PBS_REPOSITORY.
 ///
@@ -291,193 +287,19 @@ fn print_report(
     }
 }
 
-/// Reads the PVE side of the backup chain: guests, PBS storages of the reported datastores,
-/// the vzdump jobs (each with the guests it includes) and the vzdump tasks of the guests'
-/// nodes. An unreadable storage or job list ends the chain: without it no guest can be judged.
+/// Reads the PVE side of the backup chain with the live audit's reader
+/// ([`PveSource::backup_chain`], which BACKUP-005 uses too), then keeps the PBS storages on the
+/// datastores this report reads (and those of `--pve-storage`).
 async fn read_pve(args: &Args, stores: &[String], timeout: Duration) -> Result<ChainInput, String> {
     let pve = cpps_proxmox::ClientBuilder::from_env(&cpps_http::env::process_env)
         .and_then(|b| b.deadline(timeout).request_timeout(timeout).build())
         .map_err(|e| report::error_chain(&e))?;
-    let read = |e: cpps_proxmox::Error| report::error_chain(&e);
-    let resources = pve
-        .cluster()
-        .resources(Some(ResourceFilter::Vm))
-        .await
-        .map_err(read)?;
-    let storages = pve.storage_configs(None).await.map_err(read)?;
-    let backup_jobs = pve.cluster().backup_jobs().await.map_err(read)?;
-    let guests: Vec<&ClusterResource> = resources
-        .iter()
-        .filter(|r| r.vmid.is_some() && r.template != Some(true))
-        .collect();
-    let mut input = ChainInput::default();
-    for guest in &guests {
-        let (Some(vmid), Some(kind)) = (guest.vmid, backup_type(&guest.kind)) else {
-            continue;
-        };
-        let mut chain_guest = ChainGuest::new(vmid.get(), kind);
-        if let Some(name) = &guest.name {
-            chain_guest = chain_guest.name(name.clone());
-        }
-        if let Some(node) = &guest.node {
-            chain_guest = chain_guest.node(node.clone());
-        }
-        input.guests.push(chain_guest);
-    }
-    input.targets = storages
-        .iter()
-        .filter(|s| s.is_pbs())
-        .filter(|s| s.datastore.as_ref().is_some_and(|d| stores.contains(d)))
-        .filter(|s| args.pve_storages.is_empty() || args.pve_storages.contains(&s.storage))
-        .map(|s| {
-            PbsTarget::new(
-                s.storage.clone(),
-                s.datastore.clone().unwrap_or_default(),
-                s.namespace.clone().unwrap_or_default(),
-            )
-            .encrypted(s.is_encrypted())
-            .enabled(s.is_enabled())
-        })
-        .collect();
-    // GET /storage is filtered by Datastore.Audit (pve-storage `PVE/API2/Storage/Config.pm`),
-    // so a job's storage missing from it is "cannot tell"; a listed storage that is not one of
-    // this report's PBS targets is simply another place.
-    input.targets_complete = false;
-    input.jobs = backup_jobs
-        .iter()
-        .filter(|job| {
-            let listed = storages
-                .iter()
-                .any(|s| Some(&s.storage) == job.storage.as_ref());
-            !listed
-                || input
-                    .targets
-                    .iter()
-                    .any(|t| Some(&t.storage) == job.storage.as_ref())
-        })
-        .map(|job| {
-            let vmids = guests
-                .iter()
-                .filter(|g| job.includes(g))
-                .filter_map(|g| g.vmid.map(|v| v.get()))
-                .collect();
-            ChainJob::new(job.id.clone(), job.is_enabled(), job.storage.clone(), vmids)
-        })
-        .collect();
-    input.runs = read_runs(&pve, &guests).await;
-    input.runs_complete = input.runs.is_ok() && audits_every_node(&pve, &guests).await;
+    let mut input = PveSource::backup_chain(&pve).await?;
+    input.retain_targets(|t| {
+        stores.contains(&t.datastore)
+            && (args.pve_storages.is_empty() || args.pve_storages.contains(&t.storage))
+    });
     Ok(input)
-}
-
-/// The vzdump backup type of a guest resource.
-fn backup_type(kind: &ResourceType) -> Option<BackupType> {
-    match kind {
-        ResourceType::Qemu => Some(BackupType::Vm),
-        ResourceType::Lxc => Some(BackupType::Ct),
-        _ => None,
-    }
-}
-
-/// Whether the caller holds `Sys.Audit` on `/nodes/{node}` of every guest's node
-/// (`GET /access/permissions?path=…`, pve-access-control `PVE/API2/AccessControl.pm`
-/// `permissions`: `{path: {privilege: propagate}}`, `{}` without any). Without it PVE lists only
-/// the caller's own tasks (pve-manager `PVE/API2/Tasks.pm` `node_tasks`), and scheduled
-/// backups run as `root@pam`; a failed read counts as not held.
-async fn audits_every_node(pve: &cpps_proxmox::Client, guests: &[&ClusterResource]) -> bool {
-    let mut nodes: Vec<&str> = guests.iter().filter_map(|g| g.node.as_deref()).collect();
-    nodes.sort_unstable();
-    nodes.dedup();
-    for node in nodes {
-        let path = format!("/nodes/{node}");
-        let Ok(rights) = pve
-            .get_raw("access/permissions", &[("path", path.as_str())])
-            .await
-        else {
-            return false;
-        };
-        // `propagate` is 0 or 1; the privilege is held either way.
-        if rights.get(&path).and_then(|p| p.get("Sys.Audit")).is_none() {
-            return false;
-        }
-    }
-    true
-}
-
-/// The vzdump tasks of the guests' nodes (`GET /nodes/{node}/tasks?typefilter=vzdump&source=all`,
-/// running ones included), or the first error.
-async fn read_runs(
-    pve: &cpps_proxmox::Client,
-    guests: &[&ClusterResource],
-) -> Result<Vec<VzdumpRun>, String> {
-    let mut nodes: Vec<&str> = guests.iter().filter_map(|g| g.node.as_deref()).collect();
-    nodes.sort_unstable();
-    nodes.dedup();
-    let mut runs = Vec::new();
-    for node in nodes {
-        let mut filter = TaskFilter::default().typefilter("vzdump").limit(1000);
-        filter.source = Some("all".to_owned());
-        let tasks = pve
-            .node(node)
-            .tasks(&filter)
-            .await
-            .map_err(|e| format!("tasks of {node}: {}", report::error_chain(&e)))?;
-        // The type is checked again: the filter is the server's, and a fake may ignore it.
-        for task in tasks.iter().filter(|t| t.worker_type == "vzdump") {
-            let vmid = task.id.as_deref().and_then(|id| id.parse().ok());
-            let start = i64::try_from(task.starttime).unwrap_or(i64::MAX);
-            let mut run = VzdumpRun::new(task.node.clone(), vmid, start);
-            if let Some(end) = task.endtime {
-                let status = task.status.as_deref().unwrap_or("unknown");
-                run = run.ended(
-                    i64::try_from(end).unwrap_or(i64::MAX),
-                    ExitStatus::parse(status),
-                );
-            }
-            runs.push(run);
-        }
-    }
-    Ok(runs)
-}
-
-/// The copies of each target's datastore and namespace on the other site, read through the
-/// remote scan of this PBS; the list is the remote credentials' view, so never complete.
-async fn read_copies(
-    pbs: &cpps_pbs::Client,
-    copy: &Copy,
-    targets: &[PbsTarget],
-    sites: &Sites,
-) -> Vec<SiteCopies> {
-    let site = sites
-        .site_of_name(&copy.remote)
-        .map_or_else(|| format!("remote {}", copy.remote), str::to_owned);
-    let mut out: Vec<SiteCopies> = Vec::new();
-    for target in targets {
-        let (store, ns) = (&target.datastore, &target.namespace);
-        if out
-            .iter()
-            .any(|c| &c.datastore == store && &c.namespace == ns)
-        {
-            continue;
-        }
-        let remote_ns = copy.namespace.clone().unwrap_or_else(|| ns.clone());
-        let groups = pbs
-            .remote_groups(
-                &copy.remote,
-                &copy.store,
-                (!remote_ns.is_empty()).then_some(remote_ns.as_str()),
-            )
-            .await
-            .map(|groups| CopyGroup::from_groups(&groups))
-            .map_err(|e| report::error_chain(&e));
-        out.push(SiteCopies::new(
-            store.clone(),
-            ns.clone(),
-            site.clone(),
-            groups,
-            false,
-        ));
-    }
-    out
 }
 
 /// The backup chain of every guest: PVE's side, this PBS's snapshots, the copies.
@@ -493,7 +315,18 @@ async fn chain(
     let mut input = read_pve(args, &stores, timeout).await?;
     input.here = chain::site_backups(inventory, &input.targets, now, args.rpo);
     if let Some(copy) = &args.copy {
-        input.there = read_copies(pbs, copy, &input.targets, sites).await;
+        let site = sites
+            .site_of_name(&copy.remote)
+            .map_or_else(|| format!("remote {}", copy.remote), str::to_owned);
+        input.there = chain::read_remote_copies(
+            pbs,
+            &copy.remote,
+            &copy.store,
+            copy.namespace.as_deref(),
+            &input.targets,
+            &site,
+        )
+        .await;
     }
     Ok(chain::judge(&input, now, args.rpo))
 }

@@ -1,5 +1,9 @@
 //! What a Proxmox Backup Server reports, in a shape independent of `cpps-pbs`.
 
+use std::fmt;
+use std::sync::Arc;
+
+use cpps_pbs::chain::PbsSide;
 use serde::Serialize;
 
 /// The newest backup of one guest in one datastore.
@@ -51,4 +55,44 @@ pub struct PbsFacts {
     /// Parts that could not be read and did not stop the observation (one datastore's
     /// snapshots, a job list the token may not see), each with its error.
     pub partial: Vec<String>,
+    /// The newest finished backups per datastore and namespace, for BACKUP-005 (this site's
+    /// backups, and the copies of the other site's); not serialised.
+    #[serde(skip)]
+    pub chain: PbsChainReading,
+}
+
+/// What the PBS answered for the backup chain ([`PbsSide`]); "not read" by default. Two
+/// readings are equal when they are the same reading; Debug prints no content.
+#[derive(Clone, Default)]
+pub struct PbsChainReading(Option<Arc<PbsSide>>);
+
+impl PbsChainReading {
+    /// A reading.
+    pub fn new(side: PbsSide) -> Self {
+        Self(Some(Arc::new(side)))
+    }
+
+    /// What was read; `None` when not read.
+    pub fn get(&self) -> Option<&PbsSide> {
+        self.0.as_deref()
+    }
+}
+
+impl PartialEq for PbsChainReading {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for PbsChainReading {}
+
+impl fmt::Debug for PbsChainReading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.0.is_some() { "read" } else { "none" };
+        write!(f, "PbsChainReading({what})")
+    }
 }

@@ -3,10 +3,13 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
+use cpps_pbs::chain::{PbsSide, SiteBackups};
 use cpps_pbs::types::{BackupType, SyncDirection};
 use cpps_pbs::{Client, SnapshotQuery};
 
-use crate::live::facts::{GuestBackupFact, PbsFacts, PbsJobFact, SourceFailure, SourceKind};
+use crate::live::facts::{
+    GuestBackupFact, PbsChainReading, PbsFacts, PbsJobFact, SourceFailure, SourceKind,
+};
 use crate::live::source::Source;
 
 /// A site's PBS, read through [`cpps_pbs::Client`]: `GET /admin/datastore`, then per
@@ -123,15 +126,15 @@ impl Source<PbsFacts> for PbsSource {
             partial.push(format!("{DATASTORES_FILTERED}: {why}"));
         }
         let mut backups = Vec::new();
+        // The backup chain's reading: the same snapshots, per datastore and namespace.
+        let mut side = PbsSide::new(partial.is_empty());
         for store in &stores {
             let namespaces = match c.namespaces(&store.store, None, None).await {
                 Ok(namespaces) => namespaces,
                 Err(e) => {
-                    partial.push(format!(
-                        "namespaces of datastore {}: {}",
-                        store.store,
-                        crate::live::facts::error_chain(&e)
-                    ));
+                    let e = crate::live::facts::error_chain(&e);
+                    partial.push(format!("namespaces of datastore {}: {e}", store.store));
+                    side.unread.push((store.store.clone(), e));
                     continue;
                 }
             };
@@ -144,12 +147,13 @@ impl Source<PbsFacts> for PbsSource {
                 let snapshots = match c.snapshots(&store.store, &query).await {
                     Ok(snapshots) => snapshots,
                     Err(e) => {
+                        let e = crate::live::facts::error_chain(&e);
                         partial.push(format!(
-                            "snapshots of datastore {} namespace `{}`: {}",
-                            store.store,
-                            ns.ns,
-                            crate::live::facts::error_chain(&e)
+                            "snapshots of datastore {} namespace `{}`: {e}",
+                            store.store, ns.ns
                         ));
+                        side.backups
+                            .push(SiteBackups::new(&store.store, &ns.ns, Err(e)));
                         continue;
                     }
                 };
@@ -162,6 +166,8 @@ impl Source<PbsFacts> for PbsSource {
                     now,
                     Duration::MAX,
                 );
+                side.backups
+                    .push(SiteBackups::new(&store.store, &ns.ns, Ok(newest.clone())));
                 backups.extend(
                     newest
                         .into_iter()
@@ -210,6 +216,7 @@ impl Source<PbsFacts> for PbsSource {
             jobs,
             backups,
             partial,
+            chain: PbsChainReading::new(side),
         })
     }
 }

@@ -1,5 +1,9 @@
 //! What Proxmox VE reports, in a shape independent of `cpps-proxmox`.
 
+use std::fmt;
+use std::sync::Arc;
+
+use cpps_pbs::chain::ChainInput;
 use serde::Serialize;
 
 /// A Proxmox VE node as `GET /nodes` and `GET /nodes/{node}/status` report it.
@@ -63,6 +67,47 @@ pub struct PveFacts {
     pub guests: Vec<PveGuest>,
     /// Problems that did not stop the observation (a node whose status could not be read).
     pub partial: Vec<String>,
+    /// The PVE side of the backup chain, for BACKUP-005 (which judges it with
+    /// [`cpps_pbs::chain::judge`]); not serialised.
+    #[serde(skip)]
+    pub chain: PveChainReading,
+}
+
+/// The PVE side of the backup chain ([`ChainInput`] with no PBS part), or why it could not be
+/// read; "not read" by default. Two readings are equal when they are the same reading; Debug
+/// prints no content.
+#[derive(Clone, Default)]
+pub struct PveChainReading(Option<Arc<Result<ChainInput, String>>>);
+
+impl PveChainReading {
+    /// A reading: the PVE side, or why it could not be read.
+    pub fn new(read: Result<ChainInput, String>) -> Self {
+        Self(Some(Arc::new(read)))
+    }
+
+    /// The PVE side; `None` when not read.
+    pub fn get(&self) -> Option<&Result<ChainInput, String>> {
+        self.0.as_deref()
+    }
+}
+
+impl PartialEq for PveChainReading {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for PveChainReading {}
+
+impl fmt::Debug for PveChainReading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.0.is_some() { "read" } else { "none" };
+        write!(f, "PveChainReading({what})")
+    }
 }
 
 impl PveGuest {

@@ -8,7 +8,9 @@ use cpps_proxmox::types::{GuestKind, LxcConfig, NodeState, ResourceFilter};
 use cpps_proxmox::{Client, GuestRef};
 use futures::StreamExt;
 
-use crate::live::facts::{PveFacts, PveGuest, PveGuestKind, PveNode, SourceFailure, SourceKind};
+use crate::live::facts::{
+    PveChainReading, PveFacts, PveGuest, PveGuestKind, PveNode, SourceFailure, SourceKind,
+};
 use crate::live::source::Source;
 
 /// A site's Proxmox VE cluster, read through [`cpps_proxmox::Client`].
@@ -18,6 +20,8 @@ use crate::live::source::Source;
 /// and `GET /nodes/{node}/lxc/{vmid}/config` for every container in one round, at most
 /// `concurrency` at once: fewer for a near server, and their connections opened during the
 /// list round ([`cpps_proxmox::inventory::list_round`], the rule of the `inventory` sweep).
+/// Last, the PVE side of the backup chain ([`PveSource::backup_chain`]'s reads over the same
+/// guest list), kept in [`PveFacts::chain`].
 #[derive(Debug, Clone)]
 pub struct PveSource {
     client: Client,
@@ -39,6 +43,22 @@ impl PveSource {
     /// The client, for callers that need more than the facts (the driver-update runbook).
     pub fn client(&self) -> &Client {
         &self.client
+    }
+
+    /// The PVE side of the backup chain of `client`'s cluster: its guests
+    /// (`GET /cluster/resources?type=vm`), storages of type `pbs`, vzdump jobs and their tasks,
+    /// as the live audit's BACKUP-005 reads it. `pbs-report --chain` reads it here too, so the
+    /// two judge the same input.
+    ///
+    /// # Errors
+    /// Why a required list (guests, storages, jobs) could not be read.
+    pub async fn backup_chain(client: &Client) -> Result<cpps_pbs::chain::ChainInput, String> {
+        let resources = client
+            .cluster()
+            .resources(Some(ResourceFilter::Vm))
+            .await
+            .map_err(|e| crate::live::facts::error_chain(&e))?;
+        super::chain::read(client, &resources).await
     }
 
     fn fail(&self, error: &cpps_proxmox::Error) -> SourceFailure {
@@ -254,10 +274,14 @@ impl Source<PveFacts> for PveSource {
             })
             .collect();
         guests.sort_by_key(|g| g.vmid);
+        // The backup chain's PVE side, from the same guest list; its failure is kept in the
+        // reading, where BACKUP-005 says "cannot tell".
+        let chain = PveChainReading::new(super::chain::read(client, &resources).await);
         Ok(PveFacts {
             nodes: pve_nodes,
             guests,
             partial,
+            chain,
         })
     }
 }

@@ -1,0 +1,158 @@
+//! The PVE side of the backup chain ([`cpps_pbs::chain`]): the guests, the storages of type
+//! `pbs`, the vzdump jobs with the guests each includes, and the vzdump tasks of the guests'
+//! nodes. `pbs-report --chain` and the live rule BACKUP-005 both read it here.
+
+use cpps_pbs::chain::{ChainGuest, ChainInput, ChainJob, PbsTarget, VzdumpRun};
+use cpps_pbs::types::{BackupType, ExitStatus};
+use cpps_proxmox::Client;
+use cpps_proxmox::types::{ClusterResource, ResourceType, TaskFilter};
+
+use crate::live::facts::error_chain;
+
+/// The PVE side of the chain, over the guests of `resources` (`GET /cluster/resources?type=vm`):
+/// `GET /storage` (every storage of type `pbs` is a target), `GET /cluster/backup`, the vzdump
+/// tasks of each node, and `GET /access/permissions` to know whether those task lists are
+/// whole. An unreadable storage or job list is the error: without it no guest can be judged.
+pub(crate) async fn read(
+    pve: &Client,
+    resources: &[ClusterResource],
+) -> Result<ChainInput, String> {
+    let storages = pve
+        .storage_configs(None)
+        .await
+        .map_err(|e| error_chain(&e))?;
+    let backup_jobs = pve
+        .cluster()
+        .backup_jobs()
+        .await
+        .map_err(|e| error_chain(&e))?;
+    let guests: Vec<&ClusterResource> = resources
+        .iter()
+        .filter(|r| r.vmid.is_some() && r.template != Some(true))
+        .collect();
+    let mut input = ChainInput::default();
+    for guest in &guests {
+        let (Some(vmid), Some(kind)) = (guest.vmid, backup_type(&guest.kind)) else {
+            continue;
+        };
+        let mut chain_guest = ChainGuest::new(vmid.get(), kind);
+        if let Some(name) = &guest.name {
+            chain_guest = chain_guest.name(name.clone());
+        }
+        if let Some(node) = &guest.node {
+            chain_guest = chain_guest.node(node.clone());
+        }
+        input.guests.push(chain_guest);
+    }
+    input.targets = storages
+        .iter()
+        .filter(|s| s.is_pbs())
+        .map(|s| {
+            PbsTarget::new(
+                s.storage.clone(),
+                s.datastore.clone().unwrap_or_default(),
+                s.namespace.clone().unwrap_or_default(),
+            )
+            .encrypted(s.is_encrypted())
+            .enabled(s.is_enabled())
+        })
+        .collect();
+    // GET /storage is filtered by Datastore.Audit (pve-storage `PVE/API2/Storage/Config.pm`),
+    // so a job's storage missing from it is "cannot tell"; a listed storage that is not of
+    // type `pbs` is simply another place.
+    input.targets_complete = false;
+    input.jobs = backup_jobs
+        .iter()
+        .filter(|job| {
+            let listed = storages
+                .iter()
+                .any(|s| Some(&s.storage) == job.storage.as_ref());
+            !listed
+                || input
+                    .targets
+                    .iter()
+                    .any(|t| Some(&t.storage) == job.storage.as_ref())
+        })
+        .map(|job| {
+            let vmids = guests
+                .iter()
+                .filter(|g| job.includes(g))
+                .filter_map(|g| g.vmid.map(|v| v.get()))
+                .collect();
+            ChainJob::new(job.id.clone(), job.is_enabled(), job.storage.clone(), vmids)
+        })
+        .collect();
+    let nodes = nodes_of(&guests);
+    input.runs = read_runs(pve, &nodes).await;
+    input.runs_complete = input.runs.is_ok() && audits_every_node(pve, &nodes).await;
+    Ok(input)
+}
+
+/// The vzdump backup type of a guest resource.
+fn backup_type(kind: &ResourceType) -> Option<BackupType> {
+    match kind {
+        ResourceType::Qemu => Some(BackupType::Vm),
+        ResourceType::Lxc => Some(BackupType::Ct),
+        _ => None,
+    }
+}
+
+/// The guests' nodes, each once.
+fn nodes_of<'a>(guests: &[&'a ClusterResource]) -> Vec<&'a str> {
+    let mut nodes: Vec<&str> = guests.iter().filter_map(|g| g.node.as_deref()).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    nodes
+}
+
+/// Whether the caller holds `Sys.Audit` on `/nodes/{node}` of every node
+/// (`GET /access/permissions?path=…`, pve-access-control `PVE/API2/AccessControl.pm`
+/// `permissions`: `{path: {privilege: propagate}}`, `{}` without any). Without it PVE lists only
+/// the caller's own tasks (pve-manager `PVE/API2/Tasks.pm` `node_tasks`), and scheduled
+/// backups run as `root@pam`; a failed read counts as not held.
+async fn audits_every_node(pve: &Client, nodes: &[&str]) -> bool {
+    for node in nodes {
+        let path = format!("/nodes/{node}");
+        let Ok(rights) = pve
+            .get_raw("access/permissions", &[("path", path.as_str())])
+            .await
+        else {
+            return false;
+        };
+        // `propagate` is 0 or 1; the privilege is held either way.
+        if rights.get(&path).and_then(|p| p.get("Sys.Audit")).is_none() {
+            return false;
+        }
+    }
+    true
+}
+
+/// The vzdump tasks of `nodes` (`GET /nodes/{node}/tasks?typefilter=vzdump&source=all`,
+/// running ones included), or the first error.
+async fn read_runs(pve: &Client, nodes: &[&str]) -> Result<Vec<VzdumpRun>, String> {
+    let mut runs = Vec::new();
+    for node in nodes {
+        let mut filter = TaskFilter::default().typefilter("vzdump").limit(1000);
+        filter.source = Some("all".to_owned());
+        let tasks = pve
+            .node(node)
+            .tasks(&filter)
+            .await
+            .map_err(|e| format!("tasks of {node}: {}", error_chain(&e)))?;
+        // The type is checked again: the filter is the server's, and a fake may ignore it.
+        for task in tasks.iter().filter(|t| t.worker_type == "vzdump") {
+            let vmid = task.id.as_deref().and_then(|id| id.parse().ok());
+            let start = i64::try_from(task.starttime).unwrap_or(i64::MAX);
+            let mut run = VzdumpRun::new(task.node.clone(), vmid, start);
+            if let Some(end) = task.endtime {
+                let status = task.status.as_deref().unwrap_or("unknown");
+                run = run.ended(
+                    i64::try_from(end).unwrap_or(i64::MAX),
+                    ExitStatus::parse(status),
+                );
+            }
+            runs.push(run);
+        }
+    }
+    Ok(runs)
+}

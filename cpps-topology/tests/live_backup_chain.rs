@@ -1,0 +1,238 @@
+//! BACKUP-005, the backup chain of each guest across both sites, in the live audit. The facts
+//! carry the readings the sources keep (`PveFacts::chain`, `PbsFacts::chain`), and the rule
+//! judges them with `cpps_pbs::chain::judge`, the code `pbs-report --chain` runs. The PBS
+//! snapshots are cpps-pbs's `tests/fixtures/snapshots_store1.json` (proxmox-backup
+//! `src/api2/admin/datastore.rs` `list_snapshots_blocking`), with the changes each test names.
+#![cfg(feature = "live")]
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::{live_estate, rule_messages};
+use cpps_pbs::chain::{
+    ChainGuest, ChainInput, ChainJob, PbsSide, PbsTarget, SiteBackups, VzdumpRun,
+};
+use cpps_pbs::checks::newest_per_guest;
+use cpps_pbs::types::{BackupType, ExitStatus, Snapshot};
+use cpps_topology::live::facts::{
+    PbsChainReading, PbsFacts, PbsJobFact, PveChainReading, PveFacts, SiteObservation,
+    SourceFailure, SourceKind, Sourced,
+};
+use cpps_topology::live::{self, LiveOptions, Observation};
+
+/// "Now" of cpps-pbs's fixtures: 2026-11-29T08:00:00Z.
+const NOW: i64 = 1_795_939_200;
+const H: i64 = 3600;
+
+fn snapshots() -> Vec<Snapshot> {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../cpps-pbs/tests/fixtures/snapshots_store1.json");
+    let text = std::fs::read_to_string(file).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    serde_json::from_value(value["data"].clone()).unwrap()
+}
+
+/// A copy of the fixture's snapshot of `vm/100` taken `hours` ago, as `ty/id`.
+fn like_gitlab(ty: BackupType, id: &str, hours: i64) -> Snapshot {
+    let mut s = snapshots()
+        .into_iter()
+        .find(|s| s.backup_id == "100" && s.backup_time == NOW - hours * H)
+        .unwrap();
+    s.backup_type = ty;
+    s.backup_id = id.to_owned();
+    s
+}
+
+/// SP's PBS `store1`: gitlab (vm/100) backed up and verified 2 h ago; monitoring (ct/201)
+/// likewise; legacy-nfs (ct/202) finished and verified 30 h ago, and a newer snapshot 1 h ago
+/// that is not finished (no files: `backup_info.rs` `is_finished` is the manifest's presence).
+fn sp_snapshots() -> Vec<Snapshot> {
+    let mut unfinished = like_gitlab(BackupType::Ct, "202", 2);
+    unfinished.backup_time = NOW - H;
+    unfinished.files.clear();
+    unfinished.verification = None;
+    vec![
+        like_gitlab(BackupType::Vm, "100", 2),
+        like_gitlab(BackupType::Ct, "201", 2),
+        like_gitlab(BackupType::Ct, "202", 30),
+        unfinished,
+    ]
+}
+
+/// SP's PVE side: the three guests in one enabled job to the PBS storage `pbs-sp`, whose
+/// last runs (one task per node for several guests, pve-manager `PVE/API2/VZDump.pm`) ended
+/// OK, with task lists known to be whole.
+fn sp_pve() -> PveFacts {
+    let mut input = ChainInput::default();
+    input.guests = vec![
+        ChainGuest::new(100, BackupType::Vm)
+            .name("gitlab")
+            .node("pve-ippri-31"),
+        ChainGuest::new(201, BackupType::Ct)
+            .name("monitoring")
+            .node("pve-ippri-32"),
+        ChainGuest::new(202, BackupType::Ct)
+            .name("legacy-nfs")
+            .node("pve-ippri-32"),
+    ];
+    input.targets = vec![PbsTarget::new("pbs-sp", "store1", "")];
+    input.targets_complete = true;
+    input.jobs = vec![ChainJob::new(
+        "backup-daily",
+        true,
+        Some("pbs-sp".to_owned()),
+        vec![100, 201, 202],
+    )];
+    input.runs = Ok(["pve-ippri-31", "pve-ippri-32"]
+        .map(|n| VzdumpRun::new(n, None, NOW - 3 * H).ended(NOW - 2 * H, ExitStatus::parse("OK")))
+        .to_vec());
+    input.runs_complete = true;
+    PveFacts {
+        chain: PveChainReading::new(Ok(input)),
+        ..PveFacts::default()
+    }
+}
+
+fn pbs_facts(server: &str, side: PbsSide, jobs: Vec<PbsJobFact>) -> PbsFacts {
+    PbsFacts {
+        server: server.to_owned(),
+        jobs,
+        chain: PbsChainReading::new(side),
+        ..PbsFacts::default()
+    }
+}
+
+/// SP's PBS, read whole.
+fn sp_pbs() -> PbsFacts {
+    let mut side = PbsSide::new(true);
+    side.backups = vec![SiteBackups::new(
+        "store1",
+        "",
+        Ok(newest_per_guest(
+            "store1",
+            "",
+            &sp_snapshots(),
+            NOW,
+            Duration::MAX,
+        )),
+    )];
+    pbs_facts("https://127.0.0.1:8007", side, Vec::new())
+}
+
+/// Franca's PBS: a sync job pulling SP's datastore into `mirror`, namespace `sp` (a pull keeps
+/// the source's group ids, proxmox-backup `src/server/pull.rs` `pull_group`), holding copies
+/// of gitlab and legacy-nfs but none of monitoring.
+fn franca_pbs() -> PbsFacts {
+    let copies = vec![
+        like_gitlab(BackupType::Vm, "100", 2),
+        like_gitlab(BackupType::Ct, "202", 30),
+    ];
+    let mut side = PbsSide::new(true);
+    side.backups = vec![SiteBackups::new(
+        "mirror",
+        "sp",
+        Ok(newest_per_guest(
+            "mirror",
+            "sp",
+            &copies,
+            NOW,
+            Duration::MAX,
+        )),
+    )];
+    let pull = PbsJobFact {
+        kind: "sync".to_owned(),
+        id: "pull-sp".to_owned(),
+        store: "mirror".to_owned(),
+        last_ok: Some(true),
+        last_end: Some(NOW - H),
+        pulls_into: Some("sp".to_owned()),
+    };
+    pbs_facts("https://127.0.0.1:8008", side, vec![pull])
+}
+
+fn audit(franca: Sourced<PbsFacts>) -> Vec<String> {
+    let mut sp = SiteObservation::new("sp");
+    sp.proxmox = Sourced::Observed(sp_pve());
+    sp.pbs = Sourced::Observed(sp_pbs());
+    let mut fr = SiteObservation::new("franca");
+    fr.pbs = franca;
+    let audit = live::audit(
+        &live_estate(),
+        &Observation {
+            taken_at: NOW,
+            sites: vec![sp, fr],
+        },
+        &LiveOptions::at(NOW),
+    );
+    rule_messages(&audit.report, "BACKUP-005")
+}
+
+fn at(hours: i64) -> jiff::Timestamp {
+    jiff::Timestamp::from_second(NOW - hours * H).unwrap()
+}
+
+/// One guest fine (no finding), one with no copy on the other site, one whose newest snapshot
+/// is unfinished (its newest *finished* one, 30 h old, is judged against the 24 h RPO).
+#[test]
+fn backup_005_judges_each_guests_chain_across_both_sites() {
+    let found = audit(Sourced::Observed(franca_pbs()));
+    assert_eq!(
+        found,
+        [
+            format!(
+                "warning legacy-nfs backup chain of guest 202 (legacy-nfs) BREACH: backed up here at {t30}, verified (snapshot of {t30}), copied to franca at {t30}; the newest finished backup ({t30}) is older than the RPO; no backup verified ok within the RPO; the newest copy on franca ({t30}) is older than the RPO (RPO 1d)",
+                t30 = at(30)
+            ),
+            format!(
+                "warning monitoring backup chain of guest 201 (monitoring) BREACH: backed up here at {t2}, verified (snapshot of {t2}), no copy seen on franca; no copy on franca (RPO 1d)",
+                t2 = at(2)
+            ),
+        ]
+    );
+}
+
+/// The other site's PBS not read: every copy is "cannot tell", never ok, and a breach here
+/// stays a breach.
+#[test]
+fn backup_005_cannot_tell_a_copy_when_the_other_sites_pbs_was_not_read() {
+    let found = audit(Sourced::Failed(SourceFailure {
+        source: SourceKind::Pbs,
+        endpoint: "https://127.0.0.1:8008".to_owned(),
+        reason: "connection refused".to_owned(),
+    }));
+    assert_eq!(found.len(), 3, "{found:#?}");
+    let gitlab = found.iter().find(|m| m.contains("guest 100")).unwrap();
+    assert_eq!(
+        gitlab,
+        &format!(
+            "warning gitlab backup chain of guest 100 (gitlab) cannot tell: backed up here at {t2}, verified (snapshot of {t2}), copy not read; the copy on franca could not be read: the PBS of site franca was not read: pbs at https://127.0.0.1:8008: connection refused (RPO 1d)",
+            t2 = at(2)
+        )
+    );
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("guest 202 (legacy-nfs) BREACH"))
+    );
+}
+
+/// The other site's PBS read, but not its sync jobs (PBS filters or refuses them without
+/// `Remote.Audit`: proxmox-backup `src/api2/admin/sync.rs` `check_sync_job_read_access`):
+/// where the copies land is unknown, so every copy is "cannot tell".
+#[test]
+fn backup_005_cannot_tell_a_copy_when_the_other_sites_sync_jobs_are_unread() {
+    let mut franca = franca_pbs();
+    franca.jobs.clear();
+    franca
+        .partial
+        .push("sync jobs: 403 Forbidden: permission check failed".to_owned());
+    let found = audit(Sourced::Observed(franca));
+    let gitlab = found.iter().find(|m| m.contains("guest 100")).unwrap();
+    assert!(
+        gitlab.contains("cannot tell")
+            && gitlab.contains("the copy on franca could not be read: sync jobs: 403 Forbidden"),
+        "{gitlab}"
+    );
+}
