@@ -222,6 +222,37 @@ async fn timeout_bounds_the_whole_run_against_a_controller_that_never_answers() 
     assert!(err.contains("2s"), "the error names the timeout: {err}");
 }
 
+// Issue 33: `--timeout` is shared among the controllers, so that one that accepts the
+// connection and never answers leaves time to fail over to the next within the run, as golinstor
+// fails over on any network error (`client/client.go` `retry`, `findRespondingController`).
+// With a request timeout equal to `--timeout`, the silent first controller used the whole run
+// and the working one was never asked (exit 2).
+#[tokio::test]
+async fn timeout_leaves_time_to_fail_over_from_a_silent_first_controller() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            open.push(stream);
+        }
+    });
+    let server = controller(healthy_resources()).await;
+    let list = format!("http://{addr},{}", server.uri());
+    let out = run(&list, &["--timeout", "12", "--format", "json"]).await;
+    held.abort();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "JSON output; stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    // Nodes evicted/offline in the fixtures raise the alert: exit 1, not 2.
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json["controller"], format!("{}/", server.uri()));
+    server.verify().await;
+}
+
 #[test]
 fn help_documents_the_timeout() {
     common::help_documenting_timeout(env!("CARGO_BIN_EXE_linstor-health"));

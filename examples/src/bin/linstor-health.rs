@@ -10,7 +10,9 @@
 //! `cpps_linstor::ClientBuilder::from_env`). Read-only: it changes nothing.
 //!
 //! `--timeout SECONDS` (default 30) bounds the whole run: it is the client's deadline, and the
-//! run stops when it is spent, whatever the controllers do.
+//! run stops when it is spent, whatever the controllers do. Each request gets a share of it
+//! (divided by the number of controllers, at least 3 s), so that a controller that accepts the
+//! connection and never answers leaves time to fail over to the next.
 //!
 //! Each resource shows its class as linstor-client would (a top layer other than DRBD is
 //! "created", `INACTIVE` replicas are skipped, a group without `place_count` wants 2), its
@@ -153,10 +155,12 @@ fn parse_fraction(text: &str) -> Result<f64, String> {
 async fn run(args: &Args) -> anyhow::Result<bool> {
     let timeout = Duration::from_secs(args.timeout);
     let deadline = tokio::time::Instant::now() + timeout;
+    let controllers = std::env::var("LS_CONTROLLERS").unwrap_or_default();
+    let share = request_share(timeout, &controllers);
     let client = ClientBuilder::from_env(&cpps_http::env::process_env)?
         .deadline(timeout)
-        .connect_timeout(timeout.min(Duration::from_secs(5)))
-        .request_timeout(timeout.min(Duration::from_secs(30)))
+        .connect_timeout(share.min(Duration::from_secs(5)))
+        .request_timeout(share)
         .build()?;
     // What the run was waiting for when its time ran out: the requests in flight and those
     // that got no answer, each naming its controller.
@@ -355,6 +359,19 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
         || matches!(off_site, Some(Err(_))))
 }
 
+/// Each request's share of the run: `timeout` divided by the number of controllers in the
+/// `LS_CONTROLLERS`-style `list`, at least 3 s (and at most the whole run, and 30 s), so that a
+/// controller that accepts and never answers leaves time to fail over to the next, as golinstor
+/// fails over on any network error (`client/client.go` `retry`).
+fn request_share(timeout: Duration, list: &str) -> Duration {
+    let count = list.split(',').filter(|e| !e.trim().is_empty()).count();
+    let share = timeout / u32::try_from(count.max(1)).unwrap_or(u32::MAX);
+    share
+        .max(Duration::from_secs(3))
+        .min(timeout)
+        .min(Duration::from_secs(30))
+}
+
 /// Probes every controller of the list (`Client::probe_controllers`) with `vip` as the VIP,
 /// refused when the list does not hold it.
 async fn probe_vip(
@@ -405,6 +422,8 @@ async fn read_l2l_targets(
             let target = ClientBuilder::from_env(&cpps_http::env::process_env)?
                 .controllers_text(controllers.clone())
                 .deadline(timeout)
+                .connect_timeout(request_share(timeout, controllers).min(Duration::from_secs(5)))
+                .request_timeout(request_share(timeout, controllers))
                 .build()?;
             anyhow::Ok(target.snapshots().await?)
         };
