@@ -10,7 +10,7 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use common::{live_estate, rule_messages};
+use common::{LIVE_ESTATE, live_estate, load, rule_messages};
 use cpps_pbs::chain::{
     ChainGuest, ChainInput, ChainJob, PbsSide, PbsTarget, SiteBackups, VzdumpRun,
 };
@@ -153,13 +153,17 @@ fn franca_pbs() -> PbsFacts {
 }
 
 fn audit(franca: Sourced<PbsFacts>) -> Vec<String> {
+    audit_of(&live_estate(), franca)
+}
+
+fn audit_of(topology: &cpps_topology::Topology, franca: Sourced<PbsFacts>) -> Vec<String> {
     let mut sp = SiteObservation::new("sp");
     sp.proxmox = Sourced::Observed(sp_pve());
     sp.pbs = Sourced::Observed(sp_pbs());
     let mut fr = SiteObservation::new("franca");
     fr.pbs = franca;
     let audit = live::audit(
-        &live_estate(),
+        topology,
         &Observation {
             taken_at: NOW,
             sites: vec![sp, fr],
@@ -235,4 +239,21 @@ fn backup_005_cannot_tell_a_copy_when_the_other_sites_sync_jobs_are_unread() {
             && gitlab.contains("the copy on franca could not be read: sync jobs: 403 Forbidden"),
         "{gitlab}"
     );
+}
+
+/// Without an RPO in the documents the ages are "not stated": every guest is said, the ages
+/// are not judged, and what breaches without them (monitoring's missing copy) still does.
+#[test]
+fn backup_005_without_a_stated_rpo_judges_all_but_the_ages() {
+    let text = LIVE_ESTATE.replace("\nrpo: 24h\n", "\n");
+    assert_ne!(text, LIVE_ESTATE);
+    let topology = load("tests/fixtures/live/two-sites.yaml", &text);
+    let found = audit_of(&topology, Sourced::Observed(franca_pbs()));
+    assert_eq!(found.len(), 3, "{found:#?}");
+    let t30 = at(30);
+    assert!(found.contains(&format!(
+        "warning legacy-nfs backup chain of guest 202 (legacy-nfs) ok: backed up here at {t30}, verified (snapshot of {t30}), copied to franca at {t30}; RPO not stated, so the ages were not judged"
+    )));
+    let monitoring = found.iter().find(|m| m.contains("guest 201")).unwrap();
+    assert!(monitoring.contains("BREACH") && monitoring.contains("no copy on franca"));
 }
