@@ -215,3 +215,84 @@ impl Application {
         )
     }
 }
+
+/// The label selector of Argo CD's cluster Secrets (argo-cd `common/common.go`
+/// `LabelKeySecretType` = `argocd.argoproj.io/secret-type`, `LabelValueSecretTypeCluster` =
+/// `cluster`).
+pub const CLUSTER_SECRET_SELECTOR: &str = "argocd.argoproj.io/secret-type=cluster";
+
+/// One Argo CD cluster Secret, decoded as argo-cd `util/db/cluster.go` `SecretToCluster` reads
+/// it, without its `config`: that holds the cluster's credentials, so only whether Argo CD
+/// would accept it is kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClusterSecret {
+    /// `namespace/name` of the Secret.
+    pub secret: String,
+    /// Its `name` key: the cluster name Applications' `destination.name` and `argocd cluster
+    /// list` use (absent or empty: none).
+    pub name: Option<String>,
+    /// Its `server` key without trailing `/` (`SecretToCluster` trims it with
+    /// `strings.TrimRight`).
+    pub server: Option<String>,
+    /// Why Argo CD would refuse the Secret (`config` that is not a JSON object: "failed to
+    /// unmarshal cluster config"; a key that is not UTF-8), if it would.
+    pub problem: Option<String>,
+}
+
+/// Decodes one cluster Secret as [`ClusterSecret`] says. Never fails: an odd Secret is a
+/// [`ClusterSecret::problem`], a finding about that Secret, never a failed list.
+pub fn cluster_secret(secret: &k8s_openapi::api::core::v1::Secret) -> ClusterSecret {
+    let data = secret.data.as_ref();
+    let mut problems = Vec::new();
+    let mut text = |key: &str| {
+        let bytes = data?.get(key)?;
+        match std::str::from_utf8(&bytes.0) {
+            Ok(t) => Some(t.to_owned()),
+            Err(_) => {
+                problems.push(format!("its `{key}` is not UTF-8"));
+                None
+            }
+        }
+    };
+    let name = text("name").filter(|n| !n.is_empty());
+    let server = text("server")
+        .map(|s| s.trim_end_matches('/').to_owned())
+        .filter(|s| !s.is_empty());
+    // Go's `json.Unmarshal` into the `ClusterConfig` struct takes an object or `null`. Neither
+    // the bytes nor serde's message (which may quote them) leave this function.
+    let parses = |c: &[u8]| {
+        serde_json::from_slice::<Option<serde_json::Map<String, serde_json::Value>>>(c).is_ok()
+    };
+    let config = data.and_then(|d| d.get("config"));
+    if config.is_some_and(|c| !c.0.is_empty() && !parses(&c.0)) {
+        problems.push("its `config` is not a JSON object".to_owned());
+    }
+    ClusterSecret {
+        secret: format!(
+            "{}/{}",
+            secret.metadata.namespace.as_deref().unwrap_or(""),
+            secret.metadata.name.as_deref().unwrap_or("")
+        ),
+        name,
+        server,
+        problem: (!problems.is_empty()).then(|| problems.join("; ")),
+    }
+}
+
+/// The Argo CD cluster Secrets of the API server, in every namespace, each decoded on its own.
+/// `Err` says why the list could not be read (a 403 when the kubeconfig may not list Secrets):
+/// which clusters are registered then cannot be told, never "none".
+pub async fn list_cluster_secrets(client: &kube::Client) -> Result<Vec<ClusterSecret>, String> {
+    let api: kube::Api<k8s_openapi::api::core::v1::Secret> = kube::Api::all(client.clone());
+    let params = kube::api::ListParams::default().labels(CLUSTER_SECRET_SELECTOR);
+    match api.list(&params).await {
+        Ok(list) => Ok(list.items.iter().map(cluster_secret).collect()),
+        Err(kube::Error::Api(status)) => Err(format!(
+            "listing Secrets labelled {CLUSTER_SECRET_SELECTOR} answered {} {}",
+            status.code, status.reason
+        )),
+        Err(e) => Err(format!(
+            "listing Secrets labelled {CLUSTER_SECRET_SELECTOR} failed: {e}"
+        )),
+    }
+}

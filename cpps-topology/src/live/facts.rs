@@ -11,7 +11,7 @@ use std::fmt;
 use serde::Serialize;
 
 pub use super::gpu::facts::{GpuFact, GpuHostFacts, XidHistoryFact};
-pub use super::kube::facts::{ArgoApp, CertFact, KubeFacts};
+pub use super::kube::facts::{ArgoApp, ArgoClusterSecret, ArgoClusters, CertFact, KubeFacts};
 pub use super::linstor::facts::{
     DrbdConnectionFact, LinstorFacts, LinstorGroup, LinstorNode, LinstorReading, LinstorResource,
     LinstorStoragePool,

@@ -395,7 +395,7 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
     RuleInfo {
         id: RuleId("GPU-004"),
         severity: Severity::Warning,
-        kind: RuleKind::Static,
+        kind: RuleKind::StaticAndLive,
         title: "each GPU cluster is registered with its site's ArgoCD",
         citations: &[
             cite(

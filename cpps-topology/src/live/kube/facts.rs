@@ -45,4 +45,38 @@ pub struct KubeFacts {
     pub cert_manager_served: bool,
     /// Kueue ClusterQueues.
     pub cluster_queues: Vec<String>,
+    /// The Argo CD cluster Secrets of this cluster (GPU-004's live part).
+    pub argocd_clusters: ArgoClusters,
+}
+
+/// What the Argo CD cluster Secrets (`argocd.argoproj.io/secret-type=cluster`) of one API server
+/// say: the clusters an Argo CD running there can deploy to.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub enum ArgoClusters {
+    /// Not read (a fixture, or a source that does not list Secrets).
+    #[default]
+    NotRead,
+    /// The list was read; each Secret decoded on its own.
+    Read(Vec<ArgoClusterSecret>),
+    /// The list could not be read (a 403 for Secrets, say): which clusters are registered
+    /// cannot be told.
+    Unknown {
+        /// Why.
+        why: String,
+    },
+}
+
+/// One Argo CD cluster Secret, decoded as argo-cd `util/db/cluster.go` `SecretToCluster` does,
+/// without its `config` (that holds the credentials; only whether it parses is kept).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ArgoClusterSecret {
+    /// `namespace/name` of the Secret.
+    pub secret: String,
+    /// Its `name` key: the cluster name Applications and `argocd cluster list` use.
+    pub name: Option<String>,
+    /// Its `server` key, without a trailing `/` (as Argo CD trims it).
+    pub server: Option<String>,
+    /// Why Argo CD would refuse this Secret (its `config` is not JSON, a key is not UTF-8), if it
+    /// would.
+    pub problem: Option<String>,
 }

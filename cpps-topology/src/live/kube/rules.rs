@@ -1,18 +1,104 @@
 //! The live rules read from a K3s cluster's API server: INGRESS-002 (cert-manager
-//! Certificates) and GITOPS-002 (Argo CD Applications).
+//! Certificates), GITOPS-002 (Argo CD Applications) and GPU-004's live part (Argo CD cluster
+//! Secrets).
 
 use crate::finding::Severity;
-use crate::live::facts::ArgoApp;
+use crate::live::facts::{ArgoApp, ArgoClusterSecret, ArgoClusters, KubeFacts};
 use crate::live::rules::{Live, LiveCheck, emit_on, from_gpu_severity};
-use crate::model::ComponentRef;
+use crate::model::{ArgoCd, ComponentRef, K3sCluster};
 use crate::rules::RuleId;
-use crate::rules::checks::Sink;
+use crate::rules::checks::{Sink, gpu_clusters_in_service};
 
 /// This system's live rules and their checks.
 pub(crate) static CHECKS: &[(RuleId, LiveCheck)] = &[
     (RuleId("INGRESS-002"), ingress_002),
     (RuleId("GITOPS-002"), gitops_002),
+    (RuleId("GPU-004"), gpu_004),
 ];
+
+/// GPU-004 (live): each GPU cluster in service has a cluster Secret in every Argo CD that
+/// manages it, matched by the Secret's `name` against the cluster's id (the topology holds no
+/// API URL to match `server` with). A GPU cluster an Argo CD runs in needs none: Argo CD
+/// manages its own cluster as `in-cluster` (argo-cd `util/db/cluster.go` `getLocalCluster`).
+/// A Secret Argo CD would refuse is a finding about that Secret; a list that could not be read
+/// is "cannot tell".
+pub(crate) fn gpu_004(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for argocd in live.topo.argocd() {
+        let gpu: Vec<&K3sCluster> = gpu_clusters_in_service(live.topo)
+            .filter(|k| live.topo.managers_of(k).any(|a| a.id == argocd.id))
+            .filter(|k| argocd.runs_in.as_ref() != Some(&k.id))
+            .collect();
+        let Some(facts) = argocd
+            .runs_in
+            .as_ref()
+            .and_then(|r| kube_facts_of(live, r.as_str()))
+        else {
+            continue;
+        };
+        if gpu.is_empty() {
+            continue;
+        }
+        let c = ComponentRef::ArgoCd(argocd);
+        match &facts.argocd_clusters {
+            ArgoClusters::NotRead => {}
+            ArgoClusters::Unknown { why } => emit_on(
+                sink,
+                Severity::Info,
+                c,
+                format!(
+                    "cannot tell which clusters Argo CD {} has registered: {why}",
+                    argocd.id
+                ),
+            ),
+            ArgoClusters::Read(secrets) => registered(argocd, &gpu, secrets, sink),
+        }
+    }
+}
+
+/// GPU-004 over the cluster Secrets read for `argocd`: each odd Secret, then each GPU cluster
+/// with no Secret Argo CD would accept.
+fn registered(
+    argocd: &ArgoCd,
+    gpu: &[&K3sCluster],
+    secrets: &[ArgoClusterSecret],
+    sink: &mut Sink<'_>,
+) {
+    let c = ComponentRef::ArgoCd(argocd);
+    for s in secrets {
+        if let Some(problem) = &s.problem {
+            let message = format!(
+                "Argo CD {} would refuse its cluster Secret {}: {problem}",
+                argocd.id, s.secret
+            );
+            emit_on(sink, Severity::Warning, c, message);
+        }
+    }
+    for k in gpu {
+        let named = |s: &&ArgoClusterSecret| s.name.as_deref() == Some(k.id.as_str());
+        if secrets.iter().filter(named).any(|s| s.problem.is_none()) {
+            continue;
+        }
+        let message = format!(
+            "GPU cluster {} has no cluster Secret named {} in Argo CD {} (argocd cluster add)",
+            k.id, k.id, argocd.id
+        );
+        emit_on(
+            sink,
+            Severity::Warning,
+            ComponentRef::K3sCluster(k),
+            message,
+        );
+    }
+}
+
+/// The facts read from the K3s cluster `id`, in whichever site's observation it is.
+fn kube_facts_of<'o>(live: &Live<'o>, id: &str) -> Option<&'o KubeFacts> {
+    let sites = live.observed.sites.iter();
+    let mut sources = sites.flat_map(|site| site.kubernetes.iter());
+    sources
+        .find(|(cluster, _)| cluster == id)
+        .and_then(|(_, source)| source.observed())
+}
 
 /// INGRESS-002 (live): no certificate expires within the warning window, none is not Ready.
 pub(crate) fn ingress_002(live: &Live<'_>, sink: &mut Sink<'_>) {

@@ -5,13 +5,17 @@ use std::path::PathBuf;
 
 use async_trait::async_trait;
 use cpps_gpu::k8s::ClusterSnapshot;
+use cpps_gpu::k8s::argocd::ClusterSecret;
 use cpps_gpu::k8s::cni::CniKind;
 
-use crate::live::facts::{ArgoApp, CertFact, KubeFacts, SourceFailure, SourceKind};
+use crate::live::facts::{
+    ArgoApp, ArgoClusterSecret, ArgoClusters, CertFact, KubeFacts, SourceFailure, SourceKind,
+};
 use crate::live::source::Source;
 
 /// One K3s cluster's API server, read through `kube` with [`cpps_gpu::k8s::collect`] (list
-/// calls of nodes, pods, daemonsets, configmaps, Kueue, Argo CD and cert-manager objects).
+/// calls of nodes, pods, daemonsets, configmaps, Kueue, Argo CD and cert-manager objects), and
+/// its Argo CD cluster Secrets (one more list, GPU-004's live part).
 ///
 /// The client is built from the kubeconfig at each observation, so a rotated kubeconfig is
 /// picked up by a long-running exporter.
@@ -52,7 +56,28 @@ impl Source<KubeFacts> for KubeSource {
             .map_err(|e| self.fail(&e))?;
         let mut facts = kube_facts(&snapshot);
         facts.server = self.endpoint();
+        facts.argocd_clusters = argocd_clusters(&client).await;
         Ok(facts)
+    }
+}
+
+/// The Argo CD cluster Secrets of the API server ([`cpps_gpu::k8s::argocd::list_cluster_secrets`]:
+/// every namespace, each Secret decoded on its own; a refused list is "cannot tell").
+async fn argocd_clusters(client: &kube::Client) -> ArgoClusters {
+    match cpps_gpu::k8s::argocd::list_cluster_secrets(client).await {
+        Ok(secrets) => ArgoClusters::Read(secrets.into_iter().map(Into::into).collect()),
+        Err(why) => ArgoClusters::Unknown { why },
+    }
+}
+
+impl From<ClusterSecret> for ArgoClusterSecret {
+    fn from(s: ClusterSecret) -> Self {
+        Self {
+            secret: s.secret,
+            name: s.name,
+            server: s.server,
+            problem: s.problem,
+        }
     }
 }
 
@@ -126,5 +151,6 @@ pub fn kube_facts(s: &ClusterSnapshot) -> KubeFacts {
             .iter()
             .filter_map(|q| q.metadata.name.clone())
             .collect(),
+        argocd_clusters: ArgoClusters::NotRead,
     }
 }
