@@ -490,3 +490,156 @@ async fn evacuate_plans_and_applies_only_what_the_pre_check_allows() {
     assert!(stderr.contains("Node evacuation started"), "{stderr}");
     server.verify().await;
 }
+
+/// Answers `GET route` with `body` on `server`, as often as asked.
+async fn serve(server: &MockServer, route: &str, body: serde_json::Value) {
+    Mock::given(method("GET"))
+        .and(path(route))
+        .respond_with(ResponseTemplate::new(200).set_body_json(body))
+        .mount(server)
+        .await;
+}
+
+/// The fixture lists with only the `ONLINE`, not evicted nodes and the healthy
+/// `vm-100-disk-0` (and its definition): nothing the run alerts on.
+async fn serve_healthy_cluster(server: &MockServer) {
+    let mut nodes = fixture("nodes.json");
+    nodes.as_array_mut().unwrap().retain(|n| {
+        n["connection_status"] == "ONLINE"
+            && !n["flags"]
+                .as_array()
+                .is_some_and(|f| f.iter().any(|f| f == "EVICTED"))
+    });
+    let mut definitions = fixture("resource_definitions.json");
+    definitions
+        .as_array_mut()
+        .unwrap()
+        .retain(|d| d["name"] == "vm-100-disk-0");
+    for (route, body) in [
+        ("/v1/nodes", nodes),
+        ("/v1/view/storage-pools", fixture("storage_pools.json")),
+        ("/v1/resource-groups", fixture("resource_groups.json")),
+        ("/v1/resource-definitions", definitions),
+        ("/v1/view/resources", healthy_resources()),
+    ] {
+        serve(server, route, body).await;
+    }
+}
+
+/// A controller answering `GET /v1/controller/version` (the shape of `ControllerVersion` in
+/// linstor-server `docs/rest_v1_openapi.yaml`) and `GET /v1/controller/properties`.
+async fn ha_controller(properties: serde_json::Value) -> MockServer {
+    let server = MockServer::start().await;
+    let version = serde_json::json!({"version": "1.31.3", "git_hash": "3e9306a9", "build_time": "2026-06-02T00:00:00+00:00", "rest_api_version": "1.28.0"});
+    serve(&server, "/v1/controller/version", version).await;
+    serve(&server, "/v1/controller/properties", properties).await;
+    server
+}
+
+// `--vip`: the VIP of a controller pair must answer as the one controller node that answers,
+// with the same `GET /v1/controller/version` and `GET /v1/controller/properties` (linstor-server
+// `docs/rest_v1_openapi.yaml`; judged by `cpps_linstor::ha::assess_controllers`). The run
+// prints the verdict, exits 0 when the VIP agrees and the cluster is healthy, 1 when the VIP
+// answers other properties, and 2 when the VIP is not an entry of `LS_CONTROLLERS`.
+#[tokio::test]
+async fn vip_agreeing_passes_and_a_differing_vip_exits_1() {
+    let props = serde_json::json!({"DrbdOptions/Net/protocol": "C"});
+    let node = ha_controller(props.clone()).await;
+    let vip = ha_controller(props).await;
+    serve_healthy_cluster(&vip).await;
+    let list = format!("{},{}", node.uri(), vip.uri());
+    let out = run(&list, &["--vip", &vip.uri()]).await;
+    let text = common::stdout_of_exit(&out, 0);
+    common::assert_has_lines(
+        &text,
+        &[&format!(
+            "CONTROLLER HA (VRRP): the controller at {}/ answers; the VIP answers alike",
+            node.uri()
+        )],
+    );
+
+    let other = ha_controller(serde_json::json!({"DrbdOptions/Net/protocol": "A"})).await;
+    serve_healthy_cluster(&other).await;
+    let list = format!("{},{}", node.uri(), other.uri());
+    let out = run(&list, &["--vip", &other.uri()]).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[&format!(
+            "CONTROLLER HA (VRRP): the controller at {}/ answers; the VIP differs: the VIP and {}/ answer other controller properties",
+            node.uri(),
+            node.uri()
+        )],
+    );
+
+    let out = run(&node.uri(), &["--vip", &other.uri()]).await;
+    common::stderr_of_exit_saying(&out, 2, "is not one of the controllers in LS_CONTROLLERS");
+}
+
+// `--l2l-target`: an L2L shipment is a copy once the target cluster holds the snapshot with
+// `BackupShipping/Target/ShippingStatus` `Success` (linstor-server
+// `CtrlBackupL2LDstApiCallHandler` and `CtrlBackupRestoreApiCallHandler`
+// `shippingReceivedInTransaction`), aged by `BackupStartTimestamp`. Confirmed there, the copy
+// is fresh and the run exits 0; a target holding only a `Failed` one leaves the resource
+// without a copy (exit 1); without `--l2l-target` the remote is not confirmed (exit 1).
+#[tokio::test]
+async fn l2l_target_confirms_a_copy_the_target_holds() {
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let source = MockServer::start().await;
+    serve_healthy_cluster(&source).await;
+    for (route, body) in [
+        (
+            "/v1/remotes",
+            serde_json::json!({"linstor_remotes": [{"remote_name": "franca", "cluster_id": "c0ffee12-0000-4000-8000-000000000001"}]}),
+        ),
+        (
+            "/v1/schedules",
+            serde_json::json!({"data": [{"schedule_name": "nightly", "full_cron": "0 2 * * *"}]}),
+        ),
+        (
+            "/v1/view/schedules-by-resource",
+            serde_json::json!({"data": [{"rsc_name": "vm-100-disk-0", "remote_name": "franca", "schedule_name": "nightly", "last_snap_time": now_ms - 2 * 3_600_000}]}),
+        ),
+    ] {
+        serve(&source, route, body).await;
+    }
+    let target_holding = |status: &str| {
+        serde_json::json!([{"name": "back_20261206_060000_5a11ad00", "resource_name": "vm-100-disk-0", "nodes": ["pve-labri-31"], "flags": ["SUCCESSFUL", "BACKUP"],
+            "props": {"BackupShipping/Target/ShippingStatus": status,
+                      "BackupShipping/Target/BackupStartTimestamp": (now_ms - 2 * 3_600_000).to_string(),
+                      "Backup/FromClusterUUID": "5a11ad00-0000-4000-8000-000000000002"}}])
+    };
+    let target = MockServer::start().await;
+    serve(&target, "/v1/view/snapshots", target_holding("Success")).await;
+    let l2l = format!("franca={}", target.uri());
+    let out = run(&source.uri(), &["--off-site", "--l2l-target", &l2l]).await;
+    let text = common::stdout_of_exit(&out, 0);
+    common::assert_has_lines(
+        &text,
+        &[
+            "  vm-100-disk-0                    newest copy on franca (linstor) 2 h 0 min old, by snapshot back_20261206_060000_5a11ad00 on the target",
+        ],
+    );
+
+    let failed = MockServer::start().await;
+    serve(&failed, "/v1/view/snapshots", target_holding("Failed")).await;
+    let l2l = format!("franca={}", failed.uri());
+    let out = run(&source.uri(), &["--off-site", "--l2l-target", &l2l]).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &["  vm-100-disk-0                    no off-site copy  STALE"],
+    );
+
+    let out = run(&source.uri(), &["--off-site"]).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[
+            "  remote franca: backups not readable: copies not confirmed: the target cluster was not read",
+        ],
+    );
+}
