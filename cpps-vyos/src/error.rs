@@ -25,7 +25,10 @@ pub enum Error {
         endpoint: &'static str,
         /// The HTTP status.
         status: u16,
-        /// VyOS's `error` text, HTML entities decoded, the client's own API key removed.
+        /// VyOS's `error` text, HTML entities decoded, the client's own API key removed; for a
+        /// write, the batch's secret values and SNMP community names replaced by
+        /// [`crate::config::secrets::REDACTED`] (VyOS echoes the path it refuses, value
+        /// included: vyatta-cfg `src/cstore/cstore.cpp` `get_parsed_tmpl`).
         message: String,
     },
     /// The client was configured wrongly (a missing or invalid setting or environment variable).

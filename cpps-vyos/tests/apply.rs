@@ -466,3 +466,48 @@ async fn bytes_received_after_the_commit_prove_the_tunnel() {
         assert!(red.state.contains("received"), "{}", red.state);
     }
 }
+
+/// VyOS echoes a refused path with its value: vyatta-cfg `src/cstore/cstore.cpp`
+/// `get_parsed_tmpl` answers "Configuration path: [PATH VALUE] is not valid" (the fake's
+/// `unknown_nodes`), and vyos-1x `python/vyos/configsession.py` `__run_command` raises
+/// `ConfigSessionError` with that output, which `/configure` answers as its `error`. A BGP
+/// password and an SNMP community name (the community string, `service_snmp.xml.in`) must not
+/// reach the error or the report. Failed first: both showed in Display, Debug and the report.
+#[tokio::test]
+async fn a_refusal_that_echoes_a_secret_shows_it_nowhere() {
+    let batches = [
+        vec![Command::set(
+            ["protocols", "bgp", "neighbour", "192.0.2.2", "password"],
+            Some("BgpMd5Pw"),
+        )],
+        vec![Command::set(
+            [
+                "service",
+                "snmp",
+                "community",
+                "S3cretComm",
+                "authorisation",
+            ],
+            Some("ro"),
+        )],
+    ];
+    for profile in [Profile::V14, Profile::V15] {
+        for (batch, secret) in batches.iter().zip(["BgpMd5Pw", "S3cretComm"]) {
+            let (_servers, a, fa, b, fb) = pair(profile).await;
+            fresh_after_commit(&fa, &fb);
+            for f in [&fa, &fb] {
+                f.state.lock().unwrap().unknown_nodes =
+                    vec!["neighbour".to_owned(), "authorisation".to_owned()];
+            }
+            let e = a.configure(batch, None).await.unwrap_err();
+            let shown = format!("{e}\n{e:?}");
+            assert!(shown.contains("is not valid"), "{shown}");
+            assert!(shown.contains("<redacted>"), "{shown}");
+            assert!(!shown.contains(secret), "{profile:?}: {shown}");
+            let report = safe_apply(&a, Some(&b), batch, &settled()).await.unwrap();
+            let text = format!("{report}\n{report:?}");
+            assert!(text.contains("is not valid"), "{text}");
+            assert!(!text.contains(secret), "{profile:?}: {text}");
+        }
+    }
+}

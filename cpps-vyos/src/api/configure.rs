@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use crate::api::openapi::CommitConfirmSupport;
 use crate::client::{Client, WriteFailure, data_text};
-use crate::config::{Command, ConfigTree, Op};
+use crate::config::{Command, ConfigTree, Op, secrets};
 use crate::error::{Error, Landed};
 
 const CONFIGURE: &str = "configure";
@@ -528,7 +528,7 @@ impl Client {
         commit_confirm: Option<CommitConfirm>,
         before: Option<&ConfigTree>,
     ) -> Result<Committed, Error> {
-        let data = match answer {
+        let data = match scrub_refusal(answer, commands) {
             Ok(data) => data,
             // With commit-confirm, later builds commit before they start the timer
             // (`run_commit_confirm` in vyos-1x `src/services/api/rest/routers.py`), so a refused
@@ -772,4 +772,27 @@ pub fn read_back(tree: &ConfigTree, commands: &[Command]) -> (Landed, Vec<Comman
 /// Comments are not checked. A command that was already in effect before the write counts as landed.
 pub fn batch_landed(tree: &ConfigTree, commands: &[Command]) -> Landed {
     read_back(tree, commands).0
+}
+
+/// The answer with the batch's secrets replaced by the redaction marker in a refusal's text.
+/// VyOS echoes the path it refuses, value included: vyatta-cfg `src/cstore/cstore.cpp`
+/// `get_parsed_tmpl` answers "Configuration path: [PATH VALUE] is not valid", and vyos-1x
+/// `python/vyos/configsession.py` `__run_command` raises `ConfigSessionError` with that output,
+/// which the API's `/configure` answers as its `error`.
+fn scrub_refusal(
+    answer: Result<Value, WriteFailure>,
+    commands: &[Command],
+) -> Result<Value, WriteFailure> {
+    match answer {
+        Err(WriteFailure::Other(Error::Api {
+            endpoint,
+            status,
+            message,
+        })) => Err(WriteFailure::Other(Error::Api {
+            endpoint,
+            status,
+            message: secrets::scrub(&message, &secrets::batch_secrets(commands)),
+        })),
+        other => other,
+    }
 }

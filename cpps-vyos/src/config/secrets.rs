@@ -108,21 +108,59 @@ pub fn redact_value(kind: SecretKind, value: &str) -> String {
 
 /// `scheme://user:password@host/…` with the password replaced; other values unchanged.
 fn redact_url_password(url: &str) -> String {
-    let Some(scheme_end) = url.find("://") else {
-        return url.to_owned();
-    };
-    let rest = &url[scheme_end + 3..];
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    let authority = &rest[..authority_end];
-    let Some(at) = authority.rfind('@') else {
-        return url.to_owned();
-    };
-    let userinfo = &authority[..at];
-    let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
-    if !userinfo.contains(':') {
-        return url.to_owned();
+    match url_password(url) {
+        Some((from, to)) => format!("{}{REDACTED}{}", &url[..from], &url[to..]),
+        None => url.to_owned(),
     }
-    format!("{}{user}:{REDACTED}{}", &url[..scheme_end + 3], &rest[at..])
+}
+
+/// Where the password of `scheme://user:password@host/…` lies in `url`, as a byte range.
+fn url_password(url: &str) -> Option<(usize, usize)> {
+    let rest_at = url.find("://")? + 3;
+    let rest = &url[rest_at..];
+    let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
+    let at = authority.rfind('@')?;
+    let colon = authority[..at].find(':')?;
+    Some((rest_at + colon + 1, rest_at + at))
+}
+
+/// The secret texts a batch carries: the values [`crate::config::Command::redacted`] hides
+/// (for a commit-archive URL, its password) and the names of `service snmp community NAME`.
+/// Empty secrets are left out, as [`redact_value`] keeps them.
+pub(crate) fn batch_secrets(commands: &[crate::config::Command]) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in commands {
+        if c.path.len() > 3 && c.path[..3] == ["service", "snmp", "community"] {
+            out.push(c.path[3].clone());
+        }
+        if c.op == crate::config::Op::Comment {
+            continue;
+        }
+        match (classify(&c.path), c.value.as_deref()) {
+            (Some(SecretKind::Value), Some(v)) => out.push(v.to_owned()),
+            (Some(SecretKind::UrlPassword), Some(v)) => {
+                if let Some((from, to)) = url_password(v) {
+                    out.push(v[from..to].to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    // The longest first, so that a secret holding another is replaced whole.
+    out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    out
+}
+
+/// `text` with every occurrence of each of `secrets` replaced by [`REDACTED`].
+pub(crate) fn scrub(text: &str, secrets: &[String]) -> String {
+    let mut out = text.to_owned();
+    for s in secrets {
+        if out.contains(s.as_str()) {
+            out = out.replace(s.as_str(), REDACTED);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -145,6 +183,47 @@ mod tests {
         assert_eq!(
             redact_value(SecretKind::UrlPassword, "ftp://user@host/x"),
             "ftp://user@host/x"
+        );
+    }
+
+    /// The secrets a refusal's text may echo: a commit-archive URL's password (not the whole
+    /// URL), an SNMP community name, a password; not a comment's text nor an empty value.
+    #[test]
+    fn a_batch_gives_its_secret_texts() {
+        use crate::config::Command;
+        let batch = [
+            Command::set(
+                ["system", "config-management", "commit-archive", "location"],
+                Some("scp://backup:ArchPw1@192.0.2.5:/srv"),
+            ),
+            Command::set(
+                ["service", "snmp", "community", "Comm9", "authorization"],
+                Some("ro"),
+            ),
+            Command::set(
+                [
+                    "system",
+                    "login",
+                    "user",
+                    "bob",
+                    "authentication",
+                    "plaintext-password",
+                ],
+                Some(""),
+            ),
+            Command::comment(
+                ["protocols", "bgp", "neighbor", "192.0.2.2", "password"],
+                "rotated",
+            ),
+            Command::set(
+                ["protocols", "bgp", "neighbor", "192.0.2.2", "password"],
+                Some("Pw"),
+            ),
+        ];
+        assert_eq!(batch_secrets(&batch), ["ArchPw1", "Comm9", "Pw"]);
+        assert_eq!(
+            scrub("[x ArchPw1 Comm9 Pw]", &batch_secrets(&batch)),
+            "[x <redacted> <redacted> <redacted>]"
         );
     }
 }

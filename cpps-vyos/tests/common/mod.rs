@@ -255,6 +255,11 @@ pub struct RouterState {
     /// left: `config_file_op` (vyos-1x `src/services/api/rest/routers.py`; `sagitta`
     /// `src/services/vyos-http-api-server`) answers 400 without `session.discard()`.
     pub staged_left: bool,
+    /// Node names the router's templates lack (a misspelt word): a command naming one is
+    /// refused with vyatta-cfg's words, `src/cstore/cstore.cpp` `get_parsed_tmpl`:
+    /// "Configuration path: [PATH VALUE] is not valid", the path's words and the value joined
+    /// by spaces (`Cpath::to_string`), which `ConfigSessionError` carries into the answer.
+    pub unknown_nodes: Vec<String>,
 }
 
 /// nginx's own error page for `status` (`ngx_http_error_502_page` / `ngx_http_error_504_page`
@@ -308,6 +313,7 @@ impl FakeRouter {
                 rx_grows: false,
                 summary_reads: 0,
                 staged_left: false,
+                unknown_nodes: Vec::new(),
             })),
         }
     }
@@ -432,6 +438,20 @@ impl FakeRouter {
                     return self.err(400, &format!("'{other}' is not a valid operation"));
                 }
             };
+            if path
+                .iter()
+                .any(|w| self.state.lock().unwrap().unknown_nodes.contains(w))
+            {
+                let words: Vec<&str> = path
+                    .iter()
+                    .map(String::as_str)
+                    .chain(value.as_deref())
+                    .collect();
+                return self.err(
+                    400,
+                    &format!("Configuration path: [{}] is not valid\n", words.join(" ")),
+                );
+            }
             if let Err(e) = working.apply(&cmd) {
                 return self.err(
                     400,
