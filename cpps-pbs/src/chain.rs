@@ -4,15 +4,15 @@
 //! verdict per guest against the RPO: "backed up here at T, verified at T', copied there at
 //! T''".
 //!
-//! Pure: the caller reads PVE (`cpps-proxmox`: `Client::storage_configs(Some("pbs"))`,
-//! `ClusterApi::backup_jobs` with `BackupJob::includes`, `NodeApi::tasks` with
-//! `typefilter=vzdump`) and the two PBS servers (this crate: [`crate::checks::newest_per_guest`]
-//! over the snapshots, and [`crate::Client::remote_groups`] or a second client for the copy),
-//! and hands the answers over as [`ChainInput`]. The rules: unknown is never healthy (each
-//! part that could not be read makes the verdict [`Verdict::CannotTell`] unless something
-//! already breaches); a list the server filtered by permission is not taken as the whole
-//! truth (a guest missing from it is "cannot tell", not "missing"); a running backup is no
-//! backup (only finished snapshots count).
+//! The judgement is pure: the caller reads PVE (`cpps-topology`'s
+//! `live::sources::PveSource::backup_chain`, over `cpps-proxmox`) and the two PBS servers
+//! (this crate: [`crate::checks::newest_per_guest`] over the snapshots, kept per site as a
+//! [`PbsSide`], and [`read_remote_copies`] or the other site's [`PbsSide`] for the copy), and
+//! hands the answers over as [`ChainInput`]; `pbs-report --chain` and the live rule BACKUP-005
+//! do the same. The rules: unknown is never healthy (each part that could not be read makes
+//! the verdict [`Verdict::CannotTell`] unless something already breaches); a list the server
+//! filtered by permission is not taken as the whole truth (a guest missing from it is "cannot
+//! tell", not "missing"); a running backup is no backup (only finished snapshots count).
 
 use std::collections::HashMap;
 use std::fmt;

@@ -64,6 +64,7 @@ pub struct PbsFacts {
 /// What the PBS answered for the backup chain ([`PbsSide`]); "not read" by default. Two
 /// readings are equal when they are the same reading; Debug prints no content.
 #[derive(Clone, Default)]
+#[non_exhaustive]
 pub struct PbsChainReading(Option<Arc<PbsSide>>);
 
 impl PbsChainReading {

@@ -77,6 +77,7 @@ pub struct PveFacts {
 /// read; "not read" by default. Two readings are equal when they are the same reading; Debug
 /// prints no content.
 #[derive(Clone, Default)]
+#[non_exhaustive]
 pub struct PveChainReading(Option<Arc<Result<ChainInput, String>>>);
 
 impl PveChainReading {
