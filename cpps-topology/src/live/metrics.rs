@@ -458,12 +458,13 @@ fn gpus(out: &mut Out, s: &str, site: &SiteObservation) {
                 ("modelName", gpu.name.as_deref().unwrap_or("")),
                 ("DCGM_FI_DRIVER_VERSION", driver),
             ];
+            // An event without a UUID is not this GPU's: it has its own series below.
             let last_xid = g
                 .xids
                 .iter()
                 .rev()
-                .find(|(u, _)| u.as_deref() == Some(uuid) || u.is_none())
-                .map_or(0, |(_, x)| i64::try_from(*x).unwrap_or(i64::MAX));
+                .find(|(u, _)| u.is_some() && u.as_deref() == gpu.uuid.as_deref())
+                .map_or(0, |(_, x)| xid_value(*x));
             out.push("DCGM_FI_DEV_XID_ERRORS", &labels, last_xid);
             let health = match gpu.health.as_str() {
                 "ok" => 0,
@@ -473,7 +474,29 @@ fn gpus(out: &mut Out, s: &str, site: &SiteObservation) {
             };
             out.push("cpps_gpu_health_status", &labels, health);
         }
+        // NVML gave these events no GPU UUID: the host had one, on a GPU unknown here.
+        if let Some((_, x)) = g.xids.iter().rev().find(|(u, _)| u.is_none()) {
+            let labels = [
+                ("site", s),
+                ("Hostname", host.as_str()),
+                ("gpu", "unknown"),
+                ("UUID", ""),
+                ("modelName", ""),
+                ("DCGM_FI_DRIVER_VERSION", driver),
+            ];
+            out.push("DCGM_FI_DEV_XID_ERRORS", &labels, xid_value(*x));
+        }
     }
+}
+
+/// An XID as the metric's value. cpps-gpu's pseudo-XID for a GPU NVML calls lost
+/// ([`cpps_gpu::xid::GPU_LOST`], `NVML_ERROR_GPU_IS_LOST`) is 79, the XID the driver prints
+/// when a GPU falls off the bus (NVIDIA's Xid catalog), never a number no driver prints.
+fn xid_value(xid: u64) -> i64 {
+    if xid == cpps_gpu::xid::GPU_LOST {
+        return 79;
+    }
+    i64::try_from(xid).unwrap_or(i64::MAX)
 }
 
 /// `cpps_findings`: the report's unsuppressed findings counted by site, rule and severity.
