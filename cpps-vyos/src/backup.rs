@@ -5,20 +5,25 @@
 //! router, even when several routers are saved into one folder or a router changed its host
 //! name. Each backup is two files there, named after the router's host name and the UTC time:
 //!
-//! - `HOST-YYYYMMDDTHHMMSSZ.config.boot`: the router's own `showConfig` text, byte for byte, then
-//!   the `// vyos-config-version: …` footer of its saved configuration. The footer is what tells
+//! - `HOST-YYYYMMDDTHHMMSSZ.config.boot`: a saved file, as `save` writes one (vyos-1x
+//!   `src/helpers/vyos-save-config.py`, [`ConfigTree::to_saved_string`]: every value quoted and
+//!   escaped), then a blank line and the `// vyos-config-version: …` footer of its saved
+//!   configuration. VyOS loads and migrates a file with `ConfigTree(text)` (vyos-1x
+//!   `python/vyos/migrate.py`), whose lexer opens a string at `'`: showConfig text, which prints
+//!   `Bob's-uplink` bare, would break there. The footer is what tells
 //!   VyOS which migrations a file needs: a file loaded without it runs every migration from
 //!   version 0. `showConfig` does not print it, so it is read from the newest commit revision
 //!   (`show system commit file 0` through `POST /show`, vyos-1x `python/vyos/config_mgmt.py`
 //!   `show_commit_file`; the archive is written by `save_config` with the footer of
 //!   `python/vyos/component_version.py`). Where that is not available the backup says so
-//!   ([`BackupReport::warnings`]). With redaction, the file is the redacted tree's rendering.
+//!   ([`BackupReport::warnings`]). With redaction, the tree is redacted before it is written.
 //! - `HOST-YYYYMMDDTHHMMSSZ.set`: the `set` commands.
 //!
 //! The files are created with mode 0600 and a folder this module creates with mode 0700 (on
 //! Unix): a backup holds every secret of the router unless redacted. An existing file is never
 //! overwritten. The previous backup is the newest `*.config.boot` of that form in the router's
-//! folder; the change is [`crate::config::diff`] from it.
+//! folder, read with [`ConfigTree::parse_saved`] (or as showConfig text, as backups were written
+//! before); the change is [`crate::config::diff`] from it.
 
 use std::path::{Path, PathBuf};
 
@@ -111,23 +116,11 @@ pub async fn backup(client: &Client, opts: &BackupOptions) -> Result<BackupRepor
             "the router's version footer could not be read (`show system commit file 0`; set `system config-management commit-revisions` to keep an archive): the backup has none, and VyOS would run every migration when loading it".to_owned(),
         );
     }
-    let text = if opts.redact {
+    if opts.redact {
         tree.redact();
-        tree.footer.clone_from(&footer);
-        tree.to_boot_string()
-    } else {
-        let mut text = raw;
-        if raw_footer.is_none() {
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
-            }
-            if let Some(f) = &footer {
-                text.push_str(f);
-            }
-        }
-        text
-    };
-    tree.footer.clone_from(&footer);
+    }
+    tree.footer = footer.as_deref().map(saved_file_footer);
+    let text = tree.to_saved_string();
     let mut opts = opts.clone();
     opts.router.get_or_insert_with(|| router_label(client));
     let mut report = write(tree, &text, &opts)?;
@@ -145,14 +138,22 @@ pub(crate) async fn saved_footer(client: &Client) -> Option<String> {
     Some(footer.trim_start_matches('\n').to_owned())
 }
 
-/// Writes `tree` as a backup (its `config.boot` rendering, footer included) and compares it with
-/// the previous one of the same router (the part of [`backup`] that does not talk to the
-/// router). The router's folder is `opts.router`, or the tree's host name.
+/// The footer as `save` puts it after the body (vyos-1x `python/vyos/component_version.py`
+/// `write_string`: the body, which ends with a line feed, then `"\n"` and the footer lines), so
+/// that the file reads back with this footer ([`ConfigTree::parse_saved`] keeps the blank line).
+fn saved_file_footer(footer: &str) -> String {
+    format!("\n{}", footer.trim_start_matches('\n'))
+}
+
+/// Writes `tree` as a backup (its saved-file rendering, [`ConfigTree::to_saved_string`], footer
+/// included) and compares it with the previous one of the same router (the part of [`backup`]
+/// that does not talk to the router). The router's folder is `opts.router`, or the tree's host
+/// name.
 ///
 /// # Errors
 /// As [`backup`].
 pub fn save(tree: ConfigTree, opts: &BackupOptions) -> Result<BackupReport, Error> {
-    let text = tree.to_boot_string();
+    let text = tree.to_saved_string();
     let footer = tree.footer.clone();
     let mut report = write(tree, &text, opts)?;
     report.footer = footer;
@@ -182,7 +183,7 @@ fn write(tree: ConfigTree, boot_text: &str, opts: &BackupOptions) -> Result<Back
     let changes = match &previous {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(io(p))?;
-            diff(&ConfigTree::parse_boot(&text)?, &tree)
+            diff(&previous_tree(&text, &tree)?, &tree)
         }
         None => Vec::new(),
     };
@@ -201,6 +202,18 @@ fn write(tree: ConfigTree, boot_text: &str, opts: &BackupOptions) -> Result<Back
         footer: None,
         warnings: Vec::new(),
     })
+}
+
+/// A previous backup: a saved file, or showConfig text as backups were written before they
+/// became saved files. A bare name the new tree holds as an empty node is that node (a saved
+/// file prints both alike, see [`crate::config::rollback_soft_batch`]).
+fn previous_tree(text: &str, tree: &ConfigTree) -> Result<ConfigTree, Error> {
+    let mut previous = match ConfigTree::parse_saved(text) {
+        Ok(t) => t,
+        Err(saved) => ConfigTree::parse_boot(text).map_err(|_| saved)?,
+    };
+    crate::config::align_empty_nodes(&mut previous, tree);
+    Ok(previous)
 }
 
 fn is_file_word(s: &str) -> bool {

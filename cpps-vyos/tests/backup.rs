@@ -39,14 +39,20 @@ async fn two_backups_of_one_router_and_the_diff_between_them() {
         "vyos-20261129T180000Z.set"
     );
     assert!(r1.previous.is_none() && r1.changes.is_empty());
-    // The file is the router's showConfig text byte for byte, then its saved footer (from
-    // `show system commit file 0`, vyos-1x `python/vyos/config_mgmt.py` `show_commit_file`).
+    // The file is the router's configuration as `save` writes it, then its saved footer (from
+    // `show system commit file 0`, vyos-1x `python/vyos/config_mgmt.py` `show_commit_file`)
+    // after a blank line (`python/vyos/component_version.py` `write_string`).
     let written = std::fs::read_to_string(&r1.boot_file).unwrap();
-    let shown = fake.running().to_show_config_string();
-    assert_eq!(written, format!("{shown}{FOOTER}"));
+    let mut running = fake.running();
+    running.footer = Some(format!("\n{FOOTER}"));
+    assert_eq!(written, running.to_saved_string());
+    assert!(
+        written.contains("    host-name \"vyos\"\n    login {\n"),
+        "{written}"
+    );
     assert_eq!(r1.footer.as_deref(), Some(FOOTER));
     assert!(r1.warnings.is_empty(), "{:?}", r1.warnings);
-    assert_eq!(ConfigTree::parse_boot(&written).unwrap(), r1.tree);
+    assert_eq!(r1.tree, running);
     assert!(
         std::fs::read_to_string(&r1.set_file)
             .unwrap()
@@ -149,4 +155,45 @@ async fn redacted_backups_hold_no_secret() {
     // A second backup in the same second never overwrites the first.
     let e = backup(&client, &opts).await.unwrap_err();
     assert!(matches!(e, cpps_vyos::Error::Io { .. }), "{e:?}");
+}
+
+/// A backup is a saved file, as `save` writes one (vyos-1x `src/helpers/vyos-save-config.py`:
+/// `ct.to_string()`, then `add_system_version`, `python/vyos/component_version.py`
+/// `write_string`: the body, `"\n"`, the footer lines): VyOS loads and migrates such a file with
+/// `ConfigTree(text)` (`python/vyos/migrate.py` `ConfigMigrate.run`), whose lexer
+/// (vyos1x-config `src/vyos1x_lexer.mll`) opens a string at `'`. showConfig prints
+/// `Bob's-uplink` bare (vyatta-cfg `src/cnode/cnode-algorithm.cpp` quotes only values with
+/// blanks), which that lexer splits. Failed first: the file held the bare word, and
+/// `parse_saved` (VyOS's reading) refused it.
+#[tokio::test]
+async fn a_backup_is_a_saved_file_that_vyos_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut running = tree("cluster-basic.config.boot");
+    running
+        .apply(&cpps_vyos::Command::set(
+            ["interfaces", "ethernet", "eth1", "description"],
+            Some("Bob's-uplink"),
+        ))
+        .unwrap();
+    let (_api, client, _fake) = FakeRouter::new(Profile::V14, running).start().await;
+    let mut opts = BackupOptions::new(dir.path());
+    opts.now = at("2026-11-29T18:00:00Z");
+    let r1 = backup(&client, &opts).await.unwrap();
+    let written = std::fs::read_to_string(&r1.boot_file).unwrap();
+    assert!(
+        written.contains("        description \"Bob's-uplink\"\n"),
+        "{written}"
+    );
+    assert!(written.ends_with(&format!("}}\n\n{FOOTER}")), "{written}");
+    let read = ConfigTree::parse_saved(&written).unwrap();
+    assert_eq!(
+        read.value(&["interfaces", "ethernet", "eth1", "description"]),
+        Some("Bob's-uplink")
+    );
+    assert_eq!(read.to_saved_string(), written);
+    // Nothing changed on the router: nothing changed between the two backups.
+    opts.now = at("2026-11-29T19:00:00Z");
+    let r2 = backup(&client, &opts).await.unwrap();
+    assert_eq!(r2.previous.as_deref(), Some(r1.boot_file.as_path()));
+    assert!(r2.changes.is_empty(), "{:?}", r2.changes);
 }

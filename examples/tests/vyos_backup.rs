@@ -53,7 +53,7 @@ fn help_documents_the_timeout_the_variables_and_the_file_modes() {
 }
 
 #[tokio::test]
-async fn a_backup_keeps_the_router_text_and_its_footer() {
+async fn a_backup_is_a_saved_file_with_the_router_footer() {
     // `showConfig` `raw` answers the running configuration with a blank first column (vyatta-cfg
     // `src/cnode/cnode-algorithm.cpp`, through `retrieve_op` in vyos-1x
     // `src/services/api/rest/routers.py`); `show system commit file 0` the archived config.boot
@@ -107,9 +107,14 @@ async fn a_backup_keeps_the_router_text_and_its_footer() {
         boot.contains("/127.0.0.1_"),
         "one folder per router: {boot}"
     );
+    // Written as `save` writes it (vyos-1x `src/helpers/vyos-save-config.py`; vyos1x-config
+    // `src/config_tree.ml` `render_values`: every value quoted), then a blank line and the
+    // footer (`python/vyos/component_version.py` `write_string`).
     assert_eq!(
         std::fs::read_to_string(boot).unwrap(),
-        format!("{shown}{footer}")
+        format!(
+            "system {{\n    host-name \"sp-gw\"\n    login {{\n        user vyos {{\n            authentication {{\n                plaintext-password \"Hunter2\"\n            }}\n        }}\n    }}\n}}\n\n{footer}"
+        )
     );
     #[cfg(unix)]
     {

@@ -138,6 +138,12 @@ pub fn rollback_soft_batch(
     Ok(diff(running, &revision))
 }
 
+/// Reads each bare name of `saved_tree` (read from a saved file) that `like` holds as an empty
+/// node as that node; see [`rollback_soft_batch`].
+pub(crate) fn align_empty_nodes(saved_tree: &mut ConfigTree, like: &ConfigTree) {
+    saved::align_empty_nodes(saved_tree, like);
+}
+
 /// Reads `set`, `delete` and `comment` lines into commands.
 ///
 /// # Errors

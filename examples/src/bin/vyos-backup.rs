@@ -26,7 +26,8 @@ use cpps_vyos::{ClientBuilder, Url};
 /// Each router gets a folder below DIR, named after its address; the previous backup is the
 /// newest one in that folder. Backup files are created with mode 0600 and the folders this
 /// program creates with mode 0700: unless --redact is given, a backup holds every secret of the
-/// router. The config.boot file is the router's own text, byte for byte, followed by the
+/// router. The config.boot file is written as VyOS's `save` writes one (every value quoted and
+/// escaped, so that VyOS loads and migrates it as it reads its own), followed by the
 /// `// vyos-config-version:` footer of its saved configuration.
 #[derive(Parser)]
 #[command(name = "vyos-backup", version)]
