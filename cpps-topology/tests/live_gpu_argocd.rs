@@ -5,12 +5,16 @@
 //! `util/db/cluster_test.go` (a `config` of `{"username":"foo", …}`).
 #![cfg(feature = "live")]
 
+#[path = "../../cpps-gpu/tests/common/mod.rs"]
+mod kube_common;
+
 mod common;
 
 use common::{load, messages, of_rule};
 use cpps_gpu::k8s::argocd::cluster_secret;
 use cpps_topology::live::facts::{ArgoClusters, KubeFacts, Observation, SiteObservation, Sourced};
-use cpps_topology::live::{self, LiveOptions};
+use cpps_topology::live::sources::{KubeSource, Sources};
+use cpps_topology::live::{self, LiveOptions, ObserveOptions};
 use cpps_topology::model::Topology;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
@@ -154,4 +158,84 @@ fn gpu_004_reads_the_argocd_cluster_secrets() {
     );
     // Not read at all (a source that does not list Secrets): nothing either way.
     assert_eq!(gpu_004(ArgoClusters::NotRead), Vec::<String>::new());
+}
+
+/// The same against the real kube-apiserver `cargo xtask test` starts (`CPPS_TEST_KUBECONFIG`):
+/// `KubeSource` lists the labelled Secrets and GPU-004 reads them. The server is shared, so the
+/// GPU clusters carry this test's unique id and only findings naming it are looked at.
+#[tokio::test]
+async fn gpu_004_reads_cluster_secrets_from_the_api_server() {
+    use kube::Api;
+    use kube::api::PostParams;
+    let Some(client) = kube_common::kube_client().await else {
+        return;
+    };
+    let Some(kubeconfig) = std::env::var_os(kube_common::KUBECONFIG_VAR) else {
+        return;
+    };
+    let id = kube_common::unique("argo");
+    kube_common::namespace(&client, &id).await;
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), &id);
+    let registered = format!("{id}-reg");
+    for (name, data) in [
+        (
+            "registered",
+            vec![
+                ("name", registered.as_bytes()),
+                ("server", b"https://a/" as &[u8]),
+            ],
+        ),
+        (
+            "odd",
+            vec![("name", b"x" as &[u8]), ("config", b"[1]" as &[u8])],
+        ),
+    ] {
+        let mut s = secret(name, &data);
+        s.metadata.namespace = Some(id.clone());
+        secrets.create(&PostParams::default(), &s).await.unwrap();
+    }
+    let yaml = format!(
+        "
+version: 1
+sites:
+  - {{ id: sp, state: validated }}
+hosts:
+  - {{ id: pve-ippri-31, site: sp, gpus: [{{ model: A5000, count: 2 }}], state: validated }}
+guests:
+  - {{ id: {id}-g1, host: pve-ippri-31, kind: lxc, privileged: true, gpu: {{ model: A5000, count: 1 }}, state: validated }}
+  - {{ id: {id}-g2, host: pve-ippri-31, kind: lxc, privileged: true, gpu: {{ model: A5000, count: 1 }}, state: validated }}
+  - {{ id: {id}-m, host: pve-ippri-31, kind: vm, state: validated }}
+k3s_clusters:
+  - {{ id: {id}-reg, site: sp, cni: {{ kind: flannel }}, purpose: gpu, nodes: [{id}-g1], state: validated }}
+  - {{ id: {id}-new, site: sp, cni: {{ kind: flannel }}, purpose: gpu, nodes: [{id}-g2], state: validated }}
+  - {{ id: main, site: sp, cni: {{ kind: cilium }}, purpose: general, nodes: [{id}-m], state: validated }}
+argocd:
+  - {{ id: argocd-sp, site: sp, runs_in: main, manages: [main, {id}-reg, {id}-new], state: validated }}
+"
+    );
+    let mut sources = Sources::default();
+    sources.site_mut("sp").kubernetes =
+        vec![("main".to_owned(), Box::new(KubeSource::new(kubeconfig)))];
+    let observed = live::observe(&sources, &ObserveOptions::default()).await;
+    let audit = live::audit(
+        &load("argo.yaml", &yaml),
+        &observed,
+        &LiveOptions::default(),
+    );
+    let mut found = messages(&of_rule(&audit.report.findings, "GPU-004"));
+    found.retain(|m| m.contains(&id));
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            format!(
+                "warning {id}-new GPU cluster {id}-new has no cluster Secret named {id}-new in \
+                 Argo CD argocd-sp (argocd cluster add)"
+            ),
+            format!(
+                "warning argocd-sp Argo CD argocd-sp would refuse its cluster Secret {id}/odd: \
+                 its `config` is not a JSON object"
+            ),
+        ]
+    );
 }
