@@ -18,6 +18,14 @@
 //! A copy on another LINSTOR cluster is a snapshot of that cluster: [`assess_with_targets`]
 //! judges it by what the target holds, read with a second client; without it such resources
 //! show their last attempt and no confirmed copy, and the remote is listed as not confirmed.
+//!
+//! A target may hold shipments from several clusters: a target snapshot whose
+//! `Backup/FromClusterUUID` is not this cluster's `Cluster/LocalID` is not this cluster's copy
+//! (linstor-server `CtrlBackupL2LDstApiCallHandler` stores the sender's id there). An S3 backup
+//! cannot be told apart that way (the REST `Backup` names its `origin_node`, no cluster), so a
+//! bucket shared with another cluster that names a resource alike mixes their backups: every
+//! S3 copy, and a target snapshot whose sender cannot be told, is counted but shown as
+//! "cannot tell which cluster" ([`OffSiteCopy::cluster_known`]).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -46,12 +54,16 @@ pub struct DrState {
     pub backups: BTreeMap<String, BackupList>,
     /// Remotes whose backups could not be listed, with the reason (the others are still read).
     pub unreadable: BTreeMap<String, String>,
+    /// This cluster's id, the controller property `Cluster/LocalID` (linstor-server
+    /// `LinStor.PROP_KEY_CLUSTER_ID`); `None` when it could not be read.
+    pub local_cluster_id: Option<String>,
 }
 
 impl Client {
     /// Fetches a [`DrState`]: `GET /v1/remotes`, `/v1/schedules` and
     /// `/v1/view/schedules-by-resource` at once, then `GET /v1/remotes/{remote}/backups` of each
-    /// S3 remote, a few at a time. A remote whose backups cannot be listed is kept in
+    /// S3 remote, a few at a time, and this cluster's id from `GET /v1/controller/properties`
+    /// (left `None` when that read fails). A remote whose backups cannot be listed is kept in
     /// [`DrState::unreadable`]; the rest of the view is still returned.
     pub async fn dr_state(&self) -> Result<DrState, Error> {
         let (remotes, schedules, scheduled) =
@@ -69,10 +81,16 @@ impl Client {
             .buffer_unordered(REMOTES_IN_FLIGHT)
             .collect()
             .await;
+        // Without the id, copies on a target still count, shown as "cannot tell which cluster".
+        let local_cluster_id = self.controller_properties().await.ok().and_then(|p| {
+            let id = p.0.get(LOCAL_CLUSTER_ID)?.trim();
+            (!id.is_empty()).then(|| id.to_owned())
+        });
         let mut state = DrState {
             remotes,
             schedules,
             scheduled,
+            local_cluster_id,
             ..DrState::default()
         };
         for (name, answer) in listed {
@@ -122,6 +140,10 @@ pub struct OffSiteCopy {
     pub shipped_at_ms: i64,
     /// Its age at the time of the assessment (zero when in the future).
     pub age: Duration,
+    /// Whether it is known to come from this cluster: false for an S3 backup (the REST
+    /// `Backup` names no cluster) and for a target snapshot when its sender's or this
+    /// cluster's id is missing. Shown as "cannot tell which cluster".
+    pub cluster_known: bool,
 }
 
 /// A schedule's last shipment of a resource: when it *started*, whatever became of it.
@@ -201,6 +223,12 @@ pub fn assess(state: &DrState, resources: &[&str], now_ms: i64, max_age: Duratio
 /// shipment, in `BackupShippingUtils.BACKUP_TARGET_PROPS_NAMESPC` (`BackupShipping/Target`).
 const TARGET_SHIPPING_STATUS: &str = "BackupShipping/Target/ShippingStatus";
 const TARGET_START_TIMESTAMP: &str = "BackupShipping/Target/BackupStartTimestamp";
+/// The sending cluster's id on an L2L target snapshot (linstor-server
+/// `InternalApiConsts.KEY_BACKUP_L2L_SRC_CLUSTER_UUID`, set by
+/// `CtrlBackupL2LDstApiCallHandler`).
+const SOURCE_CLUSTER_ID: &str = "Backup/FromClusterUUID";
+/// A cluster's own id among the controller properties (`LinStor.PROP_KEY_CLUSTER_ID`).
+const LOCAL_CLUSTER_ID: &str = "Cluster/LocalID";
 
 /// [`assess`], with the copies of LINSTOR remotes judged by what their target clusters hold:
 /// `targets` maps a LINSTOR remote's name to the snapshots of the cluster it points to, read
@@ -259,7 +287,10 @@ pub fn assess_with_targets(
     let mut unreadable = state.unreadable.clone();
     for (remote, kind) in state.remotes.names().filter(|(_, k)| *k == "linstor") {
         match targets.get(remote) {
-            Some(snapshots) => target_copies(remote, kind, snapshots, &age, &mut copies),
+            Some(snapshots) => {
+                let local = state.local_cluster_id.as_deref();
+                target_copies(remote, kind, snapshots, local, &age, &mut copies);
+            }
             None => {
                 unreadable.insert(
                     remote.to_owned(),
@@ -331,16 +362,19 @@ fn backup_copies<'a>(
                     },
                     shipped_at_ms: at,
                     age: age(at),
+                    cluster_known: false,
                 });
         }
     }
 }
 
-/// The snapshots a LINSTOR remote's target cluster received in full, as copies per resource.
+/// The snapshots a LINSTOR remote's target cluster received in full, as copies per resource;
+/// one sent by a cluster other than `local` is left out.
 fn target_copies<'a>(
     remote: &str,
     kind: &str,
     snapshots: &'a [Snapshot],
+    local: Option<&str>,
     age: &dyn Fn(i64) -> Duration,
     copies: &mut BTreeMap<&'a str, Vec<OffSiteCopy>>,
 ) {
@@ -361,6 +395,13 @@ fn target_copies<'a>(
         else {
             continue;
         };
+        let from = snapshot.props.get(SOURCE_CLUSTER_ID).map(|s| s.trim());
+        let cluster_known = match (from.filter(|s| !s.is_empty()), local) {
+            (Some(from), Some(local)) if from.eq_ignore_ascii_case(local) => true,
+            // Another cluster's shipment to the same target: not this cluster's copy.
+            (Some(_), Some(_)) => continue,
+            _ => false,
+        };
         copies
             .entry(snapshot.resource_name.as_str())
             .or_default()
@@ -372,6 +413,7 @@ fn target_copies<'a>(
                 },
                 shipped_at_ms: at,
                 age: age(at),
+                cluster_known,
             });
     }
 }
@@ -409,8 +451,13 @@ pub fn render_text(report: &DrReport) -> String {
                         format!("snapshot {snapshot} on the target")
                     }
                 };
+                let unsure = if copy.cluster_known {
+                    ""
+                } else {
+                    " (cannot tell which cluster)"
+                };
                 format!(
-                    "newest copy on {} ({}) {} old, by {via}",
+                    "newest copy on {} ({}) {} old, by {via}{unsure}",
                     copy.remote,
                     copy.kind,
                     age_text(copy.age)

@@ -52,7 +52,10 @@
 //!   finished successfully) and its age, and the schedules' last shipments as unconfirmed
 //!   attempts (LINSTOR records when shipping starts, not whether it finished). Copies on
 //!   another LINSTOR cluster count once that cluster holds them ([`dr::assess_with_targets`],
-//!   read with a second client); without it they are not confirmed.
+//!   read with a second client); without it they are not confirmed. A target snapshot sent by
+//!   another cluster (`Backup/FromClusterUUID` other than this `Cluster/LocalID`) is not this
+//!   cluster's copy; an S3 backup names no cluster, so it is shown as "cannot tell which
+//!   cluster".
 //! - **Test helpers** (feature `test-util`, `test_util`): a wiremock controller serving this
 //!   crate's payload fixtures, for the tests of the crates built on it.
 //!

@@ -165,7 +165,7 @@ async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
 
     let text = dr::render_text(&report);
     assert!(
-        text.contains("vm-100-disk-0                    newest copy on s3-franca (s3) 2 d 2 h old, by backup vm-100-disk-0^back_old  STALE\n                                   last shipment by schedule nightly to franca (linstor) started 3 h 0 min ago (unconfirmed)\n"),
+        text.contains("vm-100-disk-0                    newest copy on s3-franca (s3) 2 d 2 h old, by backup vm-100-disk-0^back_old (cannot tell which cluster)  STALE\n                                   last shipment by schedule nightly to franca (linstor) started 3 h 0 min ago (unconfirmed)\n"),
         "{text}"
     );
     assert!(
@@ -399,6 +399,102 @@ fn l2l_copies_are_confirmed_on_the_target() {
     let text = dr::render_text(&report);
     assert!(
         text.contains("newest copy on franca (linstor) 1 d 1 h old, by snapshot back_20261230_230000_5a11ad00 on the target"),
+        "{text}"
+    );
+}
+
+// Issue 33: copies from another cluster. An L2L target may receive shipments from several
+// clusters: linstor-server `CtrlBackupL2LDstApiCallHandler` stores the sender's id on the target
+// snapshot as `Backup/FromClusterUUID` (`InternalApiConsts.KEY_BACKUP_L2L_SRC_CLUSTER_UUID`),
+// and each cluster's own id is its controller property `Cluster/LocalID`
+// (`LinStor.PROP_KEY_CLUSTER_ID`, which `CtrlBackupApiCallHandler.deleteAllLocalCluster` also
+// compares with an S3 meta-file's `clusterId`). So a target snapshot from another cluster is
+// not this cluster's copy. An S3 `Backup` of the REST API carries only `origin_node`, no
+// cluster id (`docs/rest_v1_openapi.yaml` `Backup`), so a backup from another cluster of a
+// resource named alike cannot be told apart: it counts, and says so.
+#[test]
+fn a_copy_from_another_cluster_is_not_this_clusters() {
+    let here = "c0ffee12-0000-4000-8000-00000000000a";
+    let state = dr::DrState {
+        remotes: serde_json::from_value(json!({
+            "linstor_remotes": [{"remote_name": "franca", "cluster_id": "c0ffee12-0000-4000-8000-000000000001"}],
+            "s3_remotes": [{"remote_name": "s3-franca"}]
+        }))
+        .unwrap(),
+        backups: [(
+            "s3-franca".to_owned(),
+            serde_json::from_value(json!({"linstor": {
+                "vm-101-disk-0^back_20261231_200000": {"id": "vm-101-disk-0^back_20261231_200000", "origin_rsc": "vm-101-disk-0", "origin_node": "pve-ippri-11", "start_timestamp": NOW - 5 * HOUR_MS, "finished_timestamp": NOW - 4 * HOUR_MS, "success": true, "shipping": false, "restorable": true}
+            }}))
+            .unwrap(),
+        )]
+        .into(),
+        local_cluster_id: Some(here.to_owned()),
+        ..dr::DrState::default()
+    };
+    let target = |name: &str, from: &str, start: i64| {
+        json!({"name": name, "resource_name": "vm-100-disk-0", "nodes": ["pve-labri-31"], "flags": ["SUCCESSFUL", "BACKUP"],
+               "props": {"BackupShipping/Target/ShippingStatus": "Success",
+                         "BackupShipping/Target/BackupStartTimestamp": start.to_string(),
+                         "Backup/FromClusterUUID": from}})
+    };
+    let snapshots: Vec<cpps_linstor::types::snapshot::Snapshot> = serde_json::from_value(json!([
+        target("back_20261230_230000_c0ffee12", here, NOW - 25 * HOUR_MS),
+        target(
+            "back_20261231_230000_5a11ad00",
+            "5a11ad00-0000-4000-8000-000000000002",
+            NOW - HOUR_MS
+        )
+    ]))
+    .unwrap();
+    let targets = [("franca".to_owned(), snapshots)].into();
+    let resources = ["vm-100-disk-0", "vm-101-disk-0"];
+    let report = dr::assess_with_targets(
+        &state,
+        &targets,
+        &resources,
+        NOW,
+        Duration::from_secs(26 * 3600),
+    );
+    let vm100 = &report.resources[0];
+    assert_eq!(
+        vm100.copies.iter().map(|c| &c.source).collect::<Vec<_>>(),
+        [&CopySource::TargetSnapshot {
+            snapshot: "back_20261230_230000_c0ffee12".to_owned()
+        }],
+        "the newer snapshot came from another cluster"
+    );
+    let text = dr::render_text(&report);
+    assert!(
+        text.contains(
+            "  vm-101-disk-0                    newest copy on s3-franca (s3) 4 h 0 min old, by \
+             backup vm-101-disk-0^back_20261231_200000 (cannot tell which cluster)"
+        ),
+        "{text}"
+    );
+    assert!(
+        !text.contains("back_20261230_230000_c0ffee12 on the target (cannot tell"),
+        "{text}"
+    );
+
+    // Without this cluster's id, a target snapshot's sender cannot be told either.
+    let unknown = dr::DrState {
+        local_cluster_id: None,
+        ..state
+    };
+    let report = dr::assess_with_targets(
+        &unknown,
+        &targets,
+        &resources,
+        NOW,
+        Duration::from_secs(26 * 3600),
+    );
+    assert_eq!(report.resources[0].copies.len(), 2);
+    let text = dr::render_text(&report);
+    assert!(
+        text.contains(
+            "by snapshot back_20261231_230000_5a11ad00 on the target (cannot tell which cluster)"
+        ),
         "{text}"
     );
 }

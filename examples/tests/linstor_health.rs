@@ -580,8 +580,9 @@ async fn vip_agreeing_passes_and_a_differing_vip_exits_1() {
 // `BackupShipping/Target/ShippingStatus` `Success` (linstor-server
 // `CtrlBackupL2LDstApiCallHandler` and `CtrlBackupRestoreApiCallHandler`
 // `shippingReceivedInTransaction`), aged by `BackupStartTimestamp`. Confirmed there, the copy
-// is fresh and the run exits 0; a target holding only a `Failed` one leaves the resource
-// without a copy (exit 1); without `--l2l-target` the remote is not confirmed (exit 1).
+// is fresh and the run exits 0; a target holding only a `Failed` one, or one whose
+// `Backup/FromClusterUUID` is another cluster's (`CtrlBackupL2LDstApiCallHandler`), leaves the
+// resource without a copy (exit 1); without `--l2l-target` the remote is not confirmed (exit 1).
 #[tokio::test]
 async fn l2l_target_confirms_a_copy_the_target_holds() {
     let now_ms = std::time::SystemTime::now()
@@ -603,17 +604,29 @@ async fn l2l_target_confirms_a_copy_the_target_holds() {
             "/v1/view/schedules-by-resource",
             serde_json::json!({"data": [{"rsc_name": "vm-100-disk-0", "remote_name": "franca", "schedule_name": "nightly", "last_snap_time": now_ms - 2 * 3_600_000}]}),
         ),
+        // This cluster's id (linstor-server `LinStor.PROP_KEY_CLUSTER_ID`), which the target
+        // snapshot names as its sender in `Backup/FromClusterUUID`.
+        (
+            "/v1/controller/properties",
+            serde_json::json!({"Cluster/LocalID": "5a11ad00-0000-4000-8000-000000000002"}),
+        ),
     ] {
         serve(&source, route, body).await;
     }
-    let target_holding = |status: &str| {
+    let target_holding = |status: &str, from: &str| {
         serde_json::json!([{"name": "back_20261206_060000_5a11ad00", "resource_name": "vm-100-disk-0", "nodes": ["pve-labri-31"], "flags": ["SUCCESSFUL", "BACKUP"],
             "props": {"BackupShipping/Target/ShippingStatus": status,
                       "BackupShipping/Target/BackupStartTimestamp": (now_ms - 2 * 3_600_000).to_string(),
-                      "Backup/FromClusterUUID": "5a11ad00-0000-4000-8000-000000000002"}}])
+                      "Backup/FromClusterUUID": from}}])
     };
     let target = MockServer::start().await;
-    serve(&target, "/v1/view/snapshots", target_holding("Success")).await;
+    let here = "5a11ad00-0000-4000-8000-000000000002";
+    serve(
+        &target,
+        "/v1/view/snapshots",
+        target_holding("Success", here),
+    )
+    .await;
     let l2l = format!("franca={}", target.uri());
     let out = run(&source.uri(), &["--off-site", "--l2l-target", &l2l]).await;
     let text = common::stdout_of_exit(&out, 0);
@@ -625,14 +638,30 @@ async fn l2l_target_confirms_a_copy_the_target_holds() {
     );
 
     let failed = MockServer::start().await;
-    serve(&failed, "/v1/view/snapshots", target_holding("Failed")).await;
-    let l2l = format!("franca={}", failed.uri());
-    let out = run(&source.uri(), &["--off-site", "--l2l-target", &l2l]).await;
-    let text = common::stdout_of_exit(&out, 1);
-    common::assert_has_lines(
-        &text,
-        &["  vm-100-disk-0                    no off-site copy  STALE"],
-    );
+    serve(
+        &failed,
+        "/v1/view/snapshots",
+        target_holding("Failed", here),
+    )
+    .await;
+    // A snapshot another cluster shipped to the same target is not this cluster's copy.
+    let theirs = MockServer::start().await;
+    let other = "c0ffee12-0000-4000-8000-000000000009";
+    serve(
+        &theirs,
+        "/v1/view/snapshots",
+        target_holding("Success", other),
+    )
+    .await;
+    for target in [&failed, &theirs] {
+        let l2l = format!("franca={}", target.uri());
+        let out = run(&source.uri(), &["--off-site", "--l2l-target", &l2l]).await;
+        let text = common::stdout_of_exit(&out, 1);
+        common::assert_has_lines(
+            &text,
+            &["  vm-100-disk-0                    no off-site copy  STALE"],
+        );
+    }
 
     let out = run(&source.uri(), &["--off-site"]).await;
     let text = common::stdout_of_exit(&out, 1);

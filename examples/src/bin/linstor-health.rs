@@ -25,7 +25,9 @@
 //! With `--off-site`, it also reads the remotes, the backups in S3 remotes and the backup
 //! schedules, and says per resource where its newest off-site copy is and how old it is. Only
 //! finished, successful backups count; a schedule's last shipment is shown as an unconfirmed
-//! attempt, since LINSTOR records when shipping starts, not whether it finished.
+//! attempt, since LINSTOR records when shipping starts, not whether it finished. An S3 backup
+//! names no cluster, so one another cluster shipped to the same bucket under the same resource
+//! name cannot be told apart: such copies say "cannot tell which cluster".
 //!
 //! With `--what-if-site-down SITE`, it also reads the controller's properties and says per
 //! resource what that site going dark would do, by DRBD's quorum rules
@@ -45,8 +47,9 @@
 //! With `--l2l-target REMOTE=CONTROLLERS` (repeatable, with `--off-site`), the LINSTOR remote
 //! `REMOTE` is read on its target cluster (`GET /v1/view/snapshots` there, with the same `LS_*`
 //! credentials and TLS settings): a shipment counts as a copy once that cluster holds it in
-//! full (`cpps_linstor::dr::assess_with_targets`). Without it, copies on a LINSTOR remote are
-//! reported as not confirmed.
+//! full (`cpps_linstor::dr::assess_with_targets`), and was sent by this cluster (its
+//! `Backup/FromClusterUUID` is this controller's `Cluster/LocalID`). Without it, copies on a
+//! LINSTOR remote are reported as not confirmed.
 //!
 //! With `--vip URL`, an entry of `LS_CONTROLLERS` that is the controllers' VRRP VIP, every
 //! controller of the list is asked directly first (`Client::probe_controllers`): which node's
