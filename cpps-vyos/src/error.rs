@@ -149,7 +149,7 @@ pub enum Error {
     /// Inline text for `load` holds a value that VyOS's `load` would keep with its escapes
     /// (see [`crate::config::NotLoadable`]); nothing was sent. `merge` carries it.
     #[error("inline configuration refused for load, nothing was sent: {0}")]
-    NotLoadable(#[from] crate::config::NotLoadable),
+    NotLoadable(#[from] NotLoadable),
     /// A write got no answer (it timed out or the connection broke after sending). It was not
     /// repeated; the configuration was read back to tell whether it took effect.
     #[error("write to /{endpoint} got no answer; landed: {landed}")]
@@ -421,3 +421,40 @@ impl fmt::Display for Landed {
         }
     }
 }
+
+/// Which value of a node `load` cannot carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ValuePosition {
+    /// The value at this index (from 0, in the leaf's order) of the leaf at the path.
+    Value(usize),
+    /// The tag value (the entry's name) at this index of the tag node at the path.
+    TagValue(usize),
+}
+
+/// A value that `load` would change (see the module documentation): where it is, never what it
+/// is (it may be a secret). The path is redacted as [`crate::config::Command::redacted`] redacts one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct NotLoadable {
+    /// The path of the leaf or tag node holding the value.
+    pub path: Vec<String>,
+    /// Which of its values.
+    pub position: ValuePosition,
+}
+
+impl fmt::Display for NotLoadable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.position {
+            ValuePosition::Value(i) => format!("value {} of", i + 1),
+            ValuePosition::TagValue(i) => format!("tag value {} of", i + 1),
+        };
+        write!(
+            f,
+            "{what} `{}` holds a `\"` or a `\\`, which VyOS's `load` keeps escaped (vyatta-cfg src/cparse/cparse_lex.l); use merge",
+            self.path.join(" ")
+        )
+    }
+}
+
+impl std::error::Error for NotLoadable {}

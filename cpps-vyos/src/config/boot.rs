@@ -15,8 +15,7 @@ use std::borrow::Cow;
 
 use indexmap::IndexMap;
 
-use crate::config::lex::{Lexer, Tok, Token, boot_value, name_problem};
-use crate::config::saved;
+use crate::config::lex::{Lexer, Tok, Token, boot_value, decode_vyos1x_quoted, name_problem};
 use crate::config::tree::{Branch, ConfigTree, Leaf, MAX_DEPTH, Node, Tag};
 use crate::config::unique::{self, ValueHasher};
 use crate::error::{ParseError, ParseErrorKind};
@@ -224,7 +223,7 @@ impl<'a> Parser<'a> {
     /// refused (the value itself is never echoed: it may be a secret).
     fn value(&self, t: &Token<'a>) -> Result<Cow<'a, str>, ParseError> {
         match t.kind {
-            Tok::Str(raw) if self.saved => saved::decode(raw).ok_or_else(|| {
+            Tok::Str(raw) if self.saved => decode_vyos1x_quoted(raw).ok_or_else(|| {
                 unexpected_what(
                     t,
                     "a `\\` escape vyos1x-config's lexer does not know",

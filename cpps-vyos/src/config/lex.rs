@@ -16,6 +16,8 @@
 //! `PFX_DIFF_UPD` in the same file); unchanged lines then start with a blank. Such marks are
 //! refused with [`ParseErrorKind::UncommittedChange`], never read as part of a name.
 
+use std::borrow::Cow;
+
 use crate::error::{ParseError, ParseErrorKind};
 
 /// One token and where it starts; its text borrows from the input.
@@ -416,5 +418,51 @@ pub(crate) fn set_word(word: &str) -> String {
         set_value(word)
     } else {
         word.to_owned()
+    }
+}
+
+/// Decodes a quoted string's content as vyos1x-config's `src/vyos1x_lexer.mll` `read_double_quoted_string`
+/// does; `None` for an escape it does not know (the lexer fails there).
+pub(crate) fn decode_vyos1x_quoted(raw: &str) -> Option<Cow<'_, str>> {
+    if !raw.contains('\\') {
+        return Some(Cow::Borrowed(raw));
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next()? {
+            '/' => '/',
+            '\\' => '\\',
+            'b' => '\u{8}',
+            'f' => '\u{c}',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            '\'' => '\'',
+            '"' => '"',
+            _ => return None,
+        });
+    }
+    Some(Cow::Owned(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// vyos1x-config `src/vyos1x_lexer.mll` `read_double_quoted_string`: nine escapes, nothing
+    /// else.
+    #[test]
+    fn only_the_lexer_escapes_decode() {
+        assert_eq!(
+            decode_vyos1x_quoted("a\\\"b\\\\c\\n\\/").as_deref(),
+            Some("a\"b\\c\n/")
+        );
+        assert_eq!(decode_vyos1x_quoted("a\\x"), None);
+        assert_eq!(decode_vyos1x_quoted("a\\"), None);
     }
 }

@@ -9,47 +9,9 @@
 //! for the first reader ([`crate::ConfigTree::to_load_string`]), would land with its backslashes.
 //! Such a value is refused for `load`; `merge` carries it.
 
-use std::fmt;
-
 use crate::config::Command;
 use crate::config::tree::{Branch, ConfigTree, Node};
-
-/// Which value of a node `load` cannot carry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ValuePosition {
-    /// The value at this index (from 0, in the leaf's order) of the leaf at the path.
-    Value(usize),
-    /// The tag value (the entry's name) at this index of the tag node at the path.
-    TagValue(usize),
-}
-
-/// A value that `load` would change (see the module documentation): where it is, never what it
-/// is (it may be a secret). The path is redacted as [`Command::redacted`] redacts one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct NotLoadable {
-    /// The path of the leaf or tag node holding the value.
-    pub path: Vec<String>,
-    /// Which of its values.
-    pub position: ValuePosition,
-}
-
-impl fmt::Display for NotLoadable {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = match self.position {
-            ValuePosition::Value(i) => format!("value {} of", i + 1),
-            ValuePosition::TagValue(i) => format!("tag value {} of", i + 1),
-        };
-        write!(
-            f,
-            "{what} `{}` holds a `\"` or a `\\`, which VyOS's `load` keeps escaped (vyatta-cfg src/cparse/cparse_lex.l); use merge",
-            self.path.join(" ")
-        )
-    }
-}
-
-impl std::error::Error for NotLoadable {}
+use crate::error::{NotLoadable, ValuePosition};
 
 /// Whether `load` would read `value` back with backslashes added.
 fn changed_by_load(value: &str) -> bool {

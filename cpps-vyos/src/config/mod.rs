@@ -22,8 +22,8 @@ mod tree;
 mod unique;
 pub mod views;
 
+pub use crate::error::{NotLoadable, ValuePosition};
 pub use diff::diff;
-pub use load::{NotLoadable, ValuePosition};
 pub use set::{Command, Op};
 pub use tree::{Branch, ConfigTree, Leaf, Node, NodeRef, StepKind, Tag};
 

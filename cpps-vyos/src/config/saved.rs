@@ -69,35 +69,6 @@ fn unescape_backslash(s: &str) -> String {
     replace_backslash(s, |m| m.replace("\\\\", "\\")).into_owned()
 }
 
-/// Decodes a quoted string's content as `src/vyos1x_lexer.mll` `read_double_quoted_string`
-/// does; `None` for an escape it does not know (the lexer fails there).
-pub(crate) fn decode(raw: &str) -> Option<Cow<'_, str>> {
-    if !raw.contains('\\') {
-        return Some(Cow::Borrowed(raw));
-    }
-    let mut out = String::with_capacity(raw.len());
-    let mut chars = raw.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        out.push(match chars.next()? {
-            '/' => '/',
-            '\\' => '\\',
-            'b' => '\u{8}',
-            'f' => '\u{c}',
-            'n' => '\n',
-            'r' => '\r',
-            't' => '\t',
-            '\'' => '\'',
-            '"' => '"',
-            _ => return None,
-        });
-    }
-    Some(Cow::Owned(out))
-}
-
 /// Reads a saved file (see the module documentation).
 pub(crate) fn parse(src: &str) -> Result<ConfigTree, ParseError> {
     let escaped = escape_backslash(src);
@@ -239,12 +210,10 @@ mod tests {
         assert!(matches!(escape_backslash("a \"b\"\n"), Cow::Borrowed(_)));
     }
 
-    /// `src/vyos1x_lexer.mll` `read_double_quoted_string`: nine escapes, nothing else.
+    /// vyos1x-config `src/util.ml` `escape_string`: quotes, backslashes, newlines and control
+    /// characters escaped, other text kept.
     #[test]
-    fn only_the_lexer_escapes_decode() {
-        assert_eq!(decode("a\\\"b\\\\c\\n\\/").as_deref(), Some("a\"b\\c\n/"));
-        assert_eq!(decode("a\\x"), None);
-        assert_eq!(decode("a\\"), None);
+    fn values_are_escaped_as_vyos1x_escapes_them() {
         assert_eq!(
             escape_string("a\"\\\n\u{1}\u{7f}é"),
             "a\\\"\\\\\\n\\001\\127é"
