@@ -4,9 +4,10 @@
 //! For each resource on the node it says what linstor-server will do, as
 //! `CtrlNodeApiCallHandler.evacuateNodeInTrasaction` decides it: a resource that is not DRBD is
 //! not evacuated (`WARN_NOT_EVACUATING`); a diskless replica, or a diskful one not `UpToDate`,
-//! is only deleted; a replica whose `UpToDate` diskful peers (`getUpToDatePeerCount`: not
-//! `DELETE`, `EVACUATE`, `INACTIVE` or `DRBD_DISKLESS`) already meet the group's place count is
-//! only deleted; any other gets a new replica from the autoplacer first, and is deleted once it
+//! is only deleted (a replica whose disk state is unknown, its node offline, counts as
+//! `UpToDate` there: `allVolumesUpToDate`'s `defaultIfUnknown` is `true`); a replica whose
+//! `UpToDate` diskful peers (`getUpToDatePeerCount`: not `DELETE`, `EVACUATE`, `INACTIVE` or
+//! `DRBD_DISKLESS`) already meet the group's place count is only deleted; any other gets a new replica from the autoplacer first, and is deleted once it
 //! synced. The autoplacer's choice is the controller's; the plan lists the nodes that could
 //! take it (online, with a diskful pool of the replica's pool name, within
 //! `target`/`do_not_target`): first those holding a DRBD diskless replica of the resource, which
@@ -123,6 +124,21 @@ fn is_drbd(replica: &ResourceWithVolumes) -> bool {
         })
 }
 
+/// Whether the evacuated replica counts as `UpToDate`, as
+/// `SatelliteResourceStateDrbdUtils.allVolumesUpToDate(apiCtx, rsc)` answers it with
+/// `defaultIfUnknown = true`: only the volumes the satellite reported a disk state for are
+/// checked, so a replica with none (its node offline, or no state received yet) counts as
+/// `UpToDate`. `None` when no volume has a known disk state.
+fn evacuee_up_to_date(replica: &ResourceWithVolumes) -> Option<bool> {
+    let mut known = replica
+        .volumes
+        .iter()
+        .filter_map(|v| v.disk_state())
+        .peekable();
+    known.peek()?;
+    Some(known.all(|d| d == &DiskState::UpToDate))
+}
+
 fn all_up_to_date(replica: &ResourceWithVolumes) -> bool {
     !replica.volumes.is_empty()
         && replica
@@ -173,15 +189,22 @@ pub fn plan(
             })
             .count();
         let mut reasons = Vec::new();
+        let up_to_date = evacuee_up_to_date(replica);
         let (action, candidates) = if !is_drbd(replica) {
             (EvacuateAction::NotEvacuated, Vec::new())
         } else if replica.is_diskless() {
             (EvacuateAction::DeletedDiskless, Vec::new())
-        } else if !all_up_to_date(replica) {
+        } else if up_to_date == Some(false) {
             (EvacuateAction::DeletedNotUpToDate, Vec::new())
         } else if up_to_date_peers >= wanted {
             (EvacuateAction::DeletedPeersSuffice, Vec::new())
         } else {
+            if up_to_date.is_none() {
+                reasons.push(
+                    "its disk state unknown (node offline or no state yet): the controller counts it as UpToDate and replaces it"
+                        .to_owned(),
+                );
+            }
             let (candidates, toggle) =
                 candidates(state, replica, &peers, node, target, do_not_target);
             if candidates.is_empty() {

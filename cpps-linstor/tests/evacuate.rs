@@ -182,3 +182,53 @@ fn a_node_whose_peers_suffice_is_not_blocked() {
     );
     assert!(!plan.blocked());
 }
+
+// C1 (audit 33): evacuating a node the controller cannot see. linstor-server
+// `CtrlNodeApiCallHandler.evacuateNodeInTrasaction` asks
+// `SatelliteResourceStateDrbdUtils.allVolumesUpToDate(apiCtx, rsc)`, whose `defaultIfUnknown`
+// is `true`: a replica with no satellite state (its node OFFLINE: `PeerOffline` starts with an
+// empty `SatelliteState`) counts as UpToDate, so it is replaced when its UpToDate peers fall
+// short of the place count. The view then shows its volumes without `state`
+// (`Json.java`: `vlmState` only from the satellite's volume states).
+#[test]
+fn a_replica_whose_state_is_unknown_is_replaced_as_if_up_to_date() {
+    let mut state = state();
+    for n in state.nodes.iter_mut().filter(|n| n.name == "pve-franca-1") {
+        n.connection_status = Some(cpps_linstor::types::node::ConnectionStatus::Offline);
+    }
+    for r in state
+        .resources
+        .iter_mut()
+        .filter(|r| r.node_name == "pve-franca-1")
+    {
+        for v in &mut r.volumes {
+            v.state = None;
+        }
+    }
+    let plan = evacuate::plan(&state, &Default::default(), &node("pve-franca-1"), &[], &[]);
+    let got: Vec<(&str, EvacuateAction)> = plan
+        .resources
+        .iter()
+        .map(|r| (r.name.as_str(), r.action))
+        .collect();
+    use EvacuateAction::*;
+    assert_eq!(
+        got,
+        [
+            ("vm-100-disk-0", DeletedPeersSuffice),
+            ("vm-101-disk-0", Replaced),
+            ("vm-102-disk-0", DeletedPeersSuffice),
+            ("vm-103-disk-0", Replaced),
+            ("vm-104-disk-0", Replaced),
+            ("vm-105-disk-0", Replaced),
+        ]
+    );
+    assert!(
+        plan.resources[1]
+            .reasons
+            .iter()
+            .any(|r| r.contains("state unknown")),
+        "{:?}",
+        plan.resources[1].reasons
+    );
+}
