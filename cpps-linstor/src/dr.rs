@@ -21,7 +21,9 @@
 //!
 //! A target may hold shipments from several clusters: a target snapshot whose
 //! `Backup/FromClusterUUID` is not this cluster's `Cluster/LocalID` is not this cluster's copy
-//! (linstor-server `CtrlBackupL2LDstApiCallHandler` stores the sender's id there). An S3 backup
+//! (linstor-server `CtrlBackupL2LDstApiCallHandler` stores the sender's id in the shipment's
+//! snapshot props, which `CtrlBackupRestoreApiCallHandler` writes on each node's snapshot:
+//! REST `snapshots[].snapshot_props`). An S3 backup
 //! cannot be told apart that way (the REST `Backup` names its `origin_node`, no cluster), so a
 //! bucket shared with another cluster that names a resource alike mixes their backups: every
 //! S3 copy, and a target snapshot whose sender cannot be told, is counted but shown as
@@ -223,8 +225,8 @@ pub fn assess(state: &DrState, resources: &[&str], now_ms: i64, max_age: Duratio
 /// shipment, in `BackupShippingUtils.BACKUP_TARGET_PROPS_NAMESPC` (`BackupShipping/Target`).
 const TARGET_SHIPPING_STATUS: &str = "BackupShipping/Target/ShippingStatus";
 const TARGET_START_TIMESTAMP: &str = "BackupShipping/Target/BackupStartTimestamp";
-/// The sending cluster's id on an L2L target snapshot (linstor-server
-/// `InternalApiConsts.KEY_BACKUP_L2L_SRC_CLUSTER_UUID`, set by
+/// The sending cluster's id on an L2L target snapshot, among each node's `snapshot_props`
+/// (linstor-server `InternalApiConsts.KEY_BACKUP_L2L_SRC_CLUSTER_UUID`, set by
 /// `CtrlBackupL2LDstApiCallHandler`).
 const SOURCE_CLUSTER_ID: &str = "Backup/FromClusterUUID";
 /// A cluster's own id among the controller properties (`LinStor.PROP_KEY_CLUSTER_ID`).
@@ -395,11 +397,10 @@ fn target_copies<'a>(
         else {
             continue;
         };
-        let from = snapshot.props.get(SOURCE_CLUSTER_ID).map(|s| s.trim());
-        let cluster_known = match (from.filter(|s| !s.is_empty()), local) {
-            (Some(from), Some(local)) if from.eq_ignore_ascii_case(local) => true,
+        let cluster_known = match (sender(snapshot), local) {
+            (Sender::One(from), Some(local)) if from.eq_ignore_ascii_case(local) => true,
             // Another cluster's shipment to the same target: not this cluster's copy.
-            (Some(_), Some(_)) => continue,
+            (Sender::One(_), Some(_)) => continue,
             _ => false,
         };
         copies
@@ -416,6 +417,37 @@ fn target_copies<'a>(
                 cluster_known,
             });
     }
+}
+
+/// Which cluster sent a target snapshot.
+enum Sender<'a> {
+    /// No node's snapshot names one.
+    Unknown,
+    /// Every node's snapshot that names one names this one.
+    One(&'a str),
+    /// The nodes' snapshots disagree: cannot tell.
+    Several,
+}
+
+/// The sender's id, from each node's `snapshot_props`: linstor-server
+/// `CtrlBackupRestoreApiCallHandler.createSnapshotAndVolumesForBackupRestore` writes the
+/// shipment's snapshot props there (not into the definition's, which `props` shows).
+fn sender(snapshot: &Snapshot) -> Sender<'_> {
+    let mut found = Sender::Unknown;
+    let ids = snapshot
+        .snapshots
+        .iter()
+        .filter_map(|n| n.snapshot_props.get(SOURCE_CLUSTER_ID))
+        .map(|id| id.trim())
+        .filter(|id| !id.is_empty());
+    for id in ids {
+        found = match found {
+            Sender::Unknown => Sender::One(id),
+            Sender::One(seen) if seen.eq_ignore_ascii_case(id) => Sender::One(seen),
+            _ => Sender::Several,
+        };
+    }
+    found
 }
 
 /// `3 h 20 min`, `2 d 4 h`: an age for people.

@@ -343,12 +343,14 @@ fn l2l_copies_are_confirmed_on_the_target() {
         .unwrap(),
         ..dr::DrState::default()
     };
+    // The sender's id is a per-node snapshot prop (`snapshots[].snapshot_props`), see below.
     let target = |rsc: &str, name: &str, status: &str, start: i64| {
         json!({"name": name, "resource_name": rsc, "nodes": ["pve-labri-31"], "flags": ["SUCCESSFUL", "BACKUP"],
                "props": {"BackupShipping/Target/ShippingStatus": status,
-                         "BackupShipping/Target/BackupStartTimestamp": start.to_string(),
-                         "Backup/FromClusterUUID": "5a11ad00-0000-4000-8000-000000000002",
-                         "Backup/FromClusterName": "5a11ad00"}})
+                         "BackupShipping/Target/BackupStartTimestamp": start.to_string()},
+               "snapshots": [{"node_name": "pve-labri-31", "snapshot_name": name, "flags": [],
+                              "snapshot_props": {"Backup/FromClusterUUID": "5a11ad00-0000-4000-8000-000000000002",
+                                                 "Backup/FromClusterName": "5a11ad00"}}]})
     };
     let snapshots: Vec<cpps_linstor::types::snapshot::Snapshot> = serde_json::from_value(json!([
         target(
@@ -404,9 +406,13 @@ fn l2l_copies_are_confirmed_on_the_target() {
 }
 
 // Issue 33: copies from another cluster. An L2L target may receive shipments from several
-// clusters: linstor-server `CtrlBackupL2LDstApiCallHandler` stores the sender's id on the target
-// snapshot as `Backup/FromClusterUUID` (`InternalApiConsts.KEY_BACKUP_L2L_SRC_CLUSTER_UUID`),
-// and each cluster's own id is its controller property `Cluster/LocalID`
+// clusters: linstor-server `CtrlBackupL2LDstApiCallHandler.startReceivingInTransaction` puts
+// the sender's id as `Backup/FromClusterUUID` (`InternalApiConsts.KEY_BACKUP_L2L_SRC_CLUSTER_UUID`)
+// into the metadata's `getRsc().getSnapProps()`, and `CtrlBackupRestoreApiCallHandler
+// .createSnapshotAndVolumesForBackupRestore` copies those into each node's `snap.getSnapProps()`,
+// which `GET /v1/view/snapshots` shows as `snapshots[].snapshot_props` (`Json.apiToSnapshotNode`);
+// the top-level `props` holds only resource- and snapshot-definition props (`Json.apiToSnapshot`),
+// so the id is never there (audit 33 C6). Each cluster's own id is its controller property `Cluster/LocalID`
 // (`LinStor.PROP_KEY_CLUSTER_ID`, which `CtrlBackupApiCallHandler.deleteAllLocalCluster` also
 // compares with an S3 meta-file's `clusterId`). So a target snapshot from another cluster is
 // not this cluster's copy. An S3 `Backup` of the REST API carries only `origin_node`, no
@@ -435,8 +441,9 @@ fn a_copy_from_another_cluster_is_not_this_clusters() {
     let target = |name: &str, from: &str, start: i64| {
         json!({"name": name, "resource_name": "vm-100-disk-0", "nodes": ["pve-labri-31"], "flags": ["SUCCESSFUL", "BACKUP"],
                "props": {"BackupShipping/Target/ShippingStatus": "Success",
-                         "BackupShipping/Target/BackupStartTimestamp": start.to_string(),
-                         "Backup/FromClusterUUID": from}})
+                         "BackupShipping/Target/BackupStartTimestamp": start.to_string()},
+               "snapshots": [{"node_name": "pve-labri-31", "snapshot_name": name, "flags": [],
+                              "snapshot_props": {"Backup/FromClusterUUID": from}}]})
     };
     let snapshots: Vec<cpps_linstor::types::snapshot::Snapshot> = serde_json::from_value(json!([
         target("back_20261230_230000_c0ffee12", here, NOW - 25 * HOUR_MS),

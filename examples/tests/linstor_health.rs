@@ -616,8 +616,12 @@ async fn l2l_target_confirms_a_copy_the_target_holds() {
     let target_holding = |status: &str, from: &str| {
         serde_json::json!([{"name": "back_20261206_060000_5a11ad00", "resource_name": "vm-100-disk-0", "nodes": ["pve-labri-31"], "flags": ["SUCCESSFUL", "BACKUP"],
             "props": {"BackupShipping/Target/ShippingStatus": status,
-                      "BackupShipping/Target/BackupStartTimestamp": (now_ms - 2 * 3_600_000).to_string(),
-                      "Backup/FromClusterUUID": from}}])
+                      "BackupShipping/Target/BackupStartTimestamp": (now_ms - 2 * 3_600_000).to_string()},
+            // The sender's id is a per-node snapshot prop: `CtrlBackupRestoreApiCallHandler
+            // .createSnapshotAndVolumesForBackupRestore` writes the shipment's snapshot props on
+            // each node's snapshot (`Json.apiToSnapshotNode`), not in the top-level `props`.
+            "snapshots": [{"node_name": "pve-labri-31", "snapshot_name": "back_20261206_060000_5a11ad00", "flags": [],
+                           "snapshot_props": {"Backup/FromClusterUUID": from}}]}])
     };
     let target = MockServer::start().await;
     let here = "5a11ad00-0000-4000-8000-000000000002";

@@ -20,6 +20,10 @@ pub struct SnapshotNode {
     pub flags: Vec<String>,
     /// Object id.
     pub uuid: Option<String>,
+    /// This node's snapshot properties (`snapshot_props`, linstor-server
+    /// `Json.apiToSnapshotNode`): where a received L2L shipment keeps its sender's id.
+    #[serde(default, deserialize_with = "de::null_default")]
+    pub snapshot_props: BTreeMap<String, String>,
 }
 
 /// A snapshot volume definition (`SnapshotVolumeDefinition`).
