@@ -14,7 +14,11 @@ use super::quantity;
 use super::sharing::{
     Choice, ConfigSource, PluginConfig, PluginDeployment, SharingConfig, Strategy,
 };
-use super::snapshot::ClusterSnapshot;
+use super::snapshot::{
+    ADMISSION_CHECK, APPLICATION, CERTIFICATE, CLUSTER_QUEUE, CONFIG_MAP, ClusterSnapshot,
+    DAEMON_SET, LOCAL_QUEUE, MULTIKUEUE_CLUSTER, MULTIKUEUE_CONFIG, NODE, POD, RESOURCE_FLAVOR,
+    RUNTIME_CLASS, WORKLOAD,
+};
 use crate::health::{Finding, Severity};
 use crate::policy::CertExpiryPolicy;
 
@@ -64,16 +68,81 @@ fn namespaced_obj(kind: &str, meta: &ObjectMeta) -> String {
     obj(kind, meta.namespace.as_deref(), meta.name.as_deref())
 }
 
-/// Runs every check; findings sorted most severe first.
+/// Runs every check; findings sorted most severe first. A check that needs a list the snapshot
+/// could not read ([`ClusterSnapshot::unread`]) says "cannot tell" instead of judging an empty
+/// list (which would pass, or call what exists missing).
 pub fn run(s: &ClusterSnapshot, policy: &CheckPolicy, now: Timestamp) -> Vec<Finding> {
     let mut f = Vec::new();
-    device_plugin(s, &mut f);
-    plugin_pods(&s.plugin_pods, &mut f);
-    runtime_class(s, &mut f);
-    plugin_exclusivity(&s.nodes, &mut f);
+    let f = &mut f;
+    let nodes = [NODE, POD];
+    if can_judge(
+        s,
+        "the device plugin",
+        &[NODE, POD, DAEMON_SET, CONFIG_MAP],
+        f,
+    ) {
+        device_plugin(s, f);
+    }
+    if can_judge(s, "the device-plugin pods", &[POD], f) {
+        plugin_pods(&s.plugin_pods, f);
+    }
+    if can_judge(s, "the nvidia RuntimeClass", &[NODE, POD, RUNTIME_CLASS], f) {
+        runtime_class(s, f);
+    }
+    if can_judge(s, "which device plugin serves each node", &nodes, f) {
+        plugin_exclusivity(&s.nodes, f);
+    }
+    let queues = [RESOURCE_FLAVOR, CLUSTER_QUEUE, ADMISSION_CHECK];
+    if can_judge(
+        s,
+        "the ResourceFlavors",
+        &[&queues[..], &nodes[..]].concat(),
+        f,
+    ) {
+        flavors(&local_flavors(s), &s.nodes, f);
+    }
+    if can_judge(s, "the ClusterQueues' quotas", &queues, f) {
+        quotas(s, f);
+    }
+    kueue_versions(s, f);
+    let mk = [ADMISSION_CHECK, MULTIKUEUE_CONFIG, MULTIKUEUE_CLUSTER];
+    if can_judge(s, "MultiKueue", &mk, f) {
+        multikueue(s, f);
+    }
+    if can_judge(
+        s,
+        "the MultiKueue kubeconfigs",
+        &[MULTIKUEUE_CLUSTER, POD],
+        f,
+    ) {
+        worker_kubeconfigs(s, policy, now, f);
+    }
+    if can_judge(
+        s,
+        "Kueue's queues",
+        &[CLUSTER_QUEUE, LOCAL_QUEUE, WORKLOAD],
+        f,
+    ) {
+        kueue_status(s, f);
+    }
+    if can_judge(s, "the Argo CD Applications", &[APPLICATION], f) {
+        argocd(s, f);
+    }
+    if can_judge(s, "the Certificates", &[CERTIFICATE], f) {
+        certificates(s, policy, now, f);
+    }
+    if can_judge(s, "the CNI", &[DAEMON_SET, NODE], f) {
+        cni(s, policy, f);
+    }
+    let mut f = std::mem::take(f);
+    f.sort_by_key(|x| std::cmp::Reverse(x.severity));
+    f
+}
+
+/// The ResourceFlavors of this cluster's own queues (not only of MultiKueue manager queues).
+fn local_flavors(s: &ClusterSnapshot) -> Vec<ResourceFlavor> {
     let manager = manager_flavors(s);
-    let local_flavors: Vec<ResourceFlavor> = s
-        .resource_flavors
+    s.resource_flavors
         .iter()
         .filter(|rf| {
             !rf.metadata
@@ -82,18 +151,24 @@ pub fn run(s: &ClusterSnapshot, policy: &CheckPolicy, now: Timestamp) -> Vec<Fin
                 .is_some_and(|n| manager.contains(n))
         })
         .cloned()
-        .collect();
-    flavors(&local_flavors, &s.nodes, &mut f);
-    quotas(s, &mut f);
-    kueue_versions(s, &mut f);
-    multikueue(s, &mut f);
-    worker_kubeconfigs(s, policy, now, &mut f);
-    kueue_status(s, &mut f);
-    argocd(s, &mut f);
-    certificates(s, policy, now, &mut f);
-    cni(s, policy, &mut f);
-    f.sort_by_key(|x| std::cmp::Reverse(x.severity));
-    f
+        .collect()
+}
+
+/// Whether every kind `check` needs was read; if not, one "cannot tell" warning per unread kind.
+fn can_judge(s: &ClusterSnapshot, check: &str, needs: &[&str], f: &mut Vec<Finding>) -> bool {
+    let mut judge = true;
+    for u in s.unread.iter().filter(|u| needs.contains(&u.kind)) {
+        judge = false;
+        f.push(
+            Finding::new(
+                Severity::Warning,
+                "list-unreadable",
+                format!("cannot tell {check}: the list could not be read: {}", u.why),
+            )
+            .about(u.kind),
+        );
+    }
+    judge
 }
 
 /// The ClusterQueues whose Workloads MultiKueue dispatches to worker clusters: they use an

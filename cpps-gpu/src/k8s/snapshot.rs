@@ -26,6 +26,56 @@ use crate::error::Error;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Missing(pub &'static str);
 
+/// A kind the cluster serves whose list could not be read (refused, or the server failed): the
+/// checks that need it say "cannot tell" instead of judging from an empty list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Unread {
+    /// The kind, named as in [`Missing`] (`kueue.x-k8s.io ClusterQueue`).
+    pub kind: &'static str,
+    /// Why it was not read (the status and the server's message).
+    pub why: String,
+}
+
+impl Unread {
+    /// `kind` could not be read, because of `why`.
+    pub fn new(kind: &'static str, why: impl Into<String>) -> Self {
+        Self {
+            kind,
+            why: why.into(),
+        }
+    }
+}
+
+/// `v1 Node`, as [`Unread::kind`] names it.
+pub const NODE: &str = "v1 Node";
+/// `v1 Pod`.
+pub const POD: &str = "v1 Pod";
+/// `apps/v1 DaemonSet`.
+pub const DAEMON_SET: &str = "apps/v1 DaemonSet";
+/// `v1 ConfigMap`.
+pub const CONFIG_MAP: &str = "v1 ConfigMap";
+/// `node.k8s.io/v1 RuntimeClass`.
+pub const RUNTIME_CLASS: &str = "node.k8s.io/v1 RuntimeClass";
+/// `kueue.x-k8s.io ResourceFlavor`.
+pub const RESOURCE_FLAVOR: &str = "kueue.x-k8s.io ResourceFlavor";
+/// `kueue.x-k8s.io ClusterQueue`.
+pub const CLUSTER_QUEUE: &str = "kueue.x-k8s.io ClusterQueue";
+/// `kueue.x-k8s.io LocalQueue`.
+pub const LOCAL_QUEUE: &str = "kueue.x-k8s.io LocalQueue";
+/// `kueue.x-k8s.io Workload`.
+pub const WORKLOAD: &str = "kueue.x-k8s.io Workload";
+/// `kueue.x-k8s.io AdmissionCheck`.
+pub const ADMISSION_CHECK: &str = "kueue.x-k8s.io AdmissionCheck";
+/// `kueue.x-k8s.io MultiKueueConfig`.
+pub const MULTIKUEUE_CONFIG: &str = "kueue.x-k8s.io MultiKueueConfig";
+/// `kueue.x-k8s.io MultiKueueCluster`.
+pub const MULTIKUEUE_CLUSTER: &str = "kueue.x-k8s.io MultiKueueCluster";
+/// `argoproj.io/v1alpha1 Application`.
+pub const APPLICATION: &str = "argoproj.io/v1alpha1 Application";
+/// `cert-manager.io/v1 Certificate`.
+pub const CERTIFICATE: &str = "cert-manager.io/v1 Certificate";
+
 /// The cluster's state as read.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClusterSnapshot {
@@ -61,13 +111,16 @@ pub struct ClusterSnapshot {
     pub cni: Vec<CniObservation>,
     /// Resource kinds not served by this cluster.
     pub missing: Vec<Missing>,
+    /// Served kinds whose list could not be read: their fields above are empty, and that is
+    /// not the truth.
+    pub unread: Vec<Unread>,
     /// Kueue objects, Applications and Certificates that were listed but do not decode (each a
     /// finding; the rest is read).
     pub undecodable: Vec<Undecodable>,
     /// The GPU device-plugin pods and their readiness.
     pub plugin_pods: Vec<nodes::PluginPod>,
     /// RuntimeClasses, name to handler (`node.k8s.io/v1`); `None` when they could not be read
-    /// (not served, or the reader may not list them: then `missing` says so).
+    /// (not served: `missing` says so; or refused or failed: `unread` says so).
     pub runtime_classes: Option<BTreeMap<String, String>>,
     /// The kubeconfig Secret of each MultiKueueCluster that names one.
     pub worker_secrets: Vec<WorkerSecret>,
@@ -93,6 +146,7 @@ impl ClusterSnapshot {
             certificates: vec![],
             cni: vec![],
             missing: vec![],
+            unread: vec![],
             undecodable: vec![],
             plugin_pods: vec![],
             runtime_classes: None,
@@ -109,11 +163,51 @@ impl ClusterSnapshot {
     }
 }
 
-fn or_missing<T>(v: Option<Vec<T>>, what: &'static str, missing: &mut Vec<Missing>) -> Vec<T> {
+fn or_missing<T>(
+    v: Option<Vec<T>>,
+    what: &'static str,
+    missing: &mut Vec<Missing>,
+    unread: &[Unread],
+) -> Vec<T> {
     v.unwrap_or_else(|| {
-        missing.push(Missing(what));
+        if !unread.iter().any(|u| u.kind == what) {
+            missing.push(Missing(what));
+        }
         Vec::new()
     })
+}
+
+/// A list's outcome: a failure is recorded in `unread` (and read as `None`, which
+/// [`or_missing`] then does not call "not served").
+fn read<T>(r: Result<Option<T>, Error>, kind: &'static str, unread: &mut Vec<Unread>) -> Option<T> {
+    r.unwrap_or_else(|e| {
+        unread.push(Unread::new(kind, why(kind, &e)));
+        None
+    })
+}
+
+/// Why a list failed. Kueue's CRDs convert between v1beta1 and v1beta2 through Kueue's own
+/// webhook (kueue `config/components/crd/kustomization.yaml`, `patches/webhook_in_*.yaml`), and
+/// apiextensions-apiserver answers 500 for a list whose conversion webhook fails
+/// (`pkg/apiserver/conversion/webhook_converter.go`): that is Kueue down, not the cluster.
+fn why(kind: &str, e: &Error) -> String {
+    match e {
+        Error::Kube {
+            source: kube::Error::Api(s),
+            ..
+        } => {
+            let said = format!("{} {}: {}", s.code, s.reason, s.message);
+            if s.code == 500 && kind.starts_with("kueue.x-k8s.io") {
+                format!(
+                    "Kueue's API is unavailable (is kueue-controller-manager, its conversion \
+                     webhook, running?): {said}"
+                )
+            } else {
+                said
+            }
+        }
+        other => other.to_string(),
+    }
 }
 
 /// The items of a Kueue list, its undecodable objects moved to `undecodable`; `None` (not
@@ -127,10 +221,11 @@ fn items<T>(listed: Option<Listed<T>>, undecodable: &mut Vec<Undecodable>) -> Op
 
 /// Reads the cluster: `GET` lists of nodes, pods, daemonsets, configmaps (all namespaces), the
 /// Kueue resources at the version the server serves (discovery first), and the Argo CD and
-/// cert-manager resources, at most 12 requests in flight.
+/// cert-manager resources, at most 12 requests in flight. Each list is read on its own: one
+/// that is refused or fails is recorded in [`ClusterSnapshot::unread`], and the rest is read.
 ///
 /// # Errors
-/// [`Error::Kube`] for any failed list other than "resource not served".
+/// [`Error::Kube`] when Kueue's API discovery fails (other than "not served").
 pub async fn collect(client: &kube::Client) -> Result<ClusterSnapshot, Error> {
     // Boxed: the joined list futures are large.
     Box::pin(collect_inner(client)).await
@@ -138,9 +233,9 @@ pub async fn collect(client: &kube::Client) -> Result<ClusterSnapshot, Error> {
 
 async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> {
     let served = kueue::served_versions(client).await?;
-    let (core, queues, others) = futures::try_join!(
+    let (core, queues, others) = futures::join!(
         async {
-            futures::try_join!(
+            futures::join!(
                 list_all::<Node>(client),
                 list_all::<Pod>(client),
                 list_all::<DaemonSet>(client),
@@ -148,7 +243,7 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
             )
         },
         async {
-            futures::try_join!(
+            futures::join!(
                 kueue::list_served::<ResourceFlavor>(
                     client,
                     &served,
@@ -174,7 +269,7 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
             )
         },
         async {
-            futures::try_join!(
+            futures::join!(
                 kueue::list_served::<AdmissionCheck>(
                     client,
                     &served,
@@ -198,14 +293,24 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
                 ),
                 list_items::<Application>(client, "Application"),
                 list_items::<Certificate>(client, "Certificate"),
-                list_permitted::<RuntimeClass>(client),
+                list_all::<RuntimeClass>(client),
             )
         }
-    )?;
+    );
+    let mut unread = Vec::new();
+    let r = &mut unread;
     let (raw_nodes, pods, daemonsets, configmaps) = core;
+    let (raw_nodes, pods) = (read(raw_nodes, NODE, r), read(pods, POD, r));
+    let daemonsets = read(daemonsets, DAEMON_SET, r);
+    let configmaps = read(configmaps, CONFIG_MAP, r);
     let mut undecodable = Vec::new();
     let u = &mut undecodable;
     let (flavors, cqs, lqs, wls) = queues;
+    let (flavors, cqs) = (
+        read(flavors, RESOURCE_FLAVOR, r),
+        read(cqs, CLUSTER_QUEUE, r),
+    );
+    let (lqs, wls) = (read(lqs, LOCAL_QUEUE, r), read(wls, WORKLOAD, r));
     let (flavors, cqs, lqs, wls) = (
         items(flavors, u),
         items(cqs, u),
@@ -213,11 +318,15 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
         items(wls, u),
     );
     let (acs, mkconfs, mks, apps, certs, runtime_classes) = others;
-    let (acs, mkconfs, mks) = (items(acs, u), items(mkconfs, u), items(mks, u));
-    let (apps, certs) = (items(apps, u), items(certs, u));
+    let acs = items(read(acs, ADMISSION_CHECK, r), u);
+    let mkconfs = items(read(mkconfs, MULTIKUEUE_CONFIG, r), u);
+    let mks = items(read(mks, MULTIKUEUE_CLUSTER, r), u);
+    let apps = items(read(apps, APPLICATION, r), u);
+    let certs = items(read(certs, CERTIFICATE, r), u);
+    let runtime_classes = read(runtime_classes, RUNTIME_CLASS, r);
     let mut missing = Vec::new();
-    if runtime_classes.is_none() {
-        missing.push(Missing("node.k8s.io/v1 RuntimeClass"));
+    if runtime_classes.is_none() && !unread.iter().any(|x| x.kind == RUNTIME_CLASS) {
+        missing.push(Missing(RUNTIME_CLASS));
     }
     let raw_nodes = raw_nodes.unwrap_or_default();
     let pods = pods.unwrap_or_default();
@@ -241,17 +350,18 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
         plugin_configs,
         plugin_config_errors,
         kueue_versions: kueue_versions(&served),
-        resource_flavors: or_missing(flavors, "kueue.x-k8s.io ResourceFlavor", &mut missing),
-        cluster_queues: or_missing(cqs, "kueue.x-k8s.io ClusterQueue", &mut missing),
-        local_queues: or_missing(lqs, "kueue.x-k8s.io LocalQueue", &mut missing),
-        workloads: or_missing(wls, "kueue.x-k8s.io Workload", &mut missing),
+        resource_flavors: or_missing(flavors, RESOURCE_FLAVOR, &mut missing, &unread),
+        cluster_queues: or_missing(cqs, CLUSTER_QUEUE, &mut missing, &unread),
+        local_queues: or_missing(lqs, LOCAL_QUEUE, &mut missing, &unread),
+        workloads: or_missing(wls, WORKLOAD, &mut missing, &unread),
         // Only MultiKueue managers have these: absent CRDs are not a gap of a plain Kueue.
         admission_checks: acs.unwrap_or_default(),
         multikueue_configs: mkconfs.unwrap_or_default(),
         multikueue_clusters: mks,
-        applications: or_missing(apps, "argoproj.io/v1alpha1 Application", &mut missing),
-        certificates: or_missing(certs, "cert-manager.io/v1 Certificate", &mut missing),
+        applications: or_missing(apps, APPLICATION, &mut missing, &unread),
+        certificates: or_missing(certs, CERTIFICATE, &mut missing, &unread),
         missing,
+        unread,
         undecodable,
     })
 }
@@ -330,21 +440,6 @@ async fn worker_secrets(
     out
 }
 
-/// [`list_all`], with a refusal (401, 403) read as "not read" instead of a failed snapshot: a
-/// reader that may not list this kind still gets everything else, and the gap is in `missing`.
-async fn list_permitted<K>(client: &kube::Client) -> Result<Option<Vec<K>>, Error>
-where
-    K: kube::Resource<DynamicType = ()> + Clone + std::fmt::Debug + serde::de::DeserializeOwned,
-{
-    match list_all::<K>(client).await {
-        Err(Error::Kube {
-            source: kube::Error::Api(s),
-            ..
-        }) if s.code == 401 || s.code == 403 => Ok(None),
-        other => other,
-    }
-}
-
 /// The version each kind was read at, by kind name.
 fn kueue_versions(served: &ServedVersions) -> BTreeMap<String, String> {
     [
@@ -359,4 +454,123 @@ fn kueue_versions(served: &ServedVersions) -> BTreeMap<String, String> {
     .into_iter()
     .filter_map(|(kind, plural)| served.of(plural).map(|v| (kind.to_owned(), v.to_owned())))
     .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::k8s::checks::{self, CheckPolicy};
+    use std::io::{Read, Write};
+
+    /// One answer per path, from a tiny HTTP server on 127.0.0.1 (the shape of a kube-apiserver
+    /// whose reader may not list ConfigMaps and whose Kueue controller is down).
+    fn answer(path: &str) -> (u16, String) {
+        let empty =
+            r#"{"kind":"List","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}"#;
+        let status = |code: u16, reason: &str, message: &str| {
+            let body = serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+                "status": "Failure", "message": message, "reason": reason, "code": code});
+            (code, body.to_string())
+        };
+        match path {
+            "/apis/kueue.x-k8s.io/v1beta2" => (
+                200,
+                serde_json::json!({"kind": "APIResourceList", "apiVersion": "v1",
+                    "groupVersion": "kueue.x-k8s.io/v1beta2", "resources": [
+                    {"name": "clusterqueues", "singularName": "clusterqueue", "namespaced": false, "kind": "ClusterQueue", "verbs": ["list"]},
+                    {"name": "localqueues", "singularName": "localqueue", "namespaced": true, "kind": "LocalQueue", "verbs": ["list"]},
+                    {"name": "workloads", "singularName": "workload", "namespaced": true, "kind": "Workload", "verbs": ["list"]},
+                    {"name": "resourceflavors", "singularName": "resourceflavor", "namespaced": false, "kind": "ResourceFlavor", "verbs": ["list"]}]})
+                .to_string(),
+            ),
+            // apiextensions-apiserver `pkg/apiserver/conversion/webhook_converter.go` `Convert`:
+            // "conversion webhook for %v failed: %v", answered as a 500.
+            "/apis/kueue.x-k8s.io/v1beta2/clusterqueues" => status(
+                500,
+                "InternalError",
+                "conversion webhook for kueue.x-k8s.io/v1beta1, Kind=ClusterQueue failed: Post \"https://kueue-webhook-service.kueue-system.svc:443/convert?timeout=30s\": dial tcp 10.43.12.7:443: connect: connection refused",
+            ),
+            "/api/v1/configmaps" => status(
+                403,
+                "Forbidden",
+                "configmaps is forbidden: User \"gpu-reader\" cannot list resource \"configmaps\" in API group \"\" at the cluster scope",
+            ),
+            "/api/v1/nodes"
+            | "/api/v1/pods"
+            | "/apis/apps/v1/daemonsets"
+            | "/apis/node.k8s.io/v1/runtimeclasses"
+            | "/apis/kueue.x-k8s.io/v1beta2/localqueues"
+            | "/apis/kueue.x-k8s.io/v1beta2/workloads"
+            | "/apis/kueue.x-k8s.io/v1beta2/resourceflavors" => (200, empty.to_owned()),
+            _ => status(404, "NotFound", "the server could not find the requested resource"),
+        }
+    }
+
+    fn serve() -> u16 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for c in listener.incoming() {
+                let Ok(mut c) = c else { continue };
+                let mut seen = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match c.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => seen.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let head = String::from_utf8_lossy(&seen);
+                let target = head.split(' ').nth(1).unwrap_or("/");
+                let (code, body) = answer(target.split('?').next().unwrap_or("/"));
+                let _ = write!(
+                    c,
+                    "HTTP/1.1 {code} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        port
+    }
+
+    /// A 403 on ConfigMaps and a 500 on ClusterQueues (Kueue's conversion webhook down) do not
+    /// sink the snapshot: each is recorded, and the checks that need it say "cannot tell".
+    #[tokio::test]
+    async fn one_failed_list_is_recorded_and_the_rest_is_read() {
+        let port = serve();
+        let config = kube::Config::new(format!("http://127.0.0.1:{port}").parse().unwrap());
+        let client = kube::Client::try_from(config).unwrap();
+        let snap = collect(&client).await.unwrap();
+        let kinds: Vec<&str> = snap.unread.iter().map(|u| u.kind).collect();
+        assert_eq!(kinds, [CONFIG_MAP, CLUSTER_QUEUE]);
+        assert!(
+            snap.unread[0]
+                .why
+                .starts_with("403 Forbidden: configmaps is forbidden")
+        );
+        assert!(snap.unread[1].why.starts_with("Kueue's API is unavailable"));
+        assert!(
+            snap.unread[1]
+                .why
+                .contains("500 InternalError: conversion webhook")
+        );
+        assert!(!snap.missing.contains(&Missing(CLUSTER_QUEUE)));
+        assert!(snap.missing.contains(&Missing(APPLICATION)));
+        let findings = checks::run(&snap, &CheckPolicy::default(), jiff::Timestamp::UNIX_EPOCH);
+        let unreadable: Vec<(&str, &str)> = findings
+            .iter()
+            .filter(|f| f.code == "list-unreadable")
+            .map(|f| (f.object.as_deref().unwrap_or(""), f.message.as_str()))
+            .map(|(o, m)| (o, m.split(':').next().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            unreadable,
+            [
+                (CONFIG_MAP, "cannot tell the device plugin"),
+                (CLUSTER_QUEUE, "cannot tell the ResourceFlavors"),
+                (CLUSTER_QUEUE, "cannot tell the ClusterQueues' quotas"),
+                (CLUSTER_QUEUE, "cannot tell Kueue's queues"),
+            ]
+        );
+    }
 }
