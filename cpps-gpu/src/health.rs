@@ -6,7 +6,7 @@ use crate::kernel_log::{KernelLogError, XidHistory};
 use crate::nvml::{Ecc, GpuSnapshot, HostSnapshot, OpenError, Reading, XidEvent};
 use crate::policy::DriverPinPolicy;
 pub use crate::severity::Severity;
-use crate::xid::{self, XidClass};
+use crate::xid::{self, RecoveryAction, XidClass};
 
 /// One thing found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -187,18 +187,36 @@ pub fn xid_history_findings(
         .counts
         .iter()
         .map(|c| {
-            let gpu = c.pci.gpu(gpus).map_or_else(
+            let snapshot = c.pci.gpu(gpus);
+            let gpu = snapshot.map_or_else(
                 || format!("PCI {} (no GPU NVML lists there)", c.pci),
                 |g| format!("GPU {} ({})", g.index, c.pci),
             );
             let last = c.last_since_boot.map_or_else(String::new, |d| {
                 format!(", last {:.1} s after boot", d.as_secs_f64())
             });
-            Finding::new(
-                class_severity(c.class),
-                "xid-history",
-                format!("XID {} x{} on {gpu}{last}: {}", c.xid, c.count, c.meaning),
-            )
+            let message = format!("XID {} x{} on {gpu}{last}: {}", c.xid, c.count, c.meaning);
+            // The driver's current recovery action is the GPU's state now; a history since
+            // boot only says what happened (open-gpu-kernel-modules `gpu.c`
+            // `_gpuRefreshRecoveryActionInLock` logs 154 on each change, back to None too).
+            let now_none = snapshot
+                .and_then(|g| g.recovery_action.value())
+                .is_some_and(|a| *a == RecoveryAction::None);
+            if now_none {
+                Finding::new(
+                    Severity::Info,
+                    "xid-history",
+                    format!("{message} (history: NVML's current recovery action is None)"),
+                )
+            } else if c.superseded {
+                Finding::new(
+                    Severity::Info,
+                    "xid-history",
+                    format!("{message} (history: a later XID 154 changed the action to None)"),
+                )
+            } else {
+                Finding::new(class_severity(c.class), "xid-history", message)
+            }
         })
         .collect();
     if !history.unparsed.is_empty() {
@@ -649,6 +667,48 @@ mod tests {
             xids,
             xid_unwatched: vec![],
         }
+    }
+
+    /// The driver's current recovery action (`NVML_FI_DEV_GET_GPU_RECOVERY_ACTION`, go-nvml
+    /// `gen/nvml/nvml.h`) is the GPU's state now; the kernel log is a history since boot.
+    /// After a reset or drain the action reads None (open-gpu-kernel-modules `gpu.c`
+    /// `_gpuRefreshRecoveryActionInLock`), and the old critical XIDs are then history (Info).
+    #[test]
+    fn xid_history_is_history_once_the_current_action_is_none_or_superseded() {
+        use crate::kernel_log::{KernelLog, XidHistory};
+        let log = |text: &str| KernelLog {
+            text: text.to_owned(),
+            records_lost: false,
+        };
+        let xid95 = "3,0,7200000,-;NVRM: Xid (PCI:0000:01:00): 95, pid=7062, Uncontained: \
+                     LTC TAG (0x2, 0x1). RST: Yes, D-RST: No\n";
+        let history = Ok(XidHistory::from_log(&log(xid95)));
+        let mut gpu = FakeGpuSource::healthy_gpu(0, "GPU-a");
+        let severities = |gpu: &GpuSnapshot, h: &Result<XidHistory, KernelLogError>| {
+            xid_history_findings(h, std::slice::from_ref(gpu))
+                .iter()
+                .map(|f| f.severity)
+                .collect::<Vec<_>>()
+        };
+        // Without a current action the history keeps its grade.
+        assert_eq!(severities(&gpu, &history), vec![Severity::Critical]);
+        gpu.recovery_action = Reading::Value(RecoveryAction::GpuReset);
+        assert_eq!(severities(&gpu, &history), vec![Severity::Critical]);
+        gpu.recovery_action = Reading::Value(RecoveryAction::None);
+        assert_eq!(severities(&gpu, &history), vec![Severity::Info]);
+        // A later XID 154 "to 0x0 (None)" on the same GPU: history even without NVML's reading.
+        gpu.recovery_action = Reading::NotSupported;
+        let later = format!(
+            "{xid95}3,1,7300000,-;NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action \
+             changed from 0x1 (GPU Reset Required) to 0x0 (None)\n"
+        );
+        let history = Ok(XidHistory::from_log(&log(&later)));
+        let findings = xid_history_findings(&history, std::slice::from_ref(&gpu));
+        assert!(
+            findings.iter().all(|f| f.severity == Severity::Info),
+            "{findings:?}"
+        );
+        assert!(findings[0].message.contains("history"), "{findings:?}");
     }
 
     #[test]

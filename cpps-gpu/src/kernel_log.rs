@@ -220,6 +220,10 @@ pub struct XidCount {
     pub last_since_boot: Option<Duration>,
     /// The last line's detail (process and message).
     pub last_detail: String,
+    /// A later XID 154 on this GPU said its recovery action went back to None: the driver
+    /// logs 154 on every change of action (open-gpu-kernel-modules `gpu.c`
+    /// `_gpuRefreshRecoveryActionInLock`), so this code is history, not the GPU's state now.
+    pub superseded: bool,
 }
 
 /// The XID history found in a kernel log.
@@ -302,11 +306,20 @@ fn add(
             count: 0,
             last_since_boot: None,
             last_detail: String::new(),
+            superseded: false,
         });
     entry.count += 1;
+    entry.superseded = false;
     entry.last_since_boot = since_boot.or(entry.last_since_boot);
     entry.meaning = info.meaning;
     entry.last_detail.clone_from(&line.detail);
+    // A change back to "no action needed" closes everything this GPU logged before it.
+    if line.recovery_action() == Some(RecoveryAction::None) {
+        let pci = line.pci;
+        for c in counts.values_mut().filter(|c| c.pci == pci) {
+            c.superseded = c.xid != 154 || c.class != info.class;
+        }
+    }
 }
 
 /// Kernel log text as read, lossily decoded.
@@ -617,6 +630,40 @@ mod tests {
             h.counts[2].meaning,
             "GPU recovery action changed to GPU_RESET (reset the GPU)"
         );
+    }
+
+    /// The driver logs XID 154 on every change of recovery action, back to None too
+    /// (open-gpu-kernel-modules `src/nvidia/src/kernel/gpu/gpu.c`
+    /// `_gpuRefreshRecoveryActionInLock`): a later "to 0x0 (None)" on a GPU supersedes what
+    /// that GPU logged before it, and only that GPU's; an XID after it is current again.
+    #[test]
+    fn a_later_154_back_to_none_supersedes_that_gpus_older_xids() {
+        let text = format!(
+            "{KMSG}3,10,9700000,-;NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed \
+             from 0x1 (GPU Reset Required) to 0x0 (None)\n"
+        );
+        let h = XidHistory::from_log(&log(&text));
+        let superseded: Vec<(String, u64, bool)> = h
+            .counts
+            .iter()
+            .map(|c| (c.pci.to_string(), c.xid, c.superseded))
+            .collect();
+        assert_eq!(
+            superseded,
+            vec![
+                ("0000:01:00".to_owned(), 94, true),
+                ("0000:01:00".to_owned(), 95, true),
+                ("0000:01:00".to_owned(), 154, false),
+                ("0000:01:00".to_owned(), 154, true),
+                ("0000:41:00".to_owned(), 32, false),
+                ("0000:41:00".to_owned(), 79, false),
+                ("0000:41:00".to_owned(), 154, false),
+            ]
+        );
+        let again = format!("{text}3,11,9800000,-;NVRM: Xid (PCI:0000:01:00): 95, pid=1, again\n");
+        let h = XidHistory::from_log(&log(&again));
+        let xid95 = h.counts.iter().find(|c| c.xid == 95).map(|c| c.superseded);
+        assert_eq!(xid95, Some(false));
     }
 
     /// `/dev/kmsg` numbers records from 0 at boot (Linux `Documentation/ABI/testing/dev-kmsg`):

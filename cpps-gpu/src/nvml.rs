@@ -359,6 +359,9 @@ pub struct GpuSnapshot {
     pub mig_mode: Reading<MigMode>,
     /// Compute processes.
     pub processes: Reading<Vec<GpuProcess>>,
+    /// The recovery action the driver asks for now (`NVML_FI_DEV_GET_GPU_RECOVERY_ACTION`):
+    /// the GPU's current state, which supersedes its XID history since boot.
+    pub recovery_action: Reading<RecoveryAction>,
     /// Some call answered `NVML_ERROR_GPU_IS_LOST`.
     pub lost: bool,
     /// NVML could not open the GPU at all; every reading is then `Failed` with this reason.
@@ -577,6 +580,7 @@ impl NvmlSource {
                     limits: Limits::failed(&msg),
                     mig_mode: failed!(),
                     processes: failed!(),
+                    recovery_action: failed!(),
                     lost,
                     unopened,
                 };
@@ -667,6 +671,7 @@ impl NvmlSource {
             }),
             l,
         );
+        let recovery_action = read_recovery_action(&device, l);
         GpuSnapshot {
             index,
             uuid,
@@ -683,6 +688,7 @@ impl NvmlSource {
             limits,
             mig_mode,
             processes,
+            recovery_action,
             lost,
             unopened: None,
         }
@@ -898,15 +904,35 @@ const FI_DEV_GET_GPU_RECOVERY_ACTION: u32 = 230;
 
 /// The recovery action the GPU asks for now, through `nvmlDeviceGetFieldValues`.
 fn recovery_action(device: &nvml_wrapper::Device<'_>) -> Option<RecoveryAction> {
+    read_recovery_action(device, &mut false).value().copied()
+}
+
+/// [`recovery_action`] as a reading: a driver without field 230 answers `NOT_SUPPORTED` in
+/// the field's own status.
+fn read_recovery_action(
+    device: &nvml_wrapper::Device<'_>,
+    lost: &mut bool,
+) -> Reading<RecoveryAction> {
     use nvml_wrapper::enums::device::SampleValue;
     use nvml_wrapper::structs::device::FieldId;
-    let values = device
-        .field_values_for(&[FieldId(FI_DEV_GET_GPU_RECOVERY_ACTION)])
-        .ok()?;
-    match values.into_iter().next()?.ok()?.value.ok()? {
-        SampleValue::U32(v) => Some(RecoveryAction::from_nvml(v)),
-        SampleValue::U64(v) => u32::try_from(v).ok().map(RecoveryAction::from_nvml),
-        _ => None,
+    let values = match device.field_values_for(&[FieldId(FI_DEV_GET_GPU_RECOVERY_ACTION)]) {
+        Ok(v) => v,
+        Err(e) => return Reading::from_nvml(Err(e), lost),
+    };
+    let Some(first) = values.into_iter().next() else {
+        return Reading::failed("no field value returned");
+    };
+    let value = match first.and_then(|f| f.value) {
+        Ok(v) => v,
+        Err(e) => return Reading::from_nvml(Err(e), lost),
+    };
+    match value {
+        SampleValue::U32(v) => Reading::Value(RecoveryAction::from_nvml(v)),
+        SampleValue::U64(v) => u32::try_from(v).map(RecoveryAction::from_nvml).map_or_else(
+            |_| Reading::failed("recovery action out of range"),
+            Reading::Value,
+        ),
+        _ => Reading::failed("recovery action of an unexpected type"),
     }
 }
 
@@ -1072,6 +1098,7 @@ impl FakeGpuSource {
                 pending: false,
                 failure: false,
             }),
+            recovery_action: Reading::NotSupported,
             limits: Limits {
                 clock_event_reasons: Reading::Value(0),
                 slowdown_temperature_c: Reading::Value(93),
