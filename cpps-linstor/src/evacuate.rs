@@ -7,12 +7,14 @@
 //! is only deleted (a replica whose disk state is unknown, its node offline, counts as
 //! `UpToDate` there: `allVolumesUpToDate`'s `defaultIfUnknown` is `true`); a replica whose
 //! `UpToDate` diskful peers (`getUpToDatePeerCount`: not `DELETE`, `EVACUATE`, `INACTIVE` or
-//! `DRBD_DISKLESS`) already meet the group's place count is only deleted; any other gets a new replica from the autoplacer first, and is deleted once it
-//! synced. The autoplacer's choice is the controller's; the plan lists the nodes that could
-//! take it (online, with a diskful pool of the replica's pool name, within
-//! `target`/`do_not_target`): first those holding a DRBD diskless replica of the resource, which
-//! the controller turns diskful (`getStorPoolForEvacuation`), else those holding none. The
-//! group's other filters (`replicas_on_different`, free space) are not applied.
+//! `DRBD_DISKLESS`) already meet the group's place count is only deleted; any other gets a new
+//! replica from the autoplacer first, and is deleted once it synced. The autoplacer's choice is
+//! the controller's; the plan lists the nodes that could take it (online, with a diskful pool
+//! the group's `storage_pool_list` names, or any diskful pool when it names none, as
+//! `autoplacer/StorPoolFilter` filters; within `target`/`do_not_target`): first those holding a
+//! DRBD diskless replica of the resource, which the controller turns diskful
+//! (`getStorPoolForEvacuation`), else those holding none. The group's other filters
+//! (`replicas_on_different`, `provider_list`, free space, pool-kind mixing) are not applied.
 //!
 //! The pre-check says, per resource, what the node being away does meanwhile: fewer `UpToDate`
 //! replicas than the place count, and the DRBD quorum count of
@@ -30,7 +32,7 @@ use crate::names::NodeName;
 use crate::plan::Plan;
 use crate::site_loss::{self, SiteLossEffect};
 use crate::types::LayerType;
-use crate::types::resource::{DiskState, ResourceWithVolumes};
+use crate::types::resource::{AutoSelectFilter, DiskState, ResourceWithVolumes};
 
 cpps_http::named_enum! {
     /// What the controller does with a resource of the evacuated node.
@@ -169,13 +171,15 @@ pub fn plan(
             .iter()
             .filter(|r| r.name == replica.name && r.node_name != node.as_str())
             .collect();
-        let wanted = state
+        let filter = state
             .resource_definitions
             .iter()
             .find(|d| d.name == replica.name)
             .and_then(|d| d.resource_group_name.as_deref())
             .and_then(|g| state.resource_groups.iter().find(|rg| rg.name == g))
-            .and_then(|g| g.place_count())
+            .and_then(|g| g.select_filter.as_ref());
+        let wanted = filter
+            .and_then(|f| f.place_count)
             .unwrap_or(DEFAULT_PLACE_COUNT);
         let wanted = usize::try_from(wanted).unwrap_or(0);
         let up_to_date_peers = peers
@@ -205,10 +209,13 @@ pub fn plan(
                         .to_owned(),
                 );
             }
+            let pools = filter
+                .map(AutoSelectFilter::storage_pools)
+                .unwrap_or_default();
             let (candidates, toggle) =
-                candidates(state, replica, &peers, node, target, do_not_target);
+                candidates(state, &pools, &peers, node, target, do_not_target);
             if candidates.is_empty() {
-                reasons.push("no online node with a diskful pool of its pool name".to_owned());
+                reasons.push("no online node with a diskful pool its group allows".to_owned());
                 (EvacuateAction::NoTarget, candidates)
             } else {
                 if toggle {
@@ -246,8 +253,8 @@ pub fn plan(
 /// diskless replica would be turned diskful.
 ///
 /// A node qualifies when it is online, not `node`, not evacuating or evicted, has a diskful
-/// pool named as the replica's, and is within `target` (when given) and outside
-/// `do_not_target`. The controller first tries the nodes that hold a DRBD diskless replica of
+/// pool the group's filter allows (`pools`; empty: any), and is within `target` (when given)
+/// and outside `do_not_target`. The controller first tries the nodes that hold a DRBD diskless replica of
 /// the resource (a client or a tie-breaker; `TIE_BREAKER` includes `DRBD_DISKLESS`'s bits in
 /// linstor-server `Resource.Flags`): `CtrlNodeApiCallHandler.getStorPoolForEvacuation` limits
 /// the autoplacer to them ("first try to toggle disk if possible") and
@@ -255,17 +262,12 @@ pub fn plan(
 /// qualifies does it look at the nodes that hold no replica of the resource.
 fn candidates(
     state: &ClusterState,
-    replica: &ResourceWithVolumes,
+    pools: &[&str],
     peers: &[&ResourceWithVolumes],
     node: &NodeName,
     target: &[NodeName],
     do_not_target: &[NodeName],
 ) -> (Vec<String>, bool) {
-    let pools: BTreeSet<&str> = replica
-        .volumes
-        .iter()
-        .filter_map(|v| v.storage_pool_name.as_deref())
-        .collect();
     let holding: BTreeSet<&str> = peers.iter().map(|p| p.node_name.as_str()).collect();
     let drbd_diskless: BTreeSet<&str> = peers
         .iter()
@@ -287,7 +289,7 @@ fn candidates(
                 state.storage_pools.iter().any(|p| {
                     p.node_name.as_deref() == Some(n.name.as_str())
                         && !p.is_diskless()
-                        && pools.contains(p.storage_pool_name.as_str())
+                        && pool_allowed(pools, &p.storage_pool_name)
                 })
             })
             .map(|n| n.name.clone())
@@ -299,6 +301,13 @@ fn candidates(
     } else {
         (toggled, true)
     }
+}
+
+/// Whether the group's pool list lets the autoplacer use `pool`: linstor-server
+/// `autoplacer/StorPoolFilter.filter` filters by name (`equalsIgnoreCase`) only when the list is
+/// non-empty.
+fn pool_allowed(pools: &[&str], pool: &str) -> bool {
+    pools.is_empty() || pools.iter().any(|p| p.eq_ignore_ascii_case(pool))
 }
 
 /// Renders a plan as plain text: the request, then each resource with its action and what the

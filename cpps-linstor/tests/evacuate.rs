@@ -232,3 +232,58 @@ fn a_replica_whose_state_is_unknown_is_replaced_as_if_up_to_date() {
         plan.resources[1].reasons
     );
 }
+
+// C4 (audit 33): the new replica's pool is the autoplacer's pick under the group's own filter.
+// linstor-server `CtrlNodeApiCallHandler.getStorPoolForEvacuation` merges the group's
+// `AutoSelectFilter` into each `autoplacer.autoPlace`, and `autoplacer/StorPoolFilter.filter`
+// keeps a pool by name only when the group's `storage_pool_list` is non-empty, matching names
+// with `equalsIgnoreCase`; without a list any diskful pool of an online node qualifies.
+#[test]
+fn candidates_follow_the_group_pool_list_not_the_replica_pool_name() {
+    use cpps_linstor::types::resource::AutoSelectFilter;
+    let mut state = state();
+    for p in state
+        .storage_pools
+        .iter_mut()
+        .filter(|p| p.node_name.as_deref() == Some("pve-sp-2") && !p.is_diskless())
+    {
+        p.storage_pool_name = "hdd-pool".to_owned();
+    }
+    let lists = [
+        ("sp-ssd", vec!["ssd-pool"]),
+        ("majority-group", vec!["SSD-pool", "HDD-POOL"]),
+    ];
+    for (group, pools) in lists {
+        let g = state
+            .resource_groups
+            .iter_mut()
+            .find(|g| g.name == group)
+            .unwrap();
+        let filter = g
+            .select_filter
+            .get_or_insert_with(AutoSelectFilter::default);
+        filter.storage_pool_list = pools.into_iter().map(str::to_owned).collect();
+    }
+    let plan = evacuate::plan(&state, &Default::default(), &node("pve-franca-1"), &[], &[]);
+    let got: Vec<(&str, Vec<&str>)> = plan
+        .resources
+        .iter()
+        .filter(|r| r.action == EvacuateAction::Replaced)
+        .map(|r| {
+            let candidates = r.candidates.iter().map(String::as_str).collect();
+            (r.name.as_str(), candidates)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            // Both names listed, in another case: pve-sp-2's hdd-pool qualifies.
+            ("vm-101-disk-0", vec!["pve-sp-1", "pve-sp-2"]),
+            // Group `plain` lists no pool: any diskful pool.
+            ("vm-103-disk-0", vec!["pve-franca-2", "pve-sp-2"]),
+            ("vm-104-disk-0", vec!["pve-franca-2"]),
+            // `sp-ssd` lists only ssd-pool: pve-sp-2 is out.
+            ("vm-105-disk-0", vec!["pve-franca-2"]),
+        ]
+    );
+}
