@@ -272,7 +272,7 @@ fn drift_and_state_rules_over_the_estate() {
             .starts_with("guest build-runner is `declared` in the file but is live")
     }));
     // The report counts the live rules.
-    assert_eq!(audit.report.summary.rules_checked, 47 + 17);
+    assert_eq!(audit.report.summary.rules_checked, 47 + 18);
 }
 
 /// An HA resource whose requested state is `ignored` or `disabled` does not fail over:

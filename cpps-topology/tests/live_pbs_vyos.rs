@@ -917,3 +917,93 @@ async fn a_datastore_list_filtered_by_the_rights_is_no_proof_of_absence() {
         ["pbs-alpha has no datastore main"]
     );
 }
+
+/// A router of the SP pair, its VRRP group written in the nodes of vyos-1x
+/// `interface-definitions/high-availability.xml.in` (`group`, `interface`, `vrid`, `address`,
+/// `priority`), as cpps-vyos's own pair tests write it.
+fn vrrp_router(label: &str, priority: u8, vrid: u8) -> VyosFacts {
+    let tree = ConfigTree::parse_set(&format!(
+        "set interfaces ethernet eth1 address '192.168.10.{priority}/23'
+set high-availability vrrp group LAN interface 'eth1'
+set high-availability vrrp group LAN vrid '{vrid}'
+set high-availability vrrp group LAN address '192.168.10.1/23'
+set high-availability vrrp group LAN priority '{priority}'
+"
+    ))
+    .unwrap();
+    VyosFacts {
+        side: RouterSide::new(PairSide::new(label, tree, BTreeMap::new())),
+        ..VyosFacts::default()
+    }
+}
+
+fn vrrp_002(topology: &str, sp: VyosFacts, peer: Sourced<VyosFacts>) -> Vec<String> {
+    let topology = load("linked.yaml", topology);
+    let mut site = SiteObservation::new("sp");
+    site.vyos = Sourced::Observed(sp);
+    site.vyos_peer = peer;
+    let observed = Observation {
+        taken_at: 0,
+        sites: vec![site],
+    };
+    let audit = live::audit(&topology, &observed, &LiveOptions::at(0));
+    rule_messages(&audit.report, "VRRP-002")
+}
+
+/// VRRP-002 compares a site's two routers with `cpps_vyos::pair::compare_vrrp` where the
+/// endpoints name the second one (`vyos_peer`): a pair that agrees is no finding, a VRID that
+/// differs is. Without a second router it cannot tell, and says why: the topology's
+/// `vrrp_peer` names a pair the endpoints do not reach (warning), or the site has one router,
+/// as the documents say of VyOS today ("VRRP HA pra VyOS (single-node hoje)"; info).
+#[test]
+fn a_sites_two_routers_are_compared_as_a_vrrp_pair() {
+    let pair = |peer_vrid| {
+        vrrp_002(
+            LINKED,
+            vrrp_router("gw-a", 200, 10),
+            Sourced::Observed(vrrp_router("gw-b", 100, peer_vrid)),
+        )
+    };
+    assert_eq!(pair(10), Vec::<String>::new());
+    assert_eq!(
+        pair(11),
+        ["warning vyos-sp VRRP pair of vyos-sp: VRID Some(10) on gw-a, Some(11) on gw-b"]
+    );
+    let unpaired = vrrp_002(LINKED, vrrp_router("gw-a", 200, 10), Sourced::NotConfigured);
+    assert_eq!(
+        unpaired,
+        [
+            "warning vyos-sp cannot tell whether the VRRP pair of vyos-sp agrees: the topology pairs it with vyos-sp-b, but the endpoints file names no `vyos_peer` for site sp"
+        ]
+    );
+    let single = LINKED.replace(", vrrp_peer: vyos-sp-b", "").replace(
+        "  - { id: vyos-sp-b, site: sp, vrrp_peer: vyos-sp, state: validated }\n",
+        "",
+    );
+    let alone = vrrp_002(&single, VyosFacts::default(), Sourced::NotConfigured);
+    assert_eq!(
+        alone,
+        [
+            "info vyos-sp cannot tell whether the VRRP pair of vyos-sp agrees: one router is declared at the site"
+        ]
+    );
+}
+
+/// The endpoints file names a site's second router as `vyos_peer`, with the fields of `vyos`.
+#[test]
+fn the_endpoints_file_names_a_second_router() {
+    let endpoints = Endpoints::parse(
+        "endpoints.yaml",
+        "sites:\n  sp:\n    vyos:\n      url: https://127.0.0.1:8443\n      key_env: VYOS_A\n    vyos_peer:\n      url: https://127.0.0.1:8444\n      key_env: VYOS_B\n",
+    )
+    .unwrap();
+    let sp = &endpoints.sites["sp"];
+    assert_eq!(sp.vyos.as_ref().unwrap().url, "https://127.0.0.1:8443");
+    assert_eq!(sp.vyos_peer.as_ref().unwrap().url, "https://127.0.0.1:8444");
+    let lookup = |k: &str| matches!(k, "VYOS_A" | "VYOS_B").then(|| "key".to_owned());
+    let sources = endpoints
+        .sources(&ClientOptions::default(), &lookup)
+        .unwrap();
+    assert_eq!(sources.sites[0].len(), 2);
+    assert!(sources.sites[0].vyos_peer.is_some());
+}

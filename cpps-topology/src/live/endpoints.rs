@@ -12,6 +12,10 @@
 //!     linstor:
 //!       controllers: linstor+ssl://10.10.20.1,pve-ippri-11
 //!       ca_file: /etc/cpps/linstor-ca.pem
+//!     vyos:
+//!       url: https://192.168.10.1/
+//!       key_env: VYOS_SP_KEY
+//!     # vyos_peer: { url: …, key_env: … }  # the second router of a VRRP pair (VRRP-002)
 //!     kubernetes:
 //!       gpu-sp-01: { kubeconfig: /etc/cpps/gpu-sp-01.kubeconfig }
 //!     nvml:
@@ -177,6 +181,10 @@ pub struct SiteEndpoints {
     pub pbs: Option<PbsEndpoint>,
     /// VyOS.
     pub vyos: Option<VyosEndpoint>,
+    /// The second VyOS router of a VRRP pair at this site (`vyos_peer:` in the file), when the
+    /// site has one: the documents declare one router per site today, with VRRP for VyOS
+    /// desired, so VRRP-002 compares the pair only where this is set.
+    pub vyos_peer: Option<VyosEndpoint>,
     /// K3s clusters by id.
     pub kubernetes: BTreeMap<String, KubeEndpoint>,
     /// GPU hosts.
@@ -275,6 +283,7 @@ struct FileSite {
     linstor: Option<FileLinstor>,
     pbs: Option<FilePbs>,
     vyos: Option<FileVyos>,
+    vyos_peer: Option<FileVyos>,
     #[serde(default)]
     kubernetes: BTreeMap<String, FileKube>,
     #[serde(default)]
@@ -520,23 +529,14 @@ impl Endpoints {
                 url: p.url,
             });
         }
-        if let Some(v) = s.vyos {
-            let path = format!("{base}.vyos");
-            let key = required_file_secret!(
-                cx,
-                &path,
-                v.key,
-                v.key_env,
-                v.key_file,
-                "the HTTPS API key"
-            )?;
-            let tls = tls_choice(&path, v.ca_file, v.fingerprint, v.insecure)?;
-            ends.vyos = Some(VyosEndpoint {
-                url: v.url,
-                key,
-                tls,
-            });
-        }
+        ends.vyos = s
+            .vyos
+            .map(|v| Self::vyos_endpoint(cx, &format!("{base}.vyos"), v))
+            .transpose()?;
+        ends.vyos_peer = s
+            .vyos_peer
+            .map(|v| Self::vyos_endpoint(cx, &format!("{base}.vyos_peer"), v))
+            .transpose()?;
         ends.kubernetes = s
             .kubernetes
             .into_iter()
@@ -580,6 +580,18 @@ impl Endpoints {
             token,
             user: p.user,
             password,
+            tls,
+        })
+    }
+
+    /// The VyOS endpoint at `path`: its URL, its API key (required) and its TLS choice.
+    fn vyos_endpoint(cx: &Cx<'_>, path: &str, v: FileVyos) -> Result<VyosEndpoint, EndpointsError> {
+        let key =
+            required_file_secret!(cx, path, v.key, v.key_env, v.key_file, "the HTTPS API key")?;
+        let tls = tls_choice(path, v.ca_file, v.fingerprint, v.insecure)?;
+        Ok(VyosEndpoint {
+            url: v.url,
+            key,
             tls,
         })
     }
@@ -736,6 +748,10 @@ impl Endpoints {
             }
             if let Some(v) = built(ends.vyos.as_ref(), site, "vyos", &cx, vyos_source)? {
                 s.vyos = Some(Box::new(v));
+            }
+            let peer = built(ends.vyos_peer.as_ref(), site, "vyos_peer", &cx, vyos_source)?;
+            if let Some(v) = peer {
+                s.vyos_peer = Some(Box::new(v));
             }
             for (id, k) in &ends.kubernetes {
                 s.kubernetes

@@ -138,6 +138,9 @@ pub struct SiteObservation {
     pub pbs: Sourced<PbsFacts>,
     /// VyOS.
     pub vyos: Sourced<VyosFacts>,
+    /// The second router of the site's VRRP pair (`vyos_peer` of the endpoints); not
+    /// configured where the site has one router.
+    pub vyos_peer: Sourced<VyosFacts>,
     /// K3s clusters, by cluster id.
     pub kubernetes: Vec<(String, Sourced<KubeFacts>)>,
     /// GPU hosts, by host id.
@@ -160,6 +163,7 @@ impl SiteObservation {
             self.linstor.failure(),
             self.pbs.failure(),
             self.vyos.failure(),
+            self.vyos_peer.failure(),
         ]
         .into_iter()
         .flatten()
@@ -182,6 +186,10 @@ impl SiteObservation {
             ),
             (self.pbs.is_configured(), self.pbs.observed().is_some()),
             (self.vyos.is_configured(), self.vyos.observed().is_some()),
+            (
+                self.vyos_peer.is_configured(),
+                self.vyos_peer.observed().is_some(),
+            ),
         ];
         let mut configured = 0;
         let mut answered = 0;

@@ -66,6 +66,7 @@ enum Slot {
     Linstor(usize),
     Pbs(usize),
     Vyos(usize),
+    VyosPeer(usize),
     Kube(usize, usize),
     Gpu(usize, usize),
 }
@@ -169,6 +170,9 @@ pub async fn observe_with(
         if let Some(s) = &site.vyos {
             tasks.push(task(s.as_ref(), when, Slot::Vyos(i), Answer::Vyos));
         }
+        if let Some(s) = &site.vyos_peer {
+            tasks.push(task(s.as_ref(), when, Slot::VyosPeer(i), Answer::Vyos));
+        }
         for (j, (id, s)) in site.kubernetes.iter().enumerate() {
             sites[i]
                 .kubernetes
@@ -187,6 +191,7 @@ pub async fn observe_with(
             | Slot::Linstor(i)
             | Slot::Pbs(i)
             | Slot::Vyos(i)
+            | Slot::VyosPeer(i)
             | Slot::Kube(i, _)
             | Slot::Gpu(i, _) => i,
         };
@@ -197,6 +202,7 @@ pub async fn observe_with(
             (Slot::Linstor(_), Answer::Linstor(r)) => site.linstor = r.into(),
             (Slot::Pbs(_), Answer::Pbs(r)) => site.pbs = r.into(),
             (Slot::Vyos(_), Answer::Vyos(r)) => site.vyos = r.into(),
+            (Slot::VyosPeer(_), Answer::Vyos(r)) => site.vyos_peer = r.into(),
             (Slot::Kube(_, j), Answer::Kube(r)) => site.kubernetes[j].1 = r.into(),
             (Slot::Gpu(_, j), Answer::Gpu(r)) => site.gpus[j].1 = r.into(),
             // Every task pairs its slot with the answer of the same kind.

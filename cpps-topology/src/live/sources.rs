@@ -36,6 +36,8 @@ pub struct SiteSources {
     pub pbs: Option<BoxSource<PbsFacts>>,
     /// The site's VyOS router.
     pub vyos: Option<BoxSource<VyosFacts>>,
+    /// The second router of the site's VRRP pair, when one is declared.
+    pub vyos_peer: Option<BoxSource<VyosFacts>>,
     /// K3s clusters of the site, by cluster id.
     pub kubernetes: Vec<(String, BoxSource<KubeFacts>)>,
     /// GPU hosts read through NVML, by host id.
@@ -57,6 +59,7 @@ impl SiteSources {
             + usize::from(self.linstor.is_some())
             + usize::from(self.pbs.is_some())
             + usize::from(self.vyos.is_some())
+            + usize::from(self.vyos_peer.is_some())
             + self.kubernetes.len()
             + self.gpus.len()
     }
@@ -75,6 +78,7 @@ impl std::fmt::Debug for SiteSources {
             .field("linstor", &self.linstor.as_ref().map(|s| s.endpoint()))
             .field("pbs", &self.pbs.as_ref().map(|s| s.endpoint()))
             .field("vyos", &self.vyos.as_ref().map(|s| s.endpoint()))
+            .field("vyos_peer", &self.vyos_peer.as_ref().map(|s| s.endpoint()))
             .field("kubernetes", &endpoints_by_id(&self.kubernetes))
             .field("gpus", &endpoints_by_id(&self.gpus))
             .finish()

@@ -914,6 +914,14 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         remediation: "check the group's interface and tracked scripts (FAULT) or the peer's reachability; a group that never leaves INIT has no usable interface",
     },
     RuleInfo {
+        id: RuleId("VRRP-002"),
+        severity: Severity::Warning,
+        kind: RuleKind::Live,
+        title: "the two routers of a site's VRRP pair agree on their groups (VRID, virtual addresses, authentication, preemption, priorities)",
+        citations: &[cite(ARCH, "VRRP HA pra VyOS (single-node hoje)")],
+        remediation: "declare the second router as `vyos_peer` in the endpoints file, then give both routers the same group names, VRIDs, virtual addresses, authentication and preemption, and different priorities",
+    },
+    RuleInfo {
         id: RuleId("LINK-003"),
         severity: Severity::Error,
         kind: RuleKind::Live,

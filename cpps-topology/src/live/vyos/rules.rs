@@ -2,7 +2,8 @@
 //! LINK-001 (a declared cross-site link's WireGuard peer shook hands recently; a DRBD connection
 //! across the link that is not `Connected` is traced to it), LINK-002 (BGP sessions
 //! Established and IPsec tunnels up), LINK-003 (the link's two routers agree on their WireGuard
-//! tunnel, compared by `cpps_vyos::pair`) and VRRP-001 (VRRP groups MASTER or BACKUP).
+//! tunnel, compared by `cpps_vyos::pair`), VRRP-001 (VRRP groups MASTER or BACKUP) and VRRP-002
+//! (a site's two routers agree on their VRRP groups, compared by `cpps_vyos::pair`).
 //!
 //! Which WireGuard peer carries a link: the topology names routers and sites, VyOS names peers,
 //! so the peer of a link on the local router is the one named after the remote router or the
@@ -27,6 +28,7 @@ pub(crate) static CHECKS: &[(RuleId, LiveCheck)] = &[
     (RuleId("LINK-002"), link_002),
     (RuleId("LINK-003"), link_003),
     (RuleId("VRRP-001"), vrrp_001),
+    (RuleId("VRRP-002"), vrrp_002),
 ];
 
 /// A handshake older than this is stale: VyOS's own `status: active` threshold (vyos-1x
@@ -547,6 +549,85 @@ pub(crate) fn link_003(live: &Live<'_>, sink: &mut Sink<'_>) {
                     "link {}: the two routers' WireGuard configurations cannot be compared: {e}",
                     link.id
                 ),
+            ),
+        }
+    }
+}
+
+/// VRRP-002: where a site declares the second router of a VRRP pair (`vyos_peer`), the two
+/// routers agree on their VRRP groups (VRID, virtual addresses, authentication, preemption,
+/// different priorities), compared by `cpps_vyos::pair::compare_vrrp`. A site with one router
+/// cannot tell: the documents declare one router per site and VRRP for VyOS as desired, so no
+/// pair is there to compare (info), unless the router already runs VRRP groups, whose other
+/// half is then unseen (warning).
+pub(crate) fn vrrp_002(live: &Live<'_>, sink: &mut Sink<'_>) {
+    let routers = site_routers(live);
+    for router in observed_routers(live) {
+        let Some(site) = live.observed.sites.iter().find(|s| s.site == router.site) else {
+            continue;
+        };
+        let subject = router.subject;
+        let name = &router.name;
+        if !site.vyos_peer.is_configured() {
+            let declared = routers.get(router.site).and_then(|r| r.vrrp_peer.as_ref());
+            let (severity, why) = match declared {
+                Some(peer) => (
+                    Severity::Warning,
+                    format!(
+                        "the topology pairs it with {peer}, but the endpoints file names no `vyos_peer` for site {}",
+                        router.site
+                    ),
+                ),
+                None if !router.facts.vrrp.is_empty() => (
+                    Severity::Warning,
+                    "it runs VRRP groups, but the site declares no second router (`vyos_peer`)"
+                        .to_owned(),
+                ),
+                None => (
+                    Severity::Info,
+                    "one router is declared at the site".to_owned(),
+                ),
+            };
+            emit_on(
+                sink,
+                severity,
+                subject,
+                format!("cannot tell whether the VRRP pair of {name} agrees: {why}"),
+            );
+            continue;
+        }
+        let sides = (router.facts.side.get(), site.vyos_peer.observed());
+        let (Some(a), Some(b)) = (sides.0, sides.1.and_then(|f| f.side.get())) else {
+            emit_on(
+                sink,
+                Severity::Warning,
+                subject,
+                format!(
+                    "cannot tell whether the VRRP pair of {name} agrees: a router of the pair was not read"
+                ),
+            );
+            continue;
+        };
+        match pair::compare_vrrp(a, b) {
+            Ok(findings) => {
+                for f in findings {
+                    let (severity, prefix) = match f.kind {
+                        PairKind::Mismatch => (Severity::Warning, ""),
+                        _ => (Severity::Warning, "cannot tell: "),
+                    };
+                    emit_on(
+                        sink,
+                        severity,
+                        subject,
+                        format!("VRRP pair of {name}: {prefix}{}", f.message),
+                    );
+                }
+            }
+            Err(e) => emit_on(
+                sink,
+                Severity::Warning,
+                subject,
+                format!("the VRRP configurations of {name}'s pair cannot be compared: {e}"),
             ),
         }
     }
