@@ -26,8 +26,9 @@
 //! REST `snapshots[].snapshot_props`). An S3 backup
 //! cannot be told apart that way (the REST `Backup` names its `origin_node`, no cluster), so a
 //! bucket shared with another cluster that names a resource alike mixes their backups: every
-//! S3 copy, and a target snapshot whose sender cannot be told, is counted but shown as
-//! "cannot tell which cluster" ([`OffSiteCopy::cluster_known`]).
+//! S3 copy, and a target snapshot whose sender cannot be told, is listed but shown as
+//! "cannot tell which cluster" ([`OffSiteCopy::cluster_known`]), and never makes its resource
+//! fresh: recent only by such copies, a resource is [`Freshness::CannotTell`].
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -163,6 +164,21 @@ pub struct LastAttempt {
     pub age: Duration,
 }
 
+/// Whether a resource has a recent enough off-site copy of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Freshness {
+    /// A copy known to be this cluster's is within the allowed age.
+    Fresh,
+    /// No copy, of any cluster, is within the allowed age (or there is none).
+    Stale,
+    /// Only copies whose cluster cannot be told ([`OffSiteCopy::cluster_known`] false) are
+    /// within the allowed age: in a bucket or target shared with another cluster, they may be
+    /// that cluster's copies of a resource named alike.
+    CannotTell,
+}
+
 /// The off-site copies of one resource.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ResourceDr {
@@ -174,8 +190,8 @@ pub struct ResourceDr {
     pub last_attempts: Vec<LastAttempt>,
     /// Schedules shipping it, as `schedule → remote`, with the reason when one is not active.
     pub schedules: Vec<String>,
-    /// Whether its newest copy is older than the allowed age, or it has none.
-    pub stale: bool,
+    /// Whether a copy of its own is within the allowed age.
+    pub verdict: Freshness,
 }
 
 impl ResourceDr {
@@ -207,6 +223,8 @@ pub struct DrReport {
     pub without_copy: usize,
     /// Resources whose newest copy is older than allowed (those without copy included).
     pub stale: usize,
+    /// Resources recent only by copies whose cluster cannot be told ([`Freshness::CannotTell`]).
+    pub cannot_tell: usize,
     /// Of the stale ones, those whose schedule started a shipment within the allowed age: it
     /// may have finished (to a LINSTOR remote, whose copies this view does not read) or failed.
     pub unconfirmed: usize,
@@ -309,7 +327,7 @@ pub fn assess_with_targets(
         .map(|name| {
             let mut list = copies.remove(name).unwrap_or_default();
             list.sort_by_key(|c| std::cmp::Reverse(c.shipped_at_ms));
-            let stale = list.first().is_none_or(|c| c.age > max_age);
+            let verdict = freshness(&list, max_age);
             let mut tried = attempts.remove(name).unwrap_or_default();
             tried.sort_by_key(|a| std::cmp::Reverse(a.started_at_ms));
             ResourceDr {
@@ -317,10 +335,11 @@ pub fn assess_with_targets(
                 copies: list,
                 last_attempts: tried,
                 schedules: schedules.remove(name).unwrap_or_default(),
-                stale,
+                verdict,
             }
         })
         .collect();
+    let count = |v: Freshness| resources.iter().filter(|r| r.verdict == v).count();
     DrReport {
         remotes: state
             .remotes
@@ -328,13 +347,31 @@ pub fn assess_with_targets(
             .map(|(n, k)| (n.to_owned(), k.to_owned()))
             .collect(),
         without_copy: resources.iter().filter(|r| r.copies.is_empty()).count(),
-        stale: resources.iter().filter(|r| r.stale).count(),
+        stale: count(Freshness::Stale),
+        cannot_tell: count(Freshness::CannotTell),
         unconfirmed: resources
             .iter()
-            .filter(|r| r.stale && r.unconfirmed_attempt().is_some_and(|a| a.age <= max_age))
+            .filter(|r| {
+                r.verdict == Freshness::Stale
+                    && r.unconfirmed_attempt().is_some_and(|a| a.age <= max_age)
+            })
             .count(),
         resources,
         unreadable,
+    }
+}
+
+/// The verdict on a resource's copies: a copy whose cluster cannot be told never makes it
+/// fresh, since linstor-server `CtrlBackupApiCallHandler.listBackups` lists every backup of a
+/// shared bucket, whichever cluster shipped it.
+fn freshness(copies: &[OffSiteCopy], max_age: Duration) -> Freshness {
+    let recent = |c: &&OffSiteCopy| c.age <= max_age;
+    if copies.iter().filter(recent).any(|c| c.cluster_known) {
+        Freshness::Fresh
+    } else if copies.iter().any(|c| recent(&c)) {
+        Freshness::CannotTell
+    } else {
+        Freshness::Stale
     }
 }
 
@@ -497,7 +534,11 @@ pub fn render_text(report: &DrReport) -> String {
             }
             None => "no off-site copy".to_owned(),
         };
-        let stale = if resource.stale { "  STALE" } else { "" };
+        let stale = match resource.verdict {
+            Freshness::Fresh => "",
+            Freshness::Stale => "  STALE",
+            Freshness::CannotTell => "  CANNOT TELL",
+        };
         let _ = writeln!(out, "  {:<32} {newest}{stale}", resource.resource);
         if let Some(attempt) = resource.unconfirmed_attempt() {
             let _ = writeln!(
@@ -514,8 +555,8 @@ pub fn render_text(report: &DrReport) -> String {
     let _ = writeln!(
         out,
         "  {} without an off-site copy, {} older than allowed or missing ({} with a newer \
-         unconfirmed shipment)",
-        report.without_copy, report.stale, report.unconfirmed
+         unconfirmed shipment), {} cannot tell (recent only by copies of an unknown cluster)",
+        report.without_copy, report.stale, report.unconfirmed, report.cannot_tell
     );
     out
 }

@@ -55,7 +55,7 @@
 //!   read with a second client); without it they are not confirmed. A target snapshot sent by
 //!   another cluster (`Backup/FromClusterUUID` other than this `Cluster/LocalID`) is not this
 //!   cluster's copy; an S3 backup names no cluster, so it is shown as "cannot tell which
-//!   cluster".
+//!   cluster", and a resource recent only by such copies is [`dr::Freshness::CannotTell`].
 //! - **Test helpers** (feature `test-util`, `test_util`): a wiremock controller serving this
 //!   crate's payload fixtures, for the tests of the crates built on it.
 //!

@@ -4,7 +4,7 @@ mod common;
 
 use std::time::Duration;
 
-use cpps_linstor::dr::{self, CopySource};
+use cpps_linstor::dr::{self, CopySource, Freshness};
 use serde_json::json;
 
 use common::{mock, mock_client, ok, serve_get};
@@ -132,7 +132,7 @@ async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
     );
     assert_eq!(newest.age, Duration::from_secs(50 * 3600));
     assert_eq!(vm100.copies.len(), 1);
-    assert!(vm100.stale);
+    assert_eq!(vm100.verdict, Freshness::Stale);
     let attempt = vm100.unconfirmed_attempt().unwrap();
     assert_eq!(
         (
@@ -147,7 +147,7 @@ async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
     // Never shipped by its schedule; its S3 backup is 30 h old: older than allowed.
     let vm101 = by_name("vm-101-disk-0");
     assert_eq!(vm101.newest().unwrap().remote, "s3-franca");
-    assert!(vm101.stale);
+    assert_eq!(vm101.verdict, Freshness::Stale);
     // An inactive schedule's time is ignored; its reason is shown.
     let vm102 = by_name("vm-102-disk-0");
     assert!(vm102.copies.is_empty() && vm102.last_attempts.is_empty());
@@ -227,7 +227,11 @@ fn a_shipment_that_started_but_failed_is_no_fresh_copy() {
          no finished copy)"
     );
     assert_eq!(vm100.newest().unwrap().age, Duration::from_secs(30 * 3600));
-    assert!(vm100.stale, "the newest finished copy is 30 h old");
+    assert_eq!(
+        vm100.verdict,
+        Freshness::Stale,
+        "the newest finished copy is 30 h old"
+    );
     assert_eq!(
         vm100.last_attempts[0].started_at_ms,
         NOW - HOUR_MS,
@@ -287,7 +291,7 @@ fn an_incremental_backup_whose_base_is_gone_is_no_copy() {
         [backup_id("vm-100-disk-0^back_20261229_020000")],
         "the incremental on a deleted base is no copy"
     );
-    assert!(report.resources[0].stale);
+    assert_eq!(report.resources[0].verdict, Freshness::Stale);
     assert_eq!(
         ids(1),
         [
@@ -295,7 +299,8 @@ fn an_incremental_backup_whose_base_is_gone_is_no_copy() {
             backup_id("vm-101-disk-0^back_20261230_020000")
         ]
     );
-    assert!(!report.resources[1].stale);
+    // Recent, but an S3 backup names no cluster: it cannot make the resource fresh.
+    assert_eq!(report.resources[1].verdict, Freshness::CannotTell);
 }
 
 // Issue 33, N6. linstor-server `CtrlScheduleApiCallHandler.listScheduledRscs` lists a resource
@@ -318,7 +323,8 @@ fn a_resource_with_no_schedule_shows_none() {
     );
     let vm104 = &report.resources[0];
     assert_eq!(vm104.schedules, Vec::<String>::new());
-    assert!(vm104.last_attempts.is_empty() && vm104.copies.is_empty() && vm104.stale);
+    assert!(vm104.last_attempts.is_empty() && vm104.copies.is_empty());
+    assert_eq!(vm104.verdict, Freshness::Stale);
 }
 
 // An L2L shipment is a copy only once the target cluster has received it. On the target,
@@ -341,6 +347,8 @@ fn l2l_copies_are_confirmed_on_the_target() {
             {"rsc_name": "vm-101-disk-0", "remote_name": "franca", "schedule_name": "nightly", "last_snap_time": NOW - HOUR_MS, "last_snap_inc": true, "next_exec_time": NOW + 23 * HOUR_MS}
         ]))
         .unwrap(),
+        // The sender's id on the target snapshots below: they are this cluster's copies.
+        local_cluster_id: Some("5a11ad00-0000-4000-8000-000000000002".to_owned()),
         ..dr::DrState::default()
     };
     // The sender's id is a per-node snapshot prop (`snapshots[].snapshot_props`), see below.
@@ -395,8 +403,9 @@ fn l2l_copies_are_confirmed_on_the_target() {
         "only the snapshot the target received in full is a copy"
     );
     assert_eq!(vm100.newest().unwrap().age, Duration::from_secs(25 * 3600));
-    assert!(!vm100.stale);
-    assert!(report.resources[1].copies.is_empty() && report.resources[1].stale);
+    assert_eq!(vm100.verdict, Freshness::Fresh);
+    assert!(report.resources[1].copies.is_empty());
+    assert_eq!(report.resources[1].verdict, Freshness::Stale);
     assert!(!report.unreadable.contains_key("franca"));
     let text = dr::render_text(&report);
     assert!(
@@ -471,11 +480,18 @@ fn a_copy_from_another_cluster_is_not_this_clusters() {
         }],
         "the newer snapshot came from another cluster"
     );
+    assert_eq!(vm100.verdict, Freshness::Fresh);
+    // Audit 33 C2: linstor-server `CtrlBackupApiCallHandler.listBackups` lists every key of the
+    // bucket (`getAllS3Keys`) whichever cluster shipped it (only `deleteAllLocalCluster` reads
+    // the meta-file's `clusterId`), and `JsonGenTypes.Backup` carries no cluster id. A recent
+    // S3 backup may be the other cluster's: the verdict is "cannot tell", never fresh.
+    assert_eq!(report.resources[1].verdict, Freshness::CannotTell);
+    assert_eq!((report.stale, report.cannot_tell), (0, 1));
     let text = dr::render_text(&report);
     assert!(
         text.contains(
             "  vm-101-disk-0                    newest copy on s3-franca (s3) 4 h 0 min old, by \
-             backup vm-101-disk-0^back_20261231_200000 (cannot tell which cluster)"
+             backup vm-101-disk-0^back_20261231_200000 (cannot tell which cluster)  CANNOT TELL\n"
         ),
         "{text}"
     );
@@ -497,6 +513,7 @@ fn a_copy_from_another_cluster_is_not_this_clusters() {
         Duration::from_secs(26 * 3600),
     );
     assert_eq!(report.resources[0].copies.len(), 2);
+    assert_eq!(report.resources[0].verdict, Freshness::CannotTell);
     let text = dr::render_text(&report);
     assert!(
         text.contains(

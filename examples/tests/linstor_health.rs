@@ -667,6 +667,22 @@ async fn l2l_target_confirms_a_copy_the_target_holds() {
         );
     }
 
+    // A received snapshot that names no sender may be another cluster's: the resource is
+    // "cannot tell", not fresh, and the run exits 1 (audit 33 C2).
+    let unnamed = MockServer::start().await;
+    let mut body = target_holding("Success", here);
+    body[0]["snapshots"] = serde_json::json!([]);
+    serve(&unnamed, "/v1/view/snapshots", body).await;
+    let l2l = format!("franca={}", unnamed.uri());
+    let out = run(&source.uri(), &["--off-site", "--l2l-target", &l2l]).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[
+            "  vm-100-disk-0                    newest copy on franca (linstor) 2 h 0 min old, by snapshot back_20261206_060000_5a11ad00 on the target (cannot tell which cluster)  CANNOT TELL",
+        ],
+    );
+
     let out = run(&source.uri(), &["--off-site"]).await;
     let text = common::stdout_of_exit(&out, 1);
     common::assert_has_lines(

@@ -27,7 +27,8 @@
 //! finished, successful backups count; a schedule's last shipment is shown as an unconfirmed
 //! attempt, since LINSTOR records when shipping starts, not whether it finished. An S3 backup
 //! names no cluster, so one another cluster shipped to the same bucket under the same resource
-//! name cannot be told apart: such copies say "cannot tell which cluster".
+//! name cannot be told apart: such copies say "cannot tell which cluster", and a resource
+//! recent only by them is "CANNOT TELL", not fresh.
 //!
 //! With `--what-if-site-down SITE`, it also reads the controller's properties and says per
 //! resource what that site going dark would do, by DRBD's quorum rules
@@ -63,8 +64,8 @@
 //!
 //! Exit status: 0 when all is well (pools low on space and risks are reported but do not fail), 1 when a
 //! resource is degraded, desynced, disconnected or unknown, a node is evicted or offline, or
-//! (with `--off-site`) a resource has no off-site copy younger than `--max-copy-age` or the
-//! copies could not be read, or (with `--what-if-site-down`) a resource would lose quorum or its
+//! (with `--off-site`) a resource has no off-site copy younger than `--max-copy-age` known to be
+//! this cluster's, or the copies could not be read, or (with `--what-if-site-down`) a resource would lose quorum or its
 //! last `UpToDate` replica, or cannot be told (losing a Primary alone does not fail: a guest
 //! running in the lost site always does), or (with `--evacuate`) the pre-check blocks the
 //! evacuation; 2 when the controllers could not be asked within the timeout, the site or node
@@ -107,7 +108,8 @@ struct Args {
     #[arg(long)]
     off_site: bool,
     /// With --off-site: a resource whose newest off-site copy is older than this many hours
-    /// (or that has none) is reported as stale and makes the run exit 1.
+    /// (or that has none) is reported as stale and makes the run exit 1; so does one recent
+    /// only by copies whose cluster cannot be told (an S3 backup names no cluster).
     #[arg(long, value_name = "HOURS", default_value_t = 26, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     max_copy_age: u64,
     /// Say per resource what this site going dark would do: lose quorum, lose its last
@@ -264,6 +266,8 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
         None
     };
     let stale = matches!(&off_site, Some(Ok(view)) if view.stale > 0);
+    // Recent only by copies another cluster may have shipped: not known to be fine.
+    let cannot_tell = matches!(&off_site, Some(Ok(view)) if view.cannot_tell > 0);
     // A StandAlone connection already makes its resource disconnected, an alert.
     let standalone = split_brain::standalone(&state);
     match args.format {
@@ -327,6 +331,7 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
                 Some(Ok(view)) => {
                     json["off_site"] = serde_json::to_value(view)?;
                     json["off_site_stale"] = serde_json::json!(stale);
+                    json["off_site_cannot_tell"] = serde_json::json!(cannot_tell);
                 }
                 Some(Err(reason)) => json["off_site_error"] = serde_json::json!(reason),
                 None => {}
@@ -356,6 +361,7 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
     }
     Ok(report.has_alerts()
         || stale
+        || cannot_tell
         || site_losses
         || blocked
         || vip_trouble
