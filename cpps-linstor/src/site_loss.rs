@@ -22,11 +22,15 @@
 //!   `ConfFileBuilder.appendVlmIfPresent` writes `tiebreaker no` for it when the satellite runs
 //!   DRBD kmod 9.3.1 and utils 9.34 or later. The REST answer does not carry the version, so
 //!   where the verdict depends on whether clients vote the answer is "cannot tell".
-//! - **offline nodes**: LINSTOR's `OFFLINE` is the controller's lost connection to a satellite
-//!   (linstor-server `TcpConnectorPeer.connectionStatus`), while DRBD counts a peer by its own
-//!   connection, so a replica on an offline node may still vote. Such replicas are counted both
-//!   as absent and as present (by their last known disk state); where the two differ the answer
-//!   is "cannot tell", never a false "loses quorum".
+//! - **DRBD connections**: DRBD counts a peer by its own connection (a peer whose `repl_state`
+//!   is `L_OFF` is absent), so the count is made on each surviving diskful replica on an ONLINE
+//!   node by the connection states it reports (`layer_object.drbd.connections`): a peer
+//!   `StandAlone`, `Connecting` or otherwise not `Connected` is absent even on an ONLINE node,
+//!   and a `Connected` one votes even on an OFFLINE node (LINSTOR's `OFFLINE` is only the
+//!   controller's lost connection, linstor-server `TcpConnectorPeer.connectionStatus`). Quorum
+//!   is kept when some such replica keeps it. A peer towards which no state is reported (an
+//!   offline satellite shows none) is counted both as absent and as present (by its last known
+//!   disk state); where the two differ the answer is "cannot tell", never a false answer.
 //!
 //! The setting is `DrbdOptions/Resource/quorum` (and `quorum-minimum-redundancy`,
 //! `on-no-quorum`) as the satellite writes it into a node's `.res` file: from the resource on
@@ -48,7 +52,7 @@ use serde::Serialize;
 use crate::health::{ClusterState, HealthOptions};
 use crate::types::LayerType;
 use crate::types::node::Node;
-use crate::types::resource::{DiskState, ResourceWithVolumes};
+use crate::types::resource::{DiskState, DrbdConnectionState, ResourceWithVolumes};
 
 /// `DrbdOptions/Resource/quorum`.
 const QUORUM_KEY: &str = "DrbdOptions/Resource/quorum";
@@ -442,11 +446,31 @@ fn is_client(replica: &ResourceWithVolumes) -> bool {
     }
 }
 
-/// The votes on the surviving side when the nodes `lost` says are gone. With `offline_vote`,
-/// replicas on nodes LINSTOR reports offline (but not lost) count as present, by their last
-/// known disk state.
+/// How the DRBD connection `judge` reports towards `replica`: `Some(true)` when `Connected`
+/// (or `replica` is `judge` itself), `Some(false)` when down, `None` when not reported.
+fn link(judge: &ResourceWithVolumes, replica: &ResourceWithVolumes) -> Option<bool> {
+    if judge.node_name == replica.node_name {
+        return Some(true);
+    }
+    let connection = judge.drbd_connections()?.get(&replica.node_name)?;
+    match (&connection.message, connection.connected) {
+        (Some(DrbdConnectionState::Unknown(_) | DrbdConnectionState::UnknownState), _) => None,
+        (Some(state), connected) => {
+            Some(*state == DrbdConnectionState::Connected && connected != Some(false))
+        }
+        (None, connected) => connected,
+    }
+}
+
+/// The votes on the surviving side when the nodes `lost` says are gone, as the surviving
+/// diskful replica `judge` counts them (drbd `drbd_state.c` `__calc_quorum_with_disk`: a peer
+/// counts by `judge`'s own DRBD connection to it). Peers whose connection state is not
+/// reported, and all peers without a `judge`, are uncertain: with `offline_vote` they count as
+/// present by their last known disk state, else as absent; without a `judge`, a replica on an
+/// ONLINE node counts as present.
 fn count_votes(
     replicas: &[&ResourceWithVolumes],
+    judge: Option<&ResourceWithVolumes>,
     online: &dyn Fn(&str) -> bool,
     lost: &dyn Fn(&str) -> bool,
     offline_vote: bool,
@@ -455,9 +479,13 @@ fn count_votes(
     for replica in replicas {
         let node = replica.node_name.as_str();
         // OFFLINE is the controller's connection to the satellite (linstor-server
-        // `TcpConnectorPeer.connectionStatus`); DRBD counts a peer by its own connection
-        // (drbd `drbd_state.c` `calc_quorum`), so an offline node may still vote.
-        let here = (online(node) || offline_vote) && !lost(node);
+        // `TcpConnectorPeer.connectionStatus`); DRBD counts a peer by its own connection, so an
+        // offline node may still vote and an online one whose links are down does not.
+        let linked = match judge {
+            Some(judge) => link(judge, replica).unwrap_or(offline_vote),
+            None => online(node) || offline_vote,
+        };
+        let here = linked && !lost(node);
         match (replica.is_diskless(), here) {
             (true, true) if is_client(replica) => votes.clients += 1,
             (true, false) if is_client(replica) => votes.missing_clients += 1,
@@ -471,6 +499,58 @@ fn count_votes(
         }
     }
     votes
+}
+
+/// Whether the survivors keep quorum, judged on each surviving diskful replica on an ONLINE
+/// node by the connections it reports (DRBD decides on each node), or, with none, by the
+/// nodes' LINSTOR state. Kept when some judge keeps it: DRBD serves I/O there. Also returns
+/// the count of the judge whose answer is given.
+fn judged_quorum(
+    replicas: &[&ResourceWithVolumes],
+    quorum: &QuorumSetting,
+    online: &dyn Fn(&str) -> bool,
+    lost: &dyn Fn(&str) -> bool,
+) -> (Votes, Result<bool, Untold>) {
+    let mut judges: Vec<Option<&ResourceWithVolumes>> = replicas
+        .iter()
+        .filter(|r| !r.is_diskless() && online(&r.node_name) && !lost(&r.node_name))
+        .map(|r| Some(*r))
+        .collect();
+    if judges.is_empty() {
+        judges.push(None);
+    }
+    let mut answers = judges.into_iter().map(|judge| {
+        let count = |lost: &dyn Fn(&str) -> bool, offline_vote| {
+            count_votes(replicas, judge, online, lost, offline_vote)
+        };
+        let before = count(&|_| false, false);
+        let mut votes = count(lost, false);
+        let voting = (count(&|_| false, true), count(lost, true));
+        let kept = quorum_kept(&mut votes, before, voting, quorum);
+        (votes, kept)
+    });
+    let Some(first) = answers.next() else {
+        return (Votes::default(), Err(Untold::Setting));
+    };
+    answers.fold(first, |best, next| match (&best.1, &next.1) {
+        (Err(Untold::Setting) | Ok(true), _) => best,
+        (_, Err(Untold::Setting) | Ok(true)) => next,
+        (Ok(false), Err(Untold::Depends { .. })) => next,
+        (
+            Err(Untold::Depends { clients, offline }),
+            Err(Untold::Depends {
+                clients: more_clients,
+                offline: more_offline,
+            }),
+        ) => {
+            let merged = Untold::Depends {
+                clients: *clients || *more_clients,
+                offline: *offline || *more_offline,
+            };
+            (best.0, Err(merged))
+        }
+        _ => best,
+    })
 }
 
 /// Why the survivors' quorum cannot be told.
@@ -538,12 +618,9 @@ fn resource_loss(
         .map(|r| r.node_name.as_str())
         .filter(|n| at.sites.is_some_and(|sites| !sites.contains_key(*n)))
         .collect();
-    let before = count_votes(replicas, &online, &|_| false, false);
-    let mut votes = count_votes(replicas, &online, &in_site, false);
-    let voting = (
-        count_votes(replicas, &online, &|_| false, true),
-        count_votes(replicas, &online, &in_site, true),
-    );
+    // Whether any UpToDate data is left does not depend on who sees whom.
+    let before = count_votes(replicas, None, &online, &|_| false, false);
+    let votes = count_votes(replicas, None, &online, &in_site, false);
     if !unsited.is_empty() {
         // Whether those replicas go dark with the site decides every count below.
         return ResourceSiteLoss {
@@ -566,9 +643,12 @@ fn resource_loss(
         effects.push(SiteLossEffect::CannotTell);
         reasons.push("no UpToDate diskful replica even now".to_owned());
     }
-    let kept = match mixed {
-        Some(reason) => Err(Err(reason)),
-        None => quorum_kept(&mut votes, before, voting, &quorum).map_err(Ok),
+    let (votes, kept) = match mixed {
+        Some(reason) => (votes, Err(Err(reason))),
+        None => {
+            let (votes, kept) = judged_quorum(replicas, &quorum, &online, &in_site);
+            (votes, kept.map_err(Ok))
+        }
     };
     match kept {
         Err(Err(reason)) => {
@@ -628,21 +708,46 @@ fn resource_loss(
     }
 }
 
-/// Why replicas on surviving nodes LINSTOR reports offline leave the quorum untold.
+/// Why replicas on surviving nodes LINSTOR reports offline, or towards which a surviving
+/// diskful replica reports no DRBD connection state, leave the quorum untold.
 fn offline_reason(
     replicas: &[&ResourceWithVolumes],
     online: &dyn Fn(&str) -> bool,
     lost: &dyn Fn(&str) -> bool,
 ) -> String {
-    let nodes: Vec<&str> = replicas
+    let judges: Vec<&ResourceWithVolumes> = replicas
+        .iter()
+        .copied()
+        .filter(|r| !r.is_diskless() && online(&r.node_name) && !lost(&r.node_name))
+        .collect();
+    let offline: Vec<&str> = replicas
         .iter()
         .map(|r| r.node_name.as_str())
         .filter(|n| !online(n) && !lost(n))
         .collect();
+    let unreported: Vec<&str> = replicas
+        .iter()
+        .filter(|r| !lost(&r.node_name) && judges.iter().any(|j| link(j, r).is_none()))
+        .map(|r| r.node_name.as_str())
+        .collect();
+    let mut why = Vec::new();
+    if !offline.is_empty() {
+        why.push(format!(
+            "replicas on {} vote: LINSTOR reports the node(s) not ONLINE to the controller, but \
+             DRBD counts a peer by its own connection",
+            offline.join(", ")
+        ));
+    }
+    if !unreported.is_empty() {
+        why.push(format!(
+            "replicas on {} are seen: the view has no DRBD connection state towards them, and \
+             DRBD counts a peer by its own connection",
+            unreported.join(", ")
+        ));
+    }
     format!(
-        "quorum depends on whether the replicas on {} vote: LINSTOR reports the node(s) not \
-         ONLINE to the controller, but DRBD counts a peer by its own connection",
-        nodes.join(", ")
+        "quorum depends on whether the {}",
+        why.join("; and whether the ")
     )
 }
 

@@ -176,6 +176,12 @@ fn a_diskless_client_vote_depends_on_the_drbd_version() {
         .clone();
     witness.name = "vm-204-disk-0".to_owned();
     state.resources.push(witness);
+    let nodes = ["pve-franca-1", "pve-sp-1", "pve-sp-2", "witness-1"];
+    for node in nodes {
+        for peer in nodes.iter().filter(|p| **p != node) {
+            set_link(&mut state, "vm-204-disk-0", node, peer, "Connected");
+        }
+    }
     let options = HealthOptions::default();
     let vm204 = |site: &str| {
         site_loss::what_if_site_down(&state, &options, &controller, site)
@@ -278,9 +284,11 @@ fn quorum_set_on_the_resource_or_the_node_applies_on_that_node() {
 // peers, which count it by their own connection state (drbd `drbd/drbd_state.c`
 // `calc_quorum`: `peer_device->repl_state`). So its replicas are counted both ways.
 // `vm-201` (2+2 with the witness tie-breaker) with `pve-sp-2` OFFLINE and `franca` down: with
-// `pve-sp-2` voting, 2 of 4 plus the tie-breaker keep quorum; without, 1 of 4 does not. The
-// answer is "cannot tell", not a false "loses quorum". `vm-100` (2+2, no witness) loses quorum
-// either way.
+// `pve-sp-2` voting, 2 of 4 plus the tie-breaker keep quorum; without, 1 of 4 does not. An
+// offline satellite's connection states are not shown (linstor-server `Json.java` reads them
+// from its `SatelliteState`, empty for `PeerOffline`); where its peers show none towards it
+// either, the answer is "cannot tell", not a false "loses quorum". Where they do, DRBD counts it
+// by that connection. `vm-100` (2+2, no witness) loses quorum either way.
 #[test]
 fn an_offline_node_may_still_vote_in_drbd() {
     let (mut state, controller, _) = load("site_loss_witness.json");
@@ -291,6 +299,31 @@ fn an_offline_node_may_still_vote_in_drbd() {
         .unwrap();
     sp2.connection_status = Some(serde_json::from_value(serde_json::json!("OFFLINE")).unwrap());
     assert!(!sp2.is_online());
+    let vm201_effects = |state: &ClusterState| {
+        let report =
+            site_loss::what_if_site_down(state, &HealthOptions::default(), &controller, "franca");
+        let vm201 = report.resources.iter().find(|r| r.name == "vm-201-disk-0");
+        vm201.unwrap().effects.clone()
+    };
+    // The peers still see it over DRBD: it votes. They do not: it is absent.
+    assert_eq!(vm201_effects(&state), []);
+    for peer in ["pve-franca-1", "pve-franca-2", "pve-sp-1", "witness-1"] {
+        set_link(&mut state, "vm-201-disk-0", peer, "pve-sp-2", "Connecting");
+    }
+    assert_eq!(vm201_effects(&state), [SiteLossEffect::LosesQuorum]);
+    for replica in state
+        .resources
+        .iter_mut()
+        .filter(|r| r.name == "vm-201-disk-0")
+    {
+        let drbd = replica.layer_object.as_mut().and_then(|l| l.drbd.as_mut());
+        if let Some(drbd) = drbd {
+            drbd.connections.remove("pve-sp-2");
+            if replica.node_name == "pve-sp-2" {
+                drbd.connections.clear();
+            }
+        }
+    }
     let report =
         site_loss::what_if_site_down(&state, &HealthOptions::default(), &controller, "franca");
     let vm201 = report
@@ -327,5 +360,106 @@ fn an_offline_node_may_still_vote_in_drbd() {
     assert_eq!(
         vm100.effects,
         [SiteLossEffect::LosesQuorum, SiteLossEffect::LosesPrimary]
+    );
+}
+
+/// Sets the DRBD connection state the replica of `rsc` on `node` reports towards `peer`
+/// (`layer_object.drbd.connections`, linstor-server `Json.java` `DrbdConnection`, whose
+/// `message` is a `DrbdConnection.State` label).
+fn set_link(state: &mut ClusterState, rsc: &str, node: &str, peer: &str, message: &str) {
+    let replica = state
+        .resources
+        .iter_mut()
+        .find(|r| r.name == rsc && r.node_name == node)
+        .unwrap();
+    let layer = replica.layer_object.get_or_insert_with(|| {
+        serde_json::from_value(serde_json::json!({"type": "DRBD", "drbd": {}})).unwrap()
+    });
+    let drbd = layer
+        .drbd
+        .get_or_insert_with(|| serde_json::from_value(serde_json::json!({})).unwrap());
+    drbd.connections.insert(
+        peer.to_owned(),
+        serde_json::from_value(serde_json::json!({
+            "connected": message == "Connected",
+            "message": message,
+        }))
+        .unwrap(),
+    );
+}
+
+// drbd `drbd/drbd_state.c` `__calc_quorum_with_disk` counts a peer by its own DRBD
+// connection: a peer whose `repl_state` is `L_OFF` (not connected) is absent, whatever the
+// LINSTOR controller sees. `vm-200` (pve-franca-1 and pve-sp-1 diskful, witness-1 the
+// tie-breaker) with pve-sp-1 StandAlone (its peers left `Connecting`): when `franca` goes dark,
+// pve-sp-1 sees neither its peer nor the witness, 1 of 2 votes and no diskless vote, and it
+// lacked quorum already. It loses quorum; the tie-breaker does not keep it.
+#[test]
+fn a_standalone_replica_on_an_online_node_does_not_vote() {
+    let (mut state, controller, _) = load("site_loss_witness.json");
+    let rsc = "vm-200-disk-0";
+    let nodes = ["pve-franca-1", "pve-sp-1", "witness-1"];
+    for node in nodes {
+        for peer in nodes.iter().filter(|p| **p != node) {
+            let message = match (node, *peer) {
+                ("pve-sp-1", _) => "StandAlone",
+                (_, "pve-sp-1") => "Connecting",
+                _ => "Connected",
+            };
+            set_link(&mut state, rsc, node, peer, message);
+        }
+    }
+    let report =
+        site_loss::what_if_site_down(&state, &HealthOptions::default(), &controller, "franca");
+    let vm200 = report.resources.iter().find(|r| r.name == rsc).unwrap();
+    assert_eq!(
+        vm200.effects,
+        [SiteLossEffect::LosesQuorum, SiteLossEffect::LosesPrimary],
+        "{:?}",
+        vm200.reasons
+    );
+    assert!(!vm200.votes.by_tie_breaker);
+    assert_eq!(
+        (vm200.votes.up_to_date, vm200.votes.diskless),
+        (1, 0),
+        "{:?}",
+        vm200.votes
+    );
+}
+
+// The same resource with every link `Connected` keeps quorum by the tie-breaker; with no
+// connection state reported for its replicas, whether the survivors see each other cannot be
+// told, so the answer is "cannot tell", never "survives".
+#[test]
+fn unreported_drbd_links_cannot_tell_the_tie_breaker() {
+    let (mut state, controller, _) = load("site_loss_witness.json");
+    let rsc = "vm-200-disk-0";
+    let nodes = ["pve-franca-1", "pve-sp-1", "witness-1"];
+    for node in nodes {
+        for peer in nodes.iter().filter(|p| **p != node) {
+            set_link(&mut state, rsc, node, peer, "Connected");
+        }
+    }
+    let effects = |state: &ClusterState| {
+        let report =
+            site_loss::what_if_site_down(state, &HealthOptions::default(), &controller, "franca");
+        let vm200 = report.resources.iter().find(|r| r.name == rsc).unwrap();
+        (vm200.effects.clone(), vm200.reasons.clone())
+    };
+    assert_eq!(effects(&state).0, [SiteLossEffect::LosesPrimary]);
+    for replica in state.resources.iter_mut().filter(|r| r.name == rsc) {
+        replica.layer_object = None;
+    }
+    let (got, reasons) = effects(&state);
+    assert_eq!(
+        got,
+        [SiteLossEffect::CannotTell, SiteLossEffect::LosesPrimary],
+        "{reasons:?}"
+    );
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("no DRBD connection state")),
+        "{reasons:?}"
     );
 }
