@@ -26,6 +26,17 @@ pub const LABEL_MEMORY: &str = "nvidia.com/gpu.memory";
 /// The node label that names a node's device-plugin configuration (config-manager's
 /// `DefaultConfigLabel`).
 pub const LABEL_PLUGIN_CONFIG: &str = "nvidia.com/device-plugin.config";
+
+/// The node labels that say "this node has an NVIDIA GPU" with no plugin running: NFD's PCI
+/// vendor labels and the Operator's common label (gpu-operator `controllers/state_manager.go`
+/// `gpuNodeLabels`, `commonGPULabelKey`; the plugin chart's `values.yaml` `affinity`), each
+/// with the value `true`.
+const GPU_PRESENT_LABELS: [&str; 4] = [
+    "feature.node.kubernetes.io/pci-10de.present",
+    "feature.node.kubernetes.io/pci-0302_10de.present",
+    "feature.node.kubernetes.io/pci-0300_10de.present",
+    "nvidia.com/gpu.present",
+];
 /// HAMi: device registration annotation written by its device plugin.
 pub const HAMI_REGISTER: &str = "hami.io/node-nvidia-register";
 /// HAMi: handshake annotation written by its scheduler.
@@ -80,9 +91,13 @@ pub struct GpuNode {
 }
 
 impl GpuNode {
-    /// Whether the node shows any GPU at all.
+    /// Whether the node shows any GPU at all: a GPU resource, a GFD or HAMi label, or the
+    /// NFD/Operator labels that exist before (and after) any plugin advertised a capacity.
     pub fn has_gpu(&self) -> bool {
-        self.gpu_capacity.is_some_and(|c| c > 0.0)
+        GPU_PRESENT_LABELS
+            .iter()
+            .any(|k| self.labels.get(*k).is_some_and(|v| v == "true"))
+            || self.gpu_capacity.is_some_and(|c| c > 0.0)
             || self.shared_gpu_capacity.is_some_and(|c| c > 0.0)
             || self.product.is_some()
             || self.hami_registered
@@ -349,6 +364,33 @@ mod tests {
     }
 
     const IMAGE: &str = "nvcr.io/nvidia/k8s-device-plugin:v0.17.0";
+
+    /// Audit C3. A node whose plugin never ran (or was removed) has no `nvidia.com/gpu`
+    /// capacity, or 0 once kubelet's grace period ends (kubelet `cm/devicemanager/manager.go`
+    /// `GetCapacity`), and no GFD label (the chart's `gfd.enabled` defaults to false); NFD and
+    /// the Operator still label it (gpu-operator `controllers/state_manager.go`
+    /// `gpuNodeLabels`, `hasGPULabels`, `commonGPULabelKey`; k8s-device-plugin
+    /// `deployments/helm/nvidia-device-plugin/values.yaml` `affinity`). It is a GPU node.
+    #[test]
+    fn nfd_and_operator_labels_make_a_gpu_node_without_capacity() {
+        let node = |labels: serde_json::Value| -> Node {
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "n1", "labels": labels},
+                "status": {"capacity": {"cpu": "8", "nvidia.com/gpu": "0"}}
+            }))
+            .unwrap()
+        };
+        let has = |labels: serde_json::Value| inventory(&[node(labels)], &[])[0].has_gpu();
+        assert!(has(
+            serde_json::json!({"feature.node.kubernetes.io/pci-10de.present": "true"})
+        ));
+        assert!(has(
+            serde_json::json!({"feature.node.kubernetes.io/pci-0302_10de.present": "true"})
+        ));
+        assert!(has(serde_json::json!({"nvidia.com/gpu.present": "true"})));
+        assert!(!has(serde_json::json!({"nvidia.com/gpu.present": "false"})));
+        assert!(!has(serde_json::json!({"kubernetes.io/os": "linux"})));
+    }
 
     /// Issue 34 D2. GPU Feature Discovery and the MPS control daemon ship in the device plugin's
     /// image (NVIDIA/k8s-device-plugin `deployments/helm/nvidia-device-plugin/templates/
