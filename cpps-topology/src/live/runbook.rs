@@ -431,6 +431,11 @@ pub struct SnapshotOutcome {
 /// each resource, then polls `GET /v1/resource-definitions/{resource}/snapshots` until the
 /// snapshot is `SUCCESSFUL` or `wait` has passed. Stops at the first failure, so that the
 /// update is never started without its rollback point.
+///
+/// A POST that failed is read back before it is called failed: a snapshot that already exists
+/// (a second run the same day; LINSTOR answers `FAIL_EXISTS_SNAPSHOT_DFN`) is the rollback point,
+/// and a POST that timed out may have been carried out. Only when the snapshot is not listed
+/// after such a failure is it a failure (at once, without waiting for `wait`).
 pub async fn apply_snapshots(
     client: &cpps_linstor::Client,
     plan: &DriverUpdatePlan,
@@ -449,27 +454,33 @@ pub async fn apply_snapshots(
             successful: false,
             messages: Vec::new(),
         };
-        match client.apply(p).await {
-            Ok(rcs) => outcome
-                .messages
-                .extend(rcs.0.iter().map(|rc| rc.message.clone())),
+        let posted = match client.apply(p).await {
+            Ok(rcs) => {
+                let messages = rcs.0.iter().map(|rc| rc.message.clone());
+                outcome.messages.extend(messages);
+                true
+            }
             Err(e) => {
                 outcome.messages.push(super::facts::error_chain(&e));
-                outcomes.push(outcome);
-                break;
+                false
             }
-        }
+        };
         let name = ResourceName::new(resource.as_str());
         let deadline = tokio::time::Instant::now() + wait;
         if let Ok(name) = name {
             loop {
                 match client.snapshots_of(&name).await {
                     Ok(list) => {
-                        if list
-                            .iter()
-                            .any(|s| s.name == plan.snapshot && s.is_successful())
-                        {
+                        let ours = list.iter().find(|s| s.name == plan.snapshot);
+                        if ours.is_some_and(|s| s.is_successful()) {
                             outcome.successful = true;
+                            break;
+                        }
+                        if ours.is_none() && !posted {
+                            outcome.messages.push(format!(
+                                "snapshot {} of {resource} is not listed",
+                                plan.snapshot
+                            ));
                             break;
                         }
                     }
@@ -492,4 +503,109 @@ pub async fn apply_snapshots(
         }
     }
     outcomes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    fn plan(resources: &[&str]) -> DriverUpdatePlan {
+        let snapshot = SnapshotName::new("pre-driver-20261206").unwrap();
+        DriverUpdatePlan {
+            host: "pve-ippri-31".to_owned(),
+            current_driver: None,
+            target_driver: None,
+            snapshot: snapshot.as_str().to_owned(),
+            guests: vec![],
+            snapshots: resources
+                .iter()
+                .map(|r| Plan::snapshot_create(&ResourceName::new(*r).unwrap(), &snapshot, &[]))
+                .collect(),
+            steps: vec![],
+            rollback: vec![],
+            warnings: vec![],
+        }
+    }
+
+    async fn listed(server: &MockServer, resource: &str) {
+        Mock::given(method("GET"))
+            .and(path(format!(
+                "/v1/resource-definitions/{resource}/snapshots"
+            )))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!([
+                {"name": "pre-driver-20261206", "resource_name": resource,
+                 "nodes": ["pve-ippri-11", "pve-ippri-12"], "flags": ["SUCCESSFUL"]}
+            ])))
+            .mount(server)
+            .await;
+    }
+
+    /// `--apply` run again the same day: LINSTOR refuses the first POST because the snapshot
+    /// exists (linstor-server `CtrlSnapshotCrtHelper.createSnapshotDfnData`:
+    /// `FAIL_EXISTS_SNAPSHOT_DFN`, "A snapshot definition with the name '%s' already exists in
+    /// resource definition '%s'.", an error answered as 500 by `ApiCallRcRestUtils`). That
+    /// snapshot is the rollback point: the run reads it back, and goes on to the next resource.
+    #[tokio::test]
+    async fn an_existing_snapshot_is_the_rollback_point() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(path("/v1/resource-definitions/vm-201-disk-0/snapshots"))
+            .respond_with(ResponseTemplate::new(500).set_body_json(json!([
+                {"ret_code": -4611686018409823742_i64,
+                 "message": "A snapshot definition with the name 'pre-driver-20261206' already exists in resource definition 'vm-201-disk-0'."}
+            ])))
+            .expect(1)
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .and(path("/v1/resource-definitions/vm-202-disk-0/snapshots"))
+            .respond_with(ResponseTemplate::new(201).set_body_json(json!([
+                {"ret_code": 17563649, "message": "New snapshot 'pre-driver-20261206' of resource 'vm-202-disk-0' registered."}
+            ])))
+            .expect(1)
+            .mount(&server)
+            .await;
+        listed(&server, "vm-201-disk-0").await;
+        listed(&server, "vm-202-disk-0").await;
+        let client = cpps_linstor::Client::builder(server.uri()).build().unwrap();
+        let plan = plan(&["vm-201-disk-0", "vm-202-disk-0"]);
+        let out = apply_snapshots(&client, &plan, Duration::from_secs(5), Duration::ZERO).await;
+        let got: Vec<(&str, bool)> = out
+            .iter()
+            .map(|o| (o.resource.as_str(), o.successful))
+            .collect();
+        assert_eq!(got, [("vm-201-disk-0", true), ("vm-202-disk-0", true)]);
+        assert!(
+            out[0].messages[0].contains("already exists"),
+            "{:?}",
+            out[0].messages
+        );
+    }
+
+    /// A POST that failed and left nothing behind is a failed snapshot, read back once (not
+    /// polled until the deadline), and the run stops there.
+    #[tokio::test]
+    async fn a_refused_snapshot_that_does_not_exist_stops_the_run() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(500).set_body_json(json!([
+                {"ret_code": -4611686018409823742_i64, "message": "refused"}
+            ])))
+            .expect(1)
+            .mount(&server)
+            .await;
+        Mock::given(method("GET"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
+            .expect(1)
+            .mount(&server)
+            .await;
+        let client = cpps_linstor::Client::builder(server.uri()).build().unwrap();
+        let plan = plan(&["vm-201-disk-0", "vm-202-disk-0"]);
+        let out = apply_snapshots(&client, &plan, Duration::from_secs(3600), Duration::ZERO).await;
+        assert_eq!(out.len(), 1);
+        assert!(!out[0].successful);
+    }
 }
