@@ -298,3 +298,48 @@ fn a_group_on_several_pools_is_compared_on_each() {
         ["a resource group on ssd-pool places 3 replicas, sp-ssd declares 2"]
     );
 }
+
+/// C3 (audit 33): a group with no storage pool list places on any pool. linstor-server
+/// `autoplacer/StorPoolFilter.filter` takes the group's `getStorPoolNameList()` and disqualifies
+/// a pool by name only when that list is non-null and non-empty, so the group below (like
+/// `DfltRscGrp`) may place on `ssd-pool`: its place_count is compared there too.
+#[test]
+fn a_group_with_no_pool_list_is_compared_on_every_pool() {
+    let pools = serde_json::json!([
+        {"storage_pool_name": "ssd-pool", "node_name": "pve-ippri-11", "provider_kind": "LVM_THIN"},
+        {"storage_pool_name": "ssd-pool", "node_name": "pve-ippri-12", "provider_kind": "LVM_THIN"},
+        {"storage_pool_name": "ssd-pool", "node_name": "pve-ippri-31", "provider_kind": "LVM_THIN"}
+    ]);
+    let groups = serde_json::json!([
+        {"name": "DfltRscGrp", "select_filter": {"place_count": 3}},
+        {"name": "no-count"}
+    ]);
+    let state = ClusterState {
+        nodes: Vec::new(),
+        storage_pools: serde_json::from_value(pools).unwrap(),
+        resource_groups: serde_json::from_value(groups).unwrap(),
+        resource_definitions: Vec::new(),
+        resources: Vec::new(),
+    };
+    let topology = load("linstor.yaml", TOPOLOGY);
+    let mut sp = SiteObservation::new("sp");
+    sp.linstor = Sourced::Observed(linstor_facts(&state));
+    let observed = Observation {
+        taken_at: 0,
+        sites: vec![sp],
+    };
+    let audit = live::audit(&topology, &observed, &LiveOptions::at(0));
+    let mismatches: Vec<&str> = audit
+        .diff
+        .drift
+        .iter()
+        .filter(|d| d.component.as_deref() == Some("sp-ssd"))
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        mismatches,
+        [
+            "a resource group with no pool list, which may place on ssd-pool, places 3 replicas, sp-ssd declares 2"
+        ]
+    );
+}

@@ -13,6 +13,8 @@ pub(crate) struct LinstorIndex<'a> {
     pool_nodes: HashMap<&'a str, HashSet<&'a str>>,
     /// The `place_count`s of the resource groups on each storage pool.
     group_counts: HashMap<&'a str, Vec<i64>>,
+    /// The `place_count`s of the resource groups with no pool list, which place on any pool.
+    any_pool_counts: Vec<i64>,
 }
 
 impl<'a> LinstorIndex<'a> {
@@ -26,8 +28,14 @@ impl<'a> LinstorIndex<'a> {
                 .insert(pool.node.as_str());
         }
         for group in &facts.groups {
-            if let (Some(pool), Some(count)) = (group.storage_pool.as_deref(), group.place_count) {
-                index.group_counts.entry(pool).or_default().push(count);
+            let Some(count) = group.place_count else {
+                continue;
+            };
+            // linstor-server `autoplacer/StorPoolFilter.filter` filters by pool name only when
+            // the group's list is non-empty: without one, the group may place on every pool.
+            match group.storage_pool.as_deref() {
+                Some(pool) => index.group_counts.entry(pool).or_default().push(count),
+                None => index.any_pool_counts.push(count),
             }
         }
         index
@@ -41,5 +49,11 @@ impl<'a> LinstorIndex<'a> {
     /// The `place_count`s of the resource groups on storage pool `name`.
     pub(crate) fn group_counts(&self, name: &str) -> &[i64] {
         self.group_counts.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// The `place_count`s of the resource groups with no pool list, which may place on any
+    /// storage pool.
+    pub(crate) fn any_pool_counts(&self) -> &[i64] {
+        &self.any_pool_counts
     }
 }

@@ -34,12 +34,20 @@ pub(crate) fn compare(b: &mut Builder<'_>, site: &SiteObservation, site_id: &Sit
             |h| on.contains(h),
             |missing| format!("storage pool {name} of {} is not on {missing}", pool.id),
         );
-        let counts: BTreeSet<i64> = linstor_index.group_counts(name).iter().copied().collect();
         // A pool that states no place_count declares nothing to compare.
         let Some(declared) = pool.place_count.map(i64::from) else {
             continue;
         };
-        for count in counts.into_iter().filter(|c| *c != declared) {
+        let named: BTreeSet<i64> = linstor_index.group_counts(name).iter().copied().collect();
+        let any: BTreeSet<i64> = linstor_index.any_pool_counts().iter().copied().collect();
+        let groups = |count: i64| {
+            if named.contains(&count) {
+                format!("a resource group on {name}")
+            } else {
+                format!("a resource group with no pool list, which may place on {name},")
+            }
+        };
+        for count in named.union(&any).copied().filter(|c| *c != declared) {
             b.drift(
                 site,
                 c,
@@ -49,7 +57,8 @@ pub(crate) fn compare(b: &mut Builder<'_>, site: &SiteObservation, site_id: &Sit
                     observed: count.to_string(),
                 },
                 format!(
-                    "a resource group on {name} places {count} replicas, {} declares {declared}",
+                    "{} places {count} replicas, {} declares {declared}",
+                    groups(count),
                     pool.id
                 ),
             );
