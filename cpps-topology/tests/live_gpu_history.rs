@@ -60,3 +60,41 @@ async fn gpu_005_reads_the_xid_history_since_boot() {
     );
     std::fs::remove_file(&empty).unwrap();
 }
+
+/// Audit C4. A history read only in part is not a clean one: `/dev/kmsg` starts at the oldest
+/// record the ring still keeps once it has wrapped (Linux `kernel/printk/printk.c`
+/// `devkmsg_open`), so a first record above 0 means older XIDs are gone; and an `NVRM: Xid`
+/// line in a format the reader does not know (open-gpu-kernel-modules `kernel_rc.c`
+/// `krcReportXid` is the known one) may be any XID. Both are "cannot tell" (info).
+#[tokio::test]
+async fn gpu_005_says_cannot_tell_for_a_history_read_in_part() {
+    let path = std::env::temp_dir().join(format!("cpps-gpu-005-part-{}", std::process::id()));
+    // A /dev/kmsg read whose first record is 7: the ring wrapped.
+    std::fs::write(&path, "6,7,9100000,-;usb 1-1: new device\n").unwrap();
+    let found = gpu_005(path.clone()).await;
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with(
+            "info pve-ippri-31 cannot tell all of the XID history since boot on pve-ippri-31: \
+             the kernel log no longer reaches back to boot"
+        ),
+        "{found:?}"
+    );
+    // A line in a format the reader does not know.
+    std::fs::write(
+        &path,
+        "[    9.600000] pve-gpu1 kernel: NVRM: Xid (PCI:0000:41:00 MIG:7): 13, pid=8001, \
+         name=python3, a format this parser does not know\n",
+    )
+    .unwrap();
+    let found = gpu_005(path.clone()).await;
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with(
+            "info pve-ippri-31 cannot tell all of the XID history since boot on pve-ippri-31: \
+             1 NVRM: Xid line(s) in a format this reader does not know"
+        ),
+        "{found:?}"
+    );
+}

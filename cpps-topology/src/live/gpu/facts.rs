@@ -45,5 +45,9 @@ pub enum XidHistoryFact {
     Read {
         /// The critical XIDs, one line per GPU and code (`XID 79 x2 on GPU 1 (…)…`).
         critical: Vec<String>,
+        /// What of the history could not be read: lines in an unknown format, or a log that
+        /// no longer reaches back to boot. Not a clean history: "cannot tell" for that part.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        unreadable: Vec<String>,
     },
 }

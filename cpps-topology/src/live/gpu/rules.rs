@@ -12,7 +12,8 @@ use crate::rules::checks::Sink;
 pub(crate) static CHECKS: &[(RuleId, LiveCheck)] = &[(RuleId("GPU-005"), gpu_005)];
 
 /// The XID history since boot (the host's kernel log): critical XIDs are a warning, as those
-/// NVML reported while listening are; a log that could not be read is "cannot tell" (info).
+/// NVML reported while listening are; a log that could not be read, or read only in part
+/// (unknown line formats, a ring that no longer reaches boot), is "cannot tell" (info).
 fn xid_history(facts: &GpuHostFacts, host: &str, c: ComponentRef<'_>, sink: &mut Sink<'_>) {
     match &facts.xid_history {
         None => {}
@@ -22,16 +23,33 @@ fn xid_history(facts: &GpuHostFacts, host: &str, c: ComponentRef<'_>, sink: &mut
             c,
             format!("cannot tell the XID history since boot on {host}: {why}"),
         ),
-        Some(XidHistoryFact::Read { critical }) if !critical.is_empty() => emit_on(
-            sink,
-            Severity::Warning,
-            c,
-            format!(
-                "critical XID errors since boot on {host} (kernel log): {}",
-                critical.join("; ")
-            ),
-        ),
-        Some(XidHistoryFact::Read { .. }) => {}
+        Some(XidHistoryFact::Read {
+            critical,
+            unreadable,
+        }) => {
+            if !critical.is_empty() {
+                emit_on(
+                    sink,
+                    Severity::Warning,
+                    c,
+                    format!(
+                        "critical XID errors since boot on {host} (kernel log): {}",
+                        critical.join("; ")
+                    ),
+                );
+            }
+            if !unreadable.is_empty() {
+                emit_on(
+                    sink,
+                    Severity::Info,
+                    c,
+                    format!(
+                        "cannot tell all of the XID history since boot on {host}: {}",
+                        unreadable.join("; ")
+                    ),
+                );
+            }
+        }
     }
 }
 

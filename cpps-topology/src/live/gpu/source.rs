@@ -94,12 +94,26 @@ fn xid_history_fact(path: &Path, gpus: &[GpuSnapshot]) -> XidHistoryFact {
     if let Err(e) = &history {
         return XidHistoryFact::Unknown { why: e.to_string() };
     }
+    let findings = xid_history_findings(&history, gpus);
+    // A wrapped ring or a line format the reader does not know leaves part of the history
+    // unread (Linux `printk.c` `devkmsg_open` starts at the oldest record kept): never clean.
+    let unreadable = findings
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.code.as_str(),
+                "xid-history-unparsed" | "xid-history-incomplete"
+            )
+        })
+        .map(|f| f.message.clone())
+        .collect();
     XidHistoryFact::Read {
-        critical: xid_history_findings(&history, gpus)
+        critical: findings
             .into_iter()
             .filter(|f| f.severity == Severity::Critical)
             .map(|f| f.message)
             .collect(),
+        unreadable,
     }
 }
 
