@@ -576,6 +576,32 @@ async fn vip_agreeing_passes_and_a_differing_vip_exits_1() {
     common::stderr_of_exit_saying(&out, 2, "is not one of the controllers in LS_CONTROLLERS");
 }
 
+// `--vip` names an entry of `LS_CONTROLLERS`, so it is read as that list's entries are
+// (`cpps_linstor::ControllerList::parse`, after python-linstor `linstorapi.py`
+// `controller_uri_list` and golinstor `client/client.go` `parseBaseURL`): `10.10.20.1` and
+// `http://10.10.20.1` are `http://10.10.20.1:3370/` there. The VIP spelled `host:port` or
+// `linstor://host:port` is the list's `http://host:port/` and passes, as the same VIP does.
+#[tokio::test]
+async fn vip_is_read_as_an_ls_controllers_entry() {
+    let props = serde_json::json!({"DrbdOptions/Net/protocol": "C"});
+    let node = ha_controller(props.clone()).await;
+    let vip = ha_controller(props).await;
+    serve_healthy_cluster(&vip).await;
+    let list = format!("{},{}", node.uri(), vip.uri());
+    let host_port = vip.uri().trim_start_matches("http://").to_owned();
+    for spelled in [host_port.clone(), format!("linstor://{host_port}")] {
+        let out = run(&list, &["--vip", &spelled]).await;
+        let text = common::stdout_of_exit(&out, 0);
+        common::assert_has_lines(
+            &text,
+            &[&format!(
+                "CONTROLLER HA (VRRP): the controller at {}/ answers; the VIP answers alike",
+                node.uri()
+            )],
+        );
+    }
+}
+
 // `--l2l-target`: an L2L shipment is a copy once the target cluster holds the snapshot with
 // `BackupShipping/Target/ShippingStatus` `Success` (linstor-server
 // `CtrlBackupL2LDstApiCallHandler` and `CtrlBackupRestoreApiCallHandler`

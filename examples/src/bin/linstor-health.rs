@@ -133,8 +133,10 @@ struct Args {
     l2l_targets: Vec<(String, String)>,
     /// The entry of LS_CONTROLLERS that is the controllers' VRRP VIP: probe every controller,
     /// say which node is active and whether the VIP agrees, and send calls to the VIP first.
+    /// Read as an LS_CONTROLLERS entry: `10.10.20.1` and `http://10.10.20.1` mean
+    /// `http://10.10.20.1:3370/`.
     #[arg(long, value_name = "URL")]
-    vip: Option<cpps_linstor::Url>,
+    vip: Option<String>,
 }
 
 fn parse_node_site(text: &str) -> Result<(String, String), String> {
@@ -182,7 +184,7 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
     // fail-over included. The call is polled through a reference, so that it is still in
     // flight (and named) when the time runs out.
     let vrrp = match &args.vip {
-        Some(vip) => Some(probe_vip(&client, vip, deadline).await?),
+        Some(vip) => Some(probe_vip(&client, &parse_vip(vip)?, deadline).await?),
         None => None,
     };
     let vip_trouble = vrrp
@@ -379,6 +381,21 @@ fn request_share(timeout: Duration, list: &str) -> Duration {
         .max(Duration::from_secs(3))
         .min(timeout)
         .min(Duration::from_secs(30))
+}
+
+/// `--vip` read as an entry of `LS_CONTROLLERS` is (`ControllerList::parse`, with https for
+/// an entry without a scheme when a TLS variable is set, as `ClientBuilder::from_env` does), so
+/// that it compares equal to that entry however it is spelled.
+fn parse_vip(text: &str) -> anyhow::Result<cpps_linstor::Url> {
+    let https = cpps_linstor::ENV_TLS
+        .iter()
+        .any(|name| cpps_http::env::get(&cpps_http::env::process_env, name).is_some());
+    let list = cpps_linstor::ControllerList::parse(text, https)
+        .map_err(|e| anyhow::anyhow!("--vip {text}: {e}"))?;
+    match list.urls() {
+        [one] => Ok(one.clone()),
+        _ => anyhow::bail!("--vip {text} names more than one controller"),
+    }
 }
 
 /// Probes every controller of the list (`Client::probe_controllers`) with `vip` as the VIP,
