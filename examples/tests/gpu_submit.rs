@@ -254,3 +254,120 @@ async fn kueue_inadmissible_reason_is_shown() {
         "{out}"
     );
 }
+
+/// A kube-apiserver on 127.0.0.1 that creates the Job as the real one does (the object back, 201,
+/// with the name made from `generateName` and a uid: k8s.io/apimachinery `meta/v1/types.go`
+/// `ObjectMeta.generateName`) and then, for every other request, answers 500 (`fail`) or never
+/// answers.
+fn creating_server(fail: bool) -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for c in listener.incoming().take(64) {
+            let Ok(mut c) = c else { continue };
+            let mut seen = Vec::new();
+            let mut buf = [0u8; 8192];
+            let body_at = loop {
+                if let Some(i) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                    break i + 4;
+                }
+                match c.read(&mut buf) {
+                    Ok(0) | Err(_) => break seen.len(),
+                    Ok(n) => seen.extend_from_slice(&buf[..n]),
+                }
+            };
+            let head = String::from_utf8_lossy(&seen[..body_at]).to_string();
+            let length: usize = head
+                .lines()
+                .find_map(|l| {
+                    let (k, v) = l.split_once(':')?;
+                    k.eq_ignore_ascii_case("content-length")
+                        .then(|| v.trim().parse().ok())?
+                })
+                .unwrap_or(0);
+            while seen.len() < body_at + length {
+                match c.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => seen.extend_from_slice(&buf[..n]),
+                }
+            }
+            let (code, body) = if head.starts_with("POST /apis/batch/v1/namespaces/ml/jobs") {
+                let mut job: serde_json::Value =
+                    serde_json::from_slice(&seen[body_at..]).unwrap_or_default();
+                let prefix = job["metadata"]["generateName"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned();
+                job["metadata"]["name"] = format!("{prefix}x7k2p").into();
+                job["metadata"]["namespace"] = "ml".into();
+                job["metadata"]["uid"] = "0f5e2b1c-7d3a-4e8f-9c61-2a4b6d8e0f13".into();
+                (201, job.to_string())
+            } else if fail {
+                let status = serde_json::json!({"kind": "Status", "apiVersion": "v1",
+                    "metadata": {}, "status": "Failure", "reason": "InternalError", "code": 500,
+                    "message": "Internal error occurred: the server is unavailable"});
+                (500, status.to_string())
+            } else {
+                held.push(c);
+                continue;
+            };
+            let _ = write!(
+                c,
+                "HTTP/1.1 {code} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    port
+}
+
+fn kubeconfig_for(port: u16, dir: &std::path::Path) -> String {
+    let path = dir.join("kubeconfig");
+    std::fs::write(
+        &path,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:{port}\ncontexts:\n- name: c\n  context: {{cluster: c, user: u}}\nusers:\n- name: u\n  user: {{token: not-a-secret}}\n"
+        ),
+    )
+    .unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+/// S-e: once the server created the Job, every outcome names it: following it failed (a 500)
+/// or the timeout came first (a server that stops answering). Exit 1, not "not submitted".
+#[test]
+fn the_created_job_is_named_when_following_it_fails_or_times_out() {
+    let dir = tempfile::tempdir().unwrap();
+    for fail in [true, false] {
+        let kubeconfig = kubeconfig_for(creating_server(fail), dir.path());
+        let args = [
+            "--kubeconfig",
+            &kubeconfig,
+            "--namespace",
+            "ml",
+            "--queue",
+            "team-a",
+            "--apply",
+            "--timeout",
+            "2",
+        ];
+        let o = submit(&args);
+        let out = common::stdout_of_exit(&o, 1);
+        assert!(
+            out.starts_with("submitted Job ml/cpps-gpu-smoke-x7k2p\n"),
+            "{fail}: {out}"
+        );
+        let mut json = args.to_vec();
+        json.extend(["--format", "json"]);
+        let o = submit(&json);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["job"], "ml/cpps-gpu-smoke-x7k2p", "{fail}");
+        assert_eq!(v["timed_out"], !fail, "{fail}");
+        if fail {
+            let error = v["error"].as_str().unwrap();
+            assert!(error.contains("the server is unavailable"), "{error}");
+        }
+    }
+}

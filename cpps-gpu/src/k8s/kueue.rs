@@ -1165,6 +1165,24 @@ pub async fn run_batch(
 ) -> Result<BatchRun, Error> {
     let started = tokio::time::Instant::now();
     let job = submission.submit(client, false).await?;
+    let left = timeout.saturating_sub(started.elapsed());
+    follow_batch(client, submission, &job, left, interval).await
+}
+
+/// The second half of [`run_batch`], for a `job` already created from `submission`: follows its
+/// Workload for at most `timeout`, then reads where it ran. A caller that keeps `job` can still
+/// name the Job it created when this fails.
+///
+/// # Errors
+/// [`Error::Kube`] when a read fails.
+pub async fn follow_batch(
+    client: &kube::Client,
+    submission: &JobSubmission,
+    job: &Job,
+    timeout: Duration,
+    interval: Duration,
+) -> Result<BatchRun, Error> {
+    let started = tokio::time::Instant::now();
     let uid = job.metadata.uid.clone().unwrap_or_default();
     // The name the server generated: the Job's pods carry it in their `job-name` label.
     let name = job.metadata.name.clone().unwrap_or_default();

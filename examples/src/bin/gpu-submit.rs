@@ -12,8 +12,9 @@
 //!            [--gpus N] [--apply] [--timeout SECONDS] [--format text|json] [-- COMMAND...]
 //! ```
 //!
-//! Exit status: 0 when the plan is valid or the Job succeeded; 1 when it failed, was evicted or
-//! the timeout came first; 2 when it could not be submitted.
+//! Exit status: 0 when the plan is valid or the Job succeeded; 1 when it failed, was evicted, could
+//! not be followed or the timeout came first (the created Job is named in every case); 2 when it
+//! could not be submitted.
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
@@ -23,7 +24,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Parser;
 use cpps_examples::Format;
-use cpps_gpu::k8s::kueue::{BatchRun, JobSubmission, WorkloadState, run_batch};
+use cpps_gpu::k8s::kueue::{BatchRun, JobSubmission, WorkloadState, follow_batch};
 use serde::Serialize;
 
 /// Submit a small batch Job to a Kueue LocalQueue: a plan by default, for real with --apply.
@@ -76,7 +77,13 @@ enum Outcome {
         server_accepts: Option<bool>,
     },
     Applied {
+        /// `namespace/name` of the Job created: known as soon as the server answered the POST,
+        /// so it is reported even when following it failed or timed out.
+        job: String,
         run: Option<Box<BatchRun>>,
+        /// Why following the created Job failed (it still exists).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
         timed_out: bool,
         succeeded: bool,
     },
@@ -116,10 +123,18 @@ fn print_text(submission: &JobSubmission, outcome: &Outcome) {
             println!("nothing was created; run again with --apply to submit it");
         }
         Outcome::Applied {
+            job,
             run,
+            error,
             timed_out,
             succeeded,
         } => {
+            if run.is_none() {
+                println!("submitted Job {job}");
+            }
+            if let Some(error) = error {
+                println!("  following it failed: {error}");
+            }
             if let Some(run) = run {
                 println!("submitted Job {} (uid {})", run.job, run.uid);
                 let states: Vec<String> = run.followed.states.iter().map(describe).collect();
@@ -198,29 +213,56 @@ async fn run(args: &Args, submission: &JobSubmission) -> anyhow::Result<Outcome>
         });
     }
     let client = client.context("--apply needs --kubeconfig")?;
+    let started = tokio::time::Instant::now();
+    // A POST that times out may still have created the Job (named by the server from
+    // generateName), so the message says where to look rather than that nothing happened.
+    let created = tokio::time::timeout(timeout, submission.submit(&client, false))
+        .await
+        .with_context(|| {
+            format!(
+                "creating the Job timed out: it may exist as {}/{}-*",
+                submission.namespace, submission.name
+            )
+        })??;
+    let job = format!(
+        "{}/{}",
+        submission.namespace,
+        created.metadata.name.as_deref().unwrap_or("?")
+    );
     // The follow ends a little before the bound so that what it saw is reported; the hard bound
-    // covers a server that stops answering.
-    let follow = timeout.saturating_sub(Duration::from_millis(500));
-    match tokio::time::timeout(
-        timeout,
-        run_batch(&client, submission, follow, Duration::from_millis(200)),
+    // covers a server that stops answering. From here on the Job exists: every outcome names it.
+    let left = timeout.saturating_sub(started.elapsed());
+    let follow = left.saturating_sub(Duration::from_millis(500));
+    let interval = Duration::from_millis(200);
+    let applied = match tokio::time::timeout(
+        left,
+        follow_batch(&client, submission, &created, follow, interval),
     )
     .await
     {
-        Ok(run) => {
-            let run = run?;
-            Ok(Outcome::Applied {
-                timed_out: run.followed.timed_out,
-                succeeded: run.succeeded(),
-                run: Some(Box::new(run)),
-            })
-        }
-        Err(_) => Ok(Outcome::Applied {
+        Ok(Ok(run)) => Outcome::Applied {
+            job,
+            timed_out: run.followed.timed_out,
+            succeeded: run.succeeded(),
+            run: Some(Box::new(run)),
+            error: None,
+        },
+        Ok(Err(e)) => Outcome::Applied {
+            job,
             run: None,
+            error: Some(format!("{:#}", anyhow::Error::from(e))),
+            timed_out: false,
+            succeeded: false,
+        },
+        Err(_) => Outcome::Applied {
+            job,
+            run: None,
+            error: None,
             timed_out: true,
             succeeded: false,
-        }),
-    }
+        },
+    };
+    Ok(applied)
 }
 
 #[tokio::main(flavor = "current_thread")]
