@@ -13,6 +13,7 @@
 
 use std::fmt;
 
+use crate::config::views::VrrpGroup;
 use crate::status::{VrrpState, VrrpStatus};
 
 /// One step of the plan.
@@ -68,16 +69,19 @@ fn role(label: &str, groups: &[VrrpStatus]) -> Result<VrrpState, String> {
 }
 
 /// The staged plan for routers `a` and `b` (their labels and `show vrrp` readings) to the
-/// image at `image_url`.
+/// image at `image_url`. `configured` is the pair's `high-availability vrrp group` list
+/// ([`crate::ConfigTree::vrrp_groups`] of either router; [`crate::pair`] reports when they
+/// differ): it says which groups have `no-preempt`, and so which roles the last check expects.
 pub fn upgrade_plan(
     a: (&str, &[VrrpStatus]),
     b: (&str, &[VrrpStatus]),
+    configured: &[VrrpGroup],
     image_url: &str,
 ) -> UpgradePlan {
     let roles = role(a.0, a.1).and_then(|ra| Ok((ra, role(b.0, b.1)?)));
-    let (backup, master) = match roles {
-        Ok((VrrpState::Backup, VrrpState::Master)) => (a.0, b.0),
-        Ok((VrrpState::Master, VrrpState::Backup)) => (b.0, a.0),
+    let (backup, master, master_groups) = match roles {
+        Ok((VrrpState::Backup, VrrpState::Master)) => (a.0, b.0, b.1),
+        Ok((VrrpState::Master, VrrpState::Backup)) => (b.0, a.0, a.1),
         Ok((ra, _)) => {
             return UpgradePlan {
                 steps: Vec::new(),
@@ -96,14 +100,23 @@ pub fn upgrade_plan(
         action,
     };
     let mut steps = Vec::new();
-    for (router, then) in [
+    let checks = |roles: String| {
+        format!(
+            "checks (vyos-apply's): WireGuard handshakes fresh, BGP sessions Established, VRRP \
+             roles{roles}; stop here if any fails"
+        )
+    };
+    let last = after_master(backup, master, master_groups, configured);
+    for (router, then, check) in [
         (
             backup,
             format!("{master} stays MASTER while {backup} reboots"),
+            format!(" as before ({backup} BACKUP, {master} MASTER)"),
         ),
         (
             master,
             format!("the groups fail over to {backup} (already upgraded) while {master} reboots"),
+            last,
         ),
     ] {
         steps.push(step(
@@ -115,19 +128,45 @@ pub fn upgrade_plan(
             router,
             "wait until its API answers and `show version` names the new image".to_owned(),
         ));
-        steps.push(step(
-            "both",
-            format!(
-                "checks (vyos-apply's): WireGuard handshakes fresh, BGP sessions Established, \
-                 VRRP roles as before ({backup} BACKUP, {master} MASTER, after preemption); \
-                 stop here if any fails"
-            ),
-        ));
+        steps.push(step("both", checks(check)));
     }
     UpgradePlan {
         steps,
         refused: None,
     }
+}
+
+/// The roles the check after the master's reboot expects, group by group. A group with
+/// `no-preempt` (vyos-1x `interface-definitions/high-availability.xml.in`, rendered `nopreempt`
+/// by `data/templates/high-availability/keepalived.conf.j2`) stays on the upgraded backup when
+/// the old master returns; `restart vrrp` (`op-mode-definitions/vrrp.xml.in`) on it hands the
+/// role back. A group the configuration does not name cannot be told either way.
+fn after_master(
+    backup: &str,
+    master: &str,
+    groups: &[VrrpStatus],
+    configured: &[VrrpGroup],
+) -> String {
+    let roles: Vec<String> = groups
+        .iter()
+        .map(|g| match configured.iter().find(|c| c.name == g.group) {
+            Some(c) if c.no_preempt => format!(
+                "{} {backup} MASTER, {master} BACKUP (no-preempt: the roles stay swapped; to \
+                 move them back, `restart vrrp` on {backup})",
+                g.group
+            ),
+            Some(_) => format!(
+                "{} {master} MASTER, {backup} BACKUP ({master} preempts)",
+                g.group
+            ),
+            None => format!(
+                "{} cannot tell (not in the configuration read: {master} MASTER if it \
+                 preempts, {backup} with no-preempt)",
+                g.group
+            ),
+        })
+        .collect();
+    format!(": {}", roles.join("; "))
 }
 
 /// The plan for a site with one router (seed 004: one VyOS router a site; VRRP HA for VyOS is

@@ -2,6 +2,8 @@
 //! `VRRP.format` in vyos-1x `python/vyos/ifconfig/vrrp.py` prints them (`tabulate`, headers
 //! Name, Interface, VRID, State, Priority, Last Transition) and read by `parse_vrrp`.
 
+use cpps_vyos::ConfigTree;
+use cpps_vyos::config::views::VrrpGroup;
 use cpps_vyos::status::parse_vrrp;
 use cpps_vyos::upgrade::upgrade_plan;
 
@@ -10,6 +12,16 @@ const HEAD: &str = "Name  Interface  VRID  State     Priority  Last Transition\n
 fn table(rows: &str) -> Vec<cpps_vyos::status::VrrpStatus> {
     parse_vrrp(&format!("{HEAD}{rows}"))
 }
+
+/// The configured groups (`high-availability vrrp group NAME`, vyos-1x
+/// `interface-definitions/high-availability.xml.in`), read by `ConfigTree::vrrp_groups`.
+fn groups(set: &str) -> Vec<VrrpGroup> {
+    ConfigTree::parse_set(set).unwrap().vrrp_groups().unwrap()
+}
+
+const PREEMPT: &str = "set high-availability vrrp group LAN vrid '10'
+set high-availability vrrp group MGMT vrid '20'
+";
 
 #[test]
 fn the_backup_is_upgraded_first_then_the_master() {
@@ -20,7 +32,7 @@ fn the_backup_is_upgraded_first_then_the_master() {
         "LAN   eth1         10  BACKUP         100  1w2d3h4m5s\nMGMT  eth2.20      20  BACKUP         100  1w2d\n",
     );
     let url = "https://downloads.example.net/vyos-1.5.iso";
-    let plan = upgrade_plan(("gw-a", &master), ("gw-b", &backup), url);
+    let plan = upgrade_plan(("gw-a", &master), ("gw-b", &backup), &groups(PREEMPT), url);
     assert_eq!(plan.refused, None);
     let order: Vec<&str> = plan.steps.iter().map(|s| s.router.as_str()).collect();
     assert_eq!(
@@ -36,6 +48,47 @@ fn the_backup_is_upgraded_first_then_the_master() {
     let text = plan.to_string();
     assert!(text.starts_with("1. gw-b: POST /image add"), "{text}");
     assert!(text.contains("stop here if any fails"), "{text}");
+    assert_eq!(
+        plan.steps[7].action,
+        "checks (vyos-apply's): WireGuard handshakes fresh, BGP sessions Established, VRRP \
+         roles: LAN gw-a MASTER, gw-b BACKUP (gw-a preempts); MGMT gw-a MASTER, gw-b BACKUP \
+         (gw-a preempts); stop here if any fails"
+    );
+}
+
+/// With `no-preempt` (vyos-1x `interface-definitions/high-availability.xml.in` `no-preempt`,
+/// rendered `nopreempt` by `data/templates/high-availability/keepalived.conf.j2`) the upgraded
+/// backup keeps the master role when the old master comes back, so the last check expects the
+/// roles swapped in that group and names the way back (`restart vrrp`,
+/// `op-mode-definitions/vrrp.xml.in`); a group the configuration does not name cannot be told.
+/// Failed first: the last check asked for the roles "as before" in every group.
+#[test]
+fn with_no_preempt_the_last_check_expects_the_roles_swapped() {
+    let master = table(
+        "LAN   eth1         10  MASTER         200  1w\nMGMT  eth2.20      20  MASTER         200  1w\nDMZ   eth3         30  MASTER         200  1w\n",
+    );
+    let backup = table(
+        "LAN   eth1         10  BACKUP         100  1w\nMGMT  eth2.20      20  BACKUP         100  1w\nDMZ   eth3         30  BACKUP         100  1w\n",
+    );
+    let configured = groups(&format!(
+        "{PREEMPT}set high-availability vrrp group LAN no-preempt\n"
+    ));
+    let plan = upgrade_plan(("gw-a", &master), ("gw-b", &backup), &configured, "u");
+    assert_eq!(plan.refused, None);
+    assert_eq!(plan.steps.len(), 8);
+    assert_eq!(
+        plan.steps[3].action,
+        "checks (vyos-apply's): WireGuard handshakes fresh, BGP sessions Established, VRRP \
+         roles as before (gw-b BACKUP, gw-a MASTER); stop here if any fails"
+    );
+    assert_eq!(
+        plan.steps[7].action,
+        "checks (vyos-apply's): WireGuard handshakes fresh, BGP sessions Established, VRRP \
+         roles: LAN gw-b MASTER, gw-a BACKUP (no-preempt: the roles stay swapped; to move them \
+         back, `restart vrrp` on gw-b); MGMT gw-a MASTER, gw-b BACKUP (gw-a preempts); DMZ \
+         cannot tell (not in the configuration read: gw-a MASTER if it preempts, gw-b with \
+         no-preempt); stop here if any fails"
+    );
 }
 
 #[test]
@@ -62,7 +115,7 @@ fn without_one_backup_and_one_master_there_is_no_order() {
             "gw-b has no VRRP group, so neither router is the backup",
         ),
     ] {
-        let plan = upgrade_plan(("gw-a", &master), ("gw-b", other), "u");
+        let plan = upgrade_plan(("gw-a", &master), ("gw-b", other), &[], "u");
         assert!(plan.steps.is_empty());
         assert_eq!(plan.refused.as_deref(), Some(why));
         assert_eq!(plan.to_string(), format!("no upgrade plan: {why}\n"));

@@ -283,7 +283,15 @@ async fn upgrade_plan(
     } else {
         let peer = client(None, true, timeout, activity)?;
         let other = peer.vrrp_status().await.context("show vrrp (peer)")?;
-        cpps_vyos::upgrade::upgrade_plan(("this", &this), ("peer", &other), image)
+        // The configured groups say which have `no-preempt`, and so which roles the last
+        // check expects (the pair's configurations agree or `pair` reports it).
+        let configured = router
+            .config_tree()
+            .await
+            .context("read this router's configuration")?
+            .vrrp_groups()
+            .context("high-availability vrrp group")?;
+        cpps_vyos::upgrade::upgrade_plan(("this", &this), ("peer", &other), &configured, image)
     };
     print!("{plan}");
     println!("plan only: nothing was sent");
