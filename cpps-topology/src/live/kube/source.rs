@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use cpps_gpu::k8s::ClusterSnapshot;
 use cpps_gpu::k8s::argocd::ClusterSecret;
 use cpps_gpu::k8s::cni::CniKind;
+use cpps_gpu::k8s::snapshot::Unread;
 
 use crate::live::facts::{
     ArgoApp, ArgoClusterSecret, ArgoClusters, CertFact, KubeFacts, SourceFailure, SourceKind,
@@ -54,6 +55,13 @@ impl Source<KubeFacts> for KubeSource {
         let snapshot = cpps_gpu::k8s::collect(&client)
             .await
             .map_err(|e| self.fail(&e))?;
+        if let Some(reason) = unread_lists(&snapshot.unread) {
+            return Err(SourceFailure {
+                source: SourceKind::Kubernetes,
+                endpoint: self.endpoint(),
+                reason,
+            });
+        }
         let mut facts = kube_facts(&snapshot);
         facts.server = self.endpoint();
         facts.argocd_clusters = argocd_clusters(&client).await;
@@ -79,6 +87,21 @@ impl From<ClusterSecret> for ArgoClusterSecret {
             problem: s.problem,
         }
     }
+}
+
+/// Why the facts of a snapshot cannot be trusted, when some of its lists were not read.
+/// [`cpps_gpu::k8s::collect`] reads each list on its own, so a refused list (a 403, Kueue's
+/// conversion webhook answering 500) arrives empty; the facts have no "unread" state per list,
+/// so the source fails as a whole and every live rule over it says "cannot tell", rather than
+/// judging an empty list as the truth.
+fn unread_lists(unread: &[Unread]) -> Option<String> {
+    (!unread.is_empty()).then(|| {
+        let lists: Vec<String> = unread
+            .iter()
+            .map(|u| format!("{}: {}", u.kind, u.why))
+            .collect();
+        format!("lists not read: {}", lists.join("; "))
+    })
 }
 
 /// The facts of a cluster snapshot.
@@ -152,5 +175,25 @@ pub fn kube_facts(s: &ClusterSnapshot) -> KubeFacts {
             .filter_map(|q| q.metadata.name.clone())
             .collect(),
         argocd_clusters: ArgoClusters::NotRead,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A list refused while the others were read (cpps-gpu `collect` reads each on its own)
+    /// fails the source, naming the list, so no rule judges its empty stand-in.
+    #[test]
+    fn a_list_not_read_fails_the_source_and_is_named() {
+        assert_eq!(unread_lists(&[]), None);
+        let refused = [Unread::new(
+            cpps_gpu::k8s::snapshot::APPLICATION,
+            "403 Forbidden",
+        )];
+        assert_eq!(
+            unread_lists(&refused).as_deref(),
+            Some("lists not read: argoproj.io/v1alpha1 Application: 403 Forbidden")
+        );
     }
 }
