@@ -1292,6 +1292,40 @@ mod tests {
         )
     }
 
+    /// What `collect` records when ConfigMaps answer 403 and Kueue's ClusterQueues 500 (its
+    /// conversion webhook down: apiextensions-apiserver `webhook_converter.go`; see
+    /// `snapshot::tests`): each check that needs an unread list says "cannot tell" for it.
+    #[test]
+    fn a_list_not_read_is_cannot_tell_for_each_check_that_needs_it() {
+        let mut snap = empty();
+        snap.unread = vec![
+            super::super::snapshot::Unread::new(
+                CONFIG_MAP,
+                "403 Forbidden: configmaps is forbidden",
+            ),
+            super::super::snapshot::Unread::new(
+                CLUSTER_QUEUE,
+                "Kueue's API is unavailable: 500 InternalError: conversion webhook failed",
+            ),
+        ];
+        let findings = run(&snap, &CheckPolicy::default(), Timestamp::UNIX_EPOCH);
+        let unreadable: Vec<(&str, &str)> = findings
+            .iter()
+            .filter(|f| f.code == "list-unreadable")
+            .map(|f| (f.object.as_deref().unwrap_or(""), f.message.as_str()))
+            .map(|(o, m)| (o, m.split(':').next().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            unreadable,
+            [
+                (CONFIG_MAP, "cannot tell the device plugin"),
+                (CLUSTER_QUEUE, "cannot tell the ResourceFlavors"),
+                (CLUSTER_QUEUE, "cannot tell the ClusterQueues' quotas"),
+                (CLUSTER_QUEUE, "cannot tell Kueue's queues"),
+            ]
+        );
+    }
+
     #[test]
     fn shared_trap_names_the_node() {
         let nodes = vec![
