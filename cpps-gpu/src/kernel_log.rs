@@ -475,8 +475,9 @@ fn read_bounded(mut reader: impl Read, cap: usize) -> Result<KernelLog, Bounded>
 }
 
 /// Prometheus/OpenMetrics text for the history (the same lines are valid in both formats; no
-/// `# EOF`): per GPU (`pci_bus_id`), XID and class, the number of lines and the time since boot
-/// of the last one; whether the history is complete (absent when the format cannot tell); the
+/// `# EOF`): per GPU (`pci_bus_id`), XID and class, the number of lines, the number still
+/// current (0 once a later XID 154 back to None closed them, [`XidCount::superseded`]) and the
+/// time since boot of the last one; whether the history is complete (absent when the format cannot tell); the
 /// lines not understood.
 pub fn exposition(history: &XidHistory) -> String {
     let mut out = up(true);
@@ -487,6 +488,23 @@ pub fn exposition(history: &XidHistory) -> String {
     );
     for c in &history.counts {
         sample(&mut out, "cpps_gpu_xid_log_lines", c, c.count.to_string());
+    }
+    // What the history judge grades as the GPU's state (health's `xid-history`): a later XID
+    // 154 back to None closes what the GPU logged before it, so alerts read this series, not
+    // the count since boot, and stop once the prescribed reset or drain is done.
+    family(
+        &mut out,
+        "cpps_gpu_xid_log_current_lines",
+        "NVRM Xid lines since boot per GPU, XID and class that no later XID 154 back to recovery action None closed (0 once closed)",
+    );
+    for c in &history.counts {
+        let current = if c.superseded { 0 } else { c.count };
+        sample(
+            &mut out,
+            "cpps_gpu_xid_log_current_lines",
+            c,
+            current.to_string(),
+        );
     }
     family(
         &mut out,
@@ -664,6 +682,36 @@ mod tests {
         let h = XidHistory::from_log(&log(&again));
         let xid95 = h.counts.iter().find(|c| c.xid == 95).map(|c| c.superseded);
         assert_eq!(xid95, Some(false));
+    }
+
+    /// What an alert reads must be what the history judge says: a GPU whose recovery action a
+    /// later XID 154 put back to None (open-gpu-kernel-modules `src/nvidia/src/kernel/gpu/gpu.c`
+    /// `_gpuRefreshRecoveryActionInLock` logs that change too) serves 0 current lines for what
+    /// it logged before; the lines since boot stay counted.
+    #[test]
+    fn exposition_serves_the_xids_a_later_154_to_none_did_not_close() {
+        let text = format!(
+            "{KMSG}3,10,9700000,-;NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed \
+             from 0x1 (GPU Reset Required) to 0x0 (None)\n"
+        );
+        let served = exposition(&XidHistory::from_log(&log(&text)));
+        for line in [
+            "# TYPE cpps_gpu_xid_log_current_lines gauge",
+            "cpps_gpu_xid_log_current_lines{pci_bus_id=\"0000:01:00\",xid=\"95\",class=\"critical\"} 0",
+            "cpps_gpu_xid_log_current_lines{pci_bus_id=\"0000:01:00\",xid=\"154\",class=\"critical\"} 0",
+            "cpps_gpu_xid_log_current_lines{pci_bus_id=\"0000:01:00\",xid=\"94\",class=\"warning\"} 0",
+            "cpps_gpu_xid_log_current_lines{pci_bus_id=\"0000:41:00\",xid=\"79\",class=\"critical\"} 1",
+            "cpps_gpu_xid_log_lines{pci_bus_id=\"0000:01:00\",xid=\"95\",class=\"critical\"} 1",
+        ] {
+            assert!(
+                served.lines().any(|l| l == line),
+                "{line} missing:\n{served}"
+            );
+        }
+        // Before the 154 back to None, GPU 01:00's reset-requiring XID 95 is current.
+        let before = exposition(&XidHistory::from_log(&log(KMSG)));
+        let current_95 = "cpps_gpu_xid_log_current_lines{pci_bus_id=\"0000:01:00\",xid=\"95\",class=\"critical\"} 1";
+        assert!(before.lines().any(|l| l == current_95), "{before}");
     }
 
     /// `/dev/kmsg` numbers records from 0 at boot (Linux `Documentation/ABI/testing/dev-kmsg`):

@@ -476,6 +476,7 @@ fn metric_names(expr: &str) -> BTreeSet<String> {
         "count",
         "abs",
         "vector",
+        "absent",
     ];
     let mut out = BTreeSet::new();
     let mut depth = 0_i32;
@@ -600,6 +601,7 @@ async fn the_exporter_serves_the_xid_history_of_the_kernel_log() {
         "cpps_gpu_xid_log_up 1",
         r#"cpps_gpu_xid_log_lines{pci_bus_id="0000:01:00",xid="94",class="warning"} 2"#,
         r#"cpps_gpu_xid_log_lines{pci_bus_id="0000:41:00",xid="79",class="critical"} 1"#,
+        r#"cpps_gpu_xid_log_current_lines{pci_bus_id="0000:41:00",xid="79",class="critical"} 1"#,
         r#"cpps_gpu_xid_log_lines{pci_bus_id="0000:41:00",xid="154",class="warning"} 1"#,
         r#"cpps_gpu_xid_log_last_seconds_since_boot{pci_bus_id="0000:41:00",xid="79",class="critical"} 9.000000"#,
         "cpps_gpu_xid_log_complete 1",
@@ -667,7 +669,7 @@ fn the_xid_alert_rules_pass_promtool_and_use_served_metrics() {
         }
         count += 1;
     }
-    assert_eq!(count, 5);
+    assert_eq!(count, 6);
     let Some((_, promtool_bin)) = prometheus_tools("the_xid_alert_rules_pass_promtool") else {
         return;
     };
@@ -676,7 +678,7 @@ fn the_xid_alert_rules_pass_promtool_and_use_served_metrics() {
         &["check", "rules", &rules.to_string_lossy()],
         "",
     );
-    assert!(ok && out.contains("SUCCESS: 5 rules found"), "{out}");
+    assert!(ok && out.contains("SUCCESS: 6 rules found"), "{out}");
     let tests = repo("examples/alerts/tests/gpu-xid.rules.test.yml");
     let (ok, out) = promtool(
         &promtool_bin,
