@@ -105,6 +105,7 @@ pub fn run(s: &ClusterSnapshot, policy: &CheckPolicy, now: Timestamp) -> Vec<Fin
         quotas(s, f);
     }
     kueue_versions(s, f);
+    kueue_fallbacks(s, f);
     let mk = [ADMISSION_CHECK, MULTIKUEUE_CONFIG, MULTIKUEUE_CLUSTER];
     if can_judge(s, "MultiKueue", &mk, f) {
         multikueue(s, f);
@@ -232,6 +233,27 @@ pub fn kueue_versions(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
         "kueue-version",
         format!("Kueue read at {}", parts.join("; ")),
     ));
+}
+
+/// Kueue kinds read at an older version because the newest answered 500: Kueue's conversion
+/// webhook, served by kueue-controller-manager (kueue `config/components/crd/kustomization.yaml`,
+/// `patches/webhook_in_*.yaml`), is down, so every read and write at the other version fails
+/// (apiextensions-apiserver `pkg/apiserver/conversion/webhook_converter.go` `Convert`).
+pub fn kueue_fallbacks(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
+    for fb in &s.kueue_fallbacks {
+        f.push(
+            Finding::new(
+                Severity::Critical,
+                "kueue-conversion-webhook-down",
+                format!(
+                    "Kueue's conversion webhook is down (is kueue-controller-manager running?): \
+                     read at {} because {} answered {}",
+                    fb.read_at, fb.refused, fb.why
+                ),
+            )
+            .about(fb.kind),
+        );
+    }
 }
 
 /// MultiKueue manager: every MultiKueue AdmissionCheck names an existing MultiKueueConfig, and
@@ -1324,6 +1346,40 @@ mod tests {
                 (CLUSTER_QUEUE, "cannot tell Kueue's queues"),
             ]
         );
+    }
+
+    /// Issue 34 C2: a Kueue kind read at v1beta1 because v1beta2 answered 500 (kueue
+    /// `config/components/crd/kustomization.yaml` `patches/webhook_in_*.yaml`: the conversion
+    /// webhook is kueue-controller-manager's; apiextensions-apiserver `webhook_converter.go`
+    /// `Convert` fails the list without it) is judged as read, and Kueue is said to be down.
+    #[test]
+    fn a_kueue_list_read_at_the_storage_version_says_the_webhook_is_down() {
+        let mut snap = empty();
+        snap.kueue_fallbacks = vec![super::super::snapshot::KueueFallback {
+            kind: CLUSTER_QUEUE,
+            refused: "v1beta2".to_owned(),
+            read_at: "v1beta1".to_owned(),
+            why: "500 InternalError: conversion webhook for kueue.x-k8s.io/v1beta1, \
+                  Kind=ClusterQueue failed: connection refused"
+                .to_owned(),
+        }];
+        let findings = run(&snap, &CheckPolicy::default(), Timestamp::UNIX_EPOCH);
+        let down: Vec<(Severity, Option<&str>)> = findings
+            .iter()
+            .filter(|f| f.code == "kueue-conversion-webhook-down")
+            .map(|f| (f.severity, f.object.as_deref()))
+            .collect();
+        assert_eq!(down, [(Severity::Critical, Some(CLUSTER_QUEUE))]);
+        let message = &findings
+            .iter()
+            .find(|f| f.code == "kueue-conversion-webhook-down")
+            .map(|f| f.message.clone())
+            .unwrap_or_default();
+        assert!(
+            message.contains("read at v1beta1 because v1beta2 answered 500 InternalError"),
+            "{message}"
+        );
+        assert!(!findings.iter().any(|f| f.code == "list-unreadable"));
     }
 
     #[test]

@@ -6,7 +6,10 @@
 //! Versions: Kueue serves `v1beta2` (storage) and the deprecated `v1beta1`; older Kueue serves
 //! `v1beta1` only, and a cluster may be in between (one resource at `v1beta1` only). The reads ask
 //! the server which versions it serves ([`served_versions`]) and read each resource at the newest
-//! one served, recording which. The types here decode both: where the versions differ in a field
+//! one served, recording which; when that list answers 500 because Kueue's conversion webhook
+//! is down, an older version served is read instead (on Kueue 0.15, v1beta1, the storage
+//! version, needs no conversion) and the fallback is reported ([`Fallback`]). The types here
+//! decode both: where the versions differ in a field
 //! read here, both spellings are accepted (`apis/kueue/v1beta1/clusterqueue_conversion.go`:
 //! `spec.cohort` became `cohortName`; `spec.admissionChecks` was folded into
 //! `admissionChecksStrategy` in `apis/kueue/v1beta2/clusterqueue_types.go`).
@@ -752,17 +755,26 @@ impl MultiKueueCluster {
     }
 }
 
-/// Which version of each Kueue resource the server serves (the newest of [`VERSIONS`]).
+/// Which version of each Kueue resource the server serves (the newest of [`VERSIONS`]), and
+/// the older ones it also serves.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct ServedVersions {
     /// Version by resource plural, e.g. `clusterqueues` → `v1beta2`.
     pub by_plural: BTreeMap<String, String>,
+    /// Older versions also served, newest first, by plural (`clusterqueues` → `[v1beta1]`):
+    /// where the newest answers 500 because Kueue's conversion webhook is down.
+    pub older: BTreeMap<String, Vec<String>>,
 }
 
 impl ServedVersions {
     /// The version `plural` is served at, if any.
     pub fn of(&self, plural: &str) -> Option<&str> {
         self.by_plural.get(plural).map(String::as_str)
+    }
+
+    /// The older versions `plural` is also served at, newest first.
+    pub fn older_of(&self, plural: &str) -> &[String] {
+        self.older.get(plural).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -778,10 +790,12 @@ pub async fn served_versions(client: &kube::Client) -> Result<ServedVersions, Er
         match client.list_api_group_resources(&group_version).await {
             Ok(list) => {
                 for r in list.resources.iter().filter(|r| !r.name.contains('/')) {
-                    served
-                        .by_plural
-                        .entry(r.name.clone())
-                        .or_insert_with(|| version.to_owned());
+                    if served.by_plural.contains_key(&r.name) {
+                        let older = served.older.entry(r.name.clone()).or_default();
+                        older.push(version.to_owned());
+                    } else {
+                        served.by_plural.insert(r.name.clone(), version.to_owned());
+                    }
                 }
             }
             Err(kube::Error::Api(s)) if s.code == 404 => {}
@@ -810,6 +824,25 @@ pub struct Listed<K> {
     pub items: Vec<K>,
     /// The objects that do not.
     pub undecodable: Vec<Undecodable>,
+    /// Set when the newest version failed with a 500 and the list was read at an older one.
+    pub fallback: Option<Fallback>,
+}
+
+/// A Kueue list read at an older version because the newest answered 500: Kueue's CRDs
+/// convert through Kueue's own webhook (kueue `config/components/crd/kustomization.yaml`,
+/// `patches/webhook_in_*.yaml`), and apiextensions-apiserver fails the whole list when that
+/// webhook does not answer (`pkg/apiserver/conversion/webhook_converter.go` `Convert`). Objects
+/// stored at the older version are read there with no conversion (`getObjectsToConvert` sends
+/// only those not already at the version asked for); on Kueue 0.15 that is v1beta1, its storage
+/// version (`config/components/crd/bases/*.yaml`, `storage: true`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fallback {
+    /// The version that answered 500 (`v1beta2`).
+    pub refused: String,
+    /// The version the list was read at (`v1beta1`).
+    pub read_at: String,
+    /// What the server said at `refused`: status, reason and message.
+    pub why: String,
 }
 
 /// Decodes the list's items one by one, so that one odd object is a finding about that object and
@@ -821,6 +854,7 @@ where
     let mut listed = Listed {
         items: Vec::with_capacity(items.len()),
         undecodable: Vec::new(),
+        fallback: None,
     };
     for o in items {
         let object = format!(
@@ -846,7 +880,9 @@ where
 
 /// Lists a Kueue resource at the version the server serves it at (`GET
 /// /apis/kueue.x-k8s.io/{version}/{plural}`, all namespaces), decoding each item on its own;
-/// `None` when it is not served.
+/// `None` when it is not served. When that version answers 500 (Kueue's conversion webhook
+/// down), the older versions served are tried in turn, and the one read is named in
+/// [`Listed::fallback`].
 pub(crate) async fn list_served<K>(
     client: &kube::Client,
     served: &ServedVersions,
@@ -860,6 +896,36 @@ where
     let Some(version) = served.of(plural) else {
         return Ok(None);
     };
+    let first = list_at(client, namespace, kind, plural, version).await;
+    let (path, status) = match first {
+        Err((path, kube::Error::Api(s))) if s.code == 500 => (path, s),
+        Err((path, source)) => return Err(Error::kube("GET", path, source)),
+        Ok(listed) => return Ok(listed),
+    };
+    for older in served.older_of(plural) {
+        if let Ok(Some(mut listed)) = list_at::<K>(client, namespace, kind, plural, older).await {
+            listed.fallback = Some(Fallback {
+                refused: version.to_owned(),
+                read_at: older.clone(),
+                why: format!("{} {}: {}", status.code, status.reason, status.message),
+            });
+            return Ok(Some(listed));
+        }
+    }
+    Err(Error::kube("GET", path, kube::Error::Api(status)))
+}
+
+/// One list at `version`; the path with the error.
+async fn list_at<K>(
+    client: &kube::Client,
+    namespace: Option<&str>,
+    kind: &str,
+    plural: &str,
+    version: &str,
+) -> Result<Option<Listed<K>>, (String, kube::Error)>
+where
+    K: serde::de::DeserializeOwned,
+{
     let resource = kube::discovery::ApiResource {
         group: GROUP.to_owned(),
         version: version.to_owned(),
@@ -880,7 +946,7 @@ where
     match api.list(&ListParams::default()).await {
         Ok(list) => Ok(Some(decode_items(kind, list.items))),
         Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
-        Err(source) => Err(Error::kube("GET", path, source)),
+        Err(source) => Err((path, source)),
     }
 }
 

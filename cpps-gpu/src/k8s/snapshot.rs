@@ -47,6 +47,21 @@ impl Unread {
     }
 }
 
+/// A Kueue kind read at an older version because its newest answered 500 (Kueue's conversion
+/// webhook down; [`kueue::Fallback`]): read, and Kueue is not well.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct KueueFallback {
+    /// The kind, named as in [`Missing`] (`kueue.x-k8s.io ClusterQueue`).
+    pub kind: &'static str,
+    /// The version that answered 500.
+    pub refused: String,
+    /// The version it was read at.
+    pub read_at: String,
+    /// What the server said at `refused`.
+    pub why: String,
+}
+
 /// `v1 Node`, as [`Unread::kind`] names it.
 pub const NODE: &str = "v1 Node";
 /// `v1 Pod`.
@@ -114,6 +129,9 @@ pub struct ClusterSnapshot {
     /// Served kinds whose list could not be read: their fields above are empty, and that is
     /// not the truth.
     pub unread: Vec<Unread>,
+    /// Kueue kinds read at an older version because the newest answered 500 (their
+    /// `kueue_versions` entry names the version read).
+    pub kueue_fallbacks: Vec<KueueFallback>,
     /// Kueue objects, Applications and Certificates that were listed but do not decode (each a
     /// finding; the rest is read).
     pub undecodable: Vec<Undecodable>,
@@ -147,6 +165,7 @@ impl ClusterSnapshot {
             cni: vec![],
             missing: vec![],
             unread: vec![],
+            kueue_fallbacks: vec![],
             undecodable: vec![],
             plugin_pods: vec![],
             runtime_classes: None,
@@ -210,11 +229,26 @@ fn why(kind: &str, e: &Error) -> String {
     }
 }
 
-/// The items of a Kueue list, its undecodable objects moved to `undecodable`; `None` (not
-/// served) stays `None`.
-fn items<T>(listed: Option<Listed<T>>, undecodable: &mut Vec<Undecodable>) -> Option<Vec<T>> {
+/// What [`items`] sets aside: undecodable objects, and the Kueue kinds read at an older version.
+#[derive(Default)]
+struct Aside {
+    undecodable: Vec<Undecodable>,
+    fallbacks: Vec<KueueFallback>,
+}
+
+/// The items of a list of `kind`, its undecodable objects and its fallback moved to `aside`;
+/// `None` (not served) stays `None`.
+fn items<T>(listed: Option<Listed<T>>, kind: &'static str, aside: &mut Aside) -> Option<Vec<T>> {
     listed.map(|l| {
-        undecodable.extend(l.undecodable);
+        aside.undecodable.extend(l.undecodable);
+        if let Some(fb) = l.fallback {
+            aside.fallbacks.push(KueueFallback {
+                kind,
+                refused: fb.refused,
+                read_at: fb.read_at,
+                why: fb.why,
+            });
+        }
         l.items
     })
 }
@@ -303,26 +337,23 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
     let (raw_nodes, pods) = (read(raw_nodes, NODE, r), read(pods, POD, r));
     let daemonsets = read(daemonsets, DAEMON_SET, r);
     let configmaps = read(configmaps, CONFIG_MAP, r);
-    let mut undecodable = Vec::new();
-    let u = &mut undecodable;
+    let mut aside = Aside::default();
+    let u = &mut aside;
     let (flavors, cqs, lqs, wls) = queues;
-    let (flavors, cqs) = (
-        read(flavors, RESOURCE_FLAVOR, r),
-        read(cqs, CLUSTER_QUEUE, r),
-    );
-    let (lqs, wls) = (read(lqs, LOCAL_QUEUE, r), read(wls, WORKLOAD, r));
-    let (flavors, cqs, lqs, wls) = (
-        items(flavors, u),
-        items(cqs, u),
-        items(lqs, u),
-        items(wls, u),
-    );
+    let flavors = items(read(flavors, RESOURCE_FLAVOR, r), RESOURCE_FLAVOR, u);
+    let cqs = items(read(cqs, CLUSTER_QUEUE, r), CLUSTER_QUEUE, u);
+    let lqs = items(read(lqs, LOCAL_QUEUE, r), LOCAL_QUEUE, u);
+    let wls = items(read(wls, WORKLOAD, r), WORKLOAD, u);
     let (acs, mkconfs, mks, apps, certs, runtime_classes) = others;
-    let acs = items(read(acs, ADMISSION_CHECK, r), u);
-    let mkconfs = items(read(mkconfs, MULTIKUEUE_CONFIG, r), u);
-    let mks = items(read(mks, MULTIKUEUE_CLUSTER, r), u);
-    let apps = items(read(apps, APPLICATION, r), u);
-    let certs = items(read(certs, CERTIFICATE, r), u);
+    let acs = items(read(acs, ADMISSION_CHECK, r), ADMISSION_CHECK, u);
+    let mkconfs = items(read(mkconfs, MULTIKUEUE_CONFIG, r), MULTIKUEUE_CONFIG, u);
+    let mks = items(read(mks, MULTIKUEUE_CLUSTER, r), MULTIKUEUE_CLUSTER, u);
+    let apps = items(read(apps, APPLICATION, r), APPLICATION, u);
+    let certs = items(read(certs, CERTIFICATE, r), CERTIFICATE, u);
+    let Aside {
+        undecodable,
+        fallbacks: kueue_fallbacks,
+    } = aside;
     let runtime_classes = read(runtime_classes, RUNTIME_CLASS, r);
     let mut missing = Vec::new();
     if runtime_classes.is_none() && !unread.iter().any(|x| x.kind == RUNTIME_CLASS) {
@@ -349,7 +380,7 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
         device_plugins,
         plugin_configs,
         plugin_config_errors,
-        kueue_versions: kueue_versions(&served),
+        kueue_versions: kueue_versions(&served, &kueue_fallbacks),
         resource_flavors: or_missing(flavors, RESOURCE_FLAVOR, &mut missing, &unread),
         cluster_queues: or_missing(cqs, CLUSTER_QUEUE, &mut missing, &unread),
         local_queues: or_missing(lqs, LOCAL_QUEUE, &mut missing, &unread),
@@ -362,6 +393,7 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
         certificates: or_missing(certs, CERTIFICATE, &mut missing, &unread),
         missing,
         unread,
+        kueue_fallbacks,
         undecodable,
     })
 }
@@ -440,8 +472,12 @@ async fn worker_secrets(
     out
 }
 
-/// The version each kind was read at, by kind name.
-fn kueue_versions(served: &ServedVersions) -> BTreeMap<String, String> {
+/// The version each kind was read at, by kind name: the newest served, or the older one a
+/// fallback read it at.
+fn kueue_versions(
+    served: &ServedVersions,
+    fallbacks: &[KueueFallback],
+) -> BTreeMap<String, String> {
     [
         ("ResourceFlavor", "resourceflavors"),
         ("ClusterQueue", "clusterqueues"),
@@ -452,7 +488,13 @@ fn kueue_versions(served: &ServedVersions) -> BTreeMap<String, String> {
         ("MultiKueueCluster", "multikueueclusters"),
     ]
     .into_iter()
-    .filter_map(|(kind, plural)| served.of(plural).map(|v| (kind.to_owned(), v.to_owned())))
+    .filter_map(|(kind, plural)| {
+        let fallback = fallbacks
+            .iter()
+            .find(|f| f.kind.strip_prefix("kueue.x-k8s.io ") == Some(kind));
+        let version = fallback.map(|f| f.read_at.as_str()).or(served.of(plural))?;
+        Some((kind.to_owned(), version.to_owned()))
+    })
     .collect()
 }
 
@@ -462,8 +504,14 @@ mod tests {
     use std::io::{Read, Write};
 
     /// One answer per path, from a tiny HTTP server on 127.0.0.1 (the shape of a kube-apiserver
-    /// whose reader may not list ConfigMaps and whose Kueue controller is down).
-    fn answer(path: &str) -> (u16, String) {
+    /// whose reader may not list ConfigMaps and whose Kueue controller is down). With
+    /// `v1beta1`, Kueue 0.15's CRDs: v1beta1 served and the storage version, v1beta2 served
+    /// through the conversion webhook (kueue v0.15.0
+    /// `config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml`, `storage: true` on
+    /// v1beta1), so a list at v1beta1 needs no conversion (kubernetes
+    /// `staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/conversion/webhook_converter.go`
+    /// `getObjectsToConvert` sends only objects not already at the version asked for).
+    fn answer(path: &str, v1beta1: bool) -> (u16, String) {
         let empty =
             r#"{"kind":"List","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}"#;
         let status = |code: u16, reason: &str, message: &str| {
@@ -472,6 +520,28 @@ mod tests {
             (code, body.to_string())
         };
         match path {
+            "/apis/kueue.x-k8s.io/v1beta1" if v1beta1 => (
+                200,
+                serde_json::json!({"kind": "APIResourceList", "apiVersion": "v1",
+                    "groupVersion": "kueue.x-k8s.io/v1beta1", "resources": [
+                    {"name": "clusterqueues", "singularName": "clusterqueue", "namespaced": false, "kind": "ClusterQueue", "verbs": ["list"]},
+                    {"name": "localqueues", "singularName": "localqueue", "namespaced": true, "kind": "LocalQueue", "verbs": ["list"]}]})
+                .to_string(),
+            ),
+            // kueue v0.14.0 `site/static/examples/admin/single-clusterqueue-setup.yaml`.
+            "/apis/kueue.x-k8s.io/v1beta1/clusterqueues" if v1beta1 => (
+                200,
+                serde_json::json!({"kind": "ClusterQueueList", "apiVersion": "kueue.x-k8s.io/v1beta1",
+                    "metadata": {"resourceVersion": "7"}, "items": [
+                    {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue",
+                     "metadata": {"name": "cluster-queue"},
+                     "spec": {"namespaceSelector": {}, "resourceGroups": [
+                        {"coveredResources": ["cpu", "memory"], "flavors": [
+                            {"name": "default-flavor", "resources": [
+                                {"name": "cpu", "nominalQuota": 9},
+                                {"name": "memory", "nominalQuota": "36Gi"}]}]}]}}]})
+                .to_string(),
+            ),
             "/apis/kueue.x-k8s.io/v1beta2" => (
                 200,
                 serde_json::json!({"kind": "APIResourceList", "apiVersion": "v1",
@@ -505,7 +575,7 @@ mod tests {
         }
     }
 
-    fn serve() -> u16 {
+    fn serve(v1beta1: bool) -> u16 {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         std::thread::spawn(move || {
@@ -521,7 +591,7 @@ mod tests {
                 }
                 let head = String::from_utf8_lossy(&seen);
                 let target = head.split(' ').nth(1).unwrap_or("/");
-                let (code, body) = answer(target.split('?').next().unwrap_or("/"));
+                let (code, body) = answer(target.split('?').next().unwrap_or("/"), v1beta1);
                 let _ = write!(
                     c,
                     "HTTP/1.1 {code} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -536,7 +606,7 @@ mod tests {
     /// sink the snapshot: each is recorded, and the checks that need it say "cannot tell".
     #[tokio::test]
     async fn one_failed_list_is_recorded_and_the_rest_is_read() {
-        let port = serve();
+        let port = serve(false);
         let config = kube::Config::new(format!("http://127.0.0.1:{port}").parse().unwrap());
         let client = kube::Client::try_from(config).unwrap();
         let snap = collect(&client).await.unwrap();
@@ -555,5 +625,45 @@ mod tests {
         );
         assert!(!snap.missing.contains(&Missing(CLUSTER_QUEUE)));
         assert!(snap.missing.contains(&Missing(APPLICATION)));
+    }
+
+    /// Issue 34 C2. Kueue 0.15 stores v1beta1 and serves v1beta2 through its conversion
+    /// webhook: with the webhook down, the v1beta2 list answers 500, and the same objects are
+    /// read at v1beta1 with no conversion. The snapshot reads them there, and says the webhook
+    /// failed (which version answered what), rather than leaving the ClusterQueues unread.
+    #[tokio::test]
+    async fn a_500_from_the_conversion_webhook_is_read_at_the_older_version() {
+        let port = serve(true);
+        let config = kube::Config::new(format!("http://127.0.0.1:{port}").parse().unwrap());
+        let client = kube::Client::try_from(config).unwrap();
+        let snap = collect(&client).await.unwrap();
+        let kinds: Vec<&str> = snap.unread.iter().map(|u| u.kind).collect();
+        assert_eq!(kinds, [CONFIG_MAP]);
+        let names: Vec<Option<&str>> = snap
+            .cluster_queues
+            .iter()
+            .map(|c| c.metadata.name.as_deref())
+            .collect();
+        assert_eq!(names, [Some("cluster-queue")]);
+        assert_eq!(
+            snap.kueue_versions.get("ClusterQueue").map(String::as_str),
+            Some("v1beta1")
+        );
+        // LocalQueues answered at v1beta2: read there.
+        assert_eq!(
+            snap.kueue_versions.get("LocalQueue").map(String::as_str),
+            Some("v1beta2")
+        );
+        assert_eq!(snap.kueue_fallbacks.len(), 1);
+        let fb = &snap.kueue_fallbacks[0];
+        assert_eq!(
+            (fb.kind, fb.refused.as_str(), fb.read_at.as_str()),
+            (CLUSTER_QUEUE, "v1beta2", "v1beta1")
+        );
+        assert!(
+            fb.why.starts_with("500 InternalError: conversion webhook"),
+            "{}",
+            fb.why
+        );
     }
 }
