@@ -7,10 +7,14 @@
 //! What is checked, on each router (`POST /show`): the peers of every configured WireGuard
 //! interface shook hands recently (`show interfaces wireguard NAME summary`), the BGP sessions
 //! are `Established` (`show bgp summary`), the VRRP groups keep their roles (`show vrrp`).
-//! Reachability of named addresses is not checked: neither API has a ping operation (vyos-1x
+//! And each named address ([`ApplyOptions::reach`]) stays reachable: neither API has a ping
+//! operation on 1.4 or on the 1.5 builds this SDK knows (vyos-1x
 //! `src/services/api/rest/routers.py` on `current`, `src/services/vyos-http-api-server` on
-//! `sagitta`: `show`, `generate`, `reset`, `reboot`, `poweroff`, `image`, … but no `ping`), and
-//! [`ApplyReport::not_checked`] says so. A check that held before the change and cannot be read
+//! `sagitta`: `show`, `generate`, `reset`, `reboot`, `poweroff`, `image`, … but no `ping`), so
+//! "reachable" is read from the routing and neighbour tables, as [`crate::status::route`]
+//! defines it (`show ip route ADDR`, `show arp`): a best route with a usable next hop whose
+//! neighbour has not failed. It proves that the router forwards towards the address, not that
+//! the address answers. A check that held before the change and cannot be read
 //! after it counts as broken: unknown is never healthy. After the commit a WireGuard peer counts
 //! only with a proof made after the commit: a handshake after it, or more bytes received than
 //! before it (a handshake from before says nothing about the change); the default settle
@@ -37,6 +41,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::time::Duration;
 
@@ -80,7 +85,13 @@ impl Check {
 
 /// Reads the checks of one router. A reading that fails becomes one check that cannot tell.
 pub async fn health(client: &Client, router: &str, handshake_limit: Duration) -> Vec<Check> {
-    health_since(client, router, handshake_limit, None).await
+    health_since(client, router, handshake_limit, &[], None).await
+}
+
+/// The reachability of `addr` from `client` as one check, `reach ADDR` ([`Client::reachability`]).
+pub async fn reach_check(client: &Client, router: &str, addr: IpAddr) -> Check {
+    let r = client.reachability(addr).await;
+    Check::new(router, &format!("reach {addr}"), &r.state, r.reachable)
 }
 
 /// The state of a checked router after the commit: how long ago the commit ended, and the
@@ -108,9 +119,13 @@ async fn health_since(
     client: &Client,
     router: &str,
     handshake_limit: Duration,
+    reach: &[IpAddr],
     after: Option<AfterCommit<'_>>,
 ) -> Vec<Check> {
     let mut out = Vec::new();
+    for addr in reach {
+        out.push(reach_check(client, router, *addr).await);
+    }
     let check = |subject: String, state: String, healthy: Option<bool>| {
         Check::new(router, &subject, &state, healthy)
     };
@@ -321,6 +336,9 @@ pub struct ApplyOptions {
     pub handshake_limit: Duration,
     /// The time allowed for each step.
     pub budgets: StepBudgets,
+    /// Addresses that must stay reachable, checked on this router and on the peer
+    /// ([`crate::status::route`] says what "reachable" means).
+    pub reach: Vec<IpAddr>,
 }
 
 impl ApplyOptions {
@@ -332,6 +350,7 @@ impl ApplyOptions {
             settle: DEFAULT_SETTLE,
             handshake_limit: DEFAULT_HANDSHAKE_LIMIT,
             budgets: StepBudgets::default(),
+            reach: Vec::new(),
         }
     }
 }
@@ -450,13 +469,18 @@ pub struct ApplyReport {
 
 impl ApplyReport {
     /// The report of a run that sent nothing, for `error`.
-    fn not_sent(commit_confirm: bool, before: Vec<Check>, error: String) -> Self {
+    fn not_sent(commit_confirm: bool, before: Vec<Check>, error: String, reach: &[IpAddr]) -> Self {
+        let not_checked = if reach.is_empty() {
+            vec![NO_PING.to_owned()]
+        } else {
+            Vec::new()
+        };
         Self {
             commit_confirm,
             before,
             after: Vec::new(),
             broken: Vec::new(),
-            not_checked: vec![NO_PING.to_owned()],
+            not_checked,
             outcome: ApplyOutcome::NotApplied { error },
         }
     }
@@ -567,7 +591,7 @@ fn write_failed(
     }
 }
 
-const NO_PING: &str = "reachability of named addresses: the VyOS API has no ping operation";
+const NO_PING: &str = "reachability: no address was named, and the VyOS API has no ping operation";
 
 /// Applies `commands` to `local` safely (see the module documentation): checks both routers,
 /// commits (with commit-confirm where the API has it), waits `opts.settle`, checks again, and
@@ -593,6 +617,7 @@ pub async fn safe_apply(
                 "the reads before the change took longer than their {} s: nothing was sent",
                 opts.budgets.pre_reads.as_secs()
             ),
+            &opts.reach,
         ));
     };
     let (has_confirm, running, before) = pre?;
@@ -601,7 +626,12 @@ pub async fn safe_apply(
             "{blind} before the change, so what the change breaks there could not be seen and \
              it could only be confirmed blind: nothing was sent"
         );
-        return Ok(ApplyReport::not_sent(has_confirm, before, error));
+        return Ok(ApplyReport::not_sent(
+            has_confirm,
+            before,
+            error,
+            &opts.reach,
+        ));
     }
     // The time left after the commit is known before it: every step has its budget.
     let needed = opts.budgets.after_commit(opts.settle);
@@ -618,9 +648,14 @@ pub async fn safe_apply(
             opts.budgets.confirm.as_secs(),
             window.as_secs()
         );
-        return Ok(ApplyReport::not_sent(has_confirm, before, error));
+        return Ok(ApplyReport::not_sent(
+            has_confirm,
+            before,
+            error,
+            &opts.reach,
+        ));
     }
-    let mut report = ApplyReport::not_sent(has_confirm, before, String::new());
+    let mut report = ApplyReport::not_sent(has_confirm, before, String::new(), &opts.reach);
     let minutes = has_confirm.then_some(opts.confirm_minutes);
     let timer_unknown = if has_confirm {
         Timer::MaybeArmed
@@ -690,9 +725,10 @@ async fn pre_reads(
         crate::CommitConfirmSupport::Yes
     );
     let running = local.config_tree().await?;
-    let mut before = health(local, "this", opts.handshake_limit).await;
+    let (limit, reach) = (opts.handshake_limit, opts.reach.as_slice());
+    let mut before = health_since(local, "this", limit, reach, None).await;
     if let Some(p) = peer {
-        before.extend(health(p, "peer", opts.handshake_limit).await);
+        before.extend(health_since(p, "peer", limit, reach, None).await);
     }
     Ok((has_confirm, running, before))
 }
@@ -723,7 +759,13 @@ async fn bounded(
     after: AfterCommit<'_>,
 ) -> Vec<Check> {
     let budget = opts.budgets.checks;
-    let read = health_since(client, router, opts.handshake_limit, Some(after));
+    let read = health_since(
+        client,
+        router,
+        opts.handshake_limit,
+        &opts.reach,
+        Some(after),
+    );
     tokio::time::timeout(budget, read)
         .await
         .unwrap_or_else(|_| {

@@ -1,7 +1,8 @@
 //! Typed readings of operational `show` output, for the inter-site view: WireGuard peers and
 //! their handshakes ([`Client::wireguard_summary`]), VRRP groups ([`Client::vrrp_status`]), the
-//! BGP summary ([`Client::bgp_summary`]) and IPsec SAs and connections ([`Client::ipsec_sas`],
-//! [`Client::ipsec_connections`]).
+//! BGP summary ([`Client::bgp_summary`]), IPsec SAs and connections ([`Client::ipsec_sas`],
+//! [`Client::ipsec_connections`]) and the reachability of an address from the route and
+//! neighbour tables ([`route`], [`Client::reachability`]).
 //!
 //! Sources: vyos-1x `op-mode-definitions/show-interfaces-wireguard.xml.in` (`show interfaces
 //! wireguard NAME` runs `interfaces.py show`, which prints `ip addr show` and counters and no
@@ -20,12 +21,16 @@
 
 pub mod bgp;
 pub mod ipsec;
+pub mod route;
 mod table;
 
 pub use bgp::{
     BgpFamilySummary, BgpNeighbor, BgpState, BgpSummary, PrefixCount, parse_bgp_summary,
 };
 pub use ipsec::{IpsecConnection, IpsecSa, IpsecState, parse_ipsec_connections, parse_ipsec_sas};
+pub use route::{
+    Neighbour, Reachability, RouteEntry, RouteNexthop, parse_neighbours, parse_route_detail,
+};
 
 use std::time::Duration;
 

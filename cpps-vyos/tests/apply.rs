@@ -511,3 +511,98 @@ async fn a_refusal_that_echoes_a_secret_shows_it_nowhere() {
         }
     }
 }
+
+/// Issue 32, safe apply step 4: a named address must stay reachable, on this router and on
+/// the peer. The API has no ping (vyos-1x `src/services/api/rest/routers.py`), so reachability
+/// is FRR's best route (`show ip route ADDR`, FRR `zebra/zebra_vty.c`
+/// `vty_show_ip_route_detail`) with a usable next hop whose neighbour (`show arp`, vyos-1x
+/// `src/op_mode/neighbor.py`) has not failed. A blackhole route makes it unreachable: not
+/// confirmed on 1.5, rolled back on 1.4. Failed first: `ApplyOptions::reach` did not exist.
+#[tokio::test]
+async fn a_change_that_blackholes_a_named_address_is_not_confirmed() {
+    for profile in [Profile::V15, Profile::V14] {
+        let (_servers, a, fa, b, fb) = pair(profile).await;
+        fresh_after_commit(&fa, &fb);
+        let before = fa.running();
+        let mut opts = settled();
+        opts.reach = vec!["203.0.113.9".parse().unwrap()];
+        let change = vec![Command::set(
+            [
+                "protocols",
+                "static",
+                "route",
+                "203.0.113.0/24",
+                "blackhole",
+            ],
+            None::<&str>,
+        )];
+        let report = safe_apply(&a, Some(&b), &change, &opts).await.unwrap();
+        let reach: Vec<_> = report
+            .before
+            .iter()
+            .filter(|c| c.subject == "reach 203.0.113.9")
+            .map(|c| (c.router.as_str(), c.healthy))
+            .collect();
+        assert_eq!(
+            reach,
+            [("this", Some(true)), ("peer", Some(true))],
+            "{report}"
+        );
+        assert_eq!(report.broken.len(), 1, "{profile:?}: {report}");
+        let broken = &report.broken[0];
+        assert_eq!(
+            (
+                broken.before.router.as_str(),
+                broken.before.subject.as_str()
+            ),
+            ("this", "reach 203.0.113.9")
+        );
+        let after = broken.after.as_ref().unwrap();
+        assert_eq!(after.healthy, Some(false));
+        assert_eq!(
+            after.state,
+            "route 203.0.113.0/24 via static: no usable next hop (unreachable (blackhole), weight 1)"
+        );
+        assert!(report.not_checked.is_empty(), "{report}");
+        match profile {
+            Profile::V15 => {
+                assert!(matches!(report.outcome, ApplyOutcome::LeftToRevert { .. }));
+                assert_eq!(fa.state.lock().unwrap().confirm_pending, Some(5));
+                assert!(
+                    fa.requests_to("config-file").is_empty(),
+                    "no confirm was sent"
+                );
+            }
+            Profile::V14 => {
+                assert!(matches!(report.outcome, ApplyOutcome::RolledBack { .. }));
+                assert_eq!(fa.running(), before);
+            }
+        }
+    }
+}
+
+/// A reachability that held before and cannot be read after (the neighbour table fails) is
+/// "cannot tell", which never confirms.
+#[tokio::test]
+async fn a_reachability_that_cannot_be_read_after_the_commit_is_not_confirmed() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V15).await;
+    fresh_after_commit(&fa, &fb);
+    fa.state.lock().unwrap().neighbours_fail_after_commit = true;
+    let mut opts = settled();
+    opts.reach = vec!["203.0.113.9".parse().unwrap()];
+    let report = safe_apply(&a, Some(&b), &harmless_change(), &opts)
+        .await
+        .unwrap();
+    assert_eq!(report.broken.len(), 1, "{report}");
+    let after = report.broken[0].after.as_ref().unwrap();
+    assert_eq!(after.healthy, None, "{report}");
+    assert!(
+        after
+            .state
+            .starts_with("cannot tell: the neighbour table not read"),
+        "{}",
+        after.state
+    );
+    assert!(matches!(report.outcome, ApplyOutcome::LeftToRevert { .. }));
+    assert_eq!(fa.state.lock().unwrap().confirm_pending, Some(5));
+}

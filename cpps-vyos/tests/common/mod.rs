@@ -260,6 +260,20 @@ pub struct RouterState {
     /// "Configuration path: [PATH VALUE] is not valid", the path's words and the value joined
     /// by spaces (`Cpath::to_string`), which `ConfigSessionError` carries into the answer.
     pub unknown_nodes: Vec<String>,
+    /// Routes besides the static blackhole routes of the running configuration, which the fake
+    /// adds (`protocols static route P blackhole`: FRR installs them as `unreachable
+    /// (blackhole)`): (prefix, `Known via` type, next hop as `show_nexthop_detail_helper`
+    /// prints it after the status character).
+    pub routes: Vec<(String, String, String)>,
+    /// The neighbour tables (`ip --json neighbor list`): (address, interface, link-layer
+    /// address, state).
+    pub neighbours: Vec<(String, String, String, String)>,
+    /// Whether `show arp` fails: `neighbor.py` raises (an interface gone) and exits 1, which
+    /// `show_op` answers 400.
+    pub neighbours_fail: bool,
+    /// Whether a commit makes `show arp` fail from then on (a change that takes down the
+    /// interface the table is read from).
+    pub neighbours_fail_after_commit: bool,
 }
 
 /// nginx's own error page for `status` (`ngx_http_error_502_page` / `ngx_http_error_504_page`
@@ -314,6 +328,19 @@ impl FakeRouter {
                 summary_reads: 0,
                 staged_left: false,
                 unknown_nodes: Vec::new(),
+                routes: vec![(
+                    "0.0.0.0/0".to_owned(),
+                    "static".to_owned(),
+                    "192.0.2.1, via eth0, weight 1".to_owned(),
+                )],
+                neighbours: vec![(
+                    "192.0.2.1".to_owned(),
+                    "eth0".to_owned(),
+                    "00:53:00:00:00:01".to_owned(),
+                    "REACHABLE".to_owned(),
+                )],
+                neighbours_fail: false,
+                neighbours_fail_after_commit: false,
             })),
         }
     }
@@ -522,6 +549,7 @@ impl FakeRouter {
             }
         }
         st.running = working;
+        st.neighbours_fail |= st.neighbours_fail_after_commit;
         let wireguard = cmds.iter().any(|c| {
             path_field(c).is_ok_and(|p| p.len() > 1 && p[0] == "interfaces" && p[1] == "wireguard")
         });
@@ -702,6 +730,18 @@ impl FakeRouter {
                     .clone()
                     .unwrap_or_else(|| "VRRP not configured!\n".to_owned())
             )),
+            // `vtysh_wrapper.sh` (vyos-1x `op-mode-definitions/show-ip-route.xml.in`): FRR's
+            // `show ip route ADDR`; with no route it prints `% Network not in table` and
+            // returns CMD_WARNING, so vtysh exits non-zero and `show_op` answers 400.
+            [family @ ("ip" | "ipv6"), "route", addr] => match route_detail(&st, family, addr) {
+                Some(text) => ok(json!(text)),
+                None => self.err(400, "% Network not in table\n"),
+            },
+            ["arp"] | ["ipv6", "neighbors"] if st.neighbours_fail => {
+                self.err(400, "Interface 'eth0' does not exist in the system\n")
+            }
+            ["arp"] => ok(json!(neighbour_table(&st, false))),
+            ["ipv6", "neighbors"] => ok(json!(neighbour_table(&st, true))),
             ["interfaces", "wireguard", _, "summary"] if st.wireguard_fails => {
                 self.err(400, "Unable to access interface: No such device\n")
             }
@@ -822,4 +862,92 @@ fn live_wireguard(st: &RouterState, name: &str) -> Option<printers::LiveInterfac
             })
             .collect(),
     })
+}
+
+/// Whether `addr` lies in `prefix` (`A/LEN`), and the prefix length.
+fn covers(prefix: &str, addr: std::net::IpAddr) -> Option<u8> {
+    let (net, len) = prefix.split_once('/')?;
+    let (net, len): (std::net::IpAddr, u8) = (net.parse().ok()?, len.parse().ok()?);
+    let bits = |a: std::net::IpAddr| match a {
+        std::net::IpAddr::V4(v) => (u128::from(u32::from(v)) << 96, 32),
+        std::net::IpAddr::V6(v) => (u128::from(v), 128),
+    };
+    let ((n, w1), (a, w2)) = (bits(net), bits(addr));
+    let mask = if len == 0 {
+        0
+    } else {
+        u128::MAX << (128 - u32::from(len))
+    };
+    (w1 == w2 && n & mask == a & mask).then_some(len)
+}
+
+/// FRR `zebra/zebra_vty.c` `vty_show_ip_route_detail` for the longest prefix covering `addr`:
+/// the fake's routes and the running configuration's static blackhole routes; `None` when no
+/// route covers it.
+fn route_detail(st: &RouterState, family: &str, addr: &str) -> Option<String> {
+    let addr: std::net::IpAddr = addr.parse().ok()?;
+    if addr.is_ipv4() != (family == "ip") {
+        return None;
+    }
+    let static_route = if addr.is_ipv4() { "route" } else { "route6" };
+    let blackholes = st
+        .running
+        .root
+        .entries(&["protocols", "static", static_route])
+        .filter(|(_, b)| b.exists(&["blackhole"]))
+        .map(|(p, _)| {
+            (
+                p.to_owned(),
+                "static".to_owned(),
+                "unreachable (blackhole), weight 1".to_owned(),
+            )
+        })
+        .collect::<Vec<_>>();
+    let (prefix, kind, hop) = blackholes
+        .iter()
+        .chain(st.routes.iter())
+        .filter_map(|r| covers(&r.0, addr).map(|len| (len, r)))
+        .max_by_key(|(len, _)| *len)?
+        .1;
+    let distance = if kind == "static" { 1 } else { 0 };
+    Some(format!(
+        "Routing entry for {prefix}\n  Known via \"{kind}\", distance {distance}, metric 0, best\n  Last update 00:10:00 ago\n  * {hop}\n\n"
+    ))
+}
+
+/// vyos-1x `src/op_mode/neighbor.py` `format_neighbors`: `tabulate(rows, headers)` ("simple":
+/// columns padded to the widest cell, two spaces apart, a line of dashes under the headers).
+fn neighbour_table(st: &RouterState, ipv6: bool) -> String {
+    let mut rows: Vec<[String; 4]> = vec![[
+        "Address".to_owned(),
+        "Interface".to_owned(),
+        "Link layer address".to_owned(),
+        "State".to_owned(),
+    ]];
+    rows.extend(
+        st.neighbours
+            .iter()
+            .filter(|n| n.0.contains(':') == ipv6)
+            .map(|n| [n.0.clone(), n.1.clone(), n.2.clone(), n.3.clone()]),
+    );
+    let widths: Vec<usize> = (0..4)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let line = |r: &[String; 4]| {
+        r.iter()
+            .zip(&widths)
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    let mut out = vec![line(&rows[0])];
+    out.push(
+        widths
+            .iter()
+            .map(|w| "-".repeat(*w))
+            .collect::<Vec<_>>()
+            .join("  "),
+    );
+    out.extend(rows[1..].iter().map(line));
+    out.join("\n")
 }

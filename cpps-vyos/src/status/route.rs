@@ -1,0 +1,339 @@
+//! Whether this router can reach an address, from what the API can read: neither API has a
+//! `ping` operation on VyOS 1.4 or on the 1.5 builds this SDK knows (vyos-1x
+//! `src/services/api/rest/routers.py`: `/show`, `/traceroute` from PR #4151 on later 1.5
+//! builds, `/ping` only from PR #5415 of 2026), and `ping` is no `show` path. So reachability
+//! is read from two tables:
+//!
+//! - the route: `show ip route ADDR` / `show ipv6 route ADDR` (vyos-1x
+//!   `op-mode-definitions/show-ip-route.xml.in`: `vtysh_wrapper.sh`, FRR's `show ip route
+//!   A.B.C.D`), printed by FRR `zebra/zebra_vty.c` `vty_show_ip_route_detail` and
+//!   `show_nexthop_detail_helper`: `Routing entry for PREFIX`, `  Known via "TYPE", distance D,
+//!   metric M[, best]`, `  Last update T ago`, then one line per next hop: two spaces, the
+//!   status character (`*` installed in the FIB), then ` GATEWAY, via IFACE`, ` directly
+//!   connected, IFACE` or ` unreachable[ (blackhole)| (ICMP unreachable)|…]`, and ` inactive`
+//!   when the next hop is not active. No route: `% Network not in table`.
+//! - the neighbour of the next hop: `show arp` / `show ipv6 neighbors` (vyos-1x
+//!   `src/op_mode/neighbor.py` `format_neighbors`, both branches: a `tabulate` "simple" table
+//!   `Address`, `Interface`, `Link layer address`, `State`, from `ip --json neighbor list`).
+//!
+//! "Reachable" means exactly: the best route to the address is installed with a next hop
+//! that is active and is no blackhole or `unreachable`, and the neighbour that next hop
+//! leads to (its gateway, or the address itself when it is directly connected) is not
+//! `FAILED` or `INCOMPLETE` in the neighbour table. No neighbour entry leaves the route as the
+//! only evidence, and the state says so. It is not a ping: it proves the router would forward
+//! towards the address, not that the address answers.
+
+use std::net::IpAddr;
+
+use super::table::parse_simple_table;
+use crate::client::Client;
+use crate::error::Error;
+
+/// FRR's words when no route covers the address.
+pub const NOT_IN_TABLE: &str = "% Network not in table";
+
+/// One next hop of a route, as `show_nexthop_detail_helper` prints it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RouteNexthop {
+    /// The status character is `*`: installed in the FIB.
+    pub installed: bool,
+    /// The gateway (` GATEWAY, via IFACE`), `None` for a directly connected or blackhole one.
+    pub gateway: Option<IpAddr>,
+    /// The interface (`via IFACE` or `directly connected, IFACE`).
+    pub interface: Option<String>,
+    /// ` unreachable…`: a blackhole, reject or prohibit route.
+    pub blackhole: bool,
+    /// ` inactive`.
+    pub inactive: bool,
+    /// ` (recursive)`: resolved by the indented next hops that follow.
+    pub recursive: bool,
+    /// The line as printed, trimmed.
+    pub text: String,
+}
+
+impl RouteNexthop {
+    /// Whether traffic can leave by this next hop: installed, active, no blackhole, and not
+    /// the recursive line itself (its resolution is).
+    pub fn usable(&self) -> bool {
+        self.installed && !self.blackhole && !self.inactive && !self.recursive
+    }
+}
+
+/// One `Routing entry for` block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RouteEntry {
+    /// The prefix (`192.0.2.0/24`).
+    pub prefix: String,
+    /// `Known via "TYPE"` (`static`, `connected`, `kernel`, `bgp`, …).
+    pub protocol: String,
+    /// `, best`: the route zebra selected.
+    pub best: bool,
+    /// Its next hops.
+    pub nexthops: Vec<RouteNexthop>,
+}
+
+/// Reads FRR's detailed route output; `None` when the text holds no `Routing entry for`
+/// block (a message, not a route).
+pub fn parse_route_detail(text: &str) -> Option<Vec<RouteEntry>> {
+    let mut out: Vec<RouteEntry> = Vec::new();
+    for line in text.lines() {
+        if let Some(prefix) = line.strip_prefix("Routing entry for ") {
+            let prefix = prefix.split_whitespace().next().unwrap_or("").to_owned();
+            out.push(RouteEntry {
+                prefix,
+                protocol: String::new(),
+                best: false,
+                nexthops: Vec::new(),
+            });
+            continue;
+        }
+        let Some(entry) = out.last_mut() else {
+            continue;
+        };
+        if let Some(rest) = line.strip_prefix("  Known via \"") {
+            entry.protocol = rest.split('"').next().unwrap_or("").to_owned();
+            entry.best = rest.split(", ").any(|w| w.trim() == "best");
+        } else if line.starts_with("  Last update") || line.trim().is_empty() {
+        } else if let Some(nh) = nexthop_line(line) {
+            entry.nexthops.push(nh);
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// One next-hop line: two spaces, the status character, then the next hop.
+fn nexthop_line(line: &str) -> Option<RouteNexthop> {
+    let rest = line.strip_prefix("  ")?;
+    let mut chars = rest.chars();
+    let status = chars.next()?;
+    if status == 'b' {
+        // A backup next hop (`    b`): not the path in use.
+        return None;
+    }
+    let body = chars.as_str().trim();
+    let first = body.split(',').next().unwrap_or("").trim();
+    let interface = body
+        .split(", via ")
+        .nth(1)
+        .or_else(|| body.strip_prefix("directly connected, "))
+        .map(|s| s.split([' ', ',']).next().unwrap_or("").to_owned());
+    Some(RouteNexthop {
+        installed: status == '*',
+        gateway: first.parse().ok(),
+        interface,
+        blackhole: body.starts_with("unreachable"),
+        inactive: body.split([' ', ',']).any(|w| w == "inactive"),
+        recursive: body.contains("(recursive)"),
+        text: body.to_owned(),
+    })
+}
+
+/// One row of `show arp` / `show ipv6 neighbors`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Neighbour {
+    /// `Address`.
+    pub address: String,
+    /// `Interface`.
+    pub interface: String,
+    /// `Link layer address`; empty for a FAILED entry.
+    pub lladdr: String,
+    /// `State`, as iproute2 names it (`REACHABLE`, `STALE`, `FAILED`, …, joined by `, `).
+    pub state: String,
+}
+
+impl Neighbour {
+    /// Whether the kernel gave up on it: `FAILED` or `INCOMPLETE`.
+    pub fn failed(&self) -> bool {
+        self.state
+            .split(", ")
+            .any(|s| s == "FAILED" || s == "INCOMPLETE")
+    }
+}
+
+/// Reads `neighbor.py`'s table; `None` when the text is no such table.
+pub fn parse_neighbours(text: &str) -> Option<Vec<Neighbour>> {
+    let table = parse_simple_table(text, 4)?;
+    let (a, i, l, s) = (
+        table.column("Address")?,
+        table.column("Interface")?,
+        table.column("Link layer address")?,
+        table.column("State")?,
+    );
+    let cell = |row: &[String], n: usize| row.get(n).cloned().unwrap_or_default();
+    Some(
+        table
+            .rows
+            .iter()
+            .map(|r| Neighbour {
+                address: cell(r, a),
+                interface: cell(r, i),
+                lladdr: cell(r, l),
+                state: cell(r, s),
+            })
+            .collect(),
+    )
+}
+
+/// What the two tables say about one address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Reachability {
+    /// `Some(true)` reachable as the module documentation defines it, `Some(false)` not,
+    /// `None` when a table could not be read.
+    pub reachable: Option<bool>,
+    /// Why, in words.
+    pub state: String,
+}
+
+impl Client {
+    /// `POST /show` `ip route ADDR` (or `ipv6 route ADDR`), read by [`parse_route_detail`].
+    /// `None`: no route covers it (`% Network not in table`, as text or as the refused
+    /// command's message).
+    ///
+    /// # Errors
+    /// As [`Client::show`]; [`Error::UnexpectedAnswer`] when the text is neither.
+    pub async fn route_to(&self, addr: IpAddr) -> Result<Option<Vec<RouteEntry>>, Error> {
+        let family = if addr.is_ipv4() { "ip" } else { "ipv6" };
+        let a = addr.to_string();
+        let says = |t: &str| t.lines().any(|l| l.trim() == NOT_IN_TABLE);
+        let text = match self.show(&[family, "route", &a]).await {
+            Ok(t) if says(&t) => return Ok(None),
+            Ok(t) => t,
+            Err(Error::Api { message, .. }) if says(&message) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        parse_route_detail(&text)
+            .map(Some)
+            .ok_or_else(|| Error::UnexpectedAnswer {
+                endpoint: "show",
+                message: format!(
+                    "`show {family} route {a}` printed no route and not `{NOT_IN_TABLE}`"
+                ),
+            })
+    }
+
+    /// `POST /show` `arp` (IPv4) or `ipv6 neighbors`, read by [`parse_neighbours`].
+    ///
+    /// # Errors
+    /// As [`Client::show`]; [`Error::UnexpectedAnswer`] when the text is no table.
+    pub async fn neighbours(&self, ipv6: bool) -> Result<Vec<Neighbour>, Error> {
+        let path: &[&str] = if ipv6 {
+            &["ipv6", "neighbors"]
+        } else {
+            &["arp"]
+        };
+        let text = self.show(path).await?;
+        parse_neighbours(&text).ok_or_else(|| Error::UnexpectedAnswer {
+            endpoint: "show",
+            message: format!("`show {}` printed no neighbour table", path.join(" ")),
+        })
+    }
+
+    /// Whether `addr` is reachable from this router, as the module documentation defines it:
+    /// the best route and the neighbour table. Never an error: a table not read is
+    /// `reachable: None`.
+    pub async fn reachability(&self, addr: IpAddr) -> Reachability {
+        let cannot = |what: &str, e: Error| Reachability {
+            reachable: None,
+            state: format!("cannot tell: {what} not read ({e})"),
+        };
+        let entries = match self.route_to(addr).await {
+            Ok(Some(e)) => e,
+            Ok(None) => {
+                return Reachability {
+                    reachable: Some(false),
+                    state: format!("no route ({NOT_IN_TABLE})"),
+                };
+            }
+            Err(e) => return cannot("the route", e),
+        };
+        let Some(best) = entries.iter().find(|e| e.best) else {
+            return Reachability {
+                reachable: Some(false),
+                state: "no route selected (none is `best`)".to_owned(),
+            };
+        };
+        let route = format!("route {} via {}", best.prefix, best.protocol);
+        let Some(hop) = best.nexthops.iter().find(|n| n.usable()) else {
+            let hops: Vec<&str> = best.nexthops.iter().map(|n| n.text.as_str()).collect();
+            return Reachability {
+                reachable: Some(false),
+                state: format!("{route}: no usable next hop ({})", hops.join("; ")),
+            };
+        };
+        let target = hop.gateway.unwrap_or(addr);
+        let neighbours = match self.neighbours(target.is_ipv6()).await {
+            Ok(n) => n,
+            Err(e) => return cannot("the neighbour table", e),
+        };
+        let mine = target.to_string();
+        match neighbours.iter().find(|n| n.address == mine) {
+            Some(n) if n.failed() => Reachability {
+                reachable: Some(false),
+                state: format!("{route} ({}): neighbour {mine} is {}", hop.text, n.state),
+            },
+            Some(n) => Reachability {
+                reachable: Some(true),
+                state: format!("{route} ({}): neighbour {mine} is {}", hop.text, n.state),
+            },
+            None => Reachability {
+                reachable: Some(true),
+                state: format!("{route} ({}): no neighbour entry for {mine}", hop.text),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Laid out as FRR `zebra/zebra_vty.c` `vty_show_ip_route_detail` and
+    /// `show_nexthop_detail_helper` print it: a blackhole static route, and a BGP route whose
+    /// second next hop is not installed.
+    #[test]
+    fn frr_route_details_are_read() {
+        let text = "Routing entry for 203.0.113.0/24\n  Known via \"static\", distance 1, metric 0, best\n  Last update 00:00:10 ago\n  * unreachable (blackhole), weight 1\n\n";
+        let e = parse_route_detail(text).unwrap();
+        assert_eq!(e.len(), 1);
+        assert_eq!(
+            (e[0].prefix.as_str(), e[0].protocol.as_str()),
+            ("203.0.113.0/24", "static")
+        );
+        assert!(e[0].best);
+        assert!(e[0].nexthops[0].blackhole);
+        assert!(!e[0].nexthops[0].usable());
+
+        let text = "Routing entry for 0.0.0.0/0\n  Known via \"bgp\", distance 20, metric 0, best\n  Last update 2d01h02m ago\n  * 192.0.2.1, via eth0, weight 1\n    192.0.2.9, via eth1 inactive, weight 1\n\n";
+        let e = parse_route_detail(text).unwrap();
+        let hops = &e[0].nexthops;
+        assert_eq!(hops.len(), 2);
+        assert_eq!(hops[0].gateway, Some("192.0.2.1".parse().unwrap()));
+        assert_eq!(hops[0].interface.as_deref(), Some("eth0"));
+        assert!(hops[0].usable());
+        assert!(!hops[1].installed && hops[1].inactive && !hops[1].usable());
+
+        let text = "Routing entry for 192.0.2.0/24\n  Known via \"connected\", distance 0, metric 0, best\n  Last update 00:01:02 ago\n  * directly connected, eth0\n";
+        let e = parse_route_detail(text).unwrap();
+        assert_eq!(e[0].nexthops[0].gateway, None);
+        assert_eq!(e[0].nexthops[0].interface.as_deref(), Some("eth0"));
+        assert!(e[0].nexthops[0].usable());
+        assert_eq!(parse_route_detail(NOT_IN_TABLE), None);
+    }
+
+    /// `neighbor.py` `format_neighbors` (vyos-1x `src/op_mode/neighbor.py`): tabulate
+    /// "simple", `None` (no `lladdr` in a FAILED entry) printed blank.
+    #[test]
+    fn neighbour_tables_are_read() {
+        let text = "Address      Interface    Link layer address    State\n-----------  -----------  --------------------  ---------\n192.0.2.1    eth0         00:53:00:00:00:01     REACHABLE\n192.0.2.9    eth1                               FAILED\n";
+        let n = parse_neighbours(text).unwrap();
+        assert_eq!(n.len(), 2);
+        assert_eq!(n[0].lladdr, "00:53:00:00:00:01");
+        assert!(!n[0].failed());
+        assert_eq!((n[1].lladdr.as_str(), n[1].failed()), ("", true));
+        assert_eq!(parse_neighbours("Invalid command"), None);
+    }
+}
