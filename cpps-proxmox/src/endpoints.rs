@@ -6,7 +6,8 @@ use crate::family::{Answer, Endpoint, LogLine, Param, Returns, ServerVersion, Ta
 use crate::types::{
     BackupJob, ClusterResource, ClusterStatusEntry, GuestCurrentStatus, HaMove, HaResource,
     HaStatusEntry, LxcConfig, LxcListItem, NodeListItem, NodeStatus, NodeStorage, NotBackedUp,
-    PendingEntry, QemuConfig, QemuListItem, Snapshot, StorageConfig, TaskListItem, Version,
+    PendingEntry, PoolInfo, QemuConfig, QemuListItem, Snapshot, StorageConfig, TaskListItem,
+    Version,
 };
 
 /// The first release whose HA manager has rules instead of groups: `POST
@@ -69,6 +70,11 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "GET",
         "/cluster/backup-info/not-backed-up",
         Returns::List(Answer::of::<NotBackedUp>("NotBackedUp")),
+    ),
+    Endpoint::new(
+        "GET",
+        "/pools/{poolid}",
+        Returns::Object(Answer::of::<PoolInfo>("PoolInfo")),
     ),
     Endpoint::new("POST", "/nodes/{node}/vzdump", Returns::Upid).params(&[
         Param::string("vmid"),

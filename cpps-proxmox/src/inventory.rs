@@ -63,19 +63,27 @@ pub struct Inventory {
     pub guests: Vec<InventoryGuest>,
     /// What could not be read; empty when the inventory is complete.
     pub errors: Vec<PartError>,
+    /// Why `guests` may leave guests out, when it may: `GET /cluster/resources` silently skips
+    /// the guests the credentials may not audit (see
+    /// [`ClusterApi::guest_list_trimmed`](crate::api::ClusterApi::guest_list_trimmed)).
+    /// `None` when the list is every guest.
+    pub guests_trimmed: Option<String>,
 }
 
 /// Collects the inventory: `GET /nodes`, `GET /cluster/resources?type=vm`,
-/// `GET /cluster/ha/resources`, and `GET /nodes/{node}/lxc/{vmid}/config` for every container
+/// `GET /cluster/ha/resources`, `GET /access/permissions?path=/vms`, and `GET /nodes/{node}/lxc/{vmid}/config` for every container
 /// (at most `concurrency` at once; [`crate::DEFAULT_CONCURRENCY`] is the shared default) to
 /// tell privileged ones.
 ///
 /// Every part is read whatever happens to the others, and a part that fails is kept in
 /// [`Inventory::errors`] beside what was read: a token without `Sys.Audit` on `/` gets a 403 on
 /// `/cluster/ha/resources` (pve-ha-manager `src/PVE/API2/HA/Resources.pm`: `check => ['perm',
-/// '/', ['Sys.Audit']]`) and still sees every guest, with `hastate` from the resources list; a
-/// container on an offline node answers 595 to its `proxyto` config read and only its
-/// privilege is unknown.
+/// '/', ['Sys.Audit']]`) and still sees every guest it may audit, with `hastate` from the
+/// resources list; a container on an offline node answers 595 to its `proxyto` config read and
+/// only its privilege is unknown. The guest list itself leaves out, silently, every guest
+/// without `VM.Audit` (a pool-scoped token sees its pools' guests only): unless `VM.Audit` on
+/// `/vms` is held and propagates, [`Inventory::guests_trimmed`] says so and the inventory is
+/// partial.
 ///
 /// With `within`, the whole collection ends by then: a part not finished in time is an error
 /// of that part ("not finished within …"), and what was read is kept.
@@ -84,8 +92,8 @@ pub async fn collect(client: &Client, concurrency: usize, within: Option<Duratio
     Box::pin(collect_boxed(client, concurrency, within)).await
 }
 
-/// The list round's requests: nodes, guests, HA resources.
-const LIST_REQUESTS: usize = 3;
+/// The list round's requests: nodes, guests, HA resources, the rights on `/vms`.
+const LIST_REQUESTS: usize = 4;
 
 /// Config reads in flight for a near server: one whose first TCP and TLS handshakes took
 /// [`NEAR_CONNECT`] or less.
@@ -170,7 +178,7 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
     let deadline = within.map(|d| Instant::now() + d);
     let cluster = client.cluster();
     // Boxed: three list answers held at once make a large future.
-    let ((nodes, resources, ha), bound) = list_round(
+    let ((nodes, resources, ha, trimmed), bound) = list_round(
         client,
         LIST_REQUESTS,
         concurrency,
@@ -179,6 +187,7 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
                 bounded(deadline, client.nodes()),
                 bounded(deadline, cluster.resources(Some(ResourceFilter::Vm))),
                 bounded(deadline, cluster.ha_resources()),
+                bounded(deadline, cluster.guest_list_trimmed()),
             )
         }),
     )
@@ -202,6 +211,12 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
             BTreeMap::new()
         }
     };
+    let guests_trimmed = trimmed.unwrap_or_else(|e| {
+        Some(format!(
+            "whether the guest list is whole could not be read (GET /access/permissions): {}",
+            e.error
+        ))
+    });
     let containers: Vec<GuestRef> = resources
         .iter()
         .filter_map(GuestRef::from_resource)
@@ -275,6 +290,7 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
         nodes,
         guests,
         errors,
+        guests_trimmed,
     }
 }
 
@@ -285,7 +301,8 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
 pub enum Completeness {
     /// Every part was read (exit status 0).
     Complete,
-    /// Some parts could not be read; the rest is shown (exit status 1).
+    /// Some parts could not be read, or the guest list may leave guests out; the rest is
+    /// shown (exit status 1).
     Partial,
     /// Nothing could be read (exit status 2).
     Failed,
@@ -294,7 +311,7 @@ pub enum Completeness {
 impl Inventory {
     /// Whether every part, some, or none could be read.
     pub fn completeness(&self) -> Completeness {
-        if self.errors.is_empty() {
+        if self.errors.is_empty() && self.guests_trimmed.is_none() {
             Completeness::Complete
         } else if self.nodes.is_empty() && self.guests.is_empty() {
             Completeness::Failed
@@ -333,6 +350,10 @@ impl Inventory {
                 privileged,
                 g.ha.as_deref().unwrap_or("-")
             );
+        }
+        if let Some(why) = &self.guests_trimmed {
+            let _ = writeln!(out);
+            let _ = writeln!(out, "PARTIAL: {why}");
         }
         if !self.errors.is_empty() {
             let _ = writeln!(out);

@@ -791,7 +791,9 @@ async fn guests_covered_only_by_a_disabled_job_are_found() {
         .guests_without_job(|job| job.is_enabled())
         .await
         .unwrap();
+    assert!(missing.cannot_tell.is_empty());
     let ids: Vec<u32> = missing
+        .uncovered
         .iter()
         .filter_map(|g| g.vmid)
         .map(|v| v.get())
@@ -805,9 +807,10 @@ async fn guests_covered_only_by_a_disabled_job_are_found() {
     ]))
     .unwrap();
     // Every job counted, as PVE counts them: only the excluded guest is left.
-    let as_pve = cpps_proxmox::types::uncovered_guests(&jobs, &resources, |_| true);
-    assert_eq!(as_pve.len(), 1);
-    assert_eq!(as_pve[0].vmid.map(|v| v.get()), Some(300));
+    let pools = cpps_proxmox::types::PoolMembers::from_resources(&resources);
+    let as_pve = cpps_proxmox::types::uncovered_guests(&jobs, &resources, &pools, |_| true);
+    assert_eq!(as_pve.uncovered.len(), 1);
+    assert_eq!(as_pve.uncovered[0].vmid.map(|v| v.get()), Some(300));
     api.verify().await;
 }
 
@@ -1156,4 +1159,190 @@ async fn pbs_storages_are_read_with_datastore_namespace_and_encryption() {
     assert!(!plain.is_encrypted() && !plain.is_enabled());
     assert_eq!((plain.port, plain.namespace.as_deref()), (Some(8008), None));
     api.verify().await;
+}
+
+/// E2 (audit 31): a pool-based vzdump job, read by a token without `Pool.Audit` on the pool.
+/// pve-manager `PVE/API2/Cluster.pm` `resources` deletes each guest's `pool` then
+/// (`delete $entry->{pool}` unless `Pool.Audit` on `/pool/<pool>`), and `PVE/API2/Pool.pm`
+/// `read_pool` (`GET /pools/{poolid}`) refuses with 403 (`check => ['perm', '/pool/{poolid}',
+/// ['Pool.Audit']]`). vzdump still backs up every member (`PVE/VZDump.pm`
+/// `get_included_guests`, `PVE/API2Tools.pm` `get_resource_pool_guest_members`), so the
+/// guests are "cannot tell", never "not covered". Guest 300 is named by no job: not covered.
+#[tokio::test]
+async fn a_pool_job_whose_members_are_hidden_is_cannot_tell() {
+    let api = common::pve_mock_api().await;
+    common::expect_once(
+        &api,
+        "GET",
+        "cluster/backup",
+        json!([{"id": "backup-lab", "type": "vzdump", "pool": "lab", "storage": "pbs-franca",
+                "schedule": "21:00", "enabled": 1, "mode": "snapshot"}]),
+    )
+    .await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", "cluster/resources").and(query_param("type", "vm")),
+        common::data_answer(json!([
+            {"id": "qemu/100", "type": "qemu", "vmid": 100, "node": "pve1", "name": "web"},
+            {"id": "lxc/200", "type": "lxc", "vmid": 200, "node": "pve2", "name": "dns1"}
+        ])),
+    )
+    .await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", "pools/lab"),
+        common::error_answer(403, "Permission check failed (/pool/lab, Pool.Audit)"),
+    )
+    .await;
+    let pve = common::mock_client(&api);
+    let found = pve
+        .cluster()
+        .guests_without_job(|job| job.is_enabled())
+        .await
+        .unwrap();
+    assert!(found.uncovered.is_empty(), "{:?}", found.uncovered);
+    let unsure: Vec<(u32, &str)> = found
+        .cannot_tell
+        .iter()
+        .filter_map(|(g, why)| g.vmid.map(|v| (v.get(), why.as_str())))
+        .collect();
+    assert_eq!(unsure.len(), 2, "{unsure:?}");
+    assert_eq!((unsure[0].0, unsure[1].0), (100, 200));
+    assert!(
+        unsure[0].1.contains("job backup-lab") && unsure[0].1.contains("Pool.Audit"),
+        "{}",
+        unsure[0].1
+    );
+    api.verify().await;
+}
+
+/// E2, the other side: the guests' `pool` field is gone but `GET /pools/{poolid}` answers
+/// (pve-manager `PVE/API2/Pool.pm` `read_pool`: `members`, each with `id`, `type`, `node`,
+/// `vmid`, from `PVE/API2Tools.pm` `extract_vm_stats`). Its members are covered and any other
+/// guest is not, as vzdump picks them (`PVE/VZDump.pm` `get_included_guests`).
+#[tokio::test]
+async fn a_pool_job_is_judged_from_the_pool_members_when_readable() {
+    let api = common::pve_mock_api().await;
+    common::expect_once(
+        &api,
+        "GET",
+        "cluster/backup",
+        json!([{"id": "backup-lab", "type": "vzdump", "pool": "lab", "storage": "pbs-franca",
+                "enabled": 1}]),
+    )
+    .await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", "cluster/resources").and(query_param("type", "vm")),
+        common::data_answer(json!([
+            {"id": "qemu/100", "type": "qemu", "vmid": 100, "node": "pve1", "name": "web"},
+            {"id": "lxc/200", "type": "lxc", "vmid": 200, "node": "pve2", "name": "dns1"}
+        ])),
+    )
+    .await;
+    common::expect_once(
+        &api,
+        "GET",
+        "pools/lab",
+        json!({"comment": "lab guests", "members": [
+            {"id": "qemu/100", "type": "qemu", "vmid": 100, "node": "pve1", "name": "web",
+             "status": "running"},
+            {"id": "storage/pve1/local", "type": "storage", "node": "pve1", "storage": "local"}
+        ]}),
+    )
+    .await;
+    let pve = common::mock_client(&api);
+    let found = pve
+        .cluster()
+        .guests_without_job(|job| job.is_enabled())
+        .await
+        .unwrap();
+    let ids: Vec<u32> = found
+        .uncovered
+        .iter()
+        .filter_map(|g| g.vmid)
+        .map(|v| v.get())
+        .collect();
+    assert_eq!(ids, [200]);
+    assert!(found.cannot_tell.is_empty(), "{:?}", found.cannot_tell);
+    api.verify().await;
+}
+
+/// E5 (audit 31): a pool-scoped token. pve-manager `PVE/API2/Cluster.pm` `resources` skips,
+/// silently, every guest without `VM.Audit` (`next if !$rpcenv->check($authuser,
+/// "/vms/$vmid", ['VM.Audit'], 1)`), so the list answers 200 with the pool's guests only.
+/// `GET /access/permissions?path=/vms` (pve-access-control `PVE/API2/AccessControl.pm`
+/// `permissions`: `{ $path => $perms }`, the privileges held there, here none) shows that
+/// the list may leave guests out: the inventory is partial, not complete.
+#[tokio::test]
+async fn an_inventory_through_a_pool_scoped_token_is_not_complete() {
+    let api = common::pve_mock_api().await;
+    common::pve_call("GET", "nodes")
+        .respond_with(common::data_answer(
+            json!([{"node": "pve1", "status": "online"}]),
+        ))
+        .mount(api.server())
+        .await;
+    common::pve_call("GET", "cluster/resources")
+        .respond_with(common::data_answer(json!([
+            {"id": "qemu/100", "type": "qemu", "node": "pve1", "vmid": 100, "name": "lab1",
+             "status": "running", "pool": "lab"}
+        ])))
+        .mount(api.server())
+        .await;
+    common::pve_call("GET", "cluster/ha/resources")
+        .respond_with(common::data_answer(json!([])))
+        .mount(api.server())
+        .await;
+    common::pve_call("GET", "access/permissions")
+        .and(query_param("path", "/vms"))
+        .respond_with(common::data_answer(json!({"/vms": {}})))
+        .mount(api.server())
+        .await;
+    let inventory = cpps_proxmox::inventory::collect(&common::mock_client(&api), 4, None).await;
+    assert_eq!(inventory.guests.len(), 1);
+    assert!(inventory.errors.is_empty(), "{:?}", inventory.errors);
+    assert_eq!(
+        inventory.completeness(),
+        cpps_proxmox::inventory::Completeness::Partial
+    );
+    let why = inventory.guests_trimmed.as_deref().unwrap_or_default();
+    assert!(why.contains("VM.Audit on /vms is not held"), "{why}");
+    assert!(inventory.to_text().contains(&format!("PARTIAL: {why}")));
+}
+
+/// E5, the other side: `VM.Audit` on `/vms` that propagates (`{"/vms": {"VM.Audit": 1}}`,
+/// pve-access-control `PVE/API2/AccessControl.pm` `permissions`) means the list is whole.
+#[tokio::test]
+async fn an_inventory_with_vm_audit_on_vms_is_complete() {
+    let api = common::pve_mock_api().await;
+    common::pve_call("GET", "nodes")
+        .respond_with(common::data_answer(
+            json!([{"node": "pve1", "status": "online"}]),
+        ))
+        .mount(api.server())
+        .await;
+    common::pve_call("GET", "cluster/resources")
+        .respond_with(common::data_answer(json!([
+            {"id": "qemu/100", "type": "qemu", "node": "pve1", "vmid": 100, "status": "running"}
+        ])))
+        .mount(api.server())
+        .await;
+    common::pve_call("GET", "cluster/ha/resources")
+        .respond_with(common::data_answer(json!([])))
+        .mount(api.server())
+        .await;
+    common::pve_call("GET", "access/permissions")
+        .and(query_param("path", "/vms"))
+        .respond_with(common::data_answer(
+            json!({"/vms": {"VM.Audit": 1, "VM.Console": 0}}),
+        ))
+        .mount(api.server())
+        .await;
+    let inventory = cpps_proxmox::inventory::collect(&common::mock_client(&api), 4, None).await;
+    assert_eq!(inventory.guests_trimmed, None);
+    assert_eq!(
+        inventory.completeness(),
+        cpps_proxmox::inventory::Completeness::Complete
+    );
 }

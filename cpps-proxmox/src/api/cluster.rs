@@ -8,7 +8,7 @@ use crate::endpoints::HA_RULES_SINCE;
 use crate::family::{ServerVersion, WaitOptions};
 use crate::types::{
     BackupJob, ClusterResource, ClusterStatusEntry, HaMove, HaResource, HaSid, HaStatusEntry,
-    NotBackedUp, ResourceFilter,
+    NotBackedUp, PoolInfo, PoolMembers, ResourceFilter, Uncovered,
 };
 use crate::{Client, Error, HaReached, HaWanted, PveError};
 
@@ -297,16 +297,84 @@ impl ClusterApi {
     /// `GET /cluster/backup` and `GET /cluster/resources?type=vm`: the guests that no job for
     /// which `counts` holds includes (for example `BackupJob::is_enabled`), judged by
     /// [`crate::types::uncovered_guests`]. Both lists are filtered by the caller's rights.
+    ///
+    /// A counted `pool` job whose pool no listed guest shows is read with
+    /// `GET /pools/{poolid}`: without `Pool.Audit` on `/pool/<pool>`, PVE drops the guests'
+    /// `pool` field (pve-manager `PVE/API2/Cluster.pm` `resources`), yet vzdump still backs
+    /// the members up. If that read fails too, the guests it may cover are "cannot tell".
     pub async fn guests_without_job(
         &self,
         counts: impl Fn(&BackupJob) -> bool,
-    ) -> Result<Vec<ClusterResource>, Error> {
+    ) -> Result<Uncovered<ClusterResource>, Error> {
         let jobs = self.backup_jobs().await?;
         let guests = self.resources(Some(ResourceFilter::Vm)).await?;
-        Ok(crate::types::uncovered_guests(&jobs, &guests, counts)
-            .into_iter()
-            .cloned()
-            .collect())
+        let mut pools = PoolMembers::from_resources(&guests);
+        for job in jobs.iter().filter(|job| counts(job)) {
+            let Some(pool) = &job.pool else { continue };
+            if pools.knows(pool) {
+                continue;
+            }
+            match self.pool(pool).await {
+                Ok(info) => pools.insert(pool.clone(), info.guests()),
+                Err(e) => pools.unreadable(pool.clone(), e.to_string()),
+            }
+        }
+        let found = crate::types::uncovered_guests(&jobs, &guests, &pools, counts);
+        Ok(Uncovered {
+            uncovered: found.uncovered.into_iter().cloned().collect(),
+            cannot_tell: found
+                .cannot_tell
+                .into_iter()
+                .map(|(g, why)| (g.clone(), why))
+                .collect(),
+        })
+    }
+
+    /// `GET /access/permissions?path=/vms`: whether `GET /cluster/resources` shows the caller
+    /// every guest. PVE skips each guest without `VM.Audit` on `/vms/<vmid>` (pve-manager
+    /// `PVE/API2/Cluster.pm` `resources`: `next if !$rpcenv->check(..., "/vms/$vmid",
+    /// ['VM.Audit'], 1)`), silently. `Ok(None)` when `VM.Audit` on `/vms` is held and
+    /// propagates (pve-access-control `PVE/API2/AccessControl.pm` `permissions` answers
+    /// `{path: {privilege: propagate}}`, `{}` without any), else `Ok(Some(why))`: the list may
+    /// leave guests out (a pool-scoped token, for one). A deeper `NoAccess` on one guest is
+    /// not shown by this read; that guest would still be left out.
+    pub async fn guest_list_trimmed(&self) -> Result<Option<String>, Error> {
+        let rights = self
+            .client
+            .get_raw("access/permissions", &[("path", "/vms")])
+            .await?;
+        // Real PVE answers for the path asked; an answer keyed by `/` (fakepve's) says the
+        // same of every path below it.
+        let held = ["/vms", "/"]
+            .iter()
+            .find_map(|path| rights.get(*path))
+            .and_then(|privileges| privileges.get("VM.Audit"))
+            // `propagate` is 0 or 1 (or a string of those from an older PVE).
+            .and_then(|propagate| {
+                crate::family::de::opt_bool(propagate.clone())
+                    .ok()
+                    .flatten()
+            });
+        Ok(match held {
+            Some(true) => None,
+            Some(false) => Some(
+                "VM.Audit on /vms does not propagate: the guest list may leave out guests"
+                    .to_owned(),
+            ),
+            None => Some(
+                "VM.Audit on /vms is not held: the guest list leaves out the guests the \
+                 credentials may not audit"
+                    .to_owned(),
+            ),
+        })
+    }
+
+    /// `GET /pools/{poolid}`: a pool and its members. Needs `Pool.Audit` on `/pool/{poolid}`
+    /// (pve-manager `PVE/API2/Pool.pm` `read_pool`).
+    pub async fn pool(&self, poolid: &str) -> Result<PoolInfo, Error> {
+        self.client
+            .get(request(Method::GET, "/pools/{poolid}", &[poolid])?)
+            .await
     }
 
     /// `GET /cluster/ha/status/current`: quorum, master, LRMs and services.

@@ -13,7 +13,10 @@ mod property;
 mod storage;
 mod task;
 
-pub use backup::{BackupJob, NotBackedUp, VzdumpStart, uncovered_guests};
+pub use backup::{
+    BackupJob, Inclusion, NotBackedUp, PoolInfo, PoolMember, PoolMembers, Uncovered, VzdumpStart,
+    uncovered_guests,
+};
 pub use cluster::{
     ClusterResource, ClusterStatusEntry, ClusterStatusType, ResourceFilter, ResourceType, Version,
 };
