@@ -10,6 +10,8 @@
 //! `image_installer.py --action add --no-prompt` (`INSTALL_IMAGE` in
 //! `python/vyos/configsession.py`), and `add_image` without a prompt makes the new image the
 //! default boot entry, on `current`) and `POST /reboot` (`reboot_op`), each on one router.
+//! The step "`show version` names the new image" needs a reading made after the reboot:
+//! [`crate::Client::version_fresh`], not the cached [`crate::Client::version`].
 
 use std::fmt;
 

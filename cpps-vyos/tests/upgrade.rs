@@ -158,3 +158,42 @@ fn one_router_per_site_is_saved_upgraded_in_a_window_and_checked_from_the_other_
     assert!(text.contains("BGP"), "{text}");
     assert!(text.contains("no second router"), "{text}");
 }
+
+#[path = "common/mod.rs"]
+mod common;
+
+/// X3 of the issue-32 audit: the upgrade plan's "`show version` names the new image" step
+/// needs a version read after the reboot, and `Client::version` is cached for the client's
+/// lifetime. `version_fresh` reads it again (`GET /info` on 1.5, vyos-1x
+/// `src/services/api/rest/routers.py` `/info`; `show version` through `POST /show` on 1.4).
+/// Failed first: `version_fresh` did not exist, and `version`
+/// named the old image after the upgrade.
+#[tokio::test]
+async fn the_same_client_sees_the_new_image_after_an_upgrade() {
+    use common::{FakeRouter, Profile, config_fixture};
+    for (profile, old, new) in [
+        (Profile::V14, "1.4.0", "1.4.1"),
+        (
+            Profile::V15,
+            "2025.01.10-0020-rolling",
+            "2025.02.03-0021-rolling",
+        ),
+    ] {
+        let tree = ConfigTree::parse_boot(&config_fixture("dialup-router-medium-vpn.config.boot"))
+            .unwrap();
+        let (_api, client, fake) = FakeRouter::new(profile, tree).start().await;
+        assert_eq!(
+            client
+                .version()
+                .await
+                .unwrap()
+                .text
+                .trim_start_matches("VyOS "),
+            old
+        );
+        // `/image add` and a reboot into the new image.
+        fake.state.lock().unwrap().image_version = Some(new.to_owned());
+        let fresh = client.version_fresh().await.unwrap();
+        assert_eq!(fresh.text.trim_start_matches("VyOS "), new, "{profile:?}");
+    }
+}

@@ -62,14 +62,26 @@ impl Client {
     }
 
     /// The router's version: `GET /info` (1.5), or `show version` through `POST /show` where
-    /// there is no `/info` (1.4). Found once, then cached for this client and its clones: an
-    /// image upgrade or rollback is seen by a new client. What the router can do is not taken
-    /// from it: [`Client::commit_confirm_support`] reads the API's schema on every call.
+    /// there is no `/info` (1.4). Found once, then cached for this client and its clones: after
+    /// an image change (`/image add` and a reboot, a rollback to another image), a reboot or a
+    /// connection error, read it with [`Client::version_fresh`] instead. What the router can
+    /// do is not taken from it: [`Client::commit_confirm_support`] reads the API's schema on
+    /// every call.
     ///
     /// # Errors
     /// As [`Client::info`] and [`Client::show`].
     pub async fn version(&self) -> Result<RouterVersion, Error> {
-        self.cached_version(async {
+        self.cached_version(self.version_fresh()).await
+    }
+
+    /// The router's version read now, as [`Client::version`] reads it, never from the cache:
+    /// what the upgrade plan's "`show version` names the new image" step needs
+    /// ([`crate::upgrade`]). The cache of [`Client::version`] keeps its first reading.
+    ///
+    /// # Errors
+    /// As [`Client::info`] and [`Client::show`].
+    pub async fn version_fresh(&self) -> Result<RouterVersion, Error> {
+        {
             if let Some(info) = self.info().await? {
                 return Ok(RouterVersion::from_text(&info.version, VersionSource::Info));
             }
@@ -93,8 +105,7 @@ impl Client {
                 &version,
                 VersionSource::ShowVersion,
             ))
-        })
-        .await
+        }
     }
 }
 

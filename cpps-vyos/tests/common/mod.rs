@@ -274,6 +274,9 @@ pub struct RouterState {
     /// Whether a commit makes `show arp` fail from then on (a change that takes down the
     /// interface the table is read from).
     pub neighbours_fail_after_commit: bool,
+    /// The version of the image the router runs, when the test changed it (an `/image add`
+    /// and a reboot into it): `show version` and `/info` name it.
+    pub image_version: Option<String>,
 }
 
 /// nginx's own error page for `status` (`ngx_http_error_502_page` / `ngx_http_error_504_page`
@@ -341,6 +344,7 @@ impl FakeRouter {
                 )],
                 neighbours_fail: false,
                 neighbours_fail_after_commit: false,
+                image_version: None,
             })),
         }
     }
@@ -705,6 +709,10 @@ impl FakeRouter {
             .collect::<Vec<_>>()
             .as_slice()
         {
+            ["version"] if st.image_version.is_some() => ok(json!(format!(
+                "Version:          VyOS {}\n",
+                st.image_version.clone().unwrap_or_default()
+            ))),
             ["version"] => ok(json!(match self.profile {
                 Profile::V14 =>
                     "Version:          VyOS 1.4.0\nRelease train:    sagitta\n\nBuilt by:         autobuild@vyos.net\n",
@@ -792,7 +800,13 @@ impl wiremock::Respond for FakeRouter {
                     ResponseTemplate::new(404).set_body_json(json!({"detail": "Not Found"}))
                 }
                 Profile::V15 => ok(json!({
-                    "version": "2025.01.10-0020-rolling",
+                    "version": self
+                        .state
+                        .lock()
+                        .unwrap()
+                        .image_version
+                        .clone()
+                        .unwrap_or_else(|| "2025.01.10-0020-rolling".to_owned()),
                     "hostname": self.running().host_name().unwrap_or("vyos"),
                     "banner": "Welcome to VyOS",
                 })),
