@@ -5,7 +5,7 @@ use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use serde::{Deserialize, Serialize};
 
-use super::custom::{custom_resource, new_object, string_enum};
+use super::custom::{custom_resource, new_object};
 use crate::health::Severity;
 
 /// An Argo CD Application.
@@ -61,22 +61,38 @@ pub struct Destination {
     pub namespace: Option<String>,
 }
 
-string_enum! {
+cpps_named_enum::named_enum! {
     /// `status.sync.status`.
-    SyncStatusCode { Synced = "Synced", OutOfSync = "OutOfSync" }
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+    #[non_exhaustive]
+    pub enum SyncStatusCode {
+        /// `Synced`.
+        Synced => "Synced",
+        /// `OutOfSync`.
+        OutOfSync => "OutOfSync",
+        _ => Unknown(String),
+    }
 }
 
-string_enum! {
+cpps_named_enum::named_enum! {
     /// `status.health.status` (argoproj/gitops-engine `pkg/health/health.go`).
-    HealthStatusCode {
-        Healthy = "Healthy",
-        Progressing = "Progressing",
-        Degraded = "Degraded",
-        Suspended = "Suspended",
-        Missing = "Missing",
-        /// Argo CD's own "Unknown": "health assessment failed and actual health status is
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+    #[non_exhaustive]
+    pub enum HealthStatusCode {
+        /// `Healthy`.
+        Healthy => "Healthy",
+        /// `Progressing`.
+        Progressing => "Progressing",
+        /// `Degraded`.
+        Degraded => "Degraded",
+        /// `Suspended`.
+        Suspended => "Suspended",
+        /// `Missing`.
+        Missing => "Missing",
+        /// `Unknown`, Argo CD's own: "health assessment failed and actual health status is
         /// unknown".
-        NotAssessed = "Unknown",
+        NotAssessed => "Unknown",
+        _ => Unknown(String),
     }
 }
 
@@ -95,14 +111,22 @@ pub fn health_severity(code: &HealthStatusCode) -> Option<Severity> {
     }
 }
 
-string_enum! {
+cpps_named_enum::named_enum! {
     /// `status.operationState.phase`.
-    OperationPhase {
-        Running = "Running",
-        Terminating = "Terminating",
-        Failed = "Failed",
-        Error = "Error",
-        Succeeded = "Succeeded",
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+    #[non_exhaustive]
+    pub enum OperationPhase {
+        /// `Running`.
+        Running => "Running",
+        /// `Terminating`.
+        Terminating => "Terminating",
+        /// `Failed`.
+        Failed => "Failed",
+        /// `Error`.
+        Error => "Error",
+        /// `Succeeded`.
+        Succeeded => "Succeeded",
+        _ => Unknown(String),
     }
 }
 
