@@ -82,6 +82,7 @@ fn help_documents_the_timeout_the_modes_and_the_variables() {
         "REKEY_AFTER_TIME",
         "VYOS_PEER_URL",
         "no ping operation",
+        "--reach",
     ] {
         assert!(help.contains(needle), "--help lacks `{needle}`:\n{help}");
     }
@@ -265,4 +266,84 @@ async fn an_apply_whose_steps_cannot_fit_the_confirm_window_sends_nothing() {
     assert!(all.contains("nothing was sent"), "{all}");
     assert!(fa.requests_to("configure").is_empty(), "{all}");
     assert!(fa.requests_to("config-file").is_empty(), "{all}");
+}
+
+/// A commands file holding `lines`.
+fn commands(lines: &str) -> tempfile::NamedTempFile {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    writeln!(f, "{lines}").unwrap();
+    f
+}
+
+/// Issue 32, safe apply step 4: `--reach ADDR` must stay reachable from this router and the
+/// peer. The API has no ping (vyos-1x `src/services/api/rest/routers.py`: no `/ping` before
+/// PR #5415), so reachability is FRR's route (`show ip route ADDR`, `zebra/zebra_vty.c`
+/// `vty_show_ip_route_detail`) and the next hop's neighbour (`show arp`, vyos-1x
+/// `src/op_mode/neighbor.py`). A blackhole route to the address breaks it: 1.5 leaves the
+/// change to the timer (no confirm), 1.4 sends the inverse batch. A harmless change with the
+/// same `--reach` is confirmed. Failed first: `--reach` did not exist and nothing checked
+/// reachability.
+#[tokio::test]
+async fn a_change_that_blackholes_a_named_address_is_not_kept() {
+    for profile in [Profile::V15, Profile::V14] {
+        let (servers, fa, fb) = pair(profile).await;
+        for f in [&fa, &fb] {
+            // The tunnel proves itself after the commit (the fakes' clock does not move).
+            f.state.lock().unwrap().handshake_ago = vec![("red".to_owned(), 1)];
+        }
+        let before = fa.running();
+        let file = commands("set protocols static route 203.0.113.0/24 blackhole");
+        let args = [
+            "--apply",
+            "--check",
+            "--confirm-minutes",
+            "3",
+            "--settle",
+            "2",
+        ];
+        let out = run(
+            &servers,
+            &[&args[..], &["--reach", "203.0.113.9"]].concat(),
+            Some(file.path()),
+        );
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{profile:?}: {all}");
+        assert!(
+            all.contains("BROKEN this: reach 203.0.113.9 was route 0.0.0.0/0 via static (192.0.2.1, via eth0, weight 1): neighbour 192.0.2.1 is REACHABLE, now route 203.0.113.0/24 via static: no usable next hop (unreachable (blackhole), weight 1)"),
+            "{profile:?}: {all}"
+        );
+        // The peer's own route to the address is untouched.
+        assert!(!all.contains("BROKEN peer: reach"), "{all}");
+        match profile {
+            Profile::V15 => {
+                assert!(all.contains("NOT confirmed"), "{all}");
+                assert_eq!(fa.state.lock().unwrap().confirm_pending, Some(3));
+            }
+            Profile::V14 => {
+                assert!(all.contains("rolled back with 1 command(s)"), "{all}");
+                assert_eq!(fa.running(), before);
+            }
+        }
+    }
+    let (servers, fa, fb) = pair(Profile::V15).await;
+    for f in [&fa, &fb] {
+        f.state.lock().unwrap().handshake_ago = vec![("red".to_owned(), 1)];
+    }
+    let file = commands("set system domain-name example.net");
+    let out = run(
+        &servers,
+        &[
+            "--apply",
+            "--check",
+            "--settle",
+            "2",
+            "--reach",
+            "203.0.113.9",
+        ],
+        Some(file.path()),
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(all.contains("all checks held: confirmed"), "{all}");
+    assert!(!all.contains("not checked: reachability"), "{all}");
 }

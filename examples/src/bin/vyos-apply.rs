@@ -1,7 +1,8 @@
 //! `vyos-apply`: applies `set`/`delete` commands to a VyOS router safely. By default it only
 //! plans: it prints what would be sent and whether the router's API has commit-confirm. With
 //! `--apply` it commits with commit-confirm (`--confirm-minutes`), checks WireGuard handshakes,
-//! BGP sessions and VRRP roles on this router and, with `--check`, on its peer, and confirms
+//! BGP sessions, VRRP roles and the addresses named by `--reach` (route and neighbour tables:
+//! the API has no ping) on this router and, with `--check`, on its peer, and confirms
 //! only when nothing that held before broke; otherwise the router's timer reverts the change,
 //! or, where the API has no commit-confirm, the inverse batch is sent. Also the commit
 //! revisions: `--revisions`, `--diff N`, `--rollback-soft N` (planned, or applied as above);
@@ -10,7 +11,7 @@
 //! ```text
 //! VYOS_URL=https://192.168.10.1 VYOS_API_KEY=… [VYOS_FINGERPRINT=…] \
 //!   [VYOS_PEER_URL=… VYOS_PEER_API_KEY=… VYOS_PEER_FINGERPRINT=…] \
-//!   vyos-apply [--commands FILE] [--apply [--confirm-minutes N] [--check] [--settle S]
+//!   vyos-apply [--commands FILE] [--apply [--confirm-minutes N] [--check] [--reach ADDR]… [--settle S]
 //!              [--commit-timeout S] [--check-timeout S] [--confirm-timeout S]]
 //!              [--revisions | --diff N [--diff-from M] | --rollback-soft N | --upgrade-plan URL]
 //!              [--timeout SECONDS]
@@ -39,7 +40,14 @@ use cpps_vyos::{Client, ClientBuilder, Command, CommitConfirmSupport, Url};
 /// when the timer runs out (reboot into the saved configuration, or reload, as its answer
 /// says). Where the API has no commit-confirm (VyOS 1.4), the change is committed for good and
 /// rolled back by sending the inverse commands when a check fails. Secrets are never printed.
-/// Reachability of addresses is not checked: the VyOS API has no ping operation.
+///
+/// --reach ADDR (repeatable) names addresses that must stay reachable, from this router and,
+/// with --check, from the peer. The VyOS API has no ping operation (1.4, and 1.5 before
+/// vyos-1x PR #5415), so "reachable" is read from the router's tables: the best route to ADDR
+/// (`show ip route ADDR`, FRR) is installed with an active next hop that is no blackhole or
+/// `unreachable`, and that next hop's neighbour (`show arp` / `show ipv6 neighbors`) is not
+/// FAILED or INCOMPLETE. It shows that the router forwards towards ADDR, not that ADDR answers.
+/// A table that cannot be read counts as broken, so nothing is confirmed.
 #[derive(Parser)]
 #[command(name = "vyos-apply", version)]
 struct Args {
@@ -55,6 +63,10 @@ struct Args {
     /// Also check from the peer router (VYOS_PEER_URL, VYOS_PEER_API_KEY).
     #[arg(long)]
     check: bool,
+    /// An address that must stay reachable (repeatable): checked before and after the change
+    /// on this router and, with --check, on the peer; see above for what "reachable" means.
+    #[arg(long, value_name = "ADDR")]
+    reach: Vec<std::net::IpAddr>,
     /// Seconds to wait after the commit before checking. Only a proof made after the commit
     /// counts: a WireGuard handshake after it, or more bytes received than before it. Tunnels
     /// re-handshake once their session is 120 s old (REKEY_AFTER_TIME in wireguard's
@@ -244,6 +256,7 @@ async fn run(args: &Args, activity: cpps_http::Activity) -> anyhow::Result<ExitC
     let mut opts = ApplyOptions::new(args.confirm_minutes);
     opts.settle = Duration::from_secs(args.settle);
     opts.budgets = budgets(args);
+    opts.reach.clone_from(&args.reach);
     let report = safe_apply(&router, peer.as_ref(), &commands, &opts)
         .await
         .context("apply")?;
