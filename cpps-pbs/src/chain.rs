@@ -21,7 +21,9 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::checks::GuestBackup;
-use crate::types::{BackupGroup, BackupType, ExitStatus, VerifyState};
+use crate::types::{
+    BackupGroup, BackupType, ExitStatus, Remote, SyncDirection, SyncJob, VerifyState,
+};
 
 /// A guest of the PVE cluster (an entry of `GET /cluster/resources?type=vm`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,6 +78,8 @@ pub struct PbsTarget {
     pub encrypted: bool,
     /// Whether the storage is enabled.
     pub enabled: bool,
+    /// The PBS it writes to (`server`, `port`, `fingerprint`); `None` when not known.
+    pub server: Option<PbsAddress>,
 }
 
 impl PbsTarget {
@@ -91,7 +95,14 @@ impl PbsTarget {
             namespace: namespace.into(),
             encrypted: false,
             enabled: true,
+            server: None,
         }
+    }
+
+    /// The PBS it writes to.
+    pub fn server(mut self, server: PbsAddress) -> Self {
+        self.server = Some(server);
+        self
     }
 
     /// Whether backups are encrypted.
@@ -394,7 +405,7 @@ pub enum Verdict {
 #[serde(rename_all = "kebab-case", tag = "state")]
 #[non_exhaustive]
 pub enum LastRun {
-    /// A task named after the guest ended.
+    /// A task named after the guest ended, the newest relevant one to end.
     Ended {
         /// When it ended.
         end: i64,
@@ -408,13 +419,17 @@ pub enum LastRun {
         /// When it started.
         since: i64,
     },
-    /// Only tasks for several guests ran on its node; their logs say whether this guest was
-    /// among them.
+    /// A task for several guests of its node ended (its log says whether this guest was
+    /// among them).
     Shared {
-        /// When the newest of them started.
+        /// When it started.
         start: i64,
-        /// Its exit status, once ended.
-        status: Option<String>,
+        /// When it ended.
+        end: i64,
+        /// Its exit status (`OK`, `WARNINGS: N`, `job errors` when any guest failed).
+        status: String,
+        /// Whether it succeeded.
+        success: bool,
     },
     /// No vzdump task was found for it.
     NotSeen,
@@ -607,6 +622,11 @@ fn judge_guest(
         reasons: Vec::new(),
     };
     if let Some((target, backup)) = judged {
+        shared_failure(
+            &chain.last_run,
+            backup.as_ref().ok().copied().flatten(),
+            &mut findings,
+        );
         judge_here(&mut chain, &mut findings, target, backup, now, rpo);
         judge_there(&mut chain, &mut findings, input, target, guest, now, rpo);
     }
@@ -614,6 +634,26 @@ fn judge_guest(
     chain.reasons = findings.breach;
     chain.reasons.extend(findings.unknown);
     chain
+}
+
+/// A failed task for several guests (`job errors` when any of them failed, pve-manager
+/// `PVE/VZDump.pm` `exec_backup`) may have failed this guest: only its log would say. A
+/// snapshot of the guest taken after the task started shows its part succeeded; without one
+/// the failure is the guest's "cannot tell".
+fn shared_failure(last_run: &LastRun, backup: Option<&GuestBackup>, findings: &mut Findings) {
+    if let LastRun::Shared {
+        start,
+        end,
+        status,
+        success: false,
+    } = last_run
+        && backup.is_none_or(|b| b.newest_time < *start)
+    {
+        findings.unknown.push(format!(
+            "the last vzdump task for several guests of its node failed at {}: {status}, and no snapshot of it taken by that run is here",
+            at(*end)
+        ));
+    }
 }
 
 /// The newest finished backup of `guest` in `target`: `Err` when the datastore was not read.
@@ -770,41 +810,56 @@ fn judge_there(
     }
 }
 
-/// The last vzdump task of `guest`: the newest named after it, else the newest for several
-/// guests on its node.
+/// The last vzdump run of `guest`: of the tasks named after it and those for several guests
+/// of its node (pve-manager `PVE/API2/VZDump.pm` `vzdump`: `$taskid = $local_vmids->[0] if
+/// scalar(@{$local_vmids}) == 1`), the newest to end, since a start is not a finish; a task
+/// named after it that runs and started after that end runs now.
 fn last_run(input: &ChainInput, guest: &ChainGuest) -> LastRun {
     let Ok(runs) = &input.runs else {
         return LastRun::CannotTell;
     };
-    if let Some(run) = runs
+    let own = |r: &&VzdumpRun| r.vmid == Some(guest.vmid);
+    let shared =
+        |r: &&VzdumpRun| r.vmid.is_none() && guest.node.as_deref().is_none_or(|n| n == r.node);
+    let ended = runs
         .iter()
-        .filter(|r| r.vmid == Some(guest.vmid))
-        .max_by_key(|r| r.starttime)
-    {
-        return match (run.endtime, &run.status) {
-            (Some(end), Some(status)) => LastRun::Ended {
-                end,
-                status: status.to_string(),
-                success: status.is_success(),
-            },
-            (None, _) => LastRun::Running {
-                since: run.starttime,
-            },
-            // Ended without a status: not a success.
-            (Some(end), None) => LastRun::Ended {
-                end,
-                status: "unknown".to_owned(),
-                success: false,
-            },
+        .filter(|r| own(r) || shared(r))
+        .filter_map(|r| r.endtime.map(|end| (r, end)))
+        .max_by_key(|(r, end)| (*end, r.vmid.is_some()));
+    let running = runs
+        .iter()
+        .filter(|r| own(r) && r.endtime.is_none())
+        .filter(|r| ended.is_none_or(|(_, end)| r.starttime > end))
+        .max_by_key(|r| r.starttime);
+    if let Some(run) = running {
+        return LastRun::Running {
+            since: run.starttime,
         };
     }
-    runs.iter()
-        .filter(|r| r.vmid.is_none() && guest.node.as_deref().is_none_or(|n| n == r.node))
-        .max_by_key(|r| r.starttime)
-        .map_or(LastRun::NotSeen, |run| LastRun::Shared {
+    let Some((run, end)) = ended else {
+        return LastRun::NotSeen;
+    };
+    // Ended without a status: not a success.
+    let (status, success) = run
+        .status
+        .as_ref()
+        .map_or(("unknown".to_owned(), false), |s| {
+            (s.to_string(), s.is_success())
+        });
+    if run.vmid.is_some() {
+        LastRun::Ended {
+            end,
+            status,
+            success,
+        }
+    } else {
+        LastRun::Shared {
             start: run.starttime,
-            status: run.status.as_ref().map(ToString::to_string),
-        })
+            end,
+            status,
+            success,
+        }
+    }
 }
 
 impl ChainInput {
@@ -824,10 +879,11 @@ impl ChainInput {
 }
 
 /// What one PBS answered for the chain: the newest finished backups of every datastore and
-/// namespace read, the datastores whose namespaces could not be listed, and whether the
-/// datastore list is known to be whole. The live audit keeps one per site, and judges a site's
+/// namespace read, the datastores whose namespaces could not be listed, whether the
+/// datastore list is known to be whole, and what says where copies go: the server's address,
+/// its sync jobs and its remotes. The live audit keeps one per site, and judges a site's
 /// guests with its own ([`PbsSide::here`]) and the other site's ([`PbsSide::copies`]).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct PbsSide {
     /// One entry per datastore and namespace listed; `Err` when its snapshots failed.
@@ -838,6 +894,18 @@ pub struct PbsSide {
     /// audit or back up to (proxmox-backup `src/api2/admin/datastore.rs`
     /// `get_datastore_list`).
     pub complete: bool,
+    /// How the other site's remotes would name this server; `None` when not known.
+    pub address: Option<PbsAddress>,
+    /// Its sync jobs (`GET /admin/sync`), or why they could not be read.
+    pub sync_jobs: Result<Vec<SyncJob>, String>,
+    /// Its remotes (`GET /config/remote`), or why they could not be read.
+    pub remotes: Result<Vec<Remote>, String>,
+}
+
+impl Default for PbsSide {
+    fn default() -> Self {
+        Self::new(false)
+    }
 }
 
 impl PbsSide {
@@ -847,6 +915,9 @@ impl PbsSide {
             backups: Vec::new(),
             unread: Vec::new(),
             complete,
+            address: None,
+            sync_jobs: Err("not read".to_owned()),
+            remotes: Err("not read".to_owned()),
         }
     }
 
@@ -873,10 +944,22 @@ impl PbsSide {
         ))
     }
 
-    /// This site's backups for each of `targets`' datastore and namespace.
+    /// Whether `target` writes to this PBS: a datastore name says nothing about the server
+    /// (pve-storage `src/PVE/Storage/PBSPlugin.pm` `options`: `server`, `port`,
+    /// `fingerprint` and `datastore` together name the place), so the server is compared when
+    /// both sides are known ([`PbsAddress::same_server`]), and only then.
+    pub fn serves(&self, target: &PbsTarget) -> bool {
+        match (&self.address, &target.server) {
+            (Some(mine), Some(theirs)) => mine.same_server(theirs),
+            _ => true,
+        }
+    }
+
+    /// This site's backups for each of `targets`' datastore and namespace; a target on
+    /// another server ([`PbsSide::serves`]) is left out, so not read.
     pub fn here(&self, targets: &[PbsTarget]) -> Vec<SiteBackups> {
         let mut out: Vec<SiteBackups> = Vec::new();
-        for t in targets {
+        for t in targets.iter().filter(|t| self.serves(t)) {
             if out
                 .iter()
                 .any(|s| s.datastore == t.datastore && s.namespace == t.namespace)
@@ -889,26 +972,18 @@ impl PbsSide {
         out
     }
 
-    /// The copies of `targets`' backups on this PBS, which is `site`'s, where they land:
-    /// `places` (datastore, namespace) are where its pull jobs write. A pull keeps the
-    /// remote's group ids (proxmox-backup `src/server/pull.rs`), so the guest's group is looked
-    /// up there. Every target gets the same groups; with no place, or a place not read, the
+    /// The copies of `targets`' backups (which `from`, the PBS of the targets' site, holds) on
+    /// this PBS, which is `site`'s. A copy comes from a pull job of this server whose remote
+    /// points at `from` and whose `remote-store`/`remote-ns` (with `max-depth`) take the
+    /// target's datastore and namespace (pbs-api-types `src/jobs.rs` `SyncJobConfig`;
+    /// proxmox-backup `src/server/pull.rs` `PullParameters::new`: one remote, store and
+    /// namespace a job), or from a push job of `from` whose remote points here
+    /// (`src/server/push.rs` `PushParameters::new`, PBS 3.3+). Either maps the source
+    /// namespace onto the target's by prefix (`map_to_target`) and keeps the group ids, so the
+    /// guest's group is looked up where the target lands, among the groups the job's
+    /// `group-filter` takes. With no such job, or the lists that would say so unread, the
     /// copies are `Err` ("cannot tell").
-    pub fn copies(
-        &self,
-        places: &[(String, String)],
-        targets: &[PbsTarget],
-        site: &str,
-    ) -> Vec<SiteCopies> {
-        let groups: Result<Vec<CopyGroup>, String> = if places.is_empty() {
-            Err(format!("no pull job on {site} says where the copies land"))
-        } else {
-            places
-                .iter()
-                .map(|(d, n)| self.place(d, n).map(CopyGroup::from_backups))
-                .collect::<Result<Vec<_>, _>>()
-                .map(|lists| lists.into_iter().flatten().collect())
-        };
+    pub fn copies(&self, from: &PbsSide, targets: &[PbsTarget], site: &str) -> Vec<SiteCopies> {
         let mut out: Vec<SiteCopies> = Vec::new();
         for t in targets {
             if out
@@ -917,16 +992,240 @@ impl PbsSide {
             {
                 continue;
             }
+            let (lands, unknown) = copy_jobs(self, from, &t.datastore, &t.namespace);
+            let groups = if lands.is_empty() {
+                Err(if unknown.is_empty() {
+                    format!(
+                        "no sync job copies {} to {site}",
+                        place(&t.datastore, &t.namespace)
+                    )
+                } else {
+                    unknown.join("; ")
+                })
+            } else {
+                self.landed_groups(&lands)
+            };
             out.push(SiteCopies::new(
                 &t.datastore,
                 &t.namespace,
                 site,
-                groups.clone(),
-                self.complete,
+                groups,
+                self.complete && unknown.is_empty(),
             ));
         }
         out
     }
+
+    /// The groups each landing place holds that its job takes; `Err` when a place is unread.
+    fn landed_groups(&self, lands: &[Landing<'_>]) -> Result<Vec<CopyGroup>, String> {
+        let mut groups = Vec::new();
+        for land in lands {
+            let backups = self.place(land.store, &land.ns)?;
+            let taken: Vec<GuestBackup> = backups
+                .iter()
+                .filter(|b| {
+                    land.job
+                        .scope_includes(&land.scope_ns, &b.backup_type, &b.backup_id)
+                        .unwrap_or(false)
+                })
+                .cloned()
+                .collect();
+            groups.extend(CopyGroup::from_backups(&taken));
+        }
+        Ok(groups)
+    }
+}
+
+/// How a PBS is reached, as a remote entry of another PBS names it (`host`, `port`,
+/// `fingerprint` of `GET /config/remote`, pbs-api-types `src/remote.rs` `RemoteConfig`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PbsAddress {
+    /// The host name or address, lower case, IPv6 without brackets.
+    pub host: String,
+    /// The port.
+    pub port: u16,
+    /// The pinned SHA-256 certificate fingerprint, when known.
+    pub fingerprint: Option<String>,
+}
+
+impl PbsAddress {
+    /// The server at `host`:`port`.
+    pub fn new(host: &str, port: u16) -> Self {
+        Self {
+            host: normal_host(host),
+            port,
+            fingerprint: None,
+        }
+    }
+
+    /// The server of an API URL (`https://host:port/…`), port 8007 when the URL has none.
+    pub fn from_url(url: &str) -> Option<Self> {
+        let url = url::Url::parse(url).ok()?;
+        let host = url.host_str()?;
+        Some(Self::new(host, url.port().unwrap_or(crate::DEFAULT_PORT)))
+    }
+
+    /// With its pinned certificate fingerprint.
+    pub fn fingerprint(mut self, fingerprint: Option<String>) -> Self {
+        self.fingerprint = fingerprint;
+        self
+    }
+
+    /// Whether `remote` points at this server ([`PbsAddress::same_server`]).
+    pub fn is_reached_by(&self, remote: &Remote) -> bool {
+        let theirs = PbsAddress::new(&remote.host, remote.port_or_default())
+            .fingerprint(remote.fingerprint.clone());
+        self.same_server(&theirs)
+    }
+
+    /// Whether `other` names the same server. When both give a certificate fingerprint, it
+    /// decides (the clients pin the certificate by it, so one name or another reaches the same
+    /// server); otherwise host and port must be the same.
+    pub fn same_server(&self, other: &PbsAddress) -> bool {
+        match (&self.fingerprint, &other.fingerprint) {
+            (Some(mine), Some(theirs)) => normal_fingerprint(mine) == normal_fingerprint(theirs),
+            _ => other.host == self.host && other.port == self.port,
+        }
+    }
+}
+
+fn normal_host(host: &str) -> String {
+    host.trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase()
+}
+
+fn normal_fingerprint(fingerprint: &str) -> String {
+    fingerprint
+        .chars()
+        .filter(char::is_ascii_hexdigit)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// Where a sync job writes one source namespace: the datastore and namespace on the
+/// receiving PBS, and the namespace the job's scope is judged in (its `ns` side).
+struct Landing<'a> {
+    job: &'a SyncJob,
+    store: &'a str,
+    ns: String,
+    scope_ns: String,
+}
+
+/// The namespace `ns` below `anchor` mapped below `onto`, as `BackupNamespace::map_prefix`
+/// does; `None` when `ns` is not `anchor` or below it.
+fn map_prefix(ns: &str, anchor: &str, onto: &str) -> Option<String> {
+    let rest = if anchor.is_empty() {
+        ns
+    } else if ns == anchor {
+        ""
+    } else {
+        ns.strip_prefix(anchor)?.strip_prefix('/')?
+    };
+    Some(match (onto.is_empty(), rest.is_empty()) {
+        (true, _) => rest.to_owned(),
+        (false, true) => onto.to_owned(),
+        (false, false) => format!("{onto}/{rest}"),
+    })
+}
+
+/// The remote named `name` in `side`'s remote list: `Ok(None)` when the list lacks it.
+fn remote_of<'a>(side: &'a PbsSide, name: &str) -> Result<Option<&'a Remote>, String> {
+    match &side.remotes {
+        Ok(remotes) => Ok(remotes.iter().find(|r| r.name == name)),
+        Err(e) => Err(format!("the remotes could not be read: {e}")),
+    }
+}
+
+/// Whether the job's remote points at `to`: `Err` when the remote list is unread or `to`'s
+/// address is unknown.
+fn points_at(side: &PbsSide, job: &SyncJob, to: &PbsSide) -> Result<bool, String> {
+    let Some(name) = &job.remote else {
+        return Ok(false);
+    };
+    let Some(remote) = remote_of(side, name)? else {
+        return Ok(false);
+    };
+    let address = to
+        .address
+        .as_ref()
+        .ok_or_else(|| "the other server's address is not known".to_owned())?;
+    Ok(address.is_reached_by(remote))
+}
+
+/// The sync jobs that copy `store`/`ns` of `from` to `to` (pulls of `to`, pushes of `from`),
+/// each with where it lands, and what could not be told.
+fn copy_jobs<'a>(
+    to: &'a PbsSide,
+    from: &'a PbsSide,
+    store: &str,
+    ns: &str,
+) -> (Vec<Landing<'a>>, Vec<String>) {
+    let mut lands = Vec::new();
+    let mut unknown = Vec::new();
+    let mut note = |why: String| {
+        if !unknown.contains(&why) {
+            unknown.push(why);
+        }
+    };
+    match &to.sync_jobs {
+        Err(e) => note(format!(
+            "the receiving server's sync jobs could not be read: {e}"
+        )),
+        Ok(jobs) => {
+            for job in jobs
+                .iter()
+                .filter(|j| j.direction() == SyncDirection::Pull && j.remote_store == store)
+            {
+                match points_at(to, job, from) {
+                    Err(why) => note(format!("pull job {}: {why}", job.id)),
+                    Ok(false) => {}
+                    Ok(true) => {
+                        let remote_ns = job.remote_ns.as_deref().unwrap_or("");
+                        let local_ns = job.ns.as_deref().unwrap_or("");
+                        if let Some(landing) = map_prefix(ns, remote_ns, local_ns) {
+                            lands.push(Landing {
+                                job,
+                                store: &job.store,
+                                scope_ns: landing.clone(),
+                                ns: landing,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    match &from.sync_jobs {
+        Err(e) => note(format!(
+            "the sending server's sync jobs could not be read: {e}"
+        )),
+        Ok(jobs) => {
+            for job in jobs
+                .iter()
+                .filter(|j| j.direction() == SyncDirection::Push && j.store == store)
+            {
+                match points_at(from, job, to) {
+                    Err(why) => note(format!("push job {}: {why}", job.id)),
+                    Ok(false) => {}
+                    Ok(true) => {
+                        let local_ns = job.ns.as_deref().unwrap_or("");
+                        let remote_ns = job.remote_ns.as_deref().unwrap_or("");
+                        if let Some(landing) = map_prefix(ns, local_ns, remote_ns) {
+                            lands.push(Landing {
+                                job,
+                                store: &job.remote_store,
+                                ns: landing,
+                                scope_ns: ns.to_owned(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (lands, unknown)
 }
 
 /// The copies of each target's datastore and namespace on the other site, read through this

@@ -319,3 +319,65 @@ fn a_task_list_that_may_be_filtered_does_not_hide_a_failed_backup() {
     let chains = judge(&input, NOW, rpo());
     assert_eq!(find(&chains, 100).verdict, Verdict::Ok);
 }
+
+/// E1: pve-manager `PVE/API2/VZDump.pm` `vzdump` names the task after the guest only when it
+/// backs up one guest of the node (`$taskid = $local_vmids->[0] if scalar(@$local_vmids) ==
+/// 1`); the nightly job backs up several in one task with no id. The last run is the newest
+/// relevant task by its end (a start is not a finish), shared or own: an old failed manual
+/// backup does not outlive the nightly runs that ended OK after it.
+#[test]
+fn the_last_run_is_the_newest_to_end_shared_or_own() {
+    let mut input = input();
+    input.runs = Ok(vec![
+        // A manual backup of 100 two days ago that failed.
+        VzdumpRun::new("pve1", Some(100), NOW - 48 * H).ended(
+            NOW - 48 * H + 60,
+            ExitStatus::parse("interrupted by signal"),
+        ),
+        // The nightly run of pve1's guests, started before a manual one of 100 and ended
+        // after it.
+        VzdumpRun::new("pve1", None, NOW - 6 * H).ended(NOW - 2 * H, ExitStatus::parse("OK")),
+        VzdumpRun::new("pve1", Some(100), NOW - 5 * H)
+            .ended(NOW - 4 * H, ExitStatus::parse("job errors")),
+    ]);
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert_eq!(
+        gitlab.last_run,
+        LastRun::Shared {
+            start: NOW - 6 * H,
+            end: NOW - 2 * H,
+            status: "OK".to_owned(),
+            success: true,
+        }
+    );
+    assert_eq!(gitlab.verdict, Verdict::Ok, "{gitlab}");
+}
+
+/// E1: a failed run for several guests (`job errors`, pve-manager `PVE/VZDump.pm` `exec_backup`
+/// ends the task so when any guest failed) is a finding for the guests of its node in a PBS
+/// job, unless a snapshot taken by that run is here: the run's log alone would say whom it
+/// failed.
+#[test]
+fn a_failed_shared_run_is_a_finding_for_its_nodes_guests() {
+    let mut input = input();
+    input.runs = Ok(vec![
+        VzdumpRun::new("pve1", None, NOW - H).ended(NOW - H / 2, ExitStatus::parse("job errors")),
+    ]);
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert_eq!(gitlab.verdict, Verdict::CannotTell, "{gitlab}");
+    assert_eq!(
+        gitlab.reasons,
+        [format!(
+            "the last vzdump task for several guests of its node failed at {}: job errors, and no snapshot of it taken by that run is here",
+            jiff::Timestamp::from_second(NOW - H / 2).unwrap()
+        )]
+    );
+    // A snapshot taken by that run is here: that guest's part succeeded.
+    input.runs = Ok(vec![
+        VzdumpRun::new("pve1", None, NOW - 3 * H).ended(NOW - H, ExitStatus::parse("job errors")),
+    ]);
+    let chains = judge(&input, NOW, rpo());
+    assert_eq!(find(&chains, 100).verdict, Verdict::Ok);
+}
