@@ -183,18 +183,23 @@ pub fn xid_history_findings(
             )];
         }
     };
+    // Every GPU here says where it is: an address none of them has is another GPU of the host.
+    let addresses_known = !gpus.is_empty() && gpus.iter().all(|g| g.pci_bus_id.value().is_some());
     let mut findings: Vec<Finding> = history
         .counts
         .iter()
         .map(|c| {
             let snapshot = c.pci.gpu(gpus);
+            let last = c.last_since_boot.map_or_else(String::new, |d| {
+                format!(", last {:.1} s after boot", d.as_secs_f64())
+            });
+            if snapshot.is_none() && addresses_known {
+                return other_gpu_finding(c, &last);
+            }
             let gpu = snapshot.map_or_else(
                 || format!("PCI {} (no GPU NVML lists there)", c.pci),
                 |g| format!("GPU {} ({})", g.index, c.pci),
             );
-            let last = c.last_since_boot.map_or_else(String::new, |d| {
-                format!(", last {:.1} s after boot", d.as_secs_f64())
-            });
             let message = format!("XID {} x{} on {gpu}{last}: {}", c.xid, c.count, c.meaning);
             // The driver's current recovery action is the GPU's state now; a history since
             // boot only says what happened (open-gpu-kernel-modules `gpu.c`
@@ -238,6 +243,27 @@ pub fn xid_history_findings(
         ));
     }
     findings
+}
+
+/// An XID at an address no GPU of this node has. Linux keeps one kernel log per host
+/// (`kernel/printk/printk.c`: one ring buffer, not namespaced), so a container holding some of
+/// the host's GPUs reads the others' XIDs too: they are said, at most as a warning, and never
+/// graded as this node's own.
+fn other_gpu_finding(c: &crate::kernel_log::XidCount, last: &str) -> Finding {
+    let severity = match c.class {
+        XidClass::Critical | XidClass::Warning | XidClass::Unclassified if !c.superseded => {
+            Severity::Warning
+        }
+        _ => Severity::Info,
+    };
+    Finding::new(
+        severity,
+        "xid-history-other-gpu",
+        format!(
+            "XID {} x{} on another GPU of this host (PCI {}, not one NVML lists here){last}: {}",
+            c.xid, c.count, c.pci, c.meaning
+        ),
+    )
 }
 
 fn xid_finding(event: &XidEvent) -> Finding {
@@ -709,6 +735,54 @@ mod tests {
             "{findings:?}"
         );
         assert!(findings[0].message.contains("history"), "{findings:?}");
+    }
+
+    /// Linux keeps one kernel log per host (`kernel/printk/printk.c`: one ring buffer, no
+    /// namespace; `devkmsg_open` reads it whole), so an LXC that holds some of the host's GPUs
+    /// reads the other GPUs' XIDs too. An XID at an address NVML does not list here is another
+    /// GPU of this host: a warning at most, named by address, never this node's critical. When
+    /// a GPU's own address cannot be read (a lost GPU), the XID may be its: full grade.
+    #[test]
+    fn an_xid_of_a_gpu_nvml_does_not_list_is_another_gpu_of_the_host() {
+        use crate::kernel_log::{KernelLog, XidHistory};
+        let text = "3,0,9000000,-;NVRM: Xid (PCI:0000:41:00): 79, GPU has fallen off the bus.\n\
+                    3,1,9500000,-;NVRM: Xid (PCI:0000:41:00): 13, pid=8001, name=python3, \
+                    Graphics Exception\n";
+        let history = Ok(XidHistory::from_log(&KernelLog {
+            text: text.to_owned(),
+            records_lost: false,
+        }));
+        let mut gpu = FakeGpuSource::healthy_gpu(0, "GPU-a");
+        let graded = |gpu: &GpuSnapshot| {
+            xid_history_findings(&history, std::slice::from_ref(gpu))
+                .into_iter()
+                .map(|f| (f.severity, f.code))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            graded(&gpu),
+            vec![
+                (Severity::Info, "xid-history-other-gpu".to_owned()),
+                (Severity::Warning, "xid-history-other-gpu".to_owned()),
+            ]
+        );
+        let findings = xid_history_findings(&history, std::slice::from_ref(&gpu));
+        assert!(
+            findings[1]
+                .message
+                .contains("another GPU of this host (PCI 0000:41:00"),
+            "{findings:?}"
+        );
+        gpu.pci_bus_id = Reading::Failed {
+            error: "GPU_IS_LOST".to_owned(),
+        };
+        assert_eq!(
+            graded(&gpu),
+            vec![
+                (Severity::Info, "xid-history".to_owned()),
+                (Severity::Critical, "xid-history".to_owned()),
+            ]
+        );
     }
 
     #[test]
