@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use common::{LIVE_ESTATE, live_estate, load, rule_messages};
 use cpps_pbs::chain::{
-    ChainGuest, ChainInput, ChainJob, PbsSide, PbsTarget, SiteBackups, VzdumpRun,
+    ChainGuest, ChainInput, ChainJob, PbsAddress, PbsSide, PbsTarget, SiteBackups, VzdumpRun,
 };
 use cpps_pbs::checks::newest_per_guest;
-use cpps_pbs::types::{BackupType, ExitStatus, Snapshot};
+use cpps_pbs::types::{BackupType, ExitStatus, Remote, Snapshot, SyncJob};
 use cpps_topology::live::facts::{
     PbsChainReading, PbsFacts, PbsJobFact, PveChainReading, PveFacts, SiteObservation,
     SourceFailure, SourceKind, Sourced,
@@ -104,9 +104,12 @@ fn pbs_facts(server: &str, side: PbsSide, jobs: Vec<PbsJobFact>) -> PbsFacts {
     }
 }
 
-/// SP's PBS, read whole.
+/// SP's PBS, read whole, at `https://127.0.0.1:8007`, with no sync job and no remote.
 fn sp_pbs() -> PbsFacts {
     let mut side = PbsSide::new(true);
+    side.address = PbsAddress::from_url("https://127.0.0.1:8007");
+    side.sync_jobs = Ok(Vec::new());
+    side.remotes = Ok(Vec::new());
     side.backups = vec![SiteBackups::new(
         "store1",
         "",
@@ -141,6 +144,11 @@ fn franca_pbs() -> PbsFacts {
             Duration::MAX,
         )),
     )];
+    side.address = PbsAddress::from_url("https://127.0.0.1:8008");
+    side.sync_jobs = Ok(vec![sync_job(
+        "pull-sp", "mirror", "sp", "sp", "store1", "pull",
+    )]);
+    side.remotes = Ok(vec![remote("sp", "127.0.0.1", 8007)]);
     let pull = PbsJobFact {
         kind: "sync".to_owned(),
         id: "pull-sp".to_owned(),
@@ -152,14 +160,69 @@ fn franca_pbs() -> PbsFacts {
     pbs_facts("https://127.0.0.1:8008", side, vec![pull])
 }
 
+/// A sync job as `GET /admin/sync` lists it (pbs-api-types `src/jobs.rs` `SyncJobConfig`:
+/// `store`/`ns` are this server's side, `remote`/`remote-store`/`remote-ns` the other's,
+/// `sync-direction` pull or push).
+fn sync_job(
+    id: &str,
+    store: &str,
+    ns: &str,
+    remote: &str,
+    remote_store: &str,
+    direction: &str,
+) -> SyncJob {
+    serde_json::from_value(serde_json::json!({
+        "id": id, "store": store, "ns": ns, "remote": remote,
+        "remote-store": remote_store, "sync-direction": direction,
+    }))
+    .unwrap()
+}
+
+/// A remote as `GET /config/remote` lists it (pbs-api-types `src/remote.rs` `RemoteConfig`).
+fn remote(name: &str, host: &str, port: u16) -> Remote {
+    serde_json::from_value(serde_json::json!({
+        "name": name, "host": host, "port": port, "auth-id": "sync@pbs",
+    }))
+    .unwrap()
+}
+
+/// `pbs` with its chain reading changed by `change`.
+fn changed(mut pbs: PbsFacts, change: impl FnOnce(&mut PbsSide)) -> PbsFacts {
+    let mut side = pbs.chain.get().unwrap().clone();
+    change(&mut side);
+    pbs.chain = PbsChainReading::new(side);
+    pbs
+}
+
 fn audit(franca: Sourced<PbsFacts>) -> Vec<String> {
     audit_of(&live_estate(), franca)
 }
 
 fn audit_of(topology: &cpps_topology::Topology, franca: Sourced<PbsFacts>) -> Vec<String> {
+    audit_with(topology, sp_pbs(), franca)
+}
+
+fn audit_pve(pve: PveFacts, franca: Sourced<PbsFacts>) -> Vec<String> {
+    audit_full(&live_estate(), pve, sp_pbs(), franca)
+}
+
+fn audit_with(
+    topology: &cpps_topology::Topology,
+    sp_pbs: PbsFacts,
+    franca: Sourced<PbsFacts>,
+) -> Vec<String> {
+    audit_full(topology, sp_pve(), sp_pbs, franca)
+}
+
+fn audit_full(
+    topology: &cpps_topology::Topology,
+    sp_pve: PveFacts,
+    sp_pbs: PbsFacts,
+    franca: Sourced<PbsFacts>,
+) -> Vec<String> {
     let mut sp = SiteObservation::new("sp");
-    sp.proxmox = Sourced::Observed(sp_pve());
-    sp.pbs = Sourced::Observed(sp_pbs());
+    sp.proxmox = Sourced::Observed(sp_pve);
+    sp.pbs = Sourced::Observed(sp_pbs);
     let mut fr = SiteObservation::new("franca");
     fr.pbs = franca;
     let audit = live::audit(
@@ -227,7 +290,9 @@ fn backup_005_cannot_tell_a_copy_when_the_other_sites_pbs_was_not_read() {
 /// where the copies land is unknown, so every copy is "cannot tell".
 #[test]
 fn backup_005_cannot_tell_a_copy_when_the_other_sites_sync_jobs_are_unread() {
-    let mut franca = franca_pbs();
+    let mut franca = changed(franca_pbs(), |side| {
+        side.sync_jobs = Err("403 Forbidden: permission check failed".to_owned());
+    });
     franca.jobs.clear();
     franca
         .partial
@@ -236,7 +301,7 @@ fn backup_005_cannot_tell_a_copy_when_the_other_sites_sync_jobs_are_unread() {
     let gitlab = found.iter().find(|m| m.contains("guest 100")).unwrap();
     assert!(
         gitlab.contains("cannot tell")
-            && gitlab.contains("the copy on franca could not be read: sync jobs: 403 Forbidden"),
+            && gitlab.contains("the copy on franca could not be read: the receiving server's sync jobs could not be read: 403 Forbidden"),
         "{gitlab}"
     );
 }
@@ -256,4 +321,98 @@ fn backup_005_without_a_stated_rpo_judges_all_but_the_ages() {
     )));
     let monitoring = found.iter().find(|m| m.contains("guest 201")).unwrap();
     assert!(monitoring.contains("BREACH") && monitoring.contains("no copy on franca"));
+}
+
+/// E8: a pull job counts as SP's copy only when its remote points at SP's PBS (host and port,
+/// or the fingerprint) and its `remote-store` is the datastore SP's PVE writes to
+/// (proxmox-backup `src/server/pull.rs` `PullParameters::new`: one remote, one remote store
+/// and namespace a job). Franca pulling `store1` from a third server, or another store of SP,
+/// copies nothing of SP's guests, however their group ids match.
+#[test]
+fn backup_005_counts_only_pull_jobs_from_this_sites_pbs_and_store() {
+    let third = changed(franca_pbs(), |side| {
+        side.remotes = Ok(vec![remote("sp", "127.0.0.1", 8009)]);
+    });
+    let other_store = changed(franca_pbs(), |side| {
+        side.sync_jobs = Ok(vec![sync_job(
+            "pull-sp", "mirror", "sp", "sp", "store2", "pull",
+        )]);
+    });
+    for franca in [third, other_store] {
+        let found = audit(Sourced::Observed(franca));
+        let gitlab = found.iter().find(|m| m.contains("guest 100")).unwrap();
+        assert_eq!(
+            gitlab,
+            &format!(
+                "warning gitlab backup chain of guest 100 (gitlab) cannot tell: backed up here at {t2}, verified (snapshot of {t2}), copy not read; the copy on franca could not be read: no sync job copies datastore store1 to franca (RPO 1d)",
+                t2 = at(2)
+            )
+        );
+    }
+}
+
+/// E8: the remotes that say where a pull job reads from could not be read (`GET
+/// /config/remote` needs `Remote.Audit`, proxmox-backup `src/api2/config/remote.rs`
+/// `list_remotes`): cannot tell.
+#[test]
+fn backup_005_cannot_tell_a_copy_when_the_remotes_are_unread() {
+    let franca = changed(franca_pbs(), |side| {
+        side.remotes = Err("403 Forbidden".to_owned())
+    });
+    let found = audit(Sourced::Observed(franca));
+    let gitlab = found.iter().find(|m| m.contains("guest 100")).unwrap();
+    assert!(
+        gitlab.contains("cannot tell")
+            && gitlab.contains("pull job pull-sp: the remotes could not be read: 403 Forbidden"),
+        "{gitlab}"
+    );
+}
+
+/// S4: PBS 3.3+ push jobs run on the sender (`sync-direction: push`, proxmox-backup
+/// `src/server/push.rs` `PushParameters::new`: `store`/`ns` local, `remote-store`/`remote-ns`
+/// on the remote, namespaces mapped by prefix in `map_to_target`), so franca has no pull job.
+/// SP's push job into franca's `mirror`/`sp` makes the copies read there count.
+#[test]
+fn backup_005_reads_a_copy_pushed_by_this_site() {
+    let mut franca = changed(franca_pbs(), |side| side.sync_jobs = Ok(Vec::new()));
+    franca.jobs.clear();
+    let mut push = sync_job("push-franca", "store1", "", "franca", "mirror", "push");
+    push.remote_ns = Some("sp".to_owned());
+    let sp = changed(sp_pbs(), |side| {
+        side.sync_jobs = Ok(vec![push]);
+        side.remotes = Ok(vec![remote("franca", "127.0.0.1", 8008)]);
+    });
+    let found = audit_with(&live_estate(), sp, Sourced::Observed(franca));
+    assert_eq!(found.len(), 2, "{found:#?}");
+    let monitoring = found.iter().find(|m| m.contains("guest 201")).unwrap();
+    assert!(
+        monitoring.contains("BREACH: ") && monitoring.contains("no copy on franca"),
+        "{monitoring}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("guest 202 (legacy-nfs) BREACH"))
+    );
+}
+
+/// E3: a PVE storage of type `pbs` names its server as well as its datastore (pve-storage
+/// `src/PVE/Storage/PBSPlugin.pm` `options`: `server`, `port`, `fingerprint`, `datastore`).
+/// SP's storage writing to franca's PBS (127.0.0.1:8008) under the datastore name `store1`
+/// is not judged against SP's own `store1`, where the same group ids sit.
+#[test]
+fn backup_005_matches_a_storage_to_a_pbs_by_its_server_too() {
+    let mut pve = sp_pve();
+    let mut input = pve.chain.get().unwrap().clone().unwrap();
+    input.targets = vec![
+        PbsTarget::new("pbs-sp", "store1", "")
+            .server(PbsAddress::from_url("https://127.0.0.1:8008").unwrap()),
+    ];
+    pve.chain = PveChainReading::new(Ok(input));
+    let found = audit_pve(pve, Sourced::Observed(franca_pbs()));
+    let gitlab = found.iter().find(|m| m.contains("guest 100")).unwrap();
+    assert_eq!(
+        gitlab,
+        "warning gitlab backup chain of guest 100 (gitlab) BREACH: no backup here, never verified, copy not read; no enabled vzdump job to a PBS storage of this report includes it (RPO 1d)"
+    );
 }

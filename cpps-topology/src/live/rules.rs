@@ -301,10 +301,12 @@ fn backup_005(live: &Live<'_>, sink: &mut Sink<'_>) {
                 continue;
             }
         };
-        input.here = site
-            .pbs
-            .observed()
-            .and_then(|p| p.chain.get())
+        let here = site.pbs.observed().and_then(|p| p.chain.get());
+        // A storage on another server is not this PBS's, whatever its datastore's name.
+        if let Some(side) = here {
+            input.retain_targets(|t| side.serves(t));
+        }
+        input.here = here
             .map(|side| side.here(&input.targets))
             .unwrap_or_default();
         input.there = copies_elsewhere(live, site, &input.targets);
@@ -353,9 +355,9 @@ fn chain_findings(
     }
 }
 
-/// The copies of `targets` on the other site's PBS, where its pull jobs write (a pull keeps
-/// the remote's group ids: proxmox-backup `src/server/pull.rs`). Empty (every copy "cannot
-/// tell") unless exactly one other site was observed.
+/// The copies of `targets` on the other site's PBS, where its pull jobs from this site's PBS
+/// or this site's push jobs to it write ([`cpps_pbs::chain::PbsSide::copies`]). Empty (every
+/// copy "cannot tell") unless exactly one other site was observed.
 fn copies_elsewhere(
     live: &Live<'_>,
     site: &SiteObservation,
@@ -380,18 +382,15 @@ fn copies_elsewhere(
     let Some(side) = pbs.chain.get() else {
         return Vec::new();
     };
-    let places: Vec<(String, String)> = pbs
-        .jobs
-        .iter()
-        .filter(|j| j.kind == "sync")
-        .filter_map(|j| Some((j.store.clone(), j.pulls_into.clone()?)))
-        .collect();
-    // With its sync job list unread, no pull job seen says nothing of where copies land.
-    let unread_jobs = pbs.partial.iter().find(|p| p.starts_with("sync jobs: "));
-    if let (true, Some(why)) = (places.is_empty(), unread_jobs) {
-        return unread_copies(targets, &other.site, why);
-    }
-    side.copies(&places, targets, &other.site)
+    // This site's PBS says where it pushes; unread, its push jobs are "not read" and no
+    // remote of the other site can be matched to it.
+    let unread = cpps_pbs::chain::PbsSide::default();
+    let here = site
+        .pbs
+        .observed()
+        .and_then(|p| p.chain.get())
+        .unwrap_or(&unread);
+    side.copies(here, targets, &other.site)
 }
 
 /// Every target's copies on `site` as not read, for `why`.

@@ -22,6 +22,7 @@ use crate::live::source::Source;
 pub struct PbsSource {
     client: Client,
     endpoint: String,
+    fingerprint: Option<String>,
 }
 
 impl PbsSource {
@@ -30,7 +31,15 @@ impl PbsSource {
         Self {
             client,
             endpoint: endpoint.into(),
+            fingerprint: None,
         }
+    }
+
+    /// With the server's pinned certificate fingerprint, which the other site's remote entry
+    /// for this server may name (BACKUP-005 matches remotes by it).
+    pub fn fingerprint(mut self, fingerprint: Option<String>) -> Self {
+        self.fingerprint = fingerprint;
+        self
     }
 
     fn fail(&self, error: &cpps_pbs::Error) -> SourceFailure {
@@ -183,8 +192,21 @@ impl Source<PbsFacts> for PbsSource {
                 );
             }
         }
-        let (sync, verify, prune) =
-            futures::join!(c.sync_jobs(None), c.verify_jobs(None), c.prune_jobs(None));
+        let (sync, verify, prune, remotes) = futures::join!(
+            c.sync_jobs(None),
+            c.verify_jobs(None),
+            c.prune_jobs(None),
+            c.remotes()
+        );
+        // Where copies go (BACKUP-005): this server's address as a remote names it, its sync
+        // jobs and the remotes they name.
+        side.address = cpps_pbs::chain::PbsAddress::from_url(&self.endpoint)
+            .map(|a| a.fingerprint(self.fingerprint.clone()));
+        side.sync_jobs = sync
+            .as_ref()
+            .map(Clone::clone)
+            .map_err(|e| crate::live::facts::error_chain(e));
+        side.remotes = remotes.map_err(|e| crate::live::facts::error_chain(&e));
         let mut list = |name: &str, result| match result {
             Ok(list) => list,
             Err(e) => {

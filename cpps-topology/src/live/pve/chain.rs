@@ -2,7 +2,7 @@
 //! `pbs`, the vzdump jobs with the guests each includes, and the vzdump tasks of the guests'
 //! nodes. `pbs-report --chain` and the live rule BACKUP-005 both read it here.
 
-use cpps_pbs::chain::{ChainGuest, ChainInput, ChainJob, PbsTarget, VzdumpRun};
+use cpps_pbs::chain::{ChainGuest, ChainInput, ChainJob, PbsAddress, PbsTarget, VzdumpRun};
 use cpps_pbs::types::{BackupType, ExitStatus};
 use cpps_proxmox::Client;
 use cpps_proxmox::types::{ClusterResource, ResourceType, TaskFilter};
@@ -48,13 +48,22 @@ pub(crate) async fn read(
         .iter()
         .filter(|s| s.is_pbs())
         .map(|s| {
-            PbsTarget::new(
+            let target = PbsTarget::new(
                 s.storage.clone(),
                 s.datastore.clone().unwrap_or_default(),
                 s.namespace.clone().unwrap_or_default(),
             )
             .encrypted(s.is_encrypted())
-            .enabled(s.is_enabled())
+            .enabled(s.is_enabled());
+            // pve-storage `PBSPlugin.pm` `options`: `server` (and `port`, 8007 by default,
+            // and `fingerprint`) name the PBS, so a datastore name alone is not a place.
+            match &s.server {
+                Some(server) => target.server(
+                    PbsAddress::new(server, s.port.unwrap_or(cpps_pbs::DEFAULT_PORT))
+                        .fingerprint(s.fingerprint.clone()),
+                ),
+                None => target,
+            }
         })
         .collect();
     // GET /storage is filtered by Datastore.Audit (pve-storage `PVE/API2/Storage/Config.pm`),
