@@ -125,6 +125,8 @@ async fn pbs() -> MockApi {
     get(&api, "/admin/sync", pbs_fixture("sync_jobs.json"), None).await;
     get(&api, "/admin/verify", pbs_fixture("verify_jobs.json"), None).await;
     get(&api, "/admin/prune", pbs_fixture("prune_jobs.json"), None).await;
+    // The remotes say where the sync jobs copy to (BACKUP-005).
+    get(&api, "/config/remote", pbs_fixture("remotes.json"), None).await;
     // A token that may audit every datastore (proxmox-backup `src/api2/access/mod.rs`
     // `list_permissions`: path → privilege → propagates), so the datastore list is whole.
     get(
@@ -857,7 +859,12 @@ async fn a_datastore_list_filtered_by_the_rights_is_no_proof_of_absence() {
             None,
         )
         .await;
-        for route in ["/admin/sync", "/admin/verify", "/admin/prune"] {
+        for route in [
+            "/admin/sync",
+            "/admin/verify",
+            "/admin/prune",
+            "/config/remote",
+        ] {
             get(&api, route, json!({"data": []}), None).await;
         }
         get(&api, "/access/permissions", json!({"data": rights}), None).await;
