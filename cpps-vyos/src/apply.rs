@@ -442,7 +442,8 @@ pub enum Undo {
         /// Why.
         error: String,
     },
-    /// The configuration could not be read after the write: nothing was sent.
+    /// What the write left cannot be told: the configuration could not be read after it, or
+    /// a write with no answer may still be committing (read again later). Nothing was sent.
     CannotTell {
         /// Why.
         reason: String,
@@ -585,8 +586,8 @@ fn write_failed(
         }
         Undo::CannotTell { reason } => writeln!(
             f,
-            "the configuration could not be read after the write ({reason}): nothing was undone; \
-             read it and compare before doing anything else"
+            "cannot tell what the write left ({reason}); nothing was undone: read the \
+             configuration and compare before doing anything else"
         ),
     }
 }
@@ -668,7 +669,7 @@ pub async fn safe_apply(
         Ok(Ok(c)) => {
             let error = format!("the change did not fully land (landed: {})", c.landed);
             let timer = c.commit_confirm.map_or(Timer::NotAsked, Timer::Armed);
-            report.outcome = after_failed_write(local, &running, error, timer).await;
+            report.outcome = after_failed_write(local, &running, error, timer, false).await;
             return Ok(report);
         }
         Ok(Err(e)) if e.delivery() == cpps_http::Delivery::NotSent => {
@@ -678,8 +679,9 @@ pub async fn safe_apply(
             return Ok(report);
         }
         Ok(Err(e)) => {
+            let unanswered = e.delivery() == cpps_http::Delivery::MaybeSent;
             report.outcome =
-                after_failed_write(local, &running, e.to_string(), timer_unknown).await;
+                after_failed_write(local, &running, e.to_string(), timer_unknown, unanswered).await;
             return Ok(report);
         }
         Err(_) => {
@@ -689,7 +691,7 @@ pub async fn safe_apply(
                  configuration again later",
                 opts.budgets.commit.as_secs()
             );
-            report.outcome = after_failed_write(local, &running, error, timer_unknown).await;
+            report.outcome = after_failed_write(local, &running, error, timer_unknown, true).await;
             return Ok(report);
         }
     };
@@ -780,12 +782,15 @@ async fn bounded(
 /// succeeded. What is live is left to the timer only when VyOS's answer said the timer started;
 /// otherwise the inverse batch is sent, since `run_commit_confirm` (vyos-1x
 /// `src/services/api/rest/routers.py`) arms no timer after a commit that failed, so waiting
-/// for one would keep the change for good.
+/// for one would keep the change for good. A write with no answer (`unanswered`: the client's
+/// budget, or nginx's 502/504) may still be committing (audit X7): a read-back that finds
+/// nothing live then cannot tell, and says to read again later.
 async fn after_failed_write(
     local: &Client,
     running: &ConfigTree,
     error: String,
     timer: Timer,
+    unanswered: bool,
 ) -> ApplyOutcome {
     let now = match local.config_tree().await {
         Ok(now) => now,
@@ -795,13 +800,20 @@ async fn after_failed_write(
                 live: None,
                 timer,
                 undo: Undo::CannotTell {
-                    reason: e.to_string(),
+                    reason: format!("the configuration could not be read after the write: {e}"),
                 },
             };
         }
     };
     let live = diff(running, &now);
-    let undo = if live.is_empty() {
+    let undo = if live.is_empty() && unanswered {
+        Undo::CannotTell {
+            reason: "the configuration read at once is as before, but the write got no answer \
+                     and its commit may still be running (the API goes on after the client \
+                     stops waiting; nginx waits up to 600 s): read the configuration again later"
+                .to_owned(),
+        }
+    } else if live.is_empty() {
         Undo::NothingLive
     } else if matches!(timer, Timer::Armed(_)) {
         Undo::LeftToTimer

@@ -606,3 +606,47 @@ async fn a_reachability_that_cannot_be_read_after_the_commit_is_not_confirmed() 
     assert!(matches!(report.outcome, ApplyOutcome::LeftToRevert { .. }));
     assert_eq!(fa.state.lock().unwrap().confirm_pending, Some(5));
 }
+
+/// X7 of the issue-32 audit: a write with no answer (nginx's 504 after `proxy_read_timeout
+/// 600`, vyos-1x `data/templates/https/nginx.default.j2`; or the client's own commit budget)
+/// may still be committing: the API goes on after the client stops waiting
+/// (`_configure_op` in vyos-1x `src/services/api/rest/routers.py` holds the session lock
+/// until the commit ends). A read-back at once that finds nothing live proves nothing, so
+/// the outcome is "cannot tell" with advice to read again later, never `NothingLive`.
+/// Failed first: `Undo::NothingLive`.
+#[tokio::test]
+async fn a_write_without_answer_that_shows_nothing_yet_cannot_tell() {
+    for profile in [Profile::V15, Profile::V14] {
+        let (_servers, a, fa, b, fb) = pair(profile).await;
+        fresh_after_commit(&fa, &fb);
+        {
+            let mut st = fa.state.lock().unwrap();
+            st.gateway_status = Some(504);
+            st.commit_still_running = true;
+        }
+        let report = safe_apply(&a, Some(&b), &harmless_change(), &settled())
+            .await
+            .unwrap();
+        let (live, _timer, undo) = write_failed(&report.outcome);
+        assert_eq!(live.as_deref(), Some(&[][..]), "{profile:?}: {report}");
+        match undo {
+            Undo::CannotTell { reason } => {
+                assert!(reason.contains("may still be running"), "{reason}");
+                assert!(
+                    reason.contains("read the configuration again later"),
+                    "{reason}"
+                );
+            }
+            other => panic!("{profile:?}: {other:?}"),
+        }
+        assert!(
+            report
+                .to_string()
+                .contains("read the configuration again later"),
+            "{report}"
+        );
+        // Nothing was sent after the write: no inverse batch, no confirm.
+        assert_eq!(fa.requests_to("configure").len(), 1, "{profile:?}");
+        assert!(fa.requests_to("config-file").is_empty(), "{profile:?}");
+    }
+}

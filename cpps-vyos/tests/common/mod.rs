@@ -277,6 +277,11 @@ pub struct RouterState {
     /// The version of the image the router runs, when the test changed it (an `/image add`
     /// and a reboot into it): `show version` and `/info` name it.
     pub image_version: Option<String>,
+    /// With [`RouterState::gateway_status`]: the commit is still running when nginx answers,
+    /// so the change is not live yet; it lands when the test applies `landing_later`.
+    pub commit_still_running: bool,
+    /// The configuration a commit still running will leave.
+    pub landing_later: Option<ConfigTree>,
 }
 
 /// nginx's own error page for `status` (`ngx_http_error_502_page` / `ngx_http_error_504_page`
@@ -345,6 +350,8 @@ impl FakeRouter {
                 neighbours_fail: false,
                 neighbours_fail_after_commit: false,
                 image_version: None,
+                commit_still_running: false,
+                landing_later: None,
             })),
         }
     }
@@ -551,6 +558,10 @@ impl FakeRouter {
                     &format!("[[{}]] failed\nCommit failed\n", failing.join(" ")),
                 );
             }
+        }
+        if let (Some(status), true) = (st.gateway_status, st.commit_still_running) {
+            st.landing_later = Some(working);
+            return nginx_page(status);
         }
         st.running = working;
         st.neighbours_fail |= st.neighbours_fail_after_commit;
