@@ -111,6 +111,7 @@ fn sp_pve() -> PveFacts {
         ],
         partial: Vec::new(),
         chain: Default::default(),
+        guests_trimmed: None,
     }
 }
 
@@ -632,6 +633,7 @@ k3s_clusters:
         guests: vec![guest(300, "tutor", "pve-labri-31", PveGuestKind::Vm, false)],
         partial: Vec::new(),
         chain: Default::default(),
+        guests_trimmed: None,
     });
     let audit = live::audit(&topo, &observation(sp, franca), &LiveOptions::at(NOW));
     let findings = &audit.report.findings;

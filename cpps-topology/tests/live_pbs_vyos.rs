@@ -408,6 +408,7 @@ async fn backups_jobs_and_router_facts_feed_the_audit() {
         ],
         partial: Vec::new(),
         chain: Default::default(),
+        guests_trimmed: None,
     });
     site.pbs = sp.pbs.clone();
     let audit = audit_at_now(&topology, vec![site]);
@@ -449,6 +450,7 @@ fn backup_003_matches_type_and_refuses_ambiguous_groups() {
         ],
         partial: Vec::new(),
         chain: Default::default(),
+        guests_trimmed: None,
     });
     site.pbs = Sourced::Observed(PbsFacts {
         server: "https://127.0.0.1:8007".to_owned(),
@@ -498,6 +500,7 @@ fn backup_003_cannot_tell_over_a_partial_answer() {
         guests: vec![guest(100, "gitlab"), guest(200, "monitoring")],
         partial: Vec::new(),
         chain: Default::default(),
+        guests_trimmed: None,
     });
     site.pbs = Sourced::Observed(PbsFacts {
         server: "https://127.0.0.1:8007".to_owned(),
@@ -528,6 +531,7 @@ fn backup_003_cannot_tell_over_a_datastore_list_that_may_be_filtered() {
         guests: vec![guest(100, "gitlab")],
         partial: Vec::new(),
         chain: Default::default(),
+        guests_trimmed: None,
     });
     let filtered = "datastore list may be filtered: the credentials hold neither Datastore.Audit nor Datastore.Backup propagating from /datastore";
     site.pbs = Sourced::Observed(PbsFacts {

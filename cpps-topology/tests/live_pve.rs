@@ -232,6 +232,7 @@ fn sp_facts(guests: Vec<PveGuest>) -> PveFacts {
         guests,
         partial: Vec::new(),
         chain: Default::default(),
+        guests_trimmed: None,
     }
 }
 
@@ -522,4 +523,77 @@ async fn the_ha_apply_adds_waits_and_reads_back_against_upstream_answers() {
     );
     api.verify().await;
     api.assert_no_unexpected_requests();
+}
+
+/// E5 (audit 31): a pool-scoped token's guest list. pve-manager `PVE/API2/Cluster.pm`
+/// `resources` skips every guest without `VM.Audit` (`next if !$rpcenv->check($authuser,
+/// "/vms/$vmid", ['VM.Audit'], 1)`) and still answers 200, and pve-access-control
+/// `PVE/API2/AccessControl.pm` `permissions` (`{ $path => $perms }`) shows no `VM.Audit` on
+/// `/vms`. The declared guests the list does not show are "cannot tell", not missing: no
+/// STATE-002 "do not show it" for `ghost` or `build-runner`.
+#[tokio::test]
+async fn a_declared_guest_missing_from_a_trimmed_guest_list_is_cannot_tell() {
+    use wiremock::matchers::{method, path, query_param};
+    use wiremock::{Mock, ResponseTemplate};
+    let api = cpps_http::test_util::MockApi::start("/api2/json").await;
+    let answer = |data: serde_json::Value| {
+        ResponseTemplate::new(200).set_body_json(serde_json::json!({ "data": data }))
+    };
+    let routes = [
+        (
+            "/api2/json/nodes",
+            serde_json::json!([{"node": "pve-ippri-31", "status": "online"},
+                               {"node": "pve-ippri-32", "status": "online"}]),
+        ),
+        (
+            "/api2/json/cluster/resources",
+            serde_json::json!([{"id": "qemu/100", "type": "qemu", "vmid": 100,
+                                "node": "pve-ippri-31", "name": "gitlab", "status": "running",
+                                "pool": "ops"}]),
+        ),
+        ("/api2/json/cluster/ha/resources", serde_json::json!([])),
+        (
+            "/api2/json/nodes/pve-ippri-31/status",
+            serde_json::json!({"pveversion": "pve-manager/9.0.10/0c5b3a7f"}),
+        ),
+        (
+            "/api2/json/nodes/pve-ippri-32/status",
+            serde_json::json!({"pveversion": "pve-manager/9.0.10/0c5b3a7f"}),
+        ),
+    ];
+    for (route, data) in routes {
+        Mock::given(method("GET"))
+            .and(path(route))
+            .respond_with(answer(data))
+            .mount(api.server())
+            .await;
+    }
+    Mock::given(method("GET"))
+        .and(path("/api2/json/access/permissions"))
+        .and(query_param("path", "/vms"))
+        .respond_with(answer(serde_json::json!({"/vms": {}})))
+        .mount(api.server())
+        .await;
+    let mut sources = Sources::default();
+    sources.site_mut("sp").proxmox = Some(Box::new(PveSource::new(
+        pve::mock_client(&api),
+        api.base_url().as_str(),
+        4,
+    )));
+    let observed = live::observe(&sources, &ObserveOptions::default()).await;
+    let audit = live::audit(&live_estate(), &observed, &LiveOptions::default());
+    assert_eq!(audit.diff.evidence("gitlab").unwrap().as_str(), "present");
+    assert_eq!(audit.diff.evidence("ghost").unwrap().as_str(), "unknown");
+    assert_eq!(
+        audit.diff.evidence("build-runner").unwrap().as_str(),
+        "unknown"
+    );
+    let missing: Vec<&str> = audit
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.message.contains("do not show it"))
+        .map(|f| f.subject.id())
+        .collect();
+    assert_eq!(missing, [] as [&str; 0]);
 }

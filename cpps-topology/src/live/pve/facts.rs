@@ -71,6 +71,11 @@ pub struct PveFacts {
     /// [`cpps_pbs::chain::judge`]); not serialised.
     #[serde(skip)]
     pub chain: PveChainReading,
+    /// Why `guests` may leave guests out, when it may: `GET /cluster/resources` skips the
+    /// guests without `VM.Audit` (pve-manager `PVE/API2/Cluster.pm` `resources`), so a
+    /// declared guest not listed is then "cannot tell", not missing. `None`: the list is whole
+    /// (`VM.Audit` on `/vms`, propagated).
+    pub guests_trimmed: Option<String>,
 }
 
 /// The PVE side of the backup chain ([`ChainInput`] with no PBS part), or why it could not be

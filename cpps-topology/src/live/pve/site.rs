@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use super::facts::{PveFacts, PveGuest};
 use super::index::PveIndex;
-use crate::live::diff::{Builder, DriftKind, evidence_of};
+use crate::live::diff::{Builder, DriftKind, Evidence, evidence_of};
 use crate::live::facts::SiteObservation;
 use crate::model::{ComponentRef, Guest, GuestKind, Site};
 
@@ -101,7 +101,12 @@ fn guests(
     {
         declared_guests.insert(guest.id.as_str().to_owned());
         let observed = pve_index.guest(guest.id.as_str());
-        let evidence = evidence_of(pve, |_| observed.is_some());
+        let trimmed = pve.observed().and_then(|f| f.guests_trimmed.as_deref());
+        let evidence = match (observed, trimmed) {
+            // Not listed by a list that leaves out what the credentials may not audit.
+            (None, Some(why)) => Evidence::Unknown(format!("not in the guest list: {why}")),
+            _ => evidence_of(pve, |_| observed.is_some()),
+        };
         let c = ComponentRef::Guest(guest);
         b.record(c, site, evidence);
         let Some(g) = observed else { continue };

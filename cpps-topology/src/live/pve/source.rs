@@ -15,8 +15,8 @@ use crate::live::source::Source;
 
 /// A site's Proxmox VE cluster, read through [`cpps_proxmox::Client`].
 ///
-/// One observation sends `GET /nodes`, `GET /cluster/resources?type=vm` and
-/// `GET /cluster/ha/resources` at once, then `GET /nodes/{node}/status` for every online node
+/// One observation sends `GET /nodes`, `GET /cluster/resources?type=vm`,
+/// `GET /cluster/ha/resources` and `GET /access/permissions?path=/vms` at once, then `GET /nodes/{node}/status` for every online node
 /// and `GET /nodes/{node}/lxc/{vmid}/config` for every container in one round, at most
 /// `concurrency` at once: fewer for a near server, and their connections opened during the
 /// list round ([`cpps_proxmox::inventory::list_round`], the rule of the `inventory` sweep).
@@ -66,8 +66,8 @@ impl PveSource {
     }
 }
 
-/// The list round's requests: nodes, guests, HA resources.
-const LIST_REQUESTS: usize = 3;
+/// The list round's requests: nodes, guests, HA resources, the rights on `/vms`.
+const LIST_REQUESTS: usize = 4;
 
 /// A read of the fan-out round.
 enum Read {
@@ -124,7 +124,11 @@ impl Source<PveFacts> for PveSource {
                     client.nodes(),
                     cluster.resources(Some(ResourceFilter::Vm)),
                 ));
-                let ha = std::pin::pin!(cluster.ha_resources());
+                // The rights on `/vms` say whether the guest list is whole (E5).
+                let ha = std::pin::pin!(futures::future::join(
+                    cluster.ha_resources(),
+                    cluster.guest_list_trimmed(),
+                ));
                 match futures::future::select(required, ha).await {
                     futures::future::Either::Left((required, ha)) => match required {
                         Ok(required) => Ok((required, ha.await)),
@@ -138,7 +142,14 @@ impl Source<PveFacts> for PveSource {
         )
         .await;
         // Without nodes and guests nothing about the site can be said.
-        let ((nodes, resources), ha) = listed.map_err(|e| self.fail(&e))?;
+        let ((nodes, resources), (ha, trimmed)) = listed.map_err(|e| self.fail(&e))?;
+        // A list that may leave guests out makes a declared guest not seen "cannot tell".
+        let guests_trimmed = trimmed.unwrap_or_else(|e| {
+            Some(format!(
+                "whether the guest list is whole could not be read: {}",
+                crate::live::facts::error_chain(&e)
+            ))
+        });
         let mut partial = Vec::new();
         // HA resources may fail on their own: a cluster without HA configured still answers,
         // and `hastate` in the resources list says the same for managed guests.
@@ -282,6 +293,7 @@ impl Source<PveFacts> for PveSource {
             guests,
             partial,
             chain,
+            guests_trimmed,
         })
     }
 }
