@@ -366,3 +366,44 @@ fn a_cluster_that_refuses_keeps_the_nvml_results() {
     assert!(finding.contains("403"), "{finding}");
     assert!(!out.contains("not-a-secret"), "{out}");
 }
+
+/// Audit 34, suspected item 2. nvml.h (go-nvml `gen/nvml/nvml.h`): `nvmlInit_v2` succeeds only
+/// with the driver loaded (`NVML_ERROR_DRIVER_NOT_LOADED` otherwise), so NoDevice is a loaded
+/// driver with no GPU NVML lists: a GPU that failed to initialise, or one not passed to this
+/// container, looks the same as a host without GPUs. When the host is declared with GPUs
+/// (`--expect-gpus`, from the topology), none or fewer is critical, and the kernel log is read;
+/// without the declaration nothing changes.
+#[test]
+fn a_host_declared_with_gpus_that_shows_fewer_is_never_ok() {
+    let o = run(FakeNvml::NoDevice, &["--expect-gpus", "2"]);
+    let out = common::stdout_of_exit(&o, 1);
+    assert!(
+        out.contains(
+            "  critical gpus-missing: NVML lists no GPU here, though the NVIDIA driver is \
+             loaded and 2 are expected"
+        ),
+        "{out}"
+    );
+    // The kernel log is read then (`none` here, by `run`): not skipped as a GPU-less host's.
+    assert!(
+        out.contains("XID history since boot: not read (none)"),
+        "{out}"
+    );
+    assert_eq!(out.lines().last(), Some("overall: critical"), "{out}");
+
+    let o = run(FakeNvml::TwoA5000, &["--expect-gpus", "3"]);
+    let out = common::stdout_of_exit(&o, 1);
+    assert!(
+        out.contains("  critical gpus-missing: NVML lists 2 GPU(s) here, 3 expected"),
+        "{out}"
+    );
+
+    let o = run(FakeNvml::TwoA5000, &["--expect-gpus", "2"]);
+    let out = common::stdout_of_exit(&o, 0);
+    assert!(!out.contains("gpus-missing"), "{out}");
+
+    // Not declared: a host without GPUs, as before.
+    let o = run(FakeNvml::NoDevice, &[]);
+    let out = common::stdout_of_exit(&o, 0);
+    assert_eq!(out.lines().last(), Some("overall: ok"), "{out}");
+}

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! gpu-health [--nvml-lib PATH] [--kubeconfig PATH] [--driver-version V] [--format text|json]
-//!            [--xid-wait-ms MS] [--kernel-log PATH|none] [--timeout SECONDS]
+//!            [--expect-gpus N] [--xid-wait-ms MS] [--kernel-log PATH|none] [--timeout SECONDS]
 //! ```
 //!
 //! NVML reports only the XIDs that happen while it listens, so the history since boot is read
@@ -56,6 +56,11 @@ struct Args {
     /// dmesg text, or `none`.
     #[arg(long, value_name = "PATH|none", default_value = "/dev/kmsg")]
     kernel_log: PathBuf,
+    /// The number of GPUs this host is declared with (the topology's): NVML listing fewer, or
+    /// none with the driver loaded, is critical; an NVML library missing is "cannot tell".
+    /// Without it, a host where NVML finds no GPU is a host without GPUs.
+    #[arg(long, value_name = "N")]
+    expect_gpus: Option<u32>,
     /// How long to listen for XID events, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     xid_wait_ms: u64,
@@ -79,7 +84,8 @@ struct NvmlReport {
     available: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     unavailable: Option<String>,
-    /// What an NVML that could not be used means for this host (none: no GPU here).
+    /// What an NVML that could not be used means for this host (none: no GPU here), or the GPUs
+    /// missing against `--expect-gpus`.
     #[serde(skip_serializing_if = "Option::is_none")]
     finding: Option<Finding>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -127,6 +133,7 @@ struct ClusterReport {
 fn read_nvml(
     library: Option<PathBuf>,
     driver_version: Option<String>,
+    expected: Option<u32>,
     xid_wait: Duration,
 ) -> anyhow::Result<NvmlReport> {
     let source = match NvmlSource::open(library.as_deref().map(|p| p.as_os_str())) {
@@ -135,7 +142,7 @@ fn read_nvml(
             return Ok(NvmlReport {
                 available: false,
                 unavailable: Some(why.to_string()),
-                finding: unavailable_finding(&why),
+                finding: unavailable_finding(&why, expected.filter(|n| *n > 0)),
                 snapshot: None,
                 verdict: None,
             });
@@ -148,19 +155,50 @@ fn read_nvml(
         policy = policy.with_pinned_driver(v);
     }
     let verdict = host_verdict(&snap, &policy);
+    let listed = snap.gpus.len();
+    // Fewer GPUs than declared: one that fell off the bus or failed to initialise is not listed.
+    let finding = expected
+        .filter(|n| usize::try_from(*n).is_ok_and(|n| listed < n))
+        .map(|n| {
+            Finding::new(
+                Severity::Critical,
+                "gpus-missing",
+                format!("NVML lists {listed} GPU(s) here, {n} expected"),
+            )
+        });
     Ok(NvmlReport {
         available: true,
         unavailable: None,
-        finding: None,
+        finding,
         snapshot: Some(snap),
         verdict: Some(verdict),
     })
 }
 
-/// No library or no GPU is a host without GPUs. A library that loads but cannot reach its
-/// driver is a GPU host whose GPUs cannot be used (nvml.h `nvmlInit_v2`: DRIVER_NOT_LOADED,
-/// LIB_RM_VERSION_MISMATCH), and one that may not talk to it cannot tell.
-fn unavailable_finding(why: &NvmlUnavailable) -> Option<Finding> {
+/// No library or no GPU is a host without GPUs, unless the host is declared with `expected`
+/// GPUs: then no GPU with the driver loaded (`nvmlInit_v2` succeeded) is critical, and no
+/// library cannot tell. A library that loads but cannot reach its driver is a GPU host whose
+/// GPUs cannot be used (nvml.h `nvmlInit_v2`: DRIVER_NOT_LOADED, LIB_RM_VERSION_MISMATCH), and
+/// one that may not talk to it cannot tell.
+fn unavailable_finding(why: &NvmlUnavailable, expected: Option<u32>) -> Option<Finding> {
+    match (why, expected) {
+        (NvmlUnavailable::NoDevice, Some(n)) => Some(Finding::new(
+            Severity::Critical,
+            "gpus-missing",
+            format!(
+                "NVML lists no GPU here, though the NVIDIA driver is loaded and {n} are expected"
+            ),
+        )),
+        (NvmlUnavailable::LibraryMissing { .. }, Some(n)) => {
+            Some(unreadable(format!("{n} GPU(s) expected, but {why}")))
+        }
+        _ => None,
+    }
+    .or_else(|| generic_unavailable_finding(why))
+}
+
+/// [`unavailable_finding`] for a host not declared with GPUs.
+fn generic_unavailable_finding(why: &NvmlUnavailable) -> Option<Finding> {
     match why {
         NvmlUnavailable::LibraryMissing { .. } | NvmlUnavailable::NoDevice => None,
         NvmlUnavailable::DriverNotLoaded | NvmlUnavailable::DriverMismatch => Some(Finding::new(
@@ -235,7 +273,7 @@ fn print_text(r: &Report) {
                 show(&snap.host.cuda_driver_version),
                 v.severity
             );
-            for f in &v.findings {
+            for f in v.findings.iter().chain(&r.nvml.finding) {
                 println!("  {} {}: {}", f.severity, f.code, f.message);
             }
             for (g, gv) in snap.gpus.iter().zip(&v.gpus) {
@@ -359,7 +397,8 @@ async fn run(args: &Args) -> anyhow::Result<Report> {
     let xid_wait = Duration::from_millis(args.xid_wait_ms)
         .min(timeout.saturating_sub(Duration::from_millis(500)));
     let (library, driver) = (args.nvml_lib.clone(), args.driver_version.clone());
-    let nvml = tokio::task::spawn_blocking(move || read_nvml(library, driver, xid_wait));
+    let expected = args.expect_gpus;
+    let nvml = tokio::task::spawn_blocking(move || read_nvml(library, driver, expected, xid_wait));
     let nvml = match tokio::time::timeout_at(deadline, nvml).await {
         Ok(joined) => joined??,
         Err(_) => {
