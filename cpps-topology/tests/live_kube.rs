@@ -17,6 +17,7 @@ use k8s_openapi::api::core::v1::Node;
 use kube::Api;
 use kube::api::PostParams;
 use serde_json::json;
+use std::path::PathBuf;
 
 fn estate(node: &str) -> String {
     format!(
@@ -155,5 +156,240 @@ async fn argocd_out_of_sync_expiring_certificates_and_missing_nodes() {
         [
             "in site sp the basic alert node down cannot be evaluated: no Proxmox VE endpoint is configured"
         ]
+    );
+}
+
+/// A kubeconfig for the test API server whose user is ServiceAccount `sa` of namespace `ns`,
+/// with a token from the TokenRequest API (`POST …/serviceaccounts/{sa}/token`), written under
+/// the temporary directory; returns its path.
+async fn service_account_kubeconfig(client: &kube::Client, ns: &str, sa: &str) -> PathBuf {
+    use k8s_openapi::api::authentication::v1::TokenRequest;
+    use k8s_openapi::api::core::v1::ServiceAccount;
+    let accounts: Api<ServiceAccount> = Api::namespaced(client.clone(), ns);
+    let account: ServiceAccount =
+        serde_json::from_value(json!({"metadata": {"name": sa}})).unwrap();
+    accounts
+        .create(&PostParams::default(), &account)
+        .await
+        .unwrap();
+    let request: TokenRequest = serde_json::from_value(json!({"spec": {"audiences": []}})).unwrap();
+    let token = accounts
+        .create_token_request(sa, &PostParams::default(), &request)
+        .await
+        .unwrap()
+        .status
+        .expect("the token request is answered")
+        .token;
+    let admin = std::env::var_os(kube_common::KUBECONFIG_VAR).unwrap();
+    let admin = kube::config::Kubeconfig::read_from(admin).unwrap();
+    let cluster = admin.clusters[0].cluster.clone().unwrap();
+    let config = json!({
+        "apiVersion": "v1", "kind": "Config", "current-context": "c",
+        "clusters": [{"name": "c", "cluster": {
+            "server": cluster.server, "certificate-authority-data": cluster.certificate_authority_data}}],
+        "users": [{"name": "u", "user": {"token": token}}],
+        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}]
+    });
+    // JSON is YAML: the kubeconfig reader takes it as it is.
+    let path = std::env::temp_dir().join(format!("{ns}-{sa}.kubeconfig"));
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+/// A list the kubeconfig's user may not read is "cannot tell" for the rules that need it, named,
+/// while the other rules still judge. Kubernetes RBAC answers 403 for a resource no rule of the
+/// user's roles grants (kubernetes `plugin/pkg/auth/authorizer/rbac/rbac.go` `Authorize`: "no
+/// RBAC policy matched"; the apiserver's `endpoints/handlers/responsewriters/errors.go`
+/// `ForbiddenStatusError`). Here a ServiceAccount may list everything the source reads except
+/// cert-manager Certificates: INGRESS-002 cannot tell, GITOPS-002 still judges the OutOfSync
+/// Application, and the source is observed, not failed.
+#[tokio::test]
+async fn a_refused_list_is_cannot_tell_for_its_rules_only() {
+    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+    let Some(client) = kube_common::kube_client().await else {
+        return;
+    };
+    let id = kube_common::unique("rbac");
+    kube_common::namespace(&client, &id).await;
+    let kubeconfig = service_account_kubeconfig(&client, &id, "reader").await;
+    let list = |groups: &[&str], resources: &[&str]| json!({"apiGroups": groups, "resources": resources, "verbs": ["list"]});
+    let role: ClusterRole = serde_json::from_value(json!({
+        "metadata": {"name": id},
+        "rules": [
+            list(&[""], &["nodes", "pods", "configmaps"]),
+            list(&["apps"], &["daemonsets"]),
+            list(&["node.k8s.io"], &["runtimeclasses"]),
+            list(&["kueue.x-k8s.io"], &["*"]),
+            list(&["argoproj.io"], &["applications"]),
+        ]
+    }))
+    .unwrap();
+    Api::<ClusterRole>::all(client.clone())
+        .create(&PostParams::default(), &role)
+        .await
+        .unwrap();
+    let binding: ClusterRoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": id},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": id},
+        "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": id}]
+    }))
+    .unwrap();
+    Api::<ClusterRoleBinding>::all(client.clone())
+        .create(&PostParams::default(), &binding)
+        .await
+        .unwrap();
+    // The RBAC authorizer reads bindings from its informer cache: wait (bounded) until the
+    // ServiceAccount's grant is in force, so the source sees the role, not its propagation.
+    let reader = cpps_gpu::k8s::client_from_kubeconfig(&kubeconfig)
+        .await
+        .unwrap();
+    let nodes: Api<Node> = Api::all(reader);
+    let granted = async {
+        while nodes
+            .list(&kube::api::ListParams::default().limit(1))
+            .await
+            .is_err()
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(60), granted)
+        .await
+        .expect("the ServiceAccount's ClusterRoleBinding takes effect within 60 s");
+
+    let app = Application::new(
+        &id,
+        "vllm",
+        "gpu",
+        "https://kubernetes.default.svc",
+        "inference",
+    );
+    kube_common::application_with_status(
+        &client,
+        &app,
+        json!({"sync": {"status": "OutOfSync"}, "health": {"status": "Healthy"}}),
+    )
+    .await;
+    let soon = (jiff::Timestamp::now() + jiff::SignedDuration::from_hours(24 * 6)).to_string();
+    kube_common::certificate_with_status(
+        &client,
+        &id,
+        "soon",
+        json!({"conditions": [{"type": "Ready", "status": "True", "reason": "Ready"}],
+               "notAfter": soon}),
+    )
+    .await;
+
+    let mut sources = Sources::default();
+    sources.site_mut("sp").kubernetes = vec![(
+        "gpu-sp-01".to_owned(),
+        Box::new(KubeSource::new(&kubeconfig)),
+    )];
+    let observed = live::observe(&sources, &ObserveOptions::default()).await;
+    std::fs::remove_file(&kubeconfig).ok();
+    let source = &observed.site("sp").unwrap().kubernetes[0].1;
+    let facts = source
+        .observed()
+        .unwrap_or_else(|| panic!("the source failed: {:?}", source.failure()));
+    let unread: Vec<&str> = facts.unread.iter().map(|u| u.kind.as_str()).collect();
+    assert_eq!(unread, ["cert-manager.io/v1 Certificate"]);
+    assert!(
+        facts.unread[0].why.starts_with("403 Forbidden"),
+        "{:?}",
+        facts.unread
+    );
+
+    let topology = load("kube-rbac.yaml", &estate(&id));
+    let audit = live::audit(&topology, &observed, &LiveOptions::default());
+    let messages = |rule: &str| -> Vec<String> {
+        let mut v = subject_messages(&of_rule(&audit.report.findings, rule));
+        v.sort();
+        v
+    };
+    assert!(
+        messages("GITOPS-002").contains(&format!(
+            "argocd-sp Argo CD Application {id}/vllm in cluster gpu-sp-01 is OutOfSync"
+        )),
+        "{:?}",
+        messages("GITOPS-002")
+    );
+    assert_eq!(
+        messages("INGRESS-002"),
+        [format!(
+            "gpu-sp-01 cannot tell whether cluster gpu-sp-01's certificates are valid: its \
+             cert-manager.io/v1 Certificate list was not read ({})",
+            facts.unread[0].why
+        )]
+    );
+}
+
+/// The same from fixtures, for the lists the comparison needs: a Node list not read leaves the
+/// cluster's nodes unknown (no "has no node" drift from an empty stand-in), an Application list
+/// not read leaves Argo CD unknown and GITOPS-002 "cannot tell", while INGRESS-002 still judges
+/// the Certificates that were read.
+#[test]
+fn unread_nodes_and_applications_are_unknown_not_absent() {
+    use cpps_topology::live::facts::{
+        CertFact, KubeFacts, Observation, SiteObservation, Sourced, UnreadList,
+    };
+    let forbidden = |kind: &str, resource: &str, group: &str| UnreadList {
+        kind: kind.to_owned(),
+        why: format!(
+            "403 Forbidden: {resource} is forbidden: User \"system:serviceaccount:cpps:reader\" \
+             cannot list resource \"{resource}\" in API group \"{group}\" at the cluster scope"
+        ),
+    };
+    let now = 1_780_000_000;
+    let mut sp = SiteObservation::new("sp");
+    sp.kubernetes = vec![(
+        "gpu-sp-01".to_owned(),
+        Sourced::Observed(KubeFacts {
+            server: "kubeconfig".to_owned(),
+            certificates: vec![CertFact {
+                name: "inference/soon".to_owned(),
+                ready: true,
+                not_after: Some(now + 6 * 86_400 + 300),
+            }],
+            cert_manager_served: true,
+            unread: vec![
+                forbidden("v1 Node", "nodes", ""),
+                forbidden(
+                    "argoproj.io/v1alpha1 Application",
+                    "applications",
+                    "argoproj.io",
+                ),
+            ],
+            ..KubeFacts::default()
+        }),
+    )];
+    let observed = Observation {
+        taken_at: now,
+        sites: vec![sp],
+    };
+    let topology = load("kube-unread.yaml", &estate("gpu-node"));
+    let audit = live::audit(&topology, &observed, &LiveOptions::at(now));
+    let messages = |rule: &str| subject_messages(&of_rule(&audit.report.findings, rule));
+    assert_eq!(messages("STATE-003"), Vec::<String>::new());
+    assert_eq!(
+        audit.diff.evidence("gpu-sp-01").unwrap().as_str(),
+        "unknown"
+    );
+    assert_eq!(
+        audit.diff.evidence("argocd-sp").unwrap().as_str(),
+        "unknown"
+    );
+    assert_eq!(
+        messages("GITOPS-002"),
+        [
+            "argocd-sp cannot tell whether the Argo CD Applications in cluster gpu-sp-01 are \
+             synced and healthy: its argoproj.io/v1alpha1 Application list was not read (403 \
+             Forbidden: applications is forbidden: User \"system:serviceaccount:cpps:reader\" \
+             cannot list resource \"applications\" in API group \"argoproj.io\" at the cluster \
+             scope)"
+        ]
+    );
+    assert_eq!(
+        messages("INGRESS-002"),
+        ["gpu-sp-01 certificate inference/soon expires in 6 days (warning at 14)"]
     );
 }

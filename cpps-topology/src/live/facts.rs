@@ -11,7 +11,9 @@ use std::fmt;
 use serde::Serialize;
 
 pub use super::gpu::facts::{GpuFact, GpuHostFacts, XidHistoryFact};
-pub use super::kube::facts::{ArgoApp, ArgoClusterSecret, ArgoClusters, CertFact, KubeFacts};
+pub use super::kube::facts::{
+    ArgoApp, ArgoClusterSecret, ArgoClusters, CertFact, KubeFacts, UnreadList,
+};
 pub use super::linstor::facts::{
     DrbdConnectionFact, LinstorFacts, LinstorGroup, LinstorNode, LinstorReading, LinstorResource,
     LinstorStoragePool,

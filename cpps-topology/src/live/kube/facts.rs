@@ -37,16 +37,44 @@ pub struct KubeFacts {
     pub cni: Vec<(String, Option<String>)>,
     /// Argo CD Applications (empty when the CRD is not served).
     pub applications: Vec<ArgoApp>,
-    /// Whether the Argo CD Application CRD is served.
+    /// Whether the Argo CD Applications were read: their CRD is served and the list was given
+    /// (when it was refused, [`KubeFacts::unread`] says why).
     pub argocd_served: bool,
     /// cert-manager Certificates.
     pub certificates: Vec<CertFact>,
-    /// Whether the cert-manager Certificate CRD is served.
+    /// Whether the cert-manager Certificates were read: their CRD is served and the list was
+    /// given (when it was refused, [`KubeFacts::unread`] says why).
     pub cert_manager_served: bool,
     /// Kueue ClusterQueues.
     pub cluster_queues: Vec<String>,
     /// The Argo CD cluster Secrets of this cluster (GPU-004's live part).
     pub argocd_clusters: ArgoClusters,
+    /// The lists the API server did not give (refused, or failed): the fields above that come
+    /// from them are empty, and that is not the truth. Every other list was read.
+    pub unread: Vec<UnreadList>,
+}
+
+impl KubeFacts {
+    /// Why the list of `kind` (named as cpps-gpu's `k8s::snapshot` names it, e.g.
+    /// `cert-manager.io/v1 Certificate`) was not read, if it was not.
+    pub fn unread(&self, kind: &str) -> Option<&UnreadList> {
+        self.unread.iter().find(|u| u.kind == kind)
+    }
+}
+
+/// A list an API server did not give: a rule that needs it says "cannot tell", naming it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnreadList {
+    /// The kind, as cpps-gpu's `k8s::snapshot` names it (`cert-manager.io/v1 Certificate`).
+    pub kind: String,
+    /// Why (the status and the server's message, e.g. `403 Forbidden: …`).
+    pub why: String,
+}
+
+impl std::fmt::Display for UnreadList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "its {} list was not read ({})", self.kind, self.why)
+    }
 }
 
 /// What the Argo CD cluster Secrets (`argocd.argoproj.io/secret-type=cluster`) of one API server

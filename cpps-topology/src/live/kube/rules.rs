@@ -2,6 +2,8 @@
 //! Certificates), GITOPS-002 (Argo CD Applications) and GPU-004's live part (Argo CD cluster
 //! Secrets).
 
+use cpps_gpu::k8s::snapshot::{APPLICATION, CERTIFICATE};
+
 use crate::finding::Severity;
 use crate::live::facts::{ArgoApp, ArgoClusterSecret, ArgoClusters, KubeFacts};
 use crate::live::rules::{Live, LiveCheck, emit_on, from_gpu_severity};
@@ -100,7 +102,8 @@ fn kube_facts_of<'o>(live: &Live<'o>, id: &str) -> Option<&'o KubeFacts> {
         .and_then(|(_, source)| source.observed())
 }
 
-/// INGRESS-002 (live): no certificate expires within the warning window, none is not Ready.
+/// INGRESS-002 (live): no certificate expires within the warning window, none is not Ready. A
+/// Certificate list the API server did not give is "cannot tell", naming it.
 pub(crate) fn ingress_002(live: &Live<'_>, sink: &mut Sink<'_>) {
     for site in &live.observed.sites {
         for (id, source) in &site.kubernetes {
@@ -108,6 +111,17 @@ pub(crate) fn ingress_002(live: &Live<'_>, sink: &mut Sink<'_>) {
             else {
                 continue;
             };
+            if let Some(unread) = facts.unread(CERTIFICATE) {
+                let message =
+                    format!("cannot tell whether cluster {id}'s certificates are valid: {unread}");
+                emit_on(
+                    sink,
+                    Severity::Warning,
+                    ComponentRef::K3sCluster(cluster),
+                    message,
+                );
+                continue;
+            }
             for cert in &facts.certificates {
                 let policy = &live.options.cert_expiry;
                 let expiry = cert
@@ -139,7 +153,8 @@ pub(crate) fn ingress_002(live: &Live<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// GITOPS-002: no Argo CD Application OutOfSync or Degraded.
+/// GITOPS-002: no Argo CD Application OutOfSync or Degraded. An Application list the API
+/// server did not give is "cannot tell", naming it.
 pub(crate) fn gitops_002(live: &Live<'_>, sink: &mut Sink<'_>) {
     for site in &live.observed.sites {
         for (id, source) in &site.kubernetes {
@@ -152,6 +167,14 @@ pub(crate) fn gitops_002(live: &Live<'_>, sink: &mut Sink<'_>) {
                 (None, Some(c)) => ComponentRef::K3sCluster(c),
                 (None, None) => continue,
             };
+            if let Some(unread) = facts.unread(APPLICATION) {
+                let message = format!(
+                    "cannot tell whether the Argo CD Applications in cluster {id} are synced and \
+                     healthy: {unread}"
+                );
+                emit_on(sink, Severity::Warning, subject, message);
+                continue;
+            }
             for app in &facts.applications {
                 if let Some((severity, state)) = app_finding(app) {
                     let message =

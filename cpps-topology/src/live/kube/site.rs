@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use cpps_gpu::k8s::snapshot::{APPLICATION, DAEMON_SET, NODE};
 use foldhash::HashSet;
 
 use super::facts::KubeFacts;
@@ -11,6 +12,8 @@ use crate::live::facts::{SiteObservation, Sourced};
 use crate::model::{ComponentRef, Site};
 
 /// Compares `site_id`'s K3s clusters and Argo CD instances with what their API servers report.
+/// A list the API server did not give leaves what it shows unknown: the cluster's nodes (Node
+/// list), its CNI (DaemonSet list), an Argo CD's Applications.
 pub(crate) fn compare(b: &mut Builder<'_>, site: &SiteObservation, site_id: &Site) {
     let topo = b.topo;
     let kube: BTreeMap<&str, &Sourced<KubeFacts>> = site
@@ -24,8 +27,14 @@ pub(crate) fn compare(b: &mut Builder<'_>, site: &SiteObservation, site_id: &Sit
             b.record(c, site, Evidence::NotObserved);
             continue;
         };
-        b.record(c, site, evidence_of(source, |_| true));
-        let Some(facts) = source.observed() else {
+        // A Node list not read leaves the cluster's membership unknown, not empty.
+        let nodes_unread = source.observed().and_then(|f| f.unread(NODE));
+        let evidence = match nodes_unread {
+            Some(unread) => Evidence::Unknown(format!("cluster {}: {unread}", cluster.id)),
+            None => evidence_of(source, |_| true),
+        };
+        b.record(c, site, evidence);
+        let Some(facts) = source.observed().filter(|_| nodes_unread.is_none()) else {
             continue;
         };
         let observed_nodes = kube_nodes(facts);
@@ -44,7 +53,9 @@ pub(crate) fn compare(b: &mut Builder<'_>, site: &SiteObservation, site_id: &Sit
             },
         );
         let declared_cni = format!("{:?}", cluster.cni.kind).to_ascii_lowercase();
-        if !facts.cni.is_empty() && !facts.cni.iter().any(|(k, _)| *k == declared_cni) {
+        // Without the DaemonSets, K3s's flannel annotations would pass for the CNI.
+        let cni_read = facts.unread(DAEMON_SET).is_none();
+        if cni_read && !facts.cni.is_empty() && !facts.cni.iter().any(|(k, _)| *k == declared_cni) {
             let seen: Vec<&str> = facts.cni.iter().map(|(k, _)| k.as_str()).collect();
             b.drift(
                 site,
@@ -68,9 +79,15 @@ pub(crate) fn compare(b: &mut Builder<'_>, site: &SiteObservation, site_id: &Sit
             .runs_in
             .as_ref()
             .and_then(|r| kube.get(r.as_str()).copied());
-        let evidence = match source {
-            Some(s) => evidence_of(s, |f| f.argocd_served),
-            None => Evidence::NotObserved,
+        let unread = source
+            .and_then(|s| s.observed())
+            .and_then(|f| f.unread(APPLICATION));
+        let evidence = match (source, unread) {
+            (Some(_), Some(unread)) => {
+                Evidence::Unknown(format!("Argo CD {}: {unread}", argocd.id))
+            }
+            (Some(s), None) => evidence_of(s, |f| f.argocd_served),
+            (None, _) => Evidence::NotObserved,
         };
         b.record(c, site, evidence);
     }

@@ -11,6 +11,7 @@ use cpps_gpu::k8s::snapshot::Unread;
 
 use crate::live::facts::{
     ArgoApp, ArgoClusterSecret, ArgoClusters, CertFact, KubeFacts, SourceFailure, SourceKind,
+    UnreadList,
 };
 use crate::live::source::Source;
 
@@ -55,13 +56,6 @@ impl Source<KubeFacts> for KubeSource {
         let snapshot = cpps_gpu::k8s::collect(&client)
             .await
             .map_err(|e| self.fail(&e))?;
-        if let Some(reason) = unread_lists(&snapshot.unread) {
-            return Err(SourceFailure {
-                source: SourceKind::Kubernetes,
-                endpoint: self.endpoint(),
-                reason,
-            });
-        }
         let mut facts = kube_facts(&snapshot);
         facts.server = self.endpoint();
         facts.argocd_clusters = argocd_clusters(&client).await;
@@ -89,24 +83,27 @@ impl From<ClusterSecret> for ArgoClusterSecret {
     }
 }
 
-/// Why the facts of a snapshot cannot be trusted, when some of its lists were not read.
-/// [`cpps_gpu::k8s::collect`] reads each list on its own, so a refused list (a 403, Kueue's
-/// conversion webhook answering 500) arrives empty; the facts have no "unread" state per list,
-/// so the source fails as a whole and every live rule over it says "cannot tell", rather than
-/// judging an empty list as the truth.
-fn unread_lists(unread: &[Unread]) -> Option<String> {
-    (!unread.is_empty()).then(|| {
-        let lists: Vec<String> = unread
-            .iter()
-            .map(|u| format!("{}: {}", u.kind, u.why))
-            .collect();
-        format!("lists not read: {}", lists.join("; "))
-    })
+/// The lists of a snapshot that were not read. [`cpps_gpu::k8s::collect`] reads each list on
+/// its own, so a refused list (a 403, Kueue's conversion webhook answering 500) arrives empty
+/// while the others are read; the facts keep which, so each live rule that needs an unread list
+/// says "cannot tell", naming it, and the others still judge.
+fn unread_lists(unread: &[Unread]) -> Vec<UnreadList> {
+    unread
+        .iter()
+        .map(|u| UnreadList {
+            kind: u.kind.to_owned(),
+            why: u.why.clone(),
+        })
+        .collect()
 }
 
 /// The facts of a cluster snapshot.
 pub fn kube_facts(s: &ClusterSnapshot) -> KubeFacts {
-    let served = |what: &str| !s.missing.iter().any(|m| m.0.contains(what));
+    // Served and read: a refused list is neither "not served" nor an empty truth.
+    let served = |what: &str| {
+        !s.missing.iter().any(|m| m.0.contains(what))
+            && !s.unread.iter().any(|u| u.kind.contains(what))
+    };
     KubeFacts {
         server: String::new(),
         nodes: s.nodes.iter().map(|n| n.name.clone()).collect(),
@@ -175,25 +172,6 @@ pub fn kube_facts(s: &ClusterSnapshot) -> KubeFacts {
             .filter_map(|q| q.metadata.name.clone())
             .collect(),
         argocd_clusters: ArgoClusters::NotRead,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A list refused while the others were read (cpps-gpu `collect` reads each on its own)
-    /// fails the source, naming the list, so no rule judges its empty stand-in.
-    #[test]
-    fn a_list_not_read_fails_the_source_and_is_named() {
-        assert_eq!(unread_lists(&[]), None);
-        let refused = [Unread::new(
-            cpps_gpu::k8s::snapshot::APPLICATION,
-            "403 Forbidden",
-        )];
-        assert_eq!(
-            unread_lists(&refused).as_deref(),
-            Some("lists not read: argoproj.io/v1alpha1 Application: 403 Forbidden")
-        );
+        unread: unread_lists(&s.unread),
     }
 }
