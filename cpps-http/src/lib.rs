@@ -13,8 +13,9 @@
 //! It models no resources, no pagination and no login flow: each service crate brings its own
 //! envelope decoding ([`Envelope`]), authentication ([`Auth`]) and error type. What every
 //! service crate would otherwise write again is here once: the builders' transport setters
-//! ([`forward_http_settings!`]), the string enum that keeps a server's unknown values
-//! ([`keep_unknown_enum!`]) and the closed one with fixed names ([`named_enum!`]).
+//! ([`forward_http_settings!`]), and, re-exported from `cpps-named-enum`, the string enum
+//! ([`named_enum!`], closed or keeping a server's unknown values) and the validated string
+//! newtype ([`validated_string!`]).
 //!
 //! ```no_run
 //! use cpps_http::{HttpClient, Request, TlsMode};
@@ -45,6 +46,7 @@ mod pool;
 mod request;
 mod retry;
 mod scrub;
+mod settings;
 mod tls;
 
 #[cfg(feature = "test-util")]
@@ -59,6 +61,7 @@ pub use error::{
 pub use request::{Request, Response, decode_json};
 pub use retry::RetryPolicy;
 pub use scrub::{REDACTED, Scrubber, header_value_forms};
+pub use settings::{Limits, SecretSource, SettingError, TlsKeys};
 pub use tls::{ClientIdentity, Fingerprint, TlsMode, TlsVars};
 
 pub use cpps_named_enum::named_enum;
