@@ -66,6 +66,12 @@ fn secret(name: &str, data: &[(&str, &[u8])]) -> Secret {
 
 /// GPU-004's messages with `clusters` read from the cluster Argo CD SP runs in.
 fn gpu_004(clusters: ArgoClusters) -> Vec<String> {
+    gpu_004_with(clusters, None)
+}
+
+/// As [`gpu_004`], with the GPU cluster observed too when its kubeconfig's server is
+/// `gpu_server` (the endpoints file gives a kubeconfig for it).
+fn gpu_004_with(clusters: ArgoClusters, gpu_server: Option<&str>) -> Vec<String> {
     let mut sp = SiteObservation::new("sp");
     sp.kubernetes = vec![(
         "k3s-sp-main".to_owned(),
@@ -75,6 +81,16 @@ fn gpu_004(clusters: ArgoClusters) -> Vec<String> {
             ..KubeFacts::default()
         }),
     )];
+    if let Some(url) = gpu_server {
+        sp.kubernetes.push((
+            "gpu-sp-01".to_owned(),
+            Sourced::Observed(KubeFacts {
+                server: "gpu-sp-01.kubeconfig".to_owned(),
+                api_server: Some(url.to_owned()),
+                ..KubeFacts::default()
+            }),
+        ));
+    }
     let observed = Observation {
         taken_at: NOW,
         sites: vec![sp],
@@ -109,7 +125,8 @@ fn gpu_004_reads_the_argocd_cluster_secrets() {
         Vec::<String>::new()
     );
 
-    // cluster_test.go's Secret names another cluster: the GPU cluster has none.
+    // cluster_test.go's Secret names another cluster, one the topology does not declare: it may
+    // be the GPU cluster registered under another name, so that cannot be told.
     let other = secret(
         "mycluster",
         &[
@@ -137,6 +154,18 @@ fn gpu_004_reads_the_argocd_cluster_secrets() {
             cluster_secret(&odd).into()
         ])),
         [
+            "info gpu-sp-01 cannot tell whether GPU cluster gpu-sp-01 is registered in Argo CD \
+             argocd-sp: cluster Secret argocd/mycluster (name test, server http://mycluster) \
+             names no declared cluster and may be it (argocd cluster add names the Secret after \
+             the kubeconfig context unless --name is given)",
+            "warning argocd-sp Argo CD argocd-sp would refuse its cluster Secret \
+             argocd/gpu-sp-01-broken: its `config` is not a JSON object",
+        ]
+    );
+    // Without it, only the refused Secret: the GPU cluster has none.
+    assert_eq!(
+        gpu_004(ArgoClusters::Read(vec![cluster_secret(&odd).into()])),
+        [
             "warning argocd-sp Argo CD argocd-sp would refuse its cluster Secret \
              argocd/gpu-sp-01-broken: its `config` is not a JSON object",
             "warning gpu-sp-01 GPU cluster gpu-sp-01 has no cluster Secret named gpu-sp-01 in \
@@ -160,11 +189,89 @@ fn gpu_004_reads_the_argocd_cluster_secrets() {
     assert_eq!(gpu_004(ArgoClusters::NotRead), Vec::<String>::new());
 }
 
+/// `argocd cluster add CONTEXT` names the cluster Secret after the kubeconfig context unless
+/// `--name` is given (argo-cd `cmd/argocd/commands/cluster.go` `NewClusterAddCommand`:
+/// `contextName := args[0]`, replaced by `clusterOpts.Name`), and stores the context's server as
+/// `server` (`cmd/util/cluster.go` `NewCluster`: `Server: conf.Host`). K3s writes `k3s.yaml` with
+/// the one context `default` (k3s `pkg/clientaccess/kubeconfig.go` `WriteClientKubeConfig`), so a
+/// GPU cluster added from it is registered under the name `default`. GPU-004 matches it by its
+/// server where the endpoints file gives the GPU cluster's kubeconfig; otherwise such a Secret
+/// may be it, and that is "cannot tell", not "not registered".
+#[test]
+fn gpu_004_matches_a_secret_named_after_the_context_by_server() {
+    let default = |server: &[u8]| {
+        let s = secret(
+            "cluster-10.10.31.50-1234567890",
+            &[("name", b"default"), ("server", server), ("config", b"{}")],
+        );
+        cluster_secret(&s).into()
+    };
+    // The GPU cluster's kubeconfig names the server the Secret holds: registered.
+    assert_eq!(
+        gpu_004_with(
+            ArgoClusters::Read(vec![default(b"https://10.10.31.50:6443/")]),
+            Some("https://10.10.31.50:6443")
+        ),
+        Vec::<String>::new()
+    );
+    // Its server is not known (no kubeconfig for the GPU cluster): the `default` Secret may be
+    // it.
+    let maybe = [
+        "info gpu-sp-01 cannot tell whether GPU cluster gpu-sp-01 is registered in Argo CD \
+         argocd-sp: cluster Secret argocd/cluster-10.10.31.50-1234567890 (name default, server \
+         https://10.10.31.50:6443) names no declared cluster and may be it (argocd cluster add \
+         names the Secret after the kubeconfig context unless --name is given)",
+    ];
+    assert_eq!(
+        gpu_004(ArgoClusters::Read(vec![default(
+            b"https://10.10.31.50:6443"
+        )])),
+        maybe
+    );
+    // A Secret of a declared cluster, or Argo CD's own `in-cluster`, is not a candidate.
+    let main = secret(
+        "main",
+        &[
+            ("name", b"k3s-sp-main"),
+            ("server", b"https://10.10.31.9:6443"),
+        ],
+    );
+    let local = secret(
+        "local",
+        &[
+            ("name", b"in-cluster"),
+            ("server", b"https://kubernetes.default.svc"),
+        ],
+    );
+    assert_eq!(
+        gpu_004_with(
+            ArgoClusters::Read(vec![
+                cluster_secret(&main).into(),
+                cluster_secret(&local).into()
+            ]),
+            Some("https://10.10.31.50:6443")
+        ),
+        [
+            "warning gpu-sp-01 GPU cluster gpu-sp-01 has no cluster Secret named gpu-sp-01 or \
+             with server https://10.10.31.50:6443 in Argo CD argocd-sp (argocd cluster add)"
+        ]
+    );
+}
+
 /// The same against the real kube-apiserver `cargo xtask test` starts (`CPPS_TEST_KUBECONFIG`):
-/// `KubeSource` lists the labelled Secrets and GPU-004 reads them. The server is shared, so the
-/// GPU clusters carry this test's unique id and only findings naming it are looked at.
+/// `KubeSource` lists the labelled Secrets of Argo CD's namespace and GPU-004 reads them. The
+/// server is shared, so the GPU clusters carry this test's unique id and only findings naming it
+/// are looked at.
+///
+/// Argo CD reads cluster Secrets from its own namespace only (argo-cd `util/db/secrets.go`
+/// `listSecretsByType`: `secretsLister.Secrets(db.ns)`), the namespace that holds its settings
+/// ConfigMap `argocd-cm` (`common/common.go` `ArgoCDConfigMapName`; `util/settings/settings.go`
+/// `GetConfigMapByName` reads it from `mgr.namespace`). A Secret in another namespace naming the
+/// unregistered cluster must not count. This is the only test that creates an `argocd-cm`: a
+/// second one on the shared server would make Argo CD's namespace ambiguous.
 #[tokio::test]
 async fn gpu_004_reads_cluster_secrets_from_the_api_server() {
+    use k8s_openapi::api::core::v1::ConfigMap;
     use kube::Api;
     use kube::api::PostParams;
     let Some(client) = kube_common::kube_client().await else {
@@ -175,6 +282,43 @@ async fn gpu_004_reads_cluster_secrets_from_the_api_server() {
     };
     let id = kube_common::unique("argo");
     kube_common::namespace(&client, &id).await;
+    // An earlier run of this test on a server still running left its `argocd-cm`: only one may
+    // be there (the ids start with `argo-`; no other test creates one).
+    let config_maps: Api<ConfigMap> = Api::all(client.clone());
+    let named = kube::api::ListParams::default().fields("metadata.name=argocd-cm");
+    for old in config_maps.list_metadata(&named).await.unwrap().items {
+        let ns = old.metadata.namespace.unwrap_or_default();
+        if ns.starts_with("argo-") {
+            Api::<ConfigMap>::namespaced(client.clone(), &ns)
+                .delete("argocd-cm", &Default::default())
+                .await
+                .unwrap();
+        }
+    }
+    // Argo CD's settings ConfigMap, as its install manifests label it
+    // (`manifests/base/config/argocd-cm.yaml`).
+    let cm: ConfigMap = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "argocd-cm", "labels": {
+            "app.kubernetes.io/name": "argocd-cm", "app.kubernetes.io/part-of": "argocd"}}
+    }))
+    .unwrap();
+    Api::<ConfigMap>::namespaced(client.clone(), &id)
+        .create(&PostParams::default(), &cm)
+        .await
+        .unwrap();
+    // A cluster Secret for the unregistered cluster, outside Argo CD's namespace.
+    let other = format!("{id}-other");
+    kube_common::namespace(&client, &other).await;
+    let new = format!("{id}-new");
+    let mut stray = secret(
+        "stray",
+        &[("name", new.as_bytes()), ("server", b"https://b")],
+    );
+    stray.metadata.namespace = Some(other.clone());
+    Api::<Secret>::namespaced(client.clone(), &other)
+        .create(&PostParams::default(), &stray)
+        .await
+        .unwrap();
     let secrets: Api<Secret> = Api::namespaced(client.clone(), &id);
     let registered = format!("{id}-reg");
     for (name, data) in [

@@ -303,20 +303,102 @@ pub fn cluster_secret(secret: &k8s_openapi::api::core::v1::Secret) -> ClusterSec
     }
 }
 
-/// The Argo CD cluster Secrets of the API server, in every namespace, each decoded on its own.
-/// `Err` says why the list could not be read (a 403 when the kubeconfig may not list Secrets):
-/// which clusters are registered then cannot be told, never "none".
-pub async fn list_cluster_secrets(client: &kube::Client) -> Result<Vec<ClusterSecret>, String> {
-    let api: kube::Api<k8s_openapi::api::core::v1::Secret> = kube::Api::all(client.clone());
+/// The name of Argo CD's settings ConfigMap (argo-cd `common/common.go` `ArgoCDConfigMapName`).
+/// Argo CD reads it from its own namespace (`util/settings/settings.go` `GetConfigMapByName`), so
+/// the namespace that holds it is Argo CD's.
+pub const ARGOCD_CONFIG_MAP: &str = "argocd-cm";
+
+/// Argo CD's namespace from the namespaces holding a ConfigMap [`ARGOCD_CONFIG_MAP`]: the one
+/// namespace, or `Err` saying why it cannot be told (none holds it: no Argo CD here, or it is
+/// installed some other way; several do: several Argo CD instances, and which one is meant is
+/// not known).
+pub fn argocd_namespace_of(namespaces: &[String]) -> Result<String, String> {
+    match namespaces {
+        [one] => Ok(one.clone()),
+        [] => Err(format!(
+            "no namespace holds Argo CD's ConfigMap {ARGOCD_CONFIG_MAP}, so Argo CD's namespace \
+             cannot be told"
+        )),
+        several => Err(format!(
+            "several namespaces hold a ConfigMap {ARGOCD_CONFIG_MAP} ({}), so which is Argo \
+             CD's cannot be told",
+            several.join(", ")
+        )),
+    }
+}
+
+/// Argo CD's namespace in the cluster of `client`, found as [`argocd_namespace_of`] says, from
+/// the metadata of the ConfigMaps named [`ARGOCD_CONFIG_MAP`] in every namespace. `Err` says why
+/// it cannot be told, a refused list included.
+pub async fn argocd_namespace(client: &kube::Client) -> Result<String, String> {
+    let api: kube::Api<k8s_openapi::api::core::v1::ConfigMap> = kube::Api::all(client.clone());
+    let params =
+        kube::api::ListParams::default().fields(&format!("metadata.name={ARGOCD_CONFIG_MAP}"));
+    let what = format!("listing the ConfigMaps named {ARGOCD_CONFIG_MAP}");
+    let list = api.list_metadata(&params).await.map_err(|e| match e {
+        kube::Error::Api(status) => format!("{what} answered {} {}", status.code, status.reason),
+        e => format!("{what} failed: {e}"),
+    })?;
+    let mut namespaces: Vec<String> = list
+        .items
+        .into_iter()
+        .filter_map(|cm| cm.metadata.namespace)
+        .collect();
+    namespaces.sort();
+    namespaces.dedup();
+    argocd_namespace_of(&namespaces)
+}
+
+/// The Argo CD cluster Secrets in `namespace`, Argo CD's own (see [`argocd_namespace`]), each
+/// decoded on its own. Argo CD reads cluster Secrets from its namespace only (argo-cd
+/// `util/db/secrets.go` `listSecretsByType`: `secretsLister.Secrets(db.ns)`), so a labelled
+/// Secret elsewhere registers nothing. `Err` says why the list could not be read (a 403 when
+/// the kubeconfig may not list Secrets): which clusters are registered then cannot be told,
+/// never "none".
+pub async fn list_cluster_secrets(
+    client: &kube::Client,
+    namespace: &str,
+) -> Result<Vec<ClusterSecret>, String> {
+    let api: kube::Api<k8s_openapi::api::core::v1::Secret> =
+        kube::Api::namespaced(client.clone(), namespace);
     let params = kube::api::ListParams::default().labels(CLUSTER_SECRET_SELECTOR);
+    let what =
+        format!("listing Secrets labelled {CLUSTER_SECRET_SELECTOR} in namespace {namespace}");
     match api.list(&params).await {
         Ok(list) => Ok(list.items.iter().map(cluster_secret).collect()),
-        Err(kube::Error::Api(status)) => Err(format!(
-            "listing Secrets labelled {CLUSTER_SECRET_SELECTOR} answered {} {}",
-            status.code, status.reason
-        )),
-        Err(e) => Err(format!(
-            "listing Secrets labelled {CLUSTER_SECRET_SELECTOR} failed: {e}"
-        )),
+        Err(kube::Error::Api(status)) => {
+            Err(format!("{what} answered {} {}", status.code, status.reason))
+        }
+        Err(e) => Err(format!("{what} failed: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One namespace holding `argocd-cm` is Argo CD's; none or several cannot be told.
+    #[test]
+    fn argocd_namespace_is_the_one_holding_argocd_cm() {
+        assert_eq!(
+            argocd_namespace_of(&["argocd".to_owned()]),
+            Ok("argocd".to_owned())
+        );
+        assert_eq!(
+            argocd_namespace_of(&[]),
+            Err(
+                "no namespace holds Argo CD's ConfigMap argocd-cm, so Argo CD's namespace \
+                 cannot be told"
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            argocd_namespace_of(&["argocd".to_owned(), "argocd-staging".to_owned()]),
+            Err(
+                "several namespaces hold a ConfigMap argocd-cm (argocd, argocd-staging), so \
+                 which is Argo CD's cannot be told"
+                    .to_owned()
+            )
+        );
     }
 }

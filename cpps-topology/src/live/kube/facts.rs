@@ -29,6 +29,10 @@ pub struct CertFact {
 pub struct KubeFacts {
     /// The API server.
     pub server: String,
+    /// The API server URL of the kubeconfig's current context, without a trailing `/` (what
+    /// `argocd cluster add` stores as a cluster Secret's `server`: argo-cd `cmd/util/cluster.go`
+    /// `NewCluster`, `Server: conf.Host`), when the kubeconfig names one.
+    pub api_server: Option<String>,
     /// Node names.
     pub nodes: Vec<String>,
     /// Nodes that show a GPU.

@@ -19,11 +19,15 @@ pub(crate) static CHECKS: &[(RuleId, LiveCheck)] = &[
 ];
 
 /// GPU-004 (live): each GPU cluster in service has a cluster Secret in every Argo CD that
-/// manages it, matched by the Secret's `name` against the cluster's id (the topology holds no
-/// API URL to match `server` with). A GPU cluster an Argo CD runs in needs none: Argo CD
-/// manages its own cluster as `in-cluster` (argo-cd `util/db/cluster.go` `getLocalCluster`).
-/// A Secret Argo CD would refuse is a finding about that Secret; a list that could not be read
-/// is "cannot tell".
+/// manages it, matched by the Secret's `name` against the cluster's id, or by its `server`
+/// against the server of the cluster's kubeconfig where the endpoints file gives one.
+/// `argocd cluster add CONTEXT` names the Secret after the kubeconfig context unless `--name`
+/// is given (argo-cd `cmd/argocd/commands/cluster.go`) and K3s's `k3s.yaml` context is
+/// `default`, so a Secret that names no declared cluster may be the GPU cluster's: "cannot
+/// tell", not "not registered". A GPU cluster an Argo CD runs in needs none: Argo CD manages its
+/// own cluster as `in-cluster` (argo-cd `util/db/cluster.go` `getLocalCluster`). A Secret Argo
+/// CD would refuse is a finding about that Secret; a list that could not be read is "cannot
+/// tell".
 pub(crate) fn gpu_004(live: &Live<'_>, sink: &mut Sink<'_>) {
     for argocd in live.topo.argocd() {
         let gpu: Vec<&K3sCluster> = gpu_clusters_in_service(live.topo)
@@ -52,14 +56,21 @@ pub(crate) fn gpu_004(live: &Live<'_>, sink: &mut Sink<'_>) {
                     argocd.id
                 ),
             ),
-            ArgoClusters::Read(secrets) => registered(argocd, &gpu, secrets, sink),
+            ArgoClusters::Read(secrets) => registered(live, argocd, &gpu, secrets, sink),
         }
     }
 }
 
+/// The server Argo CD's local cluster is registered under (argo-cd
+/// `pkg/apis/application/v1alpha1/application_defaults.go` `KubernetesInternalAPIServerAddr`),
+/// and its name (`util/db/cluster.go` `getLocalCluster`).
+const IN_CLUSTER: (&str, &str) = ("in-cluster", "https://kubernetes.default.svc");
+
 /// GPU-004 over the cluster Secrets read for `argocd`: each odd Secret, then each GPU cluster
-/// with no Secret Argo CD would accept.
+/// with no Secret Argo CD would accept, "cannot tell" where a Secret naming no declared cluster
+/// may be it.
 fn registered(
+    live: &Live<'_>,
     argocd: &ArgoCd,
     gpu: &[&K3sCluster],
     secrets: &[ArgoClusterSecret],
@@ -75,22 +86,73 @@ fn registered(
             emit_on(sink, Severity::Warning, c, message);
         }
     }
+    let accepted: Vec<&ArgoClusterSecret> =
+        secrets.iter().filter(|s| s.problem.is_none()).collect();
+    let server_of = |id: &str| kube_facts_of(live, id).and_then(|f| f.api_server.as_deref());
+    let is = |s: &ArgoClusterSecret, id: &str| {
+        s.name.as_deref() == Some(id)
+            || server_of(id).is_some_and(|url| s.server.as_deref() == Some(url))
+    };
+    // Secrets that are no declared cluster's, nor Argo CD's local one: each may be any GPU
+    // cluster registered under its kubeconfig context's name.
+    let clusters = live.topo.k3s_clusters();
+    let unmatched: Vec<&ArgoClusterSecret> = accepted
+        .iter()
+        .copied()
+        .filter(|s| !clusters.iter().any(|k| is(s, k.id.as_str())))
+        .filter(|s| s.name.as_deref() != Some(IN_CLUSTER.0))
+        .filter(|s| s.server.as_deref() != Some(IN_CLUSTER.1))
+        .collect();
     for k in gpu {
-        let named = |s: &&ArgoClusterSecret| s.name.as_deref() == Some(k.id.as_str());
-        if secrets.iter().filter(named).any(|s| s.problem.is_none()) {
+        if accepted.iter().any(|s| is(s, k.id.as_str())) {
             continue;
         }
-        let message = format!(
-            "GPU cluster {} has no cluster Secret named {} in Argo CD {} (argocd cluster add)",
-            k.id, k.id, argocd.id
-        );
-        emit_on(
-            sink,
-            Severity::Warning,
-            ComponentRef::K3sCluster(k),
-            message,
-        );
+        let (severity, message) = if unmatched.is_empty() {
+            let by_server = server_of(k.id.as_str())
+                .map(|url| format!(" or with server {url}"))
+                .unwrap_or_default();
+            let message = format!(
+                "GPU cluster {} has no cluster Secret named {}{by_server} in Argo CD {} (argocd \
+                 cluster add)",
+                k.id, k.id, argocd.id
+            );
+            (Severity::Warning, message)
+        } else {
+            (Severity::Info, may_be_it(k, argocd, &unmatched))
+        };
+        emit_on(sink, severity, ComponentRef::K3sCluster(k), message);
     }
+}
+
+/// GPU-004's "cannot tell" for GPU cluster `k`, which `unmatched` Secrets may register.
+fn may_be_it(k: &K3sCluster, argocd: &ArgoCd, unmatched: &[&ArgoClusterSecret]) -> String {
+    let described: Vec<String> = unmatched
+        .iter()
+        .map(|s| {
+            format!(
+                "{} (name {}, server {})",
+                s.secret,
+                s.name.as_deref().unwrap_or("none"),
+                s.server.as_deref().unwrap_or("none")
+            )
+        })
+        .collect();
+    let (secrets, verb) = if described.len() == 1 {
+        ("cluster Secret", "names no declared cluster and may be it")
+    } else {
+        (
+            "cluster Secrets",
+            "name no declared cluster and one may be it",
+        )
+    };
+    format!(
+        "cannot tell whether GPU cluster {} is registered in Argo CD {}: {secrets} {} {verb} \
+         (argocd cluster add names the Secret after the kubeconfig context unless --name is \
+         given)",
+        k.id,
+        argocd.id,
+        described.join(", ")
+    )
 }
 
 /// The facts read from the K3s cluster `id`, in whichever site's observation it is.

@@ -16,8 +16,9 @@ use crate::live::facts::{
 use crate::live::source::Source;
 
 /// One K3s cluster's API server, read through `kube` with [`cpps_gpu::k8s::collect`] (list
-/// calls of nodes, pods, daemonsets, configmaps, Kueue, Argo CD and cert-manager objects), and
-/// its Argo CD cluster Secrets (one more list, GPU-004's live part).
+/// calls of nodes, pods, daemonsets, configmaps, Kueue, Argo CD and cert-manager objects; a list
+/// not read is kept in [`KubeFacts::unread`]), and the Argo CD cluster Secrets of Argo CD's
+/// namespace, the one holding `argocd-cm` (two more lists, GPU-004's live part).
 ///
 /// The client is built from the kubeconfig at each observation, so a rotated kubeconfig is
 /// picked up by a long-running exporter.
@@ -58,15 +59,35 @@ impl Source<KubeFacts> for KubeSource {
             .map_err(|e| self.fail(&e))?;
         let mut facts = kube_facts(&snapshot);
         facts.server = self.endpoint();
+        facts.api_server = kubeconfig_server(&self.kubeconfig);
         facts.argocd_clusters = argocd_clusters(&client).await;
         Ok(facts)
     }
 }
 
-/// The Argo CD cluster Secrets of the API server ([`cpps_gpu::k8s::argocd::list_cluster_secrets`]:
-/// every namespace, each Secret decoded on its own; a refused list is "cannot tell").
+/// The `server` of the cluster of `kubeconfig`'s current context, without a trailing `/`, when
+/// the file names one (it was read a moment ago to build the client).
+fn kubeconfig_server(kubeconfig: &std::path::Path) -> Option<String> {
+    let config = kube::config::Kubeconfig::read_from(kubeconfig).ok()?;
+    let current = config.current_context.as_deref()?;
+    let context = config.contexts.iter().find(|c| c.name == current)?;
+    let cluster_name = &context.context.as_ref()?.cluster;
+    let cluster = config.clusters.iter().find(|c| &c.name == cluster_name)?;
+    let server = cluster.cluster.as_ref()?.server.as_deref()?;
+    Some(server.trim_end_matches('/').to_owned()).filter(|s| !s.is_empty())
+}
+
+/// The Argo CD cluster Secrets Argo CD reads: those in its own namespace, the one holding its
+/// `argocd-cm` ConfigMap ([`cpps_gpu::k8s::argocd::argocd_namespace`]), each decoded on its
+/// own. A namespace that cannot be told (none or several hold `argocd-cm`) or a refused list
+/// is "cannot tell".
 async fn argocd_clusters(client: &kube::Client) -> ArgoClusters {
-    match cpps_gpu::k8s::argocd::list_cluster_secrets(client).await {
+    use cpps_gpu::k8s::argocd::{argocd_namespace, list_cluster_secrets};
+    let listed = match argocd_namespace(client).await {
+        Ok(ns) => list_cluster_secrets(client, &ns).await,
+        Err(why) => Err(why),
+    };
+    match listed {
         Ok(secrets) => ArgoClusters::Read(secrets.into_iter().map(Into::into).collect()),
         Err(why) => ArgoClusters::Unknown { why },
     }
@@ -106,6 +127,7 @@ pub fn kube_facts(s: &ClusterSnapshot) -> KubeFacts {
     };
     KubeFacts {
         server: String::new(),
+        api_server: None,
         nodes: s.nodes.iter().map(|n| n.name.clone()).collect(),
         gpu_nodes: s
             .nodes
