@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cpps_http::{HttpClient, Method, Request, SecretString, TlsMode, Url};
+use cpps_http::{HttpClient, Method, Request, SecretString, Url};
 use futures::StreamExt;
 use serde::de::DeserializeOwned;
 use tokio::sync::OnceCell;
@@ -114,48 +114,10 @@ impl ClientBuilder {
     /// | `PROXMOX_VE_INSECURE` | `true`: no certificate verification |
     ///
     /// At most one TLS variable may be set ([`cpps_http::TlsMode::from_env`]: the error names
-    /// both); none means the system's roots.
+    /// both); none means the system's roots. It is [`crate::Config::from_env`] then
+    /// [`ClientBuilder::from_config`]: the one path from settings to a client.
     pub fn from_env(lookup: &dyn Fn(&str) -> Option<String>) -> Result<ClientBuilder, Error> {
-        let get = |name: &str| cpps_http::env::get(lookup, name);
-        let endpoint = get(ENV_ENDPOINT).ok_or_else(|| Error::Config {
-            name: ENV_ENDPOINT,
-            reason: format!("{ENV_ENDPOINT} is not set (e.g. https://host:8006/)"),
-        })?;
-        let mut builder = Client::builder(endpoint);
-        builder = match (get(ENV_API_TOKEN), get(ENV_USERNAME), lookup(ENV_PASSWORD)) {
-            (Some(token), _, _) => builder.api_token_str(&token).map_err(|e| Error::Config {
-                name: ENV_API_TOKEN,
-                reason: format!("{ENV_API_TOKEN}: {e}"),
-            })?,
-            (None, Some(user), Some(password)) if !password.is_empty() => {
-                let user = user.parse().map_err(|e| Error::Config {
-                    name: ENV_USERNAME,
-                    reason: format!("{ENV_USERNAME}: {e}"),
-                })?;
-                // The password is used as given: it may legitimately end in spaces.
-                builder.password(user, SecretString::from(password))
-            }
-            (None, Some(_), _) => {
-                return Err(Error::Config {
-                    name: ENV_PASSWORD,
-                    reason: format!("{ENV_USERNAME} is set but {ENV_PASSWORD} is not"),
-                });
-            }
-            (None, None, _) => {
-                return Err(Error::Config {
-                    name: "credentials",
-                    reason: format!("set {ENV_API_TOKEN}, or {ENV_USERNAME} and {ENV_PASSWORD}"),
-                });
-            }
-        };
-        let tls = TlsMode::from_env(&tls_vars(), lookup).map_err(|e| Error::Config {
-            name: "TLS",
-            reason: crate::inventory::error_chain(&e),
-        })?;
-        if let Some(tls) = tls {
-            builder = builder.tls(tls);
-        }
-        Ok(builder)
+        ClientBuilder::from_config(&crate::Config::from_env(lookup)?, lookup)
     }
 
     /// Uses an API token.

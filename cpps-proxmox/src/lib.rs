@@ -32,6 +32,10 @@
 //!   | `PROXMOX_VE_FINGERPRINT` | SHA-256 fingerprint of the node certificate to pin |
 //!   | `PROXMOX_VE_INSECURE` | `true`: no certificate verification |
 //!
+//! - Settings have one shape, [`Config`] (URL, [`Login`] with its secret as a
+//!   [`cpps_http::SecretSource`], TLS, [`cpps_http::Limits`], list cap): an endpoints file
+//!   reads it with serde, [`Config::from_env`] from the variables above, code writes it; only
+//!   [`ClientBuilder::from_config`] turns it into a builder (`from_env` is the two in a row).
 //! - Authentication: API tokens, or tickets with renewal, one re-login on a 401 and TOTP.
 //!   TLS: every `cpps-http` mode; pin the node fingerprint for self-signed clusters.
 //! - One decoder ([`PveEnvelope`]) and one [`Error`] (`delivery()`, `status()`,
@@ -60,6 +64,7 @@ pub use cpps_proxmox_family as family;
 pub(crate) use cpps_proxmox_family::{keep_unknown_enum, validated_name};
 mod ha;
 pub mod inventory;
+mod settings;
 pub mod types;
 
 pub use client::{
@@ -75,4 +80,5 @@ pub use family::Credentials;
 pub use family::Upid;
 pub use family::{Endpoint, Returns};
 pub use ha::{HaReached, HaWanted};
+pub use settings::{Config, Login};
 pub use types::{NodeName, VmId};
