@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cpps_http::{HttpClient, SecretString, TlsMode, Url};
+use cpps_http::{HttpClient, SecretString, Url};
 use cpps_proxmox_family::{ServerVersion, TokenId, UserId};
 use serde::de::DeserializeOwned;
 use tokio::sync::OnceCell;
@@ -26,7 +26,8 @@ pub const ENV_FINGERPRINT: &str = "PBS_FINGERPRINT";
 /// behind a reverse proxy, or a test server): for example `https://backup.example/pbs/api2/json`.
 pub const ENV_URL: &str = "CPPS_PBS_URL";
 
-/// The TLS variables of a PBS client, read by [`TlsMode::from_env`]: `PBS_FINGERPRINT`.
+/// The TLS variables of a PBS client, read by [`cpps_http::TlsMode::from_env`]:
+/// `PBS_FINGERPRINT`.
 pub fn tls_vars() -> cpps_http::TlsVars {
     cpps_http::TlsVars::new().fingerprint(ENV_FINGERPRINT)
 }
@@ -113,40 +114,11 @@ impl ClientBuilder {
     ///
     /// The pin is strict: `proxmox-backup-client` also accepts a certificate the system
     /// trusts whatever its fingerprint; this client accepts only the pinned one.
+    ///
+    /// It is [`crate::Config::from_env`] then [`ClientBuilder::from_config`]: the one path
+    /// from settings to a client.
     pub fn from_env(lookup: &dyn Fn(&str) -> Option<String>) -> Result<Self, Error> {
-        let missing = |name: &'static str| Error::Config {
-            name,
-            reason: "is not set".to_owned(),
-        };
-        let repository = cpps_http::env::get(lookup, ENV_REPOSITORY)
-            .ok_or_else(|| missing(ENV_REPOSITORY))?
-            .parse::<Repository>()
-            .map_err(|e| Error::Config {
-                name: ENV_REPOSITORY,
-                reason: e.to_string(),
-            })?;
-        // The secret is used as given (not trimmed): it may legitimately end in spaces.
-        let password = lookup(ENV_PASSWORD)
-            .filter(|value| !value.is_empty())
-            .map(SecretString::from)
-            .ok_or_else(|| missing(ENV_PASSWORD))?;
-        let mut builder = ClientBuilder::for_repository(&repository, password);
-        // The only TLS variable of PBS is the pin, so its name is the setting that is wrong.
-        let tls = TlsMode::from_env(&tls_vars(), lookup).map_err(|e| Error::Config {
-            name: ENV_FINGERPRINT,
-            reason: crate::report::error_chain(&e),
-        })?;
-        if let Some(tls) = tls {
-            builder = builder.tls(tls);
-        }
-        if let Some(url) = cpps_http::env::get(lookup, ENV_URL) {
-            let url = url.parse::<Url>().map_err(|e| Error::Config {
-                name: ENV_URL,
-                reason: format!("is not a URL: {e}"),
-            })?;
-            builder = builder.url(url);
-        }
-        Ok(builder)
+        ClientBuilder::from_config(&crate::Config::from_env(lookup)?, lookup)
     }
 
     /// Replaces the API URL (`https://host:8007/api2/json/`; `/api2/json` is added when

@@ -13,6 +13,11 @@
 //!   cap, retry) are `cpps-http`'s, forwarded once. The server's release is read once
 //!   ([`Client::server_version`]) and chosen by where PBS 3.0–3.2, 3.3+ and 4 differ: a call
 //!   the server cannot answer is [`Error::NotSupported`], sent to no server.
+//! - Settings have one shape, [`Config`] (repository, the secret as a
+//!   [`cpps_http::SecretSource`], the pin, URL, [`cpps_http::Limits`], list cap): an endpoints
+//!   file reads it with serde, [`Config::from_env`] from the variables below, code writes it;
+//!   only [`ClientBuilder::from_config`] turns it into a builder (`from_env` is the two in a
+//!   row).
 //! - [`checks`]: pure functions over typed answers: the newest finished snapshot per guest and
 //!   its age, verification, recovery-point breaches, cross-site sync per datastore (and, in the
 //!   report, per group by each push's scope), running, failed and overdue jobs.
@@ -68,6 +73,7 @@ mod envelope;
 mod error;
 pub mod fix;
 pub mod report;
+mod settings;
 pub mod types;
 
 pub use api::{RunnableJob, SnapshotQuery, TaskQuery, VerifyRequest};
@@ -80,6 +86,7 @@ pub use config::Repository;
 pub use cpps_http::{ClientIdentity, RetryPolicy, SecretString, TlsMode, TlsVars, Url};
 pub use envelope::PbsEnvelope;
 pub use error::{Error, PbsError};
+pub use settings::Config;
 pub use types::Upid;
 
 /// The default port of the PBS API.
