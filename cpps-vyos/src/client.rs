@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use cpps_http::env::Lookup;
-use cpps_http::{Delivery, HttpClient, Request, Response, TlsMode, TlsVars, Url};
+use cpps_http::{Delivery, HttpClient, Request, Response, TlsVars, Url};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -25,7 +25,7 @@ pub const ENV_API_KEY: &str = "VYOS_API_KEY";
 /// The pinned-certificate variable (SHA-256 of the router's certificate, `AB:CD:…`).
 pub const ENV_FINGERPRINT: &str = "VYOS_FINGERPRINT";
 
-/// The TLS variables of VyOS, read by [`TlsMode::from_env`].
+/// The TLS variables of VyOS, read by [`cpps_http::TlsMode::from_env`].
 pub fn tls_vars() -> TlsVars {
     TlsVars::new().fingerprint(ENV_FINGERPRINT)
 }
@@ -120,28 +120,14 @@ impl ClientBuilder {
 
     /// A builder from the variables VyOS users set: `VYOS_URL` (the router's API root, e.g.
     /// `https://192.168.10.1/`), `VYOS_API_KEY`, and `VYOS_FINGERPRINT` (SHA-256 of the router's
-    /// certificate, read by [`TlsMode::from_env`]; without it, the system roots), all read
-    /// through `lookup`.
+    /// certificate, read by [`cpps_http::TlsMode::from_env`]; without it, the system roots),
+    /// all read through `lookup`: [`crate::Config::from_env`] then
+    /// [`ClientBuilder::from_config`], the one path from settings to a client.
     ///
     /// # Errors
     /// [`Error::Config`] naming the variable that is missing or invalid.
     pub fn from_env(lookup: Lookup<'_>) -> Result<ClientBuilder, Error> {
-        let url = cpps_http::env::get(lookup, ENV_URL).ok_or_else(|| Error::Config {
-            reason: format!(
-                "{ENV_URL} is not set (the router's API URL, e.g. https://192.168.10.1/)"
-            ),
-        })?;
-        let url: Url = url.parse().map_err(|e| Error::Config {
-            reason: format!("{ENV_URL} `{url}` is not a URL: {e}"),
-        })?;
-        let key = cpps_http::env::get(lookup, ENV_API_KEY).ok_or_else(|| Error::Config {
-            reason: format!("{ENV_API_KEY} is not set (the router's API key)"),
-        })?;
-        let mut builder = Client::builder(url.as_str()).api_key(cpps_http::SecretString::from(key));
-        if let Some(tls) = TlsMode::from_env(&tls_vars(), lookup)? {
-            builder = builder.tls(tls);
-        }
-        Ok(builder)
+        ClientBuilder::from_config(&crate::Config::from_env(lookup)?, lookup)
     }
 
     /// The client.

@@ -81,6 +81,11 @@
 //! | `VYOS_API_KEY` | the API key (`service https api keys id ID key KEY`) |
 //! | `VYOS_FINGERPRINT` | SHA-256 of the router's certificate (`AB:CD:…`), pinned; without it the system roots verify it |
 //!
+//! These variables are one way to write the client's one settings shape, [`Config`] (URL, the
+//! key as a [`cpps_http::SecretSource`], TLS, [`cpps_http::Limits`]): an endpoints file reads
+//! it with serde, [`Config::from_env`] from these variables, code writes it; only
+//! [`ClientBuilder::from_config`] turns it into a builder (`from_env` is the two in a row).
+//!
 //! ```no_run
 //! use cpps_vyos::{Client, config::diff};
 //!
@@ -109,6 +114,7 @@ pub mod config;
 pub mod envelope;
 mod error;
 pub mod pair;
+mod settings;
 pub mod status;
 pub mod upgrade;
 mod version;
@@ -126,3 +132,4 @@ pub use client::{Client, ClientBuilder, ENV_API_KEY, ENV_FINGERPRINT, ENV_URL, t
 pub use config::{Command, ConfigTree, Op};
 pub use cpps_http::{ClientIdentity, RetryPolicy, SecretString, TlsMode, TlsVars, Url};
 pub use error::{Error, Landed, ParseError, ParseErrorKind};
+pub use settings::Config;
