@@ -6,10 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use cpps_http::env::Lookup;
-use cpps_http::{
-    ClientIdentity, Delivery, HttpClient, Request, Response, RetryPolicy, SecretString, TlsMode,
-    TlsVars, Url,
-};
+use cpps_http::{Delivery, HttpClient, Request, Response, RetryPolicy, SecretString, Url};
 use serde::de::DeserializeOwned;
 
 use crate::auth::Credentials;
@@ -308,65 +305,11 @@ impl ClientBuilder {
     /// scheme use https (golinstor `defaultScheme`). A certificate without a key, or a key
     /// without a certificate, is an error; so is setting both the text and the file form of one
     /// thing (golinstor silently prefers the file): the error names both variables.
+    ///
+    /// It is [`crate::Config::from_env`] then [`ClientBuilder::from_config`]: the one path
+    /// from settings to a client.
     pub fn from_env(lookup: Lookup<'_>) -> Result<ClientBuilder, Error> {
-        let get = |name: &str| cpps_http::env::get(lookup, name);
-        let default_https = ENV_TLS.iter().any(|name| get(name).is_some());
-        let mut builder = ClientBuilder::new(Controllers::Text(
-            get(ENV_CONTROLLERS).unwrap_or_else(|| "localhost".to_owned()),
-        ));
-        builder.default_https = default_https;
-        if let Some(path) = get(ENV_BEARER_TOKEN_FILE) {
-            builder.credentials = Credentials::bearer(token_from_file(&path)?);
-        } else if let Some(user) = get(ENV_USERNAME) {
-            let password = get(ENV_PASSWORD).unwrap_or_default();
-            builder.credentials = Credentials::basic(user, SecretString::from(password));
-        }
-        let tls_vars = TlsVars::new().ca_pem(ENV_ROOT_CA).ca_file(ENV_ROOT_CA_FILE);
-        if let Some(tls) = TlsMode::from_env(&tls_vars, lookup)? {
-            builder.http = builder.http.tls(tls);
-        }
-        let one_of = |pem: &'static str, file: &'static str| -> Result<Option<Vec<u8>>, Error> {
-            match (get(pem), get(file)) {
-                (Some(_), Some(_)) => Err(Error::InvalidArgument {
-                    name: pem,
-                    reason: format!("{pem} and {file} are both set; set only one"),
-                }),
-                (Some(text), None) => Ok(Some(text.into_bytes())),
-                (None, Some(path)) => {
-                    std::fs::read(&path)
-                        .map(Some)
-                        .map_err(|e| Error::InvalidArgument {
-                            name: file,
-                            reason: format!("cannot read {path}: {e}"),
-                        })
-                }
-                (None, None) => Ok(None),
-            }
-        };
-        // The pairing is checked before any file is read, as golinstor does.
-        let cert_set =
-            get(ENV_USER_CERTIFICATE).is_some() || get(ENV_USER_CERTIFICATE_FILE).is_some();
-        let key_set = get(ENV_USER_KEY).is_some() || get(ENV_USER_KEY_FILE).is_some();
-        if cert_set != key_set {
-            return Err(Error::InvalidArgument {
-                name: if cert_set {
-                    ENV_USER_KEY
-                } else {
-                    ENV_USER_CERTIFICATE
-                },
-                reason: "LS_USER_CERTIFICATE[_FILE] and LS_USER_KEY[_FILE]: set both or none"
-                    .to_owned(),
-            });
-        }
-        if let (Some(cert), Some(key)) = (
-            one_of(ENV_USER_CERTIFICATE, ENV_USER_CERTIFICATE_FILE)?,
-            one_of(ENV_USER_KEY, ENV_USER_KEY_FILE)?,
-        ) {
-            builder.http = builder
-                .http
-                .client_identity(ClientIdentity::from_pem(cert, key));
-        }
-        Ok(builder)
+        ClientBuilder::from_config(&crate::Config::from_env(lookup)?, lookup)
     }
 
     /// The controllers, already parsed.
@@ -421,7 +364,7 @@ impl ClientBuilder {
 
 /// Reads a bearer token file as golinstor's `tokenFromFile` does: the `token` member of a JSON
 /// object, or else the whole content, trimmed.
-fn token_from_file(path: &str) -> Result<SecretString, Error> {
+pub(crate) fn token_from_file(path: &str) -> Result<SecretString, Error> {
     let content = std::fs::read_to_string(path).map_err(|e| Error::InvalidArgument {
         name: ENV_BEARER_TOKEN_FILE,
         reason: format!("cannot read {path}: {e}"),

@@ -74,6 +74,12 @@
 //!
 //! With any TLS variable set, controllers written without a scheme use https on 3371.
 //!
+//! These variables are one way to write the client's one settings shape, [`Config`]
+//! (controllers, [`Login`] with secrets as [`cpps_http::SecretSource`], TLS, [`Identity`],
+//! [`cpps_http::Limits`], the view's cap): an endpoints file reads it with serde,
+//! [`Config::from_env`] from these variables, code writes it; only
+//! [`ClientBuilder::from_config`] turns it into a builder (`from_env` is the two in a row).
+//!
 //! ```no_run
 //! use cpps_linstor::{Client, health};
 //!
@@ -115,6 +121,7 @@ pub mod ha;
 pub mod health;
 pub mod names;
 mod plan;
+mod settings;
 pub mod site_loss;
 pub mod split_brain;
 #[cfg(feature = "test-util")]
@@ -134,6 +141,7 @@ pub use names::{
     InvalidName, NodeName, ResourceGroupName, ResourceName, SnapshotName, StoragePoolName,
 };
 pub use plan::Plan;
+pub use settings::{Config, Identity, Login};
 pub use types::rc::{ApiCallRc, ApiCallRcList, RcKind, RcObject, RcOperation, codes};
 
 pub use cpps_http::{ClientIdentity, RetryPolicy, SecretString, TlsMode, TlsVars, Url};
