@@ -117,8 +117,9 @@ fn finding(area: PairArea, subject: &str, kind: PairKind, message: String) -> Pa
 }
 
 /// The VRRP groups, matched by name: each group on both sides, with the same VRID, virtual
-/// addresses, authentication and preemption, and different priorities (equal priorities leave
-/// the master to the higher interface address).
+/// addresses, authentication, preemption and `rfc3768-compatibility`, unicast peers that name
+/// each other (`peer-address`, `hello-source-address`), and different priorities (equal priorities leave the
+/// master to the higher interface address).
 ///
 /// # Errors
 /// As [`ConfigTree::vrrp_groups`].
@@ -193,8 +194,71 @@ pub fn compare_vrrp(a: &PairSide, b: &PairSide) -> Result<Vec<PairFinding>, Erro
                 x.no_preempt, a.label, y.no_preempt, b.label
             )));
         }
+        out.extend(compare_unicast((a, x), (b, y)).into_iter().map(mismatch));
+        if x.rfc3768_compatibility != y.rfc3768_compatibility {
+            out.push(mismatch(format!(
+                "rfc3768-compatibility is {} on {}, {} on {}: the virtual address moves between \
+                 two MAC addresses",
+                x.rfc3768_compatibility, a.label, y.rfc3768_compatibility, b.label
+            )));
+        }
     }
     Ok(out)
+}
+
+/// Unicast VRRP (audit X8 of issue 32): `peer-address` becomes keepalived's `unicast_peer`
+/// and `hello-source-address` its `unicast_src_ip` (vyos-1x
+/// `data/templates/high-availability/keepalived.conf.j2`). keepalived takes a unicast advert
+/// only from an address in its `unicast_peer` list, so each side's `peer-address` must name an
+/// address the other sends from; one side unicast and the other multicast never hear each
+/// other. Either way both become MASTER.
+fn compare_unicast(
+    (a, x): (&PairSide, &VrrpGroup),
+    (b, y): (&PairSide, &VrrpGroup),
+) -> Vec<String> {
+    match (x.peer_addresses.is_empty(), y.peer_addresses.is_empty()) {
+        (true, true) => return Vec::new(),
+        (false, true) | (true, false) => {
+            let (uni, multi) = if y.peer_addresses.is_empty() {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            return vec![format!(
+                "unicast (peer-address) on {}, multicast on {}: they never hear each other and \
+                 both become MASTER",
+                uni.label, multi.label
+            )];
+        }
+        (false, false) => {}
+    }
+    let mut out = Vec::new();
+    for ((me, mine), (other, theirs)) in [((a, x), (b, y)), ((b, y), (a, x))] {
+        let sources = advert_sources(other, theirs);
+        if !mine.peer_addresses.iter().any(|p| sources.contains(p)) {
+            out.push(format!(
+                "{}'s peer-address {:?} names none of the addresses {} sends its adverts from \
+                 ({sources:?}): {} ignores them and both become MASTER",
+                me.label, mine.peer_addresses, other.label, me.label
+            ));
+        }
+    }
+    out
+}
+
+/// The addresses a side sends its adverts from: its `hello-source-address`, else its
+/// addresses on the group's interface (without the prefix length).
+fn advert_sources(side: &PairSide, g: &VrrpGroup) -> Vec<String> {
+    if let Some(src) = &g.hello_source_address {
+        return vec![src.clone()];
+    }
+    side.tree
+        .interfaces()
+        .into_iter()
+        .filter(|i| Some(&i.name) == g.interface.as_ref())
+        .flat_map(|i| i.addresses)
+        .map(|a| a.split('/').next().unwrap_or("").to_owned())
+        .collect()
 }
 
 /// The WireGuard tunnel: for each side, the interface whose peer holds the other side's

@@ -209,3 +209,79 @@ fn an_endpoint_towards_an_interface_without_port_cannot_tell() {
         "endpoint port 51820, but gw-b's wg0 sets no port and listens on a random one: the tunnel works only while gw-b initiates it"
     );
 }
+
+/// X8 of the issue-32 audit: unicast VRRP. `peer-address` (multi), `hello-source-address` and
+/// `rfc3768-compatibility` (vyos-1x `interface-definitions/high-availability.xml.in`) become
+/// keepalived's `unicast_peer`, `unicast_src_ip` (`mcast_src_ip` without peers) and `use_vmac`
+/// (`data/templates/high-availability/keepalived.conf.j2`). keepalived takes a unicast advert
+/// only from an address in its `unicast_peer` list, so each side's `peer-address` must name
+/// the address the other sends from: its `hello-source-address`, else one of its addresses on
+/// the group's interface; one side unicast and the other multicast never hear each other.
+/// Either way both become MASTER. `rfc3768-compatibility` on one side only moves the virtual
+/// address between two MACs. Failed first: none of these was compared (no finding).
+#[test]
+fn unicast_peers_that_do_not_name_each_other_split_the_master_role() {
+    let lan = "set high-availability vrrp group LAN";
+    // Matching unicast pair: each names the other's eth1 address or hello source.
+    let a = side(
+        "gw-a",
+        router(
+            "a",
+            200,
+            &format!("{lan} peer-address '192.0.2.3'\n{lan} hello-source-address '192.0.2.2'"),
+        ),
+        Some(KEY_A),
+    );
+    let b = side(
+        "gw-b",
+        router("b", 100, &format!("{lan} peer-address '192.0.2.2'")),
+        Some(KEY_B),
+    );
+    assert_eq!(compare(&a, &b).unwrap(), []);
+
+    // gw-b names an address gw-a does not send from; gw-a's vmac only on one side.
+    let a = side(
+        "gw-a",
+        router(
+            "a",
+            200,
+            &format!("{lan} peer-address '192.0.2.3'\n{lan} rfc3768-compatibility"),
+        ),
+        Some(KEY_A),
+    );
+    let b = side(
+        "gw-b",
+        router("b", 100, &format!("{lan} peer-address '192.0.2.9'")),
+        Some(KEY_B),
+    );
+    let found = compare(&a, &b).unwrap();
+    let messages: Vec<(&str, PairKind)> =
+        found.iter().map(|f| (f.message.as_str(), f.kind)).collect();
+    assert_eq!(
+        messages,
+        [
+            (
+                "gw-b's peer-address [\"192.0.2.9\"] names none of the addresses gw-a sends its adverts from ([\"192.0.2.2\"]): gw-b ignores them and both become MASTER",
+                PairKind::Mismatch
+            ),
+            (
+                "rfc3768-compatibility is true on gw-a, false on gw-b: the virtual address moves between two MAC addresses",
+                PairKind::Mismatch
+            ),
+        ]
+    );
+
+    // One side unicast, the other multicast.
+    let a = side(
+        "gw-a",
+        router("a", 200, &format!("{lan} peer-address '192.0.2.3'")),
+        Some(KEY_A),
+    );
+    let b = side("gw-b", router("b", 100, ""), Some(KEY_B));
+    let found = compare(&a, &b).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        found[0].message,
+        "unicast (peer-address) on gw-a, multicast on gw-b: they never hear each other and both become MASTER"
+    );
+}

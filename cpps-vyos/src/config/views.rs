@@ -88,6 +88,13 @@ pub struct VrrpGroup {
     pub authentication_password: Option<SecretString>,
     /// Whether `no-preempt` is set.
     pub no_preempt: bool,
+    /// `peer-address` values: unicast VRRP (keepalived's `unicast_peer`, vyos-1x
+    /// `data/templates/high-availability/keepalived.conf.j2`); empty: multicast.
+    pub peer_addresses: Vec<String>,
+    /// `hello-source-address`: the adverts' source (`unicast_src_ip`, or `mcast_src_ip`).
+    pub hello_source_address: Option<String>,
+    /// Whether `rfc3768-compatibility` is set (`use_vmac`: a virtual MAC address).
+    pub rfc3768_compatibility: bool,
 }
 
 /// `service https api` and the `service https` settings that decide how to reach it.
@@ -217,6 +224,9 @@ impl ConfigTree {
                 authentication_type: g.value(&["authentication", "type"]).map(str::to_owned),
                 authentication_password: secret(g, &["authentication", "password"]),
                 no_preempt: g.exists(&["no-preempt"]),
+                peer_addresses: g.values(&["peer-address"]).to_vec(),
+                hello_source_address: g.value(&["hello-source-address"]).map(str::to_owned),
+                rfc3768_compatibility: g.exists(&["rfc3768-compatibility"]),
             });
         }
         Ok(out)
