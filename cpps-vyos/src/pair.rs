@@ -118,8 +118,8 @@ fn finding(area: PairArea, subject: &str, kind: PairKind, message: String) -> Pa
 
 /// The VRRP groups, matched by name: each group on both sides, with the same VRID, virtual
 /// addresses, authentication, preemption and `rfc3768-compatibility`, unicast peers that name
-/// each other (`peer-address`, `hello-source-address`), and different priorities (equal priorities leave the
-/// master to the higher interface address).
+/// each other (`peer-address`, `hello-source-address`), and different priorities (equal
+/// priorities leave the master to the higher interface address).
 ///
 /// # Errors
 /// As [`ConfigTree::vrrp_groups`].
