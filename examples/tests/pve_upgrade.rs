@@ -57,6 +57,26 @@ struct Cluster {
     corosync_nodes: Value,
     /// `GET /cluster/config/qdevice`.
     qdevice: Value,
+    /// `GET /cluster/ha/resources`.
+    ha_resources: Value,
+    /// `GET /cluster/ha/rules`.
+    ha_rules: Value,
+    /// `GET /nodes/{node}/qemu/{vmid}/migrate` of each HA VM, by `{node}/{vmid}`.
+    migrate: Vec<(&'static str, Value)>,
+}
+
+/// qemu-server `src/PVE/API2/Qemu.pm` `migrate_vm_precondition` for a running VM that may go
+/// to `allowed`, with `local_resources` and `mapped-resource-info` as given.
+fn precondition(allowed: &[&str], local: &[&str], mapped: Value) -> Value {
+    let names: Vec<&String> = mapped
+        .as_object()
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
+    json!({
+        "running": 1, "allowed_nodes": allowed, "not_allowed_nodes": {}, "local_disks": [],
+        "local_resources": local, "mapped-resources": names, "mapped-resource-info": mapped,
+        "has-dbus-vmstate": 1, "dependent-ha-resources": []
+    })
 }
 
 impl Default for Cluster {
@@ -87,6 +107,13 @@ impl Default for Cluster {
                 {"node": "pve3", "name": "pve3", "nodeid": "3", "quorum_votes": "1", "ring0_addr": "10.0.0.3"}
             ]),
             qdevice: json!({}),
+            // pve-ha-manager `src/PVE/API2/HA/Resources.pm` `index`: the section config.
+            ha_resources: json!([
+                {"sid": "vm:100", "type": "vm", "state": "started", "group": "prefer-pve1", "digest": "5f1e0c"},
+                {"sid": "vm:103", "type": "vm", "state": "ignored", "digest": "5f1e0c"}
+            ]),
+            ha_rules: json!([]),
+            migrate: vec![("pve1/100", precondition(&["pve2", "pve3"], &[], json!({})))],
         }
     }
 }
@@ -139,13 +166,22 @@ impl Cluster {
             ]),
         )
         .await;
-        answer(&server, "cluster/ha/rules", json!([])).await;
+        answer(&server, "cluster/ha/rules", self.ha_rules).await;
+        answer(&server, "cluster/ha/resources", self.ha_resources).await;
+        for (guest, data) in self.migrate {
+            let (node, vmid) = guest.split_once('/').unwrap();
+            answer(&server, &format!("nodes/{node}/qemu/{vmid}/migrate"), data).await;
+        }
         answer(&server, "cluster/ha/status/current", self.ha_status).await;
         answer(&server, "cluster/config/nodes", self.corosync_nodes).await;
         answer(&server, "cluster/config/qdevice", self.qdevice).await;
         server
     }
 }
+
+/// The arguments of a plan for a cluster whose corosync.conf has no `quorum.device`: no API
+/// path shows that section (E6), so the operator states it.
+const NO_QDEVICE: &[&str] = &["--qdevice-votes", "0"];
 
 /// The default [`Cluster`].
 async fn cluster_mid_upgrade() -> MockServer {
@@ -155,7 +191,7 @@ async fn cluster_mid_upgrade() -> MockServer {
 #[tokio::test]
 async fn the_plan_lists_each_node_below_the_target_with_its_guests() {
     let server = cluster_mid_upgrade().await;
-    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, &[]).await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, NO_QDEVICE).await;
     let text = common::stdout_of_exit(&out, 0);
     common::assert_has_lines(
         &text,
@@ -178,7 +214,7 @@ async fn the_plan_lists_each_node_below_the_target_with_its_guests() {
         &server.uri(),
         "root@pam!ci=5ecr3t",
         None,
-        &["--format", "json"],
+        &["--format", "json", "--qdevice-votes", "0"],
     )
     .await;
     let plan: Value = serde_json::from_str(&common::stdout_of_exit(&out, 0)).unwrap();
@@ -199,7 +235,7 @@ async fn an_ha_guest_in_error_state_is_not_moved_by_ha() {
         {"id": "qemu/104", "type": "qemu", "vmid": 104, "node": "pve1", "status": "running", "hastate": "error"}
     ));
     let server = cluster.serve().await;
-    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, &[]).await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, NO_QDEVICE).await;
     let text = common::stdout_of_exit(&out, 1);
     common::assert_has_lines(
         &text,
@@ -225,7 +261,7 @@ async fn a_disarmed_ha_stack_moves_nothing() {
          "armed-state": "disarmed", "resource_mode": "freeze"}
     );
     let server = cluster.serve().await;
-    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, &[]).await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, NO_QDEVICE).await;
     let text = common::stdout_of_exit(&out, 1);
     common::assert_has_lines(
         &text,
@@ -248,7 +284,7 @@ async fn the_quorum_before_each_step_counts_the_real_votes() {
     let mut cluster = Cluster::default();
     cluster.corosync_nodes[0]["quorum_votes"] = json!("2");
     let server = cluster.serve().await;
-    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, &[]).await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, NO_QDEVICE).await;
     let text = common::stdout_of_exit(&out, 1);
     common::assert_has_lines(
         &text,
@@ -285,6 +321,108 @@ async fn a_qdevice_vote_counts_in_the_quorum() {
     );
 }
 
+/// E6 (audit 31): pve-cluster `src/PVE/API2/ClusterConfig.pm` `status` (`GET
+/// /cluster/config/qdevice`) answers `{}` whenever the node that answers has no qdevice socket
+/// (`return $result if !-S $socket_path`), which is also the case of a configured QDevice
+/// whose daemon is down there; and no API path shows corosync.conf's `quorum` section
+/// (`totem` and `join_info` return the totem and node list; pve-manager `PVE/CLI/pve8to9.pm`
+/// reads `quorum.device.votes` from the file). So `{}` is not "no QDevice": without the
+/// operator's `--qdevice-votes`, no step's quorum can be told. With a QDevice of one vote
+/// configured and down, three nodes need 3 of 4 votes, and one node out leaves 2.
+#[tokio::test]
+async fn an_empty_qdevice_status_is_not_taken_for_no_qdevice() {
+    let server = cluster_mid_upgrade().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, &[]).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[
+            "quorum: the votes cannot be counted",
+            "  before: without pve1, the quorum cannot be told",
+        ],
+    );
+    assert!(
+        text.contains(
+            "BLOCKED: the QDevice cannot be counted: the node that answered shows no QDevice status"
+        ),
+        "{text}"
+    );
+    let out = run(
+        &server.uri(),
+        "root@pam!ci=5ecr3t",
+        None,
+        &["--qdevice-votes", "1"],
+    )
+    .await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[
+            "quorum: 4 votes (QDevice of unknown algorithm: 1), 3 needed",
+            "QDevice: state cannot be told (the node that answered runs no corosync-qdevice): its votes are not counted as present",
+            "  before: without pve1, 2 of 4 votes, quorum 3: NOT quorate",
+            "BLOCKED: pve1: with it out, 2 of 4 votes would not be a quorum (3)",
+        ],
+    );
+}
+
+/// S2 (audit 31): HA resources the HA stack cannot move off a node in maintenance. VM 100 uses a
+/// local PCI device: qemu-server `src/PVE/API2/Qemu.pm` `migrate_vm_precondition` lists it in
+/// `local_resources`, and `src/PVE/QemuMigrate.pm` `prepare` refuses a running VM with local
+/// devices even with `force` ("can't migrate VM which uses local devices"), which
+/// pve-ha-manager `src/PVE/HA/Resources/PVEVM.pm` `migrate` sends. VM 105 has a mapped GPU not
+/// marked live-migratable (`mapped-resource-info` without `live-migration`: "can't live
+/// migrate running VM which uses following mapped devices"). VM 106 is in a strict
+/// node-affinity rule naming pve1 only (`src/PVE/HA/Rules/NodeAffinity.pm`: strict rules keep
+/// a resource on their nodes), so `HA/Manager.pm` `select_service_node` finds no other node.
+/// VM 107 may move (its local disk goes along: `with-local-disks`). None is "moved by HA".
+#[tokio::test]
+async fn ha_resources_that_cannot_leave_the_node_are_not_moved_by_ha() {
+    let mut cluster = Cluster::default();
+    for vmid in [105, 106, 107] {
+        cluster.guests.as_array_mut().unwrap().push(json!(
+            {"id": format!("qemu/{vmid}"), "type": "qemu", "vmid": vmid, "node": "pve1",
+             "status": "running", "hastate": "started"}
+        ));
+    }
+    cluster.qdevice = json!({
+        "Algorithm": "Fifty-Fifty split", "Echo reply": "Ok", "Last poll call": "Ok",
+        "Model": "Net", "QNetd host": "10.0.0.9:5403", "State": "Connected",
+        "Tie-breaker": "Node with lowest node ID"
+    });
+    cluster.ha_rules = json!([
+        {"rule": "db-on-pve1", "type": "node-affinity", "resources": "vm:106",
+         "nodes": "pve1:2", "strict": 1, "digest": "5f1e0c"}
+    ]);
+    cluster.migrate = vec![
+        (
+            "pve1/100",
+            precondition(&["pve2", "pve3"], &["hostpci0"], json!({})),
+        ),
+        (
+            "pve1/105",
+            precondition(
+                &["pve2", "pve3"],
+                &[],
+                json!({"hostpci0": {"name": "a5000"}}),
+            ),
+        ),
+        ("pve1/106", precondition(&["pve2", "pve3"], &[], json!({}))),
+        ("pve1/107", precondition(&["pve2", "pve3"], &[], json!({}))),
+    ];
+    let server = cluster.serve().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, &[]).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[
+            "  moved by HA: 107",
+            "  not moved by HA: 100 (local devices hostpci0), 105 (mapped devices without live migration hostpci0), 106 (strict node-affinity rule db-on-pve1 allows only pve1)",
+            "BLOCKED: pve1: HA will not move 100 (local devices hostpci0): move it or shut it down by hand first",
+        ],
+    );
+}
+
 /// A node missing from corosync's node list has votes this plan cannot know, so no step's
 /// quorum can be told: each step is blocked, never assumed to hold.
 #[tokio::test]
@@ -292,7 +430,7 @@ async fn unknown_votes_block_every_step() {
     let mut cluster = Cluster::default();
     cluster.corosync_nodes.as_array_mut().unwrap().truncate(2);
     let server = cluster.serve().await;
-    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, &[]).await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, NO_QDEVICE).await;
     let text = common::stdout_of_exit(&out, 1);
     common::assert_has_lines(
         &text,
@@ -343,7 +481,7 @@ async fn against_fakepve_unknown_versions_block_the_plan() {
     };
     let token = format!("{}={}", s.pve.token_id, s.pve.token_secret);
     let ca = s.pve.ca_file.display().to_string();
-    let out = run(&s.pve.url, &token, Some(&ca), &[]).await;
+    let out = run(&s.pve.url, &token, Some(&ca), NO_QDEVICE).await;
     let text = common::stdout_of_exit(&out, 1);
     common::assert_has_lines(
         &text,

@@ -9,7 +9,8 @@
 //! password, and the TLS variables). It reads the version of every node
 //! (`GET /nodes/{node}/status`, `pveversion`), the quorum (`GET /cluster/status`), the votes
 //! (`GET /cluster/config/nodes`, corosync's `quorum_votes`, and `GET /cluster/config/qdevice`:
-//! pve-cluster `src/PVE/API2/ClusterConfig.pm`), the HA stack's arm state
+//! pve-cluster `src/PVE/API2/ClusterConfig.pm`; the QDevice's configured votes, which no API
+//! path shows, from `--qdevice-votes`), the HA stack's arm state
 //! (`GET /cluster/ha/status/current`, its `fencing` entry), the HA
 //! group→rule migration state (`GET /cluster/ha/groups`: pve-ha-manager `HA/Config.pm`
 //! `have_groups_been_migrated`; the CRM migrates the groups once every node runs 9,
@@ -19,8 +20,11 @@
 //! QDevice's vote included), node maintenance, the guests that will move (HA resources, moved
 //! by the HA stack), those HA will not move (a service in CRM state `error`; every one while
 //! the HA stack is disarmed, when the CRM ignores node maintenance: pve-ha-manager
-//! `src/PVE/HA/Manager.pm`) and those that must be moved or stopped by hand, the upgrade and
-//! reboot, and the checks after it.
+//! `src/PVE/HA/Manager.pm`; one that a strict node-affinity rule or a restricted group keeps
+//! on the node, `GET /cluster/ha/rules`, `/cluster/ha/groups`, `/cluster/ha/resources`; a
+//! running VM with local devices or mapped devices not live-migratable, or with no other
+//! allowed node, `GET /nodes/{node}/qemu/{vmid}/migrate`) and those that must be moved or
+//! stopped by hand, the upgrade and reboot, and the checks after it.
 //!
 //! It is a plan: nothing is changed. `--apply` is refused before anything is sent, because
 //! node maintenance has no API endpoint: `ha-manager crm-command node-maintenance enable|disable`
@@ -42,7 +46,8 @@ use std::time::Duration;
 use clap::Parser;
 use cpps_examples::Format;
 use cpps_proxmox::types::{
-    ClusterResource, ClusterStatusEntry, ClusterStatusType, HaStatusType, NodeState, ResourceFilter,
+    ClusterResource, ClusterStatusEntry, ClusterStatusType, HaStatusType, NodeState,
+    ResourceFilter, ResourceType,
 };
 use cpps_proxmox::{Client, ClientBuilder};
 use serde::Serialize;
@@ -67,6 +72,12 @@ struct Args {
     /// Carry the plan out. Refused: node maintenance has no API endpoint (see the docs).
     #[arg(long)]
     apply: bool,
+    /// The QDevice's votes, as corosync.conf's `quorum.device.votes` says (0: no QDevice).
+    /// No API path shows that section, and `GET /cluster/config/qdevice` answers `{}` on a
+    /// node without a running corosync-qdevice whether or not one is configured; without this
+    /// value such an answer leaves the quorum of every step "cannot tell".
+    #[arg(long, value_name = "VOTES")]
+    qdevice_votes: Option<u64>,
 }
 
 /// One node as the plan sees it.
@@ -82,6 +93,8 @@ struct NodePlan {
     ha_guests: Vec<u32>,
     /// HA resources on the node the HA stack will not move, with why.
     ha_stuck: Vec<(u32, String)>,
+    /// HA resources on the node whose move cannot be told, with why.
+    ha_unsure: Vec<(u32, String)>,
     /// The node's corosync votes, when the node list was read and names it.
     votes: Option<u64>,
     /// Running guests not managed by HA: to migrate or shut down by hand.
@@ -100,11 +113,23 @@ struct Plan {
     /// The HA stack's `armed-state` and resource mode when it is not armed, or why it could
     /// not be read; `None` when armed (or idle).
     ha_disarmed: Option<Result<String, String>>,
-    /// The QDevice: its algorithm and its votes in the quorum (0 unless `Connected`), `None`
-    /// without one, or why it cannot be counted.
-    qdevice: Option<Result<(String, u64), String>>,
+    /// The QDevice, `None` without one, or why it cannot be counted.
+    qdevice: Option<Result<QDevice, String>>,
     /// Why a step cannot be taken, one line each.
     blockers: Vec<String>,
+}
+
+/// A configured QDevice as the plan counts it.
+#[derive(Debug, Serialize)]
+struct QDevice {
+    /// Its algorithm, when the answering node showed its status.
+    algorithm: Option<String>,
+    /// Its votes in corosync's expected votes, connected or not.
+    expected: u64,
+    /// Its votes now: `expected` while `Connected`, else 0 (also when its state is unknown).
+    present: u64,
+    /// Its state (`Connected`, …), or why it cannot be told.
+    state: Result<String, String>,
 }
 
 /// The release major of a `pveversion` (`pve-manager/9.0.3/abc`).
@@ -117,7 +142,11 @@ fn major_of(pveversion: &str) -> Option<u64> {
         .ok()
 }
 
-async fn read_plan(pve: &Client, target: u64) -> Result<Plan, cpps_proxmox::Error> {
+async fn read_plan(
+    pve: &Client,
+    target: u64,
+    qdevice_votes: Option<u64>,
+) -> Result<Plan, cpps_proxmox::Error> {
     let nodes = pve.nodes().await?;
     let status = pve.cluster().status().await.unwrap_or_default();
     let quorate = status
@@ -131,6 +160,7 @@ async fn read_plan(pve: &Client, target: u64) -> Result<Plan, cpps_proxmox::Erro
         Vec::new()
     });
     let disarmed = ha_disarmed(pve).await;
+    let placement = Placement::read(pve).await;
     let votes = corosync_votes(pve).await;
     if let Err(e) = &votes {
         blockers.push(format!("the corosync votes could not be read: {e}"));
@@ -150,7 +180,7 @@ async fn read_plan(pve: &Client, target: u64) -> Result<Plan, cpps_proxmox::Erro
         // An `ignored` HA resource is left alone by the HA manager (pve-ha-manager
         // `HA/Manager.pm` drops ignored services), so it does not move with maintenance.
         let ha = |g: &&ClusterResource| g.hastate.as_deref().is_some_and(|s| s != "ignored");
-        let (mut ha_guests, mut ha_stuck) = (Vec::new(), Vec::new());
+        let (mut ha_guests, mut ha_stuck, mut ha_unsure) = (Vec::new(), Vec::new(), Vec::new());
         for g in guests.iter().filter(on_node).filter(ha) {
             let Some(vmid) = g.vmid.map(|v| v.get()) else {
                 continue;
@@ -161,7 +191,11 @@ async fn read_plan(pve: &Client, target: u64) -> Result<Plan, cpps_proxmox::Erro
                 _ => match &disarmed {
                     Some(Ok(_)) => ha_stuck.push((vmid, "HA stack disarmed".to_owned())),
                     Some(Err(_)) => ha_stuck.push((vmid, "HA arm state unknown".to_owned())),
-                    None => ha_guests.push(vmid),
+                    None => match will_not_move(pve, &placement, g, &name).await {
+                        Ok(None) => ha_guests.push(vmid),
+                        Ok(Some(why)) => ha_stuck.push((vmid, why)),
+                        Err(why) => ha_unsure.push((vmid, why)),
+                    },
                 },
             }
         }
@@ -169,6 +203,7 @@ async fn read_plan(pve: &Client, target: u64) -> Result<Plan, cpps_proxmox::Erro
             online: item.status == NodeState::Online,
             ha_guests,
             ha_stuck,
+            ha_unsure,
             votes: votes.as_ref().ok().and_then(|v| v.get(&name).copied()),
             manual_guests: guests
                 .iter()
@@ -206,11 +241,212 @@ async fn read_plan(pve: &Client, target: u64) -> Result<Plan, cpps_proxmox::Erro
         ha_rules,
         nodes: plans,
         ha_disarmed: disarmed,
-        qdevice: qdevice(pve).await,
+        qdevice: qdevice(pve, qdevice_votes).await,
         blockers,
     };
     plan.blockers.extend(blockers_of(&plan));
     Ok(plan)
+}
+
+/// A strict node-affinity rule: its id, its resources (`vm:100`) and its nodes.
+type StrictRule = (String, Vec<String>, Vec<String>);
+
+/// Where the HA stack may place each resource: the enabled strict node-affinity rules (PVE 9,
+/// `GET /cluster/ha/rules?type=node-affinity`) and the restricted groups with the resources
+/// in them (PVE 8, `GET /cluster/ha/groups` and `GET /cluster/ha/resources`). Each list is
+/// `Err` when it could not be read.
+struct Placement {
+    /// Strict rules.
+    rules: Result<Vec<StrictRule>, String>,
+    /// Restricted groups, by name: their nodes.
+    groups: Result<BTreeMap<String, Vec<String>>, String>,
+    /// Each resource's group.
+    resource_groups: Result<BTreeMap<String, String>, String>,
+}
+
+/// The node names of a `node:priority` list (`pve1:2,pve2`).
+fn names_of(list: &str) -> Vec<String> {
+    list.split(',')
+        .filter_map(|item| item.split(':').next())
+        .map(|name| name.trim().to_owned())
+        .filter(|name| !name.is_empty())
+        .collect()
+}
+
+/// A rule or group field that PVE writes as 0/1 (or a string of those).
+fn flag(item: &Value, key: &str) -> bool {
+    match item.get(key) {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_u64().is_some_and(|n| n != 0),
+        Some(Value::String(s)) => s == "1",
+        _ => false,
+    }
+}
+
+impl Placement {
+    /// Reads the three lists. On PVE 8 there is no rule path, and on a migrated PVE 9 the
+    /// group list dies with "ha groups have been migrated to rules" (pve-ha-manager
+    /// `HA/Groups.pm`): each of those is an empty list, not an error.
+    async fn read(pve: &Client) -> Placement {
+        let list = |v: Value| v.as_array().cloned().unwrap_or_default();
+        let rules = match pve
+            .get_raw("cluster/ha/rules", &[("type", "node-affinity")])
+            .await
+        {
+            Ok(v) => Ok(list(v)
+                .iter()
+                // pve-ha-manager `HA/Rules/NodeAffinity.pm` `plugin_compile`: only a strict
+                // rule keeps a resource off the nodes it does not name; disabled ones are
+                // skipped (`exclude_disabled_rules`).
+                .filter(|r| flag(r, "strict") && r.get("disable").is_none())
+                .map(|r| {
+                    let text = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("");
+                    let resources = text("resources")
+                        .split(',')
+                        .map(|sid| sid.trim().to_owned())
+                        .collect();
+                    (text("rule").to_owned(), resources, names_of(text("nodes")))
+                })
+                .collect()),
+            Err(e) if e.is_not_found() => Ok(Vec::new()),
+            Err(e) => Err(e.to_string()),
+        };
+        let groups = match pve.get_raw("cluster/ha/groups", &[]).await {
+            Ok(v) => Ok(list(v)
+                .iter()
+                .filter(|g| flag(g, "restricted"))
+                .filter_map(|g| {
+                    let name = g.get("group")?.as_str()?.to_owned();
+                    let nodes = names_of(g.get("nodes").and_then(Value::as_str).unwrap_or(""));
+                    Some((name, nodes))
+                })
+                .collect()),
+            Err(e) if e.to_string().contains("migrated to rules") => Ok(BTreeMap::new()),
+            Err(e) => Err(e.to_string()),
+        };
+        let resource_groups = pve
+            .cluster()
+            .ha_resources()
+            .await
+            .map(|list| {
+                list.into_iter()
+                    .filter_map(|r| Some((r.sid.clone(), r.group?)))
+                    .collect()
+            })
+            .map_err(|e| e.to_string());
+        Placement {
+            rules,
+            groups,
+            resource_groups,
+        }
+    }
+
+    /// Why `sid` may run only on `node`, if it may: a strict rule or a restricted group that
+    /// names no other node (pve-ha-manager `HA/Manager.pm` `select_service_node` then finds no
+    /// node, and the service stays).
+    fn only_on(&self, sid: &str, node: &str) -> Result<Option<String>, String> {
+        let alone = |nodes: &[String]| nodes.iter().all(|n| n == node);
+        let rules = self
+            .rules
+            .as_ref()
+            .map_err(|e| format!("HA rules unread: {e}"))?;
+        if let Some((id, _, _)) = rules
+            .iter()
+            .find(|(_, resources, nodes)| resources.iter().any(|r| r == sid) && alone(nodes))
+        {
+            return Ok(Some(format!(
+                "strict node-affinity rule {id} allows only {node}"
+            )));
+        }
+        let of = self
+            .resource_groups
+            .as_ref()
+            .map_err(|e| format!("HA resources unread: {e}"))?;
+        let Some(group) = of.get(sid) else {
+            return Ok(None);
+        };
+        let groups = self
+            .groups
+            .as_ref()
+            .map_err(|e| format!("HA groups unread: {e}"))?;
+        Ok(groups
+            .get(group)
+            .filter(|nodes| alone(nodes))
+            .map(|_| format!("restricted HA group {group} allows only {node}")))
+    }
+}
+
+/// Why the HA stack will not move guest `g` off `node` for maintenance, `Ok(None)` when it
+/// will, `Err` when that cannot be told. Its placement first ([`Placement::only_on`]); then,
+/// for a VM, `GET /nodes/{node}/qemu/{vmid}/migrate` (qemu-server `PVE/API2/Qemu.pm`
+/// `migrate_vm_precondition`). The HA stack migrates a running VM online with `force` and
+/// `with-local-disks` (pve-ha-manager `HA/Resources/PVEVM.pm` `migrate`), so local disks alone
+/// do not stop it, but qemu-server `PVE/QemuMigrate.pm` `prepare` refuses a running VM with
+/// local devices (`local_resources`, even with `force`) or with mapped devices not marked
+/// live-migratable (`mapped-resource-info` without `live-migration`), and no other node in
+/// `allowed_nodes` (storages or mappings missing elsewhere) leaves it nowhere to go.
+/// Containers are judged by their placement only.
+async fn will_not_move(
+    pve: &Client,
+    placement: &Placement,
+    g: &ClusterResource,
+    node: &str,
+) -> Result<Option<String>, String> {
+    let vmid = g.vmid.map_or(0, |v| v.get());
+    let sid = match g.kind {
+        ResourceType::Lxc => format!("ct:{vmid}"),
+        _ => format!("vm:{vmid}"),
+    };
+    if let Some(why) = placement.only_on(&sid, node)? {
+        return Ok(Some(why));
+    }
+    if g.kind != ResourceType::Qemu {
+        return Ok(None);
+    }
+    let path = format!("nodes/{node}/qemu/{vmid}/migrate");
+    let pre = pve
+        .get_raw(&path, &[])
+        .await
+        .map_err(|e| format!("migration preconditions unread: {e}"))?;
+    let running = flag(&pre, "running");
+    let strings = |key: &str| -> Vec<String> {
+        pre.get(key)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let local = strings("local_resources");
+    if running && !local.is_empty() {
+        return Ok(Some(format!("local devices {}", local.join(", "))));
+    }
+    let mut unmovable: Vec<String> = pre
+        .get("mapped-resource-info")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter(|(_, info)| !flag(info, "live-migration"))
+                .map(|(key, _)| key.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    unmovable.sort();
+    if running && !unmovable.is_empty() {
+        return Ok(Some(format!(
+            "mapped devices without live migration {}",
+            unmovable.join(", ")
+        )));
+    }
+    if strings("allowed_nodes").is_empty() {
+        return Ok(Some(
+            "no other node is allowed (its storages or mappings are missing elsewhere)".to_owned(),
+        ));
+    }
+    Ok(None)
 }
 
 /// The HA stack's state when it is not armed: `GET /cluster/ha/status/current`'s `fencing`
@@ -262,43 +498,71 @@ async fn corosync_votes(pve: &Client) -> Result<BTreeMap<String, u64>, String> {
     Ok(votes)
 }
 
-/// The QDevice's algorithm and votes: `GET /cluster/config/qdevice` (pve-cluster
-/// `src/PVE/API2/ClusterConfig.pm` `status`: some keys of `corosync-qdevice-tool -sv` on the
-/// node that answers, `{}` without a QDevice). Assumed from corosync-qdevice(8): algorithm
-/// `ffsplit` ("Fifty-Fifty split") gives one vote; `lms` and others are not counted here
-/// ("cannot tell"). A QDevice not `Connected` gives no vote now.
-async fn qdevice(pve: &Client) -> Option<Result<(String, u64), String>> {
+/// The QDevice: `GET /cluster/config/qdevice` (pve-cluster `src/PVE/API2/ClusterConfig.pm`
+/// `status`: some keys of the local corosync-qdevice's `status verbose`, and `{}` when the node
+/// that answers has no qdevice socket, `return $result if !-S $socket_path`) and `stated`, the
+/// votes the operator read in corosync.conf. `{}` does not say that no QDevice is configured
+/// (its daemon may be down on that node), and no API path shows corosync.conf's `quorum`
+/// section (`ClusterConfig.pm` `totem` and `join_info` return the totem and node list only;
+/// pve-manager `PVE/CLI/pve8to9.pm` reads `quorum.device.votes` from the file itself). So
+/// `{}` is "no QDevice" only when `stated` is 0, a QDevice of `stated` votes whose state
+/// cannot be told when it is more, and "cannot tell" without it. Assumed from
+/// corosync-qdevice(8): algorithm `ffsplit` ("Fifty-Fifty split") gives one vote unless the
+/// file says otherwise; `lms` and others are not counted here.
+async fn qdevice(pve: &Client, stated: Option<u64>) -> Option<Result<QDevice, String>> {
     let status = match pve.get_raw("cluster/config/qdevice", &[]).await {
         Ok(status) => status,
         Err(e) => return Some(Err(e.to_string())),
     };
-    let map = status.as_object().filter(|m| !m.is_empty())?;
+    let Some(map) = status.as_object().filter(|m| !m.is_empty()) else {
+        return match stated {
+            Some(0) => None,
+            Some(votes) => Some(Ok(QDevice {
+                algorithm: None,
+                expected: votes,
+                present: 0,
+                state: Err("the node that answered runs no corosync-qdevice".to_owned()),
+            })),
+            None => Some(Err(
+                "the node that answered shows no QDevice status (`{}`), which it also shows \
+                 when its corosync-qdevice is down; give --qdevice-votes from corosync.conf's \
+                 quorum.device.votes (0: none)"
+                    .to_owned(),
+            )),
+        };
+    };
     let text = |key: &str| map.get(key).and_then(Value::as_str).unwrap_or("");
     let algorithm = text("Algorithm").to_owned();
+    if stated == Some(0) {
+        return Some(Err(format!(
+            "--qdevice-votes 0, but the node that answered runs a QDevice ({algorithm})"
+        )));
+    }
     if algorithm != "Fifty-Fifty split" {
         return Some(Err(format!(
             "QDevice algorithm `{algorithm}`: its votes are not known to this plan"
         )));
     }
-    let votes = u64::from(text("State") == "Connected");
-    Some(Ok((algorithm, votes)))
+    let expected = stated.unwrap_or(1);
+    let state = text("State").to_owned();
+    let present = if state == "Connected" { expected } else { 0 };
+    Some(Ok(QDevice {
+        algorithm: Some(algorithm),
+        expected,
+        present,
+        state: Ok(state),
+    }))
 }
 
 /// The votes present with `out` down, the expected votes and the quorum (more than half),
 /// when every node's votes are known and the QDevice can be counted. The QDevice's vote is
 /// in the expected votes even while it is not connected (corosync votequorum).
 fn quorum_without(plan: &Plan, out: &str) -> Option<(u64, u64, u64)> {
-    let qdevice_votes = match &plan.qdevice {
-        None => 0,
-        Some(Ok(_)) => 1,
+    let (mut expected, mut present) = match &plan.qdevice {
+        None => (0, 0),
+        Some(Ok(q)) => (q.expected, q.present),
         Some(Err(_)) => return None,
     };
-    let present_qdevice = match &plan.qdevice {
-        Some(Ok((_, v))) => *v,
-        _ => 0,
-    };
-    let mut expected = qdevice_votes;
-    let mut present = present_qdevice;
     for node in &plan.nodes {
         let votes = node.votes?;
         expected += votes;
@@ -343,6 +607,21 @@ fn blockers_of(plan: &Plan) -> Vec<String> {
             }
             None => {}
         }
+        // The disarmed stack and an unknown arm state have their own line above.
+        for (vmid, why) in node.ha_stuck.iter().filter(|(_, w)| {
+            !w.contains("error") && w != "HA stack disarmed" && w != "HA arm state unknown"
+        }) {
+            out.push(format!(
+                "{}: HA will not move {vmid} ({why}): move it or shut it down by hand first",
+                node.node
+            ));
+        }
+        for (vmid, why) in &node.ha_unsure {
+            out.push(format!(
+                "{}: whether HA moves {vmid} cannot be told: {why}",
+                node.node
+            ));
+        }
         for (vmid, why) in node.ha_stuck.iter().filter(|(_, w)| w.contains("error")) {
             out.push(format!(
                 "{}: HA resource {vmid} is in {why}: the HA manager neither moves nor recovers it, and refuses a migration until it is set `disabled` and fixed",
@@ -380,13 +659,20 @@ fn print_text(plan: &Plan) {
     let known: Option<u64> = plan.nodes.iter().map(|n| n.votes).sum();
     match (&plan.qdevice, known) {
         (None, Some(votes)) => println!("quorum: {votes} votes, {} needed", votes / 2 + 1),
-        (Some(Ok((algorithm, _))), Some(votes)) => {
-            // The QDevice's one vote is expected whether or not it is connected now.
-            let expected = votes + 1;
+        (Some(Ok(q)), Some(votes)) => {
+            // The QDevice's votes are expected whether or not it is connected now.
+            let expected = votes + q.expected;
+            let name = q.algorithm.as_deref().unwrap_or("of unknown algorithm");
             println!(
-                "quorum: {expected} votes (QDevice {algorithm}: 1), {} needed",
+                "quorum: {expected} votes (QDevice {name}: {}), {} needed",
+                q.expected,
                 expected / 2 + 1
             );
+            if let Err(why) = &q.state {
+                println!(
+                    "QDevice: state cannot be told ({why}): its votes are not counted as present"
+                );
+            }
         }
         _ => println!("quorum: the votes cannot be counted"),
     }
@@ -474,6 +760,14 @@ fn print_steps(step: usize, node: &NodePlan, plan: &Plan) {
             .collect();
         println!("  not moved by HA: {}", stuck.join(", "));
     }
+    if !node.ha_unsure.is_empty() {
+        let unsure: Vec<String> = node
+            .ha_unsure
+            .iter()
+            .map(|(vmid, why)| format!("{vmid} ({why})"))
+            .collect();
+        println!("  HA move cannot be told: {}", unsure.join(", "));
+    }
     println!(
         "  to migrate or shut down by hand: {}",
         list(&node.manual_guests)
@@ -500,7 +794,7 @@ async fn run(args: &Args) -> Result<bool, String> {
     let pve = ClientBuilder::from_env(&cpps_http::env::process_env)
         .and_then(|b| b.deadline(timeout).request_timeout(timeout).build())
         .map_err(|e| cpps_http::error_chain(&e))?;
-    let plan = read_plan(&pve, args.target)
+    let plan = read_plan(&pve, args.target, args.qdevice_votes)
         .await
         .map_err(|e| cpps_http::error_chain(&e))?;
     match args.format {
