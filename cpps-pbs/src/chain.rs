@@ -283,6 +283,10 @@ pub struct SiteBackups {
     pub namespace: String,
     /// [`crate::checks::newest_per_guest`]'s answer, or why the snapshots could not be read.
     pub backups: Result<Vec<GuestBackup>, String>,
+    /// Why the list may leave groups out, if it may: without `Datastore.Audit` PBS lists only
+    /// the groups the credentials own (proxmox-backup `src/api2/admin/datastore.rs`
+    /// `list_snapshots_blocking`, `check_backup_owner`).
+    pub trimmed: Option<String>,
 }
 
 impl SiteBackups {
@@ -296,7 +300,14 @@ impl SiteBackups {
             datastore: datastore.into(),
             namespace: namespace.into(),
             backups,
+            trimmed: None,
         }
+    }
+
+    /// The list may leave groups out, for `why`.
+    pub fn trimmed(mut self, why: impl Into<String>) -> Self {
+        self.trimmed = Some(why.into());
+        self
     }
 }
 
@@ -679,9 +690,18 @@ fn here_backup<'a>(
         )
     })?;
     let id = guest.vmid.to_string();
-    Ok(backups
+    let found = backups
         .iter()
-        .find(|b| b.backup_type == guest.backup_type && b.backup_id == id))
+        .find(|b| b.backup_type == guest.backup_type && b.backup_id == id);
+    // A group missing from a list the owner check trimmed may be there all the same.
+    match (found, &site.trimmed) {
+        (None, Some(why)) => Err(format!(
+            "no snapshot of {}/{id} is listed in {}, and the list may leave it out: {why}",
+            guest.backup_type,
+            place(&target.datastore, &target.namespace)
+        )),
+        _ => Ok(found),
+    }
 }
 
 fn place(datastore: &str, namespace: &str) -> String {
@@ -955,6 +975,14 @@ impl PbsSide {
         }
     }
 
+    /// Why the list of `datastore`/`namespace` may leave groups out, if it may.
+    fn trimmed(&self, datastore: &str, namespace: &str) -> Option<&str> {
+        self.backups
+            .iter()
+            .find(|s| s.datastore == datastore && s.namespace == namespace)
+            .and_then(|s| s.trimmed.as_deref())
+    }
+
     /// This site's backups for each of `targets`' datastore and namespace; a target on
     /// another server ([`PbsSide::serves`]) is left out, so not read.
     pub fn here(&self, targets: &[PbsTarget]) -> Vec<SiteBackups> {
@@ -967,7 +995,9 @@ impl PbsSide {
                 continue;
             }
             let backups = self.place(&t.datastore, &t.namespace).map(<[_]>::to_vec);
-            out.push(SiteBackups::new(&t.datastore, &t.namespace, backups));
+            let mut site = SiteBackups::new(&t.datastore, &t.namespace, backups);
+            site.trimmed = self.trimmed(&t.datastore, &t.namespace).map(str::to_owned);
+            out.push(site);
         }
         out
     }
@@ -1010,7 +1040,9 @@ impl PbsSide {
                 &t.namespace,
                 site,
                 groups,
-                self.complete && unknown.is_empty(),
+                self.complete
+                    && unknown.is_empty()
+                    && lands.iter().all(|l| self.trimmed(l.store, &l.ns).is_none()),
             ));
         }
         out

@@ -381,3 +381,35 @@ fn a_failed_shared_run_is_a_finding_for_its_nodes_guests() {
     let chains = judge(&input, NOW, rpo());
     assert_eq!(find(&chains, 100).verdict, Verdict::Ok);
 }
+
+/// E4: with `Datastore.Backup` but not `Datastore.Audit`, PBS lists only the groups the
+/// credentials own (proxmox-backup `src/api2/admin/datastore.rs` `list_snapshots_blocking`:
+/// `list_all = !check_ns_privs_full(.., PRIV_DATASTORE_AUDIT, PRIV_DATASTORE_BACKUP)`, then
+/// `if !list_all && check_backup_owner(..).is_err()` skips the group), and vzdump writes as
+/// PVE's own PBS user. A guest with no snapshot in such a list is "cannot tell".
+#[test]
+fn a_guest_missing_from_an_owner_trimmed_list_is_cannot_tell() {
+    let snapshots: Vec<Snapshot> = data("snapshots_store1.json");
+    let owned: Vec<Snapshot> = snapshots
+        .into_iter()
+        .filter(|s| s.backup_id != "100")
+        .collect();
+    let mut input = input();
+    input.here = vec![
+        SiteBackups::new(
+            "store1",
+            "",
+            Ok(newest_per_guest("store1", "", &owned, NOW, rpo())),
+        )
+        .trimmed("Datastore.Backup without Datastore.Audit lists only the owned groups"),
+    ];
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert_eq!(gitlab.verdict, Verdict::CannotTell, "{gitlab}");
+    assert_eq!(
+        gitlab.reasons,
+        [
+            "no snapshot of vm/100 is listed in datastore store1, and the list may leave it out: Datastore.Backup without Datastore.Audit lists only the owned groups"
+        ]
+    );
+}

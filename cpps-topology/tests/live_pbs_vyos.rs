@@ -904,6 +904,14 @@ async fn a_datastore_list_filtered_by_the_rights_is_no_proof_of_absence() {
     );
     let whole = observe(json!({"/datastore": {"Datastore.Audit": true}})).await;
     assert!(whole.partial.is_empty(), "{:?}", whole.partial);
+    // E4: Datastore.Backup without Datastore.Audit makes the datastore list whole but the
+    // snapshot list the owner's only (proxmox-backup `src/api2/admin/datastore.rs`
+    // `list_snapshots_blocking`, `check_backup_owner`): a group missing from it proves nothing.
+    let owner = observe(json!({"/datastore": {"Datastore.Backup": true}})).await;
+    assert_eq!(
+        owner.partial,
+        ["snapshots of datastore store1 namespace `` may leave groups out: without Datastore.Audit on /datastore/store1 PBS lists only the groups the credentials own"]
+    );
 
     // `rules/base.yaml` declares datastore `main` on pbs-alpha, which neither list holds.
     let topology = load(

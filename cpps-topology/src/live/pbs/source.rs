@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use cpps_pbs::chain::{PbsSide, SiteBackups};
-use cpps_pbs::types::{BackupType, SyncDirection};
+use cpps_pbs::types::{BackupType, Permissions, SyncDirection};
 use cpps_pbs::{Client, SnapshotQuery};
 
 use crate::live::facts::{
@@ -56,15 +56,10 @@ pub(crate) const DATASTORES_FILTERED: &str = "datastore list may be filtered";
 /// `src/api2/admin/datastore.rs` `get_datastore_list`), so only `Datastore.Audit` or
 /// `Datastore.Backup` propagating from `/datastore` (`GET /access/permissions`,
 /// `src/api2/access/mod.rs` `list_permissions`: path → privilege → propagates) makes it whole.
-async fn datastore_list_filtered(c: &Client) -> Option<String> {
-    let rights = match c.permissions(None).await {
+fn datastore_list_filtered(rights: &Result<Permissions, String>) -> Option<String> {
+    let rights = match rights {
         Ok(rights) => rights,
-        Err(e) => {
-            return Some(format!(
-                "the credentials' rights could not be read ({})",
-                crate::live::facts::error_chain(&e)
-            ));
-        }
+        Err(e) => return Some(format!("the credentials' rights could not be read ({e})")),
     };
     let propagates = |privilege: &str| {
         rights
@@ -75,6 +70,38 @@ async fn datastore_list_filtered(c: &Client) -> Option<String> {
     };
     (!propagates("Datastore.Audit") && !propagates("Datastore.Backup")).then(|| {
         "the credentials hold neither Datastore.Audit nor Datastore.Backup propagating from /datastore".to_owned()
+    })
+}
+
+/// Why the snapshot list of `store`/`ns` may leave groups out, if it may: without
+/// `Datastore.Audit` on the namespace's path, PBS lists only the groups the credentials own
+/// (proxmox-backup `src/api2/admin/datastore.rs` `list_snapshots_blocking`: `list_all =
+/// !check_ns_privs_full(.., PRIV_DATASTORE_AUDIT, PRIV_DATASTORE_BACKUP)`, then
+/// `check_backup_owner` per group), and vzdump writes as PVE's own PBS user. The privilege
+/// counts on the path itself, or propagated from a path above it (`list_permissions`).
+fn snapshots_trimmed(
+    rights: &Result<Permissions, String>,
+    store: &str,
+    ns: &str,
+) -> Option<String> {
+    let rights = match rights {
+        Ok(rights) => rights,
+        Err(e) => return Some(format!("the credentials' rights could not be read ({e})")),
+    };
+    let path = if ns.is_empty() {
+        format!("/datastore/{store}")
+    } else {
+        format!("/datastore/{store}/{ns}")
+    };
+    let audits = rights.iter().any(|(at, privileges)| {
+        privileges
+            .get("Datastore.Audit")
+            .is_some_and(|&propagates| {
+                *at == path || (propagates && (at == "/" || path.starts_with(&format!("{at}/"))))
+            })
+    });
+    (!audits).then(|| {
+        format!("without Datastore.Audit on {path} PBS lists only the groups the credentials own")
     })
 }
 
@@ -131,7 +158,11 @@ impl Source<PbsFacts> for PbsSource {
         let stores = c.datastores().await.map_err(|e| self.fail(&e))?;
         let now = jiff::Timestamp::now().as_second();
         let mut partial = Vec::new();
-        if let Some(why) = datastore_list_filtered(c).await {
+        let rights = c
+            .permissions(None)
+            .await
+            .map_err(|e| crate::live::facts::error_chain(&e));
+        if let Some(why) = datastore_list_filtered(&rights) {
             partial.push(format!("{DATASTORES_FILTERED}: {why}"));
         }
         let mut backups = Vec::new();
@@ -175,8 +206,17 @@ impl Source<PbsFacts> for PbsSource {
                     now,
                     Duration::MAX,
                 );
-                side.backups
-                    .push(SiteBackups::new(&store.store, &ns.ns, Ok(newest.clone())));
+                let mut read = SiteBackups::new(&store.store, &ns.ns, Ok(newest.clone()));
+                // An owner-trimmed list proves no absence: BACKUP-003 reads this entry of
+                // `partial` ("snapshots of …"), BACKUP-005 the reading's `trimmed`.
+                if let Some(why) = snapshots_trimmed(&rights, &store.store, &ns.ns) {
+                    partial.push(format!(
+                        "snapshots of datastore {} namespace `{}` may leave groups out: {why}",
+                        store.store, ns.ns
+                    ));
+                    read = read.trimmed(why);
+                }
+                side.backups.push(read);
                 backups.extend(
                     newest
                         .into_iter()
