@@ -38,7 +38,6 @@
 mod activity;
 mod auth;
 mod client;
-mod enums;
 pub mod env;
 mod error;
 mod forward;
@@ -64,16 +63,10 @@ pub use scrub::{REDACTED, Scrubber, header_value_forms};
 pub use settings::{Limits, SecretSource, SettingError, TlsKeys};
 pub use tls::{ClientIdentity, Fingerprint, TlsMode, TlsVars};
 
-pub use cpps_named_enum::named_enum;
+pub use cpps_named_enum::{ValidatedString, named_enum, validated_string};
 pub use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 pub use secrecy::{ExposeSecret, SecretString};
 pub use url::Url;
-
-#[doc(hidden)]
-pub mod __private {
-    //! What [`keep_unknown_enum`](crate::keep_unknown_enum) expands to in other crates.
-    pub use serde;
-}
 
 /// Decodes a service's answers: its success envelope and its error bodies.
 ///

@@ -5,11 +5,7 @@
 //! storage pool names are 2–48 characters of letters, digits, `_` and `-`, starting with a letter
 //! or `_`.
 
-use std::fmt;
 use std::ops::RangeInclusive;
-use std::str::FromStr;
-
-use serde::{Deserialize, Deserializer, Serialize};
 
 /// A name that failed validation.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -74,86 +70,45 @@ impl NameRule {
     }
 }
 
-macro_rules! name_type {
-    ($(#[$meta:meta])* $name:ident, $kind:literal, $rule:ident) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-        #[serde(transparent)]
-        pub struct $name(String);
-
-        impl $name {
-            /// Validates and wraps a name.
-            pub fn new(value: impl Into<String>) -> Result<Self, InvalidName> {
-                let value = value.into();
-                $rule.check($kind, &value)?;
-                Ok($name(value))
-            }
-
-            /// The name.
-            pub fn as_str(&self) -> &str {
-                &self.0
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&self.0)
-            }
-        }
-
-        impl FromStr for $name {
-            type Err = InvalidName;
-
-            fn from_str(value: &str) -> Result<Self, Self::Err> {
-                $name::new(value)
-            }
-        }
-
-        impl AsRef<str> for $name {
-            fn as_ref(&self) -> &str {
-                &self.0
-            }
-        }
-
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let value = String::deserialize(deserializer)?;
-                $name::new(value).map_err(serde::de::Error::custom)
-            }
-        }
-    };
+cpps_http::validated_string! {
+    /// A node name (`pve-ippri-31`).
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub struct NodeName(String);
+    check = |value| NODE_NAME.check("node name", value);
+    error = InvalidName;
 }
 
-name_type!(
-    /// A node name (`pve-ippri-31`).
-    NodeName,
-    "node name",
-    NODE_NAME
-);
-name_type!(
+cpps_http::validated_string! {
     /// A resource (definition) name (`vm-100-disk-1`).
-    ResourceName,
-    "resource name",
-    OBJECT_NAME
-);
-name_type!(
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub struct ResourceName(String);
+    check = |value| OBJECT_NAME.check("resource name", value);
+    error = InvalidName;
+}
+
+cpps_http::validated_string! {
     /// A resource group name (`sp-ssd`).
-    ResourceGroupName,
-    "resource group name",
-    OBJECT_NAME
-);
-name_type!(
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub struct ResourceGroupName(String);
+    check = |value| OBJECT_NAME.check("resource group name", value);
+    error = InvalidName;
+}
+
+cpps_http::validated_string! {
     /// A snapshot name (`before-upgrade`).
-    SnapshotName,
-    "snapshot name",
-    OBJECT_NAME
-);
-name_type!(
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub struct SnapshotName(String);
+    check = |value| OBJECT_NAME.check("snapshot name", value);
+    error = InvalidName;
+}
+
+cpps_http::validated_string! {
     /// A storage pool name (`ssd-pool`).
-    StoragePoolName,
-    "storage pool name",
-    OBJECT_NAME
-);
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub struct StoragePoolName(String);
+    check = |value| OBJECT_NAME.check("storage pool name", value);
+    error = InvalidName;
+}
 
 #[cfg(test)]
 mod tests {

@@ -75,41 +75,40 @@ fn valid_user_name(name: &str) -> bool {
             .any(|c| c.is_whitespace() || c == ':' || c == '/' || c.is_control())
 }
 
-/// A user id `name@realm` (`root@pam`, `ci@pve`).
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct UserId(String);
+/// Validates `name@realm`: what [`UserId`] checks.
+fn check_user_id(text: &str) -> Result<(), Error> {
+    let (name, realm) = text
+        .rsplit_once('@')
+        .ok_or_else(|| Error::invalid("user id", text, "expected `name@realm`"))?;
+    if !valid_user_name(name) {
+        return Err(Error::invalid(
+            "user id",
+            text,
+            "the name must not be empty nor contain spaces, `:` or `/`",
+        ));
+    }
+    if !valid_realm(realm) {
+        return Err(Error::invalid(
+            "user id",
+            text,
+            "the realm must match [A-Za-z0-9_][A-Za-z0-9._-]*",
+        ));
+    }
+    if text.len() > 64 {
+        return Err(Error::invalid("user id", text, "longer than 64 characters"));
+    }
+    Ok(())
+}
+
+cpps_http::validated_string! {
+    /// A user id `name@realm` (`root@pam`, `ci@pve`).
+    #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub struct UserId(String);
+    check = check_user_id;
+    error = Error;
+}
 
 impl UserId {
-    /// Validates `name@realm`.
-    pub fn new(text: &str) -> Result<Self, Error> {
-        let (name, realm) = text
-            .rsplit_once('@')
-            .ok_or_else(|| Error::invalid("user id", text, "expected `name@realm`"))?;
-        if !valid_user_name(name) {
-            return Err(Error::invalid(
-                "user id",
-                text,
-                "the name must not be empty nor contain spaces, `:` or `/`",
-            ));
-        }
-        if !valid_realm(realm) {
-            return Err(Error::invalid(
-                "user id",
-                text,
-                "the realm must match [A-Za-z0-9_][A-Za-z0-9._-]*",
-            ));
-        }
-        if text.len() > 64 {
-            return Err(Error::invalid("user id", text, "longer than 64 characters"));
-        }
-        Ok(UserId(text.to_owned()))
-    }
-
-    /// The text `name@realm`.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
     /// The realm (`pam`, `pve`, …).
     pub fn realm(&self) -> &str {
         self.0.rsplit_once('@').map_or("", |(_, r)| r)
@@ -212,35 +211,55 @@ impl fmt::Display for AuthId {
     }
 }
 
-macro_rules! string_id {
-    ($ty:ident) => {
-        impl fmt::Debug for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, concat!(stringify!($ty), "({})"), self)
-            }
-        }
-        impl Serialize for $ty {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_str(self)
-            }
-        }
-        impl<'de> Deserialize<'de> for $ty {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let text = String::deserialize(d)?;
-                text.parse().map_err(serde::de::Error::custom)
-            }
-        }
-    };
+/// `Debug` of the ids shows their text, as `TokenId(root@pam!ci)`; `TokenId` and `AuthId` are
+/// read and written as their text too, serde through `FromStr` and `Display`.
+fn debug_as_text(f: &mut fmt::Formatter<'_>, ty: &str, text: &dyn fmt::Display) -> fmt::Result {
+    write!(f, "{ty}({text})")
 }
 
-string_id!(UserId);
-string_id!(TokenId);
-string_id!(AuthId);
+impl fmt::Debug for UserId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        debug_as_text(f, "UserId", self)
+    }
+}
 
-impl FromStr for UserId {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        UserId::new(s)
+impl fmt::Debug for TokenId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        debug_as_text(f, "TokenId", self)
+    }
+}
+
+impl fmt::Debug for AuthId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        debug_as_text(f, "AuthId", self)
+    }
+}
+
+impl Serialize for TokenId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl Serialize for AuthId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for TokenId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for AuthId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -248,12 +267,6 @@ impl FromStr for TokenId {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self, Error> {
         TokenId::new(s)
-    }
-}
-
-impl fmt::Display for UserId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
     }
 }
 

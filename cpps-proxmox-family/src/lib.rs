@@ -30,8 +30,8 @@
 //! - [`PartError`] and [`bounded`]: a part of a report that could not be read (its error, or
 //!   the run's time limit), kept beside what was read.
 //! - [`UserId`], [`TokenId`], [`AuthId`]: validated ids; [`names`]: the validated-name building
-//!   block ([`names::NameRule`] over the servers' syntaxes, and
-//!   [`validated_name!`](crate::validated_name) declaring a name type with a product's error).
+//!   block ([`names::NameRule`] over the servers' syntaxes, whose [`names::NameRule::check`] a
+//!   product's name type declared with `cpps_http::validated_string!` runs).
 //! - [`Endpoint`]: the endpoint-table type of both clients (method, path, typed parameters,
 //!   version [`Gate`]s, what the answer is read into), [`Endpoint::call`] building a request
 //!   from an entry, and (feature `test-util`) `apidoc::ApiDoc::check_table`, the one
@@ -74,7 +74,6 @@ pub mod apidoc;
 mod auth;
 pub mod de;
 mod endpoints;
-mod enums;
 mod envelope;
 pub(crate) mod error;
 mod ids;
@@ -94,13 +93,6 @@ pub use envelope::{
 };
 pub use error::{Error, FamilyError, ProductClient, ProductError, Shared};
 
-#[doc(hidden)]
-pub mod __private {
-    //! What [`keep_unknown_enum`](crate::keep_unknown_enum) and
-    //! [`validated_name`](crate::validated_name) expand to in other crates.
-    pub use cpps_http;
-    pub use serde;
-}
 pub use ids::{AuthId, Product, TokenId, UserId};
 pub use part::{PartError, PartFailure, bounded};
 pub use task::{

@@ -1,9 +1,30 @@
 //! The validated-name building block of the Proxmox family: the name syntaxes the servers
-//! check ([`Syntax`]), a rule with its length bounds ([`NameRule`]), and
-//! [`validated_name!`](crate::validated_name), which declares a name type of a product crate
-//! (PVE's `NodeName` and `SnapshotName`, PBS's `DatastoreName`) over a rule, with the product's
-//! own `Error`. Every such type rejects a name with the same message shape:
-//! `invalid {kind} `{name}`: {reason}`.
+//! check ([`Syntax`]) and a rule with its length bounds ([`NameRule`]), whose
+//! [`NameRule::check`] a product crate's name type (PVE's `NodeName` and `SnapshotName`, PBS's
+//! `DatastoreName`, declared with `cpps_http::validated_string!`) runs. Every such type rejects a
+//! name with the same message shape: `invalid {kind} `{name}`: {reason}`.
+//!
+//! ```
+//! use cpps_proxmox_family::{Error, names::{NameRule, SAFE_ID}};
+//!
+//! const REMOTE_ID: NameRule = NameRule::new("remote id", SAFE_ID).length(3, 32);
+//! cpps_http::validated_string! {
+//!     /// A remote's id.
+//!     #[derive(Debug, Clone, PartialEq, Eq)]
+//!     pub struct RemoteId(String);
+//!     check = |name| REMOTE_ID.check(name);
+//!     error = Error;
+//! }
+//! assert_eq!(RemoteId::new("pbs-b").unwrap().as_str(), "pbs-b");
+//! assert_eq!(
+//!     RemoteId::new("-b").unwrap_err().to_string(),
+//!     "invalid remote id `-b`: must be 3 to 32 characters long, not 2"
+//! );
+//! ```
+
+use serde_json::{Map, Value};
+
+use crate::{FamilyError, ProductError};
 
 /// A name syntax as a server's schema writes it, with a test of it and its wording for users.
 #[derive(Debug, Clone, Copy)]
@@ -115,132 +136,32 @@ impl NameRule {
         }
         (!(self.syntax.matches)(name)).then(|| self.syntax.explained.to_owned())
     }
-}
 
-/// Declares a name type over a [`NameRule`], with the calling crate's error type: `new`
-/// (the error is `$error::invalid(kind, name, reason)`), `as_str`, `RULE`, `FromStr`,
-/// `TryFrom<&str>`, `TryFrom<String>`, `AsRef<str>`, `Display`, `Debug` (`Name(text)`), serde
-/// (as the string, validated when read), and with the calling crate's feature `schema` a
-/// `schemars` schema (the pattern and the length bounds). Used by `cpps-proxmox` and
-/// `cpps-pbs` alike, so that neither writes a name type by hand.
-///
-/// ```
-/// use cpps_proxmox_family::{Error, names::{NameRule, SAFE_ID}};
-///
-/// const REMOTE_ID: NameRule = NameRule::new("remote id", SAFE_ID).length(3, 32);
-/// cpps_proxmox_family::validated_name! {
-///     /// A remote's id.
-///     pub struct RemoteId(rule = REMOTE_ID, error = Error);
-/// }
-/// assert_eq!(RemoteId::new("pbs-b").unwrap().as_str(), "pbs-b");
-/// assert_eq!(
-///     RemoteId::new("-b").unwrap_err().to_string(),
-///     "invalid remote id `-b`: must be 3 to 32 characters long, not 2"
-/// );
-/// ```
-#[macro_export]
-macro_rules! validated_name {
-    (
-        $(#[$meta:meta])*
-        pub struct $name:ident(rule = $rule:expr, error = $error:ty);
-    ) => {
-        $(#[$meta])*
-        #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(::std::string::String);
-
-        impl $name {
-            /// The rule every value follows.
-            pub const RULE: $crate::names::NameRule = $rule;
-
-            /// Validates the name.
-            pub fn new(name: impl ::std::convert::Into<::std::string::String>) -> ::std::result::Result<Self, $error> {
-                let name = name.into();
-                match Self::RULE.violation(&name) {
-                    ::std::option::Option::None => ::std::result::Result::Ok($name(name)),
-                    ::std::option::Option::Some(reason) => {
-                        ::std::result::Result::Err(<$error>::invalid(Self::RULE.kind, &name, reason))
-                    }
-                }
-            }
-
-            /// The name.
-            pub fn as_str(&self) -> &str {
-                &self.0
-            }
+    /// `Ok` when `name` follows the rule, else the product's [`FamilyError::Invalid`] with the
+    /// rule's kind and [`Self::violation`]'s reason: the check a name type declared with
+    /// `cpps_http::validated_string!` runs.
+    pub fn check<P: ProductError>(&self, name: &str) -> Result<(), FamilyError<P>> {
+        match self.violation(name) {
+            None => Ok(()),
+            Some(reason) => Err(FamilyError::invalid(self.kind, name, reason)),
         }
+    }
 
-        impl ::std::str::FromStr for $name {
-            type Err = $error;
-            fn from_str(s: &str) -> ::std::result::Result<Self, $error> {
-                $name::new(s)
-            }
+    /// The JSON Schema of a name following the rule (the pattern, anchored, and the length
+    /// bounds), as the object `schemars::Schema::from` takes.
+    pub fn json_schema(&self) -> Map<String, Value> {
+        let mut schema = Map::new();
+        schema.insert("type".into(), "string".into());
+        schema.insert(
+            "pattern".into(),
+            format!("^{}$", self.syntax.pattern).into(),
+        );
+        schema.insert("minLength".into(), self.min_len.into());
+        if self.max_len != usize::MAX {
+            schema.insert("maxLength".into(), self.max_len.into());
         }
-
-        impl ::std::convert::TryFrom<&str> for $name {
-            type Error = $error;
-            fn try_from(s: &str) -> ::std::result::Result<Self, $error> {
-                $name::new(s)
-            }
-        }
-
-        impl ::std::convert::TryFrom<::std::string::String> for $name {
-            type Error = $error;
-            fn try_from(s: ::std::string::String) -> ::std::result::Result<Self, $error> {
-                $name::new(s)
-            }
-        }
-
-        impl ::std::convert::AsRef<str> for $name {
-            fn as_ref(&self) -> &str {
-                &self.0
-            }
-        }
-
-        impl ::std::fmt::Display for $name {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(&self.0)
-            }
-        }
-
-        impl ::std::fmt::Debug for $name {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                ::std::write!(f, ::std::concat!(::std::stringify!($name), "({})"), self.0)
-            }
-        }
-
-        impl $crate::__private::serde::Serialize for $name {
-            fn serialize<S: $crate::__private::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                serializer.serialize_str(&self.0)
-            }
-        }
-
-        impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
-            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                let value = <::std::string::String as $crate::__private::serde::Deserialize>::deserialize(deserializer)?;
-                $name::new(value).map_err(<D::Error as $crate::__private::serde::de::Error>::custom)
-            }
-        }
-
-        #[cfg(feature = "schema")]
-        impl schemars::JsonSchema for $name {
-            fn schema_name() -> ::std::borrow::Cow<'static, str> {
-                ::std::stringify!($name).into()
-            }
-
-            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-                let rule = Self::RULE;
-                let mut schema = schemars::json_schema!({
-                    "type": "string",
-                    "pattern": ::std::format!("^{}$", rule.syntax.pattern),
-                    "minLength": rule.min_len,
-                });
-                if rule.max_len != usize::MAX {
-                    schema.insert("maxLength".into(), rule.max_len.into());
-                }
-                schema
-            }
-        }
-    };
+        schema
+    }
 }
 
 #[cfg(test)]
@@ -297,5 +218,21 @@ mod tests {
             Some("must not be empty")
         );
         assert_eq!(rule.violation("a/bc").as_deref(), Some(SAFE_ID.explained));
+    }
+
+    #[test]
+    fn the_schema_anchors_the_pattern_and_states_the_bounds() {
+        let rule = NameRule::new("datastore name", SAFE_ID).length(3, 32);
+        assert_eq!(
+            Value::Object(rule.json_schema()),
+            serde_json::json!({
+                "type": "string",
+                "pattern": format!("^{}$", SAFE_ID.pattern),
+                "minLength": 3,
+                "maxLength": 32,
+            })
+        );
+        let open = NameRule::new("x", SAFE_ID).json_schema();
+        assert!(!open.contains_key("maxLength"));
     }
 }

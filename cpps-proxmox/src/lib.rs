@@ -60,8 +60,6 @@ mod envelope;
 mod error;
 /// The pieces shared with Proxmox Backup Server, in their own crate (`cpps-proxmox-family`).
 pub use cpps_proxmox_family as family;
-// The family's macros, for this crate's own types (`crate::keep_unknown_enum!`, …).
-pub(crate) use cpps_proxmox_family::{keep_unknown_enum, validated_name};
 mod ha;
 pub mod inventory;
 mod settings;

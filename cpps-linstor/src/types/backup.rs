@@ -179,13 +179,16 @@ impl BackupList {
     }
 }
 
-cpps_http::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// What a schedule does after a failed shipping (`Schedule.on_failure`).
-    OnFailure {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum OnFailure {
         /// Wait for the next run.
-        Skip = "SKIP",
+        Skip => "SKIP",
         /// Retry up to `max_retries` times.
-        Retry = "RETRY",
+        Retry => "RETRY",
+        _ => Unknown(String),
     }
 }
 

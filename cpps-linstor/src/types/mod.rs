@@ -15,22 +15,25 @@ pub mod resource;
 pub mod snapshot;
 pub mod storage;
 
-cpps_http::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// A layer of the storage stack (`LayerType`).
-    LayerType {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum LayerType {
         /// DRBD replication.
-        Drbd = "DRBD",
+        Drbd => "DRBD",
         /// LUKS encryption.
-        Luks = "LUKS",
+        Luks => "LUKS",
         /// The storage itself.
-        Storage = "STORAGE",
+        Storage => "STORAGE",
         /// NVMe-oF.
-        Nvme = "NVME",
+        Nvme => "NVME",
         /// dm-writecache.
-        Writecache = "WRITECACHE",
+        Writecache => "WRITECACHE",
         /// dm-cache.
-        Cache = "CACHE",
+        Cache => "CACHE",
         /// bcache.
-        Bcache = "BCACHE",
+        Bcache => "BCACHE",
+        _ => Unknown(String),
     }
 }

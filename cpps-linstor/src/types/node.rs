@@ -8,58 +8,67 @@ use crate::types::LayerType;
 use crate::types::de;
 use crate::types::storage::ProviderKind;
 
-cpps_http::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// The kind of a node (`Node.type`). The spec writes `Satellite`; controllers send
     /// `SATELLITE`, so both spellings decode.
-    NodeType {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum NodeType {
         /// A controller only.
-        Controller = "CONTROLLER" | "Controller",
+        Controller => "CONTROLLER" | "Controller",
         /// A satellite.
-        Satellite = "SATELLITE" | "Satellite",
+        Satellite => "SATELLITE" | "Satellite",
         /// Controller and satellite.
-        Combined = "COMBINED" | "Combined",
+        Combined => "COMBINED" | "Combined",
         /// An auxiliary node.
-        Auxiliary = "AUXILIARY" | "Auxiliary",
+        Auxiliary => "AUXILIARY" | "Auxiliary",
+        _ => Unknown(String),
     }
 }
 
-cpps_http::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// The controller's connection to a node (`Node.connection_status`). Real controllers
     /// also send values missing from the spec (`EVICTED`, `DELETED`, …): they are kept in
     /// `Unknown` and count as not online.
-    ConnectionStatus {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum ConnectionStatus {
         /// Not connected.
-        Offline = "OFFLINE",
+        Offline => "OFFLINE",
         /// TCP connected, not yet authenticated.
-        Connected = "CONNECTED",
+        Connected => "CONNECTED",
         /// Connected, authenticated and in sync.
-        Online = "ONLINE",
+        Online => "ONLINE",
         /// The satellite runs another version.
-        VersionMismatch = "VERSION_MISMATCH",
+        VersionMismatch => "VERSION_MISMATCH",
         /// The full sync with the satellite failed.
-        FullSyncFailed = "FULL_SYNC_FAILED",
+        FullSyncFailed => "FULL_SYNC_FAILED",
         /// The satellite refused the controller.
-        AuthenticationError = "AUTHENTICATION_ERROR",
+        AuthenticationError => "AUTHENTICATION_ERROR",
         /// The status is unknown to the controller.
-        UnknownStatus = "UNKNOWN",
+        UnknownStatus => "UNKNOWN",
         /// The satellite's host name does not match the node name.
-        HostnameMismatch = "HOSTNAME_MISMATCH",
+        HostnameMismatch => "HOSTNAME_MISMATCH",
         /// Another controller holds the satellite.
-        OtherController = "OTHER_CONTROLLER",
+        OtherController => "OTHER_CONTROLLER",
         /// Authenticated, sync pending.
-        Authenticated = "AUTHENTICATED",
+        Authenticated => "AUTHENTICATED",
         /// No satellite connection is defined.
-        NoSatelliteConnection = "NO_STLT_CONN",
+        NoSatelliteConnection => "NO_STLT_CONN",
+        _ => Unknown(String),
     }
 }
 
-cpps_http::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// Encryption of the controller–satellite link (`NetInterface.satellite_encryption_type`).
-    SatelliteEncryption {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum SatelliteEncryption {
         /// Plain TCP.
-        Plain = "PLAIN" | "Plain",
+        Plain => "PLAIN" | "Plain",
         /// TLS.
-        Ssl = "SSL" | "Ssl",
+        Ssl => "SSL" | "Ssl",
+        _ => Unknown(String),
     }
 }
 

@@ -176,66 +176,72 @@ pub struct ResourceDefinition {
     pub volume_definitions: Vec<serde_json::Value>,
 }
 
-cpps_http::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// A DRBD disk state (`disk_state`). LINSTOR adds its own words for volumes it cannot see
     /// (for example `Unknown` while the satellite is offline); those stay in `Unknown`.
-    DiskState {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum DiskState {
         /// No local disk.
-        Diskless = "Diskless",
+        Diskless => "Diskless",
         /// Attaching the disk.
-        Attaching = "Attaching",
+        Attaching => "Attaching",
         /// Detaching the disk.
-        Detaching = "Detaching",
+        Detaching => "Detaching",
         /// Disk failed.
-        Failed = "Failed",
+        Failed => "Failed",
         /// Negotiating with peers.
-        Negotiating = "Negotiating",
+        Negotiating => "Negotiating",
         /// Data is inconsistent (initial sync or sync target).
-        Inconsistent = "Inconsistent",
+        Inconsistent => "Inconsistent",
         /// Data is outdated.
-        Outdated = "Outdated",
+        Outdated => "Outdated",
         /// Peer disk state not known.
-        DUnknown = "DUnknown",
+        DUnknown => "DUnknown",
         /// Consistent, up-to-dateness unknown.
-        Consistent = "Consistent",
+        Consistent => "Consistent",
         /// Up to date.
-        UpToDate = "UpToDate",
+        UpToDate => "UpToDate",
+        _ => Unknown(String),
     }
 }
 
-cpps_http::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// A DRBD replication state towards one peer (`ReplicationState.replication_state`).
-    ReplicationStateKind {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum ReplicationStateKind {
         /// No replication (not connected).
-        Off = "Off",
+        Off => "Off",
         /// Replicating normally.
-        Established = "Established",
+        Established => "Established",
         /// Starting a sync as source.
-        StartingSyncS = "StartingSyncS",
+        StartingSyncS => "StartingSyncS",
         /// Starting a sync as target.
-        StartingSyncT = "StartingSyncT",
+        StartingSyncT => "StartingSyncT",
         /// Waiting for the bitmap as source.
-        WfBitMapS = "WFBitMapS",
+        WfBitMapS => "WFBitMapS",
         /// Waiting for the bitmap as target.
-        WfBitMapT = "WFBitMapT",
+        WfBitMapT => "WFBitMapT",
         /// Waiting for the sync UUID.
-        WfSyncUuid = "WFSyncUUID",
+        WfSyncUuid => "WFSyncUUID",
         /// Sync source.
-        SyncSource = "SyncSource",
+        SyncSource => "SyncSource",
         /// Sync target.
-        SyncTarget = "SyncTarget",
+        SyncTarget => "SyncTarget",
         /// Online verify as source.
-        VerifyS = "VerifyS",
+        VerifyS => "VerifyS",
         /// Online verify as target.
-        VerifyT = "VerifyT",
+        VerifyT => "VerifyT",
         /// Paused sync as source.
-        PausedSyncS = "PausedSyncS",
+        PausedSyncS => "PausedSyncS",
         /// Paused sync as target.
-        PausedSyncT = "PausedSyncT",
+        PausedSyncT => "PausedSyncT",
         /// Congestion: ahead of the peer.
-        Ahead = "Ahead",
+        Ahead => "Ahead",
         /// Congestion: behind the peer.
-        Behind = "Behind",
+        Behind => "Behind",
+        _ => Unknown(String),
     }
 }
 
@@ -259,31 +265,34 @@ impl ReplicationStateKind {
     }
 }
 
-cpps_http::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// A DRBD connection state (`DrbdConnection.message`).
-    DrbdConnectionState {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum DrbdConnectionState {
         /// Not trying to connect.
-        StandAlone = "StandAlone",
+        StandAlone => "StandAlone",
         /// Disconnecting.
-        Disconnecting = "Disconnecting",
+        Disconnecting => "Disconnecting",
         /// Not connected, about to try.
-        Unconnected = "Unconnected",
+        Unconnected => "Unconnected",
         /// Timed out.
-        Timeout = "Timeout",
+        Timeout => "Timeout",
         /// Broken pipe.
-        BrokenPipe = "BrokenPipe",
+        BrokenPipe => "BrokenPipe",
         /// Network failure.
-        NetworkFailure = "NetworkFailure",
+        NetworkFailure => "NetworkFailure",
         /// Protocol error.
-        ProtocolError = "ProtocolError",
+        ProtocolError => "ProtocolError",
         /// Trying to connect.
-        Connecting = "Connecting",
+        Connecting => "Connecting",
         /// Tearing down.
-        TearDown = "TearDown",
+        TearDown => "TearDown",
         /// Connected.
-        Connected = "Connected",
+        Connected => "Connected",
         /// LINSTOR does not know the state.
-        UnknownState = "Unknown",
+        UnknownState => "Unknown",
+        _ => Unknown(String),
     }
 }
 

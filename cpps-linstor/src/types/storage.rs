@@ -7,29 +7,32 @@ use serde::{Deserialize, Serialize};
 use crate::types::de;
 use crate::types::rc::ApiCallRc;
 
-cpps_http::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// The storage backend of a pool (`ProviderKind`).
-    ProviderKind {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum ProviderKind {
         /// No backing storage (DRBD clients, tie-breakers).
-        Diskless = "DISKLESS",
+        Diskless => "DISKLESS",
         /// LVM thick.
-        Lvm = "LVM",
+        Lvm => "LVM",
         /// LVM thin.
-        LvmThin = "LVM_THIN",
+        LvmThin => "LVM_THIN",
         /// ZFS zvols.
-        Zfs = "ZFS",
+        Zfs => "ZFS",
         /// Thin ZFS zvols.
-        ZfsThin = "ZFS_THIN",
+        ZfsThin => "ZFS_THIN",
         /// Files.
-        File = "FILE",
+        File => "FILE",
         /// Sparse files.
-        FileThin = "FILE_THIN",
+        FileThin => "FILE_THIN",
         /// SPDK.
-        Spdk = "SPDK",
+        Spdk => "SPDK",
         /// EBS target.
-        EbsTarget = "EBS_TARGET",
+        EbsTarget => "EBS_TARGET",
         /// EBS initiator.
-        EbsInit = "EBS_INIT",
+        EbsInit => "EBS_INIT",
+        _ => Unknown(String),
     }
 }
 

@@ -4,26 +4,34 @@ use serde::{Deserialize, Serialize};
 
 use super::{ExitStatus, Upid};
 
-cpps_proxmox_family::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// Where a datastore keeps its chunks (`backend-type`).
-    BackendType {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum BackendType {
         /// A local file system (`filesystem`).
-        Filesystem = "filesystem",
+        Filesystem => "filesystem",
         /// An S3-compatible object store (`s3`).
-        S3 = "s3",
+        S3 => "s3",
+        _ => Unknown(String),
     }
+    impl JsonSchema;
 }
 
-cpps_proxmox_family::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// Whether a removable datastore is mounted (`mount-status`).
-    MountStatus {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum MountStatus {
         /// Mounted (`mounted`).
-        Mounted = "mounted",
+        Mounted => "mounted",
         /// Not mounted (`notmounted`).
-        NotMounted = "notmounted",
+        NotMounted => "notmounted",
         /// Not a removable datastore (`nonremovable`).
-        NonRemovable = "nonremovable",
+        NonRemovable => "nonremovable",
+        _ => Unknown(String),
     }
+    impl JsonSchema;
 }
 
 /// One entry of `GET /admin/datastore`: a datastore the caller may see.

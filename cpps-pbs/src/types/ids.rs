@@ -4,25 +4,44 @@ use cpps_proxmox_family::names::{NameRule, SAFE_ID};
 
 use crate::Error;
 
-cpps_proxmox_family::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// The type of a backup group: a VM, a container or a host (`backup-type`).
-    BackupType {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum BackupType {
         /// A QEMU virtual machine (`vm`).
-        Vm = "vm",
+        Vm => "vm",
         /// A container (`ct`).
-        Ct = "ct",
+        Ct => "ct",
         /// A host backup made by `proxmox-backup-client` (`host`).
-        Host = "host",
+        Host => "host",
+        _ => Unknown(String),
     }
+    impl JsonSchema;
 }
 
 /// `DATASTORE_SCHEMA` of pbs-api-types (`src/datastore.rs`): the safe-id syntax, 3 to 32
 /// characters.
 const DATASTORE_NAME: NameRule = NameRule::new("datastore name", SAFE_ID).length(3, 32);
 
-cpps_proxmox_family::validated_name! {
+cpps_http::validated_string! {
     /// The name of a datastore: 3 to 32 characters of PBS's safe-id syntax (`DATASTORE_SCHEMA`).
-    pub struct DatastoreName(rule = DATASTORE_NAME, error = Error);
+    #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub struct DatastoreName(String);
+    check = |name| DATASTORE_NAME.check(name);
+    error = Error;
+    schema = schemars::Schema::from(DATASTORE_NAME.json_schema());
+}
+
+impl DatastoreName {
+    /// The rule every value follows.
+    pub const RULE: NameRule = DATASTORE_NAME;
+}
+
+impl std::fmt::Debug for DatastoreName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DatastoreName({})", self.0)
+    }
 }
 
 #[cfg(test)]

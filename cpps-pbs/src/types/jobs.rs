@@ -4,14 +4,18 @@ use serde::{Deserialize, Serialize};
 
 use super::{AuthId, ExitStatus, Upid};
 
-cpps_proxmox_family::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// The direction of a sync job (`sync-direction`).
-    SyncDirection {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum SyncDirection {
         /// Pull from the remote into the local datastore (`pull`, the default).
-        Pull = "pull",
+        Pull => "pull",
         /// Push from the local datastore to the remote (`push`).
-        Push = "push",
+        Push => "push",
+        _ => Unknown(String),
     }
+    impl JsonSchema;
 }
 
 /// The schedule state of a job: its last run and its next one (PBS's `JobScheduleStatus`).

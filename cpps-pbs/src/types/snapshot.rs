@@ -4,14 +4,18 @@ use serde::{Deserialize, Serialize};
 
 use super::{AuthId, BackupType, Upid};
 
-cpps_proxmox_family::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// The result of the last verification of a snapshot (`verification.state`).
-    VerifyState {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum VerifyState {
         /// Verified without error (`ok`).
-        Ok = "ok",
+        Ok => "ok",
         /// Verification found damage (`failed`).
-        Failed = "failed",
+        Failed => "failed",
+        _ => Unknown(String),
     }
+    impl JsonSchema;
 }
 
 /// The last verification of a snapshot.

@@ -20,14 +20,18 @@ pub struct Version {
     pub console: Option<String>,
 }
 
-crate::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// The kind of a `/cluster/status` entry.
-    ClusterStatusType {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum ClusterStatusType {
         /// The cluster itself (quorum data).
-        Cluster = "cluster",
+        Cluster => "cluster",
         /// A member node.
-        Node = "node",
+        Node => "node",
+        _ => Unknown(String),
     }
+    impl JsonSchema;
 }
 
 /// One entry of `GET /cluster/status`: the cluster (with `quorate`, `nodes`) or a node (with
@@ -71,40 +75,48 @@ pub struct ClusterStatusEntry {
     pub level: Option<String>,
 }
 
-crate::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// The `type` of a `/cluster/resources` entry.
-    ResourceType {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum ResourceType {
         /// A node.
-        Node = "node",
+        Node => "node",
         /// A QEMU VM.
-        Qemu = "qemu",
+        Qemu => "qemu",
         /// A container.
-        Lxc = "lxc",
+        Lxc => "lxc",
         /// A storage on a node.
-        Storage = "storage",
+        Storage => "storage",
         /// A pool.
-        Pool = "pool",
+        Pool => "pool",
         /// An SDN zone.
-        Sdn = "sdn",
+        Sdn => "sdn",
         /// An SDN network (PVE 9).
-        Network = "network",
+        Network => "network",
         /// An OpenVZ container (PVE 3).
-        Openvz = "openvz",
+        Openvz => "openvz",
+        _ => Unknown(String),
     }
+    impl JsonSchema;
 }
 
-crate::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// The `type` filter of `GET /cluster/resources`.
-    ResourceFilter {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum ResourceFilter {
         /// VMs and containers.
-        Vm = "vm",
+        Vm => "vm",
         /// Storages.
-        Storage = "storage",
+        Storage => "storage",
         /// Nodes.
-        Node = "node",
+        Node => "node",
         /// SDN.
-        Sdn = "sdn",
+        Sdn => "sdn",
+        _ => Unknown(String),
     }
+    impl JsonSchema;
 }
 
 /// `online`: a `0`/`1` (or JSON boolean) flag; another number is fakepve's count of online

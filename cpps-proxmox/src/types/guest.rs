@@ -21,16 +21,20 @@ cpps_http::named_enum! {
     }
 }
 
-crate::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// A guest's run state.
-    GuestStatus {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum GuestStatus {
         /// Running.
-        Running = "running",
+        Running => "running",
         /// Stopped.
-        Stopped = "stopped",
+        Stopped => "stopped",
         /// Paused (QEMU `qmpstatus`).
-        Paused = "paused",
+        Paused => "paused",
+        _ => Unknown(String),
     }
+    impl JsonSchema;
 }
 
 /// One entry of `GET /nodes/{node}/qemu`.

@@ -139,20 +139,24 @@ impl HaResource {
     }
 }
 
-crate::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// The kind of a `/cluster/ha/status/current` entry.
-    HaStatusType {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum HaStatusType {
         /// Quorum.
-        Quorum = "quorum",
+        Quorum => "quorum",
         /// The cluster resource manager master.
-        Master = "master",
+        Master => "master",
         /// A node's local resource manager.
-        Lrm = "lrm",
+        Lrm => "lrm",
         /// A managed resource.
-        Service = "service",
+        Service => "service",
         /// Fencing (PVE 9).
-        Fencing = "fencing",
+        Fencing => "fencing",
+        _ => Unknown(String),
     }
+    impl JsonSchema;
 }
 
 /// One entry of `GET /cluster/ha/status/current`.

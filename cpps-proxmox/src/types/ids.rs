@@ -87,15 +87,45 @@ const NODE_NAME: NameRule = NameRule::new("node name", names::PVE_NODE).length(1
 /// `pve-configid`, at most 40 characters (the `snapname` parameter in pve-apidoc.json).
 const SNAPSHOT_NAME: NameRule = NameRule::new("snapshot name", names::PVE_CONFIG_ID).length(2, 40);
 
-crate::validated_name! {
+cpps_http::validated_string! {
     /// A cluster node name (`pve-ippri-31`): letters, digits and inner `-` (`pve-node`).
-    pub struct NodeName(rule = NODE_NAME, error = Error);
+    #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub struct NodeName(String);
+    check = |name| NODE_NAME.check(name);
+    error = Error;
+    schema = schemars::Schema::from(NODE_NAME.json_schema());
 }
 
-crate::validated_name! {
+impl fmt::Debug for NodeName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "NodeName({})", self.0)
+    }
+}
+
+impl NodeName {
+    /// The rule every value follows.
+    pub const RULE: NameRule = NODE_NAME;
+}
+
+cpps_http::validated_string! {
     /// A snapshot name: a letter, then at least one letter, digit, `_` or `-`, at most 40
     /// characters (`pve-configid` in pve-apidoc.json).
-    pub struct SnapshotName(rule = SNAPSHOT_NAME, error = Error);
+    #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub struct SnapshotName(String);
+    check = |name| SNAPSHOT_NAME.check(name);
+    error = Error;
+    schema = schemars::Schema::from(SNAPSHOT_NAME.json_schema());
+}
+
+impl fmt::Debug for SnapshotName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SnapshotName({})", self.0)
+    }
+}
+
+impl SnapshotName {
+    /// The rule every value follows.
+    pub const RULE: NameRule = SNAPSHOT_NAME;
 }
 
 #[cfg(test)]

@@ -5,14 +5,18 @@ use serde::{Deserialize, Serialize};
 use crate::family::de;
 use crate::types::NodeName;
 
-crate::keep_unknown_enum! {
+cpps_http::named_enum! {
     /// Whether a node is up, as `GET /nodes` says (`unknown` is kept as `Unknown("unknown")`).
-    NodeState {
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum NodeState {
         /// Online.
-        Online = "online",
+        Online => "online",
         /// Offline.
-        Offline = "offline",
+        Offline => "offline",
+        _ => Unknown(String),
     }
+    impl JsonSchema;
 }
 
 /// One entry of `GET /nodes`.

@@ -1,10 +1,9 @@
 //! Typed component ids: validated on construction, one type per component kind.
 
-use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use cpps_named_enum::ValidatedString;
 
 /// Why a string is not a valid component id.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -55,78 +54,26 @@ pub(crate) trait SharedId: FromStr<Err = IdError> {
 }
 
 /// Each typed id holds its text as an `Arc<str>`: cloning one (into an index, a finding, a
-/// reference from another component) shares the text instead of copying it, and the loader
-/// gives every reference to a component the same text as the component's own id.
+/// reference from another component) shares the text instead of copying it. An id is 1–128
+/// bytes of letters, digits, `-`, `_`, `.`, starting with a letter or digit. This is
+/// `validated_string!` with the fifteen ids' common lines, not a second implementation.
 macro_rules! typed_id {
     ($(#[$doc:meta])* $name:ident) => {
-        $(#[$doc])*
-        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        #[serde(try_from = "String", into = "String")]
-        pub struct $name(Arc<str>);
-
-        impl $name {
-            /// Validates and wraps an id: 1–128 bytes of letters, digits, `-`, `_`, `.`,
-            /// starting with a letter or digit.
-            pub fn new(id: impl Into<String>) -> Result<Self, IdError> {
-                let id = id.into();
-                validate_id(&id)?;
-                Ok(Self(Arc::from(id)))
-            }
-
-
-            /// The id as a string slice.
-            pub fn as_str(&self) -> &str {
-                &self.0
-            }
+        cpps_named_enum::validated_string! {
+            $(#[$doc])*
+            #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            pub struct $name(Arc<str>);
+            check = validate_id;
+            error = IdError;
         }
 
         impl SharedId for $name {
             fn from_shared(id: &Arc<str>) -> Result<Self, IdError> {
-                validate_id(id)?;
-                Ok(Self(Arc::clone(id)))
+                Self::from_inner(Arc::clone(id))
             }
 
             fn shared(&self) -> &Arc<str> {
-                &self.0
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&self.0)
-            }
-        }
-
-        impl FromStr for $name {
-            type Err = IdError;
-            fn from_str(s: &str) -> Result<Self, IdError> {
-                validate_id(s)?;
-                Ok(Self(Arc::from(s)))
-            }
-        }
-
-        impl TryFrom<String> for $name {
-            type Error = IdError;
-            fn try_from(s: String) -> Result<Self, IdError> {
-                Self::new(s)
-            }
-        }
-
-        impl From<$name> for String {
-            fn from(id: $name) -> String {
-                String::from(&*id.0)
-            }
-        }
-
-        impl AsRef<str> for $name {
-            fn as_ref(&self) -> &str {
-                &self.0
-            }
-        }
-
-        impl std::borrow::Borrow<str> for $name {
-            fn borrow(&self) -> &str {
-                &self.0
+                self.inner()
             }
         }
     };
