@@ -617,162 +617,21 @@ fn resource_health(
 ) -> ResourceHealth {
     let place_count = group.and_then(ResourceGroup::place_count);
     let wanted = usize::try_from(place_count.unwrap_or(DEFAULT_PLACE_COUNT)).unwrap_or(0);
-    let mut findings: Vec<Finding> = Vec::new();
-    let mut syncing = Vec::new();
-    let mut diskful = 0;
-    let mut diskless = 0;
-    let mut up_to_date = 0;
-    let mut inactive = 0;
-    let mut per_site: BTreeMap<Option<&str>, SiteReplicas> = BTreeMap::new();
-    let mut diskful_nodes: Vec<&str> = Vec::new();
-    let mut tie_breakers: Vec<String> = Vec::new();
+    let mut tally = Tally::default();
     for replica in replicas {
-        // linstor-client `show_volumes`: "do not show non existing volumes for inactive
-        // resources" (`INACTIVE` and not `EVICTED`).
-        if replica.has_flag("INACTIVE") && !replica.has_flag("EVICTED") {
-            inactive += 1;
-            continue;
-        }
-        let node_name = replica.node_name.as_str();
-        let node_online = ctx.nodes.get(node_name).is_some_and(|n| n.is_online());
-        let is_diskless = replica.is_diskless();
-        let site = ctx.sites.get(node_name).copied();
-        let site_entry = per_site.entry(site).or_insert_with(|| SiteReplicas {
-            site: site.map(str::to_owned),
-            ..SiteReplicas::default()
-        });
-        if is_diskless {
-            diskless += 1;
-            if replica.has_flag("TIE_BREAKER") {
-                site_entry.tie_breakers += 1;
-                tie_breakers.push(node_name.to_owned());
-            } else {
-                site_entry.diskless_clients += 1;
-            }
-        } else {
-            diskful += 1;
-            site_entry.diskful += 1;
-            diskful_nodes.push(node_name);
-        }
-        let mut all_up_to_date = node_online && !replica.volumes.is_empty();
-        for volume in &replica.volumes {
-            let number = volume.volume_number;
-            let label = match number {
-                Some(n) => format!("volume {n} on {node_name}"),
-                None => format!("a volume on {node_name}"),
-            };
-            for message in error_reports(volume) {
-                all_up_to_date = false;
-                findings.push(Finding {
-                    class: HealthClass::Degraded,
-                    message: format!("{label} reports an error: {message}"),
-                });
-            }
-            if !expects_disk_state(volume) {
-                // linstor-client shows such a volume as "Created"; it has no DRBD state to
-                // judge. Still, a replica on a node nobody can see is not counted as present.
-                if !node_online {
-                    all_up_to_date = false;
-                    findings.push(Finding {
-                        class: HealthClass::Unknown,
-                        message: format!("{label} has no state: the node is not online"),
-                    });
-                }
-                continue;
-            }
-            let state = volume.disk_state().filter(|_| node_online);
-            match state {
-                Some(DiskState::Unknown(raw)) if sync_target_done(raw).is_some() => {
-                    all_up_to_date = false;
-                    let done = sync_target_done(raw).unwrap_or_default();
-                    findings.push(Finding {
-                        class: HealthClass::Desynced,
-                        message: format!("{label} is SyncTarget ({done} done)"),
-                    });
-                }
-                None | Some(DiskState::DUnknown | DiskState::Unknown(_)) => {
-                    all_up_to_date = false;
-                    let why = if node_online {
-                        match volume.disk_state() {
-                            Some(s) => format!("reports disk state {s}"),
-                            None => "has no state".to_owned(),
-                        }
-                    } else {
-                        "has no state: the node is not online".to_owned()
-                    };
-                    findings.push(Finding {
-                        class: HealthClass::Unknown,
-                        message: format!("{label} {why}"),
-                    });
-                }
-                Some(DiskState::UpToDate) => {}
-                Some(state @ (DiskState::Outdated | DiskState::Inconsistent)) => {
-                    all_up_to_date = false;
-                    findings.push(Finding {
-                        class: HealthClass::Desynced,
-                        message: format!("{label} is {state}"),
-                    });
-                }
-                Some(DiskState::Diskless) if is_diskless => {}
-                Some(state) => {
-                    all_up_to_date = false;
-                    if !is_diskless {
-                        findings.push(Finding {
-                            class: HealthClass::Degraded,
-                            message: format!("{label} is {state}"),
-                        });
-                    }
-                }
-            }
-            if !node_online {
-                continue;
-            }
-            let Some(volume_state) = &volume.state else {
-                continue;
-            };
-            for (peer, replication) in &volume_state.replication_states {
-                let Some(kind) = &replication.replication_state else {
-                    continue;
-                };
-                if kind.is_syncing() {
-                    let percent = replication
-                        .done_percentage
-                        .map(|p| format!(" ({p:.1}% done)"))
-                        .unwrap_or_default();
-                    findings.push(Finding {
-                        class: HealthClass::Desynced,
-                        message: format!("{label} is {kind} towards {peer}{percent}"),
-                    });
-                    syncing.push(SyncProgress {
-                        node: node_name.to_owned(),
-                        peer: peer.clone(),
-                        volume: number,
-                        state: kind.to_string(),
-                        done_percentage: replication.done_percentage,
-                    });
-                }
-            }
-        }
-        if all_up_to_date && !is_diskless {
-            up_to_date += 1;
-            site_entry.up_to_date += 1;
-        }
-        if node_online && let Some(connections) = replica.drbd_connections() {
-            for (peer, connection) in connections {
-                let state = connection.message.as_ref();
-                let down = connection.connected == Some(false)
-                    || state.is_some_and(|s| *s != DrbdConnectionState::Connected);
-                if down {
-                    let shown =
-                        state.map_or_else(|| "not connected".to_owned(), ToString::to_string);
-                    findings.push(Finding {
-                        class: HealthClass::Disconnected,
-                        message: format!("{node_name} → {peer}: {shown}"),
-                    });
-                }
-            }
-        }
+        tally.add_replica(replica, ctx);
     }
+    let Tally {
+        mut findings,
+        syncing,
+        diskful,
+        diskless,
+        up_to_date,
+        inactive,
+        per_site,
+        diskful_nodes,
+        tie_breakers,
+    } = tally;
     let all_inactive = inactive > 0 && inactive == replicas.len();
     if !all_inactive && up_to_date < wanted {
         let wanted_from = match place_count {
@@ -827,6 +686,186 @@ fn resource_health(
         class,
         findings,
         syncing,
+    }
+}
+
+/// What the replicas of one resource add up to, replica by replica.
+#[derive(Default)]
+struct Tally<'a> {
+    findings: Vec<Finding>,
+    syncing: Vec<SyncProgress>,
+    diskful: usize,
+    diskless: usize,
+    up_to_date: usize,
+    inactive: usize,
+    per_site: BTreeMap<Option<&'a str>, SiteReplicas>,
+    diskful_nodes: Vec<&'a str>,
+    tie_breakers: Vec<String>,
+}
+
+impl<'a> Tally<'a> {
+    /// Counts one replica and adds its volumes' and connections' findings.
+    fn add_replica(&mut self, replica: &'a ResourceWithVolumes, ctx: &Context<'a>) {
+        // linstor-client `show_volumes`: "do not show non existing volumes for inactive
+        // resources" (`INACTIVE` and not `EVICTED`).
+        if replica.has_flag("INACTIVE") && !replica.has_flag("EVICTED") {
+            self.inactive += 1;
+            return;
+        }
+        let node_name = replica.node_name.as_str();
+        let node_online = ctx.nodes.get(node_name).is_some_and(|n| n.is_online());
+        let is_diskless = replica.is_diskless();
+        let site = ctx.sites.get(node_name).copied();
+        let site_entry = self.per_site.entry(site).or_insert_with(|| SiteReplicas {
+            site: site.map(str::to_owned),
+            ..SiteReplicas::default()
+        });
+        if is_diskless {
+            self.diskless += 1;
+            if replica.has_flag("TIE_BREAKER") {
+                site_entry.tie_breakers += 1;
+                self.tie_breakers.push(node_name.to_owned());
+            } else {
+                site_entry.diskless_clients += 1;
+            }
+        } else {
+            self.diskful += 1;
+            site_entry.diskful += 1;
+            self.diskful_nodes.push(node_name);
+        }
+        let mut all_up_to_date = node_online && !replica.volumes.is_empty();
+        for volume in &replica.volumes {
+            let replica_at = ReplicaAt {
+                node_name,
+                node_online,
+                is_diskless,
+            };
+            all_up_to_date &= self.add_volume(volume, &replica_at);
+        }
+        if all_up_to_date && !is_diskless {
+            self.up_to_date += 1;
+            if let Some(entry) = self.per_site.get_mut(&site) {
+                entry.up_to_date += 1;
+            }
+        }
+        if node_online && let Some(connections) = replica.drbd_connections() {
+            for (peer, connection) in connections {
+                let state = connection.message.as_ref();
+                let down = connection.connected == Some(false)
+                    || state.is_some_and(|s| *s != DrbdConnectionState::Connected);
+                if down {
+                    let shown =
+                        state.map_or_else(|| "not connected".to_owned(), ToString::to_string);
+                    self.findings.push(Finding {
+                        class: HealthClass::Disconnected,
+                        message: format!("{node_name} → {peer}: {shown}"),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Adds the findings of one volume of a replica; whether it is `UpToDate` and error-free.
+    fn add_volume(&mut self, volume: &Volume, at: &ReplicaAt<'_>) -> bool {
+        let ReplicaAt {
+            node_name,
+            node_online,
+            ..
+        } = *at;
+        let number = volume.volume_number;
+        let label = match number {
+            Some(n) => format!("volume {n} on {node_name}"),
+            None => format!("a volume on {node_name}"),
+        };
+        let mut up_to_date = true;
+        for message in error_reports(volume) {
+            up_to_date = false;
+            self.findings.push(Finding {
+                class: HealthClass::Degraded,
+                message: format!("{label} reports an error: {message}"),
+            });
+        }
+        if !expects_disk_state(volume) {
+            // linstor-client shows such a volume as "Created"; it has no DRBD state to
+            // judge. Still, a replica on a node nobody can see is not counted as present.
+            if !node_online {
+                up_to_date = false;
+                self.findings.push(Finding {
+                    class: HealthClass::Unknown,
+                    message: format!("{label} has no state: the node is not online"),
+                });
+            }
+            return up_to_date;
+        }
+        let (state_up_to_date, finding) = disk_state_finding(volume, &label, at);
+        up_to_date &= state_up_to_date;
+        self.findings.extend(finding);
+        if node_online && let Some(volume_state) = &volume.state {
+            for (peer, replication) in &volume_state.replication_states {
+                let Some(kind) = &replication.replication_state else {
+                    continue;
+                };
+                if kind.is_syncing() {
+                    let percent = replication
+                        .done_percentage
+                        .map(|p| format!(" ({p:.1}% done)"))
+                        .unwrap_or_default();
+                    self.findings.push(Finding {
+                        class: HealthClass::Desynced,
+                        message: format!("{label} is {kind} towards {peer}{percent}"),
+                    });
+                    self.syncing.push(SyncProgress {
+                        node: node_name.to_owned(),
+                        peer: peer.clone(),
+                        volume: number,
+                        state: kind.to_string(),
+                        done_percentage: replication.done_percentage,
+                    });
+                }
+            }
+        }
+        up_to_date
+    }
+}
+
+/// Where a replica is: its node, whether that node is online, whether the replica is diskless.
+#[derive(Clone, Copy)]
+struct ReplicaAt<'a> {
+    node_name: &'a str,
+    node_online: bool,
+    is_diskless: bool,
+}
+
+/// Whether a volume's disk state is `UpToDate` (or `Diskless` on a diskless replica), and the
+/// finding its state gives otherwise.
+fn disk_state_finding(volume: &Volume, label: &str, at: &ReplicaAt<'_>) -> (bool, Option<Finding>) {
+    let finding = |class, message| (false, Some(Finding { class, message }));
+    match volume.disk_state().filter(|_| at.node_online) {
+        Some(DiskState::Unknown(raw)) if sync_target_done(raw).is_some() => {
+            let done = sync_target_done(raw).unwrap_or_default();
+            finding(
+                HealthClass::Desynced,
+                format!("{label} is SyncTarget ({done} done)"),
+            )
+        }
+        None | Some(DiskState::DUnknown | DiskState::Unknown(_)) => {
+            let why = if at.node_online {
+                match volume.disk_state() {
+                    Some(s) => format!("reports disk state {s}"),
+                    None => "has no state".to_owned(),
+                }
+            } else {
+                "has no state: the node is not online".to_owned()
+            };
+            finding(HealthClass::Unknown, format!("{label} {why}"))
+        }
+        Some(DiskState::UpToDate) => (true, None),
+        Some(state @ (DiskState::Outdated | DiskState::Inconsistent)) => {
+            finding(HealthClass::Desynced, format!("{label} is {state}"))
+        }
+        Some(DiskState::Diskless) if at.is_diskless => (true, None),
+        Some(_) if at.is_diskless => (false, None),
+        Some(state) => finding(HealthClass::Degraded, format!("{label} is {state}")),
     }
 }
 
