@@ -927,6 +927,10 @@ async fn decide(
     }
 }
 
+/// `ConfigMgmt.compare`'s words for a revision that does not exist (vyos-1x
+/// `python/vyos/config_mgmt.py`, both branches).
+const INVALID_REVISION: &str = "Invalid revision number";
+
 /// One entry of `show system commit`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -991,7 +995,10 @@ impl Client {
     /// since revision N is `commit_diff(0, Some(N))`.
     ///
     /// # Errors
-    /// As [`Client::show`].
+    /// As [`Client::show`]; [`Error::UnexpectedAnswer`] when a revision does not exist: VyOS
+    /// then answers 200 with `Invalid revision number N` (`ConfigMgmt.compare` returns it with
+    /// rc 1, `show_commit_diff` drops the rc, `src/op_mode/config_mgmt.py` prints it and exits
+    /// 0), which is no diff (audit X6).
     pub async fn commit_diff(&self, rev: u32, rev2: Option<u32>) -> Result<String, Error> {
         let (a, b) = (rev.to_string(), rev2.map(|r| r.to_string()));
         let path = match &b {
@@ -1005,7 +1012,14 @@ impl Client {
                 b.as_str(),
             ],
         };
-        self.show(&path).await
+        let text = self.show(&path).await?;
+        if text.trim_start().starts_with(INVALID_REVISION) {
+            return Err(Error::UnexpectedAnswer {
+                endpoint: "show",
+                message: format!("`show {}`: {}", path.join(" "), text.trim()),
+            });
+        }
+        Ok(text)
     }
 
     /// The batch a soft rollback to revision `rev` sends (see the module documentation):

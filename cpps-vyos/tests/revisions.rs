@@ -103,3 +103,33 @@ async fn revision_diffs_use_the_commands_vyos_has() {
     );
     assert_eq!(client.commit_diff(0, Some(3)).await.unwrap(), "since 3");
 }
+
+/// X6 of the issue-32 audit: `show system commit diff N` of a revision that does not exist.
+/// `ConfigMgmt.compare` (vyos-1x `python/vyos/config_mgmt.py`) returns `Invalid revision
+/// number N` with rc 1, `show_commit_diff` drops the rc and returns the text, and
+/// `src/op_mode/config_mgmt.py` prints it and exits 0: the API answers 200 with it. That is
+/// no diff, so `commit_diff` is an error naming it. Failed first: the text came back as the
+/// diff.
+#[tokio::test]
+async fn a_diff_of_a_revision_that_does_not_exist_is_an_error() {
+    let tree = ConfigTree::parse_boot(&common::config_fixture(
+        "dialup-router-medium-vpn.config.boot",
+    ))
+    .unwrap();
+    for profile in [common::Profile::V14, common::Profile::V15] {
+        let (_api, client, _fake) = common::FakeRouter::new(profile, tree.clone()).start().await;
+        let diff = client.commit_diff(0, None).await.unwrap();
+        assert_eq!(
+            diff,
+            "No changes between revisions 1 and 0 configurations.\n"
+        );
+        for (rev, rev2, missing) in [(1, None, 2), (7, None, 7), (0, Some(9), 9)] {
+            let err = client.commit_diff(rev, rev2).await.unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains(&format!("Invalid revision number {missing}")),
+                "{profile:?} {rev} {rev2:?}: {err}"
+            );
+        }
+    }
+}

@@ -347,3 +347,24 @@ async fn a_change_that_blackholes_a_named_address_is_not_kept() {
     assert!(all.contains("all checks held: confirmed"), "{all}");
     assert!(!all.contains("not checked: reachability"), "{all}");
 }
+
+/// X6 of the issue-32 audit: `--diff N` of a revision that does not exist. VyOS answers 200
+/// with `Invalid revision number N` (vyos-1x `python/vyos/config_mgmt.py` `compare` returns
+/// it with rc 1, `show_commit_diff` drops the rc, `src/op_mode/config_mgmt.py` prints it and
+/// exits 0). The run says so and exits non-zero instead of printing it as a diff. Failed
+/// first: it printed the text and exited 0.
+#[tokio::test]
+async fn a_diff_of_a_missing_revision_fails() {
+    let (servers, _fa, _fb) = pair(Profile::V15).await;
+    let out = run(&servers, &["--diff", "0"], None);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(
+        all.contains("No changes between revisions 1 and 0"),
+        "{all}"
+    );
+    let out = run(&servers, &["--diff", "7"], None);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(all.contains("Invalid revision number 7"), "{all}");
+}

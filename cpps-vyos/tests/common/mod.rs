@@ -783,6 +783,13 @@ impl FakeRouter {
             ["system", "commit"] => ok(json!(
                 "0  2025-01-10 10:00:00  by vyos  via vyos-http-api\n   add the uplink\n1  2025-01-09 08:15:02  by root  via cli"
             )),
+            // `config_mgmt.py show_commit_diff` (vyos-1x `src/op_mode/config_mgmt.py`, through
+            // `vyos.opmode`: the text printed, exit 0) of the two revisions above: `compare`
+            // checks each revision number (`_check_revision_number`) and RETURNS
+            // `Invalid revision number N` with rc 1, which `ConfigMgmt.show_commit_diff`
+            // drops; the two archived revisions do not differ.
+            ["system", "commit", "diff", n] => ok(json!(commit_diff(n, None))),
+            ["system", "commit", "file", n, "compare", m] => ok(json!(commit_diff(n, Some(m)))),
             ["system", "commit", "file", "0"] => match &st.footer {
                 Some(f) => {
                     let mut saved = st.saved.clone();
@@ -975,4 +982,19 @@ fn neighbour_table(st: &RouterState, ipv6: bool) -> String {
     );
     out.extend(rows[1..].iter().map(line));
     out.join("\n")
+}
+
+/// `ConfigMgmt.compare(rev1=n, rev2=m or n + 1)` (vyos-1x `python/vyos/config_mgmt.py`) on the
+/// fake's archive of two revisions (0 and 1), as `show_commit_diff` returns it.
+fn commit_diff(n: &str, m: Option<&str>) -> String {
+    let Ok(n) = n.parse::<u32>() else {
+        return format!("Invalid revision number {n}");
+    };
+    let m = m.map_or(Some(n + 1), |m| m.parse::<u32>().ok());
+    match m {
+        _ if n >= 2 => format!("Invalid revision number {n}"),
+        Some(m) if m < 2 => format!("No changes between revisions {m} and {n} configurations.\n"),
+        Some(m) => format!("Invalid revision number {m}"),
+        None => "Invalid revision number".to_owned(),
+    }
 }
