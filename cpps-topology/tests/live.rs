@@ -672,22 +672,33 @@ k3s_clusters:
 
 #[test]
 fn endpoints_files_name_secrets_and_never_hold_them() {
-    use cpps_topology::live::endpoints::{EndpointsError, SecretRef, TlsChoice};
+    use cpps_http::{SecretSource, TlsMode};
+    use cpps_topology::live::endpoints::EndpointsError;
+    // A real pin: the settings read the fingerprint when the file is read.
+    const PIN: &str = "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89";
 
     let ok = live::endpoints::Endpoints::parse(
         "e.yaml",
-        "sites:\n  sp:\n    proxmox:\n      url: https://pve:8006/\n      token_file: /run/secrets/pve\n      fingerprint: AA:BB\n    pbs:\n      repository: audit@pbs!ro@pbs-sp:store1\n      password_env: PBS_SP\n    vyos:\n      url: https://10.0.0.1/\n      key_env: VYOS_SP\n      insecure: true\n    kubernetes:\n      gpu-sp-01: { kubeconfig: /etc/k }\n    nvml:\n      - host: pve-ippri-31\n",
+        &format!(
+            "sites:\n  sp:\n    proxmox:\n      url: https://pve:8006/\n      token_file: /run/secrets/pve\n      fingerprint: {PIN}\n    pbs:\n      repository: audit@pbs!ro@pbs-sp:store1\n      password_env: PBS_SP\n    vyos:\n      url: https://10.0.0.1/\n      key_env: VYOS_SP\n      insecure: true\n    kubernetes:\n      gpu-sp-01: {{ kubeconfig: /etc/k }}\n    nvml:\n      - host: pve-ippri-31\n"
+        ),
     )
     .unwrap();
     let sp = &ok.sites["sp"];
     let pve = sp.proxmox.as_ref().unwrap();
-    assert_eq!(pve.token, Some(SecretRef::File("/run/secrets/pve".into())));
-    assert_eq!(pve.tls, TlsChoice::Fingerprint("AA:BB".to_owned()));
+    assert_eq!(
+        pve.login,
+        cpps_proxmox::Login::Token(SecretSource::File("/run/secrets/pve".into()))
+    );
+    assert_eq!(pve.tls, TlsMode::pinned(PIN).unwrap());
     assert_eq!(
         sp.pbs.as_ref().unwrap().password,
-        SecretRef::Env("PBS_SP".to_owned())
+        SecretSource::Env("PBS_SP".to_owned())
     );
-    assert_eq!(sp.vyos.as_ref().unwrap().tls, TlsChoice::Insecure);
+    assert_eq!(
+        sp.vyos.as_ref().unwrap().tls,
+        TlsMode::DangerAcceptInvalidCerts
+    );
     assert_eq!(sp.nvml[0].host, "pve-ippri-31");
 
     let inline = live::endpoints::Endpoints::parse(
@@ -736,17 +747,17 @@ fn endpoints_files_name_secrets_and_never_hold_them() {
     let from_env = live::endpoints::Endpoints::from_env("sp", Some("gpu-sp-01"), &env).unwrap();
     let sp = &from_env.sites["sp"];
     assert_eq!(
-        sp.proxmox.as_ref().unwrap().token,
-        Some(SecretRef::Env("PROXMOX_VE_API_TOKEN".to_owned()))
+        sp.proxmox.as_ref().unwrap().login,
+        cpps_proxmox::Login::Token(SecretSource::Env("PROXMOX_VE_API_TOKEN".to_owned()))
     );
     assert_eq!(sp.linstor.as_ref().unwrap().controllers, "10.10.20.1");
     assert_eq!(
         sp.pbs.as_ref().unwrap().password,
-        SecretRef::Env("PBS_PASSWORD".to_owned())
+        SecretSource::Env("PBS_PASSWORD".to_owned())
     );
     assert_eq!(
         sp.vyos.as_ref().unwrap().key,
-        SecretRef::Env("VYOS_API_KEY".to_owned())
+        SecretSource::Env("VYOS_API_KEY".to_owned())
     );
     assert_eq!(
         sp.kubernetes["gpu-sp-01"].kubeconfig,

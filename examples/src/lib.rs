@@ -94,7 +94,7 @@ mod tests {
         let endpoints = for_sp.endpoints(&topology, &vyos).unwrap();
         let sp = &endpoints.sites["sp"];
         assert_eq!(sp.vyos.as_ref().unwrap().url, "https://router.sp/");
-        assert!(sp.from_environment && sp.proxmox.is_none());
+        assert!(sp.proxmox.is_none());
         let unknown = LiveTargets {
             site: Some("atlantis".to_owned()),
             ..for_sp
