@@ -280,13 +280,21 @@ fn q(
         .and_then(|v| quantity::value(v).ok())
 }
 
+/// Whether a pod may be serving its node: not being deleted, and not terminated for good
+/// (kubernetes `core/v1` `PodPhase`: Succeeded and Failed are final; `Unknown` is no longer
+/// set by the kubelet). A pod without a phase yet is Pending.
+fn serves(p: &Pod) -> bool {
+    let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
+    p.metadata.deletion_timestamp.is_none() && matches!(phase, None | Some("Pending" | "Running"))
+}
+
 /// Builds the inventory of `nodes`, with the device plugin pods in `pods` (matched by
-/// `spec.nodeName`).
+/// `spec.nodeName`) that may be serving it: pending or running, not being deleted.
 pub fn inventory(nodes: &[Node], pods: &[Pod]) -> Vec<GpuNode> {
     // Per node: the plugin kind, the pod (`ns/name`) and its DaemonSet (`ns/name`).
     type Plugins = Vec<(PluginKind, String, Option<String>)>;
     let mut by_node: BTreeMap<&str, Plugins> = BTreeMap::new();
-    for p in pods {
+    for p in pods.iter().filter(|p| serves(p)) {
         if let (Some(kind), Some(node)) = (
             plugin_kind(p),
             p.spec.as_ref().and_then(|s| s.node_name.as_deref()),
@@ -469,6 +477,63 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(plugin_kind(&p), Some(PluginKind::Hami));
+    }
+
+    /// Audit 34, suspected item 5. A pod whose phase is Succeeded or Failed has terminated for
+    /// good, and one with `deletionTimestamp` set is going away (kubernetes
+    /// `staging/src/k8s.io/api/core/v1/types.go` `PodPhase`, `ObjectMeta.DeletionTimestamp`):
+    /// during a move from NVIDIA's plugin to HAMi such a pod does not serve the node, so it is
+    /// not the node's plugin (and gives no `hami-and-device-plugin`).
+    #[test]
+    fn only_a_live_plugin_pod_is_the_nodes_plugin() {
+        let nvidia = |name: &str, extra: serde_json::Value| -> Pod {
+            let mut v = serde_json::json!({
+                "metadata": {"name": name, "namespace": "gpu"},
+                "spec": {"nodeName": "n1", "containers": [
+                    {"name": "nvidia-device-plugin-ctr", "image": IMAGE, "command": ["nvidia-device-plugin"]}
+                ]}
+            });
+            if let Some(m) = extra.get("metadata") {
+                v["metadata"]["deletionTimestamp"] = m["deletionTimestamp"].clone();
+            }
+            if let Some(st) = extra.get("status") {
+                v["status"] = st.clone();
+            }
+            serde_json::from_value(v).unwrap()
+        };
+        let node: Node =
+            serde_json::from_value(serde_json::json!({"metadata": {"name": "n1"}})).unwrap();
+        let gone = [
+            nvidia("failed", serde_json::json!({"status": {"phase": "Failed"}})),
+            nvidia(
+                "done",
+                serde_json::json!({"status": {"phase": "Succeeded"}}),
+            ),
+            nvidia(
+                "deleting",
+                serde_json::json!({"metadata": {"deletionTimestamp": "2026-12-06T09:00:00Z"},
+                    "status": {"phase": "Running"}}),
+            ),
+        ];
+        let inv = inventory(std::slice::from_ref(&node), &gone);
+        assert_eq!(inv[0].nvidia_plugin_pod, None);
+        let live = [
+            nvidia(
+                "pending",
+                serde_json::json!({"status": {"phase": "Pending"}}),
+            ),
+            nvidia(
+                "running",
+                serde_json::json!({"status": {"phase": "Running"}}),
+            ),
+        ];
+        for p in &live {
+            let inv = inventory(std::slice::from_ref(&node), std::slice::from_ref(p));
+            assert_eq!(
+                inv[0].nvidia_plugin_pod,
+                Some(format!("gpu/{}", p.metadata.name.as_deref().unwrap_or("")))
+            );
+        }
     }
 
     /// Audit N3: the handlers the kubelet copies from the CRI into `status.runtimeHandlers`
