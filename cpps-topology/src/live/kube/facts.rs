@@ -61,7 +61,7 @@ pub struct KubeFacts {
 impl KubeFacts {
     /// Why the list of `kind` (named as cpps-gpu's `k8s::snapshot` names it, e.g.
     /// `cert-manager.io/v1 Certificate`) was not read, if it was not.
-    pub fn unread(&self, kind: &str) -> Option<&UnreadList> {
+    pub fn not_read(&self, kind: &str) -> Option<&UnreadList> {
         self.unread.iter().find(|u| u.kind == kind)
     }
 }

@@ -173,7 +173,7 @@ pub(crate) fn ingress_002(live: &Live<'_>, sink: &mut Sink<'_>) {
             else {
                 continue;
             };
-            if let Some(unread) = facts.unread(CERTIFICATE) {
+            if let Some(unread) = facts.not_read(CERTIFICATE) {
                 let message =
                     format!("cannot tell whether cluster {id}'s certificates are valid: {unread}");
                 emit_on(
@@ -229,7 +229,7 @@ pub(crate) fn gitops_002(live: &Live<'_>, sink: &mut Sink<'_>) {
                 (None, Some(c)) => ComponentRef::K3sCluster(c),
                 (None, None) => continue,
             };
-            if let Some(unread) = facts.unread(APPLICATION) {
+            if let Some(unread) = facts.not_read(APPLICATION) {
                 let message = format!(
                     "cannot tell whether the Argo CD Applications in cluster {id} are synced and \
                      healthy: {unread}"

@@ -28,7 +28,7 @@ pub(crate) fn compare(b: &mut Builder<'_>, site: &SiteObservation, site_id: &Sit
             continue;
         };
         // A Node list not read leaves the cluster's membership unknown, not empty.
-        let nodes_unread = source.observed().and_then(|f| f.unread(NODE));
+        let nodes_unread = source.observed().and_then(|f| f.not_read(NODE));
         let evidence = match nodes_unread {
             Some(unread) => Evidence::Unknown(format!("cluster {}: {unread}", cluster.id)),
             None => evidence_of(source, |_| true),
@@ -54,7 +54,7 @@ pub(crate) fn compare(b: &mut Builder<'_>, site: &SiteObservation, site_id: &Sit
         );
         let declared_cni = format!("{:?}", cluster.cni.kind).to_ascii_lowercase();
         // Without the DaemonSets, K3s's flannel annotations would pass for the CNI.
-        let cni_read = facts.unread(DAEMON_SET).is_none();
+        let cni_read = facts.not_read(DAEMON_SET).is_none();
         if cni_read && !facts.cni.is_empty() && !facts.cni.iter().any(|(k, _)| *k == declared_cni) {
             let seen: Vec<&str> = facts.cni.iter().map(|(k, _)| k.as_str()).collect();
             b.drift(
@@ -81,7 +81,7 @@ pub(crate) fn compare(b: &mut Builder<'_>, site: &SiteObservation, site_id: &Sit
             .and_then(|r| kube.get(r.as_str()).copied());
         let unread = source
             .and_then(|s| s.observed())
-            .and_then(|f| f.unread(APPLICATION));
+            .and_then(|f| f.not_read(APPLICATION));
         let evidence = match (source, unread) {
             (Some(_), Some(unread)) => {
                 Evidence::Unknown(format!("Argo CD {}: {unread}", argocd.id))
