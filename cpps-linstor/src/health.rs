@@ -1104,50 +1104,11 @@ pub fn render_text(report: &HealthReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "NODES");
     for node in &report.nodes {
-        let status = node.connection_status.as_deref().unwrap_or("(no status)");
-        let _ = write!(out, "  {:<24} {:<10} {}", node.name, node.node_type, status);
-        if let Some(site) = &node.site {
-            let _ = write!(out, "  site {site}");
-        }
-        if node.evicted {
-            match node.eviction_timestamp {
-                Some(ms) => {
-                    let _ = write!(out, "  EVICTED (at {ms} ms since epoch)");
-                }
-                None => out.push_str("  EVICTED"),
-            }
-        } else if node.offline && node.connection_status.as_deref() != Some("OFFLINE") {
-            out.push_str("  (not online)");
-        }
-        for interface in &node.interfaces_without_address {
-            let _ = write!(out, "  interface `{interface}` has no address");
-        }
-        out.push('\n');
+        node_text(&mut out, node);
     }
     let _ = writeln!(out, "POOLS");
     for pool in &report.pools {
-        let place = format!("{}/{}", pool.node.as_deref().unwrap_or("?"), pool.pool);
-        let _ = write!(out, "  {place:<40} {:<10}", pool.provider);
-        match pool.capacity {
-            _ if pool.diskless => out.push_str(" diskless"),
-            Some(c) => {
-                let percent = c.free_fraction().map_or(0.0, |f| f * 100.0);
-                let _ = write!(
-                    out,
-                    " free {} of {} ({percent:.1}%)",
-                    kib(c.free_kib),
-                    kib(c.total_kib)
-                );
-                if pool.low_space {
-                    out.push_str("  LOW SPACE");
-                }
-            }
-            None => out.push_str(" capacity unknown"),
-        }
-        for error in &pool.errors {
-            let _ = write!(out, "  ERROR: {error}");
-        }
-        out.push('\n');
+        pool_text(&mut out, pool);
     }
     let total = report.total_capacity;
     let _ = writeln!(
@@ -1158,32 +1119,7 @@ pub fn render_text(report: &HealthReport) -> String {
     );
     let _ = writeln!(out, "RESOURCES");
     for resource in &report.resources {
-        let wanted = match resource.place_count {
-            Some(p) => format!(", place_count {p}"),
-            None => format!(", place_count {} (default)", resource.wanted),
-        };
-        let _ = write!(
-            out,
-            "  {:<32} {:<12} {}/{} diskful UpToDate{wanted}",
-            resource.name, resource.class, resource.up_to_date, resource.diskful
-        );
-        if resource.inactive > 0 {
-            let _ = write!(out, ", {} inactive", resource.inactive);
-        }
-        out.push('\n');
-        if resource.sites.iter().any(|s| s.site.is_some()) {
-            let sites: Vec<String> = resource.sites.iter().map(site_text).collect();
-            let _ = writeln!(out, "      sites: {}", sites.join("; "));
-        }
-        if let Some(quorum) = quorum_text(&resource.quorum) {
-            let _ = writeln!(out, "      quorum: {quorum}");
-        }
-        for finding in &resource.findings {
-            let _ = writeln!(out, "      {}: {}", finding.class, finding.message);
-        }
-        for risk in &resource.risks {
-            let _ = writeln!(out, "      risk {}: {}", risk.kind, risk.message);
-        }
+        resource_text(&mut out, resource);
     }
     let c = &report.counts;
     let _ = writeln!(
@@ -1202,4 +1138,86 @@ pub fn render_text(report: &HealthReport) -> String {
         c.failed_pools
     );
     out
+}
+
+/// One node's line of [`render_text`].
+fn node_text(out: &mut String, node: &NodeHealth) {
+    use std::fmt::Write as _;
+    let status = node.connection_status.as_deref().unwrap_or("(no status)");
+    let _ = write!(out, "  {:<24} {:<10} {}", node.name, node.node_type, status);
+    if let Some(site) = &node.site {
+        let _ = write!(out, "  site {site}");
+    }
+    if node.evicted {
+        match node.eviction_timestamp {
+            Some(ms) => {
+                let _ = write!(out, "  EVICTED (at {ms} ms since epoch)");
+            }
+            None => out.push_str("  EVICTED"),
+        }
+    } else if node.offline && node.connection_status.as_deref() != Some("OFFLINE") {
+        out.push_str("  (not online)");
+    }
+    for interface in &node.interfaces_without_address {
+        let _ = write!(out, "  interface `{interface}` has no address");
+    }
+    out.push('\n');
+}
+
+/// One pool's line of [`render_text`].
+fn pool_text(out: &mut String, pool: &PoolHealth) {
+    use std::fmt::Write as _;
+    let place = format!("{}/{}", pool.node.as_deref().unwrap_or("?"), pool.pool);
+    let _ = write!(out, "  {place:<40} {:<10}", pool.provider);
+    match pool.capacity {
+        _ if pool.diskless => out.push_str(" diskless"),
+        Some(c) => {
+            let percent = c.free_fraction().map_or(0.0, |f| f * 100.0);
+            let _ = write!(
+                out,
+                " free {} of {} ({percent:.1}%)",
+                kib(c.free_kib),
+                kib(c.total_kib)
+            );
+            if pool.low_space {
+                out.push_str("  LOW SPACE");
+            }
+        }
+        None => out.push_str(" capacity unknown"),
+    }
+    for error in &pool.errors {
+        let _ = write!(out, "  ERROR: {error}");
+    }
+    out.push('\n');
+}
+
+/// One resource's lines of [`render_text`]: its counts, sites, quorum, findings and risks.
+fn resource_text(out: &mut String, resource: &ResourceHealth) {
+    use std::fmt::Write as _;
+    let wanted = match resource.place_count {
+        Some(p) => format!(", place_count {p}"),
+        None => format!(", place_count {} (default)", resource.wanted),
+    };
+    let _ = write!(
+        out,
+        "  {:<32} {:<12} {}/{} diskful UpToDate{wanted}",
+        resource.name, resource.class, resource.up_to_date, resource.diskful
+    );
+    if resource.inactive > 0 {
+        let _ = write!(out, ", {} inactive", resource.inactive);
+    }
+    out.push('\n');
+    if resource.sites.iter().any(|s| s.site.is_some()) {
+        let sites: Vec<String> = resource.sites.iter().map(site_text).collect();
+        let _ = writeln!(out, "      sites: {}", sites.join("; "));
+    }
+    if let Some(quorum) = quorum_text(&resource.quorum) {
+        let _ = writeln!(out, "      quorum: {quorum}");
+    }
+    for finding in &resource.findings {
+        let _ = writeln!(out, "      {}: {}", finding.class, finding.message);
+    }
+    for risk in &resource.risks {
+        let _ = writeln!(out, "      risk {}: {}", risk.kind, risk.message);
+    }
 }
