@@ -609,6 +609,35 @@ pub fn job_problems(
     problems
 }
 
+/// What the garbage-collection list says against the datastores `stores`, as warnings: a
+/// datastore with no GC schedule, one never garbage-collected, and one missing from the list.
+/// None of them reads as overdue: proxmox-backup `src/api2/admin/datastore.rs`
+/// `garbage_collection_status` counts the next run from now when GC never ran and leaves it
+/// out without a schedule, and `src/api2/admin/gc.rs` `list_all_gc_jobs` drops a datastore
+/// whose status fails (`filter_map(.. .ok())`), so a missing one is "cannot tell".
+pub fn gc_warnings(stores: &[String], gc: &[GcStatus]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for store in stores {
+        let Some(status) = gc.iter().find(|s| s.store.as_deref() == Some(store)) else {
+            warnings.push(format!(
+                "cannot tell the garbage collection of datastore {store}: GET /admin/gc leaves it out (a datastore whose GC status fails is dropped from the list)"
+            ));
+            continue;
+        };
+        if status.schedule.is_none() {
+            warnings.push(format!(
+                "datastore {store} has no garbage-collection schedule"
+            ));
+        }
+        // A run going on has a task but no end yet.
+        let running = status.counters.upid.is_some() && status.last_run_state.is_none();
+        if status.last_run_endtime.is_none() && status.last_run_state.is_none() && !running {
+            warnings.push(format!("datastore {store} was never garbage-collected"));
+        }
+    }
+    warnings
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -738,6 +738,11 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
     .into_iter()
     .filter(|job| stores.contains(&job.store))
     .collect();
+    // A GC list that failed, or that the release lacks, is in `errors`: nothing to judge.
+    let gc_read = !inventory
+        .errors
+        .iter()
+        .any(|e| e.part.contains("GET /admin/gc"));
     summary.failed_jobs = jobs.iter().filter(|j| j.is_failure()).count();
     summary.overdue_jobs = jobs.len() - summary.failed_jobs;
     summary.unread_parts = inventory.errors.iter().filter(|e| !e.not_supported).count();
@@ -751,6 +756,12 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
             .remotes_error
             .iter()
             .map(|e| format!("remotes could not be read ({e}); sites matched by remote name only"))
+            .chain(
+                gc_read
+                    .then(|| checks::gc_warnings(&stores, &inventory.gc_jobs))
+                    .into_iter()
+                    .flatten(),
+            )
             .collect(),
         errors: inventory.errors.clone(),
     }

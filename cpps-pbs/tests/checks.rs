@@ -410,3 +410,25 @@ fn a_sync_job_regex_filter_is_matched_on_type_slash_id_unanchored() {
     job.group_filter = vec!["regex:vm/(".to_owned()];
     assert_eq!(job.scope_includes("", &vm, "100"), None);
 }
+
+/// E7: proxmox-backup `src/api2/admin/datastore.rs` `garbage_collection_status` counts the
+/// next run from now when GC never ran (`let mut last = epoch_i64()`), and `gc-schedule` is
+/// optional, so neither reads as overdue; `src/api2/admin/gc.rs` `list_all_gc_jobs` drops a
+/// datastore whose status fails (`filter_map(|store| garbage_collection_status(..).ok())`).
+/// Each is a warning: no schedule, never ran, or not in the list (cannot tell).
+#[test]
+fn gc_without_schedule_never_run_or_unlisted_is_a_warning() {
+    let mut gc: Vec<GcStatus> = data("gc_jobs.json");
+    gc[1].schedule = None;
+    gc[1].last_run_state = None;
+    gc[1].last_run_endtime = None;
+    let stores = ["store1", "offsite", "archive"].map(str::to_owned);
+    assert_eq!(
+        checks::gc_warnings(&stores, &gc),
+        [
+            "datastore offsite has no garbage-collection schedule",
+            "datastore offsite was never garbage-collected",
+            "cannot tell the garbage collection of datastore archive: GET /admin/gc leaves it out (a datastore whose GC status fails is dropped from the list)",
+        ]
+    );
+}

@@ -609,3 +609,25 @@ async fn the_fix_verifies_the_newest_finished_snapshot_not_the_group() {
     api.verify().await;
     api.assert_no_unexpected_requests();
 }
+
+/// E7: a datastore missing from `GET /admin/gc` (proxmox-backup `src/api2/admin/gc.rs`
+/// `list_all_gc_jobs` drops one whose `garbage_collection_status` fails) is a warning in the
+/// report, "cannot tell", not a pass; with its GC listed, scheduled and run, there is none.
+#[test]
+fn a_datastore_missing_from_the_gc_list_is_a_warning() {
+    let mut inventory = store1_inventory(vm100_snapshots());
+    let report = store1_report(&inventory);
+    assert_eq!(
+        report.warnings,
+        [
+            "cannot tell the garbage collection of datastore store1: GET /admin/gc leaves it out (a datastore whose GC status fails is dropped from the list)"
+        ]
+    );
+    assert!(
+        report
+            .to_text()
+            .contains("warning: cannot tell the garbage collection of datastore store1")
+    );
+    inventory.gc_jobs = common::data("gc_jobs.json");
+    assert!(store1_report(&inventory).warnings.is_empty());
+}
