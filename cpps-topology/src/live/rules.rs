@@ -274,8 +274,10 @@ fn backup_003(live: &Live<'_>, sink: &mut Sink<'_>) {
 /// BACKUP-005: each guest's backup chain, end to end: backed up here, verified, copied to the
 /// other site, within the RPO. The PVE side and both PBS readings are judged by
 /// [`cpps_pbs::chain::judge`], the code `pbs-report --chain` runs. The copy is looked for on the
-/// other site's PBS (the endpoints file has one per site), where its pull jobs write; with no
-/// other site, or its PBS not read, every copy is "cannot tell".
+/// other site's PBS (the endpoints file has one per site), where its pull jobs from this site's
+/// PBS or this site's push jobs write; PVE storages on another server than this site's PBS are
+/// not judged against it. With no other site, or its PBS not read, every copy is "cannot
+/// tell".
 fn backup_005(live: &Live<'_>, sink: &mut Sink<'_>) {
     for site in &live.observed.sites {
         let (Some(site_ref), Some(pve)) = (live.site_ref(&site.site), site.proxmox.observed())
