@@ -422,6 +422,13 @@ pub enum Timer {
     /// commit, later ones only after a commit that succeeded (vyos-1x
     /// `src/services/api/rest/routers.py`, `_configure_op` then `run_commit_confirm`).
     MaybeArmed,
+    /// A timer may have been armed, the inverse batch put the configuration back, and
+    /// `confirm` was sent so that no reboot or reload follows (audit X4); VyOS's answer:
+    /// `Reboot timer stopped`, or `No confirm pending` where none was armed.
+    StoppedAfterUndo {
+        /// VyOS's answer to the confirm.
+        answer: String,
+    },
 }
 
 /// What a safe apply did about a write that did not go as asked.
@@ -568,6 +575,11 @@ fn write_failed(
             "a commit-confirm timer may be armed (the first commit-confirm builds arm it before \
              the commit): when it runs out VyOS reboots into its saved configuration or reloads; \
              `confirm` stops it, and answers \"No confirm pending\" when there is none"
+        )?,
+        Timer::StoppedAfterUndo { answer } => writeln!(
+            f,
+            "a commit-confirm timer that may have been armed was stopped by `confirm` after the \
+             undo (VyOS: {answer})"
         )?,
     }
     match undo {
@@ -820,11 +832,32 @@ async fn after_failed_write(
     } else {
         rollback(local, &now, running).await
     };
+    let timer = match (&timer, &undo) {
+        (Timer::MaybeArmed, Undo::RolledBack { .. }) => stop_timer(local).await.unwrap_or(timer),
+        _ => timer,
+    };
     ApplyOutcome::WriteFailed {
         error,
         live: Some(live),
         timer,
         undo,
+    }
+}
+
+/// After the inverse batch put back a write whose timer may be armed: `confirm`, so that the
+/// timer armed before a failed commit (the first commit-confirm `_configure_op` of vyos-1x
+/// `src/services/api/rest/routers.py`, commit 0514484a: `session.commit_confirm` before
+/// `session.commit`, and nothing disarms it on failure) does not reboot the router later
+/// with no warning (audit X4). `None` when the confirm failed: the timer may still run.
+async fn stop_timer(local: &Client) -> Option<Timer> {
+    match local.confirm().await {
+        Ok(c) => Some(Timer::StoppedAfterUndo {
+            answer: c.message.trim().to_owned(),
+        }),
+        Err(Error::NothingToConfirm { message }) => Some(Timer::StoppedAfterUndo {
+            answer: message.trim().to_owned(),
+        }),
+        Err(_) => None,
     }
 }
 
