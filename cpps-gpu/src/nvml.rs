@@ -843,7 +843,20 @@ impl GpuSource for NvmlSource {
     fn xid_events(&self, wait: Duration, max: usize) -> Result<XidWatch, Error> {
         let (set, unwatched) = match self.xid_event_set()? {
             Some(x) => x,
-            None => return Ok(XidWatch::default()),
+            // No event set: no GPU is registered, so none is watched.
+            None => {
+                let unwatched = (0..self.count)
+                    .map(|gpu_index| Unwatched {
+                        gpu_index,
+                        reason: "this NVML library has no XID event support (nvmlEventSetCreate)"
+                            .to_owned(),
+                    })
+                    .collect();
+                return Ok(XidWatch {
+                    events: vec![],
+                    unwatched,
+                });
+            }
         };
         let Some(set) = set else {
             return Ok(XidWatch {

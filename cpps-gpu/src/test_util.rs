@@ -57,6 +57,8 @@ pub enum FakeNvml {
     LostDuringXidWait,
     /// The first event wait answers `TIMEOUT` at once (an interrupt), then XID 48 arrives on GPU 1.
     XidAfterEarlyTimeout,
+    /// `nvmlEventSetCreate` answers `NOT_SUPPORTED`: the library has no event support.
+    EventSetUnsupported,
     /// GPU 1's clock event (throttle) reasons are these `nvmlClocksEventReason*` bits.
     ClockEventReasonsOnGpu1(u64),
     /// GPU 1 is at this temperature (°C); both boards' slowdown threshold is 93 °C and their
@@ -124,6 +126,7 @@ impl FakeNvml {
             }
             Self::LostDuringXidWait => &["-DFAKE_XIDS=79", "-DFAKE_WAIT_LOST"],
             Self::XidAfterEarlyTimeout => &["-DFAKE_XIDS=48", "-DFAKE_EARLY_TIMEOUTS=1"],
+            Self::EventSetUnsupported => &["-DFAKE_EVENT_SET_UNSUPPORTED"],
             Self::ClockEventReasonsOnGpu1(bits) => {
                 return vec![format!("-DFAKE_CLOCK_REASONS_GPU1={bits:#x}ULL")];
             }

@@ -826,3 +826,27 @@ GPU 00000000:41:00.0
     );
     assert_eq!(sections[1].1, ["Product Name : NVIDIA RTX A5000"]);
 }
+
+/// Audit 34, gpu-smoke residual: with no event set (`nvmlEventSetCreate` not supported, or a
+/// library without the symbol) no GPU is registered for XID events, so none may be reported
+/// as watched (go-nvml `gen/nvml/nvml.h`: events are delivered only for the devices registered
+/// with `nvmlDeviceRegisterEvents` on a set). Every GPU is unwatched, with the reason.
+#[test]
+fn without_an_event_set_no_gpu_is_watched() {
+    let src = open(FakeNvml::EventSetUnsupported).expect("fake NVML opens");
+    let watch = src.xid_events(Duration::from_millis(50), 16).unwrap();
+    assert!(watch.events.is_empty());
+    let unwatched: Vec<(u32, &str)> = watch
+        .unwatched
+        .iter()
+        .map(|u| (u.gpu_index, u.reason.as_str()))
+        .collect();
+    let why = "this NVML library has no XID event support (nvmlEventSetCreate)";
+    assert_eq!(unwatched, [(0, why), (1, why)]);
+    let report = cpps_gpu::smoke::smoke(
+        Some(fake_nvml(FakeNvml::EventSetUnsupported).as_os_str()),
+        Duration::from_millis(50),
+    )
+    .unwrap();
+    assert_eq!(report.watched, Vec::<u32>::new());
+}

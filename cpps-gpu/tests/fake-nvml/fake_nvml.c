@@ -433,6 +433,9 @@ nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t d, unsigned long long
 nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set) {
     if (!initialized) return NVML_ERROR_UNINITIALIZED;
     if (set == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+#ifdef FAKE_EVENT_SET_UNSUPPORTED
+    return NVML_ERROR_NOT_SUPPORTED;
+#endif
     *set = calloc(1, sizeof(struct fake_event_set));
     return *set == NULL ? 20 : NVML_SUCCESS;
 }
