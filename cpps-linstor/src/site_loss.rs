@@ -650,42 +650,11 @@ fn resource_loss(
             (votes, kept.map_err(Ok))
         }
     };
-    match kept {
-        Err(Err(reason)) => {
-            effects.push(SiteLossEffect::CannotTell);
-            reasons.push(reason);
-        }
-        Err(Ok(Untold::Setting)) => {
-            effects.push(SiteLossEffect::CannotTell);
-            reasons.push(format!("quorum setting `{}` not understood", quorum.quorum));
-        }
-        Err(Ok(Untold::Depends { clients, offline })) => {
-            effects.push(SiteLossEffect::CannotTell);
-            if clients {
-                reasons.push(format!(
-                    "quorum depends on whether {} diskless client(s) vote: DRBD 9.3.1 and \
-                     later does not count a LINSTOR client (`tiebreaker no`), and the DRBD \
-                     version is not known",
-                    votes.clients + votes.missing_clients
-                ));
-            }
-            if offline {
-                reasons.push(offline_reason(replicas, &online, &in_site));
-            }
-        }
-        Ok(false) if votes.up_to_date + votes.present > 0 => {
-            effects.push(SiteLossEffect::LosesQuorum);
-            reasons.push(format!(
-                "{} of {} votes left, {} needed ({} {})",
-                votes.up_to_date + votes.present,
-                votes.voters,
-                votes.quorum_at.unwrap_or_default(),
-                quorum.quorum,
-                quorum.source
-            ));
-        }
-        Ok(_) => {}
-    }
+    let (effect, quorum_reasons) = quorum_effect(kept, &quorum, &votes, || {
+        offline_reason(replicas, &online, &in_site)
+    });
+    effects.extend(effect);
+    reasons.extend(quorum_reasons);
     let primary_lost: Vec<&str> = replicas
         .iter()
         .filter(|r| r.state.as_ref().and_then(|s| s.in_use) == Some(true))
@@ -706,6 +675,55 @@ fn resource_loss(
         lost_nodes,
         reasons,
     }
+}
+
+/// What the quorum judged after the loss (`kept`: kept or lost, or why it cannot be told)
+/// adds to a resource's effects, and why.
+fn quorum_effect(
+    kept: Result<bool, Result<Untold, String>>,
+    quorum: &QuorumSetting,
+    votes: &Votes,
+    offline_reason: impl FnOnce() -> String,
+) -> (Option<SiteLossEffect>, Vec<String>) {
+    let mut effect = None;
+    let mut reasons = Vec::new();
+    match kept {
+        Err(Err(reason)) => {
+            effect = Some(SiteLossEffect::CannotTell);
+            reasons.push(reason);
+        }
+        Err(Ok(Untold::Setting)) => {
+            effect = Some(SiteLossEffect::CannotTell);
+            reasons.push(format!("quorum setting `{}` not understood", quorum.quorum));
+        }
+        Err(Ok(Untold::Depends { clients, offline })) => {
+            effect = Some(SiteLossEffect::CannotTell);
+            if clients {
+                reasons.push(format!(
+                    "quorum depends on whether {} diskless client(s) vote: DRBD 9.3.1 and \
+                     later does not count a LINSTOR client (`tiebreaker no`), and the DRBD \
+                     version is not known",
+                    votes.clients + votes.missing_clients
+                ));
+            }
+            if offline {
+                reasons.push(offline_reason());
+            }
+        }
+        Ok(false) if votes.up_to_date + votes.present > 0 => {
+            effect = Some(SiteLossEffect::LosesQuorum);
+            reasons.push(format!(
+                "{} of {} votes left, {} needed ({} {})",
+                votes.up_to_date + votes.present,
+                votes.voters,
+                votes.quorum_at.unwrap_or_default(),
+                quorum.quorum,
+                quorum.source
+            ));
+        }
+        Ok(_) => {}
+    }
+    (effect, reasons)
 }
 
 /// Why replicas on surviving nodes LINSTOR reports offline, or towards which a surviving

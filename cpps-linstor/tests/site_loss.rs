@@ -463,3 +463,29 @@ fn unreported_drbd_links_cannot_tell_the_tie_breaker() {
         "{reasons:?}"
     );
 }
+
+/// The text reports of both fixtures, every site down in turn, byte for byte: `resource_loss`
+/// was split (`quorum_effect`), and its effects and reasons must not change. The expected file
+/// was written by the code before the split (`CPPS_WRITE_GOLDEN=1` rewrites it).
+#[test]
+fn the_text_reports_of_the_fixtures_are_unchanged() {
+    let mut text = String::new();
+    for name in ["site_loss_two_sites.json", "site_loss_witness.json"] {
+        let (state, controller, expected) = load(name);
+        for site in expected.as_object().expect("expected per site").keys() {
+            let report =
+                site_loss::what_if_site_down(&state, &HealthOptions::default(), &controller, site);
+            text.push_str(&format!("== {name}, {site} down\n"));
+            text.push_str(&site_loss::render_text(&report));
+        }
+    }
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/site_loss_reports.txt"
+    );
+    if std::env::var_os("CPPS_WRITE_GOLDEN").is_some() {
+        std::fs::write(path, &text).unwrap();
+    }
+    let expected = std::fs::read_to_string(path).unwrap();
+    assert_eq!(text, expected);
+}
