@@ -608,31 +608,48 @@ fn clock_findings(bits: u64, f: &mut Vec<Finding>) {
     }
 }
 
-/// A link below its maximum while the GPU works is a downtrained link (a slot, riser or card
-/// problem) and a warning; while it is idle, power management may have lowered it, so it is
-/// only reported. Utilization that cannot be read counts as busy.
+/// Utilization (percent of one NVML sample) from which a GPU counts as under load.
+const PCIE_LOAD_PERCENT: u32 = 50;
+
+/// A link below its maximum while the GPU clearly works is a downtrained link (a slot, riser or
+/// card problem) and a warning. Otherwise it proves nothing: nvidia-smi's man page says the
+/// current link "generation and width ... may be reduced when the GPU is not in use", so it is
+/// Info "cannot tell", never a pass. "Clearly works" is conservative because utilization is one
+/// short sample and a card driving a display is a few percent busy at idle: at least
+/// [`PCIE_LOAD_PERCENT`], and NVML's clock event reasons read without `GpuIdle` (0x1).
 fn pcie_findings(gpu: &GpuSnapshot, link: &crate::nvml::PcieLink, f: &mut Vec<Finding>) {
     if link.generation >= link.max_generation && link.width >= link.max_width {
         return;
     }
-    let idle = gpu.utilization.value().is_some_and(|u| u.gpu_percent == 0);
     let text = format!(
         "PCIe link Gen{} x{}, below the Gen{} x{} this GPU and slot allow",
         link.generation, link.width, link.max_generation, link.max_width
     );
-    f.push(if idle {
-        Finding::new(
-            Severity::Info,
-            "pcie-link-reduced",
-            format!("{text}, while the GPU is idle (power management may lower it)"),
-        )
-    } else {
-        Finding::new(
-            Severity::Warning,
-            "pcie-downtrained",
-            format!("{text}, while the GPU is busy"),
-        )
-    });
+    let clocks_idle = gpu.limits.clock_event_reasons.value().map(|b| b & 0x1 != 0);
+    let percent = gpu.utilization.value().map(|u| u.gpu_percent);
+    let why = match (clocks_idle, percent) {
+        (Some(false), Some(p)) if p >= PCIE_LOAD_PERCENT => {
+            f.push(Finding::new(
+                Severity::Warning,
+                "pcie-downtrained",
+                format!("{text}, while the GPU is busy ({p}% utilization)"),
+            ));
+            return;
+        }
+        (Some(true), _) | (_, Some(0)) => "the GPU is idle".to_owned(),
+        (None, Some(p)) => {
+            format!("NVML's clock event reasons could not be read, {p}% utilization in one sample")
+        }
+        (_, Some(p)) => {
+            format!("the GPU is not clearly under load, {p}% utilization in one sample")
+        }
+        (_, None) => "its utilization could not be read".to_owned(),
+    };
+    f.push(Finding::new(
+        Severity::Info,
+        "pcie-link-reduced",
+        format!("{text}: cannot tell ({why}; the link downshifts when not in use)"),
+    ));
 }
 
 /// The XID findings of the events whose [`XidEvent::owner`] is `gpu`; a lost GPU is reported once.

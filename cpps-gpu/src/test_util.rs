@@ -69,7 +69,7 @@ pub enum FakeNvml {
     /// GPU 1 draws this many milliwatts (its enforced limit is 230 W).
     PowerDrawOnGpu1(u32),
     /// GPU 1's PCIe link trained to this generation and width (both boards allow Gen4 x16), at
-    /// this GPU utilization (%).
+    /// this GPU utilization (%) and with these `nvmlClocksEventReason*` bits (0x1 is GPU idle).
     PcieLinkOnGpu1 {
         /// Current generation.
         generation: u32,
@@ -77,6 +77,8 @@ pub enum FakeNvml {
         width: u32,
         /// GPU utilization, percent.
         utilization: u32,
+        /// Clock event reason bits.
+        clock_reasons: u64,
     },
     /// This many of GPU 1's memory banks have no spare row left.
     RemapperBanksExhaustedOnGpu1(u32),
@@ -142,11 +144,13 @@ impl FakeNvml {
                 generation,
                 width,
                 utilization,
+                clock_reasons,
             } => {
                 return vec![
                     format!("-DFAKE_PCIE_GEN_GPU1={generation}"),
                     format!("-DFAKE_PCIE_WIDTH_GPU1={width}"),
                     format!("-DFAKE_UTIL_GPU1={utilization}"),
+                    format!("-DFAKE_CLOCK_REASONS_GPU1={clock_reasons:#x}ULL"),
                 ];
             }
             Self::ClockEventReasonsWithoutThrottleSymbolOnGpu1(bits) => {
