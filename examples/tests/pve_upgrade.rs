@@ -46,6 +46,20 @@ async fn answer(server: &MockServer, api_path: &str, data: Value) {
         .await;
 }
 
+/// How a node whose pve-manager has no HA rules API (8.x) answers `GET /cluster/ha/rules`:
+/// pve-http-server `src/PVE/APIServer/AnyEvent.pm` `rest_handler` answers a path with no
+/// handler `HTTP_NOT_IMPLEMENTED`, "Method '$method $rel_uri' not implemented", and the JSON
+/// formatter writes `{"data": null, "message": …}` (`Formatter/Standard.pm`).
+async fn no_rules_api(server: &MockServer) {
+    Mock::given(method("GET"))
+        .and(path("/api2/json/cluster/ha/rules"))
+        .respond_with(ResponseTemplate::new(501).set_body_json(
+            json!({"data": null, "message": "Method 'GET /cluster/ha/rules' not implemented"}),
+        ))
+        .mount(server)
+        .await;
+}
+
 /// The answers [`Cluster::serve`] mounts beside the nodes and their versions; the default is a
 /// cluster mid-upgrade ([`cluster_mid_upgrade`]).
 struct Cluster {
@@ -59,8 +73,8 @@ struct Cluster {
     qdevice: Value,
     /// `GET /cluster/ha/resources`.
     ha_resources: Value,
-    /// `GET /cluster/ha/rules`.
-    ha_rules: Value,
+    /// `GET /cluster/ha/rules`; `None`: the path is not served (see [`no_rules_api`]).
+    ha_rules: Option<Value>,
     /// `GET /nodes/{node}/qemu/{vmid}/migrate` of each HA VM, by `{node}/{vmid}`.
     migrate: Vec<(&'static str, Value)>,
 }
@@ -112,7 +126,11 @@ impl Default for Cluster {
                 {"sid": "vm:100", "type": "vm", "state": "started", "group": "prefer-pve1", "digest": "5f1e0c"},
                 {"sid": "vm:103", "type": "vm", "state": "ignored", "digest": "5f1e0c"}
             ]),
-            ha_rules: json!([]),
+            // F7 (audit 31): the answering node, pve1 (`local: 1`), runs 8.4, whose pve-manager
+            // has no `/cluster/ha/rules` (pve-manager `PVE/API2/HAConfig.pm` mounts `rules`
+            // from 0196e6f9 on, pve-ha-manager `src/PVE/API2/HA/Rules.pm` from 5.0.1), so it
+            // answers 501, not `[]` as this fixture used to say.
+            ha_rules: None,
             migrate: vec![("pve1/100", precondition(&["pve2", "pve3"], &[], json!({})))],
         }
     }
@@ -166,7 +184,10 @@ impl Cluster {
             ]),
         )
         .await;
-        answer(&server, "cluster/ha/rules", self.ha_rules).await;
+        match self.ha_rules {
+            Some(rules) => answer(&server, "cluster/ha/rules", rules).await,
+            None => no_rules_api(&server).await,
+        }
         answer(&server, "cluster/ha/resources", self.ha_resources).await;
         for (guest, data) in self.migrate {
             let (node, vmid) = guest.split_once('/').unwrap();
@@ -188,6 +209,9 @@ async fn cluster_mid_upgrade() -> MockServer {
     Cluster::default().serve().await
 }
 
+/// The default cluster is answered by pve1, an 8.4 node whose `GET /cluster/ha/rules` is a 501
+/// (F7, audit 31: [`no_rules_api`]). No rules API there means the HA groups decide, so VM 100
+/// (in the unrestricted group `prefer-pve1`) is moved by HA and nothing blocks the plan.
 #[tokio::test]
 async fn the_plan_lists_each_node_below_the_target_with_its_guests() {
     let server = cluster_mid_upgrade().await;
@@ -198,7 +222,7 @@ async fn the_plan_lists_each_node_below_the_target_with_its_guests() {
         &[
             "cluster: 3 nodes, quorate",
             "HA: groups not migrated yet (the CRM migrates them once every node runs 9)",
-            "HA rules: 0",
+            "HA rules: not served by the node that answered (no rules API before pve-ha-manager 5.0.1): the HA groups decide",
             "node pve3: pve-manager/9.0.3/025864202ebb6109",
             "step 1: pve1",
             "  moved by HA: 100",
@@ -390,10 +414,10 @@ async fn ha_resources_that_cannot_leave_the_node_are_not_moved_by_ha() {
         "Model": "Net", "QNetd host": "10.0.0.9:5403", "State": "Connected",
         "Tie-breaker": "Node with lowest node ID"
     });
-    cluster.ha_rules = json!([
+    cluster.ha_rules = Some(json!([
         {"rule": "db-on-pve1", "type": "node-affinity", "resources": "vm:106",
          "nodes": "pve1:2", "strict": 1, "digest": "5f1e0c"}
-    ]);
+    ]));
     cluster.migrate = vec![
         (
             "pve1/100",

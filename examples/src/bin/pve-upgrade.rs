@@ -108,7 +108,8 @@ struct Plan {
     quorate: Option<bool>,
     nodes_total: usize,
     ha_groups_migrated: Result<bool, String>,
-    ha_rules: Option<Result<usize, String>>,
+    /// The HA rules, `None` while no node runs 9.
+    ha_rules: Option<RulesSeen>,
     nodes: Vec<NodePlan>,
     /// The HA stack's `armed-state` and resource mode when it is not armed, or why it could
     /// not be read; `None` when armed (or idle).
@@ -117,6 +118,26 @@ struct Plan {
     qdevice: Option<Result<QDevice, String>>,
     /// Why a step cannot be taken, one line each.
     blockers: Vec<String>,
+}
+
+/// What `GET /cluster/ha/rules` showed.
+#[derive(Debug, Serialize)]
+enum RulesSeen {
+    /// The number of rules.
+    Count(usize),
+    /// The node that answered has no rules API (see [`no_rules_api`]): the HA groups decide.
+    NotServed,
+    /// The list could not be read.
+    Unread(String),
+}
+
+/// Whether `GET /cluster/ha/rules` failed because the node that answered has no rules API, as
+/// on PVE 8 (pve-manager `PVE/API2/HAConfig.pm` mounts `rules` from PVE 9 on, with
+/// pve-ha-manager 5.0.1's `src/PVE/API2/HA/Rules.pm`): pve-http-server
+/// `src/PVE/APIServer/AnyEvent.pm` `rest_handler` answers a path with no handler 501
+/// "Method '…' not implemented"; a 404 is taken the same way. There the HA groups decide.
+fn no_rules_api(e: &cpps_proxmox::Error) -> bool {
+    e.is_not_found() || e.status().is_some_and(|s| s.as_u16() == 501)
 }
 
 /// A configured QDevice as the plan counts it.
@@ -222,14 +243,13 @@ async fn read_plan(
         .ha_groups_migrated()
         .await
         .map_err(|e| e.to_string());
-    // Rules exist from PVE 9 on (pve-ha-manager 5.0); an 8.x node answers no such path.
+    // Rules exist from PVE 9 on (pve-ha-manager 5.0.1); an 8.x node answers no such path.
     let ha_rules = if plans.iter().any(|p| p.major.is_some_and(|m| m >= 9)) {
-        Some(
-            pve.get_raw("cluster/ha/rules", &[])
-                .await
-                .map(|v| v.as_array().map_or(0, Vec::len))
-                .map_err(|e| e.to_string()),
-        )
+        Some(match pve.get_raw("cluster/ha/rules", &[]).await {
+            Ok(v) => RulesSeen::Count(v.as_array().map_or(0, Vec::len)),
+            Err(e) if no_rules_api(&e) => RulesSeen::NotServed,
+            Err(e) => RulesSeen::Unread(e.to_string()),
+        })
     } else {
         None
     };
@@ -284,7 +304,7 @@ fn flag(item: &Value, key: &str) -> bool {
 }
 
 impl Placement {
-    /// Reads the three lists. On PVE 8 there is no rule path, and on a migrated PVE 9 the
+    /// Reads the three lists. On PVE 8 there is no rule path (a 501, [`no_rules_api`]), and on a migrated PVE 9 the
     /// group list dies with "ha groups have been migrated to rules" (pve-ha-manager
     /// `HA/Groups.pm`): each of those is an empty list, not an error.
     async fn read(pve: &Client) -> Placement {
@@ -308,7 +328,8 @@ impl Placement {
                     (text("rule").to_owned(), resources, names_of(text("nodes")))
                 })
                 .collect()),
-            Err(e) if e.is_not_found() => Ok(Vec::new()),
+            // No rules API on the node that answered (PVE 8): the groups decide.
+            Err(e) if no_rules_api(&e) => Ok(Vec::new()),
             Err(e) => Err(e.to_string()),
         };
         let groups = match pve.get_raw("cluster/ha/groups", &[]).await {
@@ -691,8 +712,11 @@ fn print_text(plan: &Plan) {
         Err(e) => println!("HA: group migration state cannot be told: {e}"),
     }
     match &plan.ha_rules {
-        Some(Ok(n)) => println!("HA rules: {n}"),
-        Some(Err(e)) => println!("HA rules: cannot be read: {e}"),
+        Some(RulesSeen::Count(n)) => println!("HA rules: {n}"),
+        Some(RulesSeen::NotServed) => println!(
+            "HA rules: not served by the node that answered (no rules API before pve-ha-manager 5.0.1): the HA groups decide"
+        ),
+        Some(RulesSeen::Unread(e)) => println!("HA rules: cannot be read: {e}"),
         None => {}
     }
     for node in &plan.nodes {
