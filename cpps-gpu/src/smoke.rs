@@ -147,15 +147,23 @@ fn write_limits(f: &mut fmt::Formatter<'_>, g: &SmokeGpu) -> fmt::Result {
 }
 
 /// The `nvidia-smi -q` lines to print next to the NVML readings, per GPU: the values this smoke
-/// reads, by the names `nvidia-smi -q` gives them (older drivers say "Clocks Throttle Reasons",
-/// newer ones "Clocks Event Reasons").
+/// reads, by the names `nvidia-smi -q` gives them. Names differ by driver: older ones say
+/// "Clocks Throttle Reasons" and "Power Draw", newer ones (R535 on) "Clocks Event Reasons" and
+/// "Average Power Draw" / "Instantaneous Power Draw" (`power.draw.average` and
+/// `power.draw.instant` in `--help-query-gpu`), and some boards give temperatures against the
+/// T.Limit ("GPU Shutdown T.Limit Temp").
 const SMI_KEYS: &[&str] = &[
     "Product Name",
     "GPU UUID",
     "GPU Current Temp",
     "GPU Shutdown Temp",
     "GPU Slowdown Temp",
+    "GPU T.Limit Temp",
+    "GPU Shutdown T.Limit Temp",
+    "GPU Slowdown T.Limit Temp",
     "Power Draw",
+    "Average Power Draw",
+    "Instantaneous Power Draw",
     "Current Power Limit",
     "Enforced Power Limit",
     "PCIe Generation",

@@ -864,6 +864,69 @@ GPU 00000000:41:00.0
     assert_eq!(sections[1].1, ["Product Name : NVIDIA RTX A5000"]);
 }
 
+/// Drivers from R535 on print the power as "Average Power Draw" and "Instantaneous Power Draw"
+/// under "GPU Power Readings" (and again under "GPU Memory Power Readings" and "Module Power
+/// Readings"), with "Current Power Limit" instead of "Enforced Power Limit"; older drivers print
+/// "Power Draw" under "Power Readings". nvidia-smi `--help-query-gpu` names the two readings
+/// `power.draw.average` and `power.draw.instant`. Forms read in printed `nvidia-smi -q` output:
+/// influxdata/telegraf issue 16569 ("nvidia-smi xml gpu_power_readings children changed
+/// breaking power_draw reading"), netdata/netdata issue 15755 ("Nvidia driver 535 breaks nvidia
+/// power metric"), and published `nvidia-smi -q -d POWER` runs on driver 580.65.06, whose
+/// temperature block also prints "GPU Shutdown T.Limit Temp" / "GPU Slowdown T.Limit Temp"
+/// (relative to the T.Limit) on some boards. The text below is written in that layout with
+/// scenario values; it is not a capture of a run.
+#[test]
+fn nvidia_smi_q_power_lines_are_picked_in_old_and_new_layouts() {
+    let new = "\
+GPU 00000000:01:00.0
+    Temperature
+        GPU Current Temp                  : 38 C
+        GPU T.Limit Temp                  : 55 C
+        GPU Shutdown T.Limit Temp         : -5 C
+        GPU Slowdown T.Limit Temp         : -2 C
+    GPU Power Readings
+        Average Power Draw                : 61.20 W
+        Instantaneous Power Draw          : 63.05 W
+        Current Power Limit               : 230.00 W
+        Requested Power Limit             : 230.00 W
+    Power Samples
+        Avg                               : 60.90 W
+    GPU Memory Power Readings
+        Average Power Draw                : N/A
+        Instantaneous Power Draw          : N/A
+";
+    let sections = cpps_gpu::smoke::nvidia_smi_q_sections(new);
+    assert_eq!(
+        sections[0].1,
+        [
+            "Temperature / GPU Current Temp : 38 C",
+            "Temperature / GPU T.Limit Temp : 55 C",
+            "Temperature / GPU Shutdown T.Limit Temp : -5 C",
+            "Temperature / GPU Slowdown T.Limit Temp : -2 C",
+            "GPU Power Readings / Average Power Draw : 61.20 W",
+            "GPU Power Readings / Instantaneous Power Draw : 63.05 W",
+            "GPU Power Readings / Current Power Limit : 230.00 W",
+            "GPU Memory Power Readings / Average Power Draw : N/A",
+            "GPU Memory Power Readings / Instantaneous Power Draw : N/A",
+        ]
+    );
+    let old = "\
+GPU 00000000:01:00.0
+    Power Readings
+        Power Management                  : Supported
+        Power Draw                        : 65.79 W
+        Power Limit                       : 230.00 W
+        Enforced Power Limit              : 230.00 W
+";
+    assert_eq!(
+        cpps_gpu::smoke::nvidia_smi_q_sections(old)[0].1,
+        [
+            "Power Readings / Power Draw : 65.79 W",
+            "Power Readings / Enforced Power Limit : 230.00 W",
+        ]
+    );
+}
+
 /// Audit 34, gpu-smoke residual: with no event set (`nvmlEventSetCreate` not supported, or a
 /// library without the symbol) no GPU is registered for XID events, so none may be reported
 /// as watched (go-nvml `gen/nvml/nvml.h`: events are delivered only for the devices registered
