@@ -423,45 +423,55 @@ struct LegFigures {
     config_span_s: Option<f64>,
 }
 
+/// One run of one client against `leg`'s servers; with nginx in front, the requests the server
+/// logged must be those the client counted.
+fn run_client_once(
+    root: &Path,
+    python: &Path,
+    leg: &Leg<'_>,
+    concurrency: Option<usize>,
+    proxmoxer: bool,
+) -> Result<Run> {
+    let script = root.join("xtask/bench/proxmoxer_sweep.py");
+    let concurrency_arg = concurrency.map(|c| c.to_string()).unwrap_or_default();
+    let mark = leg.nginx.map(Nginx::log_mark);
+    let mut run = if proxmoxer {
+        let mut args = vec![python.as_os_str(), script.as_os_str()];
+        if leg.audit {
+            args.push(std::ffi::OsStr::new("--audit"));
+        }
+        args.extend(leg.server_jsons.iter().map(|p| p.as_os_str()));
+        sweep_once(root, &args)?
+    } else {
+        let mut args = vec![leg.cpps.as_os_str()];
+        args.extend(leg.server_jsons.iter().map(|p| p.as_os_str()));
+        if concurrency.is_some() && !leg.audit {
+            args.push(std::ffi::OsStr::new(&concurrency_arg));
+        }
+        sweep_once(root, &args)?
+    };
+    if let (Some(nginx), Some(mark)) = (leg.nginx, mark) {
+        let view = nginx.seen_since(mark)?;
+        if view.requests != run.requests {
+            bail!(
+                "{}: the client made {} requests, the server logged {}",
+                leg.name,
+                run.requests,
+                view.requests
+            );
+        }
+        run.server = Some(view);
+    }
+    Ok(run)
+}
+
 fn run_leg(
     root: &Path,
     python: &Path,
     leg: &Leg<'_>,
     concurrency: Option<usize>,
 ) -> Result<LegFigures> {
-    let script = root.join("xtask/bench/proxmoxer_sweep.py");
-    let concurrency_arg = concurrency.map(|c| c.to_string()).unwrap_or_default();
-    let run = |proxmoxer: bool| -> Result<Run> {
-        let mark = leg.nginx.map(Nginx::log_mark);
-        let mut run = if proxmoxer {
-            let mut args = vec![python.as_os_str(), script.as_os_str()];
-            if leg.audit {
-                args.push(std::ffi::OsStr::new("--audit"));
-            }
-            args.extend(leg.server_jsons.iter().map(|p| p.as_os_str()));
-            sweep_once(root, &args)?
-        } else {
-            let mut args = vec![leg.cpps.as_os_str()];
-            args.extend(leg.server_jsons.iter().map(|p| p.as_os_str()));
-            if concurrency.is_some() && !leg.audit {
-                args.push(std::ffi::OsStr::new(&concurrency_arg));
-            }
-            sweep_once(root, &args)?
-        };
-        if let (Some(nginx), Some(mark)) = (leg.nginx, mark) {
-            let view = nginx.seen_since(mark)?;
-            if view.requests != run.requests {
-                bail!(
-                    "{}: the client made {} requests, the server logged {}",
-                    leg.name,
-                    run.requests,
-                    view.requests
-                );
-            }
-            run.server = Some(view);
-        }
-        Ok(run)
-    };
+    let run = |proxmoxer: bool| run_client_once(root, python, leg, concurrency, proxmoxer);
     // One warm-up of each (Python imports, page cache), then alternating rounds.
     run(true)?;
     run(false)?;
@@ -482,15 +492,21 @@ fn run_leg(
         theirs.push(p);
         ours.push(c);
     }
+    let figures = leg_figures(&theirs, &ours);
+    print_leg(leg, &figures, &theirs, &ours);
+    Ok(figures)
+}
+
+/// The medians of a leg's rounds (`theirs` proxmoxer's, `ours` cpps's; at least one each).
+fn leg_figures(theirs: &[Run], ours: &[Run]) -> LegFigures {
     let requests = ours[0].requests;
     let per_request =
         |runs: &[Run]| median(runs.iter().map(|r| r.process_cpu_s).collect()) / requests as f64;
-    let name = &leg.name;
-    let figures = LegFigures {
+    LegFigures {
         proxmoxer: median(theirs.iter().map(|r| r.seconds).collect()),
         cpps: median(ours.iter().map(|r| r.seconds).collect()),
-        proxmoxer_cpu_per_request: per_request(&theirs),
-        cpps_cpu_per_request: per_request(&ours),
+        proxmoxer_cpu_per_request: per_request(theirs),
+        cpps_cpu_per_request: per_request(ours),
         cpps_connections: ours
             .iter()
             .filter_map(|r| r.server.as_ref().map(|s| s.most_per_port))
@@ -504,7 +520,13 @@ fn run_leg(
                     .collect(),
             )
         }),
-    };
+    }
+}
+
+/// Prints a leg's figures as `name_key: value` lines, and what the server saw per round.
+fn print_leg(leg: &Leg<'_>, figures: &LegFigures, theirs: &[Run], ours: &[Run]) {
+    let name = &leg.name;
+    let requests = figures.requests;
     println!("{name}_guests: {}", ours[0].guests);
     println!("{name}_requests: {requests}");
     println!("{name}_rounds: {}", leg.rounds.max(1));
@@ -532,7 +554,7 @@ fn run_leg(
         "{name}_cpu_per_request_ratio: {:.2}",
         figures.proxmoxer_cpu_per_request / figures.cpps_cpu_per_request
     );
-    for (client, runs) in [("proxmoxer", &theirs), ("cpps", &ours)] {
+    for (client, runs) in [("proxmoxer", theirs), ("cpps", ours)] {
         let views: Vec<&ServerView> = runs.iter().filter_map(|r| r.server.as_ref()).collect();
         if views.is_empty() {
             continue;
@@ -553,7 +575,45 @@ fn run_leg(
             list(|v| v.resumed)
         );
     }
-    Ok(figures)
+}
+
+/// The fakepve leg: starts fakepve, captures its answers into `answers` (with its TLS files in
+/// `dir`) for the static legs, times both clients against it, and returns its server JSON.
+fn fakepve_leg(
+    root: &Path,
+    python: &Path,
+    cpps: &Path,
+    dir: &Path,
+    answers: &Path,
+    args: &SweepArgs,
+) -> Result<serde_json::Value> {
+    let fakepve = Fakepve::start(root, args.nodes, args.guests)?;
+    run_step(
+        "capture fakepve's answers",
+        Command::new("python3")
+            .arg(root.join("xtask/bench/capture.py"))
+            .arg(&fakepve.info)
+            .arg(answers),
+    )?;
+    for file in ["node.pem", "node.key"] {
+        std::fs::copy(fakepve.state.join(file), dir.join(file))?;
+    }
+    let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&fakepve.info)?)?;
+    run_leg(
+        root,
+        python,
+        &Leg {
+            name: "sweep_fakepve".to_owned(),
+            server_jsons: vec![fakepve.info.clone()],
+            cpps,
+            audit: false,
+            nginx: None,
+            rounds: args.rounds,
+        },
+        args.concurrency,
+    )?;
+    drop(fakepve);
+    Ok(info)
 }
 
 pub(crate) fn run_sweep(root: &Path, args: &SweepArgs) -> Result<()> {
@@ -566,32 +626,7 @@ pub(crate) fn run_sweep(root: &Path, args: &SweepArgs) -> Result<()> {
     std::fs::create_dir_all(&answers)?;
 
     // fakepve: the second figure, and the source of the answers served statically afterwards.
-    let fakepve = Fakepve::start(root, args.nodes, args.guests)?;
-    run_step(
-        "capture fakepve's answers",
-        Command::new("python3")
-            .arg(root.join("xtask/bench/capture.py"))
-            .arg(&fakepve.info)
-            .arg(&answers),
-    )?;
-    for file in ["node.pem", "node.key"] {
-        std::fs::copy(fakepve.state.join(file), dir.join(file))?;
-    }
-    let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&fakepve.info)?)?;
-    run_leg(
-        root,
-        &python,
-        &Leg {
-            name: "sweep_fakepve".to_owned(),
-            server_jsons: vec![fakepve.info.clone()],
-            cpps: &cpps,
-            audit: false,
-            nginx: None,
-            rounds: args.rounds,
-        },
-        args.concurrency,
-    )?;
-    drop(fakepve);
+    let info = fakepve_leg(root, &python, &cpps, &dir, &answers, args)?;
 
     let nginx = Nginx::start(&dir, &answers, &dir.join("node.pem"), &dir.join("node.key"))?;
     let server_json = |name: &str, port: u16| -> Result<PathBuf> {

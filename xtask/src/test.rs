@@ -77,29 +77,73 @@ pub(crate) fn run(args: TestArgs) -> Result<ExitCode> {
     // Servers left by a run that was interrupted are stopped before new ones start.
     stop_services(&root, &state, &SERVICES.iter().collect::<Vec<_>>());
 
-    let wanted: Vec<&Service> = if args.no_services {
-        Vec::new()
-    } else {
-        SERVICES
-            .iter()
-            .filter(|s| args.only.is_empty() || args.only.iter().any(|o| o == s.name))
-            .filter(|s| {
-                let present = root.join(s.start).exists();
-                if !present {
-                    eprintln!(
-                        "xtask test: {} has no start script yet; skipping it",
-                        s.name
-                    );
-                }
-                present
-            })
-            .collect()
-    };
+    let wanted = wanted_services(&args, &root);
 
     // Servers start while the tests compile: both take minutes on a small machine.
     let started = Instant::now();
+    let starters = start_services(&root, &state, &wanted)?;
+
+    let build = Command::new(cargo())
+        .args(["test", "--workspace", "--all-features", "--no-run"])
+        .current_dir(&root)
+        .status()
+        .context("running cargo test --no-run")?;
+
+    let mut env = BTreeMap::new();
+    pin_property_seed(&mut env);
+    let failures = await_services(starters, started, &mut env)?;
+
+    let result = if !build.success() {
+        Err(anyhow::anyhow!("the tests do not compile"))
+    } else if !failures.is_empty() {
+        Err(anyhow::anyhow!(
+            "test servers failed: {}",
+            failures.join("; ")
+        ))
+    } else {
+        run_test_suite(&root, &args.cargo_args, &env)
+    };
+
+    stop_services(&root, &state, &wanted);
+    match result {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) => {
+            eprintln!("xtask test: {e}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// The services this run starts: none with `--no-services`, else those `--only` names (all by
+/// default) that have a start script.
+fn wanted_services<'a>(args: &TestArgs, root: &Path) -> Vec<&'a Service> {
+    if args.no_services {
+        return Vec::new();
+    }
+    SERVICES
+        .iter()
+        .filter(|s| args.only.is_empty() || args.only.iter().any(|o| o == s.name))
+        .filter(|s| {
+            let present = root.join(s.start).exists();
+            if !present {
+                eprintln!(
+                    "xtask test: {} has no start script yet; skipping it",
+                    s.name
+                );
+            }
+            present
+        })
+        .collect()
+}
+
+/// Spawns each service's start script with its own state folder; they run in the background.
+fn start_services<'a>(
+    root: &Path,
+    state: &Path,
+    wanted: &[&'a Service],
+) -> Result<Vec<(&'a Service, PathBuf, std::process::Child)>> {
     let mut starters = Vec::new();
-    for service in &wanted {
+    for service in wanted {
         let dir = state.join(service.name);
         std::fs::create_dir_all(&dir)?;
         let log = std::fs::File::create(dir.join("start.log"))?;
@@ -111,22 +155,23 @@ pub(crate) fn run(args: TestArgs) -> Result<ExitCode> {
         let child = Command::new("bash")
             .arg(root.join(service.start))
             .arg(&dir)
-            .current_dir(&root)
+            .current_dir(root)
             .stdout(Stdio::piped())
             .stderr(log)
             .spawn()
             .with_context(|| format!("starting {}", service.start))?;
         starters.push((*service, dir, child));
     }
+    Ok(starters)
+}
 
-    let build = Command::new(cargo())
-        .args(["test", "--workspace", "--all-features", "--no-run"])
-        .current_dir(&root)
-        .status()
-        .context("running cargo test --no-run")?;
-
-    let mut env = BTreeMap::new();
-    pin_property_seed(&mut env);
+/// Waits for each start script and adds the `CPPS_TEST_*` variables it printed to `env`;
+/// returns one line for each service that did not start.
+fn await_services(
+    starters: Vec<(&Service, PathBuf, std::process::Child)>,
+    started: Instant,
+    env: &mut BTreeMap<String, String>,
+) -> Result<Vec<String>> {
     let mut failures = Vec::new();
     for (service, dir, child) in starters {
         let output = child
@@ -152,37 +197,27 @@ pub(crate) fn run(args: TestArgs) -> Result<ExitCode> {
         );
         env.extend(vars);
     }
+    Ok(failures)
+}
 
-    let result = if !build.success() {
-        Err(anyhow::anyhow!("the tests do not compile"))
-    } else if !failures.is_empty() {
-        Err(anyhow::anyhow!(
-            "test servers failed: {}",
-            failures.join("; ")
-        ))
+/// Runs the whole test suite with the services' variables in its environment.
+fn run_test_suite(
+    root: &Path,
+    cargo_args: &[String],
+    env: &BTreeMap<String, String>,
+) -> Result<()> {
+    // --no-fail-fast: one failing test binary must not hide the results of the others.
+    let status = Command::new(cargo())
+        .args(["test", "--workspace", "--all-features", "--no-fail-fast"])
+        .args(cargo_args)
+        .envs(env)
+        .current_dir(root)
+        .status()
+        .context("running cargo test")?;
+    if status.success() {
+        Ok(())
     } else {
-        // --no-fail-fast: one failing test binary must not hide the results of the others.
-        let status = Command::new(cargo())
-            .args(["test", "--workspace", "--all-features", "--no-fail-fast"])
-            .args(&args.cargo_args)
-            .envs(&env)
-            .current_dir(&root)
-            .status()
-            .context("running cargo test")?;
-        if status.success() {
-            Ok(())
-        } else {
-            Err(anyhow::anyhow!("cargo test failed"))
-        }
-    };
-
-    stop_services(&root, &state, &wanted);
-    match result {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(e) => {
-            eprintln!("xtask test: {e}");
-            Ok(ExitCode::FAILURE)
-        }
+        Err(anyhow::anyhow!("cargo test failed"))
     }
 }
 

@@ -519,9 +519,6 @@ const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, usize)] = &[
     ("examples/src/bin/driver-update.rs", "main", 125),
     ("examples/src/bin/exporter.rs", "main", 107),
     ("examples/src/bin/linstor-health.rs", "run", 210),
-    ("xtask/src/bench_sweep.rs", "run_leg", 132),
-    ("xtask/src/bench_sweep.rs", "run_sweep", 108),
-    ("xtask/src/test.rs", "run", 117),
 ];
 
 /// The longest a function may be, in lines from its `fn` line to its closing brace.
