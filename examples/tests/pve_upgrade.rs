@@ -447,6 +447,32 @@ async fn ha_resources_that_cannot_leave_the_node_are_not_moved_by_ha() {
     );
 }
 
+/// F8 (audit 31): before qemu-server 8.3.9 (commit 8aeaad24), `src/PVE/API2/Qemu.pm`
+/// `migrate_vm_precondition` set `allowed_nodes` and `not_allowed_nodes` only
+/// `if (!$res->{running})`, so a running VM's answer has neither (the keys below are that
+/// release's: `running`, `local_disks`, `local_resources`, `mapped-resources`,
+/// `mapped-resource-info`). A missing list says nothing about the other nodes: whether HA moves
+/// VM 100 cannot be told, never "no other node is allowed".
+#[tokio::test]
+async fn a_precondition_without_allowed_nodes_cannot_tell() {
+    let mut cluster = Cluster::default();
+    cluster.migrate = vec![(
+        "pve1/100",
+        json!({"running": 1, "local_disks": [], "local_resources": [],
+               "mapped-resources": [], "mapped-resource-info": {}}),
+    )];
+    let server = cluster.serve().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, NO_QDEVICE).await;
+    let text = common::stdout_of_exit(&out, 1);
+    assert!(!text.contains("no other node is allowed"), "{text}");
+    assert!(
+        text.contains(
+            "BLOCKED: pve1: whether HA moves 100 cannot be told: the migration preconditions list no allowed nodes (qemu-server before 8.3.9 lists them only for a stopped VM)"
+        ),
+        "{text}"
+    );
+}
+
 /// A node missing from corosync's node list has votes this plan cannot know, so no step's
 /// quorum can be told: each step is blocked, never assumed to hold.
 #[tokio::test]

@@ -405,7 +405,8 @@ impl Placement {
 /// do not stop it, but qemu-server `PVE/QemuMigrate.pm` `prepare` refuses a running VM with
 /// local devices (`local_resources`, even with `force`) or with mapped devices not marked
 /// live-migratable (`mapped-resource-info` without `live-migration`), and no other node in
-/// `allowed_nodes` (storages or mappings missing elsewhere) leaves it nowhere to go.
+/// `allowed_nodes` (storages or mappings missing elsewhere) leaves it nowhere to go; no
+/// `allowed_nodes` at all (a running VM before qemu-server 8.3.9) is "cannot tell".
 /// Containers are judged by their placement only.
 async fn will_not_move(
     pve: &Client,
@@ -461,6 +462,14 @@ async fn will_not_move(
             "mapped devices without live migration {}",
             unmovable.join(", ")
         )));
+    }
+    // Before qemu-server 8.3.9 (commit 8aeaad24) `allowed_nodes` was set only for a stopped
+    // VM: an absent list says nothing about the other nodes.
+    if pre.get("allowed_nodes").is_none() {
+        return Err(
+            "the migration preconditions list no allowed nodes (qemu-server before 8.3.9 lists them only for a stopped VM)"
+                .to_owned(),
+        );
     }
     if strings("allowed_nodes").is_empty() {
         return Ok(Some(
