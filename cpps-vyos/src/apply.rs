@@ -613,8 +613,9 @@ const NO_PING: &str = "reachability: no address was named, and the VyOS API has 
 /// nothing is sent and the outcome is [`ApplyOutcome::NotApplied`] naming that router.
 ///
 /// # Errors
-/// Only when nothing was sent: [`Client::commit_confirm_support`] or the first read of the
-/// configuration failed. Everything after the write is in the report.
+/// Only when nothing was sent: [`Client::version_fresh`] (read first, since the image may have
+/// changed since this client last read it), [`Client::commit_confirm_support`] or the first read
+/// of the configuration failed. Everything after the write is in the report.
 pub async fn safe_apply(
     local: &Client,
     peer: Option<&Client>,
@@ -734,6 +735,14 @@ async fn pre_reads(
     peer: Option<&Client>,
     opts: &ApplyOptions,
 ) -> Result<(bool, ConfigTree, Vec<Check>), Error> {
+    // The image may have changed since this client last read the version (an upgrade, a
+    // rollback): reading it now sets how the answers that follow are decoded (S8).
+    local.version_fresh().await?;
+    if let Some(p) = peer {
+        // A peer that cannot be read shows in its health checks as "cannot tell", which stops
+        // the apply before anything is sent (`unverified`).
+        let _ = p.version_fresh().await;
+    }
     let has_confirm = matches!(
         local.commit_confirm_support().await?,
         crate::CommitConfirmSupport::Yes

@@ -1,9 +1,10 @@
 //! The client: one router, its API key, the router's write lock (shared by every client of that
-//! router in this process) and its version (found once per client and its clones).
+//! router in this process) and its version (found once per client and its clones, replaced by
+//! every fresh reading).
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
 use cpps_http::env::Lookup;
@@ -11,7 +12,7 @@ use cpps_http::{Delivery, HttpClient, Request, Response, TlsVars, Url};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tokio::sync::{Mutex as AsyncMutex, OnceCell, OwnedMutexGuard};
+use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
 
 use crate::auth::{ApiKey, KeyScrub};
 use crate::envelope::{VyosEnvelope, decode_data};
@@ -46,8 +47,10 @@ pub struct Client {
     pub(crate) key: ApiKey,
     /// The write lock of the router, shared by every client of its base URL in this process.
     write: Arc<AsyncMutex<()>>,
-    /// The router's version, found once and shared by this client's clones.
-    version: Arc<OnceCell<RouterVersion>>,
+    /// The router's latest version reading, shared by this client's clones: set by the first
+    /// [`Client::version`] and replaced by every [`Client::version_fresh`], so that what is
+    /// derived from it (how error texts are read) follows an image change.
+    version: Arc<RwLock<Option<RouterVersion>>>,
 }
 
 impl fmt::Debug for Client {
@@ -64,9 +67,7 @@ fn lock_for(base: &str) -> Arc<AsyncMutex<()>> {
     static ROUTERS: OnceLock<Mutex<HashMap<String, Arc<AsyncMutex<()>>>>> = OnceLock::new();
     let map = ROUTERS.get_or_init(Default::default);
     // A poisoned map only means another thread panicked while inserting; the map is still usable.
-    let mut map = map
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
     map.entry(base.to_owned()).or_default().clone()
 }
 
@@ -197,19 +198,25 @@ impl Client {
         self.write.clone().lock_owned().await
     }
 
-    /// The router's version, found once per client and its clones (see [`Client::version`]).
-    pub(crate) async fn cached_version(
-        &self,
-        find: impl Future<Output = Result<RouterVersion, Error>>,
-    ) -> Result<RouterVersion, Error> {
-        self.version.get_or_try_init(|| find).await.cloned()
+    /// The latest version reading of this client and its clones, if any (see
+    /// [`Client::version`]).
+    pub(crate) fn cached_version(&self) -> Option<RouterVersion> {
+        // A poisoned lock only means a thread panicked while storing a clone; the value is whole.
+        self.version
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Keeps `version` as the router's latest reading, replacing any older one.
+    pub(crate) fn store_version(&self, version: &RouterVersion) {
+        *self.version.write().unwrap_or_else(PoisonError::into_inner) = Some(version.clone());
     }
 
     /// Whether this router's error texts are HTML-escaped (see [`VyosEnvelope::errors_escaped`]):
-    /// not once its version is known to be 1.4.
+    /// not while its latest version reading says 1.4.
     pub(crate) fn errors_escaped(&self) -> bool {
-        self.version
-            .get()
+        self.cached_version()
             .is_none_or(|v| v.api != crate::ApiGeneration::V14)
     }
 

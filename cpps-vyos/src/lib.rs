@@ -8,11 +8,11 @@
 //!   the operational endpoints, `GET /info` and the router's version ([`Client::version`]),
 //!   `GET /openapi.json` for commit-confirm ([`Client::commit_confirm_support`]). Every
 //!   answer is decoded by [`envelope::VyosEnvelope`]; the text of an error answer
-//!   ([`Error::Api`]) is HTML-unescaped as VyOS 1.5 escapes it, and kept as written once
-//!   [`Client::version`] has found the router to be 1.4; a refused write's text has the
-//!   batch's secrets replaced by the redaction marker (VyOS echoes the refused path, value
-//!   included). One write in flight per router; writes
-//!   are never retried, and every write is checked by reading the configuration back
+//!   ([`Error::Api`]) is HTML-unescaped as VyOS 1.5 escapes it, and kept as written while
+//!   the latest version reading ([`Client::version`], [`Client::version_fresh`]) says 1.4; a
+//!   refused write's text has the batch's secrets replaced by the redaction marker (VyOS echoes
+//!   the refused path, value included). One write in flight per router; writes are never
+//!   retried, and every write is checked by reading the configuration back
 //!   ([`Committed::landed`], [`Committed::commands`]).
 //! - [`config`]: parsers for showConfig text (exactly as VyOS prints it), for saved files and
 //!   archived revisions (the escaped dialect 1.4 and 1.5 save, [`ConfigTree::parse_saved`]) and

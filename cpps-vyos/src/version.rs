@@ -26,7 +26,8 @@ pub enum VersionSource {
     ShowVersion,
 }
 
-/// The router's version, found once per client ([`crate::Client::version`]).
+/// The router's version, as last read by a client ([`crate::Client::version`],
+/// [`crate::Client::version_fresh`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RouterVersion {

@@ -272,3 +272,50 @@ async fn router_without_info_refusing_foo(version: &str) -> (MockApi, cpps_vyos:
         .await;
     (api, client)
 }
+
+/// Issue 32 (S8), the version cache: a client that read 1.4 before an upgrade to 1.5 must,
+/// once it has read the version again (`Client::version_fresh`), keep the new reading and read
+/// error texts as 1.5 writes them. 1.4's `error()` (vyos-1x `sagitta`
+/// `src/services/vyos-http-api-server`) sends the text as it is; 1.5's (vyos-1x
+/// `src/services/api/rest/models.py` `error`) HTML-escapes it, and 1.5 serves `GET /info`
+/// (`src/services/api/rest/routers.py`). Failed first: `version()` still said 1.4 after
+/// `version_fresh()` said 1.5, and the 1.5 error kept its `&lt;` entities.
+#[tokio::test]
+async fn a_fresh_version_replaces_the_kept_one_and_how_errors_are_read() {
+    let (api, client) = router_without_info_refusing_foo(
+        "Version:          VyOS 1.4.0\nRelease train:    sagitta\n",
+    )
+    .await;
+    assert_eq!(
+        client.version().await.unwrap().api,
+        cpps_vyos::ApiGeneration::V14
+    );
+    // `/image add` of a 1.5 image and a reboot into it: the same URL now serves 1.5's API.
+    api.server().reset().await;
+    serve_info_1_5(&api).await;
+    post("/show")
+        .and(body_json(
+            json!({"key": KEY, "op": "show", "path": ["foo"]}),
+        ))
+        .respond_with(err(400, "Invalid command: show <foo> & more"))
+        .mount(api.server())
+        .await;
+    let fresh = client.version_fresh().await.unwrap();
+    assert_eq!(
+        (fresh.api, fresh.text.as_str()),
+        (cpps_vyos::ApiGeneration::V15, "1.5-rolling")
+    );
+    let kept = client.clone().version().await.unwrap();
+    assert_eq!(
+        kept, fresh,
+        "a clone keeps the fresh reading, not the first"
+    );
+    match client.show(&["foo"]).await {
+        Err(Error::Api {
+            status: 400,
+            message,
+            ..
+        }) => assert_eq!(message, "Invalid command: show <foo> & more"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -197,3 +197,34 @@ async fn the_same_client_sees_the_new_image_after_an_upgrade() {
         assert_eq!(fresh.text.trim_start_matches("VyOS "), new, "{profile:?}");
     }
 }
+
+/// Issue 32 (S8): the plan of a write reads the version now, not the reading a long-lived
+/// client kept from before an image change (`show version` through `POST /show` on 1.4, vyos-1x
+/// `sagitta` `src/services/vyos-http-api-server` `show_op`; `GET /info` on 1.5, `current`
+/// `src/services/api/rest/routers.py`). Failed first: the plan named the old image.
+#[tokio::test]
+async fn the_plan_of_a_write_names_the_image_running_now() {
+    use common::{FakeRouter, Profile, config_fixture};
+    for (profile, new) in [
+        (Profile::V14, "1.4.1"),
+        (Profile::V15, "2025.02.03-0021-rolling"),
+    ] {
+        let tree = ConfigTree::parse_boot(&config_fixture("dialup-router-medium-vpn.config.boot"))
+            .unwrap();
+        let (_api, client, fake) = FakeRouter::new(profile, tree).start().await;
+        let old = client.version().await.unwrap();
+        fake.state.lock().unwrap().image_version = Some(new.to_owned());
+        let batch = [cpps_vyos::Command::set(
+            ["system", "host-name"],
+            Some("sp-gw2"),
+        )];
+        let plan = client.plan_configure(&batch, None).await.unwrap();
+        assert_ne!(plan.version, old, "{profile:?}");
+        assert_eq!(
+            plan.version.text.trim_start_matches("VyOS "),
+            new,
+            "{profile:?}"
+        );
+        assert_eq!(client.version().await.unwrap(), plan.version, "{profile:?}");
+    }
+}

@@ -322,20 +322,22 @@ fn read_back_failed(e: &Error) -> Landed {
 }
 
 impl Client {
-    /// What [`Client::configure`] would do, read from the router without writing: its version,
+    /// What [`Client::configure`] would do, read from the router without writing: its version
+    /// (read now, [`Client::version_fresh`]),
     /// whether commit-confirm can be used and what happens if it is not confirmed
     /// (`POST /retrieve` `returnValue` of `system config-management commit-confirm action`,
     /// default `reboot`), which commands are already in effect, and whether the commit runs in
     /// the background.
     ///
     /// # Errors
-    /// As [`Client::version`] and [`Client::config_tree`].
+    /// As [`Client::version_fresh`] and [`Client::config_tree`].
     pub async fn plan_configure(
         &self,
         commands: &[Command],
         confirm_minutes: Option<NonZeroU32>,
     ) -> Result<ConfigurePlan, Error> {
-        let version = self.version().await?;
+        // Read now: the client may have kept a reading from before an image change (S8).
+        let version = self.version_fresh().await?;
         let running = self.config_tree().await?;
         let (mut commit_confirm, mut refused) = (None, None);
         if let Some(minutes) = confirm_minutes {

@@ -62,50 +62,61 @@ impl Client {
     }
 
     /// The router's version: `GET /info` (1.5), or `show version` through `POST /show` where
-    /// there is no `/info` (1.4). Found once, then cached for this client and its clones: after
-    /// an image change (`/image add` and a reboot, a rollback to another image), a reboot or a
-    /// connection error, read it with [`Client::version_fresh`] instead. What the router can
-    /// do is not taken from it: [`Client::commit_confirm_support`] reads the API's schema on
-    /// every call.
+    /// there is no `/info` (1.4). Read once, then the latest reading of this client and its
+    /// clones is kept: after an image change (`/image add` and a reboot, a rollback to another
+    /// image) or a reboot, read it with [`Client::version_fresh`], which replaces the kept
+    /// reading (and so how error texts are read, [`crate::envelope`]). What the router can do
+    /// is not taken from it: [`Client::commit_confirm_support`] reads the API's schema on every
+    /// call.
     ///
     /// # Errors
     /// As [`Client::info`] and [`Client::show`].
     pub async fn version(&self) -> Result<RouterVersion, Error> {
-        self.cached_version(self.version_fresh()).await
+        match self.cached_version() {
+            Some(v) => Ok(v),
+            None => self.version_fresh().await,
+        }
     }
 
-    /// The router's version read now, as [`Client::version`] reads it, never from the cache:
-    /// what the upgrade plan's "`show version` names the new image" step needs
-    /// ([`crate::upgrade`]). The cache of [`Client::version`] keeps its first reading.
+    /// The router's version read now, as [`Client::version`] reads it, never from the kept
+    /// reading, which it then replaces for this client and its clones: what the upgrade plan's
+    /// "`show version` names the new image" step ([`crate::upgrade`]), the plan of a write
+    /// ([`Client::plan_configure`]) and the safe apply ([`crate::apply::safe_apply`]) read,
+    /// since the image may have changed since the last reading.
     ///
     /// # Errors
     /// As [`Client::info`] and [`Client::show`].
     pub async fn version_fresh(&self) -> Result<RouterVersion, Error> {
-        {
-            if let Some(info) = self.info().await? {
-                return Ok(RouterVersion::from_text(&info.version, VersionSource::Info));
-            }
-            let data: Value = self
-                .read(
-                    "show",
-                    &ShowBody {
-                        op: "show",
-                        path: &["version"],
-                    },
-                )
-                .await?;
-            let text = crate::client::data_text("show", data)?;
-            let version = text
-                .lines()
-                .find_map(|l| l.trim().strip_prefix("Version:"))
-                .unwrap_or("")
-                .trim()
-                .to_owned();
-            Ok(RouterVersion::from_text(
-                &version,
-                VersionSource::ShowVersion,
-            ))
+        let version = self.read_version().await?;
+        self.store_version(&version);
+        Ok(version)
+    }
+
+    /// `GET /info`, else `show version`.
+    async fn read_version(&self) -> Result<RouterVersion, Error> {
+        if let Some(info) = self.info().await? {
+            return Ok(RouterVersion::from_text(&info.version, VersionSource::Info));
         }
+        let data: Value = self
+            .read(
+                "show",
+                &ShowBody {
+                    op: "show",
+                    path: &["version"],
+                },
+            )
+            .await?;
+        let text = crate::client::data_text("show", data)?;
+        let version = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Version:"))
+            .unwrap_or("")
+            .trim()
+            .to_owned();
+        Ok(RouterVersion::from_text(
+            &version,
+            VersionSource::ShowVersion,
+        ))
     }
 }
 

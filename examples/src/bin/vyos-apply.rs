@@ -284,7 +284,8 @@ async fn upgrade_plan(
         .await
         .context("show vrrp (this router)")?;
     let plan = if this.is_empty() {
-        let version = router.version().await.context("show version")?;
+        // Read now: this plan is made around image changes (S8).
+        let version = router.version_fresh().await.context("show version")?;
         // Images are named after the version (`show version` on 1.4 says `VyOS 1.4.0`, the
         // image is `1.4.0`); `show system image` lists them.
         let current = match version.text.trim_start_matches("VyOS ") {
