@@ -377,6 +377,11 @@ pub struct ChainInput {
     /// `PVE/API2/Tasks.pm` `node_tasks`, `$filter_task`), and scheduled backups run as
     /// `root@pam`: then a guest with no task seen is "cannot tell", not "not seen".
     pub runs_complete: bool,
+    /// The nodes whose vzdump tasks could not be read, with the error. `GET
+    /// /nodes/{node}/tasks` is proxied to the node (pve-manager `PVE/API2/Tasks.pm`
+    /// `node_tasks`, `proxyto => 'node'`), so an offline node answers 595 while the others
+    /// answer: only the guests of these nodes are "cannot tell".
+    pub runs_unread: Vec<(String, String)>,
     /// This site's backups, per datastore and namespace.
     pub here: Vec<SiteBackups>,
     /// The other site's copies, per local datastore and namespace.
@@ -392,6 +397,7 @@ impl Default for ChainInput {
             jobs: Vec::new(),
             runs: Err("not read".to_owned()),
             runs_complete: false,
+            runs_unread: Vec::new(),
             here: Vec::new(),
             there: Vec::new(),
         }
@@ -604,9 +610,10 @@ fn judge_guest(
             "its last vzdump task failed at {}: {status}",
             at(*end)
         )),
-        LastRun::CannotTell => findings
-            .unknown
-            .push("the vzdump task lists could not be read".to_owned()),
+        LastRun::CannotTell => findings.unknown.push(match runs_unread(input, guest) {
+            Some((node, e)) => format!("the vzdump tasks of node {node} could not be read: {e}"),
+            None => "the vzdump task lists could not be read".to_owned(),
+        }),
         // A failed run could be among the tasks the list left out.
         LastRun::NotSeen if !input.runs_complete && !candidates.is_empty() => findings.unknown.push(
             "no vzdump task of it was seen, and the task lists may leave out other users' tasks (Sys.Audit on /nodes/<node> not known to be held)".to_owned(),
@@ -838,6 +845,9 @@ fn last_run(input: &ChainInput, guest: &ChainGuest) -> LastRun {
     let Ok(runs) = &input.runs else {
         return LastRun::CannotTell;
     };
+    if runs_unread(input, guest).is_some() {
+        return LastRun::CannotTell;
+    }
     let own = |r: &&VzdumpRun| r.vmid == Some(guest.vmid);
     let shared =
         |r: &&VzdumpRun| r.vmid.is_none() && guest.node.as_deref().is_none_or(|n| n == r.node);
@@ -880,6 +890,15 @@ fn last_run(input: &ChainInput, guest: &ChainGuest) -> LastRun {
             success,
         }
     }
+}
+
+/// The error of the unread task list that may hold `guest`'s last run: its node's, or any
+/// node's when its node is not known.
+fn runs_unread<'a>(input: &'a ChainInput, guest: &ChainGuest) -> Option<&'a (String, String)> {
+    input
+        .runs_unread
+        .iter()
+        .find(|(node, _)| guest.node.as_deref().is_none_or(|n| n == node))
 }
 
 impl ChainInput {

@@ -413,3 +413,35 @@ fn a_guest_missing_from_an_owner_trimmed_list_is_cannot_tell() {
         ]
     );
 }
+
+/// S5: one node's task list failing (an offline node answers 595: pve-manager
+/// `PVE/API2/Tasks.pm` `node_tasks` is `proxyto => 'node'`) leaves the other nodes' runs
+/// standing. Only pve2's guests, and a guest whose node is not known, are "cannot tell".
+#[test]
+fn an_unread_node_leaves_only_its_guests_last_run_unknown() {
+    let mut input = input();
+    input.runs_unread = vec![("pve2".to_owned(), "595 No route to host".to_owned())];
+    if let Ok(runs) = &mut input.runs {
+        runs.retain(|r| r.node != "pve2");
+    }
+    input.guests.push(ChainGuest::new(102, BackupType::Vm));
+    let chains = judge(&input, NOW, rpo());
+    assert!(matches!(
+        find(&chains, 100).last_run,
+        LastRun::Shared { .. }
+    ));
+    assert!(matches!(
+        find(&chains, 200).last_run,
+        LastRun::Shared { .. }
+    ));
+    let runner = find(&chains, 101);
+    assert_eq!(runner.last_run, LastRun::CannotTell);
+    assert!(
+        runner
+            .reasons
+            .iter()
+            .any(|r| r == "the vzdump tasks of node pve2 could not be read: 595 No route to host"),
+        "{runner}"
+    );
+    assert_eq!(find(&chains, 102).last_run, LastRun::CannotTell);
+}

@@ -444,6 +444,13 @@ async fn pve_for_the_chain(fresh: i64) -> MockServer {
 
 /// [`pve_for_the_chain`] with `pve1_tasks` as pve1's vzdump tasks.
 async fn pve_for_the_chain_with(pve1_tasks: Value) -> MockServer {
+    let pve2_tasks = ResponseTemplate::new(200).set_body_json(json!({"data": []}));
+    pve_for_the_chain_nodes(pve1_tasks, pve2_tasks).await
+}
+
+/// [`pve_for_the_chain`] with `pve1_tasks` as pve1's vzdump tasks and `pve2_tasks` as the
+/// answer for pve2's.
+async fn pve_for_the_chain_nodes(pve1_tasks: Value, pve2_tasks: ResponseTemplate) -> MockServer {
     let server = MockServer::start().await;
     let answer = |path_: &str, data: Value| {
         Mock::given(method("GET"))
@@ -453,12 +460,12 @@ async fn pve_for_the_chain_with(pve1_tasks: Value) -> MockServer {
             .expect(1)
     };
     // The vzdump tasks are asked for by type (`typefilter`), running ones included.
-    let tasks = |node: &str, data: Value| {
+    let tasks = |node: &str, answer: ResponseTemplate| {
         Mock::given(method("GET"))
             .and(path(format!("/api2/json/nodes/{node}/tasks")))
             .and(query_param("typefilter", "vzdump"))
             .and(query_param("source", "all"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": data})))
+            .respond_with(answer)
             .expect(1)
     };
     answer("cluster/resources", json!([
@@ -486,8 +493,9 @@ async fn pve_for_the_chain_with(pve1_tasks: Value) -> MockServer {
     ]))
     .mount(&server)
     .await;
+    let pve1_tasks = ResponseTemplate::new(200).set_body_json(json!({"data": pve1_tasks}));
     tasks("pve1", pve1_tasks).mount(&server).await;
-    tasks("pve2", json!([])).mount(&server).await;
+    tasks("pve2", pve2_tasks).mount(&server).await;
     server
 }
 
@@ -561,6 +569,54 @@ async fn the_backup_chain_gives_one_verdict_per_guest() {
     );
     assert!(!line.contains("copied to site-b at"), "{line}");
     assert!(text.contains("no enabled vzdump job to a PBS storage of this report includes it"));
+}
+
+/// S5: `GET /nodes/{node}/tasks` is proxied to the node (pve-manager `PVE/API2/Tasks.pm`
+/// `node_tasks`, `proxyto => 'node'`), and an offline node's answer is the connection error's
+/// 595, which the proxy passes on (pve-http-server `src/PVE/APIServer/AnyEvent.pm`
+/// `proxy_request`, `$hdr->{Status}` of AnyEvent::HTTP). Only the guests of that node are
+/// "cannot tell": 100 and 200 on pve1 keep pve1's shared run, 300 on pve2 names the error.
+#[tokio::test]
+async fn one_offline_node_leaves_only_its_guests_last_run_unknown() {
+    let fresh = now() - 3600;
+    let start = fresh - 300;
+    let pbs = pbs_for_the_chain(fresh).await;
+    let pve1_tasks = json!([
+        {"upid": format!("UPID:pve1:0000A1B6:0001C3D4:{start:08X}:vzdump::root@pam:"), "node": "pve1",
+         "type": "vzdump", "id": "", "user": "root@pam", "starttime": start, "endtime": fresh + 60,
+         "status": "OK"}
+    ]);
+    let offline = ResponseTemplate::new(595).set_body_string("");
+    let pve = pve_for_the_chain_nodes(pve1_tasks, offline).await;
+    let env = [
+        ("PROXMOX_VE_ENDPOINT", pve.uri()),
+        ("PROXMOX_VE_API_TOKEN", "root@pam!ci=5ecr3t".to_owned()),
+    ];
+    let args = ["--format", "json", "--chain", "--copy", "pbs-b:from-site-a"];
+    let out = run_with_pve(&pbs, &args, &env).await;
+    let stdout = common::stdout_of_exit(&out, 1);
+    let both: Value = serde_json::from_str(&stdout).expect("the output is JSON");
+    let states: Vec<(u64, &str)> = both["chain"]
+        .as_array()
+        .expect("a chain list")
+        .iter()
+        .map(|c| {
+            (
+                c["vmid"].as_u64().unwrap(),
+                c["last_run"]["state"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        states,
+        [(100, "shared"), (200, "shared"), (300, "cannot-tell")],
+        "{stdout}"
+    );
+    let reasons = both["chain"][2]["reasons"].to_string();
+    assert!(
+        reasons.contains("the vzdump tasks of node pve2 could not be read"),
+        "{reasons}"
+    );
 }
 
 /// D8: a token without `Sys.Audit` on `/nodes/{node}` sees only its own tasks (pve-manager

@@ -92,8 +92,10 @@ pub(crate) async fn read(
         })
         .collect();
     let nodes = nodes_of(&guests);
-    input.runs = read_runs(pve, &nodes).await;
-    input.runs_complete = input.runs.is_ok() && audits_every_node(pve, &nodes).await;
+    let (runs, unread) = read_runs(pve, &nodes).await;
+    input.runs = Ok(runs);
+    input.runs_unread = unread;
+    input.runs_complete = audits_every_node(pve, &nodes).await;
     Ok(input)
 }
 
@@ -137,17 +139,23 @@ async fn audits_every_node(pve: &Client, nodes: &[&str]) -> bool {
 }
 
 /// The vzdump tasks of `nodes` (`GET /nodes/{node}/tasks?typefilter=vzdump&source=all`,
-/// running ones included), or the first error.
-async fn read_runs(pve: &Client, nodes: &[&str]) -> Result<Vec<VzdumpRun>, String> {
+/// running ones included), and the nodes whose list failed, with the error. The list is
+/// proxied to the node (pve-manager `PVE/API2/Tasks.pm` `node_tasks`, `proxyto => 'node'`;
+/// pve-http-server `src/PVE/APIServer/AnyEvent.pm` `proxy_request` passes on the connection
+/// error's 595), so one offline node must not hide the others' tasks.
+async fn read_runs(pve: &Client, nodes: &[&str]) -> (Vec<VzdumpRun>, Vec<(String, String)>) {
     let mut runs = Vec::new();
+    let mut unread = Vec::new();
     for node in nodes {
         let mut filter = TaskFilter::default().typefilter("vzdump").limit(1000);
         filter.source = Some("all".to_owned());
-        let tasks = pve
-            .node(node)
-            .tasks(&filter)
-            .await
-            .map_err(|e| format!("tasks of {node}: {}", error_chain(&e)))?;
+        let tasks = match pve.node(node).tasks(&filter).await {
+            Ok(tasks) => tasks,
+            Err(e) => {
+                unread.push(((*node).to_owned(), error_chain(&e)));
+                continue;
+            }
+        };
         // The type is checked again: the filter is the server's, and a fake may ignore it.
         for task in tasks.iter().filter(|t| t.worker_type == "vzdump") {
             let vmid = task.id.as_deref().and_then(|id| id.parse().ok());
@@ -163,5 +171,5 @@ async fn read_runs(pve: &Client, nodes: &[&str]) -> Result<Vec<VzdumpRun>, Strin
             runs.push(run);
         }
     }
-    Ok(runs)
+    (runs, unread)
 }
