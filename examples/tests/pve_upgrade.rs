@@ -455,12 +455,14 @@ async fn ha_resources_that_cannot_leave_the_node_are_not_moved_by_ha() {
 /// VM 100 cannot be told, never "no other node is allowed".
 #[tokio::test]
 async fn a_precondition_without_allowed_nodes_cannot_tell() {
-    let mut cluster = Cluster::default();
-    cluster.migrate = vec![(
-        "pve1/100",
-        json!({"running": 1, "local_disks": [], "local_resources": [],
-               "mapped-resources": [], "mapped-resource-info": {}}),
-    )];
+    let cluster = Cluster {
+        migrate: vec![(
+            "pve1/100",
+            json!({"running": 1, "local_disks": [], "local_resources": [],
+                   "mapped-resources": [], "mapped-resource-info": {}}),
+        )],
+        ..Cluster::default()
+    };
     let server = cluster.serve().await;
     let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, NO_QDEVICE).await;
     let text = common::stdout_of_exit(&out, 1);
