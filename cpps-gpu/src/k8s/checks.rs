@@ -977,6 +977,28 @@ pub fn flavors(flavors: &[ResourceFlavor], nodes: &[GpuNode], f: &mut Vec<Findin
     }
 }
 
+/// A flavor a ClusterQueue names that is not among the decoded ones: missing, or, when the list
+/// returned it but it does not decode, existing and unjudgeable (Kueue's cache only calls a
+/// flavor missing when it is absent, `pkg/cache/scheduler/clusterqueue.go`
+/// `updateFlavorMetadata`).
+fn flavor_absent(s: &ClusterSnapshot, name: &str) -> Finding {
+    if is_undecodable(s, "ResourceFlavor", name) {
+        Finding::new(
+            Severity::Warning,
+            "flavor-undecodable",
+            format!(
+                "cannot tell the quota of flavor {name}: ResourceFlavor {name} exists but does not decode"
+            ),
+        )
+    } else {
+        Finding::new(
+            Severity::Warning,
+            "flavor-missing",
+            format!("flavor {name} does not exist"),
+        )
+    }
+}
+
 /// ClusterQueue nominal quotas above what the flavor's nodes can allocate.
 ///
 /// A MultiKueue manager's queues are left out: their quotas are the worker clusters' capacity.
@@ -1000,14 +1022,7 @@ pub fn quotas(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
         for group in &cq.spec.resource_groups {
             for fq in &group.flavors {
                 let Some(rf) = flavors.get(fq.name.as_str()) else {
-                    f.push(
-                        Finding::new(
-                            Severity::Warning,
-                            "flavor-missing",
-                            format!("flavor {} does not exist", fq.name),
-                        )
-                        .about(&o),
-                    );
+                    f.push(flavor_absent(s, &fq.name).about(&o));
                     continue;
                 };
                 let matching: Vec<&GpuNode> = s
@@ -1767,6 +1782,54 @@ mod tests {
                 (
                     Some("MultiKueueConfig odd-config"),
                     "kueue-object-undecodable"
+                ),
+            ]
+        );
+    }
+
+    /// A ResourceFlavor the list returned but that does not decode here exists: Kueue's cache
+    /// calls a flavor missing only when it is absent from its map of flavors (kueue
+    /// `pkg/cache/scheduler/clusterqueue.go` `updateFlavorMetadata` appends to `missingFlavors`
+    /// only when `flavors[fName]` does not exist, which sets the ClusterQueue inactive with
+    /// `FlavorNotFound`). So a ClusterQueue naming it gets a "cannot tell" about its quota, not
+    /// `flavor-missing`, as 5e79ddd did for the other Kueue kinds.
+    #[test]
+    fn an_undecodable_flavor_is_not_reported_missing() {
+        use crate::k8s::kueue::Undecodable;
+        let mut s = empty();
+        s.nodes = vec![node("a", &[("pool", "gpu")], 4.0)];
+        s.cluster_queues = vec![
+            serde_json::from_value(serde_json::json!({
+                "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
+                "metadata": {"name": "cq"},
+                "spec": {"resourceGroups": [{"coveredResources": ["nvidia.com/gpu"], "flavors": [
+                    {"name": "odd", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "4"}]},
+                    {"name": "ghost", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "4"}]}]}]}
+            }))
+            .unwrap(),
+        ];
+        s.undecodable = vec![Undecodable {
+            object: "ResourceFlavor odd".to_owned(),
+            reason: "invalid type: integer `7`, expected a string".to_owned(),
+        }];
+        let mut f = Vec::new();
+        quotas(&s, &mut f);
+        let got: Vec<(&str, Severity, &str)> = f
+            .iter()
+            .map(|x| (x.code.as_str(), x.severity, x.message.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "flavor-undecodable",
+                    Severity::Warning,
+                    "cannot tell the quota of flavor odd: ResourceFlavor odd exists but does not decode"
+                ),
+                (
+                    "flavor-missing",
+                    Severity::Warning,
+                    "flavor ghost does not exist"
                 ),
             ]
         );
