@@ -475,6 +475,29 @@ async fn a_precondition_without_allowed_nodes_cannot_tell() {
     );
 }
 
+/// Audit 31's suspected "strict rules with `disable: 0`", refuted: pve-ha-manager
+/// `src/PVE/HA/Rules.pm` `foreach_rule` skips a rule when `exists($rule->{disable})`, whatever
+/// its value, and `NodeAffinity.pm` `plugin_compile` reads the rules through it with
+/// `exclude_disabled_rules`; the API never writes a false `disable` (`src/PVE/API2/HA/Rules.pm`
+/// `create_rule`/`update_rule`: `delete $param->{disable} if !$param->{disable}`). So a
+/// hand-written `disable 0` leaves the rule out of the CRM's placement, and the plan must not
+/// count it as keeping VM 100 on pve1.
+#[tokio::test]
+async fn a_strict_rule_with_disable_zero_is_skipped_as_the_crm_does() {
+    let cluster = Cluster {
+        ha_rules: Some(json!([
+            {"rule": "db-on-pve1", "type": "node-affinity", "resources": "vm:100",
+             "nodes": "pve1", "strict": 1, "disable": 0, "digest": "5f1e0c", "order": 1}
+        ])),
+        ..Cluster::default()
+    };
+    let server = cluster.serve().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, NO_QDEVICE).await;
+    let text = common::stdout_of_exit(&out, 0);
+    common::assert_has_lines(&text, &["  moved by HA: 100"]);
+    assert!(!text.contains("db-on-pve1"), "{text}");
+}
+
 /// A node missing from corosync's node list has votes this plan cannot know, so no step's
 /// quorum can be told: each step is blocked, never assumed to hold.
 #[tokio::test]
