@@ -118,8 +118,8 @@ impl PbsTarget {
     }
 }
 
-/// A vzdump job (`GET /cluster/backup`) with the guests it includes, as the caller resolved
-/// them (`cpps-proxmox` `BackupJob::includes`).
+/// A vzdump job (`GET /cluster/backup`) with the guests it includes and those it may include,
+/// as the caller resolved them (`cpps-proxmox` `BackupJob::inclusion`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ChainJob {
@@ -131,6 +131,9 @@ pub struct ChainJob {
     pub storage: Option<String>,
     /// The guests it includes.
     pub vmids: Vec<u32>,
+    /// The guests it may include, with why that cannot be told: a pool job whose members the
+    /// credentials may not see (`cpps-proxmox` `Inclusion::CannotTell`).
+    pub unsure: Vec<(u32, String)>,
 }
 
 impl ChainJob {
@@ -146,7 +149,14 @@ impl ChainJob {
             enabled,
             storage,
             vmids,
+            unsure: Vec::new(),
         }
+    }
+
+    /// With the guests it may include, each with why that cannot be told.
+    pub fn unsure(mut self, unsure: Vec<(u32, String)>) -> Self {
+        self.unsure = unsure;
+        self
     }
 }
 
@@ -590,6 +600,19 @@ fn judge_guest(
             )),
             None => {}
         }
+    }
+    // A pool job whose members are hidden may back the guest up (pve-manager
+    // `PVE/VZDump.pm` `get_included_guests` reads the pool from `user.cfg`, whatever the
+    // caller may see), so it leaves "no job includes it" untold.
+    for (job, why) in input.jobs.iter().filter(|j| j.enabled).filter_map(|j| {
+        j.unsure
+            .iter()
+            .find(|(vmid, _)| *vmid == guest.vmid)
+            .map(|(_, why)| (j, why))
+    }) {
+        elsewhere
+            .unknown
+            .push(format!("job {} may include it: {why}", job.id));
     }
     if candidates.is_empty() {
         if elsewhere.unknown.is_empty() {

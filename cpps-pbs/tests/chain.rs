@@ -445,3 +445,33 @@ fn an_unread_node_leaves_only_its_guests_last_run_unknown() {
     );
     assert_eq!(find(&chains, 102).last_run, LastRun::CannotTell);
 }
+
+/// E2: an enabled pool job whose members the credentials may not see may back 300 up
+/// (pve-manager `PVE/VZDump.pm` `get_included_guests` reads the pool from `user.cfg`), so 300
+/// is "cannot tell"; the same job disabled leaves the breach.
+#[test]
+fn a_job_that_may_include_a_guest_leaves_no_job_untold() {
+    let mut input = input();
+    let why = "no guest listed shows pool prod (PVE hides it without Pool.Audit on /pool/prod)";
+    input.jobs.push(
+        ChainJob::new(
+            "backup-prod",
+            true,
+            Some("pbs-franca".to_owned()),
+            Vec::new(),
+        )
+        .unsure(vec![(300, why.to_owned())]),
+    );
+    let chains = judge(&input, NOW, rpo());
+    let scratch = find(&chains, 300);
+    assert_eq!(scratch.verdict, Verdict::CannotTell, "{scratch}");
+    assert_eq!(
+        scratch.reasons,
+        [format!("job backup-prod may include it: {why}")]
+    );
+    input.jobs.last_mut().unwrap().enabled = false;
+    assert_eq!(
+        find(&judge(&input, NOW, rpo()), 300).verdict,
+        Verdict::Breach
+    );
+}

@@ -451,6 +451,15 @@ async fn pve_for_the_chain_with(pve1_tasks: Value) -> MockServer {
 /// [`pve_for_the_chain`] with `pve1_tasks` as pve1's vzdump tasks and `pve2_tasks` as the
 /// answer for pve2's.
 async fn pve_for_the_chain_nodes(pve1_tasks: Value, pve2_tasks: ResponseTemplate) -> MockServer {
+    pve_for_the_chain_jobs(pve1_tasks, pve2_tasks, &[]).await
+}
+
+/// [`pve_for_the_chain_nodes`] with `more_jobs` beside the two jobs of `GET /cluster/backup`.
+async fn pve_for_the_chain_jobs(
+    pve1_tasks: Value,
+    pve2_tasks: ResponseTemplate,
+    more_jobs: &[Value],
+) -> MockServer {
     let server = MockServer::start().await;
     let answer = |path_: &str, data: Value| {
         Mock::given(method("GET"))
@@ -485,14 +494,16 @@ async fn pve_for_the_chain_nodes(pve1_tasks: Value, pve2_tasks: ResponseTemplate
     ]))
     .mount(&server)
     .await;
-    answer("cluster/backup", json!([
-        {"id": "backup-5f1a", "type": "vzdump", "enabled": 1, "schedule": "21:00", "storage": "pbs-franca",
-         "vmid": "100,200", "mode": "snapshot"},
-        {"id": "backup-old", "type": "vzdump", "enabled": 0, "schedule": "sun 03:00", "storage": "local",
-         "all": 1, "exclude": "300"}
-    ]))
-    .mount(&server)
-    .await;
+    let mut jobs = vec![
+        json!({"id": "backup-5f1a", "type": "vzdump", "enabled": 1, "schedule": "21:00", "storage": "pbs-franca",
+         "vmid": "100,200", "mode": "snapshot"}),
+        json!({"id": "backup-old", "type": "vzdump", "enabled": 0, "schedule": "sun 03:00", "storage": "local",
+         "all": 1, "exclude": "300"}),
+    ];
+    jobs.extend_from_slice(more_jobs);
+    answer("cluster/backup", Value::Array(jobs))
+        .mount(&server)
+        .await;
     let pve1_tasks = ResponseTemplate::new(200).set_body_json(json!({"data": pve1_tasks}));
     tasks("pve1", pve1_tasks).mount(&server).await;
     tasks("pve2", pve2_tasks).mount(&server).await;
@@ -617,6 +628,56 @@ async fn one_offline_node_leaves_only_its_guests_last_run_unknown() {
         reasons.contains("the vzdump tasks of node pve2 could not be read"),
         "{reasons}"
     );
+}
+
+/// E2: a pool job's members are hidden from a token without `Pool.Audit` on `/pool/prod`:
+/// `GET /cluster/resources` drops the guests' `pool` (pve-manager `PVE/API2/Cluster.pm`
+/// `resources`, `delete $entry->{pool}`) and `GET /pools/prod` is refused
+/// (`PVE/API2/Pool.pm` `read_pool`, `check => ['perm', '/pool/{poolid}', ['Pool.Audit']]`),
+/// yet vzdump backs the members up (`PVE/VZDump.pm` `get_included_guests`). 300, in no other
+/// enabled job, is then "cannot tell", not "no enabled vzdump job includes it".
+#[tokio::test]
+async fn a_pool_job_with_hidden_members_is_cannot_tell_not_a_breach() {
+    let fresh = now() - 3600;
+    let start = fresh - 300;
+    let pbs = pbs_for_the_chain(fresh).await;
+    let pve1_tasks = json!([
+        {"upid": format!("UPID:pve1:0000A1B6:0001C3D4:{start:08X}:vzdump::root@pam:"), "node": "pve1",
+         "type": "vzdump", "id": "", "user": "root@pam", "starttime": start, "endtime": fresh + 60,
+         "status": "OK"}
+    ]);
+    let pve2_tasks = ResponseTemplate::new(200).set_body_json(json!({"data": []}));
+    let pool_job = json!({"id": "backup-prod", "type": "vzdump", "enabled": 1, "schedule": "22:00",
+                          "storage": "pbs-franca", "pool": "prod", "mode": "snapshot"});
+    let pve = pve_for_the_chain_jobs(pve1_tasks, pve2_tasks, &[pool_job]).await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/pools/prod"))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .set_body_json(json!({"data": null}))
+                .insert_header("content-type", "application/json;charset=UTF-8"),
+        )
+        .expect(1)
+        .mount(&pve)
+        .await;
+    let env = [
+        ("PROXMOX_VE_ENDPOINT", pve.uri()),
+        ("PROXMOX_VE_API_TOKEN", "root@pam!ci=5ecr3t".to_owned()),
+    ];
+    let args = ["--format", "json", "--chain", "--copy", "pbs-b:from-site-a"];
+    let out = run_with_pve(&pbs, &args, &env).await;
+    let stdout = common::stdout_of_exit(&out, 1);
+    let both: Value = serde_json::from_str(&stdout).expect("the output is JSON");
+    let scratch = &both["chain"][2];
+    assert_eq!(scratch["vmid"], 300, "{stdout}");
+    assert_eq!(scratch["verdict"], "cannot-tell", "{scratch}");
+    let reasons = scratch["reasons"].to_string();
+    assert!(
+        reasons.contains("job backup-prod may include it") && reasons.contains("pool prod"),
+        "{reasons}"
+    );
+    assert!(!reasons.contains("no enabled vzdump job"), "{reasons}");
+    pve.verify().await;
 }
 
 /// D8: a token without `Sys.Audit` on `/nodes/{node}` sees only its own tasks (pve-manager

@@ -5,12 +5,15 @@
 use cpps_pbs::chain::{ChainGuest, ChainInput, ChainJob, PbsAddress, PbsTarget, VzdumpRun};
 use cpps_pbs::types::{BackupType, ExitStatus};
 use cpps_proxmox::Client;
-use cpps_proxmox::types::{ClusterResource, ResourceType, TaskFilter};
+use cpps_proxmox::types::{
+    BackupJob, ClusterResource, Inclusion, PoolMembers, ResourceType, TaskFilter,
+};
 
 use crate::live::facts::error_chain;
 
 /// The PVE side of the chain, over the guests of `resources` (`GET /cluster/resources?type=vm`):
-/// `GET /storage` (every storage of type `pbs` is a target), `GET /cluster/backup`, the vzdump
+/// `GET /storage` (every storage of type `pbs` is a target), `GET /cluster/backup` (with
+/// `GET /pools/{poolid}` for a pool job whose members the guest list hides), the vzdump
 /// tasks of each node, and `GET /access/permissions` to know whether those task lists are
 /// whole. An unreadable storage or job list is the error: without it no guest can be judged.
 pub(crate) async fn read(
@@ -30,6 +33,7 @@ pub(crate) async fn read(
         .iter()
         .filter(|r| r.vmid.is_some() && r.template != Some(true))
         .collect();
+    let pools = pool_members(pve, resources, &backup_jobs).await;
     let mut input = ChainInput::default();
     for guest in &guests {
         let (Some(vmid), Some(kind)) = (guest.vmid, backup_type(&guest.kind)) else {
@@ -82,14 +86,7 @@ pub(crate) async fn read(
                     .iter()
                     .any(|t| Some(&t.storage) == job.storage.as_ref())
         })
-        .map(|job| {
-            let vmids = guests
-                .iter()
-                .filter(|g| job.includes(g))
-                .filter_map(|g| g.vmid.map(|v| v.get()))
-                .collect();
-            ChainJob::new(job.id.clone(), job.is_enabled(), job.storage.clone(), vmids)
-        })
+        .map(|job| chain_job(job, &guests, &pools))
         .collect();
     let nodes = nodes_of(&guests);
     let (runs, unread) = read_runs(pve, &nodes).await;
@@ -97,6 +94,48 @@ pub(crate) async fn read(
     input.runs_unread = unread;
     input.runs_complete = audits_every_node(pve, &nodes).await;
     Ok(input)
+}
+
+/// The members of the pools that enabled jobs back up: from the guests' `pool` field, else
+/// `GET /pools/{poolid}`. Without `Pool.Audit` on `/pool/<pool>` PVE hides both
+/// (pve-manager `PVE/API2/Cluster.pm` `resources`: `delete $entry->{pool}`; `PVE/API2/Pool.pm`
+/// `read_pool`), and the pool is recorded as unreadable.
+async fn pool_members(
+    pve: &Client,
+    resources: &[ClusterResource],
+    jobs: &[BackupJob],
+) -> PoolMembers {
+    let mut pools = PoolMembers::from_resources(resources);
+    for job in jobs.iter().filter(|j| j.is_enabled()) {
+        let Some(pool) = &job.pool else { continue };
+        if pools.knows(pool) {
+            continue;
+        }
+        match pve.cluster().pool(pool).await {
+            Ok(info) => pools.insert(pool.clone(), info.guests()),
+            Err(e) => pools.unreadable(pool.clone(), error_chain(&e)),
+        }
+    }
+    pools
+}
+
+/// `job` with the guests it includes and those it may include ([`BackupJob::inclusion`]).
+fn chain_job(job: &BackupJob, guests: &[&ClusterResource], pools: &PoolMembers) -> ChainJob {
+    let mut vmids = Vec::new();
+    let mut unsure = Vec::new();
+    for guest in guests {
+        let Some(vmid) = guest.vmid.map(|v| v.get()) else {
+            continue;
+        };
+        match job.inclusion(guest, pools) {
+            Inclusion::Included => vmids.push(vmid),
+            Inclusion::NotIncluded => {}
+            Inclusion::CannotTell(why) => unsure.push((vmid, why)),
+            // A later kind of answer is not "not included".
+            other => unsure.push((vmid, format!("{other:?}"))),
+        }
+    }
+    ChainJob::new(job.id.clone(), job.is_enabled(), job.storage.clone(), vmids).unsure(unsure)
 }
 
 /// The vzdump backup type of a guest resource.
