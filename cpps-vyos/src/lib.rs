@@ -119,7 +119,7 @@ pub mod status;
 pub mod upgrade;
 mod version;
 
-pub use api::config_file::ConfigSource;
+pub use api::config_file::{ConfigSource, ConfigVersion};
 pub use api::configure::{
     CommandLanded, CommitConfirm, Committed, ConfigurePlan, ConfirmAction, Confirmed, batch_landed,
     read_back, touches_https_service,

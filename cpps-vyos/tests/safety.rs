@@ -200,7 +200,10 @@ async fn inline_merge_is_sent_in_the_loaders_dialect_with_a_footer() {
     let text = "interfaces {\n    ethernet eth0 {\n        description Bob's-uplink\n    }\n    ethernet eth1 {\n        description \"to \"Franca\" over C:\\fibre\"\n    }\n    ethernet eth2 {\n        description 'uplink'\n    }\n}\n";
     let meant = ConfigTree::parse_boot(text).unwrap();
     let done = client
-        .merge(&cpps_vyos::ConfigSource::Inline(text.to_owned()), None)
+        .merge(
+            &cpps_vyos::ConfigSource::InlineFromRouter(text.to_owned()),
+            None,
+        )
         .await
         .unwrap();
     assert_eq!(done.landed, Landed::Yes);
@@ -220,7 +223,10 @@ async fn inline_merge_is_sent_in_the_loaders_dialect_with_a_footer() {
     // No footer in the text and none on the router (no commit archive): refused, not sent.
     fake.state.lock().unwrap().footer = None;
     match client
-        .merge(&cpps_vyos::ConfigSource::Inline(text.to_owned()), None)
+        .merge(
+            &cpps_vyos::ConfigSource::InlineFromRouter(text.to_owned()),
+            None,
+        )
         .await
     {
         Err(Error::InlineConfigRefused { reason }) => {
@@ -374,7 +380,8 @@ async fn a_timer_refused_after_the_commit_is_reported_as_committed_without_rever
     );
     assert!(fake.running().exists(&["system", "domain-name"]));
     // `config_file_op` commits a merge the same way (`run_commit_confirm`).
-    let inline = cpps_vyos::ConfigSource::Inline("system {\n    time-zone UTC\n}\n".to_owned());
+    let inline =
+        cpps_vyos::ConfigSource::InlineFromRouter("system {\n    time-zone UTC\n}\n".to_owned());
     // A refused merge also discards the API's session (audit N5), and the message says so.
     assert_eq!(
         not_initialized(client.merge(&inline, five()).await),
@@ -846,7 +853,7 @@ async fn a_gateway_answer_to_a_write_is_read_back_like_a_timeout() {
 async fn a_refused_merge_leaves_nothing_staged_and_says_so() {
     let (_api, client, fake) = FakeRouter::new(Profile::V15, start_tree()).start().await;
     fake.state.lock().unwrap().failing_subtree = Some(vec!["protocols".into()]);
-    let inline = cpps_vyos::ConfigSource::Inline(
+    let inline = cpps_vyos::ConfigSource::InlineFromRouter(
         "protocols {\n    static {\n        route 203.0.113.0/24 {\n            blackhole\n        }\n    }\n}\nsystem {\n    time-zone UTC\n}\n"
             .to_owned(),
     );

@@ -17,15 +17,102 @@ use crate::error::{Error, Landed};
 const CONFIG_FILE: &str = "config-file";
 
 /// Where `load`/`merge` take the configuration from.
+///
+/// Inline text is read on the router after `ConfigMigrate` (vyos-1x `python/vyos/migrate.py`),
+/// which takes the text's syntax version from its footer and runs every migration script from
+/// version 0 on a text without one (`component_version.py` `version_info_from_file`). So the
+/// footer is never invented: the text carries its own, or the caller says where the text came
+/// from ([`ConfigSource::InlineFromRouter`]) or which version it is in
+/// ([`ConfigSource::InlineAt`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ConfigSource {
     /// A file on the router (`file`).
     File(String),
     /// `config.boot` text in the form this crate reads and writes (VyOS's `showConfig` form),
-    /// sent in the request (`string`; VyOS 1.5). It is sent re-rendered as VyOS's loader reads
-    /// it ([`ConfigTree::to_load_string`]) with a version footer: its own, else the router's.
+    /// with its own version footer, as `save` writes a file; sent in the request (`string`;
+    /// VyOS 1.5), re-rendered as VyOS's loader reads it ([`ConfigTree::to_load_string`]). Text
+    /// without a footer is refused ([`Error::InlineConfigRefused`]), nothing sent.
     Inline(String),
+    /// Text this router printed itself (`showConfig`, [`Client::show_config_raw`]; `showConfig`
+    /// prints no footer), so in the syntax of the image it runs: sent with the router's own
+    /// footer (`show system commit file 0`), refused when that cannot be read. Text that has a
+    /// footer of its own is refused: send it as [`ConfigSource::Inline`].
+    InlineFromRouter(String),
+    /// Text written in the syntax `version` names (a text from another router or release):
+    /// sent with that footer, so that VyOS migrates it from there. Text that has a footer of
+    /// its own is refused: send it as [`ConfigSource::Inline`].
+    InlineAt {
+        /// The text, without footer.
+        text: String,
+        /// The syntax version it is written in.
+        version: ConfigVersion,
+    },
+}
+
+/// A configuration's syntax version, as the footer of a saved `config.boot` states it (vyos-1x
+/// `python/vyos/component_version.py`, `CONFIG_FILE_VERSION`): the component versions
+/// (`bgp@5:interfaces@32:system@27`) and the release (`1.4.0`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigVersion {
+    components: String,
+    release: String,
+}
+
+impl ConfigVersion {
+    /// The version `components` (`NAME@N` joined by `:`, as in the footer's
+    /// `// vyos-config-version: "…"` line) of `release`, checked as `component_version.py`
+    /// reads them back (`REGEX_COMPONENT_VERSION_VYOS`: `[\w@:-]+`; `REGEX_RELEASE_VERSION_VYOS`:
+    /// no white space).
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming what is malformed.
+    pub fn new(components: &str, release: &str) -> Result<Self, Error> {
+        let word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+        let component_ok = |p: &str| {
+            p.split_once('@').is_some_and(|(name, n)| {
+                !name.is_empty()
+                    && name.chars().all(|c| word(c) || c == ',')
+                    && !n.is_empty()
+                    && n.chars().all(|c| c.is_ascii_digit())
+            })
+        };
+        if components.is_empty() || !components.split(':').all(component_ok) {
+            return Err(Error::Config {
+                reason: format!(
+                    "config version `{components}` is not `NAME@N` joined by `:` (the footer's \
+                     `// vyos-config-version:` line, e.g. `bgp@5:interfaces@32:system@27`)"
+                ),
+            });
+        }
+        if release.is_empty() || release.chars().any(char::is_whitespace) {
+            return Err(Error::Config {
+                reason: format!("release `{release}` is empty or holds white space"),
+            });
+        }
+        Ok(Self {
+            components: components.to_owned(),
+            release: release.to_owned(),
+        })
+    }
+
+    /// The component versions (`bgp@5:interfaces@32:system@27`).
+    pub fn components(&self) -> &str {
+        &self.components
+    }
+
+    /// The release (`1.4.0`).
+    pub fn release(&self) -> &str {
+        &self.release
+    }
+
+    /// The footer lines as `component_version.py` writes them (`CONFIG_FILE_VERSION`).
+    pub fn footer(&self) -> String {
+        format!(
+            "// Warning: Do not remove the following line.\n// vyos-config-version: \"{}\"\n// Release version: {}\n",
+            self.components, self.release
+        )
+    }
 }
 
 #[derive(Serialize)]
@@ -71,12 +158,13 @@ impl Client {
     }
 
     /// `POST /config-file` with `op: merge`: merges into the configuration and commits it (optionally
-    /// as a commit-confirm). Inline text is sent as VyOS's loader reads it, with a version footer
-    /// (see [`ConfigSource::Inline`]).
+    /// as a commit-confirm). Inline text is sent as VyOS's loader reads it, with the version
+    /// footer its source states (see [`ConfigSource`]).
     ///
     /// # Errors
     /// [`Error::Parse`] when inline text does not parse, and [`Error::InlineConfigRefused`] when
-    /// neither it nor the router has a version footer (nothing is sent); [`Error::Api`] or
+    /// its version footer is neither its own nor stated by the source, or the router's cannot
+    /// be read for [`ConfigSource::InlineFromRouter`] (nothing is sent); [`Error::Api`] or
     /// [`Error::RefusedAfterCommit`] when VyOS refuses; with commit-confirm, [`Error::CommitConfirmNotInitialized`] as for
     /// [`Client::configure`] (a refusal is one unless the read-back shows nothing of inline text
     /// landed; a file cannot be checked); [`Error::WriteTimedOut`] when no answer came: for
@@ -102,13 +190,15 @@ impl Client {
         let (file, string, expected) = match source {
             ConfigSource::File(f) => (Some(f.as_str()), None, None),
             // Checked before sending, and kept to tell afterwards whether it landed.
-            ConfigSource::Inline(s) => {
+            ConfigSource::Inline(s)
+            | ConfigSource::InlineFromRouter(s)
+            | ConfigSource::InlineAt { text: s, .. } => {
                 let tree = ConfigTree::parse_boot(s)?;
                 // `load` keeps escapes that `merge` decodes (N6 of issue 32).
                 if op == "load" {
                     tree.check_loadable()?;
                 }
-                (None, Some(self.load_text(&tree).await?), Some(tree))
+                (None, Some(self.load_text(source, &tree).await?), Some(tree))
             }
         };
         let commit_confirm = match confirm_minutes {
@@ -191,31 +281,58 @@ impl Client {
         }
     }
 
-    /// The text of `tree` as VyOS's `load`/`merge` read it, with a version footer.
+    /// The text of `tree` as VyOS's `load`/`merge` read it, with the version footer `source`
+    /// states.
     ///
     /// `vyos-merge-config.py` and `vyos-load-config.py` (vyos-1x) parse with vyos1x-config, whose
     /// lexer (`src/vyos1x_lexer.mll`) reads `'` and `"` as string quotes and decodes `\`
     /// escapes, so VyOS's printed form (`description Bob's-uplink`) would break or be mangled:
-    /// [`ConfigTree::to_load_string`] writes what that lexer reads back as this tree. And
-    /// `python/vyos/migrate.py` runs every migration script from version 0 on a file without
-    /// footer (`version_info_from_file`: no `// Warning: Do not remove the following line.`),
-    /// which can rewrite current syntax: the text's own footer is kept, else the router's
-    /// (`show system commit file 0`), else the text is refused.
+    /// [`ConfigTree::to_load_string`] writes what that lexer reads back as this tree. Both run
+    /// `ConfigMigrate` first (`python/vyos/migrate.py`), which reads the syntax version from the
+    /// footer and runs every migration script from version 0 on a text without one
+    /// (`component_version.py` `version_info_from_file` leaves `component` unset), and skips
+    /// every migration on a text whose footer says current: so the footer is the text's own, the
+    /// router's for its own `showConfig` text, or the one the caller names; never guessed.
     ///
     /// # Errors
-    /// [`Error::InlineConfigRefused`] when no version footer can be found.
-    async fn load_text(&self, tree: &ConfigTree) -> Result<String, Error> {
+    /// [`Error::InlineConfigRefused`] when the text has no footer and the source names none, when
+    /// it has one and the source names another, or when the router's cannot be read.
+    async fn load_text(&self, source: &ConfigSource, tree: &ConfigTree) -> Result<String, Error> {
         let mut tree = tree.clone();
-        if !tree.footer.as_deref().is_some_and(has_version_footer) {
-            match crate::backup::saved_footer(self).await {
-                Some(footer) if has_version_footer(&footer) => tree.footer = Some(footer),
-                _ => {
-                    return Err(Error::InlineConfigRefused {
-                        reason: "the text has no version footer and the router's could not be read (`show system commit file 0`); VyOS would migrate it from version 0 (vyos-1x python/vyos/migrate.py)".to_owned(),
-                    });
-                }
+        let own = tree.footer.as_deref().is_some_and(has_version_footer);
+        let refuse = |reason: &str| {
+            Err(Error::InlineConfigRefused {
+                reason: reason.to_owned(),
+            })
+        };
+        tree.footer = match (source, own) {
+            (ConfigSource::Inline(_), true) => tree.footer.take(),
+            (ConfigSource::Inline(_), false) => {
+                return refuse(
+                    "the text has no version footer, and VyOS would migrate it from version 0 \
+                     (vyos-1x python/vyos/migrate.py): send this router's own showConfig text as \
+                     ConfigSource::InlineFromRouter, or name its version with \
+                     ConfigSource::InlineAt",
+                );
             }
-        }
+            (_, true) => {
+                return refuse(
+                    "the text has a version footer of its own: send it as ConfigSource::Inline",
+                );
+            }
+            (ConfigSource::InlineAt { version, .. }, false) => Some(version.footer()),
+            (_, false) => match crate::backup::saved_footer(self).await {
+                Some(footer) if has_version_footer(&footer) => Some(footer),
+                _ => {
+                    return refuse(
+                        "the router's version footer could not be read (`show system commit \
+                         file 0`; set `system config-management commit-revisions`): name the \
+                         text's version with ConfigSource::InlineAt, else VyOS would migrate it \
+                         from version 0 (vyos-1x python/vyos/migrate.py)",
+                    );
+                }
+            },
+        };
         Ok(tree.to_load_string())
     }
 
