@@ -122,7 +122,7 @@ mod version;
 pub use api::config_file::{ConfigSource, ConfigVersion};
 pub use api::configure::{
     CommandLanded, CommitConfirm, Committed, ConfigurePlan, ConfirmAction, Confirmed, batch_landed,
-    read_back, touches_https_service,
+    read_back, read_back_since, touches_https_service, write_only_replacement,
 };
 pub use api::info::{ApiGeneration, Info, RouterVersion, VersionSource};
 pub use api::openapi::CommitConfirmSupport;

@@ -671,3 +671,39 @@ async fn a_write_without_answer_that_shows_nothing_yet_cannot_tell() {
         assert!(fa.requests_to("config-file").is_empty(), "{profile:?}");
     }
 }
+
+/// A password change is kept, not reverted: VyOS replaces the plaintext it was given with its
+/// hash during the commit (vyos-1x `src/conf_mode/system_login.py` `generate()`), and the
+/// read-back takes the new hash as the change landing.
+#[tokio::test]
+async fn on_both_versions_a_password_change_is_kept() {
+    let change = vec![Command::set(
+        [
+            "system",
+            "login",
+            "user",
+            "ops",
+            "authentication",
+            "plaintext-password",
+        ],
+        Some("Hunter2-never-shown"),
+    )];
+    for profile in [Profile::V15, Profile::V14] {
+        let (_servers, a, fa, b, fb) = pair(profile).await;
+        fresh_after_commit(&fa, &fb);
+        let report = safe_apply(&a, Some(&b), &change, &settled()).await.unwrap();
+        assert!(
+            matches!(report.outcome, ApplyOutcome::Kept { .. }),
+            "{profile:?}: {report}"
+        );
+        assert!(fa.running().exists(&[
+            "system",
+            "login",
+            "user",
+            "ops",
+            "authentication",
+            "encrypted-password"
+        ]));
+        assert!(!format!("{report} {report:?}").contains("Hunter2-never-shown"));
+    }
+}

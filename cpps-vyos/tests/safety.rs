@@ -869,3 +869,139 @@ async fn a_refused_merge_leaves_nothing_staged_and_says_so() {
         .collect();
     assert_eq!(discards, [json!("discard")]);
 }
+
+/// A password set as plaintext never reads back as set: during the commit vyos-1x
+/// `src/conf_mode/system_login.py` `generate()` replaces `plaintext-password P` with
+/// `encrypted-password HASH` (`delete_cli_node`/`add_cli_node`; sagitta `my_delete`/`my_set`), and
+/// `src/conf_mode/service_snmp.py` `generate()` does so for SNMPv3 `auth` and `privacy`. The
+/// read-back takes a new hash where the plaintext was set as the change landing, and neither
+/// the plaintext nor the hash shows in what the client reports.
+#[tokio::test]
+async fn on_both_versions_a_password_replaced_by_its_hash_reads_as_landed() {
+    let batch = vec![
+        Command::set(
+            [
+                "system",
+                "login",
+                "user",
+                "ops",
+                "authentication",
+                "plaintext-password",
+            ],
+            Some("Hunter2-never-shown"),
+        ),
+        Command::set(
+            [
+                "service",
+                "snmp",
+                "v3",
+                "user",
+                "mon",
+                "auth",
+                "plaintext-password",
+            ],
+            Some("Snmp-secret-9"),
+        ),
+        Command::set(["system", "host-name"], Some("sp-gw2")),
+    ];
+    for profile in [Profile::V14, Profile::V15] {
+        let (_api, client, fake) = FakeRouter::new(profile, start_tree()).start().await;
+        let done = client.configure(&batch, None).await.unwrap();
+        let running = fake.running();
+        let hash = running
+            .value(&[
+                "system",
+                "login",
+                "user",
+                "ops",
+                "authentication",
+                "encrypted-password",
+            ])
+            .unwrap()
+            .to_owned();
+        assert!(
+            !running.exists(&[
+                "system",
+                "login",
+                "user",
+                "ops",
+                "authentication",
+                "plaintext-password"
+            ]),
+            "the fake replaces the plaintext as VyOS does"
+        );
+        assert_eq!(done.landed, Landed::Yes, "{profile:?}: {done:?}");
+        assert_eq!(
+            done.commands.iter().map(|c| c.landed).collect::<Vec<_>>(),
+            [Some(true), Some(true), Some(true)],
+            "{profile:?}"
+        );
+        let shown = format!("{done:?}");
+        for secret in ["Hunter2-never-shown", "Snmp-secret-9", hash.as_str()] {
+            assert!(!shown.contains(secret), "{profile:?}: {shown}");
+        }
+    }
+}
+
+/// Only a hash that the commit wrote counts: one equal to the hash read before the write (a
+/// refused commit that left other changes, or an SNMP password set again, whose hash of the
+/// password and engine id does not change) cannot tell whether the new password landed. The
+/// secret itself is never compared with the hash.
+#[test]
+fn a_hash_unchanged_since_before_the_write_cannot_tell() {
+    let plain = Command::set(
+        [
+            "system",
+            "login",
+            "user",
+            "ops",
+            "authentication",
+            "plaintext-password",
+        ],
+        Some("Hunter2"),
+    );
+    let host = Command::set(["system", "host-name"], Some("sp-gw2"));
+    let before = ConfigTree::parse_boot(
+        "system {\n    host-name sp-gw\n    login {\n        user ops {\n            authentication {\n                encrypted-password \"$6$old$abc\"\n            }\n        }\n    }\n}\n",
+    )
+    .unwrap();
+    let mut now = before.clone();
+    now.apply(&host).unwrap();
+    let (landed, per) =
+        cpps_vyos::read_back_since(Some(&before), &now, &[plain.clone(), host.clone()]);
+    assert_eq!(
+        per.iter().map(|c| c.landed).collect::<Vec<_>>(),
+        [None, Some(true)]
+    );
+    assert!(matches!(landed, Landed::Unknown { .. }), "{landed:?}");
+    // A new hash where the plaintext was set: landed.
+    now.apply(&Command::set(
+        [
+            "system",
+            "login",
+            "user",
+            "ops",
+            "authentication",
+            "encrypted-password",
+        ],
+        Some("$6$new$def"),
+    ))
+    .unwrap();
+    now.apply(&Command::delete(
+        [
+            "system",
+            "login",
+            "user",
+            "ops",
+            "authentication",
+            "encrypted-password",
+        ],
+        Some("$6$old$abc"),
+    ))
+    .unwrap();
+    let (landed, _) = cpps_vyos::read_back_since(Some(&before), &now, &[plain.clone(), host]);
+    assert_eq!(landed, Landed::Yes);
+    // With nothing to compare with, the plan cannot say the password is already in effect.
+    let (_, per) = cpps_vyos::read_back(&before, &[plain]);
+    assert_eq!(per[0].landed, None);
+}

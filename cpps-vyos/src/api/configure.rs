@@ -300,7 +300,7 @@ fn landed_since(
     now: &ConfigTree,
     commands: &[Command],
 ) -> (Landed, Vec<CommandLanded>) {
-    let (landed, per_command) = read_back(now, commands);
+    let (landed, per_command) = read_back_since(before, now, commands);
     if before != Some(now) {
         return (landed, per_command);
     }
@@ -472,9 +472,9 @@ impl Client {
 
     /// Whether the batch `commands` shows in the configuration read back now
     /// ([`Client::config_tree`]); unknown, with the reason, when the read fails.
-    async fn batch_landed_now(&self, commands: &[Command]) -> Landed {
+    async fn batch_landed_now(&self, commands: &[Command], before: Option<&ConfigTree>) -> Landed {
         match self.config_tree().await {
-            Ok(tree) => batch_landed(&tree, commands),
+            Ok(tree) => read_back_since(before, &tree, commands).0,
             Err(e) => read_back_failed(&e),
         }
     }
@@ -485,6 +485,7 @@ impl Client {
         &self,
         commands: &[Command],
         background_commit: bool,
+        before: Option<&ConfigTree>,
     ) -> (Landed, Vec<CommandLanded>) {
         let reads = if background_commit {
             BACKGROUND_READS
@@ -509,7 +510,7 @@ impl Client {
             }
             match self.config_tree().await {
                 Ok(tree) => {
-                    outcome = read_back(&tree, commands);
+                    outcome = read_back_since(before, &tree, commands);
                     if outcome.0 == Landed::Yes {
                         break;
                     }
@@ -599,7 +600,7 @@ impl Client {
             {
                 return Err(Error::WriteTimedOut {
                     endpoint,
-                    landed: after_timeout(self.batch_landed_now(commands).await),
+                    landed: after_timeout(self.batch_landed_now(commands, before).await),
                     source,
                 });
             }
@@ -607,7 +608,7 @@ impl Client {
             Err(WriteFailure::MaybeSent(source)) => {
                 return Err(Error::WriteTimedOut {
                     endpoint,
-                    landed: after_timeout(self.batch_landed_now(commands).await),
+                    landed: after_timeout(self.batch_landed_now(commands, before).await),
                     source,
                 });
             }
@@ -622,7 +623,10 @@ impl Client {
             return Err(Error::CommitConfirmNotInitialized {
                 endpoint,
                 message,
-                landed: self.read_back_after(commands, background_commit).await.0,
+                landed: self
+                    .read_back_after(commands, background_commit, before)
+                    .await
+                    .0,
             });
         }
         // What VyOS does without a confirm is what its answer says ("… before reload"), not what
@@ -646,7 +650,9 @@ impl Client {
                 cc.minutes, cc.action
             ));
         }
-        let outcome = self.read_back_after(commands, background_commit).await;
+        let outcome = self
+            .read_back_after(commands, background_commit, before)
+            .await;
         if outcome.0 != Landed::Yes {
             warnings.push(format!(
                 "the configuration read back does not show the whole change (landed: {})",
@@ -728,19 +734,95 @@ impl Client {
 }
 
 /// The configuration read back judged against the commands: each `set` present and each
-/// `delete` gone (comments are not checked).
+/// `delete` gone (comments are not checked). A password set as plaintext is not judged here
+/// (`None`): see [`read_back_since`].
 pub fn read_back(tree: &ConfigTree, commands: &[Command]) -> (Landed, Vec<CommandLanded>) {
+    read_back_since(None, tree, commands)
+}
+
+/// The leaf that replaces the write-only leaf at `path` during the commit, if `path` is one:
+/// vyos-1x `src/conf_mode/system_login.py` `generate()` turns `system login user U
+/// authentication plaintext-password P` into `encrypted-password HASH`, and
+/// `src/conf_mode/service_snmp.py` `generate()` does so for `service snmp v3 user U auth` and
+/// `privacy` (current: `delete_cli_node`/`add_cli_node`; sagitta: `my_delete`/`my_set`).
+pub fn write_only_replacement(path: &[String]) -> Option<Vec<String>> {
+    let p: Vec<&str> = path.iter().map(String::as_str).collect();
+    let known = matches!(
+        p.as_slice(),
+        [
+            "system",
+            "login",
+            "user",
+            _,
+            "authentication",
+            "plaintext-password"
+        ] | [
+            "service",
+            "snmp",
+            "v3",
+            "user",
+            _,
+            "auth" | "privacy",
+            "plaintext-password"
+        ]
+    );
+    known.then(|| {
+        let mut r = path[..path.len() - 1].to_vec();
+        r.push("encrypted-password".to_owned());
+        r
+    })
+}
+
+/// Whether a `set` of a write-only leaf shows: the plaintext still there (the commit has not
+/// run its script), or a hash at the replacement that differs from the one read `before` the
+/// write. An unchanged hash, or no reading from before, cannot tell (`None`): an SNMPv3 hash
+/// of the same password and engine id does not change. The secret is never compared with the
+/// hash.
+fn write_only_seen(
+    before: Option<&ConfigTree>,
+    now: &ConfigTree,
+    c: &Command,
+    replacement: &[String],
+) -> Option<bool> {
+    let value = c.value.as_ref()?;
+    if now.values(&c.path).contains(value) {
+        return Some(true);
+    }
+    let hash = now.values(replacement);
+    if hash.is_empty() {
+        return Some(false);
+    }
+    match before {
+        Some(b) if b.values(replacement) != hash => Some(true),
+        _ => None,
+    }
+}
+
+/// [`read_back`] with the configuration read `before` the write, which lets a password set as
+/// plaintext be judged: VyOS replaces it with its hash during the commit
+/// ([`write_only_replacement`]), so a new hash where the plaintext was set means it landed.
+pub fn read_back_since(
+    before: Option<&ConfigTree>,
+    tree: &ConfigTree,
+    commands: &[Command],
+) -> (Landed, Vec<CommandLanded>) {
     let mut checked = 0usize;
     let mut present = 0usize;
+    let mut write_only_unknown = false;
     let per_command = commands
         .iter()
         .map(|c| {
-            let seen = match (c.op, &c.value) {
-                (Op::Set, Some(v)) => Some(tree.values(&c.path).contains(v)),
-                (Op::Set, None) => Some(tree.exists(&c.path)),
-                (Op::Delete, Some(v)) => Some(!tree.values(&c.path).contains(v)),
-                (Op::Delete, None) => Some(!tree.exists(&c.path)),
-                (Op::Comment, _) => None,
+            let seen = match (c.op, &c.value, write_only_replacement(&c.path)) {
+                (Op::Set, Some(_), Some(r)) => {
+                    let seen = write_only_seen(before, tree, c, &r);
+                    write_only_unknown |= seen.is_none();
+                    seen
+                }
+                (Op::Set, Some(v), None) => Some(tree.values(&c.path).contains(v)),
+                (Op::Set, None, _) => Some(tree.exists(&c.path)),
+                (Op::Delete, Some(v), _) => Some(!tree.values(&c.path).contains(v)),
+                (Op::Delete, None, _) => Some(!tree.exists(&c.path)),
+                (Op::Comment, _, _) => None,
             };
             if let Some(s) = seen {
                 checked += 1;
@@ -752,7 +834,14 @@ pub fn read_back(tree: &ConfigTree, commands: &[Command]) -> (Landed, Vec<Comman
             }
         })
         .collect();
-    let landed = if checked == 0 {
+    let landed = if write_only_unknown && present == checked {
+        Landed::Unknown {
+            reason: "a password set as plaintext shows no new hash: VyOS replaces it with \
+                     `encrypted-password` during the commit, and a hash equal to the one \
+                     before cannot tell whether it landed"
+                .to_owned(),
+        }
+    } else if checked == 0 {
         Landed::Unknown {
             reason: "no command to check (only comments, or a file on the router)".to_owned(),
         }

@@ -563,6 +563,7 @@ impl FakeRouter {
             st.landing_later = Some(working);
             return nginx_page(status);
         }
+        hash_write_only(&mut working, st.requests.len());
         st.running = working;
         st.neighbours_fail |= st.neighbours_fail_after_commit;
         let wireguard = cmds.iter().any(|c| {
@@ -996,5 +997,61 @@ fn commit_diff(n: &str, m: Option<&str>) -> String {
         Some(m) if m < 2 => format!("No changes between revisions {m} and {n} configurations.\n"),
         Some(m) => format!("Invalid revision number {m}"),
         None => "Invalid revision number".to_owned(),
+    }
+}
+
+/// What VyOS does to a write-only leaf during the commit: vyos-1x
+/// `src/conf_mode/system_login.py` `generate()` replaces `system login user U authentication
+/// plaintext-password P` with `encrypted-password HASH` (`delete_cli_node`/`add_cli_node` on
+/// current, `my_delete`/`my_set` on sagitta; a SHA-512 crypt with a fresh salt), and
+/// `src/conf_mode/service_snmp.py` `generate()` does the same for `service snmp v3 user U auth`
+/// and `privacy` (a hash of the password and the engine id). The fake's hash is a stand-in
+/// that never holds the plaintext; `salt` makes two commits of one password differ, as
+/// the login's fresh salt does.
+pub fn hash_write_only(tree: &mut ConfigTree, salt: usize) {
+    let users = |tree: &ConfigTree, path: &[&str]| -> Vec<String> {
+        match tree.get(path) {
+            Some(cpps_vyos::config::NodeRef::Tag(t)) => t.entries.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
+    };
+    let mut bases: Vec<Vec<String>> = Vec::new();
+    for user in users(tree, &["system", "login", "user"]) {
+        bases.push(
+            ["system", "login", "user", user.as_str(), "authentication"]
+                .map(str::to_owned)
+                .to_vec(),
+        );
+    }
+    for user in users(tree, &["service", "snmp", "v3", "user"]) {
+        for part in ["auth", "privacy"] {
+            bases.push(
+                ["service", "snmp", "v3", "user", user.as_str(), part]
+                    .map(str::to_owned)
+                    .to_vec(),
+            );
+        }
+    }
+    for base in bases {
+        let plain = [base.clone(), vec!["plaintext-password".to_owned()]].concat();
+        let Some(p) = tree.values(&plain).first().cloned() else {
+            continue;
+        };
+        // `system_login.py` tests `if tmp:`, so an empty plaintext stays; `service_snmp.py`
+        // tests `is not None`.
+        if p.is_empty() && base[0] == "system" {
+            continue;
+        }
+        let digest = p
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325_u64 ^ salt as u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            });
+        let _ = tree.apply(&VCommand::delete(plain, None));
+        let encrypted = [base, vec!["encrypted-password".to_owned()]].concat();
+        let _ = tree.apply(&VCommand::set(
+            encrypted,
+            Some(&format!("$6$fake{salt}${digest:016x}")),
+        ));
     }
 }
