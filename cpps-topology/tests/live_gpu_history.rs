@@ -98,3 +98,53 @@ async fn gpu_005_says_cannot_tell_for_a_history_read_in_part() {
         "{found:?}"
     );
 }
+
+/// Linux keeps one kernel log per host (`kernel/printk/printk.c`, one ring buffer, not
+/// namespaced), so a host whose other GPUs NVML does not list here (bound to vfio-pci, or held
+/// by another container) shows their XIDs too. cpps-gpu grades them apart
+/// (`xid-history-other-gpu`, never as this node's own); GPU-005 says them as an Info line
+/// rather than dropping them. The fake's GPUs are at 0000:01:00 and 0000:41:00; 0000:81:00 is
+/// another GPU.
+#[tokio::test]
+async fn gpu_005_names_the_xids_of_another_gpu_of_the_host() {
+    let path = std::env::temp_dir().join(format!("cpps-gpu-005-other-{}", std::process::id()));
+    std::fs::write(
+        &path,
+        "[    7.000000] pve-gpu1 kernel: NVRM: Xid (PCI:0000:81:00): 79, GPU has fallen off the bus.\n",
+    )
+    .unwrap();
+    let found = gpu_005(path.clone()).await;
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with(
+            "info pve-ippri-31 XIDs since boot on a GPU of pve-ippri-31 that NVML does not list \
+             there (kernel log): XID 79 x1 on another GPU of this host (PCI 0000:81:00"
+        ),
+        "{found:?}"
+    );
+}
+
+/// A host the file declares with GPUs whose NVML lists none is not a host without GPUs: NVML
+/// initialised, so the driver is loaded, and a GPU that failed to initialise is not listed
+/// (go-nvml `gen/nvml/nvml.h` `nvmlDeviceGetCount_v2` counts the accessible devices). GPU-005
+/// judges it as `gpu-health --expect-gpus` does (examples `gpu-health.rs`
+/// `unavailable_finding`): fewer than declared is never ok. pve-ippri-31 declares one A5000.
+#[tokio::test]
+async fn gpu_005_says_a_declared_gpu_host_showing_none_is_missing_its_gpus() {
+    let lib = fake_nvml_library(FakeNvml::NoDevice).expect("gcc builds the fake NVML library");
+    let mut sources = Sources::default();
+    let source = NvmlSource::new(Some(lib), Duration::from_millis(100)).with_kernel_log(None);
+    sources.site_mut("sp").gpus = vec![("pve-ippri-31".to_owned(), Box::new(source))];
+    let observed = live::observe(&sources, &ObserveOptions::default()).await;
+    let audit = live::audit(&live_estate(), &observed, &LiveOptions::default());
+    let found = messages(&of_rule(&audit.report.findings, "GPU-005"));
+    assert!(
+        found.contains(
+            &"warning pve-ippri-31 NVML lists no GPU on pve-ippri-31, though the NVIDIA driver \
+              is loaded and the file declares 1"
+                .to_owned()
+        ),
+        "{found:?}"
+    );
+}

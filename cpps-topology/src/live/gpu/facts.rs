@@ -30,6 +30,11 @@ pub struct GpuHostFacts {
     pub critical_xids: Vec<u64>,
     /// The XID history since boot from the host's kernel log; `None` when it was not read.
     pub xid_history: Option<XidHistoryFact>,
+    /// How many GPUs NVML lists (`nvmlDeviceGetCount_v2`): `Some(0)` when NVML initialised,
+    /// so the driver is loaded, but lists none; `None` when the count was not read (facts
+    /// built by hand). GPU-005 compares it with the GPUs the file declares.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_count: Option<u32>,
 }
 
 /// What the kernel log says about XIDs since boot (graded by `cpps_gpu::health`).
@@ -49,5 +54,9 @@ pub enum XidHistoryFact {
         /// no longer reaches back to boot. Not a clean history: "cannot tell" for that part.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         unreadable: Vec<String>,
+        /// XIDs at a PCI address NVML does not list here: another GPU of the host (one
+        /// kernel log per host), said but never graded as this host's own GPUs'.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        other_gpus: Vec<String>,
     },
 }

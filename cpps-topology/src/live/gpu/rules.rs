@@ -1,10 +1,10 @@
 //! GPU-005's live part: the running NVIDIA driver is the pinned one; NVRM/XID errors and
-//! critical GPUs raise an alert.
+//! critical GPUs raise an alert; a host listing fewer GPUs than the file declares is never ok.
 
 use crate::finding::Severity;
 use crate::live::facts::{GpuHostFacts, XidHistoryFact};
 use crate::live::rules::{Live, LiveCheck, emit_on, from_gpu_severity};
-use crate::model::ComponentRef;
+use crate::model::{ComponentRef, Host};
 use crate::rules::RuleId;
 use crate::rules::checks::Sink;
 
@@ -26,7 +26,20 @@ fn xid_history(facts: &GpuHostFacts, host: &str, c: ComponentRef<'_>, sink: &mut
         Some(XidHistoryFact::Read {
             critical,
             unreadable,
+            other_gpus,
         }) => {
+            if !other_gpus.is_empty() {
+                emit_on(
+                    sink,
+                    Severity::Info,
+                    c,
+                    format!(
+                        "XIDs since boot on a GPU of {host} that NVML does not list there (kernel \
+                         log): {}",
+                        other_gpus.join("; ")
+                    ),
+                );
+            }
             if !critical.is_empty() {
                 emit_on(
                     sink,
@@ -51,6 +64,29 @@ fn xid_history(facts: &GpuHostFacts, host: &str, c: ComponentRef<'_>, sink: &mut
             }
         }
     }
+}
+
+/// Fewer GPUs listed than the file declares for `host` is never ok, as `gpu-health
+/// --expect-gpus` judges it (examples `gpu-health.rs`): a GPU that fell off the bus or failed
+/// to initialise is not listed, and a host whose NVML lists none has its driver loaded.
+fn declared_gpus(facts: &GpuHostFacts, host: &Host, sink: &mut Sink<'_>) {
+    let declared = host.gpu_count_at_least();
+    let Some(listed) = facts.device_count.filter(|&n| n < declared) else {
+        return;
+    };
+    let message = if listed == 0 {
+        format!(
+            "NVML lists no GPU on {}, though the NVIDIA driver is loaded and the file declares \
+             {declared}",
+            host.id
+        )
+    } else {
+        format!(
+            "NVML lists {listed} GPU(s) on {}, the file declares {declared}",
+            host.id
+        )
+    };
+    emit_on(sink, Severity::Warning, ComponentRef::Host(host), message);
 }
 
 /// GPU-005: the running NVIDIA driver is the pinned one; NVRM/XID errors raise an alert.
@@ -123,6 +159,7 @@ pub(crate) fn gpu_005(live: &Live<'_>, sink: &mut Sink<'_>) {
                 );
             }
             xid_history(facts, host.id.as_str(), c, sink);
+            declared_gpus(facts, host, sink);
             for gpu in facts.gpus.iter().filter(|g| g.health == "critical") {
                 emit_on(
                     sink,

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use cpps_gpu::NvmlUnavailable;
 use cpps_gpu::health::{HealthPolicy, Severity, host_verdict, xid_history_findings};
 use cpps_gpu::kernel_log::{self, XidHistory};
 use cpps_gpu::nvml::{self, GpuSnapshot, HostSnapshot};
@@ -67,17 +68,30 @@ impl Source<GpuHostFacts> for NvmlSource {
         let endpoint = self.endpoint();
         let kernel_log = self.kernel_log.clone();
         let result = tokio::task::spawn_blocking(move || {
-            let source = nvml::NvmlSource::open(library.as_deref().map(|p| p.as_os_str()))?;
+            let source = match nvml::NvmlSource::open(library.as_deref().map(|p| p.as_os_str())) {
+                Ok(source) => source,
+                // NVML initialised, so the driver is loaded, yet lists no GPU: a fact GPU-005
+                // judges against the GPUs the file declares, not a failed source.
+                Err(cpps_gpu::Error::NvmlUnavailable(NvmlUnavailable::NoDevice)) => {
+                    return Ok(None);
+                }
+                Err(e) => return Err(e),
+            };
             let snapshot = nvml::snapshot(&source, wait)?;
             let history = kernel_log
                 .as_deref()
                 .map(|p| xid_history_fact(p, &snapshot.gpus));
-            Ok::<_, cpps_gpu::Error>((snapshot, history))
+            Ok::<_, cpps_gpu::Error>(Some((snapshot, source.device_count(), history)))
         })
         .await;
         match result {
-            Ok(Ok((snapshot, history))) => Ok(GpuHostFacts {
+            Ok(Ok(None)) => Ok(GpuHostFacts {
+                device_count: Some(0),
+                ..GpuHostFacts::default()
+            }),
+            Ok(Ok(Some((snapshot, count, history)))) => Ok(GpuHostFacts {
                 xid_history: history,
+                device_count: Some(count),
                 ..gpu_facts(&snapshot)
             }),
             Ok(Err(e)) => Err(SourceFailure::from_error(SourceKind::Nvml, endpoint, &e)),
@@ -107,6 +121,12 @@ fn xid_history_fact(path: &Path, gpus: &[GpuSnapshot]) -> XidHistoryFact {
         })
         .map(|f| f.message.clone())
         .collect();
+    // XIDs of a GPU NVML does not list here: one kernel log per host, so another GPU's.
+    let other_gpus = findings
+        .iter()
+        .filter(|f| f.code == "xid-history-other-gpu")
+        .map(|f| f.message.clone())
+        .collect();
     XidHistoryFact::Read {
         critical: findings
             .into_iter()
@@ -114,6 +134,7 @@ fn xid_history_fact(path: &Path, gpus: &[GpuSnapshot]) -> XidHistoryFact {
             .map(|f| f.message)
             .collect(),
         unreadable,
+        other_gpus,
     }
 }
 
@@ -156,5 +177,6 @@ pub fn gpu_facts(snapshot: &HostSnapshot) -> GpuHostFacts {
             .collect(),
         critical_xids: critical,
         xid_history: None,
+        device_count: None,
     }
 }
