@@ -2,6 +2,10 @@
 //! `CppsGpuXidApplication` warns on (and `CppsGpuXid` leaves out) are exactly the Application
 //! class of `cpps_gpu::xid::XID_TABLE` (NVIDIA's Xid catalog: resolved by RESTART_APP, a user
 //! application's fault). A row added to the table without the rule, or the reverse, fails here.
+//! XID 154 is left out of the page too: its severity is its payload, the recovery action, which
+//! DCGM's last-code field does not carry, and the driver logs 154 back to `0x0 (None)` when the
+//! action clears (open-gpu-kernel-modules `src/nvidia/src/kernel/gpu/gpu.c`
+//! `_gpuRefreshRecoveryActionInLock`), so a page on it would fire on every recovery.
 
 use std::collections::BTreeSet;
 
@@ -35,5 +39,11 @@ fn the_dcgm_xid_alerts_split_on_the_application_class_of_the_xid_table() {
         .collect();
     assert!(application.contains(&13) && application.contains(&31) && application.contains(&43));
     assert_eq!(codes_of(&rules, "CppsGpuXidApplication"), application);
-    assert_eq!(codes_of(&rules, "CppsGpuXid"), application);
+    let mut not_paged = application.clone();
+    not_paged.insert(154);
+    assert_eq!(codes_of(&rules, "CppsGpuXid"), not_paged);
+    assert_eq!(
+        codes_of(&rules, "CppsGpuXidRecoveryAction"),
+        BTreeSet::from([154])
+    );
 }
