@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
-use cpps_topology::live::runbook::{apply_snapshots, plan_driver_update};
+use cpps_topology::live::runbook::{DriverUpdatePlan, apply_snapshots, plan_driver_update};
 use cpps_topology::live::{self, ObserveOptions};
 
 /// Plan (and with --apply, take the snapshots of) an NVIDIA driver update.
@@ -70,99 +70,136 @@ fn invalid(message: impl std::fmt::Display) -> ExitCode {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args = Args::parse();
+    match run(&Args::parse()).await {
+        Ok(code) | Err(code) => code,
+    }
+}
+
+/// Reads, plans, prints and (with `--apply`) takes the snapshots; `Err` is an early exit whose
+/// message is already printed.
+async fn run(args: &Args) -> Result<ExitCode, ExitCode> {
     let timeout = Duration::from_secs(args.timeout.max(1));
     let deadline = Instant::now() + timeout;
     if !matches!(args.format.as_str(), "text" | "json") {
-        return invalid(format!("unknown format `{}` (text or json)", args.format));
+        return Err(invalid(format!(
+            "unknown format `{}` (text or json)",
+            args.format
+        )));
     }
     let loaded = cpps_topology::load_or_default(args.topology.as_deref());
     let topology = match loaded {
         Ok(t) => t,
         Err(e) => {
             eprint!("{}", e.render());
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     };
     let Some(host) = topology.hosts().iter().find(|h| h.id.as_str() == args.host) else {
-        return invalid(format!("the topology has no host `{}`", args.host));
+        return Err(invalid(format!("the topology has no host `{}`", args.host)));
     };
     let site = host.site.to_string();
     let lookup = |k: &str| std::env::var(k).ok();
-    let endpoints = match &args.endpoints {
-        Some(path) => Endpoints::load(path),
-        None => Endpoints::from_env(&site, None, &lookup),
-    };
-    let mut endpoints = match endpoints.and_then(|e| e.check_against(&topology).map(|()| e)) {
-        Ok(e) => e,
-        Err(e) => return invalid(e),
-    };
-    // Only the host's site matters here.
-    endpoints.sites.retain(|s, _| *s == site);
-    if let Some(s) = endpoints.sites.get_mut(&site) {
-        s.kubernetes.clear();
-        s.nvml.clear();
-    }
+    let endpoints = site_endpoints(args, &topology, &site, &lookup)?;
     let left = deadline.saturating_duration_since(Instant::now());
     let options = ClientOptions::bounded_by(left);
-    let sources = match endpoints.sources(&options, &lookup) {
-        Ok(s) => s,
-        Err(e) => return invalid(e),
-    };
+    let sources = endpoints.sources(&options, &lookup).map_err(invalid)?;
     let observe = ObserveOptions::new(ObserveOptions::default().concurrency, left);
     let observed = live::observe(&sources, &observe).await;
     let site_obs = observed.site(&site);
     for failure in site_obs.map(|s| s.failures()).unwrap_or_default() {
         eprintln!("driver-update: {failure}");
     }
-    let snapshot = args.snapshot.clone().unwrap_or_else(|| {
-        let today = cpps_topology::check::today();
-        format!(
-            "pre-driver-{:04}{:02}{:02}",
-            today.year(),
-            today.month(),
-            today.day()
-        )
-    });
-    let plan = match plan_driver_update(
+    let snapshot = args.snapshot.clone().unwrap_or_else(todays_snapshot_name);
+    let plan = plan_driver_update(
         &topology,
         &args.host,
         site_obs.and_then(|s| s.proxmox.observed()),
         site_obs.and_then(|s| s.linstor.observed()),
         &snapshot,
         args.target_driver.as_deref(),
-    ) {
-        Ok(p) => p,
-        Err(e) => return invalid(e),
-    };
-    if args.format == "json" {
-        match serde_json::to_string_pretty(&plan) {
-            Ok(text) => println!("{text}"),
-            Err(e) => return invalid(e),
-        }
-    } else {
-        print!("{}", plan.to_text());
-    }
+    )
+    .map_err(invalid)?;
+    print_plan(args, &plan)?;
     if !args.apply {
         if args.format == "text" {
             println!("\nPlan only: nothing was changed. --apply takes the LINSTOR snapshots.");
         }
-        return ExitCode::SUCCESS;
+        return Ok(ExitCode::SUCCESS);
     }
     if plan.snapshots.is_empty() {
         eprintln!("driver-update: --apply: the plan has no LINSTOR snapshot to take");
-        return ExitCode::from(1);
+        return Ok(ExitCode::from(1));
     }
     let client = match endpoints.linstor_client(&site, &options, &lookup) {
         Ok(Some(c)) => c,
-        Ok(None) => return invalid(format!("site {site} has no LINSTOR endpoint")),
-        Err(e) => return invalid(e),
+        Ok(None) => return Err(invalid(format!("site {site} has no LINSTOR endpoint"))),
+        Err(e) => return Err(invalid(e)),
     };
+    Ok(take_snapshots(args, &client, &plan, &snapshot, deadline, timeout).await)
+}
+
+/// The endpoints of the host's site only (from `--endpoints` or the environment), checked
+/// against the topology; Kubernetes and NVML are not read.
+fn site_endpoints(
+    args: &Args,
+    topology: &cpps_topology::Topology,
+    site: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Endpoints, ExitCode> {
+    let endpoints = match &args.endpoints {
+        Some(path) => Endpoints::load(path),
+        None => Endpoints::from_env(site, None, lookup),
+    };
+    let mut endpoints = endpoints
+        .and_then(|e| e.check_against(topology).map(|()| e))
+        .map_err(invalid)?;
+    // Only the host's site matters here.
+    endpoints.sites.retain(|s, _| *s == site);
+    if let Some(s) = endpoints.sites.get_mut(site) {
+        s.kubernetes.clear();
+        s.nvml.clear();
+    }
+    Ok(endpoints)
+}
+
+/// `pre-driver-YYYYMMDD`, today's default snapshot name.
+fn todays_snapshot_name() -> String {
+    let today = cpps_topology::check::today();
+    format!(
+        "pre-driver-{:04}{:02}{:02}",
+        today.year(),
+        today.month(),
+        today.day()
+    )
+}
+
+fn print_plan(args: &Args, plan: &DriverUpdatePlan) -> Result<(), ExitCode> {
+    if args.format == "json" {
+        match serde_json::to_string_pretty(plan) {
+            Ok(text) => println!("{text}"),
+            Err(e) => return Err(invalid(e)),
+        }
+    } else {
+        print!("{}", plan.to_text());
+    }
+    Ok(())
+}
+
+/// Takes the plan's snapshots within the deadline and says, per snapshot, whether it is
+/// `SUCCESSFUL`: exit 0 only when every one is.
+async fn take_snapshots(
+    args: &Args,
+    client: &cpps_linstor::Client,
+    plan: &DriverUpdatePlan,
+    snapshot: &str,
+    deadline: Instant,
+    timeout: Duration,
+) -> ExitCode {
     let left = deadline.saturating_duration_since(Instant::now());
     let wait = Duration::from_secs(args.wait).min(left);
     let applied = tokio::time::timeout_at(
         deadline.into(),
-        apply_snapshots(&client, &plan, wait, Duration::from_millis(500)),
+        apply_snapshots(client, plan, wait, Duration::from_millis(500)),
     )
     .await;
     let Ok(outcomes) = applied else {

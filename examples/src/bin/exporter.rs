@@ -200,22 +200,7 @@ async fn main() -> ExitCode {
                 };
                 // The log of an observation is written, in one piece, before a scrape can see
                 // the observation: whoever reads the metrics can read why a source failed.
-                let mut log = String::new();
-                for site in &observed.sites {
-                    let (configured, answered) = site.answered();
-                    log.push_str(&format!(
-                        "exporter: site {}: {answered}/{configured} sources answered in {:.1?}\n",
-                        site.site,
-                        started.elapsed()
-                    ));
-                    for failure in site.failures() {
-                        log.push_str(&format!("exporter:   {failure}\n"));
-                    }
-                }
-                if let Some(why) = xid_failure {
-                    log.push_str(&format!("exporter: XID history: {why}\n"));
-                }
-                eprint!("{log}");
+                eprint!("{}", observation_log(&observed, started, xid_failure));
                 if let Ok(mut slot) = state.write() {
                     *slot = Some(Arc::new(scrape));
                 }
@@ -224,6 +209,36 @@ async fn main() -> ExitCode {
         }
     };
     tokio::spawn(refresh);
+    match serve(listener, state).await {}
+}
+
+/// What one observation says about each site's sources (answered, and why each failed) and
+/// the XID history, as the lines printed to stderr.
+fn observation_log(
+    observed: &live::Observation,
+    started: Instant,
+    xid_failure: Option<String>,
+) -> String {
+    let mut log = String::new();
+    for site in &observed.sites {
+        let (configured, answered) = site.answered();
+        log.push_str(&format!(
+            "exporter: site {}: {answered}/{configured} sources answered in {:.1?}\n",
+            site.site,
+            started.elapsed()
+        ));
+        for failure in site.failures() {
+            log.push_str(&format!("exporter:   {failure}\n"));
+        }
+    }
+    if let Some(why) = xid_failure {
+        log.push_str(&format!("exporter: XID history: {why}\n"));
+    }
+    log
+}
+
+/// Serves `/metrics` from the latest scrape in `state`, one task per connection, forever.
+async fn serve(listener: TcpListener, state: Shared) -> Infallible {
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,

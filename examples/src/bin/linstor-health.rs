@@ -82,7 +82,7 @@ use cpps_linstor::ha::{self, ActiveController};
 use cpps_linstor::health::{self, HealthOptions};
 use cpps_linstor::site_loss::{self, SiteLossEffect};
 use cpps_linstor::split_brain;
-use cpps_linstor::{ClientBuilder, NodeName};
+use cpps_linstor::{Client, ClientBuilder, NodeName};
 
 /// LINSTOR and DRBD health from the controllers in LS_CONTROLLERS.
 #[derive(Debug, Parser)]
@@ -169,31 +169,115 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
         .connect_timeout(share.min(Duration::from_secs(5)))
         .request_timeout(share)
         .build()?;
-    // What the run was waiting for when its time ran out: the requests in flight and those
-    // that got no answer, each naming its controller.
-    let spent = || {
-        let controllers: Vec<String> = client.controllers().iter().map(|u| u.to_string()).collect();
-        anyhow::anyhow!(
-            "no complete answer from the LINSTOR controllers ({}) within --timeout {}s: {}",
-            controllers.join(", "),
-            args.timeout,
-            client.activity()
-        )
-    };
+    let findings = read_and_judge(args, &client, timeout, deadline).await?;
+    match args.format {
+        Format::Text => print_text(&findings),
+        Format::Json => print_json(&findings, &client)?,
+    }
+    if let Some(Err(reason)) = &findings.off_site {
+        eprintln!("linstor-health: off-site copies not readable: {reason}");
+    }
+    if let Some(plan) = findings.evacuation.as_ref().filter(|_| args.apply) {
+        apply_evacuation(args, &client, plan, deadline).await?;
+    }
+    Ok(findings.fails())
+}
+
+/// What one run read from the controllers and judged, ready to print.
+struct Findings {
+    report: health::HealthReport,
+    standalone: Vec<split_brain::StandAlone>,
+    vrrp: Option<ha::ControllerHa>,
+    ha_controller: ActiveController,
+    site_loss: Option<site_loss::SiteLossReport>,
+    evacuation: Option<evacuate::EvacuationPlan>,
+    /// `None` without `--off-site`; the reason when the DR view could not be read.
+    off_site: Option<Result<dr::DrReport, String>>,
+}
+
+impl Findings {
+    /// Whether the run exits 1: alerts, off-site copies stale, unconfirmed or unreadable, a
+    /// site loss that harms, a blocked evacuation or VIP trouble.
+    fn fails(&self) -> bool {
+        self.report.has_alerts()
+            || self.stale()
+            || self.cannot_tell()
+            || self.site_losses()
+            || self.blocked()
+            || self.vip_trouble()
+            || matches!(self.off_site, Some(Err(_)))
+    }
+
+    fn stale(&self) -> bool {
+        matches!(&self.off_site, Some(Ok(view)) if view.stale > 0)
+    }
+
+    /// Recent only by copies another cluster may have shipped: not known to be fine.
+    fn cannot_tell(&self) -> bool {
+        matches!(&self.off_site, Some(Ok(view)) if view.cannot_tell > 0)
+    }
+
+    fn blocked(&self) -> bool {
+        self.evacuation
+            .as_ref()
+            .is_some_and(evacuate::EvacuationPlan::blocked)
+    }
+
+    fn vip_trouble(&self) -> bool {
+        self.vrrp
+            .as_ref()
+            .is_some_and(|ha| ha.vip != ha::VipState::Agrees)
+    }
+
+    /// Whether the site going dark loses a resource's quorum or last `UpToDate` replica, or
+    /// cannot be told.
+    fn site_losses(&self) -> bool {
+        self.site_loss.as_ref().is_some_and(|r| {
+            r.resources.iter().any(|resource| {
+                resource.effects.iter().any(|e| {
+                    matches!(
+                        e,
+                        SiteLossEffect::LosesQuorum
+                            | SiteLossEffect::LosesLastUpToDate
+                            | SiteLossEffect::CannotTell
+                    )
+                })
+            })
+        })
+    }
+}
+
+/// What the run was waiting for when its time ran out: the requests in flight and those that
+/// got no answer, each naming its controller.
+fn spent(client: &Client, args: &Args) -> anyhow::Error {
+    let controllers: Vec<String> = client.controllers().iter().map(|u| u.to_string()).collect();
+    anyhow::anyhow!(
+        "no complete answer from the LINSTOR controllers ({}) within --timeout {}s: {}",
+        controllers.join(", "),
+        args.timeout,
+        client.activity()
+    )
+}
+
+/// Reads the cluster (and the VIP, controller properties and DR view the flags ask for) and
+/// judges it.
+async fn read_and_judge(
+    args: &Args,
+    client: &Client,
+    timeout: Duration,
+    deadline: tokio::time::Instant,
+) -> anyhow::Result<Findings> {
     // The client's deadline bounds each call on one controller; this bounds the whole run,
     // fail-over included. The call is polled through a reference, so that it is still in
     // flight (and named) when the time runs out.
     let vrrp = match &args.vip {
-        Some(vip) => Some(probe_vip(&client, &parse_vip(vip)?, deadline).await?),
+        Some(vip) => Some(probe_vip(client, &parse_vip(vip)?, deadline).await?),
         None => None,
     };
-    let vip_trouble = vrrp
-        .as_ref()
-        .is_some_and(|ha| ha.vip != ha::VipState::Agrees);
     let mut reading = std::pin::pin!(client.cluster_state());
     let state = tokio::time::timeout_at(deadline, &mut reading)
         .await
-        .map_err(|_| spent())??;
+        .map_err(|_| spent(client, args))??;
     // The promoter runs the controller where its database is Primary: ask that one first,
     // unless the VIP was probed and answers.
     let ha_controller = ha::active_controller(&state, ha::DEFAULT_CONTROLLER_RESOURCE);
@@ -209,7 +293,7 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
         let mut reading = std::pin::pin!(client.controller_properties());
         tokio::time::timeout_at(deadline, &mut reading)
             .await
-            .map_err(|_| spent())??
+            .map_err(|_| spent(client, args))??
             .0
     } else {
         Default::default()
@@ -227,147 +311,144 @@ async fn run(args: &Args) -> anyhow::Result<bool> {
         }
         None => None,
     };
-    let blocked = evacuation
-        .as_ref()
-        .is_some_and(evacuate::EvacuationPlan::blocked);
-    let site_losses = site_loss.as_ref().is_some_and(|r| {
-        r.resources.iter().any(|resource| {
-            resource.effects.iter().any(|e| {
-                matches!(
-                    e,
-                    SiteLossEffect::LosesQuorum
-                        | SiteLossEffect::LosesLastUpToDate
-                        | SiteLossEffect::CannotTell
-                )
-            })
-        })
-    });
     // The DR view is read after the health view, within what is left of the timeout: when it
     // cannot be read, the health report is still printed, with the reason.
     let off_site = if args.off_site {
-        let names: Vec<&str> = report.resources.iter().map(|r| r.name.as_str()).collect();
-        let now_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-        let max_age = Duration::from_secs(args.max_copy_age * 3600);
-        Some({
-            let (targets, target_errors) = read_l2l_targets(args, timeout, deadline).await;
-            let mut reading = std::pin::pin!(client.dr_state());
-            match tokio::time::timeout_at(deadline, &mut reading).await {
-                Ok(Ok(dr_state)) => {
-                    let mut view =
-                        dr::assess_with_targets(&dr_state, &targets, &names, now_ms, max_age);
-                    view.unreadable.extend(target_errors);
-                    Ok(view)
-                }
-                Ok(Err(e)) => Err(format!("{:#}", anyhow::Error::from(e))),
-                Err(_) => Err(spent().to_string()),
-            }
-        })
+        Some(read_off_site(args, client, &report, timeout, deadline).await)
     } else {
         None
     };
-    let stale = matches!(&off_site, Some(Ok(view)) if view.stale > 0);
-    // Recent only by copies another cluster may have shipped: not known to be fine.
-    let cannot_tell = matches!(&off_site, Some(Ok(view)) if view.cannot_tell > 0);
     // A StandAlone connection already makes its resource disconnected, an alert.
     let standalone = split_brain::standalone(&state);
-    match args.format {
-        Format::Text => {
-            print!("{}", health::render_text(&report));
-            print!("{}", split_brain::render_text(&standalone));
-            if let Some(ha) = &vrrp {
-                print!("{}", render_vrrp(ha));
-            }
-            match &ha_controller {
-                ActiveController::Node { node, .. } => {
-                    println!(
-                        "CONTROLLER HA: linstor_db is Primary on {node} (the active controller)"
-                    );
-                }
-                ActiveController::Several(nodes) => {
-                    println!(
-                        "CONTROLLER HA: linstor_db is Primary on several nodes: {}",
-                        nodes.join(", ")
-                    );
-                }
-                ActiveController::NotInUse => {
-                    println!(
-                        "CONTROLLER HA: linstor_db is Primary nowhere: the active controller cannot be told"
-                    );
-                }
-                ActiveController::NoResource => {}
-            }
-            if let Some(view) = &site_loss {
-                print!("{}", site_loss::render_text(view));
-            }
-            if let Some(plan) = &evacuation {
-                print!("{}", evacuate::render_text(plan));
-            }
-            match &off_site {
-                Some(Ok(view)) => print!("{}", dr::render_text(view)),
-                Some(Err(reason)) => println!("OFF-SITE COPIES\n  not readable: {reason}"),
-                None => {}
-            }
+    Ok(Findings {
+        report,
+        standalone,
+        vrrp,
+        ha_controller,
+        site_loss,
+        evacuation,
+        off_site,
+    })
+}
+
+/// The off-site copies of `report`'s resources (`--off-site`), or why they could not be read.
+async fn read_off_site(
+    args: &Args,
+    client: &Client,
+    report: &health::HealthReport,
+    timeout: Duration,
+    deadline: tokio::time::Instant,
+) -> Result<dr::DrReport, String> {
+    let names: Vec<&str> = report.resources.iter().map(|r| r.name.as_str()).collect();
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let max_age = Duration::from_secs(args.max_copy_age * 3600);
+    let (targets, target_errors) = read_l2l_targets(args, timeout, deadline).await;
+    let mut reading = std::pin::pin!(client.dr_state());
+    match tokio::time::timeout_at(deadline, &mut reading).await {
+        Ok(Ok(dr_state)) => {
+            let mut view = dr::assess_with_targets(&dr_state, &targets, &names, now_ms, max_age);
+            view.unreadable.extend(target_errors);
+            Ok(view)
         }
-        Format::Json => {
-            let mut json = serde_json::json!({
-                "controller": client.active_controller().as_str(),
-                "alerts": report.has_alerts(),
-                "pool_warnings": report.has_pool_warnings(),
-                "risks": report.has_risks(),
-                "report": report,
-                "standalone": standalone,
-                "controller_ha": ha_controller,
-            });
-            if let Some(ha) = &vrrp {
-                json["controller_vrrp"] = serde_json::to_value(ha)?;
-            }
-            if let Some(view) = &site_loss {
-                json["what_if_site_down"] = serde_json::to_value(view)?;
-            }
-            if let Some(plan) = &evacuation {
-                json["evacuate"] = serde_json::to_value(plan)?;
-            }
-            match &off_site {
-                Some(Ok(view)) => {
-                    json["off_site"] = serde_json::to_value(view)?;
-                    json["off_site_stale"] = serde_json::json!(stale);
-                    json["off_site_cannot_tell"] = serde_json::json!(cannot_tell);
-                }
-                Some(Err(reason)) => json["off_site_error"] = serde_json::json!(reason),
-                None => {}
-            }
-            println!("{}", serde_json::to_string_pretty(&json)?);
+        Ok(Err(e)) => Err(format!("{:#}", anyhow::Error::from(e))),
+        Err(_) => Err(spent(client, args).to_string()),
+    }
+}
+
+fn print_text(findings: &Findings) {
+    print!("{}", health::render_text(&findings.report));
+    print!("{}", split_brain::render_text(&findings.standalone));
+    if let Some(ha) = &findings.vrrp {
+        print!("{}", render_vrrp(ha));
+    }
+    match &findings.ha_controller {
+        ActiveController::Node { node, .. } => {
+            println!("CONTROLLER HA: linstor_db is Primary on {node} (the active controller)");
         }
-    }
-    if let Some(Err(reason)) = &off_site {
-        eprintln!("linstor-health: off-site copies not readable: {reason}");
-    }
-    if let Some(plan) = evacuation.as_ref().filter(|_| args.apply) {
-        if blocked {
-            eprintln!(
-                "linstor-health: not evacuating {}: the pre-check blocks it",
-                plan.node
+        ActiveController::Several(nodes) => {
+            println!(
+                "CONTROLLER HA: linstor_db is Primary on several nodes: {}",
+                nodes.join(", ")
             );
-        } else {
-            let mut sending = std::pin::pin!(client.apply(&plan.request));
-            let messages = tokio::time::timeout_at(deadline, &mut sending)
-                .await
-                .map_err(|_| spent())??;
-            eprintln!("linstor-health: evacuation of {} started", plan.node);
-            for message in messages.messages() {
-                eprintln!("  {}", message.message);
-            }
         }
+        ActiveController::NotInUse => {
+            println!(
+                "CONTROLLER HA: linstor_db is Primary nowhere: the active controller cannot be told"
+            );
+        }
+        ActiveController::NoResource => {}
     }
-    Ok(report.has_alerts()
-        || stale
-        || cannot_tell
-        || site_losses
-        || blocked
-        || vip_trouble
-        || matches!(off_site, Some(Err(_))))
+    if let Some(view) = &findings.site_loss {
+        print!("{}", site_loss::render_text(view));
+    }
+    if let Some(plan) = &findings.evacuation {
+        print!("{}", evacuate::render_text(plan));
+    }
+    match &findings.off_site {
+        Some(Ok(view)) => print!("{}", dr::render_text(view)),
+        Some(Err(reason)) => println!("OFF-SITE COPIES\n  not readable: {reason}"),
+        None => {}
+    }
+}
+
+fn print_json(findings: &Findings, client: &Client) -> anyhow::Result<()> {
+    let report = &findings.report;
+    let mut json = serde_json::json!({
+        "controller": client.active_controller().as_str(),
+        "alerts": report.has_alerts(),
+        "pool_warnings": report.has_pool_warnings(),
+        "risks": report.has_risks(),
+        "report": report,
+        "standalone": findings.standalone,
+        "controller_ha": findings.ha_controller,
+    });
+    if let Some(ha) = &findings.vrrp {
+        json["controller_vrrp"] = serde_json::to_value(ha)?;
+    }
+    if let Some(view) = &findings.site_loss {
+        json["what_if_site_down"] = serde_json::to_value(view)?;
+    }
+    if let Some(plan) = &findings.evacuation {
+        json["evacuate"] = serde_json::to_value(plan)?;
+    }
+    match &findings.off_site {
+        Some(Ok(view)) => {
+            json["off_site"] = serde_json::to_value(view)?;
+            json["off_site_stale"] = serde_json::json!(findings.stale());
+            json["off_site_cannot_tell"] = serde_json::json!(findings.cannot_tell());
+        }
+        Some(Err(reason)) => json["off_site_error"] = serde_json::json!(reason),
+        None => {}
+    }
+    println!("{}", serde_json::to_string_pretty(&json)?);
+    Ok(())
+}
+
+/// Sends the evacuation (`--apply`) unless its pre-check blocks it.
+async fn apply_evacuation(
+    args: &Args,
+    client: &Client,
+    plan: &evacuate::EvacuationPlan,
+    deadline: tokio::time::Instant,
+) -> anyhow::Result<()> {
+    if plan.blocked() {
+        eprintln!(
+            "linstor-health: not evacuating {}: the pre-check blocks it",
+            plan.node
+        );
+        return Ok(());
+    }
+    let mut sending = std::pin::pin!(client.apply(&plan.request));
+    let messages = tokio::time::timeout_at(deadline, &mut sending)
+        .await
+        .map_err(|_| spent(client, args))??;
+    eprintln!("linstor-health: evacuation of {} started", plan.node);
+    for message in messages.messages() {
+        eprintln!("  {}", message.message);
+    }
+    Ok(())
 }
 
 /// Each request's share of the run: `timeout` divided by the number of controllers in the
@@ -401,7 +482,7 @@ fn parse_vip(text: &str) -> anyhow::Result<cpps_linstor::Url> {
 /// Probes every controller of the list (`Client::probe_controllers`) with `vip` as the VIP,
 /// refused when the list does not hold it.
 async fn probe_vip(
-    client: &cpps_linstor::Client,
+    client: &Client,
     vip: &cpps_linstor::Url,
     deadline: tokio::time::Instant,
 ) -> anyhow::Result<ha::ControllerHa> {
