@@ -1006,15 +1006,41 @@ impl PbsSide {
         ))
     }
 
-    /// Whether `target` writes to this PBS: a datastore name says nothing about the server
+    /// Whether `target` may write to this PBS: a datastore name says nothing about the server
     /// (pve-storage `src/PVE/Storage/PBSPlugin.pm` `options`: `server`, `port`,
     /// `fingerprint` and `datastore` together name the place), so the server is compared when
-    /// both sides are known ([`PbsAddress::same_server`]), and only then.
+    /// both sides are known ([`PbsAddress::server_match`]), and only then. `false` only when
+    /// it is shown to be another server; one that may be this one is kept, and
+    /// [`PbsSide::here`] reads it as "cannot tell".
     pub fn serves(&self, target: &PbsTarget) -> bool {
+        self.same_as(target) != Some(false)
+    }
+
+    /// [`PbsAddress::server_match`] of this PBS and `target`'s; `Some(true)` when either
+    /// address is not known.
+    fn same_as(&self, target: &PbsTarget) -> Option<bool> {
         match (&self.address, &target.server) {
-            (Some(mine), Some(theirs)) => mine.same_server(theirs),
-            _ => true,
+            (Some(mine), Some(theirs)) => mine.server_match(theirs),
+            _ => Some(true),
         }
+    }
+
+    /// Why `target`'s backups cannot be told to be on this PBS, when its server may be
+    /// another ([`PbsAddress::server_match`] is `None`).
+    fn server_doubt(&self, target: &PbsTarget) -> Option<String> {
+        if self.same_as(target).is_some() {
+            return None;
+        }
+        let name = |a: &Option<PbsAddress>| {
+            a.as_ref()
+                .map_or_else(String::new, |a| format!("{}:{}", a.host, a.port))
+        };
+        Some(format!(
+            "whether storage {}'s server {} is this PBS ({}) cannot be told: the names differ and no certificate fingerprint on both sides decides",
+            target.storage,
+            name(&target.server),
+            name(&self.address)
+        ))
     }
 
     /// Why the list of `datastore`/`namespace` may leave groups out, if it may.
@@ -1026,17 +1052,26 @@ impl PbsSide {
     }
 
     /// This site's backups for each of `targets`' datastore and namespace; a target on
-    /// another server ([`PbsSide::serves`]) is left out, so not read.
+    /// another server ([`PbsSide::serves`]) is left out, so not read, and one that may be on
+    /// another server is an `Err` saying so (a snapshot of the same id here may be a pulled
+    /// copy). Targets surely on this server come first, so that their read is kept.
     pub fn here(&self, targets: &[PbsTarget]) -> Vec<SiteBackups> {
         let mut out: Vec<SiteBackups> = Vec::new();
-        for t in targets.iter().filter(|t| self.serves(t)) {
+        let (sure, unsure): (Vec<&PbsTarget>, Vec<&PbsTarget>) = targets
+            .iter()
+            .filter(|t| self.serves(t))
+            .partition(|t| self.server_doubt(t).is_none());
+        for t in sure.into_iter().chain(unsure) {
             if out
                 .iter()
                 .any(|s| s.datastore == t.datastore && s.namespace == t.namespace)
             {
                 continue;
             }
-            let backups = self.place(&t.datastore, &t.namespace).map(<[_]>::to_vec);
+            let backups = match self.server_doubt(t) {
+                Some(why) => Err(why),
+                None => self.place(&t.datastore, &t.namespace).map(<[_]>::to_vec),
+            };
             let mut site = SiteBackups::new(&t.datastore, &t.namespace, backups);
             site.trimmed = self.trimmed(&t.datastore, &t.namespace).map(str::to_owned);
             out.push(site);
@@ -1146,20 +1181,36 @@ impl PbsAddress {
         self
     }
 
-    /// Whether `remote` points at this server ([`PbsAddress::same_server`]).
-    pub fn is_reached_by(&self, remote: &Remote) -> bool {
+    /// Whether `remote` points at this server ([`PbsAddress::server_match`]); `None` when
+    /// that cannot be told.
+    pub fn is_reached_by(&self, remote: &Remote) -> Option<bool> {
         let theirs = PbsAddress::new(&remote.host, remote.port_or_default())
             .fingerprint(remote.fingerprint.clone());
-        self.same_server(&theirs)
+        self.server_match(&theirs)
     }
 
-    /// Whether `other` names the same server. When both give a certificate fingerprint, it
-    /// decides (the clients pin the certificate by it, so one name or another reaches the same
-    /// server); otherwise host and port must be the same.
+    /// Whether `other` may name the same server: `false` only when it is shown to be another
+    /// ([`PbsAddress::server_match`] is `Some(false)`).
     pub fn same_server(&self, other: &PbsAddress) -> bool {
+        self.server_match(other) != Some(false)
+    }
+
+    /// Whether `other` names the same server: `Some(false)` only when shown to be another,
+    /// `None` when that cannot be told. When both
+    /// give a certificate fingerprint, it decides (the clients pin the certificate by it, so
+    /// one name or another reaches the same server). Otherwise the same host and port are the
+    /// same server, and the same host on another port is another listener; but two host
+    /// texts prove nothing: pve-storage's `server` is "Server IP or DNS name"
+    /// (`src/PVE/Storage/Plugin.pm`) and the `fingerprint` is optional for trusted
+    /// certificates (`src/PVE/Storage/PBSPlugin.pm`), so `10.0.0.5` and `pbs-franca.lan`
+    /// may be one server.
+    pub fn server_match(&self, other: &PbsAddress) -> Option<bool> {
         match (&self.fingerprint, &other.fingerprint) {
-            (Some(mine), Some(theirs)) => normal_fingerprint(mine) == normal_fingerprint(theirs),
-            _ => other.host == self.host && other.port == self.port,
+            (Some(mine), Some(theirs)) => {
+                Some(normal_fingerprint(mine) == normal_fingerprint(theirs))
+            }
+            _ if other.host == self.host => Some(other.port == self.port),
+            _ => None,
         }
     }
 }
@@ -1225,7 +1276,12 @@ fn points_at(side: &PbsSide, job: &SyncJob, to: &PbsSide) -> Result<bool, String
         .address
         .as_ref()
         .ok_or_else(|| "the other server's address is not known".to_owned())?;
-    Ok(address.is_reached_by(remote))
+    address.is_reached_by(remote).ok_or_else(|| {
+        format!(
+            "whether remote {} ({}) is {}:{} cannot be told: the names differ and no certificate fingerprint on both sides decides",
+            remote.name, remote.host, address.host, address.port
+        )
+    })
 }
 
 /// The sync jobs that copy `store`/`ns` of `from` to `to` (pulls of `to`, pushes of `from`),

@@ -475,3 +475,65 @@ fn a_job_that_may_include_a_guest_leaves_no_job_untold() {
         Verdict::Breach
     );
 }
+
+/// F3 (audit 31): a PVE storage names its PBS by "Server IP or DNS name" (pve-storage
+/// `src/PVE/Storage/Plugin.pm`, the `server` option) and its `fingerprint` is optional, for
+/// servers with a trusted certificate (`src/PVE/Storage/PBSPlugin.pm` `options`). So
+/// storage.cfg's `10.0.0.5` and the endpoints' `pbs-franca.lan`, with no fingerprint on one
+/// side, may be the same server: the target is kept and its guests are "cannot tell", never
+/// the BREACH "no job includes it". Differing fingerprints prove another server; equal
+/// fingerprints under other names prove the same one.
+#[test]
+fn a_host_name_mismatch_without_fingerprints_is_cannot_tell() {
+    use cpps_pbs::chain::{PbsAddress, PbsSide};
+    const FP_A: &str = "ab:cd:ef:01:23:45:67:89:ab:cd:ef:01:23:45:67:89:ab:cd:ef:01:23:45:67:89:ab:cd:ef:01:23:45:67:89";
+    const FP_B: &str = "01:cd:ef:01:23:45:67:89:ab:cd:ef:01:23:45:67:89:ab:cd:ef:01:23:45:67:89:ab:cd:ef:01:23:45:67:89";
+    let snapshots: Vec<Snapshot> = data("snapshots_store1.json");
+    let mut side = PbsSide::new(true);
+    side.address = Some(PbsAddress::new("pbs-franca.lan", 8007));
+    side.backups = vec![SiteBackups::new(
+        "store1",
+        "",
+        Ok(newest_per_guest("store1", "", &snapshots, NOW, rpo())),
+    )];
+    let by_ip = |fp: Option<&str>| {
+        PbsTarget::new("pbs-franca", "store1", "")
+            .server(PbsAddress::new("10.0.0.5", 8007).fingerprint(fp.map(str::to_owned)))
+    };
+
+    // No fingerprint on either side: kept, and read as "cannot tell".
+    let mut case = input();
+    case.targets = vec![by_ip(None)];
+    case.retain_targets(|t| side.serves(t));
+    assert_eq!(case.targets.len(), 1);
+    case.here = side.here(&case.targets);
+    let gitlab = find(&judge(&case, NOW, rpo()), 100).clone();
+    assert_eq!(gitlab.verdict, Verdict::CannotTell, "{gitlab}");
+    assert!(
+        gitlab
+            .reasons
+            .iter()
+            .any(|r| r.contains("10.0.0.5") && r.contains("pbs-franca.lan")),
+        "{gitlab}"
+    );
+
+    // A fingerprint on one side only: still cannot tell.
+    side.address = Some(PbsAddress::new("pbs-franca.lan", 8007).fingerprint(Some(FP_A.to_owned())));
+    assert!(side.serves(&by_ip(None)));
+    assert!(side.here(&[by_ip(None)])[0].backups.is_err());
+
+    // Equal fingerprints: the same server under another name, read as such.
+    assert!(side.serves(&by_ip(Some(FP_A))));
+    assert!(side.here(&[by_ip(Some(FP_A))])[0].backups.is_ok());
+
+    // Differing fingerprints: another server, dropped with its jobs.
+    let mut case = input();
+    case.targets = vec![by_ip(Some(FP_B))];
+    case.retain_targets(|t| side.serves(t));
+    assert!(case.targets.is_empty());
+    assert!(
+        case.jobs
+            .iter()
+            .all(|j| j.storage.as_deref() != Some("pbs-franca"))
+    );
+}
