@@ -460,6 +460,16 @@ async fn pve_for_the_chain_jobs(
     pve2_tasks: ResponseTemplate,
     more_jobs: &[Value],
 ) -> MockServer {
+    pve_for_the_chain_storages(pve1_tasks, pve2_tasks, more_jobs, &[]).await
+}
+
+/// [`pve_for_the_chain_jobs`] with `more_storages` beside the two of `GET /storage`.
+async fn pve_for_the_chain_storages(
+    pve1_tasks: Value,
+    pve2_tasks: ResponseTemplate,
+    more_jobs: &[Value],
+    more_storages: &[Value],
+) -> MockServer {
     let server = MockServer::start().await;
     let answer = |path_: &str, data: Value| {
         Mock::given(method("GET"))
@@ -484,16 +494,18 @@ async fn pve_for_the_chain_jobs(
     ]))
     .mount(&server)
     .await;
-    answer("storage", json!([
-        {"storage": "local", "type": "dir", "path": "/var/lib/vz", "content": "backup,iso,vztmpl",
-         "digest": "c8a3d4fa0a47f0e63e1ba0b8b5ee3d3cb6e7c0b2"},
-        {"storage": "pbs-franca", "type": "pbs", "server": "pbs-a.example", "datastore": "store1",
+    let mut storages = vec![
+        json!({"storage": "local", "type": "dir", "path": "/var/lib/vz", "content": "backup,iso,vztmpl",
+         "digest": "c8a3d4fa0a47f0e63e1ba0b8b5ee3d3cb6e7c0b2"}),
+        json!({"storage": "pbs-franca", "type": "pbs", "server": "pbs-a.example", "datastore": "store1",
          "username": "backup@pbs!pve", "content": "backup",
          "encryption-key": "a7:49:ff:53:3a:b2:0d:4c:77:e4:1c:52:de:6f:80:57:dd:5b:b9:2f:d0:62:23:c0:1c:6a:a6:9f:2f:2c:93:3a",
-         "digest": "c8a3d4fa0a47f0e63e1ba0b8b5ee3d3cb6e7c0b2"}
-    ]))
-    .mount(&server)
-    .await;
+         "digest": "c8a3d4fa0a47f0e63e1ba0b8b5ee3d3cb6e7c0b2"}),
+    ];
+    storages.extend_from_slice(more_storages);
+    answer("storage", Value::Array(storages))
+        .mount(&server)
+        .await;
     let mut jobs = vec![
         json!({"id": "backup-5f1a", "type": "vzdump", "enabled": 1, "schedule": "21:00", "storage": "pbs-franca",
          "vmid": "100,200", "mode": "snapshot"}),
@@ -678,6 +690,57 @@ async fn a_pool_job_with_hidden_members_is_cannot_tell_not_a_breach() {
     );
     assert!(!reasons.contains("no enabled vzdump job"), "{reasons}");
     pve.verify().await;
+}
+
+/// E3: a PVE storage names its PBS by `server` (and `port`, `fingerprint`) beside the
+/// datastore (pve-storage `src/PVE/Storage/PBSPlugin.pm` `options`), so `pbs-sitio-b`, on
+/// `pbs-a.example:8008`'s `store1`, does not write to this report's `pbs-a.example:store1`
+/// (port 8007). The vm/300 listed here (a pull from the other site, say) is then not 300's
+/// backup: 300 is backed up by no job of this report.
+#[tokio::test]
+async fn a_pbs_storage_on_another_server_is_not_judged_here() {
+    let fresh = now() - 3600;
+    let upid = "UPID:pbs-a:00000777:0000A1B2:0000000B:6B0A5FD0:verificationjob:store1:root@pam:";
+    let snapshot = |ty: &str, id: &str| {
+        json!({"backup-type": ty, "backup-id": id, "backup-time": fresh, "files": ["index.json.blob"],
+               "protected": false, "verification": {"state": "ok", "upid": upid}})
+    };
+    let snapshots =
+        json!({"data": [snapshot("vm", "100"), snapshot("ct", "200"), snapshot("vm", "300")]});
+    let none = json!({"data": []});
+    let pbs = pbs(snapshots, none.clone(), none.clone(), none.clone(), none).await;
+    let other_storage = json!({"storage": "pbs-sitio-b", "type": "pbs", "server": "pbs-a.example",
+        "port": 8008, "datastore": "store1", "username": "backup@pbs!pve", "content": "backup",
+        "digest": "c8a3d4fa0a47f0e63e1ba0b8b5ee3d3cb6e7c0b2"});
+    let other_job = json!({"id": "backup-b", "type": "vzdump", "enabled": 1, "schedule": "23:00",
+        "storage": "pbs-sitio-b", "vmid": "300", "mode": "snapshot"});
+    let pve = pve_for_the_chain_storages(
+        json!([]),
+        ResponseTemplate::new(200).set_body_json(json!({"data": []})),
+        &[other_job],
+        &[other_storage],
+    )
+    .await;
+    let env = [
+        ("PROXMOX_VE_ENDPOINT", pve.uri()),
+        ("PROXMOX_VE_API_TOKEN", "root@pam!ci=5ecr3t".to_owned()),
+    ];
+    let out = run_with_pve(&pbs, &["--format", "json", "--chain"], &env).await;
+    let stdout = common::stdout_of_exit(&out, 1);
+    let both: Value = serde_json::from_str(&stdout).expect("the output is JSON");
+    let scratch = &both["chain"][2];
+    assert_eq!(scratch["vmid"], 300, "{stdout}");
+    assert_eq!(scratch["storage"], Value::Null, "{scratch}");
+    assert_eq!(scratch["backed_up"], Value::Null, "{scratch}");
+    assert_eq!(scratch["verdict"], "breach", "{scratch}");
+    // 100 on pbs-a.example's store1 (port 8007 on both sides) is still judged here.
+    assert_eq!(both["chain"][0]["storage"], "pbs-franca", "{stdout}");
+    assert_eq!(both["chain"][0]["backed_up"], fresh, "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("PVE storage pbs-sitio-b writes to pbs-a.example:8008, not to this PBS (pbs-a.example:8007)"),
+        "{stderr}"
+    );
 }
 
 /// D8: a token without `Sys.Audit` on `/nodes/{node}` sees only its own tasks (pve-manager

@@ -20,7 +20,8 @@
 //! ("backed up here at T, verified (snapshot of T'), copied to SITE at T''"): the PVE cluster
 //! named by `PROXMOX_VE_ENDPOINT` (and `PROXMOX_VE_API_TOKEN` and the TLS variables, as
 //! `inventory` reads them) gives the guests, its PBS storages on the datastores this report
-//! reads (`GET /storage`), the vzdump jobs (`GET /cluster/backup`) and their tasks
+//! reads (`GET /storage`; a storage whose `server`, `port` or `fingerprint` shows another
+//! server than the repository's and `PBS_FINGERPRINT` is left out, named on stderr), the vzdump jobs (`GET /cluster/backup`) and their tasks
 //! (`GET /nodes/{node}/tasks?typefilter=vzdump`, whole only with `Sys.Audit` on the node, read
 //! from `GET /access/permissions`); this PBS gives the newest finished snapshots and their
 //! verification; `--copy REMOTE:STORE[:NAMESPACE]` names where the other site keeps
@@ -43,7 +44,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use cpps_examples::Format;
-use cpps_pbs::chain::{self, ChainInput, GuestChain, Verdict};
+use cpps_pbs::chain::{self, ChainInput, GuestChain, PbsAddress, PbsTarget, Verdict};
 use cpps_pbs::checks::{Sites, parse_duration};
 use cpps_pbs::report::{self, ReportOptions};
 use cpps_pbs::{ClientBuilder, Error};
@@ -95,9 +96,11 @@ struct Args {
     /// namespace defaults to the PVE storage's). Without it every copy is "cannot tell".
     #[arg(long, requires = "chain", value_parser = parse_copy)]
     copy: Option<Copy>,
-    /// With --chain: judge only these PVE storages (repeatable); by default every PBS storage
-    /// whose datastore this report reads (its server is not compared with the repository's
-    /// host, which may be written as a name or an address).
+    /// With --chain: judge only these PVE storages (repeatable), whatever server they name; by
+    /// default every PBS storage whose datastore this report reads, less those on another
+    /// server than the repository's (`PbsAddress::same_server` of its `server`, `port` and
+    /// `fingerprint` against the repository's host, port and `PBS_FINGERPRINT`), each named
+    /// on stderr.
     #[arg(long = "pve-storage", requires = "chain")]
     pve_storages: Vec<String>,
     /// A job whose next run is later than this is reported as overdue.
@@ -146,6 +149,12 @@ async fn run(args: &Args) -> Result<(bool, bool), Error> {
         .deadline(timeout)
         .request_timeout(timeout);
     let store = builder.repository().map(|r| r.store().to_string());
+    // How PVE's storages name this server (pve-storage `PBSPlugin.pm` `options`: `server`,
+    // `port`, `fingerprint`): the repository's host and port, and the pinned fingerprint.
+    let address = builder.repository().map(|r| {
+        PbsAddress::new(r.host(), r.port())
+            .fingerprint(cpps_http::env::process_env("PBS_FINGERPRINT"))
+    });
     let pbs = builder.build()?;
     let stores = (!args.all_datastores).then(|| store.into_iter().collect::<Vec<_>>());
     // Every part ends by the timeout; what was read by then is reported.
@@ -171,7 +180,11 @@ async fn run(args: &Args) -> Result<(bool, bool), Error> {
     let now = jiff::Timestamp::now().as_second();
     let report = report::build(&inventory, now, &options);
     let chains = if args.chain {
-        Some(Box::pin(chain(args, &pbs, &inventory, &sites, now)).await)
+        let this = This {
+            pbs: &pbs,
+            address: address.as_ref(),
+        };
+        Some(Box::pin(chain(args, this, &inventory, &sites, now)).await)
     } else {
         None
     };
@@ -287,17 +300,64 @@ fn print_report(
     }
 }
 
+/// This PBS: its client, and how PVE's storages would name it.
+#[derive(Clone, Copy)]
+struct This<'a> {
+    pbs: &'a cpps_pbs::Client,
+    address: Option<&'a PbsAddress>,
+}
+
+/// Whether `target` may write to this PBS (`address`): `false` only when
+/// [`PbsAddress::same_server`] says it is another server, and `true` also when either address
+/// is not known.
+fn writes_here(address: Option<&PbsAddress>, target: &PbsTarget) -> bool {
+    match (address, target.server.as_ref()) {
+        (Some(mine), Some(theirs)) => mine.same_server(theirs),
+        _ => true,
+    }
+}
+
+/// `host:port` of an address, empty when not known.
+fn host_port(address: Option<&PbsAddress>) -> String {
+    address.map_or_else(String::new, |a| format!("{}:{}", a.host, a.port))
+}
+
 /// Reads the PVE side of the backup chain with the live audit's reader
 /// ([`PveSource::backup_chain`], which BACKUP-005 uses too), then keeps the PBS storages on the
-/// datastores this report reads (and those of `--pve-storage`).
-async fn read_pve(args: &Args, stores: &[String], timeout: Duration) -> Result<ChainInput, String> {
+/// datastores this report reads, less those that write to another server
+/// ([`writes_here`]; pve-storage `src/PVE/Storage/PBSPlugin.pm` `options`: `server`, `port`,
+/// `fingerprint` and `datastore` together name the place), or those of `--pve-storage`,
+/// which are taken as named.
+async fn read_pve(
+    args: &Args,
+    stores: &[String],
+    address: Option<&PbsAddress>,
+    timeout: Duration,
+) -> Result<ChainInput, String> {
     let pve = cpps_proxmox::ClientBuilder::from_env(&cpps_http::env::process_env)
         .and_then(|b| b.deadline(timeout).request_timeout(timeout).build())
         .map_err(|e| report::error_chain(&e))?;
     let mut input = PveSource::backup_chain(&pve).await?;
+    let elsewhere = |t: &PbsTarget| !writes_here(address, t);
+    for t in input
+        .targets
+        .iter()
+        .filter(|t| args.pve_storages.is_empty() && stores.contains(&t.datastore) && elsewhere(t))
+    {
+        eprintln!(
+            "pbs-report: PVE storage {} writes to {}, not to this PBS ({}); not judged here (name it with --pve-storage to judge it all the same)",
+            t.storage,
+            host_port(t.server.as_ref()),
+            host_port(address),
+        );
+    }
     input.retain_targets(|t| {
         stores.contains(&t.datastore)
-            && (args.pve_storages.is_empty() || args.pve_storages.contains(&t.storage))
+            && if args.pve_storages.is_empty() {
+                !elsewhere(t)
+            } else {
+                args.pve_storages.contains(&t.storage)
+            }
     });
     Ok(input)
 }
@@ -305,14 +365,15 @@ async fn read_pve(args: &Args, stores: &[String], timeout: Duration) -> Result<C
 /// The backup chain of every guest: PVE's side, this PBS's snapshots, the copies.
 async fn chain(
     args: &Args,
-    pbs: &cpps_pbs::Client,
+    this: This<'_>,
     inventory: &report::Inventory,
     sites: &Sites,
     now: i64,
 ) -> Result<Vec<GuestChain>, String> {
     let timeout = Duration::from_secs(args.timeout);
     let stores: Vec<String> = inventory.snapshots.keys().cloned().collect();
-    let mut input = read_pve(args, &stores, timeout).await?;
+    let pbs = this.pbs;
+    let mut input = read_pve(args, &stores, this.address, timeout).await?;
     input.here = chain::site_backups(inventory, &input.targets, now, args.rpo);
     if let Some(copy) = &args.copy {
         let site = sites
