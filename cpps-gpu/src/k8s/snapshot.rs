@@ -62,6 +62,19 @@ pub struct KueueFallback {
     pub why: String,
 }
 
+impl KueueFallback {
+    /// `kind` read at `read_at` because `refused` answered `why` (for facts and tests built
+    /// outside this crate).
+    pub fn new(kind: &'static str, refused: &str, read_at: &str, why: &str) -> Self {
+        Self {
+            kind,
+            refused: refused.to_owned(),
+            read_at: read_at.to_owned(),
+            why: why.to_owned(),
+        }
+    }
+}
+
 /// `v1 Node`, as [`Unread::kind`] names it.
 pub const NODE: &str = "v1 Node";
 /// `v1 Pod`.

@@ -56,6 +56,12 @@ pub struct KubeFacts {
     /// The lists the API server did not give (refused, or failed): the fields above that come
     /// from them are empty, and that is not the truth. Every other list was read.
     pub unread: Vec<UnreadList>,
+    /// Kueue's conversion webhook is down: one line per Kueue kind that was read at an older
+    /// version because the newest answered 500 (cpps-gpu's Critical
+    /// `kueue-conversion-webhook-down`, the same words). Empty when every Kueue list was read
+    /// at its newest served version.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kueue_webhook_down: Vec<String>,
 }
 
 impl KubeFacts {

@@ -195,5 +195,51 @@ pub fn kube_facts(s: &ClusterSnapshot) -> KubeFacts {
             .collect(),
         argocd_clusters: ArgoClusters::NotRead,
         unread: unread_lists(&s.unread),
+        kueue_webhook_down: kueue_webhook_down(s),
+    }
+}
+
+/// cpps-gpu's one answer for Kueue kinds read at an older version: each is Kueue's conversion
+/// webhook answering 500 (kueue `config/components/crd/kustomization.yaml`
+/// `patches/webhook_in_*.yaml`; apiextensions-apiserver `webhook_converter.go` `Convert`).
+fn kueue_webhook_down(s: &ClusterSnapshot) -> Vec<String> {
+    let mut findings = Vec::new();
+    cpps_gpu::k8s::checks::kueue_fallbacks(s, &mut findings);
+    findings
+        .into_iter()
+        .filter(|f| f.code == "kueue-conversion-webhook-down")
+        .map(|f| f.message)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use cpps_gpu::k8s::snapshot::KueueFallback;
+
+    use super::*;
+
+    /// Audit 34 C2: when Kueue's conversion webhook (served by kueue-controller-manager) is
+    /// down, the newest Kueue version answers 500 and cpps-gpu reads the kind at an older one
+    /// (`kueue_fallbacks`). The live facts keep that it is down, in cpps-gpu's words, instead
+    /// of a ClusterQueue list that looks read and healthy.
+    #[test]
+    fn a_kueue_fallback_says_the_conversion_webhook_is_down() {
+        let mut s = ClusterSnapshot::empty();
+        assert_eq!(kube_facts(&s).kueue_webhook_down, Vec::<String>::new());
+        s.kueue_fallbacks = vec![KueueFallback::new(
+            "kueue.x-k8s.io ClusterQueue",
+            "v1beta2",
+            "v1beta1",
+            "500 Internal Server Error: conversion webhook for kueue.x-k8s.io/v1beta1, \
+             Kind=ClusterQueue failed",
+        )];
+        assert_eq!(
+            kube_facts(&s).kueue_webhook_down,
+            [
+                "Kueue's conversion webhook is down (is kueue-controller-manager running?): read \
+                 at v1beta1 because v1beta2 answered 500 Internal Server Error: conversion webhook \
+                 for kueue.x-k8s.io/v1beta1, Kind=ClusterQueue failed"
+            ]
+        );
     }
 }
