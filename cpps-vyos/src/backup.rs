@@ -103,7 +103,7 @@ pub fn router_label(client: &Client) -> String {
 /// read.
 pub async fn backup(client: &Client, opts: &BackupOptions) -> Result<BackupReport, Error> {
     let raw = client.show_config_raw(&[]).await?;
-    let mut tree = ConfigTree::parse_boot(&raw)?;
+    let mut tree = ConfigTree::parse_shown(&raw)?;
     let mut warnings = Vec::new();
     // showConfig prints no footer; a text that has one keeps its own (it is part of `raw`).
     let raw_footer = tree.footer.take();

@@ -14,14 +14,15 @@
 //!   the refused path, value included). One write in flight per router; writes are never
 //!   retried, and every write is checked by reading the configuration back
 //!   ([`Committed::landed`], [`Committed::commands`]).
-//! - [`config`]: parsers for showConfig text (exactly as VyOS prints it), for saved files and
-//!   archived revisions (the escaped dialect 1.4 and 1.5 save, [`ConfigTree::parse_saved`]) and
-//!   for `set` commands into one typed tree ([`ConfigTree`]), rendering back to each form, a
-//!   check of what `load` can carry ([`ConfigTree::check_loadable`]), a diff of two trees as
-//!   the `set`/`delete` batch that turns one into the other, typed views, and redaction of
-//!   secrets by one list ([`config::secrets`]). The readers and the diff take time linear in
-//!   the input, a leaf of hundreds of thousands of values included (`cargo bench -p cpps-vyos
-//!   --bench parse`).
+//! - [`config`]: parsers for showConfig text (exactly as VyOS prints it; vyatta-cfg's printer on
+//!   the legacy backend, vyos1x-config's on vyconf, told apart by the text,
+//!   [`ConfigTree::parse_shown`]), for saved files and archived revisions (the escaped dialect
+//!   1.4 and 1.5 save, [`ConfigTree::parse_saved`]) and for `set` commands into one typed tree
+//!   ([`ConfigTree`]), rendering back to each form, a check of what `load` can carry
+//!   ([`ConfigTree::check_loadable`]), a diff of two trees as the `set`/`delete` batch that
+//!   turns one into the other, typed views, and redaction of secrets by one list
+//!   ([`config::secrets`]). The readers and the diff take time linear in the input, a leaf of
+//!   hundreds of thousands of values included (`cargo bench -p cpps-vyos --bench parse`).
 //! - [`status`]: typed readings of `show interfaces wireguard NAME summary` (peers, handshake
 //!   age, transfer; `wg show` on 1.4, VyOS's own table on 1.5), `show vrrp`, `show bgp summary` (FRR 9.1 on 1.4 and FRR 10 on 1.5) and `show vpn
 //!   ipsec sa` / `connections`, for the inter-site view; a router without BGP or IPsec says so

@@ -319,3 +319,46 @@ async fn a_fresh_version_replaces_the_kept_one_and_how_errors_are_read() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Issue 32, vyconf's reader: on a router whose backend is vyconf, `showConfig` `raw` is
+/// vyos1x-config's rendering (`render_at_level`, see `printers::sp_gw_vyconf_show_config` for the
+/// upstream chain): every value in `"` and escaped by `src/util.ml` `escape_string`, lines from
+/// column 0. On the legacy backend it is vyatta-cfg's (`src/cnode/cnode-algorithm.cpp`: values
+/// bare unless they need quotes, nothing escaped, every line after the `PFX_DIFF_NONE` column).
+/// The reader is chosen from the text (its first column), not from a version number, and both
+/// texts of one configuration read as the same tree. Failed first: the vyconf text was read as
+/// vyatta-cfg's, so `to \"Franca\"` kept its backslashes.
+#[tokio::test]
+async fn show_config_is_read_in_the_dialect_the_router_printed() {
+    use common::printers::{sp_gw_show_config, sp_gw_vyconf_show_config};
+    let read = |text: String| async move {
+        let (api, client) = router().await;
+        post("/retrieve")
+            .and(body_json(
+                json!({"key": KEY, "op": "showConfig", "path": [], "configFormat": "raw"}),
+            ))
+            .respond_with(ok(json!(text)))
+            .mount(api.server())
+            .await;
+        client.config_tree().await.unwrap()
+    };
+    let legacy = read(sp_gw_show_config()).await;
+    let vyconf = read(sp_gw_vyconf_show_config()).await;
+    let eth = |t: &cpps_vyos::ConfigTree, n: &str| {
+        t.value(&["interfaces", "ethernet", n, "description"])
+            .map(str::to_owned)
+    };
+    assert_eq!(eth(&vyconf, "eth0").as_deref(), Some("Bob's-uplink"));
+    for n in ["eth0", "eth1", "eth2"] {
+        assert_eq!(eth(&vyconf, n), eth(&legacy, n), "{n}");
+    }
+    assert_eq!(vyconf, legacy);
+    assert_eq!(
+        cpps_vyos::ConfigTree::printer_of_shown(&sp_gw_vyconf_show_config()),
+        cpps_vyos::config::ShownBy::Vyos1x
+    );
+    assert_eq!(
+        cpps_vyos::ConfigTree::printer_of_shown(&sp_gw_show_config()),
+        cpps_vyos::config::ShownBy::VyattaCfg
+    );
+}

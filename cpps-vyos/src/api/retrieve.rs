@@ -88,13 +88,15 @@ impl Client {
         }
     }
 
-    /// `POST /retrieve` (`showConfig`, `raw`) for the whole configuration, parsed into a tree.
+    /// `POST /retrieve` (`showConfig`, `raw`) for the whole configuration, parsed into a tree in
+    /// the dialect of the printer that wrote it ([`ConfigTree::parse_shown`]: vyatta-cfg's on
+    /// the legacy backend, vyos1x-config's `render_at_level` on the vyconf backend).
     ///
     /// # Errors
     /// As [`Client::show_config_raw`], and [`Error::Parse`] when the text does not parse.
     pub async fn config_tree(&self) -> Result<ConfigTree, Error> {
         let text = self.show_config_raw(&[]).await?;
-        Ok(ConfigTree::parse_boot(&text)?)
+        Ok(ConfigTree::parse_shown(&text)?)
     }
 
     /// `POST /retrieve` with `op: returnValue`: the value of the leaf at `path`, `None` when unset.

@@ -29,6 +29,18 @@ pub use tree::{Branch, ConfigTree, Leaf, Node, NodeRef, StepKind, Tag};
 
 use crate::error::ParseError;
 
+/// Which printer wrote a `showConfig` text ([`ConfigTree::printer_of_shown`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ShownBy {
+    /// vyatta-cfg (`cli-shell-api showConfig`, the legacy backend): values bare unless they need
+    /// quotes, nothing escaped, every line after a diff column.
+    VyattaCfg,
+    /// vyos1x-config (`render_at_level`, the vyconf backend): every value in `"` and escaped,
+    /// lines from the first column.
+    Vyos1x,
+}
+
 impl ConfigTree {
     /// Reads showConfig text (`cli-shell-api showConfig`, as `/retrieve` and `vyos-backup` get
     /// it; vyatta-cfg `src/cnode/cnode-algorithm.cpp`): nothing is decoded. A file saved by 1.4
@@ -38,6 +50,40 @@ impl ConfigTree {
     /// A [`ParseError`] with the line and column of the first problem.
     pub fn parse_boot(src: &str) -> Result<Self, ParseError> {
         boot::parse(src)
+    }
+
+    /// Which printer wrote `src`, a `showConfig` text of the API (`/retrieve` `raw`), told from
+    /// the text itself. vyos-1x `python/vyos/configsession.py` `show_config` runs
+    /// `cli-shell-api showConfig` on the legacy backend, whose lines all start with the diff
+    /// column (vyatta-cfg `src/cnode/cnode-algorithm.cpp` `_diff_print_indent`, `PFX_DIFF_NONE`
+    /// " " and the like), and asks vyconf on the vyconf backend (`src/session.ml`
+    /// `show_config`: vyos1x-config `src/config_tree.ml` `render_at_level`, `render_config` with
+    /// `make_indent 4 0`), whose top-level lines start in the first column with a node name or a
+    /// `/* comment */`. Which backend runs is a file on the router (`/run/vyconf_backend`,
+    /// vyos-1x `python/vyos/utils/backend.py`) that the API does not show, and not a version:
+    /// the text is what tells. A text with no node reads the same either way.
+    pub fn printer_of_shown(src: &str) -> ShownBy {
+        let first = src.lines().find(|l| !l.trim().is_empty());
+        match first.and_then(|l| l.chars().next()) {
+            Some(c) if c.is_ascii_alphanumeric() || c == '/' => ShownBy::Vyos1x,
+            _ => ShownBy::VyattaCfg,
+        }
+    }
+
+    /// Reads a `showConfig` text of the API in the dialect of the printer that wrote it
+    /// ([`ConfigTree::printer_of_shown`]): vyatta-cfg's as [`ConfigTree::parse_boot`] reads it;
+    /// vyos1x-config's (vyconf) with its quoted values decoded as vyos1x-config's lexer decodes
+    /// them (`src/vyos1x_lexer.mll`). Unlike a saved file ([`ConfigTree::parse_saved`]), that
+    /// text never went through Python's `unescape_backslash`, so its backslashes are read as
+    /// written.
+    ///
+    /// # Errors
+    /// A [`ParseError`] with the line and column of the first problem.
+    pub fn parse_shown(src: &str) -> Result<Self, ParseError> {
+        match Self::printer_of_shown(src) {
+            ShownBy::VyattaCfg => boot::parse(src),
+            ShownBy::Vyos1x => boot::parse_saved(src),
+        }
     }
 
     /// Reads a saved file or an archived revision (`/config/config.boot`, `show system commit

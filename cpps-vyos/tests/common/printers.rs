@@ -617,3 +617,17 @@ pub fn sp_gw_config_boot() -> String {
 pub fn sp_gw_show_config() -> String {
     cnode_print(&sp_gw(), " ")
 }
+
+/// `sp_gw` as `/retrieve` `showConfig` (`raw`) answers on a router whose configuration backend
+/// is vyconf: vyos-1x `src/services/api/rest/routers.py` `retrieve_op` returns
+/// `session.show_config(path)` as it is for `raw`; `python/vyos/configsession.py`
+/// `ConfigSession.show_config` asks `VyconfSession.show_config` (`python/vyos/vyconf_session.py`,
+/// a `show_config` request with no format) instead of `cli-shell-api showConfig` once
+/// `vyconf_backend()`; vyconf `src/vyconfd.ml` `show_config` takes the format `Curly` by default
+/// and `src/session.ml` `show_config` answers `CT.render_at_level node path`, which in
+/// vyos1x-config `src/config_tree.ml` is `render_config` of the node at the path: the
+/// renderer of [`vyos1x_render`], with no diff column, no `unescape_backslash` (that is Python's
+/// `ConfigTree.to_string`, not called here) and no footer.
+pub fn sp_gw_vyconf_show_config() -> String {
+    vyos1x_render(&sp_gw())
+}
