@@ -12,8 +12,8 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 use crate::family::bounded;
-use crate::types::{GuestKind, ResourceFilter};
-use crate::{Client, GuestRef};
+use crate::types::{ClusterResource, GuestKind, ResourceFilter};
+use crate::{Client, GuestRef, VmId};
 
 /// A node in the inventory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -222,6 +222,41 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
         .filter_map(GuestRef::from_resource)
         .filter(|g| g.kind == GuestKind::Lxc)
         .collect();
+    let privileged = read_privileged(client, containers, deadline, bound, &mut errors).await;
+    // A part cut off by the run's time limit says which requests were left without an answer.
+    let activity = client.activity();
+    let mut errors: Vec<PartError> = errors
+        .into_iter()
+        .map(|e| e.waiting_for(&activity))
+        .collect();
+    errors.sort_by(|a, b| a.part.cmp(&b.part));
+    let mut guests = inventory_guests(&resources, &privileged, &ha_state);
+    guests.sort_by_key(|g| g.vmid);
+    let mut nodes: Vec<InventoryNode> = nodes
+        .into_iter()
+        .map(|n| InventoryNode {
+            node: n.node.to_string(),
+            status: n.status.to_string(),
+        })
+        .collect();
+    nodes.sort_by(|a, b| a.node.cmp(&b.node));
+    Inventory {
+        nodes,
+        guests,
+        errors,
+        guests_trimmed,
+    }
+}
+
+/// Whether each container is privileged, read from its config `bound` at a time; a config
+/// that cannot be read is an error of its own and leaves that container unknown.
+async fn read_privileged(
+    client: &Client,
+    containers: Vec<GuestRef>,
+    deadline: Option<Instant>,
+    bound: usize,
+    errors: &mut Vec<PartError>,
+) -> BTreeMap<VmId, bool> {
     let mut privileged = BTreeMap::new();
     let configs: Vec<(GuestRef, Result<Option<bool>, PartError>)> =
         futures::stream::iter(containers)
@@ -251,14 +286,17 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
             }
         }
     }
-    // A part cut off by the run's time limit says which requests were left without an answer.
-    let activity = client.activity();
-    let mut errors: Vec<PartError> = errors
-        .into_iter()
-        .map(|e| e.waiting_for(&activity))
-        .collect();
-    errors.sort_by(|a, b| a.part.cmp(&b.part));
-    let mut guests: Vec<InventoryGuest> = resources
+    privileged
+}
+
+/// Each guest of the resource list with what the other reads said of it: privileged, and its
+/// HA state (the resource's own, else the HA resources').
+fn inventory_guests(
+    resources: &[ClusterResource],
+    privileged: &BTreeMap<VmId, bool>,
+    ha_state: &BTreeMap<String, String>,
+) -> Vec<InventoryGuest> {
+    resources
         .iter()
         .filter_map(|r| {
             let guest = GuestRef::from_resource(r)?;
@@ -276,22 +314,7 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
                     .or_else(|| ha_state.get(&guest.vmid.to_string()).cloned()),
             })
         })
-        .collect();
-    guests.sort_by_key(|g| g.vmid);
-    let mut nodes: Vec<InventoryNode> = nodes
-        .into_iter()
-        .map(|n| InventoryNode {
-            node: n.node.to_string(),
-            status: n.status.to_string(),
-        })
-        .collect();
-    nodes.sort_by(|a, b| a.node.cmp(&b.node));
-    Inventory {
-        nodes,
-        guests,
-        errors,
-        guests_trimmed,
-    }
+        .collect()
 }
 
 /// How complete an inventory is; the `inventory` binary's exit status follows it.
