@@ -99,7 +99,8 @@ pub struct GuestBackup {
     /// No snapshot that verified OK is within the RPO.
     pub verified_rpo_breached: bool,
     /// Whether a push to another site that succeeded within the RPO has this group in its
-    /// scope; `None` when that cannot be told (or was not judged: [`crate::report::build`]
+    /// scope (and, under `verified-only` / `encrypted-only`, a snapshot within the RPO that
+    /// passes them); `None` when that cannot be told (or was not judged: [`crate::report::build`]
     /// judges it).
     pub off_site: Option<bool>,
 }

@@ -607,7 +607,17 @@ fn sync_text(verdict: CrossSiteSync) -> &'static str {
 /// "ok" datastore verdict into [`CrossSiteSync::Partial`] when a group is left out, or
 /// [`CrossSiteSync::CannotTell`] when that cannot be told: a job that pushes one namespace or
 /// a few groups does not copy the whole datastore.
-fn judge_off_site(guests: &mut [GuestBackup], sync: &mut DatastoreSync, jobs: &[SyncJob]) {
+///
+/// A job with `verified-only` or `encrypted-only` copies only the snapshots that pass them
+/// ([`takes_a_recent_snapshot`]).
+fn judge_off_site(
+    guests: &mut [GuestBackup],
+    sync: &mut DatastoreSync,
+    jobs: &[SyncJob],
+    snapshots: Option<&BTreeMap<String, Vec<Snapshot>>>,
+    now: i64,
+    rpo: Duration,
+) {
     let pushes: Vec<&SyncJob> = sync
         .links
         .iter()
@@ -622,9 +632,20 @@ fn judge_off_site(guests: &mut [GuestBackup], sync: &mut DatastoreSync, jobs: &[
         })
         .collect();
     for guest in guests.iter_mut() {
+        let group: Vec<&Snapshot> = snapshots
+            .and_then(|namespaces| namespaces.get(&guest.namespace))
+            .into_iter()
+            .flatten()
+            .filter(|s| s.backup_type == guest.backup_type && s.backup_id == guest.backup_id)
+            .collect();
         let scopes: Vec<Option<bool>> = pushes
             .iter()
-            .map(|job| job.scope_includes(&guest.namespace, &guest.backup_type, &guest.backup_id))
+            .map(|job| {
+                match job.scope_includes(&guest.namespace, &guest.backup_type, &guest.backup_id) {
+                    Some(true) => takes_a_recent_snapshot(job, &group, now, rpo),
+                    other => other,
+                }
+            })
             .collect();
         guest.off_site = if scopes.contains(&Some(true)) {
             Some(true)
@@ -641,6 +662,39 @@ fn judge_off_site(guests: &mut [GuestBackup], sync: &mut DatastoreSync, jobs: &[
             sync.cross_site = CrossSiteSync::CannotTell;
         }
     }
+}
+
+/// Whether `job` copies one of `group`'s finished snapshots taken within `rpo` of `now`. A job
+/// with `verified-only` skips a snapshot not verified ok, one with `encrypted-only` a snapshot
+/// with an archive not encrypted (pbs-api-types `src/jobs.rs` `SyncJobConfig`; proxmox-backup
+/// `src/server/sync.rs` `exclude_not_verified_or_encrypted`, which the sync applies to each
+/// snapshot). `None` when a snapshot's encryption cannot be told; a job with neither flag
+/// takes every snapshot.
+fn takes_a_recent_snapshot(
+    job: &SyncJob,
+    group: &[&Snapshot],
+    now: i64,
+    rpo: Duration,
+) -> Option<bool> {
+    let verified_only = job.verified_only == Some(true);
+    let encrypted_only = job.encrypted_only == Some(true);
+    if !verified_only && !encrypted_only {
+        return Some(true);
+    }
+    let rpo = i64::try_from(rpo.as_secs()).unwrap_or(i64::MAX);
+    let mut unknown = false;
+    for snapshot in group
+        .iter()
+        .filter(|s| s.is_finished() && now.saturating_sub(s.backup_time) <= rpo)
+        .filter(|s| !verified_only || s.verified_ok())
+    {
+        match (encrypted_only, snapshot.encrypted()) {
+            (false, _) | (true, Some(true)) => return Some(true),
+            (true, Some(false)) => {}
+            (true, None) => unknown = true,
+        }
+    }
+    if unknown { None } else { Some(false) }
 }
 
 /// A verdict that says a copy is absent becomes [`CrossSiteSync::CannotTell`] when the sync
@@ -696,7 +750,15 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
                 sync.incoming = unless_complete(sync.incoming);
             }
             let mut guests = guests;
-            judge_off_site(&mut guests, &mut sync, &inventory.sync_jobs);
+            let snapshots = inventory.snapshots.get(store).and_then(|r| r.as_ref().ok());
+            judge_off_site(
+                &mut guests,
+                &mut sync,
+                &inventory.sync_jobs,
+                snapshots,
+                now,
+                options.rpo,
+            );
             let namespace_errors: Vec<String> = inventory
                 .namespace_errors
                 .get(store)

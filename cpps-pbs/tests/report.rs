@@ -631,3 +631,69 @@ fn a_datastore_missing_from_the_gc_list_is_a_warning() {
     inventory.gc_jobs = common::data("gc_jobs.json");
     assert!(store1_report(&inventory).warnings.is_empty());
 }
+
+/// S1: a sync job with `verified-only` or `encrypted-only` (pbs-api-types `src/jobs.rs`
+/// `SyncJobConfig`) skips each snapshot that is not verified ok, or that has an archive not
+/// encrypted (proxmox-backup `src/server/sync.rs` `exclude_not_verified_or_encrypted`: every
+/// file `encrypt`, the manifest `sign-only`, the client log any). Such a push copies a guest
+/// off-site only through a snapshot it takes, within the RPO; a snapshot list that gives only
+/// archive names cannot say whether they are encrypted.
+#[test]
+fn a_verified_or_encrypted_only_push_copies_only_such_snapshots() {
+    use cpps_pbs::checks::CrossSiteSync;
+    use cpps_pbs::types::SnapshotFile;
+    let content = |name: &str, mode: &str| SnapshotFile::Content {
+        filename: name.to_owned(),
+        crypt_mode: Some(mode.to_owned()),
+        size: Some(1024),
+    };
+    let files = |archive_mode: &str| {
+        vec![
+            content("drive-scsi0.img.fidx", archive_mode),
+            content("index.json.blob", "sign-only"),
+            content("qemu-server.conf.blob", archive_mode),
+            content("client.log.blob", "none"),
+        ]
+    };
+    let judge = |snapshots: Vec<cpps_pbs::types::Snapshot>, verified: bool, encrypted: bool| {
+        let mut inventory = store1_inventory(snapshots);
+        inventory.sync_jobs[0].verified_only = Some(verified);
+        inventory.sync_jobs[0].encrypted_only = Some(encrypted);
+        let store1 = store1_report(&inventory).datastores[0].clone();
+        (store1.sync.cross_site, store1.guests[0].off_site)
+    };
+    // The newest snapshot (2 h old) is not verified; the verified one is 30 h old.
+    let mut unverified = vm100_snapshots();
+    unverified.sort_by_key(|s| s.backup_time);
+    unverified[1].verification = None;
+    assert_eq!(
+        judge(unverified.clone(), false, false),
+        (CrossSiteSync::Ok, Some(true))
+    );
+    assert_eq!(
+        judge(unverified, true, false),
+        (CrossSiteSync::Partial, Some(false))
+    );
+    // Encrypted archives pass encrypted-only; plain ones do not; bare names cannot tell.
+    let with_files = |mode: Option<&str>| {
+        let mut snapshots = vm100_snapshots();
+        for s in &mut snapshots {
+            if let Some(mode) = mode {
+                s.files = files(mode);
+            }
+        }
+        snapshots
+    };
+    assert_eq!(
+        judge(with_files(Some("encrypt")), true, true),
+        (CrossSiteSync::Ok, Some(true))
+    );
+    assert_eq!(
+        judge(with_files(Some("none")), false, true),
+        (CrossSiteSync::Partial, Some(false))
+    );
+    assert_eq!(
+        judge(with_files(None), false, true),
+        (CrossSiteSync::CannotTell, None)
+    );
+}

@@ -152,6 +152,9 @@ pub struct Snapshot {
 /// The manifest of a snapshot: the last file a backup writes.
 const MANIFEST_BLOB_NAME: &str = "index.json.blob";
 
+/// The client's log, uploaded after the backup; a sync's `encrypted-only` ignores it.
+const CLIENT_LOG_BLOB_NAME: &str = "client.log.blob";
+
 impl Snapshot {
     /// Whether the backup finished: its manifest `index.json.blob` exists. The snapshot list
     /// also holds running and abandoned backups (proxmox-backup `src/api2/admin/datastore.rs`
@@ -159,6 +162,34 @@ impl Snapshot {
     /// same test.
     pub fn is_finished(&self) -> bool {
         self.files.iter().any(|f| f.name() == MANIFEST_BLOB_NAME)
+    }
+
+    /// Whether every archive is encrypted, as a sync job's `encrypted-only` judges it
+    /// (proxmox-backup `src/server/sync.rs` `exclude_not_verified_or_encrypted`: each file
+    /// `encrypt`, the manifest `sign-only`, the client log whatever it is). `None` when a
+    /// file's mode is not given (the schema's bare archive names).
+    pub fn encrypted(&self) -> Option<bool> {
+        let mut all = true;
+        for file in &self.files {
+            let SnapshotFile::Content {
+                filename,
+                crypt_mode,
+                ..
+            } = file
+            else {
+                return None;
+            };
+            let wanted = match filename.as_str() {
+                CLIENT_LOG_BLOB_NAME => continue,
+                MANIFEST_BLOB_NAME => "sign-only",
+                _ => "encrypt",
+            };
+            match crypt_mode.as_deref() {
+                Some(mode) => all &= mode == wanted,
+                None => return None,
+            }
+        }
+        Some(all)
     }
 
     /// Whether the last verification succeeded.
