@@ -13,8 +13,10 @@
 //! `sagitta`: `show`, `generate`, `reset`, `reboot`, `poweroff`, `image`, … but no `ping`), so
 //! "reachable" is read from the routing and neighbour tables, as [`crate::status::route`]
 //! defines it (`show ip route ADDR`, `show arp`): a best route with a usable next hop whose
-//! neighbour has not failed. It proves that the router forwards towards the address, not that
-//! the address answers. A check that held before the change and cannot be read
+//! neighbour has not failed, or, over a point-to-point interface that keeps no neighbour
+//! entries (WireGuard), the route alone. The path (next hop and interface) must be the same
+//! after the change, and not the default route unless it was before. It proves that the router
+//! forwards towards the address, not that the address answers. A check that held before the change and cannot be read
 //! after it counts as broken: unknown is never healthy. After the commit a WireGuard peer counts
 //! only with a proof made after the commit: a handshake after it, or more bytes received than
 //! before it (a handshake from before says nothing about the change); the default settle
@@ -68,6 +70,9 @@ pub struct Check {
     /// For a WireGuard peer, the bytes received as printed (`transfer`); compared before and
     /// after the change.
     pub received: Option<u64>,
+    /// For a `reach ADDR` check, the path the address is reached by; compared before and after
+    /// the change ([`crate::status::ReachPath::kept_by`]).
+    pub path: Option<crate::status::ReachPath>,
 }
 
 impl Check {
@@ -79,6 +84,7 @@ impl Check {
             state: state.to_owned(),
             healthy,
             received: None,
+            path: None,
         }
     }
 }
@@ -91,7 +97,9 @@ pub async fn health(client: &Client, router: &str, handshake_limit: Duration) ->
 /// The reachability of `addr` from `client` as one check, `reach ADDR` ([`Client::reachability`]).
 pub async fn reach_check(client: &Client, router: &str, addr: IpAddr) -> Check {
     let r = client.reachability(addr).await;
-    Check::new(router, &format!("reach {addr}"), &r.state, r.reachable)
+    let mut check = Check::new(router, &format!("reach {addr}"), &r.state, r.reachable);
+    check.path = r.path;
+    check
 }
 
 /// The state of a checked router after the commit: how long ago the commit ended, and the
@@ -268,7 +276,9 @@ pub fn broken(before: &[Check], after: &[Check]) -> Vec<Broken> {
         .filter_map(|b| {
             let a = now.get(&(b.router.as_str(), b.subject.as_str())).copied();
             let holds = a.is_some_and(|a| {
-                a.healthy == Some(true) && (!b.subject.starts_with("vrrp ") || a.state == b.state)
+                a.healthy == Some(true)
+                    && (!b.subject.starts_with("vrrp ") || a.state == b.state)
+                    && path_kept(b, a)
             });
             (!holds).then(|| Broken {
                 before: b.clone(),
@@ -276,6 +286,18 @@ pub fn broken(before: &[Check], after: &[Check]) -> Vec<Broken> {
             })
         })
         .collect()
+}
+
+/// Whether a `reach` check still reaches its address by the path it did before: the same next
+/// hop and interface, and not the default route unless it was before. A route learned over a
+/// tunnel outlives a dead tunnel by BGP's hold time, and a dropped route falls back to the
+/// default route, which a reachable gateway would otherwise pass.
+fn path_kept(before: &Check, after: &Check) -> bool {
+    match (&before.path, &after.path) {
+        (Some(b), Some(a)) => b.kept_by(a),
+        (Some(_), None) => false,
+        (None, _) => true,
+    }
 }
 
 /// How long [`safe_apply`] waits after the commit by default before checking: longer than

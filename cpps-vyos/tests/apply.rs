@@ -707,3 +707,66 @@ async fn on_both_versions_a_password_change_is_kept() {
         assert!(!format!("{report} {report:?}").contains("Hunter2-never-shown"));
     }
 }
+
+/// A route over a WireGuard tunnel (`10.20.0.0/16` learned by BGP from `10.8.0.2` over `wg0`):
+/// a WireGuard interface has no neighbour entries (wireguard-linux
+/// `drivers/net/wireguard/device.c` `wg_setup` sets `IFF_POINTOPOINT | IFF_NOARP`, and vyos-1x
+/// `src/op_mode/neighbor.py` lists only `ip neighbor`), so the route alone is the evidence,
+/// and the check says so. A change that drops that route lets FRR fall back to the default
+/// route (`show ip route ADDR` is a longest match, FRR `zebra/zebra_vty.c`), whose next hop is
+/// a reachable neighbour: that is not the path the address was reached by before, so the
+/// change is not confirmed. Failed first: "no neighbour entry" counted as reachable and the
+/// path was not compared, so the change was kept.
+#[tokio::test]
+async fn a_change_that_moves_a_tunnel_address_to_the_default_route_is_not_confirmed() {
+    for profile in [Profile::V15, Profile::V14] {
+        let (_servers, a, fa, b, fb) = pair(profile).await;
+        fresh_after_commit(&fa, &fb);
+        let default = (
+            "0.0.0.0/0".to_owned(),
+            "static".to_owned(),
+            "192.0.2.1, via eth0, weight 1".to_owned(),
+        );
+        {
+            let mut st = fa.state.lock().unwrap();
+            st.routes.push((
+                "10.20.0.0/16".to_owned(),
+                "bgp".to_owned(),
+                "10.8.0.2, via wg0, weight 1".to_owned(),
+            ));
+            st.routes_after_commit = Some(vec![default]);
+        }
+        let mut opts = settled();
+        opts.reach = vec!["10.20.0.5".parse().unwrap()];
+        let report = safe_apply(&a, Some(&b), &harmless_change(), &opts)
+            .await
+            .unwrap();
+        let this = report
+            .before
+            .iter()
+            .find(|c| c.router == "this" && c.subject == "reach 10.20.0.5")
+            .unwrap();
+        assert_eq!(this.healthy, Some(true), "{report}");
+        assert!(
+            this.state.contains("the route alone is the evidence"),
+            "{}",
+            this.state
+        );
+        let broken: Vec<_> = report
+            .broken
+            .iter()
+            .map(|b| (b.before.router.as_str(), b.before.subject.as_str()))
+            .collect();
+        assert_eq!(
+            broken,
+            [("this", "reach 10.20.0.5")],
+            "{profile:?}: {report}"
+        );
+        let after = report.broken[0].after.as_ref().unwrap();
+        assert!(after.state.contains("the default route"), "{}", after.state);
+        match profile {
+            Profile::V15 => assert!(matches!(report.outcome, ApplyOutcome::LeftToRevert { .. })),
+            Profile::V14 => assert!(matches!(report.outcome, ApplyOutcome::RolledBack { .. })),
+        }
+    }
+}

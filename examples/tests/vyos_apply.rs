@@ -309,7 +309,7 @@ async fn a_change_that_blackholes_a_named_address_is_not_kept() {
         let all = text(&out);
         assert_eq!(out.status.code(), Some(2), "{profile:?}: {all}");
         assert!(
-            all.contains("BROKEN this: reach 203.0.113.9 was route 0.0.0.0/0 via static (192.0.2.1, via eth0, weight 1): neighbour 192.0.2.1 is REACHABLE, now route 203.0.113.0/24 via static: no usable next hop (unreachable (blackhole), weight 1)"),
+            all.contains("BROKEN this: reach 203.0.113.9 was route 0.0.0.0/0 (the default route) via static (192.0.2.1, via eth0, weight 1): neighbour 192.0.2.1 is REACHABLE, now route 203.0.113.0/24 via static: no usable next hop (unreachable (blackhole), weight 1)"),
             "{profile:?}: {all}"
         );
         // The peer's own route to the address is untouched.

@@ -19,9 +19,14 @@
 //! "Reachable" means exactly: the best route to the address is installed with a next hop
 //! that is active and is no blackhole or `unreachable`, and the neighbour that next hop
 //! leads to (its gateway, or the address itself when it is directly connected) is not
-//! `FAILED` or `INCOMPLETE` in the neighbour table. No neighbour entry leaves the route as the
-//! only evidence, and the state says so. It is not a ping: it proves the router would forward
-//! towards the address, not that the address answers.
+//! `FAILED` or `INCOMPLETE` in the neighbour table. A point-to-point interface keeps no
+//! neighbour entries (a WireGuard interface is `IFF_POINTOPOINT | IFF_NOARP`: wireguard-linux
+//! `drivers/net/wireguard/device.c` `wg_setup`): over one, the route alone is the evidence, and
+//! the state says so; a safe apply pairs it with the tunnel's handshake. Elsewhere no
+//! neighbour entry cannot tell. It is not a ping: it proves the router would forward towards
+//! the address, not that the address answers. The path ([`ReachPath`]: prefix, next hop,
+//! interface) is kept, so that a change which moves the address to another next hop, or to the
+//! default route, can be seen.
 
 use std::net::IpAddr;
 
@@ -182,10 +187,54 @@ pub fn parse_neighbours(text: &str) -> Option<Vec<Neighbour>> {
 #[non_exhaustive]
 pub struct Reachability {
     /// `Some(true)` reachable as the module documentation defines it, `Some(false)` not,
-    /// `None` when a table could not be read.
+    /// `None` when a table could not be read or the neighbour cannot be told.
     pub reachable: Option<bool>,
     /// Why, in words.
     pub state: String,
+    /// The path the address is reached by (the best route's prefix and usable next hop), when
+    /// there is one: a safe apply compares it before and after the change.
+    pub path: Option<ReachPath>,
+}
+
+/// The path an address is reached by: the best route's prefix and its first usable next hop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReachPath {
+    /// The route's prefix (`10.20.0.0/16`, `0.0.0.0/0`).
+    pub prefix: String,
+    /// The next hop's gateway, `None` when directly connected.
+    pub gateway: Option<IpAddr>,
+    /// The next hop's interface.
+    pub interface: Option<String>,
+}
+
+impl ReachPath {
+    /// Whether the route is the default route (`0.0.0.0/0`, `::/0`).
+    pub fn is_default(&self) -> bool {
+        self.prefix == "0.0.0.0/0" || self.prefix == "::/0"
+    }
+
+    /// Whether `after` still reaches the address as `self` did: the same next hop and
+    /// interface, and not the default route unless it was before (a change that drops a more
+    /// specific route lets the longest match fall back to it).
+    pub fn kept_by(&self, after: &ReachPath) -> bool {
+        (self.is_default() || !after.is_default())
+            && self.gateway == after.gateway
+            && self.interface == after.interface
+    }
+}
+
+/// Interfaces with no neighbour entries: point-to-point and `IFF_NOARP` (wireguard-linux
+/// `drivers/net/wireguard/device.c` `wg_setup` for `wg*`; the kernel's IP tunnels for VyOS's
+/// `tun*` and `vti*`; PPP for `pppoe*`, `sstpc*` and `l2tp*`).
+fn point_to_point(interface: &str) -> bool {
+    ["wg", "tun", "vti", "pppoe", "sstpc", "l2tp"]
+        .iter()
+        .any(|p| {
+            interface
+                .strip_prefix(p)
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+        })
 }
 
 impl Client {
@@ -236,54 +285,84 @@ impl Client {
     /// the best route and the neighbour table. Never an error: a table not read is
     /// `reachable: None`.
     pub async fn reachability(&self, addr: IpAddr) -> Reachability {
-        let cannot = |what: &str, e: Error| Reachability {
-            reachable: None,
-            state: format!("cannot tell: {what} not read ({e})"),
-        };
+        let judged =
+            |reachable: Option<bool>, state: String, path: Option<ReachPath>| Reachability {
+                reachable,
+                state,
+                path,
+            };
         let entries = match self.route_to(addr).await {
             Ok(Some(e)) => e,
-            Ok(None) => {
-                return Reachability {
-                    reachable: Some(false),
-                    state: format!("no route ({NOT_IN_TABLE})"),
-                };
-            }
-            Err(e) => return cannot("the route", e),
+            Ok(None) => return judged(Some(false), format!("no route ({NOT_IN_TABLE})"), None),
+            Err(e) => return judged(None, format!("cannot tell: the route not read ({e})"), None),
         };
         let Some(best) = entries.iter().find(|e| e.best) else {
-            return Reachability {
-                reachable: Some(false),
-                state: "no route selected (none is `best`)".to_owned(),
-            };
+            let state = "no route selected (none is `best`)".to_owned();
+            return judged(Some(false), state, None);
         };
-        let route = format!("route {} via {}", best.prefix, best.protocol);
         let Some(hop) = best.nexthops.iter().find(|n| n.usable()) else {
             let hops: Vec<&str> = best.nexthops.iter().map(|n| n.text.as_str()).collect();
-            return Reachability {
-                reachable: Some(false),
-                state: format!("{route}: no usable next hop ({})", hops.join("; ")),
-            };
+            let state = format!(
+                "{}: no usable next hop ({})",
+                route_words(best),
+                hops.join("; ")
+            );
+            return judged(Some(false), state, None);
         };
+        let path = ReachPath {
+            prefix: best.prefix.clone(),
+            gateway: hop.gateway,
+            interface: hop.interface.clone(),
+        };
+        let route = format!("{} ({})", route_words(best), hop.text);
         let target = hop.gateway.unwrap_or(addr);
         let neighbours = match self.neighbours(target.is_ipv6()).await {
             Ok(n) => n,
-            Err(e) => return cannot("the neighbour table", e),
+            Err(e) => {
+                let state = format!("cannot tell: the neighbour table not read ({e})");
+                return judged(None, state, Some(path));
+            }
         };
         let mine = target.to_string();
-        match neighbours.iter().find(|n| n.address == mine) {
-            Some(n) if n.failed() => Reachability {
-                reachable: Some(false),
-                state: format!("{route} ({}): neighbour {mine} is {}", hop.text, n.state),
-            },
-            Some(n) => Reachability {
-                reachable: Some(true),
-                state: format!("{route} ({}): neighbour {mine} is {}", hop.text, n.state),
-            },
-            None => Reachability {
-                reachable: Some(true),
-                state: format!("{route} ({}): no neighbour entry for {mine}", hop.text),
-            },
-        }
+        let (reachable, state) = match neighbours.iter().find(|n| n.address == mine) {
+            Some(n) => (
+                Some(!n.failed()),
+                format!("{route}: neighbour {mine} is {}", n.state),
+            ),
+            None => no_neighbour(&route, &mine, hop.interface.as_deref()),
+        };
+        judged(reachable, state, Some(path))
+    }
+}
+
+/// `route P via TYPE`, naming the default route as such.
+fn route_words(best: &RouteEntry) -> String {
+    let default = if best.prefix == "0.0.0.0/0" || best.prefix == "::/0" {
+        " (the default route)"
+    } else {
+        ""
+    };
+    format!("route {}{default} via {}", best.prefix, best.protocol)
+}
+
+/// No neighbour entry for the next hop: on a point-to-point interface there never is one, so
+/// the route alone is the evidence; elsewhere the neighbour was never resolved or has expired,
+/// which cannot tell.
+fn no_neighbour(route: &str, target: &str, interface: Option<&str>) -> (Option<bool>, String) {
+    match interface {
+        Some(i) if point_to_point(i) => (
+            Some(true),
+            format!(
+                "{route}: {i} is point-to-point and keeps no neighbour entries, so the route \
+                 alone is the evidence"
+            ),
+        ),
+        _ => (
+            None,
+            format!(
+                "cannot tell: {route}: no neighbour entry for {target} (never resolved or expired)"
+            ),
+        ),
     }
 }
 
@@ -322,6 +401,27 @@ mod tests {
         assert_eq!(e[0].nexthops[0].interface.as_deref(), Some("eth0"));
         assert!(e[0].nexthops[0].usable());
         assert_eq!(parse_route_detail(NOT_IN_TABLE), None);
+    }
+
+    /// No neighbour entry: over `wg0` (wireguard-linux `device.c` `wg_setup`: `IFF_NOARP`) the
+    /// route alone is the evidence; over an ethernet it cannot tell (never resolved or
+    /// expired). A path that falls back to the default route, or changes next hop, is not kept.
+    #[test]
+    fn no_neighbour_entry_and_paths() {
+        assert_eq!(no_neighbour("r", "10.8.0.2", Some("wg0")).0, Some(true));
+        assert_eq!(no_neighbour("r", "192.0.2.7", Some("eth0")).0, None);
+        assert_eq!(no_neighbour("r", "192.0.2.7", Some("wgx")).0, None);
+        let path = |prefix: &str, gw: &str, i: &str| ReachPath {
+            prefix: prefix.to_owned(),
+            gateway: gw.parse().ok(),
+            interface: Some(i.to_owned()),
+        };
+        let tunnel = path("10.20.0.0/16", "10.8.0.2", "wg0");
+        assert!(tunnel.kept_by(&path("10.20.0.0/24", "10.8.0.2", "wg0")));
+        assert!(!tunnel.kept_by(&path("0.0.0.0/0", "10.8.0.2", "wg0")));
+        assert!(!tunnel.kept_by(&path("10.20.0.0/16", "192.0.2.1", "eth0")));
+        let default = path("0.0.0.0/0", "192.0.2.1", "eth0");
+        assert!(default.kept_by(&default.clone()));
     }
 
     /// `neighbor.py` `format_neighbors` (vyos-1x `src/op_mode/neighbor.py`): tabulate

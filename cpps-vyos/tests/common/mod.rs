@@ -282,6 +282,9 @@ pub struct RouterState {
     pub commit_still_running: bool,
     /// The configuration a commit still running will leave.
     pub landing_later: Option<ConfigTree>,
+    /// Routes that replace [`RouterState::routes`] at the next commit (a change that drops
+    /// the route learned over a tunnel, so FRR falls back to a shorter prefix).
+    pub routes_after_commit: Option<Vec<(String, String, String)>>,
 }
 
 /// nginx's own error page for `status` (`ngx_http_error_502_page` / `ngx_http_error_504_page`
@@ -352,6 +355,7 @@ impl FakeRouter {
                 image_version: None,
                 commit_still_running: false,
                 landing_later: None,
+                routes_after_commit: None,
             })),
         }
     }
@@ -566,6 +570,9 @@ impl FakeRouter {
         hash_write_only(&mut working, st.requests.len());
         st.running = working;
         st.neighbours_fail |= st.neighbours_fail_after_commit;
+        if let Some(routes) = st.routes_after_commit.take() {
+            st.routes = routes;
+        }
         let wireguard = cmds.iter().any(|c| {
             path_field(c).is_ok_and(|p| p.len() > 1 && p[0] == "interfaces" && p[1] == "wireguard")
         });
