@@ -6,7 +6,7 @@ use crate::kernel_log::{KernelLogError, XidHistory};
 use crate::nvml::{Ecc, GpuSnapshot, HostSnapshot, OpenError, Reading, XidEvent};
 use crate::policy::DriverPinPolicy;
 pub use crate::severity::Severity;
-use crate::xid::{self, RecoveryAction, XidClass};
+use crate::xid::{self, XidClass};
 
 /// One thing found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -204,10 +204,8 @@ pub fn xid_history_findings(
             // The driver's current recovery action is the GPU's state now; a history since
             // boot only says what happened (open-gpu-kernel-modules `gpu.c`
             // `_gpuRefreshRecoveryActionInLock` logs 154 on each change, back to None too).
-            let now_none = snapshot
-                .and_then(|g| g.recovery_action.value())
-                .is_some_and(|a| *a == RecoveryAction::None);
-            if now_none {
+            // The exporter's `exposition_now` serves the same judge (`XidCount::is_current`).
+            if c.cleared_now(gpus) {
                 Finding::new(
                     Severity::Info,
                     "xid-history",
@@ -698,6 +696,7 @@ pub fn host_verdict(host: &HostSnapshot, policy: &HealthPolicy) -> HostVerdict {
 mod tests {
     use super::*;
     use crate::nvml::{FakeGpuSource, HostInfo, RemappedRows};
+    use crate::xid::RecoveryAction;
 
     fn host(gpus: Vec<GpuSnapshot>, xids: Vec<XidEvent>) -> HostSnapshot {
         HostSnapshot {

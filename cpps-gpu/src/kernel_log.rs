@@ -226,6 +226,28 @@ pub struct XidCount {
     pub superseded: bool,
 }
 
+impl XidCount {
+    /// NVML reads the current recovery action of the GPU at this address as None (field 230,
+    /// [`GpuSnapshot::recovery_action`]). The driver sets it back to None silently when it
+    /// re-initialises the adapter, after a GPU reset too: `gpuPostConstruct_IMPL` starts from
+    /// UNKNOWN and `_gpuRefreshRecoveryActionInLock` logs XID 154 only when the old action was
+    /// not UNKNOWN (open-gpu-kernel-modules `src/nvidia/src/kernel/gpu/gpu.c`), so no
+    /// "to 0x0 (None)" line closes the history then. A GPU not listed or not read is not None.
+    pub fn cleared_now(&self, gpus: &[GpuSnapshot]) -> bool {
+        self.pci
+            .gpu(gpus)
+            .and_then(|g| g.recovery_action.value())
+            .is_some_and(|a| *a == RecoveryAction::None)
+    }
+
+    /// Whether this code is still the GPU's state, as gpu-health's history judge grades it:
+    /// neither a later XID 154 to None ([`XidCount::superseded`]) nor NVML's current action
+    /// ([`XidCount::cleared_now`]) closed it.
+    pub fn is_current(&self, gpus: &[GpuSnapshot]) -> bool {
+        !self.superseded && !self.cleared_now(gpus)
+    }
+}
+
 /// The XID history found in a kernel log.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct XidHistory {
@@ -480,6 +502,16 @@ fn read_bounded(mut reader: impl Read, cap: usize) -> Result<KernelLog, Bounded>
 /// time since boot of the last one; whether the history is complete (absent when the format cannot tell); the
 /// lines not understood.
 pub fn exposition(history: &XidHistory) -> String {
+    exposition_now(history, &[])
+}
+
+/// [`exposition`] judged with NVML's readings of this host's GPUs: a code whose GPU's current
+/// recovery action is None serves 0 current lines ([`XidCount::is_current`], the judge
+/// gpu-health uses), and each GPU whose action was read serves `cpps_gpu_recovery_action`
+/// (NVML's value, `NVML_FI_DEV_GET_GPU_RECOVERY_ACTION`, and its name). A GPU whose action
+/// could not be read (a driver before R570 answers NOT_SUPPORTED) serves no sample, so
+/// nothing reads it as None.
+pub fn exposition_now(history: &XidHistory, gpus: &[GpuSnapshot]) -> String {
     let mut out = up(true);
     family(
         &mut out,
@@ -498,7 +530,7 @@ pub fn exposition(history: &XidHistory) -> String {
         "NVRM Xid lines since boot per GPU, XID and class that no later XID 154 back to recovery action None closed (0 once closed)",
     );
     for c in &history.counts {
-        let current = if c.superseded { 0 } else { c.count };
+        let current = if c.is_current(gpus) { c.count } else { 0 };
         sample(
             &mut out,
             "cpps_gpu_xid_log_current_lines",
@@ -506,6 +538,7 @@ pub fn exposition(history: &XidHistory) -> String {
             current.to_string(),
         );
     }
+    recovery_actions(&mut out, gpus);
     family(
         &mut out,
         "cpps_gpu_xid_log_last_seconds_since_boot",
@@ -543,6 +576,40 @@ pub fn exposition(history: &XidHistory) -> String {
         history.unparsed.len()
     ));
     out
+}
+
+/// `cpps_gpu_recovery_action` per GPU whose action NVML read, by the PCI address the XID
+/// lines carry, so a rule can join the two on `pci_bus_id`.
+fn recovery_actions(out: &mut String, gpus: &[GpuSnapshot]) {
+    family(
+        out,
+        "cpps_gpu_recovery_action",
+        "NVML's current recovery action per GPU (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION: 0 none, 1 gpu_reset, 2 node_reboot, 3 drain_p2p, 4 drain_and_reset, 5 recover_imex_domain, 6 bus_reset, 7 system_reboot)",
+    );
+    for g in gpus {
+        let pci = g.pci_bus_id.value().and_then(|id| PciAddress::parse(id));
+        if let (Some(pci), Some(action)) = (pci, g.recovery_action.value()) {
+            let (value, name) = action_label(*action);
+            out.push_str(&format!(
+                "cpps_gpu_recovery_action{{pci_bus_id=\"{pci}\",action=\"{name}\"}} {value}\n"
+            ));
+        }
+    }
+}
+
+/// NVML's value of an action (`nvmlGpuRecoveryAction_t`, nvml.h) and its name as a label.
+fn action_label(action: RecoveryAction) -> (u32, &'static str) {
+    match action {
+        RecoveryAction::None => (0, "none"),
+        RecoveryAction::GpuReset => (1, "gpu_reset"),
+        RecoveryAction::NodeReboot => (2, "node_reboot"),
+        RecoveryAction::DrainP2p => (3, "drain_p2p"),
+        RecoveryAction::DrainAndReset => (4, "drain_and_reset"),
+        RecoveryAction::RecoverImexDomain => (5, "recover_imex_domain"),
+        RecoveryAction::BusReset => (6, "bus_reset"),
+        RecoveryAction::SystemReboot => (7, "system_reboot"),
+        RecoveryAction::Unknown(v) => (v, "unknown"),
+    }
 }
 
 /// The exposition when the log could not be read: `cpps_gpu_xid_log_up 0` and nothing else,
@@ -712,6 +779,76 @@ mod tests {
         let before = exposition(&XidHistory::from_log(&log(KMSG)));
         let current_95 = "cpps_gpu_xid_log_current_lines{pci_bus_id=\"0000:01:00\",xid=\"95\",class=\"critical\"} 1";
         assert!(before.lines().any(|l| l == current_95), "{before}");
+    }
+
+    /// A GPU reset or adapter re-init sets the recovery action back to None without a line:
+    /// `gpuPostConstruct_IMPL` starts from UNKNOWN and `_gpuRefreshRecoveryActionInLock` logs
+    /// XID 154 only `if (oldAction != GPU_RECOVERY_ACTION_UNKNOWN)` (open-gpu-kernel-modules
+    /// `src/nvidia/src/kernel/gpu/gpu.c`). So the exporter judges by NVML's current action
+    /// (field 230) as gpu-health does: None closes that GPU's history, a pending reset keeps it
+    /// current, and an unread action (NOT_SUPPORTED before R570) is never taken as None.
+    #[test]
+    fn exposition_now_closes_the_history_of_a_gpu_nvml_reads_as_recovered() {
+        use crate::nvml::FakeGpuSource;
+        let history = XidHistory::from_log(&log(KMSG));
+        let mut recovered = FakeGpuSource::healthy_gpu(0, "GPU-a");
+        recovered.recovery_action = Reading::Value(RecoveryAction::None);
+        let mut pending = FakeGpuSource::healthy_gpu(0x40, "GPU-b");
+        pending.recovery_action = Reading::Value(RecoveryAction::GpuReset);
+        let served = exposition_now(&history, &[recovered.clone(), pending.clone()]);
+        let current = |pci: &str, xid: u64, class: &str| {
+            format!(
+                "cpps_gpu_xid_log_current_lines{{pci_bus_id=\"{pci}\",xid=\"{xid}\",class=\"{class}\"}} "
+            )
+        };
+        let value = |text: &str, prefix: &str| -> Option<String> {
+            text.lines()
+                .find_map(|l| l.strip_prefix(prefix).map(str::to_owned))
+        };
+        assert_eq!(
+            value(&served, &current("0000:01:00", 95, "critical")),
+            Some("0".into())
+        );
+        assert_eq!(
+            value(&served, &current("0000:01:00", 94, "warning")),
+            Some("0".into())
+        );
+        assert_eq!(
+            value(&served, &current("0000:41:00", 79, "critical")),
+            Some("1".into())
+        );
+        assert_eq!(
+            value(
+                &served,
+                "cpps_gpu_xid_log_lines{pci_bus_id=\"0000:01:00\",xid=\"95\",class=\"critical\"} "
+            ),
+            Some("1".into())
+        );
+        for line in [
+            "# TYPE cpps_gpu_recovery_action gauge",
+            "cpps_gpu_recovery_action{pci_bus_id=\"0000:01:00\",action=\"none\"} 0",
+            "cpps_gpu_recovery_action{pci_bus_id=\"0000:41:00\",action=\"gpu_reset\"} 1",
+        ] {
+            assert!(
+                served.lines().any(|l| l == line),
+                "{line} missing:\n{served}"
+            );
+        }
+        // Field 230 unread: the history stays current and no action is served.
+        let mut unread = recovered;
+        unread.recovery_action = Reading::NotSupported;
+        let served = exposition_now(&history, &[unread]);
+        assert_eq!(
+            value(&served, &current("0000:01:00", 95, "critical")),
+            Some("1".into())
+        );
+        assert!(!served.contains("cpps_gpu_recovery_action{"), "{served}");
+        assert!(
+            history
+                .counts
+                .iter()
+                .all(|c| c.is_current(&[pending.clone()]) != c.superseded)
+        );
     }
 
     /// `/dev/kmsg` numbers records from 0 at boot (Linux `Documentation/ABI/testing/dev-kmsg`):

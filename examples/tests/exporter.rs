@@ -591,7 +591,13 @@ async fn the_exporter_serves_the_xid_history_of_the_kernel_log() {
         &endpoints,
         port,
         vec![franca_token()],
-        &["--kernel-log".as_ref(), kmsg.as_os_str()],
+        &[
+            "--kernel-log".as_ref(),
+            kmsg.as_os_str(),
+            // No NVML: the history is judged by the log alone, whatever GPU this host has.
+            "--nvml-library".as_ref(),
+            dir.path().join("no-libnvidia-ml.so").as_os_str(),
+        ],
     );
     let text = scrape(port, None, Duration::from_secs(60))
         .await
@@ -641,6 +647,59 @@ async fn the_exporter_serves_the_xid_history_of_the_kernel_log() {
     assert!(!text.contains("cpps_gpu_xid_log_lines{"), "{text}");
 }
 
+/// A GPU reset sets the recovery action back to None without logging XID 154: the adapter's
+/// `gpuPostConstruct_IMPL` starts from UNKNOWN and `_gpuRefreshRecoveryActionInLock` logs only
+/// `if (oldAction != GPU_RECOVERY_ACTION_UNKNOWN)` (open-gpu-kernel-modules
+/// `src/nvidia/src/kernel/gpu/gpu.c`). The exporter reads NVML's current action (field 230,
+/// the fake NVML answering 0 for both GPUs of the kmsg fixture's addresses) and serves the
+/// history as history, with the action as a gauge; a pending reset keeps it current.
+#[tokio::test]
+async fn the_exporter_judges_the_xid_history_by_nvmls_current_recovery_action() {
+    let dir = tempfile::tempdir().unwrap();
+    let kmsg = repo("cpps-gpu/tests/fixtures/kmsg/nvrm-xid.kmsg");
+    let endpoints = format!("sites:\n{}", franca_closed());
+    for (action, name, current) in [(0, "none", 0), (1, "gpu_reset", 1)] {
+        let nvml = fake_nvml_library(FakeNvml::Xid92And154WithRecoveryAction(action))
+            .expect("gcc builds the fake NVML");
+        let port = free_port();
+        let _exporter = exporter_with(
+            dir.path(),
+            &endpoints,
+            port,
+            vec![franca_token()],
+            &[
+                "--kernel-log".as_ref(),
+                kmsg.as_os_str(),
+                "--nvml-library".as_ref(),
+                nvml.as_os_str(),
+            ],
+        );
+        let text = scrape(port, None, Duration::from_secs(60))
+            .await
+            .expect("metrics within 60 s")
+            .text;
+        common::assert_has_lines(
+            &text,
+            &[
+                "cpps_gpu_xid_log_up 1",
+                r#"cpps_gpu_xid_log_lines{pci_bus_id="0000:41:00",xid="79",class="critical"} 1"#,
+                &format!(
+                    r#"cpps_gpu_xid_log_current_lines{{pci_bus_id="0000:41:00",xid="79",class="critical"}} {current}"#
+                ),
+                &format!(
+                    r#"cpps_gpu_xid_log_current_lines{{pci_bus_id="0000:01:00",xid="95",class="critical"}} {current}"#
+                ),
+                &format!(
+                    r#"cpps_gpu_recovery_action{{pci_bus_id="0000:01:00",action="{name}"}} {action}"#
+                ),
+                &format!(
+                    r#"cpps_gpu_recovery_action{{pci_bus_id="0000:41:00",action="{name}"}} {action}"#
+                ),
+            ],
+        );
+    }
+}
+
 /// `examples/alerts/gpu-xid.rules.yml` passes `promtool check rules` and its unit tests
 /// (`examples/alerts/tests/gpu-xid.rules.test.yml`), and uses only series the XID history
 /// serves.
@@ -675,7 +734,7 @@ fn the_xid_alert_rules_pass_promtool_and_use_served_metrics() {
         }
         count += 1;
     }
-    assert_eq!(count, 7);
+    assert_eq!(count, 8);
     let Some((_, promtool_bin)) = prometheus_tools("the_xid_alert_rules_pass_promtool") else {
         return;
     };
@@ -684,7 +743,7 @@ fn the_xid_alert_rules_pass_promtool_and_use_served_metrics() {
         &["check", "rules", &rules.to_string_lossy()],
         "",
     );
-    assert!(ok && out.contains("SUCCESS: 7 rules found"), "{out}");
+    assert!(ok && out.contains("SUCCESS: 8 rules found"), "{out}");
     let tests = repo("examples/alerts/tests/gpu-xid.rules.test.yml");
     let (ok, out) = promtool(
         &promtool_bin,

@@ -5,7 +5,9 @@
 //! `examples/alerts/cpps.rules.yml`. With `--kernel-log /dev/kmsg` (or a saved
 //! `journalctl -k -b -o short-monotonic`), also the XID history of this host's GPUs since boot
 //! (`cpps_gpu_xid_log_*`, read by `cpps_gpu::kernel_log`), with its alerts in
-//! `examples/alerts/gpu-xid.rules.yml`.
+//! `examples/alerts/gpu-xid.rules.yml`. The history is judged by each GPU's current recovery
+//! action as NVML reads it (`--nvml-library`), as gpu-health judges it: a GPU reset clears the
+//! action without a log line, so the log alone cannot tell a recovered GPU.
 //!
 //! ```console
 //! cargo run -p cpps-examples --bin exporter -- --endpoints endpoints.yaml --listen 127.0.0.1:9842
@@ -18,15 +20,17 @@
 //! is bounded by `--timeout`; the sources that failed are printed on stderr after each one.
 
 use std::convert::Infallible;
+use std::ffi::OsString;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use clap::Parser;
 use cpps_examples::LiveTargets;
+use cpps_gpu::nvml::{GpuSnapshot, GpuSource, NvmlSource};
 use cpps_topology::live::endpoints::ClientOptions;
 use cpps_topology::live::metrics::{Exposition, Metrics};
 use cpps_topology::live::{self, LiveOptions, ObserveOptions};
@@ -64,15 +68,64 @@ struct Args {
     /// `cpps_gpu_xid_log_up 0`, rather than a silently shortened history).
     #[arg(long, value_name = "BYTES", default_value_t = cpps_gpu::kernel_log::DEFAULT_CAP)]
     kernel_log_cap: usize,
+    /// With `--kernel-log`: the NVML library to read each GPU's current recovery action from
+    /// (`cpps_gpu_recovery_action`; a GPU whose action is None has no current XID lines).
+    /// When it cannot be read, the history is judged by the log alone and stderr says why.
+    #[arg(long, value_name = "PATH", default_value = cpps_gpu::nvml::DEFAULT_LIBRARY)]
+    nvml_library: OsString,
 }
 
-/// The XID history families for `--kernel-log`, and a line for the log when it failed.
-async fn xid_families(path: &Path, cap: usize) -> (String, Option<String>) {
-    use cpps_gpu::kernel_log::{XidHistory, exposition, exposition_unreadable, read_kernel_log};
-    let owned = path.to_owned();
-    match tokio::task::spawn_blocking(move || read_kernel_log(&owned, cap)).await {
-        Ok(Ok(log)) => (exposition(&XidHistory::from_log(&log)), None),
-        Ok(Err(e)) => {
+/// NVML, opened at the first observation that can and then kept open: the last close of the
+/// device shuts the adapter down when persistence mode is off (open-gpu-kernel-modules
+/// `kernel-open/nvidia/nv.c` `nv_stop_device` → `nv_shutdown_adapter`), which an exporter
+/// should not cause each minute.
+type NvmlSlot = Arc<Mutex<Option<NvmlSource>>>;
+
+/// This host's GPUs as NVML reads them now, or why they cannot be read (NVML is opened again
+/// at the next observation then).
+fn nvml_gpus(
+    slot: &Mutex<Option<NvmlSource>>,
+    library: &OsString,
+) -> Result<Vec<GpuSnapshot>, String> {
+    let mut guard = slot
+        .lock()
+        .map_err(|_| "an earlier NVML read panicked".to_owned())?;
+    let source = match guard.take() {
+        Some(source) => source,
+        None => NvmlSource::open(Some(library)).map_err(|e| e.to_string())?,
+    };
+    let gpus = source.gpus().map_err(|e| e.to_string())?;
+    *guard = Some(source);
+    Ok(gpus)
+}
+
+/// The XID history families for `--kernel-log`, judged by NVML's current recovery actions,
+/// and a line for the log when the log or NVML could not be read.
+async fn xid_families(
+    path: &Path,
+    cap: usize,
+    nvml: &NvmlSlot,
+    library: &OsString,
+) -> (String, Option<String>) {
+    use cpps_gpu::kernel_log::{
+        XidHistory, exposition_now, exposition_unreadable, read_kernel_log,
+    };
+    let (owned, nvml, library) = (path.to_owned(), nvml.clone(), library.clone());
+    let read = tokio::task::spawn_blocking(move || {
+        (read_kernel_log(&owned, cap), nvml_gpus(&nvml, &library))
+    });
+    match read.await {
+        Ok((Ok(log), gpus)) => {
+            let history = XidHistory::from_log(&log);
+            match gpus {
+                Ok(gpus) => (exposition_now(&history, &gpus), None),
+                Err(e) => (
+                    exposition_now(&history, &[]),
+                    Some(format!("NVML ({e}): judged by the log alone")),
+                ),
+            }
+        }
+        Ok((Err(e), _)) => {
             let why = std::error::Error::source(&e).map_or(String::new(), |s| format!(": {s}"));
             (exposition_unreadable(), Some(format!("{e}{why}")))
         }
@@ -183,6 +236,7 @@ async fn main() -> ExitCode {
         let interval = Duration::from_secs(args.interval.max(1));
         let kernel_log = args.kernel_log.clone();
         let kernel_log_cap = args.kernel_log_cap;
+        let (nvml, nvml_library): (NvmlSlot, _) = (Arc::default(), args.nvml_library.clone());
         async move {
             loop {
                 let started = Instant::now();
@@ -190,7 +244,7 @@ async fn main() -> ExitCode {
                 let audit = live::audit(&topology, &observed, &LiveOptions::default());
                 let metrics = Metrics::new(&observed, Some(&audit.report));
                 let (xids, xid_failure) = match &kernel_log {
-                    Some(path) => xid_families(path, kernel_log_cap).await,
+                    Some(path) => xid_families(path, kernel_log_cap, &nvml, &nvml_library).await,
                     None => (String::new(), None),
                 };
                 let scrape = Scrape {
