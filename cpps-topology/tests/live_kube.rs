@@ -393,3 +393,50 @@ fn unread_nodes_and_applications_are_unknown_not_absent() {
         ["gpu-sp-01 certificate inference/soon expires in 6 days (warning at 14)"]
     );
 }
+
+/// MESH-002's live part: when Kueue's conversion webhook (served by kueue-controller-manager;
+/// kueue `config/components/crd/kustomization.yaml` `patches/webhook_in_*.yaml`) is down, the
+/// API server answers 500 for every Kueue object at a version it must convert
+/// (apiextensions-apiserver `webhook_converter.go` `Convert`), so Kueue admits nothing and
+/// MultiKueue reaches no worker. cpps-gpu read the kinds at an older version and said why; the
+/// live audit says so as an error on that cluster, never a clean MultiKueue.
+#[test]
+fn kueue_whose_conversion_webhook_is_down_is_an_error_of_mesh_002() {
+    use cpps_topology::live::facts::{KubeFacts, Observation, SiteObservation, Sourced};
+    let now = 1_780_000_000;
+    let down = "Kueue's conversion webhook is down (is kueue-controller-manager running?): read \
+                at v1beta1 because v1beta2 answered 500 Internal Server Error";
+    let observe = |webhook: Vec<String>| {
+        let mut sp = SiteObservation::new("sp");
+        sp.kubernetes = vec![(
+            "gpu-sp-01".to_owned(),
+            Sourced::Observed(KubeFacts {
+                server: "kubeconfig".to_owned(),
+                kueue_webhook_down: webhook,
+                ..KubeFacts::default()
+            }),
+        )];
+        Observation {
+            taken_at: now,
+            sites: vec![sp],
+        }
+    };
+    let topology = load("kube-mesh.yaml", &estate("gpu-node"));
+    let mesh = |observed: &Observation| {
+        let audit = live::audit(&topology, observed, &LiveOptions::at(now));
+        let found = of_rule(&audit.report.findings, "MESH-002");
+        let severities: Vec<String> = found.iter().map(|f| f.severity.to_string()).collect();
+        (severities, subject_messages(&found))
+    };
+    assert_eq!(mesh(&observe(Vec::new())), (Vec::new(), Vec::new()));
+    assert_eq!(
+        mesh(&observe(vec![down.to_owned()])),
+        (
+            vec!["error".to_owned()],
+            vec![format!(
+                "gpu-sp-01 Kueue's API is not served whole, so Kueue admits no job and MultiKueue \
+                 cannot be judged: {down}"
+            )]
+        )
+    );
+}

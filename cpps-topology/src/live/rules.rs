@@ -1,7 +1,7 @@
 //! The live parts of the catalogue's rules, over an [`Observation`] and its [`Diff`]: a loop over
 //! the systems, each of which lists its own rules in its folder (`pve/rules.rs`: PVE-003;
 //! `linstor/rules.rs`: LINSTOR-007, LINSTOR-008; `kube/rules.rs`: INGRESS-002, GITOPS-002, GPU-004's
-//! live part (Argo CD cluster Secrets); `gpu/rules.rs`:
+//! live part (Argo CD cluster Secrets), MESH-002's (Kueue's API served whole); `gpu/rules.rs`:
 //! GPU-005; `vyos/rules.rs`: LINK-001, LINK-002, LINK-003, VRRP-001, VRRP-002, `docs/live-invariants.md`). The rules
 //! that read more than one system are here: STATE-002/003 (the diff), BACKUP-003 (PBS against
 //! Proxmox), BACKUP-005 (each guest's backup chain across both sites) and OBS-001 (the basic

@@ -536,7 +536,7 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
     RuleInfo {
         id: RuleId("MESH-002"),
         severity: Severity::Info,
-        kind: RuleKind::Static,
+        kind: RuleKind::StaticAndLive,
         title: "MultiKueue names its manager and its workers are registered (the documents count on ArgoCD's registration); it reaches their API servers with kubeconfigs, not ClusterMesh",
         citations: &[
             cite(

@@ -1,6 +1,6 @@
 //! The live rules read from a K3s cluster's API server: INGRESS-002 (cert-manager
-//! Certificates), GITOPS-002 (Argo CD Applications) and GPU-004's live part (Argo CD cluster
-//! Secrets).
+//! Certificates), GITOPS-002 (Argo CD Applications), GPU-004's live part (Argo CD cluster
+//! Secrets) and MESH-002's (Kueue's API served whole).
 
 use cpps_gpu::k8s::snapshot::{APPLICATION, CERTIFICATE};
 
@@ -16,6 +16,7 @@ pub(crate) static CHECKS: &[(RuleId, LiveCheck)] = &[
     (RuleId("INGRESS-002"), ingress_002),
     (RuleId("GITOPS-002"), gitops_002),
     (RuleId("GPU-004"), gpu_004),
+    (RuleId("MESH-002"), mesh_002),
 ];
 
 /// GPU-004 (live): each GPU cluster in service has a cluster Secret in every Argo CD that
@@ -153,6 +154,33 @@ fn may_be_it(k: &K3sCluster, argocd: &ArgoCd, unmatched: &[&ArgoClusterSecret]) 
         argocd.id,
         described.join(", ")
     )
+}
+
+/// MESH-002 (live): a cluster whose Kueue kinds were read at an older version because Kueue's
+/// conversion webhook answered 500 (kueue `config/components/crd/kustomization.yaml`
+/// `patches/webhook_in_*.yaml`; apiextensions-apiserver `webhook_converter.go` `Convert`) admits
+/// no job, and its MultiKueue reaches no worker: an error on that cluster, in cpps-gpu's words.
+pub(crate) fn mesh_002(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for site in &live.observed.sites {
+        for (id, source) in &site.kubernetes {
+            let (Some(facts), Some(cluster)) = (source.observed(), live.declared.k3s_cluster(id))
+            else {
+                continue;
+            };
+            for down in &facts.kueue_webhook_down {
+                let message = format!(
+                    "Kueue's API is not served whole, so Kueue admits no job and MultiKueue \
+                     cannot be judged: {down}"
+                );
+                emit_on(
+                    sink,
+                    Severity::Error,
+                    ComponentRef::K3sCluster(cluster),
+                    message,
+                );
+            }
+        }
+    }
 }
 
 /// The facts read from the K3s cluster `id`, in whichever site's observation it is.
