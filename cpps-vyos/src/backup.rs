@@ -46,6 +46,11 @@ pub struct BackupOptions {
     /// The router's folder name; `None`: the address of the client's base URL
     /// ([`router_label`]).
     pub router: Option<String>,
+    /// The syntax version the operator states for the router's configuration, written as the
+    /// footer only when the router's own cannot be read (`show system commit file 0`): VyOS
+    /// migrates a file without footer from version 0 (vyos-1x `python/vyos/migrate.py`), and
+    /// a version is never guessed. The router's own footer wins.
+    pub version: Option<crate::ConfigVersion>,
 }
 
 impl BackupOptions {
@@ -56,6 +61,7 @@ impl BackupOptions {
             redact: false,
             now: Timestamp::now(),
             router: None,
+            version: None,
         }
     }
 }
@@ -111,9 +117,10 @@ pub async fn backup(client: &Client, opts: &BackupOptions) -> Result<BackupRepor
         Some(f) => Some(f.clone()),
         None => saved_footer(client).await,
     };
+    let footer = footer.or_else(|| opts.version.as_ref().map(crate::ConfigVersion::footer));
     if footer.is_none() {
         warnings.push(
-            "the router's version footer could not be read (`show system commit file 0`; set `system config-management commit-revisions` to keep an archive): the backup has none, and VyOS would run every migration when loading it".to_owned(),
+            "the router's version footer could not be read (`show system commit file 0`; set `system config-management commit-revisions` to keep an archive) and none was named (BackupOptions::version): the backup has none, and VyOS would run every migration when loading it".to_owned(),
         );
     }
     if opts.redact {

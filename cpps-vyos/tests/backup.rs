@@ -120,6 +120,35 @@ async fn without_a_commit_archive_the_backup_says_it_has_no_footer() {
     assert!(r.warnings[0].contains("footer"), "{:?}", r.warnings);
 }
 
+/// X5 of the issue-32 audit, for backups: where the router's footer cannot be read, the operator
+/// may name the version, and the file ends with the footer `component_version.py` writes for it
+/// (`CONFIG_FILE_VERSION`), so that `ConfigMigrate` (vyos-1x `python/vyos/migrate.py`) migrates
+/// it from there rather than from version 0. The router's own footer wins over a named one.
+#[tokio::test]
+async fn a_named_version_is_the_footer_only_where_the_router_has_none() {
+    let version = cpps_vyos::ConfigVersion::new("interfaces@20:system@19", "1.3.0").unwrap();
+    let named = "// Warning: Do not remove the following line.\n// vyos-config-version: \"interfaces@20:system@19\"\n// Release version: 1.3.0\n";
+    for archive in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let fake = FakeRouter::new(Profile::V14, tree("cluster-basic.config.boot"));
+        if !archive {
+            fake.state.lock().unwrap().footer = None;
+        }
+        let (_api, client, _fake) = fake.start().await;
+        let mut opts = BackupOptions::new(dir.path());
+        opts.version = Some(version.clone());
+        let r = backup(&client, &opts).await.unwrap();
+        let text = std::fs::read_to_string(&r.boot_file).unwrap();
+        let expected = if archive { FOOTER } else { named };
+        assert!(text.ends_with(expected), "{archive}: {text}");
+        assert!(r.warnings.is_empty(), "{archive}: {:?}", r.warnings);
+        assert_eq!(
+            ConfigTree::parse_saved(&text).unwrap().footer.as_deref(),
+            Some(format!("\n{expected}").as_str())
+        );
+    }
+}
+
 #[tokio::test]
 async fn redacted_backups_hold_no_secret() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,7 +4,8 @@
 //! `POST /show`).
 //!
 //! ```text
-//! VYOS_URL=https://192.168.10.1 VYOS_API_KEY=… [VYOS_FINGERPRINT=AB:CD:…] vyos-backup --out DIR [--redact] [--timeout SECONDS]
+//! VYOS_URL=https://192.168.10.1 VYOS_API_KEY=… [VYOS_FINGERPRINT=AB:CD:…] vyos-backup --out DIR [--redact]
+//!     [--config-version COMPONENTS --release RELEASE] [--timeout SECONDS]
 //! ```
 #![forbid(unsafe_code)]
 
@@ -42,6 +43,14 @@ struct Args {
     /// The router's API URL (default: $VYOS_URL).
     #[arg(long, value_name = "URL")]
     url: Option<Url>,
+    /// The configuration's syntax version (`bgp@5:interfaces@32:system@27`, the footer's
+    /// `vyos-config-version` line), written as the footer only when the router's own cannot be
+    /// read; without it such a backup has no footer, and VyOS would migrate it from version 0.
+    #[arg(long, value_name = "COMPONENTS", requires = "release")]
+    config_version: Option<String>,
+    /// With --config-version: the release the version belongs to (`1.4.0`).
+    #[arg(long, value_name = "RELEASE", requires = "config_version")]
+    release: Option<String>,
     /// Seconds the whole run may take, every request and retry included; the run stops with an
     /// error when they are up.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
@@ -91,6 +100,10 @@ async fn run(args: &Args, timeout: Duration, activity: cpps_http::Activity) -> a
         .context("HTTP client")?;
     let mut opts = BackupOptions::new(&args.out);
     opts.redact = args.redact;
+    if let (Some(components), Some(release)) = (&args.config_version, &args.release) {
+        opts.version =
+            Some(cpps_vyos::ConfigVersion::new(components, release).context("--config-version")?);
+    }
     let report = backup(&router, &opts).await.context("backup")?;
     println!("saved {}", report.boot_file.display());
     println!("saved {}", report.set_file.display());
