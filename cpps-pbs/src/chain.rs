@@ -326,7 +326,9 @@ impl SiteBackups {
 /// not read is left out (so "not read"); one it could not read, or a namespace whose snapshots
 /// failed, carries the error. A namespace missing from the datastore's list is "cannot tell":
 /// PBS lists only the namespaces the credentials may see (proxmox-backup
-/// `src/api2/admin/namespace.rs` `list_namespaces`).
+/// `src/api2/admin/namespace.rs` `list_namespaces`). Each list read whole is marked
+/// [`SiteBackups::trimmed`] when the inventory's rights (`GET /access/permissions`) show that
+/// PBS listed only the caller's own groups there ([`snapshots_trimmed`]), or were not read.
 pub fn site_backups(
     inventory: &crate::report::Inventory,
     targets: &[PbsTarget],
@@ -361,9 +363,48 @@ pub fn site_backups(
                 )),
             },
         };
-        out.push(SiteBackups::new(store, ns, backups));
+        let mut site = SiteBackups::new(store, ns, backups);
+        site.trimmed = match &inventory.rights {
+            Some(rights) => snapshots_trimmed(rights, store, ns),
+            None => Some("the credentials' rights were not read".to_owned()),
+        };
+        out.push(site);
     }
     out
+}
+
+/// Why the snapshot list of `store`/`ns` may leave groups out, if it may: without
+/// `Datastore.Audit` on the namespace's path, PBS lists only the groups the credentials own
+/// (proxmox-backup `src/api2/admin/datastore.rs` `list_snapshots_blocking`: `list_all =
+/// !check_ns_privs_full(.., PRIV_DATASTORE_AUDIT, PRIV_DATASTORE_BACKUP)`, then
+/// `check_backup_owner` per group), and vzdump writes as PVE's own PBS user. The privilege
+/// counts on the path itself, or propagated from a path above it (`GET /access/permissions`,
+/// `src/api2/access/mod.rs` `list_permissions`: path → privilege → propagates); rights that
+/// could not be read leave every list in doubt.
+pub fn snapshots_trimmed(
+    rights: &Result<crate::types::Permissions, String>,
+    store: &str,
+    ns: &str,
+) -> Option<String> {
+    let rights = match rights {
+        Ok(rights) => rights,
+        Err(e) => return Some(format!("the credentials' rights could not be read ({e})")),
+    };
+    let path = if ns.is_empty() {
+        format!("/datastore/{store}")
+    } else {
+        format!("/datastore/{store}/{ns}")
+    };
+    let audits = rights.iter().any(|(at, privileges)| {
+        privileges
+            .get("Datastore.Audit")
+            .is_some_and(|&propagates| {
+                *at == path || (propagates && (at == "/" || path.starts_with(&format!("{at}/"))))
+            })
+    });
+    (!audits).then(|| {
+        format!("without Datastore.Audit on {path} PBS lists only the groups the credentials own")
+    })
 }
 
 /// Everything the chain is judged from. Its `Default` has read nothing: no guests, the vzdump

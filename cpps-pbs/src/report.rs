@@ -106,6 +106,10 @@ pub struct Inventory {
     /// lists by these rights rather than refusing them, so only `Some(true)` lets the report
     /// say that no copy exists.
     pub sync_lists_complete: Option<bool>,
+    /// The caller's rights (`GET /access/permissions`), or why they could not be read; `None`
+    /// when not read. [`crate::chain::site_backups`] reads from them whether a snapshot list
+    /// may leave groups out.
+    pub rights: Option<Result<crate::types::Permissions, String>>,
     /// The other parts that could not be read (the datastore list, usage, job lists, an
     /// endpoint the server's release lacks), each with its error.
     pub errors: Vec<PartError>,
@@ -220,7 +224,8 @@ pub async fn collect_within(
         remotes,
         remotes_error,
         namespace_errors,
-        sync_lists_complete: rights.ok().map(|rights| sees_every_sync_job(&rights)),
+        sync_lists_complete: rights.as_ref().ok().map(sees_every_sync_job),
+        rights: Some(rights.map_err(|e| e.error)),
         // A part cut off by the time limit names the requests left without an answer.
         errors: {
             let activity = client.http.activity().snapshot();

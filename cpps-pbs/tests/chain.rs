@@ -537,3 +537,49 @@ fn a_host_name_mismatch_without_fingerprints_is_cannot_tell() {
             .all(|j| j.storage.as_deref() != Some("pbs-franca"))
     );
 }
+
+/// F4 (audit 31): `pbs-report --chain` builds this site's backups from the report's inventory
+/// with [`cpps_pbs::chain::site_backups`]. Without `Datastore.Audit` on the namespace's path,
+/// proxmox-backup `src/api2/admin/datastore.rs` `list_snapshots_blocking` lists only the
+/// groups the caller owns (`list_all` false, then `check_backup_owner` per group), and vzdump
+/// writes as PVE's own PBS user. So with a Backup-only token (`GET /access/permissions`,
+/// `src/api2/access/mod.rs` `list_permissions`: path → privilege → propagates) a group
+/// missing from the list is "cannot tell", not "no finished backup"; with Audit on
+/// `/datastore`, propagating, the list is whole and the missing group is a breach.
+#[test]
+fn site_backups_carry_an_owner_trimmed_list() {
+    use std::collections::BTreeMap;
+    let owned: Vec<Snapshot> = data::<Vec<Snapshot>>("snapshots_store1.json")
+        .into_iter()
+        .filter(|s| s.backup_id != "100")
+        .collect();
+    let mut inventory = cpps_pbs::report::Inventory::default();
+    inventory.snapshots.insert(
+        "store1".to_owned(),
+        Ok(BTreeMap::from([(String::new(), owned)])),
+    );
+    let rights_of = |path: &str, privilege: &str| -> Result<cpps_pbs::types::Permissions, String> {
+        Ok(BTreeMap::from([(
+            path.to_owned(),
+            BTreeMap::from([(privilege.to_owned(), true)]),
+        )]))
+    };
+    let mut input = input();
+    inventory.rights = Some(rights_of("/datastore/store1", "Datastore.Backup"));
+    input.here = cpps_pbs::chain::site_backups(&inventory, &input.targets, NOW, rpo());
+    let gitlab = find(&judge(&input, NOW, rpo()), 100).clone();
+    assert_eq!(gitlab.verdict, Verdict::CannotTell, "{gitlab}");
+    assert_eq!(
+        gitlab.reasons,
+        [
+            "no snapshot of vm/100 is listed in datastore store1, and the list may leave it out: without Datastore.Audit on /datastore/store1 PBS lists only the groups the credentials own"
+        ]
+    );
+
+    inventory.rights = Some(rights_of("/datastore", "Datastore.Audit"));
+    input.here = cpps_pbs::chain::site_backups(&inventory, &input.targets, NOW, rpo());
+    assert_eq!(
+        find(&judge(&input, NOW, rpo()), 100).verdict,
+        Verdict::Breach
+    );
+}
