@@ -115,3 +115,44 @@ async fn a_server_that_never_answers_ends_within_the_timeout() {
     );
     assert!(stderr.contains("nodes could not be read"), "{stderr}");
 }
+
+/// Issue 31, E5: `GET /cluster/resources` silently skips every guest without `VM.Audit`
+/// (pve-manager `PVE/API2/Cluster.pm` `resources`: `next if !$rpcenv->check(...,
+/// "/vms/$vmid", ['VM.Audit'], 1)`), and a pool-scoped token holds nothing on `/vms`
+/// (pve-access-control `PVE/API2/AccessControl.pm` `permissions` answers `{}`). The
+/// inventory is partial: exit 1, a line on stderr saying why, and `guests_trimmed` in the JSON.
+#[tokio::test]
+async fn a_trimmed_guest_list_is_named_on_stderr_and_in_the_json() {
+    let server = MockServer::start().await;
+    serve(
+        &server,
+        "/nodes",
+        200,
+        json!({"data": [{"node": "pve1", "status": "online"}]}),
+    )
+    .await;
+    serve(
+        &server,
+        "/cluster/resources",
+        200,
+        json!({"data": [
+            {"id": "qemu/100", "type": "qemu", "node": "pve1", "vmid": 100, "name": "gitlab", "status": "running"}
+        ]}),
+    )
+    .await;
+    serve(&server, "/cluster/ha/resources", 200, json!({"data": []})).await;
+    serve(&server, "/access/permissions", 200, json!({"data": {}})).await;
+    let out = run(&server, &["--format", "json"]).await;
+    let stdout = common::stdout_of_exit(&out, 1);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report: Value = serde_json::from_str(&stdout).expect("JSON output");
+    assert_eq!(report["errors"], json!([]), "{stdout}");
+    let why = report["guests_trimmed"].as_str().expect("guests_trimmed");
+    assert!(why.contains("VM.Audit on /vms"), "{why}");
+    assert!(
+        stderr.contains(&format!(
+            "inventory: the guest list may leave out guests: {why}"
+        )),
+        "{stderr}"
+    );
+}

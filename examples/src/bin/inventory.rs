@@ -11,7 +11,9 @@
 //! `PROXMOX_VE_PASSWORD`, and `PROXMOX_VE_CA_FILE` or `PROXMOX_VE_FINGERPRINT` (pin the node
 //! certificate of a self-signed cluster), or `PROXMOX_VE_INSECURE=true` only when asked.
 //!
-//! JSON: `{"nodes":[{"node","status"}],"guests":[{"node","vmid","kind","name","status","privileged" (lxc),"ha"}],"errors":[{"part","error","status","not_supported"}]}`.
+//! JSON: `{"nodes":[{"node","status"}],"guests":[{"node","vmid","kind","name","status","privileged" (lxc),"ha"}],"errors":[{"part","error","status","not_supported"}],"guests_trimmed"}`:
+//! `guests_trimmed` is `null`, or why the guest list may leave guests out (PVE skips, silently,
+//! each guest the credentials may not audit; the inventory is then partial, exit 1).
 #![forbid(unsafe_code)]
 
 use std::process::ExitCode;
@@ -29,8 +31,9 @@ use cpps_proxmox::inventory::{self, Completeness};
 /// configuration of a container on an offline node) is printed with its error beside the
 /// rest.
 ///
-/// Exit status: 0 everything was read; 1 partial (some parts could not be read; each is
-/// printed with its error); 2 nothing could be read, or the configuration is wrong.
+/// Exit status: 0 everything was read; 1 partial (some parts could not be read, or the guest
+/// list may leave out guests the credentials may not audit; each is printed with why); 2
+/// nothing could be read, or the configuration is wrong.
 #[derive(Debug, Parser)]
 #[command(name = "inventory", version)]
 struct Args {
@@ -62,6 +65,10 @@ async fn run(args: Args) -> anyhow::Result<Completeness> {
     }
     for e in &report.errors {
         eprintln!("inventory: {} could not be read: {}", e.part, e.error);
+    }
+    // The exit status says partial; this says why, as each unread part does.
+    if let Some(why) = &report.guests_trimmed {
+        eprintln!("inventory: the guest list may leave out guests: {why}");
     }
     Ok(report.completeness())
 }
