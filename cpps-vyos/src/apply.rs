@@ -444,13 +444,19 @@ pub enum Timer {
     /// commit, later ones only after a commit that succeeded (vyos-1x
     /// `src/services/api/rest/routers.py`, `_configure_op` then `run_commit_confirm`).
     MaybeArmed,
-    /// A timer may have been armed, the inverse batch put the configuration back, and
-    /// `confirm` was sent so that no reboot or reload follows (audit X4); VyOS's answer:
+    /// A timer may have been armed, the configuration is as before (the inverse batch put it
+    /// back, or nothing was live), and `confirm` was sent so that no reboot or reload follows
+    /// (audit X4); VyOS's answer:
     /// `Reboot timer stopped`, or `No confirm pending` where none was armed.
     StoppedAfterUndo {
         /// VyOS's answer to the confirm.
         answer: String,
     },
+    /// VyOS refused to arm the timer because another one runs ("Another confirm is pending",
+    /// vyos-1x `python/vyos/config_mgmt.py` `commit_confirm`): that timer is another
+    /// operator's, and `confirm` would stop it and keep their unchecked change, so none was
+    /// sent; it reverts or keeps their change as they decide.
+    AnotherPending,
 }
 
 /// What a safe apply did about a write that did not go as asked.
@@ -602,6 +608,12 @@ fn write_failed(
             f,
             "a commit-confirm timer that may have been armed was stopped by `confirm` after the \
              undo (VyOS: {answer})"
+        )?,
+        Timer::AnotherPending => writeln!(
+            f,
+            "another operator's commit-confirm timer is running (\"{ANOTHER_PENDING}\"): no \
+             `confirm` was sent, since it would keep their unchecked change; when it runs out \
+             VyOS reboots or reloads"
         )?,
     }
     match undo {
@@ -863,8 +875,13 @@ async fn after_failed_write(
     } else {
         rollback(local, &now, running).await
     };
+    // A timer armed before a commit refused as a whole still runs (X4 a); one that another
+    // operator armed must not be confirmed (X4 b).
     let timer = match (&timer, &undo) {
-        (Timer::MaybeArmed, Undo::RolledBack { .. }) => stop_timer(local).await.unwrap_or(timer),
+        (Timer::MaybeArmed, _) if error.contains(ANOTHER_PENDING) => Timer::AnotherPending,
+        (Timer::MaybeArmed, Undo::RolledBack { .. } | Undo::NothingLive) => {
+            stop_timer(local).await.unwrap_or(timer)
+        }
         _ => timer,
     };
     ApplyOutcome::WriteFailed {
@@ -875,7 +892,11 @@ async fn after_failed_write(
     }
 }
 
-/// After the inverse batch put back a write whose timer may be armed: `confirm`, so that the
+/// What `commit_confirm` (vyos-1x `python/vyos/config_mgmt.py`) answers while a timer runs.
+const ANOTHER_PENDING: &str = "Another confirm is pending";
+
+/// After the inverse batch put back a write whose timer may be armed, or a refused write left
+/// nothing live: `confirm`, so that the
 /// timer armed before a failed commit (the first commit-confirm `_configure_op` of vyos-1x
 /// `src/services/api/rest/routers.py`, commit 0514484a: `session.commit_confirm` before
 /// `session.commit`, and nothing disarms it on failure) does not reboot the router later

@@ -770,3 +770,58 @@ async fn a_change_that_moves_a_tunnel_address_to_the_default_route_is_not_confir
         }
     }
 }
+
+/// Audit X4 (a): the first commit-confirm `_configure_op` (vyos-1x
+/// `src/services/api/rest/routers.py` at 0514484a) arms the timer before `session.commit()`,
+/// and a commit refused as a whole disarms nothing: with nothing live, the timer would still
+/// reboot the router. `confirm` is sent to stop it. Failed first: the timer stayed armed.
+#[tokio::test]
+async fn a_write_refused_with_nothing_live_stops_a_timer_armed_before_the_commit() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V15).await;
+    fresh_after_commit(&fa, &fb);
+    fa.state.lock().unwrap().timer_before_commit = true;
+    let mut change = half_failing_change(&fa);
+    change.remove(0);
+    let before = fa.running();
+    let report = safe_apply(&a, Some(&b), &change, &settled()).await.unwrap();
+    let (live, timer, undo) = write_failed(&report.outcome);
+    assert_eq!(live.as_deref(), Some(&[][..]));
+    assert_eq!(*undo, Undo::NothingLive);
+    assert_eq!(
+        *timer,
+        Timer::StoppedAfterUndo {
+            answer: "Reboot timer stopped".to_owned()
+        }
+    );
+    assert_eq!(fa.state.lock().unwrap().confirm_pending, None);
+    assert_eq!(fa.running(), before);
+}
+
+/// Audit X4 (b): on later builds `run_commit_confirm` commits, then `commit_confirm`
+/// (vyos-1x `python/vyos/config_mgmt.py`) refuses while another timer runs: "Another confirm
+/// is pending". The batch is undone, but `confirm` would stop the OTHER operator's timer and
+/// keep their unchecked change for good, so none is sent and the report says why. Failed
+/// first: `confirm` was sent and the other timer stopped.
+#[tokio::test]
+async fn another_operators_pending_confirm_is_never_confirmed() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V15).await;
+    fresh_after_commit(&fa, &fb);
+    fa.state.lock().unwrap().confirm_pending = Some(10);
+    let before = fa.running();
+    let report = safe_apply(&a, Some(&b), &harmless_change(), &settled())
+        .await
+        .unwrap();
+    let (_, timer, undo) = write_failed(&report.outcome);
+    assert!(matches!(undo, Undo::RolledBack { .. }), "{undo:?}");
+    assert_eq!(*timer, Timer::AnotherPending);
+    assert_eq!(fa.state.lock().unwrap().confirm_pending, Some(10));
+    let confirms = fa
+        .requests_to("config-file")
+        .iter()
+        .filter(|b| b["op"] == "confirm")
+        .count();
+    assert_eq!(confirms, 0);
+    assert_eq!(fa.running(), before);
+    let text = report.to_string();
+    assert!(text.contains("another operator"), "{text}");
+}
