@@ -776,12 +776,25 @@ const EXPIRED_TOKEN: &str = "eyJhbGciOiJSUzI1NiJ9.eyJleHAiOjE3MDAwMDAwMDB9.c2ln"
 /// its string data, as an operator gives the MultiKueue manager a worker's kubeconfig (kueue
 /// `MultiKueueConfigSecretKey`: key `kubeconfig`).
 async fn kueue_secret(client: &kube::Client, name: &str, data: serde_json::Value) {
-    use k8s_openapi::api::core::v1::{Namespace, Secret};
+    use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
     let ns = k8s::worker_kubeconfig::DEFAULT_KUEUE_NAMESPACE;
     let namespace: Namespace = serde_json::from_value(json!({"metadata": {"name": ns}})).unwrap();
     // Shared by every test: created once, "already exists" is fine.
     let _ = Api::<Namespace>::all(client.clone())
         .create(&PostParams::default(), &namespace)
+        .await;
+    // Kueue's Configuration, as its manifests install it (kueue
+    // `config/components/manager/controller_manager_config.yaml`, named `kueue-manager-config`
+    // by `config/default/kustomization.yaml`): without `namespace`, the ConfigMap's own is
+    // Kueue's, and nothing else tells it here (no manager pod runs).
+    let config: ConfigMap = serde_json::from_value(json!({
+        "metadata": {"name": "kueue-manager-config"},
+        "data": {"controller_manager_config.yaml":
+            "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nhealth:\n  healthProbeBindAddress: :8081\n"},
+    }))
+    .unwrap();
+    let _ = Api::<ConfigMap>::namespaced(client.clone(), ns)
+        .create(&PostParams::default(), &config)
         .await;
     let secret: Secret =
         serde_json::from_value(json!({"metadata": {"name": name}, "stringData": data})).unwrap();

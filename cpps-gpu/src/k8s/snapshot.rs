@@ -17,9 +17,7 @@ use super::kueue::{
 use super::list_all;
 use super::nodes::{self, GpuNode};
 use super::sharing::{self, ConfigError, PluginConfig, PluginDeployment};
-use super::worker_kubeconfig::{
-    DEFAULT_KUEUE_NAMESPACE, WorkerKubeconfig, WorkerSecret, judge_kubeconfig,
-};
+use super::worker_kubeconfig::{WorkerKubeconfig, WorkerSecret, judge_kubeconfig};
 use crate::error::Error;
 
 /// A resource kind the cluster does not serve (its CRD is not installed).
@@ -376,10 +374,11 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
     let pods = pods.unwrap_or_default();
     let daemonsets = daemonsets.unwrap_or_default();
     let device_plugins = sharing::deployments(&daemonsets);
-    let (plugin_configs, plugin_config_errors) =
-        sharing::configs(&device_plugins, &configmaps.unwrap_or_default());
+    let configmaps = configmaps.unwrap_or_default();
+    let (plugin_configs, plugin_config_errors) = sharing::configs(&device_plugins, &configmaps);
     let mks = mks.unwrap_or_default();
-    let worker_secrets = worker_secrets(client, &mks, &kueue_namespace(&pods)).await;
+    let kueue_namespace = kueue_namespace(&pods, &configmaps);
+    let worker_secrets = worker_secrets(client, &mks, kueue_namespace.as_deref()).await;
     Ok(ClusterSnapshot {
         worker_secrets,
         nodes: nodes::inventory(&raw_nodes, &pods),
@@ -427,27 +426,52 @@ where
     }
 }
 
-/// Kueue's namespace: that of its controller-manager pod (label `control-plane:
-/// controller-manager` with a `kueue` image, as Kueue's manifests deploy it), else
-/// [`DEFAULT_KUEUE_NAMESPACE`].
-fn kueue_namespace(pods: &[Pod]) -> String {
+/// Kueue's namespace, where MultiKueue reads its kubeconfig Secrets (kueue
+/// `pkg/controller/admissionchecks/multikueue/multikueuecluster.go` `getKubeConfigFromSecret`,
+/// `c.configNamespace`): the Configuration's `namespace` in the `kueue-manager-config`
+/// ConfigMap (kueue `config/components/manager/kustomization.yaml`, prefixed by
+/// `config/default`), which `apis/config/v1beta2/defaults.go` `SetDefaults_Configuration`
+/// defaults to the manager's own namespace (`getOperatorNamespace`), that is the ConfigMap's;
+/// else the namespace of the controller-manager pod (labels `control-plane:
+/// controller-manager` and `app.kubernetes.io/name: kueue`, or a `kueue` image). `None` when
+/// neither is found: the namespace is not guessed.
+fn kueue_namespace(pods: &[Pod], configmaps: &[ConfigMap]) -> Option<String> {
+    /// The one field of Kueue's Configuration read here.
+    #[derive(serde::Deserialize)]
+    struct Configuration {
+        namespace: Option<String>,
+    }
+    let mut configured = configmaps.iter().filter_map(|cm| {
+        if cm.metadata.name.as_deref() != Some("kueue-manager-config") {
+            return None;
+        }
+        let yaml = cm.data.as_ref()?.get("controller_manager_config.yaml")?;
+        let config: Configuration = serde_saphyr::from_str(yaml).ok()?;
+        config.namespace.or_else(|| cm.metadata.namespace.clone())
+    });
+    // Two installs' ConfigMaps do not say which one manages MultiKueue: then the pod decides.
+    match (configured.next(), configured.next()) {
+        (Some(ns), None) => Some(ns),
+        _ => kueue_pod_namespace(pods),
+    }
+}
+
+/// The namespace of Kueue's controller-manager pod, if one is listed.
+fn kueue_pod_namespace(pods: &[Pod]) -> Option<String> {
     pods.iter()
         .find(|p| {
-            let manager = p
-                .metadata
-                .labels
-                .as_ref()
-                .and_then(|l| l.get("control-plane"))
-                .is_some_and(|v| v == "controller-manager");
+            let label = |k: &str| p.metadata.labels.as_ref().and_then(|l| l.get(k));
+            let manager = label("control-plane").is_some_and(|v| v == "controller-manager");
+            // kueue config/default/kustomization.yaml labels every object it deploys so.
+            let named = label("app.kubernetes.io/name").is_some_and(|v| v == "kueue");
             let kueue = p.spec.iter().flat_map(|s| &s.containers).any(|c| {
                 c.image
                     .as_deref()
                     .is_some_and(|i| i.contains("/kueue/kueue") || i.contains("/kueue:"))
             });
-            manager && kueue
+            manager && (named || kueue)
         })
         .and_then(|p| p.metadata.namespace.clone())
-        .unwrap_or_else(|| DEFAULT_KUEUE_NAMESPACE.to_owned())
 }
 
 /// `GET` each MultiKueueCluster's kubeconfig Secret in `namespace`, one at a time; only what
@@ -455,16 +479,27 @@ fn kueue_namespace(pods: &[Pod]) -> String {
 async fn worker_secrets(
     client: &kube::Client,
     clusters: &[MultiKueueCluster],
-    namespace: &str,
+    namespace: Option<&str>,
 ) -> Vec<WorkerSecret> {
-    let api: kube::Api<k8s_openapi::api::core::v1::Secret> =
-        kube::Api::namespaced(client.clone(), namespace);
     let mut out = Vec::new();
     for c in clusters {
         let (Some(cluster), Some(name)) = (c.metadata.name.as_deref(), c.kubeconfig_secret())
         else {
             continue;
         };
+        let Some(namespace) = namespace else {
+            // Looking in a guessed namespace would report a Secret that exists as missing.
+            out.push(WorkerSecret {
+                cluster: cluster.to_owned(),
+                secret: format!("<Kueue's namespace>/{name}"),
+                state: WorkerKubeconfig::Unreadable(
+                    "Kueue's namespace cannot be told: no kueue-manager-config ConfigMap and no Kueue controller-manager pod was read".to_owned(),
+                ),
+            });
+            continue;
+        };
+        let api: kube::Api<k8s_openapi::api::core::v1::Secret> =
+            kube::Api::namespaced(client.clone(), namespace);
         let state = match api.get_opt(name).await {
             Ok(None) => WorkerKubeconfig::Missing,
             Ok(Some(secret)) => match secret.data.as_ref().and_then(|d| d.get("kubeconfig")) {
@@ -514,6 +549,58 @@ fn kueue_versions(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn pod(namespace: &str, labels: &[(&str, &str)], image: &str) -> Pod {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "p", "namespace": namespace,
+                "labels": labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>()},
+            "spec": {"containers": [{"name": "manager", "image": image}]},
+        }))
+        .unwrap()
+    }
+
+    fn manager_config(namespace: &str, yaml: &str) -> ConfigMap {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "kueue-manager-config", "namespace": namespace},
+            "data": {"controller_manager_config.yaml": yaml},
+        }))
+        .unwrap()
+    }
+
+    /// Kueue's namespace is read, never guessed (kueue `apis/config/v1beta2/defaults.go`
+    /// `SetDefaults_Configuration`: the Configuration's `namespace`, else the manager's own,
+    /// `getOperatorNamespace`; the ConfigMap is `config/components/manager`'s `manager-config`
+    /// prefixed `kueue-` by `config/default/kustomization.yaml`, which also labels the pod
+    /// `control-plane: controller-manager` and `app.kubernetes.io/name: kueue`).
+    #[test]
+    fn kueue_namespace_comes_from_its_configuration_or_pod_never_a_guess() {
+        let config = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nnamespace: batch-system\n";
+        let mirror = "registry.example.org/mirror/queue-manager:v0.16.0";
+        let labels = [
+            ("control-plane", "controller-manager"),
+            ("app.kubernetes.io/name", "kueue"),
+        ];
+        // The Configuration names the namespace: it wins over where the ConfigMap lives.
+        let cms = [manager_config("kueue", config)];
+        assert_eq!(kueue_namespace(&[], &cms).as_deref(), Some("batch-system"));
+        // Without `namespace`, the default is the manager's own: the ConfigMap's namespace.
+        let cms = [manager_config(
+            "kueue",
+            "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n",
+        )];
+        assert_eq!(kueue_namespace(&[], &cms).as_deref(), Some("kueue"));
+        // A renamed mirror image: the pod is found by its labels.
+        let pods = [pod("queues", &labels, mirror)];
+        assert_eq!(kueue_namespace(&pods, &[]).as_deref(), Some("queues"));
+        // Neither: cannot tell, not "kueue-system".
+        let other = [pod(
+            "queues",
+            &[("control-plane", "controller-manager")],
+            mirror,
+        )];
+        assert_eq!(kueue_namespace(&other, &[]), None);
+        assert_eq!(kueue_namespace(&[], &[]), None);
+    }
     use std::io::{Read, Write};
 
     /// One answer per path, from a tiny HTTP server on 127.0.0.1 (the shape of a kube-apiserver
