@@ -503,6 +503,7 @@ const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, usize)] = &[
     ("cpps-gpu/src/nvml.rs", "read_gpu", 142),
     ("cpps-pbs/src/chain.rs", "judge_guest", 110),
     ("cpps-pbs/src/report.rs", "build", 110),
+    ("cpps-pbs/src/report.rs", "collect_within", 101),
     ("cpps-pbs/src/report.rs", "to_text", 185),
     // A test in `src/`, in the property-string code issue 30 section 4 is shrinking.
     (
@@ -516,7 +517,6 @@ const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, usize)] = &[
     ("cpps-vyos/src/config/lex.rs", "next_token", 123),
     ("cpps-vyos/src/config/tree.rs", "set_path_checked", 115),
     ("examples/src/bin/pve-upgrade.rs", "read_plan", 105),
-    ("cpps-topology/src/live/pve/source.rs", "observe", 188),
 ];
 
 /// The longest a function may be, in lines from its `fn` line to its closing brace.

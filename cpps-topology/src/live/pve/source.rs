@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use cpps_proxmox::inventory::list_round;
-use cpps_proxmox::types::{GuestKind, LxcConfig, NodeState, ResourceFilter};
+use cpps_proxmox::types::{
+    ClusterResource, GuestKind, LxcConfig, NodeListItem, NodeState, ResourceFilter,
+};
 use cpps_proxmox::{Client, GuestRef};
 use futures::StreamExt;
 
@@ -165,125 +167,15 @@ impl Source<PveFacts> for PveSource {
         };
 
         // One fan-out round: every online node's status and every container's config.
-        let reads: Vec<Read> = nodes
-            .iter()
-            .filter(|n| n.status == NodeState::Online)
-            .map(|n| Read::Status(n.node.to_string()))
-            .chain(
-                resources
-                    .iter()
-                    .filter_map(GuestRef::from_resource)
-                    .filter(|g| g.kind == GuestKind::Lxc)
-                    .map(Read::Config),
-            )
-            .collect();
-        let answers: Vec<Answer> = futures::stream::iter(reads)
-            .map(|read| async move {
-                match read {
-                    Read::Status(node) => {
-                        let result = client
-                            .node(&node)
-                            .status()
-                            .await
-                            .map(|s| manager_version(&s.pveversion))
-                            .map_err(|e| crate::live::facts::error_chain(&e));
-                        Answer::Status(node, result)
-                    }
-                    Read::Config(guest) => {
-                        let result = client
-                            .node(guest.node.as_str())
-                            .lxc(guest.vmid)
-                            .config()
-                            .await;
-                        Answer::Config(guest, result)
-                    }
-                }
-            })
-            .buffer_unordered(bound)
-            .collect()
-            .await;
-        let mut versions: BTreeMap<String, Result<String, String>> = BTreeMap::new();
-        let mut configs = Vec::new();
-        for answer in answers {
-            match answer {
-                Answer::Status(node, result) => {
-                    versions.insert(node, result);
-                }
-                Answer::Config(guest, result) => configs.push((guest, result)),
-            }
-        }
-        configs.sort_by_key(|(guest, _)| guest.vmid);
+        let (versions, configs) =
+            read_versions_and_configs(client, &nodes, &resources, bound).await;
 
-        let mut lxc: BTreeMap<u32, (Option<bool>, Vec<String>)> = BTreeMap::new();
-        for (guest, result) in configs {
-            match result {
-                Ok(config) => {
-                    let privileged = config.is_privileged().ok();
-                    let mut volumes = Vec::new();
-                    if let Ok(Some(root)) = config.rootfs() {
-                        volumes.push(root.volume);
-                    }
-                    if let Ok(mps) = config.mount_points() {
-                        volumes.extend(mps.into_values().map(|v| v.volume));
-                    }
-                    lxc.insert(guest.vmid.get(), (privileged, volumes));
-                }
-                // A container removed between the two reads is simply gone; any other failure
-                // means the privilege is unknown, which is said rather than guessed.
-                Err(e) => partial.push(format!(
-                    "config of CT {}: {}",
-                    guest.vmid,
-                    crate::live::facts::error_chain(&e)
-                )),
-            }
-        }
+        let lxc = container_facts(configs, &mut partial);
 
-        let mut pve_nodes: Vec<PveNode> = nodes
-            .iter()
-            .map(|n| {
-                let name = n.node.to_string();
-                let pve_version = match versions.get(&name) {
-                    Some(Ok(v)) => Some(v.clone()),
-                    Some(Err(e)) => {
-                        partial.push(format!("status of node {name}: {e}"));
-                        None
-                    }
-                    None => None,
-                };
-                PveNode {
-                    online: n.status == NodeState::Online,
-                    name,
-                    pve_version,
-                }
-            })
-            .collect();
+        let mut pve_nodes = pve_nodes(&nodes, &versions, &mut partial);
         pve_nodes.sort_by(|a, b| a.name.cmp(&b.name));
 
-        let mut guests: Vec<PveGuest> = resources
-            .iter()
-            .filter_map(|r| {
-                let guest = GuestRef::from_resource(r)?;
-                let vmid = guest.vmid.get();
-                let kind = match guest.kind {
-                    GuestKind::Lxc => PveGuestKind::Lxc,
-                    GuestKind::Qemu => PveGuestKind::Vm,
-                };
-                let (privileged, volumes) = lxc.get(&vmid).cloned().unwrap_or_default();
-                let ha_state = r.hastate.clone().filter(|s| !s.is_empty());
-                Some(PveGuest {
-                    vmid,
-                    name: r.name.clone(),
-                    node: guest.node.to_string(),
-                    kind,
-                    status: r.status.clone().unwrap_or_else(|| "unknown".to_owned()),
-                    privileged,
-                    ha: ha_state.is_some() || ha_requests.contains_key(&vmid),
-                    ha_state,
-                    ha_request: ha_requests.get(&vmid).cloned(),
-                    volumes,
-                })
-            })
-            .collect();
+        let mut guests = pve_guests(&resources, &lxc, &ha_requests);
         guests.sort_by_key(|g| g.vmid);
         // The backup chain's PVE side, from the same guest list; its failure is kept in the
         // reading, where BACKUP-005 says "cannot tell".
@@ -296,6 +188,162 @@ impl Source<PveFacts> for PveSource {
             guests_trimmed,
         })
     }
+}
+
+/// The fan-out round: every online node's status (its manager version) and every container's
+/// config, `bound` at a time; the configs sorted by VMID.
+async fn read_versions_and_configs(
+    client: &Client,
+    nodes: &[NodeListItem],
+    resources: &[ClusterResource],
+    bound: usize,
+) -> (
+    BTreeMap<String, Result<String, String>>,
+    Vec<(GuestRef, Result<LxcConfig, cpps_proxmox::Error>)>,
+) {
+    let reads: Vec<Read> = nodes
+        .iter()
+        .filter(|n| n.status == NodeState::Online)
+        .map(|n| Read::Status(n.node.to_string()))
+        .chain(
+            resources
+                .iter()
+                .filter_map(GuestRef::from_resource)
+                .filter(|g| g.kind == GuestKind::Lxc)
+                .map(Read::Config),
+        )
+        .collect();
+    let answers: Vec<Answer> = futures::stream::iter(reads)
+        .map(|read| async move {
+            match read {
+                Read::Status(node) => {
+                    let result = client
+                        .node(&node)
+                        .status()
+                        .await
+                        .map(|s| manager_version(&s.pveversion))
+                        .map_err(|e| crate::live::facts::error_chain(&e));
+                    Answer::Status(node, result)
+                }
+                Read::Config(guest) => {
+                    let result = client
+                        .node(guest.node.as_str())
+                        .lxc(guest.vmid)
+                        .config()
+                        .await;
+                    Answer::Config(guest, result)
+                }
+            }
+        })
+        .buffer_unordered(bound)
+        .collect()
+        .await;
+    let mut versions: BTreeMap<String, Result<String, String>> = BTreeMap::new();
+    let mut configs = Vec::new();
+    for answer in answers {
+        match answer {
+            Answer::Status(node, result) => {
+                versions.insert(node, result);
+            }
+            Answer::Config(guest, result) => configs.push((guest, result)),
+        }
+    }
+    configs.sort_by_key(|(guest, _)| guest.vmid);
+    (versions, configs)
+}
+
+/// Each readable container's privilege and volumes by VMID; a config that could not be read
+/// is said in `partial`.
+fn container_facts(
+    configs: Vec<(GuestRef, Result<LxcConfig, cpps_proxmox::Error>)>,
+    partial: &mut Vec<String>,
+) -> BTreeMap<u32, (Option<bool>, Vec<String>)> {
+    let mut lxc: BTreeMap<u32, (Option<bool>, Vec<String>)> = BTreeMap::new();
+    for (guest, result) in configs {
+        match result {
+            Ok(config) => {
+                let privileged = config.is_privileged().ok();
+                let mut volumes = Vec::new();
+                if let Ok(Some(root)) = config.rootfs() {
+                    volumes.push(root.volume);
+                }
+                if let Ok(mps) = config.mount_points() {
+                    volumes.extend(mps.into_values().map(|v| v.volume));
+                }
+                lxc.insert(guest.vmid.get(), (privileged, volumes));
+            }
+            // A container removed between the two reads is simply gone; any other failure
+            // means the privilege is unknown, which is said rather than guessed.
+            Err(e) => partial.push(format!(
+                "config of CT {}: {}",
+                guest.vmid,
+                crate::live::facts::error_chain(&e)
+            )),
+        }
+    }
+
+    lxc
+}
+
+/// The nodes with their manager versions; a status that could not be read is said in
+/// `partial`.
+fn pve_nodes(
+    nodes: &[NodeListItem],
+    versions: &BTreeMap<String, Result<String, String>>,
+    partial: &mut Vec<String>,
+) -> Vec<PveNode> {
+    nodes
+        .iter()
+        .map(|n| {
+            let name = n.node.to_string();
+            let pve_version = match versions.get(&name) {
+                Some(Ok(v)) => Some(v.clone()),
+                Some(Err(e)) => {
+                    partial.push(format!("status of node {name}: {e}"));
+                    None
+                }
+                None => None,
+            };
+            PveNode {
+                online: n.status == NodeState::Online,
+                name,
+                pve_version,
+            }
+        })
+        .collect()
+}
+
+/// The guests of the resource list with their containers' facts and HA state and request.
+fn pve_guests(
+    resources: &[ClusterResource],
+    lxc: &BTreeMap<u32, (Option<bool>, Vec<String>)>,
+    ha_requests: &BTreeMap<u32, String>,
+) -> Vec<PveGuest> {
+    resources
+        .iter()
+        .filter_map(|r| {
+            let guest = GuestRef::from_resource(r)?;
+            let vmid = guest.vmid.get();
+            let kind = match guest.kind {
+                GuestKind::Lxc => PveGuestKind::Lxc,
+                GuestKind::Qemu => PveGuestKind::Vm,
+            };
+            let (privileged, volumes) = lxc.get(&vmid).cloned().unwrap_or_default();
+            let ha_state = r.hastate.clone().filter(|s| !s.is_empty());
+            Some(PveGuest {
+                vmid,
+                name: r.name.clone(),
+                node: guest.node.to_string(),
+                kind,
+                status: r.status.clone().unwrap_or_else(|| "unknown".to_owned()),
+                privileged,
+                ha: ha_state.is_some() || ha_requests.contains_key(&vmid),
+                ha_state,
+                ha_request: ha_requests.get(&vmid).cloned(),
+                volumes,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
