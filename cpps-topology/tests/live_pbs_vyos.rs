@@ -910,7 +910,9 @@ async fn a_datastore_list_filtered_by_the_rights_is_no_proof_of_absence() {
     let owner = observe(json!({"/datastore": {"Datastore.Backup": true}})).await;
     assert_eq!(
         owner.partial,
-        ["snapshots of datastore store1 namespace `` may leave groups out: without Datastore.Audit on /datastore/store1 PBS lists only the groups the credentials own"]
+        [
+            "snapshots of datastore store1 namespace `` may leave groups out: without Datastore.Audit on /datastore/store1 PBS lists only the groups the credentials own"
+        ]
     );
 
     // `rules/base.yaml` declares datastore `main` on pbs-alpha, which neither list holds.
