@@ -383,3 +383,61 @@ argocd:
         ]
     );
 }
+
+/// With `cluster.inClusterEnabled: "false"` in `argocd-cm` (argo-cd `util/settings/settings.go`
+/// `updateSettingsFromConfigMap`), Argo CD lists neither its local cluster nor a Secret for
+/// `https://kubernetes.default.svc` (`util/db/cluster.go` `ListClusters`), so a GPU cluster that
+/// Argo CD runs in is no longer exempt: it needs a cluster Secret like any other.
+#[test]
+fn gpu_004_does_not_exempt_argocds_own_cluster_when_in_cluster_is_off() {
+    let topology = load(
+        "argocd-in-gpu.yaml",
+        "
+version: 1
+sites:
+  - { id: sp, state: validated }
+hosts:
+  - { id: pve-ippri-31, site: sp, gpus: [{ model: A5000, count: 1 }], state: validated }
+guests:
+  - { id: gpu-node, host: pve-ippri-31, kind: lxc, privileged: true, gpu: { model: A5000, count: 1 }, state: validated }
+k3s_clusters:
+  - { id: gpu-sp-01, site: sp, cni: { kind: flannel }, purpose: gpu, nodes: [gpu-node], state: validated }
+argocd:
+  - { id: argocd-gpu, site: sp, runs_in: gpu-sp-01, manages: [gpu-sp-01], state: validated }
+",
+    );
+    let in_cluster = secret(
+        "in-cluster",
+        &[
+            ("name", b"gpu-sp-01"),
+            ("server", b"https://kubernetes.default.svc"),
+        ],
+    );
+    let gpu_004 = |disabled: bool| {
+        let mut sp = SiteObservation::new("sp");
+        sp.kubernetes = vec![(
+            "gpu-sp-01".to_owned(),
+            Sourced::Observed(KubeFacts {
+                server: "kubeconfig".to_owned(),
+                argocd_clusters: ArgoClusters::Read(vec![cluster_secret(&in_cluster).into()]),
+                argocd_in_cluster_disabled: disabled,
+                ..KubeFacts::default()
+            }),
+        )];
+        let observed = Observation {
+            taken_at: NOW,
+            sites: vec![sp],
+        };
+        let audit = live::audit(&topology, &observed, &LiveOptions::at(NOW));
+        messages(&of_rule(&audit.report.findings, "GPU-004"))
+    };
+    assert_eq!(gpu_004(false), Vec::<String>::new());
+    assert_eq!(
+        gpu_004(true),
+        [
+            "warning gpu-sp-01 GPU cluster gpu-sp-01 has no cluster Secret named gpu-sp-01 in Argo \
+          CD argocd-gpu (argocd cluster add; its argocd-cm sets cluster.inClusterEnabled to false, so its own \
+          cluster and Secrets for https://kubernetes.default.svc are not deploy targets)"
+        ]
+    );
+}

@@ -349,6 +349,35 @@ pub async fn argocd_namespace(client: &kube::Client) -> Result<String, String> {
     argocd_namespace_of(&namespaces)
 }
 
+/// The key of [`ARGOCD_CONFIG_MAP`] that turns off deploying to the cluster Argo CD runs in
+/// (argo-cd `util/settings/settings.go` `inClusterEnabledKey`).
+pub const IN_CLUSTER_ENABLED_KEY: &str = "cluster.inClusterEnabled";
+
+/// Whether Argo CD may deploy to the cluster it runs in, from its `argocd-cm` data: anything but
+/// the text `false` leaves it on (argo-cd `util/settings/settings.go`
+/// `updateSettingsFromConfigMap`: `InClusterEnabled = Data[inClusterEnabledKey] != "false"`).
+/// When it is off, `util/db/cluster.go` `ListClusters` lists neither the local cluster nor a
+/// Secret for `https://kubernetes.default.svc`.
+pub fn in_cluster_enabled_of(data: Option<&std::collections::BTreeMap<String, String>>) -> bool {
+    data.and_then(|d| d.get(IN_CLUSTER_ENABLED_KEY))
+        .is_none_or(|v| v != "false")
+}
+
+/// [`in_cluster_enabled_of`] read from the [`ARGOCD_CONFIG_MAP`] in `namespace`. `Err` says why
+/// it could not be read (a 403 when the kubeconfig may not get ConfigMaps).
+pub async fn in_cluster_enabled(client: &kube::Client, namespace: &str) -> Result<bool, String> {
+    let api: kube::Api<k8s_openapi::api::core::v1::ConfigMap> =
+        kube::Api::namespaced(client.clone(), namespace);
+    let what = format!("reading ConfigMap {ARGOCD_CONFIG_MAP} in namespace {namespace}");
+    match api.get(ARGOCD_CONFIG_MAP).await {
+        Ok(cm) => Ok(in_cluster_enabled_of(cm.data.as_ref())),
+        Err(kube::Error::Api(status)) => {
+            Err(format!("{what} answered {} {}", status.code, status.reason))
+        }
+        Err(e) => Err(format!("{what} failed: {e}")),
+    }
+}
+
 /// The Argo CD cluster Secrets in `namespace`, Argo CD's own (see [`argocd_namespace`]), each
 /// decoded on its own. Argo CD reads cluster Secrets from its namespace only (argo-cd
 /// `util/db/secrets.go` `listSecretsByType`: `secretsLister.Secrets(db.ns)`), so a labelled
@@ -376,6 +405,22 @@ pub async fn list_cluster_secrets(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// argo-cd `util/settings/settings.go` `updateSettingsFromConfigMap`: only the text `false`
+    /// turns in-cluster deployment off; an absent key or map leaves it on.
+    #[test]
+    fn in_cluster_deployment_is_off_only_for_false() {
+        let data = |v: &str| {
+            std::collections::BTreeMap::from([(IN_CLUSTER_ENABLED_KEY.to_owned(), v.to_owned())])
+        };
+        assert!(in_cluster_enabled_of(None));
+        assert!(in_cluster_enabled_of(Some(
+            &std::collections::BTreeMap::new()
+        )));
+        assert!(in_cluster_enabled_of(Some(&data("true"))));
+        assert!(in_cluster_enabled_of(Some(&data("False"))));
+        assert!(!in_cluster_enabled_of(Some(&data("false"))));
+    }
 
     /// One namespace holding `argocd-cm` is Argo CD's; none or several cannot be told.
     #[test]

@@ -53,6 +53,12 @@ pub struct KubeFacts {
     pub cluster_queues: Vec<String>,
     /// The Argo CD cluster Secrets of this cluster (GPU-004's live part).
     pub argocd_clusters: ArgoClusters,
+    /// The Argo CD here sets `cluster.inClusterEnabled: "false"` in its `argocd-cm`, so the
+    /// cluster it runs in is no deploy target (argo-cd `util/settings/settings.go`,
+    /// `util/db/cluster.go` `ListClusters`). Meaningful where [`KubeFacts::argocd_clusters`] was
+    /// read; `false`, Argo CD's default, otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub argocd_in_cluster_disabled: bool,
     /// The lists the API server did not give (refused, or failed): the fields above that come
     /// from them are empty, and that is not the truth. Every other list was read.
     pub unread: Vec<UnreadList>,

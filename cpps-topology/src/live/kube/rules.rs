@@ -31,10 +31,6 @@ pub(crate) static CHECKS: &[(RuleId, LiveCheck)] = &[
 /// tell".
 pub(crate) fn gpu_004(live: &Live<'_>, sink: &mut Sink<'_>) {
     for argocd in live.topo.argocd() {
-        let gpu: Vec<&K3sCluster> = gpu_clusters_in_service(live.topo)
-            .filter(|k| live.topo.managers_of(k).any(|a| a.id == argocd.id))
-            .filter(|k| argocd.runs_in.as_ref() != Some(&k.id))
-            .collect();
         let Some(facts) = argocd
             .runs_in
             .as_ref()
@@ -42,6 +38,14 @@ pub(crate) fn gpu_004(live: &Live<'_>, sink: &mut Sink<'_>) {
         else {
             continue;
         };
+        // With in-cluster deployment off, Argo CD's own cluster needs a Secret like any other.
+        let exempt = |k: &&K3sCluster| {
+            !facts.argocd_in_cluster_disabled && argocd.runs_in.as_ref() == Some(&k.id)
+        };
+        let gpu: Vec<&K3sCluster> = gpu_clusters_in_service(live.topo)
+            .filter(|k| live.topo.managers_of(k).any(|a| a.id == argocd.id))
+            .filter(|k| !exempt(k))
+            .collect();
         if gpu.is_empty() {
             continue;
         }
@@ -57,7 +61,10 @@ pub(crate) fn gpu_004(live: &Live<'_>, sink: &mut Sink<'_>) {
                     argocd.id
                 ),
             ),
-            ArgoClusters::Read(secrets) => registered(live, argocd, &gpu, secrets, sink),
+            ArgoClusters::Read(secrets) => {
+                let in_cluster_off = facts.argocd_in_cluster_disabled;
+                registered(live, (argocd, in_cluster_off), &gpu, secrets, sink);
+            }
         }
     }
 }
@@ -72,7 +79,7 @@ const IN_CLUSTER: (&str, &str) = ("in-cluster", "https://kubernetes.default.svc"
 /// may be it.
 fn registered(
     live: &Live<'_>,
-    argocd: &ArgoCd,
+    (argocd, in_cluster_off): (&ArgoCd, bool),
     gpu: &[&K3sCluster],
     secrets: &[ArgoClusterSecret],
     sink: &mut Sink<'_>,
@@ -87,8 +94,12 @@ fn registered(
             emit_on(sink, Severity::Warning, c, message);
         }
     }
-    let accepted: Vec<&ArgoClusterSecret> =
-        secrets.iter().filter(|s| s.problem.is_none()).collect();
+    // With in-cluster deployment off, `ListClusters` drops a Secret for the local server too.
+    let accepted: Vec<&ArgoClusterSecret> = secrets
+        .iter()
+        .filter(|s| s.problem.is_none())
+        .filter(|s| !(in_cluster_off && s.server.as_deref() == Some(IN_CLUSTER.1)))
+        .collect();
     let server_of = |id: &str| kube_facts_of(live, id).and_then(|f| f.api_server.as_deref());
     let is = |s: &ArgoClusterSecret, id: &str| {
         s.name.as_deref() == Some(id)
@@ -112,9 +123,15 @@ fn registered(
             let by_server = server_of(k.id.as_str())
                 .map(|url| format!(" or with server {url}"))
                 .unwrap_or_default();
+            let why_own = if in_cluster_off && argocd.runs_in.as_ref() == Some(&k.id) {
+                "; its argocd-cm sets cluster.inClusterEnabled to false, so its own cluster and \
+                 Secrets for https://kubernetes.default.svc are not deploy targets"
+            } else {
+                ""
+            };
             let message = format!(
                 "GPU cluster {} has no cluster Secret named {}{by_server} in Argo CD {} (argocd \
-                 cluster add)",
+                 cluster add{why_own})",
                 k.id, k.id, argocd.id
             );
             (Severity::Warning, message)

@@ -60,7 +60,7 @@ impl Source<KubeFacts> for KubeSource {
         let mut facts = kube_facts(&snapshot);
         facts.server = self.endpoint();
         facts.api_server = kubeconfig_server(&self.kubeconfig);
-        facts.argocd_clusters = argocd_clusters(&client).await;
+        (facts.argocd_clusters, facts.argocd_in_cluster_disabled) = argocd_clusters(&client).await;
         Ok(facts)
     }
 }
@@ -79,17 +79,22 @@ fn kubeconfig_server(kubeconfig: &std::path::Path) -> Option<String> {
 
 /// The Argo CD cluster Secrets Argo CD reads: those in its own namespace, the one holding its
 /// `argocd-cm` ConfigMap ([`cpps_gpu::k8s::argocd::argocd_namespace`]), each decoded on its
-/// own. A namespace that cannot be told (none or several hold `argocd-cm`) or a refused list
-/// is "cannot tell".
-async fn argocd_clusters(client: &kube::Client) -> ArgoClusters {
-    use cpps_gpu::k8s::argocd::{argocd_namespace, list_cluster_secrets};
-    let listed = match argocd_namespace(client).await {
-        Ok(ns) => list_cluster_secrets(client, &ns).await,
-        Err(why) => Err(why),
+/// own, and whether its `argocd-cm` turns off deploying to its own cluster. A namespace that
+/// cannot be told (none or several hold `argocd-cm`), an unreadable `argocd-cm` or a refused
+/// list is "cannot tell".
+async fn argocd_clusters(client: &kube::Client) -> (ArgoClusters, bool) {
+    use cpps_gpu::k8s::argocd::{argocd_namespace, in_cluster_enabled, list_cluster_secrets};
+    let read = async {
+        let ns = argocd_namespace(client).await?;
+        let in_cluster = in_cluster_enabled(client, &ns).await?;
+        Ok::<_, String>((list_cluster_secrets(client, &ns).await?, in_cluster))
     };
-    match listed {
-        Ok(secrets) => ArgoClusters::Read(secrets.into_iter().map(Into::into).collect()),
-        Err(why) => ArgoClusters::Unknown { why },
+    match read.await {
+        Ok((secrets, in_cluster)) => (
+            ArgoClusters::Read(secrets.into_iter().map(Into::into).collect()),
+            !in_cluster,
+        ),
+        Err(why) => (ArgoClusters::Unknown { why }, false),
     }
 }
 
@@ -194,6 +199,7 @@ pub fn kube_facts(s: &ClusterSnapshot) -> KubeFacts {
             .filter_map(|q| q.metadata.name.clone())
             .collect(),
         argocd_clusters: ArgoClusters::NotRead,
+        argocd_in_cluster_disabled: false,
         unread: unread_lists(&s.unread),
         kueue_webhook_down: kueue_webhook_down(s),
     }
