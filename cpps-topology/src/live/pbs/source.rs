@@ -73,38 +73,6 @@ fn datastore_list_filtered(rights: &Result<Permissions, String>) -> Option<Strin
     })
 }
 
-/// Why the snapshot list of `store`/`ns` may leave groups out, if it may: without
-/// `Datastore.Audit` on the namespace's path, PBS lists only the groups the credentials own
-/// (proxmox-backup `src/api2/admin/datastore.rs` `list_snapshots_blocking`: `list_all =
-/// !check_ns_privs_full(.., PRIV_DATASTORE_AUDIT, PRIV_DATASTORE_BACKUP)`, then
-/// `check_backup_owner` per group), and vzdump writes as PVE's own PBS user. The privilege
-/// counts on the path itself, or propagated from a path above it (`list_permissions`).
-fn snapshots_trimmed(
-    rights: &Result<Permissions, String>,
-    store: &str,
-    ns: &str,
-) -> Option<String> {
-    let rights = match rights {
-        Ok(rights) => rights,
-        Err(e) => return Some(format!("the credentials' rights could not be read ({e})")),
-    };
-    let path = if ns.is_empty() {
-        format!("/datastore/{store}")
-    } else {
-        format!("/datastore/{store}/{ns}")
-    };
-    let audits = rights.iter().any(|(at, privileges)| {
-        privileges
-            .get("Datastore.Audit")
-            .is_some_and(|&propagates| {
-                *at == path || (propagates && (at == "/" || path.starts_with(&format!("{at}/"))))
-            })
-    });
-    (!audits).then(|| {
-        format!("without Datastore.Audit on {path} PBS lists only the groups the credentials own")
-    })
-}
-
 /// A job of any kind, so that the three lists are handled alike.
 enum Job {
     Sync(cpps_pbs::types::SyncJob),
@@ -209,7 +177,8 @@ impl Source<PbsFacts> for PbsSource {
                 let mut read = SiteBackups::new(&store.store, &ns.ns, Ok(newest.clone()));
                 // An owner-trimmed list proves no absence: BACKUP-003 reads this entry of
                 // `partial` ("snapshots of …"), BACKUP-005 the reading's `trimmed`.
-                if let Some(why) = snapshots_trimmed(&rights, &store.store, &ns.ns) {
+                if let Some(why) = cpps_pbs::chain::snapshots_trimmed(&rights, &store.store, &ns.ns)
+                {
                     partial.push(format!(
                         "snapshots of datastore {} namespace `{}` may leave groups out: {why}",
                         store.store, ns.ns
