@@ -1787,6 +1787,133 @@ mod tests {
         );
     }
 
+    /// Every finding `multikueue` makes, in order, for one snapshot that takes each path: an
+    /// AdmissionCheck without parameters, one naming an absent config and one an undecodable
+    /// config; a config with an active, an inactive, an absent and an undecodable worker; a
+    /// config whose workers are all down (one already reported); and clusters no config names.
+    /// It pins the check's whole output so that splitting the function changes nothing.
+    #[test]
+    fn multikueue_reports_each_path_once_in_order() {
+        use crate::k8s::kueue::{AdmissionCheck, MultiKueueCluster, MultiKueueConfig, Undecodable};
+        let cluster = |name: &str, active: Option<bool>| -> MultiKueueCluster {
+            let status = active.map(|up| {
+                serde_json::json!({"conditions": [{
+                    "type": "Active",
+                    "status": if up { "True" } else { "False" },
+                    "reason": if up { "Active" } else { "ClientConnectionFailed" },
+                    "message": if up { "Connected" } else { "dial tcp: connection refused" },
+                    "lastTransitionTime": "2026-01-01T00:00:00Z",
+                }]})
+            });
+            serde_json::from_value(serde_json::json!({
+                "apiVersion": "kueue.x-k8s.io/v1beta2",
+                "kind": "MultiKueueCluster",
+                "metadata": {"name": name},
+                "spec": {},
+                "status": status,
+            }))
+            .expect("a MultiKueueCluster")
+        };
+        let mut no_params = AdmissionCheck::multikueue("no-params", "unused");
+        no_params.spec.parameters = None;
+        let mut s = empty();
+        s.admission_checks = vec![
+            no_params,
+            AdmissionCheck::multikueue("gone", "absent"),
+            AdmissionCheck::multikueue("odd", "odd-config"),
+            AdmissionCheck::multikueue("mk", "cfg"),
+            AdmissionCheck::multikueue("mk-down", "cfg-down"),
+        ];
+        s.multikueue_configs = vec![
+            MultiKueueConfig::new("cfg", &["up", "down", "nowhere", "odd-worker"]),
+            MultiKueueConfig::new("cfg-down", &["down", "down2"]),
+        ];
+        s.multikueue_clusters = vec![
+            cluster("up", Some(true)),
+            cluster("down", Some(false)),
+            cluster("down2", None),
+            cluster("spare", Some(false)),
+            cluster("spare-up", Some(true)),
+        ];
+        s.undecodable = [
+            "MultiKueueConfig odd-config",
+            "MultiKueueCluster odd-worker",
+        ]
+        .map(|object| Undecodable {
+            object: object.to_owned(),
+            reason: "invalid type: integer `7`, expected a string".to_owned(),
+        })
+        .to_vec();
+        let mut f = Vec::new();
+        multikueue(&s, &mut f);
+        let got: Vec<(Severity, &str, Option<&str>, &str)> = f
+            .iter()
+            .map(|f| {
+                (
+                    f.severity,
+                    f.code.as_str(),
+                    f.object.as_deref(),
+                    f.message.as_str(),
+                )
+            })
+            .collect();
+        let inactive = "multikueue-cluster-inactive";
+        let refused = "the worker cluster is not connected (ClientConnectionFailed: dial tcp: connection refused)";
+        assert_eq!(
+            got,
+            [
+                (
+                    Severity::Critical,
+                    "multikueue-config-missing",
+                    Some("AdmissionCheck no-params"),
+                    "the MultiKueue AdmissionCheck names no MultiKueueConfig in its parameters"
+                ),
+                (
+                    Severity::Critical,
+                    "multikueue-config-missing",
+                    Some("AdmissionCheck gone"),
+                    "MultiKueueConfig absent does not exist: no Workload can be dispatched"
+                ),
+                (
+                    Severity::Warning,
+                    "multikueue-config-undecodable",
+                    Some("AdmissionCheck odd"),
+                    "cannot tell where Workloads go: MultiKueueConfig odd-config does not decode"
+                ),
+                (
+                    Severity::Warning,
+                    inactive,
+                    Some("MultiKueueCluster down"),
+                    refused
+                ),
+                (
+                    Severity::Warning,
+                    "multikueue-cluster-missing",
+                    Some("MultiKueueCluster nowhere"),
+                    "MultiKueueConfig cfg names this worker cluster, which does not exist"
+                ),
+                (
+                    Severity::Warning,
+                    inactive,
+                    Some("MultiKueueCluster down2"),
+                    "the worker cluster is not connected (no Active condition)"
+                ),
+                (
+                    Severity::Critical,
+                    "multikueue-no-usable-cluster",
+                    Some("AdmissionCheck mk-down"),
+                    "none of the 2 worker cluster(s) of MultiKueueConfig cfg-down is active: Workloads cannot run anywhere"
+                ),
+                (
+                    Severity::Warning,
+                    inactive,
+                    Some("MultiKueueCluster spare"),
+                    refused
+                ),
+            ]
+        );
+    }
+
     /// A ResourceFlavor the list returned but that does not decode here exists: Kueue's cache
     /// calls a flavor missing only when it is absent from its map of flavors (kueue
     /// `pkg/cache/scheduler/clusterqueue.go` `updateFlavorMetadata` appends to `missingFlavors`
