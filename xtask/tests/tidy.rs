@@ -514,8 +514,6 @@ const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, usize)] = &[
     ("cpps-topology/src/live/pbs/source.rs", "observe", 131),
     ("cpps-vyos/src/api/configure.rs", "after_write", 140),
     ("cpps-vyos/src/apply.rs", "safe_apply", 111),
-    ("cpps-vyos/src/config/lex.rs", "next_token", 123),
-    ("cpps-vyos/src/config/tree.rs", "set_path_checked", 115),
     ("examples/src/bin/pve-upgrade.rs", "read_plan", 105),
 ];
 

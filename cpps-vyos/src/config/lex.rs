@@ -156,6 +156,80 @@ impl<'a> Lexer<'a> {
         self.i = to;
     }
 
+    /// Moves past the line break at `i`, to the start of the next line.
+    fn newline(&mut self) {
+        self.i += 1;
+        self.line += 1;
+        self.column = 1;
+        self.line_start = self.i;
+        self.start_line();
+        self.after_word = false;
+    }
+
+    /// Reads the `/* … */` comment at `i` (which may span lines) and returns its content.
+    fn block_comment(&mut self, tline: usize, tcol: usize) -> Result<&'a str, ParseError> {
+        let (src, i) = (self.src, self.i);
+        let start = i + 2;
+        let Some(len) = src[start..].find("*/") else {
+            return Err(ParseError {
+                line: tline,
+                column: tcol,
+                kind: ParseErrorKind::UnterminatedComment,
+            });
+        };
+        let end = start + len + 2;
+        for (k, ch) in src[i..end].char_indices() {
+            if ch == '\n' {
+                self.line += 1;
+                self.column = 1;
+                self.line_start = i + k + 1;
+            } else {
+                self.column += 1;
+            }
+        }
+        self.i = end;
+        if self.line_start > i {
+            self.start_line();
+        }
+        Ok(&src[start..start + len])
+    }
+
+    /// Reads the value that opens with the quote `q` at `i`; where it ends is described in
+    /// [`Lexer`].
+    fn quoted(&mut self, q: u8) -> Tok<'a> {
+        let (src, i, line_end) = (self.src, self.i, self.line_end);
+        let bytes = src.as_bytes();
+        let close = if self.braces {
+            // The first quote at or after the tail's start - 1 closes the value.
+            let from = (i + 1).max(self.tail.saturating_sub(1));
+            memchr_in(bytes, q, from, line_end)
+        } else {
+            let mut j = i + 1;
+            loop {
+                let Some(k) = memchr_in(bytes, q, j, line_end) else {
+                    break None;
+                };
+                if k + 1 == line_end || is_blank(bytes[k + 1]) {
+                    break Some(k);
+                }
+                j = k + 1;
+            }
+        };
+        match close {
+            Some(k) => {
+                self.advance_to(k + 1);
+                Tok::Str(&src[i + 1..k])
+            }
+            // No quote closes it: the quote is the first character of a bare word, as VyOS
+            // prints a value such as `"abc` (no blank, nothing to quote).
+            None => {
+                let end = word_end(bytes, i, self.braces);
+                self.advance_to(end);
+                Tok::Ident(&src[i..end])
+            }
+        }
+    }
+
     /// The next token; [`Tok::Eof`] at the end, again on every later call.
     pub(crate) fn next_token(&mut self) -> Result<Token<'a>, ParseError> {
         let src = self.src;
@@ -179,12 +253,7 @@ impl<'a> Lexer<'a> {
             }
             let kind = match c {
                 b'\n' => {
-                    self.i += 1;
-                    self.line += 1;
-                    self.column = 1;
-                    self.line_start = self.i;
-                    self.start_line();
-                    self.after_word = false;
+                    self.newline();
                     return Ok(token(Tok::Newline));
                 }
                 b' ' | b'\t' | b'\r' => {
@@ -199,31 +268,9 @@ impl<'a> Lexer<'a> {
                     return Ok(token(if c == b'{' { Tok::LBrace } else { Tok::RBrace }));
                 }
                 b'/' if self.braces && !self.after_word && bytes[i..].starts_with(b"/*") => {
-                    let start = i + 2;
-                    let Some(len) = src[start..].find("*/") else {
-                        return Err(ParseError {
-                            line: tline,
-                            column: tcol,
-                            kind: ParseErrorKind::UnterminatedComment,
-                        });
-                    };
-                    let end = start + len + 2;
-                    // A comment may span lines.
-                    for (k, ch) in src[i..end].char_indices() {
-                        if ch == '\n' {
-                            self.line += 1;
-                            self.column = 1;
-                            self.line_start = i + k + 1;
-                        } else {
-                            self.column += 1;
-                        }
-                    }
-                    self.i = end;
-                    if self.line_start > i {
-                        self.start_line();
-                    }
+                    let text = self.block_comment(tline, tcol)?;
                     // A node may follow its comment on the same line.
-                    return Ok(token(Tok::Comment(&src[start..start + len])));
+                    return Ok(token(Tok::Comment(text)));
                 }
                 b'/' if self.braces && !self.after_word && bytes[i..].starts_with(b"//") => {
                     self.advance_to(self.line_end);
@@ -232,38 +279,7 @@ impl<'a> Lexer<'a> {
                 // In `config.boot` only `"` opens a quoted value (vyatta-cfg
                 // `src/cparse/cparse_lex.l`, `<sValue>\"`): VyOS prints `'uplink'` bare, quotes
                 // included. A `set` line takes either quote.
-                b'"' | b'\'' if c == b'"' || !self.braces => {
-                    let line_end = self.line_end;
-                    let close = if self.braces {
-                        // The first quote at or after the tail's start - 1 closes the value.
-                        let from = (i + 1).max(self.tail.saturating_sub(1));
-                        memchr_in(bytes, c, from, line_end)
-                    } else {
-                        let mut j = i + 1;
-                        loop {
-                            let Some(k) = memchr_in(bytes, c, j, line_end) else {
-                                break None;
-                            };
-                            if k + 1 == line_end || is_blank(bytes[k + 1]) {
-                                break Some(k);
-                            }
-                            j = k + 1;
-                        }
-                    };
-                    match close {
-                        Some(k) => {
-                            self.advance_to(k + 1);
-                            Tok::Str(&src[i + 1..k])
-                        }
-                        // No quote closes it: the quote is the first character of a bare word,
-                        // as VyOS prints a value such as `"abc` (no blank, nothing to quote).
-                        None => {
-                            let end = word_end(bytes, i, self.braces);
-                            self.advance_to(end);
-                            Tok::Ident(&src[i..end])
-                        }
-                    }
-                }
+                b'"' | b'\'' if c == b'"' || !self.braces => self.quoted(c),
                 _ => {
                     let end = word_end(bytes, i, self.braces);
                     self.advance_to(end);

@@ -301,6 +301,47 @@ impl ConfigTree {
         value: Option<&str>,
         look_for_value: bool,
     ) -> Result<(), ApplyError> {
+        self.check_settable(path, kinds, value)?;
+        let mut cur = Cur::Branch(&mut self.root);
+        let last = path.len() - 1;
+        for (i, word) in path.iter().enumerate() {
+            let is_last = i == last;
+            cur = match cur {
+                Cur::Tag(t) => {
+                    if is_last && value.is_some() {
+                        return Err(ApplyError::NotALeaf {
+                            path: path.join(" "),
+                        });
+                    }
+                    Cur::Branch(tag_entry(t, &path[..=i], is_last)?)
+                }
+                Cur::Branch(b) => {
+                    let kind = kinds.get(i).copied().unwrap_or(StepKind::Node);
+                    let step = Step {
+                        path,
+                        i,
+                        kind,
+                        value,
+                        look_for_value,
+                    };
+                    match branch_child(b, word, &step)? {
+                        Some(next) => next,
+                        None => return Ok(()),
+                    }
+                }
+            };
+        }
+        Ok(())
+    }
+
+    /// What [`ConfigTree::set_path`] refuses before it walks: an empty path, a node nested deeper
+    /// than `config.boot` can be read back, a value no text form can carry.
+    fn check_settable(
+        &self,
+        path: &[String],
+        kinds: &[StepKind],
+        value: Option<&str>,
+    ) -> Result<(), ApplyError> {
         if path.is_empty() {
             return Err(ApplyError::EmptyPath);
         }
@@ -317,95 +358,6 @@ impl ConfigTree {
             && let Some(reason) = value_problem(v)
         {
             return Err(unrepresentable(path, "value", v, reason));
-        }
-        enum Cur<'a> {
-            Branch(&'a mut Branch),
-            Tag(&'a mut Tag),
-        }
-        let mut cur = Cur::Branch(&mut self.root);
-        let last = path.len() - 1;
-        for (i, word) in path.iter().enumerate() {
-            let is_last = i == last;
-            let kind = kinds.get(i).copied().unwrap_or(StepKind::Node);
-            cur = match cur {
-                Cur::Tag(t) => {
-                    if is_last && value.is_some() {
-                        return Err(ApplyError::NotALeaf {
-                            path: path.join(" "),
-                        });
-                    }
-                    if !t.entries.contains_key(word)
-                        && let Some(reason) = value_problem(word)
-                    {
-                        return Err(unrepresentable(&path[..=i], "tag value", word, reason));
-                    }
-                    // An empty entry ends its `set` line; quoted, as config.boot would write it,
-                    // it would read back as the tag's value.
-                    if is_last && !t.entries.contains_key(word) && set_needs_quotes(word) {
-                        return Err(unrepresentable(
-                            &path[..=i],
-                            "tag value",
-                            word,
-                            "an empty tag entry that needs quotes would read back as a value in a `set` command",
-                        ));
-                    }
-                    Cur::Branch(t.entries.entry(word.clone()).or_default())
-                }
-                Cur::Branch(b) => {
-                    if !b.children.contains_key(word) {
-                        if let Some(reason) = name_problem(word) {
-                            return Err(unrepresentable(&path[..=i], "node name", word, reason));
-                        }
-                        let node = if is_last {
-                            match (value, kind) {
-                                (Some(_), _) | (None, StepKind::Leaf) => {
-                                    Node::Leaf(Leaf::default())
-                                }
-                                (None, _) => Node::Branch(Branch::default()),
-                            }
-                        } else if kind == StepKind::Tag {
-                            Node::Tag(Tag::default())
-                        } else {
-                            Node::Branch(Branch::default())
-                        };
-                        b.children.insert(word.clone(), node);
-                    }
-                    let Some(child) = b.children.get_mut(word) else {
-                        return Err(ApplyError::EmptyPath);
-                    };
-                    match child {
-                        Node::Leaf(leaf) => {
-                            if !is_last {
-                                return Err(ApplyError::BelowLeaf {
-                                    path: path[..=i].join(" "),
-                                });
-                            }
-                            if let Some(v) = value
-                                && (!look_for_value || !leaf.values.iter().any(|x| x == v))
-                            {
-                                leaf.values.push(v.to_owned());
-                            }
-                            return Ok(());
-                        }
-                        Node::Branch(inner) => {
-                            if is_last && value.is_some() {
-                                return Err(ApplyError::NotALeaf {
-                                    path: path.join(" "),
-                                });
-                            }
-                            Cur::Branch(inner)
-                        }
-                        Node::Tag(inner) => {
-                            if is_last && value.is_some() {
-                                return Err(ApplyError::NotALeaf {
-                                    path: path.join(" "),
-                                });
-                            }
-                            Cur::Tag(inner)
-                        }
-                    }
-                }
-            };
         }
         Ok(())
     }
@@ -566,6 +518,98 @@ impl ConfigTree {
             }
         }
         Ok(())
+    }
+}
+
+/// Where [`ConfigTree::set_path`] stands while it walks: in a branch or in a tag node.
+enum Cur<'a> {
+    Branch(&'a mut Branch),
+    Tag(&'a mut Tag),
+}
+
+/// One step of [`ConfigTree::set_path`] in a branch: the whole path, the index of the word, its
+/// kind, and the value being set.
+struct Step<'p> {
+    path: &'p [String],
+    i: usize,
+    kind: StepKind,
+    value: Option<&'p str>,
+    look_for_value: bool,
+}
+
+/// The entry `path`'s last word names in the tag node `t`, created when missing.
+fn tag_entry<'a>(
+    t: &'a mut Tag,
+    path: &[String],
+    is_last: bool,
+) -> Result<&'a mut Branch, ApplyError> {
+    let word = &path[path.len() - 1];
+    if !t.entries.contains_key(word) {
+        if let Some(reason) = value_problem(word) {
+            return Err(unrepresentable(path, "tag value", word, reason));
+        }
+        // An empty entry ends its `set` line; quoted, as config.boot would write it, it would
+        // read back as the tag's value.
+        if is_last && set_needs_quotes(word) {
+            return Err(unrepresentable(
+                path,
+                "tag value",
+                word,
+                "an empty tag entry that needs quotes would read back as a value in a `set` command",
+            ));
+        }
+    }
+    Ok(t.entries.entry(word.clone()).or_default())
+}
+
+/// The child `word` of `b`, created when missing with the kind the step asks for; where to go
+/// next, or `None` once the value is in its leaf.
+fn branch_child<'a>(
+    b: &'a mut Branch,
+    word: &String,
+    step: &Step<'_>,
+) -> Result<Option<Cur<'a>>, ApplyError> {
+    let (path, i, value) = (step.path, step.i, step.value);
+    let is_last = i + 1 == path.len();
+    if !b.children.contains_key(word) {
+        if let Some(reason) = name_problem(word) {
+            return Err(unrepresentable(&path[..=i], "node name", word, reason));
+        }
+        let node = if is_last {
+            match (value, step.kind) {
+                (Some(_), _) | (None, StepKind::Leaf) => Node::Leaf(Leaf::default()),
+                (None, _) => Node::Branch(Branch::default()),
+            }
+        } else if step.kind == StepKind::Tag {
+            Node::Tag(Tag::default())
+        } else {
+            Node::Branch(Branch::default())
+        };
+        b.children.insert(word.clone(), node);
+    }
+    let Some(child) = b.children.get_mut(word) else {
+        return Err(ApplyError::EmptyPath);
+    };
+    let not_a_leaf = || ApplyError::NotALeaf {
+        path: path.join(" "),
+    };
+    match child {
+        Node::Leaf(leaf) => {
+            if !is_last {
+                return Err(ApplyError::BelowLeaf {
+                    path: path[..=i].join(" "),
+                });
+            }
+            if let Some(v) = value
+                && (!step.look_for_value || !leaf.values.iter().any(|x| x == v))
+            {
+                leaf.values.push(v.to_owned());
+            }
+            Ok(None)
+        }
+        Node::Branch(_) | Node::Tag(_) if is_last && value.is_some() => Err(not_a_leaf()),
+        Node::Branch(inner) => Ok(Some(Cur::Branch(inner))),
+        Node::Tag(inner) => Ok(Some(Cur::Tag(inner))),
     }
 }
 
