@@ -669,33 +669,7 @@ pub async fn safe_apply(
         ));
     };
     let (has_confirm, running, before) = pre?;
-    if let Some(blind) = unverified(&before, peer.is_some()) {
-        let error = format!(
-            "{blind} before the change, so what the change breaks there could not be seen and \
-             it could only be confirmed blind: nothing was sent"
-        );
-        return Ok(ApplyReport::not_sent(
-            has_confirm,
-            before,
-            error,
-            &opts.reach,
-        ));
-    }
-    // The time left after the commit is known before it: every step has its budget.
-    let needed = opts.budgets.after_commit(opts.settle);
-    let window = Duration::from_secs(u64::from(opts.confirm_minutes.get()) * 60);
-    if has_confirm && needed >= window {
-        let error = format!(
-            "the steps after the commit may take {} s (commit {} s, settle {} s, checks {} s, \
-             confirm {} s), which does not fit in the commit-confirm window of {} s: VyOS would \
-             revert while the run still checks; nothing was sent",
-            needed.as_secs(),
-            opts.budgets.commit.as_secs(),
-            opts.settle.as_secs(),
-            opts.budgets.checks.as_secs(),
-            opts.budgets.confirm.as_secs(),
-            window.as_secs()
-        );
+    if let Some(error) = why_not_send(&before, peer.is_some(), has_confirm, opts) {
         return Ok(ApplyReport::not_sent(
             has_confirm,
             before,
@@ -704,41 +678,10 @@ pub async fn safe_apply(
         ));
     }
     let mut report = ApplyReport::not_sent(has_confirm, before, String::new(), &opts.reach);
-    let minutes = has_confirm.then_some(opts.confirm_minutes);
-    let timer_unknown = if has_confirm {
-        Timer::MaybeArmed
-    } else {
-        Timer::NotAsked
-    };
-    let write = tokio::time::timeout(opts.budgets.commit, local.configure(commands, minutes));
-    let committed = match write.await {
-        Ok(Ok(c)) if c.landed == crate::Landed::Yes => c,
-        Ok(Ok(c)) => {
-            let error = format!("the change did not fully land (landed: {})", c.landed);
-            let timer = c.commit_confirm.map_or(Timer::NotAsked, Timer::Armed);
-            report.outcome = after_failed_write(local, &running, error, timer, false).await;
-            return Ok(report);
-        }
-        Ok(Err(e)) if e.delivery() == cpps_http::Delivery::NotSent => {
-            report.outcome = ApplyOutcome::NotApplied {
-                error: e.to_string(),
-            };
-            return Ok(report);
-        }
-        Ok(Err(e)) => {
-            let unanswered = e.delivery() == cpps_http::Delivery::MaybeSent;
-            report.outcome =
-                after_failed_write(local, &running, e.to_string(), timer_unknown, unanswered).await;
-            return Ok(report);
-        }
-        Err(_) => {
-            let error = format!(
-                "the commit got no answer within its {} s, and may still be running on the \
-                 router (its API goes on after the client stops waiting): read the \
-                 configuration again later",
-                opts.budgets.commit.as_secs()
-            );
-            report.outcome = after_failed_write(local, &running, error, timer_unknown, true).await;
+    let committed = match commit_step(local, &running, commands, has_confirm, opts).await {
+        Ok(c) => c,
+        Err(outcome) => {
+            report.outcome = outcome;
             return Ok(report);
         }
     };
@@ -760,6 +703,81 @@ pub async fn safe_apply(
     )
     .await;
     Ok(report)
+}
+
+/// Why nothing may be sent, from the checks read `before`: a router with nothing checked or a
+/// failed reading ([`unverified`]), or steps after the commit that cannot end within the
+/// commit-confirm window (audit N4).
+fn why_not_send(
+    before: &[Check],
+    with_peer: bool,
+    has_confirm: bool,
+    opts: &ApplyOptions,
+) -> Option<String> {
+    if let Some(blind) = unverified(before, with_peer) {
+        return Some(format!(
+            "{blind} before the change, so what the change breaks there could not be seen and \
+             it could only be confirmed blind: nothing was sent"
+        ));
+    }
+    // The time left after the commit is known before it: every step has its budget.
+    let needed = opts.budgets.after_commit(opts.settle);
+    let window = Duration::from_secs(u64::from(opts.confirm_minutes.get()) * 60);
+    (has_confirm && needed >= window).then(|| {
+        format!(
+            "the steps after the commit may take {} s (commit {} s, settle {} s, checks {} s, \
+             confirm {} s), which does not fit in the commit-confirm window of {} s: VyOS would \
+             revert while the run still checks; nothing was sent",
+            needed.as_secs(),
+            opts.budgets.commit.as_secs(),
+            opts.settle.as_secs(),
+            opts.budgets.checks.as_secs(),
+            opts.budgets.confirm.as_secs(),
+            window.as_secs()
+        )
+    })
+}
+
+/// The commit, within its budget: what VyOS committed when the whole change landed, else how
+/// the apply ends ([`after_failed_write`] deals with what a failed write left).
+async fn commit_step(
+    local: &Client,
+    running: &ConfigTree,
+    commands: &[Command],
+    has_confirm: bool,
+    opts: &ApplyOptions,
+) -> Result<crate::Committed, ApplyOutcome> {
+    let minutes = has_confirm.then_some(opts.confirm_minutes);
+    let timer_unknown = if has_confirm {
+        Timer::MaybeArmed
+    } else {
+        Timer::NotAsked
+    };
+    let write = tokio::time::timeout(opts.budgets.commit, local.configure(commands, minutes));
+    Err(match write.await {
+        Ok(Ok(c)) if c.landed == crate::Landed::Yes => return Ok(c),
+        Ok(Ok(c)) => {
+            let error = format!("the change did not fully land (landed: {})", c.landed);
+            let timer = c.commit_confirm.map_or(Timer::NotAsked, Timer::Armed);
+            after_failed_write(local, running, error, timer, false).await
+        }
+        Ok(Err(e)) if e.delivery() == cpps_http::Delivery::NotSent => ApplyOutcome::NotApplied {
+            error: e.to_string(),
+        },
+        Ok(Err(e)) => {
+            let unanswered = e.delivery() == cpps_http::Delivery::MaybeSent;
+            after_failed_write(local, running, e.to_string(), timer_unknown, unanswered).await
+        }
+        Err(_) => {
+            let error = format!(
+                "the commit got no answer within its {} s, and may still be running on the \
+                 router (its API goes on after the client stops waiting): read the \
+                 configuration again later",
+                opts.budgets.commit.as_secs()
+            );
+            after_failed_write(local, running, error, timer_unknown, true).await
+        }
+    })
 }
 
 /// The reads before the change: whether the API has commit-confirm, the running configuration,

@@ -512,8 +512,6 @@ const LONG_FUNCTIONS_ALLOWED: &[(&str, &str, usize)] = &[
         120,
     ),
     ("cpps-topology/src/live/pbs/source.rs", "observe", 131),
-    ("cpps-vyos/src/api/configure.rs", "after_write", 140),
-    ("cpps-vyos/src/apply.rs", "safe_apply", 111),
     ("examples/src/bin/pve-upgrade.rs", "read_plan", 105),
 ];
 

@@ -314,6 +314,34 @@ fn landed_since(
     (Landed::No, per_command)
 }
 
+/// What a write's caller should be told: a background commit, the timer started, and a
+/// read-back that does not show the whole change.
+fn write_warnings(
+    background_commit: bool,
+    commit_confirm: Option<&CommitConfirm>,
+    landed: &Landed,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if background_commit {
+        warnings.push(
+            "VyOS commits changes below `service https` in the background after answering and does not report a failure; the configuration was read back to check it"
+                .to_owned(),
+        );
+    }
+    if let Some(cc) = commit_confirm {
+        warnings.push(format!(
+            "commit-confirm started: unless confirmed within {} minute(s), VyOS will {}",
+            cc.minutes, cc.action
+        ));
+    }
+    if *landed != Landed::Yes {
+        warnings.push(format!(
+            "the configuration read back does not show the whole change (landed: {landed})"
+        ));
+    }
+    warnings
+}
+
 /// What is known of a change when the configuration could not be read back.
 fn read_back_failed(e: &Error) -> Landed {
     Landed::Unknown {
@@ -533,84 +561,11 @@ impl Client {
     ) -> Result<Committed, Error> {
         let data = match scrub_refusal(answer, commands) {
             Ok(data) => data,
-            // With commit-confirm, later builds commit before they start the timer
-            // (`run_commit_confirm` in vyos-1x `src/services/api/rest/routers.py`), so a refused
-            // timer ("Another confirm is pending", `commit_confirm` in
-            // `python/vyos/config_mgmt.py`) is answered 400 after the batch was committed for
-            // good: the read-back tells. The first commit-confirm `_configure_op` armed the
-            // timer before committing, so a refusal that left nothing may still have a timer
-            // running (S1 of issue 32).
-            Err(WriteFailure::Other(Error::Api {
-                status, message, ..
-            })) if commit_confirm.is_some() => {
-                let landed = match self.config_tree().await {
-                    Ok(now) => landed_since(before, &now, commands).0,
-                    Err(e) => read_back_failed(&e),
-                };
-                return Err(if landed == Landed::No {
-                    Error::CommitConfirmRefused {
-                        endpoint,
-                        status,
-                        message,
-                    }
-                } else {
-                    Error::CommitConfirmNotInitialized {
-                        endpoint,
-                        message,
-                        landed,
-                    }
-                });
-            }
-            // vyatta-cfg `src/commit/commit-algorithm.cpp` commits each priority subtree that
-            // succeeds (`_commit_exec_prio_subtree`) and the API discards only the rest, so a
-            // refusal may leave part of the batch live: the read-back tells, per command. A
-            // configuration equal to the one read before the write was refused as a whole (audit
-            // N10), even when some commands were already in effect.
-            Err(WriteFailure::Other(Error::Api {
-                status, message, ..
-            })) if !commands.is_empty() => {
-                let (landed, per_command) = match self.config_tree().await {
-                    Ok(now) => landed_since(before, &now, commands),
-                    Err(e) => (read_back_failed(&e), unread(commands)),
-                };
-                return Err(if landed == Landed::No {
-                    Error::Api {
-                        endpoint,
-                        status,
-                        message,
-                    }
-                } else {
-                    Error::RefusedAfterCommit {
-                        endpoint,
-                        status,
-                        message,
-                        landed,
-                        commands: per_command,
-                    }
-                });
-            }
-            // nginx answers a write it gave up on with its own page, 504 once `proxy_read_timeout
-            // 600` ran out, 502 when the API went away (vyos-1x
-            // `data/templates/https/nginx.default.j2`, both branches), while the API's commit may
-            // go on (audit N9): no answer from VyOS, so read back as after a timeout.
-            Err(WriteFailure::Other(Error::Http(source)))
-                if source
-                    .status()
-                    .is_some_and(|s| s.as_u16() == 502 || s.as_u16() == 504) =>
-            {
-                return Err(Error::WriteTimedOut {
-                    endpoint,
-                    landed: after_timeout(self.batch_landed_now(commands, before).await),
-                    source,
-                });
-            }
-            Err(WriteFailure::Other(e)) => return Err(e),
-            Err(WriteFailure::MaybeSent(source)) => {
-                return Err(Error::WriteTimedOut {
-                    endpoint,
-                    landed: after_timeout(self.batch_landed_now(commands, before).await),
-                    source,
-                });
+            Err(failure) => {
+                let confirm = commit_confirm.is_some();
+                return Err(self
+                    .write_failed(endpoint, failure, commands, confirm, before)
+                    .await);
             }
         };
         let message = data_text(endpoint, data)?;
@@ -637,28 +592,10 @@ impl Client {
             cc.action = action_from_answer(&message);
             cc
         });
-        let mut warnings = Vec::new();
-        if background_commit {
-            warnings.push(
-                "VyOS commits changes below `service https` in the background after answering and does not report a failure; the configuration was read back to check it"
-                    .to_owned(),
-            );
-        }
-        if let Some(cc) = &commit_confirm {
-            warnings.push(format!(
-                "commit-confirm started: unless confirmed within {} minute(s), VyOS will {}",
-                cc.minutes, cc.action
-            ));
-        }
         let outcome = self
             .read_back_after(commands, background_commit, before)
             .await;
-        if outcome.0 != Landed::Yes {
-            warnings.push(format!(
-                "the configuration read back does not show the whole change (landed: {})",
-                outcome.0
-            ));
-        }
+        let warnings = write_warnings(background_commit, commit_confirm.as_ref(), &outcome.0);
         Ok(Committed {
             message,
             landed: outcome.0,
@@ -667,6 +604,98 @@ impl Client {
             commit_confirm,
             warnings,
         })
+    }
+
+    /// The error of a write that was refused or got no answer, with what the configuration read
+    /// back shows (`confirm`: a commit-confirm was asked).
+    async fn write_failed(
+        &self,
+        endpoint: &'static str,
+        failure: WriteFailure,
+        commands: &[Command],
+        confirm: bool,
+        before: Option<&ConfigTree>,
+    ) -> Error {
+        match failure {
+            WriteFailure::Other(Error::Api {
+                status, message, ..
+            }) if confirm || !commands.is_empty() => {
+                self.refused(endpoint, (status, message), commands, confirm, before)
+                    .await
+            }
+            // nginx answers a write it gave up on with its own page, 504 once `proxy_read_timeout
+            // 600` ran out, 502 when the API went away (vyos-1x
+            // `data/templates/https/nginx.default.j2`, both branches), while the API's commit may
+            // go on (audit N9): no answer from VyOS, so read back as after a timeout.
+            WriteFailure::Other(Error::Http(source))
+                if source
+                    .status()
+                    .is_some_and(|s| s.as_u16() == 502 || s.as_u16() == 504) =>
+            {
+                Error::WriteTimedOut {
+                    endpoint,
+                    landed: after_timeout(self.batch_landed_now(commands, before).await),
+                    source,
+                }
+            }
+            WriteFailure::Other(e) => e,
+            WriteFailure::MaybeSent(source) => Error::WriteTimedOut {
+                endpoint,
+                landed: after_timeout(self.batch_landed_now(commands, before).await),
+                source,
+            },
+        }
+    }
+
+    /// The error of a write VyOS refused (`status`, `message`), judged by the read-back.
+    async fn refused(
+        &self,
+        endpoint: &'static str,
+        (status, message): (u16, String),
+        commands: &[Command],
+        confirm: bool,
+        before: Option<&ConfigTree>,
+    ) -> Error {
+        let (landed, per_command) = match self.config_tree().await {
+            Ok(now) => landed_since(before, &now, commands),
+            Err(e) => (read_back_failed(&e), unread(commands)),
+        };
+        match (confirm, landed) {
+            // The first commit-confirm `_configure_op` armed the timer before committing, so a
+            // refusal that left nothing may still have a timer running (S1 of issue 32).
+            (true, Landed::No) => Error::CommitConfirmRefused {
+                endpoint,
+                status,
+                message,
+            },
+            // With commit-confirm, later builds commit before they start the timer
+            // (`run_commit_confirm` in vyos-1x `src/services/api/rest/routers.py`), so a refused
+            // timer ("Another confirm is pending", `commit_confirm` in
+            // `python/vyos/config_mgmt.py`) is answered 400 after the batch was committed for
+            // good: the read-back tells.
+            (true, landed) => Error::CommitConfirmNotInitialized {
+                endpoint,
+                message,
+                landed,
+            },
+            // A configuration equal to the one read before the write was refused as a whole
+            // (audit N10), even when some commands were already in effect.
+            (false, Landed::No) => Error::Api {
+                endpoint,
+                status,
+                message,
+            },
+            // vyatta-cfg `src/commit/commit-algorithm.cpp` commits each priority subtree that
+            // succeeds (`_commit_exec_prio_subtree`) and the API discards only the rest, so a
+            // refusal may leave part of the batch live: the read-back tells, per command.
+            (false, landed) => Error::RefusedAfterCommit {
+                endpoint,
+                status,
+                message,
+                landed,
+                commands: per_command,
+            },
+        }
     }
 
     /// Keeps a commit-confirm's changes: `POST /config-file` with `op: confirm` (stops VyOS's
