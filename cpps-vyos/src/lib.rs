@@ -35,7 +35,8 @@
 //!   refused or partly landed write read back and undone), and the commit revisions (list,
 //!   compare, soft rollback).
 //! - [`pair`]: the two routers of a site compared ([`pair::compare`]): VRRP groups (VRID,
-//!   virtual addresses, priorities, authentication, preempt) and the WireGuard tunnel (keys,
+//!   virtual addresses, priorities, authentication, preempt, VRRP version and advert interval,
+//!   unicast peers) and the WireGuard tunnel (keys,
 //!   allowed-ips, endpoints), as typed findings; secrets compared, never shown.
 //! - [`upgrade`]: a staged image upgrade of the pair as a plan only
 //!   ([`upgrade::upgrade_plan`]: the VRRP backup first, the checks, then the master), and of a

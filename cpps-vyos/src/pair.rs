@@ -2,7 +2,11 @@
 //! compared, as typed findings ([`compare`]). Secrets are compared, never shown.
 //!
 //! Sources: vyos-1x `interface-definitions/high-availability.xml.in` (`vrrp group NAME`: `vrid`,
-//! `address`, `priority` defaulting to 100, `authentication type`/`password`, `no-preempt`) and
+//! `address`, `priority` defaulting to 100, `authentication type`/`password`, `no-preempt`,
+//! `advertise-interval` defaulting to 1, `peer-address`, `hello-source-address`; `vrrp
+//! global-parameters version`), as `data/templates/high-availability/keepalived.conf.j2` hands
+//! them to keepalived, judged by what keepalived does with them (acassen/keepalived
+//! `keepalived/vrrp/vrrp.c`), and
 //! `interfaces_wireguard.xml.in` (`peer NAME`: `public-key`, `allowed-ips`, `address` and `port`
 //! of the endpoint; the interface's `port`). The configuration holds only an interface's
 //! private key, so its public key comes from the live summary
@@ -117,105 +121,214 @@ fn finding(area: PairArea, subject: &str, kind: PairKind, message: String) -> Pa
 }
 
 /// The VRRP groups, matched by name: each group on both sides, with the same VRID, virtual
-/// addresses, authentication, preemption and `rfc3768-compatibility`, unicast peers that name
-/// each other (`peer-address`, `hello-source-address`), and different priorities (equal
-/// priorities leave the master to the higher interface address).
+/// addresses, authentication (under VRRP version 2), preemption and `rfc3768-compatibility`, the
+/// same VRRP version and (under version 2) advert interval ([`compare_timing`]), unicast peers
+/// that reach each other (`peer-address`, `hello-source-address`), and different priorities
+/// (equal priorities leave the master to the higher interface address).
 ///
 /// # Errors
-/// As [`ConfigTree::vrrp_groups`].
+/// As [`ConfigTree::vrrp_groups`]; [`Error::InvalidValue`] when `advertise-interval` or
+/// `global-parameters version` is not a number.
 pub fn compare_vrrp(a: &PairSide, b: &PairSide) -> Result<Vec<PairFinding>, Error> {
-    let ga: BTreeMap<String, VrrpGroup> = a
-        .tree
-        .vrrp_groups()?
-        .into_iter()
-        .map(|g| (g.name.clone(), g))
-        .collect();
-    let gb: BTreeMap<String, VrrpGroup> = b
-        .tree
-        .vrrp_groups()?
-        .into_iter()
-        .map(|g| (g.name.clone(), g))
-        .collect();
+    let by_name = |s: &PairSide| -> Result<BTreeMap<String, VrrpGroup>, Error> {
+        Ok(s.tree
+            .vrrp_groups()?
+            .into_iter()
+            .map(|g| (g.name.clone(), g))
+            .collect())
+    };
+    let (ga, gb) = (by_name(a)?, by_name(b)?);
     let mut out = Vec::new();
     let names: BTreeSet<&String> = ga.keys().chain(gb.keys()).collect();
     for name in names {
         let mismatch = |m: String| finding(PairArea::Vrrp, name, PairKind::Mismatch, m);
-        let (x, y) = match (ga.get(name), gb.get(name)) {
-            (Some(x), Some(y)) => (x, y),
-            (Some(_), None) => {
-                out.push(mismatch(format!("only on {}", a.label)));
-                continue;
+        match (ga.get(name), gb.get(name)) {
+            (Some(x), Some(y)) => {
+                let timing = compare_timing((a, x), (b, y))?;
+                let v3 = timing.version == 3;
+                out.extend(compare_group((a, x), (b, y), v3).into_iter().map(mismatch));
+                out.extend(timing.findings.into_iter().map(mismatch));
+                out.extend(
+                    compare_unicast((a, x), (b, y))
+                        .into_iter()
+                        .map(|(kind, m)| finding(PairArea::Vrrp, name, kind, m)),
+                );
+                if x.rfc3768_compatibility != y.rfc3768_compatibility {
+                    out.push(mismatch(format!(
+                        "rfc3768-compatibility is {} on {}, {} on {}: the virtual address moves \
+                         between two MAC addresses",
+                        x.rfc3768_compatibility, a.label, y.rfc3768_compatibility, b.label
+                    )));
+                }
             }
-            _ => {
-                out.push(mismatch(format!("only on {}", b.label)));
-                continue;
-            }
-        };
-        if x.vrid != y.vrid {
-            out.push(mismatch(format!(
-                "VRID {:?} on {}, {:?} on {}",
-                x.vrid, a.label, y.vrid, b.label
-            )));
-        }
-        let (ax, ay): (BTreeSet<&String>, BTreeSet<&String>) =
-            (x.addresses.iter().collect(), y.addresses.iter().collect());
-        if ax != ay {
-            out.push(mismatch(format!(
-                "virtual addresses {ax:?} on {}, {ay:?} on {}",
-                a.label, b.label
-            )));
-        }
-        let (px, py) = (
-            x.priority.unwrap_or(DEFAULT_PRIORITY),
-            y.priority.unwrap_or(DEFAULT_PRIORITY),
-        );
-        if px == py {
-            out.push(mismatch(format!(
-                "both have priority {px}: the master is chosen by interface address"
-            )));
-        }
-        if x.authentication_type != y.authentication_type {
-            out.push(mismatch(format!(
-                "authentication type {:?} on {}, {:?} on {}",
-                x.authentication_type, a.label, y.authentication_type, b.label
-            )));
-        }
-        let same_password = match (&x.authentication_password, &y.authentication_password) {
-            (Some(p), Some(q)) => p.expose_secret() == q.expose_secret(),
-            (None, None) => true,
-            _ => false,
-        };
-        if !same_password {
-            out.push(mismatch("the authentication passwords differ".to_owned()));
-        }
-        if x.no_preempt != y.no_preempt {
-            out.push(mismatch(format!(
-                "no-preempt is {} on {}, {} on {}",
-                x.no_preempt, a.label, y.no_preempt, b.label
-            )));
-        }
-        out.extend(compare_unicast((a, x), (b, y)).into_iter().map(mismatch));
-        if x.rfc3768_compatibility != y.rfc3768_compatibility {
-            out.push(mismatch(format!(
-                "rfc3768-compatibility is {} on {}, {} on {}: the virtual address moves between \
-                 two MAC addresses",
-                x.rfc3768_compatibility, a.label, y.rfc3768_compatibility, b.label
-            )));
+            (Some(_), None) => out.push(mismatch(format!("only on {}", a.label))),
+            _ => out.push(mismatch(format!("only on {}", b.label))),
         }
     }
     Ok(out)
 }
 
+/// The settings of one group both sides must share: VRID, virtual addresses, authentication
+/// (only under version 2: keepalived ignores it under version 3, `keepalived/vrrp/vrrp.c`
+/// `vrrp_complete_instance`, "VRRP version 3 does not support authentication"), preemption,
+/// and priorities that differ.
+fn compare_group(
+    (a, x): (&PairSide, &VrrpGroup),
+    (b, y): (&PairSide, &VrrpGroup),
+    v3: bool,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if x.vrid != y.vrid {
+        out.push(format!(
+            "VRID {:?} on {}, {:?} on {}",
+            x.vrid, a.label, y.vrid, b.label
+        ));
+    }
+    let (ax, ay): (BTreeSet<&String>, BTreeSet<&String>) =
+        (x.addresses.iter().collect(), y.addresses.iter().collect());
+    if ax != ay {
+        out.push(format!(
+            "virtual addresses {ax:?} on {}, {ay:?} on {}",
+            a.label, b.label
+        ));
+    }
+    let (px, py) = (priority(x), priority(y));
+    if px == py {
+        out.push(format!(
+            "both have priority {px}: the master is chosen by interface address"
+        ));
+    }
+    if !v3 && x.authentication_type != y.authentication_type {
+        out.push(format!(
+            "authentication type {:?} on {}, {:?} on {}",
+            x.authentication_type, a.label, y.authentication_type, b.label
+        ));
+    }
+    let same_password = match (&x.authentication_password, &y.authentication_password) {
+        (Some(p), Some(q)) => p.expose_secret() == q.expose_secret(),
+        (None, None) => true,
+        _ => false,
+    };
+    if !v3 && !same_password {
+        out.push("the authentication passwords differ".to_owned());
+    }
+    if x.no_preempt != y.no_preempt {
+        out.push(format!(
+            "no-preempt is {} on {}, {} on {}",
+            x.no_preempt, a.label, y.no_preempt, b.label
+        ));
+    }
+    out
+}
+
+/// A group's priority, with VyOS's default.
+fn priority(g: &VrrpGroup) -> u8 {
+    g.priority.unwrap_or(DEFAULT_PRIORITY)
+}
+
+/// The VRRP version both sides run a group with (3 when either runs 3), and the findings of
+/// [`compare_timing`].
+struct Timing {
+    version: u8,
+    findings: Vec<String>,
+}
+
+/// The VRRP version and advert interval of a group on both sides (audit X8 of issue 32).
+/// vyos-1x `data/templates/high-availability/keepalived.conf.j2` writes `advert_int` from
+/// `advertise-interval` (default 1, `high-availability.xml.in`) and `vrrp_version` from
+/// `global-parameters version` only when set, so keepalived's default applies: version 2
+/// (acassen/keepalived `keepalived/core/global_data.c`), and always 3 for an IPv6 group
+/// (`vrrp.c` `vrrp_complete_instance`). `vrrp.c` `vrrp_check_packet` refuses an advert of
+/// another version (`VRRP_PACKET_KO`) and, under version 2, drops one with another `adver_int`
+/// (`VRRP_PACKET_DROP`, "multiple master"); under version 3 it only logs the interval.
+fn compare_timing(
+    (a, x): (&PairSide, &VrrpGroup),
+    (b, y): (&PairSide, &VrrpGroup),
+) -> Result<Timing, Error> {
+    let (vx, vy) = (version(a, x)?, version(b, y)?);
+    let mut findings = Vec::new();
+    if vx != vy {
+        findings.push(format!(
+            "VRRP version {vx} on {}, {vy} on {}: each refuses the other's adverts, so both \
+             become MASTER",
+            a.label, b.label
+        ));
+        return Ok(Timing {
+            version: vx.max(vy),
+            findings,
+        });
+    }
+    let (ix, iy) = (advert_interval(a, x)?, advert_interval(b, y)?);
+    if vx == 2 && ix != iy {
+        findings.push(format!(
+            "advertise-interval {ix} on {}, {iy} on {}: under VRRP version 2 each drops the \
+             other's adverts, so both become MASTER",
+            a.label, b.label
+        ));
+    }
+    Ok(Timing {
+        version: vx,
+        findings,
+    })
+}
+
+/// A leaf of `side` as a number, `default` when unset.
+fn leaf_number(side: &PairSide, path: &[&str], default: u8) -> Result<u8, Error> {
+    match side.tree.value(path) {
+        None => Ok(default),
+        Some(v) => v.parse().map_err(|_| Error::InvalidValue {
+            path: path.join(" "),
+            value: v.to_owned(),
+            expected: "u8",
+        }),
+    }
+}
+
+/// The VRRP version keepalived runs `g` with: 3 for a group whose first virtual address is
+/// IPv6 (keepalived takes the instance's family from it, as the template's `use_vmac` line
+/// does), else `global-parameters version`, else 2.
+fn version(side: &PairSide, g: &VrrpGroup) -> Result<u8, Error> {
+    if first_is_v6(g) {
+        return Ok(3);
+    }
+    let path = ["high-availability", "vrrp", "global-parameters", "version"];
+    leaf_number(side, &path, 2)
+}
+
+fn first_is_v6(g: &VrrpGroup) -> bool {
+    g.addresses
+        .first()
+        .and_then(|a| a.split('/').next())
+        .and_then(|a| a.parse::<IpAddr>().ok())
+        .is_some_and(|a| a.is_ipv6())
+}
+
+/// `advertise-interval`, default 1 (`high-availability.xml.in`).
+fn advert_interval(side: &PairSide, g: &VrrpGroup) -> Result<u8, Error> {
+    let path = [
+        "high-availability",
+        "vrrp",
+        "group",
+        g.name.as_str(),
+        "advertise-interval",
+    ];
+    leaf_number(side, &path, 1)
+}
+
 /// Unicast VRRP (audit X8 of issue 32): `peer-address` becomes keepalived's `unicast_peer`
 /// and `hello-source-address` its `unicast_src_ip` (vyos-1x
-/// `data/templates/high-availability/keepalived.conf.j2`). keepalived takes a unicast advert
-/// only from an address in its `unicast_peer` list, so each side's `peer-address` must name an
-/// address the other sends from; one side unicast and the other multicast never hear each
-/// other. Either way both become MASTER.
+/// `data/templates/high-availability/keepalived.conf.j2`). A side sends its adverts to its
+/// `unicast_peer` addresses and receives them on a raw socket bound to its own source address
+/// (acassen/keepalived `keepalived/vrrp/vrrp_scheduler.c` `vrrp_create_sockpool`,
+/// `vrrp.c` `open_vrrp_read_socket`); Linux gives a bound raw socket only datagrams addressed
+/// to that address (`net/ipv4/raw.c` `__raw_v4_lookup`). The source is not filtered (that
+/// needs `check_unicast_src`, which VyOS never sets). So each side's `peer-address` must name
+/// the address the other listens on ([`listen_addresses`]). One side unicast and the other
+/// multicast never hear each other.
 fn compare_unicast(
     (a, x): (&PairSide, &VrrpGroup),
     (b, y): (&PairSide, &VrrpGroup),
-) -> Vec<String> {
+) -> Vec<(PairKind, String)> {
     match (x.peer_addresses.is_empty(), y.peer_addresses.is_empty()) {
         (true, true) => return Vec::new(),
         (false, true) | (true, false) => {
@@ -224,41 +337,100 @@ fn compare_unicast(
             } else {
                 (b, a)
             };
-            return vec![format!(
-                "unicast (peer-address) on {}, multicast on {}: they never hear each other and \
-                 both become MASTER",
-                uni.label, multi.label
+            return vec![(
+                PairKind::Mismatch,
+                format!(
+                    "unicast (peer-address) on {}, multicast on {}: they never hear each other \
+                     and both become MASTER",
+                    uni.label, multi.label
+                ),
             )];
         }
         (false, false) => {}
     }
     let mut out = Vec::new();
-    for ((me, mine), (other, theirs)) in [((a, x), (b, y)), ((b, y), (a, x))] {
-        let sources = advert_sources(other, theirs);
-        if !mine.peer_addresses.iter().any(|p| sources.contains(p)) {
-            out.push(format!(
-                "{}'s peer-address {:?} names none of the addresses {} sends its adverts from \
-                 ({sources:?}): {} ignores them and both become MASTER",
-                me.label, mine.peer_addresses, other.label, me.label
+    for ((sender, sent), (deaf, listener)) in [((a, x), (b, y)), ((b, y), (a, x))] {
+        let Some((listen, why)) = listen_addresses(deaf, listener) else {
+            out.push((
+                PairKind::CannotTell,
+                format!(
+                    "{} listens for unicast adverts on its IPv6 link-local address, which the \
+                     configuration does not hold: whether {}'s peer-address {:?} reaches it \
+                     cannot be told",
+                    deaf.label, sender.label, sent.peer_addresses
+                ),
             ));
+            continue;
+        };
+        if listen.len() == 1 && sent.peer_addresses.contains(&listen[0]) {
+            continue;
         }
+        if sent.peer_addresses.iter().any(|p| listen.contains(p)) {
+            out.push((
+                PairKind::CannotTell,
+                format!(
+                    "{} listens on the first of its addresses on {why} {listen:?}, which the \
+                     configuration does not fix: whether {}'s peer-address {:?} is that one \
+                     cannot be told",
+                    deaf.label, sender.label, sent.peer_addresses
+                ),
+            ));
+            continue;
+        }
+        let outcome = if priority(listener) > priority(sent) {
+            format!(
+                "{} takes the master role whenever it runs, whatever no-preempt says",
+                deaf.label
+            )
+        } else {
+            "both become MASTER".to_owned()
+        };
+        out.push((
+            PairKind::Mismatch,
+            format!(
+                "{} never receives {}'s adverts: {} sends them to {:?}, and {} listens only on \
+                 {} ({why}): {outcome}",
+                deaf.label,
+                sender.label,
+                sender.label,
+                sent.peer_addresses,
+                deaf.label,
+                listen.join(", ")
+            ),
+        ));
     }
     out
 }
 
-/// The addresses a side sends its adverts from: its `hello-source-address`, else its
-/// addresses on the group's interface (without the prefix length).
-fn advert_sources(side: &PairSide, g: &VrrpGroup) -> Vec<String> {
+/// The addresses a side receives unicast adverts on, and what they are: its
+/// `hello-source-address`, else its addresses on the group's interface of the group's family
+/// (keepalived `vrrp.c` `set_vrrp_src_addr` takes the interface's first one). `None` for an
+/// IPv6 group without `hello-source-address`: keepalived then uses the link-local address
+/// (`keepalived_netlink.c`, only link-local addresses are kept for IPv6).
+fn listen_addresses(side: &PairSide, g: &VrrpGroup) -> Option<(Vec<String>, String)> {
     if let Some(src) = &g.hello_source_address {
-        return vec![src.clone()];
+        return Some((vec![src.clone()], "its hello-source-address".to_owned()));
     }
-    side.tree
+    let v6 = first_is_v6(g);
+    if v6 {
+        return None;
+    }
+    let iface = g.interface.clone().unwrap_or_default();
+    let addresses = side
+        .tree
         .interfaces()
         .into_iter()
-        .filter(|i| Some(&i.name) == g.interface.as_ref())
+        .filter(|i| i.name == iface)
         .flat_map(|i| i.addresses)
-        .map(|a| a.split('/').next().unwrap_or("").to_owned())
-        .collect()
+        .filter_map(|a| {
+            let host = a.split('/').next().unwrap_or("").to_owned();
+            host.parse::<IpAddr>()
+                .ok()
+                .filter(|ip| ip.is_ipv6() == v6)
+                .map(|_| host)
+        })
+        .collect();
+    Some((addresses, format!("its address on {iface}")))
 }
 
 /// The WireGuard tunnel: for each side, the interface whose peer holds the other side's

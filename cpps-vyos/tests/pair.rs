@@ -213,12 +213,11 @@ fn an_endpoint_towards_an_interface_without_port_cannot_tell() {
 /// X8 of the issue-32 audit: unicast VRRP. `peer-address` (multi), `hello-source-address` and
 /// `rfc3768-compatibility` (vyos-1x `interface-definitions/high-availability.xml.in`) become
 /// keepalived's `unicast_peer`, `unicast_src_ip` (`mcast_src_ip` without peers) and `use_vmac`
-/// (`data/templates/high-availability/keepalived.conf.j2`). keepalived takes a unicast advert
-/// only from an address in its `unicast_peer` list, so each side's `peer-address` must name
-/// the address the other sends from: its `hello-source-address`, else one of its addresses on
-/// the group's interface; one side unicast and the other multicast never hear each other.
-/// Either way both become MASTER. `rfc3768-compatibility` on one side only moves the virtual
-/// address between two MACs. Failed first: none of these was compared (no finding).
+/// (`data/templates/high-availability/keepalived.conf.j2`). Each side's `peer-address` must
+/// name the address the other listens on: its `hello-source-address`, else its address on the
+/// group's interface (the test `a_side_that_is_not_sent_its_adverts_is_deaf_…` says why); one
+/// side unicast and the other multicast never hear each other. `rfc3768-compatibility` on one
+/// side only moves the virtual address between two MACs. Failed first: none of these was compared (no finding).
 #[test]
 fn unicast_peers_that_do_not_name_each_other_split_the_master_role() {
     let lan = "set high-availability vrrp group LAN";
@@ -261,7 +260,7 @@ fn unicast_peers_that_do_not_name_each_other_split_the_master_role() {
         messages,
         [
             (
-                "gw-b's peer-address [\"192.0.2.9\"] names none of the addresses gw-a sends its adverts from ([\"192.0.2.2\"]): gw-b ignores them and both become MASTER",
+                "gw-a never receives gw-b's adverts: gw-b sends them to [\"192.0.2.9\"], and gw-a listens only on 192.0.2.2 (its address on eth1): gw-a takes the master role whenever it runs, whatever no-preempt says",
                 PairKind::Mismatch
             ),
             (
@@ -283,5 +282,186 @@ fn unicast_peers_that_do_not_name_each_other_split_the_master_role() {
     assert_eq!(
         found[0].message,
         "unicast (peer-address) on gw-a, multicast on gw-b: they never hear each other and both become MASTER"
+    );
+}
+
+/// X8 (rest) of the issue-32 audit: the advert interval and the VRRP version.
+/// vyos-1x `data/templates/high-availability/keepalived.conf.j2` writes `advert_int` from the
+/// group's `advertise-interval` (`high-availability.xml.in`, `defaultValue` 1) and
+/// `vrrp_version` from `global-parameters version` only when set; keepalived's default is
+/// version 2 (acassen/keepalived `keepalived/core/global_data.c`, `data->vrrp_version =
+/// VRRP_VERSION_2`), and an IPv6 group is always version 3 (`keepalived/vrrp/vrrp.c`
+/// `vrrp_complete_instance`). `vrrp_check_packet` answers an advert of another version
+/// `VRRP_PACKET_KO` ("wrong VRRP version") and, under version 2, one whose `adver_int` is not
+/// its own `VRRP_PACKET_DROP` ("to prevent concurent VRID running => multiple master"); under
+/// version 3 it only logs the interval, and it ignores authentication ("VRRP version 3 does not
+/// support authentication"). Failed first: no finding for either, and a password mismatch
+/// under version 3 was reported.
+#[test]
+fn advert_interval_and_version_mismatches_split_the_master_role() {
+    let lan = "set high-availability vrrp group LAN";
+    let a = side(
+        "gw-a",
+        router("a", 200, &format!("{lan} advertise-interval '2'")),
+        Some(KEY_A),
+    );
+    let b = side("gw-b", router("b", 100, ""), Some(KEY_B));
+    let messages: Vec<String> = compare(&a, &b)
+        .unwrap()
+        .into_iter()
+        .map(|f| f.message)
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "advertise-interval 2 on gw-a, 1 on gw-b: under VRRP version 2 each drops the other's adverts, so both become MASTER"
+        ]
+    );
+
+    // Version 3 on one side only: the adverts of the other version are refused.
+    let v3 = "set high-availability vrrp global-parameters version '3'";
+    let a = side("gw-a", router("a", 200, v3), Some(KEY_A));
+    let messages: Vec<String> = compare(&a, &b)
+        .unwrap()
+        .into_iter()
+        .map(|f| f.message)
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "VRRP version 3 on gw-a, 2 on gw-b: each refuses the other's adverts, so both become MASTER"
+        ]
+    );
+
+    // Version 3 on both: another interval is only logged, and authentication is ignored.
+    let b_tree = router(
+        "b",
+        100,
+        &format!("{v3}\n{lan} advertise-interval '3'\n{lan} authentication password 'Other-S3'"),
+    );
+    let mut b_tree = b_tree;
+    b_tree
+        .apply(&cpps_vyos::Command::delete(
+            [
+                "high-availability",
+                "vrrp",
+                "group",
+                "LAN",
+                "authentication",
+                "password",
+            ],
+            Some("VrrpS3cr"),
+        ))
+        .unwrap();
+    let b = side("gw-b", b_tree, Some(KEY_B));
+    assert_eq!(compare(&a, &b).unwrap(), []);
+
+    // An IPv6 group is version 3 whatever `global-parameters version` says.
+    let v6 = |me: &str, priority: u8, extra: &str| {
+        router(
+            me,
+            priority,
+            &format!(
+                "set high-availability vrrp group V6 interface 'eth1'
+set high-availability vrrp group V6 vrid '16'
+set high-availability vrrp group V6 address '2001:db8::254/64'
+set high-availability vrrp group V6 priority '{priority}'
+{extra}"
+            ),
+        )
+    };
+    let a = side("gw-a", v6("a", 200, v3), Some(KEY_A));
+    let b = side(
+        "gw-b",
+        v6(
+            "b",
+            100,
+            "set high-availability vrrp group V6 advertise-interval '4'",
+        ),
+        Some(KEY_B),
+    );
+    let found: Vec<(String, String)> = compare(&a, &b)
+        .unwrap()
+        .into_iter()
+        .map(|f| (f.subject, f.message))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "LAN".to_owned(),
+            "VRRP version 3 on gw-a, 2 on gw-b: each refuses the other's adverts, so both become MASTER"
+                .to_owned()
+        )]
+    );
+}
+
+/// X8 (rest), unicast. The audit held that keepalived filters unicast adverts by source only
+/// with `check_unicast_src` (acassen/keepalived `keepalived/vrrp/vrrp_parser.c`
+/// `vrrp_check_unicast_src_handler`, opt-in, and VyOS's template never sets it), so any
+/// address of the other router would do. The receiving side settles it otherwise:
+/// `keepalived/vrrp/vrrp_scheduler.c` `vrrp_create_sockpool` opens a unicast instance's read
+/// socket with `unicast_src = &vrrp->saddr` (`unicast_src_ip`, VyOS's `hello-source-address`,
+/// else the interface's first address: `vrrp.c` `set_vrrp_src_addr`), and
+/// `vrrp.c` `open_vrrp_read_socket` binds the raw socket to it; Linux delivers to a bound raw
+/// socket only datagrams addressed to that address (torvalds/linux `net/ipv4/raw.c`
+/// `__raw_v4_lookup`, `inet_rcv_saddr != laddr`). So a side whose `hello-source-address` the
+/// other's `peer-address` does not name never receives the other's adverts. Who is deaf
+/// decides the outcome: the higher-priority side deaf takes the master role whenever it runs
+/// (the master it preempts hears it); the lower-priority side deaf becomes MASTER beside the
+/// master. Failed first: the finding named the wrong side as deaf and always said both become
+/// MASTER.
+#[test]
+fn a_side_that_is_not_sent_its_adverts_is_deaf_and_priority_decides_the_outcome() {
+    let lan = "set high-availability vrrp group LAN";
+    // gw-a (priority 200) listens on its hello source 192.0.2.12; gw-b sends to its eth1 .2.
+    let a = side(
+        "gw-a",
+        router(
+            "a",
+            200,
+            &format!(
+                "set interfaces ethernet eth1 address '192.0.2.12/24'\n{lan} peer-address '192.0.2.3'\n{lan} hello-source-address '192.0.2.12'"
+            ),
+        ),
+        Some(KEY_A),
+    );
+    let b = side(
+        "gw-b",
+        router("b", 100, &format!("{lan} peer-address '192.0.2.2'")),
+        Some(KEY_B),
+    );
+    let messages: Vec<String> = compare(&a, &b)
+        .unwrap()
+        .into_iter()
+        .map(|f| f.message)
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "gw-a never receives gw-b's adverts: gw-b sends them to [\"192.0.2.2\"], and gw-a listens only on 192.0.2.12 (its hello-source-address): gw-a takes the master role whenever it runs, whatever no-preempt says"
+        ]
+    );
+
+    // The same with the lower-priority side deaf: two masters.
+    let a = side(
+        "gw-a",
+        router("a", 200, &format!("{lan} peer-address '192.0.2.9'")),
+        Some(KEY_A),
+    );
+    let b = side(
+        "gw-b",
+        router("b", 100, &format!("{lan} peer-address '192.0.2.2'")),
+        Some(KEY_B),
+    );
+    let messages: Vec<String> = compare(&a, &b)
+        .unwrap()
+        .into_iter()
+        .map(|f| f.message)
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "gw-b never receives gw-a's adverts: gw-a sends them to [\"192.0.2.9\"], and gw-b listens only on 192.0.2.3 (its address on eth1): both become MASTER"
+        ]
     );
 }
