@@ -15,7 +15,9 @@
 //!
 //! A router without BGP or IPsec is not an error: [`Client::bgp_summary`] and
 //! [`Client::ipsec_sas`] answer `None` when the router says so in its own words (FRR's `% BGP
-//! instance not found`, `ipsec.py`'s `IPsec not initialized`); text that is neither that nor
+//! instance not found`, `ipsec.py`'s `IPsec not initialized`, the latter only while the
+//! configuration has no `vpn ipsec`: with it, the words mean charon is down, an error); text
+//! that is neither that nor
 //! the table is [`Error::UnexpectedAnswer`], never an empty (healthy-looking) list. Every
 //! parser reads its text in one pass and never panics.
 
@@ -498,7 +500,7 @@ impl Client {
     pub async fn bgp_summary(&self) -> Result<Option<BgpSummary>, Error> {
         self.show_unless(
             &["bgp", "summary"],
-            bgp::NO_BGP_INSTANCE,
+            (bgp::NO_BGP_INSTANCE, None),
             "a BGP summary",
             parse_bgp_summary,
         )
@@ -506,14 +508,20 @@ impl Client {
     }
 
     /// `POST /show` `vpn ipsec sa`, read by [`parse_ipsec_sas`]. `None`: IPsec is not
-    /// configured (`IPsec not initialized`).
+    /// configured: the router says `IPsec not initialized` and its configuration has no
+    /// `vpn ipsec`. vyos-1x `python/vyos/ipsec.py` prints those words whenever strongSwan's
+    /// VICI socket cannot be opened, so with `vpn ipsec` configured they mean charon is down
+    /// or does not answer, which is an error: the tunnels' states cannot be told.
     ///
     /// # Errors
-    /// As [`Client::show`]; [`Error::UnexpectedAnswer`] when the text is no SA table.
+    /// As [`Client::show`]; [`Error::UnexpectedAnswer`] when the text is no SA table;
+    /// [`Error::Api`] (the refused command) or [`Error::UnexpectedAnswer`] (the words as text)
+    /// when `IPsec not initialized` comes while `vpn ipsec` is configured, or while
+    /// [`Client::exists`] cannot tell whether it is.
     pub async fn ipsec_sas(&self) -> Result<Option<Vec<IpsecSa>>, Error> {
         self.show_unless(
             &["vpn", "ipsec", "sa"],
-            ipsec::IPSEC_NOT_INITIALIZED,
+            (ipsec::IPSEC_NOT_INITIALIZED, Some(ipsec::IPSEC_CONFIG)),
             "an SA table",
             parse_ipsec_sas,
         )
@@ -529,7 +537,7 @@ impl Client {
     pub async fn ipsec_connections(&self) -> Result<Option<Vec<IpsecConnection>>, Error> {
         self.show_unless(
             &["vpn", "ipsec", "connections"],
-            ipsec::IPSEC_NOT_INITIALIZED,
+            (ipsec::IPSEC_NOT_INITIALIZED, Some(ipsec::IPSEC_CONFIG)),
             "a connection table",
             parse_ipsec_connections,
         )
@@ -539,30 +547,71 @@ impl Client {
     /// `POST /show` `PATH`, read by `parse`. `None` when the subsystem is not configured: a line
     /// of the text is `not_configured`, or of the message of the refused command (an op-mode
     /// script that exits non-zero is answered 400 by the API: vyos-1x
-    /// `python/vyos/configsession.py` `__run_command`). Text that `parse` cannot read (it is not
-    /// `expected`) is [`Error::UnexpectedAnswer`].
+    /// `python/vyos/configsession.py` `__run_command`), and, when a `config` path is given, the
+    /// configuration has no such node ([`Client::subsystem_down`]). Text that `parse` cannot
+    /// read (it is not `expected`) is [`Error::UnexpectedAnswer`].
     async fn show_unless<T>(
         &self,
         path: &[&str],
-        not_configured: &str,
+        (not_configured, config): (&str, Option<&[&str]>),
         expected: &str,
         parse: impl FnOnce(&str) -> Option<T>,
     ) -> Result<Option<T>, Error> {
         let says = |text: &str| text.lines().any(|l| l.trim() == not_configured);
-        let text = match self.show(path).await {
-            Ok(text) if says(&text) => return Ok(None),
-            Ok(text) => text,
-            Err(Error::Api { message, .. }) if says(&message) => return Ok(None),
+        let (said, status) = match self.show(path).await {
+            Ok(text) if says(&text) => (text, None),
+            Ok(text) => {
+                return parse(&text)
+                    .map(Some)
+                    .ok_or_else(|| Error::UnexpectedAnswer {
+                        endpoint: "show",
+                        message: format!(
+                            "`show {}` printed neither {expected} nor `{not_configured}`",
+                            path.join(" ")
+                        ),
+                    });
+            }
+            Err(Error::Api {
+                status, message, ..
+            }) if says(&message) => (message, Some(status)),
             Err(e) => return Err(e),
         };
-        parse(&text)
-            .map(Some)
-            .ok_or_else(|| Error::UnexpectedAnswer {
-                endpoint: "show",
-                message: format!(
-                    "`show {}` printed neither {expected} nor `{not_configured}`",
-                    path.join(" ")
-                ),
-            })
+        match config {
+            None => Ok(None),
+            Some(config) => match self.subsystem_down(path, config, said.trim()).await {
+                None => Ok(None),
+                Some(message) => Err(match status {
+                    Some(status) => Error::Api {
+                        endpoint: "show",
+                        status,
+                        message,
+                    },
+                    None => Error::UnexpectedAnswer {
+                        endpoint: "show",
+                        message,
+                    },
+                }),
+            },
+        }
+    }
+
+    /// Why words that say "not configured" (`said`, the answer to `show PATH`) cannot be taken
+    /// as such: the configuration has `config` (the daemon is down or does not answer), or
+    /// whether it has cannot be read. `None` when the configuration has no `config`.
+    async fn subsystem_down(&self, path: &[&str], config: &[&str], said: &str) -> Option<String> {
+        let show = path.join(" ");
+        let node = config.join(" ");
+        match self.exists(config).await {
+            Ok(false) => None,
+            Ok(true) => Some(format!(
+                "`show {show}` says {said:?} while `{node}` is configured: strongSwan (charon) \
+                 is down or does not answer (vyos-1x `python/vyos/ipsec.py` says so whenever its \
+                 VICI socket cannot be opened); the tunnels' states cannot be told"
+            )),
+            Err(e) => Some(format!(
+                "`show {show}` says {said:?}, and whether `{node}` is configured could not be \
+                 read ({e}): strongSwan may be down; the tunnels' states cannot be told"
+            )),
+        }
     }
 }

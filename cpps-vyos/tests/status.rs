@@ -596,10 +596,11 @@ async fn router_showing(
 // output when the command exits non-zero, answered 400). `ipsec.py` exits 1 after printing
 // `IPsec not initialized` (`UnconfiguredSubsystem`, `__main__`); vtysh prints `% BGP instance not
 // found` (`bgp_show_summary_vty`, CMD_WARNING). Either way, as text or as the error message, the
-// subsystem is not configured: `None`, not an error; other text is an error, never empty.
+// subsystem is not configured (for IPsec, when the configuration has no `vpn ipsec`): `None`,
+// not an error; other text is an error, never empty.
 #[tokio::test]
 async fn client_readings_through_show() {
-    let (_api, client) = router_showing(&[
+    let (api, client) = router_showing(&[
         (
             &["bgp", "summary"],
             common::ok(json!(show_fixture("bgp-summary-frr10.txt"))),
@@ -614,6 +615,13 @@ async fn client_readings_through_show() {
         ),
     ])
     .await;
+    // No `vpn ipsec` in the configuration: the words mean what they say (see
+    // `ipsec_not_initialized_while_configured_is_an_error`).
+    common::post("/retrieve")
+        .and(body_partial_json(json!({"op": "exists"})))
+        .respond_with(common::ok(json!(false)))
+        .mount(api.server())
+        .await;
     let bgp = client.bgp_summary().await.unwrap().unwrap();
     assert_eq!(bgp.families.len(), 2);
     assert_eq!(client.ipsec_sas().await.unwrap(), None);
@@ -812,5 +820,63 @@ async fn bgp_and_ipsec_on_both_profiles() {
             "{profile:?}"
         );
         assert_eq!(client.ipsec_sas().await.unwrap(), None, "{profile:?}");
+    }
+}
+
+/// A router whose `POST /show` answers `IPsec not initialized` for both IPsec readings (as the
+/// refused command's message, `show_op` 400, or as text) and whose `POST /retrieve` `exists`
+/// says whether `vpn ipsec` is configured.
+async fn ipsec_not_initialized(
+    configured: bool,
+    as_text: bool,
+) -> (cpps_http::test_util::MockApi, cpps_vyos::Client) {
+    let answer = || {
+        if as_text {
+            common::ok(json!("IPsec not initialized\n"))
+        } else {
+            common::err(400, "IPsec not initialized\n")
+        }
+    };
+    let (api, client) = router_showing(&[
+        (&["vpn", "ipsec", "sa"], answer()),
+        (&["vpn", "ipsec", "connections"], answer()),
+    ])
+    .await;
+    common::post("/retrieve")
+        .and(body_partial_json(
+            json!({"op": "exists", "path": ["vpn", "ipsec"]}),
+        ))
+        .respond_with(common::ok(json!(configured)))
+        .mount(api.server())
+        .await;
+    (api, client)
+}
+
+// V4 of the s42 audit of issue 32: vyos-1x `python/vyos/ipsec.py` `get_vici_sas` and
+// `get_vici_connections` raise `ViciInitiateError('IPsec not initialized')` whenever
+// `vici.Session()` cannot open strongSwan's socket, and `src/op_mode/ipsec.py`
+// (`_get_raw_data_sas`, `_get_convert_data_connections`) turns it into `UnconfiguredSubsystem`:
+// the same words when charon is down. `src/conf_mode/vpn_ipsec.py` `apply` runs `systemctl
+// reload-or-restart strongswan.service` whenever `vpn ipsec` exists (`get_config` returns `None`
+// only without it) and stops it otherwise, so with `vpn ipsec` configured the words mean charon
+// does not answer: cannot tell, never `None` ("not configured"). Failed first: both were `None`.
+#[tokio::test]
+async fn ipsec_not_initialized_while_configured_is_an_error() {
+    for as_text in [false, true] {
+        let (_api, client) = ipsec_not_initialized(true, as_text).await;
+        for err in [
+            client.ipsec_sas().await.map(|_| ()).unwrap_err(),
+            client.ipsec_connections().await.map(|_| ()).unwrap_err(),
+        ] {
+            let text = err.to_string();
+            assert!(
+                text.contains("`vpn ipsec` is configured")
+                    && text.contains("strongSwan (charon) is down or does not answer"),
+                "{text}"
+            );
+        }
+        let (_api, client) = ipsec_not_initialized(false, as_text).await;
+        assert_eq!(client.ipsec_sas().await.unwrap(), None);
+        assert_eq!(client.ipsec_connections().await.unwrap(), None);
     }
 }

@@ -4,12 +4,19 @@
 //! Both print a `tabulate` "simple" table; when strongSwan's VICI socket cannot be opened
 //! (no IPsec configured) the script prints `IPsec not initialized` (`vyos.ipsec.get_vici_sas`
 //! raises `ViciInitiateError`, turned into `vyos.opmode.UnconfiguredSubsystem`) and exits 1,
-//! which the API answers as a refused command.
+//! which the API answers as a refused command. The socket also fails to open when IPsec is
+//! configured and charon is down, so the words mean "not configured" only where the
+//! configuration has no `vpn ipsec` ([`IPSEC_CONFIG`]).
 
 use super::table::parse_simple_table;
 
 /// What `ipsec.py` prints when IPsec is not configured.
 pub(crate) const IPSEC_NOT_INITIALIZED: &str = "IPsec not initialized";
+
+/// The configuration node whose presence makes VyOS run strongSwan: vyos-1x
+/// `src/conf_mode/vpn_ipsec.py` `apply` runs `systemctl reload-or-restart strongswan.service`
+/// whenever `get_config` found it, and stops the service only when it is absent.
+pub(crate) const IPSEC_CONFIG: &[&str] = &["vpn", "ipsec"];
 
 /// The state of a CHILD_SA or an IKE connection as `ipsec.py` prints it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -22,7 +22,9 @@ use crate::live::source::Source;
 /// The configuration is required (without it the source failed); each reading that fails is
 /// one line of [`VyosFacts::partial`] and the rest is kept. A router without BGP or IPsec is
 /// not an error: it says so itself (FRR's `% BGP instance not found`, vyos-1x
-/// `src/op_mode/ipsec.py`'s `IPsec not initialized`), and the facts hold `None`.
+/// `src/op_mode/ipsec.py`'s `IPsec not initialized`), and the facts hold `None`. Those IPsec
+/// words also come when charon is down; with `vpn ipsec` configured the client reads them as a
+/// failed reading, one line of [`VyosFacts::partial`], which LINK-002 reports.
 #[derive(Debug, Clone)]
 pub struct VyosSource {
     client: Client,
