@@ -551,148 +551,158 @@ impl NvmlSource {
         self.count
     }
 
+    /// One GPU's snapshot; a GPU NVML cannot open still gets one, its open error in every
+    /// reading.
     fn read_gpu(&self, index: u32) -> GpuSnapshot {
-        let mut lost = false;
-        let device = match self.nvml.device_by_index(index) {
-            Ok(d) => d,
-            Err(e) => {
-                let lost = matches!(e, NvmlError::GpuLost);
-                let unopened = Some(OpenError::from_nvml(&e));
-                let msg = e.to_string();
-                macro_rules! failed {
-                    () => {
-                        Reading::failed(&msg)
-                    };
-                }
-                return GpuSnapshot {
-                    index,
-                    uuid: failed!(),
-                    name: failed!(),
-                    pci_bus_id: failed!(),
-                    memory: failed!(),
-                    utilization: failed!(),
-                    temperature_c: failed!(),
-                    power_mw: failed!(),
-                    power_limit_mw: failed!(),
-                    ecc: Ecc::failed(&msg),
-                    retired_pages: failed!(),
-                    remapped_rows: failed!(),
-                    limits: Limits::failed(&msg),
-                    mig_mode: failed!(),
-                    processes: failed!(),
-                    recovery_action: failed!(),
-                    lost,
-                    unopened,
-                };
-            }
-        };
-        let l = &mut lost;
-        let uuid = Reading::from_nvml(device.uuid(), l);
-        let name = Reading::from_nvml(device.name(), l);
-        let pci_bus_id = Reading::from_nvml(device.pci_info().map(|p| p.bus_id), l);
-        let memory = Reading::from_nvml(
-            device.memory_info().map(|m| Memory {
-                total: m.total,
-                used: m.used,
-                free: m.free,
-            }),
-            l,
-        );
-        let utilization = Reading::from_nvml(
-            device.utilization_rates().map(|u| Utilization {
-                gpu_percent: u.gpu,
-                memory_percent: u.memory,
-            }),
-            l,
-        );
-        let temperature_c = Reading::from_nvml(device.temperature(TemperatureSensor::Gpu), l);
-        let power_mw = Reading::from_nvml(device.power_usage(), l);
-        let power_limit_mw = Reading::from_nvml(device.enforced_power_limit(), l);
-        let ecc = Ecc {
-            mode: Reading::from_nvml(
-                device.is_ecc_enabled().map(|m| EccMode {
-                    current: m.currently_enabled,
-                    pending: m.pending_enabled,
-                }),
-                l,
-            ),
-            volatile_corrected: Reading::from_nvml(
-                device.total_ecc_errors(MemoryError::Corrected, EccCounter::Volatile),
-                l,
-            ),
-            volatile_uncorrected: Reading::from_nvml(
-                device.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile),
-                l,
-            ),
-            aggregate_corrected: Reading::from_nvml(
-                device.total_ecc_errors(MemoryError::Corrected, EccCounter::Aggregate),
-                l,
-            ),
-            aggregate_uncorrected: Reading::from_nvml(
-                device.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Aggregate),
-                l,
-            ),
-        };
-        let retired_pages = Reading::from_nvml(
-            (|| {
-                use nvml_wrapper::enum_wrappers::device::RetirementCause;
-                Ok(RetiredPages {
-                    single_bit: device
-                        .retired_pages(RetirementCause::MultipleSingleBitEccErrors)?
-                        .len() as u32,
-                    double_bit: device
-                        .retired_pages(RetirementCause::DoubleBitEccError)?
-                        .len() as u32,
-                    pending: device.are_pages_pending_retired()?,
-                })
-            })(),
-            l,
-        );
-        let remapped_rows = Reading::from_nvml(remapped_rows(&self.nvml, &device), l);
-        let limits = read_limits(&self.nvml, &device, l);
-        let mig_mode = Reading::from_nvml(
-            device.mig_mode().map(|m| MigMode {
-                current: m.current == 1,
-                pending: m.pending == 1,
-            }),
-            l,
-        );
-        let processes = Reading::from_nvml(
-            device.running_compute_processes().map(|ps| {
-                ps.into_iter()
-                    .map(|p| GpuProcess {
-                        pid: p.pid,
-                        used_memory: match p.used_gpu_memory {
-                            UsedGpuMemory::Used(b) => Some(b),
-                            UsedGpuMemory::Unavailable => None,
-                        },
-                    })
-                    .collect()
-            }),
-            l,
-        );
-        let recovery_action = read_recovery_action(&device, l);
-        GpuSnapshot {
-            index,
-            uuid,
-            name,
-            pci_bus_id,
-            memory,
-            utilization,
-            temperature_c,
-            power_mw,
-            power_limit_mw,
-            ecc,
-            retired_pages,
-            remapped_rows,
-            limits,
-            mig_mode,
-            processes,
-            recovery_action,
-            lost,
-            unopened: None,
+        match self.nvml.device_by_index(index) {
+            Ok(device) => read_opened_gpu(&self.nvml, &device, index),
+            Err(e) => unopened_gpu(index, &e),
         }
     }
+}
+
+/// The snapshot of a GPU NVML could not open: every reading carries the open error.
+fn unopened_gpu(index: u32, e: &NvmlError) -> GpuSnapshot {
+    let msg = e.to_string();
+    GpuSnapshot {
+        index,
+        uuid: Reading::failed(&msg),
+        name: Reading::failed(&msg),
+        pci_bus_id: Reading::failed(&msg),
+        memory: Reading::failed(&msg),
+        utilization: Reading::failed(&msg),
+        temperature_c: Reading::failed(&msg),
+        power_mw: Reading::failed(&msg),
+        power_limit_mw: Reading::failed(&msg),
+        ecc: Ecc::failed(&msg),
+        retired_pages: Reading::failed(&msg),
+        remapped_rows: Reading::failed(&msg),
+        limits: Limits::failed(&msg),
+        mig_mode: Reading::failed(&msg),
+        processes: Reading::failed(&msg),
+        recovery_action: Reading::failed(&msg),
+        lost: matches!(e, NvmlError::GpuLost),
+        unopened: Some(OpenError::from_nvml(e)),
+    }
+}
+
+/// The snapshot of an opened GPU, each value read on its own; `lost` is set when any call
+/// answers `GPU_IS_LOST`.
+fn read_opened_gpu(nvml: &Nvml, device: &nvml_wrapper::Device<'_>, index: u32) -> GpuSnapshot {
+    let mut lost = false;
+    let l = &mut lost;
+    let uuid = Reading::from_nvml(device.uuid(), l);
+    let name = Reading::from_nvml(device.name(), l);
+    let pci_bus_id = Reading::from_nvml(device.pci_info().map(|p| p.bus_id), l);
+    let memory = Reading::from_nvml(
+        device.memory_info().map(|m| Memory {
+            total: m.total,
+            used: m.used,
+            free: m.free,
+        }),
+        l,
+    );
+    let utilization = Reading::from_nvml(
+        device.utilization_rates().map(|u| Utilization {
+            gpu_percent: u.gpu,
+            memory_percent: u.memory,
+        }),
+        l,
+    );
+    let temperature_c = Reading::from_nvml(device.temperature(TemperatureSensor::Gpu), l);
+    let power_mw = Reading::from_nvml(device.power_usage(), l);
+    let power_limit_mw = Reading::from_nvml(device.enforced_power_limit(), l);
+    let ecc = read_ecc(device, l);
+    let retired_pages = Reading::from_nvml(retired_pages(device), l);
+    let remapped_rows = Reading::from_nvml(remapped_rows(nvml, device), l);
+    let limits = read_limits(nvml, device, l);
+    let mig_mode = Reading::from_nvml(
+        device.mig_mode().map(|m| MigMode {
+            current: m.current == 1,
+            pending: m.pending == 1,
+        }),
+        l,
+    );
+    let processes = Reading::from_nvml(compute_processes(device), l);
+    let recovery_action = read_recovery_action(device, l);
+    GpuSnapshot {
+        index,
+        uuid,
+        name,
+        pci_bus_id,
+        memory,
+        utilization,
+        temperature_c,
+        power_mw,
+        power_limit_mw,
+        ecc,
+        retired_pages,
+        remapped_rows,
+        limits,
+        mig_mode,
+        processes,
+        recovery_action,
+        lost,
+        unopened: None,
+    }
+}
+
+/// The [`Ecc`] mode and the four error counters of one GPU, each read on its own.
+fn read_ecc(device: &nvml_wrapper::Device<'_>, l: &mut bool) -> Ecc {
+    Ecc {
+        mode: Reading::from_nvml(
+            device.is_ecc_enabled().map(|m| EccMode {
+                current: m.currently_enabled,
+                pending: m.pending_enabled,
+            }),
+            l,
+        ),
+        volatile_corrected: Reading::from_nvml(
+            device.total_ecc_errors(MemoryError::Corrected, EccCounter::Volatile),
+            l,
+        ),
+        volatile_uncorrected: Reading::from_nvml(
+            device.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile),
+            l,
+        ),
+        aggregate_corrected: Reading::from_nvml(
+            device.total_ecc_errors(MemoryError::Corrected, EccCounter::Aggregate),
+            l,
+        ),
+        aggregate_uncorrected: Reading::from_nvml(
+            device.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Aggregate),
+            l,
+        ),
+    }
+}
+
+/// The retired-page counts of one GPU (one reading: any failing call fails it).
+fn retired_pages(device: &nvml_wrapper::Device<'_>) -> Result<RetiredPages, NvmlError> {
+    use nvml_wrapper::enum_wrappers::device::RetirementCause;
+    Ok(RetiredPages {
+        single_bit: device
+            .retired_pages(RetirementCause::MultipleSingleBitEccErrors)?
+            .len() as u32,
+        double_bit: device
+            .retired_pages(RetirementCause::DoubleBitEccError)?
+            .len() as u32,
+        pending: device.are_pages_pending_retired()?,
+    })
+}
+
+/// The compute processes running on one GPU, with their memory where the driver tells it.
+fn compute_processes(device: &nvml_wrapper::Device<'_>) -> Result<Vec<GpuProcess>, NvmlError> {
+    device.running_compute_processes().map(|ps| {
+        ps.into_iter()
+            .map(|p| GpuProcess {
+                pid: p.pid,
+                used_memory: match p.used_gpu_memory {
+                    UsedGpuMemory::Used(b) => Some(b),
+                    UsedGpuMemory::Unavailable => None,
+                },
+            })
+            .collect()
+    })
 }
 
 /// `nvmlDeviceGetRemappedRows`, which nvml-wrapper 0.13 does not wrap: called through the

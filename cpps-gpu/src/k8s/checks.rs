@@ -8,7 +8,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::argocd::{OperationPhase, SyncStatusCode, health_severity};
 use super::cni::CniKind;
-use super::kueue::{MultiKueueCluster, MultiKueueConfig, ResourceFlavor};
+use super::kueue::{AdmissionCheck, MultiKueueCluster, MultiKueueConfig, ResourceFlavor};
 use super::nodes::{GpuNode, PluginPod};
 use super::quantity;
 use super::sharing::{
@@ -278,73 +278,12 @@ pub fn multikueue(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
         .iter()
         .filter_map(|c| c.metadata.name.as_deref().map(|n| (n, c)))
         .collect();
-    let mut named = BTreeSet::new();
-    let mut reported = BTreeSet::new();
+    let mut seen = WorkersSeen::default();
     for ac in s.admission_checks.iter().filter(|ac| ac.is_multikueue()) {
-        let o = obj("AdmissionCheck", None, ac.metadata.name.as_deref());
-        let Some(config_name) = ac.multikueue_config() else {
-            f.push(
-                Finding::new(
-                    Severity::Critical,
-                    "multikueue-config-missing",
-                    "the MultiKueue AdmissionCheck names no MultiKueueConfig in its parameters",
-                )
-                .about(o),
-            );
+        let Some((config_name, config)) = multikueue_config_of(s, ac, &configs, f) else {
             continue;
         };
-        let Some(config) = configs.get(config_name) else {
-            // Listed but not readable here: it exists, and its own finding says so.
-            if is_undecodable(s, "MultiKueueConfig", config_name) {
-                f.push(
-                    Finding::new(
-                        Severity::Warning,
-                        "multikueue-config-undecodable",
-                        format!("cannot tell where Workloads go: MultiKueueConfig {config_name} does not decode"),
-                    )
-                    .about(o),
-                );
-                continue;
-            }
-            f.push(
-                Finding::new(
-                    Severity::Critical,
-                    "multikueue-config-missing",
-                    format!("MultiKueueConfig {config_name} does not exist: no Workload can be dispatched"),
-                )
-                .about(o),
-            );
-            continue;
-        };
-        let (mut usable, mut unknown) = (0, 0);
-        for cluster in &config.spec.clusters {
-            named.insert(cluster.as_str());
-            let co = obj("MultiKueueCluster", None, Some(cluster));
-            match clusters.get(cluster.as_str()) {
-                None if is_undecodable(s, "MultiKueueCluster", cluster) => unknown += 1,
-                None => f.push(
-                    Finding::new(
-                        Severity::Warning,
-                        "multikueue-cluster-missing",
-                        format!("MultiKueueConfig {config_name} names this worker cluster, which does not exist"),
-                    )
-                    .about(co),
-                ),
-                Some(c) => match c.inactive_because() {
-                    None => usable += 1,
-                    // One finding per cluster, however many configurations name it.
-                    Some(_) if !reported.insert(cluster.as_str()) => {}
-                    Some(why) => f.push(
-                        Finding::new(
-                            Severity::Warning,
-                            "multikueue-cluster-inactive",
-                            format!("the worker cluster is not connected ({why})"),
-                        )
-                        .about(co),
-                    ),
-                },
-            }
-        }
+        let (usable, unknown) = judge_workers(s, config_name, config, &clusters, &mut seen, f);
         if usable == 0 && unknown == 0 {
             f.push(
                 Finding::new(
@@ -355,13 +294,13 @@ pub fn multikueue(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
                         config.spec.clusters.len()
                     ),
                 )
-                .about(o),
+                .about(obj("AdmissionCheck", None, ac.metadata.name.as_deref())),
             );
         }
     }
     // Clusters no manager check uses: reported when they are not connected either.
     for (name, c) in &clusters {
-        if named.contains(name) {
+        if seen.named.contains(name) {
             continue;
         }
         if let Some(why) = c.inactive_because() {
@@ -375,6 +314,104 @@ pub fn multikueue(s: &ClusterSnapshot, f: &mut Vec<Finding>) {
             );
         }
     }
+}
+
+/// The worker clusters [`multikueue`] has met so far, across AdmissionChecks.
+#[derive(Default)]
+struct WorkersSeen<'a> {
+    /// Named by some MultiKueueConfig.
+    named: BTreeSet<&'a str>,
+    /// Already reported inactive: one finding per cluster, however many configurations name it.
+    reported: BTreeSet<&'a str>,
+}
+
+/// The MultiKueueConfig a MultiKueue AdmissionCheck names, with its name; `None`, after a
+/// finding, when it names none, names one that does not exist, or one that does not decode.
+fn multikueue_config_of<'a>(
+    s: &ClusterSnapshot,
+    ac: &'a AdmissionCheck,
+    configs: &BTreeMap<&str, &'a MultiKueueConfig>,
+    f: &mut Vec<Finding>,
+) -> Option<(&'a str, &'a MultiKueueConfig)> {
+    let o = obj("AdmissionCheck", None, ac.metadata.name.as_deref());
+    let Some(config_name) = ac.multikueue_config() else {
+        f.push(
+            Finding::new(
+                Severity::Critical,
+                "multikueue-config-missing",
+                "the MultiKueue AdmissionCheck names no MultiKueueConfig in its parameters",
+            )
+            .about(o),
+        );
+        return None;
+    };
+    if let Some(config) = configs.get(config_name) {
+        return Some((config_name, config));
+    }
+    // Listed but not readable here: it exists, and its own finding says so.
+    if is_undecodable(s, "MultiKueueConfig", config_name) {
+        f.push(
+            Finding::new(
+                Severity::Warning,
+                "multikueue-config-undecodable",
+                format!(
+                    "cannot tell where Workloads go: MultiKueueConfig {config_name} does not decode"
+                ),
+            )
+            .about(o),
+        );
+        return None;
+    }
+    f.push(
+        Finding::new(
+            Severity::Critical,
+            "multikueue-config-missing",
+            format!("MultiKueueConfig {config_name} does not exist: no Workload can be dispatched"),
+        )
+        .about(o),
+    );
+    None
+}
+
+/// Judges each worker cluster of one MultiKueueConfig: a finding for each one missing or not
+/// connected; returns how many are usable and how many cannot be told (they do not decode).
+fn judge_workers<'a>(
+    s: &ClusterSnapshot,
+    config_name: &str,
+    config: &'a MultiKueueConfig,
+    clusters: &BTreeMap<&str, &MultiKueueCluster>,
+    seen: &mut WorkersSeen<'a>,
+    f: &mut Vec<Finding>,
+) -> (usize, usize) {
+    let (mut usable, mut unknown) = (0, 0);
+    for cluster in &config.spec.clusters {
+        seen.named.insert(cluster.as_str());
+        let co = obj("MultiKueueCluster", None, Some(cluster));
+        match clusters.get(cluster.as_str()) {
+            None if is_undecodable(s, "MultiKueueCluster", cluster) => unknown += 1,
+            None => f.push(
+                Finding::new(
+                    Severity::Warning,
+                    "multikueue-cluster-missing",
+                    format!("MultiKueueConfig {config_name} names this worker cluster, which does not exist"),
+                )
+                .about(co),
+            ),
+            Some(c) => match c.inactive_because() {
+                None => usable += 1,
+                Some(_) if !seen.reported.insert(cluster.as_str()) => {}
+                Some(why) => f.push(
+                    Finding::new(
+                        Severity::Warning,
+                        "multikueue-cluster-inactive",
+                        format!("the worker cluster is not connected ({why})"),
+                    )
+                    .about(co),
+                ),
+            },
+        }
+    }
+    (usable, unknown)
 }
 
 /// The device plugin's configuration, per GPU node: the key its config-manager picks (node label,
@@ -1846,70 +1883,29 @@ mod tests {
         .to_vec();
         let mut f = Vec::new();
         multikueue(&s, &mut f);
-        let got: Vec<(Severity, &str, Option<&str>, &str)> = f
+        let got: Vec<String> = f
             .iter()
             .map(|f| {
-                (
+                format!(
+                    "{} {} [{}] {}",
                     f.severity,
-                    f.code.as_str(),
-                    f.object.as_deref(),
-                    f.message.as_str(),
+                    f.code,
+                    f.object.as_deref().unwrap_or(""),
+                    f.message
                 )
             })
             .collect();
-        let inactive = "multikueue-cluster-inactive";
-        let refused = "the worker cluster is not connected (ClientConnectionFailed: dial tcp: connection refused)";
         assert_eq!(
             got,
             [
-                (
-                    Severity::Critical,
-                    "multikueue-config-missing",
-                    Some("AdmissionCheck no-params"),
-                    "the MultiKueue AdmissionCheck names no MultiKueueConfig in its parameters"
-                ),
-                (
-                    Severity::Critical,
-                    "multikueue-config-missing",
-                    Some("AdmissionCheck gone"),
-                    "MultiKueueConfig absent does not exist: no Workload can be dispatched"
-                ),
-                (
-                    Severity::Warning,
-                    "multikueue-config-undecodable",
-                    Some("AdmissionCheck odd"),
-                    "cannot tell where Workloads go: MultiKueueConfig odd-config does not decode"
-                ),
-                (
-                    Severity::Warning,
-                    inactive,
-                    Some("MultiKueueCluster down"),
-                    refused
-                ),
-                (
-                    Severity::Warning,
-                    "multikueue-cluster-missing",
-                    Some("MultiKueueCluster nowhere"),
-                    "MultiKueueConfig cfg names this worker cluster, which does not exist"
-                ),
-                (
-                    Severity::Warning,
-                    inactive,
-                    Some("MultiKueueCluster down2"),
-                    "the worker cluster is not connected (no Active condition)"
-                ),
-                (
-                    Severity::Critical,
-                    "multikueue-no-usable-cluster",
-                    Some("AdmissionCheck mk-down"),
-                    "none of the 2 worker cluster(s) of MultiKueueConfig cfg-down is active: Workloads cannot run anywhere"
-                ),
-                (
-                    Severity::Warning,
-                    inactive,
-                    Some("MultiKueueCluster spare"),
-                    refused
-                ),
+                "critical multikueue-config-missing [AdmissionCheck no-params] the MultiKueue AdmissionCheck names no MultiKueueConfig in its parameters",
+                "critical multikueue-config-missing [AdmissionCheck gone] MultiKueueConfig absent does not exist: no Workload can be dispatched",
+                "warning multikueue-config-undecodable [AdmissionCheck odd] cannot tell where Workloads go: MultiKueueConfig odd-config does not decode",
+                "warning multikueue-cluster-inactive [MultiKueueCluster down] the worker cluster is not connected (ClientConnectionFailed: dial tcp: connection refused)",
+                "warning multikueue-cluster-missing [MultiKueueCluster nowhere] MultiKueueConfig cfg names this worker cluster, which does not exist",
+                "warning multikueue-cluster-inactive [MultiKueueCluster down2] the worker cluster is not connected (no Active condition)",
+                "critical multikueue-no-usable-cluster [AdmissionCheck mk-down] none of the 2 worker cluster(s) of MultiKueueConfig cfg-down is active: Workloads cannot run anywhere",
+                "warning multikueue-cluster-inactive [MultiKueueCluster spare] the worker cluster is not connected (ClientConnectionFailed: dial tcp: connection refused)",
             ]
         );
     }

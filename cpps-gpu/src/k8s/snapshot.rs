@@ -279,73 +279,135 @@ pub async fn collect(client: &kube::Client) -> Result<ClusterSnapshot, Error> {
 async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> {
     let served = kueue::served_versions(client).await?;
     let (core, queues, others) = futures::join!(
-        async {
-            futures::join!(
-                list_all::<Node>(client),
-                list_all::<Pod>(client),
-                list_all::<DaemonSet>(client),
-                list_all::<ConfigMap>(client),
-            )
-        },
-        async {
-            futures::join!(
-                kueue::list_served::<ResourceFlavor>(
-                    client,
-                    &served,
-                    None,
-                    "ResourceFlavor",
-                    "resourceflavors"
-                ),
-                kueue::list_served::<ClusterQueue>(
-                    client,
-                    &served,
-                    None,
-                    "ClusterQueue",
-                    "clusterqueues"
-                ),
-                kueue::list_served::<LocalQueue>(
-                    client,
-                    &served,
-                    None,
-                    "LocalQueue",
-                    "localqueues"
-                ),
-                kueue::list_served::<Workload>(client, &served, None, "Workload", "workloads"),
-            )
-        },
-        async {
-            futures::join!(
-                kueue::list_served::<AdmissionCheck>(
-                    client,
-                    &served,
-                    None,
-                    "AdmissionCheck",
-                    "admissionchecks"
-                ),
-                kueue::list_served::<MultiKueueConfig>(
-                    client,
-                    &served,
-                    None,
-                    "MultiKueueConfig",
-                    "multikueueconfigs"
-                ),
-                kueue::list_served::<MultiKueueCluster>(
-                    client,
-                    &served,
-                    None,
-                    "MultiKueueCluster",
-                    "multikueueclusters"
-                ),
-                list_items::<Application>(client, "Application"),
-                list_items::<Certificate>(client, "Certificate"),
-                list_all::<RuntimeClass>(client),
-            )
-        }
+        list_core(client),
+        list_queues(client, &served),
+        list_others(client, &served),
     );
+    let lists = sort_answers(core, queues, others);
+    let kueue_namespace = kueue_namespace(&lists.pods, &lists.configmaps);
+    let worker_secrets = worker_secrets(
+        client,
+        &lists.multikueue_clusters,
+        kueue_namespace.as_deref(),
+    )
+    .await;
+    Ok(assemble(lists, &served, worker_secrets))
+}
+
+/// One list's answer: the items, `None` when the kind is not served, or the error.
+type Answer<T> = Result<Option<T>, Error>;
+
+/// The core lists' answers: nodes, pods, DaemonSets, ConfigMaps.
+type CoreAnswers = (
+    Answer<Vec<Node>>,
+    Answer<Vec<Pod>>,
+    Answer<Vec<DaemonSet>>,
+    Answer<Vec<ConfigMap>>,
+);
+
+/// The Kueue queue lists' answers: ResourceFlavors, ClusterQueues, LocalQueues, Workloads.
+type QueueAnswers = (
+    Answer<Listed<ResourceFlavor>>,
+    Answer<Listed<ClusterQueue>>,
+    Answer<Listed<LocalQueue>>,
+    Answer<Listed<Workload>>,
+);
+
+/// The other lists' answers: MultiKueue's three kinds, Applications, Certificates and
+/// RuntimeClasses.
+type OtherAnswers = (
+    Answer<Listed<AdmissionCheck>>,
+    Answer<Listed<MultiKueueConfig>>,
+    Answer<Listed<MultiKueueCluster>>,
+    Answer<Listed<Application>>,
+    Answer<Listed<Certificate>>,
+    Answer<Vec<RuntimeClass>>,
+);
+
+/// `GET` the core lists, all at once.
+async fn list_core(client: &kube::Client) -> CoreAnswers {
+    futures::join!(
+        list_all::<Node>(client),
+        list_all::<Pod>(client),
+        list_all::<DaemonSet>(client),
+        list_all::<ConfigMap>(client),
+    )
+}
+
+/// `GET` the Kueue queue lists at the versions the server serves, all at once.
+async fn list_queues(client: &kube::Client, served: &ServedVersions) -> QueueAnswers {
+    futures::join!(
+        kueue::list_served::<ResourceFlavor>(
+            client,
+            served,
+            None,
+            "ResourceFlavor",
+            "resourceflavors"
+        ),
+        kueue::list_served::<ClusterQueue>(client, served, None, "ClusterQueue", "clusterqueues"),
+        kueue::list_served::<LocalQueue>(client, served, None, "LocalQueue", "localqueues"),
+        kueue::list_served::<Workload>(client, served, None, "Workload", "workloads"),
+    )
+}
+
+/// `GET` the MultiKueue, Argo CD, cert-manager and RuntimeClass lists, all at once.
+async fn list_others(client: &kube::Client, served: &ServedVersions) -> OtherAnswers {
+    futures::join!(
+        kueue::list_served::<AdmissionCheck>(
+            client,
+            served,
+            None,
+            "AdmissionCheck",
+            "admissionchecks"
+        ),
+        kueue::list_served::<MultiKueueConfig>(
+            client,
+            served,
+            None,
+            "MultiKueueConfig",
+            "multikueueconfigs"
+        ),
+        kueue::list_served::<MultiKueueCluster>(
+            client,
+            served,
+            None,
+            "MultiKueueCluster",
+            "multikueueclusters"
+        ),
+        list_items::<Application>(client, "Application"),
+        list_items::<Certificate>(client, "Certificate"),
+        list_all::<RuntimeClass>(client),
+    )
+}
+
+/// Every list as read: the core ones empty when unread, the others `None` when not served or
+/// unread (`unread` tells which), with what [`items`] set aside.
+struct Lists {
+    nodes: Vec<Node>,
+    pods: Vec<Pod>,
+    daemonsets: Vec<DaemonSet>,
+    configmaps: Vec<ConfigMap>,
+    resource_flavors: Option<Vec<ResourceFlavor>>,
+    cluster_queues: Option<Vec<ClusterQueue>>,
+    local_queues: Option<Vec<LocalQueue>>,
+    workloads: Option<Vec<Workload>>,
+    admission_checks: Option<Vec<AdmissionCheck>>,
+    multikueue_configs: Option<Vec<MultiKueueConfig>>,
+    multikueue_clusters: Vec<MultiKueueCluster>,
+    applications: Option<Vec<Application>>,
+    certificates: Option<Vec<Certificate>>,
+    runtime_classes: Option<Vec<RuntimeClass>>,
+    unread: Vec<Unread>,
+    aside: Aside,
+}
+
+/// Sorts the answers into [`Lists`]: each failure into `unread`, in the order the kinds are
+/// listed here, and each list's undecodable objects and fallback aside.
+fn sort_answers(core: CoreAnswers, queues: QueueAnswers, others: OtherAnswers) -> Lists {
     let mut unread = Vec::new();
     let r = &mut unread;
-    let (raw_nodes, pods, daemonsets, configmaps) = core;
-    let (raw_nodes, pods) = (read(raw_nodes, NODE, r), read(pods, POD, r));
+    let (nodes, pods, daemonsets, configmaps) = core;
+    let (nodes, pods) = (read(nodes, NODE, r), read(pods, POD, r));
     let daemonsets = read(daemonsets, DAEMON_SET, r);
     let configmaps = read(configmaps, CONFIG_MAP, r);
     let mut aside = Aside::default();
@@ -361,25 +423,64 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
     let mks = items(read(mks, MULTIKUEUE_CLUSTER, r), MULTIKUEUE_CLUSTER, u);
     let apps = items(read(apps, APPLICATION, r), APPLICATION, u);
     let certs = items(read(certs, CERTIFICATE, r), CERTIFICATE, u);
+    let runtime_classes = read(runtime_classes, RUNTIME_CLASS, r);
+    Lists {
+        nodes: nodes.unwrap_or_default(),
+        pods: pods.unwrap_or_default(),
+        daemonsets: daemonsets.unwrap_or_default(),
+        configmaps: configmaps.unwrap_or_default(),
+        resource_flavors: flavors,
+        cluster_queues: cqs,
+        local_queues: lqs,
+        workloads: wls,
+        admission_checks: acs,
+        multikueue_configs: mkconfs,
+        multikueue_clusters: mks.unwrap_or_default(),
+        applications: apps,
+        certificates: certs,
+        runtime_classes,
+        unread,
+        aside,
+    }
+}
+
+/// The snapshot of what was read: the node inventory, the device plugins' configurations and
+/// the CNI worked out from the core lists, and each kind neither read nor unread `missing`.
+fn assemble(
+    lists: Lists,
+    served: &ServedVersions,
+    worker_secrets: Vec<WorkerSecret>,
+) -> ClusterSnapshot {
+    let Lists {
+        nodes: raw_nodes,
+        pods,
+        daemonsets,
+        configmaps,
+        resource_flavors,
+        cluster_queues,
+        local_queues,
+        workloads,
+        admission_checks,
+        multikueue_configs,
+        multikueue_clusters,
+        applications,
+        certificates,
+        runtime_classes,
+        unread,
+        aside,
+    } = lists;
     let Aside {
         undecodable,
         fallbacks: kueue_fallbacks,
     } = aside;
-    let runtime_classes = read(runtime_classes, RUNTIME_CLASS, r);
     let mut missing = Vec::new();
     if runtime_classes.is_none() && !unread.iter().any(|x| x.kind == RUNTIME_CLASS) {
         missing.push(Missing(RUNTIME_CLASS));
     }
-    let raw_nodes = raw_nodes.unwrap_or_default();
-    let pods = pods.unwrap_or_default();
-    let daemonsets = daemonsets.unwrap_or_default();
     let device_plugins = sharing::deployments(&daemonsets);
-    let configmaps = configmaps.unwrap_or_default();
     let (plugin_configs, plugin_config_errors) = sharing::configs(&device_plugins, &configmaps);
-    let mks = mks.unwrap_or_default();
-    let kueue_namespace = kueue_namespace(&pods, &configmaps);
-    let worker_secrets = worker_secrets(client, &mks, kueue_namespace.as_deref()).await;
-    Ok(ClusterSnapshot {
+    let m = &mut missing;
+    ClusterSnapshot {
         worker_secrets,
         nodes: nodes::inventory(&raw_nodes, &pods),
         plugin_pods: nodes::plugin_pods(&pods),
@@ -392,22 +493,22 @@ async fn collect_inner(client: &kube::Client) -> Result<ClusterSnapshot, Error> 
         device_plugins,
         plugin_configs,
         plugin_config_errors,
-        kueue_versions: kueue_versions(&served, &kueue_fallbacks),
-        resource_flavors: or_missing(flavors, RESOURCE_FLAVOR, &mut missing, &unread),
-        cluster_queues: or_missing(cqs, CLUSTER_QUEUE, &mut missing, &unread),
-        local_queues: or_missing(lqs, LOCAL_QUEUE, &mut missing, &unread),
-        workloads: or_missing(wls, WORKLOAD, &mut missing, &unread),
+        kueue_versions: kueue_versions(served, &kueue_fallbacks),
+        resource_flavors: or_missing(resource_flavors, RESOURCE_FLAVOR, m, &unread),
+        cluster_queues: or_missing(cluster_queues, CLUSTER_QUEUE, m, &unread),
+        local_queues: or_missing(local_queues, LOCAL_QUEUE, m, &unread),
+        workloads: or_missing(workloads, WORKLOAD, m, &unread),
         // Only MultiKueue managers have these: absent CRDs are not a gap of a plain Kueue.
-        admission_checks: acs.unwrap_or_default(),
-        multikueue_configs: mkconfs.unwrap_or_default(),
-        multikueue_clusters: mks,
-        applications: or_missing(apps, APPLICATION, &mut missing, &unread),
-        certificates: or_missing(certs, CERTIFICATE, &mut missing, &unread),
+        admission_checks: admission_checks.unwrap_or_default(),
+        multikueue_configs: multikueue_configs.unwrap_or_default(),
+        multikueue_clusters,
+        applications: or_missing(applications, APPLICATION, m, &unread),
+        certificates: or_missing(certificates, CERTIFICATE, m, &unread),
         missing,
         unread,
         kueue_fallbacks,
         undecodable,
-    })
+    }
 }
 
 /// Lists every `K` (all namespaces) and decodes the items one by one (as the Kueue lists are):
