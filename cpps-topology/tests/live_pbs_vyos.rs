@@ -1028,3 +1028,41 @@ fn the_endpoints_file_names_a_second_router() {
     assert_eq!(sources.sites[0].len(), 2);
     assert!(sources.sites[0].vyos_peer.is_some());
 }
+
+/// The second router of a VRRP pair (`vyos_peer`) is judged as the first is: its groups are
+/// MASTER or BACKUP (VRRP-001, named by the router the topology pairs with the site's, here
+/// `vyos-sp-b`), and a group MASTER on both routers is a split brain, named by group: both then
+/// hold its virtual addresses (keepalived's `vrrp_state_become_master` adds the VIPs on each).
+/// The states are those of `show vrrp` (vyos-1x `src/op_mode/vrrp.py`, the `State` column of
+/// keepalived's JSON). Failed first: only `vyos` was judged, so neither the FAULT nor the
+/// unknown state of the second router nor the split brain was reported.
+#[test]
+fn the_second_router_is_judged_and_a_split_brain_is_named_by_group() {
+    let topology = load("linked.yaml", LINKED);
+    let mut site = SiteObservation::new("sp");
+    site.vyos = Sourced::Observed(VyosFacts {
+        vrrp: vec![
+            vrrp("LAN", Some("MASTER")),
+            vrrp("MGMT", Some("BACKUP")),
+            vrrp("DMZ", Some("BACKUP")),
+        ],
+        ..VyosFacts::default()
+    });
+    site.vyos_peer = Sourced::Observed(VyosFacts {
+        vrrp: vec![
+            vrrp("LAN", Some("MASTER")),
+            vrrp("MGMT", Some("FAULT")),
+            vrrp("DMZ", None),
+        ],
+        ..VyosFacts::default()
+    });
+    let audit = audit_at_now(&topology, vec![site]);
+    assert_eq!(
+        rule_messages(&audit.report, "VRRP-001"),
+        [
+            "warning vyos-sp VRRP group LAN is MASTER on both vyos-sp and vyos-sp-b: a split brain, both hold its virtual addresses",
+            "warning vyos-sp-b VRRP group MGMT on eth1 of vyos-sp-b is FAULT",
+            "warning vyos-sp-b the state of VRRP group DMZ on eth1 of vyos-sp-b is unknown (not in `show vrrp`)",
+        ]
+    );
+}

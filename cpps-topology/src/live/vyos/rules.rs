@@ -2,7 +2,8 @@
 //! LINK-001 (a declared cross-site link's WireGuard peer shook hands recently; a DRBD connection
 //! across the link that is not `Connected` is traced to it), LINK-002 (BGP sessions
 //! Established and IPsec tunnels up), LINK-003 (the link's two routers agree on their WireGuard
-//! tunnel, compared by `cpps_vyos::pair`), VRRP-001 (VRRP groups MASTER or BACKUP) and VRRP-002
+//! tunnel, compared by `cpps_vyos::pair`), VRRP-001 (VRRP groups MASTER or BACKUP on both routers
+//! of a pair, and never MASTER on both) and VRRP-002
 //! (a site's two routers agree on their VRRP groups, compared by `cpps_vyos::pair`).
 //!
 //! Which WireGuard peer carries a link: the topology names routers and sites, VyOS names peers,
@@ -459,46 +460,117 @@ pub(crate) fn link_002(live: &Live<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// VRRP-001: every VRRP group of a router is MASTER or BACKUP; FAULT, INIT and any other word
-/// are findings (unknown is never healthy), and so is a state that could not be read.
+/// The second router of each site whose `vyos_peer` was observed: the router the topology
+/// pairs with the site's (`vrrp_peer`) when declared, else "the second router of" the site.
+fn observed_peers<'a>(live: &Live<'a>) -> Vec<ObservedRouter<'a>> {
+    let routers = site_routers(live);
+    live.observed
+        .sites
+        .iter()
+        .filter_map(|site| {
+            let facts = site.vyos_peer.observed()?;
+            let first = routers.get(site.site.as_str()).copied();
+            let second = first
+                .and_then(|r| r.vrrp_peer.as_ref())
+                .and_then(|id| live.topo.router(id));
+            let subject = second
+                .or(first)
+                .map(ComponentRef::Router)
+                .or_else(|| live.site_ref(&site.site))?;
+            Some(ObservedRouter {
+                site: &site.site,
+                facts,
+                subject,
+                name: second.map_or_else(
+                    || format!("the second router of {}", site.site),
+                    |r| r.id.to_string(),
+                ),
+            })
+        })
+        .collect()
+}
+
+/// VRRP-001: every VRRP group of a router, the second router of a pair (`vyos_peer`)
+/// included, is MASTER or BACKUP; FAULT, INIT and any other word are findings (unknown is never
+/// healthy), and so is a state that could not be read. A group MASTER on both routers of a
+/// pair is a split brain, one finding per group: keepalived's `vrrp_state_become_master`
+/// (acassen/keepalived `keepalived/vrrp/vrrp.c`) adds the virtual addresses on each.
 pub(crate) fn vrrp_001(live: &Live<'_>, sink: &mut Sink<'_>) {
-    for ObservedRouter {
+    let firsts = observed_routers(live);
+    let seconds = observed_peers(live);
+    for first in &firsts {
+        let Some(second) = seconds.iter().find(|s| s.site == first.site) else {
+            continue;
+        };
+        let master = |r: &ObservedRouter<'_>, group: &str| {
+            r.facts
+                .vrrp
+                .iter()
+                .any(|g| g.group == group && g.state.as_deref() == Some("MASTER"))
+        };
+        let mut split: Vec<&str> = first
+            .facts
+            .vrrp
+            .iter()
+            .map(|g| g.group.as_str())
+            .filter(|g| master(first, g) && master(second, g))
+            .collect();
+        split.dedup();
+        for group in split {
+            emit_on(
+                sink,
+                Severity::Warning,
+                first.subject,
+                format!(
+                    "VRRP group {group} is MASTER on both {} and {}: a split brain, both hold its \
+                     virtual addresses",
+                    first.name, second.name
+                ),
+            );
+        }
+    }
+    for router in firsts.iter().chain(&seconds) {
+        group_states(router, sink);
+    }
+}
+
+/// VRRP-001's judgement of one router's group states.
+fn group_states(router: &ObservedRouter<'_>, sink: &mut Sink<'_>) {
+    let ObservedRouter {
         facts,
         subject,
         name,
         ..
-    } in observed_routers(live)
-    {
-        let failed = partial(facts, "show vrrp");
-        for g in &facts.vrrp {
-            let on = g
-                .interface
-                .as_deref()
-                .map(|i| format!(" on {i}"))
-                .unwrap_or_default();
-            match g.state.as_deref() {
-                Some("MASTER" | "BACKUP") => {}
-                Some(state) => emit_on(
-                    sink,
-                    Severity::Warning,
-                    subject,
-                    format!("VRRP group {}{on} of {name} is {state}", g.group),
+    } = router;
+    let failed = partial(facts, "show vrrp");
+    for g in &facts.vrrp {
+        let on = g
+            .interface
+            .as_deref()
+            .map(|i| format!(" on {i}"))
+            .unwrap_or_default();
+        match g.state.as_deref() {
+            Some("MASTER" | "BACKUP") => {}
+            Some(state) => emit_on(
+                sink,
+                Severity::Warning,
+                *subject,
+                format!("VRRP group {}{on} of {name} is {state}", g.group),
+            ),
+            None => emit_on(
+                sink,
+                Severity::Warning,
+                *subject,
+                format!(
+                    "the state of VRRP group {}{on} of {name} is unknown{}",
+                    g.group,
+                    if failed.is_empty() {
+                        " (not in `show vrrp`)".to_owned()
+                    } else {
+                        format!(" ({})", failed.join("; "))
+                    }
                 ),
-                None => emit_on(
-                    sink,
-                    Severity::Warning,
-                    subject,
-                    format!(
-                        "the state of VRRP group {}{on} of {name} is unknown{}",
-                        g.group,
-                        if failed.is_empty() {
-                            " (not in `show vrrp`)".to_owned()
-                        } else {
-                            format!(" ({})", failed.join("; "))
-                        }
-                    ),
-                ),
-            }
+            ),
         }
     }
 }
