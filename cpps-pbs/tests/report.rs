@@ -11,6 +11,65 @@ use cpps_pbs::checks::Sites;
 use cpps_pbs::report::{self, Inventory, Report, ReportOptions};
 use serde_json::json;
 
+/// Issue 30 section 5: the whole output of `report::collect`, `report::build` and
+/// `Report::to_text` for one scenario, pinned byte for byte in `tests/golden/report/{name}.txt`
+/// (the text, the report as JSON and, when `collect` read it, the inventory's `Debug`; the mock
+/// server's port masked), so
+/// that reshaping those functions changes nothing. `CPPS_UPDATE_GOLDEN=1` rewrites the file
+/// instead; a rewrite is reviewed as a diff.
+fn pin(name: &str, collected: Option<&Inventory>, report: &Report) {
+    let mut got = format!(
+        "{}\n--- JSON ---\n{}\n",
+        report.to_text(),
+        serde_json::to_string_pretty(report).expect("a report serializes"),
+    );
+    if let Some(inventory) = collected {
+        got.push_str(&format!("--- inventory ---\n{inventory:#?}\n"));
+    }
+    let got = mask_ports(&got);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/report")
+        .join(format!("{name}.txt"));
+    if std::env::var_os("CPPS_UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("the golden folder");
+        std::fs::write(&path, &got).expect("the golden file is written");
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (CPPS_UPDATE_GOLDEN=1 writes it)", path.display()));
+    if got != want {
+        let (g, w): (Vec<&str>, Vec<&str>) = (got.lines().collect(), want.lines().collect());
+        let at = (0..g.len().max(w.len()))
+            .find(|&i| g.get(i) != w.get(i))
+            .unwrap_or(0);
+        panic!(
+            "{name}: differs from {} at line {}:\n got: {:?}\nwant: {:?}",
+            path.display(),
+            at + 1,
+            g.get(at),
+            w.get(at)
+        );
+    }
+}
+
+/// `text` with every `127.0.0.1:PORT` written `127.0.0.1:PORT`: the mock server's port changes
+/// from run to run.
+fn mask_ports(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("127.0.0.1:") {
+        let (before, after) = rest.split_at(at + "127.0.0.1:".len());
+        out.push_str(before);
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 {
+            out.push_str("PORT");
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
 async fn inventory(stores: Option<&[String]>) -> Inventory {
     inventory_with(stores, true).await
 }
@@ -115,6 +174,7 @@ fn store1_report(inventory: &Inventory) -> Report {
 async fn report_over_all_datastores() {
     let inventory = inventory(None).await;
     let report = report::build(&inventory, common::NOW, &options());
+    pin("all_datastores", Some(&inventory), &report);
     let s = report.summary;
     assert_eq!((s.datastores, s.unreadable_datastores, s.guests), (3, 1, 5));
     assert_eq!((s.rpo_breaches, s.verify_failures, s.unverified), (1, 1, 1));
@@ -179,6 +239,7 @@ async fn report_over_one_datastore_reads_only_its_snapshots() {
     let stores = vec!["store1".to_owned()];
     let inventory = inventory(Some(&stores)).await;
     let report = store1_report(&inventory);
+    pin("store1", Some(&inventory), &report);
     assert_eq!(report.datastores.len(), 1);
     // Only store1's problems count: the failed verify job.
     assert_eq!(
@@ -203,6 +264,7 @@ async fn unreadable_remotes_do_not_stop_the_report() {
     let error = inventory.remotes_error.as_deref().unwrap();
     assert!(error.contains("permission check failed"), "{error}");
     let report = store1_report(&inventory);
+    pin("remotes_unreadable", Some(&inventory), &report);
     let store1 = &report.datastores[0];
     assert_eq!(store1.sync.cross_site, cpps_pbs::checks::CrossSiteSync::Ok);
     assert_eq!(store1.sync.links[0].remote_host, None);
@@ -221,6 +283,7 @@ fn a_healthy_inventory_passes() {
     let mut inventory = store1_inventory(vm100_snapshots());
     inventory.datastores = common::data("datastores.json");
     let report = store1_report(&inventory);
+    pin("healthy", None, &report);
     assert!(!report.is_failing(), "{}", report.to_text());
     assert!(report.to_text().contains("result: OK"));
     assert_eq!(report.summary.without_cross_site_sync, 0);
@@ -252,6 +315,7 @@ async fn an_old_pbs_and_a_forbidden_part_still_give_a_report() {
         ]
     );
     let report = store1_report(&inventory);
+    pin("old_pbs_verify_forbidden", Some(&inventory), &report);
     assert!(report.is_partial());
     assert_eq!(report.summary.unread_parts, 1);
     assert_eq!(report.summary.guests, 4);
@@ -282,6 +346,7 @@ fn an_unknown_verification_state_fails_the_report() {
     }
     let inventory = store1_inventory(snapshots);
     let report = store1_report(&inventory);
+    pin("verification_unknown", None, &report);
     assert_eq!(report.summary.verify_unknown, 1);
     assert_eq!(report.summary.verify_failures, 0);
     assert!(report.is_failing());
@@ -326,6 +391,7 @@ async fn a_failed_version_read_is_sent_once_and_shared_by_the_parts_that_need_it
     assert_eq!(inventory.verify_jobs.len(), 2);
     assert_eq!(inventory.prune_jobs.len(), 3);
     let report = store1_report(&inventory);
+    pin("version_failed", Some(&inventory), &report);
     assert!(report.is_partial());
     assert_eq!(report.summary.guests, 4);
 }
@@ -435,6 +501,7 @@ async fn sync_jobs_hidden_by_the_token_rights_are_not_stated_as_none() {
     let stores = vec!["store1".to_owned()];
     let inventory = report::collect(&common::token_client(&api), Some(&stores)).await;
     let report = store1_report(&inventory);
+    pin("sync_jobs_hidden", Some(&inventory), &report);
     let store1 = &report.datastores[0];
     assert_eq!(
         store1.sync.cross_site,
@@ -495,6 +562,7 @@ fn a_push_copies_only_the_groups_in_its_scope() {
     let mut inventory = store1_inventory(vm100_snapshots());
     inventory.sync_jobs[0].ns = Some("pve-b".to_owned());
     let report = store1_report(&inventory);
+    pin("push_of_another_namespace", None, &report);
     assert_eq!(report.datastores[0].sync.cross_site, CrossSiteSync::Partial);
     assert!(
         report.to_text().contains("not copied off-site"),
@@ -526,6 +594,7 @@ async fn one_failing_namespace_keeps_the_rest_of_the_datastore() {
     let stores = vec!["store1".to_owned()];
     let inventory = report::collect(&common::token_client(&api), Some(&stores)).await;
     let report = store1_report(&inventory);
+    pin("namespace_forbidden", Some(&inventory), &report);
     let store1 = &report.datastores[0];
     assert_eq!(store1.error, None);
     assert_eq!(report.summary.guests, 4, "{}", report.to_text());
@@ -565,7 +634,9 @@ async fn the_fix_verifies_the_newest_finished_snapshot_not_the_group() {
     abandoned["files"] = json!([{"filename": "root.pxar.didx", "crypt-mode": "none"}]);
     snapshots.push(serde_json::from_value(abandoned).unwrap());
     let finished_time = 1_795_672_800_i64;
-    let report = store1_report(&store1_inventory(snapshots));
+    let inventory = store1_inventory(snapshots);
+    let report = store1_report(&inventory);
+    pin("abandoned_snapshot", None, &report);
     let plan = cpps_pbs::fix::plan(&report);
     let verifies: Vec<String> = plan
         .iter()
@@ -617,6 +688,7 @@ async fn the_fix_verifies_the_newest_finished_snapshot_not_the_group() {
 fn a_datastore_missing_from_the_gc_list_is_a_warning() {
     let mut inventory = store1_inventory(vm100_snapshots());
     let report = store1_report(&inventory);
+    pin("gc_unlisted", None, &report);
     assert_eq!(
         report.warnings,
         [
@@ -696,4 +768,50 @@ fn a_verified_or_encrypted_only_push_copies_only_such_snapshots() {
         judge(with_files(None), false, true),
         (CrossSiteSync::CannotTell, None)
     );
+}
+
+/// The sync link states the fixtures do not hold, pinned by [`pin`]: a run going on (the
+/// state and end absent, the task kept: pbs-api-types `src/jobs.rs` `JobScheduleStatus`), a
+/// job that never ran, a success older than the RPO, a success without an end time, and a
+/// remote in no known site; beside a newest snapshot with an unfinished one after it.
+#[test]
+fn every_sync_link_state_renders_as_pinned() {
+    let mut jobs = common::load("sync_jobs.json")["data"].clone();
+    let job = |i: usize, edit: &dyn Fn(&mut serde_json::Map<String, serde_json::Value>)| {
+        let mut job = jobs[i].as_object().expect("a job").clone();
+        job["store"] = "store1".into();
+        edit(&mut job);
+        serde_json::Value::Object(job)
+    };
+    let running = job(0, &|j| {
+        j.remove("last-run-state");
+        j.remove("last-run-endtime");
+    });
+    let never = job(0, &|j| {
+        j["id"] = "s-never".into();
+        j["remote"] = "pbs-c".into();
+        for key in ["last-run-state", "last-run-endtime", "last-run-upid"] {
+            j.remove(key);
+        }
+    });
+    let stale = job(2, &|_| {});
+    let no_end = job(1, &|j| {
+        j["last-run-state"] = "OK".into();
+        j.remove("last-run-endtime");
+    });
+    jobs = json!([running, never, stale, no_end]);
+    let mut snapshots: Vec<cpps_pbs::types::Snapshot> = common::data("snapshots_store1.json");
+    let mut abandoned = serde_json::to_value(&snapshots[0]).expect("a snapshot");
+    abandoned["backup-time"] = (common::NOW - 60).into();
+    abandoned["files"] = json!([{"filename": "root.pxar.didx", "crypt-mode": "none"}]);
+    snapshots.push(serde_json::from_value(abandoned).expect("a snapshot"));
+    let mut inventory = store1_inventory(snapshots);
+    inventory.sync_jobs = serde_json::from_value(jobs).expect("sync jobs");
+    inventory.sync_lists_complete = Some(true);
+    let report = store1_report(&inventory);
+    pin("sync_link_states", None, &report);
+    let unknown_sites =
+        ReportOptions::new(Duration::from_secs(26 * 3600)).stores(vec!["store1".to_owned()]);
+    let report = report::build(&inventory, common::NOW, &unknown_sites);
+    pin("sync_link_states_sites_unknown", None, &report);
 }
