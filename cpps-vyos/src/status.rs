@@ -500,7 +500,7 @@ impl Client {
     pub async fn bgp_summary(&self) -> Result<Option<BgpSummary>, Error> {
         self.show_unless(
             &["bgp", "summary"],
-            bgp::NO_BGP_INSTANCE,
+            (bgp::NO_BGP_INSTANCE, None),
             "a BGP summary",
             parse_bgp_summary,
         )
@@ -519,9 +519,9 @@ impl Client {
     /// when `IPsec not initialized` comes while `vpn ipsec` is configured, or while
     /// [`Client::exists`] cannot tell whether it is.
     pub async fn ipsec_sas(&self) -> Result<Option<Vec<IpsecSa>>, Error> {
-        self.show_unless_in(
+        self.show_unless(
             &["vpn", "ipsec", "sa"],
-            (ipsec::IPSEC_NOT_INITIALIZED, ipsec::IPSEC_CONFIG),
+            (ipsec::IPSEC_NOT_INITIALIZED, Some(ipsec::IPSEC_CONFIG)),
             "an SA table",
             parse_ipsec_sas,
         )
@@ -535,9 +535,9 @@ impl Client {
     /// # Errors
     /// As [`Client::ipsec_sas`].
     pub async fn ipsec_connections(&self) -> Result<Option<Vec<IpsecConnection>>, Error> {
-        self.show_unless_in(
+        self.show_unless(
             &["vpn", "ipsec", "connections"],
-            (ipsec::IPSEC_NOT_INITIALIZED, ipsec::IPSEC_CONFIG),
+            (ipsec::IPSEC_NOT_INITIALIZED, Some(ipsec::IPSEC_CONFIG)),
             "a connection table",
             parse_ipsec_connections,
         )
@@ -547,34 +547,10 @@ impl Client {
     /// `POST /show` `PATH`, read by `parse`. `None` when the subsystem is not configured: a line
     /// of the text is `not_configured`, or of the message of the refused command (an op-mode
     /// script that exits non-zero is answered 400 by the API: vyos-1x
-    /// `python/vyos/configsession.py` `__run_command`). Text that `parse` cannot read (it is not
-    /// `expected`) is [`Error::UnexpectedAnswer`].
+    /// `python/vyos/configsession.py` `__run_command`), and, when a `config` path is given, the
+    /// configuration has no such node ([`Client::subsystem_down`]). Text that `parse` cannot
+    /// read (it is not `expected`) is [`Error::UnexpectedAnswer`].
     async fn show_unless<T>(
-        &self,
-        path: &[&str],
-        not_configured: &str,
-        expected: &str,
-        parse: impl FnOnce(&str) -> Option<T>,
-    ) -> Result<Option<T>, Error> {
-        self.show_unless_words(path, (not_configured, None), expected, parse)
-            .await
-    }
-
-    /// [`Client::show_unless`], where the words `not_configured` mean "not configured" only
-    /// while the configuration has no node `config` ([`Client::subsystem_down`]).
-    async fn show_unless_in<T>(
-        &self,
-        path: &[&str],
-        (not_configured, config): (&str, &[&str]),
-        expected: &str,
-        parse: impl FnOnce(&str) -> Option<T>,
-    ) -> Result<Option<T>, Error> {
-        self.show_unless_words(path, (not_configured, Some(config)), expected, parse)
-            .await
-    }
-
-    /// [`Client::show_unless`] and [`Client::show_unless_in`] (`config`: `None` and `Some`).
-    async fn show_unless_words<T>(
         &self,
         path: &[&str],
         (not_configured, config): (&str, Option<&[&str]>),

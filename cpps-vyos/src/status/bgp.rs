@@ -406,3 +406,124 @@ pub fn parse_bgp_summary(text: &str) -> Option<BgpSummary> {
     }
     recognized.then_some(summary)
 }
+
+/// A BGP neighbor of the configuration: `protocols bgp neighbor NAME`, or `vrf name VRF
+/// protocols bgp neighbor NAME` (vyos-1x `protocols_bgp.xml.in`, `vrf.xml.in`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConfiguredBgpNeighbor {
+    /// The VRF; `None`: the default one.
+    pub vrf: Option<String>,
+    /// The neighbor as configured: an address or an interface.
+    pub neighbor: String,
+    /// Whether an address family is activated for it: VyOS writes `no bgp default
+    /// ipv4-unicast` and `neighbor X activate` only under an `address-family` of the neighbor or
+    /// of its peer group (vyos-1x `data/templates/frr/bgpd.frr.j2`), and FRR's
+    /// `bgp_show_summary_afi_safi` prints only families with a peer, so only such a neighbor is
+    /// in the summary.
+    pub activated: bool,
+}
+
+impl ConfiguredBgpNeighbor {
+    /// Whether the summary's `printed` name is this neighbor: addresses compared as addresses
+    /// (FRR prints them in canonical form), anything else (an interface) as text.
+    pub fn is(&self, printed: &str) -> bool {
+        match (
+            self.neighbor.parse::<std::net::IpAddr>(),
+            printed.parse::<std::net::IpAddr>(),
+        ) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => self.neighbor == printed,
+        }
+    }
+}
+
+/// Every BGP neighbor of `tree`: the default VRF's first, then each VRF's, in file order.
+pub fn configured_bgp_neighbors(tree: &crate::ConfigTree) -> Vec<ConfiguredBgpNeighbor> {
+    let mut out = neighbors_of(&tree.root, &["protocols", "bgp"], None);
+    for (vrf, branch) in tree.root.entries(&["vrf", "name"]) {
+        out.extend(neighbors_of(branch, &["protocols", "bgp"], Some(vrf)));
+    }
+    out
+}
+
+fn neighbors_of(
+    root: &crate::config::Branch,
+    bgp: &[&str],
+    vrf: Option<&str>,
+) -> Vec<ConfiguredBgpNeighbor> {
+    let Some(bgp) = root.branch(bgp) else {
+        return Vec::new();
+    };
+    let group_active = |group: Option<&str>| {
+        group.is_some_and(|g| bgp.exists(&["peer-group", g, "address-family"]))
+    };
+    bgp.entries(&["neighbor"])
+        .map(|(name, n)| {
+            let groups = [
+                n.value(&["peer-group"]),
+                n.value(&["interface", "peer-group"]),
+                n.value(&["interface", "v6only", "peer-group"]),
+            ];
+            ConfiguredBgpNeighbor {
+                vrf: vrf.map(str::to_owned),
+                neighbor: name.to_owned(),
+                activated: n.exists(&["address-family"]) || groups.into_iter().any(group_active),
+            }
+        })
+        .collect()
+}
+
+/// The activated neighbors of `configured` that `summary` does not list, in the VRFs it
+/// covers: the default VRF only (`show bgp summary`), or every VRF when `all_vrfs` (`show bgp
+/// vrf all summary`, where an instance missing from the text has no session at all). A
+/// neighbor missing there has no session in FRR: its configuration did not reach bgpd.
+pub fn missing_from_summary<'a>(
+    summary: &BgpSummary,
+    configured: &'a [ConfiguredBgpNeighbor],
+    all_vrfs: bool,
+) -> Vec<&'a ConfiguredBgpNeighbor> {
+    configured
+        .iter()
+        .filter(|c| c.activated && (all_vrfs || c.vrf.is_none()))
+        .filter(|c| {
+            let vrf = c.vrf.as_deref().unwrap_or("default");
+            !summary.neighbors().any(|(family, n)| {
+                family.vrf.as_deref().unwrap_or("default") == vrf && c.is(&n.neighbor)
+            })
+        })
+        .collect()
+}
+
+impl crate::Client {
+    /// `POST /show` `bgp vrf all summary`: every BGP instance, the default VRF's and each other
+    /// VRF's, each family headed with its VRF ([`BgpFamilySummary::vrf`]). The command exists on
+    /// 1.4 and 1.5 (vyos-1x `op-mode-definitions/show-bgp.xml.in`, `tagNode vrf` with `all`,
+    /// whose children include `summary`); FRR prints it with
+    /// `bgp_show_all_instances_summary_vty`. `None`: no BGP instance at all (`% BGP instance not
+    /// found`).
+    ///
+    /// # Errors
+    /// As [`crate::Client::bgp_summary`].
+    pub async fn bgp_summary_all_vrfs(&self) -> Result<Option<BgpSummary>, crate::Error> {
+        let path = ["bgp", "vrf", "all", "summary"];
+        let says = |text: &str| text.lines().any(|l| l.trim() == NO_BGP_INSTANCE);
+        // vtysh's CMD_WARNING makes the op-mode command exit non-zero, which the API answers
+        // 400 with the text (vyos-1x `python/vyos/configsession.py` `__run_command`).
+        let text = match self.show(&path).await {
+            Ok(text) if says(&text) => return Ok(None),
+            Ok(text) => text,
+            Err(crate::Error::Api { message, .. }) if says(&message) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        parse_bgp_summary(&text)
+            .map(Some)
+            .ok_or_else(|| crate::Error::UnexpectedAnswer {
+                endpoint: "show",
+                message: format!(
+                    "`show {}` printed neither a BGP summary nor `{NO_BGP_INSTANCE}`",
+                    path.join(" ")
+                ),
+            })
+    }
+}
