@@ -325,7 +325,7 @@ async fn a_fresh_version_replaces_the_kept_one_and_how_errors_are_read() {
 /// upstream chain): every value in `"` and escaped by `src/util.ml` `escape_string`, lines from
 /// column 0. On the legacy backend it is vyatta-cfg's (`src/cnode/cnode-algorithm.cpp`: values
 /// bare unless they need quotes, nothing escaped, every line after the `PFX_DIFF_NONE` column).
-/// The reader is chosen from the text (its first column), not from a version number, and both
+/// The reader is chosen from the text (its values), not from a version number, and both
 /// texts of one configuration read as the same tree. Failed first: the vyconf text was read as
 /// vyatta-cfg's, so `to \"Franca\"` kept its backslashes.
 #[tokio::test]
@@ -360,5 +360,169 @@ async fn show_config_is_read_in_the_dialect_the_router_printed() {
     assert_eq!(
         cpps_vyos::ConfigTree::printer_of_shown(&sp_gw_show_config()),
         cpps_vyos::config::ShownBy::VyattaCfg
+    );
+}
+
+/// Issue 32, V2 (rest): the newer vyconf prints showConfig one column in. vyconf
+/// `src/session.ml` `show_config` answers vyos1x-config `src/diff_show.ml` `diff_show`, whose
+/// `annotate_rendered Unchanged` puts `" "` before every line of `render_config`
+/// (`printers::vyconf_diff_show`): vyos1x values (every value in `"`, escaped by `src/util.ml`
+/// `escape_string`) at the column where vyatta-cfg's `PFX_DIFF_NONE` puts its unescaped ones
+/// (`src/cnode/cnode-algorithm.cpp` `_diff_print_indent`, `_print_value_str`). The printer is
+/// told by the values, and the three texts of one configuration read as one tree. Failed
+/// first: the newer vyconf text was read as vyatta-cfg's, so `to \"Franca\"` kept its
+/// backslashes.
+#[tokio::test]
+async fn the_newer_vyconf_text_one_column_in_reads_as_vyos1x() {
+    use common::printers::{sp_gw, sp_gw_show_config, sp_gw_vyconf_show_config, vyconf_diff_show};
+    use cpps_vyos::config::ShownBy;
+    let newer = vyconf_diff_show(&sp_gw());
+    assert!(newer.starts_with(" interfaces {\n     ethernet eth0 {\n"));
+    let (api, client) = router().await;
+    post("/retrieve")
+        .and(body_json(
+            json!({"key": KEY, "op": "showConfig", "path": [], "configFormat": "raw"}),
+        ))
+        .respond_with(ok(json!(newer)))
+        .mount(api.server())
+        .await;
+    let tree = client.config_tree().await.unwrap();
+    assert_eq!(
+        tree.value(&["interfaces", "ethernet", "eth1", "description"]),
+        Some("to \"Franca\" over the \"long\" fibre")
+    );
+    assert_eq!(
+        tree.value(&["interfaces", "wireguard", "wg0", "description"]),
+        Some("C:\\tunnels\\sp-franca")
+    );
+    let legacy = cpps_vyos::ConfigTree::parse_shown(&sp_gw_show_config()).unwrap();
+    assert_eq!(tree, legacy);
+    for (text, by) in [
+        (newer, ShownBy::Vyos1x),
+        (sp_gw_vyconf_show_config(), ShownBy::Vyos1x),
+        (sp_gw_show_config(), ShownBy::VyattaCfg),
+    ] {
+        assert_eq!(cpps_vyos::ConfigTree::printer_of_shown(&text), by, "{text}");
+    }
+}
+
+/// Issue 32, V2 (rest): which printer wrote a text is told by what the printers do differently,
+/// each text below built by the printer's rules (`printers`): vyos1x-config `render_values`
+/// quotes every leaf value and prints tag values bare (`render_tag_node_child`); vyatta-cfg
+/// `_print_value_str` prints a value bare unless it is empty or holds a blank or one of
+/// `*}{;`, quotes a tag value under the same test (`_diff_show_other`) and never escapes. A
+/// text with no value, or only values both would quote, cannot tell: it reads as one tree when
+/// both dialects give the same tree, and is refused when a quoted value's backslash would read
+/// differently (never guessed). Failed first: the first column decided, so the vyatta-cfg text
+/// of `C:\tmp\x y` with no other value was fine but the newer vyconf's `" "` column read its
+/// escapes as cnode text.
+#[test]
+fn the_printer_is_told_by_values_or_said_to_be_unknown() {
+    use common::printers::{CNode, cnode_print, vyconf_diff_show, vyos1x_render};
+    use cpps_vyos::ConfigTree;
+    use cpps_vyos::config::ShownBy;
+    let one = |name: &'static str, value: &'static str| {
+        vec![CNode::Node(
+            "system",
+            None,
+            vec![CNode::Node(
+                "login",
+                None,
+                vec![CNode::Node(
+                    "banner",
+                    None,
+                    vec![CNode::Leaf(name, vec![value])],
+                )],
+            )],
+        )]
+    };
+    type Printer = fn(&[CNode]) -> String;
+    let printers: [(&str, Printer); 4] = [
+        ("vyatta-cfg in a session", |n| cnode_print(n, " ")),
+        ("vyatta-cfg, same node", |n| cnode_print(n, "")),
+        ("vyconf render_at_level", vyos1x_render),
+        ("vyconf diff_show", vyconf_diff_show),
+    ];
+    // Bare against quoted: decided.
+    let bare = one("pre-login", "C:\\ops");
+    for (name, print) in &printers {
+        let text = print(&bare);
+        let by = ConfigTree::printer_of_shown(&text);
+        let want = if name.starts_with("vyatta") {
+            ShownBy::VyattaCfg
+        } else {
+            ShownBy::Vyos1x
+        };
+        assert_eq!(by, want, "{name}: {text}");
+        let tree = ConfigTree::parse_shown(&text).unwrap();
+        assert_eq!(
+            tree.value(&["system", "login", "banner", "pre-login"]),
+            Some("C:\\ops"),
+            "{name}"
+        );
+    }
+    // A quoted tag value is vyatta-cfg's (vyos1x never quotes one).
+    let tag = vec![CNode::Node(
+        "service",
+        None,
+        vec![CNode::Node(
+            "snmp",
+            None,
+            vec![CNode::Tag(
+                "community",
+                "pub*lic",
+                None,
+                vec![CNode::Typeless("no-default")],
+            )],
+        )],
+    )];
+    assert_eq!(
+        ConfigTree::printer_of_shown(&cnode_print(&tag, " ")),
+        ShownBy::VyattaCfg
+    );
+    assert_eq!(
+        ConfigTree::printer_of_shown(&vyconf_diff_show(&tag)),
+        ShownBy::Undecided
+    );
+    // Only values both quote, without a backslash or quote: undecided, one tree either way.
+    let spaced = one("pre-login", "all sessions are logged");
+    for (name, print) in &printers {
+        let text = print(&spaced);
+        assert_eq!(
+            ConfigTree::printer_of_shown(&text),
+            ShownBy::Undecided,
+            "{name}"
+        );
+        let tree = ConfigTree::parse_shown(&text).unwrap();
+        assert_eq!(
+            tree.value(&["system", "login", "banner", "pre-login"]),
+            Some("all sessions are logged"),
+            "{name}"
+        );
+    }
+    // `see C:\new logs`: vyatta-cfg prints `"see C:\new logs"`, which vyos1x would print for
+    // `see C:<line feed>ew logs`; vyos1x prints `"see C:\\new logs"`, which vyatta-cfg would
+    // print for `see C:\\new logs`. Nothing else tells: refused, not guessed.
+    let escaped = one("pre-login", "see C:\\new logs");
+    for (name, print) in &printers {
+        let text = print(&escaped);
+        assert_eq!(
+            ConfigTree::printer_of_shown(&text),
+            ShownBy::Undecided,
+            "{name}"
+        );
+        let err = ConfigTree::parse_shown(&text).unwrap_err();
+        assert_eq!(err.line, 4, "{name}: {err}");
+        assert!(err.to_string().contains("printer"), "{name}: {err}");
+    }
+    // A backslash vyos1x never writes (`\o`) tells: vyatta-cfg's.
+    let lone = one("pre-login", "see C:\\ops now");
+    let text = cnode_print(&lone, " ");
+    assert_eq!(ConfigTree::printer_of_shown(&text), ShownBy::VyattaCfg);
+    assert_eq!(
+        ConfigTree::parse_shown(&text)
+            .unwrap()
+            .value(&["system", "login", "banner", "pre-login"]),
+        Some("see C:\\ops now")
     );
 }

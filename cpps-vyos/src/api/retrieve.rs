@@ -89,8 +89,9 @@ impl Client {
     }
 
     /// `POST /retrieve` (`showConfig`, `raw`) for the whole configuration, parsed into a tree in
-    /// the dialect of the printer that wrote it ([`ConfigTree::parse_shown`]: vyatta-cfg's on
-    /// the legacy backend, vyos1x-config's `render_at_level` on the vyconf backend).
+    /// the dialect of the printer that wrote it, told by its values ([`ConfigTree::parse_shown`]:
+    /// vyatta-cfg's on the legacy backend, vyos1x-config's `render_at_level` or `diff_show` on
+    /// the vyconf backend).
     ///
     /// # Errors
     /// As [`Client::show_config_raw`], and [`Error::Parse`] when the text does not parse.

@@ -18,6 +18,7 @@ pub mod redact;
 mod saved;
 pub mod secrets;
 mod set;
+mod shown;
 mod tree;
 mod unique;
 pub mod views;
@@ -27,7 +28,7 @@ pub use diff::diff;
 pub use set::{Command, Op};
 pub use tree::{Branch, ConfigTree, Leaf, Node, NodeRef, StepKind, Tag};
 
-use crate::error::ParseError;
+use crate::error::{ParseError, ParseErrorKind};
 
 /// Which printer wrote a `showConfig` text ([`ConfigTree::printer_of_shown`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,9 +37,13 @@ pub enum ShownBy {
     /// vyatta-cfg (`cli-shell-api showConfig`, the legacy backend): values bare unless they need
     /// quotes, nothing escaped, every line after a diff column.
     VyattaCfg,
-    /// vyos1x-config (`render_at_level`, the vyconf backend): every value in `"` and escaped,
-    /// lines from the first column.
+    /// vyos1x-config (the vyconf backend: `render_at_level` from the first column, or
+    /// `diff_show` one column in): every leaf value in `"` and escaped, tag values bare.
     Vyos1x,
+    /// No value in the text tells the two apart (no value at all, or only values both printers
+    /// quote): [`ConfigTree::parse_shown`] reads it when both dialects give the same tree and
+    /// refuses it otherwise.
+    Undecided,
 }
 
 impl ConfigTree {
@@ -53,21 +58,19 @@ impl ConfigTree {
     }
 
     /// Which printer wrote `src`, a `showConfig` text of the API (`/retrieve` `raw`), told from
-    /// the text itself. vyos-1x `python/vyos/configsession.py` `show_config` runs
-    /// `cli-shell-api showConfig` on the legacy backend, whose lines all start with the diff
-    /// column (vyatta-cfg `src/cnode/cnode-algorithm.cpp` `_diff_print_indent`, `PFX_DIFF_NONE`
-    /// " " and the like), and asks vyconf on the vyconf backend (`src/session.ml`
-    /// `show_config`: vyos1x-config `src/config_tree.ml` `render_at_level`, `render_config` with
-    /// `make_indent 4 0`), whose top-level lines start in the first column with a node name or a
-    /// `/* comment */`. Which backend runs is a file on the router (`/run/vyconf_backend`,
-    /// vyos-1x `python/vyos/utils/backend.py`) that the API does not show, and not a version:
-    /// the text is what tells. A text with no node reads the same either way.
+    /// its values. vyos-1x `python/vyos/configsession.py` `show_config` runs
+    /// `cli-shell-api showConfig` on the legacy backend (vyatta-cfg
+    /// `src/cnode/cnode-algorithm.cpp`: values bare unless `_print_value_str` must quote them,
+    /// never escaped) and asks vyconf on the vyconf backend (`src/session.ml` `show_config`:
+    /// vyos1x-config `render_at_level` from the first column in the older vyconf, `diff_show` one
+    /// column in, like vyatta-cfg's `PFX_DIFF_NONE`, in the newer; both render every leaf value
+    /// in `"`, escaped by `src/util.ml` `escape_string`). So the first column does not tell: a
+    /// bare leaf value or a quoted tag value is vyatta-cfg's, a quoted value vyatta-cfg would
+    /// print bare is vyos1x-config's, and a text with neither is [`ShownBy::Undecided`]. Which
+    /// backend runs is a file on the router (`/run/vyconf_backend`, vyos-1x
+    /// `python/vyos/utils/backend.py`) that the API does not show, and not a version.
     pub fn printer_of_shown(src: &str) -> ShownBy {
-        let first = src.lines().find(|l| !l.trim().is_empty());
-        match first.and_then(|l| l.chars().next()) {
-            Some(c) if c.is_ascii_alphanumeric() || c == '/' => ShownBy::Vyos1x,
-            _ => ShownBy::VyattaCfg,
-        }
+        shown::printer_of(src).by
     }
 
     /// Reads a `showConfig` text of the API in the dialect of the printer that wrote it
@@ -75,14 +78,29 @@ impl ConfigTree {
     /// vyos1x-config's (vyconf) with its quoted values decoded as vyos1x-config's lexer decodes
     /// them (`src/vyos1x_lexer.mll`). Unlike a saved file ([`ConfigTree::parse_saved`]), that
     /// text never went through Python's `unescape_backslash`, so its backslashes are read as
-    /// written.
+    /// written. An undecided text is read when both dialects read it alike, that is when no
+    /// quoted value holds a `\` or `"`.
     ///
     /// # Errors
-    /// A [`ParseError`] with the line and column of the first problem.
+    /// A [`ParseError`] with the line and column of the first problem; for an undecided text,
+    /// at the first quoted value that the two dialects read differently (the value is not
+    /// shown: it may be a secret).
     pub fn parse_shown(src: &str) -> Result<Self, ParseError> {
-        match Self::printer_of_shown(src) {
-            ShownBy::VyattaCfg => boot::parse(src),
+        let verdict = shown::printer_of(src);
+        match verdict.by {
             ShownBy::Vyos1x => boot::parse_saved(src),
+            ShownBy::VyattaCfg => boot::parse(src),
+            ShownBy::Undecided => match verdict.differs_at {
+                None => boot::parse(src),
+                Some(t) => Err(ParseError {
+                    line: t.line,
+                    column: t.column,
+                    kind: ParseErrorKind::Unexpected {
+                        found: "a quoted value holding `\\` or `\"`, which vyatta-cfg and vyos1x-config print differently, and no value that tells which printer wrote the text".to_owned(),
+                        expected: "a showConfig text with a bare value, or a quoted value that needs no quotes",
+                    },
+                }),
+            },
         }
     }
 

@@ -631,3 +631,24 @@ pub fn sp_gw_show_config() -> String {
 pub fn sp_gw_vyconf_show_config() -> String {
     vyos1x_render(&sp_gw())
 }
+
+/// `nodes` as `/retrieve` `showConfig` (`raw`) answers on a router whose vyconf is the newer
+/// one: vyconf `src/session.ml` `show_config` answers `CD.diff_show w.reference_tree path_show
+/// w.running_config proposed_config` (no longer `render_at_level`); with nothing uncommitted the
+/// two trees are equal, so vyos1x-config `src/diff.ml` `diff_calc` calls `diff_func [] Unchanged`
+/// once, and `src/diff_show.ml` `diff_func` renders `Config_tree.render_config res.left` (the
+/// renderer of [`vyos1x_render`]) through `annotate_rendered Unchanged`, which puts `" "` before
+/// every non-empty line; the closing `diff_func ~descent:false []` adds nothing at the root.
+pub fn vyconf_diff_show(nodes: &[CNode]) -> String {
+    vyos1x_render(nodes)
+        .split('\n')
+        .map(|l| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!(" {l}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
