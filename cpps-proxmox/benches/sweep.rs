@@ -7,7 +7,7 @@
 //! `SERVER_JSON` says where the server is (`url`, `ca_file`, `token_id`, `token_secret`: the
 //! file `xtask/env/fakepve.sh` writes, or the bench's copy pointing at its static server). The
 //! sweep is [`cpps_proxmox::inventory::collect`], the library call of the `inventory` binary:
-//! the nodes, the cluster's guests and the HA resources at once, then every container's config
+//! the nodes, the cluster's guests, the HA resources and the rights on `/vms` at once, then every container's config
 //! with at most `CONCURRENCY` requests in flight (default
 //! [`cpps_proxmox::DEFAULT_CONCURRENCY`]) over one connection pool. proxmoxer's side
 //! (`xtask/bench/proxmoxer_sweep.py`) makes the same reads. Prints `seconds: N` (from before
@@ -68,6 +68,8 @@ async fn main() {
     println!("seconds: {:.6}", elapsed.as_secs_f64());
     println!("guests: {}", report.guests.len());
     println!("containers: {containers}");
-    println!("requests: {}", containers + 3);
+    // The list round: nodes, guests, HA resources and the rights on /vms
+    // (`inventory::collect`).
+    println!("requests: {}", containers + 4);
     println!("concurrency: {concurrency}");
 }

@@ -3,7 +3,8 @@
     capture.py FAKEPVE_JSON OUT_DIR
 
 Reads, with the API token of FAKEPVE_JSON, every answer the sweep asks for (the version, the
-nodes, each online node's status, the cluster's guests, the HA resources and status, every
+nodes, each online node's status, the cluster's guests, the HA resources and status, the rights
+on /vms, every
 guest's config) and writes each
 one as OUT_DIR/<path>/__body, the layout the bench's nginx serves (`try_files $uri/__body`: a
 path such as /api2/json/nodes is both an answer and the folder of deeper answers). Query
@@ -36,7 +37,8 @@ def main(info_path, out):
         return json.loads(body)['data']
 
     count = 0
-    for path in ('version', 'cluster/ha/resources', 'cluster/ha/status/current'):
+    for path in ('version', 'cluster/ha/resources', 'cluster/ha/status/current',
+                 'access/permissions?path=/vms'):
         get(path)
         count += 1
     nodes = get('nodes')

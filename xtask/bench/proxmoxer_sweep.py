@@ -6,7 +6,7 @@
 SERVER_JSON says where the server is (`url`, `ca_file`, `token_id`, `token_secret`: the file
 fakepve writes, or the bench's copy pointing at its static server). The reads are those of
 `inventory` (cpps_proxmox::inventory::collect): the nodes, the cluster's guests, the HA
-resources, then every container's config (its privilege), one after the other as a plain
+resources, the rights on /vms, then every container's config (its privilege), one after the other as a plain
 proxmoxer loop does. With `--audit`, the reads of `audit`'s Proxmox VE phase
 (cpps_topology::live::sources::PveSource) for each site in turn: the same, plus every online
 node's status. Prints `seconds: N`, `guests: N`, `containers: N` and `requests: N` (summed over
@@ -32,7 +32,9 @@ def sweep(info_path, audit):
     nodes = pve.nodes.get()
     resources = pve.cluster.resources.get(type='vm')
     pve.cluster.ha.resources.get()
-    requests = 3
+    # inventory reads the token's rights on /vms to tell a guest list trimmed by permission.
+    pve.access.permissions.get(path='/vms')
+    requests = 4
     if audit:
         for node in nodes:
             if node.get('status') == 'online':
