@@ -1048,15 +1048,37 @@ pub struct Revision {
     pub via: String,
     /// The commit comment, when it is not the default.
     pub comment: Option<String>,
+    /// Whether the log says it is stale: without `system config-management commit-revisions`
+    /// VyOS archives no commit, so the numbers no longer count back from the running
+    /// configuration ([`parse_commit_log`]).
+    pub stale: bool,
 }
+
+/// The first line `show_commit_log` (vyos-1x `src/op_mode/config_mgmt.py`, both branches)
+/// prints when `ConfigMgmt.max_revisions` is 0 (`commit-revisions` not set), followed by
+/// [`STALE_LOG_SECOND`] and a blank line.
+const STALE_LOG: &str = "commit-revisions is not configured;";
+/// The second line of that header.
+const STALE_LOG_SECOND: &str = "commit log is empty or stale:";
 
 /// Reads `show system commit`: `ConfigMgmt.format_log_data` (vyos-1x
 /// `python/vyos/config_mgmt.py`, both branches) prints a `tabulate` "plain" table of rows
 /// `N  DATE TIME  by USER  via APP`, each followed by a row holding only the comment when it
-/// is not `commit`. Lines that fit neither are skipped.
+/// is not `commit`. Lines that fit neither are skipped. Without `commit-revisions`,
+/// `show_commit_log` puts "commit-revisions is not configured; commit log is empty or stale"
+/// before the table: no commit is archived any more, so every revision is
+/// [`Revision::stale`].
 pub fn parse_commit_log(text: &str) -> Vec<Revision> {
     let mut out: Vec<Revision> = Vec::new();
+    let mut stale = false;
     for line in text.lines() {
+        if line.trim() == STALE_LOG {
+            stale = true;
+            continue;
+        }
+        if line.trim() == STALE_LOG_SECOND {
+            continue;
+        }
         let words: Vec<&str> = line.split_whitespace().collect();
         let number = words.first().and_then(|w| w.parse::<u32>().ok());
         let by = words.iter().position(|w| *w == "by");
@@ -1068,6 +1090,7 @@ pub fn parse_commit_log(text: &str) -> Vec<Revision> {
                 user: words[by + 1..via].join(" "),
                 via: words[via + 1..].join(" "),
                 comment: None,
+                stale,
             }),
             _ if !line.trim().is_empty() => {
                 if let Some(last) = out.last_mut() {
@@ -1081,8 +1104,9 @@ pub fn parse_commit_log(text: &str) -> Vec<Revision> {
 }
 
 impl Client {
-    /// `POST /show` `system commit`: the commit revisions ([`parse_commit_log`]). Empty when
-    /// `system config-management commit-revisions` is not set.
+    /// `POST /show` `system commit`: the commit revisions ([`parse_commit_log`]). Without
+    /// `system config-management commit-revisions` the log is empty, or its revisions are
+    /// [`Revision::stale`].
     ///
     /// # Errors
     /// As [`Client::show`].
@@ -1131,8 +1155,23 @@ impl Client {
     ///
     /// # Errors
     /// As [`Client::show`] and [`Client::config_tree`]; [`Error::Parse`] when the revision's
-    /// text does not parse.
+    /// text does not parse; [`Error::UnexpectedAnswer`] when the commit log is stale
+    /// ([`Revision::stale`]): revision `rev` is then not `rev` commits ago, and nothing is
+    /// read of it.
     pub async fn rollback_soft_commands(&self, rev: u32) -> Result<Vec<Command>, Error> {
+        // Without commit-revisions the archive stopped at some earlier commit: "revision N"
+        // would roll back to a configuration the operator did not pick (V3 of issue 32).
+        if self.commit_revisions().await?.iter().any(|r| r.stale) {
+            return Err(Error::UnexpectedAnswer {
+                endpoint: "show",
+                message: format!(
+                    "`show system commit` says commit-revisions is not configured, so revision \
+                     {rev} is stale (commits are no longer archived, and the numbers do not \
+                     count back from the running configuration): no soft rollback to it; set \
+                     `system config-management commit-revisions` first"
+                ),
+            });
+        }
         let text = self
             .show(&["system", "commit", "file", &rev.to_string()])
             .await?;
@@ -1165,10 +1204,27 @@ mod tests {
                 user: "vyos".to_owned(),
                 via: "vyos-http-api".to_owned(),
                 comment: Some("add uplink".to_owned()),
+                stale: false,
             }
         );
         assert_eq!((revs[1].number, revs[1].via.as_str()), (1, "cli"));
         assert_eq!((revs[2].number, revs[2].comment.clone()), (10, None));
         assert!(parse_commit_log("").is_empty());
+    }
+
+    /// `show_commit_log` (vyos-1x `src/op_mode/config_mgmt.py`) prints `msg + out`, where `msg`
+    /// is "commit-revisions is not configured;\ncommit log is empty or stale:\n\n" when
+    /// `max_revisions == 0`: the header marks every revision stale and is not a comment.
+    #[test]
+    fn the_stale_header_marks_the_revisions() {
+        let text = "commit-revisions is not configured;\ncommit log is empty or stale:\n\n0  2024-10-01 12:00:00  by vyos  via cli\n1  2024-09-30 08:15:02  by root  via cli\n";
+        let revs = parse_commit_log(text);
+        let seen: Vec<_> = revs
+            .iter()
+            .map(|r| (r.number, r.stale, r.comment.clone()))
+            .collect();
+        assert_eq!(seen, [(0, true, None), (1, true, None)]);
+        let header_only = "commit-revisions is not configured;\ncommit log is empty or stale:\n\n";
+        assert!(parse_commit_log(header_only).is_empty());
     }
 }

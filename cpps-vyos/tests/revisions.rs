@@ -133,3 +133,50 @@ async fn a_diff_of_a_revision_that_does_not_exist_is_an_error() {
         }
     }
 }
+
+/// V3 of the s42 audit of issue 32: without `system config-management commit-revisions`,
+/// `show_commit_log` (vyos-1x `src/op_mode/config_mgmt.py`, `sagitta` and `current` alike)
+/// prints "commit-revisions is not configured;\ncommit log is empty or stale:\n\n" before
+/// `ConfigMgmt.format_log_data`'s table (`max_revisions == 0`: the commit hook archives nothing,
+/// so revision N is no longer N commits ago). The list says each revision is stale, and a soft
+/// rollback to one is refused before its file is read. With commit-revisions set, nothing is
+/// stale and the rollback is planned. Failed first: the header was dropped, the revisions read
+/// as current and the rollback batch was built.
+#[tokio::test]
+async fn a_stale_commit_log_says_so_and_refuses_a_soft_rollback() {
+    let tree = ConfigTree::parse_boot(&common::config_fixture(
+        "dialup-router-medium-vpn.config.boot",
+    ))
+    .unwrap();
+    for profile in [common::Profile::V14, common::Profile::V15] {
+        let fake = common::FakeRouter::new(profile, tree.clone());
+        fake.state.lock().unwrap().commit_revisions = false;
+        let (_api, client, fake) = fake.start().await;
+        let revs = client.commit_revisions().await.unwrap();
+        let seen: Vec<(u32, bool, Option<&str>)> = revs
+            .iter()
+            .map(|r| (r.number, r.stale, r.comment.as_deref()))
+            .collect();
+        assert_eq!(
+            seen,
+            [(0, true, Some("add the uplink")), (1, true, None)],
+            "{profile:?}"
+        );
+        let err = client.rollback_soft_commands(0).await.unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("commit-revisions is not configured, so revision 0 is stale"),
+            "{profile:?}: {err}"
+        );
+        let asked_file = fake
+            .requests_to("show")
+            .iter()
+            .any(|b| b["path"] == json!(["system", "commit", "file", "0"]));
+        assert!(!asked_file, "{profile:?}: the stale revision was read");
+
+        fake.state.lock().unwrap().commit_revisions = true;
+        let revs = client.commit_revisions().await.unwrap();
+        assert!(revs.iter().all(|r| !r.stale), "{profile:?}: {revs:?}");
+        assert_eq!(client.rollback_soft_commands(0).await.unwrap(), Vec::new());
+    }
+}

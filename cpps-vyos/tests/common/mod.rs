@@ -285,6 +285,11 @@ pub struct RouterState {
     /// Routes that replace [`RouterState::routes`] at the next commit (a change that drops
     /// the route learned over a tunnel, so FRR falls back to a shorter prefix).
     pub routes_after_commit: Option<Vec<(String, String, String)>>,
+    /// Whether `system config-management commit-revisions` is set. Without it
+    /// `show_commit_log` (vyos-1x `src/op_mode/config_mgmt.py`, both branches) prints
+    /// "commit-revisions is not configured;\ncommit log is empty or stale:\n\n" before the
+    /// log (`ConfigMgmt.max_revisions == 0`), and the archive is no longer written.
+    pub commit_revisions: bool,
 }
 
 /// nginx's own error page for `status` (`ngx_http_error_502_page` / `ngx_http_error_504_page`
@@ -356,6 +361,7 @@ impl FakeRouter {
                 commit_still_running: false,
                 landing_later: None,
                 routes_after_commit: None,
+                commit_revisions: true,
             })),
         }
     }
@@ -788,9 +794,14 @@ impl FakeRouter {
             // `ConfigMgmt.format_log_data` (vyos-1x `python/vyos/config_mgmt.py`):
             // `tabulate(plain)` of `[N, TIME, 'by USER', 'via APP']`, then `[None, COMMENT]`
             // when the comment is not `commit`.
-            ["system", "commit"] => ok(json!(
-                "0  2025-01-10 10:00:00  by vyos  via vyos-http-api\n   add the uplink\n1  2025-01-09 08:15:02  by root  via cli"
-            )),
+            ["system", "commit"] => ok(json!(format!(
+                "{}0  2025-01-10 10:00:00  by vyos  via vyos-http-api\n   add the uplink\n1  2025-01-09 08:15:02  by root  via cli",
+                if st.commit_revisions {
+                    ""
+                } else {
+                    "commit-revisions is not configured;\ncommit log is empty or stale:\n\n"
+                }
+            ))),
             // `config_mgmt.py show_commit_diff` (vyos-1x `src/op_mode/config_mgmt.py`, through
             // `vyos.opmode`: the text printed, exit 0) of the two revisions above: `compare`
             // checks each revision number (`_check_revision_number`) and RETURNS

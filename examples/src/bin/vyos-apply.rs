@@ -5,8 +5,8 @@
 //! the API has no ping) on this router and, with `--check`, on its peer, and confirms
 //! only when nothing that held before broke; otherwise the router's timer reverts the change,
 //! or, where the API has no commit-confirm, the inverse batch is sent. Also the commit
-//! revisions: `--revisions`, `--diff N`, `--rollback-soft N` (planned, or applied as above);
-//! and `--upgrade-plan URL`, the staged image upgrade of the pair (plan only).
+//! revisions: `--revisions`, `--diff N`, `--rollback-soft N` (planned, or applied as above;
+//! refused when the log says it is stale, without `commit-revisions`); and `--upgrade-plan URL`, the staged image upgrade of the pair (plan only).
 //!
 //! ```text
 //! VYOS_URL=https://192.168.10.1 VYOS_API_KEY=… [VYOS_FINGERPRINT=…] \
@@ -209,11 +209,18 @@ async fn run(args: &Args, activity: cpps_http::Activity) -> anyhow::Result<ExitC
     let timeout = request_limit(args);
     let router = client(args.url.as_ref(), false, timeout, activity.clone())?;
     if args.revisions {
-        for r in router
+        let revisions = router
             .commit_revisions()
             .await
-            .context("show system commit")?
-        {
+            .context("show system commit")?;
+        if revisions.iter().any(|r| r.stale) {
+            println!(
+                "STALE: commit-revisions is not configured, so VyOS archives no commit; these \
+                 revisions are not counted back from the running configuration, and \
+                 --rollback-soft refuses them"
+            );
+        }
+        for r in revisions {
             let comment = r.comment.map(|c| format!("  ({c})")).unwrap_or_default();
             println!(
                 "{}  {}  by {}  via {}{comment}",
