@@ -154,6 +154,32 @@ async fn on_both_versions_a_harmless_change_is_kept() {
     }
 }
 
+/// Suspected item of the s42 audit of issue 32: `confirm()` read `/openapi.json` again, and a read
+/// that failed (nginx's own 503 page on each of the client's 4 attempts: one 503 is retried by
+/// `cpps_http`'s default `RetryPolicy`, so a single one was already harmless) read as "no
+/// commit-confirm", so the confirm was not sent and VyOS's timer (`commit_confirm` in vyos-1x
+/// `python/vyos/config_mgmt.py`) rebooted a change whose checks held. The router already proved the capability: the schema read before
+/// the write showed `confirm_time` (`ConfigureListModel`, `src/services/api/rest/models.py`) and
+/// its answer said "Initialized commit-confirm". Only a schema that shows no `confirm_time` may
+/// stop a confirm. Failed first: `ConfirmFailed` with `CommitConfirmUnsupported`, timer left.
+#[tokio::test]
+async fn a_schema_read_that_fails_after_the_commit_does_not_skip_the_confirm() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V15).await;
+    fresh_after_commit(&fa, &fb);
+    fa.state.lock().unwrap().openapi_unavailable_after_commit = 4;
+    let report = safe_apply(&a, Some(&b), &harmless_change(), &settled())
+        .await
+        .unwrap();
+    match &report.outcome {
+        ApplyOutcome::Kept { confirm: Some(m) } => assert_eq!(m, "Reboot timer stopped\n"),
+        other => panic!("{other:?}"),
+    }
+    let st = fa.state.lock().unwrap();
+    assert_eq!(st.confirm_pending, None, "the timer still runs");
+    assert_eq!(st.openapi_unavailable, 0, "the failing reads were not made");
+    assert_eq!(st.saved, st.running);
+}
+
 /// The checks compare like with like: a check that could not be read before does not block,
 /// one that held and can no longer be read does.
 #[test]

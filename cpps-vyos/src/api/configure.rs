@@ -417,15 +417,36 @@ impl Client {
                 reason
             }
         };
-        let version = self.version().await?.text;
-        Err(Error::CommitConfirmUnsupported {
-            version: if version.is_empty() {
-                "unknown".to_owned()
-            } else {
-                version
+        Err(self.confirm_unsupported(reason).await)
+    }
+
+    /// [`Error::CommitConfirmUnsupported`] only when the API's schema was read and shows no
+    /// `confirm_time`. A schema that cannot be read now is not "no": the write before the
+    /// confirm already read it, and a confirm skipped for a failed read lets VyOS's timer
+    /// revert (by default, reboot) a change whose checks held; a router without the operation
+    /// refuses it (`config_file_op` answers 400 "'confirm' is not a valid operation"), which
+    /// changes nothing.
+    async fn refuse_confirm_only_if_absent(&self) -> Result<(), Error> {
+        match self.commit_confirm_support().await {
+            Ok(CommitConfirmSupport::No { reason }) => Err(self.confirm_unsupported(reason).await),
+            Ok(_) | Err(_) => Ok(()),
+        }
+    }
+
+    /// [`Error::CommitConfirmUnsupported`] for `reason`, naming the router's version; the
+    /// version's error when it cannot be read.
+    async fn confirm_unsupported(&self, reason: String) -> Error {
+        match self.version().await {
+            Ok(v) => Error::CommitConfirmUnsupported {
+                version: if v.text.is_empty() {
+                    "unknown".to_owned()
+                } else {
+                    v.text
+                },
+                reason,
             },
-            reason,
-        })
+            Err(e) => e,
+        }
     }
 
     /// `POST /configure` with `commands` as ONE request, so VyOS applies them in one session and one
@@ -704,7 +725,8 @@ impl Client {
     ///
     /// # Errors
     /// [`Error::CommitConfirmUnsupported`] on routers whose API schema has no `confirm_time`
-    /// (nothing is sent); [`Error::NothingToConfirm`] when VyOS says no confirm is pending (the timer ran out: the
+    /// (nothing is sent; a schema that cannot be read now does not stop the confirm, since the
+    /// write before it read the schema and a skipped confirm lets the timer revert); [`Error::NothingToConfirm`] when VyOS says no confirm is pending (the timer ran out: the
     /// router is reverting or has reverted); [`Error::Api`] when VyOS refuses;
     /// [`Error::WriteTimedOut`] (with [`Landed::Unknown`]: a confirm leaves no trace in the
     /// configuration) when no answer came; [`Error::ConfirmedNotSaved`] when the confirm went
@@ -712,8 +734,9 @@ impl Client {
     /// [`Error::UnexpectedAnswer`] when the answer does not say a timer was stopped (the vyconf
     /// backend answers `unimplemented`), and nothing is saved.
     pub async fn confirm(&self) -> Result<Confirmed, Error> {
-        // The `confirm` operation came with `confirm_time` (vyos-1x PR #4533).
-        self.require_commit_confirm().await?;
+        // The `confirm` operation came with `confirm_time` (vyos-1x PR #4533); only a schema
+        // read that shows no `confirm_time` stops it (the s42 audit's suspected item).
+        self.refuse_confirm_only_if_absent().await?;
         let guard = self.write_guard().await;
         let message = match self
             .write_once(CONFIG_FILE, &ConfirmBody { op: "confirm" })

@@ -290,6 +290,11 @@ pub struct RouterState {
     /// "commit-revisions is not configured;\ncommit log is empty or stale:\n\n" before the
     /// log (`ConfigMgmt.max_revisions == 0`), and the archive is no longer written.
     pub commit_revisions: bool,
+    /// How many of the next `GET /openapi.json` are answered by nginx's own 503 page (the API
+    /// restarting, or nginx's `limit_req`); the schema is served again after them.
+    pub openapi_unavailable: u32,
+    /// What [`RouterState::openapi_unavailable`] becomes at the next commit.
+    pub openapi_unavailable_after_commit: u32,
 }
 
 /// nginx's own error page for `status` (`ngx_http_error_502_page` / `ngx_http_error_504_page`
@@ -297,6 +302,7 @@ pub struct RouterState {
 pub fn nginx_page(status: u16) -> ResponseTemplate {
     let title = match status {
         502 => "502 Bad Gateway",
+        503 => "503 Service Temporarily Unavailable",
         504 => "504 Gateway Time-out",
         _ => "500 Internal Server Error",
     };
@@ -362,6 +368,8 @@ impl FakeRouter {
                 landing_later: None,
                 routes_after_commit: None,
                 commit_revisions: true,
+                openapi_unavailable: 0,
+                openapi_unavailable_after_commit: 0,
             })),
         }
     }
@@ -575,6 +583,7 @@ impl FakeRouter {
         }
         hash_write_only(&mut working, st.requests.len());
         st.running = working;
+        st.openapi_unavailable += std::mem::take(&mut st.openapi_unavailable_after_commit);
         st.neighbours_fail |= st.neighbours_fail_after_commit;
         if let Some(routes) = st.routes_after_commit.take() {
             st.routes = routes;
@@ -827,8 +836,12 @@ impl wiremock::Respond for FakeRouter {
     fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
         let path = request.url.path().trim_start_matches('/').to_owned();
         if path == "openapi.json" {
-            return ResponseTemplate::new(200)
-                .set_body_json(openapi_doc(self.state.lock().unwrap().confirm_time));
+            let mut st = self.state.lock().unwrap();
+            if st.openapi_unavailable > 0 {
+                st.openapi_unavailable -= 1;
+                return nginx_page(503);
+            }
+            return ResponseTemplate::new(200).set_body_json(openapi_doc(st.confirm_time));
         }
         if path == "info" {
             return match self.profile {
