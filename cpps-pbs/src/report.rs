@@ -15,7 +15,9 @@ use cpps_proxmox_family::bounded;
 use futures::StreamExt as _;
 use serde::Serialize;
 
-use crate::checks::{self, CrossSiteSync, DatastoreSync, GuestBackup, JobIssue, JobProblem, Sites};
+use crate::checks::{
+    self, CrossSiteSync, DatastoreSync, GuestBackup, JobIssue, JobProblem, Sites, SyncLink,
+};
 use crate::types::{
     Datastore, DatastoreUsage, GcStatus, PruneJob, Remote, Snapshot, SyncDirection, SyncJob,
     VerifyJob, VerifyState,
@@ -196,19 +198,7 @@ pub async fn collect_within(
         "garbage-collection jobs (GET /admin/gc)",
         gc_jobs,
     );
-    let mut namespace_errors = BTreeMap::new();
-    let snapshots = snapshots
-        .into_iter()
-        .map(|(store, answer)| {
-            let answer = answer.map(|(read, failed)| {
-                if !failed.is_empty() {
-                    namespace_errors.insert(store.clone(), failed);
-                }
-                read
-            });
-            (store, answer)
-        })
-        .collect();
+    let (snapshots, namespace_errors) = split_namespace_errors(snapshots);
     let (remotes, remotes_error): (Vec<Remote>, Option<String>) = match remotes {
         Ok(remotes) => (remotes, None),
         Err(error) => (Vec::new(), Some(error.error)),
@@ -235,6 +225,33 @@ pub async fn collect_within(
                 .collect()
         },
     }
+}
+
+/// Per datastore, the snapshots of each namespace, or why they could not be read.
+type SnapshotsByStore = BTreeMap<String, Result<BTreeMap<String, Vec<Snapshot>>, String>>;
+
+/// Per datastore, the namespaces whose snapshots could not be read, each with its error.
+type NamespaceErrors = BTreeMap<String, Vec<(String, String)>>;
+
+/// Each datastore's snapshots per namespace, and apart from them the namespaces that could not
+/// be read, per datastore (only those datastores that have some).
+fn split_namespace_errors(
+    answers: Vec<(String, Result<StoreSnapshots, String>)>,
+) -> (SnapshotsByStore, NamespaceErrors) {
+    let mut namespace_errors = BTreeMap::new();
+    let snapshots = answers
+        .into_iter()
+        .map(|(store, answer)| {
+            let answer = answer.map(|(read, failed)| {
+                if !failed.is_empty() {
+                    namespace_errors.insert(store.clone(), failed);
+                }
+                read
+            });
+            (store, answer)
+        })
+        .collect();
+    (snapshots, namespace_errors)
 }
 
 /// Whether rights (`GET /access/permissions`) let the caller see every sync job and remote:
@@ -407,139 +424,10 @@ impl Report {
         );
         for store in &self.datastores {
             let _ = writeln!(out);
-            let usage = match (store.used_bytes, store.total_bytes) {
-                (Some(used), Some(total)) => {
-                    format!("  used {} of {}", human_bytes(used), human_bytes(total))
-                }
-                _ => String::new(),
-            };
-            let _ = writeln!(out, "datastore {}{usage}", store.store);
-            let _ = writeln!(
-                out,
-                "  cross-site copy of its backups: {}",
-                sync_text(store.sync.cross_site)
-            );
-            if store.sync.incoming != CrossSiteSync::None {
-                let _ = writeln!(
-                    out,
-                    "  copy of the other site's backups: {}",
-                    sync_text(store.sync.incoming)
-                );
-            }
-            for link in &store.sync.links {
-                let target = match (&link.remote, &link.remote_site) {
-                    (Some(remote), Some(site)) => format!("{remote} ({site})"),
-                    (Some(remote), None) => format!("{remote} (site unknown)"),
-                    (None, _) => "local".to_owned(),
-                };
-                let last = link.last_run.as_ref().map_or_else(
-                    || match link.running_since {
-                        Some(start) => format!("running since {}", timestamp(start)),
-                        None => "never ran".to_owned(),
-                    },
-                    |state| match link.last_run_age_secs {
-                        Some(age) => format!(
-                            "last run {state}, {} ago{}",
-                            human_age(age),
-                            if link.stale {
-                                " (older than the RPO)"
-                            } else {
-                                ""
-                            }
-                        ),
-                        None => format!("last run {state}"),
-                    },
-                );
-                let _ = writeln!(
-                    out,
-                    "    {} {} {target}:{}, {last}",
-                    link.job_id, link.direction, link.remote_store
-                );
-            }
-            if let Some(error) = &store.error {
-                let _ = writeln!(out, "  ERROR: snapshots could not be read: {error}");
-                continue;
-            }
-            for error in &store.namespace_errors {
-                let (ns, why) = error.split_once(": ").unwrap_or((error.as_str(), ""));
-                let _ = writeln!(out, "  ERROR: {ns} could not be read: {why}");
-            }
-            if store.guests.is_empty() {
-                let _ = writeln!(out, "  no backups");
-                continue;
-            }
-            let _ = writeln!(
-                out,
-                "  {:<16} {:<21} {:>7} {:>9}  {:<10} RPO",
-                "GUEST", "NEWEST", "AGE", "SNAPSHOTS", "VERIFIED"
-            );
-            for guest in &store.guests {
-                let verified = match &guest.newest_verification {
-                    Some(VerifyState::Ok) => "ok".to_owned(),
-                    Some(VerifyState::Failed) => "FAILED".to_owned(),
-                    Some(other) => format!("UNKNOWN ({other})"),
-                    None => "never".to_owned(),
-                };
-                // A running or abandoned backup is shown beside, never as, the newest.
-                let mut unfinished = match guest.unfinished_count {
-                    0 => String::new(),
-                    n => format!(" ({n} unfinished)"),
-                };
-                // Only where a copy to the other site exists at all is the per-group scope news.
-                if store.sync.links.iter().any(|l| l.cross_site == Some(true)) {
-                    match guest.off_site {
-                        Some(false) => unfinished.push_str(" (not copied off-site)"),
-                        None => unfinished.push_str(" (off-site copy: cannot tell)"),
-                        Some(true) => {}
-                    }
-                }
-                let _ = writeln!(
-                    out,
-                    "  {:<16} {:<21} {:>7} {:>9}  {:<10} {}{unfinished}",
-                    if guest.namespace.is_empty() {
-                        format!("{}/{}", guest.backup_type, guest.backup_id)
-                    } else {
-                        format!(
-                            "{}:{}/{}",
-                            guest.namespace, guest.backup_type, guest.backup_id
-                        )
-                    },
-                    timestamp(guest.newest_time),
-                    human_age(guest.newest_age_secs),
-                    guest.snapshot_count,
-                    verified,
-                    if guest.rpo_breached { "BREACHED" } else { "ok" }
-                );
-            }
+            write_datastore(&mut out, store);
         }
         let _ = writeln!(out);
-        if self.jobs.is_empty() {
-            let _ = writeln!(out, "jobs: no failed or overdue job");
-        } else {
-            let _ = writeln!(out, "jobs:");
-            for job in &self.jobs {
-                let kind = serde_json::to_value(job.kind)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default();
-                let line = match &job.issue {
-                    JobIssue::Failed { state, .. } => {
-                        format!("  FAILED   {kind} {} ({}): {state}", job.id, job.store)
-                    }
-                    JobIssue::Overdue {
-                        next_run,
-                        late_by_secs,
-                    } => format!(
-                        "  OVERDUE  {kind} {} ({}): due {}, {} late",
-                        job.id,
-                        job.store,
-                        timestamp(*next_run),
-                        human_age(*late_by_secs)
-                    ),
-                };
-                let _ = writeln!(out, "{line}");
-            }
-        }
+        self.write_jobs(&mut out);
         for warning in &self.warnings {
             let _ = writeln!(out, "warning: {warning}");
         }
@@ -554,6 +442,43 @@ impl Report {
                 );
             }
         }
+        self.write_summary(&mut out);
+        out
+    }
+
+    /// The failed and overdue jobs, one a line, or a line saying there are none.
+    fn write_jobs(&self, out: &mut String) {
+        if self.jobs.is_empty() {
+            let _ = writeln!(out, "jobs: no failed or overdue job");
+            return;
+        }
+        let _ = writeln!(out, "jobs:");
+        for job in &self.jobs {
+            let kind = serde_json::to_value(job.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let line = match &job.issue {
+                JobIssue::Failed { state, .. } => {
+                    format!("  FAILED   {kind} {} ({}): {state}", job.id, job.store)
+                }
+                JobIssue::Overdue {
+                    next_run,
+                    late_by_secs,
+                } => format!(
+                    "  OVERDUE  {kind} {} ({}): due {}, {} late",
+                    job.id,
+                    job.store,
+                    timestamp(*next_run),
+                    human_age(*late_by_secs)
+                ),
+            };
+            let _ = writeln!(out, "{line}");
+        }
+    }
+
+    /// The counts, then the result line.
+    fn write_summary(&self, out: &mut String) {
         let s = &self.summary;
         let _ = writeln!(
             out,
@@ -580,8 +505,126 @@ impl Report {
                 ""
             }
         );
-        out
     }
+}
+
+/// One datastore as text: its usage, its cross-site verdicts and sync links, then its errors
+/// or a table of its guests.
+fn write_datastore(out: &mut String, store: &DatastoreReport) {
+    let usage = match (store.used_bytes, store.total_bytes) {
+        (Some(used), Some(total)) => {
+            format!("  used {} of {}", human_bytes(used), human_bytes(total))
+        }
+        _ => String::new(),
+    };
+    let _ = writeln!(out, "datastore {}{usage}", store.store);
+    let _ = writeln!(
+        out,
+        "  cross-site copy of its backups: {}",
+        sync_text(store.sync.cross_site)
+    );
+    if store.sync.incoming != CrossSiteSync::None {
+        let _ = writeln!(
+            out,
+            "  copy of the other site's backups: {}",
+            sync_text(store.sync.incoming)
+        );
+    }
+    for link in &store.sync.links {
+        let _ = writeln!(out, "{}", link_line(link));
+    }
+    if let Some(error) = &store.error {
+        let _ = writeln!(out, "  ERROR: snapshots could not be read: {error}");
+        return;
+    }
+    for error in &store.namespace_errors {
+        let (ns, why) = error.split_once(": ").unwrap_or((error.as_str(), ""));
+        let _ = writeln!(out, "  ERROR: {ns} could not be read: {why}");
+    }
+    if store.guests.is_empty() {
+        let _ = writeln!(out, "  no backups");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  {:<16} {:<21} {:>7} {:>9}  {:<10} RPO",
+        "GUEST", "NEWEST", "AGE", "SNAPSHOTS", "VERIFIED"
+    );
+    // Only where a copy to the other site exists at all is the per-group scope news.
+    let copied = store.sync.links.iter().any(|l| l.cross_site == Some(true));
+    for guest in &store.guests {
+        let _ = writeln!(out, "{}", guest_line(guest, copied));
+    }
+}
+
+/// One sync link: its job, direction, target and site, and how its last run went.
+fn link_line(link: &SyncLink) -> String {
+    let target = match (&link.remote, &link.remote_site) {
+        (Some(remote), Some(site)) => format!("{remote} ({site})"),
+        (Some(remote), None) => format!("{remote} (site unknown)"),
+        (None, _) => "local".to_owned(),
+    };
+    let last = link.last_run.as_ref().map_or_else(
+        || match link.running_since {
+            Some(start) => format!("running since {}", timestamp(start)),
+            None => "never ran".to_owned(),
+        },
+        |state| match link.last_run_age_secs {
+            Some(age) => format!(
+                "last run {state}, {} ago{}",
+                human_age(age),
+                if link.stale {
+                    " (older than the RPO)"
+                } else {
+                    ""
+                }
+            ),
+            None => format!("last run {state}"),
+        },
+    );
+    format!(
+        "    {} {} {target}:{}, {last}",
+        link.job_id, link.direction, link.remote_store
+    )
+}
+
+/// One guest's row of the table; `copied`: whether the datastore has a copy to the other site,
+/// so that a group it leaves out is worth saying.
+fn guest_line(guest: &GuestBackup, copied: bool) -> String {
+    let verified = match &guest.newest_verification {
+        Some(VerifyState::Ok) => "ok".to_owned(),
+        Some(VerifyState::Failed) => "FAILED".to_owned(),
+        Some(other) => format!("UNKNOWN ({other})"),
+        None => "never".to_owned(),
+    };
+    // A running or abandoned backup is shown beside, never as, the newest.
+    let mut unfinished = match guest.unfinished_count {
+        0 => String::new(),
+        n => format!(" ({n} unfinished)"),
+    };
+    if copied {
+        match guest.off_site {
+            Some(false) => unfinished.push_str(" (not copied off-site)"),
+            None => unfinished.push_str(" (off-site copy: cannot tell)"),
+            Some(true) => {}
+        }
+    }
+    format!(
+        "  {:<16} {:<21} {:>7} {:>9}  {:<10} {}{unfinished}",
+        if guest.namespace.is_empty() {
+            format!("{}/{}", guest.backup_type, guest.backup_id)
+        } else {
+            format!(
+                "{}:{}/{}",
+                guest.namespace, guest.backup_type, guest.backup_id
+            )
+        },
+        timestamp(guest.newest_time),
+        human_age(guest.newest_age_secs),
+        guest.snapshot_count,
+        verified,
+        if guest.rpo_breached { "BREACHED" } else { "ok" }
+    )
 }
 
 fn sync_text(verdict: CrossSiteSync) -> &'static str {
@@ -728,70 +771,9 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
     let datastores: Vec<DatastoreReport> = stores
         .iter()
         .map(|store| {
-            let usage = inventory.usage.iter().find(|u| &u.store == store);
-            let (guests, error) = match inventory.snapshots.get(store) {
-                Some(Ok(namespaces)) => (
-                    namespaces
-                        .iter()
-                        .flat_map(|(namespace, snapshots)| {
-                            checks::newest_per_guest(store, namespace, snapshots, now, options.rpo)
-                        })
-                        .collect(),
-                    None,
-                ),
-                Some(Err(error)) => (Vec::new(), Some(error.clone())),
-                None => (Vec::new(), Some("not read".to_owned())),
-            };
-            let mut sync = checks::datastore_sync(
-                store,
-                &inventory.sync_jobs,
-                &inventory.remotes,
-                &options.sites,
-                now,
-                options.rpo,
-            );
-            if inventory.sync_lists_complete != Some(true) {
-                sync.cross_site = unless_complete(sync.cross_site);
-                sync.incoming = unless_complete(sync.incoming);
-            }
-            let mut guests = guests;
-            let snapshots = inventory.snapshots.get(store).and_then(|r| r.as_ref().ok());
-            judge_off_site(
-                &mut guests,
-                &mut sync,
-                &inventory.sync_jobs,
-                snapshots,
-                now,
-                options.rpo,
-            );
-            let namespace_errors: Vec<String> = inventory
-                .namespace_errors
-                .get(store)
-                .into_iter()
-                .flatten()
-                .map(|(ns, e)| format!("namespace `{ns}`: {e}"))
-                .collect();
-            summary.unreadable_namespaces += namespace_errors.len();
-            summary.datastores += 1;
-            summary.unreadable_datastores += usize::from(error.is_some());
-            summary.guests += guests.len();
-            summary.rpo_breaches += guests.iter().filter(|g| g.rpo_breached).count();
-            summary.verify_failures += guests.iter().filter(|g| g.newest_verify_failed()).count();
-            summary.verify_unknown += guests.iter().filter(|g| g.newest_verify_unknown()).count();
-            summary.unverified += guests
-                .iter()
-                .filter(|g| g.newest_verification.is_none())
-                .count();
-            summary.without_cross_site_sync += usize::from(!sync.cross_site.is_ok());
-            DatastoreReport {
-                store: store.clone(),
-                used_bytes: usage.and_then(|u| u.used),
-                total_bytes: usage.and_then(|u| u.total),
-                error,
-                namespace_errors,
-                guests,
-                sync,
-            }
+            let report = datastore_report(inventory, store, now, options);
+            summary.count(&report);
+            report
         })
         .collect();
     let jobs: Vec<JobProblem> = checks::job_problems(
@@ -805,11 +787,6 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
     .into_iter()
     .filter(|job| stores.contains(&job.store))
     .collect();
-    // A GC list that failed, or that the release lacks, is in `errors`: nothing to judge.
-    let gc_read = !inventory
-        .errors
-        .iter()
-        .any(|e| e.part.contains("GET /admin/gc"));
     summary.failed_jobs = jobs.iter().filter(|j| j.is_failure()).count();
     summary.overdue_jobs = jobs.len() - summary.failed_jobs;
     summary.unread_parts = inventory.errors.iter().filter(|e| !e.not_supported).count();
@@ -819,19 +796,110 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
         datastores,
         jobs,
         summary,
-        warnings: inventory
-            .remotes_error
-            .iter()
-            .map(|e| format!("remotes could not be read ({e}); sites matched by remote name only"))
-            .chain(
-                gc_read
-                    .then(|| checks::gc_warnings(&stores, &inventory.gc_jobs))
-                    .into_iter()
-                    .flatten(),
-            )
-            .collect(),
+        warnings: warnings(inventory, &stores),
         errors: inventory.errors.clone(),
     }
+}
+
+/// The report of one datastore: its newest backup per guest, its sync links and verdicts
+/// (cannot tell where the sync lists may be filtered), and its unreadable namespaces.
+fn datastore_report(
+    inventory: &Inventory,
+    store: &str,
+    now: i64,
+    options: &ReportOptions,
+) -> DatastoreReport {
+    let usage = inventory.usage.iter().find(|u| u.store == store);
+    let (mut guests, error) = match inventory.snapshots.get(store) {
+        Some(Ok(namespaces)) => (
+            namespaces
+                .iter()
+                .flat_map(|(namespace, snapshots)| {
+                    checks::newest_per_guest(store, namespace, snapshots, now, options.rpo)
+                })
+                .collect(),
+            None,
+        ),
+        Some(Err(error)) => (Vec::new(), Some(error.clone())),
+        None => (Vec::new(), Some("not read".to_owned())),
+    };
+    let mut sync = checks::datastore_sync(
+        store,
+        &inventory.sync_jobs,
+        &inventory.remotes,
+        &options.sites,
+        now,
+        options.rpo,
+    );
+    if inventory.sync_lists_complete != Some(true) {
+        sync.cross_site = unless_complete(sync.cross_site);
+        sync.incoming = unless_complete(sync.incoming);
+    }
+    let snapshots = inventory.snapshots.get(store).and_then(|r| r.as_ref().ok());
+    judge_off_site(
+        &mut guests,
+        &mut sync,
+        &inventory.sync_jobs,
+        snapshots,
+        now,
+        options.rpo,
+    );
+    let namespace_errors: Vec<String> = inventory
+        .namespace_errors
+        .get(store)
+        .into_iter()
+        .flatten()
+        .map(|(ns, e)| format!("namespace `{ns}`: {e}"))
+        .collect();
+    DatastoreReport {
+        store: store.to_owned(),
+        used_bytes: usage.and_then(|u| u.used),
+        total_bytes: usage.and_then(|u| u.total),
+        error,
+        namespace_errors,
+        guests,
+        sync,
+    }
+}
+
+impl Summary {
+    /// Adds one datastore's counts.
+    fn count(&mut self, store: &DatastoreReport) {
+        let guests = &store.guests;
+        self.unreadable_namespaces += store.namespace_errors.len();
+        self.datastores += 1;
+        self.unreadable_datastores += usize::from(store.error.is_some());
+        self.guests += guests.len();
+        self.rpo_breaches += guests.iter().filter(|g| g.rpo_breached).count();
+        self.verify_failures += guests.iter().filter(|g| g.newest_verify_failed()).count();
+        self.verify_unknown += guests.iter().filter(|g| g.newest_verify_unknown()).count();
+        self.unverified += guests
+            .iter()
+            .filter(|g| g.newest_verification.is_none())
+            .count();
+        self.without_cross_site_sync += usize::from(!store.sync.cross_site.is_ok());
+    }
+}
+
+/// What could not be read but did not stop the report: the remotes, and the garbage
+/// collection of `stores` as the GC list tells it.
+fn warnings(inventory: &Inventory, stores: &[String]) -> Vec<String> {
+    // A GC list that failed, or that the release lacks, is in `errors`: nothing to judge.
+    let gc_read = !inventory
+        .errors
+        .iter()
+        .any(|e| e.part.contains("GET /admin/gc"));
+    inventory
+        .remotes_error
+        .iter()
+        .map(|e| format!("remotes could not be read ({e}); sites matched by remote name only"))
+        .chain(
+            gc_read
+                .then(|| checks::gc_warnings(stores, &inventory.gc_jobs))
+                .into_iter()
+                .flatten(),
+        )
+        .collect()
 }
 
 fn timestamp(epoch: i64) -> String {
