@@ -14,9 +14,15 @@
 //! `vpn_l2tp.xml.in`), `token` and `client-secret` (`service_monitoring_telegraf.xml.in`), and
 //! `key`: RADIUS/TACACS server keys (`include/radius-server-key.xml.i`), HTTPS API keys, PKI
 //! private keys (`include/pki/cli-private-key-base64.xml.i`), OpenVPN shared secrets
-//! (`pki openvpn shared-secret NAME key`), OTP keys.
+//! (`pki openvpn shared-secret NAME key`), OTP keys; `md5`, the IS-IS and OpenFabric password
+//! below `area-password`, `domain-password` and an interface's `password`
+//! (`include/isis/password.xml.i`, `include/openfabric/password.xml.i`; no other leaf has that
+//! name); `cisco-authentication`, NHRP's pass phrase on 1.4 (`protocols_nhrp.xml.in`).
 //!
-//! By place: `service snmp trap-target ADDRESS community` (`service_snmp.xml.in`), the names of
+//! By place: `protocols nhrp tunnel TUN authentication`, NHRP's pass phrase on 1.5 (FRR's
+//! nhrpd; vyos-documentation `docs/configexamples/dmvpn-dualhub-dualcloud.rst`), where every
+//! other `authentication` leaf names a type (`include/ospf/protocol-common-config.xml.i`,
+//! `include/stunnel/protocol-options.xml.i`); `service snmp trap-target ADDRESS community` (`service_snmp.xml.in`), the names of
 //! `service snmp community NAME` (the name is the community string; see
 //! [`crate::ConfigTree::redact`]), and the password in the URL of
 //! `system config-management commit-archive location` (`system_config-management.xml.in`:
@@ -33,10 +39,12 @@
 /// (`service snmp v3 user NAME auth encrypted-key`), renamed `encrypted-password` since.
 pub const SECRET_LEAVES: &[&str] = &[
     "cak",
+    "cisco-authentication",
     "client-secret",
     "encrypted-key",
     "encrypted-password",
     "key",
+    "md5",
     "md5-key",
     "passphrase",
     "password",
@@ -82,6 +90,8 @@ pub fn classify<S: AsRef<str>>(path: &[S]) -> Option<SecretKind> {
                 Some(SecretKind::Value)
             }
         }
+        // `protocols nhrp tunnel TUN authentication`; no other tunnel has this leaf.
+        "authentication" if word(2) == Some("tunnel") => Some(SecretKind::Value),
         "community" if word(2) == Some("trap-target") => Some(SecretKind::Value),
         "location" if word(1) == Some("commit-archive") => Some(SecretKind::UrlPassword),
         _ if SECRET_LEAVES.contains(&name) => Some(SecretKind::Value),
@@ -221,6 +231,22 @@ mod tests {
             ),
         ];
         assert_eq!(batch_secrets(&batch), ["ArchPw1", "Comm9", "Pw"]);
+        // Issue 32, V6: a refusal is scrubbed of IS-IS/OpenFabric and NHRP credentials too.
+        let routing = [
+            Command::set(
+                ["protocols", "isis", "interface", "eth1", "password", "md5"],
+                Some("IsisMd5x"),
+            ),
+            Command::set(
+                ["protocols", "nhrp", "tunnel", "tun0", "authentication"],
+                Some("Nhrp1"),
+            ),
+            Command::set(
+                ["protocols", "ospf", "area", "0", "authentication"],
+                Some("md5"),
+            ),
+        ];
+        assert_eq!(batch_secrets(&routing), ["IsisMd5x", "Nhrp1"]);
         assert_eq!(
             scrub("[x ArchPw1 Comm9 Pw]", &batch_secrets(&batch)),
             "[x <redacted> <redacted> <redacted>]"
