@@ -615,6 +615,64 @@ fn judge_guest(
     rpo: i64,
 ) -> GuestChain {
     let mut findings = Findings::default();
+    let (jobs, candidates) = guest_targets(input, targets, guest, &mut findings);
+    // Of several PBS targets, the one holding the newest backup is judged.
+    let judged = candidates
+        .iter()
+        .map(|t| (*t, here_backup(input, t, guest)))
+        .max_by_key(|(_, b)| b.as_ref().ok().copied().flatten().map(|b| b.newest_time));
+    // The guest's newest snapshot in the judged target, when that was read.
+    let newest: Result<Option<i64>, ()> = match &judged {
+        Some((_, Ok(backup))) => Ok(backup.map(|b| b.newest_time)),
+        _ => Err(()),
+    };
+    let last_run = last_run(input, guest, newest);
+    run_findings(
+        input,
+        guest,
+        &last_run,
+        !candidates.is_empty(),
+        &mut findings,
+    );
+    let mut chain = GuestChain {
+        vmid: guest.vmid,
+        name: guest.name.clone(),
+        jobs,
+        storage: judged.as_ref().map(|(t, _)| t.storage.clone()),
+        encrypted: judged.as_ref().map(|(t, _)| t.encrypted),
+        last_run,
+        backed_up: None,
+        verified: None,
+        copy_site: None,
+        copied: None,
+        verdict: Verdict::Ok,
+        reasons: Vec::new(),
+    };
+    if let Some((target, backup)) = judged {
+        shared_doubt(
+            &chain.last_run,
+            backup.as_ref().map(|b| *b).map_err(|_| ()),
+            own_failure(input, guest),
+            &mut findings,
+        );
+        judge_here(&mut chain, &mut findings, target, backup, now, rpo);
+        judge_there(&mut chain, &mut findings, input, target, guest, now, rpo);
+    }
+    chain.verdict = findings.verdict();
+    chain.reasons = findings.breach;
+    chain.reasons.extend(findings.unknown);
+    chain
+}
+
+/// The enabled jobs to an enabled PBS target that include `guest`, and those targets; with
+/// none, why (`findings`): no job, a job to a disabled storage, or to one the storage list
+/// does not show, or a pool job that may include it.
+fn guest_targets<'a>(
+    input: &ChainInput,
+    targets: &HashMap<&str, &'a PbsTarget>,
+    guest: &ChainGuest,
+    findings: &mut Findings,
+) -> (Vec<String>, Vec<&'a PbsTarget>) {
     let mut jobs = Vec::new();
     let mut candidates: Vec<&PbsTarget> = Vec::new();
     // Jobs to a disabled or unlisted storage matter only when no PBS job covers the guest.
@@ -664,8 +722,19 @@ fn judge_guest(
         findings.breach.append(&mut elsewhere.breach);
         findings.unknown.append(&mut elsewhere.unknown);
     }
-    let last_run = last_run(input, guest);
-    match &last_run {
+    (jobs, candidates)
+}
+
+/// What the last run says: its own task failed (a breach), the task lists could not be read,
+/// or, for a guest in a PBS job (`in_job`), no task was seen in lists that may leave some out.
+fn run_findings(
+    input: &ChainInput,
+    guest: &ChainGuest,
+    last_run: &LastRun,
+    in_job: bool,
+    findings: &mut Findings,
+) {
+    match last_run {
         LastRun::Ended {
             success: false,
             status,
@@ -679,63 +748,62 @@ fn judge_guest(
             None => "the vzdump task lists could not be read".to_owned(),
         }),
         // A failed run could be among the tasks the list left out.
-        LastRun::NotSeen if !input.runs_complete && !candidates.is_empty() => findings.unknown.push(
+        LastRun::NotSeen if !input.runs_complete && in_job => findings.unknown.push(
             "no vzdump task of it was seen, and the task lists may leave out other users' tasks (Sys.Audit on /nodes/<node> not known to be held)".to_owned(),
         ),
         _ => {}
     }
-    // Of several PBS targets, the one holding the newest backup is judged.
-    let judged = candidates
-        .iter()
-        .map(|t| (*t, here_backup(input, t, guest)))
-        .max_by_key(|(_, b)| b.as_ref().ok().copied().flatten().map(|b| b.newest_time));
-    let mut chain = GuestChain {
-        vmid: guest.vmid,
-        name: guest.name.clone(),
-        jobs,
-        storage: judged.as_ref().map(|(t, _)| t.storage.clone()),
-        encrypted: judged.as_ref().map(|(t, _)| t.encrypted),
-        last_run,
-        backed_up: None,
-        verified: None,
-        copy_site: None,
-        copied: None,
-        verdict: Verdict::Ok,
-        reasons: Vec::new(),
-    };
-    if let Some((target, backup)) = judged {
-        shared_failure(
-            &chain.last_run,
-            backup.as_ref().ok().copied().flatten(),
-            &mut findings,
-        );
-        judge_here(&mut chain, &mut findings, target, backup, now, rpo);
-        judge_there(&mut chain, &mut findings, input, target, guest, now, rpo);
-    }
-    chain.verdict = findings.verdict();
-    chain.reasons = findings.breach;
-    chain.reasons.extend(findings.unknown);
-    chain
 }
 
-/// A failed task for several guests (`job errors` when any of them failed, pve-manager
-/// `PVE/VZDump.pm` `exec_backup`) may have failed this guest: only its log would say. A
-/// snapshot of the guest taken after the task started shows its part succeeded; without one
-/// the failure is the guest's "cannot tell".
-fn shared_failure(last_run: &LastRun, backup: Option<&GuestBackup>, findings: &mut Findings) {
-    if let LastRun::Shared {
+/// A task for several guests that the guest's snapshots do not tie to it. A failed one
+/// (`job errors` when any of them failed, pve-manager `PVE/VZDump.pm` `exec_backup`) may have
+/// failed this guest: only its log would say. A snapshot of the guest taken after the task
+/// started shows its part succeeded; without one the failure is the guest's "cannot tell".
+/// One that ended OK is the guest's only when a snapshot of it taken by that run is here
+/// ([`last_run`] passes it over when the snapshots were read and none is); with the snapshots
+/// unread it may be another job's, so when it hides the guest's own failed task
+/// (`own_failed`, its end), which run was the guest's last cannot be told.
+fn shared_doubt(
+    last_run: &LastRun,
+    backup: Result<Option<&GuestBackup>, ()>,
+    own_failed: Option<i64>,
+    findings: &mut Findings,
+) {
+    let LastRun::Shared {
         start,
         end,
         status,
-        success: false,
+        success,
     } = last_run
-        && backup.is_none_or(|b| b.newest_time < *start)
-    {
+    else {
+        return;
+    };
+    if backup.is_ok_and(|b| b.is_some_and(|b| b.newest_time >= *start)) {
+        return;
+    }
+    if !success {
         findings.unknown.push(format!(
             "the last vzdump task for several guests of its node failed at {}: {status}, and no snapshot of it taken by that run is here",
             at(*end)
         ));
+    } else if let (Err(()), Some(failed)) = (backup, own_failed) {
+        findings.unknown.push(format!(
+            "its own vzdump task failed at {}, and whether the later task for several guests of its node ({status} at {}) backed it up cannot be told: a task names no job, and no snapshot of it taken by that run is known here",
+            at(failed),
+            at(*end)
+        ));
     }
+}
+
+/// The end of the newest task named after `guest` that ended, when it failed.
+fn own_failure(input: &ChainInput, guest: &ChainGuest) -> Option<i64> {
+    let runs = input.runs.as_ref().ok()?;
+    let (run, end) = runs
+        .iter()
+        .filter(|r| r.vmid == Some(guest.vmid))
+        .filter_map(|r| r.endtime.map(|end| (r, end)))
+        .max_by_key(|(_, end)| *end)?;
+    (!run.status.as_ref().is_some_and(ExitStatus::is_success)).then_some(end)
 }
 
 /// The newest finished backup of `guest` in `target`: `Err` when the datastore was not read.
@@ -904,8 +972,13 @@ fn judge_there(
 /// The last vzdump run of `guest`: of the tasks named after it and those for several guests
 /// of its node (pve-manager `PVE/API2/VZDump.pm` `vzdump`: `$taskid = $local_vmids->[0] if
 /// scalar(@{$local_vmids}) == 1`), the newest to end, since a start is not a finish; a task
-/// named after it that runs and started after that end runs now.
-fn last_run(input: &ChainInput, guest: &ChainGuest) -> LastRun {
+/// named after it that runs and started after that end runs now. A task names no job
+/// (`PVE/Jobs/VZDump.pm` `run` hands the job id to `vzdump` only as `job-id`, for the
+/// notification), so a task for several guests may be another job's: one that ended OK while
+/// `newest`, the guest's newest snapshot here when it was read, is older than its start did
+/// not back the guest up here (a task ends OK only when every guest of it did), and is passed
+/// over.
+fn last_run(input: &ChainInput, guest: &ChainGuest, newest: Result<Option<i64>, ()>) -> LastRun {
     let Ok(runs) = &input.runs else {
         return LastRun::CannotTell;
     };
@@ -913,8 +986,15 @@ fn last_run(input: &ChainInput, guest: &ChainGuest) -> LastRun {
         return LastRun::CannotTell;
     }
     let own = |r: &&VzdumpRun| r.vmid == Some(guest.vmid);
-    let shared =
-        |r: &&VzdumpRun| r.vmid.is_none() && guest.node.as_deref().is_none_or(|n| n == r.node);
+    let not_its = |r: &VzdumpRun| {
+        newest.is_ok_and(|newest| {
+            r.status.as_ref().is_some_and(ExitStatus::is_success)
+                && newest.is_none_or(|t| t < r.starttime)
+        })
+    };
+    let shared = |r: &&VzdumpRun| {
+        r.vmid.is_none() && guest.node.as_deref().is_none_or(|n| n == r.node) && !not_its(r)
+    };
     let ended = runs
         .iter()
         .filter(|r| own(r) || shared(r))

@@ -430,10 +430,8 @@ fn an_unread_node_leaves_only_its_guests_last_run_unknown() {
         find(&chains, 100).last_run,
         LastRun::Shared { .. }
     ));
-    assert!(matches!(
-        find(&chains, 200).last_run,
-        LastRun::Shared { .. }
-    ));
+    // pve1's shared run ended OK but took no snapshot of 200 (74 h old): not 200's run (F5).
+    assert_eq!(find(&chains, 200).last_run, LastRun::NotSeen);
     let runner = find(&chains, 101);
     assert_eq!(runner.last_run, LastRun::CannotTell);
     assert!(
@@ -581,5 +579,50 @@ fn site_backups_carry_an_owner_trimmed_list() {
     assert_eq!(
         find(&judge(&input, NOW, rpo()), 100).verdict,
         Verdict::Breach
+    );
+}
+
+/// F5 (audit 31): a vzdump task names no job. pve-manager `PVE/Jobs/VZDump.pm` `run` passes
+/// the job id to `PVE/API2/VZDump.pm` `vzdump` only as `job-id`, which `PVE/VZDump.pm` uses
+/// for the notification's `backup-job` field; the task is `fork_worker('vzdump', $taskid, ..)`
+/// with `$taskid` the guest only when one guest of the node is backed up, so a task for
+/// several guests carries neither guest nor job. A later task of ANOTHER job on the same node
+/// that ended OK and took no snapshot of the guest did not back it up here (a task that ended
+/// OK backed every guest it had up): the guest's own failed task stays its last run. Where
+/// the snapshots could not be read, such a task may or may not be the guest's: "cannot tell".
+#[test]
+fn another_jobs_later_shared_run_does_not_hide_a_guests_own_failure() {
+    let mut input = input();
+    // 100's newest snapshot is two hours old; a manual backup of it failed after that, then
+    // another job backed other guests of pve1 up.
+    input.runs = Ok(vec![
+        VzdumpRun::new("pve1", Some(100), NOW - 90 * 60).ended(
+            NOW - 80 * 60,
+            ExitStatus::parse("unable to connect to backup server"),
+        ),
+        VzdumpRun::new("pve1", None, NOW - 60 * 60).ended(NOW - 30 * 60, ExitStatus::parse("OK")),
+    ]);
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert_eq!(
+        gitlab.last_run,
+        LastRun::Ended {
+            end: NOW - 80 * 60,
+            status: "unable to connect to backup server".to_owned(),
+            success: false,
+        }
+    );
+    assert_eq!(gitlab.verdict, Verdict::Breach, "{gitlab}");
+
+    // The snapshots unread: whether the later task covered 100 cannot be told.
+    input.here[0].backups = Err("datastore 'store1' is not mounted".to_owned());
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert_eq!(gitlab.verdict, Verdict::CannotTell, "{gitlab}");
+    assert!(
+        gitlab.reasons.iter().any(|r| r.contains(
+            "a task names no job, and no snapshot of it taken by that run is known here"
+        )),
+        "{gitlab}"
     );
 }

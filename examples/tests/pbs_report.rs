@@ -431,9 +431,11 @@ async fn pbs_for_the_chain(fresh: i64) -> MockServer {
 /// (`GET /cluster/resources?type=vm`), the PBS storage `pbs-franca` on store1 beside `local`
 /// (`GET /storage`, pve-storage `PVE/API2/Storage/Config.pm`), an enabled job to it for 100
 /// and 200 and a disabled one to local (`GET /cluster/backup`), and on pve1 one vzdump task
-/// for several guests, so without an id (pve-manager `PVE/API2/VZDump.pm`).
+/// for several guests, so without an id (pve-manager `PVE/API2/VZDump.pm`). The task starts
+/// before the snapshots it took (PBS's 200 is `fresh - 600`): a task that took no snapshot of
+/// a guest is not that guest's run (`cpps_pbs::chain` F5).
 async fn pve_for_the_chain(fresh: i64) -> MockServer {
-    let start = fresh - 300;
+    let start = fresh - 900;
     let pve1_tasks = json!([
         {"upid": format!("UPID:pve1:0000A1B6:0001C3D4:{start:08X}:vzdump::root@pam:"), "node": "pve1",
          "type": "vzdump", "id": "", "user": "root@pam", "starttime": start, "endtime": fresh + 60,
@@ -602,7 +604,7 @@ async fn the_backup_chain_gives_one_verdict_per_guest() {
 #[tokio::test]
 async fn one_offline_node_leaves_only_its_guests_last_run_unknown() {
     let fresh = now() - 3600;
-    let start = fresh - 300;
+    let start = fresh - 900;
     let pbs = pbs_for_the_chain(fresh).await;
     let pve1_tasks = json!([
         {"upid": format!("UPID:pve1:0000A1B6:0001C3D4:{start:08X}:vzdump::root@pam:"), "node": "pve1",
@@ -651,7 +653,7 @@ async fn one_offline_node_leaves_only_its_guests_last_run_unknown() {
 #[tokio::test]
 async fn a_pool_job_with_hidden_members_is_cannot_tell_not_a_breach() {
     let fresh = now() - 3600;
-    let start = fresh - 300;
+    let start = fresh - 900;
     let pbs = pbs_for_the_chain(fresh).await;
     let pve1_tasks = json!([
         {"upid": format!("UPID:pve1:0000A1B6:0001C3D4:{start:08X}:vzdump::root@pam:"), "node": "pve1",
