@@ -611,7 +611,10 @@ pub fn job_problems(
 }
 
 /// What the garbage-collection list says against the datastores `stores`, as warnings: a
-/// datastore with no GC schedule, one never garbage-collected, and one missing from the list.
+/// datastore with no GC schedule, one never garbage-collected (no `upid`), one whose last
+/// finished run is named but whose state and end are not (a run going on, or a job state file
+/// PBS could not read: `garbage_collection_status` answers the same for both), and one missing
+/// from the list.
 /// None of them reads as overdue: proxmox-backup `src/api2/admin/datastore.rs`
 /// `garbage_collection_status` counts the next run from now when GC never ran and leaves it
 /// out without a schedule, and `src/api2/admin/gc.rs` `list_all_gc_jobs` drops a datastore
@@ -630,9 +633,17 @@ pub fn gc_warnings(stores: &[String], gc: &[GcStatus]) -> Vec<String> {
                 "datastore {store} has no garbage-collection schedule"
             ));
         }
-        // A run going on has a task but no end yet.
-        let running = status.counters.upid.is_some() && status.last_run_state.is_none();
-        if status.last_run_endtime.is_none() && status.last_run_state.is_none() && !running {
+        // The `upid` is the last finished run's (pbs-datastore `DataStore::garbage_collection`
+        // stores the status only at a run's end); the state and end come from the job state
+        // file, which says `Started` while a run goes on, or could not be read.
+        if status.last_run_endtime.is_some() || status.last_run_state.is_some() {
+            continue;
+        }
+        if status.counters.upid.is_some() {
+            warnings.push(format!(
+                "cannot tell when datastore {store} was last garbage-collected: a garbage collection runs now, or its job state could not be read (GET /admin/gc names a finished run's task but no state or end)"
+            ));
+        } else {
             warnings.push(format!("datastore {store} was never garbage-collected"));
         }
     }

@@ -432,3 +432,33 @@ fn gc_without_schedule_never_run_or_unlisted_is_a_warning() {
         ]
     );
 }
+
+/// E7 leftover (audit 31): proxmox-backup `src/api2/admin/datastore.rs`
+/// `garbage_collection_status` answers the `upid` of the last GC that finished (the
+/// in-memory/`.gc-status` status, which pbs-datastore `src/datastore.rs`
+/// `DataStore::garbage_collection` stores only at the end of a run) and takes
+/// `last-run-state`/`last-run-endtime` from the job state file (`src/server/jobstate.rs`
+/// `compute_schedule_status`): a GC that never ran has neither `upid` nor state; a `upid`
+/// without a state is a GC that runs now (the file says `Started`) or a state file that could
+/// not be read (`JobState::load(..).ok()`). That GC did run once, and when it last ended
+/// cannot be told: a warning, never silence.
+#[test]
+fn a_gc_task_without_a_state_is_running_or_unreadable_not_silent() {
+    let mut gc: Vec<GcStatus> = data("gc_jobs.json");
+    assert!(gc[0].counters.upid.is_some());
+    gc[0].last_run_state = None;
+    gc[0].last_run_endtime = None;
+    gc[0].duration = None;
+    // Never ran: no task of a finished run at all.
+    gc[1].counters.upid = None;
+    gc[1].last_run_state = None;
+    gc[1].last_run_endtime = None;
+    let stores = ["store1", "offsite"].map(str::to_owned);
+    assert_eq!(
+        checks::gc_warnings(&stores, &gc),
+        [
+            "cannot tell when datastore store1 was last garbage-collected: a garbage collection runs now, or its job state could not be read (GET /admin/gc names a finished run's task but no state or end)",
+            "datastore offsite was never garbage-collected",
+        ]
+    );
+}
