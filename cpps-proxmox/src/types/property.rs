@@ -826,7 +826,9 @@ mod tests {
 
     #[test]
     fn a_bad_value_names_its_key_and_the_kind_of_string() {
-        fn error_of<T: FromStr<Err = Error>>(text: &str) -> (&'static str, String, String) {
+        /// The kind of string, the input and the reason of the error parsing `text` gives.
+        type Invalid = (&'static str, String, String);
+        fn error_of<T: FromStr<Err = Error>>(text: &str) -> Invalid {
             match text.parse::<T>() {
                 Err(Error::Invalid {
                     kind,
@@ -837,111 +839,47 @@ mod tests {
                 Ok(_) => panic!("{text} parsed"),
             }
         }
-        let net = "container net device";
-        let qemu_net = "QEMU net device";
-        let features = "container features";
+        let (net, qemu_net, feat) = (
+            error_of::<LxcNet> as fn(&str) -> Invalid,
+            error_of::<QemuNet> as fn(&str) -> Invalid,
+            error_of::<LxcFeatures> as fn(&str) -> Invalid,
+        );
+        let (volume, memory) = (
+            error_of::<Volume> as fn(&str) -> Invalid,
+            error_of::<QemuMemory> as fn(&str) -> Invalid,
+        );
+        let (n, q, f) = (
+            "container net device",
+            "QEMU net device",
+            "container features",
+        );
+        // A table: one case a line reads better than rustfmt's five lines a case.
+        #[rustfmt::skip]
         let cases = [
-            (
-                error_of::<LxcNet>("firewall=maybe"),
-                net,
-                "maybe",
-                "`firewall` must be 0 or 1",
-            ),
-            (
-                error_of::<LxcNet>("tag=x"),
-                net,
-                "x",
-                "`tag` must be a number",
-            ),
-            (
-                error_of::<LxcNet>("tag=70000"),
-                net,
-                "70000",
-                "`tag` must be a number",
-            ),
-            (
-                error_of::<LxcNet>("mtu=-1"),
-                net,
-                "-1",
-                "`mtu` must be a number",
-            ),
-            (
-                error_of::<LxcNet>("name=eth0,eth1"),
-                net,
-                "name=eth0,eth1",
-                "unexpected part `eth1` without a key",
-            ),
-            (
-                error_of::<QemuNet>("virtio=AA,firewall=2"),
-                qemu_net,
-                "2",
-                "`firewall` must be 0 or 1",
-            ),
-            (
-                error_of::<QemuNet>("virtio=AA,link_down=2"),
-                qemu_net,
-                "2",
-                "`link_down` must be 0 or 1",
-            ),
-            (
-                error_of::<QemuNet>("virtio=AA,mtu=x"),
-                qemu_net,
-                "x",
-                "`mtu` must be a number",
-            ),
-            (
-                error_of::<Volume>("local:vm-1-disk-0,backup=2"),
-                "volume",
-                "2",
-                "`backup` must be 0 or 1",
-            ),
-            (
-                error_of::<Volume>("size=8G"),
-                "volume",
-                "size=8G",
-                "no volume",
-            ),
-            (
-                error_of::<LxcFeatures>("nesting=2"),
-                features,
-                "2",
-                "`nesting` must be 0 or 1",
-            ),
-            (
-                error_of::<LxcFeatures>("keyctl=2"),
-                features,
-                "2",
-                "`keyctl` must be 0 or 1",
-            ),
-            (
-                error_of::<LxcFeatures>("fuse=2"),
-                features,
-                "2",
-                "`fuse` must be 0 or 1",
-            ),
-            (
-                error_of::<LxcFeatures>("mknod=2"),
-                features,
-                "2",
-                "`mknod` must be 0 or 1",
-            ),
-            (
-                error_of::<LxcFeatures>("force_rw_sys=2"),
-                features,
-                "2",
-                "`force_rw_sys` must be 0 or 1",
-            ),
-            (
-                error_of::<QemuMemory>("current=x"),
-                "QEMU memory",
-                "x",
-                "`current` must be a number",
-            ),
+            // (parser, text, kind, input, reason)
+            (net, "firewall=maybe", n, "maybe", "`firewall` must be 0 or 1"),
+            (net, "tag=x", n, "x", "`tag` must be a number"),
+            (net, "tag=70000", n, "70000", "`tag` must be a number"),
+            (net, "mtu=-1", n, "-1", "`mtu` must be a number"),
+            (net, "name=eth0,eth1", n, "name=eth0,eth1", "unexpected part `eth1` without a key"),
+            (qemu_net, "virtio=AA,firewall=2", q, "2", "`firewall` must be 0 or 1"),
+            (qemu_net, "virtio=AA,link_down=2", q, "2", "`link_down` must be 0 or 1"),
+            (qemu_net, "virtio=AA,mtu=x", q, "x", "`mtu` must be a number"),
+            (volume, "local:vm-1-disk-0,backup=2", "volume", "2", "`backup` must be 0 or 1"),
+            (volume, "size=8G", "volume", "size=8G", "no volume"),
+            (feat, "nesting=2", f, "2", "`nesting` must be 0 or 1"),
+            (feat, "keyctl=2", f, "2", "`keyctl` must be 0 or 1"),
+            (feat, "fuse=2", f, "2", "`fuse` must be 0 or 1"),
+            (feat, "mknod=2", f, "2", "`mknod` must be 0 or 1"),
+            (feat, "force_rw_sys=2", f, "2", "`force_rw_sys` must be 0 or 1"),
+            (memory, "current=x", "QEMU memory", "x", "`current` must be a number"),
         ];
-        for ((kind, input, reason), want_kind, want_input, want_reason) in cases {
+        for (parse, text, want_kind, want_input, want_reason) in cases {
+            let (kind, input, reason) = parse(text);
             assert_eq!(
                 (kind, input.as_str(), reason.as_str()),
-                (want_kind, want_input, want_reason)
+                (want_kind, want_input, want_reason),
+                "{text}"
             );
         }
     }
