@@ -327,11 +327,13 @@ impl SiteBackups {
 /// failed, carries the error. A namespace missing from the datastore's list is "cannot tell":
 /// PBS lists only the namespaces the credentials may see (proxmox-backup
 /// `src/api2/admin/namespace.rs` `list_namespaces`). Each list read whole is marked
-/// [`SiteBackups::trimmed`] when the inventory's rights (`GET /access/permissions`) show that
-/// PBS listed only the caller's own groups there ([`snapshots_trimmed`]), or were not read.
+/// [`SiteBackups::trimmed`] when `rights`, the caller's rights on its path
+/// ([`read_path_rights`]), show that PBS listed only the caller's own groups there
+/// ([`snapshots_trimmed`]), or were not read.
 pub fn site_backups(
     inventory: &crate::report::Inventory,
     targets: &[PbsTarget],
+    rights: &PathRights,
     now: i64,
     rpo: Duration,
 ) -> Vec<SiteBackups> {
@@ -364,23 +366,64 @@ pub fn site_backups(
             },
         };
         let mut site = SiteBackups::new(store, ns, backups);
-        site.trimmed = match &inventory.rights {
-            Some(rights) => snapshots_trimmed(rights, store, ns),
-            None => Some("the credentials' rights were not read".to_owned()),
+        let path = acl_path(store, ns);
+        site.trimmed = match rights.get(&path) {
+            Some(answer) => snapshots_trimmed(answer, store, ns),
+            None => Some(format!("the credentials' rights on {path} were not read")),
         };
         out.push(site);
     }
     out
 }
 
+/// The caller's rights on ACL paths, each as `GET /access/permissions?path=` answered for it,
+/// or why that could not be read; keyed by the path ([`acl_path`]).
+pub type PathRights = std::collections::BTreeMap<String, Result<crate::types::Permissions, String>>;
+
+/// The ACL path of a datastore and namespace, as PBS checks it (pbs-api-types
+/// `src/datastore.rs` `BackupNamespace::acl_path`: `/datastore/{store}` then the namespace's
+/// components).
+pub fn acl_path(store: &str, ns: &str) -> String {
+    if ns.is_empty() {
+        format!("/datastore/{store}")
+    } else {
+        format!("/datastore/{store}/{ns}")
+    }
+}
+
+/// Asks PBS for the caller's rights on each of `targets`' datastore and namespace paths
+/// (`GET /access/permissions?path=…`, proxmox-backup `src/api2/access/mod.rs`
+/// `list_permissions`), once each: only the answer for the path itself is exact
+/// ([`snapshots_trimmed`]).
+pub async fn read_path_rights(pbs: &crate::Client, targets: &[PbsTarget]) -> PathRights {
+    let mut rights = PathRights::new();
+    for target in targets {
+        let path = acl_path(&target.datastore, &target.namespace);
+        if rights.contains_key(&path) {
+            continue;
+        }
+        let answer = pbs
+            .permissions(Some(&path))
+            .await
+            .map_err(|e| crate::report::error_chain(&e));
+        rights.insert(path, answer);
+    }
+    rights
+}
+
 /// Why the snapshot list of `store`/`ns` may leave groups out, if it may: without
 /// `Datastore.Audit` on the namespace's path, PBS lists only the groups the credentials own
 /// (proxmox-backup `src/api2/admin/datastore.rs` `list_snapshots_blocking`: `list_all =
-/// !check_ns_privs_full(.., PRIV_DATASTORE_AUDIT, PRIV_DATASTORE_BACKUP)`, then
-/// `check_backup_owner` per group), and vzdump writes as PVE's own PBS user. The privilege
-/// counts on the path itself, or propagated from a path above it (`GET /access/permissions`,
-/// `src/api2/access/mod.rs` `list_permissions`: path → privilege → propagates); rights that
-/// could not be read leave every list in doubt.
+/// !check_ns_privs_full(.., PRIV_DATASTORE_AUDIT, PRIV_DATASTORE_BACKUP)`, which looks the
+/// privileges up on that path, then `check_backup_owner` per group), and vzdump writes as
+/// PVE's own PBS user.
+///
+/// `rights` must be the answer of `GET /access/permissions?path=<the path>` ([`acl_path`]),
+/// and only that path's entry decides. An Audit held higher up proves nothing: an ACL of the
+/// caller on a deeper path replaces what it inherits (proxmox-backup `pbs-config/src/acl.rs`
+/// `AclTree::roles`, "overwrite previous mappings"), and `list_permissions` leaves out a path
+/// where the caller holds nothing (`NoAccess`), so the whole list cannot show either. Rights
+/// that could not be read leave the list in doubt.
 pub fn snapshots_trimmed(
     rights: &Result<crate::types::Permissions, String>,
     store: &str,
@@ -390,18 +433,10 @@ pub fn snapshots_trimmed(
         Ok(rights) => rights,
         Err(e) => return Some(format!("the credentials' rights could not be read ({e})")),
     };
-    let path = if ns.is_empty() {
-        format!("/datastore/{store}")
-    } else {
-        format!("/datastore/{store}/{ns}")
-    };
-    let audits = rights.iter().any(|(at, privileges)| {
-        privileges
-            .get("Datastore.Audit")
-            .is_some_and(|&propagates| {
-                *at == path || (propagates && (at == "/" || path.starts_with(&format!("{at}/"))))
-            })
-    });
+    let path = acl_path(store, ns);
+    let audits = rights
+        .get(&path)
+        .is_some_and(|privileges| privileges.contains_key("Datastore.Audit"));
     (!audits).then(|| {
         format!("without Datastore.Audit on {path} PBS lists only the groups the credentials own")
     })

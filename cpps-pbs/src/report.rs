@@ -109,8 +109,8 @@ pub struct Inventory {
     /// say that no copy exists.
     pub sync_lists_complete: Option<bool>,
     /// The caller's rights (`GET /access/permissions`), or why they could not be read; `None`
-    /// when not read. [`crate::chain::site_backups`] reads from them whether a snapshot list
-    /// may leave groups out.
+    /// when not read. Whether a snapshot list may leave groups out is not read from them:
+    /// only the answer for the list's own path is exact ([`crate::chain::snapshots_trimmed`]).
     pub rights: Option<Result<crate::types::Permissions, String>>,
     /// The other parts that could not be read (the datastore list, usage, job lists, an
     /// endpoint the server's release lacks), each with its error.

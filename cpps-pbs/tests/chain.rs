@@ -540,7 +540,7 @@ fn a_host_name_mismatch_without_fingerprints_is_cannot_tell() {
 /// with [`cpps_pbs::chain::site_backups`]. Without `Datastore.Audit` on the namespace's path,
 /// proxmox-backup `src/api2/admin/datastore.rs` `list_snapshots_blocking` lists only the
 /// groups the caller owns (`list_all` false, then `check_backup_owner` per group), and vzdump
-/// writes as PVE's own PBS user. So with a Backup-only token (`GET /access/permissions`,
+/// writes as PVE's own PBS user. So with a Backup-only token (`GET /access/permissions?path=`,
 /// `src/api2/access/mod.rs` `list_permissions`: path → privilege → propagates) a group
 /// missing from the list is "cannot tell", not "no finished backup"; with Audit on
 /// `/datastore`, propagating, the list is whole and the missing group is a breach.
@@ -563,8 +563,12 @@ fn site_backups_carry_an_owner_trimmed_list() {
         )]))
     };
     let mut input = input();
-    inventory.rights = Some(rights_of("/datastore/store1", "Datastore.Backup"));
-    input.here = cpps_pbs::chain::site_backups(&inventory, &input.targets, NOW, rpo());
+    let mut rights = cpps_pbs::chain::PathRights::new();
+    rights.insert(
+        "/datastore/store1".to_owned(),
+        rights_of("/datastore/store1", "Datastore.Backup"),
+    );
+    input.here = cpps_pbs::chain::site_backups(&inventory, &input.targets, &rights, NOW, rpo());
     let gitlab = find(&judge(&input, NOW, rpo()), 100).clone();
     assert_eq!(gitlab.verdict, Verdict::CannotTell, "{gitlab}");
     assert_eq!(
@@ -574,8 +578,13 @@ fn site_backups_carry_an_owner_trimmed_list() {
         ]
     );
 
-    inventory.rights = Some(rights_of("/datastore", "Datastore.Audit"));
-    input.here = cpps_pbs::chain::site_backups(&inventory, &input.targets, NOW, rpo());
+    // Audit propagating from `/datastore`: asked on `/datastore/store1`, PBS answers the
+    // privilege there.
+    rights.insert(
+        "/datastore/store1".to_owned(),
+        rights_of("/datastore/store1", "Datastore.Audit"),
+    );
+    input.here = cpps_pbs::chain::site_backups(&inventory, &input.targets, &rights, NOW, rpo());
     assert_eq!(
         find(&judge(&input, NOW, rpo()), 100).verdict,
         Verdict::Breach
@@ -625,4 +634,39 @@ fn another_jobs_later_shared_run_does_not_hide_a_guests_own_failure() {
         )),
         "{gitlab}"
     );
+}
+
+/// F6 (audit 31): only the rights on the list's own path say it is whole. proxmox-backup
+/// `list_snapshots_blocking` looks `Datastore.Audit` up on the namespace's ACL path
+/// (`src/backup/hierarchy.rs` `check_ns_privs_full`), where an ACL of the caller REPLACES what
+/// it inherits (`pbs-config/src/acl.rs` `AclTree::roles`: "overwrite previous mappings"), and
+/// `GET /access/permissions` without `path` leaves out a path where the caller holds nothing
+/// (`src/api2/access/mod.rs` `list_permissions`: "Don't leak ACL paths where we don't have any
+/// privileges"). An Audit propagating from `/datastore` is then no proof.
+#[test]
+fn only_the_rights_on_the_path_itself_say_a_snapshot_list_is_whole() {
+    use cpps_pbs::chain::snapshots_trimmed;
+    let answer = |value: serde_json::Value| -> Result<cpps_pbs::types::Permissions, String> {
+        Ok(serde_json::from_value(value).unwrap())
+    };
+    // The whole list: Audit propagating from `/datastore`, and the caller's DatastoreBackup on
+    // `/datastore/store1`, which replaces it there.
+    let replaced = answer(serde_json::json!({
+        "/datastore": {"Datastore.Audit": true},
+        "/datastore/store1": {"Datastore.Backup": true, "Datastore.Read": true}
+    }));
+    assert_eq!(
+        snapshots_trimmed(&replaced, "store1", "").as_deref(),
+        Some(
+            "without Datastore.Audit on /datastore/store1 PBS lists only the groups the credentials own"
+        )
+    );
+    // NoAccess on `/datastore/store1`: the whole list does not name the path at all, and
+    // `?path=/datastore/store1` answers `{}`.
+    let hidden = answer(serde_json::json!({"/datastore": {"Datastore.Audit": true}}));
+    assert!(snapshots_trimmed(&hidden, "store1", "").is_some());
+    assert!(snapshots_trimmed(&answer(serde_json::json!({})), "store1", "").is_some());
+    // `?path=/datastore/store1/dev` with Audit held there, propagating or not: whole.
+    let dev = answer(serde_json::json!({"/datastore/store1/dev": {"Datastore.Audit": false}}));
+    assert_eq!(snapshots_trimmed(&dev, "store1", "dev"), None);
 }

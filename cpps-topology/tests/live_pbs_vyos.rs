@@ -139,7 +139,34 @@ async fn pbs() -> MockApi {
         None,
     )
     .await;
+    audit_below_datastore(&api).await;
     api
+}
+
+/// `GET /access/permissions?path=/datastore/…` of a token whose Audit propagates from
+/// `/datastore` with no ACL of its own below: proxmox-backup `list_permissions` answers the
+/// privileges looked up on that path alone (`CachedUserInfo::lookup_privs_details`), which
+/// the propagated Audit reaches.
+async fn audit_below_datastore(api: &MockApi) {
+    Mock::given(method("GET"))
+        .and(path("/api2/json/access/permissions"))
+        .and(wiremock::matchers::query_param_contains(
+            "path",
+            "/datastore/",
+        ))
+        .respond_with(|request: &wiremock::Request| {
+            let asked = request
+                .url
+                .query_pairs()
+                .find(|(k, _)| k == "path")
+                .map(|(_, v)| v.into_owned())
+                .unwrap_or_default();
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"data": {asked: {"Datastore.Audit": true}}}))
+        })
+        .with_priority(1)
+        .mount(api.server())
+        .await;
 }
 
 async fn vyos() -> MockApi {
@@ -825,6 +852,105 @@ fn the_two_ends_of_a_link_are_compared_as_a_pair() {
     );
 }
 
+/// A PBS holding datastore store1 with no snapshot, observed through the endpoints file with
+/// the rights `full` (`GET /access/permissions`) and `at_store1` (its answer for
+/// `?path=/datastore/store1`).
+async fn observe_store1(full: serde_json::Value, at_store1: serde_json::Value) -> PbsFacts {
+    let api = MockApi::start("/api2/json").await;
+    get(
+        &api,
+        "/admin/datastore",
+        json!({"data": [{"store": "store1"}]}),
+        None,
+    )
+    .await;
+    get(
+        &api,
+        "/admin/datastore/store1/namespace",
+        json!({"data": [{"ns": ""}]}),
+        None,
+    )
+    .await;
+    get(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        json!({"data": []}),
+        None,
+    )
+    .await;
+    get(
+        &api,
+        "/version",
+        json!({"data": {"version": "4.0", "release": "14", "repoid": "d3adb33f"}}),
+        None,
+    )
+    .await;
+    for route in [
+        "/admin/sync",
+        "/admin/verify",
+        "/admin/prune",
+        "/config/remote",
+    ] {
+        get(&api, route, json!({"data": []}), None).await;
+    }
+    get(&api, "/access/permissions", json!({"data": full}), None).await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/access/permissions"))
+        .and(query_param("path", "/datastore/store1"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": at_store1})))
+        .with_priority(1)
+        .mount(api.server())
+        .await;
+    let endpoints = Endpoints::parse(
+        "endpoints.yaml",
+        &format!(
+            "sites:\n  sp:\n    pbs:\n      repository: report@pbs!ro@127.0.0.1:store1\n      url: {}\n      password_env: PBS_SECRET\n",
+            api.base_url(),
+        ),
+    )
+    .unwrap();
+    let lookup = |k: &str| (k == "PBS_SECRET").then(|| "0b7a0c4e-secret".to_owned());
+    let mut options = ClientOptions::default();
+    options.retries = 0;
+    let sources = endpoints.sources(&options, &lookup).unwrap();
+    let observed = live::observe(&sources, &ObserveOptions::default()).await;
+    api.assert_no_unexpected_requests();
+    let sp = observed.site("sp").unwrap();
+    sp.pbs
+        .observed()
+        .unwrap_or_else(|| panic!("{:?}", sp.pbs.failure()))
+        .clone()
+}
+
+/// F6 (audit 31): an ACL of the caller on `/datastore/store1` REPLACES the Audit it inherits
+/// from `/datastore` (proxmox-backup `pbs-config/src/acl.rs` `AclTree::roles`: "overwrite
+/// previous mappings"), and `list_snapshots_blocking` looks Audit up on that path
+/// (`src/backup/hierarchy.rs` `check_ns_privs_full`). A NoAccess there is not even named in
+/// the whole `GET /access/permissions` answer (`src/api2/access/mod.rs` `list_permissions`:
+/// "Don't leak ACL paths where we don't have any privileges"); asked with
+/// `?path=/datastore/store1`, the same function answers the privileges on that path alone, `{}`
+/// for none. Either way the snapshot list holds only the caller's own groups.
+#[tokio::test]
+async fn a_deeper_acl_replaces_the_audit_inherited_from_datastore() {
+    let trimmed = [
+        "snapshots of datastore store1 namespace `` may leave groups out: without Datastore.Audit on /datastore/store1 PBS lists only the groups the credentials own",
+    ];
+    let backup_only = observe_store1(
+        json!({
+            "/datastore": {"Datastore.Audit": true},
+            "/datastore/store1": {"Datastore.Backup": true, "Datastore.Read": true}
+        }),
+        json!({"/datastore/store1": {"Datastore.Backup": true, "Datastore.Read": true}}),
+    )
+    .await;
+    assert_eq!(backup_only.partial, trimmed);
+    let side = backup_only.chain.get().unwrap();
+    assert!(side.backups[0].trimmed.is_some(), "{side:?}");
+    let no_access =
+        observe_store1(json!({"/datastore": {"Datastore.Audit": true}}), json!({})).await;
+    assert_eq!(no_access.partial, trimmed);
+}
+
 /// D4: `GET /admin/datastore` lists only the datastores the caller may audit or back up to,
 /// or holds a privilege below (proxmox-backup `src/api2/admin/datastore.rs`
 /// `get_datastore_list`), so a declared datastore missing from the list of a token without
@@ -833,67 +959,12 @@ fn the_two_ends_of_a_link_are_compared_as_a_pair() {
 /// filtered. With the rights, the same list is whole and the drift stands.
 #[tokio::test]
 async fn a_datastore_list_filtered_by_the_rights_is_no_proof_of_absence() {
-    let observe = |rights: serde_json::Value| async move {
-        let api = MockApi::start("/api2/json").await;
-        get(
-            &api,
-            "/admin/datastore",
-            json!({"data": [{"store": "store1"}]}),
-            None,
-        )
-        .await;
-        get(
-            &api,
-            "/admin/datastore/store1/namespace",
-            json!({"data": [{"ns": ""}]}),
-            None,
-        )
-        .await;
-        get(
-            &api,
-            "/admin/datastore/store1/snapshots",
-            json!({"data": []}),
-            None,
-        )
-        .await;
-        get(
-            &api,
-            "/version",
-            json!({"data": {"version": "4.0", "release": "14", "repoid": "d3adb33f"}}),
-            None,
-        )
-        .await;
-        for route in [
-            "/admin/sync",
-            "/admin/verify",
-            "/admin/prune",
-            "/config/remote",
-        ] {
-            get(&api, route, json!({"data": []}), None).await;
-        }
-        get(&api, "/access/permissions", json!({"data": rights}), None).await;
-        let endpoints = Endpoints::parse(
-            "endpoints.yaml",
-            &format!(
-                "sites:\n  sp:\n    pbs:\n      repository: report@pbs!ro@127.0.0.1:store1\n      url: {}\n      password_env: PBS_SECRET\n",
-                api.base_url(),
-            ),
-        )
-        .unwrap();
-        let lookup = |k: &str| (k == "PBS_SECRET").then(|| "0b7a0c4e-secret".to_owned());
-        let mut options = ClientOptions::default();
-        options.retries = 0;
-        let sources = endpoints.sources(&options, &lookup).unwrap();
-        let observed = live::observe(&sources, &ObserveOptions::default()).await;
-        api.assert_no_unexpected_requests();
-        let sp = observed.site("sp").unwrap();
-        sp.pbs
-            .observed()
-            .unwrap_or_else(|| panic!("{:?}", sp.pbs.failure()))
-            .clone()
-    };
     // Datastore.Audit on store1 only: another datastore would be left out of the list.
-    let narrow = observe(json!({"/datastore/store1": {"Datastore.Audit": false}})).await;
+    let narrow = observe_store1(
+        json!({"/datastore/store1": {"Datastore.Audit": false}}),
+        json!({"/datastore/store1": {"Datastore.Audit": false}}),
+    )
+    .await;
     assert!(
         narrow
             .partial
@@ -902,12 +973,20 @@ async fn a_datastore_list_filtered_by_the_rights_is_no_proof_of_absence() {
         "{:?}",
         narrow.partial
     );
-    let whole = observe(json!({"/datastore": {"Datastore.Audit": true}})).await;
+    let whole = observe_store1(
+        json!({"/datastore": {"Datastore.Audit": true}}),
+        json!({"/datastore/store1": {"Datastore.Audit": true}}),
+    )
+    .await;
     assert!(whole.partial.is_empty(), "{:?}", whole.partial);
     // E4: Datastore.Backup without Datastore.Audit makes the datastore list whole but the
     // snapshot list the owner's only (proxmox-backup `src/api2/admin/datastore.rs`
     // `list_snapshots_blocking`, `check_backup_owner`): a group missing from it proves nothing.
-    let owner = observe(json!({"/datastore": {"Datastore.Backup": true}})).await;
+    let owner = observe_store1(
+        json!({"/datastore": {"Datastore.Backup": true}}),
+        json!({"/datastore/store1": {"Datastore.Backup": true}}),
+    )
+    .await;
     assert_eq!(
         owner.partial,
         [

@@ -67,6 +67,19 @@ async fn pbs(snapshots: Value, sync: Value, verify: Value, prune: Value, gc: Val
         }}),
     )
     .await;
+    // `--chain` asks the rights on the datastore's own path (`cpps_pbs::chain::read_path_rights`):
+    // `list_permissions` with `path` answers the privileges looked up there alone, which
+    // the Audit propagating from `/datastore` reaches.
+    Mock::given(method("GET"))
+        .and(path("/api2/json/access/permissions"))
+        .and(query_param("path", "/datastore/store1"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"data": {"/datastore/store1": {"Datastore.Audit": true}}})),
+        )
+        .with_priority(1)
+        .mount(&server)
+        .await;
     serve(
         &server,
         "/admin/datastore/store1/namespace",

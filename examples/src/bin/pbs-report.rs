@@ -374,7 +374,10 @@ async fn chain(
     let stores: Vec<String> = inventory.snapshots.keys().cloned().collect();
     let pbs = this.pbs;
     let mut input = read_pve(args, &stores, this.address, timeout).await?;
-    input.here = chain::site_backups(inventory, &input.targets, now, args.rpo);
+    // Whether each list is whole is asked per datastore and namespace: only the answer for
+    // the path itself is exact (`chain::snapshots_trimmed`).
+    let rights = chain::read_path_rights(pbs, &input.targets).await;
+    input.here = chain::site_backups(inventory, &input.targets, &rights, now, args.rpo);
     if let Some(copy) = &args.copy {
         let site = sites
             .site_of_name(&copy.remote)

@@ -15,7 +15,8 @@ use crate::live::source::Source;
 /// A site's PBS, read through [`cpps_pbs::Client`]: `GET /admin/datastore`, then per
 /// datastore `GET /admin/datastore/{store}/namespace` and `…/snapshots` per namespace, and
 /// `GET /admin/sync`, `/admin/verify`, `/admin/prune` for the jobs' last runs, and
-/// `GET /access/permissions` to know whether the datastore list is whole. Only the datastore
+/// `GET /access/permissions` to know whether the datastore list is whole (and, with `path`,
+/// whether each snapshot list is). Only the datastore
 /// list is required; any other part that fails, or may be filtered, is kept in
 /// [`PbsFacts::partial`].
 #[derive(Debug, Clone)]
@@ -108,6 +109,89 @@ fn job(kind: &str, id: &str, store: &str, status: &cpps_pbs::types::JobRunStatus
     }
 }
 
+/// What the snapshot lists of one PBS gave: the guests' newest backups, the chain's reading
+/// of each datastore and namespace, and what could not be read or may be filtered.
+struct Snapshots {
+    now: i64,
+    backups: Vec<GuestBackupFact>,
+    side: PbsSide,
+    partial: Vec<String>,
+}
+
+impl Snapshots {
+    /// Reads `store`'s namespaces, then each namespace's snapshots.
+    async fn store(&mut self, c: &Client, store: &str) {
+        let namespaces = match c.namespaces(store, None, None).await {
+            Ok(namespaces) => namespaces,
+            Err(e) => {
+                let e = crate::live::facts::error_chain(&e);
+                self.partial
+                    .push(format!("namespaces of datastore {store}: {e}"));
+                self.side.unread.push((store.to_owned(), e));
+                return;
+            }
+        };
+        for ns in &namespaces {
+            self.namespace(c, store, &ns.ns).await;
+        }
+    }
+
+    /// Reads the snapshots of `store`/`ns`, and the caller's rights on its path to know
+    /// whether the list is whole.
+    async fn namespace(&mut self, c: &Client, store: &str, ns: &str) {
+        let query = if ns.is_empty() {
+            SnapshotQuery::default()
+        } else {
+            SnapshotQuery::default().in_namespace(ns.to_owned())
+        };
+        let snapshots = match c.snapshots(store, &query).await {
+            Ok(snapshots) => snapshots,
+            Err(e) => {
+                let e = crate::live::facts::error_chain(&e);
+                self.partial.push(format!(
+                    "snapshots of datastore {store} namespace `{ns}`: {e}"
+                ));
+                self.side.backups.push(SiteBackups::new(store, ns, Err(e)));
+                return;
+            }
+        };
+        // The RPO is judged by BACKUP-003 against the topology; here only the newest
+        // snapshot and the newest verified one matter.
+        let newest =
+            cpps_pbs::checks::newest_per_guest(store, ns, &snapshots, self.now, Duration::MAX);
+        let mut read = SiteBackups::new(store, ns, Ok(newest.clone()));
+        // Only the rights asked on the path itself are exact: a deeper ACL replaces an Audit
+        // inherited from `/datastore`, and a path with no privilege is left out of the whole
+        // list (`cpps_pbs::chain::snapshots_trimmed`).
+        let rights = c
+            .permissions(Some(&cpps_pbs::chain::acl_path(store, ns)))
+            .await
+            .map_err(|e| crate::live::facts::error_chain(&e));
+        // An owner-trimmed list proves no absence: BACKUP-003 reads this entry of `partial`
+        // ("snapshots of …"), BACKUP-005 the reading's `trimmed`.
+        if let Some(why) = cpps_pbs::chain::snapshots_trimmed(&rights, store, ns) {
+            self.partial.push(format!(
+                "snapshots of datastore {store} namespace `{ns}` may leave groups out: {why}"
+            ));
+            read = read.trimmed(why);
+        }
+        self.side.backups.push(read);
+        self.backups.extend(
+            newest
+                .into_iter()
+                .filter(|g| matches!(g.backup_type, BackupType::Vm | BackupType::Ct))
+                .map(|g| GuestBackupFact {
+                    store: g.store,
+                    namespace: ns.to_owned(),
+                    backup_type: g.backup_type.to_string(),
+                    backup_id: g.backup_id,
+                    newest_time: g.newest_time,
+                    newest_verified_time: g.newest_verified_ok_time,
+                }),
+        );
+    }
+}
+
 #[async_trait]
 impl Source<PbsFacts> for PbsSource {
     fn kind(&self) -> SourceKind {
@@ -124,7 +208,6 @@ impl Source<PbsFacts> for PbsSource {
         // other part is read whatever happens to the rest, and a failure is kept in
         // `partial` (a 403 on a job list, an unmounted datastore, an old PBS's 404).
         let stores = c.datastores().await.map_err(|e| self.fail(&e))?;
-        let now = jiff::Timestamp::now().as_second();
         let mut partial = Vec::new();
         let rights = c
             .permissions(None)
@@ -133,74 +216,22 @@ impl Source<PbsFacts> for PbsSource {
         if let Some(why) = datastore_list_filtered(&rights) {
             partial.push(format!("{DATASTORES_FILTERED}: {why}"));
         }
-        let mut backups = Vec::new();
-        // The backup chain's reading: the same snapshots, per datastore and namespace.
-        let mut side = PbsSide::new(partial.is_empty());
+        let mut read = Snapshots {
+            now: jiff::Timestamp::now().as_second(),
+            backups: Vec::new(),
+            // The backup chain's reading: the same snapshots, per datastore and namespace.
+            side: PbsSide::new(partial.is_empty()),
+            partial,
+        };
         for store in &stores {
-            let namespaces = match c.namespaces(&store.store, None, None).await {
-                Ok(namespaces) => namespaces,
-                Err(e) => {
-                    let e = crate::live::facts::error_chain(&e);
-                    partial.push(format!("namespaces of datastore {}: {e}", store.store));
-                    side.unread.push((store.store.clone(), e));
-                    continue;
-                }
-            };
-            for ns in &namespaces {
-                let query = if ns.ns.is_empty() {
-                    SnapshotQuery::default()
-                } else {
-                    SnapshotQuery::default().in_namespace(ns.ns.clone())
-                };
-                let snapshots = match c.snapshots(&store.store, &query).await {
-                    Ok(snapshots) => snapshots,
-                    Err(e) => {
-                        let e = crate::live::facts::error_chain(&e);
-                        partial.push(format!(
-                            "snapshots of datastore {} namespace `{}`: {e}",
-                            store.store, ns.ns
-                        ));
-                        side.backups
-                            .push(SiteBackups::new(&store.store, &ns.ns, Err(e)));
-                        continue;
-                    }
-                };
-                // The RPO is judged by BACKUP-003 against the topology; here only the newest
-                // snapshot and the newest verified one matter.
-                let newest = cpps_pbs::checks::newest_per_guest(
-                    &store.store,
-                    &ns.ns,
-                    &snapshots,
-                    now,
-                    Duration::MAX,
-                );
-                let mut read = SiteBackups::new(&store.store, &ns.ns, Ok(newest.clone()));
-                // An owner-trimmed list proves no absence: BACKUP-003 reads this entry of
-                // `partial` ("snapshots of …"), BACKUP-005 the reading's `trimmed`.
-                if let Some(why) = cpps_pbs::chain::snapshots_trimmed(&rights, &store.store, &ns.ns)
-                {
-                    partial.push(format!(
-                        "snapshots of datastore {} namespace `{}` may leave groups out: {why}",
-                        store.store, ns.ns
-                    ));
-                    read = read.trimmed(why);
-                }
-                side.backups.push(read);
-                backups.extend(
-                    newest
-                        .into_iter()
-                        .filter(|g| matches!(g.backup_type, BackupType::Vm | BackupType::Ct))
-                        .map(|g| GuestBackupFact {
-                            store: g.store,
-                            namespace: ns.ns.clone(),
-                            backup_type: g.backup_type.to_string(),
-                            backup_id: g.backup_id,
-                            newest_time: g.newest_time,
-                            newest_verified_time: g.newest_verified_ok_time,
-                        }),
-                );
-            }
+            read.store(c, &store.store).await;
         }
+        let Snapshots {
+            backups,
+            mut side,
+            mut partial,
+            ..
+        } = read;
         let (sync, verify, prune, remotes) = futures::join!(
             c.sync_jobs(None),
             c.verify_jobs(None),
