@@ -1145,3 +1145,54 @@ fn the_second_router_is_judged_and_a_split_brain_is_named_by_group() {
         ]
     );
 }
+
+/// LINK-002 compares the configured BGP neighbors (`cpps_vyos::status::bgp::
+/// configured_bgp_neighbors`, vyos-1x `protocols_bgp.xml.in` and `vrf.xml.in`) with the
+/// summary: an activated neighbor the summary lacks has no session in FRR; BGP configured while
+/// FRR answers `% BGP instance not found` (`bgp_show_summary_vty`) runs no session; the
+/// neighbors of another VRF are not in `show bgp summary` (FRRouting `bgpd/bgp_vty.c`
+/// `bgp_show_summary_vty` shows the default instance), so they cannot be told. A neighbor
+/// without an address family is in no summary (vyos-1x `bgpd.frr.j2` writes `no bgp default
+/// ipv4-unicast`) and is not reported. Failed first: all of these passed.
+#[test]
+fn configured_bgp_neighbors_missing_from_the_summary_are_link_002_findings() {
+    let topology = load("linked.yaml", LINKED);
+    let tree = ConfigTree::parse_set(
+        "set protocols bgp system-as '65010'
+set protocols bgp neighbor 10.20.0.1 remote-as '65020'
+set protocols bgp neighbor 10.20.0.1 address-family ipv4-unicast
+set protocols bgp neighbor 192.0.2.77 remote-as '65077'
+set protocols bgp neighbor 192.0.2.77 address-family ipv4-unicast
+set protocols bgp neighbor 192.0.2.88 remote-as '65088'
+set vrf name blue table '100'
+set vrf name blue protocols bgp system-as '65010'
+set vrf name blue protocols bgp neighbor 10.1.0.2 remote-as '65101'
+set vrf name blue protocols bgp neighbor 10.1.0.2 address-family ipv4-unicast
+",
+    )
+    .unwrap();
+    let facts = |bgp| VyosFacts {
+        bgp,
+        side: RouterSide::new(PairSide::new("gw-a", tree.clone(), BTreeMap::new())),
+        ..VyosFacts::default()
+    };
+    let link_002 = |facts: VyosFacts| {
+        let mut sp = SiteObservation::new("sp");
+        sp.vyos = Sourced::Observed(facts);
+        rule_messages(&audit_at_now(&topology, vec![sp]).report, "LINK-002")
+    };
+    assert_eq!(
+        link_002(facts(Some(vec![neighbor("10.20.0.1", "Established")]))),
+        [
+            "warning vyos-sp BGP neighbor 192.0.2.77 of vyos-sp is configured but not in `show bgp summary`: FRR holds no session for it",
+            "warning vyos-sp cannot tell whether the BGP sessions of VRF blue on vyos-sp are up: `show bgp summary` prints the default VRF only",
+        ]
+    );
+    assert_eq!(
+        link_002(facts(None)),
+        [
+            "warning vyos-sp BGP is configured on vyos-sp (2 neighbors in the default VRF) but FRR answers `% BGP instance not found`: no session runs",
+            "warning vyos-sp cannot tell whether the BGP sessions of VRF blue on vyos-sp are up: `show bgp summary` prints the default VRF only",
+        ]
+    );
+}

@@ -13,6 +13,7 @@
 //! subnet or in the link peer's `allowed-ips`; otherwise it is reported on the router.
 
 use cpps_vyos::pair::{self, PairKind, PairSide};
+use cpps_vyos::status::bgp::configured_bgp_neighbors;
 use foldhash::{HashMap, HashMapExt};
 
 use super::facts::{VyosFacts, WireGuardPeerFact};
@@ -392,7 +393,8 @@ fn observed_routers<'a>(live: &Live<'a>) -> Vec<ObservedRouter<'a>> {
 
 /// LINK-002: BGP sessions Established and IPsec tunnels up; on a link's far side the finding is
 /// the link's, otherwise the router's. A neighbor shut down on purpose (`Idle (Admin)`) is not
-/// reported.
+/// reported; a configured neighbor missing from the summary, BGP configured without an instance
+/// and another VRF's neighbors are ([`bgp_gaps`]).
 pub(crate) fn link_002(live: &Live<'_>, sink: &mut Sink<'_>) {
     let ends = link_ends(live);
     let mut ends_of: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -434,6 +436,10 @@ pub(crate) fn link_002(live: &Live<'_>, sink: &mut Sink<'_>) {
                     n.neighbor, n.remote_as, n.family, n.state, n.up_down
                 ),
             );
+        }
+        for (address, message) in bgp_gaps(facts, &router_name) {
+            let subject = address.map_or(fallback, |a| subject_of(&a, ""));
+            emit_on(sink, Severity::Warning, subject, message);
         }
         for t in facts.ipsec.iter().flatten().filter(|t| !t.up) {
             emit_on(
@@ -488,6 +494,63 @@ fn observed_peers<'a>(live: &Live<'a>) -> Vec<ObservedRouter<'a>> {
             })
         })
         .collect()
+}
+
+/// LINK-002's comparison of the configured BGP neighbors
+/// (`cpps_vyos::status::bgp::configured_bgp_neighbors`) with the summary: an activated
+/// neighbor of the default VRF missing from it (FRR holds no session for it), BGP configured
+/// while FRR answers `% BGP instance not found`, and each other VRF with neighbors, which
+/// `show bgp summary` does not print (cannot tell). Each with the neighbor's address when the
+/// finding is about one. Nothing without the router's configuration.
+fn bgp_gaps(facts: &VyosFacts, router: &str) -> Vec<(Option<String>, String)> {
+    let Some(side) = facts.side.get() else {
+        return Vec::new();
+    };
+    let configured = configured_bgp_neighbors(&side.tree);
+    let (default, others): (Vec<_>, Vec<_>) = configured
+        .iter()
+        .filter(|c| c.activated)
+        .partition(|c| c.vrf.is_none());
+    let mut out = Vec::new();
+    match &facts.bgp {
+        // A failed reading is said by the `partial` lines.
+        None if partial(facts, "show bgp").is_empty() && !default.is_empty() => out.push((
+            None,
+            format!(
+                "BGP is configured on {router} ({} neighbor{} in the default VRF) but FRR \
+                 answers `% BGP instance not found`: no session runs",
+                default.len(),
+                if default.len() == 1 { "" } else { "s" }
+            ),
+        )),
+        None => {}
+        Some(listed) => {
+            for c in default {
+                if !listed.iter().any(|n| c.is(&n.neighbor)) {
+                    out.push((
+                        Some(c.neighbor.clone()),
+                        format!(
+                            "BGP neighbor {} of {router} is configured but not in `show bgp \
+                             summary`: FRR holds no session for it",
+                            c.neighbor
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    let mut vrfs: Vec<&str> = others.iter().filter_map(|c| c.vrf.as_deref()).collect();
+    vrfs.dedup();
+    for vrf in vrfs {
+        out.push((
+            None,
+            format!(
+                "cannot tell whether the BGP sessions of VRF {vrf} on {router} are up: `show \
+                 bgp summary` prints the default VRF only"
+            ),
+        ));
+    }
+    out
 }
 
 /// VRRP-001: every VRRP group of a router, the second router of a pair (`vyos_peer`)
