@@ -11,12 +11,19 @@
 //!   2. fakepve's answers, captured once, served by nginx (two workers, TLS 1.3, HTTP/1.1 with
 //!      keep-alive like pveproxy): a server that is not the bottleneck; its access log counts
 //!      the requests, the connections and the resumed TLS sessions of each client run;
-//!   3. the same nginx behind a user-space proxy on 127.0.0.1 adding a round-trip time
-//!      (`--latency`, 20 ms) to every segment (this kernel has no `tc netem`).
+//!   3. the same answers with a round-trip time (`--latency`, 20 ms): by default
+//!      (`--delay-by segment`) nginx runs in a network namespace and the clients in another,
+//!      joined by a user-space link that holds every frame (each TCP segment, ACK and handshake
+//!      packet) half the RTT each way, like netem on a WAN (`bench_link`; root and
+//!      `/dev/net/tun`, as this kernel has no qdiscs); `--delay-by proxy`, or a machine where
+//!      the link cannot be built, holds each request the RTT in a TCP proxy on 127.0.0.1.
 //!
 //!   Each client runs under `xtask/bench/measure.py`, which reads its user+system CPU from
 //!   `wait4` (process start-up included). Printed: median times, their ratio, CPU per request,
-//!   connections opened, config round trips, the critical path, and the targets.
+//!   connections opened, config round trips, the bounded floor (TCP+TLS once per connection,
+//!   all opened at once, 2 RTT; the lists, 1 RTT; the config rounds, ⌈configs / bound⌉), the
+//!   time from the last answer to the client's exit (through the link), the load average of
+//!   each leg, and the targets.
 //! * `rules` — `check` on synthetic topologies of 600 and 6,000 guests.
 //! * `decode` — a 100k-entry `/cluster/resources` answer into the typed model vs `serde_json::Value`.
 //! * `memory` — peak RSS of the audit path (load, check, render) at 6 000 extra guests.
