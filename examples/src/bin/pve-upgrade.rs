@@ -46,7 +46,7 @@ use std::time::Duration;
 use clap::Parser;
 use cpps_examples::Format;
 use cpps_proxmox::types::{
-    ClusterResource, ClusterStatusEntry, ClusterStatusType, HaStatusType, NodeState,
+    ClusterResource, ClusterStatusEntry, ClusterStatusType, HaStatusType, NodeListItem, NodeState,
     ResourceFilter, ResourceType,
 };
 use cpps_proxmox::{Client, ClientBuilder};
@@ -188,71 +188,18 @@ async fn read_plan(
     }
     let mut plans = Vec::new();
     for item in &nodes {
-        let name = item.node.to_string();
-        let pveversion = pve
-            .node(&name)
-            .status()
-            .await
-            .map(|s| s.pveversion)
-            .map_err(|e| e.to_string());
-        let major = pveversion.as_deref().ok().and_then(major_of);
-        let on_node = |g: &&ClusterResource| g.node.as_deref() == Some(name.as_str());
-        let running = |g: &&ClusterResource| g.status.as_deref() == Some("running");
-        // An `ignored` HA resource is left alone by the HA manager (pve-ha-manager
-        // `HA/Manager.pm` drops ignored services), so it does not move with maintenance.
-        let ha = |g: &&ClusterResource| g.hastate.as_deref().is_some_and(|s| s != "ignored");
-        let (mut ha_guests, mut ha_stuck, mut ha_unsure) = (Vec::new(), Vec::new(), Vec::new());
-        for g in guests.iter().filter(on_node).filter(ha) {
-            let Some(vmid) = g.vmid.map(|v| v.get()) else {
-                continue;
-            };
-            match g.hastate.as_deref() {
-                // `next_state_error` acts only once the request is `disabled`.
-                Some("error") => ha_stuck.push((vmid, "CRM state `error`".to_owned())),
-                _ => match &disarmed {
-                    Some(Ok(_)) => ha_stuck.push((vmid, "HA stack disarmed".to_owned())),
-                    Some(Err(_)) => ha_stuck.push((vmid, "HA arm state unknown".to_owned())),
-                    None => match will_not_move(pve, &placement, g, &name).await {
-                        Ok(None) => ha_guests.push(vmid),
-                        Ok(Some(why)) => ha_stuck.push((vmid, why)),
-                        Err(why) => ha_unsure.push((vmid, why)),
-                    },
-                },
-            }
-        }
-        plans.push(NodePlan {
-            online: item.status == NodeState::Online,
-            ha_guests,
-            ha_stuck,
-            ha_unsure,
-            votes: votes.as_ref().ok().and_then(|v| v.get(&name).copied()),
-            manual_guests: guests
-                .iter()
-                .filter(on_node)
-                .filter(running)
-                .filter(|g| !ha(g))
-                .filter_map(|g| g.vmid.map(|v| v.get()))
-                .collect(),
-            node: name,
-            pveversion,
-            major,
-        });
+        let seen = HaSeen {
+            disarmed: &disarmed,
+            placement: &placement,
+        };
+        plans.push(node_plan(pve, item, &guests, &votes, seen).await);
     }
     let ha_groups_migrated = pve
         .cluster()
         .ha_groups_migrated()
         .await
         .map_err(|e| e.to_string());
-    // Rules exist from PVE 9 on (pve-ha-manager 5.0.1); an 8.x node answers no such path.
-    let ha_rules = if plans.iter().any(|p| p.major.is_some_and(|m| m >= 9)) {
-        Some(match pve.get_raw("cluster/ha/rules", &[]).await {
-            Ok(v) => RulesSeen::Count(v.as_array().map_or(0, Vec::len)),
-            Err(e) if no_rules_api(&e) => RulesSeen::NotServed,
-            Err(e) => RulesSeen::Unread(e.to_string()),
-        })
-    } else {
-        None
-    };
+    let ha_rules = ha_rules_seen(pve, &plans).await;
     let mut plan = Plan {
         target,
         quorate,
@@ -266,6 +213,105 @@ async fn read_plan(
     };
     plan.blockers.extend(blockers_of(&plan));
     Ok(plan)
+}
+
+/// What the cluster's HA stack says, for judging each node's HA guests.
+#[derive(Clone, Copy)]
+struct HaSeen<'a> {
+    /// Whether the HA stack is disarmed ([`ha_disarmed`]).
+    disarmed: &'a Option<Result<String, String>>,
+    /// Where the HA stack may place each resource.
+    placement: &'a Placement,
+}
+
+/// One node's plan: its release, `GET /nodes/{node}/status`,
+/// and its guests, those the HA stack moves apart from those someone must move by hand.
+async fn node_plan(
+    pve: &Client,
+    item: &NodeListItem,
+    guests: &[ClusterResource],
+    votes: &Result<BTreeMap<String, u64>, String>,
+    seen: HaSeen<'_>,
+) -> NodePlan {
+    let name = item.node.to_string();
+    let pveversion = pve
+        .node(&name)
+        .status()
+        .await
+        .map(|s| s.pveversion)
+        .map_err(|e| e.to_string());
+    let major = pveversion.as_deref().ok().and_then(major_of);
+    let on_node = |g: &&ClusterResource| g.node.as_deref() == Some(name.as_str());
+    let running = |g: &&ClusterResource| g.status.as_deref() == Some("running");
+    let (ha_guests, ha_stuck, ha_unsure) = judge_ha_guests(pve, &name, guests, seen).await;
+    NodePlan {
+        online: item.status == NodeState::Online,
+        ha_guests,
+        ha_stuck,
+        ha_unsure,
+        votes: votes.as_ref().ok().and_then(|v| v.get(&name).copied()),
+        manual_guests: guests
+            .iter()
+            .filter(on_node)
+            .filter(running)
+            .filter(|g| !is_ha(g))
+            .filter_map(|g| g.vmid.map(|v| v.get()))
+            .collect(),
+        node: name,
+        pveversion,
+        major,
+    }
+}
+
+/// Whether the HA stack manages a guest. An `ignored` HA resource is left alone by the HA
+/// manager (pve-ha-manager `HA/Manager.pm` drops ignored services), so it does not move with
+/// maintenance.
+fn is_ha(g: &ClusterResource) -> bool {
+    g.hastate.as_deref().is_some_and(|s| s != "ignored")
+}
+
+/// The HA guests of `node`, sorted: those the HA stack will move away, those it will not (and
+/// why), and those it cannot be told of (and why).
+async fn judge_ha_guests(
+    pve: &Client,
+    node: &str,
+    guests: &[ClusterResource],
+    seen: HaSeen<'_>,
+) -> (Vec<u32>, Vec<(u32, String)>, Vec<(u32, String)>) {
+    let (mut ha_guests, mut ha_stuck, mut ha_unsure) = (Vec::new(), Vec::new(), Vec::new());
+    let on_node = |g: &&ClusterResource| g.node.as_deref() == Some(node);
+    for g in guests.iter().filter(on_node).filter(|g| is_ha(g)) {
+        let Some(vmid) = g.vmid.map(|v| v.get()) else {
+            continue;
+        };
+        match g.hastate.as_deref() {
+            // `next_state_error` acts only once the request is `disabled`.
+            Some("error") => ha_stuck.push((vmid, "CRM state `error`".to_owned())),
+            _ => match seen.disarmed {
+                Some(Ok(_)) => ha_stuck.push((vmid, "HA stack disarmed".to_owned())),
+                Some(Err(_)) => ha_stuck.push((vmid, "HA arm state unknown".to_owned())),
+                None => match will_not_move(pve, seen.placement, g, node).await {
+                    Ok(None) => ha_guests.push(vmid),
+                    Ok(Some(why)) => ha_stuck.push((vmid, why)),
+                    Err(why) => ha_unsure.push((vmid, why)),
+                },
+            },
+        }
+    }
+    (ha_guests, ha_stuck, ha_unsure)
+}
+
+/// The HA rules, read only where a node runs PVE 9 or later: rules exist from PVE 9 on
+/// (pve-ha-manager 5.0.1), and an 8.x node answers no such path.
+async fn ha_rules_seen(pve: &Client, plans: &[NodePlan]) -> Option<RulesSeen> {
+    if !plans.iter().any(|p| p.major.is_some_and(|m| m >= 9)) {
+        return None;
+    }
+    Some(match pve.get_raw("cluster/ha/rules", &[]).await {
+        Ok(v) => RulesSeen::Count(v.as_array().map_or(0, Vec::len)),
+        Err(e) if no_rules_api(&e) => RulesSeen::NotServed,
+        Err(e) => RulesSeen::Unread(e.to_string()),
+    })
 }
 
 /// A strict node-affinity rule: its id, its resources (`vm:100`) and its nodes.
