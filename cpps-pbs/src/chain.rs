@@ -297,6 +297,9 @@ pub struct SiteBackups {
     /// the groups the credentials own (proxmox-backup `src/api2/admin/datastore.rs`
     /// `list_snapshots_blocking`, `check_backup_owner`).
     pub trimmed: Option<String>,
+    /// The PVE storages on this datastore and namespace whose server may be another PBS, each
+    /// with why ([`PbsSide::here`]): for their guests this read is "cannot tell".
+    pub doubtful: Vec<(String, String)>,
 }
 
 impl SiteBackups {
@@ -311,6 +314,7 @@ impl SiteBackups {
             namespace: namespace.into(),
             backups,
             trimmed: None,
+            doubtful: Vec::new(),
         }
     }
 
@@ -857,6 +861,9 @@ fn here_backup<'a>(
                 place(&target.datastore, &target.namespace)
             )
         })?;
+    if let Some((_, why)) = site.doubtful.iter().find(|(s, _)| *s == target.storage) {
+        return Err(why.clone());
+    }
     let backups = site.backups.as_ref().map_err(|e| {
         format!(
             "{} could not be read: {e}",
@@ -944,6 +951,17 @@ fn judge_there(
     now: i64,
     rpo: i64,
 ) {
+    // A storage whose server may be another PBS has its copies elsewhere too: its "here"
+    // already says why it cannot be told.
+    if input.here.iter().any(|s| {
+        s.datastore == target.datastore
+            && s.namespace == target.namespace
+            && s.doubtful
+                .iter()
+                .any(|(storage, _)| *storage == target.storage)
+    }) {
+        return;
+    }
     let Some(copies) = input
         .there
         .iter()
@@ -1210,7 +1228,9 @@ impl PbsSide {
     /// This site's backups for each of `targets`' datastore and namespace; a target on
     /// another server ([`PbsSide::serves`]) is left out, so not read, and one that may be on
     /// another server is an `Err` saying so (a snapshot of the same id here may be a pulled
-    /// copy). Targets surely on this server come first, so that their read is kept.
+    /// copy). Targets surely on this server come first, so that their read is kept; one that
+    /// may be on another server but shares the place of such a target is named in
+    /// [`SiteBackups::doubtful`], so that its guests are "cannot tell" all the same.
     pub fn here(&self, targets: &[PbsTarget]) -> Vec<SiteBackups> {
         let mut out: Vec<SiteBackups> = Vec::new();
         let (sure, unsure): (Vec<&PbsTarget>, Vec<&PbsTarget>) = targets
@@ -1218,18 +1238,26 @@ impl PbsSide {
             .filter(|t| self.serves(t))
             .partition(|t| self.server_doubt(t).is_none());
         for t in sure.into_iter().chain(unsure) {
-            if out
-                .iter()
-                .any(|s| s.datastore == t.datastore && s.namespace == t.namespace)
+            if let Some(site) = out
+                .iter_mut()
+                .find(|s| s.datastore == t.datastore && s.namespace == t.namespace)
             {
+                // The place is read for a storage surely on this server; this one, which may
+                // name another server, is told apart by its storage id.
+                if let Some(why) = self.server_doubt(t) {
+                    site.doubtful.push((t.storage.clone(), why));
+                }
                 continue;
             }
-            let backups = match self.server_doubt(t) {
-                Some(why) => Err(why),
+            let doubt = self.server_doubt(t);
+            let backups = match &doubt {
+                Some(why) => Err(why.clone()),
                 None => self.place(&t.datastore, &t.namespace).map(<[_]>::to_vec),
             };
             let mut site = SiteBackups::new(&t.datastore, &t.namespace, backups);
             site.trimmed = self.trimmed(&t.datastore, &t.namespace).map(str::to_owned);
+            site.doubtful
+                .extend(doubt.map(|why| (t.storage.clone(), why)));
             out.push(site);
         }
         out

@@ -670,3 +670,48 @@ fn only_the_rights_on_the_path_itself_say_a_snapshot_list_is_whole() {
     let dev = answer(serde_json::json!({"/datastore/store1/dev": {"Datastore.Audit": false}}));
     assert_eq!(snapshots_trimmed(&dev, "store1", "dev"), None);
 }
+
+/// F3 (audit 31), two PVE storages on one datastore: `pbs-franca` names this PBS as the
+/// endpoints do, `pbs-por-ip` names `10.0.0.5` with no fingerprint (pve-storage
+/// `src/PVE/Storage/Plugin.pm`: `server` is "Server IP or DNS name"; `PBSPlugin.pm`: the
+/// `fingerprint` is optional). The place is read once, for the storage surely here; the guests
+/// of the other storage are still "cannot tell", not judged with this server's snapshots.
+#[test]
+fn a_doubtful_storage_sharing_a_place_with_a_sure_one_is_cannot_tell() {
+    use cpps_pbs::chain::{PbsAddress, PbsSide};
+    let snapshots: Vec<Snapshot> = data("snapshots_store1.json");
+    let mut side = PbsSide::new(true);
+    side.address = Some(PbsAddress::new("pbs-franca.lan", 8007));
+    side.backups = vec![SiteBackups::new(
+        "store1",
+        "",
+        Ok(newest_per_guest("store1", "", &snapshots, NOW, rpo())),
+    )];
+    let mut input = input();
+    input.targets = vec![
+        PbsTarget::new("pbs-por-ip", "store1", "").server(PbsAddress::new("10.0.0.5", 8007)),
+        PbsTarget::new("pbs-franca", "store1", "")
+            .encrypted(true)
+            .server(PbsAddress::new("pbs-franca.lan", 8007)),
+    ];
+    input.jobs.push(ChainJob::new(
+        "backup-ip",
+        true,
+        Some("pbs-por-ip".to_owned()),
+        vec![300],
+    ));
+    input.here = side.here(&input.targets);
+    assert_eq!(input.here.len(), 1);
+    let chains = judge(&input, NOW, rpo());
+    let scratch = find(&chains, 300);
+    assert_eq!(scratch.verdict, Verdict::CannotTell, "{scratch}");
+    assert_eq!(scratch.backed_up, None);
+    assert!(
+        scratch
+            .reasons
+            .iter()
+            .any(|r| r.contains("10.0.0.5:8007") && r.contains("pbs-franca.lan:8007")),
+        "{scratch}"
+    );
+    assert_eq!(find(&chains, 100).verdict, Verdict::Ok);
+}

@@ -758,6 +758,58 @@ async fn a_pbs_storage_on_another_server_is_not_judged_here() {
     );
 }
 
+/// F3 (audit 31): pve-storage's `server` is "Server IP or DNS name" (`src/PVE/Storage/Plugin.pm`)
+/// and the `fingerprint` is optional for a trusted certificate (`src/PVE/Storage/PBSPlugin.pm`
+/// `options`), so `pbs-por-ip`, on `10.0.0.5`'s `store1` with no fingerprint, may or may not
+/// write to this report's `pbs-a.example:store1`. The vm/300 listed here is then no proof
+/// that 300 is backed up here, nor is its absence a breach: 300 is "cannot tell", and the
+/// reason names both servers (`PbsAddress::server_match` is `None`).
+#[tokio::test]
+async fn a_pbs_storage_named_by_another_host_text_is_cannot_tell() {
+    let fresh = now() - 3600;
+    let upid = "UPID:pbs-a:00000777:0000A1B2:0000000B:6B0A5FD0:verificationjob:store1:root@pam:";
+    let snapshot = |ty: &str, id: &str| {
+        json!({"backup-type": ty, "backup-id": id, "backup-time": fresh, "files": ["index.json.blob"],
+               "protected": false, "verification": {"state": "ok", "upid": upid}})
+    };
+    let snapshots =
+        json!({"data": [snapshot("vm", "100"), snapshot("ct", "200"), snapshot("vm", "300")]});
+    let none = json!({"data": []});
+    let pbs = pbs(snapshots, none.clone(), none.clone(), none.clone(), none).await;
+    let by_ip = json!({"storage": "pbs-por-ip", "type": "pbs", "server": "10.0.0.5",
+        "datastore": "store1", "username": "backup@pbs!pve", "content": "backup",
+        "digest": "c8a3d4fa0a47f0e63e1ba0b8b5ee3d3cb6e7c0b2"});
+    let by_ip_job = json!({"id": "backup-ip", "type": "vzdump", "enabled": 1, "schedule": "23:00",
+        "storage": "pbs-por-ip", "vmid": "300", "mode": "snapshot"});
+    let pve = pve_for_the_chain_storages(
+        json!([]),
+        ResponseTemplate::new(200).set_body_json(json!({"data": []})),
+        &[by_ip_job],
+        &[by_ip],
+    )
+    .await;
+    let env = [
+        ("PROXMOX_VE_ENDPOINT", pve.uri()),
+        ("PROXMOX_VE_API_TOKEN", "root@pam!ci=5ecr3t".to_owned()),
+    ];
+    let out = run_with_pve(&pbs, &["--format", "json", "--chain"], &env).await;
+    let stdout = common::stdout_of_exit(&out, 1);
+    let both: Value = serde_json::from_str(&stdout).expect("the output is JSON");
+    let scratch = &both["chain"][2];
+    assert_eq!(scratch["vmid"], 300, "{stdout}");
+    assert_eq!(scratch["storage"], "pbs-por-ip", "{scratch}");
+    assert_eq!(scratch["backed_up"], Value::Null, "{scratch}");
+    assert_eq!(scratch["verdict"], "cannot-tell", "{scratch}");
+    assert!(
+        scratch["reasons"].to_string().contains(
+            "whether storage pbs-por-ip's server 10.0.0.5:8007 is this PBS (pbs-a.example:8007) cannot be told"
+        ),
+        "{scratch}"
+    );
+    // 100 on pbs-franca (pbs-a.example, as the repository names it) is still judged here.
+    assert_eq!(both["chain"][0]["backed_up"], fresh, "{stdout}");
+}
+
 /// D8: a token without `Sys.Audit` on `/nodes/{node}` sees only its own tasks (pve-manager
 /// `PVE/API2/Tasks.pm` `node_tasks`, `$filter_task`), and scheduled backups run as
 /// `root@pam`, so an empty task list proves nothing. `pbs-report` asks

@@ -21,7 +21,9 @@
 //! named by `PROXMOX_VE_ENDPOINT` (and `PROXMOX_VE_API_TOKEN` and the TLS variables, as
 //! `inventory` reads them) gives the guests, its PBS storages on the datastores this report
 //! reads (`GET /storage`; a storage whose `server`, `port` or `fingerprint` shows another
-//! server than the repository's and `PBS_FINGERPRINT` is left out, named on stderr), the vzdump jobs (`GET /cluster/backup`) and their tasks
+//! server than the repository's and `PBS_FINGERPRINT` is left out, named on stderr, and one
+//! whose host differs with no fingerprint on both sides makes its guests "cannot tell"), the
+//! vzdump jobs (`GET /cluster/backup`) and their tasks
 //! (`GET /nodes/{node}/tasks?typefilter=vzdump`, whole only with `Sys.Audit` on the node, read
 //! from `GET /access/permissions`); this PBS gives the newest finished snapshots and their
 //! verification; `--copy REMOTE:STORE[:NAMESPACE]` names where the other site keeps
@@ -309,7 +311,7 @@ struct This<'a> {
 
 /// Whether `target` may write to this PBS (`address`): `false` only when
 /// [`PbsAddress::same_server`] says it is another server, and `true` also when either address
-/// is not known.
+/// is not known; one that only may be this server is read as "cannot tell" (`PbsSide::here`).
 fn writes_here(address: Option<&PbsAddress>, target: &PbsTarget) -> bool {
     match (address, target.server.as_ref()) {
         (Some(mine), Some(theirs)) => mine.same_server(theirs),
@@ -377,7 +379,15 @@ async fn chain(
     // Whether each list is whole is asked per datastore and namespace: only the answer for
     // the path itself is exact (`chain::snapshots_trimmed`).
     let rights = chain::read_path_rights(pbs, &input.targets).await;
-    input.here = chain::site_backups(inventory, &input.targets, &rights, now, args.rpo);
+    // A storage whose server may be another (a host text that differs, no fingerprints on
+    // both sides) is "cannot tell" (`PbsSide::here`); those of --pve-storage are taken as
+    // named.
+    let mut side = chain::PbsSide::new(false);
+    if args.pve_storages.is_empty() {
+        side.address = this.address.cloned();
+    }
+    side.backups = chain::site_backups(inventory, &input.targets, &rights, now, args.rpo);
+    input.here = side.here(&input.targets);
     if let Some(copy) = &args.copy {
         let site = sites
             .site_of_name(&copy.remote)
