@@ -32,7 +32,10 @@ pub struct PbsJobFact {
     pub id: String,
     /// The datastore.
     pub store: String,
-    /// Whether the last run succeeded; `None` when it never ran.
+    /// Whether the last finished run succeeded; `None` when no run has finished: it never ran
+    /// (no `last-run-upid`), or one runs now (a `last-run-upid` without `last-run-state` or
+    /// `last-run-endtime`, proxmox-backup `src/server/jobstate.rs` `compute_schedule_status`
+    /// for `JobState::Started`), so `None` is no proof that the job never ran.
     pub last_ok: Option<bool>,
     /// The last run's end (Unix seconds).
     pub last_end: Option<i64>,
