@@ -7,8 +7,10 @@
 //! What is checked, on each router (`POST /show`): the peers of every configured WireGuard
 //! interface shook hands recently (`show interfaces wireguard NAME summary`), the BGP sessions
 //! are `Established` (`show bgp summary`), the VRRP groups keep their roles (`show vrrp`).
-//! And each named address ([`ApplyOptions::reach`]) stays reachable: neither API has a ping
-//! operation on 1.4 or on the 1.5 builds this SDK knows (vyos-1x
+//! And each named address ([`ApplyOptions::reach`]) stays reachable. Where the API lists
+//! `/traceroute` in `/openapi.json` (vyos-1x PR #4151, later 1.5 builds: mtr, one cycle), that
+//! probe is the proof: its last hop answered with less than 100 % loss
+//! ([`crate::status::Trace::delivered`]). Elsewhere neither API has a probe (vyos-1x
 //! `src/services/api/rest/routers.py` on `current`, `src/services/vyos-http-api-server` on
 //! `sagitta`: `show`, `generate`, `reset`, `reboot`, `poweroff`, `image`, … but no `ping`), so
 //! "reachable" is read from the routing and neighbour tables, as [`crate::status::route`]
@@ -94,9 +96,15 @@ pub async fn health(client: &Client, router: &str, handshake_limit: Duration) ->
     health_since(client, router, handshake_limit, &[], None).await
 }
 
-/// The reachability of `addr` from `client` as one check, `reach ADDR` ([`Client::reachability`]).
+/// The reachability of `addr` from `client` as one check, `reach ADDR`: proven by a probe
+/// ([`Client::trace_reachability`]) where the API lists `/traceroute`
+/// ([`Client::has_traceroute`]), else read from the route and neighbour tables
+/// ([`Client::reachability`]), whose path is then compared before and after the change.
 pub async fn reach_check(client: &Client, router: &str, addr: IpAddr) -> Check {
-    let r = client.reachability(addr).await;
+    let r = match client.has_traceroute().await {
+        Ok(true) => client.trace_reachability(addr).await,
+        Ok(false) | Err(_) => client.reachability(addr).await,
+    };
     let mut check = Check::new(router, &format!("reach {addr}"), &r.state, r.reachable);
     check.path = r.path;
     check

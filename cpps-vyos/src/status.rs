@@ -31,8 +31,8 @@ pub use bgp::{
 };
 pub use ipsec::{IpsecConnection, IpsecSa, IpsecState, parse_ipsec_connections, parse_ipsec_sas};
 pub use route::{
-    Neighbour, ReachPath, Reachability, RouteEntry, RouteNexthop, parse_neighbours,
-    parse_route_detail,
+    Neighbour, ReachPath, Reachability, RouteEntry, RouteNexthop, Trace, TraceHop,
+    parse_neighbours, parse_route_detail, parse_trace,
 };
 
 use std::time::Duration;

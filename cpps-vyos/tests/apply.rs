@@ -628,6 +628,70 @@ async fn a_change_that_blackholes_a_named_address_is_not_confirmed() {
     }
 }
 
+/// Audit V5 and "missing capabilities" 1 of issue 32: where `/openapi.json` lists `/traceroute`
+/// (vyos-1x PR #4151: `traceroute_op` in `src/services/api/rest/routers.py`, `TRACEROUTE` in
+/// `python/vyos/configsession.py`, mtr's report as `src/op_mode/mtr_execute.py` prints it),
+/// the probe is the proof of delivery: its last hop answered with less than 100 % loss. Here
+/// the route tables do not change, but after the commit the probe's last hop is `???` at 100 %
+/// (mtr `ui/report.c`): not confirmed. The peer, whose API does not list the path, keeps the
+/// route and neighbour reading. Failed first: the route reading alone said reachable, and the
+/// change was confirmed.
+#[tokio::test]
+async fn where_the_api_has_traceroute_a_probe_proves_delivery() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V15).await;
+    fresh_after_commit(&fa, &fb);
+    let hop = |h: &str, loss: f64| (h.to_owned(), loss);
+    {
+        let mut st = fa.state.lock().unwrap();
+        st.trace_hubs = Some(vec![hop("192.0.2.1", 0.0), hop("203.0.113.9", 0.0)]);
+        st.trace_hubs_after_commit = Some(vec![hop("192.0.2.1", 0.0), hop("???", 100.0)]);
+    }
+    let mut opts = settled();
+    opts.reach = vec!["203.0.113.9".parse().unwrap()];
+    let report = safe_apply(&a, Some(&b), &harmless_change(), &opts)
+        .await
+        .unwrap();
+    let reach: Vec<_> = report
+        .before
+        .iter()
+        .filter(|c| c.subject == "reach 203.0.113.9")
+        .map(|c| (c.router.as_str(), c.healthy, c.state.as_str()))
+        .collect();
+    assert_eq!(
+        reach,
+        [
+            (
+                "this",
+                Some(true),
+                "traceroute: last hop 2 203.0.113.9 (loss 0%)"
+            ),
+            (
+                "peer",
+                Some(true),
+                "route 0.0.0.0/0 (the default route) via static (192.0.2.1, via eth0, weight 1): neighbour 192.0.2.1 is REACHABLE"
+            ),
+        ],
+        "{report}"
+    );
+    assert_eq!(report.broken.len(), 1, "{report}");
+    let after = report.broken[0].after.as_ref().unwrap();
+    assert_eq!(
+        (after.router.as_str(), after.healthy, after.state.as_str()),
+        (
+            "this",
+            Some(false),
+            "traceroute: last hop 2 ??? (loss 100%)"
+        )
+    );
+    assert!(matches!(report.outcome, ApplyOutcome::LeftToRevert { .. }));
+    assert_eq!(fa.state.lock().unwrap().confirm_pending, Some(5));
+    let probes: Vec<_> = fa.requests_to("traceroute");
+    assert_eq!(probes.len(), 2, "one probe before, one after");
+    assert_eq!(probes[0]["host"], "203.0.113.9");
+    assert_eq!(probes[0]["op"], "traceroute");
+    assert!(fb.requests_to("traceroute").is_empty());
+}
+
 /// A reachability that held before and cannot be read after (the neighbour table fails) is
 /// "cannot tell", which never confirms.
 #[tokio::test]

@@ -131,6 +131,30 @@ impl Client {
     }
 }
 
+impl Client {
+    /// `GET /openapi.json`: whether the API has `POST /traceroute` (vyos-1x PR #4151, later 1.5
+    /// builds: `traceroute_op` in `src/services/api/rest/routers.py`). FastAPI lists every
+    /// route under `paths`.
+    ///
+    /// # Errors
+    /// [`Error::Http`] for transport failures; [`Error::UnexpectedAnswer`] when the schema
+    /// cannot be read (another status, not JSON), which cannot tell.
+    pub async fn has_traceroute(&self) -> Result<bool, Error> {
+        let response = self.http.execute(Request::get("openapi.json")).await?;
+        let doc: Option<Value> = (response.status() == StatusCode::OK)
+            .then(|| response.json().ok())
+            .flatten();
+        let doc = doc.ok_or_else(|| Error::UnexpectedAnswer {
+            endpoint: "openapi.json",
+            message: format!(
+                "GET /openapi.json answered {} and no schema",
+                response.status()
+            ),
+        })?;
+        Ok(doc.pointer("/paths/~1traceroute/post").is_some())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,8 +1,9 @@
 //! Whether this router can reach an address, from what the API can read: neither API has a
 //! `ping` operation on VyOS 1.4 or on the 1.5 builds this SDK knows (vyos-1x
 //! `src/services/api/rest/routers.py`: `/show`, `/traceroute` from PR #4151 on later 1.5
-//! builds, `/ping` only from PR #5415 of 2026), and `ping` is no `show` path. So reachability
-//! is read from two tables:
+//! builds, `/ping` only from PR #5415 of 2026), and `ping` is no `show` path. Where the API
+//! has `/traceroute`, [`Client::trace_reachability`] reads its probe ([`parse_trace`]: the last
+//! hop answered with less than 100 % loss); otherwise reachability is read from two tables:
 //!
 //! - the route: `show ip route ADDR` / `show ipv6 route ADDR` (vyos-1x
 //!   `op-mode-definitions/show-ip-route.xml.in`: `vtysh_wrapper.sh`, FRR's `show ip route
@@ -366,6 +367,226 @@ fn no_neighbour(route: &str, target: &str, interface: Option<&str>) -> (Option<b
     }
 }
 
+/// One hop of a `/traceroute` answer (mtr's `hubs`).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct TraceHop {
+    /// `count`: the hop's number, from 1.
+    pub count: u64,
+    /// `host`: the address or name that answered; `???` when nothing answered
+    /// (`snprint_hop_name` in mtr `ui/report.c`).
+    pub host: String,
+    /// `Loss%`: the share of probes lost, in percent; `None` when the hop has no such number.
+    pub loss_percent: Option<f64>,
+}
+
+/// What `POST /traceroute` answered: mtr's report of one cycle.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Trace {
+    /// The hops in order.
+    pub hops: Vec<TraceHop>,
+}
+
+impl Trace {
+    /// Whether the probe was delivered: the last hop answered (`host` is not `???`) and lost
+    /// less than 100 % of its probes. `None` without hops or without the last hop's `Loss%`.
+    pub fn delivered(&self) -> Option<bool> {
+        let last = self.hops.last()?;
+        let loss = last.loss_percent?;
+        Some(last.host != "???" && loss < 100.0)
+    }
+}
+
+/// Reads the `data` of `POST /traceroute`. vyos-1x `python/vyos/configsession.py` `traceroute`
+/// runs `TRACEROUTE` (`src/op_mode/mtr_execute.py mtr --for-api --report-mode --report-cycles
+/// 1 --json --host HOST`) and answers its output; `mtr_execute.py` `mtr` turns mtr's JSON into
+/// a dict with `loads` and `print`s it, so the text is Python's `repr` of the dict (`'…'`
+/// strings, `True`/`None`), not JSON. mtr `ui/report.c` `json_close` writes `{"report":
+/// {"mtr": {…}, "hubs": [{"count", "host", "Loss%", "Snt", …}]}}`. JSON text, and a JSON
+/// object in `data`, are read too. Each hop is read on its own: one without `count` or `host`
+/// is skipped. `None` when the text is neither form or has no `hubs` list.
+pub fn parse_trace(data: &serde_json::Value) -> Option<Trace> {
+    let doc = match data {
+        serde_json::Value::String(text) => serde_json::from_str(text)
+            .ok()
+            .or_else(|| python_literal(text))?,
+        other => other.clone(),
+    };
+    let hubs = doc.pointer("/report/hubs")?.as_array()?;
+    let hops = hubs
+        .iter()
+        .filter_map(|h| {
+            Some(TraceHop {
+                count: h.get("count")?.as_u64()?,
+                host: h.get("host")?.as_str()?.to_owned(),
+                loss_percent: h.get("Loss%").and_then(serde_json::Value::as_f64),
+            })
+        })
+        .collect();
+    Some(Trace { hops })
+}
+
+/// How deep [`python_literal`] nests; mtr's report is three levels deep.
+const MAX_LITERAL_DEPTH: usize = 16;
+
+/// Python's `repr` of a dict of strings, numbers, lists, dicts, `True`, `False` and `None`,
+/// as JSON. `None` when the text is anything else.
+fn python_literal(text: &str) -> Option<serde_json::Value> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut at = 0;
+    let value = literal(&chars, &mut at, 0)?;
+    skip_space(&chars, &mut at);
+    (at == chars.len()).then_some(value)
+}
+
+fn skip_space(chars: &[char], at: &mut usize) {
+    while chars.get(*at).is_some_and(|c| c.is_whitespace()) {
+        *at += 1;
+    }
+}
+
+/// One value of a Python literal at `at` (see [`python_literal`]).
+fn literal(chars: &[char], at: &mut usize, depth: usize) -> Option<serde_json::Value> {
+    use serde_json::Value;
+    if depth > MAX_LITERAL_DEPTH {
+        return None;
+    }
+    skip_space(chars, at);
+    let c = *chars.get(*at)?;
+    match c {
+        '{' | '[' => {
+            let close = if c == '{' { '}' } else { ']' };
+            *at += 1;
+            let (mut map, mut list) = (serde_json::Map::new(), Vec::new());
+            loop {
+                skip_space(chars, at);
+                if chars.get(*at) == Some(&close) {
+                    *at += 1;
+                    break;
+                }
+                let item = literal(chars, at, depth + 1)?;
+                if c == '{' {
+                    skip_space(chars, at);
+                    (chars.get(*at) == Some(&':')).then_some(())?;
+                    *at += 1;
+                    map.insert(item.as_str()?.to_owned(), literal(chars, at, depth + 1)?);
+                } else {
+                    list.push(item);
+                }
+                skip_space(chars, at);
+                match chars.get(*at) {
+                    Some(',') => *at += 1,
+                    Some(x) if *x == close => {}
+                    _ => return None,
+                }
+            }
+            Some(if c == '{' {
+                Value::Object(map)
+            } else {
+                Value::Array(list)
+            })
+        }
+        '\'' | '"' => quoted(chars, at),
+        _ => {
+            let start = *at;
+            while chars
+                .get(*at)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'))
+            {
+                *at += 1;
+            }
+            let word: String = chars[start..*at].iter().collect();
+            match word.as_str() {
+                "True" => Some(Value::Bool(true)),
+                "False" => Some(Value::Bool(false)),
+                "None" => Some(Value::Null),
+                w => serde_json::from_str::<serde_json::Number>(w)
+                    .ok()
+                    .map(Value::Number),
+            }
+        }
+    }
+}
+
+/// A Python string literal at `at`, quoted with `'` or `"`, with its backslash escapes.
+fn quoted(chars: &[char], at: &mut usize) -> Option<serde_json::Value> {
+    let quote = *chars.get(*at)?;
+    *at += 1;
+    let mut out = String::new();
+    loop {
+        let c = *chars.get(*at)?;
+        *at += 1;
+        match c {
+            '\\' => {
+                let e = *chars.get(*at)?;
+                *at += 1;
+                out.push(match e {
+                    'n' => '\n',
+                    't' => '\t',
+                    'r' => '\r',
+                    other => other,
+                });
+            }
+            c if c == quote => return Some(serde_json::Value::String(out)),
+            c => out.push(c),
+        }
+    }
+}
+
+#[derive(serde::Serialize)]
+struct TracerouteBody<'a> {
+    op: &'static str,
+    host: &'a str,
+}
+
+impl Client {
+    /// `POST /traceroute` (vyos-1x PR #4151, later 1.5 builds; `traceroute_op` in
+    /// `src/services/api/rest/routers.py`, `TracerouteModel` {op, host}), read by
+    /// [`parse_trace`]. See [`Client::has_traceroute`] for whether the router has it.
+    ///
+    /// # Errors
+    /// As [`Client::show`]; [`Error::UnexpectedAnswer`] when the answer is no mtr report.
+    pub async fn traceroute(&self, addr: IpAddr) -> Result<Trace, Error> {
+        let host = addr.to_string();
+        let body = TracerouteBody {
+            op: "traceroute",
+            host: &host,
+        };
+        let data: serde_json::Value = self.read("traceroute", &body).await?;
+        parse_trace(&data).ok_or_else(|| Error::UnexpectedAnswer {
+            endpoint: "traceroute",
+            message: format!("`traceroute {host}` answered no mtr report"),
+        })
+    }
+
+    /// Whether `addr` is reachable, proven by [`Client::traceroute`]: delivered when the last
+    /// hop answered with less than 100 % loss ([`Trace::delivered`]). Never an error: a trace
+    /// that failed is `reachable: None`. No path is kept: the probe itself is the proof.
+    pub async fn trace_reachability(&self, addr: IpAddr) -> Reachability {
+        let (reachable, state) = match self.traceroute(addr).await {
+            Ok(trace) => {
+                let last = trace.hops.last().map_or_else(
+                    || "no hop".to_owned(),
+                    |h| {
+                        let loss = h
+                            .loss_percent
+                            .map_or_else(|| "no Loss%".to_owned(), |l| format!("loss {l}%"));
+                        format!("last hop {} {} ({loss})", h.count, h.host)
+                    },
+                );
+                (trace.delivered(), format!("traceroute: {last}"))
+            }
+            Err(e) => (None, format!("cannot tell: the traceroute failed ({e})")),
+        };
+        Reachability {
+            reachable,
+            state,
+            path: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -422,6 +643,45 @@ mod tests {
         assert!(!tunnel.kept_by(&path("10.20.0.0/16", "192.0.2.1", "eth0")));
         let default = path("0.0.0.0/0", "192.0.2.1", "eth0");
         assert!(default.kept_by(&default.clone()));
+    }
+
+    /// `POST /traceroute`'s text: vyos-1x `src/op_mode/mtr_execute.py` `mtr` prints
+    /// `loads(output)` of mtr's `--json` report (mtr `ui/report.c` `json_close`), so Python's
+    /// `repr` (`'…'`, and `"…"` around a string holding `'`); the same report as JSON reads
+    /// alike. A hop without `host` is skipped; a last hop `???` at 100 % is not delivered.
+    #[test]
+    fn mtr_reports_are_read_as_python_prints_them_or_as_json() {
+        // Nesting past the bound ends the read instead of the stack.
+        assert_eq!(python_literal(&"[".repeat(100_000)), None);
+        use serde_json::json;
+        let repr = "{'report': {'mtr': {'src': 'vyos', 'dst': '10.20.0.5', 'tos': 0, 'tests': 1, 'psize': '64', 'bitpattern': '0x00'}, 'hubs': [{'count': 1, 'host': \"gw's.example\", 'Loss%': 0.0, 'Snt': 1, 'Last': 0.52, 'Avg': 0.52, 'Best': 0.52, 'Wrst': 0.52, 'StDev': 0.0}, {'count': 2, 'Loss%': 0.0}, {'count': 3, 'host': '10.20.0.5', 'Loss%': 0.0, 'Snt': 1, 'Last': 1.5, 'Avg': 1.5, 'Best': 1.5, 'Wrst': 1.5, 'StDev': 0.0}]}}\n";
+        let trace = parse_trace(&json!(repr)).unwrap();
+        let hops: Vec<_> = trace
+            .hops
+            .iter()
+            .map(|h| (h.count, h.host.as_str(), h.loss_percent))
+            .collect();
+        assert_eq!(
+            hops,
+            [(1, "gw's.example", Some(0.0)), (3, "10.20.0.5", Some(0.0))]
+        );
+        assert_eq!(trace.delivered(), Some(true));
+        let lost = r#"{"report": {"mtr": {"src": "vyos", "dst": "10.20.0.5", "tos": 0, "tests": 1}, "hubs": [{"count": 1, "host": "???", "Loss%": 100.0, "Snt": 1}]}}"#;
+        assert_eq!(parse_trace(&json!(lost)).unwrap().delivered(), Some(false));
+        let object = json!({"report": {"hubs": [{"count": 1, "host": "10.20.0.5"}]}});
+        assert_eq!(parse_trace(&object).unwrap().delivered(), None);
+        for junk in [
+            "Invalid command",
+            "{'report': {'hubs': 3}}",
+            "{'a': [1, 2}",
+            "",
+        ] {
+            assert_eq!(parse_trace(&json!(junk)), None, "{junk}");
+        }
+        assert_eq!(
+            python_literal("{'a': True, 'b': None, 'c': -1.5e3}"),
+            Some(json!({"a": true, "b": null, "c": -1500.0}))
+        );
     }
 
     /// `neighbor.py` `format_neighbors` (vyos-1x `src/op_mode/neighbor.py`): tabulate

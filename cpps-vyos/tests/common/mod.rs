@@ -295,6 +295,35 @@ pub struct RouterState {
     pub openapi_unavailable: u32,
     /// What [`RouterState::openapi_unavailable`] becomes at the next commit.
     pub openapi_unavailable_after_commit: u32,
+    /// The hops (host, `Loss%`) `POST /traceroute` reports, on a later 1.5 build that has it
+    /// (vyos-1x PR #4151: `/openapi.json` then lists the path); `None`: no such route.
+    pub trace_hubs: Option<Vec<(String, f64)>>,
+    /// Hops that replace [`RouterState::trace_hubs`] at the next commit.
+    pub trace_hubs_after_commit: Option<Vec<(String, f64)>>,
+}
+
+/// What `POST /traceroute` answers: vyos-1x `python/vyos/configsession.py` `traceroute` runs
+/// `src/op_mode/mtr_execute.py mtr --for-api --report-mode --report-cycles 1 --json --host
+/// HOST`, which `loads` mtr's JSON and `print`s the dict, so the API answers Python's `repr`
+/// of it. mtr `ui/report.c` `json_close`: `report` {`mtr` {src, dst, tos, tests, psize,
+/// bitpattern}, `hubs` [{count, host, then the default fields `LS NABWV`: Loss%, Snt, Last,
+/// Avg, Best, Wrst, StDev}]}, in that order; `???` for a hop that did not answer.
+pub fn mtr_for_api(dst: &str, hubs: &[(String, f64)]) -> String {
+    let hops: Vec<String> = hubs
+        .iter()
+        .enumerate()
+        .map(|(i, (host, loss))| {
+            let ms = if *loss < 100.0 { 0.52 } else { 0.0 };
+            format!(
+                "{{'count': {}, 'host': '{host}', 'Loss%': {loss:?}, 'Snt': 1, 'Last': {ms:?}, 'Avg': {ms:?}, 'Best': {ms:?}, 'Wrst': {ms:?}, 'StDev': 0.0}}",
+                i + 1
+            )
+        })
+        .collect();
+    format!(
+        "{{'report': {{'mtr': {{'src': 'vyos', 'dst': '{dst}', 'tos': 0, 'tests': 1, 'psize': '64', 'bitpattern': '0x00'}}, 'hubs': [{}]}}}}\n",
+        hops.join(", ")
+    )
 }
 
 /// nginx's own error page for `status` (`ngx_http_error_502_page` / `ngx_http_error_504_page`
@@ -370,6 +399,8 @@ impl FakeRouter {
                 commit_revisions: true,
                 openapi_unavailable: 0,
                 openapi_unavailable_after_commit: 0,
+                trace_hubs: None,
+                trace_hubs_after_commit: None,
             })),
         }
     }
@@ -587,6 +618,9 @@ impl FakeRouter {
         st.neighbours_fail |= st.neighbours_fail_after_commit;
         if let Some(routes) = st.routes_after_commit.take() {
             st.routes = routes;
+        }
+        if let Some(hubs) = st.trace_hubs_after_commit.take() {
+            st.trace_hubs = Some(hubs);
         }
         let wireguard = cmds.iter().any(|c| {
             path_field(c).is_ok_and(|p| p.len() > 1 && p[0] == "interfaces" && p[1] == "wireguard")
@@ -841,7 +875,17 @@ impl wiremock::Respond for FakeRouter {
                 st.openapi_unavailable -= 1;
                 return nginx_page(503);
             }
-            return ResponseTemplate::new(200).set_body_json(openapi_doc(st.confirm_time));
+            let mut doc = openapi_doc(st.confirm_time);
+            if st.trace_hubs.is_some() {
+                doc["paths"]["/traceroute"] = json!({"post": {
+                    "summary": "Traceroute Op",
+                    "operationId": "traceroute_op_traceroute_post",
+                    "requestBody": {"content": {"application/json": {"schema": {
+                        "$ref": "#/components/schemas/TracerouteModel"
+                    }}}, "required": true}
+                }});
+            }
+            return ResponseTemplate::new(200).set_body_json(doc);
         }
         if path == "info" {
             return match self.profile {
@@ -876,6 +920,13 @@ impl wiremock::Respond for FakeRouter {
             "config-file" => self.config_file(&body),
             "retrieve" => self.retrieve(&body),
             "show" => self.show(&body),
+            "traceroute" => {
+                let st = self.state.lock().unwrap();
+                match (&st.trace_hubs, body.get("host").and_then(Value::as_str)) {
+                    (Some(hubs), Some(host)) => ok(json!(mtr_for_api(host, hubs))),
+                    _ => ResponseTemplate::new(404).set_body_json(json!({"detail": "Not Found"})),
+                }
+            }
             _ => ResponseTemplate::new(404).set_body_json(json!({"detail": "Not Found"})),
         }
     }

@@ -1,8 +1,8 @@
 //! `vyos-apply`: applies `set`/`delete` commands to a VyOS router safely. By default it only
 //! plans: it prints what would be sent and whether the router's API has commit-confirm. With
 //! `--apply` it commits with commit-confirm (`--confirm-minutes`), checks WireGuard handshakes,
-//! BGP sessions, VRRP roles and the addresses named by `--reach` (route and neighbour tables:
-//! the API has no ping) on this router and, with `--check`, on its peer, and confirms
+//! BGP sessions, VRRP roles and the addresses named by `--reach` (the API's `/traceroute`
+//! where `/openapi.json` lists it, else route and neighbour tables) on this router and, with `--check`, on its peer, and confirms
 //! only when nothing that held before broke; otherwise the router's timer reverts the change,
 //! or, where the API has no commit-confirm, the inverse batch is sent. Also the commit
 //! revisions: `--revisions`, `--diff N`, `--rollback-soft N` (planned, or applied as above;
@@ -42,8 +42,10 @@ use cpps_vyos::{Client, ClientBuilder, Command, CommitConfirmSupport, Url};
 /// rolled back by sending the inverse commands when a check fails. Secrets are never printed.
 ///
 /// --reach ADDR (repeatable) names addresses that must stay reachable, from this router and,
-/// with --check, from the peer. The VyOS API has no ping operation (1.4, and 1.5 before
-/// vyos-1x PR #5415), so "reachable" is read from the router's tables: the best route to ADDR
+/// with --check, from the peer. Where the router's /openapi.json lists /traceroute (later 1.5
+/// builds, vyos-1x PR #4151), its mtr probe is the proof: the last hop answered with less than
+/// 100 % loss. Elsewhere the API has no probe (1.4, and 1.5 before that PR), so "reachable" is
+/// read from the router's tables: the best route to ADDR
 /// (`show ip route ADDR`, FRR) is installed with an active next hop that is no blackhole or
 /// `unreachable`, and that next hop's neighbour (`show arp` / `show ipv6 neighbors`) is not
 /// FAILED or INCOMPLETE. Over a point-to-point interface (WireGuard, tunnels, PPP), which keeps
@@ -55,7 +57,8 @@ use cpps_vyos::{Client, ClientBuilder, Command, CommitConfirmSupport, Url};
 #[derive(Parser)]
 #[command(name = "vyos-apply", version)]
 struct Args {
-    /// A file of `set`/`delete` commands, one a line, as `show configuration commands` prints.
+    /// A file of `set`/`delete` commands, one a line, as `show configuration commands` prints
+    /// them: a value in `'` is read as VyOS escapes it (`'a\"b'` is `a"b`), one in `"` as written.
     #[arg(long, value_name = "FILE")]
     commands: Option<PathBuf>,
     /// Commit the change (default: plan only).
