@@ -158,18 +158,7 @@ pub async fn collect_within(
         Some(stores) => stores.to_vec(),
         None => datastores.iter().map(|d| d.store.clone()).collect(),
     };
-    let snapshots = async {
-        futures::stream::iter(selected)
-            .map(|store| async move {
-                let answer = bounded(deadline, store_snapshots(client, &store))
-                    .await
-                    .map_err(|e| e.error);
-                (store, answer)
-            })
-            .buffer_unordered(CONCURRENT_STORES)
-            .collect::<Vec<_>>()
-            .await
-    };
+    let snapshots = read_snapshots(client, selected, deadline);
     // Boxed: eight answers held at once make a large future.
     let (usage, sync_jobs, verify_jobs, prune_jobs, gc_jobs, remotes, rights, snapshots) =
         Box::pin(async {
@@ -225,6 +214,25 @@ pub async fn collect_within(
                 .collect()
         },
     }
+}
+
+/// The snapshots of each of `stores`, [`CONCURRENT_STORES`] datastores at a time, in the order
+/// they finish.
+async fn read_snapshots(
+    client: &Client,
+    stores: Vec<String>,
+    deadline: Option<tokio::time::Instant>,
+) -> Vec<(String, Result<StoreSnapshots, String>)> {
+    futures::stream::iter(stores)
+        .map(|store| async move {
+            let answer = bounded(deadline, store_snapshots(client, &store))
+                .await
+                .map_err(|e| e.error);
+            (store, answer)
+        })
+        .buffer_unordered(CONCURRENT_STORES)
+        .collect::<Vec<_>>()
+        .await
 }
 
 /// Per datastore, the snapshots of each namespace, or why they could not be read.
