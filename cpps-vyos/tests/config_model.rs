@@ -63,11 +63,13 @@ fn renders_as_vyos_does() {
         // value with a blank (or `*}{;`), and no escape: the inner quotes stay as they are.
         "interfaces {\n    /* uplink */\n    ethernet eth0 {\n        address 192.0.2.1/24\n        address 2001:db8::1/64\n        description \"to \"ISP\"\"\n        disable\n    }\n    ethernet eth1 {\n    }\n}\nsystem {\n    host-name r1\n}\n// Release version: 1.4\n"
     );
+    // vyos-1x `vyos-config-to-commands` (`configtree.py` `to_commands`): vyos1x-config
+    // `escape_string` writes the inner quotes `\"`.
     assert_eq!(
         t.to_set_string(),
         "set interfaces ethernet eth0 address '192.0.2.1/24'\n\
          set interfaces ethernet eth0 address '2001:db8::1/64'\n\
-         set interfaces ethernet eth0 description 'to \"ISP\"'\n\
+         set interfaces ethernet eth0 description 'to \\\"ISP\\\"'\n\
          set interfaces ethernet eth0 disable\n\
          comment interfaces ethernet eth0 'uplink'\n\
          set interfaces ethernet eth1\n\
@@ -258,7 +260,14 @@ fn deleting_the_last_entry_removes_the_tag_node() {
 fn commands_render_and_read_back() {
     let cmds = parse_commands("set a b 'it\\'s'\ndelete a\ncomment a 'x'\n# note\n\n").unwrap();
     let rendered: Vec<String> = cmds.iter().map(ToString::to_string).collect();
-    assert_eq!(rendered, ["set a b 'it\\'s'", "delete a", "comment a 'x'"]);
+    // `it\'s` holds a backslash that VyOS would have printed doubled before the inner `'`
+    // (`escape_string`; `unescape_backslash` matches only from the last `'`), so it is read as
+    // written and printed as VyOS prints that value.
+    assert_eq!(cmds[0].value.as_deref(), Some("it\\'s"));
+    assert_eq!(
+        rendered,
+        ["set a b 'it\\\\'s'", "delete a", "comment a 'x'"]
+    );
 }
 
 #[test]
@@ -464,4 +473,50 @@ fn command_debug_hides_secret_values() {
     );
     let c = Command::set(["system", "host-name"], Some("r1"));
     assert!(format!("{c:?}").contains("r1"));
+}
+
+/// Issue 32, V7: a `set` line as VyOS prints it means the value the router holds. VyOS's
+/// `show configuration commands` and `vyos-config-to-commands` escape each value with
+/// vyos1x-config `src/util.ml` `escape_string` and then run vyos-1x `python/vyos/configtree.py`
+/// `unescape_backslash` over the text (`printers::vyos_set_commands`): a `"` prints as `\"`, and
+/// a `\` prints single where the quoted value ends its line with a backslash after its last
+/// inner `'` (the regex `'[^']*[\\][^']*'\n`), doubled before that `'`. The reader undoes
+/// exactly that, and `Display` prints what VyOS prints. Failed first: `'to \"Franca\" …'` kept
+/// its backslashes.
+#[test]
+fn set_lines_as_vyos_prints_them_mean_the_routers_values() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "interfaces ethernet eth1 description",
+            "to \"Franca\" over the \"long\" fibre",
+        ),
+        (
+            "interfaces wireguard wg0 description",
+            "C:\\tunnels\\sp-franca",
+        ),
+        (
+            "system login banner post-login",
+            "see \"C:\\ops\" and C:\\log",
+        ),
+        ("system login banner pre-login", "it's \"x\" \\ y"),
+        ("interfaces ethernet eth2 description", "a\\'b \"c\""),
+        ("interfaces ethernet eth3 description", "plain"),
+    ];
+    let printed = common::printers::vyos_set_commands(cases);
+    assert!(
+        printed.contains("'to \\\"Franca\\\" over the \\\"long\\\" fibre'\n"),
+        "{printed}"
+    );
+    assert!(printed.contains("'a\\\\'b \\\"c\\\"'\n"), "{printed}");
+    let commands = parse_commands(&printed).unwrap();
+    assert_eq!(commands.len(), cases.len());
+    for ((path, value), (cmd, line)) in cases.iter().zip(commands.iter().zip(printed.lines())) {
+        assert_eq!(cmd.path.join(" "), *path);
+        assert_eq!(cmd.value.as_deref(), Some(*value), "{line}");
+        assert_eq!(cmd.to_string(), line, "Display prints what VyOS prints");
+    }
+    // A value no VyOS printer wrote is read as written: a bare `"` and a `\` before another
+    // character.
+    let hand = parse_commands("set system login banner pre-login 'say \"hi\" C:\\x'").unwrap();
+    assert_eq!(hand[0].value.as_deref(), Some("say \"hi\" C:\\x"));
 }

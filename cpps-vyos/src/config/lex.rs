@@ -397,8 +397,9 @@ pub(crate) fn boot_value(value: &str) -> String {
 }
 
 /// The quote that encloses `value` in a `set` command so that it reads back: `'` (VyOS's
-/// choice) unless the value holds a `'` followed by a blank or at its end, then `"` under the same
-/// condition; `None` when neither can.
+/// choice) unless the value holds a `'` followed by a blank or at its end, or a control
+/// character (which VyOS's escaping cannot carry there, see [`set_value`]); then `"` unless the
+/// value holds a `"` followed by a blank or at its end; `None` when neither can.
 fn set_quote(value: &str) -> Option<char> {
     let fits = |q: char| {
         let b = value.as_bytes();
@@ -406,7 +407,7 @@ fn set_quote(value: &str) -> Option<char> {
             .enumerate()
             .any(|(i, &x)| x == q as u8 && (i + 1 == b.len() || is_blank(b[i + 1])))
     };
-    if fits('\'') {
+    if fits('\'') && !value.chars().any(char::is_control) {
         Some('\'')
     } else if fits('"') {
         Some('"')
@@ -416,10 +417,74 @@ fn set_quote(value: &str) -> Option<char> {
 }
 
 /// A value in a `set` command: always quoted, as VyOS's `show configuration commands` does.
-/// Values were checked with [`value_problem`] when they entered the tree.
+/// In `'` it is written as VyOS writes it (vyos1x-config `src/util.ml` `escape_string`, then
+/// vyos-1x `python/vyos/configtree.py` `unescape_backslash`, see [`decode_set_value`]); in `"`
+/// (cpps's own form for a value VyOS would print ambiguously) as it is. Values were checked
+/// with [`value_problem`] when they entered the tree.
 pub(crate) fn set_value(value: &str) -> String {
-    let q = set_quote(value).unwrap_or('\'');
-    format!("{q}{value}{q}")
+    match set_quote(value) {
+        Some('"') => format!("\"{value}\""),
+        _ => format!("'{}'", vyos_set_escape(value)),
+    }
+}
+
+/// `escape_string` of a value without control characters (`\` and `"` get a backslash), with
+/// `unescape_backslash` applied as it applies to a printed `set` line: its pattern
+/// `'[^']*[\\][^']*'\n` matches from the value's last `'` (inner, or the opening one) to the
+/// closing quote and line feed, so after that `'` every `\\` is put back to `\`.
+fn vyos_set_escape(value: &str) -> String {
+    let tail_from = value.rfind('\'').map_or(0, |k| k + 1);
+    let mut out = String::with_capacity(value.len() + 2);
+    for (i, c) in value.char_indices() {
+        match c {
+            '\\' if i < tail_from => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The value of a `'`-quoted `set` word as VyOS printed it (see [`vyos_set_escape`]): before its
+/// last inner `'`, `escape_string` is undone (`\\`, `\"`, `\n`, `\t`, `\r`, `\b`); after it,
+/// where `unescape_backslash` made every backslash single, only the `\` that `escape_string` put
+/// before each `"` is dropped. A `\` that VyOS would not have written before that character is
+/// kept, so hand-written text reads as written.
+pub(crate) fn decode_set_value(raw: &str) -> Cow<'_, str> {
+    if !raw.contains('\\') {
+        return Cow::Borrowed(raw);
+    }
+    let tail_from = raw.rfind('\'').map_or(0, |k| k + 1);
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let decoded = if i >= tail_from {
+            (next == Some('"')).then_some('"')
+        } else {
+            match next {
+                Some('\\') => Some('\\'),
+                Some('"') => Some('"'),
+                Some('n') => Some('\n'),
+                Some('t') => Some('\t'),
+                Some('r') => Some('\r'),
+                Some('b') => Some('\u{8}'),
+                _ => None,
+            }
+        };
+        match decoded {
+            Some(d) => {
+                out.push(d);
+                chars.next();
+            }
+            None => out.push(c),
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Whether [`set_word`] quotes `word`.
@@ -428,13 +493,21 @@ pub(crate) fn set_needs_quotes(word: &str) -> bool {
 }
 
 /// A path word in a `set` command: bare when `config.boot` would write it bare and it does not
-/// start with a quote (a `set` line takes both quotes), quoted otherwise.
+/// start with a quote (a `set` line takes both quotes), quoted otherwise, as it is (VyOS prints
+/// path words bare and unescaped, and the reader reads a quoted path word as written).
 pub(crate) fn set_word(word: &str) -> String {
     if set_needs_quotes(word) {
-        set_value(word)
+        set_text(word)
     } else {
         word.to_owned()
     }
+}
+
+/// A path word or a comment's text in quotes, as it is: VyOS prints a comment unescaped
+/// (vyos1x-config `render_commands`, `comment %s '%s'`), and the reader reads both as written.
+pub(crate) fn set_text(text: &str) -> String {
+    let q = set_quote(text).unwrap_or('\'');
+    format!("{q}{text}{q}")
 }
 
 /// Decodes a quoted string's content as vyos1x-config's `src/vyos1x_lexer.mll` `read_double_quoted_string`

@@ -1,21 +1,28 @@
 //! The `set` command form: VyOS's `show configuration commands` rendering, and reading it back.
 //!
-//! Rendering follows VyOS's `show configuration commands`: one `set` line per value, the value in
-//! single quotes (in double quotes when it holds a `'` that would end it), a valueless leaf or an
-//! empty node as a bare path, a path word quoted where `config.boot` quotes it (see
-//! [`crate::config::lex`]), `comment PATH 'text'` after a commented node. Reading accepts `set`,
-//! `delete` and `comment` lines; a quoted last word is the value; nothing is unescaped. A node
+//! Rendering follows VyOS's `show configuration commands` (vyos-1x `vyos-config-to-commands`,
+//! `python/vyos/configtree.py` `to_commands`: vyos1x-config `src/config_tree.ml`
+//! `render_commands` and `src/util.ml` `escape_string`, then `unescape_backslash`): one `set`
+//! line per value, the value in single quotes with `"` written `\"` and `\` written as VyOS
+//! writes it (see [`crate::config::lex`]), a valueless leaf or an empty node as a bare path, a
+//! path word quoted where `config.boot` quotes it, `comment PATH 'text'` after a commented node.
+//! A value VyOS cannot print unambiguously (a `'` before a blank, a control character) goes in
+//! double quotes as it is. Reading accepts `set`, `delete` and `comment` lines; a quoted last
+//! word is the value: in `'` it is read as VyOS prints it, so a line pasted from the router
+//! means the value the router holds (`'a\"b'` is `a"b`); in `"`, and a comment or path word, as
+//! written. A node
 //! name, value or comment that one of the two text forms cannot carry is refused with
 //! [`Error::Unrepresentable`], so every tree this reader accepts renders to text that reads back.
 //! The text form does not say which words are tag nodes: see [`crate::config::hints`].
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
 use indexmap::IndexMap;
 
 use crate::config::hints;
-use crate::config::lex::{Tok, Token, set_value, set_word, tokenize};
+use crate::config::lex::{Tok, Token, decode_set_value, set_text, set_value, set_word, tokenize};
 use crate::config::tree::{Branch, ConfigTree, Leaf, Node, StepKind, Tag};
 use crate::config::unique::{self, ValueHasher};
 use crate::error::{Error, ParseError, ParseErrorKind};
@@ -165,8 +172,10 @@ impl fmt::Display for Command {
         for w in &self.path {
             write!(f, " {}", set_word(w))?;
         }
-        if let Some(v) = &self.value {
-            write!(f, " {}", set_value(v))?;
+        match &self.value {
+            Some(v) if self.op == Op::Comment => write!(f, " {}", set_text(v))?,
+            Some(v) => write!(f, " {}", set_value(v))?,
+            None => {}
         }
         Ok(())
     }
@@ -333,15 +342,26 @@ pub(crate) fn parse_commands(src: &str) -> Result<Vec<Command>, ParseError> {
             }
             _ => continue,
         };
+        // A value in `'` is read as VyOS prints it (`decode_set_value`); in `"`, which VyOS never
+        // prints, as written.
         let (value, path_tokens) = match rest.split_last() {
+            Some((
+                t @ Token {
+                    kind: Tok::Str(v), ..
+                },
+                before,
+            )) if op != Op::Comment && line.as_bytes().get(t.offset) == Some(&b'\'') => {
+                (Some(decode_set_value(v)), before)
+            }
             Some((
                 Token {
                     kind: Tok::Str(v), ..
                 },
                 before,
-            )) => (Some(*v), before),
+            )) => (Some(Cow::Borrowed(*v)), before),
             _ => (None, rest),
         };
+        let value = value.as_deref();
         if op == Op::Comment && value.is_none() {
             return Err(err(first, ParseErrorKind::MissingCommentText));
         }

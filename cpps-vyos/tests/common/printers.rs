@@ -480,7 +480,7 @@ pub fn sp_gw() -> Vec<CNode> {
 /// vyos1x-config `src/util.ml` `escape_string` (`escape_bytes`): `"` and `\\` get a backslash,
 /// line feed, tab, carriage return and backspace are `\\n`, `\\t`, `\\r`, `\\b`, other bytes
 /// below 32 and 127 are `\\` and three decimal digits; printable and non-ASCII bytes stay.
-fn vyos1x_escape(v: &str) -> String {
+pub fn vyos1x_escape(v: &str) -> String {
     let mut out = String::new();
     for c in v.chars() {
         match c {
@@ -651,4 +651,21 @@ pub fn vyconf_diff_show(nodes: &[CNode]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `set` lines as VyOS prints them for `(path, value)` pairs held by a tree: vyos-1x
+/// `op-mode-definitions/show-configuration.xml.in` (`show configuration commands`:
+/// `cli-shell-api showCfg --show-active-only | vyos-config-to-commands`; also
+/// `vyos-config-to-commands FILE` for a saved file) → `src/utils/vyos-config-to-commands`
+/// `print(ConfigTree(text).to_commands())` → `python/vyos/configtree.py` `to_commands`:
+/// vyos1x-config `src/config_tree.ml` `Renderer.render_commands` (each value through
+/// `Util.escape_string`, then `render_set_path`: `set PATH 'VALUE'`, path words bare, lines
+/// joined by `"\n"`), then `unescape_backslash` over the whole text; `print` adds the last line
+/// feed.
+pub fn vyos_set_commands(lines: &[(&str, &str)]) -> String {
+    let text: Vec<String> = lines
+        .iter()
+        .map(|(path, v)| format!("set {path} '{}'", vyos1x_escape(v)))
+        .collect();
+    py_unescape_backslash(&(text.join("\n") + "\n"))
 }
