@@ -44,16 +44,16 @@ use cpps_vyos::{Client, ClientBuilder, Command, CommitConfirmSupport, Url};
 /// --reach ADDR (repeatable) names addresses that must stay reachable, from this router and,
 /// with --check, from the peer. Where the router's /openapi.json lists /traceroute (later 1.5
 /// builds, vyos-1x PR #4151), its mtr probe is the proof: the last hop answered with less than
-/// 100 % loss. Elsewhere the API has no probe (1.4, and 1.5 before that PR), so "reachable" is
-/// read from the router's tables: the best route to ADDR
+/// 100 % loss. Elsewhere the API has no ping operation and no probe (1.4, and 1.5 before that
+/// PR), so "reachable" is read from the router's tables: the best route to ADDR
 /// (`show ip route ADDR`, FRR) is installed with an active next hop that is no blackhole or
 /// `unreachable`, and that next hop's neighbour (`show arp` / `show ipv6 neighbors`) is not
 /// FAILED or INCOMPLETE. Over a point-to-point interface (WireGuard, tunnels, PPP), which keeps
 /// no neighbour entries, the route alone is the evidence and the check says so; elsewhere a
 /// missing neighbour entry cannot tell. The path (next hop and interface) must stay the same
 /// after the change, and never fall back to the default route unless ADDR was reached by it
-/// before. It shows that the router forwards towards ADDR, not that ADDR answers. A table that
-/// cannot be read counts as broken, so nothing is confirmed.
+/// before. The tables show that the router forwards towards ADDR, not that ADDR answers. A
+/// table or probe that cannot be read counts as broken, so nothing is confirmed.
 #[derive(Parser)]
 #[command(name = "vyos-apply", version)]
 struct Args {
