@@ -211,10 +211,12 @@ async fn vyos() -> MockApi {
         ok_text("Name    Interface      VRID  State      Priority  Last Transition\n------  -----------  ------  -------  ----------  -----------------\nLAN     eth1              1  FAULT           100  2m3s\n"),
     )
     .await;
-    // FRR `bgpd/bgp_vty.c` `bgp_show_summary_vty`: no BGP instance. Not an error: `None`.
+    // FRR `bgpd/bgp_vty.c` `bgp_show_summary_vty`: no BGP instance. Not an error: `None`. The
+    // source reads every VRF (`show bgp vrf all summary`, vyos-1x
+    // `op-mode-definitions/show-bgp.xml.in`), not the default one only.
     show(
         &api,
-        &["bgp", "summary"],
+        &["bgp", "vrf", "all", "summary"],
         ok_text("% BGP instance not found\n"),
     )
     .await;
@@ -621,6 +623,7 @@ fn peer(
 
 fn neighbor(address: &str, state: &str) -> BgpNeighborFact {
     BgpNeighborFact {
+        vrf: Some("default".to_owned()),
         family: "IPv4 Unicast".to_owned(),
         neighbor: address.to_owned(),
         remote_as: "65020".to_owned(),
@@ -1148,12 +1151,14 @@ fn the_second_router_is_judged_and_a_split_brain_is_named_by_group() {
 
 /// LINK-002 compares the configured BGP neighbors (`cpps_vyos::status::bgp::
 /// configured_bgp_neighbors`, vyos-1x `protocols_bgp.xml.in` and `vrf.xml.in`) with the
-/// summary: an activated neighbor the summary lacks has no session in FRR; BGP configured while
-/// FRR answers `% BGP instance not found` (`bgp_show_summary_vty`) runs no session; the
-/// neighbors of another VRF are not in `show bgp summary` (FRRouting `bgpd/bgp_vty.c`
-/// `bgp_show_summary_vty` shows the default instance), so they cannot be told. A neighbor
-/// without an address family is in no summary (vyos-1x `bgpd.frr.j2` writes `no bgp default
-/// ipv4-unicast`) and is not reported. Failed first: all of these passed.
+/// summary of every VRF (`show bgp vrf all summary`, FRRouting `bgpd/bgp_vty.c`
+/// `bgp_show_all_instances_summary_vty`, each instance headed with its VRF), VRF by VRF: an
+/// activated neighbor its VRF's summary lacks has no session in FRR, even when the same
+/// address is a neighbor of another VRF; BGP configured while FRR answers `% BGP instance not
+/// found` (`bgp_show_summary_vty`) runs no session. A neighbor without an address family is in
+/// no summary (vyos-1x `bgpd.frr.j2` writes `no bgp default ipv4-unicast`) and is not
+/// reported. A session down in another VRF names its VRF. Failed first: the rule said "cannot
+/// tell" for VRF blue and matched neighbors across VRFs.
 #[test]
 fn configured_bgp_neighbors_missing_from_the_summary_are_link_002_findings() {
     let topology = load("linked.yaml", LINKED);
@@ -1168,6 +1173,12 @@ set vrf name blue table '100'
 set vrf name blue protocols bgp system-as '65010'
 set vrf name blue protocols bgp neighbor 10.1.0.2 remote-as '65101'
 set vrf name blue protocols bgp neighbor 10.1.0.2 address-family ipv4-unicast
+set vrf name blue protocols bgp neighbor 10.1.0.3 remote-as '65101'
+set vrf name blue protocols bgp neighbor 10.1.0.3 address-family ipv4-unicast
+set vrf name red table '200'
+set vrf name red protocols bgp system-as '65010'
+set vrf name red protocols bgp neighbor 192.0.2.77 remote-as '65077'
+set vrf name red protocols bgp neighbor 192.0.2.77 address-family ipv4-unicast
 ",
     )
     .unwrap();
@@ -1181,18 +1192,36 @@ set vrf name blue protocols bgp neighbor 10.1.0.2 address-family ipv4-unicast
         sp.vyos = Sourced::Observed(facts);
         rule_messages(&audit_at_now(&topology, vec![sp]).report, "LINK-002")
     };
+    let in_vrf = |vrf: &str, address: &str, state: &str| BgpNeighborFact {
+        vrf: Some(vrf.to_owned()),
+        ..neighbor(address, state)
+    };
+    assert_eq!(
+        link_002(facts(Some(vec![
+            neighbor("10.20.0.1", "Established"),
+            in_vrf("blue", "10.1.0.2", "Established"),
+            in_vrf("blue", "10.1.0.3", "Active"),
+            // In red only: the default VRF's 192.0.2.77 still has no session.
+            in_vrf("red", "192.0.2.77", "Established"),
+        ]))),
+        [
+            "warning vyos-sp BGP neighbor 192.0.2.77 of vyos-sp is configured but not in `show bgp vrf all summary`: FRR holds no session for it",
+            "warning vyos-sp BGP session of vyos-sp to 10.1.0.3 (AS 65020, IPv4 Unicast, VRF blue) is Active (Up/Down never)",
+        ]
+    );
     assert_eq!(
         link_002(facts(Some(vec![neighbor("10.20.0.1", "Established")]))),
         [
-            "warning vyos-sp BGP neighbor 192.0.2.77 of vyos-sp is configured but not in `show bgp summary`: FRR holds no session for it",
-            "warning vyos-sp cannot tell whether the BGP sessions of VRF blue on vyos-sp are up: `show bgp summary` prints the default VRF only",
+            "warning vyos-sp BGP neighbor 10.1.0.2 of vyos-sp in VRF blue is configured but not in `show bgp vrf all summary`: FRR holds no session for it",
+            "warning vyos-sp BGP neighbor 10.1.0.3 of vyos-sp in VRF blue is configured but not in `show bgp vrf all summary`: FRR holds no session for it",
+            "warning vyos-sp BGP neighbor 192.0.2.77 of vyos-sp in VRF red is configured but not in `show bgp vrf all summary`: FRR holds no session for it",
+            "warning vyos-sp BGP neighbor 192.0.2.77 of vyos-sp is configured but not in `show bgp vrf all summary`: FRR holds no session for it",
         ]
     );
     assert_eq!(
         link_002(facts(None)),
         [
-            "warning vyos-sp BGP is configured on vyos-sp (2 neighbors in the default VRF) but FRR answers `% BGP instance not found`: no session runs",
-            "warning vyos-sp cannot tell whether the BGP sessions of VRF blue on vyos-sp are up: `show bgp summary` prints the default VRF only",
+            "warning vyos-sp BGP is configured on vyos-sp (5 neighbors in 3 VRFs) but FRR answers `% BGP instance not found`: no session runs",
         ]
     );
 }

@@ -42,6 +42,9 @@ pub struct WireGuardPeerFact {
 /// One BGP neighbor as the router's summary reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BgpNeighborFact {
+    /// The VRF of the instance FRR lists the neighbor under (`default`, `blue`), as
+    /// `show bgp vrf all summary` heads it; `None`: not printed, read as the default VRF.
+    pub vrf: Option<String>,
     /// The address family (`IPv4 Unicast`).
     pub family: String,
     /// The neighbor's address.

@@ -393,8 +393,8 @@ fn observed_routers<'a>(live: &Live<'a>) -> Vec<ObservedRouter<'a>> {
 
 /// LINK-002: BGP sessions Established and IPsec tunnels up; on a link's far side the finding is
 /// the link's, otherwise the router's. A neighbor shut down on purpose (`Idle (Admin)`) is not
-/// reported; a configured neighbor missing from the summary, BGP configured without an instance
-/// and another VRF's neighbors are ([`bgp_gaps`]).
+/// reported; a configured neighbor missing from its VRF's summary and BGP configured without an
+/// instance are ([`bgp_gaps`]).
 pub(crate) fn link_002(live: &Live<'_>, sink: &mut Sink<'_>) {
     let ends = link_ends(live);
     let mut ends_of: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -432,8 +432,16 @@ pub(crate) fn link_002(live: &Live<'_>, sink: &mut Sink<'_>) {
                 Severity::Warning,
                 subject_of(&n.neighbor, ""),
                 format!(
-                    "BGP session of {router_name} to {} (AS {}, {}) is {} (Up/Down {})",
-                    n.neighbor, n.remote_as, n.family, n.state, n.up_down
+                    "BGP session of {router_name} to {} (AS {}, {}{}) is {} (Up/Down {})",
+                    n.neighbor,
+                    n.remote_as,
+                    n.family,
+                    n.vrf
+                        .as_deref()
+                        .filter(|v| *v != DEFAULT_VRF)
+                        .map_or_else(String::new, |v| format!(", VRF {v}")),
+                    n.state,
+                    n.up_down
                 ),
             );
         }
@@ -496,59 +504,67 @@ fn observed_peers<'a>(live: &Live<'a>) -> Vec<ObservedRouter<'a>> {
         .collect()
 }
 
+/// The name FRR gives the default VRF's instance (`VRF_DEFAULT_NAME`, FRRouting `lib/vrf.h`).
+const DEFAULT_VRF: &str = "default";
+
 /// LINK-002's comparison of the configured BGP neighbors
-/// (`cpps_vyos::status::bgp::configured_bgp_neighbors`) with the summary: an activated
-/// neighbor of the default VRF missing from it (FRR holds no session for it), BGP configured
-/// while FRR answers `% BGP instance not found`, and each other VRF with neighbors, which
-/// `show bgp summary` does not print (cannot tell). Each with the neighbor's address when the
-/// finding is about one. Nothing without the router's configuration.
+/// (`cpps_vyos::status::bgp::configured_bgp_neighbors`) with the summary of every VRF (`show
+/// bgp vrf all summary`, FRRouting `bgpd/bgp_vty.c` `bgp_show_all_instances_summary_vty`), VRF
+/// by VRF: an activated neighbor missing from its VRF's part of it (FRR holds no session for
+/// it; an instance missing from the text has none at all), and BGP configured while FRR answers
+/// `% BGP instance not found`. Each with the neighbor's address when the finding is about one.
+/// Nothing without the router's configuration.
 fn bgp_gaps(facts: &VyosFacts, router: &str) -> Vec<(Option<String>, String)> {
     let Some(side) = facts.side.get() else {
         return Vec::new();
     };
     let configured = configured_bgp_neighbors(&side.tree);
-    let (default, others): (Vec<_>, Vec<_>) = configured
-        .iter()
-        .filter(|c| c.activated)
-        .partition(|c| c.vrf.is_none());
+    let activated: Vec<_> = configured.iter().filter(|c| c.activated).collect();
     let mut out = Vec::new();
     match &facts.bgp {
         // A failed reading is said by the `partial` lines.
-        None if partial(facts, "show bgp").is_empty() && !default.is_empty() => out.push((
-            None,
-            format!(
-                "BGP is configured on {router} ({} neighbor{} in the default VRF) but FRR \
-                 answers `% BGP instance not found`: no session runs",
-                default.len(),
-                if default.len() == 1 { "" } else { "s" }
-            ),
-        )),
+        None if partial(facts, "show bgp").is_empty() && !activated.is_empty() => {
+            let mut vrfs: Vec<&str> = activated
+                .iter()
+                .map(|c| c.vrf.as_deref().unwrap_or(DEFAULT_VRF))
+                .collect();
+            vrfs.sort_unstable();
+            vrfs.dedup();
+            let plural = |n: usize| if n == 1 { "" } else { "s" };
+            let (n, v) = (activated.len(), vrfs.len());
+            out.push((
+                None,
+                format!(
+                    "BGP is configured on {router} ({n} neighbor{} in {v} VRF{}) but FRR \
+                     answers `% BGP instance not found`: no session runs",
+                    plural(n),
+                    plural(v)
+                ),
+            ));
+        }
         None => {}
         Some(listed) => {
-            for c in default {
-                if !listed.iter().any(|n| c.is(&n.neighbor)) {
+            for c in activated {
+                let vrf = c.vrf.as_deref().unwrap_or(DEFAULT_VRF);
+                let held = listed
+                    .iter()
+                    .any(|n| n.vrf.as_deref().unwrap_or(DEFAULT_VRF) == vrf && c.is(&n.neighbor));
+                if !held {
+                    let within = c
+                        .vrf
+                        .as_deref()
+                        .map_or_else(String::new, |v| format!(" in VRF {v}"));
                     out.push((
                         Some(c.neighbor.clone()),
                         format!(
-                            "BGP neighbor {} of {router} is configured but not in `show bgp \
-                             summary`: FRR holds no session for it",
+                            "BGP neighbor {} of {router}{within} is configured but not in `show \
+                             bgp vrf all summary`: FRR holds no session for it",
                             c.neighbor
                         ),
                     ));
                 }
             }
         }
-    }
-    let mut vrfs: Vec<&str> = others.iter().filter_map(|c| c.vrf.as_deref()).collect();
-    vrfs.dedup();
-    for vrf in vrfs {
-        out.push((
-            None,
-            format!(
-                "cannot tell whether the BGP sessions of VRF {vrf} on {router} are up: `show \
-                 bgp summary` prints the default VRF only"
-            ),
-        ));
     }
     out
 }

@@ -17,7 +17,7 @@ use crate::live::source::Source;
 /// (`POST /retrieve`, `showConfig`) and its operational readings through `POST /show`:
 /// [`Client::wireguard_summary`] per WireGuard interface (the one command that prints its
 /// peers on a real router), [`Client::vrrp_status`] when VRRP is
-/// configured, [`Client::bgp_summary`] and [`Client::ipsec_connections`].
+/// configured, [`Client::bgp_summary_all_vrfs`] and [`Client::ipsec_connections`].
 ///
 /// The configuration is required (without it the source failed); each reading that fails is
 /// one line of [`VyosFacts::partial`] and the rest is kept. A router without BGP or IPsec is
@@ -89,11 +89,13 @@ impl Source<VyosFacts> for VyosSource {
                     .push(format!("show vrrp: {}", error_chain(&e))),
             }
         }
-        match self.client.bgp_summary().await {
+        // Every VRF's instance, so LINK-002 can judge each VRF's neighbors (`show bgp
+        // summary` prints the default one only).
+        match self.client.bgp_summary_all_vrfs().await {
             Ok(summary) => facts.bgp = summary.as_ref().map(bgp_facts),
             Err(e) => facts
                 .partial
-                .push(format!("show bgp summary: {}", error_chain(&e))),
+                .push(format!("show bgp vrf all summary: {}", error_chain(&e))),
         }
         match self.client.ipsec_connections().await {
             Ok(connections) => facts.ipsec = connections.as_deref().map(ipsec_facts),
@@ -217,6 +219,7 @@ pub fn bgp_facts(summary: &BgpSummary) -> Vec<BgpNeighborFact> {
     summary
         .neighbors()
         .map(|(family, n)| BgpNeighborFact {
+            vrf: family.vrf.clone(),
             family: family.family.clone(),
             neighbor: n.neighbor.clone(),
             remote_as: n.remote_as.clone(),
