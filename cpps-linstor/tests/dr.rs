@@ -40,18 +40,11 @@ async fn remotes_decode_in_both_shapes_and_keep_no_secret() {
     }
 }
 
-// Off-site copies from both ways LINSTOR ships (linstor-server `Backups.java` for S3 listings,
-// `Schedules.java`/`View.java` for `schedules-by-resource`): a backup counts when it finished
-// successfully (`success`, not `shipping`, not `restorable: false`); a schedule's
-// `last_snap_time` is the start of its last shipment (see the D4 test below), shown as an
-// unconfirmed attempt unless it is negative (never shipped) or a `reason` says the schedule is
-// not active (the spec's `ScheduledRscs`: "If this is set, ignore all long and boolean
-// parameters"). A remote whose listing fails is reported, and the rest still is.
-#[tokio::test]
-async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
-    let server = mock().await;
+/// The site of the DR view test: a LINSTOR and two S3 remotes (one unreadable), one schedule
+/// shipping three resources, and the S3 remote's backups: finished, failed and running.
+async fn serve_dr_site(server: &cpps_http::test_util::MockApi) {
     serve_get(
-        &server,
+        server,
         "/v1/remotes",
         ok(json!({
             "s3_remotes": [{"remote_name": "s3-franca"}, {"remote_name": "s3-broken"}],
@@ -60,13 +53,13 @@ async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
     )
     .await;
     serve_get(
-        &server,
+        server,
         "/v1/schedules",
         ok(json!({"data": [{"schedule_name": "nightly", "full_cron": "0 2 * * 0", "inc_cron": "0 2 * * *", "keep_remote": 7, "on_failure": "RETRY", "max_retries": 3}]})),
     )
     .await;
     serve_get(
-        &server,
+        server,
         "/v1/view/schedules-by-resource",
         ok(json!({"data": [
             {"rsc_name": "vm-100-disk-0", "remote_name": "franca", "schedule_name": "nightly", "last_snap_time": NOW - 3 * HOUR_MS, "last_snap_inc": true, "next_exec_time": NOW + 21 * HOUR_MS},
@@ -76,7 +69,7 @@ async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
     )
     .await;
     serve_get(
-        &server,
+        server,
         "/v1/remotes/s3-franca/backups",
         ok(json!({"linstor": {
             "vm-101-disk-0^back_20261130": {"id": "vm-101-disk-0^back_20261130", "origin_rsc": "vm-101-disk-0", "finished_timestamp": NOW - 30 * HOUR_MS, "success": true, "vlms": []},
@@ -87,38 +80,17 @@ async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
     )
     .await;
     serve_get(
-        &server,
+        server,
         "/v1/remotes/s3-broken/backups",
         common::rc_answer(500, -4611686018427386880, "Unable to reach the bucket"),
     )
     .await;
-    let state = mock_client(&server)
-        .dr_state()
-        .await
-        .expect("the view is read");
-    assert_eq!(state.schedules[0].keep_remote, Some(7));
-    let report = dr::assess(
-        &state,
-        &[
-            "vm-100-disk-0",
-            "vm-101-disk-0",
-            "vm-102-disk-0",
-            "vm-103-disk-0",
-        ],
-        NOW,
-        Duration::from_secs(26 * 3600),
-    );
-    let by_name = |name: &str| {
-        report
-            .resources
-            .iter()
-            .find(|r| r.resource == name)
-            .unwrap()
-    };
+}
 
+/// vm-100-disk-0: a finished S3 backup 50 h old, and a LINSTOR shipment started 3 h ago.
+fn expect_vm100(vm100: &dr::ResourceDr) {
     // Its shipment to the LINSTOR remote started 3 h ago, which is no proof of a copy; its
     // finished S3 backup is 50 h old.
-    let vm100 = by_name("vm-100-disk-0");
     let newest = vm100.newest().unwrap();
     assert_eq!(
         (newest.remote.as_str(), newest.kind.as_str()),
@@ -143,6 +115,44 @@ async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
         ("franca", "linstor", "nightly")
     );
     assert_eq!(attempt.age, Duration::from_secs(3 * 3600));
+}
+
+// Off-site copies from both ways LINSTOR ships (linstor-server `Backups.java` for S3 listings,
+// `Schedules.java`/`View.java` for `schedules-by-resource`): a backup counts when it finished
+// successfully (`success`, not `shipping`, not `restorable: false`); a schedule's
+// `last_snap_time` is the start of its last shipment (see the D4 test below), shown as an
+// unconfirmed attempt unless it is negative (never shipped) or a `reason` says the schedule is
+// not active (the spec's `ScheduledRscs`: "If this is set, ignore all long and boolean
+// parameters"). A remote whose listing fails is reported, and the rest still is.
+#[tokio::test]
+async fn dr_view_says_which_resources_have_an_off_site_copy_and_how_old() {
+    let server = mock().await;
+    serve_dr_site(&server).await;
+    let state = mock_client(&server)
+        .dr_state()
+        .await
+        .expect("the view is read");
+    assert_eq!(state.schedules[0].keep_remote, Some(7));
+    let report = dr::assess(
+        &state,
+        &[
+            "vm-100-disk-0",
+            "vm-101-disk-0",
+            "vm-102-disk-0",
+            "vm-103-disk-0",
+        ],
+        NOW,
+        Duration::from_secs(26 * 3600),
+    );
+    let by_name = |name: &str| {
+        report
+            .resources
+            .iter()
+            .find(|r| r.resource == name)
+            .unwrap()
+    };
+
+    expect_vm100(by_name("vm-100-disk-0"));
 
     // Never shipped by its schedule; its S3 backup is 30 h old: older than allowed.
     let vm101 = by_name("vm-101-disk-0");

@@ -37,6 +37,78 @@ fn node(name: &str) -> NodeName {
     name.parse().unwrap()
 }
 
+/// The plan's resources as comparable rows: name, action, candidates, UpToDate replicas
+/// while the node is away, and what its absence costs.
+fn rows(plan: &evacuate::EvacuationPlan) -> Vec<Row<'_>> {
+    plan.resources
+        .iter()
+        .map(|r| {
+            let candidates = r.candidates.iter().map(String::as_str).collect();
+            (
+                r.name.as_str(),
+                r.action,
+                candidates,
+                r.up_to_date_while_away,
+                r.while_away.clone(),
+            )
+        })
+        .collect()
+}
+
+/// What evacuating pve-franca-1 from `state()` does to each resource, one row each.
+fn expected_rows() -> Vec<Row<'static>> {
+    use EvacuateAction::*;
+    use SiteLossEffect::*;
+    vec![
+        // 3 UpToDate peers meet place_count 2; 3 of 4 votes keep quorum.
+        (
+            "vm-100-disk-0",
+            DeletedPeersSuffice,
+            vec![],
+            3,
+            vec![LosesPrimary],
+        ),
+        // 1 peer of 2 wanted: replaced on a node without it; 1 of 2 votes lacks quorum.
+        (
+            "vm-101-disk-0",
+            Replaced,
+            vec!["pve-sp-1", "pve-sp-2"],
+            1,
+            vec![LosesQuorum],
+        ),
+        ("vm-102-disk-0", DeletedPeersSuffice, vec![], 2, vec![]),
+        // Quorum off: one replica left, below place_count, still writable.
+        (
+            "vm-103-disk-0",
+            Replaced,
+            vec!["pve-franca-2", "pve-sp-2"],
+            1,
+            vec![],
+        ),
+        // N8 (audit 33): pve-franca-2 holds a DRBD_DISKLESS tie-breaker of it, and the
+        // controller tries those nodes first: linstor-server `CtrlNodeApiCallHandler`
+        // `getStorPoolForEvacuation` ("first try to toggle disk if possible", the autoplacer
+        // limited to `ResourceUtils.filterResourcesDrbdDiskless`), then
+        // `evacuateNodeInTrasaction` calls `resourceToggleDisk(INTO_DRBD_DISKFUL)` there.
+        // Only when none can take it do nodes without the resource (pve-sp-2) come in.
+        (
+            "vm-104-disk-0",
+            Replaced,
+            vec!["pve-franca-2"],
+            1,
+            vec![LosesPrimary],
+        ),
+        // The only UpToDate replica leaves; the Outdated one cannot hold quorum.
+        (
+            "vm-105-disk-0",
+            Replaced,
+            vec!["pve-franca-2", "pve-sp-2"],
+            0,
+            vec![LosesLastUpToDate, LosesQuorum],
+        ),
+    ]
+}
+
 #[test]
 fn evacuating_a_node_says_what_moves_and_what_its_absence_costs() {
     let plan = evacuate::plan(
@@ -46,74 +118,7 @@ fn evacuating_a_node_says_what_moves_and_what_its_absence_costs() {
         &[],
         &[],
     );
-    let got: Vec<Row<'_>> = plan
-        .resources
-        .iter()
-        .map(|r| {
-            let candidates = r.candidates.iter().map(String::as_str).collect();
-            let name = r.name.as_str();
-            (
-                name,
-                r.action,
-                candidates,
-                r.up_to_date_while_away,
-                r.while_away.clone(),
-            )
-        })
-        .collect();
-    use EvacuateAction::*;
-    use SiteLossEffect::*;
-    assert_eq!(
-        got,
-        vec![
-            // 3 UpToDate peers meet place_count 2; 3 of 4 votes keep quorum.
-            (
-                "vm-100-disk-0",
-                DeletedPeersSuffice,
-                vec![],
-                3,
-                vec![LosesPrimary]
-            ),
-            // 1 peer of 2 wanted: replaced on a node without it; 1 of 2 votes lacks quorum.
-            (
-                "vm-101-disk-0",
-                Replaced,
-                vec!["pve-sp-1", "pve-sp-2"],
-                1,
-                vec![LosesQuorum]
-            ),
-            ("vm-102-disk-0", DeletedPeersSuffice, vec![], 2, vec![]),
-            // Quorum off: one replica left, below place_count, still writable.
-            (
-                "vm-103-disk-0",
-                Replaced,
-                vec!["pve-franca-2", "pve-sp-2"],
-                1,
-                vec![]
-            ),
-            // N8 (audit 33): pve-franca-2 holds a DRBD_DISKLESS tie-breaker of it, and the
-            // controller tries those nodes first: linstor-server `CtrlNodeApiCallHandler`
-            // `getStorPoolForEvacuation` ("first try to toggle disk if possible", the autoplacer
-            // limited to `ResourceUtils.filterResourcesDrbdDiskless`), then
-            // `evacuateNodeInTrasaction` calls `resourceToggleDisk(INTO_DRBD_DISKFUL)` there.
-            // Only when none can take it do nodes without the resource (pve-sp-2) come in.
-            (
-                "vm-104-disk-0",
-                Replaced,
-                vec!["pve-franca-2"],
-                1,
-                vec![LosesPrimary]
-            ),
-            // The only UpToDate replica leaves; the Outdated one cannot hold quorum.
-            (
-                "vm-105-disk-0",
-                Replaced,
-                vec!["pve-franca-2", "pve-sp-2"],
-                0,
-                vec![LosesLastUpToDate, LosesQuorum]
-            ),
-        ]
-    );
+    assert_eq!(rows(&plan), expected_rows());
     assert!(plan.resources[1].below_place_count() && plan.resources[1].blocks());
     assert!(!plan.resources[3].blocks() && plan.resources[3].below_place_count());
     assert!(plan.blocked());

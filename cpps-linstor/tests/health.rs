@@ -17,11 +17,10 @@ fn resource<'a>(report: &'a health::HealthReport, name: &str) -> &'a health::Res
         .unwrap_or_else(|| panic!("{name} missing"))
 }
 
-#[test]
-fn every_class_is_derived_from_the_view() {
-    let report = health::assess(&fixture_state(), &HealthOptions::default());
-
-    let healthy = resource(&report, "vm-100-disk-0");
+/// Each resource of the fixture in its class: healthy, degraded, desynced, disconnected and
+/// unknown, with the findings that say why.
+fn expect_resource_classes(report: &health::HealthReport) {
+    let healthy = resource(report, "vm-100-disk-0");
     assert_eq!(
         healthy.class,
         HealthClass::Healthy,
@@ -35,14 +34,14 @@ fn every_class_is_derived_from_the_view() {
     assert_eq!(healthy.place_count, Some(2));
 
     // place_count 3, two UpToDate replicas: the SP SSD pool after raising place_count.
-    let degraded = resource(&report, "vm-101-disk-0");
+    let degraded = resource(report, "vm-101-disk-0");
     assert_eq!(degraded.class, HealthClass::Degraded);
     assert_eq!(
         degraded.findings[0].message,
         "2 UpToDate diskful replicas, place_count 3"
     );
 
-    let desynced = resource(&report, "vm-102-disk-0");
+    let desynced = resource(report, "vm-102-disk-0");
     assert_eq!(
         desynced.class,
         HealthClass::Desynced,
@@ -59,7 +58,7 @@ fn every_class_is_derived_from_the_view() {
             .any(|f| f.message == "volume 0 on pve-ippri-12 is Inconsistent")
     );
 
-    let split = resource(&report, "vm-103-disk-0");
+    let split = resource(report, "vm-103-disk-0");
     assert_eq!(
         split.class,
         HealthClass::Disconnected,
@@ -81,7 +80,7 @@ fn every_class_is_derived_from_the_view() {
     );
 
     // The replica on the offline pve-ippri-33 has no state: unknown, never healthy.
-    let unknown = resource(&report, "vm-104-disk-0");
+    let unknown = resource(report, "vm-104-disk-0");
     assert_eq!(
         unknown.class,
         HealthClass::Unknown,
@@ -95,7 +94,10 @@ fn every_class_is_derived_from_the_view() {
             .iter()
             .any(|f| f.message == "volume 0 on pve-ippri-33 has no state: the node is not online")
     );
+}
 
+/// The counts over the view, the evicted and offline nodes, and the pools low on space.
+fn expect_counts_nodes_and_pools(report: &health::HealthReport) {
     let c = report.counts;
     assert_eq!(
         (c.healthy, c.degraded, c.desynced, c.disconnected, c.unknown),
@@ -127,6 +129,13 @@ fn every_class_is_derived_from_the_view() {
     );
     assert!(report.has_alerts());
     assert!(report.has_pool_warnings());
+}
+
+#[test]
+fn every_class_is_derived_from_the_view() {
+    let report = health::assess(&fixture_state(), &HealthOptions::default());
+    expect_resource_classes(&report);
+    expect_counts_nodes_and_pools(&report);
 
     let text = health::render_text(&report);
     assert!(text.contains("vm-102-disk-0"), "{text}");
