@@ -25,6 +25,11 @@
 //! removal. Nothing is changed unless `--apply` is given too: then each add is sent to its
 //! site's Proxmox and waited on, within what is left of `--timeout`.
 //!
+//! `--timings` prints to stderr, after the report, how long each phase took (`timing: phase
+//! NAME SECONDS`: load, endpoints, observe, audit, render) and when each source answered,
+//! counted from the start of the observation (`timing: source SITE KIND SECONDS ok|failed`);
+//! `cargo xtask bench audit` reads these lines. No progress bar is drawn with it.
+//!
 //! Exit codes, as `cargo xtask check`: 0 nothing fails, 1 unsuppressed errors (or warnings with
 //! `--deny warnings`, or an add of `--fix --apply` that was not confirmed), 2 the topology or
 //! the endpoints cannot be used.
@@ -77,6 +82,9 @@ struct Args {
     /// With --fix: add the HA resources of the plan, waiting for the HA manager to show each.
     #[arg(long, requires = "fix")]
     apply: bool,
+    /// Print each phase's time and each source's answer time to stderr (`timing:` lines).
+    #[arg(long)]
+    timings: bool,
 }
 
 /// One progress bar per site, on a terminal only.
@@ -112,6 +120,80 @@ impl Progress for Bars {
     }
 }
 
+/// `--timings`: when each source answered, from the start of the observation, and how long
+/// each phase of the run took; printed to stderr at the end.
+struct Timings {
+    observing: Instant,
+    phases: Mutex<Vec<(&'static str, Duration)>>,
+    sources: Mutex<Vec<String>>,
+}
+
+impl Timings {
+    fn new() -> Self {
+        Self {
+            observing: Instant::now(),
+            phases: Mutex::new(Vec::new()),
+            sources: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Records that phase `name` ended now, having started at `since`; returns now.
+    fn phase(&self, name: &'static str, since: Instant) -> Instant {
+        let now = Instant::now();
+        if let Ok(mut phases) = self.phases.lock() {
+            phases.push((name, now - since));
+        }
+        now
+    }
+
+    fn print(&self) {
+        if let Ok(phases) = self.phases.lock() {
+            for (name, took) in phases.iter() {
+                eprintln!("timing: phase {name} {:.6}", took.as_secs_f64());
+            }
+        }
+        if let Ok(sources) = self.sources.lock() {
+            for line in sources.iter() {
+                eprintln!("timing: source {line}");
+            }
+        }
+    }
+}
+
+impl Progress for Timings {
+    fn site_started(&self, _: &str, _: usize) {}
+
+    fn source_done(&self, site: &str, source: SourceKind, ok: bool) {
+        let at = self.observing.elapsed().as_secs_f64();
+        if let Ok(mut sources) = self.sources.lock() {
+            let ok = if ok { "ok" } else { "failed" };
+            sources.push(format!("{site} {source} {at:.6} {ok}"));
+        }
+    }
+}
+
+/// Observes `sources`, telling `timings` when given, else progress bars when `show_bars`.
+async fn observe(
+    sources: &live::sources::Sources,
+    options: &ObserveOptions,
+    show_bars: bool,
+    timings: Option<&mut Timings>,
+) -> Observation {
+    if let Some(timings) = timings {
+        timings.observing = Instant::now();
+        return live::observe_with(sources, options, &*timings).await;
+    }
+    if show_bars {
+        let bars = Bars {
+            multi: MultiProgress::new(),
+            bars: Mutex::new(BTreeMap::new()),
+        };
+        live::observe_with(sources, options, &bars).await
+    } else {
+        live::observe(sources, options).await
+    }
+}
+
 fn fail(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("audit: {message}");
     ExitCode::from(cpps_topology::check::EXIT_INVALID)
@@ -121,6 +203,7 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
 async fn main() -> ExitCode {
     let args = Args::parse();
     let started = Instant::now();
+    let mut timings = args.timings.then(Timings::new);
     let timeout = Duration::from_secs(args.timeout.max(1));
     let format: Format = match args.format.parse() {
         Ok(f @ (Format::Text | Format::Json | Format::Sarif)) => f,
@@ -139,16 +222,14 @@ async fn main() -> ExitCode {
             return ExitCode::from(cpps_topology::check::EXIT_INVALID);
         }
     };
-    let evidence = if args.iac.is_empty() {
-        None
-    } else {
-        match IacInputs::parse(args.iac.iter().map(String::as_str))
-            .and_then(|inputs| Evidence::load(&inputs))
-        {
-            Ok(e) => Some(e),
-            Err(e) => return fail(e),
-        }
+    let evidence = match load_evidence(&args.iac) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
     };
+    let mut mark = started;
+    if let Some(t) = &timings {
+        mark = t.phase("load", mark);
+    }
     let lookup = |k: &str| std::env::var(k).ok();
     let endpoints = match args.live.endpoints(&topology, &lookup) {
         Ok(e) => e,
@@ -168,27 +249,32 @@ async fn main() -> ExitCode {
     let show_bars = format == Format::Text
         && std::io::stderr().is_terminal()
         && std::env::var_os("CI").is_none();
-    let observed = if show_bars {
-        let bars = Bars {
-            multi: MultiProgress::new(),
-            bars: Mutex::new(BTreeMap::new()),
-        };
-        live::observe_with(&sources, &options, &bars).await
-    } else {
-        live::observe(&sources, &options).await
-    };
+    if let Some(t) = &timings {
+        mark = t.phase("endpoints", mark);
+    }
+    let observed = observe(&sources, &options, show_bars, timings.as_mut()).await;
+    if let Some(t) = &timings {
+        mark = t.phase("observe", mark);
+    }
     let iac_checks = evidence.as_ref().map(IacChecks::new);
     let extra: Vec<&dyn cpps_topology::check::ExtraChecks> = iac_checks
         .iter()
         .map(|c| c as &dyn cpps_topology::check::ExtraChecks)
         .collect();
     let audit = live::audit_with(&topology, &observed, &LiveOptions::default(), &extra);
+    if let Some(t) = &timings {
+        mark = t.phase("audit", mark);
+    }
     print!("{}", audit.report.render(format));
     if format == Format::Text {
         print_sources_summary(&observed, &audit.diff);
         if let Some(evidence) = &evidence {
             print_three_sources(&topology, evidence, &audit.diff);
         }
+    }
+    if let Some(t) = &timings {
+        t.phase("render", mark);
+        t.print();
     }
     let fix_failed = if args.fix {
         let deadline = started + timeout;
@@ -208,6 +294,16 @@ async fn main() -> ExitCode {
     } else {
         ExitCode::from(cpps_topology::check::EXIT_OK)
     }
+}
+
+/// The IaC evidence of `--iac`, none without it.
+fn load_evidence(iac: &[String]) -> Result<Option<Evidence>, cpps_topology::iac::IacError> {
+    if iac.is_empty() {
+        return Ok(None);
+    }
+    IacInputs::parse(iac.iter().map(String::as_str))
+        .and_then(|inputs| Evidence::load(&inputs))
+        .map(Some)
 }
 
 /// What the live diff says of a component, for the three-source table.
