@@ -24,6 +24,9 @@
 //!   all opened at once, 2 RTT; the lists, 1 RTT; the config rounds, ⌈configs / bound⌉), the
 //!   time from the last answer to the client's exit (through the link), the load average of
 //!   each leg, and the targets.
+//! * `audit` — the live `audit` end to end against two sites' servers on 127.0.0.1, with a
+//!   round-trip time per site: wall time, CPU, peak memory, phases, each system's own time
+//!   (see the `bench_audit` module's docs).
 //! * `rules` — `check` on synthetic topologies of 600 and 6,000 guests.
 //! * `decode` — a 100k-entry `/cluster/resources` answer into the typed model vs `serde_json::Value`.
 //! * `memory` — peak RSS of the audit path (load, check, render) at 6 000 extra guests.
@@ -32,7 +35,10 @@
 //!   size (50 kB), ten times it and the loader's 2 MiB cap (bench `load` of cpps-topology).
 //! * `parsers` — the PVE property-string parser and the VyOS `config.boot` and `set` readers at
 //!   N, 10·N and 100·N, in thread CPU time, with instruction counts when valgrind is installed
-//!   (benches `property` of cpps-proxmox and `parse` of cpps-vyos).
+//!   (benches `property` of cpps-proxmox and `parse` of cpps-vyos); then the VyOS readers
+//!   (`config.boot`, `showConfig`, `set`, WireGuard and BGP summaries) and the PBS snapshot and
+//!   task lists at real sizes, ten times them and their input's cap (benches `real_sizes` of
+//!   cpps-vyos and `parse` of cpps-pbs).
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
@@ -52,6 +58,8 @@ pub(crate) struct BenchArgs {
 enum Bench {
     /// proxmoxer vs cpps-proxmox on the same fakepve estate.
     Sweep(crate::bench_sweep::SweepArgs),
+    /// The live `audit` timed whole against two sites of servers on 127.0.0.1.
+    Audit(crate::bench_audit::AuditArgs),
     /// The rule engine at 600 and 6,000 guests.
     Rules,
     /// Typed decoding vs `serde_json::Value`.
@@ -73,6 +81,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<ExitCode> {
     let root = crate::workspace_root()?;
     match args.what {
         Bench::Sweep(sweep) => crate::bench_sweep::run_sweep(&root, &sweep)?,
+        Bench::Audit(audit) => crate::bench_audit::run_audit(&root, &audit)?,
         Bench::Rules => cargo_bench(&root, "cpps-topology", "rules", &[])?,
         Bench::Decode => cargo_bench(&root, "cpps-proxmox", "decode", &[])?,
         Bench::Memory => cargo_bench(&root, "cpps-topology", "audit_memory", &[])?,
@@ -97,7 +106,9 @@ pub(crate) fn run(args: BenchArgs) -> Result<ExitCode> {
 /// The parser benches: each prints its times, ratios and `PASS`/`MISS` lines.
 fn run_parsers(root: &Path) -> Result<()> {
     cargo_bench(root, "cpps-proxmox", "property", &[])?;
-    cargo_bench(root, "cpps-vyos", "parse", &[])
+    cargo_bench(root, "cpps-vyos", "parse", &[])?;
+    cargo_bench(root, "cpps-vyos", "real_sizes", &[])?;
+    cargo_bench(root, "cpps-pbs", "parse", &[])
 }
 
 /// Runs a `harness = false` bench of a crate in release mode, its output straight through.

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod bench_audit;
 mod bench_link;
 mod bench_sweep;
 mod check;
