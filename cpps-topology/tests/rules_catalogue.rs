@@ -220,3 +220,38 @@ fn rule_ids_round_trip_through_serde() {
     let err = serde_json::from_str::<RuleId>("\"SEC-01\"").unwrap_err();
     assert!(err.to_string().contains("did you mean `SEC-001`"), "{err}");
 }
+
+/// The VRRP rules' titles say what the rules check: VRRP-001 the second router of a pair and a
+/// group MASTER on both (split brain, keepalived `keepalived/vrrp/vrrp.c`
+/// `vrrp_state_become_master` on each), VRRP-002 the VRRP version, advert interval and unicast
+/// peers that `cpps_vyos::pair::compare_vrrp` compares (keepalived refuses another version's
+/// adverts and, under version 2, drops another interval's). Failed first: the titles named
+/// neither.
+#[test]
+fn the_vrrp_titles_name_what_the_rules_check() {
+    let title = |id: &str| {
+        rules::catalogue()
+            .iter()
+            .find(|r| r.id.as_str() == id)
+            .map(|r| r.title)
+            .unwrap_or_else(|| panic!("{id} is not in the catalogue"))
+    };
+    let missing = |id: &str, words: &[&str]| -> Vec<String> {
+        words
+            .iter()
+            .filter(|w| !title(id).contains(*w))
+            .map(|w| format!("{id}: {w}"))
+            .collect()
+    };
+    assert_eq!(
+        missing("VRRP-001", &["second router", "split brain"]),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        missing(
+            "VRRP-002",
+            &["VRRP version", "advert interval", "unicast peers"]
+        ),
+        Vec::<String>::new()
+    );
+}
