@@ -207,6 +207,8 @@ struct Nginx {
     port: u16,
     second_port: u16,
     log: PathBuf,
+    /// nginx writes its master's pid here.
+    pid_file: PathBuf,
 }
 
 impl Nginx {
@@ -272,11 +274,15 @@ impl Nginx {
             .stdin(Stdio::null())
             .spawn()
             .context("starting nginx")?;
+        // A signal to this process alone (not to its terminal's group) must stop nginx too.
+        let pid_file = dir.join("nginx.pid");
+        bench_link::kill_on_signal(&pid_file, true);
         let server = Nginx {
             child,
             port,
             second_port,
             log,
+            pid_file,
         };
         wait_for_port(host, port, namespace, "nginx")?;
         wait_for_port(host, second_port, namespace, "nginx")?;
@@ -299,6 +305,7 @@ impl Nginx {
 
 impl Drop for Nginx {
     fn drop(&mut self) {
+        bench_link::kill_on_signal(&self.pid_file, false);
         // TERM to the master: it stops its workers and exits.
         let _ = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
