@@ -168,20 +168,11 @@ fn running_and_ready() -> serde_json::Value {
     json!({"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]})
 }
 
-/// Issue 18 items 6 and 7. The device plugin's configuration, as NVIDIA/k8s-device-plugin reads
-/// it: the node label `nvidia.com/device-plugin.config` picks a key of the plugin's own ConfigMap,
-/// an unlabelled node gets `DEFAULT_CONFIG` or the `named`/`single` fallbacks
-/// (`cmd/config-manager/main.go`, `updateConfigName`); a ConfigMap the plugin does not mount is
-/// not its configuration, whatever its keys. `sharing.mps` is read (`api/config/v1/sharing.go`);
-/// a per-resource `rename` is dropped by the plugin (`api/config/v1/config.go`,
-/// `DisableResourceNamingInConfig`, called in `cmd/nvidia-device-plugin/main.go`), so the
-/// capacity is checked under the name it really advertises and the rename is a finding.
-#[tokio::test]
-async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes() {
-    let Some((client, id)) = common::kube_namespace("ts").await else {
-        return;
-    };
-    let ns = id.clone();
+/// The device plugin's ConfigMap in `ns` (one key per node group, `default` for the others)
+/// and a decoy ConfigMap with the same key in a namespace the plugin does not mount, whose
+/// name it returns.
+async fn create_plugin_configmaps(client: &kube::Client, ns: &str, id: &str) -> String {
+    let id = id.to_owned();
     let ts = |replicas: u32, extra: &str| {
         format!(
             "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: {replicas}\n{extra}"
@@ -189,7 +180,7 @@ async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes()
     };
 
     // The plugin's ConfigMap, one key per node group, and the key `default` for the others.
-    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), ns);
     let cm: ConfigMap = serde_json::from_value(json!({
         "metadata": {"name": "time-slicing-config"},
         "data": {
@@ -203,7 +194,7 @@ async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes()
     cms.create(&PostParams::default(), &cm).await.unwrap();
     // A ConfigMap the plugin does not mount, with the same key: not the plugin's configuration.
     let decoy_ns = format!("{id}-decoy");
-    common::namespace(&client, &decoy_ns).await;
+    common::namespace(client, &decoy_ns).await;
     let decoy: ConfigMap = serde_json::from_value(json!({
         "metadata": {"name": "time-slicing-config"},
         "data": {id.clone(): ts(8, ""), "default": ts(8, "")}
@@ -213,8 +204,17 @@ async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes()
         .create(&PostParams::default(), &decoy)
         .await
         .unwrap();
-    let ds_uid = device_plugin_daemonset(&client, &ns, "time-slicing-config", "").await;
+    decoy_ns
+}
 
+/// The nodes of the scenario, each with a device-plugin pod of `ds_uid`: the good, stale,
+/// renamed, MPS and unlabelled ones; the names of the good, stale and unlabelled ones.
+async fn create_plugin_nodes(
+    client: &kube::Client,
+    ns: &str,
+    id: &str,
+    ds_uid: &str,
+) -> (String, String, String) {
     let node = async |suffix: &str, labels: serde_json::Value, capacity: serde_json::Value| {
         let name = format!("{id}-{suffix}");
         let mut all = json!({"cpps.test/run": id, "nvidia.com/gpu.product": "NVIDIA-RTX-A5000-SHARED",
@@ -222,8 +222,8 @@ async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes()
         all.as_object_mut()
             .unwrap()
             .extend(labels.as_object().unwrap().clone());
-        common::gpu_node(&client, &name, all, json!({}), capacity).await;
-        device_plugin_pod(&client, &ns, &name, &ds_uid).await;
+        common::gpu_node(client, &name, all, json!({}), capacity).await;
+        device_plugin_pod(client, ns, &name, ds_uid).await;
         name
     };
     // gpu-sp-01 as GFD labels it with time-slicing: one A5000, 4 replicas, -SHARED product.
@@ -259,7 +259,12 @@ async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes()
     .await;
     // No label: the `named` fallback picks the key `default` (3 replicas); the node shows 1.
     let unlabelled = node("unlabelled", json!({}), json!({"nvidia.com/gpu": "1"})).await;
+    (good, stale, unlabelled)
+}
 
+/// The -SHARED trap (a flavor for the plain product name), the flavor for the -SHARED one,
+/// and a ClusterQueue asking 20 GPUs of it: the names of the two flavors and of the queue.
+async fn create_flavors_and_queue(client: &kube::Client, id: &str) -> (String, String, String) {
     // The -SHARED trap: a flavor written for the plain product name.
     let trap = format!("{id}-a5000");
     let shared = format!("{id}-a5000-shared");
@@ -267,16 +272,13 @@ async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes()
         (&trap, "NVIDIA-RTX-A5000"),
         (&shared, "NVIDIA-RTX-A5000-SHARED"),
     ] {
-        let labels = [
-            ("cpps.test/run", id.as_str()),
-            ("nvidia.com/gpu.product", product),
-        ];
-        create_flavor(&client, name, &labels).await;
+        let labels = [("cpps.test/run", id), ("nvidia.com/gpu.product", product)];
+        create_flavor(client, name, &labels).await;
     }
     // A ClusterQueue asking 20 GPUs of a flavor whose nodes allocate 4 + 2 + 4 + 0 + 1.
     let cq_name = format!("{id}-cq");
     let created = create_cluster_queue(
-        &client,
+        client,
         &cq_name,
         json!({"namespaceSelector": {}, "resourceGroups": [{
             "coveredResources": ["cpu", "nvidia.com/gpu"],
@@ -291,8 +293,18 @@ async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes()
         Some("BestEffortFIFO")
     );
     assert_eq!(created.spec.stop_policy.as_deref(), Some("None"));
+    (trap, shared, cq_name)
+}
 
-    let snap = k8s::collect(&client).await.unwrap();
+/// What the snapshot read: the good node's labels and capacity, the device plugin's
+/// configuration and its ConfigMap's keys, and nothing of the decoy.
+fn expect_plugin_snapshot(
+    snap: &k8s::ClusterSnapshot,
+    ns: &str,
+    id: &str,
+    good: &str,
+    decoy_ns: &str,
+) {
     let n = snap.nodes.iter().find(|n| n.name == good).unwrap();
     assert_eq!(n.gpu_capacity, Some(4.0));
     assert_eq!(n.gpu_allocatable, Some(4.0));
@@ -333,8 +345,31 @@ async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes()
         !snap
             .plugin_configs
             .iter()
-            .any(|c| c.configmap.starts_with(&decoy_ns))
+            .any(|c| c.configmap.starts_with(decoy_ns))
     );
+}
+
+/// Issue 18 items 6 and 7. The device plugin's configuration, as NVIDIA/k8s-device-plugin reads
+/// it: the node label `nvidia.com/device-plugin.config` picks a key of the plugin's own ConfigMap,
+/// an unlabelled node gets `DEFAULT_CONFIG` or the `named`/`single` fallbacks
+/// (`cmd/config-manager/main.go`, `updateConfigName`); a ConfigMap the plugin does not mount is
+/// not its configuration, whatever its keys. `sharing.mps` is read (`api/config/v1/sharing.go`);
+/// a per-resource `rename` is dropped by the plugin (`api/config/v1/config.go`,
+/// `DisableResourceNamingInConfig`, called in `cmd/nvidia-device-plugin/main.go`), so the
+/// capacity is checked under the name it really advertises and the rename is a finding.
+#[tokio::test]
+async fn device_plugin_config_sharing_shared_trap_and_quota_against_real_nodes() {
+    let Some((client, id)) = common::kube_namespace("ts").await else {
+        return;
+    };
+    let ns = id.clone();
+    let decoy_ns = create_plugin_configmaps(&client, &ns, &id).await;
+    let ds_uid = device_plugin_daemonset(&client, &ns, "time-slicing-config", "").await;
+    let (good, stale, unlabelled) = create_plugin_nodes(&client, &ns, &id, &ds_uid).await;
+    let (trap, shared, cq_name) = create_flavors_and_queue(&client, &id).await;
+
+    let snap = k8s::collect(&client).await.unwrap();
+    expect_plugin_snapshot(&snap, &ns, &id, &good, &decoy_ns);
 
     let found = my_findings(&snap, &id);
     let codes: Vec<(&str, &str)> = found
@@ -520,16 +555,12 @@ async fn hami_and_the_device_plugin_on_one_node() {
     );
 }
 
-#[tokio::test]
-async fn job_to_local_queue_followed_to_admission() {
-    let Some((client, id)) = common::kube_namespace("kq").await else {
-        return;
-    };
-    let flavor = format!("{id}-gpu");
-    let cq = format!("{id}-cq");
-    create_flavor(&client, &flavor, &[]).await;
+/// The flavor, the ClusterQueue `cq` with the status Kueue would write, and three LocalQueues:
+/// `team-a` on `cq`, `orphan` on a queue that does not exist, and `no-cq` without one.
+async fn create_queues(client: &kube::Client, id: &str, flavor: &str, cq: &str) {
+    create_flavor(client, flavor, &[]).await;
     let cq_obj = cluster_queue(
-        &cq,
+        cq,
         json!({"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"],
             "flavors": [{"name": flavor, "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "4"}]}]}]}),
     );
@@ -541,31 +572,27 @@ async fn job_to_local_queue_followed_to_admission() {
                         "lastTransitionTime": "2026-01-01T00:00:00Z"}]
     }))
     .await;
-    let lqs: Api<LocalQueue> = Api::namespaced(client.clone(), &id);
-    lqs.create(&PostParams::default(), &LocalQueue::new(&id, "team-a", &cq))
+    let lqs: Api<LocalQueue> = Api::namespaced(client.clone(), id);
+    lqs.create(&PostParams::default(), &LocalQueue::new(id, "team-a", cq))
         .await
         .unwrap();
     // A LocalQueue pointing at a ClusterQueue that does not exist.
     lqs.create(
         &PostParams::default(),
-        &LocalQueue::new(&id, "orphan", &format!("{id}-nope")),
+        &LocalQueue::new(id, "orphan", &format!("{id}-nope")),
     )
     .await
     .unwrap();
     // Issue 34 D3: `spec.clusterQueue` is optional (kueue `apis/kueue/v1beta2/localqueue_types.go`,
     // `+optional`, omitempty); such a queue is a finding, and the rest of the list is still read.
-    let mut no_cq = LocalQueue::new(&id, "no-cq", &cq);
+    let mut no_cq = LocalQueue::new(id, "no-cq", cq);
     no_cq.spec.cluster_queue = None;
     lqs.create(&PostParams::default(), &no_cq).await.unwrap();
+}
 
-    let submission = JobSubmission::new(
-        &id,
-        "finetune",
-        "team-a",
-        "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
-        &["nvidia-smi"],
-        1,
-    );
+/// The Job the submission plans is suspended and names its LocalQueue; a dry run is validated
+/// by the server, gets a generated name, and stores nothing.
+async fn expect_dry_run(client: &kube::Client, id: &str, submission: &JobSubmission) {
     let plan = submission.job();
     assert_eq!(plan.spec.as_ref().unwrap().suspend, Some(true));
     assert_eq!(
@@ -578,7 +605,7 @@ async fn job_to_local_queue_followed_to_admission() {
         Some("team-a")
     );
     // Dry run: validated by the server, nothing stored.
-    let dry = submission.submit(&client, true).await.unwrap();
+    let dry = submission.submit(client, true).await.unwrap();
     // The server generated a name (`generateName`) in the dry run too, and stored nothing.
     assert!(
         dry.metadata
@@ -588,7 +615,7 @@ async fn job_to_local_queue_followed_to_admission() {
         "{:?}",
         dry.metadata.name
     );
-    let jobs: Api<Job> = Api::namespaced(client.clone(), &id);
+    let jobs: Api<Job> = Api::namespaced(client.clone(), id);
     assert!(
         jobs.list(&Default::default())
             .await
@@ -596,6 +623,75 @@ async fn job_to_local_queue_followed_to_admission() {
             .items
             .is_empty()
     );
+}
+
+/// What the snapshot read of the queues: the status the real CRD schema kept, the LocalQueue,
+/// the Workload owned by the Job `uid`, and the findings about the two odd LocalQueues.
+async fn expect_queues_read(client: &kube::Client, id: &str, cq: &str, uid: &str) {
+    // Reads, and what the real CRD schema kept of the status Kueue would write.
+    let snap = k8s::collect(client).await.unwrap();
+    let cq_read = snap
+        .cluster_queues
+        .iter()
+        .find(|c| c.metadata.name.as_deref() == Some(cq))
+        .unwrap();
+    let st = cq_read.status.as_ref().unwrap();
+    assert_eq!(
+        (
+            st.queue.pending_workloads,
+            st.queue.reserving_workloads,
+            st.queue.admitted_workloads
+        ),
+        (Some(0), Some(1), Some(1))
+    );
+    assert_eq!(
+        st.flavors_usage[0].resources[0].total.as_ref().unwrap().0,
+        "1"
+    );
+    assert_eq!(st.queue.conditions[0].type_, "Active");
+    assert!(
+        snap.local_queues
+            .iter()
+            .any(|l| l.metadata.namespace.as_deref() == Some(id)
+                && l.spec.cluster_queue.as_deref() == Some(cq))
+    );
+    assert!(snap.workloads.iter().any(|w| w.is_owned_by(uid)));
+    assert_mine(
+        &my_findings(&snap, id),
+        id,
+        &[
+            (
+                "LocalQueue ID/no-cq",
+                Severity::Warning,
+                "localqueue-without-clusterqueue",
+            ),
+            (
+                "LocalQueue ID/orphan",
+                Severity::Warning,
+                "localqueue-without-clusterqueue",
+            ),
+        ],
+    );
+}
+
+#[tokio::test]
+async fn job_to_local_queue_followed_to_admission() {
+    let Some((client, id)) = common::kube_namespace("kq").await else {
+        return;
+    };
+    let flavor = format!("{id}-gpu");
+    let cq = format!("{id}-cq");
+    create_queues(&client, &id, &flavor, &cq).await;
+
+    let submission = JobSubmission::new(
+        &id,
+        "finetune",
+        "team-a",
+        "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
+        &["nvidia-smi"],
+        1,
+    );
+    expect_dry_run(&client, &id, &submission).await;
 
     let kueue = tokio::spawn(common::act_as_kueue(
         client.clone(),
@@ -647,50 +743,7 @@ async fn job_to_local_queue_followed_to_admission() {
     assert_eq!(wl.spec.pod_sets[0].count, 1);
     assert_eq!(wl.spec.queue_name.as_deref(), Some("team-a"));
 
-    // Reads, and what the real CRD schema kept of the status Kueue would write.
-    let snap = k8s::collect(&client).await.unwrap();
-    let cq_read = snap
-        .cluster_queues
-        .iter()
-        .find(|c| c.metadata.name.as_deref() == Some(cq.as_str()))
-        .unwrap();
-    let st = cq_read.status.as_ref().unwrap();
-    assert_eq!(
-        (
-            st.queue.pending_workloads,
-            st.queue.reserving_workloads,
-            st.queue.admitted_workloads
-        ),
-        (Some(0), Some(1), Some(1))
-    );
-    assert_eq!(
-        st.flavors_usage[0].resources[0].total.as_ref().unwrap().0,
-        "1"
-    );
-    assert_eq!(st.queue.conditions[0].type_, "Active");
-    assert!(
-        snap.local_queues
-            .iter()
-            .any(|l| l.metadata.namespace.as_deref() == Some(id.as_str())
-                && l.spec.cluster_queue.as_deref() == Some(cq.as_str()))
-    );
-    assert!(snap.workloads.iter().any(|w| w.is_owned_by(&uid)));
-    assert_mine(
-        &my_findings(&snap, &id),
-        &id,
-        &[
-            (
-                "LocalQueue ID/no-cq",
-                Severity::Warning,
-                "localqueue-without-clusterqueue",
-            ),
-            (
-                "LocalQueue ID/orphan",
-                Severity::Warning,
-                "localqueue-without-clusterqueue",
-            ),
-        ],
-    );
+    expect_queues_read(&client, &id, &cq, &uid).await;
 }
 
 /// The batch path end to end: the Job is created, its Workload followed to admission and
@@ -840,28 +893,15 @@ async fn multikueue_cluster_without_secret(client: &kube::Client, name: &str, ac
     .await;
 }
 
-/// Issue 18 items 8 and 9. A MultiKueue manager (kubernetes-sigs/kueue: an AdmissionCheck with
-/// `controllerName: kueue.x-k8s.io/multikueue`, `apis/kueue/v1beta1/multikueue_types.go`
-/// `MultiKueueControllerName`, whose parameters name a MultiKueueConfig listing
-/// MultiKueueCluster objects) dispatches Workloads to worker clusters: its flavors match no local
-/// node and its quotas exceed local capacity by design, so those checks do not apply to its
-/// queues; what it needs instead is what Kueue's AdmissionCheck controller checks
-/// (`pkg/controller/admissionchecks/multikueue/admissioncheck.go`): every cluster of the config
-/// exists and is `Active`, and at least one is usable.
-///
-/// Versions: this server serves AdmissionCheck, MultiKueueConfig and MultiKueueCluster at
-/// `v1beta1` only (older Kueue's layout, see the fixtures' README) and the other kinds at
-/// `v1beta2`; each is read at the version served and the report says which.
-#[tokio::test]
-async fn multikueue_manager_is_checked_for_workers_not_flavors() {
-    let Some((client, id)) = common::kube_with_id("mk").await else {
-        return;
-    };
+/// The manager's side of MultiKueue: two workers' MultiKueueClusters (franca inactive), a
+/// config naming them and a ghost, a config naming franca only, an AdmissionCheck on each, and
+/// a ClusterQueue of 16 GPUs of a flavor no local node has: the first check's and config's names.
+async fn create_multikueue_manager(client: &kube::Client, id: &str) -> (String, String) {
     let franca = format!("{id}-franca");
     let sp = format!("{id}-sp");
     let ghost = format!("{id}-ghost");
-    multikueue_cluster(&client, &franca, false).await;
-    multikueue_cluster(&client, &sp, true).await;
+    multikueue_cluster(client, &franca, false).await;
+    multikueue_cluster(client, &sp, true).await;
     let configs: Api<MultiKueueConfig> = Api::all(client.clone());
     let config = format!("{id}-workers");
     configs
@@ -894,9 +934,9 @@ async fn multikueue_manager_is_checked_for_workers_not_flavors() {
     // The manager's queue: a flavor of the workers' GPUs (no such node here), 16 GPUs.
     let flavor = format!("{id}-worker-a5000");
     let product = format!("{id}-NVIDIA-RTX-A5000");
-    create_flavor(&client, &flavor, &[("nvidia.com/gpu.product", &product)]).await;
+    create_flavor(client, &flavor, &[("nvidia.com/gpu.product", &product)]).await;
     create_cluster_queue(
-        &client,
+        client,
         &format!("{id}-manager"),
         json!({"namespaceSelector": {},
                "admissionChecksStrategy": {"admissionChecks": [{"name": ac}]},
@@ -904,6 +944,27 @@ async fn multikueue_manager_is_checked_for_workers_not_flavors() {
                   "flavors": [{"name": flavor, "resources": [{"name": "nvidia.com/gpu", "nominalQuota": 16}]}]}]}),
     )
     .await;
+    (ac, config)
+}
+
+/// Issue 18 items 8 and 9. A MultiKueue manager (kubernetes-sigs/kueue: an AdmissionCheck with
+/// `controllerName: kueue.x-k8s.io/multikueue`, `apis/kueue/v1beta1/multikueue_types.go`
+/// `MultiKueueControllerName`, whose parameters name a MultiKueueConfig listing
+/// MultiKueueCluster objects) dispatches Workloads to worker clusters: its flavors match no local
+/// node and its quotas exceed local capacity by design, so those checks do not apply to its
+/// queues; what it needs instead is what Kueue's AdmissionCheck controller checks
+/// (`pkg/controller/admissionchecks/multikueue/admissioncheck.go`): every cluster of the config
+/// exists and is `Active`, and at least one is usable.
+///
+/// Versions: this server serves AdmissionCheck, MultiKueueConfig and MultiKueueCluster at
+/// `v1beta1` only (older Kueue's layout, see the fixtures' README) and the other kinds at
+/// `v1beta2`; each is read at the version served and the report says which.
+#[tokio::test]
+async fn multikueue_manager_is_checked_for_workers_not_flavors() {
+    let Some((client, id)) = common::kube_with_id("mk").await else {
+        return;
+    };
+    let (ac, config) = create_multikueue_manager(&client, &id).await;
 
     let snap = k8s::collect(&client).await.unwrap();
     assert!(snap.is_multikueue_manager());
