@@ -15,7 +15,9 @@
 //!   version 0. `showConfig` does not print it, so it is read from the newest commit revision
 //!   (`show system commit file 0` through `POST /show`, vyos-1x `python/vyos/config_mgmt.py`
 //!   `show_commit_file`; the archive is written by `save_config` with the footer of
-//!   `python/vyos/component_version.py`). Where that is not available the backup says so
+//!   `python/vyos/component_version.py`). Where that is not available, or is stale (without
+//!   `commit-revisions` nothing is archived any more: [`crate::apply::Revision::stale`]), the
+//!   version named in [`BackupOptions::version`] is used, or the backup says it has none
 //!   ([`BackupReport::warnings`]). With redaction, the tree is redacted before it is written.
 //! - `HOST-YYYYMMDDTHHMMSSZ.set`: the `set` commands.
 //!
@@ -114,15 +116,19 @@ pub async fn backup(client: &Client, opts: &BackupOptions) -> Result<BackupRepor
     // showConfig prints no footer; a text that has one keeps its own (it is part of `raw`).
     let raw_footer = tree.footer.take();
     let footer = match &raw_footer {
-        Some(f) => Some(f.clone()),
+        Some(f) => Ok(f.clone()),
         None => saved_footer(client).await,
     };
-    let footer = footer.or_else(|| opts.version.as_ref().map(crate::ConfigVersion::footer));
-    if footer.is_none() {
-        warnings.push(
-            "the router's version footer could not be read (`show system commit file 0`; set `system config-management commit-revisions` to keep an archive) and none was named (BackupOptions::version): the backup has none, and VyOS would run every migration when loading it".to_owned(),
-        );
-    }
+    let footer = match (footer, &opts.version) {
+        (Ok(f), _) => Some(f),
+        (Err(_), Some(v)) => Some(v.footer()),
+        (Err(why), None) => {
+            warnings.push(format!(
+                "the router's version footer could not be read ({why}; set `system config-management commit-revisions` to keep an archive) and none was named (BackupOptions::version): the backup has none, and VyOS would run every migration when loading it"
+            ));
+            None
+        }
+    };
     if opts.redact {
         tree.redact();
     }
@@ -137,8 +143,32 @@ pub async fn backup(client: &Client, opts: &BackupOptions) -> Result<BackupRepor
 }
 
 /// The footer of the newest commit revision (`show system commit file 0`), without the blank
-/// lines before it; `None` when the router has no archive or the text has no footer.
-pub(crate) async fn saved_footer(client: &Client) -> Option<String> {
+/// lines before it; the reason when there is none to trust: no archive, no footer in it, or a
+/// stale archive. Without `commit-revisions`, vyos-1x
+/// `src/conf_mode/system_config-management.py` unlinks the post-commit hook that archives
+/// (`ConfigMgmt.commit_revision`, `python/vyos/config_mgmt.py`), yet `show_commit_file(0)`
+/// still serves the last archived file, whose footer may be an older image's
+/// ([`crate::apply::Revision::stale`]); a log that cannot be read cannot tell either.
+pub(crate) async fn saved_footer(client: &Client) -> Result<String, String> {
+    match client.commit_revisions().await {
+        Ok(revs) if revs.iter().any(|r| r.stale) => {
+            return Err(
+                "`show system commit` says commit-revisions is not configured: the \
+                        archived revision 0 is stale, and its footer may name an older image's \
+                        migrations"
+                    .to_owned(),
+            );
+        }
+        Ok(_) => {}
+        Err(e) => return Err(format!("`show system commit` could not be read ({e})")),
+    }
+    saved_footer_of_revision(client)
+        .await
+        .ok_or_else(|| "`show system commit file 0` gave no footer".to_owned())
+}
+
+/// The footer of `show system commit file 0`, as [`saved_footer`] gives it.
+async fn saved_footer_of_revision(client: &Client) -> Option<String> {
     let text = client.show(&["system", "commit", "file", "0"]).await.ok()?;
     // An archived revision is a saved file (vyos-1x `config_mgmt.py` `_archive_active_config`).
     let footer = ConfigTree::parse_saved(&text).ok()?.footer?;

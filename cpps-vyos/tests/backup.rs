@@ -226,3 +226,43 @@ async fn a_backup_is_a_saved_file_that_vyos_reads_back() {
     assert_eq!(r2.previous.as_deref(), Some(r1.boot_file.as_path()));
     assert!(r2.changes.is_empty(), "{:?}", r2.changes);
 }
+
+/// The suspected stale footer of the s42 audit of issue 32, confirmed for a router without
+/// `system config-management commit-revisions`: vyos-1x `src/conf_mode/system_config-management.py`
+/// then unlinks the `01vyos-commit-revision` post-commit hook, so `ConfigMgmt.commit_revision`
+/// (`python/vyos/config_mgmt.py`) no longer archives, while `show_commit_file(0)`
+/// (`_get_file_revision`) still serves the last archived `config.boot.0.gz`, footer and all,
+/// and `show_commit_log` says "commit log is empty or stale". That footer may name the
+/// migrations of an older image, so it is not used: the named version is, or the backup says it
+/// has none and why. Failed first: the stale archive's footer was written.
+#[tokio::test]
+async fn a_stale_archive_gives_no_footer() {
+    let version = cpps_vyos::ConfigVersion::new("interfaces@20:system@19", "1.3.0").unwrap();
+    let named = "// Warning: Do not remove the following line.\n// vyos-config-version: \"interfaces@20:system@19\"\n// Release version: 1.3.0\n";
+    for profile in [Profile::V14, Profile::V15] {
+        for name_it in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let fake = FakeRouter::new(profile, tree("cluster-basic.config.boot"));
+            fake.state.lock().unwrap().commit_revisions = false;
+            let (_api, client, _fake) = fake.start().await;
+            let mut opts = BackupOptions::new(dir.path());
+            if name_it {
+                opts.version = Some(version.clone());
+            }
+            let r = backup(&client, &opts).await.unwrap();
+            let text = std::fs::read_to_string(&r.boot_file).unwrap();
+            if name_it {
+                assert!(text.ends_with(named), "{profile:?}: {text}");
+                assert!(r.warnings.is_empty(), "{profile:?}: {:?}", r.warnings);
+            } else {
+                assert!(r.footer.is_none(), "{profile:?}: {:?}", r.footer);
+                assert!(!text.contains("vyos-config-version"), "{profile:?}: {text}");
+                assert!(
+                    r.warnings[0].contains("commit-revisions is not configured"),
+                    "{profile:?}: {:?}",
+                    r.warnings
+                );
+            }
+        }
+    }
+}

@@ -70,6 +70,22 @@ async fn a_backup_is_a_saved_file_with_the_router_footer() {
         .expect(1)
         .mount(&server)
         .await;
+    // `show system commit`: `ConfigMgmt.format_log_data` (vyos-1x `python/vyos/config_mgmt.py`)
+    // with commit-revisions set, so no "stale" header (`show_commit_log` in
+    // `src/op_mode/config_mgmt.py`) and revision 0 is the newest commit.
+    Mock::given(method("POST"))
+        .and(path("/show"))
+        .and(body_partial_json(
+            json!({"op": "show", "path": ["system", "commit"]}),
+        ))
+        .respond_with(vyos_ok(json!(
+            "0  2025-01-10 10:00:00  by vyos  via vyos-http-api\n"
+        )))
+        // Below the `file 0` mock: a partial JSON match takes this path as a prefix of that one.
+        .with_priority(10)
+        .expect(1)
+        .mount(&server)
+        .await;
     Mock::given(method("POST"))
         .and(path("/show"))
         .and(body_partial_json(

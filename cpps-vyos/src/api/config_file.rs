@@ -322,13 +322,13 @@ impl Client {
             }
             (ConfigSource::InlineAt { version, .. }, false) => Some(version.footer()),
             (_, false) => match crate::backup::saved_footer(self).await {
-                Some(footer) if has_version_footer(&footer) => Some(footer),
+                Ok(footer) if has_version_footer(&footer) => Some(footer),
                 _ => {
                     return refuse(
-                        "the router's version footer could not be read (`show system commit \
-                         file 0`; set `system config-management commit-revisions`): name the \
-                         text's version with ConfigSource::InlineAt, else VyOS would migrate it \
-                         from version 0 (vyos-1x python/vyos/migrate.py)",
+                        "the router's version footer could not be read or is stale (`show \
+                         system commit file 0`; set `system config-management commit-revisions`): \
+                         name the text's version with ConfigSource::InlineAt, else VyOS would \
+                         migrate it from version 0 (vyos-1x python/vyos/migrate.py)",
                     );
                 }
             },
