@@ -21,9 +21,11 @@
 //! forwards towards the address, not that the address answers. A check that held before the change and cannot be read
 //! after it counts as broken: unknown is never healthy. After the commit a WireGuard peer counts
 //! only with a proof made after the commit: a handshake after it, or more bytes received than
-//! before it (a handshake from before says nothing about the change); the default settle
-//! ([`DEFAULT_SETTLE`], 130 s) outlasts WireGuard's 120 s rekey, so an untouched working tunnel
-//! shows one. Each step has its time ([`StepBudgets`]), and with commit-confirm nothing is sent
+//! before it (a handshake from before says nothing about the change). A quiet tunnel may show
+//! neither for a while: only the side that started the session renews it, up to
+//! [`RENEWAL_DUE`] plus the keepalive after its last handshake, and a keepalive's bytes do not
+//! show in the printed transfer. Such a peer, whose proof is not due yet, cannot tell: the
+//! change is then neither confirmed nor undone ([`ApplyOutcome::Unproven`]). Each step has its time ([`StepBudgets`]), and with commit-confirm nothing is sent
 //! when the steps after the commit cannot end within the confirm window. A router (this one, or
 //! the peer when one is given) with no check that held before the change could show nothing the change
 //! breaks, so then nothing is sent: confirming would be blind. Nor is anything sent when one
@@ -75,6 +77,9 @@ pub struct Check {
     /// For a `reach ADDR` check, the path the address is reached by; compared before and after
     /// the change ([`crate::status::ReachPath::kept_by`]).
     pub path: Option<crate::status::ReachPath>,
+    /// For a WireGuard peer read after the commit: no proof yet, and none is due yet
+    /// ([`RENEWAL_DUE`]). It cannot tell (`healthy` is `None`) and is not broken either.
+    pub proof_not_due: bool,
 }
 
 impl Check {
@@ -87,6 +92,7 @@ impl Check {
             healthy,
             received: None,
             path: None,
+            proof_not_due: false,
         }
     }
 }
@@ -149,12 +155,19 @@ async fn health_since(
         Ok(interfaces) => {
             for iface in interfaces {
                 match client.wireguard_summary(&iface.name).await {
-                    Ok(status) => out.extend(
-                        status
+                    Ok(status) => out.extend(status.peers.iter().map(|p| {
+                        let keepalive = iface
                             .peers
                             .iter()
-                            .map(|p| peer_check(router, &iface.name, p, handshake_limit, after)),
-                    ),
+                            .find(|c| c.name == p.name)
+                            .and_then(|c| c.persistent_keepalive);
+                        let peer = Peer {
+                            iface: &iface.name,
+                            status: p,
+                            keepalive,
+                        };
+                        peer_check(router, peer, handshake_limit, after)
+                    })),
                     Err(e) => out.push(check(
                         format!("wireguard {}", iface.name),
                         e.to_string(),
@@ -191,14 +204,38 @@ async fn health_since(
     out
 }
 
+/// One WireGuard peer as read, with the `persistent-keepalive` this router's configuration
+/// gives it.
+struct Peer<'a> {
+    iface: &'a str,
+    status: &'a crate::status::WireGuardPeerStatus,
+    keepalive: Option<u16>,
+}
+
+/// How old a session's handshake may grow before its renewal shows, without the keepalive:
+/// only the side that started the session renews it on a timer, on send once the key is
+/// `REKEY_AFTER_TIME` (120 s) old, keepalives included (wireguard-linux
+/// `drivers/net/wireguard/send.c` `keep_key_fresh`), on receive at 165 s (`receive.c`
+/// `keep_key_fresh`); when only the other side sends keepalives, as late as
+/// `REJECT_AFTER_TIME` (180 s) plus its keepalive; plus `REKEY_TIMEOUT` (5 s) for the
+/// handshake itself. A keepalive's 32 bytes do not show in the printed transfer
+/// (wireguard-tools `src/show.c`, two-decimal KiB; vyos-1x `python/vyos/ifconfig/wireguard.py`
+/// `show_interface`, `hurry.filesize` whole units), so before then a quiet tunnel shows no
+/// proof at all.
+pub const RENEWAL_DUE: Duration = Duration::from_secs(185);
+
 /// The check of one WireGuard peer (see [`health_since`]).
 fn peer_check(
     router: &str,
-    iface: &str,
-    p: &crate::status::WireGuardPeerStatus,
+    peer: Peer<'_>,
     handshake_limit: Duration,
     after: Option<AfterCommit<'_>>,
 ) -> Check {
+    let Peer {
+        iface,
+        status: p,
+        keepalive,
+    } = peer;
     let name = if p.name.is_empty() {
         p.public_key.clone().unwrap_or_default()
     } else {
@@ -228,9 +265,44 @@ fn peer_check(
     if let Some((was, now)) = rose {
         state.push_str(&format!("; received bytes rose ({was} to {now})"));
     }
-    let mut c = Check::new(router, &subject, &state, Some(fresh || rose.is_some()));
+    let proved = fresh || rose.is_some();
+    let not_due = match (after, p.latest_handshake) {
+        (Some(_), Some(age)) if !proved => not_due_yet(age, keepalive),
+        _ => None,
+    };
+    let healthy = if not_due.is_some() {
+        None
+    } else {
+        Some(proved)
+    };
+    if let Some(why) = &not_due {
+        state.push_str(&format!("; no proof is due yet: {why}"));
+    }
+    let mut c = Check::new(router, &subject, &state, healthy);
     c.received = p.rx_bytes;
+    c.proof_not_due = not_due.is_some();
     c
+}
+
+/// Why a peer with no proof after the commit, whose handshake is `age` old, may still be
+/// working: its renewal is not due yet ([`RENEWAL_DUE`] plus `keepalive`), or, with no
+/// keepalive here, an idle tunnel need not renew at all. `None`: the proof is overdue.
+fn not_due_yet(age: Duration, keepalive: Option<u16>) -> Option<String> {
+    match keepalive.filter(|k| *k > 0) {
+        Some(k) => {
+            let due = RENEWAL_DUE + Duration::from_secs(u64::from(k));
+            (age < due).then(|| {
+                format!(
+                    "with keepalive {k} s its renewal shows by {} s",
+                    due.as_secs()
+                )
+            })
+        }
+        None => Some(
+            "no persistent-keepalive here, so an idle tunnel need not renew: cannot tell"
+                .to_owned(),
+        ),
+    }
 }
 
 fn vrrp_word(s: &VrrpState) -> String {
@@ -284,7 +356,7 @@ pub fn broken(before: &[Check], after: &[Check]) -> Vec<Broken> {
         .filter_map(|b| {
             let a = now.get(&(b.router.as_str(), b.subject.as_str())).copied();
             let holds = a.is_some_and(|a| {
-                a.healthy == Some(true)
+                (a.healthy == Some(true) || a.proof_not_due)
                     && (!b.subject.starts_with("vrrp ") || a.state == b.state)
                     && path_kept(b, a)
             });
@@ -309,10 +381,14 @@ fn path_kept(before: &Check, after: &Check) -> bool {
 }
 
 /// How long [`safe_apply`] waits after the commit by default before checking: longer than
-/// WireGuard's `REKEY_AFTER_TIME` (120 s, wireguard-linux `drivers/net/wireguard/messages.h`),
-/// after which a tunnel that carries any packet (data or persistent keepalive) makes a new
-/// handshake (`keep_key_fresh` in `send.c`), plus `REKEY_TIMEOUT` (5 s) and a margin. So an
-/// untouched working tunnel shows a handshake made after the commit, or bytes received since.
+/// WireGuard's `REKEY_AFTER_TIME` (120 s, wireguard-linux `drivers/net/wireguard/messages.h`)
+/// plus `REKEY_TIMEOUT` (5 s) and a margin. That is enough only for the side that started the
+/// session and sends on it: `keep_key_fresh` in `send.c` renews from 120 s after the last
+/// handshake (with a 25 s keepalive, 120 to 145 s), the receiving side at 165 s (`receive.c`),
+/// and a side whose peer alone sends keepalives sees the renewal as late as 180 s plus that
+/// keepalive. A keepalive's 32 bytes do not show in the printed transfer. So an untouched
+/// quiet tunnel may show no proof yet at this settle: such a peer cannot tell
+/// ([`RENEWAL_DUE`], [`Check::proof_not_due`]) and is not read as down.
 pub const DEFAULT_SETTLE: Duration = Duration::from_secs(130);
 
 /// Time allowed for each step of a safe apply (audit N4). With commit-confirm, the steps after
@@ -399,6 +475,17 @@ pub enum ApplyOutcome {
     LeftToRevert {
         /// The commit-confirm VyOS started (minutes, and the action its answer named).
         commit_confirm: CommitConfirm,
+    },
+    /// Nothing broke, but a WireGuard peer that held before shows no proof after the commit
+    /// and none is due yet ([`Check::proof_not_due`]): it cannot tell. So the change was
+    /// neither confirmed nor saved, and not rolled back either: with commit-confirm VyOS's
+    /// timer still runs (confirm it once the peers show a handshake after the commit); without,
+    /// the change is live and unsaved.
+    Unproven {
+        /// The commit-confirm VyOS started, or `None` where there was none.
+        commit_confirm: Option<CommitConfirm>,
+        /// The checks without proof, as `router: subject (state)`.
+        pending: Vec<String>,
     },
     /// A check failed on a router without commit-confirm: the inverse batch was sent.
     RolledBack {
@@ -551,6 +638,29 @@ impl fmt::Display for ApplyReport {
                 "NOT confirmed: unless someone confirms within {} minute(s), VyOS will {}",
                 commit_confirm.minutes, commit_confirm.action
             ),
+            ApplyOutcome::Unproven {
+                commit_confirm,
+                pending,
+            } => {
+                for p in pending {
+                    writeln!(f, "cannot tell yet: {p}")?;
+                }
+                match commit_confirm {
+                    Some(cc) => writeln!(
+                        f,
+                        "NOT confirmed, NOT undone: these peers show no proof yet and none is due; \
+                         confirm once they show a handshake after the commit, or within {} \
+                         minute(s) VyOS will {}",
+                        cc.minutes, cc.action
+                    ),
+                    None => writeln!(
+                        f,
+                        "NOT saved, NOT undone: these peers show no proof yet and none is due; \
+                         the change is live and unsaved: save it once they show a handshake \
+                         after the commit, or roll it back"
+                    ),
+                }
+            }
             ApplyOutcome::RolledBack { commands } => writeln!(
                 f,
                 "NOT kept: this router has no commit-confirm, so the change was rolled back with {} command(s)",
@@ -702,15 +812,39 @@ pub async fn safe_apply(
     let after = checks_after(local, peer, opts, after).await;
     report.broken = broken(&report.before, &after);
     report.after = after;
-    report.outcome = decide(
-        local,
-        &running,
-        committed.commit_confirm,
-        &report.broken,
-        opts,
-    )
-    .await;
+    let pending = not_due(&report.before, &report.after);
+    report.outcome = if report.broken.is_empty() && !pending.is_empty() {
+        // Cannot tell: neither kept silently nor undone (as `Undo::CannotTell`).
+        ApplyOutcome::Unproven {
+            commit_confirm: committed.commit_confirm,
+            pending,
+        }
+    } else {
+        decide(
+            local,
+            &running,
+            committed.commit_confirm,
+            &report.broken,
+            opts,
+        )
+        .await
+    };
     Ok(report)
+}
+
+/// The checks that held `before` and, `after` the commit, show no proof while none is due
+/// yet ([`Check::proof_not_due`]), as `router: subject (state)`.
+fn not_due(before: &[Check], after: &[Check]) -> Vec<String> {
+    after
+        .iter()
+        .filter(|a| a.proof_not_due)
+        .filter(|a| {
+            before
+                .iter()
+                .any(|b| b.router == a.router && b.subject == a.subject && b.healthy == Some(true))
+        })
+        .map(|a| format!("{}: {} ({})", a.router, a.subject, a.state))
+        .collect()
 }
 
 /// Why nothing may be sent, from the checks read `before`: a router with nothing checked or a
