@@ -55,7 +55,9 @@ mod vyos;
 
 pub use diff::Diff;
 pub use facts::{Observation, SiteObservation, SourceFailure, SourceKind, Sourced};
-pub use observe::{NoProgress, ObserveOptions, Progress, observe, observe_with};
+pub use observe::{
+    DEFAULT_SOURCE_CONCURRENCY, NoProgress, ObserveOptions, Progress, observe, observe_with,
+};
 pub use rules::LiveOptions;
 pub use systems::diff;
 

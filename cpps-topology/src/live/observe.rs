@@ -35,10 +35,15 @@ impl ObserveOptions {
     }
 }
 
+/// Sources asked at once by default: every source of the two-site estate (2 × 7). Each source is
+/// another server, so the bound protects the client, not a server; below the number of sources,
+/// the queued ones wait for the slowest, such as a GPU host's fixed XID window.
+pub const DEFAULT_SOURCE_CONCURRENCY: usize = 16;
+
 impl Default for ObserveOptions {
     fn default() -> Self {
         Self {
-            concurrency: 8,
+            concurrency: DEFAULT_SOURCE_CONCURRENCY,
             deadline: Duration::from_secs(60),
         }
     }
@@ -155,7 +160,10 @@ pub async fn observe_with(
         .iter()
         .map(|s| SiteObservation::new(&s.site))
         .collect();
+    // GPU hosts go first: their XID window waits a fixed time whatever the network does, so it
+    // should overlap the other sources instead of queueing behind them.
     let mut tasks: Vec<Task<'_>> = Vec::new();
+    let mut gpu_tasks: Vec<Task<'_>> = Vec::new();
     for (i, site) in sources.sites.iter().enumerate() {
         progress.site_started(&site.site, site.len());
         if let Some(s) = &site.proxmox {
@@ -181,9 +189,11 @@ pub async fn observe_with(
         }
         for (j, (id, s)) in site.gpus.iter().enumerate() {
             sites[i].gpus.push((id.clone(), Sourced::NotConfigured));
-            tasks.push(task(s.as_ref(), when, Slot::Gpu(i, j), Answer::Gpu));
+            gpu_tasks.push(task(s.as_ref(), when, Slot::Gpu(i, j), Answer::Gpu));
         }
     }
+    gpu_tasks.append(&mut tasks);
+    let tasks = gpu_tasks;
     let mut answers = futures::stream::iter(tasks).buffer_unordered(options.concurrency.max(1));
     while let Some((slot, kind, answer)) = answers.next().await {
         let site_index = match slot {

@@ -61,8 +61,9 @@ struct Args {
     /// `--deny warnings`: unsuppressed warnings fail too.
     #[arg(long, value_parser = ["warnings"])]
     deny: Option<String>,
-    /// Sources asked at once, across all sites.
-    #[arg(long, default_value_t = 8)]
+    /// Sources asked at once, across all sites (default: every source of a two-site estate, so
+    /// none waits behind another; GPU hosts, whose XID window waits a fixed time, go first).
+    #[arg(long, default_value_t = cpps_topology::live::DEFAULT_SOURCE_CONCURRENCY)]
     concurrency: usize,
     /// Seconds the whole run may take, from start to report: every request to a server ends
     /// by then, and a source still unanswered is reported as a finding of its site (the other
