@@ -6,7 +6,8 @@
 //! raises `ViciInitiateError`, turned into `vyos.opmode.UnconfiguredSubsystem`) and exits 1,
 //! which the API answers as a refused command. The socket also fails to open when IPsec is
 //! configured and charon is down, so the words mean "not configured" only where the
-//! configuration has no `vpn ipsec` ([`IPSEC_CONFIG`]).
+//! configuration has no `vpn ipsec` (vyos-1x `src/conf_mode/vpn_ipsec.py` runs strongSwan
+//! whenever it exists).
 
 use super::table::parse_simple_table;
 

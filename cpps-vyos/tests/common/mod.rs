@@ -234,9 +234,6 @@ pub struct RouterState {
     /// WireGuard peers whose last handshake the test sets (name, seconds ago), over
     /// [`printers::live_state`]; the fake's clock does not move, so the age printed stays.
     pub handshake_ago: Vec<(String, u64)>,
-    /// What [`RouterState::handshake_ago`] becomes at the next commit: the ages the checks
-    /// after the settle read (an idle tunnel whose handshake only grew older).
-    pub handshake_ago_after_commit: Option<Vec<(String, u64)>>,
     /// Another fake router whose WireGuard peer (the name) loses its tunnel when this one
     /// commits a change below `interfaces wireguard` (the two ends of one tunnel).
     pub tunnel_to: Option<(Arc<Mutex<RouterState>>, String)>,
@@ -404,7 +401,6 @@ impl FakeRouter {
                 openapi_unavailable_after_commit: 0,
                 trace_hubs: None,
                 trace_hubs_after_commit: None,
-                handshake_ago_after_commit: None,
             })),
         }
     }
@@ -626,9 +622,6 @@ impl FakeRouter {
         if let Some(hubs) = st.trace_hubs_after_commit.take() {
             st.trace_hubs = Some(hubs);
         }
-        if let Some(ages) = st.handshake_ago_after_commit.take() {
-            st.handshake_ago = ages;
-        }
         let wireguard = cmds.iter().any(|c| {
             path_field(c).is_ok_and(|p| p.len() > 1 && p[0] == "interfaces" && p[1] == "wireguard")
         });
@@ -841,17 +834,7 @@ impl FakeRouter {
             ["interfaces", "wireguard", name] => ok(json!(format!(
                 "{name}: <POINTOPOINT,NOARP,UP,LOWER_UP> mtu 1420 qdisc noqueue state UNKNOWN group default qlen 1000\n    link/none \n    inet 192.168.10.1/24 brd 192.168.10.255 scope global {name}\n       valid_lft forever preferred_lft forever\n\n    RX:  bytes  packets  errors  dropped  overrun       mcast\n      12582912    10231       0        0        0           0\n    TX:  bytes  packets  errors  dropped  carrier  collisions\n       3145728     9876       0        0        0           0\n"
             ))),
-            // `ConfigMgmt.format_log_data` (vyos-1x `python/vyos/config_mgmt.py`):
-            // `tabulate(plain)` of `[N, TIME, 'by USER', 'via APP']`, then `[None, COMMENT]`
-            // when the comment is not `commit`.
-            ["system", "commit"] => ok(json!(format!(
-                "{}0  2025-01-10 10:00:00  by vyos  via vyos-http-api\n   add the uplink\n1  2025-01-09 08:15:02  by root  via cli",
-                if st.commit_revisions {
-                    ""
-                } else {
-                    "commit-revisions is not configured;\ncommit log is empty or stale:\n\n"
-                }
-            ))),
+            ["system", "commit"] => ok(json!(commit_log(st.commit_revisions))),
             // `config_mgmt.py show_commit_diff` (vyos-1x `src/op_mode/config_mgmt.py`, through
             // `vyos.opmode`: the text printed, exit 0) of the two revisions above: `compare`
             // checks each revision number (`_check_revision_number`) and RETURNS
@@ -1072,6 +1055,21 @@ fn neighbour_table(st: &RouterState, ipv6: bool) -> String {
     );
     out.extend(rows[1..].iter().map(line));
     out.join("\n")
+}
+
+/// `show_commit_log` (vyos-1x `src/op_mode/config_mgmt.py`) of the fake's two revisions:
+/// `ConfigMgmt.format_log_data` (`tabulate(plain)` of `[N, TIME, 'by USER', 'via APP']`, then
+/// `[None, COMMENT]` when the comment is not `commit`), after "commit-revisions is not
+/// configured;\ncommit log is empty or stale:\n\n" when `commit_revisions` is unset.
+fn commit_log(commit_revisions: bool) -> String {
+    let header = if commit_revisions {
+        ""
+    } else {
+        "commit-revisions is not configured;\ncommit log is empty or stale:\n\n"
+    };
+    format!(
+        "{header}0  2025-01-10 10:00:00  by vyos  via vyos-http-api\n   add the uplink\n1  2025-01-09 08:15:02  by root  via cli"
+    )
 }
 
 /// `ConfigMgmt.compare(rev1=n, rev2=m or n + 1)` (vyos-1x `python/vyos/config_mgmt.py`) on the
