@@ -427,6 +427,93 @@ fn component_state(t: &Topology, c: ComponentRef<'_>, id: &str, state: &str) -> 
     }
 }
 
+/// Whether the record `id` of the row's state holds the row's quote: `None` when the default
+/// topology has no such record.
+fn record_holds(t: &Topology, r: &Row, id: &str) -> Option<bool> {
+    match r.state.as_str() {
+        "rejected" | "decision" => t.rejected().iter().find(|x| x.id == id).map(|x| {
+            let row = [
+                x.topic.as_str(),
+                x.decision.as_str(),
+                x.alternative.as_str(),
+                x.reason.as_str(),
+                x.adr.as_deref().unwrap_or("—"),
+            ]
+            .join("\t");
+            r.state != "decision" || row == r.quote
+        }),
+        "contradiction" => t.contradictions().iter().find(|x| x.id == id).map(|x| {
+            x.claims
+                .iter()
+                .any(|c| r.quote.contains(&c.quote.text) || c.quote.text.contains(&r.quote))
+        }),
+        "pending" => t
+            .pending()
+            .iter()
+            .find(|x| x.id == id)
+            .map(|x| x.quote.text == r.quote && x.quote.source == r.document),
+        _ => t.pending().iter().find(|x| x.id == id).map(|_| true),
+    }
+}
+
+/// What is wrong with the row's state for its kind: a criterion is a rule or tolerated as not
+/// modelled, a label names its rule or has a known state, and planned, pending and decision
+/// rows have their own states.
+fn kind_state_failures(r: &Row, rules: &BTreeSet<&str>, failures: &mut Vec<String>) {
+    match r.kind.as_str() {
+        "criterion" => {
+            let named_rule = r.modelled_by.iter().any(|id| rules.contains(id.as_str()));
+            let tolerated = NOT_MODELLED.contains(&r.quote.as_str());
+            match r.state.as_str() {
+                "rule" if named_rule && !tolerated => {}
+                "not modelled" if tolerated => {}
+                other => failures.push(format!(
+                    "line {}: criterion «{}» is `{other}` (a rule named: {named_rule}, tolerated: {tolerated})",
+                    r.line, r.quote
+                )),
+            }
+        }
+        "label"
+            if r.state == "rule" && !r.modelled_by.iter().any(|id| rules.contains(id.as_str())) =>
+        {
+            failures.push(format!(
+                "line {}: a label of state `rule` names the rule that models it",
+                r.line
+            ));
+        }
+        "label" if r.state == "rule" => {}
+        "label"
+            if ![
+                "validated",
+                "declared",
+                "desired",
+                "deferred",
+                "ha declared",
+                "rejected",
+                "contradiction",
+            ]
+            .contains(&r.state.as_str()) =>
+        {
+            failures.push(format!(
+                "line {}: unknown label state `{}`",
+                r.line, r.state
+            ));
+        }
+        "planned"
+            if !["validated", "declared", "desired", "deferred"].contains(&r.state.as_str()) =>
+        {
+            failures.push(format!("line {}: state `{}`", r.line, r.state))
+        }
+        "pending" if r.state != "pending" => {
+            failures.push(format!("line {}: state `{}`", r.line, r.state))
+        }
+        "decision" if r.state != "decision" => {
+            failures.push(format!("line {}: state `{}`", r.line, r.state))
+        }
+        _ => {}
+    }
+}
+
 #[test]
 fn every_named_id_exists_and_states_agree_with_the_default_topology() {
     let t = default_topology();
@@ -444,30 +531,7 @@ fn every_named_id_exists_and_states_agree_with_the_default_topology() {
                 }
                 continue;
             }
-            let record = match r.state.as_str() {
-                "rejected" | "decision" => t.rejected().iter().find(|x| &x.id == id).map(|x| {
-                    let row = [
-                        x.topic.as_str(),
-                        x.decision.as_str(),
-                        x.alternative.as_str(),
-                        x.reason.as_str(),
-                        x.adr.as_deref().unwrap_or("—"),
-                    ]
-                    .join("\t");
-                    r.state != "decision" || row == r.quote
-                }),
-                "contradiction" => t.contradictions().iter().find(|x| &x.id == id).map(|x| {
-                    x.claims
-                        .iter()
-                        .any(|c| r.quote.contains(&c.quote.text) || c.quote.text.contains(&r.quote))
-                }),
-                "pending" => t
-                    .pending()
-                    .iter()
-                    .find(|x| &x.id == id)
-                    .map(|x| x.quote.text == r.quote && x.quote.source == r.document),
-                _ => t.pending().iter().find(|x| &x.id == id).map(|_| true),
-            };
+            let record = record_holds(&t, &r, id);
             match record {
                 Some(true) => records += 1,
                 Some(false) => failures.push(format!(
@@ -494,60 +558,7 @@ fn every_named_id_exists_and_states_agree_with_the_default_topology() {
                 r.line, r.state
             ));
         }
-        match r.kind.as_str() {
-            "criterion" => {
-                let named_rule = r.modelled_by.iter().any(|id| rules.contains(id.as_str()));
-                let tolerated = NOT_MODELLED.contains(&r.quote.as_str());
-                match r.state.as_str() {
-                    "rule" if named_rule && !tolerated => {}
-                    "not modelled" if tolerated => {}
-                    other => failures.push(format!(
-                        "line {}: criterion «{}» is `{other}` (a rule named: {named_rule}, tolerated: {tolerated})",
-                        r.line, r.quote
-                    )),
-                }
-            }
-            "label"
-                if r.state == "rule"
-                    && !r.modelled_by.iter().any(|id| rules.contains(id.as_str())) =>
-            {
-                failures.push(format!(
-                    "line {}: a label of state `rule` names the rule that models it",
-                    r.line
-                ));
-            }
-            "label" if r.state == "rule" => {}
-            "label"
-                if ![
-                    "validated",
-                    "declared",
-                    "desired",
-                    "deferred",
-                    "ha declared",
-                    "rejected",
-                    "contradiction",
-                ]
-                .contains(&r.state.as_str()) =>
-            {
-                failures.push(format!(
-                    "line {}: unknown label state `{}`",
-                    r.line, r.state
-                ));
-            }
-            "planned"
-                if !["validated", "declared", "desired", "deferred"]
-                    .contains(&r.state.as_str()) =>
-            {
-                failures.push(format!("line {}: state `{}`", r.line, r.state))
-            }
-            "pending" if r.state != "pending" => {
-                failures.push(format!("line {}: state `{}`", r.line, r.state))
-            }
-            "decision" if r.state != "decision" => {
-                failures.push(format!("line {}: state `{}`", r.line, r.state))
-            }
-            _ => {}
-        }
+        kind_state_failures(&r, &rules, &mut failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -392,12 +392,9 @@ fn pve_002_compares_the_versions_the_nodes_report() {
     assert!(live_002([Some("9.0.10"), Some("9.1.2")]).is_empty());
 }
 
-#[test]
-fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
-    let topo = live_estate();
-    let mut sp = SiteObservation::new("sp");
-    sp.proxmox = Sourced::Observed(sp_pve());
-    sp.linstor = Sourced::Observed(LinstorFacts {
+/// SP's LINSTOR: a degraded, an inactive, an unknown and a healthy resource on `linstor_sp`.
+fn sp_linstor() -> LinstorFacts {
+    LinstorFacts {
         controller: "http://127.0.0.1:3370".to_owned(),
         storage_pools: vec![
             LinstorStoragePool {
@@ -456,8 +453,12 @@ fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
             },
         ],
         ..LinstorFacts::default()
-    });
-    sp.pbs = Sourced::Observed(PbsFacts {
+    }
+}
+
+/// SP's PBS: gitlab verified 2 h ago, monitoring backed up 1 h ago but verified 3 days ago.
+fn sp_pbs() -> PbsFacts {
+    PbsFacts {
         partial: Vec::new(),
         server: "https://127.0.0.1:8007".to_owned(),
         datastores: vec!["store1".to_owned()],
@@ -483,7 +484,16 @@ fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
             },
         ],
         chain: Default::default(),
-    });
+    }
+}
+
+#[test]
+fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
+    let topo = live_estate();
+    let mut sp = SiteObservation::new("sp");
+    sp.proxmox = Sourced::Observed(sp_pve());
+    sp.linstor = Sourced::Observed(sp_linstor());
+    sp.pbs = Sourced::Observed(sp_pbs());
     sp.gpus = vec![(
         "pve-ippri-31".to_owned(),
         Sourced::Observed(GpuHostFacts {
@@ -559,6 +569,61 @@ fn a_pinned_driver_whose_version_was_not_read_is_reported_as_unknown() {
     );
 }
 
+/// gpu-sp-01 as observed: cilium where flannel is declared, five Argo CD Applications (one
+/// out of sync, one missing, two of health that cannot be told healthy) and two certificates.
+fn gpu_sp_kube() -> KubeFacts {
+    KubeFacts {
+        server: "kubeconfig".to_owned(),
+        nodes: vec!["monitoring".to_owned()],
+        cni: vec![("cilium".to_owned(), Some("v1.16.3".to_owned()))],
+        applications: vec![
+            ArgoApp {
+                name: "argocd/vllm".to_owned(),
+                sync: Some("OutOfSync".to_owned()),
+                health: Some("Healthy".to_owned()),
+            },
+            ArgoApp {
+                name: "argocd/triton".to_owned(),
+                sync: Some("Synced".to_owned()),
+                health: Some("Healthy".to_owned()),
+            },
+            // gitops-engine `pkg/health/health.go`: `Missing` (its resources are missing in
+            // the cluster) is as bad as `Degraded`; `Unknown` ("health assessment failed")
+            // and a value this crate does not know cannot be told healthy.
+            ArgoApp {
+                name: "argocd/gone".to_owned(),
+                sync: Some("Synced".to_owned()),
+                health: Some("Missing".to_owned()),
+            },
+            ArgoApp {
+                name: "argocd/unsure".to_owned(),
+                sync: Some("Synced".to_owned()),
+                health: Some("Unknown".to_owned()),
+            },
+            ArgoApp {
+                name: "argocd/newer".to_owned(),
+                sync: Some("Synced".to_owned()),
+                health: Some("Hibernating".to_owned()),
+            },
+        ],
+        argocd_served: true,
+        certificates: vec![
+            CertFact {
+                name: "ingress/vllm-tls".to_owned(),
+                ready: true,
+                not_after: Some(NOW + 5 * 86_400 + 60),
+            },
+            CertFact {
+                name: "ingress/ok-tls".to_owned(),
+                ready: true,
+                not_after: Some(NOW + 60 * 86_400),
+            },
+        ],
+        cert_manager_served: true,
+        ..KubeFacts::default()
+    }
+}
+
 #[test]
 fn kubernetes_rules_name_the_cluster_and_the_object() {
     let yaml = LIVE_ESTATE.to_owned()
@@ -574,59 +639,7 @@ k3s_clusters:
     let topo = load("two-sites+k3s.yaml", &yaml);
     let mut sp = SiteObservation::new("sp");
     sp.proxmox = Sourced::Observed(sp_pve());
-    sp.kubernetes = vec![(
-        "gpu-sp-01".to_owned(),
-        Sourced::Observed(KubeFacts {
-            server: "kubeconfig".to_owned(),
-            nodes: vec!["monitoring".to_owned()],
-            cni: vec![("cilium".to_owned(), Some("v1.16.3".to_owned()))],
-            applications: vec![
-                ArgoApp {
-                    name: "argocd/vllm".to_owned(),
-                    sync: Some("OutOfSync".to_owned()),
-                    health: Some("Healthy".to_owned()),
-                },
-                ArgoApp {
-                    name: "argocd/triton".to_owned(),
-                    sync: Some("Synced".to_owned()),
-                    health: Some("Healthy".to_owned()),
-                },
-                // gitops-engine `pkg/health/health.go`: `Missing` (its resources are missing in
-                // the cluster) is as bad as `Degraded`; `Unknown` ("health assessment failed")
-                // and a value this crate does not know cannot be told healthy.
-                ArgoApp {
-                    name: "argocd/gone".to_owned(),
-                    sync: Some("Synced".to_owned()),
-                    health: Some("Missing".to_owned()),
-                },
-                ArgoApp {
-                    name: "argocd/unsure".to_owned(),
-                    sync: Some("Synced".to_owned()),
-                    health: Some("Unknown".to_owned()),
-                },
-                ArgoApp {
-                    name: "argocd/newer".to_owned(),
-                    sync: Some("Synced".to_owned()),
-                    health: Some("Hibernating".to_owned()),
-                },
-            ],
-            argocd_served: true,
-            certificates: vec![
-                CertFact {
-                    name: "ingress/vllm-tls".to_owned(),
-                    ready: true,
-                    not_after: Some(NOW + 5 * 86_400 + 60),
-                },
-                CertFact {
-                    name: "ingress/ok-tls".to_owned(),
-                    ready: true,
-                    not_after: Some(NOW + 60 * 86_400),
-                },
-            ],
-            cert_manager_served: true,
-            ..KubeFacts::default()
-        }),
-    )];
+    sp.kubernetes = vec![("gpu-sp-01".to_owned(), Sourced::Observed(gpu_sp_kube()))];
     let mut franca = SiteObservation::new("franca");
     franca.proxmox = Sourced::Observed(PveFacts {
         nodes: vec![node("pve-labri-31")],
@@ -670,10 +683,10 @@ k3s_clusters:
     assert_eq!(audit.diff.evidence("tutor").unwrap().as_str(), "present");
 }
 
-#[test]
-fn endpoints_files_name_secrets_and_never_hold_them() {
+/// A file naming each system's secret by file or variable: the settings hold the references
+/// and the pinned fingerprint.
+fn a_file_names_its_secrets() {
     use cpps_http::{SecretSource, TlsMode};
-    use cpps_topology::live::endpoints::EndpointsError;
     // A real pin: the settings read the fingerprint when the file is read.
     const PIN: &str = "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89";
 
@@ -700,7 +713,12 @@ fn endpoints_files_name_secrets_and_never_hold_them() {
         TlsMode::DangerAcceptInvalidCerts
     );
     assert_eq!(sp.nvml[0].host, "pve-ippri-31");
+}
 
+/// A secret written inline, a secret given twice and a misspelt key are refused, and the
+/// refusal never repeats the secret.
+fn inline_double_and_unknown_secrets_are_refused() {
+    use cpps_topology::live::endpoints::EndpointsError;
     let inline = live::endpoints::Endpoints::parse(
         "e.yaml",
         "sites:\n  sp:\n    vyos:\n      url: https://r/\n      key: hunter2\n",
@@ -731,6 +749,13 @@ fn endpoints_files_name_secrets_and_never_hold_them() {
         "{unknown}"
     );
     assert!(unknown.to_string().contains("tokn_env"), "{unknown}");
+}
+
+#[test]
+fn endpoints_files_name_secrets_and_never_hold_them() {
+    use cpps_http::SecretSource;
+    a_file_names_its_secrets();
+    inline_double_and_unknown_secrets_are_refused();
 
     // The clients' variables, secrets referenced by name.
     let env = |k: &str| -> Option<String> {

@@ -258,30 +258,12 @@ fn gpu_004_matches_a_secret_named_after_the_context_by_server() {
     );
 }
 
-/// The same against the real kube-apiserver `cargo xtask test` starts (`CPPS_TEST_KUBECONFIG`):
-/// `KubeSource` lists the labelled Secrets of Argo CD's namespace and GPU-004 reads them. The
-/// server is shared, so the GPU clusters carry this test's unique id and only findings naming it
-/// are looked at.
-///
-/// Argo CD reads cluster Secrets from its own namespace only (argo-cd `util/db/secrets.go`
-/// `listSecretsByType`: `secretsLister.Secrets(db.ns)`), the namespace that holds its settings
-/// ConfigMap `argocd-cm` (`common/common.go` `ArgoCDConfigMapName`; `util/settings/settings.go`
-/// `GetConfigMapByName` reads it from `mgr.namespace`). A Secret in another namespace naming the
-/// unregistered cluster must not count. This is the only test that creates an `argocd-cm`: a
-/// second one on the shared server would make Argo CD's namespace ambiguous.
-#[tokio::test]
-async fn gpu_004_reads_cluster_secrets_from_the_api_server() {
+/// Argo CD's settings ConfigMap `argocd-cm` in `id`, the only one on the shared server: one an
+/// earlier run left is deleted first.
+async fn replace_argocd_cm(client: &kube::Client, id: &str) {
     use k8s_openapi::api::core::v1::ConfigMap;
     use kube::Api;
     use kube::api::PostParams;
-    let Some(client) = kube_common::kube_client().await else {
-        return;
-    };
-    let Some(kubeconfig) = std::env::var_os(kube_common::KUBECONFIG_VAR) else {
-        return;
-    };
-    let id = kube_common::unique("argo");
-    kube_common::namespace(&client, &id).await;
     // An earlier run of this test on a server still running left its `argocd-cm`: only one may
     // be there (the ids start with `argo-`; no other test creates one).
     let config_maps: Api<ConfigMap> = Api::all(client.clone());
@@ -302,13 +284,20 @@ async fn gpu_004_reads_cluster_secrets_from_the_api_server() {
             "app.kubernetes.io/name": "argocd-cm", "app.kubernetes.io/part-of": "argocd"}}
     }))
     .unwrap();
-    Api::<ConfigMap>::namespaced(client.clone(), &id)
+    Api::<ConfigMap>::namespaced(client.clone(), id)
         .create(&PostParams::default(), &cm)
         .await
         .unwrap();
+}
+
+/// The cluster Secrets: one for `{id}-reg` and one Argo CD would refuse (its `config` is not a
+/// JSON object) in Argo CD's namespace `id`, and one for `{id}-new` in another namespace.
+async fn create_cluster_secrets(client: &kube::Client, id: &str) {
+    use kube::Api;
+    use kube::api::PostParams;
     // A cluster Secret for the unregistered cluster, outside Argo CD's namespace.
     let other = format!("{id}-other");
-    kube_common::namespace(&client, &other).await;
+    kube_common::namespace(client, &other).await;
     let new = format!("{id}-new");
     let mut stray = secret(
         "stray",
@@ -319,7 +308,7 @@ async fn gpu_004_reads_cluster_secrets_from_the_api_server() {
         .create(&PostParams::default(), &stray)
         .await
         .unwrap();
-    let secrets: Api<Secret> = Api::namespaced(client.clone(), &id);
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), id);
     let registered = format!("{id}-reg");
     for (name, data) in [
         (
@@ -335,10 +324,14 @@ async fn gpu_004_reads_cluster_secrets_from_the_api_server() {
         ),
     ] {
         let mut s = secret(name, &data);
-        s.metadata.namespace = Some(id.clone());
+        s.metadata.namespace = Some(id.to_owned());
         secrets.create(&PostParams::default(), &s).await.unwrap();
     }
-    let yaml = format!(
+}
+
+/// Two GPU clusters, `{id}-reg` and `{id}-new`, and the cluster `main` Argo CD runs in.
+fn argo_estate(id: &str) -> String {
+    format!(
         "
 version: 1
 sites:
@@ -356,7 +349,33 @@ k3s_clusters:
 argocd:
   - {{ id: argocd-sp, site: sp, runs_in: main, manages: [main, {id}-reg, {id}-new], state: validated }}
 "
-    );
+    )
+}
+
+/// The same against the real kube-apiserver `cargo xtask test` starts (`CPPS_TEST_KUBECONFIG`):
+/// `KubeSource` lists the labelled Secrets of Argo CD's namespace and GPU-004 reads them. The
+/// server is shared, so the GPU clusters carry this test's unique id and only findings naming it
+/// are looked at.
+///
+/// Argo CD reads cluster Secrets from its own namespace only (argo-cd `util/db/secrets.go`
+/// `listSecretsByType`: `secretsLister.Secrets(db.ns)`), the namespace that holds its settings
+/// ConfigMap `argocd-cm` (`common/common.go` `ArgoCDConfigMapName`; `util/settings/settings.go`
+/// `GetConfigMapByName` reads it from `mgr.namespace`). A Secret in another namespace naming the
+/// unregistered cluster must not count. This is the only test that creates an `argocd-cm`: a
+/// second one on the shared server would make Argo CD's namespace ambiguous.
+#[tokio::test]
+async fn gpu_004_reads_cluster_secrets_from_the_api_server() {
+    let Some(client) = kube_common::kube_client().await else {
+        return;
+    };
+    let Some(kubeconfig) = std::env::var_os(kube_common::KUBECONFIG_VAR) else {
+        return;
+    };
+    let id = kube_common::unique("argo");
+    kube_common::namespace(&client, &id).await;
+    replace_argocd_cm(&client, &id).await;
+    create_cluster_secrets(&client, &id).await;
+    let yaml = argo_estate(&id);
     let mut sources = Sources::default();
     sources.site_mut("sp").kubernetes =
         vec![("main".to_owned(), Box::new(KubeSource::new(kubeconfig)))];

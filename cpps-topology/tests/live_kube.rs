@@ -44,30 +44,22 @@ argocd:
     )
 }
 
-#[tokio::test]
-async fn argocd_out_of_sync_expiring_certificates_and_missing_nodes() {
-    let Some(client) = kube_common::kube_client().await else {
-        return;
-    };
-    let Some(kubeconfig) = std::env::var_os(kube_common::KUBECONFIG_VAR) else {
-        return;
-    };
-    let id = kube_common::unique("live");
-    kube_common::namespace(&client, &id).await;
-
+/// The cluster's objects: one of its two nodes, three Argo CD Applications (one OutOfSync, one
+/// Degraded) and two Certificates, one expiring in 6 days.
+async fn create_cluster_objects(client: &kube::Client, id: &str) {
     // One node of the cluster exists; its sibling does not.
     let nodes: Api<Node> = Api::all(client.clone());
     let node: Node = serde_json::from_value(json!({"metadata": {"name": id}})).unwrap();
     nodes.create(&PostParams::default(), &node).await.unwrap();
 
-    let apps: Api<Application> = Api::namespaced(client.clone(), &id);
+    let apps: Api<Application> = Api::namespaced(client.clone(), id);
     for (name, sync, health) in [
         ("vllm", "OutOfSync", "Healthy"),
         ("triton", "Synced", "Degraded"),
         ("openobserve", "Synced", "Healthy"),
     ] {
         let mut v = serde_json::to_value(Application::new(
-            &id,
+            id,
             name,
             "gpu",
             "https://kubernetes.default.svc",
@@ -85,14 +77,28 @@ async fn argocd_out_of_sync_expiring_certificates_and_missing_nodes() {
     };
     for (name, days) in [("fresh", 60), ("soon", 6)] {
         kube_common::certificate_with_status(
-            &client,
-            &id,
+            client,
+            id,
             name,
             json!({"conditions": [{"type": "Ready", "status": "True", "reason": "Ready"}],
                    "notAfter": at(days)}),
         )
         .await;
     }
+}
+
+#[tokio::test]
+async fn argocd_out_of_sync_expiring_certificates_and_missing_nodes() {
+    let Some(client) = kube_common::kube_client().await else {
+        return;
+    };
+    let Some(kubeconfig) = std::env::var_os(kube_common::KUBECONFIG_VAR) else {
+        return;
+    };
+    let id = kube_common::unique("live");
+    kube_common::namespace(&client, &id).await;
+
+    create_cluster_objects(&client, &id).await;
 
     let mut sources = Sources::default();
     sources.site_mut("sp").kubernetes = vec![(
@@ -196,22 +202,14 @@ async fn service_account_kubeconfig(client: &kube::Client, ns: &str, sa: &str) -
     path
 }
 
-/// A list the kubeconfig's user may not read is "cannot tell" for the rules that need it, named,
-/// while the other rules still judge. Kubernetes RBAC answers 403 for a resource no rule of the
-/// user's roles grants (kubernetes `plugin/pkg/auth/authorizer/rbac/rbac.go` `Authorize`: "no
-/// RBAC policy matched"; the apiserver's `endpoints/handlers/responsewriters/errors.go`
-/// `ForbiddenStatusError`). Here a ServiceAccount may list everything the source reads except
-/// cert-manager Certificates: INGRESS-002 cannot tell, GITOPS-002 still judges the OutOfSync
-/// Application, and the source is observed, not failed.
-#[tokio::test]
-async fn a_refused_list_is_cannot_tell_for_its_rules_only() {
+/// Grants the ServiceAccount `reader` of `id` a ClusterRole listing everything the source reads
+/// except cert-manager Certificates, and waits (bounded) until its kubeconfig can list.
+async fn grant_all_lists_but_certificates(
+    client: &kube::Client,
+    id: &str,
+    kubeconfig: &std::path::Path,
+) {
     use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
-    let Some(client) = kube_common::kube_client().await else {
-        return;
-    };
-    let id = kube_common::unique("rbac");
-    kube_common::namespace(&client, &id).await;
-    let kubeconfig = service_account_kubeconfig(&client, &id, "reader").await;
     let list = |groups: &[&str], resources: &[&str]| json!({"apiGroups": groups, "resources": resources, "verbs": ["list"]});
     let role: ClusterRole = serde_json::from_value(json!({
         "metadata": {"name": id},
@@ -240,7 +238,7 @@ async fn a_refused_list_is_cannot_tell_for_its_rules_only() {
         .unwrap();
     // The RBAC authorizer reads bindings from its informer cache: wait (bounded) until the
     // ServiceAccount's grant is in force, so the source sees the role, not its propagation.
-    let reader = cpps_gpu::k8s::client_from_kubeconfig(&kubeconfig)
+    let reader = cpps_gpu::k8s::client_from_kubeconfig(kubeconfig)
         .await
         .unwrap();
     let nodes: Api<Node> = Api::all(reader);
@@ -256,6 +254,24 @@ async fn a_refused_list_is_cannot_tell_for_its_rules_only() {
     tokio::time::timeout(std::time::Duration::from_secs(60), granted)
         .await
         .expect("the ServiceAccount's ClusterRoleBinding takes effect within 60 s");
+}
+
+/// A list the kubeconfig's user may not read is "cannot tell" for the rules that need it, named,
+/// while the other rules still judge. Kubernetes RBAC answers 403 for a resource no rule of the
+/// user's roles grants (kubernetes `plugin/pkg/auth/authorizer/rbac/rbac.go` `Authorize`: "no
+/// RBAC policy matched"; the apiserver's `endpoints/handlers/responsewriters/errors.go`
+/// `ForbiddenStatusError`). Here a ServiceAccount may list everything the source reads except
+/// cert-manager Certificates: INGRESS-002 cannot tell, GITOPS-002 still judges the OutOfSync
+/// Application, and the source is observed, not failed.
+#[tokio::test]
+async fn a_refused_list_is_cannot_tell_for_its_rules_only() {
+    let Some(client) = kube_common::kube_client().await else {
+        return;
+    };
+    let id = kube_common::unique("rbac");
+    kube_common::namespace(&client, &id).await;
+    let kubeconfig = service_account_kubeconfig(&client, &id, "reader").await;
+    grant_all_lists_but_certificates(&client, &id, &kubeconfig).await;
 
     let app = Application::new(
         &id,

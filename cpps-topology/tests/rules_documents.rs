@@ -894,27 +894,30 @@ fn cilium_planned_on_lxc_is_a_warning_that_names_both_sentences() {
     );
 }
 
-/// The eight decision rows that only matched a word of a free-text `tool`, `provider` or
-/// `role` are judged on fields of their own (a pool's `backend`, an ArgoCD's `repo_layout`, a
-/// capability's `iac_tool`, `secrets_tool`, `remote_access`, `dns_failover`, `edge_defense`):
-/// each flips on a one-change variant of the default, with no word written anywhere, and the
-/// decided option passes.
-#[test]
-fn each_decision_row_is_judged_on_its_field() {
-    // A capability of the default's list, written as one inserted line.
+/// A capability of the default's list with `fields` in `state`, as the edit that inserts it
+/// after the `capabilities:` line.
+fn capability(fields: &str, state: &str) -> (&'static str, &'static str) {
     const CAPS: &str = "\ncapabilities:\n";
-    let capability = |fields: &str, state: &str| -> (&'static str, &'static str) {
-        (
-            CAPS,
-            Box::leak(
-                format!(
-                    "\ncapabilities:\n  - {{ id: probe, kind: iam, {fields}, state: {state}, use_case: the decision }}\n"
-                )
-                .into_boxed_str(),
-            ),
-        )
-    };
-    let rows: Vec<(&str, (&str, &str), Severity, &str)> = vec![
+    (
+        CAPS,
+        Box::leak(
+            format!(
+                "\ncapabilities:\n  - {{ id: probe, kind: iam, {fields}, state: {state}, use_case: the decision }}\n"
+            )
+            .into_boxed_str(),
+        ),
+    )
+}
+
+/// The eight decision rows: subject, the one-change edit of the default, severity and the
+/// alternative the finding quotes.
+fn decision_rows() -> Vec<(
+    &'static str,
+    (&'static str, &'static str),
+    Severity,
+    &'static str,
+)> {
+    vec![
         (
             "franca-ssd",
             (
@@ -975,7 +978,17 @@ fn each_decision_row_is_judged_on_its_field() {
             Info,
             "«DNS round-robin, Cloudflare LB pago, External DNS Operator»",
         ),
-    ];
+    ]
+}
+
+/// The eight decision rows that only matched a word of a free-text `tool`, `provider` or
+/// `role` are judged on fields of their own (a pool's `backend`, an ArgoCD's `repo_layout`, a
+/// capability's `iac_tool`, `secrets_tool`, `remote_access`, `dns_failover`, `edge_defense`):
+/// each flips on a one-change variant of the default, with no word written anywhere, and the
+/// decided option passes.
+#[test]
+fn each_decision_row_is_judged_on_its_field() {
+    let rows = decision_rows();
     let default = run(DEFAULT_TOPOLOGY_YAML, "cpps.yaml");
     for (subject, edit, severity, alternative) in rows {
         assert!(
