@@ -102,12 +102,20 @@ pub struct Inventory {
     /// Per datastore, the namespaces whose snapshots could not be read, each with its error;
     /// the datastore's other namespaces are in [`Inventory::snapshots`].
     pub namespace_errors: BTreeMap<String, Vec<(String, String)>>,
-    /// Whether the sync job and remote lists are known to be complete: the caller holds
-    /// `Remote.Audit` on `/remote` and `Datastore.Audit` on `/datastore`, both propagating
-    /// (`GET /access/permissions`). `None` when the rights could not be read. PBS filters both
-    /// lists by these rights rather than refusing them, so only `Some(true)` lets the report
-    /// say that no copy exists.
+    /// Whether the sync job and remote lists are known to be complete apart from each
+    /// datastore's own path: the caller holds `Remote.Audit` on `/remote` and `Datastore.Audit`
+    /// on `/datastore`, both propagating (`GET /access/permissions`). `None` when the rights
+    /// could not be read. PBS filters both lists by these rights rather than refusing them, so
+    /// only `Some(true)`, with [`Inventory::store_rights`] granting Audit on the datastore
+    /// itself, lets the report say that no copy of that datastore exists.
     pub sync_lists_complete: Option<bool>,
+    /// Per datastore read, the caller's rights on `/datastore/{store}` itself
+    /// (`GET /access/permissions?path=`, keyed by that path; [`crate::chain::read_path_rights`]).
+    /// PBS lists a sync job only with `Datastore.Audit` looked up on the job's own datastore
+    /// path, where a deeper ACL replaces what `/datastore` grants (proxmox-backup
+    /// `src/api2/config/sync.rs` `check_sync_job_read_access`, `pbs-config/src/acl.rs`
+    /// `AclTree::roles`).
+    pub store_rights: crate::chain::PathRights,
     /// The caller's rights (`GET /access/permissions`), or why they could not be read; `None`
     /// when not read. Whether a snapshot list may leave groups out is not read from them:
     /// only the answer for the list's own path is exact ([`crate::chain::snapshots_trimmed`]).
@@ -128,7 +136,8 @@ pub struct Inventory {
 ///
 /// Calls `GET /version` (once), `GET /admin/datastore`, `GET /status/datastore-usage`,
 /// `GET /admin/sync`, `GET /admin/verify`, `GET /admin/prune`, `GET /admin/gc`,
-/// `GET /config/remote`, `GET /access/permissions`, `GET /admin/datastore/{store}/namespace` and
+/// `GET /config/remote`, `GET /access/permissions` (and `?path=/datastore/{store}` per datastore),
+/// `GET /admin/datastore/{store}/namespace` and
 /// `GET /admin/datastore/{store}/snapshots?ns=…`.
 pub async fn collect(client: &Client, stores: Option<&[String]>) -> Inventory {
     collect_within(client, stores, None).await
@@ -158,22 +167,30 @@ pub async fn collect_within(
         Some(stores) => stores.to_vec(),
         None => datastores.iter().map(|d| d.store.clone()).collect(),
     };
-    let snapshots = read_snapshots(client, selected, deadline);
-    // Boxed: eight answers held at once make a large future.
-    let (usage, sync_jobs, verify_jobs, prune_jobs, gc_jobs, remotes, rights, snapshots) =
-        Box::pin(async {
-            futures::join!(
-                bounded(deadline, client.datastore_usage()),
-                after_version(&version, deadline, client.sync_jobs(None)),
-                bounded(deadline, client.verify_jobs(None)),
-                bounded(deadline, client.prune_jobs(None)),
-                after_version(&version, deadline, client.gc_jobs(None)),
-                bounded(deadline, client.remotes()),
-                bounded(deadline, client.permissions(None)),
-                snapshots,
-            )
-        })
-        .await;
+    let store_rights = read_store_rights(client, &selected, deadline);
+    let snapshots = read_snapshots(client, selected.clone(), deadline);
+    // Boxed: nine answers held at once make a large future.
+    let (
+        (usage, sync_jobs, verify_jobs, prune_jobs, gc_jobs, remotes, rights, snapshots),
+        store_rights,
+    ) = Box::pin(async {
+        futures::join!(
+            async {
+                futures::join!(
+                    bounded(deadline, client.datastore_usage()),
+                    after_version(&version, deadline, client.sync_jobs(None)),
+                    bounded(deadline, client.verify_jobs(None)),
+                    bounded(deadline, client.prune_jobs(None)),
+                    after_version(&version, deadline, client.gc_jobs(None)),
+                    bounded(deadline, client.remotes()),
+                    bounded(deadline, client.permissions(None)),
+                    snapshots,
+                )
+            },
+            store_rights,
+        )
+    })
+    .await;
     let usage = part(
         &mut errors,
         "datastore usage (GET /status/datastore-usage)",
@@ -204,6 +221,7 @@ pub async fn collect_within(
         remotes_error,
         namespace_errors,
         sync_lists_complete: rights.as_ref().ok().map(sees_every_sync_job),
+        store_rights,
         rights: Some(rights.map_err(|e| e.error)),
         // A part cut off by the time limit names the requests left without an answer.
         errors: {
@@ -235,6 +253,30 @@ async fn read_snapshots(
         .await
 }
 
+/// The caller's rights on each of `stores`' own path, one `GET /access/permissions?path=` each
+/// ([`crate::chain::read_path_rights`]); a path not answered by the deadline holds that error.
+async fn read_store_rights(
+    client: &Client,
+    stores: &[String],
+    deadline: Option<tokio::time::Instant>,
+) -> crate::chain::PathRights {
+    let targets: Vec<crate::chain::PbsTarget> = stores
+        .iter()
+        .map(|store| crate::chain::PbsTarget::new(store, store, ""))
+        .collect();
+    match bounded(deadline, async {
+        Ok::<_, Error>(crate::chain::read_path_rights(client, &targets).await)
+    })
+    .await
+    {
+        Ok(rights) => rights,
+        Err(error) => stores
+            .iter()
+            .map(|store| (crate::chain::acl_path(store, ""), Err(error.error.clone())))
+            .collect(),
+    }
+}
+
 /// Per datastore, the snapshots of each namespace, or why they could not be read.
 type SnapshotsByStore = BTreeMap<String, Result<BTreeMap<String, Vec<Snapshot>>, String>>;
 
@@ -262,10 +304,11 @@ fn split_namespace_errors(
     (snapshots, namespace_errors)
 }
 
-/// Whether rights (`GET /access/permissions`) let the caller see every sync job and remote:
-/// `Remote.Audit` on `/remote` and `Datastore.Audit` on `/datastore`, both propagating to
-/// every remote and datastore below (proxmox-backup `src/api2/config/sync.rs`
-/// `check_sync_job_read_access`). A path's entry already holds what `/` grants.
+/// Whether rights (`GET /access/permissions`) let the caller see every sync job and remote as
+/// far as they can tell: `Remote.Audit` on `/remote` and `Datastore.Audit` on `/datastore`,
+/// both propagating (proxmox-backup `src/api2/config/sync.rs` `check_sync_job_read_access`).
+/// A path's entry already holds what `/` grants. A deeper ACL on a datastore replaces them
+/// there, so each datastore's own path is asked apart ([`Inventory::store_rights`]).
 fn sees_every_sync_job(rights: &crate::types::Permissions) -> bool {
     let propagates = |path: &str, privilege: &str| {
         rights
@@ -275,6 +318,19 @@ fn sees_every_sync_job(rights: &crate::types::Permissions) -> bool {
             .unwrap_or(false)
     };
     propagates("/remote", "Remote.Audit") && propagates("/datastore", "Datastore.Audit")
+}
+
+/// Which of the rights [`sees_every_sync_job`] asks for `rights` lack, each written "the token
+/// lacks … propagating from …".
+fn lacks_propagating(rights: &crate::types::Permissions) -> Vec<String> {
+    [
+        ("/remote", "Remote.Audit"),
+        ("/datastore", "Datastore.Audit"),
+    ]
+    .into_iter()
+    .filter(|(path, privilege)| rights.get(*path).and_then(|p| p.get(*privilege)) != Some(&true))
+    .map(|(path, privilege)| format!("the token lacks {privilege} propagating from {path}"))
+    .collect()
 }
 
 /// The list `result` holds, or an empty one with its error kept in `errors`.
@@ -346,6 +402,11 @@ pub struct DatastoreReport {
     pub guests: Vec<GuestBackup>,
     /// Its sync jobs and the cross-site verdict.
     pub sync: DatastoreSync,
+    /// Why PBS may have left some of its sync jobs out of the list, if it may
+    /// ([`Inventory::sync_lists_complete`], [`Inventory::store_rights`]); a copy not seen is
+    /// then "cannot tell".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync_jobs_hidden: Option<String>,
 }
 
 /// Counts over the whole report.
@@ -538,6 +599,9 @@ fn write_datastore(out: &mut String, store: &DatastoreReport) {
             sync_text(store.sync.incoming)
         );
     }
+    if let Some(why) = &store.sync_jobs_hidden {
+        let _ = writeln!(out, "  sync jobs PBS may have left out of the list: {why}");
+    }
     for link in &store.sync.links {
         let _ = writeln!(out, "{}", link_line(link));
     }
@@ -653,7 +717,7 @@ fn sync_text(verdict: CrossSiteSync) -> &'static str {
         }
         CrossSiteSync::None => "none (no sync job)",
         CrossSiteSync::CannotTell => {
-            "cannot tell (no copy seen, but the token may not see every sync job: it needs Remote.Audit on /remote and Datastore.Audit on /datastore)"
+            "cannot tell (no copy seen, but the token may not see every sync job)"
         }
     }
 }
@@ -839,7 +903,8 @@ fn datastore_report(
         now,
         options.rpo,
     );
-    if inventory.sync_lists_complete != Some(true) {
+    let sync_jobs_hidden = sync_jobs_hidden(inventory, store);
+    if sync_jobs_hidden.is_some() {
         sync.cross_site = unless_complete(sync.cross_site);
         sync.incoming = unless_complete(sync.incoming);
     }
@@ -867,7 +932,39 @@ fn datastore_report(
         namespace_errors,
         guests,
         sync,
+        sync_jobs_hidden,
     }
+}
+
+/// Why PBS may have left some of `store`'s sync jobs out of `GET /admin/sync`, if it may. It
+/// lists a job only with `Datastore.Audit` looked up on the job's own datastore path and
+/// `Remote.Audit` on its remote (or `Datastore.Audit` on its local source), proxmox-backup
+/// `src/api2/config/sync.rs` `check_sync_job_read_access`; only the answer for
+/// `/datastore/{store}` itself is exact, as an ACL there replaces what `/datastore` grants.
+fn sync_jobs_hidden(inventory: &Inventory, store: &str) -> Option<String> {
+    let path = crate::chain::acl_path(store, "");
+    let own = match inventory.store_rights.get(&path) {
+        None => Some(format!("the rights on {path} were not read")),
+        Some(Err(error)) => Some(format!("the rights on {path} could not be read: {error}")),
+        Some(Ok(rights)) => rights
+            .get(&path)
+            .is_none_or(|privileges| privileges.get("Datastore.Audit") != Some(&true))
+            .then(|| format!("the token lacks Datastore.Audit on {path} itself")),
+    };
+    let rest = match inventory.sync_lists_complete {
+        Some(true) => None,
+        Some(false) => Some(match &inventory.rights {
+            Some(Ok(rights)) => lacks_propagating(rights).join(" and "),
+            _ => "the token lacks Remote.Audit on /remote or Datastore.Audit on /datastore"
+                .to_owned(),
+        }),
+        None => Some(match &inventory.rights {
+            Some(Err(error)) => format!("the token's rights could not be read: {error}"),
+            _ => "the token's rights were not read".to_owned(),
+        }),
+    };
+    let why: Vec<String> = own.into_iter().chain(rest).collect();
+    (!why.is_empty()).then(|| why.join("; "))
 }
 
 impl Summary {

@@ -483,7 +483,8 @@ async fn sync_jobs_hidden_by_the_token_rights_are_not_stated_as_none() {
         "/datastore": {"Datastore.Audit": true},
         "/datastore/store1": {"Datastore.Audit": true}
     }});
-    common::serve_json(&api, "/access/permissions", &[], rights).await;
+    let store1 = json!({"data": {"/datastore/store1": {"Datastore.Audit": true}}});
+    common::serve_rights(&api, rights, &[("/datastore/store1", store1)]).await;
     common::serve_json(
         &api,
         "/admin/datastore/store1/namespace",
@@ -512,6 +513,82 @@ async fn sync_jobs_hidden_by_the_token_rights_are_not_stated_as_none() {
     assert!(text.contains("cannot tell"), "{text}");
     api.verify().await;
     api.assert_no_unexpected_requests();
+}
+
+/// Issue 31 follow-up (N7): PBS lists a sync job only when the caller holds `Datastore.Audit`
+/// on the job's own datastore (namespace) path, looked up there (proxmox-backup 3.2.4
+/// `src/api2/config/sync.rs` `check_sync_job_read_access`: `lookup_privs(auth_id,
+/// &job.acl_path())`, then `Remote.Audit` on `/remote/{remote}`). An ACL of the caller on
+/// `/datastore/store1` replaces the Audit it inherits from `/datastore` (`pbs-config/src/acl.rs`
+/// `AclTree::roles`), so store1's jobs are hidden although `/datastore` says Audit. Asked with
+/// `path`, `list_permissions` (`src/api2/access/mod.rs`) answers only that path, and leaves it
+/// out when the caller holds nothing there: `{}`. The report must say per datastore that it
+/// cannot tell, never "none (no sync job)".
+#[tokio::test]
+async fn a_deeper_acl_on_the_datastore_hides_its_sync_jobs() {
+    let api = common::mock_api().await;
+    common::serve_version(&api, "4.0", "14").await;
+    common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
+    common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
+    let empty = json!({"data": []});
+    common::serve_json(
+        &api,
+        "/admin/sync",
+        &[("sync-direction", "all")],
+        empty.clone(),
+    )
+    .await;
+    common::serve_fixture(&api, "/admin/verify", &[], "verify_jobs.json").await;
+    common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
+    common::serve_fixture(&api, "/admin/gc", &[], "gc_jobs.json").await;
+    common::serve_json(&api, "/config/remote", &[], empty).await;
+    // Without `path`: Audit propagating from `/datastore` and `/remote`; `/datastore/store1`
+    // is left out (NoAccess there, no privileges).
+    let inherited = json!({"data": {
+        "/datastore": {"Datastore.Audit": true},
+        "/remote": {"Remote.Audit": true}
+    }});
+    common::serve_rights(
+        &api,
+        inherited,
+        &[("/datastore/store1", json!({"data": {}}))],
+    )
+    .await;
+    common::serve_json(
+        &api,
+        "/admin/datastore/store1/namespace",
+        &[],
+        json!({"data": [{"ns": ""}]}),
+    )
+    .await;
+    common::serve_fixture(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        &[],
+        "snapshots_store1.json",
+    )
+    .await;
+    let stores = vec!["store1".to_owned()];
+    let inventory = report::collect(&common::token_client(&api), Some(&stores)).await;
+    api.verify().await;
+    api.assert_no_unexpected_requests();
+    let report = store1_report(&inventory);
+    let store1 = &report.datastores[0];
+    assert_eq!(
+        store1.sync.cross_site,
+        cpps_pbs::checks::CrossSiteSync::CannotTell
+    );
+    let hidden = store1.sync_jobs_hidden.as_deref().unwrap_or_default();
+    assert!(
+        hidden.contains("Datastore.Audit on /datastore/store1"),
+        "{hidden}"
+    );
+    let text = report.to_text();
+    assert!(!text.contains("no sync job"), "{text}");
+    assert!(
+        text.contains("Datastore.Audit on /datastore/store1"),
+        "{text}"
+    );
 }
 
 /// N6: a sync job copies only its scope: the groups of its namespace `ns` and, within
@@ -808,6 +885,11 @@ fn every_sync_link_state_renders_as_pinned() {
     let mut inventory = store1_inventory(snapshots);
     inventory.sync_jobs = serde_json::from_value(jobs).expect("sync jobs");
     inventory.sync_lists_complete = Some(true);
+    let store1 = json!({"/datastore/store1": {"Datastore.Audit": true}});
+    let store1 = serde_json::from_value(store1).expect("rights");
+    inventory
+        .store_rights
+        .insert("/datastore/store1".to_owned(), Ok(store1));
     let report = store1_report(&inventory);
     pin("sync_link_states", None, &report);
     let unknown_sites =

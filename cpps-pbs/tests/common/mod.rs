@@ -285,11 +285,43 @@ pub async fn serve_authorized(
 /// Answers `GET /access/permissions` (once) as PBS does for a token that sees every sync job
 /// and remote: `Remote.Audit` and `Datastore.Audit` propagating from `/` (the shape of
 /// proxmox-backup `src/api2/access/mod.rs` `list_permissions`: path → privilege → propagates).
+///
+/// Asked with `path`, it answers that path alone with the same privileges, as `list_permissions`
+/// does where they propagate from `/` and no deeper ACL replaces them.
 pub async fn serve_full_rights(api: &MockApi) {
-    let rights = json!({"data": {
-        "/": {"Datastore.Audit": true, "Remote.Audit": true, "Sys.Audit": true},
-        "/datastore": {"Datastore.Audit": true, "Remote.Audit": true, "Sys.Audit": true},
-        "/remote": {"Datastore.Audit": true, "Remote.Audit": true, "Sys.Audit": true}
-    }});
-    serve_json(api, "/access/permissions", &[], rights).await;
+    let all = json!({"Datastore.Audit": true, "Remote.Audit": true, "Sys.Audit": true});
+    let rights = json!({"data": {"/": all, "/datastore": all, "/remote": all}});
+    let call = get("/access/permissions", &[]).and(query_param_is_missing("path"));
+    let answer = ResponseTemplate::new(200).set_body_json(rights);
+    mount(api, call, answer, 1, "GET /access/permissions".to_owned()).await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/access/permissions"))
+        .respond_with(move |request: &wiremock::Request| {
+            let asked = request
+                .url
+                .query_pairs()
+                .find(|(key, _)| key == "path")
+                .map(|(_, value)| value.into_owned())
+                .unwrap_or_default();
+            ResponseTemplate::new(200).set_body_json(json!({"data": {asked: all.clone()}}))
+        })
+        .named("GET /access/permissions?path=")
+        .mount(api.server())
+        .await;
+}
+
+/// Answers `GET /access/permissions` without `path` (once) with `rights`, and with each
+/// `path` of `paths` (once each) with its answer: `list_permissions` (proxmox-backup
+/// `src/api2/access/mod.rs`) answers a `path` with the privileges looked up on that path
+/// alone, and `{}` where the caller holds none there.
+pub async fn serve_rights(api: &MockApi, rights: Value, paths: &[(&str, Value)]) {
+    let call = get("/access/permissions", &[]).and(query_param_is_missing("path"));
+    let answer = ResponseTemplate::new(200).set_body_json(rights);
+    mount(api, call, answer, 1, "GET /access/permissions".to_owned()).await;
+    for (asked, body) in paths {
+        let call = get("/access/permissions", &[("path", *asked)]);
+        let answer = ResponseTemplate::new(200).set_body_json(body.clone());
+        let name = format!("GET /access/permissions?path={asked}");
+        mount(api, call, answer, 1, name).await;
+    }
 }
