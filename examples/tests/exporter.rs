@@ -79,6 +79,97 @@ fn franca_token() -> (String, String) {
     )
 }
 
+/// The 0.0.4 text exposition: every source's reachability, LINSTOR and DRBD states, the GPUs
+/// as dcgm-exporter labels them, the findings by rule, fakepve's series when `with_pve`, and
+/// every series well formed with a known name.
+fn expect_text_exposition(text: &str, with_pve: bool) {
+    let lines: BTreeSet<&str> = text.lines().collect();
+    let has = |line: &str| {
+        assert!(lines.contains(line), "missing `{line}` in:\n{text}");
+    };
+    // Reachability of every source, by site.
+    has(r#"cpps_up{site="franca",source="proxmox"} 0"#);
+    has(r#"cpps_up{site="sp",source="linstor"} 1"#);
+    has(r#"cpps_up{site="sp",source="nvml",id="pve-ippri-31"} 1"#);
+    // LINSTOR degraded and DRBD desync, naming the resource and its pool.
+    has(
+        r#"cpps_linstor_resource_degraded{site="sp",resource="vm-100-disk-0",pool="DfltDisklessStorPool,ssd-pool"} 0"#,
+    );
+    has(r#"cpps_linstor_resource_degraded{site="sp",resource="vm-101-disk-0",pool="ssd-pool"} 1"#);
+    has(r#"cpps_drbd_resource_desynced{site="sp",resource="vm-102-disk-0",pool="ssd-pool"} 1"#);
+    has(r#"cpps_linstor_node_online{site="sp",node="pve-ippri-33"} 0"#);
+    // GPUs as dcgm-exporter labels them; the driver is the fake library's.
+    let dcgm: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("DCGM_FI_DEV_XID_ERRORS{"))
+        .collect();
+    assert_eq!(dcgm.len(), 2, "{text}");
+    assert!(dcgm.iter().all(|l| l.contains(r#"Hostname="pve-ippri-31""#)
+        && l.contains(r#"modelName="NVIDIA RTX A5000""#)
+        && l.contains(r#"DCGM_FI_DRIVER_VERSION="550.54.15""#)));
+    assert!(
+        dcgm.iter().any(|l| l.ends_with(" 13")),
+        "the last XID of GPU 1: {dcgm:?}"
+    );
+    // The audit's findings, counted by site, rule and severity.
+    has(r#"cpps_findings{site="franca",rule="STATE-002",severity="error"} 1"#);
+    has(r#"cpps_findings{site="sp",rule="LINSTOR-007",severity="error"} 4"#);
+    if with_pve {
+        has("# TYPE pve_up gauge");
+        has(r#"pve_up{site="sp",id="node/pve-ippri-31"} 1"#);
+        has(r#"pve_up{site="sp",id="qemu/101"} 0"#);
+        has(r#"pve_ha_state{site="sp",id="qemu/100",state="started"} 1"#);
+        has(
+            r#"pve_guest_info{site="sp",id="lxc/200",node="pve-ippri-31",name="dns1",type="lxc"} 1"#,
+        );
+    }
+    // Every series is well formed: `name{labels} value` with a known name and a number.
+    let known: BTreeSet<&str> = cpps_topology::live::metrics::METRICS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let name = line.split(['{', ' ']).next().unwrap();
+        assert!(known.contains(name), "{line}");
+        let value = line.rsplit(' ').next().unwrap();
+        assert!(value.parse::<f64>().is_ok(), "{line}");
+    }
+}
+
+/// What Prometheus asks for is OpenMetrics with the same series; anything but `/metrics` is a
+/// 404 and a POST a 405.
+async fn expect_openmetrics_and_routes(port: u16) {
+    // What Prometheus asks for: OpenMetrics, with the unit of the `_seconds` gauges and the
+    // closing `# EOF`, and the same series.
+    let om = scrape(port, Some(PROMETHEUS_ACCEPT), Duration::from_secs(5))
+        .await
+        .expect("the second scrape answers at once");
+    assert_eq!(om.content_type, OPENMETRICS);
+    assert!(om.text.ends_with("# EOF\n"), "{}", om.text);
+    common::assert_has_lines(
+        &om.text,
+        &[
+            "# TYPE cpps_observation_timestamp_seconds gauge",
+            "# UNIT cpps_observation_timestamp_seconds seconds",
+            r#"cpps_linstor_resource_degraded{site="sp",resource="vm-101-disk-0",pool="ssd-pool"} 1"#,
+        ],
+    );
+
+    // Anything but /metrics is a 404; a POST is a 405.
+    let client = HttpClient::builder(format!("http://127.0.0.1:{port}/").parse().unwrap())
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let r = client.execute(Request::get("nope")).await.unwrap();
+    assert_eq!(r.status().as_u16(), 404);
+    let r = client.execute(Request::post("metrics")).await.unwrap();
+    assert_eq!(r.status().as_u16(), 405);
+    assert_eq!(
+        r.headers().get("allow").and_then(|v| v.to_str().ok()),
+        Some("GET, HEAD")
+    );
+}
+
 #[tokio::test]
 async fn scraped_metrics_name_every_subject() {
     let fakepve = pve::fakepve("scraped_metrics_name_every_subject").await;
@@ -114,88 +205,8 @@ async fn scraped_metrics_name_every_subject() {
         .expect("metrics within 60 s");
     // Without an Accept header naming OpenMetrics: the 0.0.4 text.
     assert_eq!(scraped.content_type, TEXT_004);
-    let text = scraped.text;
-    let lines: BTreeSet<&str> = text.lines().collect();
-    let has = |line: &str| {
-        assert!(lines.contains(line), "missing `{line}` in:\n{text}");
-    };
-    // Reachability of every source, by site.
-    has(r#"cpps_up{site="franca",source="proxmox"} 0"#);
-    has(r#"cpps_up{site="sp",source="linstor"} 1"#);
-    has(r#"cpps_up{site="sp",source="nvml",id="pve-ippri-31"} 1"#);
-    // LINSTOR degraded and DRBD desync, naming the resource and its pool.
-    has(
-        r#"cpps_linstor_resource_degraded{site="sp",resource="vm-100-disk-0",pool="DfltDisklessStorPool,ssd-pool"} 0"#,
-    );
-    has(r#"cpps_linstor_resource_degraded{site="sp",resource="vm-101-disk-0",pool="ssd-pool"} 1"#);
-    has(r#"cpps_drbd_resource_desynced{site="sp",resource="vm-102-disk-0",pool="ssd-pool"} 1"#);
-    has(r#"cpps_linstor_node_online{site="sp",node="pve-ippri-33"} 0"#);
-    // GPUs as dcgm-exporter labels them; the driver is the fake library's.
-    let dcgm: Vec<&&str> = lines
-        .iter()
-        .filter(|l| l.starts_with("DCGM_FI_DEV_XID_ERRORS{"))
-        .collect();
-    assert_eq!(dcgm.len(), 2, "{text}");
-    assert!(dcgm.iter().all(|l| l.contains(r#"Hostname="pve-ippri-31""#)
-        && l.contains(r#"modelName="NVIDIA RTX A5000""#)
-        && l.contains(r#"DCGM_FI_DRIVER_VERSION="550.54.15""#)));
-    assert!(
-        dcgm.iter().any(|l| l.ends_with(" 13")),
-        "the last XID of GPU 1: {dcgm:?}"
-    );
-    // The audit's findings, counted by site, rule and severity.
-    has(r#"cpps_findings{site="franca",rule="STATE-002",severity="error"} 1"#);
-    has(r#"cpps_findings{site="sp",rule="LINSTOR-007",severity="error"} 4"#);
-    if fakepve.is_some() {
-        has("# TYPE pve_up gauge");
-        has(r#"pve_up{site="sp",id="node/pve-ippri-31"} 1"#);
-        has(r#"pve_up{site="sp",id="qemu/101"} 0"#);
-        has(r#"pve_ha_state{site="sp",id="qemu/100",state="started"} 1"#);
-        has(
-            r#"pve_guest_info{site="sp",id="lxc/200",node="pve-ippri-31",name="dns1",type="lxc"} 1"#,
-        );
-    }
-    // Every series is well formed: `name{labels} value` with a known name and a number.
-    let known: BTreeSet<&str> = cpps_topology::live::metrics::METRICS
-        .iter()
-        .map(|(n, _)| *n)
-        .collect();
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let name = line.split(['{', ' ']).next().unwrap();
-        assert!(known.contains(name), "{line}");
-        let value = line.rsplit(' ').next().unwrap();
-        assert!(value.parse::<f64>().is_ok(), "{line}");
-    }
-
-    // What Prometheus asks for: OpenMetrics, with the unit of the `_seconds` gauges and the
-    // closing `# EOF`, and the same series.
-    let om = scrape(port, Some(PROMETHEUS_ACCEPT), Duration::from_secs(5))
-        .await
-        .expect("the second scrape answers at once");
-    assert_eq!(om.content_type, OPENMETRICS);
-    assert!(om.text.ends_with("# EOF\n"), "{}", om.text);
-    common::assert_has_lines(
-        &om.text,
-        &[
-            "# TYPE cpps_observation_timestamp_seconds gauge",
-            "# UNIT cpps_observation_timestamp_seconds seconds",
-            r#"cpps_linstor_resource_degraded{site="sp",resource="vm-101-disk-0",pool="ssd-pool"} 1"#,
-        ],
-    );
-
-    // Anything but /metrics is a 404; a POST is a 405.
-    let client = HttpClient::builder(format!("http://127.0.0.1:{port}/").parse().unwrap())
-        .retry(RetryPolicy::none())
-        .build()
-        .unwrap();
-    let r = client.execute(Request::get("nope")).await.unwrap();
-    assert_eq!(r.status().as_u16(), 404);
-    let r = client.execute(Request::post("metrics")).await.unwrap();
-    assert_eq!(r.status().as_u16(), 405);
-    assert_eq!(
-        r.headers().get("allow").and_then(|v| v.to_str().ok()),
-        Some("GET, HEAD")
-    );
+    expect_text_exposition(&scraped.text, fakepve.is_some());
+    expect_openmetrics_and_routes(port).await;
 }
 
 #[test]
@@ -288,6 +299,69 @@ async fn query(client: &HttpClient, promql: &str) -> Vec<serde_json::Value> {
     v["data"]["result"].as_array().cloned().unwrap_or_default()
 }
 
+/// What `promtool check metrics` says of the exposition `text`: only the camelCase labels of
+/// the GPU series, which lint clean without them.
+fn expect_promtool_lints(promtool_bin: &Path, text: &str) {
+    // `promtool check metrics` lints the text format (prometheus `cmd/promtool/main.go`,
+    // CheckMetrics: client_golang `prometheus/testutil/promlint/promlint.go` over expfmt's text
+    // parser; exit status 3 on any problem). Its only complaint may be the camelCase label
+    // names (`modelName`) that dcgm-exporter puts on its series and that the exporter keeps on
+    // its GPU series so that dcgm dashboards and joins work.
+    let (ok, out) = promtool(promtool_bin, &["check", "metrics"], text);
+    let problems: BTreeSet<String> = out
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let camel = "label names should be written in 'snake_case' not 'camelCase'";
+    assert_eq!(
+        problems,
+        BTreeSet::from([
+            format!("DCGM_FI_DEV_XID_ERRORS {camel}"),
+            format!("cpps_gpu_health_status {camel}"),
+        ]),
+        "promtool check metrics (ok: {ok}):\n{out}\n{text}"
+    );
+    // Without the GPU series the text lints clean.
+    let without_gpus: String = text
+        .lines()
+        .filter(|l| !l.contains("DCGM_FI_DEV_XID_ERRORS") && !l.contains("cpps_gpu_health_status"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let (ok, out) = promtool(promtool_bin, &["check", "metrics"], &without_gpus);
+    assert!(ok, "promtool check metrics:\n{out}\n{without_gpus}");
+}
+
+/// A Prometheus on a free port of 127.0.0.1 scraping the exporter on `port` every second, its
+/// data and log under `dir`: the running process and its port.
+fn start_prometheus(prometheus: &Path, dir: &Path, port: u16) -> (Running, u16) {
+    let prom_port = free_port();
+    let config = dir.join("prometheus.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: cpps\n    static_configs:\n      - targets: ['127.0.0.1:{port}']\n"
+        ),
+    )
+    .unwrap();
+    let log = std::fs::File::create(dir.join("prometheus.log")).unwrap();
+    let running = Running(
+        Command::new(prometheus)
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!("--web.listen-address=127.0.0.1:{prom_port}"))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.join("tsdb").display()
+            ))
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("prometheus runs"),
+    );
+    (running, prom_port)
+}
+
 #[tokio::test]
 async fn a_real_prometheus_scrapes_the_exporter() {
     let Some((prometheus, promtool_bin)) =
@@ -314,61 +388,9 @@ async fn a_real_prometheus_scrapes_the_exporter() {
         .await
         .expect("metrics within 60 s");
 
-    // `promtool check metrics` lints the text format (prometheus `cmd/promtool/main.go`,
-    // CheckMetrics: client_golang `prometheus/testutil/promlint/promlint.go` over expfmt's text
-    // parser; exit status 3 on any problem). Its only complaint may be the camelCase label
-    // names (`modelName`) that dcgm-exporter puts on its series and that the exporter keeps on
-    // its GPU series so that dcgm dashboards and joins work.
-    let (ok, out) = promtool(&promtool_bin, &["check", "metrics"], &scraped.text);
-    let problems: BTreeSet<String> = out
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(str::to_owned)
-        .collect();
-    let camel = "label names should be written in 'snake_case' not 'camelCase'";
-    assert_eq!(
-        problems,
-        BTreeSet::from([
-            format!("DCGM_FI_DEV_XID_ERRORS {camel}"),
-            format!("cpps_gpu_health_status {camel}"),
-        ]),
-        "promtool check metrics (ok: {ok}):\n{out}\n{}",
-        scraped.text
-    );
-    // Without the GPU series the text lints clean.
-    let without_gpus: String = scraped
-        .text
-        .lines()
-        .filter(|l| !l.contains("DCGM_FI_DEV_XID_ERRORS") && !l.contains("cpps_gpu_health_status"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let (ok, out) = promtool(&promtool_bin, &["check", "metrics"], &without_gpus);
-    assert!(ok, "promtool check metrics:\n{out}\n{without_gpus}");
+    expect_promtool_lints(&promtool_bin, &scraped.text);
 
-    let prom_port = free_port();
-    let config = dir.path().join("prometheus.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: cpps\n    static_configs:\n      - targets: ['127.0.0.1:{port}']\n"
-        ),
-    )
-    .unwrap();
-    let log = std::fs::File::create(dir.path().join("prometheus.log")).unwrap();
-    let _prometheus = Running(
-        Command::new(&prometheus)
-            .arg(format!("--config.file={}", config.display()))
-            .arg(format!("--web.listen-address=127.0.0.1:{prom_port}"))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.path().join("tsdb").display()
-            ))
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("prometheus runs"),
-    );
+    let (_prometheus, prom_port) = start_prometheus(&prometheus, dir.path(), port);
     let client = HttpClient::builder(format!("http://127.0.0.1:{prom_port}/").parse().unwrap())
         .retry(RetryPolicy::none())
         .build()

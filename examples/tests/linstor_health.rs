@@ -602,19 +602,9 @@ async fn vip_is_read_as_an_ls_controllers_entry() {
     }
 }
 
-// `--l2l-target`: an L2L shipment is a copy once the target cluster holds the snapshot with
-// `BackupShipping/Target/ShippingStatus` `Success` (linstor-server
-// `CtrlBackupL2LDstApiCallHandler` and `CtrlBackupRestoreApiCallHandler`
-// `shippingReceivedInTransaction`), aged by `BackupStartTimestamp`. Confirmed there, the copy
-// is fresh and the run exits 0; a target holding only a `Failed` one, or one whose
-// `Backup/FromClusterUUID` is another cluster's (`CtrlBackupL2LDstApiCallHandler`), leaves the
-// resource without a copy (exit 1); without `--l2l-target` the remote is not confirmed (exit 1).
-#[tokio::test]
-async fn l2l_target_confirms_a_copy_the_target_holds() {
-    let now_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64;
+/// The source cluster: healthy, shipping vm-100-disk-0 to the LINSTOR remote `franca` by
+/// schedule, its last shipment started 2 h before `now_ms`.
+async fn l2l_source(now_ms: i64) -> MockServer {
     let source = MockServer::start().await;
     serve_healthy_cluster(&source).await;
     for (route, body) in [
@@ -639,22 +629,42 @@ async fn l2l_target_confirms_a_copy_the_target_holds() {
     ] {
         serve(&source, route, body).await;
     }
-    let target_holding = |status: &str, from: &str| {
-        serde_json::json!([{"name": "back_20261206_060000_5a11ad00", "resource_name": "vm-100-disk-0", "nodes": ["pve-labri-31"], "flags": ["SUCCESSFUL", "BACKUP"],
-            "props": {"BackupShipping/Target/ShippingStatus": status,
-                      "BackupShipping/Target/BackupStartTimestamp": (now_ms - 2 * 3_600_000).to_string()},
-            // The sender's id is a per-node snapshot prop: `CtrlBackupRestoreApiCallHandler
-            // .createSnapshotAndVolumesForBackupRestore` writes the shipment's snapshot props on
-            // each node's snapshot (`Json.apiToSnapshotNode`), not in the top-level `props`.
-            "snapshots": [{"node_name": "pve-labri-31", "snapshot_name": "back_20261206_060000_5a11ad00", "flags": [],
-                           "snapshot_props": {"Backup/FromClusterUUID": from}}]}])
-    };
+    source
+}
+
+/// The target's snapshot view: it holds vm-100-disk-0's shipment of 2 h before `now_ms` with
+/// shipping status `status`, sent by the cluster `from`.
+fn target_holding(now_ms: i64, status: &str, from: &str) -> serde_json::Value {
+    serde_json::json!([{"name": "back_20261206_060000_5a11ad00", "resource_name": "vm-100-disk-0", "nodes": ["pve-labri-31"], "flags": ["SUCCESSFUL", "BACKUP"],
+        "props": {"BackupShipping/Target/ShippingStatus": status,
+                  "BackupShipping/Target/BackupStartTimestamp": (now_ms - 2 * 3_600_000).to_string()},
+        // The sender's id is a per-node snapshot prop: `CtrlBackupRestoreApiCallHandler
+        // .createSnapshotAndVolumesForBackupRestore` writes the shipment's snapshot props on
+        // each node's snapshot (`Json.apiToSnapshotNode`), not in the top-level `props`.
+        "snapshots": [{"node_name": "pve-labri-31", "snapshot_name": "back_20261206_060000_5a11ad00", "flags": [],
+                       "snapshot_props": {"Backup/FromClusterUUID": from}}]}])
+}
+
+// `--l2l-target`: an L2L shipment is a copy once the target cluster holds the snapshot with
+// `BackupShipping/Target/ShippingStatus` `Success` (linstor-server
+// `CtrlBackupL2LDstApiCallHandler` and `CtrlBackupRestoreApiCallHandler`
+// `shippingReceivedInTransaction`), aged by `BackupStartTimestamp`. Confirmed there, the copy
+// is fresh and the run exits 0; a target holding only a `Failed` one, or one whose
+// `Backup/FromClusterUUID` is another cluster's (`CtrlBackupL2LDstApiCallHandler`), leaves the
+// resource without a copy (exit 1); without `--l2l-target` the remote is not confirmed (exit 1).
+#[tokio::test]
+async fn l2l_target_confirms_a_copy_the_target_holds() {
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let source = l2l_source(now_ms).await;
     let target = MockServer::start().await;
     let here = "5a11ad00-0000-4000-8000-000000000002";
     serve(
         &target,
         "/v1/view/snapshots",
-        target_holding("Success", here),
+        target_holding(now_ms, "Success", here),
     )
     .await;
     let l2l = format!("franca={}", target.uri());
@@ -671,7 +681,7 @@ async fn l2l_target_confirms_a_copy_the_target_holds() {
     serve(
         &failed,
         "/v1/view/snapshots",
-        target_holding("Failed", here),
+        target_holding(now_ms, "Failed", here),
     )
     .await;
     // A snapshot another cluster shipped to the same target is not this cluster's copy.
@@ -680,7 +690,7 @@ async fn l2l_target_confirms_a_copy_the_target_holds() {
     serve(
         &theirs,
         "/v1/view/snapshots",
-        target_holding("Success", other),
+        target_holding(now_ms, "Success", other),
     )
     .await;
     for target in [&failed, &theirs] {
@@ -696,7 +706,7 @@ async fn l2l_target_confirms_a_copy_the_target_holds() {
     // A received snapshot that names no sender may be another cluster's: the resource is
     // "cannot tell", not fresh, and the run exits 1 (audit 33 C2).
     let unnamed = MockServer::start().await;
-    let mut body = target_holding("Success", here);
+    let mut body = target_holding(now_ms, "Success", here);
     body[0]["snapshots"] = serde_json::json!([]);
     serve(&unnamed, "/v1/view/snapshots", body).await;
     let l2l = format!("franca={}", unnamed.uri());
