@@ -82,9 +82,8 @@ async fn gpu_hosts_are_asked_before_the_other_sources() {
 /// estate (Proxmox, LINSTOR, PBS, two routers, a Kubernetes cluster and a GPU host per site).
 #[test]
 fn by_default_every_source_of_the_estate_is_asked_at_once() {
-    assert_eq!(
-        ObserveOptions::default().concurrency,
-        DEFAULT_SOURCE_CONCURRENCY
-    );
-    assert!(DEFAULT_SOURCE_CONCURRENCY >= 2 * 7);
+    let sources_of_the_estate = 2 * 7;
+    let default = ObserveOptions::default().concurrency;
+    assert_eq!(default, DEFAULT_SOURCE_CONCURRENCY);
+    assert!(default >= sources_of_the_estate);
 }

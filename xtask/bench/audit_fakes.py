@@ -72,7 +72,7 @@ def vyos_answers(root):
         'vrrp': 'Name    Interface      VRID  State      Priority  Last Transition\n'
                 '------  -----------  ------  -------  ----------  -----------------\n'
                 'LAN     eth1              1  MASTER          100  2m3s\n',
-        'bgp summary': '% BGP instance not found\n',
+        'bgp vrf all summary': '% BGP instance not found\n',
         'vpn ipsec connections': read(root, 'cpps-vyos/tests/fixtures/show/ipsec-connections.txt'),
     }
 
