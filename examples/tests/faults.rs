@@ -414,6 +414,136 @@ fn response(status: &str, content_type: &str, body: &str) -> Vec<u8> {
     .into_bytes()
 }
 
+/// Writes the start of a good answer's `body` (half of it, with the whole length announced),
+/// then closes the connection with a reset.
+async fn write_half_then_reset(
+    stream: &mut TcpStream,
+    json: &str,
+    body: &str,
+) -> std::io::Result<()> {
+    let half = &body[..body.len() / 2];
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {json}\r\nContent-Length: {}\r\n\r\n{half}",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await?;
+    stream.flush().await?;
+    // SO_LINGER 0: closing sends a reset, not a FIN. (Deprecated because a non-zero
+    // linger blocks the thread on drop; a zero one does not.)
+    #[allow(deprecated)]
+    stream.set_linger(Some(Duration::ZERO))?;
+    Ok(())
+}
+
+/// Writes a 200 MB answer.
+async fn write_huge_body(stream: &mut TcpStream, json: &str) -> std::io::Result<()> {
+    // 200 MB of one JSON string, written in 64 KiB pieces: never held whole.
+    const TOTAL: usize = 200 * 1024 * 1024;
+    let open = r#"{"data":""#;
+    let close = r#""}"#;
+    let head =
+        format!("HTTP/1.1 200 OK\r\nContent-Type: {json}\r\nContent-Length: {TOTAL}\r\n\r\n{open}");
+    stream.write_all(head.as_bytes()).await?;
+    let piece = vec![b'a'; 64 * 1024];
+    let mut left = TOTAL - open.len() - close.len();
+    while left > 0 {
+        let n = left.min(piece.len());
+        stream.write_all(&piece[..n]).await?;
+        left -= n;
+    }
+    stream.write_all(close.as_bytes()).await?;
+    Ok(())
+}
+
+/// What each service answers a request without valid credentials.
+fn unauthorized_body(flavor: Flavor) -> String {
+    match flavor {
+        Flavor::Vyos => {
+            r#"{"success":false,"data":null,"error":"Valid API key is required"}"#.to_owned()
+        }
+        Flavor::Linstor => {
+            r#"[{"ret_code":-4611686018427387904,"message":"Authentication failed"}]"#.to_owned()
+        }
+        _ => r#"{"data":null}"#.to_owned(),
+    }
+}
+
+/// What the client sent as its credential: the Authorization header, or the `key` field of a
+/// VyOS form, with the characters that would break the answer's JSON blanked.
+fn sent_credential(request: &str) -> String {
+    request
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("authorization")
+                .then(|| v.trim().to_owned())
+        })
+        .or_else(|| {
+            request
+                .rsplit("\r\n\r\n")
+                .next()
+                .filter(|b| !b.is_empty())
+                .map(str::to_owned)
+        })
+        .unwrap_or_default()
+        .replace(['"', '\\', '\r', '\n'], " ")
+}
+
+/// The answer of a server that echoes the credential it refused in `message`.
+fn echo_body(flavor: Flavor, message: &str) -> String {
+    match flavor {
+        Flavor::Vyos => {
+            format!(r#"{{"success":false,"data":null,"error":"{message}"}}"#)
+        }
+        Flavor::Linstor => {
+            format!(r#"[{{"ret_code":-4611686018427387904,"message":"{message}"}}]"#)
+        }
+        _ => format!(r#"{{"data":null,"message":"{message}"}}"#),
+    }
+}
+
+/// Writes `answer` one byte a second.
+async fn write_slowly(stream: &mut TcpStream, answer: &[u8]) -> std::io::Result<()> {
+    for byte in answer {
+        stream.write_all(&[*byte]).await?;
+        stream.flush().await?;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    Ok(())
+}
+
+/// The first answer of a burst of 5xx: 500, 502 or 503 by how many requests came before.
+fn burst_5xx(requests_before: usize) -> Vec<u8> {
+    let status = [
+        "500 Internal Server Error",
+        "502 Bad Gateway",
+        "503 Service Unavailable",
+    ][requests_before % 3];
+    response(status, "text/plain", "try again\n")
+}
+
+/// The page a reverse proxy answers, with a 200, when the service behind it is down.
+const NGINX_BAD_GATEWAY: &str = "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>nginx</p></body></html>\n";
+
+/// Notes a request in `seen` and `counts`: how many times its path was asked, this one included.
+fn record(
+    seen: &Mutex<Vec<Seen>>,
+    counts: &Mutex<BTreeMap<String, usize>>,
+    method: &str,
+    path: &str,
+    target: &str,
+) -> usize {
+    seen.lock().unwrap().push(Seen {
+        method: method.to_owned(),
+        path: path.to_owned(),
+        target: target.to_owned(),
+    });
+    let mut counts = counts.lock().unwrap();
+    let n = counts.entry(path.to_owned()).or_default();
+    *n += 1;
+    *n
+}
+
 async fn serve(
     mut stream: TcpStream,
     scenario: Scenario,
@@ -424,17 +554,7 @@ async fn serve(
 ) -> std::io::Result<()> {
     while let Some((method, target, request)) = read_request(&mut stream).await? {
         let path = target.split('?').next().unwrap_or("").to_owned();
-        seen.lock().unwrap().push(Seen {
-            method: method.clone(),
-            path: path.clone(),
-            target: target.clone(),
-        });
-        let nth = {
-            let mut counts = counts.lock().unwrap();
-            let n = counts.entry(path.clone()).or_default();
-            *n += 1;
-            *n
-        };
+        let nth = record(seen, counts, &method, &path, &target);
         let json = "application/json;charset=UTF-8";
         match scenario {
             // A good answer; for UnknownEnum with a server enum value the clients do not know.
@@ -450,18 +570,7 @@ async fn serve(
             }
             Scenario::ResetMidBody => {
                 let body = flavor.good(&path, &request, false);
-                let half = &body[..body.len() / 2];
-                let head = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: {json}\r\nContent-Length: {}\r\n\r\n{half}",
-                    body.len()
-                );
-                stream.write_all(head.as_bytes()).await?;
-                stream.flush().await?;
-                // SO_LINGER 0: closing sends a reset, not a FIN. (Deprecated because a non-zero
-                // linger blocks the thread on drop; a zero one does not.)
-                #[allow(deprecated)]
-                stream.set_linger(Some(Duration::ZERO))?;
-                return Ok(());
+                return write_half_then_reset(&mut stream, json, &body).await;
             }
             Scenario::NeverAnswer => {
                 // Hold the connection until the client gives up.
@@ -471,30 +580,19 @@ async fn serve(
             }
             Scenario::OneBytePerSecond => {
                 let answer = response("200 OK", json, &flavor.good(&path, &request, false));
-                for byte in answer {
-                    stream.write_all(&[byte]).await?;
-                    stream.flush().await?;
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                }
+                write_slowly(&mut stream, &answer).await?;
             }
             Scenario::Burst5xxThenSuccess => {
                 let answer = if nth == 1 {
-                    let status = [
-                        "500 Internal Server Error",
-                        "502 Bad Gateway",
-                        "503 Service Unavailable",
-                    ][seen.lock().unwrap().len() % 3];
-                    response(status, "text/plain", "try again\n")
+                    burst_5xx(seen.lock().unwrap().len())
                 } else {
                     response("200 OK", json, &flavor.good(&path, &request, false))
                 };
                 stream.write_all(&answer).await?;
             }
             Scenario::Html200 => {
-                let page = "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>nginx</p></body></html>\n";
-                stream
-                    .write_all(&response("200 OK", "text/html", page))
-                    .await?;
+                let answer = response("200 OK", "text/html", NGINX_BAD_GATEWAY);
+                stream.write_all(&answer).await?;
             }
             Scenario::TruncatedJson => {
                 let body = flavor.good(&path, &request, false);
@@ -512,24 +610,7 @@ async fn serve(
                     .write_all(&response("200 OK", json, &flavor.wrap("null")))
                     .await?;
             }
-            Scenario::HugeBody => {
-                // 200 MB of one JSON string, written in 64 KiB pieces: never held whole.
-                const TOTAL: usize = 200 * 1024 * 1024;
-                let open = r#"{"data":""#;
-                let close = r#""}"#;
-                let head = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: {json}\r\nContent-Length: {TOTAL}\r\n\r\n{open}"
-                );
-                stream.write_all(head.as_bytes()).await?;
-                let piece = vec![b'a'; 64 * 1024];
-                let mut left = TOTAL - open.len() - close.len();
-                while left > 0 {
-                    let n = left.min(piece.len());
-                    stream.write_all(&piece[..n]).await?;
-                    left -= n;
-                }
-                stream.write_all(close.as_bytes()).await?;
-            }
+            Scenario::HugeBody => write_huge_body(&mut stream, json).await?,
             Scenario::RedirectLoop => {
                 let location = format!("{}{}", base.trim_end_matches('/'), target);
                 let answer = format!(
@@ -538,50 +619,17 @@ async fn serve(
                 stream.write_all(answer.as_bytes()).await?;
             }
             Scenario::Unauthorized => {
-                let body = match flavor {
-                    Flavor::Vyos => {
-                        r#"{"success":false,"data":null,"error":"Valid API key is required"}"#
-                            .to_owned()
-                    }
-                    Flavor::Linstor => {
-                        r#"[{"ret_code":-4611686018427387904,"message":"Authentication failed"}]"#
-                            .to_owned()
-                    }
-                    _ => r#"{"data":null}"#.to_owned(),
-                };
+                let body = unauthorized_body(flavor);
                 stream
                     .write_all(&response("401 authentication failure", json, &body))
                     .await?;
             }
             Scenario::UnauthorizedEcho => {
-                // What the client sent as its credential: the Authorization header, or the
-                // `key` field of a VyOS form.
-                let credential = request
-                    .lines()
-                    .find_map(|l| {
-                        let (k, v) = l.split_once(':')?;
-                        k.eq_ignore_ascii_case("authorization")
-                            .then(|| v.trim().to_owned())
-                    })
-                    .or_else(|| {
-                        request
-                            .rsplit("\r\n\r\n")
-                            .next()
-                            .filter(|b| !b.is_empty())
-                            .map(str::to_owned)
-                    })
-                    .unwrap_or_default();
-                let credential = credential.replace(['"', '\\', '\r', '\n'], " ");
-                let message = format!("credential '{credential}' is not valid here");
-                let body = match flavor {
-                    Flavor::Vyos => {
-                        format!(r#"{{"success":false,"data":null,"error":"{message}"}}"#)
-                    }
-                    Flavor::Linstor => {
-                        format!(r#"[{{"ret_code":-4611686018427387904,"message":"{message}"}}]"#)
-                    }
-                    _ => format!(r#"{{"data":null,"message":"{message}"}}"#),
-                };
+                let message = format!(
+                    "credential '{}' is not valid here",
+                    sent_credential(&request)
+                );
+                let body = echo_body(flavor, &message);
                 // pve-http-server puts the error message in the reason phrase too
                 // (pve-http-server src/PVE/APIServer/AnyEvent.pm, `error`).
                 stream
@@ -750,8 +798,13 @@ const CLEARED: [&str; 14] = [
     "KUBECONFIG",
 ];
 
-async fn run_binary(binary: Binary, servers: &[&FaultServer], timeout_flag: bool) -> Run {
-    let dir = tempfile::tempdir().unwrap();
+/// The command line and environment that point `binary` at the fault servers (the second one
+/// is driver-update's LINSTOR), its files under `dir`; and the exporter's port, for the exporter.
+fn command_for(
+    binary: Binary,
+    servers: &[&FaultServer],
+    dir: &std::path::Path,
+) -> (tokio::process::Command, Option<u16>) {
     let url = |i: usize| servers[i].url.clone();
     let mut cmd = tokio::process::Command::new(binary.exe());
     for var in CLEARED {
@@ -762,7 +815,6 @@ async fn run_binary(binary: Binary, servers: &[&FaultServer], timeout_flag: bool
         .trim_end_matches('/')
         .to_owned();
     let mut exporter_port = None;
-    let mut scraped_text = String::new();
     match binary {
         Binary::Inventory => {
             cmd.env("PROXMOX_VE_ENDPOINT", url(0)).env(
@@ -784,11 +836,11 @@ async fn run_binary(binary: Binary, servers: &[&FaultServer], timeout_flag: bool
             cmd.env("VYOS_URL", url(0))
                 .env("VYOS_API_KEY", VYOS_KEY)
                 .arg("--out")
-                .arg(dir.path().join("backup"));
+                .arg(dir.join("backup"));
         }
         // Its default mode, the plan: reads only.
         Binary::VyosApply => {
-            let file = dir.path().join("change.set");
+            let file = dir.join("change.set");
             std::fs::write(&file, "set system domain-name 'example.net'\n").unwrap();
             cmd.env("VYOS_URL", url(0))
                 .env("VYOS_API_KEY", VYOS_KEY)
@@ -806,7 +858,7 @@ async fn run_binary(binary: Binary, servers: &[&FaultServer], timeout_flag: bool
                     url(1)
                 ));
             }
-            let file = dir.path().join("endpoints.yaml");
+            let file = dir.join("endpoints.yaml");
             std::fs::write(&file, sp).unwrap();
             let topology: PathBuf = if binary == Binary::DriverUpdate {
                 cmd.args(["--host", "pve-ippri-32", "--snapshot", "pre-driver-faults"]);
@@ -833,6 +885,14 @@ async fn run_binary(binary: Binary, servers: &[&FaultServer], timeout_flag: bool
             }
         }
     }
+    (cmd, exporter_port)
+}
+
+/// Runs `binary` against the fault servers: what it printed, how it ended, how long it took.
+async fn run_binary(binary: Binary, servers: &[&FaultServer], timeout_flag: bool) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut cmd, exporter_port) = command_for(binary, servers, dir.path());
+    let mut scraped_text = String::new();
     if timeout_flag {
         cmd.args(["--timeout", &TIMEOUT.as_secs().to_string()]);
     }
@@ -978,6 +1038,56 @@ fn judge(
     failed
 }
 
+/// Writes what one run printed and every request it sent under `dump`, for reading after the
+/// fact.
+fn dump_run(
+    dump: &std::path::Path,
+    binary: Binary,
+    scenario: Scenario,
+    run: &Run,
+    failed: &[String],
+    servers: &[&FaultServer],
+) {
+    let requests: Vec<String> = servers
+        .iter()
+        .flat_map(|s| s.seen())
+        .map(|s| format!("{} {}", s.method, s.target))
+        .collect();
+    std::fs::write(
+        dump.join(format!(
+            "{}-{}.txt",
+            binary.name(),
+            scenario.name().replace([' ', '/', ':'], "_")
+        )),
+        format!(
+            "exit {:?} after {:.2?}\nfailed: {failed:?}\nrequests:\n  {}\noutput:\n{}",
+            run.status,
+            run.elapsed,
+            requests.join("\n  "),
+            run.output
+        ),
+    )
+    .unwrap();
+}
+
+/// The table of results, scenario × binary, as Markdown.
+fn result_table(rows: &BTreeMap<&str, Vec<String>>) -> String {
+    let mut table = format!(
+        "| scenario | {} |\n|---|",
+        BINARIES.map(Binary::name).join(" | ")
+    );
+    table.push_str(&"---|".repeat(BINARIES.len()));
+    table.push('\n');
+    for scenario in std::iter::once(Scenario::Healthy).chain(SCENARIOS) {
+        table.push_str(&format!(
+            "| {} | {} |\n",
+            scenario.name(),
+            rows[scenario.name()].join(" | ")
+        ));
+    }
+    table
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_binary_survives_every_fault() {
     let mut rows: BTreeMap<&str, Vec<String>> = BTreeMap::new();
@@ -1007,26 +1117,7 @@ async fn every_binary_survives_every_fault() {
             if scenario == Scenario::Healthy {
                 baseline.clone_from(&run.output);
             }
-            let requests: Vec<String> = servers
-                .iter()
-                .flat_map(|s| s.seen())
-                .map(|s| format!("{} {}", s.method, s.target))
-                .collect();
-            std::fs::write(
-                dump.join(format!(
-                    "{}-{}.txt",
-                    binary.name(),
-                    scenario.name().replace([' ', '/', ':'], "_")
-                )),
-                format!(
-                    "exit {:?} after {:.2?}\nfailed: {failed:?}\nrequests:\n  {}\noutput:\n{}",
-                    run.status,
-                    run.elapsed,
-                    requests.join("\n  "),
-                    run.output
-                ),
-            )
-            .unwrap();
+            dump_run(&dump, binary, scenario, &run, &failed, &servers);
             let known = KNOWN_DEFECTS
                 .iter()
                 .find(|(b, s, _)| *b == binary && *s == scenario)
@@ -1070,19 +1161,7 @@ async fn every_binary_survives_every_fault() {
             rows.entry(scenario.name()).or_default().push(cell);
         }
     }
-    let mut table = format!(
-        "| scenario | {} |\n|---|",
-        BINARIES.map(Binary::name).join(" | ")
-    );
-    table.push_str(&"---|".repeat(BINARIES.len()));
-    table.push('\n');
-    for scenario in std::iter::once(Scenario::Healthy).chain(SCENARIOS) {
-        table.push_str(&format!(
-            "| {} | {} |\n",
-            scenario.name(),
-            rows[scenario.name()].join(" | ")
-        ));
-    }
+    let table = result_table(&rows);
     eprintln!(
         "fault suite (--timeout {}s, margin {}s):\n{table}",
         TIMEOUT.as_secs(),

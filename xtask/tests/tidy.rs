@@ -551,24 +551,6 @@ const LONG_TEST_FUNCTIONS_ALLOWED: &[(&str, &str, usize, &str)] = &[
         109,
         "its file is being rewritten by the VyOS work: not split this round",
     ),
-    (
-        "examples/tests/faults.rs",
-        "serve",
-        179,
-        "the fault server, one arm per scenario: not split this round",
-    ),
-    (
-        "examples/tests/faults.rs",
-        "run_binary",
-        129,
-        "one binary's command line per arm: not split this round",
-    ),
-    (
-        "examples/tests/faults.rs",
-        "every_binary_survives_every_fault",
-        126,
-        "the fault suite's driver: not split this round",
-    ),
 ];
 
 /// The longest a function may be, in lines from its `fn` line to its closing brace.
