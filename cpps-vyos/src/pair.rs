@@ -122,7 +122,7 @@ fn finding(area: PairArea, subject: &str, kind: PairKind, message: String) -> Pa
 
 /// The VRRP groups, matched by name: each group on both sides, with the same VRID, virtual
 /// addresses, authentication (under VRRP version 2), preemption and `rfc3768-compatibility`, the
-/// same VRRP version and (under version 2) advert interval ([`compare_timing`]), unicast peers
+/// same VRRP version and (under version 2) advert interval, unicast peers
 /// that reach each other (`peer-address`, `hello-source-address`), and different priorities
 /// (equal priorities leave the master to the higher interface address).
 ///
