@@ -617,8 +617,29 @@ fn function_lengths(text: &str) -> Vec<(String, usize)> {
             let continues = ["where", ")", "{", "->", "}"]
                 .iter()
                 .any(|p| later.trim_start().starts_with(p));
-            if at_indent && !continues {
-                // Another item at the same indent first: this was a declaration (a trait's).
+            let item = [
+                "fn ",
+                "pub",
+                "struct ",
+                "enum ",
+                "impl",
+                "trait ",
+                "type ",
+                "const ",
+                "static ",
+                "mod ",
+                "use ",
+                "#[",
+                "//",
+                "async ",
+                "unsafe ",
+                "macro_rules!",
+            ]
+            .iter()
+            .any(|p| later.trim_start().starts_with(p));
+            if at_indent && !continues && item {
+                // Another item at the same indent first: this was a declaration (a trait's). A
+                // line of a raw string at the indent (a YAML key at column 0) is no item.
                 break;
             }
         }
@@ -633,7 +654,8 @@ fn the_function_length_scanner_counts_from_fn_to_its_brace() {
                 trait T {\n    fn declared(&self)\n        -> u8;\n    fn body(&self) {\n        \
                 let x = 1;\n    }\n}\n\
                 impl X {\n    pub const unsafe fn three() {\n        if a {\n        }\n    }\n}\n\
-                const fnord: u8 = 1;\n";
+                const fnord: u8 = 1;\n\
+                fn yaml() {\n    let y = r\"\nsites:\n  - a\n\";\n}\n";
     let names: Vec<(String, usize)> = function_lengths(text);
     assert_eq!(
         names,
@@ -642,6 +664,7 @@ fn the_function_length_scanner_counts_from_fn_to_its_brace() {
             ("two".to_owned(), 8),
             ("body".to_owned(), 3),
             ("three".to_owned(), 4),
+            ("yaml".to_owned(), 6),
         ]
     );
 }
