@@ -234,6 +234,9 @@ pub struct RouterState {
     /// WireGuard peers whose last handshake the test sets (name, seconds ago), over
     /// [`printers::live_state`]; the fake's clock does not move, so the age printed stays.
     pub handshake_ago: Vec<(String, u64)>,
+    /// What [`RouterState::handshake_ago`] becomes at the next commit: the ages the checks
+    /// after the settle read (an idle tunnel whose handshake only grew older).
+    pub handshake_ago_after_commit: Option<Vec<(String, u64)>>,
     /// Another fake router whose WireGuard peer (the name) loses its tunnel when this one
     /// commits a change below `interfaces wireguard` (the two ends of one tunnel).
     pub tunnel_to: Option<(Arc<Mutex<RouterState>>, String)>,
@@ -401,6 +404,7 @@ impl FakeRouter {
                 openapi_unavailable_after_commit: 0,
                 trace_hubs: None,
                 trace_hubs_after_commit: None,
+                handshake_ago_after_commit: None,
             })),
         }
     }
@@ -621,6 +625,9 @@ impl FakeRouter {
         }
         if let Some(hubs) = st.trace_hubs_after_commit.take() {
             st.trace_hubs = Some(hubs);
+        }
+        if let Some(ages) = st.handshake_ago_after_commit.take() {
+            st.handshake_ago = ages;
         }
         let wireguard = cmds.iter().any(|c| {
             path_field(c).is_ok_and(|p| p.len() > 1 && p[0] == "interfaces" && p[1] == "wireguard")
