@@ -380,39 +380,17 @@ pub fn site_backups(
     out
 }
 
-/// The caller's rights on ACL paths, each as `GET /access/permissions?path=` answered for it,
-/// or why that could not be read; keyed by the path ([`acl_path`]).
-pub type PathRights = std::collections::BTreeMap<String, Result<crate::types::Permissions, String>>;
-
-/// The ACL path of a datastore and namespace, as PBS checks it (pbs-api-types
-/// `src/datastore.rs` `BackupNamespace::acl_path`: `/datastore/{store}` then the namespace's
-/// components).
-pub fn acl_path(store: &str, ns: &str) -> String {
-    if ns.is_empty() {
-        format!("/datastore/{store}")
-    } else {
-        format!("/datastore/{store}/{ns}")
-    }
-}
+pub use crate::rights::{PathRights, acl_path};
 
 /// Asks PBS for the caller's rights on each of `targets`' datastore and namespace paths
 /// (`GET /access/permissions?path=…`, proxmox-backup `src/api2/access/mod.rs`
 /// `list_permissions`), once each: only the answer for the path itself is exact
 /// ([`snapshots_trimmed`]).
 pub async fn read_path_rights(pbs: &crate::Client, targets: &[PbsTarget]) -> PathRights {
-    let mut rights = PathRights::new();
-    for target in targets {
-        let path = acl_path(&target.datastore, &target.namespace);
-        if rights.contains_key(&path) {
-            continue;
-        }
-        let answer = pbs
-            .permissions(Some(&path))
-            .await
-            .map_err(|e| crate::report::error_chain(&e));
-        rights.insert(path, answer);
-    }
-    rights
+    let paths = targets
+        .iter()
+        .map(|target| acl_path(&target.datastore, &target.namespace));
+    crate::rights::read_paths(pbs, paths).await
 }
 
 /// Why the snapshot list of `store`/`ns` may leave groups out, if it may: without

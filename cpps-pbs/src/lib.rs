@@ -73,6 +73,7 @@ mod envelope;
 mod error;
 pub mod fix;
 pub mod report;
+pub mod rights;
 mod settings;
 pub mod types;
 

@@ -110,12 +110,12 @@ pub struct Inventory {
     /// itself, lets the report say that no copy of that datastore exists.
     pub sync_lists_complete: Option<bool>,
     /// Per datastore read, the caller's rights on `/datastore/{store}` itself
-    /// (`GET /access/permissions?path=`, keyed by that path; [`crate::chain::read_path_rights`]).
+    /// (`GET /access/permissions?path=`, keyed by that path; [`crate::rights::read_paths`]).
     /// PBS lists a sync job only with `Datastore.Audit` looked up on the job's own datastore
     /// path, where a deeper ACL replaces what `/datastore` grants (proxmox-backup
     /// `src/api2/config/sync.rs` `check_sync_job_read_access`, `pbs-config/src/acl.rs`
     /// `AclTree::roles`).
-    pub store_rights: crate::chain::PathRights,
+    pub store_rights: crate::rights::PathRights,
     /// The caller's rights (`GET /access/permissions`), or why they could not be read; `None`
     /// when not read. Whether a snapshot list may leave groups out is not read from them:
     /// only the answer for the list's own path is exact ([`crate::chain::snapshots_trimmed`]).
@@ -254,25 +254,24 @@ async fn read_snapshots(
 }
 
 /// The caller's rights on each of `stores`' own path, one `GET /access/permissions?path=` each
-/// ([`crate::chain::read_path_rights`]); a path not answered by the deadline holds that error.
+/// ([`crate::rights::read_paths`]); a path not answered by the deadline holds that error.
 async fn read_store_rights(
     client: &Client,
     stores: &[String],
     deadline: Option<tokio::time::Instant>,
-) -> crate::chain::PathRights {
-    let targets: Vec<crate::chain::PbsTarget> = stores
+) -> crate::rights::PathRights {
+    let paths = stores
         .iter()
-        .map(|store| crate::chain::PbsTarget::new(store, store, ""))
-        .collect();
+        .map(|store| crate::rights::acl_path(store, ""));
     match bounded(deadline, async {
-        Ok::<_, Error>(crate::chain::read_path_rights(client, &targets).await)
+        Ok::<_, Error>(crate::rights::read_paths(client, paths).await)
     })
     .await
     {
         Ok(rights) => rights,
         Err(error) => stores
             .iter()
-            .map(|store| (crate::chain::acl_path(store, ""), Err(error.error.clone())))
+            .map(|store| (crate::rights::acl_path(store, ""), Err(error.error.clone())))
             .collect(),
     }
 }
@@ -942,7 +941,7 @@ fn datastore_report(
 /// `src/api2/config/sync.rs` `check_sync_job_read_access`; only the answer for
 /// `/datastore/{store}` itself is exact, as an ACL there replaces what `/datastore` grants.
 fn sync_jobs_hidden(inventory: &Inventory, store: &str) -> Option<String> {
-    let path = crate::chain::acl_path(store, "");
+    let path = crate::rights::acl_path(store, "");
     let own = match inventory.store_rights.get(&path) {
         None => Some(format!("the rights on {path} were not read")),
         Some(Err(error)) => Some(format!("the rights on {path} could not be read: {error}")),
