@@ -233,6 +233,8 @@ impl Nginx {
         let _ = std::fs::remove_file(&log);
         std::fs::create_dir_all(dir.join("temp"))?;
         let conf = dir.join("nginx.conf");
+        // gzip as pveproxy does: answers over 1024 bytes to a client that accepts it
+        // (pve-http-server `src/PVE/APIServer/AnyEvent.pm` `response`; `compression` defaults to 1).
         std::fs::write(
             &conf,
             format!(
@@ -241,6 +243,7 @@ impl Nginx {
                  http {{\n  types {{ }}\n  default_type application/json;\n\
                    log_format sweep '$connection $ssl_session_reused $msec $server_port $request_uri';\n\
                    access_log {log} sweep;\n  keepalive_timeout 90s;\n  keepalive_requests 100000;\n\
+                   gzip on;\n  gzip_min_length 1025;\n  gzip_types application/json;\n\
                    client_body_temp_path {dir}/temp/body;\n  proxy_temp_path {dir}/temp/proxy;\n\
                    fastcgi_temp_path {dir}/temp/fastcgi;\n  uwsgi_temp_path {dir}/temp/uwsgi;\n\
                    scgi_temp_path {dir}/temp/scgi;\n\
