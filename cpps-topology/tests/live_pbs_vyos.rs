@@ -267,6 +267,26 @@ fn guest(vmid: u32, name: &str) -> PveGuest {
 async fn backups_jobs_and_router_facts_feed_the_audit() {
     let pbs = pbs().await;
     let router = vyos().await;
+    let observed = observe_sp(&pbs, &router).await;
+    pbs.assert_no_unexpected_requests();
+    router.assert_no_unexpected_requests();
+    let sp = observed.site("sp").unwrap();
+    let facts = sp
+        .pbs
+        .observed()
+        .unwrap_or_else(|| panic!("{:?}", sp.pbs.failure()));
+    assert_pbs_facts(facts);
+    let vyos = sp
+        .vyos
+        .observed()
+        .unwrap_or_else(|| panic!("{:?}", sp.vyos.failure()));
+    assert_vyos_facts(vyos);
+    assert_backup_003_over(sp.pbs.clone());
+}
+
+/// What `live::observe` finds of site `sp` through an endpoints file that names the fake PBS
+/// `pbs` and the fake router `router`.
+async fn observe_sp(pbs: &MockApi, router: &MockApi) -> Observation {
     let endpoints = Endpoints::parse(
         "endpoints.yaml",
         &format!(
@@ -285,14 +305,12 @@ async fn backups_jobs_and_router_facts_feed_the_audit() {
     let mut options = ClientOptions::default();
     options.retries = 0;
     let sources = endpoints.sources(&options, &lookup).unwrap();
-    let observed = live::observe(&sources, &ObserveOptions::default()).await;
-    pbs.assert_no_unexpected_requests();
-    router.assert_no_unexpected_requests();
-    let sp = observed.site("sp").unwrap();
-    let facts = sp
-        .pbs
-        .observed()
-        .unwrap_or_else(|| panic!("{:?}", sp.pbs.failure()));
+    live::observe(&sources, &ObserveOptions::default()).await
+}
+
+/// The PBS facts of the fixtures: datastores, the newest backup of each group, the jobs' last
+/// outcomes and which sync jobs pull from a remote.
+fn assert_pbs_facts(facts: &PbsFacts) {
     assert_eq!(facts.datastores, ["store1", "offsite", "archive"]);
     let backups: Vec<(&str, &str, &str, i64, Option<i64>)> = facts
         .backups
@@ -350,11 +368,11 @@ async fn backups_jobs_and_router_facts_feed_the_audit() {
             ("s-local", None)
         ]
     );
+}
 
-    let vyos = sp
-        .vyos
-        .observed()
-        .unwrap_or_else(|| panic!("{:?}", sp.vyos.failure()));
+/// The router facts of the fixtures: VRRP, WireGuard peers and handshakes, no BGP, the IPsec
+/// tunnels, and the one `show` that failed kept as partial.
+fn assert_vyos_facts(vyos: &VyosFacts) {
     assert_eq!(vyos.host_name.as_deref(), Some("vyos"));
     assert_eq!(vyos.vrrp.len(), 1, "{vyos:?}");
     assert_eq!(vyos.vrrp[0].group, "LAN");
@@ -420,8 +438,10 @@ async fn backups_jobs_and_router_facts_feed_the_audit() {
         "{:?}",
         vyos.partial
     );
+}
 
-    // BACKUP-003 over what PBS said, with the VM ids Proxmox would give.
+/// BACKUP-003 over what PBS said (`pbs`), with the VM ids Proxmox would give.
+fn assert_backup_003_over(pbs: Sourced<PbsFacts>) {
     let topology = live_estate();
     let mut site = SiteObservation::new("sp");
     site.proxmox = Sourced::Observed(PveFacts {
@@ -439,7 +459,7 @@ async fn backups_jobs_and_router_facts_feed_the_audit() {
         chain: Default::default(),
         guests_trimmed: None,
     });
-    site.pbs = sp.pbs.clone();
+    site.pbs = pbs;
     let audit = audit_at_now(&topology, vec![site]);
     assert_eq!(
         rule_messages(&audit.report, "BACKUP-003"),

@@ -528,12 +528,6 @@ const LONG_TEST_FUNCTIONS_ALLOWED: &[(&str, &str, usize, &str)] = &[
         "a table: the documents' units, one block per kind of line",
     ),
     (
-        "cpps-topology/tests/live_pbs_vyos.rs",
-        "backups_jobs_and_router_facts_feed_the_audit",
-        185,
-        "its file is being rewritten by the PBS/VyOS work: not split this round",
-    ),
-    (
         "cpps-vyos/tests/common/mod.rs",
         "configure",
         172,
