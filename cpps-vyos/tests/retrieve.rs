@@ -418,34 +418,52 @@ async fn the_newer_vyconf_text_one_column_in_reads_as_vyos1x() {
 /// escapes as cnode text.
 #[test]
 fn the_printer_is_told_by_values_or_said_to_be_unknown() {
-    use common::printers::{CNode, cnode_print, vyconf_diff_show, vyos1x_render};
-    use cpps_vyos::ConfigTree;
-    use cpps_vyos::config::ShownBy;
-    let one = |name: &'static str, value: &'static str| {
+    a_bare_value_tells_the_printer();
+    a_quoted_tag_value_tells_vyatta_cfg();
+    values_both_quote_read_as_one_tree();
+    a_quoted_backslash_both_could_print_is_refused();
+    a_backslash_vyos1x_never_writes_tells_vyatta_cfg();
+}
+
+/// A printer of a cnode tree: [`common::printers`]'s, as each VyOS config backend prints.
+type Printer = fn(&[common::printers::CNode]) -> String;
+
+/// The four printers whose texts `ConfigTree::printer_of_shown` tells apart, each with its name.
+const PRINTERS: [(&str, Printer); 4] = [
+    ("vyatta-cfg in a session", |n| {
+        common::printers::cnode_print(n, " ")
+    }),
+    ("vyatta-cfg, same node", |n| {
+        common::printers::cnode_print(n, "")
+    }),
+    ("vyconf render_at_level", common::printers::vyos1x_render),
+    ("vyconf diff_show", common::printers::vyconf_diff_show),
+];
+
+/// `system login banner NAME VALUE`, the one value of a tree.
+fn banner(name: &'static str, value: &'static str) -> Vec<common::printers::CNode> {
+    use common::printers::CNode;
+    vec![CNode::Node(
+        "system",
+        None,
         vec![CNode::Node(
-            "system",
+            "login",
             None,
             vec![CNode::Node(
-                "login",
+                "banner",
                 None,
-                vec![CNode::Node(
-                    "banner",
-                    None,
-                    vec![CNode::Leaf(name, vec![value])],
-                )],
+                vec![CNode::Leaf(name, vec![value])],
             )],
-        )]
-    };
-    type Printer = fn(&[CNode]) -> String;
-    let printers: [(&str, Printer); 4] = [
-        ("vyatta-cfg in a session", |n| cnode_print(n, " ")),
-        ("vyatta-cfg, same node", |n| cnode_print(n, "")),
-        ("vyconf render_at_level", vyos1x_render),
-        ("vyconf diff_show", vyconf_diff_show),
-    ];
-    // Bare against quoted: decided.
-    let bare = one("pre-login", "C:\\ops");
-    for (name, print) in &printers {
+        )],
+    )]
+}
+
+/// Bare against quoted: decided.
+fn a_bare_value_tells_the_printer() {
+    use cpps_vyos::ConfigTree;
+    use cpps_vyos::config::ShownBy;
+    let bare = banner("pre-login", "C:\\ops");
+    for (name, print) in &PRINTERS {
         let text = print(&bare);
         let by = ConfigTree::printer_of_shown(&text);
         let want = if name.starts_with("vyatta") {
@@ -461,7 +479,13 @@ fn the_printer_is_told_by_values_or_said_to_be_unknown() {
             "{name}"
         );
     }
-    // A quoted tag value is vyatta-cfg's (vyos1x never quotes one).
+}
+
+/// A quoted tag value is vyatta-cfg's (vyos1x never quotes one).
+fn a_quoted_tag_value_tells_vyatta_cfg() {
+    use common::printers::{CNode, cnode_print, vyconf_diff_show};
+    use cpps_vyos::ConfigTree;
+    use cpps_vyos::config::ShownBy;
     let tag = vec![CNode::Node(
         "service",
         None,
@@ -484,9 +508,14 @@ fn the_printer_is_told_by_values_or_said_to_be_unknown() {
         ConfigTree::printer_of_shown(&vyconf_diff_show(&tag)),
         ShownBy::Undecided
     );
-    // Only values both quote, without a backslash or quote: undecided, one tree either way.
-    let spaced = one("pre-login", "all sessions are logged");
-    for (name, print) in &printers {
+}
+
+/// Only values both quote, without a backslash or quote: undecided, one tree either way.
+fn values_both_quote_read_as_one_tree() {
+    use cpps_vyos::ConfigTree;
+    use cpps_vyos::config::ShownBy;
+    let spaced = banner("pre-login", "all sessions are logged");
+    for (name, print) in &PRINTERS {
         let text = print(&spaced);
         assert_eq!(
             ConfigTree::printer_of_shown(&text),
@@ -500,11 +529,16 @@ fn the_printer_is_told_by_values_or_said_to_be_unknown() {
             "{name}"
         );
     }
-    // `see C:\new logs`: vyatta-cfg prints `"see C:\new logs"`, which vyos1x would print for
-    // `see C:<line feed>ew logs`; vyos1x prints `"see C:\\new logs"`, which vyatta-cfg would
-    // print for `see C:\\new logs`. Nothing else tells: refused, not guessed.
-    let escaped = one("pre-login", "see C:\\new logs");
-    for (name, print) in &printers {
+}
+
+/// `see C:\new logs`: vyatta-cfg prints `"see C:\new logs"`, which vyos1x would print for
+/// `see C:<line feed>ew logs`; vyos1x prints `"see C:\\new logs"`, which vyatta-cfg would
+/// print for `see C:\\new logs`. Nothing else tells: refused, not guessed.
+fn a_quoted_backslash_both_could_print_is_refused() {
+    use cpps_vyos::ConfigTree;
+    use cpps_vyos::config::ShownBy;
+    let escaped = banner("pre-login", "see C:\\new logs");
+    for (name, print) in &PRINTERS {
         let text = print(&escaped);
         assert_eq!(
             ConfigTree::printer_of_shown(&text),
@@ -515,8 +549,14 @@ fn the_printer_is_told_by_values_or_said_to_be_unknown() {
         assert_eq!(err.line, 4, "{name}: {err}");
         assert!(err.to_string().contains("printer"), "{name}: {err}");
     }
-    // A backslash vyos1x never writes (`\o`) tells: vyatta-cfg's.
-    let lone = one("pre-login", "see C:\\ops now");
+}
+
+/// A backslash vyos1x never writes (`\o`) tells: vyatta-cfg's.
+fn a_backslash_vyos1x_never_writes_tells_vyatta_cfg() {
+    use common::printers::cnode_print;
+    use cpps_vyos::ConfigTree;
+    use cpps_vyos::config::ShownBy;
+    let lone = banner("pre-login", "see C:\\ops now");
     let text = cnode_print(&lone, " ");
     assert_eq!(ConfigTree::printer_of_shown(&text), ShownBy::VyattaCfg);
     assert_eq!(

@@ -528,22 +528,10 @@ const LONG_TEST_FUNCTIONS_ALLOWED: &[(&str, &str, usize, &str)] = &[
         "a table: the documents' units, one block per kind of line",
     ),
     (
-        "cpps-vyos/tests/common/mod.rs",
-        "configure",
-        172,
-        "its file is being rewritten by the VyOS work: not split this round",
-    ),
-    (
         "cpps-vyos/tests/common/printers.rs",
         "sp_gw",
         171,
         "a table: SP's gateway configuration tree, one node per line",
-    ),
-    (
-        "cpps-vyos/tests/retrieve.rs",
-        "the_printer_is_told_by_values_or_said_to_be_unknown",
-        109,
-        "its file is being rewritten by the VyOS work: not split this round",
     ),
 ];
 

@@ -480,74 +480,22 @@ fn path_field(body: &Value) -> Result<Vec<String>, ResponseTemplate> {
 }
 
 impl FakeRouter {
+    /// `/configure` (vyos-1x `_configure_op`, `src/services/api/rest/routers.py`): the commands
+    /// staged on a copy of the running tree, then committed as the state says the commit goes.
     fn configure(&self, body: &Value) -> ResponseTemplate {
         let Some(Value::Array(cmds)) = body.get("commands") else {
             return invalid("{'loc': ('body', 'commands'), 'msg': 'field required'}");
         };
-        // 1.4's model has no confirm_time, nor has 1.5's before PR #4533: pydantic drops the
-        // field.
-        let declared = self.state.lock().unwrap().confirm_time;
-        let confirm_time = match (self.profile, body.get("confirm_time")) {
-            (Profile::V15, _) if !declared => 0,
-            (Profile::V15, Some(Value::Number(n))) => n.as_u64().unwrap_or(0) as u32,
-            (Profile::V15, Some(Value::Null) | None) | (Profile::V14, _) => 0,
-            (Profile::V15, Some(_)) => {
-                return invalid(
-                    "{'loc': ('body', 'confirm_time'), 'msg': 'Input should be a valid integer'}",
-                );
-            }
+        let confirm_time = match self.confirm_time(body) {
+            Ok(minutes) => minutes,
+            Err(e) => return e,
         };
         let mut working = self.running();
         let mut https = false;
         for c in cmds {
-            let op = match str_field(c, "op") {
-                Ok(Some(op)) => op.to_owned(),
-                Ok(None) => {
-                    return invalid("{'loc': ('body', 'commands', 'op'), 'msg': 'field required'}");
-                }
+            match self.stage(c, &mut working) {
+                Ok(below_https) => https |= below_https,
                 Err(e) => return e,
-            };
-            let path = match path_field(c) {
-                Ok(p) if !p.is_empty() => p,
-                Ok(_) => return invalid("{'msg': 'path must be non-empty'}"),
-                Err(e) => return e,
-            };
-            let value = match str_field(c, "value") {
-                Ok(v) => v.map(str::to_owned),
-                Err(e) => return e,
-            };
-            https |= path.first().map(String::as_str) == Some("service")
-                && path.get(1).map(String::as_str) == Some("https");
-            let cmd = match op.as_str() {
-                "set" => VCommand::set(path.clone(), value.as_deref()),
-                "delete" => VCommand::delete(path.clone(), value.as_deref()),
-                "comment" => VCommand::comment(path.clone(), value.as_deref().unwrap_or("")),
-                // `_configure_op` raises `ConfigSessionError` in its loop, whose handler calls
-                // `session.discard()`: the shared session is clean again.
-                other => {
-                    self.state.lock().unwrap().staged_left = false;
-                    return self.err(400, &format!("'{other}' is not a valid operation"));
-                }
-            };
-            if path
-                .iter()
-                .any(|w| self.state.lock().unwrap().unknown_nodes.contains(w))
-            {
-                let words: Vec<&str> = path
-                    .iter()
-                    .map(String::as_str)
-                    .chain(value.as_deref())
-                    .collect();
-                return self.err(
-                    400,
-                    &format!("Configuration path: [{}] is not valid\n", words.join(" ")),
-                );
-            }
-            if let Err(e) = working.apply(&cmd) {
-                return self.err(
-                    400,
-                    &format!("Configuration path: [{}] is not valid\n{e}", path.join(" ")),
-                );
             }
         }
         // 1.5's `_configure_op` (`routers.py`): a change below `service https` is committed, and
@@ -557,20 +505,7 @@ impl FakeRouter {
         // commit_confirm` in `python/vyos/config_mgmt.py`) is answered 400 with the change
         // committed.
         if https {
-            let state = self.state.clone();
-            std::thread::spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(300));
-                let mut st = state.lock().unwrap();
-                if !st.https_commit_fails {
-                    st.running = working;
-                    if confirm_time > 0 && st.confirm_pending.is_none() {
-                        st.confirm_pending = Some(confirm_time);
-                    }
-                }
-            });
-            return ok(json!(
-                "Requested HTTP API server configuration change; commit will be called in the background"
-            ));
+            return self.commit_https_later(working, confirm_time);
         }
         let mut st = self.state.lock().unwrap();
         if st.vyconf_backend && confirm_time > 0 {
@@ -586,31 +521,8 @@ impl FakeRouter {
             }
             st.confirm_pending = Some(confirm_time);
         }
-        // vyatta-cfg `src/commit/commit-algorithm.cpp`: each priority subtree is committed on its
-        // own (`_commit_exec_prio_subtree`); one that fails prints `[[PATH]] failed`, the rest
-        // stay committed, and the commit ends with `Commit failed` and a non-zero exit, which
-        // `session.commit()` (`python/vyos/configsession.py` `__run_command`) raises as
-        // `ConfigSessionError` and `_configure_op` answers 400 after `session.discard()`.
-        if let Some(failing) = st.failing_subtree.clone() {
-            let under = |c: &Value| {
-                path_field(c)
-                    .is_ok_and(|p| p.len() >= failing.len() && p[..failing.len()] == failing[..])
-            };
-            if cmds.iter().any(under) {
-                for c in cmds.iter().filter(|c| !under(c)) {
-                    let path = path_field(c).unwrap_or_default();
-                    let value = str_field(c, "value").ok().flatten();
-                    let cmd = match str_field(c, "op").ok().flatten() {
-                        Some("delete") => VCommand::delete(path, value),
-                        _ => VCommand::set(path, value),
-                    };
-                    let _ = st.running.apply(&cmd);
-                }
-                return self.err(
-                    400,
-                    &format!("[[{}]] failed\nCommit failed\n", failing.join(" ")),
-                );
-            }
+        if let Some(failed) = self.commit_failing_subtree(&mut st, cmds) {
+            return failed;
         }
         if let (Some(status), true) = (st.gateway_status, st.commit_still_running) {
             st.landing_later = Some(working);
@@ -618,23 +530,7 @@ impl FakeRouter {
         }
         hash_write_only(&mut working, st.requests.len());
         st.running = working;
-        st.openapi_unavailable += std::mem::take(&mut st.openapi_unavailable_after_commit);
-        st.neighbours_fail |= st.neighbours_fail_after_commit;
-        if let Some(routes) = st.routes_after_commit.take() {
-            st.routes = routes;
-        }
-        if let Some(hubs) = st.trace_hubs_after_commit.take() {
-            st.trace_hubs = Some(hubs);
-        }
-        if let Some(ages) = st.handshake_ago_after_commit.take() {
-            st.handshake_ago = ages;
-        }
-        let wireguard = cmds.iter().any(|c| {
-            path_field(c).is_ok_and(|p| p.len() > 1 && p[0] == "interfaces" && p[1] == "wireguard")
-        });
-        if let (true, Some((other, peer))) = (wireguard, &st.tunnel_to) {
-            other.lock().unwrap().stale_peers.push(peer.clone());
-        }
+        after_commit(&mut st, cmds);
         if let Some(status) = st.gateway_status {
             return nginx_page(status);
         }
@@ -653,6 +549,153 @@ impl FakeRouter {
         )))
     }
 
+    /// The `confirm_time` of a `/configure` body, 0 where the model has none, or the answer to
+    /// a value that is not an integer.
+    fn confirm_time(&self, body: &Value) -> Result<u32, ResponseTemplate> {
+        // 1.4's model has no confirm_time, nor has 1.5's before PR #4533: pydantic drops the
+        // field.
+        let declared = self.state.lock().unwrap().confirm_time;
+        match (self.profile, body.get("confirm_time")) {
+            (Profile::V15, _) if !declared => Ok(0),
+            (Profile::V15, Some(Value::Number(n))) => Ok(n.as_u64().unwrap_or(0) as u32),
+            (Profile::V15, Some(Value::Null) | None) | (Profile::V14, _) => Ok(0),
+            (Profile::V15, Some(_)) => Err(invalid(
+                "{'loc': ('body', 'confirm_time'), 'msg': 'Input should be a valid integer'}",
+            )),
+        }
+    }
+
+    /// Stages one command `c` of a `/configure` body on `working`: whether its path is below
+    /// `service https`, or the answer that refuses it.
+    fn stage(&self, c: &Value, working: &mut ConfigTree) -> Result<bool, ResponseTemplate> {
+        let op = match str_field(c, "op")? {
+            Some(op) => op.to_owned(),
+            None => {
+                return Err(invalid(
+                    "{'loc': ('body', 'commands', 'op'), 'msg': 'field required'}",
+                ));
+            }
+        };
+        let path = match path_field(c) {
+            Ok(p) if !p.is_empty() => p,
+            Ok(_) => return Err(invalid("{'msg': 'path must be non-empty'}")),
+            Err(e) => return Err(e),
+        };
+        let value = str_field(c, "value")?.map(str::to_owned);
+        let https = path.first().map(String::as_str) == Some("service")
+            && path.get(1).map(String::as_str) == Some("https");
+        let cmd = match op.as_str() {
+            "set" => VCommand::set(path.clone(), value.as_deref()),
+            "delete" => VCommand::delete(path.clone(), value.as_deref()),
+            "comment" => VCommand::comment(path.clone(), value.as_deref().unwrap_or("")),
+            // `_configure_op` raises `ConfigSessionError` in its loop, whose handler calls
+            // `session.discard()`: the shared session is clean again.
+            other => {
+                self.state.lock().unwrap().staged_left = false;
+                return Err(self.err(400, &format!("'{other}' is not a valid operation")));
+            }
+        };
+        if path
+            .iter()
+            .any(|w| self.state.lock().unwrap().unknown_nodes.contains(w))
+        {
+            let words: Vec<&str> = path
+                .iter()
+                .map(String::as_str)
+                .chain(value.as_deref())
+                .collect();
+            return Err(self.err(
+                400,
+                &format!("Configuration path: [{}] is not valid\n", words.join(" ")),
+            ));
+        }
+        if let Err(e) = working.apply(&cmd) {
+            return Err(self.err(
+                400,
+                &format!("Configuration path: [{}] is not valid\n{e}", path.join(" ")),
+            ));
+        }
+        Ok(https)
+    }
+
+    /// A change below `service https`: `working` lands, and its timer of `confirm_time`
+    /// minutes is armed, 300 ms after the answer, unless the state says that commit fails.
+    fn commit_https_later(&self, working: ConfigTree, confirm_time: u32) -> ResponseTemplate {
+        let state = self.state.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            let mut st = state.lock().unwrap();
+            if !st.https_commit_fails {
+                st.running = working;
+                if confirm_time > 0 && st.confirm_pending.is_none() {
+                    st.confirm_pending = Some(confirm_time);
+                }
+            }
+        });
+        ok(json!(
+            "Requested HTTP API server configuration change; commit will be called in the background"
+        ))
+    }
+
+    /// The answer to a commit that touches the state's failing subtree, after the commands
+    /// `cmds` outside it landed; `None` when there is no such subtree or no command below it.
+    fn commit_failing_subtree(
+        &self,
+        st: &mut RouterState,
+        cmds: &[Value],
+    ) -> Option<ResponseTemplate> {
+        // vyatta-cfg `src/commit/commit-algorithm.cpp`: each priority subtree is committed on its
+        // own (`_commit_exec_prio_subtree`); one that fails prints `[[PATH]] failed`, the rest
+        // stay committed, and the commit ends with `Commit failed` and a non-zero exit, which
+        // `session.commit()` (`python/vyos/configsession.py` `__run_command`) raises as
+        // `ConfigSessionError` and `_configure_op` answers 400 after `session.discard()`.
+        let failing = st.failing_subtree.clone()?;
+        let under = |c: &Value| {
+            path_field(c)
+                .is_ok_and(|p| p.len() >= failing.len() && p[..failing.len()] == failing[..])
+        };
+        if !cmds.iter().any(under) {
+            return None;
+        }
+        for c in cmds.iter().filter(|c| !under(c)) {
+            let path = path_field(c).unwrap_or_default();
+            let value = str_field(c, "value").ok().flatten();
+            let cmd = match str_field(c, "op").ok().flatten() {
+                Some("delete") => VCommand::delete(path, value),
+                _ => VCommand::set(path, value),
+            };
+            let _ = st.running.apply(&cmd);
+        }
+        Some(self.err(
+            400,
+            &format!("[[{}]] failed\nCommit failed\n", failing.join(" ")),
+        ))
+    }
+}
+
+/// What a landed commit of `cmds` changes besides the running tree: the answers the test set
+/// for after the commit, and the far end of a WireGuard tunnel this commit touched.
+fn after_commit(st: &mut RouterState, cmds: &[Value]) {
+    st.openapi_unavailable += std::mem::take(&mut st.openapi_unavailable_after_commit);
+    st.neighbours_fail |= st.neighbours_fail_after_commit;
+    if let Some(routes) = st.routes_after_commit.take() {
+        st.routes = routes;
+    }
+    if let Some(hubs) = st.trace_hubs_after_commit.take() {
+        st.trace_hubs = Some(hubs);
+    }
+    if let Some(ages) = st.handshake_ago_after_commit.take() {
+        st.handshake_ago = ages;
+    }
+    let wireguard = cmds.iter().any(|c| {
+        path_field(c).is_ok_and(|p| p.len() > 1 && p[0] == "interfaces" && p[1] == "wireguard")
+    });
+    if let (true, Some((other, peer))) = (wireguard, &st.tunnel_to) {
+        other.lock().unwrap().stale_peers.push(peer.clone());
+    }
+}
+
+impl FakeRouter {
     fn config_file(&self, body: &Value) -> ResponseTemplate {
         let op = match str_field(body, "op") {
             Ok(Some(op)) => op.to_owned(),
