@@ -9,8 +9,9 @@
 //! are `Established` (`show bgp summary`), the VRRP groups keep their roles (`show vrrp`).
 //! And each named address ([`ApplyOptions::reach`]) stays reachable. Where the API lists
 //! `/traceroute` in `/openapi.json` (vyos-1x PR #4151, later 1.5 builds: mtr, one cycle), that
-//! probe is the proof: its last hop answered with less than 100 % loss
-//! ([`crate::status::Trace::delivered`]). Elsewhere neither API has a probe (vyos-1x
+//! probe proves delivery: its last hop is the address itself, with less than 100 % loss
+//! ([`crate::status::Trace::delivered`]; mtr also ends at a router that answered
+//! "unreachable"), and the path below is compared all the same. Elsewhere neither API has a probe (vyos-1x
 //! `src/services/api/rest/routers.py` on `current`, `src/services/vyos-http-api-server` on
 //! `sagitta`: `show`, `generate`, `reset`, `reboot`, `poweroff`, `image`, … but no `ping`), so
 //! "reachable" is read from the routing and neighbour tables, as [`crate::status::route`]
@@ -102,17 +103,23 @@ pub async fn health(client: &Client, router: &str, handshake_limit: Duration) ->
     health_since(client, router, handshake_limit, &[], None).await
 }
 
-/// The reachability of `addr` from `client` as one check, `reach ADDR`: proven by a probe
-/// ([`Client::trace_reachability`]) where the API lists `/traceroute`
-/// ([`Client::has_traceroute`]), else read from the route and neighbour tables
-/// ([`Client::reachability`]), whose path is then compared before and after the change.
+/// The reachability of `addr` from `client` as one check, `reach ADDR`: read from the route
+/// and neighbour tables ([`Client::reachability`]), whose path is compared before and after
+/// the change. Where the API lists `/traceroute` ([`Client::has_traceroute`]) a probe
+/// ([`Client::trace_reachability`]) decides delivery, unless it cannot tell; the path is
+/// compared all the same, since a probe may arrive by a fall-back route (audit T1).
 pub async fn reach_check(client: &Client, router: &str, addr: IpAddr) -> Check {
-    let r = match client.has_traceroute().await {
-        Ok(true) => client.trace_reachability(addr).await,
-        Ok(false) | Err(_) => client.reachability(addr).await,
+    let tables = client.reachability(addr).await;
+    let (reachable, state) = match client.has_traceroute().await {
+        Ok(true) => {
+            let probe = client.trace_reachability(addr).await;
+            let reachable = probe.reachable.or(tables.reachable);
+            (reachable, format!("{}; {}", probe.state, tables.state))
+        }
+        Ok(false) | Err(_) => (tables.reachable, tables.state),
     };
-    let mut check = Check::new(router, &format!("reach {addr}"), &r.state, r.reachable);
-    check.path = r.path;
+    let mut check = Check::new(router, &format!("reach {addr}"), &state, reachable);
+    check.path = tables.path;
     check
 }
 

@@ -631,7 +631,7 @@ async fn a_change_that_blackholes_a_named_address_is_not_confirmed() {
 /// Audit V5 and "missing capabilities" 1 of issue 32: where `/openapi.json` lists `/traceroute`
 /// (vyos-1x PR #4151: `traceroute_op` in `src/services/api/rest/routers.py`, `TRACEROUTE` in
 /// `python/vyos/configsession.py`, mtr's report as `src/op_mode/mtr_execute.py` prints it),
-/// the probe is the proof of delivery: its last hop answered with less than 100 % loss. Here
+/// the probe is the proof of delivery: its last hop is the address and lost less than 100 %. Here
 /// the route tables do not change, but after the commit the probe's last hop is `???` at 100 %
 /// (mtr `ui/report.c`): not confirmed. The peer, whose API does not list the path, keeps the
 /// route and neighbour reading. Failed first: the route reading alone said reachable, and the
@@ -663,7 +663,9 @@ async fn where_the_api_has_traceroute_a_probe_proves_delivery() {
             (
                 "this",
                 Some(true),
-                "traceroute: last hop 2 203.0.113.9 (loss 0%)"
+                "traceroute: last hop 2 203.0.113.9 (loss 0%); route 0.0.0.0/0 (the default \
+                 route) via static (192.0.2.1, via eth0, weight 1): neighbour 192.0.2.1 is \
+                 REACHABLE"
             ),
             (
                 "peer",
@@ -680,7 +682,8 @@ async fn where_the_api_has_traceroute_a_probe_proves_delivery() {
         (
             "this",
             Some(false),
-            "traceroute: last hop 2 ??? (loss 100%)"
+            "traceroute: last hop 2 ??? (loss 100%); route 0.0.0.0/0 (the default route) via \
+             static (192.0.2.1, via eth0, weight 1): neighbour 192.0.2.1 is REACHABLE"
         )
     );
     assert!(matches!(report.outcome, ApplyOutcome::LeftToRevert { .. }));
@@ -859,6 +862,50 @@ async fn a_change_that_moves_a_tunnel_address_to_the_default_route_is_not_confir
             Profile::V14 => assert!(matches!(report.outcome, ApplyOutcome::RolledBack { .. })),
         }
     }
+}
+
+/// Audit T1 of issue 32: where the API has `/traceroute` (vyos-1x `traceroute_op`,
+/// `src/services/api/rest/routers.py`), the probe adds proof and does not replace the path
+/// check. A change that drops the tunnel route lets FRR fall back to the default route (FRR
+/// `zebra/zebra_vty.c`, a longest match); mtr (traviscross/mtr `ui/report.c` `json_close`)
+/// may still reach the address that way, but it is not the path it was reached by, so the
+/// change is not confirmed. Failed first: a probed check kept no path and the change was kept.
+#[tokio::test]
+async fn a_probed_address_that_moves_to_the_default_route_is_not_confirmed() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V15).await;
+    fresh_after_commit(&fa, &fb);
+    let hop = |h: &str| (h.to_owned(), 0.0);
+    {
+        let mut st = fa.state.lock().unwrap();
+        st.routes.push((
+            "10.20.0.0/16".to_owned(),
+            "bgp".to_owned(),
+            "10.8.0.2, via wg0, weight 1".to_owned(),
+        ));
+        st.routes_after_commit = Some(vec![(
+            "0.0.0.0/0".to_owned(),
+            "static".to_owned(),
+            "192.0.2.1, via eth0, weight 1".to_owned(),
+        )]);
+        st.trace_hubs = Some(vec![hop("10.8.0.2"), hop("10.20.0.5")]);
+        st.trace_hubs_after_commit = Some(vec![hop("192.0.2.1"), hop("10.20.0.5")]);
+    }
+    let mut opts = settled();
+    opts.reach = vec!["10.20.0.5".parse().unwrap()];
+    let report = safe_apply(&a, Some(&b), &harmless_change(), &opts)
+        .await
+        .unwrap();
+    let broken: Vec<_> = report
+        .broken
+        .iter()
+        .map(|b| (b.before.router.as_str(), b.before.subject.as_str()))
+        .collect();
+    assert_eq!(broken, [("this", "reach 10.20.0.5")], "{report}");
+    let after = report.broken[0].after.as_ref().unwrap();
+    assert_eq!(after.healthy, Some(true), "delivered, by another path");
+    assert!(after.state.contains("the default route"), "{}", after.state);
+    assert!(matches!(report.outcome, ApplyOutcome::LeftToRevert { .. }));
+    assert_eq!(fa.state.lock().unwrap().confirm_pending, Some(5));
 }
 
 /// Audit X4 (a): the first commit-confirm `_configure_op` (vyos-1x

@@ -384,17 +384,45 @@ pub struct TraceHop {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Trace {
+    /// `report.mtr.dst`: the host mtr was asked to reach, as it was given.
+    pub dst: Option<String>,
     /// The hops in order.
     pub hops: Vec<TraceHop>,
 }
 
 impl Trace {
-    /// Whether the probe was delivered: the last hop answered (`host` is not `???`) and lost
-    /// less than 100 % of its probes. `None` without hops or without the last hop's `Loss%`.
+    /// Whether the probe was delivered: the last hop is [`Trace::dst`] itself and lost less
+    /// than 100 % of its probes. mtr also ends its report at a router that answered an ICMP
+    /// error such as "no route to host" (traviscross/mtr `ui/net.c` `net_max`), so a last hop
+    /// that answered is not enough. `Some(false)` when the last hop is `???`, lost every probe,
+    /// is an error or another address; `None` without hops, `Loss%` or `dst`, or when the
+    /// last hop is a name that cannot be matched with `dst` (mtr prints PTR names with DNS on).
     pub fn delivered(&self) -> Option<bool> {
         let last = self.hops.last()?;
         let loss = last.loss_percent?;
-        Some(last.host != "???" && loss < 100.0)
+        if last.host == "???" || loss >= 100.0 {
+            return Some(false);
+        }
+        hop_is(&last.host, self.dst.as_deref()?)
+    }
+}
+
+/// Whether the hop `host`, as mtr `ui/report.c` `snprint_hop_name` prints it (an address, a
+/// name, `name (address)`, or `(error)`), is `dst`; `None` for a bare name that is not `dst`.
+fn hop_is(host: &str, dst: &str) -> Option<bool> {
+    if host == dst {
+        return Some(true);
+    }
+    if host.starts_with('(') {
+        return Some(false);
+    }
+    let address = host
+        .strip_suffix(')')
+        .and_then(|h| h.rsplit_once(" ("))
+        .map_or(host, |(_, a)| a);
+    match (address.parse::<IpAddr>(), dst.parse::<IpAddr>()) {
+        (Ok(a), Ok(d)) => Some(a == d),
+        _ => None,
     }
 }
 
@@ -414,6 +442,10 @@ pub fn parse_trace(data: &serde_json::Value) -> Option<Trace> {
         other => other.clone(),
     };
     let hubs = doc.pointer("/report/hubs")?.as_array()?;
+    let dst = doc
+        .pointer("/report/mtr/dst")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned);
     let hops = hubs
         .iter()
         .filter_map(|h| {
@@ -424,7 +456,7 @@ pub fn parse_trace(data: &serde_json::Value) -> Option<Trace> {
             })
         })
         .collect();
-    Some(Trace { hops })
+    Some(Trace { dst, hops })
 }
 
 /// How deep [`python_literal`] nests; mtr's report is three levels deep.
@@ -561,8 +593,8 @@ impl Client {
     }
 
     /// Whether `addr` is reachable, proven by [`Client::traceroute`]: delivered when the last
-    /// hop answered with less than 100 % loss ([`Trace::delivered`]). Never an error: a trace
-    /// that failed is `reachable: None`. No path is kept: the probe itself is the proof.
+    /// hop is `addr` and lost less than 100 % ([`Trace::delivered`]). Never an error: a trace
+    /// that failed is `reachable: None`. No path is kept: [`Client::reachability`] gives it.
     pub async fn trace_reachability(&self, addr: IpAddr) -> Reachability {
         let (reachable, state) = match self.traceroute(addr).await {
             Ok(trace) => {
@@ -682,6 +714,32 @@ mod tests {
             python_literal("{'a': True, 'b': None, 'c': -1.5e3}"),
             Some(json!({"a": true, "b": null, "c": -1500.0}))
         );
+    }
+
+    /// mtr ends its report at a router that answered an ICMP error (traviscross/mtr
+    /// `ui/net.c` `net_max`: "a hop that returned an ICMP error … final hop"; `packet/probe.c`
+    /// turns ICMP_DEST_UNREACH into an error from the router's address), with `hubs` up to that
+    /// hop and the target in `report.mtr.dst` (`ui/report.c` `json_close`). So only a last hop
+    /// that is `dst` is delivered; a router's own address is not, an error hop (`(no route to
+    /// host)`, `snprint_hop_name`) is not, and a PTR name (vyos-1x `mtr_execute.py` leaves DNS
+    /// on) that cannot be matched cannot tell.
+    #[test]
+    fn a_router_answering_unreachable_is_not_delivery() {
+        let report = |last: &str| {
+            serde_json::json!(format!(
+                "{{'report': {{'mtr': {{'src': 'vyos', 'dst': '10.20.0.5', 'tos': 0, 'tests': 1}}, 'hubs': [{{'count': 1, 'host': '192.0.2.1', 'Loss%': 0.0, 'Snt': 1}}, {{'count': 2, 'host': '{last}', 'Loss%': 0.0, 'Snt': 1}}]}}}}"
+            ))
+        };
+        let delivered = |last: &str| parse_trace(&report(last)).unwrap().delivered();
+        assert_eq!(delivered("198.51.100.1"), Some(false));
+        assert_eq!(delivered("(no route to host)"), Some(false));
+        assert_eq!(delivered("gw.example.net"), None);
+        assert_eq!(delivered("host.example.net (10.20.0.5)"), Some(true));
+        assert_eq!(delivered("core.example.net (198.51.100.1)"), Some(false));
+        assert_eq!(delivered("10.20.0.5"), Some(true));
+        // No `dst`: which host was asked for cannot be told.
+        let object = serde_json::json!({"report": {"hubs": [{"count": 1, "host": "10.20.0.5", "Loss%": 0.0}]}});
+        assert_eq!(parse_trace(&object).unwrap().delivered(), None);
     }
 
     /// `neighbor.py` `format_neighbors` (vyos-1x `src/op_mode/neighbor.py`): tabulate
