@@ -77,6 +77,9 @@ struct Cluster {
     ha_rules: Option<Value>,
     /// `GET /nodes/{node}/qemu/{vmid}/migrate` of each HA VM, by `{node}/{vmid}`.
     migrate: Vec<(&'static str, Value)>,
+    /// `GET /access/permissions?path=/vms` (pve-access-control `PVE/API2/AccessControl.pm`
+    /// `permissions`: `{ $path => { privilege => propagate } }`).
+    vms_rights: Value,
 }
 
 /// qemu-server `src/PVE/API2/Qemu.pm` `migrate_vm_precondition` for a running VM that may go
@@ -132,6 +135,8 @@ impl Default for Cluster {
             // answers 501, not `[]` as this fixture used to say.
             ha_rules: None,
             migrate: vec![("pve1/100", precondition(&["pve2", "pve3"], &[], json!({})))],
+            // A token that may audit every guest, propagating.
+            vms_rights: json!({"/vms": {"VM.Audit": 1}}),
         }
     }
 }
@@ -196,6 +201,14 @@ impl Cluster {
         answer(&server, "cluster/ha/status/current", self.ha_status).await;
         answer(&server, "cluster/config/nodes", self.corosync_nodes).await;
         answer(&server, "cluster/config/qdevice", self.qdevice).await;
+        Mock::given(method("GET"))
+            .and(path("/api2/json/access/permissions"))
+            .and(query_param("path", "/vms"))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(json!({"data": self.vms_rights})),
+            )
+            .mount(&server)
+            .await;
         server
     }
 }
@@ -245,6 +258,34 @@ async fn the_plan_lists_each_node_below_the_target_with_its_guests() {
     assert_eq!(plan["nodes"][0]["major"], 8);
     assert_eq!(plan["nodes"][2]["major"], 9);
     assert_eq!(plan["ha_groups_migrated"]["Ok"], false);
+}
+
+/// G3 (audit 31): a pool-scoped token. pve-manager `PVE/API2/Cluster.pm` `resources` skips,
+/// silently, each guest without `VM.Audit` on `/vms/<vmid>`, so the list answers 200 with part
+/// of the guests; `GET /access/permissions?path=/vms` (pve-access-control
+/// `PVE/API2/AccessControl.pm` `permissions`) answers `{"/vms": {}}`: nothing held there. The
+/// plan cannot say "by hand: none" of a node whose guests it may not see: it says the list may
+/// be partial, on stderr and in the plan, and exits 1.
+#[tokio::test]
+async fn a_guest_list_that_may_be_partial_blocks_the_plan() {
+    let cluster = Cluster {
+        vms_rights: json!({"/vms": {}}),
+        ..Cluster::default()
+    };
+    let server = cluster.serve().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, NO_QDEVICE).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[
+            "BLOCKED: the guest list may be partial: VM.Audit on /vms is not held: the guest list leaves out the guests the credentials may not audit",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the guest list may be partial: VM.Audit on /vms is not held"),
+        "{stderr}"
+    );
 }
 
 /// D1: a service in CRM state `error` is never recovered nor moved (pve-ha-manager

@@ -15,7 +15,8 @@
 //! group→rule migration state (`GET /cluster/ha/groups`: pve-ha-manager `HA/Config.pm`
 //! `have_groups_been_migrated`; the CRM migrates the groups once every node runs 9,
 //! `HA/Manager.pm`), the rules on 9 (`GET /cluster/ha/rules`) and the guests
-//! (`GET /cluster/resources?type=vm`), then prints, for each node still below the target
+//! (`GET /cluster/resources?type=vm`, whole only with `VM.Audit` on `/vms`:
+//! `GET /access/permissions?path=/vms`, else the plan is blocked), then prints, for each node still below the target
 //! release: the quorum with that node out (its votes against corosync's expected votes, a
 //! QDevice's vote included), node maintenance, the guests that will move (HA resources, moved
 //! by the HA stack), those HA will not move (a service in CRM state `error`; every one while
@@ -180,6 +181,12 @@ async fn read_plan(
         blockers.push(format!("the guests could not be read: {e}"));
         Vec::new()
     });
+    // PVE leaves out, silently, each guest the credentials may not audit (pve-manager
+    // `PVE/API2/Cluster.pm` `resources`): "by hand: none" over such a list is not the truth.
+    if let Some(why) = guest_list_trimmed(pve).await {
+        eprintln!("pve-upgrade: the guest list may be partial: {why}");
+        blockers.push(format!("the guest list may be partial: {why}"));
+    }
     let disarmed = ha_disarmed(pve).await;
     let placement = Placement::read(pve).await;
     let votes = corosync_votes(pve).await;
@@ -213,6 +220,16 @@ async fn read_plan(
     };
     plan.blockers.extend(blockers_of(&plan));
     Ok(plan)
+}
+
+/// Why `GET /cluster/resources` may leave guests out (`VM.Audit` on `/vms` not held, or not
+/// propagating: [`cpps_proxmox::api::ClusterApi::guest_list_trimmed`]), also when that could
+/// not be read; `None` when the list is whole.
+async fn guest_list_trimmed(pve: &Client) -> Option<String> {
+    pve.cluster()
+        .guest_list_trimmed()
+        .await
+        .unwrap_or_else(|e| Some(format!("whether it is whole could not be read: {e}")))
 }
 
 /// What the cluster's HA stack says, for judging each node's HA guests.
