@@ -758,6 +758,64 @@ async fn a_pbs_storage_on_another_server_is_not_judged_here() {
     );
 }
 
+/// G1 (audit 31): one PVE storage names one datastore (pve-storage
+/// `src/PVE/Storage/PBSPlugin.pm` `options`: `datastore`), and one PBS holds many
+/// (proxmox-backup `src/api2/admin/datastore.rs` `get_datastore_list`). `pbs-archive` writes
+/// to this same server's `store2`, which the default report (the repository's `store1` only)
+/// does not read: 300, backed up there by `backup-arch`, is "cannot tell" (its datastore was
+/// not read), never a breach for "no enabled vzdump job".
+#[tokio::test]
+async fn a_pbs_storage_on_an_unread_datastore_is_cannot_tell() {
+    let fresh = now() - 3600;
+    let upid = "UPID:pbs-a:00000777:0000A1B2:0000000B:6B0A5FD0:verificationjob:store1:root@pam:";
+    let snapshot = |ty: &str, id: &str| {
+        json!({"backup-type": ty, "backup-id": id, "backup-time": fresh, "files": ["index.json.blob"],
+               "protected": false, "verification": {"state": "ok", "upid": upid}})
+    };
+    let snapshots = json!({"data": [snapshot("vm", "100"), snapshot("ct", "200")]});
+    let none = json!({"data": []});
+    let pbs = pbs(snapshots, none.clone(), none.clone(), none.clone(), none).await;
+    let archive = json!({"storage": "pbs-archive", "type": "pbs", "server": "pbs-a.example",
+        "datastore": "store2", "username": "backup@pbs!pve", "content": "backup",
+        "digest": "c8a3d4fa0a47f0e63e1ba0b8b5ee3d3cb6e7c0b2"});
+    let archive_job = json!({"id": "backup-arch", "type": "vzdump", "enabled": 1,
+        "schedule": "23:00", "storage": "pbs-archive", "vmid": "300", "mode": "snapshot"});
+    let pve = pve_for_the_chain_storages(
+        json!([]),
+        ResponseTemplate::new(200).set_body_json(json!({"data": []})),
+        &[archive_job],
+        &[archive],
+    )
+    .await;
+    let env = [
+        ("PROXMOX_VE_ENDPOINT", pve.uri()),
+        ("PROXMOX_VE_API_TOKEN", "root@pam!ci=5ecr3t".to_owned()),
+    ];
+    let out = run_with_pve(&pbs, &["--format", "json", "--chain"], &env).await;
+    let stdout = common::stdout_of_exit(&out, 1);
+    let both: Value = serde_json::from_str(&stdout).expect("the output is JSON");
+    let scratch = &both["chain"][2];
+    assert_eq!(scratch["vmid"], 300, "{stdout}");
+    assert_eq!(scratch["storage"], "pbs-archive", "{scratch}");
+    assert_eq!(scratch["jobs"], json!(["backup-arch"]), "{scratch}");
+    assert_eq!(scratch["verdict"], "cannot-tell", "{scratch}");
+    let reasons = scratch["reasons"].to_string();
+    assert!(
+        reasons.contains("datastore store2 was not read"),
+        "{reasons}"
+    );
+    assert!(!reasons.contains("no enabled vzdump job"), "{reasons}");
+    // 100 on store1 is still judged here.
+    assert_eq!(both["chain"][0]["backed_up"], fresh, "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "PVE storage pbs-archive writes to datastore store2, which this report does not read"
+        ),
+        "{stderr}"
+    );
+}
+
 /// F3 (audit 31): pve-storage's `server` is "Server IP or DNS name" (`src/PVE/Storage/Plugin.pm`)
 /// and the `fingerprint` is optional for a trusted certificate (`src/PVE/Storage/PBSPlugin.pm`
 /// `options`), so `pbs-por-ip`, on `10.0.0.5`'s `store1` with no fingerprint, may or may not

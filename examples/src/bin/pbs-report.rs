@@ -88,8 +88,8 @@ struct Args {
     apply: bool,
     /// Also judge each guest's backup chain, end to end: read the PVE cluster named by
     /// `PROXMOX_VE_ENDPOINT` (with `PROXMOX_VE_API_TOKEN` and the TLS variables, as
-    /// `inventory` does) for its guests, its PBS storages writing to the datastores this report
-    /// reads, its vzdump jobs and their tasks; then this PBS's newest finished snapshots and
+    /// `inventory` does) for its guests, its PBS storages (a guest whose storage writes to a
+    /// datastore this report does not read is "cannot tell"), its vzdump jobs and their tasks; then this PBS's newest finished snapshots and
     /// their verification, and the copy named by `--copy`. One verdict per guest.
     #[arg(long)]
     chain: bool,
@@ -99,7 +99,7 @@ struct Args {
     #[arg(long, requires = "chain", value_parser = parse_copy)]
     copy: Option<Copy>,
     /// With --chain: judge only these PVE storages (repeatable), whatever server they name; by
-    /// default every PBS storage whose datastore this report reads, less those on another
+    /// default every PBS storage, less those on another
     /// server than the repository's (`PbsAddress::same_server` of its `server`, `port` and
     /// `fingerprint` against the repository's host, port and `PBS_FINGERPRINT`), each named
     /// on stderr.
@@ -325,11 +325,13 @@ fn host_port(address: Option<&PbsAddress>) -> String {
 }
 
 /// Reads the PVE side of the backup chain with the live audit's reader
-/// ([`PveSource::backup_chain`], which BACKUP-005 uses too), then keeps the PBS storages on the
-/// datastores this report reads, less those that write to another server
+/// ([`PveSource::backup_chain`], which BACKUP-005 uses too), then keeps the PBS storages,
+/// less those that write to another server
 /// ([`writes_here`]; pve-storage `src/PVE/Storage/PBSPlugin.pm` `options`: `server`, `port`,
 /// `fingerprint` and `datastore` together name the place), or those of `--pve-storage`,
-/// which are taken as named.
+/// which are taken as named. One PBS holds many datastores (proxmox-backup
+/// `src/api2/admin/datastore.rs` `get_datastore_list`): a storage on one this report did not
+/// read (`stores`) is kept, and named on stderr, so that its guests are "not read".
 async fn read_pve(
     args: &Args,
     stores: &[String],
@@ -354,13 +356,24 @@ async fn read_pve(
         );
     }
     input.retain_targets(|t| {
-        stores.contains(&t.datastore)
-            && if args.pve_storages.is_empty() {
-                !elsewhere(t)
-            } else {
-                args.pve_storages.contains(&t.storage)
-            }
+        if args.pve_storages.is_empty() {
+            !elsewhere(t)
+        } else {
+            args.pve_storages.contains(&t.storage)
+        }
     });
+    // A storage on a datastore of this server that the report did not read stays, with its
+    // jobs: its guests are "not read", never "no job" (`chain::site_backups`).
+    for t in input
+        .targets
+        .iter()
+        .filter(|t| !stores.contains(&t.datastore))
+    {
+        eprintln!(
+            "pbs-report: PVE storage {} writes to datastore {}, which this report does not read; its guests cannot be told (--all-datastores reads it)",
+            t.storage, t.datastore,
+        );
+    }
     Ok(input)
 }
 
@@ -376,9 +389,16 @@ async fn chain(
     let stores: Vec<String> = inventory.snapshots.keys().cloned().collect();
     let pbs = this.pbs;
     let mut input = read_pve(args, &stores, this.address, timeout).await?;
+    // The targets on the datastores read; the others are "not read" (`chain::judge`).
+    let read: Vec<PbsTarget> = input
+        .targets
+        .iter()
+        .filter(|t| stores.contains(&t.datastore))
+        .cloned()
+        .collect();
     // Whether each list is whole is asked per datastore and namespace: only the answer for
     // the path itself is exact (`chain::snapshots_trimmed`).
-    let rights = chain::read_path_rights(pbs, &input.targets).await;
+    let rights = chain::read_path_rights(pbs, &read).await;
     // A storage whose server may be another (a host text that differs, no fingerprints on
     // both sides) is "cannot tell" (`PbsSide::here`); those of --pve-storage are taken as
     // named.
@@ -386,8 +406,8 @@ async fn chain(
     if args.pve_storages.is_empty() {
         side.address = this.address.cloned();
     }
-    side.backups = chain::site_backups(inventory, &input.targets, &rights, now, args.rpo);
-    input.here = side.here(&input.targets);
+    side.backups = chain::site_backups(inventory, &read, &rights, now, args.rpo);
+    input.here = side.here(&read);
     if let Some(copy) = &args.copy {
         let site = sites
             .site_of_name(&copy.remote)
