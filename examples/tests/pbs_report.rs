@@ -531,6 +531,18 @@ async fn pve_for_the_chain_storages(
     answer("cluster/backup", Value::Array(jobs))
         .mount(&server)
         .await;
+    // A token that may audit every guest (pve-access-control `PVE/API2/AccessControl.pm`
+    // `permissions`: `{ $path => { privilege => propagate } }`); a test may mount another
+    // answer before this one.
+    Mock::given(method("GET"))
+        .and(path("/api2/json/access/permissions"))
+        .and(query_param("path", "/vms"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"data": {"/vms": {"VM.Audit": 1}}})),
+        )
+        .with_priority(5)
+        .mount(&server)
+        .await;
     let pve1_tasks = ResponseTemplate::new(200).set_body_json(json!({"data": pve1_tasks}));
     tasks("pve1", pve1_tasks).mount(&server).await;
     tasks("pve2", pve2_tasks).mount(&server).await;
@@ -607,6 +619,40 @@ async fn the_backup_chain_gives_one_verdict_per_guest() {
     );
     assert!(!line.contains("copied to site-b at"), "{line}");
     assert!(text.contains("no enabled vzdump job to a PBS storage of this report includes it"));
+}
+
+/// G3 (audit 31): a pool-scoped token. pve-manager `PVE/API2/Cluster.pm` `resources` skips,
+/// silently, each guest without `VM.Audit` on `/vms/<vmid>`, and
+/// `GET /access/permissions?path=/vms` (pve-access-control `PVE/API2/AccessControl.pm`
+/// `permissions`) answers `{"/vms": {}}`: the chain's guest list may be partial, which the
+/// report says on stderr and in the JSON (`guests_trimmed`), exit 1.
+#[tokio::test]
+async fn a_guest_list_that_may_be_partial_is_said() {
+    let fresh = now() - 3600;
+    let pbs = pbs_for_the_chain(fresh).await;
+    let pve = pve_for_the_chain(fresh).await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/access/permissions"))
+        .and(query_param("path", "/vms"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": {"/vms": {}}})))
+        .with_priority(1)
+        .mount(&pve)
+        .await;
+    let env = [
+        ("PROXMOX_VE_ENDPOINT", pve.uri()),
+        ("PROXMOX_VE_API_TOKEN", "root@pam!ci=5ecr3t".to_owned()),
+    ];
+    let args = ["--format", "json", "--chain", "--copy", "pbs-b:from-site-a"];
+    let out = run_with_pve(&pbs, &args, &env).await;
+    let stdout = common::stdout_of_exit(&out, 1);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let both: Value = serde_json::from_str(&stdout).expect("the output is JSON");
+    let why = "VM.Audit on /vms is not held: the guest list leaves out the guests the credentials may not audit";
+    assert_eq!(both["guests_trimmed"], why, "{stdout}");
+    assert!(
+        stderr.contains(&format!("the guest list may be partial: {why}")),
+        "{stderr}"
+    );
 }
 
 /// S5: `GET /nodes/{node}/tasks` is proxied to the node (pve-manager `PVE/API2/Tasks.pm`

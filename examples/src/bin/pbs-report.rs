@@ -37,7 +37,8 @@
 //!
 //! Exit status: 0 when all is well; 1 when a guest's newest backup is older than the RPO or
 //! failed verification (or has an unknown verification state), a job's last run failed, a
-//! datastore could not be read, a guest's chain (with `--chain`) is not ok, or the report is
+//! datastore could not be read, a guest's chain (with `--chain`) is not ok or its guest list
+//! may be partial, or the report is
 //! partial; 2 when the report could not be made
 //! (configuration, or nothing answered within the timeout).
 
@@ -88,9 +89,11 @@ struct Args {
     apply: bool,
     /// Also judge each guest's backup chain, end to end: read the PVE cluster named by
     /// `PROXMOX_VE_ENDPOINT` (with `PROXMOX_VE_API_TOKEN` and the TLS variables, as
-    /// `inventory` does) for its guests, its PBS storages (a guest whose storage writes to a
-    /// datastore this report does not read is "cannot tell"), its vzdump jobs and their tasks; then this PBS's newest finished snapshots and
-    /// their verification, and the copy named by `--copy`. One verdict per guest.
+    /// `inventory` does) for its guests (a list that may leave guests out, without `VM.Audit`
+    /// on `/vms`, is said and exits 1), its PBS storages (a guest whose storage writes to a
+    /// datastore this report does not read is "cannot tell"), its vzdump jobs and their
+    /// tasks; then this PBS's newest finished snapshots and their verification, and the copy
+    /// named by `--copy`. One verdict per guest.
     #[arg(long)]
     chain: bool,
     /// With --chain: where the other site keeps the copies, `REMOTE:STORE[:NAMESPACE]` (a
@@ -192,7 +195,13 @@ async fn run(args: &Args) -> Result<(bool, bool), Error> {
     };
     print_report(args, &report, chains.as_ref());
     let chain_failing = match &chains {
-        Some(Ok(chains)) => chains.iter().any(|c| c.verdict != Verdict::Ok),
+        Some(Ok(chains)) => {
+            if let Some(why) = &chains.guests_trimmed {
+                eprintln!("pbs-report: the guest list may be partial: {why}");
+            }
+            chains.guests_trimmed.is_some()
+                || chains.guests.iter().any(|c| c.verdict != Verdict::Ok)
+        }
         Some(Err(error)) => {
             eprintln!("pbs-report: the backup chain could not be read from PVE: {error}");
             true
@@ -268,18 +277,18 @@ fn rpo_text(rpo: Duration) -> String {
 }
 
 /// Prints the report, and the backup chain when it was asked for (text: one line per guest;
-/// JSON: `{"report": …, "chain": […]}`).
-fn print_report(
-    args: &Args,
-    report: &report::Report,
-    chains: Option<&Result<Vec<GuestChain>, String>>,
-) {
+/// JSON: `{"report": …, "chain": […], "guests_trimmed": null | why}`); with a guest list that
+/// may be partial, a line says so first.
+fn print_report(args: &Args, report: &report::Report, chains: Option<&Result<Chains, String>>) {
     match (args.format, chains) {
         (Format::Text, _) => {
             print!("{}", report.to_text());
             if let Some(Ok(chains)) = chains {
                 println!("\nbackup chain per guest (RPO {}):", rpo_text(args.rpo));
-                for chain in chains {
+                if let Some(why) = &chains.guests_trimmed {
+                    println!("  the guest list may be partial: {why}");
+                }
+                for chain in &chains.guests {
                     println!("  {chain}");
                 }
             }
@@ -289,17 +298,30 @@ fn print_report(
             serde_json::to_string_pretty(report).unwrap_or_default()
         ),
         (Format::Json, Some(chains)) => {
-            let chain = match chains {
-                Ok(chains) => serde_json::to_value(chains).unwrap_or_default(),
-                Err(error) => serde_json::json!({"error": error}),
+            let (chain, trimmed) = match chains {
+                Ok(chains) => (
+                    serde_json::to_value(&chains.guests).unwrap_or_default(),
+                    chains.guests_trimmed.clone(),
+                ),
+                Err(error) => (serde_json::json!({"error": error}), None),
             };
-            let both = serde_json::json!({"report": report, "chain": chain});
+            let both =
+                serde_json::json!({"report": report, "chain": chain, "guests_trimmed": trimmed});
             println!(
                 "{}",
                 serde_json::to_string_pretty(&both).unwrap_or_default()
             );
         }
     }
+}
+
+/// The backup chain of every guest PVE listed, and why that list may leave guests out.
+struct Chains {
+    /// One verdict per guest listed.
+    guests: Vec<GuestChain>,
+    /// Why `GET /cluster/resources` may leave guests out (pve-manager `PVE/API2/Cluster.pm`
+    /// `resources` skips, silently, each guest without `VM.Audit`), if it may.
+    guests_trimmed: Option<String>,
 }
 
 /// This PBS: its client, and how PVE's storages would name it.
@@ -337,11 +359,22 @@ async fn read_pve(
     stores: &[String],
     address: Option<&PbsAddress>,
     timeout: Duration,
-) -> Result<ChainInput, String> {
+) -> Result<(ChainInput, Option<String>), String> {
     let pve = cpps_proxmox::ClientBuilder::from_env(&cpps_http::env::process_env)
         .and_then(|b| b.deadline(timeout).request_timeout(timeout).build())
         .map_err(|e| report::error_chain(&e))?;
     let mut input = PveSource::backup_chain(&pve).await?;
+    // As `inventory` does: `GET /access/permissions?path=/vms` says whether the list is whole.
+    let trimmed = pve
+        .cluster()
+        .guest_list_trimmed()
+        .await
+        .unwrap_or_else(|e| {
+            Some(format!(
+                "whether it is whole could not be read: {}",
+                report::error_chain(&e)
+            ))
+        });
     let elsewhere = |t: &PbsTarget| !writes_here(address, t);
     for t in input
         .targets
@@ -374,7 +407,7 @@ async fn read_pve(
             t.storage, t.datastore,
         );
     }
-    Ok(input)
+    Ok((input, trimmed))
 }
 
 /// The backup chain of every guest: PVE's side, this PBS's snapshots, the copies.
@@ -384,11 +417,11 @@ async fn chain(
     inventory: &report::Inventory,
     sites: &Sites,
     now: i64,
-) -> Result<Vec<GuestChain>, String> {
+) -> Result<Chains, String> {
     let timeout = Duration::from_secs(args.timeout);
     let stores: Vec<String> = inventory.snapshots.keys().cloned().collect();
     let pbs = this.pbs;
-    let mut input = read_pve(args, &stores, this.address, timeout).await?;
+    let (mut input, guests_trimmed) = read_pve(args, &stores, this.address, timeout).await?;
     // The targets on the datastores read; the others are "not read" (`chain::judge`).
     let read: Vec<PbsTarget> = input
         .targets
@@ -422,5 +455,8 @@ async fn chain(
         )
         .await;
     }
-    Ok(chain::judge(&input, now, args.rpo))
+    Ok(Chains {
+        guests: chain::judge(&input, now, args.rpo),
+        guests_trimmed,
+    })
 }
