@@ -32,6 +32,9 @@
 //! breaks, so then nothing is sent: confirming would be blind. Nor is anything sent when one
 //! of a router's readings failed before the change: one healthy check (a VRRP group) cannot
 //! stand for a tunnel that could not be read. A VRRP group is healthy only as MASTER or BACKUP.
+//! Nor is commit-confirm armed while a reboot revert would drop commits that were never saved,
+//! or while the saved file cannot be read ([`unsaved_before_arming`]), unless the caller allows
+//! it ([`ApplyOptions::allow_unsaved_revert`]).
 //!
 //! A write that did not go as asked (refused, partly landed, a commit-confirm the answer does
 //! not say started, no answer) is never reported as "not applied" (audit N1): the
@@ -452,6 +455,9 @@ pub struct ApplyOptions {
     /// Addresses that must stay reachable, checked on this router and on the peer
     /// ([`crate::status::route`] says what "reachable" means).
     pub reach: Vec<IpAddr>,
+    /// Arm commit-confirm even where a reboot would drop commits that were never saved
+    /// (`vyos-apply --allow-unsaved-revert`); off by default, see [`unsaved_before_arming`].
+    pub allow_unsaved_revert: bool,
 }
 
 impl ApplyOptions {
@@ -464,8 +470,77 @@ impl ApplyOptions {
             handshake_limit: DEFAULT_HANDSHAKE_LIMIT,
             budgets: StepBudgets::default(),
             reach: Vec::new(),
+            allow_unsaved_revert: false,
         }
     }
+}
+
+/// Why commit-confirm may not be armed on `local`: with the `reboot` action (the default;
+/// `system config-management commit-confirm action`), a timer that runs out reboots into
+/// `/config/config.boot` (vyos-1x `python/vyos/config_mgmt.py` `ConfigMgmt.revert`), which
+/// drops every commit not saved, not only this change, and the API arms it without
+/// `commit_confirm`'s `unsaved_commits()` warning (`configsession.py` `COMMIT_CONFIRM`
+/// passes `-y`). So the saved file is read (`show file /config/config.boot`, vyos-1x
+/// `src/op_mode/file.py`) and compared with `running`: the unsaved paths are named (redacted,
+/// values never shown); a file that cannot be read cannot tell. `None` when nothing would be
+/// dropped, the action is `reload`, or the caller allowed it.
+pub async fn unsaved_before_arming(
+    local: &Client,
+    running: &ConfigTree,
+    opts: &ApplyOptions,
+) -> Option<String> {
+    let action = ["system", "config-management", "commit-confirm", "action"];
+    if opts.allow_unsaved_revert || running.value(&action) == Some("reload") {
+        return None;
+    }
+    let saved = match local.show(&["file", "/config/config.boot"]).await {
+        Ok(text) => saved_file_data(&text)
+            .ok_or_else(|| "its text has no FILE DATA part".to_owned())
+            .and_then(|data| ConfigTree::parse_saved(data).map_err(|e| e.to_string())),
+        Err(e) => Err(e.to_string()),
+    };
+    let saved = match saved {
+        Ok(saved) => saved,
+        Err(e) => {
+            return Some(format!(
+                "the saved configuration (/config/config.boot) could not be read ({e}), so it \
+                 cannot tell what a reboot would drop if commit-confirm reverts: nothing was sent \
+                 (--allow-unsaved-revert arms it all the same)"
+            ));
+        }
+    };
+    let changes = diff(&saved, running);
+    // An empty node reads back from the saved text as a branch or a valueless leaf alike, so
+    // a delete and a set of the same valueless path is no change.
+    let same_node = |c: &Command| {
+        c.value.is_none()
+            && changes
+                .iter()
+                .any(|o| o.op != c.op && o.path == c.path && o.value.is_none())
+    };
+    let unsaved: Vec<String> = changes
+        .iter()
+        .filter(|c| !same_node(c))
+        .map(|c| {
+            let c = c.redacted();
+            format!("{} {}", c.op.as_str(), c.path.join(" "))
+        })
+        .collect();
+    (!unsaved.is_empty()).then(|| {
+        format!(
+            "the running configuration has commits that are not saved ({}): if commit-confirm \
+             reverts, VyOS reboots into /config/config.boot and drops them too, not only this \
+             change; nothing was sent (save first, or --allow-unsaved-revert)",
+            unsaved.join("; ")
+        )
+    })
+}
+
+/// The file's lines in `show file`'s text: after `########## FILE DATA ##########` (vyos-1x
+/// `src/op_mode/file.py` `print_file_data`).
+fn saved_file_data(text: &str) -> Option<&str> {
+    let header = "########## FILE DATA ##########\n";
+    text.find(header).map(|at| &text[at + header.len()..])
 }
 
 /// How a safe apply ended.
@@ -794,7 +869,14 @@ pub async fn safe_apply(
         ));
     };
     let (has_confirm, running, before) = pre?;
-    if let Some(error) = why_not_send(&before, peer.is_some(), has_confirm, opts) {
+    let unsaved = if has_confirm {
+        unsaved_before_arming(local, &running, opts).await
+    } else {
+        None
+    };
+    if let Some(error) =
+        unsaved.or_else(|| why_not_send(&before, peer.is_some(), has_confirm, opts))
+    {
         return Ok(ApplyReport::not_sent(
             has_confirm,
             before,

@@ -908,6 +908,65 @@ async fn a_probed_address_that_moves_to_the_default_route_is_not_confirmed() {
     assert_eq!(fa.state.lock().unwrap().confirm_pending, Some(5));
 }
 
+/// Audit U1 of issue 32: with the `reboot` action, a timer that runs out reboots the router
+/// into `/config/config.boot` (vyos-1x `python/vyos/config_mgmt.py` `ConfigMgmt.revert`), so
+/// it drops every commit not saved, not only this change; the API never saves, and
+/// `configsession.py` `COMMIT_CONFIRM` passes `-y`, which skips `commit_confirm`'s
+/// `unsaved_commits()` warning. The saved file is read with `show file` (`src/op_mode/file.py`)
+/// and compared with the running configuration: where they differ nothing is sent, and the
+/// error names the unsaved paths, never their values, unless the caller allows it. A saved
+/// file that cannot be read cannot tell what a reboot would drop. Failed first: the change was
+/// committed with the timer armed.
+#[tokio::test]
+async fn unsaved_commits_that_a_reboot_would_drop_stop_the_apply() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V15).await;
+    fresh_after_commit(&fa, &fb);
+    let secret = "Unsaved-Secret-9";
+    {
+        let mut st = fa.state.lock().unwrap();
+        let earlier = Command::set(
+            ["service", "snmp", "community", secret, "authorization"],
+            Some("ro"),
+        );
+        st.running.apply(&earlier).unwrap();
+    }
+    let report = safe_apply(&a, Some(&b), &harmless_change(), &settled())
+        .await
+        .unwrap();
+    let ApplyOutcome::NotApplied { error } = &report.outcome else {
+        panic!("{report}");
+    };
+    assert!(error.contains("not saved"), "{error}");
+    assert!(error.contains("service snmp community"), "{error}");
+    assert!(error.contains("--allow-unsaved-revert"), "{error}");
+    assert!(!format!("{report} {report:?}").contains(secret));
+    assert!(fa.requests_to("configure").is_empty(), "nothing was sent");
+    assert_eq!(fa.state.lock().unwrap().confirm_pending, None);
+
+    fa.state.lock().unwrap().saved_unreadable = true;
+    let report = safe_apply(&a, Some(&b), &harmless_change(), &settled())
+        .await
+        .unwrap();
+    let ApplyOutcome::NotApplied { error } = &report.outcome else {
+        panic!("{report}");
+    };
+    assert!(
+        error.contains("cannot tell what a reboot would drop"),
+        "{error}"
+    );
+    assert!(fa.requests_to("configure").is_empty(), "nothing was sent");
+
+    let mut opts = settled();
+    opts.allow_unsaved_revert = true;
+    let report = safe_apply(&a, Some(&b), &harmless_change(), &opts)
+        .await
+        .unwrap();
+    assert!(
+        matches!(report.outcome, ApplyOutcome::Kept { .. }),
+        "{report}"
+    );
+}
+
 /// Audit X4 (a): the first commit-confirm `_configure_op` (vyos-1x
 /// `src/services/api/rest/routers.py` at 0514484a) arms the timer before `session.commit()`,
 /// and a commit refused as a whole disarms nothing: with nothing live, the timer would still

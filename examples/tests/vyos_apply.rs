@@ -219,6 +219,13 @@ async fn revisions_are_listed_and_a_soft_rollback_is_planned_then_applied() {
     assert_eq!(out.status.code(), Some(0), "{all}");
     assert!(all.contains("  delete system domain-name"), "{all}");
     assert!(all.contains("plan only"), "{all}");
+    // Audit U1: the domain name is committed, not saved, and a revert would reboot into
+    // /config/config.boot (vyos-1x `config_mgmt.py` `ConfigMgmt.revert`): the plan says the
+    // apply is refused unless --allow-unsaved-revert.
+    assert!(
+        all.contains("REFUSED: the running configuration has commits that are not saved (set system domain-name)"),
+        "{all}"
+    );
     assert!(fa.requests_to("configure").is_empty());
 
     // Only a handshake made after the commit counts: red's is 1 s old, the checks run 2 s
@@ -232,6 +239,7 @@ async fn revisions_are_listed_and_a_soft_rollback_is_planned_then_applied() {
             "--rollback-soft",
             "0",
             "--apply",
+            "--allow-unsaved-revert",
             "--settle",
             "2",
             "--timeout",

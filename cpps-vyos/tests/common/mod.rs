@@ -303,6 +303,8 @@ pub struct RouterState {
     pub trace_hubs: Option<Vec<(String, f64)>>,
     /// Hops that replace [`RouterState::trace_hubs`] at the next commit.
     pub trace_hubs_after_commit: Option<Vec<(String, f64)>>,
+    /// `show file /config/config.boot` fails (`file.py`: "File or directory … not found.").
+    pub saved_unreadable: bool,
 }
 
 /// What `POST /traceroute` answers: vyos-1x `python/vyos/configsession.py` `traceroute` runs
@@ -399,6 +401,7 @@ impl FakeRouter {
                 commit_still_running: false,
                 landing_later: None,
                 routes_after_commit: None,
+                saved_unreadable: false,
                 commit_revisions: true,
                 openapi_unavailable: 0,
                 openapi_unavailable_after_commit: 0,
@@ -892,6 +895,17 @@ impl FakeRouter {
             // drops; the two archived revisions do not differ.
             ["system", "commit", "diff", n] => ok(json!(commit_diff(n, None))),
             ["system", "commit", "file", n, "compare", m] => ok(json!(commit_diff(n, Some(m)))),
+            // `show file PATH` (vyos-1x `src/op_mode/file.py` `show_locally`, piped through
+            // `less -X`, which copies when its output is no terminal): FILE INFO, a blank line,
+            // FILE DATA, then the file's lines.
+            ["file", "/config/config.boot"] if !st.saved_unreadable => {
+                let mut saved = st.saved.clone();
+                saved.footer.clone_from(&st.footer);
+                ok(json!(format!(
+                    "########## FILE INFO ##########\nPath:\t\t/config/config.boot\nType:\t\tASCII text\nOwner:\t\troot:vyattacfg\nPermissions:\trw-rw----\nModified:\t2026-12-06 09:12:44\n\n########## FILE DATA ##########\n{}",
+                    saved.to_saved_string()
+                )))
+            }
             ["system", "commit", "file", "0"] => match &st.footer {
                 Some(f) => {
                     let mut saved = st.saved.clone();

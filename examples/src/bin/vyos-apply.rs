@@ -12,7 +12,8 @@
 //! VYOS_URL=https://192.168.10.1 VYOS_API_KEY=… [VYOS_FINGERPRINT=…] \
 //!   [VYOS_PEER_URL=… VYOS_PEER_API_KEY=… VYOS_PEER_FINGERPRINT=…] \
 //!   vyos-apply [--commands FILE] [--apply [--confirm-minutes N] [--check] [--reach ADDR]… [--settle S]
-//!              [--commit-timeout S] [--check-timeout S] [--confirm-timeout S]]
+//!              [--commit-timeout S] [--check-timeout S] [--confirm-timeout S]
+//!              [--allow-unsaved-revert]]
 //!              [--revisions | --diff N [--diff-from M] | --rollback-soft N | --upgrade-plan URL]
 //!              [--timeout SECONDS]
 //! ```
@@ -25,7 +26,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Parser;
-use cpps_vyos::apply::{ApplyOptions, ApplyOutcome, StepBudgets, safe_apply};
+use cpps_vyos::apply::{
+    ApplyOptions, ApplyOutcome, StepBudgets, safe_apply, unsaved_before_arming,
+};
 use cpps_vyos::{Client, ClientBuilder, Command, CommitConfirmSupport, Url};
 
 /// Apply commands to a VyOS router, proving the change from its peer before keeping it.
@@ -44,8 +47,8 @@ use cpps_vyos::{Client, ClientBuilder, Command, CommitConfirmSupport, Url};
 /// --reach ADDR (repeatable) names addresses that must stay reachable, from this router and,
 /// with --check, from the peer. Where the router's /openapi.json lists /traceroute (later 1.5
 /// builds, vyos-1x PR #4151), its mtr probe proves delivery: the last hop is the address itself
-/// with less than 100 % loss, and the route's path is compared all the same. Elsewhere the API has no ping operation and no probe (1.4, and 1.5 before that
-/// PR), so "reachable" is read from the router's tables: the best route to ADDR
+/// with less than 100 % loss, and the route's path is compared all the same. Elsewhere the API
+/// has no ping operation and no probe (1.4, and 1.5 before that PR), so "reachable" is read from the router's tables: the best route to ADDR
 /// (`show ip route ADDR`, FRR) is installed with an active next hop that is no blackhole or
 /// `unreachable`, and that next hop's neighbour (`show arp` / `show ipv6 neighbors`) is not
 /// FAILED or INCOMPLETE. Over a point-to-point interface (WireGuard, tunnels, PPP), which keeps
@@ -94,6 +97,12 @@ struct Args {
     /// commit-confirm, for the save).
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     confirm_timeout: u64,
+    /// Arm commit-confirm even where the running configuration has commits that are not saved.
+    /// By default nothing is sent then: with the `reboot` action, a revert reboots into
+    /// /config/config.boot and drops those commits too (vyos-1x `config_mgmt.py` `revert`), and
+    /// a saved file that cannot be read cannot tell what it would drop.
+    #[arg(long)]
+    allow_unsaved_revert: bool,
     /// List the commit revisions (`show system commit`).
     #[arg(long)]
     revisions: bool,
@@ -271,6 +280,7 @@ async fn run(args: &Args, activity: cpps_http::Activity) -> anyhow::Result<ExitC
     opts.settle = Duration::from_secs(args.settle);
     opts.budgets = budgets(args);
     opts.reach.clone_from(&args.reach);
+    opts.allow_unsaved_revert = args.allow_unsaved_revert;
     let report = safe_apply(&router, peer.as_ref(), &commands, &opts)
         .await
         .context("apply")?;
@@ -356,6 +366,13 @@ async fn plan(router: &Client, commands: &[Command], args: &Args) -> anyhow::Res
             );
         }
         _ => println!("commit-confirm: NO (an answer this program does not know)"),
+    }
+    if has_confirm {
+        let mut opts = ApplyOptions::new(args.confirm_minutes);
+        opts.allow_unsaved_revert = args.allow_unsaved_revert;
+        if let Some(refusal) = unsaved_before_arming(router, &running, &opts).await {
+            println!("with --apply: REFUSED: {refusal}");
+        }
     }
     let minutes = has_confirm.then_some(args.confirm_minutes);
     let plan = router
