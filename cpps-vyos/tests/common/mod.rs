@@ -815,6 +815,18 @@ impl FakeRouter {
         }
     }
 
+    /// `show version`: the image the test installed, else the profile's release.
+    fn version_text(&self, st: &RouterState) -> String {
+        if let Some(image) = &st.image_version {
+            return format!("Version:          VyOS {image}\n");
+        }
+        match self.profile {
+            Profile::V14 => "Version:          VyOS 1.4.0\nRelease train:    sagitta\n\nBuilt by:         autobuild@vyos.net\n",
+            Profile::V15 => "Version:          VyOS 2025.01.10-0020-rolling\nRelease train:    current\n",
+        }
+        .to_owned()
+    }
+
     fn show(&self, body: &Value) -> ResponseTemplate {
         let path = match path_field(body) {
             Ok(p) => p,
@@ -830,16 +842,7 @@ impl FakeRouter {
             .collect::<Vec<_>>()
             .as_slice()
         {
-            ["version"] if st.image_version.is_some() => ok(json!(format!(
-                "Version:          VyOS {}\n",
-                st.image_version.clone().unwrap_or_default()
-            ))),
-            ["version"] => ok(json!(match self.profile {
-                Profile::V14 =>
-                    "Version:          VyOS 1.4.0\nRelease train:    sagitta\n\nBuilt by:         autobuild@vyos.net\n",
-                Profile::V15 =>
-                    "Version:          VyOS 2025.01.10-0020-rolling\nRelease train:    current\n",
-            })),
+            ["version"] => ok(json!(self.version_text(&st))),
             // `vtysh -c` (vyos-1x `src/op_mode/vtysh_wrapper.sh`): VyOS 1.4 runs FRR 9.1, 1.5
             // FRR 10, whose summaries differ in the heading and the router-id line.
             ["bgp", "summary"] => ok(json!(show_fixture(match self.profile {

@@ -194,7 +194,31 @@ async fn run(args: &Args) -> Result<(bool, bool), Error> {
         None
     };
     print_report(args, &report, chains.as_ref());
-    let chain_failing = match &chains {
+    let chain_failing = chain_failing(chains.as_ref());
+    for error in report.errors.iter().filter(|e| !e.not_supported) {
+        eprintln!(
+            "pbs-report: {} could not be read: {}",
+            error.part, error.error
+        );
+    }
+    let fix_failed = args.fix && run_fix(args, &pbs, &report, timeout).await;
+    if inventory.datastores.is_empty() && report.is_partial() {
+        // Not even the datastore list: there is no report to speak of.
+        return Err(Error::Config {
+            name: "PBS_REPOSITORY",
+            reason: "names a server that answered none of the report's reads".to_owned(),
+        });
+    }
+    Ok((
+        report.is_failing() || fix_failed || chain_failing,
+        report.is_partial(),
+    ))
+}
+
+/// Whether the backup chains fail the run (a guest not OK, a guest list that may be partial, or
+/// no chain read at all), saying why on stderr.
+fn chain_failing(chains: Option<&Result<Chains, String>>) -> bool {
+    match chains {
         Some(Ok(chains)) => {
             if let Some(why) = &chains.guests_trimmed {
                 eprintln!("pbs-report: the guest list may be partial: {why}");
@@ -207,50 +231,43 @@ async fn run(args: &Args) -> Result<(bool, bool), Error> {
             true
         }
         None => false,
-    };
-    for error in report.errors.iter().filter(|e| !e.not_supported) {
-        eprintln!(
-            "pbs-report: {} could not be read: {}",
-            error.part, error.error
-        );
     }
-    let mut fix_failed = false;
-    if args.fix {
-        let plan = cpps_pbs::fix::plan(&report);
-        if plan.is_empty() {
-            println!("\nfix: nothing to do");
-        } else if !args.apply {
-            println!("\nfix plan (nothing changed; run again with --apply):");
-            for action in &plan {
-                println!("  {action}");
-            }
-        } else {
-            println!("\nfix: applying {} action(s)", plan.len());
-            let options = cpps_proxmox::family::WaitOptions::default()
-                .timeout(Some(timeout))
-                .intervals(Duration::from_millis(200), Duration::from_secs(2));
-            for applied in cpps_pbs::fix::apply(&pbs, &plan, &options).await {
-                match &applied.outcome {
-                    Ok(status) => println!("  done: {} -> {status}", applied.action),
-                    Err(error) => {
-                        fix_failed = true;
-                        println!("  FAILED: {}: {error}", applied.action);
-                    }
-                }
+}
+
+/// `--fix`: prints the plan, or with `--apply` runs it; true when an action failed.
+async fn run_fix(
+    args: &Args,
+    pbs: &cpps_pbs::Client,
+    report: &report::Report,
+    timeout: Duration,
+) -> bool {
+    let plan = cpps_pbs::fix::plan(report);
+    if plan.is_empty() {
+        println!("\nfix: nothing to do");
+        return false;
+    }
+    if !args.apply {
+        println!("\nfix plan (nothing changed; run again with --apply):");
+        for action in &plan {
+            println!("  {action}");
+        }
+        return false;
+    }
+    println!("\nfix: applying {} action(s)", plan.len());
+    let options = cpps_proxmox::family::WaitOptions::default()
+        .timeout(Some(timeout))
+        .intervals(Duration::from_millis(200), Duration::from_secs(2));
+    let mut failed = false;
+    for applied in cpps_pbs::fix::apply(pbs, &plan, &options).await {
+        match &applied.outcome {
+            Ok(status) => println!("  done: {} -> {status}", applied.action),
+            Err(error) => {
+                failed = true;
+                println!("  FAILED: {}: {error}", applied.action);
             }
         }
     }
-    if inventory.datastores.is_empty() && report.is_partial() {
-        // Not even the datastore list: there is no report to speak of.
-        return Err(Error::Config {
-            name: "PBS_REPOSITORY",
-            reason: "names a server that answered none of the report's reads".to_owned(),
-        });
-    }
-    Ok((
-        report.is_failing() || fix_failed || chain_failing,
-        report.is_partial(),
-    ))
+    failed
 }
 
 #[tokio::main]
