@@ -81,7 +81,7 @@ async fn gpu_hosts_are_asked_before_the_other_sources() {
 /// Each source is another server, so the default bound covers every source of the two-site
 /// estate (Proxmox, LINSTOR, PBS, two routers, a Kubernetes cluster and a GPU host per site).
 #[test]
-fn by_default_every_source_of_the_estate_is_asked_at_once() {
+fn the_default_bound_covers_every_source_of_the_estate() {
     let sources_of_the_estate = 2 * 7;
     let default = ObserveOptions::default().concurrency;
     assert_eq!(default, DEFAULT_SOURCE_CONCURRENCY);
