@@ -108,7 +108,7 @@ pub fn router_label(client: &Client) -> String {
 /// Any error of [`Client::show_config_raw`] (the footer's read may fail: that is a warning);
 /// [`Error::Parse`] when the router's text does not parse; [`Error::Io`] when a folder or a file
 /// cannot be written (an existing file is never overwritten) or the previous backup cannot be
-/// read.
+/// read; [`Error::FileTooLarge`] when the previous backup is over [`MAX_FILE_BYTES`].
 pub async fn backup(client: &Client, opts: &BackupOptions) -> Result<BackupReport, Error> {
     let raw = client.show_config_raw(&[]).await?;
     let mut tree = ConfigTree::parse_shown(&raw)?;
@@ -197,6 +197,42 @@ pub fn save(tree: ConfigTree, opts: &BackupOptions) -> Result<BackupReport, Erro
     Ok(report)
 }
 
+/// The largest configuration file this crate reads from disk (a previous backup, and
+/// `vyos-apply`'s commands file through [`read_file`]): 8 MiB, the cap the client puts on a
+/// router's answer ([`cpps_http::DEFAULT_MAX_RESPONSE_BYTES`]), since a backup holds what a
+/// router answered. A larger file is refused before it is read.
+pub const MAX_FILE_BYTES: u64 = cpps_http::DEFAULT_MAX_RESPONSE_BYTES as u64;
+
+/// Reads a text file of at most [`MAX_FILE_BYTES`]: refused by its length first, then read at
+/// most one byte past the cap, since the length can lie (a pipe, a file still growing).
+///
+/// # Errors
+/// [`Error::FileTooLarge`] over the cap; [`Error::Io`] when it cannot be read or is not UTF-8.
+pub fn read_file(path: &Path) -> Result<String, Error> {
+    use std::io::Read as _;
+    let too_large = |size| Error::FileTooLarge {
+        path: path.to_owned(),
+        size,
+        cap: MAX_FILE_BYTES,
+    };
+    let file = std::fs::File::open(path).map_err(io(path))?;
+    let size = file.metadata().map_err(io(path))?.len();
+    if size > MAX_FILE_BYTES {
+        return Err(too_large(size));
+    }
+    // Bytes, not a string: the cut one byte past the cap may split a character, and that file
+    // is too large, not malformed.
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io(path))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    String::from_utf8(bytes)
+        .map_err(|e| io(path)(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+}
+
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
     let path = path.to_owned();
     move |source| Error::Io { path, source }
@@ -219,7 +255,7 @@ fn write(tree: ConfigTree, boot_text: &str, opts: &BackupOptions) -> Result<Back
     let previous = newest_backup(&router_dir)?;
     let changes = match &previous {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(io(p))?;
+            let text = read_file(p)?;
             diff(&previous_tree(&text, &tree)?, &tree)
         }
         None => Vec::new(),

@@ -171,6 +171,17 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A configuration file is larger than [`crate::backup::MAX_FILE_BYTES`]; it was refused
+    /// by its size, before it was read whole.
+    #[error("{} is {size} bytes, over the cap of {cap} bytes", path.display())]
+    FileTooLarge {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Its size in bytes (at least `cap + 1` when it grew while it was read, or is a pipe).
+        size: u64,
+        /// The cap, [`crate::backup::MAX_FILE_BYTES`].
+        cap: u64,
+    },
     /// A `config.boot` file or `set` commands could not be read.
     #[error(transparent)]
     Parse(#[from] ParseError),
@@ -248,6 +259,7 @@ impl Error {
             | Error::InlineConfigRefused { .. }
             | Error::NotLoadable(_)
             | Error::Io { .. }
+            | Error::FileTooLarge { .. }
             | Error::Parse(_)
             | Error::EmptyPath
             | Error::NoSuchNode { .. }

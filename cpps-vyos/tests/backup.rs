@@ -266,3 +266,56 @@ async fn a_stale_archive_gives_no_footer() {
         }
     }
 }
+
+/// A previous backup over the 8 MiB cap (the cap the client puts on a router's answer,
+/// cpps-http `DEFAULT_MAX_RESPONSE_BYTES`) is refused by its size before it is read: a sparse
+/// file of cap + 1 bytes (`set_len`, nothing written) gives an error naming the file, its size
+/// and the cap, and no new backup is written. Failed first: the file was read whole and the
+/// error was a parse error.
+#[test]
+fn a_previous_backup_over_the_cap_is_refused_unread() {
+    let cap: u64 = 8 * 1024 * 1024;
+    let dir = tempfile::tempdir().unwrap();
+    let router_dir = dir.path().join("sp-gw");
+    std::fs::create_dir(&router_dir).unwrap();
+    let big = router_dir.join("vyos-20261129T170000Z.config.boot");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(cap + 1)
+        .unwrap();
+    let mut opts = BackupOptions::new(dir.path());
+    opts.router = Some("sp-gw".to_owned());
+    opts.now = at("2026-11-29T18:00:00Z");
+    let err = cpps_vyos::backup::save(tree("cluster-basic.config.boot"), &opts).unwrap_err();
+    let message = err.to_string();
+    assert_eq!(cap, cpps_vyos::backup::MAX_FILE_BYTES);
+    match &err {
+        cpps_vyos::Error::FileTooLarge { path, size, cap: c } => {
+            assert_eq!((path, *size, *c), (&big, cap + 1, cap));
+        }
+        other => panic!("not FileTooLarge: {other}"),
+    }
+    assert!(message.contains(&big.display().to_string()), "{message}");
+    assert!(message.contains(&format!("{} bytes", cap + 1)), "{message}");
+    assert!(
+        message.contains(&format!("cap of {cap} bytes")),
+        "{message}"
+    );
+    let files: Vec<_> = std::fs::read_dir(&router_dir).unwrap().collect();
+    assert_eq!(files.len(), 1, "nothing new is written: {files:?}");
+}
+
+/// A file whose length says nothing (a character device, as a pipe or a growing file) is read
+/// at most one byte past the cap and refused: `/dev/zero` reports length 0 and never ends.
+#[test]
+fn a_file_whose_length_lies_is_read_only_up_to_the_cap() {
+    let cap = cpps_vyos::backup::MAX_FILE_BYTES;
+    let zero = std::path::Path::new("/dev/zero");
+    match cpps_vyos::backup::read_file(zero) {
+        Err(cpps_vyos::Error::FileTooLarge { path, size, cap: c }) => {
+            assert_eq!((path.as_path(), size, c), (zero, cap + 1, cap));
+        }
+        Err(other) => panic!("not FileTooLarge: {other}"),
+        Ok(text) => panic!("read {} bytes", text.len()),
+    }
+}
