@@ -6,7 +6,9 @@
 
 use std::num::NonZeroU32;
 
+use cpps_http::{Request, StatusCode};
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::api::configure::{Committed, ConfigureBody, WireCommand};
 use crate::client::{Client, WriteFailure, data_text};
@@ -41,7 +43,8 @@ pub enum ConfigSource {
     InlineFromRouter(String),
     /// Text written in the syntax `version` names (a text from another router or release):
     /// sent with that footer, so that VyOS migrates it from there. Text that has a footer of
-    /// its own is refused: send it as [`ConfigSource::Inline`].
+    /// its own is refused: send it as [`ConfigSource::Inline`]. A `merge` on a build that does
+    /// not migrate it takes only the router's own version (see [`Client::merge`]).
     InlineAt {
         /// The text, without footer.
         text: String,
@@ -124,6 +127,9 @@ struct FileBody<'a> {
     string: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     confirm_time: Option<u32>,
+    /// `merge` only: the text's values replace the router's (see [`Client::merge`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    destructive: Option<bool>,
 }
 
 impl Client {
@@ -139,6 +145,7 @@ impl Client {
             file,
             string: None,
             confirm_time: None,
+            destructive: None,
         };
         self.file_write(&body).await
     }
@@ -160,6 +167,15 @@ impl Client {
     /// `POST /config-file` with `op: merge`: merges into the configuration and commits it (optionally
     /// as a commit-confirm). Inline text is sent as VyOS's loader reads it, with the version
     /// footer its source states (see [`ConfigSource`]).
+    ///
+    /// The text's values win: `destructive: true` is sent. Builds whose `ConfigFileModel` has
+    /// `destructive` (vyos-1x PR #4574) merge with vyos1x-config `tree_merge`, which without it
+    /// keeps every leaf the router already has, and with it replaces that leaf's values by the
+    /// text's (a multi-valued leaf such as `address` then holds only the text's values). Older
+    /// builds drop the field and `set` each of the text's leaves, adding to a multi-valued one.
+    /// Those newer builds also merge without migrating, so text that is not the router's own
+    /// (`Inline` with another footer, `InlineAt` another version) is refused there, and where
+    /// `/openapi.json` cannot tell which helper runs.
     ///
     /// # Errors
     /// [`Error::Parse`] when inline text does not parse, and [`Error::InlineConfigRefused`] when
@@ -198,7 +214,11 @@ impl Client {
                 if op == "load" {
                     tree.check_loadable()?;
                 }
-                (None, Some(self.load_text(source, &tree).await?), Some(tree))
+                let text = self.load_text(source, &tree).await?;
+                if op == "merge" {
+                    self.check_merge_syntax(source, &tree).await?;
+                }
+                (None, Some(text), Some(tree))
             }
         };
         let commit_confirm = match confirm_minutes {
@@ -210,6 +230,9 @@ impl Client {
             file,
             string: string.as_deref(),
             confirm_time: confirm_minutes.map(NonZeroU32::get),
+            // Always asked of a merge: a model without the field drops it (pydantic ignores
+            // undeclared fields), and the helper from before it sets each changed leaf anyway.
+            destructive: (op == "merge").then_some(true),
         };
         let commands: Vec<Command> = expected.map(|t| t.to_commands()).unwrap_or_default();
         let guard = self.write_guard().await;
@@ -336,6 +359,82 @@ impl Client {
         Ok(tree.to_load_string())
     }
 
+    /// Refuses a `merge` of text whose syntax version the router's merge helper would not
+    /// migrate from (see [`MergeHelper`]): text that is not this router's own `showConfig` text
+    /// goes out only where the helper migrates, or where its version is the router's own
+    /// (`show system commit file 0`).
+    ///
+    /// # Errors
+    /// [`Error::InlineConfigRefused`] naming both versions, or why it cannot tell.
+    async fn check_merge_syntax(
+        &self,
+        source: &ConfigSource,
+        tree: &ConfigTree,
+    ) -> Result<(), Error> {
+        let stated = match source {
+            ConfigSource::InlineAt { version, .. } => version.components().to_owned(),
+            ConfigSource::Inline(_) => tree
+                .footer
+                .as_deref()
+                .and_then(footer_components)
+                .unwrap_or_default()
+                .to_owned(),
+            _ => return Ok(()),
+        };
+        let why = match self.merge_helper().await? {
+            MergeHelper::Migrating => return Ok(()),
+            MergeHelper::TreeMerge => "this router's merge does not migrate: its helper \
+                 (vyos-1x src/helpers/vyos-merge-config.py since PR #4574, shown by `destructive` \
+                 in /config-file's schema) runs ConfigMigrate only under --migrate, which \
+                 ConfigSession.merge_config never passes"
+                .to_owned(),
+            MergeHelper::Unknown(reason) => {
+                format!("cannot tell whether this router's merge migrates the text ({reason})")
+            }
+        };
+        let router = crate::backup::saved_footer(self).await;
+        let own = router.as_deref().ok().and_then(footer_components);
+        if own.is_some_and(|own| own == stated) {
+            return Ok(());
+        }
+        let theirs = match &router {
+            Ok(_) => own.map_or_else(|| "unreadable".to_owned(), |o| format!("\"{o}\"")),
+            Err(e) => format!("unreadable: {e}"),
+        };
+        Err(Error::InlineConfigRefused {
+            reason: format!(
+                "{why}, and the text's version \"{stated}\" is not the router's ({theirs}): it \
+                 would land unmigrated; send the router's own syntax"
+            ),
+        })
+    }
+
+    /// `GET /openapi.json`: which `merge` helper the router runs, from whether `ConfigFileModel`
+    /// declares `destructive` (vyos-1x PR #4574 added the field and rewrote the helper).
+    async fn merge_helper(&self) -> Result<MergeHelper, Error> {
+        let response = self.http.execute(Request::get("openapi.json")).await?;
+        if response.status() != StatusCode::OK {
+            return Ok(MergeHelper::Unknown(format!(
+                "GET /openapi.json answered {}",
+                response.status()
+            )));
+        }
+        let Ok(doc) = response.json::<Value>() else {
+            return Ok(MergeHelper::Unknown(
+                "GET /openapi.json is not JSON".to_owned(),
+            ));
+        };
+        Ok(
+            match crate::api::openapi::request_has_field(&doc, "/config-file", "destructive") {
+                Some(true) => MergeHelper::TreeMerge,
+                Some(false) => MergeHelper::Migrating,
+                None => MergeHelper::Unknown(
+                    "the API's schema has no /config-file request body".to_owned(),
+                ),
+            },
+        )
+    }
+
     async fn file_write(&self, body: &FileBody<'_>) -> Result<Committed, Error> {
         let _guard = self.write_guard().await;
         match self.write_once(CONFIG_FILE, body).await {
@@ -350,6 +449,30 @@ impl Client {
             }),
         }
     }
+}
+
+/// Which helper runs a `merge` on the router, as `/config-file`'s schema shows it.
+#[derive(Debug)]
+enum MergeHelper {
+    /// `ConfigFileModel` declares `destructive` (vyos-1x PR #4574, T7499): the helper merges
+    /// with vyos1x-config `src/union.ml` `tree_merge` (a leaf the router has keeps its values
+    /// unless `destructive`, when the text's replace them) and does not migrate the text.
+    TreeMerge,
+    /// No `destructive`: the helper from before PR #4574 runs `ConfigMigrate` (from the
+    /// text's footer) and then `my_set` for each of the text's commands the running
+    /// configuration lacks.
+    Migrating,
+    /// The schema could not be read, so which helper runs is not known.
+    Unknown(String),
+}
+
+/// The component versions of a footer's `// vyos-config-version: "…"` line.
+fn footer_components(footer: &str) -> Option<&str> {
+    footer.lines().find_map(|l| {
+        l.trim()
+            .strip_prefix("// vyos-config-version:")
+            .map(|v| v.trim().trim_matches('"'))
+    })
 }
 
 /// `e` with `note` added to VyOS's message, for the refusals a `load`/`merge` can end in.

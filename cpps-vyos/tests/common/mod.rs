@@ -91,9 +91,27 @@ pub fn openapi_doc(confirm_time: bool) -> Value {
                     }}},
                     "required": true
                 }
-            }}
+            }},
+            // `config_file_op(data: ConfigFileModel, …)`: the model of the builds between PR
+            // #4530 (inline `string`, `merge`) and PR #4574 (`destructive`), whose merge helper
+            // migrates and sets each changed leaf, as this fake's merge does.
+            "/config-file": {"post": {"requestBody": {"content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/ConfigFileModel"}
+            }}, "required": true}}}
         },
         "components": {"schemas": {
+            "ConfigFileModel": {
+                "properties": {
+                    "key": {"type": "string", "title": "Key"},
+                    "op": {"type": "string", "title": "Op"},
+                    "file": {"type": "string", "title": "File"},
+                    "string": {"type": "string", "title": "String"},
+                    "confirm_time": {"type": "integer", "title": "Confirm Time", "default": 0}
+                },
+                "type": "object",
+                "required": ["key", "op"],
+                "title": "ConfigFileModel"
+            },
             "ConfigureListModel": list,
             "ConfigureModel": {
                 "properties": {
