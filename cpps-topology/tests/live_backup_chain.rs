@@ -128,10 +128,15 @@ fn sp_pbs() -> PbsFacts {
 /// the source's group ids, proxmox-backup `src/server/pull.rs` `pull_group`), holding copies
 /// of gitlab and legacy-nfs but none of monitoring.
 fn franca_pbs() -> PbsFacts {
-    let copies = vec![
-        like_gitlab(BackupType::Vm, "100", 2),
-        like_gitlab(BackupType::Ct, "202", 30),
-    ];
+    // A pull writes as its job's `owner`, `root@pam` when unset (proxmox-backup
+    // `src/api2/pull.rs` `PullParameters::try_from`; `src/server/pull.rs` `pull_ns`).
+    let copies = owned_by(
+        "root@pam",
+        vec![
+            like_gitlab(BackupType::Vm, "100", 2),
+            like_gitlab(BackupType::Ct, "202", 30),
+        ],
+    );
     let mut side = PbsSide::new(true);
     side.backups = vec![SiteBackups::new(
         "mirror",
@@ -158,6 +163,30 @@ fn franca_pbs() -> PbsFacts {
         pulls_into: Some("sp".to_owned()),
     };
     pbs_facts("https://127.0.0.1:8008", side, vec![pull])
+}
+
+/// `snapshots` with their group's owner set to `owner` (pbs-api-types `SnapshotListItem.owner`).
+fn owned_by(owner: &str, mut snapshots: Vec<Snapshot>) -> Vec<Snapshot> {
+    for s in &mut snapshots {
+        s.owner = Some(owner.parse().unwrap());
+    }
+    snapshots
+}
+
+/// Franca's `mirror`/`sp` holding gitlab and legacy-nfs, owned by `owner`.
+fn franca_copies(owner: &str) -> Vec<SiteBackups> {
+    let copies = owned_by(
+        owner,
+        vec![
+            like_gitlab(BackupType::Vm, "100", 2),
+            like_gitlab(BackupType::Ct, "202", 30),
+        ],
+    );
+    vec![SiteBackups::new(
+        "mirror",
+        "sp",
+        Ok(newest_per_guest("mirror", "sp", &copies, NOW, Duration::MAX)),
+    )]
 }
 
 /// A sync job as `GET /admin/sync` lists it (pbs-api-types `src/jobs.rs` `SyncJobConfig`:
@@ -374,7 +403,12 @@ fn backup_005_cannot_tell_a_copy_when_the_remotes_are_unread() {
 /// SP's push job into franca's `mirror`/`sp` makes the copies read there count.
 #[test]
 fn backup_005_reads_a_copy_pushed_by_this_site() {
-    let mut franca = changed(franca_pbs(), |side| side.sync_jobs = Ok(Vec::new()));
+    // A push writes as its remote's `auth-id`, `sync@pbs` here (proxmox-backup
+    // `src/server/push.rs` `PushTarget::remote_user`).
+    let mut franca = changed(franca_pbs(), |side| {
+        side.sync_jobs = Ok(Vec::new());
+        side.backups = franca_copies("sync@pbs");
+    });
     franca.jobs.clear();
     let mut push = sync_job("push-franca", "store1", "", "franca", "mirror", "push");
     push.remote_ns = Some("sp".to_owned());
@@ -396,6 +430,25 @@ fn backup_005_reads_a_copy_pushed_by_this_site() {
     );
 }
 
+/// G2 (audit 31): both sites number their guests from 100, so franca's `mirror`/`sp` may hold
+/// franca's own vm/100 (written by its PVE's token) rather than SP's. A pull writes only into
+/// a group its job's owner owns ("owner check failed", proxmox-backup `src/server/pull.rs`
+/// `pull_ns`; the group's owner is pbs-api-types `SnapshotListItem.owner`), so that group is
+/// no copy: BACKUP-005 says gitlab has none.
+#[test]
+fn backup_005_takes_no_group_of_another_owner_as_the_copy() {
+    let franca = changed(franca_pbs(), |side| {
+        side.backups = franca_copies("backup@pbs!pve-franca");
+    });
+    let found = audit(Sourced::Observed(franca));
+    let gitlab = found.iter().find(|m| m.contains("guest 100")).unwrap();
+    assert!(
+        gitlab.contains("BREACH: ")
+            && gitlab.contains("no copy on franca: its vm/100 there is owned by backup@pbs!pve-franca"),
+        "{gitlab}"
+    );
+}
+
 /// E3: a PVE storage of type `pbs` names its server as well as its datastore (pve-storage
 /// `src/PVE/Storage/PBSPlugin.pm` `options`: `server`, `port`, `fingerprint`, `datastore`).
 /// SP's storage writing to franca's PBS (127.0.0.1:8008) under the datastore name `store1`
@@ -414,5 +467,37 @@ fn backup_005_matches_a_storage_to_a_pbs_by_its_server_too() {
     assert_eq!(
         gitlab,
         "warning gitlab backup chain of guest 100 (gitlab) BREACH: no backup here, never verified, copy not read; no enabled vzdump job to a PBS storage of this report includes it (RPO 1d)"
+    );
+}
+
+/// G3: `GET /cluster/resources` skips, silently, each guest without `VM.Audit` on
+/// `/vms/{vmid}` (pve-manager `PVE/API2/Cluster.pm` `resources`: `next if
+/// !$rpcenv->check($authuser, "/vms/$vmid", ['VM.Audit'], 1)`), so over a pool-scoped token
+/// the chain is judged for a subset of the guests. BACKUP-005 says that it cannot tell the
+/// chain of the guests it may not see, instead of staying silent about them.
+#[test]
+fn backup_005_cannot_tell_the_guests_a_trimmed_list_leaves_out() {
+    let mut pve = sp_pve();
+    pve.guests_trimmed = Some(
+        "VM.Audit on /vms is not held: the guest list leaves out the guests the credentials may not audit"
+            .to_owned(),
+    );
+    let found = audit_pve(pve, Sourced::Observed(franca_pbs()));
+    assert!(
+        found.contains(&"warning sp cannot tell the backup chain of the guests of site sp that PVE did not list: the guest list may be trimmed: VM.Audit on /vms is not held: the guest list leaves out the guests the credentials may not audit".to_owned()),
+        "{found:#?}"
+    );
+    // The guests it did list are judged as before.
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("guest 202 (legacy-nfs) BREACH")),
+        "{found:#?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("guest 201 (monitoring) BREACH")),
+        "{found:#?}"
     );
 }

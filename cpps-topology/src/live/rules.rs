@@ -277,7 +277,9 @@ fn backup_003(live: &Live<'_>, sink: &mut Sink<'_>) {
 /// other site's PBS (the endpoints file has one per site), where its pull jobs from this site's
 /// PBS or this site's push jobs write; PVE storages on another server than this site's PBS are
 /// not judged against it. With no other site, or its PBS not read, every copy is "cannot
-/// tell".
+/// tell". A guest list that may leave guests out
+/// ([`crate::live::facts::PveFacts::guests_trimmed`]) is said once per site: the guests it
+/// hides are "cannot tell".
 fn backup_005(live: &Live<'_>, sink: &mut Sink<'_>) {
     for site in &live.observed.sites {
         let (Some(site_ref), Some(pve)) = (live.site_ref(&site.site), site.proxmox.observed())
@@ -303,6 +305,19 @@ fn backup_005(live: &Live<'_>, sink: &mut Sink<'_>) {
                 continue;
             }
         };
+        // A guest list PVE trimmed by VM.Audit judges only the guests it shows; the others'
+        // chains cannot be told, and silence would read as "all well".
+        if let Some(why) = &pve.guests_trimmed {
+            emit_on(
+                sink,
+                Severity::Warning,
+                site_ref,
+                format!(
+                    "cannot tell the backup chain of the guests of site {} that PVE did not list: the guest list may be trimmed: {why}",
+                    site.site
+                ),
+            );
+        }
         let here = site.pbs.observed().and_then(|p| p.chain.get());
         // A storage on another server is not this PBS's, whatever its datastore's name.
         if let Some(side) = here {
