@@ -25,8 +25,11 @@
 //! before it (a handshake from before says nothing about the change). A quiet tunnel may show
 //! neither for a while: only the side that started the session renews it, up to
 //! [`RENEWAL_DUE`] plus the keepalive after its last handshake, and a keepalive's bytes do not
-//! show in the printed transfer. Such a peer, whose proof is not due yet, cannot tell: the
-//! change is then neither confirmed nor undone ([`ApplyOutcome::Unproven`]). Each step has its time ([`StepBudgets`]), and with commit-confirm nothing is sent
+//! show in the printed transfer. Such a peer, whose proof is not due yet, is read again at
+//! its due time when that fits the window (the re-read and the confirm included), and judged
+//! then: a handshake after the commit proves it, none breaks it. A due time past the window,
+//! or none at all (no keepalive here), cannot tell: the change is then neither confirmed nor
+//! undone ([`ApplyOutcome::Unproven`]). Each step has its time ([`StepBudgets`]), and with commit-confirm nothing is sent
 //! when the steps after the commit cannot end within the confirm window. A router (this one, or
 //! the peer when one is given) with no check that held before the change could show nothing the change
 //! breaks, so then nothing is sent: confirming would be blind. Nor is anything sent when one
@@ -51,8 +54,11 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::future::Future;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
+use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::{Command, ConfigTree, diff};
@@ -84,6 +90,10 @@ pub struct Check {
     /// For a WireGuard peer read after the commit: no proof yet, and none is due yet
     /// ([`RENEWAL_DUE`]). It cannot tell (`healthy` is `None`) and is not broken either.
     pub proof_not_due: bool,
+    /// With [`Check::proof_not_due`]: how long after this reading the proof is due (the peer's
+    /// renewal, [`RENEWAL_DUE`] plus its keepalive, less the handshake's printed age); `None`
+    /// when no renewal is ever due (no `persistent-keepalive` here).
+    pub proof_due_in: Option<Duration>,
 }
 
 impl Check {
@@ -97,7 +107,48 @@ impl Check {
             received: None,
             path: None,
             proof_not_due: false,
+            proof_due_in: None,
         }
+    }
+}
+
+/// The time a safe apply waits by and measures with: [`SystemClock`] by default; a test gives
+/// its own, so that waiting for a WireGuard renewal takes no real time.
+pub trait Clock: fmt::Debug + Send + Sync {
+    /// The time since a fixed point of this clock.
+    fn now(&self) -> Duration;
+    /// Waits `d` by this clock.
+    fn sleep(&self, d: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+}
+
+/// The runtime's clock (`tokio::time`).
+#[derive(Clone, Copy, Debug)]
+pub struct SystemClock {
+    origin: tokio::time::Instant,
+}
+
+impl SystemClock {
+    /// A clock whose zero is now.
+    pub fn new() -> Self {
+        Self {
+            origin: tokio::time::Instant::now(),
+        }
+    }
+}
+
+impl Default for SystemClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Clock for SystemClock {
+    fn now(&self) -> Duration {
+        self.origin.elapsed()
+    }
+
+    fn sleep(&self, d: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(tokio::time::sleep(d))
     }
 }
 
@@ -280,6 +331,14 @@ fn peer_check(
         (Some(_), Some(age)) if !proved => not_due_yet(age, keepalive),
         _ => None,
     };
+    // The printed age is cut down to the second, so the real one is at least it: waiting
+    // `due - age` reaches the due time.
+    let due_in = match (&not_due, p.latest_handshake, keepalive.filter(|k| *k > 0)) {
+        (Some(_), Some(age), Some(k)) => {
+            Some((RENEWAL_DUE + Duration::from_secs(u64::from(k))).saturating_sub(age))
+        }
+        _ => None,
+    };
     let healthy = if not_due.is_some() {
         None
     } else {
@@ -291,6 +350,7 @@ fn peer_check(
     let mut c = Check::new(router, &subject, &state, healthy);
     c.received = p.rx_bytes;
     c.proof_not_due = not_due.is_some();
+    c.proof_due_in = due_in;
     c
 }
 
@@ -458,6 +518,9 @@ pub struct ApplyOptions {
     /// Arm commit-confirm even where a reboot would drop commits that were never saved
     /// (`vyos-apply --allow-unsaved-revert`); off by default, see [`unsaved_before_arming`].
     pub allow_unsaved_revert: bool,
+    /// The clock the settle and the wait for a peer's renewal are measured by
+    /// ([`SystemClock`] by default).
+    pub clock: Arc<dyn Clock>,
 }
 
 impl ApplyOptions {
@@ -471,6 +534,7 @@ impl ApplyOptions {
             budgets: StepBudgets::default(),
             reach: Vec::new(),
             allow_unsaved_revert: false,
+            clock: Arc::new(SystemClock::new()),
         }
     }
 }
@@ -559,7 +623,8 @@ pub enum ApplyOutcome {
         commit_confirm: CommitConfirm,
     },
     /// Nothing broke, but a WireGuard peer that held before shows no proof after the commit
-    /// and none is due yet ([`Check::proof_not_due`]): it cannot tell. So the change was
+    /// and none is due yet ([`Check::proof_not_due`]), and its due time did not fit the window
+    /// (or it has none), so it was not read again then: it cannot tell. So the change was
     /// neither confirmed nor saved, and not rolled back either: with commit-confirm VyOS's
     /// timer still runs (confirm it once the peers show a handshake after the commit); without,
     /// the change is live and unsaved.
@@ -676,6 +741,10 @@ pub struct ApplyReport {
     pub broken: Vec<Broken>,
     /// What was not checked, and why.
     pub not_checked: Vec<String>,
+    /// When a WireGuard peer's proof was not due at the checks after the settle and its due
+    /// time fitted the window: how long after those checks both routers were read again
+    /// ([`ApplyReport::after`] is then that second reading). `None`: not read again.
+    pub read_again_after: Option<Duration>,
     /// How it ended.
     pub outcome: ApplyOutcome,
 }
@@ -694,6 +763,7 @@ impl ApplyReport {
             after: Vec::new(),
             broken: Vec::new(),
             not_checked,
+            read_again_after: None,
             outcome: ApplyOutcome::NotApplied { error },
         }
     }
@@ -706,6 +776,13 @@ impl fmt::Display for ApplyReport {
         }
         for n in &self.not_checked {
             writeln!(f, "not checked: {n}")?;
+        }
+        if let Some(wait) = self.read_again_after {
+            writeln!(
+                f,
+                "read again {} s after the first checks, when the peers' renewals were due",
+                wait.as_secs()
+            )?;
         }
         match &self.outcome {
             ApplyOutcome::Kept { confirm: Some(m) } => {
@@ -892,15 +969,18 @@ pub async fn safe_apply(
             return Ok(report);
         }
     };
-    let committed_at = std::time::Instant::now();
-    tokio::time::sleep(opts.settle).await;
+    let committed_at = opts.clock.now();
+    opts.clock.sleep(opts.settle).await;
     let after = AfterCommit {
-        since: committed_at.elapsed(),
+        since: opts.clock.now().saturating_sub(committed_at),
         before: &report.before,
     };
     let after = checks_after(local, peer, opts, after).await;
     report.broken = broken(&report.before, &after);
     report.after = after;
+    if report.broken.is_empty() {
+        read_again_when_due(local, peer, opts, committed_at, &mut report).await;
+    }
     let pending = not_due(&report.before, &report.after);
     report.outcome = if report.broken.is_empty() && !pending.is_empty() {
         // Cannot tell: neither kept silently nor undone (as `Undo::CannotTell`).
@@ -922,18 +1002,68 @@ pub async fn safe_apply(
 }
 
 /// The checks that held `before` and, `after` the commit, show no proof while none is due
-/// yet ([`Check::proof_not_due`]), as `router: subject (state)`.
+/// yet ([`Check::proof_not_due`]).
+fn pending_checks<'a>(before: &'a [Check], after: &'a [Check]) -> impl Iterator<Item = &'a Check> {
+    after.iter().filter(|a| a.proof_not_due).filter(|a| {
+        before
+            .iter()
+            .any(|b| b.router == a.router && b.subject == a.subject && b.healthy == Some(true))
+    })
+}
+
+/// [`pending_checks`], as `router: subject (state)`.
 fn not_due(before: &[Check], after: &[Check]) -> Vec<String> {
-    after
-        .iter()
-        .filter(|a| a.proof_not_due)
-        .filter(|a| {
-            before
-                .iter()
-                .any(|b| b.router == a.router && b.subject == a.subject && b.healthy == Some(true))
-        })
+    pending_checks(before, after)
         .map(|a| format!("{}: {} ({})", a.router, a.subject, a.state))
         .collect()
+}
+
+/// When a peer that held before shows no proof after the commit and none is due yet, waits
+/// for its due time and reads both routers again, so that it is judged then: a handshake
+/// after the commit proves it, none breaks it (a dead tunnel is not left live, nor reverted
+/// only by the timer). Only the due times that leave the re-read and the confirm inside the
+/// window count: `commit + elapsed + wait + checks + confirm` must stay below
+/// `confirm_minutes`, as [`why_not_send`] demands before the commit; without commit-confirm
+/// the window is still how long the change may stay on trial. Due times that do not fit are
+/// named in [`ApplyReport::not_checked`] and their peers stay "cannot tell".
+async fn read_again_when_due(
+    local: &Client,
+    peer: Option<&Client>,
+    opts: &ApplyOptions,
+    committed_at: Duration,
+    report: &mut ApplyReport,
+) {
+    let window = Duration::from_secs(u64::from(opts.confirm_minutes.get()) * 60);
+    let elapsed = opts.clock.now().saturating_sub(committed_at);
+    let used = opts.budgets.commit + elapsed + opts.budgets.checks + opts.budgets.confirm;
+    let room = window.saturating_sub(used);
+    let mut wait: Option<Duration> = None;
+    for c in pending_checks(&report.before, &report.after) {
+        match c.proof_due_in {
+            Some(due) if due < room => wait = wait.max(Some(due)),
+            Some(due) => report.not_checked.push(format!(
+                "{}: {}: its renewal is due in {} s, which with the checks and the confirm \
+                 does not fit in what is left of the {} s window ({} s): it cannot be judged \
+                 within it",
+                c.router,
+                c.subject,
+                due.as_secs(),
+                window.as_secs(),
+                room.as_secs()
+            )),
+            None => {}
+        }
+    }
+    let Some(wait) = wait else { return };
+    opts.clock.sleep(wait).await;
+    let again = AfterCommit {
+        since: opts.clock.now().saturating_sub(committed_at),
+        before: &report.before,
+    };
+    let after = checks_after(local, peer, opts, again).await;
+    report.broken = broken(&report.before, &after);
+    report.after = after;
+    report.read_again_after = Some(wait);
 }
 
 /// Why nothing may be sent, from the checks read `before`: a router with nothing checked or a

@@ -1029,26 +1029,28 @@ async fn another_operators_pending_confirm_is_never_confirmed() {
 /// keepalives, as late as 180 s + its keepalive. A keepalive's 32 bytes do not show in the
 /// printed transfer (wireguard-tools `src/show.c`, two-decimal KiB; vyos-1x
 /// `python/vyos/ifconfig/wireguard.py` `show_interface`, `hurry.filesize` whole units). So
-/// green (keepalive 25), 10 s after its handshake before the commit and read 130 s later with
-/// the same handshake (140 s ago) and bytes, cannot tell yet: the change is neither rolled
-/// back nor left to revert, nor confirmed or saved silently. Failed first: the 1.4 run rolled
-/// the change back and the 1.5 run left it to revert.
+/// green (keepalive 25), 10 s after its handshake before the commit and read with the same
+/// handshake and bytes, cannot tell yet: the change is neither rolled back nor left to revert,
+/// nor confirmed or saved silently. Its renewal, due 200 s after that reading, does not fit in
+/// the 5-minute window (60 + 2 + 200 + 45 + 30 > 300), so it is not read again (see
+/// [`a_quiet_peer_is_read_again_when_its_renewal_is_due`] for one that fits). Failed first:
+/// the 1.4 run rolled the change back and the 1.5 run left it to revert.
 #[tokio::test]
 async fn an_idle_peer_whose_renewal_is_not_due_is_not_reverted() {
     for profile in [Profile::V14, Profile::V15] {
         let (_servers, a, fa, b, fb) = pair(profile).await;
-        // The peer router commits nothing, and the fakes' clock does not move: its reading
-        // after the commit still prints 10 s.
+        // The fakes' ages do not move: the reading after the commit still prints 10 s.
         for f in [&fa, &fb] {
             let mut st = f.state.lock().unwrap();
             st.handshake_ago = vec![("red".to_owned(), 1), ("green".to_owned(), 10)];
-            st.handshake_ago_after_commit =
-                Some(vec![("red".to_owned(), 1), ("green".to_owned(), 140)]);
         }
-        let report = safe_apply(&a, Some(&b), &harmless_change(), &settled())
+        let mut opts = settled();
+        opts.clock = ScriptedClock::new([&fa, &fb], &[]);
+        let report = safe_apply(&a, Some(&b), &harmless_change(), &opts)
             .await
             .unwrap();
         assert_eq!(report.broken, [], "{profile:?}: {report}");
+        assert_eq!(report.read_again_after, None, "{profile:?}");
         let pending: Vec<(&str, &str)> = report
             .after
             .iter()
@@ -1063,7 +1065,7 @@ async fn an_idle_peer_whose_renewal_is_not_due_is_not_reverted() {
         };
         assert_eq!(
             pending,
-            [("this", idle(140).as_str()), ("peer", idle(10).as_str())],
+            [("this", idle(10).as_str()), ("peer", idle(10).as_str())],
             "{profile:?}"
         );
         assert!(
@@ -1084,5 +1086,174 @@ async fn an_idle_peer_whose_renewal_is_not_due_is_not_reverted() {
             Some("example.net"),
             "{profile:?}: not rolled back"
         );
+    }
+}
+
+/// A clock the test moves: each `sleep` advances it at once and sets the handshake ages both
+/// fakes print next (the script's next entry), so a wait for a renewal takes no real time.
+#[derive(Debug)]
+struct ScriptedClock {
+    now: std::sync::Mutex<Duration>,
+    slept: std::sync::Mutex<Vec<Duration>>,
+    ages: std::sync::Mutex<std::collections::VecDeque<Vec<(String, u64)>>>,
+    fakes: Vec<std::sync::Arc<std::sync::Mutex<common::RouterState>>>,
+}
+
+impl ScriptedClock {
+    fn new(fakes: [&FakeRouter; 2], script: &[&[(&str, u64)]]) -> std::sync::Arc<Self> {
+        let ages = script
+            .iter()
+            .map(|s| s.iter().map(|(n, a)| ((*n).to_owned(), *a)).collect())
+            .collect();
+        std::sync::Arc::new(Self {
+            now: std::sync::Mutex::new(Duration::ZERO),
+            slept: std::sync::Mutex::new(Vec::new()),
+            ages: std::sync::Mutex::new(ages),
+            fakes: fakes.iter().map(|f| f.state.clone()).collect(),
+        })
+    }
+}
+
+impl cpps_vyos::apply::Clock for ScriptedClock {
+    fn now(&self) -> Duration {
+        *self.now.lock().unwrap()
+    }
+
+    fn sleep(
+        &self,
+        d: Duration,
+    ) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        *self.now.lock().unwrap() += d;
+        self.slept.lock().unwrap().push(d);
+        if let Some(ages) = self.ages.lock().unwrap().pop_front() {
+            for f in &self.fakes {
+                f.lock().unwrap().handshake_ago = ages.clone();
+            }
+        }
+        Box::pin(std::future::ready(()))
+    }
+}
+
+/// Issue 32, N3 rest: a peer whose proof is not due at the checks after the settle is read
+/// again at its due time when the window allows it, and judged then. Green (keepalive 25) shook
+/// hands 10 s before the commit; after the 130 s settle its handshake is 140 s old, and its
+/// renewal shows by `RENEWAL_DUE` + 25 = 210 s (wireguard-linux `drivers/net/wireguard/send.c`
+/// and `receive.c` `keep_key_fresh`, `REKEY_AFTER_TIME` 120 s, `REJECT_AFTER_TIME` 180 s,
+/// `REKEY_TIMEOUT` 5 s), so both routers are read again 70 s later. A 10-minute window leaves
+/// room: 60 (commit) + 130 + 70 + 45 (checks) + 30 (confirm) < 600. A handshake then (5 s
+/// ago) proves it and the change is kept; none (210 s ago) breaks it, and the change is left
+/// to the timer (1.5) or rolled back (1.4). Failed first: both runs ended `Unproven` with no
+/// second reading (a dead tunnel stayed live on 1.4).
+#[tokio::test]
+async fn a_quiet_peer_is_read_again_when_its_renewal_is_due() {
+    for profile in [Profile::V14, Profile::V15] {
+        for renewed in [true, false] {
+            let (_servers, a, fa, b, fb) = pair(profile).await;
+            let start: &[(&str, u64)] = &[("red", 1), ("green", 10)];
+            for f in [&fa, &fb] {
+                f.state.lock().unwrap().handshake_ago =
+                    start.iter().map(|(n, a)| ((*n).to_owned(), *a)).collect();
+            }
+            let last: &[(&str, u64)] = if renewed {
+                &[("red", 1), ("green", 5)]
+            } else {
+                &[("red", 1), ("green", 210)]
+            };
+            let clock = ScriptedClock::new([&fa, &fb], &[&[("red", 1), ("green", 140)], last]);
+            let mut opts = ApplyOptions::new(NonZeroU32::new(10).unwrap());
+            opts.clock = clock.clone();
+            let before = fa.running();
+            let report = safe_apply(&a, Some(&b), &harmless_change(), &opts)
+                .await
+                .unwrap();
+            let case = format!("{profile:?} renewed={renewed}: {report}");
+            assert_eq!(
+                *clock.slept.lock().unwrap(),
+                [Duration::from_secs(130), Duration::from_secs(70)],
+                "{case}"
+            );
+            assert_eq!(
+                report.read_again_after,
+                Some(Duration::from_secs(70)),
+                "{case}"
+            );
+            assert!(report.after.iter().all(|c| !c.proof_not_due), "{case}");
+            let broken: Vec<(&str, &str)> = report
+                .broken
+                .iter()
+                .map(|b| (b.before.router.as_str(), b.before.subject.as_str()))
+                .collect();
+            let ops: Vec<String> = fa
+                .requests_to("config-file")
+                .iter()
+                .map(|b| b["op"].as_str().unwrap_or("").to_owned())
+                .collect();
+            match (profile, renewed, &report.outcome) {
+                (Profile::V15, true, ApplyOutcome::Kept { confirm: Some(_) }) => {
+                    assert_eq!(ops, ["confirm", "save"], "{case}");
+                }
+                (Profile::V14, true, ApplyOutcome::Kept { confirm: None }) => {
+                    assert_eq!(ops, ["save"], "{case}");
+                }
+                (Profile::V15, false, ApplyOutcome::LeftToRevert { commit_confirm }) => {
+                    assert_eq!(commit_confirm.minutes, 10, "{case}");
+                    assert!(ops.is_empty(), "{case}");
+                }
+                (Profile::V14, false, ApplyOutcome::RolledBack { .. }) => {
+                    assert_eq!(fa.running(), before, "{case}");
+                }
+                _ => panic!("{case}"),
+            }
+            if renewed {
+                assert_eq!(broken, [], "{case}");
+            } else {
+                assert_eq!(
+                    broken,
+                    [
+                        ("this", "wireguard wg0 peer green"),
+                        ("peer", "wireguard wg0 peer green")
+                    ],
+                    "{case}"
+                );
+            }
+        }
+    }
+}
+
+/// The same quiet peer with a 5-minute window: its renewal (70 s after the checks) does not
+/// fit, 60 + 130 + 70 + 45 + 30 = 335 > 300, so it is not waited for; the report says why,
+/// and the change is neither kept nor undone (`Unproven`).
+#[tokio::test]
+async fn a_renewal_due_past_the_window_is_not_waited_for() {
+    for profile in [Profile::V14, Profile::V15] {
+        let (_servers, a, fa, b, fb) = pair(profile).await;
+        for f in [&fa, &fb] {
+            f.state.lock().unwrap().handshake_ago =
+                vec![("red".to_owned(), 1), ("green".to_owned(), 10)];
+        }
+        let clock = ScriptedClock::new([&fa, &fb], &[&[("red", 1), ("green", 140)]]);
+        let mut opts = ApplyOptions::new(NonZeroU32::new(5).unwrap());
+        opts.clock = clock.clone();
+        let report = safe_apply(&a, Some(&b), &harmless_change(), &opts)
+            .await
+            .unwrap();
+        assert_eq!(
+            *clock.slept.lock().unwrap(),
+            [Duration::from_secs(130)],
+            "{profile:?}"
+        );
+        assert_eq!(report.read_again_after, None, "{profile:?}");
+        assert!(
+            matches!(&report.outcome, ApplyOutcome::Unproven { pending, .. } if pending.len() == 2),
+            "{profile:?}: {report}"
+        );
+        let why = "wireguard wg0 peer green: its renewal is due in 70 s, which with the checks \
+                   and the confirm does not fit in what is left of the 300 s window (35 s)";
+        assert!(
+            report.not_checked.iter().any(|n| n.contains(why)),
+            "{profile:?}: {:?}",
+            report.not_checked
+        );
+        assert!(fa.requests_to("config-file").is_empty(), "{profile:?}");
     }
 }

@@ -81,7 +81,9 @@ struct Args {
     /// counts: a WireGuard handshake after it, or more bytes received than before it. Tunnels
     /// re-handshake once their session is 120 s old (REKEY_AFTER_TIME in wireguard's
     /// messages.h) and a packet goes through, so the default, 130, lets an untouched tunnel
-    /// prove itself; a shorter settle makes a quiet tunnel fail its check and the change revert.
+    /// prove itself. A quiet peer that shows no proof yet, and whose renewal is not due, is
+    /// read again when it is due if that fits in --confirm-minutes (with the check and confirm
+    /// timeouts), and judged then; otherwise the change is neither kept nor undone.
     #[arg(long, value_name = "SECONDS", default_value_t = 130)]
     settle: u64,
     /// With --apply: seconds for the commit and its read-back (and, when the write fails or a
