@@ -936,10 +936,16 @@ fn datastore_report(
 }
 
 /// Why PBS may have left some of `store`'s sync jobs out of `GET /admin/sync`, if it may. It
-/// lists a job only with `Datastore.Audit` looked up on the job's own datastore path and
-/// `Remote.Audit` on its remote (or `Datastore.Audit` on its local source), proxmox-backup
-/// `src/api2/config/sync.rs` `check_sync_job_read_access`; only the answer for
-/// `/datastore/{store}` itself is exact, as an ACL there replaces what `/datastore` grants.
+/// lists a job only with `Datastore.Audit` looked up on the job's own `acl_path`
+/// (`/datastore/{store}[/{ns}]`) and `Remote.Audit` on `/remote/{remote}` for a pull, on its
+/// `remote_acl_path` (`/remote/{remote}/{remote-store}[/{remote-ns}]`) for a push, or
+/// `Datastore.Audit` on its local source (proxmox-backup `src/api2/config/sync.rs`
+/// `check_sync_job_read_access`; pbs-api-types `src/jobs.rs` `SyncJobConfig::acl_path`,
+/// `remote_acl_path`). An ACL on any of those paths replaces what its parents grant, so only
+/// the answer for `/datastore/{store}` itself is exact for the datastore; a deeper ACL path
+/// that grants the caller something is named in the whole rights answer
+/// ([`deeper_paths_without_audit`]). One that grants nothing is left out of it too
+/// (`list_permissions`), so it stays assumed.
 fn sync_jobs_hidden(inventory: &Inventory, store: &str) -> Option<String> {
     let path = crate::rights::acl_path(store, "");
     let own = match inventory.store_rights.get(&path) {
@@ -962,8 +968,37 @@ fn sync_jobs_hidden(inventory: &Inventory, store: &str) -> Option<String> {
             _ => "the token's rights were not read".to_owned(),
         }),
     };
-    let why: Vec<String> = own.into_iter().chain(rest).collect();
+    let deeper = match &inventory.rights {
+        Some(Ok(rights)) => deeper_paths_without_audit(rights, store),
+        _ => Vec::new(),
+    };
+    let why: Vec<String> = own.into_iter().chain(deeper).chain(rest).collect();
     (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// The paths of the whole rights answer (`GET /access/permissions`) where a hidden sync job of
+/// `store` may be anchored, pull from or push to, each written "the token lacks … on {path}": a
+/// path below `/datastore/{store}` (a namespace) without `Datastore.Audit`, and a remote's path
+/// or one below it (a push target's datastore or namespace) without `Remote.Audit`. The
+/// answer names every path of the ACL tree where the caller holds some privilege, each with
+/// the privileges looked up there (proxmox-backup `src/api2/access/mod.rs` `list_permissions`,
+/// `populate_acl_paths`), so an ACL that replaces an inherited Audit with less shows here.
+fn deeper_paths_without_audit(rights: &crate::types::Permissions, store: &str) -> Vec<String> {
+    let below_store = format!("{}/", crate::rights::acl_path(store, ""));
+    rights
+        .iter()
+        .filter_map(|(path, privileges)| {
+            let privilege = if path.starts_with(&below_store) {
+                "Datastore.Audit"
+            } else if path.starts_with("/remote/") {
+                "Remote.Audit"
+            } else {
+                return None;
+            };
+            (privileges.get(privilege) != Some(&true))
+                .then(|| format!("the token lacks {privilege} on {path}"))
+        })
+        .collect()
 }
 
 impl Summary {

@@ -591,6 +591,106 @@ async fn a_deeper_acl_on_the_datastore_hides_its_sync_jobs() {
     );
 }
 
+/// Store1 (namespaces `` and `pve-b`, the fixtures' two remotes, no sync job listed) collected
+/// with Audit on `/datastore/store1` itself and the whole rights answer `rights` (`GET
+/// /access/permissions`): the report of store1.
+async fn store1_with_rights(rights: serde_json::Value) -> Report {
+    let api = common::mock_api().await;
+    common::serve_version(&api, "4.0", "14").await;
+    common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
+    common::serve_fixture(&api, "/status/datastore-usage", &[], "datastore_usage.json").await;
+    let empty = json!({"data": []});
+    common::serve_json(&api, "/admin/sync", &[("sync-direction", "all")], empty).await;
+    common::serve_fixture(&api, "/admin/verify", &[], "verify_jobs.json").await;
+    common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
+    common::serve_fixture(&api, "/admin/gc", &[], "gc_jobs.json").await;
+    common::serve_fixture(&api, "/config/remote", &[], "remotes.json").await;
+    let store1 = json!({"data": {"/datastore/store1": {"Datastore.Audit": true}}});
+    common::serve_rights(&api, rights, &[("/datastore/store1", store1)]).await;
+    common::serve_fixture(
+        &api,
+        "/admin/datastore/store1/namespace",
+        &[],
+        "namespaces_store1.json",
+    )
+    .await;
+    common::serve_fixture(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        &[("ns", "pve-b")],
+        "snapshots_pve_b.json",
+    )
+    .await;
+    common::serve_fixture(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        &[],
+        "snapshots_store1.json",
+    )
+    .await;
+    let stores = vec!["store1".to_owned()];
+    let inventory = report::collect(&common::token_client(&api), Some(&stores)).await;
+    api.verify().await;
+    api.assert_no_unexpected_requests();
+    store1_report(&inventory)
+}
+
+/// F6 (audit 31): PBS lists a sync job only with `Datastore.Audit` looked up on the job's own
+/// `acl_path`, `/datastore/{store}/{ns}` for a job anchored in a namespace, and, for a push,
+/// `Remote.Audit` on its `remote_acl_path`, `/remote/{remote}/{remote-store}[/{remote-ns}]`
+/// (proxmox-backup `src/api2/config/sync.rs` `check_sync_job_read_access`; pbs-api-types
+/// `src/jobs.rs` `SyncJobConfig::acl_path`, `remote_acl_path`; `src/datastore.rs`
+/// `BackupNamespace::acl_path`, `remote_acl_path`). An ACL there (a DatastoreBackup role on the
+/// namespace, a role without Remote.Audit on the remote's datastore) replaces the Audit
+/// inherited from `/datastore` and `/remote` (`pbs-config/src/acl.rs` `AclTree::roles`), and
+/// the whole `GET /access/permissions` answer names such a path with the privileges looked up
+/// there (`src/api2/access/mod.rs` `list_permissions`, `populate_acl_paths`). So Audit on
+/// `/datastore/store1` and propagating from `/datastore` and `/remote` does not make the job
+/// list whole: the verdict is "cannot tell", naming the path, never "none (no sync job)".
+#[tokio::test]
+async fn a_namespace_or_push_target_acl_hides_sync_jobs_of_the_datastore() {
+    let inherited = json!({
+        "/datastore": {"Datastore.Audit": true},
+        "/remote": {"Remote.Audit": true}
+    });
+    let with = |path: &str, privileges: serde_json::Value| {
+        let mut rights = inherited.clone();
+        rights[path] = privileges;
+        json!({ "data": rights })
+    };
+    let cases = [
+        (
+            with("/datastore/store1/pve-b", json!({"Datastore.Backup": true})),
+            "Datastore.Audit on /datastore/store1/pve-b",
+        ),
+        (
+            with("/remote/pbs-b/from-site-a", json!({"Remote.Read": true})),
+            "Remote.Audit on /remote/pbs-b/from-site-a",
+        ),
+    ];
+    for (rights, lacking) in cases {
+        let report = store1_with_rights(rights).await;
+        let store1 = &report.datastores[0];
+        assert_eq!(
+            store1.sync.cross_site,
+            cpps_pbs::checks::CrossSiteSync::CannotTell,
+            "{lacking}"
+        );
+        let hidden = store1.sync_jobs_hidden.as_deref().unwrap_or_default();
+        assert!(hidden.contains(lacking), "{lacking}: {hidden}");
+        assert!(!report.to_text().contains("no sync job"), "{lacking}");
+    }
+    // Where those paths keep Audit the list is whole, and no copy is then a fact.
+    let audit = json!({"Datastore.Audit": true, "Remote.Audit": true});
+    let report = store1_with_rights(with("/datastore/store1/pve-b", audit)).await;
+    let store1 = &report.datastores[0];
+    assert_eq!(store1.sync_jobs_hidden, None);
+    assert_eq!(
+        store1.sync.cross_site,
+        cpps_pbs::checks::CrossSiteSync::None
+    );
+}
+
 /// N6: a sync job copies only its scope: the groups of its namespace `ns` and, within
 /// `max-depth` (none: every level), the namespaces below, that pass its `group-filter`
 /// (pbs-api-types `src/jobs.rs` `SyncJobConfig`; filters `type:`, `group:`, `regex:`, with
@@ -845,6 +945,27 @@ fn a_verified_or_encrypted_only_push_copies_only_such_snapshots() {
         judge(with_files(None), false, true),
         (CrossSiteSync::CannotTell, None)
     );
+}
+
+/// G2 (audit 31): a push skips a group that another user owns on the target, with a warning,
+/// and goes on (proxmox-backup `src/server/push.rs` `fetch_target_groups`, `push_group_do`:
+/// "not owned by remote user … skipping upload", `Ok` for that group). Both sites number their
+/// guests from 100, so the target may hold its own `vm/100`. A warning in a task makes it end
+/// `WARNINGS: N` (proxmox-rs `proxmox-log/src/tasklog_layer.rs` counts each WARN and ERROR
+/// event), so after a push that ended with warnings whether each group was copied cannot be
+/// told from this side; one that ended `OK` skipped none.
+#[test]
+fn a_push_that_ended_with_warnings_may_have_skipped_a_group() {
+    use cpps_pbs::checks::CrossSiteSync;
+    use cpps_pbs::types::ExitStatus;
+    let judge = |state: &str| {
+        let mut inventory = store1_inventory(vm100_snapshots());
+        inventory.sync_jobs[0].status.last_run_state = Some(ExitStatus::parse(state));
+        let store1 = store1_report(&inventory).datastores[0].clone();
+        (store1.sync.cross_site, store1.guests[0].off_site)
+    };
+    assert_eq!(judge("OK"), (CrossSiteSync::Ok, Some(true)));
+    assert_eq!(judge("WARNINGS: 1"), (CrossSiteSync::CannotTell, None));
 }
 
 /// The sync link states the fixtures do not hold, pinned by [`pin`]: a run going on (the
