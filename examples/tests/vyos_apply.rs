@@ -376,3 +376,26 @@ async fn a_diff_of_a_missing_revision_fails() {
     assert_eq!(out.status.code(), Some(1), "{all}");
     assert!(all.contains("Invalid revision number 7"), "{all}");
 }
+
+/// A commands file over the 8 MiB cap (cpps-vyos `backup::MAX_FILE_BYTES`, the cap the client
+/// puts on a router's answer) is refused by its size before it is read: a sparse file of
+/// cap + 1 bytes (`set_len`). The run exits 1 naming the file, its size and the cap, and asks
+/// the router nothing. Failed first: the file was read whole and refused as commands.
+#[tokio::test]
+async fn a_commands_file_over_the_cap_is_refused_unread() {
+    let (servers, fa, _fb) = pair(Profile::V15).await;
+    let cap = cpps_vyos::backup::MAX_FILE_BYTES;
+    assert_eq!(cap, 8 * 1024 * 1024);
+    let file = tempfile::NamedTempFile::new().unwrap();
+    file.as_file().set_len(cap + 1).unwrap();
+    let out = run(&servers, &[], Some(file.path()));
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    let named = format!(
+        "{} is {} bytes, over the cap of {cap} bytes",
+        file.path().display(),
+        cap + 1
+    );
+    assert!(all.contains(&named), "{all}");
+    assert!(fa.requests_to("configure").is_empty());
+}

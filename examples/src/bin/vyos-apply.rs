@@ -258,8 +258,8 @@ async fn run(args: &Args, activity: cpps_http::Activity) -> anyhow::Result<ExitC
     }
     let commands = match (&args.commands, args.rollback_soft) {
         (Some(path), None) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
+            // Capped as a router's answer is: an endless or huge file is refused unread.
+            let text = cpps_vyos::backup::read_file(path).context("the commands file")?;
             cpps_vyos::config::parse_commands(&text).context("the commands file")?
         }
         (None, Some(n)) => router
