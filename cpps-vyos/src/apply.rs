@@ -600,6 +600,44 @@ pub async fn unsaved_before_arming(
     })
 }
 
+/// Why commit-confirm may not be armed on `local`: its timer may revert by reloading revision 0
+/// of the commit archive, and that revision is missing or stale. vyos-1x `current`
+/// (`python/vyos/config_mgmt.py`, since T5976) reads `system config-management` with its
+/// defaults, so `commit_confirm` is the dict `{'action': …}`, and `ConfigMgmt.__init__`'s
+/// `d.get('commit_confirm') == 'reboot'` is never true: the timer runs `revert_soft` whatever
+/// the action (the answer then says "… before reload", D8 of issue 32); so does an explicit
+/// `reload`. `revert_soft` loads `_get_config_tree_revision(0)`, and `_get_file_revision`
+/// raises "revision not available" when the commit log is empty: the revert fails and the
+/// change stays. Without `commit-revisions` the post-commit hook that archives each commit is
+/// unlinked (`src/conf_mode/system_config-management.py` `apply`), so revision 0 is some
+/// older configuration, and reloading it drops later commits. Which build runs which code
+/// cannot be read before the timer is armed, so every router with commit-confirm is asked:
+/// `show system commit` must list revision 0 without the "commit-revisions is not configured"
+/// header ([`parse_commit_log`]). A log that cannot be read cannot tell. `None`: the archive
+/// can carry the revert.
+pub async fn revert_archive_missing(local: &Client) -> Option<String> {
+    let why = match local.show(&["system", "commit"]).await {
+        Err(e) => format!("`show system commit` could not be read ({e}), so it cannot tell"),
+        Ok(text) if text.lines().any(|l| l.trim() == STALE_LOG) => {
+            "`show system commit` says commit-revisions is not configured, so revision 0 is \
+             stale: a reload would load an older configuration and drop the commits after it"
+                .to_owned()
+        }
+        Ok(text) if !parse_commit_log(&text).iter().any(|r| r.number == 0) => {
+            "`show system commit` lists no revision 0: the reload would fail (\"revision not \
+             available\") and the change would stay"
+                .to_owned()
+        }
+        Ok(_) => return None,
+    };
+    Some(format!(
+        "{why}. When commit-confirm runs out, VyOS may reload revision 0 of the commit archive \
+         (on builds from vyos-1x T5976 on, whatever `commit-confirm action` says): nothing was \
+         sent (set `system config-management commit-revisions`, as VyOS's default \
+         configuration does, and commit once before applying)"
+    ))
+}
+
 /// The file's lines in `show file`'s text: after `########## FILE DATA ##########` (vyos-1x
 /// `src/op_mode/file.py` `print_file_data`).
 fn saved_file_data(text: &str) -> Option<&str> {
@@ -947,7 +985,10 @@ pub async fn safe_apply(
     };
     let (has_confirm, running, before) = pre?;
     let unsaved = if has_confirm {
-        unsaved_before_arming(local, &running, opts).await
+        match unsaved_before_arming(local, &running, opts).await {
+            Some(why) => Some(why),
+            None => revert_archive_missing(local).await,
+        }
     } else {
         None
     };

@@ -1119,10 +1119,7 @@ impl cpps_vyos::apply::Clock for ScriptedClock {
         *self.now.lock().unwrap()
     }
 
-    fn sleep(
-        &self,
-        d: Duration,
-    ) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+    fn sleep(&self, d: Duration) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + '_>> {
         *self.now.lock().unwrap() += d;
         self.slept.lock().unwrap().push(d);
         if let Some(ages) = self.ages.lock().unwrap().pop_front() {
@@ -1256,4 +1253,48 @@ async fn a_renewal_due_past_the_window_is_not_waited_for() {
         );
         assert!(fa.requests_to("config-file").is_empty(), "{profile:?}");
     }
+}
+
+/// Issue 32, D8 revert without an archive: on vyos-1x `current` (T5976) `ConfigMgmt.__init__`
+/// compares the dict `{'action': 'reboot'}` with `'reboot'` (`python/vyos/config_mgmt.py`), so
+/// the timer runs `revert_soft`, which reloads `_get_config_tree_revision(0)`. Without
+/// `commit-revisions` the archive hook is unlinked (`src/conf_mode/system_config-management.py`
+/// `apply`) and `show_commit_log` heads the log with "commit-revisions is not configured"
+/// (`src/op_mode/config_mgmt.py`): revision 0 is stale, and a revert would load an older
+/// configuration. So nothing is sent. Failed first: the change was committed with
+/// `confirm_time` and confirmed.
+#[tokio::test]
+async fn commit_confirm_is_not_armed_over_a_stale_commit_archive() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V15).await;
+    fresh_after_commit(&fa, &fb);
+    {
+        let mut st = fa.state.lock().unwrap();
+        st.commit_revisions = false;
+        st.answers_action = "reload".to_owned();
+    }
+    let before = fa.running();
+    let report = safe_apply(&a, Some(&b), &harmless_change(), &settled())
+        .await
+        .unwrap();
+    match &report.outcome {
+        ApplyOutcome::NotApplied { error } => {
+            assert!(
+                error.contains("commit-revisions is not configured"),
+                "{error}"
+            );
+            assert!(error.contains("nothing was sent"), "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(fa.requests_to("configure").is_empty());
+    assert_eq!(fa.running(), before);
+    // With the archive written, the same change goes through.
+    fa.state.lock().unwrap().commit_revisions = true;
+    let report = safe_apply(&a, Some(&b), &harmless_change(), &settled())
+        .await
+        .unwrap();
+    assert!(
+        matches!(report.outcome, ApplyOutcome::Kept { confirm: Some(_) }),
+        "{report}"
+    );
 }

@@ -399,3 +399,25 @@ async fn a_commands_file_over_the_cap_is_refused_unread() {
     assert!(all.contains(&named), "{all}");
     assert!(fa.requests_to("configure").is_empty());
 }
+
+/// Issue 32, D8 revert without an archive: where `show system commit` says commit-revisions is
+/// not configured (vyos-1x `src/op_mode/config_mgmt.py` `show_commit_log`), the revision a
+/// reload-revert loads (`ConfigMgmt.revert_soft`, `python/vyos/config_mgmt.py`) is stale, so
+/// the plan says an apply would be refused, and `--apply` sends nothing.
+#[tokio::test]
+async fn a_stale_commit_archive_refuses_the_apply() {
+    let (servers, fa, _fb) = pair(Profile::V15).await;
+    fa.state.lock().unwrap().commit_revisions = false;
+    let file = commands_file();
+    let plan = text(&run(&servers, &[], Some(file.path())));
+    assert!(plan.contains("with --apply: REFUSED"), "{plan}");
+    assert!(
+        plan.contains("commit-revisions is not configured"),
+        "{plan}"
+    );
+    let out = run(&servers, &["--apply", "--check"], Some(file.path()));
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(all.contains("not applied"), "{all}");
+    assert!(fa.requests_to("configure").is_empty(), "{all}");
+}

@@ -27,7 +27,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use clap::Parser;
 use cpps_vyos::apply::{
-    ApplyOptions, ApplyOutcome, StepBudgets, safe_apply, unsaved_before_arming,
+    ApplyOptions, ApplyOutcome, StepBudgets, revert_archive_missing, safe_apply,
+    unsaved_before_arming,
 };
 use cpps_vyos::{Client, ClientBuilder, Command, CommitConfirmSupport, Url};
 
@@ -372,7 +373,11 @@ async fn plan(router: &Client, commands: &[Command], args: &Args) -> anyhow::Res
     if has_confirm {
         let mut opts = ApplyOptions::new(args.confirm_minutes);
         opts.allow_unsaved_revert = args.allow_unsaved_revert;
-        if let Some(refusal) = unsaved_before_arming(router, &running, &opts).await {
+        let refusal = match unsaved_before_arming(router, &running, &opts).await {
+            Some(why) => Some(why),
+            None => revert_archive_missing(router).await,
+        };
+        if let Some(refusal) = refusal {
             println!("with --apply: REFUSED: {refusal}");
         }
     }
