@@ -738,9 +738,12 @@ fn routers_and_drbd_feed_the_network_rules() {
     assert_eq!(
         rule_messages(&audit.report, "LINK-002"),
         [
+            // Facts built without configurations: no gap can be judged (bgp_gaps_cannot_tell_…).
+            "warning vyos-franca cannot tell whether every BGP neighbor configured on vyos-franca holds a session: its configuration was not read",
             "warning vyos-sp BGP session of vyos-sp to 10.21.0.1 (AS 65020, IPv4 Unicast) is OpenSent (Up/Down never)",
             "warning vyos-sp BGP session of vyos-sp to 203.0.113.1 (AS 65020, IPv4 Unicast) is Connect (Up/Down never)",
             "warning vyos-sp IPsec tunnel branch-tunnel-0 of connection branch (remote 203.0.113.9) on vyos-sp is down",
+            "warning vyos-sp cannot tell whether every BGP neighbor configured on vyos-sp holds a session: its configuration was not read",
             "warning wg-sp-franca BGP session of vyos-sp to 10.20.0.1 (AS 65020, IPv4 Unicast) is Active (Up/Down never)",
         ]
     );
@@ -786,6 +789,8 @@ fn stale_or_missing_peers_and_failed_readings() {
     assert_eq!(
         rule_messages(&audit.report, "LINK-002"),
         [
+            "warning vyos-franca cannot tell whether every BGP neighbor configured on vyos-franca holds a session: its configuration was not read",
+            "warning vyos-sp cannot tell whether every BGP neighbor configured on vyos-sp holds a session: its configuration was not read",
             "warning vyos-sp vyos-sp: cannot be read: show bgp summary: unexpected answer from /show: junk"
         ]
     );
@@ -1244,4 +1249,27 @@ set vrf name red protocols bgp neighbor 192.0.2.77 address-family ipv4-unicast
             "warning vyos-sp BGP is configured on vyos-sp (5 neighbors in 3 VRFs) but FRR answers `% BGP instance not found`: no session runs",
         ]
     );
+}
+
+/// Without the router's configuration LINK-002 cannot tell whether a configured BGP neighbor
+/// is missing from `show bgp vrf all summary` (FRR lists only the sessions it holds,
+/// FRRouting `bgpd/bgp_vty.c` `bgp_show_summary`), so it says so instead of passing: a check
+/// that found no input is "cannot tell", never "ok". Failed first: no finding at all.
+#[test]
+fn bgp_gaps_cannot_tell_without_the_routers_configuration() {
+    let topology = load("linked.yaml", LINKED);
+    for bgp in [Some(vec![neighbor("192.168.11.2", "Established")]), None] {
+        let mut sp = SiteObservation::new("sp");
+        sp.vyos = Sourced::Observed(VyosFacts {
+            bgp: bgp.clone(),
+            ..VyosFacts::default()
+        });
+        assert_eq!(
+            rule_messages(&audit_at_now(&topology, vec![sp]).report, "LINK-002"),
+            [
+                "warning vyos-sp cannot tell whether every BGP neighbor configured on vyos-sp holds a session: its configuration was not read",
+            ],
+            "{bgp:?}"
+        );
+    }
 }

@@ -513,10 +513,17 @@ const DEFAULT_VRF: &str = "default";
 /// by VRF: an activated neighbor missing from its VRF's part of it (FRR holds no session for
 /// it; an instance missing from the text has none at all), and BGP configured while FRR answers
 /// `% BGP instance not found`. Each with the neighbor's address when the finding is about one.
-/// Nothing without the router's configuration.
+/// Without the router's configuration it cannot tell, and says so: FRR's summary lists only
+/// the sessions it holds, so the summary alone cannot show a neighbor missing from it.
 fn bgp_gaps(facts: &VyosFacts, router: &str) -> Vec<(Option<String>, String)> {
     let Some(side) = facts.side.get() else {
-        return Vec::new();
+        return vec![(
+            None,
+            format!(
+                "cannot tell whether every BGP neighbor configured on {router} holds a \
+                 session: its configuration was not read"
+            ),
+        )];
     };
     let configured = configured_bgp_neighbors(&side.tree);
     let activated: Vec<_> = configured.iter().filter(|c| c.activated).collect();
