@@ -728,7 +728,9 @@ fn sync_text(verdict: CrossSiteSync) -> &'static str {
 /// a few groups does not copy the whole datastore.
 ///
 /// A job with `verified-only` or `encrypted-only` copies only the snapshots that pass them
-/// ([`takes_a_recent_snapshot`]).
+/// ([`takes_a_recent_snapshot`]). A push whose last run ended with warnings may have skipped a
+/// group that another user owns on the target (`src/server/push.rs` `push_group_do` warns and
+/// goes on; the guest ids of both sites start at 100), so its groups are "cannot tell".
 fn judge_off_site(
     guests: &mut [GuestBackup],
     sync: &mut DatastoreSync,
@@ -737,7 +739,7 @@ fn judge_off_site(
     now: i64,
     rpo: Duration,
 ) {
-    let pushes: Vec<&SyncJob> = sync
+    let pushes: Vec<(&SyncJob, bool)> = sync
         .links
         .iter()
         .filter(|l| {
@@ -746,8 +748,10 @@ fn judge_off_site(
                 && l.succeeded_recently()
         })
         .filter_map(|l| {
+            let warned = matches!(l.last_run, Some(crate::types::ExitStatus::Warnings(_)));
             jobs.iter()
                 .find(|j| j.id == l.job_id && j.store == sync.store)
+                .map(|j| (j, warned))
         })
         .collect();
     for guest in guests.iter_mut() {
@@ -759,8 +763,11 @@ fn judge_off_site(
             .collect();
         let scopes: Vec<Option<bool>> = pushes
             .iter()
-            .map(|job| {
+            .map(|&(job, warned)| {
                 match job.scope_includes(&guest.namespace, &guest.backup_type, &guest.backup_id) {
+                    // A push skips, with a warning, a group another user owns on the target
+                    // (proxmox-backup `src/server/push.rs` `push_group_do`).
+                    Some(true) if warned => None,
                     Some(true) => takes_a_recent_snapshot(job, &group, now, rpo),
                     other => other,
                 }
