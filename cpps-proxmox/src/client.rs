@@ -18,7 +18,7 @@ use crate::family::{
 };
 use crate::types::{
     ClusterResource, GuestKind, LxcConfig, NodeListItem, NodeName, QemuConfig, ResourceFilter,
-    ResourceType, StorageConfig, Version, VmId,
+    ResourceType, StorageConfig, TaskLog, Version, VmId,
 };
 
 /// The environment variable naming the API endpoint (`https://host:8006/`), as the bpg
@@ -57,6 +57,9 @@ pub const DEFAULT_CONCURRENCY: usize = 64;
 /// A `/cluster/resources` of 10 000 guests is about 3.2 MB (318 bytes an entry: the decode
 /// bench's 100 000-entry answer is 31.8 MB); the estate's 600-guest sites answer about 0.2 MB.
 pub const DEFAULT_LIST_MAX_RESPONSE_BYTES: usize = 32 << 20;
+
+/// The most lines one `GET /nodes/{node}/tasks/{upid}/log` of [`Client::task_log`] asks for.
+pub const TASK_LOG_PAGE: u64 = 5000;
 
 /// Configures a [`Client`].
 ///
@@ -427,6 +430,46 @@ impl Client {
             None => None,
         };
         Ok(WaitOutcome { task, ha })
+    }
+
+    /// A task's log from its first line, at most `max_lines` of it:
+    /// `GET /nodes/{node}/tasks/{upid}/log?start=…&limit=…`, in pages of at most
+    /// [`TASK_LOG_PAGE`] lines. PVE's `start` is the number of lines to skip and its `total`
+    /// the log's length (pve-manager `PVE/API2/Tasks.pm` `read_task_log`, pve-common
+    /// `src/PVE/Tools.pm` `dump_logfile_by_filehandle`, where `limit=0` would read the whole
+    /// file, so it is never sent). [`TaskLog::whole`] says whether the lines reach the end.
+    pub async fn task_log(&self, upid: &Upid, max_lines: u64) -> Result<TaskLog, Error> {
+        let path = format!("{}/log", upid.task_path());
+        let mut lines: Vec<String> = Vec::new();
+        loop {
+            let start = lines.len() as u64;
+            let limit = max_lines.saturating_sub(start).min(TASK_LOG_PAGE);
+            if limit == 0 {
+                return Ok(TaskLog {
+                    lines,
+                    whole: false,
+                });
+            }
+            let page: family::Page<Vec<family::LogLine>> = self
+                .http
+                .send(
+                    &family::PageEnvelope,
+                    Request::get(&path)
+                        .query("start", start)
+                        .query("limit", limit)
+                        .max_response_bytes(self.list_max_response_bytes),
+                )
+                .await?;
+            let got = page.data.len() as u64;
+            lines.extend(page.data.into_iter().map(|line| line.t));
+            // Without a `total`, a short page is the end.
+            let end = page
+                .total
+                .map_or(got < limit, |total| lines.len() as u64 >= total);
+            if end || got == 0 {
+                return Ok(TaskLog { whole: end, lines });
+            }
+        }
     }
 
     /// The guests of the cluster: `GET /cluster/resources?type=vm`.

@@ -68,7 +68,7 @@ pub mod types;
 pub use client::{
     Client, ClientBuilder, DEFAULT_CONCURRENCY, DEFAULT_LIST_MAX_RESPONSE_BYTES, ENV_API_TOKEN,
     ENV_CA_FILE, ENV_ENDPOINT, ENV_FINGERPRINT, ENV_INSECURE, ENV_PASSWORD, ENV_USERNAME,
-    GuestConfig, GuestRef, WaitOutcome, tls_vars,
+    GuestConfig, GuestRef, TASK_LOG_PAGE, WaitOutcome, tls_vars,
 };
 pub use cpps_http::{ClientIdentity, RetryPolicy, SecretString, TlsMode, TlsVars, Url};
 pub use endpoints::{ENDPOINTS, HA_RULES_SINCE};

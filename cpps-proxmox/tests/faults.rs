@@ -179,6 +179,59 @@ async fn a_failed_task_with_a_long_log_carries_its_last_lines() {
     api.verify().await;
 }
 
+/// `Client::task_log` reads a log from its first line in pages: PVE's `start` is the number of
+/// lines skipped and `total` the log's length (pve-manager `PVE/API2/Tasks.pm`
+/// `read_task_log`; pve-common `src/PVE/Tools.pm` `dump_logfile_by_filehandle`: `next if
+/// $count++ < $start`). A log longer than the cap is said not to be whole.
+#[tokio::test]
+async fn a_task_log_is_read_in_pages_up_to_a_cap() {
+    let api = common::pve_mock_api().await;
+    let upid = common::upid("UPID:pve1:0000ABCD:00001234:66000000:vzdump::root@pam:");
+    let task = upid.task_path();
+    let total = cpps_proxmox::TASK_LOG_PAGE + 2;
+    let lines: Vec<_> = (1..=total)
+        .map(|n| json!({"n": n, "t": format!("line {n}")}))
+        .collect();
+    let page = cpps_proxmox::TASK_LOG_PAGE.to_string();
+    let first = usize::try_from(cpps_proxmox::TASK_LOG_PAGE).unwrap();
+    common::mount_once(
+        &api,
+        common::pve_call("GET", &format!("{task}/log"))
+            .and(query_param("start", "0"))
+            .and(query_param("limit", page.as_str())),
+        ResponseTemplate::new(200).set_body_json(json!({"data": lines[..first], "total": total})),
+    )
+    .await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", &format!("{task}/log"))
+            .and(query_param("start", page.as_str()))
+            .and(query_param("limit", page.as_str())),
+        ResponseTemplate::new(200).set_body_json(json!({"data": lines[first..], "total": total})),
+    )
+    .await;
+    let log = client(&api).task_log(&upid, 100_000).await.unwrap();
+    assert!(log.whole);
+    assert_eq!(log.lines.len() as u64, total);
+    assert_eq!(log.lines.last(), Some(&format!("line {total}")));
+    api.verify().await;
+
+    // A cap below the log's length: the lines read, not whole.
+    let api = common::pve_mock_api().await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", &format!("{task}/log"))
+            .and(query_param("start", "0"))
+            .and(query_param("limit", "3")),
+        ResponseTemplate::new(200).set_body_json(json!({"data": lines[..3], "total": total})),
+    )
+    .await;
+    let log = client(&api).task_log(&upid, 3).await.unwrap();
+    assert!(!log.whole);
+    assert_eq!(log.lines, ["line 1", "line 2", "line 3"]);
+    api.verify().await;
+}
+
 #[tokio::test]
 async fn waiting_polls_until_stopped_then_times_out_when_asked() {
     // PVE's task status says `running` until the worker ends (pve-apidoc.json, `status` enum).

@@ -32,4 +32,4 @@ pub use property::{
     QemuMemory, QemuNet, Volume,
 };
 pub use storage::{NodeStorage, StorageConfig};
-pub use task::{TaskFilter, TaskListItem};
+pub use task::{TaskFilter, TaskListItem, TaskLog};

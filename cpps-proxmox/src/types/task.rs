@@ -44,6 +44,16 @@ impl TaskListItem {
     }
 }
 
+/// The lines of a task log ([`crate::Client::task_log`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TaskLog {
+    /// The lines, from the first, without their numbers.
+    pub lines: Vec<String>,
+    /// Whether they reach the end of the log (the cap on lines read did not cut it).
+    pub whole: bool,
+}
+
 /// Filters of `GET /nodes/{node}/tasks`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
