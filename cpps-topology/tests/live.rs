@@ -460,6 +460,7 @@ fn sp_linstor() -> LinstorFacts {
 fn sp_pbs() -> PbsFacts {
     PbsFacts {
         partial: Vec::new(),
+        unlisted_rights: Default::default(),
         server: "https://127.0.0.1:8007".to_owned(),
         datastores: vec!["store1".to_owned()],
         jobs: Vec::new(),
@@ -834,6 +835,7 @@ fn metrics_name_every_subject_of_kubernetes_and_pbs() {
     )];
     sp.pbs = Sourced::Observed(PbsFacts {
         partial: Vec::new(),
+        unlisted_rights: Default::default(),
         server: "https://127.0.0.1:8007".to_owned(),
         datastores: vec!["store1".to_owned()],
         jobs: vec![PbsJobFact {

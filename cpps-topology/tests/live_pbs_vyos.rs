@@ -523,6 +523,7 @@ fn backup_003_matches_type_and_refuses_ambiguous_groups() {
         ],
         partial: Vec::new(),
         chain: Default::default(),
+        unlisted_rights: Default::default(),
     });
     let audit = audit_at_now(&topology, vec![site]);
     assert_eq!(
@@ -558,6 +559,7 @@ fn backup_003_cannot_tell_over_a_partial_answer() {
         backups: vec![backup_group("store1", "", "ct", "200")],
         partial: vec!["snapshots of datastore store1 namespace `pve-b`: 403 Forbidden".to_owned()],
         chain: Default::default(),
+        unlisted_rights: Default::default(),
     });
     let audit = audit_at_now(&topology, vec![site]);
     assert_eq!(
@@ -590,6 +592,7 @@ fn backup_003_cannot_tell_over_a_datastore_list_that_may_be_filtered() {
         backups: Vec::new(),
         partial: vec![filtered.to_owned()],
         chain: Default::default(),
+        unlisted_rights: Default::default(),
     });
     let audit = audit_at_now(&topology, vec![site]);
     assert_eq!(
@@ -1039,11 +1042,132 @@ async fn a_datastore_list_filtered_by_the_rights_is_no_proof_of_absence() {
             .map(|d| d.message.clone())
             .collect::<Vec<_>>()
     };
-    assert_eq!(drift_about_datastores(narrow), Vec::<String>::new());
+    assert_eq!(
+        drift_about_datastores(narrow),
+        [
+            "cannot tell whether pbs-alpha has datastore main: not listed, maybe hidden by permission (datastore list may be filtered: the credentials hold neither Datastore.Audit nor Datastore.Backup propagating from /datastore)"
+        ]
+    );
+    // F6 (audit 31): Audit propagating from `/datastore` is no proof either, as an ACL on
+    // `/datastore/main` replaces it (`pbs-config/src/acl.rs` `AclTree::roles`); only the
+    // rights on that path itself are (`unlisted_datastores_are_judged_by_their_own_path`).
     assert_eq!(
         drift_about_datastores(whole),
-        ["pbs-alpha has no datastore main"]
+        [
+            "cannot tell whether pbs-alpha has datastore main: not listed, maybe hidden by permission (the rights on /datastore/main were not read)"
+        ]
     );
+}
+
+/// F6 (audit 31): `GET /admin/datastore` lists a datastore only with `Datastore.Audit` or
+/// `Datastore.Backup` looked up on `/datastore/{store}` (or a privilege below), proxmox-backup
+/// `src/api2/admin/datastore.rs` `get_datastore_list`, and an ACL on that path (NoAccess)
+/// replaces the Audit inherited from `/datastore` (`pbs-config/src/acl.rs` `AclTree::roles`).
+/// So a declared datastore the list lacks is missing only when `?path=/datastore/{name}`
+/// (`src/api2/access/mod.rs` `list_permissions`: the privileges looked up on that path, `{}`
+/// where the caller holds none) shows one of the two; otherwise it may be hidden.
+#[tokio::test]
+async fn unlisted_datastores_are_judged_by_their_own_path() {
+    let topology = load(
+        "tests/fixtures/rules/base.yaml",
+        &read("cpps-topology/tests/fixtures/rules/base.yaml"),
+    );
+    let mut drift = Vec::new();
+    for at_main in [
+        json!({"/datastore/main": {"Datastore.Audit": true}}),
+        json!({}),
+    ] {
+        let facts = observe_expecting_main(at_main).await;
+        let mut alpha = SiteObservation::new("alpha");
+        alpha.pbs = Sourced::Observed(facts);
+        let audit = audit_at_now(&topology, vec![alpha]);
+        drift.extend(
+            (audit.diff.drift.iter())
+                .filter(|d| d.message.contains("datastore"))
+                .map(|d| d.message.clone()),
+        );
+    }
+    assert_eq!(
+        drift,
+        [
+            "pbs-alpha has no datastore main",
+            "cannot tell whether pbs-alpha has datastore main: not listed, maybe hidden by permission (the credentials hold neither Datastore.Audit nor Datastore.Backup on /datastore/main)",
+        ]
+    );
+}
+
+/// [`observe_store1`]'s PBS, with Audit propagating from `/datastore`, read by a source told
+/// to expect datastore `main`; `at_main` answers `?path=/datastore/main`.
+async fn observe_expecting_main(at_main: serde_json::Value) -> PbsFacts {
+    use cpps_topology::live::sources::{PbsSource, Source};
+    let api = MockApi::start("/api2/json").await;
+    let empty = json!({"data": []});
+    get(
+        &api,
+        "/admin/datastore",
+        json!({"data": [{"store": "store1"}]}),
+        None,
+    )
+    .await;
+    get(
+        &api,
+        "/admin/datastore/store1/namespace",
+        json!({"data": [{"ns": ""}]}),
+        None,
+    )
+    .await;
+    get(
+        &api,
+        "/admin/datastore/store1/snapshots",
+        empty.clone(),
+        None,
+    )
+    .await;
+    for route in [
+        "/admin/sync",
+        "/admin/verify",
+        "/admin/prune",
+        "/config/remote",
+    ] {
+        get(&api, route, empty.clone(), None).await;
+    }
+    get(
+        &api,
+        "/version",
+        json!({"data": {"version": "4.0", "release": "14", "repoid": "d3adb33f"}}),
+        None,
+    )
+    .await;
+    let full = json!({"data": {"/datastore": {"Datastore.Audit": true}}});
+    get(&api, "/access/permissions", full, None).await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/access/permissions"))
+        .and(query_param("path", "/datastore/main"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": at_main})))
+        .expect(1)
+        .with_priority(1)
+        .mount(api.server())
+        .await;
+    // Mounted after the mock above, which wiremock tries first at the same priority.
+    audit_below_datastore(&api).await;
+    let endpoints = Endpoints::parse(
+        "endpoints.yaml",
+        &format!(
+            "sites:\n  alpha:\n    pbs:\n      repository: report@pbs!ro@127.0.0.1:store1\n      url: {}\n      password_env: PBS_SECRET\n",
+            api.base_url(),
+        ),
+    )
+    .unwrap();
+    let config = endpoints.sites["alpha"].pbs.clone().unwrap();
+    let lookup = |k: &str| (k == "PBS_SECRET").then(|| "0b7a0c4e-secret".to_owned());
+    let client = cpps_pbs::ClientBuilder::from_config(&config, &lookup)
+        .unwrap()
+        .build()
+        .unwrap();
+    let source = PbsSource::new(client, api.base_url()).expect_datastores(["main".to_owned()]);
+    let facts = source.observe().await.unwrap();
+    api.assert_no_unexpected_requests();
+    facts
 }
 
 /// A router of the SP pair, its VRRP group written in the nodes of vyos-1x

@@ -58,6 +58,14 @@ pub struct PbsFacts {
     /// Parts that could not be read and did not stop the observation (one datastore's
     /// snapshots, a job list the token may not see), each with its error.
     pub partial: Vec<String>,
+    /// For each datastore the source was told to expect
+    /// ([`PbsSource::expect_datastores`](crate::live::sources::PbsSource::expect_datastores))
+    /// that the list lacks: whether the caller's rights on `/datastore/{name}` itself
+    /// (`GET /access/permissions?path=`) hold `Datastore.Audit` or `Datastore.Backup`, with
+    /// which PBS would list it if it existed (proxmox-backup `src/api2/admin/datastore.rs`
+    /// `get_datastore_list`), or why they could not be read. A name not here was not asked.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub unlisted_rights: std::collections::BTreeMap<String, Result<bool, String>>,
     /// The newest finished backups per datastore and namespace, for BACKUP-005 (this site's
     /// backups, and the copies of the other site's); not serialised.
     #[serde(skip)]

@@ -24,6 +24,7 @@ pub struct PbsSource {
     client: Client,
     endpoint: String,
     fingerprint: Option<String>,
+    expected: Vec<String>,
 }
 
 impl PbsSource {
@@ -33,7 +34,18 @@ impl PbsSource {
             client,
             endpoint: endpoint.into(),
             fingerprint: None,
+            expected: Vec::new(),
         }
+    }
+
+    /// With the datastores the topology declares on this server: for each one the list lacks,
+    /// the source asks the rights on its own path (`GET /access/permissions?path=/datastore/…`)
+    /// into [`PbsFacts::unlisted_rights`], since only they tell a missing datastore from one
+    /// hidden by an ACL there (proxmox-backup `pbs-config/src/acl.rs` `AclTree::roles`: a
+    /// deeper ACL replaces what `/datastore` grants).
+    pub fn expect_datastores(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        self.expected = names.into_iter().collect();
+        self
     }
 
     /// With the server's pinned certificate fingerprint, which the other site's remote entry
@@ -72,6 +84,28 @@ fn datastore_list_filtered(rights: &Result<Permissions, String>) -> Option<Strin
     (!propagates("Datastore.Audit") && !propagates("Datastore.Backup")).then(|| {
         "the credentials hold neither Datastore.Audit nor Datastore.Backup propagating from /datastore".to_owned()
     })
+}
+
+/// Whether the rights on `/datastore/{name}` itself make PBS list `name` when it exists, for
+/// each of `names` (`GET /access/permissions?path=`; `get_datastore_list` lists a datastore
+/// with `Datastore.Audit` or `Datastore.Backup` there), or why they could not be read.
+async fn unlisted_rights(
+    c: &Client,
+    names: impl Iterator<Item = &String>,
+) -> std::collections::BTreeMap<String, Result<bool, String>> {
+    let mut rights = std::collections::BTreeMap::new();
+    for name in names {
+        let path = cpps_pbs::chain::acl_path(name, "");
+        let answer = c.permissions(Some(&path)).await.map(|answer| {
+            let here = answer.get(&path);
+            ["Datastore.Audit", "Datastore.Backup"]
+                .iter()
+                .any(|p| here.is_some_and(|here| here.contains_key(*p)))
+        });
+        let answer = answer.map_err(|e| crate::live::facts::error_chain(&e));
+        rights.insert(name.clone(), answer);
+    }
+    rights
 }
 
 /// A job of any kind, so that the three lists are handled alike.
@@ -208,6 +242,9 @@ impl Source<PbsFacts> for PbsSource {
         // other part is read whatever happens to the rest, and a failure is kept in
         // `partial` (a 403 on a job list, an unmounted datastore, an old PBS's 404).
         let stores = c.datastores().await.map_err(|e| self.fail(&e))?;
+        let unlisted =
+            (self.expected.iter()).filter(|name| !stores.iter().any(|s| &s.store == *name));
+        let unlisted_rights = unlisted_rights(c, unlisted).await;
         let mut partial = Vec::new();
         let rights = c
             .permissions(None)
@@ -278,6 +315,7 @@ impl Source<PbsFacts> for PbsSource {
             jobs,
             backups,
             partial,
+            unlisted_rights,
             chain: PbsChainReading::new(side),
         })
     }
