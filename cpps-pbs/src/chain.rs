@@ -178,6 +178,9 @@ pub struct VzdumpRun {
     pub endtime: Option<i64>,
     /// Its exit status, once ended.
     pub status: Option<ExitStatus>,
+    /// What its log says of each guest, when the log was read ([`RunLog`]): only the log
+    /// ties a task for several guests to them.
+    pub log: Option<RunLog>,
 }
 
 impl VzdumpRun {
@@ -189,7 +192,14 @@ impl VzdumpRun {
             starttime,
             endtime: None,
             status: None,
+            log: None,
         }
+    }
+
+    /// With what its log says of each guest.
+    pub fn log(mut self, log: RunLog) -> Self {
+        self.log = Some(log);
+        self
     }
 
     /// The task ended at `endtime` with `status`.
@@ -490,7 +500,9 @@ pub enum Verdict {
 #[serde(rename_all = "kebab-case", tag = "state")]
 #[non_exhaustive]
 pub enum LastRun {
-    /// A task named after the guest ended, the newest relevant one to end.
+    /// A task of the guest's own ended, the newest relevant one to end: named after it, or
+    /// for several guests with a log that names it ([`RunLog`]; then the status is its part's:
+    /// `OK`, or the error the log gives).
     Ended {
         /// When it ended.
         end: i64,
@@ -504,8 +516,8 @@ pub enum LastRun {
         /// When it started.
         since: i64,
     },
-    /// A task for several guests of its node ended (its log says whether this guest was
-    /// among them).
+    /// A task for several guests of its node ended, and its log, not read or not naming every
+    /// guest of the task, does not say whether this guest was among them.
     Shared {
         /// When it started.
         start: i64,
@@ -812,15 +824,14 @@ fn shared_doubt(
     }
 }
 
-/// The end of the newest task named after `guest` that ended, when it failed.
+/// The end of the newest task of `guest`'s own ([`own_result`]) that ended, when it failed.
 fn own_failure(input: &ChainInput, guest: &ChainGuest) -> Option<i64> {
     let runs = input.runs.as_ref().ok()?;
-    let (run, end) = runs
+    let (success, end) = runs
         .iter()
-        .filter(|r| r.vmid == Some(guest.vmid))
-        .filter_map(|r| r.endtime.map(|end| (r, end)))
+        .filter_map(|r| Some((own_result(r, guest.vmid)?.1, r.endtime?)))
         .max_by_key(|(_, end)| *end)?;
-    (!run.status.as_ref().is_some_and(ExitStatus::is_success)).then_some(end)
+    (!success).then_some(end)
 }
 
 /// The newest finished backup of `guest` in `target`: `Err` when the datastore was not read.
@@ -1000,15 +1011,19 @@ fn judge_there(
     }
 }
 
-/// The last vzdump run of `guest`: of the tasks named after it and those for several guests
-/// of its node (pve-manager `PVE/API2/VZDump.pm` `vzdump`: `$taskid = $local_vmids->[0] if
-/// scalar(@{$local_vmids}) == 1`), the newest to end, since a start is not a finish; a task
-/// named after it that runs and started after that end runs now. A task names no job
-/// (`PVE/Jobs/VZDump.pm` `run` hands the job id to `vzdump` only as `job-id`, for the
-/// notification), so a task for several guests may be another job's: one that ended OK while
-/// `newest`, the guest's newest snapshot here when it was read, is older than its start did
-/// not back the guest up here (a task ends OK only when every guest of it did), and is passed
-/// over.
+/// The last vzdump run of `guest`: of the tasks that are its own and those for several
+/// guests that may be, the newest to end, since a start is not a finish; a task named after
+/// it that runs and started after that end runs now.
+///
+/// Its own: a task named after it (pve-manager `PVE/API2/VZDump.pm` `vzdump`: `$taskid =
+/// $local_vmids->[0] if scalar(@{$local_vmids}) == 1`), or a task for several guests whose
+/// log names it ([`RunLog`]), on whatever node, so a guest moved since is still judged by it.
+/// A task for several guests whose log was read and names every guest of the task but not
+/// this one was not its. One whose log was not read may be its when it ran on its node, and
+/// then it names no job (`PVE/Jobs/VZDump.pm` `run` hands the job id to `vzdump` only as
+/// `job-id`, for the notification): one that ended OK while `newest`, the guest's newest
+/// snapshot here when it was read, is older than its start did not back the guest up here (a
+/// task ends OK only when every guest of it did), and is passed over.
 fn last_run(input: &ChainInput, guest: &ChainGuest, newest: Result<Option<i64>, ()>) -> LastRun {
     let Ok(runs) = &input.runs else {
         return LastRun::CannotTell;
@@ -1016,24 +1031,27 @@ fn last_run(input: &ChainInput, guest: &ChainGuest, newest: Result<Option<i64>, 
     if runs_unread(input, guest).is_some() {
         return LastRun::CannotTell;
     }
-    let own = |r: &&VzdumpRun| r.vmid == Some(guest.vmid);
+    let own = |r: &VzdumpRun| own_result(r, guest.vmid).is_some();
     let not_its = |r: &VzdumpRun| {
         newest.is_ok_and(|newest| {
             r.status.as_ref().is_some_and(ExitStatus::is_success)
                 && newest.is_none_or(|t| t < r.starttime)
         })
     };
-    let shared = |r: &&VzdumpRun| {
-        r.vmid.is_none() && guest.node.as_deref().is_none_or(|n| n == r.node) && !not_its(r)
+    let shared = |r: &VzdumpRun| {
+        r.vmid.is_none()
+            && r.log.as_ref().is_none_or(|log| !log.names_all)
+            && guest.node.as_deref().is_none_or(|n| n == r.node)
+            && !not_its(r)
     };
     let ended = runs
         .iter()
         .filter(|r| own(r) || shared(r))
         .filter_map(|r| r.endtime.map(|end| (r, end)))
-        .max_by_key(|(r, end)| (*end, r.vmid.is_some()));
+        .max_by_key(|(r, end)| (*end, own(r)));
     let running = runs
         .iter()
-        .filter(|r| own(r) && r.endtime.is_none())
+        .filter(|r| r.vmid == Some(guest.vmid) && r.endtime.is_none())
         .filter(|r| ended.is_none_or(|(_, end)| r.starttime > end))
         .max_by_key(|r| r.starttime);
     if let Some(run) = running {
@@ -1044,6 +1062,13 @@ fn last_run(input: &ChainInput, guest: &ChainGuest, newest: Result<Option<i64>, 
     let Some((run, end)) = ended else {
         return LastRun::NotSeen;
     };
+    if let Some((status, success)) = own_result(run, guest.vmid) {
+        return LastRun::Ended {
+            end,
+            status,
+            success,
+        };
+    }
     // Ended without a status: not a success.
     let (status, success) = run
         .status
@@ -1051,20 +1076,38 @@ fn last_run(input: &ChainInput, guest: &ChainGuest, newest: Result<Option<i64>, 
         .map_or(("unknown".to_owned(), false), |s| {
             (s.to_string(), s.is_success())
         });
-    if run.vmid.is_some() {
-        LastRun::Ended {
-            end,
-            status,
-            success,
-        }
-    } else {
-        LastRun::Shared {
-            start: run.starttime,
-            end,
-            status,
-            success,
-        }
+    LastRun::Shared {
+        start: run.starttime,
+        end,
+        status,
+        success,
     }
+}
+
+/// The status of `run` for guest `vmid`, and whether it succeeded, when the run is the guest's
+/// own: named after it (its exit status; none is no success), or for several guests with a
+/// log that names it (its part's outcome there).
+fn own_result(run: &VzdumpRun, vmid: u32) -> Option<(String, bool)> {
+    let task_status = || {
+        run.status
+            .as_ref()
+            .map_or(("unknown".to_owned(), false), |s| {
+                (s.to_string(), s.is_success())
+            })
+    };
+    match run.vmid {
+        Some(id) if id == vmid => return Some(task_status()),
+        Some(_) => return None,
+        None => {}
+    }
+    Some(match run.log.as_ref()?.outcome(vmid)? {
+        GuestOutcome::Finished => ("OK".to_owned(), true),
+        GuestOutcome::Failed(error) => (error.clone(), false),
+        GuestOutcome::Unfinished => (
+            format!("the task ended ({}) while backing it up", task_status().0),
+            false,
+        ),
+    })
 }
 
 /// The error of the unread task list that may hold `guest`'s last run: its node's, or any
@@ -1074,6 +1117,92 @@ fn runs_unread<'a>(input: &'a ChainInput, guest: &ChainGuest) -> Option<&'a (Str
         .runs_unread
         .iter()
         .find(|(node, _)| guest.node.as_deref().is_none_or(|n| n == node))
+}
+
+/// What a vzdump task's log says of each guest it backed up.
+///
+/// pve-manager `PVE/VZDump.pm` `exec_backup_task` logs `Starting Backup of VM {vmid}
+/// ({type})` when a guest's backup starts, then `Finished Backup of VM {vmid} ({duration})`
+/// or, at level `err`, `Backup of VM {vmid} failed - {error}` (also when it fails before it
+/// starts); `exec_backup` runs the guests one after the other and ends with `Backup job
+/// finished successfully` or `Backup job finished with errors` once it tried every guest, or
+/// `Backup job failed - {error}` when it left the loop. pve-guest-common
+/// `src/PVE/VZDump/Plugin.pm` `debugmsg` writes each line to the task log as `INFO: {msg}` or
+/// `ERROR: {msg}`. pve-manager 8.x (`stable-8`) writes the same lines.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RunLog {
+    /// The guests the log names, each with its outcome, in the order the log names them.
+    pub guests: Vec<(u32, GuestOutcome)>,
+    /// Whether the log names every guest its task backed up: it was read to its end and says
+    /// the job tried every guest. A guest it does not name then was not in the task.
+    pub names_all: bool,
+}
+
+/// One guest's part of a vzdump task, as the task's log says ([`RunLog`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GuestOutcome {
+    /// `Finished Backup of VM {vmid} (…)`.
+    Finished,
+    /// `Backup of VM {vmid} failed - {error}`, with the error's first line.
+    Failed(String),
+    /// `Starting Backup of VM {vmid}` with no outcome after it: the task stopped while it
+    /// backed the guest up.
+    Unfinished,
+}
+
+impl RunLog {
+    /// Reads `lines`, the task log from its first line; `whole` says whether they reach its
+    /// end. Lines that are not `debugmsg`'s (the guests' own output is logged as `INFO: …`
+    /// too, but never at these places of a line) are passed over.
+    pub fn parse<S: AsRef<str>>(lines: &[S], whole: bool) -> Self {
+        let mut log = RunLog::default();
+        let mut tried_all = false;
+        for line in lines {
+            let line = line.as_ref();
+            if let Some(msg) = line.strip_prefix("INFO: ") {
+                if let Some(vmid) = guest_of(msg, "Starting Backup of VM ") {
+                    log.set(vmid, GuestOutcome::Unfinished);
+                } else if let Some(vmid) = guest_of(msg, "Finished Backup of VM ") {
+                    log.set(vmid, GuestOutcome::Finished);
+                } else if msg == "Backup job finished successfully"
+                    || msg == "Backup job finished with errors"
+                {
+                    tried_all = true;
+                }
+            } else if let Some(rest) = line
+                .strip_prefix("ERROR: Backup of VM ")
+                .and_then(|rest| rest.split_once(" failed - "))
+                && let Ok(vmid) = rest.0.parse()
+            {
+                log.set(vmid, GuestOutcome::Failed(rest.1.to_owned()));
+            }
+        }
+        log.names_all = whole && tried_all;
+        log
+    }
+
+    /// The outcome of `vmid`'s part, when the log names it.
+    pub fn outcome(&self, vmid: u32) -> Option<&GuestOutcome> {
+        self.guests
+            .iter()
+            .find(|(v, _)| *v == vmid)
+            .map(|(_, outcome)| outcome)
+    }
+
+    fn set(&mut self, vmid: u32, outcome: GuestOutcome) {
+        match self.guests.iter_mut().find(|(v, _)| *v == vmid) {
+            Some(entry) => entry.1 = outcome,
+            None => self.guests.push((vmid, outcome)),
+        }
+    }
+}
+
+/// The guest id of `{prefix}{vmid} (…)`.
+fn guest_of(msg: &str, prefix: &str) -> Option<u32> {
+    let (vmid, _) = msg.strip_prefix(prefix)?.split_once(" (")?;
+    vmid.parse().ok()
 }
 
 impl ChainInput {

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use common::{NOW, data};
 use cpps_pbs::chain::{
-    ChainGuest, ChainInput, ChainJob, CopyGroup, LastRun, PbsTarget, SiteBackups, SiteCopies,
-    Verdict, VzdumpRun, judge,
+    ChainGuest, ChainInput, ChainJob, CopyGroup, GuestOutcome, LastRun, PbsTarget, RunLog,
+    SiteBackups, SiteCopies, Verdict, VzdumpRun, judge,
 };
 use cpps_pbs::checks::newest_per_guest;
 use cpps_pbs::types::{BackupGroup, BackupType, ExitStatus, Snapshot};
@@ -633,6 +633,128 @@ fn another_jobs_later_shared_run_does_not_hide_a_guests_own_failure() {
             "a task names no job, and no snapshot of it taken by that run is known here"
         )),
         "{gitlab}"
+    );
+}
+
+/// A vzdump task log as pve-manager writes it: `PVE/VZDump.pm` `exec_backup` (`starting new
+/// backup job: {cmdline}`, then `Backup job finished with errors` once every guest was
+/// tried), `exec_backup_task` (`Backup of VM {vmid} failed - {error}`, here the stop-mode
+/// refusal it dies with before the guest's start line; `Starting Backup of VM {vmid}
+/// ({type})`, `Finished Backup of VM {vmid} ({duration})`), each through pve-guest-common
+/// `src/PVE/VZDump/Plugin.pm` `debugmsg` (`INFO: ` / `ERROR: `), and pve-common
+/// `src/PVE/RESTEnvironment.pm`'s last line `TASK ERROR: {error}`.
+fn vzdump_log(failed: u32, finished: u32) -> Vec<String> {
+    vec![
+        format!(
+            "INFO: starting new backup job: vzdump {failed} {finished} --mode stop --storage pbs-franca"
+        ),
+        format!(
+            "ERROR: Backup of VM {failed} failed - Cannot execute a backup with stop mode on a HA managed and enabled Service. Use snapshot mode or disable the Service."
+        ),
+        "INFO: Failed at 2026-11-29 07:00:01".to_owned(),
+        format!("INFO: Starting Backup of VM {finished} (qemu)"),
+        "INFO: Backup started at 2026-11-29 07:00:01".to_owned(),
+        "INFO: status = running".to_owned(),
+        "INFO: backup mode: stop".to_owned(),
+        format!("INFO: Finished Backup of VM {finished} (00:01:10)"),
+        "INFO: Backup finished at 2026-11-29 07:01:11".to_owned(),
+        "INFO: Backup job finished with errors".to_owned(),
+        "TASK ERROR: job errors".to_owned(),
+    ]
+}
+
+const STOP_MODE_REFUSED: &str = "Cannot execute a backup with stop mode on a HA managed and enabled Service. Use snapshot mode or disable the Service.";
+
+/// The log names each guest's part; it names every guest of its task only when read to its
+/// end and the job went through its guests (not `Backup job failed - …`, which leaves the
+/// loop: `exec_backup`'s `die`). A start line with no outcome is a part cut off.
+#[test]
+fn a_vzdump_log_names_each_guests_part() {
+    let lines = vzdump_log(250, 260);
+    let log = RunLog::parse(&lines, true);
+    assert_eq!(
+        log.guests,
+        [
+            (250, GuestOutcome::Failed(STOP_MODE_REFUSED.to_owned())),
+            (260, GuestOutcome::Finished),
+        ]
+    );
+    assert!(log.names_all);
+    assert!(!RunLog::parse(&lines, false).names_all);
+    let cut = [
+        "INFO: starting new backup job: vzdump --all 1 --storage pbs-franca",
+        "INFO: Starting Backup of VM 270 (lxc)",
+        "ERROR: Backup job failed - interrupted by signal",
+    ];
+    let log = RunLog::parse(&cut, true);
+    assert_eq!(log.guests, [(270, GuestOutcome::Unfinished)]);
+    assert!(!log.names_all);
+}
+
+/// F5 (audit 31): a task for several guests names no guest in the task list, but its log
+/// does. Another job's failed task on pve1, after gitlab's newest snapshot, whose log names
+/// only other guests (read whole), was not gitlab's: gitlab's last run is the nightly one,
+/// and it is ok, not "cannot tell".
+#[test]
+fn another_jobs_failed_shared_run_whose_log_names_others_leaves_a_guest_alone() {
+    let mut input = input();
+    input.runs = Ok(vec![
+        VzdumpRun::new("pve1", None, NOW - 3 * H).ended(NOW - 2 * H, ExitStatus::parse("OK")),
+        VzdumpRun::new("pve1", None, NOW - H)
+            .ended(NOW - H / 2, ExitStatus::parse("job errors"))
+            .log(RunLog::parse(&vzdump_log(250, 260), true)),
+    ]);
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert_eq!(
+        gitlab.last_run,
+        LastRun::Shared {
+            start: NOW - 3 * H,
+            end: NOW - 2 * H,
+            status: "OK".to_owned(),
+            success: true,
+        }
+    );
+    assert_eq!(gitlab.verdict, Verdict::Ok, "{gitlab}");
+}
+
+/// F5 (audit 31): gitlab was backed up on pve1, then HA moved it to pve2. The failed task for
+/// several guests on pve1 whose log says gitlab's part failed is gitlab's last run, a
+/// breach with the log's error, although gitlab now runs elsewhere. A guest its log names
+/// as finished is ok by it.
+#[test]
+fn a_guest_migrated_after_a_failed_backup_is_judged_from_its_old_nodes_task() {
+    let mut input = input();
+    input.guests[0] = ChainGuest::new(100, BackupType::Vm)
+        .name("gitlab")
+        .node("pve2");
+    input.runs = Ok(vec![
+        VzdumpRun::new("pve1", None, NOW - H)
+            .ended(NOW - H / 2, ExitStatus::parse("job errors"))
+            .log(RunLog::parse(&vzdump_log(100, 200), true)),
+    ]);
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert_eq!(
+        gitlab.last_run,
+        LastRun::Ended {
+            end: NOW - H / 2,
+            status: STOP_MODE_REFUSED.to_owned(),
+            success: false,
+        }
+    );
+    assert_eq!(gitlab.verdict, Verdict::Breach, "{gitlab}");
+    assert_eq!(
+        gitlab.reasons,
+        [format!(
+            "its last vzdump task failed at {}: {STOP_MODE_REFUSED}",
+            jiff::Timestamp::from_second(NOW - H / 2).unwrap()
+        )]
+    );
+    let dns = find(&chains, 200);
+    assert!(
+        matches!(&dns.last_run, LastRun::Ended { success: true, status, .. } if status == "OK"),
+        "{dns}"
     );
 }
 
