@@ -1,21 +1,22 @@
 //! The PVE side of the backup chain ([`cpps_pbs::chain`]): the guests, the storages of type
-//! `pbs`, the vzdump jobs with the guests each includes, and the vzdump tasks of the guests'
-//! nodes. `pbs-report --chain` and the live rule BACKUP-005 both read it here.
+//! `pbs`, the vzdump jobs with the guests each includes, and the vzdump tasks of every node,
+//! with the logs that say which guests a task for several guests backed up.
+//! `pbs-report --chain` and the live rule BACKUP-005 both read it here.
 
-use cpps_pbs::chain::{ChainGuest, ChainInput, ChainJob, PbsAddress, PbsTarget, VzdumpRun};
+use cpps_pbs::chain::{ChainGuest, ChainInput, ChainJob, PbsAddress, PbsTarget, RunLog, VzdumpRun};
 use cpps_pbs::types::{BackupType, ExitStatus};
-use cpps_proxmox::Client;
 use cpps_proxmox::types::{
-    BackupJob, ClusterResource, Inclusion, PoolMembers, ResourceType, TaskFilter,
+    BackupJob, ClusterResource, Inclusion, PoolMembers, ResourceType, TaskFilter, TaskListItem,
 };
+use cpps_proxmox::{Client, Upid};
 
 use crate::live::facts::error_chain;
 
 /// The PVE side of the chain, over the guests of `resources` (`GET /cluster/resources?type=vm`):
 /// `GET /storage` (every storage of type `pbs` is a target), `GET /cluster/backup` (with
 /// `GET /pools/{poolid}` for a pool job whose members the guest list hides), the vzdump
-/// tasks of each node, and `GET /access/permissions` to know whether those task lists are
-/// whole. An unreadable storage or job list is the error: without it no guest can be judged.
+/// tasks of each node (with the logs of the newest tasks for several guests), and
+/// `GET /access/permissions` to know whether those task lists are whole. An unreadable storage or job list is the error: without it no guest can be judged.
 pub(crate) async fn read(
     pve: &Client,
     resources: &[ClusterResource],
@@ -88,7 +89,8 @@ pub(crate) async fn read(
         })
         .map(|job| chain_job(job, &guests, &pools))
         .collect();
-    let nodes = nodes_of(&guests);
+    let nodes = cluster_nodes(pve, &guests).await;
+    let nodes: Vec<&str> = nodes.iter().map(String::as_str).collect();
     let (runs, unread) = read_runs(pve, &nodes).await;
     input.runs = Ok(runs);
     input.runs_unread = unread;
@@ -147,9 +149,14 @@ fn backup_type(kind: &ResourceType) -> Option<BackupType> {
     }
 }
 
-/// The guests' nodes, each once.
-fn nodes_of<'a>(guests: &[&'a ClusterResource]) -> Vec<&'a str> {
-    let mut nodes: Vec<&str> = guests.iter().filter_map(|g| g.node.as_deref()).collect();
+/// Every node of the cluster (`GET /nodes`) and the guests' nodes, each once. A guest moved
+/// since its last backup ran on another node, whose task list holds that run; when the node
+/// list cannot be read, the guests' nodes are all there is.
+async fn cluster_nodes(pve: &Client, guests: &[&ClusterResource]) -> Vec<String> {
+    let mut nodes: Vec<String> = guests.iter().filter_map(|g| g.node.clone()).collect();
+    if let Ok(listed) = pve.nodes().await {
+        nodes.extend(listed.iter().map(|n| n.node.to_string()));
+    }
     nodes.sort_unstable();
     nodes.dedup();
     nodes
@@ -181,7 +188,9 @@ async fn audits_every_node(pve: &Client, nodes: &[&str]) -> bool {
 /// running ones included), and the nodes whose list failed, with the error. The list is
 /// proxied to the node (pve-manager `PVE/API2/Tasks.pm` `node_tasks`, `proxyto => 'node'`;
 /// pve-http-server `src/PVE/APIServer/AnyEvent.pm` `proxy_request` passes on the connection
-/// error's 595), so one offline node must not hide the others' tasks.
+/// error's 595), so one offline node must not hide the others' tasks. The logs of each
+/// node's [`LOGS_PER_NODE`] newest tasks for several guests are read
+/// ([`Client::task_log`]): a task list names no guest of such a task.
 async fn read_runs(pve: &Client, nodes: &[&str]) -> (Vec<VzdumpRun>, Vec<(String, String)>) {
     let mut runs = Vec::new();
     let mut unread = Vec::new();
@@ -196,7 +205,10 @@ async fn read_runs(pve: &Client, nodes: &[&str]) -> (Vec<VzdumpRun>, Vec<(String
             }
         };
         // The type is checked again: the filter is the server's, and a fake may ignore it.
-        for task in tasks.iter().filter(|t| t.worker_type == "vzdump") {
+        let tasks: Vec<&TaskListItem> =
+            tasks.iter().filter(|t| t.worker_type == "vzdump").collect();
+        let logged = logged_tasks(&tasks);
+        for task in tasks {
             let vmid = task.id.as_deref().and_then(|id| id.parse().ok());
             let start = i64::try_from(task.starttime).unwrap_or(i64::MAX);
             let mut run = VzdumpRun::new(task.node.clone(), vmid, start);
@@ -207,8 +219,37 @@ async fn read_runs(pve: &Client, nodes: &[&str]) -> (Vec<VzdumpRun>, Vec<(String
                     ExitStatus::parse(status),
                 );
             }
+            // A log that cannot be read leaves the task as the list shows it.
+            if logged.contains(&task.upid)
+                && let Ok(log) = pve.task_log(&task.upid, LOG_LINES).await
+            {
+                run = run.log(RunLog::parse(&log.lines, log.whole));
+            }
             runs.push(run);
         }
     }
     (runs, unread)
+}
+
+/// How many tasks for several guests a node's log reads are for: its newest to end. Only
+/// their logs say which guests they backed up; older ones are rarely a guest's last run.
+const LOGS_PER_NODE: usize = 4;
+
+/// The most lines of one task log read: a vzdump log takes some tens of lines a guest.
+const LOG_LINES: u64 = 20_000;
+
+/// The tasks for several guests (no id: pve-manager `PVE/API2/VZDump.pm` `vzdump` names a
+/// task only after a single guest) whose logs are read: the [`LOGS_PER_NODE`] newest to end.
+fn logged_tasks(tasks: &[&TaskListItem]) -> Vec<Upid> {
+    let mut shared: Vec<&TaskListItem> = tasks
+        .iter()
+        .copied()
+        .filter(|t| t.endtime.is_some() && t.id.as_deref().is_none_or(str::is_empty))
+        .collect();
+    shared.sort_by_key(|t| std::cmp::Reverse(t.endtime));
+    shared
+        .into_iter()
+        .take(LOGS_PER_NODE)
+        .map(|t| t.upid.clone())
+        .collect()
 }
