@@ -5,6 +5,9 @@
 //! `src/api2/admin/datastore.rs` `list_snapshots_blocking`), with the changes each test names.
 #![cfg(feature = "live")]
 
+#[path = "../../cpps-proxmox/tests/common/mod.rs"]
+mod pve;
+
 mod common;
 
 use std::path::Path;
@@ -447,4 +450,118 @@ fn backup_005_cannot_tell_the_guests_a_trimmed_list_leaves_out() {
             .any(|m| m.contains("guest 201 (monitoring) BREACH")),
         "{found:#?}"
     );
+}
+
+/// A vzdump task log, line by line as pve-manager writes it (`PVE/VZDump.pm` `exec_backup`,
+/// `exec_backup_task`; pve-guest-common `src/PVE/VZDump/Plugin.pm` `debugmsg`): guest 100's
+/// part refused (stop mode on an HA service, `exec_backup_task`'s `die`), 201's finished.
+const STOP_MODE_REFUSED: &str = "Cannot execute a backup with stop mode on a HA managed and enabled Service. Use snapshot mode or disable the Service.";
+
+fn vzdump_log_lines() -> Vec<String> {
+    vec![
+        "INFO: starting new backup job: vzdump 100 201 --mode stop --storage pbs-sp".to_owned(),
+        format!("ERROR: Backup of VM 100 failed - {STOP_MODE_REFUSED}"),
+        "INFO: Failed at 2026-11-29 06:00:01".to_owned(),
+        "INFO: Starting Backup of VM 201 (lxc)".to_owned(),
+        "INFO: Backup started at 2026-11-29 06:00:01".to_owned(),
+        "INFO: Finished Backup of VM 201 (00:00:40)".to_owned(),
+        "INFO: Backup finished at 2026-11-29 06:00:41".to_owned(),
+        "INFO: Backup job finished with errors".to_owned(),
+        "TASK ERROR: job errors".to_owned(),
+    ]
+}
+
+/// F5 (audit 31): gitlab (100) now runs on pve-ippri-32, after HA moved it off pve-ippri-31,
+/// where the nightly task for several guests failed its part. The PVE side reads the vzdump
+/// tasks of every node `GET /nodes` lists, not only of the nodes hosting guests now, and the
+/// log of a task for several guests (`GET /nodes/{node}/tasks/{upid}/log`, pve-manager
+/// `PVE/API2/Tasks.pm` `read_task_log`), so gitlab is judged from its old node's task: a
+/// breach with the log's error.
+#[tokio::test]
+async fn a_migrated_guests_failed_part_of_a_shared_task_is_read_from_its_old_node() {
+    use wiremock::matchers::query_param;
+    let api = pve::pve_mock_api().await;
+    let answer = |data: serde_json::Value| pve::data_answer(data);
+    let upid = pve::upid("UPID:pve-ippri-31:0000ABCD:00001234:6929B010:vzdump::root@pam:");
+    let routes = [
+        (
+            "cluster/resources",
+            serde_json::json!([{"id": "qemu/100", "type": "qemu", "vmid": 100,
+                                "node": "pve-ippri-32", "name": "gitlab", "status": "running"}]),
+        ),
+        (
+            "storage",
+            serde_json::json!([{"storage": "pbs-sp", "type": "pbs", "datastore": "store1",
+                                "server": "127.0.0.1", "content": "backup"}]),
+        ),
+        (
+            "cluster/backup",
+            serde_json::json!([{"id": "backup-daily", "type": "vzdump", "enabled": 1,
+                                "schedule": "21:00", "storage": "pbs-sp", "vmid": "100,201"}]),
+        ),
+        (
+            "nodes",
+            serde_json::json!([{"node": "pve-ippri-31", "status": "online"},
+                               {"node": "pve-ippri-32", "status": "online"}]),
+        ),
+        (
+            "nodes/pve-ippri-31/tasks",
+            serde_json::json!([{"upid": upid.to_string(), "node": "pve-ippri-31",
+                                "type": "vzdump", "id": "", "user": "root@pam",
+                                "starttime": NOW - 2 * H, "endtime": NOW - H,
+                                "status": "job errors"}]),
+        ),
+        ("nodes/pve-ippri-32/tasks", serde_json::json!([])),
+        (
+            "access/permissions",
+            serde_json::json!({"/nodes/pve-ippri-31": {"Sys.Audit": 1},
+                               "/nodes/pve-ippri-32": {"Sys.Audit": 1}}),
+        ),
+    ];
+    for (route, data) in routes {
+        pve::pve_call("GET", route)
+            .respond_with(answer(data))
+            .mount(api.server())
+            .await;
+    }
+    let lines: Vec<serde_json::Value> = vzdump_log_lines()
+        .iter()
+        .enumerate()
+        .map(|(n, t)| serde_json::json!({"n": n + 1, "t": t}))
+        .collect();
+    pve::mount_once(
+        &api,
+        pve::pve_call("GET", &format!("{}/log", upid.task_path())).and(query_param("start", "0")),
+        wiremock::ResponseTemplate::new(200)
+            .set_body_json(serde_json::json!({"data": lines, "total": lines.len()})),
+    )
+    .await;
+    let mut input = live::sources::PveSource::backup_chain(&pve::mock_client(&api))
+        .await
+        .unwrap();
+    api.verify().await;
+    input.here = vec![SiteBackups::new(
+        "store1",
+        "",
+        Ok(newest_per_guest(
+            "store1",
+            "",
+            &[like_gitlab(BackupType::Vm, "100", 30)],
+            NOW,
+            Duration::MAX,
+        )),
+    )];
+    let chains = cpps_pbs::chain::judge(&input, NOW, Duration::from_secs(48 * 3600));
+    assert_eq!(chains.len(), 1);
+    assert_eq!(
+        chains[0].last_run,
+        cpps_pbs::chain::LastRun::Ended {
+            end: NOW - H,
+            status: STOP_MODE_REFUSED.to_owned(),
+            success: false,
+        },
+        "{}",
+        chains[0]
+    );
+    assert_eq!(chains[0].verdict, cpps_pbs::chain::Verdict::Breach);
 }
