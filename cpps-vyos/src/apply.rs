@@ -37,7 +37,8 @@
 //! stand for a tunnel that could not be read. A VRRP group is healthy only as MASTER or BACKUP.
 //! Nor is commit-confirm armed while a reboot revert would drop commits that were never saved,
 //! or while the saved file cannot be read ([`unsaved_before_arming`]), unless the caller allows
-//! it ([`ApplyOptions::allow_unsaved_revert`]).
+//! it ([`ApplyOptions::allow_unsaved_revert`]); nor while the commit archive a reload-revert
+//! loads is missing or stale ([`revert_archive_missing`]).
 //!
 //! A write that did not go as asked (refused, partly landed, a commit-confirm the answer does
 //! not say started, no answer) is never reported as "not applied" (audit N1): the
@@ -728,6 +729,17 @@ pub enum Timer {
     /// back, or nothing was live), and `confirm` was sent so that no reboot or reload follows
     /// (audit X4); VyOS's answer:
     /// `Reboot timer stopped`, or `No confirm pending` where none was armed.
+    ///
+    /// The trade-off (audit X4c): builds that commit before arming (`run_commit_confirm` in
+    /// vyos-1x `src/services/api/rest/routers.py`) arm nothing for a refused batch, and
+    /// `confirm` (`ConfigMgmt.confirm`, `python/vyos/config_mgmt.py`) stops the one
+    /// `commit-confirm` timer whoever armed it. No API reading tells the two orders apart or
+    /// shows whose timer runs: `/openapi.json` and `/info` are the same, no op-mode command
+    /// shows the timer (`op-mode-definitions` has none; only `is_systemd_service_active`
+    /// reads it). Not confirming would let a timer armed before a failed commit reboot a
+    /// router whose change was undone; confirming may keep another operator's unchecked
+    /// change. The confirm is sent, and when VyOS says it stopped a timer the report says it
+    /// may have been another operator's.
     StoppedAfterUndo {
         /// VyOS's answer to the confirm.
         answer: String,
@@ -919,11 +931,22 @@ fn write_failed(
              the commit): when it runs out VyOS reboots into its saved configuration or reloads; \
              `confirm` stops it, and answers \"No confirm pending\" when there is none"
         )?,
-        Timer::StoppedAfterUndo { answer } => writeln!(
-            f,
-            "a commit-confirm timer that may have been armed was stopped by `confirm` after the \
-             undo (VyOS: {answer})"
-        )?,
+        Timer::StoppedAfterUndo { answer } => {
+            writeln!(
+                f,
+                "a commit-confirm timer that may have been armed was stopped by `confirm` after \
+                 the undo (VyOS: {answer})"
+            )?;
+            if !answer.contains("No confirm pending") {
+                // X4c: no reading tells whose timer this was (see `Timer::StoppedAfterUndo`).
+                writeln!(
+                    f,
+                    "on builds that commit before arming, a refused batch arms no timer, so the \
+                     one stopped may have been another operator's: their change is now kept \
+                     unless they undo it (no API reading shows whose timer runs)"
+                )?;
+            }
+        }
         Timer::AnotherPending => writeln!(
             f,
             "another operator's commit-confirm timer is running (\"{ANOTHER_PENDING}\"): no \

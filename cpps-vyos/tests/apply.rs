@@ -1298,3 +1298,34 @@ async fn commit_confirm_is_not_armed_over_a_stale_commit_archive() {
         "{report}"
     );
 }
+
+/// Audit X4c (issue 32): on builds that commit before arming (`run_commit_confirm` in vyos-1x
+/// `src/services/api/rest/routers.py`: `session.commit()`, then `session.commit_confirm()`), a
+/// refused batch arms nothing, and `confirm` (`ConfigMgmt.confirm`, `python/vyos/config_mgmt.py`)
+/// stops the one `commit-confirm` timer whoever armed it. No API reading tells the two orders
+/// apart or shows whose timer runs (`/openapi.json` and `/info` are alike; the timer is a
+/// systemd unit that only `is_systemd_service_active` reads, and no op-mode command shows it),
+/// so the confirm is still sent (a timer armed before a failed commit would otherwise reboot a
+/// router whose change was undone), and when VyOS says it stopped a timer the report says
+/// that it may have been another operator's. Failed first: the report said nothing of it.
+#[tokio::test]
+async fn a_timer_stopped_after_a_refusal_may_be_another_operators_and_the_report_says_so() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V15).await;
+    fresh_after_commit(&fa, &fb);
+    // Another operator's commit-confirm runs; this build commits first.
+    fa.state.lock().unwrap().confirm_pending = Some(7);
+    let mut change = half_failing_change(&fa);
+    change.remove(0);
+    let report = safe_apply(&a, Some(&b), &change, &settled()).await.unwrap();
+    let (live, timer, _) = write_failed(&report.outcome);
+    assert_eq!(live.as_deref(), Some(&[][..]));
+    assert_eq!(
+        *timer,
+        Timer::StoppedAfterUndo {
+            answer: "Reboot timer stopped".to_owned()
+        }
+    );
+    let text = report.to_string();
+    assert!(text.contains("may have been another operator's"), "{text}");
+    assert!(text.contains("their change is now kept"), "{text}");
+}
