@@ -148,7 +148,14 @@ pub async fn backup(client: &Client, opts: &BackupOptions) -> Result<BackupRepor
 /// `src/conf_mode/system_config-management.py` unlinks the post-commit hook that archives
 /// (`ConfigMgmt.commit_revision`, `python/vyos/config_mgmt.py`), yet `show_commit_file(0)`
 /// still serves the last archived file, whose footer may be an older image's
-/// ([`crate::apply::Revision::stale`]); a log that cannot be read cannot tell either.
+/// ([`crate::apply::Revision::stale`]); a log that cannot be read cannot tell either. After an
+/// image upgrade and reboot the footer is the new image's: `vyos-router` migrates
+/// `/config/config.boot` in place before loading it (`migrate_bootfile`, `python/vyos/migrate.py`
+/// `ConfigMigrate.write_config` writes the new footer), and the boot commit runs the post-commit
+/// hooks (vyatta-cfg `src/commit/commit-algorithm.cpp`, `_execute_hooks(POST_COMMIT)`) that
+/// `system_config-management.py` `apply` has just linked again, so `commit_revision`'s
+/// `_archive_active_config` copies that migrated file, which differs from the archived one, in
+/// as revision 0.
 pub(crate) async fn saved_footer(client: &Client) -> Result<String, String> {
     match client.commit_revisions().await {
         Ok(revs) if revs.iter().any(|r| r.stale) => {
