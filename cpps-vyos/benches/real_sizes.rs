@@ -6,7 +6,12 @@
 //!   `dialup-router-medium-vpn`, 718 lines of `config.boot`, 333 `set` lines), ten copies of
 //!   it (each top-level node renamed `NAME-k`), and as many copies as fit in 8 MiB: the
 //!   client's answer cap (`cpps_http::DEFAULT_MAX_RESPONSE_BYTES`) that bounds what the router
-//!   can send; the readers have no byte cap of their own (files are read whole).
+//!   can send; a file the crate reads is refused over the same cap
+//!   (`cpps_vyos::backup::MAX_FILE_BYTES`).
+//! * One leaf of many values (`firewall group address-group NAME address`), in `config.boot`
+//!   and as `set` commands: 100 addresses (a large real group), 1,000, and as many as fit in
+//!   8 MiB (about 250,000): a leaf of 60,000 values once took 6.6 s in both readers, the
+//!   repeats being looked for one by one.
 //! * `show interfaces wireguard NAME summary` (`status::parse_wireguard`): 20 peers, 200, and
 //!   the 8 MiB cap.
 //! * `show bgp summary` (`status::parse_bgp_summary`): the FRR 10 fixture's six neighbours,
@@ -82,6 +87,33 @@ fn set_copies(text: &str, copies: usize) -> String {
         }
     }
     out
+}
+
+/// The address of value `i` of a large group.
+fn address(i: usize) -> String {
+    format!("10.{}.{}.{}", i >> 16, (i >> 8) & 255, i & 255)
+}
+
+/// One `config.boot` leaf of `n` values.
+fn group_boot(n: usize) -> String {
+    let mut s = String::from("firewall {\n    group {\n        address-group big {\n");
+    for i in 0..n {
+        s.push_str(&format!("            address {}\n", address(i)));
+    }
+    s.push_str("        }\n    }\n}\n");
+    s
+}
+
+/// The same leaf as `set` commands.
+fn group_set(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "set firewall group address-group big address '{}'\n",
+                address(i)
+            )
+        })
+        .collect()
 }
 
 /// A `wg0` summary with `peers` peers, as vyos-1x `python/vyos/ifconfig/wireguard.py`
@@ -177,6 +209,20 @@ fn readers() -> Vec<Reader> {
             unit: "copies",
             real: 1,
             make: Box::new(move |n| set_copies(&set, n)),
+            parse: |s| ConfigTree::parse_set(s).is_ok(),
+        },
+        Reader {
+            name: "group-boot",
+            unit: "values",
+            real: 100,
+            make: Box::new(group_boot),
+            parse: |s| ConfigTree::parse_boot(s).is_ok(),
+        },
+        Reader {
+            name: "group-set",
+            unit: "values",
+            real: 100,
+            make: Box::new(group_set),
             parse: |s| ConfigTree::parse_set(s).is_ok(),
         },
         Reader {

@@ -22,7 +22,7 @@
 //!   ([`ConfigTree::check_loadable`]), a diff of two trees as the `set`/`delete` batch that
 //!   turns one into the other, typed views, and redaction of secrets by one list
 //!   ([`config::secrets`]). The readers and the diff take time linear in the input, a leaf of
-//!   hundreds of thousands of values included (`cargo bench -p cpps-vyos --bench parse`).
+//!   hundreds of thousands of values included (`cargo bench -p cpps-vyos --bench real_sizes`).
 //! - [`status`]: typed readings of `show interfaces wireguard NAME summary` (peers, handshake
 //!   age, transfer; `wg show` on 1.4, VyOS's own table on 1.5), `show vrrp`, `show bgp summary` (FRR 9.1 on 1.4 and FRR 10 on 1.5) and `show vpn
 //!   ipsec sa` / `connections`, for the inter-site view; a router without BGP or IPsec says so

@@ -28,17 +28,16 @@
 //!   round-trip time per site: wall time, CPU, peak memory, phases, each system's own time
 //!   (see the `bench_audit` module's docs).
 //! * `rules` — `check` on synthetic topologies of 600 and 6,000 guests.
-//! * `decode` — a 100k-entry `/cluster/resources` answer into the typed model vs `serde_json::Value`.
 //! * `memory` — peak RSS of the audit path (load, check, render) at 6 000 extra guests.
 //! * `load` — `cpps_topology::load` against serde-saphyr parsing the same file into a generic
 //!   value, time and peak memory (each parse in a child process of its own), at the real file's
 //!   size (50 kB), ten times it and the loader's 2 MiB cap (bench `load` of cpps-topology).
-//! * `parsers` — the PVE property-string parser and the VyOS `config.boot` and `set` readers at
-//!   N, 10·N and 100·N, in thread CPU time, with instruction counts when valgrind is installed
-//!   (benches `property` of cpps-proxmox and `parse` of cpps-vyos); then the VyOS readers
-//!   (`config.boot`, `showConfig`, `set`, WireGuard and BGP summaries) and the PBS snapshot and
-//!   task lists at real sizes, ten times them and their input's cap (benches `real_sizes` of
-//!   cpps-vyos and `parse` of cpps-pbs).
+//! * `parsers` — the parsers at the sizes that occur, ten times them and their input's cap, in
+//!   thread CPU time, with instruction counts when valgrind is installed: PVE property strings
+//!   (bench `property` of cpps-proxmox: 10 keys, 100, the 64 KiB cap), the VyOS readers
+//!   (`config.boot`, `showConfig`, `set`, one leaf of many values, WireGuard and BGP summaries;
+//!   bench `real_sizes` of cpps-vyos) and the PBS snapshot and task lists (bench `parse` of
+//!   cpps-pbs).
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
@@ -62,8 +61,6 @@ enum Bench {
     Audit(crate::bench_audit::AuditArgs),
     /// The rule engine at 600 and 6,000 guests.
     Rules,
-    /// Typed decoding vs `serde_json::Value`.
-    Decode,
     /// Peak memory of the audit path at 6 000 extra guests (ten times a 600-guest site).
     Memory,
     /// Loading topology files against serde-saphyr's generic parse: time and peak memory.
@@ -71,7 +68,7 @@ enum Bench {
         /// File sizes in kB (default 50, 500 and 2000: the real file, ten times it, the cap).
         sizes: Vec<usize>,
     },
-    /// The PVE property-string and VyOS configuration parsers at N, 10·N and 100·N.
+    /// The property-string, VyOS and PBS parsers at real sizes, ten times them and their cap.
     Parsers,
     /// Every benchmark above.
     All,
@@ -83,7 +80,6 @@ pub(crate) fn run(args: BenchArgs) -> Result<ExitCode> {
         Bench::Sweep(sweep) => crate::bench_sweep::run_sweep(&root, &sweep)?,
         Bench::Audit(audit) => crate::bench_audit::run_audit(&root, &audit)?,
         Bench::Rules => cargo_bench(&root, "cpps-topology", "rules", &[])?,
-        Bench::Decode => cargo_bench(&root, "cpps-proxmox", "decode", &[])?,
         Bench::Memory => cargo_bench(&root, "cpps-topology", "audit_memory", &[])?,
         Bench::Load { sizes } => {
             let sizes: Vec<String> = sizes.iter().map(ToString::to_string).collect();
@@ -94,7 +90,6 @@ pub(crate) fn run(args: BenchArgs) -> Result<ExitCode> {
         Bench::All => {
             crate::bench_sweep::run_sweep(&root, &crate::bench_sweep::SweepArgs::default())?;
             cargo_bench(&root, "cpps-topology", "rules", &[])?;
-            cargo_bench(&root, "cpps-proxmox", "decode", &[])?;
             cargo_bench(&root, "cpps-topology", "audit_memory", &[])?;
             cargo_bench(&root, "cpps-topology", "load", &[])?;
             run_parsers(&root)?;
@@ -106,7 +101,6 @@ pub(crate) fn run(args: BenchArgs) -> Result<ExitCode> {
 /// The parser benches: each prints its times, ratios and `PASS`/`MISS` lines.
 fn run_parsers(root: &Path) -> Result<()> {
     cargo_bench(root, "cpps-proxmox", "property", &[])?;
-    cargo_bench(root, "cpps-vyos", "parse", &[])?;
     cargo_bench(root, "cpps-vyos", "real_sizes", &[])?;
     cargo_bench(root, "cpps-pbs", "parse", &[])
 }
