@@ -657,12 +657,23 @@ fn neighbor(address: &str, state: &str) -> BgpNeighborFact {
     }
 }
 
+/// A group on eth1 whose VRID was not read: matched across a pair by name.
 fn vrrp(group: &str, state: Option<&str>) -> VrrpFact {
     VrrpFact {
         group: group.to_owned(),
         interface: Some("eth1".to_owned()),
+        vrid: None,
         addresses: Vec::new(),
         state: state.map(str::to_owned),
+    }
+}
+
+/// A group with its VRID, as `vyos_facts` reads it from the configuration.
+fn vrrp_on(group: &str, interface: &str, vrid: u8, state: &str) -> VrrpFact {
+    VrrpFact {
+        interface: Some(interface.to_owned()),
+        vrid: Some(vrid),
+        ..vrrp(group, Some(state))
     }
 }
 
@@ -1292,6 +1303,7 @@ fn the_second_router_is_judged_and_a_split_brain_is_named_by_group() {
         rule_messages(&audit.report, "VRRP-001"),
         [
             "warning vyos-sp VRRP group LAN is MASTER on both vyos-sp and vyos-sp-b: a split brain, both hold its virtual addresses",
+            "warning vyos-sp VRRP group MGMT is MASTER on neither router: BACKUP on vyos-sp, FAULT on vyos-sp-b, so neither holds its virtual addresses",
             "warning vyos-sp-b VRRP group MGMT on eth1 of vyos-sp-b is FAULT",
             "warning vyos-sp-b the state of VRRP group DMZ on eth1 of vyos-sp-b is unknown (not in `show vrrp`)",
         ]
@@ -1396,4 +1408,49 @@ fn bgp_gaps_cannot_tell_without_the_routers_configuration() {
             "{bgp:?}"
         );
     }
+}
+
+/// The two routers' groups are paired as keepalived pairs them on the wire: by interface and
+/// VRID (acassen/keepalived `keepalived/vrrp/vrrp_scheduler.c` `vrrp_dispatcher_read` finds the
+/// group by the advert's VRID among the groups of the receiving socket's interface); the group
+/// name is local. So `LAN` on one router and `lan-v4` on the other, both VRID 10 on eth1, are
+/// one group, and a split brain between them is named with both names; two groups named `LAN`
+/// with different VRIDs are two groups. A group MASTER on neither router leaves its virtual
+/// addresses with nobody: BACKUP on both (keepalived's `vrrp_state_backup` stays BACKUP while
+/// adverts come), or BACKUP beside FAULT or INIT (states of vyos-1x
+/// `python/vyos/ifconfig/vrrp.py`), the states named. Failed first: groups were matched by
+/// name only, and neither case without a MASTER was reported.
+#[test]
+fn a_pair_is_judged_by_vrid_and_a_group_without_master_is_named() {
+    let topology = load("linked.yaml", LINKED);
+    let mut site = SiteObservation::new("sp");
+    site.vyos = Sourced::Observed(VyosFacts {
+        vrrp: vec![
+            vrrp_on("LAN", "eth1", 10, "MASTER"),
+            vrrp_on("MGMT", "eth2", 20, "BACKUP"),
+            vrrp_on("DMZ", "eth3", 30, "BACKUP"),
+            vrrp_on("WAN", "eth0", 40, "MASTER"),
+        ],
+        ..VyosFacts::default()
+    });
+    site.vyos_peer = Sourced::Observed(VyosFacts {
+        vrrp: vec![
+            vrrp_on("lan-v4", "eth1", 10, "MASTER"),
+            vrrp_on("MGMT", "eth2", 20, "BACKUP"),
+            vrrp_on("DMZ", "eth3", 30, "FAULT"),
+            // Same name, another VRID: not WAN's partner, so no split brain.
+            vrrp_on("WAN", "eth0", 41, "MASTER"),
+        ],
+        ..VyosFacts::default()
+    });
+    let audit = audit_at_now(&topology, vec![site]);
+    assert_eq!(
+        rule_messages(&audit.report, "VRRP-001"),
+        [
+            "warning vyos-sp VRRP group DMZ (VRID 30 on eth3) is MASTER on neither router: BACKUP on vyos-sp, FAULT on vyos-sp-b, so neither holds its virtual addresses",
+            "warning vyos-sp VRRP group LAN of vyos-sp (lan-v4 on vyos-sp-b) (VRID 10 on eth1) is MASTER on both vyos-sp and vyos-sp-b: a split brain, both hold its virtual addresses",
+            "warning vyos-sp VRRP group MGMT (VRID 20 on eth2) is BACKUP on both vyos-sp and vyos-sp-b: neither holds its virtual addresses",
+            "warning vyos-sp-b VRRP group DMZ on eth3 of vyos-sp-b is FAULT",
+        ]
+    );
 }

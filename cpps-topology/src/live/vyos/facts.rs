@@ -13,6 +13,8 @@ pub struct VrrpFact {
     pub group: String,
     /// Interface.
     pub interface: Option<String>,
+    /// The VRID (`vrid`): with the interface, what identifies the group on the wire.
+    pub vrid: Option<u8>,
     /// Virtual addresses.
     pub addresses: Vec<String>,
     /// Its live state as `show vrrp` prints it (`MASTER`, `BACKUP`, `FAULT`, `INIT`, or any

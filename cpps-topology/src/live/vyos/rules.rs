@@ -16,7 +16,7 @@ use cpps_vyos::pair::{self, PairKind, PairSide};
 use cpps_vyos::status::bgp::configured_bgp_neighbors;
 use foldhash::{HashMap, HashMapExt};
 
-use super::facts::{VyosFacts, WireGuardPeerFact};
+use super::facts::{VrrpFact, VyosFacts, WireGuardPeerFact};
 use crate::finding::Severity;
 use crate::live::facts::{DrbdConnectionFact, SiteObservation};
 use crate::live::rules::{Live, LiveCheck, emit_on};
@@ -578,45 +578,76 @@ fn bgp_gaps(facts: &VyosFacts, router: &str) -> Vec<(Option<String>, String)> {
 
 /// VRRP-001: every VRRP group of a router, the second router of a pair (`vyos_peer`)
 /// included, is MASTER or BACKUP; FAULT, INIT and any other word are findings (unknown is never
-/// healthy), and so is a state that could not be read. A group MASTER on both routers of a
-/// pair is a split brain, one finding per group: keepalived's `vrrp_state_become_master`
-/// (acassen/keepalived `keepalived/vrrp/vrrp.c`) adds the virtual addresses on each.
+/// healthy), and so is a state that could not be read. The two routers of a pair are judged
+/// together group by group ([`pair_states`]): MASTER on both is a split brain, and neither
+/// MASTER means nobody holds the virtual addresses.
 pub(crate) fn vrrp_001(live: &Live<'_>, sink: &mut Sink<'_>) {
     let firsts = observed_routers(live);
     let seconds = observed_peers(live);
     for first in &firsts {
-        let Some(second) = seconds.iter().find(|s| s.site == first.site) else {
-            continue;
-        };
-        let master = |r: &ObservedRouter<'_>, group: &str| {
-            r.facts
-                .vrrp
-                .iter()
-                .any(|g| g.group == group && g.state.as_deref() == Some("MASTER"))
-        };
-        let mut split: Vec<&str> = first
-            .facts
-            .vrrp
-            .iter()
-            .map(|g| g.group.as_str())
-            .filter(|g| master(first, g) && master(second, g))
-            .collect();
-        split.dedup();
-        for group in split {
-            emit_on(
-                sink,
-                Severity::Warning,
-                first.subject,
-                format!(
-                    "VRRP group {group} is MASTER on both {} and {}: a split brain, both hold its \
-                     virtual addresses",
-                    first.name, second.name
-                ),
-            );
+        if let Some(second) = seconds.iter().find(|s| s.site == first.site) {
+            pair_states(first, second, sink);
         }
     }
     for router in firsts.iter().chain(&seconds) {
         group_states(router, sink);
+    }
+}
+
+/// A group's identity on the wire: keepalived reads adverts on the group's interface and
+/// finds the group by the header's VRID (acassen/keepalived `keepalived/vrrp/vrrp_scheduler.c`
+/// `vrrp_dispatcher_read`, `rb_find(&hd->vrid, &sock->rb_vrid, …)`); the name never travels.
+fn wire_id(g: &VrrpFact) -> Option<(&str, u8)> {
+    Some((g.interface.as_deref()?, g.vrid?))
+}
+
+/// The group of `other` that `g` speaks with: the same interface and VRID, or, where either
+/// lacks them, the same name.
+fn counterpart<'f>(g: &VrrpFact, other: &'f VyosFacts) -> Option<&'f VrrpFact> {
+    other.vrrp.iter().find(|o| match (wire_id(g), wire_id(o)) {
+        (Some(a), Some(b)) => a == b,
+        _ => o.group == g.group,
+    })
+}
+
+/// VRRP-001's judgement of the two routers of a pair, group by group, each group matched with
+/// its [`counterpart`] (names that differ are both said). MASTER on both is a split brain:
+/// keepalived's `vrrp_state_become_master` (`keepalived/vrrp/vrrp.c`) adds the virtual
+/// addresses on each. Neither MASTER, both states read, means neither holds them: a BACKUP
+/// stays BACKUP while adverts come (`vrrp_state_backup`), and FAULT or INIT holds nothing
+/// (states 0-3 of vyos-1x `python/vyos/ifconfig/vrrp.py`); the states are named. A state not
+/// read is [`group_states`]' finding alone.
+fn pair_states(first: &ObservedRouter<'_>, second: &ObservedRouter<'_>, sink: &mut Sink<'_>) {
+    let (a, b) = (&first.name, &second.name);
+    for g in &first.facts.vrrp {
+        let Some(o) = counterpart(g, second.facts) else {
+            continue;
+        };
+        let (Some(sa), Some(sb)) = (g.state.as_deref(), o.state.as_deref()) else {
+            continue;
+        };
+        let mut label = format!("VRRP group {}", g.group);
+        if o.group != g.group {
+            label = format!("VRRP group {} of {a} ({} on {b})", g.group, o.group);
+        }
+        if let Some((interface, vrid)) = wire_id(g).filter(|_| wire_id(o).is_some()) {
+            label.push_str(&format!(" (VRID {vrid} on {interface})"));
+        }
+        let message = match (sa, sb) {
+            ("MASTER", "MASTER") => format!(
+                "{label} is MASTER on both {a} and {b}: a split brain, both hold its virtual \
+                 addresses"
+            ),
+            ("MASTER", _) | (_, "MASTER") => continue,
+            ("BACKUP", "BACKUP") => format!(
+                "{label} is BACKUP on both {a} and {b}: neither holds its virtual addresses"
+            ),
+            _ => format!(
+                "{label} is MASTER on neither router: {sa} on {a}, {sb} on {b}, so neither \
+                 holds its virtual addresses"
+            ),
+        };
+        emit_on(sink, Severity::Warning, first.subject, message);
     }
 }
 

@@ -125,6 +125,7 @@ pub fn vyos_facts(tree: &ConfigTree) -> Result<VyosFacts, cpps_vyos::Error> {
             .map(|g| VrrpFact {
                 group: g.name,
                 interface: g.interface,
+                vrid: g.vrid,
                 addresses: g.addresses,
                 state: None,
             })
