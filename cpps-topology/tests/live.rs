@@ -838,14 +838,29 @@ fn metrics_name_every_subject_of_kubernetes_and_pbs() {
         unlisted_rights: Default::default(),
         server: "https://127.0.0.1:8007".to_owned(),
         datastores: vec!["store1".to_owned()],
-        jobs: vec![PbsJobFact {
-            kind: "sync".to_owned(),
-            id: "s-push-b".to_owned(),
-            store: "store1".to_owned(),
-            last_ok: Some(false),
-            last_end: Some(NOW),
-            pulls_into: None,
-        }],
+        jobs: vec![
+            PbsJobFact {
+                kind: "sync".to_owned(),
+                id: "s-push-b".to_owned(),
+                store: "store1".to_owned(),
+                last_ok: Some(false),
+                last_end: Some(NOW),
+                running_since: None,
+                pulls_into: None,
+            },
+            // G8 (audit 31): a job that runs now has no result and no end (proxmox-backup
+            // `src/server/jobstate.rs` `compute_schedule_status`, `Started`): no `last_run_ok`
+            // sample, and `cpps_pbs_job_running` 1 so that CppsPbsJobFailed holds the last one.
+            PbsJobFact {
+                kind: "verify".to_owned(),
+                id: "v-store1".to_owned(),
+                store: "store1".to_owned(),
+                last_ok: None,
+                last_end: None,
+                running_since: Some(NOW - 600),
+                pulls_into: None,
+            },
+        ],
         backups: vec![GuestBackupFact {
             store: "store1".to_owned(),
             namespace: String::new(),
@@ -873,6 +888,8 @@ fn metrics_name_every_subject_of_kubernetes_and_pbs() {
         r#"pbs_snapshot_vm_last_timestamp{site="sp",datastore="store1",namespace="",vm_id="100",vm_name="gitlab"} 1779999940"#,
         r#"pbs_snapshot_vm_last_verify{site="sp",datastore="store1",namespace="",vm_id="100",vm_name="gitlab"} 0"#,
         r#"cpps_pbs_job_last_run_ok{site="sp",kind="sync",id="s-push-b",datastore="store1"} 0"#,
+        r#"cpps_pbs_job_running{site="sp",kind="sync",id="s-push-b",datastore="store1"} 0"#,
+        r#"cpps_pbs_job_running{site="sp",kind="verify",id="v-store1",datastore="store1"} 1"#,
         r#"cpps_up{site="sp",source="kubernetes",id="gpu-sp-01"} 1"#,
         "# TYPE pve_up gauge",
     ] {

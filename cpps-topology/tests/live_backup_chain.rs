@@ -158,6 +158,7 @@ fn franca_pbs() -> PbsFacts {
         store: "mirror".to_owned(),
         last_ok: Some(true),
         last_end: Some(NOW - H),
+        running_since: None,
         pulls_into: Some("sp".to_owned()),
     };
     pbs_facts("https://127.0.0.1:8008", side, vec![pull])

@@ -510,6 +510,7 @@ fn backup_003_matches_type_and_refuses_ambiguous_groups() {
             store: "mirror".to_owned(),
             last_ok: Some(true),
             last_end: Some(NOW),
+            running_since: None,
             pulls_into: Some(String::new()),
         }],
         backups: vec![

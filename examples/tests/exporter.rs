@@ -493,6 +493,7 @@ fn metric_names(expr: &str) -> BTreeSet<String> {
         "group_right",
         "rate",
         "avg_over_time",
+        "last_over_time",
         "max",
         "min",
         "count",

@@ -90,6 +90,10 @@ pub const METRICS: &[(&str, &str)] = &[
         "Whether a PBS job's last run succeeded (1) or failed (0).",
     ),
     (
+        "cpps_pbs_job_running",
+        "Whether a PBS job runs now (1), when it has no last result.",
+    ),
+    (
         "DCGM_FI_DEV_XID_ERRORS",
         "The last XID error seen on a GPU (0: none), as dcgm-exporter.",
     ),
@@ -426,18 +430,22 @@ fn pbs(out: &mut Out, s: &str, site: &SiteObservation) {
             );
         }
         for j in &p.jobs {
+            let labels = [
+                ("site", s),
+                ("kind", j.kind.as_str()),
+                ("id", j.id.as_str()),
+                ("datastore", j.store.as_str()),
+            ];
             if let Some(ok) = j.last_ok {
-                out.push(
-                    "cpps_pbs_job_last_run_ok",
-                    &[
-                        ("site", s),
-                        ("kind", j.kind.as_str()),
-                        ("id", j.id.as_str()),
-                        ("datastore", j.store.as_str()),
-                    ],
-                    flag(ok),
-                );
+                out.push("cpps_pbs_job_last_run_ok", &labels, flag(ok));
             }
+            // A running job has no result (`compute_schedule_status`, `Started`); the alert
+            // holds the last `last_run_ok` sample while this is 1.
+            out.push(
+                "cpps_pbs_job_running",
+                &labels,
+                flag(j.running_since.is_some()),
+            );
         }
     }
 }

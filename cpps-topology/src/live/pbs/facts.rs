@@ -39,6 +39,10 @@ pub struct PbsJobFact {
     pub last_ok: Option<bool>,
     /// The last run's end (Unix seconds).
     pub last_end: Option<i64>,
+    /// When the run going on now started (its task's start time), `None` when none runs. PBS
+    /// keeps no previous result while a job runs (`compute_schedule_status`, `Started`), so
+    /// the metrics serve this beside [`Self::last_ok`] for the alert to hold the last result.
+    pub running_since: Option<i64>,
     /// For a sync job that pulls from a remote (or whose direction is unknown): the local
     /// namespace it writes into, empty for the root. Pulled groups keep the remote's ids.
     pub pulls_into: Option<String>,

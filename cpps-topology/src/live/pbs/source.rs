@@ -139,6 +139,7 @@ fn job(kind: &str, id: &str, store: &str, status: &cpps_pbs::types::JobRunStatus
         store: store.to_owned(),
         last_ok: status.last_run_state.as_ref().map(|s| s.is_success()),
         last_end: status.last_run_endtime,
+        running_since: status.running_since(),
         pulls_into: None,
     }
 }
