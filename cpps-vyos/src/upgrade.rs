@@ -142,7 +142,8 @@ pub fn upgrade_plan(
 /// `no-preempt` (vyos-1x `interface-definitions/high-availability.xml.in`, rendered `nopreempt`
 /// by `data/templates/high-availability/keepalived.conf.j2`) stays on the upgraded backup when
 /// the old master returns; `restart vrrp` (`op-mode-definitions/vrrp.xml.in`) on it hands the
-/// role back. A group the configuration does not name cannot be told either way.
+/// role back. A group with `preempt-delay` gets its master back only that many seconds after
+/// the master's VRRP starts. A group the configuration does not name cannot be told either way.
 fn after_master(
     backup: &str,
     master: &str,
@@ -156,6 +157,15 @@ fn after_master(
                 "{} {backup} MASTER, {master} BACKUP (no-preempt: the roles stay swapped; to \
                  move them back, `restart vrrp` on {backup})",
                 g.group
+            ),
+            // keepalived's `vrrp_state_backup` (`keepalived/vrrp/vrrp.c`) accepts the lower
+            // adverts and only starts `preempt_time` (now plus the delay) on the returning
+            // master, so the roles come back that much later.
+            Some(c) if c.preempt_delay.is_some_and(|d| d > 0) => format!(
+                "{} {master} MASTER, {backup} BACKUP ({master} preempts {} s after its VRRP \
+                 starts (preempt-delay): until then {backup} stays MASTER, so check after that)",
+                g.group,
+                c.preempt_delay.unwrap_or_default()
             ),
             Some(_) => format!(
                 "{} {master} MASTER, {backup} BACKUP ({master} preempts)",

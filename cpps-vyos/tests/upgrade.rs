@@ -228,3 +228,31 @@ async fn the_plan_of_a_write_names_the_image_running_now() {
         assert_eq!(client.version().await.unwrap(), plan.version, "{profile:?}");
     }
 }
+
+/// `preempt-delay` (vyos-1x `interface-definitions/high-availability.xml.in`, 0-1000 seconds,
+/// rendered `preempt_delay` by `data/templates/high-availability/keepalived.conf.j2` unless
+/// `no-preempt` is set) delays the returning master: keepalived's `vrrp_state_backup`
+/// (acassen/keepalived `keepalived/vrrp/vrrp.c`) keeps accepting the lower-priority adverts
+/// and only sets `preempt_time` to now plus the delay, so the roles come back that long after
+/// its VRRP starts, not at once. The last check says when it may expect them. Failed first:
+/// the plan said "gw-a preempts" and nothing of the delay.
+#[test]
+fn the_last_check_waits_for_the_preempt_delay() {
+    let master = table(
+        "LAN   eth1         10  MASTER         200  1w2d\nMGMT  eth2.20      20  MASTER         200  1w2d\n",
+    );
+    let backup = table(
+        "LAN   eth1         10  BACKUP         100  1w2d\nMGMT  eth2.20      20  BACKUP         100  1w2d\n",
+    );
+    let configured = groups(&format!(
+        "{PREEMPT}set high-availability vrrp group LAN preempt-delay '180'\n"
+    ));
+    let plan = upgrade_plan(("gw-a", &master), ("gw-b", &backup), &configured, "u");
+    assert_eq!(
+        plan.steps[7].action,
+        "checks (vyos-apply's): WireGuard handshakes fresh, BGP sessions Established, VRRP \
+         roles: LAN gw-a MASTER, gw-b BACKUP (gw-a preempts 180 s after its VRRP starts \
+         (preempt-delay): until then gw-b stays MASTER, so check after that); MGMT gw-a \
+         MASTER, gw-b BACKUP (gw-a preempts); stop here if any fails"
+    );
+}

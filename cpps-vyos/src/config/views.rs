@@ -88,6 +88,11 @@ pub struct VrrpGroup {
     pub authentication_password: Option<SecretString>,
     /// Whether `no-preempt` is set.
     pub no_preempt: bool,
+    /// `preempt-delay` in seconds (0-1000; `None`: not set, VyOS's default 0): how long a
+    /// returning higher-priority router waits before it takes the role back (keepalived
+    /// `preempt_delay`, written only without `no-preempt` by vyos-1x
+    /// `data/templates/high-availability/keepalived.conf.j2`).
+    pub preempt_delay: Option<u32>,
     /// `peer-address` values: unicast VRRP (keepalived's `unicast_peer`, vyos-1x
     /// `data/templates/high-availability/keepalived.conf.j2`); empty: multicast.
     pub peer_addresses: Vec<String>,
@@ -206,7 +211,8 @@ impl ConfigTree {
     /// `high-availability vrrp group`.
     ///
     /// # Errors
-    /// [`Error::InvalidValue`] when `vrid` or `priority` is not a number from 0 to 255.
+    /// [`Error::InvalidValue`] when `vrid` or `priority` is not a number from 0 to 255, or
+    /// `preempt-delay` not a number.
     pub fn vrrp_groups(&self) -> Result<Vec<VrrpGroup>, Error> {
         let mut out = Vec::new();
         for (name, g) in self.root.entries(&["high-availability", "vrrp", "group"]) {
@@ -224,6 +230,7 @@ impl ConfigTree {
                 authentication_type: g.value(&["authentication", "type"]).map(str::to_owned),
                 authentication_password: secret(g, &["authentication", "password"]),
                 no_preempt: g.exists(&["no-preempt"]),
+                preempt_delay: number(g, &["preempt-delay"], &at)?,
                 peer_addresses: g.values(&["peer-address"]).to_vec(),
                 hello_source_address: g.value(&["hello-source-address"]).map(str::to_owned),
                 rfc3768_compatibility: g.exists(&["rfc3768-compatibility"]),
