@@ -516,6 +516,35 @@ async fn a_precondition_without_allowed_nodes_cannot_tell() {
     );
 }
 
+/// G4 (audit 31): qemu-server `src/PVE/API2/Qemu.pm` `migrate_vm_precondition` checks
+/// `['perm', '/vms/{vmid}', ['VM.Migrate']]`, a privilege of the admin group only
+/// (pve-access-control `src/PVE/AccessControl.pm` `$privgroups`: PVEAuditor holds the `audit`
+/// privileges, VM.Audit and Sys.Audit among them, not VM.Migrate). A token without it gets 403
+/// (`PVE/RPCEnvironment.pm` `check`: "Permission check failed"; before libpve-http-server-perl
+/// 5.2.0 the reason is only in the status line, so the body is `{"data": null}`). The plan
+/// must say which privilege on which path is missing, not just "403".
+#[tokio::test]
+async fn a_token_without_vm_migrate_is_told_the_privilege_it_lacks() {
+    let cluster = Cluster {
+        migrate: Vec::new(),
+        ..Cluster::default()
+    };
+    let server = cluster.serve().await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/nodes/pve1/qemu/100/migrate"))
+        .respond_with(ResponseTemplate::new(403).set_body_json(json!({"data": null})))
+        .mount(&server)
+        .await;
+    let out = run(&server.uri(), "audit@pve!ro=5ecr3t", None, NO_QDEVICE).await;
+    let text = common::stdout_of_exit(&out, 1);
+    assert!(
+        text.contains(
+            "BLOCKED: pve1: whether HA moves 100 cannot be told: the credentials lack VM.Migrate on /vms/100 (403)"
+        ),
+        "{text}"
+    );
+}
+
 /// Audit 31's suspected "strict rules with `disable: 0`", refuted: pve-ha-manager
 /// `src/PVE/HA/Rules.pm` `foreach_rule` skips a rule when `exists($rule->{disable})`, whatever
 /// its value, and `NodeAffinity.pm` `plugin_compile` reads the rules through it with

@@ -1,9 +1,19 @@
 //! `pve-upgrade`: the plan of a rolling PVE major upgrade (8 → 9 by default), node by node.
 //!
 //! ```console
-//! PROXMOX_VE_ENDPOINT=https://pve1:8006/ PROXMOX_VE_API_TOKEN='audit@pve!ro=…' \
+//! PROXMOX_VE_ENDPOINT=https://pve1:8006/ PROXMOX_VE_API_TOKEN='upgrade-plan@pve!ro=…' \
 //!     cargo run -p cpps-examples --bin pve-upgrade -- --timeout 30
 //! ```
+//!
+//! The token needs a custom role, not PVEAuditor: `VM.Audit` (the guests), `Sys.Audit` (node
+//! status, cluster and HA state) and `VM.Migrate`, which `GET /nodes/{node}/qemu/{vmid}/migrate`
+//! checks on `/vms/{vmid}` (qemu-server `PVE/API2/Qemu.pm` `migrate_vm_precondition`) and
+//! which pve-access-control `src/PVE/AccessControl.pm` puts in the admin roles only. Without it
+//! every running HA VM is "cannot tell" and the plan exits 1. For instance:
+//! `pveum role add UpgradePlan --privs "VM.Audit,VM.Migrate,Sys.Audit"`, then
+//! `pveum acl modify / --tokens 'upgrade-plan@pve!ro' --roles UpgradePlan` (with privilege
+//! separation the user needs the same role). That GET changes nothing, but the role lets
+//! the token migrate guests: keep it for this plan.
 //!
 //! Configured as `inventory` is (`PROXMOX_VE_ENDPOINT`, `PROXMOX_VE_API_TOKEN` or user and
 //! password, and the TLS variables). It reads the version of every node
@@ -490,10 +500,15 @@ async fn will_not_move(
         return Ok(None);
     }
     let path = format!("nodes/{node}/qemu/{vmid}/migrate");
-    let pre = pve
-        .get_raw(&path, &[])
-        .await
-        .map_err(|e| format!("migration preconditions unread: {e}"))?;
+    // qemu-server `PVE/API2/Qemu.pm` `migrate_vm_precondition` needs VM.Migrate on the guest,
+    // which PVEAuditor lacks: a 403 names that privilege rather than the bare status.
+    let pre = pve.get_raw(&path, &[]).await.map_err(|e| {
+        if e.status().is_some_and(|s| s.as_u16() == 403) {
+            format!("the credentials lack VM.Migrate on /vms/{vmid} (403)")
+        } else {
+            format!("migration preconditions unread: {e}")
+        }
+    })?;
     let running = flag(&pre, "running");
     let strings = |key: &str| -> Vec<String> {
         pre.get(key)
