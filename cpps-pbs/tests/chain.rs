@@ -758,6 +758,52 @@ fn a_guest_migrated_after_a_failed_backup_is_judged_from_its_old_nodes_task() {
     );
 }
 
+/// Suspected "F5 timing" (audit 31), confirmed: the snapshots and the tasks are read at
+/// different moments (`pbs-report --chain` reads PBS first), so a task for several guests that
+/// ended OK after the snapshot list was read took a snapshot that list does not show, and
+/// `last_run`'s "an OK task whose snapshot is not here was another job's" passes it over: the
+/// guest's earlier failed task would be its last run, a breach. Where the task's log was read
+/// and names the guest (`PVE/VZDump.pm` `exec_backup_task`: `Finished Backup of VM 100`), that
+/// task is the guest's own, whatever the snapshots show. A task whose log was not read is
+/// still passed over.
+#[test]
+fn a_shared_run_that_ended_after_the_snapshots_were_read_counts_when_its_log_names_the_guest() {
+    let mut input = input();
+    let own_failed = VzdumpRun::new("pve1", Some(100), NOW - 110 * 60).ended(
+        NOW - 100 * 60,
+        ExitStatus::parse("unable to connect to backup server"),
+    );
+    // Started after gitlab's newest listed snapshot (2 h old), ended after the list was read.
+    let shared =
+        VzdumpRun::new("pve1", None, NOW - 90 * 60).ended(NOW - 10 * 60, ExitStatus::parse("OK"));
+    let log = [
+        "INFO: starting new backup job: vzdump 100 200 --storage pbs-franca --mode snapshot",
+        "INFO: Starting Backup of VM 100 (qemu)",
+        "INFO: Finished Backup of VM 100 (00:40:00)",
+        "INFO: Starting Backup of VM 200 (lxc)",
+        "INFO: Finished Backup of VM 200 (00:30:00)",
+        "INFO: Backup job finished successfully",
+        "TASK OK",
+    ];
+    input.runs = Ok(vec![own_failed.clone(), shared.clone()]);
+    let gitlab = find(&judge(&input, NOW, rpo()), 100).clone();
+    assert!(
+        matches!(&gitlab.last_run, LastRun::Ended { success: false, end, .. } if *end == NOW - 100 * 60),
+        "{gitlab}"
+    );
+    input.runs = Ok(vec![own_failed, shared.log(RunLog::parse(&log, true))]);
+    let gitlab = find(&judge(&input, NOW, rpo()), 100).clone();
+    assert_eq!(
+        gitlab.last_run,
+        LastRun::Ended {
+            end: NOW - 10 * 60,
+            status: "OK".to_owned(),
+            success: true,
+        }
+    );
+    assert_eq!(gitlab.verdict, Verdict::Ok, "{gitlab}");
+}
+
 /// F6 (audit 31): only the rights on the list's own path say it is whole. proxmox-backup
 /// `list_snapshots_blocking` looks `Datastore.Audit` up on the namespace's ACL path
 /// (`src/backup/hierarchy.rs` `check_ns_privs_full`), where an ACL of the caller REPLACES what
