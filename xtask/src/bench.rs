@@ -24,8 +24,9 @@
 //!   all opened at once, 2 RTT; the lists, 1 RTT; the config rounds, ⌈configs / bound⌉), the
 //!   time from the last answer to the client's exit (through the link), the load average of
 //!   each leg, and the targets.
-//! * `audit` — the live `audit` end to end against two sites' servers on 127.0.0.1, with a
-//!   round-trip time per site: wall time, CPU, peak memory, phases, each system's own time
+//! * `audit` — the live `audit` end to end against two sites' servers, with a round-trip time
+//!   per site held on every TCP segment (a link of two lanes, `--delay-by segment`) or on every
+//!   request (`--delay-by proxy`): wall time, CPU, peak memory, phases, each system's own time
 //!   (see the `bench_audit` module's docs).
 //! * `rules` — `check` on synthetic topologies of 600 and 6,000 guests.
 //! * `memory` — peak RSS of the audit path (load, check, render) at 6 000 extra guests.

@@ -6,9 +6,16 @@
 //! `xtask/env/kube-start.sh`, with the Kueue, Argo CD and cert-manager CRDs and two GPU nodes)
 //! and the fake NVML library (cpps-gpu's `tests/fake-nvml/fake_nvml.c`, built with gcc).
 //!
-//! The audit runs at SP: every TCP server of SP is reached through the latency proxy (bench
-//! `latency_proxy` of cpps-proxmox, which delays every chunk) with `--near` round-trip time,
-//! Franca's with `--far`. The topology is the real one (`cpps-topology/topology/cpps.yaml`).
+//! The audit runs at SP, `--near` round-trip time from SP's servers and `--far` from Franca's.
+//! By default (`--delay-by segment`, as root) `audit` runs in a network namespace joined to
+//! the servers' namespace by a link of two lanes (`bench_link`), one per site, each holding
+//! every TCP segment half its site's RTT each way; the servers still listen on 127.0.0.1, and
+//! each is reached on its lane's address through a forwarder in the servers' namespace (no
+//! delay of its own). fakepve is then pinned by its certificate's fingerprint and the
+//! kube-apiserver's certificate is not checked (they name 127.0.0.1 only). With
+//! `--delay-by proxy`, or where the link cannot be built, every TCP server is reached through
+//! the latency proxy (bench `latency_proxy` of cpps-proxmox, which delays every chunk). The
+//! topology is the real one (`cpps-topology/topology/cpps.yaml`).
 //!
 //! Printed, medians of `--rounds` runs, each run under `audit_fakes.py measure` (`wait4`): the
 //! wall time of `audit`, its user+system CPU and peak RSS, the phases of the run
@@ -24,6 +31,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
+use crate::bench_link::{self, Link};
+use crate::bench_sweep::DelayBy;
 use crate::tools::{bench_executable, cargo, run_step};
 
 /// Arguments of `cargo xtask bench audit`.
@@ -35,6 +44,10 @@ pub(crate) struct AuditArgs {
     /// Round-trip time to Franca's servers; 0ms for none.
     #[arg(long, default_value = "10ms", value_parser = parse_ms)]
     far: u64,
+    /// How the round-trip times are added: per TCP segment (a link between network namespaces,
+    /// as root) or per request (a TCP proxy in front of each server).
+    #[arg(long, value_enum, default_value_t = DelayBy::Segment)]
+    delay_by: DelayBy,
     /// Runs of the whole audit and of each system alone; medians are printed.
     #[arg(long, default_value_t = 5)]
     rounds: usize,
@@ -70,17 +83,130 @@ const SITES: [(&str, &str); 2] = [("sp", "pve-ippri-31"), ("franca", "pve-labri-
 const SYSTEMS: [&str; 6] = ["proxmox", "linstor", "pbs", "vyos", "kubernetes", "nvml"];
 
 pub(crate) fn run_audit(root: &Path, args: &AuditArgs) -> Result<()> {
+    // A Ctrl-C must not leave the link's namespaces behind (their processes die with them).
+    bench_link::clean_up_on_signals();
     let dir = root.join("target").join("xtask-bench").join("audit");
     std::fs::create_dir_all(&dir)?;
     let audit = match &args.audit_bin {
         Some(path) => path.clone(),
         None => audit_executable(root)?,
     };
+    let servers = Servers::start(root, &dir, args)?;
+    let mut delay_by = args.delay_by;
+    if delay_by == DelayBy::Segment
+        && let Some(why) = bench_link::unavailable()
+    {
+        println!("audit_delay_by: proxy (per segment unavailable: {why})");
+        delay_by = DelayBy::Proxy;
+    } else {
+        let name = match delay_by {
+            DelayBy::Segment => "segment",
+            DelayBy::Proxy => "proxy",
+        };
+        println!("audit_delay_by: {name}");
+    }
+    let (sites, held) = match delay_by {
+        DelayBy::Segment => segment_sites(&servers, args)?,
+        DelayBy::Proxy => proxy_sites(root, &servers, args)?,
+    };
+    let files = EndpointFiles::write(&dir, &servers, &sites)?;
+    let namespace = match &held {
+        Delays::Link(link) => Some(link.client_ns.clone()),
+        Delays::Proxies { .. } => None,
+    };
+    println!("audit_rtt_near_ms: {}", args.near);
+    println!("audit_rtt_far_ms: {}", args.far);
+    println!(
+        "audit_concurrency: {}",
+        args.concurrency
+            .map_or("audit's default".to_owned(), |c| c.to_string())
+    );
+    println!(
+        "audit_estate_per_site: {} nodes, {} guests",
+        args.nodes, args.guests
+    );
+    let run = |file: &Path| run_once(&audit, file, args.concurrency, namespace.as_deref());
+    let rounds = args.rounds.max(1);
+    // A warm-up (page cache, the servers' first answers), then the rounds.
+    run(&files.all)?;
+    let mut whole = Vec::new();
+    let mut alone: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
+    for _ in 0..rounds {
+        whole.push(run(&files.all)?);
+        for ((site, system), file) in &files.alone {
+            let one = run(file)?;
+            if let Some(at) = one.answered(site, system) {
+                alone
+                    .entry((site.clone(), system.clone()))
+                    .or_default()
+                    .push(at);
+            } else {
+                println!(
+                    "audit_system_{site}_{system}_alone_failed: {:?}",
+                    one.unobserved
+                );
+            }
+        }
+    }
+    // The link first (its namespaces and forwarders), then the servers.
+    drop(held);
+    if let Some(last) = whole.last() {
+        for failure in &last.unobserved {
+            println!("audit_unobserved: {failure}");
+        }
+    }
+    report(&whole, &alone);
+    drop(servers);
+    Ok(())
+}
+
+/// What holds the delays, until dropped: the link (every segment) or the proxies (every
+/// request).
+enum Delays {
+    Link(Link),
+    Proxies { _held: Vec<Held> },
+}
+
+/// Each site's servers on its own lane of a link, reached through forwarders.
+fn segment_sites(servers: &Servers, args: &AuditArgs) -> Result<(Vec<SiteEndpoints>, Delays)> {
+    let one_way = |rtt_ms: u64| Duration::from_micros(rtt_ms * 500);
+    let link = Link::up_lanes(&[one_way(args.near), one_way(args.far)])?;
+    let mut sites = Vec::new();
+    for (i, (site, host)) in SITES.iter().enumerate() {
+        let address = bench_link::server_address(i);
+        // The same port numbers as on 127.0.0.1: the server namespace has every port free.
+        for port in [
+            servers.pve[i].port,
+            servers.fakes[i].port,
+            servers.prism_port,
+            servers.kube_port,
+        ] {
+            link.forward(&address, port, port)?;
+        }
+        sites.push(SiteEndpoints {
+            site,
+            gpu_host: host,
+            host: address,
+            pinned: true,
+            proxmox: servers.pve[i].port,
+            fakes: servers.fakes[i].port,
+            linstor: servers.prism_port,
+            kube: servers.kube_port,
+        });
+    }
+    Ok((sites, Delays::Link(link)))
+}
+
+/// Each site's servers behind latency proxies on 127.0.0.1.
+fn proxy_sites(
+    root: &Path,
+    servers: &Servers,
+    args: &AuditArgs,
+) -> Result<(Vec<SiteEndpoints>, Delays)> {
     let proxy = match &args.proxy_bin {
         Some(path) => path.clone(),
         None => bench_executable(root, "cpps-proxmox", "latency_proxy")?,
     };
-    let servers = Servers::start(root, &dir, args)?;
     let rtts = [args.near, args.far];
     let mut proxies = Vec::new();
     let mut sites = Vec::new();
@@ -97,55 +223,15 @@ pub(crate) fn run_audit(root: &Path, args: &AuditArgs) -> Result<()> {
         sites.push(SiteEndpoints {
             site,
             gpu_host: host,
+            host: "127.0.0.1".to_owned(),
+            pinned: false,
             proxmox: port(servers.pve[i].port)?,
             fakes: port(servers.fakes[i].port)?,
             linstor: port(servers.prism_port)?,
             kube: port(servers.kube_port)?,
         });
     }
-    let files = EndpointFiles::write(&dir, &servers, &sites)?;
-    println!("audit_rtt_near_ms: {}", args.near);
-    println!("audit_rtt_far_ms: {}", args.far);
-    println!(
-        "audit_concurrency: {}",
-        args.concurrency
-            .map_or("audit's default (8)".to_owned(), |c| c.to_string())
-    );
-    println!(
-        "audit_estate_per_site: {} nodes, {} guests",
-        args.nodes, args.guests
-    );
-    let rounds = args.rounds.max(1);
-    // A warm-up (page cache, the servers' first answers), then the rounds.
-    run_once(&audit, &files.all, args.concurrency)?;
-    let mut whole = Vec::new();
-    let mut alone: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
-    for _ in 0..rounds {
-        whole.push(run_once(&audit, &files.all, args.concurrency)?);
-        for ((site, system), file) in &files.alone {
-            let run = run_once(&audit, file, args.concurrency)?;
-            if let Some(at) = run.answered(site, system) {
-                alone
-                    .entry((site.clone(), system.clone()))
-                    .or_default()
-                    .push(at);
-            } else {
-                println!(
-                    "audit_system_{site}_{system}_alone_failed: {:?}",
-                    run.unobserved
-                );
-            }
-        }
-    }
-    drop(proxies);
-    if let Some(last) = whole.last() {
-        for failure in &last.unobserved {
-            println!("audit_unobserved: {failure}");
-        }
-    }
-    report(&whole, &alone);
-    drop(servers);
-    Ok(())
+    Ok((sites, Delays::Proxies { _held: proxies }))
 }
 
 /// The `audit` example, built in release mode.
@@ -239,10 +325,24 @@ impl Run {
     }
 }
 
-/// Runs `audit` on the real topology with `endpoints`, JSON to a pipe, under `measure`.
-fn run_once(audit: &Path, endpoints: &Path, concurrency: Option<usize>) -> Result<Run> {
+/// Runs `audit` on the real topology with `endpoints`, JSON to a pipe, under `measure`, in
+/// `namespace` when one is given.
+fn run_once(
+    audit: &Path,
+    endpoints: &Path,
+    concurrency: Option<usize>,
+    namespace: Option<&str>,
+) -> Result<Run> {
     let concurrency = concurrency.map(|c| ["--concurrency".to_owned(), c.to_string()]);
-    let output = Command::new("python3")
+    let mut command = match namespace {
+        Some(ns) => {
+            let mut c = Command::new("ip");
+            c.args(["netns", "exec", ns, "python3"]);
+            c
+        }
+        None => Command::new("python3"),
+    };
+    let output = command
         .arg(crate::workspace_root()?.join("xtask/bench/audit_fakes.py"))
         .arg("measure")
         .arg(audit)
@@ -330,10 +430,15 @@ fn list(values: impl Iterator<Item = f64>) -> String {
         .join(" ")
 }
 
-/// Where one site's servers are reached (through its latency proxies).
+/// Where one site's servers are reached (its lane of the link, or its latency proxies).
 struct SiteEndpoints {
     site: &'static str,
     gpu_host: &'static str,
+    /// The address the servers are reached at.
+    host: String,
+    /// Whether TLS is checked by fingerprint (fakepve) or not at all (kube-apiserver): their
+    /// certificates name 127.0.0.1 only.
+    pinned: bool,
     proxmox: u16,
     fakes: u16,
     linstor: u16,
@@ -351,28 +456,33 @@ impl EndpointFiles {
         let mut systems: Vec<(String, String, String)> = Vec::new();
         for (i, s) in sites.iter().enumerate() {
             let kubeconfig = dir.join(format!("kubeconfig-{}", s.site));
-            servers.kubeconfig_at(&kubeconfig, s.kube)?;
+            servers.kubeconfig_at(&kubeconfig, &s.host, s.kube, s.pinned)?;
             let token = dir.join(format!("pve-token-{}", s.site));
             std::fs::write(&token, format!("{}\n", servers.pve[i].token))?;
             let key = dir.join("vyos-key");
             std::fs::write(&key, "bench-key\n")?;
+            let trust = if s.pinned {
+                format!("fingerprint: {}", servers.pve[i].fingerprint)
+            } else {
+                format!("ca_file: {}", servers.pve[i].ca_file.display())
+            };
+            let host = &s.host;
             let yaml = [
                 format!(
-                    "    proxmox:\n      url: https://127.0.0.1:{}/\n      token_file: {}\n      ca_file: {}\n",
+                    "    proxmox:\n      url: https://{host}:{}/\n      token_file: {}\n      {trust}\n",
                     s.proxmox,
                     token.display(),
-                    servers.pve[i].ca_file.display()
                 ),
                 format!(
-                    "    linstor:\n      controllers: http://127.0.0.1:{}\n",
+                    "    linstor:\n      controllers: http://{host}:{}\n",
                     s.linstor
                 ),
                 format!(
-                    "    pbs:\n      repository: report@pbs!ro@127.0.0.1:store1\n      url: http://127.0.0.1:{}\n      password_env: CPPS_BENCH_PBS_SECRET\n",
+                    "    pbs:\n      repository: report@pbs!ro@{host}:store1\n      url: http://{host}:{}\n      password_env: CPPS_BENCH_PBS_SECRET\n",
                     s.fakes
                 ),
                 format!(
-                    "    vyos:\n      url: http://127.0.0.1:{}\n      key_file: {}\n",
+                    "    vyos:\n      url: http://{host}:{}\n      key_file: {}\n",
                     s.fakes,
                     key.display()
                 ),
@@ -417,11 +527,12 @@ impl EndpointFiles {
     }
 }
 
-/// One fakepve: its port, `token_id=secret` and CA; stopped on drop.
+/// One fakepve: its port, `token_id=secret`, CA and certificate fingerprint; stopped on drop.
 struct Pve {
     port: u16,
     token: String,
     ca_file: PathBuf,
+    fingerprint: String,
     pid_file: PathBuf,
 }
 
@@ -500,12 +611,27 @@ impl Servers {
         Ok(servers)
     }
 
-    /// Writes the kubeconfig with its server at `port` (a latency proxy in front of it).
-    fn kubeconfig_at(&self, path: &Path, port: u16) -> Result<()> {
-        let text = self.kubeconfig.replace(
+    /// Writes the kubeconfig with its server at `host:port` (a latency proxy, or a lane of the
+    /// link); `unchecked`: without checking the server's certificate, which names 127.0.0.1
+    /// only (kube-rs with rustls has no `tls-server-name`).
+    fn kubeconfig_at(&self, path: &Path, host: &str, port: u16, unchecked: bool) -> Result<()> {
+        let mut text = self.kubeconfig.replace(
             &format!("https://127.0.0.1:{}", self.kube_port),
-            &format!("https://127.0.0.1:{port}"),
+            &format!("https://{host}:{port}"),
         );
+        if unchecked {
+            text = text
+                .lines()
+                .map(
+                    |line| match line.split_once("certificate-authority-data:") {
+                        Some((indent, _)) => format!("{indent}insecure-skip-tls-verify: true"),
+                        None => line.to_owned(),
+                    },
+                )
+                .collect::<Vec<_>>()
+                .join("\n");
+            text.push('\n');
+        }
         Ok(std::fs::write(path, text)?)
     }
 }
@@ -592,6 +718,7 @@ fn start_fakepve(root: &Path, state: &Path, estate: &Path) -> Result<Pve> {
         port: url_port(&text("url")?, "127.0.0.1:")?,
         token: format!("{}={}", text("token_id")?, text("token_secret")?),
         ca_file: PathBuf::from(text("ca_file")?),
+        fingerprint: text("fingerprint")?,
         pid_file: state.join("fakepve.pid"),
     })
 }

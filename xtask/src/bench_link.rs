@@ -25,10 +25,18 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-/// The clients' address on the link.
-pub(crate) const CLIENT_ADDRESS: &str = "10.77.0.1";
-/// The server's address on the link.
+/// The server's address on the link (its first lane).
 pub(crate) const SERVER_ADDRESS: &str = "10.77.0.2";
+
+/// The server's address on lane `lane` of a link of several ([`Link::up_lanes`]): lane 0 is
+/// [`SERVER_ADDRESS`], lane 1 `10.77.1.2`, and so on.
+pub(crate) fn server_address(lane: usize) -> String {
+    format!("10.77.{lane}.2")
+}
+
+fn client_address(lane: usize) -> String {
+    format!("10.77.{lane}.1")
+}
 /// Namespaces of this module are named `PREFIX<pid><c|s>`: the pid finds those a killed run
 /// left behind.
 const PREFIX: &str = "cppsb";
@@ -183,6 +191,17 @@ impl Link {
     /// Creates the namespaces, the TAP devices and their addresses, and starts the relay, which
     /// holds each frame `delay` in each direction.
     pub(crate) fn up(delay: Duration) -> Result<Link> {
+        Link::up_lanes(&[delay])
+    }
+
+    /// A link of several lanes between the same two namespaces, lane `i` holding each frame
+    /// `delays[i]` each way: a TAP pair of its own on `10.77.i.0/30`, so that the clients reach
+    /// the servers at [`server_address`]`(i)` with that lane's delay (two sites at different
+    /// distances from one client).
+    pub(crate) fn up_lanes(delays: &[Duration]) -> Result<Link> {
+        if delays.is_empty() || delays.len() > 9 {
+            bail!("a link has 1 to 9 lanes");
+        }
         if let Some(why) = unavailable() {
             bail!("{why}");
         }
@@ -199,20 +218,35 @@ impl Link {
         delete_on_signal(&link.server_ns, true);
         ip(&["netns", "add", &link.client_ns])?;
         ip(&["netns", "add", &link.server_ns])?;
-        let client_tap = tap_in(&link.client_ns, CLIENT_ADDRESS)?;
-        let server_tap = tap_in(&link.server_ns, SERVER_ADDRESS)?;
-        let client_tap = Arc::new(client_tap);
-        let server_tap = Arc::new(server_tap);
-        for (from, to) in [
-            (client_tap.clone(), server_tap.clone()),
-            (server_tap, client_tap),
-        ] {
-            let stop = link.stop.clone();
-            link.relays.push(
-                std::thread::Builder::new()
-                    .name("link-relay".into())
-                    .spawn(move || relay(&from, &to, delay, &stop))?,
-            );
+        for (lane, delay) in delays.iter().copied().enumerate() {
+            // Lane 0's devices are named as their namespaces, the others get the lane's digit.
+            let name = |ns: &str| match lane {
+                0 => ns.to_owned(),
+                _ => format!("{ns}{lane}"),
+            };
+            let client_tap = tap_in(
+                &link.client_ns,
+                &name(&link.client_ns),
+                &client_address(lane),
+            )?;
+            let server_tap = tap_in(
+                &link.server_ns,
+                &name(&link.server_ns),
+                &server_address(lane),
+            )?;
+            let client_tap = Arc::new(client_tap);
+            let server_tap = Arc::new(server_tap);
+            for (from, to) in [
+                (client_tap.clone(), server_tap.clone()),
+                (server_tap, client_tap),
+            ] {
+                let stop = link.stop.clone();
+                link.relays.push(
+                    std::thread::Builder::new()
+                        .name("link-relay".into())
+                        .spawn(move || relay(&from, &to, delay, &stop))?,
+                );
+            }
         }
         Ok(link)
     }
@@ -235,6 +269,51 @@ impl Link {
         .join()
         .map_err(|_| anyhow::anyhow!("a thread in {namespace} panicked"))?
     }
+}
+
+impl Link {
+    /// Serves `address:port` in the server namespace by forwarding each connection to
+    /// `127.0.0.1:upstream` of this process's namespace, for servers that bind 127.0.0.1 only
+    /// (fakepve, Prism, kube-apiserver, the audit's fakes). The forwarding adds no delay: every
+    /// segment of the client's connection crosses the link, the server's side is loopback.
+    pub(crate) fn forward(&self, address: &str, port: u16, upstream: u16) -> Result<()> {
+        let bind = (address.to_owned(), port);
+        let listener = Link::in_namespace(&self.server_ns, move || {
+            std::net::TcpListener::bind((bind.0.as_str(), bind.1))
+        })?
+        .with_context(|| format!("binding {address}:{port} in the server namespace"))?;
+        std::thread::Builder::new()
+            .name("link-forward".into())
+            .spawn(move || {
+                for client in listener.incoming().flatten() {
+                    let _ = std::thread::Builder::new()
+                        .name("link-forward".into())
+                        .spawn(move || splice(client, upstream));
+                }
+            })?;
+        Ok(())
+    }
+}
+
+/// Copies `client` to `127.0.0.1:upstream` and back until both sides have closed.
+fn splice(client: std::net::TcpStream, upstream: u16) {
+    let Ok(server) = std::net::TcpStream::connect(("127.0.0.1", upstream)) else {
+        return;
+    };
+    let _ = client.set_nodelay(true);
+    let _ = server.set_nodelay(true);
+    let (Ok(mut client_read), Ok(mut server_read)) = (client.try_clone(), server.try_clone())
+    else {
+        return;
+    };
+    let (mut client_write, mut server_write) = (client, server);
+    let up = std::thread::spawn(move || {
+        let _ = std::io::copy(&mut client_read, &mut server_write);
+        let _ = server_write.shutdown(std::net::Shutdown::Write);
+    });
+    let _ = std::io::copy(&mut server_read, &mut client_write);
+    let _ = client_write.shutdown(std::net::Shutdown::Write);
+    let _ = up.join();
 }
 
 impl Drop for Link {
@@ -300,11 +379,11 @@ fn ip(args: &[&str]) -> Result<()> {
     Ok(())
 }
 
-/// A TAP device named like `namespace`, moved into it with `address`/30, up. The returned file
-/// stays attached to the device across the move.
-fn tap_in(namespace: &str, address: &str) -> Result<File> {
-    let tap = open_tap(namespace)?;
-    ip(&["link", "set", namespace, "netns", namespace])?;
+/// A TAP device `name`, moved into `namespace` with `address`/30, up. The returned file stays
+/// attached to the device across the move.
+fn tap_in(namespace: &str, name: &str, address: &str) -> Result<File> {
+    let tap = open_tap(name)?;
+    ip(&["link", "set", name, "netns", namespace])?;
     ip(&["-n", namespace, "link", "set", "lo", "up"])?;
     ip(&[
         "-n",
@@ -313,9 +392,9 @@ fn tap_in(namespace: &str, address: &str) -> Result<File> {
         "add",
         &format!("{address}/30"),
         "dev",
-        namespace,
+        name,
     ])?;
-    ip(&["-n", namespace, "link", "set", namespace, "up"])?;
+    ip(&["-n", namespace, "link", "set", name, "up"])?;
     Ok(tap)
 }
 
