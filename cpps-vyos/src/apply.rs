@@ -8,7 +8,7 @@
 //! interface shook hands recently (`show interfaces wireguard NAME summary`), the BGP sessions
 //! are `Established` (`show bgp summary`), the VRRP groups keep their roles (`show vrrp`).
 //! And each named address ([`ApplyOptions::reach`]) stays reachable. Where the API lists
-//! `/traceroute` in `/openapi.json` (vyos-1x PR #4151, later 1.5 builds: mtr, one cycle), that
+//! `/traceroute` in `/openapi.json` (vyos-1x PR #4151, later 1.5 builds: mtr, one cycle, sent again when not delivered), that
 //! probe proves delivery: its last hop is the address itself, with less than 100 % loss
 //! ([`crate::status::Trace::delivered`]; mtr also ends at a router that answered
 //! "unreachable"), and the path below is compared all the same. Elsewhere neither API has a probe (vyos-1x

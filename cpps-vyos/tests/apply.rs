@@ -682,14 +682,19 @@ async fn where_the_api_has_traceroute_a_probe_proves_delivery() {
         (
             "this",
             Some(false),
-            "traceroute: last hop 2 ??? (loss 100%); route 0.0.0.0/0 (the default route) via \
-             static (192.0.2.1, via eth0, weight 1): neighbour 192.0.2.1 is REACHABLE"
+            "traceroute: last hop 2 ??? (loss 100%) (3 probes, none delivered); route \
+             0.0.0.0/0 (the default route) via static (192.0.2.1, via eth0, weight 1): \
+             neighbour 192.0.2.1 is REACHABLE"
         )
     );
     assert!(matches!(report.outcome, ApplyOutcome::LeftToRevert { .. }));
     assert_eq!(fa.state.lock().unwrap().confirm_pending, Some(5));
     let probes: Vec<_> = fa.requests_to("traceroute");
-    assert_eq!(probes.len(), 2, "one probe before, one after");
+    assert_eq!(
+        probes.len(),
+        4,
+        "one probe before, three after (each one cycle)"
+    );
     assert_eq!(probes[0]["host"], "203.0.113.9");
     assert_eq!(probes[0]["op"], "traceroute");
     assert!(fb.requests_to("traceroute").is_empty());
@@ -1328,4 +1333,39 @@ async fn a_timer_stopped_after_a_refusal_may_be_another_operators_and_the_report
     let text = report.to_string();
     assert!(text.contains("may have been another operator's"), "{text}");
     assert!(text.contains("their change is now kept"), "{text}");
+}
+
+/// Issue 32 (mtr cycles): the API's probe is one mtr cycle, and the API cannot ask for more
+/// (vyos-1x `python/vyos/configsession.py` `TRACEROUTE`: `--report-cycles 1`;
+/// `src/services/api/rest/routers.py` `traceroute_op` passes only `host`), so one lost packet
+/// at the target reads as 100 % loss (mtr `ui/report.c`). The probe is sent again, and one
+/// delivery proves the address: a change is not reverted for one lost packet. Failed first:
+/// the first probe's loss was the verdict.
+#[tokio::test]
+async fn one_lost_probe_is_sent_again_before_an_address_reads_as_not_delivered() {
+    let (_servers, a, fa, _b, _fb) = pair(Profile::V15).await;
+    let hop = |h: &str| (h.to_owned(), 0.0);
+    {
+        let mut st = fa.state.lock().unwrap();
+        st.trace_hubs = Some(vec![hop("192.0.2.1"), hop("203.0.113.9")]);
+        st.trace_lost = 1;
+    }
+    let addr = "203.0.113.9".parse().unwrap();
+    let probe = a.trace_reachability(addr).await;
+    assert_eq!(probe.reachable, Some(true), "{}", probe.state);
+    assert_eq!(
+        probe.state,
+        "traceroute: last hop 2 203.0.113.9 (loss 0%) (2 probes, delivered)"
+    );
+    assert_eq!(fa.requests_to("traceroute").len(), 2);
+    // Lost every time: three probes, then not delivered.
+    fa.state.lock().unwrap().trace_lost = 5;
+    let probe = a.trace_reachability(addr).await;
+    assert_eq!(probe.reachable, Some(false), "{}", probe.state);
+    assert!(
+        probe.state.ends_with("(3 probes, none delivered)"),
+        "{}",
+        probe.state
+    );
+    assert_eq!(fa.requests_to("traceroute").len(), 5);
 }

@@ -3,7 +3,8 @@
 //! `src/services/api/rest/routers.py`: `/show`, `/traceroute` from PR #4151 on later 1.5
 //! builds, `/ping` only from PR #5415 of 2026), and `ping` is no `show` path. Where the API
 //! has `/traceroute`, [`Client::trace_reachability`] reads its probe ([`parse_trace`]: the last
-//! hop answered with less than 100 % loss); otherwise reachability is read from two tables:
+//! hop is the address, with less than 100 % loss; one mtr cycle, so a probe not delivered is
+//! sent again, up to [`TRACE_TRIES`]); otherwise reachability is read from two tables:
 //!
 //! - the route: `show ip route ADDR` / `show ipv6 route ADDR` (vyos-1x
 //!   `op-mode-definitions/show-ip-route.xml.in`: `vtysh_wrapper.sh`, FRR's `show ip route
@@ -380,6 +381,10 @@ pub struct TraceHop {
     pub loss_percent: Option<f64>,
 }
 
+/// How many probes [`Client::trace_reachability`] sends at most before it reads an address as
+/// not delivered: each is one mtr cycle, so one lost packet is 100 % loss.
+pub const TRACE_TRIES: u32 = 3;
+
 /// What `POST /traceroute` answered: mtr's report of one cycle.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -593,9 +598,33 @@ impl Client {
     }
 
     /// Whether `addr` is reachable, proven by [`Client::traceroute`]: delivered when the last
-    /// hop is `addr` and lost less than 100 % ([`Trace::delivered`]). Never an error: a trace
-    /// that failed is `reachable: None`. No path is kept: [`Client::reachability`] gives it.
+    /// hop is `addr` and lost less than 100 % ([`Trace::delivered`]). Each probe is one mtr
+    /// cycle, which the API cannot lengthen (vyos-1x `python/vyos/configsession.py`
+    /// `TRACEROUTE` passes `--report-cycles 1`, and `traceroute_op` in
+    /// `src/services/api/rest/routers.py` takes only `host`), so one lost packet reads as
+    /// 100 % loss: a probe not delivered is sent again, up to [`TRACE_TRIES`] in all, and one
+    /// delivery proves it. Never an error: a trace that failed is `reachable: None`. No path
+    /// is kept: [`Client::reachability`] gives it.
     pub async fn trace_reachability(&self, addr: IpAddr) -> Reachability {
+        let mut tries = 1;
+        let mut probe = self.trace_once(addr).await;
+        while probe.reachable == Some(false) && tries < TRACE_TRIES {
+            tries += 1;
+            probe = self.trace_once(addr).await;
+        }
+        if tries > 1 {
+            let verdict = match probe.reachable {
+                Some(true) => "delivered",
+                Some(false) => "none delivered",
+                None => "cannot tell",
+            };
+            probe.state = format!("{} ({tries} probes, {verdict})", probe.state);
+        }
+        probe
+    }
+
+    /// One probe of [`Client::trace_reachability`].
+    async fn trace_once(&self, addr: IpAddr) -> Reachability {
         let (reachable, state) = match self.traceroute(addr).await {
             Ok(trace) => {
                 let last = trace.hops.last().map_or_else(

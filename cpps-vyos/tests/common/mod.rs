@@ -321,6 +321,9 @@ pub struct RouterState {
     pub trace_hubs: Option<Vec<(String, f64)>>,
     /// Hops that replace [`RouterState::trace_hubs`] at the next commit.
     pub trace_hubs_after_commit: Option<Vec<(String, f64)>>,
+    /// How many of the next `POST /traceroute` lose their one probe at the target: mtr's one
+    /// cycle (`--report-cycles 1`) then ends with `???` at 100 % loss.
+    pub trace_lost: u32,
     /// `show file /config/config.boot` fails (`file.py`: "File or directory … not found.").
     pub saved_unreadable: bool,
 }
@@ -425,6 +428,7 @@ impl FakeRouter {
                 openapi_unavailable_after_commit: 0,
                 trace_hubs: None,
                 trace_hubs_after_commit: None,
+                trace_lost: 0,
                 handshake_ago_after_commit: None,
             })),
         }
@@ -996,8 +1000,17 @@ impl wiremock::Respond for FakeRouter {
             "retrieve" => self.retrieve(&body),
             "show" => self.show(&body),
             "traceroute" => {
-                let st = self.state.lock().unwrap();
+                let mut st = self.state.lock().unwrap();
+                let lost = st.trace_lost > 0;
+                st.trace_lost = st.trace_lost.saturating_sub(1);
                 match (&st.trace_hubs, body.get("host").and_then(Value::as_str)) {
+                    (Some(hubs), Some(host)) if lost => {
+                        let mut hubs = hubs.clone();
+                        if let Some(last) = hubs.last_mut() {
+                            *last = ("???".to_owned(), 100.0);
+                        }
+                        ok(json!(mtr_for_api(host, &hubs)))
+                    }
                     (Some(hubs), Some(host)) => ok(json!(mtr_for_api(host, hubs))),
                     _ => ResponseTemplate::new(404).set_body_json(json!({"detail": "Not Found"})),
                 }

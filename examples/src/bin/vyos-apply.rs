@@ -48,7 +48,8 @@ use cpps_vyos::{Client, ClientBuilder, Command, CommitConfirmSupport, Url};
 /// --reach ADDR (repeatable) names addresses that must stay reachable, from this router and,
 /// with --check, from the peer. Where the router's /openapi.json lists /traceroute (later 1.5
 /// builds, vyos-1x PR #4151), its mtr probe proves delivery: the last hop is the address itself
-/// with less than 100 % loss, and the route's path is compared all the same. Elsewhere the API
+/// with less than 100 % loss (one mtr cycle a probe, so one not delivered is sent again, three
+/// in all), and the route's path is compared all the same. Elsewhere the API
 /// has no ping operation and no probe (1.4, and 1.5 before that PR), so "reachable" is read from the router's tables: the best route to ADDR
 /// (`show ip route ADDR`, FRR) is installed with an active next hop that is no blackhole or
 /// `unreachable`, and that next hop's neighbour (`show arp` / `show ipv6 neighbors`) is not
