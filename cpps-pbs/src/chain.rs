@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use crate::checks::GuestBackup;
 use crate::types::{
-    BackupGroup, BackupType, ExitStatus, Remote, SyncDirection, SyncJob, VerifyState,
+    AuthId, BackupGroup, BackupType, ExitStatus, Remote, SyncDirection, SyncJob, VerifyState,
 };
 
 /// A guest of the PVE cluster (an entry of `GET /cluster/resources?type=vm`).
@@ -258,29 +258,51 @@ pub struct CopyGroup {
     pub backup_id: String,
     /// The newest snapshot's time.
     pub newest: i64,
-    /// Whether `newest` is known to be a finished snapshot. A group list's `last-backup`
-    /// is not: proxmox-backup `list_groups` folds the snapshots in a way that can end on an
-    /// unfinished one (a transfer still running).
+    /// Whether `newest` is known to be a finished snapshot ([`CopyGroup::from_groups`]).
     pub finished: bool,
+    /// The group's owner, as the list gives it; `None` when it does not.
+    pub owner: Option<AuthId>,
+    /// Whether the group is the copy: its owner is an auth-id the sync writes as. A sync
+    /// writes only into a group that auth-id owns (proxmox-backup `src/server/pull.rs`
+    /// `pull_ns`: "owner check failed"; `src/server/push.rs` `push_group_do`: skipped with a
+    /// warning), so a group of the same id owned by another is the receiving site's own
+    /// backup (`Some(false)`). `None` when the owner or the sync's auth-id is not known.
+    pub is_copy: Option<bool>,
+}
+
+/// Whether a group owned by `owner` is written by a sync that writes as one of `writers`;
+/// `None` when either is not known.
+fn written_by(owner: Option<&AuthId>, writers: &[AuthId]) -> Option<bool> {
+    let owner = owner?;
+    (!writers.is_empty()).then(|| writers.contains(owner))
 }
 
 impl CopyGroup {
-    /// The groups of a group list (`GET /admin/datastore/{store}/groups` or the remote scan).
-    pub fn from_groups(groups: &[BackupGroup]) -> Vec<CopyGroup> {
+    /// The groups of a group list (`GET /admin/datastore/{store}/groups` or the remote scan),
+    /// written by a sync that writes as one of `writers` (empty when not known). The list's
+    /// `files` are those of its `last-backup` snapshot, which is finished when the manifest
+    /// `index.json.blob` is among them (proxmox-backup `src/api2/admin/datastore.rs`
+    /// `list_groups`; `pbs-datastore/src/backup_info.rs` `is_finished`). Its fold may end on
+    /// an unfinished snapshot, or on an older finished one than the newest, so a finished
+    /// `newest` is a copy at least that recent.
+    pub fn from_groups(groups: &[BackupGroup], writers: &[AuthId]) -> Vec<CopyGroup> {
         groups
             .iter()
             .map(|g| CopyGroup {
                 backup_type: g.backup_type.clone(),
                 backup_id: g.backup_id.clone(),
                 newest: g.last_backup,
-                finished: false,
+                finished: g.files.iter().any(|f| f == MANIFEST),
+                owner: g.owner.clone(),
+                is_copy: written_by(g.owner.as_ref(), writers),
             })
             .collect()
     }
 
     /// The groups of [`crate::checks::newest_per_guest`] over the other site's snapshots
-    /// (finished ones only).
-    pub fn from_backups(backups: &[GuestBackup]) -> Vec<CopyGroup> {
+    /// (finished ones only), written by a sync that writes as one of `writers` (empty when
+    /// not known).
+    pub fn from_backups(backups: &[GuestBackup], writers: &[AuthId]) -> Vec<CopyGroup> {
         backups
             .iter()
             .map(|b| CopyGroup {
@@ -288,10 +310,15 @@ impl CopyGroup {
                 backup_id: b.backup_id.clone(),
                 newest: b.newest_time,
                 finished: true,
+                owner: b.owner.clone(),
+                is_copy: written_by(b.owner.as_ref(), writers),
             })
             .collect()
     }
 }
+
+/// A snapshot's manifest, written last: a snapshot without it is unfinished.
+const MANIFEST: &str = "index.json.blob";
 
 /// The newest finished backups of one datastore and namespace of this site's PBS.
 #[derive(Debug, Clone, PartialEq)]
@@ -974,21 +1001,27 @@ fn judge_there(
         }
     };
     chain.copy_site = Some(copies.site.clone());
-    let id = guest.vmid.to_string();
-    let Some(copy) = groups
-        .iter()
-        .filter(|g| g.backup_type == guest.backup_type && g.backup_id == id)
-        .max_by_key(|g| g.newest)
-    else {
-        if copies.complete {
-            findings.breach.push(format!("no copy on {}", copies.site));
-        } else {
-            findings.unknown.push(format!(
-                "not among the groups of {} that the credentials may list",
-                copies.site
-            ));
+    let copy = match the_copy(groups, guest, &copies.site) {
+        Ok(copy) => copy,
+        Err(Missing::Unsure(why)) => {
+            findings.unknown.push(why);
+            return;
         }
-        return;
+        Err(Missing::Taken(why)) => {
+            findings.breach.push(why);
+            return;
+        }
+        Err(Missing::Absent(why)) => {
+            if copies.complete {
+                findings.breach.push(why);
+            } else {
+                findings.unknown.push(format!(
+                    "not among the groups of {} that the credentials may list",
+                    copies.site
+                ));
+            }
+            return;
+        }
     };
     // Only a snapshot known to be finished is a copy.
     if copy.finished {
@@ -1009,6 +1042,57 @@ fn judge_there(
             at(copy.newest)
         ));
     }
+}
+
+/// Why a guest has no copy among the groups read.
+enum Missing {
+    /// None is there, in a list that may be partial or not ([`SiteCopies::complete`]).
+    Absent(String),
+    /// The group of its id where the copy lands is another auth-id's, so no sync wrote it: a
+    /// breach whether or not the list is whole, since a namespace holds one group per id.
+    Taken(String),
+    /// A group of its id is there whose owner, or the sync's auth-id, is not known.
+    Unsure(String),
+}
+
+/// `guest`'s copy among `groups` on `site`: the newest of its groups that the sync wrote
+/// ([`CopyGroup::is_copy`]). A group of its id that another auth-id owns is the site's own
+/// backup, and the guest has no copy there; one that may be the copy is "cannot tell".
+fn the_copy<'a>(
+    groups: &'a [CopyGroup],
+    guest: &ChainGuest,
+    site: &str,
+) -> Result<&'a CopyGroup, Missing> {
+    let id = guest.vmid.to_string();
+    let same: Vec<&CopyGroup> = groups
+        .iter()
+        .filter(|g| g.backup_type == guest.backup_type && g.backup_id == id)
+        .collect();
+    if let Some(copy) = same
+        .iter()
+        .filter(|g| g.is_copy == Some(true))
+        .max_by_key(|g| g.newest)
+    {
+        return Ok(copy);
+    }
+    if let Some(unsure) = same.iter().find(|g| g.is_copy.is_none()) {
+        let why = if unsure.owner.is_none() {
+            "the list gives no owner"
+        } else {
+            "the auth-id the sync job writes as is not known"
+        };
+        return Err(Missing::Unsure(format!(
+            "cannot tell whether {}/{id} on {site} is the copy: {why}",
+            guest.backup_type
+        )));
+    }
+    Err(match same.first().and_then(|g| g.owner.as_ref()) {
+        Some(owner) => Missing::Taken(format!(
+            "no copy on {site}: its {}/{id} there is owned by {owner}, not by the auth-id the sync job writes as",
+            guest.backup_type
+        )),
+        None => Missing::Absent(format!("no copy on {site}")),
+    })
 }
 
 /// The last vzdump run of `guest`: of the tasks that are its own and those for several
@@ -1416,7 +1500,8 @@ impl PbsSide {
         out
     }
 
-    /// The groups each landing place holds that its job takes; `Err` when a place is unread.
+    /// The groups each landing place holds that its job takes, each judged against the
+    /// auth-id its job writes as ([`CopyGroup::is_copy`]); `Err` when a place is unread.
     fn landed_groups(&self, lands: &[Landing<'_>]) -> Result<Vec<CopyGroup>, String> {
         let mut groups = Vec::new();
         for land in lands {
@@ -1430,7 +1515,8 @@ impl PbsSide {
                 })
                 .cloned()
                 .collect();
-            groups.extend(CopyGroup::from_backups(&taken));
+            let writers: Vec<AuthId> = land.writer.iter().cloned().collect();
+            groups.extend(CopyGroup::from_backups(&taken, &writers));
         }
         Ok(groups)
     }
@@ -1527,6 +1613,15 @@ struct Landing<'a> {
     store: &'a str,
     ns: String,
     scope_ns: String,
+    /// The auth-id the job writes the copies as; `None` when not known.
+    writer: Option<AuthId>,
+}
+
+/// The auth-id a pull job writes as: its `owner`, `root@pam` when unset (proxmox-backup
+/// `src/api2/pull.rs` `PullParameters::try_from`; pbs-api-types `src/jobs.rs`
+/// `SyncJobConfig.owner`).
+fn pull_writer(job: &SyncJob) -> Option<AuthId> {
+    job.owner.clone().or_else(|| "root@pam".parse().ok())
 }
 
 /// The namespace `ns` below `anchor` mapped below `onto`, as `BackupNamespace::map_prefix`
@@ -1611,6 +1706,7 @@ fn copy_jobs<'a>(
                                 store: &job.store,
                                 scope_ns: landing.clone(),
                                 ns: landing,
+                                writer: pull_writer(job),
                             });
                         }
                     }
@@ -1634,11 +1730,19 @@ fn copy_jobs<'a>(
                         let local_ns = job.ns.as_deref().unwrap_or("");
                         let remote_ns = job.remote_ns.as_deref().unwrap_or("");
                         if let Some(landing) = map_prefix(ns, local_ns, remote_ns) {
+                            // A push writes as its remote's `auth-id`
+                            // (`src/server/push.rs` `PushTarget::remote_user`).
+                            let writer = job
+                                .remote
+                                .as_deref()
+                                .and_then(|name| remote_of(from, name).ok().flatten())
+                                .map(|r| r.auth_id.clone());
                             lands.push(Landing {
                                 job,
                                 store: &job.remote_store,
                                 ns: landing,
                                 scope_ns: ns.to_owned(),
+                                writer,
                             });
                         }
                     }
@@ -1652,7 +1756,11 @@ fn copy_jobs<'a>(
 /// The copies of each target's datastore and namespace on the other site, read through this
 /// PBS's remote scan (`GET /config/remote/{remote}/scan/{store}/groups`, proxmox-backup
 /// `src/api2/config/remote.rs` `scan_remote_groups`) of `store`, in `namespace` or else the
-/// target's own. The list is the remote credentials' view, so never complete.
+/// target's own. The list is the remote credentials' view, so never complete. A group there
+/// is the copy when its owner is one of `writers`, the auth-ids the syncs that make the copy
+/// write as (a push of this PBS: the remote's `auth-id`; a pull of the other site: that job's
+/// `owner`); with `writers` empty, whether a group is the copy cannot be told
+/// ([`CopyGroup::is_copy`]).
 pub async fn read_remote_copies(
     pbs: &crate::Client,
     remote: &str,
@@ -1660,6 +1768,7 @@ pub async fn read_remote_copies(
     namespace: Option<&str>,
     targets: &[PbsTarget],
     site: &str,
+    writers: &[AuthId],
 ) -> Vec<SiteCopies> {
     let mut out: Vec<SiteCopies> = Vec::new();
     for target in targets {
@@ -1674,7 +1783,7 @@ pub async fn read_remote_copies(
         let groups = pbs
             .remote_groups(remote, store, (!remote_ns.is_empty()).then_some(remote_ns))
             .await
-            .map(|groups| CopyGroup::from_groups(&groups))
+            .map(|groups| CopyGroup::from_groups(&groups, writers))
             .map_err(|e| crate::report::error_chain(&e));
         out.push(SiteCopies::new(local, ns, site, groups, false));
     }

@@ -11,8 +11,8 @@ use serde::Serialize;
 
 use crate::Error;
 use crate::types::{
-    BackupType, ExitStatus, GcStatus, JobRunStatus, PruneJob, Remote, Snapshot, SyncDirection,
-    SyncJob, Upid, VerifyJob, VerifyState,
+    AuthId, BackupType, ExitStatus, GcStatus, JobRunStatus, PruneJob, Remote, Snapshot,
+    SyncDirection, SyncJob, Upid, VerifyJob, VerifyState,
 };
 
 /// Parses a duration such as `26h`, `90m`, `1d12h` or `3600s` (units `s`, `m`, `h`, `d`, `w`;
@@ -103,6 +103,12 @@ pub struct GuestBackup {
     /// passes them); `None` when that cannot be told (or was not judged: [`crate::report::build`]
     /// judges it).
     pub off_site: Option<bool>,
+    /// The group's owner, as the newest finished snapshot's list item gives it (pbs-api-types
+    /// `SnapshotListItem.owner` is the group's owner); `None` when the list leaves it out. A
+    /// sync writes only into a group its own auth-id owns ([`crate::chain::CopyGroup`]). Not
+    /// in the report's JSON.
+    #[serde(skip_serializing)]
+    pub owner: Option<AuthId>,
 }
 
 impl GuestBackup {
@@ -191,6 +197,7 @@ pub fn newest_per_guest(
                 rpo_breached: newest_age_secs > rpo_secs,
                 verified_rpo_breached: acc.newest_ok.is_none_or(|ok| age(now, ok) > rpo_secs),
                 off_site: None,
+                owner: acc.newest.owner.clone(),
             }
         })
         .collect();

@@ -25,7 +25,9 @@
 //!   vzdump job and its last task, newest finished snapshot, verification, the copy on the
 //!   other site's PBS), one verdict per guest against the RPO; unknown or permission-filtered
 //!   parts are "cannot tell", never ok. The copy is read with [`Client::remote_groups`]
-//!   (`GET /config/remote/{name}/scan/{store}/groups`) or a second client.
+//!   (`GET /config/remote/{name}/scan/{store}/groups`) or a second client; a group there is
+//!   the copy only when the auth-id the sync writes as owns it (the other site numbers its
+//!   guests from 100 too).
 //! - [`report`]: the backup report of the `pbs-report` example, built from those checks.
 //! - [`fix`]: what would fix a report (run failed or overdue jobs, verify the newest finished
 //!   snapshot of unverified guests), as a plan, and applying it with each task waited on.

@@ -69,22 +69,24 @@ fn input() -> ChainInput {
         "",
         Ok(newest_per_guest("store1", "", &snapshots, NOW, rpo())),
     )];
-    // The other site's copy, read as its finished snapshots (a group list is not known to be
-    // finished: see `a_copy_from_a_group_list_is_not_known_to_be_finished`).
+    // The other site's copy, read as its finished snapshots, written by a sync that writes
+    // as the fixture's owner (`a_group_of_the_same_id_owned_by_another_is_not_the_copy`).
     input.there = vec![SiteCopies::new(
         "store1",
         "",
         "site-b",
-        Ok(CopyGroup::from_backups(&newest_per_guest(
-            "store1",
-            "",
-            &snapshots,
-            NOW,
-            rpo(),
-        ))),
+        Ok(CopyGroup::from_backups(
+            &newest_per_guest("store1", "", &snapshots, NOW, rpo()),
+            &[writer()],
+        )),
         true,
     )];
     input
+}
+
+/// The owner of the fixtures' guest groups (`snapshots_store1.json`, `groups_store1.json`).
+fn writer() -> cpps_pbs::types::AuthId {
+    "backup@pbs!pve-a".parse().unwrap()
 }
 
 fn find(chains: &[cpps_pbs::chain::GuestChain], vmid: u32) -> &cpps_pbs::chain::GuestChain {
@@ -247,11 +249,14 @@ async fn the_other_sites_groups_are_read_through_the_remote_scan() {
         .remote_groups("pbs-b", "from-site-a", Some("site-a"))
         .await
         .unwrap();
-    let copies = CopyGroup::from_groups(&groups);
+    let copies = CopyGroup::from_groups(&groups, &[writer()]);
     assert_eq!(copies.len(), 4);
     assert_eq!(copies[0].backup_id, "100");
     assert_eq!(copies[0].newest, NOW - 2 * H);
-    assert!(!copies[0].finished);
+    assert!(copies[0].finished);
+    assert_eq!(copies[0].is_copy, Some(true));
+    // `host/cfg-pbs-a` is root@pam's: not written by that sync.
+    assert_eq!(copies[3].is_copy, Some(false));
     let denied = pbs
         .remote_groups("pbs-c", "from-site-a", None)
         .await
@@ -261,23 +266,34 @@ async fn the_other_sites_groups_are_read_through_the_remote_scan() {
     api.assert_no_unexpected_requests();
 }
 
-/// A group list's `last-backup` is not known to be finished: proxmox-backup
-/// `src/api2/admin/datastore.rs` `list_groups` folds the group's snapshots keeping `a` only
-/// while `a.is_finished()`, so the fold can end on a snapshot still being written (a sync
-/// running) or abandoned. Such a copy is not "copied": within the RPO it is cannot tell.
+/// Issue 31 (`pbs-report --chain --copy` could never be ok): a group list's `files` are those
+/// of its `last-backup` snapshot (proxmox-backup `src/api2/admin/datastore.rs` `list_groups`:
+/// `files: last_backup.files`), and a snapshot is finished when its manifest is among them
+/// (`pbs-datastore/src/backup_info.rs` `is_finished`). `groups_store1.json` lists the manifest
+/// in each group, so the copy of 100 is copied. The fold of `list_groups` may end on a snapshot
+/// still being written (no manifest, here a transfer that has sent only the config): that one
+/// is no copy, and within the RPO it is cannot tell, since an older finished one is not listed.
 #[test]
-fn a_copy_from_a_group_list_is_not_known_to_be_finished() {
-    let groups: Vec<BackupGroup> = data("groups_store1.json");
+fn a_group_lists_last_backup_is_finished_when_its_manifest_is_listed() {
+    let mut groups: Vec<BackupGroup> = data("groups_store1.json");
     let mut input = input();
-    input.there = vec![SiteCopies::new(
-        "store1",
-        "",
-        "site-b",
-        Ok(CopyGroup::from_groups(&groups)),
-        true,
-    )];
-    let chains = judge(&input, NOW, rpo());
-    let gitlab = find(&chains, 100);
+    let there = |groups: &[BackupGroup]| {
+        vec![SiteCopies::new(
+            "store1",
+            "",
+            "site-b",
+            Ok(CopyGroup::from_groups(groups, &[writer()])),
+            true,
+        )]
+    };
+    input.there = there(&groups);
+    let gitlab = find(&judge(&input, NOW, rpo()), 100).clone();
+    assert_eq!(gitlab.verdict, Verdict::Ok, "{gitlab}");
+    assert_eq!(gitlab.copied, Some(NOW - 2 * H));
+
+    groups[0].files = vec!["qemu-server.conf.blob".to_owned()];
+    input.there = there(&groups);
+    let gitlab = find(&judge(&input, NOW, rpo()), 100).clone();
     assert_eq!(gitlab.verdict, Verdict::CannotTell, "{gitlab}");
     assert_eq!(gitlab.copied, None);
     assert_eq!(
@@ -882,4 +898,111 @@ fn a_doubtful_storage_sharing_a_place_with_a_sure_one_is_cannot_tell() {
         "{scratch}"
     );
     assert_eq!(find(&chains, 100).verdict, Verdict::Ok);
+}
+
+/// Site A's PBS (`pbs-a.example:8007`) holding the fixture's backups in `store1`, and site B's
+/// (`pbs-b.example:8007`) holding the same groups in `mirror`, owned by `owner` there; then
+/// B's copies of A's `store1` ([`cpps_pbs::chain::PbsSide::copies`]). The copy is made by B
+/// pulling from its remote `a` (job `owner` `pull_owner`, unset when `None`) or, with
+/// `pull_owner` left out, by A pushing to its remote `b` (auth-id `sync@pbs!site-a`). Jobs and
+/// remotes are shaped as `GET /admin/sync` and `GET /config/remote` list them (pbs-api-types
+/// `src/jobs.rs` `SyncJobConfig`, `src/remote.rs` `RemoteConfig`).
+fn copies_on_b(push: bool, pull_owner: Option<&str>, owner: Option<&str>) -> Vec<SiteCopies> {
+    use cpps_pbs::chain::{PbsAddress, PbsSide};
+    use cpps_pbs::types::{Remote, SyncJob};
+    let snapshots: Vec<Snapshot> = data("snapshots_store1.json");
+    let side = |host: &str, store: &str, snapshots: &[Snapshot], remote: &str, to: &str| {
+        let mut side = PbsSide::new(true);
+        side.address = Some(PbsAddress::new(host, 8007));
+        side.backups = vec![SiteBackups::new(
+            store,
+            "",
+            Ok(newest_per_guest(store, "", snapshots, NOW, rpo())),
+        )];
+        side.sync_jobs = Ok(Vec::new());
+        let remote: Remote = serde_json::from_value(serde_json::json!({
+            "name": remote, "host": to, "port": 8007, "auth-id": "sync@pbs!site-a",
+        }))
+        .unwrap();
+        side.remotes = Ok(vec![remote]);
+        side
+    };
+    let mut theirs = snapshots.clone();
+    for s in &mut theirs {
+        s.owner = owner.map(|o| o.parse().unwrap());
+    }
+    let mut a = side("pbs-a.example", "store1", &snapshots, "b", "pbs-b.example");
+    let mut b = side("pbs-b.example", "mirror", &theirs, "a", "pbs-a.example");
+    let job = |id: &str, store: &str, remote: &str, remote_store: &str, direction: &str| {
+        let mut job = serde_json::json!({
+            "id": id, "store": store, "remote": remote, "remote-store": remote_store,
+            "sync-direction": direction,
+        });
+        if let Some(o) = pull_owner.filter(|_| !push) {
+            job["owner"] = o.into();
+        }
+        serde_json::from_value::<SyncJob>(job).unwrap()
+    };
+    if push {
+        a.sync_jobs = Ok(vec![job("push-b", "store1", "b", "mirror", "push")]);
+    } else {
+        b.sync_jobs = Ok(vec![job("pull-a", "mirror", "a", "store1", "pull")]);
+    }
+    b.copies(&a, &[PbsTarget::new("pbs-franca", "store1", "")], "site-b")
+}
+
+/// G2 (audit 31): both clusters number their guests from 100, so the place a copy lands in may
+/// hold the receiving site's own `vm/100`. A group has one owner (pbs-api-types
+/// `src/datastore.rs` `GroupListItem.owner`, `SnapshotListItem.owner`), and a sync writes only
+/// into a group its own auth-id owns: a pull writes as its job's `owner`, `root@pam` when unset
+/// (proxmox-backup `src/api2/pull.rs` `PullParameters::try_from`), and fails a group another
+/// owns ("owner check failed", `src/server/pull.rs` `pull_ns`); a push writes as its remote's
+/// `auth-id` and skips such a group with a warning (`src/server/push.rs`
+/// `fetch_target_groups`, `push_group_do`; PBS 3.3+). A group owned by another is that site's
+/// own backup, not the copy; one whose owner is not listed cannot be told.
+#[test]
+fn a_group_of_the_same_id_owned_by_another_is_not_the_copy() {
+    let gitlab = |copies: Vec<SiteCopies>| {
+        let mut input = input();
+        input.there = copies;
+        find(&judge(&input, NOW, rpo()), 100).clone()
+    };
+    // Pulled by a job with no `owner`: the copy is root@pam's.
+    let pulled = gitlab(copies_on_b(false, None, Some("root@pam")));
+    assert_eq!(pulled.verdict, Verdict::Ok, "{pulled}");
+    assert_eq!(pulled.copied, Some(NOW - 2 * H));
+    // Site B's own backup of its vm/100 (written by its PVE's token) is no copy of A's.
+    let own = gitlab(copies_on_b(false, None, Some("backup@pbs!pve-b")));
+    assert_eq!(own.verdict, Verdict::Breach, "{own}");
+    assert_eq!(own.copied, None);
+    assert_eq!(
+        own.reasons,
+        [
+            "no copy on site-b: its vm/100 there is owned by backup@pbs!pve-b, not by the auth-id the sync job writes as"
+        ]
+    );
+    // A namespace holds one group per id, so this is no copy even in a list that may leave
+    // groups out.
+    let mut partial = copies_on_b(false, None, Some("backup@pbs!pve-b"));
+    partial[0].complete = false;
+    assert_eq!(gitlab(partial).verdict, Verdict::Breach);
+    // A job with an `owner` writes as that owner, so root@pam's group is not its copy.
+    let other = gitlab(copies_on_b(false, Some("sync@pbs"), Some("root@pam")));
+    assert_eq!(other.verdict, Verdict::Breach, "{other}");
+    let theirs = gitlab(copies_on_b(false, Some("sync@pbs"), Some("sync@pbs")));
+    assert_eq!(theirs.verdict, Verdict::Ok, "{theirs}");
+    // Pushed by A: the copy is the remote's auth-id's.
+    let pushed = gitlab(copies_on_b(true, None, Some("sync@pbs!site-a")));
+    assert_eq!(pushed.verdict, Verdict::Ok, "{pushed}");
+    assert_eq!(pushed.copied, Some(NOW - 2 * H));
+    let skipped = gitlab(copies_on_b(true, None, Some("root@pam")));
+    assert_eq!(skipped.verdict, Verdict::Breach, "{skipped}");
+    // No owner listed: whether it is the copy cannot be told.
+    let unlisted = gitlab(copies_on_b(true, None, None));
+    assert_eq!(unlisted.verdict, Verdict::CannotTell, "{unlisted}");
+    assert_eq!(unlisted.copied, None);
+    assert_eq!(
+        unlisted.reasons,
+        ["cannot tell whether vm/100 on site-b is the copy: the list gives no owner"]
+    );
 }

@@ -131,22 +131,10 @@ fn sp_pbs() -> PbsFacts {
 /// the source's group ids, proxmox-backup `src/server/pull.rs` `pull_group`), holding copies
 /// of gitlab and legacy-nfs but none of monitoring.
 fn franca_pbs() -> PbsFacts {
-    let copies = vec![
-        like_gitlab(BackupType::Vm, "100", 2),
-        like_gitlab(BackupType::Ct, "202", 30),
-    ];
     let mut side = PbsSide::new(true);
-    side.backups = vec![SiteBackups::new(
-        "mirror",
-        "sp",
-        Ok(newest_per_guest(
-            "mirror",
-            "sp",
-            &copies,
-            NOW,
-            Duration::MAX,
-        )),
-    )];
+    // A pull writes as its job's `owner`, `root@pam` when unset (proxmox-backup
+    // `src/api2/pull.rs` `PullParameters::try_from`; `src/server/pull.rs` `pull_ns`).
+    side.backups = franca_copies("root@pam");
     side.address = PbsAddress::from_url("https://127.0.0.1:8008");
     side.sync_jobs = Ok(vec![sync_job(
         "pull-sp", "mirror", "sp", "sp", "store1", "pull",
@@ -162,6 +150,36 @@ fn franca_pbs() -> PbsFacts {
         pulls_into: Some("sp".to_owned()),
     };
     pbs_facts("https://127.0.0.1:8008", side, vec![pull])
+}
+
+/// `snapshots` with their group's owner set to `owner` (pbs-api-types `SnapshotListItem.owner`).
+fn owned_by(owner: &str, mut snapshots: Vec<Snapshot>) -> Vec<Snapshot> {
+    for s in &mut snapshots {
+        s.owner = Some(owner.parse().unwrap());
+    }
+    snapshots
+}
+
+/// Franca's `mirror`/`sp` holding gitlab and legacy-nfs, owned by `owner`.
+fn franca_copies(owner: &str) -> Vec<SiteBackups> {
+    let copies = owned_by(
+        owner,
+        vec![
+            like_gitlab(BackupType::Vm, "100", 2),
+            like_gitlab(BackupType::Ct, "202", 30),
+        ],
+    );
+    vec![SiteBackups::new(
+        "mirror",
+        "sp",
+        Ok(newest_per_guest(
+            "mirror",
+            "sp",
+            &copies,
+            NOW,
+            Duration::MAX,
+        )),
+    )]
 }
 
 /// A sync job as `GET /admin/sync` lists it (pbs-api-types `src/jobs.rs` `SyncJobConfig`:
@@ -378,7 +396,12 @@ fn backup_005_cannot_tell_a_copy_when_the_remotes_are_unread() {
 /// SP's push job into franca's `mirror`/`sp` makes the copies read there count.
 #[test]
 fn backup_005_reads_a_copy_pushed_by_this_site() {
-    let mut franca = changed(franca_pbs(), |side| side.sync_jobs = Ok(Vec::new()));
+    // A push writes as its remote's `auth-id`, `sync@pbs` here (proxmox-backup
+    // `src/server/push.rs` `PushTarget::remote_user`).
+    let mut franca = changed(franca_pbs(), |side| {
+        side.sync_jobs = Ok(Vec::new());
+        side.backups = franca_copies("sync@pbs");
+    });
     franca.jobs.clear();
     let mut push = sync_job("push-franca", "store1", "", "franca", "mirror", "push");
     push.remote_ns = Some("sp".to_owned());
@@ -397,6 +420,26 @@ fn backup_005_reads_a_copy_pushed_by_this_site() {
         found
             .iter()
             .any(|m| m.contains("guest 202 (legacy-nfs) BREACH"))
+    );
+}
+
+/// G2 (audit 31): both sites number their guests from 100, so franca's `mirror`/`sp` may hold
+/// franca's own vm/100 (written by its PVE's token) rather than SP's. A pull writes only into
+/// a group its job's owner owns ("owner check failed", proxmox-backup `src/server/pull.rs`
+/// `pull_ns`; the group's owner is pbs-api-types `SnapshotListItem.owner`), so that group is
+/// no copy: BACKUP-005 says gitlab has none.
+#[test]
+fn backup_005_takes_no_group_of_another_owner_as_the_copy() {
+    let franca = changed(franca_pbs(), |side| {
+        side.backups = franca_copies("backup@pbs!pve-franca");
+    });
+    let found = audit(Sourced::Observed(franca));
+    let gitlab = found.iter().find(|m| m.contains("guest 100")).unwrap();
+    assert!(
+        gitlab.contains("BREACH: ")
+            && gitlab
+                .contains("no copy on franca: its vm/100 there is owned by backup@pbs!pve-franca"),
+        "{gitlab}"
     );
 }
 

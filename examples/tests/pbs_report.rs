@@ -419,6 +419,14 @@ async fn run_with_pve(
 /// `pbs-b` lists only vm/100 in `from-site-a` (the remote scan, proxmox-backup
 /// `src/api2/config/remote.rs` `scan_remote_groups`, answers the remote's `list_groups`).
 async fn pbs_for_the_chain(fresh: i64) -> MockServer {
+    let group = json!({"backup-type": "vm", "backup-id": "100", "last-backup": fresh,
+        "backup-count": 3, "files": ["index.json.blob"], "owner": "sync@pbs"});
+    pbs_for_the_chain_copy(fresh, json!({"data": []}), group).await
+}
+
+/// [`pbs_for_the_chain`] with `sync` as this PBS's sync jobs and `group` as the one group the
+/// remote scan of `pbs-b` lists.
+async fn pbs_for_the_chain_copy(fresh: i64, sync: Value, group: Value) -> MockServer {
     let upid = "UPID:pbs-a:00000777:0000A1B2:0000000B:6B0A5FD0:verificationjob:store1:root@pam:";
     let snapshots = json!({"data": [
         {"backup-type": "vm", "backup-id": "100", "backup-time": fresh, "files": ["index.json.blob"],
@@ -427,14 +435,11 @@ async fn pbs_for_the_chain(fresh: i64) -> MockServer {
          "protected": false, "verification": {"state": "ok", "upid": upid}}
     ]});
     let none = json!({"data": []});
-    let server = pbs(snapshots, none.clone(), none.clone(), none.clone(), none).await;
+    let server = pbs(snapshots, sync, none.clone(), none.clone(), none).await;
     serve(
         &server,
         "/config/remote/pbs-b/scan/from-site-a/groups",
-        json!({"data": [
-            {"backup-type": "vm", "backup-id": "100", "last-backup": fresh, "backup-count": 3,
-             "files": ["index.json.blob"], "owner": "sync@pbs"}
-        ]}),
+        json!({"data": [group]}),
     )
     .await;
     server
@@ -550,9 +555,9 @@ async fn pve_for_the_chain_storages(
 }
 
 /// Capability (issue 31): the backup chain per guest across both sites. 100 is backed up and
-/// verified, and its copy on site-b is cannot tell: the remote scan is a group list, whose
-/// `last-backup` may be an unfinished snapshot (proxmox-backup `src/api2/admin/datastore.rs`
-/// `list_groups`), so it is never counted as copied; 200's copy is not among the groups the remote's
+/// verified, and its copy on site-b is cannot tell: no push job of this PBS and no
+/// `--copy-owner` say which auth-id writes the copy, so whether `sync@pbs`'s group is the copy
+/// or site-b's own backup cannot be told (`a_finished_copy_written_by_the_sync_is_copied`); 200's copy is not among the groups the remote's
 /// credentials list, which is "cannot tell" (`list_groups` filters by owner); 300 is only in
 /// a disabled job to local storage, a breach.
 #[tokio::test]
@@ -614,11 +619,73 @@ async fn the_backup_chain_gives_one_verdict_per_guest() {
         })
         .unwrap_or_else(|| panic!("no chain line for 100 in\n{text}"));
     assert!(
-        text.contains("cannot tell whether the newest copy on site-b"),
+        text.contains("cannot tell whether vm/100 on site-b is the copy"),
         "{text}"
     );
     assert!(!line.contains("copied to site-b at"), "{line}");
     assert!(text.contains("no enabled vzdump job to a PBS storage of this report includes it"));
+}
+
+/// Issue 31: `--chain --copy` could never be ok, and (G2, audit 31) took any group of the
+/// guest's id as its copy. The remote scan forwards the remote's `list_groups` answer
+/// (proxmox-backup `src/api2/config/remote.rs` `scan_remote_groups`), whose `files` are its
+/// `last-backup` snapshot's, finished when the manifest is among them (`list_groups`,
+/// `pbs-datastore/src/backup_info.rs` `is_finished`), and whose `owner` is the group's
+/// (pbs-api-types `GroupListItem`). A sync writes only into a group its auth-id owns: a push of
+/// this PBS as the remote's `auth-id` (`sync@pbs!site-a` in `remotes.json`;
+/// `src/server/push.rs` `PushTarget::remote_user`, `push_group_do` skips another's group), a
+/// pull of the other site as its job's `owner` (`--copy-owner`; `src/server/pull.rs`
+/// `pull_ns`). Both clusters number guests from 100, so site B's own vm/100 is no copy.
+#[tokio::test]
+async fn a_finished_copy_written_by_the_sync_is_copied() {
+    let fresh = now() - 3600;
+    let push = json!({"data": [{"id": "s-push-b", "store": "store1", "remote": "pbs-b",
+        "remote-store": "from-site-a", "sync-direction": "push", "last-run-state": "OK",
+        "last-run-endtime": fresh + 600, "next-run": fresh + 4200}]});
+    let gitlab = async |sync: &Value, owner: &str, more: &[&str]| {
+        let group = json!({"backup-type": "vm", "backup-id": "100", "last-backup": fresh,
+            "backup-count": 3, "files": ["drive-scsi0.img.fidx", "index.json.blob"],
+            "owner": owner});
+        let pbs = pbs_for_the_chain_copy(fresh, sync.clone(), group).await;
+        let pve = pve_for_the_chain(fresh).await;
+        let env = [
+            ("PROXMOX_VE_ENDPOINT", pve.uri()),
+            ("PROXMOX_VE_API_TOKEN", "root@pam!ci=5ecr3t".to_owned()),
+        ];
+        let mut args = vec!["--format", "json", "--site", "site-a", "--remote-site"];
+        args.extend(["pbs-b=site-b", "--chain", "--copy", "pbs-b:from-site-a"]);
+        args.extend_from_slice(more);
+        let out = run_with_pve(&pbs, &args, &env).await;
+        let stdout = common::stdout_of_exit(&out, 1);
+        let both: Value = serde_json::from_str(&stdout).expect("the output is JSON");
+        both["chain"][0].clone()
+    };
+    let pushed = gitlab(&push, "sync@pbs!site-a", &[]).await;
+    assert_eq!(pushed["vmid"], 100);
+    assert_eq!(pushed["verdict"], "ok", "{pushed}");
+    assert_eq!(pushed["copied"], fresh);
+    // Site B's own backup of its vm/100, written by its PVE's token.
+    let own = gitlab(&push, "backup@pbs!pve-b", &[]).await;
+    assert_eq!(own["verdict"], "breach", "{own}");
+    assert_eq!(own["copied"], Value::Null);
+    assert_eq!(
+        own["reasons"],
+        json!([
+            "no copy on site-b: its vm/100 there is owned by backup@pbs!pve-b, not by the auth-id the sync job writes as"
+        ])
+    );
+    // No push from here: the other site's pull, whose owner only the operator can say.
+    let none = json!({"data": []});
+    let pulled = gitlab(&none, "root@pam", &["--copy-owner", "root@pam"]).await;
+    assert_eq!(pulled["verdict"], "ok", "{pulled}");
+    let unknown = gitlab(&none, "root@pam", &[]).await;
+    assert_eq!(unknown["verdict"], "cannot-tell", "{unknown}");
+    assert_eq!(
+        unknown["reasons"],
+        json!([
+            "cannot tell whether vm/100 on site-b is the copy: the auth-id the sync job writes as is not known"
+        ])
+    );
 }
 
 /// G3 (audit 31): a pool-scoped token. pve-manager `PVE/API2/Cluster.pm` `resources` skips,

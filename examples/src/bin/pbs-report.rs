@@ -27,7 +27,10 @@
 //! (`GET /nodes/{node}/tasks?typefilter=vzdump`, whole only with `Sys.Audit` on the node, read
 //! from `GET /access/permissions`); this PBS gives the newest finished snapshots and their
 //! verification; `--copy REMOTE:STORE[:NAMESPACE]` names where the other site keeps
-//! the copies, read through this PBS's remote scan. A part that could not be read, or a list
+//! the copies, read through this PBS's remote scan. A group there is the copy only when the
+//! auth-id the sync writes as owns it: the remote's `auth-id` for a push job of this PBS to
+//! that remote and store, or `--copy-owner` (the other site's pull job `owner`); another's
+//! group of the same id is that site's own backup. A part that could not be read, or a list
 //! the server filters by permission, makes that guest "cannot tell", never ok.
 //!
 //! Every run ends within `--timeout` seconds (default 30): the client's deadline is set to it,
@@ -50,6 +53,7 @@ use cpps_examples::Format;
 use cpps_pbs::chain::{self, ChainInput, GuestChain, PbsAddress, PbsTarget, Verdict};
 use cpps_pbs::checks::{Sites, parse_duration};
 use cpps_pbs::report::{self, ReportOptions};
+use cpps_pbs::types::{AuthId, SyncDirection};
 use cpps_pbs::{ClientBuilder, Error};
 use cpps_topology::live::sources::PveSource;
 
@@ -101,6 +105,13 @@ struct Args {
     /// namespace defaults to the PVE storage's). Without it every copy is "cannot tell".
     #[arg(long, requires = "chain", value_parser = parse_copy)]
     copy: Option<Copy>,
+    /// With --copy: the auth-id the other site's pull job writes the copies as (its `owner`,
+    /// `root@pam` when it names none). A push of this PBS to the `--copy` remote and store
+    /// writes as that remote's `auth-id`, read from this PBS. A group there owned by another
+    /// is the other site's own backup, not the copy; with neither known, whether a group is
+    /// the copy cannot be told.
+    #[arg(long, requires = "copy", value_name = "AUTHID", value_parser = parse_auth_id)]
+    copy_owner: Option<AuthId>,
     /// With --chain: judge only these PVE storages (repeatable), whatever server they name; by
     /// default every PBS storage, less those on another
     /// server than the repository's (`PbsAddress::same_server` of its `server`, `port` and
@@ -133,6 +144,10 @@ fn parse_copy(text: &str) -> Result<Copy, String> {
         }
         _ => Err(format!("`{text}` is not REMOTE:STORE[:NAMESPACE]")),
     }
+}
+
+fn parse_auth_id(text: &str) -> Result<AuthId, String> {
+    text.parse::<AuthId>().map_err(|e| e.to_string())
 }
 
 fn parse_rpo(text: &str) -> Result<Duration, String> {
@@ -469,6 +484,7 @@ async fn chain(
             copy.namespace.as_deref(),
             &input.targets,
             &site,
+            &copy_writers(args, copy, inventory),
         )
         .await;
     }
@@ -476,4 +492,20 @@ async fn chain(
         guests: chain::judge(&input, now, args.rpo),
         guests_trimmed,
     })
+}
+
+/// The auth-ids the copies named by `--copy` are written as: `--copy-owner` (the other site's
+/// pull), and the remote's `auth-id` when a push job of this PBS writes to that remote and
+/// store (proxmox-backup `src/server/push.rs` `PushTarget::remote_user`; pbs-api-types
+/// `src/remote.rs` `RemoteConfig.auth-id`). A group owned by another is not the copy: neither
+/// sync writes into it (`src/server/pull.rs` `pull_ns`, `src/server/push.rs` `push_group_do`).
+fn copy_writers(args: &Args, copy: &Copy, inventory: &report::Inventory) -> Vec<AuthId> {
+    let pushes = inventory.sync_jobs.iter().any(|j| {
+        j.direction() == SyncDirection::Push
+            && j.remote.as_deref() == Some(copy.remote.as_str())
+            && j.remote_store == copy.store
+    });
+    let remote = inventory.remotes.iter().find(|r| r.name == copy.remote);
+    let pushed_as = remote.filter(|_| pushes).map(|r| r.auth_id.clone());
+    args.copy_owner.iter().cloned().chain(pushed_as).collect()
 }
