@@ -568,6 +568,29 @@ async fn a_strict_rule_with_disable_zero_is_skipped_as_the_crm_does() {
     assert!(!text.contains("db-on-pve1"), "{text}");
 }
 
+/// Audit 31's suspected "strict rule the CRM drops as infeasible", confirmed: pve-ha-manager
+/// `src/PVE/API2/HA/Rules.pm` `index` still lists such a rule, with the reasons in `errors`
+/// (`$get_api_ha_rule`, from `PVE::HA::Rules->check_feasibility`), while the CRM deletes every
+/// rule with errors before compiling the rest (`src/PVE/HA/Rules.pm` `transform`: "Drop rule
+/// ..., because ...", called from `src/PVE/HA/Manager.pm`). So such a rule keeps nothing on
+/// pve1, and the plan must not count VM 100 as kept there.
+#[tokio::test]
+async fn a_strict_rule_with_errors_is_dropped_as_the_crm_does() {
+    let cluster = Cluster {
+        ha_rules: Some(json!([
+            {"rule": "db-on-pve1", "type": "node-affinity", "resources": "vm:100",
+             "nodes": "pve1", "strict": 1, "digest": "5f1e0c", "order": 1,
+             "errors": {"resources": ["resource 'vm:100' is already used in another node affinity rule"]}}
+        ])),
+        ..Cluster::default()
+    };
+    let server = cluster.serve().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, NO_QDEVICE).await;
+    let text = common::stdout_of_exit(&out, 0);
+    common::assert_has_lines(&text, &["  moved by HA: 100"]);
+    assert!(!text.contains("db-on-pve1"), "{text}");
+}
+
 /// A node missing from corosync's node list has votes this plan cannot know, so no step's
 /// quorum can be told: each step is blocked, never assumed to hold.
 #[tokio::test]

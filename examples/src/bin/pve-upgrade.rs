@@ -391,8 +391,12 @@ impl Placement {
                 // pve-ha-manager `HA/Rules/NodeAffinity.pm` `plugin_compile`: only a strict
                 // rule keeps a resource off the nodes it does not name; disabled ones are
                 // skipped (`exclude_disabled_rules`: `HA/Rules.pm` `foreach_rule` tests that
-                // `disable` exists, not its value, so `disable: 0` is skipped too).
-                .filter(|r| flag(r, "strict") && r.get("disable").is_none())
+                // `disable` exists, not its value, so `disable: 0` is skipped too). One the
+                // index lists with `errors` is infeasible, and the CRM drops it before
+                // compiling (`HA/Rules.pm` `transform`, `API2/HA/Rules.pm` `index`).
+                .filter(|r| {
+                    flag(r, "strict") && r.get("disable").is_none() && r.get("errors").is_none()
+                })
                 .map(|r| {
                     let text = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("");
                     let resources = text("resources")
