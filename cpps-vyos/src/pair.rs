@@ -120,52 +120,119 @@ fn finding(area: PairArea, subject: &str, kind: PairKind, message: String) -> Pa
     }
 }
 
-/// The VRRP groups, matched by name: each group on both sides, with the same VRID, virtual
-/// addresses, authentication (under VRRP version 2), preemption and `rfc3768-compatibility`, the
-/// same VRRP version and (under version 2) advert interval, unicast peers
-/// that reach each other (`peer-address`, `hello-source-address`), and different priorities
-/// (equal priorities leave the master to the higher interface address).
+/// The VRRP groups, each group on both sides (paired by interface and VRID, as keepalived
+/// pairs them on the wire, else by name; differing names are said), with the same VRID,
+/// virtual addresses, authentication (under VRRP version 2), preemption and
+/// `rfc3768-compatibility`, the same VRRP version and (under version 2) advert interval,
+/// unicast peers that reach each other (`peer-address`, `hello-source-address`), and different
+/// priorities (equal priorities leave the master to the higher interface address).
 ///
 /// # Errors
 /// As [`ConfigTree::vrrp_groups`]; [`Error::InvalidValue`] when `advertise-interval` or
 /// `global-parameters version` is not a number.
 pub fn compare_vrrp(a: &PairSide, b: &PairSide) -> Result<Vec<PairFinding>, Error> {
-    let by_name = |s: &PairSide| -> Result<BTreeMap<String, VrrpGroup>, Error> {
-        Ok(s.tree
-            .vrrp_groups()?
-            .into_iter()
-            .map(|g| (g.name.clone(), g))
-            .collect())
-    };
-    let (ga, gb) = (by_name(a)?, by_name(b)?);
+    let (ga, gb) = (a.tree.vrrp_groups()?, b.tree.vrrp_groups()?);
     let mut out = Vec::new();
-    let names: BTreeSet<&String> = ga.keys().chain(gb.keys()).collect();
-    for name in names {
+    for (x, y) in pair_groups(&ga, &gb) {
+        let (name, other) = match (x, y) {
+            (Some(x), Some(y)) => (&x.name, &y.name),
+            (Some(x), None) => (&x.name, &x.name),
+            (None, Some(y)) => (&y.name, &y.name),
+            (None, None) => continue,
+        };
         let mismatch = |m: String| finding(PairArea::Vrrp, name, PairKind::Mismatch, m);
-        match (ga.get(name), gb.get(name)) {
-            (Some(x), Some(y)) => {
-                let timing = compare_timing((a, x), (b, y))?;
-                let v3 = timing.version == 3;
-                out.extend(compare_group((a, x), (b, y), v3).into_iter().map(mismatch));
-                out.extend(timing.findings.into_iter().map(mismatch));
-                out.extend(
-                    compare_unicast((a, x), (b, y))
-                        .into_iter()
-                        .map(|(kind, m)| finding(PairArea::Vrrp, name, kind, m)),
-                );
-                if x.rfc3768_compatibility != y.rfc3768_compatibility {
-                    out.push(mismatch(format!(
-                        "rfc3768-compatibility is {} on {}, {} on {}: the virtual address moves \
-                         between two MAC addresses",
-                        x.rfc3768_compatibility, a.label, y.rfc3768_compatibility, b.label
-                    )));
-                }
+        let (x, y) = match (x, y) {
+            (Some(x), Some(y)) => (x, y),
+            (Some(_), None) => {
+                out.push(mismatch(format!("only on {}", a.label)));
+                continue;
             }
-            (Some(_), None) => out.push(mismatch(format!("only on {}", a.label))),
-            _ => out.push(mismatch(format!("only on {}", b.label))),
+            _ => {
+                out.push(mismatch(format!("only on {}", b.label)));
+                continue;
+            }
+        };
+        if name != other {
+            let (interface, vrid) = wire_id(x).unwrap_or_default();
+            out.push(mismatch(format!(
+                "named {name} on {}, {other} on {}: the same group on the wire (VRID {vrid} on \
+                 {interface})",
+                a.label, b.label
+            )));
+        }
+        let timing = compare_timing((a, x), (b, y))?;
+        let v3 = timing.version == 3;
+        out.extend(compare_group((a, x), (b, y), v3).into_iter().map(mismatch));
+        out.extend(timing.findings.into_iter().map(mismatch));
+        out.extend(
+            compare_unicast((a, x), (b, y))
+                .into_iter()
+                .map(|(kind, m)| finding(PairArea::Vrrp, name, kind, m)),
+        );
+        if x.rfc3768_compatibility != y.rfc3768_compatibility {
+            out.push(mismatch(format!(
+                "rfc3768-compatibility is {} on {}, {} on {}: the virtual address moves \
+                 between two MAC addresses",
+                x.rfc3768_compatibility, a.label, y.rfc3768_compatibility, b.label
+            )));
         }
     }
     Ok(out)
+}
+
+/// A group's identity on the wire: keepalived reads adverts on the group's interface and finds
+/// the group by the advert's VRID (acassen/keepalived `keepalived/vrrp/vrrp_scheduler.c`
+/// `vrrp_dispatcher_read`); the name never travels.
+fn wire_id(g: &VrrpGroup) -> Option<(&str, u8)> {
+    Some((g.interface.as_deref()?, g.vrid?))
+}
+
+/// Whether two groups, one of each side, are taken for the same group.
+type SameGroup = fn(&VrrpGroup, &VrrpGroup) -> bool;
+
+/// The groups of both sides in pairs, sorted by name: first those with the same interface and
+/// VRID (the same group to keepalived, whatever their names), then, among the rest, those with
+/// the same name (so that a VRID or interface that differs is said as such); a group left over
+/// is on one side only.
+fn pair_groups<'g>(
+    ga: &'g [VrrpGroup],
+    gb: &'g [VrrpGroup],
+) -> Vec<(Option<&'g VrrpGroup>, Option<&'g VrrpGroup>)> {
+    let mut taken = vec![false; gb.len()];
+    let mut partner: Vec<Option<usize>> = vec![None; ga.len()];
+    let passes: [SameGroup; 2] = [
+        |x, y| wire_id(x).is_some() && wire_id(x) == wire_id(y),
+        |x, y| x.name == y.name,
+    ];
+    for same in passes {
+        for (i, x) in ga.iter().enumerate() {
+            if partner[i].is_some() {
+                continue;
+            }
+            if let Some(j) = (0..gb.len()).find(|&j| !taken[j] && same(x, &gb[j])) {
+                taken[j] = true;
+                partner[i] = Some(j);
+            }
+        }
+    }
+    let mut out: Vec<_> = ga
+        .iter()
+        .zip(&partner)
+        .map(|(x, j)| (Some(x), j.map(|j| &gb[j])))
+        .chain(
+            gb.iter()
+                .zip(&taken)
+                .filter(|(_, t)| !**t)
+                .map(|(y, _)| (None, Some(y))),
+        )
+        .collect();
+    out.sort_by(|p, q| {
+        let name = |(x, y): &(Option<&VrrpGroup>, Option<&VrrpGroup>)| {
+            x.or(*y).map(|g| g.name.clone()).unwrap_or_default()
+        };
+        name(p).cmp(&name(q))
+    });
+    out
 }
 
 /// The settings of one group both sides must share: VRID, virtual addresses, authentication

@@ -465,3 +465,39 @@ fn a_side_that_is_not_sent_its_adverts_is_deaf_and_priority_decides_the_outcome(
         ]
     );
 }
+
+/// Two groups are the same group when keepalived would make them one: adverts are read on the
+/// group's interface and matched by their VRID (acassen/keepalived
+/// `keepalived/vrrp/vrrp_scheduler.c` `vrrp_dispatcher_read`, `rb_find` on the socket's VRIDs);
+/// the name is local to each router. So `LAN` on gw-a and `lan-v4` on gw-b, both VRID 10 on
+/// eth1, are compared as one group (the differing names said), not reported as two groups each
+/// on one router. Groups that share a name but not the wire identity are still paired by name,
+/// so that a VRID that differs is said as such. Failed first: "LAN only on gw-a" and "lan-v4
+/// only on gw-b".
+#[test]
+fn groups_are_paired_by_interface_and_vrid_before_names() {
+    let a = side("gw-a", router("a", 200, ""), Some(KEY_A));
+    let renamed = router("b", 100, "")
+        .to_set_string()
+        .replace("vrrp group LAN ", "vrrp group lan-v4 ");
+    let b = side(
+        "gw-b",
+        ConfigTree::parse_set(&renamed).unwrap(),
+        Some(KEY_B),
+    );
+    let found: Vec<(PairArea, String, PairKind, String)> = compare(&a, &b)
+        .unwrap()
+        .into_iter()
+        .map(|f| (f.area, f.subject, f.kind, f.message))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            PairArea::Vrrp,
+            "LAN".to_owned(),
+            PairKind::Mismatch,
+            "named LAN on gw-a, lan-v4 on gw-b: the same group on the wire (VRID 10 on eth1)"
+                .to_owned()
+        )]
+    );
+}
