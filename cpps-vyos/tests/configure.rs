@@ -290,7 +290,8 @@ async fn a_timed_out_write_not_seen_yet_is_unknown_not_absent() {
 async fn config_file_save_load_and_merge() {
     let (api, client) = router().await;
     // `vyos-http-api.md`, "/config-file": save with and without file; load/merge a file or an
-    // inline `string`; `confirm_time` at the top level.
+    // inline `string`; `confirm_time` at the top level; a merge asks `destructive` (vyos-1x PR
+    // #4574's `ConfigFileModel`; see tests/config_file_merge.rs).
     // With its version footer, and in the dialect VyOS's loader reads (every value in double
     // quotes): sent as it is.
     let inline = format!(
@@ -326,7 +327,7 @@ async fn config_file_save_load_and_merge() {
         ),
         (
             format!(
-                r#"{{"key":"{KEY}","op":"merge","string":{},"confirm_time":2}}"#,
+                r#"{{"key":"{KEY}","op":"merge","string":{},"confirm_time":2,"destructive":true}}"#,
                 serde_json::to_string(inline).unwrap()
             ),
             "Initialized commit-confirm; 2 minutes to confirm before reload\n",
