@@ -6,7 +6,8 @@
 use cpps_pbs::chain::{ChainGuest, ChainInput, ChainJob, PbsAddress, PbsTarget, RunLog, VzdumpRun};
 use cpps_pbs::types::{BackupType, ExitStatus};
 use cpps_proxmox::types::{
-    BackupJob, ClusterResource, Inclusion, PoolMembers, ResourceType, TaskFilter, TaskListItem,
+    BackupJob, ClusterResource, Inclusion, NodeState, PoolMembers, ResourceType, TaskFilter,
+    TaskListItem,
 };
 use cpps_proxmox::{Client, Upid};
 
@@ -149,13 +150,20 @@ fn backup_type(kind: &ResourceType) -> Option<BackupType> {
     }
 }
 
-/// Every node of the cluster (`GET /nodes`) and the guests' nodes, each once. A guest moved
-/// since its last backup ran on another node, whose task list holds that run; when the node
-/// list cannot be read, the guests' nodes are all there is.
+/// The guests' nodes and every online node of the cluster (`GET /nodes`), each once. A guest
+/// moved since its last backup ran on another node, whose task list holds that run; an
+/// offline node without guests is left out, since its list is proxied to it (pve-manager
+/// `PVE/API2/Tasks.pm` `node_tasks`, `proxyto => 'node'`) and would only wait for a 595.
+/// When the node list cannot be read, the guests' nodes are all there is.
 async fn cluster_nodes(pve: &Client, guests: &[&ClusterResource]) -> Vec<String> {
     let mut nodes: Vec<String> = guests.iter().filter_map(|g| g.node.clone()).collect();
     if let Ok(listed) = pve.nodes().await {
-        nodes.extend(listed.iter().map(|n| n.node.to_string()));
+        nodes.extend(
+            listed
+                .iter()
+                .filter(|n| n.status == NodeState::Online)
+                .map(|n| n.node.to_string()),
+        );
     }
     nodes.sort_unstable();
     nodes.dedup();
