@@ -1089,7 +1089,7 @@ async fn unlisted_datastores_are_judged_by_their_own_path() {
         json!({"/datastore/main": {"Datastore.Audit": true}}),
         json!({}),
     ] {
-        let facts = observe_expecting_main(at_main).await;
+        let facts = observe_expecting_main(&topology, at_main).await;
         let mut alpha = SiteObservation::new("alpha");
         alpha.pbs = Sourced::Observed(facts);
         let audit = audit_at_now(&topology, vec![alpha]);
@@ -1108,10 +1108,10 @@ async fn unlisted_datastores_are_judged_by_their_own_path() {
     );
 }
 
-/// [`observe_store1`]'s PBS, with Audit propagating from `/datastore`, read by a source told
-/// to expect datastore `main`; `at_main` answers `?path=/datastore/main`.
-async fn observe_expecting_main(at_main: serde_json::Value) -> PbsFacts {
-    use cpps_topology::live::sources::{PbsSource, Source};
+/// [`observe_store1`]'s PBS, with Audit propagating from `/datastore`, read through the
+/// endpoints' sources for `topology` (which declares datastore `main`); `at_main` answers
+/// `?path=/datastore/main`.
+async fn observe_expecting_main(topology: &Topology, at_main: serde_json::Value) -> PbsFacts {
     let api = MockApi::start("/api2/json").await;
     let empty = json!({"data": []});
     get(
@@ -1170,16 +1170,17 @@ async fn observe_expecting_main(at_main: serde_json::Value) -> PbsFacts {
         ),
     )
     .unwrap();
-    let config = endpoints.sites["alpha"].pbs.clone().unwrap();
     let lookup = |k: &str| (k == "PBS_SECRET").then(|| "0b7a0c4e-secret".to_owned());
-    let client = cpps_pbs::ClientBuilder::from_config(&config, &lookup)
-        .unwrap()
-        .build()
-        .unwrap();
-    let source = PbsSource::new(client, api.base_url()).expect_datastores(["main".to_owned()]);
-    let facts = source.observe().await.unwrap();
+    let mut options = ClientOptions::default();
+    options.retries = 0;
+    // `sources_for` tells the PBS source the datastores the topology declares (`main`).
+    let sources = endpoints.sources_for(topology, &options, &lookup).unwrap();
+    let observed = live::observe(&sources, &ObserveOptions::default()).await;
     api.assert_no_unexpected_requests();
-    facts
+    let alpha = observed.site("alpha").unwrap();
+    (alpha.pbs.observed())
+        .unwrap_or_else(|| panic!("{:?}", alpha.pbs.failure()))
+        .clone()
 }
 
 /// A router of the SP pair, its VRRP group written in the nodes of vyos-1x

@@ -403,9 +403,33 @@ impl Endpoints {
     }
 
     /// Builds the sources: one client per configured system, secrets read through `lookup`
-    /// (or from their files) now.
+    /// (or from their files) now. Without the topology, a PBS datastore missing from the
+    /// server's list can only be "cannot tell" (maybe hidden by permission); use
+    /// [`sources_for`](Endpoints::sources_for) to have its own path's rights read.
     pub fn sources(
         &self,
+        options: &ClientOptions,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Sources, EndpointsError> {
+        self.build_sources(None, options, lookup)
+    }
+
+    /// [`sources`](Endpoints::sources), with each PBS source told the datastores `topology`
+    /// declares for its site, so that one missing from the list is judged by the rights on its
+    /// own path ([`PbsSource::expect_datastores`]): drift where PBS would list it, "cannot tell"
+    /// where an ACL may hide it.
+    pub fn sources_for(
+        &self,
+        topology: &Topology,
+        options: &ClientOptions,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Sources, EndpointsError> {
+        self.build_sources(Some(topology), options, lookup)
+    }
+
+    fn build_sources(
+        &self,
+        topology: Option<&Topology>,
         options: &ClientOptions,
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Sources, EndpointsError> {
@@ -429,7 +453,9 @@ impl Endpoints {
                     cpps_http::TlsMode::Pinned(pin) => Some(pin.to_string()),
                     _ => None,
                 };
-                let source = PbsSource::new(client, c.api_url()).fingerprint(fingerprint);
+                let source = PbsSource::new(client, c.api_url())
+                    .fingerprint(fingerprint)
+                    .expect_datastores(declared_datastores(topology, site));
                 s.pbs = Some(Box::new(source));
             }
             if let Some(c) = &ends.vyos {
@@ -485,6 +511,19 @@ impl Endpoints {
             .map(|c| build.linstor(c, &format!("sites.{site}.linstor")))
             .transpose()
     }
+}
+
+/// The datastores `topology` declares for the PBS instances of `site` (none without a topology).
+fn declared_datastores(topology: Option<&Topology>, site: &str) -> Vec<String> {
+    let Some(topology) = topology else {
+        return Vec::new();
+    };
+    topology
+        .pbs()
+        .iter()
+        .filter(|p| p.site.as_str() == site)
+        .flat_map(|p| p.datastores.iter().map(|d| d.name.to_string()))
+        .collect()
 }
 
 /// Timeouts and limits of the clients built by [`Endpoints::sources`].

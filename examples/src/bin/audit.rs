@@ -238,7 +238,8 @@ async fn main() -> ExitCode {
     };
     // What is left of `--timeout` after loading: the observation and every call end by then.
     let left = timeout.saturating_sub(started.elapsed());
-    let sources = match endpoints.sources(&ClientOptions::bounded_by(left), &lookup) {
+    let sources = match endpoints.sources_for(&topology, &ClientOptions::bounded_by(left), &lookup)
+    {
         Ok(s) => s,
         Err(e) => return fail(e),
     };

@@ -210,7 +210,7 @@ async fn main() -> ExitCode {
     let timeout = Duration::from_secs(args.timeout.max(1));
     let client_options = ClientOptions::bounded_by(timeout);
     let sources = match args.live.endpoints(&topology, &lookup).and_then(|e| {
-        e.sources(&client_options, &lookup)
+        e.sources_for(&topology, &client_options, &lookup)
             .map_err(|e| e.to_string())
     }) {
         Ok(s) => s,
