@@ -244,7 +244,7 @@ fn the_vrrp_titles_name_what_the_rules_check() {
             .collect()
     };
     assert_eq!(
-        missing("VRRP-001", &["second router", "split brain"]),
+        missing("VRRP-001", &["second router", "split brain", "neither"]),
         Vec::<String>::new()
     );
     assert_eq!(

@@ -909,9 +909,9 @@ pub(super) static CATALOGUE: &[RuleInfo] = &[
         id: RuleId("VRRP-001"),
         severity: Severity::Warning,
         kind: RuleKind::Live,
-        title: "every VRRP group of a router and of its pair's second router is MASTER or BACKUP, and no group is MASTER on both (split brain)",
+        title: "every VRRP group of a router and of its pair's second router is MASTER or BACKUP, and exactly one router of the pair is MASTER (not both: split brain; not neither: nobody holds the address)",
         citations: &[cite(ARCH, "VRRP HA pra VyOS (single-node hoje)")],
-        remediation: "check the group's interface and tracked scripts (FAULT) or the peer's reachability; a group that never leaves INIT has no usable interface; a group MASTER on both routers means their adverts do not reach each other (link, firewall, VRID, version or authentication)",
+        remediation: "check the group's interface and tracked scripts (FAULT) or the peer's reachability; a group that never leaves INIT has no usable interface; a group MASTER on both routers means their adverts do not reach each other (link, firewall, VRID, version or authentication); a group BACKUP on both has no router holding its virtual address (priorities, tracked scripts, FAULT on the one that should lead)",
     },
     RuleInfo {
         id: RuleId("VRRP-002"),
