@@ -22,7 +22,8 @@
 //! forwards towards the address, not that the address answers. A check that held before the change and cannot be read
 //! after it counts as broken: unknown is never healthy. After the commit a WireGuard peer counts
 //! only with a proof made after the commit: a handshake after it, or more bytes received than
-//! before it (a handshake from before says nothing about the change). A quiet tunnel may show
+//! a reading taken right after it shows (a handshake from before says nothing about the change,
+//! and the counter is cumulative). A quiet tunnel may show
 //! neither for a while: only the side that started the session renews it, up to
 //! [`RENEWAL_DUE`] plus the keepalive after its last handshake, and a keepalive's bytes do not
 //! show in the printed transfer. Such a peer, whose proof is not due yet, is read again at
@@ -82,8 +83,8 @@ pub struct Check {
     pub state: String,
     /// Whether it is healthy; `None` when it cannot be told.
     pub healthy: Option<bool>,
-    /// For a WireGuard peer, the bytes received as printed (`transfer`); compared before and
-    /// after the change.
+    /// For a WireGuard peer, the bytes received as printed (`transfer`); compared with a
+    /// reading taken right after the commit.
     pub received: Option<u64>,
     /// For a `reach ADDR` check, the path the address is reached by; compared before and after
     /// the change ([`crate::status::ReachPath::kept_by`]).
@@ -183,7 +184,9 @@ pub async fn reach_check(client: &Client, router: &str, addr: IpAddr) -> Check {
 #[derive(Clone, Copy)]
 struct AfterCommit<'a> {
     since: Duration,
-    before: &'a [Check],
+    /// The readings taken right after the commit ([`readings_at_commit`]): the baseline of the
+    /// received counters.
+    at_commit: &'a [Check],
 }
 
 /// The limit a handshake must be within to have happened after a commit that ended `since`
@@ -195,8 +198,8 @@ fn after_commit_limit(handshake_limit: Duration, since: Duration) -> Duration {
 }
 
 /// [`health`], where `after` (after a commit) asks each WireGuard peer for a proof made after
-/// the commit: a handshake after it, or more bytes received than before it. A handshake from
-/// before says nothing about the changed configuration; bytes received since prove a session
+/// the commit: a handshake after it, or more bytes received than right after it. A handshake
+/// from before says nothing about the changed configuration; bytes received since prove a session
 /// that works (WireGuard accepts data only under a valid session: `REJECT_AFTER_TIME` in
 /// wireguard-linux `drivers/net/wireguard/messages.h`, checked in `receive.c`).
 async fn health_since(
@@ -314,11 +317,12 @@ fn peer_check(
         Some(d) if before_commit => format!("handshake {} s ago, before the commit", d.as_secs()),
         Some(d) => format!("handshake {} s ago", d.as_secs()),
     };
-    // Bytes received since the reading before the commit: printed values, rounded by the
-    // printer, so only a printed rise counts.
+    // Bytes received since the reading right after the commit: the counter is cumulative, so
+    // bytes that came before the commit prove nothing after it (audit W1); the values are
+    // rounded by the printer, so only a printed rise counts.
     let rose = after.and_then(|a| {
         let was = a
-            .before
+            .at_commit
             .iter()
             .find(|c| c.router == router && c.subject == subject)?
             .received?;
@@ -1034,16 +1038,19 @@ pub async fn safe_apply(
         }
     };
     let committed_at = opts.clock.now();
-    opts.clock.sleep(opts.settle).await;
+    let at_commit = readings_at_commit(local, peer, opts).await;
+    let settled = opts.clock.now().saturating_sub(committed_at);
+    opts.clock.sleep(opts.settle.saturating_sub(settled)).await;
     let after = AfterCommit {
         since: opts.clock.now().saturating_sub(committed_at),
-        before: &report.before,
+        at_commit: &at_commit,
     };
     let after = checks_after(local, peer, opts, after).await;
     report.broken = broken(&report.before, &after);
     report.after = after;
     if report.broken.is_empty() {
-        read_again_when_due(local, peer, opts, committed_at, &mut report).await;
+        let since = (committed_at, at_commit.as_slice());
+        read_again_when_due(local, peer, opts, since, &mut report).await;
     }
     let pending = not_due(&report.before, &report.after);
     report.outcome = if report.broken.is_empty() && !pending.is_empty() {
@@ -1094,7 +1101,7 @@ async fn read_again_when_due(
     local: &Client,
     peer: Option<&Client>,
     opts: &ApplyOptions,
-    committed_at: Duration,
+    (committed_at, at_commit): (Duration, &[Check]),
     report: &mut ApplyReport,
 ) {
     let window = Duration::from_secs(u64::from(opts.confirm_minutes.get()) * 60);
@@ -1122,7 +1129,7 @@ async fn read_again_when_due(
     opts.clock.sleep(wait).await;
     let again = AfterCommit {
         since: opts.clock.now().saturating_sub(committed_at),
-        before: &report.before,
+        at_commit,
     };
     let after = checks_after(local, peer, opts, again).await;
     report.broken = broken(&report.before, &after);
@@ -1249,6 +1256,34 @@ async fn checks_after(
     });
     this.extend(other);
     this
+}
+
+/// Both routers' readings right after the commit, without the reach probes, within the
+/// settle (so the commit-confirm window the steps were sized for is unchanged): the baseline
+/// that received bytes must rise above to prove a tunnel. A router not read in time gives no
+/// baseline, and then only a handshake proves its peers.
+async fn readings_at_commit(
+    local: &Client,
+    peer: Option<&Client>,
+    opts: &ApplyOptions,
+) -> Vec<Check> {
+    let budget = opts.budgets.checks.min(opts.settle);
+    let read = |client, router| {
+        tokio::time::timeout(
+            budget,
+            health_since(client, router, opts.handshake_limit, &[], None),
+        )
+    };
+    let (this, other) = tokio::join!(read(local, "this"), async {
+        match peer {
+            Some(p) => read(p, "peer").await.ok(),
+            None => None,
+        }
+    });
+    this.unwrap_or_default()
+        .into_iter()
+        .chain(other.unwrap_or_default())
+        .collect()
 }
 
 /// [`health_since`] within the checks' budget.

@@ -514,6 +514,39 @@ async fn bytes_received_after_the_commit_prove_the_tunnel() {
     }
 }
 
+/// Audit W1 (issue 32): the received counter is cumulative (wireguard-tools `src/show.c`
+/// `pretty_print` prints the kernel's `rx_bytes`; vyos-1x `python/vyos/ifconfig/wireguard.py`
+/// `show_interface` likewise), so bytes that arrived between the reading before the change and
+/// the commit prove nothing about the tunnel after it. Here this router's tunnel carried 1 MiB
+/// between the pre-read and the commit and nothing after it (the change killed it): its peer
+/// red must not read as proved by "received bytes rose". Failed first: it did, against the
+/// reading taken before the commit.
+#[tokio::test]
+async fn bytes_received_before_the_commit_prove_nothing_after_it() {
+    for profile in [Profile::V15, Profile::V14] {
+        let (_servers, a, fa, b, _fb) = pair(profile).await;
+        {
+            let mut st = fa.state.lock().unwrap();
+            st.rx_grows = true;
+            st.rx_stops_at_commit = true;
+        }
+        let report = safe_apply(&a, Some(&b), &harmless_change(), &settled())
+            .await
+            .unwrap();
+        let red = report
+            .after
+            .iter()
+            .find(|c| c.router == "this" && c.subject == "wireguard wg0 peer red")
+            .unwrap_or_else(|| panic!("{profile:?}: {report}"));
+        assert!(
+            !red.state.contains("received"),
+            "{profile:?}: {}",
+            red.state
+        );
+        assert_ne!(red.healthy, Some(true), "{profile:?}: {report}");
+    }
+}
+
 /// VyOS echoes a refused path with its value: vyatta-cfg `src/cstore/cstore.cpp`
 /// `get_parsed_tmpl` answers "Configuration path: [PATH VALUE] is not valid" (the fake's
 /// `unknown_nodes`), and vyos-1x `python/vyos/configsession.py` `__run_command` raises

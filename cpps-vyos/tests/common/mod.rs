@@ -270,6 +270,11 @@ pub struct RouterState {
     /// Whether every peer receives 1 MiB between two readings of the summary (traffic or
     /// keepalives through a working tunnel).
     pub rx_grows: bool,
+    /// With `rx_grows`: the tunnel carries traffic until a `/configure` write commits and none
+    /// after it (a change that killed a busy tunnel); the counter keeps what came before.
+    pub rx_stops_at_commit: bool,
+    /// The summary reading whose counter the commit froze (`rx_stops_at_commit`).
+    pub rx_frozen_at: Option<u64>,
     /// How many WireGuard summaries were read.
     pub summary_reads: u64,
     /// Whether the API's shared configuration session holds changes a refused `load`/`merge`
@@ -402,6 +407,8 @@ impl FakeRouter {
                 vrrp_table: None,
                 wireguard_fails: false,
                 rx_grows: false,
+                rx_stops_at_commit: false,
+                rx_frozen_at: None,
                 summary_reads: 0,
                 staged_left: false,
                 unknown_nodes: Vec::new(),
@@ -515,6 +522,13 @@ impl FakeRouter {
             Ok(minutes) => minutes,
             Err(e) => return e,
         };
+        {
+            // The traffic up to the commit shows at the next reading, none after it.
+            let mut st = self.state.lock().unwrap();
+            if st.rx_stops_at_commit && st.rx_frozen_at.is_none() {
+                st.rx_frozen_at = Some(st.summary_reads + 1);
+            }
+        }
         let mut working = self.running();
         let mut https = false;
         for c in cmds {
@@ -1047,7 +1061,7 @@ fn live_wireguard(st: &RouterState, name: &str) -> Option<printers::LiveInterfac
                     handshake_ago = None;
                 }
                 let rx = if st.rx_grows {
-                    rx + st.summary_reads * (1 << 20)
+                    rx + st.summary_reads.min(st.rx_frozen_at.unwrap_or(u64::MAX)) * (1 << 20)
                 } else {
                     rx
                 };

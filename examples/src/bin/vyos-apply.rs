@@ -80,7 +80,7 @@ struct Args {
     #[arg(long, value_name = "ADDR")]
     reach: Vec<std::net::IpAddr>,
     /// Seconds to wait after the commit before checking. Only a proof made after the commit
-    /// counts: a WireGuard handshake after it, or more bytes received than before it. Tunnels
+    /// counts: a WireGuard handshake after it, or more bytes received than right after it. Tunnels
     /// re-handshake once their session is 120 s old (REKEY_AFTER_TIME in wireguard's
     /// messages.h) and a packet goes through, so the default, 130, lets an untouched tunnel
     /// prove itself. A quiet peer that shows no proof yet, and whose renewal is not due, is
