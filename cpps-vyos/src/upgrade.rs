@@ -1,5 +1,7 @@
 //! A staged image upgrade of the two routers of a site, as a plan only: the VRRP backup first,
-//! then the checks, then the master, then the checks again. Nothing here writes.
+//! then the checks, then the master, then the checks again; each router's configuration is
+//! saved and backed up before its image is added, since the new image boots the saved one.
+//! Nothing here writes.
 //!
 //! The roles come from `show vrrp` on both routers ([`crate::Client::vrrp_status`]). A router is
 //! the backup when every one of its groups is `BACKUP`, the master when every one is `MASTER`;
@@ -121,6 +123,7 @@ pub fn upgrade_plan(
             last,
         ),
     ] {
+        steps.extend(save_and_back_up(router));
         steps.push(step(
             router,
             format!("POST /image add {image_url} (installs it as the default boot image)"),
@@ -181,6 +184,24 @@ fn after_master(
     format!(": {}", roles.join("; "))
 }
 
+/// The first two steps on `router` before its image is added: the new image boots the saved
+/// configuration (vyos-1x `src/op_mode/image_installer.py` `add_image` copies the saved
+/// `/config` into it) and the HTTP API never saves, so an unsaved commit would be lost; and a
+/// copy of it off the router.
+fn save_and_back_up(router: &str) -> [UpgradeStep; 2] {
+    let step = |action: &str| UpgradeStep {
+        router: router.to_owned(),
+        action: action.to_owned(),
+    };
+    [
+        step(
+            "POST /config-file save (the new image boots the saved configuration); no \
+             commit-confirm may be pending (its timer would reboot or reload in the window)",
+        ),
+        step("vyos-backup: copy the saved configuration and the commit revisions off the router"),
+    ]
+}
+
 /// The plan for a site with one router (seed 004: one VyOS router a site; VRRP HA for VyOS is
 /// desired, not built): `router` is down while it reboots, so the plan works in a window, is
 /// checked from `peer_site` (the other site's router, across the WireGuard tunnel), and names
@@ -197,18 +218,8 @@ pub fn single_router_plan(
         router: who.to_owned(),
         action,
     };
-    let steps = vec![
-        step(
-            router,
-            "POST /config-file save (the new image boots the saved configuration); no \
-             commit-confirm may be pending (its timer would reboot or reload in the window)"
-                .to_owned(),
-        ),
-        step(
-            router,
-            "vyos-backup: copy the saved configuration and the commit revisions off the router"
-                .to_owned(),
-        ),
+    let mut steps = save_and_back_up(router).to_vec();
+    steps.extend([
         step(
             router,
             format!(
@@ -242,7 +253,7 @@ pub fn single_router_plan(
                  API has it), then reboot"
             ),
         ),
-    ];
+    ]);
     UpgradePlan {
         steps,
         refused: None,

@@ -38,22 +38,54 @@ fn the_backup_is_upgraded_first_then_the_master() {
     assert_eq!(
         order,
         [
-            "gw-b", "gw-b", "gw-b", "both", "gw-a", "gw-a", "gw-a", "both"
+            "gw-b", "gw-b", "gw-b", "gw-b", "gw-b", "both", "gw-a", "gw-a", "gw-a", "gw-a", "gw-a",
+            "both"
         ]
     );
     assert_eq!(
-        plan.steps[0].action,
+        plan.steps[2].action,
         format!("POST /image add {url} (installs it as the default boot image)")
     );
     let text = plan.to_string();
-    assert!(text.starts_with("1. gw-b: POST /image add"), "{text}");
+    assert!(
+        text.starts_with("1. gw-b: POST /config-file save"),
+        "{text}"
+    );
     assert!(text.contains("stop here if any fails"), "{text}");
     assert_eq!(
-        plan.steps[7].action,
+        plan.steps[11].action,
         "checks (vyos-apply's): WireGuard handshakes fresh, BGP sessions Established, VRRP \
          roles: LAN gw-a MASTER, gw-b BACKUP (gw-a preempts); MGMT gw-a MASTER, gw-b BACKUP \
          (gw-a preempts); stop here if any fails"
     );
+}
+
+/// Audit U2 (issue 32): each router boots the new image from its saved configuration —
+/// vyos-1x `src/op_mode/image_installer.py` `add_image` copies the saved `/config` into the new
+/// image — and the HTTP API never saves, so an unsaved commit is lost on the router that
+/// reboots. The pair's plan saves and backs up each router before its image is added, as the
+/// one-router plan does. Failed first: the first step of each router was `POST /image add`.
+#[test]
+fn each_router_is_saved_and_backed_up_before_its_image_is_added() {
+    let master = table("LAN   eth1         10  MASTER         200  1w\n");
+    let backup = table("LAN   eth1         10  BACKUP         100  1w\n");
+    let plan = upgrade_plan(("gw-a", &master), ("gw-b", &backup), &groups(PREEMPT), "u");
+    for router in ["gw-b", "gw-a"] {
+        let own: Vec<&str> = (plan.steps.iter())
+            .filter(|s| s.router == router)
+            .map(|s| s.action.as_str())
+            .collect();
+        assert!(
+            own[0].starts_with("POST /config-file save"),
+            "{router}: {own:?}"
+        );
+        assert!(
+            own[0].contains("no commit-confirm may be pending"),
+            "{own:?}"
+        );
+        assert!(own[1].starts_with("vyos-backup: copy"), "{router}: {own:?}");
+        assert!(own[2].starts_with("POST /image add u"), "{router}: {own:?}");
+    }
 }
 
 /// With `no-preempt` (vyos-1x `interface-definitions/high-availability.xml.in` `no-preempt`,
@@ -75,14 +107,14 @@ fn with_no_preempt_the_last_check_expects_the_roles_swapped() {
     ));
     let plan = upgrade_plan(("gw-a", &master), ("gw-b", &backup), &configured, "u");
     assert_eq!(plan.refused, None);
-    assert_eq!(plan.steps.len(), 8);
+    assert_eq!(plan.steps.len(), 12);
     assert_eq!(
-        plan.steps[3].action,
+        plan.steps[5].action,
         "checks (vyos-apply's): WireGuard handshakes fresh, BGP sessions Established, VRRP \
          roles as before (gw-b BACKUP, gw-a MASTER); stop here if any fails"
     );
     assert_eq!(
-        plan.steps[7].action,
+        plan.steps[11].action,
         "checks (vyos-apply's): WireGuard handshakes fresh, BGP sessions Established, VRRP \
          roles: LAN gw-b MASTER, gw-a BACKUP (no-preempt: the roles stay swapped; to move them \
          back, `restart vrrp` on gw-b); MGMT gw-a MASTER, gw-b BACKUP (gw-a preempts); DMZ \
@@ -249,7 +281,7 @@ fn the_last_check_waits_for_the_preempt_delay() {
     ));
     let plan = upgrade_plan(("gw-a", &master), ("gw-b", &backup), &configured, "u");
     assert_eq!(
-        plan.steps[7].action,
+        plan.steps[11].action,
         "checks (vyos-apply's): WireGuard handshakes fresh, BGP sessions Established, VRRP \
          roles: LAN gw-a MASTER, gw-b BACKUP (gw-a preempts 180 s after its VRRP starts \
          (preempt-delay): until then gw-b stays MASTER, so check after that); MGMT gw-a \
