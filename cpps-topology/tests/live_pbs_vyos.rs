@@ -1412,6 +1412,32 @@ fn bgp_gaps_cannot_tell_without_the_routers_configuration() {
     }
 }
 
+/// Audit V8 (issue 32): interface names are each router's own (keepalived
+/// `keepalived/vrrp/vrrp_scheduler.c` `vrrp_dispatcher_read` finds a group by the advert's VRID
+/// on the receiving socket, whatever the NIC is called), so `LAN` VRID 10 on `eth1` of one
+/// router and on `eth2` of the other is one group, and MASTER on both is a split brain. Failed
+/// first: the two were never paired and nothing was said.
+#[test]
+fn a_group_on_differently_named_interfaces_is_still_one_group() {
+    let topology = load("linked.yaml", LINKED);
+    let mut site = SiteObservation::new("sp");
+    site.vyos = Sourced::Observed(VyosFacts {
+        vrrp: vec![vrrp_on("LAN", "eth1", 10, "MASTER")],
+        ..VyosFacts::default()
+    });
+    site.vyos_peer = Sourced::Observed(VyosFacts {
+        vrrp: vec![vrrp_on("LAN", "eth2", 10, "MASTER")],
+        ..VyosFacts::default()
+    });
+    let audit = audit_at_now(&topology, vec![site]);
+    assert_eq!(
+        rule_messages(&audit.report, "VRRP-001"),
+        [
+            "warning vyos-sp VRRP group LAN (VRID 10 on eth1 of vyos-sp, eth2 of vyos-sp-b) is MASTER on both vyos-sp and vyos-sp-b: a split brain, both hold its virtual addresses"
+        ]
+    );
+}
+
 /// The two routers' groups are paired as keepalived pairs them on the wire: by interface and
 /// VRID (acassen/keepalived `keepalived/vrrp/vrrp_scheduler.c` `vrrp_dispatcher_read` finds the
 /// group by the advert's VRID among the groups of the receiving socket's interface); the group

@@ -601,13 +601,18 @@ fn wire_id(g: &VrrpFact) -> Option<(&str, u8)> {
     Some((g.interface.as_deref()?, g.vrid?))
 }
 
-/// The group of `other` that `g` speaks with: the same interface and VRID, or, where either
-/// lacks them, the same name.
+/// The group of `other` that `g` speaks with: the same interface and VRID; else the same VRID
+/// and name on an interface the other router names differently (interface names are each
+/// router's own: `eth1` on one may be `eth2` or a bond on the other); or, where either lacks
+/// interface or VRID, the same name.
 fn counterpart<'f>(g: &VrrpFact, other: &'f VyosFacts) -> Option<&'f VrrpFact> {
-    other.vrrp.iter().find(|o| match (wire_id(g), wire_id(o)) {
-        (Some(a), Some(b)) => a == b,
-        _ => o.group == g.group,
-    })
+    let same_wire = |o: &&VrrpFact| wire_id(g).is_some() && wire_id(g) == wire_id(o);
+    let renamed_nic = |o: &&VrrpFact| g.vrid.is_some() && o.vrid == g.vrid && o.group == g.group;
+    let by_name =
+        |o: &&VrrpFact| (wire_id(g).is_none() || wire_id(o).is_none()) && o.group == g.group;
+    (other.vrrp.iter().find(same_wire))
+        .or_else(|| other.vrrp.iter().find(renamed_nic))
+        .or_else(|| other.vrrp.iter().find(by_name))
 }
 
 /// VRRP-001's judgement of the two routers of a pair, group by group, each group matched with
@@ -630,8 +635,14 @@ fn pair_states(first: &ObservedRouter<'_>, second: &ObservedRouter<'_>, sink: &m
         if o.group != g.group {
             label = format!("VRRP group {} of {a} ({} on {b})", g.group, o.group);
         }
-        if let Some((interface, vrid)) = wire_id(g).filter(|_| wire_id(o).is_some()) {
-            label.push_str(&format!(" (VRID {vrid} on {interface})"));
+        match (wire_id(g), wire_id(o)) {
+            (Some((i, vrid)), Some((j, _))) if i == j => {
+                label.push_str(&format!(" (VRID {vrid} on {i})"));
+            }
+            (Some((i, vrid)), Some((j, _))) => {
+                label.push_str(&format!(" (VRID {vrid} on {i} of {a}, {j} of {b})"));
+            }
+            _ => {}
         }
         let message = match (sa, sb) {
             ("MASTER", "MASTER") => format!(
