@@ -73,6 +73,8 @@ struct Cluster {
     qdevice: Value,
     /// `GET /cluster/ha/resources`.
     ha_resources: Value,
+    /// `GET /cluster/ha/groups`.
+    ha_groups: Value,
     /// `GET /cluster/ha/rules`; `None`: the path is not served (see [`no_rules_api`]).
     ha_rules: Option<Value>,
     /// `GET /nodes/{node}/qemu/{vmid}/migrate` of each HA VM, by `{node}/{vmid}`.
@@ -133,6 +135,9 @@ impl Default for Cluster {
             // has no `/cluster/ha/rules` (pve-manager `PVE/API2/HAConfig.pm` mounts `rules`
             // from 0196e6f9 on, pve-ha-manager `src/PVE/API2/HA/Rules.pm` from 5.0.1), so it
             // answers 501, not `[]` as this fixture used to say.
+            ha_groups: json!([
+                {"group": "prefer-pve1", "type": "group", "nodes": "pve1:2,pve2:1"}
+            ]),
             ha_rules: None,
             migrate: vec![("pve1/100", precondition(&["pve2", "pve3"], &[], json!({})))],
             // A token that may audit every guest, propagating.
@@ -181,14 +186,7 @@ impl Cluster {
             .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": self.guests})))
             .mount(&server)
             .await;
-        answer(
-            &server,
-            "cluster/ha/groups",
-            json!([
-                {"group": "prefer-pve1", "type": "group", "nodes": "pve1:2,pve2:1"}
-            ]),
-        )
-        .await;
+        answer(&server, "cluster/ha/groups", self.ha_groups).await;
         match self.ha_rules {
             Some(rules) => answer(&server, "cluster/ha/rules", rules).await,
             None => no_rules_api(&server).await,
@@ -258,6 +256,39 @@ async fn the_plan_lists_each_node_below_the_target_with_its_guests() {
     assert_eq!(plan["nodes"][0]["major"], 8);
     assert_eq!(plan["nodes"][2]["major"], 9);
     assert_eq!(plan["ha_groups_migrated"]["Ok"], false);
+}
+
+/// J1 (audit 31): mid-upgrade with no HA group, a rule may already exist. pve-ha-manager
+/// `src/PVE/API2/HA/Rules.pm` `create` refuses only while groups exist
+/// (`PVE::HA::Config::have_groups_been_migrated`, `src/PVE/HA/Config.pm`: true when no group is
+/// defined), so a 9.x node takes rules at once; the 8.4 node that answers has no rules path
+/// (501, [`no_rules_api`]) and cannot show them. A strict rule may pin VM 100 to pve1, so
+/// "moved by HA" would be a guess: it is "cannot tell", and the plan names the way out.
+#[tokio::test]
+async fn rules_unseen_from_an_8x_node_with_no_groups_left_are_cannot_tell() {
+    let cluster = Cluster {
+        ha_groups: json!([]),
+        ha_resources: json!([
+            {"sid": "vm:100", "type": "vm", "state": "started", "digest": "5f1e0c"},
+            {"sid": "vm:103", "type": "vm", "state": "ignored", "digest": "5f1e0c"}
+        ]),
+        ..Cluster::default()
+    };
+    let server = cluster.serve().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, NO_QDEVICE).await;
+    let text = common::stdout_of_exit(&out, 1);
+    let why = "the node that answered has no HA rules API (PVE 8) while a node runs 9 and no HA \
+               group is left, so rules may exist: point the plan at a node that runs 9";
+    common::assert_has_lines(
+        &text,
+        &[
+            "HA: no group left (migrated to rules, or none defined)",
+            &format!("HA rules: cannot be read: {why}"),
+            &format!("  HA move cannot be told: 100 (HA rules unread: {why})"),
+            &format!("BLOCKED: pve1: whether HA moves 100 cannot be told: HA rules unread: {why}"),
+        ],
+    );
+    assert!(!text.contains("moved by HA: 100"), "{text}");
 }
 
 /// G3 (audit 31): a pool-scoped token. pve-manager `PVE/API2/Cluster.pm` `resources` skips,

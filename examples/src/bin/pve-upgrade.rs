@@ -24,7 +24,9 @@
 //! (`GET /cluster/ha/status/current`, its `fencing` entry), the HA
 //! group→rule migration state (`GET /cluster/ha/groups`: pve-ha-manager `HA/Config.pm`
 //! `have_groups_been_migrated`; the CRM migrates the groups once every node runs 9,
-//! `HA/Manager.pm`), the rules on 9 (`GET /cluster/ha/rules`) and the guests
+//! `HA/Manager.pm`), the rules on 9 (`GET /cluster/ha/rules`; an 8.x node has none to show,
+//! so while a node runs 9 and no group is left, which is when a 9.x node takes rules, the
+//! plan asks to be pointed at a 9.x node instead of guessing) and the guests
 //! (`GET /cluster/resources?type=vm`, whole only with `VM.Audit` on `/vms`:
 //! `GET /access/permissions?path=/vms`, else the plan is blocked), then prints, for each node still below the target
 //! release: the quorum with that node out (its votes against corosync's expected votes, a
@@ -198,25 +200,27 @@ async fn read_plan(
         blockers.push(format!("the guest list may be partial: {why}"));
     }
     let disarmed = ha_disarmed(pve).await;
-    let placement = Placement::read(pve).await;
-    let votes = corosync_votes(pve).await;
-    if let Err(e) = &votes {
-        blockers.push(format!("the corosync votes could not be read: {e}"));
-    }
-    let mut plans = Vec::new();
-    for item in &nodes {
-        let seen = HaSeen {
-            disarmed: &disarmed,
-            placement: &placement,
-        };
-        plans.push(node_plan(pve, item, &guests, &votes, seen).await);
-    }
+    let versions = node_versions(pve, &nodes).await;
     let ha_groups_migrated = pve
         .cluster()
         .ha_groups_migrated()
         .await
         .map_err(|e| e.to_string());
-    let ha_rules = ha_rules_seen(pve, &plans).await;
+    let rules_hidden = rules_may_hide(&versions, &ha_groups_migrated);
+    let placement = Placement::read(pve, rules_hidden).await;
+    let votes = corosync_votes(pve).await;
+    if let Err(e) = &votes {
+        blockers.push(format!("the corosync votes could not be read: {e}"));
+    }
+    let mut plans = Vec::new();
+    for (item, pveversion) in nodes.iter().zip(versions) {
+        let seen = HaSeen {
+            disarmed: &disarmed,
+            placement: &placement,
+        };
+        plans.push(node_plan(pve, item, pveversion, &guests, &votes, seen).await);
+    }
+    let ha_rules = ha_rules_seen(pve, &plans, rules_hidden).await;
     let mut plan = Plan {
         target,
         quorate,
@@ -251,22 +255,45 @@ struct HaSeen<'a> {
     placement: &'a Placement,
 }
 
-/// One node's plan: its release, `GET /nodes/{node}/status`,
-/// and its guests, those the HA stack moves apart from those someone must move by hand.
+/// Each node's `pveversion` (`GET /nodes/{node}/status`), in the order of `nodes`.
+async fn node_versions(pve: &Client, nodes: &[NodeListItem]) -> Vec<Result<String, String>> {
+    let mut out = Vec::new();
+    for item in nodes {
+        let status = pve.node(item.node.as_str()).status().await;
+        out.push(status.map(|s| s.pveversion).map_err(|e| e.to_string()));
+    }
+    out
+}
+
+/// Why HA rules may exist that an 8.x node cannot show, `None` when none can: a node runs 9
+/// (or its release is unknown) and no HA group is left (or that is unknown). pve-ha-manager
+/// `src/PVE/API2/HA/Rules.pm` `create` refuses a rule only while a group exists
+/// (`PVE::HA::Config::have_groups_been_migrated`, true when none is defined), so with no group
+/// a 9.x node takes rules at once, mid-upgrade, and the 9.x CRM places by them.
+fn rules_may_hide(
+    versions: &[Result<String, String>],
+    groups_migrated: &Result<bool, String>,
+) -> Option<&'static str> {
+    let some_may_run_9 = versions
+        .iter()
+        .any(|v| v.as_deref().ok().and_then(major_of).is_none_or(|m| m >= 9));
+    (some_may_run_9 && !matches!(groups_migrated, Ok(false))).then_some(
+        "the node that answered has no HA rules API (PVE 8) while a node runs 9 and no HA \
+         group is left, so rules may exist: point the plan at a node that runs 9",
+    )
+}
+
+/// One node's plan: its release (`pveversion`, [`node_versions`]), and its guests, those the
+/// HA stack moves apart from those someone must move by hand.
 async fn node_plan(
     pve: &Client,
     item: &NodeListItem,
+    pveversion: Result<String, String>,
     guests: &[ClusterResource],
     votes: &Result<BTreeMap<String, u64>, String>,
     seen: HaSeen<'_>,
 ) -> NodePlan {
     let name = item.node.to_string();
-    let pveversion = pve
-        .node(&name)
-        .status()
-        .await
-        .map(|s| s.pveversion)
-        .map_err(|e| e.to_string());
     let major = pveversion.as_deref().ok().and_then(major_of);
     let on_node = |g: &&ClusterResource| g.node.as_deref() == Some(name.as_str());
     let running = |g: &&ClusterResource| g.status.as_deref() == Some("running");
@@ -329,14 +356,22 @@ async fn judge_ha_guests(
 }
 
 /// The HA rules, read only where a node runs PVE 9 or later: rules exist from PVE 9 on
-/// (pve-ha-manager 5.0.1), and an 8.x node answers no such path.
-async fn ha_rules_seen(pve: &Client, plans: &[NodePlan]) -> Option<RulesSeen> {
+/// (pve-ha-manager 5.0.1), and an 8.x node answers no such path. Unserved while rules may
+/// exist ([`rules_may_hide`]) is "cannot be read".
+async fn ha_rules_seen(
+    pve: &Client,
+    plans: &[NodePlan],
+    rules_hidden: Option<&str>,
+) -> Option<RulesSeen> {
     if !plans.iter().any(|p| p.major.is_some_and(|m| m >= 9)) {
         return None;
     }
     Some(match pve.get_raw("cluster/ha/rules", &[]).await {
         Ok(v) => RulesSeen::Count(v.as_array().map_or(0, Vec::len)),
-        Err(e) if no_rules_api(&e) => RulesSeen::NotServed,
+        Err(e) if no_rules_api(&e) => match rules_hidden {
+            Some(why) => RulesSeen::Unread(why.to_owned()),
+            None => RulesSeen::NotServed,
+        },
         Err(e) => RulesSeen::Unread(e.to_string()),
     })
 }
@@ -377,10 +412,12 @@ fn flag(item: &Value, key: &str) -> bool {
 }
 
 impl Placement {
-    /// Reads the three lists. On PVE 8 there is no rule path (a 501, [`no_rules_api`]), and on a migrated PVE 9 the
-    /// group list dies with "ha groups have been migrated to rules" (pve-ha-manager
-    /// `HA/Groups.pm`): each of those is an empty list, not an error.
-    async fn read(pve: &Client) -> Placement {
+    /// Reads the three lists. On PVE 8 there is no rule path (a 501, [`no_rules_api`]), and on
+    /// a migrated PVE 9 the group list dies with "ha groups have been migrated to rules"
+    /// (pve-ha-manager `HA/Groups.pm`): each of those is an empty list, not an error, unless
+    /// rules may exist that the answering node cannot show (`rules_hidden`,
+    /// [`rules_may_hide`]).
+    async fn read(pve: &Client, rules_hidden: Option<&str>) -> Placement {
         let list = |v: Value| v.as_array().cloned().unwrap_or_default();
         let rules = match pve
             .get_raw("cluster/ha/rules", &[("type", "node-affinity")])
@@ -406,8 +443,11 @@ impl Placement {
                     (text("rule").to_owned(), resources, names_of(text("nodes")))
                 })
                 .collect()),
-            // No rules API on the node that answered (PVE 8): the groups decide.
-            Err(e) if no_rules_api(&e) => Ok(Vec::new()),
+            // No rules API on the node that answered (PVE 8): the groups decide, unless a
+            // 9.x node may have taken rules.
+            Err(e) if no_rules_api(&e) => {
+                rules_hidden.map_or(Ok(Vec::new()), |why| Err(why.into()))
+            }
             Err(e) => Err(e.to_string()),
         };
         let groups = match pve.get_raw("cluster/ha/groups", &[]).await {
