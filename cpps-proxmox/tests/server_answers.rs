@@ -761,6 +761,31 @@ async fn a_vzdump_of_a_guest_on_another_node_says_nothing_ran() {
     api.verify().await;
 }
 
+/// J3 (audit 31): one vzdump job naming a pool that no longer exists makes the whole
+/// not-backed-up list fail: pve-manager `PVE/API2/Cluster/BackupInfo.pm` `get_included_vmids`
+/// asks `PVE::VZDump::get_included_guests` of every job, which for a `pool` job calls
+/// `PVE/API2Tools.pm` `get_resource_pool_guest_members`: `die "pool '$pool' does not exist\n"`,
+/// answered 500. The endpoint exists; this is no "not found" of anything the caller asked for.
+#[tokio::test]
+async fn a_job_naming_a_deleted_pool_fails_the_list_but_is_not_not_found() {
+    let api = common::pve_mock_api().await;
+    common::mount_once(
+        &api,
+        common::pve_call("GET", "cluster/backup-info/not-backed-up"),
+        common::error_answer(500, "pool 'retired' does not exist\n"),
+    )
+    .await;
+    let pve = common::mock_client(&api);
+    let error = pve.cluster().not_backed_up().await.unwrap_err();
+    assert!(!error.is_not_found(), "{error:?}");
+    let text = error.to_string();
+    assert!(
+        text.contains("answered 500 Internal Server Error: pool 'retired' does not exist"),
+        "{text}"
+    );
+    assert!(text.contains("a vzdump job names this pool"), "{text}");
+}
+
 /// N3: PVE's not-backed-up list counts every vzdump job, enabled or not, on any storage
 /// (pve-manager `PVE/API2/Cluster/BackupInfo.pm`, `get_included_vmids`, which takes every
 /// `vzdump` job of `jobs.cfg` with no `enabled` test; the guests of a job are chosen by

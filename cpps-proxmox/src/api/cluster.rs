@@ -284,6 +284,12 @@ impl ClusterApi {
     /// `get_included_vmids`), of those the caller may audit (`VM.Audit` filters the list).
     /// An empty answer does not mean every guest is backed up: see
     /// [`ClusterApi::guests_without_job`].
+    ///
+    /// # Errors
+    /// A 403 without `Sys.Audit` on `/` (the endpoint's permission check). One job naming a
+    /// pool that no longer exists fails the whole list: PVE answers 500 "pool '…' does not
+    /// exist" (`PVE/API2Tools.pm` `get_resource_pool_guest_members`), returned as
+    /// [`Error::Api`] saying so, not as not-found: the endpoint is there.
     pub async fn not_backed_up(&self) -> Result<Vec<NotBackedUp>, Error> {
         self.client
             .get_list(request(
@@ -292,6 +298,24 @@ impl ClusterApi {
                 &[],
             )?)
             .await
+            .map_err(|e| match e {
+                Error::NotFound {
+                    method,
+                    url,
+                    status,
+                    message,
+                } if message.starts_with("pool '") => Error::Api {
+                    method,
+                    url,
+                    status,
+                    message: format!(
+                        "{message} (a vzdump job names this pool, and PVE cannot list the \
+                         guests without a job until the job or the pool is fixed)"
+                    ),
+                    errors: Default::default(),
+                },
+                e => e,
+            })
     }
 
     /// `GET /cluster/backup` and `GET /cluster/resources?type=vm`: the guests that no job for
