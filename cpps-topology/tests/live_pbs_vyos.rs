@@ -642,6 +642,7 @@ fn peer(
         address: None,
         observed: true,
         latest_handshake_secs: handshake,
+        disabled: None,
     }
 }
 
@@ -666,6 +667,7 @@ fn vrrp(group: &str, state: Option<&str>) -> VrrpFact {
         vrid: None,
         addresses: Vec::new(),
         state: state.map(str::to_owned),
+        disabled: None,
     }
 }
 

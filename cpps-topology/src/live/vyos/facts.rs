@@ -21,6 +21,10 @@ pub struct VrrpFact {
     /// other word, kept); `None` when not read (the reading failed, or the group is not in
     /// `show vrrp`).
     pub state: Option<String>,
+    /// The configuration node that disables the group, when one does: `disable` (the group's
+    /// own) or `high-availability disable` (all of VRRP). keepalived does not run it, so it
+    /// has no state to judge.
+    pub disabled: Option<String>,
 }
 
 /// One WireGuard peer of a router: its configuration and its live state.
@@ -39,6 +43,10 @@ pub struct WireGuardPeerFact {
     pub observed: bool,
     /// Seconds since the latest handshake; `None`: none ever (or not observed).
     pub latest_handshake_secs: Option<u64>,
+    /// The configuration node that disables the peer, when one does: `disable` (the peer's
+    /// own) or `interfaces wireguard IFACE disable` (its interface). The kernel then holds no
+    /// session for it, so it has no handshake to judge.
+    pub disabled: Option<String>,
 }
 
 /// One BGP neighbor as the router's summary reports it.

@@ -104,25 +104,32 @@ impl<'a> LinkEnd<'a> {
     }
 
     /// The WireGuard peer of `facts` that carries the link: by name (`by_name`: the peers by
-    /// lower-case name), else by `allowed-ips`.
+    /// lower-case name), else by `allowed-ips`. An enabled peer is preferred: a disabled one
+    /// named for the site gives way to an enabled one routing the remote subnets (a peer
+    /// replaced by another), and is kept only when none does.
     fn find_peer(
         &self,
         facts: &'a VyosFacts,
         by_name: &HashMap<String, &'a WireGuardPeerFact>,
     ) -> Option<&'a WireGuardPeerFact> {
-        by_name
+        let named = by_name
             .get(&self.remote_site.to_ascii_lowercase())
             .or_else(|| {
                 self.remote
                     .and_then(|r| by_name.get(&r.id.as_str().to_ascii_lowercase()))
             })
-            .copied()
-            .or_else(|| {
-                facts
-                    .wireguard
-                    .iter()
-                    .find(|p| any_overlap(&p.allowed_ips, &self.remote_nets))
+            .copied();
+        let routing = |enabled_only: bool| {
+            facts.wireguard.iter().find(|p| {
+                (!enabled_only || p.disabled.is_none())
+                    && any_overlap(&p.allowed_ips, &self.remote_nets)
             })
+        };
+        match named {
+            Some(p) if p.disabled.is_none() => Some(p),
+            Some(p) => routing(true).or(Some(p)),
+            None => routing(true).or_else(|| routing(false)),
+        }
     }
 
     /// Whether `address` is on the link's far side: in a subnet of the remote router or in the
@@ -291,6 +298,20 @@ pub(crate) fn link_001(live: &Live<'_>, sink: &mut Sink<'_>) {
             "WireGuard peer {} on {} of {router}",
             peer.peer, peer.interface
         );
+        // The kernel holds no disabled peer (vyos-1x `python/vyos/ifconfig/wireguard.py`
+        // `WireGuardIf.update` skips it, T4702): no handshake is due, and none is judged.
+        if let Some(by) = &peer.disabled {
+            emit_on(
+                sink,
+                Severity::Info,
+                subject,
+                format!(
+                    "link {}: {what} is disabled by configuration (`{by}`), so it is not checked: the kernel holds no such peer",
+                    end.link.id
+                ),
+            );
+            continue;
+        }
         if !peer.observed {
             let why = partial(
                 facts,
@@ -628,6 +649,9 @@ fn pair_states(first: &ObservedRouter<'_>, second: &ObservedRouter<'_>, sink: &m
         let Some(o) = counterpart(g, second.facts) else {
             continue;
         };
+        if g.disabled.is_some() || o.disabled.is_some() {
+            continue;
+        }
         let (Some(sa), Some(sb)) = (g.state.as_deref(), o.state.as_deref()) else {
             continue;
         };
@@ -677,6 +701,20 @@ fn group_states(router: &ObservedRouter<'_>, sink: &mut Sink<'_>) {
             .as_deref()
             .map(|i| format!(" on {i}"))
             .unwrap_or_default();
+        // keepalived runs no disabled group (vyos-1x `data/templates/high-availability/
+        // keepalived.conf.j2`), so it has no state: said, not judged.
+        if let Some(by) = &g.disabled {
+            emit_on(
+                sink,
+                Severity::Info,
+                *subject,
+                format!(
+                    "VRRP group {}{on} of {name} is disabled by configuration (`{by}`), so it is not checked: keepalived does not run it",
+                    g.group
+                ),
+            );
+            continue;
+        }
         match g.state.as_deref() {
             Some("MASTER" | "BACKUP") => {}
             Some(state) => emit_on(

@@ -81,7 +81,9 @@ impl Source<VyosFacts> for VyosSource {
                 )),
             }
         }
-        if !facts.vrrp.is_empty() {
+        // With every group disabled keepalived runs none (or is stopped), so there is no state
+        // to read and a failed reading would say nothing.
+        if facts.vrrp.iter().any(|g| g.disabled.is_none()) {
             match self.client.vrrp_status().await {
                 Ok(groups) => apply_vrrp(&mut facts, &groups),
                 Err(e) => facts
@@ -123,6 +125,7 @@ pub fn vyos_facts(tree: &ConfigTree) -> Result<VyosFacts, cpps_vyos::Error> {
             .vrrp_groups()?
             .into_iter()
             .map(|g| VrrpFact {
+                disabled: group_disabled(tree, &g.name),
                 group: g.name,
                 interface: g.interface,
                 vrid: g.vrid,
@@ -138,8 +141,14 @@ pub fn vyos_facts(tree: &ConfigTree) -> Result<VyosFacts, cpps_vyos::Error> {
             .into_iter()
             .flat_map(|i| {
                 let name = i.name;
+                let down = interface_disabled(tree, &name);
                 i.peers.into_iter().map(move |p| WireGuardPeerFact {
                     interface: name.clone(),
+                    disabled: if p.disabled {
+                        Some("disable".to_owned())
+                    } else {
+                        down.clone()
+                    },
                     peer: p.name,
                     allowed_ips: p.allowed_ips,
                     address: p.address,
@@ -153,6 +162,28 @@ pub fn vyos_facts(tree: &ConfigTree) -> Result<VyosFacts, cpps_vyos::Error> {
         partial: Vec::new(),
         side: RouterSide::default(),
     })
+}
+
+/// What disables VRRP group `name`, if anything: its own `disable` (vyos-1x
+/// `interface-definitions/high-availability.xml.in`; `data/templates/high-availability/
+/// keepalived.conf.j2` writes no such group, so `show vrrp` has no row for it), else
+/// `high-availability disable` (`src/conf_mode/high-availability.py` `apply` stops keepalived).
+fn group_disabled(tree: &ConfigTree, name: &str) -> Option<String> {
+    if tree.exists(&["high-availability", "vrrp", "group", name, "disable"]) {
+        Some("disable".to_owned())
+    } else if tree.exists(&["high-availability", "disable"]) {
+        Some("high-availability disable".to_owned())
+    } else {
+        None
+    }
+}
+
+/// What disables every peer of WireGuard interface `name`, if anything: the interface's own
+/// `disable` (vyos-1x `interface-definitions/interfaces_wireguard.xml.in`), which sets it
+/// administratively down (`python/vyos/ifconfig/interface.py` `Interface.update`).
+fn interface_disabled(tree: &ConfigTree, name: &str) -> Option<String> {
+    tree.exists(&["interfaces", "wireguard", name, "disable"])
+        .then(|| format!("interfaces wireguard {name} disable"))
 }
 
 /// Marks the peers of `status.interface` as observed, with their handshakes. A configured peer
