@@ -406,6 +406,10 @@ pub struct DatastoreReport {
     /// then "cannot tell".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sync_jobs_hidden: Option<String>,
+    /// Why PBS may have left some of its namespaces, and their guests, out of the list, if it
+    /// may ([`Inventory::store_rights`], [`Inventory::rights`]); the report is then partial.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespaces_hidden: Option<String>,
 }
 
 /// Counts over the whole report.
@@ -475,10 +479,15 @@ impl Report {
             || s.unreadable_namespaces > 0
     }
 
-    /// Whether some parts could not be read (the report shows the rest); an endpoint the
-    /// server's release lacks does not count.
+    /// Whether some parts could not be read (the report shows the rest), or PBS may have left
+    /// namespaces out ([`DatastoreReport::namespaces_hidden`]); an endpoint the server's
+    /// release lacks does not count.
     pub fn is_partial(&self) -> bool {
         self.errors.iter().any(|e| !e.not_supported)
+            || self
+                .datastores
+                .iter()
+                .any(|d| d.namespaces_hidden.is_some())
     }
 
     /// The report as text for a terminal.
@@ -600,6 +609,9 @@ fn write_datastore(out: &mut String, store: &DatastoreReport) {
     }
     if let Some(why) = &store.sync_jobs_hidden {
         let _ = writeln!(out, "  sync jobs PBS may have left out of the list: {why}");
+    }
+    if let Some(why) = &store.namespaces_hidden {
+        let _ = writeln!(out, "  namespaces PBS may have left out of the list: {why}");
     }
     for link in &store.sync.links {
         let _ = writeln!(out, "{}", link_line(link));
@@ -939,7 +951,54 @@ fn datastore_report(
         guests,
         sync,
         sync_jobs_hidden,
+        namespaces_hidden: namespaces_hidden(inventory, store),
     }
+}
+
+/// The privileges any one of which lets PBS list a namespace: `NS_PRIVS_OK` (proxmox-backup
+/// `src/backup/hierarchy.rs`), looked up on each namespace's own ACL path.
+const NAMESPACE_PRIVILEGES: [&str; 4] = [
+    "Datastore.Modify",
+    "Datastore.Read",
+    "Datastore.Backup",
+    "Datastore.Audit",
+];
+
+/// Why PBS may have left some of `store`'s namespaces out of
+/// `GET /admin/datastore/{store}/namespace`, if it may: `list_namespaces` (proxmox-backup
+/// `src/api2/admin/namespace.rs`) drops, silently, each namespace where the caller holds none
+/// of [`NAMESPACE_PRIVILEGES`]. They reach every namespace only when held on
+/// `/datastore/{store}` propagating; a deeper ACL path that grants the caller something else
+/// is named in the whole rights answer ([`Inventory::rights`]). One that grants nothing is
+/// left out of that answer too (`list_permissions`), so it stays assumed, as for sync jobs
+/// ([`sync_jobs_hidden`]).
+fn namespaces_hidden(inventory: &Inventory, store: &str) -> Option<String> {
+    let path = crate::rights::acl_path(store, "");
+    let all = NAMESPACE_PRIVILEGES.join(", ");
+    let own = match inventory.store_rights.get(&path) {
+        None => Some(format!("the rights on {path} were not read")),
+        Some(Err(error)) => Some(format!("the rights on {path} could not be read: {error}")),
+        Some(Ok(rights)) => rights
+            .get(&path)
+            .is_none_or(|held| {
+                NAMESPACE_PRIVILEGES
+                    .iter()
+                    .all(|p| held.get(*p) != Some(&true))
+            })
+            .then(|| format!("the token holds none of {all} propagating on {path}")),
+    };
+    let below = format!("{path}/");
+    let deeper = inventory
+        .rights
+        .iter()
+        .flat_map(|r| r.as_ref().ok())
+        .flat_map(|rights| rights.iter())
+        .filter(|(p, held)| {
+            p.starts_with(&below) && NAMESPACE_PRIVILEGES.iter().all(|n| !held.contains_key(*n))
+        })
+        .map(|(p, _)| format!("the token holds none of {all} on {p}"));
+    let why: Vec<String> = own.into_iter().chain(deeper).collect();
+    (!why.is_empty()).then(|| why.join("; "))
 }
 
 /// Why PBS may have left some of `store`'s sync jobs out of `GET /admin/sync`, if it may. It

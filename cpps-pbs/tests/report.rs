@@ -595,6 +595,12 @@ async fn a_deeper_acl_on_the_datastore_hides_its_sync_jobs() {
 /// with Audit on `/datastore/store1` itself and the whole rights answer `rights` (`GET
 /// /access/permissions`): the report of store1.
 async fn store1_with_rights(rights: serde_json::Value) -> Report {
+    let store1 = json!({"data": {"/datastore/store1": {"Datastore.Audit": true}}});
+    store1_with_rights_on(rights, store1).await
+}
+
+/// [`store1_with_rights`] with `store1` the answer for `/datastore/store1` itself.
+async fn store1_with_rights_on(rights: serde_json::Value, store1: serde_json::Value) -> Report {
     let api = common::mock_api().await;
     common::serve_version(&api, "4.0", "14").await;
     common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
@@ -605,7 +611,6 @@ async fn store1_with_rights(rights: serde_json::Value) -> Report {
     common::serve_fixture(&api, "/admin/prune", &[], "prune_jobs.json").await;
     common::serve_fixture(&api, "/admin/gc", &[], "gc_jobs.json").await;
     common::serve_fixture(&api, "/config/remote", &[], "remotes.json").await;
-    let store1 = json!({"data": {"/datastore/store1": {"Datastore.Audit": true}}});
     common::serve_rights(&api, rights, &[("/datastore/store1", store1)]).await;
     common::serve_fixture(
         &api,
@@ -689,6 +694,53 @@ async fn a_namespace_or_push_target_acl_hides_sync_jobs_of_the_datastore() {
         store1.sync.cross_site,
         cpps_pbs::checks::CrossSiteSync::None
     );
+}
+
+/// J2 (audit 31): PBS lists a namespace only where the caller holds one of
+/// `Datastore.Modify`, `.Read`, `.Backup` or `.Audit` on the namespace's own ACL path, and
+/// drops the others silently (proxmox-backup `src/api2/admin/namespace.rs` `list_namespaces`,
+/// `NS_PRIVS_OK` in `src/backup/hierarchy.rs`). Held on `/datastore/store1` without
+/// propagating (the `false` of `GET /access/permissions`), or replaced below it by an ACL that
+/// grants none of them, a namespace and its guests' RPO breaches vanish from the report: it
+/// must say so and be partial, never read the list as whole.
+#[tokio::test]
+async fn namespaces_the_token_may_not_see_make_the_report_partial() {
+    let inherited = json!({
+        "/datastore": {"Datastore.Audit": true},
+        "/remote": {"Remote.Audit": true}
+    });
+    let whole = json!({ "data": inherited });
+    let not_propagating = json!({"data": {"/datastore/store1": {"Datastore.Audit": false}}});
+    let report = store1_with_rights_on(whole.clone(), not_propagating).await;
+    let hidden = report.datastores[0].namespaces_hidden.as_deref();
+    assert_eq!(
+        hidden,
+        Some(
+            "the token holds none of Datastore.Modify, Datastore.Read, Datastore.Backup, \
+             Datastore.Audit propagating on /datastore/store1"
+        )
+    );
+    assert!(report.is_partial());
+    let text = report.to_text();
+    assert!(
+        text.contains("  namespaces PBS may have left out of the list: the token holds none"),
+        "{text}"
+    );
+
+    let mut deeper = inherited.clone();
+    deeper["/datastore/store1/archive"] = json!({"Datastore.Prune": true});
+    let report = store1_with_rights(json!({ "data": deeper })).await;
+    assert_eq!(
+        report.datastores[0].namespaces_hidden.as_deref(),
+        Some(
+            "the token holds none of Datastore.Modify, Datastore.Read, Datastore.Backup, \
+             Datastore.Audit on /datastore/store1/archive"
+        )
+    );
+
+    let report = store1_with_rights(whole).await;
+    assert_eq!(report.datastores[0].namespaces_hidden, None);
+    assert!(!report.is_partial());
 }
 
 /// N6: a sync job copies only its scope: the groups of its namespace `ns` and, within

@@ -36,7 +36,9 @@
 //! Every run ends within `--timeout` seconds (default 30): the client's deadline is set to it,
 //! and what was read by then is reported. Each part that could not be read (a job list the
 //! token may not see, an endpoint the server's release lacks, one datastore) is printed with
-//! its error beside the rest; the report is then partial.
+//! its error beside the rest; the report is then partial. So is a datastore whose namespace
+//! list PBS may have trimmed to what the token may see (its rights on the datastore do not
+//! reach every namespace): the line "namespaces PBS may have left out of the list" says why.
 //!
 //! Exit status: 0 when all is well; 1 when a guest's newest backup is older than the RPO or
 //! failed verification (or has an unknown verification state), a job's last run failed, a
