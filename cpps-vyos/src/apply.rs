@@ -4,6 +4,15 @@
 //! has no commit-confirm (VyOS 1.4, 1.5 builds before vyos-1x PR #4533), rolled back by sending
 //! the inverse batch. Also the commit revisions: list, compare and soft rollback.
 //!
+//! The inverse batch undoes only the paths the batch touched (its commands' paths and what
+//! lies below them): each `/configure` is a session committed on its own (vyos-1x
+//! `src/services/api/rest/routers.py` `_configure_op`, whose lock covers one request), so
+//! another client, the CLI or a commit script may commit between the read before the write
+//! and the read after it. A path the batch did not touch that changed meanwhile is left as it
+//! is; so is a touched path that holds neither what it held before nor what the batch made
+//! of it (someone changed it after the batch: putting it back would clobber their change).
+//! Both are named in the report ([`LeftAlone`]).
+//!
 //! What is checked, on each router (`POST /show`): the peers of every configured WireGuard
 //! interface shook hands recently (`show interfaces wireguard NAME summary`), the BGP sessions
 //! are `Established` (`show bgp summary`), the VRRP groups keep their roles (`show vrrp`).
@@ -63,7 +72,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::config::{Command, ConfigTree, diff};
+use crate::config::{Command, ConfigTree, NodeRef, Op, diff};
 use crate::status::VrrpState;
 use crate::{Client, CommitConfirm, Error};
 
@@ -677,10 +686,14 @@ pub enum ApplyOutcome {
         /// The checks without proof, as `router: subject (state)`.
         pending: Vec<String>,
     },
-    /// A check failed on a router without commit-confirm: the inverse batch was sent.
+    /// A check failed on a router without commit-confirm: the inverse of what the batch
+    /// touched was sent (none when nothing of it was left to undo; see the module
+    /// documentation).
     RolledBack {
         /// The commands sent to undo the change.
         commands: Vec<Command>,
+        /// What changed meanwhile in a way the batch does not explain, left as it is.
+        left: Vec<LeftAlone>,
     },
     /// A check failed, there is no commit-confirm, and the rollback failed: the change is live.
     RollbackFailed {
@@ -729,9 +742,9 @@ pub enum Timer {
     /// commit, later ones only after a commit that succeeded (vyos-1x
     /// `src/services/api/rest/routers.py`, `_configure_op` then `run_commit_confirm`).
     MaybeArmed,
-    /// A timer may have been armed, the configuration is as before (the inverse batch put it
-    /// back, or nothing was live), and `confirm` was sent so that no reboot or reload follows
-    /// (audit X4); VyOS's answer:
+    /// A timer may have been armed, what the batch touched is as before (the inverse batch
+    /// put it back, or nothing was live), and `confirm` was sent so that no reboot or
+    /// reload follows (audit X4); VyOS's answer:
     /// `Reboot timer stopped`, or `No confirm pending` where none was armed.
     ///
     /// The trade-off (audit X4c): builds that commit before arming (`run_commit_confirm` in
@@ -763,10 +776,13 @@ pub enum Undo {
     NothingLive,
     /// VyOS's answer said a commit-confirm timer started: it reverts the change.
     LeftToTimer,
-    /// The inverse batch was sent (without commit-confirm) and put the configuration back.
+    /// The inverse of what the batch touched was sent (without commit-confirm; none when
+    /// nothing of it was live): those paths are as before (see the module documentation).
     RolledBack {
         /// The commands sent.
         commands: Vec<Command>,
+        /// What changed in a way the batch does not explain, left as it is.
+        left: Vec<LeftAlone>,
     },
     /// The inverse batch failed: what is live stays live.
     RollbackFailed {
@@ -874,11 +890,23 @@ impl fmt::Display for ApplyReport {
                     ),
                 }
             }
-            ApplyOutcome::RolledBack { commands } => writeln!(
-                f,
-                "NOT kept: this router has no commit-confirm, so the change was rolled back with {} command(s)",
-                commands.len()
-            ),
+            ApplyOutcome::RolledBack { commands, left } => {
+                if commands.is_empty() {
+                    writeln!(
+                        f,
+                        "NOT kept: this router has no commit-confirm, and nothing of the change \
+                         was left to roll back"
+                    )?;
+                } else {
+                    writeln!(
+                        f,
+                        "NOT kept: this router has no commit-confirm, so the change was rolled \
+                         back with {} command(s)",
+                        commands.len()
+                    )?;
+                }
+                left.iter().try_for_each(|l| writeln!(f, "{l}"))
+            }
             ApplyOutcome::RollbackFailed { error } => writeln!(
                 f,
                 "NOT kept, and the rollback FAILED ({error}): the change is live"
@@ -961,11 +989,22 @@ fn write_failed(
     match undo {
         Undo::NothingLive => writeln!(f, "nothing to undo"),
         Undo::LeftToTimer => writeln!(f, "left to the commit-confirm timer to revert"),
-        Undo::RolledBack { commands } => writeln!(
-            f,
-            "undone: the inverse batch ({} command(s)) was sent and the configuration is as before",
-            commands.len()
-        ),
+        Undo::RolledBack { commands, left } => {
+            if commands.is_empty() {
+                writeln!(
+                    f,
+                    "no inverse was sent: nothing the batch touched holds what it set"
+                )?;
+            } else {
+                writeln!(
+                    f,
+                    "undone: the inverse batch ({} command(s)) was sent and what the batch \
+                     touched is as before",
+                    commands.len()
+                )?;
+            }
+            left.iter().try_for_each(|l| writeln!(f, "{l}"))
+        }
         Undo::RollbackFailed { error } => {
             writeln!(
                 f,
@@ -1062,7 +1101,7 @@ pub async fn safe_apply(
     } else {
         decide(
             local,
-            &running,
+            (&running, commands),
             committed.commit_confirm,
             &report.broken,
             opts,
@@ -1191,14 +1230,21 @@ async fn commit_step(
         Ok(Ok(c)) => {
             let error = format!("the change did not fully land (landed: {})", c.landed);
             let timer = c.commit_confirm.map_or(Timer::NotAsked, Timer::Armed);
-            after_failed_write(local, running, error, timer, false).await
+            after_failed_write(local, (running, commands), error, timer, false).await
         }
         Ok(Err(e)) if e.delivery() == cpps_http::Delivery::NotSent => ApplyOutcome::NotApplied {
             error: e.to_string(),
         },
         Ok(Err(e)) => {
             let unanswered = e.delivery() == cpps_http::Delivery::MaybeSent;
-            after_failed_write(local, running, e.to_string(), timer_unknown, unanswered).await
+            after_failed_write(
+                local,
+                (running, commands),
+                e.to_string(),
+                timer_unknown,
+                unanswered,
+            )
+            .await
         }
         Err(_) => {
             let error = format!(
@@ -1207,7 +1253,7 @@ async fn commit_step(
                  configuration again later",
                 opts.budgets.commit.as_secs()
             );
-            after_failed_write(local, running, error, timer_unknown, true).await
+            after_failed_write(local, (running, commands), error, timer_unknown, true).await
         }
     })
 }
@@ -1313,14 +1359,15 @@ async fn bounded(
 /// compared with `running`, read before the write. A refusal does not mean nothing happened:
 /// vyatta-cfg `src/commit/commit-algorithm.cpp` keeps each priority subtree whose commit
 /// succeeded. What is live is left to the timer only when VyOS's answer said the timer started;
-/// otherwise the inverse batch is sent, since `run_commit_confirm` (vyos-1x
+/// otherwise the inverse of what `batch` touched is sent ([`inverse`]), since
+/// `run_commit_confirm` (vyos-1x
 /// `src/services/api/rest/routers.py`) arms no timer after a commit that failed, so waiting
 /// for one would keep the change for good. A write with no answer (`unanswered`: the client's
 /// budget, or nginx's 502/504) may still be committing (audit X7): a read-back that finds
 /// nothing live then cannot tell, and says to read again later.
 async fn after_failed_write(
     local: &Client,
-    running: &ConfigTree,
+    (running, batch): (&ConfigTree, &[Command]),
     error: String,
     timer: Timer,
     unanswered: bool,
@@ -1351,7 +1398,7 @@ async fn after_failed_write(
     } else if matches!(timer, Timer::Armed(_)) {
         Undo::LeftToTimer
     } else {
-        rollback(local, &now, running).await
+        rollback(local, &now, running, batch).await
     };
     // A timer armed before a commit refused as a whole still runs (X4 a); one that another
     // operator armed must not be confirmed (X4 b).
@@ -1391,11 +1438,20 @@ async fn stop_timer(local: &Client) -> Option<Timer> {
     }
 }
 
-/// Sends the batch that turns `now` back into `running`, without commit-confirm.
-async fn rollback(local: &Client, now: &ConfigTree, running: &ConfigTree) -> Undo {
-    let commands = diff(now, running);
+/// Sends, without commit-confirm, the batch that turns what `batch` touched in `now` back into
+/// what `running` held there ([`inverse`]); nothing when none of it is live.
+async fn rollback(
+    local: &Client,
+    now: &ConfigTree,
+    running: &ConfigTree,
+    batch: &[Command],
+) -> Undo {
+    let Inverse { commands, left } = inverse(batch, running, now);
+    if commands.is_empty() {
+        return Undo::RolledBack { commands, left };
+    }
     match local.configure(&commands, None).await {
-        Ok(c) if c.landed == crate::Landed::Yes => Undo::RolledBack { commands },
+        Ok(c) if c.landed == crate::Landed::Yes => Undo::RolledBack { commands, left },
         Ok(c) => Undo::RollbackFailed {
             error: format!(
                 "the inverse batch did not fully land (landed: {})",
@@ -1405,6 +1461,217 @@ async fn rollback(local: &Client, now: &ConfigTree, running: &ConfigTree) -> Und
         Err(e) => Undo::RollbackFailed {
             error: e.to_string(),
         },
+    }
+}
+
+/// A path that a rollback left as it is because the batch does not explain how it changed
+/// (W2 of issue 32): each `/configure` is a session committed on its own (vyos-1x
+/// `src/services/api/rest/routers.py` `_configure_op`), so another client, the CLI or a
+/// script may commit between this apply's read before the write and its read after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LeftAlone {
+    /// The path, words joined by spaces, redacted as [`Command::redacted`] redacts a path
+    /// (an SNMP community's name is its secret); no value is shown.
+    pub path: String,
+    /// `true`: the batch touched this path, and it now holds neither what it held before nor
+    /// what the batch made of it, so someone else changed it too; putting back the old
+    /// configuration would clobber their change. `false`: the batch did not touch it;
+    /// someone else changed it meanwhile.
+    pub touched: bool,
+}
+
+impl fmt::Display for LeftAlone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.touched {
+            write!(
+                f,
+                "changed by someone else after this batch (it holds neither what it held before \
+                 nor what the batch set), left as it is: {}; check it by hand",
+                self.path
+            )
+        } else {
+            write!(
+                f,
+                "changed meanwhile by someone else, left as it is: {}",
+                self.path
+            )
+        }
+    }
+}
+
+/// What undoes a batch: the commands, and the paths left as they are.
+#[derive(Default)]
+struct Inverse {
+    commands: Vec<Command>,
+    left: Vec<LeftAlone>,
+}
+
+impl Inverse {
+    fn leave(&mut self, path: &[String], touched: bool) {
+        let path = Command::delete(path.to_vec(), None)
+            .redacted()
+            .path
+            .join(" ");
+        let l = LeftAlone { path, touched };
+        if !self.left.contains(&l) {
+            self.left.push(l);
+        }
+    }
+}
+
+/// The batch that turns what `batch` touched in `now` back into what `running` held there,
+/// and what it leaves (W2 of issue 32). A path is touched when a command of the batch names
+/// it or a node above it; a path that changed and was not touched is someone else's change,
+/// left as it is and named. A touched path is put back only when `now` holds there what the
+/// batch made of `running` (or, where VyOS rewrites it, cannot be compared): otherwise
+/// someone changed it after the batch, and it is left and named rather than clobbered. A
+/// node the batch created is deleted whole only when everything below it is the batch's;
+/// else only the batch's paths below it are.
+fn inverse(batch: &[Command], running: &ConfigTree, now: &ConfigTree) -> Inverse {
+    let scopes = Scopes::new(batch, running, now);
+    let mut out = Inverse::default();
+    for c in diff(now, running) {
+        scopes.sort(c, &mut out);
+    }
+    out
+}
+
+/// The paths a batch touched, each with whether `now` holds there what the batch made of it.
+struct Scopes<'a> {
+    touched: Vec<(Vec<String>, bool)>,
+    running: &'a ConfigTree,
+    now: &'a ConfigTree,
+    /// `running` with the batch applied, a `set` on a leaf adding a value and replacing it:
+    /// without VyOS's schema a multi-valued leaf cannot be told from a single-valued one.
+    expected: [ConfigTree; 2],
+}
+
+impl<'a> Scopes<'a> {
+    fn new(batch: &[Command], running: &'a ConfigTree, now: &'a ConfigTree) -> Self {
+        let (mut added, mut replaced) = (running.clone(), running.clone());
+        for c in batch {
+            // A command that does not fit the tree changes nothing here, as VyOS refuses it.
+            let _ = added.apply(c);
+            let _ = match (c.op, &c.value) {
+                (Op::Set, Some(v)) => replaced.set_value(&c.path, v),
+                _ => replaced.apply(c),
+            };
+        }
+        let mut paths: Vec<(Vec<String>, bool)> = batch.iter().map(|c| scope_of(&c.path)).collect();
+        paths.sort_by_key(|(p, _)| p.len());
+        let mut touched: Vec<(Vec<String>, bool)> = Vec::new();
+        for (p, rewritten) in paths {
+            if !touched.iter().any(|(t, _)| p.starts_with(t)) {
+                touched.push((p, rewritten));
+            }
+        }
+        let mut scopes = Self {
+            touched,
+            running,
+            now,
+            expected: [added, replaced],
+        };
+        let verdicts: Vec<bool> = scopes
+            .touched
+            .iter()
+            .map(|(p, rewritten)| *rewritten || scopes.explained(p))
+            .collect();
+        for ((_, v), ok) in scopes.touched.iter_mut().zip(verdicts) {
+            *v = ok;
+        }
+        scopes
+    }
+
+    /// Whether `now` holds at `path` what the batch made of `running`.
+    fn explained(&self, path: &[String]) -> bool {
+        let now = self.now.get(path);
+        self.expected.iter().any(|e| same_node(now, e.get(path)))
+    }
+
+    /// The touched path at or above `path`, with its verdict.
+    fn containing(&self, path: &[String]) -> Option<(&[String], bool)> {
+        self.touched
+            .iter()
+            .find(|(t, _)| path.starts_with(t))
+            .map(|(t, ok)| (t.as_slice(), *ok))
+    }
+
+    /// Whether `path` lies strictly above a touched path.
+    fn above(&self, path: &[String]) -> bool {
+        self.touched
+            .iter()
+            .any(|(t, _)| t.len() > path.len() && t.starts_with(path))
+    }
+
+    /// Puts one command of the full inverse (`diff(now, running)`) where it belongs.
+    fn sort(&self, c: Command, out: &mut Inverse) {
+        if let Some((scope, ok)) = self.containing(&c.path) {
+            if ok {
+                out.commands.push(c);
+            } else {
+                out.leave(scope, true);
+            }
+        } else if !self.above(&c.path) {
+            out.leave(&c.path, false);
+        } else if c.op == Op::Delete && c.value.is_none() && !self.running.exists(&c.path) {
+            self.split(&c.path, out);
+        } else if self.explained(&c.path) {
+            out.commands.push(c);
+        } else {
+            out.leave(&c.path, true);
+        }
+    }
+
+    /// A node that `now` has, `running` lacks, and that holds touched paths: deleted whole
+    /// when the batch made it as it is, else child by child, leaving what is not the batch's.
+    fn split(&self, path: &[String], out: &mut Inverse) {
+        if self.explained(path) {
+            out.commands.push(Command::delete(path.to_vec(), None));
+            return;
+        }
+        for name in child_names(self.now.get(path)) {
+            let child = [path, &[name]].concat();
+            match self.containing(&child) {
+                Some((_, true)) => out.commands.push(Command::delete(child, None)),
+                Some((scope, false)) => out.leave(scope, true),
+                None if self.above(&child) => self.split(&child, out),
+                None => out.leave(&child, false),
+            }
+        }
+    }
+}
+
+/// The path whose node a command changes: a write-only password's parent, since VyOS
+/// replaces `plaintext-password` by a hash in `encrypted-password` beside it during the
+/// commit (vyos-1x `src/conf_mode/system_login.py` and `service_snmp.py`, `generate`), which
+/// cannot be compared with the batch: `true` says so.
+fn scope_of(path: &[String]) -> (Vec<String>, bool) {
+    match path.split_last() {
+        Some((last, parent)) if last == "plaintext-password" && !parent.is_empty() => {
+            (parent.to_vec(), true)
+        }
+        _ => (path.to_vec(), false),
+    }
+}
+
+/// Whether two nodes are the same (both absent counts).
+fn same_node(a: Option<NodeRef<'_>>, b: Option<NodeRef<'_>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(NodeRef::Leaf(a)), Some(NodeRef::Leaf(b))) => a == b,
+        (Some(NodeRef::Branch(a)), Some(NodeRef::Branch(b))) => a == b,
+        (Some(NodeRef::Tag(a)), Some(NodeRef::Tag(b))) => a == b,
+        _ => false,
+    }
+}
+
+/// The names of a node's children (a tag node's entries).
+fn child_names(node: Option<NodeRef<'_>>) -> Vec<String> {
+    match node {
+        Some(NodeRef::Branch(b)) => b.children.keys().cloned().collect(),
+        Some(NodeRef::Tag(t)) => t.entries.keys().cloned().collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -1434,7 +1701,7 @@ fn unverified(before: &[Check], with_peer: bool) -> Option<String> {
 /// Confirms (or keeps and saves) when nothing broke; else leaves the timer or rolls back.
 async fn decide(
     local: &Client,
-    running: &ConfigTree,
+    (running, batch): (&ConfigTree, &[Command]),
     cc: Option<CommitConfirm>,
     broken: &[Broken],
     opts: &ApplyOptions,
@@ -1473,14 +1740,14 @@ async fn decide(
         (None, false) => {
             let undo = async {
                 let now = local.config_tree().await.map_err(|e| e.to_string())?;
-                match rollback(local, &now, running).await {
-                    Undo::RolledBack { commands } => Ok(commands),
+                match rollback(local, &now, running, batch).await {
+                    Undo::RolledBack { commands, left } => Ok((commands, left)),
                     Undo::RollbackFailed { error } => Err(error),
                     other => Err(format!("{other:?}")),
                 }
             };
             match tokio::time::timeout(opts.budgets.commit, undo).await {
-                Ok(Ok(commands)) => ApplyOutcome::RolledBack { commands },
+                Ok(Ok((commands, left))) => ApplyOutcome::RolledBack { commands, left },
                 Ok(Err(error)) => ApplyOutcome::RollbackFailed { error },
                 Err(_) => ApplyOutcome::RollbackFailed {
                     error: format!("no answer within {} s", opts.budgets.commit.as_secs()),
@@ -1646,6 +1913,98 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tree(text: &str) -> ConfigTree {
+        ConfigTree::parse_set(text).unwrap()
+    }
+
+    fn words(path: &str) -> Vec<String> {
+        path.split(' ').map(str::to_owned).collect()
+    }
+
+    /// W2 of issue 32: a node the batch created is deleted whole when all of it is the
+    /// batch's; when someone else added below it meanwhile, only the batch's paths go, and
+    /// theirs is named.
+    #[test]
+    fn a_node_the_batch_created_loses_only_what_the_batch_put_there() {
+        let running = tree("set system host-name 'r1'\n");
+        let batch = vec![
+            Command::set(
+                words("interfaces wireguard wg9 address"),
+                Some("10.9.0.1/24"),
+            ),
+            Command::set(words("interfaces wireguard wg9 port"), Some("51899")),
+        ];
+        let mine = tree(
+            "set system host-name 'r1'\nset interfaces wireguard wg9 address '10.9.0.1/24'\nset interfaces wireguard wg9 port '51899'\n",
+        );
+        let whole = inverse(&batch, &running, &mine);
+        assert_eq!(
+            whole.commands,
+            [Command::delete(words("interfaces"), None)],
+            "running had no interfaces at all"
+        );
+        assert!(whole.left.is_empty());
+        let mut theirs = mine.clone();
+        let desc = words("interfaces wireguard wg9 description");
+        theirs.apply(&Command::set(desc, Some("theirs"))).unwrap();
+        let split = inverse(&batch, &running, &theirs);
+        assert_eq!(
+            split.commands,
+            [
+                Command::delete(words("interfaces wireguard wg9 address"), None),
+                Command::delete(words("interfaces wireguard wg9 port"), None),
+            ]
+        );
+        let left: Vec<_> = split
+            .left
+            .iter()
+            .map(|l| (l.path.as_str(), l.touched))
+            .collect();
+        assert_eq!(left, [("interfaces wireguard wg9 description", false)]);
+    }
+
+    /// A `set` of a single-valued leaf replaces its value on VyOS (the tree's `apply` adds
+    /// one): either reading explains it, so the old value is put back.
+    #[test]
+    fn a_replaced_value_is_put_back() {
+        let running = tree("set system host-name 'r1'\nset system time-zone 'UTC'\n");
+        let now = tree("set system host-name 'r2'\nset system time-zone 'Pacific/Auckland'\n");
+        let batch = vec![Command::set(words("system host-name"), Some("r2"))];
+        let inv = inverse(&batch, &running, &now);
+        assert_eq!(
+            inv.commands,
+            [
+                Command::delete(words("system host-name"), Some("r2")),
+                Command::set(words("system host-name"), Some("r1")),
+            ]
+        );
+        let left: Vec<_> = inv
+            .left
+            .iter()
+            .map(|l| (l.path.as_str(), l.touched))
+            .collect();
+        assert_eq!(left, [("system time-zone", false)]);
+    }
+
+    /// vyos-1x `src/conf_mode/system_login.py` `generate` replaces `plaintext-password` by
+    /// `encrypted-password` during the commit: the hash cannot be compared with the batch, so
+    /// the password node is the batch's and is put back, not left as someone else's.
+    #[test]
+    fn a_password_vyos_rewrote_is_put_back() {
+        let base = "system login user vyos authentication";
+        let running = tree(&format!("set {base} encrypted-password '$6$old'\n"));
+        let now = tree(&format!("set {base} encrypted-password '$6$new'\n"));
+        let batch = vec![Command::set(
+            words(&format!("{base} plaintext-password")),
+            Some("s3cret"),
+        )];
+        let inv = inverse(&batch, &running, &now);
+        assert!(inv.left.is_empty(), "{:?}", inv.left);
+        let mut back = now.clone();
+        back.apply_all(&inv.commands).unwrap();
+        assert_eq!(back, running);
+    }
 
     /// Text laid out as `ConfigMgmt.format_log_data` (vyos-1x `python/vyos/config_mgmt.py`)
     /// prints it: `tabulate(rows, tablefmt='plain')` of `[N, TIME, 'by USER', 'via APP']`,

@@ -112,7 +112,10 @@ async fn on_1_4_a_change_whose_peer_check_fails_is_rolled_back() {
     assert!(!report.commit_confirm);
     assert_eq!(report.broken.len(), 1, "{report}");
     match &report.outcome {
-        ApplyOutcome::RolledBack { commands } => assert_eq!(commands.len(), 1, "{commands:?}"),
+        ApplyOutcome::RolledBack { commands, left } => {
+            assert_eq!(commands.len(), 1, "{commands:?}");
+            assert!(left.is_empty(), "{left:?}");
+        }
         other => panic!("{other:?}"),
     }
     assert_eq!(fa.running(), before);
@@ -315,7 +318,10 @@ async fn on_1_5_a_refused_write_that_partly_landed_is_undone() {
         }
     );
     match undo {
-        Undo::RolledBack { commands } => assert_eq!(commands.len(), 1, "{commands:?}"),
+        Undo::RolledBack { commands, left } => {
+            assert_eq!(commands.len(), 1, "{commands:?}");
+            assert!(left.is_empty(), "{left:?}");
+        }
         other => panic!("{other:?}"),
     }
     assert_eq!(fa.running(), before);
@@ -1401,4 +1407,106 @@ async fn one_lost_probe_is_sent_again_before_an_address_reads_as_not_delivered()
         probe.state
     );
     assert_eq!(fa.requests_to("traceroute").len(), 5);
+}
+
+/// The path of red's `port` on wg0, which [`breaking_change`] sets.
+fn red_port() -> Vec<String> {
+    ["interfaces", "wireguard", "wg0", "peer", "red", "port"]
+        .map(str::to_owned)
+        .to_vec()
+}
+
+/// The commands of the `/configure` request `n` (0 is the first), as (op, path, value).
+fn sent(fake: &FakeRouter, n: usize) -> Vec<(String, Vec<String>, Option<String>)> {
+    let body = &fake.requests_to("configure")[n];
+    body["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let path = c["path"].as_array().unwrap();
+            (
+                c["op"].as_str().unwrap().to_owned(),
+                path.iter()
+                    .map(|w| w.as_str().unwrap().to_owned())
+                    .collect(),
+                c.get("value").and_then(|v| v.as_str()).map(str::to_owned),
+            )
+        })
+        .collect()
+}
+
+/// W2 of issue 32: another API client commits an unrelated `set` between this apply's read
+/// before the write and its read after the checks. vyos-1x `src/services/api/rest/routers.py`
+/// `_configure_op` makes each `/configure` a session of its own, committed on its own; the
+/// API's `lock` is held only for that one request, so nothing orders two clients' batches
+/// beyond it. The check fails on 1.4 (no commit-confirm), and the inverse batch must undo
+/// only what this batch touched: the other client's domain name stays, and the report names
+/// it. Failed first: the inverse also sent `delete system domain-name`, and the fake lost it.
+#[tokio::test]
+async fn on_1_4_a_rollback_leaves_another_clients_change_in_place() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V14).await;
+    fresh_after_commit(&fa, &fb);
+    let theirs = Command::set(["system", "domain-name"], Some("example.org"));
+    let mut expected = fa.running();
+    expected.apply(&theirs).unwrap();
+    fa.state.lock().unwrap().others_commit = Some(vec![theirs]);
+    let report = safe_apply(&a, Some(&b), &breaking_change(), &settled())
+        .await
+        .unwrap();
+    assert_eq!(report.broken.len(), 1, "{report}");
+    assert_eq!(fa.running(), expected, "{report}");
+    assert_eq!(fa.requests_to("configure").len(), 2);
+    assert_eq!(sent(&fa, 1), [("delete".to_owned(), red_port(), None)]);
+    match &report.outcome {
+        ApplyOutcome::RolledBack { commands, left } => {
+            assert_eq!(commands, &[Command::delete(red_port(), None)]);
+            let left: Vec<_> = left.iter().map(|l| (l.path.as_str(), l.touched)).collect();
+            assert_eq!(left, [("system domain-name", false)]);
+        }
+        other => panic!("{other:?}"),
+    }
+    let text = report.to_string();
+    assert!(
+        text.contains("changed meanwhile by someone else, left as it is: system domain-name"),
+        "{text}"
+    );
+}
+
+/// W2 of issue 32, a path this batch touched: another client set red's port again (to 51999)
+/// right after this batch set it (routers.py `_configure_op`, as above), so the client's
+/// read-back finds the batch not landed and the write is undone. Putting back the port read
+/// before would clobber their change, which the batch does not explain: it is left as it is
+/// and named, and nothing is sent. Failed first: the inverse deleted their port.
+#[tokio::test]
+async fn on_1_4_a_touched_path_another_client_changed_is_not_clobbered() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V14).await;
+    fresh_after_commit(&fa, &fb);
+    let theirs = vec![
+        Command::delete(red_port(), None),
+        Command::set(red_port(), Some("51999")),
+    ];
+    fa.state.lock().unwrap().others_commit = Some(theirs);
+    let report = safe_apply(&a, Some(&b), &breaking_change(), &settled())
+        .await
+        .unwrap();
+    assert_eq!(fa.running().values(&red_port()), ["51999"], "{report}");
+    assert_eq!(
+        fa.requests_to("configure").len(),
+        1,
+        "nothing sent after the commit"
+    );
+    let (_, timer, undo) = write_failed(&report.outcome);
+    assert_eq!(*timer, Timer::NotAsked);
+    match undo {
+        Undo::RolledBack { commands, left } => {
+            assert!(commands.is_empty(), "{commands:?}");
+            let left: Vec<_> = left.iter().map(|l| (l.path.as_str(), l.touched)).collect();
+            assert_eq!(left, [("interfaces wireguard wg0 peer red port", true)]);
+        }
+        other => panic!("{other:?}"),
+    }
+    let text = report.to_string();
+    assert!(text.contains("no inverse was sent"), "{text}");
+    assert!(text.contains("check it by hand"), "{text}");
 }

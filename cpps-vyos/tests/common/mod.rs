@@ -331,6 +331,11 @@ pub struct RouterState {
     pub trace_lost: u32,
     /// `show file /config/config.boot` fails (`file.py`: "File or directory … not found.").
     pub saved_unreadable: bool,
+    /// Another API client's batch, committed right after this client's next commit that
+    /// lands (in full or in part): vyos-1x `src/services/api/rest/routers.py` `_configure_op`
+    /// holds the API's lock only for one request's own session and commit, so another
+    /// client's `/configure` may commit between two of this client's requests.
+    pub others_commit: Option<Vec<VCommand>>,
 }
 
 /// What `POST /traceroute` answers: vyos-1x `python/vyos/configsession.py` `traceroute` runs
@@ -437,6 +442,7 @@ impl FakeRouter {
                 trace_hubs_after_commit: None,
                 trace_lost: 0,
                 handshake_ago_after_commit: None,
+                others_commit: None,
             })),
         }
     }
@@ -705,6 +711,7 @@ impl FakeRouter {
             };
             let _ = st.running.apply(&cmd);
         }
+        others_commit(st);
         Some(self.err(
             400,
             &format!("[[{}]] failed\nCommit failed\n", failing.join(" ")),
@@ -712,9 +719,17 @@ impl FakeRouter {
     }
 }
 
+/// Commits another client's batch ([`RouterState::others_commit`]), once.
+fn others_commit(st: &mut RouterState) {
+    for c in st.others_commit.take().unwrap_or_default() {
+        let _ = st.running.apply(&c);
+    }
+}
+
 /// What a landed commit of `cmds` changes besides the running tree: the answers the test set
 /// for after the commit, and the far end of a WireGuard tunnel this commit touched.
 fn after_commit(st: &mut RouterState, cmds: &[Value]) {
+    others_commit(st);
     st.openapi_unavailable += std::mem::take(&mut st.openapi_unavailable_after_commit);
     st.neighbours_fail |= st.neighbours_fail_after_commit;
     if let Some(routes) = st.routes_after_commit.take() {
