@@ -751,12 +751,20 @@ pub enum Timer {
     /// vyos-1x `src/services/api/rest/routers.py`) arm nothing for a refused batch, and
     /// `confirm` (`ConfigMgmt.confirm`, `python/vyos/config_mgmt.py`) stops the one
     /// `commit-confirm` timer whoever armed it. No API reading tells the two orders apart or
-    /// shows whose timer runs: `/openapi.json` and `/info` are the same, no op-mode command
+    /// shows whose timer runs: `/openapi.json` and `/info` are the same, and no op-mode command
     /// shows the timer (`op-mode-definitions` has none; only `is_systemd_service_active`
-    /// reads it). Not confirming would let a timer armed before a failed commit reboot a
-    /// router whose change was undone; confirming may keep another operator's unchecked
-    /// change. The confirm is sent, and when VyOS says it stopped a timer the report says it
-    /// may have been another operator's.
+    /// reads it). The one file near it does not tell either: `/tmp/commit-rev-entry`
+    /// (`ConfigMgmt.commit_revision`, both branches), which 1.5's `show file` could print
+    /// (`src/op_mode/file.py`; 1.4's vyos-1x has no `show file`), holds
+    /// `|time|user|via|comment|` of the last commit made with `IN_COMMIT_CONFIRM` set, which
+    /// `run_commit_confirm` sets around the commit, before `commit_confirm` arms the timer or
+    /// refuses it (a post-commit hook writes it): this run's own commit overwrites it, one
+    /// whose arming is refused leaves it behind, only `confirm` and the reverts remove it
+    /// (`_read_tmp_log_entry`), and every API key commits as the same user (the server runs
+    /// as root) and via. Not confirming would let a timer armed before a failed commit
+    /// reboot a router whose change was undone; confirming may keep another operator's
+    /// unchecked change. The confirm is sent, and when VyOS says it stopped a timer the
+    /// report says it may have been another operator's.
     StoppedAfterUndo {
         /// VyOS's answer to the confirm.
         answer: String,
