@@ -1440,6 +1440,42 @@ fn a_group_on_differently_named_interfaces_is_still_one_group() {
     );
 }
 
+/// Y2 (s45 audit of issue 32): the group name is each router's own too (vyos-1x
+/// `interface-definitions/high-availability.xml.in`: `vrrp group NAME` is a local tag), so
+/// `LAN` VRID 10 on `eth1` of one router and `LAN-B` VRID 10 on `bond0` of the other, with one
+/// virtual address, are one group on the wire (keepalived `vrrp_scheduler.c`
+/// `vrrp_dispatcher_read` matches the advert's VRID, whatever the NIC or group is called), and
+/// MASTER on both is a split brain. Matched by VRID and a shared virtual address. Failed first:
+/// nothing was said.
+#[test]
+fn a_group_renamed_on_a_renamed_nic_is_paired_by_vrid_and_address() {
+    let topology = load("linked.yaml", LINKED);
+    let with_vip = |g: VrrpFact| VrrpFact {
+        addresses: vec!["10.10.0.1/24".to_owned()],
+        ..g
+    };
+    let mut site = SiteObservation::new("sp");
+    site.vyos = Sourced::Observed(VyosFacts {
+        vrrp: vec![with_vip(vrrp_on("LAN", "eth1", 10, "MASTER"))],
+        ..VyosFacts::default()
+    });
+    site.vyos_peer = Sourced::Observed(VyosFacts {
+        vrrp: vec![
+            with_vip(vrrp_on("LAN-B", "bond0", 10, "MASTER")),
+            // Same VRID on another NIC, no shared address: another group.
+            vrrp_on("OTHER", "eth9", 10, "BACKUP"),
+        ],
+        ..VyosFacts::default()
+    });
+    let audit = audit_at_now(&topology, vec![site]);
+    assert_eq!(
+        rule_messages(&audit.report, "VRRP-001"),
+        [
+            "warning vyos-sp VRRP group LAN of vyos-sp (LAN-B on vyos-sp-b) (VRID 10 on eth1 of vyos-sp, bond0 of vyos-sp-b) is MASTER on both vyos-sp and vyos-sp-b: a split brain, both hold its virtual addresses"
+        ]
+    );
+}
+
 /// The two routers' groups are paired as keepalived pairs them on the wire: by interface and
 /// VRID (acassen/keepalived `keepalived/vrrp/vrrp_scheduler.c` `vrrp_dispatcher_read` finds the
 /// group by the advert's VRID among the groups of the receiving socket's interface); the group

@@ -623,17 +623,30 @@ fn wire_id(g: &VrrpFact) -> Option<(&str, u8)> {
 }
 
 /// The group of `other` that `g` speaks with: the same interface and VRID; else the same VRID
-/// and name on an interface the other router names differently (interface names are each
-/// router's own: `eth1` on one may be `eth2` or a bond on the other); or, where either lacks
-/// interface or VRID, the same name.
+/// on an interface the other router names differently (interface names are each router's own:
+/// `eth1` on one may be `eth2` or a bond on the other), with the same name or, since the group
+/// name is a local tag too (vyos-1x `high-availability.xml.in`), a shared virtual address; or,
+/// where either lacks interface or VRID, the same name.
 fn counterpart<'f>(g: &VrrpFact, other: &'f VyosFacts) -> Option<&'f VrrpFact> {
     let same_wire = |o: &&VrrpFact| wire_id(g).is_some() && wire_id(g) == wire_id(o);
-    let renamed_nic = |o: &&VrrpFact| g.vrid.is_some() && o.vrid == g.vrid && o.group == g.group;
+    let same_vrid = |o: &&VrrpFact| g.vrid.is_some() && o.vrid == g.vrid;
+    let renamed_nic = |o: &&VrrpFact| same_vrid(o) && o.group == g.group;
+    let renamed_both = |o: &&VrrpFact| same_vrid(o) && shares_address(g, o);
     let by_name =
         |o: &&VrrpFact| (wire_id(g).is_none() || wire_id(o).is_none()) && o.group == g.group;
     (other.vrrp.iter().find(same_wire))
         .or_else(|| other.vrrp.iter().find(renamed_nic))
+        .or_else(|| other.vrrp.iter().find(renamed_both))
         .or_else(|| other.vrrp.iter().find(by_name))
+}
+
+/// Whether two groups have a virtual address in common, prefix lengths aside
+/// (`10.0.0.1/24` and `10.0.0.1` are one address).
+fn shares_address(a: &VrrpFact, b: &VrrpFact) -> bool {
+    let ip = |s: &String| s.split('/').next().unwrap_or_default().to_owned();
+    a.addresses
+        .iter()
+        .any(|x| b.addresses.iter().any(|y| ip(x) == ip(y)))
 }
 
 /// VRRP-001's judgement of the two routers of a pair, group by group, each group matched with
