@@ -9,8 +9,12 @@ fakepve writes, or the bench's copy pointing at its static server). The reads ar
 resources, the rights on /vms, then every container's config (its privilege), one after the other as a plain
 proxmoxer loop does. With `--audit`, the reads of `audit`'s Proxmox VE phase
 (cpps_topology::live::sources::PveSource) for each site in turn: the same, plus every online
-node's status. Prints `seconds: N`, `guests: N`, `containers: N` and `requests: N` (summed over
-the sites).
+node's status, then the PVE side of the backup chain (cpps-topology `src/live/pve/chain.rs`
+`read`): the storages, the vzdump jobs, the pools of enabled pool jobs the guest list does not
+show, the node list again (the chain reads its own, as `pbs-report --chain` needs it), each
+guest's or online node's vzdump tasks with the logs of its newest tasks for several guests, and
+the rights on each of those nodes until one lacks Sys.Audit. Prints `seconds: N`, `guests: N`,
+`containers: N` and `requests: N` (summed over the sites).
 """
 
 import json
@@ -19,6 +23,91 @@ import time
 from urllib.parse import urlparse
 
 from proxmoxer import ProxmoxAPI
+from proxmoxer.core import ResourceException
+
+# cpps reads a task log in pages of this many lines (`cpps_proxmox::TASK_LOG_PAGE`), at most
+# LOG_LINES in all, the logs of each node's LOGS_PER_NODE newest tasks for several guests
+# (chain.rs `LOG_LINES`, `LOGS_PER_NODE`).
+LOG_PAGE = 5000
+LOG_LINES = 20000
+LOGS_PER_NODE = 4
+
+
+def task_log(pve, task):
+    """Reads one task's log page by page, as cpps does; returns the requests made."""
+    lines, requests = 0, 0
+    while lines < LOG_LINES:
+        limit = min(LOG_PAGE, LOG_LINES - lines)
+        try:
+            page = pve.nodes(task['node']).tasks(task['upid']).log.get(start=lines, limit=limit)
+        except ResourceException:
+            return requests + 1
+        requests += 1
+        lines += len(page)
+        # proxmoxer hands back `data` alone, without `total`: a short page is the end.
+        if len(page) < limit or not page:
+            break
+    return requests
+
+
+def node_tasks(pve, node):
+    """One node's vzdump tasks and the logs cpps reads; returns the requests made."""
+    try:
+        tasks = pve.nodes(node).tasks.get(typefilter='vzdump', limit=1000, source='all')
+    except ResourceException:
+        return 1
+    requests = 1
+    shared = [t for t in tasks if t.get('type') == 'vzdump'
+              and t.get('endtime') is not None and not t.get('id')]
+    shared.sort(key=lambda t: t['endtime'], reverse=True)
+    for task in shared[:LOGS_PER_NODE]:
+        requests += task_log(pve, task)
+    return requests
+
+
+def backup_chain(pve, resources):
+    """The PVE side of the backup chain, one read after the other; returns the requests made."""
+    # Without the storages or the jobs cpps judges no guest, and reads nothing more.
+    try:
+        pve.storage.get()
+    except ResourceException:
+        return 1
+    try:
+        jobs = pve.cluster.backup.get()
+    except ResourceException:
+        return 2
+    requests = 2
+    known = {g['pool'] for g in resources if g.get('pool') and g.get('vmid') is not None}
+    for job in jobs:
+        pool = job.get('pool')
+        if pool and job.get('enabled') not in (0, False, '0') and pool not in known:
+            requests += 1
+            try:
+                pve.pools(pool).get()
+                known.add(pool)
+            except ResourceException:
+                pass
+    guests = [g for g in resources if g.get('vmid') is not None and not g.get('template')]
+    nodes = {g['node'] for g in guests if g.get('node')}
+    requests += 1
+    try:
+        nodes.update(n['node'] for n in pve.nodes.get() if n.get('status') == 'online')
+    except ResourceException:
+        pass
+    nodes = sorted(nodes)
+    for node in nodes:
+        requests += node_tasks(pve, node)
+    # Whether the task lists are whole: Sys.Audit on every node, until one lacks it.
+    for node in nodes:
+        path = '/nodes/{0}'.format(node)
+        requests += 1
+        try:
+            rights = pve.access.permissions.get(path=path)
+        except ResourceException:
+            break
+        if 'Sys.Audit' not in (rights.get(path) or {}):
+            break
+    return requests
 
 
 def sweep(info_path, audit):
@@ -45,6 +134,9 @@ def sweep(info_path, audit):
         if guest['type'] == 'lxc':
             pve.nodes(guest['node']).lxc(guest['vmid']).config.get()
             containers += 1
+    if audit:
+        # cpps reads the chain last, over the same guest list.
+        requests += backup_chain(pve, resources)
     return len(resources), containers, requests + containers
 
 

@@ -233,6 +233,8 @@ impl Nginx {
         let _ = std::fs::remove_file(&log);
         std::fs::create_dir_all(dir.join("temp"))?;
         let conf = dir.join("nginx.conf");
+        // The captured error answers, status and body, come from `errors.conf` (capture.py);
+        // a glob, so that an answer folder without one still starts.
         // gzip as pveproxy does: answers over 1024 bytes to a client that accepts it
         // (pve-http-server `src/PVE/APIServer/AnyEvent.pm` `response`; `compression` defaults to 1).
         std::fs::write(
@@ -250,6 +252,7 @@ impl Nginx {
                    server {{\n    listen {host}:{port} ssl;\n    listen {host}:{second_port} ssl;\n    ssl_protocols TLSv1.3;\n\
                      ssl_certificate {cert};\n    ssl_certificate_key {key};\n\
                      ssl_session_cache shared:sweep:10m;\n    root {answers};\n\
+                     include {answers}/errors*.conf;\n\
                      location / {{ try_files $uri/__body =404; }}\n  }}\n}}\n",
                 dir = dir.display(),
                 log = log.display(),
@@ -340,6 +343,8 @@ struct ServerView {
     /// When the last request ended at the server (nginx's `$msec`: its answer handed to the
     /// kernel), Unix time.
     last_s: f64,
+    /// Task logs read (`…/tasks/{upid}/log`): each waits for its node's task list.
+    task_logs: usize,
 }
 
 impl ServerView {
@@ -349,6 +354,7 @@ impl ServerView {
         let mut requests = 0;
         let (mut first, mut last) = (f64::INFINITY, f64::NEG_INFINITY);
         let mut last_s = 0.0_f64;
+        let mut task_logs = 0;
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let fields: Vec<&str> = line.split_whitespace().collect();
             let [connection, reused, msec, port, uri] = fields[..] else {
@@ -357,6 +363,10 @@ impl ServerView {
             let at: f64 = msec.parse().with_context(|| format!("time in `{line}`"))?;
             requests += 1;
             last_s = last_s.max(at);
+            let path = uri.split('?').next().unwrap_or_default();
+            if path.contains("/tasks/") && path.ends_with("/log") {
+                task_logs += 1;
+            }
             connections
                 .entry(connection.to_owned())
                 .or_insert((reused == "r", port.to_owned()));
@@ -380,6 +390,7 @@ impl ServerView {
             resumed: connections.values().filter(|(r, _)| *r).count(),
             config_span_s: if last >= first { last - first } else { 0.0 },
             last_s,
+            task_logs,
         })
     }
 }
@@ -507,6 +518,8 @@ struct LegFigures {
     requests: usize,
     concurrency: usize,
     config_span_s: Option<f64>,
+    /// Task logs cpps read (the server's count), all sites together; 0 without a server view.
+    task_logs: usize,
 }
 
 /// One run of one client against `leg`'s servers; with nginx in front, the requests the server
@@ -538,6 +551,22 @@ fn run_client_once(
     };
     if let (Some(nginx), Some(mark)) = (leg.nginx, mark) {
         let view = nginx.seen_since(mark)?;
+        if leg.audit && !proxmoxer {
+            // `audit_pve` counts its list and fan-out rounds; the backup chain's reads after
+            // them depend on the answers (pools, task logs, rights until one lacks Sys.Audit),
+            // so the server counts them. proxmoxer counts all of its own, and `run_leg` holds
+            // the two clients' counts equal.
+            if view.requests < run.requests {
+                bail!(
+                    "{}: cpps counted {} requests of its list and fan-out rounds, the server \
+                     logged {} in all",
+                    leg.name,
+                    run.requests,
+                    view.requests
+                );
+            }
+            run.requests = view.requests;
+        }
         if view.requests != run.requests {
             bail!(
                 "{}: the client made {} requests, the server logged {}",
@@ -606,6 +635,7 @@ fn leg_figures(theirs: &[Run], ours: &[Run]) -> LegFigures {
             .max(),
         requests,
         concurrency: ours[0].concurrency.unwrap_or(0),
+        task_logs: ours[0].server.as_ref().map_or(0, |s| s.task_logs),
         config_span_s: ours.iter().all(|r| r.server.is_some()).then(|| {
             median(
                 ours.iter()
@@ -811,9 +841,8 @@ impl Bench<'_> {
             // The inventory sweep of one site, then `audit`'s Proxmox VE phase over two sites
             // at once (two ports of the same nginx).
             sweep: leg("sweep_static", &jsons[..1], &self.cpps, false)?,
-            // `audit`'s phase also reads the backup chain (GET /storage, ...), which neither
-            // the captured answers nor proxmoxer's `--audit` cover yet: the server then logs
-            // more requests than the client counted, and the leg says so instead of a figure.
+            // `audit`'s phase with its backup chain (capture.py and proxmoxer's `--audit`
+            // make its reads); a leg that fails says so instead of a figure.
             audit: leg("audit_pve_2sites", jsons, &self.audit, true)
                 .inspect_err(|e| println!("audit_pve_2sites{suffix}: not measured: {e:#}"))
                 .ok(),
@@ -1024,9 +1053,9 @@ pub(crate) fn run_sweep(root: &Path, args: &SweepArgs) -> Result<()> {
     let plain = bench.legs("", &plain_jsons, &nginx, args.rounds, None, None)?;
     let slow = bench.latency_legs(&dir, &nginx)?;
     let rtt = args.latency;
-    report_targets("sweep_static", &plain.sweep, &slow.sweep, rtt, 1);
+    report_targets("sweep_static", &plain.sweep, &slow.sweep, rtt, 1, false);
     if let (Some(plain), Some(slow)) = (&plain.audit, &slow.audit) {
-        report_targets("audit_pve_2sites", plain, slow, rtt, 2);
+        report_targets("audit_pve_2sites", plain, slow, rtt, 2, true);
     }
     Ok(())
 }
@@ -1037,21 +1066,69 @@ fn floor_round_trips(fan_out: usize, bound: usize) -> usize {
     3 + fan_out.div_ceil(bound.max(1))
 }
 
+/// One site's bounded floor: which of its requests go in which round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Floor {
+    /// The list round: requests that need no other answer.
+    list: usize,
+    /// Requests that need only a list's answer (configs, node statuses; for `audit` also the
+    /// pools, the task lists and the rights on the nodes).
+    fan_out: usize,
+    /// Task logs, which need their node's task list: rounds of their own.
+    task_logs: usize,
+    bound: usize,
+}
+
+impl Floor {
+    /// The floor of one site that took `requests`, `task_logs` of them task logs, at `bound`
+    /// requests in flight. The list round is the sweep's four (nodes, guests, HA resources,
+    /// the rights on /vms); `audit`'s backup chain adds three that need no other answer
+    /// (cpps-topology `src/live/pve/chain.rs` `read`: `GET /storage`, `/cluster/backup`, and
+    /// its own `GET /nodes`).
+    fn of(requests: usize, task_logs: usize, audit: bool, bound: usize) -> Floor {
+        let list = if audit { 7 } else { 4 };
+        Floor {
+            list,
+            fan_out: requests.saturating_sub(list + task_logs),
+            task_logs,
+            bound: bound.max(1),
+        }
+    }
+
+    fn round_trips(&self) -> usize {
+        floor_round_trips(self.fan_out, self.bound) + self.task_logs.div_ceil(self.bound)
+    }
+}
+
 /// The round trips, the floor and the targets of one client's legs without and with latency;
-/// `sites` observed at once (the fan-out per site is the requests less the list round's 4 and,
-/// for `audit`, its node statuses, which share the fan-out round).
-fn report_targets(base: &str, plain: &LegFigures, slow: &LegFigures, rtt: Duration, sites: usize) {
+/// `sites` observed at once, each with the same requests ([`Floor::of`]; `audit`: the two-site
+/// leg with its backup chain).
+fn report_targets(
+    base: &str,
+    plain: &LegFigures,
+    slow: &LegFigures,
+    rtt: Duration,
+    sites: usize,
+    audit: bool,
+) {
     let name = format!("{base}_rtt_{}ms", rtt.as_millis());
     let rtt_s = rtt.as_secs_f64();
-    // The list round: nodes, guests, HA resources, the rights on /vms.
-    let fan_out = (slow.requests / sites.max(1)).saturating_sub(4);
+    let sites = sites.max(1);
     // HTTP/1.1 carries one request at a time per connection: the bound is the connections.
     let bound = slow.concurrency.max(1);
-    let floor_trips = floor_round_trips(fan_out, bound);
+    let site = Floor::of(slow.requests / sites, slow.task_logs / sites, audit, bound);
+    let floor_trips = site.round_trips();
     let floor = floor_trips as f64 * rtt_s;
     println!("{name}_bound: {bound}");
+    let logs = match site.task_logs {
+        0 => String::new(),
+        n => format!(", {n}/{bound} task logs"),
+    };
     println!(
-        "{name}_floor_round_trips: {floor_trips} (2 TCP+TLS, 1 lists, {fan_out}/{bound} configs)"
+        "{name}_floor_round_trips: {floor_trips} (2 TCP+TLS, 1 lists ({}), {}/{bound} {}{logs})",
+        site.list,
+        site.fan_out,
+        if audit { "fan-out" } else { "configs" }
     );
     println!("{name}_floor_s: {floor:.4}");
     println!("{name}_cpps_over_floor: {:.2}", slow.cpps / floor);
@@ -1133,6 +1210,35 @@ mod tests {
         assert_eq!(floor_round_trips(256, 64), 7);
         assert_eq!(floor_round_trips(0, 64), 3);
         assert_eq!(floor_round_trips(5, 0), 8);
+    }
+
+    #[test]
+    fn the_access_log_counts_task_logs_apart() {
+        // A task log is read once its node's task list has come: a round of its own.
+        let log = "7 . 1700000000.100 8006 /api2/json/nodes/a/tasks?typefilter=vzdump\n\
+                   7 . 1700000000.120 8006 /api2/json/nodes/a/tasks/UPID:a:1:2:3:vzdump::root@pam:/log?start=0\n\
+                   8 . 1700000000.130 8007 /api2/json/storage\n";
+        let view = ServerView::parse(log).unwrap();
+        assert_eq!(view.requests, 3);
+        assert_eq!(view.task_logs, 1);
+    }
+
+    #[test]
+    fn the_audit_floor_puts_the_chain_in_the_list_and_fan_out_rounds() {
+        // One site of the bench's estate: 4 lists + 13 statuses + 224 configs, then the chain
+        // (storage, jobs, one pool, its own node list, 13 task lists, 1 rights read).
+        let floor = Floor::of(259, 0, true, 64);
+        assert_eq!((floor.list, floor.fan_out, floor.task_logs), (7, 252, 0));
+        assert_eq!(floor.round_trips(), 2 + 1 + 4);
+        // Task logs wait for their lists: a round more.
+        let floor = Floor::of(263, 4, true, 64);
+        assert_eq!((floor.fan_out, floor.round_trips()), (252, 8));
+        // The inventory sweep: its four lists, then the configs.
+        let floor = Floor::of(228, 0, false, 64);
+        assert_eq!(
+            (floor.list, floor.fan_out, floor.round_trips()),
+            (4, 224, 7)
+        );
     }
 
     #[test]
