@@ -15,7 +15,7 @@
 //!
 //! What is checked, on each router (`POST /show`): the peers of every configured WireGuard
 //! interface shook hands recently (`show interfaces wireguard NAME summary`), the BGP sessions
-//! are `Established` (`show bgp summary`), the VRRP groups keep their roles (`show vrrp`).
+//! are `Established` in every VRF (`show bgp vrf all summary`), the VRRP groups keep their roles (`show vrrp`).
 //! And each named address ([`ApplyOptions::reach`]) stays reachable. Where the API lists
 //! `/traceroute` in `/openapi.json` (vyos-1x PR #4151, later 1.5 builds: mtr, one cycle, sent again when not delivered), that
 //! probe proves delivery: its last hop is the address itself, with less than 100 % loss
@@ -252,10 +252,14 @@ async fn health_since(
         }
         Err(e) => out.push(check("wireguard".to_owned(), e.to_string(), None)),
     }
-    match client.bgp_summary().await {
+    // Every instance: `show bgp summary` shows the default VRF's alone (FRRouting
+    // `bgpd/bgp_vty.c` `bgp_show_summary_vty`), and a change may drop a session in another.
+    match client.bgp_summary_all_vrfs().await {
         Ok(Some(summary)) => out.extend(summary.neighbors().map(|(family, n)| {
+            let vrf = family.vrf.as_deref().filter(|v| *v != "default");
+            let vrf = vrf.map_or_else(String::new, |v| format!("vrf {v} "));
             check(
-                format!("bgp {} {}", family.family, n.neighbor),
+                format!("bgp {vrf}{} {}", family.family, n.neighbor),
                 n.state.as_str().to_owned(),
                 Some(n.state.is_established()),
             )

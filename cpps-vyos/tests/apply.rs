@@ -123,6 +123,43 @@ async fn on_1_4_a_change_whose_peer_check_fails_is_rolled_back() {
     assert!(report.to_string().contains("rolled back"), "{report}");
 }
 
+/// Y1 (s45 audit of issue 32): `show bgp summary` runs FRR's `bgp_show_summary_vty` for the
+/// default instance only (vyos-1x `op-mode-definitions/show-bgp.xml.in`; FRRouting
+/// `bgpd/bgp_vty.c`), so a change that drops a session in VRF blue was confirmed. The checks
+/// read `show bgp vrf all summary` (`bgp_show_all_instances_summary_vty`, on 1.4 and 1.5):
+/// the change is left to revert on 1.5 and rolled back on 1.4. Failed first: kept on both.
+#[tokio::test]
+async fn a_change_that_drops_a_bgp_session_in_a_vrf_is_not_kept() {
+    for profile in [Profile::V15, Profile::V14] {
+        let (_servers, a, fa, b, fb) = pair(profile).await;
+        fresh_after_commit(&fa, &fb);
+        fa.state.lock().unwrap().vrf_bgp_down_after_commit = true;
+        let report = safe_apply(&a, Some(&b), &harmless_change(), &settled())
+            .await
+            .unwrap();
+        let broken: Vec<(&str, &str, &str)> = report
+            .broken
+            .iter()
+            .map(|x| {
+                let after = x.after.as_ref().map_or("", |c| c.state.as_str());
+                (x.before.router.as_str(), x.before.subject.as_str(), after)
+            })
+            .collect();
+        assert_eq!(
+            broken,
+            [("this", "bgp vrf blue IPv4 Unicast 10.1.0.2", "Active")],
+            "{profile:?}: {report}"
+        );
+        match (&report.outcome, profile) {
+            (ApplyOutcome::LeftToRevert { .. }, Profile::V15) => {}
+            (ApplyOutcome::RolledBack { commands, .. }, Profile::V14) => {
+                assert_eq!(commands.len(), 1, "{commands:?}");
+            }
+            (other, _) => panic!("{profile:?}: {other:?}"),
+        }
+    }
+}
+
 /// A change that breaks nothing is confirmed and saved on 1.5, kept and saved on 1.4.
 #[tokio::test]
 async fn on_both_versions_a_harmless_change_is_kept() {

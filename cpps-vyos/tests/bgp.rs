@@ -50,42 +50,9 @@ set vrf name red protocols bgp neighbor 10.2.0.2 remote-as '65102'
 set vrf name red protocols bgp neighbor 10.2.0.2 address-family ipv4-unicast
 ";
 
-/// `show bgp vrf all summary`: `bgp_show_all_instances_summary_vty` runs
-/// `bgp_show_summary_afi_safi` for each instance, the default first; FRR 10 heads each family
-/// `\n%s Summary:\n` and names the instance on the router-id line (`name_pretty`, `VRF blue`,
-/// `bgpd/bgpd.c` `bgp_create`), FRR 9.1 in the heading (`\n%s Summary (%s):\n`, no VRF on the
-/// router-id line); an instance without neighbors prints `% No BGP neighbors found in VRF red`.
-/// The rows are printed with the formats `bgp-summary-frr*.txt` cite (tests/status.rs).
+/// `show bgp vrf all summary` with every session up ([`common::bgp_vrf_all_summary`]).
 fn vrf_all(frr10: bool) -> String {
-    let (default, heading, id_line) = if frr10 {
-        (
-            "bgp-summary-frr10.txt",
-            "IPv4 Unicast Summary:",
-            "BGP router identifier 10.1.0.1, local AS number 65010 VRF blue vrf-id 5",
-        )
-    } else {
-        (
-            "bgp-summary-frr9.1.txt",
-            "IPv4 Unicast Summary (VRF blue):",
-            "BGP router identifier 10.1.0.1, local AS number 65010 vrf-id 5",
-        )
-    };
-    format!(
-        "{}
-{heading}
-{id_line}
-BGP table version 3
-RIB entries 3, using 576 bytes of memory
-Peers 1, using 20 KiB of memory
-
-Neighbor        V         AS   MsgRcvd   MsgSent   TblVer  InQ OutQ  Up/Down State/PfxRcd   PfxSnt Desc
-10.1.0.2        4      65101        50        52        3    0    0 00:24:10            2        1 N/A
-
-Total number of neighbors 1
-% No BGP neighbors found in VRF red
-",
-        common::show_fixture(default)
-    )
+    common::bgp_vrf_all_summary(frr10, true)
 }
 
 /// Failed first: nothing compared the configuration with the summary, and nothing read

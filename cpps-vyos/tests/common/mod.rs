@@ -169,6 +169,51 @@ pub fn show_fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
+/// `show bgp vrf all summary`: `bgp_show_all_instances_summary_vty` (FRRouting
+/// `bgpd/bgp_vty.c`) runs `bgp_show_summary_afi_safi` for each instance, the default first
+/// (the `bgp-summary-frr*.txt` fixture); FRR 10 heads each family `\n%s Summary:\n` and names
+/// the instance on the router-id line (`name_pretty`, `VRF blue`, `bgpd/bgpd.c` `bgp_create`),
+/// FRR 9.1 in the heading (`\n%s Summary (%s):\n`, no VRF on the router-id line); an instance
+/// without neighbors prints `% No BGP neighbors found in VRF red`. VRF blue's one neighbor is
+/// Established (its prefixes counted) or, `blue_up` false, `Active` since its reset 3 s ago
+/// (`bgp_show_summary`: `peer_uptime`, then `lookup_msg(bgp_status_msg, …)`).
+pub fn bgp_vrf_all_summary(frr10: bool, blue_up: bool) -> String {
+    let (default, heading, id_line) = if frr10 {
+        (
+            "bgp-summary-frr10.txt",
+            "IPv4 Unicast Summary:",
+            "BGP router identifier 10.1.0.1, local AS number 65010 VRF blue vrf-id 5",
+        )
+    } else {
+        (
+            "bgp-summary-frr9.1.txt",
+            "IPv4 Unicast Summary (VRF blue):",
+            "BGP router identifier 10.1.0.1, local AS number 65010 vrf-id 5",
+        )
+    };
+    let row = if blue_up {
+        "10.1.0.2        4      65101        50        52        3    0    0 00:24:10            2        1 N/A"
+    } else {
+        "10.1.0.2        4      65101        50        52        0    0    0 00:00:03       Active        0 N/A"
+    };
+    format!(
+        "{}
+{heading}
+{id_line}
+BGP table version 3
+RIB entries 3, using 576 bytes of memory
+Peers 1, using 20 KiB of memory
+
+Neighbor        V         AS   MsgRcvd   MsgSent   TblVer  InQ OutQ  Up/Down State/PfxRcd   PfxSnt Desc
+{row}
+
+Total number of neighbors 1
+% No BGP neighbors found in VRF red
+",
+        show_fixture(default)
+    )
+}
+
 /// A fixture file of `tests/fixtures/vyos-configs`.
 pub fn config_fixture(name: &str) -> String {
     let path = format!("{FIXTURES}/vyos-configs/{name}");
@@ -316,6 +361,10 @@ pub struct RouterState {
     /// "commit-revisions is not configured;\ncommit log is empty or stale:\n\n" before the
     /// log (`ConfigMgmt.max_revisions == 0`), and the archive is no longer written.
     pub commit_revisions: bool,
+    /// Whether VRF blue's BGP session is down ([`bgp_vrf_all_summary`]).
+    pub vrf_bgp_down: bool,
+    /// Whether the next commit takes VRF blue's BGP session down.
+    pub vrf_bgp_down_after_commit: bool,
     /// How many of the next `GET /openapi.json` are answered by nginx's own 503 page (the API
     /// restarting, or nginx's `limit_req`); the schema is served again after them.
     pub openapi_unavailable: u32,
@@ -436,6 +485,8 @@ impl FakeRouter {
                 routes_after_commit: None,
                 saved_unreadable: false,
                 commit_revisions: true,
+                vrf_bgp_down: false,
+                vrf_bgp_down_after_commit: false,
                 openapi_unavailable: 0,
                 openapi_unavailable_after_commit: 0,
                 trace_hubs: None,
@@ -732,6 +783,7 @@ fn after_commit(st: &mut RouterState, cmds: &[Value]) {
     others_commit(st);
     st.openapi_unavailable += std::mem::take(&mut st.openapi_unavailable_after_commit);
     st.neighbours_fail |= st.neighbours_fail_after_commit;
+    st.vrf_bgp_down |= st.vrf_bgp_down_after_commit;
     if let Some(routes) = st.routes_after_commit.take() {
         st.routes = routes;
     }
@@ -900,6 +952,10 @@ impl FakeRouter {
                 Profile::V14 => "bgp-summary-frr9.1.txt",
                 Profile::V15 => "bgp-summary-frr10.txt",
             }))),
+            ["bgp", "vrf", "all", "summary"] => ok(json!(bgp_vrf_all_summary(
+                self.profile == Profile::V15,
+                !st.vrf_bgp_down
+            ))),
             // vyos-1x `src/op_mode/ipsec.py`: without IPsec it prints `IPsec not initialized`
             // and exits 1, which `show_op` answers 400 (`ConfigSessionError`).
             ["vpn", "ipsec", "sa"] => self.err(400, "IPsec not initialized\n"),
