@@ -268,6 +268,12 @@ pub struct CopyGroup {
     /// warning), so a group of the same id owned by another is the receiving site's own
     /// backup (`Some(false)`). `None` when the owner or the sync's auth-id is not known.
     pub is_copy: Option<bool>,
+    /// When its snapshots known here were taken: every finished one of a snapshot list, only
+    /// `newest` of a group list. A sync keeps each snapshot's time (proxmox-backup
+    /// `src/server/pull.rs` `pull_group`), so only a snapshot at the time of one of the
+    /// source's is a copy of it: an owner alone does not tell the copy from the receiving
+    /// site's own backups written as the same auth-id.
+    pub times: Vec<i64>,
 }
 
 /// Whether a group owned by `owner` is written by a sync that writes as one of `writers`;
@@ -295,6 +301,7 @@ impl CopyGroup {
                 finished: g.files.iter().any(|f| f == MANIFEST),
                 owner: g.owner.clone(),
                 is_copy: written_by(g.owner.as_ref(), writers),
+                times: vec![g.last_backup],
             })
             .collect()
     }
@@ -312,6 +319,7 @@ impl CopyGroup {
                 finished: true,
                 owner: b.owner.clone(),
                 is_copy: written_by(b.owner.as_ref(), writers),
+                times: b.backup_times.clone(),
             })
             .collect()
     }
@@ -555,6 +563,20 @@ pub enum LastRun {
         /// Whether it succeeded.
         success: bool,
     },
+    /// A task of the guest's own ended, the newest one that may have written to the PBS
+    /// storage judged, but its log does not show that it did ([`RunLog::written`]): not read,
+    /// or naming no storage. Whether its outcome is the chain's cannot be told
+    /// ([`Verdict::CannotTell`]).
+    Unplaced {
+        /// When it ended.
+        end: i64,
+        /// Its exit status, or its part's error in a log that names it.
+        status: String,
+        /// Whether it succeeded.
+        success: bool,
+        /// Why its storage cannot be told.
+        why: String,
+    },
     /// No vzdump task was found for it.
     NotSeen,
     /// The task lists could not be read.
@@ -682,7 +704,8 @@ fn judge_guest(
         Some((_, Ok(backup))) => Ok(backup.map(|b| b.newest_time)),
         _ => Err(()),
     };
-    let last_run = last_run(input, guest, newest);
+    let storages = ChainStorages::of(input, judged.as_ref().map(|(t, _)| *t));
+    let last_run = last_run(input, guest, newest, &storages);
     run_findings(
         input,
         guest,
@@ -708,11 +731,22 @@ fn judge_guest(
         shared_doubt(
             &chain.last_run,
             backup.as_ref().map(|b| *b).map_err(|_| ()),
-            own_failure(input, guest),
+            own_failure(input, guest, &storages),
             &mut findings,
         );
+        // The times of the guest's snapshots here, which its copies carry; `None` unread.
+        let source = backup
+            .as_ref()
+            .ok()
+            .map(|b| b.map_or(&[][..], |b| b.backup_times.as_slice()));
         judge_here(&mut chain, &mut findings, target, backup, now, rpo);
-        judge_there(&mut chain, &mut findings, input, target, guest, now, rpo);
+        let there = There {
+            input,
+            target,
+            guest,
+            source,
+        };
+        judge_there(&mut chain, &mut findings, &there, now, rpo);
     }
     chain.verdict = findings.verdict();
     chain.reasons = findings.breach;
@@ -799,6 +833,7 @@ fn run_findings(
             "its last vzdump task failed at {}: {status}",
             at(*end)
         )),
+        LastRun::Unplaced { why, .. } => findings.unknown.push(why.clone()),
         LastRun::CannotTell => findings.unknown.push(match runs_unread(input, guest) {
             Some((node, e)) => format!("the vzdump tasks of node {node} could not be read: {e}"),
             None => "the vzdump task lists could not be read".to_owned(),
@@ -851,11 +886,17 @@ fn shared_doubt(
     }
 }
 
-/// The end of the newest task of `guest`'s own ([`own_result`]) that ended, when it failed.
-fn own_failure(input: &ChainInput, guest: &ChainGuest) -> Option<i64> {
+/// The end of the newest task of `guest`'s own ([`own_result`]) that ended and may have
+/// written to the chain's storage, when it failed.
+fn own_failure(
+    input: &ChainInput,
+    guest: &ChainGuest,
+    storages: &ChainStorages<'_>,
+) -> Option<i64> {
     let runs = input.runs.as_ref().ok()?;
     let (success, end) = runs
         .iter()
+        .filter(|r| storages.aim(r) != Aim::Elsewhere)
         .filter_map(|r| Some((own_result(r, guest.vmid)?.1, r.endtime?)))
         .max_by_key(|(_, end)| *end)?;
     (!success).then_some(end)
@@ -958,15 +999,33 @@ fn judge_here(
     }
 }
 
+/// What the copy of one guest is judged against: the input, the target judged here, the
+/// guest, and the times of its snapshots here (`None` when they were not read).
+struct There<'a> {
+    input: &'a ChainInput,
+    target: &'a PbsTarget,
+    guest: &'a ChainGuest,
+    source: Option<&'a [i64]>,
+}
+
 fn judge_there(
     chain: &mut GuestChain,
     findings: &mut Findings,
-    input: &ChainInput,
-    target: &PbsTarget,
-    guest: &ChainGuest,
+    there: &There<'_>,
     now: i64,
     rpo: i64,
 ) {
+    let There {
+        input,
+        target,
+        guest,
+        source,
+    } = *there;
+    // Without the guest's snapshots here no group there can be told to be their copy; the
+    // reason here already makes the verdict "cannot tell", and the line says "copy not read".
+    let Some(source) = source else {
+        return;
+    };
     // A storage whose server may be another PBS has its copies elsewhere too: its "here"
     // already says why it cannot be told.
     if input.here.iter().any(|s| {
@@ -1023,15 +1082,22 @@ fn judge_there(
             return;
         }
     };
+    let newest = match copied_time(copy, source, guest, &copies.site) {
+        Ok(newest) => newest,
+        Err(why) => {
+            findings.unknown.push(why);
+            return;
+        }
+    };
     // Only a snapshot known to be finished is a copy.
     if copy.finished {
-        chain.copied = Some(copy.newest);
+        chain.copied = Some(newest);
     }
-    if now.saturating_sub(copy.newest) > rpo {
+    if now.saturating_sub(newest) > rpo {
         findings.breach.push(format!(
             "the newest copy on {} ({}) is older than the RPO",
             copies.site,
-            at(copy.newest)
+            at(newest)
         ));
     } else if !copy.finished {
         // A group list's `last-backup` may be a snapshot still being written or abandoned
@@ -1039,9 +1105,35 @@ fn judge_there(
         findings.unknown.push(format!(
             "cannot tell whether the newest copy on {} ({}) finished: a group list's last backup may be a snapshot still being written",
             copies.site,
-            at(copy.newest)
+            at(newest)
         ));
     }
+}
+
+/// The time of the newest snapshot of `copy` that was taken at the time of one of the
+/// guest's snapshots here (`source`): a pull creates each snapshot with
+/// its source's time (proxmox-backup `src/server/pull.rs` `pull_group`:
+/// `backup_dir(target_ns, from_snapshot)`), so another is the receiving site's own backup or
+/// a copy of one no longer here; either way the copy cannot be told.
+fn copied_time(
+    copy: &CopyGroup,
+    source: &[i64],
+    guest: &ChainGuest,
+    site: &str,
+) -> Result<i64, String> {
+    copy.times
+        .iter()
+        .copied()
+        .filter(|t| source.contains(t))
+        .max()
+        .ok_or_else(|| {
+            format!(
+                "cannot tell whether {}/{} on {site} is the copy: none of its snapshots (the newest of {}) was taken at the time of one of this site's snapshots of it, as a sync's copy is",
+                guest.backup_type,
+                guest.vmid,
+                at(copy.newest)
+            )
+        })
 }
 
 /// Why a guest has no copy among the groups read.
@@ -1097,7 +1189,8 @@ fn the_copy<'a>(
 
 /// The last vzdump run of `guest`: of the tasks that are its own and those for several
 /// guests that may be, the newest to end, since a start is not a finish; a task named after
-/// it that runs and started after that end runs now.
+/// it that runs and started after that end runs now. A task whose log shows it wrote
+/// elsewhere than the chain's storage ([`ChainStorages::aim`]) is passed over.
 ///
 /// Its own: a task named after it (pve-manager `PVE/API2/VZDump.pm` `vzdump`: `$taskid =
 /// $local_vmids->[0] if scalar(@{$local_vmids}) == 1`), or a task for several guests whose
@@ -1107,36 +1200,51 @@ fn the_copy<'a>(
 /// then it names no job (`PVE/Jobs/VZDump.pm` `run` hands the job id to `vzdump` only as
 /// `job-id`, for the notification): one that ended OK while `newest`, the guest's newest
 /// snapshot here when it was read, is older than its start did not back the guest up here (a
-/// task ends OK only when every guest of it did), and is passed over.
-fn last_run(input: &ChainInput, guest: &ChainGuest, newest: Result<Option<i64>, ()>) -> LastRun {
+/// task ends OK only when every guest of it did), and is passed over. So is a task of its
+/// own that ended OK whose storage its log does not show: a backup to PBS leaves a snapshot
+/// whose time is the guest's start (`PVE/VZDump.pm` `exec_backup_task`: `backup_time`).
+fn last_run(
+    input: &ChainInput,
+    guest: &ChainGuest,
+    newest: Result<Option<i64>, ()>,
+    storages: &ChainStorages<'_>,
+) -> LastRun {
     let Ok(runs) = &input.runs else {
         return LastRun::CannotTell;
     };
     if runs_unread(input, guest).is_some() {
         return LastRun::CannotTell;
     }
-    let own = |r: &VzdumpRun| own_result(r, guest.vmid).is_some();
-    let not_its = |r: &VzdumpRun| {
+    let no_snapshot_from = |r: &VzdumpRun| {
         newest.is_ok_and(|newest| {
             r.status.as_ref().is_some_and(ExitStatus::is_success)
                 && newest.is_none_or(|t| t < r.starttime)
         })
     };
+    let own = |r: &VzdumpRun| own_result(r, guest.vmid).is_some();
+    let counts = |r: &VzdumpRun| match storages.aim(r) {
+        Aim::Chain => true,
+        Aim::Elsewhere => false,
+        Aim::Untold(_) => !no_snapshot_from(r),
+    };
     let shared = |r: &VzdumpRun| {
         r.vmid.is_none()
             && r.log.as_ref().is_none_or(|log| !log.names_all)
             && guest.node.as_deref().is_none_or(|n| n == r.node)
-            && !not_its(r)
+            && !no_snapshot_from(r)
     };
     let ended = runs
         .iter()
-        .filter(|r| own(r) || shared(r))
+        .filter(|r| (own(r) || shared(r)) && counts(r))
         .filter_map(|r| r.endtime.map(|end| (r, end)))
         .max_by_key(|(r, end)| (*end, own(r)));
+    // A running task whose log does not show the chain's storage may be a manual dump
+    // elsewhere: it does not replace the run that ended.
     let running = runs
         .iter()
         .filter(|r| r.vmid == Some(guest.vmid) && r.endtime.is_none())
         .filter(|r| ended.is_none_or(|(_, end)| r.starttime > end))
+        .filter(|r| ended.is_none() || storages.aim(r) == Aim::Chain)
         .max_by_key(|r| r.starttime);
     if let Some(run) = running {
         return LastRun::Running {
@@ -1147,11 +1255,7 @@ fn last_run(input: &ChainInput, guest: &ChainGuest, newest: Result<Option<i64>, 
         return LastRun::NotSeen;
     };
     if let Some((status, success)) = own_result(run, guest.vmid) {
-        return LastRun::Ended {
-            end,
-            status,
-            success,
-        };
+        return own_run(run, end, status, success, newest, storages);
     }
     // Ended without a status: not a success.
     let (status, success) = run
@@ -1165,6 +1269,102 @@ fn last_run(input: &ChainInput, guest: &ChainGuest, newest: Result<Option<i64>, 
         end,
         status,
         success,
+    }
+}
+
+/// The last run of the guest's own `run`: [`LastRun::Ended`] when its log shows it wrote to
+/// the chain's storage, or when it ended OK and the guest's `newest` snapshot here was taken
+/// after it started; otherwise which storage it wrote to cannot be told
+/// ([`LastRun::Unplaced`]).
+fn own_run(
+    run: &VzdumpRun,
+    end: i64,
+    status: String,
+    success: bool,
+    newest: Result<Option<i64>, ()>,
+    storages: &ChainStorages<'_>,
+) -> LastRun {
+    let why = match storages.aim(run) {
+        Aim::Untold(why) if !(success && newest.is_ok_and(|t| t >= Some(run.starttime))) => why,
+        _ => {
+            return LastRun::Ended {
+                end,
+                status,
+                success,
+            };
+        }
+    };
+    let why = format!(
+        "its last vzdump task ended at {}: {status}, and whether it wrote to storage {} cannot be told: {why}",
+        at(end),
+        storages.chain.join(", ")
+    );
+    LastRun::Unplaced {
+        end,
+        status,
+        success,
+        why,
+    }
+}
+
+/// Where a vzdump task wrote, for the chain judged ([`ChainStorages::aim`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Aim {
+    /// To a storage of the chain.
+    Chain,
+    /// Elsewhere: the run is none of the chain's.
+    Elsewhere,
+    /// Its log does not say, for the reason given.
+    Untold(String),
+}
+
+/// The PVE storages a vzdump task must write to to count for a guest's chain: those on the
+/// datastore and namespace judged (several storages may name one), or with none judged every
+/// PBS storage listed; and whether the storage list is whole.
+struct ChainStorages<'a> {
+    chain: Vec<&'a str>,
+    listed: Vec<&'a str>,
+    complete: bool,
+}
+
+impl<'a> ChainStorages<'a> {
+    /// The storages of `judged`'s place in `input`, or of every target when none is judged.
+    fn of(input: &'a ChainInput, judged: Option<&PbsTarget>) -> Self {
+        let listed: Vec<&str> = input.targets.iter().map(|t| t.storage.as_str()).collect();
+        let chain = match judged {
+            Some(judged) => input
+                .targets
+                .iter()
+                .filter(|t| t.datastore == judged.datastore && t.namespace == judged.namespace)
+                .map(|t| t.storage.as_str())
+                .collect(),
+            None => listed.clone(),
+        };
+        Self {
+            chain,
+            listed,
+            complete: input.targets_complete,
+        }
+    }
+
+    /// Whether `run` wrote to the chain's storage, as its log says ([`RunLog::written`]). A
+    /// storage missing from a storage list that may leave some out may be one of the chain's.
+    fn aim(&self, run: &VzdumpRun) -> Aim {
+        let Some(log) = &run.log else {
+            return Aim::Untold("its log was not read".to_owned());
+        };
+        match &log.written {
+            Written::Storage(s) if self.chain.contains(&s.as_str()) => Aim::Chain,
+            Written::Storage(s) if !self.complete && !self.listed.contains(&s.as_str()) => {
+                Aim::Untold(format!(
+                    "it wrote to storage {s}, which the storage list the credentials see does not show"
+                ))
+            }
+            Written::Storage(_) | Written::NotPbs(_) => Aim::Elsewhere,
+            Written::Untold => Aim::Untold(
+                "its log names no storage (vzdump then takes /etc/vzdump.conf's)".to_owned(),
+            ),
+        }
     }
 }
 
@@ -1221,6 +1421,80 @@ pub struct RunLog {
     /// Whether the log names every guest its task backed up: it was read to its end and says
     /// the job tried every guest. A guest it does not name then was not in the task.
     pub names_all: bool,
+    /// Where the task wrote its backups.
+    pub written: Written,
+}
+
+/// Where a vzdump task wrote its backups, as its log says ([`RunLog::parse`]). pve-manager
+/// `PVE/VZDump.pm` `exec_backup` starts every log with `starting new backup job: {cmdline}`,
+/// the command pve-guest-common `src/PVE/VZDump/Common.pm` `command_line` rebuilds from the
+/// call (`--storage NAME` when a storage was given, each value shell-quoted);
+/// `exec_backup_task` logs, per guest, `creating Proxmox Backup Server archive '{snapshot}'`
+/// to a PBS storage, `creating vzdump archive '{file}'` to a file, `creating {provider}
+/// archive` to a backup provider, or `sending archive to stdout`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Written {
+    /// To the PVE storage its command names with `--storage`.
+    Storage(String),
+    /// Not to a PVE storage of type `pbs`, with what shows it: a `--dumpdir`, or an archive
+    /// line of another kind than PBS's.
+    NotPbs(String),
+    /// The log does not say: its first line was not read, or its command names no storage
+    /// (vzdump then takes `/etc/vzdump.conf`'s, `PVE/VZDump.pm` `new`) and no archive line
+    /// tells a file from a PBS.
+    #[default]
+    Untold,
+}
+
+impl Written {
+    /// What a log's `command` (`vzdump …`) and its archive lines (`archives`: the kind of the
+    /// first `creating {kind} archive`, or `stdout`) say.
+    fn of(command: Option<&str>, archive: Option<&str>) -> Self {
+        let words = command.map(shell_words).unwrap_or_default();
+        let value = |option: &str| {
+            words
+                .iter()
+                .position(|w| w == option)
+                .and_then(|at| words.get(at + 1))
+        };
+        if let Some(storage) = value("--storage") {
+            return Written::Storage(storage.clone());
+        }
+        if let Some(dir) = value("--dumpdir") {
+            return Written::NotPbs(format!("--dumpdir {dir}"));
+        }
+        match archive {
+            Some(kind) if kind != PBS_ARCHIVE => Written::NotPbs(format!("a {kind} archive")),
+            _ => Written::Untold,
+        }
+    }
+}
+
+/// The kind `exec_backup_task` names a PBS archive by.
+const PBS_ARCHIVE: &str = "Proxmox Backup Server";
+
+/// The words of a command line that pve-guest-common `command_line` joined, each value
+/// quoted by String::ShellQuote (pve-common `src/PVE/Tools.pm` `shellquote`): single quotes
+/// around a value with other characters than safe ones, `\'` for a quote.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quoted = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                word.get_or_insert_default();
+            }
+            '\\' if !quoted => word.get_or_insert_default().extend(chars.next()),
+            c if c.is_whitespace() && !quoted => words.extend(word.take()),
+            c => word.get_or_insert_default().push(c),
+        }
+    }
+    words.extend(word);
+    words
 }
 
 /// One guest's part of a vzdump task, as the task's log says ([`RunLog`]).
@@ -1243,10 +1517,20 @@ impl RunLog {
     pub fn parse<S: AsRef<str>>(lines: &[S], whole: bool) -> Self {
         let mut log = RunLog::default();
         let mut tried_all = false;
+        let (mut command, mut archive) = (None, None);
         for line in lines {
             let line = line.as_ref();
             if let Some(msg) = line.strip_prefix("INFO: ") {
-                if let Some(vmid) = guest_of(msg, "Starting Backup of VM ") {
+                if let Some(cmd) = msg.strip_prefix("starting new backup job: ") {
+                    command.get_or_insert(cmd);
+                } else if let Some((kind, _)) = msg
+                    .strip_prefix("creating ")
+                    .and_then(|rest| rest.split_once(" archive '"))
+                {
+                    archive.get_or_insert(kind);
+                } else if msg == "sending archive to stdout" {
+                    archive.get_or_insert("stdout");
+                } else if let Some(vmid) = guest_of(msg, "Starting Backup of VM ") {
                     log.set(vmid, GuestOutcome::Unfinished);
                 } else if let Some(vmid) = guest_of(msg, "Finished Backup of VM ") {
                     log.set(vmid, GuestOutcome::Finished);
@@ -1264,6 +1548,7 @@ impl RunLog {
             }
         }
         log.names_all = whole && tried_all;
+        log.written = Written::of(command, archive);
         log
     }
 
@@ -1760,7 +2045,8 @@ fn copy_jobs<'a>(
 /// is the copy when its owner is one of `writers`, the auth-ids the syncs that make the copy
 /// write as (a push of this PBS: the remote's `auth-id`; a pull of the other site: that job's
 /// `owner`); with `writers` empty, whether a group is the copy cannot be told
-/// ([`CopyGroup::is_copy`]).
+/// ([`CopyGroup::is_copy`]). [`judge`] counts it only when its last backup was taken at the
+/// time of one of this site's snapshots of the guest ([`CopyGroup::times`]).
 pub async fn read_remote_copies(
     pbs: &crate::Client,
     remote: &str,

@@ -109,6 +109,11 @@ pub struct GuestBackup {
     /// in the report's JSON.
     #[serde(skip_serializing)]
     pub owner: Option<AuthId>,
+    /// When each finished snapshot of the group was taken, oldest first: a sync keeps a
+    /// snapshot's time, so a copy elsewhere is told by it ([`crate::chain::CopyGroup`]). Not
+    /// in the report's JSON.
+    #[serde(skip_serializing)]
+    pub backup_times: Vec<i64>,
 }
 
 impl GuestBackup {
@@ -149,6 +154,7 @@ pub fn newest_per_guest(
         count: usize,
         newest: &'a Snapshot,
         newest_ok: Option<i64>,
+        times: Vec<i64>,
     }
     let mut groups: HashMap<(&BackupType, &str), Acc<'_>> = HashMap::new();
     let mut unfinished: HashMap<(&BackupType, &str), usize> = HashMap::new();
@@ -168,18 +174,21 @@ pub fn newest_per_guest(
                     acc.newest = snapshot;
                 }
                 acc.newest_ok = acc.newest_ok.max(ok_time);
+                acc.times.push(snapshot.backup_time);
             })
             .or_insert(Acc {
                 count: 1,
                 newest: snapshot,
                 newest_ok: ok_time,
+                times: vec![snapshot.backup_time],
             });
     }
     let rpo_secs = rpo.as_secs();
     let mut guests: Vec<GuestBackup> = groups
         .into_values()
-        .map(|acc| {
+        .map(|mut acc| {
             let newest_age_secs = age(now, acc.newest.backup_time);
+            acc.times.sort_unstable();
             GuestBackup {
                 store: store.to_owned(),
                 namespace: namespace.to_owned(),
@@ -198,6 +207,7 @@ pub fn newest_per_guest(
                 verified_rpo_breached: acc.newest_ok.is_none_or(|ok| age(now, ok) > rpo_secs),
                 off_site: None,
                 owner: acc.newest.owner.clone(),
+                backup_times: acc.times,
             }
         })
         .collect();

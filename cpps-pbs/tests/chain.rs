@@ -62,7 +62,8 @@ fn input() -> ChainInput {
     input.runs = Ok(vec![
         VzdumpRun::new("pve1", None, NOW - 3 * H).ended(NOW - 2 * H, ExitStatus::parse("OK")),
         VzdumpRun::new("pve2", Some(101), NOW - 4 * H)
-            .ended(NOW - 4 * H + 60, ExitStatus::parse("job errors")),
+            .ended(NOW - 4 * H + 60, ExitStatus::parse("job errors"))
+            .log(pbs_failure(101)),
     ]);
     input.here = vec![SiteBackups::new(
         "store1",
@@ -621,10 +622,12 @@ fn another_jobs_later_shared_run_does_not_hide_a_guests_own_failure() {
     // 100's newest snapshot is two hours old; a manual backup of it failed after that, then
     // another job backed other guests of pve1 up.
     input.runs = Ok(vec![
-        VzdumpRun::new("pve1", Some(100), NOW - 90 * 60).ended(
-            NOW - 80 * 60,
-            ExitStatus::parse("unable to connect to backup server"),
-        ),
+        VzdumpRun::new("pve1", Some(100), NOW - 90 * 60)
+            .ended(
+                NOW - 80 * 60,
+                ExitStatus::parse("unable to connect to backup server"),
+            )
+            .log(pbs_failure(100)),
         VzdumpRun::new("pve1", None, NOW - 60 * 60).ended(NOW - 30 * 60, ExitStatus::parse("OK")),
     ]);
     let chains = judge(&input, NOW, rpo());
@@ -785,10 +788,12 @@ fn a_guest_migrated_after_a_failed_backup_is_judged_from_its_old_nodes_task() {
 #[test]
 fn a_shared_run_that_ended_after_the_snapshots_were_read_counts_when_its_log_names_the_guest() {
     let mut input = input();
-    let own_failed = VzdumpRun::new("pve1", Some(100), NOW - 110 * 60).ended(
-        NOW - 100 * 60,
-        ExitStatus::parse("unable to connect to backup server"),
-    );
+    let own_failed = VzdumpRun::new("pve1", Some(100), NOW - 110 * 60)
+        .ended(
+            NOW - 100 * 60,
+            ExitStatus::parse("unable to connect to backup server"),
+        )
+        .log(pbs_failure(100));
     // Started after gitlab's newest listed snapshot (2 h old), ended after the list was read.
     let shared =
         VzdumpRun::new("pve1", None, NOW - 90 * 60).ended(NOW - 10 * 60, ExitStatus::parse("OK"));
@@ -908,6 +913,16 @@ fn a_doubtful_storage_sharing_a_place_with_a_sure_one_is_cannot_tell() {
 /// remotes are shaped as `GET /admin/sync` and `GET /config/remote` list them (pbs-api-types
 /// `src/jobs.rs` `SyncJobConfig`, `src/remote.rs` `RemoteConfig`).
 fn copies_on_b(push: bool, pull_owner: Option<&str>, owner: Option<&str>) -> Vec<SiteCopies> {
+    copies_on_b_at(push, pull_owner, owner, 0)
+}
+
+/// [`copies_on_b`], B's snapshots taken `shift` seconds after A's.
+fn copies_on_b_at(
+    push: bool,
+    pull_owner: Option<&str>,
+    owner: Option<&str>,
+    shift: i64,
+) -> Vec<SiteCopies> {
     use cpps_pbs::chain::{PbsAddress, PbsSide};
     use cpps_pbs::types::{Remote, SyncJob};
     let snapshots: Vec<Snapshot> = data("snapshots_store1.json");
@@ -930,6 +945,7 @@ fn copies_on_b(push: bool, pull_owner: Option<&str>, owner: Option<&str>) -> Vec
     let mut theirs = snapshots.clone();
     for s in &mut theirs {
         s.owner = owner.map(|o| o.parse().unwrap());
+        s.backup_time += shift;
     }
     let mut a = side("pbs-a.example", "store1", &snapshots, "b", "pbs-b.example");
     let mut b = side("pbs-b.example", "mirror", &theirs, "a", "pbs-a.example");
@@ -1005,4 +1021,207 @@ fn a_group_of_the_same_id_owned_by_another_is_not_the_copy() {
         unlisted.reasons,
         ["cannot tell whether vm/100 on site-b is the copy: the list gives no owner"]
     );
+}
+
+/// The log of a vzdump task for guest 100 alone, started with `args` (pve-manager
+/// `PVE/API2/VZDump.pm` `vzdump` builds the line's command with pve-guest-common
+/// `src/PVE/VZDump/Common.pm` `command_line`: the guests, then `--{option} {value}`), as
+/// `PVE/VZDump.pm` writes it: `exec_backup` (`starting new backup job: {cmdline}`, `Backup
+/// job finished …`), `exec_backup_task` (`Starting Backup of VM`, `creating {vzdump |
+/// Proxmox Backup Server} archive '{target}'`, `Finished Backup of VM`, or `Backup of VM 100
+/// failed - {error}` with the max-backup-limit refusal it dies with before the start line),
+/// each through pve-guest-common `src/PVE/VZDump/Plugin.pm` `debugmsg`.
+fn single_guest_log(vmid: u32, args: &str, archive: Option<&str>) -> Vec<String> {
+    let mut lines = vec![format!(
+        "INFO: starting new backup job: vzdump {vmid} {args}"
+    )];
+    match archive {
+        Some(archive) => lines.extend([
+            format!("INFO: Starting Backup of VM {vmid} (qemu)"),
+            "INFO: Backup started at 2026-11-29 07:30:00".to_owned(),
+            "INFO: status = running".to_owned(),
+            format!("INFO: creating {archive}"),
+            format!("INFO: Finished Backup of VM {vmid} (00:01:00)"),
+            "INFO: Backup finished at 2026-11-29 07:31:00".to_owned(),
+            "INFO: Backup job finished successfully".to_owned(),
+            "TASK OK".to_owned(),
+        ]),
+        None => lines.extend([
+            format!("ERROR: Backup of VM {vmid} failed - {MAX_BACKUPS}"),
+            "INFO: Failed at 2026-11-29 07:01:00".to_owned(),
+            "INFO: Backup job finished with errors".to_owned(),
+            "TASK ERROR: job errors".to_owned(),
+        ]),
+    }
+    lines
+}
+
+/// What the log of a failed vzdump task of `vmid` alone to `pbs-franca` says
+/// ([`single_guest_log`]).
+fn pbs_failure(vmid: u32) -> RunLog {
+    RunLog::parse(
+        &single_guest_log(vmid, "--storage pbs-franca --mode snapshot", None),
+        true,
+    )
+}
+
+const MAX_BACKUPS: &str = "There is a max backup limit of 3 enforced by the target storage or the vzdump parameters. Either increase the limit or delete old backups.";
+
+/// H1 (issue 31): a vzdump task counts for the chain only when its log shows it wrote to the
+/// chain's PBS storage. gitlab's PBS backup failed an hour ago; a manual `vzdump 100
+/// --storage local` succeeded after it. The manual dump is no PBS run (its log's `--storage
+/// local`, pve-manager `PVE/VZDump.pm` `exec_backup`, and its `creating vzdump archive` line,
+/// `exec_backup_task`), so the failed PBS run stays the last run: a breach, with the PBS
+/// run's error. With neither log read, which storage each wrote to cannot be told: the OK
+/// task took no snapshot here (gitlab's newest is older than its start) and is passed over,
+/// and the failed one may be a PBS run or not: "cannot tell", never ok.
+#[test]
+fn a_manual_local_dump_after_a_failed_pbs_run_does_not_hide_the_failure() {
+    let mut input = input();
+    let pbs = VzdumpRun::new("pve1", Some(100), NOW - 60 * 60)
+        .ended(NOW - 59 * 60, ExitStatus::parse("job errors"));
+    let local = VzdumpRun::new("pve1", Some(100), NOW - 30 * 60)
+        .ended(NOW - 29 * 60, ExitStatus::parse("OK"));
+    let logged = |run: &VzdumpRun, lines: Vec<String>| run.clone().log(RunLog::parse(&lines, true));
+    input.runs = Ok(vec![
+        logged(
+            &pbs,
+            single_guest_log(100, "--storage pbs-franca --mode snapshot", None),
+        ),
+        logged(
+            &local,
+            single_guest_log(
+                100,
+                "--mode snapshot --storage local --compress zstd",
+                Some(
+                    "vzdump archive '/var/lib/vz/dump/vzdump-qemu-100-2026_11_29-07_30_00.vma.zst'",
+                ),
+            ),
+        ),
+    ]);
+    let gitlab = find(&judge(&input, NOW, rpo()), 100).clone();
+    assert_eq!(
+        gitlab.last_run,
+        LastRun::Ended {
+            end: NOW - 59 * 60,
+            status: "job errors".to_owned(),
+            success: false,
+        },
+        "{gitlab}"
+    );
+    assert_eq!(gitlab.verdict, Verdict::Breach, "{gitlab}");
+    assert_eq!(
+        gitlab.reasons,
+        [format!(
+            "its last vzdump task failed at {}: job errors",
+            jiff::Timestamp::from_second(NOW - 59 * 60).unwrap()
+        )]
+    );
+
+    input.runs = Ok(vec![pbs, local]);
+    let gitlab = find(&judge(&input, NOW, rpo()), 100).clone();
+    assert_eq!(gitlab.verdict, Verdict::CannotTell, "{gitlab}");
+    assert!(
+        gitlab.reasons.iter().any(|r| r.contains("job errors")
+            && r.contains("storage pbs-franca")
+            && r.contains("its log was not read")),
+        "{gitlab}"
+    );
+}
+
+/// H1 (issue 31): where a task wrote, from its log. pve-manager `PVE/VZDump.pm` `exec_backup`
+/// logs the command (pve-guest-common `src/PVE/VZDump/Common.pm` `command_line`: `--storage`
+/// only when given, values through pve-common `src/PVE/Tools.pm` `shellquote`); without it,
+/// `exec_backup_task`'s archive line tells a file (`creating vzdump archive`) from a PBS
+/// snapshot, which names no storage.
+#[test]
+fn a_vzdump_log_says_where_the_task_wrote() {
+    use cpps_pbs::chain::Written;
+    let written = |args: &str, archive: Option<&str>| {
+        RunLog::parse(&single_guest_log(100, args, archive), true).written
+    };
+    assert_eq!(
+        written("--mode snapshot --storage local", None),
+        Written::Storage("local".to_owned())
+    );
+    // A quoted value holding ` --storage ` is one word.
+    assert_eq!(
+        written(
+            "--notes-template '{{guestname}} --storage x'\\''s' --storage pbs-franca",
+            None
+        ),
+        Written::Storage("pbs-franca".to_owned())
+    );
+    assert_eq!(
+        written(
+            "--mode snapshot",
+            Some("vzdump archive '/var/lib/vz/dump/vzdump-qemu-100-2026_11_29-07_30_00.vma.zst'")
+        ),
+        Written::NotPbs("a vzdump archive".to_owned())
+    );
+    assert_eq!(
+        written("--dumpdir /mnt/usb", None),
+        Written::NotPbs("--dumpdir /mnt/usb".to_owned())
+    );
+    // To vzdump.conf's storage, a PBS one: which cannot be told.
+    assert_eq!(
+        written(
+            "--mode snapshot",
+            Some("Proxmox Backup Server archive 'vm/100/2026-11-29T07:30:00Z'")
+        ),
+        Written::Untold
+    );
+    // A log read from past its first line.
+    assert_eq!(
+        RunLog::parse(&single_guest_log(100, "--storage local", None)[1..], false).written,
+        Written::Untold
+    );
+}
+
+/// H7 (issue 31): site B's PVE writes its own backups as the same auth-id the pull job writes
+/// as (both `root@pam`), so B's own `vm/100`, taken on B's schedule, has the owner a copy would
+/// have. A pull keeps each snapshot's backup time (proxmox-backup `src/server/pull.rs`
+/// `pull_group`: the target snapshot is `backup_dir(target_ns, from_snapshot)`, created by
+/// `pull_snapshot_from`'s `create_locked_backup_dir`), so a group none of whose snapshots
+/// was taken at one of A's snapshot times is no copy of A's that A still holds: "cannot
+/// tell", never ok. The same owner with A's times is the copy.
+#[test]
+fn a_group_of_the_pull_owner_is_the_copy_only_with_the_sources_backup_times() {
+    let gitlab = |copies: Vec<SiteCopies>| {
+        let mut input = input();
+        input.there = copies;
+        find(&judge(&input, NOW, rpo()), 100).clone()
+    };
+    let own = gitlab(copies_on_b_at(false, None, Some("root@pam"), 30 * 60));
+    assert_eq!(own.verdict, Verdict::CannotTell, "{own}");
+    assert_eq!(own.copied, None);
+    assert!(
+        own.reasons
+            .iter()
+            .any(|r| r.starts_with("cannot tell whether vm/100 on site-b is the copy")),
+        "{own}"
+    );
+    let copy = gitlab(copies_on_b_at(false, None, Some("root@pam"), 0));
+    assert_eq!(copy.verdict, Verdict::Ok, "{copy}");
+    assert_eq!(copy.copied, Some(NOW - 2 * H));
+}
+
+/// H1 (issue 31): a task of gitlab's own that still runs, whose log was not read, may be a
+/// manual dump to another storage: it does not replace the failed PBS run before it
+/// (`single_guest_log`'s lines, pve-manager `PVE/VZDump.pm`).
+#[test]
+fn a_running_task_of_untold_storage_does_not_hide_a_failed_pbs_run() {
+    let mut input = input();
+    input.runs = Ok(vec![
+        VzdumpRun::new("pve1", Some(100), NOW - 60 * 60)
+            .ended(NOW - 59 * 60, ExitStatus::parse("job errors"))
+            .log(pbs_failure(100)),
+        VzdumpRun::new("pve1", Some(100), NOW - 10 * 60),
+    ]);
+    let gitlab = find(&judge(&input, NOW, rpo()), 100).clone();
+    assert!(
+        matches!(&gitlab.last_run, LastRun::Ended { success: false, end, .. } if *end == NOW - 59 * 60),
+        "{gitlab}"
+    );
+    assert_eq!(gitlab.verdict, Verdict::Breach, "{gitlab}");
 }
