@@ -1636,20 +1636,33 @@ impl<'a> Scopes<'a> {
     }
 
     /// A node that `now` has, `running` lacks, and that holds touched paths: deleted whole
-    /// when the batch made it as it is, else child by child, leaving what is not the batch's.
+    /// when the batch made it as it is, or when everything below it is the batch's (a
+    /// rewritten password beside nothing else); else child by child, leaving what is not the
+    /// batch's. Deleting only its children would leave the empty node the batch created.
     fn split(&self, path: &[String], out: &mut Inverse) {
         if self.explained(path) {
             out.commands.push(Command::delete(path.to_vec(), None));
             return;
         }
+        let mut below = Inverse::default();
         for name in child_names(self.now.get(path)) {
             let child = [path, &[name]].concat();
             match self.containing(&child) {
-                Some((_, true)) => out.commands.push(Command::delete(child, None)),
-                Some((scope, false)) => out.leave(scope, true),
-                None if self.above(&child) => self.split(&child, out),
-                None => out.leave(&child, false),
+                Some((_, true)) => below.commands.push(Command::delete(child, None)),
+                Some((scope, false)) => below.leave(scope, true),
+                None if self.above(&child) => self.split(&child, &mut below),
+                None => below.leave(&child, false),
             }
+        }
+        if below.left.is_empty() {
+            out.commands.push(Command::delete(path.to_vec(), None));
+        } else {
+            out.commands.extend(below.commands);
+            below.left.iter().for_each(|l| {
+                if !out.left.contains(l) {
+                    out.left.push(l.clone());
+                }
+            });
         }
     }
 }

@@ -1547,3 +1547,40 @@ async fn on_1_4_a_touched_path_another_client_changed_is_not_clobbered() {
     assert!(text.contains("no inverse was sent"), "{text}");
     assert!(text.contains("check it by hand"), "{text}");
 }
+
+/// A user the batch creates with a password: VyOS replaces `plaintext-password` by
+/// `encrypted-password` during the commit (vyos-1x `src/conf_mode/system_login.py`
+/// `generate`), so the batch's scope is `authentication`; the user node itself did not exist
+/// before and holds nothing else, so the rollback deletes it whole, and nothing of the batch,
+/// not even an empty `system login user ops`, stays. Failed first: the rollback deleted only
+/// `authentication` and left the empty user.
+#[tokio::test]
+async fn on_1_4_a_rollback_deletes_the_user_the_batch_created() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V14).await;
+    fresh_after_commit(&fa, &fb);
+    let before = fa.running();
+    let mut batch = breaking_change();
+    batch.push(Command::set(
+        [
+            "system",
+            "login",
+            "user",
+            "ops",
+            "authentication",
+            "plaintext-password",
+        ],
+        Some("Hunter2-never-shown"),
+    ));
+    let report = safe_apply(&a, Some(&b), &batch, &settled()).await.unwrap();
+    assert_eq!(fa.running(), before, "{report}");
+    let ops = ["system", "login", "user", "ops"]
+        .map(str::to_owned)
+        .to_vec();
+    assert_eq!(
+        sent(&fa, 1),
+        [
+            ("delete".to_owned(), red_port(), None),
+            ("delete".to_owned(), ops, None)
+        ]
+    );
+}
