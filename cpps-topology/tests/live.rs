@@ -12,8 +12,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use cpps_topology::live::facts::{
     ArgoApp, CertFact, GpuHostFacts, GuestBackupFact, KubeFacts, LinstorFacts, LinstorResource,
-    LinstorStoragePool, PbsFacts, PveFacts, PveGuest, PveGuestKind, PveNode, SiteObservation,
-    SourceFailure, SourceKind, Sourced,
+    LinstorStoragePool, PbsFacts, PveChainReading, PveFacts, PveGuest, PveGuestKind, PveNode,
+    SiteObservation, SourceFailure, SourceKind, Sourced,
 };
 use cpps_topology::live::sources::{Source, Sources};
 use cpps_topology::live::{self, LiveOptions, Observation, ObserveOptions};
@@ -473,6 +473,7 @@ fn sp_pbs() -> PbsFacts {
                 backup_id: "100".to_owned(),
                 newest_time: NOW - 7200,
                 newest_verified_time: Some(NOW - 7200),
+                owner: None,
             },
             // monitoring: newest 1 h ago but never verified, last verified 3 days ago.
             GuestBackupFact {
@@ -482,6 +483,7 @@ fn sp_pbs() -> PbsFacts {
                 backup_id: "201".to_owned(),
                 newest_time: NOW - 3600,
                 newest_verified_time: Some(NOW - 3 * 86_400),
+                owner: None,
             },
         ],
         chain: Default::default(),
@@ -492,7 +494,14 @@ fn sp_pbs() -> PbsFacts {
 fn linstor_backup_gpu_gitops_ingress_and_alert_coverage() {
     let topo = live_estate();
     let mut sp = SiteObservation::new("sp");
-    sp.proxmox = Sourced::Observed(sp_pve());
+    // This site's PVE writes to store1's root (pve-storage `PBSPlugin.pm`: `datastore`), where
+    // BACKUP-003 takes the groups for its guests'.
+    let mut input = cpps_pbs::chain::ChainInput::default();
+    input.targets = vec![cpps_pbs::chain::PbsTarget::new("pbs-sp", "store1", "")];
+    sp.proxmox = Sourced::Observed(PveFacts {
+        chain: PveChainReading::new(Ok(input)),
+        ..sp_pve()
+    });
     sp.linstor = Sourced::Observed(sp_linstor());
     sp.pbs = Sourced::Observed(sp_pbs());
     sp.gpus = vec![(
@@ -868,6 +877,7 @@ fn metrics_name_every_subject_of_kubernetes_and_pbs() {
             backup_id: "100".to_owned(),
             newest_time: NOW - 60,
             newest_verified_time: None,
+            owner: None,
         }],
         chain: Default::default(),
     });

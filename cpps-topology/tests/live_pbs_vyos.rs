@@ -13,12 +13,13 @@ use std::path::Path;
 
 use common::{live_estate, load, rule_messages};
 use cpps_http::test_util::MockApi;
+use cpps_pbs::chain::{ChainInput, PbsTarget};
 use cpps_topology::Topology;
 use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
 use cpps_topology::live::facts::{
     BgpNeighborFact, DrbdConnectionFact, GuestBackupFact, IpsecTunnelFact, LinstorFacts, PbsFacts,
-    PbsJobFact, PveFacts, PveGuest, PveGuestKind, PveNode, RouterSide, SiteObservation, Sourced,
-    VrrpFact, VyosFacts, WireGuardPeerFact,
+    PbsJobFact, PveChainReading, PveFacts, PveGuest, PveGuestKind, PveNode, RouterSide,
+    SiteObservation, Sourced, VrrpFact, VyosFacts, WireGuardPeerFact,
 };
 use cpps_topology::live::{self, LiveOptions, Observation, ObserveOptions};
 use cpps_vyos::ConfigTree;
@@ -334,6 +335,8 @@ fn assert_pbs_facts(facts: &PbsFacts) {
             ("pve-b", "vm", "300", 1_795_928_400, Some(1_795_928_400)),
         ]
     );
+    // The group's owner, as the snapshot list gives it (pbs-api-types `SnapshotListItem.owner`).
+    assert_eq!(facts.backups[0].owner.as_deref(), Some("backup@pbs!pve-a"));
     let jobs: Vec<(&str, &str, Option<bool>)> = facts
         .jobs
         .iter()
@@ -456,7 +459,7 @@ fn assert_backup_003_over(pbs: Sourced<PbsFacts>) {
             guest(200, "monitoring"),
         ],
         partial: Vec::new(),
-        chain: Default::default(),
+        chain: pve_writing(&[("store1", "")]),
         guests_trimmed: None,
     });
     site.pbs = pbs;
@@ -478,7 +481,20 @@ fn backup_group(store: &str, namespace: &str, ty: &str, id: &str) -> GuestBackup
         backup_id: id.to_owned(),
         newest_time: NOW - 60,
         newest_verified_time: Some(NOW - 60),
+        owner: None,
     }
+}
+
+/// What this site's PVE read: PBS storages writing to `places` (datastore, namespace), as
+/// pve-storage `src/PVE/Storage/PBSPlugin.pm` names them (`datastore`, `namespace`).
+fn pve_writing(places: &[(&str, &str)]) -> PveChainReading {
+    let mut input = ChainInput::default();
+    input.targets = places
+        .iter()
+        .enumerate()
+        .map(|(i, (store, ns))| PbsTarget::new(format!("pbs{i}"), *store, *ns))
+        .collect();
+    PveChainReading::new(Ok(input))
 }
 
 /// BACKUP-003 matches a guest's backups by type and id, and never counts a group that may be
@@ -498,7 +514,8 @@ fn backup_003_matches_type_and_refuses_ambiguous_groups() {
             guest(200, "monitoring"),
         ],
         partial: Vec::new(),
-        chain: Default::default(),
+        // Storages writing where each group is, so that the place decides nothing here.
+        chain: pve_writing(&[("store1", ""), ("store1", "franca"), ("mirror", "")]),
         guests_trimmed: None,
     });
     site.pbs = Sourced::Observed(PbsFacts {
@@ -550,7 +567,7 @@ fn backup_003_cannot_tell_over_a_partial_answer() {
         nodes: Vec::new(),
         guests: vec![guest(100, "gitlab"), guest(200, "monitoring")],
         partial: Vec::new(),
-        chain: Default::default(),
+        chain: pve_writing(&[("store1", "")]),
         guests_trimmed: None,
     });
     site.pbs = Sourced::Observed(PbsFacts {
@@ -582,7 +599,7 @@ fn backup_003_cannot_tell_over_a_datastore_list_that_may_be_filtered() {
         nodes: Vec::new(),
         guests: vec![guest(100, "gitlab")],
         partial: Vec::new(),
-        chain: Default::default(),
+        chain: pve_writing(&[("store1", "")]),
         guests_trimmed: None,
     });
     let filtered = "datastore list may be filtered: the credentials hold neither Datastore.Audit nor Datastore.Backup propagating from /datastore";

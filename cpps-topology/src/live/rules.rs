@@ -14,10 +14,13 @@
 use std::collections::BTreeMap;
 
 use super::diff::{Diff, Drift, DriftKind, Evidence, source_of};
-use super::facts::{GuestBackupFact, PveGuestKind};
+use cpps_pbs::chain::PbsTarget;
+use cpps_pbs::types::SyncDirection;
+
+use super::facts::{GuestBackupFact, PbsFacts, PveFacts, PveGuestKind};
 use super::facts::{Observation, SiteObservation, SourceFailure};
 use super::index::DeclaredIndex;
-use super::pbs::index::{GuestBackups, PbsIndex};
+use super::pbs::index::{GuestBackups, OtherWriter, PbsIndex, Writers};
 use super::pbs::source::DATASTORES_FILTERED;
 use super::pve::index::PveIndex;
 use crate::finding::Severity;
@@ -218,6 +221,7 @@ fn backup_003(live: &Live<'_>, sink: &mut Sink<'_>) {
             continue;
         };
         let (pbs_index, pve_index) = (PbsIndex::new(pbs), PveIndex::new(pve));
+        let writers = pbs_writers(live, site, pbs, pve);
         // The parts of `partial` that could hide a group: a datastore's namespaces, one
         // namespace's snapshots, or a datastore list the rights may have trimmed (as
         // `PbsSource` words them); an unread job list hides none.
@@ -249,7 +253,7 @@ fn backup_003(live: &Live<'_>, sink: &mut Sink<'_>) {
             };
             let id = observed.vmid.to_string();
             let who = format!("guest {} ({})", guest.id, observed.vmid);
-            let message = match pbs_index.guest_backups(backup_type, &id) {
+            let message = match pbs_index.guest_backups(backup_type, &id, &writers) {
                 // A part the server did not answer (a namespace, a datastore) may hold the
                 // group, so its absence is only a fact over a whole answer.
                 GuestBackups::None if !unread.is_empty() => Some(format!(
@@ -262,12 +266,88 @@ fn backup_003(live: &Live<'_>, sink: &mut Sink<'_>) {
                     "{who}: cannot tell whether it has a backup on {}: {why}",
                     pbs.server
                 )),
+                GuestBackups::Foreign(why) => Some(format!(
+                    "{who} has no backup of its own on {}: {why}",
+                    pbs.server
+                )),
                 GuestBackups::One(backup) => rpo_message(live, &who, rpo, backup),
             };
             if let Some(message) = message {
                 emit_on(sink, Severity::Warning, ComponentRef::Guest(guest), message);
             }
         }
+    }
+}
+
+/// Who writes where on `site`'s PBS (`pbs`): the places of the PBS storages of its PVE
+/// (`pve`) that may be on this server, and the other sites' writers into it: their PBS's push
+/// jobs whose remote may be this server (proxmox-backup `src/api2/push.rs`, `src/server/push.rs`
+/// `PushParameters::new`: the remote's auth-id writes, into `remote-store`/`remote-ns`) and
+/// their PVE's PBS storages that may be on it. A list not read adds no writer.
+fn pbs_writers<'a>(
+    live: &Live<'a>,
+    site: &'a SiteObservation,
+    pbs: &'a PbsFacts,
+    pve: &'a PveFacts,
+) -> Writers<'a> {
+    let side = pbs.chain.get();
+    let here = |t: &PbsTarget| side.is_none_or(|s| s.serves(t));
+    let pve_places = match pve.chain.get() {
+        None => Err("this site's PVE storages were not read".to_owned()),
+        Some(Err(why)) => Err(format!("this site's PVE storages could not be read: {why}")),
+        Some(Ok(input)) => Ok(input
+            .targets
+            .iter()
+            .filter(|t| here(t))
+            .map(|t| (t.datastore.as_str(), t.namespace.as_str()))
+            .collect()),
+    };
+    let mut others = Vec::new();
+    for other in live.observed.sites.iter().filter(|o| o.site != site.site) {
+        if let Some(Ok(input)) = other.proxmox.observed().and_then(|p| p.chain.get()) {
+            others.extend(
+                input
+                    .targets
+                    .iter()
+                    .filter(|t| here(t))
+                    .map(|t| OtherWriter {
+                        store: &t.datastore,
+                        ns: &t.namespace,
+                        below: false,
+                        owner: None,
+                        what: format!("storage {} of site {}'s PVE", t.storage, other.site),
+                    }),
+            );
+        }
+        let Some(theirs) = other.pbs.observed().and_then(|p| p.chain.get()) else {
+            continue;
+        };
+        let (Ok(jobs), Ok(remotes)) = (&theirs.sync_jobs, &theirs.remotes) else {
+            continue;
+        };
+        for job in jobs.iter().filter(|j| j.direction() == SyncDirection::Push) {
+            let remote = remotes
+                .iter()
+                .find(|r| Some(&r.name) == job.remote.as_ref());
+            let reached = match (remote, side.and_then(|s| s.address.as_ref())) {
+                (Some(r), Some(address)) => address.is_reached_by(r),
+                _ => None,
+            };
+            if reached == Some(false) {
+                continue;
+            }
+            others.push(OtherWriter {
+                store: &job.remote_store,
+                ns: job.remote_ns.as_deref().unwrap_or(""),
+                below: true,
+                owner: remote.map(|r| r.auth_id.to_string()),
+                what: format!("push job {} of site {}'s PBS", job.id, other.site),
+            });
+        }
+    }
+    Writers {
+        pve: pve_places,
+        others,
     }
 }
 
@@ -378,7 +458,7 @@ fn chain_findings(
 fn copies_elsewhere(
     live: &Live<'_>,
     site: &SiteObservation,
-    targets: &[cpps_pbs::chain::PbsTarget],
+    targets: &[PbsTarget],
 ) -> Vec<cpps_pbs::chain::SiteCopies> {
     let others: Vec<&SiteObservation> = live
         .observed
@@ -411,11 +491,7 @@ fn copies_elsewhere(
 }
 
 /// Every target's copies on `site` as not read, for `why`.
-fn unread_copies(
-    targets: &[cpps_pbs::chain::PbsTarget],
-    site: &str,
-    why: &str,
-) -> Vec<cpps_pbs::chain::SiteCopies> {
+fn unread_copies(targets: &[PbsTarget], site: &str, why: &str) -> Vec<cpps_pbs::chain::SiteCopies> {
     targets
         .iter()
         .map(|t| {

@@ -21,6 +21,10 @@ pub struct GuestBackupFact {
     pub newest_time: i64,
     /// When the newest snapshot that verified OK was taken.
     pub newest_verified_time: Option<i64>,
+    /// The group's owner (an auth-id, `user@realm` or `user@realm!token`) as the snapshot list
+    /// gives it; `None` when it leaves it out. The owner is whoever wrote the group first: the
+    /// PVE storage's user for a backup, the remote's user for a push sync.
+    pub owner: Option<String>,
 }
 
 /// A PBS job and its last state.

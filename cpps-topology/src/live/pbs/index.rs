@@ -20,10 +20,13 @@ pub(crate) struct PbsIndex<'a> {
 pub(crate) enum GuestBackups<'a> {
     /// No group of this type and id anywhere on the server.
     None,
-    /// Exactly one group, in a datastore no sync job pulls into.
+    /// Exactly one group where this site's PVE writes, that no other writer may have written.
     One(&'a GuestBackupFact),
     /// Groups with this type and id that may be another guest's: why, in words.
     Ambiguous(String),
+    /// Groups with this type and id where this site's PVE writes, each shown to be another
+    /// writer's (owned by the auth-id a push from another site writes as): which, in words.
+    Foreign(String),
 }
 
 impl<'a> PbsIndex<'a> {
@@ -45,26 +48,75 @@ impl<'a> PbsIndex<'a> {
         index
     }
 
-    /// The backups of group `backup_type/backup_id` (`vm/100`, `ct/200`). A group is a type and
-    /// an id in a datastore and namespace (proxmox-backup `pbs-api-types/src/datastore.rs`,
-    /// `BackupGroup`), so two clusters' guests with one VM id meet in one server: a pull sync
-    /// keeps the source's group ids (`src/server/pull.rs`), and another cluster may back up
-    /// here directly. A group in a datastore a sync pulls into, or a group found in more than
-    /// one place, is therefore not known to be this guest's.
-    pub(crate) fn guest_backups(&self, backup_type: &str, backup_id: &str) -> GuestBackups<'a> {
+    /// The backups of group `backup_type/backup_id` (`vm/100`, `ct/200`) that are this site's
+    /// guest's. A group is a type and an id in a datastore and namespace (proxmox-backup
+    /// `pbs-api-types/src/datastore.rs`, `BackupGroup`), so two clusters' guests with one VM id
+    /// meet in one server: a pull sync keeps the source's group ids (`src/server/pull.rs`), a
+    /// push from the other site's PBS writes its groups here (`src/server/push.rs`), and another
+    /// cluster's storage may back up here directly. A group is this guest's only where this
+    /// site's PVE writes ([`Writers::pve`]) and no other writer may have written it.
+    pub(crate) fn guest_backups(
+        &self,
+        backup_type: &str,
+        backup_id: &str,
+        writers: &Writers<'_>,
+    ) -> GuestBackups<'a> {
         let group = format!("{backup_type}/{backup_id}");
-        match self
+        let found = self
             .backups
             .get(&(backup_type, backup_id))
-            .map_or(&[][..], Vec::as_slice)
-        {
-            [] => GuestBackups::None,
-            [one] if self.pulled_into(one) => GuestBackups::Ambiguous(format!(
-                "{group} is in {} (a sync job pulls into it, keeping the other server's group ids)",
-                place(one)
+            .map_or(&[][..], Vec::as_slice);
+        if found.is_empty() {
+            return GuestBackups::None;
+        }
+        let places = || {
+            found
+                .iter()
+                .map(|b| place(b))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let pve = match &writers.pve {
+            Ok(pve) => pve,
+            Err(why) => {
+                return GuestBackups::Ambiguous(format!(
+                    "{group} is in {}, and where this site's PVE writes is not known ({why})",
+                    places()
+                ));
+            }
+        };
+        let (mut mine, mut theirs, mut doubts) = (Vec::new(), Vec::new(), Vec::new());
+        for b in found.iter().copied() {
+            if !pve.contains(&(b.store.as_str(), b.namespace.as_str())) {
+                continue;
+            }
+            if self.pulled_into(b) {
+                doubts.push(format!(
+                    "{group} is in {} (a sync job pulls into it, keeping the other server's group ids)",
+                    place(b)
+                ));
+                continue;
+            }
+            match writers.other_writer(b) {
+                Ok(Some(what)) => theirs.push(format!(
+                    "{group} in {} is owned by {}, as which {what} writes",
+                    place(b),
+                    b.owner.as_deref().unwrap_or_default()
+                )),
+                Ok(None) => mine.push(b),
+                Err(why) => doubts.push(format!("{group} in {} {why}", place(b))),
+            }
+        }
+        match (mine.as_slice(), doubts.is_empty()) {
+            (_, false) => GuestBackups::Ambiguous(doubts.join("; ")),
+            ([one], true) => GuestBackups::One(one),
+            ([], true) if !theirs.is_empty() => GuestBackups::Foreign(theirs.join("; ")),
+            ([], true) => GuestBackups::Ambiguous(format!(
+                "{group} is in {}, where no PBS storage of this site's PVE writes ({}): it may be another cluster's, written by a push sync or by that cluster's storage",
+                places(),
+                writers.pve_places()
             )),
-            [one] => GuestBackups::One(one),
-            several => GuestBackups::Ambiguous(format!(
+            (several, true) => GuestBackups::Ambiguous(format!(
                 "{group} is in more than one place ({}), and the facts do not say which is this guest's",
                 several
                     .iter()
@@ -96,11 +148,97 @@ impl<'a> PbsIndex<'a> {
     }
 }
 
+/// Who writes where on one site's PBS, as the other systems' facts say; built by the rule
+/// that joins them (BACKUP-003), so that this folder reads no other system's facts.
+#[derive(Debug)]
+pub(crate) struct Writers<'a> {
+    /// The datastore and namespace of each PBS storage of this site's PVE that may be on this
+    /// server (pve-storage `src/PVE/Storage/PBSPlugin.pm`: `datastore`, `namespace`); `Err`
+    /// saying why when the storages were not read.
+    pub(crate) pve: Result<Vec<(&'a str, &'a str)>, String>,
+    /// The other writers into this server: the other sites' push jobs and PVE storages.
+    pub(crate) others: Vec<OtherWriter<'a>>,
+}
+
+/// Another writer into this PBS: it writes `store`/`ns` (and below, for a sync) as `owner`.
+#[derive(Debug)]
+pub(crate) struct OtherWriter<'a> {
+    /// The datastore written.
+    pub(crate) store: &'a str,
+    /// The namespace written, empty for the root.
+    pub(crate) ns: &'a str,
+    /// Whether it writes the namespaces below `ns` too (a sync maps the source's namespaces
+    /// below its target, proxmox-backup `src/server/push.rs`).
+    pub(crate) below: bool,
+    /// The auth-id its groups are owned by; `None` when not known.
+    pub(crate) owner: Option<String>,
+    /// What it is, in words (`push job p1 of site franca's PBS`).
+    pub(crate) what: String,
+}
+
+impl Writers<'_> {
+    /// Which other writer wrote `backup`: `Ok(Some(what))` when its owner is the one a writer
+    /// of its place writes as, `Ok(None)` when no writer of its place may have written it. A group's owner is the auth-id that created it, and only that owner adds snapshots
+    /// (proxmox-backup `src/api2/backup/mod.rs`: `create_locked_backup_group` with the
+    /// caller's auth-id, then "backup owner check failed"), so an owner that differs from the
+    /// writer's says it is not the writer's. `Err` when either owner is not known.
+    fn other_writer(&self, backup: &GuestBackupFact) -> Result<Option<&str>, String> {
+        let mut doubt = None;
+        for w in self.others.iter().filter(|w| w.writes(backup)) {
+            match (&backup.owner, &w.owner) {
+                (Some(o), Some(theirs)) if o == theirs => return Ok(Some(&w.what)),
+                (Some(_), Some(_)) => {}
+                _ => {
+                    doubt.get_or_insert_with(|| {
+                        format!(
+                            "may be written by {}, and who owns the group or whom it writes as is not known",
+                            w.what
+                        )
+                    });
+                }
+            }
+        }
+        doubt.map_or(Ok(None), Err)
+    }
+
+    /// This site's PVE places, in words.
+    fn pve_places(&self) -> String {
+        match &self.pve {
+            Ok(places) if places.is_empty() => "none is listed".to_owned(),
+            Ok(places) => places
+                .iter()
+                .map(|(store, ns)| place_of(store, ns))
+                .collect::<Vec<_>>()
+                .join(", "),
+            Err(why) => why.clone(),
+        }
+    }
+}
+
+impl OtherWriter<'_> {
+    /// Whether it writes `backup`'s datastore and namespace.
+    fn writes(&self, backup: &GuestBackupFact) -> bool {
+        self.store == backup.store
+            && (backup.namespace == self.ns
+                || (self.below
+                    && (self.ns.is_empty()
+                        || backup
+                            .namespace
+                            .strip_prefix(self.ns)
+                            .is_some_and(|rest| rest.starts_with('/')))))
+    }
+}
+
+/// A datastore, and its namespace unless it is the root.
+fn place_of(store: &str, ns: &str) -> String {
+    if ns.is_empty() {
+        store.to_owned()
+    } else {
+        format!("{store} namespace `{ns}`")
+    }
+}
+
 /// A group's datastore, and its namespace unless it is the root.
 fn place(backup: &GuestBackupFact) -> String {
-    if backup.namespace.is_empty() {
-        backup.store.clone()
-    } else {
-        format!("{} namespace `{}`", backup.store, backup.namespace)
-    }
+    place_of(&backup.store, &backup.namespace)
 }

@@ -222,6 +222,7 @@ impl Snapshots {
                     backup_id: g.backup_id,
                     newest_time: g.newest_time,
                     newest_verified_time: g.newest_verified_ok_time,
+                    owner: g.owner.as_ref().map(ToString::to_string),
                 }),
         );
     }
