@@ -153,10 +153,22 @@ fn bench_dir(root: &Path) -> PathBuf {
     root.join("target").join("xtask-bench")
 }
 
+/// Stops the process of `pid_file`: TERM, then KILL if it is still there. A server started by
+/// xtask inherits the TERM that `bench_link::clean_up_on_signals` blocks, so TERM alone would
+/// leave it running.
 fn stop_pid(pid_file: &Path) {
     if let Ok(pid) = std::fs::read_to_string(pid_file) {
-        let _ = Command::new("kill").arg(pid.trim()).status();
+        let pid = pid.trim();
+        let _ = Command::new("kill").arg(pid).status();
         std::thread::sleep(Duration::from_millis(300));
+        let alive = Command::new("kill")
+            .args(["-0", pid])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if alive {
+            let _ = Command::new("kill").args(["-KILL", pid]).status();
+        }
         let _ = std::fs::remove_file(pid_file);
     }
 }
@@ -1268,6 +1280,28 @@ mod tests {
             ..run(1.0, 0.0)
         };
         assert_eq!(exit_lag_s(&[no_view], Duration::from_millis(10)), None);
+    }
+
+    #[test]
+    fn a_server_that_ignores_term_is_stopped_all_the_same() {
+        // fakepve inherits the TERM that `bench_link::clean_up_on_signals` blocks in xtask.
+        let mut child = Command::new("bash")
+            .args(["-c", "trap '' TERM; exec sleep 30"])
+            .spawn()
+            .unwrap();
+        let dir = std::env::temp_dir().join(format!("stop-pid-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pid_file = dir.join("server.pid");
+        std::fs::write(&pid_file, child.id().to_string()).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        stop_pid(&pid_file);
+        std::thread::sleep(Duration::from_millis(100));
+        let stopped = child.try_wait().unwrap().is_some();
+        let _ = child.kill();
+        let _ = child.wait();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(stopped, "the server outlived stop_pid");
+        assert!(!pid_file.exists());
     }
 
     #[test]
