@@ -515,19 +515,19 @@ fn vzdump_log_lines() -> Vec<String> {
     ]
 }
 
-/// F5 (audit 31): gitlab (100) now runs on pve-ippri-32, after HA moved it off pve-ippri-31,
-/// where the nightly task for several guests failed its part. The PVE side reads the vzdump
-/// tasks of every node `GET /nodes` lists, not only of the nodes hosting guests now, and the
-/// log of a task for several guests (`GET /nodes/{node}/tasks/{upid}/log`, pve-manager
-/// `PVE/API2/Tasks.pm` `read_task_log`), so gitlab is judged from its old node's task: a
-/// breach with the log's error. An offline node hosting no guest is not asked (`node_tasks`
-/// is proxied to the node, `proxyto => 'node'`).
-#[tokio::test]
-async fn a_migrated_guests_failed_part_of_a_shared_task_is_read_from_its_old_node() {
+/// The backup chain's input as the PVE side reads it (`PveSource::backup_chain`) from a
+/// cluster where gitlab (100) runs on pve-ippri-32, with the vzdump tasks of pve-ippri-31 and
+/// -32 as given and the log of `upid` (read once, from its first line), then gitlab's
+/// snapshot of 30 hours ago in store1.
+async fn chain_input(
+    on_31: serde_json::Value,
+    on_32: serde_json::Value,
+    upid: &cpps_proxmox::Upid,
+    log: Vec<String>,
+) -> ChainInput {
     use wiremock::matchers::query_param;
     let api = pve::pve_mock_api().await;
     let answer = |data: serde_json::Value| pve::data_answer(data);
-    let upid = pve::upid("UPID:pve-ippri-31:0000ABCD:00001234:6929B010:vzdump::root@pam:");
     let routes = [
         (
             "cluster/resources",
@@ -550,14 +550,8 @@ async fn a_migrated_guests_failed_part_of_a_shared_task_is_read_from_its_old_nod
                                {"node": "pve-ippri-32", "status": "online"},
                                {"node": "pve-ippri-33", "status": "offline"}]),
         ),
-        (
-            "nodes/pve-ippri-31/tasks",
-            serde_json::json!([{"upid": upid.to_string(), "node": "pve-ippri-31",
-                                "type": "vzdump", "id": "", "user": "root@pam",
-                                "starttime": NOW - 2 * H, "endtime": NOW - H,
-                                "status": "job errors"}]),
-        ),
-        ("nodes/pve-ippri-32/tasks", serde_json::json!([])),
+        ("nodes/pve-ippri-31/tasks", on_31),
+        ("nodes/pve-ippri-32/tasks", on_32),
         (
             "access/permissions",
             serde_json::json!({"/nodes/pve-ippri-31": {"Sys.Audit": 1},
@@ -570,7 +564,7 @@ async fn a_migrated_guests_failed_part_of_a_shared_task_is_read_from_its_old_nod
             .mount(api.server())
             .await;
     }
-    let lines: Vec<serde_json::Value> = vzdump_log_lines()
+    let lines: Vec<serde_json::Value> = log
         .iter()
         .enumerate()
         .map(|(n, t)| serde_json::json!({"n": n + 1, "t": t}))
@@ -599,6 +593,61 @@ async fn a_migrated_guests_failed_part_of_a_shared_task_is_read_from_its_old_nod
             Duration::MAX,
         )),
     )];
+    input
+}
+
+/// H1 (audit 31): a run counts for the chain only when its log shows it wrote to the chain's
+/// PBS storage (pve-manager `PVE/VZDump.pm` `exec_backup`: "starting new backup job: vzdump
+/// 100 --storage pbs-sp …"), so the log of a guest's own failed task must be read too, or its
+/// failure is only "cannot tell". A task for one guest names it in the list's `id`
+/// (`PVE/API2/VZDump.pm` `vzdump`), and a failed one ends `job errors` (`exec_backup`'s
+/// `die "job errors"`). Failed first: no log was read and the verdict was "cannot tell".
+#[tokio::test]
+async fn a_guests_own_failed_pbs_run_is_read_from_its_log() {
+    let upid = pve::upid("UPID:pve-ippri-32:0000ABCE:00001235:6929B010:vzdump:100:root@pam:");
+    let on_32 = serde_json::json!([{"upid": upid.to_string(), "node": "pve-ippri-32",
+                                    "type": "vzdump", "id": "100", "user": "root@pam",
+                                    "starttime": NOW - 2 * H, "endtime": NOW - H,
+                                    "status": "job errors"}]);
+    let log = vec![
+        "INFO: starting new backup job: vzdump 100 --mode snapshot --storage pbs-sp".to_owned(),
+        "INFO: Starting Backup of VM 100 (qemu)".to_owned(),
+        format!("ERROR: Backup of VM 100 failed - {STOP_MODE_REFUSED}"),
+        "INFO: Failed at 2026-11-29 06:00:01".to_owned(),
+        "INFO: Backup job finished with errors".to_owned(),
+        "TASK ERROR: job errors".to_owned(),
+    ];
+    let input = chain_input(serde_json::json!([]), on_32, &upid, log).await;
+    let chains = cpps_pbs::chain::judge(&input, NOW, Duration::from_secs(48 * 3600));
+    assert_eq!(chains.len(), 1);
+    assert_eq!(
+        chains[0].last_run,
+        cpps_pbs::chain::LastRun::Ended {
+            end: NOW - H,
+            status: "job errors".to_owned(),
+            success: false,
+        },
+        "{}",
+        chains[0]
+    );
+    assert_eq!(chains[0].verdict, cpps_pbs::chain::Verdict::Breach);
+}
+
+/// F5 (audit 31): gitlab (100) now runs on pve-ippri-32, after HA moved it off pve-ippri-31,
+/// where the nightly task for several guests failed its part. The PVE side reads the vzdump
+/// tasks of every node `GET /nodes` lists, not only of the nodes hosting guests now, and the
+/// log of a task for several guests (`GET /nodes/{node}/tasks/{upid}/log`, pve-manager
+/// `PVE/API2/Tasks.pm` `read_task_log`), so gitlab is judged from its old node's task: a
+/// breach with the log's error. An offline node hosting no guest is not asked (`node_tasks`
+/// is proxied to the node, `proxyto => 'node'`).
+#[tokio::test]
+async fn a_migrated_guests_failed_part_of_a_shared_task_is_read_from_its_old_node() {
+    let upid = pve::upid("UPID:pve-ippri-31:0000ABCD:00001234:6929B010:vzdump::root@pam:");
+    let on_31 = serde_json::json!([{"upid": upid.to_string(), "node": "pve-ippri-31",
+                                    "type": "vzdump", "id": "", "user": "root@pam",
+                                    "starttime": NOW - 2 * H, "endtime": NOW - H,
+                                    "status": "job errors"}]);
+    let input = chain_input(on_31, serde_json::json!([]), &upid, vzdump_log_lines()).await;
     let chains = cpps_pbs::chain::judge(&input, NOW, Duration::from_secs(48 * 3600));
     assert_eq!(chains.len(), 1);
     assert_eq!(

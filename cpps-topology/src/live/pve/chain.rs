@@ -255,9 +255,30 @@ fn logged_tasks(tasks: &[&TaskListItem]) -> Vec<Upid> {
         .filter(|t| t.endtime.is_some() && t.id.as_deref().is_none_or(str::is_empty))
         .collect();
     shared.sort_by_key(|t| std::cmp::Reverse(t.endtime));
-    shared
+    let mut logged: Vec<Upid> = shared
         .into_iter()
         .take(LOGS_PER_NODE)
         .map(|t| t.upid.clone())
-        .collect()
+        .collect();
+    logged.extend(newest_failed_per_guest(tasks));
+    logged
+}
+
+/// Each guest's newest task for it alone that did not end `OK`: only its log says which
+/// storage it wrote to (pve-manager `PVE/VZDump.pm` `exec_backup`: "starting new backup job:
+/// vzdump … --storage NAME"), and the chain counts a run only for its PBS storage. A run that
+/// ended OK is placed by the snapshots it made, without its log; a failed one made none.
+fn newest_failed_per_guest(tasks: &[&TaskListItem]) -> Vec<Upid> {
+    let mut newest: std::collections::BTreeMap<&str, &TaskListItem> = Default::default();
+    for t in tasks {
+        let guest = t.id.as_deref().filter(|id| !id.is_empty());
+        let failed = t.endtime.is_some() && t.status.as_deref() != Some("OK");
+        if let (Some(guest), true) = (guest, failed) {
+            let slot = newest.entry(guest).or_insert(t);
+            if t.starttime > slot.starttime {
+                *slot = t;
+            }
+        }
+    }
+    newest.into_values().map(|t| t.upid.clone()).collect()
 }
