@@ -1028,13 +1028,7 @@ fn judge_there(
     };
     // A storage whose server may be another PBS has its copies elsewhere too: its "here"
     // already says why it cannot be told.
-    if input.here.iter().any(|s| {
-        s.datastore == target.datastore
-            && s.namespace == target.namespace
-            && s.doubtful
-                .iter()
-                .any(|(storage, _)| *storage == target.storage)
-    }) {
+    if doubtful_here(input, target) {
         return;
     }
     let Some(copies) = input
@@ -1108,6 +1102,17 @@ fn judge_there(
             at(newest)
         ));
     }
+}
+
+/// Whether `target`'s storage is one whose server may be another PBS ([`SiteBackups::doubtful`]).
+fn doubtful_here(input: &ChainInput, target: &PbsTarget) -> bool {
+    input.here.iter().any(|s| {
+        s.datastore == target.datastore
+            && s.namespace == target.namespace
+            && s.doubtful
+                .iter()
+                .any(|(storage, _)| *storage == target.storage)
+    })
 }
 
 /// The time of the newest snapshot of `copy` that was taken at the time of one of the
