@@ -622,6 +622,32 @@ async fn a_strict_rule_with_errors_is_dropped_as_the_crm_does() {
     assert!(!text.contains("db-on-pve1"), "{text}");
 }
 
+/// H4 (audit 31): while HA groups are not migrated, a 9.x node's rules index also lists a
+/// rule generated from each group in use (pve-ha-manager `src/PVE/API2/HA/Rules.pm` `index`
+/// runs `$get_full_rules_config`, which calls `PVE::HA::Groups::migrate_groups_to_rules`,
+/// `src/PVE/HA/Groups.pm`: rule `ha-group-NAME`, "Generated from HA group 'NAME'."), though
+/// rules.cfg does not hold it. The count says how many are such. Failed first: "HA rules: 2".
+#[tokio::test]
+async fn rules_generated_from_groups_are_counted_apart() {
+    let cluster = Cluster {
+        ha_rules: Some(json!([
+            {"rule": "ha-group-prefer-pve1", "type": "node-affinity", "resources": "vm:100",
+             "nodes": "pve1:2,pve2:1", "strict": 0, "digest": "5f1e0c", "order": 1,
+             "comment": "Generated from HA group 'prefer-pve1'."},
+            {"rule": "db-apart", "type": "resource-affinity", "resources": "vm:100,vm:101",
+             "affinity": "negative", "digest": "5f1e0c", "order": 2}
+        ])),
+        ..Cluster::default()
+    };
+    let server = cluster.serve().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, NO_QDEVICE).await;
+    let text = common::stdout_of_exit(&out, 0);
+    common::assert_has_lines(
+        &text,
+        &["HA rules: 2, of which 1 generated from HA groups not migrated yet"],
+    );
+}
+
 /// A node missing from corosync's node list has votes this plan cannot know, so no step's
 /// quorum can be told: each step is blocked, never assumed to hold.
 #[tokio::test]

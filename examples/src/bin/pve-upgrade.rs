@@ -136,8 +136,14 @@ struct Plan {
 /// What `GET /cluster/ha/rules` showed.
 #[derive(Debug, Serialize)]
 enum RulesSeen {
-    /// The number of rules.
-    Count(usize),
+    /// The number of rules the index lists, and how many of them it generated from HA groups
+    /// not migrated yet (see [`ha_rules_seen`]).
+    Count {
+        /// Every rule listed.
+        rules: usize,
+        /// Those generated from groups (`ha-group-NAME`), which rules.cfg does not hold.
+        from_groups: usize,
+    },
     /// The node that answered has no rules API (see [`no_rules_api`]): the HA groups decide.
     NotServed,
     /// The list could not be read.
@@ -220,7 +226,7 @@ async fn read_plan(
         };
         plans.push(node_plan(pve, item, pveversion, &guests, &votes, seen).await);
     }
-    let ha_rules = ha_rules_seen(pve, &plans, rules_hidden).await;
+    let ha_rules = ha_rules_seen(pve, &plans, rules_hidden, &ha_groups_migrated).await;
     let mut plan = Plan {
         target,
         quorate,
@@ -357,17 +363,31 @@ async fn judge_ha_guests(
 
 /// The HA rules, read only where a node runs PVE 9 or later: rules exist from PVE 9 on
 /// (pve-ha-manager 5.0.1), and an 8.x node answers no such path. Unserved while rules may
-/// exist ([`rules_may_hide`]) is "cannot be read".
+/// exist ([`rules_may_hide`]) is "cannot be read". While groups are not migrated the index
+/// also lists a rule generated from each group in use, `ha-group-NAME` (pve-ha-manager
+/// `src/PVE/API2/HA/Rules.pm` `index` through `PVE::HA::Groups::migrate_groups_to_rules`),
+/// counted apart.
 async fn ha_rules_seen(
     pve: &Client,
     plans: &[NodePlan],
     rules_hidden: Option<&str>,
+    groups_migrated: &Result<bool, String>,
 ) -> Option<RulesSeen> {
     if !plans.iter().any(|p| p.major.is_some_and(|m| m >= 9)) {
         return None;
     }
     Some(match pve.get_raw("cluster/ha/rules", &[]).await {
-        Ok(v) => RulesSeen::Count(v.as_array().map_or(0, Vec::len)),
+        Ok(v) => {
+            let list = v.as_array().map_or(&[][..], Vec::as_slice);
+            let generated = |r: &&Value| {
+                let id = r.get("rule").and_then(Value::as_str).unwrap_or("");
+                matches!(groups_migrated, Ok(false)) && id.starts_with("ha-group-")
+            };
+            RulesSeen::Count {
+                rules: list.len(),
+                from_groups: list.iter().filter(generated).count(),
+            }
+        }
         Err(e) if no_rules_api(&e) => match rules_hidden {
             Some(why) => RulesSeen::Unread(why.to_owned()),
             None => RulesSeen::NotServed,
@@ -844,7 +864,13 @@ fn print_text(plan: &Plan) {
         Err(e) => println!("HA: group migration state cannot be told: {e}"),
     }
     match &plan.ha_rules {
-        Some(RulesSeen::Count(n)) => println!("HA rules: {n}"),
+        Some(RulesSeen::Count {
+            rules,
+            from_groups: 0,
+        }) => println!("HA rules: {rules}"),
+        Some(RulesSeen::Count { rules, from_groups }) => println!(
+            "HA rules: {rules}, of which {from_groups} generated from HA groups not migrated yet"
+        ),
         Some(RulesSeen::NotServed) => println!(
             "HA rules: not served by the node that answered (no rules API before pve-ha-manager 5.0.1): the HA groups decide"
         ),
