@@ -191,3 +191,35 @@ fn without_the_pve_storages_a_group_is_ambiguous() {
         "{messages:#?}"
     );
 }
+
+// A writer list that could not be read adds an unknown writer, not none: with franca's sync
+// jobs unread (PBS filters or refuses them by the token's rights, proxmox-backup
+// `src/api2/admin/sync.rs` `list_config_sync_jobs`), its push may have written sp's `vm/100`,
+// so BACKUP-003 cannot tell; a check that found no input is never "ok". Failed first: the group
+// was taken as gitlab's, and nothing was said.
+#[test]
+fn an_unread_push_list_of_the_other_site_is_cannot_tell() {
+    let mut other = franca();
+    if let Sourced::Observed(pbs) = &mut other.pbs {
+        let mut side = PbsSide::new(true);
+        side.sync_jobs = Err("403 Forbidden".to_owned());
+        side.remotes = Ok(fixture_data("remotes.json"));
+        pbs.chain = PbsChainReading::new(side);
+    }
+    let sites = vec![
+        sp(
+            "store1",
+            vec![
+                group("store1", "vm", "100", Some("pve-sp@pbs")),
+                group("store1", "vm", "101", Some("pve-sp@pbs")),
+                group("store1", "ct", "200", Some("pve-sp@pbs")),
+            ],
+        ),
+        other,
+    ];
+    let messages = backup_003(sites);
+    assert!(
+        messages.contains(&"warning gitlab guest gitlab (100): cannot tell whether it has a backup on https://pbs-b.site-b.example:8007: vm/100 in store1 may have been written by a writer whose list could not be read (site franca's PBS sync jobs: 403 Forbidden)".to_owned()),
+        "{messages:#?}"
+    );
+}

@@ -283,7 +283,9 @@ fn backup_003(live: &Live<'_>, sink: &mut Sink<'_>) {
 /// (`pve`) that may be on this server, and the other sites' writers into it: their PBS's push
 /// jobs whose remote may be this server (proxmox-backup `src/api2/push.rs`, `src/server/push.rs`
 /// `PushParameters::new`: the remote's auth-id writes, into `remote-store`/`remote-ns`) and
-/// their PVE's PBS storages that may be on it. A list not read adds no writer.
+/// their PVE's PBS storages that may be on it. A sync-job or remote list that could not be
+/// read, here or on another site's PBS, or another site's PBS that failed, is an unknown writer
+/// ([`Writers::unread`]): it may have written any group.
 fn pbs_writers<'a>(
     live: &Live<'a>,
     site: &'a SiteObservation,
@@ -303,7 +305,33 @@ fn pbs_writers<'a>(
             .collect()),
     };
     let mut others = Vec::new();
+    let mut unread = Vec::new();
+    // This site's pulls come from its job list (`PbsIndex::pulled_into`), whose failure
+    // `PbsSource` words as "sync jobs: …".
+    if let Some(e) = pbs.partial.iter().find_map(|p| p.strip_prefix("sync jobs: ")) {
+        unread.push(format!("this site's PBS sync jobs (a pull writes here): {e}"));
+    }
     for other in live.observed.sites.iter().filter(|o| o.site != site.site) {
+        let name = &other.site;
+        // A source always reads the chain's lists; facts built in code without them (`None`)
+        // say nothing, as in BACKUP-005. A PBS that failed is an unknown writer: its pushes
+        // are how another site's groups come here. The other site's PVE writing straight into
+        // the datastore and namespace where this site's PVE writes is assumed not to happen
+        // when its storages cannot be read.
+        if let Some(failure) = other.pbs.failure() {
+            unread.push(format!("site {name}'s PBS: {failure}"));
+        }
+        match other.pbs.observed().and_then(|p| p.chain.get()) {
+            None => {}
+            Some(side) => {
+                if let Err(e) = &side.sync_jobs {
+                    unread.push(format!("site {name}'s PBS sync jobs: {e}"));
+                }
+                if let (Ok(_), Err(e)) = (&side.sync_jobs, &side.remotes) {
+                    unread.push(format!("site {name}'s PBS remotes (where its pushes go): {e}"));
+                }
+            }
+        }
         if let Some(Ok(input)) = other.proxmox.observed().and_then(|p| p.chain.get()) {
             others.extend(
                 input
@@ -348,6 +376,7 @@ fn pbs_writers<'a>(
     Writers {
         pve: pve_places,
         others,
+        unread,
     }
 }
 

@@ -103,6 +103,11 @@ impl<'a> PbsIndex<'a> {
                     place(b),
                     b.owner.as_deref().unwrap_or_default()
                 )),
+                Ok(None) if !writers.unread.is_empty() => doubts.push(format!(
+                    "{group} in {} may have been written by a writer whose list could not be read ({})",
+                    place(b),
+                    writers.unread.join("; ")
+                )),
                 Ok(None) => mine.push(b),
                 Err(why) => doubts.push(format!("{group} in {} {why}", place(b))),
             }
@@ -158,6 +163,9 @@ pub(crate) struct Writers<'a> {
     pub(crate) pve: Result<Vec<(&'a str, &'a str)>, String>,
     /// The other writers into this server: the other sites' push jobs and PVE storages.
     pub(crate) others: Vec<OtherWriter<'a>>,
+    /// The writer lists that could not be read, each in words with why: an unknown writer
+    /// that may have written any group, so no group is taken as this guest's while one is.
+    pub(crate) unread: Vec<String>,
 }
 
 /// Another writer into this PBS: it writes `store`/`ns` (and below, for a sync) as `owner`.
