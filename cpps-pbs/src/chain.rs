@@ -481,6 +481,12 @@ pub struct ChainInput {
     /// Whether `targets` is the whole storage list: `GET /storage` leaves out what the caller
     /// may not audit (pve-storage `PVE/API2/Storage/Config.pm` `index`).
     pub targets_complete: bool,
+    /// The name of every storage `GET /storage` listed, of any type (`dir`, `nfs`, `pbs`,
+    /// ...): a run logged to one of them that is not a target of the chain wrote elsewhere.
+    /// The list leaves out what the caller may not audit (pve-storage
+    /// `PVE/API2/Storage/Config.pm` `index`: `Datastore.Audit` or `Datastore.AllocateSpace`
+    /// on `/storage/<storage>`), so a name missing from it and from `targets` is "cannot tell".
+    pub storages: Vec<String>,
     /// The vzdump jobs.
     pub jobs: Vec<ChainJob>,
     /// The vzdump tasks, or why they could not be read.
@@ -507,6 +513,7 @@ impl Default for ChainInput {
             guests: Vec::new(),
             targets: Vec::new(),
             targets_complete: false,
+            storages: Vec::new(),
             jobs: Vec::new(),
             runs: Err("not read".to_owned()),
             runs_complete: false,
@@ -1333,9 +1340,10 @@ struct ChainStorages<'a> {
 }
 
 impl<'a> ChainStorages<'a> {
-    /// The storages of `judged`'s place in `input`, or of every target when none is judged.
+    /// The storages of `judged`'s place in `input`, or of every target when none is judged;
+    /// listed are the targets and every other storage the list showed, of any type.
     fn of(input: &'a ChainInput, judged: Option<&PbsTarget>) -> Self {
-        let listed: Vec<&str> = input.targets.iter().map(|t| t.storage.as_str()).collect();
+        let targets: Vec<&str> = input.targets.iter().map(|t| t.storage.as_str()).collect();
         let chain = match judged {
             Some(judged) => input
                 .targets
@@ -1343,8 +1351,10 @@ impl<'a> ChainStorages<'a> {
                 .filter(|t| t.datastore == judged.datastore && t.namespace == judged.namespace)
                 .map(|t| t.storage.as_str())
                 .collect(),
-            None => listed.clone(),
+            None => targets.clone(),
         };
+        let mut listed = targets;
+        listed.extend(input.storages.iter().map(String::as_str));
         Self {
             chain,
             listed,
@@ -1353,7 +1363,8 @@ impl<'a> ChainStorages<'a> {
     }
 
     /// Whether `run` wrote to the chain's storage, as its log says ([`RunLog::written`]). A
-    /// storage missing from a storage list that may leave some out may be one of the chain's.
+    /// listed storage outside the chain, of any type, is elsewhere; one missing from a storage
+    /// list that may leave some out may be one of the chain's.
     fn aim(&self, run: &VzdumpRun) -> Aim {
         let Some(log) = &run.log else {
             return Aim::Untold("its log was not read".to_owned());
@@ -1362,7 +1373,7 @@ impl<'a> ChainStorages<'a> {
             Written::Storage(s) if self.chain.contains(&s.as_str()) => Aim::Chain,
             Written::Storage(s) if !self.complete && !self.listed.contains(&s.as_str()) => {
                 Aim::Untold(format!(
-                    "it wrote to storage {s}, which the storage list the credentials see does not show"
+                    "it wrote to storage {s}, which the storage list the credentials see does not show (GET /storage lists only the storages they may audit)"
                 ))
             }
             Written::Storage(_) | Written::NotPbs(_) => Aim::Elsewhere,
@@ -1581,7 +1592,8 @@ fn guest_of(msg: &str, prefix: &str) -> Option<u32> {
 
 impl ChainInput {
     /// Keeps only the targets `keep` accepts, and drops the jobs that write to a target it
-    /// left out (a job to a storage not listed at all stays: it is "cannot tell").
+    /// left out (a job to a storage not listed at all stays: it is "cannot tell"). A target
+    /// left out stays in [`ChainInput::storages`]: a run to it wrote elsewhere.
     pub fn retain_targets(&mut self, keep: impl Fn(&PbsTarget) -> bool) {
         let dropped: Vec<String> = self
             .targets
@@ -1592,6 +1604,11 @@ impl ChainInput {
         self.targets.retain(|t| !dropped.contains(&t.storage));
         self.jobs
             .retain(|j| j.storage.as_ref().is_none_or(|s| !dropped.contains(s)));
+        for storage in dropped {
+            if !self.storages.contains(&storage) {
+                self.storages.push(storage);
+            }
+        }
     }
 }
 

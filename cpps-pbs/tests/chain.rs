@@ -1225,3 +1225,82 @@ fn a_running_task_of_untold_storage_does_not_hide_a_failed_pbs_run() {
     );
     assert_eq!(gitlab.verdict, Verdict::Breach, "{gitlab}");
 }
+
+/// K1 (audit 31, second pass): a run logged to a storage `GET /storage` listed that is no
+/// PBS storage of the chain wrote elsewhere, and the chain looks further back. pve-manager
+/// `PVE/VZDump.pm` `exec_backup` logs the command with `--storage local`; pve-storage
+/// `PVE/API2/Storage/Config.pm` `index` lists storages of every type, filtered only by
+/// `Datastore.Audit` / `Datastore.AllocateSpace` on `/storage/<storage>`. gitlab's own task
+/// to `local` failed an hour ago, after the shared PBS run that ended OK: the chain is ok by
+/// the PBS run. A storage missing from the list (rights may hide it) stays "cannot tell".
+/// Failed first: the failed `local` run was "cannot tell" (the list "does not show it").
+#[test]
+fn a_failed_run_to_a_listed_non_pbs_storage_is_elsewhere() {
+    let mut input = input();
+    input.targets_complete = false;
+    input.storages = vec!["pbs-franca".to_owned(), "local".to_owned()];
+    let manual = |storage: &str| {
+        VzdumpRun::new("pve1", Some(100), NOW - H)
+            .ended(NOW - H + 60, ExitStatus::parse("job errors"))
+            .log(RunLog::parse(
+                &single_guest_log(100, &format!("--storage {storage} --mode snapshot"), None),
+                true,
+            ))
+    };
+    let shared =
+        VzdumpRun::new("pve1", None, NOW - 3 * H).ended(NOW - 2 * H, ExitStatus::parse("OK"));
+    input.runs = Ok(vec![shared.clone(), manual("local")]);
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert_eq!(
+        gitlab.last_run,
+        LastRun::Shared {
+            start: NOW - 3 * H,
+            end: NOW - 2 * H,
+            status: "OK".to_owned(),
+            success: true,
+        },
+        "{gitlab}"
+    );
+    assert_eq!(gitlab.verdict, Verdict::Ok, "{gitlab}");
+
+    input.runs = Ok(vec![shared, manual("usb-hidden")]);
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert_eq!(gitlab.verdict, Verdict::CannotTell, "{gitlab}");
+    assert!(
+        gitlab.reasons.iter().any(|r| r.contains(
+            "it wrote to storage usb-hidden, which the storage list the credentials see does not show"
+        )),
+        "{gitlab}"
+    );
+}
+
+/// K1: a PBS storage `retain_targets` dropped as another server's is still a listed storage,
+/// so gitlab's failed run to it wrote elsewhere, though the caller filled no `storages`.
+/// Failed first: the run to `pbs-elsewhere` was "cannot tell".
+#[test]
+fn a_failed_run_to_a_pbs_storage_of_another_server_is_elsewhere() {
+    let mut input = input();
+    input.targets_complete = false;
+    input
+        .targets
+        .push(PbsTarget::new("pbs-elsewhere", "store1", ""));
+    input.retain_targets(|t| t.storage != "pbs-elsewhere");
+    input.runs = Ok(vec![
+        VzdumpRun::new("pve1", None, NOW - 3 * H).ended(NOW - 2 * H, ExitStatus::parse("OK")),
+        VzdumpRun::new("pve1", Some(100), NOW - H)
+            .ended(NOW - H + 60, ExitStatus::parse("job errors"))
+            .log(RunLog::parse(
+                &single_guest_log(100, "--storage pbs-elsewhere", None),
+                true,
+            )),
+    ]);
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert!(
+        matches!(gitlab.last_run, LastRun::Shared { start, success: true, .. } if start == NOW - 3 * H),
+        "{gitlab}"
+    );
+    assert_eq!(gitlab.verdict, Verdict::Ok, "{gitlab}");
+}

@@ -537,7 +537,9 @@ async fn chain_input(
         (
             "storage",
             serde_json::json!([{"storage": "pbs-sp", "type": "pbs", "datastore": "store1",
-                                "server": "127.0.0.1", "content": "backup"}]),
+                                "server": "127.0.0.1", "content": "backup"},
+                               {"storage": "local", "type": "dir", "path": "/var/lib/vz",
+                                "content": "iso,vztmpl,backup"}]),
         ),
         (
             "cluster/backup",
@@ -661,4 +663,48 @@ async fn a_migrated_guests_failed_part_of_a_shared_task_is_read_from_its_old_nod
         chains[0]
     );
     assert_eq!(chains[0].verdict, cpps_pbs::chain::Verdict::Breach);
+}
+
+/// K1 (audit 31, second pass): `GET /storage` lists storages of every type (pve-storage
+/// `PVE/API2/Storage/Config.pm` `index`), here the `dir` storage `local` beside `pbs-sp`.
+/// gitlab's own task to `local` failed after its PBS run ended OK (the log's command,
+/// pve-manager `PVE/VZDump.pm` `exec_backup`: "starting new backup job: vzdump 100 --storage
+/// local"): a listed storage outside the chain is elsewhere, so the PBS run is gitlab's last.
+/// Failed first: the `local` run was "cannot tell", as if the storage list hid `local`.
+#[tokio::test]
+async fn a_guests_failed_run_to_a_listed_dir_storage_is_elsewhere() {
+    let upid = pve::upid("UPID:pve-ippri-32:0000ABCF:00001236:6929B010:vzdump:100:root@pam:");
+    let on_32 = serde_json::json!([
+        {"upid": "UPID:pve-ippri-32:0000ABC0:00001230:6929B000:vzdump:100:root@pam:",
+         "node": "pve-ippri-32", "type": "vzdump", "id": "100", "user": "root@pam",
+         "starttime": NOW - 30 * H, "endtime": NOW - 30 * H + 600, "status": "OK"},
+        {"upid": upid.to_string(), "node": "pve-ippri-32", "type": "vzdump", "id": "100",
+         "user": "root@pam", "starttime": NOW - 2 * H, "endtime": NOW - H,
+         "status": "job errors"}]);
+    let log = vec![
+        "INFO: starting new backup job: vzdump 100 --mode snapshot --storage local".to_owned(),
+        "INFO: Starting Backup of VM 100 (qemu)".to_owned(),
+        "ERROR: Backup of VM 100 failed - unable to create temporary directory".to_owned(),
+        "INFO: Failed at 2026-11-29 07:00:01".to_owned(),
+        "INFO: Backup job finished with errors".to_owned(),
+        "TASK ERROR: job errors".to_owned(),
+    ];
+    let input = chain_input(serde_json::json!([]), on_32, &upid, log).await;
+    let chains = cpps_pbs::chain::judge(&input, NOW, Duration::from_secs(48 * 3600));
+    assert_eq!(chains.len(), 1);
+    assert_eq!(
+        chains[0].last_run,
+        cpps_pbs::chain::LastRun::Ended {
+            end: NOW - 30 * H + 600,
+            status: "OK".to_owned(),
+            success: true,
+        },
+        "{}",
+        chains[0]
+    );
+    assert!(
+        chains[0].reasons.iter().all(|r| !r.contains("storage")),
+        "{}",
+        chains[0]
+    );
 }

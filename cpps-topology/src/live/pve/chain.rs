@@ -72,10 +72,12 @@ pub(crate) async fn read(
             }
         })
         .collect();
-    // GET /storage is filtered by Datastore.Audit (pve-storage `PVE/API2/Storage/Config.pm`),
-    // so a job's storage missing from it is "cannot tell"; a listed storage that is not of
-    // type `pbs` is simply another place.
+    // GET /storage lists every type but is filtered by Datastore.Audit or
+    // Datastore.AllocateSpace (pve-storage `PVE/API2/Storage/Config.pm` `index`), so a job's or
+    // run's storage missing from it is "cannot tell"; a listed one not of type `pbs` is
+    // simply another place.
     input.targets_complete = false;
+    input.storages = storages.iter().map(|s| s.storage.clone()).collect();
     input.jobs = backup_jobs
         .iter()
         .filter(|job| {
