@@ -72,6 +72,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::api::configure::same_node;
 use crate::config::{Command, ConfigTree, NodeRef, Op, diff};
 use crate::status::VrrpState;
 use crate::{Client, CommitConfirm, Error};
@@ -1677,17 +1678,6 @@ fn scope_of(path: &[String]) -> (Vec<String>, bool) {
             (parent.to_vec(), true)
         }
         _ => (path.to_vec(), false),
-    }
-}
-
-/// Whether two nodes are the same (both absent counts).
-fn same_node(a: Option<NodeRef<'_>>, b: Option<NodeRef<'_>>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(NodeRef::Leaf(a)), Some(NodeRef::Leaf(b))) => a == b,
-        (Some(NodeRef::Branch(a)), Some(NodeRef::Branch(b))) => a == b,
-        (Some(NodeRef::Tag(a)), Some(NodeRef::Tag(b))) => a == b,
-        _ => false,
     }
 }
 

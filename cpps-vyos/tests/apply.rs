@@ -1584,3 +1584,51 @@ async fn on_1_4_a_rollback_deletes_the_user_the_batch_created() {
         ]
     );
 }
+
+/// Z1 (second s45 audit of issue 32): the batch removes a value that is not the last of
+/// `interfaces ethernet eth1 address`; putting it back in its place takes `delete … address`
+/// and a `set` of each value (`diff` restores the order), one batch that vyos-1x
+/// `src/services/api/rest/routers.py` `_configure_op` (sagitta's
+/// `src/services/vyos-http-api-server` alike) runs in order and commits once. The rollback
+/// landed in full and must read `RolledBack`. Failed first: `RollbackFailed` ("did not fully
+/// land"), the delete judged alone against the address the later sets put back.
+#[tokio::test]
+async fn on_1_4_a_rollback_that_restores_a_value_order_is_rolled_back() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V14).await;
+    fresh_after_commit(&fa, &fb);
+    let address = ["interfaces", "ethernet", "eth1", "address"];
+    {
+        let mut st = fa.state.lock().unwrap();
+        for v in ["192.0.2.7/24", "192.0.2.9/24"] {
+            st.running.apply(&Command::set(address, Some(v))).unwrap();
+        }
+        st.saved = st.running.clone();
+    }
+    let before = fa.running();
+    let mut batch = breaking_change();
+    batch.push(Command::delete(address, Some("192.168.0.250/24")));
+    let report = safe_apply(&a, Some(&b), &batch, &settled()).await.unwrap();
+    assert_eq!(report.broken.len(), 1, "{report}");
+    assert_eq!(fa.running(), before, "{report}");
+    match &report.outcome {
+        ApplyOutcome::RolledBack { commands, left } => {
+            assert_eq!(commands.len(), 5, "{commands:?}");
+            let on_address: Vec<_> = commands
+                .iter()
+                .filter(|c| c.path == address)
+                .map(|c| (c.op.as_str(), c.value.as_deref()))
+                .collect();
+            assert_eq!(
+                on_address,
+                [
+                    ("delete", None),
+                    ("set", Some("192.168.0.250/24")),
+                    ("set", Some("192.0.2.7/24")),
+                    ("set", Some("192.0.2.9/24")),
+                ]
+            );
+            assert!(left.is_empty(), "{left:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -8,7 +8,7 @@ use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{KEY, config_fixture, err, ok, post, router, serve_info_1_5};
+use common::{FakeRouter, KEY, Profile, config_fixture, err, ok, post, router, serve_info_1_5};
 use cpps_http::test_util::MockApi;
 use cpps_vyos::config::{ConfigTree, diff};
 use cpps_vyos::{Client, Command, ConfigSource, Error, Landed};
@@ -463,4 +463,70 @@ async fn operational_calls_send_their_documented_bodies() {
     assert_eq!(client.image_set_default("1.4.0").await.unwrap(), "ok\n");
     api.verify().await;
     api.assert_no_unexpected_requests();
+}
+
+/// Z1 (second s45 audit of issue 32): vyos-1x `src/services/api/rest/routers.py`
+/// `_configure_op` (current; sagitta's `src/services/vyos-http-api-server` alike) runs the
+/// batch's `session.set`/`session.delete` in order in one session and commits once, so
+/// `delete P; set P v` leaves P holding only v: that is the batch's result, and both commands
+/// landed. Failed first: the delete was judged alone (P still exists), and the batch read
+/// `Partly` on both versions.
+#[tokio::test]
+async fn a_delete_then_set_of_one_leaf_is_judged_as_a_batch() {
+    let address = ["interfaces", "ethernet", "eth1", "address"];
+    let batch = vec![
+        Command::delete(address, None),
+        Command::set(address, Some("192.0.2.1/24")),
+    ];
+    for profile in [Profile::V14, Profile::V15] {
+        let running =
+            ConfigTree::parse_boot(&config_fixture("dialup-router-medium-vpn.config.boot"))
+                .unwrap();
+        assert_eq!(running.values(&address), ["192.168.0.250/24"]);
+        let (_api, client, fake) = FakeRouter::new(profile, running).start().await;
+        let done = client.configure(&batch, None).await.unwrap();
+        assert_eq!(fake.running().values(&address), ["192.0.2.1/24"]);
+        assert_eq!(done.landed, Landed::Yes, "{profile:?}: {:?}", done.commands);
+        let each: Vec<_> = done.commands.iter().map(|c| c.landed).collect();
+        assert_eq!(each, [Some(true), Some(true)], "{profile:?}");
+        assert!(done.warnings.is_empty(), "{profile:?}: {:?}", done.warnings);
+    }
+}
+
+/// Z1, a node the batch deletes and recreates with a password: `_configure_op`
+/// (`routers.py`) runs both in one session, and vyos-1x `src/conf_mode/system_login.py`
+/// `generate()` then replaces `plaintext-password` by `encrypted-password` during the commit,
+/// so the recreated user differs from the batch's only by that rewrite and the delete landed.
+/// A user still holding the old public key shows the delete did not land.
+#[test]
+fn a_recreated_user_is_judged_without_its_rewritten_password() {
+    let user = "system login user ops";
+    let before = ConfigTree::parse_set(&format!(
+        "set {user} authentication encrypted-password '$6$old'\nset {user} authentication public-keys k1 key 'AAAA'\nset {user} authentication public-keys k1 type 'ssh-ed25519'\n"
+    ))
+    .unwrap();
+    let words = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
+    let batch = vec![
+        Command::delete(words(user), None),
+        Command::set(
+            words(&format!("{user} authentication plaintext-password")),
+            Some("Hunter2-never-shown"),
+        ),
+    ];
+    let now = ConfigTree::parse_set(&format!(
+        "set {user} authentication encrypted-password '$6$new'\n"
+    ))
+    .unwrap();
+    let (landed, _) = cpps_vyos::api::configure::read_back_since(Some(&before), &now, &batch);
+    assert_eq!(landed, Landed::Yes);
+    let mut kept_key = before.clone();
+    kept_key
+        .apply(&Command::set(
+            words(&format!("{user} authentication encrypted-password")),
+            Some("$6$new"),
+        ))
+        .unwrap();
+    let (landed, each) =
+        cpps_vyos::api::configure::read_back_since(Some(&before), &kept_key, &batch);
+    assert_eq!(each[0].landed, Some(false), "{landed}");
 }

@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use crate::api::openapi::CommitConfirmSupport;
 use crate::client::{Client, WriteFailure, data_text};
-use crate::config::{Command, ConfigTree, Op, secrets};
+use crate::config::{Command, ConfigTree, NodeRef, Op, secrets};
 use crate::error::{Error, Landed};
 
 const CONFIGURE: &str = "configure";
@@ -785,8 +785,9 @@ impl Client {
     }
 }
 
-/// The configuration read back judged against the commands: each `set` present and each
-/// `delete` gone (comments are not checked). A password set as plaintext is not judged here
+/// The configuration read back judged against the commands as one batch: each command's path
+/// holds what the whole batch, applied in order, makes there, so a `delete` a later `set`
+/// overrides counts by that `set` (comments are not checked). A password set as plaintext is not judged here
 /// (`None`): see [`read_back_since`].
 pub fn read_back(tree: &ConfigTree, commands: &[Command]) -> (Landed, Vec<CommandLanded>) {
     read_back_since(None, tree, commands)
@@ -850,6 +851,73 @@ fn write_only_seen(
     }
 }
 
+/// `base` with the batch applied in order, as VyOS's session does before its one commit
+/// (vyos-1x `src/services/api/rest/routers.py` `_configure_op`: `session.set`/`delete` per
+/// command, then `session.commit()`; sagitta's `src/services/vyos-http-api-server` alike). A
+/// command that does not fit changes nothing here.
+fn expected_after(base: &ConfigTree, commands: &[Command]) -> ConfigTree {
+    let mut expected = base.clone();
+    for c in commands {
+        let _ = expected.apply(c);
+    }
+    expected
+}
+
+/// Whether `now` holds at `c`'s path what the whole batch made there (`expected`), so that a
+/// command a later one overrides (`delete P; set P v`) counts by the batch's result. A value
+/// is judged alone; a `set` of a node only by its presence (others may add below it); a
+/// `delete` the batch recreates after it by the whole node, write-only leaves aside.
+fn as_expected(now: &ConfigTree, expected: &ConfigTree, c: &Command, batch: &[Command]) -> bool {
+    if let Some(v) = &c.value {
+        return now.values(&c.path).contains(v) == expected.values(&c.path).contains(v);
+    }
+    match (expected.exists(&c.path), c.op) {
+        (false, _) => !now.exists(&c.path),
+        (true, Op::Set) => now.exists(&c.path),
+        (true, _) => {
+            same_node(now.get(&c.path), expected.get(&c.path))
+                || same_without_write_only(now, expected, &c.path, batch)
+        }
+    }
+}
+
+/// [`as_expected`] of a recreated node when VyOS rewrote a password the batch set below it
+/// ([`write_only_replacement`]): the node compared without the plaintext and its hash.
+fn same_without_write_only(
+    now: &ConfigTree,
+    expected: &ConfigTree,
+    path: &[String],
+    batch: &[Command],
+) -> bool {
+    let rewritten: Vec<(Vec<String>, Vec<String>)> = batch
+        .iter()
+        .filter(|c| c.op == Op::Set && c.path.starts_with(path))
+        .filter_map(|c| write_only_replacement(&c.path).map(|r| (c.path.clone(), r)))
+        .collect();
+    if rewritten.is_empty() {
+        return false;
+    }
+    let (mut now, mut expected) = (now.clone(), expected.clone());
+    for (plain, hash) in &rewritten {
+        for t in [&mut now, &mut expected] {
+            let _ = t.apply(&Command::delete(plain.clone(), None));
+            let _ = t.apply(&Command::delete(hash.clone(), None));
+        }
+    }
+    same_node(now.get(path), expected.get(path))
+}
+
+/// Whether two nodes are the same, comments included (both absent counts).
+pub(crate) fn same_node(a: Option<NodeRef<'_>>, b: Option<NodeRef<'_>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(NodeRef::Leaf(a)), Some(NodeRef::Leaf(b))) => a == b,
+        (Some(NodeRef::Branch(a)), Some(NodeRef::Branch(b))) => a == b,
+        (Some(NodeRef::Tag(a)), Some(NodeRef::Tag(b))) => a == b,
+        _ => false,
+    }
+}
+
 /// [`read_back`] with the configuration read `before` the write, which lets a password set as
 /// plaintext be judged: VyOS replaces it with its hash during the commit
 /// ([`write_only_replacement`]), so a new hash where the plaintext was set means it landed.
@@ -858,23 +926,25 @@ pub fn read_back_since(
     tree: &ConfigTree,
     commands: &[Command],
 ) -> (Landed, Vec<CommandLanded>) {
+    let expected = expected_after(before.unwrap_or(tree), commands);
     let mut checked = 0usize;
     let mut present = 0usize;
     let mut write_only_unknown = false;
     let per_command = commands
         .iter()
         .map(|c| {
-            let seen = match (c.op, &c.value, write_only_replacement(&c.path)) {
-                (Op::Set, Some(_), Some(r)) => {
+            let kept = c
+                .value
+                .as_ref()
+                .is_some_and(|v| expected.values(&c.path).contains(v));
+            let seen = match (c.op, write_only_replacement(&c.path)) {
+                (Op::Set, Some(r)) if kept => {
                     let seen = write_only_seen(before, tree, c, &r);
                     write_only_unknown |= seen.is_none();
                     seen
                 }
-                (Op::Set, Some(v), None) => Some(tree.values(&c.path).contains(v)),
-                (Op::Set, None, _) => Some(tree.exists(&c.path)),
-                (Op::Delete, Some(v), _) => Some(!tree.values(&c.path).contains(v)),
-                (Op::Delete, None, _) => Some(!tree.exists(&c.path)),
-                (Op::Comment, _, _) => None,
+                (Op::Comment, _) => None,
+                _ => Some(as_expected(tree, &expected, c, commands)),
             };
             if let Some(s) = seen {
                 checked += 1;
