@@ -1493,6 +1493,47 @@ fn a_group_renamed_on_a_renamed_nic_is_paired_by_vrid_and_address() {
     );
 }
 
+/// Z4 (s45 second audit of issue 32): a VRID may be used once per address family on one
+/// interface, and a group may not mix IPv4 and IPv6 (vyos-1x circinus
+/// `src/conf_mode/high-availability.py` `verify`: "Create individual groups for IPv4 and
+/// IPv6!"); keepalived keeps an IPv4 and an IPv6 socket apart. So dual-stack `LAN4` and `LAN6`,
+/// both VRID 10 on eth1, are two groups, and `LAN6` MASTER on both routers is a split brain.
+/// Failed first: both of one router's groups were paired with the other's `LAN4`, and nothing
+/// was said.
+#[test]
+fn a_dual_stack_pair_is_told_apart_by_address_family() {
+    let topology = load("linked.yaml", LINKED);
+    let with = |g: VrrpFact, vip: &str| VrrpFact {
+        addresses: vec![vip.to_owned()],
+        ..g
+    };
+    let groups = |v6_state: &str| {
+        vec![
+            with(vrrp_on("LAN4", "eth1", 10, "BACKUP"), "10.10.0.1/24"),
+            with(vrrp_on("LAN6", "eth1", 10, v6_state), "fd00:10::1/64"),
+        ]
+    };
+    let mut site = SiteObservation::new("sp");
+    site.vyos = Sourced::Observed(VyosFacts {
+        vrrp: groups("MASTER"),
+        ..VyosFacts::default()
+    });
+    site.vyos_peer = Sourced::Observed(VyosFacts {
+        vrrp: vec![
+            with(vrrp_on("LAN4", "eth1", 10, "MASTER"), "10.10.0.1/24"),
+            with(vrrp_on("LAN6", "eth1", 10, "MASTER"), "fd00:10::1/64"),
+        ],
+        ..VyosFacts::default()
+    });
+    let audit = audit_at_now(&topology, vec![site]);
+    assert_eq!(
+        rule_messages(&audit.report, "VRRP-001"),
+        [
+            "warning vyos-sp VRRP group LAN6 (VRID 10 on eth1) is MASTER on both vyos-sp and vyos-sp-b: a split brain, both hold its virtual addresses"
+        ]
+    );
+}
+
 /// The two routers' groups are paired as keepalived pairs them on the wire: by interface and
 /// VRID (acassen/keepalived `keepalived/vrrp/vrrp_scheduler.c` `vrrp_dispatcher_read` finds the
 /// group by the advert's VRID among the groups of the receiving socket's interface); the group

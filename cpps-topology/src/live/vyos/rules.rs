@@ -622,14 +622,32 @@ fn wire_id(g: &VrrpFact) -> Option<(&str, u8)> {
     Some((g.interface.as_deref()?, g.vrid?))
 }
 
+/// Whether a group's virtual addresses are IPv6, `None` without any. A group holds one family
+/// only, and a VRID may be used once per family on an interface (vyos-1x
+/// `src/conf_mode/high-availability.py` `verify`; keepalived keeps an IPv4 and an IPv6 socket),
+/// so the family is part of the group's identity on the wire.
+fn is_v6(g: &VrrpFact) -> Option<bool> {
+    g.addresses.first().map(|a| a.contains(':'))
+}
+
+/// Whether two groups may be of one address family (unknown on either side may).
+fn same_family(a: &VrrpFact, b: &VrrpFact) -> bool {
+    match (is_v6(a), is_v6(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    }
+}
+
 /// The group of `other` that `g` speaks with: the same interface and VRID; else the same VRID
 /// on an interface the other router names differently (interface names are each router's own:
 /// `eth1` on one may be `eth2` or a bond on the other), with the same name or, since the group
 /// name is a local tag too (vyos-1x `high-availability.xml.in`), a shared virtual address; or,
-/// where either lacks interface or VRID, the same name.
+/// where either lacks interface or VRID, the same name. Groups of different address families
+/// ([`is_v6`]) are never paired.
 fn counterpart<'f>(g: &VrrpFact, other: &'f VyosFacts) -> Option<&'f VrrpFact> {
-    let same_wire = |o: &&VrrpFact| wire_id(g).is_some() && wire_id(g) == wire_id(o);
-    let same_vrid = |o: &&VrrpFact| g.vrid.is_some() && o.vrid == g.vrid;
+    let same_wire =
+        |o: &&VrrpFact| wire_id(g).is_some() && wire_id(g) == wire_id(o) && same_family(g, o);
+    let same_vrid = |o: &&VrrpFact| g.vrid.is_some() && o.vrid == g.vrid && same_family(g, o);
     let renamed_nic = |o: &&VrrpFact| same_vrid(o) && o.group == g.group;
     let renamed_both = |o: &&VrrpFact| same_vrid(o) && shares_address(g, o);
     let by_name =
