@@ -233,7 +233,7 @@ async fn the_plan_lists_each_node_below_the_target_with_its_guests() {
         &[
             "cluster: 3 nodes, quorate",
             "HA: groups not migrated yet (the CRM migrates them once every node runs 9)",
-            "HA rules: not served by the node that answered (no rules API before pve-ha-manager 5.0.1): the HA groups decide",
+            "HA rules: not served by the node that answered (no rules API before pve-ha-manager 5.0.1): the HA groups decide, unless a 9.x node took a rule before a group was added (point the plan at a 9.x node to see)",
             "node pve3: pve-manager/9.0.3/025864202ebb6109",
             "step 1: pve1",
             "  moved by HA: 100",

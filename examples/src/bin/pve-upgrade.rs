@@ -275,7 +275,10 @@ async fn node_versions(pve: &Client, nodes: &[NodeListItem]) -> Vec<Result<Strin
 /// (or its release is unknown) and no HA group is left (or that is unknown). pve-ha-manager
 /// `src/PVE/API2/HA/Rules.pm` `create` refuses a rule only while a group exists
 /// (`PVE::HA::Config::have_groups_been_migrated`, true when none is defined), so with no group
-/// a 9.x node takes rules at once, mid-upgrade, and the 9.x CRM places by them.
+/// a 9.x node takes rules at once, mid-upgrade, and the 9.x CRM places by them. A rule taken
+/// before a group was added on an 8.x node (whose `Groups.pm` `create` has no such check) is
+/// not ruled out while groups exist: the plan's line on the rules says so rather than block
+/// every HA guest for a sequence that rare.
 fn rules_may_hide(
     versions: &[Result<String, String>],
     groups_migrated: &Result<bool, String>,
@@ -872,7 +875,7 @@ fn print_text(plan: &Plan) {
             "HA rules: {rules}, of which {from_groups} generated from HA groups not migrated yet"
         ),
         Some(RulesSeen::NotServed) => println!(
-            "HA rules: not served by the node that answered (no rules API before pve-ha-manager 5.0.1): the HA groups decide"
+            "HA rules: not served by the node that answered (no rules API before pve-ha-manager 5.0.1): the HA groups decide, unless a 9.x node took a rule before a group was added (point the plan at a 9.x node to see)"
         ),
         Some(RulesSeen::Unread(e)) => println!("HA rules: cannot be read: {e}"),
         None => {}
