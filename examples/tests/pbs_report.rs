@@ -1041,7 +1041,10 @@ async fn a_task_list_without_sys_audit_may_be_filtered() {
 /// `PBSPlugin`), the vzdump jobs and the vzdump tasks all come from it. fakepve's
 /// `GET /cluster/backup` is a schema placeholder (one job for pool `example` to `local`), so no
 /// job to the PBS storage covers any guest: every guest is a breach, and 100's own vzdump task
-/// (fakepve's `backup`, named after the guest) is its last run.
+/// (fakepve's `backup`, named after the guest) is its last run. That task ended OK and its log
+/// is not read (only failed ones' are), and no snapshot here follows it, so where it wrote
+/// cannot be told (pve-manager `PVE/VZDump.pm` `exec_backup` names the storage only in the
+/// log): its last run is "unplaced", not a run of this chain.
 #[tokio::test]
 async fn the_backup_chain_reads_the_guests_storages_and_tasks_of_fakepve() {
     let Some(s) =
@@ -1092,7 +1095,9 @@ async fn the_backup_chain_reads_the_guests_storages_and_tasks_of_fakepve() {
             "no enabled vzdump job to a PBS storage of this report includes it"
         );
     }
-    assert_eq!(chain[0]["last_run"]["state"], "ended", "{}", chain[0]);
+    assert_eq!(chain[0]["last_run"]["state"], "unplaced", "{}", chain[0]);
+    let why = chain[0]["last_run"]["why"].as_str().unwrap_or_default();
+    assert!(why.contains("its log was not read"), "{why}");
     assert_eq!(chain[0]["last_run"]["status"], "OK");
     assert_eq!(chain[0]["last_run"]["success"], true);
 }
