@@ -713,6 +713,11 @@ fn judge_guest(
     };
     let storages = ChainStorages::of(input, judged.as_ref().map(|(t, _)| *t));
     let last_run = last_run(input, guest, newest, &storages);
+    if judged.is_some() && last_run != LastRun::CannotTell {
+        findings
+            .unknown
+            .extend(unread_shared(input, guest, newest, &storages));
+    }
     run_findings(
         input,
         guest,
@@ -1227,29 +1232,7 @@ fn last_run(
     if runs_unread(input, guest).is_some() {
         return LastRun::CannotTell;
     }
-    let no_snapshot_from = |r: &VzdumpRun| {
-        newest.is_ok_and(|newest| {
-            r.status.as_ref().is_some_and(ExitStatus::is_success)
-                && newest.is_none_or(|t| t < r.starttime)
-        })
-    };
-    let own = |r: &VzdumpRun| own_result(r, guest.vmid).is_some();
-    let counts = |r: &VzdumpRun| match storages.aim(r) {
-        Aim::Chain => true,
-        Aim::Elsewhere => false,
-        Aim::Untold(_) => !no_snapshot_from(r),
-    };
-    let shared = |r: &VzdumpRun| {
-        r.vmid.is_none()
-            && r.log.as_ref().is_none_or(|log| !log.names_all)
-            && guest.node.as_deref().is_none_or(|n| n == r.node)
-            && !no_snapshot_from(r)
-    };
-    let ended = runs
-        .iter()
-        .filter(|r| (own(r) || shared(r)) && counts(r))
-        .filter_map(|r| r.endtime.map(|end| (r, end)))
-        .max_by_key(|(r, end)| (*end, own(r)));
+    let ended = newest_ended(runs, guest, newest, storages);
     // A running task whose log does not show the chain's storage may be a manual dump
     // elsewhere: it does not replace the run that ended.
     let running = runs
@@ -1282,6 +1265,74 @@ fn last_run(
         status,
         success,
     }
+}
+
+/// Whether `run` ended OK after `newest` (the guest's newest snapshot here, when read): then
+/// it took no snapshot of the guest here, so it did not back the guest up to the chain.
+fn no_snapshot_from(run: &VzdumpRun, newest: Result<Option<i64>, ()>) -> bool {
+    newest.is_ok_and(|newest| {
+        run.status.as_ref().is_some_and(ExitStatus::is_success)
+            && newest.is_none_or(|t| t < run.starttime)
+    })
+}
+
+/// The run that ended last of those that may be `guest`'s run to the chain ([`last_run`]),
+/// with its end.
+fn newest_ended<'r>(
+    runs: &'r [VzdumpRun],
+    guest: &ChainGuest,
+    newest: Result<Option<i64>, ()>,
+    storages: &ChainStorages<'_>,
+) -> Option<(&'r VzdumpRun, i64)> {
+    let own = |r: &VzdumpRun| own_result(r, guest.vmid).is_some();
+    let counts = |r: &VzdumpRun| match storages.aim(r) {
+        Aim::Chain => true,
+        Aim::Elsewhere => false,
+        Aim::Untold(_) => !no_snapshot_from(r, newest),
+    };
+    let shared = |r: &VzdumpRun| {
+        r.vmid.is_none()
+            && r.log.as_ref().is_none_or(|log| !log.names_all)
+            && guest.node.as_deref().is_none_or(|n| n == r.node)
+            && !no_snapshot_from(r, newest)
+    };
+    runs.iter()
+        .filter(|r| (own(r) || shared(r)) && counts(r))
+        .filter_map(|r| r.endtime.map(|end| (r, end)))
+        .max_by_key(|(r, end)| (*end, own(r)))
+}
+
+/// A task for several guests, on any node, whose log was not read, that started after
+/// `guest`'s last run ([`newest_ended`]) and did not end OK, with no snapshot of the guest
+/// here taken since it started: it may have failed the guest's part (pve-manager
+/// `PVE/VZDump.pm` `exec_backup`: `job errors` when any guest failed), and a guest moved
+/// off its node is judged without it. With the snapshots unread, one that ended OK counts
+/// too. The newest such task makes the chain "cannot tell".
+fn unread_shared(
+    input: &ChainInput,
+    guest: &ChainGuest,
+    newest: Result<Option<i64>, ()>,
+    storages: &ChainStorages<'_>,
+) -> Option<String> {
+    let runs = input.runs.as_ref().ok()?;
+    let since = newest_ended(runs, guest, newest, storages).map(|(r, _)| r.starttime);
+    let backed_up_since = |r: &VzdumpRun| newest.is_ok_and(|t| t >= Some(r.starttime));
+    let (run, end) = runs
+        .iter()
+        .filter(|r| r.vmid.is_none() && r.log.is_none())
+        .filter(|r| since.is_none_or(|s| r.starttime > s))
+        .filter(|r| !backed_up_since(r) && !no_snapshot_from(r, newest))
+        .filter_map(|r| r.endtime.map(|end| (r, end)))
+        .max_by_key(|(_, end)| *end)?;
+    let status = run
+        .status
+        .as_ref()
+        .map_or("unknown".to_owned(), ToString::to_string);
+    Some(format!(
+        "a vzdump task for several guests on node {} ended at {} ({status}) after its last run; its log was not read, and no snapshot of it taken since that task started is here",
+        run.node,
+        at(end)
+    ))
 }
 
 /// The last run of the guest's own `run`: [`LastRun::Ended`] when its log shows it wrote to

@@ -1304,3 +1304,45 @@ fn a_failed_run_to_a_pbs_storage_of_another_server_is_elsewhere() {
     );
     assert_eq!(gitlab.verdict, Verdict::Ok, "{gitlab}");
 }
+
+/// K5 (audit 31, second pass): gitlab's own task on pve1 ended OK (its snapshot 2 h ago is
+/// from it), then a task for several guests on pve1 failed, and HA moved gitlab to pve2. The
+/// PVE side reads only the newest few logs of such tasks per node (cpps-topology
+/// `live/pve/chain.rs` `logged_tasks`), so that failed task's log may be unread; it may
+/// have failed gitlab's part (pve-manager `PVE/VZDump.pm` `exec_backup`: `job errors` when
+/// any guest failed). Started after gitlab's last placed run and not followed by a snapshot
+/// of gitlab here, it leaves the chain "cannot tell", on any node. A snapshot newer than its
+/// start shows gitlab was backed up since: ok. Failed first: the verdict was ok.
+#[test]
+fn an_unread_failed_shared_task_after_the_last_run_is_cannot_tell() {
+    let mut input = input();
+    input.guests[0] = ChainGuest::new(100, BackupType::Vm)
+        .name("gitlab")
+        .node("pve2");
+    let own = VzdumpRun::new("pve1", Some(100), NOW - 3 * H)
+        .ended(NOW - 3 * H + 600, ExitStatus::parse("OK"));
+    let failed = |start: i64| {
+        VzdumpRun::new("pve1", None, start).ended(start + 600, ExitStatus::parse("job errors"))
+    };
+    input.runs = Ok(vec![own.clone(), failed(NOW - H)]);
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert!(
+        matches!(&gitlab.last_run, LastRun::Ended { success: true, end, .. } if *end == NOW - 3 * H + 600),
+        "{gitlab}"
+    );
+    assert_eq!(gitlab.verdict, Verdict::CannotTell, "{gitlab}");
+    assert_eq!(
+        gitlab.reasons,
+        [format!(
+            "a vzdump task for several guests on node pve1 ended at {} (job errors) after its last run; its log was not read, and no snapshot of it taken since that task started is here",
+            jiff::Timestamp::from_second(NOW - H + 600).unwrap()
+        )]
+    );
+
+    // Started before the snapshot of 2 h ago: gitlab was backed up since.
+    input.runs = Ok(vec![own, failed(NOW - 2 * H - 1800)]);
+    let chains = judge(&input, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert_eq!(gitlab.verdict, Verdict::Ok, "{gitlab}");
+}

@@ -242,7 +242,8 @@ async fn read_runs(pve: &Client, nodes: &[&str]) -> (Vec<VzdumpRun>, Vec<(String
 }
 
 /// How many tasks for several guests a node's log reads are for: its newest to end. Only
-/// their logs say which guests they backed up; older ones are rarely a guest's last run.
+/// their logs say which guests they backed up; older ones are rarely a guest's last run, and
+/// one that failed after a guest's last run leaves its chain "cannot tell" (`cpps_pbs::chain`).
 const LOGS_PER_NODE: usize = 4;
 
 /// The most lines of one task log read: a vzdump log takes some tens of lines a guest.
