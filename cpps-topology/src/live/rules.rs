@@ -308,8 +308,14 @@ fn pbs_writers<'a>(
     let mut unread = Vec::new();
     // This site's pulls come from its job list (`PbsIndex::pulled_into`), whose failure
     // `PbsSource` words as "sync jobs: …".
-    if let Some(e) = pbs.partial.iter().find_map(|p| p.strip_prefix("sync jobs: ")) {
-        unread.push(format!("this site's PBS sync jobs (a pull writes here): {e}"));
+    if let Some(e) = pbs
+        .partial
+        .iter()
+        .find_map(|p| p.strip_prefix("sync jobs: "))
+    {
+        unread.push(format!(
+            "this site's PBS sync jobs (a pull writes here): {e}"
+        ));
     }
     for other in live.observed.sites.iter().filter(|o| o.site != site.site) {
         let name = &other.site;
@@ -328,7 +334,9 @@ fn pbs_writers<'a>(
                     unread.push(format!("site {name}'s PBS sync jobs: {e}"));
                 }
                 if let (Ok(_), Err(e)) = (&side.sync_jobs, &side.remotes) {
-                    unread.push(format!("site {name}'s PBS remotes (where its pushes go): {e}"));
+                    unread.push(format!(
+                        "site {name}'s PBS remotes (where its pushes go): {e}"
+                    ));
                 }
             }
         }
