@@ -72,7 +72,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::api::configure::same_node;
+use crate::api::configure::{same_node, write_only_replacement};
 use crate::config::{Command, ConfigTree, NodeRef, Op, diff};
 use crate::status::VrrpState;
 use crate::{Client, CommitConfirm, Error};
@@ -1571,7 +1571,8 @@ impl<'a> Scopes<'a> {
                 _ => replaced.apply(c),
             };
         }
-        let mut paths: Vec<(Vec<String>, bool)> = batch.iter().map(|c| scope_of(&c.path)).collect();
+        let mut paths: Vec<(Vec<String>, bool)> =
+            batch.iter().flat_map(|c| scopes_of(&c.path)).collect();
         paths.sort_by_key(|(p, _)| p.len());
         let mut touched: Vec<(Vec<String>, bool)> = Vec::new();
         for (p, rewritten) in paths {
@@ -1668,16 +1669,15 @@ impl<'a> Scopes<'a> {
     }
 }
 
-/// The path whose node a command changes: a write-only password's parent, since VyOS
-/// replaces `plaintext-password` by a hash in `encrypted-password` beside it during the
-/// commit (vyos-1x `src/conf_mode/system_login.py` and `service_snmp.py`, `generate`), which
-/// cannot be compared with the batch: `true` says so.
-fn scope_of(path: &[String]) -> (Vec<String>, bool) {
-    match path.split_last() {
-        Some((last, parent)) if last == "plaintext-password" && !parent.is_empty() => {
-            (parent.to_vec(), true)
-        }
-        _ => (path.to_vec(), false),
+/// The paths a command changes, each with whether it cannot be compared with the batch
+/// (`true`): a write-only password and the `encrypted-password` VyOS puts beside it during the
+/// commit ([`write_only_replacement`]: only vyos-1x `src/conf_mode/system_login.py` and
+/// `service_snmp.py` `generate` rewrite it). Its siblings stay out of the scope, so they are
+/// compared as any path (Z2 of issue 32); any other `plaintext-password` is a plain leaf.
+fn scopes_of(path: &[String]) -> Vec<(Vec<String>, bool)> {
+    match write_only_replacement(path) {
+        Some(hash) => vec![(path.to_vec(), true), (hash, true)],
+        None => vec![(path.to_vec(), false)],
     }
 }
 
@@ -2019,6 +2019,68 @@ mod tests {
         let mut back = now.clone();
         back.apply_all(&inv.commands).unwrap();
         assert_eq!(back, running);
+    }
+
+    /// Z2 (second s45 audit of issue 32): vyos-1x `src/conf_mode/protocols_rip.py` `verify`
+    /// only checks `authentication plaintext-password` (no `generate` rewrites it), so it is
+    /// compared like any leaf: another operator's value, set after the batch's, is left and
+    /// named. Failed first: the scope was widened to `authentication` and taken as the
+    /// batch's uncompared, and their value was overwritten with the old one.
+    #[test]
+    fn a_password_vyos_only_checks_is_compared() {
+        let leaf = "protocols rip interface eth1 authentication plaintext-password";
+        let running = tree(&format!("set {leaf} 'old'\n"));
+        let now = tree(&format!("set {leaf} 'theirs'\n"));
+        let batch = vec![Command::set(words(leaf), Some("mine"))];
+        let inv = inverse(&batch, &running, &now);
+        assert!(inv.commands.is_empty(), "{:?}", inv.commands);
+        let left: Vec<_> = inv
+            .left
+            .iter()
+            .map(|l| (l.path.as_str(), l.touched))
+            .collect();
+        assert_eq!(left, [(leaf, true)]);
+    }
+
+    /// Z2: beside a password `system_login.py` `generate` rewrote, another operator added a
+    /// public key to the same user after the batch: the password is put back, and their key
+    /// is left and named, not deleted. Failed first: the whole `authentication` node was
+    /// taken as the batch's and their key deleted.
+    #[test]
+    fn a_key_added_beside_a_rewritten_password_is_left() {
+        let base = "system login user vyos authentication";
+        let key = |k: &str| {
+            format!(
+                "set {base} public-keys {k} key 'AAAA{k}'\nset {base} public-keys {k} type 'ssh-ed25519'\n"
+            )
+        };
+        let running = tree(&format!(
+            "set {base} encrypted-password '$6$old'\n{}",
+            key("k1")
+        ));
+        let now = tree(&format!(
+            "set {base} encrypted-password '$6$new'\n{}{}",
+            key("k1"),
+            key("k2")
+        ));
+        let batch = vec![Command::set(
+            words(&format!("{base} plaintext-password")),
+            Some("s3cret"),
+        )];
+        let inv = inverse(&batch, &running, &now);
+        let left: Vec<_> = inv
+            .left
+            .iter()
+            .map(|l| (l.path.as_str(), l.touched))
+            .collect();
+        assert_eq!(left, [(format!("{base} public-keys k2").as_str(), false)]);
+        let mut back = now.clone();
+        back.apply_all(&inv.commands).unwrap();
+        assert_eq!(
+            back.values(&words(&format!("{base} encrypted-password"))),
+            ["$6$old"]
+        );
+        assert!(back.exists(&words(&format!("{base} public-keys k2"))));
     }
 
     /// Text laid out as `ConfigMgmt.format_log_data` (vyos-1x `python/vyos/config_mgmt.py`)
