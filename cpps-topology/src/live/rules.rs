@@ -305,41 +305,8 @@ fn pbs_writers<'a>(
             .collect()),
     };
     let mut others = Vec::new();
-    let mut unread = Vec::new();
-    // This site's pulls come from its job list (`PbsIndex::pulled_into`), whose failure
-    // `PbsSource` words as "sync jobs: …".
-    if let Some(e) = pbs
-        .partial
-        .iter()
-        .find_map(|p| p.strip_prefix("sync jobs: "))
-    {
-        unread.push(format!(
-            "this site's PBS sync jobs (a pull writes here): {e}"
-        ));
-    }
+    let unread = unread_writers(live, site, pbs);
     for other in live.observed.sites.iter().filter(|o| o.site != site.site) {
-        let name = &other.site;
-        // A source always reads the chain's lists; facts built in code without them (`None`)
-        // say nothing, as in BACKUP-005. A PBS that failed is an unknown writer: its pushes
-        // are how another site's groups come here. The other site's PVE writing straight into
-        // the datastore and namespace where this site's PVE writes is assumed not to happen
-        // when its storages cannot be read.
-        if let Some(failure) = other.pbs.failure() {
-            unread.push(format!("site {name}'s PBS: {failure}"));
-        }
-        match other.pbs.observed().and_then(|p| p.chain.get()) {
-            None => {}
-            Some(side) => {
-                if let Err(e) = &side.sync_jobs {
-                    unread.push(format!("site {name}'s PBS sync jobs: {e}"));
-                }
-                if let (Ok(_), Err(e)) = (&side.sync_jobs, &side.remotes) {
-                    unread.push(format!(
-                        "site {name}'s PBS remotes (where its pushes go): {e}"
-                    ));
-                }
-            }
-        }
         if let Some(Ok(input)) = other.proxmox.observed().and_then(|p| p.chain.get()) {
             others.extend(
                 input
@@ -386,6 +353,43 @@ fn pbs_writers<'a>(
         others,
         unread,
     }
+}
+
+/// The writer lists of `site`'s PBS that could not be read, each in words with why
+/// ([`Writers::unread`]): this site's sync jobs (a pull writes here; `PbsSource` words their
+/// failure "sync jobs: …"), and each other site's PBS, failed, or its sync jobs or remotes
+/// unread. A source always reads the chain's lists; facts built in code without them (`None`)
+/// say nothing, as in BACKUP-005. The other site's PVE writing straight into the datastore and
+/// namespace where this site's PVE writes is assumed not to happen when its storages cannot be
+/// read.
+fn unread_writers(live: &Live<'_>, site: &SiteObservation, pbs: &PbsFacts) -> Vec<String> {
+    let mut unread = Vec::new();
+    if let Some(e) = pbs
+        .partial
+        .iter()
+        .find_map(|p| p.strip_prefix("sync jobs: "))
+    {
+        unread.push(format!(
+            "this site's PBS sync jobs (a pull writes here): {e}"
+        ));
+    }
+    for other in live.observed.sites.iter().filter(|o| o.site != site.site) {
+        let name = &other.site;
+        if let Some(failure) = other.pbs.failure() {
+            unread.push(format!("site {name}'s PBS: {failure}"));
+        }
+        if let Some(side) = other.pbs.observed().and_then(|p| p.chain.get()) {
+            if let Err(e) = &side.sync_jobs {
+                unread.push(format!("site {name}'s PBS sync jobs: {e}"));
+            }
+            if let (Ok(_), Err(e)) = (&side.sync_jobs, &side.remotes) {
+                unread.push(format!(
+                    "site {name}'s PBS remotes (where its pushes go): {e}"
+                ));
+            }
+        }
+    }
+    unread
 }
 
 /// BACKUP-005: each guest's backup chain, end to end: backed up here, verified, copied to the
