@@ -22,20 +22,26 @@ pub(crate) async fn read(
     pve: &Client,
     resources: &[ClusterResource],
 ) -> Result<ChainInput, String> {
-    let storages = pve
-        .storage_configs(None)
-        .await
-        .map_err(|e| error_chain(&e))?;
-    let backup_jobs = pve
-        .cluster()
-        .backup_jobs()
-        .await
-        .map_err(|e| error_chain(&e))?;
     let guests: Vec<&ClusterResource> = resources
         .iter()
         .filter(|r| r.vmid.is_some() && r.template != Some(true))
         .collect();
-    let pools = pool_members(pve, resources, &backup_jobs).await;
+    // Two rounds, each read at once: what the others depend on, then the rest (a round trip
+    // each, instead of one a request).
+    let cluster = pve.cluster();
+    let (storages, backup_jobs, nodes) = futures::join!(
+        pve.storage_configs(None),
+        cluster.backup_jobs(),
+        cluster_nodes(pve, &guests)
+    );
+    let storages = storages.map_err(|e| error_chain(&e))?;
+    let backup_jobs = backup_jobs.map_err(|e| error_chain(&e))?;
+    let nodes: Vec<&str> = nodes.iter().map(String::as_str).collect();
+    let (pools, (runs, unread), runs_complete) = futures::join!(
+        pool_members(pve, resources, &backup_jobs),
+        read_runs(pve, &nodes),
+        audits_every_node(pve, &nodes)
+    );
     let mut input = ChainInput::default();
     for guest in &guests {
         let (Some(vmid), Some(kind)) = (guest.vmid, backup_type(&guest.kind)) else {
@@ -92,12 +98,9 @@ pub(crate) async fn read(
         })
         .map(|job| chain_job(job, &guests, &pools))
         .collect();
-    let nodes = cluster_nodes(pve, &guests).await;
-    let nodes: Vec<&str> = nodes.iter().map(String::as_str).collect();
-    let (runs, unread) = read_runs(pve, &nodes).await;
     input.runs = Ok(runs);
     input.runs_unread = unread;
-    input.runs_complete = audits_every_node(pve, &nodes).await;
+    input.runs_complete = runs_complete;
     Ok(input)
 }
 
@@ -178,20 +181,20 @@ async fn cluster_nodes(pve: &Client, guests: &[&ClusterResource]) -> Vec<String>
 /// the caller's own tasks (pve-manager `PVE/API2/Tasks.pm` `node_tasks`), and scheduled
 /// backups run as `root@pam`; a failed read counts as not held.
 async fn audits_every_node(pve: &Client, nodes: &[&str]) -> bool {
-    for node in nodes {
+    let audits = |node: &str| {
         let path = format!("/nodes/{node}");
-        let Ok(rights) = pve
-            .get_raw("access/permissions", &[("path", path.as_str())])
-            .await
-        else {
-            return false;
-        };
-        // `propagate` is 0 or 1; the privilege is held either way.
-        if rights.get(&path).and_then(|p| p.get("Sys.Audit")).is_none() {
-            return false;
+        async move {
+            let rights = pve
+                .get_raw("access/permissions", &[("path", path.as_str())])
+                .await;
+            // `propagate` is 0 or 1; the privilege is held either way.
+            rights.is_ok_and(|r| r.get(&path).and_then(|p| p.get("Sys.Audit")).is_some())
         }
-    }
-    true
+    };
+    futures::future::join_all(nodes.iter().map(|n| audits(n)))
+        .await
+        .into_iter()
+        .all(|held| held)
 }
 
 /// The vzdump tasks of `nodes` (`GET /nodes/{node}/tasks?typefilter=vzdump&source=all`,
@@ -204,21 +207,48 @@ async fn audits_every_node(pve: &Client, nodes: &[&str]) -> bool {
 async fn read_runs(pve: &Client, nodes: &[&str]) -> (Vec<VzdumpRun>, Vec<(String, String)>) {
     let mut runs = Vec::new();
     let mut unread = Vec::new();
-    for node in nodes {
-        let mut filter = TaskFilter::default().typefilter("vzdump").limit(1000);
-        filter.source = Some("all".to_owned());
-        let tasks = match pve.node(node).tasks(&filter).await {
-            Ok(tasks) => tasks,
-            Err(e) => {
-                unread.push(((*node).to_owned(), error_chain(&e)));
-                continue;
+    // Every node at once (a cluster has some tens at most), each node's logs at once.
+    for (node, read) in nodes
+        .iter()
+        .zip(futures::future::join_all(nodes.iter().map(|n| node_runs(pve, n))).await)
+    {
+        match read {
+            Ok(node_runs) => runs.extend(node_runs),
+            Err(e) => unread.push(((*node).to_owned(), e)),
+        }
+    }
+    (runs, unread)
+}
+
+/// One node's vzdump tasks as runs, with the logs [`logged_tasks`] picks read, or why its
+/// task list could not be read.
+async fn node_runs(pve: &Client, node: &str) -> Result<Vec<VzdumpRun>, String> {
+    let mut filter = TaskFilter::default().typefilter("vzdump").limit(1000);
+    filter.source = Some("all".to_owned());
+    let tasks = pve
+        .node(node)
+        .tasks(&filter)
+        .await
+        .map_err(|e| error_chain(&e))?;
+    // The type is checked again: the filter is the server's, and a fake may ignore it.
+    let tasks: Vec<&TaskListItem> = tasks.iter().filter(|t| t.worker_type == "vzdump").collect();
+    let logged = logged_tasks(&tasks);
+    let log_of = |task: &TaskListItem| {
+        let wanted = logged.contains(&task.upid);
+        let upid = task.upid.clone();
+        async move {
+            // A log that cannot be read leaves the task as the list shows it.
+            match wanted {
+                true => pve.task_log(&upid, LOG_LINES).await.ok(),
+                false => None,
             }
-        };
-        // The type is checked again: the filter is the server's, and a fake may ignore it.
-        let tasks: Vec<&TaskListItem> =
-            tasks.iter().filter(|t| t.worker_type == "vzdump").collect();
-        let logged = logged_tasks(&tasks);
-        for task in tasks {
+        }
+    };
+    let logs = futures::future::join_all(tasks.iter().map(|t| log_of(t))).await;
+    Ok(tasks
+        .iter()
+        .zip(logs)
+        .map(|(task, log)| {
             let vmid = task.id.as_deref().and_then(|id| id.parse().ok());
             let start = i64::try_from(task.starttime).unwrap_or(i64::MAX);
             let mut run = VzdumpRun::new(task.node.clone(), vmid, start);
@@ -229,16 +259,12 @@ async fn read_runs(pve: &Client, nodes: &[&str]) -> (Vec<VzdumpRun>, Vec<(String
                     ExitStatus::parse(status),
                 );
             }
-            // A log that cannot be read leaves the task as the list shows it.
-            if logged.contains(&task.upid)
-                && let Ok(log) = pve.task_log(&task.upid, LOG_LINES).await
-            {
-                run = run.log(RunLog::parse(&log.lines, log.whole));
+            match log {
+                Some(log) => run.log(RunLog::parse(&log.lines, log.whole)),
+                None => run,
             }
-            runs.push(run);
-        }
-    }
-    (runs, unread)
+        })
+        .collect())
 }
 
 /// How many tasks for several guests a node's log reads are for: its newest to end. Only
