@@ -745,7 +745,9 @@ pub enum Timer {
     Armed(CommitConfirm),
     /// The answer cannot tell: the first commit-confirm builds armed the timer before the
     /// commit, later ones only after a commit that succeeded (vyos-1x
-    /// `src/services/api/rest/routers.py`, `_configure_op` then `run_commit_confirm`).
+    /// `src/services/api/rest/routers.py`, `_configure_op` then `run_commit_confirm`). Also
+    /// what stays after an undo that left a touched path someone changed after the batch:
+    /// `confirm` is then not sent, since the timer may be what reverts the part that landed.
     MaybeArmed,
     /// A timer may have been armed, what the batch touched is as before (the inverse batch
     /// put it back, or nothing was live), and `confirm` was sent so that no reboot or
@@ -1007,6 +1009,13 @@ fn write_failed(
                 writeln!(
                     f,
                     "no inverse was sent: nothing the batch touched holds what it set"
+                )?;
+            } else if left.iter().any(|l| l.touched) {
+                writeln!(
+                    f,
+                    "undone in part: the inverse batch ({} command(s)) was sent; what the \
+                     batch touched is as before except what is named below",
+                    commands.len()
                 )?;
             } else {
                 writeln!(
@@ -1417,6 +1426,11 @@ async fn after_failed_write(
     // operator armed must not be confirmed (X4 b).
     let timer = match (&timer, &undo) {
         (Timer::MaybeArmed, _) if error.contains(ANOTHER_PENDING) => Timer::AnotherPending,
+        // A touched path someone changed after the batch is not as before: the timer may
+        // still be what reverts the part of the batch that landed, so it is left (Z3).
+        (Timer::MaybeArmed, Undo::RolledBack { left, .. }) if left.iter().any(|l| l.touched) => {
+            timer
+        }
         (Timer::MaybeArmed, Undo::RolledBack { .. } | Undo::NothingLive) => {
             stop_timer(local).await.unwrap_or(timer)
         }
@@ -1600,7 +1614,23 @@ impl<'a> Scopes<'a> {
     /// Whether `now` holds at `path` what the batch made of `running`.
     fn explained(&self, path: &[String]) -> bool {
         let now = self.now.get(path);
-        self.expected.iter().any(|e| same_node(now, e.get(path)))
+        if self.expected.iter().any(|e| same_node(now, e.get(path))) {
+            return true;
+        }
+        // Without a schema a `set` may have replaced a single leaf or appended to a multi one
+        // (vyatta-cfg), and a scope may hold both: then each child must match one model.
+        if !matches!(now, Some(NodeRef::Branch(_) | NodeRef::Tag(_))) {
+            return false;
+        }
+        let mut names = child_names(now);
+        for e in &self.expected {
+            names.extend(child_names(e.get(path)));
+        }
+        names.sort_unstable();
+        names.dedup();
+        names
+            .into_iter()
+            .all(|name| self.explained(&[path, &[name]].concat()))
     }
 
     /// The touched path at or above `path`, with its verdict.
@@ -2081,6 +2111,33 @@ mod tests {
             ["$6$old"]
         );
         assert!(back.exists(&words(&format!("{base} public-keys k2"))));
+    }
+
+    /// Z3 (s45 second audit of issue 32): vyatta-cfg's `set` replaces the value of a single
+    /// leaf and appends to a `<multi/>` one (interface-definitions), and the client has no
+    /// schema; one command's path above others' puts both kinds of leaf in one scope, where
+    /// neither whole model matches. Each leaf matching one of them is the batch's, so the
+    /// rollback puts back both. Failed first: the batch's own change was left as "changed by
+    /// someone else".
+    #[test]
+    fn a_nested_batch_of_replaced_and_appended_leaves_is_undone() {
+        let eth1 = "interfaces ethernet eth1";
+        let running = tree(&format!(
+            "set {eth1} mtu '1500'\nset {eth1} address '10.0.0.1/24'\n"
+        ));
+        let now = tree(&format!(
+            "set {eth1} mtu '9000'\nset {eth1} address '10.0.0.1/24'\nset {eth1} address '10.0.0.2/24'\n"
+        ));
+        let batch = vec![
+            Command::set(words(eth1), None),
+            Command::set(words(&format!("{eth1} mtu")), Some("9000")),
+            Command::set(words(&format!("{eth1} address")), Some("10.0.0.2/24")),
+        ];
+        let inv = inverse(&batch, &running, &now);
+        assert!(inv.left.is_empty(), "{:?}", inv.left);
+        let mut back = now.clone();
+        back.apply_all(&inv.commands).unwrap();
+        assert_eq!(back, running);
     }
 
     /// Text laid out as `ConfigMgmt.format_log_data` (vyos-1x `python/vyos/config_mgmt.py`)

@@ -1632,3 +1632,37 @@ async fn on_1_4_a_rollback_that_restores_a_value_order_is_rolled_back() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Z3 (s45 second audit of issue 32): on the first commit-confirm builds the timer is armed
+/// before the commit (vyos-1x `src/services/api/rest/routers.py` at 0514484a: `commit_confirm`
+/// before `commit`), and a refused write leaves it running. When another client changed a path
+/// the batch touched after it landed in part, nothing of the batch can be put back without
+/// clobbering theirs, so the configuration is not "as before": `confirm` is not sent (the
+/// timer may still revert the part that landed), and the report says so. Failed first:
+/// `confirm` was sent and the report said what the batch touched is as before.
+#[tokio::test]
+async fn a_touched_path_left_as_someone_elses_keeps_the_timer() {
+    let (_servers, a, fa, b, fb) = pair(Profile::V15).await;
+    fresh_after_commit(&fa, &fb);
+    let batch = half_failing_change(&fa);
+    {
+        let mut st = fa.state.lock().unwrap();
+        st.timer_before_commit = true;
+        st.others_commit = Some(vec![Command::set(
+            ["system", "domain-name"],
+            Some("example.org"),
+        )]);
+    }
+    let report = safe_apply(&a, Some(&b), &batch, &settled()).await.unwrap();
+    let (_, timer, undo) = write_failed(&report.outcome);
+    match undo {
+        Undo::RolledBack { left, .. } => {
+            let left: Vec<_> = left.iter().map(|l| (l.path.as_str(), l.touched)).collect();
+            assert_eq!(left, [("system domain-name", true)], "{report}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(*timer, Timer::MaybeArmed, "{report}");
+    assert!(fa.requests_to("config-file").is_empty(), "no confirm");
+    assert!(!report.to_string().contains("is as before"), "{report}");
+}
