@@ -9,11 +9,10 @@ mod common;
 
 use std::path::Path;
 
-use common::{live_estate, rule_messages};
+use common::{live_estate, rule_messages, running_guest};
 use cpps_pbs::chain::{ChainInput, PbsAddress, PbsSide, PbsTarget};
 use cpps_topology::live::facts::{
-    GuestBackupFact, PbsChainReading, PbsFacts, PveChainReading, PveFacts, PveGuest, PveGuestKind,
-    SiteObservation, Sourced,
+    GuestBackupFact, PbsChainReading, PbsFacts, PveChainReading, PveFacts, SiteObservation, Sourced,
 };
 use cpps_topology::live::{self, LiveOptions, Observation};
 
@@ -36,25 +35,6 @@ fn fixture_data<T: serde::de::DeserializeOwned>(name: &str) -> T {
     let text = std::fs::read_to_string(&file).unwrap();
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     serde_json::from_value(value["data"].clone()).unwrap()
-}
-
-fn vm(vmid: u32, name: &str) -> PveGuest {
-    PveGuest {
-        vmid,
-        name: Some(name.to_owned()),
-        node: "pve-ippri-31".to_owned(),
-        kind: if vmid >= 200 {
-            PveGuestKind::Lxc
-        } else {
-            PveGuestKind::Vm
-        },
-        status: "running".to_owned(),
-        privileged: None,
-        ha: false,
-        ha_state: None,
-        ha_request: None,
-        volumes: Vec::new(),
-    }
 }
 
 /// A group backed up a minute ago, verified, owned by `owner`.
@@ -81,9 +61,9 @@ fn sp(pve_store: &str, backups: Vec<GuestBackupFact>) -> SiteObservation {
     let mut site = SiteObservation::new("sp");
     site.proxmox = Sourced::Observed(PveFacts {
         guests: vec![
-            vm(100, "gitlab"),
-            vm(101, "legacy-nfs"),
-            vm(200, "monitoring"),
+            running_guest(100, "gitlab"),
+            running_guest(101, "legacy-nfs"),
+            running_guest(200, "monitoring"),
         ],
         chain: PveChainReading::new(Ok(input)),
         ..PveFacts::default()

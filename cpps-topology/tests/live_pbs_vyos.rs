@@ -11,15 +11,15 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{live_estate, load, rule_messages};
+use common::{live_estate, load, rule_messages, running_guest};
 use cpps_http::test_util::MockApi;
 use cpps_pbs::chain::{ChainInput, PbsTarget};
 use cpps_topology::Topology;
 use cpps_topology::live::endpoints::{ClientOptions, Endpoints};
 use cpps_topology::live::facts::{
     BgpNeighborFact, DrbdConnectionFact, GuestBackupFact, IpsecTunnelFact, LinstorFacts, PbsFacts,
-    PbsJobFact, PveChainReading, PveFacts, PveGuest, PveGuestKind, PveNode, RouterSide,
-    SiteObservation, Sourced, VrrpFact, VyosFacts, WireGuardPeerFact,
+    PbsJobFact, PveChainReading, PveFacts, PveNode, RouterSide, SiteObservation, Sourced, VrrpFact,
+    VyosFacts, WireGuardPeerFact,
 };
 use cpps_topology::live::{self, LiveOptions, Observation, ObserveOptions};
 use cpps_vyos::ConfigTree;
@@ -245,25 +245,6 @@ async fn show(api: &MockApi, words: &[&str], response: ResponseTemplate) {
         .await;
 }
 
-fn guest(vmid: u32, name: &str) -> PveGuest {
-    PveGuest {
-        vmid,
-        name: Some(name.to_owned()),
-        node: "pve-ippri-31".to_owned(),
-        kind: if vmid >= 200 {
-            PveGuestKind::Lxc
-        } else {
-            PveGuestKind::Vm
-        },
-        status: "running".to_owned(),
-        privileged: None,
-        ha: false,
-        ha_state: None,
-        ha_request: None,
-        volumes: Vec::new(),
-    }
-}
-
 #[tokio::test]
 async fn backups_jobs_and_router_facts_feed_the_audit() {
     let pbs = pbs().await;
@@ -454,9 +435,9 @@ fn assert_backup_003_over(pbs: Sourced<PbsFacts>) {
             pve_version: None,
         }],
         guests: vec![
-            guest(100, "gitlab"),
-            guest(101, "legacy-nfs"),
-            guest(200, "monitoring"),
+            running_guest(100, "gitlab"),
+            running_guest(101, "legacy-nfs"),
+            running_guest(200, "monitoring"),
         ],
         partial: Vec::new(),
         chain: pve_writing(&[("store1", "")]),
@@ -509,9 +490,9 @@ fn backup_003_matches_type_and_refuses_ambiguous_groups() {
     site.proxmox = Sourced::Observed(PveFacts {
         nodes: Vec::new(),
         guests: vec![
-            guest(100, "gitlab"),
-            guest(101, "legacy-nfs"),
-            guest(200, "monitoring"),
+            running_guest(100, "gitlab"),
+            running_guest(101, "legacy-nfs"),
+            running_guest(200, "monitoring"),
         ],
         partial: Vec::new(),
         // Storages writing where each group is, so that the place decides nothing here.
@@ -565,7 +546,10 @@ fn backup_003_cannot_tell_over_a_partial_answer() {
     let mut site = SiteObservation::new("sp");
     site.proxmox = Sourced::Observed(PveFacts {
         nodes: Vec::new(),
-        guests: vec![guest(100, "gitlab"), guest(200, "monitoring")],
+        guests: vec![
+            running_guest(100, "gitlab"),
+            running_guest(200, "monitoring"),
+        ],
         partial: Vec::new(),
         chain: pve_writing(&[("store1", "")]),
         guests_trimmed: None,
@@ -597,7 +581,7 @@ fn backup_003_cannot_tell_over_a_datastore_list_that_may_be_filtered() {
     let mut site = SiteObservation::new("sp");
     site.proxmox = Sourced::Observed(PveFacts {
         nodes: Vec::new(),
-        guests: vec![guest(100, "gitlab")],
+        guests: vec![running_guest(100, "gitlab")],
         partial: Vec::new(),
         chain: pve_writing(&[("store1", "")]),
         guests_trimmed: None,

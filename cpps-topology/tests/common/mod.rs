@@ -365,3 +365,26 @@ pub(crate) fn check_rule_cases(
         check_variants(case.rule, case.variants, &default, failures);
     }
 }
+
+/// A running guest on pve-ippri-31 as the live PVE facts hold it: a container from VMID 200
+/// on, else a VM; no HA, no volumes.
+#[cfg(feature = "live")]
+pub(crate) fn running_guest(vmid: u32, name: &str) -> cpps_topology::live::facts::PveGuest {
+    use cpps_topology::live::facts::{PveGuest, PveGuestKind};
+    PveGuest {
+        vmid,
+        name: Some(name.to_owned()),
+        node: "pve-ippri-31".to_owned(),
+        kind: if vmid >= 200 {
+            PveGuestKind::Lxc
+        } else {
+            PveGuestKind::Vm
+        },
+        status: "running".to_owned(),
+        privileged: None,
+        ha: false,
+        ha_state: None,
+        ha_request: None,
+        volumes: Vec::new(),
+    }
+}
