@@ -232,7 +232,7 @@ async fn the_plan_lists_each_node_below_the_target_with_its_guests() {
         &text,
         &[
             "cluster: 3 nodes, quorate",
-            "HA: groups not migrated yet (the CRM migrates them once every node runs 9)",
+            "HA: groups not migrated yet (the CRM migrates them once every node runs 9, is online, and has an active LRM out of maintenance)",
             "HA rules: not served by the node that answered (no rules API before pve-ha-manager 5.0.1): the HA groups decide, unless a 9.x node took a rule before a group was added (point the plan at a 9.x node to see)",
             "node pve3: pve-manager/9.0.3/025864202ebb6109",
             "step 1: pve1",
@@ -717,4 +717,202 @@ async fn against_fakepve_unknown_versions_block_the_plan() {
         ],
     );
     assert!(text.contains("step 1: pve-ippri-31"), "{text}");
+}
+
+/// `GET /cluster/ha/status/manager_status` as pve-ha-manager `src/PVE/API2/HA/Status.pm`
+/// `manager_status` answers it: the CRM's status file (`master_node`, `node_status`,
+/// `service_status`, `timestamp`: `HA/Manager.pm` `flush_master_status`; node states from
+/// `HA/NodeStatus.pm`, service entries as `src/test/test-basic2/manager_status` holds them),
+/// the quorum, and each node's LRM status (`HA/LRM.pm` `update_lrm_status`: `state`, `mode`,
+/// `results`, `timestamp`). The CRM wrote at 1 765 000 000; `lrm` is pve3's.
+fn manager_status(pve3_state: &str, services: Value, lrm: Value) -> Value {
+    json!({
+        "manager_status": {
+            "master_node": "pve2",
+            "node_status": {"pve1": "online", "pve2": "online", "pve3": pve3_state},
+            "service_status": services,
+            "timestamp": 1_765_000_000
+        },
+        "quorum": {"node": "pve1", "quorate": 1},
+        "lrm_status": {
+            "pve1": {"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000},
+            "pve2": {"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000},
+            "pve3": lrm
+        }
+    })
+}
+
+/// The default cluster (pve3 on 9.0.3) with `status` as its HA manager status; runs
+/// `pve-upgrade --after NODE`.
+async fn after(node: &str, status: Value) -> std::process::Output {
+    let server = cluster_mid_upgrade().await;
+    answer(&server, "cluster/ha/status/manager_status", status).await;
+    run(
+        &server.uri(),
+        "root@pam!ci=5ecr3t",
+        None,
+        &["--after", node],
+    )
+    .await
+}
+
+/// pve3 upgraded, out of maintenance, its LRM active and VM 100 back on it: every check
+/// passes and the next step may start.
+#[tokio::test]
+async fn after_a_node_back_in_service_every_check_passes() {
+    let lrm =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_764_999_995});
+    let services = json!({"vm:100": {"node": "pve3", "state": "started", "uid": "lavE3c7vLnotUBGT9whswg", "running": 1}});
+    let out = after("pve3", manager_status("online", services, lrm)).await;
+    let text = common::stdout_of_exit(&out, 0);
+    common::assert_has_lines(
+        &text,
+        &[
+            "after pve3 (target 9.x):",
+            "  ok          online: online",
+            "  ok          release: pve-manager/9.0.3/025864202ebb6109",
+            "  ok          quorum: quorate",
+            "  ok          CRM node state: online",
+            "  ok          LRM: active, state active",
+            "  ok          HA resources: 1 on the node, none due back",
+            "the step is done: the next node's step may start",
+        ],
+    );
+}
+
+/// pve3 rebooted on 9 but its node maintenance is still enabled: the CRM holds it in
+/// `maintenance` (`HA/NodeStatus.pm`), its LRM runs in mode `maintenance` (`HA/LRM.pm`), and
+/// VM 100 waits on pve2 with `maintenance_node` pve3 (`HA/Manager.pm` `next_state_started`
+/// saves it and moves the service back only once the node is online again).
+#[tokio::test]
+async fn after_a_node_still_in_maintenance_the_step_is_not_done() {
+    let lrm = json!({"state": "maintenance", "mode": "maintenance", "results": {}, "timestamp": 1_764_999_995});
+    let services = json!({"vm:100": {"node": "pve2", "state": "started", "uid": "x3c7vLnotUBGT9whswgla", "maintenance_node": "pve3", "running": 1}});
+    let out = after("pve3", manager_status("maintenance", services, lrm)).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[
+            "  ok          release: pve-manager/9.0.3/025864202ebb6109",
+            "  NOT YET     CRM node state: maintenance: run `ha-manager crm-command node-maintenance disable pve3` on the node",
+            "  NOT YET     LRM: maintenance mode",
+            "  NOT YET     HA resources: vm:100 due back (on pve2, started)",
+        ],
+    );
+    assert!(!text.contains("the step is done"), "{text}");
+}
+
+/// pve1 still runs 8.4, and pve3's LRM last wrote 45 s before the CRM did: `Status.pm`
+/// `timestamp_to_status` calls a status older than 30 s "old timestamp - dead?".
+#[tokio::test]
+async fn after_a_node_below_the_target_or_with_a_stale_lrm_the_step_is_not_done() {
+    let stale =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_764_999_955});
+    let status = manager_status("online", json!({}), stale);
+    let text = common::stdout_of_exit(&after("pve1", status.clone()).await, 1);
+    common::assert_has_lines(
+        &text,
+        &["  NOT YET     release: pve-manager/8.4.1/2a5fa54a8503f96d: below 9"],
+    );
+    let text = common::stdout_of_exit(&after("pve3", status).await, 1);
+    common::assert_has_lines(
+        &text,
+        &["  NOT YET     LRM: its status is 45 s older than the CRM's: dead?"],
+    );
+}
+
+/// The HA status needs Sys.Audit on `/` (`Status.pm` `manager_status`); without it each HA
+/// check cannot tell, and the step is not said to be done.
+#[tokio::test]
+async fn after_with_the_ha_status_unread_the_ha_checks_cannot_tell() {
+    let server = cluster_mid_upgrade().await;
+    Mock::given(method("GET"))
+        .and(path("/api2/json/cluster/ha/status/manager_status"))
+        .respond_with(ResponseTemplate::new(403).set_body_json(
+            json!({"data": null, "message": "Permission check failed (/, Sys.Audit)"}),
+        ))
+        .mount(&server)
+        .await;
+    let out = run(
+        &server.uri(),
+        "root@pam!ci=5ecr3t",
+        None,
+        &["--after", "pve3"],
+    )
+    .await;
+    let text = common::stdout_of_exit(&out, 1);
+    for check in ["CRM node state", "LRM", "HA resources"] {
+        assert!(
+            text.contains(&format!(
+                "  CANNOT TELL {check}: GET /cluster/ha/status/manager_status"
+            )),
+            "{text}"
+        );
+    }
+}
+
+/// HA resources are configured but the CRM has written no status (`manager_status` `{}`, as
+/// `HA/Config.pm` `read_manager_status` through `json_reader` gives for a missing file): not "nothing to do".
+#[tokio::test]
+async fn after_with_no_crm_status_but_ha_resources_it_cannot_tell() {
+    let status = json!({"manager_status": {}, "quorum": {"node": "pve1", "quorate": 1}});
+    let text = common::stdout_of_exit(&after("pve3", status).await, 1);
+    common::assert_has_lines(
+        &text,
+        &["  CANNOT TELL LRM: HA resources are configured, but the CRM wrote no status"],
+    );
+}
+
+/// After the last node's step every node runs 9, so the CRM should have migrated the HA
+/// groups to rules; pve-ha-manager `src/PVE/HA/Manager.pm`
+/// `assert_cluster_can_migrate_ha_groups` refuses while a node is not online or its LRM not
+/// active in mode `active`, and the groups stay. The default cluster still has its group
+/// `prefer-pve1`: not done; with none left (`GET /cluster/ha/groups` `[]`), done.
+#[tokio::test]
+async fn after_the_last_node_the_ha_groups_must_be_migrated() {
+    let lrm =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_764_999_995});
+    let status = manager_status("online", json!({}), lrm);
+    for (groups, expected, code) in [
+        (
+            None,
+            "  NOT YET     HA groups: not migrated yet: the CRM migrates them once every node is online with an active LRM in mode active; its log says why not (\"abort ha groups migration\")",
+            1,
+        ),
+        (
+            Some(json!([])),
+            "  ok          HA groups: migrated to rules (none left)",
+            0,
+        ),
+    ] {
+        let cluster = Cluster {
+            ha_groups: groups.unwrap_or_else(|| Cluster::default().ha_groups),
+            ..Cluster::default()
+        };
+        let server = cluster.serve().await;
+        for node in ["pve1", "pve2"] {
+            // Mounted first and ahead of `serve`'s 8.4 answers: both nodes now run 9.
+            Mock::given(method("GET"))
+                .and(path(format!("/api2/json/nodes/{node}/status")))
+                .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": {
+                    "pveversion": "pve-manager/9.0.3/025864202ebb6109", "kversion": "Linux 6.14.8-2-pve",
+                    "uptime": 600, "cpu": 0.05, "loadavg": ["0.10", "0.12", "0.09"],
+                    "memory": {"total": 68719476736_u64, "used": 8589934592_u64, "free": 60129542144_u64},
+                    "rootfs": {"total": 100, "used": 10, "avail": 90, "free": 90}
+                }})))
+                .with_priority(1)
+                .mount(&server)
+                .await;
+        }
+        answer(&server, "cluster/ha/status/manager_status", status.clone()).await;
+        let out = run(
+            &server.uri(),
+            "root@pam!ci=5ecr3t",
+            None,
+            &["--after", "pve1"],
+        )
+        .await;
+        let text = common::stdout_of_exit(&out, code);
+        common::assert_has_lines(&text, &[expected]);
+    }
 }

@@ -23,8 +23,9 @@
 //! path shows, from `--qdevice-votes`), the HA stack's arm state
 //! (`GET /cluster/ha/status/current`, its `fencing` entry), the HA
 //! group→rule migration state (`GET /cluster/ha/groups`: pve-ha-manager `HA/Config.pm`
-//! `have_groups_been_migrated`; the CRM migrates the groups once every node runs 9,
-//! `HA/Manager.pm`), the rules on 9 (`GET /cluster/ha/rules`; an 8.x node has none to show,
+//! `have_groups_been_migrated`; the CRM migrates the groups once every node runs 9, is online,
+//! and has an LRM active or idle in mode `active`, `HA/Manager.pm`
+//! `assert_cluster_can_migrate_ha_groups`), the rules on 9 (`GET /cluster/ha/rules`; an 8.x node has none to show,
 //! so while a node runs 9 and no group is left, which is when a 9.x node takes rules, the
 //! plan asks to be pointed at a 9.x node instead of guessing) and the guests
 //! (`GET /cluster/resources?type=vm`, whole only with `VM.Audit` on `/vms`:
@@ -45,12 +46,20 @@
 //! `node-maintenance-set`, which queues the CRM command on the node itself; no such path is in
 //! the API schema), and the package upgrade runs on the node.
 //!
+//! `--after NODE` checks, instead of planning, that NODE's step is done before the next node's
+//! starts: the node online and on the target release, the cluster quorate, and the HA stack
+//! holding the node `online` with an active LRM and no HA resource still due back to it or
+//! failed on it (see `after.rs` for the upstream sources).
+//!
 //! Every run ends within `--timeout` seconds (default 30): the client's deadline.
 //!
 //! Exit status: 0 the plan was made and nothing blocks it (or every node already runs the
-//! target); 1 the plan was made but something blocks a step (a node offline or of unknown
-//! version, a quorum that would be lost, a part that could not be read); 2 no plan could be
+//! target), or with `--after` every check passed; 1 the plan was made but something blocks a
+//! step (a node offline or of unknown version, a quorum that would be lost, a part that could
+//! not be read), or with `--after` a check is not yet passed or cannot tell; 2 no plan could be
 //! made (configuration, nothing answered), or `--apply` was asked for.
+
+mod after;
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -68,8 +77,9 @@ use serde_json::Value;
 
 /// The plan of a rolling PVE major upgrade of the cluster in PROXMOX_VE_ENDPOINT.
 ///
-/// Exit status: 0 plan made, nothing blocks it; 1 plan made, a step is blocked or a part
-/// could not be read; 2 no plan (configuration, no answer), or --apply asked for.
+/// Exit status: 0 plan made, nothing blocks it (--after: every check passed); 1 plan made, a
+/// step is blocked or a part could not be read (--after: a check did not pass); 2 no plan
+/// (configuration, no answer), or --apply asked for.
 #[derive(Debug, Parser)]
 #[command(version)]
 struct Args {
@@ -91,6 +101,10 @@ struct Args {
     /// value such an answer leaves the quorum of every step "cannot tell".
     #[arg(long, value_name = "VOTES")]
     qdevice_votes: Option<u64>,
+    /// Check that NODE's step is done (online, on the target release, quorum, HA took it
+    /// back) instead of planning.
+    #[arg(long, value_name = "NODE")]
+    after: Option<String>,
 }
 
 /// One node as the plan sees it.
@@ -862,7 +876,9 @@ fn print_text(plan: &Plan) {
     match &plan.ha_groups_migrated {
         Ok(true) => println!("HA: no group left (migrated to rules, or none defined)"),
         Ok(false) => {
-            println!("HA: groups not migrated yet (the CRM migrates them once every node runs 9)")
+            println!(
+                "HA: groups not migrated yet (the CRM migrates them once every node runs 9, is online, and has an active LRM out of maintenance)"
+            )
         }
         Err(e) => println!("HA: group migration state cannot be told: {e}"),
     }
@@ -963,7 +979,8 @@ fn print_steps(step: usize, node: &NodePlan, plan: &Plan) {
         node.node
     );
     println!(
-        "  after: {} online, pveversion {target}.x, cluster quorate, its HA resources back",
+        "  after: pve-upgrade --after {} (online, pveversion {target}.x, cluster quorate, \
+         its HA resources back)",
         node.node
     );
 }
@@ -979,6 +996,19 @@ async fn run(args: &Args) -> Result<bool, String> {
     let pve = ClientBuilder::from_env(&cpps_http::env::process_env)
         .and_then(|b| b.deadline(timeout).request_timeout(timeout).build())
         .map_err(|e| cpps_http::error_chain(&e))?;
+    if let Some(node) = &args.after {
+        let after = after::check(&pve, node, args.target)
+            .await
+            .map_err(|e| cpps_http::error_chain(&e))?;
+        match args.format {
+            Format::Text => after::print_text(&after),
+            Format::Json => println!(
+                "{}",
+                serde_json::to_string_pretty(&after).unwrap_or_default()
+            ),
+        }
+        return Ok(after.done());
+    }
     let plan = read_plan(&pve, args.target, args.qdevice_votes)
         .await
         .map_err(|e| cpps_http::error_chain(&e))?;
