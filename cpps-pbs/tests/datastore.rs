@@ -100,6 +100,60 @@ async fn reads_status_with_verbose_and_usage() {
     api.verify().await;
 }
 
+/// PBS 3.0 and 3.1 send a datastore whose usage they do not know with `-1` for `total`,
+/// `used` and `avail` (proxmox-backup `pbs-api-types/src/datastore.rs` v3.1.2
+/// `DataStoreStatusListItem::empty`): `src/api2/status.rs` `datastore_status` does so for a
+/// store that fails lookup (with `error`) and for one the caller reaches only through
+/// namespace privileges (without). Both are kept, with no usage, beside a normal entry.
+#[tokio::test]
+async fn reads_usage_that_pbs_3_1_does_not_know() {
+    let api = common::mock_api().await;
+    let gc = json!({
+        "upid": null, "index-file-count": 0, "index-data-bytes": 0, "disk-bytes": 0,
+        "disk-chunks": 0, "removed-bytes": 0, "removed-chunks": 0, "pending-bytes": 0,
+        "pending-chunks": 0, "removed-bad": 0, "still-bad": 0
+    });
+    common::serve_json(
+        &api,
+        "/status/datastore-usage",
+        &[],
+        json!({"data": [
+            {"store": "store1", "total": 4_000_000_000_000_u64, "used": 1_500_000_000_000_u64,
+             "avail": 2_500_000_000_000_u64, "history": [0.35, null, 0.36],
+             "history-start": 1_793_347_200, "history-delta": 86_400, "gc-status": gc},
+            {"store": "archive", "total": -1, "used": -1, "avail": -1,
+             "error": "datastore 'archive' is not mounted"},
+            {"store": "tenant", "total": -1, "used": -1, "avail": -1}
+        ]}),
+    )
+    .await;
+    let usage = common::token_client(&api).datastore_usage().await.unwrap();
+    let bytes: Vec<_> = usage
+        .iter()
+        .map(|u| (u.store.as_str(), u.total, u.used, u.avail))
+        .collect();
+    assert_eq!(
+        bytes,
+        [
+            (
+                "store1",
+                Some(4_000_000_000_000),
+                Some(1_500_000_000_000),
+                Some(2_500_000_000_000)
+            ),
+            ("archive", None, None, None),
+            ("tenant", None, None, None),
+        ]
+    );
+    assert_eq!(usage[0].gc_status.as_ref().unwrap().upid, None);
+    assert_eq!(
+        usage[1].error.as_deref(),
+        Some("datastore 'archive' is not mounted")
+    );
+    assert_eq!(usage[2].error, None);
+    api.verify().await;
+}
+
 #[tokio::test]
 async fn lists_groups_and_snapshots_with_filters() {
     let api = common::mock_api().await;

@@ -1,6 +1,6 @@
 //! Datastores, their status and usage, and garbage collection.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::{ExitStatus, Upid};
 
@@ -204,15 +204,15 @@ pub struct DatastoreStatus {
 pub struct DatastoreUsage {
     /// The datastore name.
     pub store: String,
-    /// Size of the underlying storage in bytes.
-    #[serde(default)]
+    /// Size of the underlying storage in bytes; `None` when the server does not know it.
+    #[serde(default, deserialize_with = "bytes_unless_negative")]
     pub total: Option<u64>,
-    /// Used bytes.
-    #[serde(default)]
+    /// Used bytes; `None` when the server does not know them.
+    #[serde(default, deserialize_with = "bytes_unless_negative")]
     pub used: Option<u64>,
-    /// Available bytes (the server documents `-1` on error).
-    #[serde(default)]
-    pub avail: Option<i64>,
+    /// Available bytes; `None` when the server does not know them.
+    #[serde(default, deserialize_with = "bytes_unless_negative")]
+    pub avail: Option<u64>,
     /// Why the datastore could not be looked up, when it could not.
     #[serde(default)]
     pub error: Option<String>,
@@ -237,4 +237,25 @@ pub struct DatastoreUsage {
     /// The storage backend.
     #[serde(default)]
     pub backend_type: Option<BackendType>,
+}
+
+/// Reads a byte count of `GET /status/datastore-usage`. PBS 3.0 and 3.1 write `-1` for "not
+/// known" (proxmox-backup `pbs-api-types/src/datastore.rs` v3.1.2
+/// `DataStoreStatusListItem::empty`, sent by `src/api2/status.rs` `datastore_status` for a store
+/// that fails lookup or that the caller reaches only through a namespace); later releases leave
+/// the field out. Both, and any negative number, are `None`, so one such store does not fail
+/// the whole list.
+fn bytes_unless_negative<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let Some(number) = Option::<serde_json::Number>::deserialize(d)? else {
+        return Ok(None);
+    };
+    if let Some(bytes) = number.as_u64() {
+        return Ok(Some(bytes));
+    }
+    if number.as_i64().is_some() {
+        return Ok(None);
+    }
+    Err(serde::de::Error::custom(format!(
+        "expected a byte count, got {number}"
+    )))
 }
