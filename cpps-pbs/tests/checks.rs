@@ -280,6 +280,30 @@ fn failed_and_overdue_jobs() {
     assert!(lenient.iter().all(|p| p.is_failure()));
 }
 
+/// A snapshot whose manifest exists but cannot be loaded is listed with its files, the
+/// manifest among them, by name only, and with no `size` (proxmox-backup `src/tools/mod.rs`
+/// v4.2.0 `backup_info_to_snapshot_list_item`, the `Err` arm; `src/api2/admin/datastore.rs`
+/// `list_snapshots_blocking` in 3.x); the `Ok` arm always sends `size`. A sync skips such a
+/// snapshot as an in-progress backup (`src/server/sync.rs` `filter_out_in_progress`:
+/// `item.size.is_none()`), so it is not a finished backup.
+#[test]
+fn a_snapshot_whose_manifest_cannot_be_loaded_is_unfinished() {
+    let unreadable: Snapshot = serde_json::from_value(serde_json::json!({
+        "backup-type": "vm", "backup-id": "100", "backup-time": common::NOW - 600,
+        "files": [{"filename": "drive-scsi0.img.fidx"}, {"filename": "index.json.blob"},
+                  {"filename": "qemu-server.conf.blob"}],
+        "protected": false, "owner": "backup@pbs!pve-a"
+    }))
+    .unwrap();
+    assert!(!unreadable.is_finished());
+    let mut snapshots: Vec<Snapshot> = data("snapshots_store1.json");
+    snapshots.push(unreadable);
+    let guests = newest_per_guest("store1", "", &snapshots, common::NOW, rpo());
+    assert_eq!(guests[0].backup_id, "100");
+    assert_eq!(guests[0].newest_time, common::NOW - 2 * H);
+    assert_eq!(guests[0].unfinished_count, 1);
+}
+
 /// N5: `GET /admin/datastore/{store}/snapshots` lists unfinished snapshots too (proxmox-backup
 /// `src/api2/admin/datastore.rs` `list_snapshots_blocking`). A snapshot without its manifest
 /// `index.json.blob` is unfinished (`pbs-datastore/src/backup_info.rs` `is_finished`); its

@@ -161,9 +161,9 @@ async fn json_output_and_a_healthy_store_exit_0() {
     let upid = "UPID:pbs-a:00000777:0000A1B2:0000000B:6B0A5FD0:verificationjob:store1:root@pam:";
     let snapshots = json!({"data": [
         {"backup-type": "vm", "backup-id": "100", "backup-time": fresh, "files": ["index.json.blob"],
-         "protected": false, "verification": {"state": "ok", "upid": upid}},
+         "size": 1024, "protected": false, "verification": {"state": "ok", "upid": upid}},
         {"backup-type": "ct", "backup-id": "200", "backup-time": fresh - 600, "files": ["index.json.blob"],
-         "protected": false, "verification": {"state": "ok", "upid": upid}}
+         "size": 1024, "protected": false, "verification": {"state": "ok", "upid": upid}}
     ]});
     let ok_job = |id: &str, kind: &str| {
         let mut job = json!({"id": id, "store": "store1", "schedule": "daily",
@@ -430,9 +430,9 @@ async fn pbs_for_the_chain_copy(fresh: i64, sync: Value, group: Value) -> MockSe
     let upid = "UPID:pbs-a:00000777:0000A1B2:0000000B:6B0A5FD0:verificationjob:store1:root@pam:";
     let snapshots = json!({"data": [
         {"backup-type": "vm", "backup-id": "100", "backup-time": fresh, "files": ["index.json.blob"],
-         "protected": false, "verification": {"state": "ok", "upid": upid}},
+         "size": 1024, "protected": false, "verification": {"state": "ok", "upid": upid}},
         {"backup-type": "ct", "backup-id": "200", "backup-time": fresh - 600, "files": ["index.json.blob"],
-         "protected": false, "verification": {"state": "ok", "upid": upid}}
+         "size": 1024, "protected": false, "verification": {"state": "ok", "upid": upid}}
     ]});
     let none = json!({"data": []});
     let server = pbs(snapshots, sync, none.clone(), none.clone(), none).await;
@@ -831,7 +831,7 @@ async fn a_pbs_storage_on_another_server_is_not_judged_here() {
     let upid = "UPID:pbs-a:00000777:0000A1B2:0000000B:6B0A5FD0:verificationjob:store1:root@pam:";
     let snapshot = |ty: &str, id: &str| {
         json!({"backup-type": ty, "backup-id": id, "backup-time": fresh, "files": ["index.json.blob"],
-               "protected": false, "verification": {"state": "ok", "upid": upid}})
+               "size": 1024, "protected": false, "verification": {"state": "ok", "upid": upid}})
     };
     let snapshots =
         json!({"data": [snapshot("vm", "100"), snapshot("ct", "200"), snapshot("vm", "300")]});
@@ -883,7 +883,7 @@ async fn a_pbs_storage_on_an_unread_datastore_is_cannot_tell() {
     let upid = "UPID:pbs-a:00000777:0000A1B2:0000000B:6B0A5FD0:verificationjob:store1:root@pam:";
     let snapshot = |ty: &str, id: &str| {
         json!({"backup-type": ty, "backup-id": id, "backup-time": fresh, "files": ["index.json.blob"],
-               "protected": false, "verification": {"state": "ok", "upid": upid}})
+               "size": 1024, "protected": false, "verification": {"state": "ok", "upid": upid}})
     };
     let snapshots = json!({"data": [snapshot("vm", "100"), snapshot("ct", "200")]});
     let none = json!({"data": []});
@@ -941,7 +941,7 @@ async fn a_pbs_storage_named_by_another_host_text_is_cannot_tell() {
     let upid = "UPID:pbs-a:00000777:0000A1B2:0000000B:6B0A5FD0:verificationjob:store1:root@pam:";
     let snapshot = |ty: &str, id: &str| {
         json!({"backup-type": ty, "backup-id": id, "backup-time": fresh, "files": ["index.json.blob"],
-               "protected": false, "verification": {"state": "ok", "upid": upid}})
+               "size": 1024, "protected": false, "verification": {"state": "ok", "upid": upid}})
     };
     let snapshots =
         json!({"data": [snapshot("vm", "100"), snapshot("ct", "200"), snapshot("vm", "300")]});

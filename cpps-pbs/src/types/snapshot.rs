@@ -156,12 +156,15 @@ const MANIFEST_BLOB_NAME: &str = "index.json.blob";
 const CLIENT_LOG_BLOB_NAME: &str = "client.log.blob";
 
 impl Snapshot {
-    /// Whether the backup finished: its manifest `index.json.blob` exists. The snapshot list
-    /// also holds running and abandoned backups (proxmox-backup `src/api2/admin/datastore.rs`
-    /// `list_snapshots_blocking`); `pbs-datastore/src/backup_info.rs` `is_finished` is this
-    /// same test.
+    /// Whether the backup finished: its manifest `index.json.blob` exists and the server could
+    /// read it, which is when it sends `size`. The snapshot list also holds running and
+    /// abandoned backups (proxmox-backup `src/api2/admin/datastore.rs`
+    /// `list_snapshots_blocking`; `pbs-datastore/src/backup_info.rs` `is_finished` is the
+    /// manifest test). A manifest that cannot be loaded still lists its file but no `size`
+    /// (`src/tools/mod.rs` `backup_info_to_snapshot_list_item`, the `Err` arm), and a sync
+    /// skips such a snapshot as in progress (`src/server/sync.rs` `filter_out_in_progress`).
     pub fn is_finished(&self) -> bool {
-        self.files.iter().any(|f| f.name() == MANIFEST_BLOB_NAME)
+        self.size.is_some() && self.files.iter().any(|f| f.name() == MANIFEST_BLOB_NAME)
     }
 
     /// Whether every archive is encrypted, as a sync job's `encrypted-only` judges it
