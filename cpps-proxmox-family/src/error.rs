@@ -131,7 +131,7 @@ pub enum FamilyError<P: ProductError> {
     TaskFailed {
         /// The task.
         upid: Box<Upid>,
-        /// The exit status as the server wrote it (`Error: …`, or a bare error message).
+        /// The exit status as the server wrote it: the bare error message.
         exit_status: String,
         /// The last lines of the task log, the last one included.
         log_tail: Vec<String>,

@@ -45,8 +45,10 @@ impl From<TaskState> for String {
 
 /// How a stopped task ended.
 ///
-/// PVE (`PVE::Tools::upid_status_is_error`) and PBS write `OK`, `WARNINGS: N`, or an error:
-/// PBS as `Error: message` (or `unknown` when the state was lost), PVE as the bare message.
+/// PVE (pve-common `src/PVE/Tools.pm` `upid_read_status`) and PBS (proxmox-rest-server
+/// `src/worker_task.rs` `impl std::fmt::Display for TaskState`) write `OK`, `WARNINGS: N`, or
+/// the bare error message (the log's `TASK ERROR: ` prefix dropped); PBS writes `unknown` when
+/// the state was lost.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ExitStatus {
@@ -339,6 +341,18 @@ mod tests {
         );
         assert!(!ExitStatus::parse("unknown").is_success());
         assert!(!ExitStatus::parse("Error: datastore full").is_success());
+    }
+
+    /// proxmox-rest-server `src/worker_task.rs` `impl std::fmt::Display for TaskState`: PBS
+    /// writes an `Error` state as the bare message, which is a failure.
+    #[test]
+    fn a_bare_pbs_message_is_a_failure() {
+        let failed = ExitStatus::parse("verification failed - please check the log for details");
+        assert_eq!(
+            failed,
+            ExitStatus::Failed("verification failed - please check the log for details".into())
+        );
+        assert!(!failed.is_success());
     }
 
     #[test]
