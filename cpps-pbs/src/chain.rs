@@ -1081,7 +1081,7 @@ fn judge_there(
                 findings.breach.push(why);
             } else {
                 findings.unknown.push(format!(
-                    "not among the groups of {} that the credentials may list",
+                    "not among the groups and sync jobs of {} that the credentials may list",
                     copies.site
                 ));
             }
@@ -1683,6 +1683,10 @@ pub struct PbsSide {
     pub address: Option<PbsAddress>,
     /// Its sync jobs (`GET /admin/sync`), or why they could not be read.
     pub sync_jobs: Result<Vec<SyncJob>, String>,
+    /// Why [`PbsSide::sync_jobs`] may leave jobs out, `None` when it is known to be whole: PBS
+    /// lists only the jobs the caller may audit ([`crate::rights::sync_jobs_hidden`]), so a
+    /// job that copies a guest elsewhere may be missing.
+    pub sync_jobs_hidden: Option<String>,
     /// Its remotes (`GET /config/remote`), or why they could not be read.
     pub remotes: Result<Vec<Remote>, String>,
 }
@@ -1702,6 +1706,7 @@ impl PbsSide {
             complete,
             address: None,
             sync_jobs: Err("not read".to_owned()),
+            sync_jobs_hidden: Some("the caller's rights were not read".to_owned()),
             remotes: Err("not read".to_owned()),
         }
     }
@@ -1850,8 +1855,11 @@ impl PbsSide {
                 &t.namespace,
                 site,
                 groups,
+                // A job the caller may not see on either side may copy the guest elsewhere.
                 self.complete
                     && unknown.is_empty()
+                    && self.sync_jobs_hidden.is_none()
+                    && from.sync_jobs_hidden.is_none()
                     && lands.iter().all(|l| self.trimmed(l.store, &l.ns).is_none()),
             ));
         }

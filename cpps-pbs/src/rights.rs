@@ -37,3 +37,71 @@ pub async fn read_paths(
     }
     rights
 }
+
+/// Why `GET /admin/datastore` may leave datastores out, if it may, from the caller's rights
+/// (`GET /access/permissions`: path → privilege → propagates, proxmox-backup
+/// `src/api2/access/mod.rs` `list_permissions`) or why they could not be read. PBS lists only
+/// the datastores the caller may audit or back up to, or holds a privilege below
+/// (`src/api2/admin/datastore.rs` `get_datastore_list`), so only `Datastore.Audit` or
+/// `Datastore.Backup` propagating from `/datastore` makes the list whole. A deeper ACL that
+/// grants the caller nothing is left out of the rights answer too, so it stays assumed.
+pub fn datastores_hidden(rights: Result<&crate::types::Permissions, &str>) -> Option<String> {
+    let rights = match rights {
+        Ok(rights) => rights,
+        Err(e) => return Some(format!("the credentials' rights could not be read ({e})")),
+    };
+    let propagates = |privilege: &str| {
+        rights
+            .get("/datastore")
+            .and_then(|p| p.get(privilege))
+            .copied()
+            .unwrap_or(false)
+    };
+    (!propagates("Datastore.Audit") && !propagates("Datastore.Backup")).then(|| {
+        "the credentials hold neither Datastore.Audit nor Datastore.Backup propagating from \
+         /datastore"
+            .to_owned()
+    })
+}
+
+/// Why `GET /admin/sync` may leave sync jobs out, of any datastore, if it may, from the
+/// caller's rights or why they could not be read. PBS lists a job only with
+/// `Datastore.Audit` on the job's datastore path and `Remote.Audit` on its remote's path
+/// (proxmox-backup `src/api2/config/sync.rs` `check_sync_job_read_access`), filtering rather
+/// than refusing, so the list is whole only with both propagating from `/datastore` and
+/// `/remote` and no deeper path of the rights answer granting something without them (a
+/// deeper ACL replaces what its parents grant, `pbs-config/src/acl.rs` `AclTree::roles`).
+pub fn sync_jobs_hidden(rights: Result<&crate::types::Permissions, &str>) -> Option<String> {
+    let rights = match rights {
+        Ok(rights) => rights,
+        Err(e) => return Some(format!("the credentials' rights could not be read ({e})")),
+    };
+    let propagates = |path: &str, privilege: &str| {
+        rights.get(path).and_then(|p| p.get(privilege)) == Some(&true)
+    };
+    let mut why = Vec::new();
+    for (path, privilege) in [
+        ("/remote", "Remote.Audit"),
+        ("/datastore", "Datastore.Audit"),
+    ] {
+        if !propagates(path, privilege) {
+            why.push(format!(
+                "the token lacks {privilege} propagating from {path}"
+            ));
+        }
+    }
+    for path in rights.keys() {
+        let privilege = if path.starts_with("/datastore/") {
+            "Datastore.Audit"
+        } else if path.starts_with("/remote/") {
+            "Remote.Audit"
+        } else {
+            continue;
+        };
+        // Not propagating, it would not reach a job anchored deeper.
+        if !propagates(path, privilege) {
+            why.push(format!("the token lacks {privilege} on {path}"));
+        }
+    }
+    (!why.is_empty()).then(|| why.join("; "))
+}

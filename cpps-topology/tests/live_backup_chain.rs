@@ -112,6 +112,8 @@ fn sp_pbs() -> PbsFacts {
     let mut side = PbsSide::new(true);
     side.address = PbsAddress::from_url("https://127.0.0.1:8007");
     side.sync_jobs = Ok(Vec::new());
+    // The token audits every datastore and remote: PBS hides no sync job from it.
+    side.sync_jobs_hidden = None;
     side.remotes = Ok(Vec::new());
     side.backups = vec![SiteBackups::new(
         "store1",
@@ -139,6 +141,7 @@ fn franca_pbs() -> PbsFacts {
     side.sync_jobs = Ok(vec![sync_job(
         "pull-sp", "mirror", "sp", "sp", "store1", "pull",
     )]);
+    side.sync_jobs_hidden = None;
     side.remotes = Ok(vec![remote("sp", "127.0.0.1", 8007)]);
     let pull = PbsJobFact {
         kind: "sync".to_owned(),
@@ -325,6 +328,27 @@ fn backup_005_cannot_tell_a_copy_when_the_other_sites_sync_jobs_are_unread() {
         gitlab.contains("cannot tell")
             && gitlab.contains("the copy on franca could not be read: the receiving server's sync jobs could not be read: 403 Forbidden"),
         "{gitlab}"
+    );
+}
+
+/// L2 (audit 31, third look): franca's token lacks Remote.Audit, so PBS may have left a sync
+/// job out of `GET /admin/sync` (proxmox-backup `src/api2/config/sync.rs`
+/// `check_sync_job_read_access` filters rather than refuses) that copies monitoring somewhere
+/// else: its missing copy is "cannot tell", not a breach.
+#[test]
+fn backup_005_cannot_tell_a_missing_copy_when_sync_jobs_may_be_hidden() {
+    let franca = changed(franca_pbs(), |side| {
+        side.sync_jobs_hidden =
+            Some("the token lacks Remote.Audit propagating from /remote".to_owned());
+    });
+    let found = audit(Sourced::Observed(franca));
+    let monitoring = found.iter().find(|m| m.contains("guest 201")).unwrap();
+    assert_eq!(
+        monitoring,
+        &format!(
+            "warning monitoring backup chain of guest 201 (monitoring) cannot tell: backed up here at {t2}, verified (snapshot of {t2}), no copy seen on franca; not among the groups and sync jobs of franca that the credentials may list (RPO 1d)",
+            t2 = at(2)
+        )
     );
 }
 

@@ -70,6 +70,8 @@ fn sp(pve_store: &str, backups: Vec<GuestBackupFact>) -> SiteObservation {
     });
     let mut side = PbsSide::new(true);
     side.address = Some(PbsAddress::new(HOST, 8007).fingerprint(Some(FINGERPRINT.to_owned())));
+    // The token audits every datastore and remote: PBS hides no sync job from it.
+    side.sync_jobs_hidden = None;
     site.pbs = Sourced::Observed(PbsFacts {
         server: format!("https://{HOST}:8007"),
         datastores: vec!["store1".to_owned(), "from-site-a".to_owned()],
@@ -84,6 +86,7 @@ fn sp(pve_store: &str, backups: Vec<GuestBackupFact>) -> SiteObservation {
 fn franca() -> SiteObservation {
     let mut side = PbsSide::new(true);
     side.sync_jobs = Ok(fixture_data("sync_jobs.json"));
+    side.sync_jobs_hidden = None;
     side.remotes = Ok(fixture_data("remotes.json"));
     let mut site = SiteObservation::new("franca");
     site.pbs = Sourced::Observed(PbsFacts {
@@ -200,6 +203,35 @@ fn an_unread_push_list_of_the_other_site_is_cannot_tell() {
     let messages = backup_003(sites);
     assert!(
         messages.contains(&"warning gitlab guest gitlab (100): cannot tell whether it has a backup on https://pbs-b.site-b.example:8007: vm/100 in store1 may have been written by a writer whose list could not be read (site franca's PBS sync jobs: 403 Forbidden)".to_owned()),
+        "{messages:#?}"
+    );
+}
+
+/// L2 (audit 31, third look): PBS lists a sync job only with `Datastore.Audit` on its datastore
+/// and `Remote.Audit` on its remote (proxmox-backup `src/api2/config/sync.rs`
+/// `check_sync_job_read_access`, filtering, not refusing), so a push of franca that the token
+/// may not see may have written `vm/100` here: a whole-looking list is not the truth.
+#[test]
+fn a_push_list_the_token_may_not_see_whole_is_cannot_tell() {
+    let mut other = franca();
+    if let Sourced::Observed(pbs) = &mut other.pbs {
+        let mut side = PbsSide::new(true);
+        side.sync_jobs = Ok(Vec::new());
+        side.sync_jobs_hidden =
+            Some("the token lacks Remote.Audit propagating from /remote".to_owned());
+        side.remotes = Ok(fixture_data("remotes.json"));
+        pbs.chain = PbsChainReading::new(side);
+    }
+    let sites = vec![
+        sp(
+            "store1",
+            vec![group("store1", "vm", "100", Some("pve-sp@pbs"))],
+        ),
+        other,
+    ];
+    let messages = backup_003(sites);
+    assert!(
+        messages.contains(&"warning gitlab guest gitlab (100): cannot tell whether it has a backup on https://pbs-b.site-b.example:8007: vm/100 in store1 may have been written by a writer whose list could not be read (site franca's PBS sync jobs may leave some out: the token lacks Remote.Audit propagating from /remote)".to_owned()),
         "{messages:#?}"
     );
 }

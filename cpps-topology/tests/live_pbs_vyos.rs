@@ -128,14 +128,18 @@ async fn pbs() -> MockApi {
     get(&api, "/admin/prune", pbs_fixture("prune_jobs.json"), None).await;
     // The remotes say where the sync jobs copy to (BACKUP-005).
     get(&api, "/config/remote", pbs_fixture("remotes.json"), None).await;
-    // A token that may audit every datastore (proxmox-backup `src/api2/access/mod.rs`
-    // `list_permissions`: path → privilege → propagates), so the datastore list is whole.
+    // A token with the `Audit` role on `/` (pbs-api-types `src/acl.rs` `ROLE_AUDIT`:
+    // Sys.Audit and Datastore.Audit) and `RemoteAudit` on `/remote`, so the datastore and sync
+    // job lists are whole (proxmox-backup `src/api2/access/mod.rs` `list_permissions`: the
+    // default paths and each ACL path where the caller holds something, path → privilege →
+    // propagates).
+    let audit = json!({"Datastore.Audit": true, "Sys.Audit": true});
     get(
         &api,
         "/access/permissions",
         json!({"data": {
-            "/": {"Datastore.Audit": true},
-            "/datastore": {"Datastore.Audit": true}
+            "/": audit, "/access": audit, "/datastore": audit, "/system": audit,
+            "/remote": {"Datastore.Audit": true, "Sys.Audit": true, "Remote.Audit": true}
         }}),
         None,
     )

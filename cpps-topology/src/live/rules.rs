@@ -358,7 +358,8 @@ fn pbs_writers<'a>(
 /// The writer lists of `site`'s PBS that could not be read, each in words with why
 /// ([`Writers::unread`]): this site's sync jobs (a pull writes here; `PbsSource` words their
 /// failure "sync jobs: …"), and each other site's PBS, failed, or its sync jobs or remotes
-/// unread. A source always reads the chain's lists; facts built in code without them (`None`)
+/// unread; a job list PBS may have filtered by the caller's rights
+/// ([`cpps_pbs::chain::PbsSide::sync_jobs_hidden`]) counts as unread. A source always reads the chain's lists; facts built in code without them (`None`)
 /// say nothing, as in BACKUP-005. The other site's PVE writing straight into the datastore and
 /// namespace where this site's PVE writes is assumed not to happen when its storages cannot be
 /// read.
@@ -372,6 +373,10 @@ fn unread_writers(live: &Live<'_>, site: &SiteObservation, pbs: &PbsFacts) -> Ve
         unread.push(format!(
             "this site's PBS sync jobs (a pull writes here): {e}"
         ));
+    } else if let Some(why) = pbs.chain.get().and_then(|s| s.sync_jobs_hidden.as_ref()) {
+        unread.push(format!(
+            "this site's PBS sync jobs (a pull writes here) may leave some out: {why}"
+        ));
     }
     for other in live.observed.sites.iter().filter(|o| o.site != site.site) {
         let name = &other.site;
@@ -381,6 +386,10 @@ fn unread_writers(live: &Live<'_>, site: &SiteObservation, pbs: &PbsFacts) -> Ve
         if let Some(side) = other.pbs.observed().and_then(|p| p.chain.get()) {
             if let Err(e) = &side.sync_jobs {
                 unread.push(format!("site {name}'s PBS sync jobs: {e}"));
+            } else if let Some(why) = &side.sync_jobs_hidden {
+                unread.push(format!(
+                    "site {name}'s PBS sync jobs may leave some out: {why}"
+                ));
             }
             if let (Ok(_), Err(e)) = (&side.sync_jobs, &side.remotes) {
                 unread.push(format!(

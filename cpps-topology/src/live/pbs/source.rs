@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use cpps_pbs::chain::{PbsSide, SiteBackups};
-use cpps_pbs::types::{BackupType, Permissions, SyncDirection};
+use cpps_pbs::types::{BackupType, SyncDirection};
 use cpps_pbs::{Client, SnapshotQuery};
 
 use crate::live::facts::{
@@ -63,28 +63,6 @@ impl PbsSource {
 /// How [`PbsFacts::partial`] begins its entry for a datastore list that may leave datastores
 /// out; the diff reads it.
 pub(crate) const DATASTORES_FILTERED: &str = "datastore list may be filtered";
-
-/// Why `GET /admin/datastore` may leave datastores out, if it may: it lists only those the
-/// caller may audit or back up to, or holds a privilege below (proxmox-backup
-/// `src/api2/admin/datastore.rs` `get_datastore_list`), so only `Datastore.Audit` or
-/// `Datastore.Backup` propagating from `/datastore` (`GET /access/permissions`,
-/// `src/api2/access/mod.rs` `list_permissions`: path → privilege → propagates) makes it whole.
-fn datastore_list_filtered(rights: &Result<Permissions, String>) -> Option<String> {
-    let rights = match rights {
-        Ok(rights) => rights,
-        Err(e) => return Some(format!("the credentials' rights could not be read ({e})")),
-    };
-    let propagates = |privilege: &str| {
-        rights
-            .get("/datastore")
-            .and_then(|p| p.get(privilege))
-            .copied()
-            .unwrap_or(false)
-    };
-    (!propagates("Datastore.Audit") && !propagates("Datastore.Backup")).then(|| {
-        "the credentials hold neither Datastore.Audit nor Datastore.Backup propagating from /datastore".to_owned()
-    })
-}
 
 /// Whether the rights on `/datastore/{name}` itself make PBS list `name` when it exists, for
 /// each of `names` (`GET /access/permissions?path=`; `get_datastore_list` lists a datastore
@@ -252,7 +230,9 @@ impl Source<PbsFacts> for PbsSource {
             .permissions(None)
             .await
             .map_err(|e| crate::live::facts::error_chain(&e));
-        if let Some(why) = datastore_list_filtered(&rights) {
+        if let Some(why) =
+            cpps_pbs::rights::datastores_hidden(rights.as_ref().map_err(String::as_str))
+        {
             partial.push(format!("{DATASTORES_FILTERED}: {why}"));
         }
         let mut read = Snapshots {
@@ -281,6 +261,8 @@ impl Source<PbsFacts> for PbsSource {
         // jobs and the remotes they name.
         side.address = cpps_pbs::chain::PbsAddress::from_url(&self.endpoint)
             .map(|a| a.fingerprint(self.fingerprint.clone()));
+        side.sync_jobs_hidden =
+            cpps_pbs::rights::sync_jobs_hidden(rights.as_ref().map_err(String::as_str));
         side.sync_jobs = sync
             .as_ref()
             .map(Clone::clone)

@@ -1,0 +1,53 @@
+//! What the caller's rights (`GET /access/permissions`, proxmox-backup
+//! `src/api2/access/mod.rs` `list_permissions`: the default paths `/`, `/access`,
+//! `/datastore`, `/remote`, `/system` and each ACL path, where the caller holds something,
+//! path → privilege → propagates) say about the lists PBS filters by them.
+
+use cpps_pbs::rights::{datastores_hidden, sync_jobs_hidden};
+use cpps_pbs::types::Permissions;
+
+fn rights(value: serde_json::Value) -> Permissions {
+    serde_json::from_value(value).expect("a rights answer")
+}
+
+/// `Audit` on `/` (pbs-api-types `src/acl.rs` `ROLE_AUDIT`: Sys.Audit and Datastore.Audit)
+/// makes the datastore list whole (`src/api2/admin/datastore.rs` `get_datastore_list`), but
+/// not the sync job list: `src/api2/config/sync.rs` `check_sync_job_read_access` also wants
+/// Remote.Audit, which only `RemoteAudit` (or an admin role) grants.
+#[test]
+fn the_audit_role_sees_every_datastore_but_not_every_sync_job() {
+    let audit = serde_json::json!({"Datastore.Audit": true, "Sys.Audit": true});
+    let held = rights(serde_json::json!({
+        "/": audit, "/access": audit, "/datastore": audit, "/remote": audit, "/system": audit
+    }));
+    assert_eq!(datastores_hidden(Ok(&held)), None);
+    assert_eq!(
+        sync_jobs_hidden(Ok(&held)).as_deref(),
+        Some("the token lacks Remote.Audit propagating from /remote")
+    );
+}
+
+/// With Remote.Audit on `/remote` the list is whole, unless a deeper ACL replaces what the
+/// parents grant (`pbs-config/src/acl.rs` `AclTree::roles`): here `DatastoreBackup` on a
+/// namespace, where a job anchored there needs Datastore.Audit.
+#[test]
+fn a_deeper_acl_without_audit_may_hide_a_sync_job() {
+    let audit = serde_json::json!({"Datastore.Audit": true, "Remote.Audit": true});
+    let mut held = rights(serde_json::json!({"/": audit, "/datastore": audit, "/remote": audit}));
+    assert_eq!(sync_jobs_hidden(Ok(&held)), None);
+    held.insert(
+        "/datastore/store1/ns1".to_owned(),
+        [("Datastore.Backup".to_owned(), true)].into(),
+    );
+    assert_eq!(
+        sync_jobs_hidden(Ok(&held)).as_deref(),
+        Some("the token lacks Datastore.Audit on /datastore/store1/ns1")
+    );
+}
+
+/// Rights that could not be read say nothing: both lists may be filtered.
+#[test]
+fn unread_rights_leave_both_lists_in_doubt() {
+    assert!(datastores_hidden(Err("403 Forbidden")).is_some_and(|w| w.contains("403")));
+    assert!(sync_jobs_hidden(Err("403 Forbidden")).is_some_and(|w| w.contains("403")));
+}
