@@ -9,6 +9,7 @@ use cpps_http::test_util::MockApi;
 use cpps_pbs::TaskQuery;
 use cpps_pbs::types::{ExitStatus, TaskState, Upid};
 use cpps_proxmox_family::WaitOptions;
+use serde_json::json;
 use wiremock::matchers::{method, path, query_param};
 use wiremock::{Mock, ResponseTemplate};
 
@@ -197,6 +198,57 @@ async fn the_failure_log_tail_of_a_long_pbs_log_keeps_its_last_line() {
         Some("TASK ERROR: verification failed - please check the log for details")
     );
     assert!(log_tail[0].contains("T21:00"), "{log_tail:?}");
+}
+
+/// PBS answers the status of a task it has no record of with HTTP 200, `stopped` and
+/// `exitstatus: "unknown"`, not an error (proxmox-backup `src/api2/node/tasks.rs`
+/// `get_task_status`, v3.2.7 and v4.2.0: `upid_read_status(&upid).unwrap_or(TaskState::Unknown
+/// ..)`), and its log with a 400 (`read_task_log`: `File::open(path)?`). The status is not a
+/// success, and the wait ends at once with an error that says the outcome is unknown.
+#[tokio::test]
+async fn waiting_for_a_task_pbs_does_not_know_ends_with_an_unknown_outcome() {
+    let api = common::mock_api().await;
+    let upid = failed_upid();
+    let body = json!({"data": {
+        "upid": upid.to_string(), "node": "pbs-a", "pid": 1911, "pstart": 41394,
+        "starttime": 1_795_878_000, "type": "verificationjob", "id": "store1:v-store1",
+        "user": "root@pam", "status": "stopped", "exitstatus": "unknown"
+    }});
+    Mock::given(method("GET"))
+        .and(path(status_path(&upid)))
+        .respond_with(ResponseTemplate::new(200).set_body_json(body))
+        .expect(2)
+        .mount(api.server())
+        .await;
+    let log_path = format!("/{}/log", upid.task_path());
+    common::serve_error(
+        &api,
+        &log_path,
+        400,
+        "No such file or directory (os error 2)",
+        1,
+    )
+    .await;
+    let pbs = common::token_client(&api);
+    let status = pbs.task_status(&upid).await.unwrap();
+    assert_eq!(status.exit_status(), Some(ExitStatus::Unknown));
+    assert!(!status.exit_status().unwrap().is_success());
+    let err = failed_wait(&api, &upid).await;
+    let cpps_pbs::Error::TaskFailed {
+        exit_status,
+        log_tail,
+        ..
+    } = &err
+    else {
+        panic!("expected a task with an unknown outcome, got {err:?}");
+    };
+    assert_eq!((exit_status.as_str(), log_tail.len()), ("unknown", 0));
+    assert!(
+        err.to_string()
+            .ends_with("does not know how it ended (exit status `unknown`)"),
+        "{err}"
+    );
+    api.verify().await;
 }
 
 /// Waits for `upid` with short intervals and a 10-line log tail, expecting the task to fail.

@@ -126,12 +126,14 @@ pub enum FamilyError<P: ProductError> {
         message: String,
     },
 
-    /// A task ended with an error exit status.
-    #[error("task {upid} failed: {exit_status}")]
+    /// A task ended with an error exit status, or with one that says its outcome is unknown.
+    #[error("task {upid} {}", task_end_text(.exit_status))]
     TaskFailed {
         /// The task.
         upid: Box<Upid>,
-        /// The exit status as the server wrote it: the bare error message.
+        /// The exit status as the server wrote it: the bare error message, or `unknown` when
+        /// PBS does not know how the task ended
+        /// ([`ExitStatus::Unknown`](crate::ExitStatus::Unknown)).
         exit_status: String,
         /// The last lines of the task log, the last one included.
         log_tail: Vec<String>,
@@ -259,6 +261,16 @@ impl<P: ProductError> FamilyError<P> {
             input: shorten(input),
             reason: reason.into(),
         }
+    }
+}
+
+/// How [`FamilyError::TaskFailed`] says the task ended: an unknown outcome is not called a
+/// failure.
+fn task_end_text(exit_status: &str) -> String {
+    if exit_status == "unknown" {
+        "stopped, and the server does not know how it ended (exit status `unknown`)".to_owned()
+    } else {
+        format!("failed: {exit_status}")
     }
 }
 

@@ -47,8 +47,8 @@ impl From<TaskState> for String {
 ///
 /// PVE (pve-common `src/PVE/Tools.pm` `upid_read_status`) and PBS (proxmox-rest-server
 /// `src/worker_task.rs` `impl std::fmt::Display for TaskState`) write `OK`, `WARNINGS: N`, or
-/// the bare error message (the log's `TASK ERROR: ` prefix dropped); PBS writes `unknown` when
-/// the state was lost.
+/// the bare error message (the log's `TASK ERROR: ` prefix dropped). PBS writes `unknown` when
+/// it has no state for the task: the log has no end line, or there is no such task.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ExitStatus {
@@ -56,6 +56,8 @@ pub enum ExitStatus {
     Ok,
     /// `WARNINGS: N`: finished, with N warnings in the log.
     Warnings(u64),
+    /// `unknown` (PBS): stopped, and how it ended is not known; never a success.
+    Unknown,
     /// Anything else: the task failed; the text as written.
     Failed(String),
 }
@@ -64,8 +66,10 @@ impl ExitStatus {
     /// Reads an `exitstatus` value.
     pub fn parse(text: &str) -> Self {
         let trimmed = text.trim();
-        if trimmed == "OK" {
-            return ExitStatus::Ok;
+        match trimmed {
+            "OK" => return ExitStatus::Ok,
+            "unknown" => return ExitStatus::Unknown,
+            _ => {}
         }
         if let Some(count) = trimmed.strip_prefix("WARNINGS: ")
             && let Ok(count) = count.trim().parse()
@@ -75,9 +79,9 @@ impl ExitStatus {
         ExitStatus::Failed(trimmed.to_owned())
     }
 
-    /// Whether the task succeeded (with or without warnings).
+    /// Whether the task succeeded (with or without warnings); not when its outcome is unknown.
     pub fn is_success(&self) -> bool {
-        !matches!(self, ExitStatus::Failed(_))
+        matches!(self, ExitStatus::Ok | ExitStatus::Warnings(_))
     }
 }
 
@@ -86,6 +90,7 @@ impl fmt::Display for ExitStatus {
         match self {
             ExitStatus::Ok => f.write_str("OK"),
             ExitStatus::Warnings(n) => write!(f, "WARNINGS: {n}"),
+            ExitStatus::Unknown => f.write_str("unknown"),
             ExitStatus::Failed(text) => f.write_str(text),
         }
     }
@@ -204,7 +209,7 @@ impl WaitOptions {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct TaskOutcome {
-    /// `OK` or `WARNINGS: N` (failures are [`Error::TaskFailed`]).
+    /// `OK` or `WARNINGS: N` (failures and an unknown outcome are [`Error::TaskFailed`]).
     pub exit_status: ExitStatus,
     /// The final status.
     pub status: TaskStatus,
@@ -276,8 +281,9 @@ pub async fn task_log_tail(
 /// `initial_interval` to `max_interval`, and returns its exit status.
 ///
 /// The first poll is immediate and the loop returns as soon as a poll sees `stopped`, so no
-/// time is spent sleeping after the task ended. A failed task yields [`Error::TaskFailed`]
-/// with the last lines of its log (`GET {task_path}/log`, counted as `product` counts); a task
+/// time is spent sleeping after the task ended. A failed task, or one whose outcome the server
+/// does not know ([`ExitStatus::Unknown`]), yields [`Error::TaskFailed`] with the last lines
+/// of its log (`GET {task_path}/log`, counted as `product` counts); a task
 /// still running after `timeout` yields [`Error::TaskTimeout`] (the task itself goes on).
 pub async fn wait_task(
     client: &HttpClient,
@@ -300,13 +306,7 @@ pub async fn wait_task(
                     polls,
                 });
             }
-            let log_tail =
-                task_log_tail(client, product, task_path, options.log_tail_lines).await?;
-            return Err(Error::TaskFailed {
-                upid: Box::new(upid.clone()),
-                exit_status: exit.to_string(),
-                log_tail,
-            });
+            return Err(task_failed(client, product, upid, task_path, options, &exit).await);
         }
         let mut pause = interval;
         if let Some(timeout) = options.timeout {
@@ -321,6 +321,31 @@ pub async fn wait_task(
         }
         tokio::time::sleep(pause).await;
         interval = (interval * 2).min(options.max_interval.max(options.initial_interval));
+    }
+}
+
+/// The [`Error::TaskFailed`] of a task that stopped without success, with the tail of its log.
+///
+/// PBS answers `unknown` also for a task it has no record of, and then cannot read its log
+/// (proxmox-backup `src/api2/node/tasks.rs` `read_task_log`: `File::open(path)?`, a 400): the
+/// tail is then empty, so the wait still says that the outcome is unknown.
+async fn task_failed(
+    client: &HttpClient,
+    product: Product,
+    upid: &Upid,
+    task_path: &str,
+    options: &WaitOptions,
+    exit: &ExitStatus,
+) -> Error {
+    let log_tail = match task_log_tail(client, product, task_path, options.log_tail_lines).await {
+        Ok(lines) => lines,
+        Err(_) if *exit == ExitStatus::Unknown => Vec::new(),
+        Err(error) => return error,
+    };
+    Error::TaskFailed {
+        upid: Box::new(upid.clone()),
+        exit_status: exit.to_string(),
+        log_tail,
     }
 }
 
@@ -339,20 +364,26 @@ mod tests {
             failed.to_string(),
             "command 'qm start 100' failed: exit code 1"
         );
-        assert!(!ExitStatus::parse("unknown").is_success());
         assert!(!ExitStatus::parse("Error: datastore full").is_success());
     }
 
     /// proxmox-rest-server `src/worker_task.rs` `impl std::fmt::Display for TaskState`: PBS
-    /// writes an `Error` state as the bare message, which is a failure.
+    /// writes an `Error` state as the bare message and a lost state as `unknown`; PBS answers
+    /// `unknown` too for a task it has no record of (proxmox-backup `src/api2/node/tasks.rs`
+    /// `get_task_status`, v3.2.7 and v4.2.0: `upid_read_status(..).unwrap_or(TaskState::Unknown
+    /// ..)`). Neither is a success; `unknown` is told apart from a failure.
     #[test]
-    fn a_bare_pbs_message_is_a_failure() {
+    fn a_bare_pbs_message_is_a_failure_and_unknown_is_not_a_success() {
         let failed = ExitStatus::parse("verification failed - please check the log for details");
         assert_eq!(
             failed,
             ExitStatus::Failed("verification failed - please check the log for details".into())
         );
         assert!(!failed.is_success());
+        let unknown = ExitStatus::parse("unknown");
+        assert_eq!(unknown, ExitStatus::Unknown);
+        assert!(!unknown.is_success());
+        assert_eq!(unknown.to_string(), "unknown");
     }
 
     #[test]
