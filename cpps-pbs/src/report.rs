@@ -19,8 +19,8 @@ use crate::checks::{
     self, CrossSiteSync, DatastoreSync, GuestBackup, JobIssue, JobProblem, Sites, SyncLink,
 };
 use crate::types::{
-    Datastore, DatastoreUsage, GcStatus, PruneJob, Remote, Snapshot, SyncDirection, SyncJob,
-    VerifyJob, VerifyState,
+    BackendType, Datastore, DatastoreUsage, GcStatus, PruneJob, Remote, Snapshot, SyncDirection,
+    SyncJob, VerifyJob, VerifyState,
 };
 use crate::{Client, Error, SnapshotQuery};
 
@@ -391,6 +391,10 @@ pub struct DatastoreReport {
     pub used_bytes: Option<u64>,
     /// Total bytes, when the usage is known.
     pub total_bytes: Option<u64>,
+    /// Whether the usage is the local cache's, not the datastore's: for an S3 datastore PBS
+    /// reports the file system of its local cache (proxmox-backup `src/api2/status/mod.rs`
+    /// `datastore_status`, `fs_info(datastore.base_path())` whatever the backend).
+    pub usage_of_local_cache: bool,
     /// Why its snapshots could not be read.
     pub error: Option<String>,
     /// The namespaces whose snapshots could not be read, each with why (`ns `x`: …`); the
@@ -462,6 +466,10 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// The parts of the inventory that could not be read; the report holds the rest.
     pub errors: Vec<PartError>,
+    /// Over all datastores ([`ReportOptions::stores`] `None`): why PBS may have left some out
+    /// of the list ([`crate::rights::datastores_hidden`]), `None` when it is whole or the
+    /// datastores were named.
+    pub datastores_hidden: Option<String>,
 }
 
 impl Report {
@@ -480,10 +488,12 @@ impl Report {
     }
 
     /// Whether some parts could not be read (the report shows the rest), or PBS may have left
-    /// namespaces out ([`DatastoreReport::namespaces_hidden`]); an endpoint the server's
-    /// release lacks does not count.
+    /// datastores ([`Report::datastores_hidden`]) or namespaces
+    /// ([`DatastoreReport::namespaces_hidden`]) out; an endpoint the server's release lacks
+    /// does not count.
     pub fn is_partial(&self) -> bool {
         self.errors.iter().any(|e| !e.not_supported)
+            || self.datastores_hidden.is_some()
             || self
                 .datastores
                 .iter()
@@ -499,6 +509,9 @@ impl Report {
             timestamp(self.generated_at),
             human_age(self.rpo_secs)
         );
+        if let Some(why) = &self.datastores_hidden {
+            let _ = writeln!(out, "datastores PBS may have left out of the list: {why}");
+        }
         for store in &self.datastores {
             let _ = writeln!(out);
             write_datastore(&mut out, store);
@@ -589,10 +602,18 @@ impl Report {
 /// or a table of its guests.
 fn write_datastore(out: &mut String, store: &DatastoreReport) {
     let usage = match (store.used_bytes, store.total_bytes) {
-        (Some(used), Some(total)) => {
-            format!("  used {} of {}", human_bytes(used), human_bytes(total))
-        }
-        _ => String::new(),
+        (Some(used), Some(total)) => format!(
+            "  {}used {} of {}",
+            if store.usage_of_local_cache {
+                "local cache "
+            } else {
+                ""
+            },
+            human_bytes(used),
+            human_bytes(total)
+        ),
+        // PBS 3.0/3.1 send -1 for a usage they do not know (`DatastoreUsage::total`).
+        _ => "  usage unknown".to_owned(),
     };
     let _ = writeln!(out, "datastore {}{usage}", store.store);
     let _ = writeln!(
@@ -888,6 +909,19 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
         summary,
         warnings: warnings(inventory, &stores),
         errors: inventory.errors.clone(),
+        datastores_hidden: options
+            .stores
+            .is_none()
+            .then(|| datastores_hidden(inventory))
+            .flatten(),
+    }
+}
+
+/// Why the datastore list may leave datastores out ([`crate::rights::datastores_hidden`]).
+fn datastores_hidden(inventory: &Inventory) -> Option<String> {
+    match &inventory.rights {
+        None => Some("the credentials' rights were not read".to_owned()),
+        Some(rights) => crate::rights::datastores_hidden(rights.as_ref().map_err(String::as_str)),
     }
 }
 
@@ -946,6 +980,7 @@ fn datastore_report(
         store: store.to_owned(),
         used_bytes: usage.and_then(|u| u.used),
         total_bytes: usage.and_then(|u| u.total),
+        usage_of_local_cache: usage.is_some_and(|u| u.backend_type == Some(BackendType::S3)),
         error,
         namespace_errors,
         guests,

@@ -601,6 +601,14 @@ async fn store1_with_rights(rights: serde_json::Value) -> Report {
 
 /// [`store1_with_rights`] with `store1` the answer for `/datastore/store1` itself.
 async fn store1_with_rights_on(rights: serde_json::Value, store1: serde_json::Value) -> Report {
+    store1_report(&store1_rights_inventory(rights, store1).await)
+}
+
+/// The inventory [`store1_with_rights_on`] reports on.
+async fn store1_rights_inventory(
+    rights: serde_json::Value,
+    store1: serde_json::Value,
+) -> Inventory {
     let api = common::mock_api().await;
     common::serve_version(&api, "4.0", "14").await;
     common::serve_authorized(&api, "/admin/datastore", &[], "datastores.json").await;
@@ -637,7 +645,50 @@ async fn store1_with_rights_on(rights: serde_json::Value, store1: serde_json::Va
     let inventory = report::collect(&common::token_client(&api), Some(&stores)).await;
     api.verify().await;
     api.assert_no_unexpected_requests();
-    store1_report(&inventory)
+    inventory
+}
+
+/// L3 (audit 31, third look): over all datastores, the report covers what
+/// `GET /admin/datastore` listed, and PBS lists only the datastores the caller may audit or
+/// back up to (proxmox-backup `src/api2/admin/datastore.rs` `get_datastore_list`). A token
+/// whose Audit is on `/datastore/store1` alone may not see the others: the report says so and
+/// is partial; with Audit propagating from `/datastore` the list is whole. Naming the
+/// datastores ([`ReportOptions::stores`]) leaves the list out of it.
+#[tokio::test]
+async fn over_all_datastores_a_list_the_token_may_not_see_whole_is_partial() {
+    let store1 = json!({"data": {"/datastore/store1": {"Datastore.Audit": true}}});
+    let only_store1 = json!({"data": {"/datastore/store1": {"Datastore.Audit": true}}});
+    let inventory = store1_rights_inventory(only_store1, store1.clone()).await;
+    let all = ReportOptions::new(Duration::from_secs(86_400));
+    let report = report::build(&inventory, common::NOW, &all);
+    assert_eq!(
+        report.datastores_hidden.as_deref(),
+        Some(
+            "the credentials hold neither Datastore.Audit nor Datastore.Backup propagating \
+             from /datastore"
+        )
+    );
+    assert!(report.is_partial());
+    assert!(
+        report
+            .to_text()
+            .contains("datastores PBS may have left out of the list: the credentials hold"),
+        "{}",
+        report.to_text()
+    );
+    let named = report::build(
+        &inventory,
+        common::NOW,
+        &all.clone().stores(vec!["store1".to_owned()]),
+    );
+    assert_eq!(named.datastores_hidden, None);
+
+    let whole = json!({"data": {"/datastore": {"Datastore.Audit": true}}});
+    let inventory = store1_rights_inventory(whole, store1).await;
+    assert_eq!(
+        report::build(&inventory, common::NOW, &all).datastores_hidden,
+        None
+    );
 }
 
 /// F6 (audit 31): PBS lists a sync job only with `Datastore.Audit` looked up on the job's own
@@ -1069,4 +1120,24 @@ fn every_sync_link_state_renders_as_pinned() {
         ReportOptions::new(Duration::from_secs(26 * 3600)).stores(vec!["store1".to_owned()]);
     let report = report::build(&inventory, common::NOW, &unknown_sites);
     pin("sync_link_states_sites_unknown", None, &report);
+}
+
+/// L4 (audit 31, third look): for a datastore on S3 (`backend-type: s3`, PBS 4.x),
+/// `GET /status/datastore-usage` gives the file system of its local cache (proxmox-backup
+/// `src/api2/status/mod.rs` `datastore_status`: `fs_info(datastore.base_path())` whatever
+/// the backend): the report says so instead of calling it the datastore's capacity.
+#[tokio::test]
+async fn an_s3_datastores_usage_is_said_to_be_its_local_caches() {
+    let store1 = json!({"data": {"/datastore/store1": {"Datastore.Audit": true}}});
+    let whole = json!({"data": {"/datastore": {"Datastore.Audit": true}}});
+    let mut inventory = store1_rights_inventory(whole, store1).await;
+    let plain = store1_report(&inventory);
+    assert!(plain.datastores[0].used_bytes.is_some());
+    assert!(!plain.datastores[0].usage_of_local_cache);
+    let usage = inventory.usage.iter_mut().find(|u| u.store == "store1").unwrap();
+    usage.backend_type = Some(cpps_pbs::types::BackendType::S3);
+    let report = store1_report(&inventory);
+    assert!(report.datastores[0].usage_of_local_cache);
+    let text = report.to_text();
+    assert!(text.contains("datastore store1  local cache used "), "{text}");
 }

@@ -39,6 +39,12 @@
 //! its error beside the rest; the report is then partial. So is a datastore whose namespace
 //! list PBS may have trimmed to what the token may see (its rights on the datastore do not
 //! reach every namespace): the line "namespaces PBS may have left out of the list" says why.
+//! With `--all-datastores`, so is a datastore list PBS may have trimmed: "datastores PBS may
+//! have left out of the list". A token with the `Audit` role on `/` sees every datastore;
+//! the sync jobs and remotes also need `RemoteAudit` on `/remote` (proxmox-backup
+//! `src/api2/config/sync.rs` `check_sync_job_read_access` filters the jobs by
+//! `Remote.Audit`, which the `Audit` role lacks: pbs-api-types `ROLE_AUDIT`), else the copies
+//! are "cannot tell".
 //!
 //! Exit status: 0 when all is well; 1 when a guest's newest backup is older than the RPO or
 //! failed verification (or has an unknown verification state), a job's last run failed, a
@@ -77,7 +83,9 @@ struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
-    /// Report on every datastore the credentials can see, not only the repository's.
+    /// Report on every datastore the credentials can see, not only the repository's. PBS
+    /// lists only those (proxmox-backup `get_datastore_list`): without Datastore.Audit or
+    /// Datastore.Backup propagating from /datastore the report is partial.
     #[arg(long)]
     all_datastores: bool,
     /// The site this PBS is in (to tell cross-site sync jobs from local ones).
@@ -219,7 +227,11 @@ async fn run(args: &Args) -> Result<(bool, bool), Error> {
         );
     }
     let fix_failed = args.fix && run_fix(args, &pbs, &report, timeout).await;
-    if inventory.datastores.is_empty() && report.is_partial() {
+    let list_failed = report
+        .errors
+        .iter()
+        .any(|e| e.part.starts_with("datastores"));
+    if inventory.datastores.is_empty() && list_failed {
         // Not even the datastore list: there is no report to speak of.
         return Err(Error::Config {
             name: "PBS_REPOSITORY",
