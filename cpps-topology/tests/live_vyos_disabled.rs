@@ -215,3 +215,37 @@ async fn high_availability_disabled_disables_every_group() {
         ]
     );
 }
+
+// `interfaces wireguard wg1 disable` (the interface's `generic-disable-node.xml.i`) sets the
+// interface administratively down (vyos-1x `python/vyos/ifconfig/interface.py`
+// `Interface.update`: `state = 'down' if 'disable' in config`); its peers are configured, so
+// the reason is the interface, not a peer the kernel lacks. Failed first: the message said
+// "the kernel holds no such peer".
+#[tokio::test]
+async fn a_disabled_interface_is_said_to_be_down_not_peerless() {
+    let config = DISABLED_PEER_AND_GROUP
+        .replace(
+            "            disable\n            port 51820\n",
+            "            port 51820\n",
+        )
+        .replace(
+            "    wireguard wg1 {\n",
+            "    wireguard wg1 {\n        disable\n",
+        );
+    assert!(config.contains("wg1 {\n        disable\n"), "{config}");
+    let api = router(&config).await;
+    show(
+        &api,
+        &["interfaces", "wireguard", "wg1", "summary"],
+        WG1_SUMMARY,
+    )
+    .await;
+    show(&api, &["vrrp"], SHOW_VRRP).await;
+    let (_, audit) = audit_sp(&api).await;
+    assert_eq!(
+        rule_messages(&audit.report, "LINK-001"),
+        [
+            "info wg-sp-franca link wg-sp-franca: WireGuard peer franca on wg1 of vyos-sp is disabled by configuration (`interfaces wireguard wg1 disable`), so it is not checked: the interface is administratively down"
+        ]
+    );
+}

@@ -265,6 +265,18 @@ fn partial<'f>(facts: &'f VyosFacts, command: &str) -> Vec<&'f str> {
 /// LINK-001: the WireGuard peer of each observed end of a declared link shook hands within
 /// [`HANDSHAKE_STALE_SECS`]; a DRBD connection across the link that is not `Connected` is named
 /// with the stale peer, in one finding.
+/// Why a WireGuard peer disabled by `by` has no handshake to judge: a peer's own `disable`
+/// keeps it out of the kernel (vyos-1x `python/vyos/ifconfig/wireguard.py`
+/// `WireGuardIf.update` skips it, T4702); its interface's `disable` sets the interface
+/// administratively down (`python/vyos/ifconfig/interface.py` `Interface.update`).
+fn why_not_checked(by: &str) -> &'static str {
+    if by == "disable" {
+        "the kernel holds no such peer"
+    } else {
+        "the interface is administratively down"
+    }
+}
+
 pub(crate) fn link_001(live: &Live<'_>, sink: &mut Sink<'_>) {
     let drbd = cross_site_drbd(live);
     for (end, _, facts) in link_ends(live) {
@@ -298,16 +310,16 @@ pub(crate) fn link_001(live: &Live<'_>, sink: &mut Sink<'_>) {
             "WireGuard peer {} on {} of {router}",
             peer.peer, peer.interface
         );
-        // The kernel holds no disabled peer (vyos-1x `python/vyos/ifconfig/wireguard.py`
-        // `WireGuardIf.update` skips it, T4702): no handshake is due, and none is judged.
+        // A disabled peer or interface has no handshake due ([`why_not_checked`]).
         if let Some(by) = &peer.disabled {
             emit_on(
                 sink,
                 Severity::Info,
                 subject,
                 format!(
-                    "link {}: {what} is disabled by configuration (`{by}`), so it is not checked: the kernel holds no such peer",
-                    end.link.id
+                    "link {}: {what} is disabled by configuration (`{by}`), so it is not checked: {}",
+                    end.link.id,
+                    why_not_checked(by)
                 ),
             );
             continue;
