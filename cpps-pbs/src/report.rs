@@ -823,12 +823,16 @@ fn judge_off_site(
     }
 }
 
-/// Whether `job` copies one of `group`'s finished snapshots taken within `rpo` of `now`. A job
-/// with `verified-only` skips a snapshot not verified ok, one with `encrypted-only` a snapshot
+/// Whether `job`'s last run copied one of `group`'s finished snapshots taken within `rpo` of
+/// `now`. A run copies the snapshots a group holds when it reaches the group (proxmox-backup
+/// `src/server/push.rs` `push_group` lists them then), so a snapshot taken after the run
+/// started is not shown to be in it: with only such snapshots recent, `None`. One taken
+/// before the start is assumed finished by the time the run reached its group; a group with
+/// no recent finished snapshot is covered (its own RPO breach is reported). A job with
+/// `verified-only` skips a snapshot not verified ok, one with `encrypted-only` a snapshot
 /// with an archive not encrypted (pbs-api-types `src/jobs.rs` `SyncJobConfig`; proxmox-backup
 /// `src/server/sync.rs` `exclude_not_verified_or_encrypted`, which the sync applies to each
-/// snapshot). `None` when a snapshot's encryption cannot be told; a job with neither flag
-/// takes every snapshot.
+/// snapshot). `None` too when a snapshot's encryption cannot be told.
 fn takes_a_recent_snapshot(
     job: &SyncJob,
     group: &[&Snapshot],
@@ -837,20 +841,28 @@ fn takes_a_recent_snapshot(
 ) -> Option<bool> {
     let verified_only = job.verified_only == Some(true);
     let encrypted_only = job.encrypted_only == Some(true);
-    if !verified_only && !encrypted_only {
-        return Some(true);
-    }
+    let started = job.status.last_run_upid.as_ref().map(|u| u.starttime());
     let rpo = i64::try_from(rpo.as_secs()).unwrap_or(i64::MAX);
-    let mut unknown = false;
-    for snapshot in group
+    let recent: Vec<&&Snapshot> = group
         .iter()
         .filter(|s| s.is_finished() && now.saturating_sub(s.backup_time) <= rpo)
+        .collect();
+    if recent.is_empty() {
+        // Nothing recent to copy: the group's own RPO breach says so; the push covers it.
+        return Some(true);
+    }
+    let mut unknown = false;
+    for snapshot in recent
+        .into_iter()
         .filter(|s| !verified_only || s.verified_ok())
     {
+        let before_the_run = started
+            .and_then(|t| i64::try_from(t).ok())
+            .is_some_and(|t| snapshot.backup_time <= t);
         match (encrypted_only, snapshot.encrypted()) {
-            (false, _) | (true, Some(true)) => return Some(true),
+            (false, _) | (true, Some(true)) if before_the_run => return Some(true),
             (true, Some(false)) => {}
-            (true, None) => unknown = true,
+            _ => unknown = true,
         }
     }
     if unknown { None } else { Some(false) }

@@ -1071,6 +1071,31 @@ fn a_push_that_ended_with_warnings_may_have_skipped_a_group() {
     assert_eq!(judge("WARNINGS: 1"), (CrossSiteSync::CannotTell, None));
 }
 
+/// S1 (audit 31, third look): a push copies the snapshots a group holds when the run reaches
+/// it (proxmox-backup `src/server/push.rs` `push_group` lists the source snapshots then), so
+/// a snapshot taken after the run started is not shown to be in the copy. The fixture's push
+/// started at `NOW - 1 h` (its UPID's start, `6B0BCD70`); vm/100's snapshot of `NOW - 2 h` is
+/// copied; with only a snapshot of `NOW - 30 min` within the RPO, whether it went off-site
+/// cannot be told (before, any push that ended recently counted, whatever it held).
+#[test]
+fn a_snapshot_taken_after_the_push_started_is_not_shown_off_site() {
+    use cpps_pbs::checks::CrossSiteSync;
+    let inventory = store1_inventory(vm100_snapshots());
+    let store1 = store1_report(&inventory).datastores[0].clone();
+    assert_eq!(
+        (store1.sync.cross_site, store1.guests[0].off_site),
+        (CrossSiteSync::Ok, Some(true))
+    );
+    let mut late = vm100_snapshots();
+    late.retain(|s| s.backup_time == common::NOW - 2 * 3600);
+    late[0].backup_time = common::NOW - 1800;
+    let store1 = store1_report(&store1_inventory(late)).datastores[0].clone();
+    assert_eq!(
+        (store1.sync.cross_site, store1.guests[0].off_site),
+        (CrossSiteSync::CannotTell, None)
+    );
+}
+
 /// The sync link states the fixtures do not hold, pinned by [`pin`]: a run going on (the
 /// state and end absent, the task kept: pbs-api-types `src/jobs.rs` `JobScheduleStatus`), a
 /// job that never ran, a success older than the RPO, a success without an end time, and a
@@ -1134,10 +1159,17 @@ async fn an_s3_datastores_usage_is_said_to_be_its_local_caches() {
     let plain = store1_report(&inventory);
     assert!(plain.datastores[0].used_bytes.is_some());
     assert!(!plain.datastores[0].usage_of_local_cache);
-    let usage = inventory.usage.iter_mut().find(|u| u.store == "store1").unwrap();
+    let usage = inventory
+        .usage
+        .iter_mut()
+        .find(|u| u.store == "store1")
+        .unwrap();
     usage.backend_type = Some(cpps_pbs::types::BackendType::S3);
     let report = store1_report(&inventory);
     assert!(report.datastores[0].usage_of_local_cache);
     let text = report.to_text();
-    assert!(text.contains("datastore store1  local cache used "), "{text}");
+    assert!(
+        text.contains("datastore store1  local cache used "),
+        "{text}"
+    );
 }

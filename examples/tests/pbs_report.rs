@@ -165,9 +165,24 @@ async fn json_output_and_a_healthy_store_exit_0() {
         {"backup-type": "ct", "backup-id": "200", "backup-time": fresh - 600, "files": ["index.json.blob"],
          "size": 1024, "protected": false, "verification": {"state": "ok", "upid": upid}}
     ]});
+    // A finished run keeps its task (proxmox-backup `src/server/jobstate.rs`
+    // `JobState::Finished { upid, endtime, state }`): started a minute after the snapshots,
+    // ended a minute later. A push's copy is judged by that start.
     let ok_job = |id: &str, kind: &str| {
+        // The worker types of `src/server/{sync,verify_job,prune_job}.rs`.
+        let worker = if kind == "verify" {
+            "verification"
+        } else {
+            kind
+        };
+        let upid = format!(
+            "UPID:pbs-a:00000900:0000A1B2:0000001E:{:08X}:{worker}job:{}:root@pam:",
+            fresh + 60,
+            id.replace('-', "\\x2d")
+        );
         let mut job = json!({"id": id, "store": "store1", "schedule": "daily",
-                             "last-run-state": "OK", "last-run-endtime": fresh, "next-run": now() + 3600});
+                             "last-run-state": "OK", "last-run-upid": upid,
+                             "last-run-endtime": fresh + 120, "next-run": now() + 3600});
         if kind == "sync" {
             job["remote"] = "pbs-b".into();
             job["remote-store"] = "from-site-a".into();
