@@ -8,8 +8,8 @@ nodes, each online node's status, the cluster's guests, the HA resources and sta
 on /vms, every guest's config) and those of the PVE side of the backup chain, which `audit`
 reads after them (cpps-topology `src/live/pve/chain.rs` `read`): the storages, the vzdump jobs,
 the pools of enabled pool jobs that the guest list does not show, the vzdump tasks of every
-guest's node and online node, the logs of each node's newest tasks for several guests, and the
-rights on each of those nodes.
+guest's node and online node, the logs of each node's newest tasks for several guests and of
+each guest's newest own task that did not end OK, and the rights on each of those nodes.
 
 Each answer of status 200 is written as OUT_DIR/<path>/__body, the layout the bench's nginx
 serves (`try_files $uri/__body`: a path such as /api2/json/nodes is both an answer and the
@@ -97,6 +97,22 @@ def sweep(cap):
     return guests
 
 
+def logged_tasks(tasks):
+    """The tasks of one node's vzdump list whose logs cpps reads (chain.rs `logged_tasks`): the
+    LOGS_PER_NODE newest to end of those for several guests (no `id`), then each guest's newest
+    own task that ended other than OK."""
+    tasks = [t for t in tasks if t.get('type') == 'vzdump']
+    shared = [t for t in tasks if t.get('endtime') is not None and not t.get('id')]
+    shared.sort(key=lambda t: t['endtime'], reverse=True)
+    newest = {}
+    for task in tasks:
+        guest = task.get('id')
+        if guest and task.get('endtime') is not None and task.get('status') != 'OK':
+            if guest not in newest or task['starttime'] > newest[guest]['starttime']:
+                newest[guest] = task
+    return shared[:LOGS_PER_NODE] + [newest[g] for g in sorted(newest)]
+
+
 def backup_chain(cap, resources):
     """The reads of cpps-topology `src/live/pve/chain.rs` `read`, in its order."""
     cap.get('storage')
@@ -112,10 +128,7 @@ def backup_chain(cap, resources):
     nodes.update(n['node'] for n in cap.get('nodes') or [] if n.get('status') == 'online')
     for node in sorted(nodes):
         tasks = cap.get('nodes/{0}/tasks?typefilter=vzdump&limit=1000&source=all'.format(node))
-        shared = [t for t in tasks or [] if t.get('type') == 'vzdump'
-                  and t.get('endtime') is not None and not t.get('id')]
-        shared.sort(key=lambda t: t['endtime'], reverse=True)
-        for task in shared[:LOGS_PER_NODE]:
+        for task in logged_tasks(tasks or []):
             # The first page: nginx serves one answer a path, whatever `start` asks.
             cap.get('nodes/{0}/tasks/{1}/log?start=0&limit={2}'.format(
                 task['node'], task['upid'], LOG_PAGE))

@@ -12,9 +12,9 @@ proxmoxer loop does. With `--audit`, the reads of `audit`'s Proxmox VE phase
 node's status, then the PVE side of the backup chain (cpps-topology `src/live/pve/chain.rs`
 `read`): the storages, the vzdump jobs, the pools of enabled pool jobs the guest list does not
 show, the node list again (the chain reads its own, as `pbs-report --chain` needs it), each
-guest's or online node's vzdump tasks with the logs of its newest tasks for several guests, and
-the rights on each of those nodes until one lacks Sys.Audit. Prints `seconds: N`, `guests: N`,
-`containers: N` and `requests: N` (summed over the sites).
+guest's or online node's vzdump tasks with the logs of its newest tasks for several guests and
+of each guest's newest own task that did not end OK, and the rights on each of those nodes.
+Prints `seconds: N`, `guests: N`, `containers: N` and `requests: N` (summed over the sites).
 """
 
 import json
@@ -25,12 +25,13 @@ from urllib.parse import urlparse
 from proxmoxer import ProxmoxAPI
 from proxmoxer.core import ResourceException
 
+# Which logs cpps reads, shared with the capture (this script's folder is on sys.path).
+from capture import logged_tasks
+
 # cpps reads a task log in pages of this many lines (`cpps_proxmox::TASK_LOG_PAGE`), at most
-# LOG_LINES in all, the logs of each node's LOGS_PER_NODE newest tasks for several guests
-# (chain.rs `LOG_LINES`, `LOGS_PER_NODE`).
+# LOG_LINES in all (chain.rs `LOG_LINES`).
 LOG_PAGE = 5000
 LOG_LINES = 20000
-LOGS_PER_NODE = 4
 
 
 def task_log(pve, task):
@@ -57,10 +58,7 @@ def node_tasks(pve, node):
     except ResourceException:
         return 1
     requests = 1
-    shared = [t for t in tasks if t.get('type') == 'vzdump'
-              and t.get('endtime') is not None and not t.get('id')]
-    shared.sort(key=lambda t: t['endtime'], reverse=True)
-    for task in shared[:LOGS_PER_NODE]:
+    for task in logged_tasks(tasks):
         requests += task_log(pve, task)
     return requests
 
@@ -97,16 +95,16 @@ def backup_chain(pve, resources):
     nodes = sorted(nodes)
     for node in nodes:
         requests += node_tasks(pve, node)
-    # Whether the task lists are whole: Sys.Audit on every node, until one lacks it.
+    # Whether the task lists are whole: Sys.Audit on every node. cpps asks for all nodes at
+    # once (chain.rs `audits_every_node`), so this asks for each too, not up to the first
+    # node that lacks it.
     for node in nodes:
         path = '/nodes/{0}'.format(node)
         requests += 1
         try:
-            rights = pve.access.permissions.get(path=path)
+            pve.access.permissions.get(path=path)
         except ResourceException:
-            break
-        if 'Sys.Audit' not in (rights.get(path) or {}):
-            break
+            pass
     return requests
 
 
