@@ -742,10 +742,26 @@ fn manager_status(pve3_state: &str, services: Value, lrm: Value) -> Value {
     })
 }
 
+/// Each node's clock, 5 s after the CRM wrote (pve-manager `PVE/API2/Nodes.pm` `time`:
+/// `time`, `localtime`, `timezone`).
+async fn node_clocks(server: &MockServer) {
+    for node in ["pve1", "pve2", "pve3"] {
+        let time = json!({"timezone": "America/Sao_Paulo", "time": 1_765_000_005_i64,
+                          "localtime": 1_764_989_205_i64});
+        answer(server, &format!("nodes/{node}/time"), time).await;
+    }
+}
+
 /// The default cluster (pve3 on 9.0.3) with `status` as its HA manager status; runs
 /// `pve-upgrade --after NODE`.
 async fn after(node: &str, status: Value) -> std::process::Output {
-    let server = cluster_mid_upgrade().await;
+    after_in(Cluster::default(), node, status).await
+}
+
+/// [`after`] in `cluster`.
+async fn after_in(cluster: Cluster, node: &str, status: Value) -> std::process::Output {
+    let server = cluster.serve().await;
+    node_clocks(&server).await;
     answer(&server, "cluster/ha/status/manager_status", status).await;
     run(
         &server.uri(),
@@ -802,8 +818,8 @@ async fn after_a_node_still_in_maintenance_the_step_is_not_done() {
     assert!(!text.contains("the step is done"), "{text}");
 }
 
-/// pve1 still runs 8.4, and pve3's LRM last wrote 45 s before the CRM did: `Status.pm`
-/// `timestamp_to_status` calls a status older than 30 s "old timestamp - dead?".
+/// pve1 still runs 8.4, and pve3's LRM last wrote 50 s before the node's clock says:
+/// `Status.pm` `timestamp_to_status` calls a status older than 30 s "old timestamp - dead?".
 #[tokio::test]
 async fn after_a_node_below_the_target_or_with_a_stale_lrm_the_step_is_not_done() {
     let stale =
@@ -815,10 +831,7 @@ async fn after_a_node_below_the_target_or_with_a_stale_lrm_the_step_is_not_done(
         &["  NOT YET     release: pve-manager/8.4.1/2a5fa54a8503f96d: below 9"],
     );
     let text = common::stdout_of_exit(&after("pve3", status).await, 1);
-    common::assert_has_lines(
-        &text,
-        &["  NOT YET     LRM: its status is 45 s older than the CRM's: dead?"],
-    );
+    common::assert_has_lines(&text, &["  NOT YET     LRM: its status is 50 s old: dead?"]);
 }
 
 /// The HA status needs Sys.Audit on `/` (`Status.pm` `manager_status`); without it each HA
@@ -873,20 +886,32 @@ async fn after_the_last_node_the_ha_groups_must_be_migrated() {
     let lrm =
         json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_764_999_995});
     let status = manager_status("online", json!({}), lrm);
-    for (groups, expected, code) in [
+    // M2 (audit 31, fourth look): with no HA resource the idle CRM (`HA/CRM.pm`
+    // `can_get_active`) migrates no group, and nothing needs it to.
+    let no_resources = Some(json!([]));
+    for (groups, resources, expected, code) in [
         (
+            None,
             None,
             "  NOT YET     HA groups: not migrated yet: the CRM migrates them once every node is online with an active LRM in mode active; its log says why not (\"abort ha groups migration\")",
             1,
         ),
         (
             Some(json!([])),
+            None,
             "  ok          HA groups: migrated to rules (none left)",
+            0,
+        ),
+        (
+            None,
+            no_resources,
+            "  ok          HA groups: left as they are: with no HA resource the CRM stays idle and migrates nothing",
             0,
         ),
     ] {
         let cluster = Cluster {
             ha_groups: groups.unwrap_or_else(|| Cluster::default().ha_groups),
+            ha_resources: resources.unwrap_or_else(|| Cluster::default().ha_resources),
             ..Cluster::default()
         };
         let server = cluster.serve().await;
@@ -904,6 +929,7 @@ async fn after_the_last_node_the_ha_groups_must_be_migrated() {
                 .mount(&server)
                 .await;
         }
+        node_clocks(&server).await;
         answer(&server, "cluster/ha/status/manager_status", status.clone()).await;
         let out = run(
             &server.uri(),
@@ -915,4 +941,72 @@ async fn after_the_last_node_the_ha_groups_must_be_migrated() {
         let text = common::stdout_of_exit(&out, code);
         common::assert_has_lines(&text, &[expected]);
     }
+}
+
+/// M1 (audit 31, fourth look): a service keeps `maintenance_node` while stopped
+/// (`HA/Manager.pm` `next_state_stopped` never clears it) and while its failback is off
+/// (`select_service_node` keeps it where it is; `failback` 0, pve-ha-manager 5.x
+/// `HA/Resources.pm`): neither is due back, so the step is done.
+#[tokio::test]
+async fn after_a_stopped_service_or_one_without_failback_is_not_due_back() {
+    let lrm =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
+    let services = json!({
+        "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1},
+        "vm:101": {"node": "pve2", "state": "stopped", "uid": "a2", "maintenance_node": "pve3"}
+    });
+    let cluster = Cluster {
+        ha_resources: json!([
+            {"sid": "vm:100", "type": "vm", "state": "started", "failback": 0, "digest": "5f1e0c"},
+            {"sid": "vm:101", "type": "vm", "state": "stopped", "digest": "5f1e0c"}
+        ]),
+        ..Cluster::default()
+    };
+    let out = after_in(cluster, "pve3", manager_status("online", services, lrm)).await;
+    let text = common::stdout_of_exit(&out, 0);
+    common::assert_has_lines(
+        &text,
+        &[
+            "  ok          HA resources: 0 on the node, none due back; vm:100 stays on pve2 (failback off), vm:101 stays on pve2 (stopped)",
+        ],
+    );
+}
+
+/// M3 (audit 31, fourth look): `Status.pm` `timestamp_to_status` judges every status by the
+/// node's clock, the CRM's too; a CRM that last wrote 105 s ago is not active, and its node
+/// and service states are old: nothing of them is taken for done.
+#[tokio::test]
+async fn after_an_old_crm_status_is_not_taken_for_done() {
+    let lrm =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
+    let mut status = manager_status("online", json!({}), lrm);
+    status["manager_status"]["timestamp"] = json!(1_764_999_900);
+    let text = common::stdout_of_exit(&after("pve3", status).await, 1);
+    for check in ["CRM node state", "LRM", "HA resources"] {
+        let line =
+            format!("  NOT YET     {check}: the CRM's status is 105 s old: no CRM is active");
+        assert!(text.contains(&line), "{line} in\n{text}");
+    }
+}
+
+/// M2 (audit 31, fourth look): with no HA resource the CRM is idle (`HA/CRM.pm`
+/// `can_get_active`) and writes no new status: its old one says nothing of the node, and the
+/// HA checks pass.
+#[tokio::test]
+async fn after_with_no_ha_resource_an_idle_crm_is_not_a_failure() {
+    let lrm = json!({"state": "wait_for_agent_lock", "mode": "active", "results": {}, "timestamp": 1_764_990_000});
+    let mut status = manager_status("online", json!({}), lrm);
+    status["manager_status"]["timestamp"] = json!(1_764_990_000);
+    let cluster = Cluster {
+        ha_resources: json!([]),
+        ..Cluster::default()
+    };
+    let text = common::stdout_of_exit(&after_in(cluster, "pve3", status).await, 0);
+    common::assert_has_lines(
+        &text,
+        &[
+            "  ok          CRM node state: no HA resource is configured",
+            "  ok          HA resources: no HA resource is configured",
+        ],
+    );
 }

@@ -9,17 +9,20 @@
 //! - the HA stack took the node back (`GET /cluster/ha/status/manager_status`, pve-ha-manager
 //!   `src/PVE/API2/HA/Status.pm` `manager_status`: the CRM's `node_status`, `service_status`
 //!   and each node's LRM status as `HA/Manager.pm` and `HA/LRM.pm` `update_lrm_status` write
-//!   them): the CRM holds the node `online`, not `maintenance` (`HA/NodeStatus.pm`), its LRM
-//!   runs in mode `active` with a status no older than the CRM's by more than the 30 s after
-//!   which `Status.pm` `timestamp_to_status` calls an LRM dead, and no HA resource is still
-//!   due back to it (`maintenance_node`, `HA/Manager.pm` `next_state_started`), moving to it,
-//!   or failed on it (`error`, `fence`, `recovery`);
+//!   them): the CRM's and the LRM's status no older, by the node's clock (`GET
+//!   /nodes/{node}/time`), than the 30 s after which `Status.pm` `timestamp_to_status` calls
+//!   one dead; the CRM holds the node `online`, not `maintenance` (`HA/NodeStatus.pm`); its
+//!   LRM runs in mode `active`; and no started HA resource whose failback is on is still due
+//!   back to it (`maintenance_node`, `HA/Manager.pm` `next_state_started`), none is moving to
+//!   it, and none failed on it (`error`, `fence`, `recovery`). With no HA resource configured
+//!   the CRM is idle (`HA/CRM.pm` `can_get_active`) and the HA checks pass;
 //! - once every node runs 9 or later: the HA groups are migrated to rules (`GET
 //!   /cluster/ha/groups`). The CRM does so only when every node is online, its LRM active or
 //!   idle in mode `active`, and its pve-manager at least 9.0.0~16 (pve-ha-manager
 //!   `src/PVE/HA/Manager.pm` `assert_cluster_can_migrate_ha_groups`), and keeps the groups,
 //!   logging "abort ha groups migration", while one is not: the groups still there after the
-//!   last node's step say that something keeps it from migrating.
+//!   last node's step say that something keeps it from migrating (unless no HA resource
+//!   is configured: the idle CRM migrates nothing, and nothing needs it).
 
 use cpps_proxmox::Client;
 use cpps_proxmox::types::{ClusterStatusEntry, ClusterStatusType, NodeListItem, NodeState};
@@ -140,40 +143,91 @@ async fn quorum(pve: &Client) -> Check {
     }
 }
 
+/// How old a status may be before `Status.pm` `timestamp_to_status` calls it dead ("old
+/// timestamp - dead?"), in seconds; and how far ahead it may be before it calls it drift.
+const FRESH_SECS: i64 = 30;
+/// See [`FRESH_SECS`].
+const DRIFT_SECS: i64 = 2;
+
+/// What the HA checks read: the CRM's full status, the HA resources (`GET
+/// /cluster/ha/resources`, with `failback`, and the groups of 8.x with `nofailback`), and
+/// the node's clock (`GET /nodes/{node}/time`, pve-manager `PVE/API2/Nodes.pm` `time`), the
+/// "now" that `Status.pm` compares each status's time with.
+struct HaRead {
+    status: Value,
+    resources: Result<Vec<Value>, String>,
+    groups: Vec<Value>,
+    now: i64,
+}
+
 /// The HA checks, from the CRM's full status.
 async fn ha(pve: &Client, node: &str) -> Vec<Check> {
-    let unread = |why: String| {
+    let unread = |why: String| -> Vec<Check> {
         HA_CHECKS
             .iter()
             .map(|name| Check::new(name, Verdict::CannotTell, why.clone()))
             .collect()
     };
-    let status = match pve.get_raw("cluster/ha/status/manager_status", &[]).await {
-        Ok(status) => status,
-        Err(e) => return unread(format!("GET /cluster/ha/status/manager_status: {e}")),
+    let read = match read_ha(pve, node).await {
+        Ok(read) => read,
+        Err(why) => return unread(why),
     };
-    let manager = &status["manager_status"];
-    if manager.get("master_node").is_none() {
-        return without_crm(pve, unread).await;
-    }
-    vec![
-        crm_node_state(manager, node),
-        lrm(&status, node),
-        resources(manager, node),
-    ]
-}
-
-/// The CRM has written no status: with no HA resource configured the HA stack has nothing
-/// to bring back (`HA/Manager.pm` runs only while resources exist); with some it cannot tell.
-async fn without_crm(pve: &Client, unread: impl Fn(String) -> Vec<Check>) -> Vec<Check> {
-    match pve.get_raw("cluster/ha/resources", &[]).await {
-        Ok(Value::Array(list)) if list.is_empty() => HA_CHECKS
+    let manager = &read.status["manager_status"];
+    let no_resources = matches!(&read.resources, Ok(list) if list.is_empty());
+    let crm_age = manager["timestamp"].as_i64().map(|t| read.now - t);
+    // An idle CRM (no HA resource: `HA/CRM.pm` `can_get_active`) writes nothing more, so its
+    // old status says nothing of the node; with resources, an old status means no CRM is active.
+    if no_resources && crm_age.is_none_or(|age| age > FRESH_SECS) {
+        return HA_CHECKS
             .iter()
             .map(|name| Check::new(name, Verdict::Pass, "no HA resource is configured"))
-            .collect(),
-        Ok(_) => unread("HA resources are configured, but the CRM wrote no status".to_owned()),
-        Err(e) => unread(format!("no CRM status, and GET /cluster/ha/resources: {e}")),
+            .collect();
     }
+    match crm_age {
+        None => unread("HA resources are configured, but the CRM wrote no status".to_owned()),
+        Some(age) if age > FRESH_SECS => HA_CHECKS
+            .iter()
+            .map(|name| {
+                let why = format!("the CRM's status is {age} s old: no CRM is active");
+                Check::new(name, Verdict::Fail, why)
+            })
+            .collect(),
+        Some(_) => vec![
+            crm_node_state(manager, node),
+            lrm(&read.status, node, read.now),
+            resources(manager, node, &read),
+        ],
+    }
+}
+
+/// Reads what [`ha`] judges by, or why it could not.
+async fn read_ha(pve: &Client, node: &str) -> Result<HaRead, String> {
+    let time_path = format!("nodes/{node}/time");
+    let (status, resources, groups, time) = tokio::join!(
+        pve.get_raw("cluster/ha/status/manager_status", &[]),
+        pve.get_raw("cluster/ha/resources", &[]),
+        pve.get_raw("cluster/ha/groups", &[]),
+        pve.get_raw(&time_path, &[]),
+    );
+    let status = status.map_err(|e| format!("GET /cluster/ha/status/manager_status: {e}"))?;
+    let now = time
+        .map_err(|e| e.to_string())
+        .and_then(|t| {
+            t["time"]
+                .as_i64()
+                .ok_or_else(|| format!("no `time` in {t}"))
+        })
+        .map_err(|e| format!("the node's clock (GET /nodes/{node}/time): {e}"))?;
+    let list = |answer: Value| answer.as_array().cloned().unwrap_or_default();
+    Ok(HaRead {
+        status,
+        resources: resources
+            .map(list)
+            .map_err(|e| format!("GET /cluster/ha/resources: {e}")),
+        // 9.x refuses the group list once the groups are migrated: no group, no `nofailback`.
+        groups: groups.map(list).unwrap_or_default(),
+        now,
+    })
 }
 
 fn crm_node_state(manager: &Value, node: &str) -> Check {
@@ -193,8 +247,8 @@ fn crm_node_state(manager: &Value, node: &str) -> Check {
     }
 }
 
-/// The node's LRM: mode `active`, and alive as far as the CRM's own clock shows.
-fn lrm(status: &Value, node: &str) -> Check {
+/// The node's LRM: mode `active`, and its status as fresh as `Status.pm` wants it.
+fn lrm(status: &Value, node: &str, now: i64) -> Check {
     const NAME: &str = "LRM";
     let lrm = &status["lrm_status"][node];
     let Some(stamp) = lrm["timestamp"].as_i64() else {
@@ -202,42 +256,51 @@ fn lrm(status: &Value, node: &str) -> Check {
     };
     let mode = lrm["mode"].as_str().unwrap_or("active");
     let state = lrm["state"].as_str().unwrap_or("unknown");
-    if mode != "active" {
-        return Check::new(NAME, Verdict::Fail, format!("{mode} mode"));
-    }
-    if state == "lost_agent_lock" || state == "unknown" {
-        return Check::new(NAME, Verdict::Fail, format!("state {state}"));
-    }
-    match status["manager_status"]["timestamp"].as_i64() {
-        Some(crm) if crm - stamp > 30 => Check::new(
+    let age = now - stamp;
+    if age > FRESH_SECS {
+        Check::new(
             NAME,
             Verdict::Fail,
-            format!(
-                "its status is {} s older than the CRM's: dead?",
-                crm - stamp
-            ),
-        ),
-        Some(_) => Check::new(NAME, Verdict::Pass, format!("active, state {state}")),
-        None => Check::new(NAME, Verdict::CannotTell, "the CRM's status has no time"),
+            format!("its status is {age} s old: dead?"),
+        )
+    } else if age < -DRIFT_SECS {
+        Check::new(
+            NAME,
+            Verdict::Fail,
+            "its status is from the future: time drift",
+        )
+    } else if mode != "active" {
+        Check::new(NAME, Verdict::Fail, format!("{mode} mode"))
+    } else if state == "lost_agent_lock" || state == "unknown" {
+        Check::new(NAME, Verdict::Fail, format!("state {state}"))
+    } else {
+        Check::new(NAME, Verdict::Pass, format!("active, state {state}"))
     }
 }
 
-/// No HA resource is still due back to the node, on its way there, or failed on it.
-fn resources(manager: &Value, node: &str) -> Check {
+/// No HA resource is still due back to the node, on its way there, or failed on it. A
+/// service keeps `maintenance_node` while stopped and while its failback is off (`failback`
+/// 0 on 9.x, its group's `nofailback` on 8.x): `HA/Manager.pm` `select_service_node` then
+/// keeps it where it is, so it is not due back.
+fn resources(manager: &Value, node: &str, read: &HaRead) -> Check {
     const NAME: &str = "HA resources";
     let Some(services) = manager["service_status"].as_object() else {
         return Check::new(NAME, Verdict::CannotTell, "the CRM lists no service status");
     };
     let mut pending = Vec::new();
+    let mut staying = Vec::new();
     let mut here = 0;
     for (sid, service) in services {
         let on = service["node"].as_str();
         let state = service["state"].as_str().unwrap_or("unknown");
         if service["maintenance_node"].as_str() == Some(node) {
-            pending.push(format!(
-                "{sid} due back (on {}, {state})",
-                on.unwrap_or("?")
-            ));
+            let on = on.unwrap_or("?");
+            match (state, fails_back(read, sid)) {
+                ("started", Ok(true)) => pending.push(format!("{sid} due back (on {on}, started)")),
+                ("started", Err(why)) => pending.push(format!("{sid} on {on}: {why}")),
+                (_, Ok(false)) => staying.push(format!("{sid} stays on {on} (failback off)")),
+                _ => staying.push(format!("{sid} stays on {on} ({state})")),
+            }
         } else if service["target"].as_str() == Some(node) {
             pending.push(format!("{sid} moving here ({state})"));
         } else if on == Some(node) && matches!(state, "error" | "fence" | "recovery") {
@@ -246,14 +309,43 @@ fn resources(manager: &Value, node: &str) -> Check {
             here += 1;
         }
     }
+    let mut detail = format!("{here} on the node, none due back");
+    if !staying.is_empty() {
+        detail = format!("{detail}; {}", staying.join(", "));
+    }
     if pending.is_empty() {
-        Check::new(
-            NAME,
-            Verdict::Pass,
-            format!("{here} on the node, none due back"),
-        )
+        Check::new(NAME, Verdict::Pass, detail)
     } else {
         Check::new(NAME, Verdict::Fail, pending.join(", "))
+    }
+}
+
+/// Whether `sid` moves back to its maintenance node: its `failback` (pve-ha-manager 5.x
+/// `HA/Resources.pm`, default 1), or on 8.x its group's `nofailback` (`HA/Groups.pm`).
+fn fails_back(read: &HaRead, sid: &str) -> Result<bool, String> {
+    let resources = read.resources.as_ref().map_err(Clone::clone)?;
+    let Some(resource) = resources.iter().find(|r| r["sid"].as_str() == Some(sid)) else {
+        return Err("not among the HA resources read".to_owned());
+    };
+    if let Some(failback) = flag(&resource["failback"]) {
+        return Ok(failback);
+    }
+    let group = resource["group"].as_str();
+    let nofailback = read
+        .groups
+        .iter()
+        .find(|g| group.is_some() && g["group"].as_str() == group)
+        .and_then(|g| flag(&g["nofailback"]));
+    Ok(nofailback != Some(true))
+}
+
+/// A Perl boolean as PVE writes it: `0`/`1`, as a number or a string.
+fn flag(value: &Value) -> Option<bool> {
+    match value {
+        Value::Bool(b) => Some(*b),
+        Value::Number(n) => n.as_i64().map(|n| n != 0),
+        Value::String(s) => s.parse::<i64>().ok().map(|n| n != 0),
+        _ => None,
     }
 }
 
@@ -282,8 +374,17 @@ async fn groups_migrated(pve: &Client, nodes: &[NodeListItem]) -> Option<Check> 
             }
         }
     }
+    let resources = pve.get_raw("cluster/ha/resources", &[]).await;
+    let no_resources = resources.is_ok_and(|r| r.as_array().is_some_and(Vec::is_empty));
     Some(match pve.cluster().ha_groups_migrated().await {
         Ok(true) => Check::new(NAME, Verdict::Pass, "migrated to rules (none left)"),
+        // The CRM migrates only while active, and with no HA resource it stays idle
+        // (`HA/CRM.pm` `can_get_active`): the groups stay, and nothing depends on them.
+        Ok(false) if no_resources => Check::new(
+            NAME,
+            Verdict::Pass,
+            "left as they are: with no HA resource the CRM stays idle and migrates nothing",
+        ),
         Ok(false) => Check::new(
             NAME,
             Verdict::Fail,
