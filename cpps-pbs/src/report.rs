@@ -829,7 +829,8 @@ fn judge_off_site(
 /// started is not shown to be in it: with only such snapshots recent, `None`. One taken
 /// before the start is assumed finished by the time the run reached its group; a group with
 /// no recent finished snapshot is covered (its own RPO breach is reported). A job with
-/// `verified-only` skips a snapshot not verified ok, one with `encrypted-only` a snapshot
+/// `verified-only` skips a snapshot not verified ok when the run looks (so a verification
+/// that started after the run's start is not shown to count), one with `encrypted-only` a snapshot
 /// with an archive not encrypted (pbs-api-types `src/jobs.rs` `SyncJobConfig`; proxmox-backup
 /// `src/server/sync.rs` `exclude_not_verified_or_encrypted`, which the sync applies to each
 /// snapshot). `None` too when a snapshot's encryption cannot be told.
@@ -856,11 +857,19 @@ fn takes_a_recent_snapshot(
         .into_iter()
         .filter(|s| !verified_only || s.verified_ok())
     {
-        let before_the_run = started
-            .and_then(|t| i64::try_from(t).ok())
-            .is_some_and(|t| snapshot.backup_time <= t);
+        let start = started.and_then(|t| i64::try_from(t).ok());
+        let before_the_run = start.is_some_and(|t| snapshot.backup_time <= t);
+        // `verified-only` judges the verification as the run finds it: one that started
+        // after the run began is not shown to have counted for it.
+        let verified_in_time = !verified_only
+            || (snapshot.verification.as_ref())
+                .and_then(|v| i64::try_from(v.upid.starttime()).ok())
+                .zip(start)
+                .is_some_and(|(verified, start)| verified <= start);
         match (encrypted_only, snapshot.encrypted()) {
-            (false, _) | (true, Some(true)) if before_the_run => return Some(true),
+            (false, _) | (true, Some(true)) if before_the_run && verified_in_time => {
+                return Some(true);
+            }
             (true, Some(false)) => {}
             _ => unknown = true,
         }

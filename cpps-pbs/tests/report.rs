@@ -1096,6 +1096,32 @@ fn a_snapshot_taken_after_the_push_started_is_not_shown_off_site() {
     );
 }
 
+/// M4 (audit 31, fourth look): a `verified-only` push judges each snapshot's verification
+/// when it runs (proxmox-backup `src/server/sync.rs` `exclude_not_verified_or_encrypted`,
+/// from `src/server/push.rs` `push_group`) and skips the others silently. vm/100's newest
+/// snapshot (`NOW - 2 h`) verified at `NOW - 1.5 h` (its verify UPID's start), before the push
+/// started at `NOW - 1 h`: copied. Verified only at `NOW - 30 min`, after the push started,
+/// it was not shown to be verified when the push looked: cannot tell.
+#[test]
+fn a_verification_after_a_verified_only_push_started_did_not_count_for_it() {
+    use cpps_pbs::checks::CrossSiteSync;
+    let judge = |snapshots: Vec<cpps_pbs::types::Snapshot>| {
+        let mut inventory = store1_inventory(snapshots);
+        inventory.sync_jobs[0].verified_only = Some(true);
+        let store1 = store1_report(&inventory).datastores[0].clone();
+        (store1.sync.cross_site, store1.guests[0].off_site)
+    };
+    let mut newest_only = vm100_snapshots();
+    newest_only.retain(|s| s.backup_time == common::NOW - 2 * 3600);
+    assert_eq!(judge(newest_only.clone()), (CrossSiteSync::Ok, Some(true)));
+    let late = format!(
+        "UPID:pbs-a:00000777:0000A1B2:0000000C:{:08X}:verificationjob:store1\\x3av\\x2dstore1:root@pam:",
+        common::NOW - 1800
+    );
+    newest_only[0].verification.as_mut().unwrap().upid = late.parse().unwrap();
+    assert_eq!(judge(newest_only), (CrossSiteSync::CannotTell, None));
+}
+
 /// The sync link states the fixtures do not hold, pinned by [`pin`]: a run going on (the
 /// state and end absent, the task kept: pbs-api-types `src/jobs.rs` `JobScheduleStatus`), a
 /// job that never ran, a success older than the RPO, a success without an end time, and a
