@@ -43,7 +43,8 @@ pub async fn read_paths(
 /// `src/api2/access/mod.rs` `list_permissions`) or why they could not be read. PBS lists only
 /// the datastores the caller may audit or back up to, or holds a privilege below
 /// (`src/api2/admin/datastore.rs` `get_datastore_list`), so only `Datastore.Audit` or
-/// `Datastore.Backup` propagating from `/datastore` makes the list whole. A deeper ACL that
+/// `Datastore.Backup` propagating from `/datastore` makes the list whole, unless a datastore's
+/// own ACL replaces it with rights that do not list it. A deeper ACL that
 /// grants the caller nothing is left out of the rights answer too, so it stays assumed.
 pub fn datastores_hidden(rights: Result<&crate::types::Permissions, &str>) -> Option<String> {
     let rights = match rights {
@@ -57,11 +58,50 @@ pub fn datastores_hidden(rights: Result<&crate::types::Permissions, &str>) -> Op
             .copied()
             .unwrap_or(false)
     };
-    (!propagates("Datastore.Audit") && !propagates("Datastore.Backup")).then(|| {
-        "the credentials hold neither Datastore.Audit nor Datastore.Backup propagating from \
-         /datastore"
-            .to_owned()
-    })
+    if !propagates("Datastore.Audit") && !propagates("Datastore.Backup") {
+        return Some(
+            "the credentials hold neither Datastore.Audit nor Datastore.Backup propagating \
+             from /datastore"
+                .to_owned(),
+        );
+    }
+    let hidden: Vec<String> = rights
+        .keys()
+        .filter(|path| store_hidden(rights, path))
+        .map(|path| {
+            format!("the credentials hold neither Datastore.Audit nor Datastore.Backup on {path}")
+        })
+        .collect();
+    (!hidden.is_empty()).then(|| hidden.join("; "))
+}
+
+/// Whether the rights answer's `path`, a datastore's own (`/datastore/{store}`), replaces the
+/// inherited Audit with rights that do not list it: `get_datastore_list` lists a datastore
+/// with `Datastore.Audit` or `Datastore.Backup` there, or with one of `NS_PRIVS_OK`
+/// (Modify, Read, Backup, Audit) on a namespace below (`any_privs_below`).
+fn store_hidden(rights: &crate::types::Permissions, path: &str) -> bool {
+    let Some(store) = path.strip_prefix("/datastore/") else {
+        return false;
+    };
+    if store.contains('/') {
+        return false;
+    }
+    let holds = |p: &str, privileges: &[&str]| {
+        rights
+            .get(p)
+            .is_some_and(|held| privileges.iter().any(|n| held.contains_key(*n)))
+    };
+    let below = format!("{path}/");
+    let ns_privs = [
+        "Datastore.Modify",
+        "Datastore.Read",
+        "Datastore.Backup",
+        "Datastore.Audit",
+    ];
+    !holds(path, &["Datastore.Audit", "Datastore.Backup"])
+        && !rights
+            .keys()
+            .any(|p| p.starts_with(&below) && holds(p, &ns_privs))
 }
 
 /// Why `GET /admin/sync` may leave sync jobs out, of any datastore, if it may, from the

@@ -51,3 +51,31 @@ fn unread_rights_leave_both_lists_in_doubt() {
     assert!(datastores_hidden(Err("403 Forbidden")).is_some_and(|w| w.contains("403")));
     assert!(sync_jobs_hidden(Err("403 Forbidden")).is_some_and(|w| w.contains("403")));
 }
+
+/// M6 (audit 31, fourth look): an ACL on `/datastore/store2` that grants only
+/// `Datastore.Prune` replaces the inherited Audit there (`pbs-config/src/acl.rs`
+/// `AclTree::roles`), and `get_datastore_list` (proxmox-backup
+/// `src/api2/admin/datastore.rs`) lists a datastore only with Audit or Backup on it, or one
+/// of `NS_PRIVS_OK` on a namespace below: store2 is left out. With Backup on a namespace of
+/// it, it is listed.
+#[test]
+fn a_datastores_own_acl_without_audit_hides_it_from_the_list() {
+    let audit = serde_json::json!({"Datastore.Audit": true});
+    let mut held = rights(serde_json::json!({"/": audit, "/datastore": audit}));
+    assert_eq!(datastores_hidden(Ok(&held)), None);
+    held.insert(
+        "/datastore/store2".to_owned(),
+        [("Datastore.Prune".to_owned(), true)].into(),
+    );
+    assert_eq!(
+        datastores_hidden(Ok(&held)).as_deref(),
+        Some(
+            "the credentials hold neither Datastore.Audit nor Datastore.Backup on /datastore/store2"
+        )
+    );
+    held.insert(
+        "/datastore/store2/ns1".to_owned(),
+        [("Datastore.Backup".to_owned(), true)].into(),
+    );
+    assert_eq!(datastores_hidden(Ok(&held)), None);
+}
