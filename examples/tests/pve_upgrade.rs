@@ -1010,3 +1010,16 @@ async fn after_with_no_ha_resource_an_idle_crm_is_not_a_failure() {
         ],
     );
 }
+
+/// A service frozen for the reboot (`HA/Manager.pm`: `freeze` until the CRM sees the node's
+/// LRM in mode `active` again, then `started` or `request_stop`) is not running yet: the step
+/// is not done while the CRM still holds it frozen.
+#[tokio::test]
+async fn after_a_service_still_frozen_on_the_node_the_step_is_not_done() {
+    let lrm =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
+    let services = json!({"vm:100": {"node": "pve3", "state": "freeze", "uid": "f1"}});
+    let out = after("pve3", manager_status("online", services, lrm)).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(&text, &["  NOT YET     HA resources: vm:100 freeze"]);
+}

@@ -14,8 +14,9 @@
 //!   one dead; the CRM holds the node `online`, not `maintenance` (`HA/NodeStatus.pm`); its
 //!   LRM runs in mode `active`; and no started HA resource whose failback is on is still due
 //!   back to it (`maintenance_node`, `HA/Manager.pm` `next_state_started`), none is moving to
-//!   it, and none failed on it (`error`, `fence`, `recovery`). With no HA resource configured
-//!   the CRM is idle (`HA/CRM.pm` `can_get_active`) and the HA checks pass;
+//!   it, and none failed or frozen on it (`error`, `fence`, `recovery`, `freeze`). With no HA
+//!   resource configured the CRM is idle (`HA/CRM.pm` `can_get_active`) and the HA checks
+//!   pass;
 //! - once every node runs 9 or later: the HA groups are migrated to rules (`GET
 //!   /cluster/ha/groups`). The CRM does so only when every node is online, its LRM active or
 //!   idle in mode `active`, and its pve-manager at least 9.0.0~16 (pve-ha-manager
@@ -303,7 +304,8 @@ fn resources(manager: &Value, node: &str, read: &HaRead) -> Check {
             }
         } else if service["target"].as_str() == Some(node) {
             pending.push(format!("{sid} moving here ({state})"));
-        } else if on == Some(node) && matches!(state, "error" | "fence" | "recovery") {
+        } else if on == Some(node) && matches!(state, "error" | "fence" | "recovery" | "freeze") {
+            // `freeze`: stopped for the reboot, until the CRM sees the LRM active again.
             pending.push(format!("{sid} {state}"));
         } else if on == Some(node) {
             here += 1;
