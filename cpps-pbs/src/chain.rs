@@ -80,6 +80,10 @@ pub struct PbsTarget {
     pub enabled: bool,
     /// The PBS it writes to (`server`, `port`, `fingerprint`); `None` when not known.
     pub server: Option<PbsAddress>,
+    /// The user or token it writes as (`username`), which owns the groups it creates
+    /// (proxmox-backup `src/api2/backup/mod.rs`: a new group is owned by the caller's
+    /// auth-id); `None` when not known.
+    pub username: Option<String>,
 }
 
 impl PbsTarget {
@@ -96,7 +100,14 @@ impl PbsTarget {
             encrypted: false,
             enabled: true,
             server: None,
+            username: None,
         }
+    }
+
+    /// The user or token it writes as.
+    pub fn username(mut self, username: Option<String>) -> Self {
+        self.username = username;
+        self
     }
 
     /// The PBS it writes to.

@@ -235,3 +235,40 @@ fn a_push_list_the_token_may_not_see_whole_is_cannot_tell() {
         "{messages:#?}"
     );
 }
+
+/// K2, the owner part (audit 31, second look): sp's PVE storage writes as `pve-sp@pbs`
+/// (pve-storage `src/PVE/Storage/PBSPlugin.pm` `username`), and a new group is owned by the
+/// auth-id that created it, which alone adds snapshots to it (proxmox-backup
+/// `src/api2/backup/mod.rs`, "backup owner check failed"). A `vm/100` in sp's place owned by
+/// someone else (an operator's `proxmox-backup-client` run, another cluster's storage) is not
+/// gitlab's backup; owned by `pve-sp@pbs`, it is.
+#[test]
+fn a_group_owned_by_another_than_the_pve_storages_user_is_not_this_guests() {
+    let sites = |owner: &str| {
+        let mut site = sp(
+            "store1",
+            vec![
+                group("store1", "vm", "100", Some(owner)),
+                group("store1", "vm", "101", Some("pve-sp@pbs")),
+                group("store1", "ct", "200", Some("pve-sp@pbs")),
+            ],
+        );
+        if let Sourced::Observed(pve) = &mut site.proxmox {
+            let mut input = ChainInput::default();
+            input.targets = vec![
+                PbsTarget::new("pbs-sp", "store1", "")
+                    .server(PbsAddress::new(HOST, 8007).fingerprint(Some(FINGERPRINT.to_owned())))
+                    .username(Some("pve-sp@pbs".to_owned())),
+            ];
+            pve.chain = PveChainReading::new(Ok(input));
+        }
+        vec![site, franca()]
+    };
+    assert_eq!(
+        backup_003(sites("admin@pbs")),
+        [
+            "warning gitlab guest gitlab (100) has no backup of its own on https://pbs-b.site-b.example:8007: vm/100 in store1 is owned by admin@pbs, and this site's PVE writes there as pve-sp@pbs"
+        ]
+    );
+    assert_eq!(backup_003(sites("pve-sp@pbs")), Vec::<String>::new());
+}

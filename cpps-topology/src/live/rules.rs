@@ -20,7 +20,7 @@ use cpps_pbs::types::SyncDirection;
 use super::facts::{GuestBackupFact, PbsFacts, PveFacts, PveGuestKind};
 use super::facts::{Observation, SiteObservation, SourceFailure};
 use super::index::DeclaredIndex;
-use super::pbs::index::{GuestBackups, OtherWriter, PbsIndex, Writers};
+use super::pbs::index::{GuestBackups, OtherWriter, PbsIndex, PvePlace, Writers};
 use super::pbs::source::DATASTORES_FILTERED;
 use super::pve::index::PveIndex;
 use crate::finding::Severity;
@@ -301,7 +301,11 @@ fn pbs_writers<'a>(
             .targets
             .iter()
             .filter(|t| here(t))
-            .map(|t| (t.datastore.as_str(), t.namespace.as_str()))
+            .map(|t| PvePlace {
+                store: &t.datastore,
+                ns: &t.namespace,
+                owner: t.username.as_deref(),
+            })
             .collect()),
     };
     let mut others = Vec::new();
@@ -317,7 +321,7 @@ fn pbs_writers<'a>(
                         store: &t.datastore,
                         ns: &t.namespace,
                         below: false,
-                        owner: None,
+                        owner: t.username.clone(),
                         what: format!("storage {} of site {}'s PVE", t.storage, other.site),
                     }),
             );

@@ -87,7 +87,15 @@ impl<'a> PbsIndex<'a> {
         };
         let (mut mine, mut theirs, mut doubts) = (Vec::new(), Vec::new(), Vec::new());
         for b in found.iter().copied() {
-            if !pve.contains(&(b.store.as_str(), b.namespace.as_str())) {
+            let here: Vec<&PvePlace<'_>> = pve
+                .iter()
+                .filter(|p| p.store == b.store && p.ns == b.namespace)
+                .collect();
+            if here.is_empty() {
+                continue;
+            }
+            if let Some(why) = not_pves(b, &here) {
+                theirs.push(format!("{group} in {} {why}", place(b)));
                 continue;
             }
             if self.pulled_into(b) {
@@ -157,15 +165,27 @@ impl<'a> PbsIndex<'a> {
 /// that joins them (BACKUP-003), so that this folder reads no other system's facts.
 #[derive(Debug)]
 pub(crate) struct Writers<'a> {
-    /// The datastore and namespace of each PBS storage of this site's PVE that may be on this
-    /// server (pve-storage `src/PVE/Storage/PBSPlugin.pm`: `datastore`, `namespace`); `Err`
-    /// saying why when the storages were not read.
-    pub(crate) pve: Result<Vec<(&'a str, &'a str)>, String>,
+    /// Each PBS storage of this site's PVE that may be on this server; `Err` saying why when
+    /// the storages were not read.
+    pub(crate) pve: Result<Vec<PvePlace<'a>>, String>,
     /// The other writers into this server: the other sites' push jobs and PVE storages.
     pub(crate) others: Vec<OtherWriter<'a>>,
     /// The writer lists that could not be read, each in words with why: an unknown writer
     /// that may have written any group, so no group is taken as this guest's while one is.
     pub(crate) unread: Vec<String>,
+}
+
+/// Where a PBS storage of this site's PVE writes, and as whom (pve-storage
+/// `src/PVE/Storage/PBSPlugin.pm`: `datastore`, `namespace`, `username`).
+#[derive(Debug)]
+pub(crate) struct PvePlace<'a> {
+    /// The datastore written.
+    pub(crate) store: &'a str,
+    /// The namespace written, empty for the root.
+    pub(crate) ns: &'a str,
+    /// The user or token it writes as, which owns the groups it creates; `None` when not
+    /// known.
+    pub(crate) owner: Option<&'a str>,
 }
 
 /// Another writer into this PBS: it writes `store`/`ns` (and below, for a sync) as `owner`.
@@ -215,12 +235,27 @@ impl Writers<'_> {
             Ok(places) if places.is_empty() => "none is listed".to_owned(),
             Ok(places) => places
                 .iter()
-                .map(|(store, ns)| place_of(store, ns))
+                .map(|p| place_of(p.store, p.ns))
                 .collect::<Vec<_>>()
                 .join(", "),
             Err(why) => why.clone(),
         }
     }
+}
+
+/// Why `backup` is not a group this site's PVE wrote, when its owner shows it: a group is
+/// owned by the auth-id that created it and only that owner adds snapshots (proxmox-backup
+/// `src/api2/backup/mod.rs`, "backup owner check failed"), so a group whose owner is none of
+/// the users the PVE storages of its place write as (each known) is someone else's.
+fn not_pves(backup: &GuestBackupFact, here: &[&PvePlace<'_>]) -> Option<String> {
+    let owner = backup.owner.as_deref()?;
+    let users: Vec<&str> = here.iter().map(|p| p.owner).collect::<Option<_>>()?;
+    (!users.contains(&owner)).then(|| {
+        format!(
+            "is owned by {owner}, and this site's PVE writes there as {}",
+            users.join(" or ")
+        )
+    })
 }
 
 impl OtherWriter<'_> {

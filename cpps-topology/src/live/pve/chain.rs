@@ -66,7 +66,8 @@ pub(crate) async fn read(
                 s.namespace.clone().unwrap_or_default(),
             )
             .encrypted(s.is_encrypted())
-            .enabled(s.is_enabled());
+            .enabled(s.is_enabled())
+            .username(s.username.clone());
             // pve-storage `PBSPlugin.pm` `options`: `server` (and `port`, 8007 by default,
             // and `fingerprint`) name the PBS, so a datastore name alone is not a place.
             match &s.server {
