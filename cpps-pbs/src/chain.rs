@@ -995,6 +995,21 @@ fn judge_here(
             return;
         }
     };
+    // A group is owned by the auth-id that created it, which alone adds snapshots
+    // (proxmox-backup `src/api2/backup/mod.rs`, "backup owner check failed"): one owned by
+    // another than the user the storage writes as is not this storage's backup.
+    if let (Some(owner), Some(user)) = (&backup.owner, &target.username)
+        && owner.to_string() != *user
+    {
+        findings.breach.push(format!(
+            "its {}/{} in {} is owned by {owner}, not by {user}, as which storage {} writes",
+            backup.backup_type,
+            backup.backup_id,
+            place(&target.datastore, &target.namespace),
+            target.storage
+        ));
+        return;
+    }
     chain.backed_up = Some(backup.newest_time);
     chain.verified = backup.newest_verified_ok_time;
     if now.saturating_sub(backup.newest_time) > rpo {

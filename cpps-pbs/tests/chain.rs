@@ -143,6 +143,33 @@ fn each_guest_gets_one_verdict_over_the_whole_chain() {
     assert!(scratch.jobs.is_empty() && scratch.storage.is_none());
 }
 
+/// K2, the owner part (audit 31, second look): the storage writes as its `username`
+/// (pve-storage `src/PVE/Storage/PBSPlugin.pm`), and a group is owned by the auth-id that
+/// created it, which alone adds snapshots (proxmox-backup `src/api2/backup/mod.rs`, "backup
+/// owner check failed"). The fixtures' groups are owned by `backup@pbs!pve-a`: written as
+/// that, gitlab is ok; written as another user, its `vm/100` there is someone else's.
+#[test]
+fn a_group_owned_by_another_than_the_storages_user_is_not_its_backup() {
+    let mut mine = input();
+    mine.targets[0] = mine.targets[0].clone().username(Some(writer().to_string()));
+    assert_eq!(find(&judge(&mine, NOW, rpo()), 100).verdict, Verdict::Ok);
+    let mut other = input();
+    other.targets[0] = other.targets[0]
+        .clone()
+        .username(Some("pve-b@pbs".to_owned()));
+    let chains = judge(&other, NOW, rpo());
+    let gitlab = find(&chains, 100);
+    assert_eq!(gitlab.verdict, Verdict::Breach);
+    assert_eq!(gitlab.backed_up, None);
+    assert!(
+        gitlab.reasons.contains(
+            &"its vm/100 in datastore store1 is owned by backup@pbs!pve-a, not by pve-b@pbs, as which storage pbs-franca writes".to_owned()
+        ),
+        "{:?}",
+        gitlab.reasons
+    );
+}
+
 /// proxmox-backup `list_snapshots_blocking` lists running and abandoned backups too
 /// (`backup_info.rs` `is_finished`: no manifest). A backup of 200 taken an hour ago and not
 /// finished is no backup: 200 still breaches.
