@@ -18,6 +18,7 @@ use serde::Serialize;
 use crate::checks::{
     self, CrossSiteSync, DatastoreSync, GuestBackup, JobIssue, JobProblem, Sites, SyncLink,
 };
+use crate::rights::reaches;
 use crate::types::{
     BackendType, Datastore, DatastoreUsage, GcStatus, PruneJob, Remote, Snapshot, SyncDirection,
     SyncJob, VerifyJob, VerifyState,
@@ -1034,14 +1035,20 @@ fn namespaces_hidden(inventory: &Inventory, store: &str) -> Option<String> {
     let own = match inventory.store_rights.get(&path) {
         None => Some(format!("the rights on {path} were not read")),
         Some(Err(error)) => Some(format!("the rights on {path} could not be read: {error}")),
-        Some(Ok(rights)) => rights
-            .get(&path)
-            .is_none_or(|held| {
-                NAMESPACE_PRIVILEGES
-                    .iter()
-                    .all(|p| held.get(*p) != Some(&true))
-            })
-            .then(|| format!("the token holds none of {all} propagating on {path}")),
+        Some(Ok(rights)) => {
+            // Below a path whose privileges all hold without propagating, what reaches
+            // `/datastore` reaches the namespaces ([`crate::rights::reaches`]).
+            let above = match &inventory.rights {
+                Some(Ok(whole)) => whole
+                    .get("/datastore")
+                    .is_some_and(|held| reaches(held, &NAMESPACE_PRIVILEGES, false)),
+                _ => false,
+            };
+            rights
+                .get(&path)
+                .is_none_or(|held| !reaches(held, &NAMESPACE_PRIVILEGES, above))
+                .then(|| format!("the token holds none of {all} propagating on {path}"))
+        }
     };
     let below = format!("{path}/");
     let deeper = inventory
@@ -1075,7 +1082,7 @@ fn sync_jobs_hidden(inventory: &Inventory, store: &str) -> Option<String> {
         Some(Err(error)) => Some(format!("the rights on {path} could not be read: {error}")),
         Some(Ok(rights)) => rights
             .get(&path)
-            .is_none_or(|privileges| privileges.get("Datastore.Audit") != Some(&true))
+            .is_none_or(|privileges| !reaches(privileges, &["Datastore.Audit"], true))
             .then(|| format!("the token lacks Datastore.Audit on {path} itself")),
     };
     let rest = match inventory.sync_lists_complete {
@@ -1117,7 +1124,7 @@ fn deeper_paths_without_audit(rights: &crate::types::Permissions, store: &str) -
             } else {
                 return None;
             };
-            (privileges.get(privilege) != Some(&true))
+            (!reaches(privileges, &[privilege], true))
                 .then(|| format!("the token lacks {privilege} on {path}"))
         })
         .collect()

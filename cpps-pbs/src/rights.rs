@@ -2,9 +2,11 @@
 //! (proxmox-backup `pbs-config/src/acl.rs` `AclTree::roles`), so only the answer for a path
 //! itself says what the caller may see there; both the backup chain and the report read it.
 
+use std::collections::BTreeMap;
+
 /// The caller's rights on ACL paths, each as `GET /access/permissions?path=` answered for it,
 /// or why that could not be read; keyed by the path ([`acl_path`]).
-pub type PathRights = std::collections::BTreeMap<String, Result<crate::types::Permissions, String>>;
+pub type PathRights = BTreeMap<String, Result<crate::types::Permissions, String>>;
 
 /// The ACL path of a datastore and namespace, as PBS checks it (pbs-api-types
 /// `src/datastore.rs` `BackupNamespace::acl_path`: `/datastore/{store}` then the namespace's
@@ -130,7 +132,7 @@ pub fn sync_jobs_hidden(rights: Result<&crate::types::Permissions, &str>) -> Opt
             ));
         }
     }
-    for path in rights.keys() {
+    for (path, held) in rights {
         let privilege = if path.starts_with("/datastore/") {
             "Datastore.Audit"
         } else if path.starts_with("/remote/") {
@@ -138,10 +140,28 @@ pub fn sync_jobs_hidden(rights: Result<&crate::types::Permissions, &str>) -> Opt
         } else {
             continue;
         };
-        // Not propagating, it would not reach a job anchored deeper.
-        if !propagates(path, privilege) {
+        // What reaches a deeper path's parent is checked at the parent (every ACL path is in
+        // the answer), so only what this path itself replaces counts here.
+        if !reaches(held, &[privilege], true) {
             why.push(format!("the token lacks {privilege} on {path}"));
         }
     }
     (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// Whether `held`, the privileges a rights answer gives for one path (privilege →
+/// propagates), lets the caller reach what is anchored at that path and below it with one of
+/// `wanted`. At the path itself a privilege counts however it is held; below it, a node's
+/// propagating roles replace what its parents grant, while its non-propagating roles apply
+/// to the node alone (`pbs-config/src/acl.rs` `AclTree::roles`, `extract_user_roles`), so a
+/// path whose privileges all hold without propagating leaves below it what reached it
+/// (`above`).
+pub fn reaches(held: &BTreeMap<String, bool>, wanted: &[&str], above: bool) -> bool {
+    let at_path = wanted.iter().any(|w| held.contains_key(*w));
+    let below = if held.values().any(|propagates| *propagates) {
+        wanted.iter().any(|w| held.get(*w) == Some(&true))
+    } else {
+        above
+    };
+    at_path && below
 }

@@ -750,10 +750,13 @@ async fn a_namespace_or_push_target_acl_hides_sync_jobs_of_the_datastore() {
 /// J2 (audit 31): PBS lists a namespace only where the caller holds one of
 /// `Datastore.Modify`, `.Read`, `.Backup` or `.Audit` on the namespace's own ACL path, and
 /// drops the others silently (proxmox-backup `src/api2/admin/namespace.rs` `list_namespaces`,
-/// `NS_PRIVS_OK` in `src/backup/hierarchy.rs`). Held on `/datastore/store1` without
-/// propagating (the `false` of `GET /access/permissions`), or replaced below it by an ACL that
-/// grants none of them, a namespace and its guests' RPO breaches vanish from the report: it
-/// must say so and be partial, never read the list as whole.
+/// `NS_PRIVS_OK` in `src/backup/hierarchy.rs`). Replaced on `/datastore/store1` by a
+/// propagating role that grants none of them, or below it by an ACL that grants none, a
+/// namespace and its guests' RPO breaches vanish from the report: it must say so and be
+/// partial. M7 (audit 31, fourth look): a role held on `/datastore/store1` without propagating
+/// (the `false` of `GET /access/permissions`) applies to that node alone, and below it the
+/// Audit propagating from `/datastore` still reaches every namespace (`pbs-config/src/acl.rs`
+/// `AclTree::roles`, `extract_user_roles`): nothing is hidden then.
 #[tokio::test]
 async fn namespaces_the_token_may_not_see_make_the_report_partial() {
     let inherited = json!({
@@ -761,8 +764,8 @@ async fn namespaces_the_token_may_not_see_make_the_report_partial() {
         "/remote": {"Remote.Audit": true}
     });
     let whole = json!({ "data": inherited });
-    let not_propagating = json!({"data": {"/datastore/store1": {"Datastore.Audit": false}}});
-    let report = store1_with_rights_on(whole.clone(), not_propagating).await;
+    let replaced = json!({"data": {"/datastore/store1": {"Datastore.Prune": true}}});
+    let report = store1_with_rights_on(whole.clone(), replaced).await;
     let hidden = report.datastores[0].namespaces_hidden.as_deref();
     assert_eq!(
         hidden,
@@ -777,6 +780,10 @@ async fn namespaces_the_token_may_not_see_make_the_report_partial() {
         text.contains("  namespaces PBS may have left out of the list: the token holds none"),
         "{text}"
     );
+
+    let not_propagating = json!({"data": {"/datastore/store1": {"Datastore.Audit": false}}});
+    let report = store1_with_rights_on(whole.clone(), not_propagating).await;
+    assert_eq!(report.datastores[0].namespaces_hidden, None);
 
     let mut deeper = inherited.clone();
     deeper["/datastore/store1/archive"] = json!({"Datastore.Prune": true});

@@ -79,3 +79,32 @@ fn a_datastores_own_acl_without_audit_hides_it_from_the_list() {
     );
     assert_eq!(datastores_hidden(Ok(&held)), None);
 }
+
+/// M7 (audit 31, fourth look): a role held on a deeper path without propagating applies to
+/// that node alone, and below it what propagated from above still holds; a propagating role
+/// there replaces it (`pbs-config/src/acl.rs` `AclTree::roles`, `extract_user_roles`). So
+/// Audit held on `/datastore/store1` without propagating (`false` in the answer) hides no sync
+/// job, while Audit without propagating beside a propagating Backup does: below store1 the
+/// Backup role alone holds.
+#[test]
+fn audit_held_without_propagating_on_a_deeper_path_hides_no_sync_job() {
+    let audit = serde_json::json!({"Datastore.Audit": true, "Remote.Audit": true});
+    let mut held = rights(serde_json::json!({"/": audit, "/datastore": audit, "/remote": audit}));
+    held.insert(
+        "/datastore/store1".to_owned(),
+        [("Datastore.Audit".to_owned(), false)].into(),
+    );
+    assert_eq!(sync_jobs_hidden(Ok(&held)), None);
+    held.insert(
+        "/datastore/store1".to_owned(),
+        [
+            ("Datastore.Audit".to_owned(), false),
+            ("Datastore.Backup".to_owned(), true),
+        ]
+        .into(),
+    );
+    assert_eq!(
+        sync_jobs_hidden(Ok(&held)).as_deref(),
+        Some("the token lacks Datastore.Audit on /datastore/store1")
+    );
+}
