@@ -121,6 +121,8 @@ pub struct Inventory {
     /// when not read. Whether a snapshot list may leave groups out is not read from them:
     /// only the answer for the list's own path is exact ([`crate::chain::snapshots_trimmed`]).
     pub rights: Option<Result<crate::types::Permissions, String>>,
+    /// The server's release (`GET /version`), when it was read.
+    pub release: Option<cpps_proxmox_family::ServerVersion>,
     /// The other parts that could not be read (the datastore list, usage, job lists, an
     /// endpoint the server's release lacks), each with its error.
     pub errors: Vec<PartError>,
@@ -224,6 +226,7 @@ pub async fn collect_within(
         sync_lists_complete: rights.as_ref().ok().map(sees_every_sync_job),
         store_rights,
         rights: Some(rights.map_err(|e| e.error)),
+        release: version.as_ref().ok().cloned(),
         // A part cut off by the time limit names the requests left without an answer.
         errors: {
             let activity = client.http.activity().snapshot();
@@ -394,8 +397,10 @@ pub struct DatastoreReport {
     pub total_bytes: Option<u64>,
     /// Whether the usage is the local cache's, not the datastore's: for an S3 datastore PBS
     /// reports the file system of its local cache (proxmox-backup `src/api2/status/mod.rs`
-    /// `datastore_status`, `fs_info(datastore.base_path())` whatever the backend).
-    pub usage_of_local_cache: bool,
+    /// `datastore_status`, `fs_info(datastore.base_path())` whatever the backend). `None`
+    /// when that cannot be told: PBS 4.0 and 4.1 have S3 datastores but say no
+    /// `backend-type` (it comes with 4.2), nor does a release that could not be read.
+    pub usage_of_local_cache: Option<bool>,
     /// Why its snapshots could not be read.
     pub error: Option<String>,
     /// The namespaces whose snapshots could not be read, each with why (`ns `x`: …`); the
@@ -604,14 +609,19 @@ impl Report {
 fn write_datastore(out: &mut String, store: &DatastoreReport) {
     let usage = match (store.used_bytes, store.total_bytes) {
         (Some(used), Some(total)) => format!(
-            "  {}used {} of {}",
-            if store.usage_of_local_cache {
+            "  {}used {} of {}{}",
+            if store.usage_of_local_cache == Some(true) {
                 "local cache "
             } else {
                 ""
             },
             human_bytes(used),
-            human_bytes(total)
+            human_bytes(total),
+            if store.usage_of_local_cache.is_none() {
+                " (its file system's; whether that is an S3 datastore's local cache is not said)"
+            } else {
+                ""
+            }
         ),
         // PBS 3.0/3.1 send -1 for a usage they do not know (`DatastoreUsage::total`).
         _ => "  usage unknown".to_owned(),
@@ -939,6 +949,20 @@ pub fn build(inventory: &Inventory, now: i64, options: &ReportOptions) -> Report
     }
 }
 
+/// [`DatastoreReport::usage_of_local_cache`]: from the usage entry's `backend-type` (4.2
+/// on); without it, no S3 before 4.0 (`false`), and cannot tell on 4.0/4.1 or an unknown
+/// release.
+fn usage_of_local_cache(inventory: &Inventory, usage: Option<&DatastoreUsage>) -> Option<bool> {
+    match usage.and_then(|u| u.backend_type.as_ref()) {
+        Some(backend) => Some(*backend == BackendType::S3),
+        None => inventory
+            .release
+            .as_ref()
+            .filter(|r| !r.at_least(4, 0, 0))
+            .map(|_| false),
+    }
+}
+
 /// Why the datastore list may leave datastores out ([`crate::rights::datastores_hidden`]).
 fn datastores_hidden(inventory: &Inventory) -> Option<String> {
     match &inventory.rights {
@@ -1002,7 +1026,7 @@ fn datastore_report(
         store: store.to_owned(),
         used_bytes: usage.and_then(|u| u.used),
         total_bytes: usage.and_then(|u| u.total),
-        usage_of_local_cache: usage.is_some_and(|u| u.backend_type == Some(BackendType::S3)),
+        usage_of_local_cache: usage_of_local_cache(inventory, usage),
         error,
         namespace_errors,
         guests,

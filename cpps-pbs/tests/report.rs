@@ -1183,23 +1183,41 @@ fn every_sync_link_state_renders_as_pinned() {
 /// L4 (audit 31, third look): for a datastore on S3 (`backend-type: s3`, PBS 4.x),
 /// `GET /status/datastore-usage` gives the file system of its local cache (proxmox-backup
 /// `src/api2/status/mod.rs` `datastore_status`: `fs_info(datastore.base_path())` whatever
-/// the backend): the report says so instead of calling it the datastore's capacity.
+/// the backend): the report says so instead of calling it the datastore's capacity. M5 (audit
+/// 31, fourth look): 4.0 and 4.1 have S3 datastores but say no `backend-type` (v4.0.11,
+/// v4.1.0 `datastore_status`), so there it cannot be told; before 4.0 there is no S3.
 #[tokio::test]
 async fn an_s3_datastores_usage_is_said_to_be_its_local_caches() {
     let store1 = json!({"data": {"/datastore/store1": {"Datastore.Audit": true}}});
     let whole = json!({"data": {"/datastore": {"Datastore.Audit": true}}});
     let mut inventory = store1_rights_inventory(whole, store1).await;
-    let plain = store1_report(&inventory);
-    assert!(plain.datastores[0].used_bytes.is_some());
-    assert!(!plain.datastores[0].usage_of_local_cache);
-    let usage = inventory
-        .usage
-        .iter_mut()
-        .find(|u| u.store == "store1")
-        .unwrap();
-    usage.backend_type = Some(cpps_pbs::types::BackendType::S3);
+    assert_eq!(
+        inventory.release.as_ref().map(|r| (r.major, r.minor)),
+        Some((4, 0))
+    );
+    let set_backend = |inventory: &mut Inventory, backend| {
+        let usage = inventory.usage.iter_mut().find(|u| u.store == "store1");
+        usage.unwrap().backend_type = backend;
+    };
+    // As 4.0 and 4.1 answer: no `backend-type`.
+    set_backend(&mut inventory, None);
+    let on_4_0 = store1_report(&inventory);
+    assert_eq!(on_4_0.datastores[0].usage_of_local_cache, None);
+    assert!(
+        on_4_0.to_text().contains(
+            "(its file system's; whether that is an S3 datastore's local cache is not said)"
+        ),
+        "{}",
+        on_4_0.to_text()
+    );
+    inventory.release = Some(cpps_proxmox_family::ServerVersion::from_pbs("3.4", "1").unwrap());
+    assert_eq!(
+        store1_report(&inventory).datastores[0].usage_of_local_cache,
+        Some(false)
+    );
+    set_backend(&mut inventory, Some(cpps_pbs::types::BackendType::S3));
     let report = store1_report(&inventory);
-    assert!(report.datastores[0].usage_of_local_cache);
+    assert_eq!(report.datastores[0].usage_of_local_cache, Some(true));
     let text = report.to_text();
     assert!(
         text.contains("datastore store1  local cache used "),
