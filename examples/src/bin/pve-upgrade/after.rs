@@ -30,7 +30,7 @@ use cpps_proxmox::types::{ClusterStatusEntry, ClusterStatusType, NodeListItem, N
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::major_of;
+use crate::{major_of, perl_bool};
 
 /// How one check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -95,9 +95,15 @@ pub(crate) async fn check(
     let nodes = pve.nodes().await?;
     let mut checks = vec![membership(&nodes, node), release(pve, node, target).await];
     checks.push(quorum(pve).await);
-    checks.extend(ha(pve, node).await);
+    // Read once: the HA checks and the groups' check both judge by them.
+    let resources = pve
+        .get_raw("cluster/ha/resources", &[])
+        .await
+        .map(|answer| answer.as_array().cloned().unwrap_or_default())
+        .map_err(|e| format!("GET /cluster/ha/resources: {e}"));
+    checks.extend(ha(pve, node, &resources).await);
     if target >= 9 {
-        checks.extend(groups_migrated(pve, &nodes).await);
+        checks.extend(groups_migrated(pve, &nodes, &resources).await);
     }
     Ok(After {
         node: node.to_owned(),
@@ -154,22 +160,22 @@ const DRIFT_SECS: i64 = 2;
 /// /cluster/ha/resources`, with `failback`, and the groups of 8.x with `nofailback`), and
 /// the node's clock (`GET /nodes/{node}/time`, pve-manager `PVE/API2/Nodes.pm` `time`), the
 /// "now" that `Status.pm` compares each status's time with.
-struct HaRead {
+struct HaRead<'a> {
     status: Value,
-    resources: Result<Vec<Value>, String>,
+    resources: &'a Result<Vec<Value>, String>,
     groups: Vec<Value>,
     now: i64,
 }
 
 /// The HA checks, from the CRM's full status.
-async fn ha(pve: &Client, node: &str) -> Vec<Check> {
+async fn ha(pve: &Client, node: &str, resources: &Result<Vec<Value>, String>) -> Vec<Check> {
     let unread = |why: String| -> Vec<Check> {
         HA_CHECKS
             .iter()
             .map(|name| Check::new(name, Verdict::CannotTell, why.clone()))
             .collect()
     };
-    let read = match read_ha(pve, node).await {
+    let read = match read_ha(pve, node, resources).await {
         Ok(read) => read,
         Err(why) => return unread(why),
     };
@@ -196,17 +202,20 @@ async fn ha(pve: &Client, node: &str) -> Vec<Check> {
         Some(_) => vec![
             crm_node_state(manager, node),
             lrm(&read.status, node, read.now),
-            resources(manager, node, &read),
+            services(manager, node, &read),
         ],
     }
 }
 
 /// Reads what [`ha`] judges by, or why it could not.
-async fn read_ha(pve: &Client, node: &str) -> Result<HaRead, String> {
+async fn read_ha<'a>(
+    pve: &Client,
+    node: &str,
+    resources: &'a Result<Vec<Value>, String>,
+) -> Result<HaRead<'a>, String> {
     let time_path = format!("nodes/{node}/time");
-    let (status, resources, groups, time) = tokio::join!(
+    let (status, groups, time) = tokio::join!(
         pve.get_raw("cluster/ha/status/manager_status", &[]),
-        pve.get_raw("cluster/ha/resources", &[]),
         pve.get_raw("cluster/ha/groups", &[]),
         pve.get_raw(&time_path, &[]),
     );
@@ -222,9 +231,7 @@ async fn read_ha(pve: &Client, node: &str) -> Result<HaRead, String> {
     let list = |answer: Value| answer.as_array().cloned().unwrap_or_default();
     Ok(HaRead {
         status,
-        resources: resources
-            .map(list)
-            .map_err(|e| format!("GET /cluster/ha/resources: {e}")),
+        resources,
         // 9.x refuses the group list once the groups are migrated: no group, no `nofailback`.
         groups: groups.map(list).unwrap_or_default(),
         now,
@@ -283,7 +290,7 @@ fn lrm(status: &Value, node: &str, now: i64) -> Check {
 /// service keeps `maintenance_node` while stopped and while its failback is off (`failback`
 /// 0 on 9.x, its group's `nofailback` on 8.x): `HA/Manager.pm` `select_service_node` then
 /// keeps it where it is, so it is not due back.
-fn resources(manager: &Value, node: &str, read: &HaRead) -> Check {
+fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
     const NAME: &str = "HA resources";
     let Some(services) = manager["service_status"].as_object() else {
         return Check::new(NAME, Verdict::CannotTell, "the CRM lists no service status");
@@ -324,12 +331,12 @@ fn resources(manager: &Value, node: &str, read: &HaRead) -> Check {
 
 /// Whether `sid` moves back to its maintenance node: its `failback` (pve-ha-manager 5.x
 /// `HA/Resources.pm`, default 1), or on 8.x its group's `nofailback` (`HA/Groups.pm`).
-fn fails_back(read: &HaRead, sid: &str) -> Result<bool, String> {
+fn fails_back(read: &HaRead<'_>, sid: &str) -> Result<bool, String> {
     let resources = read.resources.as_ref().map_err(Clone::clone)?;
     let Some(resource) = resources.iter().find(|r| r["sid"].as_str() == Some(sid)) else {
         return Err("not among the HA resources read".to_owned());
     };
-    if let Some(failback) = flag(&resource["failback"]) {
+    if let Some(failback) = perl_bool(resource, "failback") {
         return Ok(failback);
     }
     let group = resource["group"].as_str();
@@ -337,24 +344,18 @@ fn fails_back(read: &HaRead, sid: &str) -> Result<bool, String> {
         .groups
         .iter()
         .find(|g| group.is_some() && g["group"].as_str() == group)
-        .and_then(|g| flag(&g["nofailback"]));
+        .and_then(|g| perl_bool(g, "nofailback"));
     Ok(nofailback != Some(true))
-}
-
-/// A Perl boolean as PVE writes it: `0`/`1`, as a number or a string.
-fn flag(value: &Value) -> Option<bool> {
-    match value {
-        Value::Bool(b) => Some(*b),
-        Value::Number(n) => n.as_i64().map(|n| n != 0),
-        Value::String(s) => s.parse::<i64>().ok().map(|n| n != 0),
-        _ => None,
-    }
 }
 
 /// Whether the HA groups were migrated to rules, once every node runs 9 or later; `None`
 /// while a node still runs 8 (the migration is not due), a check that cannot tell when a
 /// node's release cannot be read.
-async fn groups_migrated(pve: &Client, nodes: &[NodeListItem]) -> Option<Check> {
+async fn groups_migrated(
+    pve: &Client,
+    nodes: &[NodeListItem],
+    resources: &Result<Vec<Value>, String>,
+) -> Option<Check> {
     const NAME: &str = "HA groups";
     for item in nodes {
         let name = item.node.as_str();
@@ -376,8 +377,7 @@ async fn groups_migrated(pve: &Client, nodes: &[NodeListItem]) -> Option<Check> 
             }
         }
     }
-    let resources = pve.get_raw("cluster/ha/resources", &[]).await;
-    let no_resources = resources.is_ok_and(|r| r.as_array().is_some_and(Vec::is_empty));
+    let no_resources = resources.as_ref().is_ok_and(Vec::is_empty);
     Some(match pve.cluster().ha_groups_migrated().await {
         Ok(true) => Check::new(NAME, Verdict::Pass, "migrated to rules (none left)"),
         // The CRM migrates only while active, and with no HA resource it stays idle

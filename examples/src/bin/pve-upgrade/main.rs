@@ -438,14 +438,16 @@ fn names_of(list: &str) -> Vec<String> {
         .collect()
 }
 
-/// A rule or group field that PVE writes as 0/1 (or a string of those).
+/// A rule or group field that PVE writes as 0/1 (or a string of those); absent is false.
 fn flag(item: &Value, key: &str) -> bool {
-    match item.get(key) {
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_u64().is_some_and(|n| n != 0),
-        Some(Value::String(s)) => s == "1",
-        _ => false,
-    }
+    perl_bool(item, key) == Some(true)
+}
+
+/// A field that PVE writes as 0/1 (or a string of those), read by the family's one decoder
+/// ([`cpps_proxmox::family::de::opt_bool`]); `None` when absent or not a boolean.
+fn perl_bool(item: &Value, key: &str) -> Option<bool> {
+    let value = item.get(key)?;
+    cpps_proxmox::family::de::opt_bool(value).ok().flatten()
 }
 
 impl Placement {
