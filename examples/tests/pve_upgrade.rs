@@ -972,6 +972,40 @@ async fn after_a_stopped_service_or_one_without_failback_is_not_due_back() {
     );
 }
 
+/// M1 on PVE 8.4 (pve-ha-manager 4.x): failback is off through the resource's group,
+/// `nofailback` (`src/PVE/HA/Groups.pm`; `HA/Manager.pm` `select_service_node` keeps the
+/// service where it is), and on without it.
+#[tokio::test]
+async fn after_a_service_whose_group_has_nofailback_is_not_due_back() {
+    let lrm =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
+    let services = json!({
+        "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
+    });
+    for (nofailback, expected, code) in [
+        (
+            1,
+            "  ok          HA resources: 0 on the node, none due back; vm:100 stays on pve2 (failback off)",
+            0,
+        ),
+        (
+            0,
+            "  NOT YET     HA resources: vm:100 due back (on pve2, started)",
+            1,
+        ),
+    ] {
+        let cluster = Cluster {
+            ha_groups: json!([
+                {"group": "prefer-pve1", "type": "group", "nodes": "pve1:2,pve2:1", "nofailback": nofailback}
+            ]),
+            ..Cluster::default()
+        };
+        let status = manager_status("online", services.clone(), lrm.clone());
+        let out = after_in(cluster, "pve3", status).await;
+        common::assert_has_lines(&common::stdout_of_exit(&out, code), &[expected]);
+    }
+}
+
 /// M3 (audit 31, fourth look): `Status.pm` `timestamp_to_status` judges every status by the
 /// node's clock, the CRM's too; a CRM that last wrote 105 s ago is not active, and its node
 /// and service states are old: nothing of them is taken for done.
