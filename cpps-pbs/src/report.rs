@@ -223,7 +223,8 @@ pub async fn collect_within(
         remotes,
         remotes_error,
         namespace_errors,
-        sync_lists_complete: rights.as_ref().ok().map(sees_every_sync_job),
+        sync_lists_complete: (rights.as_ref().ok())
+            .map(|r| crate::rights::lacks_propagating(r).is_empty()),
         store_rights,
         rights: Some(rights.map_err(|e| e.error)),
         release: version.as_ref().ok().cloned(),
@@ -305,35 +306,6 @@ fn split_namespace_errors(
         })
         .collect();
     (snapshots, namespace_errors)
-}
-
-/// Whether rights (`GET /access/permissions`) let the caller see every sync job and remote as
-/// far as they can tell: `Remote.Audit` on `/remote` and `Datastore.Audit` on `/datastore`,
-/// both propagating (proxmox-backup `src/api2/config/sync.rs` `check_sync_job_read_access`).
-/// A path's entry already holds what `/` grants. A deeper ACL on a datastore replaces them
-/// there, so each datastore's own path is asked apart ([`Inventory::store_rights`]).
-fn sees_every_sync_job(rights: &crate::types::Permissions) -> bool {
-    let propagates = |path: &str, privilege: &str| {
-        rights
-            .get(path)
-            .and_then(|p| p.get(privilege))
-            .copied()
-            .unwrap_or(false)
-    };
-    propagates("/remote", "Remote.Audit") && propagates("/datastore", "Datastore.Audit")
-}
-
-/// Which of the rights [`sees_every_sync_job`] asks for `rights` lack, each written "the token
-/// lacks … propagating from …".
-fn lacks_propagating(rights: &crate::types::Permissions) -> Vec<String> {
-    [
-        ("/remote", "Remote.Audit"),
-        ("/datastore", "Datastore.Audit"),
-    ]
-    .into_iter()
-    .filter(|(path, privilege)| rights.get(*path).and_then(|p| p.get(*privilege)) != Some(&true))
-    .map(|(path, privilege)| format!("the token lacks {privilege} propagating from {path}"))
-    .collect()
 }
 
 /// The list `result` holds, or an empty one with its error kept in `errors`.
@@ -1097,7 +1069,7 @@ fn namespaces_hidden(inventory: &Inventory, store: &str) -> Option<String> {
 /// `remote_acl_path`). An ACL on any of those paths replaces what its parents grant, so only
 /// the answer for `/datastore/{store}` itself is exact for the datastore; a deeper ACL path
 /// that grants the caller something is named in the whole rights answer
-/// ([`deeper_paths_without_audit`]). One that grants nothing is left out of it too
+/// ([`crate::rights::deeper_paths_without_audit`]). One that grants nothing is left out of it too
 /// (`list_permissions`), so it stays assumed.
 fn sync_jobs_hidden(inventory: &Inventory, store: &str) -> Option<String> {
     let path = crate::rights::acl_path(store, "");
@@ -1112,7 +1084,7 @@ fn sync_jobs_hidden(inventory: &Inventory, store: &str) -> Option<String> {
     let rest = match inventory.sync_lists_complete {
         Some(true) => None,
         Some(false) => Some(match &inventory.rights {
-            Some(Ok(rights)) => lacks_propagating(rights).join(" and "),
+            Some(Ok(rights)) => crate::rights::lacks_propagating(rights).join(" and "),
             _ => "the token lacks Remote.Audit on /remote or Datastore.Audit on /datastore"
                 .to_owned(),
         }),
@@ -1122,36 +1094,14 @@ fn sync_jobs_hidden(inventory: &Inventory, store: &str) -> Option<String> {
         }),
     };
     let deeper = match &inventory.rights {
-        Some(Ok(rights)) => deeper_paths_without_audit(rights, store),
+        Some(Ok(rights)) => {
+            let below_store = format!("{}/", crate::rights::acl_path(store, ""));
+            crate::rights::deeper_paths_without_audit(rights, &below_store)
+        }
         _ => Vec::new(),
     };
     let why: Vec<String> = own.into_iter().chain(deeper).chain(rest).collect();
     (!why.is_empty()).then(|| why.join("; "))
-}
-
-/// The paths of the whole rights answer (`GET /access/permissions`) where a hidden sync job of
-/// `store` may be anchored, pull from or push to, each written "the token lacks … on {path}": a
-/// path below `/datastore/{store}` (a namespace) without `Datastore.Audit`, and a remote's path
-/// or one below it (a push target's datastore or namespace) without `Remote.Audit`. The
-/// answer names every path of the ACL tree where the caller holds some privilege, each with
-/// the privileges looked up there (proxmox-backup `src/api2/access/mod.rs` `list_permissions`,
-/// `populate_acl_paths`), so an ACL that replaces an inherited Audit with less shows here.
-fn deeper_paths_without_audit(rights: &crate::types::Permissions, store: &str) -> Vec<String> {
-    let below_store = format!("{}/", crate::rights::acl_path(store, ""));
-    rights
-        .iter()
-        .filter_map(|(path, privileges)| {
-            let privilege = if path.starts_with(&below_store) {
-                "Datastore.Audit"
-            } else if path.starts_with("/remote/") {
-                "Remote.Audit"
-            } else {
-                return None;
-            };
-            (!reaches(privileges, &[privilege], true))
-                .then(|| format!("the token lacks {privilege} on {path}"))
-        })
-        .collect()
 }
 
 impl Summary {

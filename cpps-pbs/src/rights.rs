@@ -118,35 +118,52 @@ pub fn sync_jobs_hidden(rights: Result<&crate::types::Permissions, &str>) -> Opt
         Ok(rights) => rights,
         Err(e) => return Some(format!("the credentials' rights could not be read ({e})")),
     };
-    let propagates = |path: &str, privilege: &str| {
-        rights.get(path).and_then(|p| p.get(privilege)) == Some(&true)
-    };
-    let mut why = Vec::new();
-    for (path, privilege) in [
+    let mut why = lacks_propagating(rights);
+    why.extend(deeper_paths_without_audit(rights, "/datastore/"));
+    (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// Which of `Remote.Audit` on `/remote` and `Datastore.Audit` on `/datastore`, both
+/// propagating, `rights` lack, each written "the token lacks … propagating from …": without
+/// both, `GET /admin/sync` may leave jobs out anywhere ([`sync_jobs_hidden`]).
+pub fn lacks_propagating(rights: &crate::types::Permissions) -> Vec<String> {
+    [
         ("/remote", "Remote.Audit"),
         ("/datastore", "Datastore.Audit"),
-    ] {
-        if !propagates(path, privilege) {
-            why.push(format!(
-                "the token lacks {privilege} propagating from {path}"
-            ));
-        }
-    }
-    for (path, held) in rights {
-        let privilege = if path.starts_with("/datastore/") {
-            "Datastore.Audit"
-        } else if path.starts_with("/remote/") {
-            "Remote.Audit"
-        } else {
-            continue;
-        };
-        // What reaches a deeper path's parent is checked at the parent (every ACL path is in
-        // the answer), so only what this path itself replaces counts here.
-        if !reaches(held, &[privilege], true) {
-            why.push(format!("the token lacks {privilege} on {path}"));
-        }
-    }
-    (!why.is_empty()).then(|| why.join("; "))
+    ]
+    .into_iter()
+    .filter(|(path, privilege)| rights.get(*path).and_then(|p| p.get(*privilege)) != Some(&true))
+    .map(|(path, privilege)| format!("the token lacks {privilege} propagating from {path}"))
+    .collect()
+}
+
+/// The paths of the whole rights answer (`GET /access/permissions`) where a hidden sync job
+/// may be anchored, pull from or push to, each written "the token lacks … on {path}": a path
+/// starting with `datastores` (`/datastore/` for any, `/datastore/{store}/` for one
+/// datastore's namespaces) without `Datastore.Audit`, and a remote's path or one below it (a
+/// push target's datastore or namespace) without `Remote.Audit`. The answer names every ACL
+/// path where the caller holds some privilege, each with the privileges looked up there
+/// (proxmox-backup `src/api2/access/mod.rs` `list_permissions`, `populate_acl_paths`), so an
+/// ACL that replaces an inherited Audit with less shows here; what reaches a path's parent is
+/// judged at the parent, so only what the path itself replaces counts ([`reaches`]).
+pub fn deeper_paths_without_audit(
+    rights: &crate::types::Permissions,
+    datastores: &str,
+) -> Vec<String> {
+    rights
+        .iter()
+        .filter_map(|(path, held)| {
+            let privilege = if path.starts_with(datastores) {
+                "Datastore.Audit"
+            } else if path.starts_with("/remote/") {
+                "Remote.Audit"
+            } else {
+                return None;
+            };
+            (!reaches(held, &[privilege], true))
+                .then(|| format!("the token lacks {privilege} on {path}"))
+        })
+        .collect()
 }
 
 /// Whether `held`, the privileges a rights answer gives for one path (privilege →
