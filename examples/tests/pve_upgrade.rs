@@ -885,7 +885,8 @@ async fn after_with_no_crm_status_but_ha_resources_it_cannot_tell() {
 async fn after_the_last_node_the_ha_groups_must_be_migrated() {
     let lrm =
         json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_764_999_995});
-    let status = manager_status("online", json!({}), lrm);
+    let vm100 = json!({"vm:100": {"node": "pve1", "state": "started", "uid": "b1", "running": 1}});
+    let status = manager_status("online", vm100, lrm);
     // M2 (audit 31, fourth look): with no HA resource the idle CRM (`HA/CRM.pm`
     // `can_get_active`) migrates no group, and nothing needs it to.
     let no_resources = Some(json!([]));
@@ -1056,4 +1057,20 @@ async fn after_a_service_still_frozen_on_the_node_the_step_is_not_done() {
     let out = after("pve3", manager_status("online", services, lrm)).await;
     let text = common::stdout_of_exit(&out, 1);
     common::assert_has_lines(&text, &["  NOT YET     HA resources: vm:100 freeze"]);
+}
+
+/// HA resources are configured (vm:100 started, vm:103 `ignored`, which the CRM drops), but
+/// the CRM's service status is empty: it has not taken vm:100 up yet (`Status.pm` shows such a
+/// service `queued`), so nothing is known of where it is, and the step is not said to be done
+/// on that.
+#[tokio::test]
+async fn after_an_empty_service_status_beside_configured_resources_cannot_tell() {
+    let lrm =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
+    let out = after("pve3", manager_status("online", json!({}), lrm)).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &["  CANNOT TELL HA resources: the CRM lists none of the configured HA resources (1)"],
+    );
 }

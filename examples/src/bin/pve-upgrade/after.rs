@@ -295,6 +295,18 @@ fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
     let Some(services) = manager["service_status"].as_object() else {
         return Check::new(NAME, Verdict::CannotTell, "the CRM lists no service status");
     };
+    // Resources the CRM has not taken up yet (`Status.pm` shows them `queued`) are in no
+    // service status: an empty one beside configured resources says nothing. `ignored` ones
+    // the CRM drops (`HA/Manager.pm`).
+    let configured = read.resources.as_ref().map_or(0, |list| {
+        list.iter()
+            .filter(|r| r["state"].as_str() != Some("ignored"))
+            .count()
+    });
+    if services.is_empty() && configured > 0 {
+        let why = format!("the CRM lists none of the configured HA resources ({configured})");
+        return Check::new(NAME, Verdict::CannotTell, why);
+    }
     let mut pending = Vec::new();
     let mut staying = Vec::new();
     let mut here = 0;
