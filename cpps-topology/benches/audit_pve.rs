@@ -8,8 +8,9 @@
 //! `token_secret`) is one site's Proxmox VE. The sites are observed at once, as `audit` does:
 //! [`cpps_topology::live::observe`] over one [`PveSource`] per site, each with its own client
 //! and pool, at the default bound (`ClientOptions::default().concurrency`). Per site that is the
-//! list round (nodes, guests, HA resources) and one fan-out round (every online node's status,
-//! every container's config). Prints `seconds: N` (from before the clients are built),
+//! list round (nodes, guests, HA resources, the rights on `/vms`, the backup chain's storages
+//! and jobs) and one fan-out round (the chain's pools, task lists with their logs and rights,
+//! every online node's status, every container's config). Prints `seconds: N` (from before the clients are built),
 //! `guests: N`, `requests: N` and `concurrency: N`; every site must be read completely.
 
 use std::time::{Duration, Instant};
@@ -72,7 +73,8 @@ async fn main() {
             .count();
         let online = facts.nodes.iter().filter(|n| n.online).count();
         guests += facts.guests.len();
-        // The list round (nodes, guests, HA resources, the rights on /vms), then the fan-out.
+        // The sweep's part (nodes, guests, HA resources, the rights on /vms, node statuses,
+        // configs); the server counts the chain's, which depend on its answers.
         requests += 4 + online + containers;
     }
     println!("seconds: {:.6}", elapsed.as_secs_f64());

@@ -597,3 +597,196 @@ async fn a_declared_guest_missing_from_a_trimmed_guest_list_is_cannot_tell() {
         .collect();
     assert_eq!(missing, [] as [&str; 0]);
 }
+
+/// Every request the timed mock answered: its path and when it arrived.
+type Arrivals = std::sync::Arc<std::sync::Mutex<Vec<(String, std::time::Instant)>>>;
+
+/// Answers `body` after `delay`, noting when each request arrived.
+struct Timed {
+    body: serde_json::Value,
+    delay: Duration,
+    arrivals: Arrivals,
+}
+
+impl wiremock::Respond for Timed {
+    fn respond(&self, request: &wiremock::Request) -> wiremock::ResponseTemplate {
+        let arrived = (request.url.path().to_owned(), std::time::Instant::now());
+        self.arrivals.lock().unwrap().push(arrived);
+        wiremock::ResponseTemplate::new(200)
+            .set_body_json(&self.body)
+            .set_delay(self.delay)
+    }
+}
+
+/// A site of two nodes and three containers, one vzdump task for several guests with its log,
+/// every answer held `hold` by [`Timed`]: the mock and the arrivals it notes.
+async fn timed_chain_site(hold: Duration) -> (cpps_http::test_util::MockApi, Arrivals) {
+    let upid = "UPID:pve-ippri-31:0000ABCD:00001234:6929B010:vzdump::root@pam:";
+    // pve-manager `PVE/API2/Nodes.pm` `status`: the load, memory and versions of the node.
+    let status = |version: &str| {
+        serde_json::json!({"cpu": 0.02, "loadavg": ["0.10", "0.12", "0.09"],
+                           "memory": {"total": 67_108_864_000u64, "used": 8_388_608_000u64,
+                                      "free": 58_720_256_000u64},
+                           "pveversion": version, "kversion": "Linux 6.14.8-2-pve"})
+    };
+    let container = |vmid: u32, node: &str| {
+        serde_json::json!({"id": format!("lxc/{vmid}"), "type": "lxc", "vmid": vmid,
+                           "node": node, "name": format!("ct{vmid}"), "status": "running"})
+    };
+    let routes = [
+        (
+            "nodes",
+            serde_json::json!([{"node": "pve-ippri-31", "status": "online"},
+                               {"node": "pve-ippri-32", "status": "online"}]),
+        ),
+        (
+            "cluster/resources",
+            serde_json::json!([
+                container(200, "pve-ippri-31"),
+                container(201, "pve-ippri-32"),
+                container(202, "pve-ippri-32")
+            ]),
+        ),
+        ("cluster/ha/resources", serde_json::json!([])),
+        (
+            "storage",
+            serde_json::json!([{"storage": "pbs-sp", "type": "pbs", "datastore": "store1",
+                                "server": "127.0.0.1", "content": "backup"}]),
+        ),
+        (
+            "cluster/backup",
+            serde_json::json!([{"id": "backup-daily", "type": "vzdump", "enabled": 1,
+                                "schedule": "21:00", "storage": "pbs-sp", "all": 1}]),
+        ),
+        (
+            "nodes/pve-ippri-31/tasks",
+            serde_json::json!([{"upid": upid, "node": "pve-ippri-31", "type": "vzdump",
+                                "id": "", "user": "root@pam", "starttime": 1_795_932_000,
+                                "endtime": 1_795_935_600, "status": "OK"}]),
+        ),
+        ("nodes/pve-ippri-32/tasks", serde_json::json!([])),
+        (
+            "nodes/pve-ippri-31/status",
+            status("pve-manager/9.0.10/0c5b3a7f"),
+        ),
+        (
+            "nodes/pve-ippri-32/status",
+            status("pve-manager/8.4.1/2a5fa54a"),
+        ),
+        (
+            "nodes/pve-ippri-31/lxc/200/config",
+            serde_json::json!({"hostname": "ct200", "rootfs": "local-lvm:vm-200-disk-0,size=8G"}),
+        ),
+        (
+            "nodes/pve-ippri-32/lxc/201/config",
+            serde_json::json!({"hostname": "ct201", "unprivileged": 1}),
+        ),
+        (
+            "nodes/pve-ippri-32/lxc/202/config",
+            serde_json::json!({"hostname": "ct202"}),
+        ),
+        (
+            "access/permissions",
+            serde_json::json!({"/vms": {"VM.Audit": 1}, "/nodes/pve-ippri-31": {"Sys.Audit": 1},
+                               "/nodes/pve-ippri-32": {"Sys.Audit": 1}}),
+        ),
+    ];
+    let api = pve::pve_mock_api().await;
+    let arrivals = Arrivals::default();
+    for (route, data) in routes {
+        let arrivals = arrivals.clone();
+        pve::pve_call("GET", route)
+            .respond_with(Timed {
+                body: serde_json::json!({ "data": data }),
+                delay: hold,
+                arrivals,
+            })
+            .mount(api.server())
+            .await;
+    }
+    pve::pve_call("GET", &format!("{}/log", pve::upid(upid).task_path()))
+        .respond_with(Timed {
+            body: serde_json::json!({"data": [{"n": 1, "t": "INFO: starting new backup job: vzdump --all 1 --storage pbs-sp"}],
+                                     "total": 1}),
+            delay: hold,
+            arrivals: arrivals.clone(),
+        })
+        .mount(api.server())
+        .await;
+    (api, arrivals)
+}
+
+/// Issue 36: the audit's Proxmox source reads the backup chain's lists (`GET /storage`,
+/// `GET /cluster/backup`) in its list round, its task lists and rights first in the fan-out
+/// round, and the chain's requests share the fan-out's bound. Each answer is held 300 ms, so
+/// requests that arrive within one hold were in flight together. Before, the chain read its
+/// lists only after the whole fan-out, and its task lists, logs and rights unbounded after
+/// that. Answers in the shapes of pve-manager `PVE/API2/Cluster.pm` `resources`,
+/// `PVE/API2/Tasks.pm` `node_tasks` and `read_task_log`, pve-storage
+/// `PVE/API2/Storage/Config.pm` `index`, `PVE/API2/Backup.pm` `index` and pve-access-control
+/// `PVE/API2/AccessControl.pm` `permissions`.
+#[tokio::test]
+async fn the_chain_is_read_in_the_list_and_fan_out_rounds_within_the_bound() {
+    const HOLD: Duration = Duration::from_millis(300);
+    const BOUND: usize = 3;
+    let (api, arrivals) = timed_chain_site(HOLD).await;
+    let mut sources = Sources::default();
+    let source = PveSource::new(pve::mock_client(&api), api.base_url().as_str(), BOUND);
+    sources.site_mut("sp").proxmox = Some(Box::new(source));
+    let observed = live::observe(&sources, &ObserveOptions::default()).await;
+    let facts = observed.site("sp").unwrap().proxmox.observed().unwrap();
+    assert_eq!(facts.partial, [] as [String; 0]);
+    let chain = facts
+        .chain
+        .get()
+        .unwrap()
+        .as_ref()
+        .expect("the chain is read");
+    assert_eq!(chain.jobs.len(), 1);
+    assert!(chain.runs_complete);
+    assert_eq!(chain.runs.as_ref().unwrap().len(), 1);
+
+    let arrivals = arrivals.lock().unwrap().clone();
+    let start = arrivals.iter().map(|(_, at)| *at).min().unwrap();
+    let since = |wanted: &str| -> Vec<Duration> {
+        arrivals
+            .iter()
+            .filter(|(path, _)| path.ends_with(wanted))
+            .map(|(_, at)| at.duration_since(start))
+            .collect()
+    };
+    // The list round: the chain's lists leave with the guests, not after the fan-out.
+    for list in ["/storage", "/cluster/backup", "/cluster/resources"] {
+        let at = since(list);
+        assert_eq!(at.len(), 1, "{list} is read once");
+        assert!(at[0] < HOLD / 2, "{list} left at {:?}", at[0]);
+    }
+    // The fan-out: the task lists take its first slots (their logs wait on them), ahead of
+    // every node status and container config.
+    let first_other = since("/status")
+        .into_iter()
+        .chain(since("/config"))
+        .min()
+        .unwrap();
+    for node in ["pve-ippri-31", "pve-ippri-32"] {
+        let at = since(&format!("{node}/tasks"));
+        assert!(at[0] < first_other, "{node}'s task list at {:?}", at[0]);
+    }
+    assert_eq!(since("/log").len(), 1);
+    // At most BOUND requests in flight after the list round: two task lists, two rights, a
+    // log, two node statuses and three configs.
+    let fan_out: Vec<Duration> = arrivals
+        .iter()
+        .map(|(_, at)| at.duration_since(start))
+        .filter(|at| *at >= HOLD / 2)
+        .collect();
+    assert_eq!(fan_out.len(), 10);
+    let window = HOLD - Duration::from_millis(5);
+    for at in &fan_out {
+        let together = fan_out
+            .iter()
+            .filter(|o| **o <= *at && *at - **o < window)
+            .count();
+        assert!(together <= BOUND, "{together} requests in flight at {at:?}");
+    }
+}

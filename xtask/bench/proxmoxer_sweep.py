@@ -10,9 +10,8 @@ resources, the rights on /vms, then every container's config (its privilege), on
 proxmoxer loop does. With `--audit`, the reads of `audit`'s Proxmox VE phase
 (cpps_topology::live::sources::PveSource) for each site in turn: the same, plus every online
 node's status, then the PVE side of the backup chain (cpps-topology `src/live/pve/chain.rs`
-`read`): the storages, the vzdump jobs, the pools of enabled pool jobs the guest list does not
-show, the node list again (the chain reads its own, as `pbs-report --chain` needs it), each
-guest's or online node's vzdump tasks with the logs of its newest tasks for several guests and
+`read_after_lists`): the storages, the vzdump jobs, the pools of enabled pool jobs the guest
+list does not show, each guest's or online node's (from the node list already read) vzdump tasks with the logs of its newest tasks for several guests and
 of each guest's newest own task that did not end OK, and the rights on each of those nodes.
 Prints `seconds: N`, `guests: N`, `containers: N` and `requests: N` (summed over the sites).
 """
@@ -63,7 +62,7 @@ def node_tasks(pve, node):
     return requests
 
 
-def backup_chain(pve, resources):
+def backup_chain(pve, resources, listed_nodes):
     """The PVE side of the backup chain, one read after the other; returns the requests made."""
     # Without the storages or the jobs cpps judges no guest, and reads nothing more.
     try:
@@ -87,11 +86,7 @@ def backup_chain(pve, resources):
                 pass
     guests = [g for g in resources if g.get('vmid') is not None and not g.get('template')]
     nodes = {g['node'] for g in guests if g.get('node')}
-    requests += 1
-    try:
-        nodes.update(n['node'] for n in pve.nodes.get() if n.get('status') == 'online')
-    except ResourceException:
-        pass
+    nodes.update(n['node'] for n in listed_nodes if n.get('status') == 'online')
     nodes = sorted(nodes)
     for node in nodes:
         requests += node_tasks(pve, node)
@@ -134,7 +129,7 @@ def sweep(info_path, audit):
             containers += 1
     if audit:
         # cpps reads the chain last, over the same guest list.
-        requests += backup_chain(pve, resources)
+        requests += backup_chain(pve, resources, nodes)
     return len(resources), containers, requests + containers
 
 

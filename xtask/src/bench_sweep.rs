@@ -564,9 +564,9 @@ fn run_client_once(
     if let (Some(nginx), Some(mark)) = (leg.nginx, mark) {
         let view = nginx.seen_since(mark)?;
         if leg.audit && !proxmoxer {
-            // `audit_pve` counts its list and fan-out rounds; the backup chain's reads after
-            // them depend on the answers (pools, task logs, rights until one lacks Sys.Audit),
-            // so the server counts them. proxmoxer counts all of its own, and `run_leg` holds
+            // `audit_pve` counts the sweep's lists, node statuses and configs; the backup
+            // chain's reads depend on the answers (pools, task lists and their logs), so the
+            // server counts them. proxmoxer counts all of its own, and `run_leg` holds
             // the two clients' counts equal.
             if view.requests < run.requests {
                 bail!(
@@ -1072,13 +1072,9 @@ pub(crate) fn run_sweep(root: &Path, args: &SweepArgs) -> Result<()> {
     Ok(())
 }
 
-/// The round trips of the bounded floor: TCP and TLS 1.3 once per connection, all opened at
-/// once (2), the list round (1), then `fan_out` requests `bound` at a time.
-fn floor_round_trips(fan_out: usize, bound: usize) -> usize {
-    3 + fan_out.div_ceil(bound.max(1))
-}
-
-/// One site's bounded floor: which of its requests go in which round.
+/// One site's bounded floor: which of its requests go in which round. TCP and TLS 1.3 once per
+/// connection, all opened at once (2 round trips), the list round (1), then the fan-out
+/// `bound` at a time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Floor {
     /// The list round: requests that need no other answer.
@@ -1086,7 +1082,7 @@ struct Floor {
     /// Requests that need only a list's answer (configs, node statuses; for `audit` also the
     /// pools, the task lists and the rights on the nodes).
     fan_out: usize,
-    /// Task logs, which need their node's task list: rounds of their own.
+    /// Task logs, which need their node's task list: not in the fan-out's first round.
     task_logs: usize,
     bound: usize,
 }
@@ -1094,11 +1090,10 @@ struct Floor {
 impl Floor {
     /// The floor of one site that took `requests`, `task_logs` of them task logs, at `bound`
     /// requests in flight. The list round is the sweep's four (nodes, guests, HA resources,
-    /// the rights on /vms); `audit`'s backup chain adds three that need no other answer
-    /// (cpps-topology `src/live/pve/chain.rs` `read`: `GET /storage`, `/cluster/backup`, and
-    /// its own `GET /nodes`).
+    /// the rights on /vms); `audit`'s backup chain adds two that need no other answer
+    /// (cpps-topology `src/live/pve/chain.rs` `lists`: `GET /storage` and `/cluster/backup`).
     fn of(requests: usize, task_logs: usize, audit: bool, bound: usize) -> Floor {
-        let list = if audit { 7 } else { 4 };
+        let list = if audit { 6 } else { 4 };
         Floor {
             list,
             fan_out: requests.saturating_sub(list + task_logs),
@@ -1107,8 +1102,16 @@ impl Floor {
         }
     }
 
+    /// A task log can leave once its list has come, in the fan-out's second round or later,
+    /// where a slot is free: the logs add rounds only past what the fan-out leaves free.
     fn round_trips(&self) -> usize {
-        floor_round_trips(self.fan_out, self.bound) + self.task_logs.div_ceil(self.bound)
+        let rounds = (self.fan_out + self.task_logs).div_ceil(self.bound);
+        let rounds = if self.task_logs > 0 {
+            rounds.max(2)
+        } else {
+            rounds
+        };
+        3 + rounds
     }
 }
 
@@ -1216,12 +1219,13 @@ mod tests {
 
     #[test]
     fn the_floor_is_two_handshake_trips_the_lists_and_the_config_rounds() {
+        let sweep = |configs: usize, bound: usize| Floor::of(4 + configs, 0, false, bound);
         // Issue 36's example: 300 configs, 64 connections: 2 + 1 + 5.
-        assert_eq!(floor_round_trips(300, 64), 8);
-        assert_eq!(floor_round_trips(224, 64), 7);
-        assert_eq!(floor_round_trips(256, 64), 7);
-        assert_eq!(floor_round_trips(0, 64), 3);
-        assert_eq!(floor_round_trips(5, 0), 8);
+        assert_eq!(sweep(300, 64).round_trips(), 8);
+        assert_eq!(sweep(224, 64).round_trips(), 7);
+        assert_eq!(sweep(256, 64).round_trips(), 7);
+        assert_eq!(sweep(0, 64).round_trips(), 3);
+        assert_eq!(sweep(5, 0).round_trips(), 8);
     }
 
     #[test]
@@ -1237,14 +1241,18 @@ mod tests {
 
     #[test]
     fn the_audit_floor_puts_the_chain_in_the_list_and_fan_out_rounds() {
-        // One site of the bench's estate: 4 lists + 13 statuses + 224 configs, then the chain
-        // (storage, jobs, one pool, its own node list, 13 task lists, 1 rights read).
-        let floor = Floor::of(259, 0, true, 64);
-        assert_eq!((floor.list, floor.fan_out, floor.task_logs), (7, 252, 0));
-        assert_eq!(floor.round_trips(), 2 + 1 + 4);
-        // Task logs wait for their lists: a round more.
-        let floor = Floor::of(263, 4, true, 64);
-        assert_eq!((floor.fan_out, floor.round_trips()), (252, 8));
+        // One site of the bench's estate: 4 lists and the chain's storages and jobs, then 13
+        // statuses, 224 configs and the chain's pool, 13 task lists and 13 rights reads.
+        let floor = Floor::of(270, 0, true, 64);
+        assert_eq!((floor.list, floor.fan_out, floor.task_logs), (6, 264, 0));
+        assert_eq!(floor.round_trips(), 2 + 1 + 5);
+        // Task logs wait for their lists, in the fan-out's free slots: 264 + 4 still fit in 5
+        // rounds, 264 + 60 do not.
+        let floor = Floor::of(274, 4, true, 64);
+        assert_eq!((floor.fan_out, floor.round_trips()), (264, 8));
+        assert_eq!(Floor::of(330, 60, true, 64).round_trips(), 9);
+        // A fan-out of one round still leaves the logs a round of their own.
+        assert_eq!(Floor::of(12, 2, true, 64).round_trips(), 5);
         // The inventory sweep: its four lists, then the configs.
         let floor = Floor::of(228, 0, false, 64);
         assert_eq!(

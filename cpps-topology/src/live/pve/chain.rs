@@ -6,41 +6,68 @@
 use cpps_pbs::chain::{ChainGuest, ChainInput, ChainJob, PbsAddress, PbsTarget, RunLog, VzdumpRun};
 use cpps_pbs::types::{BackupType, ExitStatus};
 use cpps_proxmox::types::{
-    BackupJob, ClusterResource, Inclusion, NodeState, PoolMembers, ResourceType, TaskFilter,
-    TaskListItem,
+    BackupJob, ClusterResource, Inclusion, NodeListItem, NodeState, PoolMembers, ResourceType,
+    StorageConfig, TaskFilter, TaskListItem,
 };
 use cpps_proxmox::{Client, Upid};
+use tokio::sync::Semaphore;
 
 use crate::live::facts::error_chain;
+
+/// The chain's lists that need no other answer: `GET /storage` and `GET /cluster/backup`.
+/// The live source reads them in its list round ([`lists`]), beside the guests.
+pub(crate) struct ChainLists {
+    storages: Result<Vec<StorageConfig>, cpps_proxmox::Error>,
+    jobs: Result<Vec<BackupJob>, cpps_proxmox::Error>,
+}
+
+/// Reads [`ChainLists`], both at once.
+pub(crate) async fn lists(pve: &Client) -> ChainLists {
+    let cluster = pve.cluster();
+    let (storages, jobs) = futures::join!(pve.storage_configs(None), cluster.backup_jobs());
+    ChainLists { storages, jobs }
+}
 
 /// The PVE side of the chain, over the guests of `resources` (`GET /cluster/resources?type=vm`):
 /// `GET /storage` (every storage of type `pbs` is a target), `GET /cluster/backup` (with
 /// `GET /pools/{poolid}` for a pool job whose members the guest list hides), the vzdump
 /// tasks of each node (with the logs of the newest tasks for several guests), and
-/// `GET /access/permissions` to know whether those task lists are whole. An unreadable storage or job list is the error: without it no guest can be judged.
+/// `GET /access/permissions` to know whether those task lists are whole. An unreadable storage
+/// or job list is the error: without it no guest can be judged. Two rounds: the lists and
+/// `GET /nodes`, then the rest at once.
 pub(crate) async fn read(
     pve: &Client,
     resources: &[ClusterResource],
+) -> Result<ChainInput, String> {
+    let (lists, nodes) = futures::join!(lists(pve), pve.nodes());
+    // When the node list cannot be read, the guests' nodes are all there is.
+    let nodes = nodes.unwrap_or_default();
+    let unbounded = Semaphore::new(Semaphore::MAX_PERMITS);
+    read_after_lists(pve, resources, &nodes, lists, &unbounded).await
+}
+
+/// The rest of the chain once its [`ChainLists`] and the node list are read: the pools, every
+/// node's task list (then its logs) and the rights on every node, each request holding one of
+/// `slots` while it is in flight, so that the live source's fan-out and these share its bound.
+pub(crate) async fn read_after_lists(
+    pve: &Client,
+    resources: &[ClusterResource],
+    listed_nodes: &[NodeListItem],
+    lists: ChainLists,
+    slots: &Semaphore,
 ) -> Result<ChainInput, String> {
     let guests: Vec<&ClusterResource> = resources
         .iter()
         .filter(|r| r.vmid.is_some() && r.template != Some(true))
         .collect();
-    // Two rounds, each read at once: what the others depend on, then the rest (a round trip
-    // each, instead of one a request).
-    let cluster = pve.cluster();
-    let (storages, backup_jobs, nodes) = futures::join!(
-        pve.storage_configs(None),
-        cluster.backup_jobs(),
-        cluster_nodes(pve, &guests)
-    );
-    let storages = storages.map_err(|e| error_chain(&e))?;
-    let backup_jobs = backup_jobs.map_err(|e| error_chain(&e))?;
+    let storages = lists.storages.map_err(|e| error_chain(&e))?;
+    let backup_jobs = lists.jobs.map_err(|e| error_chain(&e))?;
+    let nodes = chain_nodes(&guests, listed_nodes);
     let nodes: Vec<&str> = nodes.iter().map(String::as_str).collect();
     let (pools, (runs, unread), runs_complete) = futures::join!(
-        pool_members(pve, resources, &backup_jobs),
-        read_runs(pve, &nodes),
-        audits_every_node(pve, &nodes)
+        pool_members(pve, resources, &backup_jobs, slots),
+        read_runs(pve, &nodes, slots),
+        audits_every_node(pve, &nodes, slots)
     );
     let mut input = ChainInput::default();
     for guest in &guests {
@@ -113,6 +140,7 @@ async fn pool_members(
     pve: &Client,
     resources: &[ClusterResource],
     jobs: &[BackupJob],
+    slots: &Semaphore,
 ) -> PoolMembers {
     let mut pools = PoolMembers::from_resources(resources);
     for job in jobs.iter().filter(|j| j.is_enabled()) {
@@ -120,7 +148,7 @@ async fn pool_members(
         if pools.knows(pool) {
             continue;
         }
-        match pve.cluster().pool(pool).await {
+        match super::in_slot(slots, pve.cluster().pool(pool)).await {
             Ok(info) => pools.insert(pool.clone(), info.guests()),
             Err(e) => pools.unreadable(pool.clone(), error_chain(&e)),
         }
@@ -156,21 +184,18 @@ fn backup_type(kind: &ResourceType) -> Option<BackupType> {
     }
 }
 
-/// The guests' nodes and every online node of the cluster (`GET /nodes`), each once. A guest
-/// moved since its last backup ran on another node, whose task list holds that run; an
+/// The guests' nodes and every online node of the cluster (`listed`, `GET /nodes`), each once.
+/// A guest moved since its last backup ran on another node, whose task list holds that run; an
 /// offline node without guests is left out, since its list is proxied to it (pve-manager
 /// `PVE/API2/Tasks.pm` `node_tasks`, `proxyto => 'node'`) and would only wait for a 595.
-/// When the node list cannot be read, the guests' nodes are all there is.
-async fn cluster_nodes(pve: &Client, guests: &[&ClusterResource]) -> Vec<String> {
+fn chain_nodes(guests: &[&ClusterResource], listed: &[NodeListItem]) -> Vec<String> {
     let mut nodes: Vec<String> = guests.iter().filter_map(|g| g.node.clone()).collect();
-    if let Ok(listed) = pve.nodes().await {
-        nodes.extend(
-            listed
-                .iter()
-                .filter(|n| n.status == NodeState::Online)
-                .map(|n| n.node.to_string()),
-        );
-    }
+    nodes.extend(
+        listed
+            .iter()
+            .filter(|n| n.status == NodeState::Online)
+            .map(|n| n.node.to_string()),
+    );
     nodes.sort_unstable();
     nodes.dedup();
     nodes
@@ -181,13 +206,15 @@ async fn cluster_nodes(pve: &Client, guests: &[&ClusterResource]) -> Vec<String>
 /// `permissions`: `{path: {privilege: propagate}}`, `{}` without any). Without it PVE lists only
 /// the caller's own tasks (pve-manager `PVE/API2/Tasks.pm` `node_tasks`), and scheduled
 /// backups run as `root@pam`; a failed read counts as not held.
-async fn audits_every_node(pve: &Client, nodes: &[&str]) -> bool {
+async fn audits_every_node(pve: &Client, nodes: &[&str], slots: &Semaphore) -> bool {
     let audits = |node: &str| {
         let path = format!("/nodes/{node}");
         async move {
-            let rights = pve
-                .get_raw("access/permissions", &[("path", path.as_str())])
-                .await;
+            let rights = super::in_slot(
+                slots,
+                pve.get_raw("access/permissions", &[("path", path.as_str())]),
+            )
+            .await;
             // `propagate` is 0 or 1; the privilege is held either way.
             rights.is_ok_and(|r| r.get(&path).and_then(|p| p.get("Sys.Audit")).is_some())
         }
@@ -205,13 +232,17 @@ async fn audits_every_node(pve: &Client, nodes: &[&str]) -> bool {
 /// error's 595), so one offline node must not hide the others' tasks. The logs of each
 /// node's [`LOGS_PER_NODE`] newest tasks for several guests are read
 /// ([`Client::task_log`]): a task list names no guest of such a task.
-async fn read_runs(pve: &Client, nodes: &[&str]) -> (Vec<VzdumpRun>, Vec<(String, String)>) {
+async fn read_runs(
+    pve: &Client,
+    nodes: &[&str],
+    slots: &Semaphore,
+) -> (Vec<VzdumpRun>, Vec<(String, String)>) {
     let mut runs = Vec::new();
     let mut unread = Vec::new();
     // Every node at once (a cluster has some tens at most), each node's logs at once.
     for (node, read) in nodes
         .iter()
-        .zip(futures::future::join_all(nodes.iter().map(|n| node_runs(pve, n))).await)
+        .zip(futures::future::join_all(nodes.iter().map(|n| node_runs(pve, n, slots))).await)
     {
         match read {
             Ok(node_runs) => runs.extend(node_runs),
@@ -223,12 +254,11 @@ async fn read_runs(pve: &Client, nodes: &[&str]) -> (Vec<VzdumpRun>, Vec<(String
 
 /// One node's vzdump tasks as runs, with the logs [`logged_tasks`] picks read, or why its
 /// task list could not be read.
-async fn node_runs(pve: &Client, node: &str) -> Result<Vec<VzdumpRun>, String> {
+async fn node_runs(pve: &Client, node: &str, slots: &Semaphore) -> Result<Vec<VzdumpRun>, String> {
     let mut filter = TaskFilter::default().typefilter("vzdump").limit(1000);
     filter.source = Some("all".to_owned());
-    let tasks = pve
-        .node(node)
-        .tasks(&filter)
+    let node_api = pve.node(node);
+    let tasks = super::in_slot(slots, node_api.tasks(&filter))
         .await
         .map_err(|e| error_chain(&e))?;
     // The type is checked again: the filter is the server's, and a fake may ignore it.
@@ -240,7 +270,9 @@ async fn node_runs(pve: &Client, node: &str) -> Result<Vec<VzdumpRun>, String> {
         async move {
             // A log that cannot be read leaves the task as the list shows it.
             match wanted {
-                true => pve.task_log(&upid, LOG_LINES).await.ok(),
+                true => super::in_slot(slots, pve.task_log(&upid, LOG_LINES))
+                    .await
+                    .ok(),
                 false => None,
             }
         }

@@ -10,3 +10,11 @@ pub(crate) mod index;
 pub(crate) mod rules;
 pub(crate) mod site;
 pub(crate) mod source;
+
+/// `request`, run while it holds one of `slots`: the source's fan-out and the backup chain's
+/// reads share one bound this way.
+async fn in_slot<T>(slots: &tokio::sync::Semaphore, request: impl Future<Output = T>) -> T {
+    // The semaphore is never closed; were it, the request would simply run unbounded.
+    let _slot = slots.acquire().await.ok();
+    request.await
+}

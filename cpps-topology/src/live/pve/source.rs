@@ -8,7 +8,7 @@ use cpps_proxmox::types::{
     ClusterResource, GuestKind, LxcConfig, NodeListItem, NodeState, ResourceFilter,
 };
 use cpps_proxmox::{Client, GuestRef};
-use futures::StreamExt;
+use tokio::sync::Semaphore;
 
 use crate::live::facts::{
     PveChainReading, PveFacts, PveGuest, PveGuestKind, PveNode, SourceFailure, SourceKind,
@@ -17,13 +17,16 @@ use crate::live::source::Source;
 
 /// A site's Proxmox VE cluster, read through [`cpps_proxmox::Client`].
 ///
-/// One observation sends `GET /nodes`, `GET /cluster/resources?type=vm`,
-/// `GET /cluster/ha/resources` and `GET /access/permissions?path=/vms` at once, then `GET /nodes/{node}/status` for every online node
-/// and `GET /nodes/{node}/lxc/{vmid}/config` for every container in one round, at most
-/// `concurrency` at once: fewer for a near server, and their connections opened during the
-/// list round ([`cpps_proxmox::inventory::list_round`], the rule of the `inventory` sweep).
-/// Last, the PVE side of the backup chain ([`PveSource::backup_chain`]'s reads over the same
-/// guest list), kept in [`PveFacts::chain`].
+/// One observation sends its lists at once: `GET /nodes`, `GET /cluster/resources?type=vm`,
+/// `GET /cluster/ha/resources`, `GET /access/permissions?path=/vms` and the backup chain's
+/// `GET /storage` and `GET /cluster/backup`. Then one fan-out round, at most `concurrency`
+/// requests in flight (fewer for a near server; their connections opened during the list
+/// round, [`cpps_proxmox::inventory::list_round`], the rule of the `inventory` sweep): the
+/// chain's pools, every node's vzdump tasks (then their logs) and rights first, since the logs
+/// wait on them, then `GET /nodes/{node}/status` for every online node and
+/// `GET /nodes/{node}/lxc/{vmid}/config` for every container. The chain (the reads of
+/// [`PveSource::backup_chain`] over the same guest and node lists) is kept in
+/// [`PveFacts::chain`].
 #[derive(Debug, Clone)]
 pub struct PveSource {
     client: Client,
@@ -68,8 +71,9 @@ impl PveSource {
     }
 }
 
-/// The list round's requests: nodes, guests, HA resources, the rights on `/vms`.
-const LIST_REQUESTS: usize = 4;
+/// The list round's requests: nodes, guests, HA resources, the rights on `/vms`, and the
+/// chain's storages and vzdump jobs.
+const LIST_REQUESTS: usize = 6;
 
 /// A read of the fan-out round.
 enum Read {
@@ -127,9 +131,10 @@ impl Source<PveFacts> for PveSource {
                     cluster.resources(Some(ResourceFilter::Vm)),
                 ));
                 // The rights on `/vms` say whether the guest list is whole (E5).
-                let ha = std::pin::pin!(futures::future::join(
+                let ha = std::pin::pin!(futures::future::join3(
                     cluster.ha_resources(),
                     cluster.guest_list_trimmed(),
+                    super::chain::lists(client),
                 ));
                 match futures::future::select(required, ha).await {
                     futures::future::Either::Left((required, ha)) => match required {
@@ -144,7 +149,7 @@ impl Source<PveFacts> for PveSource {
         )
         .await;
         // Without nodes and guests nothing about the site can be said.
-        let ((nodes, resources), (ha, trimmed)) = listed.map_err(|e| self.fail(&e))?;
+        let ((nodes, resources), (ha, trimmed, chain_lists)) = listed.map_err(|e| self.fail(&e))?;
         // A list that may leave guests out makes a declared guest not seen "cannot tell".
         let guests_trimmed = trimmed.unwrap_or_else(|e| {
             Some(format!(
@@ -166,9 +171,17 @@ impl Source<PveFacts> for PveSource {
             }
         };
 
-        // One fan-out round: every online node's status and every container's config.
-        let (versions, configs) =
-            read_versions_and_configs(client, &nodes, &resources, bound).await;
+        // One fan-out round, its requests sharing `bound` slots: the chain's first (polled
+        // first, so they take the first slots), since its task logs wait on its task lists;
+        // then every online node's status and every container's config.
+        let slots = Semaphore::new(bound);
+        let (chain, (versions, configs)) = futures::join!(
+            super::chain::read_after_lists(client, &resources, &nodes, chain_lists, &slots),
+            read_versions_and_configs(client, &nodes, &resources, &slots)
+        );
+        // A chain that could not be read is kept in the reading, where BACKUP-005 says
+        // "cannot tell".
+        let chain = PveChainReading::new(chain);
 
         let lxc = container_facts(configs, &mut partial);
 
@@ -177,9 +190,6 @@ impl Source<PveFacts> for PveSource {
 
         let mut guests = pve_guests(&resources, &lxc, &ha_requests);
         guests.sort_by_key(|g| g.vmid);
-        // The backup chain's PVE side, from the same guest list; its failure is kept in the
-        // reading, where BACKUP-005 says "cannot tell".
-        let chain = PveChainReading::new(super::chain::read(client, &resources).await);
         Ok(PveFacts {
             nodes: pve_nodes,
             guests,
@@ -190,13 +200,13 @@ impl Source<PveFacts> for PveSource {
     }
 }
 
-/// The fan-out round: every online node's status (its manager version) and every container's
-/// config, `bound` at a time; the configs sorted by VMID.
+/// The fan-out round's own reads: every online node's status (its manager version) and every
+/// container's config, each holding one of `slots` in flight; the configs sorted by VMID.
 async fn read_versions_and_configs(
     client: &Client,
     nodes: &[NodeListItem],
     resources: &[ClusterResource],
-    bound: usize,
+    slots: &Semaphore,
 ) -> (
     BTreeMap<String, Result<String, String>>,
     Vec<(GuestRef, Result<LxcConfig, cpps_proxmox::Error>)>,
@@ -213,31 +223,12 @@ async fn read_versions_and_configs(
                 .map(Read::Config),
         )
         .collect();
-    let answers: Vec<Answer> = futures::stream::iter(reads)
-        .map(|read| async move {
-            match read {
-                Read::Status(node) => {
-                    let result = client
-                        .node(&node)
-                        .status()
-                        .await
-                        .map(|s| manager_version(&s.pveversion))
-                        .map_err(|e| crate::live::facts::error_chain(&e));
-                    Answer::Status(node, result)
-                }
-                Read::Config(guest) => {
-                    let result = client
-                        .node(guest.node.as_str())
-                        .lxc(guest.vmid)
-                        .config()
-                        .await;
-                    Answer::Config(guest, result)
-                }
-            }
-        })
-        .buffer_unordered(bound)
-        .collect()
-        .await;
+    let answers: Vec<Answer> = futures::future::join_all(
+        reads
+            .into_iter()
+            .map(|read| super::in_slot(slots, fan_out_read(client, read))),
+    )
+    .await;
     let mut versions: BTreeMap<String, Result<String, String>> = BTreeMap::new();
     let mut configs = Vec::new();
     for answer in answers {
@@ -250,6 +241,29 @@ async fn read_versions_and_configs(
     }
     configs.sort_by_key(|(guest, _)| guest.vmid);
     (versions, configs)
+}
+
+/// One read of the fan-out round.
+async fn fan_out_read(client: &Client, read: Read) -> Answer {
+    match read {
+        Read::Status(node) => {
+            let result = client
+                .node(&node)
+                .status()
+                .await
+                .map(|s| manager_version(&s.pveversion))
+                .map_err(|e| crate::live::facts::error_chain(&e));
+            Answer::Status(node, result)
+        }
+        Read::Config(guest) => {
+            let result = client
+                .node(guest.node.as_str())
+                .lxc(guest.vmid)
+                .config()
+                .await;
+            Answer::Config(guest, result)
+        }
+    }
 }
 
 /// Each readable container's privilege and volumes by VMID; a config that could not be read
