@@ -476,6 +476,11 @@ pub(crate) fn shorten(text: &str, max_chars: usize) -> String {
 }
 
 fn decode_json_uncut<T: DeserializeOwned>(body: &[u8]) -> Result<T, (String, String)> {
+    // Tracking the path costs about a third of decoding; only a failure needs it, so the
+    // answer is decoded plainly first and, when that fails, again for the path.
+    if let Ok(value) = serde_json::from_slice(body) {
+        return Ok(value);
+    }
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     let value: T = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
         let path = e.path().to_string();
