@@ -311,6 +311,18 @@ impl Nginx {
         Ok(server)
     }
 
+    /// CPU time nginx's master and workers have used so far, in seconds; `None` where the
+    /// kernel does not say.
+    fn cpu_s(&self) -> Option<f64> {
+        let master = self.child.id();
+        let children =
+            std::fs::read_to_string(format!("/proc/{master}/task/{master}/children")).ok()?;
+        std::iter::once(master.to_string())
+            .chain(children.split_whitespace().map(str::to_owned))
+            .map(|pid| cpu_of(&pid))
+            .sum()
+    }
+
     /// The access log's length now, to read one sweep's lines afterwards.
     fn log_mark(&self) -> u64 {
         std::fs::metadata(&self.log).map_or(0, |m| m.len())
@@ -411,6 +423,19 @@ impl ServerView {
     }
 }
 
+/// CPU time the live threads of process `pid` (or `self`) have used so far, in seconds: the
+/// first field of each `/proc/PID/task/TID/schedstat` (nanoseconds on a CPU).
+fn cpu_of(pid: &str) -> Option<f64> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .ok()?
+        .map(|task| {
+            let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+            let nanoseconds: f64 = stat.split_whitespace().next()?.parse().ok()?;
+            Some(nanoseconds * 1e-9)
+        })
+        .sum()
+}
+
 /// The user-space latency proxy (bench `latency_proxy` of cpps-proxmox); stopped on drop by
 /// closing its standard input.
 struct LatencyProxy {
@@ -458,6 +483,11 @@ struct Run {
     requests: usize,
     concurrency: Option<usize>,
     server: Option<ServerView>,
+    /// CPU time the server (nginx) used while this client ran.
+    server_cpu_s: Option<f64>,
+    /// CPU time this process used meanwhile: the link's relay threads, where a link holds
+    /// the segments ([`bench_link`]), which carry both ends' packets.
+    link_cpu_s: Option<f64>,
 }
 
 /// Runs one sweep program under `measure.py`, in `namespace` if given, and reads what it printed.
@@ -494,6 +524,8 @@ fn sweep_once(root: &Path, namespace: Option<&str>, program: &[&std::ffi::OsStr]
         requests: field("requests:")?.parse()?,
         concurrency: field("concurrency:").ok().and_then(|c| c.parse().ok()),
         server: None,
+        server_cpu_s: None,
+        link_cpu_s: None,
     })
 }
 
@@ -536,6 +568,55 @@ struct LegFigures {
     config_span_s: Option<f64>,
     /// Task logs cpps read (the server's count), all sites together; 0 without a server view.
     task_logs: usize,
+    /// The CPU both ends spent on cpps's runs, where the server's is known.
+    cpu_floor: Option<CpuFloor>,
+}
+
+/// The wall time that the CPU of a run allows: cpps, the server (nginx) and the link's relay
+/// share the machine's cores, so a run that needs `client + server + link` seconds of CPU
+/// takes at least that over the cores, however little it waits (medians of a leg's cpps runs).
+/// With latency the run waits for round trips instead, and the floor's share of the wall time
+/// is how busy the cores were.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct CpuFloor {
+    client_cpu_s: f64,
+    server_cpu_s: f64,
+    link_cpu_s: f64,
+    cores: usize,
+    /// `(client + server + link) / cores`.
+    floor_s: f64,
+    /// The process's wall time over its own run's floor.
+    wall_over_floor: f64,
+}
+
+impl CpuFloor {
+    /// `None` unless every run has the server's CPU time (and the link's, 0 without a link).
+    fn of(runs: &[Run], cores: usize) -> Option<CpuFloor> {
+        let cores = cores.max(1);
+        let server: Vec<f64> = runs.iter().map(|r| r.server_cpu_s).collect::<Option<_>>()?;
+        let link: Vec<f64> = runs.iter().map(|r| r.link_cpu_s).collect::<Option<_>>()?;
+        if runs.is_empty() {
+            return None;
+        }
+        let floors: Vec<f64> = runs
+            .iter()
+            .zip(server.iter().zip(&link))
+            .map(|(r, (s, l))| (r.process_cpu_s + s + l) / cores as f64)
+            .collect();
+        Some(CpuFloor {
+            client_cpu_s: median(runs.iter().map(|r| r.process_cpu_s).collect()),
+            server_cpu_s: median(server),
+            link_cpu_s: median(link),
+            cores,
+            floor_s: median(floors.clone()),
+            wall_over_floor: median(
+                runs.iter()
+                    .zip(&floors)
+                    .map(|(r, floor)| r.process_wall_s / floor)
+                    .collect(),
+            ),
+        })
+    }
 }
 
 /// One run of one client against `leg`'s servers; with nginx in front, the requests the server
@@ -550,6 +631,8 @@ fn run_client_once(
     let script = root.join("xtask/bench/proxmoxer_sweep.py");
     let concurrency_arg = concurrency.map(|c| c.to_string()).unwrap_or_default();
     let mark = leg.nginx.map(Nginx::log_mark);
+    let server_cpu_before = leg.nginx.and_then(Nginx::cpu_s);
+    let link_cpu_before = cpu_of("self");
     let mut run = if proxmoxer {
         let mut args = vec![python.as_os_str(), script.as_os_str()];
         if leg.audit {
@@ -565,7 +648,13 @@ fn run_client_once(
         }
         sweep_once(root, leg.namespace, &args)?
     };
+    run.link_cpu_s = link_cpu_before
+        .zip(cpu_of("self"))
+        .map(|(before, after)| after - before);
     if let (Some(nginx), Some(mark)) = (leg.nginx, mark) {
+        run.server_cpu_s = server_cpu_before
+            .zip(nginx.cpu_s())
+            .map(|(before, after)| after - before);
         let view = nginx.seen_since(mark)?;
         if leg.audit && !proxmoxer {
             // `audit_pve` counts the sweep's lists, node statuses and configs; the backup
@@ -652,6 +741,10 @@ fn leg_figures(theirs: &[Run], ours: &[Run]) -> LegFigures {
         requests,
         concurrency: ours[0].concurrency.unwrap_or(0),
         task_logs: ours[0].server.as_ref().map_or(0, |s| s.task_logs),
+        cpu_floor: CpuFloor::of(
+            ours,
+            std::thread::available_parallelism().map_or(1, usize::from),
+        ),
         config_span_s: ours.iter().all(|r| r.server.is_some()).then(|| {
             median(
                 ours.iter()
@@ -693,6 +786,9 @@ fn print_leg(leg: &Leg<'_>, figures: &LegFigures, theirs: &[Run], ours: &[Run]) 
         "{name}_cpu_per_request_ratio: {:.2}",
         figures.proxmoxer_cpu_per_request / figures.cpps_cpu_per_request
     );
+    if let Some(floor) = figures.cpu_floor {
+        print_cpu_floor(name, &floor, theirs);
+    }
     for (client, runs) in [("proxmoxer", theirs), ("cpps", ours)] {
         let views: Vec<&ServerView> = runs.iter().filter_map(|r| r.server.as_ref()).collect();
         if views.is_empty() {
@@ -720,6 +816,30 @@ fn print_leg(leg: &Leg<'_>, figures: &LegFigures, theirs: &[Run], ours: &[Run]) 
             );
         }
     }
+}
+
+/// Prints the CPU floor of a leg's cpps runs, and the speed-up over proxmoxer that it leaves
+/// room for (proxmoxer's process time over the floor).
+fn print_cpu_floor(name: &str, floor: &CpuFloor, theirs: &[Run]) {
+    println!(
+        "{name}_cpps_run_cpu_ms: client {:.1}, server {:.1}, link {:.1}",
+        floor.client_cpu_s * 1e3,
+        floor.server_cpu_s * 1e3,
+        floor.link_cpu_s * 1e3
+    );
+    println!(
+        "{name}_cpps_cpu_floor_s: {:.4} ((client + server + link CPU) / {} cores)",
+        floor.floor_s, floor.cores
+    );
+    println!(
+        "{name}_cpps_process_over_cpu_floor: {:.2}",
+        floor.wall_over_floor
+    );
+    let proxmoxer = median(theirs.iter().map(|r| r.process_wall_s).collect());
+    println!(
+        "{name}_speedup_the_cpu_floor_allows: {:.2}",
+        proxmoxer / floor.floor_s
+    );
 }
 
 /// The median time from the last answer's arrival at the client (the server's last log line
@@ -1279,6 +1399,8 @@ mod tests {
                 last_s,
                 ..ServerView::default()
             }),
+            server_cpu_s: None,
+            link_cpu_s: None,
         };
         let runs = [
             run(100.030, 100.0),
@@ -1292,6 +1414,38 @@ mod tests {
             ..run(1.0, 0.0)
         };
         assert_eq!(exit_lag_s(&[no_view], Duration::from_millis(10)), None);
+    }
+
+    #[test]
+    fn the_cpu_floor_shares_both_ends_cpu_over_the_cores() {
+        let run = |wall: f64, client: f64, server: Option<f64>, link: Option<f64>| Run {
+            seconds: wall,
+            process_wall_s: wall,
+            process_cpu_s: client,
+            exit_s: 0.0,
+            guests: 1,
+            requests: 1,
+            concurrency: None,
+            server: None,
+            server_cpu_s: server,
+            link_cpu_s: link,
+        };
+        let runs = [
+            run(0.030, 0.030, Some(0.020), Some(0.0)),
+            run(0.040, 0.030, Some(0.004), Some(0.006)),
+            run(0.026, 0.028, Some(0.024), Some(0.0)),
+        ];
+        let floor = CpuFloor::of(&runs, 2).unwrap();
+        // Floors 0.025, 0.020, 0.026; walls over them 1.2, 2.0, 1.0.
+        assert!((floor.floor_s - 0.025).abs() < 1e-9, "{floor:?}");
+        assert!((floor.wall_over_floor - 1.2).abs() < 1e-9, "{floor:?}");
+        assert!((floor.client_cpu_s - 0.030).abs() < 1e-9, "{floor:?}");
+        assert!((floor.server_cpu_s - 0.020).abs() < 1e-9, "{floor:?}");
+        assert!(floor.link_cpu_s.abs() < 1e-9, "{floor:?}");
+        // One run without the server's CPU: no floor, rather than one from the others.
+        let partial = [runs[0].clone(), run(0.03, 0.03, None, Some(0.0))];
+        assert_eq!(CpuFloor::of(&partial, 2), None);
+        assert_eq!(CpuFloor::of(&[], 2), None);
     }
 
     #[test]
