@@ -239,6 +239,61 @@ impl Drop for RawServer {
     }
 }
 
+/// A TCP relay on 127.0.0.1 in front of a server (wiremock's, say) that notes when it accepted
+/// each connection: what a test needs to tell how many connections a client opened, and when
+/// (wiremock does not say).
+#[derive(Debug)]
+pub struct CountingProxy {
+    port: u16,
+    accepted: Arc<Mutex<Vec<std::time::Instant>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl CountingProxy {
+    /// Starts relaying every connection to `upstream`.
+    pub async fn start(upstream: std::net::SocketAddr) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1");
+        let port = listener.local_addr().expect("local address").port();
+        let accepted = Arc::new(Mutex::new(Vec::new()));
+        let noted = accepted.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                if let Ok(mut noted) = noted.lock() {
+                    noted.push(std::time::Instant::now());
+                }
+                tokio::spawn(async move {
+                    if let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await {
+                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    }
+                });
+            }
+        });
+        CountingProxy {
+            port,
+            accepted,
+            task,
+        }
+    }
+
+    /// `http://127.0.0.1:PORT/` + `base_path`.
+    pub fn url(&self, base_path: &str) -> Url {
+        loopback_url(self.port, base_path)
+    }
+
+    /// When each connection was accepted, in order.
+    pub fn accepted(&self) -> Vec<std::time::Instant> {
+        self.accepted.lock().map(|a| a.clone()).unwrap_or_default()
+    }
+}
+
+impl Drop for CountingProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
 /// A listening socket on 127.0.0.1 that never accepts, with its accept queue filled, so that
 /// a new connection's SYN is dropped and `connect` hangs until the client's connect timeout:
 /// what a powered-off host or a site cut off by a firewall looks like, unlike a closed port

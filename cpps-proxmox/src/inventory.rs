@@ -107,8 +107,9 @@ pub const NEAR_CONNECT: Duration = Duration::from_millis(5);
 /// fan-out that follows it; returns what `list` gave and the fan-out's bound (at most
 /// `concurrency`, [`config_bound`]).
 ///
-/// First it opens as many as a near server needs ([`NEAR_CONCURRENCY`], less the list's own
-/// connections, which go back to the pool for the fan-out); then, while the client's first
+/// First it opens as many as a near server needs ([`NEAR_CONCURRENCY`]): the list's requests,
+/// sent after them, take their connections from these, and give them back to the pool for
+/// the fan-out; then, while the client's first
 /// handshake is under way, as many more as the time already waited shows the bound will be
 /// (a 20 ms wait means 64), and once it ends, the rest of the bound. Their handshakes then overlap the
 /// list's round trips instead of following them. Connections the fan-out does not take are
@@ -123,7 +124,9 @@ pub async fn list_round<T>(
 ) -> (T, usize) {
     let http = client.http();
     let near = NEAR_CONCURRENCY.min(concurrency.max(1));
-    http.preconnect(near.saturating_sub(list_requests));
+    // The list's requests wait for these rather than open their own
+    // (`HttpClient::preconnect`): at least one each, so that none opens its own.
+    http.preconnect(near.max(list_requests));
     let sizing = async {
         // While the first connect is under way, the time already waited is a lower bound of
         // its time, so the bound it will give is known to be at least `config_bound(waited)`:
