@@ -177,10 +177,7 @@ impl RawServer {
     pub async fn start(answer: impl Into<Vec<u8>>) -> Self {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let answer: Arc<[u8]> = answer.into().into();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind 127.0.0.1");
-        let port = listener.local_addr().expect("local address").port();
+        let (listener, port) = loopback_listener().await;
         let requests = Arc::new(Mutex::new(Vec::new()));
         let seen = requests.clone();
         let task = tokio::spawn(async move {
@@ -223,6 +220,15 @@ impl RawServer {
     }
 }
 
+/// A listener on an ephemeral port of 127.0.0.1, and that port.
+async fn loopback_listener() -> (tokio::net::TcpListener, u16) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1");
+    let port = listener.local_addr().expect("local address").port();
+    (listener, port)
+}
+
 /// `http://127.0.0.1:PORT/` + `base_path`.
 fn loopback_url(port: u16, base_path: &str) -> Url {
     format!(
@@ -252,10 +258,7 @@ pub struct CountingProxy {
 impl CountingProxy {
     /// Starts relaying every connection to `upstream`.
     pub async fn start(upstream: std::net::SocketAddr) -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind 127.0.0.1");
-        let port = listener.local_addr().expect("local address").port();
+        let (listener, port) = loopback_listener().await;
         let accepted = Arc::new(Mutex::new(Vec::new()));
         let noted = accepted.clone();
         let task = tokio::spawn(async move {

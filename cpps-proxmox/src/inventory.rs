@@ -108,11 +108,11 @@ pub const NEAR_CONNECT: Duration = Duration::from_millis(5);
 /// `concurrency`, [`config_bound`]).
 ///
 /// First it opens as many as a near server needs ([`NEAR_CONCURRENCY`]): the list's requests,
-/// sent after them, take their connections from these, and give them back to the pool for
-/// the fan-out; then, while the client's first
-/// handshake is under way, as many more as the time already waited shows the bound will be
-/// (a 20 ms wait means 64), and once it ends, the rest of the bound. Their handshakes then overlap the
-/// list's round trips instead of following them. Connections the fan-out does not take are
+/// sent after them, take their connections from these and give them back to the pool for the
+/// fan-out. Then, while the client's first handshake is under way, it opens as many more as
+/// the time already waited shows the bound will be (a 20 ms wait means 64), and once it ends,
+/// the rest of the bound. Their handshakes then overlap the list's round trips instead of
+/// following them. Connections the fan-out does not take are
 /// closed after a few seconds ([`cpps_http::HttpClient::preconnect`]).
 /// When the list round ends before any connect did (every request failed before connecting),
 /// the bound is the near one.
