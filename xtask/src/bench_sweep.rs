@@ -485,8 +485,9 @@ struct Run {
     server: Option<ServerView>,
     /// CPU time the server (nginx) used while this client ran.
     server_cpu_s: Option<f64>,
-    /// CPU time this process used meanwhile: the link's relay threads, where a link holds
-    /// the segments ([`bench_link`]), which carry both ends' packets.
+    /// CPU time the processes adding the latency used meanwhile ([`Leg::delayers`]): the
+    /// link's relay threads, which carry both ends' packets, or the latency proxies; 0
+    /// without latency.
     link_cpu_s: Option<f64>,
 }
 
@@ -554,6 +555,26 @@ struct Leg<'a> {
     /// The time an answer takes from the server to the client, where it is known (a link's
     /// one-way delay): then the time from the last answer to the client's exit is printed.
     one_way: Option<Duration>,
+    /// The processes that add the latency (`self` for the link's relay threads in this
+    /// process, the latency proxies' pids), whose CPU the run's floor counts; none without
+    /// latency.
+    delayers: &'a [String],
+}
+
+/// How a leg's latency is added: [`Leg`]'s `namespace`, `one_way` and `delayers`.
+struct Delay<'a> {
+    namespace: Option<&'a str>,
+    one_way: Option<Duration>,
+    delayers: &'a [String],
+}
+
+impl Delay<'_> {
+    /// No latency added.
+    const NONE: Delay<'static> = Delay {
+        namespace: None,
+        one_way: None,
+        delayers: &[],
+    };
 }
 
 /// Medians of one leg's alternating rounds.
@@ -572,8 +593,8 @@ struct LegFigures {
     cpu_floor: Option<CpuFloor>,
 }
 
-/// The wall time that the CPU of a run allows: cpps, the server (nginx) and the link's relay
-/// share the machine's cores, so a run that needs `client + server + link` seconds of CPU
+/// The wall time that the CPU of a run allows: cpps, the server (nginx) and what adds the
+/// latency (the link's relay or the proxies) share the machine's cores, so a run that needs `client + server + link` seconds of CPU
 /// takes at least that over the cores, however little it waits (medians of a leg's cpps runs).
 /// With latency the run waits for round trips instead, and the floor's share of the wall time
 /// is how busy the cores were.
@@ -632,7 +653,13 @@ fn run_client_once(
     let concurrency_arg = concurrency.map(|c| c.to_string()).unwrap_or_default();
     let mark = leg.nginx.map(Nginx::log_mark);
     let server_cpu_before = leg.nginx.and_then(Nginx::cpu_s);
-    let link_cpu_before = cpu_of("self");
+    let delay_cpu = || {
+        leg.delayers
+            .iter()
+            .map(|pid| cpu_of(pid))
+            .sum::<Option<f64>>()
+    };
+    let link_cpu_before = delay_cpu();
     let mut run = if proxmoxer {
         let mut args = vec![python.as_os_str(), script.as_os_str()];
         if leg.audit {
@@ -649,7 +676,7 @@ fn run_client_once(
         sweep_once(root, leg.namespace, &args)?
     };
     run.link_cpu_s = link_cpu_before
-        .zip(cpu_of("self"))
+        .zip(delay_cpu())
         .map(|(before, after)| after - before);
     if let (Some(nginx), Some(mark)) = (leg.nginx, mark) {
         run.server_cpu_s = server_cpu_before
@@ -903,6 +930,7 @@ fn fakepve_leg(
             rounds: args.rounds,
             namespace: None,
             one_way: None,
+            delayers: &[],
         },
         args.concurrency,
     )?;
@@ -953,8 +981,7 @@ impl Bench<'_> {
         jsons: &[PathBuf],
         nginx: &Nginx,
         rounds: usize,
-        namespace: Option<&str>,
-        one_way: Option<Duration>,
+        delay: &Delay<'_>,
     ) -> Result<LegPair> {
         let leg = |base: &str, jsons: &[PathBuf], cpps: &Path, audit: bool| {
             run_leg(
@@ -967,8 +994,9 @@ impl Bench<'_> {
                     audit,
                     nginx: Some(nginx),
                     rounds,
-                    namespace,
-                    one_way,
+                    namespace: delay.namespace,
+                    one_way: delay.one_way,
+                    delayers: delay.delayers,
                 },
                 self.args.concurrency,
             )
@@ -1012,7 +1040,12 @@ impl Bench<'_> {
             let [a, b] = jsons;
             let jsons = vec![a?, b?];
             let rounds = self.args.latency_rounds;
-            return self.legs(&suffix, &jsons, plain_nginx, rounds, None, None);
+            let proxies = [&first, &second].map(|p| p.child.id().to_string());
+            let delay = Delay {
+                delayers: &proxies,
+                ..Delay::NONE
+            };
+            return self.legs(&suffix, &jsons, plain_nginx, rounds, &delay);
         }
         println!("sweep_delay_by: segment");
         let one_way = rtt / 2;
@@ -1042,8 +1075,12 @@ impl Bench<'_> {
             &jsons,
             &nginx,
             rounds,
-            Some(&link.client_ns),
-            Some(one_way),
+            &Delay {
+                namespace: Some(&link.client_ns),
+                one_way: Some(one_way),
+                // The link's relay runs in threads of this process.
+                delayers: &["self".to_owned()],
+            },
         );
         let probe = pair.is_ok().then(|| {
             let endpoint = url(nginx.port);
@@ -1186,7 +1223,7 @@ pub(crate) fn run_sweep(root: &Path, args: &SweepArgs) -> Result<()> {
         bench.server_json(&dir, "static", &url(nginx.port), None)?,
         bench.server_json(&dir, "static-second", &url(nginx.second_port), None)?,
     ];
-    let plain = bench.legs("", &plain_jsons, &nginx, args.rounds, None, None)?;
+    let plain = bench.legs("", &plain_jsons, &nginx, args.rounds, &Delay::NONE)?;
     let slow = bench.latency_legs(&dir, &nginx)?;
     let rtt = args.latency;
     report_targets("sweep_static", &plain.sweep, &slow.sweep, rtt, 1, false);
