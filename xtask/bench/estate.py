@@ -2,10 +2,11 @@
 
     estate.py NODES GUESTS OUT.json
 
-Deterministic: the same arguments give the same file. Guests mix qemu VMs (about 60 %),
-privileged LXC and unprivileged LXC, with configs shaped like the team's (virtio disks and NICs
-with VLAN tags, LXC features, mount points), spread round-robin over nodes named like the two
-sites' hosts.
+Deterministic: the same arguments give the same file. Every second guest is an LXC container
+(300 container configs for 600 guests, the sweep's reference estate), the others qemu VMs; about
+three in eight containers are privileged. Configs are shaped like the team's (virtio disks and
+NICs with VLAN tags, LXC features, mount points), and guests are spread round-robin over nodes
+named like the two sites' hosts.
 """
 
 import json
@@ -26,7 +27,7 @@ def main(nodes, guests, out):
         tag = rng.choice([10, 20, 30, 40])
         status = 'running' if rng.random() < 0.85 else 'stopped'
         kind = rng.random()
-        if kind < 0.6:
+        if i % 2 == 0:
             cfg = {
                 'cores': rng.choice([1, 2, 4, 8]), 'sockets': 1,
                 'memory': str(rng.choice([1024, 2048, 4096, 8192, 16384])),
@@ -40,7 +41,7 @@ def main(nodes, guests, out):
             estate['guests'].append({'vmid': vmid, 'name': 'vm-{0}'.format(vmid), 'status': status,
                                      'node': node, 'config': cfg})
         else:
-            privileged = kind < 0.75
+            privileged = kind < 0.375
             cfg = {
                 'hostname': 'ct-{0}'.format(vmid), 'ostype': 'debian', 'arch': 'amd64',
                 'cores': rng.choice([1, 2, 4]), 'memory': rng.choice([512, 1024, 2048]), 'swap': 512,
