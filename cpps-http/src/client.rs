@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use http::header::{HeaderValue, RETRY_AFTER, USER_AGENT};
+use http::header::{ACCEPT_ENCODING, HeaderValue, RETRY_AFTER, USER_AGENT};
 use http::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use tokio::time::Instant;
@@ -23,6 +23,11 @@ use crate::{Delivery, Error, Scrubber};
 
 /// The default cap on response bodies: 8 MiB.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
+
+/// The first connect time (TCP and TLS handshakes, [`HttpClient::first_connect_time`]) up to
+/// which a server counts as near: about two round trips and both sides' handshake work on a
+/// LAN. A near server is asked for its answers uncompressed.
+pub const NEAR_CONNECT: Duration = Duration::from_millis(5);
 
 /// How long an idle pooled connection is kept by default: 30 s. A connection idle longer is
 /// likelier to lead to a server that restarted, died or was cut off, and a request sent on it
@@ -285,6 +290,10 @@ struct Inner {
 /// It sends [`Request`]s relative to its base URL and returns complete [`Response`]s of any
 /// status; service crates decode success and error bodies themselves (see
 /// [`Envelope`](crate::Envelope)).
+///
+/// Answers are asked gzipped, except from a near server: once the client's first connect
+/// took [`NEAR_CONNECT`] or less, a request that names no encodings of its own asks for them
+/// uncompressed, since on a LAN compressing costs both ends more than the bytes do.
 #[derive(Clone)]
 pub struct HttpClient {
     inner: Arc<Inner>,
@@ -585,6 +594,16 @@ impl HttpClient {
         }
     }
 
+    /// Whether to ask for the answer uncompressed (else reqwest asks for gzip): from a near
+    /// server ([`NEAR_CONNECT`]), where the bytes cost little and compressing costs both ends
+    /// CPU on the path of every answer. pveproxy compresses at level 9, and then only for a
+    /// request that accepts gzip or deflate (pve-http-server `src/PVE/APIServer/AnyEvent.pm`
+    /// `response`: `$nocomp`). A request that names its own encodings keeps them.
+    fn asks_uncompressed(&self, request: &Request) -> bool {
+        !request.headers.contains_key(ACCEPT_ENCODING)
+            && self.inner.spares.first_connect_within(NEAR_CONNECT)
+    }
+
     async fn attempt(&self, request: &Request, url: &Url) -> Result<Response, Error> {
         let mut request = request.clone();
         if let Some(auth) = &self.auth {
@@ -598,6 +617,9 @@ impl HttpClient {
             .timeout(self.inner.request_timeout)
             .headers(request.headers.clone())
             .header(USER_AGENT, &self.inner.user_agent);
+        if self.asks_uncompressed(&request) {
+            builder = builder.header(ACCEPT_ENCODING, HeaderValue::from_static("identity"));
+        }
         if let Some(body) = &request.body {
             builder = builder.body(body.clone());
         }

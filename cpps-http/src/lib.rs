@@ -53,7 +53,7 @@ pub mod test_util;
 
 pub use activity::{Activity, ActivitySnapshot};
 pub use auth::{Auth, HeaderAuth};
-pub use client::{ClientBuilder, DEFAULT_MAX_RESPONSE_BYTES, HttpClient};
+pub use client::{ClientBuilder, DEFAULT_MAX_RESPONSE_BYTES, HttpClient, NEAR_CONNECT};
 pub use error::{
     BoxError, Delivery, Error, error_chain, is_secret_key, redact_json, redacted_excerpt,
 };

@@ -158,6 +158,15 @@ impl Spares {
         }
     }
 
+    /// Whether the client's first connect was established within `near`; false while it has
+    /// not ended, and when it failed.
+    pub(crate) fn first_connect_within(&self, near: Duration) -> bool {
+        matches!(
+            *self.shared.first_connect.borrow(),
+            FirstConnect::Established(took) if took <= near
+        )
+    }
+
     /// A connect of the inner service, timed for [`Spares::first_connect`].
     fn timed<F, C>(&self, connect: F) -> impl Future<Output = Result<C, BoxError>> + Send + 'static
     where
@@ -376,4 +385,35 @@ fn open_spare<S: Connector<R>, R: Debug + Send + 'static>(
         });
     }
     Box::pin(async { Err(BoxError::from(OPENED_AS_SPARE)) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spares() -> Spares {
+        Spares::new(Duration::from_secs(3), Duration::from_secs(5))
+    }
+
+    #[test]
+    fn only_an_established_first_connect_within_the_time_counts_as_near() {
+        let near = Duration::from_millis(5);
+        let unknown = spares();
+        assert!(!unknown.first_connect_within(near), "no connect has ended");
+
+        let failed = spares();
+        failed.record(None);
+        assert!(!failed.first_connect_within(near));
+
+        let fast = spares();
+        fast.record(Some(Duration::from_millis(2)));
+        // Only the first connect counts: a slower second one changes nothing.
+        fast.record(Some(Duration::from_millis(40)));
+        assert!(fast.first_connect_within(near));
+
+        let slow = spares();
+        slow.record(Some(Duration::from_millis(21)));
+        slow.record(Some(Duration::from_millis(1)));
+        assert!(!slow.first_connect_within(near));
+    }
 }

@@ -7,7 +7,7 @@
 use std::io::Write;
 
 use cpps_http::test_util::MockApi;
-use cpps_http::{Error, Request};
+use cpps_http::{Error, HeaderValue, NEAR_CONNECT, Request};
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use wiremock::matchers::{header, method, path};
@@ -67,5 +67,60 @@ async fn the_size_cap_counts_the_decoded_bytes() {
     assert!(
         matches!(error, Error::BodyTooLarge { limit: 65536, .. }),
         "{error:?}"
+    );
+}
+
+/// The `Accept-Encoding` of each request the server received, in order.
+async fn encodings_asked(api: &MockApi) -> Vec<String> {
+    let requests = api.server().received_requests().await.unwrap_or_default();
+    requests
+        .iter()
+        .map(|r| {
+            r.headers
+                .get_all("accept-encoding")
+                .iter()
+                .map(|v| v.to_str().unwrap_or("?").to_owned())
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+        .collect()
+}
+
+/// A near server (its first connect within `NEAR_CONNECT`) is asked for answers uncompressed:
+/// pveproxy then sends them as they are (pve-http-server `src/PVE/APIServer/AnyEvent.pm`
+/// `response`: `$nocomp` when the request accepts neither gzip nor deflate), which spares both
+/// ends a level-9 gzip on a LAN. The first request leaves before any connect has ended, so it
+/// asks for gzip; a request that names its own encodings keeps them.
+#[tokio::test]
+async fn a_near_server_is_asked_for_answers_uncompressed() {
+    let api = MockApi::start("/").await;
+    Mock::given(method("GET"))
+        .and(path("/version"))
+        .respond_with(ResponseTemplate::new(200).set_body_string(r#"{"data":{}}"#))
+        .mount(api.server())
+        .await;
+    let client = api.client_builder().build().unwrap();
+    client.execute(Request::get("version")).await.unwrap();
+    let first_connect = client
+        .first_connect_time()
+        .await
+        .expect("a connect to 127.0.0.1");
+    client.execute(Request::get("version")).await.unwrap();
+    let mut own = Request::get("version");
+    own.headers_mut()
+        .insert("accept-encoding", HeaderValue::from_static("gzip"));
+    client.execute(own).await.unwrap();
+
+    // 127.0.0.1 answers a connect in microseconds; a machine so loaded that it took longer
+    // than `NEAR_CONNECT` sees the server as far, and then every request asks for gzip.
+    let second = if first_connect <= NEAR_CONNECT {
+        "identity"
+    } else {
+        "gzip"
+    };
+    assert_eq!(
+        encodings_asked(&api).await,
+        ["gzip", second, "gzip"],
+        "first connect {first_connect:?}"
     );
 }

@@ -100,8 +100,9 @@ const LIST_REQUESTS: usize = 4;
 pub const NEAR_CONCURRENCY: usize = 16;
 
 /// The first connect time up to which a server counts as near (about two round trips and the
-/// handshakes' work on a LAN).
-pub const NEAR_CONNECT: Duration = Duration::from_millis(5);
+/// handshakes' work on a LAN): [`cpps_http::NEAR_CONNECT`], which also asks a near server for
+/// its answers uncompressed.
+pub const NEAR_CONNECT: Duration = cpps_http::NEAR_CONNECT;
 
 /// Runs `list`, a list round of `list_requests` requests, while opening the connections of the
 /// fan-out that follows it; returns what `list` gave and the fan-out's bound (at most
@@ -116,6 +117,12 @@ pub const NEAR_CONNECT: Duration = Duration::from_millis(5);
 /// closed after a few seconds ([`cpps_http::HttpClient::preconnect`]).
 /// When the list round ends before any connect did (every request failed before connecting),
 /// the bound is the near one.
+///
+/// The list starts once the first connect has ended, or after [`NEAR_CONNECT`] without it:
+/// its requests wait for those connections anyway, and by then the client knows whether the
+/// server is near and asks a near one for the answers uncompressed (a level-9 gzip of a
+/// 600-guest `/cluster/resources` is milliseconds of the server's CPU before the fan-out can
+/// start).
 pub async fn list_round<T>(
     client: &Client,
     list_requests: usize,
@@ -149,6 +156,10 @@ pub async fn list_round<T>(
         let bound = config_bound(first, concurrency).max(opened);
         http.preconnect(bound.saturating_sub(opened));
         bound
+    };
+    let list = async {
+        let _ = tokio::time::timeout(NEAR_CONNECT, http.first_connect_time()).await;
+        list.await
     };
     let (sizing, list) = (std::pin::pin!(sizing), std::pin::pin!(list));
     match futures::future::select(sizing, list).await {

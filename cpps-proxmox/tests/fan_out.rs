@@ -78,3 +78,61 @@ async fn the_list_round_opens_every_connection_of_the_fan_out() {
         "connections in all, and opened after the list round"
     );
 }
+
+/// The list round starts its requests once the first connect has told how near the server is,
+/// so a near one is asked for the lists uncompressed (`cpps_http::NEAR_CONNECT`): pveproxy
+/// gzips an answer at level 9 only for a request that accepts it (pve-http-server
+/// `src/PVE/APIServer/AnyEvent.pm` `response`), and on a LAN that gzip of a 600-guest
+/// `/cluster/resources` costs more than its bytes do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_list_round_asks_a_near_server_for_the_lists_uncompressed() {
+    let api = common::pve_mock_api().await;
+    Mock::given(method("GET"))
+        .and(path_regex("^/api2/json/"))
+        .respond_with(common::data_answer(json!([])))
+        .mount(api.server())
+        .await;
+    let client = Client::builder(api.base_url().as_str())
+        .api_token_str("root@pam!ci=5ecr3t")
+        .expect("a valid token")
+        .build()
+        .expect("the client builds");
+    let http = client.http().clone();
+    let lists = ["nodes", "cluster/resources", "cluster/ha/resources"];
+    let list = async {
+        // Whether the first connect had ended when the list started.
+        let known = tokio::time::timeout(Duration::ZERO, http.first_connect_time())
+            .await
+            .is_ok();
+        let answers = futures::future::join_all(lists.map(|p| http.execute(Request::get(p))));
+        (known, answers.await)
+    };
+    let ((known, listed), _) = list_round(&client, lists.len(), NEAR_CONCURRENCY, list).await;
+    assert!(listed.iter().all(Result::is_ok));
+
+    let first_connect = http
+        .first_connect_time()
+        .await
+        .expect("a connect to 127.0.0.1");
+    // A machine so loaded that 127.0.0.1 took longer than `NEAR_CONNECT` sees a far server.
+    let near = first_connect <= cpps_http::NEAR_CONNECT;
+    assert!(
+        known || !near,
+        "the list started before the first connect ({first_connect:?}) ended"
+    );
+    let expected = if near { "identity" } else { "gzip" };
+    let requests = api.server().received_requests().await.unwrap_or_default();
+    let asked: Vec<_> = requests
+        .iter()
+        .map(|r| {
+            r.headers
+                .get("accept-encoding")
+                .map(|v| v.to_str().unwrap_or("?").to_owned())
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        vec![Some(expected.to_owned()); lists.len()],
+        "first connect {first_connect:?}"
+    );
+}
