@@ -95,9 +95,13 @@ pub async fn collect(client: &Client, concurrency: usize, within: Option<Duratio
 /// The list round's requests: nodes, guests, HA resources, the rights on `/vms`.
 const LIST_REQUESTS: usize = 4;
 
-/// Config reads in flight for a near server: one whose first TCP and TLS handshakes took
-/// [`NEAR_CONNECT`] or less.
-pub const NEAR_CONCURRENCY: usize = 16;
+/// Config reads in flight for a near server: one whose first TCP and TLS handshakes took a
+/// few milliseconds at most ([`config_bound`]).
+pub const NEAR_CONCURRENCY: usize = 8;
+
+/// How fast the bound grows with the first connect time: this many reads in flight for each
+/// [`NEAR_CONNECT`] the first connect took (a 20 ms connect, about a 10 ms round trip, gives 64).
+const READS_PER_NEAR_CONNECT: u128 = 16;
 
 /// The first connect time up to which a server counts as near (about two round trips and the
 /// handshakes' work on a LAN): [`cpps_http::NEAR_CONNECT`], which also asks a near server for
@@ -171,18 +175,21 @@ pub async fn list_round<T>(
 /// How many config reads the sweep keeps in flight, at most `concurrency`.
 ///
 /// A near server's handshakes are work on both sides, not waiting, and more connections only
-/// add handshakes: [`NEAR_CONCURRENCY`] keep it busy (`cargo xtask bench sweep` against nginx on
-/// 127.0.0.1, 224 configs: 16 in flight cost 20–33 ms of client CPU, 64 cost 39–61 ms, and took
-/// longer). Farther away the sweep waits for round trips, and the bound grows with the first
-/// connect time (a proxy for the round trip): `NEAR_CONCURRENCY × connect time / NEAR_CONNECT`,
-/// so 64 from a 20 ms connect on (a 10 ms round trip).
+/// add handshakes: [`NEAR_CONCURRENCY`] keep it busy. pveproxy runs 3 workers by default
+/// (pve-manager `PVE/Service/pveproxy.pm`: `max_workers => 3`); against nginx on 127.0.0.1
+/// (`cargo xtask bench sweep`'s estate, 300 configs, answers uncompressed) 8 in flight took
+/// 21.5 ms, 16 took 24.4 ms and 4 took 28.2 ms (ten runs each, 2026-12-07). Farther away the
+/// sweep waits for round trips, and the bound grows with the first connect time (a proxy for
+/// the round trip): 16 reads for each [`NEAR_CONNECT`] it took, so 64 from a 20 ms connect on
+/// (a 10 ms round trip).
 pub fn config_bound(first_connect: Option<Duration>, concurrency: usize) -> usize {
     let concurrency = concurrency.max(1);
     let near = NEAR_CONCURRENCY.min(concurrency);
     let Some(took) = first_connect else {
         return near;
     };
-    let scaled = (near as u128 * took.as_micros()).div_ceil(NEAR_CONNECT.as_micros().max(1));
+    let scaled =
+        (READS_PER_NEAR_CONNECT * took.as_micros()).div_ceil(NEAR_CONNECT.as_micros().max(1));
     usize::try_from(scaled)
         .unwrap_or(usize::MAX)
         .clamp(near, concurrency)
@@ -414,17 +421,20 @@ mod tests {
     #[test]
     fn the_config_bound_grows_with_the_first_connect_time_up_to_the_concurrency() {
         let ms = Duration::from_millis;
-        // Near: handshakes are work, 16 in flight keep the server busy.
-        assert_eq!(config_bound(Some(ms(1)), 64), 16);
+        // Near: handshakes are work, 8 in flight keep the server busy.
+        assert_eq!(config_bound(Some(ms(1)), 64), 8);
+        assert_eq!(config_bound(Some(ms(2)), 64), 8);
+        // Then 16 for each 5 ms of first connect: a 10 ms connect (a 5 ms round trip) gives
+        // 32, and 20 ms reaches 64.
+        assert_eq!(config_bound(Some(ms(3)), 64), 10);
         assert_eq!(config_bound(Some(ms(5)), 64), 16);
-        // A 10 ms connect (a 5 ms round trip) doubles it; 20 ms reaches 64.
         assert_eq!(config_bound(Some(ms(10)), 64), 32);
         assert_eq!(config_bound(Some(ms(20)), 64), 64);
         assert_eq!(config_bound(Some(ms(40)), 64), 64);
         assert_eq!(config_bound(Some(ms(40)), 128), 128);
         // A caller's lower bound wins; an unknown connect time counts as near.
         assert_eq!(config_bound(Some(ms(40)), 8), 8);
-        assert_eq!(config_bound(None, 64), 16);
+        assert_eq!(config_bound(None, 64), 8);
         assert_eq!(config_bound(Some(ms(1)), 0), 1);
     }
 }
