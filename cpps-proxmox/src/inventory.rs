@@ -112,13 +112,14 @@ pub const NEAR_CONNECT: Duration = cpps_http::NEAR_CONNECT;
 /// fan-out that follows it; returns what `list` gave and the fan-out's bound (at most
 /// `concurrency`, [`config_bound`]).
 ///
-/// First it opens as many as a near server needs ([`NEAR_CONCURRENCY`]): the list's requests,
-/// sent after them, take their connections from these and give them back to the pool for the
-/// fan-out. Then, while the client's first handshake is under way, it opens as many more as
-/// the time already waited shows the bound will be (a 20 ms wait means 64), and once it ends,
-/// the rest of the bound. Their handshakes then overlap the list's round trips instead of
-/// following them. Connections the fan-out does not take are
-/// closed after a few seconds ([`cpps_http::HttpClient::preconnect`]).
+/// First it opens one connection for each of the list's requests, which take them and give
+/// them back to the pool for the fan-out; on a LAN their handshakes, on the list's path, then
+/// wait behind no others. From `NEAR_CONNECT / 4` on, while the client's first handshake is
+/// under way, it opens as many more as the time already waited shows the bound will be (at
+/// least [`NEAR_CONCURRENCY`]; a 20 ms wait means 64), and once it ends, the rest of the
+/// bound. Their handshakes then overlap the list's round trips instead of following them.
+/// Connections the fan-out does not take are closed after a few seconds
+/// ([`cpps_http::HttpClient::preconnect`]).
 /// When the list round ends before any connect did (every request failed before connecting),
 /// the bound is the near one.
 ///
@@ -135,17 +136,18 @@ pub async fn list_round<T>(
 ) -> (T, usize) {
     let http = client.http();
     let near = NEAR_CONCURRENCY.min(concurrency.max(1));
-    // The list's requests wait for these rather than open their own
-    // (`HttpClient::preconnect`): at least one each, so that none opens its own.
-    http.preconnect(near.max(list_requests));
+    // One each, so that none of the list's requests opens its own (`HttpClient::preconnect`).
+    let first_wave = list_requests.max(1);
+    http.preconnect(first_wave);
     let sizing = async {
         // While the first connect is under way, the time already waited is a lower bound of
         // its time, so the bound it will give is known to be at least `config_bound(waited)`:
         // those connections are opened at once rather than after the first handshake.
         let started = Instant::now();
-        let mut opened = near;
+        let mut opened = first_wave;
         let mut first = std::pin::pin!(http.first_connect_time());
-        let mut tick = tokio::time::interval(NEAR_CONNECT / 4);
+        let period = NEAR_CONNECT / 4;
+        let mut tick = tokio::time::interval_at(started + period, period);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let first = loop {
             tokio::select! {
