@@ -159,7 +159,8 @@ pub async fn list_round<T>(
                 }
             }
         };
-        let bound = config_bound(first, concurrency).max(opened);
+        // The list's own connections may outnumber a small `concurrency`; the bound may not.
+        let bound = config_bound(first, concurrency).max(opened.min(concurrency.max(1)));
         http.preconnect(bound.saturating_sub(opened));
         bound
     };

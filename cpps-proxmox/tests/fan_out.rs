@@ -136,3 +136,36 @@ async fn the_list_round_asks_a_near_server_for_the_lists_uncompressed() {
         "first connect {first_connect:?}"
     );
 }
+
+/// The list round opens a connection for each of its requests, which may be more than the
+/// caller's bound; the fan-out's bound stays the caller's.
+#[tokio::test]
+async fn the_bound_stays_within_a_concurrency_smaller_than_the_list() {
+    let api = common::pve_mock_api().await;
+    Mock::given(method("GET"))
+        .and(path_regex("^/api2/json/"))
+        .respond_with(common::data_answer(json!([])))
+        .mount(api.server())
+        .await;
+    let client = Client::builder(api.base_url().as_str())
+        .api_token_str("root@pam!ci=5ecr3t")
+        .expect("a valid token")
+        .build()
+        .expect("the client builds");
+    let http = client.http().clone();
+    let lists = [
+        "nodes",
+        "cluster/resources",
+        "cluster/ha/resources",
+        "storage",
+    ];
+    let (listed, bound) = list_round(
+        &client,
+        lists.len(),
+        2,
+        futures::future::join_all(lists.map(|p| http.execute(Request::get(p)))),
+    )
+    .await;
+    assert!(listed.iter().all(Result::is_ok));
+    assert_eq!(bound, 2);
+}
