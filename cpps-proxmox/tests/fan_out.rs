@@ -79,6 +79,18 @@ async fn the_list_round_opens_every_connection_of_the_fan_out() {
     );
 }
 
+/// A site that answers every read with an empty list at once, and a client of it.
+async fn empty_lists_site() -> (cpps_http::test_util::MockApi, Client) {
+    let api = common::pve_mock_api().await;
+    Mock::given(method("GET"))
+        .and(path_regex("^/api2/json/"))
+        .respond_with(common::data_answer(json!([])))
+        .mount(api.server())
+        .await;
+    let client = common::mock_client(&api);
+    (api, client)
+}
+
 /// The list round starts its requests once the first connect has told how near the server is,
 /// so a near one is asked for the lists uncompressed (`cpps_http::NEAR_CONNECT`): pveproxy
 /// gzips an answer at level 9 only for a request that accepts it (pve-http-server
@@ -86,17 +98,7 @@ async fn the_list_round_opens_every_connection_of_the_fan_out() {
 /// `/cluster/resources` costs more than its bytes do.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_list_round_asks_a_near_server_for_the_lists_uncompressed() {
-    let api = common::pve_mock_api().await;
-    Mock::given(method("GET"))
-        .and(path_regex("^/api2/json/"))
-        .respond_with(common::data_answer(json!([])))
-        .mount(api.server())
-        .await;
-    let client = Client::builder(api.base_url().as_str())
-        .api_token_str("root@pam!ci=5ecr3t")
-        .expect("a valid token")
-        .build()
-        .expect("the client builds");
+    let (api, client) = empty_lists_site().await;
     let http = client.http().clone();
     let lists = ["nodes", "cluster/resources", "cluster/ha/resources"];
     let list = async {
@@ -141,17 +143,7 @@ async fn the_list_round_asks_a_near_server_for_the_lists_uncompressed() {
 /// caller's bound; the fan-out's bound stays the caller's.
 #[tokio::test]
 async fn the_bound_stays_within_a_concurrency_smaller_than_the_list() {
-    let api = common::pve_mock_api().await;
-    Mock::given(method("GET"))
-        .and(path_regex("^/api2/json/"))
-        .respond_with(common::data_answer(json!([])))
-        .mount(api.server())
-        .await;
-    let client = Client::builder(api.base_url().as_str())
-        .api_token_str("root@pam!ci=5ecr3t")
-        .expect("a valid token")
-        .build()
-        .expect("the client builds");
+    let (_api, client) = empty_lists_site().await;
     let http = client.http().clone();
     let lists = [
         "nodes",
