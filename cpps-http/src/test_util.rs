@@ -130,6 +130,24 @@ impl MockApi {
         assert!(unexpected.is_empty(), "unexpected requests: {unexpected:?}");
     }
 
+    /// Header `name` of each request the server received, in order: a request's values joined
+    /// by `, ` (so that a header sent twice shows), `None` where it had none.
+    pub async fn header_of_each_request(&self, name: &str) -> Vec<Option<String>> {
+        let requests = self.server.received_requests().await.unwrap_or_default();
+        requests
+            .iter()
+            .map(|request| {
+                let values: Vec<&str> = request
+                    .headers
+                    .get_all(name)
+                    .iter()
+                    .map(|v| v.to_str().unwrap_or("(not text)"))
+                    .collect();
+                (!values.is_empty()).then(|| values.join(", "))
+            })
+            .collect()
+    }
+
     /// Verifies the expectations of every mounted mock (`.expect(n)`), panicking with wiremock's
     /// report when one is not met.
     pub async fn verify(&self) {
