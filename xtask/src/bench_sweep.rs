@@ -594,8 +594,9 @@ struct LegFigures {
 }
 
 /// The wall time that the CPU of a run allows: cpps, the server (nginx) and what adds the
-/// latency (the link's relay or the proxies) share the machine's cores, so a run that needs `client + server + link` seconds of CPU
-/// takes at least that over the cores, however little it waits (medians of a leg's cpps runs).
+/// latency (the link's relay or the proxies) share the machine's cores, so a run that needs
+/// `client + server + link` seconds of CPU takes at least that over the cores, however little
+/// it waits (medians of a leg's cpps runs).
 /// With latency the run waits for round trips instead, and the floor's share of the wall time
 /// is how busy the cores were.
 #[derive(Debug, Clone, Copy, PartialEq)]
