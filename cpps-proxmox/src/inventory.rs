@@ -73,7 +73,8 @@ pub struct Inventory {
 /// Collects the inventory: `GET /nodes`, `GET /cluster/resources?type=vm`,
 /// `GET /cluster/ha/resources`, `GET /access/permissions?path=/vms`, and `GET /nodes/{node}/lxc/{vmid}/config` for every container
 /// (at most `concurrency` at once; [`crate::DEFAULT_CONCURRENCY`] is the shared default) to
-/// tell privileged ones.
+/// tell privileged ones. The configs start once the guest list is in, while the other lists
+/// finish ([`needed_first`]).
 ///
 /// Every part is read whatever happens to the others, and a part that fails is kept in
 /// [`Inventory::errors`] beside what was read: a token without `Sys.Audit` on `/` gets a 403 on
@@ -175,6 +176,28 @@ pub async fn list_round<T>(
     }
 }
 
+/// Runs `needed` and `rest` at once until `needed` has ended; returns what it gave, and `rest`,
+/// still running or already ended, to await later.
+///
+/// A list round's fan-out needs only some of its lists (the configs, the guest list): it starts
+/// when those are in, while the others (HA resources, the rights on `/vms`) are still on their
+/// way, instead of after the slowest list of the round.
+pub async fn needed_first<N, R>(needed: N, rest: R) -> (N::Output, impl Future<Output = R::Output>)
+where
+    N: Future + Unpin,
+    R: Future + Unpin,
+{
+    match futures::future::select(needed, rest).await {
+        futures::future::Either::Left((needed, rest)) => {
+            (needed, futures::future::Either::Left(rest))
+        }
+        futures::future::Either::Right((rest, needed)) => (
+            needed.await,
+            futures::future::Either::Right(futures::future::ready(rest)),
+        ),
+    }
+}
+
 /// How many config reads the sweep keeps in flight, at most `concurrency`.
 ///
 /// A near server's handshakes are work on both sides, not waiting, and more connections only
@@ -201,28 +224,43 @@ pub fn config_bound(first_connect: Option<Duration>, concurrency: usize) -> usiz
 async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Duration>) -> Inventory {
     let deadline = within.map(|d| Instant::now() + d);
     let cluster = client.cluster();
-    // Boxed: three list answers held at once make a large future.
-    let ((nodes, resources, ha, trimmed), bound) = list_round(
+    // The configs need the guest list only: they start once it is in, while the other lists
+    // finish. Boxed: list answers held at once make a large future.
+    let ((resources, other_lists), bound) = list_round(
         client,
         LIST_REQUESTS,
         concurrency,
-        Box::pin(async {
-            futures::join!(
-                bounded(deadline, client.nodes()),
-                bounded(deadline, cluster.resources(Some(ResourceFilter::Vm))),
-                bounded(deadline, cluster.ha_resources()),
-                bounded(deadline, cluster.guest_list_trimmed()),
-            )
-        }),
+        needed_first(
+            Box::pin(bounded(
+                deadline,
+                cluster.resources(Some(ResourceFilter::Vm)),
+            )),
+            Box::pin(async {
+                futures::join!(
+                    bounded(deadline, client.nodes()),
+                    bounded(deadline, cluster.ha_resources()),
+                    bounded(deadline, cluster.guest_list_trimmed()),
+                )
+            }),
+        ),
     )
     .await;
     let mut errors = Vec::new();
-    let nodes = nodes.unwrap_or_else(|e| {
-        errors.push(e.named("nodes"));
-        Vec::new()
-    });
     let resources = resources.unwrap_or_else(|e| {
         errors.push(e.named("guests"));
+        Vec::new()
+    });
+    let containers: Vec<GuestRef> = resources
+        .iter()
+        .filter_map(GuestRef::from_resource)
+        .filter(|g| g.kind == GuestKind::Lxc)
+        .collect();
+    let (privileged, (nodes, ha, trimmed)) = futures::join!(
+        read_privileged(client, containers, deadline, bound, &mut errors),
+        other_lists
+    );
+    let nodes = nodes.unwrap_or_else(|e| {
+        errors.push(e.named("nodes"));
         Vec::new()
     });
     let ha_state: BTreeMap<String, String> = match ha {
@@ -241,12 +279,6 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
             e.error
         ))
     });
-    let containers: Vec<GuestRef> = resources
-        .iter()
-        .filter_map(GuestRef::from_resource)
-        .filter(|g| g.kind == GuestKind::Lxc)
-        .collect();
-    let privileged = read_privileged(client, containers, deadline, bound, &mut errors).await;
     // A part cut off by the run's time limit says which requests were left without an answer.
     let activity = client.activity();
     let mut errors: Vec<PartError> = errors
@@ -420,6 +452,31 @@ impl Inventory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whichever ends first, `needed`'s output comes back with `rest`, which keeps running (or
+    /// has ended) and gives its own output when awaited.
+    #[tokio::test]
+    async fn needed_first_hands_back_the_rest_running_or_ended() {
+        let (gate, opened) = tokio::sync::oneshot::channel::<u8>();
+        let (needed, rest) = needed_first(
+            Box::pin(async { 1 }),
+            Box::pin(async { opened.await.unwrap_or(0) }),
+        )
+        .await;
+        assert_eq!(needed, 1);
+        gate.send(2).unwrap();
+        assert_eq!(rest.await, 2);
+
+        let (needed, rest) = needed_first(
+            Box::pin(async {
+                tokio::task::yield_now().await;
+                3
+            }),
+            Box::pin(async { 4 }),
+        )
+        .await;
+        assert_eq!((needed, rest.await), (3, 4));
+    }
 
     #[test]
     fn the_config_bound_grows_with_the_first_connect_time_up_to_the_concurrency() {

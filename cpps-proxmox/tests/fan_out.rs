@@ -1,8 +1,10 @@
-//! The sweep's connections (`inventory::list_round`): the list round opens those of the
-//! fan-out that follows it, against wiremock behind a relay that notes each connection.
+//! The sweep's list round (`inventory::list_round`) against wiremock: it opens the connections
+//! of the fan-out that follows it (behind a relay that notes each connection), and the fan-out
+//! starts once the list it needs is in.
 
 mod common;
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use cpps_http::Request;
@@ -168,4 +170,58 @@ async fn the_list_waits_for_the_first_connect_at_most_near_connect() {
     assert!(started < Duration::from_secs(30), "{started:?}");
     // No connect ended, so the bound is the near one.
     assert_eq!(bound, NEAR_CONCURRENCY);
+}
+
+/// Issue 36: the sweep's configs start once the guest list is in, while the other lists of
+/// the round finish (here the HA resources, held 1.5 s). Before, the configs waited for the
+/// slowest list of the round. Answers in the shapes of pve-manager `PVE/API2/Cluster.pm`
+/// `resources` and pve-access-control `PVE/API2/AccessControl.pm` `permissions`.
+#[tokio::test]
+async fn the_configs_start_once_the_guest_list_is_in() {
+    const SLOW: Duration = Duration::from_millis(1500);
+    let api = common::pve_mock_api().await;
+    let lists = [
+        (
+            "nodes",
+            json!([{"node": "pve1", "status": "online"}]),
+            Duration::ZERO,
+        ),
+        (
+            "cluster/resources",
+            json!([{"id": "lxc/200", "type": "lxc", "vmid": 200, "node": "pve1",
+                    "name": "dns1", "status": "running"}]),
+            Duration::ZERO,
+        ),
+        ("cluster/ha/resources", json!([]), SLOW),
+        (
+            "access/permissions",
+            json!({"/vms": {"VM.Audit": 1}}),
+            Duration::ZERO,
+        ),
+    ];
+    for (route, data, delay) in lists {
+        common::pve_call("GET", route)
+            .respond_with(common::data_answer(data).set_delay(delay))
+            .mount(api.server())
+            .await;
+    }
+    let config_asked: Arc<Mutex<Option<Instant>>> = Arc::default();
+    let asked = config_asked.clone();
+    common::pve_call("GET", "nodes/pve1/lxc/200/config")
+        .respond_with(move |_: &wiremock::Request| {
+            asked.lock().unwrap().get_or_insert_with(Instant::now);
+            common::data_answer(json!({"hostname": "dns1", "unprivileged": 1}))
+        })
+        .mount(api.server())
+        .await;
+    let started = Instant::now();
+    let inventory = cpps_proxmox::inventory::collect(&common::mock_client(&api), 4, None).await;
+    assert!(inventory.errors.is_empty(), "{:?}", inventory.errors);
+    assert_eq!(inventory.guests[0].privileged, Some(false));
+    let asked = config_asked.lock().unwrap().expect("the config is read");
+    assert!(
+        asked.duration_since(started) < SLOW,
+        "{:?}",
+        asked.duration_since(started)
+    );
 }
