@@ -618,9 +618,128 @@ impl wiremock::Respond for Timed {
     }
 }
 
+/// When each request whose path ends with `wanted` arrived, from the first request's arrival.
+fn arrived(arrivals: &[(String, std::time::Instant)], wanted: &str) -> Vec<Duration> {
+    let start = arrivals.iter().map(|(_, at)| *at).min().unwrap();
+    arrivals
+        .iter()
+        .filter(|(path, _)| path.ends_with(wanted))
+        .map(|(_, at)| at.duration_since(start))
+        .collect()
+}
+
+/// Issue 36: the fan-out starts once nodes and guests are in, while the slower lists of the
+/// round finish (here the HA resources and the backup jobs, held 1.5 s against 100 ms): the
+/// node statuses, the configs and the chain's task lists leave after the guests' answer, not
+/// after the slowest list. Before, the whole round was waited for. The chain is still whole.
+#[tokio::test]
+async fn the_fan_out_starts_once_nodes_and_guests_are_in() {
+    const HOLD: Duration = Duration::from_millis(100);
+    const SLOW: Duration = Duration::from_millis(1500);
+    // The fixture's job, as pve-manager `PVE/API2/Backup.pm` `index` lists it.
+    let job = serde_json::json!([{"id": "backup-daily", "type": "vzdump", "enabled": 1,
+                                  "schedule": "21:00", "storage": "pbs-sp", "all": 1}]);
+    let (api, arrivals) = timed_chain_site_with(
+        HOLD,
+        vec![
+            ("cluster/ha/resources", serde_json::json!([]), SLOW),
+            ("cluster/backup", job, SLOW),
+        ],
+    )
+    .await;
+    let mut sources = Sources::default();
+    let source = PveSource::new(pve::mock_client(&api), api.base_url().as_str(), 16);
+    sources.site_mut("sp").proxmox = Some(Box::new(source));
+    let observed = live::observe(&sources, &ObserveOptions::default()).await;
+    let facts = observed.site("sp").unwrap().proxmox.observed().unwrap();
+    assert_eq!(facts.partial, [] as [String; 0]);
+    let chain = facts
+        .chain
+        .get()
+        .unwrap()
+        .as_ref()
+        .expect("the chain is read");
+    assert_eq!(
+        (chain.jobs.len(), chain.runs.as_ref().unwrap().len()),
+        (1, 1)
+    );
+
+    let arrivals = arrivals.lock().unwrap().clone();
+    for read in [
+        "/config",
+        "/status",
+        "pve-ippri-31/tasks",
+        "pve-ippri-32/tasks",
+    ] {
+        let at = arrived(&arrivals, read);
+        assert!(!at.is_empty(), "{read} is read");
+        assert!(at.iter().all(|at| *at < SLOW), "{read} left at {at:?}");
+    }
+}
+
+/// Issue 36: a read of the chain that can start only once its lists are in (a pool job's
+/// `GET /pools/{poolid}`, its members hidden from the guest list) goes ahead of the node
+/// statuses and configs not started yet. One read at a time, each held 100 ms; the job list
+/// comes at 250 ms, while the fan-out is under way: the pool is read before at least three of
+/// the five statuses and configs. With every status and config queued for a slot as soon as
+/// the fan-out started, all five went ahead of it (this test failed so). Answers in the shapes
+/// of pve-manager `PVE/API2/Backup.pm` `index` and `PVE/API2/Pool.pm` `read_pool`.
+#[tokio::test]
+async fn a_late_chain_read_goes_ahead_of_the_configs_still_to_start() {
+    const HOLD: Duration = Duration::from_millis(100);
+    let job = serde_json::json!([{"id": "backup-lab", "type": "vzdump", "enabled": 1,
+                                  "schedule": "21:00", "storage": "pbs-sp", "pool": "lab"}]);
+    let pool = serde_json::json!({"comment": "lab guests", "members": [
+        {"id": "lxc/200", "type": "lxc", "vmid": 200, "node": "pve-ippri-31", "name": "ct200",
+         "status": "running"}]});
+    let (api, arrivals) = timed_chain_site_with(
+        HOLD,
+        vec![
+            ("cluster/backup", job, Duration::from_millis(250)),
+            ("pools/lab", pool, HOLD),
+        ],
+    )
+    .await;
+    let mut sources = Sources::default();
+    let source = PveSource::new(pve::mock_client(&api), api.base_url().as_str(), 1);
+    sources.site_mut("sp").proxmox = Some(Box::new(source));
+    let observed = live::observe(&sources, &ObserveOptions::default()).await;
+    let facts = observed.site("sp").unwrap().proxmox.observed().unwrap();
+    assert_eq!(facts.partial, [] as [String; 0]);
+    let chain = facts
+        .chain
+        .get()
+        .unwrap()
+        .as_ref()
+        .expect("the chain is read");
+    assert_eq!(chain.jobs.len(), 1);
+
+    let arrivals = arrivals.lock().unwrap().clone();
+    let pool_read = arrived(&arrivals, "/pools/lab");
+    assert_eq!(pool_read.len(), 1);
+    let after: Vec<Duration> = ["/status", "/config"]
+        .iter()
+        .flat_map(|read| arrived(&arrivals, read))
+        .filter(|at| *at > pool_read[0])
+        .collect();
+    assert!(
+        after.len() >= 3,
+        "statuses and configs after the pool read: {after:?}"
+    );
+}
+
 /// A site of two nodes and three containers, one vzdump task for several guests with its log,
 /// every answer held `hold` by [`Timed`]: the mock and the arrivals it notes.
 async fn timed_chain_site(hold: Duration) -> (cpps_http::test_util::MockApi, Arrivals) {
+    timed_chain_site_with(hold, Vec::new()).await
+}
+
+/// [`timed_chain_site`] with `changes`: each `(route, data, delay)` answers `route` with `data`
+/// after `delay`, instead of its usual answer or beside the others.
+async fn timed_chain_site_with(
+    hold: Duration,
+    changes: Vec<(&str, serde_json::Value, Duration)>,
+) -> (cpps_http::test_util::MockApi, Arrivals) {
     let upid = "UPID:pve-ippri-31:0000ABCD:00001234:6929B010:vzdump::root@pam:";
     // pve-manager `PVE/API2/Nodes.pm` `status`: the load, memory and versions of the node.
     let status = |version: &str| {
@@ -633,7 +752,7 @@ async fn timed_chain_site(hold: Duration) -> (cpps_http::test_util::MockApi, Arr
         serde_json::json!({"id": format!("lxc/{vmid}"), "type": "lxc", "vmid": vmid,
                            "node": node, "name": format!("ct{vmid}"), "status": "running"})
     };
-    let routes = [
+    let mut routes = vec![
         (
             "nodes",
             serde_json::json!([{"node": "pve-ippri-31", "status": "online"},
@@ -691,14 +810,20 @@ async fn timed_chain_site(hold: Duration) -> (cpps_http::test_util::MockApi, Arr
                                "/nodes/pve-ippri-32": {"Sys.Audit": 1}}),
         ),
     ];
+    let mut routes: Vec<(&str, serde_json::Value, Duration)> = routes
+        .drain(..)
+        .filter(|(route, _)| changes.iter().all(|(changed, _, _)| changed != route))
+        .map(|(route, data)| (route, data, hold))
+        .collect();
+    routes.extend(changes);
     let api = pve::pve_mock_api().await;
     let arrivals = Arrivals::default();
-    for (route, data) in routes {
+    for (route, data, delay) in routes {
         let arrivals = arrivals.clone();
         pve::pve_call("GET", route)
             .respond_with(Timed {
                 body: serde_json::json!({ "data": data }),
-                delay: hold,
+                delay,
                 arrivals,
             })
             .mount(api.server())
@@ -748,13 +873,7 @@ async fn the_chain_is_read_in_the_list_and_fan_out_rounds_within_the_bound() {
 
     let arrivals = arrivals.lock().unwrap().clone();
     let start = arrivals.iter().map(|(_, at)| *at).min().unwrap();
-    let since = |wanted: &str| -> Vec<Duration> {
-        arrivals
-            .iter()
-            .filter(|(path, _)| path.ends_with(wanted))
-            .map(|(_, at)| at.duration_since(start))
-            .collect()
-    };
+    let since = |wanted: &str| arrived(&arrivals, wanted);
     // The list round: the chain's lists leave with the guests, not after the fan-out.
     for list in ["/storage", "/cluster/backup", "/cluster/resources"] {
         let at = since(list);

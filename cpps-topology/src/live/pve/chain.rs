@@ -43,32 +43,77 @@ pub(crate) async fn read(
     // When the node list cannot be read, the guests' nodes are all there is.
     let nodes = nodes.unwrap_or_default();
     let unbounded = Semaphore::new(Semaphore::MAX_PERMITS);
-    read_after_lists(pve, resources, &nodes, lists, &unbounded).await
+    let (node_reads, pools) = futures::join!(
+        read_nodes(pve, resources, &nodes, &unbounded),
+        read_pools(pve, resources, &lists, &unbounded)
+    );
+    assemble(resources, lists, pools, node_reads)
 }
 
-/// The rest of the chain once its [`ChainLists`] and the node list are read: the pools, every
-/// node's task list (then its logs) and the rights on every node, each request holding one of
-/// `slots` while it is in flight, so that the live source's fan-out and these share its bound.
-pub(crate) async fn read_after_lists(
+/// The chain's reads that need the node list only: every node's vzdump tasks with their logs
+/// ([`read_runs`]), and whether the rights on every node make those lists whole.
+pub(crate) struct NodeReads {
+    runs: Vec<VzdumpRun>,
+    unread: Vec<(String, String)>,
+    complete: bool,
+}
+
+/// The guests of `resources` the chain judges: every guest that is not a template.
+fn chain_guests(resources: &[ClusterResource]) -> Vec<&ClusterResource> {
+    resources
+        .iter()
+        .filter(|r| r.vmid.is_some() && r.template != Some(true))
+        .collect()
+}
+
+/// Reads [`NodeReads`] for the guests' nodes and the online nodes of `listed_nodes`
+/// ([`chain_nodes`]), each request holding one of `slots` while it is in flight, so that the
+/// live source's fan-out and these share its bound.
+pub(crate) async fn read_nodes(
     pve: &Client,
     resources: &[ClusterResource],
     listed_nodes: &[NodeListItem],
-    lists: ChainLists,
     slots: &Semaphore,
-) -> Result<ChainInput, String> {
-    let guests: Vec<&ClusterResource> = resources
-        .iter()
-        .filter(|r| r.vmid.is_some() && r.template != Some(true))
-        .collect();
-    let storages = lists.storages.map_err(|e| error_chain(&e))?;
-    let backup_jobs = lists.jobs.map_err(|e| error_chain(&e))?;
-    let nodes = chain_nodes(&guests, listed_nodes);
+) -> NodeReads {
+    let nodes = chain_nodes(&chain_guests(resources), listed_nodes);
     let nodes: Vec<&str> = nodes.iter().map(String::as_str).collect();
-    let (pools, (runs, unread), runs_complete) = futures::join!(
-        pool_members(pve, resources, &backup_jobs, slots),
+    let ((runs, unread), complete) = futures::join!(
         read_runs(pve, &nodes, slots),
         audits_every_node(pve, &nodes, slots)
     );
+    NodeReads {
+        runs,
+        unread,
+        complete,
+    }
+}
+
+/// The members of the pools that the enabled jobs of `lists` back up ([`pool_members`]), each
+/// read holding one of `slots`; none when the job list could not be read (the chain is then
+/// that error, [`assemble`]).
+pub(crate) async fn read_pools(
+    pve: &Client,
+    resources: &[ClusterResource],
+    lists: &ChainLists,
+    slots: &Semaphore,
+) -> PoolMembers {
+    match &lists.jobs {
+        Ok(jobs) => pool_members(pve, resources, jobs, slots).await,
+        Err(_) => PoolMembers::default(),
+    }
+}
+
+/// The chain of `resources`' guests from its lists and reads. An unreadable storage or job
+/// list is the error: without it no guest can be judged.
+pub(crate) fn assemble(
+    resources: &[ClusterResource],
+    lists: ChainLists,
+    pools: PoolMembers,
+    node_reads: NodeReads,
+) -> Result<ChainInput, String> {
+    let guests = chain_guests(resources);
+    let storages = lists.storages.map_err(|e| error_chain(&e))?;
+    let backup_jobs = lists.jobs.map_err(|e| error_chain(&e))?;
     let mut input = ChainInput::default();
     for guest in &guests {
         let (Some(vmid), Some(kind)) = (guest.vmid, backup_type(&guest.kind)) else {
@@ -126,9 +171,9 @@ pub(crate) async fn read_after_lists(
         })
         .map(|job| chain_job(job, &guests, &pools))
         .collect();
-    input.runs = Ok(runs);
-    input.runs_unread = unread;
-    input.runs_complete = runs_complete;
+    input.runs = Ok(node_reads.runs);
+    input.runs_unread = node_reads.unread;
+    input.runs_complete = node_reads.complete;
     Ok(input)
 }
 

@@ -3,11 +3,12 @@
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
-use cpps_proxmox::inventory::list_round;
+use cpps_proxmox::inventory::{list_round, needed_first};
 use cpps_proxmox::types::{
     ClusterResource, GuestKind, LxcConfig, NodeListItem, NodeState, ResourceFilter,
 };
 use cpps_proxmox::{Client, GuestRef};
+use futures::StreamExt as _;
 use tokio::sync::Semaphore;
 
 use crate::live::facts::{
@@ -15,16 +16,20 @@ use crate::live::facts::{
 };
 use crate::live::source::Source;
 
+use super::chain;
+
 /// A site's Proxmox VE cluster, read through [`cpps_proxmox::Client`].
 ///
 /// One observation sends its lists at once: `GET /nodes`, `GET /cluster/resources?type=vm`,
 /// `GET /cluster/ha/resources`, `GET /access/permissions?path=/vms` and the backup chain's
 /// `GET /storage` and `GET /cluster/backup`. Then one fan-out round, at most `concurrency`
 /// requests in flight (fewer for a near server; their connections opened during the list
-/// round, [`cpps_proxmox::inventory::list_round`], the rule of the `inventory` sweep): the
-/// chain's pools, every node's vzdump tasks (then their logs) and rights first, since the logs
-/// wait on them, then `GET /nodes/{node}/status` for every online node and
-/// `GET /nodes/{node}/lxc/{vmid}/config` for every container. The chain (the reads of
+/// round, [`cpps_proxmox::inventory::list_round`], the rule of the `inventory` sweep). It
+/// starts once nodes and guests are in, while the other lists finish
+/// ([`cpps_proxmox::inventory::needed_first`]): every node's vzdump tasks (then their logs)
+/// and rights first, since the logs wait on them, then `GET /nodes/{node}/status` for every
+/// online node and `GET /nodes/{node}/lxc/{vmid}/config` for every container; the chain's
+/// pools once its job list is in, ahead of the configs not started yet. The chain (the reads of
 /// [`PveSource::backup_chain`] over the same guest and node lists) is kept in
 /// [`PveFacts::chain`].
 #[derive(Debug, Clone)]
@@ -63,7 +68,7 @@ impl PveSource {
             .resources(Some(ResourceFilter::Vm))
             .await
             .map_err(|e| crate::live::facts::error_chain(&e))?;
-        super::chain::read(client, &resources).await
+        chain::read(client, &resources).await
     }
 
     fn fail(&self, error: &cpps_proxmox::Error) -> SourceFailure {
@@ -118,38 +123,51 @@ impl Source<PveFacts> for PveSource {
         let client = &self.client;
         let cluster = client.cluster();
         // The list round, with the fan-out's connections opened meanwhile (the same rule as
-        // the `inventory` sweep: `cpps_proxmox::inventory::list_round`).
-        let (listed, bound) = list_round(
+        // the `inventory` sweep: `cpps_proxmox::inventory::list_round`). Nodes and guests are
+        // required: the first of them to fail ends the round (the other may be a large answer
+        // still on its way). The fan-out starts once both are in; the HA resources, the
+        // rights on `/vms` (whether the guest list is whole, E5) and the chain's lists finish
+        // meanwhile.
+        let ((required, other_lists), bound) = list_round(
             client,
             LIST_REQUESTS,
             self.concurrency,
-            Box::pin(async {
-                // Nodes and guests are required: the first of them to fail ends the round
-                // (the other may be a large answer still on its way).
-                let required = std::pin::pin!(futures::future::try_join(
+            needed_first(
+                Box::pin(futures::future::try_join(
                     client.nodes(),
                     cluster.resources(Some(ResourceFilter::Vm)),
-                ));
-                // The rights on `/vms` say whether the guest list is whole (E5).
-                let ha = std::pin::pin!(futures::future::join3(
+                )),
+                Box::pin(futures::future::join3(
                     cluster.ha_resources(),
                     cluster.guest_list_trimmed(),
-                    super::chain::lists(client),
-                ));
-                match futures::future::select(required, ha).await {
-                    futures::future::Either::Left((required, ha)) => match required {
-                        Ok(required) => Ok((required, ha.await)),
-                        Err(e) => Err(e),
-                    },
-                    futures::future::Either::Right((ha, required)) => {
-                        required.await.map(|required| (required, ha))
-                    }
-                }
-            }),
+                    chain::lists(client),
+                )),
+            ),
         )
         .await;
         // Without nodes and guests nothing about the site can be said.
-        let ((nodes, resources), (ha, trimmed, chain_lists)) = listed.map_err(|e| self.fail(&e))?;
+        let (nodes, resources) = required.map_err(|e| self.fail(&e))?;
+
+        // One fan-out round, its requests sharing `bound` slots. From now on: the chain's
+        // task lists and rights on the nodes (polled first, so they take the first slots,
+        // since its task logs wait on its task lists), every online node's status and every
+        // container's config. The chain's pools once its lists are in; those still to start
+        // go ahead of the configs still to start (`read_versions_and_configs`).
+        let slots = Semaphore::new(bound);
+        let lists_and_pools = async {
+            let (ha, trimmed, chain_lists) = other_lists.await;
+            let pools = chain::read_pools(client, &resources, &chain_lists, &slots).await;
+            (ha, trimmed, chain_lists, pools)
+        };
+        let (node_reads, (ha, trimmed, chain_lists, pools), (versions, configs)) = futures::join!(
+            chain::read_nodes(client, &resources, &nodes, &slots),
+            lists_and_pools,
+            read_versions_and_configs(client, &nodes, &resources, &slots, bound)
+        );
+        // A chain that could not be read is kept in the reading, where BACKUP-005 says
+        // "cannot tell".
+        let chain =
+            PveChainReading::new(chain::assemble(&resources, chain_lists, pools, node_reads));
         // A list that may leave guests out makes a declared guest not seen "cannot tell".
         let guests_trimmed = trimmed.unwrap_or_else(|e| {
             Some(format!(
@@ -171,18 +189,6 @@ impl Source<PveFacts> for PveSource {
             }
         };
 
-        // One fan-out round, its requests sharing `bound` slots: the chain's first (polled
-        // first, so they take the first slots), since its task logs wait on its task lists;
-        // then every online node's status and every container's config.
-        let slots = Semaphore::new(bound);
-        let (chain, (versions, configs)) = futures::join!(
-            super::chain::read_after_lists(client, &resources, &nodes, chain_lists, &slots),
-            read_versions_and_configs(client, &nodes, &resources, &slots)
-        );
-        // A chain that could not be read is kept in the reading, where BACKUP-005 says
-        // "cannot tell".
-        let chain = PveChainReading::new(chain);
-
         let lxc = container_facts(configs, &mut partial);
 
         let mut pve_nodes = pve_nodes(&nodes, &versions, &mut partial);
@@ -202,11 +208,16 @@ impl Source<PveFacts> for PveSource {
 
 /// The fan-out round's own reads: every online node's status (its manager version) and every
 /// container's config, each holding one of `slots` in flight; the configs sorted by VMID.
+///
+/// At most `bound` of them wait for a slot or hold one: a read of the chain that starts
+/// meanwhile waits in the slots' queue (first come, first served) behind none of the reads
+/// not started yet.
 async fn read_versions_and_configs(
     client: &Client,
     nodes: &[NodeListItem],
     resources: &[ClusterResource],
     slots: &Semaphore,
+    bound: usize,
 ) -> (
     BTreeMap<String, Result<String, String>>,
     Vec<(GuestRef, Result<LxcConfig, cpps_proxmox::Error>)>,
@@ -223,12 +234,11 @@ async fn read_versions_and_configs(
                 .map(Read::Config),
         )
         .collect();
-    let answers: Vec<Answer> = futures::future::join_all(
-        reads
-            .into_iter()
-            .map(|read| super::in_slot(slots, fan_out_read(client, read))),
-    )
-    .await;
+    let answers: Vec<Answer> = futures::stream::iter(reads)
+        .map(|read| super::in_slot(slots, fan_out_read(client, read)))
+        .buffer_unordered(bound.max(1))
+        .collect()
+        .await;
     let mut versions: BTreeMap<String, Result<String, String>> = BTreeMap::new();
     let mut configs = Vec::new();
     for answer in answers {
