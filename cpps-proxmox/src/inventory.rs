@@ -198,6 +198,22 @@ where
     }
 }
 
+/// Runs `read` as a task of its own, from the first poll of the future this returns, which
+/// gives what `read` gave (or its panic); dropping it drops `read` too.
+///
+/// A fan-out's reads run so: the answers of a round arrive together, and each is then read
+/// and decoded on whichever worker thread of the runtime is free, instead of one after the
+/// other in the task that awaits them all.
+pub async fn on_own_task<F>(read: F) -> F::Output
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let (task, handle) = futures::FutureExt::remote_handle(read);
+    tokio::spawn(task);
+    handle.await
+}
+
 /// How many config reads the sweep keeps in flight, at most `concurrency`.
 ///
 /// A near server's handshakes are work on both sides, not waiting, and more connections only
@@ -316,17 +332,20 @@ async fn read_privileged(
     let mut privileged = BTreeMap::new();
     let configs: Vec<(GuestRef, Result<Option<bool>, PartError>)> =
         futures::stream::iter(containers)
-            .map(|guest| async move {
-                let read = bounded(deadline, async {
-                    let config = client
-                        .node(guest.node.as_str())
-                        .lxc(guest.vmid)
-                        .config()
-                        .await?;
-                    config.is_privileged().map(Some)
+            .map(|guest| {
+                let client = client.clone();
+                on_own_task(async move {
+                    let read = bounded(deadline, async {
+                        let config = client
+                            .node(guest.node.as_str())
+                            .lxc(guest.vmid)
+                            .config()
+                            .await?;
+                        config.is_privileged().map(Some)
+                    })
+                    .await;
+                    (guest, read)
                 })
-                .await;
-                (guest, read)
             })
             .buffer_unordered(bound)
             .collect()
@@ -452,6 +471,36 @@ impl Inventory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The read's output comes back; a future dropped before its read ended drops the read,
+    /// so that a fan-out cut off by its deadline leaves no request running.
+    #[tokio::test]
+    async fn on_own_task_gives_the_output_and_drops_the_read_with_its_future() {
+        assert_eq!(on_own_task(async { 5 }).await, 5);
+
+        struct Noted(Option<tokio::sync::oneshot::Sender<()>>);
+        impl Drop for Noted {
+            fn drop(&mut self) {
+                if let Some(sender) = self.0.take() {
+                    let _ = sender.send(());
+                }
+            }
+        }
+        let (noted, dropped) = tokio::sync::oneshot::channel();
+        let (started, began) = tokio::sync::oneshot::channel();
+        let mut running = Box::pin(on_own_task(async move {
+            let _noted = Noted(Some(noted));
+            let _ = started.send(());
+            std::future::pending::<()>().await;
+        }));
+        assert!(futures::poll!(&mut running).is_pending());
+        began.await.expect("the read started");
+        drop(running);
+        tokio::time::timeout(Duration::from_secs(10), dropped)
+            .await
+            .expect("the read is dropped")
+            .expect("the read is dropped, not forgotten");
+    }
 
     /// Whichever ends first, `needed`'s output comes back with `rest`, which keeps running (or
     /// has ended) and gives its own output when awaited.

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
-use cpps_proxmox::inventory::{list_round, needed_first};
+use cpps_proxmox::inventory::{list_round, needed_first, on_own_task};
 use cpps_proxmox::types::{
     ClusterResource, GuestKind, LxcConfig, NodeListItem, NodeState, ResourceFilter,
 };
@@ -211,7 +211,8 @@ impl Source<PveFacts> for PveSource {
 ///
 /// At most `bound` of them wait for a slot or hold one: a read of the chain that starts
 /// meanwhile waits in the slots' queue (first come, first served) behind none of the reads
-/// not started yet.
+/// not started yet. Each runs as a task of its own once it holds its slot
+/// ([`on_own_task`]).
 async fn read_versions_and_configs(
     client: &Client,
     nodes: &[NodeListItem],
@@ -235,7 +236,13 @@ async fn read_versions_and_configs(
         )
         .collect();
     let answers: Vec<Answer> = futures::stream::iter(reads)
-        .map(|read| super::in_slot(slots, fan_out_read(client, read)))
+        .map(|read| {
+            let client = client.clone();
+            super::in_slot(
+                slots,
+                on_own_task(async move { fan_out_read(&client, read).await }),
+            )
+        })
         .buffer_unordered(bound.max(1))
         .collect()
         .await;
