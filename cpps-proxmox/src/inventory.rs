@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use futures::StreamExt as _;
 use serde::Serialize;
+use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::family::bounded;
@@ -198,6 +199,24 @@ where
     }
 }
 
+/// Takes `requests` of `slots` (all it has, when it has fewer) for `rest`, the lists of a round
+/// still on their way ([`needed_first`]), and gives them back when `rest` ends: the fan-out that
+/// started meanwhile, each read holding one of `slots`, keeps the round's requests in flight
+/// within its bound.
+pub fn holding_slots<F: Future>(
+    slots: &Semaphore,
+    requests: usize,
+    rest: F,
+) -> impl Future<Output = F::Output> {
+    let wanted = u32::try_from(requests.min(slots.available_permits())).unwrap_or(u32::MAX);
+    let held = slots.try_acquire_many(wanted).ok();
+    async move {
+        let output = rest.await;
+        drop(held);
+        output
+    }
+}
+
 /// Runs `read` as a task of its own, from the first poll of the future this returns, which
 /// gives what `read` gave (or its panic); dropping it drops `read` too.
 ///
@@ -271,8 +290,12 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
         .filter_map(GuestRef::from_resource)
         .filter(|g| g.kind == GuestKind::Lxc)
         .collect();
+    // The lists still on their way hold their share of the bound.
+    let slots = Semaphore::new(bound);
+    // Nodes, HA resources and the rights on `/vms`: the round's lists but the guest list.
+    let other_lists = holding_slots(&slots, LIST_REQUESTS - 1, other_lists);
     let (privileged, (nodes, ha, trimmed)) = futures::join!(
-        read_privileged(client, containers, deadline, bound, &mut errors),
+        read_privileged(client, containers, deadline, &slots, bound, &mut errors),
         other_lists
     );
     let nodes = nodes.unwrap_or_else(|e| {
@@ -320,34 +343,43 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
     }
 }
 
-/// Whether each container is privileged, read from its config `bound` at a time; a config
-/// that cannot be read is an error of its own and leaves that container unknown.
+/// Whether each container is privileged, read from its config, each read holding one of
+/// `slots` (`bound` of them, some held by the lists still on their way) and at most `bound`
+/// waiting; a config that cannot be read is an error of its own and leaves that container
+/// unknown.
 async fn read_privileged(
     client: &Client,
     containers: Vec<GuestRef>,
     deadline: Option<Instant>,
+    slots: &Semaphore,
     bound: usize,
     errors: &mut Vec<PartError>,
 ) -> BTreeMap<VmId, bool> {
     let mut privileged = BTreeMap::new();
+    // The semaphore is never closed; were it, the reads would simply run unbounded.
+    let read_in_slot = |guest: GuestRef| {
+        let client = client.clone();
+        async move {
+            let _slot = slots.acquire().await.ok();
+            on_own_task(async move {
+                let read = bounded(deadline, async {
+                    let config = client
+                        .node(guest.node.as_str())
+                        .lxc(guest.vmid)
+                        .config()
+                        .await?;
+                    config.is_privileged().map(Some)
+                })
+                .await;
+                (guest, read)
+            })
+            .await
+        }
+    };
     let configs: Vec<(GuestRef, Result<Option<bool>, PartError>)> =
         futures::stream::iter(containers)
-            .map(|guest| {
-                let client = client.clone();
-                on_own_task(async move {
-                    let read = bounded(deadline, async {
-                        let config = client
-                            .node(guest.node.as_str())
-                            .lxc(guest.vmid)
-                            .config()
-                            .await?;
-                        config.is_privileged().map(Some)
-                    })
-                    .await;
-                    (guest, read)
-                })
-            })
-            .buffer_unordered(bound)
+            .map(read_in_slot)
+            .buffer_unordered(bound.max(1))
             .collect()
             .await;
     for (guest, result) in configs {

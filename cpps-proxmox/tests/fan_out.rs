@@ -225,3 +225,73 @@ async fn the_configs_start_once_the_guest_list_is_in() {
         asked.duration_since(started)
     );
 }
+
+/// Issue 36: the lists still on their way count in the fan-out's bound. Two in flight; the HA
+/// resources held 600 ms, each of four configs 200 ms: while the HA list is on its way, one
+/// config at a time. Without the lists' share the configs went two at a time beside it (three
+/// requests in flight for a bound of two).
+#[tokio::test]
+async fn the_lists_still_on_their_way_count_in_the_bound() {
+    const SLOW: Duration = Duration::from_millis(600);
+    const HOLD: Duration = Duration::from_millis(200);
+    let api = common::pve_mock_api().await;
+    let containers: Vec<serde_json::Value> = (200..204)
+        .map(|vmid| json!({"id": format!("lxc/{vmid}"), "type": "lxc", "vmid": vmid,
+                           "node": "pve1", "name": format!("ct{vmid}"), "status": "running"}))
+        .collect();
+    let lists = [
+        ("nodes", json!([{"node": "pve1", "status": "online"}]), Duration::ZERO),
+        ("cluster/resources", json!(containers), Duration::ZERO),
+        ("cluster/ha/resources", json!([]), SLOW),
+        ("access/permissions", json!({"/vms": {"VM.Audit": 1}}), Duration::ZERO),
+    ];
+    let arrivals: Arc<Mutex<Vec<(String, Instant)>>> = Arc::default();
+    for (route, data, delay) in lists {
+        let arrivals = arrivals.clone();
+        common::pve_call("GET", route)
+            .respond_with(move |request: &wiremock::Request| {
+                let arrived = (request.url.path().to_owned(), Instant::now());
+                arrivals.lock().unwrap().push(arrived);
+                common::data_answer(data.clone()).set_delay(delay)
+            })
+            .mount(api.server())
+            .await;
+    }
+    let config_arrivals = arrivals.clone();
+    Mock::given(method("GET"))
+        .and(path_regex("^/api2/json/nodes/pve1/lxc/[0-9]+/config$"))
+        .respond_with(move |request: &wiremock::Request| {
+            let arrived = (request.url.path().to_owned(), Instant::now());
+            config_arrivals.lock().unwrap().push(arrived);
+            common::data_answer(json!({"hostname": "ct", "unprivileged": 1})).set_delay(HOLD)
+        })
+        .mount(api.server())
+        .await;
+    let inventory = cpps_proxmox::inventory::collect(&common::mock_client(&api), 2, None).await;
+    assert!(inventory.errors.is_empty(), "{:?}", inventory.errors);
+    assert_eq!(inventory.guests.len(), 4);
+
+    let arrivals = arrivals.lock().unwrap().clone();
+    let ha_ends = arrivals
+        .iter()
+        .find(|(path, _)| path.ends_with("/cluster/ha/resources"))
+        .map(|(_, at)| *at + SLOW)
+        .unwrap();
+    let configs: Vec<Instant> = arrivals
+        .iter()
+        .filter(|(path, _)| path.ends_with("/config"))
+        .map(|(_, at)| *at)
+        .collect();
+    assert_eq!(configs.len(), 4);
+    // A request held `HOLD` is in flight for most of it: those arriving within one window were
+    // in flight together.
+    let window = HOLD - Duration::from_millis(20);
+    for at in &configs {
+        let together = configs
+            .iter()
+            .filter(|o| **o <= *at && at.duration_since(**o) < window)
+            .count();
+        let lists = usize::from(*at < ha_ends);
+        assert!(together + lists <= 2, "{together} configs and {lists} list at once");
+    }
+}

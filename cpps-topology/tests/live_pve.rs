@@ -677,13 +677,58 @@ async fn the_fan_out_starts_once_nodes_and_guests_are_in() {
     }
 }
 
+/// Issue 36: the lists still on their way count in the fan-out's bound. Three in flight; the
+/// HA resources held 800 ms, every other answer 200 ms: while the HA list is on its way, two
+/// reads of the fan-out at a time. Without the lists' share the fan-out went three at a time
+/// beside it (four requests in flight for a bound of three).
+#[tokio::test]
+async fn the_lists_still_on_their_way_count_in_the_bound() {
+    const HOLD: Duration = Duration::from_millis(200);
+    const SLOW: Duration = Duration::from_millis(800);
+    const BOUND: usize = 3;
+    let (api, arrivals) = timed_chain_site_with(
+        HOLD,
+        vec![("cluster/ha/resources", serde_json::json!([]), SLOW)],
+    )
+    .await;
+    let mut sources = Sources::default();
+    let source = PveSource::new(pve::mock_client(&api), api.base_url().as_str(), BOUND);
+    sources.site_mut("sp").proxmox = Some(Box::new(source));
+    let observed = live::observe(&sources, &ObserveOptions::default()).await;
+    let facts = observed.site("sp").unwrap().proxmox.observed().unwrap();
+    assert_eq!(facts.partial, [] as [String; 0]);
+
+    let arrivals = arrivals.lock().unwrap().clone();
+    let ha_ends = arrived(&arrivals, "/cluster/ha/resources")[0] + SLOW;
+    // The fan-out: what arrived once the list round's answers (held `HOLD`) were in.
+    let fan_out: Vec<Duration> = arrivals
+        .iter()
+        .map(|(_, at)| at.duration_since(arrivals.iter().map(|(_, a)| *a).min().unwrap()))
+        .filter(|at| *at >= HOLD / 2)
+        .collect();
+    let window = HOLD - Duration::from_millis(20);
+    for at in &fan_out {
+        let together = fan_out
+            .iter()
+            .filter(|o| **o <= *at && *at - **o < window)
+            .count();
+        let lists = usize::from(*at < ha_ends);
+        assert!(
+            together + lists <= BOUND,
+            "{together} reads and {lists} list in flight at {at:?}"
+        );
+    }
+}
+
 /// Issue 36: a read of the chain that can start only once its lists are in (a pool job's
 /// `GET /pools/{poolid}`, its members hidden from the guest list) goes ahead of the node
-/// statuses and configs not started yet. One read at a time, each held 100 ms; the job list
-/// comes at 250 ms, while the fan-out is under way: the pool is read before at least three of
-/// the five statuses and configs. With every status and config queued for a slot as soon as
-/// the fan-out started, all five went ahead of it (this test failed so). Answers in the shapes
-/// of pve-manager `PVE/API2/Backup.pm` `index` and `PVE/API2/Pool.pm` `read_pool`.
+/// statuses and configs not started yet. Six in flight, two nodes, twelve containers, each
+/// answer held 100 ms; the job list comes at 250 ms, while the fan-out is under way (with two
+/// slots, the other four held by the lists): the pool is read before at least five of the
+/// fourteen statuses and configs (eight by the rule: six wait for a slot at most). With every
+/// status and config queued for a slot as soon as the fan-out started, all went ahead of it
+/// (this test failed so). Answers in the shapes of pve-manager `PVE/API2/Backup.pm` `index`,
+/// `PVE/API2/Pool.pm` `read_pool` and `PVE/API2/LXC/Config.pm` `vm_config`.
 #[tokio::test]
 async fn a_late_chain_read_goes_ahead_of_the_configs_still_to_start() {
     const HOLD: Duration = Duration::from_millis(100);
@@ -692,16 +737,27 @@ async fn a_late_chain_read_goes_ahead_of_the_configs_still_to_start() {
     let pool = serde_json::json!({"comment": "lab guests", "members": [
         {"id": "lxc/200", "type": "lxc", "vmid": 200, "node": "pve-ippri-31", "name": "ct200",
          "status": "running"}]});
-    let (api, arrivals) = timed_chain_site_with(
-        HOLD,
-        vec![
-            ("cluster/backup", job, Duration::from_millis(250)),
-            ("pools/lab", pool, HOLD),
-        ],
-    )
-    .await;
+    let guests: Vec<serde_json::Value> = (200..212)
+        .map(|vmid: u32| {
+            let node = if vmid == 200 { "pve-ippri-31" } else { "pve-ippri-32" };
+            serde_json::json!({"id": format!("lxc/{vmid}"), "type": "lxc", "vmid": vmid,
+                               "node": node, "name": format!("ct{vmid}"), "status": "running"})
+        })
+        .collect();
+    let config_routes: Vec<String> = (203..212)
+        .map(|vmid| format!("nodes/pve-ippri-32/lxc/{vmid}/config"))
+        .collect();
+    let mut changes = vec![
+        ("cluster/resources", serde_json::json!(guests), HOLD),
+        ("cluster/backup", job, Duration::from_millis(250)),
+        ("pools/lab", pool, HOLD),
+    ];
+    for route in &config_routes {
+        changes.push((route.as_str(), serde_json::json!({"hostname": "ct"}), HOLD));
+    }
+    let (api, arrivals) = timed_chain_site_with(HOLD, changes).await;
     let mut sources = Sources::default();
-    let source = PveSource::new(pve::mock_client(&api), api.base_url().as_str(), 1);
+    let source = PveSource::new(pve::mock_client(&api), api.base_url().as_str(), 6);
     sources.site_mut("sp").proxmox = Some(Box::new(source));
     let observed = live::observe(&sources, &ObserveOptions::default()).await;
     let facts = observed.site("sp").unwrap().proxmox.observed().unwrap();
@@ -723,7 +779,7 @@ async fn a_late_chain_read_goes_ahead_of_the_configs_still_to_start() {
         .filter(|at| *at > pool_read[0])
         .collect();
     assert!(
-        after.len() >= 3,
+        after.len() >= 5,
         "statuses and configs after the pool read: {after:?}"
     );
 }

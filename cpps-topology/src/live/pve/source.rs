@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
-use cpps_proxmox::inventory::{list_round, needed_first, on_own_task};
+use cpps_proxmox::inventory::{holding_slots, list_round, needed_first, on_own_task};
 use cpps_proxmox::types::{
     ClusterResource, GuestKind, LxcConfig, NodeListItem, NodeState, ResourceFilter,
 };
@@ -154,6 +154,9 @@ impl Source<PveFacts> for PveSource {
         // container's config. The chain's pools once its lists are in; those still to start
         // go ahead of the configs still to start (`read_versions_and_configs`).
         let slots = Semaphore::new(bound);
+        // The lists still on their way hold their share of the bound.
+        // HA resources, the rights on `/vms`, storages and jobs: all lists but nodes and guests.
+        let other_lists = holding_slots(&slots, LIST_REQUESTS - 2, other_lists);
         let lists_and_pools = async {
             let (ha, trimmed, chain_lists) = other_lists.await;
             let pools = chain::read_pools(client, &resources, &chain_lists, &slots).await;
