@@ -90,7 +90,7 @@ pub struct Inventory {
 /// With `within`, the whole collection ends by then: a part not finished in time is an error
 /// of that part ("not finished within …"), and what was read is kept.
 pub async fn collect(client: &Client, concurrency: usize, within: Option<Duration>) -> Inventory {
-    // Boxed: three list answers held at once make a large future.
+    // Boxed: list answers held at once make a large future.
     Box::pin(collect_boxed(client, concurrency, within)).await
 }
 
@@ -200,9 +200,10 @@ where
 }
 
 /// Takes `requests` of `slots` (all it has, when it has fewer) for `rest`, the lists of a round
-/// still on their way ([`needed_first`]), and gives them back when `rest` ends: the fan-out that
-/// started meanwhile, each read holding one of `slots`, keeps the round's requests in flight
-/// within its bound.
+/// still on their way ([`needed_first`]), and gives them back when `rest` ends, the last of
+/// them: the fan-out that started meanwhile, each read holding one of `slots`, keeps the
+/// round's requests in flight within its bound. It takes them at once, so it is called before
+/// any read takes a slot, on a semaphore nobody closes; otherwise it may hold fewer.
 pub fn holding_slots<F: Future>(
     slots: &Semaphore,
     requests: usize,
@@ -223,6 +224,10 @@ pub fn holding_slots<F: Future>(
 /// A fan-out's reads run so: the answers of a round arrive together, and each is then read
 /// and decoded on whichever worker thread of the runtime is free, instead of one after the
 /// other in the task that awaits them all.
+///
+/// # Panics
+/// When first polled outside a Tokio runtime (`tokio::spawn`), as every request of the
+/// client would.
 pub async fn on_own_task<F>(read: F) -> F::Output
 where
     F: Future + Send + 'static,

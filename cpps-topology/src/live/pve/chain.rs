@@ -21,6 +21,14 @@ pub(crate) struct ChainLists {
     jobs: Result<Vec<BackupJob>, cpps_proxmox::Error>,
 }
 
+impl ChainLists {
+    /// Whether both lists were read: without either the chain is that error ([`assemble`]),
+    /// and its other reads would be requests for nothing.
+    pub(crate) fn readable(&self) -> bool {
+        self.storages.is_ok() && self.jobs.is_ok()
+    }
+}
+
 /// Reads [`ChainLists`], both at once.
 pub(crate) async fn lists(pve: &Client) -> ChainLists {
     let cluster = pve.cluster();
@@ -40,6 +48,9 @@ pub(crate) async fn read(
     resources: &[ClusterResource],
 ) -> Result<ChainInput, String> {
     let (lists, nodes) = futures::join!(lists(pve), pve.nodes());
+    if !lists.readable() {
+        return assemble(resources, lists, PoolMembers::default(), None);
+    }
     // When the node list cannot be read, the guests' nodes are all there is.
     let nodes = nodes.unwrap_or_default();
     let unbounded = Semaphore::new(Semaphore::MAX_PERMITS);
@@ -47,7 +58,7 @@ pub(crate) async fn read(
         read_nodes(pve, resources, &nodes, &unbounded),
         read_pools(pve, resources, &lists, &unbounded)
     );
-    assemble(resources, lists, pools, node_reads)
+    assemble(resources, lists, pools, Some(node_reads))
 }
 
 /// The chain's reads that need the node list only: every node's vzdump tasks with their logs
@@ -88,28 +99,49 @@ pub(crate) async fn read_nodes(
     }
 }
 
+/// [`read_nodes`], given up once `lists_failed` says that the chain's lists could not be read
+/// ([`ChainLists::readable`]): `None` then. The live source starts the node reads before its
+/// lists are all in.
+pub(crate) async fn read_nodes_unless(
+    pve: &Client,
+    resources: &[ClusterResource],
+    listed_nodes: &[NodeListItem],
+    slots: &Semaphore,
+    lists_failed: tokio::sync::oneshot::Receiver<()>,
+) -> Option<NodeReads> {
+    let reads = std::pin::pin!(read_nodes(pve, resources, listed_nodes, slots));
+    // The signal is polled first: when it came already, no node read leaves.
+    match futures::future::select(lists_failed, reads).await {
+        futures::future::Either::Left((Ok(()), _)) => None,
+        // The lists were read (the sender is dropped without a word).
+        futures::future::Either::Left((Err(_), reads)) => Some(reads.await),
+        futures::future::Either::Right((reads, _)) => Some(reads),
+    }
+}
+
 /// The members of the pools that the enabled jobs of `lists` back up ([`pool_members`]), each
-/// read holding one of `slots`; none when the job list could not be read (the chain is then
-/// that error, [`assemble`]).
+/// read holding one of `slots`; none when the lists could not be read (the chain is then that
+/// error, [`assemble`]).
 pub(crate) async fn read_pools(
     pve: &Client,
     resources: &[ClusterResource],
     lists: &ChainLists,
     slots: &Semaphore,
 ) -> PoolMembers {
-    match &lists.jobs {
-        Ok(jobs) => pool_members(pve, resources, jobs, slots).await,
-        Err(_) => PoolMembers::default(),
+    match (&lists.jobs, lists.readable()) {
+        (Ok(jobs), true) => pool_members(pve, resources, jobs, slots).await,
+        _ => PoolMembers::default(),
     }
 }
 
 /// The chain of `resources`' guests from its lists and reads. An unreadable storage or job
-/// list is the error: without it no guest can be judged.
+/// list is the error: without it no guest can be judged. Node reads given up (`None`, only
+/// when a list failed) leave the runs unread.
 pub(crate) fn assemble(
     resources: &[ClusterResource],
     lists: ChainLists,
     pools: PoolMembers,
-    node_reads: NodeReads,
+    node_reads: Option<NodeReads>,
 ) -> Result<ChainInput, String> {
     let guests = chain_guests(resources);
     let storages = lists.storages.map_err(|e| error_chain(&e))?;
@@ -171,9 +203,14 @@ pub(crate) fn assemble(
         })
         .map(|job| chain_job(job, &guests, &pools))
         .collect();
-    input.runs = Ok(node_reads.runs);
-    input.runs_unread = node_reads.unread;
-    input.runs_complete = node_reads.complete;
+    match node_reads {
+        Some(node_reads) => {
+            input.runs = Ok(node_reads.runs);
+            input.runs_unread = node_reads.unread;
+            input.runs_complete = node_reads.complete;
+        }
+        None => input.runs = Err("the nodes' task lists were not read".to_owned()),
+    }
     Ok(input)
 }
 

@@ -25,11 +25,12 @@ use super::chain;
 /// `GET /storage` and `GET /cluster/backup`. Then one fan-out round, at most `concurrency`
 /// requests in flight (fewer for a near server; their connections opened during the list
 /// round, [`cpps_proxmox::inventory::list_round`], the rule of the `inventory` sweep). It
-/// starts once nodes and guests are in, while the other lists finish
-/// ([`cpps_proxmox::inventory::needed_first`]): every node's vzdump tasks (then their logs)
-/// and rights first, since the logs wait on them, then `GET /nodes/{node}/status` for every
-/// online node and `GET /nodes/{node}/lxc/{vmid}/config` for every container; the chain's
-/// pools once its job list is in, ahead of the configs not started yet. The chain (the reads of
+/// starts once nodes and guests are in, while the other lists finish, holding their share of
+/// the bound ([`cpps_proxmox::inventory::needed_first`], `holding_slots`): every node's vzdump
+/// tasks and rights first, then `GET /nodes/{node}/status` for every online node and
+/// `GET /nodes/{node}/lxc/{vmid}/config` for every container; a task list's logs as soon as
+/// it is in, and the chain's pools once the round's other lists are, each ahead of the
+/// configs not started yet. The chain (the reads of
 /// [`PveSource::backup_chain`] over the same guest and node lists) is kept in
 /// [`PveFacts::chain`].
 #[derive(Debug, Clone)]
@@ -149,22 +150,29 @@ impl Source<PveFacts> for PveSource {
         let (nodes, resources) = required.map_err(|e| self.fail(&e))?;
 
         // One fan-out round, its requests sharing `bound` slots. From now on: the chain's
-        // task lists and rights on the nodes (polled first, so they take the first slots,
-        // since its task logs wait on its task lists), every online node's status and every
-        // container's config. The chain's pools once its lists are in; those still to start
-        // go ahead of the configs still to start (`read_versions_and_configs`).
+        // task lists and rights on the nodes (polled before the statuses and configs, so they
+        // take the first slots, since its task logs wait on its task lists), every online
+        // node's status and every container's config. Once the round's other lists are in,
+        // the chain's pools, ahead of the configs still to start
+        // (`read_versions_and_configs`); or, when the chain's lists failed, no more of its
+        // reads, since the chain is then that error.
         let slots = Semaphore::new(bound);
-        // The lists still on their way hold their share of the bound.
-        // HA resources, the rights on `/vms`, storages and jobs: all lists but nodes and guests.
+        // The lists still on their way (HA resources, the rights on `/vms`, storages and
+        // jobs) hold their share of the bound until the last of them ends.
         let other_lists = holding_slots(&slots, LIST_REQUESTS - 2, other_lists);
+        let (lists_failed, failure) = tokio::sync::oneshot::channel();
         let lists_and_pools = async {
             let (ha, trimmed, chain_lists) = other_lists.await;
+            if !chain_lists.readable() {
+                let _ = lists_failed.send(());
+            }
             let pools = chain::read_pools(client, &resources, &chain_lists, &slots).await;
             (ha, trimmed, chain_lists, pools)
         };
-        let (node_reads, (ha, trimmed, chain_lists, pools), (versions, configs)) = futures::join!(
-            chain::read_nodes(client, &resources, &nodes, &slots),
+        // The lists first: a failure they bring stops the node reads before they leave.
+        let ((ha, trimmed, chain_lists, pools), node_reads, (versions, configs)) = futures::join!(
             lists_and_pools,
+            chain::read_nodes_unless(client, &resources, &nodes, &slots, failure),
             read_versions_and_configs(client, &nodes, &resources, &slots, bound)
         );
         // A chain that could not be read is kept in the reading, where BACKUP-005 says
