@@ -851,13 +851,13 @@ async fn timed_chain_site(hold: Duration) -> (cpps_http::test_util::MockApi, Arr
     timed_chain_site_with(hold, Vec::new()).await
 }
 
-/// [`timed_chain_site`] with `changes`: each `(route, data, delay)` answers `route` with `data`
-/// after `delay`, instead of its usual answer or beside the others.
-async fn timed_chain_site_with(
-    hold: Duration,
-    changes: Vec<(&str, serde_json::Value, Duration)>,
-) -> (cpps_http::test_util::MockApi, Arrivals) {
-    let upid = "UPID:pve-ippri-31:0000ABCD:00001234:6929B010:vzdump::root@pam:";
+/// The task of [`chain_site_answers`]' site: a vzdump task for several guests on pve-ippri-31.
+const CHAIN_SITE_TASK: &str = "UPID:pve-ippri-31:0000ABCD:00001234:6929B010:vzdump::root@pam:";
+
+/// The answers of [`timed_chain_site`]'s site, by route: two nodes, three containers, one
+/// backup job to PBS and [`CHAIN_SITE_TASK`] (its log apart).
+fn chain_site_answers() -> Vec<(&'static str, serde_json::Value)> {
+    let upid = CHAIN_SITE_TASK;
     // pve-manager `PVE/API2/Nodes.pm` `status`: the load, memory and versions of the node.
     let status = |version: &str| {
         serde_json::json!({"cpu": 0.02, "loadavg": ["0.10", "0.12", "0.09"],
@@ -869,7 +869,7 @@ async fn timed_chain_site_with(
         serde_json::json!({"id": format!("lxc/{vmid}"), "type": "lxc", "vmid": vmid,
                            "node": node, "name": format!("ct{vmid}"), "status": "running"})
     };
-    let mut routes = vec![
+    vec![
         (
             "nodes",
             serde_json::json!([{"node": "pve-ippri-31", "status": "online"},
@@ -926,9 +926,18 @@ async fn timed_chain_site_with(
             serde_json::json!({"/vms": {"VM.Audit": 1}, "/nodes/pve-ippri-31": {"Sys.Audit": 1},
                                "/nodes/pve-ippri-32": {"Sys.Audit": 1}}),
         ),
-    ];
-    let mut routes: Vec<(&str, serde_json::Value, Duration)> = routes
-        .drain(..)
+    ]
+}
+
+/// [`timed_chain_site`] with `changes`: each `(route, data, delay)` answers `route` with `data`
+/// after `delay`, instead of its usual answer or beside the others.
+async fn timed_chain_site_with(
+    hold: Duration,
+    changes: Vec<(&str, serde_json::Value, Duration)>,
+) -> (cpps_http::test_util::MockApi, Arrivals) {
+    let upid = CHAIN_SITE_TASK;
+    let mut routes: Vec<(&str, serde_json::Value, Duration)> = chain_site_answers()
+        .into_iter()
         .filter(|(route, _)| changes.iter().all(|(changed, _, _)| changed != route))
         .map(|(route, data)| (route, data, hold))
         .collect();
