@@ -646,6 +646,27 @@ fn chain_read(facts: &PveFacts) -> &cpps_pbs::chain::ChainInput {
         .expect("the chain is read")
 }
 
+/// When each request after the list round arrived (its answers held `hold`, so the fan-out's
+/// first reads come about `hold` after the first request), from the first request's arrival.
+fn after_the_list_round(
+    arrivals: &[(String, std::time::Instant)],
+    hold: Duration,
+) -> Vec<Duration> {
+    arrived(arrivals, "")
+        .into_iter()
+        .filter(|at| *at >= hold / 2)
+        .collect()
+}
+
+/// How many of `times` came in the `window` up to `at`: requests held longer than the window
+/// were in flight together at `at`.
+fn arrived_within(times: &[Duration], at: Duration, window: Duration) -> usize {
+    times
+        .iter()
+        .filter(|o| **o <= at && at - **o < window)
+        .count()
+}
+
 /// When each request whose path ends with `wanted` arrived, from the first request's arrival.
 fn arrived(arrivals: &[(String, std::time::Instant)], wanted: &str) -> Vec<Duration> {
     let start = arrivals.iter().map(|(_, at)| *at).min().unwrap();
@@ -715,17 +736,10 @@ async fn the_lists_still_on_their_way_count_in_the_bound() {
     let arrivals = arrivals.lock().unwrap().clone();
     let ha_ends = arrived(&arrivals, "/cluster/ha/resources")[0] + SLOW;
     // The fan-out: what arrived once the list round's answers (held `HOLD`) were in.
-    let fan_out: Vec<Duration> = arrivals
-        .iter()
-        .map(|(_, at)| at.duration_since(arrivals.iter().map(|(_, a)| *a).min().unwrap()))
-        .filter(|at| *at >= HOLD / 2)
-        .collect();
+    let fan_out = after_the_list_round(&arrivals, HOLD);
     let window = HOLD - Duration::from_millis(20);
     for at in &fan_out {
-        let together = fan_out
-            .iter()
-            .filter(|o| **o <= *at && *at - **o < window)
-            .count();
+        let together = arrived_within(&fan_out, *at, window);
         let lists = usize::from(*at < ha_ends);
         assert!(
             together + lists <= BOUND,
@@ -988,7 +1002,6 @@ async fn the_chain_is_read_in_the_list_and_fan_out_rounds_within_the_bound() {
     assert_eq!(chain.runs.as_ref().unwrap().len(), 1);
 
     let arrivals = arrivals.lock().unwrap().clone();
-    let start = arrivals.iter().map(|(_, at)| *at).min().unwrap();
     let since = |wanted: &str| arrived(&arrivals, wanted);
     // The list round: the chain's lists leave with the guests, not after the fan-out.
     for list in ["/storage", "/cluster/backup", "/cluster/resources"] {
@@ -1010,18 +1023,11 @@ async fn the_chain_is_read_in_the_list_and_fan_out_rounds_within_the_bound() {
     assert_eq!(since("/log").len(), 1);
     // At most BOUND requests in flight after the list round: two task lists, two rights, a
     // log, two node statuses and three configs.
-    let fan_out: Vec<Duration> = arrivals
-        .iter()
-        .map(|(_, at)| at.duration_since(start))
-        .filter(|at| *at >= HOLD / 2)
-        .collect();
+    let fan_out = after_the_list_round(&arrivals, HOLD);
     assert_eq!(fan_out.len(), 10);
     let window = HOLD - Duration::from_millis(5);
     for at in &fan_out {
-        let together = fan_out
-            .iter()
-            .filter(|o| **o <= *at && *at - **o < window)
-            .count();
+        let together = arrived_within(&fan_out, *at, window);
         assert!(together <= BOUND, "{together} requests in flight at {at:?}");
     }
 }
