@@ -233,7 +233,7 @@ async fn the_configs_start_once_the_guest_list_is_in() {
 /// at a time beside the HA list (six requests in flight for a bound of five).
 /// Answers in the shapes of pve-manager `PVE/API2/Cluster.pm` `resources`, pve-ha-manager
 /// `src/PVE/API2/HA/Resources.pm` `index`, pve-access-control `PVE/API2/AccessControl.pm`
-/// `permissions` and pve-manager `PVE/API2/LXC/Config.pm` `vm_config` (the same in PVE 8.4
+/// `permissions` and pve-container `src/PVE/API2/LXC/Config.pm` `vm_config` (the same in PVE 8.4
 /// and 9: the list round reads no field that differs).
 #[tokio::test]
 async fn the_lists_still_on_their_way_count_in_the_bound() {

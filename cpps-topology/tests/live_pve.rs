@@ -809,7 +809,7 @@ async fn a_chain_whose_job_list_fails_reads_no_task_list() {
 /// fourteen statuses and configs (eight by the rule: six wait for a slot at most). With every
 /// status and config queued for a slot as soon as the fan-out started, all went ahead of it
 /// (this test failed so). Answers in the shapes of pve-manager `PVE/API2/Backup.pm` `index`,
-/// `PVE/API2/Pool.pm` `read_pool` and `PVE/API2/LXC/Config.pm` `vm_config`.
+/// `PVE/API2/Pool.pm` `read_pool`, and pve-container `src/PVE/API2/LXC/Config.pm` `vm_config`.
 #[tokio::test]
 async fn a_late_chain_read_goes_ahead_of_the_configs_still_to_start() {
     const HOLD: Duration = Duration::from_millis(100);
