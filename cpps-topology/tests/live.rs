@@ -197,6 +197,55 @@ fn franca_unreachable() -> SiteObservation {
     franca
 }
 
+/// A guest of a node down five minutes or more comes in `/cluster/resources` without a name:
+/// pve-manager `PVE/API2Tools.pm` `extract_vm_stats` takes `name` (and `status`, `template`)
+/// from the node's status data alone and says `status: unknown` without it, and pmxcfs drops
+/// that data five minutes after the node last sent it (pve-cluster `src/pmxcfs/status.c`
+/// `rrd_entry_is_old`). A declared guest found by no name may be that guest: "cannot tell",
+/// not missing, and the nameless guest is not undeclared while it may be a declared one.
+#[test]
+fn a_guest_listed_without_a_name_makes_an_unfound_name_cannot_tell() {
+    let topo = live_estate();
+    let mut pve = sp_pve();
+    let mut nameless = guest(300, "-", "pve-ippri-32", PveGuestKind::Vm, false);
+    (nameless.name, nameless.status) = (None, "unknown".to_owned());
+    pve.guests.push(nameless);
+    let audit_of = |pve: PveFacts| {
+        let mut sp = SiteObservation::new("sp");
+        sp.proxmox = Sourced::Observed(pve);
+        live::audit(
+            &topo,
+            &observation(sp, franca_unreachable()),
+            &LiveOptions::at(NOW),
+        )
+    };
+    let audit = audit_of(pve.clone());
+    let Some(live::diff::Evidence::Unknown(why)) = audit.diff.evidence("ghost") else {
+        panic!("{:?}", audit.diff.evidence("ghost"));
+    };
+    assert!(
+        why.starts_with("not in the guest list by name: Proxmox lists guest(s) 300 without a name"),
+        "{why}"
+    );
+    let state_002 = messages(&of_rule(&audit.report.findings, "STATE-002"));
+    assert!(
+        !state_002
+            .iter()
+            .any(|m| m.contains("ghost") || m.contains("300")),
+        "{state_002:#?}"
+    );
+
+    // Once every declared name designates a guest, the nameless one is none of them.
+    pve.guests
+        .push(guest(102, "ghost", "pve-ippri-31", PveGuestKind::Vm, false));
+    let audit = audit_of(pve);
+    assert_eq!(audit.diff.evidence("ghost").unwrap().as_str(), "present");
+    let state_002 = messages(&of_rule(&audit.report.findings, "STATE-002"));
+    let undeclared =
+        "warning sp VM 300 (no name) on pve-ippri-32 is unknown but not in the topology file";
+    assert!(state_002.contains(&undeclared.to_owned()), "{state_002:#?}");
+}
+
 #[test]
 fn drift_and_state_rules_over_the_estate() {
     let topo = live_estate();

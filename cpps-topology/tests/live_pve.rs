@@ -329,6 +329,20 @@ fn the_ha_plan_warns_where_the_facts_do_not_tell() {
         "{:?}",
         plan.warnings
     );
+
+    // A guest listed without a name (its node's status data over five minutes old: pve-manager
+    // `PVE/API2Tools.pm` `extract_vm_stats`) may be gitlab: the warning says so.
+    let mut nameless = pve_guest(101, "-", PveGuestKind::Vm, "unknown", false);
+    nameless.name = None;
+    facts.guests.push(nameless);
+    let plan = runbook_ha::plan_site_ha(&topology, "sp", Some(&facts));
+    assert!(
+        plan.warnings[1].ends_with(
+            "no guest named gitlab: Proxmox lists guest(s) 101 without a name (their node's status data is over five minutes old), so whether one of them is this guest cannot be told"
+        ),
+        "{:?}",
+        plan.warnings
+    );
 }
 
 /// A declared-HA guest whose HA resource is `ignored` or `disabled` gets no add (it has a

@@ -200,7 +200,14 @@ impl GuestPlanning<'_> {
         let host = self.host;
         let observed = self.pve_index.as_ref().and_then(|p| p.guest(g.id.as_str()));
         if self.pve_observed && observed.is_none() {
-            warnings.push(format!("guest {} is not in Proxmox", g.id));
+            let why = self
+                .pve_index
+                .as_ref()
+                .and_then(super::pve::index::PveIndex::nameless_guests);
+            warnings.push(match why {
+                Some(why) => format!("guest {} is not in Proxmox by name: {why}", g.id),
+                None => format!("guest {} is not in Proxmox", g.id),
+            });
         }
         if let Some(o) = observed
             && o.node != host
@@ -528,6 +535,38 @@ mod tests {
             rollback: vec![],
             warnings: vec![],
         }
+    }
+
+    /// A GPU container of a node whose status data is over five minutes old comes without a
+    /// name (pve-manager `PVE/API2Tools.pm` `extract_vm_stats`): "not in Proxmox" would be a
+    /// guess, so the warning says it cannot be told.
+    #[test]
+    fn a_guest_listed_without_a_name_is_not_said_missing() {
+        use crate::live::facts::PveGuestKind;
+        let nameless = PveGuest {
+            vmid: 301,
+            name: None,
+            node: "pve-ippri-31".to_owned(),
+            kind: PveGuestKind::Lxc,
+            status: "unknown".to_owned(),
+            privileged: None,
+            ha: false,
+            ha_state: None,
+            ha_request: None,
+            volumes: Vec::new(),
+        };
+        let facts = PveFacts {
+            guests: vec![nameless],
+            ..PveFacts::default()
+        };
+        let topology = crate::default_topology();
+        let plan =
+            plan_driver_update(&topology, "pve-ippri-31", Some(&facts), None, "pre", None).unwrap();
+        assert!(
+            plan.warnings.contains(&"guest gpu-sp-01 is not in Proxmox by name: Proxmox lists guest(s) 301 without a name (their node's status data is over five minutes old), so whether one of them is this guest cannot be told".to_owned()),
+            "{:#?}",
+            plan.warnings
+        );
     }
 
     async fn listed(server: &MockServer, resource: &str) {

@@ -184,8 +184,11 @@ pub fn plan_site_ha(topology: &Topology, site: &str, pve: Option<&PveFacts>) -> 
     for (component, name, ha) in &declared {
         let Some(g) = index.guest(name) else {
             if *ha {
+                let why = index
+                    .nameless_guests()
+                    .map_or_else(String::new, |why| format!(": {why}"));
                 plan.warnings.push(format!(
-                    "site {site}: {component} declares `ha: true` but Proxmox has no guest named {name}"
+                    "site {site}: {component} declares `ha: true` but Proxmox has no guest named {name}{why}"
                 ));
             }
             continue;

@@ -11,6 +11,8 @@ use super::facts::{PveFacts, PveGuest, PveNode};
 pub(crate) struct PveIndex<'a> {
     nodes: HashMap<&'a str, &'a PveNode>,
     guests: HashMap<&'a str, &'a PveGuest>,
+    /// The guests listed without a name, by VMID.
+    nameless: Vec<u32>,
 }
 
 impl<'a> PveIndex<'a> {
@@ -18,6 +20,7 @@ impl<'a> PveIndex<'a> {
         let mut index = Self {
             nodes: HashMap::with_capacity(facts.nodes.len()),
             guests: HashMap::with_capacity(facts.guests.len()),
+            nameless: Vec::new(),
         };
         for node in &facts.nodes {
             index.nodes.entry(node.name.as_str()).or_insert(node);
@@ -25,8 +28,11 @@ impl<'a> PveIndex<'a> {
         // Names are not unique in Proxmox; the first guest of a name, in the API's order, is the
         // one a declared guest of that name designates.
         for guest in &facts.guests {
-            if let Some(name) = guest.name.as_deref() {
-                index.guests.entry(name).or_insert(guest);
+            match guest.name.as_deref() {
+                Some(name) => {
+                    index.guests.entry(name).or_insert(guest);
+                }
+                None => index.nameless.push(guest.vmid),
             }
         }
         index
@@ -40,5 +46,21 @@ impl<'a> PveIndex<'a> {
     /// The Proxmox guest a declared guest (or Traefik) name designates.
     pub(crate) fn guest(&self, name: &str) -> Option<&'a PveGuest> {
         self.guests.get(name).copied()
+    }
+
+    /// Why a name that designates no guest may still be one, when the list has guests without
+    /// a name: `/cluster/resources` takes a guest's name from its node's status data alone,
+    /// which pmxcfs drops five minutes after the node last sent it, so the guests of a node
+    /// down that long come without one (pve-manager `PVE/API2Tools.pm` `extract_vm_stats`,
+    /// pve-cluster `src/pmxcfs/status.c` `rrd_entry_is_old`).
+    pub(crate) fn nameless_guests(&self) -> Option<String> {
+        if self.nameless.is_empty() {
+            return None;
+        }
+        let vmids: Vec<String> = self.nameless.iter().map(u32::to_string).collect();
+        Some(format!(
+            "Proxmox lists guest(s) {} without a name (their node's status data is over five minutes old), so whether one of them is this guest cannot be told",
+            vmids.join(", ")
+        ))
     }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use super::facts::{PveFacts, PveGuest};
 use super::index::PveIndex;
 use crate::live::diff::{Builder, DriftKind, Evidence, evidence_of};
-use crate::live::facts::SiteObservation;
+use crate::live::facts::{SiteObservation, Sourced};
 use crate::model::{ComponentRef, Guest, GuestKind, Site};
 
 /// Compares `declared`'s hosts, guests, Traefik instances and clusters with what the site's
@@ -19,7 +19,7 @@ pub(crate) fn compare(b: &mut Builder<'_>, site: &SiteObservation, declared: &Si
     let mut names = guests(b, site, declared, &index);
     traefik(b, site, declared, &index, &mut names);
     if let Some(facts) = pve.observed() {
-        undeclared_guests(b, site, facts, &names);
+        undeclared_guests(b, site, facts, &names, &index);
     }
     clusters(b, site, declared, &index);
 }
@@ -101,14 +101,8 @@ fn guests(
     {
         declared_guests.insert(guest.id.as_str().to_owned());
         let observed = pve_index.guest(guest.id.as_str());
-        let trimmed = pve.observed().and_then(|f| f.guests_trimmed.as_deref());
-        let evidence = match (observed, trimmed) {
-            // Not listed by a list that leaves out what the credentials may not audit.
-            (None, Some(why)) => Evidence::Unknown(format!("not in the guest list: {why}")),
-            _ => evidence_of(pve, |_| observed.is_some()),
-        };
         let c = ComponentRef::Guest(guest);
-        b.record(c, site, evidence);
+        b.record(c, site, guest_evidence(pve, pve_index, observed));
         let Some(g) = observed else { continue };
         guest_mismatches(b, site, guest, g);
         if guest.ha
@@ -123,6 +117,24 @@ fn guests(
         }
     }
     declared_guests
+}
+
+/// The evidence about a declared guest name that designates `observed`. A name no guest has
+/// is absent only when the list is whole and names every guest in it: a list that leaves out
+/// what the credentials may not audit, or one with guests listed without a name, cannot tell.
+fn guest_evidence(
+    pve: &Sourced<PveFacts>,
+    pve_index: &PveIndex<'_>,
+    observed: Option<&PveGuest>,
+) -> Evidence {
+    let trimmed = pve.observed().and_then(|f| f.guests_trimmed.as_deref());
+    match (observed, trimmed, pve_index.nameless_guests()) {
+        (None, Some(why), _) => Evidence::Unknown(format!("not in the guest list: {why}")),
+        (None, None, Some(why)) => {
+            Evidence::Unknown(format!("not in the guest list by name: {why}"))
+        }
+        _ => evidence_of(pve, |_| observed.is_some()),
+    }
 }
 
 /// A declared guest's kind, privilege and host against the Proxmox guest of its name.
@@ -205,8 +217,7 @@ fn traefik(
         declared_guests.insert(name.to_owned());
         let observed = pve_index.guest(name);
         let c = ComponentRef::Traefik(traefik);
-        let evidence = evidence_of(pve, |_| observed.is_some());
-        b.record(c, site, evidence);
+        b.record(c, site, guest_evidence(pve, pve_index, observed));
         if let Some(g) = observed
             && traefik.ha
             && let Some(why) = ha_not_realized(g)
@@ -238,37 +249,42 @@ fn ha_property(g: &PveGuest) -> &'static str {
     if g.ha { "ha_state" } else { "ha" }
 }
 
-/// Guests Proxmox reports that the file does not declare.
+/// Guests Proxmox reports that the file does not declare. A guest listed without a name is
+/// one only when every declared name designates a guest: otherwise it may be one of those not
+/// found, which their evidence says ([`PveIndex::nameless_guests`]).
 fn undeclared_guests(
     b: &mut Builder<'_>,
     site: &SiteObservation,
     facts: &PveFacts,
     declared_guests: &BTreeSet<String>,
+    pve_index: &PveIndex<'_>,
 ) {
-    {
-        for g in &facts.guests {
-            let name = g.name.as_deref().unwrap_or("");
-            if !declared_guests.contains(name) {
-                let shown = if name.is_empty() {
-                    g.vmid.to_string()
-                } else {
-                    name.to_owned()
-                };
-                b.undeclared(
-                    site,
-                    "guest",
-                    shown,
-                    format!(
-                        "{} {} ({}) on {} is {} but not in the topology file",
-                        if g.kind.as_str() == "lxc" { "CT" } else { "VM" },
-                        g.vmid,
-                        if name.is_empty() { "no name" } else { name },
-                        g.node,
-                        g.status
-                    ),
-                );
-            }
+    let some_declared_unfound = declared_guests
+        .iter()
+        .any(|name| pve_index.guest(name).is_none());
+    for g in &facts.guests {
+        let name = g.name.as_deref().unwrap_or("");
+        if declared_guests.contains(name) || (name.is_empty() && some_declared_unfound) {
+            continue;
         }
+        let shown = if name.is_empty() {
+            g.vmid.to_string()
+        } else {
+            name.to_owned()
+        };
+        b.undeclared(
+            site,
+            "guest",
+            shown,
+            format!(
+                "{} {} ({}) on {} is {} but not in the topology file",
+                if g.kind.as_str() == "lxc" { "CT" } else { "VM" },
+                g.vmid,
+                if name.is_empty() { "no name" } else { name },
+                g.node,
+                g.status
+            ),
+        );
     }
 }
 
