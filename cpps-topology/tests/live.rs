@@ -246,6 +246,35 @@ fn a_guest_listed_without_a_name_makes_an_unfound_name_cannot_tell() {
     assert!(state_002.contains(&undeclared.to_owned()), "{state_002:#?}");
 }
 
+/// PVE-003 with the HA resource list refused (pve-ha-manager `src/PVE/API2/HA/Resources.pm`
+/// `index` needs `Sys.Audit` on `/`): gitlab's `hastate` is `stopped`, which the CRM gives a
+/// request `stopped` (still failed over) and a request `disabled` (never:
+/// `src/PVE/HA/Manager.pm` `next_state_started`, `disabled` → `request_stop` → `stopped`)
+/// alike (pve-manager `PVE/API2/Cluster.pm` `resources` takes `hastate` from the CRM's service
+/// status). That is "cannot tell", not a pass.
+#[test]
+fn pve_003_cannot_tell_a_stopped_ha_guest_when_the_requests_are_unread() {
+    let mut pve = sp_pve();
+    let gitlab = pve.guests.iter_mut().find(|g| g.vmid == 100).unwrap();
+    (gitlab.ha_state, gitlab.ha_request) = (Some("stopped".to_owned()), None);
+    pve.partial.push(
+        "HA resources: GET /cluster/ha/resources: 403 Permission check failed (/, Sys.Audit)"
+            .to_owned(),
+    );
+    let mut sp = SiteObservation::new("sp");
+    sp.proxmox = Sourced::Observed(pve);
+    let audit = live::audit(
+        &live_estate(),
+        &observation(sp, franca_unreachable()),
+        &LiveOptions::at(NOW),
+    );
+    let pve_003 = messages(&of_rule(&audit.report.findings, "PVE-003"));
+    assert!(
+        pve_003.contains(&"warning gitlab cannot tell whether gitlab's HA resource (guest 100) fails over: its state `stopped` follows a request `stopped` and a request `disabled` alike, and the requests could not be read (GET /cluster/ha/resources: 403 Permission check failed (/, Sys.Audit))".to_owned()),
+        "{pve_003:#?}"
+    );
+}
+
 #[test]
 fn drift_and_state_rules_over_the_estate() {
     let topo = live_estate();

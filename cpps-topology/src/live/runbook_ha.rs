@@ -171,13 +171,9 @@ pub fn plan_site_ha(topology: &Topology, site: &str, pve: Option<&PveFacts>) -> 
         }
         return plan;
     };
-    if let Some(why) = facts
-        .partial
-        .iter()
-        .find(|p| p.starts_with("HA resources:"))
-    {
+    if let Some(why) = facts.ha_resources_unread() {
         plan.warnings.push(format!(
-            "site {site}: {why}; HA is then known only from `hastate` in /cluster/resources, and an add of a resource that exists fails with \"already defined\""
+            "site {site}: HA resources: {why}; HA is then known only from `hastate` in /cluster/resources, and an add of a resource that exists fails with \"already defined\""
         ));
     }
     let index = PveIndex::new(facts);
@@ -201,10 +197,10 @@ pub fn plan_site_ha(topology: &Topology, site: &str, pve: Option<&PveFacts>) -> 
 
 /// A guest the site declares, as `(component, guest name, ha)`: the component is the guest, or
 /// the Traefik instance that makes it HA.
-type DeclaredGuest<'t> = (String, &'t str, bool);
+pub(crate) type DeclaredGuest<'t> = (String, &'t str, bool);
 
 /// The declared HA guests of the site: guests, and the guests Traefik instances run in.
-fn declared_guests<'t>(topology: &'t Topology, site: &str) -> Vec<DeclaredGuest<'t>> {
+pub(crate) fn declared_guests<'t>(topology: &'t Topology, site: &str) -> Vec<DeclaredGuest<'t>> {
     let mut declared: Vec<DeclaredGuest<'t>> = Vec::new();
     for guest in topology.guests().iter().filter(|g| {
         topology

@@ -78,6 +78,18 @@ pub struct PveFacts {
     pub guests_trimmed: Option<String>,
 }
 
+/// How [`PveFacts::partial`] begins the line saying that `GET /cluster/ha/resources` failed.
+pub(crate) const HA_RESOURCES_UNREAD: &str = "HA resources: ";
+
+impl PveFacts {
+    /// Why the HA resources' requested states are unknown, when their list could not be read.
+    pub(crate) fn ha_resources_unread(&self) -> Option<&str> {
+        self.partial
+            .iter()
+            .find_map(|p| p.strip_prefix(HA_RESOURCES_UNREAD))
+    }
+}
+
 /// The PVE side of the backup chain ([`ChainInput`] with no PBS part), or why it could not be
 /// read; "not read" by default. Two readings are equal when they are the same reading; Debug
 /// prints no content.

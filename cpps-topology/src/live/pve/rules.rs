@@ -6,6 +6,7 @@ use super::index::PveIndex;
 use crate::finding::Severity;
 use crate::live::diff::DriftKind;
 use crate::live::rules::{Live, LiveCheck, emit_on};
+use crate::live::runbook_ha::declared_guests;
 use crate::model::{ComponentRef, Host, ProxmoxCluster};
 use crate::rules::RuleId;
 use crate::rules::checks::{Sink, lagging_majors};
@@ -30,6 +31,42 @@ pub(crate) fn pve_003(live: &Live<'_>, sink: &mut Sink<'_>) {
         if let Some(c) = live.component_of(drift) {
             let message = format!("{}; {why}", drift.message);
             emit_on(sink, Severity::Warning, c, message);
+        }
+    }
+    ha_requests_unread(live, sink);
+}
+
+/// PVE-003 where the HA resource list could not be read: a declared-HA guest whose CRM state is
+/// `stopped` (or on its way there) may have been asked `stopped`, which still fails over, or
+/// `disabled`, which does not (pve-ha-manager `src/PVE/HA/Manager.pm` `next_state_started`:
+/// `disabled` → `request_stop` → `stopped`); `hastate` alone cannot tell them apart.
+fn ha_requests_unread(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for site in &live.observed.sites {
+        let Some(facts) = site.proxmox.observed() else {
+            continue;
+        };
+        let Some(why) = facts.ha_resources_unread() else {
+            continue;
+        };
+        let index = PveIndex::new(facts);
+        for (id, name, ha) in declared_guests(live.topo, &site.site) {
+            let Some(g) = index.guest(name).filter(|_| ha) else {
+                continue;
+            };
+            let Some(state) = g
+                .ha_state
+                .as_deref()
+                .filter(|s| matches!(*s, "stopped" | "request_stop"))
+            else {
+                continue;
+            };
+            if let Some(c) = live.topo.component(&id) {
+                let message = format!(
+                    "cannot tell whether {id}'s HA resource (guest {}) fails over: its state `{state}` follows a request `stopped` and a request `disabled` alike, and the requests could not be read ({why})",
+                    g.vmid
+                );
+                emit_on(sink, Severity::Warning, c, message);
+            }
         }
     }
 }

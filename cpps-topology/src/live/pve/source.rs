@@ -193,7 +193,8 @@ impl Source<PveFacts> for PveSource {
             Ok(list) => requested_states(&list),
             Err(e) => {
                 partial.push(format!(
-                    "HA resources: {}",
+                    "{}{}",
+                    super::facts::HA_RESOURCES_UNREAD,
                     crate::live::facts::error_chain(&e)
                 ));
                 BTreeMap::new()
