@@ -510,7 +510,8 @@ pub struct ChainInput {
     /// The nodes whose vzdump tasks could not be read, with the error. `GET
     /// /nodes/{node}/tasks` is proxied to the node (pve-manager `PVE/API2/Tasks.pm`
     /// `node_tasks`, `proxyto => 'node'`), so an offline node answers 595 while the others
-    /// answer: only the guests of these nodes are "cannot tell".
+    /// answer: the last run of the guests of these nodes is "cannot tell", and so is that of a
+    /// guest in a job with no task seen, which may have moved off one of them.
     pub runs_unread: Vec<(String, String)>,
     /// This site's backups, per datastore and namespace.
     pub here: Vec<SiteBackups>,
@@ -861,10 +862,7 @@ fn run_findings(
             Some((node, e)) => format!("the vzdump tasks of node {node} could not be read: {e}"),
             None => "the vzdump task lists could not be read".to_owned(),
         }),
-        // A failed run could be among the tasks the list left out.
-        LastRun::NotSeen if !input.runs_complete && in_job => findings.unknown.push(
-            "no vzdump task of it was seen, and the task lists may leave out other users' tasks (Sys.Audit on /nodes/<node> not known to be held)".to_owned(),
-        ),
+        LastRun::NotSeen if in_job => not_seen_findings(input, findings),
         _ => {}
     }
 }
@@ -1485,6 +1483,25 @@ fn own_result(run: &VzdumpRun, vmid: u32) -> Option<(String, bool)> {
             false,
         ),
     })
+}
+
+/// Why no task seen of a guest in a PBS job may still hide its last run: the lists may leave
+/// out other users' tasks, and a guest moved off a node (an HA recovery, a migration) left its
+/// runs before in that node's list (pve-manager `PVE/API2/Tasks.pm` `node_tasks` reads the
+/// node's own), which may be one not read.
+fn not_seen_findings(input: &ChainInput, findings: &mut Findings) {
+    if !input.runs_complete {
+        findings.unknown.push(
+            "no vzdump task of it was seen, and the task lists may leave out other users' tasks (Sys.Audit on /nodes/<node> not known to be held)".to_owned(),
+        );
+    }
+    if !input.runs_unread.is_empty() {
+        let nodes: Vec<&str> = input.runs_unread.iter().map(|(n, _)| n.as_str()).collect();
+        findings.unknown.push(format!(
+            "no vzdump task of it was seen, and the task lists of {} were not read: a guest moved from one keeps its last run there",
+            nodes.join(", ")
+        ));
+    }
 }
 
 /// The error of the unread task list that may hold `guest`'s last run: its node's, or any
