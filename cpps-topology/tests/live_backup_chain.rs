@@ -622,6 +622,59 @@ async fn chain_input(
     input
 }
 
+/// `pbs-report --chain` reads the guests' nodes and every online node. When `GET /nodes` fails
+/// (here a 500 as PVE writes errors, pve-http-server `src/PVE/APIServer/Formatter/Standard.pm`),
+/// only the guests' nodes are known, so the other nodes' task lists, where a guest moved off
+/// one keeps its runs before, are said not read; before, the failure was dropped.
+#[tokio::test]
+async fn a_failed_node_list_leaves_the_other_nodes_task_lists_unread() {
+    let api = pve::pve_mock_api().await;
+    let routes = [
+        (
+            "cluster/resources",
+            serde_json::json!([{"id": "qemu/100", "type": "qemu", "vmid": 100,
+                                "node": "pve-ippri-32", "name": "gitlab", "status": "running"}]),
+        ),
+        (
+            "storage",
+            serde_json::json!([{"storage": "pbs-sp", "type": "pbs", "datastore": "store1",
+                                "server": "127.0.0.1", "content": "backup"}]),
+        ),
+        (
+            "cluster/backup",
+            serde_json::json!([{"id": "backup-daily", "type": "vzdump", "enabled": 1,
+                                "schedule": "21:00", "storage": "pbs-sp", "vmid": "100"}]),
+        ),
+        ("nodes/pve-ippri-32/tasks", serde_json::json!([])),
+        (
+            "access/permissions",
+            serde_json::json!({"/nodes/pve-ippri-32": {"Sys.Audit": 1}}),
+        ),
+    ];
+    for (route, data) in routes {
+        pve::pve_call("GET", route)
+            .respond_with(pve::data_answer(data))
+            .mount(api.server())
+            .await;
+    }
+    pve::pve_call("GET", "nodes")
+        .respond_with(pve::error_answer(500, "cluster not ready - no quorum?"))
+        .mount(api.server())
+        .await;
+    let input = live::sources::PveSource::backup_chain(&pve::mock_client(&api))
+        .await
+        .unwrap();
+    let [(node, why)] = input.runs_unread.as_slice() else {
+        panic!("{:?}", input.runs_unread);
+    };
+    assert_eq!(node, "(other nodes)");
+    assert!(
+        why.starts_with("the node list could not be read (") && why.contains("no quorum"),
+        "{why}"
+    );
+    assert!(why.ends_with("): only the guests' nodes were"), "{why}");
+}
+
 /// H1 (audit 31): a run counts for the chain only when its log shows it wrote to the chain's
 /// PBS storage (pve-manager `PVE/VZDump.pm` `exec_backup`: "starting new backup job: vzdump
 /// 100 --storage pbs-sp …"), so the log of a guest's own failed task must be read too, or its

@@ -882,6 +882,31 @@ async fn a_late_chain_read_goes_ahead_of_the_configs_still_to_start() {
     );
 }
 
+/// A node that is not online and holds no guest (pve-manager `PVE/API2/Nodes.pm` `index`:
+/// `status` `offline` or `unknown`) is not asked for its task list, which is proxied to it
+/// (`PVE/API2/Tasks.pm` `node_tasks`, `proxyto => 'node'`) and would wait for a 595. But a
+/// guest moved off it (an HA recovery) left its runs before in that list, so the chain says it
+/// was not read; before, the node was dropped silently.
+#[tokio::test]
+async fn a_node_not_online_is_an_unread_task_list_of_the_chain() {
+    let nodes = serde_json::json!([{"node": "pve-ippri-31", "status": "online"},
+                                   {"node": "pve-ippri-32", "status": "online"},
+                                   {"node": "pve-ippri-33", "status": "offline"}]);
+    let (api, arrivals) =
+        timed_chain_site_with(Duration::ZERO, vec![("nodes", nodes, Duration::ZERO)]).await;
+    let facts = observe_whole(&api, 6).await;
+    let chain = chain_read(&facts);
+    assert_eq!(
+        chain.runs_unread,
+        [(
+            "pve-ippri-33".to_owned(),
+            "not read: the node is offline".to_owned()
+        )]
+    );
+    let arrivals = arrivals.lock().unwrap().clone();
+    assert!(arrived(&arrivals, "pve-ippri-33/tasks").is_empty());
+}
+
 /// A site of two nodes and three containers, one vzdump task for several guests with its log,
 /// every answer held `hold` by [`Timed`]: the mock and the arrivals it notes.
 async fn timed_chain_site(hold: Duration) -> (cpps_http::test_util::MockApi, Arrivals) {

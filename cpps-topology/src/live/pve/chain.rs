@@ -51,13 +51,21 @@ pub(crate) async fn read(
     if !lists.readable() {
         return assemble(resources, lists, PoolMembers::default(), None);
     }
-    // When the node list cannot be read, the guests' nodes are all there is.
-    let nodes = nodes.unwrap_or_default();
+    // When the node list cannot be read, the guests' nodes are all there is, and the other
+    // nodes' task lists are not read.
+    let (nodes, nodes_unread) = match nodes {
+        Ok(nodes) => (nodes, None),
+        Err(e) => (Vec::new(), Some(error_chain(&e))),
+    };
     let unbounded = Semaphore::new(Semaphore::MAX_PERMITS);
-    let (node_reads, pools) = futures::join!(
+    let (mut node_reads, pools) = futures::join!(
         read_nodes(pve, resources, &nodes, &unbounded),
         read_pools(pve, resources, &lists, &unbounded)
     );
+    if let Some(why) = nodes_unread {
+        let why = format!("the node list could not be read ({why}): only the guests' nodes were");
+        node_reads.unread.push(("(other nodes)".to_owned(), why));
+    }
     assemble(resources, lists, pools, Some(node_reads))
 }
 
@@ -86,12 +94,13 @@ pub(crate) async fn read_nodes(
     listed_nodes: &[NodeListItem],
     slots: &Semaphore,
 ) -> NodeReads {
-    let nodes = chain_nodes(&chain_guests(resources), listed_nodes);
+    let (nodes, left_out) = chain_nodes(&chain_guests(resources), listed_nodes);
     let nodes: Vec<&str> = nodes.iter().map(String::as_str).collect();
-    let ((runs, unread), complete) = futures::join!(
+    let ((runs, mut unread), complete) = futures::join!(
         read_runs(pve, &nodes, slots),
         audits_every_node(pve, &nodes, slots)
     );
+    unread.extend(left_out);
     NodeReads {
         runs,
         unread,
@@ -266,11 +275,15 @@ fn backup_type(kind: &ResourceType) -> Option<BackupType> {
     }
 }
 
-/// The guests' nodes and every online node of the cluster (`listed`, `GET /nodes`), each once.
-/// A guest moved since its last backup ran on another node, whose task list holds that run; an
-/// offline node without guests is left out, since its list is proxied to it (pve-manager
-/// `PVE/API2/Tasks.pm` `node_tasks`, `proxyto => 'node'`) and would only wait for a 595.
-fn chain_nodes(guests: &[&ClusterResource], listed: &[NodeListItem]) -> Vec<String> {
+/// The guests' nodes and every online node of the cluster (`listed`, `GET /nodes`), each once;
+/// and the nodes left out, with why. A guest moved since its last backup ran on another node,
+/// whose task list holds that run; a node not online without guests is left out, since its
+/// list is proxied to it (pve-manager `PVE/API2/Tasks.pm` `node_tasks`, `proxyto => 'node'`)
+/// and would only wait for a 595, but its list is then not read.
+fn chain_nodes(
+    guests: &[&ClusterResource],
+    listed: &[NodeListItem],
+) -> (Vec<String>, Vec<(String, String)>) {
     let mut nodes: Vec<String> = guests.iter().filter_map(|g| g.node.clone()).collect();
     nodes.extend(
         listed
@@ -280,7 +293,15 @@ fn chain_nodes(guests: &[&ClusterResource], listed: &[NodeListItem]) -> Vec<Stri
     );
     nodes.sort_unstable();
     nodes.dedup();
-    nodes
+    let left_out = listed
+        .iter()
+        .filter(|n| nodes.binary_search(&n.node.to_string()).is_err())
+        .map(|n| {
+            let why = format!("not read: the node is {}", n.status.as_str());
+            (n.node.to_string(), why)
+        })
+        .collect();
+    (nodes, left_out)
 }
 
 /// Whether the caller holds `Sys.Audit` on `/nodes/{node}` of every node
