@@ -310,7 +310,7 @@ async fn collect_boxed(client: &Client, concurrency: usize, within: Option<Durat
     let ha_state: BTreeMap<String, String> = match ha {
         Ok(ha) => ha
             .into_iter()
-            .filter_map(|r| Some((r.guest()?.vmid.to_string(), r.state?)))
+            .filter_map(|r| Some((r.guest()?.vmid.to_string(), r.requested_state().to_owned())))
             .collect(),
         Err(e) => {
             errors.push(e.named("HA resources"));

@@ -1371,3 +1371,43 @@ async fn an_inventory_with_vm_audit_on_vms_is_complete() {
         cpps_proxmox::inventory::Completeness::Complete
     );
 }
+
+/// `GET /cluster/ha/resources` gives each resource's section config as written
+/// (pve-ha-manager `src/PVE/API2/HA/Resources.pm` `index`), so `state` is absent where the
+/// default `started` was never written, and an old config may still say `enabled`; the HA
+/// manager reads both as `started` (`src/PVE/HA/Config.pm` `read_and_check_resources_config`).
+/// While the CRM holds no status for a guest its `hastate` in `/cluster/resources` is absent
+/// too (pve-manager `PVE/API2/Cluster.pm` `resources`), and the inventory showed no HA.
+#[tokio::test]
+async fn the_inventory_reads_a_resource_without_a_state_as_started() {
+    let api = common::pve_mock_api().await;
+    let routes = [
+        ("nodes", json!([{"node": "pve1", "status": "online"}])),
+        (
+            "cluster/resources",
+            json!([{"id": "qemu/100", "type": "qemu", "vmid": 100, "node": "pve1",
+                    "name": "gitlab", "status": "running"},
+                   {"id": "qemu/101", "type": "qemu", "vmid": 101, "node": "pve1",
+                    "name": "runner", "status": "running"}]),
+        ),
+        (
+            "cluster/ha/resources",
+            json!([{"sid": "vm:100", "type": "vm", "digest": "5f1e0c"},
+                   {"sid": "vm:101", "type": "vm", "state": "enabled", "digest": "5f1e0c"}]),
+        ),
+        ("access/permissions", json!({"/vms": {"VM.Audit": 1}})),
+    ];
+    for (route, data) in routes {
+        common::pve_call("GET", route)
+            .respond_with(common::data_answer(data))
+            .mount(api.server())
+            .await;
+    }
+    let inventory = cpps_proxmox::inventory::collect(&common::mock_client(&api), 4, None).await;
+    let ha: Vec<(u32, Option<&str>)> = inventory
+        .guests
+        .iter()
+        .map(|g| (g.vmid, g.ha.as_deref()))
+        .collect();
+    assert_eq!(ha, [(100, Some("started")), (101, Some("started"))]);
+}

@@ -137,6 +137,17 @@ impl HaResource {
     pub fn guest(&self) -> Option<HaSid> {
         self.sid.parse().ok()
     }
+
+    /// The state the resource requests, as the HA manager reads it: `started` where none is
+    /// written (the list gives the section config as written, so the schema's default is left
+    /// out), and for the old `enabled` (pve-ha-manager `src/PVE/HA/Config.pm`
+    /// `read_and_check_resources_config`).
+    pub fn requested_state(&self) -> &str {
+        match self.state.as_deref() {
+            None | Some("enabled") => "started",
+            Some(state) => state,
+        }
+    }
 }
 
 cpps_http::named_enum! {

@@ -93,15 +93,11 @@ enum Answer {
     Config(GuestRef, Result<LxcConfig, cpps_proxmox::Error>),
 }
 
-/// The requested state of each guest's HA resource, by VM id. A resource listed without a
-/// state requests `started`, the schema's default (pve-ha-manager `src/PVE/HA/Resources.pm`,
-/// `state`; `HA/Config.pm` `read_and_check_resources_config` fills it in the same way).
+/// The requested state of each guest's HA resource, by VM id
+/// ([`cpps_proxmox::types::HaResource::requested_state`]: `started` where none is written).
 fn requested_states(list: &[cpps_proxmox::types::HaResource]) -> BTreeMap<u32, String> {
     list.iter()
-        .filter_map(|r| {
-            let state = r.state.clone().unwrap_or_else(|| "started".to_owned());
-            Some((r.guest()?.vmid.get(), state))
-        })
+        .filter_map(|r| Some((r.guest()?.vmid.get(), r.requested_state().to_owned())))
         .collect()
 }
 
