@@ -275,6 +275,32 @@ fn pve_003_cannot_tell_a_stopped_ha_guest_when_the_requests_are_unread() {
     );
 }
 
+/// `GET /nodes` says `offline` for a corosync member that is down and `unknown` for a node
+/// without status data of the last five minutes (pve-manager `PVE/API2Tools.pm`
+/// `extract_node_stats`); the facts keep only "not online", so the drift says no more.
+#[test]
+fn a_node_not_online_is_said_so_not_offline() {
+    let mut pve = sp_pve();
+    pve.nodes[1].online = false;
+    let mut sp = SiteObservation::new("sp");
+    sp.proxmox = Sourced::Observed(pve);
+    let audit = live::audit(
+        &live_estate(),
+        &observation(sp, franca_unreachable()),
+        &LiveOptions::at(NOW),
+    );
+    let all = messages(&audit.report.findings.iter().collect::<Vec<_>>());
+    let node: Vec<&String> = all
+        .iter()
+        .filter(|m| m.contains("pve-ippri-32 online"))
+        .collect();
+    assert_eq!(
+        node,
+        ["error pve-ippri-32 Proxmox does not report node pve-ippri-32 online"],
+        "{all:#?}"
+    );
+}
+
 #[test]
 fn drift_and_state_rules_over_the_estate() {
     let topo = live_estate();

@@ -41,9 +41,11 @@ fn nodes(b: &mut Builder<'_>, site: &SiteObservation, site_id: &Site, pve_index:
                     DriftKind::Mismatch {
                         property: "status".to_owned(),
                         declared: "online".to_owned(),
-                        observed: "offline".to_owned(),
+                        observed: "not online".to_owned(),
                     },
-                    format!("Proxmox reports node {} offline", node.name),
+                    // `offline` (corosync) or `unknown` (no status data within five minutes):
+                    // pve-manager `PVE/API2Tools.pm` `extract_node_stats`.
+                    format!("Proxmox does not report node {} online", node.name),
                 );
             }
             if let (Some(declared), Some(observed)) = (&host.pve_version, &node.pve_version) {
