@@ -882,6 +882,36 @@ async fn a_late_chain_read_goes_ahead_of_the_configs_still_to_start() {
     );
 }
 
+/// A container config part this client cannot read leaves its fact unknown and says so in
+/// `partial`; before, a mount point that did not parse dropped every mount point of the
+/// container from its volumes, which the driver-update runbook snapshots, without a word. The
+/// value is one no PVE writes (a key twice: pve-common `src/PVE/JSONSchema.pm`
+/// `parse_property_string` refuses it too): it stands for a syntax a later PVE may add.
+#[tokio::test]
+async fn an_unreadable_mount_point_is_said_not_dropped() {
+    let config = serde_json::json!({"hostname": "ct202",
+                                    "rootfs": "local-lvm:vm-202-disk-0,size=8G",
+                                    "mp0": "local-lvm:vm-202-disk-1,mp=/data,mp=/again"});
+    let route = "nodes/pve-ippri-32/lxc/202/config";
+    let (api, _) =
+        timed_chain_site_with(Duration::ZERO, vec![(route, config, Duration::ZERO)]).await;
+    let mut sources = Sources::default();
+    let source = PveSource::new(pve::mock_client(&api), api.base_url().as_str(), 6);
+    sources.site_mut("sp").proxmox = Some(Box::new(source));
+    let observed = live::observe(&sources, &ObserveOptions::default()).await;
+    let facts = observed.site("sp").unwrap().proxmox.observed().unwrap();
+    let [line] = facts.partial.as_slice() else {
+        panic!("{:?}", facts.partial);
+    };
+    assert!(
+        line.starts_with("config of CT 202: mount points: "),
+        "{line}"
+    );
+    assert!(line.contains("duplicate key `mp`"), "{line}");
+    let ct = facts.guests.iter().find(|g| g.vmid == 202).unwrap();
+    assert_eq!(ct.volumes, ["local-lvm:vm-202-disk-0"]);
+}
+
 /// A node that is not online and holds no guest (pve-manager `PVE/API2/Nodes.pm` `index`:
 /// `status` `offline` or `unknown`) is not asked for its task list, which is proxied to it
 /// (`PVE/API2/Tasks.pm` `node_tasks`, `proxyto => 'node'`) and would wait for a 595. But a

@@ -301,13 +301,23 @@ fn container_facts(
     for (guest, result) in configs {
         match result {
             Ok(config) => {
-                let privileged = config.is_privileged().ok();
+                // A part of the config that does not parse leaves its fact unknown, and says so.
+                let mut unread = |what: &str, e: &cpps_proxmox::Error| {
+                    let e = crate::live::facts::error_chain(e);
+                    partial.push(format!("config of CT {}: {what}: {e}", guest.vmid));
+                };
+                let privileged = config
+                    .is_privileged()
+                    .inspect_err(|e| unread("privilege", e))
+                    .ok();
                 let mut volumes = Vec::new();
-                if let Ok(Some(root)) = config.rootfs() {
-                    volumes.push(root.volume);
+                match config.rootfs() {
+                    Ok(root) => volumes.extend(root.map(|r| r.volume)),
+                    Err(e) => unread("rootfs", &e),
                 }
-                if let Ok(mps) = config.mount_points() {
-                    volumes.extend(mps.into_values().map(|v| v.volume));
+                match config.mount_points() {
+                    Ok(mps) => volumes.extend(mps.into_values().map(|v| v.volume)),
+                    Err(e) => unread("mount points", &e),
                 }
                 lxc.insert(guest.vmid.get(), (privileged, volumes));
             }
