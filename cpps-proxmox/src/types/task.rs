@@ -6,7 +6,9 @@ use crate::family::{Upid, de};
 use crate::types::VmId;
 
 /// One entry of `GET /nodes/{node}/tasks`. In the list, `status` holds the exit status of a
-/// finished task (`OK`, an error message) and is absent while it runs.
+/// finished task (`OK`, an error message), and `RUNNING` for a running one listed with `source`
+/// `active` or `all` (pve-manager `PVE/API2/Tasks.pm` `node_tasks`); `endtime` is absent while
+/// it runs, so that, not `status`, tells a running task.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct TaskListItem {
@@ -32,7 +34,7 @@ pub struct TaskListItem {
     /// End time, once finished.
     #[serde(default, deserialize_with = "de::opt_integer")]
     pub endtime: Option<u64>,
-    /// Exit status of a finished task.
+    /// Exit status of a finished task; `RUNNING` while it runs (see the type's docs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
 }
