@@ -197,6 +197,17 @@ fn franca_unreachable() -> SiteObservation {
     franca
 }
 
+/// The live audit of the estate with `pve` as SP's Proxmox facts and Franca unreachable.
+fn audit_sp(pve: PveFacts) -> live::Audit {
+    let mut sp = SiteObservation::new("sp");
+    sp.proxmox = Sourced::Observed(pve);
+    live::audit(
+        &live_estate(),
+        &observation(sp, franca_unreachable()),
+        &LiveOptions::at(NOW),
+    )
+}
+
 /// A guest of a node down five minutes or more comes in `/cluster/resources` without a name:
 /// pve-manager `PVE/API2Tools.pm` `extract_vm_stats` takes `name` (and `status`, `template`)
 /// from the node's status data alone and says `status: unknown` without it, and pmxcfs drops
@@ -205,21 +216,11 @@ fn franca_unreachable() -> SiteObservation {
 /// not missing, and the nameless guest is not undeclared while it may be a declared one.
 #[test]
 fn a_guest_listed_without_a_name_makes_an_unfound_name_cannot_tell() {
-    let topo = live_estate();
     let mut pve = sp_pve();
     let mut nameless = guest(300, "-", "pve-ippri-32", PveGuestKind::Vm, false);
     (nameless.name, nameless.status) = (None, "unknown".to_owned());
     pve.guests.push(nameless);
-    let audit_of = |pve: PveFacts| {
-        let mut sp = SiteObservation::new("sp");
-        sp.proxmox = Sourced::Observed(pve);
-        live::audit(
-            &topo,
-            &observation(sp, franca_unreachable()),
-            &LiveOptions::at(NOW),
-        )
-    };
-    let audit = audit_of(pve.clone());
+    let audit = audit_sp(pve.clone());
     let Some(live::diff::Evidence::Unknown(why)) = audit.diff.evidence("ghost") else {
         panic!("{:?}", audit.diff.evidence("ghost"));
     };
@@ -238,7 +239,7 @@ fn a_guest_listed_without_a_name_makes_an_unfound_name_cannot_tell() {
     // Once every declared name designates a guest, the nameless one is none of them.
     pve.guests
         .push(guest(102, "ghost", "pve-ippri-31", PveGuestKind::Vm, false));
-    let audit = audit_of(pve);
+    let audit = audit_sp(pve);
     assert_eq!(audit.diff.evidence("ghost").unwrap().as_str(), "present");
     let state_002 = messages(&of_rule(&audit.report.findings, "STATE-002"));
     let undeclared =
@@ -261,13 +262,7 @@ fn pve_003_cannot_tell_a_stopped_ha_guest_when_the_requests_are_unread() {
         "HA resources: GET /cluster/ha/resources: 403 Permission check failed (/, Sys.Audit)"
             .to_owned(),
     );
-    let mut sp = SiteObservation::new("sp");
-    sp.proxmox = Sourced::Observed(pve);
-    let audit = live::audit(
-        &live_estate(),
-        &observation(sp, franca_unreachable()),
-        &LiveOptions::at(NOW),
-    );
+    let audit = audit_sp(pve);
     let pve_003 = messages(&of_rule(&audit.report.findings, "PVE-003"));
     assert!(
         pve_003.contains(&"warning gitlab cannot tell whether gitlab's HA resource (guest 100) fails over: its state `stopped` follows a request `stopped` and a request `disabled` alike, and the requests could not be read (GET /cluster/ha/resources: 403 Permission check failed (/, Sys.Audit))".to_owned()),
@@ -282,13 +277,7 @@ fn pve_003_cannot_tell_a_stopped_ha_guest_when_the_requests_are_unread() {
 fn a_node_not_online_is_said_so_not_offline() {
     let mut pve = sp_pve();
     pve.nodes[1].online = false;
-    let mut sp = SiteObservation::new("sp");
-    sp.proxmox = Sourced::Observed(pve);
-    let audit = live::audit(
-        &live_estate(),
-        &observation(sp, franca_unreachable()),
-        &LiveOptions::at(NOW),
-    );
+    let audit = audit_sp(pve);
     let all = messages(&audit.report.findings.iter().collect::<Vec<_>>());
     let node: Vec<&String> = all
         .iter()

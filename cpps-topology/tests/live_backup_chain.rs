@@ -539,20 +539,10 @@ fn vzdump_log_lines() -> Vec<String> {
     ]
 }
 
-/// The backup chain's input as the PVE side reads it (`PveSource::backup_chain`) from a
-/// cluster where gitlab (100) runs on pve-ippri-32, with the vzdump tasks of pve-ippri-31 and
-/// -32 as given and the log of `upid` (read once, from its first line), then gitlab's
-/// snapshot of 30 hours ago in store1.
-async fn chain_input(
-    on_31: serde_json::Value,
-    on_32: serde_json::Value,
-    upid: &cpps_proxmox::Upid,
-    log: Vec<String>,
-) -> ChainInput {
-    use wiremock::matchers::query_param;
-    let api = pve::pve_mock_api().await;
-    let answer = |data: serde_json::Value| pve::data_answer(data);
-    let routes = [
+/// The lists of a site where gitlab (100) runs on pve-ippri-32: the guests, the storages (a
+/// PBS one, `pbs-sp`) and one daily vzdump job to it.
+fn gitlab_site_lists() -> [(&'static str, serde_json::Value); 3] {
+    [
         (
             "cluster/resources",
             serde_json::json!([{"id": "qemu/100", "type": "qemu", "vmid": 100,
@@ -570,6 +560,23 @@ async fn chain_input(
             serde_json::json!([{"id": "backup-daily", "type": "vzdump", "enabled": 1,
                                 "schedule": "21:00", "storage": "pbs-sp", "vmid": "100,201"}]),
         ),
+    ]
+}
+
+/// The backup chain's input as the PVE side reads it (`PveSource::backup_chain`) from a
+/// cluster where gitlab (100) runs on pve-ippri-32, with the vzdump tasks of pve-ippri-31 and
+/// -32 as given and the log of `upid` (read once, from its first line), then gitlab's
+/// snapshot of 30 hours ago in store1.
+async fn chain_input(
+    on_31: serde_json::Value,
+    on_32: serde_json::Value,
+    upid: &cpps_proxmox::Upid,
+    log: Vec<String>,
+) -> ChainInput {
+    use wiremock::matchers::query_param;
+    let api = pve::pve_mock_api().await;
+    let answer = |data: serde_json::Value| pve::data_answer(data);
+    let routes = gitlab_site_lists().into_iter().chain([
         (
             "nodes",
             serde_json::json!([{"node": "pve-ippri-31", "status": "online"},
@@ -583,7 +590,7 @@ async fn chain_input(
             serde_json::json!({"/nodes/pve-ippri-31": {"Sys.Audit": 1},
                                "/nodes/pve-ippri-32": {"Sys.Audit": 1}}),
         ),
-    ];
+    ]);
     for (route, data) in routes {
         pve::pve_call("GET", route)
             .respond_with(answer(data))
@@ -629,28 +636,13 @@ async fn chain_input(
 #[tokio::test]
 async fn a_failed_node_list_leaves_the_other_nodes_task_lists_unread() {
     let api = pve::pve_mock_api().await;
-    let routes = [
-        (
-            "cluster/resources",
-            serde_json::json!([{"id": "qemu/100", "type": "qemu", "vmid": 100,
-                                "node": "pve-ippri-32", "name": "gitlab", "status": "running"}]),
-        ),
-        (
-            "storage",
-            serde_json::json!([{"storage": "pbs-sp", "type": "pbs", "datastore": "store1",
-                                "server": "127.0.0.1", "content": "backup"}]),
-        ),
-        (
-            "cluster/backup",
-            serde_json::json!([{"id": "backup-daily", "type": "vzdump", "enabled": 1,
-                                "schedule": "21:00", "storage": "pbs-sp", "vmid": "100"}]),
-        ),
+    let routes = gitlab_site_lists().into_iter().chain([
         ("nodes/pve-ippri-32/tasks", serde_json::json!([])),
         (
             "access/permissions",
             serde_json::json!({"/nodes/pve-ippri-32": {"Sys.Audit": 1}}),
         ),
-    ];
+    ]);
     for (route, data) in routes {
         pve::pve_call("GET", route)
             .respond_with(pve::data_answer(data))
