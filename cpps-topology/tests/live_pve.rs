@@ -610,6 +610,20 @@ async fn a_declared_guest_missing_from_a_trimmed_guest_list_is_cannot_tell() {
         .map(|f| f.subject.id())
         .collect();
     assert_eq!(missing, [] as [&str; 0]);
+    // Nor silent: the validated one is STATE-002's "cannot tell".
+    let cannot_tell: Vec<String> = audit
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.message.starts_with("cannot tell whether guest"))
+        .map(|f| format!("{} {} {}", f.severity, f.subject, f.message))
+        .collect();
+    let why = "not in the guest list: VM.Audit on /vms is not held: the guest list leaves out the guests the credentials may not audit";
+    let expected: Vec<String> = ["ghost", "legacy-nfs", "monitoring"]
+        .iter()
+        .map(|g| format!("warning {g} cannot tell whether guest {g} is live: {why}"))
+        .collect();
+    assert_eq!(cannot_tell, expected);
 }
 
 /// Every request the timed mock answered: its path and when it arrived.

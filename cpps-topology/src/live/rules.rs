@@ -148,6 +148,31 @@ fn state_002(live: &Live<'_>, sink: &mut Sink<'_>) {
             _ => {}
         }
     }
+    validated_cannot_tell(live, sink);
+}
+
+/// STATE-002's "cannot tell" for a validated component its source answered about without
+/// settling it (a list the credentials trim, a guest listed without a name): never silent,
+/// as a pass would be. A component of a source that failed is in that source's one finding.
+fn validated_cannot_tell(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for c in live
+        .diff
+        .components
+        .iter()
+        .filter(|c| c.declared == State::Validated)
+    {
+        let Evidence::Unknown(reason) = &c.evidence else {
+            continue;
+        };
+        let failed = live.observed.sites.iter().any(|site| {
+            Some(site.site.as_str()) == c.site.as_deref()
+                && site.failures().iter().any(|f| f.to_string() == *reason)
+        });
+        if let (false, Some(component)) = (failed, live.topo.component(&c.id)) {
+            let message = format!("cannot tell whether {} {} is live: {reason}", c.kind, c.id);
+            emit_on(sink, Severity::Warning, component, message);
+        }
+    }
 }
 
 fn unreachable_source(
