@@ -278,6 +278,46 @@ fn pve_003_cannot_tell_a_stopped_ha_guest_when_the_requests_are_unread() {
     );
 }
 
+/// PVE-003 with the HA resource list refused and no `hastate` for gitlab: pve-manager
+/// `PVE/API2/Cluster.pm` `resources` takes `hastate` from the CRM's service status, else from
+/// the resource's `state` in `ha/resources.cfg`, which `ha-manager add` leaves out unless
+/// asked (pve-ha-manager `src/PVE/HA/Resources.pm`: `state` is optional, default `started`).
+/// A resource the CRM does not track yet (no master, or not picked up) and added without a
+/// state then has none: "cannot tell", not "is not a Proxmox HA resource".
+#[test]
+fn pve_003_cannot_tell_an_ha_guest_without_hastate_when_the_resources_are_unread() {
+    let mut pve = sp_pve();
+    let gitlab = pve.guests.iter_mut().find(|g| g.vmid == 100).unwrap();
+    (gitlab.ha, gitlab.ha_state, gitlab.ha_request) = (false, None, None);
+    pve.partial.push(
+        "HA resources: GET /cluster/ha/resources: 403 Permission check failed (/, Sys.Audit)"
+            .to_owned(),
+    );
+    let gitlab_003 = |audit: &live::Audit| -> Vec<String> {
+        let all = messages(&of_rule(&audit.report.findings, "PVE-003"));
+        all.into_iter()
+            .filter(|m| m.starts_with("warning gitlab "))
+            .collect()
+    };
+    let pve_003 = gitlab_003(&audit_sp(pve.clone()));
+    assert_eq!(
+        pve_003,
+        [
+            "warning gitlab cannot tell whether gitlab (guest 100) is an HA resource: Proxmox gives it no HA state, as for a resource the HA manager does not track yet that was added without one, and the HA resources could not be read (GET /cluster/ha/resources: 403 Permission check failed (/, Sys.Audit))"
+        ],
+        "{pve_003:#?}"
+    );
+
+    // With the list read and gitlab not in it, it is no HA resource.
+    pve.partial.clear();
+    let pve_003 = gitlab_003(&audit_sp(pve));
+    assert_eq!(pve_003.len(), 1, "{pve_003:#?}");
+    assert!(
+        pve_003[0].contains("is not a Proxmox HA resource"),
+        "{pve_003:#?}"
+    );
+}
+
 /// `GET /nodes` says `offline` for a corosync member that is down and `unknown` for a node
 /// without status data of the last five minutes (pve-manager `PVE/API2Tools.pm`
 /// `extract_node_stats`); the facts keep only "not online", so the drift says no more.

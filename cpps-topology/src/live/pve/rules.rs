@@ -36,7 +36,11 @@ pub(crate) fn pve_003(live: &Live<'_>, sink: &mut Sink<'_>) {
     ha_requests_unread(live, sink);
 }
 
-/// PVE-003 where the HA resource list could not be read: a declared-HA guest whose CRM state is
+/// PVE-003 where the HA resource list could not be read. A declared-HA guest without `hastate`
+/// may be a resource all the same: pve-manager `PVE/API2/Cluster.pm` `resources` takes it from
+/// the CRM's service status, else from the `state` in `ha/resources.cfg`, which a resource
+/// added without one lacks (pve-ha-manager `src/PVE/HA/Resources.pm`: optional, default
+/// `started`) until the CRM tracks it. A declared-HA guest whose CRM state is
 /// `stopped` (or on its way there) may have been asked `stopped`, which still fails over, or
 /// `disabled`, which does not (pve-ha-manager `src/PVE/HA/Manager.pm` `next_state_started`:
 /// `disabled` → `request_stop` → `stopped`); `hastate` alone cannot tell them apart.
@@ -53,6 +57,17 @@ fn ha_requests_unread(live: &Live<'_>, sink: &mut Sink<'_>) {
             let Some(g) = index.guest(name).filter(|_| ha) else {
                 continue;
             };
+            let Some(c) = live.topo.component(&id) else {
+                continue;
+            };
+            if !g.ha {
+                let message = format!(
+                    "cannot tell whether {id} (guest {}) is an HA resource: Proxmox gives it no HA state, as for a resource the HA manager does not track yet that was added without one, and the HA resources could not be read ({why})",
+                    g.vmid
+                );
+                emit_on(sink, Severity::Warning, c, message);
+                continue;
+            }
             let Some(state) = g
                 .ha_state
                 .as_deref()
@@ -60,13 +75,11 @@ fn ha_requests_unread(live: &Live<'_>, sink: &mut Sink<'_>) {
             else {
                 continue;
             };
-            if let Some(c) = live.topo.component(&id) {
-                let message = format!(
-                    "cannot tell whether {id}'s HA resource (guest {}) fails over: its state `{state}` follows a request `stopped` and a request `disabled` alike, and the requests could not be read ({why})",
-                    g.vmid
-                );
-                emit_on(sink, Severity::Warning, c, message);
-            }
+            let message = format!(
+                "cannot tell whether {id}'s HA resource (guest {}) fails over: its state `{state}` follows a request `stopped` and a request `disabled` alike, and the requests could not be read ({why})",
+                g.vmid
+            );
+            emit_on(sink, Severity::Warning, c, message);
         }
     }
 }

@@ -107,7 +107,14 @@ fn guests(
         b.record(c, site, guest_evidence(pve, pve_index, observed));
         let Some(g) = observed else { continue };
         guest_mismatches(b, site, guest, g);
+        // Without the HA list, a guest without `hastate` may still be a resource: PVE-003 says
+        // "cannot tell" ([`super::rules`]), not "not realized".
+        let ha_unknown = !g.ha
+            && pve
+                .observed()
+                .is_some_and(|f| f.ha_resources_unread().is_some());
         if guest.ha
+            && !ha_unknown
             && let Some(why) = ha_not_realized(g)
         {
             let what = if g.kind.as_str() == "lxc" { "CT" } else { "VM" };
