@@ -37,6 +37,9 @@ pub struct ChainGuest {
     pub node: Option<String>,
     /// `vm` for QEMU, `ct` for containers (vzdump's backup types).
     pub backup_type: BackupType,
+    /// Why it may be a template, when PVE does not say whether it is one. A template is not
+    /// judged, so what would be a breach of this guest is "cannot tell".
+    pub may_be_template: Option<String>,
 }
 
 impl ChainGuest {
@@ -47,6 +50,7 @@ impl ChainGuest {
             name: None,
             node: None,
             backup_type,
+            may_be_template: None,
         }
     }
 
@@ -59,6 +63,12 @@ impl ChainGuest {
     /// With its node.
     pub fn node(mut self, node: impl Into<String>) -> Self {
         self.node = Some(node.into());
+        self
+    }
+
+    /// Not known not to be a template, for this reason ([`ChainGuest::may_be_template`]).
+    pub fn may_be_template(mut self, why: impl Into<String>) -> Self {
+        self.may_be_template = Some(why.into());
         self
     }
 }
@@ -678,6 +688,16 @@ struct Findings {
 }
 
 impl Findings {
+    /// The breaches as "cannot tell", for a guest that may be a template (`why`), which is not
+    /// judged: each breach holds only if it is none.
+    fn unsure_of_breaches(&mut self, why: &str) {
+        let breaches = std::mem::take(&mut self.breach).into_iter().map(|breach| {
+            format!("it may be a template, which is not judged ({why}); if it is none: {breach}")
+        });
+        let unknown = std::mem::take(&mut self.unknown);
+        self.unknown = breaches.chain(unknown).collect();
+    }
+
     fn verdict(&self) -> Verdict {
         if !self.breach.is_empty() {
             Verdict::Breach
@@ -771,6 +791,9 @@ fn judge_guest(
             source,
         };
         judge_there(&mut chain, &mut findings, &there, now, rpo);
+    }
+    if let Some(why) = &guest.may_be_template {
+        findings.unsure_of_breaches(why);
     }
     chain.verdict = findings.verdict();
     chain.reasons = findings.breach;

@@ -1382,3 +1382,37 @@ fn an_unread_failed_shared_task_after_the_last_run_is_cannot_tell() {
     let gitlab = find(&chains, 100);
     assert_eq!(gitlab.verdict, Verdict::Ok, "{gitlab}");
 }
+
+/// A guest of a node whose status data is over five minutes old comes in
+/// `GET /cluster/resources` without `template` (pve-manager `PVE/API2Tools.pm`
+/// `extract_vm_stats` takes `name`, `status` and `template` from that data alone), so it may be
+/// a template, which the chain does not judge: what would be a breach is "cannot tell", with
+/// why. What holds of a template too (an ok) stays as it is.
+#[test]
+fn a_guest_that_may_be_a_template_has_no_breach() {
+    let why = "Proxmox lists it without its node's status data";
+    let mut input = input();
+    for guest in &mut input.guests {
+        *guest = guest.clone().may_be_template(why);
+    }
+    let chains = judge(&input, NOW, rpo());
+    let scratch = find(&chains, 300);
+    assert_eq!(scratch.verdict, Verdict::CannotTell, "{scratch}");
+    assert_eq!(
+        scratch.reasons,
+        [format!(
+            "it may be a template, which is not judged ({why}); if it is none: no enabled vzdump job to a PBS storage of this report includes it"
+        )]
+    );
+    assert_eq!(find(&chains, 100).verdict, Verdict::Ok);
+    // 101's breaches (a failed verification, its own failed task) are each kept, as unknowns.
+    let runner = find(&chains, 101);
+    assert_eq!(runner.verdict, Verdict::CannotTell);
+    assert_eq!(runner.reasons.len(), 3, "{:?}", runner.reasons);
+    assert!(
+        runner
+            .reasons
+            .iter()
+            .all(|r| r.starts_with("it may be a template"))
+    );
+}

@@ -951,6 +951,44 @@ async fn a_node_not_online_is_an_unread_task_list_of_the_chain() {
     assert!(arrived(&arrivals, "pve-ippri-33/tasks").is_empty());
 }
 
+/// A guest of a node whose status data is over five minutes old comes without `name`,
+/// `template` and with `status: unknown` (pve-manager `PVE/API2Tools.pm` `extract_vm_stats`
+/// takes the three from that data alone), so it may be a template, which the chain does not
+/// judge: the chain says so of it, and of no guest listed with `template`.
+#[tokio::test]
+async fn a_guest_listed_without_its_template_flag_may_be_a_template() {
+    let resources = serde_json::json!([
+        {"id": "lxc/200", "type": "lxc", "vmid": 200, "node": "pve-ippri-31",
+         "name": "ct200", "status": "running", "template": 0},
+        {"id": "qemu/9000", "type": "qemu", "vmid": 9000, "node": "pve-ippri-32",
+         "status": "unknown"}
+    ]);
+    let (api, _) = timed_chain_site_with(
+        Duration::ZERO,
+        vec![("cluster/resources", resources, Duration::ZERO)],
+    )
+    .await;
+    let facts = observe_whole(&api, 6).await;
+    let chain = chain_read(&facts);
+    let may_be: Vec<(u32, Option<&str>)> = chain
+        .guests
+        .iter()
+        .map(|g| (g.vmid, g.may_be_template.as_deref()))
+        .collect();
+    assert_eq!(
+        may_be,
+        [
+            (200, None),
+            (
+                9000,
+                Some(
+                    "Proxmox lists it without its node's status data, which alone says whether a guest is a template"
+                )
+            )
+        ]
+    );
+}
+
 /// A site of two nodes and three containers, one vzdump task for several guests with its log,
 /// every answer held `hold` by [`Timed`]: the mock and the arrivals it notes.
 async fn timed_chain_site(hold: Duration) -> (cpps_http::test_util::MockApi, Arrivals) {

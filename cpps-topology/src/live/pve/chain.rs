@@ -77,7 +77,7 @@ pub(crate) struct NodeReads {
     complete: bool,
 }
 
-/// The guests of `resources` the chain judges: every guest that is not a template.
+/// The guests of `resources` the chain judges: every guest not known to be a template.
 fn chain_guests(resources: &[ClusterResource]) -> Vec<&ClusterResource> {
     resources
         .iter()
@@ -166,6 +166,14 @@ pub(crate) fn assemble(
         }
         if let Some(node) = &guest.node {
             chain_guest = chain_guest.node(node.clone());
+        }
+        // pve-manager `PVE/API2Tools.pm` `extract_vm_stats` takes `name` and `template` from
+        // the node's status data alone, which pmxcfs drops five minutes after the node last
+        // sent it: without both, the guest may be a template.
+        if guest.template.is_none() && guest.name.is_none() {
+            chain_guest = chain_guest.may_be_template(
+                "Proxmox lists it without its node's status data, which alone says whether a guest is a template",
+            );
         }
         input.guests.push(chain_guest);
     }
