@@ -14,7 +14,8 @@ use cpps_http::Delivery;
 pub type Error = crate::family::FamilyError<PveError>;
 
 /// PVE's own errors: an HA request that was queued (its task ended OK) and whose outcome the
-/// HA manager did not show as asked. The request reached the server in every case.
+/// HA manager did not show as asked, where the request reached the server; or an HA write
+/// refused before it was sent ([`PveError::HaNotHonoured`]).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PveError {
@@ -54,6 +55,15 @@ pub enum PveError {
         /// Why it cannot be read.
         reason: String,
     },
+    /// An HA setting the HA manager would not honour, so the write was refused and nothing was
+    /// sent: for example `failback` while a node runs PVE 8, whose CRM ignores it.
+    #[error("HA {what} would not be honoured, so nothing was sent: {reason}")]
+    HaNotHonoured {
+        /// The setting (`` `failback` ``).
+        what: String,
+        /// Why the HA manager would not honour it.
+        reason: String,
+    },
 }
 
 impl crate::family::ProductError for PveError {
@@ -65,7 +75,10 @@ impl crate::family::ProductError for PveError {
     }
 
     fn delivery(&self) -> Delivery {
-        Delivery::Answered
+        match self {
+            Self::HaNotHonoured { .. } => Delivery::NotSent,
+            _ => Delivery::Answered,
+        }
     }
 }
 

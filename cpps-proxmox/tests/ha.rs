@@ -201,7 +201,8 @@ async fn the_wait_after_an_ha_worker_asks_the_ha_manager_which_fakepve_leaves_em
 /// and stores nothing.
 ///
 /// The client follows upstream: the sid is typed (`vm:ID`/`ct:ID`, what `parse_sid` accepts), the
-/// parameters are chosen by the release (`failback` is PVE 9's) and by the cluster (`group` is
+/// parameters are chosen by the release (`failback` is PVE 9's, and sent only when every node
+/// says it runs PVE 9) and by the cluster (`group` is
 /// refused before sending once the groups are migrated to rules), a 400 of the schema check is a typed error with its
 /// field, and what an add did is read back, never assumed: here the read-back shows that
 /// fakepve kept nothing, and the wait for the new service runs out.
@@ -243,11 +244,26 @@ async fn an_ha_add_is_validated_and_answered_but_not_kept_by_fakepve() {
     assert_eq!(err.status(), Some(cpps_http::StatusCode::BAD_REQUEST));
     assert!(format!("{err:?}").contains("state"), "{err:?}");
 
-    // The add itself: accepted with upstream's `null`.
+    // `failback` is sent once every node says it runs PVE 9 (a PVE 8 CRM master ignores it).
+    // fakepve's node status says `pveversion: fake` where upstream writes
+    // `pve-manager/9.0.10/<commit>` (pve-manager `PVE/API2/Nodes.pm` `status`): refused, with
+    // the nodes read and nothing posted.
     let mut spec = HaResourceSpec::new(vm101)
         .state("stopped")
         .comment("PVE-003: declared ha");
     spec.failback = Some(true);
+    let since = s.request_count().await;
+    let err = cluster.ha_add(&spec).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("node pve-ippri-31 reports pveversion `fake`, which names no release"),
+        "{err}"
+    );
+    let (_, seen) = s.requests_since(since).await;
+    assert!(seen.iter().all(|(method, _)| method == "GET"), "{seen:?}");
+
+    // The add itself: accepted with upstream's `null`.
+    spec.failback = None;
     let since = s.request_count().await;
     cluster.ha_add(&spec).await.unwrap();
     let (_, seen) = s.requests_since(since).await;

@@ -667,6 +667,101 @@ async fn ha_resources_are_added_moved_and_waited_for_per_release() {
     api.assert_no_unexpected_requests();
 }
 
+/// `GET /nodes/{node}/status` of a node running `pveversion` (pve-manager `PVE/API2/Nodes.pm`
+/// `status`: `PVE::pvecfg::package() . "/" . version_text()`), and the rest of that answer.
+fn node_status(pveversion: &str) -> Value {
+    json!({"cpu": 0.02, "loadavg": ["0.10", "0.12", "0.09"],
+           "memory": {"total": 67_108_864_000u64, "used": 8_388_608_000u64, "free": 58_720_256_000u64},
+           "pveversion": pveversion, "kversion": "Linux 6.14.8-2-pve"})
+}
+
+/// S4: `failback` is honoured only by a PVE 9 CRM master, and only for a resource without a
+/// group until the groups are migrated: pve-ha-manager `src/PVE/HA/Manager.pm` runs
+/// `PVE::HA::Groups::migrate_groups_to_resources`, which sets a grouped resource's `failback`
+/// from its group's `nofailback` (`src/PVE/HA/Groups.pm`), and a PVE 8 CRM's section config
+/// skips the property it does not know. So on a PVE 9 API node the add is refused, nothing
+/// sent, while any node runs PVE 8 or does not say its release, or with a group while groups
+/// remain (`GET /cluster/ha/groups` answers them: `src/PVE/API2/HA/Groups.pm` `index`).
+#[tokio::test]
+async fn ha_failback_is_refused_where_the_crm_would_not_honour_it() {
+    use cpps_proxmox::api::HaResourceSpec;
+    let api = common::pve_mock_api().await;
+    common::expect_version_once(&api, "9.0.10").await;
+    let nodes = json!([{"node": "pve1", "status": "online"}, {"node": "pve2", "status": "online"},
+                       {"node": "pve3", "status": "offline"}]);
+    common::expect_once(&api, "GET", "nodes", nodes).await;
+    for (node, answer) in [
+        (
+            "pve1",
+            common::data_answer(node_status("pve-manager/9.0.10/0c5b3a7f")),
+        ),
+        (
+            "pve2",
+            common::data_answer(node_status("pve-manager/8.4.1/2a5fa54a8503f96d")),
+        ),
+        ("pve3", common::error_answer(595, "no route to host")),
+    ] {
+        let call = common::pve_call("GET", &format!("nodes/{node}/status"));
+        common::mount_once(&api, call, answer).await;
+    }
+    let pve = common::mock_client(&api);
+    let sid: cpps_proxmox::types::HaSid = "vm:100".parse().unwrap();
+    let mut spec = HaResourceSpec::new(sid);
+    spec.failback = Some(false);
+    let err = pve.cluster().ha_add(&spec).await.unwrap_err();
+    assert_eq!(err.delivery(), cpps_http::Delivery::NotSent);
+    let Error::Product(PveError::HaNotHonoured { what, reason }) = &err else {
+        panic!("{err:?}");
+    };
+    assert_eq!(what, "`failback`");
+    let (pve2, pve3) = reason.split_once(", and ").unwrap();
+    assert_eq!(pve2, "node pve2 runs pve-manager 8.4.1");
+    assert!(
+        pve3.starts_with("node pve3 did not say its release (GET http")
+            && pve3.ends_with("answered 595 <unknown status code>: no route to host): a PVE 8 node as CRM master ignores it"),
+        "{reason}"
+    );
+    api.verify().await;
+    api.assert_no_unexpected_requests();
+}
+
+/// S4, the other side: with every node on PVE 9 a `failback` without a group is sent; with a
+/// group it is refused before anything is read, since the HA manager takes a grouped
+/// resource's failback from the group (pve-ha-manager `src/PVE/HA/Groups.pm`
+/// `migrate_groups_to_resources`), and a migrated PVE 9 refuses the group itself.
+#[tokio::test]
+async fn ha_failback_is_sent_when_every_node_runs_pve_9_and_no_group_is_given() {
+    use cpps_proxmox::api::HaResourceSpec;
+    let api = common::pve_mock_api().await;
+    common::expect_version_once(&api, "9.0.10").await;
+    let nodes = json!([{"node": "pve1", "status": "online"}, {"node": "pve2", "status": "online"}]);
+    common::expect_once(&api, "GET", "nodes", nodes).await;
+    for node in ["pve1", "pve2"] {
+        let status = node_status("pve-manager/9.0.10/0c5b3a7f");
+        common::expect_once(&api, "GET", &format!("nodes/{node}/status"), status).await;
+    }
+    let add = common::pve_form_call(
+        "POST",
+        "cluster/ha/resources",
+        &["sid=vm%3A100", "failback=0"],
+    );
+    common::mount_once(&api, add, common::data_answer(json!(null))).await;
+    let pve = common::mock_client(&api);
+    let sid: cpps_proxmox::types::HaSid = "vm:100".parse().unwrap();
+    let mut spec = HaResourceSpec::new(sid);
+    spec.failback = Some(false);
+    pve.cluster().ha_add(&spec).await.unwrap();
+
+    spec.group = Some("franca".to_owned());
+    let err = pve.cluster().ha_add(&spec).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "HA `failback` would not be honoured, so nothing was sent: the HA manager takes a grouped resource's failback from its group's `nofailback`"
+    );
+    api.verify().await;
+    api.assert_no_unexpected_requests();
+}
+
 /// The two vzdump jobs of the backup tests: an enabled one to PBS for 100 and 200, and a
 /// disabled one to local storage for every guest but 300 (`GET /cluster/backup`, pve-manager
 /// `PVE/API2/Backup.pm`; the fields of `PVE/VZDump/Common.pm`).

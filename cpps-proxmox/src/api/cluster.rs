@@ -32,6 +32,8 @@ pub struct HaResourceSpec {
     /// 'group': ha groups have been migrated to rules").
     pub group: Option<String>,
     /// `failback`: PVE 9 only (pve-ha-manager 5.0, "resources: introduce failback property").
+    /// [`ClusterApi::ha_add`] refuses it with a group, whose `nofailback` the HA manager uses
+    /// instead, and while a node may run PVE 8, whose CRM ignores it.
     pub failback: Option<bool>,
 }
 
@@ -177,17 +179,73 @@ impl ClusterApi {
     /// `POST /cluster/ha/resources`: puts a guest under the HA manager. The parameters
     /// differ between PVE 8 and 9 ([`HaResourceSpec::group`], [`HaResourceSpec::failback`]);
     /// the release is read once ([`Client::server_version`]). On PVE 9 a `group` is sent while
-    /// the cluster still has groups ([`ClusterApi::ha_groups_migrated`]).
+    /// the cluster still has groups ([`ClusterApi::ha_groups_migrated`]). A `failback` is sent
+    /// only without a group and once every node says it runs PVE 9
+    /// ([`ClusterApi::failback_ignored_by`]); otherwise [`PveError::HaNotHonoured`], nothing
+    /// sent.
     pub async fn ha_add(&self, spec: &HaResourceSpec) -> Result<(), Error> {
+        if spec.group.is_some() && spec.failback.is_some() {
+            // pve-ha-manager `src/PVE/HA/Manager.pm` runs `migrate_groups_to_resources`, which
+            // sets a grouped resource's `failback` from its group (`src/PVE/HA/Groups.pm`).
+            return Err(Error::Product(PveError::HaNotHonoured {
+                what: "`failback`".to_owned(),
+                reason: "the HA manager takes a grouped resource's failback from its group's `nofailback`".to_owned(),
+            }));
+        }
         let version = self.client.server_version().await?;
         let groups_migrated =
             spec.group.is_some() && version >= HA_RULES_SINCE && self.ha_groups_migrated().await?;
         let form = spec.form(version, groups_migrated)?;
+        if spec.failback.is_some()
+            && let Some(reason) = self.failback_ignored_by().await?
+        {
+            let what = "`failback`".to_owned();
+            return Err(Error::Product(PveError::HaNotHonoured { what, reason }));
+        }
         let _: Option<serde_json::Value> = self
             .client
             .get(request(Method::POST, "/cluster/ha/resources", &[])?.form(&form))
             .await?;
         Ok(())
+    }
+
+    /// Which nodes would ignore an HA resource's `failback`, if any: those running PVE 8 and
+    /// those that do not say their release (`GET /nodes`, then each node's
+    /// `GET /nodes/{node}/status`). Any node may become the CRM master, and a PVE 8 one skips
+    /// the property its section config does not know (pve-ha-manager 5.0 added it).
+    pub async fn failback_ignored_by(&self) -> Result<Option<String>, Error> {
+        let nodes = self.client.nodes().await?;
+        let releases = futures::future::join_all(nodes.iter().map(|n| async {
+            let status = self.client.node(n.node.as_str()).status().await;
+            (n.node.to_string(), status)
+        }))
+        .await;
+        let mut ignoring = Vec::new();
+        for (node, status) in releases {
+            let status = match status {
+                Ok(status) => status,
+                Err(e) => {
+                    ignoring.push(format!("node {node} did not say its release ({e})"));
+                    continue;
+                }
+            };
+            // pve-manager `PVE/API2/Nodes.pm` `status`: `pve-manager/9.0.10/<commit>`.
+            let text = status.pveversion.split('/').nth(1).unwrap_or("");
+            match ServerVersion::from_pve(text) {
+                Ok(v) if v >= HA_RULES_SINCE => {}
+                Ok(_) => ignoring.push(format!("node {node} runs pve-manager {text}")),
+                Err(_) => ignoring.push(format!(
+                    "node {node} reports pveversion `{}`, which names no release",
+                    status.pveversion
+                )),
+            }
+        }
+        Ok((!ignoring.is_empty()).then(|| {
+            format!(
+                "{}: a PVE 8 node as CRM master ignores it",
+                ignoring.join(", and ")
+            )
+        }))
     }
 
     /// `DELETE /cluster/ha/resources/{sid}`: takes a guest out of the HA manager (the guest
