@@ -975,7 +975,11 @@ async fn after_a_stopped_service_or_one_without_failback_is_not_due_back() {
 
 /// M1 on PVE 8.4 (pve-ha-manager 4.x): failback is off through the resource's group,
 /// `nofailback` (`src/PVE/HA/Groups.pm`; `HA/Manager.pm` `select_service_node` keeps the
-/// service where it is), and on without it.
+/// service where it is), and on without it. A PVE 9 node takes the resources' `failback` while
+/// the groups are not migrated, but the HA manager sets a grouped resource's from its group
+/// (pve-ha-manager 5.x `src/PVE/HA/Manager.pm` runs `Groups.pm`
+/// `migrate_groups_to_resources`): the resource's own `failback`, the opposite each time, is
+/// overridden.
 #[tokio::test]
 async fn after_a_service_whose_group_has_nofailback_is_not_due_back() {
     let lrm =
@@ -998,6 +1002,10 @@ async fn after_a_service_whose_group_has_nofailback_is_not_due_back() {
         let cluster = Cluster {
             ha_groups: json!([
                 {"group": "prefer-pve1", "type": "group", "nodes": "pve1:2,pve2:1", "nofailback": nofailback}
+            ]),
+            ha_resources: json!([
+                {"sid": "vm:100", "type": "vm", "state": "started", "group": "prefer-pve1",
+                 "failback": nofailback, "digest": "5f1e0c"}
             ]),
             ..Cluster::default()
         };

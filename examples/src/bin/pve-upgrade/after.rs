@@ -341,23 +341,24 @@ fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
     }
 }
 
-/// Whether `sid` moves back to its maintenance node: its `failback` (pve-ha-manager 5.x
-/// `HA/Resources.pm`, default 1), or on 8.x its group's `nofailback` (`HA/Groups.pm`).
+/// Whether `sid` moves back to its maintenance node: its group's `nofailback` when it has a
+/// group (`HA/Groups.pm`; 5.x's `HA/Manager.pm` sets a grouped resource's failback from it
+/// with `migrate_groups_to_resources`, whatever the resource says), else its `failback`
+/// (pve-ha-manager 5.x `HA/Resources.pm`, default 1).
 fn fails_back(read: &HaRead<'_>, sid: &str) -> Result<bool, String> {
     let resources = read.resources.as_ref().map_err(Clone::clone)?;
     let Some(resource) = resources.iter().find(|r| r["sid"].as_str() == Some(sid)) else {
         return Err("not among the HA resources read".to_owned());
     };
-    if let Some(failback) = perl_bool(resource, "failback") {
-        return Ok(failback);
+    if let Some(group) = resource["group"].as_str() {
+        let nofailback = read
+            .groups
+            .iter()
+            .find(|g| g["group"].as_str() == Some(group))
+            .and_then(|g| perl_bool(g, "nofailback"));
+        return Ok(nofailback != Some(true));
     }
-    let group = resource["group"].as_str();
-    let nofailback = read
-        .groups
-        .iter()
-        .find(|g| group.is_some() && g["group"].as_str() == group)
-        .and_then(|g| perl_bool(g, "nofailback"));
-    Ok(nofailback != Some(true))
+    Ok(perl_bool(resource, "failback") != Some(false))
 }
 
 /// Whether the HA groups were migrated to rules, once every node runs 9 or later; `None`
