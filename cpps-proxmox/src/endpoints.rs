@@ -76,6 +76,13 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "/pools/{poolid}",
         Returns::Object(Answer::of::<PoolInfo>("PoolInfo")),
     ),
+    // Nested pools (`lab/gpu`) only: `GET /pools/{poolid}` cannot name them.
+    Endpoint::new(
+        "GET",
+        "/pools",
+        Returns::List(Answer::of::<PoolInfo>("PoolInfo")),
+    )
+    .params(&[Param::string("poolid")]),
     Endpoint::new("POST", "/nodes/{node}/vzdump", Returns::Upid).params(&[
         Param::string("vmid"),
         Param::string("storage"),

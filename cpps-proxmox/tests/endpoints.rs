@@ -115,6 +115,7 @@ async fn call_cluster(client: &Client, missed: &mut Vec<String>) {
     reached("backup_jobs", cluster.backup_jobs().await, missed);
     reached("not_backed_up", cluster.not_backed_up().await, missed);
     reached("pool", cluster.pool("lab").await, missed);
+    reached("nested pool", cluster.pool("lab/gpu").await, missed);
     reached("ha_status", cluster.ha_status().await, missed);
 }
 
@@ -152,6 +153,6 @@ async fn every_handler_reaches_only_paths_of_the_endpoint_table() {
         }
     }
     assert!(outside.is_empty(), "{outside:#?}");
-    // 7 node calls, 13 per guest kind, 13 cluster calls (`ha_add` also reads the release).
-    assert_eq!(requests.len(), 7 + 2 * 13 + 13 + 1);
+    // 7 node calls, 13 per guest kind, 14 cluster calls (`ha_add` also reads the release).
+    assert_eq!(requests.len(), 7 + 2 * 13 + 14 + 1);
 }

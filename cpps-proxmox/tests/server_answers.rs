@@ -1388,6 +1388,35 @@ async fn a_pool_job_is_judged_from_the_pool_members_when_readable() {
     api.verify().await;
 }
 
+/// C9: a nested pool (`lab/gpu`, pve-manager 8.1 on: "fix #1148: api: pools: support nested
+/// pools") is read with `GET /pools?poolid=lab/gpu`, which answers a list of one pool with its
+/// members (pve-manager `PVE/API2/Pool.pm` `index`). `GET /pools/{poolid}` cannot name it:
+/// pve-http-server `src/PVE/APIServer/AnyEvent.pm` unescapes the path (`uri_unescape`) before
+/// the handler is looked up, so `lab%2Fgpu` becomes two path segments, and `read_pool` says
+/// "no support for nested pools". A plain pool keeps `GET /pools/{poolid}`, which every
+/// release has.
+#[tokio::test]
+async fn a_nested_pool_is_read_with_the_poolid_parameter() {
+    let api = common::pve_mock_api().await;
+    let members = json!([
+        {"id": "qemu/100", "type": "qemu", "vmid": 100, "node": "pve1", "name": "web",
+         "status": "running"}
+    ]);
+    common::mount_once(
+        &api,
+        common::pve_call("GET", "pools").and(query_param("poolid", "lab/gpu")),
+        common::data_answer(json!([{"poolid": "lab/gpu", "members": members}])),
+    )
+    .await;
+    common::expect_once(&api, "GET", "pools/lab", json!({"members": []})).await;
+    let pve = common::mock_client(&api);
+    let nested = pve.cluster().pool("lab/gpu").await.unwrap();
+    assert_eq!(nested.guests(), [VmId::new(100).unwrap()]);
+    assert!(pve.cluster().pool("lab").await.unwrap().guests().is_empty());
+    api.verify().await;
+    api.assert_no_unexpected_requests();
+}
+
 /// E5 (audit 31): a pool-scoped token. pve-manager `PVE/API2/Cluster.pm` `resources` skips,
 /// silently, every guest without `VM.Audit` (`next if !$rpcenv->check($authuser,
 /// "/vms/$vmid", ['VM.Audit'], 1)`), so the list answers 200 with the pool's guests only.

@@ -452,11 +452,22 @@ impl ClusterApi {
     }
 
     /// `GET /pools/{poolid}`: a pool and its members. Needs `Pool.Audit` on `/pool/{poolid}`
-    /// (pve-manager `PVE/API2/Pool.pm` `read_pool`).
+    /// (pve-manager `PVE/API2/Pool.pm` `read_pool`). A nested pool (`lab/gpu`, PVE 8.1 on) is
+    /// read with `GET /pools?poolid=…` (`index`) instead: the server unescapes the path before
+    /// it looks up the handler (pve-http-server `src/PVE/APIServer/AnyEvent.pm`), so the path
+    /// form cannot name it.
     pub async fn pool(&self, poolid: &str) -> Result<PoolInfo, Error> {
-        self.client
-            .get(request(Method::GET, "/pools/{poolid}", &[poolid])?)
-            .await
+        if !poolid.contains('/') {
+            return self
+                .client
+                .get(request(Method::GET, "/pools/{poolid}", &[poolid])?)
+                .await;
+        }
+        let call = request(Method::GET, "/pools", &[])?.query("poolid", poolid);
+        // A list of exactly this pool (an unknown one is an error answer, "pool '…' does not
+        // exist"); another length is a decode error.
+        let (pool,): (PoolInfo,) = self.client.get_list(call).await?;
+        Ok(pool)
     }
 
     /// `GET /cluster/ha/status/current`: quorum, master, LRMs and services.
