@@ -523,6 +523,11 @@ pub struct ChainInput {
     /// answer: the last run of the guests of these nodes is "cannot tell", and so is that of a
     /// guest in a job with no task seen, which may have moved off one of them.
     pub runs_unread: Vec<(String, String)>,
+    /// The nodes whose task list was cut short, with what it holds ("the newest 1000 of 1342
+    /// vzdump tasks"): the list stops at the request's `limit`, and its `total` counts every
+    /// task that matched (pve-manager `PVE/API2/Tasks.pm` `node_tasks`). A guest in a job with
+    /// no task seen may have its last run among the older ones.
+    pub runs_cut: Vec<(String, String)>,
     /// This site's backups, per datastore and namespace.
     pub here: Vec<SiteBackups>,
     /// The other site's copies, per local datastore and namespace.
@@ -540,6 +545,7 @@ impl Default for ChainInput {
             runs: Err("not read".to_owned()),
             runs_complete: false,
             runs_unread: Vec::new(),
+            runs_cut: Vec::new(),
             here: Vec::new(),
             there: Vec::new(),
         }
@@ -1509,9 +1515,12 @@ fn own_result(run: &VzdumpRun, vmid: u32) -> Option<(String, bool)> {
 }
 
 /// Why no task seen of a guest in a PBS job may still hide its last run: the lists may leave
-/// out other users' tasks, and a guest moved off a node (an HA recovery, a migration) left its
+/// out other users' tasks, a guest moved off a node (an HA recovery, a migration) left its
 /// runs before in that node's list (pve-manager `PVE/API2/Tasks.pm` `node_tasks` reads the
-/// node's own), which may be one not read.
+/// node's own), which may be one not read, and a list cut at its limit leaves out the older
+/// tasks. What a node no longer keeps is past telling: its task index holds some thousand
+/// tasks of every kind (pve-common `src/PVE/RESTEnvironment.pm` rotates `index` to `index.1`
+/// past 50,000 bytes, "about 1000 entries"), so "not seen" covers only that window.
 fn not_seen_findings(input: &ChainInput, findings: &mut Findings) {
     if !input.runs_complete {
         findings.unknown.push(
@@ -1523,6 +1532,11 @@ fn not_seen_findings(input: &ChainInput, findings: &mut Findings) {
         findings.unknown.push(format!(
             "no vzdump task of it was seen, and the task lists of {} were not read: a guest moved from one keeps its last run there",
             nodes.join(", ")
+        ));
+    }
+    for (node, holds) in &input.runs_cut {
+        findings.unknown.push(format!(
+            "no vzdump task of it was seen, and the task list of {node} holds only {holds}"
         ));
     }
 }

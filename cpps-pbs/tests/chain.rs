@@ -1416,3 +1416,28 @@ fn a_guest_that_may_be_a_template_has_no_breach() {
             .all(|r| r.starts_with("it may be a template"))
     );
 }
+
+/// S3: a node's task list is cut at the request's `limit`, and its `total` says how many tasks
+/// matched (pve-manager `PVE/API2/Tasks.pm` `node_tasks`: `$count` counts every task the
+/// filters pass, `set_result_attrib('total', $count)`). A guest in a PBS job with no task seen
+/// in a cut list may have its last run among the older ones: "cannot tell", with the count.
+#[test]
+fn a_cut_task_list_does_not_prove_that_no_task_ran() {
+    let mut input = input();
+    input.runs_complete = true;
+    input.runs = Ok(Vec::new());
+    let gitlab = |input: &ChainInput| find(&judge(input, NOW, rpo()), 100).clone();
+    assert_eq!(gitlab(&input).verdict, Verdict::Ok);
+    input.runs_cut = vec![(
+        "pve1".to_owned(),
+        "the newest 1000 of 1342 vzdump tasks".to_owned(),
+    )];
+    let cut = gitlab(&input);
+    assert_eq!(cut.verdict, Verdict::CannotTell, "{cut}");
+    assert_eq!(
+        cut.reasons,
+        [
+            "no vzdump task of it was seen, and the task list of pve1 holds only the newest 1000 of 1342 vzdump tasks"
+        ]
+    );
+}

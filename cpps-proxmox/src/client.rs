@@ -365,6 +365,23 @@ impl Client {
             })
     }
 
+    /// A list read keeping its `total` ([`family::Page`]), with the list cap.
+    pub(crate) async fn get_page<T: DeserializeOwned>(
+        &self,
+        request: Request,
+    ) -> Result<family::Page<T>, Error> {
+        let request = request.max_response_bytes(self.list_max_response_bytes);
+        let page: Result<family::Page<T>, Error> = self
+            .http
+            .send(&family::PageEnvelope, request)
+            .await
+            .map_err(Error::from);
+        page.map_err(|e| match e {
+            Error::Http(http) => Error::Http(http.naming_cap(LIST_CAP_SETTING)),
+            other => other,
+        })
+    }
+
     pub(crate) async fn write_upid(&self, request: Request) -> Result<Upid, Error> {
         self.get(request).await
     }

@@ -499,6 +499,11 @@ async fn a_failed_task_carries_its_log_tail() {
         .await
         .unwrap();
     assert!(listed.iter().any(|t| t.upid == second), "{listed:?}");
+    // Upstream sends `total`, the tasks the filters passed, beside a list cut at `limit`
+    // (pve-manager `PVE/API2/Tasks.pm` `node_tasks`); fakepve sends the cut list alone.
+    let filter = TaskFilter::default().source("all").limit(1);
+    let page = pve.node("pve-ippri-31").tasks_page(&filter).await.unwrap();
+    assert_eq!((page.data.len(), page.total), (1, None));
     let upid = ct.snapshot_delete(&name).await.unwrap();
     pve.wait(&upid, &common::fakepve_wait()).await.unwrap();
 }

@@ -989,6 +989,42 @@ async fn a_guest_listed_without_its_template_flag_may_be_a_template() {
     );
 }
 
+/// S3: a node's task list stops at the request's `limit` (the chain asks 1000), and its
+/// `total` counts every task the filters passed (pve-manager `PVE/API2/Tasks.pm` `node_tasks`:
+/// `$count++` before `return 1 if $limit <= 0`, then `set_result_attrib('total', $count)`).
+/// A list of 1000 with a `total` of 1342 is cut: the chain says so of that node.
+#[tokio::test]
+async fn a_task_list_cut_at_its_limit_is_said_to_be_cut() {
+    let start = 1_795_000_000u64;
+    let tasks: Vec<serde_json::Value> = (0..1000u64)
+        .map(|i| {
+            let at = start + i * 3600;
+            let upid = format!("UPID:pve-ippri-32:{:08X}:{:08X}:{at:08X}:vzdump:201:root@pam:", 4000 + i, 9000 + i);
+            serde_json::json!({"upid": upid, "node": "pve-ippri-32", "type": "vzdump", "id": "201",
+                               "user": "root@pam", "starttime": at, "endtime": at + 60, "status": "OK"})
+        })
+        .collect();
+    let (api, _) = timed_chain_site(Duration::ZERO).await;
+    pve::pve_call("GET", "nodes/pve-ippri-32/tasks")
+        .respond_with(
+            wiremock::ResponseTemplate::new(200)
+                .set_body_json(serde_json::json!({"data": tasks, "total": 1342})),
+        )
+        .with_priority(1)
+        .mount(api.server())
+        .await;
+    let facts = observe_whole(&api, 6).await;
+    let chain = chain_read(&facts);
+    assert_eq!(chain.runs.as_ref().unwrap().len(), 1001);
+    assert_eq!(
+        chain.runs_cut,
+        [(
+            "pve-ippri-32".to_owned(),
+            "the newest 1000 of 1342 vzdump tasks".to_owned()
+        )]
+    );
+}
+
 /// A site of two nodes and three containers, one vzdump task for several guests with its log,
 /// every answer held `hold` by [`Timed`]: the mock and the arrivals it notes.
 async fn timed_chain_site(hold: Duration) -> (cpps_http::test_util::MockApi, Arrivals) {

@@ -88,11 +88,22 @@ impl NodeApi {
 
     /// `GET /nodes/{node}/tasks` with filters.
     pub async fn tasks(&self, filter: &TaskFilter) -> Result<Vec<TaskListItem>, Error> {
+        Ok(self.tasks_page(filter).await?.data)
+    }
+
+    /// [`NodeApi::tasks`], with the number of tasks that matched (`total`): the list stops at
+    /// the filter's `limit` (50 by default), while `total` counts every task the filters pass
+    /// (pve-manager `PVE/API2/Tasks.pm` `node_tasks`), so a `total` above the list's length
+    /// says the older ones were left out.
+    pub async fn tasks_page(
+        &self,
+        filter: &TaskFilter,
+    ) -> Result<crate::family::Page<Vec<TaskListItem>>, Error> {
         let mut request = self.request(Method::GET, "tasks", &[])?;
         for (k, v) in filter.query() {
             request = request.query(k, v);
         }
-        self.client.get_list(request).await
+        self.client.get_page(request).await
     }
 
     /// `POST /nodes/{node}/vzdump`: backs up one guest of this node now to `storage` (a PBS

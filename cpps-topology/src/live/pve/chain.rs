@@ -74,6 +74,7 @@ pub(crate) async fn read(
 pub(crate) struct NodeReads {
     runs: Vec<VzdumpRun>,
     unread: Vec<(String, String)>,
+    cut: Vec<(String, String)>,
     complete: bool,
 }
 
@@ -96,16 +97,12 @@ pub(crate) async fn read_nodes(
 ) -> NodeReads {
     let (nodes, left_out) = chain_nodes(&chain_guests(resources), listed_nodes);
     let nodes: Vec<&str> = nodes.iter().map(String::as_str).collect();
-    let ((runs, mut unread), complete) = futures::join!(
+    let (mut reads, complete) = futures::join!(
         read_runs(pve, &nodes, slots),
         audits_every_node(pve, &nodes, slots)
     );
-    unread.extend(left_out);
-    NodeReads {
-        runs,
-        unread,
-        complete,
-    }
+    reads.unread.extend(left_out);
+    NodeReads { complete, ..reads }
 }
 
 /// [`read_nodes`], given up once `lists_failed` says that the chain's lists could not be read
@@ -224,6 +221,7 @@ pub(crate) fn assemble(
         Some(node_reads) => {
             input.runs = Ok(node_reads.runs);
             input.runs_unread = node_reads.unread;
+            input.runs_cut = node_reads.cut;
             input.runs_complete = node_reads.complete;
         }
         None => input.runs = Err("the nodes' task lists were not read".to_owned()),
@@ -337,41 +335,64 @@ async fn audits_every_node(pve: &Client, nodes: &[&str], slots: &Semaphore) -> b
 }
 
 /// The vzdump tasks of `nodes` (`GET /nodes/{node}/tasks?typefilter=vzdump&source=all`,
-/// running ones included), and the nodes whose list failed, with the error. The list is
+/// running ones included), the nodes whose list failed, with the error, and those whose list
+/// was cut at its limit ([`cut_note`]); whether they are whole is left to the caller. The list is
 /// proxied to the node (pve-manager `PVE/API2/Tasks.pm` `node_tasks`, `proxyto => 'node'`;
 /// pve-http-server `src/PVE/APIServer/AnyEvent.pm` `proxy_request` passes on the connection
 /// error's 595), so one offline node must not hide the others' tasks. The logs of each
 /// node's [`LOGS_PER_NODE`] newest tasks for several guests are read
 /// ([`Client::task_log`]): a task list names no guest of such a task.
-async fn read_runs(
-    pve: &Client,
-    nodes: &[&str],
-    slots: &Semaphore,
-) -> (Vec<VzdumpRun>, Vec<(String, String)>) {
-    let mut runs = Vec::new();
-    let mut unread = Vec::new();
+async fn read_runs(pve: &Client, nodes: &[&str], slots: &Semaphore) -> NodeReads {
+    let mut reads = NodeReads {
+        runs: Vec::new(),
+        unread: Vec::new(),
+        cut: Vec::new(),
+        complete: false,
+    };
     // Every node at once (a cluster has some tens at most), each node's logs at once.
     for (node, read) in nodes
         .iter()
         .zip(futures::future::join_all(nodes.iter().map(|n| node_runs(pve, n, slots))).await)
     {
         match read {
-            Ok(node_runs) => runs.extend(node_runs),
-            Err(e) => unread.push(((*node).to_owned(), e)),
+            Ok((node_runs, cut)) => {
+                reads.runs.extend(node_runs);
+                reads.cut.extend(cut.map(|c| ((*node).to_owned(), c)));
+            }
+            Err(e) => reads.unread.push(((*node).to_owned(), e)),
         }
     }
-    (runs, unread)
+    reads
 }
 
-/// One node's vzdump tasks as runs, with the logs [`logged_tasks`] picks read, or why its
-/// task list could not be read.
-async fn node_runs(pve: &Client, node: &str, slots: &Semaphore) -> Result<Vec<VzdumpRun>, String> {
-    let mut filter = TaskFilter::default().typefilter("vzdump").limit(1000);
+/// The most vzdump tasks of one node read.
+const TASKS_PER_NODE: u32 = 1000;
+
+/// What a node's task list holds when PVE counted more tasks than it listed: the list stops at
+/// the `limit`, while `total` counts every task the filters pass (pve-manager
+/// `PVE/API2/Tasks.pm` `node_tasks`).
+fn cut_note(listed: usize, total: Option<u64>) -> Option<String> {
+    let total = total.filter(|t| *t > listed as u64)?;
+    Some(format!("the newest {listed} of {total} vzdump tasks"))
+}
+
+/// One node's vzdump tasks as runs, with the logs [`logged_tasks`] picks read, and what the
+/// list holds when it was cut ([`cut_note`]); or why it could not be read.
+async fn node_runs(
+    pve: &Client,
+    node: &str,
+    slots: &Semaphore,
+) -> Result<(Vec<VzdumpRun>, Option<String>), String> {
+    let mut filter = TaskFilter::default()
+        .typefilter("vzdump")
+        .limit(TASKS_PER_NODE);
     filter.source = Some("all".to_owned());
     let node_api = pve.node(node);
-    let tasks = super::in_slot(slots, node_api.tasks(&filter))
+    let page = super::in_slot(slots, node_api.tasks_page(&filter))
         .await
         .map_err(|e| error_chain(&e))?;
+    let cut = cut_note(page.data.len(), page.total);
+    let tasks = page.data;
     // The type is checked again: the filter is the server's, and a fake may ignore it.
     let tasks: Vec<&TaskListItem> = tasks.iter().filter(|t| t.worker_type == "vzdump").collect();
     let logged = logged_tasks(&tasks);
@@ -389,26 +410,26 @@ async fn node_runs(pve: &Client, node: &str, slots: &Semaphore) -> Result<Vec<Vz
         }
     };
     let logs = futures::future::join_all(tasks.iter().map(|t| log_of(t))).await;
-    Ok(tasks
-        .iter()
-        .zip(logs)
-        .map(|(task, log)| {
-            let vmid = task.id.as_deref().and_then(|id| id.parse().ok());
-            let start = i64::try_from(task.starttime).unwrap_or(i64::MAX);
-            let mut run = VzdumpRun::new(task.node.clone(), vmid, start);
-            if let Some(end) = task.endtime {
-                let status = task.status.as_deref().unwrap_or("unknown");
-                run = run.ended(
-                    i64::try_from(end).unwrap_or(i64::MAX),
-                    ExitStatus::parse(status),
-                );
-            }
-            match log {
-                Some(log) => run.log(RunLog::parse(&log.lines, log.whole)),
-                None => run,
-            }
-        })
-        .collect())
+    let runs = tasks.iter().zip(logs).map(|(t, log)| vzdump_run(t, log));
+    Ok((runs.collect(), cut))
+}
+
+/// A vzdump task of a node's list as a run, with its log when it was read.
+fn vzdump_run(task: &TaskListItem, log: Option<cpps_proxmox::types::TaskLog>) -> VzdumpRun {
+    let vmid = task.id.as_deref().and_then(|id| id.parse().ok());
+    let start = i64::try_from(task.starttime).unwrap_or(i64::MAX);
+    let mut run = VzdumpRun::new(task.node.clone(), vmid, start);
+    if let Some(end) = task.endtime {
+        let status = task.status.as_deref().unwrap_or("unknown");
+        run = run.ended(
+            i64::try_from(end).unwrap_or(i64::MAX),
+            ExitStatus::parse(status),
+        );
+    }
+    match log {
+        Some(log) => run.log(RunLog::parse(&log.lines, log.whole)),
+        None => run,
+    }
 }
 
 /// How many tasks for several guests a node's log reads are for: its newest to end. Only
