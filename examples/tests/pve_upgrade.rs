@@ -947,7 +947,10 @@ async fn after_the_last_node_the_ha_groups_must_be_migrated() {
 /// M1 (audit 31, fourth look): a service keeps `maintenance_node` while stopped
 /// (`HA/Manager.pm` `next_state_stopped` never clears it) and while its failback is off
 /// (`select_service_node` keeps it where it is; `failback` 0, pve-ha-manager 5.x
-/// `HA/Resources.pm`): neither is due back, so the step is done.
+/// `HA/Resources.pm`): neither is due back, so the step is done. But only a 5.x CRM reads
+/// `failback`: mid-upgrade the CRM master may run 8.4, whose `select_service_node`
+/// (pve-ha-manager `stable-4`) knows only a group's `nofailback`, so the service goes back.
+/// The master is the status's `master_node`, its release its `pveversion`.
 #[tokio::test]
 async fn after_a_stopped_service_or_one_without_failback_is_not_due_back() {
     let lrm =
@@ -956,20 +959,28 @@ async fn after_a_stopped_service_or_one_without_failback_is_not_due_back() {
         "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1},
         "vm:101": {"node": "pve2", "state": "stopped", "uid": "a2", "maintenance_node": "pve3"}
     });
-    let cluster = Cluster {
+    let cluster = || Cluster {
         ha_resources: json!([
             {"sid": "vm:100", "type": "vm", "state": "started", "failback": 0, "digest": "5f1e0c"},
             {"sid": "vm:101", "type": "vm", "state": "stopped", "digest": "5f1e0c"}
         ]),
         ..Cluster::default()
     };
-    let out = after_in(cluster, "pve3", manager_status("online", services, lrm)).await;
-    let text = common::stdout_of_exit(&out, 0);
+    // pve3 runs 9.0.3 (`Cluster::serve`).
+    let mut status = manager_status("online", services.clone(), lrm.clone());
+    status["manager_status"]["master_node"] = json!("pve3");
+    let out = after_in(cluster(), "pve3", status).await;
     common::assert_has_lines(
-        &text,
+        &common::stdout_of_exit(&out, 0),
         &[
             "  ok          HA resources: 0 on the node, none due back; vm:100 stays on pve2 (failback off), vm:101 stays on pve2 (stopped)",
         ],
+    );
+    // pve2, the master of `manager_status`, runs 8.4.1.
+    let out = after_in(cluster(), "pve3", manager_status("online", services, lrm)).await;
+    common::assert_has_lines(
+        &common::stdout_of_exit(&out, 1),
+        &["  NOT YET     HA resources: vm:100 due back (on pve2, started)"],
     );
 }
 

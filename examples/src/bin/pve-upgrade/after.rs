@@ -165,6 +165,8 @@ struct HaRead<'a> {
     resources: &'a Result<Vec<Value>, String>,
     groups: Vec<Value>,
     now: i64,
+    /// The major release of the CRM master (`master_node`), or why it is not known.
+    master_major: Result<u64, String>,
 }
 
 /// The HA checks, from the CRM's full status.
@@ -229,12 +231,30 @@ async fn read_ha<'a>(
         })
         .map_err(|e| format!("the node's clock (GET /nodes/{node}/time): {e}"))?;
     let list = |answer: Value| answer.as_array().cloned().unwrap_or_default();
+    let master_major = master_major(pve, &status).await;
     Ok(HaRead {
         status,
         resources,
         // 9.x refuses the group list once the groups are migrated: no group, no `nofailback`.
         groups: groups.map(list).unwrap_or_default(),
         now,
+        master_major,
+    })
+}
+
+/// The major release of the CRM master (`master_node` of the CRM's status), as its
+/// `pveversion` says (`GET /nodes/{node}/status`), or why it is not known.
+async fn master_major(pve: &Client, status: &Value) -> Result<u64, String> {
+    let master = status["manager_status"]["master_node"]
+        .as_str()
+        .ok_or("the CRM's status names no master")?;
+    let node = pve.node(master).status().await;
+    let node = node.map_err(|e| format!("the release of the CRM master {master}: {e}"))?;
+    major_of(&node.pveversion).ok_or_else(|| {
+        format!(
+            "the CRM master {master} reports pveversion `{}`",
+            node.pveversion
+        )
     })
 }
 
@@ -344,7 +364,8 @@ fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
 /// Whether `sid` moves back to its maintenance node: its group's `nofailback` when it has a
 /// group (`HA/Groups.pm`; 5.x's `HA/Manager.pm` sets a grouped resource's failback from it
 /// with `migrate_groups_to_resources`, whatever the resource says), else its `failback`
-/// (pve-ha-manager 5.x `HA/Resources.pm`, default 1).
+/// (pve-ha-manager 5.x `HA/Resources.pm`, default 1), which a CRM master on 8.x ignores:
+/// its `select_service_node` (pve-ha-manager `stable-4`) knows only a group's.
 fn fails_back(read: &HaRead<'_>, sid: &str) -> Result<bool, String> {
     let resources = read.resources.as_ref().map_err(Clone::clone)?;
     let Some(resource) = resources.iter().find(|r| r["sid"].as_str() == Some(sid)) else {
@@ -358,7 +379,15 @@ fn fails_back(read: &HaRead<'_>, sid: &str) -> Result<bool, String> {
             .and_then(|g| perl_bool(g, "nofailback"));
         return Ok(nofailback != Some(true));
     }
-    Ok(perl_bool(resource, "failback") != Some(false))
+    if perl_bool(resource, "failback") != Some(false) {
+        return Ok(true);
+    }
+    match &read.master_major {
+        Ok(major) => Ok(*major < 9),
+        Err(why) => Err(format!(
+            "its failback is off, which an 8.x CRM ignores, and {why}"
+        )),
+    }
 }
 
 /// Whether the HA groups were migrated to rules, once every node runs 9 or later; `None`
