@@ -318,6 +318,38 @@ fn pve_003_cannot_tell_an_ha_guest_without_hastate_when_the_resources_are_unread
     );
 }
 
+/// The same for a Traefik instance that makes its guest HA (build-runner, listed without
+/// `hastate`): with the HA resources unread, PVE-003 says "cannot tell" once, and no drift
+/// says it is no HA resource.
+#[test]
+fn pve_003_cannot_tell_a_traefik_guest_without_hastate_when_the_resources_are_unread() {
+    let mut pve = sp_pve();
+    pve.partial.push(
+        "HA resources: GET /cluster/ha/resources: 403 Permission check failed (/, Sys.Audit)"
+            .to_owned(),
+    );
+    let text = format!(
+        "{LIVE_ESTATE}\ntraefik:\n  - {{ id: traefik-sp, site: sp, guest: build-runner, ha: true, state: validated }}\n"
+    );
+    let topology = load("two-sites-traefik.yaml", &text);
+    let mut sp = SiteObservation::new("sp");
+    sp.proxmox = Sourced::Observed(pve);
+    let observed = observation(sp, franca_unreachable());
+    let audit = live::audit(&topology, &observed, &LiveOptions::at(NOW));
+    let all = messages(&audit.report.findings.iter().collect::<Vec<_>>());
+    let traefik: Vec<&String> = all
+        .iter()
+        .filter(|m| m.contains("traefik-sp") && m.contains("HA resource"))
+        .collect();
+    assert_eq!(
+        traefik,
+        [
+            "warning traefik-sp cannot tell whether traefik-sp (guest 101) is an HA resource: Proxmox gives it no HA state, as for a resource the HA manager does not track yet that was added without one, and the HA resources could not be read (GET /cluster/ha/resources: 403 Permission check failed (/, Sys.Audit))"
+        ],
+        "{all:#?}"
+    );
+}
+
 /// `GET /nodes` says `offline` for a corosync member that is down and `unknown` for a node
 /// without status data of the last five minutes (pve-manager `PVE/API2Tools.pm`
 /// `extract_node_stats`); the facts keep only "not online", so the drift says no more.

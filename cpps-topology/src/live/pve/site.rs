@@ -107,15 +107,8 @@ fn guests(
         b.record(c, site, guest_evidence(pve, pve_index, observed));
         let Some(g) = observed else { continue };
         guest_mismatches(b, site, guest, g);
-        // Without the HA list, a guest without `hastate` may still be a resource: PVE-003 says
-        // "cannot tell" ([`super::rules`]), not "not realized".
-        let ha_unknown = !g.ha
-            && pve
-                .observed()
-                .is_some_and(|f| f.ha_resources_unread().is_some());
         if guest.ha
-            && !ha_unknown
-            && let Some(why) = ha_not_realized(g)
+            && let Some(why) = ha_not_realized(pve, g)
         {
             let what = if g.kind.as_str() == "lxc" { "CT" } else { "VM" };
             let message = format!(
@@ -229,7 +222,7 @@ fn traefik(
         b.record(c, site, guest_evidence(pve, pve_index, observed));
         if let Some(g) = observed
             && traefik.ha
-            && let Some(why) = ha_not_realized(g)
+            && let Some(why) = ha_not_realized(pve, g)
         {
             let message = format!(
                 "{} declares `ha: true` but its guest {} ({name}) {why}",
@@ -242,10 +235,14 @@ fn traefik(
 
 /// Why guest `g`'s HA does not realize a declared `ha: true`, if it does not: it is no HA
 /// resource, or its resource is in a state the HA manager does not recover
-/// ([`PveGuest::ha_without_failover`]).
-fn ha_not_realized(g: &PveGuest) -> Option<String> {
+/// ([`PveGuest::ha_without_failover`]). Without the HA list a guest without `hastate` may
+/// still be a resource: PVE-003 says "cannot tell" ([`super::rules`]), not "not realized".
+fn ha_not_realized(pve: &Sourced<PveFacts>, g: &PveGuest) -> Option<String> {
     if !g.ha {
-        return Some("is not a Proxmox HA resource".to_owned());
+        let unread = pve
+            .observed()
+            .is_some_and(|f| f.ha_resources_unread().is_some());
+        return (!unread).then(|| "is not a Proxmox HA resource".to_owned());
     }
     g.ha_without_failover().map(|state| {
         format!("is an HA resource in state `{state}`, which the HA manager does not recover")
