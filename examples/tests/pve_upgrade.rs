@@ -949,7 +949,7 @@ async fn after_the_last_node_the_ha_groups_must_be_migrated() {
 /// (`select_service_node` keeps it where it is; `failback` 0, pve-ha-manager 5.x
 /// `HA/Resources.pm`): neither is due back, so the step is done. But only a 5.x CRM reads
 /// `failback`: mid-upgrade the CRM master may run 8.4, whose `select_service_node`
-/// (pve-ha-manager `stable-4`) knows only a group's `nofailback`, so the service goes back.
+/// (pve-ha-manager 4.0.x, PVE 8.4) knows only a group's `nofailback`, so the service goes back.
 /// The master is the status's `master_node`, its release its `pveversion`.
 #[tokio::test]
 async fn after_a_stopped_service_or_one_without_failback_is_not_due_back() {
@@ -1091,5 +1091,61 @@ async fn after_an_empty_service_status_beside_configured_resources_cannot_tell()
     common::assert_has_lines(
         &text,
         &["  CANNOT TELL HA resources: the CRM lists none of the configured HA resources (1)"],
+    );
+}
+
+/// Runs `pve-upgrade --after NODE` against the default cluster whose `GET /api2/json/PATH`
+/// answers `403 Permission check failed` (pve-access-control's refusal, as
+/// pve-http-server `src/PVE/APIServer/Formatter/Standard.pm` writes it) ahead of its answer.
+async fn after_refused(path_refused: &str, node: &str, status: Value) -> std::process::Output {
+    let server = Cluster::default().serve().await;
+    Mock::given(method("GET"))
+        .and(path(format!("/api2/json/{path_refused}")))
+        .respond_with(ResponseTemplate::new(403).set_body_json(
+            json!({"data": null, "message": "Permission check failed (/, Sys.Audit)"}),
+        ))
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    node_clocks(&server).await;
+    answer(&server, "cluster/ha/status/manager_status", status).await;
+    run(
+        &server.uri(),
+        "root@pam!ci=5ecr3t",
+        None,
+        &["--after", node],
+    )
+    .await
+}
+
+/// D2 (review of the failback change): vm:100 is in group `prefer-pve1`, whose `nofailback`
+/// decides whether it goes back to pve3 (pve-ha-manager `src/PVE/HA/Groups.pm`
+/// `migrate_groups_to_resources`; 4.0.x `select_service_node`). With the group list refused
+/// (`src/PVE/API2/HA/Groups.pm` `index` needs `Sys.Audit` on `/`), that is "cannot tell",
+/// not "due back". S3: with the resource list refused and no service in the CRM's status,
+/// nothing says the node holds none: "cannot tell", not a pass.
+#[tokio::test]
+async fn after_unread_groups_or_resources_are_cannot_tell() {
+    let lrm =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
+    let services = json!({
+        "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
+    });
+    let status = manager_status("online", services, lrm.clone());
+    let out = after_refused("cluster/ha/groups", "pve3", status).await;
+    let text = common::stdout_of_exit(&out, 1);
+    let line = text.lines().find(|l| l.contains("HA resources:")).unwrap();
+    assert!(
+        line.starts_with("  CANNOT TELL HA resources: vm:100 on pve2: its group prefer-pve1 decides whether it fails back, and the groups could not be read (GET /cluster/ha/groups: "),
+        "{text}"
+    );
+
+    let status = manager_status("online", json!({}), lrm);
+    let out = after_refused("cluster/ha/resources", "pve3", status).await;
+    let text = common::stdout_of_exit(&out, 1);
+    let line = text.lines().find(|l| l.contains("HA resources:")).unwrap();
+    assert!(
+        line.starts_with("  CANNOT TELL HA resources: the CRM lists no service, and the HA resources could not be read: "),
+        "{text}"
     );
 }

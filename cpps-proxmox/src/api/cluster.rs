@@ -455,7 +455,8 @@ impl ClusterApi {
     /// (pve-manager `PVE/API2/Pool.pm` `read_pool`). A nested pool (`lab/gpu`, PVE 8.1 on) is
     /// read with `GET /pools?poolid=…` (`index`) instead: the server unescapes the path before
     /// it looks up the handler (pve-http-server `src/PVE/APIServer/AnyEvent.pm`), so the path
-    /// form cannot name it.
+    /// form cannot name it. `index` asks for `Pool.Audit` but does not refuse without it, so a
+    /// nested pool may be read where a plain one is refused.
     pub async fn pool(&self, poolid: &str) -> Result<PoolInfo, Error> {
         if !poolid.contains('/') {
             return self

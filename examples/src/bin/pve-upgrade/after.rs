@@ -163,7 +163,8 @@ const DRIFT_SECS: i64 = 2;
 struct HaRead<'a> {
     status: Value,
     resources: &'a Result<Vec<Value>, String>,
-    groups: Vec<Value>,
+    /// The HA groups, or why they could not be read (none once migrated to rules).
+    groups: Result<Vec<Value>, String>,
     now: i64,
     /// The major release of the CRM master (`master_node`), or why it is not known.
     master_major: Result<u64, String>,
@@ -231,12 +232,18 @@ async fn read_ha<'a>(
         })
         .map_err(|e| format!("the node's clock (GET /nodes/{node}/time): {e}"))?;
     let list = |answer: Value| answer.as_array().cloned().unwrap_or_default();
+    let groups = match groups {
+        Ok(answer) => Ok(list(answer)),
+        // 9.x refuses the list once the groups are migrated (pve-ha-manager
+        // `src/PVE/HA/Groups.pm` `index`, "have been migrated to rules"): none is left.
+        Err(e) if e.to_string().contains("have been migrated to rules") => Ok(Vec::new()),
+        Err(e) => Err(format!("GET /cluster/ha/groups: {e}")),
+    };
     let master_major = master_major(pve, &status).await;
     Ok(HaRead {
         status,
         resources,
-        // 9.x refuses the group list once the groups are migrated: no group, no `nofailback`.
-        groups: groups.map(list).unwrap_or_default(),
+        groups,
         now,
         master_major,
     })
@@ -318,16 +325,25 @@ fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
     // Resources the CRM has not taken up yet (`Status.pm` shows them `queued`) are in no
     // service status: an empty one beside configured resources says nothing. `ignored` ones
     // the CRM drops (`HA/Manager.pm`).
-    let configured = read.resources.as_ref().map_or(0, |list| {
+    let configured = read.resources.as_ref().map(|list| {
         list.iter()
             .filter(|r| r["state"].as_str() != Some("ignored"))
             .count()
     });
-    if services.is_empty() && configured > 0 {
-        let why = format!("the CRM lists none of the configured HA resources ({configured})");
-        return Check::new(NAME, Verdict::CannotTell, why);
+    match configured {
+        Ok(configured) if services.is_empty() && configured > 0 => {
+            let why = format!("the CRM lists none of the configured HA resources ({configured})");
+            return Check::new(NAME, Verdict::CannotTell, why);
+        }
+        Err(e) if services.is_empty() => {
+            let why =
+                format!("the CRM lists no service, and the HA resources could not be read: {e}");
+            return Check::new(NAME, Verdict::CannotTell, why);
+        }
+        _ => {}
     }
     let mut pending = Vec::new();
+    let mut unsure = Vec::new();
     let mut staying = Vec::new();
     let mut here = 0;
     for (sid, service) in services {
@@ -337,7 +353,7 @@ fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
             let on = on.unwrap_or("?");
             match (state, fails_back(read, sid)) {
                 ("started", Ok(true)) => pending.push(format!("{sid} due back (on {on}, started)")),
-                ("started", Err(why)) => pending.push(format!("{sid} on {on}: {why}")),
+                ("started", Err(why)) => unsure.push(format!("{sid} on {on}: {why}")),
                 (_, Ok(false)) => staying.push(format!("{sid} stays on {on} (failback off)")),
                 _ => staying.push(format!("{sid} stays on {on} ({state})")),
             }
@@ -354,10 +370,12 @@ fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
     if !staying.is_empty() {
         detail = format!("{detail}; {}", staying.join(", "));
     }
-    if pending.is_empty() {
-        Check::new(NAME, Verdict::Pass, detail)
-    } else {
+    if !pending.is_empty() {
         Check::new(NAME, Verdict::Fail, pending.join(", "))
+    } else if !unsure.is_empty() {
+        Check::new(NAME, Verdict::CannotTell, unsure.join(", "))
+    } else {
+        Check::new(NAME, Verdict::Pass, detail)
     }
 }
 
@@ -365,15 +383,19 @@ fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
 /// group (`HA/Groups.pm`; 5.x's `HA/Manager.pm` sets a grouped resource's failback from it
 /// with `migrate_groups_to_resources`, whatever the resource says), else its `failback`
 /// (pve-ha-manager 5.x `HA/Resources.pm`, default 1), which a CRM master on 8.x ignores:
-/// its `select_service_node` (pve-ha-manager `stable-4`) knows only a group's.
+/// its `select_service_node` (pve-ha-manager 4.0.x) knows only a group's.
 fn fails_back(read: &HaRead<'_>, sid: &str) -> Result<bool, String> {
     let resources = read.resources.as_ref().map_err(Clone::clone)?;
     let Some(resource) = resources.iter().find(|r| r["sid"].as_str() == Some(sid)) else {
         return Err("not among the HA resources read".to_owned());
     };
     if let Some(group) = resource["group"].as_str() {
-        let nofailback = read
-            .groups
+        let groups = read.groups.as_ref().map_err(|e| {
+            format!("its group {group} decides whether it fails back, and the groups could not be read ({e})")
+        })?;
+        // A group that no longer exists leaves failback on (`Groups.pm`
+        // `migrate_groups_to_resources`).
+        let nofailback = groups
             .iter()
             .find(|g| g["group"].as_str() == Some(group))
             .and_then(|g| perl_bool(g, "nofailback"));
