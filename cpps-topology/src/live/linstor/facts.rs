@@ -39,6 +39,9 @@ pub struct LinstorGroup {
     pub storage_pool: Option<String>,
     /// Its place count, when set.
     pub place_count: Option<i64>,
+    /// How many resource definitions are in it: a group with no pool list and none places
+    /// nothing (every controller has `DfltRscGrp`, 2 replicas, no pool).
+    pub definitions: usize,
 }
 
 /// The health of one resource across its replicas (from `cpps_linstor::health`).

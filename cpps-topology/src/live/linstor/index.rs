@@ -13,7 +13,8 @@ pub(crate) struct LinstorIndex<'a> {
     pool_nodes: HashMap<&'a str, HashSet<&'a str>>,
     /// The `place_count`s of the resource groups on each storage pool.
     group_counts: HashMap<&'a str, Vec<i64>>,
-    /// The `place_count`s of the resource groups with no pool list, which place on any pool.
+    /// The `place_count`s of the resource groups with no pool list that hold a resource
+    /// definition: they place on any pool.
     any_pool_counts: Vec<i64>,
 }
 
@@ -33,9 +34,12 @@ impl<'a> LinstorIndex<'a> {
             };
             // linstor-server `autoplacer/StorPoolFilter.filter` filters by pool name only when
             // the group's list is non-empty: without one, the group may place on every pool.
+            // Such a group with no resource definition places nothing: every controller has
+            // `DfltRscGrp` (2 replicas, no pool: linstor-server's consolidated init migration).
             match group.storage_pool.as_deref() {
                 Some(pool) => index.group_counts.entry(pool).or_default().push(count),
-                None => index.any_pool_counts.push(count),
+                None if group.definitions > 0 => index.any_pool_counts.push(count),
+                None => {}
             }
         }
         index

@@ -138,7 +138,11 @@ pub fn linstor_facts(state: &ClusterState) -> LinstorFacts {
                 name: p.storage_pool_name.clone(),
             })
             .collect(),
-        groups: state.resource_groups.iter().flat_map(group_facts).collect(),
+        groups: state
+            .resource_groups
+            .iter()
+            .flat_map(|g| group_facts(g, &state.resource_definitions))
+            .collect(),
         resources: report
             .resources
             .iter()
@@ -168,9 +172,17 @@ pub fn linstor_facts(state: &ClusterState) -> LinstorFacts {
 /// The list is what the controller places on: linstor-server `ResourceGroups.selectFilterToApi`
 /// takes `storage_pool_list` and falls back to `storage_pool` only when the list is empty, and
 /// `Json.apiToResourceGroup` writes `storage_pool` as the list's first entry. A group with
-/// neither places on any pool and gives one entry without a pool.
-fn group_facts(g: &cpps_linstor::types::resource::ResourceGroup) -> Vec<LinstorGroup> {
+/// neither places on any pool and gives one entry without a pool. `definitions` are the
+/// controller's resource definitions, each in the group it names (`resource_group_name`).
+fn group_facts(
+    g: &cpps_linstor::types::resource::ResourceGroup,
+    definitions: &[cpps_linstor::types::resource::ResourceDefinition],
+) -> Vec<LinstorGroup> {
     let place_count = g.select_filter.as_ref().and_then(|f| f.place_count);
+    let in_group = definitions
+        .iter()
+        .filter(|d| d.resource_group_name.as_deref() == Some(g.name.as_str()))
+        .count();
     let pools: Vec<Option<String>> = match g.select_filter.as_ref() {
         Some(f) if !f.storage_pool_list.is_empty() => {
             f.storage_pool_list.iter().cloned().map(Some).collect()
@@ -184,6 +196,7 @@ fn group_facts(g: &cpps_linstor::types::resource::ResourceGroup) -> Vec<LinstorG
             name: g.name.clone(),
             storage_pool,
             place_count,
+            definitions: in_group,
         })
         .collect()
 }
