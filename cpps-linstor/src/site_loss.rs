@@ -664,6 +664,9 @@ fn resource_loss(
     if !primary_lost.is_empty() {
         effects.push(SiteLossEffect::LosesPrimary);
         reasons.push(format!("Primary on {}", primary_lost.join(", ")));
+    } else if let Some(reason) = role_unknown(replicas, &online, &in_site) {
+        effects.push(SiteLossEffect::CannotTell);
+        reasons.push(reason);
     }
     effects.sort();
     effects.dedup();
@@ -675,6 +678,33 @@ fn resource_loss(
         lost_nodes,
         reasons,
     }
+}
+
+/// Why the lost site may hold the Primary though no replica says so: with no replica known
+/// to be Primary, one in the site on a node the controller does not reach has no role, since
+/// linstor-server keeps none for such a node (`ResourceStateEventHandler.execute` unsets
+/// `in_use` when the satellite's stream closes; a new connection starts a fresh
+/// `SatelliteState`), while DRBD there may still be Primary.
+fn role_unknown(
+    replicas: &[&ResourceWithVolumes],
+    online: &dyn Fn(&str) -> bool,
+    in_site: &dyn Fn(&str) -> bool,
+) -> Option<String> {
+    let in_use = |r: &&&ResourceWithVolumes| r.state.as_ref().and_then(|s| s.in_use);
+    if replicas.iter().any(|r| in_use(&r) == Some(true)) {
+        return None;
+    }
+    let unknown: Vec<&str> = replicas
+        .iter()
+        .filter(|r| in_use(r).is_none() && in_site(&r.node_name) && !online(&r.node_name))
+        .map(|r| r.node_name.as_str())
+        .collect();
+    (!unknown.is_empty()).then(|| {
+        format!(
+            "whether {} holds the Primary is not known: the controller keeps no DRBD role for a node it does not reach",
+            unknown.join(", ")
+        )
+    })
 }
 
 /// What the quorum judged after the loss (`kept`: kept or lost, or why it cannot be told)

@@ -489,3 +489,44 @@ fn the_text_reports_of_the_fixtures_are_unchanged() {
     let expected = std::fs::read_to_string(path).unwrap();
     assert_eq!(text, expected);
 }
+
+/// C3 (review of the live LINSTOR code): the controller keeps no DRBD role for a node it has
+/// no connection to. linstor-server `ResourceStateEventHandler.execute` unsets `in_use` when a
+/// satellite's event stream closes, `TcpConnectorPeer` starts each connection with a fresh
+/// `SatelliteState`, and `Json.apiToResourceWithVolumes` writes `in_use` from it, so a replica
+/// on an OFFLINE node comes with no `in_use`. DRBD may still be Primary there: whether the
+/// site's loss takes the Primary with it cannot be told, unless a connected replica is the
+/// Primary.
+#[test]
+fn a_replica_on_a_node_the_controller_cannot_reach_may_hold_the_primary() {
+    let (mut state, controller, _) = load("site_loss_two_sites.json");
+    let node = state.nodes.iter_mut().find(|n| n.name == "pve-franca-1");
+    node.unwrap().connection_status = Some(cpps_linstor::types::node::ConnectionStatus::Offline);
+    for replica in state
+        .resources
+        .iter_mut()
+        .filter(|r| r.node_name == "pve-franca-1")
+    {
+        if let Some(s) = replica.state.as_mut() {
+            s.in_use = None;
+        }
+    }
+    let report =
+        site_loss::what_if_site_down(&state, &HealthOptions::default(), &controller, "franca");
+    let vm103 = report.resources.iter().find(|r| r.name == "vm-103-disk-0");
+    let vm103 = vm103.unwrap();
+    assert_eq!(
+        vm103.effects,
+        [SiteLossEffect::CannotTell],
+        "{:?}",
+        vm103.reasons
+    );
+    assert!(
+        vm103.reasons.contains(
+            &"whether pve-franca-1 holds the Primary is not known: the controller keeps no DRBD role for a node it does not reach"
+                .to_owned()
+        ),
+        "{:?}",
+        vm103.reasons
+    );
+}
