@@ -445,8 +445,8 @@ fn drift_and_state_rules_over_the_estate() {
         n.message
             .starts_with("guest build-runner is `declared` in the file but is live")
     }));
-    // The report counts the live rules (19 since MESH-002 gained its live part).
-    assert_eq!(audit.report.summary.rules_checked, 47 + 19);
+    // The report counts the live rules (20 since LINSTOR-001 gained its live part).
+    assert_eq!(audit.report.summary.rules_checked, 47 + 20);
 }
 
 /// An HA resource whose requested state is `ignored` or `disabled` does not fail over:

@@ -357,3 +357,46 @@ fn sp_ssd_drift(
         .map(|d| d.message.clone())
         .collect()
 }
+
+/// LINSTOR-001's live part (review of the live LINSTOR code, C5): the file names each
+/// satellite's replication interface (`data`), and the controller lists each node's net
+/// interfaces (`GET /v1/nodes` `net_interfaces`, linstor-server `JsonGenTypes.NetInterface`:
+/// `name`, `address`, `satellite_port`, `satellite_encryption_type`; `LsIpAddress` refuses
+/// anything but an IP address, so no real interface has an empty one). A node LINSTOR lists
+/// without the declared interface cannot replicate over it: an error. A node LINSTOR does not
+/// list is STATE-002's, not this rule's.
+#[test]
+fn linstor_001_live_a_node_without_its_declared_interface_is_an_error() {
+    let interface = |name: &str, address: &str| {
+        serde_json::json!({"name": name, "address": address, "satellite_port": 3366,
+                           "satellite_encryption_type": "PLAIN"})
+    };
+    let nodes = serde_json::json!([
+        {"name": "pve-ippri-11", "type": "SATELLITE", "connection_status": "ONLINE",
+         "net_interfaces": [interface("default", "10.1.0.11"), interface("data", "10.9.0.11")]},
+        {"name": "pve-ippri-12", "type": "SATELLITE", "connection_status": "ONLINE",
+         "net_interfaces": [interface("default", "10.1.0.12")]}
+    ]);
+    let state = ClusterState {
+        nodes: serde_json::from_value(nodes).unwrap(),
+        storage_pools: Vec::new(),
+        resource_groups: Vec::new(),
+        resource_definitions: Vec::new(),
+        resources: Vec::new(),
+    };
+    let topology = load("linstor.yaml", TOPOLOGY);
+    let mut sp = SiteObservation::new("sp");
+    sp.linstor = Sourced::Observed(linstor_facts(&state));
+    let observed = Observation {
+        taken_at: 0,
+        sites: vec![sp],
+    };
+    let audit = live::audit(&topology, &observed, &LiveOptions::at(0));
+    let live_001: Vec<String> = common::messages(&of_rule(&audit.report.findings, "LINSTOR-001"));
+    assert_eq!(
+        live_001,
+        [
+            "error pve-ippri-12 LINSTOR lists node pve-ippri-12 without the replication interface `data` the file declares (its interfaces: default 10.1.0.12): DRBD cannot replicate over it"
+        ]
+    );
+}

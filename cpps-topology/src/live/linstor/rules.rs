@@ -1,5 +1,6 @@
-//! LINSTOR-007's live part (no resource degraded or desynced) and LINSTOR-008 (no resource
-//! depends on another site).
+//! The live parts of LINSTOR-001 (each satellite has its declared replication interface) and
+//! LINSTOR-007 (no resource degraded or desynced), and LINSTOR-008 (no resource depends on
+//! another site).
 
 use std::collections::BTreeMap;
 
@@ -14,12 +15,65 @@ use crate::rules::checks::Sink;
 
 /// This system's live rules and their checks.
 pub(crate) static CHECKS: &[(RuleId, LiveCheck)] = &[
+    (RuleId("LINSTOR-001"), linstor_001),
     (RuleId("LINSTOR-007"), linstor_007),
     (RuleId("LINSTOR-008"), linstor_008),
 ];
 
 /// At most this many resources are named in one LINSTOR-008 finding; the count says the rest.
 const NAMED_RESOURCES: usize = 10;
+
+/// LINSTOR-001 (live part): a declared LINSTOR host whose file names a replication interface
+/// has it on its LINSTOR node, by name or address (`GET /v1/nodes` `net_interfaces`). An empty
+/// or unstated interface is the static part's; a node the controller does not list is
+/// STATE-002's.
+pub(crate) fn linstor_001(live: &Live<'_>, sink: &mut Sink<'_>) {
+    for site in &live.observed.sites {
+        let Some(facts) = site.linstor.observed() else {
+            continue;
+        };
+        for host in live
+            .topo
+            .hosts()
+            .iter()
+            .filter(|h| h.site.as_str() == site.site)
+        {
+            let Some(wanted) = host
+                .linstor
+                .as_ref()
+                .and_then(|l| l.interface.as_deref())
+                .filter(|i| !i.trim().is_empty())
+            else {
+                continue;
+            };
+            let Some(node) = facts.nodes.iter().find(|n| n.name == host.id.as_str()) else {
+                continue;
+            };
+            if node
+                .interfaces
+                .iter()
+                .any(|(name, address)| name == wanted || address == wanted)
+            {
+                continue;
+            }
+            let has: Vec<String> = node
+                .interfaces
+                .iter()
+                .map(|(name, address)| format!("{name} {address}"))
+                .collect();
+            let message = format!(
+                "LINSTOR lists node {} without the replication interface `{wanted}` the file declares (its interfaces: {}): DRBD cannot replicate over it",
+                node.name,
+                if has.is_empty() {
+                    "none".to_owned()
+                } else {
+                    has.join(", ")
+                }
+            );
+            emit_on(sink, Severity::Error, ComponentRef::Host(host), message);
+        }
+    }
+}
 
 /// LINSTOR-007: no resource degraded or desynced.
 ///
