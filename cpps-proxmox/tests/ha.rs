@@ -244,26 +244,10 @@ async fn an_ha_add_is_validated_and_answered_but_not_kept_by_fakepve() {
     assert_eq!(err.status(), Some(cpps_http::StatusCode::BAD_REQUEST));
     assert!(format!("{err:?}").contains("state"), "{err:?}");
 
-    // `failback` is sent once every node says it runs PVE 9 (a PVE 8 CRM master ignores it).
-    // fakepve's node status says `pveversion: fake` where upstream writes
-    // `pve-manager/9.0.10/<commit>` (pve-manager `PVE/API2/Nodes.pm` `status`): refused, with
-    // the nodes read and nothing posted.
-    let mut spec = HaResourceSpec::new(vm101)
+    // The add itself: accepted with upstream's `null`.
+    let spec = HaResourceSpec::new(vm101)
         .state("stopped")
         .comment("PVE-003: declared ha");
-    spec.failback = Some(true);
-    let since = s.request_count().await;
-    let err = cluster.ha_add(&spec).await.unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("node pve-ippri-31 reports pveversion `fake`, which names no release"),
-        "{err}"
-    );
-    let (_, seen) = s.requests_since(since).await;
-    assert!(seen.iter().all(|(method, _)| method == "GET"), "{seen:?}");
-
-    // The add itself: accepted with upstream's `null`.
-    spec.failback = None;
     let since = s.request_count().await;
     cluster.ha_add(&spec).await.unwrap();
     let (_, seen) = s.requests_since(since).await;
@@ -315,6 +299,27 @@ async fn an_ha_add_is_validated_and_answered_but_not_kept_by_fakepve() {
         matches!(&err, Error::Product(PveError::HaTimeout { last_seen, .. }) if last_seen == "no HA service entry"),
         "{err:?}"
     );
+}
+
+/// `failback` is sent once every node says it runs PVE 9: a PVE 8 CRM master ignores it
+/// (pve-ha-manager 4.0.x knows only a group's `nofailback`). fakepve's node status says
+/// `pveversion: fake` where upstream writes `pve-manager/9.0.10/<commit>` (pve-manager
+/// `PVE/API2/Nodes.pm` `status`): refused, with the nodes read and nothing posted.
+#[tokio::test]
+async fn an_ha_failback_is_refused_by_fakepves_nodes_that_name_no_release() {
+    let s = common::fakepve_or_return!();
+    let pve = s.token_client();
+    let mut spec = HaResourceSpec::new(sid("vm:101")).state("stopped");
+    spec.failback = Some(true);
+    let since = s.request_count().await;
+    let err = pve.cluster().ha_add(&spec).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("node pve-ippri-31 reports pveversion `fake`, which names no release"),
+        "{err}"
+    );
+    let (_, seen) = s.requests_since(since).await;
+    assert!(seen.iter().all(|(method, _)| method == "GET"), "{seen:?}");
 }
 
 /// Not honoured: moving a resource. pve-ha-manager `src/PVE/API2/HA/Resources.pm` (`migrate`,
