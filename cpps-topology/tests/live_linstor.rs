@@ -400,3 +400,46 @@ fn linstor_001_live_a_node_without_its_declared_interface_is_an_error() {
         ]
     );
 }
+
+/// C2 (review of the live LINSTOR code): LINSTOR's names are case-insensitive: a storage pool
+/// name keeps its display case and compares upper-cased (linstor-server `GenericName`), and the
+/// autoplacer matches a group's pools with `equalsIgnoreCase` (`autoplacer/StorPoolFilter`).
+/// A declared `ssd-pool` is the controller's `SSD-Pool`, and a group on `Ssd-Pool` places there.
+#[test]
+fn a_storage_pool_is_matched_whatever_its_case() {
+    let pools = serde_json::json!([
+        {"storage_pool_name": "SSD-Pool", "node_name": "pve-ippri-11", "provider_kind": "LVM_THIN"},
+        {"storage_pool_name": "SSD-Pool", "node_name": "pve-ippri-12", "provider_kind": "LVM_THIN"},
+        {"storage_pool_name": "SSD-Pool", "node_name": "pve-ippri-31", "provider_kind": "LVM_THIN"}
+    ]);
+    let groups = serde_json::json!([
+        {"name": "vms", "select_filter": {"place_count": 3, "storage_pool_list": ["Ssd-Pool"]}}
+    ]);
+    let state = ClusterState {
+        nodes: Vec::new(),
+        storage_pools: serde_json::from_value(pools).unwrap(),
+        resource_groups: serde_json::from_value(groups).unwrap(),
+        resource_definitions: Vec::new(),
+        resources: Vec::new(),
+    };
+    let topology = load("linstor.yaml", TOPOLOGY);
+    let mut sp = SiteObservation::new("sp");
+    sp.linstor = Sourced::Observed(linstor_facts(&state));
+    let observed = Observation {
+        taken_at: 0,
+        sites: vec![sp],
+    };
+    let audit = live::audit(&topology, &observed, &LiveOptions::at(0));
+    assert_eq!(audit.diff.evidence("sp-ssd").unwrap().as_str(), "present");
+    let drift: Vec<&str> = audit
+        .diff
+        .drift
+        .iter()
+        .filter(|d| d.component.as_deref() == Some("sp-ssd"))
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        drift,
+        ["a resource group on ssd-pool places 3 replicas, sp-ssd declares 2"]
+    );
+}

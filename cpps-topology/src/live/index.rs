@@ -15,7 +15,8 @@ use crate::model::{ArgoCd, ComponentRef, K3sClusterId, LinstorPool, SiteId, Topo
 pub(crate) struct DeclaredIndex<'t> {
     topo: &'t Topology,
     /// `(site, storage pool name)` → the pool.
-    pools_by_storage_name: HashMap<(&'t str, &'t str), &'t LinstorPool>,
+    /// By site and storage pool name upper-cased: LINSTOR's names are case-insensitive.
+    pools_by_storage_name: HashMap<(&'t str, String), &'t LinstorPool>,
     /// The ArgoCD instances by the cluster they run in (the first one of each).
     argocd_by_cluster: HashMap<&'t str, &'t ArgoCd>,
 }
@@ -31,7 +32,7 @@ impl<'t> DeclaredIndex<'t> {
             let name = pool.storage_pool.as_deref().unwrap_or(pool.id.as_str());
             index
                 .pools_by_storage_name
-                .entry((pool.site.as_str(), name))
+                .entry((pool.site.as_str(), name.to_uppercase()))
                 .or_insert(pool);
         }
         for argocd in topo.argocd() {
@@ -64,7 +65,9 @@ impl<'t> DeclaredIndex<'t> {
 
     /// The pool of `site` whose storage pool (or id) is `name`.
     pub(crate) fn pool_named(&self, site: &str, name: &str) -> Option<&'t LinstorPool> {
-        self.pools_by_storage_name.get(&(site, name)).copied()
+        self.pools_by_storage_name
+            .get(&(site, name.to_uppercase()))
+            .copied()
     }
 
     /// The ArgoCD that runs in cluster `id`.
