@@ -278,23 +278,9 @@ fn a_group_on_several_pools_is_compared_on_each() {
         resource_definitions: Vec::new(),
         resources: Vec::new(),
     };
-    let topology = load("linstor.yaml", TOPOLOGY);
-    let mut sp = SiteObservation::new("sp");
-    sp.linstor = Sourced::Observed(linstor_facts(&state));
-    let observed = Observation {
-        taken_at: 0,
-        sites: vec![sp],
-    };
-    let audit = live::audit(&topology, &observed, &LiveOptions::at(0));
-    let mismatches: Vec<&str> = audit
-        .diff
-        .drift
-        .iter()
-        .filter(|d| d.component.as_deref() == Some("sp-ssd"))
-        .map(|d| d.message.as_str())
-        .collect();
+    let audit = audit_of(&state);
     assert_eq!(
-        mismatches,
+        sp_ssd_drift(&audit),
         ["a resource group on ssd-pool places 3 replicas, sp-ssd declares 2"]
     );
 }
@@ -312,11 +298,11 @@ fn a_group_with_no_pool_list_is_compared_on_every_pool() {
         {"name": "DfltRscGrp", "select_filter": {"place_count": 3}},
         {"name": "no-count"}
     ]);
-    let unused = sp_ssd_drift(groups.clone(), Vec::new());
+    let unused = group_drift(groups.clone(), Vec::new());
     assert_eq!(unused, [] as [&str; 0]);
     let definitions = serde_json::json!([{"name": "pvc-1", "resource_group_name": "DfltRscGrp"}]);
     assert_eq!(
-        sp_ssd_drift(groups, serde_json::from_value(definitions).unwrap()),
+        group_drift(groups, serde_json::from_value(definitions).unwrap()),
         [
             "a resource group with no pool list, which may place on ssd-pool, places 3 replicas, sp-ssd declares 2"
         ]
@@ -325,7 +311,7 @@ fn a_group_with_no_pool_list_is_compared_on_every_pool() {
 
 /// The drift messages about sp-ssd when the controller has three nodes with `ssd-pool`, and
 /// `groups` and `definitions`.
-fn sp_ssd_drift(
+fn group_drift(
     groups: serde_json::Value,
     definitions: Vec<cpps_linstor::types::resource::ResourceDefinition>,
 ) -> Vec<String> {
@@ -341,14 +327,23 @@ fn sp_ssd_drift(
         resource_definitions: definitions,
         resources: Vec::new(),
     };
+    sp_ssd_drift(&audit_of(&state))
+}
+
+/// The live audit of [`TOPOLOGY`] with `state` as site sp's LINSTOR.
+fn audit_of(state: &ClusterState) -> live::Audit {
     let topology = load("linstor.yaml", TOPOLOGY);
     let mut sp = SiteObservation::new("sp");
-    sp.linstor = Sourced::Observed(linstor_facts(&state));
+    sp.linstor = Sourced::Observed(linstor_facts(state));
     let observed = Observation {
         taken_at: 0,
         sites: vec![sp],
     };
-    let audit = live::audit(&topology, &observed, &LiveOptions::at(0));
+    live::audit(&topology, &observed, &LiveOptions::at(0))
+}
+
+/// The drift messages of `audit` about pool sp-ssd.
+fn sp_ssd_drift(audit: &live::Audit) -> Vec<String> {
     audit
         .diff
         .drift
@@ -384,14 +379,7 @@ fn linstor_001_live_a_node_without_its_declared_interface_is_an_error() {
         resource_definitions: Vec::new(),
         resources: Vec::new(),
     };
-    let topology = load("linstor.yaml", TOPOLOGY);
-    let mut sp = SiteObservation::new("sp");
-    sp.linstor = Sourced::Observed(linstor_facts(&state));
-    let observed = Observation {
-        taken_at: 0,
-        sites: vec![sp],
-    };
-    let audit = live::audit(&topology, &observed, &LiveOptions::at(0));
+    let audit = audit_of(&state);
     let live_001: Vec<String> = common::messages(&of_rule(&audit.report.findings, "LINSTOR-001"));
     assert_eq!(
         live_001,
@@ -422,24 +410,10 @@ fn a_storage_pool_is_matched_whatever_its_case() {
         resource_definitions: Vec::new(),
         resources: Vec::new(),
     };
-    let topology = load("linstor.yaml", TOPOLOGY);
-    let mut sp = SiteObservation::new("sp");
-    sp.linstor = Sourced::Observed(linstor_facts(&state));
-    let observed = Observation {
-        taken_at: 0,
-        sites: vec![sp],
-    };
-    let audit = live::audit(&topology, &observed, &LiveOptions::at(0));
+    let audit = audit_of(&state);
     assert_eq!(audit.diff.evidence("sp-ssd").unwrap().as_str(), "present");
-    let drift: Vec<&str> = audit
-        .diff
-        .drift
-        .iter()
-        .filter(|d| d.component.as_deref() == Some("sp-ssd"))
-        .map(|d| d.message.as_str())
-        .collect();
     assert_eq!(
-        drift,
+        sp_ssd_drift(&audit),
         ["a resource group on ssd-pool places 3 replicas, sp-ssd declares 2"]
     );
 }

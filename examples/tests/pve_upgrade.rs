@@ -760,7 +760,12 @@ async fn after(node: &str, status: Value) -> std::process::Output {
 
 /// [`after`] in `cluster`.
 async fn after_in(cluster: Cluster, node: &str, status: Value) -> std::process::Output {
-    let server = cluster.serve().await;
+    after_at(cluster.serve().await, node, status).await
+}
+
+/// Runs `pve-upgrade --after NODE` against `server`, with the nodes' clocks and `status` as
+/// its HA manager status.
+async fn after_at(server: MockServer, node: &str, status: Value) -> std::process::Output {
     node_clocks(&server).await;
     answer(&server, "cluster/ha/status/manager_status", status).await;
     run(
@@ -1107,15 +1112,7 @@ async fn after_refused(path_refused: &str, node: &str, status: Value) -> std::pr
         .with_priority(1)
         .mount(&server)
         .await;
-    node_clocks(&server).await;
-    answer(&server, "cluster/ha/status/manager_status", status).await;
-    run(
-        &server.uri(),
-        "root@pam!ci=5ecr3t",
-        None,
-        &["--after", node],
-    )
-    .await
+    after_at(server, node, status).await
 }
 
 /// D2 (review of the failback change): vm:100 is in group `prefer-pve1`, whose `nofailback`
