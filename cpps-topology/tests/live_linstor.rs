@@ -262,22 +262,11 @@ fn without_the_controller_properties_the_site_loss_cannot_be_told() {
 /// the group below places on `nvme-pool` and `ssd-pool` alike.
 #[test]
 fn a_group_on_several_pools_is_compared_on_each() {
-    let pools = serde_json::json!([
-        {"storage_pool_name": "ssd-pool", "node_name": "pve-ippri-11", "provider_kind": "LVM_THIN"},
-        {"storage_pool_name": "ssd-pool", "node_name": "pve-ippri-12", "provider_kind": "LVM_THIN"},
-        {"storage_pool_name": "ssd-pool", "node_name": "pve-ippri-31", "provider_kind": "LVM_THIN"}
-    ]);
     let groups = serde_json::json!([
         {"name": "sp-mixed", "select_filter": {"place_count": 3, "storage_pool": "nvme-pool",
           "storage_pool_list": ["nvme-pool", "ssd-pool"]}}
     ]);
-    let state = ClusterState {
-        nodes: Vec::new(),
-        storage_pools: serde_json::from_value(pools).unwrap(),
-        resource_groups: serde_json::from_value(groups).unwrap(),
-        resource_definitions: Vec::new(),
-        resources: Vec::new(),
-    };
+    let state = pool_on_three_nodes("ssd-pool", groups, Vec::new());
     let audit = audit_of(&state);
     assert_eq!(
         sp_ssd_drift(&audit),
@@ -315,18 +304,7 @@ fn group_drift(
     groups: serde_json::Value,
     definitions: Vec<cpps_linstor::types::resource::ResourceDefinition>,
 ) -> Vec<String> {
-    let pools = serde_json::json!([
-        {"storage_pool_name": "ssd-pool", "node_name": "pve-ippri-11", "provider_kind": "LVM_THIN"},
-        {"storage_pool_name": "ssd-pool", "node_name": "pve-ippri-12", "provider_kind": "LVM_THIN"},
-        {"storage_pool_name": "ssd-pool", "node_name": "pve-ippri-31", "provider_kind": "LVM_THIN"}
-    ]);
-    let state = ClusterState {
-        nodes: Vec::new(),
-        storage_pools: serde_json::from_value(pools).unwrap(),
-        resource_groups: serde_json::from_value(groups).unwrap(),
-        resource_definitions: definitions,
-        resources: Vec::new(),
-    };
+    let state = pool_on_three_nodes("ssd-pool", groups, definitions);
     sp_ssd_drift(&audit_of(&state))
 }
 
@@ -395,25 +373,33 @@ fn linstor_001_live_a_node_without_its_declared_interface_is_an_error() {
 /// A declared `ssd-pool` is the controller's `SSD-Pool`, and a group on `Ssd-Pool` places there.
 #[test]
 fn a_storage_pool_is_matched_whatever_its_case() {
-    let pools = serde_json::json!([
-        {"storage_pool_name": "SSD-Pool", "node_name": "pve-ippri-11", "provider_kind": "LVM_THIN"},
-        {"storage_pool_name": "SSD-Pool", "node_name": "pve-ippri-12", "provider_kind": "LVM_THIN"},
-        {"storage_pool_name": "SSD-Pool", "node_name": "pve-ippri-31", "provider_kind": "LVM_THIN"}
-    ]);
     let groups = serde_json::json!([
         {"name": "vms", "select_filter": {"place_count": 3, "storage_pool_list": ["Ssd-Pool"]}}
     ]);
-    let state = ClusterState {
-        nodes: Vec::new(),
-        storage_pools: serde_json::from_value(pools).unwrap(),
-        resource_groups: serde_json::from_value(groups).unwrap(),
-        resource_definitions: Vec::new(),
-        resources: Vec::new(),
-    };
+    let state = pool_on_three_nodes("SSD-Pool", groups, Vec::new());
     let audit = audit_of(&state);
     assert_eq!(audit.diff.evidence("sp-ssd").unwrap().as_str(), "present");
     assert_eq!(
         sp_ssd_drift(&audit),
         ["a resource group on ssd-pool places 3 replicas, sp-ssd declares 2"]
     );
+}
+
+/// A controller with storage pool `pool` on pve-ippri-11, -12 and -31, the resource groups
+/// `groups` and the resource definitions `definitions` (linstor-server `JsonGenTypes`
+/// `StoragePool`, `ResourceGroup`, `ResourceDefinition`).
+fn pool_on_three_nodes(
+    pool: &str,
+    groups: serde_json::Value,
+    definitions: Vec<cpps_linstor::types::resource::ResourceDefinition>,
+) -> ClusterState {
+    let on = |node: &str| serde_json::json!({"storage_pool_name": pool, "node_name": node, "provider_kind": "LVM_THIN"});
+    let pools = serde_json::json!([on("pve-ippri-11"), on("pve-ippri-12"), on("pve-ippri-31")]);
+    ClusterState {
+        nodes: Vec::new(),
+        storage_pools: serde_json::from_value(pools).unwrap(),
+        resource_groups: serde_json::from_value(groups).unwrap(),
+        resource_definitions: definitions,
+        resources: Vec::new(),
+    }
 }
