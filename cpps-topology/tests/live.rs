@@ -199,13 +199,24 @@ fn franca_unreachable() -> SiteObservation {
 
 /// The live audit of the estate with `pve` as SP's Proxmox facts and Franca unreachable.
 fn audit_sp(pve: PveFacts) -> live::Audit {
+    audit_sp_of(&live_estate(), pve)
+}
+
+/// [`audit_sp`] of `topology`.
+fn audit_sp_of(topology: &cpps_topology::Topology, pve: PveFacts) -> live::Audit {
     let mut sp = SiteObservation::new("sp");
     sp.proxmox = Sourced::Observed(pve);
-    live::audit(
-        &live_estate(),
-        &observation(sp, franca_unreachable()),
-        &LiveOptions::at(NOW),
-    )
+    let observed = observation(sp, franca_unreachable());
+    live::audit(topology, &observed, &LiveOptions::at(NOW))
+}
+
+/// `pve` with the HA resource list refused, as PVE refuses it without `Sys.Audit` on `/`
+/// (pve-ha-manager `src/PVE/API2/HA/Resources.pm` `index`), in the source's words.
+fn refuse_ha_resources(pve: &mut PveFacts) {
+    pve.partial.push(
+        "HA resources: GET /cluster/ha/resources: 403 Permission check failed (/, Sys.Audit)"
+            .to_owned(),
+    );
 }
 
 /// A guest of a node down five minutes or more comes in `/cluster/resources` without a name:
@@ -266,10 +277,7 @@ fn pve_003_cannot_tell_a_stopped_ha_guest_when_the_requests_are_unread() {
     let mut pve = sp_pve();
     let gitlab = pve.guests.iter_mut().find(|g| g.vmid == 100).unwrap();
     (gitlab.ha_state, gitlab.ha_request) = (Some("stopped".to_owned()), None);
-    pve.partial.push(
-        "HA resources: GET /cluster/ha/resources: 403 Permission check failed (/, Sys.Audit)"
-            .to_owned(),
-    );
+    refuse_ha_resources(&mut pve);
     let audit = audit_sp(pve);
     let pve_003 = messages(&of_rule(&audit.report.findings, "PVE-003"));
     assert!(
@@ -289,10 +297,7 @@ fn pve_003_cannot_tell_an_ha_guest_without_hastate_when_the_resources_are_unread
     let mut pve = sp_pve();
     let gitlab = pve.guests.iter_mut().find(|g| g.vmid == 100).unwrap();
     (gitlab.ha, gitlab.ha_state, gitlab.ha_request) = (false, None, None);
-    pve.partial.push(
-        "HA resources: GET /cluster/ha/resources: 403 Permission check failed (/, Sys.Audit)"
-            .to_owned(),
-    );
+    refuse_ha_resources(&mut pve);
     let gitlab_003 = |audit: &live::Audit| -> Vec<String> {
         let all = messages(&of_rule(&audit.report.findings, "PVE-003"));
         all.into_iter()
@@ -324,18 +329,11 @@ fn pve_003_cannot_tell_an_ha_guest_without_hastate_when_the_resources_are_unread
 #[test]
 fn pve_003_cannot_tell_a_traefik_guest_without_hastate_when_the_resources_are_unread() {
     let mut pve = sp_pve();
-    pve.partial.push(
-        "HA resources: GET /cluster/ha/resources: 403 Permission check failed (/, Sys.Audit)"
-            .to_owned(),
-    );
+    refuse_ha_resources(&mut pve);
     let text = format!(
         "{LIVE_ESTATE}\ntraefik:\n  - {{ id: traefik-sp, site: sp, guest: build-runner, ha: true, state: validated }}\n"
     );
-    let topology = load("two-sites-traefik.yaml", &text);
-    let mut sp = SiteObservation::new("sp");
-    sp.proxmox = Sourced::Observed(pve);
-    let observed = observation(sp, franca_unreachable());
-    let audit = live::audit(&topology, &observed, &LiveOptions::at(NOW));
+    let audit = audit_sp_of(&load("two-sites-traefik.yaml", &text), pve);
     let all = messages(&audit.report.findings.iter().collect::<Vec<_>>());
     let traefik: Vec<&String> = all
         .iter()
