@@ -245,7 +245,8 @@ pub struct Uncovered<G> {
 }
 
 /// `GET /pools/{poolid}`: a pool, with its members (pve-manager `PVE/API2/Pool.pm`
-/// `read_pool`; needs `Pool.Audit` on `/pool/{poolid}`).
+/// `read_pool`; needs `Pool.Audit` on `/pool/{poolid}`), or the one entry of
+/// `GET /pools?poolid=…` for a nested pool (`index`, which does not refuse without it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct PoolInfo {
