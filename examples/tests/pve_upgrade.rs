@@ -752,10 +752,27 @@ async fn node_clocks(server: &MockServer) {
     }
 }
 
-/// The default cluster (pve3 on 9.0.3) with `status` as its HA manager status; runs
+/// The default cluster as the `--after` tests find it after pve3's step: VM 100 runs on pve3,
+/// the top-priority node of its group `prefer-pve3` (pve-ha-manager `HA/Manager.pm`
+/// `select_service_node` keeps a started service with failback on among its group's
+/// top-priority online nodes, so no CRM holds it elsewhere while pve3 is online).
+fn after_cluster() -> Cluster {
+    Cluster {
+        ha_groups: json!([
+            {"group": "prefer-pve3", "type": "group", "nodes": "pve3:2,pve2:1"}
+        ]),
+        ha_resources: json!([
+            {"sid": "vm:100", "type": "vm", "state": "started", "group": "prefer-pve3", "digest": "5f1e0c"},
+            {"sid": "vm:103", "type": "vm", "state": "ignored", "digest": "5f1e0c"}
+        ]),
+        ..Cluster::default()
+    }
+}
+
+/// [`after_cluster`] (pve3 on 9.0.3) with `status` as its HA manager status; runs
 /// `pve-upgrade --after NODE`.
 async fn after(node: &str, status: Value) -> std::process::Output {
-    after_in(Cluster::default(), node, status).await
+    after_in(after_cluster(), node, status).await
 }
 
 /// [`after`] in `cluster`.
@@ -1017,15 +1034,105 @@ async fn after_a_service_whose_group_has_nofailback_is_not_due_back() {
     ] {
         let cluster = Cluster {
             ha_groups: json!([
-                {"group": "prefer-pve1", "type": "group", "nodes": "pve1:2,pve2:1", "nofailback": nofailback}
+                {"group": "prefer-pve3", "type": "group", "nodes": "pve3:2,pve2:1", "nofailback": nofailback}
             ]),
             ha_resources: json!([
-                {"sid": "vm:100", "type": "vm", "state": "started", "group": "prefer-pve1",
+                {"sid": "vm:100", "type": "vm", "state": "started", "group": "prefer-pve3",
                  "failback": nofailback, "digest": "5f1e0c"}
             ]),
             ..Cluster::default()
         };
         let status = manager_status("online", services.clone(), lrm.clone());
+        let out = after_in(cluster, "pve3", status).await;
+        common::assert_has_lines(&common::stdout_of_exit(&out, code), &[expected]);
+    }
+}
+
+/// D3 (review of the failback change): with failback on, pve-ha-manager's
+/// `select_service_node` (4.0.x on PVE 8, `src/PVE/HA/Manager.pm`, `get_node_priority_groups`)
+/// returns the service to its `maintenance_node` only when that node is among the top-priority
+/// online nodes of its group; otherwise it keeps it on its current node, a top one, and the
+/// `maintenance_node` stays set. Here vm:100's group was changed while pve3 was away: at
+/// `pve2:2,pve3:1` it stays on pve2, at `pve2:1,pve3:1` it goes back. The CRM master, pve2,
+/// runs 8.4. Failed first: "vm:100 due back" for both.
+#[tokio::test]
+async fn after_a_service_whose_group_prefers_another_node_is_not_due_back() {
+    let lrm =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
+    let services = json!({
+        "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
+    });
+    for (nodes, expected, code) in [
+        (
+            "pve2:2,pve3:1",
+            "  ok          HA resources: 0 on the node, none due back; vm:100 stays on pve2 (pve3 is not among its top-priority nodes in group db: pve2)",
+            0,
+        ),
+        (
+            "pve2:1,pve3:1",
+            "  NOT YET     HA resources: vm:100 due back (on pve2, started)",
+            1,
+        ),
+    ] {
+        let cluster = Cluster {
+            ha_groups: json!([{"group": "db", "type": "group", "nodes": nodes}]),
+            ha_resources: json!([
+                {"sid": "vm:100", "type": "vm", "state": "started", "group": "db", "digest": "5f1e0c"}
+            ]),
+            ..Cluster::default()
+        };
+        let status = manager_status("online", services.clone(), lrm.clone());
+        let out = after_in(cluster, "pve3", status).await;
+        common::assert_has_lines(&common::stdout_of_exit(&out, code), &[expected]);
+    }
+}
+
+/// D3 on a 9.x CRM master (pve3; pve-ha-manager 5.x `select_service_node` through
+/// `HA/Rules/NodeAffinity.pm` `get_node_affinity`): a strict node-affinity rule naming pve1
+/// and pve2 keeps vm:100 off pve3; disabled (`HA/Rules.pm` `foreach_rule` skips it) it places
+/// nothing, and vm:100 goes back. The rules index lists each rule as
+/// `src/PVE/API2/HA/Rules.pm` `$get_api_ha_rule` writes it (`strict` and `disable` only when
+/// set). With no rules API on the answering node (8.4, a 501) and no group left, a rule may
+/// exist that it cannot show (`API2/HA/Rules.pm` `create` takes rules once no group is left):
+/// cannot tell.
+#[tokio::test]
+async fn after_a_service_kept_off_the_node_by_a_rule_is_not_due_back() {
+    let lrm =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
+    let services = json!({
+        "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
+    });
+    let rule = json!({"rule": "db-apart-from-pve3", "type": "node-affinity", "resources": "vm:100",
+                      "nodes": "pve1,pve2", "strict": 1, "digest": "9a0c1e", "order": 1});
+    let mut disabled = rule.clone();
+    disabled["disable"] = json!(1);
+    for (rules, expected, code) in [
+        (
+            Some(json!([rule])),
+            "  ok          HA resources: 0 on the node, none due back; vm:100 stays on pve2 (pve3 is not among its top-priority nodes in rule db-apart-from-pve3: pve1, pve2)",
+            0,
+        ),
+        (
+            Some(json!([disabled])),
+            "  NOT YET     HA resources: vm:100 due back (on pve2, started)",
+            1,
+        ),
+        (
+            None,
+            "  CANNOT TELL HA resources: vm:100 on pve2: the node that answered has no HA rules API (PVE 8) and no HA group is left, so a rule may place it: point --after at a node that runs 9",
+            1,
+        ),
+    ] {
+        let cluster = Cluster {
+            ha_groups: json!([]),
+            ha_rules: rules,
+            ha_resources: json!([
+                {"sid": "vm:100", "type": "vm", "state": "started", "digest": "5f1e0c"}
+            ]),
+            ..Cluster::default()
+        };
+        let mut status = manager_status("online", services.clone(), lrm.clone());
+        status["manager_status"]["master_node"] = json!("pve3");
         let out = after_in(cluster, "pve3", status).await;
         common::assert_has_lines(&common::stdout_of_exit(&out, code), &[expected]);
     }
@@ -1103,7 +1210,7 @@ async fn after_an_empty_service_status_beside_configured_resources_cannot_tell()
 /// answers `403 Permission check failed` (pve-access-control's refusal, as
 /// pve-http-server `src/PVE/APIServer/Formatter/Standard.pm` writes it) ahead of its answer.
 async fn after_refused(path_refused: &str, node: &str, status: Value) -> std::process::Output {
-    let server = Cluster::default().serve().await;
+    let server = after_cluster().serve().await;
     Mock::given(method("GET"))
         .and(path(format!("/api2/json/{path_refused}")))
         .respond_with(ResponseTemplate::new(403).set_body_json(
@@ -1115,7 +1222,7 @@ async fn after_refused(path_refused: &str, node: &str, status: Value) -> std::pr
     after_at(server, node, status).await
 }
 
-/// D2 (review of the failback change): vm:100 is in group `prefer-pve1`, whose `nofailback`
+/// D2 (review of the failback change): vm:100 is in group `prefer-pve3`, whose `nofailback`
 /// decides whether it goes back to pve3 (pve-ha-manager `src/PVE/HA/Groups.pm`
 /// `migrate_groups_to_resources`; 4.0.x `select_service_node`). With the group list refused
 /// (`src/PVE/API2/HA/Groups.pm` `index` needs `Sys.Audit` on `/`), that is "cannot tell",
@@ -1133,7 +1240,7 @@ async fn after_unread_groups_or_resources_are_cannot_tell() {
     let text = common::stdout_of_exit(&out, 1);
     let line = text.lines().find(|l| l.contains("HA resources:")).unwrap();
     assert!(
-        line.starts_with("  CANNOT TELL HA resources: vm:100 on pve2: its group prefer-pve1 decides whether it fails back, and the groups could not be read (GET /cluster/ha/groups: "),
+        line.starts_with("  CANNOT TELL HA resources: vm:100 on pve2: its group prefer-pve3 decides whether it goes back, and the groups could not be read (GET /cluster/ha/groups: "),
         "{text}"
     );
 

@@ -13,7 +13,9 @@
 //!   /nodes/{node}/time`), than the 30 s after which `Status.pm` `timestamp_to_status` calls
 //!   one dead; the CRM holds the node `online`, not `maintenance` (`HA/NodeStatus.pm`); its
 //!   LRM runs in mode `active`; and no started HA resource whose failback is on is still due
-//!   back to it (`maintenance_node`, `HA/Manager.pm` `next_state_started`), none is moving to
+//!   back to it (`maintenance_node`, `HA/Manager.pm` `next_state_started`; due back only where
+//!   the node is among the top-priority nodes of its group or node-affinity rule, `GET
+//!   /cluster/ha/rules?type=node-affinity` under a 9.x CRM master), none is moving to
 //!   it, and none failed or frozen on it (`error`, `fence`, `recovery`, `freeze`). With no HA
 //!   resource configured the CRM is idle (`HA/CRM.pm` `can_get_active`) and the HA checks
 //!   pass;
@@ -30,7 +32,11 @@ use cpps_proxmox::types::{ClusterStatusEntry, ClusterStatusType, NodeListItem, N
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{major_of, perl_bool};
+use crate::major_of;
+
+mod failback;
+
+use failback::{Failback, failback};
 
 /// How one check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -157,7 +163,8 @@ const FRESH_SECS: i64 = 30;
 const DRIFT_SECS: i64 = 2;
 
 /// What the HA checks read: the CRM's full status, the HA resources (`GET
-/// /cluster/ha/resources`, with `failback`, and the groups of 8.x with `nofailback`), and
+/// /cluster/ha/resources`, with `failback`), the groups (with `nofailback` and their nodes'
+/// priorities), the node-affinity rules, and
 /// the node's clock (`GET /nodes/{node}/time`, pve-manager `PVE/API2/Nodes.pm` `time`), the
 /// "now" that `Status.pm` compares each status's time with.
 struct HaRead<'a> {
@@ -165,6 +172,9 @@ struct HaRead<'a> {
     resources: &'a Result<Vec<Value>, String>,
     /// The HA groups, or why they could not be read (none once migrated to rules).
     groups: Result<Vec<Value>, String>,
+    /// The node-affinity rules (`GET /cluster/ha/rules?type=node-affinity`), `None` where the
+    /// answering node has no rules API (PVE 8), or why they could not be read.
+    rules: Result<Option<Vec<Value>>, String>,
     now: i64,
     /// The major release of the CRM master (`master_node`), or why it is not known.
     master_major: Result<u64, String>,
@@ -217,9 +227,10 @@ async fn read_ha<'a>(
     resources: &'a Result<Vec<Value>, String>,
 ) -> Result<HaRead<'a>, String> {
     let time_path = format!("nodes/{node}/time");
-    let (status, groups, time) = tokio::join!(
+    let (status, groups, rules, time) = tokio::join!(
         pve.get_raw("cluster/ha/status/manager_status", &[]),
         pve.get_raw("cluster/ha/groups", &[]),
+        pve.get_raw("cluster/ha/rules", &[("type", "node-affinity")]),
         pve.get_raw(&time_path, &[]),
     );
     let status = status.map_err(|e| format!("GET /cluster/ha/status/manager_status: {e}"))?;
@@ -239,11 +250,17 @@ async fn read_ha<'a>(
         Err(e) if e.to_string().contains("have been migrated to rules") => Ok(Vec::new()),
         Err(e) => Err(format!("GET /cluster/ha/groups: {e}")),
     };
+    let rules = match rules {
+        Ok(answer) => Ok(Some(list(answer))),
+        Err(e) if crate::no_rules_api(&e) => Ok(None),
+        Err(e) => Err(format!("GET /cluster/ha/rules: {e}")),
+    };
     let master_major = master_major(pve, &status).await;
     Ok(HaRead {
         status,
         resources,
         groups,
+        rules,
         now,
         master_major,
     })
@@ -314,9 +331,9 @@ fn lrm(status: &Value, node: &str, now: i64) -> Check {
 }
 
 /// No HA resource is still due back to the node, on its way there, or failed on it. A
-/// service keeps `maintenance_node` while stopped and while its failback is off (`failback`
-/// 0 on 9.x, its group's `nofailback` on 8.x): `HA/Manager.pm` `select_service_node` then
-/// keeps it where it is, so it is not due back.
+/// service keeps `maintenance_node` while stopped, while its failback is off, and while the
+/// node is not among its top-priority nodes: `HA/Manager.pm` `select_service_node` then keeps
+/// it off the node, so it is not due back ([`failback`]).
 fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
     const NAME: &str = "HA resources";
     let Some(services) = manager["service_status"].as_object() else {
@@ -351,11 +368,14 @@ fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
         let state = service["state"].as_str().unwrap_or("unknown");
         if service["maintenance_node"].as_str() == Some(node) {
             let on = on.unwrap_or("?");
-            match (state, fails_back(read, sid)) {
-                ("started", Ok(true)) => pending.push(format!("{sid} due back (on {on}, started)")),
-                ("started", Err(why)) => unsure.push(format!("{sid} on {on}: {why}")),
-                (_, Ok(false)) => staying.push(format!("{sid} stays on {on} (failback off)")),
-                _ => staying.push(format!("{sid} stays on {on} ({state})")),
+            if state != "started" {
+                staying.push(format!("{sid} stays on {on} ({state})"));
+                continue;
+            }
+            match failback(read, sid, node) {
+                Ok(Failback::Back) => pending.push(format!("{sid} due back (on {on}, started)")),
+                Ok(Failback::Stays(why)) => staying.push(format!("{sid} stays on {on} ({why})")),
+                Err(why) => unsure.push(format!("{sid} on {on}: {why}")),
             }
         } else if service["target"].as_str() == Some(node) {
             pending.push(format!("{sid} moving here ({state})"));
@@ -376,39 +396,6 @@ fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
         Check::new(NAME, Verdict::CannotTell, unsure.join(", "))
     } else {
         Check::new(NAME, Verdict::Pass, detail)
-    }
-}
-
-/// Whether `sid` moves back to its maintenance node: its group's `nofailback` when it has a
-/// group (`HA/Groups.pm`; 5.x's `HA/Manager.pm` sets a grouped resource's failback from it
-/// with `migrate_groups_to_resources`, whatever the resource says), else its `failback`
-/// (pve-ha-manager 5.x `HA/Resources.pm`, default 1), which a CRM master on 8.x ignores:
-/// its `select_service_node` (pve-ha-manager 4.0.x) knows only a group's.
-fn fails_back(read: &HaRead<'_>, sid: &str) -> Result<bool, String> {
-    let resources = read.resources.as_ref().map_err(Clone::clone)?;
-    let Some(resource) = resources.iter().find(|r| r["sid"].as_str() == Some(sid)) else {
-        return Err("not among the HA resources read".to_owned());
-    };
-    if let Some(group) = resource["group"].as_str() {
-        let groups = read.groups.as_ref().map_err(|e| {
-            format!("its group {group} decides whether it fails back, and the groups could not be read ({e})")
-        })?;
-        // A group that no longer exists leaves failback on (`Groups.pm`
-        // `migrate_groups_to_resources`).
-        let nofailback = groups
-            .iter()
-            .find(|g| g["group"].as_str() == Some(group))
-            .and_then(|g| perl_bool(g, "nofailback"));
-        return Ok(nofailback != Some(true));
-    }
-    if perl_bool(resource, "failback") != Some(false) {
-        return Ok(true);
-    }
-    match &read.master_major {
-        Ok(major) => Ok(*major < 9),
-        Err(why) => Err(format!(
-            "its failback is off, which an 8.x CRM ignores, and {why}"
-        )),
     }
 }
 

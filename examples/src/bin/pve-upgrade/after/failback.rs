@@ -1,0 +1,235 @@
+//! Whether a started HA resource goes back to the node it left for maintenance.
+//!
+//! The CRM's `next_state_started` (pve-ha-manager `src/PVE/HA/Manager.pm`) asks
+//! `select_service_node` where each started service belongs. With failback off it stays where
+//! it is. With failback on it goes back to its `maintenance_node` only when that node is among
+//! the top-priority online nodes of its placement: the group's `nodes` (`pve1:2,pve2`) on a
+//! 4.0.x CRM master (PVE 8, `get_node_priority_groups`), the node-affinity rule's on a 5.x
+//! master (PVE 9, `HA/Rules/NodeAffinity.pm` `get_node_affinity`, groups taken as rules by
+//! `HA/Groups.pm` `migrate_groups_to_rules`); an unrestricted group or a non-strict rule adds
+//! the other nodes at priority -1, and a service in neither may run on every online node. A
+//! 5.x master may also take nodes out for resource-affinity rules; those are not read, so a
+//! service said to go back may still stay, never the other way round.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::HaRead;
+use crate::perl_bool;
+
+/// Where a started service with failback on and `maintenance_node` set is headed.
+pub(super) enum Failback {
+    /// It goes back to its maintenance node once that node is online.
+    Back,
+    /// It stays off it, for the reason given.
+    Stays(String),
+}
+
+/// Whether `sid` goes back to `node`, its maintenance node, or why that cannot be told.
+pub(super) fn failback(read: &HaRead<'_>, sid: &str, node: &str) -> Result<Failback, String> {
+    let resources = read.resources.as_ref().map_err(Clone::clone)?;
+    let Some(resource) = resources.iter().find(|r| r["sid"].as_str() == Some(sid)) else {
+        return Err("not among the HA resources read".to_owned());
+    };
+    if !failback_on(read, resource)? {
+        return Ok(Failback::Stays("failback off".to_owned()));
+    }
+    let online = online_with(&read.status, node);
+    let placement = match &read.master_major {
+        Ok(major) if *major >= 9 => placement_9(read, resource, sid)?,
+        Ok(_) => placement_8(read, resource)?,
+        // The same answer from either CRM needs no master.
+        Err(why) => {
+            let (p8, p9) = (
+                placement_8(read, resource)?,
+                placement_9(read, resource, sid)?,
+            );
+            if p8.top(&online) != p9.top(&online) {
+                return Err(format!(
+                    "where it belongs depends on the CRM's release: {why}"
+                ));
+            }
+            p8
+        }
+    };
+    let top = placement.top(&online);
+    if top.contains(node) {
+        return Ok(Failback::Back);
+    }
+    let top: Vec<&str> = top.iter().map(String::as_str).collect();
+    Ok(Failback::Stays(format!(
+        "{node} is not among its top-priority nodes in {}: {}",
+        placement.source,
+        top.join(", ")
+    )))
+}
+
+/// Whether the resource's failback is on: its group's `nofailback` when it has a group
+/// (`HA/Groups.pm`; 5.x's `HA/Manager.pm` sets a grouped resource's failback from it with
+/// `migrate_groups_to_resources`, whatever the resource says), else its `failback`
+/// (pve-ha-manager 5.x `HA/Resources.pm`, default 1), which a CRM master on 8.x ignores: its
+/// `select_service_node` (pve-ha-manager 4.0.x) knows only a group's.
+fn failback_on(read: &HaRead<'_>, resource: &Value) -> Result<bool, String> {
+    if let Some(group) = resource["group"].as_str() {
+        // A group that no longer exists leaves failback on (`Groups.pm`
+        // `migrate_groups_to_resources`).
+        let nofailback = group_named(read, group)?.and_then(|g| perl_bool(g, "nofailback"));
+        return Ok(nofailback != Some(true));
+    }
+    if perl_bool(resource, "failback") != Some(false) {
+        return Ok(true);
+    }
+    match &read.master_major {
+        Ok(major) => Ok(*major < 9),
+        Err(why) => Err(format!(
+            "its failback is off, which an 8.x CRM ignores, and {why}"
+        )),
+    }
+}
+
+/// The group named `group`, `None` when it does not exist, or why the groups are unread.
+fn group_named<'r>(read: &'r HaRead<'_>, group: &str) -> Result<Option<&'r Value>, String> {
+    let groups = read.groups.as_ref().map_err(|e| {
+        format!(
+            "its group {group} decides whether it goes back, and the groups could not be read ({e})"
+        )
+    })?;
+    Ok(groups.iter().find(|g| g["group"].as_str() == Some(group)))
+}
+
+/// The nodes a service may run on, with their priorities, and where that was read.
+struct Placement {
+    /// Its nodes and their priorities; empty for a service placed nowhere in particular.
+    nodes: BTreeMap<String, i64>,
+    /// Whether only those nodes may run it (a restricted group, a strict rule).
+    strict: bool,
+    /// What placed it: "group prefer-pve1", "rule db-on-fast", "no group or rule".
+    source: String,
+}
+
+impl Placement {
+    /// Every online node at one priority (`get_service_group` with no group on 4.0.x,
+    /// `get_node_affinity` with no rule on 5.x).
+    fn anywhere() -> Self {
+        Placement {
+            nodes: BTreeMap::new(),
+            strict: false,
+            source: "no group or rule".to_owned(),
+        }
+    }
+
+    /// From a group's or rule's `nodes` (`pve1:2,pve2`, `HA/Tools.pm` `parse_node_priority`:
+    /// priority 0 when none is given).
+    fn of(nodes: &str, strict: bool, source: String) -> Self {
+        let nodes = nodes
+            .split(',')
+            .filter_map(|entry| {
+                let entry = entry.trim();
+                let (name, priority) = match entry.split_once(':') {
+                    Some((name, priority)) => (name, priority.parse().ok()?),
+                    None => (entry, 0),
+                };
+                (!name.is_empty()).then(|| (name.to_owned(), priority))
+            })
+            .collect();
+        Placement {
+            nodes,
+            strict,
+            source,
+        }
+    }
+
+    /// The online nodes of the highest priority among those it may run on.
+    fn top(&self, online: &BTreeSet<String>) -> BTreeSet<String> {
+        let mut priority: BTreeMap<&str, i64> = BTreeMap::new();
+        for node in online {
+            match self.nodes.get(node) {
+                Some(p) => priority.insert(node, *p),
+                None if self.nodes.is_empty() => priority.insert(node, 0),
+                None if !self.strict => priority.insert(node, -1),
+                None => None,
+            };
+        }
+        let Some(&best) = priority.values().max() else {
+            return BTreeSet::new();
+        };
+        priority
+            .into_iter()
+            .filter(|(_, p)| *p == best)
+            .map(|(node, _)| node.to_owned())
+            .collect()
+    }
+}
+
+/// Where a 4.0.x CRM (PVE 8) places the resource: its group, else anywhere
+/// (`get_service_group`: a group that does not exist is no group).
+fn placement_8(read: &HaRead<'_>, resource: &Value) -> Result<Placement, String> {
+    let Some(name) = resource["group"].as_str() else {
+        return Ok(Placement::anywhere());
+    };
+    Ok(match group_named(read, name)? {
+        Some(group) => Placement::of(
+            group["nodes"].as_str().unwrap_or(""),
+            perl_bool(group, "restricted") == Some(true),
+            format!("group {name}"),
+        ),
+        None => Placement::anywhere(),
+    })
+}
+
+/// Where a 5.x CRM (PVE 9) places the resource: the one node-affinity rule that names it, a
+/// group being such a rule (the rules index lists it as `ha-group-NAME`, `API2/HA/Rules.pm`
+/// `index`). A rule that is disabled (`HA/Rules.pm` `foreach_rule` skips one whose
+/// `disable` exists, whatever its value) or listed with `errors` (dropped by
+/// `canonicalize`) places nothing. Where the answering node has no rules API (PVE 8), the
+/// group decides while groups exist: `API2/HA/Rules.pm` `create` refuses rules until none is
+/// left (`HA/Config.pm` `have_groups_been_migrated`).
+fn placement_9(read: &HaRead<'_>, resource: &Value, sid: &str) -> Result<Placement, String> {
+    let rules = match &read.rules {
+        Ok(Some(rules)) => rules,
+        Ok(None) => {
+            let groups_left = read.groups.as_ref().is_ok_and(|g| !g.is_empty());
+            if groups_left {
+                return placement_8(read, resource);
+            }
+            return Err(
+                "the node that answered has no HA rules API (PVE 8) and no HA group is \
+                        left, so a rule may place it: point --after at a node that runs 9"
+                    .to_owned(),
+            );
+        }
+        Err(why) => return Err(format!("a node-affinity rule may place it: {why}")),
+    };
+    let naming: Vec<&Value> = rules
+        .iter()
+        .filter(|r| r.get("disable").is_none() && r.get("errors").is_none())
+        .filter(|r| {
+            let resources = r["resources"].as_str().unwrap_or("");
+            resources.split(',').any(|s| s.trim() == sid)
+        })
+        .collect();
+    match naming.as_slice() {
+        [] => Ok(Placement::anywhere()),
+        [rule] => Ok(Placement::of(
+            rule["nodes"].as_str().unwrap_or(""),
+            perl_bool(rule, "strict") == Some(true),
+            format!("rule {}", rule["rule"].as_str().unwrap_or("?")),
+        )),
+        _ => Err("more than one node-affinity rule names it".to_owned()),
+    }
+}
+
+/// The nodes the CRM holds `online` (`HA/NodeStatus.pm` `list_online_nodes`), and `node`,
+/// whose return is what is asked.
+fn online_with(status: &Value, node: &str) -> BTreeSet<String> {
+    let mut online: BTreeSet<String> = status["manager_status"]["node_status"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(_, state)| state.as_str() == Some("online"))
+        .map(|(name, _)| name.clone())
+        .collect();
+    online.insert(node.to_owned());
+    online
+}
