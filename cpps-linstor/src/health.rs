@@ -25,7 +25,11 @@
 //! `volume_expects_disk_state` and `show_volumes`): a disk state is expected only when the
 //! volume's top layer is DRBD; a volume of another top layer (a plain `STORAGE`, `LUKS` or
 //! `NVME` resource) is "Created" and counts as present when its node is online. An `INACTIVE`
-//! replica (not also `EVICTED`) is skipped. linstor-client's `volume_state_cell` also lists
+//! replica is skipped. An `EVICTED` one (linstor-server `Resource.Flags.EVICTED` carries
+//! `INACTIVE`; the controller sets it on every replica of a node it evicts) is counted apart:
+//! linstor-client still shows it, but every peer leaves an `INACTIVE` peer out of its res file
+//! (satellite `DrbdResourceFileUtils.regenerateResFile`), so it holds nothing DRBD can reach,
+//! and a resource left with evicted replicas only is degraded, not inactive. linstor-client's `volume_state_cell` also lists
 //! `Created` and `Attached` as good disk states of a DRBD-top volume, but linstor-server never
 //! sends them there: a volume's disk state comes only from `DrbdVolume.diskStateInfo` (DRBD's
 //! labels, `drbdstate/DiskState.java`, or `SyncTarget(42.50%)`) and from `CloneService`
@@ -314,6 +318,9 @@ pub struct ResourceHealth {
     pub diskless: usize,
     /// `INACTIVE` replicas, left out of every count above.
     pub inactive: usize,
+    /// `EVICTED` replicas (on a node the controller evicted), left out of every count above:
+    /// DRBD no longer replicates to them.
+    pub evicted: usize,
     /// Replicas per site, sites in name order, unknown site last.
     pub sites: Vec<SiteReplicas>,
     /// DRBD quorum settings.
@@ -628,11 +635,13 @@ fn resource_health(
         diskless,
         up_to_date,
         inactive,
+        evicted,
         per_site,
         diskful_nodes,
         tie_breakers,
     } = tally;
-    let all_inactive = inactive > 0 && inactive == replicas.len();
+    // Deactivated on purpose: every replica inactive but those evicted since.
+    let all_inactive = inactive > 0 && inactive + evicted == replicas.len();
     if !all_inactive && up_to_date < wanted {
         let wanted_from = match place_count {
             Some(p) => format!("place_count {p}"),
@@ -680,6 +689,7 @@ fn resource_health(
         up_to_date,
         diskless,
         inactive,
+        evicted,
         sites,
         quorum,
         risks,
@@ -698,6 +708,7 @@ struct Tally<'a> {
     diskless: usize,
     up_to_date: usize,
     inactive: usize,
+    evicted: usize,
     per_site: BTreeMap<Option<&'a str>, SiteReplicas>,
     diskful_nodes: Vec<&'a str>,
     tie_breakers: Vec<String>,
@@ -706,9 +717,14 @@ struct Tally<'a> {
 impl<'a> Tally<'a> {
     /// Counts one replica and adds its volumes' and connections' findings.
     fn add_replica(&mut self, replica: &'a ResourceWithVolumes, ctx: &Context<'a>) {
+        // Peers leave an evicted replica out of DRBD (see the module docs).
+        if replica.has_flag("EVICTED") {
+            self.evicted += 1;
+            return;
+        }
         // linstor-client `show_volumes`: "do not show non existing volumes for inactive
-        // resources" (`INACTIVE` and not `EVICTED`).
-        if replica.has_flag("INACTIVE") && !replica.has_flag("EVICTED") {
+        // resources".
+        if replica.has_flag("INACTIVE") {
             self.inactive += 1;
             return;
         }
@@ -1205,6 +1221,9 @@ fn resource_text(out: &mut String, resource: &ResourceHealth) {
     );
     if resource.inactive > 0 {
         let _ = write!(out, ", {} inactive", resource.inactive);
+    }
+    if resource.evicted > 0 {
+        let _ = write!(out, ", {} evicted", resource.evicted);
     }
     out.push('\n');
     if resource.sites.iter().any(|s| s.site.is_some()) {

@@ -236,9 +236,10 @@ fn losses(
     let nodes: BTreeMap<&str, &Node> = state.nodes.iter().map(|n| (n.name.as_str(), n)).collect();
     let mut replicas: BTreeMap<&str, Vec<&ResourceWithVolumes>> = BTreeMap::new();
     for replica in &state.resources {
-        // linstor-client `show_volumes` skips `INACTIVE` replicas that are not `EVICTED`; DRBD
-        // does not run them, so they hold no vote.
-        if replica.has_flag("INACTIVE") && !replica.has_flag("EVICTED") {
+        // DRBD does not run an `INACTIVE` replica, `EVICTED` ones included (the flag carries
+        // `INACTIVE`, and peers leave them out of their res files: see `health`), so it holds
+        // no vote.
+        if replica.has_flag("INACTIVE") || replica.has_flag("EVICTED") {
             continue;
         }
         replicas

@@ -273,19 +273,30 @@ async fn a_top_layer_other_than_drbd_is_created_not_unknown() {
 // resources"); `FLAG_RSC_INACTIVE` = "INACTIVE" (linstor-common consts.json, ApiConsts). An
 // inactive replica has no state and must not make its resource unknown; a resource whose every
 // replica is inactive is `inactive`, not an alert.
+//
+// C4 (review of the live LINSTOR code): an evicted replica is no replica either. linstor-server
+// `Resource.Flags.EVICTED` is `INACTIVE | 1 << 14`, so `FlagsHelper.toStringList` writes
+// `["INACTIVE", "EVICTED"]`, and every peer's res file leaves an `INACTIVE` peer out
+// (satellite `DrbdResourceFileUtils.regenerateResFile`): it holds no data DRBD can reach. It
+// is counted apart, and a resource left with only evicted replicas is degraded, not inactive.
+// Failed first: "evicted" was unknown, its volume without a state on the offline node.
 #[tokio::test]
 async fn inactive_replicas_are_skipped_as_linstor_client_does() {
     let state = served(
         json!([
             node("n1", "ONLINE", None),
             node("n2", "ONLINE", None),
-            node("n3", "ONLINE", None)
+            node("n3", "ONLINE", None),
+            // `Node.Flags.EVICTED` is `DELETE | 1 << 1`: both are written.
+            json!({"name": "n4", "type": "SATELLITE", "connection_status": "OFFLINE", "props": {},
+                   "flags": ["DELETE", "EVICTED"], "net_interfaces": []})
         ]),
         json!([group("g", json!({"place_count": 2}), json!({}))]),
         json!([
             definition("partly", "g", json!({})),
             definition("parked", "g", json!({})),
-            definition("evicted", "g", json!({}))
+            definition("evicted", "g", json!({})),
+            definition("only-evicted", "g", json!({}))
         ]),
         json!([
             replica("partly", "n1", &[], "DRBD", Some("UpToDate")),
@@ -294,7 +305,9 @@ async fn inactive_replicas_are_skipped_as_linstor_client_does() {
             replica("parked", "n1", &["INACTIVE"], "DRBD", None),
             replica("parked", "n2", &["INACTIVE"], "DRBD", None),
             replica("evicted", "n1", &[], "DRBD", Some("UpToDate")),
-            replica("evicted", "n2", &["INACTIVE", "EVICTED"], "DRBD", None),
+            replica("evicted", "n4", &["INACTIVE", "EVICTED"], "DRBD", None),
+            replica("evicted", "n3", &[], "DRBD", Some("UpToDate")),
+            replica("only-evicted", "n4", &["INACTIVE", "EVICTED"], "DRBD", None),
         ]),
     )
     .await;
@@ -305,10 +318,27 @@ async fn inactive_replicas_are_skipped_as_linstor_client_does() {
     let parked = resource(&report, "parked");
     assert_eq!(parked.class, HealthClass::Inactive, "{:?}", parked.findings);
     assert!(parked.risks.is_empty());
-    // Evicted and inactive: still shown by linstor-client, so still judged.
-    assert_eq!(resource(&report, "evicted").class, HealthClass::Unknown);
+    let evicted = resource(&report, "evicted");
+    assert_eq!(
+        evicted.class,
+        HealthClass::Healthy,
+        "{:?}",
+        evicted.findings
+    );
+    assert_eq!(
+        (evicted.diskful, evicted.up_to_date, evicted.evicted),
+        (2, 2, 1)
+    );
+    let gone = resource(&report, "only-evicted");
+    assert_eq!(gone.class, HealthClass::Degraded, "{:?}", gone.findings);
+    assert_eq!((gone.diskful, gone.inactive, gone.evicted), (0, 0, 1));
     assert_eq!(report.counts.inactive, 1);
-    assert!(health::render_text(&report).contains("1 inactive;"));
+    let text = health::render_text(&report);
+    assert!(text.contains("1 inactive;"), "{text}");
+    assert!(
+        text.contains("2/2 diskful UpToDate, place_count 2, 1 evicted"),
+        "{text}"
+    );
 }
 
 // Issue 16, defect 3. A group without `place_count` (DfltRscGrp as created by the controller)

@@ -31,7 +31,9 @@ async fn serve(server: &cpps_http::test_util::MockApi, route: &str, body: serde_
 
 // Node shapes per the spec's `Node` schema; controllers write the type in capitals
 // (`SATELLITE`, as in LINBIT/linstor-server#55's JSON). `NEEDS_UPGRADE` stands for a
-// connection status a newer controller adds: it must not break the list.
+// connection status a newer controller adds: it must not break the list. The evicted node's
+// flags are `["DELETE", "EVICTED"]`: linstor-server `Node.Flags.EVICTED` is `DELETE | 1 << 1`,
+// and `FlagsHelper.toStringList` writes every flag whose bits are all set.
 #[tokio::test]
 async fn nodes_decode_with_flags_eviction_interfaces_and_unknown_statuses() {
     let server = mock().await;
@@ -56,6 +58,7 @@ async fn nodes_decode_with_flags_eviction_interfaces_and_unknown_statuses() {
     );
     let evicted = &nodes[5];
     assert!(evicted.is_evicted());
+    assert_eq!(evicted.flags, ["DELETE", "EVICTED"]);
     assert_eq!(evicted.eviction_timestamp, Some(1_767_225_600_000));
     assert_eq!(evicted.connection_status, Some(ConnectionStatus::Offline));
     assert_eq!(

@@ -530,3 +530,42 @@ fn a_replica_on_a_node_the_controller_cannot_reach_may_hold_the_primary() {
         vm103.reasons
     );
 }
+
+// C4 (review of the live LINSTOR code): once the controller evicts witness-1, its replica of
+// vm-200 is `["DRBD_DISKLESS", "TIE_BREAKER", "INACTIVE", "EVICTED"]` (linstor-server
+// `Resource.Flags.EVICTED` is `INACTIVE | 1 << 14`, written by `FlagsHelper.toStringList`; the
+// node `["DELETE", "EVICTED"]`, OFFLINE), and its peers leave it out of their res files
+// (satellite `DrbdResourceFileUtils.regenerateResFile` skips `INACTIVE` peers), so no link to
+// it is reported. It holds no vote: with franca down pve-sp-1 keeps 1 of 2 votes and no
+// tie-breaker, and loses quorum. Failed first: the evicted tie-breaker kept it.
+#[test]
+fn an_evicted_tie_breaker_holds_no_vote() {
+    let (mut state, controller, _) = load("site_loss_witness.json");
+    let witness = state.nodes.iter_mut().find(|n| n.name == "witness-1");
+    let witness = witness.unwrap();
+    witness.connection_status = Some(serde_json::from_value(serde_json::json!("OFFLINE")).unwrap());
+    witness.flags = vec!["DELETE".into(), "EVICTED".into()];
+    for replica in state
+        .resources
+        .iter_mut()
+        .filter(|r| r.name == "vm-200-disk-0")
+    {
+        let drbd = replica.layer_object.as_mut().and_then(|l| l.drbd.as_mut());
+        if replica.node_name == "witness-1" {
+            replica.flags.extend(["INACTIVE".into(), "EVICTED".into()]);
+        } else if let Some(drbd) = drbd {
+            drbd.connections.remove("witness-1");
+        }
+    }
+    let report =
+        site_loss::what_if_site_down(&state, &HealthOptions::default(), &controller, "franca");
+    let vm200 = report.resources.iter().find(|r| r.name == "vm-200-disk-0");
+    let vm200 = vm200.unwrap();
+    assert_eq!(
+        vm200.effects,
+        [SiteLossEffect::LosesQuorum, SiteLossEffect::LosesPrimary],
+        "{:?}",
+        vm200.reasons
+    );
+    assert_eq!((vm200.votes.diskless, vm200.votes.voters), (0, 2));
+}

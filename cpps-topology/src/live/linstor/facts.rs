@@ -59,7 +59,7 @@ pub struct LinstorResource {
     pub place_count: Option<i64>,
     /// The storage pools its volumes are in.
     pub storage_pools: Vec<String>,
-    /// The nodes holding a replica.
+    /// The nodes holding a replica, an evicted one included (the counts above leave it out).
     pub nodes: Vec<String>,
     /// What the health assessment found, in words.
     pub findings: Vec<String>,
