@@ -6,6 +6,7 @@
 // foldhash: keys are names the team's own systems report; see `Topology`'s index.
 use foldhash::{HashMap, HashMapExt};
 
+use crate::live::linstor::index::pool_key;
 use crate::model::{ArgoCd, ComponentRef, K3sClusterId, LinstorPool, SiteId, Topology};
 
 /// The declared components the live checks look up by what a source reports: a site by its id,
@@ -14,8 +15,8 @@ use crate::model::{ArgoCd, ComponentRef, K3sClusterId, LinstorPool, SiteId, Topo
 #[derive(Debug)]
 pub(crate) struct DeclaredIndex<'t> {
     topo: &'t Topology,
-    /// `(site, storage pool name)` → the pool.
-    /// By site and storage pool name upper-cased: LINSTOR's names are case-insensitive.
+    /// `(site, storage pool name)` → the pool, the name as [`pool_key`] keys it: LINSTOR's
+    /// names are case-insensitive.
     pools_by_storage_name: HashMap<(&'t str, String), &'t LinstorPool>,
     /// The ArgoCD instances by the cluster they run in (the first one of each).
     argocd_by_cluster: HashMap<&'t str, &'t ArgoCd>,
@@ -32,7 +33,7 @@ impl<'t> DeclaredIndex<'t> {
             let name = pool.storage_pool.as_deref().unwrap_or(pool.id.as_str());
             index
                 .pools_by_storage_name
-                .entry((pool.site.as_str(), name.to_uppercase()))
+                .entry((pool.site.as_str(), pool_key(name)))
                 .or_insert(pool);
         }
         for argocd in topo.argocd() {
@@ -66,7 +67,7 @@ impl<'t> DeclaredIndex<'t> {
     /// The pool of `site` whose storage pool (or id) is `name`.
     pub(crate) fn pool_named(&self, site: &str, name: &str) -> Option<&'t LinstorPool> {
         self.pools_by_storage_name
-            .get(&(site, name.to_uppercase()))
+            .get(&(site, pool_key(name)))
             .copied()
     }
 
