@@ -59,7 +59,7 @@ use crate::api::pagination::MAX_PAGE_SIZE;
 use crate::client::Client;
 use crate::error::Error;
 use crate::types::LayerType;
-use crate::types::node::{Node, NodeType};
+use crate::types::node::{NODE_UNAME, Node, NodeType};
 use crate::types::resource::{
     DiskState, DrbdConnectionState, ResourceDefinition, ResourceGroup, ResourceWithVolumes, Volume,
 };
@@ -90,6 +90,42 @@ impl ClusterState {
             .map(|n| n.name.as_str())
             .collect()
     }
+
+    /// Keys every replica's DRBD connections by the peer's LINSTOR node name.
+    ///
+    /// The controller keys them as the satellite names them (linstor-server `Json.java`
+    /// `apiToResourceWithVolumes`), by DRBD's connection name
+    /// (`DrbdEventPublisher`, `new NodeName(connection.getConnectionName())`), which drbdadm
+    /// takes from the peer's `on` section (drbd-utils `user/v9/drbdadm_postparse.c`
+    /// `create_implicit_net_options`): the peer's `NodeUname` property, its host name, which
+    /// the satellite's res file writes in place of the node name (`ConfFileBuilder`, `on`
+    /// with `getPropWithDefault(NODE_UNAME, name)`). A key that names no node, by name or by
+    /// `NodeUname` (both case-insensitive, as linstor-server's `NodeName`), is kept as it is.
+    /// [`Client::cluster_state`] calls it.
+    pub fn key_connections_by_node_name(&mut self) {
+        let mut by_key: BTreeMap<String, String> = BTreeMap::new();
+        for node in &self.nodes {
+            if let Some(uname) = node.props.get(NODE_UNAME) {
+                by_key.insert(uname.to_lowercase(), node.name.clone());
+            }
+        }
+        // A node's own name wins over another's uname.
+        for node in &self.nodes {
+            by_key.insert(node.name.to_lowercase(), node.name.clone());
+        }
+        for replica in &mut self.resources {
+            let Some(drbd) = replica.layer_object.as_mut().and_then(|l| l.drbd.as_mut()) else {
+                continue;
+            };
+            drbd.connections = std::mem::take(&mut drbd.connections)
+                .into_iter()
+                .map(|(key, c)| match by_key.get(&key.to_lowercase()) {
+                    Some(name) => (name.clone(), c),
+                    None => (key, c),
+                })
+                .collect();
+        }
+    }
 }
 
 impl Client {
@@ -111,13 +147,15 @@ impl Client {
                 .try_collect::<Vec<_>>(),
             self.resources_view_whole_or_paged(),
         )?;
-        Ok(ClusterState {
+        let mut state = ClusterState {
             nodes,
             storage_pools,
             resource_groups,
             resource_definitions,
             resources,
-        })
+        };
+        state.key_connections_by_node_name();
+        Ok(state)
     }
 }
 

@@ -786,3 +786,54 @@ fn the_text_report_of_the_fixture_is_unchanged() {
     let expected = std::fs::read_to_string(path).unwrap();
     assert_eq!(text, expected);
 }
+
+// S1 (review of the live LINSTOR code): the controller keys a replica's DRBD connections by
+// DRBD's connection name (linstor-server `Json.java` `apiToResourceWithVolumes`, from the
+// satellite's `DrbdEventPublisher`), which drbdadm takes from the peer's `on` section
+// (drbd-utils `user/v9/drbdadm_postparse.c` `create_implicit_net_options`); the satellite's
+// res file writes the peer's `NodeUname` there (`ConfFileBuilder`). Node `n2` runs on host
+// `pve2`: `n1` reports its link as `pve2`. `Client::cluster_state` keys it `n2`, so the
+// StandAlone link is a finding about `n2`, and a key naming no node is kept as sent.
+// Failed first: the connection stayed keyed `pve2`.
+#[tokio::test]
+async fn drbd_connections_are_keyed_by_node_name_not_host_name() {
+    let mut n2 = node("n2", "ONLINE", None);
+    n2["props"] = json!({"NodeUname": "pve2"});
+    let drbd_top = |connections: Value| {
+        json!({"type": "DRBD", "children": [{"type": "STORAGE", "children": []}],
+               "drbd": {"flags": [], "connections": connections}})
+    };
+    let mut on_n1 = replica("vm-1", "n1", &[], "DRBD", Some("UpToDate"));
+    on_n1["layer_object"] = drbd_top(json!({
+        "pve2": {"connected": false, "message": "StandAlone"},
+        "gone-host": {"connected": false, "message": "Connecting"}
+    }));
+    let mut on_n2 = replica("vm-1", "n2", &[], "DRBD", Some("UpToDate"));
+    on_n2["layer_object"] = drbd_top(json!({"n1": {"connected": false, "message": "StandAlone"}}));
+    let state = served(
+        json!([node("n1", "ONLINE", None), n2]),
+        json!([group("g", json!({"place_count": 2}), json!({}))]),
+        json!([definition("vm-1", "g", json!({}))]),
+        json!([on_n1, on_n2]),
+    )
+    .await;
+    let keys: Vec<&str> = state.resources[0]
+        .drbd_connections()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["gone-host", "n2"]);
+    let report = health::assess(&state, &HealthOptions::default());
+    let vm1 = resource(&report, "vm-1");
+    assert!(
+        vm1.findings.iter().any(|f| f.message.contains("n1")
+            && f.message.contains("n2")
+            && f.message.contains("StandAlone")),
+        "{:?}",
+        vm1.findings
+    );
+    let pairs = cpps_linstor::split_brain::standalone(&state);
+    assert_eq!(pairs.len(), 1, "{pairs:?}");
+    assert_eq!(pairs[0].nodes, ["n1", "n2"]);
+}

@@ -72,6 +72,10 @@ cpps_http::named_enum! {
     }
 }
 
+/// The node property holding the satellite's host name, `uname -n` (linstor-server
+/// `InternalApiConsts.NODE_UNAME`, set by `CtrlAuthResponseApiCallHandler.updateUnameMap`).
+pub const NODE_UNAME: &str = "NodeUname";
+
 /// A node of the cluster (`GET /v1/nodes`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Node {

@@ -417,7 +417,11 @@ pub struct DrbdResource {
     /// Flags.
     #[serde(default, deserialize_with = "de::null_default")]
     pub flags: Vec<String>,
-    /// Connections per peer node name.
+    /// Connections per peer, as the controller keys them: by the peer's host name (its
+    /// `NodeUname` property), which is its node name only where the two agree;
+    /// [`ClusterState::key_connections_by_node_name`](crate::health::ClusterState::key_connections_by_node_name)
+    /// keys them by node name. The controller fills them on the top layer only, and only
+    /// when it is DRBD (linstor-server `Json.java` `apiToResourceWithVolumes`).
     #[serde(default, deserialize_with = "de::null_default")]
     pub connections: BTreeMap<String, DrbdConnection>,
     /// DRBD volumes, kept as sent.
@@ -513,7 +517,8 @@ impl ResourceWithVolumes {
                     .all(|v| v.provider_kind == Some(ProviderKind::Diskless)))
     }
 
-    /// The DRBD connections of this replica, per peer node.
+    /// The DRBD connections of this replica, per peer (see [`DrbdResource::connections`] for
+    /// their keys).
     pub fn drbd_connections(&self) -> Option<&BTreeMap<String, DrbdConnection>> {
         Some(&self.layer_object.as_ref()?.find_drbd()?.connections)
     }
