@@ -1138,6 +1138,122 @@ async fn after_a_service_kept_off_the_node_by_a_rule_is_not_due_back() {
     }
 }
 
+/// D1 (review of the priority change): pve-ha-manager `HA/Manager.pm` `$change_service_state`
+/// keeps `maintenance_node` through every state, so a service migrating onto the node (a user's
+/// `ha-manager migrate`, 5.x's rebalancing) still names it, and so does one frozen on it. Both
+/// are still happening on the node: not done. Failed first: "stays on pve2 (migrate)", "stays
+/// on pve3 (freeze)", and a pass.
+#[tokio::test]
+async fn after_a_move_onto_the_node_is_not_hidden_by_its_maintenance_node() {
+    let lrm =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
+    let services = json!({
+        "vm:100": {"node": "pve2", "state": "migrate", "target": "pve3", "uid": "a1",
+                   "maintenance_node": "pve3", "running": 1},
+        "vm:101": {"node": "pve3", "state": "freeze", "uid": "a2", "maintenance_node": "pve3"}
+    });
+    let out = after("pve3", manager_status("online", services, lrm)).await;
+    common::assert_has_lines(
+        &common::stdout_of_exit(&out, 1),
+        &["  NOT YET     HA resources: vm:100 moving here (migrate), vm:101 freeze"],
+    );
+}
+
+/// D2 (review of the priority change): with failback off, 5.x `select_service_node` keeps a
+/// service where it is only on a node its placement allows and no resource-affinity rule rules
+/// out (`Rules/ResourceAffinity.pm` `is_allowed_on_node`); otherwise it picks anew, its
+/// maintenance node first. vm:100 (failback 0) sits on pve2, which its strict rule no longer
+/// names: it goes back to pve3. Named by a resource-affinity rule instead, whether it stays
+/// cannot be told. The CRM master, pve3, runs 9. Failed first: "stays on pve2 (failback off)".
+#[tokio::test]
+async fn after_failback_off_keeps_a_service_only_where_it_may_run() {
+    let lrm =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
+    let services = json!({
+        "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
+    });
+    let strict = json!({"rule": "db-on-1-or-3", "type": "node-affinity", "resources": "vm:100",
+                        "nodes": "pve1,pve3", "strict": 1, "digest": "9a0c1e", "order": 1});
+    let apart = json!({"rule": "db-apart", "type": "resource-affinity", "resources": "vm:100,vm:101",
+                       "affinity": "negative", "digest": "9a0c1e", "order": 1});
+    for (rule, expected, code) in [
+        (
+            strict,
+            "  NOT YET     HA resources: vm:100 due back (on pve2, started)",
+            1,
+        ),
+        (
+            apart,
+            "  CANNOT TELL HA resources: vm:100 on pve2: its failback is off, but the resource-affinity rule db-apart may send it back",
+            1,
+        ),
+    ] {
+        let cluster = Cluster {
+            ha_groups: json!([]),
+            ha_rules: Some(json!([rule])),
+            ha_resources: json!([
+                {"sid": "vm:100", "type": "vm", "state": "started", "failback": 0, "digest": "5f1e0c"},
+                {"sid": "vm:101", "type": "vm", "state": "started", "digest": "5f1e0c"}
+            ]),
+            ..Cluster::default()
+        };
+        let mut status = manager_status("online", services.clone(), lrm.clone());
+        status["manager_status"]["master_node"] = json!("pve3");
+        let out = after_in(cluster, "pve3", status).await;
+        common::assert_has_lines(&common::stdout_of_exit(&out, code), &[expected]);
+    }
+}
+
+/// D4 (review of the priority change): an 8.x node shows no rules (a 501), and while groups
+/// exist the group places the service. But 8.x's `API2/HA/Groups.pm` `create` takes a group
+/// after a 9.x node took a rule for the same resource, and a 9.x CRM then drops both
+/// (`HA/Rules.pm` `check_single_resource_reference`): under a 9.x master a "stays" read from
+/// the group alone cannot be trusted. Failed first: "stays on pve2 (pve3 is not among …)".
+#[tokio::test]
+async fn after_a_stay_read_from_an_8x_node_under_a_9x_master_cannot_tell() {
+    let lrm =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
+    let services = json!({
+        "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
+    });
+    let cluster = Cluster {
+        ha_groups: json!([{"group": "db", "type": "group", "nodes": "pve2:2,pve3:1"}]),
+        ha_resources: json!([
+            {"sid": "vm:100", "type": "vm", "state": "started", "group": "db", "digest": "5f1e0c"}
+        ]),
+        ..Cluster::default()
+    };
+    let mut status = manager_status("online", services, lrm);
+    status["manager_status"]["master_node"] = json!("pve3");
+    let out = after_in(cluster, "pve3", status).await;
+    common::assert_has_lines(
+        &common::stdout_of_exit(&out, 1),
+        &[
+            "  CANNOT TELL HA resources: vm:100 on pve2: the node that answered has no HA rules API (PVE 8), so a rule the CRM may place it by cannot be seen: point --after at a node that runs 9",
+        ],
+    );
+}
+
+/// Every index of pve-ha-manager's `API2/HA` answers an array; an answer that is not one (here
+/// `{"data": null}`) is no list of HA resources, and says nothing of whether any is
+/// configured. Failed first: "no HA resource is configured", a pass.
+#[tokio::test]
+async fn after_an_ha_resource_answer_that_is_no_list_cannot_tell() {
+    let lrm =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
+    let cluster = Cluster {
+        ha_resources: json!(null),
+        ..after_cluster()
+    };
+    let out = after_in(cluster, "pve3", manager_status("online", json!({}), lrm)).await;
+    let text = common::stdout_of_exit(&out, 1);
+    let line = text.lines().find(|l| l.contains("HA resources:")).unwrap();
+    assert!(
+        line.starts_with("  CANNOT TELL HA resources: the CRM lists no service, and the HA resources could not be read: GET /cluster/ha/resources: not a list"),
+        "{text}"
+    );
+}
+
 /// M3 (audit 31, fourth look): `Status.pm` `timestamp_to_status` judges every status by the
 /// node's clock, the CRM's too; a CRM that last wrote 105 s ago is not active, and its node
 /// and service states are old: nothing of them is taken for done.

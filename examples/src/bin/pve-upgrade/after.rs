@@ -15,7 +15,7 @@
 //!   LRM runs in mode `active`; and no started HA resource whose failback is on is still due
 //!   back to it (`maintenance_node`, `HA/Manager.pm` `next_state_started`; due back only where
 //!   the node is among the top-priority nodes of its group or node-affinity rule, `GET
-//!   /cluster/ha/rules?type=node-affinity` under a 9.x CRM master), none is moving to
+//!   /cluster/ha/rules` under a 9.x CRM master), none is moving to
 //!   it, and none failed or frozen on it (`error`, `fence`, `recovery`, `freeze`). With no HA
 //!   resource configured the CRM is idle (`HA/CRM.pm` `can_get_active`) and the HA checks
 //!   pass;
@@ -105,7 +105,8 @@ pub(crate) async fn check(
     let resources = pve
         .get_raw("cluster/ha/resources", &[])
         .await
-        .map(|answer| answer.as_array().cloned().unwrap_or_default())
+        .map_err(|e| e.to_string())
+        .and_then(list_of)
         .map_err(|e| format!("GET /cluster/ha/resources: {e}"));
     checks.extend(ha(pve, node, &resources).await);
     if target >= 9 {
@@ -164,7 +165,7 @@ const DRIFT_SECS: i64 = 2;
 
 /// What the HA checks read: the CRM's full status, the HA resources (`GET
 /// /cluster/ha/resources`, with `failback`), the groups (with `nofailback` and their nodes'
-/// priorities), the node-affinity rules, and
+/// priorities), the HA rules of every type, and
 /// the node's clock (`GET /nodes/{node}/time`, pve-manager `PVE/API2/Nodes.pm` `time`), the
 /// "now" that `Status.pm` compares each status's time with.
 struct HaRead<'a> {
@@ -172,7 +173,7 @@ struct HaRead<'a> {
     resources: &'a Result<Vec<Value>, String>,
     /// The HA groups, or why they could not be read (none once migrated to rules).
     groups: Result<Vec<Value>, String>,
-    /// The node-affinity rules (`GET /cluster/ha/rules?type=node-affinity`), `None` where the
+    /// The HA rules of every type (`GET /cluster/ha/rules`), `None` where the
     /// answering node has no rules API (PVE 8), or why they could not be read.
     rules: Result<Option<Vec<Value>>, String>,
     now: i64,
@@ -220,6 +221,15 @@ async fn ha(pve: &Client, node: &str, resources: &Result<Vec<Value>, String>) ->
     }
 }
 
+/// A list answer's items; anything else is an error, never an empty list (every index of
+/// pve-ha-manager's `API2/HA` answers an array).
+fn list_of(answer: Value) -> Result<Vec<Value>, String> {
+    match answer {
+        Value::Array(items) => Ok(items),
+        other => Err(format!("not a list: {other}")),
+    }
+}
+
 /// Reads what [`ha`] judges by, or why it could not.
 async fn read_ha<'a>(
     pve: &Client,
@@ -230,7 +240,7 @@ async fn read_ha<'a>(
     let (status, groups, rules, time) = tokio::join!(
         pve.get_raw("cluster/ha/status/manager_status", &[]),
         pve.get_raw("cluster/ha/groups", &[]),
-        pve.get_raw("cluster/ha/rules", &[("type", "node-affinity")]),
+        pve.get_raw("cluster/ha/rules", &[]),
         pve.get_raw(&time_path, &[]),
     );
     let status = status.map_err(|e| format!("GET /cluster/ha/status/manager_status: {e}"))?;
@@ -242,16 +252,17 @@ async fn read_ha<'a>(
                 .ok_or_else(|| format!("no `time` in {t}"))
         })
         .map_err(|e| format!("the node's clock (GET /nodes/{node}/time): {e}"))?;
-    let list = |answer: Value| answer.as_array().cloned().unwrap_or_default();
     let groups = match groups {
-        Ok(answer) => Ok(list(answer)),
+        Ok(answer) => list_of(answer).map_err(|e| format!("GET /cluster/ha/groups: {e}")),
         // 9.x refuses the list once the groups are migrated (pve-ha-manager
         // `src/PVE/HA/Groups.pm` `index`, "have been migrated to rules"): none is left.
         Err(e) if e.to_string().contains("have been migrated to rules") => Ok(Vec::new()),
         Err(e) => Err(format!("GET /cluster/ha/groups: {e}")),
     };
     let rules = match rules {
-        Ok(answer) => Ok(Some(list(answer))),
+        Ok(answer) => list_of(answer)
+            .map(Some)
+            .map_err(|e| format!("GET /cluster/ha/rules: {e}")),
         Err(e) if crate::no_rules_api(&e) => Ok(None),
         Err(e) => Err(format!("GET /cluster/ha/rules: {e}")),
     };
@@ -366,24 +377,35 @@ fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
     for (sid, service) in services {
         let on = service["node"].as_str();
         let state = service["state"].as_str().unwrap_or("unknown");
-        if service["maintenance_node"].as_str() == Some(node) {
-            let on = on.unwrap_or("?");
-            if state != "started" {
-                staying.push(format!("{sid} stays on {on} ({state})"));
-                continue;
-            }
-            match failback(read, sid, node) {
-                Ok(Failback::Back) => pending.push(format!("{sid} due back (on {on}, started)")),
-                Ok(Failback::Stays(why)) => staying.push(format!("{sid} stays on {on} ({why})")),
-                Err(why) => unsure.push(format!("{sid} on {on}: {why}")),
-            }
-        } else if service["target"].as_str() == Some(node) {
+        // A move onto the node or a failure on it comes first: `$change_service_state` keeps
+        // `maintenance_node` through every state.
+        if service["target"].as_str() == Some(node) {
             pending.push(format!("{sid} moving here ({state})"));
         } else if on == Some(node) && matches!(state, "error" | "fence" | "recovery" | "freeze") {
             // `freeze`: stopped for the reboot, until the CRM sees the LRM active again.
             pending.push(format!("{sid} {state}"));
         } else if on == Some(node) {
+            // A `maintenance_node` naming its own node is stale: the CRM clears it
+            // (`next_state_started`).
             here += 1;
+        } else if service["maintenance_node"].as_str() == Some(node) {
+            let on = on.unwrap_or("?");
+            match state {
+                "started" => match failback(read, sid, node, on) {
+                    Ok(Failback::Back) => {
+                        pending.push(format!("{sid} due back (on {on}, started)"));
+                    }
+                    Ok(Failback::Stays(why)) => {
+                        staying.push(format!("{sid} stays on {on} ({why})"));
+                    }
+                    Err(why) => unsure.push(format!("{sid} on {on}: {why}")),
+                },
+                // 5.x `next_state_request_start` may place it anew, its maintenance node first.
+                "request_start" | "request_start_balance" => {
+                    pending.push(format!("{sid} starting ({state}): it may be placed here"));
+                }
+                _ => staying.push(format!("{sid} stays on {on} ({state})")),
+            }
         }
     }
     let mut detail = format!("{here} on the node, none due back");

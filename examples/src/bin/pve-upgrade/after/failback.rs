@@ -8,8 +8,9 @@
 //! master (PVE 9, `HA/Rules/NodeAffinity.pm` `get_node_affinity`, groups taken as rules by
 //! `HA/Groups.pm` `migrate_groups_to_rules`); an unrestricted group or a non-strict rule adds
 //! the other nodes at priority -1, and a service in neither may run on every online node. A
-//! 5.x master may also take nodes out for resource-affinity rules; those are not read, so a
-//! service said to go back may still stay, never the other way round.
+//! 5.x master may also take nodes out for resource-affinity rules; those are not weighed, so a
+//! service with failback on said to go back may still stay, never the other way round, and one
+//! with failback off that such a rule names cannot be told.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -26,36 +27,37 @@ pub(super) enum Failback {
     Stays(String),
 }
 
-/// Whether `sid` goes back to `node`, its maintenance node, or why that cannot be told.
-pub(super) fn failback(read: &HaRead<'_>, sid: &str, node: &str) -> Result<Failback, String> {
+/// Whether `sid`, now on `current`, goes back to `node`, its maintenance node, or why that
+/// cannot be told.
+pub(super) fn failback(
+    read: &HaRead<'_>,
+    sid: &str,
+    node: &str,
+    current: &str,
+) -> Result<Failback, String> {
     let resources = read.resources.as_ref().map_err(Clone::clone)?;
     let Some(resource) = resources.iter().find(|r| r["sid"].as_str() == Some(sid)) else {
         return Err("not among the HA resources read".to_owned());
     };
-    if !failback_on(read, resource)? {
+    let online = online_with(&read.status, node);
+    let (placement, caveat) = placement(read, resource, sid)?;
+    // With failback off `select_service_node` keeps it where it is only where it may run: a
+    // member of its group (4.0.x), an allowed node that no resource-affinity rule rules out
+    // (5.x `Rules/ResourceAffinity.pm` `is_allowed_on_node`); else it picks anew.
+    if !failback_on(read, resource)? && placement.allows(current, &online) {
+        if let Some(rule) = resource_affinity(read, sid)? {
+            return Err(format!(
+                "its failback is off, but the resource-affinity rule {rule} may send it back"
+            ));
+        }
         return Ok(Failback::Stays("failback off".to_owned()));
     }
-    let online = online_with(&read.status, node);
-    let placement = match &read.master_major {
-        Ok(major) if *major >= 9 => placement_9(read, resource, sid)?,
-        Ok(_) => placement_8(read, resource)?,
-        // The same answer from either CRM needs no master.
-        Err(why) => {
-            let (p8, p9) = (
-                placement_8(read, resource)?,
-                placement_9(read, resource, sid)?,
-            );
-            if p8.top(&online) != p9.top(&online) {
-                return Err(format!(
-                    "where it belongs depends on the CRM's release: {why}"
-                ));
-            }
-            p8
-        }
-    };
     let top = placement.top(&online);
     if top.contains(node) {
         return Ok(Failback::Back);
+    }
+    if let Some(caveat) = caveat {
+        return Err(caveat);
     }
     let top: Vec<&str> = top.iter().map(String::as_str).collect();
     Ok(Failback::Stays(format!(
@@ -63,6 +65,62 @@ pub(super) fn failback(read: &HaRead<'_>, sid: &str, node: &str) -> Result<Failb
         placement.source,
         top.join(", ")
     )))
+}
+
+/// Where the CRM master places the resource ([`placement_8`], [`placement_9`]), with why a
+/// "stays" cannot be trusted, if it cannot. With the master's release unknown, only a
+/// placement both releases agree on.
+fn placement(
+    read: &HaRead<'_>,
+    resource: &Value,
+    sid: &str,
+) -> Result<(Placement, Option<String>), String> {
+    match &read.master_major {
+        Ok(major) if *major >= 9 => placement_9(read, resource, sid),
+        Ok(_) => Ok((placement_8(read, resource)?, None)),
+        Err(why) => {
+            let p8 = placement_8(read, resource)?;
+            let (p9, caveat) = placement_9(read, resource, sid)?;
+            if (&p8.nodes, p8.strict) != (&p9.nodes, p9.strict) {
+                return Err(format!(
+                    "where it belongs depends on the CRM's release: {why}"
+                ));
+            }
+            Ok((p8, caveat))
+        }
+    }
+}
+
+/// The enabled resource-affinity rule naming `sid` (5.x only: a CRM master on 8.x has none),
+/// if any.
+fn resource_affinity(read: &HaRead<'_>, sid: &str) -> Result<Option<String>, String> {
+    if matches!(read.master_major, Ok(major) if major < 9) {
+        return Ok(None);
+    }
+    let rules = match &read.rules {
+        Ok(Some(rules)) => rules,
+        // No rules API on the answering node: [`placement_9`] judged that already.
+        Ok(None) => return Ok(None),
+        Err(why) => return Err(format!("a resource-affinity rule may place it: {why}")),
+    };
+    Ok(rules_naming(rules, "resource-affinity", sid)
+        .first()
+        .map(|r| r["rule"].as_str().unwrap_or("?").to_owned()))
+}
+
+/// The enabled rules of `kind` that name `sid`. A rule that is disabled (`HA/Rules.pm`
+/// `foreach_rule` skips one whose `disable` exists, whatever its value) or listed with
+/// `errors` (dropped by `canonicalize`) names nothing.
+fn rules_naming<'r>(rules: &'r [Value], kind: &str, sid: &str) -> Vec<&'r Value> {
+    rules
+        .iter()
+        .filter(|r| r["type"].as_str() == Some(kind))
+        .filter(|r| r.get("disable").is_none() && r.get("errors").is_none())
+        .filter(|r| {
+            let resources = r["resources"].as_str().unwrap_or("");
+            resources.split(',').any(|s| s.trim() == sid)
+        })
+        .collect()
 }
 
 /// Whether the resource's failback is on: its group's `nofailback` when it has a group
@@ -140,6 +198,12 @@ impl Placement {
         }
     }
 
+    /// Whether it may run on `node`, an online one.
+    fn allows(&self, node: &str, online: &BTreeSet<String>) -> bool {
+        online.contains(node)
+            && (self.nodes.is_empty() || !self.strict || self.nodes.contains_key(node))
+    }
+
     /// The online nodes of the highest priority among those it may run on.
     fn top(&self, online: &BTreeSet<String>) -> BTreeSet<String> {
         let mut priority: BTreeMap<&str, i64> = BTreeMap::new();
@@ -178,21 +242,28 @@ fn placement_8(read: &HaRead<'_>, resource: &Value) -> Result<Placement, String>
     })
 }
 
-/// Where a 5.x CRM (PVE 9) places the resource: the one node-affinity rule that names it, a
-/// group being such a rule (the rules index lists it as `ha-group-NAME`, `API2/HA/Rules.pm`
-/// `index`). A rule that is disabled (`HA/Rules.pm` `foreach_rule` skips one whose
-/// `disable` exists, whatever its value) or listed with `errors` (dropped by
-/// `canonicalize`) places nothing. Where the answering node has no rules API (PVE 8), the
-/// group decides while groups exist: `API2/HA/Rules.pm` `create` refuses rules until none is
-/// left (`HA/Config.pm` `have_groups_been_migrated`).
-fn placement_9(read: &HaRead<'_>, resource: &Value, sid: &str) -> Result<Placement, String> {
+/// Where a 5.x CRM (PVE 9) places the resource: the one node-affinity rule that names it
+/// ([`rules_naming`]), a group being such a rule (the rules index lists it as
+/// `ha-group-NAME`, `API2/HA/Rules.pm` `index`), with why a "stays" cannot be trusted.
+///
+/// Where the answering node has no rules API (PVE 8) the group decides while groups exist,
+/// since 9.x's `API2/HA/Rules.pm` `create` refuses rules while one does
+/// (`HA/Config.pm` `have_groups_been_migrated`). Only "stays" is then in doubt: a group made
+/// on an 8.x node after a rule was taken would make the CRM drop both (`HA/Rules.pm`
+/// `check_single_resource_reference`), and the service may run anywhere.
+fn placement_9(
+    read: &HaRead<'_>,
+    resource: &Value,
+    sid: &str,
+) -> Result<(Placement, Option<String>), String> {
     let rules = match &read.rules {
         Ok(Some(rules)) => rules,
+        Ok(None) if read.groups.as_ref().is_ok_and(|g| !g.is_empty()) => {
+            let caveat = "the node that answered has no HA rules API (PVE 8), so a rule the CRM \
+                          may place it by cannot be seen: point --after at a node that runs 9";
+            return Ok((placement_8(read, resource)?, Some(caveat.to_owned())));
+        }
         Ok(None) => {
-            let groups_left = read.groups.as_ref().is_ok_and(|g| !g.is_empty());
-            if groups_left {
-                return placement_8(read, resource);
-            }
             return Err(
                 "the node that answered has no HA rules API (PVE 8) and no HA group is \
                         left, so a rule may place it: point --after at a node that runs 9"
@@ -201,20 +272,15 @@ fn placement_9(read: &HaRead<'_>, resource: &Value, sid: &str) -> Result<Placeme
         }
         Err(why) => return Err(format!("a node-affinity rule may place it: {why}")),
     };
-    let naming: Vec<&Value> = rules
-        .iter()
-        .filter(|r| r.get("disable").is_none() && r.get("errors").is_none())
-        .filter(|r| {
-            let resources = r["resources"].as_str().unwrap_or("");
-            resources.split(',').any(|s| s.trim() == sid)
-        })
-        .collect();
-    match naming.as_slice() {
-        [] => Ok(Placement::anywhere()),
-        [rule] => Ok(Placement::of(
-            rule["nodes"].as_str().unwrap_or(""),
-            perl_bool(rule, "strict") == Some(true),
-            format!("rule {}", rule["rule"].as_str().unwrap_or("?")),
+    match rules_naming(rules, "node-affinity", sid).as_slice() {
+        [] => Ok((Placement::anywhere(), None)),
+        [rule] => Ok((
+            Placement::of(
+                rule["nodes"].as_str().unwrap_or(""),
+                perl_bool(rule, "strict") == Some(true),
+                format!("rule {}", rule["rule"].as_str().unwrap_or("?")),
+            ),
+            None,
         )),
         _ => Err("more than one node-affinity rule names it".to_owned()),
     }
