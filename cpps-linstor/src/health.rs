@@ -91,7 +91,8 @@ impl ClusterState {
             .collect()
     }
 
-    /// Keys every replica's DRBD connections by the peer's LINSTOR node name.
+    /// Keys every replica's DRBD connections and its volumes' replication states by the peer's
+    /// LINSTOR node name.
     ///
     /// The controller keys them as the satellite names them (linstor-server `Json.java`
     /// `apiToResourceWithVolumes`), by DRBD's connection name
@@ -114,18 +115,27 @@ impl ClusterState {
             by_key.insert(node.name.to_lowercase(), node.name.clone());
         }
         for replica in &mut self.resources {
-            let Some(drbd) = replica.layer_object.as_mut().and_then(|l| l.drbd.as_mut()) else {
-                continue;
-            };
-            drbd.connections = std::mem::take(&mut drbd.connections)
-                .into_iter()
-                .map(|(key, c)| match by_key.get(&key.to_lowercase()) {
-                    Some(name) => (name.clone(), c),
-                    None => (key, c),
-                })
-                .collect();
+            if let Some(drbd) = replica.layer_object.as_mut().and_then(|l| l.drbd.as_mut()) {
+                rekey(&mut drbd.connections, &by_key);
+            }
+            // The satellite names the peers of each volume's replication states alike
+            // (`Json.java` `apiToVolumeState`).
+            for state in replica.volumes.iter_mut().filter_map(|v| v.state.as_mut()) {
+                rekey(&mut state.replication_states, &by_key);
+            }
         }
     }
+}
+
+/// Re-keys `map` by the node names `by_key` gives for its lower-cased keys; other keys stay.
+fn rekey<V>(map: &mut BTreeMap<String, V>, by_key: &BTreeMap<String, String>) {
+    *map = std::mem::take(map)
+        .into_iter()
+        .map(|(key, value)| match by_key.get(&key.to_lowercase()) {
+            Some(name) => (name.clone(), value),
+            None => (key, value),
+        })
+        .collect();
 }
 
 impl Client {
@@ -674,12 +684,15 @@ fn resource_health(
         up_to_date,
         inactive,
         evicted,
+        evicted_inactive,
         per_site,
         diskful_nodes,
         tie_breakers,
     } = tally;
-    // Deactivated on purpose: every replica inactive but those evicted since.
-    let all_inactive = inactive > 0 && inactive + evicted == replicas.len();
+    // Deactivated on purpose: every replica inactive, or evicted after it was (linstor-server
+    // `CtrlNodeApiCallHandler.declareEvicted` marks those `INACTIVE_BEFORE_EVICTION`).
+    let was_inactive = inactive + evicted_inactive;
+    let all_inactive = was_inactive > 0 && was_inactive == replicas.len();
     if !all_inactive && up_to_date < wanted {
         let wanted_from = match place_count {
             Some(p) => format!("place_count {p}"),
@@ -747,6 +760,8 @@ struct Tally<'a> {
     up_to_date: usize,
     inactive: usize,
     evicted: usize,
+    /// Evicted replicas that were inactive before (`INACTIVE_BEFORE_EVICTION`).
+    evicted_inactive: usize,
     per_site: BTreeMap<Option<&'a str>, SiteReplicas>,
     diskful_nodes: Vec<&'a str>,
     tie_breakers: Vec<String>,
@@ -758,6 +773,7 @@ impl<'a> Tally<'a> {
         // Peers leave an evicted replica out of DRBD (see the module docs).
         if replica.has_flag("EVICTED") {
             self.evicted += 1;
+            self.evicted_inactive += usize::from(replica.has_flag("INACTIVE_BEFORE_EVICTION"));
             return;
         }
         // linstor-client `show_volumes`: "do not show non existing volumes for inactive

@@ -341,6 +341,43 @@ async fn inactive_replicas_are_skipped_as_linstor_client_does() {
     );
 }
 
+// D3 (review of the eviction change): linstor-server `CtrlNodeApiCallHandler.declareEvicted`
+// adds `INACTIVE_BEFORE_EVICTION` only to a replica that was inactive already. A resource
+// inactive on n1 and active on the evicted n4 lost its one active replica: degraded. The same
+// resource whose n4 replica was inactive before is still deactivated on purpose. Flags in
+// `Resource.Flags` order, as `FlagsHelper.toStringList` writes them. Failed first: both
+// `inactive`.
+#[tokio::test]
+async fn an_evicted_replica_that_was_active_is_missed() {
+    let evicted_node = json!({"name": "n4", "type": "SATELLITE", "connection_status": "OFFLINE",
+        "props": {}, "flags": ["DELETE", "EVICTED"], "net_interfaces": []});
+    let state = served(
+        json!([node("n1", "ONLINE", None), evicted_node]),
+        json!([group("g", json!({"place_count": 1}), json!({}))]),
+        json!([
+            definition("was-active", "g", json!({})),
+            definition("was-parked", "g", json!({}))
+        ]),
+        json!([
+            replica("was-active", "n1", &["INACTIVE"], "DRBD", None),
+            replica("was-active", "n4", &["INACTIVE", "EVICTED"], "DRBD", None),
+            replica("was-parked", "n1", &["INACTIVE"], "DRBD", None),
+            replica(
+                "was-parked",
+                "n4",
+                &["INACTIVE", "EVICTED", "INACTIVE_BEFORE_EVICTION"],
+                "DRBD",
+                None
+            ),
+        ]),
+    )
+    .await;
+    let report = health::assess(&state, &HealthOptions::default());
+    let active = resource(&report, "was-active");
+    assert_eq!(active.class, HealthClass::Degraded, "{:?}", active.findings);
+    assert_eq!(resource(&report, "was-parked").class, HealthClass::Inactive);
+}
+
 // Issue 16, defect 3. A group without `place_count` (DfltRscGrp as created by the controller)
 // places 2 replicas: linstor-server `AutoSelectorConfig.java` stores `replicaCount == null ? 2`
 // (`getReplicaCount` never returns null), and linstor-client `advise.py`
@@ -417,7 +454,7 @@ fn replicas_are_counted_per_site_and_a_witness_tie_breaker_is_not_cross_site() {
             replica(
                 "intra",
                 "witness",
-                &["DRBD_DISKLESS", "TIE_BREAKER"],
+                &["DISKLESS", "DRBD_DISKLESS", "TIE_BREAKER"],
                 "DRBD",
                 Some("Diskless")
             ),
@@ -509,7 +546,7 @@ fn all_diskful_replicas_in_one_failure_domain_are_flagged() {
             replica(
                 "together",
                 "witness",
-                &["DRBD_DISKLESS", "TIE_BREAKER"],
+                &["DISKLESS", "DRBD_DISKLESS", "TIE_BREAKER"],
                 "DRBD",
                 Some("Diskless")
             ),
@@ -518,7 +555,7 @@ fn all_diskful_replicas_in_one_failure_domain_are_flagged() {
             replica(
                 "apart",
                 "witness",
-                &["DRBD_DISKLESS", "TIE_BREAKER"],
+                &["DISKLESS", "DRBD_DISKLESS", "TIE_BREAKER"],
                 "DRBD",
                 Some("Diskless")
             ),
@@ -555,7 +592,7 @@ fn all_diskful_replicas_in_one_failure_domain_are_flagged() {
 // (`CtrlRscAutoQuorumHelper.java`, set-by `linstor`) follows the higher levels and is not.
 #[test]
 fn a_quorum_policy_that_differs_from_the_group_is_flagged() {
-    let tb = &["DRBD_DISKLESS", "TIE_BREAKER"];
+    let tb = &["DISKLESS", "DRBD_DISKLESS", "TIE_BREAKER"];
     let state = site_state(
         json!([group(
             "q",
@@ -792,9 +829,9 @@ fn the_text_report_of_the_fixture_is_unchanged() {
 // satellite's `DrbdEventPublisher`), which drbdadm takes from the peer's `on` section
 // (drbd-utils `user/v9/drbdadm_postparse.c` `create_implicit_net_options`); the satellite's
 // res file writes the peer's `NodeUname` there (`ConfFileBuilder`). Node `n2` runs on host
-// `pve2`: `n1` reports its link as `pve2`. `Client::cluster_state` keys it `n2`, so the
-// StandAlone link is a finding about `n2`, and a key naming no node is kept as sent.
-// Failed first: the connection stayed keyed `pve2`.
+// `pve2`: `n1` reports its link and its volume's replication state towards `pve2`.
+// `Client::cluster_state` keys both `n2`, so the StandAlone link is a finding about `n2`, and
+// a key naming no node is kept as sent. Failed first: the connection stayed keyed `pve2`.
 #[tokio::test]
 async fn drbd_connections_are_keyed_by_node_name_not_host_name() {
     let mut n2 = node("n2", "ONLINE", None);
@@ -808,6 +845,8 @@ async fn drbd_connections_are_keyed_by_node_name_not_host_name() {
         "pve2": {"connected": false, "message": "StandAlone"},
         "gone-host": {"connected": false, "message": "Connecting"}
     }));
+    on_n1["volumes"][0]["state"]["replication_states"] =
+        json!({"pve2": {"replication_state": "Established"}});
     let mut on_n2 = replica("vm-1", "n2", &[], "DRBD", Some("UpToDate"));
     on_n2["layer_object"] = drbd_top(json!({"n1": {"connected": false, "message": "StandAlone"}}));
     let state = served(
@@ -824,6 +863,9 @@ async fn drbd_connections_are_keyed_by_node_name_not_host_name() {
         .map(String::as_str)
         .collect();
     assert_eq!(keys, ["gone-host", "n2"]);
+    let volume_state = state.resources[0].volumes[0].state.as_ref().unwrap();
+    let peers: Vec<&String> = volume_state.replication_states.keys().collect();
+    assert_eq!(peers, ["n2"]);
     let report = health::assess(&state, &HealthOptions::default());
     let vm1 = resource(&report, "vm-1");
     assert!(

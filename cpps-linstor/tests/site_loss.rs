@@ -532,7 +532,7 @@ fn a_replica_on_a_node_the_controller_cannot_reach_may_hold_the_primary() {
 }
 
 // C4 (review of the live LINSTOR code): once the controller evicts witness-1, its replica of
-// vm-200 is `["DRBD_DISKLESS", "TIE_BREAKER", "INACTIVE", "EVICTED"]` (linstor-server
+// vm-200 is `["DISKLESS", "DRBD_DISKLESS", "TIE_BREAKER", "INACTIVE", "EVICTED"]` (linstor-server
 // `Resource.Flags.EVICTED` is `INACTIVE | 1 << 14`, written by `FlagsHelper.toStringList`; the
 // node `["DELETE", "EVICTED"]`, OFFLINE), and its peers leave it out of their res files
 // (satellite `DrbdResourceFileUtils.regenerateResFile` skips `INACTIVE` peers), so no link to

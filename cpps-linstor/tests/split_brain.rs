@@ -146,7 +146,7 @@ fn a_diskless_side_or_an_unseen_side_says_no_more_than_it_can() {
             replica(
                 "vm-100-disk-0",
                 "n2",
-                &["TIE_BREAKER", "DRBD_DISKLESS"],
+                &["DISKLESS", "DRBD_DISKLESS", "TIE_BREAKER"],
                 "Diskless",
                 &[("n1", "Connected")]
             ),

@@ -310,7 +310,7 @@ pub struct ReplicationState {
 pub struct VolumeState {
     /// The disk state; absent when the satellite is offline.
     pub disk_state: Option<DiskState>,
-    /// Replication state per peer node.
+    /// Replication state per peer, keyed as [`DrbdResource::connections`] is.
     #[serde(default, deserialize_with = "de::null_default")]
     pub replication_states: BTreeMap<String, ReplicationState>,
 }
