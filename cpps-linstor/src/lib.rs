@@ -27,9 +27,11 @@
 //!   `place_count`, node and controller properties. A plan is shown before [`Client::apply`]
 //!   sends it.
 //! - **Health** ([`health::assess`]): per resource healthy / degraded / desynced / disconnected /
-//!   unknown / inactive, classified as linstor-client shows volumes; replicas per site, DRBD
-//!   quorum and tie-breakers, and placement risks; evicted and offline nodes; pools running out
-//!   of space.
+//!   unknown / inactive, classified as linstor-client shows volumes (but a replica on an
+//!   evicted node is counted apart: DRBD no longer reaches it); replicas per site, DRBD quorum
+//!   and tie-breakers, and placement risks; evicted and offline nodes; pools running out of
+//!   space. [`Client::cluster_state`] keys each replica's DRBD connections by the peer's node
+//!   name, where the controller sends its host name.
 //! - **StandAlone connections** ([`split_brain::standalone`]): each DRBD connection that will
 //!   not reconnect by itself, with which side's data is newer where the disk states tell, and a
 //!   possible split brain (both sides `UpToDate`) where they do not; never a guess.
