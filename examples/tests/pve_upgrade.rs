@@ -973,6 +973,12 @@ async fn after_the_last_node_the_ha_groups_must_be_migrated() {
 /// `failback`: mid-upgrade the CRM master may run 8.4, whose `select_service_node`
 /// (pve-ha-manager 4.0.x, PVE 8.4) knows only a group's `nofailback`, so the service goes back.
 /// The master is the status's `master_node`, its release its `pveversion`.
+///
+/// D1 (second review of the priority change): only a 9.x node shows `failback` (4.0.x
+/// `HA/Resources.pm` has no such property, and pve-common `SectionConfig.pm` `parse_config`
+/// skips it), so the cluster is answered by a 9.x node here, one with the rules API; answered
+/// by the 8.4 node (a 501 for the rules), the failback of a 9.x master's service cannot be
+/// told. Failed first: "stays on pve2 (failback off)" from an 8.4 node that shows none.
 #[tokio::test]
 async fn after_a_stopped_service_or_one_without_failback_is_not_due_back() {
     let lrm =
@@ -986,16 +992,28 @@ async fn after_a_stopped_service_or_one_without_failback_is_not_due_back() {
             {"sid": "vm:100", "type": "vm", "state": "started", "failback": 0, "digest": "5f1e0c"},
             {"sid": "vm:101", "type": "vm", "state": "stopped", "digest": "5f1e0c"}
         ]),
+        ha_rules: Some(json!([])),
         ..Cluster::default()
     };
     // pve3 runs 9.0.3 (`Cluster::serve`).
     let mut status = manager_status("online", services.clone(), lrm.clone());
     status["manager_status"]["master_node"] = json!("pve3");
-    let out = after_in(cluster(), "pve3", status).await;
+    let out = after_in(cluster(), "pve3", status.clone()).await;
     common::assert_has_lines(
         &common::stdout_of_exit(&out, 0),
         &[
             "  ok          HA resources: 0 on the node, none due back; vm:100 stays on pve2 (failback off), vm:101 stays on pve2 (stopped)",
+        ],
+    );
+    let answered_by_8 = Cluster {
+        ha_rules: None,
+        ..cluster()
+    };
+    let out = after_in(answered_by_8, "pve3", status).await;
+    common::assert_has_lines(
+        &common::stdout_of_exit(&out, 1),
+        &[
+            "  CANNOT TELL HA resources: vm:100 on pve2: the node that answered runs PVE 8, whose HA resource list leaves out `failback`: point --after at a node that runs 9",
         ],
     );
     // pve2, the master of `manager_status`, runs 8.4.1.
@@ -1204,11 +1222,67 @@ async fn after_failback_off_keeps_a_service_only_where_it_may_run() {
     }
 }
 
+/// D2 (second review of the priority change): `$change_service_state` keeps
+/// `maintenance_node` through every state, and each way back to `started` ends in
+/// pve-ha-manager `HA/Manager.pm` `next_state_started`, which may send the service back: after
+/// a `migrate` to pve1 (`next_state_migrate_relocate`: `started` on the target), after a
+/// `freeze`, and for a service `stopped` whose configured state is `started` (it is started
+/// again); `recovery` picks anew, its maintenance node first (`next_state_recovery`). A service
+/// configured `stopped` stays. vm:100's group `prefer-pve3` puts pve3 first. Failed first:
+/// each "stays", and a pass.
+#[tokio::test]
+async fn after_a_service_on_its_way_elsewhere_may_still_come_back() {
+    let lrm =
+        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
+    for (service, configured, expected, code) in [
+        (
+            json!({"node": "pve2", "state": "migrate", "target": "pve1", "maintenance_node": "pve3"}),
+            "started",
+            "  NOT YET     HA resources: vm:100 due back (migrate to pve1)",
+            1,
+        ),
+        (
+            json!({"node": "pve2", "state": "freeze", "maintenance_node": "pve3"}),
+            "started",
+            "  NOT YET     HA resources: vm:100 due back (on pve2, freeze)",
+            1,
+        ),
+        (
+            json!({"node": "pve2", "state": "stopped", "maintenance_node": "pve3"}),
+            "started",
+            "  NOT YET     HA resources: vm:100 due back (on pve2, stopped)",
+            1,
+        ),
+        (
+            json!({"node": "pve2", "state": "recovery", "maintenance_node": "pve3"}),
+            "started",
+            "  NOT YET     HA resources: vm:100 recovery on pve2: it may be placed here",
+            1,
+        ),
+        (
+            json!({"node": "pve2", "state": "stopped", "maintenance_node": "pve3"}),
+            "stopped",
+            "  ok          HA resources: 0 on the node, none due back; vm:100 stays on pve2 (stopped)",
+            0,
+        ),
+    ] {
+        let mut cluster = after_cluster();
+        cluster.ha_resources[0]["state"] = json!(configured);
+        let status = manager_status("online", json!({"vm:100": service}), lrm.clone());
+        let out = after_in(cluster, "pve3", status).await;
+        let text = common::stdout_of_exit(&out, code);
+        common::assert_has_lines(&text, &[expected]);
+    }
+}
+
 /// D4 (review of the priority change): an 8.x node shows no rules (a 501), and while groups
 /// exist the group places the service. But 8.x's `API2/HA/Groups.pm` `create` takes a group
 /// after a 9.x node took a rule for the same resource, and a 9.x CRM then drops both
 /// (`HA/Rules.pm` `check_single_resource_reference`): under a 9.x master a "stays" read from
 /// the group alone cannot be trusted. Failed first: "stays on pve2 (pve3 is not among …)".
+/// D3 (second review): with the group's `nofailback` the "stays" is as doubtful, since an
+/// unseen resource-affinity rule may rule pve2 out (5.x `select_service_node`,
+/// `is_allowed_on_node`). Failed first: "stays on pve2 (failback off)".
 #[tokio::test]
 async fn after_a_stay_read_from_an_8x_node_under_a_9x_master_cannot_tell() {
     let lrm =
@@ -1216,22 +1290,25 @@ async fn after_a_stay_read_from_an_8x_node_under_a_9x_master_cannot_tell() {
     let services = json!({
         "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
     });
-    let cluster = Cluster {
-        ha_groups: json!([{"group": "db", "type": "group", "nodes": "pve2:2,pve3:1"}]),
-        ha_resources: json!([
-            {"sid": "vm:100", "type": "vm", "state": "started", "group": "db", "digest": "5f1e0c"}
-        ]),
-        ..Cluster::default()
-    };
-    let mut status = manager_status("online", services, lrm);
-    status["manager_status"]["master_node"] = json!("pve3");
-    let out = after_in(cluster, "pve3", status).await;
-    common::assert_has_lines(
-        &common::stdout_of_exit(&out, 1),
-        &[
-            "  CANNOT TELL HA resources: vm:100 on pve2: the node that answered has no HA rules API (PVE 8), so a rule the CRM may place it by cannot be seen: point --after at a node that runs 9",
-        ],
-    );
+    for nofailback in [0, 1] {
+        let cluster = Cluster {
+            ha_groups: json!([{"group": "db", "type": "group", "nodes": "pve2:2,pve3:1",
+                               "nofailback": nofailback}]),
+            ha_resources: json!([
+                {"sid": "vm:100", "type": "vm", "state": "started", "group": "db", "digest": "5f1e0c"}
+            ]),
+            ..Cluster::default()
+        };
+        let mut status = manager_status("online", services.clone(), lrm.clone());
+        status["manager_status"]["master_node"] = json!("pve3");
+        let out = after_in(cluster, "pve3", status).await;
+        common::assert_has_lines(
+            &common::stdout_of_exit(&out, 1),
+            &[
+                "  CANNOT TELL HA resources: vm:100 on pve2: the node that answered has no HA rules API (PVE 8), so a rule the CRM may place it by cannot be seen: point --after at a node that runs 9",
+            ],
+        );
+    }
 }
 
 /// Every index of pve-ha-manager's `API2/HA` answers an array; an answer that is not one (here

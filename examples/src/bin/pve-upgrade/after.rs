@@ -389,22 +389,10 @@ fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
             // (`next_state_started`).
             here += 1;
         } else if service["maintenance_node"].as_str() == Some(node) {
-            let on = on.unwrap_or("?");
-            match state {
-                "started" => match failback(read, sid, node, on) {
-                    Ok(Failback::Back) => {
-                        pending.push(format!("{sid} due back (on {on}, started)"));
-                    }
-                    Ok(Failback::Stays(why)) => {
-                        staying.push(format!("{sid} stays on {on} ({why})"));
-                    }
-                    Err(why) => unsure.push(format!("{sid} on {on}: {why}")),
-                },
-                // 5.x `next_state_request_start` may place it anew, its maintenance node first.
-                "request_start" | "request_start_balance" => {
-                    pending.push(format!("{sid} starting ({state}): it may be placed here"));
-                }
-                _ => staying.push(format!("{sid} stays on {on} ({state})")),
+            match away(read, sid, service, node) {
+                Away::Back(what) => pending.push(what),
+                Away::Stays(what) => staying.push(what),
+                Away::Unsure(what) => unsure.push(what),
             }
         }
     }
@@ -419,6 +407,57 @@ fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
     } else {
         Check::new(NAME, Verdict::Pass, detail)
     }
+}
+
+/// Where a service away from its maintenance node is headed, in words.
+enum Away {
+    /// It comes back (or may): not done.
+    Back(String),
+    /// It stays off the node.
+    Stays(String),
+    /// That cannot be told.
+    Unsure(String),
+}
+
+/// Where `sid`, away from `node`, its maintenance node, is headed: `$change_service_state`
+/// keeps `maintenance_node` through every state, and each way back to `started` ends in
+/// `next_state_started` (a move's on its target), which judges it ([`failback`]). A service
+/// stopped for good, stopping, or in `error` stays; one being started or recovered may be
+/// placed on the node (`next_state_request_start`, `next_state_recovery`: its maintenance
+/// node first).
+fn away(read: &HaRead<'_>, sid: &str, service: &Value, node: &str) -> Away {
+    let on = service["node"].as_str().unwrap_or("?");
+    let state = service["state"].as_str().unwrap_or("unknown");
+    let wanted = configured_state(read, sid);
+    let judged_on = match (state, wanted) {
+        ("started" | "freeze", _) => on,
+        ("migrate" | "relocate", _) => service["target"].as_str().unwrap_or(on),
+        ("stopped", Ok("started")) => on,
+        ("stopped", Err(why)) => return Away::Unsure(format!("{sid} on {on}: {why}")),
+        ("stopped" | "request_stop" | "error", _) => {
+            return Away::Stays(format!("{sid} stays on {on} ({state})"));
+        }
+        _ => return Away::Back(format!("{sid} {state} on {on}: it may be placed here")),
+    };
+    let now = if judged_on == on {
+        format!("on {on}, {state}")
+    } else {
+        format!("{state} to {judged_on}")
+    };
+    match failback(read, sid, node, judged_on) {
+        Ok(Failback::Back) => Away::Back(format!("{sid} due back ({now})")),
+        Ok(Failback::Stays(why)) => Away::Stays(format!("{sid} stays on {judged_on} ({why})")),
+        Err(why) => Away::Unsure(format!("{sid} on {on}: {why}")),
+    }
+}
+
+/// The state `sid` is configured for (`GET /cluster/ha/resources`, `state`, default
+/// `started`: pve-ha-manager `HA/Resources.pm`), or why it is not known.
+fn configured_state<'r>(read: &'r HaRead<'_>, sid: &str) -> Result<&'r str, String> {
+    let resources = read.resources.as_ref().map_err(Clone::clone)?;
+    let resource = resources.iter().find(|r| r["sid"].as_str() == Some(sid));
+    let resource = resource.ok_or_else(|| "not among the HA resources read".to_owned())?;
+    Ok(resource["state"].as_str().unwrap_or("started"))
 }
 
 /// Whether the HA groups were migrated to rules, once every node runs 9 or later; `None`

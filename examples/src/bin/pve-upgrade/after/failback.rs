@@ -50,6 +50,10 @@ pub(super) fn failback(
                 "its failback is off, but the resource-affinity rule {rule} may send it back"
             ));
         }
+        // The rules unseen: a resource-affinity rule may rule the node out.
+        if let Some(caveat) = caveat {
+            return Err(caveat);
+        }
         return Ok(Failback::Stays("failback off".to_owned()));
     }
     let top = placement.top(&online);
@@ -135,11 +139,25 @@ fn failback_on(read: &HaRead<'_>, resource: &Value) -> Result<bool, String> {
         let nofailback = group_named(read, group)?.and_then(|g| perl_bool(g, "nofailback"));
         return Ok(nofailback != Some(true));
     }
+    // An 8.x CRM knows only a group's `nofailback`.
+    if matches!(read.master_major, Ok(major) if major < 9) {
+        return Ok(true);
+    }
+    // A node with no rules API runs 8.x, whose resource list drops `failback`: 4.0.x
+    // `HA/Resources.pm` has no such property, and pve-common `SectionConfig.pm` `parse_config`
+    // skips one it does not know.
+    if matches!(read.rules, Ok(None)) {
+        return Err(
+            "the node that answered runs PVE 8, whose HA resource list leaves out \
+                    `failback`: point --after at a node that runs 9"
+                .to_owned(),
+        );
+    }
     if perl_bool(resource, "failback") != Some(false) {
         return Ok(true);
     }
     match &read.master_major {
-        Ok(major) => Ok(*major < 9),
+        Ok(_) => Ok(false),
         Err(why) => Err(format!(
             "its failback is off, which an 8.x CRM ignores, and {why}"
         )),
