@@ -94,34 +94,35 @@ impl ClusterState {
     /// Keys every replica's DRBD connections and its volumes' replication states by the peer's
     /// LINSTOR node name.
     ///
-    /// The controller keys them as the satellite names them (linstor-server `Json.java`
-    /// `apiToResourceWithVolumes`), by DRBD's connection name
-    /// (`DrbdEventPublisher`, `new NodeName(connection.getConnectionName())`), which drbdadm
-    /// takes from the peer's `on` section (drbd-utils `user/v9/drbdadm_postparse.c`
-    /// `create_implicit_net_options`): the peer's `NodeUname` property, its host name, which
-    /// the satellite's res file writes in place of the node name (`ConfFileBuilder`, `on`
-    /// with `getPropWithDefault(NODE_UNAME, name)`). A key that names no node, by name or by
-    /// `NodeUname` (both case-insensitive, as linstor-server's `NodeName`), is kept as it is.
-    /// [`Client::cluster_state`] calls it.
+    /// The controller keys the connections as the satellite names them (linstor-server
+    /// `Json.java` `apiToResourceWithVolumes`; `ConnectionStateEventHandler` maps nothing): by
+    /// DRBD's connection name (`DrbdEventPublisher`, `new NodeName(getConnectionName())`), which
+    /// drbdadm takes from the peer's `on` section (drbd-utils `user/v9/drbdadm_postparse.c`
+    /// `create_implicit_net_options`), where the satellite's res file writes the peer's
+    /// `NodeUname`, its host name, or its node name while that is unset (`ConfFileBuilder`,
+    /// `getPropWithDefault(NODE_UNAME, name)`). Such a key is read as the node it names so,
+    /// case-insensitively as linstor-server's `NodeName`. Replication states come keyed by node
+    /// name from 1.31.1 on (`ReplicationStateEventHandler.getMappedName`), by host name in
+    /// 1.31.0: a node's own name is read first there. A key that names no node is kept as it
+    /// is. [`Client::cluster_state`] calls it.
     pub fn key_connections_by_node_name(&mut self) {
-        let mut by_key: BTreeMap<String, String> = BTreeMap::new();
+        let mut by_uname: BTreeMap<String, String> = BTreeMap::new();
         for node in &self.nodes {
-            if let Some(uname) = node.props.get(NODE_UNAME) {
-                by_key.insert(uname.to_lowercase(), node.name.clone());
-            }
+            let uname = node.props.get(NODE_UNAME).unwrap_or(&node.name);
+            by_uname
+                .entry(uname.to_lowercase())
+                .or_insert_with(|| node.name.clone());
         }
-        // A node's own name wins over another's uname.
+        let mut by_name = by_uname.clone();
         for node in &self.nodes {
-            by_key.insert(node.name.to_lowercase(), node.name.clone());
+            by_name.insert(node.name.to_lowercase(), node.name.clone());
         }
         for replica in &mut self.resources {
             if let Some(drbd) = replica.layer_object.as_mut().and_then(|l| l.drbd.as_mut()) {
-                rekey(&mut drbd.connections, &by_key);
+                rekey(&mut drbd.connections, &by_uname);
             }
-            // The satellite names the peers of each volume's replication states alike
-            // (`Json.java` `apiToVolumeState`).
             for state in replica.volumes.iter_mut().filter_map(|v| v.state.as_mut()) {
-                rekey(&mut state.replication_states, &by_key);
+                rekey(&mut state.replication_states, &by_name);
             }
         }
     }

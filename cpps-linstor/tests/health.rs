@@ -879,3 +879,44 @@ async fn drbd_connections_are_keyed_by_node_name_not_host_name() {
     assert_eq!(pairs.len(), 1, "{pairs:?}");
     assert_eq!(pairs[0].nodes, ["n1", "n2"]);
 }
+
+// S1 (second review of the uname change): the connections are keyed by host name only, and a
+// host name may be another node's name: node `n2` runs on host `n3`, and node `n3` on host
+// `pve3`. The link `n1` reports towards `n3` is towards node `n2`. Replication states come
+// keyed by node name from linstor-server 1.31.1 on (`ReplicationStateEventHandler`
+// `getMappedName`): `n3` there is node `n3`. Failed first: the link was read as node `n3`'s.
+#[tokio::test]
+async fn a_host_name_that_is_another_nodes_name_names_its_own_node() {
+    let with_uname = |name: &str, uname: &str| {
+        let mut n = node(name, "ONLINE", None);
+        n["props"] = json!({"NodeUname": uname});
+        n
+    };
+    let mut on_n1 = replica("vm-1", "n1", &[], "DRBD", Some("UpToDate"));
+    on_n1["layer_object"] = json!({"type": "DRBD", "children": [{"type": "STORAGE", "children": []}],
+    "drbd": {"flags": [], "connections": {
+        "n3": {"connected": false, "message": "StandAlone"},
+        "pve3": {"connected": true, "message": "Connected"}
+    }}});
+    on_n1["volumes"][0]["state"]["replication_states"] =
+        json!({"n3": {"replication_state": "Established"}});
+    let state = served(
+        json!([
+            with_uname("n1", "pve1"),
+            with_uname("n2", "n3"),
+            with_uname("n3", "pve3")
+        ]),
+        json!([group("g", json!({"place_count": 1}), json!({}))]),
+        json!([definition("vm-1", "g", json!({}))]),
+        json!([on_n1]),
+    )
+    .await;
+    let links = state.resources[0].drbd_connections().unwrap();
+    let states: Vec<(&str, &str)> = links
+        .iter()
+        .map(|(peer, c)| (peer.as_str(), c.message.as_ref().unwrap().as_str()))
+        .collect();
+    assert_eq!(states, [("n2", "StandAlone"), ("n3", "Connected")]);
+    let volume = state.resources[0].volumes[0].state.as_ref().unwrap();
+    assert_eq!(volume.replication_states.keys().collect::<Vec<_>>(), ["n3"]);
+}
