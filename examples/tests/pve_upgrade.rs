@@ -1160,7 +1160,9 @@ async fn after_a_service_kept_off_the_node_by_a_rule_is_not_due_back() {
 /// keeps `maintenance_node` through every state, so a service migrating onto the node (a user's
 /// `ha-manager migrate`, 5.x's rebalancing) still names it, and so does one frozen on it. Both
 /// are still happening on the node: not done. Failed first: "stays on pve2 (migrate)", "stays
-/// on pve3 (freeze)", and a pass.
+/// on pve3 (freeze)", and a pass. S4 (second review): a move the CRM has queued as `cmd`
+/// (`HA/Manager.pm` `execute_migration`: `[task, target]`) is on its way too. Failed first:
+/// vm:102 unlisted.
 #[tokio::test]
 async fn after_a_move_onto_the_node_is_not_hidden_by_its_maintenance_node() {
     let lrm =
@@ -1168,12 +1170,15 @@ async fn after_a_move_onto_the_node_is_not_hidden_by_its_maintenance_node() {
     let services = json!({
         "vm:100": {"node": "pve2", "state": "migrate", "target": "pve3", "uid": "a1",
                    "maintenance_node": "pve3", "running": 1},
-        "vm:101": {"node": "pve3", "state": "freeze", "uid": "a2", "maintenance_node": "pve3"}
+        "vm:101": {"node": "pve3", "state": "freeze", "uid": "a2", "maintenance_node": "pve3"},
+        "vm:102": {"node": "pve2", "state": "started", "uid": "a3", "cmd": ["migrate", "pve3"]}
     });
     let out = after("pve3", manager_status("online", services, lrm)).await;
     common::assert_has_lines(
         &common::stdout_of_exit(&out, 1),
-        &["  NOT YET     HA resources: vm:100 moving here (migrate), vm:101 freeze"],
+        &[
+            "  NOT YET     HA resources: vm:100 moving here (migrate), vm:101 freeze, vm:102 to move here (migrate queued, started)",
+        ],
     );
 }
 

@@ -381,6 +381,8 @@ fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
         // `maintenance_node` through every state.
         if service["target"].as_str() == Some(node) {
             pending.push(format!("{sid} moving here ({state})"));
+        } else if let Some(task) = queued_move(service, node) {
+            pending.push(format!("{sid} to move here ({task} queued, {state})"));
         } else if on == Some(node) && matches!(state, "error" | "fence" | "recovery" | "freeze") {
             // `freeze`: stopped for the reboot, until the CRM sees the LRM active again.
             pending.push(format!("{sid} {state}"));
@@ -406,6 +408,19 @@ fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
         Check::new(NAME, Verdict::CannotTell, unsure.join(", "))
     } else {
         Check::new(NAME, Verdict::Pass, detail)
+    }
+}
+
+/// The move onto `node` queued for the service, if one is: the CRM queues a user's or its
+/// rebalancer's `migrate`/`relocate` as `cmd` `[task, target]` until the service can take it
+/// (pve-ha-manager `HA/Manager.pm` `execute_migration` and 4.0.x `update_crm_commands`; taken
+/// in `next_state_started`).
+fn queued_move<'s>(service: &'s Value, node: &str) -> Option<&'s str> {
+    match service["cmd"].as_array()?.as_slice() {
+        [task, target] if target.as_str() == Some(node) => task
+            .as_str()
+            .filter(|t| matches!(*t, "migrate" | "relocate")),
+        _ => None,
     }
 }
 
