@@ -752,6 +752,19 @@ async fn node_clocks(server: &MockServer) {
     }
 }
 
+/// pve3's LRM, active in mode `active`, written when the CRM last wrote.
+fn active_lrm() -> Value {
+    json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000})
+}
+
+/// Runs `pve-upgrade --after pve3` in `cluster`, pve3 online with [`active_lrm`], the CRM's
+/// status listing `services` and naming `master` its master.
+async fn after_pve3(cluster: Cluster, master: &str, services: Value) -> std::process::Output {
+    let mut status = manager_status("online", services, active_lrm());
+    status["manager_status"]["master_node"] = json!(master);
+    after_in(cluster, "pve3", status).await
+}
+
 /// The default cluster as the `--after` tests find it after pve3's step: VM 100 runs on pve3,
 /// the top-priority node of its group `prefer-pve3` (pve-ha-manager `HA/Manager.pm`
 /// `select_service_node` keeps a started service with failback on among its group's
@@ -1033,8 +1046,6 @@ async fn after_a_stopped_service_or_one_without_failback_is_not_due_back() {
 /// overridden.
 #[tokio::test]
 async fn after_a_service_whose_group_has_nofailback_is_not_due_back() {
-    let lrm =
-        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
     let services = json!({
         "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
     });
@@ -1060,8 +1071,7 @@ async fn after_a_service_whose_group_has_nofailback_is_not_due_back() {
             ]),
             ..Cluster::default()
         };
-        let status = manager_status("online", services.clone(), lrm.clone());
-        let out = after_in(cluster, "pve3", status).await;
+        let out = after_pve3(cluster, "pve2", services.clone()).await;
         common::assert_has_lines(&common::stdout_of_exit(&out, code), &[expected]);
     }
 }
@@ -1075,8 +1085,6 @@ async fn after_a_service_whose_group_has_nofailback_is_not_due_back() {
 /// runs 8.4. Failed first: "vm:100 due back" for both.
 #[tokio::test]
 async fn after_a_service_whose_group_prefers_another_node_is_not_due_back() {
-    let lrm =
-        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
     let services = json!({
         "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
     });
@@ -1099,8 +1107,7 @@ async fn after_a_service_whose_group_prefers_another_node_is_not_due_back() {
             ]),
             ..Cluster::default()
         };
-        let status = manager_status("online", services.clone(), lrm.clone());
-        let out = after_in(cluster, "pve3", status).await;
+        let out = after_pve3(cluster, "pve2", services.clone()).await;
         common::assert_has_lines(&common::stdout_of_exit(&out, code), &[expected]);
     }
 }
@@ -1115,8 +1122,6 @@ async fn after_a_service_whose_group_prefers_another_node_is_not_due_back() {
 /// cannot tell.
 #[tokio::test]
 async fn after_a_service_kept_off_the_node_by_a_rule_is_not_due_back() {
-    let lrm =
-        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
     let services = json!({
         "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
     });
@@ -1149,9 +1154,7 @@ async fn after_a_service_kept_off_the_node_by_a_rule_is_not_due_back() {
             ]),
             ..Cluster::default()
         };
-        let mut status = manager_status("online", services.clone(), lrm.clone());
-        status["manager_status"]["master_node"] = json!("pve3");
-        let out = after_in(cluster, "pve3", status).await;
+        let out = after_pve3(cluster, "pve3", services.clone()).await;
         common::assert_has_lines(&common::stdout_of_exit(&out, code), &[expected]);
     }
 }
@@ -1165,15 +1168,13 @@ async fn after_a_service_kept_off_the_node_by_a_rule_is_not_due_back() {
 /// vm:102 unlisted.
 #[tokio::test]
 async fn after_a_move_onto_the_node_is_not_hidden_by_its_maintenance_node() {
-    let lrm =
-        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
     let services = json!({
         "vm:100": {"node": "pve2", "state": "migrate", "target": "pve3", "uid": "a1",
                    "maintenance_node": "pve3", "running": 1},
         "vm:101": {"node": "pve3", "state": "freeze", "uid": "a2", "maintenance_node": "pve3"},
         "vm:102": {"node": "pve2", "state": "started", "uid": "a3", "cmd": ["migrate", "pve3"]}
     });
-    let out = after("pve3", manager_status("online", services, lrm)).await;
+    let out = after_pve3(after_cluster(), "pve2", services).await;
     common::assert_has_lines(
         &common::stdout_of_exit(&out, 1),
         &[
@@ -1190,8 +1191,6 @@ async fn after_a_move_onto_the_node_is_not_hidden_by_its_maintenance_node() {
 /// cannot be told. The CRM master, pve3, runs 9. Failed first: "stays on pve2 (failback off)".
 #[tokio::test]
 async fn after_failback_off_keeps_a_service_only_where_it_may_run() {
-    let lrm =
-        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
     let services = json!({
         "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
     });
@@ -1220,9 +1219,7 @@ async fn after_failback_off_keeps_a_service_only_where_it_may_run() {
             ]),
             ..Cluster::default()
         };
-        let mut status = manager_status("online", services.clone(), lrm.clone());
-        status["manager_status"]["master_node"] = json!("pve3");
-        let out = after_in(cluster, "pve3", status).await;
+        let out = after_pve3(cluster, "pve3", services.clone()).await;
         common::assert_has_lines(&common::stdout_of_exit(&out, code), &[expected]);
     }
 }
@@ -1237,8 +1234,6 @@ async fn after_failback_off_keeps_a_service_only_where_it_may_run() {
 /// each "stays", and a pass.
 #[tokio::test]
 async fn after_a_service_on_its_way_elsewhere_may_still_come_back() {
-    let lrm =
-        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
     for (service, configured, expected, code) in [
         (
             json!({"node": "pve2", "state": "migrate", "target": "pve1", "maintenance_node": "pve3"}),
@@ -1273,8 +1268,7 @@ async fn after_a_service_on_its_way_elsewhere_may_still_come_back() {
     ] {
         let mut cluster = after_cluster();
         cluster.ha_resources[0]["state"] = json!(configured);
-        let status = manager_status("online", json!({"vm:100": service}), lrm.clone());
-        let out = after_in(cluster, "pve3", status).await;
+        let out = after_pve3(cluster, "pve2", json!({"vm:100": service})).await;
         let text = common::stdout_of_exit(&out, code);
         common::assert_has_lines(&text, &[expected]);
     }
@@ -1290,8 +1284,6 @@ async fn after_a_service_on_its_way_elsewhere_may_still_come_back() {
 /// `is_allowed_on_node`). Failed first: "stays on pve2 (failback off)".
 #[tokio::test]
 async fn after_a_stay_read_from_an_8x_node_under_a_9x_master_cannot_tell() {
-    let lrm =
-        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
     let services = json!({
         "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
     });
@@ -1304,9 +1296,7 @@ async fn after_a_stay_read_from_an_8x_node_under_a_9x_master_cannot_tell() {
             ]),
             ..Cluster::default()
         };
-        let mut status = manager_status("online", services.clone(), lrm.clone());
-        status["manager_status"]["master_node"] = json!("pve3");
-        let out = after_in(cluster, "pve3", status).await;
+        let out = after_pve3(cluster, "pve3", services.clone()).await;
         common::assert_has_lines(
             &common::stdout_of_exit(&out, 1),
             &[
@@ -1321,13 +1311,11 @@ async fn after_a_stay_read_from_an_8x_node_under_a_9x_master_cannot_tell() {
 /// configured. Failed first: "no HA resource is configured", a pass.
 #[tokio::test]
 async fn after_an_ha_resource_answer_that_is_no_list_cannot_tell() {
-    let lrm =
-        json!({"state": "active", "mode": "active", "results": {}, "timestamp": 1_765_000_000});
     let cluster = Cluster {
         ha_resources: json!(null),
         ..after_cluster()
     };
-    let out = after_in(cluster, "pve3", manager_status("online", json!({}), lrm)).await;
+    let out = after_pve3(cluster, "pve2", json!({})).await;
     let text = common::stdout_of_exit(&out, 1);
     let line = text.lines().find(|l| l.contains("HA resources:")).unwrap();
     assert!(
