@@ -16,7 +16,8 @@
 //! - **disconnected**: a DRBD connection that is not `Connected` (`StandAlone`, `Connecting`, …)
 //!   seen from an online node;
 //! - **unknown**: a volume without a state, on a node that is not online: a replica nobody can
-//!   see is never counted as healthy;
+//!   see is never counted as healthy; or a DRBD link to a peer that an online replica should
+//!   hold but lists no state for;
 //! - **inactive**: every replica carries `INACTIVE` (deactivated on purpose); nothing is expected
 //!   of it;
 //! - **healthy**: none of the above.
@@ -709,6 +710,7 @@ fn resource_health(
             },
         );
     }
+    findings.extend(unreported_links(replicas, ctx));
     let present: BTreeSet<HealthClass> = findings.iter().map(|f| f.class).collect();
     let class = match present.first() {
         Some(class) => *class,
@@ -749,6 +751,47 @@ fn resource_health(
         findings,
         syncing,
     }
+}
+
+/// The DRBD links an online replica whose state the controller reports should hold but
+/// lists no state for: whether it replicates to that peer cannot be told. The satellite's res
+/// file configures a connection to every peer not `INACTIVE` (evicted ones included) or
+/// `DELETE`, but none between two diskless replicas (linstor-server
+/// `DrbdResourceFileUtils.regenerateResFile`, `ConfFileBuilder.build`,
+/// `Resource.disklessForDrbdPeers`), and the controller lists the state of each connection the
+/// satellite reports (`Json.java` `apiToResourceWithVolumes`).
+fn unreported_links(replicas: &[&ResourceWithVolumes], ctx: &Context<'_>) -> Vec<Finding> {
+    let configured = |r: &ResourceWithVolumes| !r.has_flag("INACTIVE") && !r.has_flag("DELETE");
+    let drbd_diskless = |r: &ResourceWithVolumes| {
+        r.has_flag("DRBD_DISKLESS") && !r.has_flag("DISK_ADDING") && !r.has_flag("DISK_REMOVING")
+    };
+    let mut findings = Vec::new();
+    for replica in replicas
+        .iter()
+        .filter(|r| configured(r) && r.state.is_some())
+    {
+        let node = replica.node_name.as_str();
+        let online = ctx.nodes.get(node).is_some_and(|n| n.is_online());
+        let Some(links) = replica.drbd_connections().filter(|_| online) else {
+            continue;
+        };
+        for peer in replicas
+            .iter()
+            .filter(|p| configured(p) && p.node_name != node)
+        {
+            let both_diskless = drbd_diskless(peer) && replica.has_flag("DRBD_DISKLESS");
+            if !both_diskless && !links.contains_key(&peer.node_name) {
+                findings.push(Finding {
+                    class: HealthClass::Unknown,
+                    message: format!(
+                        "{node} reports no DRBD connection to {}: whether it replicates there cannot be told",
+                        peer.node_name
+                    ),
+                });
+            }
+        }
+    }
+    findings
 }
 
 /// What the replicas of one resource add up to, replica by replica.

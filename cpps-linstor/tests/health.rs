@@ -920,3 +920,63 @@ async fn a_host_name_that_is_another_nodes_name_names_its_own_node() {
     let volume = state.resources[0].volumes[0].state.as_ref().unwrap();
     assert_eq!(volume.replication_states.keys().collect::<Vec<_>>(), ["n3"]);
 }
+
+// A replica's DRBD links, as the controller lists them (linstor-server `Json.java`
+// `apiToResourceWithVolumes`: `state` and the connections from the satellite's report), cover
+// every peer its res file configures: all but `INACTIVE` or `DELETE` ones, and none between two
+// diskless replicas (`DrbdResourceFileUtils.regenerateResFile`, `ConfFileBuilder.build`). n1
+// reports its state but no link to n2: whether it replicates there cannot be told, never
+// healthy. The two diskless clients hold no link to each other, and none is missed. Failed
+// first: `healthy`.
+#[tokio::test]
+async fn a_drbd_link_no_online_replica_reports_is_unknown() {
+    let reported = |name: &str, on: &str, flags: &[&str], links: Value| {
+        let mut r = replica(name, on, flags, "DRBD", Some("UpToDate"));
+        r["state"] = json!({"in_use": false});
+        r["layer_object"] = json!({"type": "DRBD", "children": [{"type": "STORAGE", "children": []}],
+                                    "drbd": {"flags": [], "connections": links}});
+        r
+    };
+    let up = json!({"connected": true, "message": "Connected"});
+    let client = |on: &str| {
+        let mut c = reported(
+            "shared",
+            on,
+            &["DISKLESS", "DRBD_DISKLESS"],
+            json!({"n1": up, "n2": up}),
+        );
+        c["volumes"][0]["state"]["disk_state"] = json!("Diskless");
+        c
+    };
+    let state = served(
+        json!([
+            node("n1", "ONLINE", None),
+            node("n2", "ONLINE", None),
+            node("n3", "ONLINE", None),
+            node("n4", "ONLINE", None)
+        ]),
+        json!([group("g", json!({"place_count": 2}), json!({}))]),
+        json!([
+            definition("lonely-link", "g", json!({})),
+            definition("shared", "g", json!({}))
+        ]),
+        json!([
+            reported("lonely-link", "n1", &[], json!({})),
+            reported("lonely-link", "n2", &[], json!({"n1": up})),
+            reported("shared", "n1", &[], json!({"n2": up, "n3": up, "n4": up})),
+            reported("shared", "n2", &[], json!({"n1": up, "n3": up, "n4": up})),
+            client("n3"),
+            client("n4"),
+        ]),
+    )
+    .await;
+    let report = health::assess(&state, &HealthOptions::default());
+    let lonely = resource(&report, "lonely-link");
+    assert_eq!(lonely.class, HealthClass::Unknown, "{:?}", lonely.findings);
+    assert_eq!(
+        lonely.findings[0].message,
+        "n1 reports no DRBD connection to n2: whether it replicates there cannot be told"
+    );
+    let shared = resource(&report, "shared");
+    assert_eq!(shared.class, HealthClass::Healthy, "{:?}", shared.findings);
+}

@@ -344,7 +344,7 @@ fn lrm(status: &Value, node: &str, now: i64) -> Check {
 /// No HA resource is still due back to the node, on its way there, or failed on it. A
 /// service keeps `maintenance_node` while stopped, while its failback is off, and while the
 /// node is not among its top-priority nodes: `HA/Manager.pm` `select_service_node` then keeps
-/// it off the node, so it is not due back ([`failback`]).
+/// it off the node, so it is not due back ([`failback()`]).
 fn services(manager: &Value, node: &str, read: &HaRead<'_>) -> Check {
     const NAME: &str = "HA resources";
     let Some(services) = manager["service_status"].as_object() else {
@@ -436,7 +436,7 @@ enum Away {
 
 /// Where `sid`, away from `node`, its maintenance node, is headed: `$change_service_state`
 /// keeps `maintenance_node` through every state, and each way back to `started` ends in
-/// `next_state_started` (a move's on its target), which judges it ([`failback`]). A service
+/// `next_state_started` (a move's on its target), which judges it ([`failback()`]). A service
 /// stopped for good, stopping, or in `error` stays; one being started or recovered may be
 /// placed on the node (`next_state_request_start`, `next_state_recovery`: its maintenance
 /// node first).
