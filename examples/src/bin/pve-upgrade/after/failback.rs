@@ -2,15 +2,19 @@
 //!
 //! The CRM's `next_state_started` (pve-ha-manager `src/PVE/HA/Manager.pm`) asks
 //! `select_service_node` where each started service belongs. With failback off it stays where
-//! it is. With failback on it goes back to its `maintenance_node` only when that node is among
-//! the top-priority online nodes of its placement: the group's `nodes` (`pve1:2,pve2`) on a
-//! 4.0.x CRM master (PVE 8, `get_node_priority_groups`), the node-affinity rule's on a 5.x
-//! master (PVE 9, `HA/Rules/NodeAffinity.pm` `get_node_affinity`, groups taken as rules by
-//! `HA/Groups.pm` `migrate_groups_to_rules`); an unrestricted group or a non-strict rule adds
-//! the other nodes at priority -1, and a service in neither may run on every online node. A
-//! 5.x master may also take nodes out for resource-affinity rules; those are not weighed, so a
-//! service with failback on said to go back may still stay, never the other way round, and one
-//! with failback off that such a rule names cannot be told.
+//! it is, if its placement allows that node. Else it goes back to its `maintenance_node` only
+//! when that node is among the top-priority online nodes of its placement:
+//! - on a 4.0.x CRM master (PVE 8), the group's `nodes` (`pve1:2,pve2`,
+//!   `get_node_priority_groups`);
+//! - on a 5.x master (PVE 9), the node-affinity rule's (`HA/Rules/NodeAffinity.pm`
+//!   `get_node_affinity`; groups are taken as rules by `HA/Groups.pm`
+//!   `migrate_groups_to_rules`).
+//!
+//! An unrestricted group or a non-strict rule adds the other nodes at priority -1, and a service
+//! in neither may run on every online node. A 5.x master may also take nodes out for
+//! resource-affinity rules; those are not weighed, so a service with failback on said to go
+//! back may still stay, never the other way round, and one with failback off that such a rule
+//! names cannot be told.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,7 +23,7 @@ use serde_json::Value;
 use super::HaRead;
 use crate::perl_bool;
 
-/// Where a started service with failback on and `maintenance_node` set is headed.
+/// Where a started service with `maintenance_node` set is headed.
 pub(super) enum Failback {
     /// It goes back to its maintenance node once that node is online.
     Back,
