@@ -291,6 +291,30 @@ async fn rules_unseen_from_an_8x_node_with_no_groups_left_are_cannot_tell() {
     assert!(!text.contains("moved by HA: 100"), "{text}");
 }
 
+/// Every index of pve-ha-manager's `API2/HA` answers an array (`API2/HA/Rules.pm` `index`
+/// returns `$res`, a list); a rules answer that is not one (`{"data": null}`) lists no rule,
+/// and says nothing of whether a strict rule keeps VM 100 on pve1. Failed first: "moved by HA:
+/// 100" and "HA rules: 0", a pass.
+#[tokio::test]
+async fn a_rules_answer_that_is_no_list_cannot_tell() {
+    let cluster = Cluster {
+        ha_groups: json!([]),
+        ha_rules: Some(json!(null)),
+        ..Cluster::default()
+    };
+    let server = cluster.serve().await;
+    let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, NO_QDEVICE).await;
+    let text = common::stdout_of_exit(&out, 1);
+    common::assert_has_lines(
+        &text,
+        &[
+            "HA rules: cannot be read: not a list: null",
+            "  HA move cannot be told: 100 (HA rules unread: not a list: null)",
+        ],
+    );
+    assert!(!text.contains("moved by HA: 100"), "{text}");
+}
+
 /// G3 (audit 31): a pool-scoped token. pve-manager `PVE/API2/Cluster.pm` `resources` skips,
 /// silently, each guest without `VM.Audit` on `/vms/<vmid>`, so the list answers 200 with part
 /// of the guests; `GET /access/permissions?path=/vms` (pve-access-control

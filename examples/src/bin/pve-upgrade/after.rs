@@ -32,7 +32,7 @@ use cpps_proxmox::types::{ClusterStatusEntry, ClusterStatusType, NodeListItem, N
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::major_of;
+use crate::{list_of, major_of};
 
 mod failback;
 
@@ -218,15 +218,6 @@ async fn ha(pve: &Client, node: &str, resources: &Result<Vec<Value>, String>) ->
             lrm(&read.status, node, read.now),
             services(manager, node, &read),
         ],
-    }
-}
-
-/// A list answer's items; anything else is an error, never an empty list (every index of
-/// pve-ha-manager's `API2/HA` answers an array).
-fn list_of(answer: Value) -> Result<Vec<Value>, String> {
-    match answer {
-        Value::Array(items) => Ok(items),
-        other => Err(format!("not a list: {other}")),
     }
 }
 

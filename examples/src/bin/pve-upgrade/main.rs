@@ -186,6 +186,15 @@ struct QDevice {
     state: Result<String, String>,
 }
 
+/// A list answer's items; anything else is an error, never an empty list (every index of
+/// pve-ha-manager's `API2/HA` answers an array).
+fn list_of(answer: Value) -> Result<Vec<Value>, String> {
+    match answer {
+        Value::Array(items) => Ok(items),
+        other => Err(format!("not a list: {other}")),
+    }
+}
+
 /// The release major of a `pveversion` (`pve-manager/9.0.3/abc`).
 fn major_of(pveversion: &str) -> Option<u64> {
     pveversion
@@ -393,24 +402,26 @@ async fn ha_rules_seen(
     if !plans.iter().any(|p| p.major.is_some_and(|m| m >= 9)) {
         return None;
     }
-    Some(match pve.get_raw("cluster/ha/rules", &[]).await {
-        Ok(v) => {
-            let list = v.as_array().map_or(&[][..], Vec::as_slice);
-            let generated = |r: &&Value| {
-                let id = r.get("rule").and_then(Value::as_str).unwrap_or("");
-                matches!(groups_migrated, Ok(false)) && id.starts_with("ha-group-")
-            };
-            RulesSeen::Count {
-                rules: list.len(),
-                from_groups: list.iter().filter(generated).count(),
+    Some(
+        match pve.get_raw("cluster/ha/rules", &[]).await.map(list_of) {
+            Ok(Err(why)) => RulesSeen::Unread(why),
+            Ok(Ok(list)) => {
+                let generated = |r: &&Value| {
+                    let id = r.get("rule").and_then(Value::as_str).unwrap_or("");
+                    matches!(groups_migrated, Ok(false)) && id.starts_with("ha-group-")
+                };
+                RulesSeen::Count {
+                    rules: list.len(),
+                    from_groups: list.iter().filter(generated).count(),
+                }
             }
-        }
-        Err(e) if no_rules_api(&e) => match rules_hidden {
-            Some(why) => RulesSeen::Unread(why.to_owned()),
-            None => RulesSeen::NotServed,
+            Err(e) if no_rules_api(&e) => match rules_hidden {
+                Some(why) => RulesSeen::Unread(why.to_owned()),
+                None => RulesSeen::NotServed,
+            },
+            Err(e) => RulesSeen::Unread(e.to_string()),
         },
-        Err(e) => RulesSeen::Unread(e.to_string()),
-    })
+    )
 }
 
 /// A strict node-affinity rule: its id, its resources (`vm:100`) and its nodes.
@@ -457,12 +468,13 @@ impl Placement {
     /// rules may exist that the answering node cannot show (`rules_hidden`,
     /// [`rules_may_hide`]).
     async fn read(pve: &Client, rules_hidden: Option<&str>) -> Placement {
-        let list = |v: Value| v.as_array().cloned().unwrap_or_default();
         let rules = match pve
             .get_raw("cluster/ha/rules", &[("type", "node-affinity")])
             .await
+            .map(list_of)
         {
-            Ok(v) => Ok(list(v)
+            Ok(Err(why)) => Err(why),
+            Ok(Ok(list)) => Ok(list
                 .iter()
                 // pve-ha-manager `HA/Rules/NodeAffinity.pm` `plugin_compile`: only a strict
                 // rule keeps a resource off the nodes it does not name; disabled ones are
@@ -489,8 +501,9 @@ impl Placement {
             }
             Err(e) => Err(e.to_string()),
         };
-        let groups = match pve.get_raw("cluster/ha/groups", &[]).await {
-            Ok(v) => Ok(list(v)
+        let groups = match pve.get_raw("cluster/ha/groups", &[]).await.map(list_of) {
+            Ok(Err(why)) => Err(why),
+            Ok(Ok(list)) => Ok(list
                 .iter()
                 .filter(|g| flag(g, "restricted"))
                 .filter_map(|g| {
