@@ -29,8 +29,9 @@
 //! replica is skipped. An `EVICTED` one (linstor-server `Resource.Flags.EVICTED` carries
 //! `INACTIVE`; the controller sets it on every replica of a node it evicts) is counted apart:
 //! linstor-client still shows it, but every peer leaves an `INACTIVE` peer out of its res file
-//! (satellite `DrbdResourceFileUtils.regenerateResFile`), so it holds nothing DRBD can reach,
-//! and a resource left with evicted replicas only is degraded, not inactive. linstor-client's `volume_state_cell` also lists
+//! (satellite `DrbdResourceFileUtils.regenerateResFile`), so it holds nothing DRBD can reach.
+//! A resource left with evicted replicas only is degraded, unless each was inactive before its
+//! eviction (`INACTIVE_BEFORE_EVICTION`). linstor-client's `volume_state_cell` also lists
 //! `Created` and `Attached` as good disk states of a DRBD-top volume, but linstor-server never
 //! sends them there: a volume's disk state comes only from `DrbdVolume.diskStateInfo` (DRBD's
 //! labels, `drbdstate/DiskState.java`, or `SyncTarget(42.50%)`) and from `CloneService`
