@@ -460,10 +460,16 @@ fn away(read: &HaRead<'_>, sid: &str, service: &Value, node: &str) -> Away {
 /// The state `sid` is configured for (`GET /cluster/ha/resources`, `state`, default
 /// `started`: pve-ha-manager `HA/Resources.pm`), or why it is not known.
 fn configured_state<'r>(read: &'r HaRead<'_>, sid: &str) -> Result<&'r str, String> {
-    let resources = read.resources.as_ref().map_err(Clone::clone)?;
-    let resource = resources.iter().find(|r| r["sid"].as_str() == Some(sid));
-    let resource = resource.ok_or_else(|| "not among the HA resources read".to_owned())?;
-    Ok(resource["state"].as_str().unwrap_or("started"))
+    Ok(read.resource(sid)?["state"].as_str().unwrap_or("started"))
+}
+
+impl HaRead<'_> {
+    /// The configured HA resource `sid`, or why it is not known.
+    fn resource(&self, sid: &str) -> Result<&Value, String> {
+        let resources = self.resources.as_ref().map_err(Clone::clone)?;
+        let resource = resources.iter().find(|r| r["sid"].as_str() == Some(sid));
+        resource.ok_or_else(|| "not among the HA resources read".to_owned())
+    }
 }
 
 /// Whether the HA groups were migrated to rules, once every node runs 9 or later; `None`

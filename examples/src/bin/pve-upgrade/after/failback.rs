@@ -39,10 +39,7 @@ pub(super) fn failback(
     node: &str,
     current: &str,
 ) -> Result<Failback, String> {
-    let resources = read.resources.as_ref().map_err(Clone::clone)?;
-    let Some(resource) = resources.iter().find(|r| r["sid"].as_str() == Some(sid)) else {
-        return Err("not among the HA resources read".to_owned());
-    };
+    let resource = read.resource(sid)?;
     let online = online_with(&read.status, node);
     let (placement, caveat) = placement(read, resource, sid)?;
     // With failback off `select_service_node` keeps it where it is only where it may run: a
