@@ -1298,6 +1298,43 @@ async fn after_a_service_on_its_way_elsewhere_may_still_come_back() {
     }
 }
 
+/// With the CRM master's release unknown (its `GET /nodes/pve9/status` fails), where vm:100
+/// belongs is told only where a 4.0.x master (PVE 8, groups only: `get_service_group`) and a
+/// 5.x one (PVE 9, node-affinity rules: `Rules/NodeAffinity.pm` `get_node_affinity`) agree:
+/// with no rule both place it anywhere, pve3 first among equals, and it is due back; with a
+/// strict rule naming pve1 and pve2 only a 5.x master keeps it off pve3: cannot tell.
+#[tokio::test]
+async fn after_with_the_masters_release_unknown_only_an_agreed_placement_counts() {
+    let services = json!({
+        "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
+    });
+    let strict = json!({"rule": "db-off-pve3", "type": "node-affinity", "resources": "vm:100",
+                        "nodes": "pve1,pve2", "strict": 1, "digest": "9a0c1e", "order": 1});
+    for (rules, expected) in [
+        (
+            json!([]),
+            "  NOT YET     HA resources: vm:100 due back (on pve2, started)",
+        ),
+        (
+            json!([strict]),
+            "  CANNOT TELL HA resources: vm:100 on pve2: where it belongs depends on the CRM's release: the release of the CRM master pve9: ",
+        ),
+    ] {
+        let cluster = Cluster {
+            ha_groups: json!([]),
+            ha_rules: Some(rules),
+            ha_resources: json!([
+                {"sid": "vm:100", "type": "vm", "state": "started", "digest": "5f1e0c"}
+            ]),
+            ..Cluster::default()
+        };
+        let out = after_pve3(cluster, "pve9", services.clone()).await;
+        let text = common::stdout_of_exit(&out, 1);
+        let line = text.lines().find(|l| l.contains("HA resources:")).unwrap();
+        assert!(line.starts_with(expected), "{text}");
+    }
+}
+
 /// D4 (review of the priority change): an 8.x node shows no rules (a 501), and while groups
 /// exist the group places the service. But 8.x's `API2/HA/Groups.pm` `create` takes a group
 /// after a 9.x node took a rule for the same resource, and a 9.x CRM then drops both
