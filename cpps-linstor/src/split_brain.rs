@@ -10,11 +10,14 @@
 //! `verify-alg` or a disk size the other refuses: linstor-server
 //! `CtrlRscDfnAutoVerifyAlgoHelper`, `CtrlRscToggleDiskApiCallHandler`).
 //!
-//! [`standalone`] lists each such pair once, with what both sides report, and says which side's
-//! data is newer only where the disk states tell: an `UpToDate` side against an `Outdated` or
-//! `Inconsistent` one. Two `UpToDate` diskful sides are a possible split brain, and which holds
-//! the data to keep is not in these states (DRBD compares its data-generation UUIDs, which the
-//! controller does not report): it is never guessed, not even from which side is in use.
+//! [`standalone`] lists each such pair once, with what both sides report, and names a side as
+//! newer only where the disk states record one behind: an `UpToDate` side against an `Outdated`
+//! or `Inconsistent` one. That is a likely direction, not DRBD's decision: on reconnecting DRBD
+//! compares its data-generation UUIDs, which the controller does not report, and consults the
+//! disk states only where the UUIDs leave the direction open (drbd `drbd/drbd_receiver.c`:
+//! `drbd_sync_handshake` calls `drbd_uuid_compare`, then `disk_states_to_strategy`). Two
+//! `UpToDate` diskful sides are a possible split brain, and which holds the data to keep is
+//! never guessed, not even from which side is in use.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -46,12 +49,15 @@ pub enum Verdict {
     /// other lacks (a split brain), or the connection was dropped for another reason. Which
     /// side to keep is not in these states.
     PossibleSplitBrain,
-    /// `newer`'s volumes are all `UpToDate`, and `older` has one `Outdated` or `Inconsistent`:
-    /// once connected, `older` resyncs from `newer`.
+    /// `newer`'s volumes are all `UpToDate`, and `older` has one `Outdated`, `Inconsistent` or
+    /// resyncing: DRBD marks a disk so when it lacks writes a peer has, so `older` likely
+    /// resyncs from `newer` once connected. DRBD decides that from its data-generation UUIDs,
+    /// not from these states, and sees a split brain if `older` also wrote while apart (it was
+    /// outdated after writing, by hand or by fencing).
     Newer {
-        /// The node with the newer data.
+        /// The node whose disk states say it is current.
         newer: String,
-        /// The node whose data is behind.
+        /// The node whose disk states say it is behind.
         older: String,
     },
     /// One side has no disk, so no data can have diverged.
@@ -206,9 +212,10 @@ pub fn render_text(connections: &[StandAlone]) -> String {
                 say which side to keep"
                     .to_owned()
             }
-            Verdict::Newer { newer, older } => {
-                format!("{newer} has the newer data; {older} is behind")
-            }
+            Verdict::Newer { newer, older } => format!(
+                "{older} is marked behind, {newer} UpToDate: {older} likely resyncs from \
+                {newer}; DRBD decides by generation UUIDs, which LINSTOR does not report"
+            ),
             Verdict::Diskless { node } => format!("{node} is diskless: no data diverged"),
             Verdict::CannotTell { reason } => format!("cannot tell which data is newer: {reason}"),
         };

@@ -98,7 +98,10 @@ fn two_up_to_date_sides_apart_are_a_possible_split_brain_never_a_guess() {
 
 // DRBD marks a peer's disk `Outdated` when it may no longer be current (fencing, a lost
 // connection while the other side stayed primary), and a resync target is `Inconsistent`: the
-// `UpToDate` side has the newer data, and the other resyncs from it once connected.
+// `UpToDate` side is likely newer. Only likely: on reconnecting, LINBIT/drbd
+// `drbd/drbd_receiver.c` `drbd_sync_handshake` takes the direction from `drbd_uuid_compare`,
+// and `disk_states_to_strategy` overrides it only where the UUIDs leave it open, so a side
+// outdated after it wrote apart is a split brain DRBD refuses. The text says so.
 #[test]
 fn an_outdated_side_is_behind_the_up_to_date_one() {
     let found = only(&state(
@@ -127,6 +130,15 @@ fn an_outdated_side_is_behind_the_up_to_date_one() {
             older: "n1".to_owned()
         }
     );
+    let text = split_brain::render_text(&[found]);
+    assert!(
+        text.contains(
+            "n1 is marked behind, n2 UpToDate: n1 likely resyncs from n2; DRBD decides by \
+             generation UUIDs, which LINSTOR does not report"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("has the newer data"), "{text}");
 }
 
 // A tie-breaker or client holds no data, so nothing diverged; a side on an offline node is not

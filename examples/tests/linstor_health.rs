@@ -97,9 +97,9 @@ async fn text_report_lists_every_class_and_exits_1() {
             "      unknown: volume 0 on pve-ippri-33 has no state: the node is not online",
             "SUMMARY: 1 healthy, 1 degraded, 1 desynced, 1 disconnected, 1 unknown, 0 inactive; 4 at risk; 1 evicted and 2 offline nodes; 1 pools low on space, 1 with errors",
             "      risk no_tie_breaker: 2 diskful replicas and no diskless tie-breaker: a network split between them risks split brain",
-            // Both sides StandAlone, one Outdated: the disk states say whose data is newer.
+            // Both sides StandAlone, one Outdated: the disk states say which is likely newer.
             "STANDALONE DRBD CONNECTIONS",
-            "  vm-103-disk-0 pve-ippri-11 (StandAlone) ↔ pve-ippri-12 (StandAlone): pve-ippri-11 has the newer data; pve-ippri-12 is behind",
+            "  vm-103-disk-0 pve-ippri-11 (StandAlone) ↔ pve-ippri-12 (StandAlone): pve-ippri-12 is marked behind, pve-ippri-11 UpToDate: pve-ippri-12 likely resyncs from pve-ippri-11; DRBD decides by generation UUIDs, which LINSTOR does not report",
         ],
     );
     server.verify().await;
