@@ -440,13 +440,26 @@ struct Placement {
     resource_groups: Result<BTreeMap<String, String>, String>,
 }
 
-/// The node names of a `node:priority` list (`pve1:2,pve2`).
-fn names_of(list: &str) -> Vec<String> {
+/// The nodes of a group's or rule's `node[:priority]` list (`pve1:2,pve2`), with their
+/// priorities, as pve-ha-manager reads it (`HA/Tools.pm` `parse_node_priority`: priority 0
+/// when none is given; `HA/Rules/NodeAffinity.pm` `decode_plugin_value` skips an entry that
+/// does not parse, which the API never stores).
+fn node_priorities(list: &str) -> BTreeMap<String, i64> {
     list.split(',')
-        .filter_map(|item| item.split(':').next())
-        .map(|name| name.trim().to_owned())
-        .filter(|name| !name.is_empty())
+        .filter_map(|entry| {
+            let entry = entry.trim();
+            let (name, priority) = match entry.split_once(':') {
+                Some((name, priority)) => (name, priority.parse().ok()?),
+                None => (entry, 0),
+            };
+            (!name.is_empty()).then(|| (name.to_owned(), priority))
+        })
         .collect()
+}
+
+/// The node names of a `node[:priority]` list ([`node_priorities`]).
+fn names_of(list: &str) -> Vec<String> {
+    node_priorities(list).into_keys().collect()
 }
 
 /// A rule or group field that PVE writes as 0/1 (or a string of those); absent is false.

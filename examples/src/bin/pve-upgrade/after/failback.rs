@@ -196,22 +196,10 @@ impl Placement {
         }
     }
 
-    /// From a group's or rule's `nodes` (`pve1:2,pve2`, `HA/Tools.pm` `parse_node_priority`:
-    /// priority 0 when none is given).
+    /// From a group's or rule's `nodes` (`pve1:2,pve2`, [`crate::node_priorities`]).
     fn of(nodes: &str, strict: bool, source: String) -> Self {
-        let nodes = nodes
-            .split(',')
-            .filter_map(|entry| {
-                let entry = entry.trim();
-                let (name, priority) = match entry.split_once(':') {
-                    Some((name, priority)) => (name, priority.parse().ok()?),
-                    None => (entry, 0),
-                };
-                (!name.is_empty()).then(|| (name.to_owned(), priority))
-            })
-            .collect();
         Placement {
-            nodes,
+            nodes: crate::node_priorities(nodes),
             strict,
             source,
         }
