@@ -192,6 +192,13 @@ fn node(name: &str, status: &str, site: Option<&str>) -> Value {
     json!({"name": name, "type": "SATELLITE", "connection_status": status, "props": props, "flags": [], "net_interfaces": []})
 }
 
+/// An evicted satellite: offline, and flagged as linstor-server writes it (`Node.Flags.EVICTED`
+/// is `DELETE | 1 << 1`, and `FlagsHelper.toStringList` writes both).
+fn evicted_node(name: &str) -> Value {
+    json!({"name": name, "type": "SATELLITE", "connection_status": "OFFLINE", "props": {},
+           "flags": ["DELETE", "EVICTED"], "net_interfaces": []})
+}
+
 /// A replica of one volume whose top layer is `top` (`DRBD`, `STORAGE`, `LUKS`, …), with a
 /// disk state only when given.
 fn replica(name: &str, node: &str, flags: &[&str], top: &str, disk_state: Option<&str>) -> Value {
@@ -287,9 +294,7 @@ async fn inactive_replicas_are_skipped_as_linstor_client_does() {
             node("n1", "ONLINE", None),
             node("n2", "ONLINE", None),
             node("n3", "ONLINE", None),
-            // `Node.Flags.EVICTED` is `DELETE | 1 << 1`: both are written.
-            json!({"name": "n4", "type": "SATELLITE", "connection_status": "OFFLINE", "props": {},
-                   "flags": ["DELETE", "EVICTED"], "net_interfaces": []})
+            evicted_node("n4")
         ]),
         json!([group("g", json!({"place_count": 2}), json!({}))]),
         json!([
@@ -349,10 +354,8 @@ async fn inactive_replicas_are_skipped_as_linstor_client_does() {
 // `inactive`.
 #[tokio::test]
 async fn an_evicted_replica_that_was_active_is_missed() {
-    let evicted_node = json!({"name": "n4", "type": "SATELLITE", "connection_status": "OFFLINE",
-        "props": {}, "flags": ["DELETE", "EVICTED"], "net_interfaces": []});
     let state = served(
-        json!([node("n1", "ONLINE", None), evicted_node]),
+        json!([node("n1", "ONLINE", None), evicted_node("n4")]),
         json!([group("g", json!({"place_count": 1}), json!({}))]),
         json!([
             definition("was-active", "g", json!({})),
