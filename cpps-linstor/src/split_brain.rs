@@ -1,30 +1,33 @@
 //! `StandAlone` DRBD connections and possible split brains, read from the connection and disk
 //! states the controller reports (`GET /v1/view/resources`).
 //!
-//! A DRBD connection in `StandAlone` does not reconnect by itself. DRBD drops a connection so
-//! when it finds a split brain it cannot resolve ("Split-Brain detected but unresolved, dropping
-//! connection!"); since DRBD 9.0.26 both sides do (LINBIT/drbd9-tests `tests/split-brain`: after
-//! both nodes wrote while apart, each connection ends `StandAlone`, earlier versions often left
-//! one side `Connecting`), and each side still calls its own disk `UpToDate`. A connection is
-//! also `StandAlone` after `drbdadm disconnect`, or when the peers' settings clash (a
-//! `verify-alg` or a disk size the other refuses: linstor-server
-//! `CtrlRscDfnAutoVerifyAlgoHelper`, `CtrlRscToggleDiskApiCallHandler`).
+//! DRBD drops a connection to `StandAlone` when it finds a split brain it cannot resolve
+//! ("Split-Brain detected but unresolved, dropping connection!"); since DRBD 9.0.26 both sides
+//! do (LINBIT/drbd9-tests `tests/split-brain`: after both nodes wrote while apart, each
+//! connection ends `StandAlone`, earlier versions often left one side `Connecting`), and each
+//! side still calls its own disk `UpToDate`. A connection is also `StandAlone` after `drbdadm
+//! disconnect`, or when the peers' settings clash (a `verify-alg` or a disk size the other
+//! refuses: linstor-server `CtrlRscDfnAutoVerifyAlgoHelper`, `CtrlRscToggleDiskApiCallHandler`).
+//! DRBD does not reconnect it by itself; `drbdadm adjust` does (drbd-utils
+//! `user/v9/drbdadm_adjust.c`), which a LINSTOR satellite runs whenever it applies a change to
+//! the resource (linstor-server `DrbdLayer.adjustDrbd`), and a split brain then drops it again:
+//! such a pair may be seen `Connecting` in between.
 //!
 //! [`standalone`] lists each such pair once, with what both sides report, and names a side as
 //! newer only where the disk states record one behind: an `UpToDate` side against an `Outdated`
 //! or `Inconsistent` one. That is a likely direction, not DRBD's decision: on reconnecting DRBD
 //! compares its data-generation UUIDs, which the controller does not report, and consults the
 //! disk states only where the UUIDs leave the direction open (drbd `drbd/drbd_receiver.c`:
-//! `drbd_sync_handshake` calls `drbd_uuid_compare`, then `disk_states_to_strategy`). Two
-//! `UpToDate` diskful sides are a possible split brain, and which holds the data to keep is
-//! never guessed, not even from which side is in use.
+//! `drbd_sync_handshake` calls `drbd_uuid_compare`, then `disk_states_to_strategy`), volume by
+//! volume. A volume `UpToDate` on two diskful sides is a possible split brain, and which holds
+//! the data to keep is never guessed, not even from which side is in use.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
 use crate::health::ClusterState;
-use crate::types::resource::{DiskState, DrbdConnectionState, ResourceWithVolumes};
+use crate::types::resource::{DiskState, DrbdConnectionState, ResourceWithVolumes, Volume};
 
 /// One `StandAlone` DRBD connection between two replicas of a resource.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -45,15 +48,16 @@ pub struct StandAlone {
 #[serde(tag = "verdict", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Verdict {
-    /// Both sides are diskful and every volume of both is `UpToDate`: each may hold writes the
+    /// Both sides are diskful and a volume is `UpToDate` on both: each may hold writes the
     /// other lacks (a split brain), or the connection was dropped for another reason. Which
     /// side to keep is not in these states.
     PossibleSplitBrain,
-    /// `newer`'s volumes are all `UpToDate`, and `older` has one `Outdated`, `Inconsistent` or
-    /// resyncing: DRBD marks a disk so when it lacks writes a peer has, so `older` likely
-    /// resyncs from `newer` once connected. DRBD decides that from its data-generation UUIDs,
-    /// not from these states, and sees a split brain if `older` also wrote while apart (it was
-    /// outdated after writing, by hand or by fencing).
+    /// Every volume is `UpToDate` on `newer` and `Outdated`, `Inconsistent` or resyncing on
+    /// `older`: DRBD marks a disk so when it lacks writes a peer has, so `newer` is likely the
+    /// current one. DRBD decides from its data-generation UUIDs, not from these states: with
+    /// no writes since they parted it resyncs nothing, and if `older` wrote while apart (it was
+    /// outdated after writing) it sees a split brain, or takes `older`'s data if only it
+    /// wrote.
     Newer {
         /// The node whose disk states say it is current.
         newer: String,
@@ -72,7 +76,7 @@ pub enum Verdict {
     },
 }
 
-/// A side's data, as its disk states say.
+/// A volume's data, as its disk state says.
 enum Data {
     UpToDate,
     Behind,
@@ -137,59 +141,84 @@ fn verdict(
         };
     };
     for (node, side) in [(a, side_a), (b, side_b)] {
-        if side.is_diskless() {
+        // A disk being removed is flagged diskless before its satellite detaches it
+        // (linstor-server `CtrlRscToggleDiskApiCallHandler.markDiskRemoving`).
+        if side.is_diskless() && !side.has_flag("DISK_REMOVING") {
             return Verdict::Diskless {
                 node: node.to_owned(),
             };
         }
     }
-    match (data(side_a), data(side_b)) {
-        (Data::UpToDate, Data::UpToDate) => Verdict::PossibleSplitBrain,
-        (Data::UpToDate, Data::Behind) => Verdict::Newer {
-            newer: a.to_owned(),
-            older: b.to_owned(),
-        },
-        (Data::Behind, Data::UpToDate) => Verdict::Newer {
-            newer: b.to_owned(),
-            older: a.to_owned(),
-        },
-        (Data::Behind, Data::Behind) => Verdict::CannotTell {
-            reason: "both sides are Outdated or Inconsistent".to_owned(),
-        },
-        (Data::Unclear(why), _) => Verdict::CannotTell {
-            reason: format!("{a}: {why}"),
-        },
-        (_, Data::Unclear(why)) => Verdict::CannotTell {
-            reason: format!("{b}: {why}"),
-        },
+    compare_volumes((a, side_a), (b, side_b))
+        .unwrap_or_else(|reason| Verdict::CannotTell { reason })
+}
+
+/// The verdict of two diskful sides, volume by volume, as DRBD decides each volume apart (a
+/// handshake per peer device): a volume `UpToDate` on both is a possible split brain whatever
+/// the others say; a side is newer only where every other volume is behind on the other side.
+fn compare_volumes<'a>(
+    (a, side_a): (&str, &'a ResourceWithVolumes),
+    (b, side_b): (&str, &'a ResourceWithVolumes),
+) -> Result<Verdict, String> {
+    for (node, side) in [(a, side_a), (b, side_b)] {
+        if side.volumes.is_empty() {
+            return Err(format!("{node}: no volume listed"));
+        }
+    }
+    let numbers: BTreeSet<Option<i64>> = side_a
+        .volumes
+        .iter()
+        .chain(&side_b.volumes)
+        .map(|v| v.volume_number)
+        .collect();
+    let (mut behind_on_b, mut behind_on_a, mut both_current) = (Vec::new(), Vec::new(), false);
+    for number in numbers {
+        let label = number.map_or_else(|| "?".to_owned(), |n| n.to_string());
+        let numbered =
+            |side: &'a ResourceWithVolumes| side.volumes.iter().find(|v| v.volume_number == number);
+        let (volume_a, volume_b) = match (numbered(side_a), numbered(side_b)) {
+            (Some(volume_a), Some(volume_b)) => (volume_a, volume_b),
+            (_, None) => return Err(format!("volume {label} is listed on {a} only")),
+            (None, _) => return Err(format!("volume {label} is listed on {b} only")),
+        };
+        match (data(volume_a), data(volume_b)) {
+            (Data::Unclear(why), _) => return Err(format!("volume {label} on {a}: {why}")),
+            (_, Data::Unclear(why)) => return Err(format!("volume {label} on {b}: {why}")),
+            (Data::UpToDate, Data::UpToDate) => both_current = true,
+            (Data::UpToDate, Data::Behind) => behind_on_b.push(label),
+            (Data::Behind, Data::UpToDate) => behind_on_a.push(label),
+            (Data::Behind, Data::Behind) => {
+                return Err(format!("volume {label} is behind on both sides"));
+            }
+        }
+    }
+    if both_current {
+        return Ok(Verdict::PossibleSplitBrain);
+    }
+    let newer = |newer: &str, older: &str| Verdict::Newer {
+        newer: newer.to_owned(),
+        older: older.to_owned(),
+    };
+    match (behind_on_a.is_empty(), behind_on_b.is_empty()) {
+        (true, false) => Ok(newer(a, b)),
+        (false, true) => Ok(newer(b, a)),
+        _ => Err(format!(
+            "the volumes disagree: volume {} is behind on {a}, volume {} on {b}",
+            behind_on_a.join(", "),
+            behind_on_b.join(", ")
+        )),
     }
 }
 
-/// A side's data: `UpToDate` when every volume says so, behind when one is `Outdated` or
-/// `Inconsistent`, else unclear (no volume, no state, or another state).
-fn data(replica: &ResourceWithVolumes) -> Data {
-    if replica.volumes.is_empty() {
-        return Data::Unclear("no volume listed".to_owned());
-    }
-    let mut all_up_to_date = true;
-    for volume in &replica.volumes {
-        match volume.disk_state() {
-            Some(DiskState::UpToDate) => {}
-            Some(DiskState::Outdated | DiskState::Inconsistent) => return Data::Behind,
-            Some(other) => {
-                all_up_to_date = false;
-                if !matches!(other, DiskState::Unknown(s) if s.starts_with("SyncTarget(")) {
-                    return Data::Unclear(format!("disk state {other}"));
-                }
-            }
-            None => return Data::Unclear("no disk state".to_owned()),
-        }
-    }
-    if all_up_to_date {
-        Data::UpToDate
-    } else {
-        // A resync target (`SyncTarget(42.50%)`) is behind its source.
-        Data::Behind
+/// What one volume's disk state says: `UpToDate`; behind when `Outdated`, `Inconsistent` or a
+/// resync target (`SyncTarget(42.50%)`); else unclear.
+fn data(volume: &Volume) -> Data {
+    match volume.disk_state() {
+        Some(DiskState::UpToDate) => Data::UpToDate,
+        Some(DiskState::Outdated | DiskState::Inconsistent) => Data::Behind,
+        Some(DiskState::Unknown(s)) if s.starts_with("SyncTarget(") => Data::Behind,
+        Some(other) => Data::Unclear(format!("disk state {other}")),
+        None => Data::Unclear("no disk state".to_owned()),
     }
 }
 
@@ -213,8 +242,8 @@ pub fn render_text(connections: &[StandAlone]) -> String {
                     .to_owned()
             }
             Verdict::Newer { newer, older } => format!(
-                "{older} is marked behind, {newer} UpToDate: {older} likely resyncs from \
-                {newer}; DRBD decides by generation UUIDs, which LINSTOR does not report"
+                "{older} is marked behind, {newer} UpToDate: {newer} is likely the current \
+                one; DRBD decides by generation UUIDs, which LINSTOR does not report"
             ),
             Verdict::Diskless { node } => format!("{node} is diskless: no data diverged"),
             Verdict::CannotTell { reason } => format!("cannot tell which data is newer: {reason}"),

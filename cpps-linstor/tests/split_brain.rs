@@ -100,8 +100,9 @@ fn two_up_to_date_sides_apart_are_a_possible_split_brain_never_a_guess() {
 // connection while the other side stayed primary), and a resync target is `Inconsistent`: the
 // `UpToDate` side is likely newer. Only likely: on reconnecting, LINBIT/drbd
 // `drbd/drbd_receiver.c` `drbd_sync_handshake` takes the direction from `drbd_uuid_compare`,
-// and `disk_states_to_strategy` overrides it only where the UUIDs leave it open, so a side
-// outdated after it wrote apart is a split brain DRBD refuses. The text says so.
+// and `disk_states_to_strategy` overrides it only where the UUIDs leave it open: a side
+// outdated after it wrote apart is a split brain, or the sync source if only it wrote, and
+// with no writes since they parted nothing is resynced. The text says so.
 #[test]
 fn an_outdated_side_is_behind_the_up_to_date_one() {
     let found = only(&state(
@@ -133,7 +134,7 @@ fn an_outdated_side_is_behind_the_up_to_date_one() {
     let text = split_brain::render_text(&[found]);
     assert!(
         text.contains(
-            "n1 is marked behind, n2 UpToDate: n1 likely resyncs from n2; DRBD decides by \
+            "n1 is marked behind, n2 UpToDate: n2 is likely the current one; DRBD decides by \
              generation UUIDs, which LINSTOR does not report"
         ),
         "{text}"
@@ -155,12 +156,13 @@ fn a_diskless_side_or_an_unseen_side_says_no_more_than_it_can() {
                 "UpToDate",
                 &[("n2", "StandAlone"), ("n3", "StandAlone")]
             ),
+            // The peer of a side gone `StandAlone` lost the connection and keeps trying.
             replica(
                 "vm-100-disk-0",
                 "n2",
                 &["DISKLESS", "DRBD_DISKLESS", "TIE_BREAKER"],
                 "Diskless",
-                &[("n1", "Connected")]
+                &[("n1", "Connecting")]
             ),
             replica(
                 "vm-100-disk-0",
@@ -210,7 +212,120 @@ fn a_diskless_side_or_an_unseen_side_says_no_more_than_it_can() {
     );
     assert_eq!(
         found[0].states[1],
-        Some(DrbdConnectionState::Connected),
+        Some(DrbdConnectionState::Connecting),
         "each side's own report is kept"
     );
+}
+
+/// `replica` with one volume per `(volume_number, disk_state)`.
+fn with_volumes(mut replica: Value, volumes: &[(i64, &str)]) -> Value {
+    let volume = replica["volumes"][0].clone();
+    replica["volumes"] = volumes
+        .iter()
+        .map(|(number, disk_state)| {
+            let mut v = volume.clone();
+            v["volume_number"] = json!(number);
+            v["state"]["disk_state"] = json!(disk_state);
+            v
+        })
+        .collect();
+    replica
+}
+
+fn two_sides(n1: &[(i64, &str)], n2: &[(i64, &str)]) -> Verdict {
+    let side = |node: &str, peer: &str, volumes: &[(i64, &str)]| {
+        let one = replica(
+            "vm-100-disk-0",
+            node,
+            &[],
+            "UpToDate",
+            &[(peer, "StandAlone")],
+        );
+        with_volumes(one, volumes)
+    };
+    let state = state(
+        &[("n1", "ONLINE"), ("n2", "ONLINE")],
+        json!([side("n1", "n2", n1), side("n2", "n1", n2)]),
+    );
+    only(&state).verdict
+}
+
+// LINBIT/drbd `drbd/drbd_receiver.c`: `drbd_sync_handshake` runs for each peer device, that is
+// each volume, and `drbd_uuid_compare` decides each volume's direction or split brain apart. A
+// side is newer only where no volume says otherwise: a volume UpToDate on both sides is a
+// possible split brain whatever the others say, volumes behind on opposite sides cannot be
+// told, and a volume in another state is read, not skipped.
+#[test]
+fn the_verdict_weighs_every_volume() {
+    let cannot_tell = |reason: &str| Verdict::CannotTell {
+        reason: reason.to_owned(),
+    };
+    assert_eq!(
+        two_sides(
+            &[(0, "Outdated"), (1, "UpToDate")],
+            &[(0, "UpToDate"), (1, "Outdated")]
+        ),
+        cannot_tell("the volumes disagree: volume 0 is behind on n1, volume 1 on n2")
+    );
+    assert_eq!(
+        two_sides(
+            &[(0, "UpToDate"), (1, "UpToDate")],
+            &[(0, "UpToDate"), (1, "Outdated")]
+        ),
+        Verdict::PossibleSplitBrain
+    );
+    assert_eq!(
+        two_sides(
+            &[(0, "Outdated"), (1, "Failed")],
+            &[(0, "UpToDate"), (1, "UpToDate")]
+        ),
+        cannot_tell("volume 1 on n1: disk state Failed")
+    );
+    assert_eq!(
+        two_sides(
+            &[(0, "Outdated"), (1, "Outdated")],
+            &[(0, "Outdated"), (1, "UpToDate")]
+        ),
+        cannot_tell("volume 0 is behind on both sides")
+    );
+    assert_eq!(
+        two_sides(&[(0, "UpToDate")], &[(0, "UpToDate"), (1, "UpToDate")]),
+        cannot_tell("volume 1 is listed on n2 only")
+    );
+    assert_eq!(
+        two_sides(
+            &[(0, "Inconsistent"), (1, "Outdated")],
+            &[(0, "UpToDate"), (1, "UpToDate")]
+        ),
+        Verdict::Newer {
+            newer: "n2".to_owned(),
+            older: "n1".to_owned()
+        }
+    );
+}
+
+// linstor-server `CtrlRscToggleDiskApiCallHandler.markDiskRemoving`: a replica whose disk is
+// being removed is flagged `DRBD_DISKLESS` (with `DISK_REMOVING`) before its satellite has
+// detached the disk, which may hold writes the other side lacks; its disk states tell.
+#[test]
+fn a_side_still_removing_its_disk_is_not_diskless() {
+    let removing = replica(
+        "vm-100-disk-0",
+        "n1",
+        &["DRBD_DISKLESS", "DISK_REMOVING"],
+        "UpToDate",
+        &[("n2", "StandAlone")],
+    );
+    let other = replica(
+        "vm-100-disk-0",
+        "n2",
+        &[],
+        "UpToDate",
+        &[("n1", "StandAlone")],
+    );
+    let found = only(&state(
+        &[("n1", "ONLINE"), ("n2", "ONLINE")],
+        json!([removing, other]),
+    ));
+    assert_eq!(found.verdict, Verdict::PossibleSplitBrain);
 }

@@ -99,7 +99,7 @@ async fn text_report_lists_every_class_and_exits_1() {
             "      risk no_tie_breaker: 2 diskful replicas and no diskless tie-breaker: a network split between them risks split brain",
             // Both sides StandAlone, one Outdated: the disk states say which is likely newer.
             "STANDALONE DRBD CONNECTIONS",
-            "  vm-103-disk-0 pve-ippri-11 (StandAlone) ↔ pve-ippri-12 (StandAlone): pve-ippri-12 is marked behind, pve-ippri-11 UpToDate: pve-ippri-12 likely resyncs from pve-ippri-11; DRBD decides by generation UUIDs, which LINSTOR does not report",
+            "  vm-103-disk-0 pve-ippri-11 (StandAlone) ↔ pve-ippri-12 (StandAlone): pve-ippri-12 is marked behind, pve-ippri-11 UpToDate: pve-ippri-11 is likely the current one; DRBD decides by generation UUIDs, which LINSTOR does not report",
         ],
     );
     server.verify().await;
