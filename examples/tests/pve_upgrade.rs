@@ -1208,30 +1208,43 @@ async fn after_a_move_onto_the_node_is_not_hidden_by_its_maintenance_node() {
 }
 
 /// D2 (review of the priority change): with failback off, 5.x `select_service_node` keeps a
-/// service where it is only on a node its placement allows and no resource-affinity rule rules
-/// out (`Rules/ResourceAffinity.pm` `is_allowed_on_node`); otherwise it picks anew, its
-/// maintenance node first. vm:100 (failback 0) sits on pve2, which its strict rule no longer
-/// names: it goes back to pve3. Named by a resource-affinity rule instead, whether it stays
-/// cannot be told. The CRM master, pve3, runs 9. Failed first: "stays on pve2 (failback off)".
+/// service where it is only on a node its placement allows and its resource affinity allows
+/// (`Rules/ResourceAffinity.pm` `is_allowed_on_node`: no negative partner there, `HA/Usage.pm`
+/// `get_used_service_nodes`); otherwise it picks anew, its maintenance node first. vm:100
+/// (failback 0) sits on pve2, which its strict rule no longer names: it goes back to pve3.
+/// Kept apart from vm:101, it goes back while vm:101 runs on pve2 and stays while it runs on
+/// pve1. The CRM master, pve3, runs 9. Failed first: "stays on pve2 (failback off)", then
+/// "cannot tell" for both resource-affinity cases.
 #[tokio::test]
 async fn after_failback_off_keeps_a_service_only_where_it_may_run() {
-    let services = json!({
-        "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
-    });
+    let on = |node: &str| {
+        json!({
+            "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1},
+            "vm:101": {"node": node, "state": "started", "uid": "b1", "running": 1}
+        })
+    };
     let strict = json!({"rule": "db-on-1-or-3", "type": "node-affinity", "resources": "vm:100",
                         "nodes": "pve1,pve3", "strict": 1, "digest": "9a0c1e", "order": 1});
     let apart = json!({"rule": "db-apart", "type": "resource-affinity", "resources": "vm:100,vm:101",
                        "affinity": "negative", "digest": "9a0c1e", "order": 1});
-    for (rule, expected, code) in [
+    for (rule, services, expected, code) in [
         (
             strict,
+            on("pve1"),
+            "  NOT YET     HA resources: vm:100 due back (on pve2, started)",
+            1,
+        ),
+        (
+            apart.clone(),
+            on("pve2"),
             "  NOT YET     HA resources: vm:100 due back (on pve2, started)",
             1,
         ),
         (
             apart,
-            "  CANNOT TELL HA resources: vm:100 on pve2: its failback is off, but the resource-affinity rule db-apart may send it back",
-            1,
+            on("pve1"),
+            "  ok          HA resources: 0 on the node, none due back; vm:100 stays on pve2 (failback off)",
+            0,
         ),
     ] {
         let cluster = Cluster {
@@ -1243,8 +1256,106 @@ async fn after_failback_off_keeps_a_service_only_where_it_may_run() {
             ]),
             ..Cluster::default()
         };
-        let out = after_pve3(cluster, "pve3", services.clone()).await;
+        let out = after_pve3(cluster, "pve3", services).await;
         common::assert_has_lines(&common::stdout_of_exit(&out, code), &[expected]);
+    }
+}
+
+/// With failback on, a 5.x CRM master sends vm:100 back to pve3 only if pve3 is still among
+/// its top-priority nodes once resource affinity has narrowed them (pve-ha-manager
+/// `HA/Manager.pm` `select_service_node`: `apply_negative_resource_affinity`, then
+/// `apply_positive_resource_affinity`, keeping the node most positive partners use), and a
+/// positive set takes a member's node-affinity rule (`HA/Rules.pm`
+/// `create_implicit_positive_resource_affinity_node_affinity_rules`). A positive partner on
+/// its way elsewhere counts differently across 5.x releases (4826ee8, bug 6801). Failed first:
+/// each "due back".
+#[tokio::test]
+async fn after_resource_affinity_may_keep_a_service_away() {
+    let rule = |id: &str, affinity: &str| {
+        json!({"rule": id, "type": "resource-affinity", "resources": "vm:100,vm:101",
+               "affinity": affinity, "digest": "9a0c1e", "order": 1})
+    };
+    let prefer_pve1 = json!({"rule": "web-on-pve1", "type": "node-affinity", "resources": "vm:101",
+                             "nodes": "pve1:2,pve3:1", "digest": "9a0c1e", "order": 2});
+    let partners = |partners: &[(&str, Value)]| {
+        let mut services = json!({
+            "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
+        });
+        for (sid, status) in partners {
+            services[*sid] = status.clone();
+        }
+        services
+    };
+    let partner = |status: Value| partners(&[("vm:101", status)]);
+    let stopped = json!({"node": "pve1", "state": "stopped", "uid": "b1"});
+    let other = |id: &str, affinity: &str| {
+        json!({"rule": id, "type": "resource-affinity", "resources": "vm:101,vm:102",
+               "affinity": affinity, "digest": "9a0c1e", "order": 3})
+    };
+    let started_on =
+        |node: &str| json!({"node": node, "state": "started", "uid": "b1", "running": 1});
+    let stays = |why: &str| {
+        format!(
+            "  ok          HA resources: 0 on the node, none due back; vm:100 stays on pve2 ({why})"
+        )
+    };
+    for (rules, services, expected, code) in [
+        (
+            json!([rule("apart", "negative")]),
+            partner(started_on("pve3")),
+            stays("a service it is kept apart from uses pve3").replace("0 on the node", "1 on the node"),
+            0,
+        ),
+        (
+            json!([rule("together", "positive")]),
+            partner(started_on("pve1")),
+            stays("its positive resource-affinity partners run on pve1"),
+            0,
+        ),
+        (
+            json!([rule("together", "positive"), prefer_pve1]),
+            partner(stopped.clone()),
+            stays("pve3 is not among its top-priority nodes in rule web-on-pve1: pve1"),
+            0,
+        ),
+        // `create_implicit_negative_resource_affinity_rules`: apart from vm:101's foe too.
+        (
+            json!([rule("together", "positive"), other("apart", "negative")]),
+            partners(&[("vm:101", stopped.clone()), ("vm:102", started_on("pve3"))]),
+            stays("a service it is kept apart from uses pve3").replace("0 on the node", "1 on the node"),
+            0,
+        ),
+        // `merge_connected_positive_resource_affinity_rules`: with vm:101's partner too.
+        (
+            json!([rule("together", "positive"), other("also-together", "positive")]),
+            partners(&[("vm:101", stopped.clone()), ("vm:102", started_on("pve1"))]),
+            stays("its positive resource-affinity partners run on pve1"),
+            0,
+        ),
+        (
+            json!([rule("together", "positive")]),
+            partner(started_on("pve3")),
+            "  NOT YET     HA resources: vm:100 due back (on pve2, started)".to_owned(),
+            1,
+        ),
+        (
+            json!([rule("together", "positive")]),
+            partner(json!({"node": "pve1", "state": "migrate", "target": "pve2", "uid": "b1"})),
+            "  CANNOT TELL HA resources: vm:100 on pve2: its positive resource-affinity partner vm:101 is moving".to_owned(),
+            1,
+        ),
+    ] {
+        let cluster = Cluster {
+            ha_groups: json!([]),
+            ha_rules: Some(rules),
+            ha_resources: json!([
+                {"sid": "vm:100", "type": "vm", "state": "started", "digest": "5f1e0c"},
+                {"sid": "vm:101", "type": "vm", "state": "started", "digest": "5f1e0c"}
+            ]),
+            ..Cluster::default()
+        };
+        let out = after_pve3(cluster, "pve3", services).await;
+        common::assert_has_lines(&common::stdout_of_exit(&out, code), &[expected.as_str()]);
     }
 }
 

@@ -15,7 +15,8 @@
 //!   LRM runs in mode `active`; and no started HA resource whose failback is on is still due
 //!   back to it (`maintenance_node`, `HA/Manager.pm` `next_state_started`; due back only where
 //!   the node is among the top-priority nodes of its group or node-affinity rule, `GET
-//!   /cluster/ha/rules` under a 9.x CRM master), none is moving to
+//!   /cluster/ha/rules` under a 9.x CRM master, once its resource-affinity rules have narrowed
+//!   them), none is moving to
 //!   it, and none failed or frozen on it (`error`, `fence`, `recovery`, `freeze`). With no HA
 //!   resource configured the CRM is idle (`HA/CRM.pm` `can_get_active`) and the HA checks
 //!   pass;
@@ -34,6 +35,7 @@ use serde_json::Value;
 
 use crate::{list_of, major_of};
 
+mod affinity;
 mod failback;
 
 use failback::{Failback, failback};

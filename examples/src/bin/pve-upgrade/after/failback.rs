@@ -11,16 +11,16 @@
 //!   `migrate_groups_to_rules`).
 //!
 //! An unrestricted group or a non-strict rule adds the other nodes at priority -1, and a service
-//! in neither may run on every online node. A 5.x master may also take nodes out for
-//! resource-affinity rules; those are not weighed, so a service with failback on said to go
-//! back may still stay, never the other way round, and one with failback off that such a rule
-//! names cannot be told.
+//! in neither may run on every online node. A 5.x master also weighs the resource-affinity
+//! rules ([`super::affinity`]): it keeps a service off a node its negative partners use, and
+//! with its positive partners, both where it stays with failback off and where it goes back.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
 use super::HaRead;
+use super::affinity::{Neighbours, Rules};
 use crate::perl_bool;
 
 /// Where a started service with `maintenance_node` set is headed.
@@ -42,27 +42,30 @@ pub(super) fn failback(
     let resource = read.resource(sid)?;
     let online = online_with(&read.status, node);
     let (placement, caveat) = placement(read, resource, sid)?;
+    let neighbours = neighbours(read, sid, &online)?;
     // With failback off `select_service_node` keeps it where it is only where it may run: a
-    // member of its group (4.0.x), an allowed node that no resource-affinity rule rules out
-    // (5.x `Rules/ResourceAffinity.pm` `is_allowed_on_node`); else it picks anew.
-    if !failback_on(read, resource)? && placement.allows(current, &online) {
-        if let Some(rule) = resource_affinity(read, sid)? {
-            return Err(format!(
-                "its failback is off, but the resource-affinity rule {rule} may send it back"
-            ));
-        }
+    // member of its group (4.0.x), an allowed node its resource affinity allows (5.x
+    // `Rules/ResourceAffinity.pm` `is_allowed_on_node`); else it picks anew.
+    if !failback_on(read, resource)?
+        && placement.allows(current, &online)
+        && neighbours.allow(current)
+    {
         // The rules unseen: a resource-affinity rule may rule the node out.
         if let Some(caveat) = caveat {
             return Err(caveat);
         }
         return Ok(Failback::Stays("failback off".to_owned()));
     }
-    let top = placement.top(&online);
+    let mut top = placement.top(&online);
+    let ruled_out = neighbours.narrow(&mut top, node);
     if top.contains(node) {
         return Ok(Failback::Back);
     }
     if let Some(caveat) = caveat {
         return Err(caveat);
+    }
+    if let Some(why) = ruled_out {
+        return Ok(Failback::Stays(why));
     }
     let top: Vec<&str> = top.iter().map(String::as_str).collect();
     Ok(Failback::Stays(format!(
@@ -70,6 +73,32 @@ pub(super) fn failback(
         placement.source,
         top.join(", ")
     )))
+}
+
+/// Where the resource-affinity partners of `sid` run, as a 5.x CRM master weighs them
+/// ([`Rules::neighbours`]): none under an 8.x master, which has no such rules, nor where the
+/// answering node shows no rules ([`placement_9`] then says what may be unseen).
+fn neighbours(
+    read: &HaRead<'_>,
+    sid: &str,
+    online: &BTreeSet<String>,
+) -> Result<Neighbours, String> {
+    let rules = match (&read.master_major, &read.rules) {
+        (Ok(major), _) if *major < 9 => return Ok(Neighbours::default()),
+        (_, Ok(None)) => return Ok(Neighbours::default()),
+        (_, Err(why)) => return Err(format!("a resource-affinity rule may place it: {why}")),
+        (_, Ok(Some(rules))) => Rules::of(rules),
+    };
+    if !rules.has_affinity(sid) {
+        return Ok(Neighbours::default());
+    }
+    if let Err(why) = &read.master_major {
+        return Err(format!(
+            "a resource-affinity rule names it, which only a 9.x CRM weighs, and {why}"
+        ));
+    }
+    let service_status = &read.status["manager_status"]["service_status"];
+    rules.neighbours(service_status, sid, online)
 }
 
 /// Where the CRM master places the resource ([`placement_8`], [`placement_9`]), with why a
@@ -94,38 +123,6 @@ fn placement(
             Ok((p8, caveat))
         }
     }
-}
-
-/// The enabled resource-affinity rule naming `sid` (5.x only: a CRM master on 8.x has none),
-/// if any.
-fn resource_affinity(read: &HaRead<'_>, sid: &str) -> Result<Option<String>, String> {
-    if matches!(read.master_major, Ok(major) if major < 9) {
-        return Ok(None);
-    }
-    let rules = match &read.rules {
-        Ok(Some(rules)) => rules,
-        // No rules API on the answering node: [`placement_9`] judged that already.
-        Ok(None) => return Ok(None),
-        Err(why) => return Err(format!("a resource-affinity rule may place it: {why}")),
-    };
-    Ok(rules_naming(rules, "resource-affinity", sid)
-        .first()
-        .map(|r| r["rule"].as_str().unwrap_or("?").to_owned()))
-}
-
-/// The enabled rules of `kind` that name `sid`. A rule that is disabled (`HA/Rules.pm`
-/// `foreach_rule` skips one whose `disable` exists, whatever its value) or listed with
-/// `errors` (dropped by `canonicalize`) names nothing.
-fn rules_naming<'r>(rules: &'r [Value], kind: &str, sid: &str) -> Vec<&'r Value> {
-    rules
-        .iter()
-        .filter(|r| r["type"].as_str() == Some(kind))
-        .filter(|r| r.get("disable").is_none() && r.get("errors").is_none())
-        .filter(|r| {
-            let resources = r["resources"].as_str().unwrap_or("");
-            resources.split(',').any(|s| s.trim() == sid)
-        })
-        .collect()
 }
 
 /// Whether the resource's failback is on: its group's `nofailback` when it has a group
@@ -249,9 +246,10 @@ fn placement_8(read: &HaRead<'_>, resource: &Value) -> Result<Placement, String>
     })
 }
 
-/// Where a 5.x CRM (PVE 9) places the resource: the one node-affinity rule that names it
-/// ([`rules_naming`]), a group being such a rule (the rules index lists it as
-/// `ha-group-NAME`, `API2/HA/Rules.pm` `index`), with why a "stays" cannot be trusted.
+/// Where a 5.x CRM (PVE 9) places the resource: the one node-affinity rule that places it, its
+/// own or its positive resource-affinity partners' ([`Rules::node_affinity_of`]), a group
+/// being such a rule (the rules index lists it as `ha-group-NAME`, `API2/HA/Rules.pm`
+/// `index`), with why a "stays" cannot be trusted.
 ///
 /// Where the answering node has no rules API (PVE 8) the group decides while groups exist,
 /// since 9.x's `API2/HA/Rules.pm` `create` refuses rules while one does
@@ -279,9 +277,9 @@ fn placement_9(
         }
         Err(why) => return Err(format!("a node-affinity rule may place it: {why}")),
     };
-    match rules_naming(rules, "node-affinity", sid).as_slice() {
-        [] => Ok((Placement::anywhere(), None)),
-        [rule] => Ok((
+    match Rules::of(rules).node_affinity_of(sid)? {
+        None => Ok((Placement::anywhere(), None)),
+        Some(rule) => Ok((
             Placement::of(
                 rule["nodes"].as_str().unwrap_or(""),
                 perl_bool(rule, "strict") == Some(true),
@@ -289,7 +287,6 @@ fn placement_9(
             ),
             None,
         )),
-        _ => Err("more than one node-affinity rule names it".to_owned()),
     }
 }
 
