@@ -260,48 +260,45 @@ fn the_verdict_weighs_every_volume() {
     let cannot_tell = |reason: &str| Verdict::CannotTell {
         reason: reason.to_owned(),
     };
-    assert_eq!(
-        two_sides(
+    let newer_n2 = Verdict::Newer {
+        newer: "n2".to_owned(),
+        older: "n1".to_owned(),
+    };
+    let cases: [(&[(i64, &str)], &[(i64, &str)], Verdict); 6] = [
+        (
             &[(0, "Outdated"), (1, "UpToDate")],
-            &[(0, "UpToDate"), (1, "Outdated")]
+            &[(0, "UpToDate"), (1, "Outdated")],
+            cannot_tell("the volumes disagree: volume 0 is behind on n1, volume 1 on n2"),
         ),
-        cannot_tell("the volumes disagree: volume 0 is behind on n1, volume 1 on n2")
-    );
-    assert_eq!(
-        two_sides(
+        (
             &[(0, "UpToDate"), (1, "UpToDate")],
-            &[(0, "UpToDate"), (1, "Outdated")]
+            &[(0, "UpToDate"), (1, "Outdated")],
+            Verdict::PossibleSplitBrain,
         ),
-        Verdict::PossibleSplitBrain
-    );
-    assert_eq!(
-        two_sides(
+        (
             &[(0, "Outdated"), (1, "Failed")],
-            &[(0, "UpToDate"), (1, "UpToDate")]
+            &[(0, "UpToDate"), (1, "UpToDate")],
+            cannot_tell("volume 1 on n1: disk state Failed"),
         ),
-        cannot_tell("volume 1 on n1: disk state Failed")
-    );
-    assert_eq!(
-        two_sides(
+        (
             &[(0, "Outdated"), (1, "Outdated")],
-            &[(0, "Outdated"), (1, "UpToDate")]
+            &[(0, "Outdated"), (1, "UpToDate")],
+            cannot_tell("volume 0 is behind on both sides"),
         ),
-        cannot_tell("volume 0 is behind on both sides")
-    );
-    assert_eq!(
-        two_sides(&[(0, "UpToDate")], &[(0, "UpToDate"), (1, "UpToDate")]),
-        cannot_tell("volume 1 is listed on n2 only")
-    );
-    assert_eq!(
-        two_sides(
+        (
+            &[(0, "UpToDate")],
+            &[(0, "UpToDate"), (1, "UpToDate")],
+            cannot_tell("volume 1 is listed on n2 only"),
+        ),
+        (
             &[(0, "Inconsistent"), (1, "Outdated")],
-            &[(0, "UpToDate"), (1, "UpToDate")]
+            &[(0, "UpToDate"), (1, "UpToDate")],
+            newer_n2,
         ),
-        Verdict::Newer {
-            newer: "n2".to_owned(),
-            older: "n1".to_owned()
-        }
-    );
+    ];
+    for (n1, n2, expected) in cases {
+        assert_eq!(two_sides(n1, n2), expected, "{n1:?} against {n2:?}");
+    }
 }
 
 // linstor-server `CtrlRscToggleDiskApiCallHandler.markDiskRemoving`: a replica whose disk is
