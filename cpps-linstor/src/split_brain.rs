@@ -54,10 +54,9 @@ pub enum Verdict {
     PossibleSplitBrain,
     /// Every volume is `UpToDate` on `newer` and `Outdated`, `Inconsistent` or resyncing on
     /// `older`: DRBD marks a disk so when it lacks writes a peer has, so `newer` is likely the
-    /// current one. DRBD decides from its data-generation UUIDs, not from these states: with
-    /// no writes since they parted it resyncs nothing, and if `older` wrote while apart (it was
-    /// outdated after writing) it sees a split brain, or takes `older`'s data if only it
-    /// wrote.
+    /// current one. DRBD decides from its data-generation UUIDs, not from these states: if
+    /// `older` wrote while apart (it was outdated after writing), the UUIDs show a split brain
+    /// where both wrote, and point to `older`'s data where only it did.
     Newer {
         /// The node whose disk states say it is current.
         newer: String,
@@ -141,9 +140,7 @@ fn verdict(
         };
     };
     for (node, side) in [(a, side_a), (b, side_b)] {
-        // A disk being removed is flagged diskless before its satellite detaches it
-        // (linstor-server `CtrlRscToggleDiskApiCallHandler.markDiskRemoving`).
-        if side.is_diskless() && !side.has_flag("DISK_REMOVING") {
+        if holds_no_drbd_data(side) {
             return Verdict::Diskless {
                 node: node.to_owned(),
             };
@@ -153,12 +150,29 @@ fn verdict(
         .unwrap_or_else(|reason| Verdict::CannotTell { reason })
 }
 
+/// Whether a replica holds no data DRBD replicates: flagged `DRBD_DISKLESS` (a client or
+/// tie-breaker; linstor-server `Resource.isDrbdDiskless`), unless its disk is still being
+/// removed (`CtrlRscToggleDiskApiCallHandler.markDiskRemoving` flags it before the satellite
+/// detaches the disk). An NVMe or EBS initiator is diskless to LINSTOR but a diskful DRBD peer.
+fn holds_no_drbd_data(replica: &ResourceWithVolumes) -> bool {
+    replica.has_flag("DRBD_DISKLESS") && !replica.has_flag("DISK_REMOVING")
+}
+
+/// How one volume's two sides compare.
+enum Pair {
+    BothCurrent,
+    BehindOnA(String),
+    BehindOnB(String),
+    /// Not comparable, and why.
+    Unclear(String),
+}
+
 /// The verdict of two diskful sides, volume by volume, as DRBD decides each volume apart (a
 /// handshake per peer device): a volume `UpToDate` on both is a possible split brain whatever
 /// the others say; a side is newer only where every other volume is behind on the other side.
-fn compare_volumes<'a>(
-    (a, side_a): (&str, &'a ResourceWithVolumes),
-    (b, side_b): (&str, &'a ResourceWithVolumes),
+fn compare_volumes(
+    (a, side_a): (&str, &ResourceWithVolumes),
+    (b, side_b): (&str, &ResourceWithVolumes),
 ) -> Result<Verdict, String> {
     for (node, side) in [(a, side_a), (b, side_b)] {
         if side.volumes.is_empty() {
@@ -171,29 +185,21 @@ fn compare_volumes<'a>(
         .chain(&side_b.volumes)
         .map(|v| v.volume_number)
         .collect();
-    let (mut behind_on_b, mut behind_on_a, mut both_current) = (Vec::new(), Vec::new(), false);
-    for number in numbers {
-        let label = number.map_or_else(|| "?".to_owned(), |n| n.to_string());
-        let numbered =
-            |side: &'a ResourceWithVolumes| side.volumes.iter().find(|v| v.volume_number == number);
-        let (volume_a, volume_b) = match (numbered(side_a), numbered(side_b)) {
-            (Some(volume_a), Some(volume_b)) => (volume_a, volume_b),
-            (_, None) => return Err(format!("volume {label} is listed on {a} only")),
-            (None, _) => return Err(format!("volume {label} is listed on {b} only")),
-        };
-        match (data(volume_a), data(volume_b)) {
-            (Data::Unclear(why), _) => return Err(format!("volume {label} on {a}: {why}")),
-            (_, Data::Unclear(why)) => return Err(format!("volume {label} on {b}: {why}")),
-            (Data::UpToDate, Data::UpToDate) => both_current = true,
-            (Data::UpToDate, Data::Behind) => behind_on_b.push(label),
-            (Data::Behind, Data::UpToDate) => behind_on_a.push(label),
-            (Data::Behind, Data::Behind) => {
-                return Err(format!("volume {label} is behind on both sides"));
-            }
-        }
-    }
-    if both_current {
+    let pairs: Vec<Pair> = numbers
+        .into_iter()
+        .map(|number| pair((a, side_a), (b, side_b), number))
+        .collect();
+    if pairs.iter().any(|p| matches!(p, Pair::BothCurrent)) {
         return Ok(Verdict::PossibleSplitBrain);
+    }
+    let (mut behind_on_a, mut behind_on_b) = (Vec::new(), Vec::new());
+    for pair in pairs {
+        match pair {
+            Pair::Unclear(why) => return Err(why),
+            Pair::BehindOnA(label) => behind_on_a.push(label),
+            Pair::BehindOnB(label) => behind_on_b.push(label),
+            Pair::BothCurrent => {}
+        }
     }
     let newer = |newer: &str, older: &str| Verdict::Newer {
         newer: newer.to_owned(),
@@ -207,6 +213,33 @@ fn compare_volumes<'a>(
             behind_on_a.join(", "),
             behind_on_b.join(", ")
         )),
+    }
+}
+
+/// How volume `number` compares between the two sides.
+fn pair(
+    (a, side_a): (&str, &ResourceWithVolumes),
+    (b, side_b): (&str, &ResourceWithVolumes),
+    number: Option<i64>,
+) -> Pair {
+    let label = number.map_or_else(|| "?".to_owned(), |n| n.to_string());
+    let numbered = |side: &ResourceWithVolumes| {
+        side.volumes
+            .iter()
+            .find(|v| v.volume_number == number)
+            .map(data)
+    };
+    match (numbered(side_a), numbered(side_b)) {
+        (_, None) => Pair::Unclear(format!("volume {label} is listed on {a} only")),
+        (None, _) => Pair::Unclear(format!("volume {label} is listed on {b} only")),
+        (Some(Data::Unclear(why)), _) => Pair::Unclear(format!("volume {label} on {a}: {why}")),
+        (_, Some(Data::Unclear(why))) => Pair::Unclear(format!("volume {label} on {b}: {why}")),
+        (Some(Data::UpToDate), Some(Data::UpToDate)) => Pair::BothCurrent,
+        (Some(Data::UpToDate), Some(Data::Behind)) => Pair::BehindOnB(label),
+        (Some(Data::Behind), Some(Data::UpToDate)) => Pair::BehindOnA(label),
+        (Some(Data::Behind), Some(Data::Behind)) => {
+            Pair::Unclear(format!("volume {label} is behind on both sides"))
+        }
     }
 }
 

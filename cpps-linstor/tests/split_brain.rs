@@ -232,7 +232,10 @@ fn with_volumes(mut replica: Value, volumes: &[(i64, &str)]) -> Value {
     replica
 }
 
-fn two_sides(n1: &[(i64, &str)], n2: &[(i64, &str)]) -> Verdict {
+/// A side's volumes: `(volume_number, disk_state)`.
+type Volumes<'a> = &'a [(i64, &'a str)];
+
+fn two_sides(n1: Volumes<'_>, n2: Volumes<'_>) -> Verdict {
     let side = |node: &str, peer: &str, volumes: &[(i64, &str)]| {
         let one = replica(
             "vm-100-disk-0",
@@ -264,7 +267,7 @@ fn the_verdict_weighs_every_volume() {
         newer: "n2".to_owned(),
         older: "n1".to_owned(),
     };
-    let cases: [(&[(i64, &str)], &[(i64, &str)], Verdict); 6] = [
+    let cases: [(Volumes<'_>, Volumes<'_>, Verdict); 8] = [
         (
             &[(0, "Outdated"), (1, "UpToDate")],
             &[(0, "UpToDate"), (1, "Outdated")],
@@ -273,6 +276,17 @@ fn the_verdict_weighs_every_volume() {
         (
             &[(0, "UpToDate"), (1, "UpToDate")],
             &[(0, "UpToDate"), (1, "Outdated")],
+            Verdict::PossibleSplitBrain,
+        ),
+        // A volume UpToDate on both is a possible split brain, whatever comes before it.
+        (
+            &[(0, "Outdated"), (1, "UpToDate")],
+            &[(0, "Outdated"), (1, "UpToDate")],
+            Verdict::PossibleSplitBrain,
+        ),
+        (
+            &[(0, "Failed"), (1, "UpToDate")],
+            &[(0, "UpToDate"), (1, "UpToDate")],
             Verdict::PossibleSplitBrain,
         ),
         (
@@ -286,7 +300,7 @@ fn the_verdict_weighs_every_volume() {
             cannot_tell("volume 0 is behind on both sides"),
         ),
         (
-            &[(0, "UpToDate")],
+            &[(0, "Outdated")],
             &[(0, "UpToDate"), (1, "UpToDate")],
             cannot_tell("volume 1 is listed on n2 only"),
         ),
@@ -303,26 +317,35 @@ fn the_verdict_weighs_every_volume() {
 
 // linstor-server `CtrlRscToggleDiskApiCallHandler.markDiskRemoving`: a replica whose disk is
 // being removed is flagged `DRBD_DISKLESS` (with `DISK_REMOVING`) before its satellite has
-// detached the disk, which may hold writes the other side lacks; its disk states tell.
+// detached the disk, which may hold writes the other side lacks; its disk states tell. An NVMe
+// or EBS initiator is diskless to LINSTOR (`Resource.Flags`: `NVME_INITIATOR` and
+// `EBS_INITIATOR` carry `DISKLESS`, which `FlagsHelper.toStringList` writes too) but a diskful
+// DRBD peer (`Resource.isDrbdDiskless`: `DRBD_DISKLESS` only).
 #[test]
-fn a_side_still_removing_its_disk_is_not_diskless() {
-    let removing = replica(
-        "vm-100-disk-0",
-        "n1",
-        &["DRBD_DISKLESS", "DISK_REMOVING"],
-        "UpToDate",
-        &[("n2", "StandAlone")],
-    );
-    let other = replica(
-        "vm-100-disk-0",
-        "n2",
-        &[],
-        "UpToDate",
-        &[("n1", "StandAlone")],
-    );
-    let found = only(&state(
-        &[("n1", "ONLINE"), ("n2", "ONLINE")],
-        json!([removing, other]),
-    ));
-    assert_eq!(found.verdict, Verdict::PossibleSplitBrain);
+fn a_side_still_removing_its_disk_or_an_initiator_is_not_diskless() {
+    for flags in [
+        &["DRBD_DISKLESS", "DISKLESS", "DISK_REMOVING"][..],
+        &["DISKLESS", "NVME_INITIATOR"],
+        &["DISKLESS", "EBS_INITIATOR"],
+    ] {
+        let side = replica(
+            "vm-100-disk-0",
+            "n1",
+            flags,
+            "UpToDate",
+            &[("n2", "StandAlone")],
+        );
+        let other = replica(
+            "vm-100-disk-0",
+            "n2",
+            &[],
+            "UpToDate",
+            &[("n1", "StandAlone")],
+        );
+        let found = only(&state(
+            &[("n1", "ONLINE"), ("n2", "ONLINE")],
+            json!([side, other]),
+        ));
+        assert_eq!(found.verdict, Verdict::PossibleSplitBrain, "{flags:?}");
+    }
 }
