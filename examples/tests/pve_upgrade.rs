@@ -1388,6 +1388,13 @@ async fn after_a_service_on_its_way_elsewhere_may_still_come_back() {
             "  NOT YET     HA resources: vm:100 due back (on pve2, stopped)",
             1,
         ),
+        // `HA/Config.pm` `read_and_check_resources_config`: `enabled` is read as `started`.
+        (
+            json!({"node": "pve2", "state": "stopped", "maintenance_node": "pve3"}),
+            "enabled",
+            "  NOT YET     HA resources: vm:100 due back (on pve2, stopped)",
+            1,
+        ),
         (
             json!({"node": "pve2", "state": "recovery", "maintenance_node": "pve3"}),
             "started",

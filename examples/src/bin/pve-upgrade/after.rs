@@ -462,7 +462,11 @@ fn away(read: &HaRead<'_>, sid: &str, service: &Value, node: &str) -> Away {
 /// The state `sid` is configured for (`GET /cluster/ha/resources`, `state`, default
 /// `started`: pve-ha-manager `HA/Resources.pm`), or why it is not known.
 fn configured_state<'r>(read: &'r HaRead<'_>, sid: &str) -> Result<&'r str, String> {
-    Ok(read.resource(sid)?["state"].as_str().unwrap_or("started"))
+    // `HA/Config.pm` `read_and_check_resources_config`: `enabled` is the old name of `started`.
+    match read.resource(sid)?["state"].as_str().unwrap_or("started") {
+        "enabled" => Ok("started"),
+        state => Ok(state),
+    }
 }
 
 impl HaRead<'_> {
