@@ -1261,101 +1261,142 @@ async fn after_failback_off_keeps_a_service_only_where_it_may_run() {
     }
 }
 
+/// A resource-affinity rule (pve-ha-manager `src/PVE/API2/HA/Rules.pm` `index`).
+fn affinity_rule(id: &str, resources: &str, affinity: &str) -> Value {
+    json!({"rule": id, "type": "resource-affinity", "resources": resources,
+           "affinity": affinity, "digest": "9a0c1e", "order": 1})
+}
+
+/// The CRM's `service_status`: vm:100 on pve2, pve3 its maintenance node, beside `partners`.
+fn vm100_away_with(partners: &[(&str, Value)]) -> Value {
+    let mut services = json!({
+        "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
+    });
+    for (sid, status) in partners {
+        services[*sid] = status.clone();
+    }
+    services
+}
+
+/// A service the CRM holds started on `node`.
+fn started_on(node: &str) -> Value {
+    json!({"node": node, "state": "started", "uid": "b1", "running": 1})
+}
+
+/// The HA line of `--after pve3` when vm:100 stays on pve2, with `here` services on pve3.
+fn stays(here: usize, why: &str) -> String {
+    format!(
+        "  ok          HA resources: {here} on the node, none due back; vm:100 stays on pve2 ({why})"
+    )
+}
+
+/// Runs `--after pve3` under a 9.x CRM master (pve3) with `rules` and `services`, vm:100 and
+/// vm:101 configured with failback on, and asserts the HA line and the exit code.
+async fn assert_after_with_rules(rules: Value, services: Value, expected: &str, code: i32) {
+    let cluster = Cluster {
+        ha_groups: json!([]),
+        ha_rules: Some(rules),
+        ha_resources: json!([
+            {"sid": "vm:100", "type": "vm", "state": "started", "digest": "5f1e0c"},
+            {"sid": "vm:101", "type": "vm", "state": "started", "digest": "5f1e0c"}
+        ]),
+        ..Cluster::default()
+    };
+    let out = after_pve3(cluster, "pve3", services).await;
+    common::assert_has_lines(&common::stdout_of_exit(&out, code), &[expected]);
+}
+
 /// With failback on, a 5.x CRM master sends vm:100 back to pve3 only if pve3 is still among
 /// its top-priority nodes once resource affinity has narrowed them (pve-ha-manager
 /// `HA/Manager.pm` `select_service_node`: `apply_negative_resource_affinity`, then
-/// `apply_positive_resource_affinity`, keeping the node most positive partners use), and a
-/// positive set takes a member's node-affinity rule (`HA/Rules.pm`
-/// `create_implicit_positive_resource_affinity_node_affinity_rules`). A positive partner on
-/// its way elsewhere counts differently across 5.x releases (4826ee8, bug 6801). Failed first:
-/// each "due back".
+/// `apply_positive_resource_affinity`, keeping the node most positive partners use). A
+/// positive partner on its way elsewhere counts differently across 5.x releases (4826ee8,
+/// bug 6801). Failed first: each "due back".
 #[tokio::test]
 async fn after_resource_affinity_may_keep_a_service_away() {
-    let rule = |id: &str, affinity: &str| {
-        json!({"rule": id, "type": "resource-affinity", "resources": "vm:100,vm:101",
-               "affinity": affinity, "digest": "9a0c1e", "order": 1})
-    };
-    let prefer_pve1 = json!({"rule": "web-on-pve1", "type": "node-affinity", "resources": "vm:101",
-                             "nodes": "pve1:2,pve3:1", "digest": "9a0c1e", "order": 2});
-    let partners = |partners: &[(&str, Value)]| {
-        let mut services = json!({
-            "vm:100": {"node": "pve2", "state": "started", "uid": "a1", "maintenance_node": "pve3", "running": 1}
-        });
-        for (sid, status) in partners {
-            services[*sid] = status.clone();
-        }
-        services
-    };
-    let partner = |status: Value| partners(&[("vm:101", status)]);
-    let stopped = json!({"node": "pve1", "state": "stopped", "uid": "b1"});
-    let other = |id: &str, affinity: &str| {
-        json!({"rule": id, "type": "resource-affinity", "resources": "vm:101,vm:102",
-               "affinity": affinity, "digest": "9a0c1e", "order": 3})
-    };
-    let started_on =
-        |node: &str| json!({"node": node, "state": "started", "uid": "b1", "running": 1});
-    let stays = |why: &str| {
-        format!(
-            "  ok          HA resources: 0 on the node, none due back; vm:100 stays on pve2 ({why})"
-        )
-    };
-    for (rules, services, expected, code) in [
+    let pair = "vm:100,vm:101";
+    let moving = json!({"node": "pve1", "state": "migrate", "target": "pve2", "uid": "b1"});
+    for (rule, partner, expected, code) in [
         (
-            json!([rule("apart", "negative")]),
-            partner(started_on("pve3")),
-            stays("a service it is kept apart from uses pve3").replace("0 on the node", "1 on the node"),
+            affinity_rule("apart", pair, "negative"),
+            started_on("pve3"),
+            stays(1, "a service it is kept apart from uses pve3"),
             0,
         ),
         (
-            json!([rule("together", "positive")]),
-            partner(started_on("pve1")),
-            stays("its positive resource-affinity partners run on pve1"),
+            affinity_rule("together", pair, "positive"),
+            started_on("pve1"),
+            stays(0, "its positive resource-affinity partners run on pve1"),
             0,
         ),
         (
-            json!([rule("together", "positive"), prefer_pve1]),
-            partner(stopped.clone()),
-            stays("pve3 is not among its top-priority nodes in rule web-on-pve1: pve1"),
-            0,
-        ),
-        // `create_implicit_negative_resource_affinity_rules`: apart from vm:101's foe too.
-        (
-            json!([rule("together", "positive"), other("apart", "negative")]),
-            partners(&[("vm:101", stopped.clone()), ("vm:102", started_on("pve3"))]),
-            stays("a service it is kept apart from uses pve3").replace("0 on the node", "1 on the node"),
-            0,
-        ),
-        // `merge_connected_positive_resource_affinity_rules`: with vm:101's partner too.
-        (
-            json!([rule("together", "positive"), other("also-together", "positive")]),
-            partners(&[("vm:101", stopped.clone()), ("vm:102", started_on("pve1"))]),
-            stays("its positive resource-affinity partners run on pve1"),
-            0,
-        ),
-        (
-            json!([rule("together", "positive")]),
-            partner(started_on("pve3")),
+            affinity_rule("together", pair, "positive"),
+            started_on("pve3"),
             "  NOT YET     HA resources: vm:100 due back (on pve2, started)".to_owned(),
             1,
         ),
         (
-            json!([rule("together", "positive")]),
-            partner(json!({"node": "pve1", "state": "migrate", "target": "pve2", "uid": "b1"})),
+            affinity_rule("together", pair, "positive"),
+            moving,
             "  CANNOT TELL HA resources: vm:100 on pve2: its positive resource-affinity partner vm:101 is moving".to_owned(),
             1,
         ),
     ] {
-        let cluster = Cluster {
-            ha_groups: json!([]),
-            ha_rules: Some(rules),
-            ha_resources: json!([
-                {"sid": "vm:100", "type": "vm", "state": "started", "digest": "5f1e0c"},
-                {"sid": "vm:101", "type": "vm", "state": "started", "digest": "5f1e0c"}
+        let services = vm100_away_with(&[("vm:101", partner)]);
+        assert_after_with_rules(json!([rule]), services, &expected, code).await;
+    }
+}
+
+/// The rules as a 5.x CRM transforms them before it weighs them (`HA/Rules.pm` `transform`):
+/// a positive set takes a member's node-affinity rule
+/// (`create_implicit_positive_resource_affinity_node_affinity_rules`), is kept apart from each
+/// member's negative partners (`HA/Rules/ResourceAffinity.pm`
+/// `create_implicit_negative_resource_affinity_rules`), and positive rules sharing a resource
+/// are one set (`merge_connected_positive_resource_affinity_rules`). The order of the two
+/// narrowings changed in 5.0.5 (9ff6a5e). Failed first: each "due back".
+#[tokio::test]
+async fn after_resource_affinity_is_weighed_on_the_transformed_rules() {
+    let together = affinity_rule("together", "vm:100,vm:101", "positive");
+    let prefer_pve1 = json!({"rule": "web-on-pve1", "type": "node-affinity", "resources": "vm:101",
+                             "nodes": "pve1:2,pve3:1", "digest": "9a0c1e", "order": 2});
+    let stopped = json!({"node": "pve1", "state": "stopped", "uid": "b1"});
+    for (rules, partners, expected, code) in [
+        (
+            json!([together, prefer_pve1]),
+            vec![("vm:101", stopped.clone())],
+            stays(0, "pve3 is not among its top-priority nodes in rule web-on-pve1: pve1"),
+            0,
+        ),
+        (
+            json!([together, affinity_rule("apart", "vm:101,vm:102", "negative")]),
+            vec![("vm:101", stopped.clone()), ("vm:102", started_on("pve3"))],
+            stays(1, "a service it is kept apart from uses pve3"),
+            0,
+        ),
+        (
+            json!([together, affinity_rule("also", "vm:101,vm:102", "positive")]),
+            vec![("vm:101", stopped.clone()), ("vm:102", started_on("pve1"))],
+            stays(0, "its positive resource-affinity partners run on pve1"),
+            0,
+        ),
+        // 5.0.5 takes vm:103's pve1 out first, then keeps vm:102's pve3; up to 5.0.4 (PVE 9.0)
+        // the majority came first: pve1 (a tie, by name), then nothing was left.
+        (
+            json!([
+                together,
+                affinity_rule("also", "vm:101,vm:102", "positive"),
+                affinity_rule("apart", "vm:100,vm:103", "negative")
             ]),
-            ..Cluster::default()
-        };
-        let out = after_pve3(cluster, "pve3", services).await;
-        common::assert_has_lines(&common::stdout_of_exit(&out, code), &[expected.as_str()]);
+            vec![
+                ("vm:101", started_on("pve1")),
+                ("vm:102", started_on("pve3")),
+                ("vm:103", started_on("pve1")),
+            ],
+            "  CANNOT TELL HA resources: vm:100 on pve2: whether its resource affinity lets it back depends on the CRM master's pve-ha-manager (5.0.4 and earlier weigh positive partners first)".to_owned(),
+            1,
+        ),
+    ] {
+        assert_after_with_rules(rules, vm100_away_with(&partners), &expected, code).await;
     }
 }
 

@@ -251,15 +251,47 @@ impl Neighbours {
         self.together.contains_key(node) || !self.separate.contains(node)
     }
 
-    /// Narrows `nodes`, the top-priority ones: none a negative partner uses, then only the one
-    /// most positive partners use among those left (ties to the first by name), if any; with
-    /// why `node` was taken out, if it was.
-    pub(super) fn narrow(&self, nodes: &mut BTreeSet<String>, node: &str) -> Option<String> {
+    /// Narrows `nodes`, the top-priority ones, as `select_service_node` does, and says why
+    /// `node` was taken out, if it was: no node a negative partner uses
+    /// (`apply_negative_resource_affinity`), and of those left only the one most positive
+    /// partners use, if any (`apply_positive_resource_affinity`; ties to the first by name).
+    /// pve-ha-manager 5.0.5 (9ff6a5e) took the negative ones out first; up to 5.0.4 (PVE 9.0)
+    /// the positive majority was picked first. Where the order decides whether `node` stays
+    /// in, it cannot be told.
+    pub(super) fn narrow(
+        &self,
+        nodes: &mut BTreeSet<String>,
+        node: &str,
+    ) -> Result<Option<String>, String> {
         let had = nodes.contains(node);
-        nodes.retain(|n| !self.separate.contains(n));
+        let mut positive_first = nodes.clone();
+        self.keep_with_majority(&mut positive_first);
+        self.keep_apart(&mut positive_first);
+        self.keep_apart(nodes);
         if had && !nodes.contains(node) {
-            return Some(format!("a service it is kept apart from uses {node}"));
+            return Ok(Some(format!("a service it is kept apart from uses {node}")));
         }
+        let majority = self.keep_with_majority(nodes);
+        if nodes.contains(node) != positive_first.contains(node) {
+            return Err(
+                "whether its resource affinity lets it back depends on the CRM \
+                        master's pve-ha-manager (5.0.4 and earlier weigh positive partners \
+                        first)"
+                    .to_owned(),
+            );
+        }
+        Ok(majority
+            .filter(|majority| had && majority != node)
+            .map(|majority| format!("its positive resource-affinity partners run on {majority}")))
+    }
+
+    /// Takes out every node a negative partner uses.
+    fn keep_apart(&self, nodes: &mut BTreeSet<String>) {
+        nodes.retain(|n| !self.separate.contains(n));
+    }
+
+    /// Keeps only the node of `nodes` most positive partners use, if any uses one; returns it.
+    fn keep_with_majority(&self, nodes: &mut BTreeSet<String>) -> Option<String> {
         let majority = self
             .together
             .iter()
@@ -267,7 +299,6 @@ impl Neighbours {
             .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
             .map(|(n, _)| n.clone())?;
         nodes.retain(|n| *n == majority);
-        (had && majority != node)
-            .then(|| format!("its positive resource-affinity partners run on {majority}"))
+        Some(majority)
     }
 }

@@ -57,7 +57,7 @@ pub(super) fn failback(
         return Ok(Failback::Stays("failback off".to_owned()));
     }
     let mut top = placement.top(&online);
-    let ruled_out = neighbours.narrow(&mut top, node);
+    let ruled_out = neighbours.narrow(&mut top, node)?;
     if top.contains(node) {
         return Ok(Failback::Back);
     }
