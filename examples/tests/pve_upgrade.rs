@@ -1306,6 +1306,34 @@ async fn assert_after_with_rules(rules: Value, services: Value, expected: &str, 
     common::assert_has_lines(&common::stdout_of_exit(&out, code), &[expected]);
 }
 
+/// A service stopped (or stopping) whose configured state is `started` is started again
+/// through `request_start` (pve-ha-manager `HA/Manager.pm` `next_state_stopped`), where with
+/// the CRS option `ha-rebalance-on-start` `next_state_request_start` places it by
+/// `select_service_node(..., 'best-score')`, which skips the failback-off stay: its
+/// maintenance node may take it. The option is not read, so that "stays" cannot be told.
+/// Failed first: "stays on pve2 (failback off)".
+#[tokio::test]
+async fn after_failback_off_a_service_being_started_may_come_back() {
+    let services = json!({
+        "vm:100": {"node": "pve2", "state": "stopped", "uid": "a1", "maintenance_node": "pve3"}
+    });
+    let cluster = Cluster {
+        ha_groups: json!([]),
+        ha_rules: Some(json!([])),
+        ha_resources: json!([
+            {"sid": "vm:100", "type": "vm", "state": "started", "failback": 0, "digest": "5f1e0c"}
+        ]),
+        ..Cluster::default()
+    };
+    let out = after_pve3(cluster, "pve3", services).await;
+    common::assert_has_lines(
+        &common::stdout_of_exit(&out, 1),
+        &[
+            "  CANNOT TELL HA resources: vm:100 on pve2: it is being started, and with the CRS option ha-rebalance-on-start the CRM may place it on pve3",
+        ],
+    );
+}
+
 /// With failback on, a 5.x CRM master sends vm:100 back to pve3 only if pve3 is still among
 /// its top-priority nodes once resource affinity has narrowed them (pve-ha-manager
 /// `HA/Manager.pm` `select_service_node`: `apply_negative_resource_affinity`, then
@@ -1379,6 +1407,19 @@ async fn after_resource_affinity_is_weighed_on_the_transformed_rules() {
             stays(0, "its positive resource-affinity partners run on pve1"),
             0,
         ),
+        // Merged, {100,101,102} holds both sides of a negative rule: 5.0.7 and later drop all
+        // three rules (`check_inter_resource_affinity_rules_consistency` on merged sets,
+        // e79f4b4), earlier releases apply them.
+        (
+            json!([
+                together,
+                affinity_rule("also", "vm:101,vm:102", "positive"),
+                affinity_rule("apart", "vm:100,vm:102", "negative")
+            ]),
+            vec![("vm:101", stopped.clone()), ("vm:102", started_on("pve3"))],
+            "  CANNOT TELL HA resources: vm:100 on pve2: its resource-affinity rules conflict once merged, which pve-ha-manager 5.0.7 and later drop and earlier releases apply".to_owned(),
+            1,
+        ),
         // 5.0.5 takes vm:103's pve1 out first, then keeps vm:102's pve3; up to 5.0.4 (PVE 9.0)
         // the majority came first: pve1 (a tie, by name), then nothing was left.
         (
@@ -1427,6 +1468,13 @@ async fn after_a_service_on_its_way_elsewhere_may_still_come_back() {
             json!({"node": "pve2", "state": "stopped", "maintenance_node": "pve3"}),
             "started",
             "  NOT YET     HA resources: vm:100 due back (on pve2, stopped)",
+            1,
+        ),
+        // `next_state_request_stop`, then `next_state_stopped`: started again when configured so.
+        (
+            json!({"node": "pve2", "state": "request_stop", "maintenance_node": "pve3"}),
+            "started",
+            "  NOT YET     HA resources: vm:100 due back (on pve2, request_stop)",
             1,
         ),
         // `HA/Config.pm` `read_and_check_resources_config`: `enabled` is read as `started`.

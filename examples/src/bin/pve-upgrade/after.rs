@@ -430,9 +430,10 @@ enum Away {
 /// Where `sid`, away from `node`, its maintenance node, is headed: `$change_service_state`
 /// keeps `maintenance_node` through every state, and each way back to `started` ends in
 /// `next_state_started` (a move's on its target), which judges it ([`failback()`]). A service
-/// stopped for good, stopping, or in `error` stays; one being started or recovered may be
-/// placed on the node (`next_state_request_start`, `next_state_recovery`: its maintenance
-/// node first).
+/// stopped for good, stopping for good, or in `error` stays; one stopped or stopping whose
+/// configured state is `started` is started again (`next_state_stopped`), and one being
+/// started or recovered may be placed on the node (`next_state_request_start`,
+/// `next_state_recovery`: its maintenance node first).
 fn away(read: &HaRead<'_>, sid: &str, service: &Value, node: &str) -> Away {
     let on = service["node"].as_str().unwrap_or("?");
     let state = service["state"].as_str().unwrap_or("unknown");
@@ -440,8 +441,10 @@ fn away(read: &HaRead<'_>, sid: &str, service: &Value, node: &str) -> Away {
     let judged_on = match (state, wanted) {
         ("started" | "freeze", _) => on,
         ("migrate" | "relocate", _) => service["target"].as_str().unwrap_or(on),
-        ("stopped", Ok("started")) => on,
-        ("stopped", Err(why)) => return Away::Unsure(format!("{sid} on {on}: {why}")),
+        ("stopped" | "request_stop", Ok("started")) => on,
+        ("stopped" | "request_stop", Err(why)) => {
+            return Away::Unsure(format!("{sid} on {on}: {why}"));
+        }
         ("stopped" | "request_stop" | "error", _) => {
             return Away::Stays(format!("{sid} stays on {on} ({state})"));
         }
@@ -454,6 +457,12 @@ fn away(read: &HaRead<'_>, sid: &str, service: &Value, node: &str) -> Away {
     };
     match failback(read, sid, node, judged_on) {
         Ok(Failback::Back) => Away::Back(format!("{sid} due back ({now})")),
+        // Started again through `request_start`, placed anew under `ha-rebalance-on-start`.
+        Ok(Failback::Kept) if matches!(state, "stopped" | "request_stop") => Away::Unsure(format!(
+            "{sid} on {on}: it is being started, and with the CRS option ha-rebalance-on-start \
+             the CRM may place it on {node}"
+        )),
+        Ok(Failback::Kept) => Away::Stays(format!("{sid} stays on {judged_on} (failback off)")),
         Ok(Failback::Stays(why)) => Away::Stays(format!("{sid} stays on {judged_on} ({why})")),
         Err(why) => Away::Unsure(format!("{sid} on {on}: {why}")),
     }

@@ -16,6 +16,11 @@
 //! A service then keeps to the node most of its positive partners use and off every node a
 //! negative partner uses (`get_resource_affinity`, `apply_negative_resource_affinity`,
 //! `apply_positive_resource_affinity`, `is_allowed_on_node`).
+//!
+//! The code knows the master's pve-manager major, not its pve-ha-manager release, and three
+//! things changed within 5.x: the order of the two narrowings (5.0.5), how a moving positive
+//! partner counts (5.1.0), and which merged rules are dropped as inconsistent (5.0.7). Where
+//! one of them decides the answer, it is "cannot tell".
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -30,6 +35,11 @@ pub(super) struct Rules<'r> {
     positive: Vec<BTreeSet<String>>,
     /// Negative resource sets, the implicit ones included.
     negative: Vec<BTreeSet<String>>,
+    /// The members of merged positive sets that hold both sides of a negative rule: from
+    /// pve-ha-manager 5.0.7 (e79f4b4) `check_inter_resource_affinity_rules_consistency` checks
+    /// merged sets and drops those rules, while earlier releases check each rule alone and
+    /// apply them, so what a master does with them depends on a release this code cannot see.
+    conflicted: BTreeSet<String>,
 }
 
 /// The resources of a rule (`vm:100,ct:200`).
@@ -60,18 +70,43 @@ impl<'r> Rules<'r> {
     /// Compiles `rules`, the rules index's entries.
     pub(super) fn of(rules: &'r [Value]) -> Self {
         let positive = merged_positive(rules);
-        let negative = with_implicit_negative(rules, &positive);
+        let negative: Vec<BTreeSet<String>> = enabled(rules, "resource-affinity")
+            .filter(|(rule, _)| rule["affinity"].as_str() == Some("negative"))
+            .map(|(_, resources)| resources)
+            .collect();
+        let conflicted = conflicted(&positive, &negative);
+        let negative = with_implicit_negative(negative, &positive);
         let node_affinity = enabled(rules, "node-affinity").collect();
         Rules {
             node_affinity,
             positive,
             negative,
+            conflicted,
         }
+    }
+
+    /// Why the rules that place `sid` depend on the master's release, if they do: it is in a
+    /// conflicted set ([`Rules::conflicted`]), or kept apart from one.
+    fn conflict_of(&self, sid: &str) -> Result<(), String> {
+        let touches = self.conflicted.contains(sid)
+            || self
+                .negative
+                .iter()
+                .any(|set| set.contains(sid) && !set.is_disjoint(&self.conflicted));
+        if touches {
+            return Err(
+                "its resource-affinity rules conflict once merged, which pve-ha-manager \
+                        5.0.7 and later drop and earlier releases apply"
+                    .to_owned(),
+            );
+        }
+        Ok(())
     }
 
     /// The node-affinity rule that places `sid`, its own or one of its positive set's; `None`
     /// when there is none, an error when more than one may.
     pub(super) fn node_affinity_of(&self, sid: &str) -> Result<Option<&'r Value>, String> {
+        self.conflict_of(sid)?;
         let mut placing: Vec<&'r Value> = Vec::new();
         let mut add = |rule: &'r Value| {
             if !placing.iter().any(|p| std::ptr::eq(*p, rule)) {
@@ -125,6 +160,7 @@ impl<'r> Rules<'r> {
         sid: &str,
         online: &BTreeSet<String>,
     ) -> Result<Neighbours, String> {
+        self.conflict_of(sid)?;
         let partners = |sets: &[BTreeSet<String>]| -> BTreeSet<String> {
             let containing = sets.iter().filter(|set| set.contains(sid));
             containing
@@ -183,14 +219,28 @@ fn merged_positive(rules: &[Value]) -> Vec<BTreeSet<String>> {
     merged
 }
 
-/// The enabled negative sets and the implicit ones: a resource kept apart from a member of a
+/// The members of each merged positive set that holds two resources of one enabled negative
+/// rule.
+fn conflicted(positive: &[BTreeSet<String>], negative: &[BTreeSet<String>]) -> BTreeSet<String> {
+    positive
+        .iter()
+        .filter(|set| {
+            negative
+                .iter()
+                .any(|n| set.intersection(n).nth(1).is_some())
+        })
+        .flatten()
+        .cloned()
+        .collect()
+}
+
+/// `negative`, the enabled negative sets, and the implicit ones: a resource kept apart from a member of a
 /// merged positive set is kept apart from each other member
 /// (`create_implicit_negative_resource_affinity_rules`).
-fn with_implicit_negative(rules: &[Value], positive: &[BTreeSet<String>]) -> Vec<BTreeSet<String>> {
-    let negative: Vec<BTreeSet<String>> = enabled(rules, "resource-affinity")
-        .filter(|(rule, _)| rule["affinity"].as_str() == Some("negative"))
-        .map(|(_, resources)| resources)
-        .collect();
+fn with_implicit_negative(
+    negative: Vec<BTreeSet<String>>,
+    positive: &[BTreeSet<String>],
+) -> Vec<BTreeSet<String>> {
     let mut all = negative.clone();
     for set in positive {
         let mut separated_from: BTreeMap<&String, BTreeSet<&String>> = BTreeMap::new();

@@ -27,6 +27,8 @@ use crate::perl_bool;
 pub(super) enum Failback {
     /// It goes back to its maintenance node once that node is online.
     Back,
+    /// It stays where it is: its failback is off, and its placement allows that node.
+    Kept,
     /// It stays off it, for the reason given.
     Stays(String),
 }
@@ -54,7 +56,7 @@ pub(super) fn failback(
         if let Some(caveat) = caveat {
             return Err(caveat);
         }
-        return Ok(Failback::Stays("failback off".to_owned()));
+        return Ok(Failback::Kept);
     }
     let mut top = placement.top(&online);
     let ruled_out = neighbours.narrow(&mut top, node)?;
