@@ -28,8 +28,8 @@ use serde_json::Value;
 
 /// The enabled, feasible HA rules, transformed as a 5.x CRM does.
 pub(super) struct Rules<'r> {
-    /// Node-affinity rules with the resources each places, those of merged positive sets
-    /// included where one rule is theirs.
+    /// Node-affinity rules with the resources each names; those a positive set takes on are
+    /// found by [`Rules::node_affinity_of`].
     node_affinity: Vec<(&'r Value, BTreeSet<String>)>,
     /// Positive resource sets, merged.
     positive: Vec<BTreeSet<String>>,
