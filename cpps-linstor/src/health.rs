@@ -956,8 +956,8 @@ struct ReplicaAt<'a> {
 fn disk_state_finding(volume: &Volume, label: &str, at: &ReplicaAt<'_>) -> (bool, Option<Finding>) {
     let finding = |class, message| (false, Some(Finding { class, message }));
     match volume.disk_state().filter(|_| at.node_online) {
-        Some(DiskState::Unknown(raw)) if sync_target_done(raw).is_some() => {
-            let done = sync_target_done(raw).unwrap_or_default();
+        Some(state) if state.sync_target_done().is_some() => {
+            let done = state.sync_target_done().unwrap_or_default();
             finding(
                 HealthClass::Desynced,
                 format!("{label} is SyncTarget ({done} done)"),
@@ -982,16 +982,6 @@ fn disk_state_finding(volume: &Volume, label: &str, at: &ReplicaAt<'_>) -> (bool
         Some(_) if at.is_diskless => (false, None),
         Some(state) => finding(HealthClass::Degraded, format!("{label} is {state}")),
     }
-}
-
-/// The percentage of a disk state `SyncTarget(42.50%)`: linstor-server's satellite reports a
-/// resync target so, instead of DRBD's `Inconsistent`, when it knows how far the sync is
-/// (`DrbdVolume.diskStateInfo`).
-fn sync_target_done(disk_state: &str) -> Option<&str> {
-    disk_state
-        .strip_prefix("SyncTarget(")?
-        .strip_suffix(')')
-        .filter(|done| done.ends_with('%'))
 }
 
 /// The messages of a volume's error reports. linstor-client `show_volumes` (`vlm_cmds.py`)

@@ -249,7 +249,7 @@ fn data(volume: &Volume) -> Data {
     match volume.disk_state() {
         Some(DiskState::UpToDate) => Data::UpToDate,
         Some(DiskState::Outdated | DiskState::Inconsistent) => Data::Behind,
-        Some(DiskState::Unknown(s)) if s.starts_with("SyncTarget(") => Data::Behind,
+        Some(state) if state.sync_target_done().is_some() => Data::Behind,
         Some(other) => Data::Unclear(format!("disk state {other}")),
         None => Data::Unclear("no disk state".to_owned()),
     }

@@ -267,7 +267,7 @@ fn the_verdict_weighs_every_volume() {
         newer: "n2".to_owned(),
         older: "n1".to_owned(),
     };
-    let cases: [(Volumes<'_>, Volumes<'_>, Verdict); 8] = [
+    let cases: [(Volumes<'_>, Volumes<'_>, Verdict); 9] = [
         (
             &[(0, "Outdated"), (1, "UpToDate")],
             &[(0, "UpToDate"), (1, "Outdated")],
@@ -307,8 +307,10 @@ fn the_verdict_weighs_every_volume() {
         (
             &[(0, "Inconsistent"), (1, "Outdated")],
             &[(0, "UpToDate"), (1, "UpToDate")],
-            newer_n2,
+            newer_n2.clone(),
         ),
+        // linstor-server `DrbdVolume.diskStateInfo`: a resync target with a known percentage.
+        (&[(0, "SyncTarget(42.50%)")], &[(0, "UpToDate")], newer_n2),
     ];
     for (n1, n2, expected) in cases {
         assert_eq!(two_sides(n1, n2), expected, "{n1:?} against {n2:?}");

@@ -245,6 +245,20 @@ cpps_http::named_enum! {
     }
 }
 
+impl DiskState {
+    /// How far a resync target is (`42.50%`), when the satellite reports its disk state as
+    /// `SyncTarget(42.50%)`: linstor-server's satellite does so, instead of DRBD's
+    /// `Inconsistent`, while it knows the percentage (`DrbdVolume.diskStateInfo`).
+    pub fn sync_target_done(&self) -> Option<&str> {
+        let DiskState::Unknown(raw) = self else {
+            return None;
+        };
+        raw.strip_prefix("SyncTarget(")?
+            .strip_suffix(')')
+            .filter(|done| done.ends_with('%'))
+    }
+}
+
 impl ReplicationStateKind {
     /// Whether this state means a resync is pending or running.
     pub fn is_syncing(&self) -> bool {
