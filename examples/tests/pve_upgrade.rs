@@ -495,11 +495,14 @@ async fn an_empty_qdevice_status_is_not_taken_for_no_qdevice() {
 /// migrate running VM which uses following mapped devices"). VM 106 is in a strict
 /// node-affinity rule naming pve1 only (`src/PVE/HA/Rules/NodeAffinity.pm`: strict rules keep
 /// a resource on their nodes), so `HA/Manager.pm` `select_service_node` finds no other node.
-/// VM 107 may move (its local disk goes along: `with-local-disks`). None is "moved by HA".
+/// VM 108, kept with VM 106 by a positive resource-affinity rule, takes that rule on
+/// (`HA/Rules.pm` `create_implicit_positive_resource_affinity_node_affinity_rules`) and stays
+/// too. VM 107 may move (its local disk goes along: `with-local-disks`). Failed first: "moved
+/// by HA: 107, 108".
 #[tokio::test]
 async fn ha_resources_that_cannot_leave_the_node_are_not_moved_by_ha() {
     let mut cluster = Cluster::default();
-    for vmid in [105, 106, 107] {
+    for vmid in [105, 106, 107, 108] {
         cluster.guests.as_array_mut().unwrap().push(json!(
             {"id": format!("qemu/{vmid}"), "type": "qemu", "vmid": vmid, "node": "pve1",
              "status": "running", "hastate": "started"}
@@ -512,7 +515,9 @@ async fn ha_resources_that_cannot_leave_the_node_are_not_moved_by_ha() {
     });
     cluster.ha_rules = Some(json!([
         {"rule": "db-on-pve1", "type": "node-affinity", "resources": "vm:106",
-         "nodes": "pve1:2", "strict": 1, "digest": "5f1e0c"}
+         "nodes": "pve1:2", "strict": 1, "digest": "5f1e0c"},
+        {"rule": "app-with-db", "type": "resource-affinity", "resources": "vm:106,vm:108",
+         "affinity": "positive", "digest": "5f1e0c"}
     ]));
     cluster.migrate = vec![
         (
@@ -529,6 +534,7 @@ async fn ha_resources_that_cannot_leave_the_node_are_not_moved_by_ha() {
         ),
         ("pve1/106", precondition(&["pve2", "pve3"], &[], json!({}))),
         ("pve1/107", precondition(&["pve2", "pve3"], &[], json!({}))),
+        ("pve1/108", precondition(&["pve2", "pve3"], &[], json!({}))),
     ];
     let server = cluster.serve().await;
     let out = run(&server.uri(), "root@pam!ci=5ecr3t", None, &[]).await;
@@ -537,7 +543,7 @@ async fn ha_resources_that_cannot_leave_the_node_are_not_moved_by_ha() {
         &text,
         &[
             "  moved by HA: 107",
-            "  not moved by HA: 100 (local devices hostpci0), 105 (mapped devices without live migration hostpci0), 106 (strict node-affinity rule db-on-pve1 allows only pve1)",
+            "  not moved by HA: 100 (local devices hostpci0), 105 (mapped devices without live migration hostpci0), 106 (strict node-affinity rule db-on-pve1 allows only pve1), 108 (strict node-affinity rule db-on-pve1 allows only pve1)",
             "BLOCKED: pve1: HA will not move 100 (local devices hostpci0): move it or shut it down by hand first",
         ],
     );

@@ -35,7 +35,6 @@ use serde_json::Value;
 
 use crate::{list_of, major_of};
 
-mod affinity;
 mod failback;
 
 use failback::{Failback, failback};

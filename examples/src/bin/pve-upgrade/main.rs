@@ -34,8 +34,8 @@
 //! QDevice's vote included), node maintenance, the guests that will move (HA resources, moved
 //! by the HA stack), those HA will not move (a service in CRM state `error`; every one while
 //! the HA stack is disarmed, when the CRM ignores node maintenance: pve-ha-manager
-//! `src/PVE/HA/Manager.pm`; one that a strict node-affinity rule or a restricted group keeps
-//! on the node, `GET /cluster/ha/rules`, `/cluster/ha/groups`, `/cluster/ha/resources`; a
+//! `src/PVE/HA/Manager.pm`; one that a strict node-affinity rule, its own or its positive
+//! resource-affinity set's, or a restricted group keeps on the node, `GET /cluster/ha/rules`, `/cluster/ha/groups`, `/cluster/ha/resources`; a
 //! running VM with local devices or mapped devices not live-migratable, or with no other
 //! allowed node, `GET /nodes/{node}/qemu/{vmid}/migrate`) and those that must be moved or
 //! stopped by hand, the upgrade and reboot, and the checks after it.
@@ -59,6 +59,7 @@
 //! not be read), or with `--after` a check is not yet passed or cannot tell; 2 no plan could be
 //! made (configuration, nothing answered), or `--apply` was asked for.
 
+mod affinity;
 mod after;
 
 use std::collections::BTreeMap;
@@ -424,16 +425,13 @@ async fn ha_rules_seen(
     )
 }
 
-/// A strict node-affinity rule: its id, its resources (`vm:100`) and its nodes.
-type StrictRule = (String, Vec<String>, Vec<String>);
-
-/// Where the HA stack may place each resource: the enabled strict node-affinity rules (PVE 9,
-/// `GET /cluster/ha/rules?type=node-affinity`) and the restricted groups with the resources
-/// in them (PVE 8, `GET /cluster/ha/groups` and `GET /cluster/ha/resources`). Each list is
-/// `Err` when it could not be read.
+/// Where the HA stack may place each resource: the HA rules (PVE 9, `GET /cluster/ha/rules`,
+/// weighed as a 9.x CRM does: [`affinity::Rules`]) and the restricted groups with the
+/// resources in them (PVE 8, `GET /cluster/ha/groups` and `GET /cluster/ha/resources`). Each
+/// list is `Err` when it could not be read.
 struct Placement {
-    /// Strict rules.
-    rules: Result<Vec<StrictRule>, String>,
+    /// The rules index's entries.
+    rules: Result<Vec<Value>, String>,
     /// Restricted groups, by name: their nodes.
     groups: Result<BTreeMap<String, Vec<String>>, String>,
     /// Each resource's group.
@@ -481,32 +479,8 @@ impl Placement {
     /// rules may exist that the answering node cannot show (`rules_hidden`,
     /// [`rules_may_hide`]).
     async fn read(pve: &Client, rules_hidden: Option<&str>) -> Placement {
-        let rules = match pve
-            .get_raw("cluster/ha/rules", &[("type", "node-affinity")])
-            .await
-            .map(list_of)
-        {
-            Ok(Err(why)) => Err(why),
-            Ok(Ok(list)) => Ok(list
-                .iter()
-                // pve-ha-manager `HA/Rules/NodeAffinity.pm` `plugin_compile`: only a strict
-                // rule keeps a resource off the nodes it does not name; disabled ones are
-                // skipped (`exclude_disabled_rules`: `HA/Rules.pm` `foreach_rule` tests that
-                // `disable` exists, not its value, so `disable: 0` is skipped too). One the
-                // index lists with `errors` is infeasible, and the CRM drops it before
-                // compiling (`HA/Rules.pm` `transform`, `API2/HA/Rules.pm` `index`).
-                .filter(|r| {
-                    flag(r, "strict") && r.get("disable").is_none() && r.get("errors").is_none()
-                })
-                .map(|r| {
-                    let text = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("");
-                    let resources = text("resources")
-                        .split(',')
-                        .map(|sid| sid.trim().to_owned())
-                        .collect();
-                    (text("rule").to_owned(), resources, names_of(text("nodes")))
-                })
-                .collect()),
+        let rules = match pve.get_raw("cluster/ha/rules", &[]).await.map(list_of) {
+            Ok(listed) => listed,
             // No rules API on the node that answered (PVE 8): the groups decide, unless a
             // 9.x node may have taken rules.
             Err(e) if no_rules_api(&e) => {
@@ -554,13 +528,17 @@ impl Placement {
             .rules
             .as_ref()
             .map_err(|e| format!("HA rules unread: {e}"))?;
-        if let Some((id, _, _)) = rules
-            .iter()
-            .find(|(_, resources, nodes)| resources.iter().any(|r| r == sid) && alone(nodes))
-        {
-            return Ok(Some(format!(
-                "strict node-affinity rule {id} allows only {node}"
-            )));
+        // pve-ha-manager `HA/Rules/NodeAffinity.pm` `plugin_compile`: only a strict rule keeps
+        // a resource off the nodes it does not name; its own rule or its positive set's.
+        let rule = affinity::Rules::of(rules).node_affinity_of(sid)?;
+        if let Some(rule) = rule.filter(|r| flag(r, "strict")) {
+            let nodes = names_of(rule["nodes"].as_str().unwrap_or(""));
+            if alone(&nodes) {
+                let id = rule["rule"].as_str().unwrap_or("?");
+                return Ok(Some(format!(
+                    "strict node-affinity rule {id} allows only {node}"
+                )));
+            }
         }
         let of = self
             .resource_groups

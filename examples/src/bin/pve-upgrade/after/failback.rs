@@ -12,7 +12,7 @@
 //!
 //! An unrestricted group or a non-strict rule adds the other nodes at priority -1, and a service
 //! in neither may run on every online node. A 5.x master also weighs the resource-affinity
-//! rules ([`super::affinity`]): it keeps a service off a node its negative partners use, and
+//! rules ([`crate::affinity`]): it keeps a service off a node its negative partners use, and
 //! with its positive partners, both where it stays with failback off and where it goes back.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::HaRead;
-use super::affinity::{Neighbours, Rules};
+use crate::affinity::{Neighbours, Rules};
 use crate::perl_bool;
 
 /// Where a started service with `maintenance_node` set is headed.

@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 /// The enabled, feasible HA rules, transformed as a 5.x CRM does.
-pub(super) struct Rules<'r> {
+pub(crate) struct Rules<'r> {
     /// Node-affinity rules with the resources each names; those a positive set takes on are
     /// found by [`Rules::node_affinity_of`].
     node_affinity: Vec<(&'r Value, BTreeSet<String>)>,
@@ -68,7 +68,7 @@ fn enabled<'r>(
 
 impl<'r> Rules<'r> {
     /// Compiles `rules`, the rules index's entries.
-    pub(super) fn of(rules: &'r [Value]) -> Self {
+    pub(crate) fn of(rules: &'r [Value]) -> Self {
         let positive = merged_positive(rules);
         let negative: Vec<BTreeSet<String>> = enabled(rules, "resource-affinity")
             .filter(|(rule, _)| rule["affinity"].as_str() == Some("negative"))
@@ -105,7 +105,7 @@ impl<'r> Rules<'r> {
 
     /// The node-affinity rule that places `sid`, its own or one of its positive set's; `None`
     /// when there is none, an error when more than one may.
-    pub(super) fn node_affinity_of(&self, sid: &str) -> Result<Option<&'r Value>, String> {
+    pub(crate) fn node_affinity_of(&self, sid: &str) -> Result<Option<&'r Value>, String> {
         self.conflict_of(sid)?;
         let mut placing: Vec<&'r Value> = Vec::new();
         let mut add = |rule: &'r Value| {
@@ -145,7 +145,7 @@ impl<'r> Rules<'r> {
     }
 
     /// Whether any resource-affinity rule, implicit ones included, names `sid`.
-    pub(super) fn has_affinity(&self, sid: &str) -> bool {
+    pub(crate) fn has_affinity(&self, sid: &str) -> bool {
         self.positive
             .iter()
             .chain(&self.negative)
@@ -154,7 +154,7 @@ impl<'r> Rules<'r> {
 
     /// Where `sid`'s partners run ([`Neighbours`]), from the CRM's `service_status`, with the
     /// nodes the CRM holds online.
-    pub(super) fn neighbours(
+    pub(crate) fn neighbours(
         &self,
         service_status: &Value,
         sid: &str,
@@ -289,7 +289,7 @@ fn used_nodes(
 /// Where a service's resource-affinity partners run: how many positive ones on each node, and
 /// the nodes of the negative ones.
 #[derive(Default)]
-pub(super) struct Neighbours {
+pub(crate) struct Neighbours {
     together: BTreeMap<String, usize>,
     separate: BTreeSet<String>,
 }
@@ -297,7 +297,7 @@ pub(super) struct Neighbours {
 impl Neighbours {
     /// Whether the service may stay on `node` (`is_allowed_on_node`: a positive partner there,
     /// or no negative one).
-    pub(super) fn allow(&self, node: &str) -> bool {
+    pub(crate) fn allow(&self, node: &str) -> bool {
         self.together.contains_key(node) || !self.separate.contains(node)
     }
 
@@ -308,7 +308,7 @@ impl Neighbours {
     /// pve-ha-manager 5.0.5 (9ff6a5e) took the negative ones out first; up to 5.0.4 (PVE 9.0)
     /// the positive majority was picked first. Where the order decides whether `node` stays
     /// in, it cannot be told.
-    pub(super) fn narrow(
+    pub(crate) fn narrow(
         &self,
         nodes: &mut BTreeSet<String>,
         node: &str,
