@@ -832,7 +832,9 @@ fn the_text_report_of_the_fixture_is_unchanged() {
 // satellite's `DrbdEventPublisher`), which drbdadm takes from the peer's `on` section
 // (drbd-utils `user/v9/drbdadm_postparse.c` `create_implicit_net_options`); the satellite's
 // res file writes the peer's `NodeUname` there (`ConfFileBuilder`). Node `n2` runs on host
-// `pve2`: `n1` reports its link and its volume's replication state towards `pve2`.
+// `pve2`: `n1` reports its link towards `pve2`, and its volume's replication state too, as a
+// 1.31.0 controller keys them (from 1.31.1 `ReplicationStateEventHandler.getMappedName` keys
+// them by node name: the next test).
 // `Client::cluster_state` keys both `n2`, so the StandAlone link is a finding about `n2`, and
 // a key naming no node is kept as sent. Failed first: the connection stayed keyed `pve2`.
 #[tokio::test]
